@@ -138,6 +138,39 @@ typedef struct emu_race_desc {
 } emu_race_desc;
 emu_status emu_races_each(emu_graph *g, int (*fn)(void *ctx, const emu_race_desc *r), void *ctx);
 
+/*
+ * Sampled legal orders (tsreplay --schedule-seed; docs/emulator.md
+ * "Sampled orders"): orders of a CUDA trace's commands that keep the
+ * happens-before graph and that a replay reading the trace once can issue.
+ * emu_order_open builds the graph of the trace at path and what every
+ * sample needs; EMU_ERR_NOT_CUDA for a Vulkan trace and EMU_ERR_STATE for
+ * a trace no sampled order is made for (a CUDA graph launch, commands on
+ * two devices), err saying which record and why.  emu_order_close(NULL)
+ * is a no-op.
+ */
+typedef struct emu_order_plan emu_order_plan;
+
+/* One command in a sampled order. */
+typedef struct emu_order_item {
+	uint64_t seq;            /* the command's record */
+	uint64_t release_before; /* issue it before the first record of seq >= this
+	                            (UINT64_MAX: after the last); > seq */
+} emu_order_item;
+
+emu_status emu_order_open(const char *path, emu_order_plan **out, char *err, size_t errlen);
+void emu_order_close(emu_order_plan *p);
+/* Draw the order of seed: *items_out (owned by p, valid until its next
+ * sample or close) holds every command in the order the device is to run
+ * them, release_before never decreasing; *hash_out (may be NULL) the
+ * order's hash, *moved_out (may be NULL) how many commands run after one
+ * the capture issued later.  The same seed gives the same order. */
+emu_status emu_order_sample(emu_order_plan *p, uint64_t seed, const emu_order_item **items_out,
+                            size_t *n_out, uint64_t *hash_out, uint64_t *moved_out);
+/* The name of the command record seq issued ("fill", "cuMemcpyDtoHAsync")
+ * and its kind into *kind_out ("kernel", "copy_d2h", ...; may be NULL);
+ * NULL when that record issued no command.  Borrowed from p. */
+const char *emu_order_describe(const emu_order_plan *p, uint64_t seq, const char **kind_out);
+
 /* Exports of the last simulation (docs/emulator.md "tsexport"). */
 emu_status emu_export_json(const emu_graph *g, FILE *f);
 emu_status emu_export_dot(const emu_graph *g, FILE *f);

@@ -121,6 +121,13 @@ typedef struct rp_backend_open_args {
 	 * the bytes it left in the memory it may have written, and hand them
 	 * over in command_results at the end of each run. */
 	int per_command;
+	/* --schedule-seed: the core hands the commands over in a sampled
+	 * order, not in seq order (a command record may come after records
+	 * the capture made later; docs/replay.md "Sampled orders").  The
+	 * device must run every command in the order execute gets it, each
+	 * after the one before has finished (one stream or queue).  Only
+	 * given to backends whose ops say serialises. */
+	int serialise;
 } rp_backend_open_args;
 
 /* One command's result for --per-command: what the memory it may have
@@ -216,6 +223,11 @@ typedef struct rp_backend_ops {
 	 * footprint it keeps; docs/replay.md "Per-command checkpoints").  NULL:
 	 * this backend cannot, and tsreplay --per-command refuses its traces. */
 	rp_status (*command_results)(void *state, rp_command_result_fn fn, void *ctx, rp_diag *diag);
+
+	/* 1: open honours rp_backend_open_args.serialise (the backend runs
+	 * its commands one at a time, in execute order).  0: tsreplay
+	 * --schedule-seed refuses this backend's traces. */
+	int serialises;
 } rp_backend_ops;
 
 /* ---- the program ------------------------------------------------------ */
@@ -260,6 +272,49 @@ typedef rp_status (*rp_race_lookup_fn)(const char *path, uint64_t lo, uint64_t h
  * pairs). */
 int rp_main_races(int argc, char **argv, const rp_backend_ops *const *backends, size_t n,
                   rp_race_lookup_fn races);
+
+/*
+ * Sampled orders for --schedule-seed (docs/replay.md "Sampled orders"):
+ * where the commands come from.  tsreplay answers with the emulator
+ * (emu_order_*, emulator/emu.h).  The core holds every command record
+ * the order names when it reads it and hands it to its backend before the
+ * record the order says, in the order's sequence.
+ */
+typedef struct rp_order_item {
+	uint64_t seq;            /* the command's record */
+	uint64_t release_before; /* executed before the first record of seq >= this
+	                            (UINT64_MAX: after the last); > seq */
+} rp_order_item;
+
+typedef struct rp_order {
+	const rp_order_item *items; /* in the order the device runs them; borrowed
+	                               from the source until its next sample or close */
+	size_t n;
+	uint64_t hash;              /* of the order (equal orders, equal hashes) */
+	uint64_t moved;             /* commands run after one the capture issued later */
+} rp_order;
+
+typedef struct rp_order_source {
+	/* Read the trace at path; *ctx_out owned by the source until close.
+	 * RP_ERR_USAGE, with diag saying why, for a trace no order is made for. */
+	rp_status (*open)(const char *path, void **ctx_out, rp_diag *diag);
+	/* The order of seed (the same seed, the same order). */
+	rp_status (*sample)(void *ctx, uint64_t seed, rp_order *out, rp_diag *diag);
+	/* What the command of record seq is, for reports ("kernel vadd");
+	 * written into buf, empty when nothing is known. */
+	void (*describe)(void *ctx, uint64_t seq, char *buf, size_t len);
+	void (*close)(void *ctx);
+} rp_order_source;
+
+/* What a tsreplay build adds to rp_main: the emulator's race lookup and
+ * sampled orders (either may be NULL). */
+typedef struct rp_main_extras {
+	rp_race_lookup_fn races;
+	const rp_order_source *orders;
+} rp_main_extras;
+
+int rp_main_ext(int argc, char **argv, const rp_backend_ops *const *backends, size_t n,
+                const rp_main_extras *extras);
 
 /* ---- core helpers (exposed for tests) ---------------------------------- */
 

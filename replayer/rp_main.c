@@ -22,8 +22,9 @@
 #define RP_MAIN_DEFAULT_RUNS 3u
 #define RP_MAIN_MAX_RUNS 1000u
 #define RP_MAIN_MAX_BACKEND_OPTIONS 64
+#define RP_MAIN_MAX_SEEDS RP_MAIN_MAX_RUNS
 
-static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t n)
+static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t n, int orders)
 {
 	size_t i;
 	fputs("usage: tsreplay [options] TRACE\n"
@@ -36,8 +37,14 @@ static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t
 	      "                         checkpoint across runs and with the capture\n"
 	      "  --runs N               runs for --check-determinism (2..1000, default 3)\n"
 	      "  --per-command          with --check-determinism: also compare runs after every\n"
-	      "                         command (slow; names the first command that differs)\n"
-	      "  --device STR           device for the backend (its meaning is the backend's)\n"
+	      "                         command (slow; names the first command that differs)\n",
+	      f);
+	/* only where the build can sample orders (tsreplay: the emulator) */
+	if (orders)
+		fputs("  --schedule-seed N      run the commands in a legal order drawn from seed N\n"
+		      "  --schedule-seeds A,..  with --check-determinism: one run per seed, compared\n",
+		      f);
+	fputs("  --device STR           device for the backend (its meaning is the backend's)\n"
 	      "  --profile[=FILE]       time every command on the device; write the timings to\n"
 	      "                         FILE (default TRACE.profile), never to the trace\n"
 	      "  --json                 summary as one JSON object on stdout\n"
@@ -218,6 +225,49 @@ static const char *rp_main_result_name(int code)
 	}
 }
 
+/* --schedule-seed: the seed and order of every run done, or null. */
+static void rp_main_json_schedule(FILE *f, const rp_options *opt, const rp_session *s,
+                                  const rp_report *rep)
+{
+	unsigned run, shown = 0;
+	uint64_t seed;
+	rp_order o;
+
+	if (!opt->nschedule_seeds || !s) {
+		fputs("null", f);
+		return;
+	}
+	fputs("[", f);
+	for (run = 1; run <= rep->runs_done; run++) {
+		if (!rp_session_schedule(s, run, &seed, &o))
+			continue;
+		fprintf(f, "%s{\"run\":%u,\"seed\":%llu,\"order_hash\":\"0x%016llx\",\"commands\":%zu,"
+		        "\"out_of_order\":%llu}", shown++ ? "," : "", run, (unsigned long long)seed,
+		        (unsigned long long)o.hash, o.n, (unsigned long long)o.moved);
+	}
+	fputs("]", f);
+}
+
+/* --schedule-seed: one line per run saying which order it replayed. */
+static void rp_main_schedule_summary(const rp_options *opt, const rp_session *s,
+                                     const rp_report *rep)
+{
+	unsigned run;
+	uint64_t seed;
+	rp_order o;
+
+	for (run = 1; run <= rep->runs_done; run++) {
+		char who[32] = "";
+		if (!rp_session_schedule(s, run, &seed, &o))
+			continue;
+		if (opt->runs > 1)
+			snprintf(who, sizeof(who), "run %u: ", run);
+		printf("tsreplay: %sschedule seed %llu: order 0x%016llx of %zu commands, %llu of them run "
+		       "after a command the capture issued later\n", who, (unsigned long long)seed,
+		       (unsigned long long)o.hash, o.n, (unsigned long long)o.moved);
+	}
+}
+
 static void rp_main_json(const rp_options *opt, const rp_session *s, const rp_report *rep,
                          int code, const char *error)
 {
@@ -297,6 +347,8 @@ static void rp_main_json(const rp_options *opt, const rp_session *s, const rp_re
 	} else {
 		fputs("null", f);
 	}
+	fputs(",\"schedule\":", f);
+	rp_main_json_schedule(f, opt, s, rep);
 	fprintf(f, ",\"seconds\":%.6f,\"result\":\"%s\",\"exit\":%d,\"error\":", rep->seconds,
 	        rp_main_result_name(code), code);
 	if (error)
@@ -364,6 +416,7 @@ static void rp_main_summary(const rp_options *opt, const rp_session *s, const rp
 		       ? "differ from each other" : opt->per_command
 		       ? "agree with each other at every checkpoint and after every command"
 		       : "agree with each other at every checkpoint");
+	rp_main_schedule_summary(opt, s, rep);
 	if (opt->per_command)
 		printf("tsreplay: per-command: %llu results (command, allocation) compared per run\n",
 		       (unsigned long long)rep->command_results);
@@ -384,6 +437,8 @@ enum {
 	RP_MAIN_OPT_VERSION,
 	RP_MAIN_OPT_PROFILE,
 	RP_MAIN_OPT_PER_COMMAND,
+	RP_MAIN_OPT_SCHEDULE_SEED,
+	RP_MAIN_OPT_SCHEDULE_SEEDS,
 	RP_MAIN_OPT_BACKEND /* + the backend option's index in the table */
 };
 
@@ -398,6 +453,8 @@ static const struct option rp_main_fixed_opts[] = {
 	{"version", no_argument, NULL, RP_MAIN_OPT_VERSION},
 	{"profile", optional_argument, NULL, RP_MAIN_OPT_PROFILE},
 	{"per-command", no_argument, NULL, RP_MAIN_OPT_PER_COMMAND},
+	{"schedule-seed", required_argument, NULL, RP_MAIN_OPT_SCHEDULE_SEED},
+	{"schedule-seeds", required_argument, NULL, RP_MAIN_OPT_SCHEDULE_SEEDS},
 };
 #define RP_MAIN_NFIXED (sizeof(rp_main_fixed_opts) / sizeof(rp_main_fixed_opts[0]))
 
@@ -407,6 +464,9 @@ typedef struct rp_main_args {
 	int profile;             /* --profile given */
 	const char *profile_to;  /* its FILE, NULL: TRACE.profile */
 	char profile_path[4096]; /* the sidecar's path */
+	int seed_given, seeds_given; /* --schedule-seed, --schedule-seeds */
+	uint64_t *seeds;         /* their values; owned */
+	size_t nseeds;
 } rp_main_args;
 
 /*
@@ -456,11 +516,67 @@ static int rp_main_optable(const rp_backend_ops *const *backends, size_t n,
 static int rp_main_getopt_error(int c, char **argv, const struct option *table)
 {
 	char msg[256];
-	const char *needs = optopt == RP_MAIN_OPT_RANGE  ? "a value A:B"
-	                    : optopt == RP_MAIN_OPT_RUNS ? "a number"
-	                                                 : NULL;
+	const char *needs = optopt == RP_MAIN_OPT_RANGE            ? "a value A:B"
+	                    : optopt == RP_MAIN_OPT_RUNS           ? "a number"
+	                    : optopt == RP_MAIN_OPT_SCHEDULE_SEED  ? "a seed (a decimal number)"
+	                    : optopt == RP_MAIN_OPT_SCHEDULE_SEEDS ? "seeds A,B,..."
+	                                                           : NULL;
 	sbt_cli_getopt_message(table, c, argv, needs, msg, sizeof(msg));
 	return rp_main_bad_usage("%s", msg);
+}
+
+/* One seed: plain decimal digits, 0 to 2^64 - 1.  0, or -1. */
+static int rp_main_parse_seed(const char *text, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+	if (len == 0)
+		return -1;
+	for (i = 0; i < len; i++) {
+		unsigned d = (unsigned)(text[i] - '0');
+		if (text[i] < '0' || text[i] > '9' || v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* --schedule-seed N (one seed) or --schedule-seeds A,B,... into ma.
+ * 0, or the exit status. */
+static int rp_main_seeds(const char *flag, const char *v, int list, rp_main_args *ma)
+{
+	const char *p = v;
+	if (ma->seed_given || ma->seeds_given)
+		return rp_main_bad_usage("%s: give one --schedule-seed or one --schedule-seeds list", flag);
+	ma->seeds = calloc(RP_MAIN_MAX_SEEDS, sizeof(*ma->seeds));
+	if (!ma->seeds) {
+		fprintf(stderr, "tsreplay: out of memory\n");
+		return RP_EXIT_ERROR;
+	}
+	for (;;) {
+		size_t len = list ? strcspn(p, ",") : strlen(p);
+		if (ma->nseeds == RP_MAIN_MAX_SEEDS)
+			return rp_main_bad_usage("%s: at most %u seeds", flag, RP_MAIN_MAX_SEEDS);
+		if (rp_main_parse_seed(p, len, &ma->seeds[ma->nseeds]) != 0) {
+			if (list)
+				return rp_main_bad_usage("%s: expected decimal numbers from 0 to %llu separated "
+				                         "by commas, got '%.*s' in '%s'", flag,
+				                         (unsigned long long)UINT64_MAX, (int)len, p, v);
+			return rp_main_bad_usage("%s: expected a decimal number from 0 to %llu, got '%s'",
+			                         flag, (unsigned long long)UINT64_MAX, v);
+		}
+		ma->nseeds++;
+		p += len;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	if (list)
+		ma->seeds_given = 1;
+	else
+		ma->seed_given = 1;
+	return 0;
 }
 
 /* One option getopt_long returned.  0, or the exit status. */
@@ -512,6 +628,10 @@ static int rp_main_option(int c, const rp_option_desc *const *descs, rp_options 
 	case RP_MAIN_OPT_DEVICE:
 		opt->device = v;
 		return 0;
+	case RP_MAIN_OPT_SCHEDULE_SEED:
+		return rp_main_seeds("--schedule-seed", v, 0, ma);
+	case RP_MAIN_OPT_SCHEDULE_SEEDS:
+		return rp_main_seeds("--schedule-seeds", v, 1, ma);
 	case RP_MAIN_OPT_PROFILE:
 		if (v && !*v)
 			return rp_main_bad_usage("--profile=: expected a file name after '='");
@@ -636,18 +756,41 @@ out_free:
 
 int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t n)
 {
-	return rp_main_races(argc, argv, backends, n, NULL);
+	return rp_main_ext(argc, argv, backends, n, NULL);
 }
 
 int rp_main_races(int argc, char **argv, const rp_backend_ops *const *backends, size_t n,
                   rp_race_lookup_fn races)
+{
+	rp_main_extras extras = {races, NULL};
+	return rp_main_ext(argc, argv, backends, n, &extras);
+}
+
+/* rp_main_ext with what it parses in ma (its seeds freed by the caller). */
+static int rp_main_run(int argc, char **argv, const rp_backend_ops *const *backends, size_t n,
+                       const rp_main_extras *extras, rp_main_args *ma);
+
+int rp_main_ext(int argc, char **argv, const rp_backend_ops *const *backends, size_t n,
+                const rp_main_extras *extras)
+{
+	static const rp_main_extras none = {NULL, NULL};
+	rp_main_args ma;
+	int code;
+
+	memset(&ma, 0, sizeof(ma));
+	code = rp_main_run(argc, argv, backends, n, extras ? extras : &none, &ma);
+	free(ma.seeds);
+	return code;
+}
+
+static int rp_main_run(int argc, char **argv, const rp_backend_ops *const *backends, size_t n,
+                       const rp_main_extras *extras, rp_main_args *ma)
 {
 	rp_options opt = {0};
 	rp_session *s = NULL;
 	rp_report rep;
 	rp_option_value bopts[RP_MAIN_MAX_BACKEND_OPTIONS];
 	rp_diag diag = {""};
-	rp_main_args ma = {0};
 	int code = RP_EXIT_OK;
 	int failed;
 	struct stat sb;
@@ -658,36 +801,50 @@ int rp_main_races(int argc, char **argv, const rp_backend_ops *const *backends, 
 	opt.range.end = UINT64_MAX;
 	opt.backend_options = bopts;
 	opt.runs = 1;
-	code = rp_main_parse(argc, argv, backends, n, &opt, bopts, &ma);
+	code = rp_main_parse(argc, argv, backends, n, &opt, bopts, ma);
 	if (code != 0)
 		return code;
-	if (ma.help) {
-		rp_main_usage(stdout, backends, n);
+	if (ma->help) {
+		rp_main_usage(stdout, backends, n, extras->orders != NULL);
 		return RP_EXIT_OK;
 	}
-	if (ma.version) {
+	if (ma->version) {
 		sbt_cli_version("tsreplay");
 		return RP_EXIT_OK;
 	}
 	if (!opt.trace_path)
 		return rp_main_bad_usage("no trace given");
-	if (ma.runs_given && !ma.determinism)
+	if (ma->runs_given && !ma->determinism)
 		return rp_main_bad_usage("--runs needs --check-determinism");
-	if (ma.determinism && !ma.runs_given)
+	if (ma->determinism && !ma->runs_given)
 		opt.runs = RP_MAIN_DEFAULT_RUNS;
-	if (opt.per_command && !ma.determinism)
+	if (ma->seeds_given && !ma->determinism)
+		return rp_main_bad_usage("--schedule-seeds replays once per seed and compares the runs: "
+		                         "it needs --check-determinism (one seed: --schedule-seed N)");
+	if (ma->seeds_given && !ma->runs_given && ma->nseeds >= 2)
+		opt.runs = (unsigned)ma->nseeds;
+	if (opt.per_command && !ma->determinism)
 		return rp_main_bad_usage("--per-command compares runs with each other after every "
 		                         "command: it needs --check-determinism");
-	if (ma.profile && ma.determinism)
+	if (ma->profile && ma->determinism)
 		return rp_main_bad_usage("--profile times one run; it does not go with "
 		                         "--check-determinism");
-	if (ma.profile) {
-		int len = snprintf(ma.profile_path, sizeof(ma.profile_path), "%s%s",
-		                   ma.profile_to ? ma.profile_to : opt.trace_path,
-		                   ma.profile_to ? "" : ".profile");
-		if (len < 0 || (size_t)len >= sizeof(ma.profile_path))
+	if (ma->profile) {
+		int len = snprintf(ma->profile_path, sizeof(ma->profile_path), "%s%s",
+		                   ma->profile_to ? ma->profile_to : opt.trace_path,
+		                   ma->profile_to ? "" : ".profile");
+		if (len < 0 || (size_t)len >= sizeof(ma->profile_path))
 			return rp_main_bad_usage("--profile: the sidecar's path is too long");
-		opt.profile_path = ma.profile_path;
+		opt.profile_path = ma->profile_path;
+	}
+	if (ma->seed_given || ma->seeds_given) {
+		opt.schedule_seeds = ma->seeds;
+		opt.nschedule_seeds = ma->nseeds;
+		opt.orders = extras->orders;
+		/* runs of different orders are compared command by command, to
+		 * name the first command whose result the order changed */
+		if (ma->seeds_given)
+			opt.per_command = 1;
 	}
 	opt.progress = !opt.quiet && isatty(STDERR_FILENO);
 
@@ -723,17 +880,17 @@ int rp_main_races(int argc, char **argv, const rp_backend_ops *const *backends, 
 		        (unsigned long long)(rep.mismatched - 1));
 	if (rep.command.valid) {
 		rp_main_print_mismatch(s, &rep.command);
-		rp_main_print_race(s, &rep.command, opt.trace_path, races);
+		rp_main_print_race(s, &rep.command, opt.trace_path, extras->races);
 	}
 	if (rep.runs.valid) {
 		rp_main_print_mismatch(s, &rep.runs);
-		rp_main_print_race(s, &rep.runs, opt.trace_path, races);
+		rp_main_print_race(s, &rep.runs, opt.trace_path, extras->races);
 	}
 out_report:
 	failed = code == RP_EXIT_ERROR || code == RP_EXIT_USAGE;
 	if (failed)
 		fprintf(stderr, "tsreplay: %s\n", diag.text[0] ? diag.text : "replay failed");
-	if (ma.json)
+	if (ma->json)
 		rp_main_json(&opt, s, &rep, code, failed ? diag.text : NULL);
 	else if (!opt.quiet && s && !failed)
 		rp_main_summary(&opt, s, &rep);

@@ -8,6 +8,14 @@
  * 1.  Run 1 keeps every checkpoint it computed (hash and block hashes);
  * later runs compare against those at once, while their bytes are still
  * there to show, and keep only their whole hashes for the final grouping.
+ *
+ * Sampled orders (--schedule-seed, docs/replay.md "Sampled orders"): each
+ * run asks the order source for its seed's order, holds every command
+ * record the order names (a copy) when the loop reads it, and executes
+ * the held records in the order's sequence before the record each one's
+ * release_before names.  Everything else runs where it stands.  Run 1's
+ * --per-command results are then looked up by (seq, range), since runs
+ * execute their commands in different orders.
  */
 #include "replayer/rp_session.h"
 #include "serializer/sbt_cli.h"
@@ -50,6 +58,40 @@ typedef struct rp_track {
 	uint64_t **hashes;    /* [run - 1][i] whole hashes, runs 2..; owned */
 } rp_track;
 
+/* A command record held back for its place in a sampled order. */
+typedef struct rp_held {
+	sbt_record rec;       /* payload points at data */
+	uint8_t *data;        /* owned */
+	int held;
+} rp_held;
+
+typedef struct rp_seq_index {
+	uint64_t seq;
+	size_t item;
+} rp_seq_index;
+
+/* Where run 1 kept a --per-command result. */
+typedef struct rp_cmd_key {
+	uint64_t seq, object;
+	size_t index;
+} rp_cmd_key;
+
+/* A run's sampled order as reported (items not kept). */
+typedef struct rp_run_order {
+	int sampled;
+	uint64_t seed, hash, moved;
+	size_t n;
+	char mode[40];        /* "seed N", the run's run_mode */
+} rp_run_order;
+
+/* A run's record counts (rp_session_run, rp_session_exec). */
+typedef struct rp_run_counts {
+	uint64_t executed, ff;
+	uint64_t ff_read;     /* fast-forwarded records read so far, held ones too */
+	uint64_t first_read;  /* the seq of the first record the run read */
+	int any_seq;
+} rp_run_counts;
+
 struct rp_session {
 	rp_options opt;
 	sbt_reader *reader;   /* iterated by the record loop */
@@ -78,6 +120,14 @@ struct rp_session {
 	size_t cmd_index;     /* results met in this run */
 	rp_profile *profile;  /* --profile; owned */
 	const char **run_modes; /* [run] the backends' run_mode (borrowed), runs + 1; owned array */
+	/* --schedule-seed */
+	void *order_ctx;      /* the order source's; owned */
+	rp_run_order *orders; /* [run] what was sampled, runs + 1; owned */
+	rp_order order;       /* this run's (items borrowed from the source) */
+	size_t order_next;    /* the next item to execute */
+	rp_held *held;        /* per item of order: its record, while held; owned */
+	rp_seq_index *order_index; /* items by seq; owned */
+	rp_cmd_key *cmd_sorted; /* --per-command: run 1's results by (seq, object); owned */
 	double start_time;
 	double last_progress;
 	int progress_shown;
@@ -341,6 +391,47 @@ static void rp_session_finish_frames(rp_session *s, rp_report *rep)
 	rep->last_frame += rep->frames_cut;
 }
 
+/* --schedule-seed: the order source must take the trace, and every
+ * backend in use must be able to run a sampled order. */
+static rp_status rp_session_open_orders(rp_session *s, const rp_backend_ops *const *backends,
+                                        size_t nbackends, rp_diag *diag)
+{
+	rp_diag od = {""};
+	rp_status st;
+	size_t i, j;
+
+	if (!s->opt.orders) {
+		rp_diag_set(diag, "--schedule-seed: this build has no emulator to sample orders from");
+		return RP_ERR_USAGE;
+	}
+	st = s->opt.orders->open(s->opt.trace_path, &s->order_ctx, &od);
+	if (st != RP_OK) {
+		rp_diag_set(diag, "--schedule-seed: %s", od.text[0] ? od.text : rp_strerror(st));
+		return st;
+	}
+	/* the source says first why a trace gets no order (a Vulkan one);
+	 * then a backend that cannot run one is refused */
+	for (i = 0; i < s->nactive; i++) {
+		char can[160] = "";
+		size_t used = 0;
+		if (s->active[i].ops->serialises)
+			continue;
+		for (j = 0; j < nbackends; j++)
+			if (backends[j]->serialises && used < sizeof(can))
+				used += (size_t)snprintf(can + used, sizeof(can) - used, "%s%s", used ? ", " : "",
+				                         backends[j]->name);
+		rp_diag_set(diag, "--schedule-seed: backend %s cannot replay its commands in a sampled "
+		            "order (backends that can: %s)", s->active[i].ops->name, used ? can : "none");
+		return RP_ERR_USAGE;
+	}
+	s->orders = calloc(s->opt.runs + 1, sizeof(*s->orders));
+	if (!s->orders) {
+		rp_diag_set(diag, "out of memory");
+		return RP_ERR_NOMEM;
+	}
+	return RP_OK;
+}
+
 rp_status rp_session_open(const rp_options *opt, const rp_backend_ops *const *backends,
                           size_t nbackends, rp_session **out, rp_diag *diag)
 {
@@ -404,6 +495,12 @@ rp_status rp_session_open(const rp_options *opt, const rp_backend_ops *const *ba
 		}
 		args.profile = s->profile;
 	}
+	if (opt->nschedule_seeds) {
+		st = rp_session_open_orders(s, backends, nbackends, diag);
+		if (st != RP_OK)
+			goto out_fail;
+		args.serialise = 1;
+	}
 	if (opt->per_command) {
 		for (i = 0; i < s->nactive; i++)
 			if (!s->active[i].ops->command_results) {
@@ -463,6 +560,14 @@ static void rp_session_describe_call(rp_session *s, rp_mismatch *m)
 	m->stack_id = rec.stack_id;
 	name = sbt_reader_type_name(s->lookup, rec.type);
 	snprintf(m->call_name, sizeof(m->call_name), "%s", name && *name ? name : "(unnamed type)");
+	if (s->order_ctx && s->opt.orders->describe) {
+		/* sampled orders name the command too: which kernel it launched */
+		char what[64] = "";
+		size_t used = strlen(m->call_name);
+		s->opt.orders->describe(s->order_ctx, m->call_seq, what, sizeof(what));
+		if (what[0] && used < sizeof(m->call_name))
+			snprintf(m->call_name + used, sizeof(m->call_name) - used, " (%s)", what);
+	}
 }
 
 static void rp_session_fill_mismatch(rp_session *s, rp_mismatch *m, const sbt_checkpoint *cp,
@@ -511,6 +616,18 @@ static void rp_session_progress(rp_session *s, unsigned run, uint64_t records, i
 	        (unsigned long long)records);
 }
 
+/* Whether the place a comes before place b (indices in run 1's results):
+ * in run 1's order, or, for the per-command results of sampled orders
+ * (each run in its own order), in seq order. */
+static int rp_session_first(const rp_session *s, const rp_track *tr, size_t a, size_t b)
+{
+	if (tr != &s->cmds || !s->orders)
+		return a <= b;
+	if (tr->ref[a].call_seq != tr->ref[b].call_seq)
+		return tr->ref[a].call_seq < tr->ref[b].call_seq;
+	return tr->ref[a].object <= tr->ref[b].object;
+}
+
 /* Keep run 1's result (takes ownership of actual's blocks) in tr or
  * compare a later run's with it; the first difference goes to m. */
 static rp_status rp_session_track_run(rp_session *s, rp_track *tr, rp_mismatch *m, unsigned run,
@@ -549,7 +666,7 @@ static rp_status rp_session_track_run(rp_session *s, rp_track *tr, rp_mismatch *
 		}
 	}
 	tr->hashes[run - 1][index] = actual->hash;
-	if (!bytes || actual->hash == tr->ref[index].hash || (m->valid && m->index <= index))
+	if (!bytes || actual->hash == tr->ref[index].hash || (m->valid && rp_session_first(s, tr, m->index, index)))
 		return RP_OK; /* !bytes: not compared (an empty slot in every run) */
 	st = rp_check_pair(&tr->ref[index], actual, &res, diag);
 	if (st != RP_OK)
@@ -649,6 +766,34 @@ out_free:
 	return st;
 }
 
+static int rp_session_command_cmp(const void *a, const void *b)
+{
+	const rp_cmd_key *x = a, *y = b;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->object < y->object ? -1 : x->object > y->object;
+}
+
+/* After run 1 of sampled orders: its results by (seq, object), for the
+ * runs after it to find theirs. */
+static rp_status rp_session_sort_commands(rp_session *s, rp_diag *diag)
+{
+	size_t i;
+	free(s->cmd_sorted);
+	s->cmd_sorted = malloc((s->cmds.n ? s->cmds.n : 1) * sizeof(*s->cmd_sorted));
+	if (!s->cmd_sorted) {
+		rp_diag_set(diag, "out of memory");
+		return RP_ERR_NOMEM;
+	}
+	for (i = 0; i < s->cmds.n; i++) {
+		s->cmd_sorted[i].seq = s->cmds.ref[i].call_seq;
+		s->cmd_sorted[i].object = s->cmds.ref[i].object;
+		s->cmd_sorted[i].index = i;
+	}
+	qsort(s->cmd_sorted, s->cmds.n, sizeof(*s->cmd_sorted), rp_session_command_cmp);
+	return RP_OK;
+}
+
 typedef struct rp_command_ctx {
 	rp_session *s;
 	rp_report *rep;
@@ -667,7 +812,19 @@ static rp_status rp_session_command_result(void *ctx, uint64_t seq, uint64_t obj
 	rp_status st;
 	sbt_status sst;
 
-	if (c->run > 1 && index < s->cmds.n &&
+	if (c->run > 1 && s->cmd_sorted) {
+		/* a sampled order: this run met its commands in an order of its own */
+		rp_cmd_key key = {seq, object, 0};
+		const rp_cmd_key *hit = bsearch(&key, s->cmd_sorted, s->cmds.n, sizeof(key),
+		                                rp_session_command_cmp);
+		if (!hit) {
+			rp_diag_set(diag, "--per-command: run %u has a result of the command at seq %llu "
+			            "(object 0x%llx) that run 1 does not", c->run, (unsigned long long)seq,
+			            (unsigned long long)object);
+			return RP_ERR_BACKEND;
+		}
+		index = hit->index;
+	} else if (c->run > 1 && index < s->cmds.n &&
 	    (s->cmds.ref[index].call_seq != seq || s->cmds.ref[index].object != object)) {
 		rp_diag_set(diag, "--per-command: run %u's result %zu is of the command at seq %llu "
 		            "(object 0x%llx), run 1's of seq %llu (object 0x%llx)", c->run, index,
@@ -711,9 +868,11 @@ static rp_status rp_session_command_results(rp_session *s, rp_report *rep, unsig
 	}
 	if (st != RP_OK)
 		return st;
-	if (run == 1)
+	if (run == 1) {
 		rep->command_results = s->cmd_index;
-	else if (s->cmd_index != s->cmds.n) {
+		if (s->orders && s->opt.runs > 1)
+			st = rp_session_sort_commands(s, diag);
+	} else if (s->cmd_index != s->cmds.n) {
 		rp_diag_set(diag, "--per-command: run %u gave %zu command results, run 1 %zu", run,
 		            s->cmd_index, s->cmds.n);
 		return RP_ERR_BACKEND;
@@ -721,14 +880,166 @@ static rp_status rp_session_command_results(rp_session *s, rp_report *rep, unsig
 	return RP_OK;
 }
 
+static int rp_session_seq_index_cmp(const void *a, const void *b)
+{
+	const rp_seq_index *x = a, *y = b;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Forget the held records of the last run (their payloads). */
+static void rp_session_drop_held(rp_session *s)
+{
+	size_t i;
+	if (!s->held)
+		return;
+	for (i = 0; i < s->order.n; i++)
+		free(s->held[i].data);
+	free(s->held);
+	s->held = NULL;
+}
+
+/* Before run: draw its order. */
+static rp_status rp_session_sample(rp_session *s, unsigned run, rp_diag *diag)
+{
+	rp_run_order *ro = &s->orders[run];
+	rp_diag od = {""};
+	rp_status st;
+	size_t i;
+
+	rp_session_drop_held(s);
+	free(s->order_index);
+	s->order_index = NULL;
+	memset(&s->order, 0, sizeof(s->order));
+	ro->seed = s->opt.schedule_seeds[(run - 1) % s->opt.nschedule_seeds];
+	st = s->opt.orders->sample(s->order_ctx, ro->seed, &s->order, &od);
+	if (st != RP_OK) {
+		memset(&s->order, 0, sizeof(s->order));
+		rp_diag_set(diag, "--schedule-seed %llu: %s", (unsigned long long)ro->seed,
+		            od.text[0] ? od.text : rp_strerror(st));
+		return st;
+	}
+	ro->sampled = 1;
+	ro->hash = s->order.hash;
+	ro->moved = s->order.moved;
+	ro->n = s->order.n;
+	snprintf(ro->mode, sizeof(ro->mode), "seed %llu", (unsigned long long)ro->seed);
+	s->run_modes[run] = ro->mode;
+	s->order_next = 0;
+	s->held = calloc(s->order.n ? s->order.n : 1, sizeof(*s->held));
+	s->order_index = malloc((s->order.n ? s->order.n : 1) * sizeof(*s->order_index));
+	if (!s->held || !s->order_index) {
+		rp_diag_set(diag, "out of memory");
+		return RP_ERR_NOMEM;
+	}
+	for (i = 0; i < s->order.n; i++) {
+		s->order_index[i].seq = s->order.items[i].seq;
+		s->order_index[i].item = i;
+	}
+	qsort(s->order_index, s->order.n, sizeof(*s->order_index), rp_session_seq_index_cmp);
+	return RP_OK;
+}
+
+/* Hold rec when the run's order names it: 1 held, 0 not a command of the
+ * order, -1 out of memory. */
+static int rp_session_hold(rp_session *s, const sbt_record *rec)
+{
+	rp_seq_index key = {rec->seq, 0};
+	const rp_seq_index *hit;
+	rp_held *h;
+
+	if (!s->order_index)
+		return 0;
+	hit = bsearch(&key, s->order_index, s->order.n, sizeof(*s->order_index),
+	              rp_session_seq_index_cmp);
+	if (!hit)
+		return 0;
+	h = &s->held[hit->item];
+	h->data = malloc(rec->payload_len ? rec->payload_len : 1);
+	if (!h->data)
+		return -1;
+	memcpy(h->data, rec->payload, rec->payload_len);
+	h->rec = *rec;
+	h->rec.payload = h->data;
+	h->held = 1;
+	return 1;
+}
+
+/* Execute one API record (in range, or fast-forwarded before it). */
+static rp_status rp_session_exec(rp_session *s, rp_report *rep, unsigned run, const sbt_record *rec,
+                                 rp_run_counts *rc, rp_diag *diag)
+{
+	int is_ff = rec->seq < s->opt.range.begin;
+	int a = rp_session_route(s, rec->type);
+	rp_diag bd;
+	rp_status st;
+
+	/* Per record: an empty string, not 512 cleared bytes (backends
+	 * write whole strings with rp_diag_set). */
+	bd.text[0] = '\0';
+	if (a < 0) {
+		const char *name = sbt_reader_type_name(s->lookup, rec->type);
+		rp_diag_set(diag, "record seq %llu: type %u ('%s') belongs to no backend in use",
+		            (unsigned long long)rec->seq, rec->type, name ? name : "");
+		return RP_ERR_UNSUPPORTED;
+	}
+	st = s->active[a].ops->execute(s->active[a].state, rec, is_ff ? RP_EXEC_FAST_FORWARD : 0u, &bd);
+	if (st != RP_OK) {
+		rp_diag_set(diag, "backend %s: %s", s->active[a].ops->name,
+		            bd.text[0] ? bd.text : rp_strerror(st));
+		return st;
+	}
+	if (is_ff) {
+		rc->ff++;
+		return RP_OK;
+	}
+	/* a sampled order executes records out of seq order: the range of
+	 * seqs executed, whatever the order */
+	if (run == 1 && (!rc->any_seq || rec->seq < rep->first_seq))
+		rep->first_seq = rec->seq;
+	if (run == 1 && (!rc->any_seq || rec->seq > rep->last_seq))
+		rep->last_seq = rec->seq;
+	rc->any_seq = 1;
+	rc->executed++;
+	return RP_OK;
+}
+
+/* A sampled order: execute the held commands due before the record of
+ * seq before (UINT64_MAX: all that are left), in the order's sequence.
+ * A command whose record the run did not read (before its start
+ * keyframe, at or after the range's end) is passed over. */
+static rp_status rp_session_release(rp_session *s, rp_report *rep, unsigned run, uint64_t before,
+                                    rp_run_counts *rc, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+
+	while (st == RP_OK && s->order_next < s->order.n &&
+	       s->order.items[s->order_next].release_before <= before) {
+		const rp_order_item *it = &s->order.items[s->order_next];
+		rp_held *h = &s->held[s->order_next++];
+		if (!h->held) {
+			if (it->seq < rc->first_read || it->seq >= s->opt.range.end)
+				continue;
+			rp_diag_set(diag, "--schedule-seed: the sampled order runs the command at seq %llu "
+			            "before seq %llu, but the replay had not read it", (unsigned long long)it->seq,
+			            (unsigned long long)before);
+			return RP_ERR_BACKEND;
+		}
+		st = rp_session_exec(s, rep, run, &h->rec, rc, diag);
+		free(h->data);
+		h->data = NULL;
+		h->held = 0;
+	}
+	return st;
+}
+
 /* One run over the range.  Counters go to rep only in run 1. */
 static rp_status rp_session_run(rp_session *s, rp_report *rep, unsigned run, rp_diag *diag)
 {
 	const rp_range *range = &s->opt.range;
 	uint64_t start = s->from_keyframe ? s->keyframe_seq : 0;
-	uint64_t records = 0, executed = 0, ff = 0;
+	uint64_t records = 0;
 	uint64_t last_seq = 0;
-	int any_seq = 0;
+	rp_run_counts rc = {0, 0, 0, 0, 0};
 	size_t index = 0;
 	int crossed = 0;
 	int in_snapshot = 0; /* between a trimmed trace's WINDOW and SNAPSHOT_END */
@@ -774,6 +1085,13 @@ static rp_status rp_session_run(rp_session *s, rp_report *rep, unsigned run, rp_
 		}
 		if (rec.seq >= range->end)
 			break;
+		if (records == 0)
+			rc.first_read = rec.seq;
+		if (s->order_index) {
+			st = rp_session_release(s, rep, run, rec.seq, &rc, diag);
+			if (st != RP_OK)
+				break;
+		}
 		last_seq = rec.seq;
 		is_ff = rec.seq < range->begin;
 		if (!is_ff && !crossed) {
@@ -782,10 +1100,10 @@ static rp_status rp_session_run(rp_session *s, rp_report *rep, unsigned run, rp_
 				if (s->from_keyframe)
 					fprintf(stderr, "tsreplay: restored keyframe at seq %llu, fast-forwarded "
 					        "%llu records before seq %llu\n", (unsigned long long)s->keyframe_seq,
-					        (unsigned long long)ff, (unsigned long long)range->begin);
+					        (unsigned long long)rc.ff_read, (unsigned long long)range->begin);
 				else
 					fprintf(stderr, "tsreplay: fast-forwarded %llu records before seq %llu "
-					        "(no keyframe)\n", (unsigned long long)ff,
+					        "(no keyframe)\n", (unsigned long long)rc.ff_read,
 					        (unsigned long long)range->begin);
 			}
 		}
@@ -824,45 +1142,31 @@ static rp_status rp_session_run(rp_session *s, rp_report *rep, unsigned run, rp_
 			if (run == 1 && !is_ff)
 				rep->unmodeled++;
 		} else if (rec.type >= SBT_TYPE_FIRST_API) {
-			rp_diag bd;
-			int a = rp_session_route(s, rec.type);
-			/* Per record: an empty string, not 512 cleared bytes (backends
-			 * write whole strings with rp_diag_set). */
-			bd.text[0] = '\0';
-			if (a < 0) {
-				const char *name = sbt_reader_type_name(s->lookup, rec.type);
-				rp_diag_set(diag, "record seq %llu: type %u ('%s') belongs to no backend in use",
-				            (unsigned long long)rec.seq, rec.type, name ? name : "");
-				st = RP_ERR_UNSUPPORTED;
+			int held = rp_session_hold(s, &rec);
+			if (is_ff)
+				rc.ff_read++;
+			if (held < 0) {
+				rp_diag_set(diag, "out of memory holding record seq %llu for its place in the "
+				            "sampled order", (unsigned long long)rec.seq);
+				st = RP_ERR_NOMEM;
 				break;
 			}
-			st = s->active[a].ops->execute(s->active[a].state, &rec,
-			                               is_ff ? RP_EXEC_FAST_FORWARD : 0u, &bd);
-			if (st != RP_OK) {
-				rp_diag_set(diag, "backend %s: %s", s->active[a].ops->name,
-				            bd.text[0] ? bd.text : rp_strerror(st));
+			if (!held)
+				st = rp_session_exec(s, rep, run, &rec, &rc, diag);
+			if (st != RP_OK)
 				break;
-			}
-			if (is_ff) {
-				ff++;
-			} else {
-				if (run == 1 && !any_seq)
-					rep->first_seq = rec.seq;
-				any_seq = 1;
-				executed++;
-				if (run == 1)
-					rep->last_seq = rec.seq;
-			}
 		}
 	}
+	if (st == RP_OK && s->order_index)
+		st = rp_session_release(s, rep, run, UINT64_MAX, &rc, diag);
 out_done:
 	if (run == 1) {
-		rep->executed = executed;
-		rep->fast_forwarded = ff;
+		rep->executed = rc.executed;
+		rep->fast_forwarded = rc.ff;
 		rp_session_finish_frames(s, rep);
-	} else if (st == RP_OK && (executed != rep->executed || index != s->cps.n)) {
+	} else if (st == RP_OK && (rc.executed != rep->executed || index != s->cps.n)) {
 		rp_diag_set(diag, "run %u executed %llu records and %zu checkpoints, run 1 %llu and %zu",
-		            run, (unsigned long long)executed, index, (unsigned long long)rep->executed,
+		            run, (unsigned long long)rc.executed, index, (unsigned long long)rep->executed,
 		            s->cps.n);
 		st = RP_ERR_BACKEND;
 	}
@@ -948,6 +1252,11 @@ rp_status rp_session_replay(rp_session *s, rp_report *rep, rp_diag *diag)
 				}
 			}
 		}
+		if (s->orders) {
+			st = rp_session_sample(s, run, diag);
+			if (st != RP_OK)
+				goto out_done;
+		}
 		for (i = 0; i < s->nactive && !s->run_modes[run]; i++)
 			if (s->active[i].ops->run_mode)
 				s->run_modes[run] = s->active[i].ops->run_mode(s->active[i].state);
@@ -976,6 +1285,20 @@ const char *rp_session_run_mode(const rp_session *s, unsigned run)
 	if (!s || !s->run_modes || run == 0 || run > s->opt.runs)
 		return NULL;
 	return s->run_modes[run];
+}
+
+int rp_session_schedule(const rp_session *s, unsigned run, uint64_t *seed_out, rp_order *out)
+{
+	const rp_run_order *ro;
+	if (!s || !s->orders || run == 0 || run > s->opt.runs || !s->orders[run].sampled)
+		return 0;
+	ro = &s->orders[run];
+	*seed_out = ro->seed;
+	memset(out, 0, sizeof(*out));
+	out->n = ro->n;
+	out->hash = ro->hash;
+	out->moved = ro->moved;
+	return 1;
 }
 
 void rp_session_print_stack(const rp_session *s, uint32_t stack_id, void *f)
@@ -1066,6 +1389,12 @@ void rp_session_close(rp_session *s)
 	rp_track_free(&s->cps, s->opt.runs);
 	rp_track_free(&s->cmds, s->opt.runs);
 	free(s->run_modes);
+	rp_session_drop_held(s);
+	free(s->order_index);
+	free(s->orders);
+	free(s->cmd_sorted);
+	if (s->order_ctx)
+		s->opt.orders->close(s->order_ctx);
 	free(s->routes);
 	free(s->route_tab);
 	free(s->pending);

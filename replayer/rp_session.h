@@ -23,6 +23,12 @@ typedef struct rp_options {
 	size_t nbackend_options;
 	const char *profile_path; /* --profile: the sidecar to write; NULL: none */
 	int per_command;     /* --per-command: runs compared after every command */
+	/* --schedule-seed(s): run r replays its commands in the order sampled
+	 * from seed schedule_seeds[(r - 1) % nschedule_seeds] (docs/replay.md
+	 * "Sampled orders"); NULL: in seq order.  orders must then be set. */
+	const uint64_t *schedule_seeds;
+	size_t nschedule_seeds;
+	const rp_order_source *orders;
 } rp_options;
 
 /* One place where two results part: the replay and the capture (other_run
@@ -101,6 +107,10 @@ void rp_session_run_groups(const rp_session *s, const rp_mismatch *m, char *buf,
 /* How run (from 1) scheduled its work, as a backend's run_mode said
  * ("serialised", "concurrent"); NULL when no backend tells runs apart. */
 const char *rp_session_run_mode(const rp_session *s, unsigned run);
+/* The sampled order run (from 1) replayed in: 1 and *seed_out, *out
+ * (out->items NULL: only the counts and the hash are kept), or 0 when
+ * the run kept seq order. */
+int rp_session_schedule(const rp_session *s, unsigned run, uint64_t *seed_out, rp_order *out);
 void rp_session_close(rp_session *s);
 
 /* rp_profile.c: the sidecar of --profile (rp.h has the backends' part). */

@@ -720,8 +720,20 @@ static rp_status rpcu_open(const rp_backend_open_args *args, void **state_out, r
 	s->profile = args->profile;
 	s->per_command = args->per_command;
 	st = rpcu_parse_options(s, args, diag);
+	if (st == RP_OK && args->serialise && s->nstream_modes) {
+		rp_diag_set(diag, "--streams does not go with --schedule-seed: a sampled order runs every "
+		            "command on one stream");
+		st = RP_ERR_USAGE;
+	}
 	if (st != RP_OK)
 		goto out_fail;
+	if (args->serialise) {
+		/* --schedule-seed: the core hands the commands over in the sampled
+		 * order; --streams single runs them in that order, one at a time */
+		s->stream_modes = 1;
+		s->nstream_modes = 1;
+		rpcu_pick_stream_mode(s);
+	}
 	st = rpcu_driver_open(&s->drv, &s->device_count, diag);
 	if (st != RP_OK)
 		goto out_fail;
@@ -912,4 +924,5 @@ const rp_backend_ops rpcu_backend_ops = {
 	.profile_finish = rpcu_profile_finish,
 	.run_mode = rpcu_run_mode,
 	.command_results = rpcu_command_results,
+	.serialises = 1,
 };

@@ -1,0 +1,382 @@
+/*
+ * emu_order.c - sampled legal orders of a CUDA trace's commands, for
+ * tsreplay --schedule-seed (docs/emulator.md "Sampled orders").
+ *
+ * What "legal" means here: a device order that the captured program could
+ * have seen.  Two rules make it:
+ *
+ *   - happens-before: a command runs after every step it depends on in
+ *     the graph (stream order, events, the legacy stream, host
+ *     synchronizations);
+ *   - issue: a command runs only once the host has issued it (its record
+ *     has been read), and everything issued before a host *barrier* has run
+ *     before the host passes it.  A barrier is a record whose replay needs
+ *     the device to hold what came before: a synchronization, a free, an
+ *     unmap, a checkpoint, a keyframe, a context switch, a stream's
+ *     destruction, a call the emulator does not model.  Records that only
+ *     make things (streams, events, allocations, modules) or record and
+ *     wait on events are not barriers: nothing issued before them can
+ *     touch what they make, and on one stream an event orders nothing.
+ *
+ * The sampler walks the records in seq order as the replay will: a
+ * command joins the pending set when its record is read, and before a
+ * barrier (and after the last record) every pending command runs: again
+ * and again, one of the ready ones (all predecessors run) chosen at
+ * random.  Every order drawn is a topological order of the graph that the
+ * replay can issue while reading the trace once, and each such order has
+ * a nonzero chance: holding the commands to the barrier loses none, since
+ * by then all of the window's commands have been read and any
+ * topological order of them can be drawn.  Like the CUDA double's seeded
+ * mode, nothing runs until the host waits.  Refused: graph launches (the
+ * replay runs the order on one stream, where graphs are not rebuilt) and
+ * commands on two devices (one device's stream orders no other's).
+ *
+ * The PRNG is splitmix64 (a 64-bit counter through a mixing function):
+ * the same seed gives the same order on every machine.  The order's hash
+ * is FNV-1a 64 over the commands' seqs, little-endian, in order.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emulator/emu_internal.h"
+#include "serializer/sbt_compute.h"
+
+/* One thing the sampler meets in record order. */
+typedef struct emu_order_ev {
+	uint64_t seq;
+	uint32_t step;   /* the command's step; EMU_NONE: a barrier */
+} emu_order_ev;
+
+struct emu_order_plan {
+	emu_graph *g;               /* owned */
+	EMU_VEC(emu_order_ev) evs;
+	uint32_t *succ_first;       /* steps + 1 entries: successors of step i are */
+	uint32_t *succ;             /* succ[succ_first[i] .. succ_first[i + 1]) */
+	uint32_t *npred;            /* distinct predecessors per step */
+	/* the last sample (emu_order_sample's out-parameters point here) */
+	emu_order_item *items;
+	uint32_t *remaining, *ready;
+	uint8_t *arrived;
+};
+
+/* Calls that are not barriers (see the top of the file); every other
+ * record that is not a command is one. */
+static int emu_order_harmless(sbt_cm_kind k)
+{
+	switch (k) {
+	case SBT_CM_K_cuInit:
+	case SBT_CM_K_cuDeviceGet:
+	case SBT_CM_K_cuModuleLoad:
+	case SBT_CM_K_cuModuleLoadData:
+	case SBT_CM_K_cuModuleLoadDataEx:
+	case SBT_CM_K_cuModuleLoadFatBinary:
+	case SBT_CM_K_cuModuleGetFunction:
+	case SBT_CM_K_cuModuleGetGlobal:
+	case SBT_CM_K_cuLibraryLoadData:
+	case SBT_CM_K_cuLibraryLoadFromFile:
+	case SBT_CM_K_cuLibraryGetKernel:
+	case SBT_CM_K_cuLibraryGetModule:
+	case SBT_CM_K_cuLibraryGetGlobal:
+	case SBT_CM_K_cuKernelGetFunction:
+	case SBT_CM_K_cuKernelSetAttribute:
+	case SBT_CM_K_cuFuncSetAttribute:
+	case SBT_CM_K_cuMemAlloc:
+	case SBT_CM_K_cuMemAllocPitch:
+	case SBT_CM_K_cuMemAllocManaged:
+	case SBT_CM_K_cuMemAllocHost:
+	case SBT_CM_K_cuMemHostAlloc:
+	case SBT_CM_K_cuMemHostRegister:
+	case SBT_CM_K_cuMemCreate:
+	case SBT_CM_K_cuMemAddressReserve:
+	case SBT_CM_K_cuMemMap:
+	case SBT_CM_K_cuMemSetAccess:
+	case SBT_CM_K_cuStreamCreate:
+	case SBT_CM_K_cuStreamCreateWithPriority:
+	case SBT_CM_K_cuStreamWaitEvent:
+	case SBT_CM_K_cuEventCreate:
+	case SBT_CM_K_cuEventRecord:
+	case SBT_CM_K_cuEventRecordWithFlags:
+	case SBT_CM_K_cuTexObjectCreate:
+	case SBT_CM_K_cuSurfObjectCreate:
+	case SBT_CM_K_tsVaWindow:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The CUDA call a record of this type makes; -1: none (a checkpoint, a
+ * keyframe, another API's record). */
+static int emu_order_kind(const emu_graph *g, uint32_t type)
+{
+	const char *name = sbt_reader_type_name(g->r, type);
+	sbt_cm_kind k;
+
+	if (type < SBT_TYPE_FIRST_API || !name || strncmp(name, "cuda.", 5) != 0 ||
+	    sbt_cm_kind_by_name(name, &k) != 0)
+		return -1;
+	return (int)k;
+}
+
+static emu_status emu_order_one_device(emu_order_plan *p, char *err, size_t errlen)
+{
+	const emu_graph *g = p->g;
+	int32_t device = -1;
+
+	for (size_t i = 0; i < g->steps.n; i++) {
+		const emu_step *st = &g->steps.v[i];
+		const emu_stream *sm = &g->streams.v[st->stream];
+
+		if (device >= 0 && sm->device != device) {
+			snprintf(err, errlen, "%s: commands on devices %d and %d (seq %llu): a sampled order "
+			         "serialises one device's commands; commands of two devices are not ordered "
+			         "against each other", g->path, (int)device, (int)sm->device,
+			         (unsigned long long)st->seq);
+			return EMU_ERR_STATE;
+		}
+		device = sm->device;
+	}
+	return EMU_OK;
+}
+
+/* Successor lists from the steps' dependencies (which point backwards). */
+static emu_status emu_order_succ(emu_order_plan *p)
+{
+	const emu_graph *g = p->g;
+	size_t n = g->steps.n;
+
+	p->succ_first = calloc(n + 1, sizeof(uint32_t));
+	p->succ = malloc((g->deps.n ? g->deps.n : 1) * sizeof(uint32_t));
+	p->npred = calloc(n ? n : 1, sizeof(uint32_t));
+	p->items = malloc((n ? n : 1) * sizeof(*p->items));
+	p->remaining = malloc((n ? n : 1) * sizeof(uint32_t));
+	p->ready = malloc((n ? n : 1) * sizeof(uint32_t));
+	p->arrived = malloc(n ? n : 1);
+	if (!p->succ_first || !p->succ || !p->npred || !p->items || !p->remaining || !p->ready ||
+	    !p->arrived)
+		return EMU_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const emu_step *st = &g->steps.v[i];
+
+		p->npred[i] = st->dep_count; /* emu_dep_push keeps them distinct */
+		for (uint32_t d = 0; d < st->dep_count; d++)
+			p->succ_first[g->deps.v[st->dep_first + d].step + 1]++;
+	}
+	for (size_t i = 0; i < n; i++)
+		p->succ_first[i + 1] += p->succ_first[i];
+	{
+		uint32_t *fill = p->remaining; /* scratch: next free slot per step */
+
+		memcpy(fill, p->succ_first, n * sizeof(uint32_t));
+		for (size_t i = 0; i < n; i++) {
+			const emu_step *st = &g->steps.v[i];
+
+			for (uint32_t d = 0; d < st->dep_count; d++)
+				p->succ[fill[g->deps.v[st->dep_first + d].step]++] = (uint32_t)i;
+		}
+	}
+	return EMU_OK;
+}
+
+/* The commands and barriers in record order (a run of barriers is one). */
+static emu_status emu_order_events(emu_order_plan *p, char *err, size_t errlen)
+{
+	emu_graph *g = p->g;
+	size_t next = 0;
+	sbt_record rec;
+	sbt_status ss;
+	sbt_trace_info info;
+
+	sbt_reader_get_info(g->r, &info);
+	ss = info.record_count ? sbt_reader_seek_seq(g->r, info.first_seq) : SBT_END;
+	while (ss == SBT_OK && (ss = sbt_reader_next(g->r, &rec)) == SBT_OK) {
+		emu_order_ev ev = { rec.seq, EMU_NONE };
+		int k = emu_order_kind(g, rec.type);
+
+		while (next < g->steps.n && g->steps.v[next].seq < rec.seq)
+			next++;
+		if (next < g->steps.n && g->steps.v[next].seq == rec.seq && k == SBT_CM_K_cuGraphLaunch) {
+			snprintf(err, errlen, "%s: seq %llu launches a CUDA graph: a sampled order runs every "
+			         "command on one stream, where graphs are not rebuilt (replay it without "
+			         "--schedule-seed)", g->path, (unsigned long long)rec.seq);
+			return EMU_ERR_STATE;
+		}
+		if (next < g->steps.n && g->steps.v[next].seq == rec.seq)
+			ev.step = (uint32_t)next;
+		else if (k >= 0 && emu_order_harmless((sbt_cm_kind)k))
+			continue;
+		else if (p->evs.n && p->evs.v[p->evs.n - 1].step == EMU_NONE)
+			continue;
+		if (EMU_PUSH(p->evs, ev) != 0)
+			return EMU_ERR_NOMEM;
+	}
+	if (ss != SBT_END) {
+		snprintf(err, errlen, "%s: reading the records again: %s", g->path, sbt_strerror(ss));
+		return EMU_ERR_TRACE;
+	}
+	return EMU_OK;
+}
+
+emu_status emu_order_open(const char *path, emu_order_plan **out, char *err, size_t errlen)
+{
+	emu_order_plan *p;
+	emu_status st;
+	char dummy[8];
+
+	if (!err) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	err[0] = 0;
+	if (!path || !out)
+		return EMU_ERR_ARG;
+	*out = NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return EMU_ERR_NOMEM;
+	st = emu_graph_build(path, &p->g, err, errlen);
+	if (st != EMU_OK)
+		goto out_free;
+	if (p->g->vk) {
+		snprintf(err, errlen, "%s: a Vulkan trace: each queue runs its submits in order, so a "
+		         "sampled order could only change the order of submits across queues, which is not "
+		         "done (sampled orders are made for CUDA traces; on one queue, as on lavapipe, the "
+		         "submit order is the only one)", path);
+		st = EMU_ERR_NOT_CUDA;
+		goto out_free;
+	}
+	st = emu_order_one_device(p, err, errlen);
+	if (st == EMU_OK)
+		st = emu_order_succ(p);
+	if (st == EMU_OK)
+		st = emu_order_events(p, err, errlen);
+	if (st != EMU_OK)
+		goto out_free;
+	*out = p;
+	return EMU_OK;
+out_free:
+	if (st == EMU_ERR_NOMEM && !err[0])
+		snprintf(err, errlen, "%s: %s", path, emu_strerror(st));
+	emu_order_close(p);
+	return st;
+}
+
+void emu_order_close(emu_order_plan *p)
+{
+	if (!p)
+		return;
+	emu_graph_free(p->g);
+	free(p->evs.v);
+	free(p->succ_first);
+	free(p->succ);
+	free(p->npred);
+	free(p->items);
+	free(p->remaining);
+	free(p->ready);
+	free(p->arrived);
+	free(p);
+}
+
+static uint64_t emu_order_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* The sampler's state for one draw. */
+typedef struct emu_order_draw {
+	emu_order_plan *p;
+	uint64_t rng;
+	size_t nready, nitems, pending;
+	uint64_t max_seq, moved;
+} emu_order_draw;
+
+/* Run one ready command, chosen at random, issued before the record with
+ * seq release_before. */
+static void emu_order_emit(emu_order_draw *d, uint64_t release_before)
+{
+	emu_order_plan *p = d->p;
+	size_t pick = (size_t)(emu_order_rand(&d->rng) % d->nready);
+	uint32_t s = p->ready[pick];
+	uint64_t seq = p->g->steps.v[s].seq;
+
+	p->ready[pick] = p->ready[--d->nready];
+	p->items[d->nitems].seq = seq;
+	p->items[d->nitems].release_before = release_before;
+	d->nitems++;
+	d->pending--;
+	if (seq < d->max_seq)
+		d->moved++;
+	else
+		d->max_seq = seq;
+	for (uint32_t i = p->succ_first[s]; i < p->succ_first[s + 1]; i++) {
+		uint32_t t = p->succ[i];
+
+		if (--p->remaining[t] == 0 && p->arrived[t])
+			p->ready[d->nready++] = t;
+	}
+}
+
+emu_status emu_order_sample(emu_order_plan *p, uint64_t seed, const emu_order_item **items_out,
+                            size_t *n_out, uint64_t *hash_out, uint64_t *moved_out)
+{
+	emu_order_draw d = { p, seed, 0, 0, 0, 0, 0 };
+	size_t nsteps;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	if (!p || !items_out || !n_out)
+		return EMU_ERR_ARG;
+	nsteps = p->g->steps.n;
+	memcpy(p->remaining, p->npred, nsteps * sizeof(uint32_t));
+	memset(p->arrived, 0, nsteps);
+	for (size_t e = 0; e < p->evs.n; e++) {
+		const emu_order_ev *ev = &p->evs.v[e];
+
+		if (ev->step == EMU_NONE) {
+			/* every pending command's predecessors are run or pending
+			 * (they point backwards), so one is always ready */
+			while (d.pending)
+				emu_order_emit(&d, ev->seq);
+			continue;
+		}
+		p->arrived[ev->step] = 1;
+		d.pending++;
+		if (p->remaining[ev->step] == 0)
+			p->ready[d.nready++] = ev->step;
+	}
+	while (d.pending)
+		emu_order_emit(&d, UINT64_MAX);
+	for (size_t i = 0; i < d.nitems; i++)
+		for (unsigned b = 0; b < 8; b++)
+			h = (h ^ ((p->items[i].seq >> (8 * b)) & 0xff)) * 0x100000001b3ull;
+	*items_out = p->items;
+	*n_out = d.nitems;
+	if (hash_out)
+		*hash_out = h;
+	if (moved_out)
+		*moved_out = d.moved;
+	return EMU_OK;
+}
+
+const char *emu_order_describe(const emu_order_plan *p, uint64_t seq, const char **kind_out)
+{
+	const emu_graph *g = p ? p->g : NULL;
+	size_t lo = 0, hi = g ? g->steps.n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->steps.v[mid].seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!g || lo == g->steps.n || g->steps.v[lo].seq != seq)
+		return NULL;
+	if (kind_out)
+		*kind_out = emu_kind_name(g->nodes.v[g->steps.v[lo].node_first].kind);
+	return emu_node_name(g, &g->nodes.v[g->steps.v[lo].node_first]);
+}
