@@ -461,6 +461,14 @@ void vkl_trim_gone(vkl_object *o);
 void vkl_template_created(const VkDescriptorUpdateTemplateCreateInfo *info,
                           VkDescriptorUpdateTemplate tmpl, uint64_t seq, uint64_t parent);
 size_t vkl_template_data_len(VkDescriptorUpdateTemplate tmpl);
+/* What vkBeginCommandBuffer records: info itself, or for a command buffer
+ * allocated PRIMARY a copy in *fix whose pInheritanceInfo is NULL (ignored
+ * for a primary command buffer: a program may leave garbage there).  The
+ * level comes from the command buffer's object-table entry, which
+ * vkAllocateCommandBuffers made with level + 1 as its data. */
+const VkCommandBufferBeginInfo *vkl_begin_info_recorded(VkCommandBuffer cb,
+                                                        const VkCommandBufferBeginInfo *info,
+                                                        VkCommandBufferBeginInfo *fix);
 
 /* ---- mapped memory (vkl_memory.c) --------------------------------------- */
 

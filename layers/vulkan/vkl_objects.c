@@ -337,3 +337,19 @@ size_t vkl_template_data_len(VkDescriptorUpdateTemplate tmpl)
 		return 0;
 	return (size_t)(uintptr_t)o.data;
 }
+
+/* ---- command buffers -------------------------------------------------- */
+
+const VkCommandBufferBeginInfo *vkl_begin_info_recorded(VkCommandBuffer cb,
+                                                        const VkCommandBufferBeginInfo *info,
+                                                        VkCommandBufferBeginInfo *fix)
+{
+	vkl_object o;
+	if (!info || !info->pInheritanceInfo ||
+	    !vkl_objects_find(VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)cb, &o) ||
+	    (uintptr_t)o.data != 1u + (unsigned)VK_COMMAND_BUFFER_LEVEL_PRIMARY)
+		return info; /* secondary, or a level we did not see: read as given */
+	*fix = *info;
+	fix->pInheritanceInfo = NULL;
+	return fix;
+}

@@ -505,7 +505,10 @@ IGNORED_CONTEXTS = sorted({r["when"][1] for r in ov.IGNORED_MEMBERS if r["when"]
 # Parent rules: conditions over the struct the owner is reached from.  Each
 # PARENT they name, numbered from 1, points sbt_vk_e.parent at itself (and
 # sets parent_id to its number) while it encodes its members.
-PARENT_RULES = ("dynamic_state", "parent_not_in")
+PARENT_RULES = ("dynamic_state", "parent_not_in", "parent_flag_clear")
+# Rules over state only the layer has: applied by the layer
+# (overrides.LAYER_ARG_FIXUPS), not by the encoder.
+LAYER_RULES = ("primary_command_buffer",)
 IGNORED_PARENTS = sorted({r["when"][1] for r in ov.IGNORED_MEMBERS if r["when"][0] in PARENT_RULES})
 # owner -> its one parent (the handle walk passes it down)
 IGNORED_PARENT_OF = {r["owner"]: r["when"][1] for r in ov.IGNORED_MEMBERS if r["when"][0] in PARENT_RULES}
@@ -517,6 +520,8 @@ def ignored_parent(when, p):
     if when[0] == "dynamic_state":
         return "sbt_vk_ignored_dynamic(%s->pDynamicState, %d, (const VkDynamicState[]){%s})" % (
             p, len(when[2]), ", ".join(when[2]))
+    if when[0] == "parent_flag_clear":
+        return "!(%s->%s & %s)" % (p, when[2], when[3])
     return "!(%s)" % " || ".join("%s->%s == %s" % (p, when[2], v) for v in when[3])
 
 
@@ -538,7 +543,7 @@ def ignored_cond(when, pfx="s->"):
         return "(%s%s & %s)" % (pfx, when[1], when[2])
     if op == "not_eq":
         return "(%s%s != %s)" % (pfx, when[1], when[2])
-    if op in ("in_command",) + PARENT_RULES:
+    if op in ("in_command",) + PARENT_RULES + LAYER_RULES:
         return None
     if op == "rasterizer_discard":
         return "sbt_vk_ignored_discard(%spRasterizationState, %spDynamicState)" % (pfx, pfx)
@@ -572,6 +577,10 @@ def ignored_text(when):
                 % {"depth_stencil": "depth or stencil format", "color": "color attachment"}[when[1]])
     if op == "dynamic_state":
         return "%s.pDynamicState has %s" % (when[1], " or ".join(when[2]))
+    if op == "primary_command_buffer":
+        return "the command buffer is primary (applied by the layer, which knows the level)"
+    if op == "parent_flag_clear":
+        return "the enclosing %s's %s lacks %s" % (when[1], when[2], when[3])
     if op == "parent_not_in":
         return "the enclosing %s's %s not in {%s}" % (
             when[1], when[2], ", ".join(v.replace("VK_DESCRIPTOR_TYPE_", "") for v in when[3]))
@@ -597,6 +606,8 @@ def _mark_ignored(owner, kinds):
             if r["owner"] != owner or r["member"] != k.m.name:
                 continue
             c = ignored_cond(r["when"])
+            if r["when"][0] in LAYER_RULES:
+                continue
             if r["when"][0] in PARENT_RULES:
                 k.ign_par = r["when"]
             elif c is None:

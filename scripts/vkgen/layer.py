@@ -204,11 +204,14 @@ def created_handles(reg, n, c):
             continue
         if p.len:
             cnt = c_count(c, p.len[0])
+            # a command buffer's entry keeps its level + 1 (vkl_cb_level)
+            data = ("(void *)(uintptr_t)(1u + (unsigned)pAllocateInfo->level)"
+                    if reg.resolve(p.type) == "VkCommandBuffer" else "NULL")
             lines += ["			if (%s) {" % p.name,
                       "				uint32_t vkl_i;",
                       "				for (vkl_i = 0; vkl_i < (uint32_t)(%s); vkl_i++)" % cnt,
-                      "					vkl_objects_add(%s, %s, vkl_seq, %s, NULL);"
-                      % (ot, u64("%s[vkl_i]" % p.name), par),
+                      "					vkl_objects_add(%s, %s, vkl_seq, %s, %s);"
+                      % (ot, u64("%s[vkl_i]" % p.name), par, data),
                       "			}"]
         else:
             lines.append("			if (%s)" % p.name)
@@ -289,6 +292,9 @@ def gen_wrapper(reg, n, c, codec, flat=None):
     if fe is not None:
         emit = fe
     fill = ["		vkl_a.%s = %s;" % (p, p) for p in pnames]
+    fixup = overrides.LAYER_ARG_FIXUPS.get(n)
+    if fixup:
+        fill = ["		%s" % fixup[0]] + fill + ["		%s" % fixup[1]]
     call = "vkl_x->table.%s(%s)" % (table_member(n), args_call(c))
     L = ["static VKAPI_ATTR %s VKAPI_CALL vkl_w_%s(%s)" % (c.ret, n, params_decl(c)), "{",
          "	const vkl_%s *vkl_x = vkl_%s_get(%s);" % (level, level, first)]

@@ -237,10 +237,16 @@ LAYER_REFUSED_EXTENSIONS = {
 #                                       is in PARENT's pDynamicState
 #   ("parent_not_in", PARENT, MEMBER, (ENUM, ...))  PARENT's MEMBER is none
 #                                       of the values
+#   ("parent_flag_clear", PARENT, MEMBER, BIT)  BIT is not set in PARENT's
+#                                       MEMBER
 # (PARENT's encoder points sbt_vk_e.parent at itself; the handle walker of
 # the owner takes its parent; reached from elsewhere, the member is read.)
 # or over the command the struct is passed to:
 #   ("in_command", COMMAND)             the struct is a parameter of COMMAND
+# or over state only the layer has (the encoder reads the member as usual;
+# the layer writes it absent in what it records, LAYER_ARG_FIXUPS below):
+#   ("primary_command_buffer",)         the command buffer the struct begins
+#                                       was allocated PRIMARY
 #
 # tests/programs/vk_ignored.c has one case per rule (it enumerates the table
 # the generator writes, serializer/generated/sbt_vk_ignored.h, and fails on a
@@ -262,6 +268,15 @@ _DERIVATIVE_SPEC = ("(paraphrase) Pipeline Derivatives: the base pipeline is nam
                     "noautovalidity and their VUIDs start \"If flags contains the "
                     "VK_PIPELINE_CREATE_DERIVATIVE_BIT flag\"")
 
+# A secondary command buffer continues a render pass only with
+# VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT in its begin info.
+_INHERIT_NO_PASS = ("parent_flag_clear", "VkCommandBufferBeginInfo", "flags",
+                    "VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT")
+_INHERIT_NO_PASS_SPEC = ("VkCommandBufferInheritanceInfo: \"If the VkCommandBuffer will not "
+                         "be executed within a render pass instance, or if the render pass "
+                         "instance was begun with vkCmdBeginRendering, renderPass, subpass, "
+                         "and framebuffer are ignored.\" (the first half: the begin info "
+                         "lacks VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT)")
 _TEMPLATE_SET = ("not_eq", "templateType", "VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET")
 _TEMPLATE_PUSH = ("not_eq", "templateType",
                   "VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR")
@@ -400,6 +415,18 @@ IGNORED_MEMBERS = [
              "swapchain when imageSharingMode is VK_SHARING_MODE_CONCURRENT\"; its VUIDs "
              "start \"If imageSharingMode is VK_SHARING_MODE_CONCURRENT\" and vk.xml "
              "marks it noautovalidity"},
+    {"owner": "VkCommandBufferBeginInfo", "member": "pInheritanceInfo",
+     "when": ("primary_command_buffer",),
+     "spec": "VkCommandBufferBeginInfo: \"pInheritanceInfo is a pointer to a "
+             "VkCommandBufferInheritanceInfo structure, used if commandBuffer is a "
+             "secondary command buffer. If this is a primary command buffer, then this "
+             "value is ignored.\""},
+    {"owner": "VkCommandBufferInheritanceInfo", "member": "renderPass",
+     "when": _INHERIT_NO_PASS, "spec": _INHERIT_NO_PASS_SPEC},
+    {"owner": "VkCommandBufferInheritanceInfo", "member": "subpass",
+     "when": _INHERIT_NO_PASS, "spec": _INHERIT_NO_PASS_SPEC},
+    {"owner": "VkCommandBufferInheritanceInfo", "member": "framebuffer",
+     "when": _INHERIT_NO_PASS, "spec": _INHERIT_NO_PASS_SPEC},
     {"owner": "VkDescriptorUpdateTemplateCreateInfo", "member": "descriptorSetLayout",
      "when": _TEMPLATE_SET,
      "spec": "VkDescriptorUpdateTemplateCreateInfo: \"descriptorSetLayout is the descriptor "
@@ -419,6 +446,17 @@ IGNORED_MEMBERS = [
      "spec": _TEMPLATE_PUSH_SPEC % "set is the set number of the descriptor set in the "
                                    "pipeline layout that will be updated"},
 ]
+
+# Ignored members only the layer can tell (("primary_command_buffer",)
+# rules): what a generated wrapper declares and runs after filling vkl_a
+# and before recording it, so that the recorded (and walked) arguments hold
+# the member as absent.  vkAllocateCommandBuffers keeps each command
+# buffer's level in its object-table entry (layer.py created_handles).
+LAYER_ARG_FIXUPS = {
+    "vkBeginCommandBuffer": ("VkCommandBufferBeginInfo vkl_fix;",
+                             "vkl_a.pBeginInfo = vkl_begin_info_recorded(commandBuffer, "
+                             "pBeginInfo, &vkl_fix);"),
+}
 
 # The generic rule: an input (const) array whose count is 0 is ignored
 # ("If COUNT is not 0, P must be a valid pointer to an array of COUNT ..."

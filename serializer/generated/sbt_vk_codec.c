@@ -9068,8 +9068,8 @@ sbt_vk_status sbt_vk_e_VkDescriptorImageInfo(sbt_vk_e *e, const VkDescriptorImag
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
-	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)((((e->parent_id == 2 && !(((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER))) ? (__typeof__(s->sampler))0 : s->sampler)));
-	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)((((e->parent_id == 2 && !(((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLE_WEIGHT_IMAGE_QCOM || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_BLOCK_MATCH_IMAGE_QCOM))) ? (__typeof__(s->imageView))0 : s->imageView)));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)((((e->parent_id == 3 && !(((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER))) ? (__typeof__(s->sampler))0 : s->sampler)));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)((((e->parent_id == 3 && !(((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLE_WEIGHT_IMAGE_QCOM || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_BLOCK_MATCH_IMAGE_QCOM))) ? (__typeof__(s->imageView))0 : s->imageView)));
 	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageLayout));
 	return SBT_VK_OK;
 }
@@ -9103,7 +9103,7 @@ static sbt_vk_status sbt_vk_eb_VkWriteDescriptorSet(sbt_vk_e *e, const VkWriteDe
 	const void *const parent0 = e->parent;
 	const int parent_id0 = e->parent_id;
 	e->parent = s;
-	e->parent_id = 2;
+	e->parent_id = 3;
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
@@ -11202,12 +11202,12 @@ static sbt_vk_status sbt_vk_eb_VkPipelineViewportStateCreateInfo(sbt_vk_e *e, co
 	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	sbt_vk_putq_u(e, (uint64_t)(s->viewportCount));
 	{
-		const __typeof__(s->pViewports) p389 = ((((uint64_t)s->viewportCount) == 0) || (e->parent_id == 1 && sbt_vk_ignored_dynamic(((const VkGraphicsPipelineCreateInfo *)e->parent)->pDynamicState, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT}))) ? NULL : s->pViewports;
+		const __typeof__(s->pViewports) p389 = ((((uint64_t)s->viewportCount) == 0) || (e->parent_id == 2 && sbt_vk_ignored_dynamic(((const VkGraphicsPipelineCreateInfo *)e->parent)->pDynamicState, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT}))) ? NULL : s->pViewports;
 		SBT_VK_ET(sbt_vk_put_rawarr(e, p389, (uint64_t)s->viewportCount, sizeof(*p389)));
 	}
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->scissorCount)));
 	{
-		const __typeof__(s->pScissors) p394 = ((((uint64_t)s->scissorCount) == 0) || (e->parent_id == 1 && sbt_vk_ignored_dynamic(((const VkGraphicsPipelineCreateInfo *)e->parent)->pDynamicState, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT}))) ? NULL : s->pScissors;
+		const __typeof__(s->pScissors) p394 = ((((uint64_t)s->scissorCount) == 0) || (e->parent_id == 2 && sbt_vk_ignored_dynamic(((const VkGraphicsPipelineCreateInfo *)e->parent)->pDynamicState, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT}))) ? NULL : s->pScissors;
 		SBT_VK_ET(sbt_vk_put_rawarr(e, p394, (uint64_t)s->scissorCount, sizeof(*p394)));
 	}
 	return SBT_VK_OK;
@@ -11667,7 +11667,7 @@ static sbt_vk_status sbt_vk_eb_VkGraphicsPipelineCreateInfo(sbt_vk_e *e, const V
 	const void *const parent0 = e->parent;
 	const int parent_id0 = e->parent_id;
 	e->parent = s;
-	e->parent_id = 1;
+	e->parent_id = 2;
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -12332,9 +12332,9 @@ static sbt_vk_status sbt_vk_eb_VkCommandBufferInheritanceInfo(sbt_vk_e *e, const
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_e_need(e, 60));
-	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->renderPass));
-	sbt_vk_putq_u(e, (uint64_t)(s->subpass));
-	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->framebuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)((((e->parent_id == 1 && !(((const VkCommandBufferBeginInfo *)e->parent)->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT))) ? (__typeof__(s->renderPass))0 : s->renderPass)));
+	sbt_vk_putq_u(e, (uint64_t)((((e->parent_id == 1 && !(((const VkCommandBufferBeginInfo *)e->parent)->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT))) ? (__typeof__(s->subpass))0 : s->subpass)));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)((((e->parent_id == 1 && !(((const VkCommandBufferBeginInfo *)e->parent)->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT))) ? (__typeof__(s->framebuffer))0 : s->framebuffer)));
 	sbt_vk_putq_u(e, (uint64_t)(s->occlusionQueryEnable));
 	sbt_vk_putq_u(e, (uint64_t)(s->queryFlags));
 	sbt_vk_putq_u(e, (uint64_t)(s->pipelineStatistics));
@@ -12396,6 +12396,10 @@ sbt_vk_status sbt_vk_d_VkCommandBufferInheritanceInfo(sbt_vk_d *d, VkCommandBuff
 
 static sbt_vk_status sbt_vk_eb_VkCommandBufferBeginInfo(sbt_vk_e *e, const VkCommandBufferBeginInfo *s)
 {
+	const void *const parent0 = e->parent;
+	const int parent_id0 = e->parent_id;
+	e->parent = s;
+	e->parent_id = 1;
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
@@ -12403,6 +12407,8 @@ static sbt_vk_status sbt_vk_eb_VkCommandBufferBeginInfo(sbt_vk_e *e, const VkCom
 	if (s->pInheritanceInfo) {
 		SBT_VK_ET(sbt_vk_e_VkCommandBufferInheritanceInfo(e, &(s->pInheritanceInfo[0])));
 	}
+	e->parent = parent0;
+	e->parent_id = parent_id0;
 	return SBT_VK_OK;
 }
 

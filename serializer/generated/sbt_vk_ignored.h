@@ -72,7 +72,7 @@ typedef struct sbt_vk_ignored_rule {
 	const char *spec;   /* the specification's wording */
 } sbt_vk_ignored_rule;
 
-#define SBT_VK_IGNORED_RULES 29
+#define SBT_VK_IGNORED_RULES 33
 
 static const sbt_vk_ignored_rule sbt_vk_ignored_rules[SBT_VK_IGNORED_RULES] = {
 	{"VkDescriptorSetLayoutBinding", "pImmutableSamplers", "descriptorType not in {SAMPLER, COMBINED_IMAGE_SAMPLER}",
@@ -123,6 +123,14 @@ static const sbt_vk_ignored_rule sbt_vk_ignored_rules[SBT_VK_IGNORED_RULES] = {
 	 "VkFramebufferCreateInfo: \"pAttachments is a pointer to an array of VkImageView handles, each of which will be used as the corresponding attachment in a render pass instance. If flags includes VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT, this parameter is ignored.\""},
 	{"VkSwapchainCreateInfoKHR", "pQueueFamilyIndices", "imageSharingMode != VK_SHARING_MODE_CONCURRENT",
 	 "(paraphrase) VkSwapchainCreateInfoKHR: pQueueFamilyIndices is \"a pointer to an array of queue family indices having access to the images of the swapchain when imageSharingMode is VK_SHARING_MODE_CONCURRENT\"; its VUIDs start \"If imageSharingMode is VK_SHARING_MODE_CONCURRENT\" and vk.xml marks it noautovalidity"},
+	{"VkCommandBufferBeginInfo", "pInheritanceInfo", "the command buffer is primary (applied by the layer, which knows the level)",
+	 "VkCommandBufferBeginInfo: \"pInheritanceInfo is a pointer to a VkCommandBufferInheritanceInfo structure, used if commandBuffer is a secondary command buffer. If this is a primary command buffer, then this value is ignored.\""},
+	{"VkCommandBufferInheritanceInfo", "renderPass", "the enclosing VkCommandBufferBeginInfo's flags lacks VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT",
+	 "VkCommandBufferInheritanceInfo: \"If the VkCommandBuffer will not be executed within a render pass instance, or if the render pass instance was begun with vkCmdBeginRendering, renderPass, subpass, and framebuffer are ignored.\" (the first half: the begin info lacks VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT)"},
+	{"VkCommandBufferInheritanceInfo", "subpass", "the enclosing VkCommandBufferBeginInfo's flags lacks VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT",
+	 "VkCommandBufferInheritanceInfo: \"If the VkCommandBuffer will not be executed within a render pass instance, or if the render pass instance was begun with vkCmdBeginRendering, renderPass, subpass, and framebuffer are ignored.\" (the first half: the begin info lacks VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT)"},
+	{"VkCommandBufferInheritanceInfo", "framebuffer", "the enclosing VkCommandBufferBeginInfo's flags lacks VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT",
+	 "VkCommandBufferInheritanceInfo: \"If the VkCommandBuffer will not be executed within a render pass instance, or if the render pass instance was begun with vkCmdBeginRendering, renderPass, subpass, and framebuffer are ignored.\" (the first half: the begin info lacks VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT)"},
 	{"VkDescriptorUpdateTemplateCreateInfo", "descriptorSetLayout", "templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET",
 	 "VkDescriptorUpdateTemplateCreateInfo: \"descriptorSetLayout is the descriptor set layout used to build the descriptor update template. [...] This parameter is ignored if templateType is not VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET.\""},
 	{"VkDescriptorUpdateTemplateCreateInfo", "pipelineBindPoint", "templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR",
@@ -246,6 +254,27 @@ static inline int sbt_vk_ignored_VkFramebufferCreateInfo_pAttachments(const VkFr
 static inline int sbt_vk_ignored_VkSwapchainCreateInfoKHR_pQueueFamilyIndices(const VkSwapchainCreateInfoKHR *s)
 {
 	return (s->imageSharingMode != VK_SHARING_MODE_CONCURRENT);
+}
+
+static inline int sbt_vk_ignored_VkCommandBufferInheritanceInfo_renderPass(const VkCommandBufferInheritanceInfo *s,
+                                                                           const VkCommandBufferBeginInfo *parent)
+{
+	(void)s;
+	return parent && !(parent->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT);
+}
+
+static inline int sbt_vk_ignored_VkCommandBufferInheritanceInfo_subpass(const VkCommandBufferInheritanceInfo *s,
+                                                                        const VkCommandBufferBeginInfo *parent)
+{
+	(void)s;
+	return parent && !(parent->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT);
+}
+
+static inline int sbt_vk_ignored_VkCommandBufferInheritanceInfo_framebuffer(const VkCommandBufferInheritanceInfo *s,
+                                                                            const VkCommandBufferBeginInfo *parent)
+{
+	(void)s;
+	return parent && !(parent->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT);
 }
 
 static inline int sbt_vk_ignored_VkDescriptorUpdateTemplateCreateInfo_descriptorSetLayout(const VkDescriptorUpdateTemplateCreateInfo *s)

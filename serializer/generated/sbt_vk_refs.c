@@ -18,7 +18,7 @@ static void sbt_vk_r_VkDescriptorImageInfo(const VkDescriptorImageInfo *s, const
 static void sbt_vk_r_VkWriteDescriptorSet(const VkWriteDescriptorSet *s, sbt_vk_ref_fn fn, void *ctx);
 static void sbt_vk_r_VkBufferMemoryBarrier(const VkBufferMemoryBarrier *s, sbt_vk_ref_fn fn, void *ctx);
 static void sbt_vk_r_VkImageMemoryBarrier(const VkImageMemoryBarrier *s, sbt_vk_ref_fn fn, void *ctx);
-static void sbt_vk_r_VkCommandBufferInheritanceInfo(const VkCommandBufferInheritanceInfo *s, sbt_vk_ref_fn fn, void *ctx);
+static void sbt_vk_r_VkCommandBufferInheritanceInfo(const VkCommandBufferInheritanceInfo *s, const VkCommandBufferBeginInfo *parent, sbt_vk_ref_fn fn, void *ctx);
 static void sbt_vk_r_VkCommandBufferBeginInfo(const VkCommandBufferBeginInfo *s, sbt_vk_ref_fn fn, void *ctx);
 static void sbt_vk_r_VkRenderPassBeginInfo(const VkRenderPassBeginInfo *s, sbt_vk_ref_fn fn, void *ctx);
 static void sbt_vk_r_VkSubmitInfo(const VkSubmitInfo *s, sbt_vk_ref_fn fn, void *ctx);
@@ -159,16 +159,18 @@ static void sbt_vk_r_VkImageMemoryBarrier(const VkImageMemoryBarrier *s, sbt_vk_
 		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->image));
 }
 
-static void sbt_vk_r_VkCommandBufferInheritanceInfo(const VkCommandBufferInheritanceInfo *s, sbt_vk_ref_fn fn, void *ctx)
+static void sbt_vk_r_VkCommandBufferInheritanceInfo(const VkCommandBufferInheritanceInfo *s, const VkCommandBufferBeginInfo *parent, sbt_vk_ref_fn fn, void *ctx)
 {
-	if ((s->framebuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)(s->framebuffer));
+	if (!(parent && !(parent->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT))) { /* else ignored (overrides.IGNORED_MEMBERS) */
+		if ((s->framebuffer) != VK_NULL_HANDLE)
+			fn(ctx, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)(s->framebuffer));
+	}
 }
 
 static void sbt_vk_r_VkCommandBufferBeginInfo(const VkCommandBufferBeginInfo *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if (s->pInheritanceInfo) {
-		sbt_vk_r_VkCommandBufferInheritanceInfo(&(s->pInheritanceInfo[0]), fn, ctx);
+		sbt_vk_r_VkCommandBufferInheritanceInfo(&(s->pInheritanceInfo[0]), s, fn, ctx);
 	}
 }
 

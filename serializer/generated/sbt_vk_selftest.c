@@ -6895,12 +6895,18 @@ static int sbt_vk_c_VkCommandBufferInheritanceInfo(sbt_vk_c *c, const void *va, 
 		return sbt_vk_t_fail(c, "VkCommandBufferInheritanceInfo.sType");
 	if (sbt_vk_c_chain(c, a->pNext, b->pNext, in))
 		return sbt_vk_t_fail(c, "VkCommandBufferInheritanceInfo.pNext");
-	if ((uint64_t)(uintptr_t)(b->renderPass) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->renderPass), in))
-		return sbt_vk_t_fail(c, "VkCommandBufferInheritanceInfo.renderPass");
-	if ((a->subpass) != (b->subpass))
-		return sbt_vk_t_fail(c, "VkCommandBufferInheritanceInfo.subpass");
-	if ((uint64_t)(uintptr_t)(b->framebuffer) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->framebuffer), in))
-		return sbt_vk_t_fail(c, "VkCommandBufferInheritanceInfo.framebuffer");
+	if (b->renderPass != (__typeof__(b->renderPass))0) {
+		if ((uint64_t)(uintptr_t)(b->renderPass) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->renderPass), in))
+			return sbt_vk_t_fail(c, "VkCommandBufferInheritanceInfo.renderPass");
+	}
+	if (b->subpass != (__typeof__(b->subpass))0) {
+		if ((a->subpass) != (b->subpass))
+			return sbt_vk_t_fail(c, "VkCommandBufferInheritanceInfo.subpass");
+	}
+	if (b->framebuffer != (__typeof__(b->framebuffer))0) {
+		if ((uint64_t)(uintptr_t)(b->framebuffer) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->framebuffer), in))
+			return sbt_vk_t_fail(c, "VkCommandBufferInheritanceInfo.framebuffer");
+	}
 	if ((a->occlusionQueryEnable) != (b->occlusionQueryEnable))
 		return sbt_vk_t_fail(c, "VkCommandBufferInheritanceInfo.occlusionQueryEnable");
 	if ((a->queryFlags) != (b->queryFlags))

@@ -42,6 +42,7 @@ typedef struct ign {
 	VkImage image;     /* the sampled image of the image writes */
 	VkDeviceMemory image_mem;
 	VkImageView view;
+	const void *inherit; /* ign_submit's pInheritanceInfo (primary: ignored) */
 } ign;
 
 /* The instance and device of vkp_ctx_init, with VK_KHR_push_descriptor,
@@ -329,6 +330,7 @@ static void ign_submit(ign *g, void (*rec)(ign *, VkCommandBuffer, void *), void
 	VKP_CHECK(c, vkCreateCommandPool(c->device, &cpi, NULL, &pool));
 	cai.commandPool = pool;
 	VKP_CHECK(c, vkAllocateCommandBuffers(c->device, &cai, &cb));
+	bi.pInheritanceInfo = g->inherit;
 	VKP_CHECK(c, vkBeginCommandBuffer(cb, &bi));
 	rec(g, cb, arg);
 	VKP_CHECK(c, vkEndCommandBuffer(cb));
@@ -888,6 +890,53 @@ static void case_zero_count(ign *g)
 	ign_submit(g, rec_nothing, NULL);
 }
 
+/* A primary command buffer begun with pInheritanceInfo pointing at the
+ * PROT_NONE page. */
+static void case_primary_inheritance(ign *g)
+{
+	g->inherit = g->none;
+	ign_submit(g, rec_nothing, NULL);
+	g->inherit = NULL;
+}
+
+/* Executes a secondary command buffer that continues no render pass and
+ * whose inheritance info names a garbage render pass, subpass and
+ * framebuffer. */
+static void rec_execute_secondary(ign *g, VkCommandBuffer cb, void *arg)
+{
+	VkCommandBuffer sec = *(VkCommandBuffer *)arg;
+	(void)g;
+	vkCmdExecuteCommands(cb, 1, &sec);
+}
+
+static void case_inheritance_no_pass(ign *g)
+{
+	vkp_ctx *c = &g->c;
+	VkCommandPoolCreateInfo cpi = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+	                                .queueFamilyIndex = c->qfam };
+	VkCommandBufferAllocateInfo cai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+	                                    .level = VK_COMMAND_BUFFER_LEVEL_SECONDARY,
+	                                    .commandBufferCount = 1 };
+	VkCommandBufferInheritanceInfo inh = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO,
+		.renderPass = (VkRenderPass)GARBAGE_HANDLE,
+		.subpass = 0xdeadbeefu,
+		.framebuffer = (VkFramebuffer)GARBAGE_HANDLE,
+	};
+	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+	                                .pInheritanceInfo = &inh };
+	VkCommandPool pool;
+	VkCommandBuffer sec;
+
+	VKP_CHECK(c, vkCreateCommandPool(c->device, &cpi, NULL, &pool));
+	cai.commandPool = pool;
+	VKP_CHECK(c, vkAllocateCommandBuffers(c->device, &cai, &sec));
+	VKP_CHECK(c, vkBeginCommandBuffer(sec, &bi));
+	VKP_CHECK(c, vkEndCommandBuffer(sec));
+	ign_submit(g, rec_execute_secondary, &sec);
+	vkDestroyCommandPool(c->device, pool, NULL);
+}
+
 /* One case per rule of sbt_vk_ignored_rules, by "OWNER.MEMBER". */
 static const struct {
 	const char *name;
@@ -915,6 +964,10 @@ static const struct {
 	{ "VkDescriptorImageInfo.sampler", case_image_sampler },
 	{ "VkDescriptorImageInfo.imageView", case_image_view },
 	{ "VkSwapchainCreateInfoKHR.pQueueFamilyIndices", case_swapchain_queue_families },
+	{ "VkCommandBufferBeginInfo.pInheritanceInfo", case_primary_inheritance },
+	{ "VkCommandBufferInheritanceInfo.renderPass", case_inheritance_no_pass },
+	{ "VkCommandBufferInheritanceInfo.subpass", case_inheritance_no_pass },
+	{ "VkCommandBufferInheritanceInfo.framebuffer", case_inheritance_no_pass },
 	{ "VkDescriptorUpdateTemplateCreateInfo.descriptorSetLayout", case_template_push },
 	{ "VkDescriptorUpdateTemplateCreateInfo.pipelineBindPoint", case_template_set },
 	{ "VkDescriptorUpdateTemplateCreateInfo.pipelineLayout", case_template_set },

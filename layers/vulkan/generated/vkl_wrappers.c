@@ -1277,7 +1277,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAllocateCommandBuffers(VkDevice de
 			if (pCommandBuffers) {
 				uint32_t vkl_i;
 				for (vkl_i = 0; vkl_i < (uint32_t)(pAllocateInfo->commandBufferCount); vkl_i++)
-					vkl_objects_add(VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)(pCommandBuffers[vkl_i]), vkl_seq, (uint64_t)(uintptr_t)(pAllocateInfo->commandPool), NULL);
+					vkl_objects_add(VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)(pCommandBuffers[vkl_i]), vkl_seq, (uint64_t)(uintptr_t)(pAllocateInfo->commandPool), (void *)(uintptr_t)(1u + (unsigned)pAllocateInfo->level));
 			}
 		}
 		vkl_reach_call(vkl_x, SBT_VK_CMD_vkAllocateCommandBuffers, &vkl_a, vkl_ret >= 0);
@@ -1314,8 +1314,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBeginCommandBuffer(VkCommandBuffer
 	vkl_ret = vkl_x->table.BeginCommandBuffer(commandBuffer, pBeginInfo);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkBeginCommandBuffer vkl_a;
+		VkCommandBufferBeginInfo vkl_fix;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pBeginInfo = pBeginInfo;
+		vkl_a.pBeginInfo = vkl_begin_info_recorded(commandBuffer, pBeginInfo, &vkl_fix);
 		vkl_a.ret = vkl_ret;
 		vkl_emit(SBT_VK_CMD_vkBeginCommandBuffer, 0, &vkl_a);
 		vkl_reach_call(vkl_x, SBT_VK_CMD_vkBeginCommandBuffer, &vkl_a, vkl_ret >= 0);
