@@ -42,14 +42,17 @@
  * The snapshot (cap_on_window_open, on the thread that opens the window):
  * every device waits idle; the kept calls are recorded in order, except
  * those that name an object destroyed since (decoded and checked first);
- * then memory contents (vkl_memory_snapshot through a mapping, or through
- * a staging copy for memory the host cannot map that holds only buffers);
- * then, per device, calls with handles of the layer's own
+ * then memory contents (vkl_memory_snapshot through a mapping, or, for
+ * memory the host cannot map, through staging copies: each image's
+ * contents per mip level and aspect, the rest through a buffer bound over
+ * the memory); then, per device, calls with handles of the layer's own
  * (VKL_TRIM_HANDLE_BASE and up: non-canonical addresses, never a driver's
- * handle) that copy staged memory back, put images in their current
- * layouts, signal fences and semaphores, reset fences created signalled,
- * and acquire the images the application holds; last, objects recreated
- * only for others are destroyed again.
+ * handle) that copy staged memory and images back, put images in their
+ * current layouts, signal fences and semaphores, reset fences created
+ * signalled, and acquire the images the application holds; last, objects
+ * recreated only for others are destroyed again.  So that images can be
+ * copied, vkCreateImage gets transfer usage while tracking
+ * (vkl_trim_image_info).
  *
  * Cost while no window is open: a vkCmd* is a per-thread cache hit for its
  * command buffer and a copy of its arguments in flat form (sbt_vk_flat;
