@@ -123,12 +123,11 @@ typedef struct vkl_trim_obj {
 	 * usage vkl_trim_image_info added) and what copies of them need */
 	VkFormat format;
 	VkImageLayout initial, layout;
-	VkImageUsageFlags usage;
+	VkImageUsageFlags usage, app_usage; /* the driver's; the application's */
 	VkImageType itype;
 	VkExtent3D extent;
 	uint32_t mips, layers;
 	VkSampleCountFlagBits samples;
-	VkImageTiling tiling;
 	VkImageCreateFlags iflags;
 	/* buffers and images: the memory they are bound to */
 	uint64_t memory;
@@ -472,6 +471,12 @@ static void vkl_trim_pass_attachment(vkl_trim_obj *o, uint32_t i, VkFormat forma
 	o->loads[i] = load == VK_ATTACHMENT_LOAD_OP_LOAD || stencil_load == VK_ATTACHMENT_LOAD_OP_LOAD;
 }
 
+/* Where vkl_trim_image_info puts the create info it changes (read by the
+ * driver, the record and vkl_trim_adopt_args before this thread's next
+ * vkCreateImage), and the usage the application asked for. */
+static __thread VkImageCreateInfo vkl_trim_image_ci;
+static __thread VkImageUsageFlags vkl_trim_image_app_usage;
+
 /* What the new object came from, by the creating call's arguments. */
 static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 {
@@ -483,12 +488,12 @@ static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 		o->format = ci->format;
 		o->initial = o->layout = ci->initialLayout;
 		o->usage = ci->usage;
+		o->app_usage = ci == &vkl_trim_image_ci ? vkl_trim_image_app_usage : ci->usage;
 		o->itype = ci->imageType;
 		o->extent = ci->extent;
 		o->mips = ci->mipLevels;
 		o->layers = ci->arrayLayers;
 		o->samples = ci->samples;
-		o->tiling = ci->tiling;
 		o->iflags = ci->flags;
 		break;
 	}
@@ -664,10 +669,6 @@ struct vkl_trim_obj *vkl_trim_adopt(VkObjectType type, uint64_t handle, uint64_t
 	return o;
 }
 
-/* Where vkl_trim_image_info puts the create info it changes (read by the
- * driver and the record before this thread's next vkCreateImage). */
-static __thread VkImageCreateInfo vkl_trim_image_ci;
-
 /* Transfer usage, so that a snapshot can copy the image out and back in:
  * added while tracking where the driver allows it (not to transient
  * attachments, multisampled, sparse or disjoint images, nor where a
@@ -711,6 +712,7 @@ const VkImageCreateInfo *vkl_trim_image_info(const vkl_device *d, const VkImageC
 		return ci;
 	vkl_trim_image_ci = *ci;
 	vkl_trim_image_ci.usage |= want;
+	vkl_trim_image_app_usage = ci->usage;
 	return &vkl_trim_image_ci;
 }
 
@@ -1362,11 +1364,12 @@ typedef struct vkl_snap_image {
 	uint64_t image, device, memory;
 	VkFormat format;
 	VkImageLayout from, to;
-	VkImageUsageFlags usage;
+	VkImageUsageFlags usage, app_usage; /* the driver's; the application's */
 	VkImageType type;
 	VkExtent3D extent;
 	uint32_t mips, layers;
 	VkSampleCountFlagBits samples;
+	VkImageCreateFlags flags;
 	uint8_t *bytes;             /* owned; NULL: not read */
 	VkDeviceSize size;
 	uint32_t staging_type;      /* host-visible type for the replay's staging memory */
@@ -1515,7 +1518,7 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 				b->memory = o->memory;
 				b->format = o->format;
 				b->needed = o->type == VK_OBJECT_TYPE_BUFFER ||
-				            (o->usage & ~(VkImageUsageFlags)VKL_TRIM_ATTACHMENT_USAGE) != 0;
+				            (o->app_usage & ~(VkImageUsageFlags)VKL_TRIM_ATTACHMENT_USAGE) != 0;
 				b->image = o->type == VK_OBJECT_TYPE_IMAGE;
 			}
 		}
@@ -1531,11 +1534,13 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 				im->from = o->initial;
 				im->to = o->layout;
 				im->usage = o->usage;
+				im->app_usage = o->app_usage;
 				im->type = o->itype;
 				im->extent = o->extent;
 				im->mips = o->mips;
 				im->layers = o->layers;
 				im->samples = o->samples;
+				im->flags = o->iflags;
 			}
 		}
 		break;
@@ -1832,7 +1837,7 @@ static int vkl_snap_memory_holds(const vkl_snap *s, uint64_t mem, int image)
 static int vkl_snap_image_needed(const vkl_snap *s, const vkl_snap_image *im)
 {
 	size_t j;
-	if (im->usage & ~(VkImageUsageFlags)VKL_TRIM_ATTACHMENT_USAGE)
+	if (im->app_usage & ~(VkImageUsageFlags)VKL_TRIM_ATTACHMENT_USAGE)
 		return 1;
 	for (j = 0; j < s->nloaded; j++)
 		if (s->loaded[j] == im->format)
@@ -1873,6 +1878,8 @@ static uint32_t vkl_snap_regions(const vkl_snap_image *im, VkBufferImageCopy *ou
 	*why_out = NULL;
 	if (im->samples != VK_SAMPLE_COUNT_1_BIT)
 		*why_out = "it is multisampled";
+	else if (im->flags & VK_IMAGE_CREATE_SPARSE_BINDING_BIT)
+		*why_out = "it is sparse";
 	else if ((im->usage & (VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT)) !=
 	         (VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT))
 		*why_out = "it has no transfer usage (the driver did not allow adding it)";

@@ -7,7 +7,11 @@
  *     buffer), then kept in SHADER_READ_ONLY_OPTIMAL;
  *   - image B: R32_UINT, 16x16, storage usage and transfer-destination
  *     usage only (no transfer source: a capture layer that copies it must
- *     add that usage); uploaded once, then kept in GENERAL.
+ *     add that usage); uploaded once, then kept in GENERAL;
+ *   - image C: a colour attachment only, moved to
+ *     COLOR_ATTACHMENT_OPTIMAL and never read (no render pass loads it: a
+ *     snapshot need not keep its contents, even when a capture layer gave
+ *     it transfer usage).
  *
  * Each round, one submit: A copied whole (every mip level, both layers)
  * into a host-visible buffer, then mip level 1 of layer r % 2 cleared to a
@@ -136,8 +140,8 @@ int main(int argc, char **argv)
 	uint32_t rounds = 8, r, i, x, y, m, l;
 	vkp_ctx c;
 	vkp_buffer upload, readback, words;
-	VkImage a, b;
-	VkDeviceMemory a_mem, b_mem;
+	VkImage a, b, att;
+	VkDeviceMemory a_mem, b_mem, att_mem;
 	VkImageView b_view;
 	VkImageViewCreateInfo vci = { .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO };
 	VkDescriptorSetLayoutBinding binds[2] = {
@@ -200,6 +204,8 @@ int main(int argc, char **argv)
 	              &a_mem);
 	b = vkt_image(&c, VK_FORMAT_R32_UINT, VKT_BW, VKT_BW, 1, 1,
 	              VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, &b_mem);
+	att = vkt_image(&c, VK_FORMAT_R8G8B8A8_UINT, VKT_BW, VKT_BW, 1, 1,
+	                VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, &att_mem);
 	vkp_buffer_create(&c, &upload, a_size + b_size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
 	                  0, 1);
@@ -280,6 +286,8 @@ int main(int argc, char **argv)
 	            VK_ACCESS_TRANSFER_WRITE_BIT);
 	vkt_barrier(cb, b, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
 	            VK_ACCESS_TRANSFER_WRITE_BIT);
+	vkt_barrier(cb, att, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0,
+	            VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
 	vkCmdCopyBufferToImage(cb, upload.buf, a, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VKT_MIPS,
 	                       regions);
 	vkCmdCopyBufferToImage(cb, upload.buf, b, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
@@ -366,8 +374,10 @@ int main(int argc, char **argv)
 	vkDestroyDescriptorPool(c.device, pool, NULL);
 	vkDestroyDescriptorSetLayout(c.device, dsl, NULL);
 	vkDestroyImageView(c.device, b_view, NULL);
+	vkDestroyImage(c.device, att, NULL);
 	vkDestroyImage(c.device, b, NULL);
 	vkDestroyImage(c.device, a, NULL);
+	vkFreeMemory(c.device, att_mem, NULL);
 	vkFreeMemory(c.device, b_mem, NULL);
 	vkFreeMemory(c.device, a_mem, NULL);
 	vkp_buffer_destroy(&c, &words);
