@@ -8,6 +8,9 @@
  *   - image B: R32_UINT, 16x16, storage usage and transfer-destination
  *     usage only (no transfer source: a capture layer that copies it must
  *     add that usage); uploaded once, then kept in GENERAL;
+ *   - image D: D32_SFLOAT_S8_UINT, 16x16, 2 mip levels, a depth/stencil
+ *     attachment with transfer usage; depth and stencil uploaded once, then
+ *     kept in DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
  *   - image C: a colour attachment only, moved to
  *     COLOR_ATTACHMENT_OPTIMAL and never read (no render pass loads it: a
  *     snapshot need not keep its contents, even when a capture layer gave
@@ -16,8 +19,9 @@
  * Each round, one submit: A copied whole (every mip level, both layers)
  * into a host-visible buffer, then mip level 1 of layer r % 2 cleared to a
  * colour of the round; B read by a compute shader
- * (tests/shaders/vk_trim_image.comp) into another, both zeroed by the
- * host before (so every round's checkpoints cover both whole).  After the
+ * (tests/shaders/vk_trim_image.comp) into another; D's depth and stencil
+ * copied into a third; all three zeroed by the host before (so every
+ * round's checkpoints cover them whole).  After the
  * fence wait both are checked against the program's own model and hashed.
  *
  * usage: vk_trim_image [--rounds R]
@@ -30,6 +34,7 @@
 #define VKT_MIPS 3u
 #define VKT_LAYERS 2u
 #define VKT_BW 16u
+#define VKT_DMIPS 2u
 
 static void vkt_usage(FILE *f)
 {
@@ -92,8 +97,9 @@ static VkImage vkt_image(const vkp_ctx *c, VkFormat format, uint32_t w, uint32_t
 	return img;
 }
 
-static void vkt_barrier(VkCommandBuffer cb, VkImage img, VkImageLayout from, VkImageLayout to,
-                        VkAccessFlags src, VkAccessFlags dst)
+static void vkt_barrier_aspect(VkCommandBuffer cb, VkImage img, VkImageAspectFlags aspects,
+                               VkImageLayout from, VkImageLayout to, VkAccessFlags src,
+                               VkAccessFlags dst)
 {
 	VkImageMemoryBarrier b = { .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER };
 	b.srcAccessMask = src;
@@ -102,11 +108,57 @@ static void vkt_barrier(VkCommandBuffer cb, VkImage img, VkImageLayout from, VkI
 	b.newLayout = to;
 	b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
 	b.image = img;
-	b.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+	b.subresourceRange.aspectMask = aspects;
 	b.subresourceRange.levelCount = VK_REMAINING_MIP_LEVELS;
 	b.subresourceRange.layerCount = VK_REMAINING_ARRAY_LAYERS;
 	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
 	                     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+static void vkt_barrier(VkCommandBuffer cb, VkImage img, VkImageLayout from, VkImageLayout to,
+                        VkAccessFlags src, VkAccessFlags dst)
+{
+	vkt_barrier_aspect(cb, img, VK_IMAGE_ASPECT_COLOR_BIT, from, to, src, dst);
+}
+
+/* D's copies: depth of mip levels 0 and 1 (4 bytes a texel), then stencil
+ * of both (1 byte), packed; returns the bytes they take. */
+static VkDeviceSize vkt_d_regions(VkBufferImageCopy *r)
+{
+	VkDeviceSize at = 0;
+	uint32_t i, m;
+	memset(r, 0, sizeof(*r) * 2 * VKT_DMIPS);
+	for (i = 0; i < 2 * VKT_DMIPS; i++) {
+		m = i % VKT_DMIPS;
+		r[i].bufferOffset = at;
+		r[i].imageSubresource.aspectMask =
+			i < VKT_DMIPS ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_STENCIL_BIT;
+		r[i].imageSubresource.mipLevel = m;
+		r[i].imageSubresource.layerCount = 1;
+		r[i].imageExtent.width = VKT_BW >> m;
+		r[i].imageExtent.height = VKT_BW >> m;
+		r[i].imageExtent.depth = 1;
+		at += (VkDeviceSize)(VKT_BW >> m) * (VKT_BW >> m) * (i < VKT_DMIPS ? 4 : 1);
+	}
+	return at;
+}
+
+/* D's contents in the layout of vkt_d_regions: depths in [0, 1) exact in
+ * a float, stencil bytes. */
+static void vkt_d_fill(uint8_t *p)
+{
+	uint32_t m, x, y;
+	for (m = 0; m < VKT_DMIPS; m++)
+		for (y = 0; y < VKT_BW >> m; y++)
+			for (x = 0; x < VKT_BW >> m; x++) {
+				float depth = (float)(x + VKT_BW * y + 256 * m) / 1024.0f;
+				memcpy(p, &depth, 4);
+				p += 4;
+			}
+	for (m = 0; m < VKT_DMIPS; m++)
+		for (y = 0; y < VKT_BW >> m; y++)
+			for (x = 0; x < VKT_BW >> m; x++)
+				*p++ = (uint8_t)(x * 3 + y * 5 + m * 7);
 }
 
 /* Texel word (x, y) of B. */
@@ -137,11 +189,14 @@ static void vkt_submit_wait(const vkp_ctx *c, VkCommandBuffer cb, VkFence fence)
 int main(int argc, char **argv)
 {
 	const VkDeviceSize a_size = vkt_mip_offset(VKT_MIPS), b_size = VKT_BW * VKT_BW * 4;
+	VkBufferImageCopy d_regions[2 * VKT_DMIPS];
+	const VkDeviceSize d_size = vkt_d_regions(d_regions);
+	uint8_t *d_model;
 	uint32_t rounds = 8, r, i, x, y, m, l;
 	vkp_ctx c;
-	vkp_buffer upload, readback, words;
-	VkImage a, b, att;
-	VkDeviceMemory a_mem, b_mem, att_mem;
+	vkp_buffer upload, readback, words, dread;
+	VkImage a, b, att, d;
+	VkDeviceMemory a_mem, b_mem, att_mem, d_mem;
 	VkImageView b_view;
 	VkImageViewCreateInfo vci = { .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO };
 	VkDescriptorSetLayoutBinding binds[2] = {
@@ -196,7 +251,8 @@ int main(int argc, char **argv)
 
 	vkp_ctx_init(&c, "vk_trim_image", 0);
 	model = malloc((size_t)a_size);
-	if (!model)
+	d_model = malloc((size_t)d_size);
+	if (!model || !d_model)
 		vkp_die(&c, "out of memory");
 	a = vkt_image(&c, VK_FORMAT_R8G8B8A8_UINT, VKT_AW, VKT_AH, VKT_MIPS, VKT_LAYERS,
 	              VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
@@ -204,14 +260,20 @@ int main(int argc, char **argv)
 	              &a_mem);
 	b = vkt_image(&c, VK_FORMAT_R32_UINT, VKT_BW, VKT_BW, 1, 1,
 	              VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, &b_mem);
+	d = vkt_image(&c, VK_FORMAT_D32_SFLOAT_S8_UINT, VKT_BW, VKT_BW, VKT_DMIPS, 1,
+	              VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+	                  VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+	              &d_mem);
 	att = vkt_image(&c, VK_FORMAT_R8G8B8A8_UINT, VKT_BW, VKT_BW, 1, 1,
 	                VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, &att_mem);
-	vkp_buffer_create(&c, &upload, a_size + b_size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+	vkp_buffer_create(&c, &upload, a_size + b_size + d_size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
 	                  0, 1);
 	vkp_buffer_create(&c, &readback, a_size, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 1);
 	vkp_buffer_create(&c, &words, b_size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 1);
+	vkp_buffer_create(&c, &dread, d_size, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 1);
 
 	/* A's texels, in the buffers' layout: per mip level, layer after layer */
@@ -227,6 +289,8 @@ int main(int argc, char **argv)
 	for (y = 0; y < VKT_BW; y++)
 		for (x = 0; x < VKT_BW; x++)
 			((uint32_t *)((uint8_t *)upload.map + a_size))[y * VKT_BW + x] = vkt_b_word(x, y);
+	vkt_d_fill(d_model);
+	memcpy((uint8_t *)upload.map + a_size + b_size, d_model, (size_t)d_size);
 
 	vci.image = b;
 	vci.viewType = VK_IMAGE_VIEW_TYPE_2D;
@@ -286,12 +350,26 @@ int main(int argc, char **argv)
 	            VK_ACCESS_TRANSFER_WRITE_BIT);
 	vkt_barrier(cb, b, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
 	            VK_ACCESS_TRANSFER_WRITE_BIT);
+	vkt_barrier_aspect(cb, d, VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT,
+	                   VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
+	                   VK_ACCESS_TRANSFER_WRITE_BIT);
 	vkt_barrier(cb, att, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0,
 	            VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
 	vkCmdCopyBufferToImage(cb, upload.buf, a, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VKT_MIPS,
 	                       regions);
 	vkCmdCopyBufferToImage(cb, upload.buf, b, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
 	                       &b_region);
+	for (i = 0; i < 2 * VKT_DMIPS; i++)
+		d_regions[i].bufferOffset += a_size + b_size;
+	vkCmdCopyBufferToImage(cb, upload.buf, d, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+	                       2 * VKT_DMIPS, d_regions);
+	for (i = 0; i < 2 * VKT_DMIPS; i++)
+		d_regions[i].bufferOffset -= a_size + b_size;
+	vkt_barrier_aspect(cb, d, VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT,
+	                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+	                   VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+	                   VK_ACCESS_TRANSFER_WRITE_BIT,
+	                   VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT);
 	vkt_barrier(cb, a, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
 	            VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_TRANSFER_WRITE_BIT,
 	            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
@@ -311,14 +389,17 @@ int main(int argc, char **argv)
 		VkClearColorValue color;
 		const uint8_t *got = readback.map;
 		const uint32_t *w = words.map;
+		const uint8_t *dgot = dread.map;
 
 		vkt_clear_color(r, color.uint32);
 		/* zeroed by the host first: each round's results differ from what
 		 * the host last wrote over the whole of both buffers */
 		memset(readback.map, 0, (size_t)a_size);
 		memset(words.map, 0, (size_t)b_size);
+		memset(dread.map, 0, (size_t)d_size);
 		vkp_buffer_flush(&c, &readback);
 		vkp_buffer_flush(&c, &words);
+		vkp_buffer_flush(&c, &dread);
 		VKP_CHECK(&c, vkResetCommandBuffer(cb, 0));
 		VKP_CHECK(&c, vkBeginCommandBuffer(cb, &bi));
 		vkt_barrier(cb, a, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
@@ -332,6 +413,15 @@ int main(int argc, char **argv)
 		vkt_barrier(cb, a, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
 		            VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_TRANSFER_WRITE_BIT,
 		            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+		vkt_barrier_aspect(cb, d, VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT,
+		                   VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+		                   VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, 0, VK_ACCESS_TRANSFER_READ_BIT);
+		vkCmdCopyImageToBuffer(cb, d, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dread.buf,
+		                       2 * VKT_DMIPS, d_regions);
+		vkt_barrier_aspect(cb, d, VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT,
+		                   VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		                   VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+		                   VK_ACCESS_TRANSFER_READ_BIT, 0);
 		vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
 		vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, NULL);
 		vkCmdDispatch(cb, VKT_BW / 8, VKT_BW / 8, 1);
@@ -341,6 +431,11 @@ int main(int argc, char **argv)
 		vkt_submit_wait(&c, cb, fence);
 		vkp_buffer_invalidate(&c, &readback);
 		vkp_buffer_invalidate(&c, &words);
+		vkp_buffer_invalidate(&c, &dread);
+		for (i = 0; i < d_size; i++)
+			if (dgot[i] != d_model[i])
+				vkp_die(&c, "round %u: byte %u of image D's depth and stencil is %u, expected "
+				        "%u", (unsigned)r, (unsigned)i, dgot[i], d_model[i]);
 		for (i = 0; i < a_size; i++)
 			if (got[i] != model[i])
 				vkp_die(&c, "round %u: byte %u of image A is %u, expected %u", (unsigned)r,
@@ -352,7 +447,8 @@ int main(int argc, char **argv)
 					        "0x%08x", (unsigned)r, (unsigned)x, (unsigned)y,
 					        w[y * VKT_BW + x], vkt_b_word(x, y));
 		if (XXH3_64bits_update(hs, got, (size_t)a_size) != XXH_OK ||
-		    XXH3_64bits_update(hs, w, (size_t)b_size) != XXH_OK)
+		    XXH3_64bits_update(hs, w, (size_t)b_size) != XXH_OK ||
+		    XXH3_64bits_update(hs, dgot, (size_t)d_size) != XXH_OK)
 			vkp_die(&c, "hash update failed");
 		/* the clear, in the model */
 		for (i = 0; i < (VKT_AW >> 1) * (VKT_AH >> 1); i++)
@@ -367,6 +463,7 @@ int main(int argc, char **argv)
 
 	XXH3_freeState(hs);
 	free(model);
+	free(d_model);
 	vkDestroyFence(c.device, fence, NULL);
 	vkDestroyCommandPool(c.device, cpool, NULL);
 	vkDestroyPipeline(c.device, pipe, NULL);
@@ -374,12 +471,15 @@ int main(int argc, char **argv)
 	vkDestroyDescriptorPool(c.device, pool, NULL);
 	vkDestroyDescriptorSetLayout(c.device, dsl, NULL);
 	vkDestroyImageView(c.device, b_view, NULL);
+	vkDestroyImage(c.device, d, NULL);
 	vkDestroyImage(c.device, att, NULL);
 	vkDestroyImage(c.device, b, NULL);
 	vkDestroyImage(c.device, a, NULL);
+	vkFreeMemory(c.device, d_mem, NULL);
 	vkFreeMemory(c.device, att_mem, NULL);
 	vkFreeMemory(c.device, b_mem, NULL);
 	vkFreeMemory(c.device, a_mem, NULL);
+	vkp_buffer_destroy(&c, &dread);
 	vkp_buffer_destroy(&c, &words);
 	vkp_buffer_destroy(&c, &readback);
 	vkp_buffer_destroy(&c, &upload);

@@ -1,15 +1,17 @@
 #!/bin/sh
 # Trimmed Vulkan capture restores image contents (issue 9): vk_trim_image
-# writes two optimal-tiling images before the window (A: 3 mip levels, 2
-# layers, sampled; B: a storage image without transfer-source usage) and
-# reads them inside it (A copied to a buffer, B through a compute shader),
-# each round checked by the program itself; a third, C, is a colour
-# attachment no render pass loads.
+# writes three optimal-tiling images before the window (A: 3 mip levels, 2
+# layers, sampled; B: a storage image without transfer-source usage; D:
+# depth and stencil, 2 mip levels) and reads them inside it (A and D
+# copied to buffers, B through a compute shader), each round checked by
+# the program itself; a fourth, C, is a colour attachment no render pass
+# loads.
 #
 # With TRACESMITH_VK_SNAPSHOT_STAGING=1 (memory read as memory the host
 # cannot map is: on lavapipe all of it can) the snapshot of `--submits 4-7`
-# copies both images out on the device and restores them with
-# vkCmdCopyBufferToImage from staging buffers of its own; B can be copied
+# copies the three images out on the device and restores them with
+# vkCmdCopyBufferToImage from staging buffers of its own (D's depth and
+# stencil separately); B can be copied
 # because the layer added transfer usage at its creation (the trace's
 # vkCreateImage says so); C's memory is left out (its contents are never
 # read), although the layer gave C transfer usage too.  The trimmed trace's checkpoints are the full
@@ -57,28 +59,31 @@ S=$T/stg-submits-4-7.sbt
 [ -s "$S" ] || fail "no $S (in $T: $(ls "$T"))"
 grep 'left out' "$T/stg.log" | grep -v 'holds only attachments no render pass loads' >"$T/stg.out" &&
 	fail "the snapshot left something out: $(cat "$T/stg.out")"
-grep -q 'Vulkan snapshot: .*, 2 images copied' "$T/stg.log" ||
-	fail "the snapshot did not copy both images: $(grep 'Vulkan snapshot:' "$T/stg.log")"
+grep -q 'Vulkan snapshot: .*, 3 images copied' "$T/stg.log" ||
+	fail "the snapshot did not copy the 3 images: $(grep 'Vulkan snapshot:' "$T/stg.log")"
 grep -q 'VkDeviceMemory 0x[0-9a-f]* holds only attachments no render pass loads' "$T/stg.log" ||
 	fail "the memory of the attachment no render pass loads is not left out: $(grep 'Vulkan snapshot:' "$T/stg.log")"
 snapshot "$S" >"$T/stg.dump"
 n=$(grep -c 'vulkan.vkCmdCopyBufferToImage commandBuffer=0xfff5' "$T/stg.dump" || true)
-[ "$n" = 2 ] || fail "the snapshot restores $n images through vkCmdCopyBufferToImage, expected 2"
+[ "$n" = 3 ] || fail "the snapshot restores $n images through vkCmdCopyBufferToImage, expected 3"
 # B (R32_UINT): the layer added transfer-source usage (0x1) to storage and
 # transfer-destination usage (0x8 | 0x2), and the trace creates it so
 grep 'vulkan.vkCreateImage ' "$T/stg.dump" | grep 'format="VK_FORMAT_R32_UINT"' >"$T/stg.b" ||
 	fail "the snapshot does not create image B: $(grep 'vkCreateImage' "$T/stg.dump" | head -2)"
 grep -q 'pCreateInfo.usage=0x000000000000000b ' "$T/stg.b" ||
 	fail "image B's creation lacks the added transfer usage: $(cut -c1-400 "$T/stg.b")"
-# A is restored in all 3 mip levels and both layers
-grep 'vulkan.vkCmdCopyBufferToImage commandBuffer=0xfff5' "$T/stg.dump" | grep -q 'regionCount=3 ' ||
-	fail "image A is not restored in 3 regions (one per mip level)"
+# A is restored in all 3 mip levels and both layers, D in 2 mip levels of
+# depth and 2 of stencil
+grep 'vulkan.vkCmdCopyBufferToImage commandBuffer=0xfff5' "$T/stg.dump" >"$T/stg.copies"
+grep -q 'regionCount=3 ' "$T/stg.copies" || fail "image A is not restored in 3 regions (one per mip level)"
+grep 'regionCount=4 ' "$T/stg.copies" | grep -q 'pRegions\[3\].imageSubresource.aspectMask=0x0*4 ' ||
+	fail "image D is not restored in 4 regions, the last of stencil: $(grep 'regionCount=4 ' "$T/stg.copies" | cut -c1-300)"
 cps "$S" >"$T/stg.cps"
 n=$(wc -l <"$T/stg.cps" | tr -d ' ')
-[ "$n" -ge 6 ] || fail "the trimmed trace has $n checkpoints, expected those of submits 4-6 at least"
-# two checkpoints per round (A's and B's buffers), none for the uploads:
-# submit k (round k - 2) has lines 2k - 3 and 2k - 2
-sed -n "5,$((4 + n))p" "$T/full.cps" >"$T/full_window.cps"
+[ "$n" -ge 9 ] || fail "the trimmed trace has $n checkpoints, expected those of submits 4-6 at least"
+# three checkpoints per round (the buffers of A, B and D), none for the
+# uploads: submit k (round k - 2) has lines 3k - 5 to 3k - 3
+sed -n "7,$((6 + n))p" "$T/full.cps" >"$T/full_window.cps"
 cmp -s "$T/stg.cps" "$T/full_window.cps" ||
 	fail "checkpoints of submits 4.. differ: $(diff "$T/full_window.cps" "$T/stg.cps" | head -4)"
 VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/stg_replay.log" "$VK_ENV_BUILD/tsreplay" "$S" ||
