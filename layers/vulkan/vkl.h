@@ -417,6 +417,12 @@ uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t te
  * one the table did not take (the object was there already). */
 struct vkl_trim_obj *vkl_trim_adopt(VkObjectType type, uint64_t handle, uint64_t parent);
 void vkl_trim_discard(struct vkl_trim_obj *t);
+/* vkCreateImage's create info as it is passed down and recorded
+ * (overrides.py LAYER_ADJUST): while tracking, with transfer usage added
+ * where the driver allows it, so that a snapshot can copy the image (a
+ * copy in this thread's storage, valid until its next vkCreateImage);
+ * otherwise ci itself (borrowed). */
+const VkImageCreateInfo *vkl_trim_image_info(const vkl_device *d, const VkImageCreateInfo *ci);
 /* vkl_trim_emit_flat (declared above): vkl_emit_flat while tracking;
  * records when recording (vkl_record_flat), and appends the flat form to
  * the command buffer's kept calls. */

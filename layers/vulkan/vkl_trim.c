@@ -42,14 +42,17 @@
  * The snapshot (cap_on_window_open, on the thread that opens the window):
  * every device waits idle; the kept calls are recorded in order, except
  * those that name an object destroyed since (decoded and checked first);
- * then memory contents (vkl_memory_snapshot through a mapping, or through
- * a staging copy for memory the host cannot map that holds only buffers);
- * then, per device, calls with handles of the layer's own
+ * then memory contents (vkl_memory_snapshot through a mapping, or, for
+ * memory the host cannot map, through staging copies: each image's
+ * contents per mip level and aspect, the rest through a buffer bound over
+ * the memory); then, per device, calls with handles of the layer's own
  * (VKL_TRIM_HANDLE_BASE and up: non-canonical addresses, never a driver's
- * handle) that copy staged memory back, put images in their current
- * layouts, signal fences and semaphores, reset fences created signalled,
- * and acquire the images the application holds; last, objects recreated
- * only for others are destroyed again.
+ * handle) that copy staged memory and images back, put images in their
+ * current layouts, signal fences and semaphores, reset fences created
+ * signalled, and acquire the images the application holds; last, objects
+ * recreated only for others are destroyed again.  So that images can be
+ * copied, vkCreateImage gets transfer usage while tracking
+ * (vkl_trim_image_info).
  *
  * Cost while no window is open: a vkCmd* is a per-thread cache hit for its
  * command buffer and a copy of its arguments in flat form (sbt_vk_flat;
@@ -71,6 +74,7 @@
 
 #include "layers/vulkan/vkl.h"
 #include "serializer/sbt_vk.h"
+#include "serializer/generated/sbt_vk_formats.h"
 #include "serializer/generated/sbt_vk_ignored.h"
 
 /* First handle value of the snapshot's own objects. */
@@ -115,10 +119,16 @@ typedef struct vkl_trim_obj {
 	uint64_t cmds_order;
 	vkl_trim_layout *tr;
 	uint32_t ntr, captr;
-	/* images */
+	/* images: format, layouts, the usage the driver got (with the transfer
+	 * usage vkl_trim_image_info added) and what copies of them need */
 	VkFormat format;
 	VkImageLayout initial, layout;
-	VkImageUsageFlags usage;
+	VkImageUsageFlags usage, app_usage; /* the driver's; the application's */
+	VkImageType itype;
+	VkExtent3D extent;
+	uint32_t mips, layers;
+	VkSampleCountFlagBits samples;
+	VkImageCreateFlags iflags;
 	/* buffers and images: the memory they are bound to */
 	uint64_t memory;
 	/* image views: their image; framebuffers: their attachments */
@@ -461,6 +471,12 @@ static void vkl_trim_pass_attachment(vkl_trim_obj *o, uint32_t i, VkFormat forma
 	o->loads[i] = load == VK_ATTACHMENT_LOAD_OP_LOAD || stencil_load == VK_ATTACHMENT_LOAD_OP_LOAD;
 }
 
+/* Where vkl_trim_image_info puts the create info it changes (read by the
+ * driver, the record and vkl_trim_adopt_args before this thread's next
+ * vkCreateImage), and the usage the application asked for. */
+static __thread VkImageCreateInfo vkl_trim_image_ci;
+static __thread VkImageUsageFlags vkl_trim_image_app_usage;
+
 /* What the new object came from, by the creating call's arguments. */
 static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 {
@@ -468,9 +484,17 @@ static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 	switch ((enum sbt_vk_cmd)cmd) {
 	case SBT_VK_CMD_vkCreateImage: {
 		const sbt_vk_args_vkCreateImage *a = args;
-		o->format = a->pCreateInfo->format;
-		o->initial = o->layout = a->pCreateInfo->initialLayout;
-		o->usage = a->pCreateInfo->usage;
+		const VkImageCreateInfo *ci = a->pCreateInfo;
+		o->format = ci->format;
+		o->initial = o->layout = ci->initialLayout;
+		o->usage = ci->usage;
+		o->app_usage = ci == &vkl_trim_image_ci ? vkl_trim_image_app_usage : ci->usage;
+		o->itype = ci->imageType;
+		o->extent = ci->extent;
+		o->mips = ci->mipLevels;
+		o->layers = ci->arrayLayers;
+		o->samples = ci->samples;
+		o->iflags = ci->flags;
 		break;
 	}
 	case SBT_VK_CMD_vkCreateSwapchainKHR: {
@@ -643,6 +667,53 @@ struct vkl_trim_obj *vkl_trim_adopt(VkObjectType type, uint64_t handle, uint64_t
 			r->device = o->device;
 	}
 	return o;
+}
+
+/* Transfer usage, so that a snapshot can copy the image out and back in:
+ * added while tracking where the driver allows it (not to transient
+ * attachments, multisampled, sparse or disjoint images, nor where a
+ * separate stencil usage is given), the format's features for the tiling
+ * include both transfers and the driver accepts the image with it. */
+const VkImageCreateInfo *vkl_trim_image_info(const vkl_device *d, const VkImageCreateInfo *ci)
+{
+	const VkImageUsageFlags want = VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+	                               VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+	const VkImageCreateFlags refused = VK_IMAGE_CREATE_SPARSE_BINDING_BIT |
+	                                   VK_IMAGE_CREATE_SPARSE_RESIDENCY_BIT |
+	                                   VK_IMAGE_CREATE_SPARSE_ALIASED_BIT |
+	                                   VK_IMAGE_CREATE_DISJOINT_BIT;
+	const vkl_instance_table *it = &d->instance->table;
+	const VkBaseInStructure *b;
+	VkFormatProperties fp;
+	VkImageFormatProperties ip;
+	VkFormatFeatureFlags features;
+	if (!ci || (ci->usage & want) == want || !vkl_trim_on())
+		return ci;
+	if ((ci->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT) || (ci->flags & refused) ||
+	    ci->samples != VK_SAMPLE_COUNT_1_BIT ||
+	    (ci->tiling != VK_IMAGE_TILING_OPTIMAL && ci->tiling != VK_IMAGE_TILING_LINEAR) ||
+	    !it->GetPhysicalDeviceFormatProperties || !it->GetPhysicalDeviceImageFormatProperties)
+		return ci;
+	for (b = ci->pNext; b; b = b->pNext)
+		if (b->sType == VK_STRUCTURE_TYPE_IMAGE_STENCIL_USAGE_CREATE_INFO)
+			return ci;
+	it->GetPhysicalDeviceFormatProperties(d->physical, ci->format, &fp);
+	features = ci->tiling == VK_IMAGE_TILING_LINEAR ? fp.linearTilingFeatures
+	                                                : fp.optimalTilingFeatures;
+	if ((features & (VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT)) !=
+	    (VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT))
+		return ci;
+	if (it->GetPhysicalDeviceImageFormatProperties(d->physical, ci->format, ci->imageType,
+	                                               ci->tiling, ci->usage | want, ci->flags,
+	                                               &ip) != VK_SUCCESS ||
+	    ip.maxMipLevels < ci->mipLevels || ip.maxArrayLayers < ci->arrayLayers ||
+	    ip.maxExtent.width < ci->extent.width || ip.maxExtent.height < ci->extent.height ||
+	    ip.maxExtent.depth < ci->extent.depth)
+		return ci;
+	vkl_trim_image_ci = *ci;
+	vkl_trim_image_ci.usage |= want;
+	vkl_trim_image_app_usage = ci->usage;
+	return &vkl_trim_image_ci;
 }
 
 static void vkl_trim_obj_free(vkl_trim_obj *o)
@@ -1286,10 +1357,23 @@ typedef struct vkl_snap_item {
 	uint64_t cb; /* whose calls they are */
 } vkl_snap_item;
 
+/* An image: its layout (from its creation layout to its current one), and
+ * for one bound to memory that is read through staging copies, its
+ * contents, copied out per mip level and aspect (vkl_snap_regions). */
 typedef struct vkl_snap_image {
-	uint64_t image, device;
+	uint64_t image, device, memory;
 	VkFormat format;
 	VkImageLayout from, to;
+	VkImageUsageFlags usage, app_usage; /* the driver's; the application's */
+	VkImageType type;
+	VkExtent3D extent;
+	uint32_t mips, layers;
+	VkSampleCountFlagBits samples;
+	VkImageCreateFlags flags;
+	uint8_t *bytes;             /* owned; NULL: not read */
+	VkDeviceSize size;
+	uint32_t staging_type;      /* host-visible type for the replay's staging memory */
+	VkDeviceSize staging_size;
 } vkl_snap_image;
 
 typedef struct vkl_snap_sync {
@@ -1434,19 +1518,29 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 				b->memory = o->memory;
 				b->format = o->format;
 				b->needed = o->type == VK_OBJECT_TYPE_BUFFER ||
-				            (o->usage & ~(VkImageUsageFlags)VKL_TRIM_ATTACHMENT_USAGE) != 0;
+				            (o->app_usage & ~(VkImageUsageFlags)VKL_TRIM_ATTACHMENT_USAGE) != 0;
 				b->image = o->type == VK_OBJECT_TYPE_IMAGE;
 			}
 		}
-		if (o->type == VK_OBJECT_TYPE_IMAGE && o->layout != o->initial &&
-		    o->layout != VK_IMAGE_LAYOUT_UNDEFINED) {
+		if (o->type == VK_OBJECT_TYPE_IMAGE &&
+		    (o->memory || (o->layout != o->initial && o->layout != VK_IMAGE_LAYOUT_UNDEFINED))) {
 			vkl_snap_image *im = VKL_SNAP_PUSH(s, images, nimages, capimages);
 			if (im) {
+				memset(im, 0, sizeof(*im));
 				im->image = o->handle;
 				im->device = o->device;
+				im->memory = o->memory;
 				im->format = o->format;
 				im->from = o->initial;
 				im->to = o->layout;
+				im->usage = o->usage;
+				im->app_usage = o->app_usage;
+				im->type = o->itype;
+				im->extent = o->extent;
+				im->mips = o->mips;
+				im->layers = o->layers;
+				im->samples = o->samples;
+				im->flags = o->iflags;
 			}
 		}
 		break;
@@ -1718,30 +1812,35 @@ static void vkl_snap_put(uint32_t cmd, const void *args)
 	vkl_record_call(cmd, 0, args, 0, &p, &len, &in);
 }
 
+/* The aspects a barrier of the whole image names (color for multi-planar
+ * formats, whose planes are not restored). */
 static VkImageAspectFlags vkl_snap_aspect(VkFormat f)
 {
-	switch (f) {
-	case VK_FORMAT_D16_UNORM:
-	case VK_FORMAT_X8_D24_UNORM_PACK32:
-	case VK_FORMAT_D32_SFLOAT:
-		return VK_IMAGE_ASPECT_DEPTH_BIT;
-	case VK_FORMAT_S8_UINT:
-		return VK_IMAGE_ASPECT_STENCIL_BIT;
-	case VK_FORMAT_D16_UNORM_S8_UINT:
-	case VK_FORMAT_D24_UNORM_S8_UINT:
-	case VK_FORMAT_D32_SFLOAT_S8_UINT:
-		return VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
-	default:
+	const sbt_vk_format_info *fi = sbt_vk_format_info_of(f);
+	if (!fi || fi->planes)
 		return VK_IMAGE_ASPECT_COLOR_BIT;
-	}
+	return fi->aspects;
 }
 
-/* Whether an image is bound to the memory. */
-static int vkl_snap_memory_has_image(const vkl_snap *s, uint64_t mem)
+/* Whether an image (image 1) or a buffer (image 0) is bound to the memory. */
+static int vkl_snap_memory_holds(const vkl_snap *s, uint64_t mem, int image)
 {
 	size_t i;
 	for (i = 0; i < s->nbound; i++)
-		if (s->bound[i].memory == mem && s->bound[i].image)
+		if (s->bound[i].memory == mem && s->bound[i].image == image)
+			return 1;
+	return 0;
+}
+
+/* Whether the window may read the image's contents as they are now: the
+ * rule of vkl_snap_memory_needed for one image. */
+static int vkl_snap_image_needed(const vkl_snap *s, const vkl_snap_image *im)
+{
+	size_t j;
+	if (im->app_usage & ~(VkImageUsageFlags)VKL_TRIM_ATTACHMENT_USAGE)
+		return 1;
+	for (j = 0; j < s->nloaded; j++)
+		if (s->loaded[j] == im->format)
 			return 1;
 	return 0;
 }
@@ -1756,6 +1855,208 @@ static const vkl_snap_queue *vkl_snap_queue_of(const vkl_snap *s, uint64_t dev)
 	return NULL;
 }
 
+/* The most regions an image's copy takes: two aspects (depth and
+ * stencil) of at most 32 mip levels. */
+#define VKL_SNAP_REGIONS 64
+
+/*
+ * The copies of an image's whole contents to or from a buffer: per aspect
+ * (color, or depth and stencil separately), per mip level, all layers,
+ * tightly packed one after the other, each at an offset aligned to 4 and
+ * to the texel block.  Returns the number of regions (0: the image cannot
+ * be copied, *why_out says why) and the buffer size in *size_out.
+ */
+static uint32_t vkl_snap_regions(const vkl_snap_image *im, VkBufferImageCopy *out,
+                                 VkDeviceSize *size_out, const char **why_out)
+{
+	const sbt_vk_format_info *fi = sbt_vk_format_info_of(im->format);
+	static const VkImageAspectFlagBits aspects[3] = { VK_IMAGE_ASPECT_COLOR_BIT,
+		                                              VK_IMAGE_ASPECT_DEPTH_BIT,
+		                                              VK_IMAGE_ASPECT_STENCIL_BIT };
+	VkDeviceSize at = 0;
+	uint32_t n = 0, a, m;
+	*why_out = NULL;
+	if (im->samples != VK_SAMPLE_COUNT_1_BIT)
+		*why_out = "it is multisampled";
+	else if (im->flags & VK_IMAGE_CREATE_SPARSE_BINDING_BIT)
+		*why_out = "it is sparse";
+	else if ((im->usage & (VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT)) !=
+	         (VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT))
+		*why_out = "it has no transfer usage (the driver did not allow adding it)";
+	else if (!fi)
+		*why_out = "its format is not one the layer knows";
+	else if (fi->planes)
+		*why_out = "its format is multi-planar";
+	else if (!im->mips || im->mips > 32 || !im->layers)
+		*why_out = "its mip levels or layers are out of range";
+	if (*why_out)
+		return 0;
+	for (a = 0; a < 3; a++) {
+		uint32_t texel = aspects[a] == VK_IMAGE_ASPECT_DEPTH_BIT     ? fi->depth_size
+		                 : aspects[a] == VK_IMAGE_ASPECT_STENCIL_BIT ? fi->stencil_size
+		                                                             : fi->block_size;
+		if (!(fi->aspects & aspects[a]))
+			continue;
+		for (m = 0; m < im->mips; m++) {
+			VkBufferImageCopy *r = &out[n++];
+			uint32_t w = im->extent.width >> m, h = im->extent.height >> m,
+			         d = im->extent.depth >> m;
+			VkDeviceSize align = (VkDeviceSize)texel * 4, bw, bh, bd;
+			w = w ? w : 1;
+			h = h ? h : 1;
+			d = d ? d : 1;
+			bw = (w + fi->block_extent[0] - 1) / fi->block_extent[0];
+			bh = (h + fi->block_extent[1] - 1) / fi->block_extent[1];
+			bd = (d + fi->block_extent[2] - 1) / fi->block_extent[2];
+			at = (at + align - 1) / align * align;
+			memset(r, 0, sizeof(*r));
+			r->bufferOffset = at;
+			r->imageSubresource.aspectMask = aspects[a];
+			r->imageSubresource.mipLevel = m;
+			r->imageSubresource.layerCount = im->layers;
+			r->imageExtent.width = w;
+			r->imageExtent.height = h;
+			r->imageExtent.depth = d;
+			at += bw * bh * bd * texel * im->layers;
+		}
+	}
+	*size_out = at;
+	return n;
+}
+
+/* A host-visible, coherent buffer of the layer's own (down the chain, not
+ * recorded), mapped. */
+typedef struct vkl_snap_host {
+	VkBuffer buf;
+	VkDeviceMemory mem;
+	void *map;
+	uint32_t type;     /* its memory type */
+	VkDeviceSize size; /* its memory's size */
+} vkl_snap_host;
+
+static void vkl_snap_host_free(vkl_device *d, vkl_snap_host *h)
+{
+	if (h->map)
+		d->table.UnmapMemory(d->handle, h->mem);
+	if (h->buf)
+		d->table.DestroyBuffer(d->handle, h->buf, NULL);
+	if (h->mem)
+		d->table.FreeMemory(d->handle, h->mem, NULL);
+	memset(h, 0, sizeof(*h));
+}
+
+/* 0 and h filled, or -1 (h freed). */
+static int vkl_snap_host_new(vkl_device *d, VkDeviceSize size, vkl_snap_host *h)
+{
+	VkBufferCreateInfo bci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO };
+	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
+	const VkMemoryPropertyFlags host =
+		VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	VkMemoryRequirements req;
+	uint32_t t;
+	memset(h, 0, sizeof(*h));
+	bci.size = size ? size : 1;
+	bci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+	bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+	if (d->table.CreateBuffer(d->handle, &bci, NULL, &h->buf) != VK_SUCCESS) {
+		h->buf = VK_NULL_HANDLE;
+		goto out_fail;
+	}
+	d->table.GetBufferMemoryRequirements(d->handle, h->buf, &req);
+	for (t = 0; t < d->mem_props.memoryTypeCount; t++)
+		if ((req.memoryTypeBits & (1u << t)) &&
+		    (d->mem_props.memoryTypes[t].propertyFlags & host) == host)
+			break;
+	if (t == d->mem_props.memoryTypeCount)
+		goto out_fail;
+	mai.allocationSize = req.size;
+	mai.memoryTypeIndex = t;
+	if (d->table.AllocateMemory(d->handle, &mai, NULL, &h->mem) != VK_SUCCESS) {
+		h->mem = VK_NULL_HANDLE;
+		goto out_fail;
+	}
+	if (d->table.BindBufferMemory(d->handle, h->buf, h->mem, 0) != VK_SUCCESS ||
+	    d->table.MapMemory(d->handle, h->mem, 0, VK_WHOLE_SIZE, 0, &h->map) != VK_SUCCESS) {
+		h->map = NULL;
+		goto out_fail;
+	}
+	h->type = t;
+	h->size = req.size;
+	return 0;
+
+out_fail:
+	vkl_snap_host_free(d, h);
+	return -1;
+}
+
+/* A one-time command buffer of the layer's own on q, begun; NULL (nothing
+ * left) when that fails.  vkl_snap_once_run submits it, waits and frees it. */
+static VkCommandBuffer vkl_snap_once_begin(vkl_device *d, const vkl_snap_queue *q,
+                                           VkCommandPool *pool_out)
+{
+	VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
+	VkCommandBufferAllocateInfo cai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
+	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+	VkCommandBuffer cb = VK_NULL_HANDLE;
+	pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+	pci.queueFamilyIndex = q->family;
+	if (d->table.CreateCommandPool(d->handle, &pci, NULL, pool_out) != VK_SUCCESS)
+		return VK_NULL_HANDLE;
+	cai.commandPool = *pool_out;
+	cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+	cai.commandBufferCount = 1;
+	if (d->table.AllocateCommandBuffers(d->handle, &cai, &cb) != VK_SUCCESS)
+		goto out_pool;
+	bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+	if (d->set_loader_data(d->handle, cb) != VK_SUCCESS ||
+	    d->table.BeginCommandBuffer(cb, &bi) != VK_SUCCESS)
+		goto out_cb;
+	return cb;
+
+out_cb:
+	d->table.FreeCommandBuffers(d->handle, *pool_out, 1, &cb);
+out_pool:
+	d->table.DestroyCommandPool(d->handle, *pool_out, NULL);
+	return VK_NULL_HANDLE;
+}
+
+/* Make the staging buffer's transfer writes visible to the host, submit,
+ * wait for the queue, free; 0 when all of it succeeded. */
+static int vkl_snap_once_run(vkl_device *d, const vkl_snap_queue *q, VkCommandPool pool,
+                             VkCommandBuffer cb, VkBuffer staging)
+{
+	VkBufferMemoryBarrier bar = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO };
+	VkQueue queue = (VkQueue)(uintptr_t)q->queue;
+	int rc = -1;
+	bar.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+	bar.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+	bar.srcQueueFamilyIndex = bar.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	bar.buffer = staging;
+	bar.size = VK_WHOLE_SIZE;
+	d->table.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+	                            0, 0, NULL, 1, &bar, 0, NULL);
+	si.commandBufferCount = 1;
+	si.pCommandBuffers = &cb;
+	if (d->table.EndCommandBuffer(cb) == VK_SUCCESS &&
+	    d->table.QueueSubmit(queue, 1, &si, VK_NULL_HANDLE) == VK_SUCCESS &&
+	    d->table.QueueWaitIdle(queue) == VK_SUCCESS)
+		rc = 0;
+	d->table.FreeCommandBuffers(d->handle, pool, 1, &cb);
+	d->table.DestroyCommandPool(d->handle, pool, NULL);
+	return rc;
+}
+
+/* Why the device cannot run copies of the layer's own; NULL when it can. */
+static const char *vkl_snap_no_copies(const vkl_device *d, const vkl_snap_queue *q)
+{
+	if (!q)
+		return "the device has no queue the layer saw";
+	if (!d->set_loader_data)
+		return "the loader gave no way to dispatch a command buffer of the layer's";
+	return NULL;
+}
+
 /* Read a memory object through a buffer bound over all of it, copied on
  * the device into host-visible memory of the layer's own (down the chain,
  * not recorded).  Fills out and returns 1, or warns and returns 0. */
@@ -1764,110 +2065,51 @@ static int vkl_snap_read_staged(vkl_device *d, const vkl_snap_queue *q, VkDevice
 {
 	VkDevice dev = d->handle;
 	VkBufferCreateInfo bci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO };
-	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
-	VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
-	VkCommandBufferAllocateInfo cai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
-	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
-	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO };
-	VkBufferMemoryBarrier bar = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
-	VkBuffer src = VK_NULL_HANDLE, stg = VK_NULL_HANDLE;
-	VkDeviceMemory smem = VK_NULL_HANDLE;
+	VkBuffer src = VK_NULL_HANDLE;
 	VkCommandPool pool = VK_NULL_HANDLE;
-	VkCommandBuffer cb = VK_NULL_HANDLE;
+	VkCommandBuffer cb;
 	VkMemoryRequirements req;
 	VkBufferCopy region = { 0, 0, md->size };
-	const VkMemoryPropertyFlags host =
-		VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-	const char *why = NULL;
-	void *p = NULL;
-	uint32_t t;
+	vkl_snap_host stg = { 0 };
+	const char *why = vkl_snap_no_copies(d, q);
 
-	if (!q)
-		why = "the device has no queue the layer saw";
-	else if (md->dedicated)
+	if (!why && md->dedicated)
 		why = "it is a dedicated allocation";
-	else if (!d->set_loader_data)
-		why = "the loader gave no way to dispatch a command buffer of the layer's";
 	if (why)
 		goto out;
 	bci.size = md->size;
 	bci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 	bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
 	why = "no buffer can be bound over all of it";
-	if (d->table.CreateBuffer(dev, &bci, NULL, &src) != VK_SUCCESS)
+	if (d->table.CreateBuffer(dev, &bci, NULL, &src) != VK_SUCCESS) {
+		src = VK_NULL_HANDLE;
 		goto out;
+	}
 	d->table.GetBufferMemoryRequirements(dev, src, &req);
 	if (!(req.memoryTypeBits & (1u << md->type_index)) || req.size > md->size ||
 	    d->table.BindBufferMemory(dev, src, mem, 0) != VK_SUCCESS)
 		goto out;
 	why = "no staging memory";
-	if (d->table.CreateBuffer(dev, &bci, NULL, &stg) != VK_SUCCESS)
-		goto out;
-	d->table.GetBufferMemoryRequirements(dev, stg, &req);
-	for (t = 0; t < d->mem_props.memoryTypeCount; t++)
-		if ((req.memoryTypeBits & (1u << t)) &&
-		    (d->mem_props.memoryTypes[t].propertyFlags & host) == host)
-			break;
-	if (t == d->mem_props.memoryTypeCount)
-		goto out;
-	mai.allocationSize = req.size;
-	mai.memoryTypeIndex = t;
-	if (d->table.AllocateMemory(dev, &mai, NULL, &smem) != VK_SUCCESS ||
-	    d->table.BindBufferMemory(dev, stg, smem, 0) != VK_SUCCESS ||
-	    d->table.MapMemory(dev, smem, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS)
+	if (vkl_snap_host_new(d, md->size, &stg) != 0)
 		goto out;
 	why = "the copy failed";
-	pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
-	pci.queueFamilyIndex = q->family;
-	if (d->table.CreateCommandPool(dev, &pci, NULL, &pool) != VK_SUCCESS)
+	if (!(cb = vkl_snap_once_begin(d, q, &pool)))
 		goto out;
-	cai.commandPool = pool;
-	cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-	cai.commandBufferCount = 1;
-	if (d->table.AllocateCommandBuffers(dev, &cai, &cb) != VK_SUCCESS) {
-		cb = VK_NULL_HANDLE;
-		goto out;
-	}
-	if (d->set_loader_data(dev, cb) != VK_SUCCESS)
-		goto out;
-	bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-	if (d->table.BeginCommandBuffer(cb, &bi) != VK_SUCCESS)
-		goto out;
-	d->table.CmdCopyBuffer(cb, src, stg, 1, &region);
-	bar.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-	bar.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-	bar.srcQueueFamilyIndex = bar.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-	bar.buffer = stg;
-	bar.size = VK_WHOLE_SIZE;
-	d->table.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-	                            0, 0, NULL, 1, &bar, 0, NULL);
-	si.commandBufferCount = 1;
-	si.pCommandBuffers = &cb;
-	if (d->table.EndCommandBuffer(cb) != VK_SUCCESS ||
-	    d->table.QueueSubmit((VkQueue)(uintptr_t)q->queue, 1, &si, VK_NULL_HANDLE) != VK_SUCCESS ||
-	    d->table.QueueWaitIdle((VkQueue)(uintptr_t)q->queue) != VK_SUCCESS)
+	d->table.CmdCopyBuffer(cb, src, stg.buf, 1, &region);
+	if (vkl_snap_once_run(d, q, pool, cb, stg.buf) != 0)
 		goto out;
 	why = "out of memory";
 	out->bytes = malloc(md->size ? (size_t)md->size : 1);
 	if (!out->bytes)
 		goto out;
-	memcpy(out->bytes, p, (size_t)md->size);
+	memcpy(out->bytes, stg.map, (size_t)md->size);
 	out->memory = (uint64_t)(uintptr_t)mem;
 	out->size = md->size;
-	out->staging_type = t;
-	out->staging_size = req.size;
+	out->staging_type = stg.type;
+	out->staging_size = stg.size;
 	why = NULL;
 out:
-	if (cb)
-		d->table.FreeCommandBuffers(dev, pool, 1, &cb);
-	if (pool)
-		d->table.DestroyCommandPool(dev, pool, NULL);
-	if (p)
-		d->table.UnmapMemory(dev, smem);
-	if (stg)
-		d->table.DestroyBuffer(dev, stg, NULL);
-	if (smem)
-		d->table.FreeMemory(dev, smem, NULL);
+	vkl_snap_host_free(d, &stg);
 	if (src)
 		d->table.DestroyBuffer(dev, src, NULL);
 	if (why)
@@ -1877,23 +2119,152 @@ out:
 	return why == NULL;
 }
 
-/* One device's layouts, fences, semaphores and acquires, through calls
- * with the snapshot's own pool and command buffer. */
+/* A barrier of a whole image between two layouts. */
+static void vkl_snap_image_barrier(VkImageMemoryBarrier *b, const vkl_snap_image *im,
+                                   VkImageLayout from, VkImageLayout to,
+                                   VkAccessFlags src_access, VkAccessFlags dst_access)
+{
+	memset(b, 0, sizeof(*b));
+	b->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+	b->srcAccessMask = src_access;
+	b->dstAccessMask = dst_access;
+	b->oldLayout = from;
+	b->newLayout = to;
+	b->srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	b->dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	b->image = (VkImage)(uintptr_t)im->image;
+	b->subresourceRange.aspectMask = vkl_snap_aspect(im->format);
+	b->subresourceRange.levelCount = VK_REMAINING_MIP_LEVELS;
+	b->subresourceRange.layerCount = VK_REMAINING_ARRAY_LAYERS;
+}
+
+/*
+ * Read an image's contents (vkl_snap_regions) on the device into
+ * host-visible memory of the layer's own (down the chain, not recorded):
+ * from its current layout to TRANSFER_SRC_OPTIMAL, the copies, and back.
+ * Fills im->bytes and returns 1, or warns and returns 0.
+ */
+static int vkl_snap_read_image(vkl_device *d, const vkl_snap_queue *q, vkl_snap_image *im)
+{
+	VkBufferImageCopy regions[VKL_SNAP_REGIONS];
+	VkImageMemoryBarrier bar;
+	VkImage image = (VkImage)(uintptr_t)im->image;
+	VkImageLayout src_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+	VkCommandPool pool = VK_NULL_HANDLE;
+	VkCommandBuffer cb;
+	VkDeviceSize size = 0;
+	vkl_snap_host stg = { 0 };
+	const char *why = NULL;
+	uint32_t n = vkl_snap_regions(im, regions, &size, &why);
+
+	if (!n)
+		goto out;
+	if (im->to == VK_IMAGE_LAYOUT_PREINITIALIZED)
+		why = "its layout is PREINITIALIZED (it cannot return to it after a copy)";
+	else
+		why = vkl_snap_no_copies(d, q);
+	if (why)
+		goto out;
+	why = "no staging memory";
+	if (vkl_snap_host_new(d, size, &stg) != 0)
+		goto out;
+	why = "the copy failed";
+	if (!(cb = vkl_snap_once_begin(d, q, &pool)))
+		goto out;
+	if (im->to == VK_IMAGE_LAYOUT_GENERAL)
+		src_layout = VK_IMAGE_LAYOUT_GENERAL;
+	if (im->to != src_layout) {
+		vkl_snap_image_barrier(&bar, im, im->to, src_layout, VK_ACCESS_MEMORY_WRITE_BIT,
+		                       VK_ACCESS_TRANSFER_READ_BIT);
+		d->table.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+		                            VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, 1, &bar);
+	}
+	d->table.CmdCopyImageToBuffer(cb, image, src_layout, stg.buf, n, regions);
+	if (im->to != src_layout) {
+		vkl_snap_image_barrier(&bar, im, src_layout, im->to, 0,
+		                       VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+		d->table.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		                            VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 1,
+		                            &bar);
+	}
+	if (vkl_snap_once_run(d, q, pool, cb, stg.buf) != 0)
+		goto out;
+	why = "out of memory";
+	im->bytes = malloc(size ? (size_t)size : 1);
+	if (!im->bytes)
+		goto out;
+	memcpy(im->bytes, stg.map, (size_t)size);
+	im->size = size;
+	im->staging_type = stg.type;
+	im->staging_size = stg.size;
+	why = NULL;
+out:
+	vkl_snap_host_free(d, &stg);
+	if (why)
+		CAP_WARN("Vulkan snapshot: VkImage 0x%llx (in VkDeviceMemory 0x%llx) is read through "
+		         "a staging copy and its contents are left out of the snapshot: %s",
+		         (unsigned long long)im->image, (unsigned long long)im->memory, why);
+	return why == NULL;
+}
+
+/* Whether the snapshot moves an image from its creation layout (to its
+ * current one, or to TRANSFER_DST_OPTIMAL for a copy of its contents). */
+static int vkl_snap_image_moves(const vkl_snap_image *im)
+{
+	return im->bytes || (im->to != im->from && im->to != VK_IMAGE_LAYOUT_UNDEFINED);
+}
+
+/* Record an image's staged contents as a staging buffer and memory of the
+ * snapshot's own (handles from *next_handle); their handles in out[0..1]. */
+static void vkl_snap_image_staging(VkDevice device, const vkl_snap_image *im,
+                                   uint64_t *next_handle, uint64_t *out)
+{
+	VkBufferCreateInfo bci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO };
+	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
+	VkBuffer stg = (VkBuffer)(uintptr_t)(*next_handle)++;
+	VkDeviceMemory smem = (VkDeviceMemory)(uintptr_t)(*next_handle)++;
+	sbt_vk_args_vkCreateBuffer cb = { device, &bci, NULL, &stg, VK_SUCCESS };
+	sbt_vk_args_vkAllocateMemory am = { device, &mai, NULL, &smem, VK_SUCCESS };
+	sbt_vk_args_vkBindBufferMemory bb = { device, stg, smem, 0, VK_SUCCESS };
+	bci.size = im->size ? im->size : 1;
+	bci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+	bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+	mai.allocationSize = im->staging_size;
+	mai.memoryTypeIndex = im->staging_type;
+	vkl_snap_put(SBT_VK_CMD_vkCreateBuffer, &cb);
+	vkl_snap_put(SBT_VK_CMD_vkAllocateMemory, &am);
+	vkl_snap_put(SBT_VK_CMD_vkBindBufferMemory, &bb);
+	vkl_memory_snapshot_bytes(smem, im->bytes, (size_t)im->size);
+	out[0] = (uint64_t)(uintptr_t)stg;
+	out[1] = (uint64_t)(uintptr_t)smem;
+}
+
+/* One device's memory copies, image layouts and contents, fences,
+ * semaphores and acquires, through calls with the snapshot's own pool and
+ * command buffer.  Its one command buffer: the staged memory's buffer
+ * copies; one barrier moving each image from its creation layout to its
+ * current one, or to TRANSFER_DST_OPTIMAL when its contents are copied in;
+ * those copies; a barrier moving the copied images on to their current
+ * layouts. */
 static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 {
 	VkDevice device = (VkDevice)(uintptr_t)dev;
-	const vkl_snap_queue *q = NULL;
-	VkImageMemoryBarrier *bars = NULL;
+	const vkl_snap_queue *q = vkl_snap_queue_of(s, dev);
+	VkImageMemoryBarrier *bars = NULL, *after = NULL; /* before the image copies, after */
 	VkSemaphore *sems = NULL;
 	uint64_t *staged = NULL; /* per staged memory: dst buffer, staging buffer, its memory */
-	uint32_t nbars = 0, nsems = 0, nstaged = 0, fence_submits = 0;
+	uint64_t *istaged = NULL; /* per copied image: staging buffer, its memory */
+	uint32_t nbars = 0, nafter = 0, nsems = 0, nstaged = 0, ncopies = 0, fence_submits = 0;
 	size_t i, k;
 	VkQueue queue;
-	for (i = 0; i < s->nqueues && !q; i++)
-		if (s->queues[i].device == dev)
-			q = &s->queues[i];
-	for (i = 0; i < s->nimages; i++)
-		nbars += s->images[i].device == dev;
+	for (i = 0; i < s->nimages; i++) {
+		const vkl_snap_image *im = &s->images[i];
+		if (im->device != dev)
+			continue;
+		nbars += vkl_snap_image_moves(im);
+		ncopies += im->bytes != NULL;
+		nafter += im->bytes && im->to != VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+	}
 	for (i = 0; i < s->nsyncs; i++)
 		nsems += s->syncs[i].device == dev && s->syncs[i].type == VK_OBJECT_TYPE_SEMAPHORE;
 	for (i = 0; i < s->nstaged; i++)
@@ -1907,28 +2278,30 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 	}
 	queue = (VkQueue)(uintptr_t)q->queue;
 	bars = calloc(nbars ? nbars : 1, sizeof(*bars));
+	after = calloc(nafter ? nafter : 1, sizeof(*after));
 	sems = calloc(nsems ? nsems : 1, sizeof(*sems));
 	staged = calloc(nstaged ? 3 * (size_t)nstaged : 1, sizeof(*staged));
-	if (!bars || !sems || !staged)
+	istaged = calloc(ncopies ? 2 * (size_t)ncopies : 1, sizeof(*istaged));
+	if (!bars || !after || !sems || !staged || !istaged)
 		goto out_free;
-	nbars = nsems = 0;
+	nbars = nafter = nsems = 0;
 	for (i = 0; i < s->nimages; i++) {
 		const vkl_snap_image *im = &s->images[i];
-		VkImageMemoryBarrier *b = &bars[nbars];
-		if (im->device != dev)
+		if (im->device != dev || !vkl_snap_image_moves(im))
 			continue;
-		b->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
-		b->srcAccessMask = 0;
-		b->dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
-		b->oldLayout = im->from;
-		b->newLayout = im->to;
-		b->srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-		b->dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-		b->image = (VkImage)(uintptr_t)im->image;
-		b->subresourceRange.aspectMask = vkl_snap_aspect(im->format);
-		b->subresourceRange.levelCount = VK_REMAINING_MIP_LEVELS;
-		b->subresourceRange.layerCount = VK_REMAINING_ARRAY_LAYERS;
-		nbars++;
+		if (!im->bytes) {
+			vkl_snap_image_barrier(&bars[nbars++], im, im->from, im->to, 0,
+			                       VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+			continue;
+		}
+		/* after the buffer copies, which may write the same memory */
+		vkl_snap_image_barrier(&bars[nbars++], im, im->from,
+		                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		                       VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+		if (im->to != VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
+			vkl_snap_image_barrier(&after[nafter++], im, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			                       im->to, VK_ACCESS_TRANSFER_WRITE_BIT,
+			                       VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
 	}
 	for (i = 0; i < s->nsyncs; i++)
 		if (s->syncs[i].device == dev && s->syncs[i].type == VK_OBJECT_TYPE_SEMAPHORE &&
@@ -1951,6 +2324,9 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 		sbt_vk_args_vkCmdPipelineBarrier pb = { cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
 			                                    VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0,
 			                                    NULL, nbars, bars };
+		sbt_vk_args_vkCmdPipelineBarrier pa = { cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+			                                    VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0,
+			                                    NULL, nafter, after };
 		sbt_vk_args_vkEndCommandBuffer ecb = { cb, VK_SUCCESS };
 		sbt_vk_args_vkQueueSubmit qs = { queue, 1, &si, VK_NULL_HANDLE, VK_SUCCESS };
 		sbt_vk_args_vkQueueWaitIdle wi = { queue, VK_SUCCESS };
@@ -1990,6 +2366,11 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 			staged[k++] = (uint64_t)(uintptr_t)stg;
 			staged[k++] = (uint64_t)(uintptr_t)smem;
 		}
+		for (i = k = 0; i < s->nimages; i++)
+			if (s->images[i].device == dev && s->images[i].bytes) {
+				vkl_snap_image_staging(device, &s->images[i], next_handle, &istaged[k]);
+				k += 2;
+			}
 		vkl_snap_put(SBT_VK_CMD_vkBeginCommandBuffer, &bcb);
 		for (i = k = 0; i < s->nstaged; i++) {
 			VkBufferCopy region = { 0, 0, s->staged[i].size };
@@ -2003,6 +2384,24 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 		}
 		if (nbars)
 			vkl_snap_put(SBT_VK_CMD_vkCmdPipelineBarrier, &pb);
+		for (i = k = 0; i < s->nimages; i++) {
+			const vkl_snap_image *im = &s->images[i];
+			VkBufferImageCopy regions[VKL_SNAP_REGIONS];
+			VkDeviceSize size;
+			const char *why;
+			sbt_vk_args_vkCmdCopyBufferToImage ci = {
+				cb, VK_NULL_HANDLE, (VkImage)(uintptr_t)im->image,
+				VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, regions
+			};
+			if (im->device != dev || !im->bytes)
+				continue;
+			ci.srcBuffer = (VkBuffer)(uintptr_t)istaged[k];
+			k += 2;
+			ci.regionCount = vkl_snap_regions(im, regions, &size, &why);
+			vkl_snap_put(SBT_VK_CMD_vkCmdCopyBufferToImage, &ci);
+		}
+		if (nafter)
+			vkl_snap_put(SBT_VK_CMD_vkCmdPipelineBarrier, &pa);
 		vkl_snap_put(SBT_VK_CMD_vkEndCommandBuffer, &ecb);
 		vkl_snap_put(SBT_VK_CMD_vkQueueSubmit, &qs);
 		vkl_snap_put(SBT_VK_CMD_vkQueueWaitIdle, &wi);
@@ -2012,6 +2411,13 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 			sbt_vk_args_vkFreeMemory fm = { device, (VkDeviceMemory)(uintptr_t)staged[k + 2], NULL };
 			vkl_snap_put(SBT_VK_CMD_vkDestroyBuffer, &d1);
 			vkl_snap_put(SBT_VK_CMD_vkDestroyBuffer, &d2);
+			vkl_snap_put(SBT_VK_CMD_vkFreeMemory, &fm);
+		}
+		for (k = 0; k < 2 * (size_t)ncopies; k += 2) {
+			sbt_vk_args_vkDestroyBuffer d1 = { device, (VkBuffer)(uintptr_t)istaged[k], NULL };
+			sbt_vk_args_vkFreeMemory fm = { device, (VkDeviceMemory)(uintptr_t)istaged[k + 1],
+				                            NULL };
+			vkl_snap_put(SBT_VK_CMD_vkDestroyBuffer, &d1);
 			vkl_snap_put(SBT_VK_CMD_vkFreeMemory, &fm);
 		}
 		vkl_snap_put(SBT_VK_CMD_vkDestroyCommandPool, &dp);
@@ -2070,8 +2476,10 @@ out_sync:
 	}
 out_free:
 	free(bars);
+	free(after);
 	free(sems);
 	free(staged);
+	free(istaged);
 }
 
 /* Destroy an object recreated only for others that keep its creation. */
@@ -2116,7 +2524,7 @@ static void vkl_trim_snapshot(void)
 {
 	vkl_snap s;
 	vkl_snap_check ck;
-	size_t i, nw = 0, ncmds = 0, nrec;
+	size_t i, nw = 0, ncmds = 0, nrec, nlayouts = 0, ncopied = 0;
 	uint64_t next_handle = VKL_TRIM_HANDLE_BASE + 1, mem_bytes = 0;
 	vkl_trim_tls *th;
 	memset(&s, 0, sizeof(s));
@@ -2178,9 +2586,11 @@ static void vkl_trim_snapshot(void)
 	for (i = 0; i + 1 < s.nmemories; i += 2) {
 		vkl_device *d = vkl_device_get((const void *)(uintptr_t)s.memories[i + 1]);
 		VkDeviceMemory mem = (VkDeviceMemory)(uintptr_t)s.memories[i];
+		const vkl_snap_queue *q = vkl_snap_queue_of(&s, s.memories[i + 1]);
 		vkl_memory_desc md;
 		vkl_snap_staged g;
-		int host;
+		int host, images, buffers;
+		size_t j;
 		if (!vkl_snap_memory_needed(&s, s.memories[i])) {
 			CAP_INFO("Vulkan snapshot: VkDeviceMemory 0x%llx holds only attachments no render "
 			         "pass loads: its contents are left out of the snapshot",
@@ -2190,22 +2600,26 @@ static void vkl_trim_snapshot(void)
 		if (!vkl_memory_describe(mem, &md))
 			continue;
 		host = (md.flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0;
-		/* through a mapping when the host can; else (or when asked to)
-		 * through a staging copy, when only buffers are bound to it (an
-		 * image's bytes are not its contents on every device) */
-		if (host && (!vkl_config_get()->snapshot_staging ||
-		             vkl_snap_memory_has_image(&s, s.memories[i]))) {
+		/* through a mapping when the host can, unless asked to copy */
+		if (host && !vkl_config_get()->snapshot_staging) {
 			mem_bytes += vkl_memory_snapshot(d, mem);
 			continue;
 		}
-		if (vkl_snap_memory_has_image(&s, s.memories[i])) {
-			CAP_WARN("Vulkan snapshot: VkDeviceMemory 0x%llx (%llu bytes) is not host-visible "
-			         "and holds images: its contents are left out of the snapshot",
-			         (unsigned long long)s.memories[i], (unsigned long long)md.size);
-			continue;
+		/* else through staging copies: the images' contents image by
+		 * image (an image's bytes are not its contents on every device),
+		 * in their current layouts (an image never used since its
+		 * creation holds nothing); the bytes of the rest through a buffer
+		 * bound over all of it */
+		images = vkl_snap_memory_holds(&s, s.memories[i], 1);
+		buffers = vkl_snap_memory_holds(&s, s.memories[i], 0) || !images;
+		for (j = 0; j < s.nimages; j++) {
+			vkl_snap_image *im = &s.images[j];
+			if (im->memory == s.memories[i] && im->to != VK_IMAGE_LAYOUT_UNDEFINED &&
+			    vkl_snap_image_needed(&s, im) && vkl_snap_read_image(d, q, im))
+				mem_bytes += im->size;
 		}
 		memset(&g, 0, sizeof(g));
-		if (vkl_snap_read_staged(d, vkl_snap_queue_of(&s, s.memories[i + 1]), mem, &md, &g)) {
+		if (buffers && vkl_snap_read_staged(d, q, mem, &md, &g)) {
 			vkl_snap_staged *x = VKL_SNAP_PUSH(&s, staged, nstaged, capstaged);
 			g.device = s.memories[i + 1];
 			if (x) {
@@ -2223,15 +2637,21 @@ static void vkl_trim_snapshot(void)
 	for (i = ck.nzombies; i-- > 0;)
 		vkl_snap_destroy(ck.zombies[i]);
 	free(ck.zombies);
+	for (i = 0; i < s.nimages; i++) {
+		nlayouts += vkl_snap_image_moves(&s.images[i]);
+		ncopied += s.images[i].bytes != NULL;
+	}
 	CAP_INFO("Vulkan snapshot: %zu calls, %zu command buffer calls, %llu bytes "
-	         "of memory, %zu image layouts",
-	         nrec, ncmds, (unsigned long long)mem_bytes, s.nimages);
+	         "of memory, %zu image layouts, %zu images copied",
+	         nrec, ncmds, (unsigned long long)mem_bytes, nlayouts, ncopied);
 
 	for (i = 0; i < s.nitems; i++) {
 		vkl_trim_rec_release(s.items[i].rec);
 		free(s.items[i].cmds);
 	}
 	free(s.items);
+	for (i = 0; i < s.nimages; i++)
+		free(s.images[i].bytes);
 	free(s.images);
 	free(s.syncs);
 	free(s.queues);

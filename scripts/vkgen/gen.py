@@ -23,6 +23,7 @@ import vkxml  # noqa: E402
 
 MODULES = ["codec", "refs", "layer"]
 MODULES.append("replay")  # tsreplay's Vulkan glue (replayer/generated/)
+MODULES.append("formats")  # texel blocks, aspects and planes per VkFormat
 
 
 def main():

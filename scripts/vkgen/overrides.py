@@ -187,6 +187,16 @@ LAYER_HOTKEY = (
     "vkCreateSwapchainKHR", "vkCreateSharedSwapchainsKHR", "vkDestroySwapchainKHR",
 )
 
+# Generated wrappers that, before the call, hand one input parameter to a
+# function of the layer and pass down (and record) what it returns, so the
+# driver and the trace see the same call: {command: (parameter, function)}.
+#   vkCreateImage: while tracking for trimmed capture, images get transfer
+#   usage where the format allows it, so a snapshot can copy their contents
+#   (layers/vulkan/vkl_trim.c).
+LAYER_ADJUST = {
+    "vkCreateImage": ("pCreateInfo", "vkl_trim_image_info"),
+}
+
 # Records flagged CAP_REC_WORK (a host stack under TRACESMITH_STACKS=work).
 LAYER_WORK = (
     "vkQueueSubmit", "vkQueueSubmit2", "vkQueueSubmit2KHR", "vkQueueBindSparse",

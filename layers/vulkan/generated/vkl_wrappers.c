@@ -584,6 +584,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateImage(VkDevice device, const
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
+	if (vkl_records(vkl_x))
+		pCreateInfo = vkl_trim_image_info(vkl_x, pCreateInfo);
 	vkl_ret = vkl_x->table.CreateImage(device, pCreateInfo, pAllocator, pImage);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateImage vkl_a;
