@@ -32,6 +32,10 @@
  *       the same copy with checkpoint record SEQ's hash and the hash of its
  *       middle block XORed with M: a capture that saw other bytes there.
  *       Prints "poked checkpoint seq S call C object 0xH block K".
+ *   vk_tracetool poke IN OUT --record SEQ --find HEX [--xor M]
+ *       the same copy with the first byte of the first match of the bytes
+ *       HEX in record SEQ's payload XORed with M: a call made with other
+ *       arguments.  Prints "poked record seq S payload byte K".
  *   vk_tracetool copy IN OUT
  *       the same copy with nothing changed (tests the copier).
  *   vk_tracetool blob TRACE ID OUT
@@ -80,7 +84,7 @@ static int vkt_usage(void)
 	        "usage: vk_tracetool blobs|memwrites|checkpoints TRACE\n"
 	        "       vk_tracetool find TRACE PATTERN [--window W]\n"
 	        "       vk_tracetool poke IN OUT (--pattern FILE [--at P] | --blob ID --byte K | "
-	        "--checkpoint SEQ) [--xor M]\n"
+	        "--checkpoint SEQ | --record SEQ --find HEX) [--xor M]\n"
 	        "       vk_tracetool copy IN OUT\n"
 	        "       vk_tracetool blob TRACE ID OUT\n"
 	        "       vk_tracetool synth OUT\n");
@@ -636,7 +640,37 @@ typedef struct vkt_poke {
 	uint8_t xor_mask;
 	uint64_t checkpoint_seq; /* --checkpoint: the record changed instead of a blob */
 	uint64_t call_seq, object, block; /* out: what that checkpoint was */
+	uint64_t record_seq;     /* --record: its payload changed where find_hex is */
+	uint8_t find[64];
+	size_t find_len;
+	size_t found_at;         /* out: offset of the match in the payload */
 } vkt_poke;
+
+/* Record rec with the first byte of the first match of pk->find in its
+ * payload XORed with the mask, appended to w; -1 when there is no match. */
+static int vkt_poke_record(sbt_writer *w, const sbt_record *rec, vkt_poke *pk, sbt_status *st)
+{
+	sbt_record out = *rec;
+	uint8_t *p;
+	size_t i;
+	for (i = 0; i + pk->find_len <= rec->payload_len; i++)
+		if (!memcmp(rec->payload + i, pk->find, pk->find_len))
+			break;
+	if (i + pk->find_len > rec->payload_len)
+		return -1;
+	p = malloc(rec->payload_len);
+	if (!p) {
+		*st = SBT_ERR_NOMEM;
+		return 0;
+	}
+	memcpy(p, rec->payload, rec->payload_len);
+	p[i] ^= pk->xor_mask;
+	pk->found_at = i;
+	out.payload = p;
+	*st = sbt_writer_append(w, &out);
+	free(p);
+	return 0;
+}
 
 /* The checkpoint record rec with its hash and its middle block's hash
  * XORed with mask, appended to w; its call, object and block in pk. */
@@ -742,7 +776,8 @@ static int vkt_copy(sbt_reader *r, const char *in, const char *out, vkt_poke *pk
 			        (unsigned long long)b[i].id, sbt_strerror(st), sbt_reader_message(r));
 			goto out_close;
 		}
-		if (pk && pk->active && !pk->checkpoint_seq && b[i].id == pk->blob_id) {
+		if (pk && pk->active && !pk->checkpoint_seq && !pk->record_seq &&
+		    b[i].id == pk->blob_id) {
 			if (pk->byte >= len) {
 				fprintf(stderr, "vk_tracetool: blob %llu has %zu bytes, no byte %zu\n",
 				        (unsigned long long)b[i].id, len, pk->byte);
@@ -759,7 +794,7 @@ static int vkt_copy(sbt_reader *r, const char *in, const char *out, vkt_poke *pk
 			goto out_close;
 		}
 	}
-	if (pk && pk->active && !pk->checkpoint_seq && !poked) {
+	if (pk && pk->active && !pk->checkpoint_seq && !pk->record_seq && !poked) {
 		fprintf(stderr, "vk_tracetool: %s: no blob %llu\n", in, (unsigned long long)pk->blob_id);
 		goto out_close;
 	}
@@ -778,6 +813,13 @@ static int vkt_copy(sbt_reader *r, const char *in, const char *out, vkt_poke *pk
 			}
 			wst = vkt_poke_checkpoint(w, &rec, pk);
 			poked = 1;
+		} else if (pk && pk->record_seq && rec.seq == pk->record_seq) {
+			if (vkt_poke_record(w, &rec, pk, &wst) != 0) {
+				fprintf(stderr, "vk_tracetool: %s: record seq %llu does not hold the bytes "
+				        "given to --find\n", in, (unsigned long long)rec.seq);
+				goto out_close;
+			}
+			poked = 1;
 		} else {
 			wst = sbt_writer_append(w, &rec);
 		}
@@ -791,9 +833,10 @@ static int vkt_copy(sbt_reader *r, const char *in, const char *out, vkt_poke *pk
 		        sbt_reader_message(r));
 		goto out_close;
 	}
-	if (pk && pk->checkpoint_seq && !poked) {
+	if (pk && (pk->checkpoint_seq || pk->record_seq) && !poked) {
 		fprintf(stderr, "vk_tracetool: %s: no record seq %llu\n", in,
-		        (unsigned long long)pk->checkpoint_seq);
+		        (unsigned long long)(pk->checkpoint_seq ? pk->checkpoint_seq
+		                                                : pk->record_seq));
 		goto out_close;
 	}
 	rc = 0;
@@ -809,8 +852,9 @@ out_free:
 static int vkt_cmd_poke(int argc, char **argv, int poke)
 {
 	const char *in, *out, *pattern = NULL;
-	uint64_t at = 0, blob = 0, byte = 0, xor_mask = 1, cp_seq = 0;
-	int have_blob = 0, have_byte = 0, have_cp = 0, i, rc = 1;
+	uint64_t at = 0, blob = 0, byte = 0, xor_mask = 1, cp_seq = 0, rec_seq = 0;
+	int have_blob = 0, have_byte = 0, have_cp = 0, have_rec = 0, i, rc = 1;
+	const char *find_hex = NULL;
 	sbt_reader *r = NULL;
 	vkt_memwrite *mw = NULL, *hit = NULL;
 	unsigned char *pat = NULL;
@@ -839,6 +883,11 @@ static int vkt_cmd_poke(int argc, char **argv, int poke)
 			bad = vkt_parse_u64(a, v, &byte);
 			have_byte = 1;
 		}
+		else if (!strcmp(a, "--record")) {
+			bad = vkt_parse_u64(a, v, &rec_seq) || rec_seq == 0;
+			have_rec = 1;
+		} else if (!strcmp(a, "--find") && v)
+			find_hex = v;
 		else if (!strcmp(a, "--checkpoint")) {
 			bad = vkt_parse_u64(a, v, &cp_seq) || cp_seq == 0;
 			have_cp = 1;
@@ -854,12 +903,29 @@ static int vkt_cmd_poke(int argc, char **argv, int poke)
 		}
 		i++;
 	}
-	if (poke && (!!pattern + !!(have_blob && have_byte) + have_cp) != 1) {
+	if (poke && (!!pattern + !!(have_blob && have_byte) + have_cp + (have_rec && find_hex)) != 1) {
 		fprintf(stderr, "vk_tracetool: poke needs --pattern FILE, or --blob ID and --byte K, "
-		        "or --checkpoint SEQ\n");
+		        "or --checkpoint SEQ, or --record SEQ and --find HEX\n");
 		return 2;
 	}
 	memset(&pk, 0, sizeof(pk));
+	if (have_rec) {
+		size_t hl = strlen(find_hex), k2;
+		if (hl == 0 || hl % 2 || hl / 2 > sizeof(pk.find)) {
+			fprintf(stderr, "vk_tracetool: --find wants 1 to %zu bytes in hex, got '%s'\n",
+			        sizeof(pk.find), find_hex);
+			return 2;
+		}
+		for (k2 = 0; k2 < hl / 2; k2++) {
+			unsigned v2;
+			if (sscanf(find_hex + 2 * k2, "%2x", &v2) != 1) {
+				fprintf(stderr, "vk_tracetool: --find: '%s' is not hex\n", find_hex);
+				return 2;
+			}
+			pk.find[k2] = (uint8_t)v2;
+		}
+		pk.find_len = hl / 2;
+	}
 	if (vkt_open(in, &r) != SBT_OK)
 		goto out_free;
 	if (poke && pattern) {
@@ -904,6 +970,17 @@ static int vkt_cmd_poke(int argc, char **argv, int poke)
 			        in, pattern, (unsigned long long)(at / 32 * 32), nmw);
 			goto out_free;
 		}
+	}
+	if (poke && have_rec) {
+		pk.active = 1;
+		pk.record_seq = rec_seq;
+		pk.xor_mask = (uint8_t)xor_mask;
+		if (vkt_copy(r, in, out, &pk) != 0)
+			goto out_free;
+		printf("poked record seq %llu payload byte %zu\n", (unsigned long long)rec_seq,
+		       pk.found_at);
+		rc = 0;
+		goto out_free;
 	}
 	if (poke && have_cp) {
 		pk.active = 1;

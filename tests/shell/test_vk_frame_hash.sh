@@ -7,11 +7,13 @@
 # - TRACESMITH_FRAME_HASH=1: one checkpoint per present, whose call is that
 #   vkQueuePresentKHR record and whose object is the swapchain, covering the
 #   whole image; the replay (offscreen, and in a window) compares them all,
-#   equal, exit 0, and its summary counts the frame hashes;
+#   equal, exit 0, and its summary counts the frame hashes; the same for a
+#   trimmed capture (frames 3-5) replayed twice with --check-determinism;
 # - the same through vk_layer_settings.txt (tracesmith.frame_hash = 1) and
 #   through VK_EXT_layer_settings chained to vkCreateInstance;
-# - a copy of the trace whose frame 4 hash is altered: exit 3, the
-#   mismatch at that checkpoint, named as frame 4 and its present;
+# - a copy of the trace whose frame 4 hash is altered, and one whose frame
+#   4 is cleared to another colour: exit 3, the mismatch at that
+#   checkpoint, named as frame 4 and its present;
 # - a value that is not 0 or 1: one warning, no hashes.
 set -eu
 BUILD=${BUILD:-build}
@@ -133,7 +135,7 @@ esac
 vk_env_layers_validation
 rc=0
 "$VK_ENV_BUILD/tsreplay" --offscreen "$T/poked.sbt" >"$T/poked.out" 2>"$T/poked.err" || rc=$?
-vk_env_clean "$T/poked.err" || fail "validation messages in the altered replay"
+vk_env_clean "$T/poked.err" && vk_env_clean "$T/poked.out" || fail "validation messages in the altered replay"
 [ "$rc" = 3 ] || fail "altered frame hash: tsreplay exit $rc, expected 3: $(cat "$T/poked.err")"
 grep -q "^tsreplay: vulkan: frame 4 (seq $call4 vkQueuePresentKHR): the presented image differs from the capture's (frame hash)" \
 	"$T/poked.err" || fail "the mismatch is not named as frame 4: $(cat "$T/poked.err")"
@@ -143,6 +145,39 @@ grep -q "^tsreplay: vulkan: .*, $FRAMES frame hashes compared (1 differ, the fir
 	"$T/poked.err" || fail "the summary: $(grep 'tsreplay: vulkan:' "$T/poked.err")"
 grep -q "^tsreplay: checkpoints: $FRAMES compared, $((FRAMES - 1)) matched, 1 differ\$" "$T/poked.out" ||
 	fail "altered: $(grep checkpoints "$T/poked.out")"
+
+# ---- an altered draw input: frame 4 cleared to another colour, exit 3 there -------------
+# vk_xwindow clears frame N to (N%64/63, N%16/15, 0.5, 1.0): in the 4th
+# vkCmdClearColorImage record, 0.5's last byte (3f) becomes 3e (0.125).
+clear4=$("$VK_ENV_BUILD/tsinfo" --dump "$T/fh.sbt" |
+	sed -n 's/^seq=\([0-9]*\) .* vulkan\.vkCmdClearColorImage .*/\1/p' | sed -n 4p)
+[ -n "$clear4" ] || fail "no 4th vkCmdClearColorImage in the trace"
+out=$("$P/vk_tracetool" poke "$T/fh.sbt" "$T/drawn.sbt" --record "$clear4" --find 3f0000803f) ||
+	fail "poke the clear colour"
+rc=0
+"$VK_ENV_BUILD/tsreplay" --offscreen "$T/drawn.sbt" >"$T/drawn.out" 2>"$T/drawn.err" || rc=$?
+vk_env_clean "$T/drawn.err" && vk_env_clean "$T/drawn.out" || fail "validation messages in the redrawn replay"
+[ "$rc" = 3 ] || fail "altered clear colour: tsreplay exit $rc, expected 3: $(cat "$T/drawn.err")"
+grep -q "^tsreplay: vulkan: frame 4 (seq $call4 vkQueuePresentKHR): the presented image differs from the capture's (frame hash); first difference in row 0\$" \
+	"$T/drawn.err" || fail "altered clear colour: not frame 4, row 0: $(cat "$T/drawn.err")"
+grep -q "^tsreplay: the replay differs from the capture at checkpoint seq $cp4\$" "$T/drawn.err" ||
+	fail "altered clear colour: not at checkpoint seq $cp4: $(cat "$T/drawn.err")"
+grep -q "^tsreplay: checkpoints: $FRAMES compared, $((FRAMES - 1)) matched, 1 differ\$" "$T/drawn.out" ||
+	fail "altered clear colour: $(grep checkpoints "$T/drawn.out")"
+
+# ---- a trimmed capture (frames 3-5), and runs compared with each other ----------------
+mkdir "$T/trim"
+vk_env_layers_validation
+TRACESMITH_FRAME_HASH=1 vk_env_run "$T/trim.log" "$VK_ENV_BUILD/tscapture" --frames 3-5 \
+	-o "$T/trim/xw.sbt" -- "$P/vk_xwindow" --frames 8 || fail "tscapture --frames 3-5 with frame hashes"
+"$P/vk_tracetool" checkpoints "$T/trim/xw-frames-3-5.sbt" >"$T/trim.cps" || fail "trim: checkpoints"
+[ "$(wc -l <"$T/trim.cps")" -eq 3 ] || fail "trim: $(wc -l <"$T/trim.cps") frame hashes in frames 3-5"
+vk_env_run "$T/trim.replay" "$VK_ENV_BUILD/tsreplay" --offscreen --check-determinism --runs 2 \
+	"$T/trim/xw-frames-3-5.sbt" || fail "trim: tsreplay --check-determinism"
+grep -q "^tsreplay: checkpoints: 3 compared, 3 matched, 0 differ\$" "$T/trim.replay" &&
+	grep -q "^tsreplay: vulkan: .* (frames 3-5 of the capture), 0 screenshots, 3 frame hashes compared\$" "$T/trim.replay" &&
+	grep -q "^tsreplay: runs agree with each other at every checkpoint\$" "$T/trim.replay" ||
+	fail "trim: $(cat "$T/trim.replay")"
 
 # ---- a value that is not 0 or 1 ------------------------------------------------------
 capture bad TRACESMITH_FRAME_HASH=yes
