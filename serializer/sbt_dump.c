@@ -451,6 +451,48 @@ void sbt_dump_emit_str(sbt_dump_emit *e, const char *key, const char *s, size_t 
 		sbt_dump_text_string(e->out, s, len);
 }
 
+/* Whether s[0..len) is a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int sbt_dump_json_number(const char *s, size_t len)
+{
+	size_t i = 0, d;
+
+	if (i < len && s[i] == '-')
+		i++;
+	if (i < len && s[i] == '0')
+		i++;
+	else if (i < len && s[i] >= '1' && s[i] <= '9')
+		while (i < len && s[i] >= '0' && s[i] <= '9')
+			i++;
+	else
+		return 0;
+	if (i < len && s[i] == '.') {
+		for (d = ++i; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < len && (s[i] == '+' || s[i] == '-'))
+			i++;
+		for (d = i; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	return i == len;
+}
+
+void sbt_dump_emit_num(sbt_dump_emit *e, const char *key, const char *s, size_t len)
+{
+	if (e->format != SBT_DUMP_JSON || !sbt_dump_json_number(s, len)) {
+		sbt_dump_emit_str(e, key, s, len);
+		return;
+	}
+	sbt_dump_emit_key(e, key);
+	sbt_dump_buf_put(e->out, s, len);
+}
+
 void sbt_dump_emit_bytes(sbt_dump_emit *e, const char *key, const uint8_t *p, size_t n,
                          size_t max_bytes)
 {
