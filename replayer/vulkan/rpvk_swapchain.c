@@ -11,7 +11,10 @@
  * semaphore and fence with an empty submit; vkQueuePresentKHR waits its
  * semaphores with an empty submit, counts the frame (frame N is the N-th
  * present, from 1) and, for --screenshot(-all) frames, copies the presented
- * image into a host buffer and writes DIR/frame_N.ppm (or .png).
+ * image into a host buffer and writes DIR/frame_N.ppm (or .png).  A
+ * checkpoint whose call is that present (TRACESMITH_FRAME_HASH at capture,
+ * layers/vulkan/vkl_frame.c) is answered with the same copy of the image
+ * the present named (rpvk_frame_checkpoint).
  *
  * Plain images cannot be in VK_IMAGE_LAYOUT_PRESENT_SRC_KHR: every
  * PRESENT_SRC_KHR (and SHARED_PRESENT_KHR) layout in render pass
