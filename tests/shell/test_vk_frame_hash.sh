@@ -25,7 +25,6 @@ fail() { vk_env_fail "$@"; }
 
 VK_ENV_SYNC=1 # the layer's copy is checked for hazards too
 vk_env_init
-vk_env_tsan_skip vk_xwindow
 P=$VK_ENV_BUILD/tests/programs
 for t in vk_xwindow vk_tracetool; do
 	[ -x "$P/$t" ] || fail "$P/$t is not built"
