@@ -81,6 +81,8 @@ typedef struct cap_config {
 	uint64_t snapshot_frames;      /* TRACESMITH_SNAPSHOT_FRAMES: periodic
 	                                  snapshots in a full capture; 0: none */
 	char api[64];                  /* TRACESMITH_API, "" = every front-end */
+	int frame_hash;                /* TRACESMITH_FRAME_HASH=1: the Vulkan layer
+	                                  checkpoints every presented image */
 } cap_config;
 
 /* 1 when TRACESMITH_API lets front-end `api` ("vulkan", "cuda", "hip")

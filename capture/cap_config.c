@@ -266,7 +266,7 @@ static const char *cap_config_default_output(void)
 
 static const char *const cap_setting_names[] = {
 	"log", "output", "stacks", "snapshot", "memory_mb", "flush_ms",
-	"disable", "trigger", "snapshot_frames", "api",
+	"disable", "trigger", "snapshot_frames", "api", "frame_hash",
 };
 
 static struct {
@@ -462,6 +462,13 @@ void cap_config_parse_(cap_config *cfg)
 			cfg->disabled = 1;
 		else if (strcmp(v, "0") != 0 && v[0])
 			cap_config_warn(cfg, "TRACESMITH_DISABLE='%s' is not 0 or 1; capture stays enabled", v);
+	}
+	if ((v = cap_setting("TRACESMITH_FRAME_HASH")) != NULL) {
+		if (strcmp(v, "1") == 0)
+			cfg->frame_hash = 1;
+		else if (strcmp(v, "0") != 0 && v[0])
+			cap_config_warn(cfg, "TRACESMITH_FRAME_HASH='%s' is not 0 or 1; presented images "
+			                "are not hashed", v);
 	}
 	if ((v = cap_setting("TRACESMITH_TRIGGER")) != NULL && v[0])
 		cap_config_parse_trigger(cfg, v);

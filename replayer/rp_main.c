@@ -392,7 +392,8 @@ static void rp_main_summary(const rp_options *opt, const rp_session *s, const rp
 	}
 	if (rep->checkpoints == 0 && rep->not_compared == 0)
 		printf("tsreplay: no checkpoints to compare: the %s holds none (a program that only "
-		       "presents makes none); exit 0 says only that the replay ran\n",
+		       "presents makes none: capture it with TRACESMITH_FRAME_HASH=1 to compare its "
+		       "presented images); exit 0 says only that the replay ran\n",
 		       opt->range.has_begin || opt->range.has_end ? "replayed range" : "trace");
 	if (rep->frames) {
 		printf("tsreplay: frames %llu-%llu replayed (%llu, numbered as in the captured run)",

@@ -473,7 +473,7 @@ static void sbt_cm_dump_signed(sbt_dump_emit *e, const char *key, int64_t v)
 {
 	char buf[24];
 	int n = snprintf(buf, sizeof(buf), "%lld", (long long)v);
-	sbt_dump_emit_str(e, key, buf, (size_t)n);
+	sbt_dump_emit_num(e, key, buf, (size_t)n);
 }
 
 static void sbt_cm_dump_bytes(sbt_dump_emit *e, const char *key, const uint8_t *p, size_t n)

@@ -232,30 +232,203 @@ static void sbt_dump_hex(sbt_dump_buf *b, const uint8_t *p, size_t n)
 
 /* ---- the emitter codecs write through -------------------------------- */
 
+/*
+ * Keys are paths: `pCreateInfos[0].pStages[1].module` names member module
+ * of element 1 of array pStages of element 0 of array pCreateInfos.  Text
+ * prints the path as it is; JSON nests it: {"pCreateInfos":[{"pStages":
+ * [{...,"module":...}]}]}.  A codec emits the members of one structure or
+ * array together (the walk is depth first), so the JSON emitter keeps the
+ * chain of containers the last key opened, closes those the next key
+ * leaves, and opens those it enters.  Array elements are written in the
+ * order they come; the index in the key is not repeated.
+ */
+#define SBT_DUMP_DEPTH 24 /* containers open at once; deeper paths stay flat */
+#define SBT_DUMP_PART 64  /* longest member name compared */
+
+typedef struct sbt_dump_part {
+	char name[SBT_DUMP_PART]; /* member name, or the index's digits */
+	int array;                /* 1: this container is an array, 0: an object */
+	unsigned children;        /* values written into it so far */
+	uint64_t count;           /* an array's element count, from its
+	                             `NAME.count` key (the dump shows at most
+	                             SBT_VK_PR_MAX_ELEMS of them) */
+} sbt_dump_part;
+
 struct sbt_dump_emit {
 	sbt_dump_buf *out;
 	sbt_dump_format format;
-	unsigned nfields;
+	unsigned nfields; /* values written at the top level */
 	sbt_dump_session *session; /* may be NULL */
+	unsigned depth;   /* JSON: containers open */
+	sbt_dump_part open[SBT_DUMP_DEPTH];
 };
+
+/* One component of a key path: [s, s + n) and whether it was "[N]". */
+typedef struct sbt_dump_comp {
+	const char *s;
+	size_t n;
+	int index;
+} sbt_dump_comp;
+
+/* Split key into at most max components; returns how many, 0 when the key
+ * is not a well-formed path (then it is used whole, as a flat name). */
+static size_t sbt_dump_split(const char *key, sbt_dump_comp *c, size_t max)
+{
+	const char *p = key;
+	size_t n = 0;
+
+	while (*p) {
+		if (n == max)
+			return 0;
+		if (*p == '[') {
+			const char *e = strchr(p, ']');
+			if (!e || e == p + 1)
+				return 0;
+			c[n].s = p + 1;
+			c[n].n = (size_t)(e - p - 1);
+			c[n].index = 1;
+			p = e + 1;
+			if (*p == '.')
+				p++;
+		} else {
+			size_t len = strcspn(p, ".[");
+			if (len == 0)
+				return 0;
+			c[n].s = p;
+			c[n].n = len;
+			c[n].index = 0;
+			p += len;
+			if (*p == '.') {
+				p++;
+				if (!*p)
+					return 0;
+			}
+		}
+		if (c[n].n >= SBT_DUMP_PART)
+			return 0;
+		n++;
+	}
+	return n;
+}
+
+/* The separator and, inside an object, the member name of a value written
+ * into the innermost open container (the top level when none is). */
+static void sbt_dump_member(sbt_dump_emit *e, const char *name, size_t len)
+{
+	unsigned *children = e->depth ? &e->open[e->depth - 1].children : &e->nfields;
+	int array = e->depth ? e->open[e->depth - 1].array : 0;
+
+	if (*children)
+		sbt_dump_buf_put(e->out, ",", 1);
+	(*children)++;
+	if (!array) {
+		sbt_dump_json_string(e->out, name, len);
+		sbt_dump_buf_put(e->out, ":", 1);
+	}
+}
+
+/* Close containers down to depth.  An array the dump cut short gets a
+ * sibling NAME_more_elements with the elements not shown (inside an
+ * object; an array of arrays just ends). */
+static void sbt_dump_close_to(sbt_dump_emit *e, unsigned depth)
+{
+	while (e->depth > depth) {
+		sbt_dump_part *o = &e->open[--e->depth];
+		sbt_dump_buf_put(e->out, o->array ? "]" : "}", 1);
+		if (o->array && o->count > o->children &&
+		    !(e->depth && e->open[e->depth - 1].array)) {
+			char name[SBT_DUMP_PART + 16];
+			int n = snprintf(name, sizeof(name), "%s_more_elements", o->name);
+			sbt_dump_member(e, name, (size_t)n);
+			sbt_dump_buf_printf(e->out, "%llu",
+			                    (unsigned long long)(o->count - o->children));
+		}
+	}
+}
+
+/* JSON: write what key's path needs before its value.  With count_of (a
+ * `NAME.count` key, that array's length), the leaf is not a value but the
+ * array NAME, opened here, its elements to follow. */
+static void sbt_dump_path(sbt_dump_emit *e, const char *key, const uint64_t *count_of)
+{
+	sbt_dump_comp c[SBT_DUMP_DEPTH + 1];
+	size_t n, k, i;
+
+	n = sbt_dump_split(key, c, SBT_DUMP_DEPTH + 1);
+	if (n == 0 || c[0].index || (count_of && n < 2)) {
+		/* not a path we can nest: the whole key, at the top level */
+		sbt_dump_close_to(e, 0);
+		sbt_dump_member(e, key, strlen(key));
+		if (count_of)
+			sbt_dump_buf_printf(e->out, "%llu", (unsigned long long)*count_of);
+		return;
+	}
+	if (count_of) {
+		/* NAME.count: NAME is the leaf, and an array */
+		n--;
+		if (n == SBT_DUMP_DEPTH + 1 || c[n - 1].index) {
+			sbt_dump_close_to(e, 0);
+			sbt_dump_member(e, key, strlen(key));
+			sbt_dump_buf_printf(e->out, "%llu", (unsigned long long)*count_of);
+			return;
+		}
+	}
+	/* the containers this key shares with the last one */
+	for (k = 0; k < e->depth && k + 1 < n; k++) {
+		const sbt_dump_part *o = &e->open[k];
+		if (o->array != c[k + 1].index || strlen(o->name) != c[k].n ||
+		    memcmp(o->name, c[k].s, c[k].n) != 0)
+			break;
+	}
+	sbt_dump_close_to(e, (unsigned)k);
+	for (i = k; i + 1 < n; i++) {
+		sbt_dump_part *o = &e->open[e->depth];
+		sbt_dump_member(e, c[i].s, c[i].n);
+		memcpy(o->name, c[i].s, c[i].n);
+		o->name[c[i].n] = '\0';
+		o->array = c[i + 1].index;
+		o->children = 0;
+		o->count = 0;
+		sbt_dump_buf_put(e->out, o->array ? "[" : "{", 1);
+		e->depth++;
+	}
+	sbt_dump_member(e, c[n - 1].s, c[n - 1].n);
+	if (count_of) {
+		sbt_dump_part *o = &e->open[e->depth];
+		if (e->depth == SBT_DUMP_DEPTH) {
+			sbt_dump_buf_printf(e->out, "%llu", (unsigned long long)*count_of);
+			return;
+		}
+		memcpy(o->name, c[n - 1].s, c[n - 1].n);
+		o->name[c[n - 1].n] = '\0';
+		o->array = 1;
+		o->children = 0;
+		o->count = *count_of;
+		sbt_dump_buf_put(e->out, "[", 1);
+		e->depth++;
+	}
+}
 
 static void sbt_dump_emit_key(sbt_dump_emit *e, const char *key)
 {
-	if (e->format == SBT_DUMP_JSON) {
-		if (e->nfields)
-			sbt_dump_buf_put(e->out, ",", 1);
-		sbt_dump_json_string(e->out, key, strlen(key));
-		sbt_dump_buf_put(e->out, ":", 1);
-	} else {
+	if (e->format != SBT_DUMP_JSON) {
 		sbt_dump_buf_put(e->out, " ", 1);
 		sbt_dump_buf_puts(e->out, key);
 		sbt_dump_buf_put(e->out, "=", 1);
+		e->nfields++;
+		return;
 	}
-	e->nfields++;
+	sbt_dump_path(e, key, NULL);
 }
 
 void sbt_dump_emit_u64(sbt_dump_emit *e, const char *key, uint64_t v)
 {
+	size_t len = strlen(key);
+	if (e->format == SBT_DUMP_JSON && len > 6 && strcmp(key + len - 6, ".count") == 0) {
+		/* an array's length: the array itself in JSON */
+		sbt_dump_path(e, key, &v);
+		return;
+	}
 	sbt_dump_emit_key(e, key);
 	sbt_dump_buf_printf(e->out, "%llu", (unsigned long long)v);
 }
@@ -278,13 +451,61 @@ void sbt_dump_emit_str(sbt_dump_emit *e, const char *key, const char *s, size_t 
 		sbt_dump_text_string(e->out, s, len);
 }
 
+/* Whether s[0..len) is a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int sbt_dump_json_number(const char *s, size_t len)
+{
+	size_t i = 0, d;
+
+	if (i < len && s[i] == '-')
+		i++;
+	if (i < len && s[i] == '0')
+		i++;
+	else if (i < len && s[i] >= '1' && s[i] <= '9')
+		while (i < len && s[i] >= '0' && s[i] <= '9')
+			i++;
+	else
+		return 0;
+	if (i < len && s[i] == '.') {
+		for (d = ++i; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < len && (s[i] == '+' || s[i] == '-'))
+			i++;
+		for (d = i; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	return i == len;
+}
+
+void sbt_dump_emit_num(sbt_dump_emit *e, const char *key, const char *s, size_t len)
+{
+	if (e->format != SBT_DUMP_JSON || !sbt_dump_json_number(s, len)) {
+		sbt_dump_emit_str(e, key, s, len);
+		return;
+	}
+	sbt_dump_emit_key(e, key);
+	sbt_dump_buf_put(e->out, s, len);
+}
+
 void sbt_dump_emit_bytes(sbt_dump_emit *e, const char *key, const uint8_t *p, size_t n,
                          size_t max_bytes)
 {
 	size_t shown = n < max_bytes ? n : max_bytes;
 
 	sbt_dump_emit_key(e, key);
-	if (e->format == SBT_DUMP_JSON) {
+	if (e->format == SBT_DUMP_JSON && shown < n && strcmp(key, "payload_hex") != 0) {
+		/* the count stays with its bytes (a record may cut several
+		 * fields; only the raw payload keeps its sibling more_bytes) */
+		sbt_dump_buf_put(e->out, "{\"hex\":\"", 8);
+		sbt_dump_hex(e->out, p, shown);
+		sbt_dump_buf_printf(e->out, "\",\"more_bytes\":%zu}", n - shown);
+	} else if (e->format == SBT_DUMP_JSON) {
 		sbt_dump_buf_put(e->out, "\"", 1);
 		sbt_dump_hex(e->out, p, shown);
 		sbt_dump_buf_put(e->out, "\"", 1);
@@ -944,15 +1165,19 @@ sbt_status sbt_dump_record(const sbt_dump *d, const sbt_reader *r, const sbt_rec
 	e.format = opt->format;
 	e.nfields = 0;
 	e.session = opt->session;
+	e.depth = 0;
 	fn = sbt_dump_lookup(d, r, rec->type);
 	if (fn) {
 		size_t mark = out->len;
 		if (json)
 			sbt_dump_buf_puts(out, ",\"args\":{");
 		if (fn(&e, r, rec) == SBT_OK) {
-			if (json)
+			if (json) {
+				sbt_dump_close_to(&e, 0);
 				sbt_dump_buf_put(out, "}", 1);
+			}
 		} else {
+			e.depth = 0;
 			/* Drop the half-written fields; show the bytes instead. */
 			if (!out->failed) {
 				out->len = mark;

@@ -56,6 +56,10 @@ void sbt_dump_emit_hex64(sbt_dump_emit *e, const char *key, uint64_t v); /* 0x..
 /* Text of len bytes (need not be NUL-terminated or valid UTF-8: bytes that
  * are not valid UTF-8 are escaped in text and replaced by U+FFFD in JSON). */
 void sbt_dump_emit_str(sbt_dump_emit *e, const char *key, const char *s, size_t len);
+/* A number already formatted (a negative integer, a floating-point value
+ * printed with %g): quoted in text, as strings are; in JSON a bare number,
+ * or a string when the text is not a JSON number ("nan", "inf"). */
+void sbt_dump_emit_num(sbt_dump_emit *e, const char *key, const char *s, size_t len);
 /* Bytes as lowercase hex, at most max_bytes of them (the rest counted). */
 void sbt_dump_emit_bytes(sbt_dump_emit *e, const char *key, const uint8_t *p, size_t n,
                          size_t max_bytes);

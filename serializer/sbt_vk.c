@@ -459,7 +459,7 @@ void sbt_vk_pr_i(sbt_vk_pr *pr, const char *m, int64_t v)
 		return;
 	}
 	int n = snprintf(t, sizeof(t), "%" PRId64, v);
-	sbt_dump_emit_str(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), t, (size_t)n);
+	sbt_dump_emit_num(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), t, (size_t)n);
 }
 
 void sbt_vk_pr_x(sbt_vk_pr *pr, const char *m, uint64_t v)
@@ -472,7 +472,7 @@ void sbt_vk_pr_f(sbt_vk_pr *pr, const char *m, double v)
 {
 	char k[320], t[40];
 	int n = snprintf(t, sizeof(t), "%.9g", v);
-	sbt_dump_emit_str(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), t, (size_t)n);
+	sbt_dump_emit_num(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), t, (size_t)n);
 }
 
 void sbt_vk_pr_s(sbt_vk_pr *pr, const char *m, const char *s, size_t n)

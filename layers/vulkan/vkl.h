@@ -68,6 +68,7 @@ typedef struct vkl_instance {
 
 struct vkl_memory;
 struct vkl_trim_obj;
+typedef struct vkl_frame_dev vkl_frame_dev;
 
 typedef struct vkl_device {
 	vkl_device_table table; /* first: the generated wrappers use it */
@@ -92,7 +93,21 @@ typedef struct vkl_device {
 	_Atomic(uint64_t) completed;
 	/* The queue every submission went to (0: none yet, 1: several). */
 	_Atomic(uintptr_t) submit_queue;
+	/* TRACESMITH_FRAME_HASH state (vkl_frame.c); NULL when off. */
+	vkl_frame_dev *frame;
 } vkl_device;
+
+/* vkl_frame.c: with TRACESMITH_FRAME_HASH=1, hook d's table (swapchain
+ * creation and destruction, queue retrieval) before d is published;
+ * vkl_frame_device_gone releases what the hashes used. */
+void vkl_frame_device_init(vkl_device *d);
+void vkl_frame_device_gone(vkl_device *d);
+/* Before present `seq` (recorded, not yet passed down): copy each presented
+ * image after the present's waits and record its checkpoint.  Returns 1
+ * when *down (a copy of info waiting the layer's semaphore instead of the
+ * application's) must be passed down in place of info. */
+int vkl_frame_hash(vkl_device *d, VkQueue queue, const VkPresentInfoKHR *info, uint64_t seq,
+                   VkPresentInfoKHR *down);
 
 /* vkl_queue.c: the submission a fence was last submitted with (0: none). */
 uint64_t vkl_fence_submission(VkFence fence);

@@ -843,6 +843,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateDevice(VkPhysicalDevice physicalDev
 	pthread_mutex_init(&d->map_mu, NULL);
 	inst->table.GetPhysicalDeviceMemoryProperties(physicalDevice, &d->mem_props);
 	vkl_device_table_fill(&d->table, *pDevice, gdpa);
+	vkl_frame_device_init(d);
 	if (vkl_map_insert(vkl_key(*pDevice), d) != 0) {
 		CAP_ERROR("Vulkan layer: too many live instances and devices");
 		d->table.DestroyDevice(*pDevice, pAllocator);
@@ -886,6 +887,7 @@ VKAPI_ATTR void VKAPI_CALL vkl_o_vkDestroyDevice(VkDevice device,
 		vkl_objects_remove(VK_OBJECT_TYPE_DEVICE, (uint64_t)(uintptr_t)device);
 	}
 	vkl_map_remove(vkl_key(device));
+	vkl_frame_device_gone(d);
 	d->table.DestroyDevice(device, pAllocator);
 	vkl_memory_device_gone(d);
 	pthread_mutex_destroy(&d->map_mu);

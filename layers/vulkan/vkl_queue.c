@@ -344,6 +344,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueuePresentKHR(VkQueue queue,
 {
 	vkl_device *d = vkl_device_get(queue);
 	sbt_vk_args_vkQueuePresentKHR a;
+	VkPresentInfoKHR hashed;
 	uint64_t seq = 0;
 	VkResult ret;
 	a.queue = queue;
@@ -351,7 +352,12 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueuePresentKHR(VkQueue queue,
 	a.ret = VK_SUCCESS;
 	if (vkl_on())
 		seq = vkl_emit(SBT_VK_CMD_vkQueuePresentKHR, CAP_REC_WORK, &a);
-	ret = d->table.QueuePresentKHR(queue, pPresentInfo);
+	/* TRACESMITH_FRAME_HASH: the presented images' checkpoints follow the
+	 * present's record, and the present then waits the layer's copy */
+	if (d->frame && vkl_frame_hash(d, queue, pPresentInfo, seq, &hashed))
+		ret = d->table.QueuePresentKHR(queue, &hashed);
+	else
+		ret = d->table.QueuePresentKHR(queue, pPresentInfo);
 	if (vkl_on()) {
 		a.ret = ret;
 		/* pResults is the only output: the payload again when there is one */

@@ -246,6 +246,18 @@ struct rpvk {
 	uint64_t shots_written;
 	uint64_t warnings;
 	uint64_t differing_results;
+	/* Frame hashes (TRACESMITH_FRAME_HASH, rpvk_swapchain.c): the last
+	 * present replayed, its frame and what it presented (live swapchain,
+	 * image index), so that its checkpoints can read those images. */
+	uint64_t present_seq;
+	uint64_t present_frame;
+	uint32_t npresented;
+	struct { uint64_t swapchain; uint32_t index; } presented[8];
+	uint64_t frame_hashes;     /* frame checkpoints compared, this run */
+	uint64_t frame_hashes_differ;
+	uint64_t frame_first_differ; /* the first frame that differs (0: none) */
+	uint8_t *fh_buf;           /* the image bytes handed to the core; owned */
+	size_t fh_cap;
 
 	struct rpvk_win *win;      /* window mode (rpvk_window.c), owned; NULL:
 	                              offscreen (no DISPLAY, or --offscreen) */
@@ -356,6 +368,11 @@ void rpvk_mem_forget_device(rpvk *r, int dev);
 void rpvk_template_clear(rpvk *r);
 rp_status rpvk_memory_write(rpvk *r, const uint8_t *payload, size_t len);
 rp_status rpvk_memory_checkpoint(rpvk *r, const sbt_checkpoint *cp, const void **bytes_out);
+/* rpvk_swapchain.c: a checkpoint whose call is the present just replayed
+ * (a frame hash): 1 with *st its outcome (bytes in *bytes_out), 0 when it
+ * is not one. */
+int rpvk_frame_checkpoint(rpvk *r, const sbt_checkpoint *cp, const void **bytes_out,
+                          rp_status *st);
 /* A live memory type for the requirement bits and property flags (-1: none). */
 int rpvk_memory_type(const rpvk_phys *p, uint32_t bits, VkMemoryPropertyFlags want);
 /* Rewrite PRESENT_SRC_KHR layouts of a decoded call (offscreen). */

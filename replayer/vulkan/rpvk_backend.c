@@ -638,7 +638,10 @@ static rp_status rpvk_checkpoint(void *state, const sbt_checkpoint *expected, co
                                  rp_diag *diag)
 {
 	rpvk *r = state;
+	rp_status st;
 	r->diag = diag;
+	if (rpvk_frame_checkpoint(r, expected, bytes_out, &st))
+		return st;
 	return rpvk_memory_checkpoint(r, expected, bytes_out);
 }
 
@@ -705,6 +708,12 @@ static void rpvk_summary(rpvk *r)
 	if (r->window_frames)
 		fprintf(stderr, " (%llu shown in a window)", (unsigned long long)r->window_frames);
 	fprintf(stderr, ", %llu screenshots", (unsigned long long)r->shots_written);
+	if (r->frame_hashes)
+		fprintf(stderr, ", %llu frame hashes compared", (unsigned long long)r->frame_hashes);
+	if (r->frame_hashes_differ)
+		fprintf(stderr, " (%llu differ, the first at frame %llu)",
+		        (unsigned long long)r->frame_hashes_differ,
+		        (unsigned long long)r->frame_first_differ);
 	if (r->differing_results)
 		fprintf(stderr, ", %llu results differ from the capture",
 		        (unsigned long long)r->differing_results);
@@ -734,6 +743,8 @@ static rp_status rpvk_reset(void *state, rp_diag *diag)
 	rpvk_summary(r);
 	r->run++;
 	r->calls = r->frames = r->shots_written = r->window_frames = 0;
+	r->frame_hashes = r->frame_hashes_differ = r->frame_first_differ = 0;
+	r->present_seq = 0;
 	r->skip_seq = 0;
 	r->frame_base = rpvk_first_frame(r->trace);
 	return RP_OK;
@@ -763,6 +774,7 @@ static void rpvk_close(void *state)
 	free(r->args);
 	sbt_vk_arena_free(r->arena);
 	free(r->cp_buf);
+	free(r->fh_buf);
 	free(r->shots);
 	free(r);
 }

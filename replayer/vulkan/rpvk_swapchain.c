@@ -11,7 +11,10 @@
  * semaphore and fence with an empty submit; vkQueuePresentKHR waits its
  * semaphores with an empty submit, counts the frame (frame N is the N-th
  * present, from 1) and, for --screenshot(-all) frames, copies the presented
- * image into a host buffer and writes DIR/frame_N.ppm (or .png).
+ * image into a host buffer and writes DIR/frame_N.ppm (or .png).  A
+ * checkpoint whose call is that present (TRACESMITH_FRAME_HASH at capture,
+ * layers/vulkan/vkl_frame.c) is answered with the same copy of the image
+ * the present named (rpvk_frame_checkpoint).
  *
  * Plain images cannot be in VK_IMAGE_LAYOUT_PRESENT_SRC_KHR: every
  * PRESENT_SRC_KHR (and SHARED_PRESENT_KHR) layout in render pass
@@ -533,14 +536,15 @@ out_close:
 	return st;
 }
 
-/* Copy image idx of sc (in GENERAL, its work finished) to a host buffer and
- * write it as frame_N.ppm or frame_N.png (--screenshot-format). */
-static rp_status rpvk_screenshot(rpvk *r, rpvk_swapchain *sc, uint32_t idx, uint64_t frame)
+/* Copy image idx of sc (in GENERAL, its work finished: mip 0, layer 0,
+ * rows packed, size bytes) into *out (malloc'd, owned by the caller).
+ * what names the use in messages ("screenshot"). */
+static rp_status rpvk_sc_read(rpvk *r, rpvk_swapchain *sc, uint32_t idx, VkDeviceSize size,
+                              const char *what, uint8_t **out)
 {
 	rpvk_device *dv = &r->dev[sc->dev];
 	const rpvk_dtable *t = &dv->t;
 	uint32_t w = sc->info.imageExtent.width, h = sc->info.imageExtent.height;
-	VkDeviceSize size = (VkDeviceSize)w * h * 4;
 	VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
 	VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
 	VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
@@ -556,28 +560,23 @@ static rp_status rpvk_screenshot(rpvk *r, rpvk_swapchain *sc, uint32_t idx, uint
 	VkCommandBuffer cb = VK_NULL_HANDLE;
 	VkFence fence = VK_NULL_HANDLE;
 	void *ptr = NULL;
-	int order = rpvk_shot_order(sc->info.imageFormat);
 	int type;
 	rp_status st = RP_OK;
 
-	if (order < 0) {
-		rpvk_warn(r, "screenshot of frame %llu skipped: image format %d is not 8-bit RGBA/BGRA",
-		          (unsigned long long)frame, (int)sc->info.imageFormat);
-		return RP_OK;
-	}
+	*out = NULL;
 	if (!dv->aux_queue)
-		return rpvk_fail(r, RP_ERR_BACKEND, "screenshot: the device has no queue of ours");
+		return rpvk_fail(r, RP_ERR_BACKEND, "%s: the device has no queue of ours", what);
 	if (!dv->aux_pool) {
 		VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
 		pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
 		pi.queueFamilyIndex = dv->aux_family;
 		if (t->CreateCommandPool(dv->live, &pi, NULL, &dv->aux_pool) != VK_SUCCESS)
-			return rpvk_fail(r, RP_ERR_BACKEND, "screenshot: cannot create a command pool");
+			return rpvk_fail(r, RP_ERR_BACKEND, "%s: cannot create a command pool", what);
 	}
 	bi.size = size;
 	bi.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 	if (t->CreateBuffer(dv->live, &bi, NULL, &buf) != VK_SUCCESS) {
-		st = rpvk_fail(r, RP_ERR_BACKEND, "screenshot: cannot create a %llu-byte buffer",
+		st = rpvk_fail(r, RP_ERR_BACKEND, "%s: cannot create a %llu-byte buffer", what,
 		               (unsigned long long)size);
 		goto out_free;
 	}
@@ -589,7 +588,7 @@ static rp_status rpvk_screenshot(rpvk *r, rpvk_swapchain *sc, uint32_t idx, uint
 	if (type < 0 || t->AllocateMemory(dv->live, &ai, NULL, &mem) != VK_SUCCESS ||
 	    t->BindBufferMemory(dv->live, buf, mem, 0) != VK_SUCCESS ||
 	    t->MapMemory(dv->live, mem, 0, VK_WHOLE_SIZE, 0, &ptr) != VK_SUCCESS) {
-		st = rpvk_fail(r, RP_ERR_BACKEND, "screenshot: no host-visible memory for the copy");
+		st = rpvk_fail(r, RP_ERR_BACKEND, "%s: no host-visible memory for the copy", what);
 		goto out_free;
 	}
 	cai.commandPool = dv->aux_pool;
@@ -597,7 +596,7 @@ static rp_status rpvk_screenshot(rpvk *r, rpvk_swapchain *sc, uint32_t idx, uint
 	cai.commandBufferCount = 1;
 	if (t->AllocateCommandBuffers(dv->live, &cai, &cb) != VK_SUCCESS ||
 	    t->CreateFence(dv->live, &fi, NULL, &fence) != VK_SUCCESS) {
-		st = rpvk_fail(r, RP_ERR_BACKEND, "screenshot: cannot allocate a command buffer");
+		st = rpvk_fail(r, RP_ERR_BACKEND, "%s: cannot allocate a command buffer", what);
 		goto out_free;
 	}
 	begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -633,11 +632,15 @@ static rp_status rpvk_screenshot(rpvk *r, rpvk_swapchain *sc, uint32_t idx, uint
 	si.pCommandBuffers = &cb;
 	if (t->QueueSubmit(dv->aux_queue, 1, &si, fence) != VK_SUCCESS ||
 	    t->WaitForFences(dv->live, 1, &fence, VK_TRUE, UINT64_MAX) != VK_SUCCESS) {
-		st = rpvk_fail(r, RP_ERR_BACKEND, "screenshot: the copy did not complete");
+		st = rpvk_fail(r, RP_ERR_BACKEND, "%s: the copy did not complete", what);
 		goto out_free;
 	}
-	st = r->shot_png ? rpvk_write_png(r, frame, ptr, w, h, order)
-	                 : rpvk_write_ppm(r, frame, ptr, w, h, order);
+	*out = malloc(size ? (size_t)size : 1);
+	if (!*out) {
+		st = rpvk_nomem(r);
+		goto out_free;
+	}
+	memcpy(*out, ptr, (size_t)size);
 out_free:
 	if (fence)
 		t->DestroyFence(dv->live, fence, NULL);
@@ -648,6 +651,109 @@ out_free:
 	if (mem)
 		t->FreeMemory(dv->live, mem, NULL);
 	return st;
+}
+
+/* Image idx of sc as frame_N.ppm or frame_N.png (--screenshot-format). */
+static rp_status rpvk_screenshot(rpvk *r, rpvk_swapchain *sc, uint32_t idx, uint64_t frame)
+{
+	uint32_t w = sc->info.imageExtent.width, h = sc->info.imageExtent.height;
+	int order = rpvk_shot_order(sc->info.imageFormat);
+	uint8_t *px;
+	rp_status st;
+
+	if (order < 0) {
+		rpvk_warn(r, "screenshot of frame %llu skipped: image format %d is not 8-bit RGBA/BGRA",
+		          (unsigned long long)frame, (int)sc->info.imageFormat);
+		return RP_OK;
+	}
+	st = rpvk_sc_read(r, sc, idx, (VkDeviceSize)w * h * 4, "screenshot", &px);
+	if (st != RP_OK)
+		return st;
+	st = r->shot_png ? rpvk_write_png(r, frame, px, w, h, order)
+	                 : rpvk_write_ppm(r, frame, px, w, h, order);
+	free(px);
+	return st;
+}
+
+/* ---- frame hashes ---------------------------------------------------------------------- */
+
+int rpvk_frame_checkpoint(rpvk *r, const sbt_checkpoint *cp, const void **bytes_out,
+                          rp_status *st)
+{
+	rpvk_swapchain *sc = NULL;
+	uint64_t live = 0, texel, pixels, first;
+	uint32_t i, idx = 0, w, h;
+	sbt_checkpoint mine = {0};
+	uint8_t *px;
+
+	if (!cp->call_seq || cp->call_seq != r->present_seq)
+		return 0;
+	r->seq = cp->call_seq;
+	*st = RP_OK;
+	*bytes_out = NULL;
+	if (rpvk_lookup(r, VK_OBJECT_TYPE_SWAPCHAIN_KHR, cp->object, &live) != 0) {
+		*st = RP_ERR_NOT_FOUND;
+		return 1;
+	}
+	for (i = 0; i < r->npresented; i++)
+		if (r->presented[i].swapchain == live) {
+			sc = rpvk_sc_find(r, (VkSwapchainKHR)(uintptr_t)live);
+			idx = r->presented[i].index;
+			break;
+		}
+	if (!sc || !sc->images || idx >= sc->count) {
+		*st = rpvk_fail(r, RP_ERR_TRACE, "frame %llu: checkpoint of swapchain 0x%llx, which "
+		                "the present did not present (or whose image %u does not exist here)",
+		                (unsigned long long)r->present_frame, (unsigned long long)cp->object,
+		                idx);
+		return 1;
+	}
+	w = sc->info.imageExtent.width;
+	h = sc->info.imageExtent.height;
+	pixels = (uint64_t)w * h;
+	texel = pixels ? cp->length / pixels : 0;
+	if (cp->offset != 0 || !texel || texel > 16 || texel * pixels != cp->length) {
+		*st = rpvk_fail(r, RP_ERR_TRACE, "frame %llu: the frame hash covers [%llu, %llu), not "
+		                "the whole %ux%u image", (unsigned long long)r->present_frame,
+		                (unsigned long long)cp->offset,
+		                (unsigned long long)(cp->offset + cp->length), w, h);
+		return 1;
+	}
+	/* all the work the present waited for, on any queue */
+	r->dev[sc->dev].t.DeviceWaitIdle(r->dev[sc->dev].live);
+	*st = rpvk_sc_read(r, sc, idx, cp->length, "frame hash", &px);
+	if (*st != RP_OK)
+		return 1;
+	free(r->fh_buf);
+	r->fh_buf = px;
+	*bytes_out = px;
+	if (r->run > 1)
+		return 1;
+	/* counted and named here; the core compares too, and its mismatch
+	 * makes the exit status 3 */
+	r->frame_hashes++;
+	if (sbt_checkpoint_compute(px, cp->length, &mine) != SBT_OK || mine.hash == cp->hash) {
+		sbt_checkpoint_free(&mine);
+		return 1;
+	}
+	first = 0;
+	if (mine.block_size == cp->block_size && mine.nblocks == cp->nblocks && cp->block_hashes)
+		for (i = 0; i < mine.nblocks; i++)
+			if (mine.block_hashes[i] != cp->block_hashes[i]) {
+				first = (uint64_t)i * mine.block_size;
+				break;
+			}
+	sbt_checkpoint_free(&mine);
+	r->frame_hashes_differ++;
+	if (!r->frame_first_differ)
+		r->frame_first_differ = r->present_frame;
+	if (!r->quiet)
+		fprintf(stderr, "tsreplay: vulkan: frame %llu (seq %llu vkQueuePresentKHR): the "
+		        "presented image differs from the capture's (frame hash); first difference "
+		        "in row %llu\n", (unsigned long long)r->present_frame,
+		        (unsigned long long)cp->call_seq,
+		        (unsigned long long)(first / ((uint64_t)w * texel)));
+	return 1;
 }
 
 /* ---- present ------------------------------------------------------------------------- */
@@ -667,6 +773,16 @@ rp_status rpvk_o_vkQueuePresentKHR(rpvk *r, void *args)
 	if (!pi)
 		return rpvk_fail(r, RP_ERR_DECODE, "no present info");
 	frame = r->frame_base + ++r->frames;
+	/* what a frame hash of this present reads (rpvk_frame_checkpoint) */
+	r->present_seq = r->seq;
+	r->present_frame = frame;
+	r->npresented = 0;
+	for (i = 0; pi->pSwapchains && pi->pImageIndices && i < pi->swapchainCount &&
+	     r->npresented < sizeof(r->presented) / sizeof(r->presented[0]); i++) {
+		r->presented[r->npresented].swapchain = (uint64_t)(uintptr_t)pi->pSwapchains[i];
+		r->presented[r->npresented].index = pi->pImageIndices[i];
+		r->npresented++;
+	}
 	if (pi->waitSemaphoreCount && pi->pWaitSemaphores) {
 		VkPipelineStageFlags *stages = rpvk_scratch(r, pi->waitSemaphoreCount * sizeof(*stages));
 		VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};

@@ -28,6 +28,14 @@
  *       the one at offset P of FILE.  Prints
  *       "poked blob B byte K seq S memory 0xH memory_offset O" (seq, memory,
  *       memory_offset of the tsMemoryWrite, when there is one).
+ *   vk_tracetool poke IN OUT --checkpoint SEQ [--xor M]
+ *       the same copy with checkpoint record SEQ's hash and the hash of its
+ *       middle block XORed with M: a capture that saw other bytes there.
+ *       Prints "poked checkpoint seq S call C object 0xH block K".
+ *   vk_tracetool poke IN OUT --record SEQ --find HEX [--xor M]
+ *       the same copy with the first byte of the first match of the bytes
+ *       HEX in record SEQ's payload XORed with M: a call made with other
+ *       arguments.  Prints "poked record seq S payload byte K".
  *   vk_tracetool copy IN OUT
  *       the same copy with nothing changed (tests the copier).
  *   vk_tracetool blob TRACE ID OUT
@@ -75,8 +83,8 @@ static int vkt_usage(void)
 	fprintf(stderr,
 	        "usage: vk_tracetool blobs|memwrites|checkpoints TRACE\n"
 	        "       vk_tracetool find TRACE PATTERN [--window W]\n"
-	        "       vk_tracetool poke IN OUT (--pattern FILE [--at P] | --blob ID --byte K) "
-	        "[--xor M]\n"
+	        "       vk_tracetool poke IN OUT (--pattern FILE [--at P] | --blob ID --byte K | "
+	        "--checkpoint SEQ | --record SEQ --find HEX) [--xor M]\n"
 	        "       vk_tracetool copy IN OUT\n"
 	        "       vk_tracetool blob TRACE ID OUT\n"
 	        "       vk_tracetool synth OUT\n");
@@ -630,7 +638,67 @@ typedef struct vkt_poke {
 	uint64_t blob_id;
 	size_t byte;
 	uint8_t xor_mask;
+	uint64_t checkpoint_seq; /* --checkpoint: the record changed instead of a blob */
+	uint64_t call_seq, object, block; /* out: what that checkpoint was */
+	uint64_t record_seq;     /* --record: its payload changed where find_hex is */
+	uint8_t find[64];
+	size_t find_len;
+	size_t found_at;         /* out: offset of the match in the payload */
 } vkt_poke;
+
+/* Record rec with the first byte of the first match of pk->find in its
+ * payload XORed with the mask, appended to w; -1 when there is no match. */
+static int vkt_poke_record(sbt_writer *w, const sbt_record *rec, vkt_poke *pk, sbt_status *st)
+{
+	sbt_record out = *rec;
+	uint8_t *p;
+	size_t i;
+	for (i = 0; i + pk->find_len <= rec->payload_len; i++)
+		if (!memcmp(rec->payload + i, pk->find, pk->find_len))
+			break;
+	if (i + pk->find_len > rec->payload_len)
+		return -1;
+	p = malloc(rec->payload_len);
+	if (!p) {
+		*st = SBT_ERR_NOMEM;
+		return 0;
+	}
+	memcpy(p, rec->payload, rec->payload_len);
+	p[i] ^= pk->xor_mask;
+	pk->found_at = i;
+	out.payload = p;
+	*st = sbt_writer_append(w, &out);
+	free(p);
+	return 0;
+}
+
+/* The checkpoint record rec with its hash and its middle block's hash
+ * XORed with mask, appended to w; its call, object and block in pk. */
+static sbt_status vkt_poke_checkpoint(sbt_writer *w, const sbt_record *rec, vkt_poke *pk)
+{
+	sbt_checkpoint cp;
+	sbt_record out = *rec;
+	uint8_t *buf = NULL;
+	size_t n = 0;
+	sbt_status st = sbt_checkpoint_decode(rec->payload, rec->payload_len, &cp);
+	if (st != SBT_OK)
+		return st;
+	cp.hash ^= pk->xor_mask;
+	pk->block = cp.nblocks / 2;
+	if (cp.nblocks)
+		((uint64_t *)(uintptr_t)cp.block_hashes)[pk->block] ^= pk->xor_mask;
+	pk->call_seq = cp.call_seq;
+	pk->object = cp.object;
+	st = sbt_checkpoint_encode(&cp, &buf, &n);
+	if (st == SBT_OK) {
+		out.payload = buf;
+		out.payload_len = n;
+		st = sbt_writer_append(w, &out);
+	}
+	free(buf);
+	sbt_checkpoint_free(&cp);
+	return st;
+}
 
 static int vkt_fail_w(const char *what, sbt_status st)
 {
@@ -640,7 +708,7 @@ static int vkt_fail_w(const char *what, sbt_status st)
 
 /* Copies everything the reader exposes (types, strings, stacks, metadata,
  * blobs, records) into a new trace, so that ids in payloads stay valid. */
-static int vkt_copy(sbt_reader *r, const char *in, const char *out, const vkt_poke *pk)
+static int vkt_copy(sbt_reader *r, const char *in, const char *out, vkt_poke *pk)
 {
 	sbt_writer *w = NULL;
 	sbt_trace_info info;
@@ -708,7 +776,8 @@ static int vkt_copy(sbt_reader *r, const char *in, const char *out, const vkt_po
 			        (unsigned long long)b[i].id, sbt_strerror(st), sbt_reader_message(r));
 			goto out_close;
 		}
-		if (pk && pk->active && b[i].id == pk->blob_id) {
+		if (pk && pk->active && !pk->checkpoint_seq && !pk->record_seq &&
+		    b[i].id == pk->blob_id) {
 			if (pk->byte >= len) {
 				fprintf(stderr, "vk_tracetool: blob %llu has %zu bytes, no byte %zu\n",
 				        (unsigned long long)b[i].id, len, pk->byte);
@@ -725,7 +794,7 @@ static int vkt_copy(sbt_reader *r, const char *in, const char *out, const vkt_po
 			goto out_close;
 		}
 	}
-	if (pk && pk->active && !poked) {
+	if (pk && pk->active && !pk->checkpoint_seq && !pk->record_seq && !poked) {
 		fprintf(stderr, "vk_tracetool: %s: no blob %llu\n", in, (unsigned long long)pk->blob_id);
 		goto out_close;
 	}
@@ -735,7 +804,25 @@ static int vkt_copy(sbt_reader *r, const char *in, const char *out, const vkt_po
 		goto out_close;
 	}
 	while ((st = sbt_reader_next(r, &rec)) == SBT_OK) {
-		sbt_status wst = sbt_writer_append(w, &rec);
+		sbt_status wst;
+		if (pk && pk->checkpoint_seq && rec.seq == pk->checkpoint_seq) {
+			if (rec.type != SBT_TYPE_CHECKPOINT) {
+				fprintf(stderr, "vk_tracetool: %s: record seq %llu is not a checkpoint\n",
+				        in, (unsigned long long)rec.seq);
+				goto out_close;
+			}
+			wst = vkt_poke_checkpoint(w, &rec, pk);
+			poked = 1;
+		} else if (pk && pk->record_seq && rec.seq == pk->record_seq) {
+			if (vkt_poke_record(w, &rec, pk, &wst) != 0) {
+				fprintf(stderr, "vk_tracetool: %s: record seq %llu does not hold the bytes "
+				        "given to --find\n", in, (unsigned long long)rec.seq);
+				goto out_close;
+			}
+			poked = 1;
+		} else {
+			wst = sbt_writer_append(w, &rec);
+		}
 		if (wst != SBT_OK) {
 			vkt_fail_w("record", wst);
 			goto out_close;
@@ -744,6 +831,12 @@ static int vkt_copy(sbt_reader *r, const char *in, const char *out, const vkt_po
 	if (st != SBT_END) {
 		fprintf(stderr, "vk_tracetool: %s: %s: %s\n", in, sbt_strerror(st),
 		        sbt_reader_message(r));
+		goto out_close;
+	}
+	if (pk && (pk->checkpoint_seq || pk->record_seq) && !poked) {
+		fprintf(stderr, "vk_tracetool: %s: no record seq %llu\n", in,
+		        (unsigned long long)(pk->checkpoint_seq ? pk->checkpoint_seq
+		                                                : pk->record_seq));
 		goto out_close;
 	}
 	rc = 0;
@@ -759,8 +852,9 @@ out_free:
 static int vkt_cmd_poke(int argc, char **argv, int poke)
 {
 	const char *in, *out, *pattern = NULL;
-	uint64_t at = 0, blob = 0, byte = 0, xor_mask = 1;
-	int have_blob = 0, have_byte = 0, i, rc = 1;
+	uint64_t at = 0, blob = 0, byte = 0, xor_mask = 1, cp_seq = 0, rec_seq = 0;
+	int have_blob = 0, have_byte = 0, have_cp = 0, have_rec = 0, i, rc = 1;
+	const char *find_hex = NULL;
 	sbt_reader *r = NULL;
 	vkt_memwrite *mw = NULL, *hit = NULL;
 	unsigned char *pat = NULL;
@@ -789,7 +883,15 @@ static int vkt_cmd_poke(int argc, char **argv, int poke)
 			bad = vkt_parse_u64(a, v, &byte);
 			have_byte = 1;
 		}
-		else if (!strcmp(a, "--xor"))
+		else if (!strcmp(a, "--record")) {
+			bad = vkt_parse_u64(a, v, &rec_seq) || rec_seq == 0;
+			have_rec = 1;
+		} else if (!strcmp(a, "--find") && v)
+			find_hex = v;
+		else if (!strcmp(a, "--checkpoint")) {
+			bad = vkt_parse_u64(a, v, &cp_seq) || cp_seq == 0;
+			have_cp = 1;
+		} else if (!strcmp(a, "--xor"))
 			bad = vkt_parse_u64(a, v, &xor_mask) || xor_mask == 0 || xor_mask > 255;
 		else {
 			fprintf(stderr, "vk_tracetool: unknown option '%s' (or it needs a value)\n", a);
@@ -801,11 +903,29 @@ static int vkt_cmd_poke(int argc, char **argv, int poke)
 		}
 		i++;
 	}
-	if (poke && !pattern == !(have_blob && have_byte)) {
-		fprintf(stderr, "vk_tracetool: poke needs --pattern FILE, or --blob ID and --byte K\n");
+	if (poke && (!!pattern + !!(have_blob && have_byte) + have_cp + (have_rec && find_hex)) != 1) {
+		fprintf(stderr, "vk_tracetool: poke needs --pattern FILE, or --blob ID and --byte K, "
+		        "or --checkpoint SEQ, or --record SEQ and --find HEX\n");
 		return 2;
 	}
 	memset(&pk, 0, sizeof(pk));
+	if (have_rec) {
+		size_t hl = strlen(find_hex), k2;
+		if (hl == 0 || hl % 2 || hl / 2 > sizeof(pk.find)) {
+			fprintf(stderr, "vk_tracetool: --find wants 1 to %zu bytes in hex, got '%s'\n",
+			        sizeof(pk.find), find_hex);
+			return 2;
+		}
+		for (k2 = 0; k2 < hl / 2; k2++) {
+			unsigned v2;
+			if (sscanf(find_hex + 2 * k2, "%2x", &v2) != 1) {
+				fprintf(stderr, "vk_tracetool: --find: '%s' is not hex\n", find_hex);
+				return 2;
+			}
+			pk.find[k2] = (uint8_t)v2;
+		}
+		pk.find_len = hl / 2;
+	}
 	if (vkt_open(in, &r) != SBT_OK)
 		goto out_free;
 	if (poke && pattern) {
@@ -850,6 +970,29 @@ static int vkt_cmd_poke(int argc, char **argv, int poke)
 			        in, pattern, (unsigned long long)(at / 32 * 32), nmw);
 			goto out_free;
 		}
+	}
+	if (poke && have_rec) {
+		pk.active = 1;
+		pk.record_seq = rec_seq;
+		pk.xor_mask = (uint8_t)xor_mask;
+		if (vkt_copy(r, in, out, &pk) != 0)
+			goto out_free;
+		printf("poked record seq %llu payload byte %zu\n", (unsigned long long)rec_seq,
+		       pk.found_at);
+		rc = 0;
+		goto out_free;
+	}
+	if (poke && have_cp) {
+		pk.active = 1;
+		pk.checkpoint_seq = cp_seq;
+		pk.xor_mask = (uint8_t)xor_mask;
+		if (vkt_copy(r, in, out, &pk) != 0)
+			goto out_free;
+		printf("poked checkpoint seq %llu call %llu object 0x%llx block %llu\n",
+		       (unsigned long long)cp_seq, (unsigned long long)pk.call_seq,
+		       (unsigned long long)pk.object, (unsigned long long)pk.block);
+		rc = 0;
+		goto out_free;
 	}
 	if (poke) {
 		pk.active = 1;

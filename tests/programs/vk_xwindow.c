@@ -8,7 +8,12 @@
  * exists.  No window-manager protocol, no events selected: it only shows
  * frames.
  *
- * usage: vk_xwindow [--xlib] [--frames N] [--quit-file FILE]
+ * --frame-hash-setting chains a VkLayerSettingsCreateInfoEXT (newer than
+ * the 1.3.239 headers: spelled out here with the specification's values)
+ * to vkCreateInstance setting VK_LAYER_tracesmith's frame_hash to true
+ * (a VK_LAYER_tracesmith setting, docs/vulkan-layer.md).
+ *
+ * usage: vk_xwindow [--xlib] [--frames N] [--quit-file FILE] [--frame-hash-setting]
  * Prints one line at exit: "frames N".
  */
 #define VK_USE_PLATFORM_XCB_KHR 1
@@ -37,9 +42,28 @@ typedef struct vkw_xlib {
 	int (*CloseDisplay)(Display *);
 } vkw_xlib;
 
+/* VkLayerSettingEXT and VkLayerSettingsCreateInfoEXT */
+typedef struct vkw_setting {
+	const char *pLayerName;
+	const char *pSettingName;
+	uint32_t type; /* VkLayerSettingTypeEXT: 0 BOOL32 */
+	uint32_t valueCount;
+	const void *pValues;
+} vkw_setting;
+
+typedef struct vkw_settings_ci {
+	VkStructureType sType;
+	const void *pNext;
+	uint32_t settingCount;
+	const vkw_setting *pSettings;
+} vkw_settings_ci;
+
+#define VKW_STRUCTURE_TYPE_LAYER_SETTINGS_CREATE_INFO_EXT ((VkStructureType)1000496000)
+
 typedef struct vkw {
 	vkp_ctx c; /* prog, instance, phys, device, qfam, queue */
 	int xlib;
+	int frame_hash_setting;
 	vkw_xlib x;
 	Display *dpy;
 	Window xwin;
@@ -130,9 +154,15 @@ static void vkw_instance(vkw *w)
 	app.applicationVersion = 1;
 	app.pEngineName = "tracesmith-tests";
 	app.apiVersion = VK_API_VERSION_1_1;
+	const VkBool32 yes = VK_TRUE;
+	vkw_setting setting = {"VK_LAYER_tracesmith", "frame_hash", 0, 1, &yes};
+	vkw_settings_ci settings = {VKW_STRUCTURE_TYPE_LAYER_SETTINGS_CREATE_INFO_EXT, NULL, 1,
+	                            &setting};
 	ici.pApplicationInfo = &app;
 	ici.enabledExtensionCount = 2;
 	ici.ppEnabledExtensionNames = exts;
+	if (w->frame_hash_setting)
+		ici.pNext = &settings;
 	VKP_CHECK(&w->c, vkCreateInstance(&ici, NULL, &w->c.instance));
 	if (w->xlib) {
 		VkXlibSurfaceCreateInfoKHR sci = {.sType = VK_STRUCTURE_TYPE_XLIB_SURFACE_CREATE_INFO_KHR};
@@ -343,8 +373,11 @@ int main(int argc, char **argv)
 			                       UINT32_MAX);
 		else if (strcmp(argv[i], "--quit-file") == 0)
 			quit_file = vkp_need_arg(w.c.prog, "--quit-file", argc, argv, &i);
+		else if (strcmp(argv[i], "--frame-hash-setting") == 0)
+			w.frame_hash_setting = 1;
 		else {
-			fprintf(stderr, "usage: vk_xwindow [--xlib] [--frames N] [--quit-file FILE]\n");
+			fprintf(stderr, "usage: vk_xwindow [--xlib] [--frames N] [--quit-file FILE] "
+			        "[--frame-hash-setting]\n");
 			return 2;
 		}
 	}

@@ -121,7 +121,7 @@ expect_rc 0 vk.fields ts_python -c "
 import tracesmith, sys
 with tracesmith.open(sys.argv[1]) as t:
     a = [r.fields for r in t if r.name == 'vulkan.vkAllocateMemory']
-    assert a and all(f['pAllocateInfo.allocationSize'] > 0 and f['ret'] == 'VK_SUCCESS' for f in a), a
+    assert a and all(f['pAllocateInfo']['allocationSize'] > 0 and f['ret'] == 'VK_SUCCESS' for f in a), a
     print(len(a), t.meta['api'])" "$T/vk.sbt"
 grep -q ' vulkan$' "$T/vk.fields.out" || fail "vk.fields: $(cat "$T/vk.fields.out")"
 

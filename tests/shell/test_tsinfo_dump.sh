@@ -7,7 +7,9 @@
 #     application's API version as "1.1.0"; handles as {"id":"VkBuffer#N",
 #     "raw":"0x..."}, one id per object in every record that names it,
 #     while text keeps the raw hex; flags as {"bits":[names],"raw":"0x..."};
-#     vk_offscreen's image format by name.
+#     vk_offscreen's image format by name;
+#   - --json nests: structures are objects and arrays are arrays
+#     (vkCreateGraphicsPipelines: pCreateInfos[].pStages[]), no dotted key.
 # (CUDA records: test_tsinfo_dump_cuda.sh.)
 . "$TOP/tests/support/shell.sh"
 unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
@@ -54,7 +56,7 @@ checked = 0
 for r in recs:
     if r["name"] != "vulkan.vkCreateShaderModule":
         continue
-    ref = r["args"]["pCreateInfo.pCode"]
+    ref = r["args"]["pCreateInfo"]["pCode"]
     f = os.path.join(sys.argv[2], "shader-%d.spv" % r["seq"])
     h = subprocess.run(["xxhsum", "-H64", f], capture_output=True, text=True,
                        check=True).stdout.split()[0]
@@ -63,13 +65,22 @@ for r in recs:
     assert isinstance(ref["blob"], int) and ref["blob"] > 0, ref
     checked += 1
 assert checked >= 1, "no vkCreateShaderModule"
-values = [v for r in recs for v in (r.get("args") or {}).values()]
+def leaves(v):
+    if isinstance(v, dict):
+        for x in v.values():
+            yield from leaves(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from leaves(x)
+    else:
+        yield v
+values = [v for r in recs for v in leaves(r.get("args") or {})]
 assert None in values, "no absent pointer shown as null"
 assert "NULL" not in values, "an absent pointer shown as the string NULL"
 
 # the API version vk_compute asks for (VK_API_VERSION_1_1)
 inst = [r for r in recs if r["name"] == "vulkan.vkCreateInstance"]
-assert inst and inst[0]["args"]["pCreateInfo.pApplicationInfo.apiVersion"] == "1.1.0", inst[:1]
+assert inst and inst[0]["args"]["pCreateInfo"]["pApplicationInfo"]["apiVersion"] == "1.1.0", inst[:1]
 
 # handles: the buffer vkCreateBuffer made is the one vkBindBufferMemory binds
 created = {}
@@ -93,7 +104,7 @@ assert bound == len(created), (bound, created)
 # flags: the names of the bits set, and the raw value
 for r in recs:
     if r["name"] == "vulkan.vkCreateBuffer":
-        u = r["args"]["pCreateInfo.usage"]
+        u = r["args"]["pCreateInfo"]["usage"]
         raw = int(u["raw"], 16)
         assert u["bits"] and all(b.startswith("VK_BUFFER_USAGE_") for b in u["bits"]), u
         if raw == 0x21:
@@ -110,8 +121,56 @@ vk_env_clean "$T/offcap.out" || fail "validation messages under tscapture (vk_of
 expect_rc 0 offjson "$INFO" --dump --json "$T/off.sbt"
 python3 - "$T/offjson.out" <<'PY' || fail "--dump --json: vk_offscreen's image format not by name"
 import json, sys
-fmts = [r["args"]["pCreateInfo.format"] for r in map(json.loads, open(sys.argv[1]))
+fmts = [r["args"]["pCreateInfo"]["format"] for r in map(json.loads, open(sys.argv[1]))
         if r["name"] == "vulkan.vkCreateImage"]
 assert "VK_FORMAT_R8G8B8A8_UNORM" in fmts, fmts
 PY
+
+# ---- nesting: structures are objects, arrays are arrays ------------------------------------
+# vk_offscreen's vkCreateGraphicsPipelines: pCreateInfos an array of objects,
+# each with its pStages an array of objects naming their stage and module,
+# and its nested state structures objects of their own.
+python3 - "$T/offjson.out" <<'PY' || fail "--dump --json: vkCreateGraphicsPipelines not nested"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+gp = [r for r in recs if r["name"] == "vulkan.vkCreateGraphicsPipelines"]
+assert gp, "no vkCreateGraphicsPipelines in vk_offscreen's trace"
+a = gp[0]["args"]
+assert not any("." in k or "[" in k for k in a), sorted(a)
+cis = a["pCreateInfos"]
+assert isinstance(cis, list) and len(cis) == a["createInfoCount"] >= 1, cis
+ci = cis[0]
+assert isinstance(ci, dict) and isinstance(ci["pRasterizationState"], dict), ci
+stages = ci["pStages"]
+assert isinstance(stages, list) and len(stages) == ci["stageCount"] >= 2, stages
+assert [s["stage"]["bits"] for s in stages] == [["VK_SHADER_STAGE_VERTEX_BIT"],
+                                               ["VK_SHADER_STAGE_FRAGMENT_BIT"]], stages
+assert all(s["module"]["id"].startswith("VkShaderModule#") and s["pName"] == "main"
+           for s in stages), stages
+assert isinstance(ci["pViewportState"], dict), ci["pViewportState"]
+assert isinstance(a["pPipelines"], list) and a["pPipelines"][0]["id"].startswith("VkPipeline#"), a
+# no key anywhere keeps a path
+def keys(v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield k
+            yield from keys(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from keys(x)
+bad = [(r["seq"], k) for r in recs for k in keys(r.get("args") or {}) if "." in k or "[" in k]
+assert not bad, bad[:5]
+PY
+# no object anywhere repeats a key, in either trace
+for f in json offjson; do
+	python3 - "$T/$f.out" <<'PY' || fail "--dump --json ($f): a key repeated in an object"
+import json, sys
+def pairs(kv):
+    keys = [k for k, _ in kv]
+    assert len(keys) == len(set(keys)), keys
+    return dict(kv)
+for line in open(sys.argv[1]):
+    json.loads(line, object_pairs_hook=pairs)
+PY
+done
 

@@ -36,3 +36,23 @@ names = {n for n, _ in seen}
 assert ("cuda.cuMemAlloc", "dst") in seen, seen
 assert any(n.startswith("cuda.cuMemcpyHtoD") for n in names), seen
 PY
+
+# Every record of that trace and of the H100 fixtures parses as JSON with no
+# key repeated in an object; a launch's params and layout, cut at 32 bytes,
+# are {"hex": ..., "more_bytes": N} each (triton_add's both are longer).
+for f in "$T/cu.sbt" "$TOP"/tests/fixtures/h100/*/*.sbt; do
+	"$INFO" --dump --json "$f" >"$T/fx.json" || fail "tsinfo --dump --json $f"
+	python3 - "$T/fx.json" "$f" <<'PY' || fail "--dump --json of $f: not JSON, or a key repeated"
+import json, sys
+def pairs(kv):
+    keys = [k for k, _ in kv]
+    assert len(keys) == len(set(keys)), keys
+    return dict(kv)
+recs = [json.loads(l, object_pairs_hook=pairs) for l in open(sys.argv[1])]
+assert recs, sys.argv[2]
+if sys.argv[2].endswith("triton_add.sbt"):
+    cut = [r["args"][k] for r in recs if r["name"] == "cuda.cuLaunchKernel"
+           for k in ("params", "layout") if isinstance(r["args"].get(k), dict)]
+    assert cut and all(len(c["hex"]) == 64 and c["more_bytes"] > 0 for c in cut), cut
+PY
+done

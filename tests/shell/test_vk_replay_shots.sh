@@ -72,7 +72,7 @@ grep -Eq "^tsreplay: replay time [0-9]+\.[0-9]{3} s, 5 frames, [0-9]+\.[0-9] fra
 # vkcube only presents: its trace holds no checkpoint.
 grep -q "^tsreplay: checkpoints: 0 compared, 0 matched, 0 differ$" "$T/all.log" ||
 	fail "vkcube's trace compared checkpoints: $(cat "$T/all.log")"
-grep -q "^tsreplay: no checkpoints to compare: the trace holds none (a program that only presents makes none); exit 0 says only that the replay ran$" \
+grep -q "^tsreplay: no checkpoints to compare: the trace holds none (a program that only presents makes none: capture it with TRACESMITH_FRAME_HASH=1 to compare its presented images); exit 0 says only that the replay ran$" \
 	"$T/all.log" || fail "0 checkpoints compared, not said plainly: $(cat "$T/all.log")"
 
 # ---- beyond the trace; a trimmed trace's frames keep the run's numbers -------------

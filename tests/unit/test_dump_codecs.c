@@ -1,8 +1,9 @@
 /*
  * sbt_dump: exact text and JSON for every core record type, string
  * escaping (quotes, control bytes, UTF-8 and bytes that are not), raw
- * fallback with and without a payload the codec rejects, and an API codec
- * registered by type name and found through a real trace's type table.
+ * fallback with and without a payload the codec rejects, an API codec
+ * registered by type name and found through a real trace's type table, and
+ * the nesting of path keys in JSON.
  */
 #include <string.h>
 
@@ -204,6 +205,23 @@ static sbt_status td_codec_other(sbt_dump_emit *e, const sbt_reader *r, const sb
 	return SBT_OK;
 }
 
+/* Keys that are paths: JSON nests them (docs/tsinfo.md). */
+static sbt_status td_codec_paths(sbt_dump_emit *e, const sbt_reader *r, const sbt_record *rec)
+{
+	(void)r;
+	(void)rec;
+	sbt_dump_emit_u64(e, "count", 2);
+	sbt_dump_emit_u64(e, "p.count", 3); /* the array p; 2 of its 3 elements follow */
+	sbt_dump_emit_u64(e, "p[0].a", 1);
+	sbt_dump_emit_num(e, "p[0].b", "-0.5", 4);
+	sbt_dump_emit_null(e, "p[1]");
+	sbt_dump_emit_u64(e, "q.r.s", 7);
+	sbt_dump_emit_num(e, "q.r.t", "nan", 3);
+	sbt_dump_emit_u64(e, "q.u.count", 0);
+	sbt_dump_emit_bytes(e, "z", (const uint8_t *)"\x01\x02\x03", 3, 2);
+	return SBT_OK;
+}
+
 static void td_registered(sbt_dump *d)
 {
 	const char *path = tst_path("codec.sbt");
@@ -264,6 +282,15 @@ static void td_registered(sbt_dump *d)
 	          "\"symbol\":\"lib.so!f+0x10\"},{\"ip\":\"0x5678\"}]}\n");
 	TST_REQUIRE(sbt_reader_next(rd, &got) == SBT_OK);
 	TD_EXPECT(d, rd, &got, SBT_DUMP_TEXT, 0, "seq=2 t=1.000000002 tid=9 test.raw len=2 hex=7879\n");
+	TST_CHECK(sbt_dump_register(d, "test.raw", td_codec_paths) == SBT_OK);
+	TD_EXPECT(d, rd, &got, SBT_DUMP_TEXT, 0,
+	          "seq=2 t=1.000000002 tid=9 test.raw count=2 p.count=3 p[0].a=1 p[0].b=\"-0.5\" "
+	          "p[1]=\"NULL\" q.r.s=7 q.r.t=\"nan\" q.u.count=0 z=0102..(+1)\n");
+	TD_EXPECT(d, rd, &got, SBT_DUMP_JSON, 0,
+	          "{\"seq\":2,\"time_ns\":1000000002,\"thread\":9,\"type\":68,\"name\":\"test.raw\","
+	          "\"stack\":0,\"payload_len\":2,\"args\":{\"count\":2,\"p\":[{\"a\":1,\"b\":-0.5},null],"
+	          "\"p_more_elements\":1,\"q\":{\"r\":{\"s\":7,\"t\":\"nan\"},\"u\":[]},"
+	          "\"z\":{\"hex\":\"0102\",\"more_bytes\":1}}}\n");
 	TST_CHECK(strcmp(sbt_dump_type_name(rd, TD_TYPE_RAW), "test.raw") == 0);
 	TST_CHECK(strcmp(sbt_dump_type_name(rd, SBT_TYPE_FRAME), "FRAME") == 0);
 	TST_CHECK(strcmp(sbt_dump_type_name(rd, 999), "") == 0);
