@@ -251,7 +251,7 @@ typedef struct sbt_dump_part {
 	unsigned children;        /* values written into it so far */
 	uint64_t count;           /* an array's element count, from its
 	                             `NAME.count` key (the dump shows at most
-	                             SBT_VK_PR_MAX_ELEMS of them) */
+	                             the options' max_elements of them) */
 } sbt_dump_part;
 
 struct sbt_dump_emit {
@@ -259,6 +259,7 @@ struct sbt_dump_emit {
 	sbt_dump_format format;
 	unsigned nfields; /* values written at the top level */
 	sbt_dump_session *session; /* may be NULL */
+	size_t max_elements; /* of each array (never 0) */
 	unsigned depth;   /* JSON: containers open */
 	sbt_dump_part open[SBT_DUMP_DEPTH];
 };
@@ -325,6 +326,11 @@ static void sbt_dump_member(sbt_dump_emit *e, const char *name, size_t len)
 		sbt_dump_json_string(e->out, name, len);
 		sbt_dump_buf_put(e->out, ":", 1);
 	}
+}
+
+size_t sbt_dump_emit_max_elements(const sbt_dump_emit *e)
+{
+	return e->max_elements;
 }
 
 /* Close containers down to depth.  An array the dump cut short gets a
@@ -1165,6 +1171,7 @@ sbt_status sbt_dump_record(const sbt_dump *d, const sbt_reader *r, const sbt_rec
 	e.format = opt->format;
 	e.nfields = 0;
 	e.session = opt->session;
+	e.max_elements = opt->max_elements ? opt->max_elements : json ? SIZE_MAX : 8;
 	e.depth = 0;
 	fn = sbt_dump_lookup(d, r, rec->type);
 	if (fn) {

@@ -66,6 +66,9 @@ void sbt_dump_emit_bytes(sbt_dump_emit *e, const char *key, const uint8_t *p, si
 /* An address (a CUDA device or host pointer): decimal in text, as it
  * always was, "0x..." in JSON. */
 void sbt_dump_emit_addr(sbt_dump_emit *e, const char *key, uint64_t v);
+/* How many elements of each array the codec shows (the options'
+ * max_elements, resolved: never 0). */
+size_t sbt_dump_emit_max_elements(const sbt_dump_emit *e);
 /* An absent pointer: "NULL" in text, null in JSON. */
 void sbt_dump_emit_null(sbt_dump_emit *e, const char *key);
 /* A handle of an API object of type type_name ("VkBuffer", static
@@ -123,6 +126,9 @@ typedef struct sbt_dump_options {
 	size_t max_hex;      /* raw payload bytes shown; 0: default (text 16, JSON 256) */
 	sbt_dump_session *session; /* NULL: blob references without their hash,
 	                              handles without ids */
+	size_t max_elements; /* elements shown of each array of a decoded payload
+	                        (its count is always shown); 0: default (text 8,
+	                        JSON all), SIZE_MAX: all */
 } sbt_dump_options;
 
 /*

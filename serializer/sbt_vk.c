@@ -605,6 +605,7 @@ static sbt_status sbt_vk_dump_cmd(sbt_dump_emit *em, const sbt_reader *r, const 
 	sbt_vk_pr pr;
 	memset(&pr, 0, sizeof(pr));
 	pr.em = em;
+	pr.max_elems = sbt_dump_emit_max_elements(em);
 	pr.blobs = blobs.refs;
 	pr.nblobs = blobs.count;
 	sbt_vk_print_args(&pr, cmd, args);

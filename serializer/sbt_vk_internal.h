@@ -451,6 +451,7 @@ typedef struct sbt_vk_pr {
 	int overflow;   /* key too long: deeper fields are not shown */
 	const sbt_vk_pr_blob_ref *blobs; /* this record's blob arrays */
 	size_t nblobs;
+	size_t max_elems; /* elements shown of each array (SBT_VK_PR_MAX_ELEMS) */
 } sbt_vk_pr;
 
 /* Key = current prefix + suffix (".member", "[3]"); pop restores. */
@@ -489,7 +490,9 @@ void sbt_vk_pr_ver(sbt_vk_pr *pr, const char *m, uint32_t v);
 int sbt_vk_pr_blob(sbt_vk_pr *pr, const char *m, const void *p);
 /* Print a decoded argument struct of cmd (generated, sbt_vk_dump.c). */
 void sbt_vk_print_args(sbt_vk_pr *pr, enum sbt_vk_cmd cmd, const void *args);
-/* Arrays show at most this many elements (and always their count). */
-#define SBT_VK_PR_MAX_ELEMS 8
+/* Arrays show at most this many elements (and always their count): the
+ * dump options' max_elements (text 8, JSON all by default).  The
+ * generated printers name it inside functions that have pr. */
+#define SBT_VK_PR_MAX_ELEMS (pr->max_elems)
 
 #endif /* TRACESMITH_SBT_VK_INTERNAL_H */

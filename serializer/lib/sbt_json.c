@@ -55,7 +55,7 @@ void sbt_json_free(sbt_json *j)
 sbt_status sbt_json_record(sbt_json *j, const sbt_reader *r, const sbt_record *rec,
                            int with_stack, const char **text_out, size_t *len_out)
 {
-	sbt_dump_options opt = { SBT_DUMP_JSON, with_stack, 0, NULL };
+	sbt_dump_options opt = { .format = SBT_DUMP_JSON, .with_stack = with_stack };
 	sbt_status st;
 
 	if (!j || !rec || !text_out || !len_out)

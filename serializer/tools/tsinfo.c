@@ -45,11 +45,13 @@ typedef struct tsi_opts {
 	uint64_t range_a, range_b; /* [a, b) */
 	const char *path;
 	const char *extract;       /* --extract DIR */
+	size_t elements;           /* --elements N|all; 0: the dump's default */
 } tsi_opts;
 
 static void tsi_usage(FILE *f)
 {
-	fputs("usage: tsinfo [--dump [--json] [--stacks] [--range A:B]] [--salvage] TRACE\n"
+	fputs("usage: tsinfo [--dump [--json] [--stacks] [--range A:B] [--elements N]] [--salvage]\n"
+	      "              TRACE\n"
 	      "       tsinfo --json | --verify | --chunks | --memory [--json] TRACE\n"
 	      "       tsinfo --extract DIR TRACE\n"
 	      "\n"
@@ -63,6 +65,8 @@ static void tsi_usage(FILE *f)
 	      "  --json        JSON: with --dump one object per line, else the summary\n"
 	      "  --stacks      with each record, its host call stack (implies --dump)\n"
 	      "  --range A:B   only records with A <= seq < B, A: and :B (implies --dump)\n"
+	      "  --elements N  elements shown of each array in --dump (\"all\"; default 8,\n"
+	      "                with --json all)\n"
 	      "  --verify      check every chunk's checksum and read every record;\n"
 	      "                exit 0 if intact, 1 naming each damaged offset\n"
 	      "  --chunks      one line per chunk: offset, type, codec, sizes, entries\n"
@@ -125,7 +129,8 @@ enum {
 	TSI_OPT_RANGE,
 	TSI_OPT_VERSION,
 	TSI_OPT_MEMORY,
-	TSI_OPT_EXTRACT
+	TSI_OPT_EXTRACT,
+	TSI_OPT_ELEMENTS
 };
 
 static const struct option tsi_longopts[] = {
@@ -140,6 +145,7 @@ static const struct option tsi_longopts[] = {
 	{"version", no_argument, NULL, TSI_OPT_VERSION},
 	{"memory", no_argument, NULL, TSI_OPT_MEMORY},
 	{"extract", required_argument, NULL, TSI_OPT_EXTRACT},
+	{"elements", required_argument, NULL, TSI_OPT_ELEMENTS},
 	{NULL, 0, NULL, 0}
 };
 
@@ -206,6 +212,23 @@ static int tsi_parse_args(int argc, char **argv, tsi_opts *o)
 		case TSI_OPT_EXTRACT:
 			o->extract = optarg;
 			break;
+		case TSI_OPT_ELEMENTS: {
+			char *end = NULL;
+			unsigned long long n;
+			if (strcmp(optarg, "all") == 0) {
+				o->elements = SIZE_MAX;
+				break;
+			}
+			errno = 0;
+			n = strtoull(optarg, &end, 10);
+			if (errno || !end || *end || optarg[0] == '-' || n == 0 || n > SIZE_MAX) {
+				sbt_cli_usage_error("tsinfo", "bad --elements '%s': want a number of "
+				                    "elements from 1, or all", optarg);
+				return -1;
+			}
+			o->elements = (size_t)n;
+			break;
+		}
 		case TSI_OPT_RANGE:
 			if (tsi_parse_range(optarg, &o->range_a, &o->range_b) != 0) {
 				sbt_cli_usage_error("tsinfo", "bad --range '%s': want A:B, A: or :B with "
@@ -224,6 +247,10 @@ static int tsi_parse_args(int argc, char **argv, tsi_opts *o)
 			return -1;
 	if (!o->path) {
 		sbt_cli_usage_error("tsinfo", "no trace file given");
+		return -1;
+	}
+	if (o->elements && !(dump || o->stacks || o->has_range)) {
+		sbt_cli_usage_error("tsinfo", "--elements goes with --dump");
 		return -1;
 	}
 	if ((verify || chunks) && (dump || o->stacks || o->has_range || o->json)) {
@@ -930,6 +957,7 @@ static int tsi_dump(const tsi_opts *o, sbt_reader *r)
 	memset(&dopt, 0, sizeof(dopt));
 	dopt.format = o->json ? SBT_DUMP_JSON : SBT_DUMP_TEXT;
 	dopt.with_stack = o->stacks;
+	dopt.max_elements = o->elements;
 	dopt.session = blobs;
 	if (o->has_range && o->range_a > 0) {
 		st = sbt_reader_seek_seq(r, o->range_a);

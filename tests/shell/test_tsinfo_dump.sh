@@ -174,3 +174,36 @@ for line in open(sys.argv[1]):
 PY
 done
 
+
+# ---- --elements: how many elements of each array the dump shows -------------
+# (viewportBoundsRange, 2 elements, in vkGetPhysicalDeviceProperties' limits)
+grep -q 'viewportBoundsRange\[1\]=' "$T/dump.out" || fail "text dump: the 2 elements of viewportBoundsRange are not both shown"
+grep -q '"viewportBoundsRange":\[[^],]*,[^]]*\]' "$T/json.out" ||
+	fail "--json: viewportBoundsRange does not hold both its elements"
+expect_rc 0 el1 "$INFO" --dump --elements 1 "$T/vk.sbt"
+grep -q 'viewportBoundsRange\.count=2 [^ ]*viewportBoundsRange\[0\]=' "$T/el1.out" ||
+	fail "--elements 1: $(grep -o 'viewportBoundsRange[^ ]*' "$T/el1.out" | head -n 3)"
+grep -q 'viewportBoundsRange\[1\]=' "$T/el1.out" && fail "--elements 1 shows a second element"
+expect_rc 0 el1j "$INFO" --dump --json --elements 1 "$T/vk.sbt"
+grep -q '"viewportBoundsRange":\[[^],]*\],"viewportBoundsRange_more_elements":1' "$T/el1j.out" ||
+	fail "--json --elements 1: $(grep -o '"viewportBoundsRange[^]]*][^,]*,[^,]*' "$T/el1j.out" | head -n 1)"
+expect_rc 0 elall "$INFO" --dump --elements all "$T/vk.sbt"
+# memoryHeaps is a fixed array of VK_MAX_MEMORY_HEAPS (16): text shows 8 by
+# default, all 16 with --elements all (as --json does by default)
+grep -q 'memoryHeaps\[7\]\.size=' "$T/dump.out" && ! grep -q 'memoryHeaps\[8\]' "$T/dump.out" ||
+	fail "text dump: memoryHeaps not cut at 8 elements"
+grep -q 'memoryHeaps\[15\]\.size=' "$T/elall.out" || fail "--elements all: memoryHeaps cut"
+python3 - "$T/json.out" <<'PY' || fail "--json: memoryHeaps does not hold its 16 elements"
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["name"] == "vulkan.vkGetPhysicalDeviceMemoryProperties":
+        assert len(r["args"]["pMemoryProperties"]["memoryHeaps"]) == 16, r["args"]
+        break
+else:
+    raise SystemExit("no vkGetPhysicalDeviceMemoryProperties")
+PY
+expect_rc 2 el0 "$INFO" --dump --elements 0 "$T/vk.sbt"
+grep -q "bad --elements '0'" "$T/el0.err" || fail "--elements 0: $(cat "$T/el0.err")"
+expect_rc 2 elnodump "$INFO" --elements 3 "$T/vk.sbt"
+grep -q -- "--elements goes with --dump" "$T/elnodump.err" || fail "--elements alone: $(cat "$T/elnodump.err")"

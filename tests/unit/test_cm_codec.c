@@ -275,7 +275,7 @@ static void test_dump(void)
 {
 	sbt_dump *d = NULL;
 	sbt_dump_buf out = {0};
-	sbt_dump_options opt = {SBT_DUMP_TEXT, 0, 0, NULL};
+	sbt_dump_options opt = { .format = SBT_DUMP_TEXT };
 	sbt_record rec;
 	sbt_cm_call c;
 	uint8_t buf[256];

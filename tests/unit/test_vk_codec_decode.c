@@ -246,7 +246,7 @@ static void test_dump(void)
 	sbt_record got;
 	TST_REQUIRE(sbt_reader_next(rd, &got) == SBT_OK);
 	sbt_dump_buf b = {0};
-	sbt_dump_options o = {SBT_DUMP_TEXT, 0, 0, NULL};
+	sbt_dump_options o = { .format = SBT_DUMP_TEXT };
 	TST_REQUIRE(sbt_dump_record(d, rd, &got, &o, &b) == SBT_OK);
 	printf("%s", b.data);
 	TST_CHECK(strstr(b.data, "vulkan.vkCreateBuffer") != NULL);
