@@ -211,6 +211,64 @@ $(BUILD)/tests/cuda/%: $(BUILD)/obj/tests/cuda/%.o $(CUDBL) $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -rdynamic $< $(LIB_SUP) $(LIBS) -L$(BUILD)/tests/doubles/cuda -lcuda $(LDLIBS_ALL) -o $@
 
+# ---- HIP (docs/hip.md) ----
+# The AMDGPU code-object reader (serializer/amdgpu/*.c -> libtsamd.a, with
+# libelf and msgpack-c), the HIP interposer (interpose/hip/*.c ->
+# $(BUILD)/interpose/libtracesmith_hip.so, against /usr/include/hip), and
+# the HIP test programs (tests/hip: *.hip built by hipcc for two targets,
+# hip_module_kernels.hip as a --genco bundle, hip_module.c by $(CC) against
+# libamdhip64).  Each part is left out when what it needs is missing
+# (scripts/deps.sh installs it all); their tests then exit 77.
+HIPCC ?= $(firstword $(wildcard /usr/bin/hipcc /opt/rocm/bin/hipcc))
+HIP_ARCHS ?= --offload-arch=gfx90a --offload-arch=gfx1030
+HAVE_AMD_READER := $(if $(wildcard /usr/include/msgpack.h),$(if $(wildcard /usr/include/libelf.h),1))
+HAVE_HIP := $(if $(HAVE_AMD_READER),$(if $(wildcard /usr/include/hip/hip_runtime_api.h),1))
+HAVE_HIPCC := $(if $(HAVE_HIP),$(HIPCC))
+LDLIBS_AMD := -lelf -lmsgpackc
+AMD_SRC := $(if $(HAVE_AMD_READER),$(wildcard serializer/amdgpu/*.c))
+LIB_AMD := $(BUILD)/lib/libtsamd.a
+THIP_SRC := $(if $(HAVE_HIP),$(wildcard interpose/hip/*.c))
+THIP_SO := $(if $(THIP_SRC),$(BUILD)/interpose/libtracesmith_hip.so)
+HIP_READER_BINS := $(if $(AMD_SRC),$(LIB_AMD) $(BUILD)/tests/hip/hip_reader_check $(BUILD)/tests/fuzz_amd_image_replay)
+HIP_PROGS := $(if $(HAVE_HIPCC),$(patsubst tests/hip/%.hip,$(BUILD)/tests/hip/%,$(filter-out %_kernels.hip,$(wildcard tests/hip/*.hip))) \
+	$(BUILD)/tests/hip/hip_module $(BUILD)/tests/hip/hip_module_kernels.hsaco)
+all: $(HIP_READER_BINS) $(THIP_SO) $(HIP_PROGS)
+$(call obj,$(THIP_SRC) tests/hip/hip_module.c): CFLAGS_ALL += -D__HIP_PLATFORM_AMD__
+$(LIB_AMD): $(call obj,$(AMD_SRC))
+$(BUILD)/tests/hip/hip_reader_check: $(BUILD)/obj/tests/hip/hip_reader_check.o $(LIB_AMD) $(LIB_SUP) $(LIB_SBT)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIB_AMD) $(LIB_SUP) $(LIB_SBT) $(LDLIBS_AMD) $(LDLIBS_BASE) -o $@
+$(BUILD)/tests/fuzz_amd_image_replay: $(BUILD)/obj/tests/fuzz/fuzz_amd_image.o $(BUILD)/obj/tests/fuzz/replay_main.o \
+		$(LIB_AMD) $(LIB_SUP) $(LIB_SBT)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIB_AMD) $(LIB_SUP) $(LIB_SBT) $(LDLIBS_AMD) $(LDLIBS_BASE) -o $@
+# The HIP interposer: exports the HIP entry points it hooks (version script
+# interpose/hip/thip.map), resident once loaded.
+$(BUILD)/interpose/libtracesmith_hip.so: $(call obj,$(THIP_SRC)) $(LIB_AMD) $(LIB_CAP) $(LIB_SBT) interpose/hip/thip.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,nodelete -Wl,-soname,libtracesmith_hip.so \
+		-Wl,--version-script=interpose/hip/thip.map \
+		$(call obj,$(THIP_SRC)) $(LIB_AMD) $(LIB_CAP) $(LIB_SBT) $(LDLIBS_AMD) $(LDLIBS_BASE) -o $@
+$(BUILD)/tests/hip/%: tests/hip/%.hip
+	@mkdir -p $(dir $@)
+	$(HIPCC) $(HIP_ARCHS) -O2 -o $@ $<
+$(BUILD)/tests/hip/%.hsaco: tests/hip/%.hip
+	@mkdir -p $(dir $@)
+	$(HIPCC) $(HIP_ARCHS) -O2 --genco -o $@ $<
+$(BUILD)/tests/hip/hip_module: $(BUILD)/obj/tests/hip/hip_module.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $< -lamdhip64 -o $@
+.PHONY: fuzz-amd-image
+fuzz: fuzz-amd-image
+fuzz-amd-image:
+	@mkdir -p $(BUILD)/fuzz/corpus_amd
+	$(MAKE) BUILD=build/fuzzlib CC=clang CFLAGS="-O1 -g" SAN="-fsanitize=fuzzer-no-link,address" build/fuzzlib/lib/libtssbt.a
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(CPPFLAGS_ALL) tests/fuzz/fuzz_amd_image.c \
+		serializer/amdgpu/sbt_amd_image.c serializer/amdgpu/sbt_amd_meta.c \
+		build/fuzzlib/lib/libtssbt.a $(LDLIBS_AMD) $(LDLIBS_BASE) -o $(BUILD)/fuzz/fuzz_amd_image
+	cp tests/fuzz/corpus_amd/* $(BUILD)/fuzz/corpus_amd/
+	$(BUILD)/fuzz/fuzz_amd_image -max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/corpus_amd
+
 $(BUILD)/tests/libs/%.so: $(BUILD)/obj/tests/libs/%.o
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(LDFLAGS_ALL) $< -ldl -o $@
