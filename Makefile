@@ -227,13 +227,24 @@ HAVE_HIPCC := $(if $(HAVE_HIP),$(HIPCC))
 LDLIBS_AMD := -lelf -lmsgpackc
 AMD_SRC := $(if $(HAVE_AMD_READER),$(wildcard serializer/amdgpu/*.c))
 LIB_AMD := $(BUILD)/lib/libtsamd.a
-THIP_SRC := $(if $(HAVE_HIP),$(wildcard interpose/hip/*.c))
+THIP_SRC := $(if $(HAVE_HIP),$(wildcard interpose/hip/*.c interpose/hip/generated/*.c))
+THIP_OBJ := $(call obj,$(THIP_SRC)) $(if $(HAVE_HIP),$(BUILD)/obj/interpose/hip/generated/thip_tramp.o)
 THIP_SO := $(if $(THIP_SRC),$(BUILD)/interpose/libtracesmith_hip.so)
+HIP_TRAMP_BINS := $(if $(THIP_SRC),$(BUILD)/tests/hip/libhip_fake.so $(BUILD)/tests/hip/hip_tramp_check)
 HIP_READER_BINS := $(if $(AMD_SRC),$(LIB_AMD) $(BUILD)/tests/hip/hip_reader_check $(BUILD)/tests/fuzz_amd_image_replay)
 HIP_PROGS := $(if $(HAVE_HIPCC),$(patsubst tests/hip/%.hip,$(BUILD)/tests/hip/%,$(filter-out %_kernels.hip,$(wildcard tests/hip/*.hip))) \
 	$(BUILD)/tests/hip/hip_module $(BUILD)/tests/hip/hip_module_kernels.hsaco)
-all: $(HIP_READER_BINS) $(THIP_SO) $(HIP_PROGS)
-$(call obj,$(THIP_SRC) tests/hip/hip_module.c): CFLAGS_ALL += -D__HIP_PLATFORM_AMD__
+all: $(HIP_READER_BINS) $(THIP_SO) $(HIP_PROGS) $(HIP_TRAMP_BINS)
+$(call obj,$(THIP_SRC) tests/hip/hip_module.c tests/hip/hip_fake_runtime.c tests/hip/hip_tramp_check.c): \
+	CFLAGS_ALL += -D__HIP_PLATFORM_AMD__
+# a fake runtime answering with checksums of its arguments, and its caller
+# (tests/shell/test_hip_interpose.sh: the trampolines pass arguments through)
+$(BUILD)/tests/hip/libhip_fake.so: $(BUILD)/obj/tests/hip/hip_fake_runtime.o
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,-soname,libhip_fake.so $< -o $@
+$(BUILD)/tests/hip/hip_tramp_check: $(BUILD)/obj/tests/hip/hip_tramp_check.o $(BUILD)/tests/hip/libhip_fake.so
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $< -Wl,--no-as-needed -L$(BUILD)/tests/hip -lhip_fake -ldl -o $@
 $(LIB_AMD): $(call obj,$(AMD_SRC))
 $(BUILD)/tests/hip/hip_reader_check: $(BUILD)/obj/tests/hip/hip_reader_check.o $(LIB_AMD) $(LIB_SUP) $(LIB_SBT)
 	@mkdir -p $(dir $@)
@@ -244,11 +255,15 @@ $(BUILD)/tests/fuzz_amd_image_replay: $(BUILD)/obj/tests/fuzz/fuzz_amd_image.o $
 	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIB_AMD) $(LIB_SUP) $(LIB_SBT) $(LDLIBS_AMD) $(LDLIBS_BASE) -o $@
 # The HIP interposer: exports the HIP entry points it hooks (version script
 # interpose/hip/thip.map), resident once loaded.
-$(BUILD)/interpose/libtracesmith_hip.so: $(call obj,$(THIP_SRC)) $(LIB_AMD) $(LIB_CAP) $(LIB_SBT) interpose/hip/thip.map
+$(BUILD)/interpose/libtracesmith_hip.so: $(THIP_OBJ) $(LIB_AMD) $(LIB_CAP) $(LIB_SBT) interpose/hip/thip.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,nodelete -Wl,-soname,libtracesmith_hip.so \
 		-Wl,--version-script=interpose/hip/thip.map \
-		$(call obj,$(THIP_SRC)) $(LIB_AMD) $(LIB_CAP) $(LIB_SBT) $(LDLIBS_AMD) $(LDLIBS_BASE) -o $@
+		$(THIP_OBJ) $(LIB_AMD) $(LIB_CAP) $(LIB_SBT) $(LDLIBS_AMD) $(LDLIBS_BASE) -o $@
+# the generated trampolines (scripts/hipgen/gen.py; x86-64 assembly)
+$(BUILD)/obj/interpose/hip/generated/thip_tramp.o: interpose/hip/generated/thip_tramp.S
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) -c $< -o $@
 $(BUILD)/tests/hip/%: tests/hip/%.hip
 	@mkdir -p $(dir $@)
 	$(HIPCC) $(HIP_ARCHS) -O2 -o $@ $<

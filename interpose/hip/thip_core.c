@@ -14,9 +14,13 @@
 static struct {
 	pthread_once_t once;
 	int enabled;                         /* TRACESMITH_API lets hip record */
-	void *_Atomic real[THIP_FN_COUNT];   /* resolved at first call; */
-	atomic_int resolved[THIP_FN_COUNT];  /* 1 tried, 2 found */
+	void *_Atomic real[THIP_FN_COUNT];   /* resolved at first call */
+	atomic_int resolved[THIP_FN_COUNT];  /* 1: looked up (real may be NULL) */
 	atomic_uint_fast64_t calls[THIP_FN_COUNT];
+	/* the same for the generated trampolines (thip_tramp.S) */
+	void *_Atomic gen_real[THIP_GEN_COUNT];
+	atomic_int gen_resolved[THIP_GEN_COUNT];
+	atomic_uint_fast64_t gen_calls[THIP_GEN_COUNT];
 	atomic_uint_fast64_t launches;
 	atomic_uint_fast64_t modules;
 	atomic_uint_fast64_t no_image;
@@ -99,6 +103,36 @@ void *thip_begin(thip_call *call, thip_fn fn)
 	return real;
 }
 
+/*
+ * Every generated trampoline comes here first, with its caller's arguments
+ * saved (thip_tramp.S): a call that is the program's own (not made from
+ * inside a wrapped call) is counted; the trampoline then jumps to what this
+ * returns.  Nothing is recorded: these are the calls not modeled.
+ */
+__attribute__((visibility("hidden"))) void *thip_gen_begin(unsigned index)
+{
+	void *f;
+	int nested;
+	if (index >= THIP_GEN_COUNT)
+		return NULL;
+	pthread_once(&thip_g.once, thip_init_once);
+	nested = cap_enter();
+	cap_leave();
+	if (!nested)
+		atomic_fetch_add_explicit(&thip_g.gen_calls[index], 1, memory_order_relaxed);
+	f = atomic_load_explicit(&thip_g.gen_real[index], memory_order_acquire);
+	if (f || atomic_load_explicit(&thip_g.gen_resolved[index], memory_order_acquire))
+		return f;
+	f = dlsym(RTLD_NEXT, thip_gen_names[index]);
+	atomic_store_explicit(&thip_g.gen_real[index], f, memory_order_release);
+	atomic_store_explicit(&thip_g.gen_resolved[index], 1, memory_order_release);
+	if (!f && !atomic_exchange(&thip_g.missing_said, 1))
+		CAP_ERROR("hip: %s: not found after the interposer (is libamdhip64 loaded?); "
+		          "calls it does not find return hipErrorNotInitialized",
+		          thip_gen_names[index]);
+	return f;
+}
+
 void thip_end(thip_call *call)
 {
 	(void)call;
@@ -150,15 +184,19 @@ static char *thip_count_list(int which, uint64_t *total_out, unsigned *names_out
 	if (!s)
 		return NULL;
 	s[0] = 0;
-	for (int i = 0; i < THIP_FN_COUNT; i++) {
-		uint64_t n = atomic_load(&thip_g.calls[i]);
+	for (int i = 0; i < THIP_FN_COUNT + THIP_GEN_COUNT; i++) {
+		int gen = i >= THIP_FN_COUNT;
+		uint64_t n = gen ? atomic_load(&thip_g.gen_calls[i - THIP_FN_COUNT])
+		                 : atomic_load(&thip_g.calls[i]);
+		unsigned modeled = gen ? 0 : thip_fn_modeled[i];
+		const char *name = gen ? thip_gen_names[i - THIP_FN_COUNT] : thip_fn_name((thip_fn)i);
 		char item[192];
 		int k;
-		if (!n || (which >= 0 && thip_fn_modeled[i] != which))
+		if (!n || (which >= 0 && modeled != (unsigned)which))
 			continue;
 		total += n;
 		names++;
-		k = snprintf(item, sizeof(item), "%s%s=%" PRIu64, len ? " " : "", thip_fn_name((thip_fn)i), n);
+		k = snprintf(item, sizeof(item), "%s%s=%" PRIu64, len ? " " : "", name, n);
 		if (k < 0)
 			continue;
 		if (len + (size_t)k + 1 > cap) {

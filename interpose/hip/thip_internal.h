@@ -27,11 +27,16 @@
 #include <hip/hip_runtime_api.h>
 
 #include "capture/cap.h"
+#include "interpose/hip/generated/thip_gen.h"
 #include "serializer/amdgpu/sbt_amd.h"
 #include "serializer/sbt_compute.h"
 
 /*
- * Every entry point the library exports: X(name, modeled).  modeled = 1
+ * Every entry point wrapped by hand: X(name, modeled).  The other
+ * functions the HIP headers declare are counted by the generated
+ * trampolines of generated/thip_tramp.S (scripts/hipgen/gen.py), which take
+ * this list as the one place the hand-written exceptions are named.
+ * modeled = 1
  * for those recorded as model records (their name is in SBT_CM_HIP_LIST,
  * or they record as one: hipLaunchKernel_spt as hipLaunchKernel, the
  * C++-mangled hipExtModuleLaunchKernel as hipExtModuleLaunchKernel;
@@ -72,17 +77,7 @@
 	X(hipStreamSynchronize, 1) X(hipStreamQuery, 1) X(hipStreamWaitEvent, 1)   \
 	X(hipStreamBeginCapture, 1) X(hipStreamEndCapture, 1)                      \
 	X(hipEventCreate, 1) X(hipEventCreateWithFlags, 1) X(hipEventDestroy, 1)   \
-	X(hipEventRecord, 1) X(hipEventSynchronize, 1) X(hipEventQuery, 1)         \
-	X(hipGetDeviceCount, 0) X(hipGetDevice, 0) X(hipGetLastError, 0)           \
-	X(hipPeekAtLastError, 0) X(hipDeviceGetAttribute, 0)                       \
-	X(hipGetDeviceProperties, 0) X(hipMemGetInfo, 0) X(hipRuntimeGetVersion, 0) \
-	X(hipDriverGetVersion, 0) X(hipPointerGetAttributes, 0)                    \
-	X(hipFuncGetAttributes, 0) X(hipGetSymbolAddress, 0)                       \
-	X(hipGetSymbolSize, 0) X(hipMemcpyPeer, 0) X(hipMemcpyPeerAsync, 0)        \
-	X(hipMemcpy2D, 0) X(hipMemcpy2DAsync, 0) X(hipMemcpy3D, 0)                 \
-	X(hipMemcpy3DAsync, 0) X(hipMemAddressReserve, 0) X(hipMemAddressFree, 0)  \
-	X(hipMemCreate, 0) X(hipMemRelease, 0) X(hipMemMap, 0) X(hipMemUnmap, 0)   \
-	X(hipMemSetAccess, 0) X(hipExtLaunchKernel, 0)
+	X(hipEventRecord, 1) X(hipEventSynchronize, 1) X(hipEventQuery, 1)
 
 typedef enum thip_fn {
 #define THIP_X_FN(n, m) THIP_FN_##n,
