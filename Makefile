@@ -230,12 +230,14 @@ LIB_AMD := $(BUILD)/lib/libtsamd.a
 THIP_SRC := $(if $(HAVE_HIP),$(wildcard interpose/hip/*.c interpose/hip/generated/*.c))
 THIP_OBJ := $(call obj,$(THIP_SRC)) $(if $(HAVE_HIP),$(BUILD)/obj/interpose/hip/generated/thip_tramp.o)
 THIP_SO := $(if $(THIP_SRC),$(BUILD)/interpose/libtracesmith_hip.so)
-HIP_TRAMP_BINS := $(if $(THIP_SRC),$(BUILD)/tests/hip/libhip_fake.so $(BUILD)/tests/hip/hip_tramp_check)
+HIP_TRAMP_BINS := $(if $(THIP_SRC),$(BUILD)/tests/hip/libhip_fake.so $(BUILD)/tests/hip/hip_tramp_check \
+	$(BUILD)/tests/hip/hip_success_app)
 HIP_READER_BINS := $(if $(AMD_SRC),$(LIB_AMD) $(BUILD)/tests/hip/hip_reader_check $(BUILD)/tests/fuzz_amd_image_replay)
 HIP_PROGS := $(if $(HAVE_HIPCC),$(patsubst tests/hip/%.hip,$(BUILD)/tests/hip/%,$(filter-out %_kernels.hip,$(wildcard tests/hip/*.hip))) \
 	$(BUILD)/tests/hip/hip_module $(BUILD)/tests/hip/hip_module_kernels.hsaco)
 all: $(HIP_READER_BINS) $(THIP_SO) $(HIP_PROGS) $(HIP_TRAMP_BINS)
-$(call obj,$(THIP_SRC) tests/hip/hip_module.c tests/hip/hip_fake_runtime.c tests/hip/hip_tramp_check.c): \
+$(call obj,$(THIP_SRC) tests/hip/hip_module.c tests/hip/hip_fake_runtime.c tests/hip/hip_tramp_check.c \
+	tests/hip/hip_success_app.c): \
 	CFLAGS_ALL += -D__HIP_PLATFORM_AMD__
 # a fake runtime answering with checksums of its arguments, and its caller
 # (tests/shell/test_hip_interpose.sh: the trampolines pass arguments through)
@@ -245,6 +247,9 @@ $(BUILD)/tests/hip/libhip_fake.so: $(BUILD)/obj/tests/hip/hip_fake_runtime.o
 $(BUILD)/tests/hip/hip_tramp_check: $(BUILD)/obj/tests/hip/hip_tramp_check.o $(BUILD)/tests/hip/libhip_fake.so
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) $< -Wl,--no-as-needed -L$(BUILD)/tests/hip -lhip_fake -ldl -o $@
+$(BUILD)/tests/hip/hip_success_app: $(BUILD)/obj/tests/hip/hip_success_app.o $(BUILD)/tests/hip/libhip_fake.so $(LIB_SUP)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $< $(LIB_SUP) -L$(BUILD)/tests/hip -lhip_fake -o $@
 $(LIB_AMD): $(call obj,$(AMD_SRC))
 $(BUILD)/tests/hip/hip_reader_check: $(BUILD)/obj/tests/hip/hip_reader_check.o $(LIB_AMD) $(LIB_SUP) $(LIB_SBT)
 	@mkdir -p $(dir $@)

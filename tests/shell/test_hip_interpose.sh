@@ -36,3 +36,45 @@ LD_LIBRARY_PATH="$H" LD_PRELOAD="$LIB" TRACESMITH_LOG=info TRACESMITH_OUTPUT="$T
 cmp -s "$T/plain.out" "$T/tramp.out" || fail "answers changed under the interposer: $(diff "$T/plain.out" "$T/tramp.out")"
 has tramp out "hipGetLastError 4242"
 has tramp err "not modeled (counted only): hipGetLastError=1 hipMemcpy2D=3 hipMemcpyPeerAsync=3"
+
+# The paths that need calls to succeed, on the fake runtime (the real one
+# with no GPU fails them all): handles and addresses recorded, launches
+# named and laid out by the bundle's metadata (by host stub and by module
+# function), host-to-device bytes stored, device-to-host results
+# checkpointed (async ones at the stream's synchronize, hipMemcpyDefault
+# resolved from the allocation table).
+B="$TOP/tests/fuzz/corpus_amd/hip_module_kernels.hsaco"
+LD_LIBRARY_PATH="$H" expect_rc 0 succ.plain "$H/hip_success_app" "$B"
+LD_LIBRARY_PATH="$H" LD_PRELOAD="$LIB" TRACESMITH_OUTPUT="$T/s.sbt" \
+	expect_rc 0 succ "$H/hip_success_app" "$B"
+cmp -s "$T/succ.plain.out" "$T/succ.out" || fail "hip_success_app: output changed: $(diff "$T/succ.plain.out" "$T/succ.out")"
+has succ err "tracesmith: hip: 14 calls, 2 launches, 2 modules, 0 to 0 entry points not modeled"
+expect_rc 0 sdump "$TOP/$BUILD/tsinfo" --dump "$T/s.sbt"
+line() { # PATTERN: the one dump line matching it
+	grep -E "$1" "$T/sdump.out" | head -1
+}
+l=$(line 'hip.hipLaunchKernel ')
+case "$l" in
+*'name="_Z10add_offsetPffi"'*'params='????????????????'0000803e08000000 layout=000000000800000008000000040000000c00000004000000'*) ;;
+*) fail "hipLaunchKernel by stub: $l" ;;
+esac
+l=$(line 'hip.hipModuleLaunchKernel ')
+case "$l" in
+*'handle='[1-9]*'name="scale"'*'params='????????????????'08000000 layout=00000000080000000800000004000000'*) ;;
+*) fail "hipModuleLaunchKernel: $l" ;;
+esac
+line 'hip.hipModuleLoadData handle=[1-9][0-9]* size=17976 blob=[0-9]+ sub=5' | grep -q . ||
+	fail "hipModuleLoadData: $(line hipModuleLoadData)"
+line 'hip.hipMalloc dst=[1-9][0-9]* size=32 sub=1' | grep -q . || fail "hipMalloc: $(line hipMalloc)"
+line 'checkpoint call_seq=9 object=0x[0-9a-f]+ offset=0 length=32 ' | grep -q . ||
+	fail "no checkpoint of the synchronous copy: $(cat "$T/sdump.out")"
+line 'hip.hipMemcpyAsync .*sub=2' | grep -q . || fail "hipMemcpyDefault not resolved to device-to-host"
+line 'checkpoint call_seq=12 object=0x[0-9a-f]+ offset=16 length=16 ' | grep -q . ||
+	fail "no checkpoint of the async copy at hipStreamSynchronize: $(cat "$T/sdump.out")"
+expect_rc 0 sx "$TOP/$BUILD/tsinfo" --extract "$T/sx" "$T/s.sbt"
+set -- "$T/sx"/module-*.hipfb
+[ $# -eq 2 ] || fail "not two bundles extracted: $(ls "$T/sx")"
+for f in "$@"; do cmp -s "$f" "$B" || fail "$f differs from $B"; done
+python3 -c 'import struct, sys; sys.stdout.buffer.write(struct.pack("<8f", *range(1, 9)))' >"$T/up.want"
+set -- "$T/sx"/upload-*-hipMemcpy.bin
+[ $# -eq 1 ] && cmp -s "$1" "$T/up.want" || fail "host-to-device bytes not stored: $(ls "$T/sx")"
