@@ -431,13 +431,13 @@ INST_FILES := $(addprefix bin/,$(notdir $(TOOLS) $(EMU_TOOLS))) $(wildcard inclu
 	$(addprefix share/man/man1/,$(notdir $(MAN_PAGES))) \
 	$(if $(LAYER_SO),lib/tracesmith/libVkLayer_tracesmith.so \
 		share/vulkan/explicit_layer.d/VkLayer_tracesmith.json $(INST_IMPLICIT)/VkLayer_tracesmith.json) \
-	$(addprefix lib/tracesmith/,$(notdir $(TCU_SO) $(TNV_SO)))
+	$(addprefix lib/tracesmith/,$(notdir $(TCU_SO) $(TNV_SO) $(THIP_SO)))
 # Their folders, parents first.  install writes the ones it had to create to
 # share/tracesmith/install-folders; uninstall removes those, and our own
 # (the ones named tracesmith), once empty.
 INST_DIRS := bin include include/tracesmith lib lib/pkgconfig share share/doc share/doc/tracesmith \
 	share/man share/man/man1 share/tracesmith \
-	$(if $(LAYER_SO)$(TCU_SO),lib/tracesmith) \
+	$(if $(LAYER_SO)$(TCU_SO)$(THIP_SO),lib/tracesmith) \
 	$(if $(LAYER_SO),share/vulkan share/vulkan/explicit_layer.d share/tracesmith/vulkan $(INST_IMPLICIT))
 INST_OWN_DIRS := include/tracesmith lib/tracesmith share/doc/tracesmith share/tracesmith \
 	share/tracesmith/vulkan $(INST_IMPLICIT)
@@ -472,6 +472,9 @@ install: all
 	fi
 	if [ -n "$(TCU_SO)" ]; then \
 		install -m 755 $(TCU_SO) $(TNV_SO) $(INST)/lib/tracesmith/; \
+	fi
+	if [ -n "$(THIP_SO)" ]; then \
+		install -m 755 $(THIP_SO) $(INST)/lib/tracesmith/; \
 	fi
 
 uninstall:
