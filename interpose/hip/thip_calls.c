@@ -5,6 +5,7 @@
  * their hipError_t.  Field meanings: serializer/sbt_compute.h; which calls
  * and why: docs/hip.md.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,32 @@ hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim
                                void **args, size_t sharedMemBytes, hipStream_t stream);
 
 #define THIP_U(p) ((uint64_t)(uintptr_t)(p))
+
+/* Stream captures begun and not yet ended (hipStreamBeginCapture /
+ * hipStreamEndCapture that worked).  While there are any, the work
+ * recorded on a stream asks the runtime whether that stream captures: such
+ * work was not executed, it became a graph node.  The runtime knows about
+ * joined streams and invalidated captures; this count only spares the
+ * question when nothing captures. */
+static atomic_int thip_captures;
+static void *_Atomic thip_is_capturing_fn;
+
+static uint64_t thip_capture_status(hipStream_t stream)
+{
+	hipError_t (*f)(hipStream_t, hipStreamCaptureStatus *);
+	hipStreamCaptureStatus st = hipStreamCaptureStatusNone;
+	if (atomic_load_explicit(&thip_captures, memory_order_relaxed) <= 0)
+		return 0;
+	f = (hipError_t(*)(hipStream_t, hipStreamCaptureStatus *))atomic_load(&thip_is_capturing_fn);
+	if (!f) {
+		f = (hipError_t(*)(hipStream_t, hipStreamCaptureStatus *))dlsym(RTLD_NEXT,
+		                                                                   "hipStreamIsCapturing");
+		atomic_store(&thip_is_capturing_fn, (void *)f);
+	}
+	if (!f || f(stream, &st) != hipSuccess)
+		return 0;
+	return (uint64_t)st;
+}
 
 /* hipMemcpyKind -> SBT_CM_COPY_*; hipMemcpyDefault from the allocation
  * table (0 when neither side is a known allocation). */
@@ -242,6 +269,7 @@ static void thip_launch_record(sbt_cm_hip_call hcall, const thip_launch *l, hipE
 	c.flags = l->flags;
 	c.event = l->event;
 	c.value = l->value;
+	c.capture_status = thip_capture_status((hipStream_t)(uintptr_t)l->stream);
 	if (known) {
 		c.name = (const uint8_t *)fi.name;
 		c.name_len = strlen(fi.name);
@@ -959,6 +987,7 @@ static void thip_copy_record(const thip_call *call, sbt_cm_hip_call hcall, hipEr
 	c.size = size;
 	c.offset = offset;
 	c.stream = async ? THIP_U(stream) : 0;
+	c.capture_status = async ? thip_capture_status(stream) : 0;
 	if (dir == SBT_CM_COPY_HTOD) {
 		c.host = THIP_U(src);
 		c.src = 0;
@@ -1166,6 +1195,7 @@ static void thip_memset_record(const thip_call *call, sbt_cm_hip_call hcall, hip
 	c.elem_size = elem;
 	c.size = (uint64_t)count * elem;
 	c.stream = THIP_U(stream);
+	c.capture_status = call->record ? thip_capture_status(stream) : 0;
 	thip_simple(call, hcall, r, &c, CAP_REC_WORK);
 }
 
@@ -1359,6 +1389,8 @@ hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
 		(hipError_t(*)(hipStream_t, hipStreamCaptureMode))thip_begin(&call, THIP_FN_hipStreamBeginCapture);
 	hipError_t r = real ? real(stream, mode) : THIP_NO_RUNTIME;
 	sbt_cm_call c;
+	if (!call.nested && r == hipSuccess)
+		atomic_fetch_add(&thip_captures, 1);
 	sbt_cm_call_init(&c);
 	c.stream = THIP_U(stream);
 	c.flags = (uint64_t)mode;
@@ -1374,6 +1406,11 @@ hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
 		(hipError_t(*)(hipStream_t, hipGraph_t *))thip_begin(&call, THIP_FN_hipStreamEndCapture);
 	hipError_t r = real ? real(stream, pGraph) : THIP_NO_RUNTIME;
 	sbt_cm_call c;
+	if (!call.nested && r == hipSuccess) {
+		int n = atomic_load(&thip_captures);
+		while (n > 0 && !atomic_compare_exchange_weak(&thip_captures, &n, n - 1))
+			;
+	}
 	sbt_cm_call_init(&c);
 	c.stream = THIP_U(stream);
 	c.handle = r == hipSuccess && pGraph ? THIP_U(*pGraph) : 0;

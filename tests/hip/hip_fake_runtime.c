@@ -157,3 +157,42 @@ hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 di
 	(void)sharedMemBytes, (void)stream;
 	return hipSuccess;
 }
+
+/* Stream capture: one capturing stream at a time. */
+static hipStream_t hipfake_capturing;
+
+hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
+{
+	(void)mode;
+	hipfake_capturing = stream;
+	return hipSuccess;
+}
+
+hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)
+{
+	*pCaptureStatus = stream && stream == hipfake_capturing ? hipStreamCaptureStatusActive
+	                                                        : hipStreamCaptureStatusNone;
+	return hipSuccess;
+}
+
+hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
+{
+	(void)stream;
+	hipfake_capturing = NULL;
+	*pGraph = (hipGraph_t)(hipfake_next += 0x10);
+	return hipSuccess;
+}
+
+hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph,
+                               hipGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)
+{
+	(void)graph, (void)pErrorNode, (void)pLogBuffer, (void)bufferSize;
+	*pGraphExec = (hipGraphExec_t)(hipfake_next += 0x10);
+	return hipSuccess;
+}
+
+hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)
+{
+	(void)graphExec, (void)stream;
+	return hipSuccess;
+}

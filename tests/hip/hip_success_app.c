@@ -6,7 +6,8 @@
  * kernel, launches it by its host stub with hipLaunchKernel, loads the
  * same bundle with hipModuleLoadData and launches "scale" with
  * kernelParams, copies to and from "device" memory (sync and async on a
- * stream), and prints the bytes it read back.
+ * stream), captures a launch on that stream into a graph and launches the
+ * graph, and prints the bytes it read back.
  */
 #include <hip/hip_runtime_api.h>
 #include <stdint.h>
@@ -69,6 +70,19 @@ int main(int argc, char **argv)
 	printf("hipStreamCreate %d\n", (int)hipStreamCreate(&s));
 	printf("hipMemcpyAsync %d\n", (int)hipMemcpyAsync(back, dev + 4, 16, hipMemcpyDefault, s));
 	printf("hipStreamSynchronize %d\n", (int)hipStreamSynchronize(s));
+	{
+		void *params[] = {&dev, &n};
+		hipGraph_t graph = NULL;
+		hipGraphExec_t exec = NULL;
+		printf("hipStreamBeginCapture %d\n",
+		       (int)hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+		printf("hipModuleLaunchKernel %d\n",
+		       (int)hipModuleLaunchKernel(scale, 1, 1, 1, 8, 1, 1, 0, s, params, NULL));
+		printf("hipStreamEndCapture %d\n", (int)hipStreamEndCapture(s, &graph));
+		printf("hipGraphInstantiate %d\n", (int)hipGraphInstantiate(&exec, graph, NULL, NULL, 0));
+		printf("hipGraphLaunch %d\n", (int)hipGraphLaunch(exec, s));
+		printf("hipStreamSynchronize %d\n", (int)hipStreamSynchronize(s));
+	}
 	printf("hipFree %d\n", (int)hipFree(dev));
 	__hipUnregisterFatBinary(handle);
 	printf("back %.1f %.1f\n", back[0], back[3]);

@@ -42,13 +42,14 @@ has tramp err "not modeled (counted only): hipGetLastError=1 hipMemcpy2D=3 hipMe
 # named and laid out by the bundle's metadata (by host stub and by module
 # function), host-to-device bytes stored, device-to-host results
 # checkpointed (async ones at the stream's synchronize, hipMemcpyDefault
-# resolved from the allocation table).
+# resolved from the allocation table), a launch during stream capture
+# marked as such.
 B="$TOP/tests/fuzz/corpus_amd/hip_module_kernels.hsaco"
 LD_LIBRARY_PATH="$H" expect_rc 0 succ.plain "$H/hip_success_app" "$B"
 LD_LIBRARY_PATH="$H" LD_PRELOAD="$LIB" TRACESMITH_OUTPUT="$T/s.sbt" \
 	expect_rc 0 succ "$H/hip_success_app" "$B"
 cmp -s "$T/succ.plain.out" "$T/succ.out" || fail "hip_success_app: output changed: $(diff "$T/succ.plain.out" "$T/succ.out")"
-has succ err "tracesmith: hip: 14 calls, 2 launches, 2 modules, 0 to 0 entry points not modeled"
+has succ err "tracesmith: hip: 20 calls, 3 launches, 2 modules, 0 to 0 entry points not modeled"
 expect_rc 0 sdump "$TOP/$BUILD/tsinfo" --dump "$T/s.sbt"
 line() { # PATTERN: the one dump line matching it
 	grep -E "$1" "$T/sdump.out" | head -1
@@ -71,6 +72,13 @@ line 'checkpoint call_seq=9 object=0x[0-9a-f]+ offset=0 length=32 ' | grep -q . 
 line 'hip.hipMemcpyAsync .*sub=2' | grep -q . || fail "hipMemcpyDefault not resolved to device-to-host"
 line 'checkpoint call_seq=12 object=0x[0-9a-f]+ offset=16 length=16 ' | grep -q . ||
 	fail "no checkpoint of the async copy at hipStreamSynchronize: $(cat "$T/sdump.out")"
+# the launch made while the stream captured says so, the others do not
+[ "$(grep -c 'capture_status=' "$T/sdump.out")" -eq 1 ] &&
+	line 'hip.hipModuleLaunchKernel .*stream=[1-9][0-9]* .*capture_status=1' | grep -q . ||
+	fail "capture_status: $(grep -E 'capture|Graph|LaunchKernel' "$T/sdump.out")"
+for c in hipStreamBeginCapture hipStreamEndCapture hipGraphInstantiate hipGraphLaunch; do
+	has sdump out "hip.$c"
+done
 expect_rc 0 sx "$TOP/$BUILD/tsinfo" --extract "$T/sx" "$T/s.sbt"
 set -- "$T/sx"/module-*.hipfb
 [ $# -eq 2 ] || fail "not two bundles extracted: $(ls "$T/sx")"
