@@ -211,6 +211,84 @@ $(BUILD)/tests/cuda/%: $(BUILD)/obj/tests/cuda/%.o $(CUDBL) $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -rdynamic $< $(LIB_SUP) $(LIBS) -L$(BUILD)/tests/doubles/cuda -lcuda $(LDLIBS_ALL) -o $@
 
+# ---- HIP (docs/hip.md) ----
+# The AMDGPU code-object reader (serializer/amdgpu/*.c -> libtsamd.a, with
+# libelf and msgpack-c), the HIP interposer (interpose/hip/*.c ->
+# $(BUILD)/interpose/libtracesmith_hip.so, against /usr/include/hip), and
+# the HIP test programs (tests/hip: *.hip built by hipcc for two targets,
+# hip_module_kernels.hip as a --genco bundle, hip_module.c by $(CC) against
+# libamdhip64).  Each part is left out when what it needs is missing
+# (scripts/deps.sh installs it all); their tests then exit 77.
+HIPCC ?= $(firstword $(wildcard /usr/bin/hipcc /opt/rocm/bin/hipcc))
+HIP_ARCHS ?= --offload-arch=gfx90a --offload-arch=gfx1030
+HAVE_AMD_READER := $(if $(wildcard /usr/include/msgpack.h),$(if $(wildcard /usr/include/libelf.h),1))
+HAVE_HIP := $(if $(HAVE_AMD_READER),$(if $(wildcard /usr/include/hip/hip_runtime_api.h),1))
+HAVE_HIPCC := $(if $(HAVE_HIP),$(HIPCC))
+LDLIBS_AMD := -lelf -lmsgpackc
+AMD_SRC := $(if $(HAVE_AMD_READER),$(wildcard serializer/amdgpu/*.c))
+LIB_AMD := $(BUILD)/lib/libtsamd.a
+THIP_SRC := $(if $(HAVE_HIP),$(wildcard interpose/hip/*.c interpose/hip/generated/*.c))
+THIP_OBJ := $(call obj,$(THIP_SRC)) $(if $(HAVE_HIP),$(BUILD)/obj/interpose/hip/generated/thip_tramp.o)
+THIP_SO := $(if $(THIP_SRC),$(BUILD)/interpose/libtracesmith_hip.so)
+HIP_TRAMP_BINS := $(if $(THIP_SRC),$(BUILD)/tests/hip/libhip_fake.so $(BUILD)/tests/hip/hip_tramp_check \
+	$(BUILD)/tests/hip/hip_success_app)
+HIP_READER_BINS := $(if $(AMD_SRC),$(LIB_AMD) $(BUILD)/tests/hip/hip_reader_check $(BUILD)/tests/fuzz_amd_image_replay)
+HIP_PROGS := $(if $(HAVE_HIPCC),$(patsubst tests/hip/%.hip,$(BUILD)/tests/hip/%,$(filter-out %_kernels.hip,$(wildcard tests/hip/*.hip))) \
+	$(BUILD)/tests/hip/hip_module $(BUILD)/tests/hip/hip_module_kernels.hsaco)
+all: $(HIP_READER_BINS) $(THIP_SO) $(HIP_PROGS) $(HIP_TRAMP_BINS)
+$(call obj,$(THIP_SRC) tests/hip/hip_module.c tests/hip/hip_fake_runtime.c tests/hip/hip_tramp_check.c \
+	tests/hip/hip_success_app.c): \
+	CFLAGS_ALL += -D__HIP_PLATFORM_AMD__
+# a fake runtime answering with checksums of its arguments, and its caller
+# (tests/shell/test_hip_interpose.sh: the trampolines pass arguments through)
+$(BUILD)/tests/hip/libhip_fake.so: $(BUILD)/obj/tests/hip/hip_fake_runtime.o
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,-soname,libhip_fake.so $< -o $@
+$(BUILD)/tests/hip/hip_tramp_check: $(BUILD)/obj/tests/hip/hip_tramp_check.o $(BUILD)/tests/hip/libhip_fake.so
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $< -Wl,--no-as-needed -L$(BUILD)/tests/hip -lhip_fake -ldl -o $@
+$(BUILD)/tests/hip/hip_success_app: $(BUILD)/obj/tests/hip/hip_success_app.o $(BUILD)/tests/hip/libhip_fake.so $(LIB_SUP)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $< $(LIB_SUP) -L$(BUILD)/tests/hip -lhip_fake -o $@
+$(LIB_AMD): $(call obj,$(AMD_SRC))
+$(BUILD)/tests/hip/hip_reader_check: $(BUILD)/obj/tests/hip/hip_reader_check.o $(LIB_AMD) $(LIB_SUP) $(LIB_SBT)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIB_AMD) $(LIB_SUP) $(LIB_SBT) $(LDLIBS_AMD) $(LDLIBS_BASE) -o $@
+$(BUILD)/tests/fuzz_amd_image_replay: $(BUILD)/obj/tests/fuzz/fuzz_amd_image.o $(BUILD)/obj/tests/fuzz/replay_main.o \
+		$(LIB_AMD) $(LIB_SUP) $(LIB_SBT)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIB_AMD) $(LIB_SUP) $(LIB_SBT) $(LDLIBS_AMD) $(LDLIBS_BASE) -o $@
+# The HIP interposer: exports the HIP entry points it hooks (version script
+# interpose/hip/thip.map), resident once loaded.
+$(BUILD)/interpose/libtracesmith_hip.so: $(THIP_OBJ) $(LIB_AMD) $(LIB_CAP) $(LIB_SBT) interpose/hip/thip.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,nodelete -Wl,-soname,libtracesmith_hip.so \
+		-Wl,--version-script=interpose/hip/thip.map \
+		$(THIP_OBJ) $(LIB_AMD) $(LIB_CAP) $(LIB_SBT) $(LDLIBS_AMD) $(LDLIBS_BASE) -o $@
+# the generated trampolines (scripts/hipgen/gen.py; x86-64 assembly)
+$(BUILD)/obj/interpose/hip/generated/thip_tramp.o: interpose/hip/generated/thip_tramp.S
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) -c $< -o $@
+$(BUILD)/tests/hip/%: tests/hip/%.hip
+	@mkdir -p $(dir $@)
+	$(HIPCC) $(HIP_ARCHS) -O2 -o $@ $<
+$(BUILD)/tests/hip/%.hsaco: tests/hip/%.hip
+	@mkdir -p $(dir $@)
+	$(HIPCC) $(HIP_ARCHS) -O2 --genco -o $@ $<
+$(BUILD)/tests/hip/hip_module: $(BUILD)/obj/tests/hip/hip_module.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $< -lamdhip64 -o $@
+.PHONY: fuzz-amd-image
+fuzz: fuzz-amd-image
+fuzz-amd-image:
+	@mkdir -p $(BUILD)/fuzz/corpus_amd
+	$(MAKE) BUILD=build/fuzzlib CC=clang CFLAGS="-O1 -g" SAN="-fsanitize=fuzzer-no-link,address" build/fuzzlib/lib/libtssbt.a
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(CPPFLAGS_ALL) tests/fuzz/fuzz_amd_image.c \
+		serializer/amdgpu/sbt_amd_image.c serializer/amdgpu/sbt_amd_meta.c \
+		build/fuzzlib/lib/libtssbt.a $(LDLIBS_AMD) $(LDLIBS_BASE) -o $(BUILD)/fuzz/fuzz_amd_image
+	cp tests/fuzz/corpus_amd/* $(BUILD)/fuzz/corpus_amd/
+	$(BUILD)/fuzz/fuzz_amd_image -max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/corpus_amd
+
 $(BUILD)/tests/libs/%.so: $(BUILD)/obj/tests/libs/%.o
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(LDFLAGS_ALL) $< -ldl -o $@
@@ -353,13 +431,13 @@ INST_FILES := $(addprefix bin/,$(notdir $(TOOLS) $(EMU_TOOLS))) $(wildcard inclu
 	$(addprefix share/man/man1/,$(notdir $(MAN_PAGES))) \
 	$(if $(LAYER_SO),lib/tracesmith/libVkLayer_tracesmith.so \
 		share/vulkan/explicit_layer.d/VkLayer_tracesmith.json $(INST_IMPLICIT)/VkLayer_tracesmith.json) \
-	$(addprefix lib/tracesmith/,$(notdir $(TCU_SO) $(TNV_SO)))
+	$(addprefix lib/tracesmith/,$(notdir $(TCU_SO) $(TNV_SO) $(THIP_SO)))
 # Their folders, parents first.  install writes the ones it had to create to
 # share/tracesmith/install-folders; uninstall removes those, and our own
 # (the ones named tracesmith), once empty.
 INST_DIRS := bin include include/tracesmith lib lib/pkgconfig share share/doc share/doc/tracesmith \
 	share/man share/man/man1 share/tracesmith \
-	$(if $(LAYER_SO)$(TCU_SO),lib/tracesmith) \
+	$(if $(LAYER_SO)$(TCU_SO)$(THIP_SO),lib/tracesmith) \
 	$(if $(LAYER_SO),share/vulkan share/vulkan/explicit_layer.d share/tracesmith/vulkan $(INST_IMPLICIT))
 INST_OWN_DIRS := include/tracesmith lib/tracesmith share/doc/tracesmith share/tracesmith \
 	share/tracesmith/vulkan $(INST_IMPLICIT)
@@ -394,6 +472,9 @@ install: all
 	fi
 	if [ -n "$(TCU_SO)" ]; then \
 		install -m 755 $(TCU_SO) $(TNV_SO) $(INST)/lib/tracesmith/; \
+	fi
+	if [ -n "$(THIP_SO)" ]; then \
+		install -m 755 $(THIP_SO) $(INST)/lib/tracesmith/; \
 	fi
 
 uninstall:

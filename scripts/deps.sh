@@ -1,5 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages TraceSmith needs to build, test and benchmark.
+# (HIP: Debian's ROCm 5.2 hipcc and runtime, which run with no AMD GPU, and
+# libelf + msgpack-c for the code-object reader; docs/hip.md.)
 # Idempotent: packages already present are left alone.  Run as root (or
 # with sudo available).
 set -eu
@@ -9,7 +11,8 @@ libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools gfxrecons
 glslang-tools spirv-tools xvfb xauth x11-utils libxcb1-dev libx11-dev xdotool
 graphviz libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libpng-dev
 libwayland-dev libxrandr-dev
-python3-pandas man-db"
+python3-pandas man-db
+hipcc libamdhip64-dev libelf-dev libmsgpack-dev"
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

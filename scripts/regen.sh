@@ -7,6 +7,7 @@ set -eu
 cd "$(dirname "$0")/.."
 GENERATORS="scripts/vkgen/gen.py"
 GENERATORS="$GENERATORS scripts/cudagen/gen.py" # the CUDA interposer's wrappers
+GENERATORS="$GENERATORS scripts/hipgen/gen.py" # the HIP interposer's trampolines
 check=0
 [ "${1:-}" = "--check" ] && check=1
 for g in $GENERATORS; do

@@ -38,6 +38,50 @@ static const sbt_cm_type_desc sbt_cm_type_table[SBT_CM_KIND_COUNT] = {
 #undef SBT_CM_X_DESC
 };
 
+static const char *const sbt_cm_hip_names[SBT_CM_HIP_COUNT] = {
+#define SBT_CM_X_HNAME(n, kind) #n,
+	SBT_CM_HIP_LIST(SBT_CM_X_HNAME)
+#undef SBT_CM_X_HNAME
+};
+
+static const sbt_cm_kind sbt_cm_hip_kinds[SBT_CM_HIP_COUNT] = {
+#define SBT_CM_X_HKIND(n, kind) SBT_CM_K_##kind,
+	SBT_CM_HIP_LIST(SBT_CM_X_HKIND)
+#undef SBT_CM_X_HKIND
+};
+
+static const sbt_cm_type_desc sbt_cm_hip_type_table[SBT_CM_HIP_COUNT] = {
+#define SBT_CM_X_HDESC(n, kind) {SBT_CM_HIP_TYPE(SBT_CM_HIP_##n), SBT_CM_API_HIP "." #n},
+	SBT_CM_HIP_LIST(SBT_CM_X_HDESC)
+#undef SBT_CM_X_HDESC
+};
+
+const char *sbt_cm_hip_name(sbt_cm_hip_call call)
+{
+	return (unsigned)call < SBT_CM_HIP_COUNT ? sbt_cm_hip_names[call] : NULL;
+}
+
+const char *sbt_cm_hip_type_name(sbt_cm_hip_call call)
+{
+	return (unsigned)call < SBT_CM_HIP_COUNT ? sbt_cm_hip_type_table[call].name : NULL;
+}
+
+int sbt_cm_hip_kind(sbt_cm_hip_call call, sbt_cm_kind *kind_out)
+{
+	if ((unsigned)call >= SBT_CM_HIP_COUNT)
+		return -1;
+	if (kind_out)
+		*kind_out = sbt_cm_hip_kinds[call];
+	return 0;
+}
+
+const sbt_cm_type_desc *sbt_cm_hip_types(size_t *count_out)
+{
+	if (count_out)
+		*count_out = SBT_CM_HIP_COUNT;
+	return sbt_cm_hip_type_table;
+}
+
 const char *sbt_cm_kind_name(sbt_cm_kind k)
 {
 	return (unsigned)k < SBT_CM_KIND_COUNT ? sbt_cm_kind_names[k] : NULL;
@@ -51,8 +95,19 @@ const char *sbt_cm_type_name(sbt_cm_kind k)
 int sbt_cm_kind_by_name(const char *name, sbt_cm_kind *kind_out)
 {
 	size_t plen = strlen(SBT_CM_API_CUDA ".");
+	size_t hlen = strlen(SBT_CM_API_HIP ".");
 	if (!name)
 		return -1;
+	if (strncmp(name, SBT_CM_API_HIP ".", hlen) == 0) {
+		for (unsigned i = 0; i < SBT_CM_HIP_COUNT; i++) {
+			if (strcmp(sbt_cm_hip_names[i], name + hlen) == 0) {
+				if (kind_out)
+					*kind_out = sbt_cm_hip_kinds[i];
+				return 0;
+			}
+		}
+		return -1;
+	}
 	if (strncmp(name, SBT_CM_API_CUDA ".", plen) == 0)
 		name += plen;
 	for (unsigned i = 0; i < SBT_CM_KIND_COUNT; i++) {
@@ -500,6 +555,11 @@ sbt_status sbt_cm_dump_register(struct sbt_dump *d)
 {
 	for (unsigned i = 0; i < SBT_CM_KIND_COUNT; i++) {
 		sbt_status st = sbt_dump_register(d, sbt_cm_type_names[i], sbt_cm_dump_one);
+		if (st != SBT_OK)
+			return st;
+	}
+	for (unsigned i = 0; i < SBT_CM_HIP_COUNT; i++) {
+		sbt_status st = sbt_dump_register(d, sbt_cm_hip_type_table[i].name, sbt_cm_dump_one);
 		if (st != SBT_OK)
 			return st;
 	}

@@ -10,8 +10,35 @@
  *   front-end itself are named "cuda.ts<Name>".  Type numbers are
  *   SBT_CM_TYPE_BASE + kind and follow SBT_CM_KIND_LIST, which only ever
  *   grows at the end; readers still go by NAME (sbt_reader_type_name, then
- *   sbt_cm_kind_by_name).  HIP will name its records "hip.<call>" and map
- *   them onto the same kinds.
+ *   sbt_cm_kind_by_name).
+ *   HIP names its records "hip.<call>" (the HIP runtime's own name,
+ *   "hip.hipMalloc", "hip.__hipRegisterFatBinary"), numbered
+ *   SBT_CM_HIP_TYPE_BASE + position in SBT_CM_HIP_LIST (append only), and
+ *   each maps onto one kind of the model: its payload carries the fields
+ *   that kind carries (below), with these HIP meanings (docs/hip.md):
+ *     __hipRegisterFatBinary (kind cuModuleLoadFatBinary): handle = the
+ *       module handle it returned, blob = the offload bundle the wrapper
+ *       points to, value = the wrapper's version; __hipRegisterFunction
+ *       (cuModuleGetFunction): handle = the host stub the program launches
+ *       by, parent = the module handle, name = the device function's name;
+ *       __hipRegisterVar (cuModuleGetGlobal): parent, name, host = the
+ *       host shadow variable, size, flags = 1 constant | 2 extern;
+ *       __hipUnregisterFatBinary (cuModuleUnload).
+ *     hipLaunchKernel (cuLaunchKernel): handle = the host stub; layout
+ *       from the code object's metadata (explicit arguments).
+ *       __hipPushCallConfiguration (cuLaunchKernel) only when it failed:
+ *       the <<<>>> launch it configured then never reached the runtime,
+ *       so this record (result, grid, block, shared_mem, stream, no
+ *       handle) is all the trace has of it.
+ *       hipExtModuleLaunchKernel: grid_x..z
+ *       are the global work sizes as passed (work items, not blocks),
+ *       flags, event = start event, value = stop event.
+ *     copies: sub from hipMemcpyKind (hipMemcpyDefault resolved from the
+ *       interposer's allocation table, 0 when it cannot); the *Symbol
+ *       forms: dst or src = the host shadow variable, name = its device
+ *       name when registered, offset.
+ *     hipSetDevice (cuCtxSetCurrent): device; hipStreamCreateWithFlags
+ *       (cuStreamCreate): flags.
  *
  * PAYLOAD (one encoding for every kind)
  *   A sequence of fields, each: varint key = tag << 2 | wire, then
@@ -205,6 +232,58 @@ extern "C" {
 	X(cuTexObjectCreate) X(cuTexObjectDestroy) X(cuSurfObjectCreate)         \
 	X(cuSurfObjectDestroy)
 
+/* X(HIP runtime call, kind it records as).  Append only: the position is
+ * the type number above SBT_CM_HIP_TYPE_BASE. */
+#define SBT_CM_API_HIP "hip"
+#define SBT_CM_HIP_TYPE_BASE 0x3000u
+#define SBT_CM_HIP_LIST(X)                                                     \
+	X(__hipRegisterFatBinary, cuModuleLoadFatBinary)                           \
+	X(__hipRegisterFunction, cuModuleGetFunction)                              \
+	X(__hipRegisterVar, cuModuleGetGlobal)                                     \
+	X(__hipUnregisterFatBinary, cuModuleUnload)                                \
+	X(hipInit, cuInit) X(hipSetDevice, cuCtxSetCurrent)                        \
+	X(hipDeviceSynchronize, cuCtxSynchronize)                                  \
+	X(hipDeviceReset, cuDevicePrimaryCtxReset)                                 \
+	X(hipModuleLoad, cuModuleLoad) X(hipModuleLoadData, cuModuleLoadData)      \
+	X(hipModuleLoadDataEx, cuModuleLoadDataEx)                                 \
+	X(hipModuleUnload, cuModuleUnload)                                         \
+	X(hipModuleGetFunction, cuModuleGetFunction)                               \
+	X(hipModuleGetGlobal, cuModuleGetGlobal)                                   \
+	X(hipLaunchKernel, cuLaunchKernel)                                         \
+	X(hipModuleLaunchKernel, cuLaunchKernel)                                   \
+	X(hipExtModuleLaunchKernel, cuLaunchKernel)                                \
+	X(hipLaunchCooperativeKernel, cuLaunchCooperativeKernel)                   \
+	X(hipLaunchHostFunc, cuLaunchHostFunc)                                     \
+	X(hipGraphLaunch, cuGraphLaunch) X(hipGraphInstantiate, cuGraphInstantiate) \
+	X(hipGraphExecDestroy, cuGraphExecDestroy) X(hipGraphDestroy, cuGraphDestroy) \
+	X(hipMalloc, cuMemAlloc) X(hipMallocPitch, cuMemAllocPitch)                \
+	X(hipMallocAsync, cuMemAllocAsync) X(hipMallocManaged, cuMemAllocManaged)  \
+	X(hipHostMalloc, cuMemHostAlloc) X(hipHostRegister, cuMemHostRegister)     \
+	X(hipFree, cuMemFree) X(hipFreeAsync, cuMemFreeAsync)                      \
+	X(hipHostFree, cuMemFreeHost) X(hipHostUnregister, cuMemHostUnregister)    \
+	X(hipMemcpy, cuMemcpy) X(hipMemcpyAsync, cuMemcpyAsync)                    \
+	X(hipMemcpyHtoD, cuMemcpyHtoD) X(hipMemcpyHtoDAsync, cuMemcpyHtoDAsync)    \
+	X(hipMemcpyDtoH, cuMemcpyDtoH) X(hipMemcpyDtoHAsync, cuMemcpyDtoHAsync)    \
+	X(hipMemcpyDtoD, cuMemcpyDtoD) X(hipMemcpyDtoDAsync, cuMemcpyDtoDAsync)    \
+	X(hipMemcpyToSymbol, cuMemcpy) X(hipMemcpyToSymbolAsync, cuMemcpyAsync)    \
+	X(hipMemcpyFromSymbol, cuMemcpy)                                           \
+	X(hipMemcpyFromSymbolAsync, cuMemcpyAsync)                                 \
+	X(hipMemset, cuMemsetD8) X(hipMemsetAsync, cuMemsetD8Async)                \
+	X(hipMemsetD8, cuMemsetD8) X(hipMemsetD16, cuMemsetD16)                    \
+	X(hipMemsetD32, cuMemsetD32) X(hipMemsetD8Async, cuMemsetD8Async)          \
+	X(hipMemsetD16Async, cuMemsetD16Async) X(hipMemsetD32Async, cuMemsetD32Async) \
+	X(hipStreamCreate, cuStreamCreate) X(hipStreamCreateWithFlags, cuStreamCreate) \
+	X(hipStreamCreateWithPriority, cuStreamCreateWithPriority)                 \
+	X(hipStreamDestroy, cuStreamDestroy)                                       \
+	X(hipStreamSynchronize, cuStreamSynchronize) X(hipStreamQuery, cuStreamQuery) \
+	X(hipStreamWaitEvent, cuStreamWaitEvent)                                   \
+	X(hipStreamBeginCapture, cuStreamBeginCapture)                             \
+	X(hipStreamEndCapture, cuStreamEndCapture)                                 \
+	X(hipEventCreate, cuEventCreate) X(hipEventCreateWithFlags, cuEventCreate) \
+	X(hipEventDestroy, cuEventDestroy) X(hipEventRecord, cuEventRecord)        \
+	X(hipEventSynchronize, cuEventSynchronize) X(hipEventQuery, cuEventQuery)   \
+	X(__hipPushCallConfiguration, cuLaunchKernel)
+
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,
 	SBT_CM_KIND_LIST(SBT_CM_X_KIND)
@@ -214,12 +293,27 @@ typedef enum sbt_cm_kind {
 
 #define SBT_CM_TYPE(kind) (SBT_CM_TYPE_BASE + (uint32_t)(kind))
 
+typedef enum sbt_cm_hip_call {
+#define SBT_CM_X_HIP(n, kind) SBT_CM_HIP_##n,
+	SBT_CM_HIP_LIST(SBT_CM_X_HIP)
+#undef SBT_CM_X_HIP
+	SBT_CM_HIP_COUNT
+} sbt_cm_hip_call;
+
+#define SBT_CM_HIP_TYPE(call) (SBT_CM_HIP_TYPE_BASE + (uint32_t)(call))
+
 /* "cuLaunchKernel"; NULL when out of range. */
 const char *sbt_cm_kind_name(sbt_cm_kind k);
 /* "cuda.cuLaunchKernel"; NULL when out of range. */
 const char *sbt_cm_type_name(sbt_cm_kind k);
-/* Accepts "cuLaunchKernel" or "cuda.cuLaunchKernel"; 0, or -1 if unknown. */
+/* Accepts "cuLaunchKernel", "cuda.cuLaunchKernel" or a HIP record's name
+ * ("hip.hipLaunchKernel": the kind it maps onto); 0, or -1 if unknown. */
 int sbt_cm_kind_by_name(const char *name, sbt_cm_kind *kind_out);
+/* HIP: "hipMalloc"; "hip.hipMalloc"; the kind it records as (NULL / -1
+ * when out of range). */
+const char *sbt_cm_hip_name(sbt_cm_hip_call call);
+const char *sbt_cm_hip_type_name(sbt_cm_hip_call call);
+int sbt_cm_hip_kind(sbt_cm_hip_call call, sbt_cm_kind *kind_out);
 
 /* Every record type of the model, field-for-field like capture's
  * cap_type_desc (for cap_register_api / sbt_writer_define_type). */
@@ -228,6 +322,8 @@ typedef struct sbt_cm_type_desc {
 	const char *name;
 } sbt_cm_type_desc;
 const sbt_cm_type_desc *sbt_cm_types(size_t *count_out);
+/* The HIP record types, the same way. */
+const sbt_cm_type_desc *sbt_cm_hip_types(size_t *count_out);
 /* Name them all on w (tests and tools writing traces directly). */
 sbt_status sbt_cm_define_types(sbt_writer *w);
 
@@ -247,7 +343,11 @@ enum { /* sub of copies */
 enum { /* sub of module and library loads */
 	SBT_CM_IMAGE_UNKNOWN = 0, SBT_CM_IMAGE_ELF = 1, SBT_CM_IMAGE_FATBIN = 2,
 	SBT_CM_IMAGE_PTX = 3,
-	SBT_CM_IMAGE_WRAPPER = 4 /* only from sbt_cm_image_size: a fatbin wrapper (below) */
+	SBT_CM_IMAGE_WRAPPER = 4, /* only from sbt_cm_image_size: a fatbin wrapper (below) */
+	/* HIP (serializer/amdgpu/sbt_amd.h says how each is sized) */
+	SBT_CM_IMAGE_HIP_BUNDLE = 5,     /* clang offload bundle */
+	SBT_CM_IMAGE_HIP_COMPRESSED = 6, /* compressed offload bundle (CCOB) */
+	SBT_CM_IMAGE_AMDGPU = 7          /* one AMDGPU code object (ELF) */
 };
 enum { /* sub of launches */
 	SBT_CM_FUNC_FUNCTION = 0, SBT_CM_FUNC_KERNEL = 1

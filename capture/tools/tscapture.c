@@ -640,6 +640,19 @@ static int tsc_setup_cuda(const tsc_opts *o)
 	return tsc_env_prepend("LD_PRELOAD", path);
 }
 
+/* The HIP interposer, the same way: libtracesmith_hip.so first in
+ * LD_PRELOAD (docs/hip.md); not captured when it was not built. */
+static int tsc_setup_hip(void)
+{
+	static const char *const rel[] = {"interpose", "../lib/tracesmith"};
+	char dir[4200], path[4300];
+	if (tsc_find_beside(rel, sizeof(rel) / sizeof(rel[0]), "libtracesmith_hip.so", dir,
+	                    sizeof(dir)) != 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/libtracesmith_hip.so", dir);
+	return tsc_env_prepend("LD_PRELOAD", path);
+}
+
 /* The front-ends --api leaves on (all without it). */
 static int tsc_setup_frontends(const tsc_opts *o)
 {
@@ -650,6 +663,12 @@ static int tsc_setup_frontends(const tsc_opts *o)
 	if (o->api_on[TSC_API_CUDA] && tsc_setup_cuda(o) != 0) {
 		fprintf(stderr, "tscapture: cannot set up the CUDA interposer's environment "
 		                "(LD_PRELOAD, NVTX_INJECTION64_PATH)\n");
+		return -1;
+	}
+	/* After CUDA's, so it lands before it: the user's entries stay right
+	 * after the CUDA interposer (tests/shell/test_cuda_interpose.sh). */
+	if (o->api_on[TSC_API_HIP] && tsc_setup_hip() != 0) {
+		fprintf(stderr, "tscapture: cannot set up the HIP interposer's environment (LD_PRELOAD)\n");
 		return -1;
 	}
 	return 0;

@@ -6,8 +6,12 @@
  *   module-SEQ.cubin|.fatbin|.ptx|.bin
  *                               CUDA module and library images (the kind
  *                               the capture recognised; .bin when unknown)
- *   upload-SEQ-NAME.bin         CUDA host->device bytes (copies, 2D/3D
- *                               copies packed as recorded)
+ *   module-SEQ.hipfb|.ccob|.hsaco
+ *                               HIP registered bundles and loaded code
+ *                               objects (offload bundle, compressed
+ *                               bundle, AMDGPU ELF)
+ *   upload-SEQ-NAME.bin         CUDA and HIP host->device bytes (copies,
+ *                               2D/3D copies packed as recorded)
  *   update-SEQ.bin              vkCmdUpdateBuffer's data
  *   memwrite-SEQ.bin            host writes into mapped Vulkan memory
  *                               (vulkan.tsMemoryWrite)
@@ -102,6 +106,12 @@ static const char *tsi_ex_image_ext(uint64_t sub)
 		return "fatbin";
 	case SBT_CM_IMAGE_PTX:
 		return "ptx";
+	case SBT_CM_IMAGE_HIP_BUNDLE:
+		return "hipfb";
+	case SBT_CM_IMAGE_HIP_COMPRESSED:
+		return "ccob";
+	case SBT_CM_IMAGE_AMDGPU:
+		return "hsaco";
 	default:
 		return "bin";
 	}
@@ -131,7 +141,7 @@ static int tsi_ex_cuda(tsi_ex *x, const sbt_record *rec, sbt_cm_kind k, const ch
 		snprintf(where, sizeof(where), ",\"address\":\"0x%" PRIx64 "\"", c.dst);
 		break;
 	default:
-		snprintf(name, sizeof(name), "upload-%" PRIu64 "-%s.bin", rec->seq, call + 5);
+		snprintf(name, sizeof(name), "upload-%" PRIu64 "-%s.bin", rec->seq, strchr(call, '.') + 1);
 		snprintf(where, sizeof(where), ",\"address\":\"0x%" PRIx64 "\"", c.dst);
 		break;
 	}
@@ -264,7 +274,8 @@ int tsi_extract(const char *path, sbt_reader *r, const char *dir)
 		int wrc = 0;
 		if (!name)
 			continue;
-		if (strncmp(name, "cuda.", 5) == 0 && sbt_cm_kind_by_name(name, &k) == 0)
+		if ((strncmp(name, "cuda.", 5) == 0 || strncmp(name, "hip.", 4) == 0) &&
+		    sbt_cm_kind_by_name(name, &k) == 0)
 			wrc = tsi_ex_cuda(&x, &rec, k, name);
 		else if (strcmp(name, SBT_VK_TS_MEMORY_WRITE_NAME) == 0)
 			wrc = tsi_ex_memwrite(&x, &rec);

@@ -148,8 +148,17 @@ if [ -e "$TOP/$BUILD/interpose/libtracesmith_cuda.so" ]; then
 		fail "--api -vulkan: the CUDA interposer is not preloaded: $(cat "$T/api-vulkan.out")"
 	for a in vulkan -cuda; do
 		setup "api$a" --api "$a"
-		grep -q 'LD=unset$' "$T/api$a.out" ||
+		! grep -q 'LD=.*libtracesmith_cuda\.so' "$T/api$a.out" ||
 			fail "--api $a: the CUDA interposer is preloaded: $(cat "$T/api$a.out")"
+	done
+fi
+if [ -e "$TOP/$BUILD/interpose/libtracesmith_hip.so" ]; then
+	grep -q 'LD=.*libtracesmith_hip\.so' "$T/api.all.out" ||
+		fail "api.all: the HIP interposer is not preloaded: $(cat "$T/api.all.out")"
+	for a in vulkan -hip cuda; do
+		setup "api$a" --api "$a"
+		! grep -q 'LD=.*libtracesmith_hip\.so' "$T/api$a.out" ||
+			fail "--api $a: the HIP interposer is preloaded: $(cat "$T/api$a.out")"
 	done
 fi
 

@@ -1,0 +1,1491 @@
+/*
+ * thip_calls.c - the HIP entry points the interposer exports: each calls
+ * the runtime's own, then (outermost and recording) records what happened
+ * as a "hip.<call>" record of the compute model, failures included with
+ * their hipError_t.  Field meanings: serializer/sbt_compute.h; which calls
+ * and why: docs/hip.md.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interpose/hip/thip_internal.h"
+
+/* Not declared by the HIP headers: what hipcc's generated code calls at
+ * program start and exit (signatures of ROCm's clr, hip_platform.cpp). */
+void **__hipRegisterFatBinary(const void *data);
+void __hipRegisterFunction(void **modules, const void *hostFunction, char *deviceFunction,
+                           const char *deviceName, unsigned int threadLimit, void *tid, void *bid,
+                           dim3 *blockDim, dim3 *gridDim, int *wSize);
+void __hipRegisterVar(void **modules, void *var, char *hostVar, char *deviceVar, int ext,
+                      size_t size, int constant, int global);
+void __hipRegisterManagedVar(void *hipModule, void **pointer, void *init_value, const char *name,
+                             size_t size, unsigned align);
+void __hipUnregisterFatBinary(void **modules);
+/* hip_ext.h declares these for C++ only; ROCm 5.2 exports the mangled one. */
+hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX,
+                                    uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ,
+                                    uint32_t localWorkSizeX, uint32_t localWorkSizeY,
+                                    uint32_t localWorkSizeZ, size_t sharedMemBytes,
+                                    hipStream_t hStream, void **kernelParams, void **extra,
+                                    hipEvent_t startEvent, hipEvent_t stopEvent, uint32_t flags);
+hipError_t thip_ext_module_launch_mangled(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
+                                          uint32_t lx, uint32_t ly, uint32_t lz, size_t shared,
+                                          hipStream_t stream, void **params, void **extra,
+                                          hipEvent_t start, hipEvent_t stop, uint32_t flags)
+	__asm__(THIP_EXT_LAUNCH_MANGLED);
+hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
+                               void **args, size_t sharedMemBytes, hipStream_t stream);
+
+#define THIP_U(p) ((uint64_t)(uintptr_t)(p))
+
+/* Stream captures begun and not yet ended (hipStreamBeginCapture /
+ * hipStreamEndCapture that worked).  While there are any, the work
+ * recorded on a stream asks the runtime whether that stream captures: such
+ * work was not executed, it became a graph node.  The runtime knows about
+ * joined streams and invalidated captures; this count only spares the
+ * question when nothing captures. */
+static atomic_int thip_captures;
+static void *_Atomic thip_is_capturing_fn;
+
+static uint64_t thip_capture_status(hipStream_t stream)
+{
+	hipError_t (*f)(hipStream_t, hipStreamCaptureStatus *);
+	hipStreamCaptureStatus st = hipStreamCaptureStatusNone;
+	if (atomic_load_explicit(&thip_captures, memory_order_relaxed) <= 0)
+		return 0;
+	f = (hipError_t(*)(hipStream_t, hipStreamCaptureStatus *))atomic_load(&thip_is_capturing_fn);
+	if (!f) {
+		f = (hipError_t(*)(hipStream_t, hipStreamCaptureStatus *))dlsym(RTLD_NEXT,
+		                                                                   "hipStreamIsCapturing");
+		atomic_store(&thip_is_capturing_fn, (void *)f);
+	}
+	if (!f || f(stream, &st) != hipSuccess)
+		return 0;
+	return (uint64_t)st;
+}
+
+/* hipMemcpyKind -> SBT_CM_COPY_*; hipMemcpyDefault from the allocation
+ * table (0 when neither side is a known allocation). */
+static unsigned thip_copy_dir(hipMemcpyKind kind, const void *dst, const void *src)
+{
+	int dd, sd;
+	switch (kind) {
+	case hipMemcpyHostToDevice:
+		return SBT_CM_COPY_HTOD;
+	case hipMemcpyDeviceToHost:
+		return SBT_CM_COPY_DTOH;
+	case hipMemcpyDeviceToDevice:
+		return SBT_CM_COPY_DTOD;
+	case hipMemcpyHostToHost:
+		return SBT_CM_COPY_HTOH;
+	default:
+		dd = thip_alloc_base(THIP_U(dst)) != 0;
+		sd = thip_alloc_base(THIP_U(src)) != 0;
+		if (dd && sd)
+			return SBT_CM_COPY_DTOD;
+		if (dd)
+			return SBT_CM_COPY_HTOD;
+		if (sd)
+			return SBT_CM_COPY_DTOH;
+		return 0;
+	}
+}
+
+/* ---- registration ----------------------------------------------------------- */
+
+void **__hipRegisterFatBinary(const void *data)
+{
+	thip_call call;
+	void **(*real)(const void *) = (void **(*)(const void *))thip_begin(&call, THIP_FN___hipRegisterFatBinary);
+	void **r = real ? real(data) : NULL;
+	if (!call.nested) {
+		thip_image img;
+		unsigned version = 0;
+		sbt_cm_call c;
+		thip_image_capture(data, SIZE_MAX, call.record, &img, &version);
+		if (call.record) {
+			sbt_cm_call_init(&c);
+			c.handle = THIP_U(r);
+			c.blob = img.blob;
+			c.size = img.size;
+			c.sub = img.sub;
+			c.value = version;
+			if (!img.blob) {
+				c.note = (const uint8_t *)img.note;
+				c.note_len = strlen(img.note);
+			}
+			thip_record(SBT_CM_HIP___hipRegisterFatBinary, &c, 0);
+			thip_count_module(!img.blob);
+		}
+		thip_module_add(THIP_U(r), &img);
+	}
+	thip_end(&call);
+	return r;
+}
+
+void __hipRegisterFunction(void **modules, const void *hostFunction, char *deviceFunction,
+                           const char *deviceName, unsigned int threadLimit, void *tid, void *bid,
+                           dim3 *blockDim, dim3 *gridDim, int *wSize)
+{
+	thip_call call;
+	void (*real)(void **, const void *, char *, const char *, unsigned int, void *, void *, dim3 *,
+	             dim3 *, int *) =
+		(void (*)(void **, const void *, char *, const char *, unsigned int, void *, void *, dim3 *,
+	              dim3 *, int *))thip_begin(&call, THIP_FN___hipRegisterFunction);
+	const char *name = deviceName ? deviceName : deviceFunction;
+	if (real)
+		real(modules, hostFunction, deviceFunction, deviceName, threadLimit, tid, bid, blockDim,
+		     gridDim, wSize);
+	if (!call.nested) {
+		thip_function_add(THIP_U(hostFunction), THIP_U(modules), name);
+		if (call.record) {
+			sbt_cm_call c;
+			sbt_cm_call_init(&c);
+			c.handle = THIP_U(hostFunction);
+			c.parent = THIP_U(modules);
+			if (name) {
+				c.name = (const uint8_t *)name;
+				c.name_len = strlen(name);
+			}
+			thip_record(SBT_CM_HIP___hipRegisterFunction, &c, 0);
+		}
+	}
+	thip_end(&call);
+}
+
+void __hipRegisterVar(void **modules, void *var, char *hostVar, char *deviceVar, int ext,
+                      size_t size, int constant, int global)
+{
+	thip_call call;
+	void (*real)(void **, void *, char *, char *, int, size_t, int, int) =
+		(void (*)(void **, void *, char *, char *, int, size_t, int, int))thip_begin(
+			&call, THIP_FN___hipRegisterVar);
+	if (real)
+		real(modules, var, hostVar, deviceVar, ext, size, constant, global);
+	if (!call.nested) {
+		thip_var_add(THIP_U(var), deviceVar, size);
+		if (call.record) {
+			sbt_cm_call c;
+			sbt_cm_call_init(&c);
+			c.parent = THIP_U(modules);
+			c.host = THIP_U(var);
+			c.size = size;
+			c.flags = (constant ? 1u : 0u) | (ext ? 2u : 0u);
+			if (deviceVar) {
+				c.name = (const uint8_t *)deviceVar;
+				c.name_len = strlen(deviceVar);
+			}
+			thip_record(SBT_CM_HIP___hipRegisterVar, &c, 0);
+		}
+	}
+	thip_end(&call);
+}
+
+void __hipRegisterManagedVar(void *hipModule, void **pointer, void *init_value, const char *name,
+                             size_t size, unsigned align)
+{
+	thip_call call;
+	void (*real)(void *, void **, void *, const char *, size_t, unsigned) =
+		(void (*)(void *, void **, void *, const char *, size_t, unsigned))thip_begin(
+			&call, THIP_FN___hipRegisterManagedVar);
+	if (real)
+		real(hipModule, pointer, init_value, name, size, align);
+	thip_end(&call);
+}
+
+void __hipUnregisterFatBinary(void **modules)
+{
+	thip_call call;
+	void (*real)(void **) = (void (*)(void **))thip_begin(&call, THIP_FN___hipUnregisterFatBinary);
+	if (real)
+		real(modules);
+	if (!call.nested) {
+		thip_module_remove(THIP_U(modules));
+		if (call.record) {
+			sbt_cm_call c;
+			sbt_cm_call_init(&c);
+			c.handle = THIP_U(modules);
+			thip_record(SBT_CM_HIP___hipUnregisterFatBinary, &c, 0);
+		}
+	}
+	thip_end(&call);
+}
+
+/* ---- launches --------------------------------------------------------------------- */
+
+/* What one launch passes, as the model records it. */
+typedef struct thip_launch {
+	uint64_t fn;
+	uint32_t grid[3], block[3];
+	uint64_t shared, stream;
+	void **params;
+	void **extra;
+	int ptds;
+	uint64_t flags, event, value;
+} thip_launch;
+
+/* The HIP_LAUNCH_PARAM_BUFFER_POINTER bytes of an `extra` array (at most
+ * 16 pairs are read: the array has no length of its own). */
+static const uint8_t *thip_extra_buffer(void **extra, size_t *len_out)
+{
+	const uint8_t *buf = NULL;
+	size_t len = 0;
+	for (int i = 0; extra && i < 32 && extra[i] != HIP_LAUNCH_PARAM_END; i += 2) {
+		if (extra[i] == HIP_LAUNCH_PARAM_BUFFER_POINTER)
+			buf = extra[i + 1];
+		else if (extra[i] == HIP_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1])
+			len = *(const size_t *)extra[i + 1];
+		else
+			break;
+	}
+	*len_out = buf ? len : 0;
+	return buf;
+}
+
+/* counted: 1 for a launch, 0 for a failed push (no launch was made). */
+static void thip_launch_record(sbt_cm_hip_call hcall, const thip_launch *l, hipError_t r,
+                               int counted)
+{
+	thip_fninfo fi;
+	sbt_cm_call c;
+	uint8_t layout[64 * SBT_CM_LAYOUT_BYTES];
+	uint8_t *params = NULL;
+	int known = thip_function_get(l->fn, &fi);
+
+	sbt_cm_call_init(&c);
+	c.result = (uint64_t)r;
+	c.handle = l->fn;
+	c.grid_x = l->grid[0];
+	c.grid_y = l->grid[1];
+	c.grid_z = l->grid[2];
+	c.block_x = l->block[0];
+	c.block_y = l->block[1];
+	c.block_z = l->block[2];
+	c.shared_mem = l->shared;
+	c.stream = l->stream;
+	c.ptds = (uint64_t)l->ptds;
+	c.flags = l->flags;
+	c.event = l->event;
+	c.value = l->value;
+	c.capture_status = thip_capture_status((hipStream_t)(uintptr_t)l->stream);
+	if (known) {
+		c.name = (const uint8_t *)fi.name;
+		c.name_len = strlen(fi.name);
+	}
+	if (known && fi.known) {
+		for (size_t a = 0; a < fi.nargs; a++)
+			sbt_cm_layout_put(layout + a * SBT_CM_LAYOUT_BYTES, fi.offset[a], fi.size[a]);
+		c.layout = layout;
+		c.layout_len = fi.nargs * SBT_CM_LAYOUT_BYTES;
+		/* kernelParams: one pointer per explicit argument, in order. */
+		if (l->params && fi.params_len) {
+			params = calloc(1, fi.params_len);
+			if (params) {
+				for (size_t a = 0; a < fi.nargs; a++)
+					if (l->params[a])
+						memcpy(params + fi.offset[a], l->params[a], fi.size[a]);
+				c.params = params;
+				c.params_len = fi.params_len;
+			}
+		}
+	}
+	if (l->extra) {
+		size_t len = 0;
+		const uint8_t *buf = thip_extra_buffer(l->extra, &len);
+		c.extra = buf;
+		c.extra_len = len;
+	}
+	thip_record(hcall, &c, CAP_REC_WORK);
+	if (counted)
+		thip_count_launch();
+	free(params);
+}
+
+hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                      hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(dim3, dim3, size_t, hipStream_t) =
+		(hipError_t(*)(dim3, dim3, size_t, hipStream_t))thip_begin(
+			&call, THIP_FN___hipPushCallConfiguration);
+	hipError_t r = real ? real(gridDim, blockDim, sharedMem, stream) : THIP_NO_RUNTIME;
+	/* A push that failed is the only trace of its launch: the code hipcc
+	 * generates for <<<>>> skips the kernel's stub then (measured with
+	 * ROCm 5.2 and no GPU: 101, and no hipLaunchKernel follows). */
+	if (call.record && r != hipSuccess) {
+		thip_launch l = {0, {gridDim.x, gridDim.y, gridDim.z}, {blockDim.x, blockDim.y, blockDim.z},
+		                 sharedMem, THIP_U(stream), NULL, NULL, 0, 0, 0, 0};
+		thip_launch_record(SBT_CM_HIP___hipPushCallConfiguration, &l, r, 0);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t __hipPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
+                                     hipStream_t *stream)
+{
+	thip_call call;
+	hipError_t (*real)(dim3 *, dim3 *, size_t *, hipStream_t *) =
+		(hipError_t(*)(dim3 *, dim3 *, size_t *, hipStream_t *))thip_begin(
+			&call, THIP_FN___hipPopCallConfiguration);
+	hipError_t r = real ? real(gridDim, blockDim, sharedMem, stream) : THIP_NO_RUNTIME;
+	thip_end(&call);
+	return r;
+}
+
+static hipError_t thip_launch_kernel(thip_fn fn, const void *f, dim3 grid, dim3 block, void **args,
+                                     size_t shared, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(const void *, dim3, dim3, void **, size_t, hipStream_t) =
+		(hipError_t(*)(const void *, dim3, dim3, void **, size_t, hipStream_t))thip_begin(&call, fn);
+	hipError_t r = real ? real(f, grid, block, args, shared, stream) : THIP_NO_RUNTIME;
+	if (call.record) {
+		thip_launch l = {THIP_U(f), {grid.x, grid.y, grid.z}, {block.x, block.y, block.z},
+		                 shared, THIP_U(stream), args, NULL, fn == THIP_FN_hipLaunchKernel_spt,
+		                 0, 0, 0};
+		thip_launch_record(SBT_CM_HIP_hipLaunchKernel, &l, r, 1);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
+                           void **args, size_t sharedMemBytes, hipStream_t stream)
+{
+	return thip_launch_kernel(THIP_FN_hipLaunchKernel, function_address, numBlocks, dimBlocks,
+	                          args, sharedMemBytes, stream);
+}
+
+hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
+                               void **args, size_t sharedMemBytes, hipStream_t stream)
+{
+	return thip_launch_kernel(THIP_FN_hipLaunchKernel_spt, function_address, numBlocks, dimBlocks,
+	                          args, sharedMemBytes, stream);
+}
+
+hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDimX,
+                                      void **kernelParams, unsigned int sharedMemBytes,
+                                      hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(const void *, dim3, dim3, void **, unsigned int, hipStream_t) =
+		(hipError_t(*)(const void *, dim3, dim3, void **, unsigned int, hipStream_t))thip_begin(
+			&call, THIP_FN_hipLaunchCooperativeKernel);
+	hipError_t r = real ? real(f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream)
+	                    : THIP_NO_RUNTIME;
+	if (call.record) {
+		thip_launch l = {THIP_U(f), {gridDim.x, gridDim.y, gridDim.z},
+		                 {blockDimX.x, blockDimX.y, blockDimX.z}, sharedMemBytes, THIP_U(stream),
+		                 kernelParams, NULL, 0, 0, 0, 0};
+		thip_launch_record(SBT_CM_HIP_hipLaunchCooperativeKernel, &l, r, 1);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY,
+                                 unsigned int gridDimZ, unsigned int blockDimX,
+                                 unsigned int blockDimY, unsigned int blockDimZ,
+                                 unsigned int sharedMemBytes, hipStream_t stream,
+                                 void **kernelParams, void **extra)
+{
+	thip_call call;
+	hipError_t (*real)(hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int,
+	                   unsigned int, unsigned int, unsigned int, hipStream_t, void **, void **) =
+		(hipError_t(*)(hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int,
+	                   unsigned int, unsigned int, unsigned int, hipStream_t, void **,
+	                   void **))thip_begin(&call, THIP_FN_hipModuleLaunchKernel);
+	hipError_t r = real ? real(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+	                           sharedMemBytes, stream, kernelParams, extra)
+	                    : THIP_NO_RUNTIME;
+	if (call.record) {
+		thip_launch l = {THIP_U(f), {gridDimX, gridDimY, gridDimZ},
+		                 {blockDimX, blockDimY, blockDimZ}, sharedMemBytes, THIP_U(stream),
+		                 kernelParams, extra, 0, 0, 0, 0};
+		thip_launch_record(SBT_CM_HIP_hipModuleLaunchKernel, &l, r, 1);
+	}
+	thip_end(&call);
+	return r;
+}
+
+static hipError_t thip_ext_launch(thip_fn fn, hipFunction_t f, uint32_t gx, uint32_t gy,
+                                  uint32_t gz, uint32_t lx, uint32_t ly, uint32_t lz,
+                                  size_t shared, hipStream_t stream, void **params, void **extra,
+                                  hipEvent_t start, hipEvent_t stop, uint32_t flags)
+{
+	thip_call call;
+	hipError_t (*real)(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+	                   size_t, hipStream_t, void **, void **, hipEvent_t, hipEvent_t, uint32_t) =
+		(hipError_t(*)(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+	                   size_t, hipStream_t, void **, void **, hipEvent_t, hipEvent_t,
+	                   uint32_t))thip_begin(&call, fn);
+	hipError_t r = real ? real(f, gx, gy, gz, lx, ly, lz, shared, stream, params, extra, start,
+	                           stop, flags)
+	                    : THIP_NO_RUNTIME;
+	if (call.record) {
+		thip_launch l = {THIP_U(f), {gx, gy, gz}, {lx, ly, lz}, shared, THIP_U(stream),
+		                 params, extra, 0, flags, THIP_U(start), THIP_U(stop)};
+		thip_launch_record(SBT_CM_HIP_hipExtModuleLaunchKernel, &l, r, 1);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX,
+                                    uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ,
+                                    uint32_t localWorkSizeX, uint32_t localWorkSizeY,
+                                    uint32_t localWorkSizeZ, size_t sharedMemBytes,
+                                    hipStream_t hStream, void **kernelParams, void **extra,
+                                    hipEvent_t startEvent, hipEvent_t stopEvent, uint32_t flags)
+{
+	return thip_ext_launch(THIP_FN_hipExtModuleLaunchKernel, f, globalWorkSizeX, globalWorkSizeY,
+	                       globalWorkSizeZ, localWorkSizeX, localWorkSizeY, localWorkSizeZ,
+	                       sharedMemBytes, hStream, kernelParams, extra, startEvent, stopEvent,
+	                       flags);
+}
+
+hipError_t thip_ext_module_launch_mangled(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
+                                          uint32_t lx, uint32_t ly, uint32_t lz, size_t shared,
+                                          hipStream_t stream, void **params, void **extra,
+                                          hipEvent_t start, hipEvent_t stop, uint32_t flags)
+{
+	return thip_ext_launch(THIP_FN_hipExtModuleLaunchKernel_mangled, f, gx, gy, gz, lx, ly, lz,
+	                       shared, stream, params, extra, start, stop, flags);
+}
+
+hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)
+{
+	thip_call call;
+	hipError_t (*real)(hipStream_t, hipHostFn_t, void *) =
+		(hipError_t(*)(hipStream_t, hipHostFn_t, void *))thip_begin(&call, THIP_FN_hipLaunchHostFunc);
+	hipError_t r = real ? real(stream, fn, userData) : THIP_NO_RUNTIME;
+	if (call.record) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.stream = THIP_U(stream);
+		thip_record(SBT_CM_HIP_hipLaunchHostFunc, &c, CAP_REC_WORK);
+	}
+	thip_end(&call);
+	return r;
+}
+
+/* ---- modules ---------------------------------------------------------------------- */
+
+/* A module load: the image stored, the record written, the module's
+ * metadata kept for its functions. */
+static void thip_module_load_record(sbt_cm_hip_call hcall, const thip_call *call, hipError_t r,
+                                    hipModule_t *module, const void *image, size_t len,
+                                    const char *file, const uint8_t *jit, size_t jit_len)
+{
+	thip_image img;
+	sbt_cm_call c;
+	uint64_t handle = r == hipSuccess && module ? THIP_U(*module) : 0;
+	thip_image_capture(image, len, call->record, &img, NULL);
+	if (call->record) {
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.handle = handle;
+		c.blob = img.blob;
+		c.size = img.size;
+		c.sub = img.sub;
+		if (!img.blob) {
+			c.note = (const uint8_t *)img.note;
+			c.note_len = strlen(img.note);
+		}
+		if (file) {
+			c.name = (const uint8_t *)file;
+			c.name_len = strlen(file);
+		}
+		c.jit = jit;
+		c.jit_len = jit_len;
+		thip_record(hcall, &c, 0);
+		thip_count_module(!img.blob);
+	}
+	if (handle)
+		thip_module_add(handle, &img);
+	sbt_amd_meta_free(img.meta);
+}
+
+/* A file's bytes (NULL when it cannot be read; *why says so). */
+static uint8_t *thip_read_file(const char *path, size_t *len_out, char *why, size_t n)
+{
+	FILE *f = path ? fopen(path, "rb") : NULL;
+	uint8_t *buf = NULL;
+	long len = -1;
+	if (!f) {
+		snprintf(why, n, "cannot open %s", path ? path : "(null)");
+		return NULL;
+	}
+	if (fseek(f, 0, SEEK_END) == 0)
+		len = ftell(f);
+	if (len <= 0 || fseek(f, 0, SEEK_SET) != 0 || !(buf = malloc((size_t)len)) ||
+	    fread(buf, 1, (size_t)len, f) != (size_t)len) {
+		snprintf(why, n, "cannot read %s", path);
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	*len_out = buf ? (size_t)len : 0;
+	return buf;
+}
+
+hipError_t hipModuleLoad(hipModule_t *module, const char *fname)
+{
+	thip_call call;
+	hipError_t (*real)(hipModule_t *, const char *) =
+		(hipError_t(*)(hipModule_t *, const char *))thip_begin(&call, THIP_FN_hipModuleLoad);
+	hipError_t r = real ? real(module, fname) : THIP_NO_RUNTIME;
+	if (!call.nested) {
+		char why[160] = "";
+		size_t len = 0;
+		uint8_t *bytes = thip_read_file(fname, &len, why, sizeof(why));
+		if (!bytes)
+			CAP_WARN("hip: hipModuleLoad: %s: image not captured", why);
+		thip_module_load_record(SBT_CM_HIP_hipModuleLoad, &call, r, module, bytes, len, fname,
+		                        NULL, 0);
+		free(bytes);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipModuleLoadData(hipModule_t *module, const void *image)
+{
+	thip_call call;
+	hipError_t (*real)(hipModule_t *, const void *) =
+		(hipError_t(*)(hipModule_t *, const void *))thip_begin(&call, THIP_FN_hipModuleLoadData);
+	hipError_t r = real ? real(module, image) : THIP_NO_RUNTIME;
+	if (!call.nested)
+		thip_module_load_record(SBT_CM_HIP_hipModuleLoadData, &call, r, module, image, SIZE_MAX,
+		                        NULL, NULL, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipModuleLoadDataEx(hipModule_t *module, const void *image, unsigned int numOptions,
+                               hipJitOption *options, void **optionValues)
+{
+	thip_call call;
+	hipError_t (*real)(hipModule_t *, const void *, unsigned int, hipJitOption *, void **) =
+		(hipError_t(*)(hipModule_t *, const void *, unsigned int, hipJitOption *,
+	                   void **))thip_begin(&call, THIP_FN_hipModuleLoadDataEx);
+	hipError_t r = real ? real(module, image, numOptions, options, optionValues) : THIP_NO_RUNTIME;
+	if (!call.nested) {
+		uint8_t *jit = NULL;
+		size_t n = options && optionValues && numOptions <= 64 ? numOptions : 0;
+		if (n && (jit = calloc(n, SBT_CM_JIT_BYTES)) != NULL) {
+			for (size_t i = 0; i < n; i++) {
+				uint64_t v = THIP_U(optionValues[i]);
+				uint32_t o = (uint32_t)options[i];
+				memcpy(jit + i * SBT_CM_JIT_BYTES, &o, 4); /* x86-64: little-endian */
+				memcpy(jit + i * SBT_CM_JIT_BYTES + 8, &v, 8);
+			}
+		}
+		thip_module_load_record(SBT_CM_HIP_hipModuleLoadDataEx, &call, r, module, image, SIZE_MAX,
+		                        NULL, jit, jit ? n * SBT_CM_JIT_BYTES : 0);
+		free(jit);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipModuleUnload(hipModule_t module)
+{
+	thip_call call;
+	hipError_t (*real)(hipModule_t) = (hipError_t(*)(hipModule_t))thip_begin(&call, THIP_FN_hipModuleUnload);
+	hipError_t r = real ? real(module) : THIP_NO_RUNTIME;
+	if (!call.nested && r == hipSuccess)
+		thip_module_remove(THIP_U(module));
+	if (call.record) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.handle = THIP_U(module);
+		thip_record(SBT_CM_HIP_hipModuleUnload, &c, 0);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t module, const char *kname)
+{
+	thip_call call;
+	hipError_t (*real)(hipFunction_t *, hipModule_t, const char *) =
+		(hipError_t(*)(hipFunction_t *, hipModule_t, const char *))thip_begin(
+			&call, THIP_FN_hipModuleGetFunction);
+	hipError_t r = real ? real(function, module, kname) : THIP_NO_RUNTIME;
+	uint64_t handle = r == hipSuccess && function ? THIP_U(*function) : 0;
+	if (!call.nested && handle)
+		thip_function_add(handle, THIP_U(module), kname);
+	if (call.record) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.handle = handle;
+		c.parent = THIP_U(module);
+		if (kname) {
+			c.name = (const uint8_t *)kname;
+			c.name_len = strlen(kname);
+		}
+		thip_record(SBT_CM_HIP_hipModuleGetFunction, &c, 0);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipModule_t hmod,
+                              const char *name)
+{
+	thip_call call;
+	hipError_t (*real)(hipDeviceptr_t *, size_t *, hipModule_t, const char *) =
+		(hipError_t(*)(hipDeviceptr_t *, size_t *, hipModule_t, const char *))thip_begin(
+			&call, THIP_FN_hipModuleGetGlobal);
+	hipError_t r = real ? real(dptr, bytes, hmod, name) : THIP_NO_RUNTIME;
+	if (call.record) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.parent = THIP_U(hmod);
+		c.dst = r == hipSuccess && dptr ? THIP_U(*dptr) : 0;
+		c.size = r == hipSuccess && bytes ? *bytes : 0;
+		c.sub = SBT_CM_MEM_GLOBAL;
+		if (name) {
+			c.name = (const uint8_t *)name;
+			c.name_len = strlen(name);
+		}
+		thip_record(SBT_CM_HIP_hipModuleGetGlobal, &c, 0);
+	}
+	thip_end(&call);
+	return r;
+}
+
+/* ---- the simple ones: one handle or address in, one result out ------------------ */
+
+/* Record a call whose payload is the fields set by the caller. */
+static void thip_simple(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                        sbt_cm_call *c, unsigned flags)
+{
+	if (!call->record)
+		return;
+	c->result = (uint64_t)r;
+	thip_record(hcall, c, flags);
+}
+
+hipError_t hipInit(unsigned int flags)
+{
+	thip_call call;
+	hipError_t (*real)(unsigned int) = (hipError_t(*)(unsigned int))thip_begin(&call, THIP_FN_hipInit);
+	hipError_t r = real ? real(flags) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.flags = flags;
+	thip_simple(&call, SBT_CM_HIP_hipInit, r, &c, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipSetDevice(int deviceId)
+{
+	thip_call call;
+	hipError_t (*real)(int) = (hipError_t(*)(int))thip_begin(&call, THIP_FN_hipSetDevice);
+	hipError_t r = real ? real(deviceId) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.device = deviceId;
+	thip_simple(&call, SBT_CM_HIP_hipSetDevice, r, &c, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipDeviceSynchronize(void)
+{
+	thip_call call;
+	hipError_t (*real)(void) = (hipError_t(*)(void))thip_begin(&call, THIP_FN_hipDeviceSynchronize);
+	hipError_t r = real ? real() : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	thip_simple(&call, SBT_CM_HIP_hipDeviceSynchronize, r, &c, 0);
+	if (call.record && r == hipSuccess)
+		thip_pending_flush(1, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipDeviceReset(void)
+{
+	thip_call call;
+	hipError_t (*real)(void) = (hipError_t(*)(void))thip_begin(&call, THIP_FN_hipDeviceReset);
+	hipError_t r = real ? real() : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	thip_simple(&call, SBT_CM_HIP_hipDeviceReset, r, &c, 0);
+	thip_end(&call);
+	return r;
+}
+
+/* ---- graphs ------------------------------------------------------------------------ */
+
+hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(hipGraphExec_t, hipStream_t) =
+		(hipError_t(*)(hipGraphExec_t, hipStream_t))thip_begin(&call, THIP_FN_hipGraphLaunch);
+	hipError_t r = real ? real(graphExec, stream) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.handle = THIP_U(graphExec);
+	c.stream = THIP_U(stream);
+	thip_simple(&call, SBT_CM_HIP_hipGraphLaunch, r, &c, CAP_REC_WORK);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph,
+                               hipGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)
+{
+	thip_call call;
+	hipError_t (*real)(hipGraphExec_t *, hipGraph_t, hipGraphNode_t *, char *, size_t) =
+		(hipError_t(*)(hipGraphExec_t *, hipGraph_t, hipGraphNode_t *, char *, size_t))thip_begin(
+			&call, THIP_FN_hipGraphInstantiate);
+	hipError_t r = real ? real(pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize)
+	                    : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.handle = r == hipSuccess && pGraphExec ? THIP_U(*pGraphExec) : 0;
+	c.parent = THIP_U(graph);
+	thip_simple(&call, SBT_CM_HIP_hipGraphInstantiate, r, &c, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)
+{
+	thip_call call;
+	hipError_t (*real)(hipGraphExec_t) =
+		(hipError_t(*)(hipGraphExec_t))thip_begin(&call, THIP_FN_hipGraphExecDestroy);
+	hipError_t r = real ? real(graphExec) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.handle = THIP_U(graphExec);
+	thip_simple(&call, SBT_CM_HIP_hipGraphExecDestroy, r, &c, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipGraphDestroy(hipGraph_t graph)
+{
+	thip_call call;
+	hipError_t (*real)(hipGraph_t) = (hipError_t(*)(hipGraph_t))thip_begin(&call, THIP_FN_hipGraphDestroy);
+	hipError_t r = real ? real(graph) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.handle = THIP_U(graph);
+	thip_simple(&call, SBT_CM_HIP_hipGraphDestroy, r, &c, 0);
+	thip_end(&call);
+	return r;
+}
+
+/* ---- allocations --------------------------------------------------------------------- */
+
+/* An allocation call: ptr_out (may be NULL) names the address made. */
+static void thip_alloc_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                              sbt_cm_call *c, void **ptr_out, int device)
+{
+	uint64_t addr = r == hipSuccess && ptr_out ? THIP_U(*ptr_out) : 0;
+	if (call->nested)
+		return;
+	if (device && addr)
+		thip_alloc_add(addr, c->size);
+	if (c->sub == SBT_CM_MEM_HOST_ALLOC || c->sub == SBT_CM_MEM_HOST_REGISTER)
+		c->host = addr ? addr : c->host;
+	else
+		c->dst = addr;
+	thip_simple(call, hcall, r, c, CAP_REC_WORK);
+}
+
+hipError_t hipMalloc(void **ptr, size_t size)
+{
+	thip_call call;
+	hipError_t (*real)(void **, size_t) = (hipError_t(*)(void **, size_t))thip_begin(&call, THIP_FN_hipMalloc);
+	hipError_t r = real ? real(ptr, size) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.size = size;
+	c.sub = SBT_CM_MEM_DEVICE;
+	thip_alloc_record(&call, SBT_CM_HIP_hipMalloc, r, &c, ptr, 1);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
+{
+	thip_call call;
+	hipError_t (*real)(void **, size_t *, size_t, size_t) =
+		(hipError_t(*)(void **, size_t *, size_t, size_t))thip_begin(&call, THIP_FN_hipMallocPitch);
+	hipError_t r = real ? real(ptr, pitch, width, height) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.width = width;
+	c.height = height;
+	c.pitch = r == hipSuccess && pitch ? *pitch : 0;
+	c.size = c.pitch * height;
+	c.sub = SBT_CM_MEM_PITCH;
+	thip_alloc_record(&call, SBT_CM_HIP_hipMallocPitch, r, &c, ptr, 1);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(void **, size_t, hipStream_t) =
+		(hipError_t(*)(void **, size_t, hipStream_t))thip_begin(&call, THIP_FN_hipMallocAsync);
+	hipError_t r = real ? real(dev_ptr, size, stream) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.size = size;
+	c.stream = THIP_U(stream);
+	c.sub = SBT_CM_MEM_ASYNC;
+	thip_alloc_record(&call, SBT_CM_HIP_hipMallocAsync, r, &c, dev_ptr, 1);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)
+{
+	thip_call call;
+	hipError_t (*real)(void **, size_t, unsigned int) =
+		(hipError_t(*)(void **, size_t, unsigned int))thip_begin(&call, THIP_FN_hipMallocManaged);
+	hipError_t r = real ? real(dev_ptr, size, flags) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.size = size;
+	c.flags = flags;
+	c.sub = SBT_CM_MEM_MANAGED;
+	thip_alloc_record(&call, SBT_CM_HIP_hipMallocManaged, r, &c, dev_ptr, 1);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
+{
+	thip_call call;
+	hipError_t (*real)(void **, size_t, unsigned int) =
+		(hipError_t(*)(void **, size_t, unsigned int))thip_begin(&call, THIP_FN_hipHostMalloc);
+	hipError_t r = real ? real(ptr, size, flags) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.size = size;
+	c.flags = flags;
+	c.sub = SBT_CM_MEM_HOST_ALLOC;
+	thip_alloc_record(&call, SBT_CM_HIP_hipHostMalloc, r, &c, ptr, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
+{
+	thip_call call;
+	hipError_t (*real)(void *, size_t, unsigned int) =
+		(hipError_t(*)(void *, size_t, unsigned int))thip_begin(&call, THIP_FN_hipHostRegister);
+	hipError_t r = real ? real(hostPtr, sizeBytes, flags) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.size = sizeBytes;
+	c.flags = flags;
+	c.host = THIP_U(hostPtr);
+	c.sub = SBT_CM_MEM_HOST_REGISTER;
+	thip_alloc_record(&call, SBT_CM_HIP_hipHostRegister, r, &c, NULL, 0);
+	thip_end(&call);
+	return r;
+}
+
+/* A free: addr is the device address (device = 1) or host address. */
+static void thip_free_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                             uint64_t addr, int device, unsigned sub, uint64_t stream)
+{
+	sbt_cm_call c;
+	if (call->nested)
+		return;
+	if (device && r == hipSuccess)
+		thip_alloc_remove(addr);
+	sbt_cm_call_init(&c);
+	if (device)
+		c.dst = addr;
+	else
+		c.host = addr;
+	c.sub = sub;
+	c.stream = stream;
+	thip_simple(call, hcall, r, &c, CAP_REC_WORK);
+}
+
+hipError_t hipFree(void *ptr)
+{
+	thip_call call;
+	hipError_t (*real)(void *) = (hipError_t(*)(void *))thip_begin(&call, THIP_FN_hipFree);
+	hipError_t r = real ? real(ptr) : THIP_NO_RUNTIME;
+	thip_free_record(&call, SBT_CM_HIP_hipFree, r, THIP_U(ptr), 1, SBT_CM_MEM_DEVICE, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(void *, hipStream_t) =
+		(hipError_t(*)(void *, hipStream_t))thip_begin(&call, THIP_FN_hipFreeAsync);
+	hipError_t r = real ? real(dev_ptr, stream) : THIP_NO_RUNTIME;
+	thip_free_record(&call, SBT_CM_HIP_hipFreeAsync, r, THIP_U(dev_ptr), 1, SBT_CM_MEM_ASYNC,
+	                 THIP_U(stream));
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipHostFree(void *ptr)
+{
+	thip_call call;
+	hipError_t (*real)(void *) = (hipError_t(*)(void *))thip_begin(&call, THIP_FN_hipHostFree);
+	hipError_t r = real ? real(ptr) : THIP_NO_RUNTIME;
+	thip_free_record(&call, SBT_CM_HIP_hipHostFree, r, THIP_U(ptr), 0, SBT_CM_MEM_HOST_ALLOC, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipHostUnregister(void *hostPtr)
+{
+	thip_call call;
+	hipError_t (*real)(void *) = (hipError_t(*)(void *))thip_begin(&call, THIP_FN_hipHostUnregister);
+	hipError_t r = real ? real(hostPtr) : THIP_NO_RUNTIME;
+	thip_free_record(&call, SBT_CM_HIP_hipHostUnregister, r, THIP_U(hostPtr), 0,
+	                 SBT_CM_MEM_HOST_REGISTER, 0);
+	thip_end(&call);
+	return r;
+}
+
+/* ---- copies ------------------------------------------------------------------------------ */
+
+/* One linear copy: the bytes of a host->device copy are stored, a
+ * device->host result checkpointed (async: at the next synchronization the
+ * program can see).  Only for copies that worked. */
+static void thip_copy_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                             unsigned dir, const void *dst, const void *src, size_t size,
+                             int async, hipStream_t stream, const char *symbol, size_t offset)
+{
+	sbt_cm_call c;
+	uint64_t seq;
+	if (!call->record)
+		return;
+	sbt_cm_call_init(&c);
+	c.result = (uint64_t)r;
+	c.sub = dir;
+	c.dst = THIP_U(dst);
+	c.src = THIP_U(src);
+	c.size = size;
+	c.offset = offset;
+	c.stream = async ? THIP_U(stream) : 0;
+	c.capture_status = async ? thip_capture_status(stream) : 0;
+	if (dir == SBT_CM_COPY_HTOD) {
+		c.host = THIP_U(src);
+		c.src = 0;
+		if (r == hipSuccess && src && size)
+			c.blob = cap_blob(src, size);
+	} else if (dir == SBT_CM_COPY_DTOH) {
+		c.host = THIP_U(dst);
+		c.dst = 0;
+	}
+	if (symbol) {
+		c.name = (const uint8_t *)symbol;
+		c.name_len = strlen(symbol);
+	}
+	seq = thip_record(hcall, &c, CAP_REC_WORK);
+	if (seq && r == hipSuccess && dir == SBT_CM_COPY_DTOH && dst && size) {
+		uint64_t from = THIP_U(src) + (symbol ? offset : 0);
+		if (async) {
+			thip_pending_add(seq, THIP_U(stream), dst, from, size);
+		} else {
+			uint64_t base = symbol ? THIP_U(src) : thip_alloc_base(from);
+			cap_checkpoint(seq, base, base ? from - base : from, dst, size);
+		}
+	}
+}
+
+hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(void *, const void *, size_t, hipMemcpyKind) =
+		(hipError_t(*)(void *, const void *, size_t, hipMemcpyKind))thip_begin(&call, THIP_FN_hipMemcpy);
+	hipError_t r = real ? real(dst, src, sizeBytes, kind) : THIP_NO_RUNTIME;
+	if (call.record)
+		thip_copy_record(&call, SBT_CM_HIP_hipMemcpy, r, thip_copy_dir(kind, dst, src), dst, src,
+		                 sizeBytes, 0, NULL, NULL, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
+                          hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(void *, const void *, size_t, hipMemcpyKind, hipStream_t) =
+		(hipError_t(*)(void *, const void *, size_t, hipMemcpyKind, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMemcpyAsync);
+	hipError_t r = real ? real(dst, src, sizeBytes, kind, stream) : THIP_NO_RUNTIME;
+	if (call.record)
+		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyAsync, r, thip_copy_dir(kind, dst, src), dst,
+		                 src, sizeBytes, 1, stream, NULL, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t sizeBytes)
+{
+	thip_call call;
+	hipError_t (*real)(hipDeviceptr_t, void *, size_t) =
+		(hipError_t(*)(hipDeviceptr_t, void *, size_t))thip_begin(&call, THIP_FN_hipMemcpyHtoD);
+	hipError_t r = real ? real(dst, src, sizeBytes) : THIP_NO_RUNTIME;
+	thip_copy_record(&call, SBT_CM_HIP_hipMemcpyHtoD, r, SBT_CM_COPY_HTOD, dst, src, sizeBytes, 0,
+	                 NULL, NULL, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t sizeBytes, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(hipDeviceptr_t, void *, size_t, hipStream_t) =
+		(hipError_t(*)(hipDeviceptr_t, void *, size_t, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMemcpyHtoDAsync);
+	hipError_t r = real ? real(dst, src, sizeBytes, stream) : THIP_NO_RUNTIME;
+	thip_copy_record(&call, SBT_CM_HIP_hipMemcpyHtoDAsync, r, SBT_CM_COPY_HTOD, dst, src,
+	                 sizeBytes, 1, stream, NULL, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t sizeBytes)
+{
+	thip_call call;
+	hipError_t (*real)(void *, hipDeviceptr_t, size_t) =
+		(hipError_t(*)(void *, hipDeviceptr_t, size_t))thip_begin(&call, THIP_FN_hipMemcpyDtoH);
+	hipError_t r = real ? real(dst, src, sizeBytes) : THIP_NO_RUNTIME;
+	thip_copy_record(&call, SBT_CM_HIP_hipMemcpyDtoH, r, SBT_CM_COPY_DTOH, dst, src, sizeBytes, 0,
+	                 NULL, NULL, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(void *, hipDeviceptr_t, size_t, hipStream_t) =
+		(hipError_t(*)(void *, hipDeviceptr_t, size_t, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMemcpyDtoHAsync);
+	hipError_t r = real ? real(dst, src, sizeBytes, stream) : THIP_NO_RUNTIME;
+	thip_copy_record(&call, SBT_CM_HIP_hipMemcpyDtoHAsync, r, SBT_CM_COPY_DTOH, dst, src,
+	                 sizeBytes, 1, stream, NULL, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes)
+{
+	thip_call call;
+	hipError_t (*real)(hipDeviceptr_t, hipDeviceptr_t, size_t) =
+		(hipError_t(*)(hipDeviceptr_t, hipDeviceptr_t, size_t))thip_begin(&call, THIP_FN_hipMemcpyDtoD);
+	hipError_t r = real ? real(dst, src, sizeBytes) : THIP_NO_RUNTIME;
+	thip_copy_record(&call, SBT_CM_HIP_hipMemcpyDtoD, r, SBT_CM_COPY_DTOD, dst, src, sizeBytes, 0,
+	                 NULL, NULL, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes,
+                              hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(hipDeviceptr_t, hipDeviceptr_t, size_t, hipStream_t) =
+		(hipError_t(*)(hipDeviceptr_t, hipDeviceptr_t, size_t, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMemcpyDtoDAsync);
+	hipError_t r = real ? real(dst, src, sizeBytes, stream) : THIP_NO_RUNTIME;
+	thip_copy_record(&call, SBT_CM_HIP_hipMemcpyDtoDAsync, r, SBT_CM_COPY_DTOD, dst, src,
+	                 sizeBytes, 1, stream, NULL, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyToSymbol(const void *symbol, const void *src, size_t sizeBytes, size_t offset,
+                             hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(const void *, const void *, size_t, size_t, hipMemcpyKind) =
+		(hipError_t(*)(const void *, const void *, size_t, size_t, hipMemcpyKind))thip_begin(
+			&call, THIP_FN_hipMemcpyToSymbol);
+	hipError_t r = real ? real(symbol, src, sizeBytes, offset, kind) : THIP_NO_RUNTIME;
+	if (call.record)
+		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyToSymbol, r,
+		                 kind == hipMemcpyDeviceToDevice ? SBT_CM_COPY_DTOD : SBT_CM_COPY_HTOD,
+		                 symbol, src, sizeBytes, 0, NULL, thip_var_name(THIP_U(symbol)), offset);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyToSymbolAsync(const void *symbol, const void *src, size_t sizeBytes,
+                                  size_t offset, hipMemcpyKind kind, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(const void *, const void *, size_t, size_t, hipMemcpyKind, hipStream_t) =
+		(hipError_t(*)(const void *, const void *, size_t, size_t, hipMemcpyKind,
+	                   hipStream_t))thip_begin(&call, THIP_FN_hipMemcpyToSymbolAsync);
+	hipError_t r = real ? real(symbol, src, sizeBytes, offset, kind, stream) : THIP_NO_RUNTIME;
+	if (call.record)
+		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyToSymbolAsync, r,
+		                 kind == hipMemcpyDeviceToDevice ? SBT_CM_COPY_DTOD : SBT_CM_COPY_HTOD,
+		                 symbol, src, sizeBytes, 1, stream, thip_var_name(THIP_U(symbol)), offset);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyFromSymbol(void *dst, const void *symbol, size_t sizeBytes, size_t offset,
+                               hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(void *, const void *, size_t, size_t, hipMemcpyKind) =
+		(hipError_t(*)(void *, const void *, size_t, size_t, hipMemcpyKind))thip_begin(
+			&call, THIP_FN_hipMemcpyFromSymbol);
+	hipError_t r = real ? real(dst, symbol, sizeBytes, offset, kind) : THIP_NO_RUNTIME;
+	if (call.record)
+		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyFromSymbol, r,
+		                 kind == hipMemcpyDeviceToDevice ? SBT_CM_COPY_DTOD : SBT_CM_COPY_DTOH,
+		                 dst, symbol, sizeBytes, 0, NULL, thip_var_name(THIP_U(symbol)), offset);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t sizeBytes,
+                                    size_t offset, hipMemcpyKind kind, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(void *, const void *, size_t, size_t, hipMemcpyKind, hipStream_t) =
+		(hipError_t(*)(void *, const void *, size_t, size_t, hipMemcpyKind, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMemcpyFromSymbolAsync);
+	hipError_t r = real ? real(dst, symbol, sizeBytes, offset, kind, stream) : THIP_NO_RUNTIME;
+	if (call.record)
+		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyFromSymbolAsync, r,
+		                 kind == hipMemcpyDeviceToDevice ? SBT_CM_COPY_DTOD : SBT_CM_COPY_DTOH,
+		                 dst, symbol, sizeBytes, 1, stream, thip_var_name(THIP_U(symbol)), offset);
+	thip_end(&call);
+	return r;
+}
+
+/* ---- memsets ------------------------------------------------------------------------------ */
+
+static void thip_memset_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                               const void *dst, uint64_t value, size_t count, unsigned elem,
+                               hipStream_t stream)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.dst = THIP_U(dst);
+	c.value = value;
+	c.width = count;
+	c.elem_size = elem;
+	c.size = (uint64_t)count * elem;
+	c.stream = THIP_U(stream);
+	c.capture_status = call->record ? thip_capture_status(stream) : 0;
+	thip_simple(call, hcall, r, &c, CAP_REC_WORK);
+}
+
+hipError_t hipMemset(void *dst, int value, size_t sizeBytes)
+{
+	thip_call call;
+	hipError_t (*real)(void *, int, size_t) = (hipError_t(*)(void *, int, size_t))thip_begin(&call, THIP_FN_hipMemset);
+	hipError_t r = real ? real(dst, value, sizeBytes) : THIP_NO_RUNTIME;
+	thip_memset_record(&call, SBT_CM_HIP_hipMemset, r, dst, (uint8_t)value, sizeBytes, 1, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(void *, int, size_t, hipStream_t) =
+		(hipError_t(*)(void *, int, size_t, hipStream_t))thip_begin(&call, THIP_FN_hipMemsetAsync);
+	hipError_t r = real ? real(dst, value, sizeBytes, stream) : THIP_NO_RUNTIME;
+	thip_memset_record(&call, SBT_CM_HIP_hipMemsetAsync, r, dst, (uint8_t)value, sizeBytes, 1,
+	                   stream);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_t count)
+{
+	thip_call call;
+	hipError_t (*real)(hipDeviceptr_t, unsigned char, size_t) =
+		(hipError_t(*)(hipDeviceptr_t, unsigned char, size_t))thip_begin(&call, THIP_FN_hipMemsetD8);
+	hipError_t r = real ? real(dest, value, count) : THIP_NO_RUNTIME;
+	thip_memset_record(&call, SBT_CM_HIP_hipMemsetD8, r, dest, value, count, 1, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemsetD16(hipDeviceptr_t dest, unsigned short value, size_t count)
+{
+	thip_call call;
+	hipError_t (*real)(hipDeviceptr_t, unsigned short, size_t) =
+		(hipError_t(*)(hipDeviceptr_t, unsigned short, size_t))thip_begin(&call, THIP_FN_hipMemsetD16);
+	hipError_t r = real ? real(dest, value, count) : THIP_NO_RUNTIME;
+	thip_memset_record(&call, SBT_CM_HIP_hipMemsetD16, r, dest, value, count, 2, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemsetD32(hipDeviceptr_t dest, int value, size_t count)
+{
+	thip_call call;
+	hipError_t (*real)(hipDeviceptr_t, int, size_t) =
+		(hipError_t(*)(hipDeviceptr_t, int, size_t))thip_begin(&call, THIP_FN_hipMemsetD32);
+	hipError_t r = real ? real(dest, value, count) : THIP_NO_RUNTIME;
+	thip_memset_record(&call, SBT_CM_HIP_hipMemsetD32, r, dest, (uint32_t)value, count, 4, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, size_t count,
+                            hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(hipDeviceptr_t, unsigned char, size_t, hipStream_t) =
+		(hipError_t(*)(hipDeviceptr_t, unsigned char, size_t, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMemsetD8Async);
+	hipError_t r = real ? real(dest, value, count, stream) : THIP_NO_RUNTIME;
+	thip_memset_record(&call, SBT_CM_HIP_hipMemsetD8Async, r, dest, value, count, 1, stream);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemsetD16Async(hipDeviceptr_t dest, unsigned short value, size_t count,
+                             hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(hipDeviceptr_t, unsigned short, size_t, hipStream_t) =
+		(hipError_t(*)(hipDeviceptr_t, unsigned short, size_t, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMemsetD16Async);
+	hipError_t r = real ? real(dest, value, count, stream) : THIP_NO_RUNTIME;
+	thip_memset_record(&call, SBT_CM_HIP_hipMemsetD16Async, r, dest, value, count, 2, stream);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(hipDeviceptr_t, int, size_t, hipStream_t) =
+		(hipError_t(*)(hipDeviceptr_t, int, size_t, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMemsetD32Async);
+	hipError_t r = real ? real(dst, value, count, stream) : THIP_NO_RUNTIME;
+	thip_memset_record(&call, SBT_CM_HIP_hipMemsetD32Async, r, dst, (uint32_t)value, count, 4,
+	                   stream);
+	thip_end(&call);
+	return r;
+}
+
+/* ---- streams and events ---------------------------------------------------------------- */
+
+static hipError_t thip_stream_create(thip_fn fn, sbt_cm_hip_call hcall, hipStream_t *stream,
+                                     unsigned int flags, int priority)
+{
+	thip_call call;
+	void *f = thip_begin(&call, fn);
+	hipError_t r = THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	if (f && fn == THIP_FN_hipStreamCreate)
+		r = ((hipError_t(*)(hipStream_t *))f)(stream);
+	else if (f && fn == THIP_FN_hipStreamCreateWithFlags)
+		r = ((hipError_t(*)(hipStream_t *, unsigned int))f)(stream, flags);
+	else if (f)
+		r = ((hipError_t(*)(hipStream_t *, unsigned int, int))f)(stream, flags, priority);
+	sbt_cm_call_init(&c);
+	c.handle = r == hipSuccess && stream ? THIP_U(*stream) : 0;
+	c.flags = flags;
+	c.priority = priority;
+	thip_simple(&call, hcall, r, &c, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipStreamCreate(hipStream_t *stream)
+{
+	return thip_stream_create(THIP_FN_hipStreamCreate, SBT_CM_HIP_hipStreamCreate, stream, 0, 0);
+}
+
+hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
+{
+	return thip_stream_create(THIP_FN_hipStreamCreateWithFlags, SBT_CM_HIP_hipStreamCreateWithFlags,
+	                          stream, flags, 0);
+}
+
+hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags, int priority)
+{
+	return thip_stream_create(THIP_FN_hipStreamCreateWithPriority,
+	                          SBT_CM_HIP_hipStreamCreateWithPriority, stream, flags, priority);
+}
+
+/* A call taking one stream; sync = 1 when its success means the stream's
+ * earlier work is done (its async copies to the host can be checkpointed). */
+static hipError_t thip_stream_call(thip_fn fn, sbt_cm_hip_call hcall, hipStream_t stream, int sync)
+{
+	thip_call call;
+	hipError_t (*real)(hipStream_t) = (hipError_t(*)(hipStream_t))thip_begin(&call, fn);
+	hipError_t r = real ? real(stream) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.stream = THIP_U(stream);
+	thip_simple(&call, hcall, r, &c, 0);
+	if (call.record && sync && r == hipSuccess)
+		thip_pending_flush(0, THIP_U(stream));
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipStreamDestroy(hipStream_t stream)
+{
+	return thip_stream_call(THIP_FN_hipStreamDestroy, SBT_CM_HIP_hipStreamDestroy, stream, 0);
+}
+
+hipError_t hipStreamSynchronize(hipStream_t stream)
+{
+	return thip_stream_call(THIP_FN_hipStreamSynchronize, SBT_CM_HIP_hipStreamSynchronize, stream, 1);
+}
+
+hipError_t hipStreamQuery(hipStream_t stream)
+{
+	return thip_stream_call(THIP_FN_hipStreamQuery, SBT_CM_HIP_hipStreamQuery, stream, 1);
+}
+
+hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
+{
+	thip_call call;
+	hipError_t (*real)(hipStream_t, hipEvent_t, unsigned int) =
+		(hipError_t(*)(hipStream_t, hipEvent_t, unsigned int))thip_begin(&call, THIP_FN_hipStreamWaitEvent);
+	hipError_t r = real ? real(stream, event, flags) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.stream = THIP_U(stream);
+	c.event = THIP_U(event);
+	c.flags = flags;
+	thip_simple(&call, SBT_CM_HIP_hipStreamWaitEvent, r, &c, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
+{
+	thip_call call;
+	hipError_t (*real)(hipStream_t, hipStreamCaptureMode) =
+		(hipError_t(*)(hipStream_t, hipStreamCaptureMode))thip_begin(&call, THIP_FN_hipStreamBeginCapture);
+	hipError_t r = real ? real(stream, mode) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	if (!call.nested && r == hipSuccess)
+		atomic_fetch_add(&thip_captures, 1);
+	sbt_cm_call_init(&c);
+	c.stream = THIP_U(stream);
+	c.flags = (uint64_t)mode;
+	thip_simple(&call, SBT_CM_HIP_hipStreamBeginCapture, r, &c, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
+{
+	thip_call call;
+	hipError_t (*real)(hipStream_t, hipGraph_t *) =
+		(hipError_t(*)(hipStream_t, hipGraph_t *))thip_begin(&call, THIP_FN_hipStreamEndCapture);
+	hipError_t r = real ? real(stream, pGraph) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	if (!call.nested && r == hipSuccess) {
+		int n = atomic_load(&thip_captures);
+		while (n > 0 && !atomic_compare_exchange_weak(&thip_captures, &n, n - 1))
+			;
+	}
+	sbt_cm_call_init(&c);
+	c.stream = THIP_U(stream);
+	c.handle = r == hipSuccess && pGraph ? THIP_U(*pGraph) : 0;
+	thip_simple(&call, SBT_CM_HIP_hipStreamEndCapture, r, &c, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipEventCreate(hipEvent_t *event)
+{
+	thip_call call;
+	hipError_t (*real)(hipEvent_t *) = (hipError_t(*)(hipEvent_t *))thip_begin(&call, THIP_FN_hipEventCreate);
+	hipError_t r = real ? real(event) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.event = r == hipSuccess && event ? THIP_U(*event) : 0;
+	thip_simple(&call, SBT_CM_HIP_hipEventCreate, r, &c, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)
+{
+	thip_call call;
+	hipError_t (*real)(hipEvent_t *, unsigned) =
+		(hipError_t(*)(hipEvent_t *, unsigned))thip_begin(&call, THIP_FN_hipEventCreateWithFlags);
+	hipError_t r = real ? real(event, flags) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.event = r == hipSuccess && event ? THIP_U(*event) : 0;
+	c.flags = flags;
+	thip_simple(&call, SBT_CM_HIP_hipEventCreateWithFlags, r, &c, 0);
+	thip_end(&call);
+	return r;
+}
+
+static hipError_t thip_event_call(thip_fn fn, sbt_cm_hip_call hcall, hipEvent_t event)
+{
+	thip_call call;
+	hipError_t (*real)(hipEvent_t) = (hipError_t(*)(hipEvent_t))thip_begin(&call, fn);
+	hipError_t r = real ? real(event) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.event = THIP_U(event);
+	thip_simple(&call, hcall, r, &c, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipEventDestroy(hipEvent_t event)
+{
+	return thip_event_call(THIP_FN_hipEventDestroy, SBT_CM_HIP_hipEventDestroy, event);
+}
+
+hipError_t hipEventSynchronize(hipEvent_t event)
+{
+	return thip_event_call(THIP_FN_hipEventSynchronize, SBT_CM_HIP_hipEventSynchronize, event);
+}
+
+hipError_t hipEventQuery(hipEvent_t event)
+{
+	return thip_event_call(THIP_FN_hipEventQuery, SBT_CM_HIP_hipEventQuery, event);
+}
+
+hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(hipEvent_t, hipStream_t) =
+		(hipError_t(*)(hipEvent_t, hipStream_t))thip_begin(&call, THIP_FN_hipEventRecord);
+	hipError_t r = real ? real(event, stream) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.event = THIP_U(event);
+	c.stream = THIP_U(stream);
+	thip_simple(&call, SBT_CM_HIP_hipEventRecord, r, &c, 0);
+	thip_end(&call);
+	return r;
+}

@@ -1,0 +1,176 @@
+/*
+ * thip_internal.h - the HIP interposer (libtracesmith_hip.so): an
+ * LD_PRELOAD library over the HIP runtime (libamdhip64.so.5 / .so.6) that
+ * records the calls of the compute record model (serializer/sbt_compute.h,
+ * "hip.<call>" records) and counts every call it wraps.  docs/hip.md says
+ * what it records and what it does not.
+ *
+ * Real functions are found with dlsym(RTLD_NEXT, name) at their first call
+ * (thip_real), so the runtime the program was linked with answers.  A call
+ * made while another wrapped call is in progress on the same thread (the
+ * runtime calling its own exports) is passed straight through, neither
+ * counted as the program's nor recorded (cap_enter / cap_leave).
+ *
+ * State: thip_g, one process-wide struct.  Counters are atomics; the
+ * registries (modules, functions, variables, allocations, pending
+ * checkpoints) are guarded by thip_g.mu, held only to look up or change
+ * them, never across a call into the runtime.
+ */
+#ifndef TRACESMITH_THIP_INTERNAL_H
+#define TRACESMITH_THIP_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hip/hip_runtime_api.h>
+
+#include "capture/cap.h"
+#include "interpose/hip/generated/thip_gen.h"
+#include "serializer/amdgpu/sbt_amd.h"
+#include "serializer/sbt_compute.h"
+
+/*
+ * Every entry point wrapped by hand: X(name, modeled).  The other
+ * functions the HIP headers declare are counted by the generated
+ * trampolines of generated/thip_tramp.S (scripts/hipgen/gen.py), which take
+ * this list as the one place the hand-written exceptions are named.
+ * modeled = 1
+ * for those recorded as model records (their name is in SBT_CM_HIP_LIST,
+ * or they record as one: hipLaunchKernel_spt as hipLaunchKernel, the
+ * C++-mangled hipExtModuleLaunchKernel as hipExtModuleLaunchKernel;
+ * __hipPushCallConfiguration when it fails: the <<<>>> launch it
+ * configured is then never made); 2 for those whose content another
+ * record carries (__hipPopCallConfiguration, and a push that worked: the
+ * hipLaunchKernel that follows holds its grid, block, shared memory and
+ * stream); 0 for those only counted.
+ */
+#define THIP_FN_LIST(X)                                                        \
+	X(__hipRegisterFatBinary, 1) X(__hipRegisterFunction, 1)                   \
+	X(__hipRegisterVar, 1) X(__hipUnregisterFatBinary, 1)                      \
+	X(__hipRegisterManagedVar, 0)                                              \
+	X(__hipPushCallConfiguration, 1) X(__hipPopCallConfiguration, 2)           \
+	X(hipInit, 1) X(hipSetDevice, 1) X(hipDeviceSynchronize, 1)                \
+	X(hipDeviceReset, 1)                                                       \
+	X(hipModuleLoad, 1) X(hipModuleLoadData, 1) X(hipModuleLoadDataEx, 1)      \
+	X(hipModuleUnload, 1) X(hipModuleGetFunction, 1) X(hipModuleGetGlobal, 1)  \
+	X(hipLaunchKernel, 1) X(hipLaunchKernel_spt, 1)                            \
+	X(hipModuleLaunchKernel, 1) X(hipExtModuleLaunchKernel, 1)                 \
+	X(hipExtModuleLaunchKernel_mangled, 1)                                     \
+	X(hipLaunchCooperativeKernel, 1) X(hipLaunchHostFunc, 1)                   \
+	X(hipGraphLaunch, 1) X(hipGraphInstantiate, 1) X(hipGraphExecDestroy, 1)   \
+	X(hipGraphDestroy, 1)                                                      \
+	X(hipMalloc, 1) X(hipMallocPitch, 1) X(hipMallocAsync, 1)                  \
+	X(hipMallocManaged, 1) X(hipHostMalloc, 1) X(hipHostRegister, 1)           \
+	X(hipFree, 1) X(hipFreeAsync, 1) X(hipHostFree, 1) X(hipHostUnregister, 1) \
+	X(hipMemcpy, 1) X(hipMemcpyAsync, 1) X(hipMemcpyHtoD, 1)                   \
+	X(hipMemcpyHtoDAsync, 1) X(hipMemcpyDtoH, 1) X(hipMemcpyDtoHAsync, 1)      \
+	X(hipMemcpyDtoD, 1) X(hipMemcpyDtoDAsync, 1) X(hipMemcpyToSymbol, 1)       \
+	X(hipMemcpyToSymbolAsync, 1) X(hipMemcpyFromSymbol, 1)                     \
+	X(hipMemcpyFromSymbolAsync, 1)                                             \
+	X(hipMemset, 1) X(hipMemsetAsync, 1) X(hipMemsetD8, 1) X(hipMemsetD16, 1)  \
+	X(hipMemsetD32, 1) X(hipMemsetD8Async, 1) X(hipMemsetD16Async, 1)         \
+	X(hipMemsetD32Async, 1)                                                    \
+	X(hipStreamCreate, 1) X(hipStreamCreateWithFlags, 1)                       \
+	X(hipStreamCreateWithPriority, 1) X(hipStreamDestroy, 1)                   \
+	X(hipStreamSynchronize, 1) X(hipStreamQuery, 1) X(hipStreamWaitEvent, 1)   \
+	X(hipStreamBeginCapture, 1) X(hipStreamEndCapture, 1)                      \
+	X(hipEventCreate, 1) X(hipEventCreateWithFlags, 1) X(hipEventDestroy, 1)   \
+	X(hipEventRecord, 1) X(hipEventSynchronize, 1) X(hipEventQuery, 1)
+
+typedef enum thip_fn {
+#define THIP_X_FN(n, m) THIP_FN_##n,
+	THIP_FN_LIST(THIP_X_FN)
+#undef THIP_X_FN
+	THIP_FN_COUNT
+} thip_fn;
+
+/* The name the runtime exports it under (the mangled one for
+ * THIP_FN_hipExtModuleLaunchKernel_mangled). */
+const char *thip_fn_name(thip_fn id);
+
+#define THIP_EXT_LAUNCH_MANGLED                                                \
+	"_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j"
+
+/* One wrapped call in progress on this thread. */
+typedef struct thip_call {
+	thip_fn fn;
+	int nested;  /* inside another wrapped call: pass through */
+	int record;  /* record it (outermost, recording, TRACESMITH_API lets hip) */
+} thip_call;
+
+/* Start a wrapped call: set up on first use, count it, and return the real
+ * function (NULL when the runtime does not export it: the caller returns
+ * THIP_NO_RUNTIME, and one message said why).  Always pair with
+ * thip_end. */
+void *thip_begin(thip_call *call, thip_fn fn);
+void thip_end(thip_call *call);
+#define THIP_NO_RUNTIME hipErrorNotInitialized
+
+/* Record c as the HIP call `hcall` (payload encoded here); returns its seq
+ * (0 when not recording). */
+uint64_t thip_record(sbt_cm_hip_call hcall, const sbt_cm_call *c, unsigned flags);
+
+/* ---- registries (thip_reg.c) ------------------------------------------- */
+
+/* An image the program handed the runtime, with what its metadata says.
+ * blob is 0 when it could not be sized (note says why). */
+typedef struct thip_image {
+	uint64_t blob;
+	size_t size;
+	unsigned sub;          /* SBT_CM_IMAGE_* */
+	char note[160];
+	sbt_amd_meta *meta;    /* owned; NULL when unreadable */
+} thip_image;
+
+/* Size, store (cap_blob) and read the image at p (len bytes, SIZE_MAX when
+ * the runtime gets no length).  The wrapper is followed to its bundle. */
+void thip_image_capture(const void *p, size_t len, int recording, thip_image *out, unsigned *wrapper_version);
+
+/* Modules: a fat binary's handle or a hipModule_t, with its metadata
+ * (taken over from img->meta). */
+void thip_module_add(uint64_t handle, thip_image *img);
+void thip_module_remove(uint64_t handle);
+
+/* Functions: host stubs (__hipRegisterFunction) and hipFunction_t handles,
+ * with the kernel's name and explicit argument layout from its module's
+ * metadata (none when the module has none). */
+void thip_function_add(uint64_t handle, uint64_t module, const char *name);
+
+/* What a launch needs of its function: name (borrowed, lives as long as
+ * the process) and the layout of its explicit arguments. */
+typedef struct thip_fninfo {
+	const char *name;
+	size_t nargs;
+	uint32_t offset[64];
+	uint32_t size[64];
+	size_t params_len; /* end of the last explicit argument */
+	int known;         /* the layout came from metadata */
+} thip_fninfo;
+int thip_function_get(uint64_t handle, thip_fninfo *out);
+
+/* Variables registered with __hipRegisterVar: the device name of the host
+ * shadow at address host (NULL when unknown; borrowed, never freed). */
+void thip_var_add(uint64_t host, const char *name, size_t size);
+const char *thip_var_name(uint64_t host);
+
+/* Device allocations, for hipMemcpyDefault directions and checkpoint
+ * objects. */
+void thip_alloc_add(uint64_t base, uint64_t size);
+void thip_alloc_remove(uint64_t base);
+/* Base of the allocation holding addr; 0 when none does. */
+uint64_t thip_alloc_base(uint64_t addr);
+
+/* Async device-to-host copies, checkpointed when the program can see the
+ * result: at the stream's synchronize (stream 0 matches any) or a device
+ * synchronize. */
+void thip_pending_add(uint64_t seq, uint64_t stream, const void *host, uint64_t src, uint64_t size);
+void thip_pending_flush(int all, uint64_t stream);
+
+/* ---- counters (thip_core.c) ---------------------------------------------- */
+
+void thip_count_launch(void);
+void thip_count_module(int without_image);
+
+#endif /* TRACESMITH_THIP_INTERNAL_H */

@@ -1,0 +1,315 @@
+/*
+ * thip_reg.c - what the HIP interposer remembers between calls: the
+ * images it stored and their metadata, the modules and fat binaries they
+ * became, functions with their argument layout, registered variables,
+ * device allocations and async device-to-host copies awaiting their
+ * checkpoint.  Small tables under thip_reg_mu (thip_internal.h); lookups
+ * are linear, which is enough for the programs this first phase captures
+ * (docs/hip.md, "Limits").
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interpose/hip/thip_internal.h"
+
+typedef struct thip_module {
+	uint64_t handle;
+	sbt_amd_meta *meta;
+} thip_module;
+
+typedef struct thip_function {
+	uint64_t handle;
+	thip_fninfo info;
+} thip_function;
+
+typedef struct thip_var {
+	uint64_t host;
+	char *name;
+} thip_var;
+
+typedef struct thip_alloc {
+	uint64_t base, size;
+} thip_alloc;
+
+typedef struct thip_pending {
+	uint64_t seq, stream, src, size;
+	const void *host;
+} thip_pending;
+
+/* A growable array of n items of `size` bytes. */
+typedef struct thip_vec {
+	void *items;
+	size_t n, cap;
+} thip_vec;
+
+static pthread_mutex_t thip_reg_mu = PTHREAD_MUTEX_INITIALIZER;
+static thip_vec thip_modules, thip_functions, thip_vars, thip_allocs, thip_pendings;
+
+/* Room for one more item; NULL when out of memory. */
+static void *thip_vec_push(thip_vec *v, size_t size)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 16;
+		void *items = realloc(v->items, cap * size);
+		if (!items)
+			return NULL;
+		v->items = items;
+		v->cap = cap;
+	}
+	return (char *)v->items + v->n++ * size;
+}
+
+static void thip_vec_drop(thip_vec *v, size_t i, size_t size)
+{
+	char *base = v->items;
+	memmove(base + i * size, base + (i + 1) * size, (v->n - i - 1) * size);
+	v->n--;
+}
+
+/* ---- images ------------------------------------------------------------------ */
+
+void thip_image_capture(const void *p, size_t len, int recording, thip_image *out,
+                        unsigned *wrapper_version)
+{
+	sbt_amd_kind kind = SBT_AMD_IMAGE_UNKNOWN;
+	sbt_amd_status st;
+	size_t size = 0;
+	char why[128];
+
+	memset(out, 0, sizeof(*out));
+	if (wrapper_version)
+		*wrapper_version = 0;
+	if (!p) {
+		snprintf(out->note, sizeof(out->note), "no image");
+		return;
+	}
+	st = sbt_amd_image_size(p, len, &size, &kind);
+	if (st == SBT_AMD_OK && kind == SBT_AMD_IMAGE_WRAPPER) {
+		unsigned version = 0;
+		p = sbt_amd_wrapper_bundle(p, &version);
+		if (wrapper_version)
+			*wrapper_version = version;
+		st = p ? sbt_amd_image_size(p, SIZE_MAX, &size, &kind) : SBT_AMD_ERR_CORRUPT;
+		if (st == SBT_AMD_OK && kind == SBT_AMD_IMAGE_WRAPPER)
+			st = SBT_AMD_ERR_CORRUPT; /* a wrapper pointing at a wrapper */
+	}
+	if (st != SBT_AMD_OK) {
+		snprintf(out->note, sizeof(out->note), "image not captured: %s", sbt_amd_strerror(st));
+		CAP_WARN("hip: %s", out->note);
+		return;
+	}
+	out->size = size;
+	out->sub = kind == SBT_AMD_IMAGE_BUNDLE       ? SBT_CM_IMAGE_HIP_BUNDLE
+	           : kind == SBT_AMD_IMAGE_COMPRESSED ? SBT_CM_IMAGE_HIP_COMPRESSED
+	                                              : SBT_CM_IMAGE_AMDGPU;
+	if (recording)
+		out->blob = cap_blob(p, size);
+	st = sbt_amd_meta_read_image(p, size, &out->meta, why, sizeof(why));
+	if (st != SBT_AMD_OK)
+		CAP_INFO("hip: image of %zu bytes: no kernel metadata: %s", size, why);
+}
+
+/* ---- modules and functions ----------------------------------------------------- */
+
+void thip_module_add(uint64_t handle, thip_image *img)
+{
+	thip_module *m;
+	pthread_mutex_lock(&thip_reg_mu);
+	m = thip_vec_push(&thip_modules, sizeof(*m));
+	if (m) {
+		m->handle = handle;
+		m->meta = img->meta;
+		img->meta = NULL;
+	}
+	pthread_mutex_unlock(&thip_reg_mu);
+	sbt_amd_meta_free(img->meta); /* not kept: out of memory */
+	img->meta = NULL;
+}
+
+/* A module's metadata stays allocated after its unload: function entries
+ * made from it keep pointing at their names. */
+void thip_module_remove(uint64_t handle)
+{
+	pthread_mutex_lock(&thip_reg_mu);
+	for (size_t i = thip_modules.n; i-- > 0;) {
+		thip_module *m = (thip_module *)thip_modules.items + i;
+		if (m->handle == handle) {
+			m->handle = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&thip_reg_mu);
+}
+
+void thip_function_add(uint64_t handle, uint64_t module, const char *name)
+{
+	const sbt_amd_kernel *k = NULL;
+	thip_function *f;
+	char *copy;
+	if (!handle || !name)
+		return;
+	copy = strdup(name); /* lives as long as the process: records point at it */
+	if (!copy)
+		return;
+	pthread_mutex_lock(&thip_reg_mu);
+	for (size_t i = thip_modules.n; i-- > 0 && !k;) {
+		thip_module *m = (thip_module *)thip_modules.items + i;
+		if (m->handle == module && module)
+			k = sbt_amd_meta_find(m->meta, name);
+	}
+	f = thip_vec_push(&thip_functions, sizeof(*f));
+	if (f) {
+		memset(f, 0, sizeof(*f));
+		f->handle = handle;
+		f->info.name = copy;
+		if (k && k->explicit_count <= sizeof(f->info.offset) / sizeof(f->info.offset[0])) {
+			f->info.known = 1;
+			f->info.nargs = k->explicit_count;
+			for (size_t a = 0; a < k->explicit_count; a++) {
+				uint64_t end = (uint64_t)k->args[a].offset + k->args[a].size;
+				f->info.offset[a] = k->args[a].offset;
+				f->info.size[a] = k->args[a].size;
+				if (end > f->info.params_len)
+					f->info.params_len = (size_t)end;
+			}
+		}
+	} else {
+		free(copy);
+	}
+	pthread_mutex_unlock(&thip_reg_mu);
+}
+
+int thip_function_get(uint64_t handle, thip_fninfo *out)
+{
+	int found = 0;
+	if (!handle)
+		return 0;
+	pthread_mutex_lock(&thip_reg_mu);
+	/* Newest first: a handle reused after an unload names its new kernel. */
+	for (size_t i = thip_functions.n; i-- > 0;) {
+		thip_function *f = (thip_function *)thip_functions.items + i;
+		if (f->handle == handle) {
+			*out = f->info;
+			found = 1;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&thip_reg_mu);
+	return found;
+}
+
+/* ---- variables ------------------------------------------------------------------ */
+
+void thip_var_add(uint64_t host, const char *name, size_t size)
+{
+	thip_var *v;
+	char *copy = name ? strdup(name) : NULL;
+	(void)size;
+	if (!copy)
+		return;
+	pthread_mutex_lock(&thip_reg_mu);
+	v = thip_vec_push(&thip_vars, sizeof(*v));
+	if (v) {
+		v->host = host;
+		v->name = copy;
+	} else {
+		free(copy);
+	}
+	pthread_mutex_unlock(&thip_reg_mu);
+}
+
+const char *thip_var_name(uint64_t host)
+{
+	const char *name = NULL;
+	pthread_mutex_lock(&thip_reg_mu);
+	for (size_t i = 0; i < thip_vars.n && !name; i++) {
+		thip_var *v = (thip_var *)thip_vars.items + i;
+		if (v->host == host)
+			name = v->name;
+	}
+	pthread_mutex_unlock(&thip_reg_mu);
+	return name;
+}
+
+/* ---- allocations ------------------------------------------------------------------- */
+
+void thip_alloc_add(uint64_t base, uint64_t size)
+{
+	thip_alloc *a;
+	if (!base)
+		return;
+	pthread_mutex_lock(&thip_reg_mu);
+	a = thip_vec_push(&thip_allocs, sizeof(*a));
+	if (a) {
+		a->base = base;
+		a->size = size;
+	}
+	pthread_mutex_unlock(&thip_reg_mu);
+}
+
+void thip_alloc_remove(uint64_t base)
+{
+	pthread_mutex_lock(&thip_reg_mu);
+	for (size_t i = 0; i < thip_allocs.n; i++) {
+		if (((thip_alloc *)thip_allocs.items)[i].base == base) {
+			thip_vec_drop(&thip_allocs, i, sizeof(thip_alloc));
+			break;
+		}
+	}
+	pthread_mutex_unlock(&thip_reg_mu);
+}
+
+uint64_t thip_alloc_base(uint64_t addr)
+{
+	uint64_t base = 0;
+	pthread_mutex_lock(&thip_reg_mu);
+	for (size_t i = 0; i < thip_allocs.n && !base; i++) {
+		thip_alloc *a = (thip_alloc *)thip_allocs.items + i;
+		if (addr >= a->base && addr - a->base < (a->size ? a->size : 1))
+			base = a->base;
+	}
+	pthread_mutex_unlock(&thip_reg_mu);
+	return base;
+}
+
+/* ---- async device-to-host checkpoints -------------------------------------------- */
+
+void thip_pending_add(uint64_t seq, uint64_t stream, const void *host, uint64_t src, uint64_t size)
+{
+	thip_pending *p;
+	pthread_mutex_lock(&thip_reg_mu);
+	p = thip_vec_push(&thip_pendings, sizeof(*p));
+	if (p) {
+		p->seq = seq;
+		p->stream = stream;
+		p->host = host;
+		p->src = src;
+		p->size = size;
+	}
+	pthread_mutex_unlock(&thip_reg_mu);
+}
+
+void thip_pending_flush(int all, uint64_t stream)
+{
+	for (;;) {
+		thip_pending p;
+		int found = 0;
+		uint64_t base;
+		pthread_mutex_lock(&thip_reg_mu);
+		for (size_t i = 0; i < thip_pendings.n; i++) {
+			thip_pending *q = (thip_pending *)thip_pendings.items + i;
+			if (all || q->stream == stream || q->stream == 0 || stream == 0) {
+				p = *q;
+				thip_vec_drop(&thip_pendings, i, sizeof(thip_pending));
+				found = 1;
+				break;
+			}
+		}
+		pthread_mutex_unlock(&thip_reg_mu);
+		if (!found)
+			break;
+		base = thip_alloc_base(p.src);
+		cap_checkpoint(p.seq, base, base ? p.src - base : p.src, p.host, p.size);
+	}
+}
