@@ -46,7 +46,7 @@ static void test_hip_dump(void)
 {
 	sbt_dump *d = NULL;
 	sbt_dump_buf out = {0};
-	sbt_dump_options opt = {SBT_DUMP_TEXT, 0, 0, NULL};
+	sbt_dump_options opt = { .format = SBT_DUMP_TEXT };
 	sbt_writer *w = NULL;
 	sbt_reader *r = NULL;
 	sbt_record rec, got;
