@@ -149,6 +149,9 @@ typedef struct vkl_trim_obj {
 	uint64_t acquired;
 	/* queues */
 	uint32_t family;
+	/* a snapshot left its creation out (it names an object that cannot be
+	 * recreated): its destroy in a window is not recorded */
+	int left_out;
 } vkl_trim_obj;
 
 /* What a call is to the tracker. */
@@ -165,6 +168,9 @@ enum {
 static struct {
 	uint8_t cls[SBT_VK_CMD_COUNT];
 	_Atomic(uint64_t) kept_bytes;
+	/* objects a snapshot left out so far (vkl_trim_left_out_destroy looks
+	 * a destroy's object up only when some were) */
+	_Atomic(uint64_t) left_out;
 } vkl_trim;
 
 /* vkl.h: what the inlined vkl_trim_keep_flat reads (order, cb_gen,
@@ -376,17 +382,26 @@ static void vkl_trim_keep(VkObjectType type, uint64_t handle, vkl_trim_rec *r, i
 	vkl_objects_unlock(lk);
 }
 
-/* A bind: kept by the resource, which notes its memory. */
+static vkl_trim_rec *vkl_trim_creation_ref(VkObjectType type, uint64_t handle);
+
+/* A bind: kept by the resource, which notes its memory and keeps the
+ * memory's allocation too (an image view outliving its image and that
+ * image's memory recreates both). */
 static void vkl_trim_bind(VkObjectType type, uint64_t handle, VkDeviceMemory memory,
                           vkl_trim_rec *r)
 {
 	void *lk;
+	vkl_trim_rec *alloc = vkl_trim_creation_ref(VK_OBJECT_TYPE_DEVICE_MEMORY,
+	                                            (uint64_t)(uintptr_t)memory);
 	vkl_object *o = vkl_objects_lock(type, handle, &lk);
 	if (o && o->trim) {
+		if (alloc)
+			vkl_trim_keep_locked(o->trim, alloc, 0);
 		vkl_trim_keep_locked(o->trim, r, 0);
 		o->trim->memory = (uint64_t)(uintptr_t)memory;
 	}
 	vkl_objects_unlock(lk);
+	vkl_trim_rec_release(alloc);
 }
 
 /* Drop o's kept calls of record type `type` (the mapping, at the unmap). */
@@ -444,11 +459,32 @@ static VkFormat vkl_trim_format_of(VkObjectType type, uint64_t handle)
 	return f;
 }
 
+/* The types whose creation is recreated for others that outlive them (and
+ * destroyed again, vkl_snap_destroy). */
 static int vkl_trim_shared_type(VkObjectType t)
 {
 	return t == VK_OBJECT_TYPE_SHADER_MODULE || t == VK_OBJECT_TYPE_PIPELINE_LAYOUT ||
 	       t == VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT || t == VK_OBJECT_TYPE_RENDER_PASS ||
-	       t == VK_OBJECT_TYPE_SAMPLER;
+	       t == VK_OBJECT_TYPE_SAMPLER || t == VK_OBJECT_TYPE_IMAGE_VIEW ||
+	       t == VK_OBJECT_TYPE_IMAGE || t == VK_OBJECT_TYPE_DEVICE_MEMORY;
+}
+
+/* The call that created the object, referenced (NULL: none kept). */
+static vkl_trim_rec *vkl_trim_creation_ref(VkObjectType type, uint64_t handle)
+{
+	vkl_trim_rec *r = NULL;
+	void *lk;
+	vkl_object *o = vkl_objects_lock(type, handle, &lk);
+	if (o && o->trim) {
+		uint32_t i;
+		for (i = 0; i < o->trim->nrecs; i++)
+			if (o->trim->recs[i].r->handle == handle && o->trim->recs[i].r->otype == type) {
+				r = vkl_trim_rec_ref(o->trim->recs[i].r);
+				break;
+			}
+	}
+	vkl_objects_unlock(lk);
+	return r;
 }
 
 static int vkl_trim_pass_alloc(vkl_trim_obj *o, uint32_t n)
@@ -510,20 +546,24 @@ static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 	case SBT_VK_CMD_vkCreateImageView: {
 		const sbt_vk_args_vkCreateImageView *a = args;
 		o->image = (uint64_t)(uintptr_t)a->pCreateInfo->image;
+		/* the image's creation, memory and bind, for a view outliving it */
+		vkl_trim_share(o, VK_OBJECT_TYPE_IMAGE, o->image);
 		break;
 	}
 	case SBT_VK_CMD_vkCreateFramebuffer: {
 		const sbt_vk_args_vkCreateFramebuffer *a = args;
 		const VkFramebufferCreateInfo *ci = a->pCreateInfo;
+		vkl_trim_share(o, VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)(uintptr_t)ci->renderPass);
 		if (ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT)
 			break;
 		o->views = calloc(ci->attachmentCount ? ci->attachmentCount : 1, sizeof(uint64_t));
 		if (!o->views)
 			break;
-		for (i = 0; i < ci->attachmentCount; i++)
+		for (i = 0; i < ci->attachmentCount; i++) {
 			o->views[i] = (uint64_t)(uintptr_t)ci->pAttachments[i];
+			vkl_trim_share(o, VK_OBJECT_TYPE_IMAGE_VIEW, o->views[i]);
+		}
 		o->nviews = ci->attachmentCount;
-		vkl_trim_share(o, VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)(uintptr_t)ci->renderPass);
 		break;
 	}
 	case SBT_VK_CMD_vkCreateRenderPass: {
@@ -751,7 +791,8 @@ void vkl_trim_gone(vkl_object *obj)
 	 * destroyed again */
 	for (i = 0; i < o->nrecs; i++)
 		if (o->recs[i].r->handle == o->handle && o->recs[i].r->otype == o->type &&
-		    vkl_trim_shared_type(o->type))
+		    vkl_trim_shared_type(o->type) &&
+		    o->recs[i].r->type != SBT_VK_CMD_TYPE(SBT_VK_CMD_vkGetSwapchainImagesKHR))
 			atomic_store(&o->recs[i].r->dead, 1);
 	vkl_trim_obj_free(o);
 }
@@ -926,6 +967,25 @@ static void vkl_trim_cb_render_pass(vkl_trim_obj *cb, VkRenderPass rp, VkFramebu
 	}
 }
 
+/* A secondary command buffer executed by cb leaves its images in the
+ * layouts its barriers left (it is executable, so no thread records it
+ * now: its list is read under its entry's lock only against its removal). */
+static void vkl_trim_cb_secondary(vkl_trim_obj *cb, uint64_t secondary)
+{
+	vkl_trim_layout tr[64];
+	uint32_t n = 0, i;
+	void *lk;
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, secondary, &lk);
+	if (o && o->trim) {
+		n = o->trim->ntr < 64 ? o->trim->ntr : 64;
+		if (n)
+			memcpy(tr, o->trim->tr, n * sizeof(*tr));
+	}
+	vkl_objects_unlock(lk);
+	for (i = 0; i < n; i++)
+		vkl_trim_cb_layout(cb, tr[i].image, tr[i].layout);
+}
+
 static void vkl_trim_cb_note(vkl_trim_obj *cb, uint32_t cmd, const void *args)
 {
 	uint32_t i;
@@ -944,6 +1004,12 @@ static void vkl_trim_cb_note(vkl_trim_obj *cb, uint32_t cmd, const void *args)
 			vkl_trim_cb_layout(
 				cb, (uint64_t)(uintptr_t)a->pDependencyInfo->pImageMemoryBarriers[i].image,
 				a->pDependencyInfo->pImageMemoryBarriers[i].newLayout);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdExecuteCommands: {
+		const sbt_vk_args_vkCmdExecuteCommands *a = args;
+		for (i = 0; i < a->commandBufferCount; i++)
+			vkl_trim_cb_secondary(cb, (uint64_t)(uintptr_t)a->pCommandBuffers[i]);
 		break;
 	}
 	case SBT_VK_CMD_vkCmdBeginRenderPass: {
@@ -1238,6 +1304,64 @@ static void vkl_trim_state(uint32_t cmd, const void *args, vkl_trim_rec *r)
 	}
 }
 
+/* The object a vkDestroy* / vkFreeMemory destroys: 1 and *type_out,
+ * *handle_out, or 0 for other calls. */
+static int vkl_trim_destroyed(uint32_t cmd, const void *args, VkObjectType *type_out,
+                              uint64_t *handle_out)
+{
+#define VKL_TRIM_DESTROY(name, member, otype)                                      \
+	case SBT_VK_CMD_##name:                                                        \
+		*type_out = otype;                                                         \
+		*handle_out = (uint64_t)(uintptr_t)((const sbt_vk_args_##name *)args)->member; \
+		return 1;
+	switch ((enum sbt_vk_cmd)cmd) {
+	VKL_TRIM_DESTROY(vkDestroyBuffer, buffer, VK_OBJECT_TYPE_BUFFER)
+	VKL_TRIM_DESTROY(vkDestroyBufferView, bufferView, VK_OBJECT_TYPE_BUFFER_VIEW)
+	VKL_TRIM_DESTROY(vkDestroyImage, image, VK_OBJECT_TYPE_IMAGE)
+	VKL_TRIM_DESTROY(vkDestroyImageView, imageView, VK_OBJECT_TYPE_IMAGE_VIEW)
+	VKL_TRIM_DESTROY(vkDestroySampler, sampler, VK_OBJECT_TYPE_SAMPLER)
+	VKL_TRIM_DESTROY(vkFreeMemory, memory, VK_OBJECT_TYPE_DEVICE_MEMORY)
+	VKL_TRIM_DESTROY(vkDestroyDescriptorSetLayout, descriptorSetLayout,
+	                 VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT)
+	VKL_TRIM_DESTROY(vkDestroyDescriptorPool, descriptorPool, VK_OBJECT_TYPE_DESCRIPTOR_POOL)
+	VKL_TRIM_DESTROY(vkDestroyPipeline, pipeline, VK_OBJECT_TYPE_PIPELINE)
+	VKL_TRIM_DESTROY(vkDestroyPipelineLayout, pipelineLayout, VK_OBJECT_TYPE_PIPELINE_LAYOUT)
+	VKL_TRIM_DESTROY(vkDestroyRenderPass, renderPass, VK_OBJECT_TYPE_RENDER_PASS)
+	VKL_TRIM_DESTROY(vkDestroyFramebuffer, framebuffer, VK_OBJECT_TYPE_FRAMEBUFFER)
+	VKL_TRIM_DESTROY(vkDestroyShaderModule, shaderModule, VK_OBJECT_TYPE_SHADER_MODULE)
+	VKL_TRIM_DESTROY(vkDestroyCommandPool, commandPool, VK_OBJECT_TYPE_COMMAND_POOL)
+	VKL_TRIM_DESTROY(vkDestroyEvent, event, VK_OBJECT_TYPE_EVENT)
+	VKL_TRIM_DESTROY(vkDestroyQueryPool, queryPool, VK_OBJECT_TYPE_QUERY_POOL)
+	VKL_TRIM_DESTROY(vkDestroyFence, fence, VK_OBJECT_TYPE_FENCE)
+	VKL_TRIM_DESTROY(vkDestroySemaphore, semaphore, VK_OBJECT_TYPE_SEMAPHORE)
+	VKL_TRIM_DESTROY(vkDestroySwapchainKHR, swapchain, VK_OBJECT_TYPE_SWAPCHAIN_KHR)
+	default:
+		return 0;
+	}
+#undef VKL_TRIM_DESTROY
+}
+
+/* Whether the call destroys an object a snapshot left out, whose destroy
+ * must not be recorded (the replay would stop on the unknown handle). */
+static int vkl_trim_left_out_destroy(uint32_t cmd, const void *args)
+{
+	VkObjectType type;
+	uint64_t h;
+	void *lk;
+	vkl_object *o;
+	int left = 0;
+	if (!atomic_load_explicit(&vkl_trim.left_out, memory_order_relaxed) ||
+	    !vkl_trim_destroyed(cmd, args, &type, &h) || !h)
+		return 0;
+	o = vkl_objects_lock(type, h, &lk);
+	left = o && o->trim && o->trim->left_out;
+	vkl_objects_unlock(lk);
+	if (left)
+		CAP_INFO("Vulkan: a %s of 0x%llx is not recorded: the snapshot left that object out",
+		         sbt_vk_cmd_name((enum sbt_vk_cmd)cmd), (unsigned long long)h);
+	return left;
+}
+
 uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t template_len)
 {
 	vkl_trim_tls *t = &vkl_trim_t;
@@ -1258,7 +1382,7 @@ uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t te
 	}
 	cls = vkl_trim.cls[cmd];
 again:
-	if (cap_active())
+	if (cap_active() && !vkl_trim_left_out_destroy(cmd, args))
 		seq = vkl_record_call(cmd, flags, args, template_len, &p, &len, &in);
 	if (!in)
 		p = NULL; /* what is kept must not name the window's blobs */
@@ -1355,6 +1479,10 @@ typedef struct vkl_snap_item {
 	uint8_t *cmds; /* owned copy */
 	size_t cmds_len;
 	uint64_t cb; /* whose calls they are */
+	/* the object that keeps rec, and whether rec is its creation */
+	VkObjectType otype;
+	uint64_t obj;
+	int creates;
 } vkl_snap_item;
 
 /* An image: its layout (from its creation layout to its current one), and
@@ -1492,6 +1620,11 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 		it->rec = vkl_trim_rec_ref(o->recs[i].r);
 		it->cmds = NULL;
 		it->cmds_len = 0;
+		it->cb = 0;
+		it->otype = o->type;
+		it->obj = o->handle;
+		it->creates = i == 0 && vkl_trim.cls[o->recs[i].r->type - SBT_VK_TYPE_BASE] ==
+		                            VKL_TC_CREATE;
 	}
 	switch (o->type) {
 	case VK_OBJECT_TYPE_COMMAND_BUFFER:
@@ -1502,6 +1635,9 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 			it->key = o->cmds_order * 2 + 1;
 			it->rec = NULL;
 			it->cb = o->handle;
+			it->otype = o->type;
+			it->obj = o->handle;
+			it->creates = 0;
 			it->cmds = malloc(o->cmds.len);
 			it->cmds_len = it->cmds ? o->cmds.len : 0;
 			if (it->cmds)
@@ -2515,16 +2651,52 @@ static void vkl_snap_destroy(const vkl_trim_rec *r)
 		vkl_snap_put(SBT_VK_CMD_vkDestroySampler, &a);
 		break;
 	}
+	case VK_OBJECT_TYPE_IMAGE_VIEW: {
+		sbt_vk_args_vkDestroyImageView a = { device, (VkImageView)(uintptr_t)r->handle, NULL };
+		vkl_snap_put(SBT_VK_CMD_vkDestroyImageView, &a);
+		break;
+	}
+	case VK_OBJECT_TYPE_IMAGE: {
+		sbt_vk_args_vkDestroyImage a = { device, (VkImage)(uintptr_t)r->handle, NULL };
+		vkl_snap_put(SBT_VK_CMD_vkDestroyImage, &a);
+		break;
+	}
+	case VK_OBJECT_TYPE_DEVICE_MEMORY: {
+		sbt_vk_args_vkFreeMemory a = { device, (VkDeviceMemory)(uintptr_t)r->handle, NULL };
+		vkl_snap_put(SBT_VK_CMD_vkFreeMemory, &a);
+		break;
+	}
 	default:
 		break;
 	}
+}
+
+/* A live object whose creation the snapshot leaves out: its destroy in
+ * the window is not recorded either.  1 when newly marked. */
+static int vkl_snap_left_out(const vkl_snap_item *it)
+{
+	void *lk;
+	int marked = 0;
+	vkl_object *o = vkl_objects_lock(it->otype, it->obj, &lk);
+	if (o && o->trim && !o->trim->left_out) {
+		o->trim->left_out = 1;
+		marked = 1;
+	}
+	vkl_objects_unlock(lk);
+	if (marked) {
+		atomic_fetch_add(&vkl_trim.left_out, 1);
+		CAP_INFO("Vulkan snapshot: object 0x%llx (type %d) is left out; a destroy of it in "
+		         "a window is not recorded", (unsigned long long)it->obj, (int)it->otype);
+	}
+	return marked;
 }
 
 static void vkl_trim_snapshot(void)
 {
 	vkl_snap s;
 	vkl_snap_check ck;
-	size_t i, nw = 0, ncmds = 0, nrec, nlayouts = 0, ncopied = 0;
+	size_t i, nw = 0, ncmds = 0, nrec, nlayouts = 0, ncopied = 0, nleft = 0;
+	int ok = 1;
 	uint64_t next_handle = VKL_TRIM_HANDLE_BASE + 1, mem_bytes = 0;
 	vkl_trim_tls *th;
 	memset(&s, 0, sizeof(s));
@@ -2561,12 +2733,19 @@ static void vkl_trim_snapshot(void)
 			ncmds += vkl_snap_write_cb(&ck, it);
 			continue;
 		}
-		if (i > 0 && s.items[i - 1].rec == it->rec)
-			continue; /* kept by several objects */
-		if (!vkl_snap_valid(&ck, it->rec->type, it->rec->data, it->rec->len)) {
+		if (i > 0 && s.items[i - 1].rec == it->rec) {
+			/* kept by several objects: written once */
+			if (!ok && it->creates)
+				nleft += vkl_snap_left_out(it);
+			continue;
+		}
+		ok = vkl_snap_valid(&ck, it->rec->type, it->rec->data, it->rec->len);
+		if (!ok) {
 			CAP_INFO("Vulkan snapshot: a %s is left out: it names object 0x%llx (type %d), "
 			         "destroyed since", vkl_snap_type_name(it->rec->type),
 			         (unsigned long long)ck.bad, (int)ck.bad_type);
+			if (it->creates)
+				nleft += vkl_snap_left_out(it);
 			continue;
 		}
 		cap_record(it->rec->type, 0, it->rec->data, it->rec->len);
@@ -2633,17 +2812,23 @@ static void vkl_trim_snapshot(void)
 	for (i = 0; i < s.ndevices; i++)
 		vkl_snap_device(&s, s.devices[i], &next_handle);
 
-	/* objects recreated for others only, newest first */
+	/* objects recreated for others only, newest first, memory last (after
+	 * the images bound to it) */
 	for (i = ck.nzombies; i-- > 0;)
-		vkl_snap_destroy(ck.zombies[i]);
+		if (ck.zombies[i]->otype != VK_OBJECT_TYPE_DEVICE_MEMORY)
+			vkl_snap_destroy(ck.zombies[i]);
+	for (i = ck.nzombies; i-- > 0;)
+		if (ck.zombies[i]->otype == VK_OBJECT_TYPE_DEVICE_MEMORY)
+			vkl_snap_destroy(ck.zombies[i]);
 	free(ck.zombies);
 	for (i = 0; i < s.nimages; i++) {
 		nlayouts += vkl_snap_image_moves(&s.images[i]);
 		ncopied += s.images[i].bytes != NULL;
 	}
 	CAP_INFO("Vulkan snapshot: %zu calls, %zu command buffer calls, %llu bytes "
-	         "of memory, %zu image layouts, %zu images copied",
-	         nrec, ncmds, (unsigned long long)mem_bytes, nlayouts, ncopied);
+	         "of memory, %zu image layouts, %zu images copied, %zu objects recreated for "
+	         "others, %zu live objects not recreated",
+	         nrec, ncmds, (unsigned long long)mem_bytes, nlayouts, ncopied, ck.nzombies, nleft);
 
 	for (i = 0; i < s.nitems; i++) {
 		vkl_trim_rec_release(s.items[i].rec);
