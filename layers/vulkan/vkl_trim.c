@@ -12,14 +12,17 @@
  *   vkEnumeratePhysicalDevices, vkGetSwapchainImagesKHR)
  *                        -> every object the call returned, adopted in
  *                           vkl_objects_add from this thread's last call
- *   bind memory, memory requirements, vkMapMemory (dropped at the unmap),
+ *   bind memory (with the memory's allocation), memory requirements,
+ *   vkMapMemory (dropped at the unmap),
  *   descriptor updates  -> the object they set (each destination set)
  *   physical-device queries (not surface ones; identical ones kept once)
  *                        -> the physical device
- *   what a pipeline, pipeline layout, descriptor set layout or set was
- *   created from (shader modules, layouts, render passes)
- *                        -> also kept by the object created from it, so a
+ *   what a pipeline, pipeline layout, descriptor set layout, set, image
+ *   view or framebuffer was created from (shader modules, layouts, render
+ *   passes, samplers, a view's image with what it keeps, a framebuffer's
+ *   views)            -> also kept by the object created from it, so a
  *                           module destroyed after its pipeline's creation
+ *                           (or a framebuffer's view, its image, memory)
  *                           is recreated for it and destroyed again at the
  *                           end of the snapshot
  *   vkBeginCommandBuffer, every vkCmd*, vkEndCommandBuffer
@@ -33,8 +36,10 @@
  * drops what it kept (and its children's, through the table).
  *
  * State that calls do not carry is tracked beside: image layouts (image
- * barriers and render pass final layouts of command buffers, applied when
- * they are submitted), fence signal state (created signalled, submitted,
+ * barriers and render pass final layouts of command buffers, a primary
+ * taking on those of the secondaries it executes, applied when they are
+ * submitted), which queries hold results (writes and resets, the same
+ * way, and host resets), fence signal state (created signalled, submitted,
  * reset), binary semaphore state (signalled by a submit or an acquire,
  * waited by a submit or a present), and the swapchain images acquired and
  * not yet presented.
@@ -49,8 +54,10 @@
  * (VKL_TRIM_HANDLE_BASE and up: non-canonical addresses, never a driver's
  * handle) that copy staged memory and images back, put images in their
  * current layouts, signal fences and semaphores, reset fences created
- * signalled, and acquire the images the application holds; last, objects
- * recreated only for others are destroyed again.  So that images can be
+ * signalled, reset query pools and write their timestamps again, and
+ * acquire the images the application holds; last, objects recreated only
+ * for others are destroyed again.  A live object whose creation is left
+ * out is marked, and its destroy in a window is not recorded.  So that images can be
  * copied, vkCreateImage gets transfer usage while tracking
  * (vkl_trim_image_info).
  *
@@ -106,6 +113,14 @@ typedef struct vkl_trim_layout {
 	VkImageLayout layout;
 } vkl_trim_layout;
 
+/* A command buffer's query writes and resets, in order, applied to the
+ * pools when it is submitted. */
+typedef struct vkl_trim_qop {
+	uint64_t pool;
+	uint32_t first, count;
+	int written; /* 1: the queries are written, 0: reset */
+} vkl_trim_qop;
+
 typedef struct vkl_trim_obj {
 	VkObjectType type;
 	uint64_t handle, parent;
@@ -119,6 +134,8 @@ typedef struct vkl_trim_obj {
 	uint64_t cmds_order;
 	vkl_trim_layout *tr;
 	uint32_t ntr, captr;
+	vkl_trim_qop *qops;
+	uint32_t nqops, capqops;
 	/* images: format, layouts, the usage the driver got (with the transfer
 	 * usage vkl_trim_image_info added) and what copies of them need */
 	VkFormat format;
@@ -149,6 +166,11 @@ typedef struct vkl_trim_obj {
 	uint64_t acquired;
 	/* queues */
 	uint32_t family;
+	/* query pools: type, size, which queries hold a result written by a
+	 * submitted command buffer and not reset since */
+	VkQueryType qtype;
+	uint32_t qcount;
+	uint8_t *qwritten;
 	/* a snapshot left its creation out (it names an object that cannot be
 	 * recreated): its destroy in a window is not recorded */
 	int left_out;
@@ -591,6 +613,13 @@ static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 			                         ci->pAttachments[i].finalLayout);
 		break;
 	}
+	case SBT_VK_CMD_vkCreateQueryPool: {
+		const sbt_vk_args_vkCreateQueryPool *a = args;
+		o->qtype = a->pCreateInfo->queryType;
+		o->qwritten = calloc(a->pCreateInfo->queryCount ? a->pCreateInfo->queryCount : 1, 1);
+		o->qcount = o->qwritten ? a->pCreateInfo->queryCount : 0;
+		break;
+	}
 	case SBT_VK_CMD_vkCreateFence: {
 		const sbt_vk_args_vkCreateFence *a = args;
 		o->created_signaled = o->signaled =
@@ -766,6 +795,8 @@ static void vkl_trim_obj_free(vkl_trim_obj *o)
 	free(o->recs);
 	sbt_vk_enc_free(&o->cmds);
 	free(o->tr);
+	free(o->qops);
+	free(o->qwritten);
 	free(o->views);
 	free(o->finals);
 	free(o->formats);
@@ -826,6 +857,76 @@ static void vkl_trim_cb_clear(vkl_trim_obj *cb)
 {
 	cb->cmds.len = 0;
 	cb->ntr = 0;
+	cb->nqops = 0;
+}
+
+static void vkl_trim_cb_qop(vkl_trim_obj *cb, uint64_t pool, uint32_t first, uint32_t count,
+                            int written)
+{
+	if (!pool || !count)
+		return;
+	if (cb->nqops == cb->capqops) {
+		uint32_t cap = cb->capqops ? cb->capqops * 2 : 8;
+		vkl_trim_qop *v = realloc(cb->qops, cap * sizeof(*v));
+		if (!v)
+			return;
+		cb->qops = v;
+		cb->capqops = cap;
+	}
+	cb->qops[cb->nqops].pool = pool;
+	cb->qops[cb->nqops].first = first;
+	cb->qops[cb->nqops].count = count;
+	cb->qops[cb->nqops].written = written;
+	cb->nqops++;
+}
+
+/* The query commands (all of flat form: vkl_trim_keep_flat leaves them to
+ * vkl_trim_emit_flat, which calls this). */
+static void vkl_trim_cb_note_query(vkl_trim_obj *cb, uint32_t cmd, const void *args)
+{
+	switch ((enum sbt_vk_cmd)cmd) {
+	case SBT_VK_CMD_vkCmdResetQueryPool: {
+		const sbt_vk_args_vkCmdResetQueryPool *a = args;
+		vkl_trim_cb_qop(cb, (uint64_t)(uintptr_t)a->queryPool, a->firstQuery, a->queryCount, 0);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdWriteTimestamp: {
+		const sbt_vk_args_vkCmdWriteTimestamp *a = args;
+		vkl_trim_cb_qop(cb, (uint64_t)(uintptr_t)a->queryPool, a->query, 1, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdWriteTimestamp2:
+	case SBT_VK_CMD_vkCmdWriteTimestamp2KHR: {
+		const sbt_vk_args_vkCmdWriteTimestamp2 *a = args;
+		vkl_trim_cb_qop(cb, (uint64_t)(uintptr_t)a->queryPool, a->query, 1, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdEndQuery: {
+		const sbt_vk_args_vkCmdEndQuery *a = args;
+		vkl_trim_cb_qop(cb, (uint64_t)(uintptr_t)a->queryPool, a->query, 1, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdEndQueryIndexedEXT: {
+		const sbt_vk_args_vkCmdEndQueryIndexedEXT *a = args;
+		vkl_trim_cb_qop(cb, (uint64_t)(uintptr_t)a->queryPool, a->query, 1, 1);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* A query pool's queries [first, first + count) are written or reset. */
+static void vkl_trim_queries_set(uint64_t pool, uint32_t first, uint32_t count, int written)
+{
+	void *lk;
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_QUERY_POOL, pool, &lk);
+	if (o && o->trim && o->trim->qwritten && first < o->trim->qcount) {
+		if (count > o->trim->qcount - first)
+			count = o->trim->qcount - first;
+		memset(o->trim->qwritten + first, written, count);
+	}
+	vkl_objects_unlock(lk);
 }
 
 /* A command buffer's calls are entries [u32 type][u32 len][bytes].  With
@@ -973,17 +1074,23 @@ static void vkl_trim_cb_render_pass(vkl_trim_obj *cb, VkRenderPass rp, VkFramebu
 static void vkl_trim_cb_secondary(vkl_trim_obj *cb, uint64_t secondary)
 {
 	vkl_trim_layout tr[64];
-	uint32_t n = 0, i;
+	vkl_trim_qop qops[64];
+	uint32_t n = 0, nq = 0, i;
 	void *lk;
 	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, secondary, &lk);
 	if (o && o->trim) {
 		n = o->trim->ntr < 64 ? o->trim->ntr : 64;
 		if (n)
 			memcpy(tr, o->trim->tr, n * sizeof(*tr));
+		nq = o->trim->nqops < 64 ? o->trim->nqops : 64;
+		if (nq)
+			memcpy(qops, o->trim->qops, nq * sizeof(*qops));
 	}
 	vkl_objects_unlock(lk);
 	for (i = 0; i < n; i++)
 		vkl_trim_cb_layout(cb, tr[i].image, tr[i].layout);
+	for (i = 0; i < nq; i++)
+		vkl_trim_cb_qop(cb, qops[i].pool, qops[i].first, qops[i].count, qops[i].written);
 }
 
 static void vkl_trim_cb_note(vkl_trim_obj *cb, uint32_t cmd, const void *args)
@@ -1065,17 +1172,22 @@ static void vkl_trim_set_acquired(uint64_t swapchain, uint32_t index, int acquir
 	vkl_objects_unlock(lk);
 }
 
-/* A submitted command buffer's layouts become its images' layouts. */
+/* A submitted command buffer's layouts become its images' layouts, its
+ * query writes and resets its pools'. */
 static void vkl_trim_submitted(VkCommandBuffer cbh)
 {
 	vkl_trim_layout tr[64];
-	uint32_t n = 0, i;
+	vkl_trim_qop qops[64];
+	uint32_t n = 0, nq = 0, i;
 	void *lk;
 	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)cbh, &lk);
 	if (o && o->trim) {
 		n = o->trim->ntr < 64 ? o->trim->ntr : 64;
 		if (n)
 			memcpy(tr, o->trim->tr, n * sizeof(*tr));
+		nq = o->trim->nqops < 64 ? o->trim->nqops : 64;
+		if (nq)
+			memcpy(qops, o->trim->qops, nq * sizeof(*qops));
 	}
 	vkl_objects_unlock(lk);
 	for (i = 0; i < n; i++) {
@@ -1084,6 +1196,8 @@ static void vkl_trim_submitted(VkCommandBuffer cbh)
 			o->trim->layout = tr[i].layout;
 		vkl_objects_unlock(lk);
 	}
+	for (i = 0; i < nq; i++)
+		vkl_trim_queries_set(qops[i].pool, qops[i].first, qops[i].count, qops[i].written);
 }
 
 static void vkl_trim_sync(uint32_t cmd, const void *args)
@@ -1135,6 +1249,12 @@ static void vkl_trim_sync(uint32_t cmd, const void *args)
 				                      (uint64_t)(uintptr_t)s->pSignalSemaphores[j], 1);
 		}
 		vkl_trim_set_signaled(VK_OBJECT_TYPE_FENCE, (uint64_t)(uintptr_t)a->fence, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkResetQueryPool:
+	case SBT_VK_CMD_vkResetQueryPoolEXT: {
+		const sbt_vk_args_vkResetQueryPool *a = args;
+		vkl_trim_queries_set((uint64_t)(uintptr_t)a->queryPool, a->firstQuery, a->queryCount, 0);
 		break;
 	}
 	case SBT_VK_CMD_vkResetFences: {
@@ -1406,6 +1526,8 @@ again:
 			if (cls != VKL_TC_CB_RESET) {
 				vkl_trim_cb_append(cb, cmd, args, template_len, p, len);
 				vkl_trim_cb_note(cb, cmd, args);
+				if (VKL_TRIM_QUERY_CMD(cmd))
+					vkl_trim_cb_note_query(cb, cmd, args);
 			}
 		}
 		vkl_trim_leave(t);
@@ -1465,8 +1587,11 @@ again:
 			;
 	}
 	cb = vkl_trim_cb(t, (uint64_t)(uintptr_t)*(void *const *)args);
-	if (cb)
+	if (cb) {
 		vkl_trim_cb_put_flat(cb, cmd, args, args_len, array, array_len);
+		if (VKL_TRIM_QUERY_CMD(cmd))
+			vkl_trim_cb_note_query(cb, cmd, args);
+	}
 	vkl_trim_leave(t);
 }
 
@@ -1513,6 +1638,14 @@ typedef struct vkl_snap_sync {
 	uint64_t value;
 } vkl_snap_sync;
 
+/* A query pool holding results written before the window. */
+typedef struct vkl_snap_query {
+	uint64_t pool, device;
+	VkQueryType type;
+	uint32_t count, nwritten;
+	uint8_t *written; /* owned: per query, 1 when it holds a result */
+} vkl_snap_query;
+
 typedef struct vkl_snap_queue {
 	uint64_t queue, device;
 	uint32_t family;
@@ -1555,6 +1688,8 @@ typedef struct vkl_snap {
 	size_t nloaded, caploaded;
 	vkl_snap_staged *staged;
 	size_t nstaged, capstaged;
+	vkl_snap_query *queries;
+	size_t nqueries, capqueries;
 	int nomem;
 } vkl_snap;
 
@@ -1709,6 +1844,25 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 				*f = o->formats[i];
 		}
 		break;
+	case VK_OBJECT_TYPE_QUERY_POOL: {
+		uint32_t n = 0;
+		vkl_snap_query *q;
+		for (i = 0; i < o->qcount; i++)
+			n += o->qwritten[i];
+		if (!n || !(q = VKL_SNAP_PUSH(s, queries, nqueries, capqueries)))
+			break;
+		q->pool = o->handle;
+		q->device = o->device;
+		q->type = o->qtype;
+		q->count = o->qcount;
+		q->nwritten = n;
+		q->written = malloc(o->qcount);
+		if (q->written)
+			memcpy(q->written, o->qwritten, o->qcount);
+		else
+			s->nomem = 1;
+		break;
+	}
 	case VK_OBJECT_TYPE_QUEUE: {
 		vkl_snap_queue *q = VKL_SNAP_PUSH(s, queues, nqueues, capqueues);
 		if (q) {
@@ -2375,6 +2529,32 @@ static void vkl_snap_image_staging(VkDevice device, const vkl_snap_image *im,
 	out[1] = (uint64_t)(uintptr_t)smem;
 }
 
+/* A query pool's queries that hold results when the window opens: the
+ * whole pool reset (a new pool's queries must be before use), then each
+ * timestamp query written again (a time: no two runs agree on it, so the
+ * replay of a full capture does not reproduce it either); other queries'
+ * results cannot be set or measured again, and are left out with a
+ * warning. */
+static void vkl_snap_queries(VkCommandBuffer cb, const vkl_snap_query *q)
+{
+	VkQueryPool pool = (VkQueryPool)(uintptr_t)q->pool;
+	sbt_vk_args_vkCmdResetQueryPool rq = { cb, pool, 0, q->count };
+	uint32_t i;
+	vkl_snap_put(SBT_VK_CMD_vkCmdResetQueryPool, &rq);
+	if (q->type != VK_QUERY_TYPE_TIMESTAMP || !q->written) {
+		CAP_WARN("Vulkan snapshot: VkQueryPool 0x%llx (query type %d): the results of %u "
+		         "queries written before the window are left out of the snapshot (a window "
+		         "that reads them finds them reset on replay)",
+		         (unsigned long long)q->pool, (int)q->type, q->nwritten);
+		return;
+	}
+	for (i = 0; i < q->count; i++) {
+		sbt_vk_args_vkCmdWriteTimestamp wt = { cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, i };
+		if (q->written[i])
+			vkl_snap_put(SBT_VK_CMD_vkCmdWriteTimestamp, &wt);
+	}
+}
+
 /* One device's memory copies, image layouts and contents, fences,
  * semaphores and acquires, through calls with the snapshot's own pool and
  * command buffer.  Its one command buffer: the staged memory's buffer
@@ -2391,6 +2571,7 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 	uint64_t *staged = NULL; /* per staged memory: dst buffer, staging buffer, its memory */
 	uint64_t *istaged = NULL; /* per copied image: staging buffer, its memory */
 	uint32_t nbars = 0, nafter = 0, nsems = 0, nstaged = 0, ncopies = 0, fence_submits = 0;
+	uint32_t nqueries = 0;
 	size_t i, k;
 	VkQueue queue;
 	for (i = 0; i < s->nimages; i++) {
@@ -2405,8 +2586,10 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 		nsems += s->syncs[i].device == dev && s->syncs[i].type == VK_OBJECT_TYPE_SEMAPHORE;
 	for (i = 0; i < s->nstaged; i++)
 		nstaged += s->staged[i].device == dev;
+	for (i = 0; i < s->nqueries; i++)
+		nqueries += s->queries[i].device == dev;
 	if (!q) {
-		if (nbars || nsems)
+		if (nbars || nsems || nqueries)
 			CAP_WARN("Vulkan snapshot: VkDevice 0x%llx has no queue the layer saw: image "
 			         "layouts and semaphore states are left out of the snapshot",
 			         (unsigned long long)dev);
@@ -2443,7 +2626,7 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 		if (s->syncs[i].device == dev && s->syncs[i].type == VK_OBJECT_TYPE_SEMAPHORE &&
 		    !s->syncs[i].timeline)
 			sems[nsems++] = (VkSemaphore)(uintptr_t)s->syncs[i].handle;
-	if (nbars || nsems || nstaged) {
+	if (nbars || nsems || nstaged || nqueries) {
 		VkCommandPool pool = (VkCommandPool)(uintptr_t)(*next_handle)++;
 		VkCommandBuffer cb = (VkCommandBuffer)(uintptr_t)(*next_handle)++;
 		VkCommandPoolCreateInfo pci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL, 0,
@@ -2508,6 +2691,9 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 				k += 2;
 			}
 		vkl_snap_put(SBT_VK_CMD_vkBeginCommandBuffer, &bcb);
+		for (i = 0; i < s->nqueries; i++)
+			if (s->queries[i].device == dev)
+				vkl_snap_queries(cb, &s->queries[i]);
 		for (i = k = 0; i < s->nstaged; i++) {
 			VkBufferCopy region = { 0, 0, s->staged[i].size };
 			sbt_vk_args_vkCmdCopyBuffer cc = { cb, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &region };
@@ -2847,5 +3033,8 @@ static void vkl_trim_snapshot(void)
 	for (i = 0; i < s.nstaged; i++)
 		free(s.staged[i].bytes);
 	free(s.staged);
+	for (i = 0; i < s.nqueries; i++)
+		free(s.queries[i].written);
+	free(s.queries);
 	atomic_store(&vkl_trim_g.snapping, 0);
 }

@@ -35,8 +35,13 @@
  * and checks and hashes it (a snapshot must know the layout the secondary
  * left).
  *
+ * With --timestamps: round 0's submit also writes two timestamp queries
+ * (reset, top of pipe, bottom of pipe); every later round reads them from
+ * the host (vkGetQueryPoolResults, waiting) and checks the second is not
+ * before the first: results written before a window, read inside it.
+ *
  * usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]
- *                      [--secondary]
+ *                      [--secondary] [--timestamps]
  * Prints one line: rounds, size and the XXH3-64 hash of every result word.
  */
 #include "tests/programs/vk_prog.h"
@@ -44,14 +49,15 @@
 static void vkt_usage(FILE *f)
 {
 	fprintf(f, "usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]\n"
-	           "                     [--secondary]\n"
+	           "                     [--secondary] [--timestamps]\n"
 	           "  --rounds R   rounds, one submit and fence wait each (1..10000, default 12)\n"
 	           "  --size N     words per round (64..1048576, default 1024)\n"
 	           "  --timeline   a timeline semaphore counts the rounds (Vulkan 1.2)\n"
 	           "  --orphans    a framebuffer and a buffer view outlive what they were made\n"
 	           "               from; destroyed in round R - 4\n"
 	           "  --secondary  an image uploaded by a secondary command buffer, read back\n"
-	           "               every round\n");
+	           "               every round\n"
+	           "  --timestamps two timestamps written in round 0, read every later round\n");
 }
 
 #define VKT_IW 16u /* --secondary's image: VKT_IW x VKT_IW R32_UINT */
@@ -269,7 +275,9 @@ int main(int argc, char **argv)
 	VkCommandBuffer cbs[2]; /* 0: recorded once, 1: recorded in odd rounds */
 	VkFence fence;
 	VkSemaphore timeline = VK_NULL_HANDLE;
-	int use_timeline = 0, orphans = 0, secondary = 0;
+	int use_timeline = 0, orphans = 0, secondary = 0, timestamps = 0;
+	VkQueryPool qpool = VK_NULL_HANDLE;
+	VkCommandBuffer ts_cb = VK_NULL_HANDLE;
 	VkFramebuffer orphan_fb = VK_NULL_HANDLE;
 	VkBufferView orphan_bv = VK_NULL_HANDLE;
 	uint32_t orphan_round = 0;
@@ -295,6 +303,8 @@ int main(int argc, char **argv)
 			orphans = 1;
 		} else if (!strcmp(argv[i], "--secondary")) {
 			secondary = 1;
+		} else if (!strcmp(argv[i], "--timestamps")) {
+			timestamps = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			vkt_usage(stdout);
 			return 0;
@@ -373,6 +383,19 @@ int main(int argc, char **argv)
 		img = vkt_secondary(&c, cpool, &img_src, &img_read, &img_mem, &img_sec, &img_upload,
 		                    &img_readcb);
 	}
+	if (timestamps) {
+		VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO };
+		qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+		qci.queryCount = 2;
+		VKP_CHECK(&c, vkCreateQueryPool(c.device, &qci, NULL, &qpool));
+		cbai.commandBufferCount = 1;
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &ts_cb));
+		VKP_CHECK(&c, vkBeginCommandBuffer(ts_cb, &bi));
+		vkCmdResetQueryPool(ts_cb, qpool, 0, 2);
+		vkCmdWriteTimestamp(ts_cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qpool, 0);
+		vkCmdWriteTimestamp(ts_cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qpool, 1);
+		VKP_CHECK(&c, vkEndCommandBuffer(ts_cb));
+	}
 
 	hs = XXH3_createState();
 	if (!hs || XXH3_64bits_reset(hs) != XXH_OK)
@@ -385,7 +408,7 @@ int main(int argc, char **argv)
 		uint32_t *pw = params.map;
 		int odd = r % 2;
 
-		VkCommandBuffer subs[2];
+		VkCommandBuffer subs[3];
 		VKP_CHECK(&c, vkResetFences(c.device, 1, &fence));
 		if (orphans && r == orphan_round) {
 			vkDestroyFramebuffer(c.device, orphan_fb, NULL);
@@ -415,6 +438,12 @@ int main(int argc, char **argv)
 			subs[0] = r == 0 ? img_upload : cbs[odd];
 			subs[1] = r == 0 ? cbs[odd] : img_readcb;
 			si.commandBufferCount = 2;
+			si.pCommandBuffers = subs;
+		}
+		if (timestamps && r == 0) {
+			if (si.commandBufferCount == 1)
+				subs[0] = cbs[odd];
+			subs[si.commandBufferCount++] = ts_cb;
 			si.pCommandBuffers = subs;
 		}
 		if (use_timeline) {
@@ -451,6 +480,16 @@ int main(int argc, char **argv)
 		}
 		if (XXH3_64bits_update(hs, y, (size_t)size * 4) != XXH_OK)
 			vkp_die(&c, "hash update failed");
+		if (timestamps && r > 0) {
+			uint64_t ts[2] = { 0, 0 };
+			VKP_CHECK(&c, vkGetQueryPoolResults(c.device, qpool, 0, 2, sizeof(ts), ts,
+			                                    sizeof(ts[0]),
+			                                    VK_QUERY_RESULT_64_BIT |
+			                                        VK_QUERY_RESULT_WAIT_BIT));
+			if (ts[1] < ts[0])
+				vkp_die(&c, "round %u: timestamp 1 (%llu) is before timestamp 0 (%llu)",
+				        (unsigned)r, (unsigned long long)ts[1], (unsigned long long)ts[0]);
+		}
 		if (secondary && r > 0) {
 			const uint32_t *t = img_read.map;
 			for (i = 0; i < VKT_IW * VKT_IW; i++)
@@ -466,6 +505,8 @@ int main(int argc, char **argv)
 	       (unsigned)size, (unsigned long long)hash);
 
 	XXH3_freeState(hs);
+	if (qpool)
+		vkDestroyQueryPool(c.device, qpool, NULL);
 	if (secondary) {
 		vkDestroyImage(c.device, img, NULL);
 		vkFreeMemory(c.device, img_mem, NULL);

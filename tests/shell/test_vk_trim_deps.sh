@@ -19,6 +19,12 @@
 # contents (an image whose layout the layer thinks undefined holds
 # nothing to copy).
 #
+# vk_trim_churn --timestamps writes two timestamp queries in round 0 and
+# reads them from the host (waiting) in every later round: the snapshot
+# resets the pool and writes both again, so the window's
+# vkGetQueryPoolResults succeed on replay as they did in the capture (a
+# timestamp's value differs between any two runs).
+#
 # Each trimmed trace replays under the Khronos validation layer with its
 # checkpoints equal to the same submits of a full capture.  No VUID-.
 set -eu
@@ -127,4 +133,24 @@ grep 'vulkan.vkCmdPipelineBarrier commandBuffer=0xfff5' "$T/ssnap.dump" |
 	grep -q 'oldLayout="VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL".*newLayout="VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL"' ||
 	fail "the snapshot does not move the image to TRANSFER_SRC_OPTIMAL: $(grep 'vkCmdPipelineBarrier commandBuffer=0xfff5' "$T/ssnap.dump" | cut -c1-300)"
 same_checkpoints "$T/sec.sbt" "$S" secondary
+
+# ---- timestamps written before the window, read inside it --------------------
+vk_env_run "$T/qfull.log" "$BUILD/tscapture" -o "$T/ts.sbt" -- "$CHURN" --rounds 12 --timestamps ||
+	fail "tscapture of vk_trim_churn --timestamps (full)"
+vk_env_run "$T/qtrim.log" "$BUILD/tscapture" --submits 6-9 -o "$T/qtrim.sbt" -- \
+	"$CHURN" --rounds 12 --timestamps || fail "tscapture --submits 6-9 of vk_trim_churn --timestamps"
+Q=$T/qtrim-submits-6-9.sbt
+[ -s "$Q" ] || fail "no $Q (in $T: $(ls "$T"))"
+snapshot "$Q" >"$T/qsnap.dump"
+grep -q 'vulkan.vkCmdResetQueryPool commandBuffer=0xfff5.* firstQuery=0 queryCount=2' "$T/qsnap.dump" ||
+	fail "the snapshot does not reset the query pool"
+n=$(grep -c 'vulkan.vkCmdWriteTimestamp commandBuffer=0xfff5' "$T/qsnap.dump")
+[ "$n" = 2 ] || fail "the snapshot writes $n timestamps, expected 2"
+n=$(window "$Q" | grep -c 'vulkan.vkGetQueryPoolResults ')
+[ "$n" -ge 3 ] || fail "the window reads the timestamps $n times"
+same_checkpoints "$T/ts.sbt" "$Q" timestamps
+grep -q 'vkGetQueryPoolResults returned' "$T/timestamps.replay.log" &&
+	fail "the window's query reads: $(grep 'vkGetQueryPoolResults returned' "$T/timestamps.replay.log" | head -2)"
+grep -q 'results differ from the capture' "$T/timestamps.replay.log" &&
+	fail "timestamps replay: $(grep 'results differ' "$T/timestamps.replay.log")"
 echo ok
