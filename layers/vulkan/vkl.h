@@ -337,6 +337,13 @@ extern __thread vkl_trim_tls vkl_trim_t __attribute__((visibility("hidden")));
 /* A kept entry of a flat call: [u32 type | VKL_TRIM_FLAT][u32 len][struct][array]. */
 #define VKL_TRIM_FLAT 0x80000000u
 
+/* The flat vkCmd* whose query writes and resets the tracker follows
+ * (vkl_trim.c): never appended by vkl_trim_keep_flat. */
+#define VKL_TRIM_QUERY_CMD(cmd)                                                          \
+	((cmd) == SBT_VK_CMD_vkCmdResetQueryPool || (cmd) == SBT_VK_CMD_vkCmdWriteTimestamp || \
+	 (cmd) == SBT_VK_CMD_vkCmdWriteTimestamp2 || (cmd) == SBT_VK_CMD_vkCmdWriteTimestamp2KHR || \
+	 (cmd) == SBT_VK_CMD_vkCmdEndQuery || (cmd) == SBT_VK_CMD_vkCmdEndQueryIndexedEXT)
+
 /* vkl_emit_flat while tracking, inlined: before the first window opens,
  * on a registered thread, no snapshot running, the command buffer the
  * thread last used and room in its buffer, the flat copy is appended
@@ -352,6 +359,8 @@ vkl_trim_keep_flat(uint32_t cmd, const void *args, size_t args_len, const void *
 	uint32_t hdr[2];
 	uint8_t *p;
 	memcpy(&cb, args, sizeof(cb)); /* the command buffer, the first member */
+	if (VKL_TRIM_QUERY_CMD(cmd)) /* a constant: the tracker follows them */
+		goto slow;
 	if (__builtin_expect(!atomic_load_explicit(&vkl_trim_g.ready, memory_order_acquire) ||
 	                     atomic_load_explicit(&vkl_trim_g.recorded, memory_order_relaxed) ||
 	                     !t->registered, 0))

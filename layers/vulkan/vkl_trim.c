@@ -12,14 +12,17 @@
  *   vkEnumeratePhysicalDevices, vkGetSwapchainImagesKHR)
  *                        -> every object the call returned, adopted in
  *                           vkl_objects_add from this thread's last call
- *   bind memory, memory requirements, vkMapMemory (dropped at the unmap),
+ *   bind memory (with the memory's allocation), memory requirements,
+ *   vkMapMemory (dropped at the unmap),
  *   descriptor updates  -> the object they set (each destination set)
  *   physical-device queries (not surface ones; identical ones kept once)
  *                        -> the physical device
- *   what a pipeline, pipeline layout, descriptor set layout or set was
- *   created from (shader modules, layouts, render passes)
- *                        -> also kept by the object created from it, so a
+ *   what a pipeline, pipeline layout, descriptor set layout, set, image
+ *   view or framebuffer was created from (shader modules, layouts, render
+ *   passes, samplers, a view's image with what it keeps, a framebuffer's
+ *   views)            -> also kept by the object created from it, so a
  *                           module destroyed after its pipeline's creation
+ *                           (or a framebuffer's view, its image, memory)
  *                           is recreated for it and destroyed again at the
  *                           end of the snapshot
  *   vkBeginCommandBuffer, every vkCmd*, vkEndCommandBuffer
@@ -33,8 +36,10 @@
  * drops what it kept (and its children's, through the table).
  *
  * State that calls do not carry is tracked beside: image layouts (image
- * barriers and render pass final layouts of command buffers, applied when
- * they are submitted), fence signal state (created signalled, submitted,
+ * barriers and render pass final layouts of command buffers, a primary
+ * taking on those of the secondaries it executes, applied when they are
+ * submitted), which queries hold results (writes and resets, the same
+ * way, and host resets), fence signal state (created signalled, submitted,
  * reset), binary semaphore state (signalled by a submit or an acquire,
  * waited by a submit or a present), and the swapchain images acquired and
  * not yet presented.
@@ -49,8 +54,10 @@
  * (VKL_TRIM_HANDLE_BASE and up: non-canonical addresses, never a driver's
  * handle) that copy staged memory and images back, put images in their
  * current layouts, signal fences and semaphores, reset fences created
- * signalled, and acquire the images the application holds; last, objects
- * recreated only for others are destroyed again.  So that images can be
+ * signalled, reset query pools and write their timestamps again, and
+ * acquire the images the application holds; last, objects recreated only
+ * for others are destroyed again.  A live object whose creation is left
+ * out is marked, and its destroy in a window is not recorded.  So that images can be
  * copied, vkCreateImage gets transfer usage while tracking
  * (vkl_trim_image_info).
  *
@@ -106,6 +113,14 @@ typedef struct vkl_trim_layout {
 	VkImageLayout layout;
 } vkl_trim_layout;
 
+/* A command buffer's query writes and resets, in order, applied to the
+ * pools when it is submitted. */
+typedef struct vkl_trim_qop {
+	uint64_t pool;
+	uint32_t first, count;
+	int written; /* 1: the queries are written, 0: reset */
+} vkl_trim_qop;
+
 typedef struct vkl_trim_obj {
 	VkObjectType type;
 	uint64_t handle, parent;
@@ -119,6 +134,8 @@ typedef struct vkl_trim_obj {
 	uint64_t cmds_order;
 	vkl_trim_layout *tr;
 	uint32_t ntr, captr;
+	vkl_trim_qop *qops;
+	uint32_t nqops, capqops;
 	/* images: format, layouts, the usage the driver got (with the transfer
 	 * usage vkl_trim_image_info added) and what copies of them need */
 	VkFormat format;
@@ -149,6 +166,14 @@ typedef struct vkl_trim_obj {
 	uint64_t acquired;
 	/* queues */
 	uint32_t family;
+	/* query pools: type, size, which queries hold a result written by a
+	 * submitted command buffer and not reset since */
+	VkQueryType qtype;
+	uint32_t qcount;
+	uint8_t *qwritten;
+	/* a snapshot left its creation out (it names an object that cannot be
+	 * recreated): its destroy in a window is not recorded */
+	int left_out;
 } vkl_trim_obj;
 
 /* What a call is to the tracker. */
@@ -165,6 +190,9 @@ enum {
 static struct {
 	uint8_t cls[SBT_VK_CMD_COUNT];
 	_Atomic(uint64_t) kept_bytes;
+	/* objects a snapshot left out so far (vkl_trim_left_out_destroy looks
+	 * a destroy's object up only when some were) */
+	_Atomic(uint64_t) left_out;
 } vkl_trim;
 
 /* vkl.h: what the inlined vkl_trim_keep_flat reads (order, cb_gen,
@@ -376,17 +404,26 @@ static void vkl_trim_keep(VkObjectType type, uint64_t handle, vkl_trim_rec *r, i
 	vkl_objects_unlock(lk);
 }
 
-/* A bind: kept by the resource, which notes its memory. */
+static vkl_trim_rec *vkl_trim_creation_ref(VkObjectType type, uint64_t handle);
+
+/* A bind: kept by the resource, which notes its memory and keeps the
+ * memory's allocation too (an image view outliving its image and that
+ * image's memory recreates both). */
 static void vkl_trim_bind(VkObjectType type, uint64_t handle, VkDeviceMemory memory,
                           vkl_trim_rec *r)
 {
 	void *lk;
+	vkl_trim_rec *alloc = vkl_trim_creation_ref(VK_OBJECT_TYPE_DEVICE_MEMORY,
+	                                            (uint64_t)(uintptr_t)memory);
 	vkl_object *o = vkl_objects_lock(type, handle, &lk);
 	if (o && o->trim) {
+		if (alloc)
+			vkl_trim_keep_locked(o->trim, alloc, 0);
 		vkl_trim_keep_locked(o->trim, r, 0);
 		o->trim->memory = (uint64_t)(uintptr_t)memory;
 	}
 	vkl_objects_unlock(lk);
+	vkl_trim_rec_release(alloc);
 }
 
 /* Drop o's kept calls of record type `type` (the mapping, at the unmap). */
@@ -444,11 +481,32 @@ static VkFormat vkl_trim_format_of(VkObjectType type, uint64_t handle)
 	return f;
 }
 
+/* The types whose creation is recreated for others that outlive them (and
+ * destroyed again, vkl_snap_destroy). */
 static int vkl_trim_shared_type(VkObjectType t)
 {
 	return t == VK_OBJECT_TYPE_SHADER_MODULE || t == VK_OBJECT_TYPE_PIPELINE_LAYOUT ||
 	       t == VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT || t == VK_OBJECT_TYPE_RENDER_PASS ||
-	       t == VK_OBJECT_TYPE_SAMPLER;
+	       t == VK_OBJECT_TYPE_SAMPLER || t == VK_OBJECT_TYPE_IMAGE_VIEW ||
+	       t == VK_OBJECT_TYPE_IMAGE || t == VK_OBJECT_TYPE_DEVICE_MEMORY;
+}
+
+/* The call that created the object, referenced (NULL: none kept). */
+static vkl_trim_rec *vkl_trim_creation_ref(VkObjectType type, uint64_t handle)
+{
+	vkl_trim_rec *r = NULL;
+	void *lk;
+	vkl_object *o = vkl_objects_lock(type, handle, &lk);
+	if (o && o->trim) {
+		uint32_t i;
+		for (i = 0; i < o->trim->nrecs; i++)
+			if (o->trim->recs[i].r->handle == handle && o->trim->recs[i].r->otype == type) {
+				r = vkl_trim_rec_ref(o->trim->recs[i].r);
+				break;
+			}
+	}
+	vkl_objects_unlock(lk);
+	return r;
 }
 
 static int vkl_trim_pass_alloc(vkl_trim_obj *o, uint32_t n)
@@ -510,20 +568,24 @@ static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 	case SBT_VK_CMD_vkCreateImageView: {
 		const sbt_vk_args_vkCreateImageView *a = args;
 		o->image = (uint64_t)(uintptr_t)a->pCreateInfo->image;
+		/* the image's creation, memory and bind, for a view outliving it */
+		vkl_trim_share(o, VK_OBJECT_TYPE_IMAGE, o->image);
 		break;
 	}
 	case SBT_VK_CMD_vkCreateFramebuffer: {
 		const sbt_vk_args_vkCreateFramebuffer *a = args;
 		const VkFramebufferCreateInfo *ci = a->pCreateInfo;
+		vkl_trim_share(o, VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)(uintptr_t)ci->renderPass);
 		if (ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT)
 			break;
 		o->views = calloc(ci->attachmentCount ? ci->attachmentCount : 1, sizeof(uint64_t));
 		if (!o->views)
 			break;
-		for (i = 0; i < ci->attachmentCount; i++)
+		for (i = 0; i < ci->attachmentCount; i++) {
 			o->views[i] = (uint64_t)(uintptr_t)ci->pAttachments[i];
+			vkl_trim_share(o, VK_OBJECT_TYPE_IMAGE_VIEW, o->views[i]);
+		}
 		o->nviews = ci->attachmentCount;
-		vkl_trim_share(o, VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)(uintptr_t)ci->renderPass);
 		break;
 	}
 	case SBT_VK_CMD_vkCreateRenderPass: {
@@ -549,6 +611,13 @@ static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 			                         ci->pAttachments[i].loadOp,
 			                         ci->pAttachments[i].stencilLoadOp,
 			                         ci->pAttachments[i].finalLayout);
+		break;
+	}
+	case SBT_VK_CMD_vkCreateQueryPool: {
+		const sbt_vk_args_vkCreateQueryPool *a = args;
+		o->qtype = a->pCreateInfo->queryType;
+		o->qwritten = calloc(a->pCreateInfo->queryCount ? a->pCreateInfo->queryCount : 1, 1);
+		o->qcount = o->qwritten ? a->pCreateInfo->queryCount : 0;
 		break;
 	}
 	case SBT_VK_CMD_vkCreateFence: {
@@ -726,6 +795,8 @@ static void vkl_trim_obj_free(vkl_trim_obj *o)
 	free(o->recs);
 	sbt_vk_enc_free(&o->cmds);
 	free(o->tr);
+	free(o->qops);
+	free(o->qwritten);
 	free(o->views);
 	free(o->finals);
 	free(o->formats);
@@ -751,7 +822,8 @@ void vkl_trim_gone(vkl_object *obj)
 	 * destroyed again */
 	for (i = 0; i < o->nrecs; i++)
 		if (o->recs[i].r->handle == o->handle && o->recs[i].r->otype == o->type &&
-		    vkl_trim_shared_type(o->type))
+		    vkl_trim_shared_type(o->type) &&
+		    o->recs[i].r->type != SBT_VK_CMD_TYPE(SBT_VK_CMD_vkGetSwapchainImagesKHR))
 			atomic_store(&o->recs[i].r->dead, 1);
 	vkl_trim_obj_free(o);
 }
@@ -785,6 +857,76 @@ static void vkl_trim_cb_clear(vkl_trim_obj *cb)
 {
 	cb->cmds.len = 0;
 	cb->ntr = 0;
+	cb->nqops = 0;
+}
+
+static void vkl_trim_cb_qop(vkl_trim_obj *cb, uint64_t pool, uint32_t first, uint32_t count,
+                            int written)
+{
+	if (!pool || !count)
+		return;
+	if (cb->nqops == cb->capqops) {
+		uint32_t cap = cb->capqops ? cb->capqops * 2 : 8;
+		vkl_trim_qop *v = realloc(cb->qops, cap * sizeof(*v));
+		if (!v)
+			return;
+		cb->qops = v;
+		cb->capqops = cap;
+	}
+	cb->qops[cb->nqops].pool = pool;
+	cb->qops[cb->nqops].first = first;
+	cb->qops[cb->nqops].count = count;
+	cb->qops[cb->nqops].written = written;
+	cb->nqops++;
+}
+
+/* The query commands (all of flat form: vkl_trim_keep_flat leaves them to
+ * vkl_trim_emit_flat, which calls this). */
+static void vkl_trim_cb_note_query(vkl_trim_obj *cb, uint32_t cmd, const void *args)
+{
+	switch ((enum sbt_vk_cmd)cmd) {
+	case SBT_VK_CMD_vkCmdResetQueryPool: {
+		const sbt_vk_args_vkCmdResetQueryPool *a = args;
+		vkl_trim_cb_qop(cb, (uint64_t)(uintptr_t)a->queryPool, a->firstQuery, a->queryCount, 0);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdWriteTimestamp: {
+		const sbt_vk_args_vkCmdWriteTimestamp *a = args;
+		vkl_trim_cb_qop(cb, (uint64_t)(uintptr_t)a->queryPool, a->query, 1, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdWriteTimestamp2:
+	case SBT_VK_CMD_vkCmdWriteTimestamp2KHR: {
+		const sbt_vk_args_vkCmdWriteTimestamp2 *a = args;
+		vkl_trim_cb_qop(cb, (uint64_t)(uintptr_t)a->queryPool, a->query, 1, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdEndQuery: {
+		const sbt_vk_args_vkCmdEndQuery *a = args;
+		vkl_trim_cb_qop(cb, (uint64_t)(uintptr_t)a->queryPool, a->query, 1, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdEndQueryIndexedEXT: {
+		const sbt_vk_args_vkCmdEndQueryIndexedEXT *a = args;
+		vkl_trim_cb_qop(cb, (uint64_t)(uintptr_t)a->queryPool, a->query, 1, 1);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* A query pool's queries [first, first + count) are written or reset. */
+static void vkl_trim_queries_set(uint64_t pool, uint32_t first, uint32_t count, int written)
+{
+	void *lk;
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_QUERY_POOL, pool, &lk);
+	if (o && o->trim && o->trim->qwritten && first < o->trim->qcount) {
+		if (count > o->trim->qcount - first)
+			count = o->trim->qcount - first;
+		memset(o->trim->qwritten + first, written, count);
+	}
+	vkl_objects_unlock(lk);
 }
 
 /* A command buffer's calls are entries [u32 type][u32 len][bytes].  With
@@ -926,6 +1068,31 @@ static void vkl_trim_cb_render_pass(vkl_trim_obj *cb, VkRenderPass rp, VkFramebu
 	}
 }
 
+/* A secondary command buffer executed by cb leaves its images in the
+ * layouts its barriers left (it is executable, so no thread records it
+ * now: its list is read under its entry's lock only against its removal). */
+static void vkl_trim_cb_secondary(vkl_trim_obj *cb, uint64_t secondary)
+{
+	vkl_trim_layout tr[64];
+	vkl_trim_qop qops[64];
+	uint32_t n = 0, nq = 0, i;
+	void *lk;
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, secondary, &lk);
+	if (o && o->trim) {
+		n = o->trim->ntr < 64 ? o->trim->ntr : 64;
+		if (n)
+			memcpy(tr, o->trim->tr, n * sizeof(*tr));
+		nq = o->trim->nqops < 64 ? o->trim->nqops : 64;
+		if (nq)
+			memcpy(qops, o->trim->qops, nq * sizeof(*qops));
+	}
+	vkl_objects_unlock(lk);
+	for (i = 0; i < n; i++)
+		vkl_trim_cb_layout(cb, tr[i].image, tr[i].layout);
+	for (i = 0; i < nq; i++)
+		vkl_trim_cb_qop(cb, qops[i].pool, qops[i].first, qops[i].count, qops[i].written);
+}
+
 static void vkl_trim_cb_note(vkl_trim_obj *cb, uint32_t cmd, const void *args)
 {
 	uint32_t i;
@@ -944,6 +1111,12 @@ static void vkl_trim_cb_note(vkl_trim_obj *cb, uint32_t cmd, const void *args)
 			vkl_trim_cb_layout(
 				cb, (uint64_t)(uintptr_t)a->pDependencyInfo->pImageMemoryBarriers[i].image,
 				a->pDependencyInfo->pImageMemoryBarriers[i].newLayout);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdExecuteCommands: {
+		const sbt_vk_args_vkCmdExecuteCommands *a = args;
+		for (i = 0; i < a->commandBufferCount; i++)
+			vkl_trim_cb_secondary(cb, (uint64_t)(uintptr_t)a->pCommandBuffers[i]);
 		break;
 	}
 	case SBT_VK_CMD_vkCmdBeginRenderPass: {
@@ -999,17 +1172,22 @@ static void vkl_trim_set_acquired(uint64_t swapchain, uint32_t index, int acquir
 	vkl_objects_unlock(lk);
 }
 
-/* A submitted command buffer's layouts become its images' layouts. */
+/* A submitted command buffer's layouts become its images' layouts, its
+ * query writes and resets its pools'. */
 static void vkl_trim_submitted(VkCommandBuffer cbh)
 {
 	vkl_trim_layout tr[64];
-	uint32_t n = 0, i;
+	vkl_trim_qop qops[64];
+	uint32_t n = 0, nq = 0, i;
 	void *lk;
 	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)cbh, &lk);
 	if (o && o->trim) {
 		n = o->trim->ntr < 64 ? o->trim->ntr : 64;
 		if (n)
 			memcpy(tr, o->trim->tr, n * sizeof(*tr));
+		nq = o->trim->nqops < 64 ? o->trim->nqops : 64;
+		if (nq)
+			memcpy(qops, o->trim->qops, nq * sizeof(*qops));
 	}
 	vkl_objects_unlock(lk);
 	for (i = 0; i < n; i++) {
@@ -1018,6 +1196,8 @@ static void vkl_trim_submitted(VkCommandBuffer cbh)
 			o->trim->layout = tr[i].layout;
 		vkl_objects_unlock(lk);
 	}
+	for (i = 0; i < nq; i++)
+		vkl_trim_queries_set(qops[i].pool, qops[i].first, qops[i].count, qops[i].written);
 }
 
 static void vkl_trim_sync(uint32_t cmd, const void *args)
@@ -1069,6 +1249,12 @@ static void vkl_trim_sync(uint32_t cmd, const void *args)
 				                      (uint64_t)(uintptr_t)s->pSignalSemaphores[j], 1);
 		}
 		vkl_trim_set_signaled(VK_OBJECT_TYPE_FENCE, (uint64_t)(uintptr_t)a->fence, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkResetQueryPool:
+	case SBT_VK_CMD_vkResetQueryPoolEXT: {
+		const sbt_vk_args_vkResetQueryPool *a = args;
+		vkl_trim_queries_set((uint64_t)(uintptr_t)a->queryPool, a->firstQuery, a->queryCount, 0);
 		break;
 	}
 	case SBT_VK_CMD_vkResetFences: {
@@ -1238,6 +1424,64 @@ static void vkl_trim_state(uint32_t cmd, const void *args, vkl_trim_rec *r)
 	}
 }
 
+/* The object a vkDestroy* / vkFreeMemory destroys: 1 and *type_out,
+ * *handle_out, or 0 for other calls. */
+static int vkl_trim_destroyed(uint32_t cmd, const void *args, VkObjectType *type_out,
+                              uint64_t *handle_out)
+{
+#define VKL_TRIM_DESTROY(name, member, otype)                                      \
+	case SBT_VK_CMD_##name:                                                        \
+		*type_out = otype;                                                         \
+		*handle_out = (uint64_t)(uintptr_t)((const sbt_vk_args_##name *)args)->member; \
+		return 1;
+	switch ((enum sbt_vk_cmd)cmd) {
+	VKL_TRIM_DESTROY(vkDestroyBuffer, buffer, VK_OBJECT_TYPE_BUFFER)
+	VKL_TRIM_DESTROY(vkDestroyBufferView, bufferView, VK_OBJECT_TYPE_BUFFER_VIEW)
+	VKL_TRIM_DESTROY(vkDestroyImage, image, VK_OBJECT_TYPE_IMAGE)
+	VKL_TRIM_DESTROY(vkDestroyImageView, imageView, VK_OBJECT_TYPE_IMAGE_VIEW)
+	VKL_TRIM_DESTROY(vkDestroySampler, sampler, VK_OBJECT_TYPE_SAMPLER)
+	VKL_TRIM_DESTROY(vkFreeMemory, memory, VK_OBJECT_TYPE_DEVICE_MEMORY)
+	VKL_TRIM_DESTROY(vkDestroyDescriptorSetLayout, descriptorSetLayout,
+	                 VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT)
+	VKL_TRIM_DESTROY(vkDestroyDescriptorPool, descriptorPool, VK_OBJECT_TYPE_DESCRIPTOR_POOL)
+	VKL_TRIM_DESTROY(vkDestroyPipeline, pipeline, VK_OBJECT_TYPE_PIPELINE)
+	VKL_TRIM_DESTROY(vkDestroyPipelineLayout, pipelineLayout, VK_OBJECT_TYPE_PIPELINE_LAYOUT)
+	VKL_TRIM_DESTROY(vkDestroyRenderPass, renderPass, VK_OBJECT_TYPE_RENDER_PASS)
+	VKL_TRIM_DESTROY(vkDestroyFramebuffer, framebuffer, VK_OBJECT_TYPE_FRAMEBUFFER)
+	VKL_TRIM_DESTROY(vkDestroyShaderModule, shaderModule, VK_OBJECT_TYPE_SHADER_MODULE)
+	VKL_TRIM_DESTROY(vkDestroyCommandPool, commandPool, VK_OBJECT_TYPE_COMMAND_POOL)
+	VKL_TRIM_DESTROY(vkDestroyEvent, event, VK_OBJECT_TYPE_EVENT)
+	VKL_TRIM_DESTROY(vkDestroyQueryPool, queryPool, VK_OBJECT_TYPE_QUERY_POOL)
+	VKL_TRIM_DESTROY(vkDestroyFence, fence, VK_OBJECT_TYPE_FENCE)
+	VKL_TRIM_DESTROY(vkDestroySemaphore, semaphore, VK_OBJECT_TYPE_SEMAPHORE)
+	VKL_TRIM_DESTROY(vkDestroySwapchainKHR, swapchain, VK_OBJECT_TYPE_SWAPCHAIN_KHR)
+	default:
+		return 0;
+	}
+#undef VKL_TRIM_DESTROY
+}
+
+/* Whether the call destroys an object a snapshot left out, whose destroy
+ * must not be recorded (the replay would stop on the unknown handle). */
+static int vkl_trim_left_out_destroy(uint32_t cmd, const void *args)
+{
+	VkObjectType type;
+	uint64_t h;
+	void *lk;
+	vkl_object *o;
+	int left = 0;
+	if (!atomic_load_explicit(&vkl_trim.left_out, memory_order_relaxed) ||
+	    !vkl_trim_destroyed(cmd, args, &type, &h) || !h)
+		return 0;
+	o = vkl_objects_lock(type, h, &lk);
+	left = o && o->trim && o->trim->left_out;
+	vkl_objects_unlock(lk);
+	if (left)
+		CAP_INFO("Vulkan: a %s of 0x%llx is not recorded: the snapshot left that object out",
+		         sbt_vk_cmd_name((enum sbt_vk_cmd)cmd), (unsigned long long)h);
+	return left;
+}
+
 uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t template_len)
 {
 	vkl_trim_tls *t = &vkl_trim_t;
@@ -1258,7 +1502,7 @@ uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t te
 	}
 	cls = vkl_trim.cls[cmd];
 again:
-	if (cap_active())
+	if (cap_active() && !vkl_trim_left_out_destroy(cmd, args))
 		seq = vkl_record_call(cmd, flags, args, template_len, &p, &len, &in);
 	if (!in)
 		p = NULL; /* what is kept must not name the window's blobs */
@@ -1282,6 +1526,8 @@ again:
 			if (cls != VKL_TC_CB_RESET) {
 				vkl_trim_cb_append(cb, cmd, args, template_len, p, len);
 				vkl_trim_cb_note(cb, cmd, args);
+				if (VKL_TRIM_QUERY_CMD(cmd))
+					vkl_trim_cb_note_query(cb, cmd, args);
 			}
 		}
 		vkl_trim_leave(t);
@@ -1341,8 +1587,11 @@ again:
 			;
 	}
 	cb = vkl_trim_cb(t, (uint64_t)(uintptr_t)*(void *const *)args);
-	if (cb)
+	if (cb) {
 		vkl_trim_cb_put_flat(cb, cmd, args, args_len, array, array_len);
+		if (VKL_TRIM_QUERY_CMD(cmd))
+			vkl_trim_cb_note_query(cb, cmd, args);
+	}
 	vkl_trim_leave(t);
 }
 
@@ -1355,6 +1604,10 @@ typedef struct vkl_snap_item {
 	uint8_t *cmds; /* owned copy */
 	size_t cmds_len;
 	uint64_t cb; /* whose calls they are */
+	/* the object that keeps rec, and whether rec is its creation */
+	VkObjectType otype;
+	uint64_t obj;
+	int creates;
 } vkl_snap_item;
 
 /* An image: its layout (from its creation layout to its current one), and
@@ -1384,6 +1637,14 @@ typedef struct vkl_snap_sync {
 	int timeline;   /* a timeline semaphore: signalled from the host to value */
 	uint64_t value;
 } vkl_snap_sync;
+
+/* A query pool holding results written before the window. */
+typedef struct vkl_snap_query {
+	uint64_t pool, device;
+	VkQueryType type;
+	uint32_t count, nwritten;
+	uint8_t *written; /* owned: per query, 1 when it holds a result */
+} vkl_snap_query;
 
 typedef struct vkl_snap_queue {
 	uint64_t queue, device;
@@ -1427,6 +1688,8 @@ typedef struct vkl_snap {
 	size_t nloaded, caploaded;
 	vkl_snap_staged *staged;
 	size_t nstaged, capstaged;
+	vkl_snap_query *queries;
+	size_t nqueries, capqueries;
 	int nomem;
 } vkl_snap;
 
@@ -1492,6 +1755,11 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 		it->rec = vkl_trim_rec_ref(o->recs[i].r);
 		it->cmds = NULL;
 		it->cmds_len = 0;
+		it->cb = 0;
+		it->otype = o->type;
+		it->obj = o->handle;
+		it->creates = i == 0 && vkl_trim.cls[o->recs[i].r->type - SBT_VK_TYPE_BASE] ==
+		                            VKL_TC_CREATE;
 	}
 	switch (o->type) {
 	case VK_OBJECT_TYPE_COMMAND_BUFFER:
@@ -1502,6 +1770,9 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 			it->key = o->cmds_order * 2 + 1;
 			it->rec = NULL;
 			it->cb = o->handle;
+			it->otype = o->type;
+			it->obj = o->handle;
+			it->creates = 0;
 			it->cmds = malloc(o->cmds.len);
 			it->cmds_len = it->cmds ? o->cmds.len : 0;
 			if (it->cmds)
@@ -1573,6 +1844,25 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 				*f = o->formats[i];
 		}
 		break;
+	case VK_OBJECT_TYPE_QUERY_POOL: {
+		uint32_t n = 0;
+		vkl_snap_query *q;
+		for (i = 0; i < o->qcount; i++)
+			n += o->qwritten[i];
+		if (!n || !(q = VKL_SNAP_PUSH(s, queries, nqueries, capqueries)))
+			break;
+		q->pool = o->handle;
+		q->device = o->device;
+		q->type = o->qtype;
+		q->count = o->qcount;
+		q->nwritten = n;
+		q->written = malloc(o->qcount);
+		if (q->written)
+			memcpy(q->written, o->qwritten, o->qcount);
+		else
+			s->nomem = 1;
+		break;
+	}
 	case VK_OBJECT_TYPE_QUEUE: {
 		vkl_snap_queue *q = VKL_SNAP_PUSH(s, queues, nqueues, capqueues);
 		if (q) {
@@ -2239,6 +2529,32 @@ static void vkl_snap_image_staging(VkDevice device, const vkl_snap_image *im,
 	out[1] = (uint64_t)(uintptr_t)smem;
 }
 
+/* A query pool's queries that hold results when the window opens: the
+ * whole pool reset (a new pool's queries must be before use), then each
+ * timestamp query written again (a time: no two runs agree on it, so the
+ * replay of a full capture does not reproduce it either); other queries'
+ * results cannot be set or measured again, and are left out with a
+ * warning. */
+static void vkl_snap_queries(VkCommandBuffer cb, const vkl_snap_query *q)
+{
+	VkQueryPool pool = (VkQueryPool)(uintptr_t)q->pool;
+	sbt_vk_args_vkCmdResetQueryPool rq = { cb, pool, 0, q->count };
+	uint32_t i;
+	vkl_snap_put(SBT_VK_CMD_vkCmdResetQueryPool, &rq);
+	if (q->type != VK_QUERY_TYPE_TIMESTAMP || !q->written) {
+		CAP_WARN("Vulkan snapshot: VkQueryPool 0x%llx (query type %d): the results of %u "
+		         "queries written before the window are left out of the snapshot (a window "
+		         "that reads them finds them reset on replay)",
+		         (unsigned long long)q->pool, (int)q->type, q->nwritten);
+		return;
+	}
+	for (i = 0; i < q->count; i++) {
+		sbt_vk_args_vkCmdWriteTimestamp wt = { cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, i };
+		if (q->written[i])
+			vkl_snap_put(SBT_VK_CMD_vkCmdWriteTimestamp, &wt);
+	}
+}
+
 /* One device's memory copies, image layouts and contents, fences,
  * semaphores and acquires, through calls with the snapshot's own pool and
  * command buffer.  Its one command buffer: the staged memory's buffer
@@ -2255,6 +2571,7 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 	uint64_t *staged = NULL; /* per staged memory: dst buffer, staging buffer, its memory */
 	uint64_t *istaged = NULL; /* per copied image: staging buffer, its memory */
 	uint32_t nbars = 0, nafter = 0, nsems = 0, nstaged = 0, ncopies = 0, fence_submits = 0;
+	uint32_t nqueries = 0;
 	size_t i, k;
 	VkQueue queue;
 	for (i = 0; i < s->nimages; i++) {
@@ -2269,8 +2586,10 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 		nsems += s->syncs[i].device == dev && s->syncs[i].type == VK_OBJECT_TYPE_SEMAPHORE;
 	for (i = 0; i < s->nstaged; i++)
 		nstaged += s->staged[i].device == dev;
+	for (i = 0; i < s->nqueries; i++)
+		nqueries += s->queries[i].device == dev;
 	if (!q) {
-		if (nbars || nsems)
+		if (nbars || nsems || nqueries)
 			CAP_WARN("Vulkan snapshot: VkDevice 0x%llx has no queue the layer saw: image "
 			         "layouts and semaphore states are left out of the snapshot",
 			         (unsigned long long)dev);
@@ -2307,7 +2626,7 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 		if (s->syncs[i].device == dev && s->syncs[i].type == VK_OBJECT_TYPE_SEMAPHORE &&
 		    !s->syncs[i].timeline)
 			sems[nsems++] = (VkSemaphore)(uintptr_t)s->syncs[i].handle;
-	if (nbars || nsems || nstaged) {
+	if (nbars || nsems || nstaged || nqueries) {
 		VkCommandPool pool = (VkCommandPool)(uintptr_t)(*next_handle)++;
 		VkCommandBuffer cb = (VkCommandBuffer)(uintptr_t)(*next_handle)++;
 		VkCommandPoolCreateInfo pci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL, 0,
@@ -2372,6 +2691,9 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 				k += 2;
 			}
 		vkl_snap_put(SBT_VK_CMD_vkBeginCommandBuffer, &bcb);
+		for (i = 0; i < s->nqueries; i++)
+			if (s->queries[i].device == dev)
+				vkl_snap_queries(cb, &s->queries[i]);
 		for (i = k = 0; i < s->nstaged; i++) {
 			VkBufferCopy region = { 0, 0, s->staged[i].size };
 			sbt_vk_args_vkCmdCopyBuffer cc = { cb, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &region };
@@ -2515,16 +2837,52 @@ static void vkl_snap_destroy(const vkl_trim_rec *r)
 		vkl_snap_put(SBT_VK_CMD_vkDestroySampler, &a);
 		break;
 	}
+	case VK_OBJECT_TYPE_IMAGE_VIEW: {
+		sbt_vk_args_vkDestroyImageView a = { device, (VkImageView)(uintptr_t)r->handle, NULL };
+		vkl_snap_put(SBT_VK_CMD_vkDestroyImageView, &a);
+		break;
+	}
+	case VK_OBJECT_TYPE_IMAGE: {
+		sbt_vk_args_vkDestroyImage a = { device, (VkImage)(uintptr_t)r->handle, NULL };
+		vkl_snap_put(SBT_VK_CMD_vkDestroyImage, &a);
+		break;
+	}
+	case VK_OBJECT_TYPE_DEVICE_MEMORY: {
+		sbt_vk_args_vkFreeMemory a = { device, (VkDeviceMemory)(uintptr_t)r->handle, NULL };
+		vkl_snap_put(SBT_VK_CMD_vkFreeMemory, &a);
+		break;
+	}
 	default:
 		break;
 	}
+}
+
+/* A live object whose creation the snapshot leaves out: its destroy in
+ * the window is not recorded either.  1 when newly marked. */
+static int vkl_snap_left_out(const vkl_snap_item *it)
+{
+	void *lk;
+	int marked = 0;
+	vkl_object *o = vkl_objects_lock(it->otype, it->obj, &lk);
+	if (o && o->trim && !o->trim->left_out) {
+		o->trim->left_out = 1;
+		marked = 1;
+	}
+	vkl_objects_unlock(lk);
+	if (marked) {
+		atomic_fetch_add(&vkl_trim.left_out, 1);
+		CAP_INFO("Vulkan snapshot: object 0x%llx (type %d) is left out; a destroy of it in "
+		         "a window is not recorded", (unsigned long long)it->obj, (int)it->otype);
+	}
+	return marked;
 }
 
 static void vkl_trim_snapshot(void)
 {
 	vkl_snap s;
 	vkl_snap_check ck;
-	size_t i, nw = 0, ncmds = 0, nrec, nlayouts = 0, ncopied = 0;
+	size_t i, nw = 0, ncmds = 0, nrec, nlayouts = 0, ncopied = 0, nleft = 0;
+	int ok = 1;
 	uint64_t next_handle = VKL_TRIM_HANDLE_BASE + 1, mem_bytes = 0;
 	vkl_trim_tls *th;
 	memset(&s, 0, sizeof(s));
@@ -2561,12 +2919,19 @@ static void vkl_trim_snapshot(void)
 			ncmds += vkl_snap_write_cb(&ck, it);
 			continue;
 		}
-		if (i > 0 && s.items[i - 1].rec == it->rec)
-			continue; /* kept by several objects */
-		if (!vkl_snap_valid(&ck, it->rec->type, it->rec->data, it->rec->len)) {
+		if (i > 0 && s.items[i - 1].rec == it->rec) {
+			/* kept by several objects: written once */
+			if (!ok && it->creates)
+				nleft += vkl_snap_left_out(it);
+			continue;
+		}
+		ok = vkl_snap_valid(&ck, it->rec->type, it->rec->data, it->rec->len);
+		if (!ok) {
 			CAP_INFO("Vulkan snapshot: a %s is left out: it names object 0x%llx (type %d), "
 			         "destroyed since", vkl_snap_type_name(it->rec->type),
 			         (unsigned long long)ck.bad, (int)ck.bad_type);
+			if (it->creates)
+				nleft += vkl_snap_left_out(it);
 			continue;
 		}
 		cap_record(it->rec->type, 0, it->rec->data, it->rec->len);
@@ -2633,17 +2998,23 @@ static void vkl_trim_snapshot(void)
 	for (i = 0; i < s.ndevices; i++)
 		vkl_snap_device(&s, s.devices[i], &next_handle);
 
-	/* objects recreated for others only, newest first */
+	/* objects recreated for others only, newest first, memory last (after
+	 * the images bound to it) */
 	for (i = ck.nzombies; i-- > 0;)
-		vkl_snap_destroy(ck.zombies[i]);
+		if (ck.zombies[i]->otype != VK_OBJECT_TYPE_DEVICE_MEMORY)
+			vkl_snap_destroy(ck.zombies[i]);
+	for (i = ck.nzombies; i-- > 0;)
+		if (ck.zombies[i]->otype == VK_OBJECT_TYPE_DEVICE_MEMORY)
+			vkl_snap_destroy(ck.zombies[i]);
 	free(ck.zombies);
 	for (i = 0; i < s.nimages; i++) {
 		nlayouts += vkl_snap_image_moves(&s.images[i]);
 		ncopied += s.images[i].bytes != NULL;
 	}
 	CAP_INFO("Vulkan snapshot: %zu calls, %zu command buffer calls, %llu bytes "
-	         "of memory, %zu image layouts, %zu images copied",
-	         nrec, ncmds, (unsigned long long)mem_bytes, nlayouts, ncopied);
+	         "of memory, %zu image layouts, %zu images copied, %zu objects recreated for "
+	         "others, %zu live objects not recreated",
+	         nrec, ncmds, (unsigned long long)mem_bytes, nlayouts, ncopied, ck.nzombies, nleft);
 
 	for (i = 0; i < s.nitems; i++) {
 		vkl_trim_rec_release(s.items[i].rec);
@@ -2662,5 +3033,8 @@ static void vkl_trim_snapshot(void)
 	for (i = 0; i < s.nstaged; i++)
 		free(s.staged[i].bytes);
 	free(s.staged);
+	for (i = 0; i < s.nqueries; i++)
+		free(s.queries[i].written);
+	free(s.queries);
 	atomic_store(&vkl_trim_g.snapping, 0);
 }

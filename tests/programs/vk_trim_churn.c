@@ -19,17 +19,224 @@
  * round before: a window opening mid-run must start from the counter's
  * value), after it the counter must read r + 1.
  *
- * usage: vk_trim_churn [--rounds R] [--size N] [--timeline]
+ * With --orphans: objects that outlive what they were created from, made
+ * before the rounds: a framebuffer whose image view, image, the image's
+ * memory and render pass are destroyed right after it is made, and a
+ * texel buffer view whose buffer (and its memory) is destroyed; both are
+ * destroyed at the start of round R - 4 (inside a window of the last
+ * rounds: a trimmed capture must recreate what the framebuffer needs, or
+ * at least not record the destroy of an object its snapshot left out).
+ *
+ * With --secondary: a 16x16 R32_UINT image whose upload (barrier from
+ * UNDEFINED, copy, barrier to TRANSFER_SRC_OPTIMAL) is recorded in a
+ * secondary command buffer, which a primary executes in round 0's submit;
+ * every later round's submit also copies the image (in
+ * TRANSFER_SRC_OPTIMAL) into a host-visible buffer the host zeroes before,
+ * and checks and hashes it (a snapshot must know the layout the secondary
+ * left).
+ *
+ * With --timestamps: round 0's submit also writes two timestamp queries
+ * (reset, top of pipe, bottom of pipe); every later round reads them from
+ * the host (vkGetQueryPoolResults, waiting) and checks the second is not
+ * before the first: results written before a window, read inside it.
+ *
+ * usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]
+ *                      [--secondary] [--timestamps]
  * Prints one line: rounds, size and the XXH3-64 hash of every result word.
  */
 #include "tests/programs/vk_prog.h"
 
 static void vkt_usage(FILE *f)
 {
-	fprintf(f, "usage: vk_trim_churn [--rounds R] [--size N] [--timeline]\n"
-	           "  --rounds R  rounds, one submit and fence wait each (1..10000, default 12)\n"
-	           "  --size N    words per round (64..1048576, default 1024)\n"
-	           "  --timeline  a timeline semaphore counts the rounds (Vulkan 1.2)\n");
+	fprintf(f, "usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]\n"
+	           "                     [--secondary] [--timestamps]\n"
+	           "  --rounds R   rounds, one submit and fence wait each (1..10000, default 12)\n"
+	           "  --size N     words per round (64..1048576, default 1024)\n"
+	           "  --timeline   a timeline semaphore counts the rounds (Vulkan 1.2)\n"
+	           "  --orphans    a framebuffer and a buffer view outlive what they were made\n"
+	           "               from; destroyed in round R - 4\n"
+	           "  --secondary  an image uploaded by a secondary command buffer, read back\n"
+	           "               every round\n"
+	           "  --timestamps two timestamps written in round 0, read every later round\n");
+}
+
+#define VKT_IW 16u /* --secondary's image: VKT_IW x VKT_IW R32_UINT */
+
+/* --orphans: a framebuffer whose view, image, memory and render pass are
+ * destroyed, and a texel buffer view whose buffer is; returned live. */
+static void vkt_orphans(const vkp_ctx *c, VkFramebuffer *fb_out, VkBufferView *bv_out)
+{
+	VkImageCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO };
+	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
+	VkImageViewCreateInfo vci = { .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO };
+	VkAttachmentDescription ad = { 0 };
+	VkAttachmentReference ar = { 0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL };
+	VkSubpassDescription sd = { 0 };
+	VkRenderPassCreateInfo rci = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO };
+	VkFramebufferCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO };
+	VkBufferViewCreateInfo bvci = { .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO };
+	VkMemoryRequirements req;
+	VkRenderPass rp;
+	VkImage img;
+	VkDeviceMemory mem;
+	VkImageView view;
+	vkp_buffer tb;
+
+	ad.format = VK_FORMAT_R8G8B8A8_UNORM;
+	ad.samples = VK_SAMPLE_COUNT_1_BIT;
+	ad.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+	ad.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+	ad.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+	ad.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+	ad.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+	ad.finalLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+	sd.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+	sd.colorAttachmentCount = 1;
+	sd.pColorAttachments = &ar;
+	rci.attachmentCount = 1;
+	rci.pAttachments = &ad;
+	rci.subpassCount = 1;
+	rci.pSubpasses = &sd;
+	VKP_CHECK(c, vkCreateRenderPass(c->device, &rci, NULL, &rp));
+
+	ici.imageType = VK_IMAGE_TYPE_2D;
+	ici.format = VK_FORMAT_R8G8B8A8_UNORM;
+	ici.extent.width = ici.extent.height = 16;
+	ici.extent.depth = 1;
+	ici.mipLevels = ici.arrayLayers = 1;
+	ici.samples = VK_SAMPLE_COUNT_1_BIT;
+	ici.tiling = VK_IMAGE_TILING_OPTIMAL;
+	ici.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+	ici.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+	ici.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+	VKP_CHECK(c, vkCreateImage(c->device, &ici, NULL, &img));
+	vkGetImageMemoryRequirements(c->device, img, &req);
+	mai.allocationSize = req.size;
+	mai.memoryTypeIndex = vkp_memory_type(c, req.memoryTypeBits, 0,
+	                                      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+	VKP_CHECK(c, vkAllocateMemory(c->device, &mai, NULL, &mem));
+	VKP_CHECK(c, vkBindImageMemory(c->device, img, mem, 0));
+	vci.image = img;
+	vci.viewType = VK_IMAGE_VIEW_TYPE_2D;
+	vci.format = ici.format;
+	vci.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+	vci.subresourceRange.levelCount = vci.subresourceRange.layerCount = 1;
+	VKP_CHECK(c, vkCreateImageView(c->device, &vci, NULL, &view));
+	fci.renderPass = rp;
+	fci.attachmentCount = 1;
+	fci.pAttachments = &view;
+	fci.width = fci.height = 16;
+	fci.layers = 1;
+	VKP_CHECK(c, vkCreateFramebuffer(c->device, &fci, NULL, fb_out));
+	/* the framebuffer outlives all four */
+	vkDestroyImageView(c->device, view, NULL);
+	vkDestroyImage(c->device, img, NULL);
+	vkFreeMemory(c->device, mem, NULL);
+	vkDestroyRenderPass(c->device, rp, NULL);
+
+	vkp_buffer_create(c, &tb, 256, VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT, 0, 0, 0);
+	bvci.buffer = tb.buf;
+	bvci.format = VK_FORMAT_R32_UINT;
+	bvci.range = VK_WHOLE_SIZE;
+	VKP_CHECK(c, vkCreateBufferView(c->device, &bvci, NULL, bv_out));
+	vkp_buffer_destroy(c, &tb); /* the view outlives its buffer */
+}
+
+/* A barrier of the whole colour image between two layouts. */
+static void vkt_image_barrier(VkCommandBuffer cb, VkImage img, VkImageLayout from,
+                              VkImageLayout to, VkAccessFlags src, VkAccessFlags dst)
+{
+	VkImageMemoryBarrier b = { .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER };
+	b.srcAccessMask = src;
+	b.dstAccessMask = dst;
+	b.oldLayout = from;
+	b.newLayout = to;
+	b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	b.image = img;
+	b.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+	b.subresourceRange.levelCount = b.subresourceRange.layerCount = 1;
+	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+	                     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+/* The word at texel i of --secondary's image. */
+static uint32_t vkt_texel(uint32_t i)
+{
+	return vkp_compute_input(i, 7777);
+}
+
+/* --secondary: the image, uploaded by a secondary command buffer that the
+ * returned primary executes (*upload_out), and a primary copying it into
+ * `read` (*read_out).  `src` holds the upload's bytes. */
+static VkImage vkt_secondary(const vkp_ctx *c, VkCommandPool pool, const vkp_buffer *src,
+                             const vkp_buffer *read, VkDeviceMemory *mem_out,
+                             VkCommandBuffer *sec_out, VkCommandBuffer *upload_out,
+                             VkCommandBuffer *read_out)
+{
+	VkImageCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO };
+	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
+	VkCommandBufferAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
+	VkCommandBufferInheritanceInfo ii = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO
+	};
+	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+	VkBufferImageCopy region = { 0 };
+	VkMemoryRequirements req;
+	VkCommandBuffer prim[2];
+	VkImage img;
+
+	ici.imageType = VK_IMAGE_TYPE_2D;
+	ici.format = VK_FORMAT_R32_UINT;
+	ici.extent.width = ici.extent.height = VKT_IW;
+	ici.extent.depth = 1;
+	ici.mipLevels = ici.arrayLayers = 1;
+	ici.samples = VK_SAMPLE_COUNT_1_BIT;
+	ici.tiling = VK_IMAGE_TILING_OPTIMAL;
+	ici.usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+	ici.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+	ici.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+	VKP_CHECK(c, vkCreateImage(c->device, &ici, NULL, &img));
+	vkGetImageMemoryRequirements(c->device, img, &req);
+	mai.allocationSize = req.size;
+	mai.memoryTypeIndex = vkp_memory_type(c, req.memoryTypeBits, 0,
+	                                      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+	VKP_CHECK(c, vkAllocateMemory(c->device, &mai, NULL, mem_out));
+	VKP_CHECK(c, vkBindImageMemory(c->device, img, *mem_out, 0));
+
+	region.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+	region.imageSubresource.layerCount = 1;
+	region.imageExtent.width = region.imageExtent.height = VKT_IW;
+	region.imageExtent.depth = 1;
+
+	ai.commandPool = pool;
+	ai.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+	ai.commandBufferCount = 1;
+	VKP_CHECK(c, vkAllocateCommandBuffers(c->device, &ai, sec_out));
+	bi.pInheritanceInfo = &ii;
+	VKP_CHECK(c, vkBeginCommandBuffer(*sec_out, &bi));
+	vkt_image_barrier(*sec_out, img, VK_IMAGE_LAYOUT_UNDEFINED,
+	                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, VK_ACCESS_TRANSFER_WRITE_BIT);
+	vkCmdCopyBufferToImage(*sec_out, src->buf, img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+	                       &region);
+	vkt_image_barrier(*sec_out, img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+	                  VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_TRANSFER_WRITE_BIT,
+	                  VK_ACCESS_TRANSFER_READ_BIT);
+	VKP_CHECK(c, vkEndCommandBuffer(*sec_out));
+
+	ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+	ai.commandBufferCount = 2;
+	VKP_CHECK(c, vkAllocateCommandBuffers(c->device, &ai, prim));
+	bi.pInheritanceInfo = NULL;
+	VKP_CHECK(c, vkBeginCommandBuffer(prim[0], &bi));
+	vkCmdExecuteCommands(prim[0], 1, sec_out);
+	VKP_CHECK(c, vkEndCommandBuffer(prim[0]));
+	VKP_CHECK(c, vkBeginCommandBuffer(prim[1], &bi));
+	vkCmdCopyImageToBuffer(prim[1], img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, read->buf, 1,
+	                       &region);
+	VKP_CHECK(c, vkEndCommandBuffer(prim[1]));
+	*upload_out = prim[0];
+	*read_out = prim[1];
+	return img;
 }
 
 /* A host-visible input buffer filled with round r's inputs. */
@@ -68,7 +275,17 @@ int main(int argc, char **argv)
 	VkCommandBuffer cbs[2]; /* 0: recorded once, 1: recorded in odd rounds */
 	VkFence fence;
 	VkSemaphore timeline = VK_NULL_HANDLE;
-	int use_timeline = 0;
+	int use_timeline = 0, orphans = 0, secondary = 0, timestamps = 0;
+	VkQueryPool qpool = VK_NULL_HANDLE;
+	VkCommandBuffer ts_cb = VK_NULL_HANDLE;
+	VkFramebuffer orphan_fb = VK_NULL_HANDLE;
+	VkBufferView orphan_bv = VK_NULL_HANDLE;
+	uint32_t orphan_round = 0;
+	vkp_buffer img_src, img_read;
+	VkImage img = VK_NULL_HANDLE;
+	VkDeviceMemory img_mem = VK_NULL_HANDLE;
+	VkCommandBuffer img_sec = VK_NULL_HANDLE, img_upload = VK_NULL_HANDLE,
+	                img_readcb = VK_NULL_HANDLE;
 	XXH3_state_t *hs;
 	uint64_t hash;
 
@@ -82,6 +299,12 @@ int main(int argc, char **argv)
 			                     1u << 20);
 		} else if (!strcmp(argv[i], "--timeline")) {
 			use_timeline = 1;
+		} else if (!strcmp(argv[i], "--orphans")) {
+			orphans = 1;
+		} else if (!strcmp(argv[i], "--secondary")) {
+			secondary = 1;
+		} else if (!strcmp(argv[i], "--timestamps")) {
+			timestamps = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			vkt_usage(stdout);
 			return 0;
@@ -140,6 +363,39 @@ int main(int argc, char **argv)
 	VKP_CHECK(&c, vkEndCommandBuffer(cbs[0]));
 	fci.flags = VK_FENCE_CREATE_SIGNALED_BIT;
 	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fence));
+	if (orphans) {
+		vkt_orphans(&c, &orphan_fb, &orphan_bv);
+		orphan_round = rounds > 4 ? rounds - 4 : 0;
+	}
+	if (secondary) {
+		uint32_t *w;
+		vkp_buffer_create(&c, &img_src, VKT_IW * VKT_IW * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+		                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+		                  0, 1);
+		vkp_buffer_create(&c, &img_read, VKT_IW * VKT_IW * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+		                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+		                  0, 1);
+		w = img_src.map;
+		for (i = 0; i < VKT_IW * VKT_IW; i++)
+			w[i] = vkt_texel(i);
+		img = vkt_secondary(&c, cpool, &img_src, &img_read, &img_mem, &img_sec, &img_upload,
+		                    &img_readcb);
+	}
+	if (timestamps) {
+		VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO };
+		qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+		qci.queryCount = 2;
+		VKP_CHECK(&c, vkCreateQueryPool(c.device, &qci, NULL, &qpool));
+		cbai.commandBufferCount = 1;
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &ts_cb));
+		VKP_CHECK(&c, vkBeginCommandBuffer(ts_cb, &bi));
+		vkCmdResetQueryPool(ts_cb, qpool, 0, 2);
+		vkCmdWriteTimestamp(ts_cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qpool, 0);
+		vkCmdWriteTimestamp(ts_cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qpool, 1);
+		VKP_CHECK(&c, vkEndCommandBuffer(ts_cb));
+	}
 
 	hs = XXH3_createState();
 	if (!hs || XXH3_64bits_reset(hs) != XXH_OK)
@@ -152,7 +408,14 @@ int main(int argc, char **argv)
 		uint32_t *pw = params.map;
 		int odd = r % 2;
 
+		VkCommandBuffer subs[3];
 		VKP_CHECK(&c, vkResetFences(c.device, 1, &fence));
+		if (orphans && r == orphan_round) {
+			vkDestroyFramebuffer(c.device, orphan_fb, NULL);
+			vkDestroyBufferView(c.device, orphan_bv, NULL);
+		}
+		if (secondary && r > 0)
+			memset(img_read.map, 0, VKT_IW * VKT_IW * 4);
 		/* a new input buffer; the set's update that named the previous
 		 * one names a destroyed buffer from now on */
 		vkt_inputs(&c, cur, size, r);
@@ -170,6 +433,19 @@ int main(int argc, char **argv)
 		}
 		si.commandBufferCount = 1;
 		si.pCommandBuffers = &cbs[odd];
+		if (secondary) {
+			/* round 0: the upload first; later rounds: the read after */
+			subs[0] = r == 0 ? img_upload : cbs[odd];
+			subs[1] = r == 0 ? cbs[odd] : img_readcb;
+			si.commandBufferCount = 2;
+			si.pCommandBuffers = subs;
+		}
+		if (timestamps && r == 0) {
+			if (si.commandBufferCount == 1)
+				subs[0] = cbs[odd];
+			subs[si.commandBufferCount++] = ts_cb;
+			si.pCommandBuffers = subs;
+		}
 		if (use_timeline) {
 			/* round r - 1 left the counter at r: wait for it from the host,
 			 * and have this submit move it to r + 1 */
@@ -204,12 +480,39 @@ int main(int argc, char **argv)
 		}
 		if (XXH3_64bits_update(hs, y, (size_t)size * 4) != XXH_OK)
 			vkp_die(&c, "hash update failed");
+		if (timestamps && r > 0) {
+			uint64_t ts[2] = { 0, 0 };
+			VKP_CHECK(&c, vkGetQueryPoolResults(c.device, qpool, 0, 2, sizeof(ts), ts,
+			                                    sizeof(ts[0]),
+			                                    VK_QUERY_RESULT_64_BIT |
+			                                        VK_QUERY_RESULT_WAIT_BIT));
+			if (ts[1] < ts[0])
+				vkp_die(&c, "round %u: timestamp 1 (%llu) is before timestamp 0 (%llu)",
+				        (unsigned)r, (unsigned long long)ts[1], (unsigned long long)ts[0]);
+		}
+		if (secondary && r > 0) {
+			const uint32_t *t = img_read.map;
+			for (i = 0; i < VKT_IW * VKT_IW; i++)
+				if (t[i] != vkt_texel(i))
+					vkp_die(&c, "round %u: image texel %u is 0x%08x, expected 0x%08x",
+					        (unsigned)r, (unsigned)i, t[i], vkt_texel(i));
+			if (XXH3_64bits_update(hs, t, VKT_IW * VKT_IW * 4) != XXH_OK)
+				vkp_die(&c, "hash update failed");
+		}
 	}
 	hash = XXH3_64bits_digest(hs);
 	printf("vk_trim_churn: rounds %u size %u hash 0x%016llx\n", (unsigned)rounds,
 	       (unsigned)size, (unsigned long long)hash);
 
 	XXH3_freeState(hs);
+	if (qpool)
+		vkDestroyQueryPool(c.device, qpool, NULL);
+	if (secondary) {
+		vkDestroyImage(c.device, img, NULL);
+		vkFreeMemory(c.device, img_mem, NULL);
+		vkp_buffer_destroy(&c, &img_read);
+		vkp_buffer_destroy(&c, &img_src);
+	}
 	if (timeline)
 		vkDestroySemaphore(c.device, timeline, NULL);
 	vkDestroyFence(c.device, fence, NULL);
