@@ -50,8 +50,7 @@ typedef struct tsi_opts {
 
 static void tsi_usage(FILE *f)
 {
-	fputs("usage: tsinfo [--dump [--json] [--stacks] [--range A:B] [--elements N]] [--salvage]\n"
-	      "              TRACE\n"
+	fputs("usage: tsinfo [--dump [--json] [--stacks] [--range A:B] [--elements N]] TRACE\n"
 	      "       tsinfo --json | --verify | --chunks | --memory [--json] TRACE\n"
 	      "       tsinfo --extract DIR TRACE\n"
 	      "\n"
@@ -65,16 +64,14 @@ static void tsi_usage(FILE *f)
 	      "  --json        JSON: with --dump one object per line, else the summary\n"
 	      "  --stacks      with each record, its host call stack (implies --dump)\n"
 	      "  --range A:B   only records with A <= seq < B, A: and :B (implies --dump)\n"
-	      "  --elements N  elements shown of each array in --dump (\"all\"; default 8,\n"
-	      "                with --json all)\n"
+	      "  --elements N  array elements shown by --dump, or all (default 8; JSON all)\n"
 	      "  --verify      check every chunk's checksum and read every record;\n"
 	      "                exit 0 if intact, 1 naming each damaged offset\n"
 	      "  --chunks      one line per chunk: offset, type, codec, sizes, entries\n"
 	      "  --memory      memory over time per device and kind, peak, leaks, stacks\n"
 	      "  --extract DIR shaders, module images, uploads as files, DIR/index.json\n"
 	      "  --salvage     skip past corrupt chunks instead of stopping there\n"
-	      "  -h, --help    this text\n"
-	      "  --version     the TraceSmith version\n"
+	      "  -h, --help    this text;  --version  the TraceSmith version\n"
 	      "\n"
 	      "Exit: 0 ok (a torn tail is a warning), 1 unreadable or damaged, 2 usage.\n",
 	      f);
