@@ -11,8 +11,8 @@ over vk.xml and writes their outputs (scripts/regen.sh, make regen).
 Each module in MODULES has generate(reg) -> {repo-relative path: text}; the
 registry model (vkxml.load) is built once and shared.  Files are rewritten
 only when their text changes, so regenerating an unchanged tree touches
-nothing.  The modules are not programs of their own (run alone, each says
-to run gen.py).
+nothing.  The modules are not programs of their own: run alone, the
+generator modules and vkxml exit non-zero saying to run gen.py.
 
   codec    serializer/generated/sbt_vk_codec.h, sbt_vk_codec_internal.h,
            sbt_vk_codec.c, sbt_vk_dump.c, sbt_vk_ignored.h, sbt_vk_selftest.c
@@ -35,6 +35,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import overrides  # noqa: E402
 import vkxml  # noqa: E402
 
 # The generator modules, in the order they run (see the docstring for what
@@ -45,9 +46,9 @@ MODULES = ["codec", "refs", "layer", "replay", "formats"]
 def print_overrides():
     """Each exception list of overrides.py (a module-level dict, list,
     tuple or set named in capitals) and its number of entries."""
-    import overrides
     for name, value in vars(overrides).items():
-        if name.isupper() and not name.startswith("_") and isinstance(value, (dict, list, tuple, set, frozenset)):
+        if name.isupper() and not name.startswith("_") and \
+                isinstance(value, (dict, list, tuple, set, frozenset)):
             print("%-34s %4d" % (name, len(value)))
 
 
