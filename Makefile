@@ -55,7 +55,11 @@ LDLIBS_BASE := -llz4 -lxxhash -lunwind -ldl -lpthread -lm
 LDLIBS_ALL := $(LDLIBS_BASE) -lvulkan -lxcb -lpng -lSPIRV-Tools -lstdc++
 LDFLAGS_ALL := $(SAN) -pthread -Wl,--as-needed $(LDFLAGS)
 
-SBT_SRC  := $(wildcard serializer/*.c serializer/generated/*.c)
+# The codec's round-trip self-test (generated) and its driver are test code:
+# not in libtssbt.a or libtracesmith.so; libtstestsupport.a carries them to
+# the tests that call sbt_vk_selftest_run.
+SBT_SELFTEST_SRC := serializer/generated/sbt_vk_selftest.c serializer/sbt_vk_selftest_support.c
+SBT_SRC  := $(filter-out $(SBT_SELFTEST_SRC),$(wildcard serializer/*.c serializer/generated/*.c))
 CAP_SRC  := $(wildcard capture/*.c capture/generated/*.c)
 RP_SRC   := $(wildcard replayer/*.c replayer/generated/*.c replayer/vulkan/*.c) \
             $(if $(HAVE_CUDA),$(wildcard replayer/cuda/*.c))
@@ -127,7 +131,7 @@ $(BUILD)/obj/%.o: %.c
 $(LIB_SBT): $(call obj,$(SBT_SRC))
 $(LIB_CAP): $(call obj,$(CAP_SRC))
 $(LIB_RP):  $(call obj,$(RP_SRC))
-$(LIB_SUP): $(call obj,$(SUP_SRC))
+$(LIB_SUP): $(call obj,$(SUP_SRC) $(SBT_SELFTEST_SRC))
 $(LIB_EMU): $(call obj,$(EMU_SRC))
 $(BUILD)/lib/%.a:
 	@mkdir -p $(dir $@)

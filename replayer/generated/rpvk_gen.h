@@ -637,7 +637,7 @@ int rpvk_cmd_resources(enum sbt_vk_cmd cmd, const void *args,
                        int (*fn)(void *ctx, VkObjectType type, uint64_t live), void *ctx);
 
 /* Hand-written overrides (replayer/vulkan/), listed in
- * scripts/vkgen/replay.py REPLAY_HANDWRITTEN. */
+ * scripts/vkgen/overrides.py REPLAY_HANDWRITTEN. */
 rp_status rpvk_o_vkCreateInstance(rpvk *r, void *args);
 rp_status rpvk_o_vkDestroyInstance(rpvk *r, void *args);
 rp_status rpvk_o_vkEnumeratePhysicalDevices(rpvk *r, void *args);

@@ -6,8 +6,9 @@
  * rpvk_map, and calls the live function: the generated glue
  * (replayer/generated/rpvk_gen.c) for most commands, the hand-written
  * overrides of rpvk_instance.c, rpvk_memory.c and rpvk_swapchain.c (listed
- * in scripts/vkgen/replay.py) for the rest.  Created handles are bound
- * captured -> live after the call; destroyed ones are forgotten.
+ * in scripts/vkgen/overrides.py, REPLAY_HANDWRITTEN) for the rest.  Created
+ * handles are bound captured -> live after the call; destroyed ones are
+ * forgotten.
  *
  * Everything lives in one rpvk, created by open and reused across runs
  * (reset destroys the live objects and clears the maps).  Single-threaded:

@@ -1,12 +1,22 @@
 """codec - generates the Vulkan call codec from the vk.xml model.
 
+A module of gen.py (generate(reg) -> {path: text}), not a program of its
+own: python3 scripts/vkgen/gen.py (make regen) writes its outputs.
+
 Outputs (all under serializer/generated/, all deterministic):
-  sbt_vk_codec.h     enum sbt_vk_cmd, per-command argument structs, typed
-                     encoders, and (under SBT_VK_CODEC_INTERNAL) the
-                     per-struct functions the other generated files share
-  sbt_vk_codec.c     encoders, decoders, pNext chains, unions, tables
-  sbt_vk_dump.c      text formatting for tsinfo --dump
-  sbt_vk_selftest.c  fill / encode / decode / compare of every struct and command
+  sbt_vk_codec.h           enum sbt_vk_cmd, per-command argument structs,
+                           typed encoders
+  sbt_vk_codec_internal.h  the per-struct functions the other generated
+                           files share (not for other modules)
+  sbt_vk_codec.c           encoders, decoders, pNext chains, unions, tables
+  sbt_vk_dump.c            text formatting for tsinfo --dump
+  sbt_vk_ignored.h         the ignored-member rules (overrides.IGNORED_MEMBERS)
+                           as a table and as predicates
+  sbt_vk_selftest.c        fill / encode / decode / compare of every struct
+                           and command (linked into the round-trip test
+                           only, never into a library)
+
+What vk.xml alone does not say comes from overrides.py (imported as ov).
 
 Analysis first (Codec.__init__): every command and struct gets a Kind for
 each member, or a reason why it is not carried.  Generation then walks the
@@ -15,6 +25,7 @@ so the five cannot disagree about a member.
 """
 
 import re
+import sys
 
 import overrides as ov
 
@@ -652,18 +663,8 @@ PTR_KINDS = ("str", "bytes", "tbytes", "strarr", "single", "array", "ptrarr", "p
 # array absent when it is ignored, are honoured; otherwise their handles and
 # pointers are not judged here.
 
-# Arrays whose specification lets them be NULL while their count is not 0,
-# although vk.xml does not mark them optional= (they are noautovalidity=).
-DECODE_ABSENT_OK = {
-    ("vkCmdBeginTransformFeedbackEXT", "pCounterBuffers"):
-        "\"If pCounterBuffers is NULL, then transform feedback will start capturing "
-        "vertex data to byte offset zero in all bound transform feedback buffers.\"",
-    ("vkCmdEndTransformFeedbackEXT", "pCounterBuffers"):
-        "\"pCounterBuffers is NULL or a pointer to an array of VkBuffer handles\"",
-    ("VkImageCompressionControlEXT", "pFixedRateFlags"):
-        "\"If flags is VK_IMAGE_COMPRESSION_FIXED_RATE_EXPLICIT_EXT, pFixedRateFlags "
-        "must not be NULL\" (only then)",
-}
+# Arrays the specification lets be NULL while their count is not 0:
+# overrides.DECODE_ABSENT_OK.
 
 _ALTLEN_DIV = re.compile(r"^\s*([A-Za-z_]\w*)\s*/\s*(\d+)\s*$")
 
@@ -707,14 +708,14 @@ def _req_pointer(cx, k, owner):
 def _absent_refused(cx, k, owner):
     """C condition, over s->, under which k's array being absent is refused,
     or None: an input array whose count is not 0 (and is known when it is
-    decoded), unless optional=, DECODE_ABSENT_OK or an ignored-member rule
+    decoded), unless optional=, overrides.DECODE_ABSENT_OK or an ignored-member rule
     over members decoded before it says it may be."""
     m = k.m
     if m is None or k.inflag == "0" or k.out or not k.check or m.is_optional(0) or k.ign_par:
         return None
     if not (m.const_levels and m.const_levels[0]):
         return None
-    if (cx._canon(owner), m.name) in DECODE_ABSENT_OK:
+    if (cx._canon(owner), m.name) in ov.DECODE_ABSENT_OK:
         return None
     cond = _and(_inflag(cx, k, owner), "(%s) != 0" % k.check)
     if k.ign_rule:
@@ -840,7 +841,7 @@ class Emit:
                     return ["sbt_vk_pr_flags(pr, \"%s\", sbt_vk_fl_%s, SBT_VK_FL_%s, (uint64_t)(%s));"
                             % (key, bits, bits, lv)]
                 return ["sbt_vk_pr_x(pr, \"%s\", (uint64_t)(%s));" % (key, lv)]
-            if key == "apiVersion" and el.bits == 32:
+            if key in ov.DUMP_VERSION_MEMBERS and el.bits == 32:
                 return ["sbt_vk_pr_ver(pr, \"%s\", (uint32_t)(%s));" % (key, lv)]
             return ["sbt_vk_pr_u(pr, \"%s\", (uint64_t)(%s));" % (key, lv)]
         if k == "i":
@@ -2195,3 +2196,8 @@ def generate(reg):
 def summary(reg):
     cx = Codec(reg)
     return cx
+
+
+if __name__ == "__main__":
+    sys.exit("codec.py is a module of scripts/vkgen/gen.py: run python3 scripts/vkgen/gen.py "
+             "(make regen)")

@@ -154,3 +154,8 @@ def generate(reg):
         "serializer/generated/sbt_vk_formats.h": gen_header(reg),
         "serializer/generated/sbt_vk_formats.c": gen_source(reg),
     }
+
+
+if __name__ == "__main__":
+    sys.exit("formats.py is a module of scripts/vkgen/gen.py: run python3 scripts/vkgen/gen.py "
+             "(make regen)")

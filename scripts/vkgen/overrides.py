@@ -1,8 +1,11 @@
-"""overrides - the ONE list of hand-written exceptions to the Vulkan codec generator.
+"""overrides - the ONE list of hand-written exceptions to the Vulkan generators
+(codec.py, refs.py, layer.py, replay.py; gen.py runs them).
 
-Everything the generator does not derive from vk.xml alone is here, with the
-reason.  docs/vulkan-codec.md counts these lists; gen.py prints the counts.
-Any change here changes the generated code: run `make regen`.
+Everything the generators do not derive from vk.xml alone is here, with the
+reason; the modules refer to these lists and hold none of their own.
+docs/vulkan-codec.md counts these lists; `python3 scripts/vkgen/gen.py
+--overrides` prints the counts.  Any change here changes the generated code:
+run `make regen`.
 """
 
 # Window-system platforms whose headers are installed here (and which the
@@ -476,3 +479,183 @@ LAYER_ARG_FIXUPS = {
 # array of 0 elements differs from NULL (a count query).
 IGNORED_ZERO_COUNT_SPEC = ("Valid Usage (Implicit): \"If COUNT is not 0, P must be a "
                            "valid pointer to an array of COUNT ... values\"")
+
+
+# ---- the decoder and the dump (codec.py) ----------------------------------------
+
+# Arrays whose specification lets them be NULL while their count is not 0,
+# although vk.xml does not mark them optional= (they are noautovalidity=):
+# the decoder accepts them absent.  {(struct or command, member): the
+# specification's words}.
+DECODE_ABSENT_OK = {
+    ("vkCmdBeginTransformFeedbackEXT", "pCounterBuffers"):
+        "\"If pCounterBuffers is NULL, then transform feedback will start capturing "
+        "vertex data to byte offset zero in all bound transform feedback buffers.\"",
+    ("vkCmdEndTransformFeedbackEXT", "pCounterBuffers"):
+        "\"pCounterBuffers is NULL or a pointer to an array of VkBuffer handles\"",
+    ("VkImageCompressionControlEXT", "pFixedRateFlags"):
+        "\"If flags is VK_IMAGE_COMPRESSION_FIXED_RATE_EXPLICIT_EXT, pFixedRateFlags "
+        "must not be NULL\" (only then)",
+}
+
+# 32-bit members that tsinfo --dump prints as a version (major.minor.patch,
+# sbt_vk_pr_ver) rather than a number: vk.xml gives them the type uint32_t
+# only; the specification says they hold VK_MAKE_API_VERSION values.
+DUMP_VERSION_MEMBERS = ("apiVersion",)
+
+
+# ---- the handle walk (refs.py) --------------------------------------------------
+
+# Commands walked besides every vkCmd*: the begin (its inheritance info
+# names a framebuffer) and the submits (they name the command buffers).
+REFS_EXTRA = ("vkBeginCommandBuffer", "vkQueueSubmit", "vkQueueSubmit2", "vkQueueSubmit2KHR")
+
+# Handle types through which a command cannot reach memory the host maps:
+# not walked, so the recording path does not pay for them.  Every other
+# handle type is reported (the caller treats one it does not model as
+# reaching anything).  Shaders reach memory only through descriptors and
+# device addresses; the layer publishes memory that has device addresses
+# at every submission.
+REFS_NO_MEMORY = frozenset((
+    "VkInstance", "VkPhysicalDevice", "VkDevice", "VkQueue", "VkCommandPool",
+    "VkPipeline", "VkPipelineLayout", "VkPipelineCache", "VkShaderModule", "VkShaderEXT",
+    "VkRenderPass", "VkSampler", "VkSamplerYcbcrConversion", "VkDescriptorSetLayout",
+    "VkDescriptorPool", "VkDescriptorUpdateTemplate", "VkQueryPool", "VkEvent", "VkFence",
+    "VkSemaphore", "VkSwapchainKHR", "VkSurfaceKHR", "VkDisplayKHR", "VkDisplayModeKHR",
+    "VkDebugReportCallbackEXT", "VkDebugUtilsMessengerEXT", "VkValidationCacheEXT",
+    "VkPrivateDataSlot", "VkDeferredOperationKHR", "VkPerformanceConfigurationINTEL",
+    "VkIndirectCommandsLayoutNV", "VkVideoSessionParametersKHR",
+))
+
+
+# ---- the capture layer, continued (layer.py) ------------------------------------
+
+# Entry points vkl_procs offers whatever the next layer exposes
+# (VKL_PROC_ALWAYS): the proc-address queries, and the tool-properties and
+# device extension / layer enumerations, which the layer answers itself
+# (layers/vulkan/vkl_layer.c) even when the next layer lacks them.
+LAYER_PROC_ALWAYS = (
+    "vkGetInstanceProcAddr", "vkGetDeviceProcAddr",
+    "vkGetPhysicalDeviceToolProperties", "vkGetPhysicalDeviceToolPropertiesEXT",
+    "vkEnumerateDeviceExtensionProperties", "vkEnumerateDeviceLayerProperties",
+)
+
+# Commands whose created handles belong to another object than vk.xml's
+# parent= says: {command: the parameter that owns them}.  Swapchain images
+# (parent= VkDevice) end with their swapchain, so the live-object table
+# files them under it.
+LAYER_CREATED_PARENT = {
+    "vkGetSwapchainImagesKHR": "swapchain",
+}
+
+# Commands that end every object allocated from one of their parameters
+# without naming those objects: {command: that parameter}.  The wrapper
+# removes the parameter's children from the live-object table.
+LAYER_REMOVE_CHILDREN = {
+    "vkResetDescriptorPool": "descriptorPool",
+}
+
+# Hand-written layer wrappers (LAYER_HANDWRITTEN) that record the call
+# before passing it down, so that a VkResult other than VK_SUCCESS arrives
+# later in a vulkan.tsResult record.  With LAYER_RECORD_BEFORE and
+# LAYER_RECORD_BEFORE_PREFIXES they make replay.py's RPVK_F_BEFORE set.
+# (vkFlushMappedMemoryRanges records before too, layers/vulkan/vkl_queue.c,
+# but is not listed: replay compares its result with the recorded one.)
+LAYER_HANDWRITTEN_RECORD_BEFORE = (
+    "vkQueueSubmit", "vkQueueSubmit2", "vkQueueSubmit2KHR", "vkQueueBindSparse",
+    "vkQueuePresentKHR",
+)
+
+
+# ---- the replayer (replay.py) ---------------------------------------------------
+
+# Commands written by hand in replayer/vulkan/rpvk_*.c (rpvk_o_<name>),
+# with the reason.  Everything else the codec carries gets generated glue
+# (or, where generic glue cannot replay it, a reason in rpvk_cmd_why).
+REPLAY_HANDWRITTEN = {
+    # instance and device: strip loader/layer pNext, --validate, --device
+    "vkCreateInstance": "strip loader/layer pNext and debug callbacks; add validation",
+    "vkDestroyInstance": "drop the instance table",
+    "vkEnumeratePhysicalDevices": "map physical devices by enumeration order or --device",
+    "vkEnumeratePhysicalDeviceGroups": "groups of one mapped physical device",
+    "vkEnumeratePhysicalDeviceGroupsKHR": "groups of one mapped physical device",
+    "vkCreateDevice": "strip loader pNext; queue families as captured",
+    "vkDestroyDevice": "drop the device table and its swapchains",
+    "vkGetInstanceProcAddr": "no effect on replay",
+    "vkGetDeviceProcAddr": "no effect on replay",
+    "vkEnumerateInstanceExtensionProperties": "query: answered from the capture",
+    "vkEnumerateInstanceLayerProperties": "query: answered from the capture",
+    "vkEnumerateInstanceVersion": "query: answered from the capture",
+    "vkEnumerateDeviceExtensionProperties": "query: answered from the capture",
+    "vkEnumerateDeviceLayerProperties": "query: answered from the capture",
+    # memory
+    "vkGetPhysicalDeviceMemoryProperties": "keep captured and live memory types for the remap",
+    "vkGetPhysicalDeviceMemoryProperties2": "keep captured and live memory types for the remap",
+    "vkGetPhysicalDeviceMemoryProperties2KHR": "keep captured and live memory types for the remap",
+    "vkGetBufferMemoryRequirements": "captured vs live size, for allocation sizes",
+    "vkGetImageMemoryRequirements": "captured vs live size, for allocation sizes",
+    "vkGetBufferMemoryRequirements2": "captured vs live size, for allocation sizes",
+    "vkGetBufferMemoryRequirements2KHR": "captured vs live size, for allocation sizes",
+    "vkGetImageMemoryRequirements2": "captured vs live size, for allocation sizes",
+    "vkGetImageMemoryRequirements2KHR": "captured vs live size, for allocation sizes",
+    "vkAllocateMemory": "memory type remap and size from the live requirements",
+    "vkFreeMemory": "forget the mapping",
+    "vkMapMemory": "keep the live pointer for tsMemoryWrite and checkpoints",
+    "vkUnmapMemory": "forget the live pointer",
+    # waits (rpvk_wait.c): a wait that succeeded at capture must complete at
+    # replay, within --wait-timeout, and one nothing replayed signals is an error
+    "vkWaitForFences": "bounded wait when the capture's wait succeeded; unsignalled fences refused",
+    "vkGetFenceStatus": "wait (bounded) for the fence when it was signalled at capture",
+    "vkWaitSemaphores": "bounded wait when the capture's wait succeeded",
+    "vkWaitSemaphoresKHR": "bounded wait when the capture's wait succeeded",
+    "vkQueueWaitIdle": "bounded: an empty submit with a fence of ours",
+    "vkDeviceWaitIdle": "bounded: an empty submit with a fence of ours on every queue",
+    # descriptor update templates: handles inside pData
+    "vkCreateDescriptorUpdateTemplate": "keep the entries to map handles in pData",
+    "vkCreateDescriptorUpdateTemplateKHR": "keep the entries to map handles in pData",
+    "vkDestroyDescriptorUpdateTemplate": "forget the entries",
+    "vkDestroyDescriptorUpdateTemplateKHR": "forget the entries",
+    "vkUpdateDescriptorSetWithTemplate": "map the handles inside pData",
+    "vkUpdateDescriptorSetWithTemplateKHR": "map the handles inside pData",
+    "vkCmdPushDescriptorSetWithTemplateKHR": "map the handles inside pData",
+    # debug callbacks: the capture's function pointers do not exist here
+    "vkCreateDebugUtilsMessengerEXT": "a fake handle: the callback is not in the trace",
+    "vkDestroyDebugUtilsMessengerEXT": "the fake handle",
+    "vkCreateDebugReportCallbackEXT": "a fake handle: the callback is not in the trace",
+    "vkDestroyDebugReportCallbackEXT": "the fake handle",
+    "vkSetDebugUtilsObjectNameEXT": "objectHandle mapped through objectType",
+    "vkSetDebugUtilsObjectTagEXT": "objectHandle mapped through objectType",
+    # window system: offscreen swapchain of plain images
+    "vkCreateXcbSurfaceKHR": "offscreen: a fake surface",
+    "vkCreateXlibSurfaceKHR": "offscreen: a fake surface",
+    "vkCreateWaylandSurfaceKHR": "offscreen: a fake surface",
+    "vkCreateHeadlessSurfaceEXT": "offscreen: a fake surface",
+    "vkDestroySurfaceKHR": "the fake surface",
+    "vkGetPhysicalDeviceSurfaceSupportKHR": "query: answered from the capture",
+    "vkGetPhysicalDeviceSurfaceCapabilitiesKHR": "query: answered from the capture",
+    "vkGetPhysicalDeviceSurfaceCapabilities2KHR": "query: answered from the capture",
+    "vkGetPhysicalDeviceSurfaceFormatsKHR": "query: answered from the capture",
+    "vkGetPhysicalDeviceSurfaceFormats2KHR": "query: answered from the capture",
+    "vkGetPhysicalDeviceSurfacePresentModesKHR": "query: answered from the capture",
+    "vkGetPhysicalDevicePresentRectanglesKHR": "query: answered from the capture",
+    "vkGetDeviceGroupSurfacePresentModesKHR": "query: answered from the capture",
+    "vkGetPhysicalDeviceXcbPresentationSupportKHR": "query: answered from the capture",
+    "vkGetPhysicalDeviceXlibPresentationSupportKHR": "query: answered from the capture",
+    "vkGetPhysicalDeviceWaylandPresentationSupportKHR": "query: answered from the capture",
+    "vkCreateSwapchainKHR": "offscreen: plain images",
+    "vkDestroySwapchainKHR": "offscreen: plain images",
+    "vkGetSwapchainImagesKHR": "offscreen: the plain images, bound to the captured handles",
+    "vkGetSwapchainStatusKHR": "offscreen: answered from the capture",
+    "vkAcquireNextImageKHR": "offscreen: the captured index; an empty submit signals",
+    "vkAcquireNextImage2KHR": "offscreen: the captured index; an empty submit signals",
+    "vkQueuePresentKHR": "offscreen: an empty submit waits; frames and screenshots",
+}
+
+# Image layouts rewritten (PRESENT_SRC_KHR -> GENERAL) for the offscreen
+# swapchain before the generated glue runs (replayer/vulkan/rpvk_swapchain.c).
+REPLAY_LAYOUT_REWRITE = (
+    "vkCreateRenderPass", "vkCreateRenderPass2", "vkCreateRenderPass2KHR",
+    "vkCmdPipelineBarrier", "vkCmdPipelineBarrier2", "vkCmdPipelineBarrier2KHR",
+    "vkCmdWaitEvents", "vkCmdWaitEvents2", "vkCmdWaitEvents2KHR",
+    "vkCmdSetEvent2", "vkCmdSetEvent2KHR",
+)

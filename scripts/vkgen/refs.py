@@ -2,11 +2,12 @@
 that record into or submit command buffers, every input handle their
 parameters name, nested structs, arrays and pNext chains included.
 
-Output: serializer/generated/sbt_vk_refs.c (sbt_vk_refs, sbt_vk_cmd_has_refs;
-interface in serializer/sbt_vk.h).  The layer uses it to learn which
-buffers, images, views, descriptor sets and secondary command buffers a
-command buffer reaches, so that a submission publishes the host writes of
-that memory only (layers/vulkan/vkl_reach.c).
+A module of gen.py (generate(reg) -> {path: text}), not a program of its
+own.  Output: serializer/generated/sbt_vk_refs.c (sbt_vk_refs,
+sbt_vk_cmd_has_refs; interface in serializer/sbt_vk.h).  The layer uses it
+to learn which buffers, images, views, descriptor sets and secondary
+command buffers a command buffer reaches, so that a submission publishes
+the host writes of that memory only (layers/vulkan/vkl_reach.c).
 
 The walk goes over the same member kinds as the codec's five walks
 (codec.Codec), so it sees every handle the encoder records.  A value that
@@ -21,30 +22,17 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import codec as cg  # noqa: E402
+import overrides as ov  # noqa: E402
 
-# Commands walked: everything recorded into a command buffer, the begin
-# (inheritance info names a framebuffer), and the submits (they name the
-# command buffers).
-REFS_EXTRA = ("vkBeginCommandBuffer", "vkQueueSubmit", "vkQueueSubmit2", "vkQueueSubmit2KHR")
+# Commands walked: every vkCmd* and overrides.REFS_EXTRA.  Handle types
+# through which a command cannot reach host-mapped memory are not walked:
+# overrides.REFS_NO_MEMORY.
+REFS_EXTRA = ov.REFS_EXTRA
+NO_MEMORY = ov.REFS_NO_MEMORY
 
+# The codec's member kinds (codec.Kind.k) whose element the walk follows:
+# a handle, or a struct it descends into.
 WALKED_KINDS = ("val", "fixarr", "single", "array", "ptrarr")
-
-# Handle types through which a command cannot reach memory the host maps:
-# not walked, so the recording path does not pay for them.  Every other
-# handle type is reported (the caller treats one it does not model as
-# reaching anything).  Shaders reach memory only through descriptors and
-# device addresses; the layer publishes memory that has device addresses
-# at every submission.
-NO_MEMORY = frozenset((
-    "VkInstance", "VkPhysicalDevice", "VkDevice", "VkQueue", "VkCommandPool",
-    "VkPipeline", "VkPipelineLayout", "VkPipelineCache", "VkShaderModule", "VkShaderEXT",
-    "VkRenderPass", "VkSampler", "VkSamplerYcbcrConversion", "VkDescriptorSetLayout",
-    "VkDescriptorPool", "VkDescriptorUpdateTemplate", "VkQueryPool", "VkEvent", "VkFence",
-    "VkSemaphore", "VkSwapchainKHR", "VkSurfaceKHR", "VkDisplayKHR", "VkDisplayModeKHR",
-    "VkDebugReportCallbackEXT", "VkDebugUtilsMessengerEXT", "VkValidationCacheEXT",
-    "VkPrivateDataSlot", "VkDeferredOperationKHR", "VkPerformanceConfigurationINTEL",
-    "VkIndirectCommandsLayoutNV", "VkVideoSessionParametersKHR",
-))
 
 
 class Refs:
@@ -317,3 +305,8 @@ def generate(reg):
     """Module entry point for gen.py: {path relative to the repo: text}."""
     cx, rf = build(reg)
     return {"serializer/generated/sbt_vk_refs.c": gen_refs_c(cx, rf)}
+
+
+if __name__ == "__main__":
+    sys.exit("refs.py is a module of scripts/vkgen/gen.py: run python3 scripts/vkgen/gen.py "
+             "(make regen)")

@@ -87,6 +87,7 @@ Helpers
 
 import os
 import re
+import sys
 import xml.etree.ElementTree as ET
 
 DEFAULT_PATH = "/usr/share/vulkan/registry/vk.xml"
@@ -743,6 +744,5 @@ def load(path=None, api="vulkan"):
 
 
 if __name__ == "__main__":
-    r = load()
-    print("vk.xml", r.version, ":", len(r.commands), "commands,", len(r.structs),
-          "structs/unions,", len(r.handles), "handles,", len(r.extensions), "extensions")
+    sys.exit("vkxml.py is a module of scripts/vkgen/gen.py: run python3 scripts/vkgen/gen.py "
+             "(make regen)")
