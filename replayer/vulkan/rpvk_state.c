@@ -17,21 +17,25 @@
  *     of the descriptor sets its pipeline's layout has bindings in bound;
  *   - vkEndCommandBuffer of one not recording or inside a render pass;
  *   - a submit of one that is not executable (never ended, or reset), or
- *     that names a buffer or image whose memory was freed since;
+ *     that names a buffer or image whose memory was freed or that was
+ *     destroyed since, or binds a descriptor set freed since or holding
+ *     such a resource (rpvk_dset.c);
  *   - a buffer or image with no memory bound named by a vkCmd* parameter
  *     (rpvk_cmd_resources, generated), a view or a descriptor write (the
  *     driver would read through a null pointer; sparse ones not judged);
  *   - vkGetDeviceQueue[2] of a queue its device was not created with (the
  *     driver hands back memory past its queue array);
  *   - an image view's subresource range outside its image, a copy, update
- *     or fill outside its buffer (vkCmdCopyBuffer, vkCmdUpdateBuffer,
- *     vkCmdFillBuffer).
+ *     or fill outside its buffer (vkCmdCopyBuffer[2], vkCmdUpdateBuffer,
+ *     vkCmdFillBuffer); image copies, blits, resolves and clears outside
+ *     their images and buffers (rpvk_region.c).
  * Command buffers the replay did not allocate are not judged.  The rules
  * are those of the Vulkan specification; a valid application never breaks
  * them, so a valid trace never meets them.
  */
 #include "replayer/vulkan/rpvk.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,9 +50,11 @@ typedef struct rpvk_cb {
 	uint64_t pool;            /* live VkCommandPool */
 	uint64_t pipeline[2];     /* live: graphics, compute */
 	uint32_t sets_bound[2];   /* descriptor set binds (any) since begin */
+	uint8_t stale;            /* a buffer, image or descriptor set it uses was
+	                             destroyed since it was recorded */
 	/* buffers and images its commands name (rpvk_cmd_resources), to find
-	 * one whose memory was freed before a submit; past RPVK_CB_RES not
-	 * judged */
+	 * one whose memory was freed before a submit, and the descriptor sets
+	 * it binds (rpvk_dset.c); past RPVK_CB_RES not judged */
 	struct { uint32_t type; uint64_t live; } res[RPVK_CB_RES];
 	uint32_t nres;
 } rpvk_cb;
@@ -82,6 +88,7 @@ static void rpvk_cb_reset(rpvk_cb *c, uint8_t state)
 {
 	c->state = state;
 	c->nres = 0;
+	c->stale = 0;
 	c->pass = RPVK_PASS_NONE;
 	memset(c->pipeline, 0, sizeof(c->pipeline));
 	memset(c->sets_bound, 0, sizeof(c->sets_bound));
@@ -95,6 +102,8 @@ void rpvk_state_clear(rpvk *r)
 	rpvk_map_clear(&r->cbs);
 	rpvk_map_clear(&r->sobjs);
 	rpvk_map_clear(&r->resmem);
+	rpvk_region_clear(r);
+	rpvk_dset_clear(r);
 }
 
 void rpvk_state_free(rpvk *r)
@@ -103,6 +112,8 @@ void rpvk_state_free(rpvk *r)
 	rpvk_map_free(&r->cbs);
 	rpvk_map_free(&r->sobjs);
 	rpvk_map_free(&r->resmem);
+	rpvk_region_free(r);
+	rpvk_dset_free(r);
 }
 
 static uint64_t rpvk_sobj(rpvk *r, VkObjectType type, uint64_t live)
@@ -147,6 +158,24 @@ static void rpvk_res_bind(rpvk *r, VkObjectType type, uint64_t live, VkDeviceMem
 		rpvk_map_del(&r->resmem, (uint32_t)type, live);
 }
 
+int rpvk_state_res_freed(rpvk *r, VkObjectType type, uint64_t live)
+{
+	return (rpvk_sobj(r, type, live) & 3) == RPVK_RES_FREED;
+}
+
+void rpvk_state_gone(rpvk *r, VkObjectType type, uint64_t live)
+{
+	for (size_t i = 0; live && i < r->cbs.cap; i++) {
+		rpvk_map_slot *s = &r->cbs.slots[i];
+		rpvk_cb *c;
+		if (!s->type || s->type == RPVK_MAP_TOMB)
+			continue;
+		c = (rpvk_cb *)(uintptr_t)s->val;
+		for (uint32_t k = 0; k < c->nres && !c->stale; k++)
+			c->stale = c->res[k].type == (uint32_t)type && c->res[k].live == live;
+	}
+}
+
 /* Remember a resource a command of the command buffer names. */
 static int rpvk_res_note(void *ctx, VkObjectType type, uint64_t live)
 {
@@ -159,8 +188,7 @@ static int rpvk_res_note(void *ctx, VkObjectType type, uint64_t live)
 	return 0;
 }
 
-/* A buffer's size (0: not known). */
-static uint64_t rpvk_buffer_size(rpvk *r, VkBuffer b)
+uint64_t rpvk_state_buffer_size(rpvk *r, VkBuffer b)
 {
 	return rpvk_sobj(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)b) >> 8;
 }
@@ -168,7 +196,7 @@ static uint64_t rpvk_buffer_size(rpvk *r, VkBuffer b)
 /* [off, off + size) inside a buffer of known size (size 0: whole). */
 static int rpvk_in_buffer(rpvk *r, VkBuffer b, VkDeviceSize off, VkDeviceSize size)
 {
-	uint64_t n = rpvk_buffer_size(r, b);
+	uint64_t n = rpvk_state_buffer_size(r, b);
 	if (!n)
 		return 1;
 	if (size == VK_WHOLE_SIZE)
@@ -193,6 +221,15 @@ static rp_status rpvk_state_regions(rpvk *r, enum sbt_vk_cmd cmd, const void *ar
 				return rpvk_region_refuse(r, "copy region", i);
 		break;
 	}
+	case SBT_VK_CMD_vkCmdCopyBuffer2:
+	case SBT_VK_CMD_vkCmdCopyBuffer2KHR: {
+		const VkCopyBufferInfo2 *in = ((const sbt_vk_args_vkCmdCopyBuffer2 *)args)->pCopyBufferInfo;
+		for (uint32_t i = 0; in && in->pRegions && i < in->regionCount; i++)
+			if (!rpvk_in_buffer(r, in->srcBuffer, in->pRegions[i].srcOffset, in->pRegions[i].size) ||
+			    !rpvk_in_buffer(r, in->dstBuffer, in->pRegions[i].dstOffset, in->pRegions[i].size))
+				return rpvk_region_refuse(r, "copy region", i);
+		break;
+	}
 	case SBT_VK_CMD_vkCmdUpdateBuffer: {
 		const sbt_vk_args_vkCmdUpdateBuffer *a = args;
 		if (!rpvk_in_buffer(r, a->dstBuffer, a->dstOffset, a->dataSize))
@@ -206,7 +243,7 @@ static rp_status rpvk_state_regions(rpvk *r, enum sbt_vk_cmd cmd, const void *ar
 		break;
 	}
 	default:
-		break;
+		return rpvk_region_check(r, cmd, args);
 	}
 	return RP_OK;
 }
@@ -215,18 +252,8 @@ static rp_status rpvk_state_regions(rpvk *r, enum sbt_vk_cmd cmd, const void *ar
 static int rpvk_view_in_image(rpvk *r, const VkImageViewCreateInfo *ci)
 {
 	uint64_t v = rpvk_sobj(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)ci->image);
-	uint64_t mips = (v >> 8) & 0xffffff, layers = v >> 32;
-	const VkImageSubresourceRange *s = &ci->subresourceRange;
-	if (!v)
-		return 1;
-	if (s->baseMipLevel >= mips || s->baseArrayLayer >= layers)
-		return 0;
-	if (s->levelCount != VK_REMAINING_MIP_LEVELS && (!s->levelCount || s->levelCount > mips - s->baseMipLevel))
-		return 0;
-	if (s->layerCount != VK_REMAINING_ARRAY_LAYERS &&
-	    (!s->layerCount || s->layerCount > layers - s->baseArrayLayer))
-		return 0;
-	return 1;
+	return !v || rpvk_subrange_in((uint32_t)(v >> 8) & 0xffffff, (uint32_t)(v >> 32),
+	                              &ci->subresourceRange);
 }
 
 static rp_status rpvk_res_refuse(rpvk *r, const char *what)
@@ -279,11 +306,23 @@ static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, co
 static rp_status rpvk_state_submit(rpvk *r, VkCommandBuffer cb)
 {
 	rpvk_cb *c = rpvk_cb_get(r, cb);
+	char why[160], text[256];
+	if (c && c->state == RPVK_CB_EXECUTABLE && c->stale)
+		return rpvk_state_refuse(r, cb, "is submitted, and a buffer, image or descriptor set it "
+		                                "uses was destroyed since it was recorded");
 	if (c && c->state == RPVK_CB_EXECUTABLE)
-		for (uint32_t i = 0; i < c->nres; i++)
+		for (uint32_t i = 0; i < c->nres; i++) {
+			if (c->res[i].type == VK_OBJECT_TYPE_DESCRIPTOR_SET) {
+				if (!rpvk_dset_bad(r, c->res[i].live, why, sizeof(why)))
+					continue;
+				snprintf(text, sizeof(text), "is submitted, and a descriptor set it binds no "
+				         "longer holds what it did (%s)", why);
+				return rpvk_state_refuse(r, cb, text);
+			}
 			if ((rpvk_sobj(r, c->res[i].type, c->res[i].live) & 3) == RPVK_RES_FREED)
 				return rpvk_state_refuse(r, cb, "is submitted, and a buffer or image it uses has "
 				                                "had its memory freed since it was recorded");
+		}
 	if (!c || c->state == RPVK_CB_EXECUTABLE)
 		return RP_OK;
 	return rpvk_state_refuse(r, cb, c->state == RPVK_CB_RECORDING ?
@@ -309,6 +348,8 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 	case SBT_VK_CMD_vkDestroyPipeline:
 	case SBT_VK_CMD_vkDestroyPipelineLayout:
 	case SBT_VK_CMD_vkDestroyDescriptorPool:
+	case SBT_VK_CMD_vkResetDescriptorPool:
+	case SBT_VK_CMD_vkFreeDescriptorSets:
 	case SBT_VK_CMD_vkDestroyCommandPool:
 	case SBT_VK_CMD_vkFreeCommandBuffers:
 	case SBT_VK_CMD_vkDestroyFramebuffer:
@@ -433,6 +474,7 @@ static void rpvk_state_pipelines(rpvk *r, uint32_t n, const VkPipeline *out, con
 
 void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 {
+	rpvk_dset_after(r, cmd, args);
 	switch (cmd) {
 	case SBT_VK_CMD_vkQueueSubmit:
 	case SBT_VK_CMD_vkQueueSubmit2:
@@ -510,7 +552,7 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		const sbt_vk_args_vkEndCommandBuffer *a = args;
 		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
 		if (c && a->ret == VK_SUCCESS)
-			rpvk_cb_reset(c, RPVK_CB_EXECUTABLE);
+			c->state = RPVK_CB_EXECUTABLE; /* what it uses stays, for its submits */
 		break;
 	}
 	case SBT_VK_CMD_vkCmdBeginRenderPass:
@@ -551,7 +593,10 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 	}
 	case SBT_VK_CMD_vkCmdBindDescriptorSets: {
 		const sbt_vk_args_vkCmdBindDescriptorSets *a = args;
+		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
 		rpvk_state_sets(r, a->commandBuffer, a->pipelineBindPoint);
+		for (uint32_t i = 0; c && a->pDescriptorSets && i < a->descriptorSetCount; i++)
+			rpvk_res_note(c, VK_OBJECT_TYPE_DESCRIPTOR_SET, (uint64_t)(uintptr_t)a->pDescriptorSets[i]);
 		break;
 	}
 	case SBT_VK_CMD_vkCmdPushDescriptorSetKHR: {
@@ -587,6 +632,8 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 			rpvk_map_put(&r->sobjs, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)*a->pImage,
 			             RPVK_RES_UNBOUND | (uint64_t)(a->pCreateInfo->mipLevels & 0xffffff) << 8 |
 			             (uint64_t)a->pCreateInfo->arrayLayers << 32, 0);
+		if (a->ret == VK_SUCCESS && a->pImage && a->pCreateInfo)
+			rpvk_region_image_created(r, *a->pImage, a->pCreateInfo);
 		break;
 	}
 	case SBT_VK_CMD_vkBindBufferMemory: {
@@ -619,12 +666,15 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		const sbt_vk_args_vkDestroyBuffer *a = args;
 		rpvk_map_del(&r->sobjs, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
 		rpvk_map_del(&r->resmem, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rpvk_state_gone(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
 		break;
 	}
 	case SBT_VK_CMD_vkDestroyImage: {
 		const sbt_vk_args_vkDestroyImage *a = args;
 		rpvk_map_del(&r->sobjs, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
 		rpvk_map_del(&r->resmem, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
+		rpvk_region_image_forget(r, a->image);
+		rpvk_state_gone(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
 		break;
 	}
 	case SBT_VK_CMD_vkFreeMemory: {
