@@ -99,6 +99,8 @@ FUZZ_REPLAY := $(BUILD)/tests/fuzz_sbt_reader_replay $(BUILD)/tests/fuzz_cm_code
 	$(BUILD)/tests/fuzz_tcd_image_replay
 # the trace mutator the hostile-trace tests and `make fuzz` use (tests/fuzz/sbt_mutate.c)
 FUZZ_REPLAY += $(BUILD)/tests/sbt_mutate $(BUILD)/tests/fuzz_cm_codec_mutate
+# whole traces replayed against the null Vulkan device (tests/fuzz/vk_null.c)
+FUZZ_REPLAY += $(BUILD)/tests/vk_null_main
 LAYER_SO := $(if $(LAYER_SRC),$(BUILD)/layers/libVkLayer_tracesmith.so $(BUILD)/layers/VkLayer_tracesmith.json $(BUILD)/share/vulkan/implicit_layer.d/VkLayer_tracesmith.json)
 SHADERS := $(patsubst tests/shaders/%,$(BUILD)/tests/shaders/%.spv,$(SHADER_SRC))
 TCU_SO := $(if $(TCU_SRC),$(BUILD)/interpose/libtracesmith_cuda.so)
@@ -276,6 +278,14 @@ $(BUILD)/tests/fuzz_%_mutate: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/test
 $(BUILD)/tests/sbt_mutate: $(BUILD)/obj/tests/fuzz/sbt_mutate.o $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) $< $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
+
+# The Vulkan backend replaying whole traces against the null device of
+# tests/fuzz/vk_null.c, which is linked instead of -lvulkan (no driver):
+# tests/shell/test_vk_null_corpus.sh, tests/fuzz/vk_null_mutants.sh.
+$(BUILD)/tests/vk_null_main: $(call obj,tests/fuzz/fuzz_vk_null.c tests/fuzz/vk_null.c tests/fuzz/vk_null_main.c) \
+		$(LIB_SUP) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIB_SUP) $(LIBS) $(filter-out -lvulkan,$(LDLIBS_ALL)) -o $@
 
 # The same for the libcuda double's image reader, over the images in
 # tests/fixtures (tests/shell/test_tcd_image_corpus.sh); `make fuzz-tcd-image`.

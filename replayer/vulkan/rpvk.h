@@ -353,6 +353,11 @@ void rpvk_state_clear(rpvk *r);
 void rpvk_state_free(rpvk *r);
 /* A buffer's size as created (0: not known). */
 uint64_t rpvk_state_buffer_size(rpvk *r, VkBuffer b);
+/* Device d was seen idle: none of its command buffers is pending. */
+void rpvk_state_idle(rpvk *r, int d);
+/* Forget every captured handle bound to live (an object freed with its
+ * pool). */
+void rpvk_state_unmap(rpvk *r, VkObjectType type, uint64_t live);
 /* Whether the memory of a buffer or image was freed. */
 int rpvk_state_res_freed(rpvk *r, VkObjectType type, uint64_t live);
 /* A buffer, image or descriptor set went: the command buffers that use it
@@ -387,6 +392,13 @@ void rpvk_mem_clear(rpvk *r);
 void rpvk_mem_forget_device(rpvk *r, int dev);
 void rpvk_template_clear(rpvk *r);
 rp_status rpvk_memory_write(rpvk *r, const uint8_t *payload, size_t len);
+/* Before a flush or invalidate: every range of memory the replay allocated
+ * lies inside its mapping (RP_ERR_TRACE, diag set, otherwise). */
+rp_status rpvk_memory_ranges_check(rpvk *r, uint32_t n, const VkMappedMemoryRange *ranges);
+/* Before a bind of live buffer or image res: its requirements fit mem at
+ * off, aligned (RP_ERR_TRACE, diag set, otherwise). */
+rp_status rpvk_memory_bind_check(rpvk *r, VkObjectType type, uint64_t res, VkDeviceMemory mem,
+                                 VkDeviceSize off);
 rp_status rpvk_memory_checkpoint(rpvk *r, const sbt_checkpoint *cp, const void **bytes_out);
 /* A live memory type for the requirement bits and property flags (-1: none). */
 int rpvk_memory_type(const rpvk_phys *p, uint32_t bits, VkMemoryPropertyFlags want);

@@ -195,13 +195,17 @@ static void rpvk_dset_copy(rpvk *r, const VkCopyDescriptorSet *c)
 			}
 }
 
-/* Sets of a pool: all of them go (reset or destroy). */
+/* Sets of a pool: all of them go (reset or destroy), and the trace's
+ * handles of them name nothing any more (a later use is refused as an
+ * unknown handle instead of reaching the driver with a freed set). */
 static void rpvk_dset_pool_gone(rpvk *r, uint64_t pool)
 {
 	for (size_t i = 0; i < r->dsets.cap; i++) {
 		rpvk_map_slot *s = &r->dsets.slots[i];
-		if (s->type == VK_OBJECT_TYPE_DESCRIPTOR_SET && ((rpvk_dset *)(uintptr_t)s->val)->pool == pool)
+		if (s->type == VK_OBJECT_TYPE_DESCRIPTOR_SET && ((rpvk_dset *)(uintptr_t)s->val)->pool == pool) {
+			rpvk_state_unmap(r, VK_OBJECT_TYPE_DESCRIPTOR_SET, s->key);
 			rpvk_dset_drop(r, s->key);
+		}
 	}
 }
 

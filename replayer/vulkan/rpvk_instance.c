@@ -178,8 +178,10 @@ VkResult rpvk_device_idle(rpvk *r, int d, VkQueue only, uint64_t timeout_ns)
 	res = dv->t.WaitForFences(dv->live, n, fences, VK_TRUE, timeout_ns);
 	if (res == VK_SUCCESS) {
 		dv->t.ResetFences(dv->live, n, fences);
-		if (!only)
+		if (!only) {
 			dv->pending = 0;
+			rpvk_state_idle(r, d);
+		}
 		return VK_SUCCESS;
 	}
 	/* A fence still pending cannot be reused or destroyed: leave it. */

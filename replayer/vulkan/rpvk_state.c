@@ -23,6 +23,9 @@
  *   - a buffer or image with no memory bound named by a vkCmd* parameter
  *     (rpvk_cmd_resources, generated), a view or a descriptor write (the
  *     driver would read through a null pointer; sparse ones not judged);
+ *   - a bind of a buffer or image that has memory already, or whose
+ *     requirements do not fit the memory at the offset (rpvk_memory.c);
+ *     a flush or invalidate of memory not mapped, or outside its mapping;
  *   - vkGetDeviceQueue[2] of a queue its device was not created with (the
  *     driver hands back memory past its queue array);
  *   - an image view's subresource range outside its image, a copy, update
@@ -50,8 +53,13 @@ typedef struct rpvk_cb {
 	uint64_t pool;            /* live VkCommandPool */
 	uint64_t pipeline[2];     /* live: graphics, compute */
 	uint32_t sets_bound[2];   /* descriptor set binds (any) since begin */
-	uint8_t stale;            /* a buffer, image or descriptor set it uses was
-	                             destroyed since it was recorded */
+	uint8_t stale;            /* a buffer, image, descriptor set, pipeline or
+	                             framebuffer it uses was destroyed since it
+	                             was recorded */
+	uint8_t pending;          /* submitted, and neither its fence nor the
+	                             device was seen done since */
+	int dev;                  /* its device (index into rpvk.dev) */
+	uint64_t fence;           /* live fence of its last submit (0: none) */
 	/* buffers and images its commands name (rpvk_cmd_resources), to find
 	 * one whose memory was freed before a submit, and the descriptor sets
 	 * it binds (rpvk_dset.c); past RPVK_CB_RES not judged */
@@ -89,6 +97,7 @@ static void rpvk_cb_reset(rpvk_cb *c, uint8_t state)
 	c->state = state;
 	c->nres = 0;
 	c->stale = 0;
+	c->pending = 0;
 	c->pass = RPVK_PASS_NONE;
 	memset(c->pipeline, 0, sizeof(c->pipeline));
 	memset(c->sets_bound, 0, sizeof(c->sets_bound));
@@ -158,6 +167,64 @@ static void rpvk_res_bind(rpvk *r, VkObjectType type, uint64_t live, VkDeviceMem
 		rpvk_map_del(&r->resmem, (uint32_t)type, live);
 }
 
+void rpvk_state_idle(rpvk *r, int d)
+{
+	for (size_t i = 0; i < r->cbs.cap; i++) {
+		rpvk_map_slot *s = &r->cbs.slots[i];
+		if (s->type && s->type != RPVK_MAP_TOMB && ((rpvk_cb *)(uintptr_t)s->val)->dev == d)
+			((rpvk_cb *)(uintptr_t)s->val)->pending = 0;
+	}
+}
+
+/* Fences seen signalled: the command buffers submitted with them are done. */
+static void rpvk_state_fences_done(rpvk *r, uint32_t n, const VkFence *fences)
+{
+	for (size_t i = 0; fences && i < r->cbs.cap; i++) {
+		rpvk_map_slot *s = &r->cbs.slots[i];
+		rpvk_cb *c;
+		if (!s->type || s->type == RPVK_MAP_TOMB)
+			continue;
+		c = (rpvk_cb *)(uintptr_t)s->val;
+		for (uint32_t k = 0; c->pending && c->fence && k < n; k++)
+			if (c->fence == (uint64_t)(uintptr_t)fences[k])
+				c->pending = 0;
+	}
+}
+
+/* Before a call that resets or frees command buffer cb (or every one of
+ * pool, when cb is NULL): one still pending is waited for first, as a
+ * careful application would (a driver would reset what it executes). */
+static rp_status rpvk_state_unpend(rpvk *r, VkCommandBuffer cb, uint64_t pool)
+{
+	int wait = -1;
+	for (size_t i = 0; i < r->cbs.cap && wait < 0; i++) {
+		rpvk_map_slot *s = &r->cbs.slots[i];
+		rpvk_cb *c;
+		if (!s->type || s->type == RPVK_MAP_TOMB)
+			continue;
+		c = (rpvk_cb *)(uintptr_t)s->val;
+		if (c->pending && (cb ? s->key == (uint64_t)(uintptr_t)cb : c->pool == pool))
+			wait = c->dev;
+	}
+	if (wait < 0 || wait >= RPVK_MAX_DEVICES || !r->dev[wait].live)
+		return RP_OK;
+	if (rpvk_device_idle(r, wait, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
+		return rpvk_fail(r, RP_ERR_TRACE, "the device did not finish within %g s the work of the "
+		                 "command buffer being reset (tsreplay --wait-timeout SECONDS waits longer)",
+		                 (double)r->wait_ns / 1e9);
+	return RP_OK;
+}
+
+void rpvk_state_unmap(rpvk *r, VkObjectType type, uint64_t live)
+{
+	for (size_t i = 0; live && i < r->handles.cap; i++) {
+		rpvk_map_slot *s = &r->handles.slots[i];
+		if (s->type == (uint32_t)type && s->val == live)
+			rpvk_map_del(&r->handles, (uint32_t)type, s->key);
+	}
+	rpvk_map_del(&r->owners, (uint32_t)type, live);
+}
+
 int rpvk_state_res_freed(rpvk *r, VkObjectType type, uint64_t live)
 {
 	return (rpvk_sobj(r, type, live) & 3) == RPVK_RES_FREED;
@@ -180,6 +247,9 @@ void rpvk_state_gone(rpvk *r, VkObjectType type, uint64_t live)
 static int rpvk_res_note(void *ctx, VkObjectType type, uint64_t live)
 {
 	rpvk_cb *c = ctx;
+	for (uint32_t i = 0; live && i < c->nres; i++)
+		if (c->res[i].live == live && c->res[i].type == (uint32_t)type)
+			return 0;
 	if (live && c->nres < RPVK_CB_RES) {
 		c->res[c->nres].type = (uint32_t)type;
 		c->res[c->nres].live = live;
@@ -230,6 +300,25 @@ static rp_status rpvk_state_regions(rpvk *r, enum sbt_vk_cmd cmd, const void *ar
 				return rpvk_region_refuse(r, "copy region", i);
 		break;
 	}
+	case SBT_VK_CMD_vkCmdBindVertexBuffers: {
+		const sbt_vk_args_vkCmdBindVertexBuffers *a = args;
+		for (uint32_t i = 0; a->pBuffers && a->pOffsets && i < a->bindingCount; i++)
+			if (a->pBuffers[i] && !rpvk_in_buffer(r, a->pBuffers[i], a->pOffsets[i], VK_WHOLE_SIZE))
+				return rpvk_region_refuse(r, "vertex buffer offset", i);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBindIndexBuffer: {
+		const sbt_vk_args_vkCmdBindIndexBuffer *a = args;
+		if (!rpvk_in_buffer(r, a->buffer, a->offset, VK_WHOLE_SIZE))
+			return rpvk_region_refuse(r, "index buffer offset", 0);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDispatchIndirect: {
+		const sbt_vk_args_vkCmdDispatchIndirect *a = args;
+		if (!rpvk_in_buffer(r, a->buffer, a->offset, sizeof(VkDispatchIndirectCommand)))
+			return rpvk_region_refuse(r, "indirect dispatch", 0);
+		break;
+	}
 	case SBT_VK_CMD_vkCmdUpdateBuffer: {
 		const sbt_vk_args_vkCmdUpdateBuffer *a = args;
 		if (!rpvk_in_buffer(r, a->dstBuffer, a->dstOffset, a->dataSize))
@@ -272,6 +361,17 @@ static int rpvk_queue_created(rpvk *r, VkDevice dev, uint32_t family, uint32_t i
 	return 1; /* not ours to judge */
 }
 
+/* A bind: the resource has no memory yet, and the memory holds it. */
+static rp_status rpvk_state_bind(rpvk *r, VkObjectType type, uint64_t res, VkDeviceMemory mem, VkDeviceSize off)
+{
+	uint64_t st = rpvk_sobj(r, type, res) & 3;
+	if (st == RPVK_RES_BOUND || st == RPVK_RES_FREED)
+		return rpvk_fail(r, RP_ERR_TRACE, "the %s has memory bound already: a valid application "
+		                 "never makes this call, and a driver may crash on it",
+		                 type == VK_OBJECT_TYPE_BUFFER ? "buffer" : "image");
+	return rpvk_memory_bind_check(r, type, res, mem, off);
+}
+
 static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const void *args)
 {
 	VkCommandBuffer cb = *(const VkCommandBuffer *)args;
@@ -308,8 +408,9 @@ static rp_status rpvk_state_submit(rpvk *r, VkCommandBuffer cb)
 	rpvk_cb *c = rpvk_cb_get(r, cb);
 	char why[160], text[256];
 	if (c && c->state == RPVK_CB_EXECUTABLE && c->stale)
-		return rpvk_state_refuse(r, cb, "is submitted, and a buffer, image or descriptor set it "
-		                                "uses was destroyed since it was recorded");
+		return rpvk_state_refuse(r, cb, "is submitted, and a buffer, image, descriptor set, "
+		                                "pipeline or framebuffer it uses was destroyed since it "
+		                                "was recorded");
 	if (c && c->state == RPVK_CB_EXECUTABLE)
 		for (uint32_t i = 0; i < c->nres; i++) {
 			if (c->res[i].type == VK_OBJECT_TYPE_DESCRIPTOR_SET) {
@@ -363,6 +464,47 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 			                 "that may use the object being destroyed (tsreplay --wait-timeout "
 			                 "SECONDS waits longer)", (double)r->wait_ns / 1e9);
 		break;
+	case SBT_VK_CMD_vkResetCommandBuffer:
+		return rpvk_state_unpend(r, ((const sbt_vk_args_vkResetCommandBuffer *)args)->commandBuffer, 0);
+	case SBT_VK_CMD_vkBeginCommandBuffer:
+		return rpvk_state_unpend(r, ((const sbt_vk_args_vkBeginCommandBuffer *)args)->commandBuffer, 0);
+	case SBT_VK_CMD_vkResetCommandPool:
+		return rpvk_state_unpend(r, NULL, (uint64_t)(uintptr_t)
+		                         ((const sbt_vk_args_vkResetCommandPool *)args)->commandPool);
+	case SBT_VK_CMD_vkFlushMappedMemoryRanges: {
+		const sbt_vk_args_vkFlushMappedMemoryRanges *a = args;
+		return rpvk_memory_ranges_check(r, a->memoryRangeCount, a->pMemoryRanges);
+	}
+	case SBT_VK_CMD_vkInvalidateMappedMemoryRanges: {
+		const sbt_vk_args_vkInvalidateMappedMemoryRanges *a = args;
+		return rpvk_memory_ranges_check(r, a->memoryRangeCount, a->pMemoryRanges);
+	}
+	case SBT_VK_CMD_vkBindBufferMemory: {
+		const sbt_vk_args_vkBindBufferMemory *a = args;
+		return rpvk_state_bind(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer, a->memory,
+		                       a->memoryOffset);
+	}
+	case SBT_VK_CMD_vkBindImageMemory: {
+		const sbt_vk_args_vkBindImageMemory *a = args;
+		return rpvk_state_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image, a->memory,
+		                       a->memoryOffset);
+	}
+	case SBT_VK_CMD_vkBindBufferMemory2:
+	case SBT_VK_CMD_vkBindBufferMemory2KHR: {
+		const sbt_vk_args_vkBindBufferMemory2 *a = args;
+		for (uint32_t i = 0; st == RP_OK && a->pBindInfos && i < a->bindInfoCount; i++)
+			st = rpvk_state_bind(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBindInfos[i].buffer,
+			                     a->pBindInfos[i].memory, a->pBindInfos[i].memoryOffset);
+		break;
+	}
+	case SBT_VK_CMD_vkBindImageMemory2:
+	case SBT_VK_CMD_vkBindImageMemory2KHR: {
+		const sbt_vk_args_vkBindImageMemory2 *a = args;
+		for (uint32_t i = 0; st == RP_OK && a->pBindInfos && i < a->bindInfoCount; i++)
+			st = rpvk_state_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pBindInfos[i].image,
+			                     a->pBindInfos[i].memory, a->pBindInfos[i].memoryOffset);
+		break;
+	}
 	case SBT_VK_CMD_vkCreateShaderModule: {
 		const sbt_vk_args_vkCreateShaderModule *a = args;
 		return rpvk_spirv_check(r, a->pCreateInfo);
@@ -446,6 +588,16 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 	return st;
 }
 
+static void rpvk_state_submitted(rpvk *r, VkCommandBuffer cb, VkFence fence)
+{
+	rpvk_cb *c = rpvk_cb_get(r, cb);
+	if (!c)
+		return;
+	c->pending = 1;
+	c->dev = r->cur_dev;
+	c->fence = (uint64_t)(uintptr_t)fence;
+}
+
 static void rpvk_state_pass(rpvk *r, VkCommandBuffer cb, uint8_t pass)
 {
 	rpvk_cb *c = rpvk_cb_get(r, cb);
@@ -476,12 +628,45 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 {
 	rpvk_dset_after(r, cmd, args);
 	switch (cmd) {
-	case SBT_VK_CMD_vkQueueSubmit:
+	case SBT_VK_CMD_vkQueueSubmit: {
+		const sbt_vk_args_vkQueueSubmit *a = args;
+		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++)
+			for (uint32_t j = 0; a->pSubmits[i].pCommandBuffers && j < a->pSubmits[i].commandBufferCount; j++)
+				rpvk_state_submitted(r, a->pSubmits[i].pCommandBuffers[j], a->fence);
+		if (r->cur_dev >= 0 && r->cur_dev < RPVK_MAX_DEVICES)
+			r->dev[r->cur_dev].pending = 1;
+		break;
+	}
 	case SBT_VK_CMD_vkQueueSubmit2:
-	case SBT_VK_CMD_vkQueueSubmit2KHR:
+	case SBT_VK_CMD_vkQueueSubmit2KHR: {
+		const sbt_vk_args_vkQueueSubmit2 *a = args;
+		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++)
+			for (uint32_t j = 0; a->pSubmits[i].pCommandBufferInfos &&
+			                     j < a->pSubmits[i].commandBufferInfoCount; j++)
+				rpvk_state_submitted(r, a->pSubmits[i].pCommandBufferInfos[j].commandBuffer, a->fence);
+		if (r->cur_dev >= 0 && r->cur_dev < RPVK_MAX_DEVICES)
+			r->dev[r->cur_dev].pending = 1;
+		break;
+	}
 	case SBT_VK_CMD_vkQueueBindSparse:
 		if (r->cur_dev >= 0 && r->cur_dev < RPVK_MAX_DEVICES)
 			r->dev[r->cur_dev].pending = 1;
+		break;
+	case SBT_VK_CMD_vkWaitForFences: {
+		const sbt_vk_args_vkWaitForFences *a = args;
+		if (a->ret == VK_SUCCESS && (a->waitAll || a->fenceCount == 1))
+			rpvk_state_fences_done(r, a->fenceCount, a->pFences);
+		break;
+	}
+	case SBT_VK_CMD_vkGetFenceStatus: {
+		const sbt_vk_args_vkGetFenceStatus *a = args;
+		if (a->ret == VK_SUCCESS)
+			rpvk_state_fences_done(r, 1, &a->fence);
+		break;
+	}
+	case SBT_VK_CMD_vkDestroyFramebuffer:
+		rpvk_state_gone(r, VK_OBJECT_TYPE_FRAMEBUFFER,
+		                (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyFramebuffer *)args)->framebuffer);
 		break;
 	case SBT_VK_CMD_vkAllocateCommandBuffers: {
 		const sbt_vk_args_vkAllocateCommandBuffers *a = args;
@@ -531,6 +716,8 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 			if (cmd == SBT_VK_CMD_vkResetCommandPool) {
 				rpvk_cb_reset(c, RPVK_CB_INITIAL);
 			} else {
+				/* freed with its pool: the trace's handle names nothing now */
+				rpvk_state_unmap(r, VK_OBJECT_TYPE_COMMAND_BUFFER, s->key);
 				free(c);
 				rpvk_map_del(&r->cbs, VK_OBJECT_TYPE_COMMAND_BUFFER, s->key);
 			}
@@ -551,19 +738,27 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 	case SBT_VK_CMD_vkEndCommandBuffer: {
 		const sbt_vk_args_vkEndCommandBuffer *a = args;
 		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
-		if (c && a->ret == VK_SUCCESS)
+		if (c && a->ret == VK_SUCCESS && c->state == RPVK_CB_RECORDING)
 			c->state = RPVK_CB_EXECUTABLE; /* what it uses stays, for its submits */
 		break;
 	}
-	case SBT_VK_CMD_vkCmdBeginRenderPass:
-		rpvk_state_pass(r, ((const sbt_vk_args_vkCmdBeginRenderPass *)args)->commandBuffer,
-		                RPVK_PASS_RENDER_PASS);
+	case SBT_VK_CMD_vkCmdBeginRenderPass: {
+		const sbt_vk_args_vkCmdBeginRenderPass *a = args;
+		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
+		rpvk_state_pass(r, a->commandBuffer, RPVK_PASS_RENDER_PASS);
+		if (c && a->pRenderPassBegin)
+			rpvk_res_note(c, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)a->pRenderPassBegin->framebuffer);
 		break;
+	}
 	case SBT_VK_CMD_vkCmdBeginRenderPass2:
-	case SBT_VK_CMD_vkCmdBeginRenderPass2KHR:
-		rpvk_state_pass(r, ((const sbt_vk_args_vkCmdBeginRenderPass2 *)args)->commandBuffer,
-		                RPVK_PASS_RENDER_PASS);
+	case SBT_VK_CMD_vkCmdBeginRenderPass2KHR: {
+		const sbt_vk_args_vkCmdBeginRenderPass2 *a = args;
+		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
+		rpvk_state_pass(r, a->commandBuffer, RPVK_PASS_RENDER_PASS);
+		if (c && a->pRenderPassBegin)
+			rpvk_res_note(c, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)a->pRenderPassBegin->framebuffer);
 		break;
+	}
 	case SBT_VK_CMD_vkCmdBeginRendering:
 	case SBT_VK_CMD_vkCmdBeginRenderingKHR:
 		rpvk_state_pass(r, ((const sbt_vk_args_vkCmdBeginRendering *)args)->commandBuffer,
@@ -589,6 +784,8 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		int k = rpvk_bind_point(a->pipelineBindPoint);
 		if (c && k >= 0)
 			c->pipeline[k] = (uint64_t)(uintptr_t)a->pipeline;
+		if (c)
+			rpvk_res_note(c, VK_OBJECT_TYPE_PIPELINE, (uint64_t)(uintptr_t)a->pipeline);
 		break;
 	}
 	case SBT_VK_CMD_vkCmdBindDescriptorSets: {
@@ -724,6 +921,7 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 	case SBT_VK_CMD_vkDestroyPipeline: {
 		const sbt_vk_args_vkDestroyPipeline *a = args;
 		rpvk_map_del(&r->sobjs, VK_OBJECT_TYPE_PIPELINE, (uint64_t)(uintptr_t)a->pipeline);
+		rpvk_state_gone(r, VK_OBJECT_TYPE_PIPELINE, (uint64_t)(uintptr_t)a->pipeline);
 		break;
 	}
 	case SBT_VK_CMD_vkDestroyPipelineLayout: {

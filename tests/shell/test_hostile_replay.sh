@@ -192,7 +192,7 @@ hostile dsetfreed "$AT" --move "$(seq_of vkFreeMemory 4):$BEFORE"
 grep -qF "(binding 0 element 0 holds a buffer whose memory was freed since)" "$T/dsetfreed.err" ||
 	fail "dsetfreed: $(cat "$T/dsetfreed.err")"
 hostile cbgone "$AT" --move "$(seq_of vkDestroyBuffer 2):$BEFORE"
-grep -qF "a buffer, image or descriptor set it uses was destroyed since it was recorded" "$T/cbgone.err" ||
+grep -qF "a buffer, image, descriptor set, pipeline or framebuffer it uses was destroyed since it was recorded" "$T/cbgone.err" ||
 	fail "cbgone: $(cat "$T/cbgone.err")"
 
 # ---- waits end ---------------------------------------------------------------------

@@ -1,0 +1,39 @@
+#!/bin/sh
+# Replays tests/fuzz/corpus_vk_null in-process against the null Vulkan
+# device (build/tests/vk_null_main: tsreplay's Vulkan backend with
+# tests/fuzz/vk_null.c in place of a driver; docs/hostile-traces.md):
+#   - vk_compute and vk_offscreen, small traces of the test programs,
+#     replay to their end;
+#   - each crash_* input, a mutant of one of them for a class of call the
+#     null device aborted on before the replay checked it (it stands for a
+#     driver crash), stops with a message naming the record:
+#     crash_map_twice (a second vkMapMemory), crash_map_range (a range past
+#     the allocation), crash_flush_unmapped, crash_bind_twice,
+#     crash_bind_offset (a buffer past the end of its memory),
+#     crash_alloc_zero, crash_alloc_type (a memory type the device lacks),
+#     crash_cb_after_pool (a command buffer used after its pool was
+#     destroyed), crash_reset_pending (a command buffer begun again before
+#     its submit was waited for), crash_fb_destroyed and
+#     crash_destroy_recording (a submit after a framebuffer or a buffer its
+#     commands use was destroyed), crash_vertex_offset (an offset past its
+#     vertex buffer).
+# No Vulkan driver is needed.  Every replay is bounded (--timeout).
+set -eu
+BUILD=${BUILD:-build}
+TOP=${TOP:-.}
+. "$TOP/tests/support/shell.sh"
+R="$BUILD/tests/vk_null_main"
+[ -x "$R" ] || { echo "the null-device replay is not built"; exit 77; }
+C="$TOP/tests/fuzz/corpus_vk_null"
+expect_rc 0 corpus "$R" --timeout 20 "$C"/*
+for t in vk_compute vk_offscreen; do
+	grep -qx "replayed $C/$t" "$T/corpus.out" || fail "$t did not replay: $(grep " $C/$t" "$T/corpus.out")"
+done
+n=0
+for f in "$C"/crash_*; do
+	grep -q "^stopped $f: backend vulkan: record seq [0-9]* vk[A-Za-z]*: " "$T/corpus.out" ||
+		fail "$(basename "$f") did not stop naming the record: $(grep " $f" "$T/corpus.out")"
+	n=$((n + 1))
+done
+[ "$n" -ge 12 ] || fail "expected 12 crash inputs, found $n"
+echo "ok: 2 traces replayed, $n crash inputs stopped naming the record, against the null device"
