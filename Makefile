@@ -331,6 +331,27 @@ fuzz:
 	BUILD=$(BUILD) sh tests/fuzz/replay_mutants.sh $(FUZZ_MUTANTS)
 
 # The libcuda double's image reader, from the fixture images.
+# The Vulkan backend against the null device (tests/fuzz/vk_null.c) with
+# libFuzzer, from tests/fuzz/corpus_vk_null; then VK_NULL_MUTANTS (2000)
+# structure-aware mutants of each corpus trace (checksums kept valid:
+# tests/fuzz/vk_null_mutants.sh) through the sanitizer build of make asan.
+VK_NULL_MUTANTS ?= 2000
+fuzz: fuzz-vk-null
+.PHONY: fuzz-vk-null
+fuzz-vk-null:
+	@mkdir -p $(BUILD)/fuzz/corpus_vk_null
+	$(MAKE) BUILD=build/fuzzlib CC=clang CFLAGS="-O1 -g" SAN="-fsanitize=fuzzer-no-link,address" \
+		build/fuzzlib/lib/libtsrp.a build/fuzzlib/lib/libtscap.a build/fuzzlib/lib/libtssbt.a
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address $(CPPFLAGS_ALL) tests/fuzz/fuzz_vk_null.c tests/fuzz/vk_null.c \
+		build/fuzzlib/lib/libtsrp.a build/fuzzlib/lib/libtscap.a build/fuzzlib/lib/libtssbt.a \
+		$(filter-out -lvulkan,$(LDLIBS_ALL)) -o $(BUILD)/fuzz/fuzz_vk_null
+	cp tests/fuzz/corpus_vk_null/* $(BUILD)/fuzz/corpus_vk_null/
+	$(BUILD)/fuzz/fuzz_vk_null -max_total_time=$(FUZZ_SECONDS) -timeout=30 $(BUILD)/fuzz/corpus_vk_null
+	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g -fno-omit-frame-pointer" SAN="-fsanitize=address,undefined" \
+		build/asan/tests/vk_null_main build/asan/tests/sbt_mutate
+	BUILD=build/asan sh tests/fuzz/vk_null_mutants.sh $(VK_NULL_MUTANTS) tests/fuzz/corpus_vk_null/vk_compute \
+		tests/fuzz/corpus_vk_null/vk_offscreen
+
 fuzz-tcd-image:
 	@mkdir -p $(BUILD)/fuzz/tcd_image_corpus
 	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(CPPFLAGS_ALL) tests/fuzz/fuzz_tcd_image.c \

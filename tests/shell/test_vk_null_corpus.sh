@@ -17,6 +17,9 @@
 #     crash_destroy_recording (a submit after a framebuffer or a buffer its
 #     commands use was destroyed), crash_vertex_offset (an offset past its
 #     vertex buffer).
+# Then 40 mutants of each trace (tests/fuzz/sbt_mutate --batch, seeds 1-40:
+# checksums valid, so the damage reaches the decoder and the replayer) all
+# end, replayed or stopped naming the record or checkpoint.
 # No Vulkan driver is needed.  Every replay is bounded (--timeout).
 set -eu
 BUILD=${BUILD:-build}
@@ -36,4 +39,13 @@ for f in "$C"/crash_*; do
 	n=$((n + 1))
 done
 [ "$n" -ge 12 ] || fail "expected 12 crash inputs, found $n"
-echo "ok: 2 traces replayed, $n crash inputs stopped naming the record, against the null device"
+M="$BUILD/tests/sbt_mutate"
+[ -x "$M" ] || fail "$M is not built"
+for t in vk_compute vk_offscreen; do
+	mkdir "$T/$t"
+	expect_rc 0 "mutate-$t" "$M" --batch "$C/$t" "$T/$t" 1 40
+	expect_rc 0 "mutants-$t" "$R" --timeout 20 "$T/$t"/m*.sbt
+	m=$(grep -c '^\(replayed\|stopped\) ' "$T/mutants-$t.out")
+	[ "$m" -eq 40 ] || fail "$t: $m of 40 mutants ended: $(tail -3 "$T/mutants-$t.out")"
+done
+echo "ok: 2 traces replayed, $n crash inputs stopped naming the record, 80 mutants ended, against the null device"
