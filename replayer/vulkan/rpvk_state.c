@@ -26,6 +26,8 @@
  *   - a bind of a buffer or image that has memory already, or whose
  *     requirements do not fit the memory at the offset (rpvk_memory.c);
  *     a flush or invalidate of memory not mapped, or outside its mapping;
+ *   - a buffer of 0 bytes, an image with an empty extent, no levels or no
+ *     layers; a descriptor write or copy that names no set;
  *   - vkGetDeviceQueue[2] of a queue its device was not created with (the
  *     driver hands back memory past its queue array);
  *   - an image view's subresource range outside its image, a copy, update
@@ -546,10 +548,34 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 			return rpvk_res_refuse(r, "a buffer");
 		break;
 	}
+	case SBT_VK_CMD_vkCreateBuffer: {
+		const sbt_vk_args_vkCreateBuffer *a = args;
+		if (a->pCreateInfo && !a->pCreateInfo->size)
+			return rpvk_fail(r, RP_ERR_TRACE, "a buffer of 0 bytes: a valid application never "
+			                 "makes this call, and a driver may crash on it");
+		break;
+	}
+	case SBT_VK_CMD_vkCreateImage: {
+		const VkImageCreateInfo *ci = ((const sbt_vk_args_vkCreateImage *)args)->pCreateInfo;
+		if (ci && (!ci->extent.width || !ci->extent.height || !ci->extent.depth || !ci->mipLevels ||
+		           !ci->arrayLayers))
+			return rpvk_fail(r, RP_ERR_TRACE, "an empty image (%ux%ux%u, %u mip levels, %u layers): a "
+			                 "valid application never makes this call, and a driver may crash on it",
+			                 ci->extent.width, ci->extent.height, ci->extent.depth, ci->mipLevels,
+			                 ci->arrayLayers);
+		break;
+	}
 	case SBT_VK_CMD_vkUpdateDescriptorSets: {
 		const sbt_vk_args_vkUpdateDescriptorSets *a = args;
+		for (uint32_t i = 0; a->pDescriptorCopies && i < a->descriptorCopyCount; i++)
+			if (!a->pDescriptorCopies[i].srcSet || !a->pDescriptorCopies[i].dstSet)
+				return rpvk_fail(r, RP_ERR_TRACE, "descriptor copy %u names no set: a valid "
+				                 "application never makes this call, and a driver may crash on it", i);
 		for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++) {
 			const VkWriteDescriptorSet *w = &a->pDescriptorWrites[i];
+			if (!w->dstSet)
+				return rpvk_fail(r, RP_ERR_TRACE, "descriptor write %u names no set: a valid "
+				                 "application never makes this call, and a driver may crash on it", i);
 			for (uint32_t j = 0; w->pBufferInfo && j < w->descriptorCount; j++)
 				if (rpvk_res_unbound(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)w->pBufferInfo[j].buffer))
 					return rpvk_res_refuse(r, "a buffer");

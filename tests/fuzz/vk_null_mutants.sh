@@ -41,7 +41,7 @@ unset DISPLAY
 
 # vnm_count PATTERN FILE: lines matching (0 when none, or no file)
 vnm_count() {
-	c=$(grep -c -- "$1" "$2" 2>/dev/null) || true
+	c=$(grep -ac -- "$1" "$2" 2>/dev/null) || true
 	echo "${c:-0}"
 }
 
@@ -65,18 +65,18 @@ for trace in "$@"; do
 			rep=$((rep + $(vnm_count '^replayed ' "$T/out")))
 			stop=$((stop + $(vnm_count '^stopped ' "$T/out")))
 			reports=$((reports + $(vnm_count 'runtime error:' "$T/err")))
-			grep 'runtime error:' "$T/err" | head -3 >>"$OUT/reports.txt" || true
+			grep -a 'runtime error:' "$T/err" | head -3 >>"$OUT/reports.txt" || true
 			# stops whose message names no record
-			grep '^stopped ' "$T/out" | grep -v 'record seq \|checkpoint seq \|/proc/self/fd/' >>"$OUT/unnamed.txt" || true
-			unnamed=$((unnamed + $(grep '^stopped ' "$T/out" | grep -v 'record seq \|checkpoint seq \|/proc/self/fd/' | vnm_count . -)))
-			last=$(sed -n 's/^run //p' "$T/out" | tail -n 1)
+			grep -a '^stopped ' "$T/out" | grep -av 'record seq \|checkpoint seq \|/proc/self/fd/' >>"$OUT/unnamed.txt" || true
+			unnamed=$((unnamed + $(grep -a '^stopped ' "$T/out" | grep -av 'record seq \|checkpoint seq \|/proc/self/fd/' | vnm_count . -)))
+			last=$(grep -a '^run ' "$T/out" | sed 's/^run //' | tail -n 1)
 			if [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; then
 				break
 			fi
 			# the last file that started did not finish
 			[ -n "$last" ] || { echo "vk_null_mutants.sh: $R failed before its first input (exit $rc): $(head -5 "$T/err")" >&2; exit 1; }
 			m=$(basename "$last" .sbt)
-			if grep -q "^hang " "$T/out" || [ "$rc" -eq 124 ]; then
+			if grep -aq "^hang " "$T/out" || [ "$rc" -eq 124 ]; then
 				hang=$((hang + 1))
 				kind=hang
 			else
@@ -86,7 +86,7 @@ for trace in "$@"; do
 			cp "$last" "$OUT/$kind-$name-$m.sbt"
 			{
 				echo "== $kind $name $m (exit $rc): $(grep "^$m.sbt:" "$T/ops")"
-				grep -E 'ERROR: AddressSanitizer|SUMMARY|vk_null: |runtime error|#[0-9] ' "$T/err" | head -12
+				grep -aE 'ERROR: AddressSanitizer|SUMMARY|vk_null: |runtime error|#[0-9] ' "$T/err" | head -12
 			} >>"$OUT/findings.txt"
 			# go on after it
 			sed -n "\|^$last\$|,\$p" "$T/todo" | sed 1d >"$T/todo.next"

@@ -16,7 +16,8 @@
 #     its submit was waited for), crash_fb_destroyed and
 #     crash_destroy_recording (a submit after a framebuffer or a buffer its
 #     commands use was destroyed), crash_vertex_offset (an offset past its
-#     vertex buffer).
+#     vertex buffer), crash_write_no_set (a descriptor write naming no
+#     set), crash_buffer_empty (a buffer of 0 bytes).
 # Then 40 mutants of each trace (tests/fuzz/sbt_mutate --batch, seeds 1-40:
 # checksums valid, so the damage reaches the decoder and the replayer) all
 # end, replayed or stopped naming the record or checkpoint.
@@ -38,7 +39,7 @@ for f in "$C"/crash_*; do
 		fail "$(basename "$f") did not stop naming the record: $(grep " $f" "$T/corpus.out")"
 	n=$((n + 1))
 done
-[ "$n" -ge 12 ] || fail "expected 12 crash inputs, found $n"
+[ "$n" -ge 14 ] || fail "expected 14 crash inputs, found $n"
 M="$BUILD/tests/sbt_mutate"
 [ -x "$M" ] || fail "$M is not built"
 for t in vk_compute vk_offscreen; do
