@@ -355,9 +355,8 @@ void rpvk_state_free(rpvk *r);
 uint64_t rpvk_state_buffer_size(rpvk *r, VkBuffer b);
 /* Device d was seen idle: none of its command buffers is pending. */
 void rpvk_state_idle(rpvk *r, int d);
-/* Forget every captured handle bound to live (an object freed with its
- * pool). */
-void rpvk_state_unmap(rpvk *r, VkObjectType type, uint64_t live);
+/* The bindings of a descriptor set layout the replay created (0: none). */
+uint64_t rpvk_state_layout_bindings(rpvk *r, VkDescriptorSetLayout layout);
 /* Whether the memory of a buffer or image was freed. */
 int rpvk_state_res_freed(rpvk *r, VkObjectType type, uint64_t live);
 /* A buffer, image or descriptor set went: the command buffers that use it

@@ -16,7 +16,9 @@
  * its memory freed, is refused (rpvk_state.c), as is one that binds a set
  * freed since.  Destroys and frees themselves wait for the device's work
  * in flight first (rpvk_state.c), so work already submitted never loses
- * what it uses.
+ * what it uses.  A set bound and submitted that was never written (its
+ * layout has bindings) is refused too: the driver would read what was
+ * never initialized.
  *
  * Not followed: update templates and push descriptors (their resources are
  * the command's, judged when it is recorded), inline uniform blocks and
@@ -42,6 +44,8 @@ typedef struct rpvk_dset_entry {
  * (IMAGE_VIEW or BUFFER_VIEW, live) -> the live image or buffer viewed. */
 typedef struct rpvk_dset {
 	uint64_t pool;             /* live VkDescriptorPool */
+	uint64_t bindings;         /* its layout's bindings (0: none, or not known) */
+	uint8_t written;           /* a write or copy reached it */
 	uint32_t n, cap;
 	rpvk_dset_entry *e;        /* owned */
 } rpvk_dset;
@@ -149,6 +153,7 @@ static void rpvk_dset_write(rpvk *r, const VkWriteDescriptorSet *w)
 	rpvk_dset *d = rpvk_dset_get(r, (uint64_t)(uintptr_t)w->dstSet);
 	if (!d)
 		return;
+	d->written = 1;
 	for (uint32_t j = 0; j < w->descriptorCount; j++) {
 		uint32_t elem = w->dstArrayElement + j;
 		if (w->pBufferInfo &&
@@ -182,6 +187,7 @@ static void rpvk_dset_copy(rpvk *r, const VkCopyDescriptorSet *c)
 	rpvk_dset *dst = rpvk_dset_get(r, (uint64_t)(uintptr_t)c->dstSet);
 	if (!src || !dst)
 		return;
+	dst->written = 1;
 	for (uint32_t j = 0; j < c->descriptorCount; j++)
 		for (uint32_t k = 0; k < src->n; k++)
 			if (src->e[k].binding == c->srcBinding && src->e[k].elem == c->srcArrayElement + j) {
@@ -200,18 +206,34 @@ static void rpvk_dset_copy(rpvk *r, const VkCopyDescriptorSet *c)
  * unknown handle instead of reaching the driver with a freed set). */
 static void rpvk_dset_pool_gone(rpvk *r, uint64_t pool)
 {
+	/* one pass over the handles (a pool may be reset every frame) */
+	for (size_t i = 0; i < r->handles.cap; i++) {
+		rpvk_map_slot *s = &r->handles.slots[i];
+		rpvk_dset *d;
+		if (s->type != VK_OBJECT_TYPE_DESCRIPTOR_SET)
+			continue;
+		d = rpvk_dset_get(r, s->val);
+		if (d && d->pool == pool)
+			rpvk_map_del(&r->handles, VK_OBJECT_TYPE_DESCRIPTOR_SET, s->key);
+	}
 	for (size_t i = 0; i < r->dsets.cap; i++) {
 		rpvk_map_slot *s = &r->dsets.slots[i];
-		if (s->type == VK_OBJECT_TYPE_DESCRIPTOR_SET && ((rpvk_dset *)(uintptr_t)s->val)->pool == pool) {
-			rpvk_state_unmap(r, VK_OBJECT_TYPE_DESCRIPTOR_SET, s->key);
+		if (s->type == VK_OBJECT_TYPE_DESCRIPTOR_SET && ((rpvk_dset *)(uintptr_t)s->val)->pool == pool)
 			rpvk_dset_drop(r, s->key);
-		}
 	}
 }
 
 int rpvk_dset_bad(rpvk *r, uint64_t set, char *why, size_t len)
 {
 	rpvk_dset *d = rpvk_dset_get(r, set);
+	/* never written while its layout has bindings: what the driver reads
+	 * there is uninitialized (lavapipe: SIGSEGV); a shader that uses none
+	 * of them is rare enough to refuse */
+	if (d && d->bindings && !d->written) {
+		snprintf(why, len, "it was never written, and its layout has %llu bindings",
+		         (unsigned long long)d->bindings);
+		return 1;
+	}
 	for (uint32_t k = 0; d && k < d->n; k++) {
 		const rpvk_dset_entry *e = &d->e[k];
 		uint64_t res = e->live;
@@ -249,6 +271,8 @@ void rpvk_dset_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 			if (!(d = calloc(1, sizeof(*d))))
 				continue; /* not judged */
 			d->pool = (uint64_t)(uintptr_t)a->pAllocateInfo->descriptorPool;
+			if (a->pAllocateInfo->pSetLayouts)
+				d->bindings = rpvk_state_layout_bindings(r, a->pAllocateInfo->pSetLayouts[i]);
 			if (rpvk_map_put(&r->dsets, VK_OBJECT_TYPE_DESCRIPTOR_SET, set, (uint64_t)(uintptr_t)d, 0) != 0)
 				free(d);
 		}

@@ -27,7 +27,8 @@
  *     requirements do not fit the memory at the offset (rpvk_memory.c);
  *     a flush or invalidate of memory not mapped, or outside its mapping;
  *   - a buffer of 0 bytes, an image with an empty extent, no levels or no
- *     layers; a descriptor write or copy that names no set;
+ *     layers; a descriptor write or copy that names no set (and one whose
+ *     set a pending command buffer binds waits for the device first);
  *   - vkGetDeviceQueue[2] of a queue its device was not created with (the
  *     driver hands back memory past its queue array);
  *   - an image view's subresource range outside its image, a copy, update
@@ -217,14 +218,34 @@ static rp_status rpvk_state_unpend(rpvk *r, VkCommandBuffer cb, uint64_t pool)
 	return RP_OK;
 }
 
-void rpvk_state_unmap(rpvk *r, VkObjectType type, uint64_t live)
+/* Before a descriptor update of set: a pending command buffer that binds it
+ * is waited for first (a driver would change what executing work reads). */
+static rp_status rpvk_state_set_settle(rpvk *r, VkDescriptorSet set)
 {
-	for (size_t i = 0; live && i < r->handles.cap; i++) {
-		rpvk_map_slot *s = &r->handles.slots[i];
-		if (s->type == (uint32_t)type && s->val == live)
-			rpvk_map_del(&r->handles, (uint32_t)type, s->key);
+	int wait = -1;
+	for (size_t i = 0; set && i < r->cbs.cap && wait < 0; i++) {
+		rpvk_map_slot *s = &r->cbs.slots[i];
+		rpvk_cb *c;
+		if (!s->type || s->type == RPVK_MAP_TOMB)
+			continue;
+		c = (rpvk_cb *)(uintptr_t)s->val;
+		for (uint32_t k = 0; c->pending && k < c->nres && wait < 0; k++)
+			if (c->res[k].type == VK_OBJECT_TYPE_DESCRIPTOR_SET &&
+			    c->res[k].live == (uint64_t)(uintptr_t)set)
+				wait = c->dev;
 	}
-	rpvk_map_del(&r->owners, (uint32_t)type, live);
+	if (wait < 0 || wait >= RPVK_MAX_DEVICES || !r->dev[wait].live)
+		return RP_OK;
+	if (rpvk_device_idle(r, wait, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
+		return rpvk_fail(r, RP_ERR_TRACE, "the device did not finish within %g s the work that "
+		                 "reads the descriptor set being updated (tsreplay --wait-timeout SECONDS "
+		                 "waits longer)", (double)r->wait_ns / 1e9);
+	return RP_OK;
+}
+
+uint64_t rpvk_state_layout_bindings(rpvk *r, VkDescriptorSetLayout layout)
+{
+	return rpvk_sobj(r, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, (uint64_t)(uintptr_t)layout);
 }
 
 int rpvk_state_res_freed(rpvk *r, VkObjectType type, uint64_t live)
@@ -418,8 +439,8 @@ static rp_status rpvk_state_submit(rpvk *r, VkCommandBuffer cb)
 			if (c->res[i].type == VK_OBJECT_TYPE_DESCRIPTOR_SET) {
 				if (!rpvk_dset_bad(r, c->res[i].live, why, sizeof(why)))
 					continue;
-				snprintf(text, sizeof(text), "is submitted, and a descriptor set it binds no "
-				         "longer holds what it did (%s)", why);
+				snprintf(text, sizeof(text), "is submitted, and a descriptor set it binds is not "
+				         "valid (%s)", why);
 				return rpvk_state_refuse(r, cb, text);
 			}
 			if ((rpvk_sobj(r, c->res[i].type, c->res[i].live) & 3) == RPVK_RES_FREED)
@@ -565,17 +586,24 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 			                 ci->arrayLayers);
 		break;
 	}
+	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate:
+	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplateKHR:
+		return rpvk_state_set_settle(r, ((const sbt_vk_args_vkUpdateDescriptorSetWithTemplate *)args)->descriptorSet);
 	case SBT_VK_CMD_vkUpdateDescriptorSets: {
 		const sbt_vk_args_vkUpdateDescriptorSets *a = args;
 		for (uint32_t i = 0; a->pDescriptorCopies && i < a->descriptorCopyCount; i++)
 			if (!a->pDescriptorCopies[i].srcSet || !a->pDescriptorCopies[i].dstSet)
 				return rpvk_fail(r, RP_ERR_TRACE, "descriptor copy %u names no set: a valid "
 				                 "application never makes this call, and a driver may crash on it", i);
+			else if ((st = rpvk_state_set_settle(r, a->pDescriptorCopies[i].dstSet)) != RP_OK)
+				return st;
 		for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++) {
 			const VkWriteDescriptorSet *w = &a->pDescriptorWrites[i];
 			if (!w->dstSet)
 				return rpvk_fail(r, RP_ERR_TRACE, "descriptor write %u names no set: a valid "
 				                 "application never makes this call, and a driver may crash on it", i);
+			if ((st = rpvk_state_set_settle(r, w->dstSet)) != RP_OK)
+				return st;
 			for (uint32_t j = 0; w->pBufferInfo && j < w->descriptorCount; j++)
 				if (rpvk_res_unbound(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)w->pBufferInfo[j].buffer))
 					return rpvk_res_refuse(r, "a buffer");
@@ -731,6 +759,17 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		uint64_t pool = cmd == SBT_VK_CMD_vkResetCommandPool ?
 		                (uint64_t)(uintptr_t)((const sbt_vk_args_vkResetCommandPool *)args)->commandPool :
 		                (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyCommandPool *)args)->commandPool;
+		/* freed with the pool: the trace's handles of its command buffers
+		 * name nothing now (one pass over the handles) */
+		for (size_t i = 0; cmd == SBT_VK_CMD_vkDestroyCommandPool && i < r->handles.cap; i++) {
+			rpvk_map_slot *s = &r->handles.slots[i];
+			rpvk_cb *c = s->type == VK_OBJECT_TYPE_COMMAND_BUFFER ?
+			             rpvk_cb_get(r, (VkCommandBuffer)(uintptr_t)s->val) : NULL;
+			if (c && c->pool == pool) {
+				rpvk_map_del(&r->owners, VK_OBJECT_TYPE_COMMAND_BUFFER, s->val);
+				rpvk_map_del(&r->handles, VK_OBJECT_TYPE_COMMAND_BUFFER, s->key);
+			}
+		}
 		for (size_t i = 0; i < r->cbs.cap; i++) {
 			rpvk_map_slot *s = &r->cbs.slots[i];
 			rpvk_cb *c;
@@ -742,8 +781,6 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 			if (cmd == SBT_VK_CMD_vkResetCommandPool) {
 				rpvk_cb_reset(c, RPVK_CB_INITIAL);
 			} else {
-				/* freed with its pool: the trace's handle names nothing now */
-				rpvk_state_unmap(r, VK_OBJECT_TYPE_COMMAND_BUFFER, s->key);
 				free(c);
 				rpvk_map_del(&r->cbs, VK_OBJECT_TYPE_COMMAND_BUFFER, s->key);
 			}

@@ -23,6 +23,8 @@
  *     it, or a view of it) has not been waited for: submits complete only
  *     when a fence of theirs, or a later one on the same queue, is waited
  *     for or seen signalled, or the queue or device is waited idle;
+ *   - a submit of a command buffer that binds a descriptor set never
+ *     written (its layout has bindings);
  *   - a wait without a timeout for a fence no submit signals (it would
  *     never return).
  * Functions it does not implement are missing (vkGet*ProcAddr returns
@@ -68,6 +70,7 @@ struct vn_obj {
 	int state;                 /* 0 initial, 1 recording, 2 executable; sets:
 	                              3 once an object it holds went */
 	int invalid;               /* command buffers: an object it uses went */
+	int written;               /* descriptor sets: a write or copy reached it */
 	vn_obj *pend_queue;        /* submitted to (NULL: not pending) */
 	uint64_t pend_serial;
 	vn_obj *pool;              /* command buffers, sets: their pool */
@@ -495,7 +498,10 @@ static void vn_submit_cb(vn_obj *q, VkCommandBuffer cb, const char *call)
 	if (c->state != 2)
 		vn_report(call, "a command buffer that is not executable is submitted");
 	for (uint32_t i = 0; i < c->nrefs; i++)
-		if (c->refs[i]->type == VK_OBJECT_TYPE_DESCRIPTOR_SET && c->refs[i]->state == 3)
+		if (c->refs[i]->type == VK_OBJECT_TYPE_DESCRIPTOR_SET && c->refs[i]->size && !c->refs[i]->written)
+			vn_report(call, "a command buffer is submitted that binds a descriptor set never "
+			          "written (the device would read what was never initialized)");
+		else if (c->refs[i]->type == VK_OBJECT_TYPE_DESCRIPTOR_SET && c->refs[i]->state == 3)
 			vn_report(call, "a command buffer is submitted that binds a descriptor set holding "
 			          "an object destroyed since (use after free on a device)");
 		else if (c->refs[i]->type == VK_OBJECT_TYPE_BUFFER || c->refs[i]->type == VK_OBJECT_TYPE_IMAGE)
@@ -852,8 +858,22 @@ static void VKAPI_CALL vn_DestroyBufferView(VkDevice dev, VkBufferView v, const 
 VN_PLAIN(Sampler, VkSampler, VkSamplerCreateInfo, VK_OBJECT_TYPE_SAMPLER)
 VN_PLAIN(ShaderModule, VkShaderModule, VkShaderModuleCreateInfo, VK_OBJECT_TYPE_SHADER_MODULE)
 VN_PLAIN(PipelineLayout, VkPipelineLayout, VkPipelineLayoutCreateInfo, VK_OBJECT_TYPE_PIPELINE_LAYOUT)
-VN_PLAIN(DescriptorSetLayout, VkDescriptorSetLayout, VkDescriptorSetLayoutCreateInfo,
-         VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT)
+
+static VkResult VKAPI_CALL vn_CreateDescriptorSetLayout(VkDevice dev, const VkDescriptorSetLayoutCreateInfo *ci,
+                                                        const VkAllocationCallbacks *a, VkDescriptorSetLayout *out)
+{
+	VkResult res = VN_CREATE(VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, out);
+	if (res == VK_SUCCESS)
+		((vn_obj *)(uintptr_t)*out)->size = ci->bindingCount;
+	return res;
+}
+
+static void VKAPI_CALL vn_DestroyDescriptorSetLayout(VkDevice dev, VkDescriptorSetLayout h,
+                                                     const VkAllocationCallbacks *a)
+{
+	vn_free(VN_GET(h, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, "vkDestroyDescriptorSetLayout"),
+	        "vkDestroyDescriptorSetLayout");
+}
 VN_PLAIN(PipelineCache, VkPipelineCache, VkPipelineCacheCreateInfo, VK_OBJECT_TYPE_PIPELINE_CACHE)
 VN_PLAIN(RenderPass, VkRenderPass, VkRenderPassCreateInfo, VK_OBJECT_TYPE_RENDER_PASS)
 VN_PLAIN(Framebuffer, VkFramebuffer, VkFramebufferCreateInfo, VK_OBJECT_TYPE_FRAMEBUFFER)
@@ -924,10 +944,11 @@ static VkResult VKAPI_CALL vn_AllocateDescriptorSets(VkDevice dev, const VkDescr
 {
 	vn_obj *pool = VN_GET(ai->descriptorPool, VK_OBJECT_TYPE_DESCRIPTOR_POOL, "vkAllocateDescriptorSets");
 	for (uint32_t i = 0; i < ai->descriptorSetCount; i++) {
-		VN_GET(ai->pSetLayouts[i], VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, "vkAllocateDescriptorSets");
+		vn_obj *l = VN_GET(ai->pSetLayouts[i], VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, "vkAllocateDescriptorSets");
 		if (VN_CREATE(VK_OBJECT_TYPE_DESCRIPTOR_SET, &out[i]) != VK_SUCCESS)
 			return VK_ERROR_OUT_OF_HOST_MEMORY;
 		((vn_obj *)(uintptr_t)out[i])->pool = pool;
+		((vn_obj *)(uintptr_t)out[i])->size = l ? l->size : 0; /* bindings */
 	}
 	return VK_SUCCESS;
 }
@@ -955,6 +976,7 @@ static void VKAPI_CALL vn_UpdateDescriptorSets(VkDevice dev, uint32_t nw, const 
 						vn_report("vkUpdateDescriptorSets", "write %u: the set is bound in a "
 						          "submitted command buffer not yet waited for", i);
 		set->state = 0;
+		set->written = 1;
 		for (uint32_t j = 0; j < w[i].descriptorCount; j++) {
 			if (w[i].pBufferInfo) {
 				vn_obj *b = VN_GET(w[i].pBufferInfo[j].buffer, VK_OBJECT_TYPE_BUFFER, "vkUpdateDescriptorSets");
@@ -978,6 +1000,8 @@ static void VKAPI_CALL vn_UpdateDescriptorSets(VkDevice dev, uint32_t nw, const 
 		vn_obj *dst = VN_GET(c[i].dstSet, VK_OBJECT_TYPE_DESCRIPTOR_SET, "vkUpdateDescriptorSets");
 		for (uint32_t j = 0; src && dst && j < src->nrefs; j++)
 			vn_refs_add(dst, src->refs[j]);
+		if (dst)
+			dst->written = 1;
 	}
 }
 

@@ -186,7 +186,7 @@ SUBMIT2=$(seq_of vkQueueSubmit 2)
 [ -n "$SUBMIT2" ] || fail "the trace has no second submit"
 BEFORE=$((SUBMIT2 - 1)) AT="record seq $((SUBMIT2 + 1)) vkQueueSubmit: command buffer 0x"
 hostile dsetgone "$AT" --move "$(seq_of vkDestroyBuffer 3):$BEFORE"
-grep -qF "a descriptor set it binds no longer holds what it did (binding 1 element 0 holds an object destroyed since it was written)" \
+grep -qF "a descriptor set it binds is not valid (binding 1 element 0 holds an object destroyed since it was written)" \
 	"$T/dsetgone.err" || fail "dsetgone: $(cat "$T/dsetgone.err")"
 hostile dsetfreed "$AT" --move "$(seq_of vkFreeMemory 4):$BEFORE"
 grep -qF "(binding 0 element 0 holds a buffer whose memory was freed since)" "$T/dsetfreed.err" ||
