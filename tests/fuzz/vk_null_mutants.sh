@@ -9,7 +9,8 @@
 #             aborted (the replay handed it what a driver would trip on);
 #   hang      one replay ran past HANG_S seconds (default 20);
 #   reports   UndefinedBehaviorSanitizer "runtime error" lines.
-# Mutants are made by tests/fuzz/sbt_mutate --batch (seeds 1..N per trace:
+# Mutants are made by tests/fuzz/sbt_mutate --batch (seeds FIRST..FIRST+N-1
+# per trace, FIRST=1 unless set:
 # 1 to 4 random mutations each; every checksum, index and trailer valid),
 # BATCH at a time in a temporary folder.  The first lines of each crash,
 # hang or unnamed stop go to $OUT (default build/vk_null_mutants), with
@@ -49,10 +50,11 @@ tot_rep=0 tot_stop=0 tot_unnamed=0 tot_crash=0 tot_hang=0 tot_reports=0
 for trace in "$@"; do
 	name=$(basename "$trace" .sbt)
 	rep=0 stop=0 unnamed=0 crash=0 hang=0 reports=0
-	first=1
-	while [ "$first" -le "$N" ]; do
+	first=${FIRST:-1}
+	end=$((first + N - 1))
+	while [ "$first" -le "$end" ]; do
 		count=$BATCH
-		[ $((first + count - 1)) -le "$N" ] || count=$((N - first + 1))
+		[ $((first + count - 1)) -le "$end" ] || count=$((end - first + 1))
 		rm -rf "$T/m"
 		mkdir "$T/m"
 		"$M" --batch "$trace" "$T/m" "$first" "$count" >"$T/ops" ||
