@@ -34,6 +34,7 @@
 #     storage buffer the set holds was destroyed (the replay waits for the
 #     work in flight before the destroy, then refuses the submit); the same
 #     destroy moved just after a submit replays cleanly under validation;
+#   - vkCreateInstance asking for apiVersion 0.513.0 (the loader crashed);
 #   - waits: a fence wait whose submit was dropped stops at once; a wait on
 #     work that takes longer than a tiny --wait-timeout stops with the bound.
 # Also: --wait-timeout refuses what is not a positive number of seconds,
@@ -167,6 +168,12 @@ hostile imgwide "$IMGCOPY (offset (0,0,0) extent 512x192x1, and mip level 0 is 2
 hostile imgneg "$IMGCOPY (offset (-2147483648,0,0) extent 256x192x1" --set "$COPYI:-21:128"
 hostile imgrows "$IMGCOPY (buffer bytes from 0 for 192 rows of 512 texels in 1 slices, past the end of its buffer (196608 bytes))" \
 	--set "$COPYI:-47:2"
+# vkCreateInstance's pApplicationInfo.apiVersion made 0.513.0 (byte 38 of
+# vk_offscreen's payload): the loader died with SIGSEGV on it (mutant seed
+# 592 of replay_mutants.sh).
+INST=$(seq_of vkCreateInstance 1 off)
+hostile apiversion "record seq $INST vkCreateInstance: apiVersion 0.0.513.0 is not a Vulkan 1.x version" \
+	--set "$INST:38:1"
 SRC=comp
 GETQ=$(seq_of vkGetDeviceQueue 1)
 # vkGetDeviceQueue: device, queueFamilyIndex (1).
@@ -235,4 +242,4 @@ for early in "vkDestroyBuffer 1" "vkDestroyBuffer 3" "vkDestroyBuffer 4"; do
 	[ "$rc" -eq 0 ] || fail "early $early: exit $rc: $(tail -5 "$T/early.out")"
 	! grep -q 'VUID-' "$T/early.out" || fail "early $early: $(grep VUID- "$T/early.out" | head -3)"
 done
-echo "ok: 27 hostile traces stop with exit 1 naming the record; --wait-timeout checked"
+echo "ok: 28 hostile traces stop with exit 1 naming the record; --wait-timeout checked"
