@@ -103,6 +103,8 @@ FUZZ_REPLAY := $(BUILD)/tests/fuzz_sbt_reader_replay $(BUILD)/tests/fuzz_cm_code
 	$(BUILD)/tests/fuzz_tcd_image_replay
 # the trace mutator the hostile-trace tests and `make fuzz` use (tests/fuzz/sbt_mutate.c)
 FUZZ_REPLAY += $(BUILD)/tests/sbt_mutate $(BUILD)/tests/fuzz_cm_codec_mutate
+# whole traces replayed against the null Vulkan device (tests/fuzz/vk_null.c)
+FUZZ_REPLAY += $(BUILD)/tests/vk_null_main
 LAYER_SO := $(if $(LAYER_SRC),$(BUILD)/layers/libVkLayer_tracesmith.so $(BUILD)/layers/VkLayer_tracesmith.json $(BUILD)/share/vulkan/implicit_layer.d/VkLayer_tracesmith.json)
 SHADERS := $(patsubst tests/shaders/%,$(BUILD)/tests/shaders/%.spv,$(SHADER_SRC))
 TCU_SO := $(if $(TCU_SRC),$(BUILD)/interpose/libtracesmith_cuda.so)
@@ -359,6 +361,14 @@ $(BUILD)/tests/sbt_mutate: $(BUILD)/obj/tests/fuzz/sbt_mutate.o $(LIB_SUP) $(LIB
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) $< $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
 
+# The Vulkan backend replaying whole traces against the null device of
+# tests/fuzz/vk_null.c, which is linked instead of -lvulkan (no driver):
+# tests/shell/test_vk_null_corpus.sh, tests/fuzz/vk_null_mutants.sh.
+$(BUILD)/tests/vk_null_main: $(call obj,tests/fuzz/fuzz_vk_null.c tests/fuzz/vk_null.c tests/fuzz/vk_null_main.c) \
+		$(LIB_SUP) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIB_SUP) $(LIBS) $(filter-out -lvulkan,$(LDLIBS_ALL)) -o $@
+
 # The same for the libcuda double's image reader, over the images in
 # tests/fixtures (tests/shell/test_tcd_image_corpus.sh); `make fuzz-tcd-image`.
 $(BUILD)/tests/fuzz_tcd_image_replay: $(BUILD)/obj/tests/fuzz/fuzz_tcd_image.o $(BUILD)/obj/tests/fuzz/replay_main.o \
@@ -403,6 +413,27 @@ fuzz:
 	BUILD=$(BUILD) sh tests/fuzz/replay_mutants.sh $(FUZZ_MUTANTS)
 
 # The libcuda double's image reader, from the fixture images.
+# The Vulkan backend against the null device (tests/fuzz/vk_null.c) with
+# libFuzzer, from tests/fuzz/corpus_vk_null; then VK_NULL_MUTANTS (2000)
+# structure-aware mutants of each corpus trace (checksums kept valid:
+# tests/fuzz/vk_null_mutants.sh) through the sanitizer build of make asan.
+VK_NULL_MUTANTS ?= 2000
+fuzz: fuzz-vk-null
+.PHONY: fuzz-vk-null
+fuzz-vk-null:
+	@mkdir -p $(BUILD)/fuzz/corpus_vk_null
+	$(MAKE) BUILD=build/fuzzlib CC=clang CFLAGS="-O1 -g" SAN="-fsanitize=fuzzer-no-link,address" \
+		build/fuzzlib/lib/libtsrp.a build/fuzzlib/lib/libtscap.a build/fuzzlib/lib/libtssbt.a
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address $(CPPFLAGS_ALL) tests/fuzz/fuzz_vk_null.c tests/fuzz/vk_null.c \
+		build/fuzzlib/lib/libtsrp.a build/fuzzlib/lib/libtscap.a build/fuzzlib/lib/libtssbt.a \
+		$(filter-out -lvulkan,$(LDLIBS_ALL)) -o $(BUILD)/fuzz/fuzz_vk_null
+	cp tests/fuzz/corpus_vk_null/* $(BUILD)/fuzz/corpus_vk_null/
+	$(BUILD)/fuzz/fuzz_vk_null -max_total_time=$(FUZZ_SECONDS) -timeout=30 $(BUILD)/fuzz/corpus_vk_null
+	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g -fno-omit-frame-pointer" SAN="-fsanitize=address,undefined" \
+		build/asan/tests/vk_null_main build/asan/tests/sbt_mutate
+	BUILD=build/asan sh tests/fuzz/vk_null_mutants.sh $(VK_NULL_MUTANTS) tests/fuzz/corpus_vk_null/vk_compute \
+		tests/fuzz/corpus_vk_null/vk_offscreen
+
 fuzz-tcd-image:
 	@mkdir -p $(BUILD)/fuzz/tcd_image_corpus
 	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(CPPFLAGS_ALL) tests/fuzz/fuzz_tcd_image.c \

@@ -215,6 +215,8 @@ struct rpvk {
 	rpvk_map cbs;              /* (COMMAND_BUFFER, live) -> its state (rpvk_state.c) */
 	rpvk_map sobjs;            /* layouts, pipelines, buffers, images, for the same */
 	rpvk_map resmem;           /* (BUFFER or IMAGE, live) -> live memory bound */
+	rpvk_map imgs;             /* (IMAGE, live) -> what region checks need (rpvk_region.c) */
+	rpvk_map dsets;            /* descriptor sets' contents, views' resources (rpvk_dset.c) */
 	uint64_t wait_ns;          /* --wait-timeout: the longest wait for the device */
 	/* types in front of the map, direct-mapped by record type (0: empty;
 	 * record types of API calls are never 0) */
@@ -362,12 +364,53 @@ rp_status rpvk_spirv_check(rpvk *r, const VkShaderModuleCreateInfo *ci);
 void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
 void rpvk_state_clear(rpvk *r);
 void rpvk_state_free(rpvk *r);
+/* A buffer's size as created (0: not known). */
+uint64_t rpvk_state_buffer_size(rpvk *r, VkBuffer b);
+/* Device d was seen idle: none of its command buffers is pending. */
+void rpvk_state_idle(rpvk *r, int d);
+/* The bindings of a descriptor set layout the replay created (0: none). */
+uint64_t rpvk_state_layout_bindings(rpvk *r, VkDescriptorSetLayout layout);
+/* Whether the memory of a buffer or image was freed. */
+int rpvk_state_res_freed(rpvk *r, VkObjectType type, uint64_t live);
+/* A buffer, image or descriptor set went: the command buffers that use it
+ * may not be submitted until recorded again. */
+void rpvk_state_gone(rpvk *r, VkObjectType type, uint64_t live);
+
+/* ---- rpvk_dset.c: descriptor set contents -------------------------------- */
+
+/* After a call: the sets, views and resources it changed. */
+void rpvk_dset_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
+/* Whether set holds a resource destroyed or freed since it was written
+ * (why says which binding); 0 for sets not known. */
+int rpvk_dset_bad(rpvk *r, uint64_t set, char *why, size_t len);
+void rpvk_dset_clear(rpvk *r);
+void rpvk_dset_free(rpvk *r);
+
+/* ---- rpvk_region.c: image regions ---------------------------------------- */
+
+/* Before a vkCmd* copy, blit, resolve or clear of an image: RP_ERR_TRACE
+ * (diag set) when a region lies outside its image or buffer. */
+rp_status rpvk_region_check(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
+/* A subresource range inside mips levels and layers layers. */
+int rpvk_subrange_in(uint32_t mips, uint32_t layers, const VkImageSubresourceRange *s);
+/* An image the replay created (ci borrowed), and one it destroyed. */
+void rpvk_region_image_created(rpvk *r, VkImage image, const VkImageCreateInfo *ci);
+void rpvk_region_image_forget(rpvk *r, VkImage image);
+void rpvk_region_clear(rpvk *r);
+void rpvk_region_free(rpvk *r);
 rpvk_mem *rpvk_mem_find(rpvk *r, uint64_t captured);
 void rpvk_mem_clear(rpvk *r);
 /* Forget (without freeing) the memory of a device being destroyed. */
 void rpvk_mem_forget_device(rpvk *r, int dev);
 void rpvk_template_clear(rpvk *r);
 rp_status rpvk_memory_write(rpvk *r, const uint8_t *payload, size_t len);
+/* Before a flush or invalidate: every range of memory the replay allocated
+ * lies inside its mapping (RP_ERR_TRACE, diag set, otherwise). */
+rp_status rpvk_memory_ranges_check(rpvk *r, uint32_t n, const VkMappedMemoryRange *ranges);
+/* Before a bind of live buffer or image res: its requirements fit mem at
+ * off, aligned (RP_ERR_TRACE, diag set, otherwise). */
+rp_status rpvk_memory_bind_check(rpvk *r, VkObjectType type, uint64_t res, VkDeviceMemory mem,
+                                 VkDeviceSize off);
 rp_status rpvk_memory_checkpoint(rpvk *r, const sbt_checkpoint *cp, const void **bytes_out);
 /* rpvk_swapchain.c: a checkpoint whose call is the present just replayed
  * (a frame hash): 1 with *st its outcome (bytes in *bytes_out), 0 when it

@@ -82,6 +82,18 @@ rp_status rpvk_o_vkCreateInstance(rpvk *r, void *args)
 	if (slot < 0)
 		return rpvk_fail(r, RP_ERR_UNSUPPORTED, "more than %d live instances", RPVK_MAX_INSTANCES);
 	captured = (uint64_t)(uintptr_t)*a->pInstance;
+	/* the loader and its layers crash on some versions no application
+	 * asks for (0.513.0: SIGSEGV in the loader); 0 means 1.0 */
+	if (ci->pApplicationInfo && ci->pApplicationInfo->apiVersion &&
+	    (VK_API_VERSION_VARIANT(ci->pApplicationInfo->apiVersion) ||
+	     VK_API_VERSION_MAJOR(ci->pApplicationInfo->apiVersion) != 1 ||
+	     VK_API_VERSION_MINOR(ci->pApplicationInfo->apiVersion) > 15))
+		return rpvk_fail(r, RP_ERR_TRACE, "apiVersion %u.%u.%u.%u is not a Vulkan 1.x version: a "
+		                 "valid application never asks for it",
+		                 VK_API_VERSION_VARIANT(ci->pApplicationInfo->apiVersion),
+		                 VK_API_VERSION_MAJOR(ci->pApplicationInfo->apiVersion),
+		                 VK_API_VERSION_MINOR(ci->pApplicationInfo->apiVersion),
+		                 VK_API_VERSION_PATCH(ci->pApplicationInfo->apiVersion));
 	rpvk_strip_pnext(&ci->pNext);
 	exts = rpvk_scratch(r, (ci->enabledExtensionCount + 3) * sizeof(char *)); /* + window's */
 	layers = rpvk_scratch(r, 2 * sizeof(char *));
@@ -178,8 +190,10 @@ VkResult rpvk_device_idle(rpvk *r, int d, VkQueue only, uint64_t timeout_ns)
 	res = dv->t.WaitForFences(dv->live, n, fences, VK_TRUE, timeout_ns);
 	if (res == VK_SUCCESS) {
 		dv->t.ResetFences(dv->live, n, fences);
-		if (!only)
+		if (!only) {
 			dv->pending = 0;
+			rpvk_state_idle(r, d);
+		}
 		return VK_SUCCESS;
 	}
 	/* A fence still pending cannot be reused or destroyed: leave it. */

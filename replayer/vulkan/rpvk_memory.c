@@ -283,6 +283,14 @@ rp_status rpvk_o_vkAllocateMemory(rpvk *r, void *args)
 	captured = (uint64_t)(uintptr_t)*a->pMemory;
 	cap_size = ai->allocationSize;
 	p = &r->phys[r->dev[r->cur_dev].phys];
+	/* what no valid application asks, refused before the driver sees it */
+	if (!ai->allocationSize)
+		return rpvk_fail(r, RP_ERR_TRACE, "an allocation of 0 bytes: a valid application never "
+		                 "makes this call");
+	if (ai->memoryTypeIndex >= VK_MAX_MEMORY_TYPES ||
+	    (p->have_captured && ai->memoryTypeIndex >= p->captured_mem.memoryTypeCount))
+		return rpvk_fail(r, RP_ERR_TRACE, "memory type %u does not exist on the captured device: "
+		                 "a valid application never makes this call", ai->memoryTypeIndex);
 	if (p->have_captured && ai->memoryTypeIndex < VK_MAX_MEMORY_TYPES) {
 		uint32_t to = p->type_map[ai->memoryTypeIndex];
 		if (to != ai->memoryTypeIndex && r->run == 1)
@@ -374,6 +382,16 @@ rp_status rpvk_o_vkMapMemory(rpvk *r, void *args)
 	if (!m)
 		return rpvk_fail(r, RP_ERR_NOT_FOUND, "memory 0x%llx was not allocated by this replay",
 		                 (unsigned long long)captured);
+	/* what a valid application never asks (a driver may hand back a
+	 * pointer past the allocation, or trip on the second mapping) */
+	if (m->ptr)
+		return rpvk_fail(r, RP_ERR_TRACE, "memory 0x%llx is mapped already: a valid application "
+		                 "never makes this call", (unsigned long long)captured);
+	if (a->offset >= m->size || (a->size != VK_WHOLE_SIZE && (!a->size || a->size > m->size - a->offset)))
+		return rpvk_fail(r, RP_ERR_TRACE, "range %llu+%llu lies outside the allocation (%llu "
+		                 "bytes here): a valid application never makes this call",
+		                 (unsigned long long)a->offset, (unsigned long long)a->size,
+		                 (unsigned long long)m->size);
 	a->ret = t->MapMemory(a->device, a->memory, a->offset, a->size, a->flags, &ptr);
 	rpvk_result(r, cap_ret, a->ret);
 	if (a->ret != VK_SUCCESS)
@@ -396,6 +414,62 @@ rp_status rpvk_o_vkUnmapMemory(rpvk *r, void *args)
 		t->UnmapMemory(a->device, a->memory);
 		m->ptr = NULL;
 	}
+	return RP_OK;
+}
+
+/* The memory of a live handle the current decode mapped, or NULL. */
+static rpvk_mem *rpvk_mem_live(rpvk *r, VkDeviceMemory live)
+{
+	uint64_t captured = rpvk_mem_captured(r, live);
+	return captured ? rpvk_mem_find(r, captured) : NULL;
+}
+
+rp_status rpvk_memory_ranges_check(rpvk *r, uint32_t n, const VkMappedMemoryRange *ranges)
+{
+	for (uint32_t i = 0; ranges && i < n; i++) {
+		const VkMappedMemoryRange *g = &ranges[i];
+		rpvk_mem *m = rpvk_mem_live(r, g->memory);
+		if (!m)
+			continue; /* not ours to judge */
+		if (!m->ptr)
+			return rpvk_fail(r, RP_ERR_TRACE, "range %u: its memory is not mapped: a valid "
+			                 "application never makes this call, and a driver may crash on it", i);
+		if (g->offset < m->map_off || g->offset - m->map_off > m->map_size ||
+		    (g->size != VK_WHOLE_SIZE && g->size > m->map_size - (g->offset - m->map_off)))
+			return rpvk_fail(r, RP_ERR_TRACE, "range %u (%llu+%llu) lies outside the mapped range "
+			                 "[%llu, %llu): a valid application never makes this call, and a "
+			                 "driver may crash on it", i, (unsigned long long)g->offset,
+			                 (unsigned long long)g->size, (unsigned long long)m->map_off,
+			                 (unsigned long long)(m->map_off + m->map_size));
+	}
+	return RP_OK;
+}
+
+rp_status rpvk_memory_bind_check(rpvk *r, VkObjectType type, uint64_t res, VkDeviceMemory mem,
+                                 VkDeviceSize off)
+{
+	rpvk_mem *m = rpvk_mem_live(r, mem);
+	const rpvk_dtable *t;
+	VkMemoryRequirements req;
+	if (!m || !res || m->dev < 0 || m->dev >= RPVK_MAX_DEVICES || !r->dev[m->dev].live)
+		return RP_OK; /* not ours to judge */
+	t = &r->dev[m->dev].t;
+	memset(&req, 0, sizeof(req));
+	if (type == VK_OBJECT_TYPE_BUFFER && t->GetBufferMemoryRequirements)
+		t->GetBufferMemoryRequirements(r->dev[m->dev].live, (VkBuffer)(uintptr_t)res, &req);
+	else if (type == VK_OBJECT_TYPE_IMAGE && t->GetImageMemoryRequirements)
+		t->GetImageMemoryRequirements(r->dev[m->dev].live, (VkImage)(uintptr_t)res, &req);
+	if (off > m->size || req.size > m->size - off)
+		return rpvk_fail(r, RP_ERR_TRACE, "the %s needs %llu bytes at offset %llu, and the memory "
+		                 "has %llu here: a valid application never makes this call, and a driver "
+		                 "may crash on it", type == VK_OBJECT_TYPE_BUFFER ? "buffer" : "image",
+		                 (unsigned long long)req.size, (unsigned long long)off,
+		                 (unsigned long long)m->size);
+	if (req.alignment && off % req.alignment)
+		return rpvk_fail(r, RP_ERR_TRACE, "offset %llu is not a multiple of the %s's alignment "
+		                 "(%llu here): a valid application never makes this call",
+		                 (unsigned long long)off, type == VK_OBJECT_TYPE_BUFFER ? "buffer" : "image",
+		                 (unsigned long long)req.alignment);
 	return RP_OK;
 }
 

@@ -17,21 +17,31 @@
  *     of the descriptor sets its pipeline's layout has bindings in bound;
  *   - vkEndCommandBuffer of one not recording or inside a render pass;
  *   - a submit of one that is not executable (never ended, or reset), or
- *     that names a buffer or image whose memory was freed since;
+ *     that names a buffer or image whose memory was freed or that was
+ *     destroyed since, or binds a descriptor set freed since or holding
+ *     such a resource (rpvk_dset.c);
  *   - a buffer or image with no memory bound named by a vkCmd* parameter
  *     (rpvk_cmd_resources, generated), a view or a descriptor write (the
  *     driver would read through a null pointer; sparse ones not judged);
+ *   - a bind of a buffer or image that has memory already, or whose
+ *     requirements do not fit the memory at the offset (rpvk_memory.c);
+ *     a flush or invalidate of memory not mapped, or outside its mapping;
+ *   - a buffer of 0 bytes, an image with an empty extent, no levels or no
+ *     layers; a descriptor write or copy that names no set (and one whose
+ *     set a pending command buffer binds waits for the device first);
  *   - vkGetDeviceQueue[2] of a queue its device was not created with (the
  *     driver hands back memory past its queue array);
  *   - an image view's subresource range outside its image, a copy, update
- *     or fill outside its buffer (vkCmdCopyBuffer, vkCmdUpdateBuffer,
- *     vkCmdFillBuffer).
+ *     or fill outside its buffer (vkCmdCopyBuffer[2], vkCmdUpdateBuffer,
+ *     vkCmdFillBuffer); image copies, blits, resolves and clears outside
+ *     their images and buffers (rpvk_region.c).
  * Command buffers the replay did not allocate are not judged.  The rules
  * are those of the Vulkan specification; a valid application never breaks
  * them, so a valid trace never meets them.
  */
 #include "replayer/vulkan/rpvk.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,9 +56,16 @@ typedef struct rpvk_cb {
 	uint64_t pool;            /* live VkCommandPool */
 	uint64_t pipeline[2];     /* live: graphics, compute */
 	uint32_t sets_bound[2];   /* descriptor set binds (any) since begin */
+	uint8_t stale;            /* a buffer, image, descriptor set, pipeline or
+	                             framebuffer it uses was destroyed since it
+	                             was recorded */
+	uint8_t pending;          /* submitted, and neither its fence nor the
+	                             device was seen done since */
+	int dev;                  /* its device (index into rpvk.dev) */
+	uint64_t fence;           /* live fence of its last submit (0: none) */
 	/* buffers and images its commands name (rpvk_cmd_resources), to find
-	 * one whose memory was freed before a submit; past RPVK_CB_RES not
-	 * judged */
+	 * one whose memory was freed before a submit, and the descriptor sets
+	 * it binds (rpvk_dset.c); past RPVK_CB_RES not judged */
 	struct { uint32_t type; uint64_t live; } res[RPVK_CB_RES];
 	uint32_t nres;
 } rpvk_cb;
@@ -82,6 +99,8 @@ static void rpvk_cb_reset(rpvk_cb *c, uint8_t state)
 {
 	c->state = state;
 	c->nres = 0;
+	c->stale = 0;
+	c->pending = 0;
 	c->pass = RPVK_PASS_NONE;
 	memset(c->pipeline, 0, sizeof(c->pipeline));
 	memset(c->sets_bound, 0, sizeof(c->sets_bound));
@@ -95,6 +114,8 @@ void rpvk_state_clear(rpvk *r)
 	rpvk_map_clear(&r->cbs);
 	rpvk_map_clear(&r->sobjs);
 	rpvk_map_clear(&r->resmem);
+	rpvk_region_clear(r);
+	rpvk_dset_clear(r);
 }
 
 void rpvk_state_free(rpvk *r)
@@ -103,6 +124,8 @@ void rpvk_state_free(rpvk *r)
 	rpvk_map_free(&r->cbs);
 	rpvk_map_free(&r->sobjs);
 	rpvk_map_free(&r->resmem);
+	rpvk_region_free(r);
+	rpvk_dset_free(r);
 }
 
 static uint64_t rpvk_sobj(rpvk *r, VkObjectType type, uint64_t live)
@@ -147,10 +170,109 @@ static void rpvk_res_bind(rpvk *r, VkObjectType type, uint64_t live, VkDeviceMem
 		rpvk_map_del(&r->resmem, (uint32_t)type, live);
 }
 
+void rpvk_state_idle(rpvk *r, int d)
+{
+	for (size_t i = 0; i < r->cbs.cap; i++) {
+		rpvk_map_slot *s = &r->cbs.slots[i];
+		if (s->type && s->type != RPVK_MAP_TOMB && ((rpvk_cb *)(uintptr_t)s->val)->dev == d)
+			((rpvk_cb *)(uintptr_t)s->val)->pending = 0;
+	}
+}
+
+/* Fences seen signalled: the command buffers submitted with them are done. */
+static void rpvk_state_fences_done(rpvk *r, uint32_t n, const VkFence *fences)
+{
+	for (size_t i = 0; fences && i < r->cbs.cap; i++) {
+		rpvk_map_slot *s = &r->cbs.slots[i];
+		rpvk_cb *c;
+		if (!s->type || s->type == RPVK_MAP_TOMB)
+			continue;
+		c = (rpvk_cb *)(uintptr_t)s->val;
+		for (uint32_t k = 0; c->pending && c->fence && k < n; k++)
+			if (c->fence == (uint64_t)(uintptr_t)fences[k])
+				c->pending = 0;
+	}
+}
+
+/* Before a call that resets or frees command buffer cb (or every one of
+ * pool, when cb is NULL): one still pending is waited for first, as a
+ * careful application would (a driver would reset what it executes). */
+static rp_status rpvk_state_unpend(rpvk *r, VkCommandBuffer cb, uint64_t pool)
+{
+	int wait = -1;
+	for (size_t i = 0; i < r->cbs.cap && wait < 0; i++) {
+		rpvk_map_slot *s = &r->cbs.slots[i];
+		rpvk_cb *c;
+		if (!s->type || s->type == RPVK_MAP_TOMB)
+			continue;
+		c = (rpvk_cb *)(uintptr_t)s->val;
+		if (c->pending && (cb ? s->key == (uint64_t)(uintptr_t)cb : c->pool == pool))
+			wait = c->dev;
+	}
+	if (wait < 0 || wait >= RPVK_MAX_DEVICES || !r->dev[wait].live)
+		return RP_OK;
+	if (rpvk_device_idle(r, wait, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
+		return rpvk_fail(r, RP_ERR_TRACE, "the device did not finish within %g s the work of the "
+		                 "command buffer being reset (tsreplay --wait-timeout SECONDS waits longer)",
+		                 (double)r->wait_ns / 1e9);
+	return RP_OK;
+}
+
+/* Before a descriptor update of set: a pending command buffer that binds it
+ * is waited for first (a driver would change what executing work reads). */
+static rp_status rpvk_state_set_settle(rpvk *r, VkDescriptorSet set)
+{
+	int wait = -1;
+	for (size_t i = 0; set && i < r->cbs.cap && wait < 0; i++) {
+		rpvk_map_slot *s = &r->cbs.slots[i];
+		rpvk_cb *c;
+		if (!s->type || s->type == RPVK_MAP_TOMB)
+			continue;
+		c = (rpvk_cb *)(uintptr_t)s->val;
+		for (uint32_t k = 0; c->pending && k < c->nres && wait < 0; k++)
+			if (c->res[k].type == VK_OBJECT_TYPE_DESCRIPTOR_SET &&
+			    c->res[k].live == (uint64_t)(uintptr_t)set)
+				wait = c->dev;
+	}
+	if (wait < 0 || wait >= RPVK_MAX_DEVICES || !r->dev[wait].live)
+		return RP_OK;
+	if (rpvk_device_idle(r, wait, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
+		return rpvk_fail(r, RP_ERR_TRACE, "the device did not finish within %g s the work that "
+		                 "reads the descriptor set being updated (tsreplay --wait-timeout SECONDS "
+		                 "waits longer)", (double)r->wait_ns / 1e9);
+	return RP_OK;
+}
+
+uint64_t rpvk_state_layout_bindings(rpvk *r, VkDescriptorSetLayout layout)
+{
+	return rpvk_sobj(r, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, (uint64_t)(uintptr_t)layout);
+}
+
+int rpvk_state_res_freed(rpvk *r, VkObjectType type, uint64_t live)
+{
+	return (rpvk_sobj(r, type, live) & 3) == RPVK_RES_FREED;
+}
+
+void rpvk_state_gone(rpvk *r, VkObjectType type, uint64_t live)
+{
+	for (size_t i = 0; live && i < r->cbs.cap; i++) {
+		rpvk_map_slot *s = &r->cbs.slots[i];
+		rpvk_cb *c;
+		if (!s->type || s->type == RPVK_MAP_TOMB)
+			continue;
+		c = (rpvk_cb *)(uintptr_t)s->val;
+		for (uint32_t k = 0; k < c->nres && !c->stale; k++)
+			c->stale = c->res[k].type == (uint32_t)type && c->res[k].live == live;
+	}
+}
+
 /* Remember a resource a command of the command buffer names. */
 static int rpvk_res_note(void *ctx, VkObjectType type, uint64_t live)
 {
 	rpvk_cb *c = ctx;
+	for (uint32_t i = 0; live && i < c->nres; i++)
+		if (c->res[i].live == live && c->res[i].type == (uint32_t)type)
+			return 0;
 	if (live && c->nres < RPVK_CB_RES) {
 		c->res[c->nres].type = (uint32_t)type;
 		c->res[c->nres].live = live;
@@ -159,8 +281,7 @@ static int rpvk_res_note(void *ctx, VkObjectType type, uint64_t live)
 	return 0;
 }
 
-/* A buffer's size (0: not known). */
-static uint64_t rpvk_buffer_size(rpvk *r, VkBuffer b)
+uint64_t rpvk_state_buffer_size(rpvk *r, VkBuffer b)
 {
 	return rpvk_sobj(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)b) >> 8;
 }
@@ -168,7 +289,7 @@ static uint64_t rpvk_buffer_size(rpvk *r, VkBuffer b)
 /* [off, off + size) inside a buffer of known size (size 0: whole). */
 static int rpvk_in_buffer(rpvk *r, VkBuffer b, VkDeviceSize off, VkDeviceSize size)
 {
-	uint64_t n = rpvk_buffer_size(r, b);
+	uint64_t n = rpvk_state_buffer_size(r, b);
 	if (!n)
 		return 1;
 	if (size == VK_WHOLE_SIZE)
@@ -193,6 +314,34 @@ static rp_status rpvk_state_regions(rpvk *r, enum sbt_vk_cmd cmd, const void *ar
 				return rpvk_region_refuse(r, "copy region", i);
 		break;
 	}
+	case SBT_VK_CMD_vkCmdCopyBuffer2:
+	case SBT_VK_CMD_vkCmdCopyBuffer2KHR: {
+		const VkCopyBufferInfo2 *in = ((const sbt_vk_args_vkCmdCopyBuffer2 *)args)->pCopyBufferInfo;
+		for (uint32_t i = 0; in && in->pRegions && i < in->regionCount; i++)
+			if (!rpvk_in_buffer(r, in->srcBuffer, in->pRegions[i].srcOffset, in->pRegions[i].size) ||
+			    !rpvk_in_buffer(r, in->dstBuffer, in->pRegions[i].dstOffset, in->pRegions[i].size))
+				return rpvk_region_refuse(r, "copy region", i);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBindVertexBuffers: {
+		const sbt_vk_args_vkCmdBindVertexBuffers *a = args;
+		for (uint32_t i = 0; a->pBuffers && a->pOffsets && i < a->bindingCount; i++)
+			if (a->pBuffers[i] && !rpvk_in_buffer(r, a->pBuffers[i], a->pOffsets[i], VK_WHOLE_SIZE))
+				return rpvk_region_refuse(r, "vertex buffer offset", i);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBindIndexBuffer: {
+		const sbt_vk_args_vkCmdBindIndexBuffer *a = args;
+		if (!rpvk_in_buffer(r, a->buffer, a->offset, VK_WHOLE_SIZE))
+			return rpvk_region_refuse(r, "index buffer offset", 0);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDispatchIndirect: {
+		const sbt_vk_args_vkCmdDispatchIndirect *a = args;
+		if (!rpvk_in_buffer(r, a->buffer, a->offset, sizeof(VkDispatchIndirectCommand)))
+			return rpvk_region_refuse(r, "indirect dispatch", 0);
+		break;
+	}
 	case SBT_VK_CMD_vkCmdUpdateBuffer: {
 		const sbt_vk_args_vkCmdUpdateBuffer *a = args;
 		if (!rpvk_in_buffer(r, a->dstBuffer, a->dstOffset, a->dataSize))
@@ -206,7 +355,7 @@ static rp_status rpvk_state_regions(rpvk *r, enum sbt_vk_cmd cmd, const void *ar
 		break;
 	}
 	default:
-		break;
+		return rpvk_region_check(r, cmd, args);
 	}
 	return RP_OK;
 }
@@ -215,18 +364,8 @@ static rp_status rpvk_state_regions(rpvk *r, enum sbt_vk_cmd cmd, const void *ar
 static int rpvk_view_in_image(rpvk *r, const VkImageViewCreateInfo *ci)
 {
 	uint64_t v = rpvk_sobj(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)ci->image);
-	uint64_t mips = (v >> 8) & 0xffffff, layers = v >> 32;
-	const VkImageSubresourceRange *s = &ci->subresourceRange;
-	if (!v)
-		return 1;
-	if (s->baseMipLevel >= mips || s->baseArrayLayer >= layers)
-		return 0;
-	if (s->levelCount != VK_REMAINING_MIP_LEVELS && (!s->levelCount || s->levelCount > mips - s->baseMipLevel))
-		return 0;
-	if (s->layerCount != VK_REMAINING_ARRAY_LAYERS &&
-	    (!s->layerCount || s->layerCount > layers - s->baseArrayLayer))
-		return 0;
-	return 1;
+	return !v || rpvk_subrange_in((uint32_t)(v >> 8) & 0xffffff, (uint32_t)(v >> 32),
+	                              &ci->subresourceRange);
 }
 
 static rp_status rpvk_res_refuse(rpvk *r, const char *what)
@@ -243,6 +382,17 @@ static int rpvk_queue_created(rpvk *r, VkDevice dev, uint32_t family, uint32_t i
 		if (r->dev[d].live == dev)
 			return family < RPVK_MAX_FAMILIES && index < r->dev[d].family_queues[family];
 	return 1; /* not ours to judge */
+}
+
+/* A bind: the resource has no memory yet, and the memory holds it. */
+static rp_status rpvk_state_bind(rpvk *r, VkObjectType type, uint64_t res, VkDeviceMemory mem, VkDeviceSize off)
+{
+	uint64_t st = rpvk_sobj(r, type, res) & 3;
+	if (st == RPVK_RES_BOUND || st == RPVK_RES_FREED)
+		return rpvk_fail(r, RP_ERR_TRACE, "the %s has memory bound already: a valid application "
+		                 "never makes this call, and a driver may crash on it",
+		                 type == VK_OBJECT_TYPE_BUFFER ? "buffer" : "image");
+	return rpvk_memory_bind_check(r, type, res, mem, off);
 }
 
 static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const void *args)
@@ -279,11 +429,24 @@ static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, co
 static rp_status rpvk_state_submit(rpvk *r, VkCommandBuffer cb)
 {
 	rpvk_cb *c = rpvk_cb_get(r, cb);
+	char why[160], text[256];
+	if (c && c->state == RPVK_CB_EXECUTABLE && c->stale)
+		return rpvk_state_refuse(r, cb, "is submitted, and a buffer, image, descriptor set, "
+		                                "pipeline or framebuffer it uses was destroyed since it "
+		                                "was recorded");
 	if (c && c->state == RPVK_CB_EXECUTABLE)
-		for (uint32_t i = 0; i < c->nres; i++)
+		for (uint32_t i = 0; i < c->nres; i++) {
+			if (c->res[i].type == VK_OBJECT_TYPE_DESCRIPTOR_SET) {
+				if (!rpvk_dset_bad(r, c->res[i].live, why, sizeof(why)))
+					continue;
+				snprintf(text, sizeof(text), "is submitted, and a descriptor set it binds is not "
+				         "valid (%s)", why);
+				return rpvk_state_refuse(r, cb, text);
+			}
 			if ((rpvk_sobj(r, c->res[i].type, c->res[i].live) & 3) == RPVK_RES_FREED)
 				return rpvk_state_refuse(r, cb, "is submitted, and a buffer or image it uses has "
 				                                "had its memory freed since it was recorded");
+		}
 	if (!c || c->state == RPVK_CB_EXECUTABLE)
 		return RP_OK;
 	return rpvk_state_refuse(r, cb, c->state == RPVK_CB_RECORDING ?
@@ -309,6 +472,8 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 	case SBT_VK_CMD_vkDestroyPipeline:
 	case SBT_VK_CMD_vkDestroyPipelineLayout:
 	case SBT_VK_CMD_vkDestroyDescriptorPool:
+	case SBT_VK_CMD_vkResetDescriptorPool:
+	case SBT_VK_CMD_vkFreeDescriptorSets:
 	case SBT_VK_CMD_vkDestroyCommandPool:
 	case SBT_VK_CMD_vkFreeCommandBuffers:
 	case SBT_VK_CMD_vkDestroyFramebuffer:
@@ -322,6 +487,47 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 			                 "that may use the object being destroyed (tsreplay --wait-timeout "
 			                 "SECONDS waits longer)", (double)r->wait_ns / 1e9);
 		break;
+	case SBT_VK_CMD_vkResetCommandBuffer:
+		return rpvk_state_unpend(r, ((const sbt_vk_args_vkResetCommandBuffer *)args)->commandBuffer, 0);
+	case SBT_VK_CMD_vkBeginCommandBuffer:
+		return rpvk_state_unpend(r, ((const sbt_vk_args_vkBeginCommandBuffer *)args)->commandBuffer, 0);
+	case SBT_VK_CMD_vkResetCommandPool:
+		return rpvk_state_unpend(r, NULL, (uint64_t)(uintptr_t)
+		                         ((const sbt_vk_args_vkResetCommandPool *)args)->commandPool);
+	case SBT_VK_CMD_vkFlushMappedMemoryRanges: {
+		const sbt_vk_args_vkFlushMappedMemoryRanges *a = args;
+		return rpvk_memory_ranges_check(r, a->memoryRangeCount, a->pMemoryRanges);
+	}
+	case SBT_VK_CMD_vkInvalidateMappedMemoryRanges: {
+		const sbt_vk_args_vkInvalidateMappedMemoryRanges *a = args;
+		return rpvk_memory_ranges_check(r, a->memoryRangeCount, a->pMemoryRanges);
+	}
+	case SBT_VK_CMD_vkBindBufferMemory: {
+		const sbt_vk_args_vkBindBufferMemory *a = args;
+		return rpvk_state_bind(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer, a->memory,
+		                       a->memoryOffset);
+	}
+	case SBT_VK_CMD_vkBindImageMemory: {
+		const sbt_vk_args_vkBindImageMemory *a = args;
+		return rpvk_state_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image, a->memory,
+		                       a->memoryOffset);
+	}
+	case SBT_VK_CMD_vkBindBufferMemory2:
+	case SBT_VK_CMD_vkBindBufferMemory2KHR: {
+		const sbt_vk_args_vkBindBufferMemory2 *a = args;
+		for (uint32_t i = 0; st == RP_OK && a->pBindInfos && i < a->bindInfoCount; i++)
+			st = rpvk_state_bind(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBindInfos[i].buffer,
+			                     a->pBindInfos[i].memory, a->pBindInfos[i].memoryOffset);
+		break;
+	}
+	case SBT_VK_CMD_vkBindImageMemory2:
+	case SBT_VK_CMD_vkBindImageMemory2KHR: {
+		const sbt_vk_args_vkBindImageMemory2 *a = args;
+		for (uint32_t i = 0; st == RP_OK && a->pBindInfos && i < a->bindInfoCount; i++)
+			st = rpvk_state_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pBindInfos[i].image,
+			                     a->pBindInfos[i].memory, a->pBindInfos[i].memoryOffset);
+		break;
+	}
 	case SBT_VK_CMD_vkCreateShaderModule: {
 		const sbt_vk_args_vkCreateShaderModule *a = args;
 		return rpvk_spirv_check(r, a->pCreateInfo);
@@ -363,10 +569,41 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 			return rpvk_res_refuse(r, "a buffer");
 		break;
 	}
+	case SBT_VK_CMD_vkCreateBuffer: {
+		const sbt_vk_args_vkCreateBuffer *a = args;
+		if (a->pCreateInfo && !a->pCreateInfo->size)
+			return rpvk_fail(r, RP_ERR_TRACE, "a buffer of 0 bytes: a valid application never "
+			                 "makes this call, and a driver may crash on it");
+		break;
+	}
+	case SBT_VK_CMD_vkCreateImage: {
+		const VkImageCreateInfo *ci = ((const sbt_vk_args_vkCreateImage *)args)->pCreateInfo;
+		if (ci && (!ci->extent.width || !ci->extent.height || !ci->extent.depth || !ci->mipLevels ||
+		           !ci->arrayLayers))
+			return rpvk_fail(r, RP_ERR_TRACE, "an empty image (%ux%ux%u, %u mip levels, %u layers): a "
+			                 "valid application never makes this call, and a driver may crash on it",
+			                 ci->extent.width, ci->extent.height, ci->extent.depth, ci->mipLevels,
+			                 ci->arrayLayers);
+		break;
+	}
+	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate:
+	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplateKHR:
+		return rpvk_state_set_settle(r, ((const sbt_vk_args_vkUpdateDescriptorSetWithTemplate *)args)->descriptorSet);
 	case SBT_VK_CMD_vkUpdateDescriptorSets: {
 		const sbt_vk_args_vkUpdateDescriptorSets *a = args;
+		for (uint32_t i = 0; a->pDescriptorCopies && i < a->descriptorCopyCount; i++)
+			if (!a->pDescriptorCopies[i].srcSet || !a->pDescriptorCopies[i].dstSet)
+				return rpvk_fail(r, RP_ERR_TRACE, "descriptor copy %u names no set: a valid "
+				                 "application never makes this call, and a driver may crash on it", i);
+			else if ((st = rpvk_state_set_settle(r, a->pDescriptorCopies[i].dstSet)) != RP_OK)
+				return st;
 		for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++) {
 			const VkWriteDescriptorSet *w = &a->pDescriptorWrites[i];
+			if (!w->dstSet)
+				return rpvk_fail(r, RP_ERR_TRACE, "descriptor write %u names no set: a valid "
+				                 "application never makes this call, and a driver may crash on it", i);
+			if ((st = rpvk_state_set_settle(r, w->dstSet)) != RP_OK)
+				return st;
 			for (uint32_t j = 0; w->pBufferInfo && j < w->descriptorCount; j++)
 				if (rpvk_res_unbound(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)w->pBufferInfo[j].buffer))
 					return rpvk_res_refuse(r, "a buffer");
@@ -405,6 +642,16 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 	return st;
 }
 
+static void rpvk_state_submitted(rpvk *r, VkCommandBuffer cb, VkFence fence)
+{
+	rpvk_cb *c = rpvk_cb_get(r, cb);
+	if (!c)
+		return;
+	c->pending = 1;
+	c->dev = r->cur_dev;
+	c->fence = (uint64_t)(uintptr_t)fence;
+}
+
 static void rpvk_state_pass(rpvk *r, VkCommandBuffer cb, uint8_t pass)
 {
 	rpvk_cb *c = rpvk_cb_get(r, cb);
@@ -433,13 +680,47 @@ static void rpvk_state_pipelines(rpvk *r, uint32_t n, const VkPipeline *out, con
 
 void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 {
+	rpvk_dset_after(r, cmd, args);
 	switch (cmd) {
-	case SBT_VK_CMD_vkQueueSubmit:
+	case SBT_VK_CMD_vkQueueSubmit: {
+		const sbt_vk_args_vkQueueSubmit *a = args;
+		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++)
+			for (uint32_t j = 0; a->pSubmits[i].pCommandBuffers && j < a->pSubmits[i].commandBufferCount; j++)
+				rpvk_state_submitted(r, a->pSubmits[i].pCommandBuffers[j], a->fence);
+		if (r->cur_dev >= 0 && r->cur_dev < RPVK_MAX_DEVICES)
+			r->dev[r->cur_dev].pending = 1;
+		break;
+	}
 	case SBT_VK_CMD_vkQueueSubmit2:
-	case SBT_VK_CMD_vkQueueSubmit2KHR:
+	case SBT_VK_CMD_vkQueueSubmit2KHR: {
+		const sbt_vk_args_vkQueueSubmit2 *a = args;
+		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++)
+			for (uint32_t j = 0; a->pSubmits[i].pCommandBufferInfos &&
+			                     j < a->pSubmits[i].commandBufferInfoCount; j++)
+				rpvk_state_submitted(r, a->pSubmits[i].pCommandBufferInfos[j].commandBuffer, a->fence);
+		if (r->cur_dev >= 0 && r->cur_dev < RPVK_MAX_DEVICES)
+			r->dev[r->cur_dev].pending = 1;
+		break;
+	}
 	case SBT_VK_CMD_vkQueueBindSparse:
 		if (r->cur_dev >= 0 && r->cur_dev < RPVK_MAX_DEVICES)
 			r->dev[r->cur_dev].pending = 1;
+		break;
+	case SBT_VK_CMD_vkWaitForFences: {
+		const sbt_vk_args_vkWaitForFences *a = args;
+		if (a->ret == VK_SUCCESS && (a->waitAll || a->fenceCount == 1))
+			rpvk_state_fences_done(r, a->fenceCount, a->pFences);
+		break;
+	}
+	case SBT_VK_CMD_vkGetFenceStatus: {
+		const sbt_vk_args_vkGetFenceStatus *a = args;
+		if (a->ret == VK_SUCCESS)
+			rpvk_state_fences_done(r, 1, &a->fence);
+		break;
+	}
+	case SBT_VK_CMD_vkDestroyFramebuffer:
+		rpvk_state_gone(r, VK_OBJECT_TYPE_FRAMEBUFFER,
+		                (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyFramebuffer *)args)->framebuffer);
 		break;
 	case SBT_VK_CMD_vkAllocateCommandBuffers: {
 		const sbt_vk_args_vkAllocateCommandBuffers *a = args;
@@ -478,6 +759,17 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		uint64_t pool = cmd == SBT_VK_CMD_vkResetCommandPool ?
 		                (uint64_t)(uintptr_t)((const sbt_vk_args_vkResetCommandPool *)args)->commandPool :
 		                (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyCommandPool *)args)->commandPool;
+		/* freed with the pool: the trace's handles of its command buffers
+		 * name nothing now (one pass over the handles) */
+		for (size_t i = 0; cmd == SBT_VK_CMD_vkDestroyCommandPool && i < r->handles.cap; i++) {
+			rpvk_map_slot *s = &r->handles.slots[i];
+			rpvk_cb *c = s->type == VK_OBJECT_TYPE_COMMAND_BUFFER ?
+			             rpvk_cb_get(r, (VkCommandBuffer)(uintptr_t)s->val) : NULL;
+			if (c && c->pool == pool) {
+				rpvk_map_del(&r->owners, VK_OBJECT_TYPE_COMMAND_BUFFER, s->val);
+				rpvk_map_del(&r->handles, VK_OBJECT_TYPE_COMMAND_BUFFER, s->key);
+			}
+		}
 		for (size_t i = 0; i < r->cbs.cap; i++) {
 			rpvk_map_slot *s = &r->cbs.slots[i];
 			rpvk_cb *c;
@@ -509,19 +801,27 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 	case SBT_VK_CMD_vkEndCommandBuffer: {
 		const sbt_vk_args_vkEndCommandBuffer *a = args;
 		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
-		if (c && a->ret == VK_SUCCESS)
-			rpvk_cb_reset(c, RPVK_CB_EXECUTABLE);
+		if (c && a->ret == VK_SUCCESS && c->state == RPVK_CB_RECORDING)
+			c->state = RPVK_CB_EXECUTABLE; /* what it uses stays, for its submits */
 		break;
 	}
-	case SBT_VK_CMD_vkCmdBeginRenderPass:
-		rpvk_state_pass(r, ((const sbt_vk_args_vkCmdBeginRenderPass *)args)->commandBuffer,
-		                RPVK_PASS_RENDER_PASS);
+	case SBT_VK_CMD_vkCmdBeginRenderPass: {
+		const sbt_vk_args_vkCmdBeginRenderPass *a = args;
+		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
+		rpvk_state_pass(r, a->commandBuffer, RPVK_PASS_RENDER_PASS);
+		if (c && a->pRenderPassBegin)
+			rpvk_res_note(c, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)a->pRenderPassBegin->framebuffer);
 		break;
+	}
 	case SBT_VK_CMD_vkCmdBeginRenderPass2:
-	case SBT_VK_CMD_vkCmdBeginRenderPass2KHR:
-		rpvk_state_pass(r, ((const sbt_vk_args_vkCmdBeginRenderPass2 *)args)->commandBuffer,
-		                RPVK_PASS_RENDER_PASS);
+	case SBT_VK_CMD_vkCmdBeginRenderPass2KHR: {
+		const sbt_vk_args_vkCmdBeginRenderPass2 *a = args;
+		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
+		rpvk_state_pass(r, a->commandBuffer, RPVK_PASS_RENDER_PASS);
+		if (c && a->pRenderPassBegin)
+			rpvk_res_note(c, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)a->pRenderPassBegin->framebuffer);
 		break;
+	}
 	case SBT_VK_CMD_vkCmdBeginRendering:
 	case SBT_VK_CMD_vkCmdBeginRenderingKHR:
 		rpvk_state_pass(r, ((const sbt_vk_args_vkCmdBeginRendering *)args)->commandBuffer,
@@ -547,11 +847,16 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		int k = rpvk_bind_point(a->pipelineBindPoint);
 		if (c && k >= 0)
 			c->pipeline[k] = (uint64_t)(uintptr_t)a->pipeline;
+		if (c)
+			rpvk_res_note(c, VK_OBJECT_TYPE_PIPELINE, (uint64_t)(uintptr_t)a->pipeline);
 		break;
 	}
 	case SBT_VK_CMD_vkCmdBindDescriptorSets: {
 		const sbt_vk_args_vkCmdBindDescriptorSets *a = args;
+		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
 		rpvk_state_sets(r, a->commandBuffer, a->pipelineBindPoint);
+		for (uint32_t i = 0; c && a->pDescriptorSets && i < a->descriptorSetCount; i++)
+			rpvk_res_note(c, VK_OBJECT_TYPE_DESCRIPTOR_SET, (uint64_t)(uintptr_t)a->pDescriptorSets[i]);
 		break;
 	}
 	case SBT_VK_CMD_vkCmdPushDescriptorSetKHR: {
@@ -587,6 +892,8 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 			rpvk_map_put(&r->sobjs, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)*a->pImage,
 			             RPVK_RES_UNBOUND | (uint64_t)(a->pCreateInfo->mipLevels & 0xffffff) << 8 |
 			             (uint64_t)a->pCreateInfo->arrayLayers << 32, 0);
+		if (a->ret == VK_SUCCESS && a->pImage && a->pCreateInfo)
+			rpvk_region_image_created(r, *a->pImage, a->pCreateInfo);
 		break;
 	}
 	case SBT_VK_CMD_vkBindBufferMemory: {
@@ -619,12 +926,15 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		const sbt_vk_args_vkDestroyBuffer *a = args;
 		rpvk_map_del(&r->sobjs, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
 		rpvk_map_del(&r->resmem, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rpvk_state_gone(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
 		break;
 	}
 	case SBT_VK_CMD_vkDestroyImage: {
 		const sbt_vk_args_vkDestroyImage *a = args;
 		rpvk_map_del(&r->sobjs, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
 		rpvk_map_del(&r->resmem, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
+		rpvk_region_image_forget(r, a->image);
+		rpvk_state_gone(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
 		break;
 	}
 	case SBT_VK_CMD_vkFreeMemory: {
@@ -674,6 +984,7 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 	case SBT_VK_CMD_vkDestroyPipeline: {
 		const sbt_vk_args_vkDestroyPipeline *a = args;
 		rpvk_map_del(&r->sobjs, VK_OBJECT_TYPE_PIPELINE, (uint64_t)(uintptr_t)a->pipeline);
+		rpvk_state_gone(r, VK_OBJECT_TYPE_PIPELINE, (uint64_t)(uintptr_t)a->pipeline);
 		break;
 	}
 	case SBT_VK_CMD_vkDestroyPipelineLayout: {

@@ -23,6 +23,10 @@
  *   --drop SEQ        record SEQ is left out
  *   --dup SEQ         record SEQ's content also takes the next seq's place
  *                     (the records after it shift by one; the last is left out)
+ * or: sbt_mutate --batch IN DIR FIRST COUNT
+ *   writes COUNT mutants of IN, DIR/m<N>.sbt for N from FIRST, each as
+ *   "--seed N" would make it (IN read once: for runs over many mutants,
+ *   tests/fuzz/vk_null_mutants.sh), and prints "m<N>.sbt: OP; OP" each
  * or: sbt_mutate --extract-vk IN DIR
  *   writes DIR/vk_<call> for the first record of each Vulkan call in IN: a
  *   fuzz_cm_codec input (0x02, the command as u16 LE, the payload).
@@ -358,6 +362,109 @@ static int smu_apply(smu_trace *t, const char *op, const char *arg)
 	return 0;
 }
 
+/* t written to path, with r's tables. */
+static int smu_write(sbt_reader *r, const smu_trace *t, const char *path)
+{
+	sbt_writer *w = NULL;
+	sbt_status st;
+	if ((st = sbt_writer_open(path, NULL, &w)) != SBT_OK)
+		return smu_fail(path, st, NULL);
+	if (smu_tables(r, w) != 0) {
+		sbt_writer_close(w);
+		return 1;
+	}
+	for (size_t k = 0; k < t->n; k++) {
+		sbt_record rec = {t->recs[k].type, t->recs[k].stack_id, t->recs[k].seq, t->recs[k].time_ns,
+		                  t->recs[k].thread, t->recs[k].payload, t->recs[k].len};
+		if ((st = sbt_writer_append(w, &rec)) != SBT_OK) {
+			sbt_writer_close(w);
+			return smu_fail("append", st, NULL);
+		}
+	}
+	if ((st = sbt_writer_close(w)) != SBT_OK)
+		return smu_fail("close", st, NULL);
+	return 0;
+}
+
+static void smu_free(smu_trace *t)
+{
+	for (size_t k = 0; k < t->n; k++)
+		free(t->recs[k].payload);
+	free(t->recs);
+	t->recs = NULL;
+	t->n = t->cap = 0;
+}
+
+/* A copy of t (payloads too) into out; 0 or -1 out of memory. */
+static int smu_copy(const smu_trace *t, smu_trace *out)
+{
+	out->n = out->cap = 0;
+	out->recs = malloc((t->n ? t->n : 1) * sizeof(*out->recs));
+	if (!out->recs)
+		return -1;
+	out->cap = t->n;
+	for (size_t k = 0; k < t->n; k++) {
+		out->recs[k] = t->recs[k];
+		out->recs[k].payload = malloc(t->recs[k].len ? t->recs[k].len : 1);
+		if (!out->recs[k].payload)
+			return -1;
+		memcpy(out->recs[k].payload, t->recs[k].payload, t->recs[k].len);
+		out->n++;
+	}
+	return 0;
+}
+
+static int smu_batch(const char *in, const char *dir, const char *first_s, const char *count_s)
+{
+	sbt_reader *r = NULL;
+	smu_trace t = {NULL, 0, 0};
+	unsigned long long first, count;
+	sbt_status st;
+	int rc = 1;
+	if (sscanf(first_s, "%llu", &first) != 1 || sscanf(count_s, "%llu", &count) != 1) {
+		fprintf(stderr, "sbt_mutate: --batch IN DIR FIRST COUNT: numbers expected\n");
+		return 2;
+	}
+	if ((st = sbt_reader_open(in, NULL, &r)) != SBT_OK) {
+		smu_fail(in, st, r);
+		goto out;
+	}
+	if (smu_load(r, &t) != 0)
+		goto out;
+	for (unsigned long long k = first; k < first + count; k++) {
+		smu_trace m;
+		char path[4096], what[128];
+		uint64_t seed = k;
+		unsigned n = 1 + (unsigned)(smu_rand(&seed) % 4);
+		snprintf(path, sizeof(path), "%s/m%llu.sbt", dir, k);
+		if (smu_copy(&t, &m) != 0) {
+			smu_free(&m);
+			smu_fail("copy", SBT_ERR_NOMEM, NULL);
+			goto out;
+		}
+		printf("m%llu.sbt:", k);
+		while (n--) {
+			if (smu_random(&m, &seed, what, sizeof(what)) != 0) {
+				smu_free(&m);
+				smu_fail("mutate", SBT_ERR_NOMEM, NULL);
+				goto out;
+			}
+			printf(" %s;", what);
+		}
+		printf("\n");
+		if (smu_write(r, &m, path) != 0) {
+			smu_free(&m);
+			goto out;
+		}
+		smu_free(&m);
+	}
+	rc = 0;
+out:
+	sbt_reader_close(r);
+	smu_free(&t);
+	return rc;
+}
+
 /* The first record of each Vulkan call, as fuzz_cm_codec inputs. */
 static int smu_extract_vk(const char *in, const char *dir)
 {
@@ -401,13 +508,14 @@ out:
 int main(int argc, char **argv)
 {
 	sbt_reader *r = NULL;
-	sbt_writer *w = NULL;
 	smu_trace t = {NULL, 0, 0};
 	sbt_status st;
 	int rc = 1, i;
 
 	if (argc == 4 && strcmp(argv[1], "--extract-vk") == 0)
 		return smu_extract_vk(argv[2], argv[3]);
+	if (argc == 6 && strcmp(argv[1], "--batch") == 0)
+		return smu_batch(argv[2], argv[3], argv[4], argv[5]);
 	if (argc < 5 || (argc - 3) % 2) {
 		fprintf(stderr, "usage: sbt_mutate IN OUT OP ARG [OP ARG]... (ops: --seed N[:K], "
 		                "--set SEQ:OFF:B, --varint SEQ:I:V, --cut SEQ:LEN, --move SEQ:TO, --drop SEQ, "
@@ -425,32 +533,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "sbt_mutate: cannot apply %s %s\n", argv[i], argv[i + 1]);
 			goto out;
 		}
-	if ((st = sbt_writer_open(argv[2], NULL, &w)) != SBT_OK) {
-		smu_fail(argv[2], st, NULL);
-		goto out;
-	}
-	if (smu_tables(r, w) != 0)
-		goto out;
-	for (size_t k = 0; k < t.n; k++) {
-		sbt_record rec = {t.recs[k].type, t.recs[k].stack_id, t.recs[k].seq, t.recs[k].time_ns,
-		                  t.recs[k].thread, t.recs[k].payload, t.recs[k].len};
-		if ((st = sbt_writer_append(w, &rec)) != SBT_OK) {
-			smu_fail("append", st, NULL);
-			goto out;
-		}
-	}
-	st = sbt_writer_close(w);
-	w = NULL;
-	if (st != SBT_OK) {
-		smu_fail("close", st, NULL);
-		goto out;
-	}
-	rc = 0;
+	rc = smu_write(r, &t, argv[2]);
 out:
-	sbt_writer_close(w);
 	sbt_reader_close(r);
-	for (size_t k = 0; k < t.n; k++)
-		free(t.recs[k].payload);
-	free(t.recs);
+	smu_free(&t);
 	return rc;
 }

@@ -25,7 +25,18 @@
 #   - vkGetDeviceQueue of a family the device has no queue in (lavapipe
 #     handed back memory past its queues, and crashed at the next submit);
 #   - vkFreeMemory moved ahead of a copy out of the image bound to it (the
-#     driver wrote into freed memory: glibc aborted on the heap later).
+#     driver wrote into freed memory: glibc aborted on the heap later);
+#   - image regions of vk_offscreen's vkCmdCopyImageToBuffer (bytes of its
+#     VkBufferImageCopy set): a mip level or aspect the image lacks, no
+#     layers, an extent wider than the image, a negative offset, buffer rows
+#     longer than the buffer holds (lavapipe: SIGSEGV on the last two kinds);
+#   - resources reached through a descriptor set: a submit after the
+#     storage buffer the set holds was destroyed (the replay waits for the
+#     work in flight before the destroy, then refuses the submit); the same
+#     destroy moved just after a submit replays cleanly under validation;
+#   - vkCreateInstance asking for apiVersion 0.513.0 (the loader crashed);
+#   - waits: a fence wait whose submit was dropped stops at once; a wait on
+#     work that takes longer than a tiny --wait-timeout stops with the bound.
 # Also: --wait-timeout refuses what is not a positive number of seconds,
 # and the untouched trace still replays with every checkpoint matched.
 set -eu
@@ -146,6 +157,23 @@ FREE=$(seq_of vkFreeMemory 1 off)
 COPYI=$(seq_of vkCmdCopyImageToBuffer 1 off)
 hostile freed "vkCmdCopyImageToBuffer: uses a buffer or image with no memory bound (not bound yet, or its memory freed)" \
 	--move "$FREE:$COPYI"
+# Image regions: the VkBufferImageCopy is the last 56 bytes of the payload
+# (bufferOffset u64, bufferRowLength, bufferImageHeight, aspectMask,
+# mipLevel, baseArrayLayer, layerCount, offset x y z, extent w h d: u32 LE).
+IMGCOPY="record seq $COPYI vkCmdCopyImageToBuffer: copy region 0 lies outside its resources"
+hostile imgmip "$IMGCOPY (mip level 3, and the image has 1)" --set "$COPYI:-36:3"
+hostile imglayers "$IMGCOPY (layers 0+0, and the image has 1)" --set "$COPYI:-28:0"
+hostile imgaspect "$IMGCOPY (aspects 0x2, and the image's format 37 has 0x1)" --set "$COPYI:-40:2"
+hostile imgwide "$IMGCOPY (offset (0,0,0) extent 512x192x1, and mip level 0 is 256x192x1)" --set "$COPYI:-11:2"
+hostile imgneg "$IMGCOPY (offset (-2147483648,0,0) extent 256x192x1" --set "$COPYI:-21:128"
+hostile imgrows "$IMGCOPY (buffer bytes from 0 for 192 rows of 512 texels in 1 slices, past the end of its buffer (196608 bytes))" \
+	--set "$COPYI:-47:2"
+# vkCreateInstance's pApplicationInfo.apiVersion made 0.513.0 (byte 38 of
+# vk_offscreen's payload): the loader died with SIGSEGV on it (mutant seed
+# 592 of replay_mutants.sh).
+INST=$(seq_of vkCreateInstance 1 off)
+hostile apiversion "record seq $INST vkCreateInstance: apiVersion 0.0.513.0 is not a Vulkan 1.x version" \
+	--set "$INST:38:1"
 SRC=comp
 GETQ=$(seq_of vkGetDeviceQueue 1)
 # vkGetDeviceQueue: device, queueFamilyIndex (1).
@@ -153,6 +181,39 @@ hostile family "record seq $GETQ vkGetDeviceQueue: queue 0 of family 2147483647:
 	--varint "$GETQ:1:2147483647"
 COPY=$(seq_of vkCmdCopyBuffer 1)
 hostile copy "record seq $COPY vkCmdCopyBuffer: copy region 0 lies outside its buffer" --set "$COPY:-1:127"
+
+# ---- resources reached through descriptor sets ------------------------------------
+# vk_compute re-records its command buffer each round, binding one set:
+# binding 0 the uniform buffer (the last one destroyed, the 4th free),
+# binding 1 the input storage buffer (the 3rd destroy), binding 2 the
+# output (the 2nd destroy; also the copy's source).  A destroy or free
+# moved to just before the second submit: the replay waits for the first
+# round's work, then refuses the submit of what no longer holds.
+SUBMIT2=$(seq_of vkQueueSubmit 2)
+[ -n "$SUBMIT2" ] || fail "the trace has no second submit"
+BEFORE=$((SUBMIT2 - 1)) AT="record seq $((SUBMIT2 + 1)) vkQueueSubmit: command buffer 0x"
+hostile dsetgone "$AT" --move "$(seq_of vkDestroyBuffer 3):$BEFORE"
+grep -qF "a descriptor set it binds is not valid (binding 1 element 0 holds an object destroyed since it was written)" \
+	"$T/dsetgone.err" || fail "dsetgone: $(cat "$T/dsetgone.err")"
+hostile dsetfreed "$AT" --move "$(seq_of vkFreeMemory 4):$BEFORE"
+grep -qF "(binding 0 element 0 holds a buffer whose memory was freed since)" "$T/dsetfreed.err" ||
+	fail "dsetfreed: $(cat "$T/dsetfreed.err")"
+hostile cbgone "$AT" --move "$(seq_of vkDestroyBuffer 2):$BEFORE"
+grep -qF "a buffer, image, descriptor set, pipeline or framebuffer it uses was destroyed since it was recorded" "$T/cbgone.err" ||
+	fail "cbgone: $(cat "$T/cbgone.err")"
+
+# ---- waits end ---------------------------------------------------------------------
+# The submit that signals the first wait's fence left out: stopped at once.
+hostile nosubmit "record seq $WAIT vkWaitForFences: waits for fence 0x" --drop "$SUBMIT"
+grep -qF "which nothing replayed so far signals (a wait moved ahead of its submit?): it would never return" \
+	"$T/nosubmit.err" || fail "nosubmit: $(cat "$T/nosubmit.err")"
+# Work that takes longer than the bound (1 ns): a fence wait stops the
+# replay with the bound, naming the record (never a hang).
+rc=0
+timeout 120 "$R" --wait-timeout 0.000000001 "$T/comp.sbt" >"$T/tiny.out" 2>"$T/tiny.err" || rc=$?
+[ "$rc" -eq 1 ] || fail "--wait-timeout 1 ns: exit $rc: $(cat "$T/tiny.err")"
+grep -q "record seq [0-9]* vk\(WaitForFences\|GetFenceStatus\): the fence.* did not finish within 1e-09 s, although it did at capture" \
+	"$T/tiny.err" || fail "--wait-timeout 1 ns: $(cat "$T/tiny.err")"
 
 # ---- --wait-timeout --------------------------------------------------------------
 for bad in 0 -1 x 1s ""; do
@@ -168,12 +229,17 @@ grep -q "0 differ" "$T/wt.out" || fail "--wait-timeout 0.5: $(cat "$T/wt.out")"
 # first vkDestroyBuffer to just after the last submit): the replay waits for
 # the device first, as a careful application would; under validation no
 # VUID-vkDestroyBuffer-buffer-00922 (which the replay met before it waited).
+# The same for the input buffer (reached only through the descriptor set)
+# and the uniform buffer.
 LAST=$("$I" --dump "$T/comp.sbt" | sed -n 's/^seq=\([0-9]*\) .* vulkan\.vkQueueSubmit .*/\1/p' | tail -n 1)
-DESTROY=$(seq_of vkDestroyBuffer 1)
-[ -n "$LAST" ] && [ -n "$DESTROY" ] && [ "$DESTROY" -gt "$LAST" ] || fail "no destroy after the last submit"
-"$M" "$T/comp.sbt" "$T/early.sbt" --move "$DESTROY:$((LAST + 1))" >/dev/null || fail "sbt_mutate --move"
-rc=0
-timeout 120 "$R" --validate "$T/early.sbt" >"$T/early.out" 2>&1 || rc=$?
-[ "$rc" -eq 0 ] || fail "early destroy: exit $rc: $(tail -5 "$T/early.out")"
-! grep -q 'VUID-' "$T/early.out" || fail "early destroy: $(grep VUID- "$T/early.out" | head -3)"
-echo "ok: sixteen hostile traces stop with exit 1 naming the record; --wait-timeout checked"
+for early in "vkDestroyBuffer 1" "vkDestroyBuffer 3" "vkDestroyBuffer 4"; do
+	# shellcheck disable=SC2086
+	DESTROY=$(seq_of $early)
+	[ -n "$LAST" ] && [ -n "$DESTROY" ] && [ "$DESTROY" -gt "$LAST" ] || fail "no $early after the last submit"
+	"$M" "$T/comp.sbt" "$T/early.sbt" --move "$DESTROY:$((LAST + 1))" >/dev/null || fail "sbt_mutate --move"
+	rc=0
+	timeout 120 "$R" --validate "$T/early.sbt" >"$T/early.out" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || fail "early $early: exit $rc: $(tail -5 "$T/early.out")"
+	! grep -q 'VUID-' "$T/early.out" || fail "early $early: $(grep VUID- "$T/early.out" | head -3)"
+done
+echo "ok: 28 hostile traces stop with exit 1 naming the record; --wait-timeout checked"

@@ -1,0 +1,55 @@
+#!/bin/sh
+# Replays tests/fuzz/corpus_vk_null in-process against the null Vulkan
+# device (build/tests/vk_null_main: tsreplay's Vulkan backend with
+# tests/fuzz/vk_null.c in place of a driver; docs/hostile-traces.md):
+#   - vk_compute and vk_offscreen, small traces of the test programs,
+#     replay to their end;
+#   - each crash_* input, a mutant of one of them for a class of call the
+#     null device aborted on before the replay checked it (it stands for a
+#     driver crash), stops with a message naming the record:
+#     crash_map_twice (a second vkMapMemory), crash_map_range (a range past
+#     the allocation), crash_flush_unmapped, crash_bind_twice,
+#     crash_bind_offset (a buffer past the end of its memory),
+#     crash_alloc_zero, crash_alloc_type (a memory type the device lacks),
+#     crash_cb_after_pool (a command buffer used after its pool was
+#     destroyed), crash_reset_pending (a command buffer begun again before
+#     its submit was waited for), crash_fb_destroyed and
+#     crash_destroy_recording (a submit after a framebuffer or a buffer its
+#     commands use was destroyed), crash_vertex_offset (an offset past its
+#     vertex buffer), crash_write_no_set (a descriptor write naming no
+#     set), crash_buffer_empty (a buffer of 0 bytes), crash_update_pending
+#     (the descriptor update moved after the submit of the command buffer
+#     that binds the set: the set was never written when it was submitted;
+#     lavapipe died with SIGSEGV on it).
+# Then 40 mutants of each trace (tests/fuzz/sbt_mutate --batch, seeds 1-40:
+# checksums valid, so the damage reaches the decoder and the replayer) all
+# end, replayed or stopped naming the record or checkpoint.
+# No Vulkan driver is needed.  Every replay is bounded (--timeout).
+set -eu
+BUILD=${BUILD:-build}
+TOP=${TOP:-.}
+. "$TOP/tests/support/shell.sh"
+R="$BUILD/tests/vk_null_main"
+[ -x "$R" ] || { echo "the null-device replay is not built"; exit 77; }
+C="$TOP/tests/fuzz/corpus_vk_null"
+expect_rc 0 corpus "$R" --timeout 20 "$C"/*
+for t in vk_compute vk_offscreen; do
+	grep -qx "replayed $C/$t" "$T/corpus.out" || fail "$t did not replay: $(grep " $C/$t" "$T/corpus.out")"
+done
+n=0
+for f in "$C"/crash_*; do
+	grep -q "^stopped $f: backend vulkan: record seq [0-9]* vk[A-Za-z]*: " "$T/corpus.out" ||
+		fail "$(basename "$f") did not stop naming the record: $(grep " $f" "$T/corpus.out")"
+	n=$((n + 1))
+done
+[ "$n" -ge 15 ] || fail "expected 15 crash inputs, found $n"
+M="$BUILD/tests/sbt_mutate"
+[ -x "$M" ] || fail "$M is not built"
+for t in vk_compute vk_offscreen; do
+	mkdir "$T/$t"
+	expect_rc 0 "mutate-$t" "$M" --batch "$C/$t" "$T/$t" 1 40
+	expect_rc 0 "mutants-$t" "$R" --timeout 20 "$T/$t"/m*.sbt
+	m=$(grep -c '^\(replayed\|stopped\) ' "$T/mutants-$t.out")
+	[ "$m" -eq 40 ] || fail "$t: $m of 40 mutants ended: $(tail -3 "$T/mutants-$t.out")"
+done
+echo "ok: 2 traces replayed, $n crash inputs stopped naming the record, 80 mutants ended, against the null device"
