@@ -82,6 +82,9 @@ void rpvk_map_free(rpvk_map *m);
 typedef struct rpvk_instance {
 	VkInstance live;           /* VK_NULL_HANDLE: slot free */
 	rpvk_itable t;
+	int busy_device;           /* one of its devices was left busy: the
+	                              instance is left too (destroying it would
+	                              free what that work still uses) */
 } rpvk_instance;
 
 typedef struct rpvk_phys {
@@ -368,8 +371,10 @@ void rpvk_state_free(rpvk *r);
 uint64_t rpvk_state_buffer_size(rpvk *r, VkBuffer b);
 /* Device d was seen idle: none of its command buffers is pending. */
 void rpvk_state_idle(rpvk *r, int d);
-/* The bindings of a descriptor set layout the replay created (0: none). */
-uint64_t rpvk_state_layout_bindings(rpvk *r, VkDescriptorSetLayout layout);
+/* The bindings of a descriptor set layout the replay created (0: none), and
+ * in *needs_write how many of them a set must be written at before use
+ * (all but empty ones and samplers with immutable samplers). */
+uint64_t rpvk_state_layout_bindings(rpvk *r, VkDescriptorSetLayout layout, uint64_t *needs_write);
 /* Whether the memory of a buffer or image was freed. */
 int rpvk_state_res_freed(rpvk *r, VkObjectType type, uint64_t live);
 /* A buffer, image or descriptor set went: the command buffers that use it

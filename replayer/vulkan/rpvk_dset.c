@@ -17,11 +17,12 @@
  * freed since.  Destroys and frees themselves wait for the device's work
  * in flight first (rpvk_state.c), so work already submitted never loses
  * what it uses.  A set bound and submitted that was never written (its
- * layout has bindings) is refused too: the driver would read what was
- * never initialized.
+ * layout has bindings a write must reach: not empty ones, not samplers with
+ * immutable samplers) is refused too: the driver would read what was never
+ * initialized.  An update through a template counts as a write.
  *
- * Not followed: update templates and push descriptors (their resources are
- * the command's, judged when it is recorded), inline uniform blocks and
+ * Not followed: the resources of template updates and push descriptors
+ * (push descriptors' are the command's, judged when it is recorded), inline uniform blocks and
  * acceleration structures (no buffer or image).  A set with more than
  * RPVK_DSET_MAX entries keeps the first (later ones are not judged).
  */
@@ -45,6 +46,7 @@ typedef struct rpvk_dset_entry {
 typedef struct rpvk_dset {
 	uint64_t pool;             /* live VkDescriptorPool */
 	uint64_t bindings;         /* its layout's bindings (0: none, or not known) */
+	uint64_t needs_write;      /* of those, the ones a write must reach */
 	uint8_t written;           /* a write or copy reached it */
 	uint32_t n, cap;
 	rpvk_dset_entry *e;        /* owned */
@@ -229,7 +231,7 @@ int rpvk_dset_bad(rpvk *r, uint64_t set, char *why, size_t len)
 	/* never written while its layout has bindings: what the driver reads
 	 * there is uninitialized (lavapipe: SIGSEGV); a shader that uses none
 	 * of them is rare enough to refuse */
-	if (d && d->bindings && !d->written) {
+	if (d && d->needs_write && !d->written) {
 		snprintf(why, len, "it was never written, and its layout has %llu bindings",
 		         (unsigned long long)d->bindings);
 		return 1;
@@ -272,7 +274,8 @@ void rpvk_dset_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 				continue; /* not judged */
 			d->pool = (uint64_t)(uintptr_t)a->pAllocateInfo->descriptorPool;
 			if (a->pAllocateInfo->pSetLayouts)
-				d->bindings = rpvk_state_layout_bindings(r, a->pAllocateInfo->pSetLayouts[i]);
+				d->bindings = rpvk_state_layout_bindings(r, a->pAllocateInfo->pSetLayouts[i],
+				                                         &d->needs_write);
 			if (rpvk_map_put(&r->dsets, VK_OBJECT_TYPE_DESCRIPTOR_SET, set, (uint64_t)(uintptr_t)d, 0) != 0)
 				free(d);
 		}
@@ -296,6 +299,16 @@ void rpvk_dset_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 			rpvk_dset_write(r, &a->pDescriptorWrites[i]);
 		for (uint32_t i = 0; a->pDescriptorCopies && i < a->descriptorCopyCount; i++)
 			rpvk_dset_copy(r, &a->pDescriptorCopies[i]);
+		break;
+	}
+	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate:
+	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplateKHR: {
+		/* written, by a template whose entries are not followed here: its
+		 * resources are not judged */
+		const sbt_vk_args_vkUpdateDescriptorSetWithTemplate *a = args;
+		rpvk_dset *d = rpvk_dset_get(r, (uint64_t)(uintptr_t)a->descriptorSet);
+		if (d)
+			d->written = 1;
 		break;
 	}
 	case SBT_VK_CMD_vkCreateImageView: {

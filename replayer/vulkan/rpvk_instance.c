@@ -282,6 +282,7 @@ static void rpvk_device_drop(rpvk *r, int d)
 		 * that never comes): destroying it would wait for that work. */
 		rpvk_warn(r, "a device was still busy %g s after the replay's last wait: left as it "
 		          "is, not destroyed", (double)r->wait_ns / 1e9);
+		r->inst[dv->inst].busy_device = 1;
 		rpvk_map_del(&r->owners, VK_OBJECT_TYPE_DEVICE, (uint64_t)(uintptr_t)dv->live);
 		memset(dv, 0, sizeof(*dv));
 		return;
@@ -309,7 +310,7 @@ static void rpvk_instance_drop(rpvk *r, int i)
 		if (r->dev[d].live && r->dev[d].inst == i)
 			rpvk_device_drop(r, d);
 	rpvk_window_instance_drop(r, i);
-	if (r->inst[i].t.DestroyInstance)
+	if (r->inst[i].t.DestroyInstance && !r->inst[i].busy_device)
 		r->inst[i].t.DestroyInstance(r->inst[i].live, NULL);
 	rpvk_map_del(&r->owners, VK_OBJECT_TYPE_INSTANCE, (uint64_t)(uintptr_t)r->inst[i].live);
 	memset(&r->inst[i], 0, sizeof(r->inst[i]));

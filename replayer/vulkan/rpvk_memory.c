@@ -210,7 +210,8 @@ static uint64_t rpvk_mem_captured(const rpvk *r, VkDeviceMemory live)
 static void rpvk_mem_release(rpvk *r, rpvk_mem *m, int free_live)
 {
 	rpvk_device *dv = &r->dev[m->dev];
-	if (free_live && dv->live == m->device && m->live && dv->t.FreeMemory)
+	/* memory of a device left busy stays: its work may still use it */
+	if (free_live && !dv->busy && dv->live == m->device && m->live && dv->t.FreeMemory)
 		dv->t.FreeMemory(dv->live, m->live, NULL);
 	free(m);
 }

@@ -243,9 +243,11 @@ static rp_status rpvk_state_set_settle(rpvk *r, VkDescriptorSet set)
 	return RP_OK;
 }
 
-uint64_t rpvk_state_layout_bindings(rpvk *r, VkDescriptorSetLayout layout)
+uint64_t rpvk_state_layout_bindings(rpvk *r, VkDescriptorSetLayout layout, uint64_t *needs_write)
 {
-	return rpvk_sobj(r, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, (uint64_t)(uintptr_t)layout);
+	uint64_t v = rpvk_sobj(r, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, (uint64_t)(uintptr_t)layout);
+	*needs_write = v >> 32;
+	return v & 0xffffffffu;
 }
 
 int rpvk_state_res_freed(rpvk *r, VkObjectType type, uint64_t live)
@@ -949,9 +951,19 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 	}
 	case SBT_VK_CMD_vkCreateDescriptorSetLayout: {
 		const sbt_vk_args_vkCreateDescriptorSetLayout *a = args;
-		if (a->ret == VK_SUCCESS && a->pSetLayout && a->pCreateInfo && a->pCreateInfo->bindingCount)
-			rpvk_map_put(&r->sobjs, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT,
-			             (uint64_t)(uintptr_t)*a->pSetLayout, a->pCreateInfo->bindingCount, 0);
+		const VkDescriptorSetLayoutCreateInfo *ci = a->pCreateInfo;
+		uint64_t needs = 0; /* bindings a set must be written at before use */
+		if (a->ret != VK_SUCCESS || !a->pSetLayout || !ci || !ci->bindingCount)
+			break;
+		for (uint32_t i = 0; ci->pBindings && i < ci->bindingCount; i++) {
+			const VkDescriptorSetLayoutBinding *b = &ci->pBindings[i];
+			/* a sampler binding with immutable samplers is complete as
+			 * allocated: no write names it */
+			needs += b->descriptorCount &&
+			         !(b->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER && b->pImmutableSamplers);
+		}
+		rpvk_map_put(&r->sobjs, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT,
+		             (uint64_t)(uintptr_t)*a->pSetLayout, ci->bindingCount | needs << 32, 0);
 		break;
 	}
 	case SBT_VK_CMD_vkCreatePipelineLayout: {
