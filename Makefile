@@ -99,6 +99,8 @@ FUZZ_REPLAY := $(BUILD)/tests/fuzz_sbt_reader_replay $(BUILD)/tests/fuzz_cm_code
 	$(BUILD)/tests/fuzz_tcd_image_replay
 # the trace mutator the hostile-trace tests and `make fuzz` use (tests/fuzz/sbt_mutate.c)
 FUZZ_REPLAY += $(BUILD)/tests/sbt_mutate $(BUILD)/tests/fuzz_cm_codec_mutate
+# the CUDA replay in one process, against the libcuda double (tests/fuzz/fuzz_cu_replay.c)
+FUZZ_REPLAY += $(if $(HAVE_CUDA),$(BUILD)/tests/fuzz_cu_replay_replay)
 LAYER_SO := $(if $(LAYER_SRC),$(BUILD)/layers/libVkLayer_tracesmith.so $(BUILD)/layers/VkLayer_tracesmith.json $(BUILD)/share/vulkan/implicit_layer.d/VkLayer_tracesmith.json)
 SHADERS := $(patsubst tests/shaders/%,$(BUILD)/tests/shaders/%.spv,$(SHADER_SRC))
 TCU_SO := $(if $(TCU_SRC),$(BUILD)/interpose/libtracesmith_cuda.so)

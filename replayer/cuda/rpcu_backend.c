@@ -162,6 +162,55 @@ rp_status rpcu_ctx_use(rpcu_state *s, uint64_t cap, rp_diag *diag)
 	return RP_OK;
 }
 
+/* ---- objects that went ------------------------------------------------------------------ */
+
+void rpcu_gone_note(rpcu_state *s, rpcu_kind kind, uint64_t cap)
+{
+	if (s->ngone == s->cap_gone) {
+		size_t ncap = s->cap_gone ? s->cap_gone * 2 : 16;
+		rpcu_gone *n = realloc(s->gone, ncap * sizeof(*n));
+		if (!n)
+			return; /* only the "destroyed at" detail of a later message is lost */
+		s->gone = n;
+		s->cap_gone = ncap;
+	}
+	s->gone[s->ngone].cap = cap;
+	s->gone[s->ngone].seq = s->seq;
+	s->gone[s->ngone].kind = (uint8_t)kind;
+	s->ngone++;
+}
+
+uint64_t rpcu_gone_seq(const rpcu_state *s, rpcu_kind kind, uint64_t cap)
+{
+	size_t i;
+	/* The latest: a handle the driver reused may have gone twice. */
+	for (i = s->ngone; i-- > 0;)
+		if (s->gone[i].kind == kind && s->gone[i].cap == cap)
+			return s->gone[i].seq;
+	return 0;
+}
+
+rp_status rpcu_unknown(rpcu_state *s, rp_diag *diag, rpcu_kind kind, uint64_t cap, const char *what)
+{
+	uint64_t seq = rpcu_gone_seq(s, kind, cap);
+	if (seq)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx was destroyed at seq %llu (or went with its "
+		                 "module, library or context there), and this record still uses it",
+		                 what, (unsigned long long)cap, (unsigned long long)seq);
+	return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "%s 0x%llx was never created in the trace", what,
+	                 (unsigned long long)cap);
+}
+
+void rpcu_wait_work(rpcu_state *s, CUcontext ctx)
+{
+	if (ctx && ctx != s->cur_ctx && s->drv.p_cuCtxSetCurrent(ctx) == CUDA_SUCCESS) {
+		s->drv.p_cuCtxSynchronize();
+		s->drv.p_cuCtxSetCurrent(s->cur_ctx);
+		return;
+	}
+	s->drv.p_cuCtxSynchronize();
+}
+
 /* ---- calls that failed at capture ------------------------------------------------------- */
 
 /* cap names a live object of any kind. */
@@ -357,8 +406,7 @@ rp_status rpcu_stream_resolve(rpcu_state *s, uint64_t cap, CUstream *out, int *c
 	} else if (cap != 0 && cap != (uint64_t)(uintptr_t)CU_STREAM_LEGACY) {
 		rpcu_obj *o = rpcu_objs_get(&s->objs, RPCU_O_STREAM, cap);
 		if (!o)
-			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "stream 0x%llx was never created in the trace",
-			                 (unsigned long long)cap);
+			return rpcu_unknown(s, diag, RPCU_O_STREAM, cap, "stream");
 		live = (CUstream)(uintptr_t)o->live;
 		capturing = o->capturing;
 	}
@@ -562,6 +610,9 @@ void rpcu_teardown(rpcu_state *s)
 	s->restore_seq = 0;
 	s->snap_left = 0;
 	s->state_only = 0;
+	free(s->gone);
+	s->gone = NULL;
+	s->ngone = s->cap_gone = 0;
 	free(s->failed_caps);
 	s->failed_caps = NULL;
 	s->nfailed = s->cap_failed = 0;
