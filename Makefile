@@ -331,6 +331,25 @@ fuzz-tcd-image:
 		$(BUILD)/fuzz/tcd_image_corpus/
 	$(BUILD)/fuzz/fuzz_tcd_image -max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/tcd_image_corpus
 
+# The CUDA replay against the libcuda double under libFuzzer (tests/fuzz/fuzz_cu_replay.c,
+# sbt_mutate's checksum-keeping mutations), seeded with the H100 traces; part of `make fuzz`.
+FUZZ_CU_LIBS := build/fuzzcu/lib/libtsrp.a build/fuzzcu/lib/libtscap.a build/fuzzcu/lib/libtssbt.a
+.PHONY: fuzz-cu-replay
+fuzz: fuzz-cu-replay
+fuzz-cu-replay:
+	@mkdir -p $(BUILD)/fuzz/corpus_cu
+	$(MAKE) BUILD=build/fuzzcu CC=clang CFLAGS="-O1 -g" SAN="-fsanitize=fuzzer-no-link,address,undefined" \
+		$(FUZZ_CU_LIBS) build/fuzzcu/tests/doubles/cuda/libcuda.so.1
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -DFUZZ_CU_MUTATOR -Dmain=fz_cu_mutate_main \
+		$(CPPFLAGS_ALL) tests/fuzz/fuzz_cu_replay.c tests/fuzz/sbt_mutate.c $(FUZZ_CU_LIBS) $(LDLIBS_ALL) \
+		-o $(BUILD)/fuzz/fuzz_cu_replay
+	cp tests/fixtures/h100/fixed-va/driver_cubin.sbt $(BUILD)/fuzz/corpus_cu/fixed_va_driver_cubin.sbt
+	cp tests/fixtures/h100/as-captured/driver_cubin.sbt $(BUILD)/fuzz/corpus_cu/as_captured_driver_cubin.sbt
+	cp tests/fixtures/h100/fixed-va/saxpy_static.sbt $(BUILD)/fuzz/corpus_cu/fixed_va_saxpy_static.sbt
+	TRACESMITH_CUDA_DRIVER=$(CURDIR)/build/fuzzcu/tests/doubles/cuda/libcuda.so.1 TSCUDA_DOUBLE_QUIET=1 \
+		ASAN_OPTIONS=detect_leaks=0 $(BUILD)/fuzz/fuzz_cu_replay -max_len=8000000 \
+		-max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/corpus_cu
+
 # Generated code: every generator is listed in scripts/regen.sh.
 regen:
 	sh scripts/regen.sh
