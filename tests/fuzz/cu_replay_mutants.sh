@@ -52,7 +52,9 @@ if [ $# -eq 0 ]; then
 	cap() {
 		out=$1
 		shift
-		LD_LIBRARY_PATH="$D" "$TOP/build/tscapture" -o "$W/$out.sbt" -- "$@" >"$W/$out.log" 2>&1 ||
+		# (on the plain double: TRACESMITH_CUDA_DRIVER names the replay's)
+		env -u TRACESMITH_CUDA_DRIVER LD_LIBRARY_PATH="$D" "$TOP/build/tscapture" -o "$W/$out.sbt" -- "$@" \
+			>"$W/$out.log" 2>&1 && [ -s "$W/$out.sbt" ] ||
 			{ echo "cu_replay_mutants: capturing $*: $(tail -n 3 "$W/$out.log")" >&2; exit 1; }
 	}
 	cap driver "$P/cuda_driver_app" --size 256
