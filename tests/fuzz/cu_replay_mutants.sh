@@ -19,8 +19,9 @@
 # A batch that crashes, prints a sanitizer report or hangs is replayed
 # again one mutant at a time (MUTANT_TIMEOUT seconds each, default 60) to
 # name the mutants: one line each, with the sbt_mutate ops that make it.
-# Summary: mutants, how many replayed to the end (exit 0, or 3: differs),
-# stopped with a message (exit 1), other exits, crashes, reports, hangs.
+# After each batch, the counts so far; at the end the summary: mutants,
+# how many replayed to the end (exit 0, or 3: differs), stopped with a
+# message (exit 1), other exits, crashes, reports, hangs.
 # Exit 1 if any mutant crashed, was reported or hung.
 set -eu
 BUILD=${BUILD:-build}
@@ -133,6 +134,9 @@ while [ "$s" -le "$last" ]; do
 			classify_one "$f" "$trace --seed $k: $(tr '\n' ' ' <"$W/ops.$k")"
 		done
 	fi
+	# so far, for a run stopped early
+	echo "after seed $end: $ok replayed to the end, $stopped stopped with a message, $other other, $crash crashed," \
+		"$report sanitizer reports, $hang hung ($(($(date +%s) - start)) s)"
 	s=$((end + 1))
 done
 echo "mutants: $N over $ntraces trace(s) in $(($(date +%s) - start)) s: $ok replayed to the end, $stopped" \
