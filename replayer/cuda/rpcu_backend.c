@@ -32,6 +32,13 @@ static const rp_option_desc rpcu_options[] = {
 
 /* ---- messages -------------------------------------------------------------------- */
 
+void rpcu_printable(char *text)
+{
+	for (; *text; text++)
+		if ((unsigned char)*text < 0x20 || *text == 0x7f)
+			*text = '?';
+}
+
 rp_status rpcu_fail(rpcu_state *s, rp_diag *diag, rp_status st, const char *fmt, ...)
 {
 	char msg[400];
@@ -39,6 +46,7 @@ rp_status rpcu_fail(rpcu_state *s, rp_diag *diag, rp_status st, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	rpcu_printable(msg); /* names in it come from the trace */
 	if (s->call)
 		rp_diag_set(diag, "record seq %llu (%s): %s", (unsigned long long)s->seq, s->call, msg);
 	else
@@ -68,13 +76,14 @@ rp_status rpcu_need(rpcu_state *s, const void *fn, const char *name, rp_diag *di
 void rpcu_warn(rpcu_state *s, const char *fmt, ...)
 {
 	va_list ap;
+	char msg[600];
 	if (s->quiet)
 		return;
-	fputs("tsreplay: cuda: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	rpcu_printable(msg);
+	fprintf(stderr, "tsreplay: cuda: warning: %s\n", msg);
 }
 
 /* ---- captured threads, contexts, streams -------------------------------------------- */

@@ -1225,7 +1225,7 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 	void *extra[5];
 	void **extra_arg = NULL;
 	CUlaunchAttribute *attrs = NULL;
-	char name_buf[64];
+	char name_buf[256];
 	const char *kernel;
 	const char *fn_name = k == SBT_CM_K_cuLaunchKernelEx ? "cuLaunchKernelEx"
 	                      : k == SBT_CM_K_cuLaunchCooperativeKernel ? "cuLaunchCooperativeKernel"
@@ -1262,10 +1262,15 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 			return rpcu_fail(s, diag, RP_ERR_TRACE, "parameter %zu at [%u, +%u) lies outside the %zu "
 			                 "parameter bytes", i, off, size, buf_len);
 	}
-	kernel = f->name ? f->name : NULL;
-	if (c->name_len) {
-		/* The name in the record wins: it is what the capture saw. */
-		snprintf(name_buf, sizeof(name_buf), "%.*s", (int)c->name_len, (const char *)c->name);
+	kernel = NULL;
+	if (c->name_len || f->name) {
+		/* The name in the record wins: it is what the capture saw.  For
+		 * messages and notes only: made printable. */
+		if (c->name_len)
+			snprintf(name_buf, sizeof(name_buf), "%.*s", (int)c->name_len, (const char *)c->name);
+		else
+			snprintf(name_buf, sizeof(name_buf), "%s", f->name);
+		rpcu_printable(name_buf);
 		kernel = name_buf;
 	}
 	if (buf_len) {
@@ -1378,7 +1383,7 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 	}
 	}
 	if (r != CUDA_SUCCESS) {
-		char what[96];
+		char what[300];
 		snprintf(what, sizeof(what), "launching kernel '%s'", kernel ? kernel : "(unnamed)");
 		st = rpcu_cufail(s, diag, fn_name, r, what);
 	} else if (!s->capturing) {

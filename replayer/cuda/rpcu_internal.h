@@ -406,6 +406,9 @@ const char *rpcu_cu_name(const rpcu_driver *d, CUresult r, char *buf, size_t len
 
 /* ---- rpcu_backend.c: messages and shared helpers -------------------------------- */
 
+/* Control characters (from names in a trace) in text become '?', so a
+ * message cannot drive the terminal it is printed on. */
+void rpcu_printable(char *text);
 /* Write "record seq N (cuda.X): <message>" into diag; returns st. */
 rp_status rpcu_fail(rpcu_state *s, rp_diag *diag, rp_status st, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
