@@ -15,7 +15,11 @@
 #     followed it);
 #   - a twin launch of 2^31 - 1 blocks (hours of host loops: a hang);
 #   - a module unloaded ahead of its launches (the driver was handed a
-#     function of an unloaded module).
+#     function of an unloaded module);
+#   - a module unloaded ahead of the launch of a graph captured from its
+#     kernels (cuda_graph_app: the double unmapped the module, and
+#     cuGraphLaunch read its kernel table from unmapped memory: SIGSEGV,
+#     found by cu_replay_mutants.sh at seeds 41108 and 140700).
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 F="$TOP/$BUILD/tests/fuzz_cu_replay_replay"
@@ -33,7 +37,10 @@ N=${CU_FUZZ_MUTANTS:-300}
 
 LD_LIBRARY_PATH="$DBL" expect_rc 0 cap "$TOP/$BUILD/tscapture" -o "$T/drv.sbt" -- \
 	"$TOP/$BUILD/tests/cuda/cuda_driver_app" --size 256
-set -- "$H/fixed-va/driver_cubin.sbt" "$H/as-captured/driver_cubin.sbt" "$H/fixed-va/saxpy_static.sbt" "$T/drv.sbt"
+LD_LIBRARY_PATH="$DBL" expect_rc 0 capgraph "$TOP/$BUILD/tscapture" -o "$T/graph.sbt" -- \
+	"$TOP/$BUILD/tests/cuda/cuda_graph_app" --launches 3
+set -- "$H/fixed-va/driver_cubin.sbt" "$H/as-captured/driver_cubin.sbt" "$H/fixed-va/saxpy_static.sbt" \
+	"$T/drv.sbt" "$T/graph.sbt"
 
 seq_of() {
 	"$INFO" --dump "$1" | grep -F -- "$2" | head -n 1 | sed 's/^seq=\([0-9]*\) .*/\1/'
@@ -55,7 +62,10 @@ mutant unload "$T/drv.sbt" "^seq=$FILL .*cuda.cuModuleUnload " --move "$UNLOAD:$
 # made 0x600000000000 (payload byte -37), its grid_x 2^31 - 1 (varint 13).
 mutant wild "$H/fixed-va/driver_cubin.sbt" "^seq=15 .*params=0000000000600000" --set 15:-37:96
 mutant bigtwin "$H/fixed-va/driver_cubin.sbt" "^seq=15 .*grid_x=2147483647 " --varint 15:13:2147483647
-inputs="$* $T/c_freehost.sbt $T/c_unload.sbt $T/c_wild.sbt $T/c_bigtwin.sbt"
+GUNLOAD=$(seq_of "$T/graph.sbt" "cuda.cuModuleUnload ")
+GLAUNCH=$(seq_of "$T/graph.sbt" "cuda.cuGraphLaunch ")
+mutant graphunload "$T/graph.sbt" "^seq=$GLAUNCH .*cuda.cuModuleUnload " --move "$GUNLOAD:$GLAUNCH"
+inputs="$* $T/c_freehost.sbt $T/c_unload.sbt $T/c_wild.sbt $T/c_bigtwin.sbt $T/c_graphunload.sbt"
 
 ntraces=$#
 s=1

@@ -61,9 +61,11 @@ static void tcd_module_kill(struct tcd_module *m)
 	for (uint32_t i = 0; i < m->desc->kernel_count; i++)
 		if (m->funcs[i])
 			tcd_obj_kill(m->funcs[i]);
+	/* The shared object stays mapped, as a real image's table is kept:
+	 * graphs built from its kernels hold their descriptions and may still
+	 * launch them (an unload moved ahead of a graph launch made
+	 * cuGraphLaunch read unmapped memory). */
 	tcd_obj_kill(m);
-	if (m->dl)
-		dlclose(m->dl);
 }
 
 /* A double module: the shared object's bytes go to a memfd that is dlopened. */
