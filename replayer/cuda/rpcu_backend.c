@@ -212,12 +212,21 @@ rp_status rpcu_unknown(rpcu_state *s, rp_diag *diag, rpcu_kind kind, uint64_t ca
 
 void rpcu_wait_work(rpcu_state *s, CUcontext ctx)
 {
+	/* Nothing issued since the device was last seen idle: nothing can
+	 * use what goes (a trace freeing 100,000 allocations in a row must
+	 * not synchronise 100,000 times). */
+	if (!s->work_pending)
+		return;
+	if (!ctx)
+		ctx = s->cur_ctx;
 	if (ctx && ctx != s->cur_ctx && s->drv.p_cuCtxSetCurrent(ctx) == CUDA_SUCCESS) {
 		s->drv.p_cuCtxSynchronize();
 		s->drv.p_cuCtxSetCurrent(s->cur_ctx);
-		return;
+	} else {
+		s->drv.p_cuCtxSynchronize();
 	}
-	s->drv.p_cuCtxSynchronize();
+	if (!s->work_multi && ctx == s->work_ctx)
+		s->work_pending = 0;
 }
 
 /* ---- calls that failed at capture ------------------------------------------------------- */
@@ -622,6 +631,8 @@ void rpcu_teardown(rpcu_state *s)
 	free(s->gone);
 	s->gone = NULL;
 	s->ngone = s->cap_gone = 0;
+	s->work_pending = s->work_multi = 0;
+	s->work_ctx = NULL;
 	free(s->failed_caps);
 	s->failed_caps = NULL;
 	s->nfailed = s->cap_failed = 0;

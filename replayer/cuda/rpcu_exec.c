@@ -1540,6 +1540,15 @@ rp_status rpcu_exec(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag 
 {
 	if ((unsigned)k >= SBT_CM_KIND_COUNT || !rpcu_calls[k].run)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "this backend does not replay this call");
+	if (rpcu_calls[k].role == RPCU_CALL_WORK) {
+		/* for rpcu_wait_work: the device may be busy from here on */
+		if (!s->work_pending) {
+			s->work_pending = 1;
+			s->work_ctx = s->cur_ctx;
+		} else if (s->work_ctx != s->cur_ctx) {
+			s->work_multi = 1;
+		}
+	}
 	/* --profile times launches, copies and memsets: a synchronous copy or
 	 * memset ran on the legacy (or per-thread) default stream. */
 	if (s->profile && (rpcu_calls[k].run == rpcu_exec_work || rpcu_calls[k].run == rpcu_exec_launch ||

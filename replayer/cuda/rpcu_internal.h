@@ -351,6 +351,12 @@ typedef struct rpcu_state {
 	size_t nvmaps, cap_vmaps;
 	rpcu_gone *gone;         /* destroyed objects, in the order they went */
 	size_t ngone, cap_gone;
+	/* Work issued since rpcu_wait_work last saw the device idle: the
+	 * context it went to, and whether it went to more than one (then a
+	 * wait for one context does not make the device idle). */
+	int work_pending;
+	int work_multi;
+	CUcontext work_ctx;
 	rpcu_window *windows;    /* from the scan at open; kept across runs */
 	size_t nwindows;
 	int windows_pending;    /* some window not tried yet in this run */

@@ -298,7 +298,8 @@ static rp_status rpcu_release_stale(rpcu_state *s, uint64_t cap, uint64_t size, 
 	long i;
 	rp_status st;
 	while ((i = rpcu_ranges_overlap(&s->ranges, cap, size)) >= 0) {
-		rpcu_wait_work(s, s->ranges.v[i].ctx);
+		if (s->ranges.v[i].kind != RPCU_R_DEVICE || (!s->ranges.v[i].in_window && !s->ranges.v[i].pieces))
+			rpcu_wait_work(s, s->ranges.v[i].ctx);
 		if (s->ranges.v[i].kind == RPCU_R_HOST &&
 		    (st = rpcu_copies_detach(s, &s->ranges.v[i], diag)) != RP_OK)
 			return st;
@@ -430,8 +431,13 @@ static rp_status rpcu_free(rpcu_state *s, uint64_t cap, rpcu_rkind kind, const c
 		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx is not an allocation the trace made "
 		                 "(or it was freed already)", (unsigned long long)cap);
 	}
-	rpcu_wait_work(s, s->ranges.v[i].ctx);
-	rpcu_stages_poll(s, 0);
+	/* Memory in a window or in pieces stays mapped (a granule that goes
+	 * is unmapped after a wait, rpcu_granules_release): only what the
+	 * driver frees at once needs the wait. */
+	if (kind == RPCU_R_HOST || (!s->ranges.v[i].in_window && !s->ranges.v[i].pieces)) {
+		rpcu_wait_work(s, s->ranges.v[i].ctx);
+		rpcu_stages_poll(s, 0);
+	}
 	if (kind == RPCU_R_HOST && (st = rpcu_copies_detach(s, &s->ranges.v[i], diag)) != RP_OK)
 		return st;
 	r = rpcu_range_release(s, (size_t)i, 1);
