@@ -105,6 +105,8 @@ FUZZ_REPLAY := $(BUILD)/tests/fuzz_sbt_reader_replay $(BUILD)/tests/fuzz_cm_code
 FUZZ_REPLAY += $(BUILD)/tests/sbt_mutate $(BUILD)/tests/fuzz_cm_codec_mutate
 # whole traces replayed against the null Vulkan device (tests/fuzz/vk_null.c)
 FUZZ_REPLAY += $(BUILD)/tests/vk_null_main
+# the CUDA replay in one process, against the libcuda double (tests/fuzz/fuzz_cu_replay.c)
+FUZZ_REPLAY += $(if $(HAVE_CUDA),$(BUILD)/tests/fuzz_cu_replay_replay)
 LAYER_SO := $(if $(LAYER_SRC),$(BUILD)/layers/libVkLayer_tracesmith.so $(BUILD)/layers/VkLayer_tracesmith.json $(BUILD)/share/vulkan/implicit_layer.d/VkLayer_tracesmith.json)
 SHADERS := $(patsubst tests/shaders/%,$(BUILD)/tests/shaders/%.spv,$(SHADER_SRC))
 TCU_SO := $(if $(TCU_SRC),$(BUILD)/interpose/libtracesmith_cuda.so)
@@ -412,7 +414,6 @@ fuzz:
 	$(MAKE) all
 	BUILD=$(BUILD) sh tests/fuzz/replay_mutants.sh $(FUZZ_MUTANTS)
 
-# The libcuda double's image reader, from the fixture images.
 # The Vulkan backend against the null device (tests/fuzz/vk_null.c) with
 # libFuzzer, from tests/fuzz/corpus_vk_null; then VK_NULL_MUTANTS (2000)
 # structure-aware mutants of each corpus trace (checksums kept valid:
@@ -434,6 +435,7 @@ fuzz-vk-null:
 	BUILD=build/asan sh tests/fuzz/vk_null_mutants.sh $(VK_NULL_MUTANTS) tests/fuzz/corpus_vk_null/vk_compute \
 		tests/fuzz/corpus_vk_null/vk_offscreen
 
+# The libcuda double's image reader, from the fixture images.
 fuzz-tcd-image:
 	@mkdir -p $(BUILD)/fuzz/tcd_image_corpus
 	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(CPPFLAGS_ALL) tests/fuzz/fuzz_tcd_image.c \
@@ -441,6 +443,25 @@ fuzz-tcd-image:
 	cp tests/fixtures/h100/*.cubin tests/fixtures/h100/*.fatbin tests/fixtures/nvcc13/*.fatbin \
 		$(BUILD)/fuzz/tcd_image_corpus/
 	$(BUILD)/fuzz/fuzz_tcd_image -max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/tcd_image_corpus
+
+# The CUDA replay against the libcuda double under libFuzzer (tests/fuzz/fuzz_cu_replay.c,
+# sbt_mutate's checksum-keeping mutations), seeded with the H100 traces; part of `make fuzz`.
+FUZZ_CU_LIBS := build/fuzzcu/lib/libtsrp.a build/fuzzcu/lib/libtscap.a build/fuzzcu/lib/libtssbt.a
+.PHONY: fuzz-cu-replay
+fuzz: fuzz-cu-replay
+fuzz-cu-replay:
+	@mkdir -p $(BUILD)/fuzz/corpus_cu
+	$(MAKE) BUILD=build/fuzzcu CC=clang CFLAGS="-O1 -g" SAN="-fsanitize=fuzzer-no-link,address,undefined" \
+		$(FUZZ_CU_LIBS) build/fuzzcu/tests/doubles/cuda/libcuda.so.1
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -DFUZZ_CU_MUTATOR -Dmain=fz_cu_mutate_main \
+		$(CPPFLAGS_ALL) tests/fuzz/fuzz_cu_replay.c tests/fuzz/sbt_mutate.c $(FUZZ_CU_LIBS) $(LDLIBS_ALL) \
+		-o $(BUILD)/fuzz/fuzz_cu_replay
+	cp tests/fixtures/h100/fixed-va/driver_cubin.sbt $(BUILD)/fuzz/corpus_cu/fixed_va_driver_cubin.sbt
+	cp tests/fixtures/h100/as-captured/driver_cubin.sbt $(BUILD)/fuzz/corpus_cu/as_captured_driver_cubin.sbt
+	cp tests/fixtures/h100/fixed-va/saxpy_static.sbt $(BUILD)/fuzz/corpus_cu/fixed_va_saxpy_static.sbt
+	TRACESMITH_CUDA_DRIVER=$(CURDIR)/build/fuzzcu/tests/doubles/cuda/libcuda.so.1 TSCUDA_DOUBLE_QUIET=1 \
+		ASAN_OPTIONS=detect_leaks=0 $(BUILD)/fuzz/fuzz_cu_replay -max_len=8000000 \
+		-max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/corpus_cu
 
 # Generated code: every generator is listed in scripts/regen.sh.
 regen:

@@ -32,6 +32,13 @@ static const rp_option_desc rpcu_options[] = {
 
 /* ---- messages -------------------------------------------------------------------- */
 
+void rpcu_printable(char *text)
+{
+	for (; *text; text++)
+		if ((unsigned char)*text < 0x20 || *text == 0x7f)
+			*text = '?';
+}
+
 rp_status rpcu_fail(rpcu_state *s, rp_diag *diag, rp_status st, const char *fmt, ...)
 {
 	char msg[400];
@@ -39,6 +46,7 @@ rp_status rpcu_fail(rpcu_state *s, rp_diag *diag, rp_status st, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	rpcu_printable(msg); /* names in it come from the trace */
 	if (s->call)
 		rp_diag_set(diag, "record seq %llu (%s): %s", (unsigned long long)s->seq, s->call, msg);
 	else
@@ -68,13 +76,14 @@ rp_status rpcu_need(rpcu_state *s, const void *fn, const char *name, rp_diag *di
 void rpcu_warn(rpcu_state *s, const char *fmt, ...)
 {
 	va_list ap;
+	char msg[600];
 	if (s->quiet)
 		return;
-	fputs("tsreplay: cuda: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	rpcu_printable(msg);
+	fprintf(stderr, "tsreplay: cuda: warning: %s\n", msg);
 }
 
 /* ---- captured threads, contexts, streams -------------------------------------------- */
@@ -160,6 +169,64 @@ rp_status rpcu_ctx_use(rpcu_state *s, uint64_t cap, rp_diag *diag)
 	s->cur_ctx = (CUcontext)(uintptr_t)o->live;
 	rpcu_windows_open(s, o->ordinal);
 	return RP_OK;
+}
+
+/* ---- objects that went ------------------------------------------------------------------ */
+
+void rpcu_gone_note(rpcu_state *s, rpcu_kind kind, uint64_t cap)
+{
+	if (s->ngone == s->cap_gone) {
+		size_t ncap = s->cap_gone ? s->cap_gone * 2 : 16;
+		rpcu_gone *n = realloc(s->gone, ncap * sizeof(*n));
+		if (!n)
+			return; /* only the "destroyed at" detail of a later message is lost */
+		s->gone = n;
+		s->cap_gone = ncap;
+	}
+	s->gone[s->ngone].cap = cap;
+	s->gone[s->ngone].seq = s->seq;
+	s->gone[s->ngone].kind = (uint8_t)kind;
+	s->ngone++;
+}
+
+uint64_t rpcu_gone_seq(const rpcu_state *s, rpcu_kind kind, uint64_t cap)
+{
+	size_t i;
+	/* The latest: a handle the driver reused may have gone twice. */
+	for (i = s->ngone; i-- > 0;)
+		if (s->gone[i].kind == kind && s->gone[i].cap == cap)
+			return s->gone[i].seq;
+	return 0;
+}
+
+rp_status rpcu_unknown(rpcu_state *s, rp_diag *diag, rpcu_kind kind, uint64_t cap, const char *what)
+{
+	uint64_t seq = rpcu_gone_seq(s, kind, cap);
+	if (seq)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx was destroyed at seq %llu (or went with its "
+		                 "module, library or context there), and this record still uses it",
+		                 what, (unsigned long long)cap, (unsigned long long)seq);
+	return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "%s 0x%llx was never created in the trace", what,
+	                 (unsigned long long)cap);
+}
+
+void rpcu_wait_work(rpcu_state *s, CUcontext ctx)
+{
+	/* Nothing issued since the device was last seen idle: nothing can
+	 * use what goes (a trace freeing 100,000 allocations in a row must
+	 * not synchronise 100,000 times). */
+	if (!s->work_pending)
+		return;
+	if (!ctx)
+		ctx = s->cur_ctx;
+	if (ctx && ctx != s->cur_ctx && s->drv.p_cuCtxSetCurrent(ctx) == CUDA_SUCCESS) {
+		s->drv.p_cuCtxSynchronize();
+		s->drv.p_cuCtxSetCurrent(s->cur_ctx);
+	} else {
+		s->drv.p_cuCtxSynchronize();
+	}
+	if (!s->work_multi && ctx == s->work_ctx)
+		s->work_pending = 0;
 }
 
 /* ---- calls that failed at capture ------------------------------------------------------- */
@@ -357,8 +424,7 @@ rp_status rpcu_stream_resolve(rpcu_state *s, uint64_t cap, CUstream *out, int *c
 	} else if (cap != 0 && cap != (uint64_t)(uintptr_t)CU_STREAM_LEGACY) {
 		rpcu_obj *o = rpcu_objs_get(&s->objs, RPCU_O_STREAM, cap);
 		if (!o)
-			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "stream 0x%llx was never created in the trace",
-			                 (unsigned long long)cap);
+			return rpcu_unknown(s, diag, RPCU_O_STREAM, cap, "stream");
 		live = (CUstream)(uintptr_t)o->live;
 		capturing = o->capturing;
 	}
@@ -562,6 +628,11 @@ void rpcu_teardown(rpcu_state *s)
 	s->restore_seq = 0;
 	s->snap_left = 0;
 	s->state_only = 0;
+	free(s->gone);
+	s->gone = NULL;
+	s->ngone = s->cap_gone = 0;
+	s->work_pending = s->work_multi = 0;
+	s->work_ctx = NULL;
 	free(s->failed_caps);
 	s->failed_caps = NULL;
 	s->nfailed = s->cap_failed = 0;

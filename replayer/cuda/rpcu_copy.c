@@ -254,6 +254,54 @@ rp_status rpcu_copy_peer(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUs
 	return rpcu_sync_after(s, sync, stream, diag);
 }
 
+/*
+ * The bytes one device side of a 2D or 3D copy touches, from its base:
+ * they start at x + (z * alloc_h + y) * pitch and run (depth - 1) planes
+ * of pitch * alloc_h, (height - 1) rows of pitch and width bytes (2D:
+ * z = 0, depth = 1).  -1 when that overflows, or rows or planes overlap
+ * (a pitch narrower than a row, a plane shorter than the copy): the
+ * driver would refuse it, or write what the program did not.
+ */
+static int rpcu_region(uint64_t x, uint64_t y, uint64_t z, uint64_t pitch, uint64_t alloc_h, uint64_t width,
+                       uint64_t height, uint64_t depth, uint64_t *off_out, uint64_t *len_out)
+{
+	uint64_t plane, rows, start, span;
+	if ((height > 1 && pitch < width) || (depth > 1 && alloc_h < height))
+		return -1;
+	if (__builtin_mul_overflow(pitch, alloc_h, &plane) || __builtin_mul_overflow(z, plane, &start) ||
+	    __builtin_mul_overflow(y, pitch, &rows) || __builtin_add_overflow(start, rows, &start) ||
+	    __builtin_add_overflow(start, x, &start))
+		return -1;
+	if (__builtin_mul_overflow(depth - 1, plane, &span) ||
+	    __builtin_mul_overflow(height - 1, pitch, &rows) || __builtin_add_overflow(span, rows, &span) ||
+	    __builtin_add_overflow(span, width, &span))
+		return -1;
+	*off_out = start;
+	*len_out = span;
+	return 0;
+}
+
+/* The live base of a device side of a 2D or 3D copy whose region lies in
+ * one allocation of the trace, or a message naming the side. */
+static rp_status rpcu_region_live(rpcu_state *s, const char *what, uint64_t base, uint64_t x, uint64_t y,
+                                  uint64_t z, uint64_t pitch, uint64_t alloc_h, uint64_t width,
+                                  uint64_t height, uint64_t depth, uint64_t *live, rp_diag *diag)
+{
+	uint64_t off, len, at;
+	rp_status st;
+	if (rpcu_region(x, y, z, pitch, alloc_h, width, height, depth, &off, &len) != 0 ||
+	    __builtin_add_overflow(base, off, &at))
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "the %s region (x %llu, y %llu, z %llu, pitch %llu, "
+		                 "height %llu; %llu x %llu x %llu bytes) is not one a valid copy has", what,
+		                 (unsigned long long)x, (unsigned long long)y, (unsigned long long)z,
+		                 (unsigned long long)pitch, (unsigned long long)alloc_h, (unsigned long long)width,
+		                 (unsigned long long)height, (unsigned long long)depth);
+	if ((st = rpcu_translate(s, at, len, what, live, diag)) != RP_OK)
+		return st;
+	*live -= off;
+	return RP_OK;
+}
+
 /* 2D and 3D copies: host sides are packed rows (width bytes each), the
  * source from the trace, the destination ours. */
 rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
@@ -261,7 +309,8 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 {
 	int sync = !rpcu_is_async(k);
 	CUDA_MEMCPY3D m;
-	uint64_t depth = c->depth ? c->depth : 1, bytes = c->width * c->height * depth, live;
+	int three_d = k == SBT_CM_K_cuMemcpy3D || k == SBT_CM_K_cuMemcpy3DAsync;
+	uint64_t depth = c->depth && three_d ? c->depth : 1, bytes, live;
 	uint8_t *src = NULL, *dst = NULL;
 	rp_status st = RP_OK;
 	CUresult r;
@@ -271,6 +320,9 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 	if (c->sub == SBT_CM_COPY_ARRAY)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "copies to or from CUDA arrays are not "
 		                 "replayable yet");
+	if (__builtin_mul_overflow(c->width, c->height, &bytes) || __builtin_mul_overflow(bytes, depth, &bytes))
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "%llu x %llu x %llu bytes overflow", (unsigned long long)c->width,
+		                 (unsigned long long)c->height, (unsigned long long)depth);
 	if (!bytes)
 		return RP_OK;
 	memset(&m, 0, sizeof(m));
@@ -286,7 +338,9 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 		m.srcPitch = c->width;
 		m.srcHeight = c->height;
 	} else {
-		if ((st = rpcu_translate(s, c->src, 1, "source", &live, diag)) != RP_OK)
+		if ((st = rpcu_region_live(s, "source", c->src, c->src_x, c->src_y, three_d ? c->src_z : 0,
+		                           c->src_pitch, three_d ? c->src_height : c->height, c->width, c->height,
+		                           depth, &live, diag)) != RP_OK)
 			return st;
 		m.srcMemoryType = CU_MEMORYTYPE_DEVICE;
 		m.srcDevice = (CUdeviceptr)live;
@@ -296,6 +350,11 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 		m.srcPitch = c->src_pitch;
 		m.srcHeight = c->src_height;
 	}
+	if (c->dst_type != CU_MEMORYTYPE_HOST &&
+	    (st = rpcu_region_live(s, "destination", c->dst, c->dst_x, c->dst_y, three_d ? c->dst_z : 0,
+	                           c->dst_pitch, three_d ? c->dst_height : c->height, c->width, c->height, depth,
+	                           &live, diag)) != RP_OK)
+		goto out_free;
 	if (c->dst_type == CU_MEMORYTYPE_HOST) {
 		dst = malloc(bytes);
 		if (!dst) {
@@ -306,8 +365,6 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 		m.dstPitch = c->width;
 		m.dstHeight = c->height;
 	} else {
-		if ((st = rpcu_translate(s, c->dst, 1, "destination", &live, diag)) != RP_OK)
-			goto out_free;
 		m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
 		m.dstDevice = (CUdeviceptr)live;
 		m.dstXInBytes = c->dst_x;
@@ -411,15 +468,29 @@ rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstre
 	            k == SBT_CM_K_cuMemsetD2D8Async || k == SBT_CM_K_cuMemsetD2D16Async ||
 	            k == SBT_CM_K_cuMemsetD2D32Async;
 	unsigned elem = c->elem_size ? (unsigned)c->elem_size : 1;
-	uint64_t extent = c->size, live;
+	uint64_t extent = 0, row, live;
 	CUdeviceptr d;
 	size_t w = (size_t)c->width, h = (size_t)c->height, pitch = (size_t)c->pitch;
 	int legacy = sync && !stream;
 	rp_status st;
 	CUresult r = CUDA_ERROR_NOT_FOUND;
 
-	if (!extent)
-		extent = two_d ? (h ? pitch * (h - 1) : 0) + w * elem : w * elem;
+	if (elem != 1 && elem != 2 && elem != 4)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "element size %u is not 1, 2 or 4", elem);
+	/* What the driver will write, from the record's own width, height and
+	 * pitch (not its size field): that must lie in one allocation. */
+	if (__builtin_mul_overflow((uint64_t)w, (uint64_t)elem, &row))
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "%zu elements of %u bytes overflow", w, elem);
+	if (!two_d) {
+		extent = row;
+	} else if (h && row) {
+		if (h > 1 && pitch < row)
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "the pitch (%zu bytes) is narrower than a row "
+			                 "(%llu bytes)", pitch, (unsigned long long)row);
+		if (__builtin_mul_overflow((uint64_t)pitch, (uint64_t)(h - 1), &extent) ||
+		    __builtin_add_overflow(extent, row, &extent))
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "%zu rows of pitch %zu overflow", h, pitch);
+	}
 	if (!extent)
 		return RP_OK;
 	if ((st = rpcu_translate(s, c->dst, extent, "destination", &live, diag)) != RP_OK)

@@ -159,9 +159,34 @@ static rp_status rpcu_lookup(rpcu_state *s, rpcu_kind kind, uint64_t cap, const 
 {
 	*out = rpcu_objs_get(&s->objs, kind, cap);
 	if (!*out)
-		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "%s 0x%llx was never created in the trace", what,
-		                 (unsigned long long)cap);
+		return rpcu_unknown(s, diag, kind, cap, what);
 	return RP_OK;
+}
+
+/* The object goes (destroyed, or with its module, library or context): a
+ * later record naming it is told so (rpcu_unknown). */
+static void rpcu_obj_drop(rpcu_state *s, rpcu_obj *o)
+{
+	rpcu_gone_note(s, (rpcu_kind)o->kind, o->cap);
+	rpcu_objs_del(&s->objs, o);
+}
+
+/* What was looked up in a module or library that goes: its functions,
+ * kernels and modules, and theirs.  No driver call: they go with it. */
+static void rpcu_drop_children(rpcu_state *s, uint64_t parent, int depth)
+{
+	size_t i;
+	for (i = 0; i < s->objs.cap; i++) {
+		rpcu_obj *o = &s->objs.slot[i];
+		uint64_t cap;
+		if (o->dead || o->parent != parent ||
+		    (o->kind != RPCU_O_FUNCTION && o->kind != RPCU_O_KERNEL && o->kind != RPCU_O_MODULE))
+			continue;
+		cap = o->cap;
+		rpcu_obj_drop(s, o);
+		if (depth < 2)
+			rpcu_drop_children(s, cap, depth + 1);
+	}
 }
 
 /* ---- contexts --------------------------------------------------------------------- */
@@ -212,7 +237,7 @@ static void rpcu_objs_forget_ctx(rpcu_state *s, CUcontext ctx)
 			continue;
 		if (o->kind == RPCU_O_STREAM || o->kind == RPCU_O_EVENT || o->kind == RPCU_O_MODULE ||
 		    o->kind == RPCU_O_FUNCTION)
-			rpcu_objs_del(&s->objs, o);
+			rpcu_obj_drop(s, o);
 	}
 }
 
@@ -367,7 +392,7 @@ static rp_status rpcu_do_cuCtxDestroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm
 	if (r != CUDA_SUCCESS)
 		return rpcu_cufail(s, diag, "cuCtxDestroy", r, NULL);
 	rpcu_ctx_forget(s, c->ctx);
-	rpcu_objs_del(&s->objs, o);
+	rpcu_obj_drop(s, o);
 	return RP_OK;
 }
 
@@ -567,6 +592,9 @@ static rp_status rpcu_do_cuModuleUnload(rpcu_state *s, sbt_cm_kind k, const sbt_
 	(void)k;
 	if ((st = rpcu_lookup(s, RPCU_O_MODULE, c->handle, "module", &o, diag)) != RP_OK)
 		return st;
+	/* Launches of its functions may still run (an unload moved ahead of
+	 * its last launches' wait): wait, as a careful application would. */
+	rpcu_wait_work(s, o->ctx);
 	rpcu_stages_poll(s, 1);
 	rpcu_mem_forget_owner(s, c->handle);
 	if (!o->parent && s->drv.p_cuModuleUnload) {
@@ -574,7 +602,8 @@ static rp_status rpcu_do_cuModuleUnload(rpcu_state *s, sbt_cm_kind k, const sbt_
 		if (r != CUDA_SUCCESS)
 			return rpcu_cufail(s, diag, "cuModuleUnload", r, NULL);
 	}
-	rpcu_objs_del(&s->objs, o);
+	rpcu_obj_drop(s, o);
+	rpcu_drop_children(s, c->handle, 0);
 	return RP_OK;
 }
 
@@ -589,12 +618,14 @@ static rp_status rpcu_do_cuLibraryUnload(rpcu_state *s, sbt_cm_kind k, const sbt
 	if ((st = rpcu_lookup(s, RPCU_O_LIBRARY, c->handle, "library", &o, diag)) != RP_OK ||
 	    (st = RPCU_NEED(cuLibraryUnload)) != RP_OK)
 		return st;
+	rpcu_wait_work(s, o->ctx);
 	rpcu_stages_poll(s, 1);
 	rpcu_mem_forget_owner(s, c->handle);
 	r = s->drv.p_cuLibraryUnload((CUlibrary)(uintptr_t)o->live);
 	if (r != CUDA_SUCCESS)
 		return rpcu_cufail(s, diag, "cuLibraryUnload", r, NULL);
-	rpcu_objs_del(&s->objs, o);
+	rpcu_obj_drop(s, o);
+	rpcu_drop_children(s, c->handle, 0);
 	return RP_OK;
 }
 
@@ -880,7 +911,7 @@ static rp_status rpcu_do_cuStreamDestroy(rpcu_state *s, sbt_cm_kind k, const sbt
 		if (r != CUDA_SUCCESS)
 			return rpcu_cufail(s, diag, "cuStreamDestroy", r, NULL);
 	}
-	rpcu_objs_del(&s->objs, o);
+	rpcu_obj_drop(s, o);
 	return RP_OK;
 }
 
@@ -954,7 +985,7 @@ static rp_status rpcu_do_cuEventDestroy(rpcu_state *s, sbt_cm_kind k, const sbt_
 		if (r != CUDA_SUCCESS)
 			return rpcu_cufail(s, diag, "cuEventDestroy", r, NULL);
 	}
-	rpcu_objs_del(&s->objs, e);
+	rpcu_obj_drop(s, e);
 	return RP_OK;
 }
 
@@ -1152,6 +1183,35 @@ static rp_status rpcu_exec_set_attribute(rpcu_state *s, sbt_cm_kind k, const sbt
 _Static_assert(sizeof(CUlaunchAttribute) == SBT_CM_ATTR_BYTES,
                "a packed launch attribute is one CUlaunchAttribute");
 
+/*
+ * With kernelParams the driver copies each of the kernel's own parameters
+ * from kernelParams[i], at the kernel's size, not the record's: a record
+ * giving fewer parameters than the kernel takes, or one smaller than the
+ * kernel's, would make it read past what the replay hands over.  Asked of
+ * the driver (cuFuncGetParamInfo, CUDA 12.4 on) where it can tell.
+ */
+static rp_status rpcu_check_params(rpcu_state *s, const rpcu_obj *f, const sbt_cm_call *c, size_t nlayout,
+                                   const char *kernel, rp_diag *diag)
+{
+	size_t i, off, size;
+	if (!s->drv.p_cuFuncGetParamInfo)
+		return RP_OK;
+	for (i = 0;; i++) {
+		uint32_t loff, lsize;
+		CUresult r = s->drv.p_cuFuncGetParamInfo((CUfunction)(uintptr_t)f->live, i, &off, &size);
+		if (r != CUDA_SUCCESS)
+			return RP_OK; /* past the last parameter, or the driver cannot tell */
+		if (i >= nlayout)
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "kernel '%s' takes more than the %zu parameters the "
+			                 "record gives (its parameter %zu is %zu bytes at offset %zu)",
+			                 kernel ? kernel : "(unnamed)", nlayout, i, size, off);
+		sbt_cm_layout_at(c, i, &loff, &lsize);
+		if (lsize < size)
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "parameter %zu of kernel '%s' is %zu bytes, and the "
+			                 "record gives %u", i, kernel ? kernel : "(unnamed)", size, lsize);
+	}
+}
+
 rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	rpcu_obj *f;
@@ -1165,7 +1225,7 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 	void *extra[5];
 	void **extra_arg = NULL;
 	CUlaunchAttribute *attrs = NULL;
-	char name_buf[64];
+	char name_buf[256];
 	const char *kernel;
 	const char *fn_name = k == SBT_CM_K_cuLaunchKernelEx ? "cuLaunchKernelEx"
 	                      : k == SBT_CM_K_cuLaunchCooperativeKernel ? "cuLaunchCooperativeKernel"
@@ -1175,10 +1235,20 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 	if (!f)
 		f = rpcu_objs_get(&s->objs, c->sub == SBT_CM_FUNC_KERNEL ? RPCU_O_FUNCTION : RPCU_O_KERNEL,
 		                  c->handle);
-	if (!f)
+	if (!f) {
+		uint64_t gone = rpcu_gone_seq(s, RPCU_O_FUNCTION, c->handle);
+		if (!gone)
+			gone = rpcu_gone_seq(s, RPCU_O_KERNEL, c->handle);
+		if (gone)
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "function 0x%llx (kernel '%.*s') went at seq %llu "
+			                 "(its module, library or context was unloaded or destroyed there), and "
+			                 "this launch still uses it", (unsigned long long)c->handle,
+			                 (int)c->name_len, c->name ? (const char *)c->name : "",
+			                 (unsigned long long)gone);
 		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "function 0x%llx (kernel '%.*s') was never obtained "
 		                 "in the trace", (unsigned long long)c->handle, (int)c->name_len,
 		                 c->name ? (const char *)c->name : "");
+	}
 	if ((st = rpcu_stream_resolve(s, c->stream, &stream, &capturing, diag)) != RP_OK)
 		return st;
 	if (rpcu_capture_skip(s, c, capturing))
@@ -1192,10 +1262,15 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 			return rpcu_fail(s, diag, RP_ERR_TRACE, "parameter %zu at [%u, +%u) lies outside the %zu "
 			                 "parameter bytes", i, off, size, buf_len);
 	}
-	kernel = f->name ? f->name : NULL;
-	if (c->name_len) {
-		/* The name in the record wins: it is what the capture saw. */
-		snprintf(name_buf, sizeof(name_buf), "%.*s", (int)c->name_len, (const char *)c->name);
+	kernel = NULL;
+	if (c->name_len || f->name) {
+		/* The name in the record wins: it is what the capture saw.  For
+		 * messages and notes only: made printable. */
+		if (c->name_len)
+			snprintf(name_buf, sizeof(name_buf), "%.*s", (int)c->name_len, (const char *)c->name);
+		else
+			snprintf(name_buf, sizeof(name_buf), "%s", f->name);
+		rpcu_printable(name_buf);
 		kernel = name_buf;
 	}
 	if (buf_len) {
@@ -1207,6 +1282,8 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 	if (buf)
 		rpcu_ranges_patch_params(&s->ranges, buf, buf_len, nlayout ? c->layout : NULL, nlayout, s->seq,
 		                         kernel);
+	if (buf && nlayout && (st = rpcu_check_params(s, f, c, nlayout, kernel, diag)) != RP_OK)
+		goto out_free;
 	if (buf && nlayout) {
 		/* kernelParams: one pointer per parameter into the packed bytes */
 		args = calloc(nlayout, sizeof(*args));
@@ -1306,7 +1383,7 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 	}
 	}
 	if (r != CUDA_SUCCESS) {
-		char what[96];
+		char what[300];
 		snprintf(what, sizeof(what), "launching kernel '%s'", kernel ? kernel : "(unnamed)");
 		st = rpcu_cufail(s, diag, fn_name, r, what);
 	} else if (!s->capturing) {
@@ -1463,6 +1540,15 @@ rp_status rpcu_exec(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag 
 {
 	if ((unsigned)k >= SBT_CM_KIND_COUNT || !rpcu_calls[k].run)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "this backend does not replay this call");
+	if (rpcu_calls[k].role == RPCU_CALL_WORK) {
+		/* for rpcu_wait_work: the device may be busy from here on */
+		if (!s->work_pending) {
+			s->work_pending = 1;
+			s->work_ctx = s->cur_ctx;
+		} else if (s->work_ctx != s->cur_ctx) {
+			s->work_multi = 1;
+		}
+	}
 	/* --profile times launches, copies and memsets: a synchronous copy or
 	 * memset ran on the legacy (or per-thread) default stream. */
 	if (s->profile && (rpcu_calls[k].run == rpcu_exec_work || rpcu_calls[k].run == rpcu_exec_launch ||

@@ -94,7 +94,8 @@
 	X(cuGraphInstantiateWithFlags, 11040, 0) X(cuGraphLaunch, 10000, 0)        \
 	X(cuGraphExecDestroy, 10000, 0) X(cuGraphDestroy, 10000, 0)                \
 	X(cuTexObjectCreate, 5000, 0) X(cuTexObjectDestroy, 5000, 0)               \
-	X(cuSurfObjectCreate, 5000, 0) X(cuSurfObjectDestroy, 5000, 0)
+	X(cuSurfObjectCreate, 5000, 0) X(cuSurfObjectDestroy, 5000, 0)           \
+	X(cuFuncGetParamInfo, 12040, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */
@@ -150,6 +151,15 @@ typedef struct rpcu_objs {
 	size_t cap;         /* power of two */
 	size_t used;        /* live + dead slots */
 } rpcu_objs;
+
+/* An object the trace destroyed (or whose module, library or context
+ * went), kept so that a record still naming it is told apart from one
+ * naming what never existed: "destroyed at seq N". */
+typedef struct rpcu_gone {
+	uint64_t cap;
+	uint64_t seq;       /* the record that destroyed it, or took its parent */
+	uint8_t kind;       /* rpcu_kind */
+} rpcu_gone;
 
 /* NULL when absent. */
 rpcu_obj *rpcu_objs_get(rpcu_objs *t, rpcu_kind kind, uint64_t cap);
@@ -339,6 +349,14 @@ typedef struct rpcu_state {
 	size_t nthreads, cap_threads;
 	rpcu_vmap *vmaps;
 	size_t nvmaps, cap_vmaps;
+	rpcu_gone *gone;         /* destroyed objects, in the order they went */
+	size_t ngone, cap_gone;
+	/* Work issued since rpcu_wait_work last saw the device idle: the
+	 * context it went to, and whether it went to more than one (then a
+	 * wait for one context does not make the device idle). */
+	int work_pending;
+	int work_multi;
+	CUcontext work_ctx;
 	rpcu_window *windows;    /* from the scan at open; kept across runs */
 	size_t nwindows;
 	int windows_pending;    /* some window not tried yet in this run */
@@ -394,6 +412,9 @@ const char *rpcu_cu_name(const rpcu_driver *d, CUresult r, char *buf, size_t len
 
 /* ---- rpcu_backend.c: messages and shared helpers -------------------------------- */
 
+/* Control characters (from names in a trace) in text become '?', so a
+ * message cannot drive the terminal it is printed on. */
+void rpcu_printable(char *text);
 /* Write "record seq N (cuda.X): <message>" into diag; returns st. */
 rp_status rpcu_fail(rpcu_state *s, rp_diag *diag, rp_status st, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -421,6 +442,18 @@ int rpcu_current_ordinal(rpcu_state *s);
  * that failed at capture (records naming it are skipped). */
 void rpcu_failed_note(rpcu_state *s, uint64_t cap);
 int rpcu_failed_has(const rpcu_state *s, uint64_t cap);
+/* Remember that the object (kind, cap) is gone as of the current record;
+ * the seq that took it, or 0 when it never went. */
+void rpcu_gone_note(rpcu_state *s, rpcu_kind kind, uint64_t cap);
+uint64_t rpcu_gone_seq(const rpcu_state *s, rpcu_kind kind, uint64_t cap);
+/* The message for a record naming an object the replay does not have:
+ * "never created in the trace", or "destroyed at seq N" (what, e.g.
+ * "stream", names it). */
+rp_status rpcu_unknown(rpcu_state *s, rp_diag *diag, rpcu_kind kind, uint64_t cap, const char *what);
+/* Wait for the work in flight in live context ctx (NULL: the current
+ * one), as a careful application does before it frees or unloads what
+ * that work may use.  Its error, if any, reaches the next call. */
+void rpcu_wait_work(rpcu_state *s, CUcontext ctx);
 /* After a launch: ask the test double whether it ran nothing, and say so
  * once per kernel. */
 void rpcu_not_run_check(rpcu_state *s, const char *kernel);

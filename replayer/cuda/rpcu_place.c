@@ -271,11 +271,48 @@ CUresult rpcu_range_release(rpcu_state *s, size_t i, int driver)
 	return res;
 }
 
-rp_status rpcu_mem_add_range(rpcu_state *s, const rpcu_range *r, rp_diag *diag)
+/* Pinned host memory is going: the copies into it that a checkpoint has
+ * yet to read keep their bytes in a buffer of their own. */
+static rp_status rpcu_copies_detach(rpcu_state *s, const rpcu_range *r, rp_diag *diag)
+{
+	size_t i;
+	for (i = 0; i < s->ncopies; i++) {
+		rpcu_copy *c = &s->copies[i];
+		uint64_t at = (uint64_t)(uintptr_t)c->ptr;
+		if (c->buf || !c->ptr || at < r->live || at - r->live >= r->size)
+			continue;
+		c->buf = malloc(c->len ? c->len : 1);
+		if (!c->buf)
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory for %llu bytes",
+			                 (unsigned long long)c->len);
+		memcpy(c->buf, c->ptr, c->len);
+		c->ptr = c->buf;
+	}
+	return RP_OK;
+}
+
+/* Ranges overlapping [cap, cap + size) were freed by a call the trace
+ * does not have: release them, after the work that may use them. */
+static rp_status rpcu_release_stale(rpcu_state *s, uint64_t cap, uint64_t size, rp_diag *diag)
 {
 	long i;
-	while ((i = rpcu_ranges_overlap(&s->ranges, r->cap, r->size)) >= 0)
+	rp_status st;
+	while ((i = rpcu_ranges_overlap(&s->ranges, cap, size)) >= 0) {
+		if (s->ranges.v[i].kind != RPCU_R_DEVICE || (!s->ranges.v[i].in_window && !s->ranges.v[i].pieces))
+			rpcu_wait_work(s, s->ranges.v[i].ctx);
+		if (s->ranges.v[i].kind == RPCU_R_HOST &&
+		    (st = rpcu_copies_detach(s, &s->ranges.v[i], diag)) != RP_OK)
+			return st;
 		rpcu_range_release(s, (size_t)i, 1);
+	}
+	return RP_OK;
+}
+
+rp_status rpcu_mem_add_range(rpcu_state *s, const rpcu_range *r, rp_diag *diag)
+{
+	rp_status st = rpcu_release_stale(s, r->cap, r->size, diag);
+	if (st != RP_OK)
+		return st;
 	if (rpcu_ranges_insert(&s->ranges, r) != 0)
 		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	return RP_OK;
@@ -308,7 +345,7 @@ rp_status rpcu_alloc_device(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 	rpcu_range r;
 	rpcu_window *win;
 	char why[200] = "";
-	long i;
+	rp_status st;
 	memset(&r, 0, sizeof(r));
 	r.cap = c->dst;
 	r.size = c->size ? c->size : c->pitch * c->height;
@@ -318,8 +355,11 @@ rp_status rpcu_alloc_device(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 	r.ctx = s->cur_ctx;
 	if (!r.cap || !r.size)
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "the record has no address or no size");
-	while ((i = rpcu_ranges_overlap(&s->ranges, r.cap, r.size)) >= 0)
-		rpcu_range_release(s, (size_t)i, 1); /* freed by a call the trace does not have */
+	if (r.cap + r.size < r.cap)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "[0x%llx, +%llu) wraps around the address space",
+		                 (unsigned long long)r.cap, (unsigned long long)r.size);
+	if ((st = rpcu_release_stale(s, r.cap, r.size, diag)) != RP_OK)
+		return st;
 	win = s->no_reserve ? NULL : rpcu_window_of(s, r.cap, r.size);
 	if (win && rpcu_granules_acquire(s, win, r.cap, r.size, why, sizeof(why)) == 0) {
 		r.live = r.cap;
@@ -331,13 +371,13 @@ rp_status rpcu_alloc_device(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 		CUdeviceptr d = 0;
 		CUresult res;
 		if (k == SBT_CM_K_cuMemAllocManaged) {
-			rp_status st = RPCU_NEED(cuMemAllocManaged);
+			st = RPCU_NEED(cuMemAllocManaged);
 			if (st != RP_OK)
 				return st;
 			res = s->drv.p_cuMemAllocManaged(&d, r.size,
 			                                 c->flags ? (unsigned)c->flags : CU_MEM_ATTACH_GLOBAL);
 		} else {
-			rp_status st = RPCU_NEED(cuMemAlloc);
+			st = RPCU_NEED(cuMemAlloc);
 			if (st != RP_OK)
 				return st;
 			/* Pitch: the captured pitch is what the program uses; keep it. */
@@ -368,13 +408,38 @@ static long rpcu_find_exact(rpcu_state *s, uint64_t cap, rpcu_rkind kind)
 	return i;
 }
 
+/*
+ * A free the trace made.  Work in flight may still use the memory (a free
+ * moved ahead of the wait for the launches and copies that use it): the
+ * replay waits for the allocation's context first, as a careful
+ * application would, rather than hand the driver a use after free.
+ */
 static rp_status rpcu_free(rpcu_state *s, uint64_t cap, rpcu_rkind kind, const char *fn, rp_diag *diag)
 {
 	long i = rpcu_find_exact(s, cap, kind);
 	CUresult r;
-	if (i < 0)
+	rp_status st;
+	if (i < 0) {
+		long in = rpcu_ranges_find(&s->ranges, cap);
+		if (in >= 0)
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "0x%llx lies inside the allocation 0x%llx (%llu bytes, "
+			                 "seq %llu) but is not its start: only the address an allocation "
+			                 "returned can be freed", (unsigned long long)cap,
+			                 (unsigned long long)s->ranges.v[in].cap,
+			                 (unsigned long long)s->ranges.v[in].size,
+			                 (unsigned long long)s->ranges.v[in].seq);
 		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx is not an allocation the trace made "
 		                 "(or it was freed already)", (unsigned long long)cap);
+	}
+	/* Memory in a window or in pieces stays mapped (a granule that goes
+	 * is unmapped after a wait, rpcu_granules_release): only what the
+	 * driver frees at once needs the wait. */
+	if (kind == RPCU_R_HOST || (!s->ranges.v[i].in_window && !s->ranges.v[i].pieces)) {
+		rpcu_wait_work(s, s->ranges.v[i].ctx);
+		rpcu_stages_poll(s, 0);
+	}
+	if (kind == RPCU_R_HOST && (st = rpcu_copies_detach(s, &s->ranges.v[i], diag)) != RP_OK)
+		return st;
 	r = rpcu_range_release(s, (size_t)i, 1);
 	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, fn, r, NULL);
 }
@@ -393,6 +458,9 @@ rp_status rpcu_alloc_host(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp
 	r.ctx = s->cur_ctx;
 	if (!r.cap || !r.size)
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "the record has no address or no size");
+	if (r.cap + r.size < r.cap || r.size > ((uint64_t)1 << 48))
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "[0x%llx, +%llu) is no range of host memory",
+		                 (unsigned long long)r.cap, (unsigned long long)r.size);
 	if (k == SBT_CM_K_cuMemAllocHost) {
 		r.sub = SBT_CM_MEM_HOST;
 		if ((st = RPCU_NEED(cuMemAllocHost)) != RP_OK)

@@ -324,6 +324,10 @@ TCD_HIDDEN CUresult tcd_range_add(uintptr_t base, size_t size, enum tcd_range_ki
 TCD_HIDDEN void tcd_range_remove(uintptr_t base);
 TCD_HIDDEN CUresult tcd_range_check(uintptr_t p, size_t n, const char *call, const char *what);
 TCD_HIDDEN bool tcd_range_probe(uintptr_t p);
+/* Whether [p, p + n) lies in one range a kernel may reach (device,
+ * managed, pinned host, global or accessible VMM memory), and that
+ * range's bounds (no message either way). */
+TCD_HIDDEN bool tcd_range_reachable(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi);
 TCD_HIDDEN bool tcd_range_is_host_side(uintptr_t p);
 TCD_HIDDEN void tcd_free_now(uintptr_t ptr);
 /* A malformed TSCUDA_DOUBLE_* value: says which and exits 2. */
@@ -337,5 +341,8 @@ TCD_HIDDEN CUresult tcd_ctx_sticky(struct tcd_ctx *ctx, const char *call);
 /* tcd_guard.c: runs fn(arg); true when it faulted (SIGSEGV/SIGBUS), with
  * the faulting address in *fault_addr. */
 TCD_HIDDEN bool tcd_guard_call(void (*fn)(void *arg), void *arg, uintptr_t *fault_addr);
+/* Inside a guarded call: end it as a fault at addr (a kernel's wild access
+ * found before it was made); tcd_guard_call then returns true. */
+TCD_HIDDEN _Noreturn void tcd_guard_fault(uintptr_t addr);
 
 #endif

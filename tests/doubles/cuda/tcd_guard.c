@@ -26,6 +26,7 @@
 
 #include <setjmp.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The jump target of the guarded call running on this thread, if any.
@@ -68,6 +69,17 @@ static void tcd_guard_install(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGSEGV, &sa, &tcd_guard_g.prev_segv);
 	sigaction(SIGBUS, &sa, &tcd_guard_g.prev_bus);
+}
+
+void tcd_guard_fault(uintptr_t addr)
+{
+	sigjmp_buf *jb = tcd_guard_jmp;
+
+	if (!jb)
+		abort(); /* not inside a guarded call: a bug of the double */
+	tcd_guard_jmp = NULL;
+	tcd_guard_addr = addr;
+	siglongjmp(*jb, 1);
 }
 
 bool tcd_guard_call(void (*fn)(void *arg), void *arg, uintptr_t *fault_addr)

@@ -374,6 +374,25 @@ bool tcd_range_probe(uintptr_t p)
 	return found;
 }
 
+bool tcd_range_reachable(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi)
+{
+	bool ok = false;
+	size_t i;
+
+	if (p + n < p)
+		return false;
+	pthread_mutex_lock(&tcd_mem.lock);
+	i = tcd_range_find_locked(p);
+	if (i != (size_t)-1 && (tcd_mem.ranges[i].kind & TCD_RANGE_ACCESSIBLE) &&
+	    p + n <= tcd_mem.ranges[i].base + tcd_mem.ranges[i].size) {
+		*lo = tcd_mem.ranges[i].base;
+		*hi = tcd_mem.ranges[i].base + tcd_mem.ranges[i].size;
+		ok = true;
+	}
+	pthread_mutex_unlock(&tcd_mem.lock);
+	return ok;
+}
+
 CUresult tcd_range_check(uintptr_t p, size_t n, const char *call, const char *what)
 {
 	uintptr_t cur = p, end = p + n;

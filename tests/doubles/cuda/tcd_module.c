@@ -61,9 +61,11 @@ static void tcd_module_kill(struct tcd_module *m)
 	for (uint32_t i = 0; i < m->desc->kernel_count; i++)
 		if (m->funcs[i])
 			tcd_obj_kill(m->funcs[i]);
+	/* The shared object stays mapped, as a real image's table is kept:
+	 * graphs built from its kernels hold their descriptions and may still
+	 * launch them (an unload moved ahead of a graph launch made
+	 * cuGraphLaunch read unmapped memory). */
 	tcd_obj_kill(m);
-	if (m->dl)
-		dlclose(m->dl);
 }
 
 /* A double module: the shared object's bytes go to a memfd that is dlopened. */
@@ -821,6 +823,46 @@ unsigned long long tscuda_double_launches_not_run(void)
 	return atomic_load(&tcd_g.launches_not_run);
 }
 
+/* Device memory a kernel may touch: the ranges it last reached, so that a
+ * twin's loads and stores (one check each) seldom take the registry's
+ * lock.  Ranges do not go while a kernel runs: frees, unmaps and unloads
+ * wait for the work in flight first. */
+#define TCD_REACH_CACHE 4
+struct tcd_reach_cache {
+	uintptr_t lo[TCD_REACH_CACHE], hi[TCD_REACH_CACHE];
+	unsigned next;
+	uint64_t wild; /* the address refused, for the message */
+};
+
+/* tcd_twin_translate_fn: a twin's address is a host address when it lies
+ * in memory a kernel may reach, else the twin ends with TCD_TWIN_FAULT. */
+static void *tcd_twin_reach(void *ctx, uint64_t addr, size_t bytes)
+{
+	struct tcd_reach_cache *c = ctx;
+	uintptr_t lo, hi;
+
+	for (unsigned i = 0; i < TCD_REACH_CACHE; i++)
+		if (addr >= c->lo[i] && addr < c->hi[i] && bytes <= c->hi[i] - addr)
+			return (void *)(uintptr_t)addr;
+	if (!tcd_range_reachable((uintptr_t)addr, bytes, &lo, &hi)) {
+		c->wild = addr;
+		return NULL;
+	}
+	c->lo[c->next] = lo;
+	c->hi[c->next] = hi;
+	c->next = (c->next + 1) % TCD_REACH_CACHE;
+	return (void *)(uintptr_t)addr;
+}
+
+/* tcd_kernel_launch.reach for the double's module kernels. */
+static void tcd_module_reach(const void *p, uint64_t bytes)
+{
+	uintptr_t lo, hi;
+
+	if (bytes && (bytes > SIZE_MAX || !tcd_range_reachable((uintptr_t)p, (size_t)bytes, &lo, &hi)))
+		tcd_guard_fault((uintptr_t)p);
+}
+
 /* One kernel run as tcd_guard_call runs it. */
 struct tcd_kernel_call {
 	const struct tcd_op *op;
@@ -845,6 +887,7 @@ void tcd_kernel_run(const struct tcd_op *op, struct tcd_ctx *ctx)
 	const struct tcd_function *f = op->u.kernel.f;
 	const struct tcd_kernel_desc *k = op->u.kernel.k;
 	struct tcd_kernel_call c;
+	struct tcd_reach_cache cache;
 	uintptr_t fault = 0;
 	bool faulted;
 
@@ -857,6 +900,7 @@ void tcd_kernel_run(const struct tcd_op *op, struct tcd_ctx *ctx)
 	c.l.shared_bytes = op->u.kernel.shared;
 	c.l.shared = op->u.kernel.shared ? calloc(1, op->u.kernel.shared) : NULL;
 	c.l.params = op->u.kernel.params;
+	c.l.reach = tcd_module_reach;
 	if (op->u.kernel.shared && !c.l.shared) {
 		tcd_warn("kernel %s: no host memory for %u bytes of shared memory; not run", k->name, op->u.kernel.shared);
 		return;
@@ -865,11 +909,28 @@ void tcd_kernel_run(const struct tcd_op *op, struct tcd_ctx *ctx)
 	memcpy(c.tl.block, op->u.kernel.block, sizeof(c.tl.block));
 	c.tl.params = op->u.kernel.params;
 	c.tl.param_bytes = k->param_bytes;
+	memset(&cache, 0, sizeof(cache));
+	c.tl.translate = tcd_twin_reach;
+	c.tl.translate_ctx = &cache;
 	faulted = tcd_guard_call(tcd_kernel_call_run, &c, &fault);
 	free(c.l.shared);
+	if (!faulted && c.twin_result == TCD_TWIN_FAULT) {
+		/* the twin's address check found it before the access */
+		faulted = true;
+		fault = (uintptr_t)cache.wild;
+	}
 	if (!faulted && c.twin_result == TCD_TWIN_DONE)
 		return;
 	/* The first fault breaks the context; later launches in it never run. */
+	if (!faulted && c.twin_result == TCD_TWIN_TIMEOUT) {
+		atomic_store(&ctx->sticky, (int)CUDA_ERROR_LAUNCH_TIMEOUT);
+		if (!tcd_g.quiet)
+			tcd_warn("kernel %s: %u x %u x %u blocks of %u x %u x %u threads are more than its host twin "
+				 "runs (%llu): context %p is broken (CUDA_ERROR_LAUNCH_TIMEOUT)", k->name, c.tl.grid[0],
+				 c.tl.grid[1], c.tl.grid[2], c.tl.block[0], c.tl.block[1], c.tl.block[2],
+				 (unsigned long long)TCD_TWIN_MAX_THREADS, (void *)ctx);
+		return;
+	}
 	atomic_store(&ctx->sticky, (int)CUDA_ERROR_ILLEGAL_ADDRESS);
 	if (!tcd_g.quiet) {
 		if (faulted)

@@ -86,7 +86,14 @@ typedef int tcd_twin_thread_fn(const struct tcd_twin_launch *l, const struct tcd
 static enum tcd_twin_result tcd_twin_each(const struct tcd_twin_launch *l, tcd_twin_thread_fn *fn)
 {
 	struct tcd_twin_thread t;
+	uint64_t threads = 1;
 
+	for (int d = 0; d < 3; d++)
+		if (__builtin_mul_overflow(threads, (uint64_t)l->grid[d], &threads) ||
+		    __builtin_mul_overflow(threads, (uint64_t)l->block[d], &threads))
+			return TCD_TWIN_TIMEOUT;
+	if (threads > TCD_TWIN_MAX_THREADS)
+		return TCD_TWIN_TIMEOUT;
 	for (t.block[2] = 0; t.block[2] < l->grid[2]; t.block[2]++)
 		for (t.block[1] = 0; t.block[1] < l->grid[1]; t.block[1]++)
 			for (t.block[0] = 0; t.block[0] < l->grid[0]; t.block[0]++)

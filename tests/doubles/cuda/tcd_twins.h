@@ -43,7 +43,15 @@ enum tcd_twin_result {
 	TCD_TWIN_DONE = 0,
 	TCD_TWIN_FAULT = 1,  /* an address outside every allocation */
 	TCD_TWIN_PARAMS = 2, /* the parameter buffer is too small for the kernel */
+	TCD_TWIN_TIMEOUT = 3, /* more than TCD_TWIN_MAX_THREADS threads: not run to the end */
 };
+
+/* The most threads (grid x block) one launch of a twin runs: a GPU runs
+ * 2^31 blocks of 1024 threads in seconds, a host loop over them takes
+ * hours, so a larger launch ends with TCD_TWIN_TIMEOUT (the double then
+ * answers CUDA_ERROR_LAUNCH_TIMEOUT, the driver's error for a kernel that
+ * ran too long). */
+#define TCD_TWIN_MAX_THREADS ((uint64_t)1 << 28)
 
 typedef enum tcd_twin_result tcd_twin_fn(const struct tcd_twin_launch *l);
 

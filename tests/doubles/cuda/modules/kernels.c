@@ -12,6 +12,17 @@
 
 #define KRN_EACH(l, n, i) for (uint64_t i = 0, i##_end = tcd_launch_threads(l); i < i##_end && i < (n); i++)
 
+/* The elements KRN_EACH visits. */
+static uint64_t krn_count(const struct tcd_kernel_launch *l, uint64_t n)
+{
+	uint64_t t = tcd_launch_threads(l);
+	return t < n ? t : n;
+}
+
+/* Before touching count elements at p: a wild range ends the kernel
+ * (tcd_kernel_launch.reach). */
+#define KRN_REACH(l, p, count) (l)->reach((p), (count) * sizeof(*(p)))
+
 /* saxpy: y = a * x + y */
 struct krn_saxpy_params {
 	float a;
@@ -27,6 +38,8 @@ static void krn_saxpy(const struct tcd_kernel_launch *l)
 {
 	const struct krn_saxpy_params *p = l->params;
 
+	KRN_REACH(l, p->x, krn_count(l, p->n));
+	KRN_REACH(l, p->y, krn_count(l, p->n));
 	KRN_EACH(l, p->n, i)
 		p->y[i] = p->a * p->x[i] + p->y[i];
 }
@@ -46,6 +59,7 @@ static void krn_fill(const struct tcd_kernel_launch *l)
 {
 	const struct krn_fill_params *p = l->params;
 
+	KRN_REACH(l, p->p, krn_count(l, p->n));
 	KRN_EACH(l, p->n, i)
 		p->p[i] = p->value + (uint32_t)i * p->stride;
 }
@@ -65,6 +79,9 @@ static void krn_vadd(const struct tcd_kernel_launch *l)
 {
 	const struct krn_vadd_params *p = l->params;
 
+	KRN_REACH(l, p->a, krn_count(l, p->n));
+	KRN_REACH(l, p->b, krn_count(l, p->n));
+	KRN_REACH(l, p->c, krn_count(l, p->n));
 	KRN_EACH(l, p->n, i)
 		p->c[i] = p->a[i] + p->b[i];
 }
@@ -88,6 +105,8 @@ static void krn_reduce(const struct tcd_kernel_launch *l)
 
 	if (!sh || l->shared_bytes < bd * sizeof(uint64_t))
 		return; /* a launch without enough shared memory computes nothing */
+	KRN_REACH(l, p->in, p->n < (uint64_t)l->grid[0] * bd ? p->n : (uint64_t)l->grid[0] * bd);
+	KRN_REACH(l, p->out, (uint64_t)l->grid[0]);
 	for (unsigned b = 0; b < l->grid[0]; b++) {
 		for (unsigned t = 0; t < bd; t++) {
 			uint64_t i = (uint64_t)b * bd + t;
@@ -128,7 +147,10 @@ static void krn_chase(const struct tcd_kernel_launch *l)
 	const struct krn_node *n = p->head;
 
 	for (uint32_t i = 0; n && i < p->max; i++) {
+		KRN_REACH(l, &n->value, 1);
+		KRN_REACH(l, &p->out[i], 1);
 		p->out[i] = n->value * 2654435761u + i;
+		KRN_REACH(l, &n->next, 1);
 		n = (const struct krn_node *)(uintptr_t)n->next;
 	}
 }
@@ -147,6 +169,7 @@ static void krn_racy_scale(const struct tcd_kernel_launch *l)
 {
 	const struct krn_racy_params *p = l->params;
 
+	KRN_REACH(l, p->x, krn_count(l, p->n));
 	KRN_EACH(l, p->n, i)
 		p->x[i] = p->x[i] * p->k + (uint32_t)i;
 }
@@ -154,6 +177,7 @@ static void krn_racy_xor(const struct tcd_kernel_launch *l)
 {
 	const struct krn_racy_params *p = l->params;
 
+	KRN_REACH(l, p->x, krn_count(l, p->n));
 	KRN_EACH(l, p->n, i)
 		p->x[i] = (p->x[i] ^ p->k) + 1;
 }
@@ -173,6 +197,7 @@ static void krn_scale_by_table(const struct tcd_kernel_launch *l)
 {
 	const struct krn_scale_params *p = l->params;
 
+	KRN_REACH(l, p->x, krn_count(l, p->n));
 	KRN_EACH(l, p->n, i)
 		p->x[i] = p->x[i] * krn_table[i % 16] + krn_bias;
 }

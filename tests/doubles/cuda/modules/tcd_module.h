@@ -31,6 +31,12 @@ struct tcd_kernel_launch {
 	unsigned shared_bytes;
 	void *shared;          /* shared_bytes of zeroed scratch, reused per block by the kernel */
 	const void *params;    /* the packed parameter buffer (borrowed for the call) */
+	/* A kernel calls reach on each range of device memory before it
+	 * touches it: unless [p, p + bytes) lies in memory of the double a
+	 * kernel may reach, the kernel ends there as a wild access
+	 * (CUDA_ERROR_ILLEGAL_ADDRESS, as on a GPU) and reach does not
+	 * return; so a bad pointer never reaches the host's own memory. */
+	void (*reach)(const void *p, uint64_t bytes);
 };
 
 typedef void tcd_kernel_fn(const struct tcd_kernel_launch *launch);
