@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "layers/vulkan/vkl.h"
+#include "layers/vulkan/vkl_track.h"
 #include "serializer/sbt_vk.h"
 
 /* Runs closer than this are recorded as one write (when the gap allows). */
@@ -76,6 +77,7 @@ typedef struct vkl_memory {
 	void *shadow_base;
 	size_t shadow_len;
 	uint8_t *tmp; /* a run's bytes, copied once (map_size) */
+	vkl_track trk; /* which pages of the shadow the host wrote (vkl_track.c) */
 	/* device-written ranges not checkpointed yet ([lo, hi) of the mapping) */
 	size_t pending[VKL_MEM_MAX_CHECKPOINTS][2];
 	size_t npending;
@@ -120,6 +122,10 @@ void vkl_memory_allocated(vkl_device *d, VkDeviceMemory mem, const VkMemoryAlloc
 	                (uint64_t)(uintptr_t)d->handle, m);
 }
 
+/* What the tracker saw, for the report at the device's end: looks, pages
+ * they covered, pages found written. */
+static atomic_ullong vkl_mem_looks, vkl_mem_pages_seen, vkl_mem_pages_written;
+
 /* Called with d->map_mu held. */
 static void vkl_mem_unlink(vkl_device *d, vkl_memory *m)
 {
@@ -135,8 +141,13 @@ static void vkl_mem_unlink(vkl_device *d, vkl_memory *m)
 
 static void vkl_mem_drop_mapping(vkl_memory *m)
 {
-	if (m->shadow_base)
+	if (m->shadow_base) {
+		atomic_fetch_add(&vkl_mem_looks, m->trk.looks);
+		atomic_fetch_add(&vkl_mem_pages_seen, m->trk.pages_seen);
+		atomic_fetch_add(&vkl_mem_pages_written, m->trk.pages_written);
+		vkl_track_unregister(&m->trk);
 		munmap(m->shadow_base, m->shadow_len);
+	}
 	free(m->ref);
 	free(m->tmp);
 	m->shadow_base = NULL;
@@ -168,6 +179,22 @@ void vkl_memory_device_gone(vkl_device *d)
 		vkl_mem_drop_mapping(m);
 	}
 	pthread_mutex_unlock(&d->map_mu);
+	CAP_INFO("Vulkan layer: mapped memory tracker %s: %llu looks found %llu of %llu pages "
+	         "written", vkl_track_name(vkl_track_active()),
+	         (unsigned long long)atomic_load(&vkl_mem_looks),
+	         (unsigned long long)atomic_load(&vkl_mem_pages_written),
+	         (unsigned long long)atomic_load(&vkl_mem_pages_seen));
+}
+
+/* The tracker this process uses, named in the trace's metadata
+ * (vulkan.memory_tracker) the first time. */
+static vkl_track_kind vkl_memory_tracker(void)
+{
+	static atomic_int named;
+	vkl_track_kind k = vkl_track_active();
+	if (!atomic_exchange(&named, 1))
+		cap_set_meta("vulkan.memory_tracker", vkl_track_name(k));
+	return k;
 }
 
 VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
@@ -190,6 +217,9 @@ VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offse
 	base = mmap(NULL, m->shadow_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (base == MAP_FAILED)
 		goto out_nomem;
+	/* tracked pages: a huge page would be reported written whole */
+	if (vkl_memory_tracker() != VKL_TRACK_SHADOW)
+		madvise(base, m->shadow_len, MADV_NOHUGEPAGE);
 	m->shadow_base = base;
 	m->shadow = (uint8_t *)base + lead;
 	m->ref = malloc(size ? (size_t)size : 1);
@@ -201,6 +231,8 @@ VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offse
 	m->map_size = (size_t)size;
 	memcpy(m->shadow, m->real, m->map_size);
 	memcpy(m->ref, m->real, m->map_size);
+	vkl_track_register(&m->trk, base,
+	                   (m->shadow_len + (size_t)page - 1) / (size_t)page * (size_t)page);
 	pthread_mutex_lock(&d->map_mu);
 	m->next_mapped = d->mapped;
 	d->mapped = m;
@@ -322,8 +354,9 @@ static size_t vkl_mem_next_diff(const uint8_t *a, const uint8_t *b, size_t i, si
 	return i;
 }
 
-/* Host writes of one mapping: called with m->mu held. */
-static void vkl_mem_publish_locked(vkl_memory *m, size_t lo, size_t hi)
+/* Host writes of [lo, hi) of one mapping, every byte compared: called
+ * with m->mu held. */
+static void vkl_mem_publish_run(vkl_memory *m, size_t lo, size_t hi)
 {
 	size_t i = vkl_mem_next_diff(m->shadow, m->ref, lo, hi);
 	while (i < hi) {
@@ -344,6 +377,23 @@ static void vkl_mem_publish_locked(vkl_memory *m, size_t lo, size_t hi)
 		memcpy(m->ref + i, m->tmp + i, len);
 		i = next;
 	}
+}
+
+/* A run of the shadow the tracker says may be written (offsets from
+ * shadow_base). */
+static void vkl_mem_publish_tracked(void *ctx, size_t lo, size_t hi)
+{
+	vkl_memory *m = ctx;
+	size_t lead = (size_t)(m->shadow - (uint8_t *)m->shadow_base);
+	vkl_mem_publish_run(m, lo - lead, hi - lead);
+}
+
+/* Host writes of one mapping, in the pages the tracker reports: called
+ * with m->mu held. */
+static void vkl_mem_publish_locked(vkl_memory *m, size_t lo, size_t hi)
+{
+	size_t lead = (size_t)(m->shadow - (uint8_t *)m->shadow_base);
+	vkl_track_look(&m->trk, lo + lead, hi + lead, vkl_mem_publish_tracked, m);
 }
 
 /* Add [lo, hi) to the pending ranges; when they are full, the two closest
