@@ -78,6 +78,11 @@ typedef struct vkl_memory {
 	size_t shadow_len;
 	uint8_t *tmp; /* a run's bytes, copied once (map_size) */
 	vkl_track trk; /* which pages of the shadow the host wrote (vkl_track.c) */
+	/* [dev_lo, dev_hi) of the mapping: what submissions since the last
+	 * observation that found the device idle may write (a buffer whose
+	 * usage only reads is not counted); only that is compared for device
+	 * writes.  Empty when dev_lo >= dev_hi. */
+	size_t dev_lo, dev_hi;
 	/* device-written ranges not checkpointed yet ([lo, hi) of the mapping) */
 	size_t pending[VKL_MEM_MAX_CHECKPOINTS][2];
 	size_t npending;
@@ -233,6 +238,10 @@ VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offse
 	memcpy(m->ref, m->real, m->map_size);
 	vkl_track_register(&m->trk, base,
 	                   (m->shadow_len + (size_t)page - 1) / (size_t)page * (size_t)page);
+	/* work submitted before this mapping may have written it, or still be
+	 * writing it */
+	m->dev_lo = 0;
+	m->dev_hi = atomic_load(&d->submits) != m->alloc_submits ? m->map_size : 0;
 	pthread_mutex_lock(&d->map_mu);
 	m->next_mapped = d->mapped;
 	d->mapped = m;
@@ -396,6 +405,22 @@ static void vkl_mem_publish_locked(vkl_memory *m, size_t lo, size_t hi)
 	vkl_track_look(&m->trk, lo + lead, hi + lead, vkl_mem_publish_tracked, m);
 }
 
+/* The device may write [lo, hi) of the mapping from now on. */
+static void vkl_mem_device_may_write(vkl_memory *m, size_t lo, size_t hi)
+{
+	if (lo >= hi)
+		return;
+	if (m->dev_lo >= m->dev_hi) {
+		m->dev_lo = lo;
+		m->dev_hi = hi;
+		return;
+	}
+	if (lo < m->dev_lo)
+		m->dev_lo = lo;
+	if (hi > m->dev_hi)
+		m->dev_hi = hi;
+}
+
 /* Add [lo, hi) to the pending ranges; when they are full, the two closest
  * are merged. */
 static void vkl_mem_pending_add(vkl_memory *m, size_t lo, size_t hi)
@@ -434,7 +459,13 @@ static void vkl_mem_pending_add(vkl_memory *m, size_t lo, size_t hi)
  * checkpoints when the device is idle: called with m->mu held. */
 static void vkl_mem_observe_locked(vkl_memory *m, size_t lo, size_t hi, uint64_t seq, int idle)
 {
-	size_t i = vkl_mem_next_diff(m->real, m->ref, lo, hi), r;
+	size_t i, r, whole_lo = lo, whole_hi = hi;
+	/* only where submissions may have written */
+	if (lo < m->dev_lo)
+		lo = m->dev_lo;
+	if (hi > m->dev_hi)
+		hi = m->dev_hi;
+	i = lo < hi ? vkl_mem_next_diff(m->real, m->ref, lo, hi) : hi;
 	while (i < hi) {
 		size_t end = i + vkl_mem_run(m->real, m->ref, i, hi), next;
 		for (;;) {
@@ -449,6 +480,10 @@ static void vkl_mem_observe_locked(vkl_memory *m, size_t lo, size_t hi, uint64_t
 		vkl_mem_pending_add(m, i, end);
 		i = next;
 	}
+	/* idle: what was submitted is done; the whole mapping looked at, so
+	 * no device write is left to find */
+	if (idle && whole_lo == 0 && whole_hi == m->map_size)
+		m->dev_lo = m->dev_hi = 0;
 	if (!idle || !seq)
 		return;
 	for (r = 0; r < m->npending; r++)
@@ -501,6 +536,9 @@ static void vkl_mem_apply(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset
 		if (vkl_mem_clip(m, mem ? offset : 0, mem ? size : VK_WHOLE_SIZE, &lo, &hi)) {
 			if (op == VKL_MEM_PUBLISH || mem != VK_NULL_HANDLE)
 				vkl_mem_publish_locked(m, lo, hi);
+			/* a submission whose reach is not known: all of it */
+			if (op == VKL_MEM_PUBLISH && mem == VK_NULL_HANDLE)
+				vkl_mem_device_may_write(m, 0, m->map_size);
 			if (op == VKL_MEM_OBSERVE)
 				vkl_mem_observe_locked(m, lo, hi, seq,
 				                       idle && atomic_load(&d->submits) == submits);
@@ -542,12 +580,18 @@ void vkl_memory_publish_ranges(vkl_device *d, const vkl_range *ranges, size_t n)
 			continue;
 		pthread_mutex_lock(&m->mu);
 		if (always) {
-			if (vkl_mem_clip(m, 0, VK_WHOLE_SIZE, &lo, &hi))
+			if (vkl_mem_clip(m, 0, VK_WHOLE_SIZE, &lo, &hi)) {
 				vkl_mem_publish_locked(m, lo, hi);
+				vkl_mem_device_may_write(m, lo, hi);
+			}
 		} else {
-			for (; i < n && ranges[i].memory == m->handle; i++)
-				if (vkl_mem_clip(m, ranges[i].offset, ranges[i].size, &lo, &hi))
-					vkl_mem_publish_locked(m, lo, hi);
+			for (; i < n && ranges[i].memory == m->handle; i++) {
+				if (!vkl_mem_clip(m, ranges[i].offset, ranges[i].size, &lo, &hi))
+					continue;
+				vkl_mem_publish_locked(m, lo, hi);
+				if (ranges[i].writable)
+					vkl_mem_device_may_write(m, lo, hi);
+			}
 		}
 		pthread_mutex_unlock(&m->mu);
 	}
