@@ -23,7 +23,9 @@
  *
  * Dense writes: when a look finds at least half of its pages written, the
  * next VKL_TRACK_REST looks of that region report everything without
- * protecting (no fault per page per submit), then tracking resumes.
+ * protecting (no fault per page per submit), then tracking resumes; a
+ * region found dense again rests twice as long each time (up to
+ * VKL_TRACK_REST_MAX looks), one found sparse starts over.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -80,6 +82,7 @@ struct pm_scan_arg {
 #endif
 
 #define VKL_TRACK_REST 8
+#define VKL_TRACK_REST_MAX 256
 #define VKL_TRACK_VEC 512
 #define VKL_TRACK_SLOTS 1024
 
@@ -498,8 +501,16 @@ void vkl_track_look(vkl_track *t, size_t lo, size_t hi,
 	if (wp) {
 		t->pages_seen += (b - a) / vkl_track_page;
 		t->pages_written += (uint64_t)pages;
-		if ((size_t)pages * 2 * vkl_track_page >= b - a && b - a >= 16 * vkl_track_page)
-			t->rest = VKL_TRACK_REST;
+		/* dense again after a rest: a rest twice as long (up to
+		 * VKL_TRACK_REST_MAX looks); sparse: back to the shortest */
+		if ((size_t)pages * 2 * vkl_track_page >= b - a && b - a >= 16 * vkl_track_page) {
+			t->rest_len = t->rest_len ? t->rest_len * 2 : VKL_TRACK_REST;
+			if (t->rest_len > VKL_TRACK_REST_MAX)
+				t->rest_len = VKL_TRACK_REST_MAX;
+			t->rest = t->rest_len;
+		} else {
+			t->rest_len = 0;
+		}
 	}
 	vkl_track_emit(&o, b, hi);
 	if (o.lo < o.hi)

@@ -26,6 +26,7 @@ typedef struct vkl_track {
 	size_t len;          /* a multiple of the page size */
 	int slot;            /* guard: index in the handler's table */
 	unsigned rest;       /* looks left that report everything (dense writes) */
+	unsigned rest_len;   /* length of the last rest */
 	uint64_t looks, pages_seen, pages_written;
 } vkl_track;
 

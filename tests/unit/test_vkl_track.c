@@ -7,7 +7,8 @@
  * a page written twice once; a write after a look by the next one; pages
  * only partly inside the range looked at always, whole pages inside it
  * only when written; every page written makes the next looks report
- * everything for a while, then tracking resumes; with uffd, a write by the
+ * everything for a while (twice as long when dense again), then tracking
+ * resumes; with uffd, a write by the
  * kernel (read(2) into the region) is seen.  Guard: a fault outside every
  * region reaches the handler installed before ours, which is back in
  * place after the last region is unregistered; after unregistering, the
@@ -164,7 +165,16 @@ static void t_one(vkl_track_kind want)
 		t_look(&t, 0, T_PAGES * t_page);
 		TST_CHECK(t_is(1, (const size_t[]){ 0, T_PAGES }));
 	}
-	t_look(&t, 0, T_PAGES * t_page); /* protects again */
+	/* dense again after the rest: a rest twice as long */
+	memset(r, 8, T_PAGES * t_page);
+	t_look(&t, 0, T_PAGES * t_page);
+	TST_CHECK(t_is(1, (const size_t[]){ 0, T_PAGES }));
+	TST_CHECK_EQ_U64(t.rest, 2 * VKL_TRACK_REST);
+	for (i = 0; i < 2 * VKL_TRACK_REST; i++)
+		t_look(&t, 0, T_PAGES * t_page);
+	t_look(&t, 0, T_PAGES * t_page); /* protects again: nothing written */
+	TST_CHECK_EQ_U64(t_nruns, 0);
+	TST_CHECK_EQ_U64(t.rest_len, 0);
 	r[63 * t_page] = 1;
 	t_look(&t, 0, T_PAGES * t_page);
 	TST_CHECK(t_is(1, (const size_t[]){ 63, 64 }));
