@@ -38,6 +38,12 @@
  * made after the device may have written the memory holds results: it is
  * checkpointed whole (when the device is idle), never recorded.
  *
+ * Which bytes are compared: a publish compares only the pages the
+ * tracker (vkl_track.c: userfaultfd write-protect, guard pages, or none)
+ * reports written since its last look; an observation only the span of the
+ * mapping that submissions since the last idle observation could write
+ * (dev_lo..dev_hi: what they reach, less buffers the device can only read).
+ *
  * Locking: the device's map_mu guards its list of mapped objects; each
  * object's mu serialises syncs of its mapping (submits and waits on
  * different threads).  The command-recording path never comes here.
