@@ -535,6 +535,7 @@ typedef struct vkl_range {
 	VkDeviceMemory memory;
 	VkDeviceSize offset;
 	VkDeviceSize size;
+	int writable; /* the device may write it (a buffer's usage allows) */
 } vkl_range;
 
 /* Publish the host writes of ranges[0, n) (sorted by memory, then offset)

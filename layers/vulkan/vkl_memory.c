@@ -38,6 +38,12 @@
  * made after the device may have written the memory holds results: it is
  * checkpointed whole (when the device is idle), never recorded.
  *
+ * Which bytes are compared: a publish compares only the pages the
+ * tracker (vkl_track.c: userfaultfd write-protect, guard pages, or none)
+ * reports written since its last look; an observation only the span of the
+ * mapping that submissions since the last idle observation could write
+ * (dev_lo..dev_hi: what they reach, less buffers the device can only read).
+ *
  * Locking: the device's map_mu guards its list of mapped objects; each
  * object's mu serialises syncs of its mapping (submits and waits on
  * different threads).  The command-recording path never comes here.
@@ -48,6 +54,7 @@
 #include <unistd.h>
 
 #include "layers/vulkan/vkl.h"
+#include "layers/vulkan/vkl_track.h"
 #include "serializer/sbt_vk.h"
 
 /* Runs closer than this are recorded as one write (when the gap allows). */
@@ -76,6 +83,12 @@ typedef struct vkl_memory {
 	void *shadow_base;
 	size_t shadow_len;
 	uint8_t *tmp; /* a run's bytes, copied once (map_size) */
+	vkl_track trk; /* which pages of the shadow the host wrote (vkl_track.c) */
+	/* [dev_lo, dev_hi) of the mapping: what submissions since the last
+	 * observation that found the device idle may write (a buffer whose
+	 * usage only reads is not counted); only that is compared for device
+	 * writes.  Empty when dev_lo >= dev_hi. */
+	size_t dev_lo, dev_hi;
 	/* device-written ranges not checkpointed yet ([lo, hi) of the mapping) */
 	size_t pending[VKL_MEM_MAX_CHECKPOINTS][2];
 	size_t npending;
@@ -120,6 +133,10 @@ void vkl_memory_allocated(vkl_device *d, VkDeviceMemory mem, const VkMemoryAlloc
 	                (uint64_t)(uintptr_t)d->handle, m);
 }
 
+/* What the tracker saw, for the report at the device's end: looks, pages
+ * they covered, pages found written. */
+static atomic_ullong vkl_mem_looks, vkl_mem_pages_seen, vkl_mem_pages_written;
+
 /* Called with d->map_mu held. */
 static void vkl_mem_unlink(vkl_device *d, vkl_memory *m)
 {
@@ -135,8 +152,13 @@ static void vkl_mem_unlink(vkl_device *d, vkl_memory *m)
 
 static void vkl_mem_drop_mapping(vkl_memory *m)
 {
-	if (m->shadow_base)
+	if (m->shadow_base) {
+		atomic_fetch_add(&vkl_mem_looks, m->trk.looks);
+		atomic_fetch_add(&vkl_mem_pages_seen, m->trk.pages_seen);
+		atomic_fetch_add(&vkl_mem_pages_written, m->trk.pages_written);
+		vkl_track_unregister(&m->trk);
 		munmap(m->shadow_base, m->shadow_len);
+	}
 	free(m->ref);
 	free(m->tmp);
 	m->shadow_base = NULL;
@@ -168,6 +190,22 @@ void vkl_memory_device_gone(vkl_device *d)
 		vkl_mem_drop_mapping(m);
 	}
 	pthread_mutex_unlock(&d->map_mu);
+	CAP_INFO("Vulkan layer: mapped memory tracker %s: %llu looks found %llu of %llu pages "
+	         "written", vkl_track_name(vkl_track_active()),
+	         (unsigned long long)atomic_load(&vkl_mem_looks),
+	         (unsigned long long)atomic_load(&vkl_mem_pages_written),
+	         (unsigned long long)atomic_load(&vkl_mem_pages_seen));
+}
+
+/* The tracker this process uses, named in the trace's metadata
+ * (vulkan.memory_tracker) the first time. */
+static vkl_track_kind vkl_memory_tracker(void)
+{
+	static atomic_int named;
+	vkl_track_kind k = vkl_track_active();
+	if (!atomic_exchange(&named, 1))
+		cap_set_meta("vulkan.memory_tracker", vkl_track_name(k));
+	return k;
 }
 
 VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
@@ -190,6 +228,9 @@ VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offse
 	base = mmap(NULL, m->shadow_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (base == MAP_FAILED)
 		goto out_nomem;
+	/* tracked pages: a huge page would be reported written whole */
+	if (vkl_memory_tracker() != VKL_TRACK_SHADOW)
+		madvise(base, m->shadow_len, MADV_NOHUGEPAGE);
 	m->shadow_base = base;
 	m->shadow = (uint8_t *)base + lead;
 	m->ref = malloc(size ? (size_t)size : 1);
@@ -201,6 +242,12 @@ VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offse
 	m->map_size = (size_t)size;
 	memcpy(m->shadow, m->real, m->map_size);
 	memcpy(m->ref, m->real, m->map_size);
+	vkl_track_register(&m->trk, base,
+	                   (m->shadow_len + (size_t)page - 1) / (size_t)page * (size_t)page);
+	/* work submitted before this mapping may have written it, or still be
+	 * writing it */
+	m->dev_lo = 0;
+	m->dev_hi = atomic_load(&d->submits) != m->alloc_submits ? m->map_size : 0;
 	pthread_mutex_lock(&d->map_mu);
 	m->next_mapped = d->mapped;
 	d->mapped = m;
@@ -258,12 +305,29 @@ static inline uint64_t vkl_mem_nonzero_bytes(uint64_t x)
 	return ((t >> 7) & 0x0101010101010101ull) * 0xff;
 }
 
+/* Sixteen bytes as one vector (GCC/Clang vector extension: SSE2 on
+ * x86-64, NEON on arm64, plain words elsewhere). */
+typedef uint8_t vkl_mem_v16 __attribute__((vector_size(16)));
+
 /* Length of the run of differing bytes starting at i (a[i] != b[i]).
  * Eight bytes a step while all of them differ: results the device wrote
  * run for megabytes. */
 static size_t vkl_mem_run(const uint8_t *a, const uint8_t *b, size_t i, size_t n)
 {
 	size_t j = i + 1;
+	/* sixteen bytes a step while none of them is equal (a whole page the
+	 * host rewrote): one vector compare, no byte-wise work */
+	while (j + 16 <= n) {
+		vkl_mem_v16 x, y, eq;
+		uint64_t w[2];
+		memcpy(&x, a + j, 16);
+		memcpy(&y, b + j, 16);
+		eq = (vkl_mem_v16)(x == y);
+		memcpy(w, &eq, 16);
+		if (w[0] | w[1])
+			break;
+		j += 16;
+	}
 	while (j + 8 <= n) {
 		uint64_t x, y;
 		memcpy(&x, a + j, 8);
@@ -322,8 +386,9 @@ static size_t vkl_mem_next_diff(const uint8_t *a, const uint8_t *b, size_t i, si
 	return i;
 }
 
-/* Host writes of one mapping: called with m->mu held. */
-static void vkl_mem_publish_locked(vkl_memory *m, size_t lo, size_t hi)
+/* Host writes of [lo, hi) of one mapping, every byte compared: called
+ * with m->mu held. */
+static void vkl_mem_publish_run(vkl_memory *m, size_t lo, size_t hi)
 {
 	size_t i = vkl_mem_next_diff(m->shadow, m->ref, lo, hi);
 	while (i < hi) {
@@ -344,6 +409,39 @@ static void vkl_mem_publish_locked(vkl_memory *m, size_t lo, size_t hi)
 		memcpy(m->ref + i, m->tmp + i, len);
 		i = next;
 	}
+}
+
+/* A run of the shadow the tracker says may be written (offsets from
+ * shadow_base). */
+static void vkl_mem_publish_tracked(void *ctx, size_t lo, size_t hi)
+{
+	vkl_memory *m = ctx;
+	size_t lead = (size_t)(m->shadow - (uint8_t *)m->shadow_base);
+	vkl_mem_publish_run(m, lo - lead, hi - lead);
+}
+
+/* Host writes of one mapping, in the pages the tracker reports: called
+ * with m->mu held. */
+static void vkl_mem_publish_locked(vkl_memory *m, size_t lo, size_t hi)
+{
+	size_t lead = (size_t)(m->shadow - (uint8_t *)m->shadow_base);
+	vkl_track_look(&m->trk, lo + lead, hi + lead, vkl_mem_publish_tracked, m);
+}
+
+/* The device may write [lo, hi) of the mapping from now on. */
+static void vkl_mem_device_may_write(vkl_memory *m, size_t lo, size_t hi)
+{
+	if (lo >= hi)
+		return;
+	if (m->dev_lo >= m->dev_hi) {
+		m->dev_lo = lo;
+		m->dev_hi = hi;
+		return;
+	}
+	if (lo < m->dev_lo)
+		m->dev_lo = lo;
+	if (hi > m->dev_hi)
+		m->dev_hi = hi;
 }
 
 /* Add [lo, hi) to the pending ranges; when they are full, the two closest
@@ -384,7 +482,13 @@ static void vkl_mem_pending_add(vkl_memory *m, size_t lo, size_t hi)
  * checkpoints when the device is idle: called with m->mu held. */
 static void vkl_mem_observe_locked(vkl_memory *m, size_t lo, size_t hi, uint64_t seq, int idle)
 {
-	size_t i = vkl_mem_next_diff(m->real, m->ref, lo, hi), r;
+	size_t i, r, whole_lo = lo, whole_hi = hi;
+	/* only where submissions may have written */
+	if (lo < m->dev_lo)
+		lo = m->dev_lo;
+	if (hi > m->dev_hi)
+		hi = m->dev_hi;
+	i = lo < hi ? vkl_mem_next_diff(m->real, m->ref, lo, hi) : hi;
 	while (i < hi) {
 		size_t end = i + vkl_mem_run(m->real, m->ref, i, hi), next;
 		for (;;) {
@@ -399,6 +503,10 @@ static void vkl_mem_observe_locked(vkl_memory *m, size_t lo, size_t hi, uint64_t
 		vkl_mem_pending_add(m, i, end);
 		i = next;
 	}
+	/* idle: what was submitted is done; the whole mapping looked at, so
+	 * no device write is left to find */
+	if (idle && whole_lo == 0 && whole_hi == m->map_size)
+		m->dev_lo = m->dev_hi = 0;
 	if (!idle || !seq)
 		return;
 	for (r = 0; r < m->npending; r++)
@@ -451,6 +559,9 @@ static void vkl_mem_apply(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset
 		if (vkl_mem_clip(m, mem ? offset : 0, mem ? size : VK_WHOLE_SIZE, &lo, &hi)) {
 			if (op == VKL_MEM_PUBLISH || mem != VK_NULL_HANDLE)
 				vkl_mem_publish_locked(m, lo, hi);
+			/* a submission whose reach is not known: all of it */
+			if (op == VKL_MEM_PUBLISH && mem == VK_NULL_HANDLE)
+				vkl_mem_device_may_write(m, 0, m->map_size);
 			if (op == VKL_MEM_OBSERVE)
 				vkl_mem_observe_locked(m, lo, hi, seq,
 				                       idle && atomic_load(&d->submits) == submits);
@@ -492,12 +603,18 @@ void vkl_memory_publish_ranges(vkl_device *d, const vkl_range *ranges, size_t n)
 			continue;
 		pthread_mutex_lock(&m->mu);
 		if (always) {
-			if (vkl_mem_clip(m, 0, VK_WHOLE_SIZE, &lo, &hi))
+			if (vkl_mem_clip(m, 0, VK_WHOLE_SIZE, &lo, &hi)) {
 				vkl_mem_publish_locked(m, lo, hi);
+				vkl_mem_device_may_write(m, lo, hi);
+			}
 		} else {
-			for (; i < n && ranges[i].memory == m->handle; i++)
-				if (vkl_mem_clip(m, ranges[i].offset, ranges[i].size, &lo, &hi))
-					vkl_mem_publish_locked(m, lo, hi);
+			for (; i < n && ranges[i].memory == m->handle; i++) {
+				if (!vkl_mem_clip(m, ranges[i].offset, ranges[i].size, &lo, &hi))
+					continue;
+				vkl_mem_publish_locked(m, lo, hi);
+				if (ranges[i].writable)
+					vkl_mem_device_may_write(m, lo, hi);
+			}
 		}
 		pthread_mutex_unlock(&m->mu);
 	}

@@ -335,6 +335,15 @@ void vkl_reach_cmd(VkCommandBuffer cb, uint32_t cmd, const void *args)
 	 VK_BUFFER_USAGE_MICROMAP_BUILD_INPUT_READ_ONLY_BIT_EXT |                                \
 	 VK_BUFFER_USAGE_MICROMAP_STORAGE_BIT_EXT)
 
+/* Buffer usages through which the device only reads: a buffer with no
+ * other usage is never written by the device (the spec requires a writing
+ * usage, such as TRANSFER_DST or STORAGE_BUFFER, for every device write). */
+#define VKL_REACH_READ_USAGE                                                                  \
+	(VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |           \
+	 VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT |                 \
+	 VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |               \
+	 VK_BUFFER_USAGE_CONDITIONAL_RENDERING_BIT_EXT)
+
 static void vkl_reach_buffer_created(const VkBufferCreateInfo *ci, VkBuffer buf)
 {
 	uint64_t h = (uint64_t)(uintptr_t)buf;
@@ -876,7 +885,8 @@ typedef struct vkl_walk {
 	vkl_rt seen; /* typed: what was expanded already */
 } vkl_walk;
 
-static void vkl_walk_range(vkl_walk *w, VkDeviceMemory mem, VkDeviceSize off, VkDeviceSize size)
+static void vkl_walk_range(vkl_walk *w, VkDeviceMemory mem, VkDeviceSize off, VkDeviceSize size,
+                           int writable)
 {
 	if (mem == VK_NULL_HANDLE)
 		return;
@@ -893,6 +903,7 @@ static void vkl_walk_range(vkl_walk *w, VkDeviceMemory mem, VkDeviceSize off, Vk
 	w->ranges[w->n].memory = mem;
 	w->ranges[w->n].offset = off;
 	w->ranges[w->n].size = size;
+	w->ranges[w->n].writable = writable;
 	w->n++;
 }
 
@@ -941,7 +952,7 @@ static void vkl_walk_visit(void *ctx, VkObjectType type, uint64_t h)
 	VkDeviceMemory mem;
 	VkDeviceSize off, size;
 	uint64_t target;
-	int unknown, added;
+	int unknown, added, writable;
 	if (w->all)
 		return;
 	added = vkl_rt_put(&w->seen, h, (uint32_t)type, 0);
@@ -977,14 +988,17 @@ static void vkl_walk_visit(void *ctx, VkObjectType type, uint64_t h)
 		off = r ? r->offset : 0;
 		size = r ? r->size : 0;
 		unknown = r ? r->unknown : 0;
+		/* a buffer whose usage allows reads only is never written by
+		 * the device (images: any) */
+		writable = type == VK_OBJECT_TYPE_IMAGE || !r || (r->usage & ~VKL_REACH_READ_USAGE);
 		pthread_mutex_unlock(&s->mu);
 		if (unknown)
 			w->all = 1;
 		else
-			vkl_walk_range(w, mem, off, size ? size : VK_WHOLE_SIZE);
+			vkl_walk_range(w, mem, off, size ? size : VK_WHOLE_SIZE, writable);
 		return;
 	case VK_OBJECT_TYPE_DEVICE_MEMORY:
-		vkl_walk_range(w, (VkDeviceMemory)(uintptr_t)h, 0, VK_WHOLE_SIZE);
+		vkl_walk_range(w, (VkDeviceMemory)(uintptr_t)h, 0, VK_WHOLE_SIZE, 1);
 		return;
 	default:
 		/* acceleration structures, micromaps, video sessions, and whatever
@@ -1015,6 +1029,8 @@ static size_t vkl_ranges_merge(vkl_range *r, size_t n)
 		vkl_range *last = &r[k];
 		VkDeviceSize end = last->size == VK_WHOLE_SIZE ? VK_WHOLE_SIZE : last->offset + last->size;
 		if (r[i].memory == last->memory && r[i].offset <= end) {
+			/* one range: written if either part may be (conservative) */
+			last->writable |= r[i].writable;
 			if (end != VK_WHOLE_SIZE) {
 				VkDeviceSize e2 = r[i].size == VK_WHOLE_SIZE ? VK_WHOLE_SIZE
 				                                             : r[i].offset + r[i].size;

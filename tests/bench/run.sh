@@ -2,7 +2,7 @@
 # `make bench`: runs tests/bench/bench.py over the built benchmark programs.
 # Not part of `make test`: it takes minutes and its numbers depend on the
 # machine.  Results and the exact command are kept in docs/benchmarks.md.
-#   BUILD=build sh tests/bench/run.sh [--only blob,dedup,record,stacks,vk,cmd,cuda,trim,emu]
+#   BUILD=build sh tests/bench/run.sh [--only blob,dedup,record,stacks,vk,cmd,cuda,trim,emu,map]
 # Environment: BENCH_MIB, BENCH_RUNS, BENCH_RECORDS, BENCH_STACK_RECORDS;
 # BENCH_TMP: where the input and output files go (default $TMPDIR or /tmp;
 # /dev/shm takes the disk's write-back out of the blob timings).
@@ -31,6 +31,14 @@ case " $* " in
 *" --only "*vk* | *" --only="*vk*) BUILD=$BUILD sh tests/bench/vk_bench.sh ;;
 *" --only"*) ;;
 *) BUILD=$BUILD sh tests/bench/vk_bench.sh ;;
+esac
+# Mapped-memory tracking against plain, copy-once, the shadow compare and
+# GFXReconstruct (tests/bench/vk_map_bench.sh): runs unless --only names
+# other benchmarks and not "map".
+case " $* " in
+*" --only "*map* | *" --only="*map*) BUILD=$BUILD sh tests/bench/vk_map_bench.sh ;;
+*" --only"*) ;;
+*) BUILD=$BUILD sh tests/bench/vk_map_bench.sh ;;
 esac
 # Trimmed capture: window trace size against GFXReconstruct's, tracking cost
 # (tests/bench/trim_bench.sh): runs unless --only names other benchmarks.

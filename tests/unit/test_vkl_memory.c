@@ -17,6 +17,7 @@
 
 #include "layers/vulkan/vkl_memory.c"
 #include "layers/vulkan/vkl_objects.c"
+#include "layers/vulkan/vkl_track.c"
 #include "tests/support/tst.h"
 
 /* Trimmed capture is not tracked here (vkl_trim.c is not linked). */

@@ -15,6 +15,7 @@
 
 #include "layers/vulkan/vkl_memory.c"
 #include "layers/vulkan/vkl_objects.c"
+#include "layers/vulkan/vkl_track.c"
 #include "tests/support/tst.h"
 
 /* Trimmed capture is not tracked here (vkl_trim.c is not linked). */
@@ -152,6 +153,8 @@ static void tst_mapping(void)
 	shadow = tst_map(&d, real);
 	TST_CHECK(vkl_memory_map_recorded(&d, TST_MEM, 6) == 1);
 	atomic_store(&d.submits, 1);
+	/* the submission, its reach not known: it may write all of the mapping */
+	vkl_memory_publish(&d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE);
 	atomic_store(&d.completed, 1);
 
 	/* the device writes [500, 3500), leaving every 13th byte as it was */
@@ -203,13 +206,14 @@ static void tst_mapping(void)
 }
 
 /* vkl_memory_publish_ranges: host writes at 100, 1000 and 3000; ranges
- * [0, 200) and [2900, 3100) record the first and the last; after
+ * [0, 200) and [2900, 3100) record the first and the last; device writes
+ * are taken from a range only once a submission reached it writable; after
  * vkl_memory_mark_always an empty list records the middle one. */
 static void tst_ranges(void)
 {
 	vkl_device d;
 	uint8_t *real = calloc(1, TST_N), *shadow;
-	vkl_range r[2] = { { TST_MEM, 0, 200 }, { TST_MEM, 2900, 200 } };
+	vkl_range r[2] = { { TST_MEM, 0, 200, 0 }, { TST_MEM, 2900, 200, 0 } };
 
 	TST_REQUIRE(real != NULL);
 	shadow = tst_map(&d, real);
@@ -225,6 +229,19 @@ static void tst_ranges(void)
 	tst_nwrites = 0;
 	vkl_memory_publish_ranges(&d, NULL, 0);
 	TST_CHECK_EQ_U64(tst_nwrites, 0);
+	/* device writes are looked for only where a submission since the last
+	 * idle observation could write: not in ranges it may only read */
+	atomic_store(&d.completed, 1);
+	real[50] = 9;
+	real[3050] = 9;
+	vkl_memory_observe(&d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, 70);
+	TST_CHECK(shadow[50] == 0 && shadow[3050] == 0);
+	r[1].writable = 1;
+	vkl_memory_publish_ranges(&d, r, 2);
+	vkl_memory_observe(&d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, 71);
+	TST_CHECK(shadow[50] == 0 && shadow[3050] == 9);
+	real[50] = 0;
+	tst_nwrites = 0;
 	vkl_memory_mark_always(TST_MEM);
 	vkl_memory_publish_ranges(&d, NULL, 0);
 	TST_CHECK_EQ_U64(tst_nwrites, 1);

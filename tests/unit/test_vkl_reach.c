@@ -18,6 +18,7 @@
 
 #include "layers/vulkan/vkl_memory.c"
 #include "layers/vulkan/vkl_objects.c"
+#include "layers/vulkan/vkl_track.c"
 #include "layers/vulkan/vkl_reach.c"
 #include "tests/support/tst.h"
 

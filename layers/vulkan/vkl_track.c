@@ -1,0 +1,518 @@
+/*
+ * vkl_track.c - written-page tracking of the shadow mappings (vkl_track.h).
+ *
+ * uffd: one userfaultfd per process, opened with UFFD_USER_MODE_ONLY (no
+ * privilege needed: only faults of user code are handled, and in
+ * asynchronous mode the kernel resolves them itself), features
+ * UFFD_FEATURE_WP_ASYNC (and WP_UNPOPULATED where the kernel has it).  A
+ * region is registered in write-protect mode and protected whole; a look
+ * is one PAGEMAP_SCAN ioctl per 512 written runs, with PM_SCAN_WP_MATCHING
+ * so that the pages it reports are protected again atomically.  Writes by
+ * the kernel on the application's behalf (read(2) into the mapping) are
+ * seen too.
+ *
+ * guard: the pages are PROT_READ; a SIGSEGV handler finds the region of
+ * the faulting address in a lock-free table, makes the page writable and
+ * then marks it; a look clears each mark before protecting its page again
+ * and before the caller compares it, so a write racing with the look is
+ * either compared now or faults and is reported next time.  A fault
+ * outside every region goes to the handler installed before ours (or to
+ * the default action); the previous handler is restored when the last
+ * region goes.  Kernel writes into a protected page fail with EFAULT
+ * instead of faulting: the reason guard pages are the fallback only.
+ *
+ * Dense writes: when a look finds at least half of its pages written, the
+ * next VKL_TRACK_REST looks of that region report everything without
+ * protecting (no fault per page per submit), then tracking resumes; a
+ * region found dense again rests twice as long each time (up to
+ * VKL_TRACK_REST_MAX looks), one found sparse starts over.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/userfaultfd.h>
+
+#include "capture/cap.h"
+#include "layers/vulkan/vkl_track.h"
+
+/* What Debian 12's kernel headers (6.1) lack, with the values of the
+ * kernel's uapi headers: include/uapi/linux/userfaultfd.h (6.5, 6.7) and
+ * include/uapi/linux/fs.h (PAGEMAP_SCAN, 6.7). */
+#ifndef UFFD_USER_MODE_ONLY
+#define UFFD_USER_MODE_ONLY 1
+#endif
+#ifndef UFFD_FEATURE_WP_UNPOPULATED
+#define UFFD_FEATURE_WP_UNPOPULATED (1 << 13)
+#endif
+#ifndef UFFD_FEATURE_WP_ASYNC
+#define UFFD_FEATURE_WP_ASYNC (1 << 15)
+#endif
+#ifndef PAGEMAP_SCAN
+#define PAGE_IS_WRITTEN (1 << 1)
+#define PM_SCAN_WP_MATCHING (1 << 0)
+#define PM_SCAN_CHECK_WPASYNC (1 << 1)
+struct page_region {
+	uint64_t start;
+	uint64_t end;
+	uint64_t categories;
+};
+struct pm_scan_arg {
+	uint64_t size;
+	uint64_t flags;
+	uint64_t start;
+	uint64_t end;
+	uint64_t walk_end;
+	uint64_t vec;
+	uint64_t vec_len;
+	uint64_t max_pages;
+	uint64_t category_inverted;
+	uint64_t category_mask;
+	uint64_t category_anyof_mask;
+	uint64_t return_mask;
+};
+#define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
+#endif
+
+#define VKL_TRACK_REST 8
+#define VKL_TRACK_REST_MAX 256
+#define VKL_TRACK_VEC 512
+#define VKL_TRACK_SLOTS 1024
+
+static pthread_once_t vkl_track_once = PTHREAD_ONCE_INIT;
+static vkl_track_kind vkl_track_kind_chosen;
+static int vkl_track_uffd = -1;
+static int vkl_track_pagemap = -1;
+static size_t vkl_track_page;
+
+const char *vkl_track_name(vkl_track_kind k)
+{
+	switch (k) {
+	case VKL_TRACK_UFFD: return "uffd";
+	case VKL_TRACK_GUARD: return "guard";
+	default: return "shadow";
+	}
+}
+
+/* ---- uffd -------------------------------------------------------------- */
+
+static int vkl_track_uffd_open(uint64_t features)
+{
+	struct uffdio_api api;
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
+	if (fd < 0)
+		return -1;
+	memset(&api, 0, sizeof(api));
+	api.api = UFFD_API;
+	api.features = features;
+	if (ioctl(fd, UFFDIO_API, &api) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int vkl_track_uffd_protect(void *base, size_t len, int wp)
+{
+	struct uffdio_writeprotect w;
+	w.range.start = (uintptr_t)base;
+	w.range.len = len;
+	w.mode = wp ? UFFDIO_WRITEPROTECT_MODE_WP : 0;
+	return ioctl(vkl_track_uffd, UFFDIO_WRITEPROTECT, &w);
+}
+
+static int vkl_track_uffd_add(void *base, size_t len)
+{
+	struct uffdio_register r;
+	memset(&r, 0, sizeof(r));
+	r.range.start = (uintptr_t)base;
+	r.range.len = len;
+	r.mode = UFFDIO_REGISTER_MODE_WP;
+	if (ioctl(vkl_track_uffd, UFFDIO_REGISTER, &r) != 0)
+		return -1;
+	if (vkl_track_uffd_protect(base, len, 1) != 0) {
+		struct uffdio_range u = { (uintptr_t)base, len };
+		ioctl(vkl_track_uffd, UFFDIO_UNREGISTER, &u);
+		return -1;
+	}
+	return 0;
+}
+
+static void vkl_track_uffd_remove(void *base, size_t len)
+{
+	struct uffdio_range u = { (uintptr_t)base, len };
+	ioctl(vkl_track_uffd, UFFDIO_UNREGISTER, &u);
+}
+
+/* Written runs of [a, b) (addresses), protected again; fn per run.
+ * Returns -1 when the scan fails (the caller reports everything). */
+static long vkl_track_uffd_scan(uint8_t *a, uint8_t *b, int wp,
+                                void (*fn)(void *, uint8_t *, uint8_t *), void *ctx)
+{
+	struct page_region vec[VKL_TRACK_VEC];
+	struct pm_scan_arg arg;
+	uint64_t at = (uintptr_t)a;
+	long pages = 0;
+	while (at < (uintptr_t)b) {
+		long n, i;
+		memset(&arg, 0, sizeof(arg));
+		arg.size = sizeof(arg);
+		arg.flags = (wp ? PM_SCAN_WP_MATCHING : 0) | PM_SCAN_CHECK_WPASYNC;
+		arg.start = at;
+		arg.end = (uintptr_t)b;
+		arg.vec = (uintptr_t)vec;
+		arg.vec_len = VKL_TRACK_VEC;
+		arg.category_mask = PAGE_IS_WRITTEN;
+		arg.return_mask = PAGE_IS_WRITTEN;
+		n = ioctl(vkl_track_pagemap, PAGEMAP_SCAN, &arg);
+		if (n < 0)
+			return -1;
+		for (i = 0; i < n; i++) {
+			fn(ctx, (uint8_t *)(uintptr_t)vec[i].start, (uint8_t *)(uintptr_t)vec[i].end);
+			pages += (long)((vec[i].end - vec[i].start) / vkl_track_page);
+		}
+		if (arg.walk_end <= at)
+			return -1;
+		at = arg.walk_end;
+	}
+	return pages;
+}
+
+static void vkl_track_emit_run(void *ctx, uint8_t *a, uint8_t *b);
+
+/* Whether the running kernel tracks a probe page: registered, written,
+ * reported once, then not. */
+static int vkl_track_uffd_probe(void)
+{
+	long r1, r2;
+	int ok;
+	uint8_t *p = mmap(NULL, vkl_track_page, PROT_READ | PROT_WRITE,
+	                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	p[0] = 1;
+	ok = vkl_track_uffd_add(p, vkl_track_page) == 0;
+	if (ok) {
+		p[0] = 2;
+		r1 = vkl_track_uffd_scan(p, p + vkl_track_page, 1, vkl_track_emit_run, NULL);
+		r2 = vkl_track_uffd_scan(p, p + vkl_track_page, 1, vkl_track_emit_run, NULL);
+		ok = r1 == 1 && r2 == 0;
+		vkl_track_uffd_remove(p, vkl_track_page);
+	}
+	munmap(p, vkl_track_page);
+	return ok;
+}
+
+static int vkl_track_uffd_init(void)
+{
+	vkl_track_page = (size_t)sysconf(_SC_PAGESIZE);
+	vkl_track_uffd = vkl_track_uffd_open(UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_WP_UNPOPULATED);
+	if (vkl_track_uffd < 0)
+		vkl_track_uffd = vkl_track_uffd_open(UFFD_FEATURE_WP_ASYNC);
+	if (vkl_track_uffd < 0)
+		return 0;
+	vkl_track_pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (vkl_track_pagemap >= 0 && vkl_track_uffd_probe())
+		return 1;
+	if (vkl_track_pagemap >= 0)
+		close(vkl_track_pagemap);
+	close(vkl_track_uffd);
+	vkl_track_pagemap = vkl_track_uffd = -1;
+	return 0;
+}
+
+/* ---- guard ------------------------------------------------------------- */
+
+typedef struct vkl_track_slot {
+	_Atomic(uintptr_t) base; /* 0: free */
+	_Atomic(size_t) len;
+	_Atomic(uint8_t *) marks; /* one per page, 1: written */
+} vkl_track_slot;
+
+static vkl_track_slot vkl_track_slots[VKL_TRACK_SLOTS];
+static pthread_mutex_t vkl_track_guard_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct sigaction vkl_track_prev; /* the handler before ours */
+static int vkl_track_guard_users;
+
+static void vkl_track_segv(int sig, siginfo_t *si, void *uc)
+{
+	uintptr_t addr = (uintptr_t)si->si_addr;
+	int saved = errno;
+	for (int i = 0; i < VKL_TRACK_SLOTS; i++) {
+		uintptr_t b = atomic_load(&vkl_track_slots[i].base);
+		size_t len = atomic_load(&vkl_track_slots[i].len), pg;
+		uint8_t *marks;
+		if (!b || addr < b || addr - b >= len)
+			continue;
+		marks = atomic_load(&vkl_track_slots[i].marks);
+		pg = (addr - b) / vkl_track_page;
+		/* writable first, then marked: see the file's comment */
+		if (mprotect((void *)(b + pg * vkl_track_page), vkl_track_page,
+		             PROT_READ | PROT_WRITE) == 0) {
+			atomic_store((_Atomic uint8_t *)&marks[pg], 1);
+			errno = saved;
+			return;
+		}
+	}
+	errno = saved;
+	/* not ours: the application's handler, or the default action */
+	if (vkl_track_prev.sa_flags & SA_SIGINFO) {
+		vkl_track_prev.sa_sigaction(sig, si, uc);
+	} else if (vkl_track_prev.sa_handler != SIG_DFL && vkl_track_prev.sa_handler != SIG_IGN) {
+		vkl_track_prev.sa_handler(sig);
+	} else {
+		/* the fault repeats on return, now with the default action */
+		signal(SIGSEGV, SIG_DFL);
+	}
+}
+
+static int vkl_track_guard_add(vkl_track *t)
+{
+	size_t npages = t->len / vkl_track_page;
+	uint8_t *marks = calloc(npages ? npages : 1, 1);
+	int slot = -1;
+	if (!marks)
+		return -1;
+	pthread_mutex_lock(&vkl_track_guard_mu);
+	for (int i = 0; i < VKL_TRACK_SLOTS; i++) {
+		if (!atomic_load(&vkl_track_slots[i].base)) {
+			slot = i;
+			break;
+		}
+	}
+	if (slot >= 0 && vkl_track_guard_users == 0) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = vkl_track_segv;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGSEGV, &sa, &vkl_track_prev) != 0)
+			slot = -1;
+	}
+	if (slot >= 0) {
+		vkl_track_guard_users++;
+		atomic_store(&vkl_track_slots[slot].marks, marks);
+		atomic_store(&vkl_track_slots[slot].len, t->len);
+		atomic_store(&vkl_track_slots[slot].base, (uintptr_t)t->base);
+		if (mprotect(t->base, t->len, PROT_READ) != 0) {
+			atomic_store(&vkl_track_slots[slot].base, 0);
+			vkl_track_guard_users--;
+			slot = -1;
+		}
+	}
+	pthread_mutex_unlock(&vkl_track_guard_mu);
+	if (slot < 0) {
+		free(marks);
+		return -1;
+	}
+	t->slot = slot;
+	return 0;
+}
+
+static void vkl_track_guard_remove(vkl_track *t)
+{
+	vkl_track_slot *s = &vkl_track_slots[t->slot];
+	mprotect(t->base, t->len, PROT_READ | PROT_WRITE);
+	pthread_mutex_lock(&vkl_track_guard_mu);
+	atomic_store(&s->base, 0);
+	free(atomic_load(&s->marks));
+	atomic_store(&s->marks, NULL);
+	if (--vkl_track_guard_users == 0) {
+		struct sigaction cur;
+		/* ours still installed: put the previous one back */
+		if (sigaction(SIGSEGV, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+		    cur.sa_sigaction == vkl_track_segv)
+			sigaction(SIGSEGV, &vkl_track_prev, NULL);
+	}
+	pthread_mutex_unlock(&vkl_track_guard_mu);
+}
+
+/* Whether our handler is still the one installed (an application may
+ * replace it; its faults would then never reach us). */
+static int vkl_track_guard_installed(void)
+{
+	struct sigaction cur;
+	return sigaction(SIGSEGV, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+	       cur.sa_sigaction == vkl_track_segv;
+}
+
+static long vkl_track_guard_scan(vkl_track *t, uint8_t *a, uint8_t *b, int wp,
+                                 void (*fn)(void *, uint8_t *, uint8_t *), void *ctx)
+{
+	_Atomic uint8_t *marks = (_Atomic uint8_t *)atomic_load(&vkl_track_slots[t->slot].marks);
+	size_t p = (size_t)(a - t->base) / vkl_track_page, e = (size_t)(b - t->base) / vkl_track_page;
+	long pages = 0;
+	while (p < e) {
+		size_t q;
+		if (!atomic_load_explicit(&marks[p], memory_order_relaxed)) {
+			p++;
+			continue;
+		}
+		for (q = p; q < e && atomic_load_explicit(&marks[q], memory_order_relaxed); q++)
+			if (wp)
+				atomic_store(&marks[q], 0);
+		if (wp)
+			mprotect(t->base + p * vkl_track_page, (q - p) * vkl_track_page, PROT_READ);
+		fn(ctx, t->base + p * vkl_track_page, t->base + q * vkl_track_page);
+		pages += (long)(q - p);
+		p = q;
+	}
+	return pages;
+}
+
+/* ---- choice ------------------------------------------------------------ */
+
+static void vkl_track_choose(void)
+{
+	const char *v = getenv("TRACESMITH_VK_TRACKER");
+	int want = -1;
+	vkl_track_page = (size_t)sysconf(_SC_PAGESIZE);
+	if (v && *v) {
+		if (!strcmp(v, "uffd"))
+			want = VKL_TRACK_UFFD;
+		else if (!strcmp(v, "guard"))
+			want = VKL_TRACK_GUARD;
+		else if (!strcmp(v, "shadow"))
+			want = VKL_TRACK_SHADOW;
+		else
+			CAP_WARN("TRACESMITH_VK_TRACKER=%s is not uffd, guard or shadow: choosing one", v);
+	}
+	if (want == VKL_TRACK_SHADOW || want == VKL_TRACK_GUARD) {
+		vkl_track_kind_chosen = (vkl_track_kind)want;
+	} else if (vkl_track_uffd_init()) {
+		vkl_track_kind_chosen = VKL_TRACK_UFFD;
+	} else {
+		if (want == VKL_TRACK_UFFD)
+			CAP_WARN("TRACESMITH_VK_TRACKER=uffd: userfaultfd asynchronous write-protect with "
+			         "PAGEMAP_SCAN is not available here (kernel 6.7 or later): using guard "
+			         "pages");
+		vkl_track_kind_chosen = VKL_TRACK_GUARD;
+	}
+	CAP_INFO("Vulkan layer: mapped memory tracker %s", vkl_track_name(vkl_track_kind_chosen));
+}
+
+vkl_track_kind vkl_track_active(void)
+{
+	pthread_once(&vkl_track_once, vkl_track_choose);
+	return vkl_track_kind_chosen;
+}
+
+void vkl_track_register(vkl_track *t, void *base, size_t len)
+{
+	vkl_track_kind k = vkl_track_active();
+	memset(t, 0, sizeof(*t));
+	t->base = base;
+	t->len = len;
+	t->kind = VKL_TRACK_SHADOW;
+	if (k == VKL_TRACK_UFFD && vkl_track_uffd_add(base, len) == 0)
+		t->kind = VKL_TRACK_UFFD;
+	else if (k == VKL_TRACK_GUARD && vkl_track_guard_add(t) == 0)
+		t->kind = VKL_TRACK_GUARD;
+}
+
+void vkl_track_unregister(vkl_track *t)
+{
+	if (t->kind == VKL_TRACK_UFFD)
+		vkl_track_uffd_remove(t->base, t->len);
+	else if (t->kind == VKL_TRACK_GUARD)
+		vkl_track_guard_remove(t);
+	t->kind = VKL_TRACK_SHADOW;
+}
+
+/* Runs handed on to the caller, adjacent ones joined. */
+typedef struct vkl_track_out {
+	vkl_track *t;
+	void (*fn)(void *, size_t, size_t);
+	void *ctx;
+	size_t lo, hi; /* the run held back; lo == hi: none */
+} vkl_track_out;
+
+static void vkl_track_emit(vkl_track_out *o, size_t lo, size_t hi)
+{
+	if (lo >= hi)
+		return;
+	if (o->lo < o->hi && o->hi == lo) {
+		o->hi = hi;
+		return;
+	}
+	if (o->lo < o->hi)
+		o->fn(o->ctx, o->lo, o->hi);
+	o->lo = lo;
+	o->hi = hi;
+}
+
+static void vkl_track_emit_run(void *ctx, uint8_t *a, uint8_t *b)
+{
+	vkl_track_out *o = ctx;
+	if (!o) /* the probe */
+		return;
+	vkl_track_emit(o, (size_t)(a - o->t->base), (size_t)(b - o->t->base));
+}
+
+void vkl_track_look(vkl_track *t, size_t lo, size_t hi,
+                    void (*fn)(void *ctx, size_t lo, size_t hi), void *ctx)
+{
+	vkl_track_out o = { t, fn, ctx, 0, 0 };
+	size_t a, b;
+	long pages = -1;
+	int wp;
+	if (lo >= hi)
+		return;
+	a = (lo + vkl_track_page - 1) / vkl_track_page * vkl_track_page;
+	b = hi / vkl_track_page * vkl_track_page;
+	if (t->kind == VKL_TRACK_SHADOW || a >= b) {
+		fn(ctx, lo, hi);
+		return;
+	}
+	if (t->kind == VKL_TRACK_GUARD && !vkl_track_guard_installed()) {
+		CAP_WARN("Vulkan layer: the SIGSEGV handler of the guard-page tracker was replaced: "
+		         "comparing whole mappings from now on");
+		vkl_track_unregister(t);
+		fn(ctx, lo, hi);
+		return;
+	}
+	t->looks++;
+	/* dense: report everything for a while, without protecting again */
+	wp = t->rest == 0;
+	if (!wp)
+		t->rest--;
+	vkl_track_emit(&o, lo, a);
+	if (!wp)
+		vkl_track_emit(&o, a, b);
+	else if (t->kind == VKL_TRACK_UFFD)
+		pages = vkl_track_uffd_scan(t->base + a, t->base + b, 1, vkl_track_emit_run, &o);
+	else
+		pages = vkl_track_guard_scan(t, t->base + a, t->base + b, 1, vkl_track_emit_run, &o);
+	if (wp && pages < 0) {
+		CAP_WARN("Vulkan layer: PAGEMAP_SCAN failed (%s): comparing the whole mapping from "
+		         "now on", strerror(errno));
+		vkl_track_unregister(t);
+		o.lo = o.hi = 0;
+		fn(ctx, lo, hi);
+		return;
+	}
+	if (wp) {
+		t->pages_seen += (b - a) / vkl_track_page;
+		t->pages_written += (uint64_t)pages;
+		/* dense again after a rest: a rest twice as long (up to
+		 * VKL_TRACK_REST_MAX looks); sparse: back to the shortest */
+		if ((size_t)pages * 2 * vkl_track_page >= b - a && b - a >= 16 * vkl_track_page) {
+			t->rest_len = t->rest_len ? t->rest_len * 2 : VKL_TRACK_REST;
+			if (t->rest_len > VKL_TRACK_REST_MAX)
+				t->rest_len = VKL_TRACK_REST_MAX;
+			t->rest = t->rest_len;
+		} else {
+			t->rest_len = 0;
+		}
+	}
+	vkl_track_emit(&o, b, hi);
+	if (o.lo < o.hi)
+		fn(ctx, o.lo, o.hi);
+}

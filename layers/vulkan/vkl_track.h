@@ -1,0 +1,52 @@
+/*
+ * vkl_track.h - which pages of a shadow mapping the host wrote since the
+ * last look (vkl_track.c), so that publishing compares those pages only.
+ *
+ * Three trackers, the first that works is chosen once per process
+ * (TRACESMITH_VK_TRACKER=uffd|guard|shadow forces one):
+ *   uffd    userfaultfd write-protect in asynchronous mode: the kernel marks
+ *           a page written on its first write, without a signal, and
+ *           PAGEMAP_SCAN on /proc/self/pagemap returns the written pages
+ *           and protects them again in one call;
+ *   guard   the pages are read-only; the first write faults into a SIGSEGV
+ *           handler that makes the page writable and marks it;
+ *   shadow  nothing is tracked: every page is compared (as before).
+ */
+#ifndef VKL_TRACK_H
+#define VKL_TRACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { VKL_TRACK_SHADOW = 0, VKL_TRACK_GUARD, VKL_TRACK_UFFD } vkl_track_kind;
+
+typedef struct vkl_track {
+	vkl_track_kind kind; /* VKL_TRACK_SHADOW when the region is not registered */
+	uint8_t *base;       /* page-aligned */
+	size_t len;          /* a multiple of the page size */
+	int slot;            /* guard: index in the handler's table */
+	unsigned rest;       /* looks left that report everything (dense writes) */
+	unsigned rest_len;   /* length of the last rest */
+	uint64_t looks, pages_seen, pages_written;
+} vkl_track;
+
+/* The tracker this process uses (chosen on the first call). */
+vkl_track_kind vkl_track_active(void);
+const char *vkl_track_name(vkl_track_kind k);
+
+/* Track [base, base + len): base page-aligned, len a multiple of the page
+ * size, the pages already populated.  Every page starts as not written.
+ * On failure t->kind is VKL_TRACK_SHADOW and every look reports all. */
+void vkl_track_register(vkl_track *t, void *base, size_t len);
+/* Stop tracking (before the region is unmapped); pages become writable. */
+void vkl_track_unregister(vkl_track *t);
+
+/* Calls fn(ctx, lo, hi) in ascending order for each run of [lo, hi)
+ * (offsets from base) that may have been written since the last look at
+ * it, and starts a new period for the whole pages inside [lo, hi): a
+ * write after this call is reported by the next.  Pages only partly inside
+ * [lo, hi) are always reported and stay as they are. */
+void vkl_track_look(vkl_track *t, size_t lo, size_t hi,
+                    void (*fn)(void *ctx, size_t lo, size_t hi), void *ctx);
+
+#endif

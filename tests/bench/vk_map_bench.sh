@@ -1,0 +1,127 @@
+#!/bin/sh
+# Mapped-memory tracking: tests/programs/vk_mapwrite (host writes a share of
+# the pages of one mapping before each submit) over a sweep of mapping sizes
+# and written shares (tests/bench/run.sh calls this; docs/benchmarks.md has
+# the method and results).  For each point it alternates, round by round:
+#   plain      no layer
+#   copy-once  no layer, each written page copied once more (vk_mapwrite
+#              --copy-once): the least a capture has to do with the data
+#   ours       our layer, the tracker it chooses (uffd here)
+#   shadow     our layer with TRACESMITH_VK_TRACKER=shadow (every byte
+#              compared at each submit: what it did before the tracker)
+#   GFXR       GFXReconstruct's capture layer (page_guard, its default)
+# and prints the medians of the submit loop's time (set-up excluded, as the
+# program prints it) and the medians of the per-round ratios, so that load
+# on the machine shared by both runs of a pair cancels out; and the trace
+# sizes.  No validation layer: this measures speed.
+#
+#   BUILD=build sh tests/bench/vk_map_bench.sh
+# Environment: BENCH_RUNS (default 5), BENCH_TMP (where traces go),
+# VK_MAP_SWEEP (MIB:PERMILLE points, default "64:10 64:100 64:1000 16:10
+# 16:1000"), VK_MAP_SUBMITS (default 50).
+set -eu
+BUILD=${BUILD:-build}
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$TOP"
+. "$TOP/tests/support/vk_env.sh"
+vk_env_init
+vk_env_layers_none
+[ -x "$BUILD/tests/programs/vk_mapwrite" ] ||
+	vk_env_fail "$BUILD/tests/programs/vk_mapwrite is not built; run make"
+VK_BENCH_TMP=$(mktemp -d "${BENCH_TMP:-${TMPDIR:-/tmp}}/vkmapbench.XXXXXX")
+trap 'rm -rf "$VK_BENCH_TMP"' EXIT INT TERM
+export VK_BENCH_TMP VK_ENV_BUILD
+python3 - "$@" <<'EOF'
+import os, re, statistics, subprocess
+
+B = os.environ["VK_ENV_BUILD"]
+TMP = os.environ["VK_BENCH_TMP"]
+RUNS = int(os.environ.get("BENCH_RUNS", "5"))
+SUBMITS = os.environ.get("VK_MAP_SUBMITS", "50")
+SWEEP = os.environ.get("VK_MAP_SWEEP", "64:10 64:100 64:1000 16:10 16:1000").split()
+PROG = os.path.join(B, "tests/programs/vk_mapwrite")
+GFXR_JSON = "/usr/share/vulkan/explicit_layer.d/VkLayer_gfxreconstruct.json"
+
+
+def base_env():
+    env = dict(os.environ)
+    for k in ("VK_INSTANCE_LAYERS", "GFXRECON_CAPTURE_FILE", "TRACESMITH_OUTPUT",
+              "TRACESMITH_VK_TRACKER"):
+        env.pop(k, None)
+    return env
+
+
+def run(args, env, out=None):
+    p = subprocess.run([PROG] + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, errors="replace")
+    m = re.search(r"hash (0x[0-9a-f]+) loop_ms ([0-9.]+)", p.stdout)
+    if p.returncode != 0 or not m:
+        raise RuntimeError("vk_mapwrite %s: exit %d\n%s" % (" ".join(args), p.returncode,
+                                                            p.stdout[-2000:]))
+    if out is not None and not os.path.exists(out):
+        raise RuntimeError("no trace %s" % out)
+    return float(m.group(2)), m.group(1), (os.path.getsize(out) if out else 0)
+
+
+def ours(args, tracker, out):
+    env = base_env()
+    env["VK_INSTANCE_LAYERS"] = "VK_LAYER_tracesmith"
+    env["TRACESMITH_OUTPUT"] = out
+    env["TRACESMITH_LOG"] = "info"
+    if tracker:
+        env["TRACESMITH_VK_TRACKER"] = tracker
+    if os.path.exists(out):
+        os.unlink(out)
+    return run(args, env, out)
+
+
+def gfxr(args, out):
+    env = base_env()
+    env["VK_INSTANCE_LAYERS"] = "VK_LAYER_LUNARG_gfxreconstruct"
+    env["GFXRECON_CAPTURE_FILE"] = out
+    env["GFXRECON_CAPTURE_FILE_TIMESTAMP"] = "false"
+    if os.path.exists(out):
+        os.unlink(out)
+    return run(args, env, out)
+
+
+have_gfxr = os.path.exists(GFXR_JSON)
+print("vk_mapwrite, %s submits, %d alternating rounds; times are the submit loop's, "
+      "ratios the medians of per-round ratios" % (SUBMITS, RUNS), flush=True)
+if not have_gfxr:
+    print("GFXReconstruct's layer is not installed (%s): scripts/deps.sh" % GFXR_JSON)
+for point in SWEEP:
+    mib, pm = point.split(":")
+    args = ["--mib", mib, "--permille", pm, "--submits", SUBMITS]
+    fns = {
+        "plain": lambda: run(args, base_env()),
+        "copy-once": lambda: run(args + ["--copy-once"], base_env()),
+        "ours": lambda: ours(args, None, os.path.join(TMP, "ours.sbt")),
+        "shadow": lambda: ours(args, "shadow", os.path.join(TMP, "shadow.sbt")),
+    }
+    if have_gfxr:
+        fns["GFXR"] = lambda: gfxr(args, os.path.join(TMP, "gfxr.gfxr"))
+    names = list(fns)
+    res = {n: [] for n in names}
+    for i in range(RUNS):
+        order = names[i % len(names):] + names[:i % len(names)]
+        for n in order:
+            res[n].append(fns[n]())
+    hashes = {r[1] for n in names for r in res[n]}
+    if len(hashes) != 1:
+        raise SystemExit("vk_mapwrite %s: the result differs between runs: %s" % (point, hashes))
+    t = {n: [r[0] for r in res[n]] for n in names}
+    print("== %s MiB, %.1f %% of pages written per submit" % (mib, int(pm) / 10.0))
+    for n in names:
+        size = res[n][-1][2]
+        print("  %-9s %9.1f ms%s" % (n, statistics.median(t[n]),
+                                     "  trace %.1f MiB" % (size / 1048576.0) if size else ""))
+    def ratio(a, b):
+        return statistics.median([t[a][i] / t[b][i] for i in range(RUNS)])
+    line = "  ours/plain %.2f  ours/copy-once %.2f  shadow/plain %.2f  ours/shadow %.2f" % (
+        ratio("ours", "plain"), ratio("ours", "copy-once"), ratio("shadow", "plain"),
+        ratio("ours", "shadow"))
+    if have_gfxr:
+        line += "  GFXR/plain %.2f  ours/GFXR %.2f" % (ratio("GFXR", "plain"), ratio("ours", "GFXR"))
+    print(line, flush=True)
+EOF

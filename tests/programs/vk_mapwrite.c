@@ -1,0 +1,132 @@
+/*
+ * vk_mapwrite - the mapped-memory benchmark program: one persistently
+ * mapped, host-coherent buffer of MIB MiB; before each of SUBMITS submits
+ * the host writes PERMILLE thousandths of its pages (whole pages, chosen
+ * anew each submit, spread over the buffer), then submits a copy of 256
+ * bytes out of the first page written into a small result buffer and
+ * waits for its fence.  The submit reaches the whole mapped buffer, so a
+ * capture layer has to find what the host wrote in all of it; the device
+ * itself does almost nothing, so that finding is what the run time shows.
+ *
+ * usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--copy-once]
+ * --copy-once also copies each written page once into a private buffer
+ * after writing it: the least any capture must do with the data written,
+ * the baseline of tests/bench/vk_map_bench.sh.
+ * Prints the XXH3-64 hash of the result buffer (a pure function of the
+ * options) and the wall time of the submit loop in milliseconds.
+ */
+#include "tests/programs/vk_prog.h"
+
+#define VKM_COPY 256
+
+static void vkm_usage(FILE *f)
+{
+	fprintf(f, "usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--copy-once]\n"
+	           "  --mib M       mapped buffer size in MiB (1..4096, default 64)\n"
+	           "  --permille P  thousandths of its pages written before each submit\n"
+	           "                (1..1000, default 10)\n"
+	           "  --submits S   submits (1..100000, default 50)\n"
+	           "  --copy-once   copy each written page once more (the baseline)\n");
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t mib = 64, permille = 10, submits = 50, s, j;
+	int copy_once = 0, i;
+	vkp_ctx c;
+	vkp_buffer src, dst;
+	VkCommandPoolCreateInfo cpci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
+	VkCommandBufferAllocateInfo cbai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
+	VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+	VkCommandPool cpool;
+	VkCommandBuffer cb;
+	VkFence fence;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), npages, nwrite;
+	uint8_t *side = NULL;
+	double t0, t1;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--mib")) {
+			mib = vkp_parse_u32("vk_mapwrite", a, vkp_next_arg(argc, argv, &i), 1, 4096);
+		} else if (!strcmp(a, "--permille")) {
+			permille = vkp_parse_u32("vk_mapwrite", a, vkp_next_arg(argc, argv, &i), 1, 1000);
+		} else if (!strcmp(a, "--submits")) {
+			submits = vkp_parse_u32("vk_mapwrite", a, vkp_next_arg(argc, argv, &i), 1, 100000);
+		} else if (!strcmp(a, "--copy-once")) {
+			copy_once = 1;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			vkm_usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "vk_mapwrite: unknown option '%s'\n", a);
+			vkm_usage(stderr);
+			return 2;
+		}
+	}
+	npages = (size_t)mib * 1048576 / page;
+	nwrite = (npages * permille + 999) / 1000;
+
+	vkp_ctx_init(&c, "vk_mapwrite", 0);
+	vkp_buffer_create(&c, &src, (VkDeviceSize)mib * 1048576, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+	                  0, 1);
+	vkp_buffer_create(&c, &dst, VKM_COPY, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+	                  0, 1);
+	if (copy_once && !(side = malloc(nwrite * page)))
+		vkp_die(&c, "out of memory for the copy-once buffer (%zu bytes)", nwrite * page);
+	cpci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+	cpci.queueFamilyIndex = c.qfam;
+	VKP_CHECK(&c, vkCreateCommandPool(c.device, &cpci, NULL, &cpool));
+	cbai.commandPool = cpool;
+	cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+	cbai.commandBufferCount = 1;
+	VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &cb));
+	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fence));
+
+	t0 = vkp_now();
+	for (s = 0; s < submits; s++) {
+		VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+		VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO };
+		VkBufferCopy region;
+		/* nwrite pages spread evenly, shifted each submit */
+		size_t first = (size_t)(s * 7919u) % npages;
+
+		for (j = 0; j < nwrite; j++) {
+			size_t p = (first + (size_t)j * npages / nwrite) % npages;
+			memset((uint8_t *)src.map + p * page, (int)((s * 31 + j) & 0xff), page);
+			if (side)
+				memcpy(side + (size_t)j * page, (uint8_t *)src.map + p * page, page);
+		}
+		region = (VkBufferCopy){ (VkDeviceSize)first * page, 0, VKM_COPY };
+		VKP_CHECK(&c, vkResetCommandBuffer(cb, 0));
+		bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+		VKP_CHECK(&c, vkBeginCommandBuffer(cb, &bi));
+		vkCmdCopyBuffer(cb, src.buf, dst.buf, 1, &region);
+		{
+			VkMemoryBarrier hb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER };
+			hb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+			hb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+			vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+			                     0, 1, &hb, 0, NULL, 0, NULL);
+		}
+		VKP_CHECK(&c, vkEndCommandBuffer(cb));
+		si.commandBufferCount = 1;
+		si.pCommandBuffers = &cb;
+		VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
+		vkp_fence_wait_reset(&c, fence);
+	}
+	t1 = vkp_now();
+	printf("vk_mapwrite: mib %u permille %u submits %u pages %zu hash 0x%016llx loop_ms %.1f\n",
+	       (unsigned)mib, (unsigned)permille, (unsigned)submits, nwrite,
+	       (unsigned long long)XXH3_64bits(dst.map, VKM_COPY), (t1 - t0) * 1000.0);
+
+	free(side);
+	vkDestroyFence(c.device, fence, NULL);
+	vkDestroyCommandPool(c.device, cpool, NULL);
+	vkp_buffer_destroy(&c, &dst);
+	vkp_buffer_destroy(&c, &src);
+	vkp_ctx_finish(&c);
+	return 0;
+}
