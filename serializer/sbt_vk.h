@@ -292,22 +292,6 @@ struct sbt_dump;
  * and arrays (with their counts, the first elements shown). */
 sbt_status sbt_vk_dump_register(struct sbt_dump *d);
 
-/* ---- self-test (generated) ------------------------------------------------ */
-
-typedef struct sbt_vk_selftest_report {
-	uint32_t commands;        /* command argument sets round-tripped */
-	uint32_t structs;         /* struct types round-tripped on their own */
-	uint32_t pnext_pairs;     /* (base, extending struct) chains round-tripped */
-	uint32_t excluded_cmds;   /* commands the codec does not carry */
-	uint32_t excluded_structs;
-	uint32_t failures;
-	char first_failure[256];  /* "VkFoo.pBar[1].x: 5 != 7" */
-} sbt_vk_selftest_report;
-
-/* Fill every struct and command with pseudo-random data consistent with its
- * length members (seeded), encode, decode, compare deeply. */
-sbt_vk_status sbt_vk_selftest_run(uint64_t seed, sbt_vk_selftest_report *out);
-
 #ifdef __cplusplus
 }
 #endif

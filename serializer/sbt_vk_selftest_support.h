@@ -11,6 +11,23 @@
 
 #include "serializer/sbt_vk_internal.h"
 
+/* ---- the self-test's entry point (serializer/generated/sbt_vk_selftest.c;
+ * linked into the test binaries only, libtstestsupport.a) -------------- */
+
+typedef struct sbt_vk_selftest_report {
+	uint32_t commands;        /* command argument sets round-tripped */
+	uint32_t structs;         /* struct types round-tripped on their own */
+	uint32_t pnext_pairs;     /* (base, extending struct) chains round-tripped */
+	uint32_t excluded_cmds;   /* commands the codec does not carry */
+	uint32_t excluded_structs;
+	uint32_t failures;
+	char first_failure[256];  /* "VkFoo.pBar[1].x: 5 != 7" */
+} sbt_vk_selftest_report;
+
+/* Fill every struct and command with pseudo-random data consistent with its
+ * length members (seeded), encode, decode, compare deeply. */
+sbt_vk_status sbt_vk_selftest_run(uint64_t seed, sbt_vk_selftest_report *out);
+
 /* Bytes the self-test gives the template data of
  * vkUpdateDescriptorSetWithTemplate* (sbt_vk_enc.template_data_len). */
 #define SBT_VK_T_TEMPLATE_LEN 16

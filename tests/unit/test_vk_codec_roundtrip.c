@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "serializer/sbt_vk.h"
+#include "serializer/sbt_vk_selftest_support.h"
 #include "tests/support/tst.h"
 
 int main(void)
