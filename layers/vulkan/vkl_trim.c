@@ -2809,49 +2809,22 @@ static void vkl_snap_destroy(const vkl_trim_rec *r)
 {
 	VkDevice device = (VkDevice)(uintptr_t)r->device;
 	switch (r->otype) {
-	case VK_OBJECT_TYPE_SHADER_MODULE: {
-		sbt_vk_args_vkDestroyShaderModule a = { device, (VkShaderModule)(uintptr_t)r->handle, NULL };
-		vkl_snap_put(SBT_VK_CMD_vkDestroyShaderModule, &a);
-		break;
+#define VKL_SNAP_DESTROY(objtype, cmd, vktype)                                  \
+	case objtype: {                                                             \
+		sbt_vk_args_##cmd a = { device, (vktype)(uintptr_t)r->handle, NULL }; \
+		vkl_snap_put(SBT_VK_CMD_##cmd, &a);                                   \
+		break;                                                                \
 	}
-	case VK_OBJECT_TYPE_PIPELINE_LAYOUT: {
-		sbt_vk_args_vkDestroyPipelineLayout a = { device, (VkPipelineLayout)(uintptr_t)r->handle,
-			                                      NULL };
-		vkl_snap_put(SBT_VK_CMD_vkDestroyPipelineLayout, &a);
-		break;
-	}
-	case VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT: {
-		sbt_vk_args_vkDestroyDescriptorSetLayout a = {
-			device, (VkDescriptorSetLayout)(uintptr_t)r->handle, NULL
-		};
-		vkl_snap_put(SBT_VK_CMD_vkDestroyDescriptorSetLayout, &a);
-		break;
-	}
-	case VK_OBJECT_TYPE_RENDER_PASS: {
-		sbt_vk_args_vkDestroyRenderPass a = { device, (VkRenderPass)(uintptr_t)r->handle, NULL };
-		vkl_snap_put(SBT_VK_CMD_vkDestroyRenderPass, &a);
-		break;
-	}
-	case VK_OBJECT_TYPE_SAMPLER: {
-		sbt_vk_args_vkDestroySampler a = { device, (VkSampler)(uintptr_t)r->handle, NULL };
-		vkl_snap_put(SBT_VK_CMD_vkDestroySampler, &a);
-		break;
-	}
-	case VK_OBJECT_TYPE_IMAGE_VIEW: {
-		sbt_vk_args_vkDestroyImageView a = { device, (VkImageView)(uintptr_t)r->handle, NULL };
-		vkl_snap_put(SBT_VK_CMD_vkDestroyImageView, &a);
-		break;
-	}
-	case VK_OBJECT_TYPE_IMAGE: {
-		sbt_vk_args_vkDestroyImage a = { device, (VkImage)(uintptr_t)r->handle, NULL };
-		vkl_snap_put(SBT_VK_CMD_vkDestroyImage, &a);
-		break;
-	}
-	case VK_OBJECT_TYPE_DEVICE_MEMORY: {
-		sbt_vk_args_vkFreeMemory a = { device, (VkDeviceMemory)(uintptr_t)r->handle, NULL };
-		vkl_snap_put(SBT_VK_CMD_vkFreeMemory, &a);
-		break;
-	}
+	VKL_SNAP_DESTROY(VK_OBJECT_TYPE_SHADER_MODULE, vkDestroyShaderModule, VkShaderModule)
+	VKL_SNAP_DESTROY(VK_OBJECT_TYPE_PIPELINE_LAYOUT, vkDestroyPipelineLayout, VkPipelineLayout)
+	VKL_SNAP_DESTROY(VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, vkDestroyDescriptorSetLayout,
+	                 VkDescriptorSetLayout)
+	VKL_SNAP_DESTROY(VK_OBJECT_TYPE_RENDER_PASS, vkDestroyRenderPass, VkRenderPass)
+	VKL_SNAP_DESTROY(VK_OBJECT_TYPE_SAMPLER, vkDestroySampler, VkSampler)
+	VKL_SNAP_DESTROY(VK_OBJECT_TYPE_IMAGE_VIEW, vkDestroyImageView, VkImageView)
+	VKL_SNAP_DESTROY(VK_OBJECT_TYPE_IMAGE, vkDestroyImage, VkImage)
+	VKL_SNAP_DESTROY(VK_OBJECT_TYPE_DEVICE_MEMORY, vkFreeMemory, VkDeviceMemory)
+#undef VKL_SNAP_DESTROY
 	default:
 		break;
 	}
