@@ -31,7 +31,8 @@ G="$BUILD/gpu"
 mkdir -p "$G"
 cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d ' .')
 ARCH=sm_${cc:-90}
-"$NVCC" -O2 -arch="$ARCH" -Itests/gpu -o "$G/gpu_launch_loop" tests/gpu/gpu_launch_loop.cu ||
+[ "${GPU_PREBUILT:-0}" = 1 ] && [ -x "$G/gpu_launch_loop" ] ||
+	"$NVCC" -O2 -arch="$ARCH" -Itests/gpu -o "$G/gpu_launch_loop" tests/gpu/gpu_launch_loop.cu ||
 	{ echo "bench_launch: nvcc could not build tests/gpu/gpu_launch_loop.cu for $ARCH" >&2; exit 1; }
 echo "bench_launch: GPU $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1), $ARCH"
 BUILD=$BUILD sh tests/bench/cuda_bench.sh --driver system --program "$G/gpu_launch_loop" \

@@ -12,6 +12,7 @@ set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
 . "$TOP/tests/support/shell.sh"
+. "$TOP/tests/gpu/gpu_lib.sh"
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
 G="$BUILD/gpu"
@@ -20,16 +21,16 @@ cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -
 ARCH=sm_${cc:-90}
 SRC="$TOP/tests/gpu"
 
-"$NVCC" -arch="$ARCH" -I"$SRC" -o "$G/gpu_saxpy_static" "$SRC/gpu_saxpy.cu" || fail "nvcc gpu_saxpy (static cudart)"
-"$NVCC" -arch="$ARCH" -cudart shared -I"$SRC" -o "$G/gpu_saxpy_shared" "$SRC/gpu_saxpy.cu" ||
-	fail "nvcc gpu_saxpy (-cudart shared)"
-"$NVCC" -arch="$ARCH" -cubin -o "$G/gpu_driver_kernels.cubin" "$SRC/gpu_driver_kernels.cu" || fail "nvcc -cubin"
-cc -std=c11 -O2 -I"$CUDA_HOME/include" -I"$SRC" -o "$G/gpu_driver_cubin" "$SRC/gpu_driver_cubin.c" \
-	-L"$CUDA_HOME/lib64/stubs" -lcuda || fail "cc gpu_driver_cubin"
-"$NVCC" -arch="$ARCH" -I"$SRC" -o "$G/gpu_sgemm" "$SRC/gpu_sgemm.cu" -lcublas || fail "nvcc gpu_sgemm"
-"$NVCC" -arch="$ARCH" -rdc=true -I"$SRC" -o "$G/gpu_rdc" "$SRC/gpu_rdc_main.cu" "$SRC/gpu_rdc_dev.cu" ||
-	fail "nvcc gpu_rdc (-rdc)"
-"$NVCC" -arch="$ARCH" -I"$SRC" -o "$G/gpu_atomics" "$SRC/gpu_atomics.cu" || fail "nvcc gpu_atomics"
+gpu_prog "$G/gpu_saxpy_static" "$NVCC" -arch="$ARCH" -I"$SRC" -o "$G/gpu_saxpy_static" "$SRC/gpu_saxpy.cu"
+gpu_prog "$G/gpu_saxpy_shared" "$NVCC" -arch="$ARCH" -cudart shared -I"$SRC" -o "$G/gpu_saxpy_shared" "$SRC/gpu_saxpy.cu"
+gpu_prog "$G/gpu_driver_kernels.cubin" "$NVCC" -arch="$ARCH" -cubin -o "$G/gpu_driver_kernels.cubin" \
+	"$SRC/gpu_driver_kernels.cu"
+gpu_prog "$G/gpu_driver_cubin" cc -std=c11 -O2 -I"$CUDA_HOME/include" -I"$SRC" -o "$G/gpu_driver_cubin" \
+	"$SRC/gpu_driver_cubin.c" -L"$CUDA_HOME/lib64/stubs" -lcuda
+gpu_prog "$G/gpu_sgemm" "$NVCC" -arch="$ARCH" -I"$SRC" -o "$G/gpu_sgemm" "$SRC/gpu_sgemm.cu" -lcublas
+gpu_prog "$G/gpu_rdc" "$NVCC" -arch="$ARCH" -rdc=true -I"$SRC" -o "$G/gpu_rdc" "$SRC/gpu_rdc_main.cu" \
+	"$SRC/gpu_rdc_dev.cu"
+gpu_prog "$G/gpu_atomics" "$NVCC" -arch="$ARCH" -I"$SRC" -o "$G/gpu_atomics" "$SRC/gpu_atomics.cu"
 
 # roundtrip NAME PROGRAM ARGS...: plain run, captured run, replay (every
 # checkpoint equal), three replays agreeing.  (expect_rc sets `name`: the
@@ -47,23 +48,34 @@ roundtrip() {
 	echo "$rt_name: $(cat "$T/$rt_name.plain.out") replay $(cat "$T/$rt_name.replay.out")"
 }
 
-roundtrip saxpy_static "$G/gpu_saxpy_static"
-roundtrip saxpy_shared "$G/gpu_saxpy_shared"
-roundtrip driver_cubin "$G/gpu_driver_cubin" "$G/gpu_driver_kernels.cubin"
-roundtrip sgemm "$G/gpu_sgemm"
-roundtrip rdc "$G/gpu_rdc"
+gpu_part saxpy_static roundtrip saxpy_static "$G/gpu_saxpy_static"
+gpu_part saxpy_shared roundtrip saxpy_shared "$G/gpu_saxpy_shared"
+gpu_part driver_cubin roundtrip driver_cubin "$G/gpu_driver_cubin" "$G/gpu_driver_kernels.cubin"
+gpu_part sgemm roundtrip sgemm "$G/gpu_sgemm"
+gpu_part rdc roundtrip rdc "$G/gpu_rdc"
 # The deterministic integer form of the atomics program replays and agrees.
-roundtrip atomics_int "$G/gpu_atomics" --int
+gpu_part atomics_int roundtrip atomics_int "$G/gpu_atomics" --int
+
 # Float atomics with many collisions: each run sums in another order, so
 # replays differ from each other and --check-determinism must say so (exit 4).
-expect_rc 0 atomics.capture "$BUILD/tscapture" -o "$T/atomics.sbt" -- "$G/gpu_atomics"
-rc=0
-"$BUILD/tsreplay" --check-determinism --runs 5 "$T/atomics.sbt" >"$T/atomics.det.out" 2>"$T/atomics.det.err" || rc=$?
-[ "$rc" -eq 4 ] || fail "atomics: --check-determinism exited $rc, expected 4: $(cat "$T/atomics.det.err")"
+atomics_float() {
+	expect_rc 0 atomics.capture "$BUILD/tscapture" -o "$T/atomics.sbt" -- "$G/gpu_atomics"
+	rc=0
+	"$BUILD/tsreplay" --check-determinism --runs 5 "$T/atomics.sbt" >"$T/atomics.det.out" 2>"$T/atomics.det.err" ||
+		rc=$?
+	[ "$rc" -eq 4 ] || fail "atomics: --check-determinism exited $rc, expected 4: $(cat "$T/atomics.det.err")"
+	echo "atomics: $(tail -n 1 "$T/atomics.det.err")"
+}
+gpu_part atomics atomics_float
+
 # The real traces recorded on the H100 (same-address prototype) replay here.
+fixture() {
+	expect_rc 0 "fixture.$1" "$BUILD/tsreplay" "$TOP/tests/fixtures/h100/fixed-va/$1.sbt"
+	echo "fixture $1: $(tail -n 1 "$T/fixture.$1.out")"
+}
 for t in saxpy_static saxpy_shared driver_cubin triton_add; do
-	expect_rc 0 "fixture.$t" "$BUILD/tsreplay" "$TOP/tests/fixtures/h100/fixed-va/$t.sbt"
+	gpu_part "fixture.$t" fixture "$t"
 done
 grep -q '^gpu_saxpy: launches 9 hash ' "$T/saxpy_static.plain.out" || fail "gpu_saxpy: $(cat "$T/saxpy_static.plain.out")"
 cmp -s "$T/saxpy_static.plain.out" "$T/saxpy_shared.plain.out" || fail "static and shared cudart disagree"
-echo ok
+gpu_done

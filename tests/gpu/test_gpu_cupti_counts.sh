@@ -8,11 +8,12 @@ set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
 . "$TOP/tests/support/shell.sh"
+. "$TOP/tests/gpu/gpu_lib.sh"
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 G="$BUILD/gpu"
 mkdir -p "$G"
-cc -std=c11 -O2 -fPIC -shared -I"$CUDA_HOME/include" -o "$G/libcupti_count.so" "$TOP/tests/gpu/cupti_count.c" \
-	-L"$CUDA_HOME/lib64" -L"$CUDA_HOME/extras/CUPTI/lib64" -lcupti -lpthread || fail "building cupti_count"
+gpu_prog "$G/libcupti_count.so" cc -std=c11 -O2 -fPIC -shared -I"$CUDA_HOME/include" -o "$G/libcupti_count.so" \
+	"$TOP/tests/gpu/cupti_count.c" -L"$CUDA_HOME/lib64" -L"$CUDA_HOME/extras/CUPTI/lib64" -lcupti -lpthread
 [ -x "$G/gpu_saxpy_shared" ] || fail "run test_gpu_capture_replay.sh first (it builds gpu_saxpy_shared)"
 CUPTI_COUNT_OUT="$T/inj.counts" CUDA_INJECTION64_PATH="$G/libcupti_count.so" expect_rc 0 inj "$G/gpu_saxpy_shared"
 CUPTI_COUNT_OUT="$T/pre.counts" LD_PRELOAD="$G/libcupti_count.so" expect_rc 0 pre "$G/gpu_saxpy_shared"

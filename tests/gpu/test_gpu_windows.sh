@@ -12,6 +12,7 @@ set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
 . "$TOP/tests/support/shell.sh"
+. "$TOP/tests/gpu/gpu_lib.sh"
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
 G="$BUILD/gpu"
@@ -19,7 +20,7 @@ mkdir -p "$G"
 cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d ' .')
 ARCH=sm_${cc:-90}
 SRC="$TOP/tests/gpu"
-"$NVCC" -arch="$ARCH" -I"$SRC" -o "$G/gpu_windows" "$SRC/gpu_windows.cu" || fail "nvcc gpu_windows"
+gpu_prog "$G/gpu_windows" "$NVCC" -arch="$ARCH" -I"$SRC" -o "$G/gpu_windows" "$SRC/gpu_windows.cu"
 unset TRACESMITH_TRIGGER NVTX_INJECTION64_PATH
 
 # ckpts TRACE: "object offset length hash" of every checkpoint, in order.

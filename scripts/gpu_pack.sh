@@ -1,0 +1,65 @@
+#!/bin/sh
+# gpu_pack.sh [DEST] - prepares what a lent GPU machine needs to run
+# `make test-gpu` without building: the lent machines have CUDA, nvcc,
+# PyTorch and Triton but none of our Debian packages, and each of their
+# minutes counts.  Builds here (make, then every tests/gpu program with nvcc
+# for sm_90) and copies into DEST (default .gpu, which .git/info/exclude
+# should ignore):
+#   DEST/build/   the tools, interposers, Vulkan layer, test programs and
+#                 shaders, stripped, laid out as $(BUILD) is, plus gpu/ (the
+#                 nvcc programs, used there with GPU_PREBUILT=1);
+#   DEST/lib/     the shared libraries they need that such a machine lacks
+#                 (lz4, libunwind, liblzma, the Vulkan loader, xcb, png,
+#                 libelf, msgpack), found with ldd here.
+# On the machine: `sh tests/gpu/lease.sh DEST` (with `carry: [DEST]`).
+set -eu
+DEST=${1:-.gpu}
+BUILD=${BUILD:-build}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
+ARCH=${GPU_ARCH:-sm_90}
+make -s BUILD="$BUILD" all >/dev/null
+rm -rf "$DEST"
+B=$DEST/build
+mkdir -p "$B/interpose" "$B/layers" "$B/tests/programs" "$B/tests/shaders" "$B/gpu" "$DEST/lib"
+for t in tscapture tsreplay tsinfo tsexport; do
+	strip -o "$B/$t" "$BUILD/$t"
+done
+for f in "$BUILD"/interpose/*.so "$BUILD"/layers/*.so; do
+	strip -o "$B/${f#"$BUILD"/}" "$f"
+done
+cp "$BUILD"/layers/*.json "$B/layers/"
+for p in vk_compute vk_offscreen vk_multithread vk_trim_image; do
+	strip -o "$B/tests/programs/$p" "$BUILD/tests/programs/$p"
+done
+cp "$BUILD"/tests/shaders/*.spv "$B/tests/shaders/"
+
+S=tests/gpu
+G=$B/gpu
+"$NVCC" -arch="$ARCH" -I$S -o "$G/gpu_saxpy_static" $S/gpu_saxpy.cu
+"$NVCC" -arch="$ARCH" -cudart shared -I$S -o "$G/gpu_saxpy_shared" $S/gpu_saxpy.cu
+"$NVCC" -arch="$ARCH" -cubin -o "$G/gpu_driver_kernels.cubin" $S/gpu_driver_kernels.cu
+cc -std=c11 -O2 -I"$CUDA_HOME/include" -I$S -o "$G/gpu_driver_cubin" $S/gpu_driver_cubin.c \
+	-L"$CUDA_HOME/lib64/stubs" -lcuda
+"$NVCC" -arch="$ARCH" -I$S -o "$G/gpu_sgemm" $S/gpu_sgemm.cu -lcublas
+"$NVCC" -arch="$ARCH" -rdc=true -I$S -o "$G/gpu_rdc" $S/gpu_rdc_main.cu $S/gpu_rdc_dev.cu
+"$NVCC" -arch="$ARCH" -I$S -o "$G/gpu_atomics" $S/gpu_atomics.cu
+"$NVCC" -arch="$ARCH" -I$S -o "$G/gpu_windows" $S/gpu_windows.cu
+"$NVCC" -O2 -arch="$ARCH" -I$S -o "$G/gpu_launch_loop" $S/gpu_launch_loop.cu
+cc -std=c11 -O2 -fPIC -shared -I"$CUDA_HOME/include" -o "$G/libcupti_count.so" $S/cupti_count.c \
+	-L"$CUDA_HOME/lib64" -L"$CUDA_HOME/extras/CUPTI/lib64" -lcupti -lpthread
+strip "$G"/gpu_* 2>/dev/null || true
+
+# Libraries: everything ldd resolves for what we carry, except the C
+# library, libstdc++/libgcc and zlib, which the machine has (and which
+# PyTorch, loaded beside our interposer, must get in its own versions).
+for f in "$B"/tscapture "$B"/tsreplay "$B"/tsinfo "$B"/interpose/*.so "$B"/layers/*.so "$B"/tests/programs/*; do
+	ldd "$f" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p'
+done | sort -u | while read -r l; do
+	case $(basename "$l") in
+	libc.so* | libm.so* | libpthread* | libdl.so* | librt.so* | libstdc++* | libgcc_s* | libz.so*) continue ;;
+	libcuda.so* | libcudart* | libcublas*) continue ;;
+	esac
+	cp -L "$l" "$DEST/lib/"
+done
+du -sh "$DEST"
