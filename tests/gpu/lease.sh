@@ -5,10 +5,13 @@
 # timings), then three chains of tests side by side (CUDA programs and
 # windows and CUPTI; Python; Vulkan), each under a time limit so that the
 # logs come back even when one hangs.  Logs, and the files of failed parts,
-# go to $OUT (the device tool's folder; default /tmp/gpu-out): summary.txt,
-# one log per chain, keep.tgz.
+# go to $OUT/work (OUT: the device tool's folder; default /tmp/gpu-out):
+# summary.txt, one log per test, keep/ with the failed parts' files.  The
+# device tool brings back at most 8 files, so the caller packs the folder
+# (`tar czf $OUT/gpu.tgz -C $OUT work`), also after a time limit killed
+# this script.
 P=${1:-.gpu}
-OUT=${OUT:-/tmp/gpu-out}
+OUT=${OUT:-/tmp/gpu-out}/work
 mkdir -p "$OUT"
 TOP=$(pwd)
 BUILD=$P/build
@@ -45,5 +48,4 @@ run_chain cuda test_gpu_capture_replay test_gpu_windows test_gpu_cupti_counts &
 run_chain python test_gpu_python test_gpu_torch &
 run_chain vulkan test_gpu_vulkan &
 wait
-[ -d "$OUT/keep" ] && tar czf "$OUT/keep.tgz" -C "$OUT" keep && rm -rf "$OUT/keep"
 cat "$OUT/summary.txt"
