@@ -50,10 +50,19 @@ cc -std=c11 -O2 -fPIC -shared -I"$CUDA_HOME/include" -o "$G/libcupti_count.so" $
 	-L"$CUDA_HOME/lib64" -L"$CUDA_HOME/extras/CUPTI/lib64" -lcupti -lpthread
 strip "$G"/gpu_* 2>/dev/null || true
 
+# The GL dispatch libraries (libglvnd): the NVIDIA Vulkan driver
+# (libGLX_nvidia) needs them and the lent machines lack them (the loader
+# answered VK_ERROR_INCOMPATIBLE_DRIVER without them).
+for l in libGLdispatch.so.0 libGLX.so.0 libEGL.so.1 libOpenGL.so.0 libGL.so.1; do
+	f=$(ldconfig -p | sed -n "s/^[[:space:]]*$l (libc6,x86-64) => //p" | head -n 1)
+	[ -n "$f" ] && cp -L "$f" "$DEST/lib/$l"
+done
+
 # Libraries: everything ldd resolves for what we carry, except the C
 # library, libstdc++/libgcc and zlib, which the machine has (and which
 # PyTorch, loaded beside our interposer, must get in its own versions).
-for f in "$B"/tscapture "$B"/tsreplay "$B"/tsinfo "$B"/interpose/*.so "$B"/layers/*.so "$B"/tests/programs/*; do
+for f in "$B"/tscapture "$B"/tsreplay "$B"/tsinfo "$B"/interpose/*.so "$B"/layers/*.so "$B"/tests/programs/* \
+	"$DEST"/lib/lib*GL*.so.*; do
 	ldd "$f" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p'
 done | sort -u | while read -r l; do
 	case $(basename "$l") in

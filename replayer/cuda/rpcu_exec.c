@@ -813,7 +813,12 @@ int rpcu_capture_skip(const rpcu_state *s, const sbt_cm_call *c, int capturing)
 }
 
 /* cuStreamBeginCapture: a capture on the live stream, so the work recorded
- * with capture_status goes into a graph of the replay's own.  With
+ * with capture_status goes into a graph of the replay's own.  The replay
+ * captures in relaxed mode whatever mode was recorded: the program's own
+ * calls passed its mode at capture, but the replay's placements (cuMemCreate
+ * and cuMemMap for an allocation the program made in relaxed mode, as
+ * PyTorch's allocator does inside torch.cuda.graph) are refused in global
+ * mode (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED on the H100).  With
  * --streams single (no stream to capture on) the work is skipped as it
  * did not run, and a launch of the graph is refused. */
 static rp_status rpcu_capture_begin(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
@@ -827,7 +832,7 @@ static rp_status rpcu_capture_begin(rpcu_state *s, sbt_cm_kind k, const sbt_cm_c
 	if ((st = rpcu_stream_resolve(s, c->stream, &live, NULL, diag)) != RP_OK ||
 	    (st = RPCU_NEED(cuStreamBeginCapture)) != RP_OK)
 		return st;
-	r = s->drv.p_cuStreamBeginCapture(live, (CUstreamCaptureMode)c->flags);
+	r = s->drv.p_cuStreamBeginCapture(live, CU_STREAM_CAPTURE_MODE_RELAXED);
 	if (r != CUDA_SUCCESS)
 		return rpcu_cufail(s, diag, "cuStreamBeginCapture", r, NULL);
 	s->capturing++;

@@ -239,13 +239,16 @@ static void rpcu_granule_unmap(rpcu_state *s, size_t i)
 	s->ngranules--;
 }
 
-/* Map the unmapped run [lo, hi) of granules with one cuMemCreate. */
+/* Map the unmapped run [lo, hi) of granules, one cuMemCreate per granule:
+ * the real driver maps a physical allocation whole or not at all (on the
+ * H100, cuMemMap of the first 2 MiB of a 20 MiB allocation failed with
+ * CUDA_ERROR_NOT_SUPPORTED, docs/cuda.md), and a granule must be able to
+ * go when the last allocation on it is freed. */
 static int rpcu_granules_map_run(rpcu_state *s, const rpcu_window *w, uint64_t lo, uint64_t hi,
                                  char *why, size_t whylen)
 {
 	CUmemAllocationProp prop;
 	CUmemAccessDesc access;
-	CUmemGenericAllocationHandle h;
 	uint64_t g = s->granularity, a;
 	char err[96];
 	CUresult r;
@@ -254,39 +257,39 @@ static int rpcu_granules_map_run(rpcu_state *s, const rpcu_window *w, uint64_t l
 	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
 	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 	prop.location.id = s->device_base + w->device;
-	r = s->drv.p_cuMemCreate(&h, hi - lo, &prop, 0);
-	if (r != CUDA_SUCCESS) {
-		snprintf(why, whylen, "cuMemCreate of %llu bytes failed with %s", (unsigned long long)(hi - lo),
-		         rpcu_cu_name(&s->drv, r, err, sizeof(err)));
-		return -1;
-	}
+	memset(&access, 0, sizeof(access));
+	access.location = prop.location;
+	access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
 	for (a = lo; a < hi; a += g) {
-		r = s->drv.p_cuMemMap((CUdeviceptr)a, g, a - lo, h, 0);
+		CUmemGenericAllocationHandle h;
+		const char *step = "cuMemCreate";
+		r = s->drv.p_cuMemCreate(&h, g, &prop, 0);
+		if (r == CUDA_SUCCESS) {
+			step = "cuMemMap";
+			r = s->drv.p_cuMemMap((CUdeviceptr)a, g, 0, h, 0);
+			s->drv.p_cuMemRelease(h); /* a mapping keeps its memory */
+		}
+		if (r == CUDA_SUCCESS) {
+			step = "cuMemSetAccess";
+			r = s->drv.p_cuMemSetAccess((CUdeviceptr)a, g, &access, 1);
+			if (r != CUDA_SUCCESS)
+				s->drv.p_cuMemUnmap((CUdeviceptr)a, g);
+		}
 		if (r != CUDA_SUCCESS || rpcu_granules_insert(s, a) != 0) {
 			if (r == CUDA_SUCCESS)
 				s->drv.p_cuMemUnmap((CUdeviceptr)a, g);
-			snprintf(why, whylen, "mapping 0x%llx in the window failed with %s", (unsigned long long)a,
+			snprintf(why, whylen, "mapping 0x%llx in the window failed (%s: %s)", (unsigned long long)a,
+			         r == CUDA_SUCCESS ? "granule table" : step,
 			         r == CUDA_SUCCESS ? "out of memory" : rpcu_cu_name(&s->drv, r, err, sizeof(err)));
 			goto out_unmap;
 		}
 	}
-	memset(&access, 0, sizeof(access));
-	access.location = prop.location;
-	access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-	r = s->drv.p_cuMemSetAccess((CUdeviceptr)lo, hi - lo, &access, 1);
-	if (r != CUDA_SUCCESS) {
-		snprintf(why, whylen, "cuMemSetAccess of 0x%llx failed with %s", (unsigned long long)lo,
-		         rpcu_cu_name(&s->drv, r, err, sizeof(err)));
-		goto out_unmap;
-	}
-	s->drv.p_cuMemRelease(h); /* the mappings keep the memory */
 	return 0;
 out_unmap:
 	while (a > lo) {
 		a -= g;
 		rpcu_granule_unmap(s, rpcu_granule_at(s, a));
 	}
-	s->drv.p_cuMemRelease(h);
 	return -1;
 }
 
@@ -363,8 +366,11 @@ void rpcu_granules_release(rpcu_state *s, uint64_t cap, uint64_t size)
 			i++;
 			continue;
 		}
-		if (!synced++)
-			s->drv.p_cuCtxSynchronize(); /* work in flight may still use it */
+		/* Work in flight may still use it; no synchronisation while a
+		 * stream captures (it would end the capture): captured work has
+		 * not run yet. */
+		if (!synced++ && !s->capturing)
+			s->drv.p_cuCtxSynchronize();
 		rpcu_granule_unmap(s, i);
 	}
 }

@@ -23,6 +23,8 @@ done
 export VK_DRIVER_FILES
 unset VK_INSTANCE_LAYERS VK_ADD_LAYER_PATH TRACESMITH_VK_SNAPSHOT_STAGING
 P=$BUILD/tests/programs
+# Which driver the loader found, for the log (and why not, when it found none).
+VK_LOADER_DEBUG=error,driver "$P/vk_compute" 2>&1 | grep -i 'driver\|error\|fail' | head -n 20 || true
 
 # vk_prog NAME ARGS...: capture, plain/captured output equal, replay with
 # every checkpoint equal, three replays agree.

@@ -26,7 +26,7 @@ unset TRACESMITH_TRIGGER NVTX_INJECTION64_PATH
 # ckpts TRACE: "object offset length hash" of every checkpoint, in order.
 ckpts() {
 	"$BUILD/tsinfo" --dump "$1" |
-		sed -n 's/.*CHECKPOINT call_seq=[0-9]* \(object=[^ ]* offset=[0-9]* length=[0-9]* hash=[^ ]*\).*/\1/p'
+		sed -n 's/.* checkpoint call_seq=[0-9]* \(object=[^ ]* offset=[0-9]* length=[0-9]* hash=[^ ]*\).*/\1/p'
 }
 
 expect_rc 0 plain "$G/gpu_windows"

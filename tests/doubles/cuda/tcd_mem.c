@@ -23,8 +23,8 @@
  * reservation is PROT_NONE address space only.
  *
  * VMM follows the driver's model: cuMemAddressReserve maps PROT_NONE address
- * space, cuMemCreate is a memfd, cuMemMap maps it into a reservation (at any
- * granule-aligned offset) still inaccessible, and only cuMemSetAccess makes
+ * space, cuMemCreate is a memfd, cuMemMap maps all of it (never a part, as
+ * the real driver) into a reservation still inaccessible, and only cuMemSetAccess makes
  * it readable and writable.
  *
  * WHERE A FIXED-ADDRESS RESERVATION GOES (TSCUDA_DOUBLE_RESERVE).  The hint
@@ -1110,6 +1110,14 @@ TCD_API(CUresult, cuMemMap)(CUdeviceptr ptr, size_t size, size_t offset, CUmemGe
 	if (offset > m->size || size > m->size - offset)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "offset %zu + size %zu exceed the allocation's %zu bytes",
 				offset, size, m->size);
+	/* The real driver maps an allocation whole: on the H100 (580.159.04)
+	 * cuMemMap of the first 2 MiB of a 20 MiB cuMemCreate allocation
+	 * failed with CUDA_ERROR_NOT_SUPPORTED; the documentation says the
+	 * offset must be 0. */
+	if (offset || size != m->size)
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call,
+				"maps %zu bytes at offset %zu of a %zu-byte allocation: only the whole allocation can be mapped",
+				size, offset, m->size);
 	pthread_mutex_lock(&tcd_mem.lock);
 	if (tcd_res_find_locked(p, size) == (size_t)-1) {
 		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "0x%lx + %zu is not inside a reservation", (unsigned long)p,
