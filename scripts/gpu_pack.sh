@@ -21,7 +21,7 @@ ARCH=${GPU_ARCH:-sm_90}
 make -s BUILD="$BUILD" all >/dev/null
 rm -rf "$DEST"
 B=$DEST/build
-mkdir -p "$B/interpose" "$B/layers" "$B/tests/programs" "$B/tests/shaders" "$B/gpu" "$DEST/lib"
+mkdir -p "$B/interpose" "$B/layers" "$B/tests/programs" "$B/tests/shaders" "$B/tests/cuda" "$B/gpu" "$DEST/lib"
 for t in tscapture tsreplay tsinfo tsexport; do
 	strip -o "$B/$t" "$BUILD/$t"
 done
@@ -33,6 +33,7 @@ for p in vk_compute vk_offscreen vk_multithread vk_trim_image; do
 	strip -o "$B/tests/programs/$p" "$BUILD/tests/programs/$p"
 done
 cp "$BUILD"/tests/shaders/*.spv "$B/tests/shaders/"
+strip -o "$B/tests/cuda/cuda_alloc_loop" "$BUILD/tests/cuda/cuda_alloc_loop" # tests/bench/cuda_mem_bench.sh
 
 S=tests/gpu
 G=$B/gpu
@@ -46,6 +47,7 @@ cc -std=c11 -O2 -I"$CUDA_HOME/include" -I$S -o "$G/gpu_driver_cubin" $S/gpu_driv
 "$NVCC" -arch="$ARCH" -I$S -o "$G/gpu_atomics" $S/gpu_atomics.cu
 "$NVCC" -arch="$ARCH" -I$S -o "$G/gpu_windows" $S/gpu_windows.cu
 "$NVCC" -O2 -arch="$ARCH" -I$S -o "$G/gpu_launch_loop" $S/gpu_launch_loop.cu
+"$NVCC" -O2 -arch="$ARCH" -I$S -o "$G/gpu_prealloc" $S/gpu_prealloc.cu
 cc -std=c11 -O2 -fPIC -shared -I"$CUDA_HOME/include" -o "$G/libcupti_count.so" $S/cupti_count.c \
 	-L"$CUDA_HOME/lib64" -L"$CUDA_HOME/extras/CUPTI/lib64" -lcupti -lpthread
 strip "$G"/gpu_* 2>/dev/null || true

@@ -20,13 +20,18 @@
 #             (from the trace) over the time difference: GB/s per round,
 #             median.
 #   BUILD=build sh tests/bench/cuda_mem_bench.sh [--only alloc,keyframe]
+#       [--driver double|system]
+# --driver system leaves LD_LIBRARY_PATH alone (the real libcuda.so.1 on a
+# GPU machine, tests/gpu/lease.sh); only `alloc` runs there (the keyframe
+# program's kernels are the double's modules: tests/gpu/bench_prealloc.sh
+# measures keyframes on a GPU).
 # Environment: CUDA_BENCH_ROUNDS (default 11), CUDA_MEM_BENCH_PAIRS
 # (default 20000), CUDA_MEM_BENCH_MIB (default 1024).
 set -eu
 BUILD=${BUILD:-build}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$TOP"
-if [ ! -e "$BUILD/interpose/libtracesmith_cuda.so" ] || [ ! -e "$BUILD/tests/doubles/cuda/libcuda.so.1" ]; then
+if [ ! -e "$BUILD/interpose/libtracesmith_cuda.so" ]; then
 	echo "cuda_mem_bench: SKIPPED: the CUDA parts are not built (no CUDA toolkit headers: cuda.h)"
 	exit 0
 fi
@@ -51,10 +56,14 @@ def env_int(name, default):
     return int(v) if v else default
 
 
+DRIVER = "double"
+
+
 def base_env():
     e = {k: v for k, v in os.environ.items() if not k.startswith(("TRACESMITH_", "TSCUDA_", "LD_PRELOAD"))}
-    e["LD_LIBRARY_PATH"] = DOUBLE
-    e["TSCUDA_DOUBLE_QUIET"] = "1"
+    if DRIVER == "double":
+        e["LD_LIBRARY_PATH"] = DOUBLE
+        e["TSCUDA_DOUBLE_QUIET"] = "1"
     return e
 
 
@@ -143,14 +152,24 @@ def keyframe(rounds, mib, fill):
 def main():
     ap = argparse.ArgumentParser(prog="cuda_mem_bench.sh")
     ap.add_argument("--only", default="alloc,keyframe")
+    ap.add_argument("--driver", choices=("double", "system"), default="double")
     a = ap.parse_args()
+    global DRIVER
+    DRIVER = a.driver
     parts = [p for p in a.only.split(",") if p]
     for p in parts:
         if p not in ("alloc", "keyframe"):
             raise BenchError("--only: unknown part '%s' (have alloc,keyframe)" % p)
+        if p == "keyframe" and DRIVER == "system":
+            raise BenchError("--only keyframe needs the double (its program's kernels are the double's "
+                             "modules); on a GPU use tests/gpu/bench_prealloc.sh")
+    if DRIVER == "double" and not os.path.exists(os.path.join(DOUBLE, "libcuda.so.1")):
+        print("cuda_mem_bench: SKIPPED: the libcuda test double is not built")
+        return 0
     rounds = env_int("CUDA_BENCH_ROUNDS", 11)
-    print("cuda_mem_bench: %s, %d CPUs, on the libcuda test double" % (
-        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.cpu_count()))
+    print("cuda_mem_bench: %s, %d CPUs, %s" % (
+        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.cpu_count(),
+        "on the libcuda test double" if DRIVER == "double" else "on the system's libcuda.so.1"))
     if "alloc" in parts:
         alloc(rounds, env_int("CUDA_MEM_BENCH_PAIRS", 20000))
     if "keyframe" in parts:

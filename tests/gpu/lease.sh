@@ -39,13 +39,32 @@ run_chain() { # NAME TEST...
 	done
 }
 
-if [ "${GPU_LEASE_BENCH:-1}" = 1 ]; then
+# timed NAME LIMIT CMD...: one benchmark, alone, its log in $OUT/NAME.log.
+timed() {
+	n=$1 l=$2
+	shift 2
 	s=$(date +%s)
-	CUDA_BENCH_ROUNDS=${CUDA_BENCH_ROUNDS:-7} timeout 120 sh tests/gpu/bench_launch.sh >"$OUT/bench_launch.log" 2>&1
-	echo "bench_launch rc $? $(($(date +%s) - s))s" >>"$OUT/summary.txt"
-fi
-run_chain cuda test_gpu_capture_replay test_gpu_windows test_gpu_cupti_counts &
-run_chain python test_gpu_python test_gpu_torch &
-run_chain vulkan test_gpu_vulkan &
-wait
+	timeout "$l" "$@" >"$OUT/$n.log" 2>&1
+	echo "$n rc $? $(($(date +%s) - s))s" >>"$OUT/summary.txt"
+}
+
+# GPU_LEASE_PARTS: any of bench (launch cost), measure (preallocation,
+# keyframes, allocation cost, a PyTorch trace's make-up), tests.
+PARTS=${GPU_LEASE_PARTS:-bench,tests}
+case ,$PARTS, in *,bench,*)
+	CUDA_BENCH_ROUNDS=${CUDA_BENCH_ROUNDS:-7} timed bench_launch 120 sh tests/gpu/bench_launch.sh ;;
+esac
+case ,$PARTS, in *,measure,*)
+	timed bench_prealloc 150 sh tests/gpu/bench_prealloc.sh
+	CUDA_BENCH_ROUNDS=3 CUDA_MEM_BENCH_PAIRS=2000 timed bench_alloc 45 \
+		sh tests/bench/cuda_mem_bench.sh --driver system --only alloc
+	timed torch_trace 45 sh -c '"$BUILD/tscapture" -o /tmp/torch_train.sbt -- python3 tests/gpu/gpu_torch_train.py &&
+		"$BUILD/tsinfo" /tmp/torch_train.sbt | head -n 16' ;;
+esac
+case ,$PARTS, in *,tests,*)
+	run_chain cuda test_gpu_capture_replay test_gpu_windows test_gpu_cupti_counts &
+	run_chain python test_gpu_python test_gpu_torch &
+	run_chain vulkan test_gpu_vulkan &
+	wait ;;
+esac
 cat "$OUT/summary.txt"
