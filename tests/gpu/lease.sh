@@ -49,7 +49,8 @@ timed() {
 }
 
 # GPU_LEASE_PARTS: any of bench (launch cost), measure (preallocation,
-# keyframes, allocation cost, a PyTorch trace's make-up), tests.
+# keyframes, allocation cost, a PyTorch trace's make-up), diag (the driver
+# calls a recorded launch makes, counted by CUPTI), tests.
 PARTS=${GPU_LEASE_PARTS:-bench,tests}
 case ,$PARTS, in *,bench,*)
 	CUDA_BENCH_ROUNDS=${CUDA_BENCH_ROUNDS:-7} timed bench_launch 120 sh tests/gpu/bench_launch.sh ;;
@@ -60,6 +61,16 @@ case ,$PARTS, in *,measure,*)
 		sh tests/bench/cuda_mem_bench.sh --driver system --only alloc
 	timed torch_trace 45 sh -c '"$BUILD/tscapture" -o /tmp/torch_train.sbt -- python3 tests/gpu/gpu_torch_train.py &&
 		"$BUILD/tsinfo" /tmp/torch_train.sbt | sed -n "2p;13,18p"' ;;
+esac
+case ,$PARTS, in *,diag,*)
+	# Which driver calls a launch costs under capture: CUPTI's count of
+	# every driver entry point (tests/gpu/cupti_count.c) for 10,000 empty
+	# launches, plain and recorded with no stacks.
+	CUPTI_COUNT_OUT=$OUT/cupti_plain.counts CUDA_INJECTION64_PATH=$TOP/$BUILD/gpu/libcupti_count.so \
+		timed cupti_plain 60 "$BUILD/gpu/gpu_launch_loop" --launches 10000
+	CUPTI_COUNT_OUT=$OUT/cupti_capture.counts CUDA_INJECTION64_PATH=$TOP/$BUILD/gpu/libcupti_count.so \
+		TRACESMITH_STACKS=none timed cupti_capture 60 "$BUILD/tscapture" -o /tmp/ll.sbt -- \
+		"$BUILD/gpu/gpu_launch_loop" --launches 10000 ;;
 esac
 case ,$PARTS, in *,tests,*)
 	run_chain cuda test_gpu_capture_replay test_gpu_windows test_gpu_cupti_counts &
