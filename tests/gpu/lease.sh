@@ -49,8 +49,9 @@ timed() {
 }
 
 # GPU_LEASE_PARTS: any of bench (launch cost), measure (preallocation,
-# keyframes, allocation cost, a PyTorch trace's make-up), diag (the driver
-# calls a recorded launch makes, counted by CUPTI), tests.
+# keyframes, allocation cost, and trace), trace (a PyTorch trace's
+# make-up), diag (the driver calls a recorded launch makes, counted by
+# CUPTI), tests.
 PARTS=${GPU_LEASE_PARTS:-bench,tests}
 case ,$PARTS, in *,bench,*)
 	CUDA_BENCH_ROUNDS=${CUDA_BENCH_ROUNDS:-7} timed bench_launch 120 sh tests/gpu/bench_launch.sh ;;
@@ -59,6 +60,9 @@ case ,$PARTS, in *,measure,*)
 	timed bench_prealloc 150 sh tests/gpu/bench_prealloc.sh
 	CUDA_BENCH_ROUNDS=3 CUDA_MEM_BENCH_PAIRS=2000 timed bench_alloc 45 \
 		sh tests/bench/cuda_mem_bench.sh --driver system --only alloc
+	;;
+esac
+case ,$PARTS, in *,measure,* | *,trace,*)
 	timed torch_trace 45 sh -c '"$BUILD/tscapture" -o /tmp/torch_train.sbt -- python3 tests/gpu/gpu_torch_train.py &&
 		"$BUILD/tsinfo" /tmp/torch_train.sbt | sed -n "2p;13,18p"' ;;
 esac
