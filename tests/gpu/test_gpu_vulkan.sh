@@ -6,7 +6,8 @@
 # --submits 4-7 with device-local images (the snapshot's staging copies run
 # for real, TRACESMITH_VK_SNAPSHOT_STAGING unset) replays with every
 # checkpoint equal; each prints the memory tracker the layer chose
-# (vulkan.memory_tracker).  The Khronos validation layer is not used: the
+# (vulkan.memory_tracker); vk_compute's replay is profiled with timestamp
+# queries (--profile).  The Khronos validation layer is not used: the
 # GPU machines lack Debian's package (the same programs run under it in
 # make test on lavapipe).  Uses the NVIDIA ICD; lavapipe's must not answer.
 set -eu
@@ -43,6 +44,17 @@ vk_prog() {
 gpu_part vk_compute vk_prog vk_compute
 gpu_part vk_offscreen vk_prog vk_offscreen --frames 3
 gpu_part vk_multithread vk_prog vk_multithread --thread-submit
+
+# Timestamp queries on the GPU: --profile times every command of vk_compute.
+vk_profile() {
+	[ -s "$T/vk_compute.sbt" ] || fail "vk_profile: no vk_compute trace"
+	expect_rc 0 vk_profile "$BUILD/tsreplay" --profile "$T/vk_compute.sbt"
+	has vk_profile out "commands timed on"
+	n=$(grep -c '^entry ' "$T/vk_compute.sbt.profile")
+	[ "$n" -ge 1 ] || fail "vk_profile: no entry in the profile"
+	echo "vk_profile: $n entries; $(grep -m1 '^device ' "$T/vk_compute.sbt.profile")"
+}
+gpu_part vk_profile vk_profile
 
 trim() {
 	expect_rc 0 trim.capture env TRACESMITH_LOG=info "$BUILD/tscapture" --submits 4-7 -o "$T/trim.sbt" -- \

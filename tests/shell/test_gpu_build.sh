@@ -25,6 +25,7 @@ nv gpu_rdc -rdc=true "$SRC/gpu_rdc_main.cu" "$SRC/gpu_rdc_dev.cu"
 nv gpu_atomics "$SRC/gpu_atomics.cu"
 nv gpu_launch_loop "$SRC/gpu_launch_loop.cu"
 nv gpu_windows "$SRC/gpu_windows.cu"
+nv gpu_prealloc "$SRC/gpu_prealloc.cu"
 nv gpu_driver_kernels.cubin -cubin "$SRC/gpu_driver_kernels.cu"
 for c in gpu_driver_cubin cupti_count; do
 	extra=""
