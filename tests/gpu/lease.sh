@@ -77,7 +77,7 @@ case ,$PARTS, in *,diag,*)
 		"$BUILD/gpu/gpu_launch_loop" --launches 10000 ;;
 esac
 case ,$PARTS, in *,tests,*)
-	run_chain cuda test_gpu_capture_replay test_gpu_windows test_gpu_cupti_counts &
+	run_chain cuda test_gpu_capture_replay test_gpu_replay_modes test_gpu_windows test_gpu_cupti_counts &
 	run_chain python test_gpu_python test_gpu_torch &
 	run_chain vulkan test_gpu_vulkan &
 	wait ;;
