@@ -51,7 +51,7 @@ timed() {
 # GPU_LEASE_PARTS: any of bench (launch cost), measure (preallocation,
 # keyframes, allocation cost, and trace), trace (a PyTorch trace's
 # make-up), diag (the driver calls a recorded launch makes, counted by
-# CUPTI), tests.
+# CUPTI), tests (GPU_LEASE_TESTS: only the tests named).
 PARTS=${GPU_LEASE_PARTS:-bench,tests}
 case ,$PARTS, in *,bench,*)
 	CUDA_BENCH_ROUNDS=${CUDA_BENCH_ROUNDS:-7} timed bench_launch 120 sh tests/gpu/bench_launch.sh ;;
@@ -77,9 +77,14 @@ case ,$PARTS, in *,diag,*)
 		"$BUILD/gpu/gpu_launch_loop" --launches 10000 ;;
 esac
 case ,$PARTS, in *,tests,*)
+	if [ -n "${GPU_LEASE_TESTS:-}" ]; then # only these, side by side
+		for t in $GPU_LEASE_TESTS; do run_chain "$t" "$t" & done
+		wait
+	else
 	run_chain cuda test_gpu_capture_replay test_gpu_replay_modes test_gpu_windows test_gpu_cupti_counts &
 	run_chain python test_gpu_python test_gpu_torch &
 	run_chain vulkan test_gpu_vulkan &
-	wait ;;
+	wait
+	fi ;;
 esac
 cat "$OUT/summary.txt"
