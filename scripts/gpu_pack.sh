@@ -63,7 +63,7 @@ done
 # Libraries: everything ldd resolves for what we carry, except the C
 # library, libstdc++/libgcc and zlib, which the machine has (and which
 # PyTorch, loaded beside our interposer, must get in its own versions).
-for f in "$B"/tscapture "$B"/tsreplay "$B"/tsinfo "$B"/interpose/*.so "$B"/layers/*.so "$B"/tests/programs/* \
+for f in "$B"/tscapture "$B"/tsreplay "$B"/tsinfo "$B"/tsexport "$B"/interpose/*.so "$B"/layers/*.so "$B"/tests/programs/* \
 	"$DEST"/lib/lib*GL*.so.*; do
 	ldd "$f" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p'
 done | sort -u | while read -r l; do

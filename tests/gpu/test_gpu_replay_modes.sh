@@ -63,9 +63,9 @@ atomics() {
 	"$BUILD/tsreplay" --check-determinism --per-command --runs 3 "$T/atomics.sbt" \
 		>"$T/atomics.out" 2>"$T/atomics.err" || rc=$?
 	[ "$rc" -eq 4 ] || fail "atomics: --per-command exited $rc, expected 4: $(cat "$T/atomics.err")"
-	grep -q 'seq [0-9]' "$T/atomics.out" "$T/atomics.err" ||
+	grep -q 'part first after the command at seq [0-9]' "$T/atomics.err" ||
 		fail "atomics: no command named: $(cat "$T/atomics.out" "$T/atomics.err")"
-	echo "atomics: $(grep -h 'seq [0-9]' "$T/atomics.out" "$T/atomics.err" | head -n 1)"
+	echo "atomics: $(grep -h 'part first after the command' "$T/atomics.err" | head -n 1)"
 }
 gpu_part atomics atomics
 gpu_done
