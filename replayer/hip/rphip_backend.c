@@ -199,9 +199,77 @@ static rp_status rphip_runtime_open(rphip_state *s, rp_diag *diag)
 /* ---- entry points ----------------------------------------------------------------- */
 
 static const rp_option_desc rphip_options[] = {
+	{"--streams", "MODE[,...]", "HIP: single (capture order) or multi (as captured); a list alternates runs"},
 	{"--hip-no-reserve", NULL, "HIP: allocate anywhere, not at the captured addresses"},
 	{NULL, NULL, NULL},
 };
+
+#define RPHIP_STREAM_MODES_MAX 16
+
+/* --streams single|multi, or a comma-separated list of them that
+ * --check-determinism runs take in turn: bit i of *modes_out set when
+ * entry i is single.  The same syntax as the CUDA backend's option of the
+ * same name (both check a value given once). */
+static rp_status rphip_parse_streams(const char *text, unsigned *modes_out, unsigned *n_out,
+                                     rp_diag *diag)
+{
+	const char *p = text ? text : "";
+	unsigned modes = 0, n = 0;
+
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		if (n == RPHIP_STREAM_MODES_MAX) {
+			rp_diag_set(diag, "--streams: at most %d entries, got '%s'", RPHIP_STREAM_MODES_MAX,
+			            text);
+			return RP_ERR_USAGE;
+		}
+		if (len == 6 && strncmp(p, "single", 6) == 0) {
+			modes |= 1u << n;
+		} else if (!(len == 5 && strncmp(p, "multi", 5) == 0)) {
+			rp_diag_set(diag, "--streams: expected single or multi, got '%s' (a comma-separated "
+			            "list of them alternates the runs)", text ? text : "");
+			return RP_ERR_USAGE;
+		}
+		n++;
+		p += len;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	*modes_out = modes;
+	*n_out = n;
+	return RP_OK;
+}
+
+/* The --streams entry of the run now starting. */
+static void rphip_pick_stream_mode(rphip_state *s)
+{
+	s->single = s->nstream_modes ? (s->stream_modes >> (s->run % s->nstream_modes)) & 1u : 0;
+}
+
+static rp_status rphip_check_option(const rp_option_value *o, rp_diag *diag)
+{
+	unsigned modes, n;
+
+	if (strcmp(o->name, "--streams") == 0)
+		return rphip_parse_streams(o->value, &modes, &n, diag);
+	if (strcmp(o->name, "--device") == 0 && o->value && strcmp(o->value, "0") != 0) {
+		rp_diag_set(diag, "--device: the HIP backend replays on device 0 only, got '%s'", o->value);
+		return RP_ERR_USAGE;
+	}
+	return RP_OK;
+}
+
+/* rp_backend_ops.run_mode: only when --streams names both modes. */
+static const char *rphip_run_mode(void *state)
+{
+	rphip_state *s = state;
+	unsigned all = s->nstream_modes ? (1u << s->nstream_modes) - 1u : 0;
+
+	if (s->nstream_modes < 2 || s->stream_modes == 0 || s->stream_modes == all)
+		return NULL;
+	return s->single ? "serialised" : "concurrent";
+}
 
 static void rphip_close(void *state);
 
@@ -216,9 +284,19 @@ static rp_status rphip_open(const rp_backend_open_args *args, void **state_out, 
 	}
 	s->trace = args->trace;
 	s->quiet = args->quiet;
-	for (size_t i = 0; i < args->noptions; i++)
+	for (size_t i = 0; i < args->noptions; i++) {
 		if (strcmp(args->options[i].name, "--hip-no-reserve") == 0)
 			s->no_reserve = 1;
+		if (strcmp(args->options[i].name, "--streams") == 0) {
+			st = rphip_parse_streams(args->options[i].value, &s->stream_modes,
+			                         &s->nstream_modes, diag);
+			if (st != RP_OK) {
+				free(s);
+				return st;
+			}
+		}
+	}
+	rphip_pick_stream_mode(s);
 	if (args->device && strcmp(args->device, "0") != 0) {
 		rp_diag_set(diag, "--device: the HIP backend replays on device 0 only, got '%s'",
 		            args->device);
@@ -341,6 +419,8 @@ static rp_status rphip_reset(void *state, rp_diag *diag)
 
 	(void)diag;
 	rphip_teardown(s);
+	s->run++;
+	rphip_pick_stream_mode(s);
 	return RP_OK;
 }
 
@@ -370,4 +450,6 @@ const rp_backend_ops rphip_backend_ops = {
 	.reset = rphip_reset,
 	.close = rphip_close,
 	.options = rphip_options,
+	.check_option = rphip_check_option,
+	.run_mode = rphip_run_mode,
 };

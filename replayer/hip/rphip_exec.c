@@ -20,7 +20,8 @@ static rp_status rphip_unknown(rphip_state *s, rp_diag *diag, const char *what, 
 	                  (unsigned long long)cap);
 }
 
-/* The live stream of a captured one (0: the null stream). */
+/* The live stream of a captured one (0: the null stream; every stream
+ * with --streams single). */
 static rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj **obj,
                               rp_diag *diag)
 {
@@ -34,7 +35,7 @@ static rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rp
 	o = rphip_obj_get(s, RPHIP_O_STREAM, cap);
 	if (!o)
 		return rphip_unknown(s, diag, "stream", cap);
-	*out = o->live;
+	*out = s->single ? NULL : o->live;
 	if (obj)
 		*obj = o;
 	return RP_OK;
@@ -659,6 +660,10 @@ static rp_status rphip_graph(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_ca
 
 	switch (hc) {
 	case SBT_CM_HIP_hipStreamBeginCapture:
+		if (s->single)
+			return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
+			                  "stream capture cannot be replayed with --streams single (it needs "
+			                  "a stream); replay with --streams multi");
 		if ((st = rphip_stream(s, c->stream, &stream, &so, diag)) != RP_OK)
 			return st;
 		r = s->rt.p_hipStreamBeginCapture(stream, (hipStreamCaptureMode)c->flags);

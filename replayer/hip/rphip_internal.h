@@ -105,6 +105,10 @@ typedef struct rphip_state {
 	sbt_reader *trace;         /* borrowed */
 	int quiet;
 	int no_reserve;            /* --hip-no-reserve */
+	unsigned stream_modes;     /* --streams: bit i set when entry i is single */
+	unsigned nstream_modes;    /* 0: not given (multi) */
+	unsigned run;              /* runs begun before this one */
+	int single;                /* this run: every stream is the null stream */
 	size_t granularity;        /* 0: not asked yet; SIZE_MAX: placement unavailable */
 	rphip_obj *objs;
 	size_t nobjs, capobjs;

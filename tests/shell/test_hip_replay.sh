@@ -10,7 +10,8 @@
 # and launched twice (hip_graph); at the captured addresses and, with
 # --hip-no-reserve, moved with their pointer arguments rewritten (the
 # struct's too); --range after the launch and before the checkpoint;
-# --check-determinism; a planted divergence (the launch's scalar changed:
+# --check-determinism; --streams single and single,multi (graphs refused
+# in single); a planted divergence (the launch's scalar changed:
 # exit 3); a wild pointer planted in a launch (hipErrorIllegalAddress from
 # the double, one line, exit 1, no crash); a kernel with no host twin
 # (NOT RUN on the double, its checkpoint not compared); the double's
@@ -99,6 +100,18 @@ for p in saxpy struct module graph; do
 	has "$p.determinism" out '"runs":3'
 done
 all_match struct.moved.determinism 1 --check-determinism --runs 2 --hip-no-reserve "$T/struct.sbt"
+# --streams single: every stream's work on the null stream, in capture
+# order; a list alternates the runs.  Stream capture needs a stream.
+for p in saxpy struct module; do
+	all_match "$p.single" 1 --streams single "$T/$p.sbt"
+	all_match "$p.alternate" 1 --check-determinism --streams single,multi "$T/$p.sbt"
+done
+expect_rc 1 graph.single "$RP" --streams single "$T/graph.sbt"
+has graph.single err "(hip.hipStreamBeginCapture): stream capture cannot be replayed with --streams single"
+expect_rc 2 streams.bogus "$RP" --streams bogus "$T/saxpy.sbt"
+has streams.bogus err "tsreplay: --streams: expected single or multi, got 'bogus'"
+expect_rc 2 device.one "$RP" --device 1 "$T/saxpy.sbt"
+has device.one err "--device: the HIP backend replays on device 0 only, got '1'"
 
 # --range: starting after the launch (it is fast-forwarded) and ending
 # before the checkpoint.

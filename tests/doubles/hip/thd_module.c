@@ -504,7 +504,13 @@ THD_EXPORT hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, si
 
 /* ---- running a kernel --------------------------------------------------------------- */
 
+/* The jump target of the twin running on this thread, if any; the
+ * dispositions found when the guard was installed (written once, before
+ * any twin runs).  A fault outside a twin is not the double's: the handler
+ * puts back what it found and returns, so the instruction faults again
+ * under the program's own disposition (a real crash still crashes). */
 static __thread sigjmp_buf *thd_guard_jmp;
+static struct sigaction thd_guard_prev_segv, thd_guard_prev_bus;
 
 static void thd_guard_handler(int sig)
 {
@@ -514,7 +520,7 @@ static void thd_guard_handler(int sig)
 		thd_guard_jmp = NULL;
 		siglongjmp(*jb, 1);
 	}
-	signal(sig, SIG_DFL); /* not a twin's fault: crash as the program would */
+	sigaction(sig, sig == SIGBUS ? &thd_guard_prev_bus : &thd_guard_prev_segv, NULL);
 }
 
 static void thd_guard_install(void)
@@ -523,10 +529,11 @@ static void thd_guard_install(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = thd_guard_handler;
+	/* SA_NODEFER: the jump leaves the handler without sigreturn */
 	sa.sa_flags = SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGSEGV, &sa, NULL);
-	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGSEGV, &sa, &thd_guard_prev_segv);
+	sigaction(SIGBUS, &sa, &thd_guard_prev_bus);
 }
 
 static void thd_not_run(const char *name)
