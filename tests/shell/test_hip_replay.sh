@@ -14,7 +14,8 @@
 # in single); a planted divergence (the launch's scalar changed:
 # exit 3); a wild pointer planted in a launch (hipErrorIllegalAddress from
 # the double, one line, exit 1, no crash); a kernel with no host twin
-# (NOT RUN on the double, its checkpoint not compared); the double's
+# (NOT RUN on the double, its checkpoint not compared); damaged traces
+# (seeded mutants: a result or one named error, no crash); the double's
 # exports; a runtime that cannot be loaded, named.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/hip"
@@ -144,6 +145,23 @@ capture notwin "$H/hip_graph" notwin
 expect_rc 0 notwin.replay "$RP" "$T/notwin.sbt"
 has notwin.replay out "1 compared, 1 matched, 0 differ, 1 NOT COMPARED"
 has notwin.replay out "which ran nothing on the test double"
+
+# Damaged traces (40 seeded mutants of each: bytes, cuts, moves, drops,
+# handles) end with a result or one named error, never a crash or a hang.
+for p in struct module graph; do
+	mkdir -p "$T/mut_$p"
+	expect_rc 0 "mut_$p" "$MUT" --batch "$T/$p.sbt" "$T/mut_$p" 1 40
+	for f in "$T/mut_$p"/*.sbt; do
+		rc=0
+		timeout 60 "$RP" -q --check-determinism --runs 2 "$f" >/dev/null 2>"$T/mut.err" || rc=$?
+		case $rc in
+		0 | 3) ;;
+		1) grep -q '^tsreplay: ' "$T/mut.err" ||
+			fail "$f ($(grep "$(basename "$f"):" "$T/mut_$p.out")): exit 1 without a message: $(cat "$T/mut.err")" ;;
+		*) fail "$f ($(grep "$(basename "$f"):" "$T/mut_$p.out")): exit $rc: $(cat "$T/mut.err")" ;;
+		esac
+	done
+done
 
 # No runtime to load: named, exit 1.
 expect_rc 1 noruntime env TRACESMITH_HIP_RUNTIME="$T/none/libamdhip64.so.5" "$RP" "$T/saxpy.sbt"

@@ -129,7 +129,12 @@ THD_EXPORT hipError_t hipPeekAtLastError(void)
 	X(hipErrorLaunchFailure, "unspecified launch failure")                            \
 	X(hipErrorStreamCaptureUnsupported, "operation not permitted when stream is capturing") \
 	X(hipErrorStreamCaptureUnmatched, "capture was not initiated in this stream")     \
-	X(hipErrorNotSupported, "operation not supported")
+	X(hipErrorNotSupported, "operation not supported")                                \
+	X(hipErrorLaunchTimeOut, "the launch timed out and was terminated")               \
+	X(hipErrorInvalidConfiguration, "invalid configuration argument")                 \
+	X(hipErrorInvalidDeviceFunction, "invalid device function")                       \
+	X(hipErrorFileNotFound, "file not found")                                         \
+	X(hipErrorIllegalState, "operation not permitted in this state")
 
 THD_EXPORT const char *hipGetErrorName(hipError_t e)
 {

@@ -571,6 +571,18 @@ hipError_t thd_kernel_run(struct ihipModuleSymbol_t *f, const unsigned grid[3],
 	}
 	if (len < t->args_size)
 		return hipErrorInvalidValue;
+	/* The twins compute one-dimensional grids, as tests/hip launches them. */
+	if (grid[1] != 1 || grid[2] != 1 || block[1] != 1 || block[2] != 1) {
+		thd_say("kernel %s: the twin runs one-dimensional launches only", f->name);
+		return hipErrorNotSupported;
+	}
+	/* A GPU runs 2^31 blocks in seconds, a host loop over them takes hours:
+	 * a larger launch ends as the runtime ends a kernel that ran too long. */
+	if ((uint64_t)grid[0] * block[0] > THD_TWIN_MAX_THREADS) {
+		thd_say("kernel %s: %llu threads, more than the twin runs", f->name,
+		        (unsigned long long)grid[0] * block[0]);
+		return hipErrorLaunchTimeOut;
+	}
 	memcpy(l.grid, grid, sizeof(l.grid));
 	memcpy(l.block, block, sizeof(l.block));
 	l.args = args;

@@ -26,6 +26,9 @@ typedef struct thd_twin_launch {
 	struct ihipModule_t *mod; /* for the kernel's globals */
 } thd_twin_launch;
 
+/* The most threads (grid x block) one launch of a twin runs. */
+#define THD_TWIN_MAX_THREADS ((uint64_t)1 << 28)
+
 enum thd_twin_result { THD_TWIN_DONE = 0, THD_TWIN_FAULT = 1, THD_TWIN_PARAMS = 2 };
 
 typedef enum thd_twin_result thd_twin_fn(const thd_twin_launch *l);
