@@ -189,8 +189,7 @@ static rp_status rphip_global(rphip_state *s, const sbt_cm_call *c, uint64_t cap
 	return RP_OK;
 }
 
-static rp_status rphip_module_unload(rphip_state *s, const sbt_cm_call *c, int registered,
-                                     rp_diag *diag)
+static rp_status rphip_module_unload(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
 {
 	rphip_obj *m = rphip_obj_get(s, RPHIP_O_MODULE, c->handle);
 	hipError_t r;
@@ -199,7 +198,6 @@ static rp_status rphip_module_unload(rphip_state *s, const sbt_cm_call *c, int r
 		return rphip_failed_has(s, c->handle) ? RP_OK : rphip_unknown(s, diag, "module", c->handle);
 	s->rt.p_hipDeviceSynchronize();
 	r = s->rt.p_hipModuleUnload(m->live);
-	(void)registered;
 	rphip_obj_del(s, m);
 	return r == hipSuccess ? RP_OK : rphip_hipfail(s, diag, "hipModuleUnload", r);
 }
@@ -733,9 +731,8 @@ rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, r
 	case SBT_CM_HIP_hipModuleLoadDataEx:
 		return rphip_module_load(s, c, diag);
 	case SBT_CM_HIP___hipUnregisterFatBinary:
-		return rphip_module_unload(s, c, 1, diag);
 	case SBT_CM_HIP_hipModuleUnload:
-		return rphip_module_unload(s, c, 0, diag);
+		return rphip_module_unload(s, c, diag);
 	case SBT_CM_HIP___hipRegisterFunction:
 	case SBT_CM_HIP_hipModuleGetFunction:
 		return rphip_function(s, c, diag);

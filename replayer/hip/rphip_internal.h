@@ -35,7 +35,6 @@
  * declares it with (__typeof__), looked up with dlsym. */
 #define RPHIP_RUNTIME_LIST(X)                                                      \
 	X(hipGetDeviceCount) X(hipSetDevice) X(hipDeviceSynchronize) X(hipGetErrorName) \
-	X(hipDeviceGetName)                                                             \
 	X(hipModuleLoadData) X(hipModuleUnload) X(hipModuleGetFunction)                 \
 	X(hipModuleGetGlobal) X(hipModuleLaunchKernel)                                  \
 	X(hipMalloc) X(hipFree) X(hipMemGetAllocationGranularity)                       \
