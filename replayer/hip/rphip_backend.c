@@ -369,6 +369,35 @@ static rp_status rphip_execute(void *state, const sbt_record *rec, unsigned flag
 	return rphip_exec(s, (sbt_cm_hip_call)hc, &c, diag);
 }
 
+/* The first difference with the capture, told in HIP terms: the copy, the
+ * allocation it read and where, and the last kernel given a pointer into
+ * it (the likeliest writer).  Once per run. */
+static void rphip_note_mismatch(rphip_state *s, const rphip_copy *c, const sbt_checkpoint *cp,
+                                const uint8_t *bytes)
+{
+	rp_check_result res;
+	rp_diag d = {""};
+
+	if (s->noted_mismatch || s->quiet || rp_check_bytes(cp, bytes, cp->length, &res, &d) != RP_OK ||
+	    res.match)
+		return;
+	s->noted_mismatch = 1;
+	fprintf(stderr, "tsreplay: hip: the device-to-host copy at seq %llu differs from the capture\n",
+	        (unsigned long long)c->seq);
+	fprintf(stderr, "  allocation: 0x%llx (made at seq %llu, %llu bytes)\n",
+	        (unsigned long long)c->alloc_cap, (unsigned long long)c->alloc_seq,
+	        (unsigned long long)c->alloc_size);
+	if (res.located)
+		fprintf(stderr, "  offset:   %llu in the allocation (first differing block of %llu bytes)\n",
+		        (unsigned long long)(cp->object + res.diff_offset - c->alloc_cap),
+		        (unsigned long long)res.diff_len);
+	if (c->kernel_seq)
+		fprintf(stderr, "  kernel:   %s (launch seq %llu), the last kernel given a pointer into it\n",
+		        c->kernel, (unsigned long long)c->kernel_seq);
+	else
+		fprintf(stderr, "  kernel:   none was given a pointer into it before the copy\n");
+}
+
 static rp_status rphip_checkpoint(void *state, const sbt_checkpoint *cp, const void **bytes_out,
                                   rp_diag *diag)
 {
@@ -406,6 +435,7 @@ static rp_status rphip_checkpoint(void *state, const sbt_checkpoint *cp, const v
 		}
 		c->served = 1;
 		*bytes_out = c->buf + off;
+		rphip_note_mismatch(s, c, cp, c->buf + off);
 		return RP_OK;
 	}
 	rp_diag_set(diag, "checkpoint of seq %llu: the replay made no device-to-host copy there",

@@ -183,6 +183,7 @@ static rp_status rphip_global(rphip_state *s, const sbt_cm_call *c, uint64_t cap
 	rg.live = RPHIP_LIVE(p);
 	rg.moved = rg.live != cap;
 	rg.global = 1;
+	rg.seq = s->seq;
 	if (rphip_range_find(s, cap) >= 0 || rphip_range_add(s, &rg) != 0)
 		return rphip_fail(s, diag, RP_ERR_TRACE, "global %s at 0x%llx overlaps an allocation", name,
 		                  (unsigned long long)cap);
@@ -204,9 +205,23 @@ static rp_status rphip_module_unload(rphip_state *s, const sbt_cm_call *c, rp_di
 
 /* ---- launches ------------------------------------------------------------------------ */
 
+/* A pointer word v of the launch of kernel name: the range it points into
+ * is marked as used by this launch and, when it moved, v is rewritten. */
+static uint64_t rphip_patch_word(rphip_state *s, uint64_t v, const char *name)
+{
+	long i = rphip_range_find(s, v);
+
+	if (i < 0)
+		return v;
+	s->ranges[i].kernel_seq = s->seq;
+	snprintf(s->ranges[i].kernel, sizeof(s->ranges[i].kernel), "%s", name);
+	return s->ranges[i].moved ? s->ranges[i].live + (v - s->ranges[i].cap) : v;
+}
+
 /* Rewrite pointers of a moved range in the kernarg bytes (rphip_internal.h
  * says which words are pointers). */
-static void rphip_patch(rphip_state *s, const sbt_amd_kernel *k, uint8_t *buf, size_t len)
+static void rphip_patch(rphip_state *s, const sbt_amd_kernel *k, const char *name, uint8_t *buf,
+                        size_t len)
 {
 	for (size_t a = 0; k && a < k->explicit_count; a++) {
 		const sbt_amd_arg *arg = &k->args[a];
@@ -214,17 +229,13 @@ static void rphip_patch(rphip_state *s, const sbt_amd_kernel *k, uint8_t *buf, s
 			continue;
 		for (uint32_t w = 0; w + 8 <= arg->size; w += 8) {
 			uint64_t v;
-			long i;
 			if (arg->kind != SBT_AMD_ARG_GLOBAL_BUFFER && arg->kind != SBT_AMD_ARG_BY_VALUE)
 				break;
 			if ((arg->offset + w) % 8)
 				continue;
 			memcpy(&v, buf + arg->offset + w, 8);
-			i = rphip_range_find(s, v);
-			if (i >= 0 && s->ranges[i].moved) {
-				v = s->ranges[i].live + (v - s->ranges[i].cap);
-				memcpy(buf + arg->offset + w, &v, 8);
-			}
+			v = rphip_patch_word(s, v, name);
+			memcpy(buf + arg->offset + w, &v, 8);
 			if (arg->kind == SBT_AMD_ARG_GLOBAL_BUFFER)
 				break;
 		}
@@ -233,13 +244,9 @@ static void rphip_patch(rphip_state *s, const sbt_amd_kernel *k, uint8_t *buf, s
 	 * without a layout). */
 	for (size_t off = 0; !k && off + 8 <= len; off += 8) {
 		uint64_t v;
-		long i;
 		memcpy(&v, buf + off, 8);
-		i = rphip_range_find(s, v);
-		if (i >= 0 && s->ranges[i].moved) {
-			v = s->ranges[i].live + (v - s->ranges[i].cap);
-			memcpy(buf + off, &v, 8);
-		}
+		v = rphip_patch_word(s, v, name);
+		memcpy(buf + off, &v, 8);
 	}
 }
 
@@ -280,7 +287,7 @@ static rp_status rphip_launch(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_c
 		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	if (len)
 		memcpy(buf, src, len);
-	rphip_patch(s, f->k, buf, len);
+	rphip_patch(s, f->k, f->name, buf, len);
 	extra[0] = HIP_LAUNCH_PARAM_BUFFER_POINTER;
 	extra[1] = buf;
 	extra[2] = HIP_LAUNCH_PARAM_BUFFER_SIZE;
@@ -394,6 +401,7 @@ static rp_status rphip_alloc(rphip_state *s, const sbt_cm_call *c, rp_diag *diag
 		rg.live = RPHIP_LIVE(p);
 		rg.moved = rg.live != rg.cap;
 	}
+	rg.seq = s->seq;
 	if (rg.moved)
 		s->moved++;
 	else
@@ -532,6 +540,14 @@ static rp_status rphip_copy_run(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm
 		cp->vstart = src;
 		cp->buf = buf;
 		cp->len = c->size;
+		{
+			const rphip_range *rg = &s->ranges[rphip_range_find(s, src)];
+			cp->alloc_cap = rg->cap;
+			cp->alloc_size = rg->size;
+			cp->alloc_seq = rg->seq;
+			cp->kernel_seq = rg->kernel_seq;
+			memcpy(cp->kernel, rg->kernel, sizeof(cp->kernel));
+		}
 		return rphip_after(s, stream, so, sync, NULL, diag);
 	}
 	case SBT_CM_COPY_HTOH:
@@ -876,6 +892,7 @@ void rphip_teardown(rphip_state *s)
 	s->nfailed = 0;
 	s->moved = s->placed = 0;
 	s->not_run_seq = 0;
+	s->noted_mismatch = 0;
 	if (s->rt.not_run)
 		s->not_run_seen = s->rt.not_run();
 }

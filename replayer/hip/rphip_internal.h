@@ -88,6 +88,9 @@ typedef struct rphip_range {
 	int global;                /* a module global or a __device__ shadow: not freed */
 	uint64_t res_size;         /* placed: the reservation's size */
 	hipMemGenericAllocationHandle_t handle;
+	uint64_t seq;              /* the record that made it */
+	uint64_t kernel_seq;       /* the last launch given a pointer into it, 0: none */
+	char kernel[64];           /* that launch's kernel */
 } rphip_range;
 
 /* A device-to-host copy's result, kept for its checkpoint. */
@@ -97,6 +100,9 @@ typedef struct rphip_copy {
 	uint8_t *buf;              /* owned */
 	uint64_t len;
 	int served;
+	/* for the mismatch note: the allocation read, as it was at the copy */
+	uint64_t alloc_cap, alloc_size, alloc_seq, kernel_seq;
+	char kernel[64];
 } rphip_copy;
 
 typedef struct rphip_state {
@@ -123,6 +129,7 @@ typedef struct rphip_state {
 	unsigned long long not_run_seen;
 	uint64_t not_run_seq;      /* first launch that ran nothing on the double */
 	int warned_moved, warned_nomem_kind;
+	int noted_mismatch;        /* the first differing copy was described */
 	/* the record being executed, for messages */
 	uint64_t seq;
 	const char *call;

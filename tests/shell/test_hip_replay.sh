@@ -12,7 +12,7 @@
 # struct's too); --range after the launch and before the checkpoint;
 # --check-determinism; --streams single and single,multi (graphs refused
 # in single); a planted divergence (the launch's scalar changed:
-# exit 3); a wild pointer planted in a launch (hipErrorIllegalAddress from
+# exit 3, the copy, allocation and kernel named); a wild pointer planted in a launch (hipErrorIllegalAddress from
 # the double, one line, exit 1, no crash); a kernel with no host twin
 # (NOT RUN on the double, its checkpoint not compared); damaged traces
 # (seeded mutants: a result or one named error, no crash); the double's
@@ -131,6 +131,8 @@ all_match graph.range 1 --range "$g:" --check-determinism "$T/graph.sbt"
 expect_rc 0 mut "$MUT" "$T/saxpy.sbt" "$T/saxpy_a.sbt" --set "$l:-51:65"
 expect_rc 3 saxpy.diverge "$RP" "$T/saxpy_a.sbt"
 has saxpy.diverge out "1 differ"
+has saxpy.diverge err "tsreplay: hip: the device-to-host copy at seq"
+has saxpy.diverge err "kernel:   _Z5saxpyifPKfPf (launch seq $l), the last kernel given a pointer into it"
 # A wild pointer: y's top byte set, so it lies in no allocation.
 expect_rc 0 mut "$MUT" "$T/saxpy.sbt" "$T/saxpy_wild.sbt" --set "$l:-35:127"
 expect_rc 1 saxpy.wild "$RP" "$T/saxpy_wild.sbt"
