@@ -11,9 +11,10 @@
 # --hip-no-reserve, moved with their pointer arguments rewritten (the
 # struct's too); --range after the launch and before the checkpoint;
 # --check-determinism; --streams single and single,multi (graphs refused
-# in single); a planted divergence (the launch's scalar changed:
-# exit 3, the copy, allocation and kernel named); a wild pointer planted in a launch (hipErrorIllegalAddress from
-# the double, one line, exit 1, no crash); a kernel with no host twin
+# in single); a planted divergence (the launch's scalar changed: exit 3,
+# the copy, allocation and kernel named); a wild pointer planted in a
+# launch (hipErrorIllegalAddress from the double, one line, exit 1, no
+# crash); a kernel with no host twin
 # (NOT RUN on the double, its checkpoint not compared); damaged traces
 # (seeded mutants: a result or one named error, no crash); the double's
 # exports; a runtime that cannot be loaded, named.
