@@ -11,7 +11,9 @@
 # --hip-no-reserve, moved with their pointer arguments rewritten (the
 # struct's too); --range after the launch and before the checkpoint;
 # --check-determinism; --streams single and single,multi (graphs refused
-# in single); a planted divergence (the launch's scalar changed: exit 3,
+# in single); the event wait between hip_struct's streams dropped from
+# its trace: caught under the double's seeded order, not with --streams
+# single, a race with single,multi; a planted divergence (the launch's scalar changed: exit 3,
 # the copy, allocation and kernel named); a wild pointer planted in a
 # launch (hipErrorIllegalAddress from the double, one line, exit 1, no
 # crash); a kernel with no host twin
@@ -24,7 +26,7 @@ H="$TOP/$BUILD/tests/hip"
 [ -e "$DBL/libamdhip64.so.5" ] || { echo "no HIP headers or code-object reader: the HIP double is not built"; exit 77; }
 [ -x "$H/hip_saxpy" ] || { echo "no hipcc: the HIP test programs are not built (scripts/deps.sh installs it)"; exit 77; }
 unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
-	TRACESMITH_TRIGGER TRACESMITH_SNAPSHOT TRACESMITH_API TRACESMITH_HIP_RUNTIME
+	TRACESMITH_TRIGGER TRACESMITH_SNAPSHOT TRACESMITH_API TRACESMITH_HIP_RUNTIME TSHIP_DOUBLE_SEED
 export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 CAP="$TOP/$BUILD/tscapture"
 RP="$TOP/$BUILD/tsreplay"
@@ -114,6 +116,37 @@ expect_rc 2 streams.bogus "$RP" --streams bogus "$T/saxpy.sbt"
 has streams.bogus err "tsreplay: --streams: expected single or multi, got 'bogus'"
 expect_rc 2 device.one "$RP" --device 1 "$T/saxpy.sbt"
 has device.one err "--device: the HIP backend replays on device 0 only, got '1'"
+
+# The double runs queued work in a seeded order that keeps only what the
+# program orders: hip_struct's two streams are ordered by its event alone.
+# Without the hipStreamWaitEvent the replay differs for some seeds (the
+# default 1 among them), never with it; --streams single serialises them
+# again, and single,multi reports runs that part as a race (exit 4).
+w=$(seq_of "$T/struct.sbt" hipStreamWaitEvent)
+[ -n "$w" ] || fail "struct: no hipStreamWaitEvent record"
+expect_rc 0 mut "$MUT" "$T/struct.sbt" "$T/struct_nowait.sbt" --drop "$w"
+differ=0
+for seed in 1 2 3 4 5 6 7 8; do
+	export TSHIP_DOUBLE_SEED=$seed
+	all_match "struct.seed$seed" 1 "$T/struct.sbt"
+	rc=0
+	"$RP" -q "$T/struct_nowait.sbt" >/dev/null 2>&1 || rc=$?
+	case $rc in
+	0) ;;
+	3) differ=$((differ + 1)) ;;
+	*) fail "struct without its event wait, seed $seed: exit $rc" ;;
+	esac
+done
+unset TSHIP_DOUBLE_SEED
+[ "$differ" -ge 1 ] || fail "struct: dropping the event wait changed nothing under 8 seeds"
+expect_rc 3 struct.nowait "$RP" "$T/struct_nowait.sbt"
+all_match struct.nowait.single 1 --streams single "$T/struct_nowait.sbt"
+expect_rc 4 struct.nowait.alternate "$RP" --check-determinism --streams single,multi "$T/struct_nowait.sbt"
+has struct.nowait.alternate err "run 1 (serialised) and run 2 (concurrent) part at checkpoint"
+for seed in 2 3; do
+	expect_rc 0 "struct.run$seed" env TSHIP_DOUBLE_SEED=$seed "$H/hip_struct"
+	has "struct.run$seed" out "y[5] 11.5"
+done
 
 # --range: starting after the launch (it is fast-forwarded) and ending
 # before the checkpoint.

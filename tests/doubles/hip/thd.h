@@ -26,9 +26,9 @@
  *     named once on stderr (counted: thd_ext.h).
  * Device memory is host memory from mmap (page aligned, so the virtual
  * memory calls can reserve a caller's address with MAP_FIXED_NOREPLACE).
- * Every call runs to its end before it returns: streams and events are
- * kept for their handles and for stream capture, and order is trivially
- * the program's.
+ * Work on created streams is queued and run in a seeded order that keeps
+ * only what the program orders (stream order, event waits, the null
+ * stream, synchronizations): see thd_sched.c below.
  *
  * Locking: one mutex (thd_g.lock) guards the registries; kernels, copies
  * and memsets run without it.  Objects are never freed while the process
@@ -105,19 +105,29 @@ THD_HIDDEN thd_global *thd_module_global(struct ihipModule_t *m, const char *nam
 
 /* ---- streams and stream capture ---------------------------------------- */
 
-typedef enum thd_node_kind { THD_NODE_KERNEL = 1, THD_NODE_COPY, THD_NODE_MEMSET } thd_node_kind;
+typedef enum thd_node_kind {
+	THD_NODE_KERNEL = 1,
+	THD_NODE_COPY,
+	THD_NODE_MEMSET,
+	THD_NODE_RECORD,  /* an event recorded (queues only) */
+	THD_NODE_WAIT     /* a wait for an event (queues only) */
+} thd_node_kind;
 
-/* One piece of work captured into a graph. */
+/* One piece of work: a node of a graph, or an item of a stream's queue. */
 typedef struct thd_node {
 	thd_node_kind kind;
 	struct ihipModuleSymbol_t *fn;
 	unsigned grid[3], block[3];
-	uint8_t *args;          /* owned kernarg bytes */
+	uint8_t *args;          /* kernarg bytes (graphs own theirs) */
 	size_t args_len;
 	void *dst;
 	const void *src;
-	uint64_t size;
-	int value;
+	uint64_t size;          /* copies and memsets: bytes */
+	uint32_t value;         /* memsets: the element's bytes */
+	unsigned elem;          /* memsets: 1, 2 or 4 */
+	struct ihipEvent_t *ev; /* record and wait */
+	uint64_t gen;           /* record: the recording it is; wait: the one awaited */
+	uint8_t *owned;         /* freed once run (queues: kernarg or staged bytes) */
 } thd_node;
 
 struct ihipGraph {
@@ -133,18 +143,26 @@ struct hipGraphExec {
 	size_t n;
 };
 
+typedef struct thd_item {
+	thd_node n;
+	struct thd_item *next;
+} thd_item;
+
 struct ihipStream_t {
 	uint32_t magic;
 	unsigned flags;
 	int priority;
 	struct ihipGraph *capture; /* non-NULL while capturing */
+	thd_item *head, *tail;     /* queued work, in order (thd_sched.c) */
+	hipError_t error;          /* the first error of its work not yet reported */
 };
 
 struct ihipEvent_t {
 	uint32_t magic;
 	unsigned flags;
-	int recorded;
-	uint64_t ns;
+	uint64_t gen_queued;       /* recordings queued */
+	uint64_t gen_done;         /* recordings run */
+	uint64_t ns;               /* time of the last one run */
 };
 
 struct ihipMemGenericAllocationHandle {
@@ -159,13 +177,39 @@ THD_HIDDEN struct ihipGraph *thd_stream_capture(hipStream_t s, int *bad);
 THD_HIDDEN hipError_t thd_graph_add(struct ihipGraph *g, const thd_node *n);
 THD_HIDDEN hipError_t thd_node_run(const thd_node *n);
 
+/* ---- the scheduler (thd_sched.c) --------------------------------------------
+ * Work on a created stream is queued and runs only when something waits
+ * for it: a synchronization of its stream, its device or an event, or work
+ * on the null stream (which waits for every blocking stream first and then
+ * runs at once).  Whenever queued work runs, the next item is drawn from
+ * the heads of the streams that may run (a wait for an event not yet run
+ * may not) by a generator seeded from TSHIP_DOUBLE_SEED (default 1): work
+ * that nothing orders runs in an order that is not the program's, so a
+ * replay that drops an event wait can be caught.  A host-to-device copy
+ * takes its bytes at the call, as the runtime stages pageable memory. */
+THD_HIDDEN void thd_sched_add_stream(struct ihipStream_t *s);
+/* Queue n on s (NULL: run it at once after the blocking streams' work);
+ * n->owned passes to the queue.  The error of work run at once, else
+ * hipSuccess. */
+THD_HIDDEN hipError_t thd_enqueue(hipStream_t s, const thd_node *n);
+/* Run queued work until s's queue is empty; its first error. */
+THD_HIDDEN hipError_t thd_sync_stream(hipStream_t s);
+/* Run every queue empty; the first error of any. */
+THD_HIDDEN hipError_t thd_sync_device(void);
+/* Run queued work until e's last recording has run. */
+THD_HIDDEN hipError_t thd_sync_event(struct ihipEvent_t *e);
+
 /* ---- launches ----------------------------------------------------------- */
 
 THD_HIDDEN hipError_t thd_kernel_run(struct ihipModuleSymbol_t *f, const unsigned grid[3],
                                      const unsigned block[3], const uint8_t *args, size_t len);
-/* The pointer-guarded copy and memset every copy entry point ends in. */
+/* The pointer-guarded copy and memset every copy entry point ends in
+ * (memset: count elements of elem bytes, each value's low bytes). */
 THD_HIDDEN hipError_t thd_copy(void *dst, const void *src, size_t n);
-THD_HIDDEN hipError_t thd_fill(void *dst, int value, size_t n);
+THD_HIDDEN hipError_t thd_fill(void *dst, uint32_t value, unsigned elem, size_t count);
+/* A copy on a stream: into its capture, queued (host bytes staged), or at
+ * once on the null stream.  Checks the device spans first. */
+THD_HIDDEN hipError_t thd_copy_on(void *dst, const void *src, size_t n, hipStream_t stream);
 
 /* ---- state --------------------------------------------------------------- */
 

@@ -84,11 +84,12 @@ THD_EXPORT hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device)
 
 THD_EXPORT hipError_t hipDeviceSynchronize(void)
 {
-	return hipSuccess;
+	return thd_ret(thd_sync_device());
 }
 
 THD_EXPORT hipError_t hipDeviceReset(void)
 {
+	thd_sync_device();
 	return hipSuccess;
 }
 
@@ -181,6 +182,7 @@ static hipError_t thd_stream_new(hipStream_t *out, unsigned flags, int priority)
 	s->magic = THD_LIVE;
 	s->flags = flags;
 	s->priority = priority;
+	thd_sched_add_stream(s);
 	*out = s;
 	return hipSuccess;
 }
@@ -205,6 +207,7 @@ THD_EXPORT hipError_t hipStreamDestroy(hipStream_t stream)
 {
 	if (!stream || stream->magic != THD_LIVE)
 		return thd_ret(hipErrorInvalidHandle);
+	thd_sync_stream(stream); /* its work runs first, as the runtime's does */
 	stream->magic = THD_DEAD;
 	return hipSuccess;
 }
@@ -213,19 +216,37 @@ THD_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream)
 {
 	if (!thd_stream_ok(stream))
 		return thd_ret(hipErrorInvalidHandle);
-	return stream && stream->capture ? thd_ret(hipErrorStreamCaptureUnsupported) : hipSuccess;
+	if (stream && stream->capture)
+		return thd_ret(hipErrorStreamCaptureUnsupported);
+	return thd_ret(thd_sync_stream(stream));
 }
 
+/* The double finishes the work when asked (a query answering "not ready"
+ * would leave a polling program waiting for work only a sync runs). */
 THD_EXPORT hipError_t hipStreamQuery(hipStream_t stream)
 {
-	return thd_stream_ok(stream) ? hipSuccess : thd_ret(hipErrorInvalidHandle);
+	if (!thd_stream_ok(stream))
+		return thd_ret(hipErrorInvalidHandle);
+	if (stream && stream->capture)
+		return hipSuccess;
+	return thd_ret(thd_sync_stream(stream));
 }
 
 THD_EXPORT hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
 {
+	thd_node n;
+
 	if (!thd_stream_ok(stream) || !event || event->magic != THD_LIVE)
 		return thd_ret(hipErrorInvalidHandle);
-	return flags ? thd_ret(hipErrorInvalidValue) : hipSuccess;
+	if (flags)
+		return thd_ret(hipErrorInvalidValue);
+	if (stream && stream->capture)
+		return hipSuccess; /* one stream per capture here: nothing to join */
+	memset(&n, 0, sizeof(n));
+	n.kind = THD_NODE_WAIT;
+	n.ev = event;
+	n.gen = event->gen_queued; /* the recording queued last, as of now */
+	return thd_ret(thd_enqueue(stream, &n));
 }
 
 THD_EXPORT hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
@@ -287,7 +308,10 @@ hipError_t thd_node_run(const thd_node *n)
 	case THD_NODE_COPY:
 		return thd_copy(n->dst, n->src, n->size);
 	case THD_NODE_MEMSET:
-		return thd_fill(n->dst, n->value, n->size);
+		return thd_fill(n->dst, n->value, n->elem, n->elem ? n->size / n->elem : 0);
+	case THD_NODE_RECORD:
+	case THD_NODE_WAIT:
+		break;
 	}
 	return hipErrorInvalidValue;
 }
@@ -322,8 +346,11 @@ THD_EXPORT hipError_t hipGraphLaunch(hipGraphExec_t exec, hipStream_t stream)
 
 	if (!exec || exec->magic != THD_LIVE || !thd_stream_ok(stream))
 		return thd_ret(hipErrorInvalidHandle);
-	for (size_t i = 0; i < exec->n && r == hipSuccess; i++)
-		r = thd_node_run(&exec->nodes[i]);
+	for (size_t i = 0; i < exec->n && r == hipSuccess; i++) {
+		thd_node n = exec->nodes[i]; /* its kernarg bytes stay the graph's */
+		n.owned = NULL;
+		r = thd_enqueue(stream, &n);
+	}
 	return thd_ret(r);
 }
 
@@ -374,21 +401,31 @@ THD_EXPORT hipError_t hipEventCreate(hipEvent_t *event)
 
 THD_EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
 {
+	thd_node n;
+
 	if (!event || event->magic != THD_LIVE || !thd_stream_ok(stream))
 		return thd_ret(hipErrorInvalidHandle);
-	event->recorded = 1;
-	event->ns = thd_now_ns();
-	return hipSuccess;
+	if (stream && stream->capture) {
+		event->ns = thd_now_ns(); /* not a node here: one stream per capture */
+		return hipSuccess;
+	}
+	memset(&n, 0, sizeof(n));
+	n.kind = THD_NODE_RECORD;
+	n.ev = event;
+	return thd_ret(thd_enqueue(stream, &n));
 }
 
 THD_EXPORT hipError_t hipEventSynchronize(hipEvent_t event)
 {
-	return event && event->magic == THD_LIVE ? hipSuccess : thd_ret(hipErrorInvalidHandle);
+	if (!event || event->magic != THD_LIVE)
+		return thd_ret(hipErrorInvalidHandle);
+	return thd_ret(thd_sync_event(event));
 }
 
+/* Finishes the work it waits for (hipStreamQuery says why). */
 THD_EXPORT hipError_t hipEventQuery(hipEvent_t event)
 {
-	return event && event->magic == THD_LIVE ? hipSuccess : thd_ret(hipErrorInvalidHandle);
+	return hipEventSynchronize(event);
 }
 
 THD_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)
@@ -397,8 +434,10 @@ THD_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_
 		return thd_ret(hipErrorInvalidValue);
 	if (!start || !stop || start->magic != THD_LIVE || stop->magic != THD_LIVE)
 		return thd_ret(hipErrorInvalidHandle);
-	if (!start->recorded || !stop->recorded)
+	if (!start->gen_queued || !stop->gen_queued)
 		return thd_ret(hipErrorInvalidHandle);
+	if (start->gen_done < start->gen_queued || stop->gen_done < stop->gen_queued)
+		return thd_ret(hipErrorNotReady);
 	*ms = (float)((double)(int64_t)(stop->ns - start->ns) / 1e6);
 	return hipSuccess;
 }

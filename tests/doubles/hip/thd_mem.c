@@ -119,6 +119,7 @@ THD_EXPORT hipError_t hipFree(void *ptr)
 
 	if (!ptr)
 		return hipSuccess;
+	thd_sync_device(); /* hipFree waits for the device, as the runtime's does */
 	thd_lock();
 	i = thd_mem_find((uintptr_t)ptr);
 	if (i >= 0 && thd_mem_g.v[i].base == (uintptr_t)ptr && thd_mem_g.v[i].kind == THD_MEM_DEVICE) {
@@ -172,7 +173,10 @@ THD_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t align
 
 THD_EXPORT hipError_t hipMemAddressFree(void *ptr, size_t size)
 {
-	if (!ptr || size == 0 || munmap(ptr, size) != 0)
+	if (!ptr || size == 0)
+		return thd_ret(hipErrorInvalidValue);
+	thd_sync_device();
+	if (munmap(ptr, size) != 0)
 		return thd_ret(hipErrorInvalidValue);
 	return hipSuccess;
 }
@@ -229,6 +233,7 @@ THD_EXPORT hipError_t hipMemUnmap(void *ptr, size_t size)
 {
 	if (!ptr || !thd_mem_is_device((uintptr_t)ptr))
 		return thd_ret(hipErrorInvalidValue);
+	thd_sync_device();
 	thd_mem_remove((uintptr_t)ptr);
 	mmap(ptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
 	return hipSuccess;
@@ -253,59 +258,72 @@ hipError_t thd_copy(void *dst, const void *src, size_t n)
 	return hipSuccess;
 }
 
-hipError_t thd_fill(void *dst, int value, size_t n)
-{
-	if (n == 0)
-		return hipSuccess;
-	if (!dst || !thd_mem_at((uintptr_t)dst, n))
-		return hipErrorInvalidValue;
-	memset(dst, value, n);
-	return hipSuccess;
-}
-
-static hipError_t thd_copy_on(void *dst, const void *src, size_t n, hipStream_t stream)
-{
-	int bad;
-	struct ihipGraph *g = thd_stream_capture(stream, &bad);
-
-	if (bad)
-		return thd_ret(hipErrorInvalidHandle);
-	if (g) {
-		thd_node node = {.kind = THD_NODE_COPY, .dst = dst, .src = src, .size = n};
-		return thd_graph_add(g, &node);
-	}
-	return thd_ret(thd_copy(dst, src, n));
-}
-
-static hipError_t thd_fill_on(void *dst, int value, size_t n, hipStream_t stream)
-{
-	int bad;
-	struct ihipGraph *g = thd_stream_capture(stream, &bad);
-
-	if (bad)
-		return thd_ret(hipErrorInvalidHandle);
-	if (g) {
-		thd_node node = {.kind = THD_NODE_MEMSET, .dst = dst, .value = value, .size = n};
-		return thd_graph_add(g, &node);
-	}
-	return thd_ret(thd_fill(dst, value, n));
-}
-
-static hipError_t thd_fill_n(void *dst, const void *value, size_t elem, size_t count,
-                             hipStream_t stream)
+hipError_t thd_fill(void *dst, uint32_t value, unsigned elem, size_t count)
 {
 	uint8_t *p = dst;
-	int bad;
 
-	if (elem == 1)
-		return thd_fill_on(dst, *(const uint8_t *)value, count, stream);
-	if (thd_stream_capture(stream, &bad) || bad)
-		return thd_ret(bad ? hipErrorInvalidHandle : hipErrorStreamCaptureUnsupported);
-	if (count && (!dst || !thd_mem_at((uintptr_t)dst, elem * count)))
-		return thd_ret(hipErrorInvalidValue);
+	if (count == 0)
+		return hipSuccess;
+	if (!dst || (elem != 1 && elem != 2 && elem != 4) || count > SIZE_MAX / elem ||
+	    !thd_mem_at((uintptr_t)dst, (uint64_t)count * elem))
+		return hipErrorInvalidValue;
+	if (elem == 1) {
+		memset(dst, (int)(value & 0xff), count);
+		return hipSuccess;
+	}
 	for (size_t i = 0; i < count; i++)
-		memcpy(p + i * elem, value, elem);
+		memcpy(p + i * elem, &value, elem); /* little-endian: the low bytes */
 	return hipSuccess;
+}
+
+hipError_t thd_copy_on(void *dst, const void *src, size_t n, hipStream_t stream)
+{
+	int bad;
+	struct ihipGraph *g = thd_stream_capture(stream, &bad);
+	thd_node node;
+
+	if (bad)
+		return thd_ret(hipErrorInvalidHandle);
+	if (n && (!dst || !src || !thd_span_ok(dst, n) || !thd_span_ok(src, n)))
+		return thd_ret(hipErrorInvalidValue);
+	memset(&node, 0, sizeof(node));
+	node.kind = THD_NODE_COPY;
+	node.dst = dst;
+	node.src = src;
+	node.size = n;
+	if (g)
+		return thd_ret(thd_graph_add(g, &node));
+	if (stream && n && !thd_mem_is_device((uintptr_t)src)) {
+		/* host bytes are taken at the call (pageable memory is staged) */
+		node.owned = malloc(n);
+		if (!node.owned)
+			return thd_ret(hipErrorOutOfMemory);
+		memcpy(node.owned, src, n);
+		node.src = node.owned;
+	}
+	return thd_ret(thd_enqueue(stream, &node));
+}
+
+static hipError_t thd_fill_on(void *dst, uint32_t value, unsigned elem, size_t count,
+                              hipStream_t stream)
+{
+	int bad;
+	struct ihipGraph *g = thd_stream_capture(stream, &bad);
+	thd_node node;
+
+	if (bad)
+		return thd_ret(hipErrorInvalidHandle);
+	if (count && (!dst || count > SIZE_MAX / elem || !thd_mem_at((uintptr_t)dst, (uint64_t)count * elem)))
+		return thd_ret(hipErrorInvalidValue);
+	memset(&node, 0, sizeof(node));
+	node.kind = THD_NODE_MEMSET;
+	node.dst = dst;
+	node.value = value;
+	node.elem = elem;
+	node.size = (uint64_t)count * elem;
+	if (g)
+		return thd_ret(thd_graph_add(g, &node));
+	return thd_ret(thd_enqueue(stream, &node));
 }
 
 THD_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind kind)
@@ -354,42 +372,42 @@ THD_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src,
 
 THD_EXPORT hipError_t hipMemset(void *dst, int value, size_t n)
 {
-	return thd_fill_on(dst, value, n, NULL);
+	return thd_fill_on(dst, (uint8_t)value, 1, n, NULL);
 }
 
 THD_EXPORT hipError_t hipMemsetAsync(void *dst, int value, size_t n, hipStream_t stream)
 {
-	return thd_fill_on(dst, value, n, stream);
+	return thd_fill_on(dst, (uint8_t)value, 1, n, stream);
 }
 
 THD_EXPORT hipError_t hipMemsetD8(hipDeviceptr_t dst, unsigned char value, size_t count)
 {
-	return thd_fill_n(dst, &value, 1, count, NULL);
+	return thd_fill_on(dst, value, 1, count, NULL);
 }
 
 THD_EXPORT hipError_t hipMemsetD16(hipDeviceptr_t dst, unsigned short value, size_t count)
 {
-	return thd_fill_n(dst, &value, 2, count, NULL);
+	return thd_fill_on(dst, value, 2, count, NULL);
 }
 
 THD_EXPORT hipError_t hipMemsetD32(hipDeviceptr_t dst, int value, size_t count)
 {
-	return thd_fill_n(dst, &value, 4, count, NULL);
+	return thd_fill_on(dst, (uint32_t)value, 4, count, NULL);
 }
 
 THD_EXPORT hipError_t hipMemsetD8Async(hipDeviceptr_t dst, unsigned char value, size_t count,
                                        hipStream_t s)
 {
-	return thd_fill_n(dst, &value, 1, count, s);
+	return thd_fill_on(dst, value, 1, count, s);
 }
 
 THD_EXPORT hipError_t hipMemsetD16Async(hipDeviceptr_t dst, unsigned short value, size_t count,
                                         hipStream_t s)
 {
-	return thd_fill_n(dst, &value, 2, count, s);
+	return thd_fill_on(dst, value, 2, count, s);
 }
 
 THD_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStream_t s)
 {
-	return thd_fill_n(dst, &value, 4, count, s);
+	return thd_fill_on(dst, (uint32_t)value, 4, count, s);
 }

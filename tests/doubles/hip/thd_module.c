@@ -340,6 +340,7 @@ void __hipUnregisterFatBinary(void **modules)
 {
 	struct ihipModule_t *m = (struct ihipModule_t *)modules;
 
+	thd_sync_device();
 	if (m && m->magic == THD_LIVE)
 		m->magic = THD_DEAD;
 }
@@ -411,6 +412,7 @@ THD_EXPORT hipError_t hipModuleUnload(hipModule_t module)
 {
 	if (!module || module->magic != THD_LIVE || module->registered)
 		return thd_ret(hipErrorInvalidHandle);
+	thd_sync_device(); /* work in flight may use its kernels */
 	module->magic = THD_DEAD;
 	return hipSuccess;
 }
@@ -462,16 +464,13 @@ static hipError_t thd_symbol_copy(const void *symbol, void *host, size_t n, size
                                   int to_symbol, hipStream_t stream)
 {
 	thd_global *g = thd_var_find(symbol);
-	int bad;
 
 	if (!g)
 		return thd_ret(hipErrorInvalidSymbol);
 	if (offset > g->size || n > g->size - offset)
 		return thd_ret(hipErrorInvalidValue);
-	if (thd_stream_capture(stream, &bad) || bad)
-		return thd_ret(bad ? hipErrorInvalidHandle : hipErrorStreamCaptureUnsupported);
-	return thd_ret(to_symbol ? thd_copy(g->bytes + offset, host, n)
-	                         : thd_copy(host, g->bytes + offset, n));
+	return to_symbol ? thd_copy_on(g->bytes + offset, host, n, stream)
+	                 : thd_copy_on(host, g->bytes + offset, n, stream);
 }
 
 THD_EXPORT hipError_t hipMemcpyToSymbol(const void *symbol, const void *src, size_t n,
@@ -656,18 +655,19 @@ static hipError_t thd_launch(struct ihipModuleSymbol_t *f, const unsigned grid[3
 		for (size_t i = 0; i < k->explicit_count; i++)
 			memcpy(buf + k->args[i].offset, params[i], k->args[i].size);
 	}
-	if (g) {
+	{
 		thd_node n = {.kind = THD_NODE_KERNEL, .fn = f, .args = buf, .args_len = len};
 		memcpy(n.grid, grid, sizeof(n.grid));
 		memcpy(n.block, block, sizeof(n.block));
-		r = thd_graph_add(g, &n);
-		if (r != hipSuccess)
-			free(buf);
-		return thd_ret(r);
+		if (g) {
+			r = thd_graph_add(g, &n);
+			if (r != hipSuccess)
+				free(buf);
+			return thd_ret(r);
+		}
+		n.owned = buf; /* the queue frees it once the kernel ran */
+		return thd_ret(thd_enqueue(stream, &n));
 	}
-	r = thd_kernel_run(f, grid, block, buf, len);
-	free(buf);
-	return thd_ret(r);
 }
 
 THD_EXPORT hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks,
