@@ -163,12 +163,18 @@ all_match graph.range 1 --range "$g:" --check-determinism "$T/graph.sbt"
 # becomes 8.0f.  The params field (24 bytes) ends 34 bytes before the
 # payload's end (the layout field: key, length, 32 bytes).
 expect_rc 0 mut "$MUT" "$T/saxpy.sbt" "$T/saxpy_a.sbt" --set "$l:-51:65"
+expect_rc 0 saxpy_a.dump "$INFO" --dump "$T/saxpy_a.sbt"
+grep -q "hip.hipLaunchKernel .*params=0004000000000041" "$T/saxpy_a.dump.out" ||
+	fail "saxpy: the mutation did not change a to 8.0f: $(grep hipLaunchKernel "$T/saxpy_a.dump.out")"
 expect_rc 3 saxpy.diverge "$RP" "$T/saxpy_a.sbt"
 has saxpy.diverge out "1 differ"
 has saxpy.diverge err "tsreplay: hip: the device-to-host copy at seq"
 has saxpy.diverge err "kernel:   _Z5saxpyifPKfPf (launch seq $l), the last kernel given a pointer into it"
 # A wild pointer: y's top byte set, so it lies in no allocation.
 expect_rc 0 mut "$MUT" "$T/saxpy.sbt" "$T/saxpy_wild.sbt" --set "$l:-35:127"
+expect_rc 0 saxpy_wild.dump "$INFO" --dump "$T/saxpy_wild.sbt"
+grep -q "hip.hipLaunchKernel .*params=[0-9a-f]*7f layout=" "$T/saxpy_wild.dump.out" ||
+	fail "saxpy: the mutation did not set y's top byte: $(grep hipLaunchKernel "$T/saxpy_wild.dump.out")"
 expect_rc 1 saxpy.wild "$RP" "$T/saxpy_wild.sbt"
 has saxpy.wild err "tsreplay: backend hip: record seq $l (hip.hipLaunchKernel): hipModuleLaunchKernel failed with hipErrorIllegalAddress (700)"
 has saxpy.wild err "libamdhip64 test double: kernel _Z5saxpyifPKfPf: illegal address"
