@@ -32,6 +32,11 @@ CAP="$TOP/$BUILD/tscapture"
 RP="$TOP/$BUILD/tsreplay"
 INFO="$TOP/$BUILD/tsinfo"
 MUT="$TOP/$BUILD/tests/sbt_mutate"
+# In a sanitizer build the double needs its runtime loaded first in the
+# uninstrumented hipcc programs (tests/run.sh sets verify_asan_link_order=0):
+# PRE runs a program (or tscapture, which keeps it after its interposer) so.
+SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+PRE=${SANRT:+env LD_PRELOAD=$SANRT}
 
 # all_match NAME WANT ARGS...: tsreplay --json ARGS exits 0 with WANT
 # checkpoints compared, all matched.
@@ -51,16 +56,16 @@ seq_of() {
 }
 
 # The programs on the double compute what their kernels compute.
-expect_rc 0 saxpy.run "$H/hip_saxpy"
+expect_rc 0 saxpy.run $PRE "$H/hip_saxpy"
 has saxpy.run out "y[3] 7.0"
-expect_rc 0 struct.run "$H/hip_struct"
+expect_rc 0 struct.run $PRE "$H/hip_struct"
 has struct.run out "y[5] 11.5"
-expect_rc 0 module.run "$H/hip_module" "$H/hip_module_kernels.hsaco"
+expect_rc 0 module.run $PRE "$H/hip_module" "$H/hip_module_kernels.hsaco"
 has module.run out "host[3] 13.0"
-expect_rc 0 graph.run "$H/hip_graph"
+expect_rc 0 graph.run $PRE "$H/hip_graph"
 has graph.run out "h[3] 7.0 h[5] 9.0 h[8] 3.0"
 # A wild access by a twin: the runtime's error, the program runs on.
-expect_rc 0 wild.run "$H/hip_graph" wild
+expect_rc 0 wild.run $PRE "$H/hip_graph" wild
 has wild.run out "wild launch 700"
 has wild.run err "libamdhip64 test double: kernel _Z4pokePfxf: illegal address"
 
@@ -75,7 +80,7 @@ readelf -d "$DBL/libamdhip64.so.5" | grep -q 'SONAME.*\[libamdhip64.so.5\]' || f
 capture() {
 	c_name=$1
 	shift
-	expect_rc 0 "$c_name.cap" "$CAP" -o "$T/$c_name.sbt" -- "$@"
+	expect_rc 0 "$c_name.cap" $PRE "$CAP" -o "$T/$c_name.sbt" -- "$@"
 	cmp -s "$T/$c_name.run.out" "$T/$c_name.cap.out" ||
 		fail "$c_name: output changed under tscapture: $(diff "$T/$c_name.run.out" "$T/$c_name.cap.out")"
 }
@@ -144,7 +149,7 @@ all_match struct.nowait.single 1 --streams single "$T/struct_nowait.sbt"
 expect_rc 4 struct.nowait.alternate "$RP" --check-determinism --streams single,multi "$T/struct_nowait.sbt"
 has struct.nowait.alternate err "run 1 (serialised) and run 2 (concurrent) part at checkpoint"
 for seed in 2 3; do
-	expect_rc 0 "struct.run$seed" env TSHIP_DOUBLE_SEED=$seed "$H/hip_struct"
+	expect_rc 0 "struct.run$seed" env TSHIP_DOUBLE_SEED=$seed ${SANRT:+LD_PRELOAD=$SANRT} "$H/hip_struct"
 	has "struct.run$seed" out "y[5] 11.5"
 done
 
@@ -181,7 +186,7 @@ has saxpy.wild err "libamdhip64 test double: kernel _Z5saxpyifPKfPf: illegal add
 
 # A kernel with no host twin: NOT RUN on the double, at capture and at
 # replay, and the checkpoint after it is not compared.
-expect_rc 0 notwin.run "$H/hip_graph" notwin
+expect_rc 0 notwin.run $PRE "$H/hip_graph" notwin
 has notwin.run err "libamdhip64 test double: kernel _Z7no_twinPf has no host twin: NOT RUN"
 capture notwin "$H/hip_graph" notwin
 expect_rc 0 notwin.replay "$RP" "$T/notwin.sbt"

@@ -213,6 +213,11 @@ THD_HIDDEN hipError_t thd_copy_on(void *dst, const void *src, size_t n, hipStrea
 
 /* ---- state --------------------------------------------------------------- */
 
+/* A zeroed handle object (stream, event, graph, module, ...), kept in a
+ * registry until the process ends: never freed (a destroyed one keeps its
+ * dead magic), and so never a leak to LeakSanitizer or valgrind.  NULL
+ * when out of memory. */
+THD_HIDDEN void *thd_object_new(size_t size);
 THD_HIDDEN void thd_lock(void);
 THD_HIDDEN void thd_unlock(void);
 /* Set the thread's last error (hipGetLastError) when r is not hipSuccess; returns r. */

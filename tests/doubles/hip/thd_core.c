@@ -10,9 +10,37 @@
 #include <string.h>
 #include <time.h>
 
+/* lock: the registries (thd.h); objects_lock: the object registry alone,
+ * so that an object can be made under lock. */
 static struct {
 	pthread_mutex_t lock;
-} thd_g = { PTHREAD_MUTEX_INITIALIZER };
+	pthread_mutex_t objects_lock;
+	void **objects;          /* every handle object made (thd_object_new) */
+	size_t nobjects, capobjects;
+} thd_g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+
+void *thd_object_new(size_t size)
+{
+	void *o = calloc(1, size);
+
+	if (!o)
+		return NULL;
+	pthread_mutex_lock(&thd_g.objects_lock);
+	if (thd_g.nobjects == thd_g.capobjects) {
+		size_t cap = thd_g.capobjects ? thd_g.capobjects * 2 : 64;
+		void **v = realloc(thd_g.objects, cap * sizeof(*v));
+		if (!v) {
+			pthread_mutex_unlock(&thd_g.objects_lock);
+			free(o);
+			return NULL;
+		}
+		thd_g.objects = v;
+		thd_g.capobjects = cap;
+	}
+	thd_g.objects[thd_g.nobjects++] = o;
+	pthread_mutex_unlock(&thd_g.objects_lock);
+	return o;
+}
 
 static __thread hipError_t thd_last_error;
 
@@ -176,7 +204,7 @@ static hipError_t thd_stream_new(hipStream_t *out, unsigned flags, int priority)
 
 	if (!out)
 		return thd_ret(hipErrorInvalidValue);
-	s = calloc(1, sizeof(*s));
+	s = thd_object_new(sizeof(*s));
 	if (!s)
 		return thd_ret(hipErrorOutOfMemory);
 	s->magic = THD_LIVE;
@@ -260,7 +288,7 @@ THD_EXPORT hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCapture
 		return thd_ret(hipErrorInvalidHandle);
 	if (stream->capture)
 		return thd_ret(hipErrorIllegalState);
-	g = calloc(1, sizeof(*g));
+	g = thd_object_new(sizeof(*g));
 	if (!g)
 		return thd_ret(hipErrorOutOfMemory);
 	g->magic = THD_LIVE;
@@ -326,11 +354,9 @@ THD_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *exec, hipGraph_t graph
 		log[0] = '\0';
 	if (!exec || !graph || graph->magic != THD_LIVE)
 		return thd_ret(!exec ? hipErrorInvalidValue : hipErrorInvalidHandle);
-	e = calloc(1, sizeof(*e));
-	if (!e || (graph->n && !(e->nodes = calloc(graph->n, sizeof(*e->nodes))))) {
-		free(e);
-		return thd_ret(hipErrorOutOfMemory);
-	}
+	e = thd_object_new(sizeof(*e));
+	if (!e || (graph->n && !(e->nodes = calloc(graph->n, sizeof(*e->nodes)))))
+		return thd_ret(hipErrorOutOfMemory); /* e stays in the registry */
 	for (size_t i = 0; i < graph->n; i++)
 		e->nodes[i] = graph->nodes[i]; /* kernarg bytes shared with the graph */
 	e->n = graph->n;
@@ -385,7 +411,7 @@ THD_EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)
 
 	if (!event)
 		return thd_ret(hipErrorInvalidValue);
-	e = calloc(1, sizeof(*e));
+	e = thd_object_new(sizeof(*e));
 	if (!e)
 		return thd_ret(hipErrorOutOfMemory);
 	e->magic = THD_LIVE;

@@ -188,7 +188,7 @@ THD_EXPORT hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size
 
 	if (!handle || !prop || size == 0 || size % THD_PAGE || flags)
 		return thd_ret(hipErrorInvalidValue);
-	h = calloc(1, sizeof(*h));
+	h = thd_object_new(sizeof(*h));
 	if (!h)
 		return thd_ret(hipErrorOutOfMemory);
 	h->magic = THD_LIVE;

@@ -187,20 +187,16 @@ static hipError_t thd_module_load(const void *image, size_t len, int registered,
 	r = thd_code_object(image, len, &co, &co_len);
 	if (r != hipSuccess)
 		return r;
-	m = calloc(1, sizeof(*m));
+	m = thd_object_new(sizeof(*m)); /* stays in the registry, even when refused */
 	if (!m)
 		return hipErrorOutOfMemory;
 	if (sbt_amd_meta_read(co, co_len, &m->meta, why, sizeof(why)) != SBT_AMD_OK) {
 		thd_say("code object refused: %s", why);
-		free(m);
 		return hipErrorInvalidImage;
 	}
 	r = thd_globals_read(m, co, co_len);
-	if (r != hipSuccess) {
-		sbt_amd_meta_free(m->meta);
-		free(m); /* globals made so far stay mapped: never freed (thd.h) */
-		return r;
-	}
+	if (r != hipSuccess)
+		return r; /* its globals stay mapped, as every object (thd.h) */
 	m->magic = THD_LIVE;
 	m->registered = registered;
 	*out = m;
@@ -234,12 +230,11 @@ static hipError_t thd_function_get(struct ihipModule_t *m, const char *name,
 		r = hipErrorNotFound;
 		goto out;
 	}
-	f = calloc(1, sizeof(*f));
 	v = realloc(m->fns, (m->nfns + 1) * sizeof(*v));
 	if (v)
 		m->fns = v;
-	if (!f || !v || !(f->name = strdup(name))) {
-		free(f);
+	f = v ? thd_object_new(sizeof(*f)) : NULL;
+	if (!f || !(f->name = strdup(name))) {
 		r = hipErrorOutOfMemory;
 		goto out;
 	}
