@@ -286,6 +286,26 @@ $(BUILD)/tests/hip/%.hsaco: tests/hip/%.hip
 $(BUILD)/tests/hip/hip_module: $(BUILD)/obj/tests/hip/hip_module.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) $< -lamdhip64 -o $@
+# The HIP replay backend (replayer/hip/*.c -> libtsrphip.a, linked into
+# tsreplay, which then lists it: -DTS_HAVE_HIP) and the CPU test double of
+# libamdhip64.so.5 (tests/doubles/hip/*.c; soname and symbol versions of
+# the real runtime, thd.map; docs/hip.md "The test double").
+RPHIP_SRC := $(if $(HAVE_HIP),$(wildcard replayer/hip/*.c))
+LIB_RPHIP := $(BUILD)/lib/libtsrphip.a
+HIPDBL_SRC := $(if $(HAVE_HIP),$(wildcard tests/doubles/hip/*.c))
+HIPDBL := $(if $(HIPDBL_SRC),$(BUILD)/tests/doubles/hip/libamdhip64.so.5)
+all: $(if $(RPHIP_SRC),$(LIB_RPHIP)) $(HIPDBL)
+$(LIB_RPHIP): $(call obj,$(RPHIP_SRC))
+$(call obj,$(RPHIP_SRC)): CFLAGS_ALL += -D__HIP_PLATFORM_AMD__
+$(call obj,$(HIPDBL_SRC)): CFLAGS_ALL += -D__HIP_PLATFORM_AMD__ -fvisibility=hidden
+ifneq ($(HAVE_HIP),)
+$(BUILD)/obj/replayer/tools/tsreplay.o: CFLAGS_ALL += -DTS_HAVE_HIP=1
+endif
+$(BUILD)/tests/doubles/hip/libamdhip64.so.5: $(call obj,$(HIPDBL_SRC)) $(LIB_AMD) $(LIB_SBT) tests/doubles/hip/thd.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,-soname,libamdhip64.so.5 -Wl,-Bsymbolic \
+		-Wl,--version-script=tests/doubles/hip/thd.map $(call obj,$(HIPDBL_SRC)) \
+		$(LIB_AMD) $(LIB_SBT) $(LDLIBS_AMD) $(LDLIBS_BASE) -o $@
 .PHONY: fuzz-amd-image
 fuzz: fuzz-amd-image
 fuzz-amd-image:
@@ -313,8 +333,9 @@ $(BUILD)/$(notdir $(basename $(1))): $(call obj,$(1)) $(TOOL_LIBS_$(notdir $(bas
 	$$(CC) $$(LDFLAGS_ALL) $$(filter %.o,$$^) $(TOOL_LIBS_$(notdir $(basename $(1)))) $(LIBS) $$(LDLIBS_ALL) $(TOOL_LDLIBS_$(notdir $(basename $(1)))) -o $$@
 endef
 # tsreplay --emulate runs the emulator (emulator/emu_cli.c).
-TOOL_LIBS_tsreplay := $(LIB_EMU)
-TOOL_LDLIBS_tsreplay := $(LDLIBS_EMU)
+# With HIP: the HIP replay backend (libtsrphip.a, with the code-object reader).
+TOOL_LIBS_tsreplay := $(LIB_EMU) $(if $(HAVE_HIP),$(LIB_RPHIP) $(LIB_AMD))
+TOOL_LDLIBS_tsreplay := $(LDLIBS_EMU) $(if $(HAVE_HIP),$(LDLIBS_AMD))
 $(foreach t,$(TOOL_SRC),$(eval $(call tool_rule,$(t))))
 $(BUILD)/tsinfo: $(call obj,$(TSINFO_PARTS))
 

@@ -16,6 +16,9 @@
 #ifdef TS_HAVE_CUDA
 #include "replayer/cuda/rpcu_backend.h"
 #endif
+#ifdef TS_HAVE_HIP
+#include "replayer/hip/rphip_backend.h"
+#endif
 
 /* rp_race_lookup_fn on the emulator: the races with a side touching
  * [lo, hi). */
@@ -159,6 +162,9 @@ int main(int argc, char **argv)
 		&rpvk_backend_ops,
 #ifdef TS_HAVE_CUDA
 		&rpcu_backend_ops,
+#endif
+#ifdef TS_HAVE_HIP
+		&rphip_backend_ops,
 #endif
 	};
 	/* --emulate: the emulator, no device (emulator/emu_cli.c) */

@@ -61,6 +61,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hip_module: cannot read %s\n", argv[1]);
 		return 2;
 	}
+	for (int i = 0; i < N; i++)
+		host[i] = (float)i;
 	printf("hipInit %d\n", (int)hipInit(0));
 	printf("hipModuleLoadData %d\n", (int)hipModuleLoadData(&mod, image));
 	printf("hipModuleLoadDataEx %d\n", (int)hipModuleLoadDataEx(&mod_ex, image, 0, NULL, NULL));
@@ -98,6 +100,7 @@ int main(int argc, char **argv)
 	printf("hipFree %d\n", (int)hipFree(dp));
 	printf("hipModuleUnload %d\n", (int)hipModuleUnload(mod));
 	free(image);
+	printf("host[3] %.1f\n", host[3]);
 	printf("done\n");
 	return 0;
 }

@@ -52,10 +52,12 @@ expect_rc 1 notsbtjson "$REPLAY" --json "$T/text.sbt"
 has notsbtjson out '"result":"error","exit":1,"error":"'
 
 # --- no backend for the trace's API (the real tsreplay has Vulkan's, and -----
-# --- CUDA's where the toolkit headers were found, as for the libcuda double) ---
+# --- CUDA's where the toolkit headers were found, as for the libcuda double, -
+# --- HIP's where the HIP headers were, as for the libamdhip64 double) --------
 [ -x "$BUILD/tsreplay" ] || fail "$BUILD/tsreplay is not built"
 backends=vulkan
 [ -e "$BUILD/tests/doubles/cuda/libcuda.so.1" ] && backends="vulkan, cuda"
+[ -e "$BUILD/tests/doubles/hip/libamdhip64.so.5" ] && backends="$backends, hip"
 expect_rc 1 nobackend "$BUILD/tsreplay" "$T/d.sbt"
 has nobackend err "tsreplay: trace API 'testapi' has no backend in this build (backends: $backends)"
 

@@ -1,0 +1,485 @@
+/*
+ * rphip_backend.c - the HIP backend's entry points (rp.h): opening the
+ * runtime, decoding records, checkpoints, and the backend's tables.
+ *
+ * The replay core (rp_session.c) is the one CUDA uses: ranges, runs for
+ * --check-determinism, checkpoint hashing and reports are its; this file
+ * only answers its calls for hip.* records.
+ */
+#include "replayer/hip/rphip_internal.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- messages ------------------------------------------------------------- */
+
+rp_status rphip_fail(rphip_state *s, rp_diag *diag, rp_status st, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rp_diag_set(diag, "record seq %llu (hip.%s): %s", (unsigned long long)s->seq,
+	            s->call ? s->call : "?", msg);
+	return st;
+}
+
+static const char *rphip_err_name(const rphip_state *s, hipError_t r)
+{
+	const char *n = s->rt.p_hipGetErrorName ? s->rt.p_hipGetErrorName(r) : NULL;
+	return n ? n : "hipError";
+}
+
+rp_status rphip_hipfail(rphip_state *s, rp_diag *diag, const char *fn, hipError_t r)
+{
+	return rphip_fail(s, diag, RP_ERR_BACKEND, "%s failed with %s (%d)", fn, rphip_err_name(s, r),
+	                  (int)r);
+}
+
+/* ---- tables ------------------------------------------------------------------ */
+
+static int rphip_grow(void **v, size_t *cap, size_t n, size_t elem)
+{
+	size_t ncap;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	nv = realloc(*v, ncap * elem);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+rphip_obj *rphip_obj_get(rphip_state *s, rphip_kind kind, uint64_t cap)
+{
+	for (size_t i = 0; i < s->nobjs; i++)
+		if (s->objs[i].kind == kind && s->objs[i].cap == cap)
+			return &s->objs[i];
+	return NULL;
+}
+
+rphip_obj *rphip_obj_put(rphip_state *s, rphip_kind kind, uint64_t cap)
+{
+	rphip_obj *o = rphip_obj_get(s, kind, cap);
+
+	if (o) {
+		sbt_amd_meta_free(o->meta);
+		memset(o, 0, sizeof(*o));
+	} else {
+		if (rphip_grow((void **)&s->objs, &s->capobjs, s->nobjs, sizeof(*s->objs)) != 0)
+			return NULL;
+		o = &s->objs[s->nobjs++];
+		memset(o, 0, sizeof(*o));
+	}
+	o->kind = kind;
+	o->cap = cap;
+	return o;
+}
+
+void rphip_obj_del(rphip_state *s, rphip_obj *o)
+{
+	sbt_amd_meta_free(o->meta);
+	*o = s->objs[--s->nobjs];
+}
+
+long rphip_range_find(const rphip_state *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nranges;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->ranges[mid].cap + s->ranges[mid].size <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < s->nranges && s->ranges[lo].cap <= addr && addr - s->ranges[lo].cap < s->ranges[lo].size)
+		return (long)lo;
+	return -1;
+}
+
+int rphip_range_add(rphip_state *s, const rphip_range *r)
+{
+	size_t i = 0;
+
+	if (rphip_grow((void **)&s->ranges, &s->capranges, s->nranges, sizeof(*s->ranges)) != 0)
+		return -1;
+	while (i < s->nranges && s->ranges[i].cap < r->cap)
+		i++;
+	memmove(&s->ranges[i + 1], &s->ranges[i], (s->nranges - i) * sizeof(*s->ranges));
+	s->ranges[i] = *r;
+	s->nranges++;
+	return 0;
+}
+
+void rphip_range_remove(rphip_state *s, size_t i)
+{
+	memmove(&s->ranges[i], &s->ranges[i + 1], (s->nranges - i - 1) * sizeof(*s->ranges));
+	s->nranges--;
+}
+
+int rphip_keep(rphip_state *s, void *buf)
+{
+	if (rphip_grow((void **)&s->keep, &s->capkeep, s->nkeep, sizeof(*s->keep)) != 0)
+		return -1;
+	s->keep[s->nkeep++] = buf;
+	return 0;
+}
+
+void rphip_failed_note(rphip_state *s, uint64_t cap)
+{
+	if (!cap || rphip_failed_has(s, cap) ||
+	    rphip_grow((void **)&s->failed, &s->capfailed, s->nfailed, sizeof(*s->failed)) != 0)
+		return;
+	s->failed[s->nfailed++] = cap;
+}
+
+int rphip_failed_has(const rphip_state *s, uint64_t cap)
+{
+	for (size_t i = 0; i < s->nfailed; i++)
+		if (s->failed[i] == cap)
+			return 1;
+	return 0;
+}
+
+/* ---- the runtime --------------------------------------------------------------- */
+
+static rp_status rphip_runtime_open(rphip_state *s, rp_diag *diag)
+{
+	const char *path = getenv("TRACESMITH_HIP_RUNTIME");
+	hipError_t r;
+	int count = 0;
+
+	if (!path || !*path)
+		path = "libamdhip64.so.5";
+	snprintf(s->rt.path, sizeof(s->rt.path), "%s", path);
+	s->rt.dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!s->rt.dl) {
+		const char *e = dlerror();
+		rp_diag_set(diag, "cannot load the HIP runtime %s (%s): install ROCm's libamdhip64 or "
+		            "set TRACESMITH_HIP_RUNTIME", path, e ? e : "dlopen failed");
+		return RP_ERR_BACKEND;
+	}
+#define RPHIP_X_LOOKUP(name) s->rt.p_##name = (__typeof__(name) *)dlsym(s->rt.dl, #name);
+	RPHIP_RUNTIME_LIST(RPHIP_X_LOOKUP)
+#undef RPHIP_X_LOOKUP
+	s->rt.not_run = (unsigned long long (*)(void))dlsym(s->rt.dl, RPHIP_NOT_RUN_SYMBOL);
+#define RPHIP_X_CHECK(name)                                                                  \
+	if (!s->rt.p_##name) {                                                               \
+		rp_diag_set(diag, "the HIP runtime %s has no %s", path, #name);             \
+		return RP_ERR_BACKEND;                                                       \
+	}
+	RPHIP_RUNTIME_LIST(RPHIP_X_CHECK)
+#undef RPHIP_X_CHECK
+	r = s->rt.p_hipGetDeviceCount(&count);
+	if (r != hipSuccess || count < 1) {
+		rp_diag_set(diag, "no AMD GPU: hipGetDeviceCount %s%s (%d) from %s; this trace needs "
+		            "a HIP device to replay", r != hipSuccess ? "failed with " : "found none, ",
+		            r != hipSuccess ? rphip_err_name(s, r) : "hipSuccess", (int)r, path);
+		return RP_ERR_BACKEND;
+	}
+	r = s->rt.p_hipSetDevice(0);
+	if (r != hipSuccess) {
+		rp_diag_set(diag, "no usable AMD GPU: hipSetDevice(0) failed with %s (%d) from %s",
+		            rphip_err_name(s, r), (int)r, path);
+		return RP_ERR_BACKEND;
+	}
+	return RP_OK;
+}
+
+/* ---- entry points ----------------------------------------------------------------- */
+
+static const rp_option_desc rphip_options[] = {
+	{"--streams", "MODE[,...]", "HIP: single (capture order) or multi (as captured); a list alternates runs"},
+	{"--hip-no-reserve", NULL, "HIP: allocate anywhere, not at the captured addresses"},
+	{NULL, NULL, NULL},
+};
+
+#define RPHIP_STREAM_MODES_MAX 16
+
+/* --streams single|multi, or a comma-separated list of them that
+ * --check-determinism runs take in turn: bit i of *modes_out set when
+ * entry i is single.  The same syntax as the CUDA backend's option of the
+ * same name (both check a value given once). */
+static rp_status rphip_parse_streams(const char *text, unsigned *modes_out, unsigned *n_out,
+                                     rp_diag *diag)
+{
+	const char *p = text ? text : "";
+	unsigned modes = 0, n = 0;
+
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		if (n == RPHIP_STREAM_MODES_MAX) {
+			rp_diag_set(diag, "--streams: at most %d entries, got '%s'", RPHIP_STREAM_MODES_MAX,
+			            text);
+			return RP_ERR_USAGE;
+		}
+		if (len == 6 && strncmp(p, "single", 6) == 0) {
+			modes |= 1u << n;
+		} else if (!(len == 5 && strncmp(p, "multi", 5) == 0)) {
+			rp_diag_set(diag, "--streams: expected single or multi, got '%s' (a comma-separated "
+			            "list of them alternates the runs)", text ? text : "");
+			return RP_ERR_USAGE;
+		}
+		n++;
+		p += len;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	*modes_out = modes;
+	*n_out = n;
+	return RP_OK;
+}
+
+/* The --streams entry of the run now starting. */
+static void rphip_pick_stream_mode(rphip_state *s)
+{
+	s->single = s->nstream_modes ? (s->stream_modes >> (s->run % s->nstream_modes)) & 1u : 0;
+}
+
+static rp_status rphip_check_option(const rp_option_value *o, rp_diag *diag)
+{
+	unsigned modes, n;
+
+	if (strcmp(o->name, "--streams") == 0)
+		return rphip_parse_streams(o->value, &modes, &n, diag);
+	if (strcmp(o->name, "--device") == 0 && o->value && strcmp(o->value, "0") != 0) {
+		rp_diag_set(diag, "--device: the HIP backend replays on device 0 only, got '%s'", o->value);
+		return RP_ERR_USAGE;
+	}
+	return RP_OK;
+}
+
+/* rp_backend_ops.run_mode: only when --streams names both modes. */
+static const char *rphip_run_mode(void *state)
+{
+	rphip_state *s = state;
+	unsigned all = s->nstream_modes ? (1u << s->nstream_modes) - 1u : 0;
+
+	if (s->nstream_modes < 2 || s->stream_modes == 0 || s->stream_modes == all)
+		return NULL;
+	return s->single ? "serialised" : "concurrent";
+}
+
+static void rphip_close(void *state);
+
+static rp_status rphip_open(const rp_backend_open_args *args, void **state_out, rp_diag *diag)
+{
+	rphip_state *s = calloc(1, sizeof(*s));
+	rp_status st;
+
+	if (!s) {
+		rp_diag_set(diag, "out of memory");
+		return RP_ERR_NOMEM;
+	}
+	s->trace = args->trace;
+	s->quiet = args->quiet;
+	for (size_t i = 0; i < args->noptions; i++) {
+		if (strcmp(args->options[i].name, "--hip-no-reserve") == 0)
+			s->no_reserve = 1;
+		if (strcmp(args->options[i].name, "--streams") == 0) {
+			st = rphip_parse_streams(args->options[i].value, &s->stream_modes,
+			                         &s->nstream_modes, diag);
+			if (st != RP_OK) {
+				free(s);
+				return st;
+			}
+		}
+	}
+	rphip_pick_stream_mode(s);
+	if (args->device && strcmp(args->device, "0") != 0) {
+		rp_diag_set(diag, "--device: the HIP backend replays on device 0 only, got '%s'",
+		            args->device);
+		free(s);
+		return RP_ERR_USAGE;
+	}
+	st = rphip_runtime_open(s, diag);
+	if (st != RP_OK) {
+		rphip_close(s);
+		return st;
+	}
+	*state_out = s;
+	return RP_OK;
+}
+
+/* The HIP call a record type names ("hip.hipMalloc"); -1 when none. */
+static int rphip_call_of(rphip_state *s, uint32_t type)
+{
+	const char *name = sbt_reader_type_name(s->trace, type);
+
+	if (!name)
+		return -1;
+	for (int i = 0; i < SBT_CM_HIP_COUNT; i++)
+		if (strcmp(name, sbt_cm_hip_type_name((sbt_cm_hip_call)i)) == 0)
+			return i;
+	return -1;
+}
+
+static void rphip_copies_release_served(rphip_state *s)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < s->ncopies; i++) {
+		if (s->copies[i].served)
+			free(s->copies[i].buf);
+		else
+			s->copies[j++] = s->copies[i];
+	}
+	s->ncopies = j;
+}
+
+static rp_status rphip_execute(void *state, const sbt_record *rec, unsigned flags, rp_diag *diag)
+{
+	rphip_state *s = state;
+	sbt_cm_call c;
+	int hc;
+
+	(void)flags;
+	rphip_copies_release_served(s);
+	s->seq = rec->seq;
+	s->call = NULL;
+	hc = rphip_call_of(s, rec->type);
+	if (hc < 0) {
+		const char *name = sbt_reader_type_name(s->trace, rec->type);
+		s->call = name && *name ? name : "unnamed type";
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
+		                  "type %u is not a call of the HIP record model, so this backend cannot "
+		                  "replay it", rec->type);
+	}
+	s->call = sbt_cm_hip_name((sbt_cm_hip_call)hc);
+	if (sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK)
+		return rphip_fail(s, diag, RP_ERR_DECODE, "the payload (%zu bytes) could not be decoded",
+		                  rec->payload_len);
+	if (c.result != hipSuccess) {
+		/* It failed at capture and changed nothing there; what it returned
+		 * names nothing. */
+		rphip_failed_note(s, c.handle);
+		return RP_OK;
+	}
+	return rphip_exec(s, (sbt_cm_hip_call)hc, &c, diag);
+}
+
+/* The first difference with the capture, told in HIP terms: the copy, the
+ * allocation it read and where, and the last kernel given a pointer into
+ * it (the likeliest writer).  Once per run. */
+static void rphip_note_mismatch(rphip_state *s, const rphip_copy *c, const sbt_checkpoint *cp,
+                                const uint8_t *bytes)
+{
+	rp_check_result res;
+	rp_diag d = {""};
+
+	if (s->noted_mismatch || s->quiet || rp_check_bytes(cp, bytes, cp->length, &res, &d) != RP_OK ||
+	    res.match)
+		return;
+	s->noted_mismatch = 1;
+	fprintf(stderr, "tsreplay: hip: the device-to-host copy at seq %llu differs from the capture\n",
+	        (unsigned long long)c->seq);
+	fprintf(stderr, "  allocation: 0x%llx (made at seq %llu, %llu bytes)\n",
+	        (unsigned long long)c->alloc_cap, (unsigned long long)c->alloc_seq,
+	        (unsigned long long)c->alloc_size);
+	if (res.located)
+		fprintf(stderr, "  offset:   %llu in the allocation (first differing block of %llu bytes)\n",
+		        (unsigned long long)(cp->object + res.diff_offset - c->alloc_cap),
+		        (unsigned long long)res.diff_len);
+	if (c->kernel_seq)
+		fprintf(stderr, "  kernel:   %s (launch seq %llu), the last kernel given a pointer into it\n",
+		        c->kernel, (unsigned long long)c->kernel_seq);
+	else
+		fprintf(stderr, "  kernel:   none was given a pointer into it before the copy\n");
+}
+
+static rp_status rphip_checkpoint(void *state, const sbt_checkpoint *cp, const void **bytes_out,
+                                  rp_diag *diag)
+{
+	rphip_state *s = state;
+	uint64_t pos = cp->object + cp->offset, off;
+	hipError_t r;
+
+	for (size_t i = s->ncopies; i-- > 0;) {
+		rphip_copy *c = &s->copies[i];
+		if (c->seq != cp->call_seq)
+			continue;
+		/* async copies land by the program's synchronization, which was
+		 * replayed before this checkpoint; wait anyway, it costs nothing
+		 * then */
+		r = s->rt.p_hipDeviceSynchronize();
+		if (r != hipSuccess) {
+			rp_diag_set(diag, "waiting for the copy at seq %llu: hipDeviceSynchronize failed "
+			            "with %s (%d)", (unsigned long long)c->seq, rphip_err_name(s, r), (int)r);
+			return RP_ERR_BACKEND;
+		}
+		if (s->not_run_seq && cp->call_seq > s->not_run_seq) {
+			c->served = 1;
+			*bytes_out = NULL;
+			rp_diag_set(diag, "after the launch at seq %llu, which ran nothing on the test double",
+			            (unsigned long long)s->not_run_seq);
+			return RP_OK;
+		}
+		off = pos - c->vstart;
+		if (pos < c->vstart || off > c->len || cp->length > c->len - off) {
+			rp_diag_set(diag, "the checkpoint asks for [%llu, +%llu) of object 0x%llx, outside the "
+			            "%llu bytes the copy at seq %llu read", (unsigned long long)cp->offset,
+			            (unsigned long long)cp->length, (unsigned long long)cp->object,
+			            (unsigned long long)c->len, (unsigned long long)c->seq);
+			return RP_ERR_TRACE;
+		}
+		c->served = 1;
+		*bytes_out = c->buf + off;
+		rphip_note_mismatch(s, c, cp, c->buf + off);
+		return RP_OK;
+	}
+	rp_diag_set(diag, "checkpoint of seq %llu: the replay made no device-to-host copy there",
+	            (unsigned long long)cp->call_seq);
+	return RP_ERR_NOT_FOUND;
+}
+
+static rp_status rphip_reset(void *state, rp_diag *diag)
+{
+	rphip_state *s = state;
+
+	(void)diag;
+	rphip_teardown(s);
+	s->run++;
+	rphip_pick_stream_mode(s);
+	return RP_OK;
+}
+
+static void rphip_close(void *state)
+{
+	rphip_state *s = state;
+
+	if (!s)
+		return;
+	if (s->rt.p_hipDeviceSynchronize)
+		rphip_teardown(s);
+	free(s->objs);
+	free(s->ranges);
+	free(s->copies);
+	free(s->keep);
+	free(s->failed);
+	/* The runtime stays loaded: ROCm's exit handlers run from it. */
+	free(s);
+}
+
+const rp_backend_ops rphip_backend_ops = {
+	.name = "hip",
+	.api = SBT_CM_API_HIP,
+	.open = rphip_open,
+	.execute = rphip_execute,
+	.checkpoint = rphip_checkpoint,
+	.reset = rphip_reset,
+	.close = rphip_close,
+	.options = rphip_options,
+	.check_option = rphip_check_option,
+	.run_mode = rphip_run_mode,
+};

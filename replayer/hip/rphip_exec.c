@@ -1,0 +1,898 @@
+/*
+ * rphip_exec.c - replaying one hip.* record: modules and registration,
+ * launches, allocations (placed at the captured address, or moved and
+ * patched: rphip_internal.h), copies, memsets, streams, events and graphs
+ * rebuilt by stream capture.
+ */
+#include "replayer/hip/rphip_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RPHIP_LIVE(p) ((uint64_t)(uintptr_t)(p))
+
+/* ---- lookups ------------------------------------------------------------------ */
+
+static rp_status rphip_unknown(rphip_state *s, rp_diag *diag, const char *what, uint64_t cap)
+{
+	return rphip_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx was never created in the trace", what,
+	                  (unsigned long long)cap);
+}
+
+/* The live stream of a captured one (0: the null stream; every stream
+ * with --streams single). */
+static rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj **obj,
+                              rp_diag *diag)
+{
+	rphip_obj *o;
+
+	*out = NULL;
+	if (obj)
+		*obj = NULL;
+	if (!cap)
+		return RP_OK;
+	o = rphip_obj_get(s, RPHIP_O_STREAM, cap);
+	if (!o)
+		return rphip_unknown(s, diag, "stream", cap);
+	*out = s->single ? NULL : o->live;
+	if (obj)
+		*obj = o;
+	return RP_OK;
+}
+
+/* The live address of captured [addr, addr + len). */
+static rp_status rphip_translate(rphip_state *s, uint64_t addr, uint64_t len, const char *what,
+                                 uint64_t *live, rp_diag *diag)
+{
+	long i = rphip_range_find(s, addr);
+
+	if (i < 0 || len > s->ranges[i].size - (addr - s->ranges[i].cap))
+		return rphip_fail(s, diag, RP_ERR_TRACE,
+		                  "the %s [0x%llx, +%llu) is not inside an allocation the trace made", what,
+		                  (unsigned long long)addr, (unsigned long long)len);
+	*live = s->ranges[i].live + (addr - s->ranges[i].cap);
+	return RP_OK;
+}
+
+/* Blob id into *out (owned), holding exactly size bytes (UINT64_MAX:
+ * any); *len_out its length when not NULL. */
+static rp_status rphip_blob(rphip_state *s, uint64_t id, uint64_t size, uint8_t **out,
+                            size_t *len_out, rp_diag *diag)
+{
+	void *data = NULL;
+	size_t len = 0;
+	sbt_status st;
+
+	if (!id)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "the record carries no data (no blob)");
+	st = sbt_reader_blob_get(s->trace, id, &data, &len);
+	if (st != SBT_OK)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "blob %llu: %s", (unsigned long long)id,
+		                  sbt_strerror(st));
+	if (size != UINT64_MAX && len != size) {
+		free(data);
+		return rphip_fail(s, diag, RP_ERR_TRACE, "blob %llu holds %zu bytes, the record %llu",
+		                  (unsigned long long)id, len, (unsigned long long)size);
+	}
+	*out = data;
+	if (len_out)
+		*len_out = len;
+	return RP_OK;
+}
+
+/* ---- modules --------------------------------------------------------------------- */
+
+static rp_status rphip_module_load(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	uint8_t *img = NULL;
+	size_t size, blen = 0;
+	sbt_amd_kind kind;
+	hipModule_t m = NULL;
+	sbt_amd_meta *meta = NULL;
+	char why[200];
+	rphip_obj *o;
+	hipError_t r;
+	rp_status st;
+
+	st = rphip_blob(s, c->blob, UINT64_MAX, &img, &blen, diag);
+	if (st != RP_OK)
+		return st;
+	/* The runtime sizes the image from its header: check it against the
+	 * blob before handing it over (a trace is untrusted). */
+	if (sbt_amd_image_size(img, blen, &size, &kind) != SBT_AMD_OK || kind == SBT_AMD_IMAGE_WRAPPER) {
+		free(img);
+		return rphip_fail(s, diag, RP_ERR_TRACE, "blob %llu is not a code object or bundle",
+		                  (unsigned long long)c->blob);
+	}
+	if (sbt_amd_meta_read_image(img, size, &meta, why, sizeof(why)) != SBT_AMD_OK)
+		meta = NULL; /* launches then rewrite pointers by value alone */
+	r = s->rt.p_hipModuleLoadData(&m, img);
+	free(img);
+	if (r != hipSuccess) {
+		sbt_amd_meta_free(meta);
+		return rphip_hipfail(s, diag, "hipModuleLoadData", r);
+	}
+	o = rphip_obj_put(s, RPHIP_O_MODULE, c->handle);
+	if (!o) {
+		sbt_amd_meta_free(meta);
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	}
+	o->live = m;
+	o->meta = meta;
+	return RP_OK;
+}
+
+static rp_status rphip_function(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rphip_obj *m = rphip_obj_get(s, RPHIP_O_MODULE, c->parent), *o;
+	char name[96];
+	hipFunction_t f = NULL;
+	hipError_t r;
+
+	if (!m)
+		return rphip_failed_has(s, c->parent) ? RP_OK : rphip_unknown(s, diag, "module", c->parent);
+	if (!c->name_len || c->name_len >= sizeof(name))
+		return rphip_fail(s, diag, RP_ERR_TRACE, "the kernel name is missing or too long");
+	memcpy(name, c->name, c->name_len);
+	name[c->name_len] = '\0';
+	r = s->rt.p_hipModuleGetFunction(&f, m->live, name);
+	if (r != hipSuccess)
+		return rphip_hipfail(s, diag, "hipModuleGetFunction", r);
+	{
+		const sbt_amd_kernel *k = m->meta ? sbt_amd_meta_find(m->meta, name) : NULL;
+		o = rphip_obj_put(s, RPHIP_O_FUNCTION, c->handle);
+		if (!o)
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		o->live = f;
+		o->k = k;
+		memcpy(o->name, name, c->name_len + 1);
+	}
+	return RP_OK;
+}
+
+/* A module global (hipModuleGetGlobal: its address) or the host shadow of
+ * a __device__ variable (__hipRegisterVar: symbol copies name it). */
+static rp_status rphip_global(rphip_state *s, const sbt_cm_call *c, uint64_t cap, rp_diag *diag)
+{
+	rphip_obj *m = rphip_obj_get(s, RPHIP_O_MODULE, c->parent);
+	char name[128];
+	hipDeviceptr_t p = NULL;
+	size_t size = 0;
+	rphip_range rg;
+	long i;
+	hipError_t r;
+
+	if (!m)
+		return rphip_failed_has(s, c->parent) ? RP_OK : rphip_unknown(s, diag, "module", c->parent);
+	if (!c->name_len || c->name_len >= sizeof(name) || !cap)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "the global's name or address is missing");
+	memcpy(name, c->name, c->name_len);
+	name[c->name_len] = '\0';
+	r = s->rt.p_hipModuleGetGlobal(&p, &size, m->live, name);
+	if (r != hipSuccess)
+		return rphip_hipfail(s, diag, "hipModuleGetGlobal", r);
+	if (c->size && c->size != size)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "global %s has %zu bytes, %llu at capture", name,
+		                  size, (unsigned long long)c->size);
+	while ((i = rphip_range_find(s, cap)) >= 0 && s->ranges[i].global)
+		rphip_range_remove(s, (size_t)i); /* the same global looked up again */
+	memset(&rg, 0, sizeof(rg));
+	rg.cap = cap;
+	rg.size = size;
+	rg.live = RPHIP_LIVE(p);
+	rg.moved = rg.live != cap;
+	rg.global = 1;
+	rg.seq = s->seq;
+	if (rphip_range_find(s, cap) >= 0 || rphip_range_add(s, &rg) != 0)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "global %s at 0x%llx overlaps an allocation", name,
+		                  (unsigned long long)cap);
+	return RP_OK;
+}
+
+static rp_status rphip_module_unload(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rphip_obj *m = rphip_obj_get(s, RPHIP_O_MODULE, c->handle);
+	hipError_t r;
+
+	if (!m)
+		return rphip_failed_has(s, c->handle) ? RP_OK : rphip_unknown(s, diag, "module", c->handle);
+	s->rt.p_hipDeviceSynchronize();
+	r = s->rt.p_hipModuleUnload(m->live);
+	rphip_obj_del(s, m);
+	return r == hipSuccess ? RP_OK : rphip_hipfail(s, diag, "hipModuleUnload", r);
+}
+
+/* ---- launches ------------------------------------------------------------------------ */
+
+/* A pointer word v of the launch of kernel name: the range it points into
+ * is marked as used by this launch and, when it moved, v is rewritten. */
+static uint64_t rphip_patch_word(rphip_state *s, uint64_t v, const char *name)
+{
+	long i = rphip_range_find(s, v);
+
+	if (i < 0)
+		return v;
+	s->ranges[i].kernel_seq = s->seq;
+	snprintf(s->ranges[i].kernel, sizeof(s->ranges[i].kernel), "%s", name);
+	return s->ranges[i].moved ? s->ranges[i].live + (v - s->ranges[i].cap) : v;
+}
+
+/* Rewrite pointers of a moved range in the kernarg bytes (rphip_internal.h
+ * says which words are pointers). */
+static void rphip_patch(rphip_state *s, const sbt_amd_kernel *k, const char *name, uint8_t *buf,
+                        size_t len)
+{
+	for (size_t a = 0; k && a < k->explicit_count; a++) {
+		const sbt_amd_arg *arg = &k->args[a];
+		if ((uint64_t)arg->offset + arg->size > len)
+			continue;
+		for (uint32_t w = 0; w + 8 <= arg->size; w += 8) {
+			uint64_t v;
+			if (arg->kind != SBT_AMD_ARG_GLOBAL_BUFFER && arg->kind != SBT_AMD_ARG_BY_VALUE)
+				break;
+			if ((arg->offset + w) % 8)
+				continue;
+			memcpy(&v, buf + arg->offset + w, 8);
+			v = rphip_patch_word(s, v, name);
+			memcpy(buf + arg->offset + w, &v, 8);
+			if (arg->kind == SBT_AMD_ARG_GLOBAL_BUFFER)
+				break;
+		}
+	}
+	/* With no metadata: every aligned word (as the CUDA backend does
+	 * without a layout). */
+	for (size_t off = 0; !k && off + 8 <= len; off += 8) {
+		uint64_t v;
+		memcpy(&v, buf + off, 8);
+		v = rphip_patch_word(s, v, name);
+		memcpy(buf + off, &v, 8);
+	}
+}
+
+static rp_status rphip_launch(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                              rp_diag *diag)
+{
+	rphip_obj *f = rphip_obj_get(s, RPHIP_O_FUNCTION, c->handle);
+	unsigned grid[3] = {(unsigned)c->grid_x, (unsigned)c->grid_y, (unsigned)c->grid_z};
+	unsigned block[3] = {(unsigned)c->block_x, (unsigned)c->block_y, (unsigned)c->block_z};
+	const uint8_t *src = c->extra_len ? c->extra : c->params;
+	size_t len = c->extra_len ? c->extra_len : c->params_len;
+	uint8_t *buf;
+	void *extra[5];
+	hipStream_t stream;
+	hipError_t r;
+	rp_status st;
+
+	if (!f) {
+		if (rphip_failed_has(s, c->handle))
+			return RP_OK;
+		return rphip_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx was never registered or looked up in "
+		                  "the trace", hc == SBT_CM_HIP_hipLaunchKernel ? "kernel stub" : "function",
+		                  (unsigned long long)c->handle);
+	}
+	if (hc == SBT_CM_HIP_hipExtModuleLaunchKernel) {
+		/* work-item counts, not blocks */
+		for (int d = 0; d < 3; d++) {
+			if (!block[d])
+				return rphip_fail(s, diag, RP_ERR_TRACE, "a block dimension is 0");
+			grid[d] = (grid[d] + block[d] - 1) / block[d];
+		}
+	}
+	st = rphip_stream(s, c->stream, &stream, NULL, diag);
+	if (st != RP_OK)
+		return st;
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	if (len)
+		memcpy(buf, src, len);
+	rphip_patch(s, f->k, f->name, buf, len);
+	extra[0] = HIP_LAUNCH_PARAM_BUFFER_POINTER;
+	extra[1] = buf;
+	extra[2] = HIP_LAUNCH_PARAM_BUFFER_SIZE;
+	extra[3] = &len;
+	extra[4] = HIP_LAUNCH_PARAM_END;
+	r = s->rt.p_hipModuleLaunchKernel(f->live, grid[0], grid[1], grid[2], block[0], block[1],
+	                                  block[2], (unsigned)c->shared_mem, stream, NULL, extra);
+	/* The runtime copies the kernarg bytes at the launch (a graph node
+	 * keeps its own copy too). */
+	free(buf);
+	if (r != hipSuccess)
+		return rphip_hipfail(s, diag, "hipModuleLaunchKernel", r);
+	if (s->rt.not_run) {
+		unsigned long long n = s->rt.not_run();
+		if (n != s->not_run_seen && !s->not_run_seq)
+			s->not_run_seq = s->seq;
+		s->not_run_seen = n;
+	}
+	return RP_OK;
+}
+
+/* ---- allocations ------------------------------------------------------------------------ */
+
+/* Try to place [cap, cap + size) at cap: 0 and *out filled, or -1. */
+static int rphip_place(rphip_state *s, uint64_t cap, uint64_t size, rphip_range *out)
+{
+	hipMemAllocationProp prop;
+	hipMemAccessDesc access;
+	void *p = NULL;
+	uint64_t rsize;
+	hipMemGenericAllocationHandle_t h = NULL;
+
+	memset(&prop, 0, sizeof(prop));
+	prop.type = hipMemAllocationTypePinned;
+	prop.location.type = hipMemLocationTypeDevice;
+	prop.location.id = 0;
+	if (!s->granularity) {
+		size_t g = 0;
+		if (s->rt.p_hipMemGetAllocationGranularity(&g, &prop, hipMemAllocationGranularityMinimum) !=
+		        hipSuccess || !g || (g & (g - 1)))
+			g = SIZE_MAX;
+		s->granularity = g;
+	}
+	if (s->granularity == SIZE_MAX || cap % s->granularity)
+		return -1;
+	rsize = (size + s->granularity - 1) / s->granularity * s->granularity;
+	if (s->rt.p_hipMemAddressReserve(&p, rsize, 0, (void *)(uintptr_t)cap, 0) != hipSuccess)
+		return -1;
+	if (RPHIP_LIVE(p) != cap)
+		goto out_free;
+	if (s->rt.p_hipMemCreate(&h, rsize, &prop, 0) != hipSuccess)
+		goto out_free;
+	if (s->rt.p_hipMemMap(p, rsize, 0, h, 0) != hipSuccess)
+		goto out_release;
+	memset(&access, 0, sizeof(access));
+	access.location = prop.location;
+	access.flags = hipMemAccessFlagsProtReadWrite;
+	if (s->rt.p_hipMemSetAccess(p, rsize, &access, 1) != hipSuccess)
+		goto out_unmap;
+	memset(out, 0, sizeof(*out));
+	out->cap = cap;
+	out->size = size;
+	out->live = cap;
+	out->placed = 1;
+	out->res_size = rsize;
+	out->handle = h;
+	return 0;
+out_unmap:
+	s->rt.p_hipMemUnmap(p, rsize);
+out_release:
+	s->rt.p_hipMemRelease(h);
+out_free:
+	s->rt.p_hipMemAddressFree(p, rsize);
+	return -1;
+}
+
+static void rphip_range_release(rphip_state *s, size_t i)
+{
+	rphip_range *r = &s->ranges[i];
+
+	if (r->placed) {
+		s->rt.p_hipMemUnmap((void *)(uintptr_t)r->live, r->res_size);
+		s->rt.p_hipMemRelease(r->handle);
+		s->rt.p_hipMemAddressFree((void *)(uintptr_t)r->live, r->res_size);
+	} else if (!r->global) {
+		s->rt.p_hipFree((void *)(uintptr_t)r->live);
+	}
+	rphip_range_remove(s, i);
+}
+
+static rp_status rphip_alloc(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rphip_range rg;
+	void *p = NULL;
+	long i;
+	hipError_t r;
+
+	if (!c->dst || !c->size)
+		return RP_OK;
+	/* a range the trace freed through a call it did not record */
+	while ((i = rphip_range_find(s, c->dst)) >= 0 ||
+	       (i = rphip_range_find(s, c->dst + c->size - 1)) >= 0)
+		rphip_range_release(s, (size_t)i);
+	if (s->no_reserve || rphip_place(s, c->dst, c->size, &rg) != 0) {
+		r = s->rt.p_hipMalloc(&p, c->size);
+		if (r != hipSuccess)
+			return rphip_hipfail(s, diag, "hipMalloc", r);
+		memset(&rg, 0, sizeof(rg));
+		rg.cap = c->dst;
+		rg.size = c->size;
+		rg.live = RPHIP_LIVE(p);
+		rg.moved = rg.live != rg.cap;
+	}
+	rg.seq = s->seq;
+	if (rg.moved)
+		s->moved++;
+	else
+		s->placed++;
+	if (rphip_range_add(s, &rg) != 0)
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	if (rg.moved && !s->no_reserve && !s->warned_moved && !s->quiet) {
+		s->warned_moved = 1;
+		fprintf(stderr, "tsreplay: hip: allocation of seq %llu placed at 0x%llx, not its captured "
+		        "0x%llx: pointer arguments of launches are rewritten\n", (unsigned long long)s->seq,
+		        (unsigned long long)rg.live, (unsigned long long)rg.cap);
+	}
+	return RP_OK;
+}
+
+static rp_status rphip_free(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	long i;
+
+	if (!c->dst)
+		return RP_OK;
+	i = rphip_range_find(s, c->dst);
+	if (i < 0 || s->ranges[i].cap != c->dst || s->ranges[i].global)
+		return rphip_failed_has(s, c->dst) ? RP_OK
+		                                   : rphip_unknown(s, diag, "allocation", c->dst);
+	/* a careful program waits before it frees what work may use */
+	s->rt.p_hipDeviceSynchronize();
+	rphip_range_release(s, (size_t)i);
+	return RP_OK;
+}
+
+/* ---- copies and memsets ------------------------------------------------------------------ */
+
+static int rphip_is_async(sbt_cm_hip_call hc)
+{
+	switch (hc) {
+	case SBT_CM_HIP_hipMemcpyAsync: case SBT_CM_HIP_hipMemcpyHtoDAsync:
+	case SBT_CM_HIP_hipMemcpyDtoHAsync: case SBT_CM_HIP_hipMemcpyDtoDAsync:
+	case SBT_CM_HIP_hipMemcpyToSymbolAsync: case SBT_CM_HIP_hipMemcpyFromSymbolAsync:
+	case SBT_CM_HIP_hipMemsetAsync: case SBT_CM_HIP_hipMemsetD8Async:
+	case SBT_CM_HIP_hipMemsetD16Async: case SBT_CM_HIP_hipMemsetD32Async:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int rphip_is_symbol(sbt_cm_hip_call hc)
+{
+	return hc == SBT_CM_HIP_hipMemcpyToSymbol || hc == SBT_CM_HIP_hipMemcpyToSymbolAsync ||
+	       hc == SBT_CM_HIP_hipMemcpyFromSymbol || hc == SBT_CM_HIP_hipMemcpyFromSymbolAsync;
+}
+
+/* After a host-synchronous call, or to free a host buffer: wait for the
+ * stream (not while the replay captures it: the work became a node). */
+static rp_status rphip_after(rphip_state *s, hipStream_t stream, const rphip_obj *so, int sync,
+                             void *buf, rp_diag *diag)
+{
+	hipError_t r;
+
+	if (so && so->capturing) {
+		if (buf && rphip_keep(s, buf) != 0) {
+			free(buf);
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		}
+		return RP_OK;
+	}
+	if (sync || buf) {
+		r = s->rt.p_hipStreamSynchronize(stream);
+		free(buf);
+		if (r != hipSuccess)
+			return rphip_hipfail(s, diag, "hipStreamSynchronize", r);
+	}
+	return RP_OK;
+}
+
+static rp_status rphip_copy_run(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                            rp_diag *diag)
+{
+	int sync = !rphip_is_async(hc), sym = rphip_is_symbol(hc);
+	uint64_t ldst, lsrc, dst = c->dst + (sym ? c->offset : 0), src = c->src + (sym ? c->offset : 0);
+	hipStream_t stream;
+	rphip_obj *so;
+	uint8_t *buf = NULL;
+	hipError_t r;
+	rp_status st;
+
+	if (!c->size)
+		return RP_OK;
+	if ((st = rphip_stream(s, c->stream, &stream, &so, diag)) != RP_OK)
+		return st;
+	switch (c->sub) {
+	case SBT_CM_COPY_HTOD:
+		if ((st = rphip_translate(s, dst, c->size, "destination", &ldst, diag)) != RP_OK ||
+		    (st = rphip_blob(s, c->blob, c->size, &buf, NULL, diag)) != RP_OK)
+			return st;
+		r = s->rt.p_hipMemcpyAsync((void *)(uintptr_t)ldst, buf, c->size, hipMemcpyHostToDevice,
+		                           stream);
+		if (r != hipSuccess) {
+			free(buf);
+			return rphip_hipfail(s, diag, "hipMemcpyAsync", r);
+		}
+		return rphip_after(s, stream, so, sync, buf, diag);
+	case SBT_CM_COPY_DTOD:
+		if ((st = rphip_translate(s, dst, c->size, "destination", &ldst, diag)) != RP_OK ||
+		    (st = rphip_translate(s, src, c->size, "source", &lsrc, diag)) != RP_OK)
+			return st;
+		r = s->rt.p_hipMemcpyAsync((void *)(uintptr_t)ldst, (void *)(uintptr_t)lsrc, c->size,
+		                           hipMemcpyDeviceToDevice, stream);
+		if (r != hipSuccess)
+			return rphip_hipfail(s, diag, "hipMemcpyAsync", r);
+		return rphip_after(s, stream, so, sync, NULL, diag);
+	case SBT_CM_COPY_DTOH: {
+		rphip_copy *cp;
+		if ((st = rphip_translate(s, src, c->size, "source", &lsrc, diag)) != RP_OK)
+			return st;
+		if (so && so->capturing)
+			return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
+			                  "a device-to-host copy captured into a graph is not replayed yet");
+		buf = malloc(c->size);
+		if (!buf || (s->ncopies == s->capcopies &&
+		             !(s->copies = realloc(s->copies, (s->capcopies = s->capcopies * 2 + 8) *
+		                                                 sizeof(*s->copies))))) {
+			free(buf);
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		}
+		r = s->rt.p_hipMemcpyAsync(buf, (void *)(uintptr_t)lsrc, c->size, hipMemcpyDeviceToHost,
+		                           stream);
+		if (r != hipSuccess) {
+			free(buf);
+			return rphip_hipfail(s, diag, "hipMemcpyAsync", r);
+		}
+		cp = &s->copies[s->ncopies++];
+		memset(cp, 0, sizeof(*cp));
+		cp->seq = s->seq;
+		cp->vstart = src;
+		cp->buf = buf;
+		cp->len = c->size;
+		{
+			const rphip_range *rg = &s->ranges[rphip_range_find(s, src)];
+			cp->alloc_cap = rg->cap;
+			cp->alloc_size = rg->size;
+			cp->alloc_seq = rg->seq;
+			cp->kernel_seq = rg->kernel_seq;
+			memcpy(cp->kernel, rg->kernel, sizeof(cp->kernel));
+		}
+		return rphip_after(s, stream, so, sync, NULL, diag);
+	}
+	case SBT_CM_COPY_HTOH:
+		return RP_OK; /* host memory only: nothing on the device */
+	default:
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
+		                  "a copy whose direction capture could not tell (sub %llu)",
+		                  (unsigned long long)c->sub);
+	}
+}
+
+static rp_status rphip_memset(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                              rp_diag *diag)
+{
+	uint64_t live;
+	hipStream_t stream;
+	rphip_obj *so;
+	unsigned elem = c->elem_size ? (unsigned)c->elem_size : 1;
+	hipError_t r;
+	rp_status st;
+
+	if (!c->size)
+		return RP_OK;
+	if ((st = rphip_stream(s, c->stream, &stream, &so, diag)) != RP_OK ||
+	    (st = rphip_translate(s, c->dst, c->size, "destination", &live, diag)) != RP_OK)
+		return st;
+	if (elem == 2)
+		r = s->rt.p_hipMemsetD16Async((hipDeviceptr_t)(uintptr_t)live, (unsigned short)c->value,
+		                              c->width, stream);
+	else if (elem == 4)
+		r = s->rt.p_hipMemsetD32Async((hipDeviceptr_t)(uintptr_t)live, (int)c->value, c->width,
+		                              stream);
+	else
+		r = s->rt.p_hipMemsetAsync((void *)(uintptr_t)live, (int)c->value, c->size, stream);
+	if (r != hipSuccess)
+		return rphip_hipfail(s, diag, "hipMemsetAsync", r);
+	return rphip_after(s, stream, so, !rphip_is_async(hc), NULL, diag);
+}
+
+/* ---- streams, events, graphs ------------------------------------------------------------- */
+
+static rp_status rphip_stream_create(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	hipStream_t st = NULL;
+	rphip_obj *o;
+	hipError_t r = s->rt.p_hipStreamCreateWithPriority(&st, (unsigned)c->flags, (int)c->priority);
+
+	if (r != hipSuccess)
+		return rphip_hipfail(s, diag, "hipStreamCreateWithPriority", r);
+	o = rphip_obj_put(s, RPHIP_O_STREAM, c->handle);
+	if (!o)
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	o->live = st;
+	return RP_OK;
+}
+
+static rp_status rphip_event_create(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	hipEvent_t e = NULL;
+	rphip_obj *o;
+	hipError_t r = s->rt.p_hipEventCreateWithFlags(&e, (unsigned)c->flags);
+
+	if (r != hipSuccess)
+		return rphip_hipfail(s, diag, "hipEventCreateWithFlags", r);
+	o = rphip_obj_put(s, RPHIP_O_EVENT, c->event);
+	if (!o)
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	o->live = e;
+	return RP_OK;
+}
+
+static rp_status rphip_event(rphip_state *s, uint64_t cap, hipEvent_t *out, rp_diag *diag)
+{
+	rphip_obj *o = rphip_obj_get(s, RPHIP_O_EVENT, cap);
+
+	if (!o)
+		return rphip_unknown(s, diag, "event", cap);
+	*out = o->live;
+	return RP_OK;
+}
+
+static rp_status rphip_destroy(rphip_state *s, rphip_kind kind, uint64_t cap, rp_diag *diag)
+{
+	static const char *what[] = {"", "module", "function", "stream", "event", "graph", "graph exec"};
+	rphip_obj *o = rphip_obj_get(s, kind, cap);
+	hipError_t r = hipSuccess;
+	const char *fn = "";
+
+	if (!o)
+		return rphip_failed_has(s, cap) ? RP_OK : rphip_unknown(s, diag, what[kind], cap);
+	switch (kind) {
+	case RPHIP_O_STREAM:
+		s->rt.p_hipStreamSynchronize(o->live);
+		r = s->rt.p_hipStreamDestroy(o->live);
+		fn = "hipStreamDestroy";
+		break;
+	case RPHIP_O_EVENT:
+		r = s->rt.p_hipEventDestroy(o->live);
+		fn = "hipEventDestroy";
+		break;
+	case RPHIP_O_GRAPH:
+		r = s->rt.p_hipGraphDestroy(o->live);
+		fn = "hipGraphDestroy";
+		break;
+	case RPHIP_O_GRAPHEXEC:
+		s->rt.p_hipDeviceSynchronize();
+		r = s->rt.p_hipGraphExecDestroy(o->live);
+		fn = "hipGraphExecDestroy";
+		break;
+	default:
+		break;
+	}
+	rphip_obj_del(s, o);
+	return r == hipSuccess ? RP_OK : rphip_hipfail(s, diag, fn, r);
+}
+
+static rp_status rphip_graph(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                             rp_diag *diag)
+{
+	hipStream_t stream;
+	rphip_obj *so, *o;
+	hipError_t r;
+	rp_status st;
+
+	switch (hc) {
+	case SBT_CM_HIP_hipStreamBeginCapture:
+		if (s->single)
+			return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
+			                  "stream capture cannot be replayed with --streams single (it needs "
+			                  "a stream); replay with --streams multi");
+		if ((st = rphip_stream(s, c->stream, &stream, &so, diag)) != RP_OK)
+			return st;
+		r = s->rt.p_hipStreamBeginCapture(stream, (hipStreamCaptureMode)c->flags);
+		if (r != hipSuccess)
+			return rphip_hipfail(s, diag, "hipStreamBeginCapture", r);
+		if (so)
+			so->capturing = 1;
+		return RP_OK;
+	case SBT_CM_HIP_hipStreamEndCapture: {
+		hipGraph_t g = NULL;
+		if ((st = rphip_stream(s, c->stream, &stream, &so, diag)) != RP_OK)
+			return st;
+		r = s->rt.p_hipStreamEndCapture(stream, &g);
+		if (so)
+			so->capturing = 0;
+		if (r != hipSuccess)
+			return rphip_hipfail(s, diag, "hipStreamEndCapture", r);
+		if (!(o = rphip_obj_put(s, RPHIP_O_GRAPH, c->handle)))
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		o->live = g;
+		return RP_OK;
+	}
+	case SBT_CM_HIP_hipGraphInstantiate: {
+		hipGraphExec_t e = NULL;
+		rphip_obj *g = rphip_obj_get(s, RPHIP_O_GRAPH, c->parent);
+		if (!g)
+			return rphip_unknown(s, diag, "graph", c->parent);
+		r = s->rt.p_hipGraphInstantiate(&e, g->live, NULL, NULL, 0);
+		if (r != hipSuccess)
+			return rphip_hipfail(s, diag, "hipGraphInstantiate", r);
+		if (!(o = rphip_obj_put(s, RPHIP_O_GRAPHEXEC, c->handle)))
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		o->live = e;
+		return RP_OK;
+	}
+	case SBT_CM_HIP_hipGraphLaunch: {
+		rphip_obj *e = rphip_obj_get(s, RPHIP_O_GRAPHEXEC, c->handle);
+		if (!e)
+			return rphip_unknown(s, diag, "graph exec", c->handle);
+		if ((st = rphip_stream(s, c->stream, &stream, NULL, diag)) != RP_OK)
+			return st;
+		r = s->rt.p_hipGraphLaunch(e->live, stream);
+		return r == hipSuccess ? RP_OK : rphip_hipfail(s, diag, "hipGraphLaunch", r);
+	}
+	case SBT_CM_HIP_hipGraphExecDestroy:
+		return rphip_destroy(s, RPHIP_O_GRAPHEXEC, c->handle, diag);
+	case SBT_CM_HIP_hipGraphDestroy:
+		return rphip_destroy(s, RPHIP_O_GRAPH, c->handle, diag);
+	default:
+		return RP_OK;
+	}
+}
+
+/* ---- the table of calls ----------------------------------------------------------------- */
+
+rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag)
+{
+	hipStream_t stream;
+	hipEvent_t ev = NULL;
+	hipError_t r;
+	rp_status st;
+
+	switch (hc) {
+	case SBT_CM_HIP___hipRegisterFatBinary:
+	case SBT_CM_HIP_hipModuleLoad:
+	case SBT_CM_HIP_hipModuleLoadData:
+	case SBT_CM_HIP_hipModuleLoadDataEx:
+		return rphip_module_load(s, c, diag);
+	case SBT_CM_HIP___hipUnregisterFatBinary:
+	case SBT_CM_HIP_hipModuleUnload:
+		return rphip_module_unload(s, c, diag);
+	case SBT_CM_HIP___hipRegisterFunction:
+	case SBT_CM_HIP_hipModuleGetFunction:
+		return rphip_function(s, c, diag);
+	case SBT_CM_HIP___hipRegisterVar:
+		return rphip_global(s, c, c->host, diag);
+	case SBT_CM_HIP_hipModuleGetGlobal:
+		return rphip_global(s, c, c->dst, diag);
+	case SBT_CM_HIP_hipLaunchKernel:
+	case SBT_CM_HIP_hipModuleLaunchKernel:
+	case SBT_CM_HIP_hipExtModuleLaunchKernel:
+	case SBT_CM_HIP_hipLaunchCooperativeKernel:
+		return rphip_launch(s, hc, c, diag);
+	case SBT_CM_HIP___hipPushCallConfiguration:
+		return RP_OK; /* only recorded when it failed: skipped before here */
+	case SBT_CM_HIP_hipLaunchHostFunc:
+		return RP_OK; /* host code is never replayed */
+	case SBT_CM_HIP_hipInit:
+		return RP_OK;
+	case SBT_CM_HIP_hipSetDevice:
+		if (c->device != 0)
+			return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
+			                  "device %lld: the HIP backend replays on device 0 only",
+			                  (long long)c->device);
+		return RP_OK;
+	case SBT_CM_HIP_hipDeviceSynchronize:
+	case SBT_CM_HIP_hipDeviceReset: /* reset: what it would destroy is rebuilt by the trace */
+		r = s->rt.p_hipDeviceSynchronize();
+		return r == hipSuccess ? RP_OK : rphip_hipfail(s, diag, "hipDeviceSynchronize", r);
+	case SBT_CM_HIP_hipMalloc:
+	case SBT_CM_HIP_hipMallocPitch:
+	case SBT_CM_HIP_hipMallocAsync:
+	case SBT_CM_HIP_hipMallocManaged:
+		if (hc == SBT_CM_HIP_hipMallocAsync || hc == SBT_CM_HIP_hipMallocManaged) {
+			if (!s->warned_nomem_kind && !s->quiet)
+				fprintf(stderr, "tsreplay: hip: %s replayed as a device allocation\n", s->call);
+			s->warned_nomem_kind = 1;
+		}
+		return rphip_alloc(s, c, diag);
+	case SBT_CM_HIP_hipFree:
+	case SBT_CM_HIP_hipFreeAsync:
+		return rphip_free(s, c, diag);
+	case SBT_CM_HIP_hipHostMalloc:
+	case SBT_CM_HIP_hipHostRegister:
+	case SBT_CM_HIP_hipHostFree:
+	case SBT_CM_HIP_hipHostUnregister:
+		return RP_OK; /* host memory: copies carry their bytes */
+	case SBT_CM_HIP_hipMemcpy: case SBT_CM_HIP_hipMemcpyAsync:
+	case SBT_CM_HIP_hipMemcpyHtoD: case SBT_CM_HIP_hipMemcpyHtoDAsync:
+	case SBT_CM_HIP_hipMemcpyDtoH: case SBT_CM_HIP_hipMemcpyDtoHAsync:
+	case SBT_CM_HIP_hipMemcpyDtoD: case SBT_CM_HIP_hipMemcpyDtoDAsync:
+	case SBT_CM_HIP_hipMemcpyToSymbol: case SBT_CM_HIP_hipMemcpyToSymbolAsync:
+	case SBT_CM_HIP_hipMemcpyFromSymbol: case SBT_CM_HIP_hipMemcpyFromSymbolAsync:
+		return rphip_copy_run(s, hc, c, diag);
+	case SBT_CM_HIP_hipMemset: case SBT_CM_HIP_hipMemsetAsync:
+	case SBT_CM_HIP_hipMemsetD8: case SBT_CM_HIP_hipMemsetD16: case SBT_CM_HIP_hipMemsetD32:
+	case SBT_CM_HIP_hipMemsetD8Async: case SBT_CM_HIP_hipMemsetD16Async:
+	case SBT_CM_HIP_hipMemsetD32Async:
+		return rphip_memset(s, hc, c, diag);
+	case SBT_CM_HIP_hipStreamCreate:
+	case SBT_CM_HIP_hipStreamCreateWithFlags:
+	case SBT_CM_HIP_hipStreamCreateWithPriority:
+		return rphip_stream_create(s, c, diag);
+	case SBT_CM_HIP_hipStreamDestroy:
+		return rphip_destroy(s, RPHIP_O_STREAM, c->stream, diag);
+	case SBT_CM_HIP_hipStreamSynchronize:
+	case SBT_CM_HIP_hipStreamQuery:
+		if ((st = rphip_stream(s, c->stream, &stream, NULL, diag)) != RP_OK)
+			return st;
+		r = s->rt.p_hipStreamSynchronize(stream);
+		return r == hipSuccess ? RP_OK : rphip_hipfail(s, diag, "hipStreamSynchronize", r);
+	case SBT_CM_HIP_hipStreamWaitEvent:
+		if ((st = rphip_stream(s, c->stream, &stream, NULL, diag)) != RP_OK ||
+		    (st = rphip_event(s, c->event, &ev, diag)) != RP_OK)
+			return st;
+		r = s->rt.p_hipStreamWaitEvent(stream, ev, (unsigned)c->flags);
+		return r == hipSuccess ? RP_OK : rphip_hipfail(s, diag, "hipStreamWaitEvent", r);
+	case SBT_CM_HIP_hipEventCreate:
+	case SBT_CM_HIP_hipEventCreateWithFlags:
+		return rphip_event_create(s, c, diag);
+	case SBT_CM_HIP_hipEventDestroy:
+		return rphip_destroy(s, RPHIP_O_EVENT, c->event, diag);
+	case SBT_CM_HIP_hipEventRecord:
+		if ((st = rphip_stream(s, c->stream, &stream, NULL, diag)) != RP_OK ||
+		    (st = rphip_event(s, c->event, &ev, diag)) != RP_OK)
+			return st;
+		r = s->rt.p_hipEventRecord(ev, stream);
+		return r == hipSuccess ? RP_OK : rphip_hipfail(s, diag, "hipEventRecord", r);
+	case SBT_CM_HIP_hipEventSynchronize:
+	case SBT_CM_HIP_hipEventQuery:
+		if ((st = rphip_event(s, c->event, &ev, diag)) != RP_OK)
+			return st;
+		r = s->rt.p_hipEventSynchronize(ev);
+		return r == hipSuccess ? RP_OK : rphip_hipfail(s, diag, "hipEventSynchronize", r);
+	case SBT_CM_HIP_hipStreamBeginCapture:
+	case SBT_CM_HIP_hipStreamEndCapture:
+	case SBT_CM_HIP_hipGraphInstantiate:
+	case SBT_CM_HIP_hipGraphLaunch:
+	case SBT_CM_HIP_hipGraphExecDestroy:
+	case SBT_CM_HIP_hipGraphDestroy:
+		return rphip_graph(s, hc, c, diag);
+	case SBT_CM_HIP_COUNT:
+		break;
+	}
+	return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "not replayed by the HIP backend");
+}
+
+void rphip_teardown(rphip_state *s)
+{
+	s->rt.p_hipDeviceSynchronize();
+	for (size_t i = s->nobjs; i-- > 0;) {
+		rphip_obj *o = &s->objs[i];
+		switch (o->kind) {
+		case RPHIP_O_GRAPHEXEC: s->rt.p_hipGraphExecDestroy(o->live); break;
+		case RPHIP_O_GRAPH: s->rt.p_hipGraphDestroy(o->live); break;
+		case RPHIP_O_EVENT: s->rt.p_hipEventDestroy(o->live); break;
+		case RPHIP_O_STREAM:
+			if (o->capturing) {
+				hipGraph_t g = NULL;
+				if (s->rt.p_hipStreamEndCapture(o->live, &g) == hipSuccess && g)
+					s->rt.p_hipGraphDestroy(g);
+			}
+			s->rt.p_hipStreamDestroy(o->live);
+			break;
+		default: break;
+		}
+	}
+	for (size_t i = 0; i < s->nobjs; i++)
+		if (s->objs[i].kind == RPHIP_O_MODULE)
+			s->rt.p_hipModuleUnload(s->objs[i].live);
+	for (size_t i = 0; i < s->nobjs; i++)
+		sbt_amd_meta_free(s->objs[i].meta);
+	s->nobjs = 0;
+	while (s->nranges)
+		rphip_range_release(s, s->nranges - 1);
+	for (size_t i = 0; i < s->ncopies; i++)
+		free(s->copies[i].buf);
+	s->ncopies = 0;
+	for (size_t i = 0; i < s->nkeep; i++)
+		free(s->keep[i]);
+	s->nkeep = 0;
+	s->nfailed = 0;
+	s->moved = s->placed = 0;
+	s->not_run_seq = 0;
+	s->noted_mismatch = 0;
+	if (s->rt.not_run)
+		s->not_run_seen = s->rt.not_run();
+}

@@ -1,0 +1,157 @@
+/*
+ * rphip_internal.h - internals of the HIP replay backend (prefix rphip_).
+ *
+ * What a replay keeps:
+ *   - objects: captured handle -> live handle, per kind (modules, host
+ *     stubs and functions, streams, events, graphs, graph execs), in one
+ *     array searched linearly (traces of the test programs hold tens);
+ *   - address ranges: captured device range -> live address (sorted by
+ *     captured address).  A hipMalloc'd range is placed at its captured
+ *     address when the runtime lets us reserve it (hipMemAddressReserve
+ *     with the address as hint, hipMemCreate, hipMemMap, hipMemSetAccess);
+ *     otherwise it is allocated anywhere and pointer arguments of
+ *     launches are rewritten: every global_buffer argument of the code
+ *     object's metadata, and every 8-byte word of a by_value argument that
+ *     lies inside a moved range (a struct's pointers: the metadata does not
+ *     mark them).  Module globals and the host shadows of __device__
+ *     variables are ranges too;
+ *   - the results of device-to-host copies until their checkpoint asks;
+ *   - host buffers a captured graph's copies read, until reset.
+ * Everything is single-threaded: the core calls one entry at a time.
+ */
+#ifndef TRACESMITH_RPHIP_INTERNAL_H
+#define TRACESMITH_RPHIP_INTERNAL_H
+
+#include <hip/hip_runtime_api.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replayer/hip/rphip_backend.h"
+#include "serializer/amdgpu/sbt_amd.h"
+#include "serializer/sbt_compute.h"
+
+/* X(name): each is called through a pointer of the type the header
+ * declares it with (__typeof__), looked up with dlsym. */
+#define RPHIP_RUNTIME_LIST(X)                                                      \
+	X(hipGetDeviceCount) X(hipSetDevice) X(hipDeviceSynchronize) X(hipGetErrorName) \
+	X(hipModuleLoadData) X(hipModuleUnload) X(hipModuleGetFunction)                 \
+	X(hipModuleGetGlobal) X(hipModuleLaunchKernel)                                  \
+	X(hipMalloc) X(hipFree) X(hipMemGetAllocationGranularity)                       \
+	X(hipMemAddressReserve) X(hipMemAddressFree) X(hipMemCreate) X(hipMemRelease)   \
+	X(hipMemMap) X(hipMemUnmap) X(hipMemSetAccess)                                  \
+	X(hipMemcpyAsync) X(hipMemsetAsync) X(hipMemsetD16Async) X(hipMemsetD32Async)   \
+	X(hipStreamCreateWithPriority) X(hipStreamDestroy) X(hipStreamSynchronize)      \
+	X(hipStreamWaitEvent) X(hipStreamBeginCapture) X(hipStreamEndCapture)           \
+	X(hipEventCreateWithFlags) X(hipEventDestroy) X(hipEventRecord)                 \
+	X(hipEventSynchronize)                                                          \
+	X(hipGraphInstantiate) X(hipGraphLaunch) X(hipGraphExecDestroy) X(hipGraphDestroy)
+
+/* The test double's count of launches that ran nothing (tests/doubles/hip/
+ * thd_ext.h); absent from the real runtime. */
+#define RPHIP_NOT_RUN_SYMBOL "tship_double_launches_not_run"
+
+typedef struct rphip_runtime {
+	void *dl;
+	char path[256];
+	unsigned long long (*not_run)(void); /* NULL unless the double */
+#define RPHIP_X_MEMBER(name) __typeof__(name) *p_##name;
+	RPHIP_RUNTIME_LIST(RPHIP_X_MEMBER)
+#undef RPHIP_X_MEMBER
+} rphip_runtime;
+
+typedef enum rphip_kind {
+	RPHIP_O_NONE = 0,
+	RPHIP_O_MODULE,
+	RPHIP_O_FUNCTION, /* a hipModuleGetFunction handle, or a <<<>>> host stub */
+	RPHIP_O_STREAM,
+	RPHIP_O_EVENT,
+	RPHIP_O_GRAPH,
+	RPHIP_O_GRAPHEXEC
+} rphip_kind;
+
+typedef struct rphip_obj {
+	uint64_t cap;
+	void *live;
+	rphip_kind kind;
+	int capturing;             /* streams: between Begin/EndCapture in the replay */
+	sbt_amd_meta *meta;        /* modules: the kernels of its code object (owned) */
+	const sbt_amd_kernel *k;   /* functions: in their module's meta */
+	char name[96];             /* functions: the kernel */
+} rphip_obj;
+
+typedef struct rphip_range {
+	uint64_t cap, size;
+	uint64_t live;
+	int moved;
+	int placed;                /* reserved + mapped at cap (placement pieces) */
+	int global;                /* a module global or a __device__ shadow: not freed */
+	uint64_t res_size;         /* placed: the reservation's size */
+	hipMemGenericAllocationHandle_t handle;
+	uint64_t seq;              /* the record that made it */
+	uint64_t kernel_seq;       /* the last launch given a pointer into it, 0: none */
+	char kernel[64];           /* that launch's kernel */
+} rphip_range;
+
+/* A device-to-host copy's result, kept for its checkpoint. */
+typedef struct rphip_copy {
+	uint64_t seq;
+	uint64_t vstart;           /* captured source address of buf[0] */
+	uint8_t *buf;              /* owned */
+	uint64_t len;
+	int served;
+	/* for the mismatch note: the allocation read, as it was at the copy */
+	uint64_t alloc_cap, alloc_size, alloc_seq, kernel_seq;
+	char kernel[64];
+} rphip_copy;
+
+typedef struct rphip_state {
+	rphip_runtime rt;
+	sbt_reader *trace;         /* borrowed */
+	int quiet;
+	int no_reserve;            /* --hip-no-reserve */
+	unsigned stream_modes;     /* --streams: bit i set when entry i is single */
+	unsigned nstream_modes;    /* 0: not given (multi) */
+	unsigned run;              /* runs begun before this one */
+	int single;                /* this run: every stream is the null stream */
+	size_t granularity;        /* 0: not asked yet; SIZE_MAX: placement unavailable */
+	rphip_obj *objs;
+	size_t nobjs, capobjs;
+	rphip_range *ranges;       /* sorted by cap */
+	size_t nranges, capranges;
+	rphip_copy *copies;
+	size_t ncopies, capcopies;
+	void **keep;               /* host buffers captured graphs read (owned) */
+	size_t nkeep, capkeep;
+	uint64_t *failed;          /* handles only failed calls returned */
+	size_t nfailed, capfailed;
+	unsigned moved, placed;    /* allocations this run */
+	unsigned long long not_run_seen;
+	uint64_t not_run_seq;      /* first launch that ran nothing on the double */
+	int warned_moved, warned_nomem_kind;
+	int noted_mismatch;        /* the first differing copy was described */
+	/* the record being executed, for messages */
+	uint64_t seq;
+	const char *call;
+} rphip_state;
+
+/* rphip_backend.c */
+rp_status rphip_fail(rphip_state *s, rp_diag *diag, rp_status st, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+rp_status rphip_hipfail(rphip_state *s, rp_diag *diag, const char *fn, hipError_t r);
+rphip_obj *rphip_obj_get(rphip_state *s, rphip_kind kind, uint64_t cap);
+rphip_obj *rphip_obj_put(rphip_state *s, rphip_kind kind, uint64_t cap);
+void rphip_obj_del(rphip_state *s, rphip_obj *o);
+long rphip_range_find(const rphip_state *s, uint64_t addr);
+int rphip_range_add(rphip_state *s, const rphip_range *r);
+void rphip_range_remove(rphip_state *s, size_t i);
+int rphip_keep(rphip_state *s, void *buf);
+void rphip_failed_note(rphip_state *s, uint64_t cap);
+int rphip_failed_has(const rphip_state *s, uint64_t cap);
+
+/* rphip_exec.c */
+rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag);
+/* Undo every live object and range (close and reset). */
+void rphip_teardown(rphip_state *s);
+
+#endif

@@ -1,0 +1,477 @@
+/*
+ * thd_core.c - the double's state, device, errors, streams, events and
+ * graphs made by stream capture (thd.h says what is modelled).
+ */
+#include "tests/doubles/hip/thd.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* lock: the registries (thd.h); objects_lock: the object registry alone,
+ * so that an object can be made under lock. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_mutex_t objects_lock;
+	void **objects;          /* every handle object made (thd_object_new) */
+	size_t nobjects, capobjects;
+} thd_g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+
+void *thd_object_new(size_t size)
+{
+	void *o = calloc(1, size);
+
+	if (!o)
+		return NULL;
+	pthread_mutex_lock(&thd_g.objects_lock);
+	if (thd_g.nobjects == thd_g.capobjects) {
+		size_t cap = thd_g.capobjects ? thd_g.capobjects * 2 : 64;
+		void **v = realloc(thd_g.objects, cap * sizeof(*v));
+		if (!v) {
+			pthread_mutex_unlock(&thd_g.objects_lock);
+			free(o);
+			return NULL;
+		}
+		thd_g.objects = v;
+		thd_g.capobjects = cap;
+	}
+	thd_g.objects[thd_g.nobjects++] = o;
+	pthread_mutex_unlock(&thd_g.objects_lock);
+	return o;
+}
+
+static __thread hipError_t thd_last_error;
+
+void thd_lock(void)
+{
+	pthread_mutex_lock(&thd_g.lock);
+}
+
+void thd_unlock(void)
+{
+	pthread_mutex_unlock(&thd_g.lock);
+}
+
+hipError_t thd_ret(hipError_t r)
+{
+	if (r != hipSuccess)
+		thd_last_error = r;
+	return r;
+}
+
+void thd_say(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "libamdhip64 test double: %s\n", line);
+}
+
+/* ---- device and errors ---------------------------------------------------- */
+
+THD_EXPORT hipError_t hipInit(unsigned int flags)
+{
+	return thd_ret(flags ? hipErrorInvalidValue : hipSuccess);
+}
+
+THD_EXPORT hipError_t hipGetDeviceCount(int *count)
+{
+	if (!count)
+		return thd_ret(hipErrorInvalidValue);
+	*count = 1;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipSetDevice(int device)
+{
+	return thd_ret(device == 0 ? hipSuccess : hipErrorInvalidDevice);
+}
+
+THD_EXPORT hipError_t hipGetDevice(int *device)
+{
+	if (!device)
+		return thd_ret(hipErrorInvalidValue);
+	*device = 0;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device)
+{
+	if (!name || len <= 0)
+		return thd_ret(hipErrorInvalidValue);
+	if (device != 0)
+		return thd_ret(hipErrorInvalidDevice);
+	snprintf(name, (size_t)len, "libamdhip64 test double (gfx90a twins on the CPU)");
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipDeviceSynchronize(void)
+{
+	return thd_ret(thd_sync_device());
+}
+
+THD_EXPORT hipError_t hipDeviceReset(void)
+{
+	thd_sync_device();
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipRuntimeGetVersion(int *version)
+{
+	if (!version)
+		return thd_ret(hipErrorInvalidValue);
+	*version = 50222153; /* what ROCm 5.2.3's runtime answers */
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipGetLastError(void)
+{
+	hipError_t r = thd_last_error;
+	thd_last_error = hipSuccess;
+	return r;
+}
+
+THD_EXPORT hipError_t hipPeekAtLastError(void)
+{
+	return thd_last_error;
+}
+
+#define THD_ERRORS(X)                                                                 \
+	X(hipSuccess, "no error") X(hipErrorInvalidValue, "invalid argument")             \
+	X(hipErrorOutOfMemory, "out of memory") X(hipErrorNotInitialized, "initialization error") \
+	X(hipErrorInvalidSymbol, "invalid device symbol")                                 \
+	X(hipErrorInvalidDevicePointer, "invalid device pointer")                         \
+	X(hipErrorInvalidMemcpyDirection, "invalid copy direction for memcpy")            \
+	X(hipErrorNoDevice, "no ROCm-capable device is detected")                         \
+	X(hipErrorInvalidDevice, "invalid device ordinal")                                \
+	X(hipErrorInvalidImage, "device kernel image is invalid")                         \
+	X(hipErrorNoBinaryForGpu, "no kernel image is available for execution on the device") \
+	X(hipErrorInvalidHandle, "invalid resource handle")                               \
+	X(hipErrorNotFound, "named symbol not found")                                     \
+	X(hipErrorNotReady, "device not ready")                                           \
+	X(hipErrorIllegalAddress, "an illegal memory access was encountered")             \
+	X(hipErrorLaunchFailure, "unspecified launch failure")                            \
+	X(hipErrorStreamCaptureUnsupported, "operation not permitted when stream is capturing") \
+	X(hipErrorStreamCaptureUnmatched, "capture was not initiated in this stream")     \
+	X(hipErrorNotSupported, "operation not supported")                                \
+	X(hipErrorLaunchTimeOut, "the launch timed out and was terminated")               \
+	X(hipErrorInvalidConfiguration, "invalid configuration argument")                 \
+	X(hipErrorInvalidDeviceFunction, "invalid device function")                       \
+	X(hipErrorFileNotFound, "file not found")                                         \
+	X(hipErrorIllegalState, "operation not permitted in this state")
+
+THD_EXPORT const char *hipGetErrorName(hipError_t e)
+{
+	switch (e) {
+#define THD_X_NAME(code, text) case code: return #code;
+	THD_ERRORS(THD_X_NAME)
+#undef THD_X_NAME
+	default: return "hipErrorUnknown";
+	}
+}
+
+THD_EXPORT const char *hipGetErrorString(hipError_t e)
+{
+	switch (e) {
+#define THD_X_TEXT(code, text) case code: return text;
+	THD_ERRORS(THD_X_TEXT)
+#undef THD_X_TEXT
+	default: return "unknown error";
+	}
+}
+
+/* ---- streams ------------------------------------------------------------------ */
+
+static int thd_stream_ok(hipStream_t s)
+{
+	return s == NULL || s->magic == THD_LIVE;
+}
+
+struct ihipGraph *thd_stream_capture(hipStream_t s, int *bad)
+{
+	*bad = !thd_stream_ok(s);
+	return *bad || !s ? NULL : s->capture;
+}
+
+static hipError_t thd_stream_new(hipStream_t *out, unsigned flags, int priority)
+{
+	struct ihipStream_t *s;
+
+	if (!out)
+		return thd_ret(hipErrorInvalidValue);
+	s = thd_object_new(sizeof(*s));
+	if (!s)
+		return thd_ret(hipErrorOutOfMemory);
+	s->magic = THD_LIVE;
+	s->flags = flags;
+	s->priority = priority;
+	thd_sched_add_stream(s);
+	*out = s;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipStreamCreate(hipStream_t *stream)
+{
+	return thd_stream_new(stream, 0, 0);
+}
+
+THD_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
+{
+	return thd_stream_new(stream, flags, 0);
+}
+
+THD_EXPORT hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags,
+                                                   int priority)
+{
+	return thd_stream_new(stream, flags, priority);
+}
+
+THD_EXPORT hipError_t hipStreamDestroy(hipStream_t stream)
+{
+	if (!stream || stream->magic != THD_LIVE)
+		return thd_ret(hipErrorInvalidHandle);
+	thd_sync_stream(stream); /* its work runs first, as the runtime's does */
+	stream->magic = THD_DEAD;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream)
+{
+	if (!thd_stream_ok(stream))
+		return thd_ret(hipErrorInvalidHandle);
+	if (stream && stream->capture)
+		return thd_ret(hipErrorStreamCaptureUnsupported);
+	return thd_ret(thd_sync_stream(stream));
+}
+
+/* The double finishes the work when asked (a query answering "not ready"
+ * would leave a polling program waiting for work only a sync runs). */
+THD_EXPORT hipError_t hipStreamQuery(hipStream_t stream)
+{
+	if (!thd_stream_ok(stream))
+		return thd_ret(hipErrorInvalidHandle);
+	if (stream && stream->capture)
+		return hipSuccess;
+	return thd_ret(thd_sync_stream(stream));
+}
+
+THD_EXPORT hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
+{
+	thd_node n;
+
+	if (!thd_stream_ok(stream) || !event || event->magic != THD_LIVE)
+		return thd_ret(hipErrorInvalidHandle);
+	if (flags)
+		return thd_ret(hipErrorInvalidValue);
+	if (stream && stream->capture)
+		return hipSuccess; /* one stream per capture here: nothing to join */
+	memset(&n, 0, sizeof(n));
+	n.kind = THD_NODE_WAIT;
+	n.ev = event;
+	n.gen = event->gen_queued; /* the recording queued last, as of now */
+	return thd_ret(thd_enqueue(stream, &n));
+}
+
+THD_EXPORT hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
+{
+	struct ihipGraph *g;
+
+	(void)mode;
+	if (!stream)
+		return thd_ret(hipErrorStreamCaptureUnsupported); /* not the null stream */
+	if (stream->magic != THD_LIVE)
+		return thd_ret(hipErrorInvalidHandle);
+	if (stream->capture)
+		return thd_ret(hipErrorIllegalState);
+	g = thd_object_new(sizeof(*g));
+	if (!g)
+		return thd_ret(hipErrorOutOfMemory);
+	g->magic = THD_LIVE;
+	stream->capture = g;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *graph)
+{
+	if (!stream || stream->magic != THD_LIVE || !graph)
+		return thd_ret(!graph ? hipErrorInvalidValue : hipErrorInvalidHandle);
+	if (!stream->capture)
+		return thd_ret(hipErrorStreamCaptureUnmatched);
+	*graph = stream->capture;
+	stream->capture = NULL;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *status)
+{
+	if (!thd_stream_ok(stream) || !status)
+		return thd_ret(!status ? hipErrorInvalidValue : hipErrorInvalidHandle);
+	*status = stream && stream->capture ? hipStreamCaptureStatusActive : hipStreamCaptureStatusNone;
+	return hipSuccess;
+}
+
+/* ---- graphs ----------------------------------------------------------------------- */
+
+hipError_t thd_graph_add(struct ihipGraph *g, const thd_node *n)
+{
+	thd_node *v = realloc(g->nodes, (g->n + 1) * sizeof(*v));
+
+	if (!v)
+		return thd_ret(hipErrorOutOfMemory);
+	g->nodes = v;
+	v[g->n++] = *n;
+	return hipSuccess;
+}
+
+hipError_t thd_node_run(const thd_node *n)
+{
+	switch (n->kind) {
+	case THD_NODE_KERNEL:
+		return thd_kernel_run(n->fn, n->grid, n->block, n->args, n->args_len);
+	case THD_NODE_COPY:
+		return thd_copy(n->dst, n->src, n->size);
+	case THD_NODE_MEMSET:
+		return thd_fill(n->dst, n->value, n->elem, n->elem ? n->size / n->elem : 0);
+	case THD_NODE_RECORD:
+	case THD_NODE_WAIT:
+		break;
+	}
+	return hipErrorInvalidValue;
+}
+
+THD_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *exec, hipGraph_t graph,
+                                          hipGraphNode_t *error_node, char *log, size_t log_size)
+{
+	struct hipGraphExec *e;
+
+	(void)error_node;
+	if (log && log_size)
+		log[0] = '\0';
+	if (!exec || !graph || graph->magic != THD_LIVE)
+		return thd_ret(!exec ? hipErrorInvalidValue : hipErrorInvalidHandle);
+	e = thd_object_new(sizeof(*e));
+	if (!e || (graph->n && !(e->nodes = calloc(graph->n, sizeof(*e->nodes)))))
+		return thd_ret(hipErrorOutOfMemory); /* e stays in the registry */
+	for (size_t i = 0; i < graph->n; i++)
+		e->nodes[i] = graph->nodes[i]; /* kernarg bytes shared with the graph */
+	e->n = graph->n;
+	e->graph = graph;
+	e->magic = THD_LIVE;
+	*exec = e;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipGraphLaunch(hipGraphExec_t exec, hipStream_t stream)
+{
+	hipError_t r = hipSuccess;
+
+	if (!exec || exec->magic != THD_LIVE || !thd_stream_ok(stream))
+		return thd_ret(hipErrorInvalidHandle);
+	for (size_t i = 0; i < exec->n && r == hipSuccess; i++) {
+		thd_node n = exec->nodes[i]; /* its kernarg bytes stay the graph's */
+		n.owned = NULL;
+		r = thd_enqueue(stream, &n);
+	}
+	return thd_ret(r);
+}
+
+THD_EXPORT hipError_t hipGraphExecDestroy(hipGraphExec_t exec)
+{
+	if (!exec || exec->magic != THD_LIVE)
+		return thd_ret(hipErrorInvalidHandle);
+	exec->magic = THD_DEAD;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipGraphDestroy(hipGraph_t graph)
+{
+	if (!graph || graph->magic != THD_LIVE)
+		return thd_ret(hipErrorInvalidHandle);
+	graph->magic = THD_DEAD; /* its kernarg bytes stay: an exec may use them */
+	return hipSuccess;
+}
+
+/* ---- events --------------------------------------------------------------------- */
+
+static uint64_t thd_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+THD_EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)
+{
+	struct ihipEvent_t *e;
+
+	if (!event)
+		return thd_ret(hipErrorInvalidValue);
+	e = thd_object_new(sizeof(*e));
+	if (!e)
+		return thd_ret(hipErrorOutOfMemory);
+	e->magic = THD_LIVE;
+	e->flags = flags;
+	*event = e;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipEventCreate(hipEvent_t *event)
+{
+	return hipEventCreateWithFlags(event, 0);
+}
+
+THD_EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
+{
+	thd_node n;
+
+	if (!event || event->magic != THD_LIVE || !thd_stream_ok(stream))
+		return thd_ret(hipErrorInvalidHandle);
+	if (stream && stream->capture) {
+		event->ns = thd_now_ns(); /* not a node here: one stream per capture */
+		return hipSuccess;
+	}
+	memset(&n, 0, sizeof(n));
+	n.kind = THD_NODE_RECORD;
+	n.ev = event;
+	return thd_ret(thd_enqueue(stream, &n));
+}
+
+THD_EXPORT hipError_t hipEventSynchronize(hipEvent_t event)
+{
+	if (!event || event->magic != THD_LIVE)
+		return thd_ret(hipErrorInvalidHandle);
+	return thd_ret(thd_sync_event(event));
+}
+
+/* Finishes the work it waits for (hipStreamQuery says why). */
+THD_EXPORT hipError_t hipEventQuery(hipEvent_t event)
+{
+	return hipEventSynchronize(event);
+}
+
+THD_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)
+{
+	if (!ms)
+		return thd_ret(hipErrorInvalidValue);
+	if (!start || !stop || start->magic != THD_LIVE || stop->magic != THD_LIVE)
+		return thd_ret(hipErrorInvalidHandle);
+	if (!start->gen_queued || !stop->gen_queued)
+		return thd_ret(hipErrorInvalidHandle);
+	if (start->gen_done < start->gen_queued || stop->gen_done < stop->gen_queued)
+		return thd_ret(hipErrorNotReady);
+	*ms = (float)((double)(int64_t)(stop->ns - start->ns) / 1e6);
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipEventDestroy(hipEvent_t event)
+{
+	if (!event || event->magic != THD_LIVE)
+		return thd_ret(hipErrorInvalidHandle);
+	event->magic = THD_DEAD;
+	return hipSuccess;
+}

@@ -1,0 +1,413 @@
+/*
+ * thd_mem.c - device memory of the double: hipMalloc and the virtual
+ * memory calls (mmap'd host memory), copies and memsets (stream-ordered
+ * ones join a capture), symbol copies.  A device pointer a call is given
+ * must lie inside an allocation: otherwise hipErrorInvalidValue, as the
+ * runtime answers for memory it does not know.
+ */
+#include "tests/doubles/hip/thd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define THD_PAGE 4096u
+
+static struct {
+	thd_mem *v;
+	size_t n, cap;
+} thd_mem_g;
+
+static uint64_t thd_round(uint64_t n)
+{
+	return (n + THD_PAGE - 1) & ~(uint64_t)(THD_PAGE - 1);
+}
+
+int thd_mem_add(uint64_t base, uint64_t size, uint64_t map_size, thd_mem_kind kind)
+{
+	int rc = 0;
+
+	thd_lock();
+	if (thd_mem_g.n == thd_mem_g.cap) {
+		size_t cap = thd_mem_g.cap ? thd_mem_g.cap * 2 : 64;
+		thd_mem *v = realloc(thd_mem_g.v, cap * sizeof(*v));
+		if (!v) {
+			rc = -1;
+			goto out;
+		}
+		thd_mem_g.v = v;
+		thd_mem_g.cap = cap;
+	}
+	thd_mem_g.v[thd_mem_g.n++] = (thd_mem){base, size, map_size, kind};
+out:
+	thd_unlock();
+	return rc;
+}
+
+void thd_mem_remove(uint64_t base)
+{
+	thd_lock();
+	for (size_t i = 0; i < thd_mem_g.n; i++) {
+		if (thd_mem_g.v[i].base == base) {
+			thd_mem_g.v[i] = thd_mem_g.v[--thd_mem_g.n];
+			break;
+		}
+	}
+	thd_unlock();
+}
+
+/* Index of the allocation holding addr, or -1 (lock held). */
+static long thd_mem_find(uint64_t addr)
+{
+	for (size_t i = 0; i < thd_mem_g.n; i++)
+		if (addr >= thd_mem_g.v[i].base && addr - thd_mem_g.v[i].base < thd_mem_g.v[i].size)
+			return (long)i;
+	return -1;
+}
+
+void *thd_mem_at(uint64_t addr, uint64_t len)
+{
+	void *p = NULL;
+	long i;
+
+	thd_lock();
+	i = thd_mem_find(addr);
+	if (i >= 0 && len <= thd_mem_g.v[i].size - (addr - thd_mem_g.v[i].base))
+		p = (void *)(uintptr_t)addr;
+	thd_unlock();
+	return p;
+}
+
+int thd_mem_is_device(uint64_t addr)
+{
+	long i;
+
+	thd_lock();
+	i = thd_mem_find(addr);
+	thd_unlock();
+	return i >= 0;
+}
+
+/* ---- allocations ------------------------------------------------------------ */
+
+THD_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
+{
+	void *p;
+
+	if (!ptr)
+		return thd_ret(hipErrorInvalidValue);
+	if (size == 0) {
+		*ptr = NULL;
+		return hipSuccess;
+	}
+	p = mmap(NULL, thd_round(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return thd_ret(hipErrorOutOfMemory);
+	if (thd_mem_add((uintptr_t)p, size, thd_round(size), THD_MEM_DEVICE) != 0) {
+		munmap(p, thd_round(size));
+		return thd_ret(hipErrorOutOfMemory);
+	}
+	*ptr = p;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipFree(void *ptr)
+{
+	uint64_t map_size = 0;
+	long i;
+
+	if (!ptr)
+		return hipSuccess;
+	thd_sync_device(); /* hipFree waits for the device, as the runtime's does */
+	thd_lock();
+	i = thd_mem_find((uintptr_t)ptr);
+	if (i >= 0 && thd_mem_g.v[i].base == (uintptr_t)ptr && thd_mem_g.v[i].kind == THD_MEM_DEVICE) {
+		map_size = thd_mem_g.v[i].map_size;
+		thd_mem_g.v[i] = thd_mem_g.v[--thd_mem_g.n];
+	}
+	thd_unlock();
+	if (!map_size)
+		return thd_ret(hipErrorInvalidValue);
+	munmap(ptr, map_size);
+	return hipSuccess;
+}
+
+/* ---- virtual memory ----------------------------------------------------------- */
+
+THD_EXPORT hipError_t hipMemGetAllocationGranularity(size_t *granularity,
+                                                     const hipMemAllocationProp *prop,
+                                                     hipMemAllocationGranularity_flags option)
+{
+	(void)option;
+	if (!granularity || !prop)
+		return thd_ret(hipErrorInvalidValue);
+	*granularity = THD_PAGE;
+	return hipSuccess;
+}
+
+/* As the runtime: the address asked for is a hint; a range that is taken
+ * gets another address. */
+THD_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr,
+                                           unsigned long long flags)
+{
+	void *p = MAP_FAILED;
+
+	(void)alignment;
+	if (!ptr || size == 0 || size % THD_PAGE || flags)
+		return thd_ret(hipErrorInvalidValue);
+	if (addr)
+		p = mmap(addr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+		         MAP_FIXED_NOREPLACE, -1, 0);
+	if (p != MAP_FAILED && p != addr) { /* a kernel without MAP_FIXED_NOREPLACE */
+		munmap(p, size);
+		p = MAP_FAILED;
+	}
+	if (p == MAP_FAILED)
+		p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return thd_ret(hipErrorOutOfMemory);
+	*ptr = p;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipMemAddressFree(void *ptr, size_t size)
+{
+	if (!ptr || size == 0)
+		return thd_ret(hipErrorInvalidValue);
+	thd_sync_device();
+	if (munmap(ptr, size) != 0)
+		return thd_ret(hipErrorInvalidValue);
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size,
+                                   const hipMemAllocationProp *prop, unsigned long long flags)
+{
+	struct ihipMemGenericAllocationHandle *h;
+
+	if (!handle || !prop || size == 0 || size % THD_PAGE || flags)
+		return thd_ret(hipErrorInvalidValue);
+	h = thd_object_new(sizeof(*h));
+	if (!h)
+		return thd_ret(hipErrorOutOfMemory);
+	h->magic = THD_LIVE;
+	h->size = size;
+	*handle = h;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)
+{
+	if (!handle || handle->magic != THD_LIVE)
+		return thd_ret(hipErrorInvalidHandle);
+	handle->magic = THD_DEAD;
+	return hipSuccess;
+}
+
+/* One handle backs one mapping here (what the replayer and capture make);
+ * the pages come fresh, so zeroed. */
+THD_EXPORT hipError_t hipMemMap(void *ptr, size_t size, size_t offset,
+                                hipMemGenericAllocationHandle_t handle, unsigned long long flags)
+{
+	if (!ptr || !handle || handle->magic != THD_LIVE || offset || flags ||
+	    size != handle->size)
+		return thd_ret(hipErrorInvalidValue);
+	if (mmap(ptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+	    MAP_FAILED)
+		return thd_ret(hipErrorOutOfMemory);
+	if (thd_mem_add((uintptr_t)ptr, size, 0, THD_MEM_MAPPED) != 0)
+		return thd_ret(hipErrorOutOfMemory);
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc,
+                                      size_t count)
+{
+	if (!ptr || !size || !desc || !count)
+		return thd_ret(hipErrorInvalidValue);
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipMemUnmap(void *ptr, size_t size)
+{
+	if (!ptr || !thd_mem_is_device((uintptr_t)ptr))
+		return thd_ret(hipErrorInvalidValue);
+	thd_sync_device();
+	thd_mem_remove((uintptr_t)ptr);
+	mmap(ptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+	return hipSuccess;
+}
+
+/* ---- copies and memsets ---------------------------------------------------------- */
+
+/* Device pointers must lie in an allocation for all n bytes; anything
+ * else is host memory, which the program owns. */
+static int thd_span_ok(const void *p, size_t n)
+{
+	return !thd_mem_is_device((uintptr_t)p) || thd_mem_at((uintptr_t)p, n);
+}
+
+hipError_t thd_copy(void *dst, const void *src, size_t n)
+{
+	if (n == 0)
+		return hipSuccess;
+	if (!dst || !src || !thd_span_ok(dst, n) || !thd_span_ok(src, n))
+		return hipErrorInvalidValue;
+	memmove(dst, src, n);
+	return hipSuccess;
+}
+
+hipError_t thd_fill(void *dst, uint32_t value, unsigned elem, size_t count)
+{
+	uint8_t *p = dst;
+
+	if (count == 0)
+		return hipSuccess;
+	if (!dst || (elem != 1 && elem != 2 && elem != 4) || count > SIZE_MAX / elem ||
+	    !thd_mem_at((uintptr_t)dst, (uint64_t)count * elem))
+		return hipErrorInvalidValue;
+	if (elem == 1) {
+		memset(dst, (int)(value & 0xff), count);
+		return hipSuccess;
+	}
+	for (size_t i = 0; i < count; i++)
+		memcpy(p + i * elem, &value, elem); /* little-endian: the low bytes */
+	return hipSuccess;
+}
+
+hipError_t thd_copy_on(void *dst, const void *src, size_t n, hipStream_t stream)
+{
+	int bad;
+	struct ihipGraph *g = thd_stream_capture(stream, &bad);
+	thd_node node;
+
+	if (bad)
+		return thd_ret(hipErrorInvalidHandle);
+	if (n && (!dst || !src || !thd_span_ok(dst, n) || !thd_span_ok(src, n)))
+		return thd_ret(hipErrorInvalidValue);
+	memset(&node, 0, sizeof(node));
+	node.kind = THD_NODE_COPY;
+	node.dst = dst;
+	node.src = src;
+	node.size = n;
+	if (g)
+		return thd_ret(thd_graph_add(g, &node));
+	if (stream && n && !thd_mem_is_device((uintptr_t)src)) {
+		/* host bytes are taken at the call (pageable memory is staged) */
+		node.owned = malloc(n);
+		if (!node.owned)
+			return thd_ret(hipErrorOutOfMemory);
+		memcpy(node.owned, src, n);
+		node.src = node.owned;
+	}
+	return thd_ret(thd_enqueue(stream, &node));
+}
+
+static hipError_t thd_fill_on(void *dst, uint32_t value, unsigned elem, size_t count,
+                              hipStream_t stream)
+{
+	int bad;
+	struct ihipGraph *g = thd_stream_capture(stream, &bad);
+	thd_node node;
+
+	if (bad)
+		return thd_ret(hipErrorInvalidHandle);
+	if (count && (!dst || count > SIZE_MAX / elem || !thd_mem_at((uintptr_t)dst, (uint64_t)count * elem)))
+		return thd_ret(hipErrorInvalidValue);
+	memset(&node, 0, sizeof(node));
+	node.kind = THD_NODE_MEMSET;
+	node.dst = dst;
+	node.value = value;
+	node.elem = elem;
+	node.size = (uint64_t)count * elem;
+	if (g)
+		return thd_ret(thd_graph_add(g, &node));
+	return thd_ret(thd_enqueue(stream, &node));
+}
+
+THD_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind kind)
+{
+	(void)kind;
+	return thd_copy_on(dst, src, n, NULL);
+}
+
+THD_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t n, hipMemcpyKind kind,
+                                     hipStream_t stream)
+{
+	(void)kind;
+	return thd_copy_on(dst, src, n, stream);
+}
+
+THD_EXPORT hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t n)
+{
+	return thd_copy_on(dst, src, n, NULL);
+}
+
+THD_EXPORT hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t n)
+{
+	return thd_copy_on(dst, src, n, NULL);
+}
+
+THD_EXPORT hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n)
+{
+	return thd_copy_on(dst, src, n, NULL);
+}
+
+THD_EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t n, hipStream_t s)
+{
+	return thd_copy_on(dst, src, n, s);
+}
+
+THD_EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t n, hipStream_t s)
+{
+	return thd_copy_on(dst, src, n, s);
+}
+
+THD_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n,
+                                         hipStream_t s)
+{
+	return thd_copy_on(dst, src, n, s);
+}
+
+THD_EXPORT hipError_t hipMemset(void *dst, int value, size_t n)
+{
+	return thd_fill_on(dst, (uint8_t)value, 1, n, NULL);
+}
+
+THD_EXPORT hipError_t hipMemsetAsync(void *dst, int value, size_t n, hipStream_t stream)
+{
+	return thd_fill_on(dst, (uint8_t)value, 1, n, stream);
+}
+
+THD_EXPORT hipError_t hipMemsetD8(hipDeviceptr_t dst, unsigned char value, size_t count)
+{
+	return thd_fill_on(dst, value, 1, count, NULL);
+}
+
+THD_EXPORT hipError_t hipMemsetD16(hipDeviceptr_t dst, unsigned short value, size_t count)
+{
+	return thd_fill_on(dst, value, 2, count, NULL);
+}
+
+THD_EXPORT hipError_t hipMemsetD32(hipDeviceptr_t dst, int value, size_t count)
+{
+	return thd_fill_on(dst, (uint32_t)value, 4, count, NULL);
+}
+
+THD_EXPORT hipError_t hipMemsetD8Async(hipDeviceptr_t dst, unsigned char value, size_t count,
+                                       hipStream_t s)
+{
+	return thd_fill_on(dst, value, 1, count, s);
+}
+
+THD_EXPORT hipError_t hipMemsetD16Async(hipDeviceptr_t dst, unsigned short value, size_t count,
+                                        hipStream_t s)
+{
+	return thd_fill_on(dst, value, 2, count, s);
+}
+
+THD_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStream_t s)
+{
+	return thd_fill_on(dst, (uint32_t)value, 4, count, s);
+}

@@ -1,0 +1,217 @@
+#!/bin/sh
+# tsreplay's HIP backend on the libamdhip64 test double, end to end: the
+# hipcc-built programs of tests/hip run on the double with the results
+# their kernels compute; captured with tscapture and replayed with every
+# device-to-host checkpoint equal: <<<>>> launches (hip_saxpy), a by-value
+# struct of device pointers on two streams ordered by an event, with a
+# __device__ global written by hipMemcpyToSymbol (hip_struct), module
+# launches with kernelParams, with extra and through the mangled
+# hipExtModuleLaunchKernel (hip_module), a graph built by stream capture
+# and launched twice (hip_graph); at the captured addresses and, with
+# --hip-no-reserve, moved with their pointer arguments rewritten (the
+# struct's too); --range after the launch and before the checkpoint;
+# --check-determinism; --streams single and single,multi (graphs refused
+# in single); the event wait between hip_struct's streams dropped from
+# its trace: caught under the double's seeded order, not with --streams
+# single, a race with single,multi; a planted divergence (the launch's scalar changed: exit 3,
+# the copy, allocation and kernel named); a wild pointer planted in a
+# launch (hipErrorIllegalAddress from the double, one line, exit 1, no
+# crash); a kernel with no host twin
+# (NOT RUN on the double, its checkpoint not compared); damaged traces
+# (seeded mutants: a result or one named error, no crash); the double's
+# exports; a runtime that cannot be loaded, named.
+. "$TOP/tests/support/shell.sh"
+DBL="$TOP/$BUILD/tests/doubles/hip"
+H="$TOP/$BUILD/tests/hip"
+[ -e "$DBL/libamdhip64.so.5" ] || { echo "no HIP headers or code-object reader: the HIP double is not built"; exit 77; }
+[ -x "$H/hip_saxpy" ] || { echo "no hipcc: the HIP test programs are not built (scripts/deps.sh installs it)"; exit 77; }
+unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
+	TRACESMITH_TRIGGER TRACESMITH_SNAPSHOT TRACESMITH_API TRACESMITH_HIP_RUNTIME TSHIP_DOUBLE_SEED
+export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+CAP="$TOP/$BUILD/tscapture"
+RP="$TOP/$BUILD/tsreplay"
+INFO="$TOP/$BUILD/tsinfo"
+MUT="$TOP/$BUILD/tests/sbt_mutate"
+# In a sanitizer build the double needs its runtime loaded first in the
+# uninstrumented hipcc programs (tests/run.sh sets verify_asan_link_order=0):
+# PRE runs a program (or tscapture, which keeps it after its interposer) so.
+SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+PRE=${SANRT:+env LD_PRELOAD=$SANRT}
+
+# all_match NAME WANT ARGS...: tsreplay --json ARGS exits 0 with WANT
+# checkpoints compared, all matched.
+all_match() {
+	am_name=$1 am_want=$2
+	shift 2
+	expect_rc 0 "$am_name" "$RP" --json "$@"
+	n=$(json_field "$T/$am_name.out" checkpoints)
+	m=$(json_field "$T/$am_name.out" matched)
+	[ "$n" = "$am_want" ] && [ "$m" = "$am_want" ] ||
+		fail "$am_name: $n checkpoints, $m matched, expected $am_want of $am_want: $(cat "$T/$am_name.out")"
+}
+
+# seq_of TRACE CALL [N]: the seq of the Nth (default 1st) record of CALL.
+seq_of() {
+	"$INFO" --dump "$1" | grep " hip\.$2 " | sed -n "${3:-1}s/^seq=\([0-9]*\) .*/\1/p"
+}
+
+# The programs on the double compute what their kernels compute.
+expect_rc 0 saxpy.run $PRE "$H/hip_saxpy"
+has saxpy.run out "y[3] 7.0"
+expect_rc 0 struct.run $PRE "$H/hip_struct"
+has struct.run out "y[5] 11.5"
+expect_rc 0 module.run $PRE "$H/hip_module" "$H/hip_module_kernels.hsaco"
+has module.run out "host[3] 13.0"
+expect_rc 0 graph.run $PRE "$H/hip_graph"
+has graph.run out "h[3] 7.0 h[5] 9.0 h[8] 3.0"
+# A wild access by a twin: the runtime's error, the program runs on.
+expect_rc 0 wild.run $PRE "$H/hip_graph" wild
+has wild.run out "wild launch 700"
+has wild.run err "libamdhip64 test double: kernel _Z4pokePfxf: illegal address"
+
+# The double exports the HIP names of its version script and one of its own.
+nm -D --defined-only "$DBL/libamdhip64.so.5" | awk '{print $3}' | sed 's/@.*//' | grep -v '^hip_[0-9.]*$' |
+	sort >"$T/exports"
+sed -n 's/^\t\t\([A-Za-z_0-9]*\);$/\1/p' "$TOP/tests/doubles/hip/thd.map" | sort >"$T/map"
+cmp -s "$T/exports" "$T/map" || fail "the double's exports differ from thd.map: $(diff "$T/map" "$T/exports")"
+readelf -d "$DBL/libamdhip64.so.5" | grep -q 'SONAME.*\[libamdhip64.so.5\]' || fail "the double's soname"
+
+# capture NAME PROG ARGS...
+capture() {
+	c_name=$1
+	shift
+	expect_rc 0 "$c_name.cap" $PRE "$CAP" -o "$T/$c_name.sbt" -- "$@"
+	cmp -s "$T/$c_name.run.out" "$T/$c_name.cap.out" ||
+		fail "$c_name: output changed under tscapture: $(diff "$T/$c_name.run.out" "$T/$c_name.cap.out")"
+}
+capture saxpy "$H/hip_saxpy"
+capture struct "$H/hip_struct"
+capture module "$H/hip_module" "$H/hip_module_kernels.hsaco"
+capture graph "$H/hip_graph"
+expect_rc 0 graph.dump "$INFO" --dump "$T/graph.sbt"
+[ "$(grep -c 'hip.hipLaunchKernel .*capture_status=1' "$T/graph.dump.out")" -eq 2 ] ||
+	fail "graph: the two launches are not recorded as captured: $(grep hipLaunch "$T/graph.dump.out")"
+has graph.dump out "hip.hipGraphInstantiate"
+expect_rc 0 module.dump "$INFO" --dump "$T/module.sbt"
+has module.dump out "hip.hipExtModuleLaunchKernel"
+[ "$(grep -c 'hip.hipModuleLaunchKernel .*extra=' "$T/module.dump.out")" -eq 1 ] ||
+	fail "module: no launch with extra: $(grep Launch "$T/module.dump.out")"
+
+for p in saxpy struct module graph; do
+	# at the captured addresses (the reservation at each one worked: no note)
+	all_match "$p.replay" 1 "$T/$p.sbt"
+	if grep -q "not its captured" "$T/$p.replay.err"; then
+		fail "$p: an allocation was moved without --hip-no-reserve: $(cat "$T/$p.replay.err")"
+	fi
+	# moved: pointer arguments rewritten (hip_struct's struct holds two)
+	all_match "$p.moved" 1 --hip-no-reserve "$T/$p.sbt"
+	all_match "$p.determinism" 1 --check-determinism "$T/$p.sbt"
+	has "$p.determinism" out '"runs":3'
+done
+all_match struct.moved.determinism 1 --check-determinism --runs 2 --hip-no-reserve "$T/struct.sbt"
+# --streams single: every stream's work on the null stream, in capture
+# order; a list alternates the runs.  Stream capture needs a stream.
+for p in saxpy struct module; do
+	all_match "$p.single" 1 --streams single "$T/$p.sbt"
+	all_match "$p.alternate" 1 --check-determinism --streams single,multi "$T/$p.sbt"
+done
+expect_rc 1 graph.single "$RP" --streams single "$T/graph.sbt"
+has graph.single err "(hip.hipStreamBeginCapture): stream capture cannot be replayed with --streams single"
+expect_rc 2 streams.bogus "$RP" --streams bogus "$T/saxpy.sbt"
+has streams.bogus err "tsreplay: --streams: expected single or multi, got 'bogus'"
+expect_rc 2 device.one "$RP" --device 1 "$T/saxpy.sbt"
+has device.one err "--device: the HIP backend replays on device 0 only, got '1'"
+
+# The double runs queued work in a seeded order that keeps only what the
+# program orders: hip_struct's two streams are ordered by its event alone.
+# Without the hipStreamWaitEvent the replay differs for some seeds (the
+# default 1 among them), never with it; --streams single serialises them
+# again, and single,multi reports runs that part as a race (exit 4).
+w=$(seq_of "$T/struct.sbt" hipStreamWaitEvent)
+[ -n "$w" ] || fail "struct: no hipStreamWaitEvent record"
+expect_rc 0 mut "$MUT" "$T/struct.sbt" "$T/struct_nowait.sbt" --drop "$w"
+differ=0
+for seed in 1 2 3 4 5 6 7 8; do
+	export TSHIP_DOUBLE_SEED=$seed
+	all_match "struct.seed$seed" 1 "$T/struct.sbt"
+	rc=0
+	"$RP" -q "$T/struct_nowait.sbt" >/dev/null 2>&1 || rc=$?
+	case $rc in
+	0) ;;
+	3) differ=$((differ + 1)) ;;
+	*) fail "struct without its event wait, seed $seed: exit $rc" ;;
+	esac
+done
+unset TSHIP_DOUBLE_SEED
+[ "$differ" -ge 1 ] || fail "struct: dropping the event wait changed nothing under 8 seeds"
+expect_rc 3 struct.nowait "$RP" "$T/struct_nowait.sbt"
+all_match struct.nowait.single 1 --streams single "$T/struct_nowait.sbt"
+expect_rc 4 struct.nowait.alternate "$RP" --check-determinism --streams single,multi "$T/struct_nowait.sbt"
+has struct.nowait.alternate err "run 1 (serialised) and run 2 (concurrent) part at checkpoint"
+for seed in 2 3; do
+	expect_rc 0 "struct.run$seed" env TSHIP_DOUBLE_SEED=$seed ${SANRT:+LD_PRELOAD=$SANRT} "$H/hip_struct"
+	has "struct.run$seed" out "y[5] 11.5"
+done
+
+# --range: starting after the launch (it is fast-forwarded) and ending
+# before the checkpoint.
+l=$(seq_of "$T/saxpy.sbt" hipLaunchKernel)
+[ -n "$l" ] || fail "saxpy: no hipLaunchKernel record"
+all_match saxpy.range 1 --range "$((l + 1)):" "$T/saxpy.sbt"
+has saxpy.range err "fast-forwarded $l records before seq $((l + 1))"
+expect_rc 0 saxpy.range_none "$RP" --json --range ":$l" "$T/saxpy.sbt"
+[ "$(json_field "$T/saxpy.range_none.out" checkpoints)" = 0 ] || fail "saxpy: checkpoints before the launch"
+g=$(seq_of "$T/graph.sbt" hipGraphLaunch 2)
+all_match graph.range 1 --range "$g:" --check-determinism "$T/graph.sbt"
+
+# A planted divergence: the launch's scalar a (params bytes 4-7, 2.0f)
+# becomes 8.0f.  The params field (24 bytes) ends 34 bytes before the
+# payload's end (the layout field: key, length, 32 bytes).
+expect_rc 0 mut "$MUT" "$T/saxpy.sbt" "$T/saxpy_a.sbt" --set "$l:-51:65"
+expect_rc 0 saxpy_a.dump "$INFO" --dump "$T/saxpy_a.sbt"
+grep -q "hip.hipLaunchKernel .*params=0004000000000041" "$T/saxpy_a.dump.out" ||
+	fail "saxpy: the mutation did not change a to 8.0f: $(grep hipLaunchKernel "$T/saxpy_a.dump.out")"
+expect_rc 3 saxpy.diverge "$RP" "$T/saxpy_a.sbt"
+has saxpy.diverge out "1 differ"
+has saxpy.diverge err "tsreplay: hip: the device-to-host copy at seq"
+has saxpy.diverge err "kernel:   _Z5saxpyifPKfPf (launch seq $l), the last kernel given a pointer into it"
+# A wild pointer: y's top byte set, so it lies in no allocation.
+expect_rc 0 mut "$MUT" "$T/saxpy.sbt" "$T/saxpy_wild.sbt" --set "$l:-35:127"
+expect_rc 0 saxpy_wild.dump "$INFO" --dump "$T/saxpy_wild.sbt"
+grep -q "hip.hipLaunchKernel .*params=[0-9a-f]*7f layout=" "$T/saxpy_wild.dump.out" ||
+	fail "saxpy: the mutation did not set y's top byte: $(grep hipLaunchKernel "$T/saxpy_wild.dump.out")"
+expect_rc 1 saxpy.wild "$RP" "$T/saxpy_wild.sbt"
+has saxpy.wild err "tsreplay: backend hip: record seq $l (hip.hipLaunchKernel): hipModuleLaunchKernel failed with hipErrorIllegalAddress (700)"
+has saxpy.wild err "libamdhip64 test double: kernel _Z5saxpyifPKfPf: illegal address"
+
+# A kernel with no host twin: NOT RUN on the double, at capture and at
+# replay, and the checkpoint after it is not compared.
+expect_rc 0 notwin.run $PRE "$H/hip_graph" notwin
+has notwin.run err "libamdhip64 test double: kernel _Z7no_twinPf has no host twin: NOT RUN"
+capture notwin "$H/hip_graph" notwin
+expect_rc 0 notwin.replay "$RP" "$T/notwin.sbt"
+has notwin.replay out "1 compared, 1 matched, 0 differ, 1 NOT COMPARED"
+has notwin.replay out "which ran nothing on the test double"
+
+# Damaged traces (40 seeded mutants of each: bytes, cuts, moves, drops,
+# handles) end with a result or one named error, never a crash or a hang.
+for p in struct module graph; do
+	mkdir -p "$T/mut_$p"
+	expect_rc 0 "mut_$p" "$MUT" --batch "$T/$p.sbt" "$T/mut_$p" 1 40
+	for f in "$T/mut_$p"/*.sbt; do
+		rc=0
+		timeout 60 "$RP" -q --check-determinism --runs 2 "$f" >/dev/null 2>"$T/mut.err" || rc=$?
+		case $rc in
+		0 | 3) ;;
+		1) grep -q '^tsreplay: ' "$T/mut.err" ||
+			fail "$f ($(grep "$(basename "$f"):" "$T/mut_$p.out")): exit 1 without a message: $(cat "$T/mut.err")" ;;
+		*) fail "$f ($(grep "$(basename "$f"):" "$T/mut_$p.out")): exit $rc: $(cat "$T/mut.err")" ;;
+		esac
+	done
+done
+
+# No runtime to load: named, exit 1.
+expect_rc 1 noruntime env TRACESMITH_HIP_RUNTIME="$T/none/libamdhip64.so.5" "$RP" "$T/saxpy.sbt"
+has noruntime err "cannot load the HIP runtime $T/none/libamdhip64.so.5"
+[ "$(wc -l <"$T/noruntime.err")" -eq 1 ] || fail "noruntime: more than one line: $(cat "$T/noruntime.err")"
+echo "ok"
