@@ -115,6 +115,12 @@
  *     CUDA_RESOURCE_VIEW_DESC as the x86-64 build of cuda.h lays them out,
  *     view_desc absent when none was given); cuSurfObjectCreate (handle
  *     out, res_desc); cuTexObjectDestroy, cuSurfObjectDestroy (handle).
+ *     A resource over a CUDA array names it by its handle
+ *     (res.array.hArray), the one its cuArrayCreate record carries.
+ *   CUDA arrays: cuArrayCreate (handle out, width, height, format =
+ *     CUarray_format, channels = NumChannels); cuArray3DCreate (the same
+ *     + depth, flags); cuArrayDestroy (handle).  Their contents are opaque
+ *     (the driver lays them out as it likes) and no keyframe holds them.
  *   allocations: sub = SBT_CM_MEM_* names the kind.  cuMemAlloc (dst out,
  *     size); cuMemAllocPitch (dst, pitch out, width, height, elem_size,
  *     size = pitch * height); cuMemAllocAsync (dst, size, stream);
@@ -143,8 +149,10 @@
  *     dst_x/dst_y/dst_z, src_x/..., dst_pitch, src_pitch, dst_height,
  *     src_height, width (bytes), height, depth; a host source's rows are
  *     carried packed (width bytes each) as blob, and a host destination's
- *     packed rows are checkpointed; array copies carry the array handles
- *     as dst/src and are not replayable yet.
+ *     packed rows are checkpointed; an array side (dst_type or src_type
+ *     CU_MEMORYTYPE_ARRAY, sub = SBT_CM_COPY_ARRAY) carries the array's
+ *     handle as dst or src, x in bytes, no pitch; a synchronous copy from
+ *     an array to host is checkpointed with object = the array handle.
  *   memsets: cuMemsetD8/D16/D32 (dst, value, width = element count,
  *     elem_size = 1/2/4, size = bytes); cuMemsetD2D* (+ pitch = dst pitch,
  *     height); *Async forms + stream.
@@ -230,7 +238,7 @@ extern "C" {
 	X(tsVaWindow) X(cuKernelSetAttribute) X(cuFuncSetAttribute)                \
 	X(cuGraphInstantiate) X(cuGraphExecDestroy) X(cuGraphDestroy)            \
 	X(cuTexObjectCreate) X(cuTexObjectDestroy) X(cuSurfObjectCreate)         \
-	X(cuSurfObjectDestroy)
+	X(cuSurfObjectDestroy) X(cuArrayCreate) X(cuArray3DCreate) X(cuArrayDestroy)
 
 /* X(HIP runtime call, kind it records as).  Append only: the position is
  * the type number above SBT_CM_HIP_TYPE_BASE. */
@@ -385,7 +393,8 @@ enum { /* flags of the keyframe marker */
 	X(49, src_z, U) X(50, dst_pitch, U) X(51, src_pitch, U)                    \
 	X(52, dst_height, U) X(53, src_height, U) X(54, note, B)                   \
 	X(55, attr, U) X(56, ivalue, S) X(57, jit, B) X(58, prelinked, B)         \
-	X(59, res_desc, B) X(60, tex_desc, B) X(61, view_desc, B)
+	X(59, res_desc, B) X(60, tex_desc, B) X(61, view_desc, B)                 \
+	X(62, format, U) X(63, channels, U)
 
 #define SBT_CM_MEMBER_U(name) uint64_t name;
 #define SBT_CM_MEMBER_S(name) int64_t name;

@@ -1119,7 +1119,10 @@ static void tcu_copy3_record(sbt_cm_kind k, tcu_fn id, CUresult r, const tcu_cop
 	if (dt == CU_MEMORYTYPE_HOST && dhost && r == CUDA_SUCCESS && bytes && !async) {
 		packed = tcu_pack_rows(dhost, m->dx, m->dy, m->dz, m->dpitch, m->dheight, m);
 		if (packed)
-			cap_checkpoint(seq, st == CU_MEMORYTYPE_DEVICE ? m->sdev : 0, 0, packed, bytes);
+			cap_checkpoint(seq, st == CU_MEMORYTYPE_DEVICE  ? m->sdev
+			                    : st == CU_MEMORYTYPE_ARRAY ? TCU_H(m->sarr)
+			                                                : 0,
+			               0, packed, bytes);
 		free(packed);
 	}
 }

@@ -1540,6 +1540,93 @@ out:
 	return r;
 }
 
+/* ---- CUDA arrays ------------------------------------------------------------------------- */
+
+/*
+ * An array is created again on replay from its descriptor and named by
+ * its handle in copies and texture or surface resources.  Its contents
+ * are opaque (the driver's tiled layout), and keyframes do not hold them:
+ * replay refuses to start a --range where an array is live.
+ */
+static void tcu_array_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t handle,
+                             const CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.handle = handle;
+	if (d) {
+		c.width = d->Width;
+		c.height = d->Height;
+		c.depth = d->Depth;
+		c.format = (uint64_t)d->Format;
+		c.channels = d->NumChannels;
+		c.flags = d->Flags;
+	}
+	tcu_emit(k, id, &c, 0);
+}
+
+CUresult tcu_m_cuArrayCreate_v2(tcu_fn id, CUarray *out, const CUDA_ARRAY_DESCRIPTOR *d)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuArrayCreate_v2 real = (tcu_pfn_cuArrayCreate_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, d);
+	if (mode == TCU_MODE_RECORD) {
+		CUDA_ARRAY3D_DESCRIPTOR d3;
+		memset(&d3, 0, sizeof(d3));
+		if (d) {
+			d3.Width = d->Width;
+			d3.Height = d->Height;
+			d3.Format = d->Format;
+			d3.NumChannels = d->NumChannels;
+		}
+		tcu_array_record(SBT_CM_K_cuArrayCreate, id, r, r == CUDA_SUCCESS && out ? TCU_H(*out) : 0,
+		                 d ? &d3 : NULL);
+	}
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuArray3DCreate_v2(tcu_fn id, CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuArray3DCreate_v2 real = (tcu_pfn_cuArray3DCreate_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, d);
+	if (mode == TCU_MODE_RECORD)
+		tcu_array_record(SBT_CM_K_cuArray3DCreate, id, r, r == CUDA_SUCCESS && out ? TCU_H(*out) : 0, d);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuArrayDestroy(tcu_fn id, CUarray a)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuArrayDestroy real = (tcu_pfn_cuArrayDestroy)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(a);
+	if (mode == TCU_MODE_RECORD)
+		tcu_array_record(SBT_CM_K_cuArrayDestroy, id, r, TCU_H(a), NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
 /* ---- streams and events ----------------------------------------------------------- */
 
 static uint64_t tcu_stream_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUstream s, CUevent e,

@@ -303,7 +303,9 @@ static rp_status rpcu_region_live(rpcu_state *s, const char *what, uint64_t base
 }
 
 /* 2D and 3D copies: host sides are packed rows (width bytes each), the
- * source from the trace, the destination ours. */
+ * source from the trace, the destination ours; an array side is the live
+ * array the trace's handle maps to, its region checked against the
+ * recorded extent. */
 rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                        rp_diag *diag)
 {
@@ -317,9 +319,6 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 	const char *fn;
 	int missing = 0;
 
-	if (c->sub == SBT_CM_COPY_ARRAY)
-		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "copies to or from CUDA arrays are not "
-		                 "replayable yet");
 	if (__builtin_mul_overflow(c->width, c->height, &bytes) || __builtin_mul_overflow(bytes, depth, &bytes))
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "%llu x %llu x %llu bytes overflow", (unsigned long long)c->width,
 		                 (unsigned long long)c->height, (unsigned long long)depth);
@@ -337,6 +336,13 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 		m.srcHost = src;
 		m.srcPitch = c->width;
 		m.srcHeight = c->height;
+	} else if (c->src_type == CU_MEMORYTYPE_ARRAY) {
+		if ((st = rpcu_array_region(s, "source", c->src, c->src_x, c->src_y, three_d ? c->src_z : 0, c->width,
+		                            c->height, depth, &m.srcArray, diag)) != RP_OK)
+			return st;
+		m.srcXInBytes = c->src_x;
+		m.srcY = c->src_y;
+		m.srcZ = three_d ? c->src_z : 0;
 	} else {
 		if ((st = rpcu_region_live(s, "source", c->src, c->src_x, c->src_y, three_d ? c->src_z : 0,
 		                           c->src_pitch, three_d ? c->src_height : c->height, c->width, c->height,
@@ -350,8 +356,15 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 		m.srcPitch = c->src_pitch;
 		m.srcHeight = c->src_height;
 	}
-	if (c->dst_type != CU_MEMORYTYPE_HOST &&
-	    (st = rpcu_region_live(s, "destination", c->dst, c->dst_x, c->dst_y, three_d ? c->dst_z : 0,
+	if (c->dst_type == CU_MEMORYTYPE_ARRAY) {
+		if ((st = rpcu_array_region(s, "destination", c->dst, c->dst_x, c->dst_y, three_d ? c->dst_z : 0,
+		                            c->width, c->height, depth, &m.dstArray, diag)) != RP_OK)
+			goto out_free;
+		m.dstXInBytes = c->dst_x;
+		m.dstY = c->dst_y;
+		m.dstZ = three_d ? c->dst_z : 0;
+	} else if (c->dst_type != CU_MEMORYTYPE_HOST &&
+	           (st = rpcu_region_live(s, "destination", c->dst, c->dst_x, c->dst_y, three_d ? c->dst_z : 0,
 	                           c->dst_pitch, three_d ? c->dst_height : c->height, c->width, c->height, depth,
 	                           &live, diag)) != RP_OK)
 		goto out_free;
@@ -364,7 +377,7 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 		m.dstHost = dst;
 		m.dstPitch = c->width;
 		m.dstHeight = c->height;
-	} else {
+	} else if (c->dst_type != CU_MEMORYTYPE_ARRAY) {
 		m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
 		m.dstDevice = (CUdeviceptr)live;
 		m.dstXInBytes = c->dst_x;
@@ -387,12 +400,14 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 		m2.srcMemoryType = m.srcMemoryType;
 		m2.srcHost = m.srcHost;
 		m2.srcDevice = m.srcDevice;
+		m2.srcArray = m.srcArray;
 		m2.srcPitch = m.srcPitch;
 		m2.dstXInBytes = m.dstXInBytes;
 		m2.dstY = m.dstY;
 		m2.dstMemoryType = m.dstMemoryType;
 		m2.dstHost = m.dstHost;
 		m2.dstDevice = m.dstDevice;
+		m2.dstArray = m.dstArray;
 		m2.dstPitch = m.dstPitch;
 		m2.WidthInBytes = m.WidthInBytes;
 		m2.Height = m.Height;
@@ -424,8 +439,13 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 			goto out_free;
 	}
 	if (dst) {
+		/* capture checkpoints it against the source allocation, or the
+		 * source array's handle */
 		rpcu_copy *cp = rpcu_copy_add(s, dst, dst, bytes,
-		                              c->src_type == CU_MEMORYTYPE_DEVICE ? c->src : 0, c->src);
+		                              c->src_type == CU_MEMORYTYPE_DEVICE || c->src_type == CU_MEMORYTYPE_ARRAY
+		                                  ? c->src
+		                                  : 0,
+		                              c->src_type == CU_MEMORYTYPE_DEVICE ? c->src : 0);
 		if (!cp) {
 			st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 			goto out_free;

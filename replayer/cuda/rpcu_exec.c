@@ -1534,6 +1534,9 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuTexObjectDestroy] =         {rpcu_exec_texobj, RPCU_CALL_STATE},
 	[SBT_CM_K_cuSurfObjectCreate] =         {rpcu_exec_texobj, RPCU_CALL_STATE},
 	[SBT_CM_K_cuSurfObjectDestroy] =        {rpcu_exec_texobj, RPCU_CALL_STATE},
+	[SBT_CM_K_cuArrayCreate] =              {rpcu_exec_array, RPCU_CALL_STATE},
+	[SBT_CM_K_cuArray3DCreate] =            {rpcu_exec_array, RPCU_CALL_STATE},
+	[SBT_CM_K_cuArrayDestroy] =             {rpcu_exec_array, RPCU_CALL_STATE},
 };
 
 int rpcu_exec_is_state(sbt_cm_kind k)

@@ -106,10 +106,7 @@ CUresult CUDAAPI cuArray3DCreate(CUarray * a0, const struct tcu_legacy_CUDA_ARRA
 
 CUresult CUDAAPI cuArray3DCreate_v2(CUarray * a0, const CUDA_ARRAY3D_DESCRIPTOR * a1)
 {
-	tcu_pfn_cuArray3DCreate_v2 real = (tcu_pfn_cuArray3DCreate_v2)tcu_call_begin(TCU_FN_cuArray3DCreate_v2);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuArray3DCreate_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuArray3DCreate_v2(TCU_FN_cuArray3DCreate_v2, a0, a1);
 }
 
 CUresult CUDAAPI cuArray3DGetDescriptor(struct tcu_legacy_CUDA_ARRAY3D_DESCRIPTOR_v1_st * a0, CUarray a1)
@@ -138,18 +135,12 @@ CUresult CUDAAPI cuArrayCreate(CUarray * a0, const struct tcu_legacy_CUDA_ARRAY_
 
 CUresult CUDAAPI cuArrayCreate_v2(CUarray * a0, const CUDA_ARRAY_DESCRIPTOR * a1)
 {
-	tcu_pfn_cuArrayCreate_v2 real = (tcu_pfn_cuArrayCreate_v2)tcu_call_begin(TCU_FN_cuArrayCreate_v2);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuArrayCreate_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuArrayCreate_v2(TCU_FN_cuArrayCreate_v2, a0, a1);
 }
 
 CUresult CUDAAPI cuArrayDestroy(CUarray a0)
 {
-	tcu_pfn_cuArrayDestroy real = (tcu_pfn_cuArrayDestroy)tcu_call_begin(TCU_FN_cuArrayDestroy);
-	CUresult r = real ? real(a0) : tcu_no_driver(TCU_FN_cuArrayDestroy);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuArrayDestroy(TCU_FN_cuArrayDestroy, a0);
 }
 
 CUresult CUDAAPI cuArrayGetDescriptor(struct tcu_legacy_CUDA_ARRAY_DESCRIPTOR_v1_st * a0, CUarray a1)
@@ -4707,12 +4698,12 @@ CUresult CUDAAPI cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * 
 
 const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuArray3DCreate", "cuArray3DCreate", (void *)cuArray3DCreate, TCU_FNF_LEGACY},
-	{"cuArray3DCreate_v2", "cuArray3DCreate", (void *)cuArray3DCreate_v2, 0},
+	{"cuArray3DCreate_v2", "cuArray3DCreate", (void *)cuArray3DCreate_v2, TCU_FNF_MODELED},
 	{"cuArray3DGetDescriptor", "cuArray3DGetDescriptor", (void *)cuArray3DGetDescriptor, TCU_FNF_LEGACY},
 	{"cuArray3DGetDescriptor_v2", "cuArray3DGetDescriptor", (void *)cuArray3DGetDescriptor_v2, 0},
 	{"cuArrayCreate", "cuArrayCreate", (void *)cuArrayCreate, TCU_FNF_LEGACY},
-	{"cuArrayCreate_v2", "cuArrayCreate", (void *)cuArrayCreate_v2, 0},
-	{"cuArrayDestroy", "cuArrayDestroy", (void *)cuArrayDestroy, 0},
+	{"cuArrayCreate_v2", "cuArrayCreate", (void *)cuArrayCreate_v2, TCU_FNF_MODELED},
+	{"cuArrayDestroy", "cuArrayDestroy", (void *)cuArrayDestroy, TCU_FNF_MODELED},
 	{"cuArrayGetDescriptor", "cuArrayGetDescriptor", (void *)cuArrayGetDescriptor, TCU_FNF_LEGACY},
 	{"cuArrayGetDescriptor_v2", "cuArrayGetDescriptor", (void *)cuArrayGetDescriptor_v2, 0},
 	{"cuArrayGetMemoryRequirements", "cuArrayGetMemoryRequirements", (void *)cuArrayGetMemoryRequirements, 0},

@@ -1408,6 +1408,9 @@ CUresult tcu_m_cuTexObjectCreate(tcu_fn id, CUtexObject * a0, const CUDA_RESOURC
 CUresult tcu_m_cuTexObjectDestroy(tcu_fn id, CUtexObject a0);
 CUresult tcu_m_cuSurfObjectCreate(tcu_fn id, CUsurfObject * a0, const CUDA_RESOURCE_DESC * a1);
 CUresult tcu_m_cuSurfObjectDestroy(tcu_fn id, CUsurfObject a0);
+CUresult tcu_m_cuArrayCreate_v2(tcu_fn id, CUarray * a0, const CUDA_ARRAY_DESCRIPTOR * a1);
+CUresult tcu_m_cuArray3DCreate_v2(tcu_fn id, CUarray * a0, const CUDA_ARRAY3D_DESCRIPTOR * a1);
+CUresult tcu_m_cuArrayDestroy(tcu_fn id, CUarray a0);
 CUresult tcu_m_cuDevicePrimaryCtxRelease(tcu_fn id, CUdevice a0);
 CUresult tcu_m_cuDevicePrimaryCtxReset(tcu_fn id, CUdevice a0);
 CUresult tcu_m_cuProfilerStart(tcu_fn id);

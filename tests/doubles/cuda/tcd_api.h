@@ -142,6 +142,15 @@
 	X(cuMemcpy2D_v2_ptds) \
 	X(cuMemcpy2DAsync_v2) \
 	X(cuMemcpy2DAsync_v2_ptsz) \
+	X(cuMemcpy3D_v2) \
+	X(cuMemcpy3D_v2_ptds) \
+	X(cuMemcpy3DAsync_v2) \
+	X(cuMemcpy3DAsync_v2_ptsz) \
+	X(cuArrayCreate_v2) \
+	X(cuArray3DCreate_v2) \
+	X(cuArrayGetDescriptor_v2) \
+	X(cuArray3DGetDescriptor_v2) \
+	X(cuArrayDestroy) \
 	X(cuMemsetD8) \
 	X(cuMemsetD8_v2) \
 	X(cuMemsetD8_v2_ptds) \
@@ -307,6 +316,15 @@
 	X(cuMemcpy2D, 7000, 1, cuMemcpy2D_v2_ptds) \
 	X(cuMemcpy2DAsync, 3020, 0, cuMemcpy2DAsync_v2) \
 	X(cuMemcpy2DAsync, 7000, 1, cuMemcpy2DAsync_v2_ptsz) \
+	X(cuMemcpy3D, 3020, 0, cuMemcpy3D_v2) \
+	X(cuMemcpy3D, 7000, 1, cuMemcpy3D_v2_ptds) \
+	X(cuMemcpy3DAsync, 3020, 0, cuMemcpy3DAsync_v2) \
+	X(cuMemcpy3DAsync, 7000, 1, cuMemcpy3DAsync_v2_ptsz) \
+	X(cuArrayCreate, 3020, 0, cuArrayCreate_v2) \
+	X(cuArray3DCreate, 3020, 0, cuArray3DCreate_v2) \
+	X(cuArrayGetDescriptor, 3020, 0, cuArrayGetDescriptor_v2) \
+	X(cuArray3DGetDescriptor, 3020, 0, cuArray3DGetDescriptor_v2) \
+	X(cuArrayDestroy, 2000, 0, cuArrayDestroy) \
 	X(cuMemcpyAsync, 4000, 0, cuMemcpyAsync) \
 	X(cuMemcpyAsync, 7000, 1, cuMemcpyAsync_ptsz) \
 	X(cuMemcpyDtoD, 2000, 0, cuMemcpyDtoD) \
