@@ -153,6 +153,13 @@
  *     CU_MEMORYTYPE_ARRAY, sub = SBT_CM_COPY_ARRAY) carries the array's
  *     handle as dst or src, x in bytes, no pitch; a synchronous copy from
  *     an array to host is checkpointed with object = the array handle.
+ *     cuMemcpyHtoA, cuMemcpyAtoH, cuMemcpyAtoD, cuMemcpyDtoA, cuMemcpyAtoA,
+ *     cuMemcpyHtoAAsync, cuMemcpyAtoHAsync (byte offsets into an array):
+ *     sub = SBT_CM_COPY_ARRAY, dst_type/src_type, dst/src = the array
+ *     handle or device address, dst_x/src_x = the array side's offset,
+ *     size, host, stream; a host source's bytes as blob; a copy to host is
+ *     checkpointed (the async one at the next synchronization) with object
+ *     0 and offset = the array handle + its offset.
  *   memsets: cuMemsetD8/D16/D32 (dst, value, width = element count,
  *     elem_size = 1/2/4, size = bytes); cuMemsetD2D* (+ pitch = dst pitch,
  *     height); *Async forms + stream.
@@ -238,7 +245,9 @@ extern "C" {
 	X(tsVaWindow) X(cuKernelSetAttribute) X(cuFuncSetAttribute)                \
 	X(cuGraphInstantiate) X(cuGraphExecDestroy) X(cuGraphDestroy)            \
 	X(cuTexObjectCreate) X(cuTexObjectDestroy) X(cuSurfObjectCreate)         \
-	X(cuSurfObjectDestroy) X(cuArrayCreate) X(cuArray3DCreate) X(cuArrayDestroy)
+	X(cuSurfObjectDestroy) X(cuArrayCreate) X(cuArray3DCreate) X(cuArrayDestroy) \
+	X(cuMemcpyHtoA) X(cuMemcpyAtoH) X(cuMemcpyAtoD) X(cuMemcpyDtoA)          \
+	X(cuMemcpyAtoA) X(cuMemcpyHtoAAsync) X(cuMemcpyAtoHAsync)
 
 /* X(HIP runtime call, kind it records as).  Append only: the position is
  * the type number above SBT_CM_HIP_TYPE_BASE. */

@@ -409,6 +409,10 @@ static inline const tcu_layout *tcu_func_layout(tcu_func *f)
 void tcu_event_note(uint64_t event, uint64_t stream, uint64_t seq);
 /* Checkpoint pending async copies the program can now observe:
  * stream = that stream's, all = every one, seq_limit = only calls before. */
+/* The same for a checkpoint whose object and offset are given (a copy out
+ * of a CUDA array: object 0, offset = the array handle + offset). */
+void tcu_pending_add_at(uint64_t call_seq, uint64_t stream, uint64_t object, uint64_t offset,
+                        const void *host, size_t len);
 void tcu_pending_add(uint64_t call_seq, uint64_t stream, uint64_t src, const void *host,
                      size_t len);
 void tcu_pending_flush_stream(uint64_t stream, uint64_t seq_limit);

@@ -1276,6 +1276,168 @@ out:
 	return r;
 }
 
+/* ---- copies to and from CUDA arrays by byte offset ------------------------------------ */
+
+/* dst_type/src_type say which side is the array; its handle is dst or src
+ * and its offset dst_x or src_x. */
+static uint64_t tcu_acopy_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUmemorytype dt, uint64_t dst,
+                                 size_t doff, CUmemorytype st, uint64_t src, size_t soff, const void *host,
+                                 size_t n, CUstream s)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	if (st == CU_MEMORYTYPE_HOST && r == CUDA_SUCCESS && host && n)
+		c.blob = cap_blob(host, n);
+	c.result = r;
+	c.sub = SBT_CM_COPY_ARRAY;
+	c.dst_type = dt;
+	c.src_type = st;
+	c.dst = dst;
+	c.dst_x = doff;
+	c.src = src;
+	c.src_x = soff;
+	c.host = TCU_H(host);
+	c.size = n;
+	c.width = n;
+	c.height = 1;
+	c.depth = 1;
+	c.stream = TCU_H(s);
+	return tcu_emit(k, id, &c, CAP_REC_WORK);
+}
+
+CUresult tcu_m_cuMemcpyHtoA_v2(tcu_fn id, CUarray dst, size_t off, const void *src, size_t n)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyHtoA_v2 real = (tcu_pfn_cuMemcpyHtoA_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, off, src, n);
+	if (mode == TCU_MODE_RECORD)
+		tcu_acopy_record(SBT_CM_K_cuMemcpyHtoA, id, r, CU_MEMORYTYPE_ARRAY, TCU_H(dst), off,
+		                 CU_MEMORYTYPE_HOST, 0, 0, src, n, NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuMemcpyHtoAAsync_v2(tcu_fn id, CUarray dst, size_t off, const void *src, size_t n,
+                                    CUstream s)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyHtoAAsync_v2 real = (tcu_pfn_cuMemcpyHtoAAsync_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, off, src, n, s);
+	if (mode == TCU_MODE_RECORD)
+		tcu_acopy_record(SBT_CM_K_cuMemcpyHtoAAsync, id, r, CU_MEMORYTYPE_ARRAY, TCU_H(dst), off,
+		                 CU_MEMORYTYPE_HOST, 0, 0, src, n, s);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuMemcpyAtoH_v2(tcu_fn id, void *dst, CUarray src, size_t off, size_t n)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyAtoH_v2 real = (tcu_pfn_cuMemcpyAtoH_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, src, off, n);
+	if (mode == TCU_MODE_RECORD) {
+		uint64_t seq = tcu_acopy_record(SBT_CM_K_cuMemcpyAtoH, id, r, CU_MEMORYTYPE_HOST, 0, 0,
+		                                CU_MEMORYTYPE_ARRAY, TCU_H(src), off, dst, n, NULL);
+		if (r == CUDA_SUCCESS && seq && dst)
+			cap_checkpoint(seq, 0, TCU_H(src) + off, dst, n);
+	}
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuMemcpyAtoHAsync_v2(tcu_fn id, void *dst, CUarray src, size_t off, size_t n, CUstream s)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyAtoHAsync_v2 real = (tcu_pfn_cuMemcpyAtoHAsync_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, src, off, n, s);
+	if (mode == TCU_MODE_RECORD) {
+		uint64_t seq = tcu_acopy_record(SBT_CM_K_cuMemcpyAtoHAsync, id, r, CU_MEMORYTYPE_HOST, 0, 0,
+		                                CU_MEMORYTYPE_ARRAY, TCU_H(src), off, dst, n, s);
+		if (r == CUDA_SUCCESS && tcu_dtoh_checkpointable(s, id))
+			tcu_pending_add_at(seq, TCU_H(s), 0, TCU_H(src) + off, dst, n);
+	}
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuMemcpyAtoD_v2(tcu_fn id, CUdeviceptr dst, CUarray src, size_t off, size_t n)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyAtoD_v2 real = (tcu_pfn_cuMemcpyAtoD_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, src, off, n);
+	if (mode == TCU_MODE_RECORD)
+		tcu_acopy_record(SBT_CM_K_cuMemcpyAtoD, id, r, CU_MEMORYTYPE_DEVICE, dst, 0, CU_MEMORYTYPE_ARRAY,
+		                 TCU_H(src), off, NULL, n, NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuMemcpyDtoA_v2(tcu_fn id, CUarray dst, size_t off, CUdeviceptr src, size_t n)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyDtoA_v2 real = (tcu_pfn_cuMemcpyDtoA_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, off, src, n);
+	if (mode == TCU_MODE_RECORD)
+		tcu_acopy_record(SBT_CM_K_cuMemcpyDtoA, id, r, CU_MEMORYTYPE_ARRAY, TCU_H(dst), off,
+		                 CU_MEMORYTYPE_DEVICE, src, 0, NULL, n, NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuMemcpyAtoA_v2(tcu_fn id, CUarray dst, size_t doff, CUarray src, size_t soff, size_t n)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyAtoA_v2 real = (tcu_pfn_cuMemcpyAtoA_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, doff, src, soff, n);
+	if (mode == TCU_MODE_RECORD)
+		tcu_acopy_record(SBT_CM_K_cuMemcpyAtoA, id, r, CU_MEMORYTYPE_ARRAY, TCU_H(dst), doff,
+		                 CU_MEMORYTYPE_ARRAY, TCU_H(src), soff, NULL, n, NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
 /* ---- memsets ----------------------------------------------------------------------- */
 
 static void tcu_memset_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr dst, size_t pitch,

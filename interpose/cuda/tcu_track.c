@@ -458,14 +458,11 @@ void tcu_checkpoint_dtoh(uint64_t call_seq, uint64_t src, const void *host, size
 	cap_checkpoint(call_seq, base, src - base, host, len);
 }
 
-void tcu_pending_add(uint64_t call_seq, uint64_t stream, uint64_t src, const void *host, size_t len)
+void tcu_pending_add_at(uint64_t call_seq, uint64_t stream, uint64_t object, uint64_t offset,
+                        const void *host, size_t len)
 {
-	uint64_t base = 0;
-	unsigned kind;
 	if (!call_seq)
 		return;
-	if (!tcu_alloc_find(src, &base, &kind))
-		base = 0;
 	pthread_mutex_lock(&tcu_g.mu);
 	if (tcu_g.npending == tcu_g.cap_pending) {
 		size_t cap = tcu_g.cap_pending ? tcu_g.cap_pending * 2 : 16;
@@ -479,8 +476,19 @@ void tcu_pending_add(uint64_t call_seq, uint64_t stream, uint64_t src, const voi
 		tcu_g.pending = p;
 		tcu_g.cap_pending = cap;
 	}
-	tcu_g.pending[tcu_g.npending++] = (tcu_pending){call_seq, stream, base, src - base, host, len};
+	tcu_g.pending[tcu_g.npending++] = (tcu_pending){call_seq, stream, object, offset, host, len};
 	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+void tcu_pending_add(uint64_t call_seq, uint64_t stream, uint64_t src, const void *host, size_t len)
+{
+	uint64_t base = 0;
+	unsigned kind;
+	if (!call_seq)
+		return;
+	if (!tcu_alloc_find(src, &base, &kind))
+		base = 0;
+	tcu_pending_add_at(call_seq, stream, base, src - base, host, len);
 }
 
 /* Take the matching entries out (under mu), then hash them (outside it),

@@ -97,6 +97,9 @@
 	X(cuSurfObjectCreate, 5000, 0) X(cuSurfObjectDestroy, 5000, 0)           \
 	X(cuArrayCreate, 3020, 0) X(cuArray3DCreate, 3020, 0)                      \
 	X(cuArrayDestroy, 2000, 0)                                                 \
+	X(cuMemcpyHtoA, 3020, 0) X(cuMemcpyAtoH, 3020, 0) X(cuMemcpyAtoD, 3020, 0) \
+	X(cuMemcpyDtoA, 3020, 0) X(cuMemcpyAtoA, 3020, 0)                          \
+	X(cuMemcpyHtoAAsync, 3020, 0) X(cuMemcpyAtoHAsync, 3020, 0)                \
 	X(cuFuncGetParamInfo, 12040, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
@@ -597,6 +600,9 @@ rp_status rpcu_copy_any(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUst
 rp_status rpcu_copy_peer(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                          rp_diag *diag);
 rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream, rp_diag *diag);
+/* cuMemcpyHtoA, AtoH, AtoD, DtoA, AtoA and the async HtoA and AtoH. */
+rp_status rpcu_copy_array(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                          rp_diag *diag);
 rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream, rp_diag *diag);
 /* A copy or memset recorded during stream capture, issued into the
  * replay's capture of the same stream. */
@@ -644,6 +650,10 @@ rp_status rpcu_array_region(rpcu_state *s, const char *what, uint64_t cap, uint6
  * first live array, when a --range would start at the keyframe at seq
  * while one is live. */
 rp_status rpcu_arrays_check_start(rpcu_state *s, uint64_t seq, rp_diag *diag);
+/* The same for a copy by byte offset into the array (cuMemcpyHtoA and
+ * the others): offset + len must lie inside the array's bytes. */
+rp_status rpcu_array_span(rpcu_state *s, const char *what, uint64_t cap, uint64_t offset, uint64_t len,
+                          CUarray *live, rp_diag *diag);
 /* Teardown: destroy every live array, each in its own context. */
 void rpcu_arrays_release(rpcu_state *s);
 

@@ -137,6 +137,25 @@ rp_status rpcu_array_region(rpcu_state *s, const char *what, uint64_t cap, uint6
 	return RP_OK;
 }
 
+rp_status rpcu_array_span(rpcu_state *s, const char *what, uint64_t cap, uint64_t offset, uint64_t len,
+                          CUarray *live, rp_diag *diag)
+{
+	rpcu_array *a = rpcu_array_find(s, cap);
+	uint64_t total = 0, end;
+	if (!a)
+		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "the %s CUDA array 0x%llx was never created in the "
+		                 "trace, or was destroyed", what, (unsigned long long)cap);
+	if (a->row_bytes && (__builtin_mul_overflow(a->row_bytes, a->height, &total) ||
+	                     __builtin_mul_overflow(total, a->depth, &total) ||
+	                     __builtin_add_overflow(offset, len, &end) || end > total))
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "the %s span (offset %llu, %llu bytes) runs past the CUDA "
+		                 "array 0x%llx (%llu bytes; made at seq %llu)", what, (unsigned long long)offset,
+		                 (unsigned long long)len, (unsigned long long)cap, (unsigned long long)total,
+		                 (unsigned long long)a->seq);
+	*live = (CUarray)(uintptr_t)a->live;
+	return RP_OK;
+}
+
 rp_status rpcu_arrays_check_start(rpcu_state *s, uint64_t seq, rp_diag *diag)
 {
 	if (!s->narrays)

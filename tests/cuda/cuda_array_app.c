@@ -7,7 +7,11 @@
  *   cuMemcpy3D, read and incremented by the surf_inc kernel through a
  *   surface object; an array-to-array copy (cuMemcpy3D, 3D -> 3D region),
  *   an array-to-device copy, and array-to-host copies of both arrays
- *   (cuMemcpy2D, cuMemcpy3D), each checkpointed at capture.
+ *   (cuMemcpy2D, cuMemcpy3D), each checkpointed at capture;
+ *   a 1D array (cuArrayCreate, Height 0) reached by byte offsets:
+ *   cuMemcpyHtoA, cuMemcpyDtoA, cuMemcpyAtoA (from the 2D array),
+ *   cuMemcpyAtoD, cuMemcpyAtoH, and cuMemcpyHtoAAsync / cuMemcpyAtoHAsync
+ *   on a stream.
  *   --hostile  instead, one cuMemcpy2D into the 2D array whose region runs
  *              one row past it: the driver refuses it, and the program
  *              prints what it returned (capture records the failed call).
@@ -204,6 +208,36 @@ int main(int argc, char **argv)
 	memset(back2, 0, sizeof(back2));
 	CUP_CK(cuMemcpy2D(&c2));
 	h = XXH3_64bits_withSeed(back2, sizeof(back2), h);
+
+	/* a 1D array of 64 u32 by byte offsets */
+	{
+		static uint32_t in1[64], back1[64];
+		CUarray a1;
+		CUstream st;
+		for (unsigned i = 0; i < 64; i++)
+			in1[i] = 0x1000u + i * 13;
+		memset(&d2, 0, sizeof(d2));
+		d2.Width = 64;
+		d2.Format = CU_AD_FORMAT_UNSIGNED_INT32;
+		d2.NumChannels = 1;
+		CUP_CK(cuArrayCreate(&a1, &d2));
+		CUP_CK(cuMemcpyHtoA(a1, 0, in1, sizeof(in1)));
+		CUP_CK(cuMemcpyHtoD(dlin, in1 + 8, 64));
+		CUP_CK(cuMemcpyDtoA(a1, 16, dlin, 64));          /* elements 4..19 */
+		CUP_CK(cuMemcpyAtoA(a1, 128, a2, 64 * 2, 64));    /* row 2 of a2 into elements 32..47 */
+		CUP_CK(cuMemcpyAtoD(dlin, a1, 0, sizeof(in1)));
+		CUP_CK(cuMemcpyDtoH(back1, dlin, sizeof(back1)));
+		h = XXH3_64bits_withSeed(back1, sizeof(back1), h);
+		CUP_CK(cuMemcpyAtoH(back1, a1, 8, 200));
+		h = XXH3_64bits_withSeed(back1, 200, h);
+		CUP_CK(cuStreamCreate(&st, CU_STREAM_NON_BLOCKING));
+		CUP_CK(cuMemcpyHtoAAsync(a1, 240, in1, 16, st));
+		CUP_CK(cuMemcpyAtoHAsync(back1, a1, 0, sizeof(back1), st));
+		CUP_CK(cuStreamSynchronize(st));
+		h = XXH3_64bits_withSeed(back1, sizeof(back1), h);
+		CUP_CK(cuStreamDestroy(st));
+		CUP_CK(cuArrayDestroy(a1));
+	}
 
 	CUP_CK(cuTexObjectDestroy(tex));
 	CUP_CK(cuSurfObjectDestroy(surf));

@@ -57,18 +57,22 @@ has dump out "width=16 height=8 depth=4 format=3 channels=1"
 has dump out "cuda.cuArrayDestroy handle="
 has dump out "cuda.cuSurfObjectCreate handle="
 grep -q "cuda.cuMemcpy3D .*dst_type=3 src_type=3" "$T/dump.out" || fail "no array-to-array cuMemcpy3D in the dump"
-# the three array reads to host and the two linear read-backs are checkpointed
+for c in cuMemcpyHtoA cuMemcpyDtoA cuMemcpyAtoA cuMemcpyAtoD cuMemcpyAtoH cuMemcpyHtoAAsync cuMemcpyAtoHAsync; do
+	grep -q "cuda.$c .*sub=5" "$T/dump.out" || fail "no $c record in the dump"
+done
+# the array reads to host (2D, 3D, by offset, async by offset) and the
+# three linear read-backs are checkpointed
 ncp=$(grep -c " checkpoint " "$T/dump.out")
-[ "$ncp" -eq 5 ] || fail "$ncp checkpoints in the trace, expected 5"
+[ "$ncp" -eq 8 ] || fail "$ncp checkpoints in the trace, expected 8"
 
 # ---- replay ------------------------------------------------------------------------------
-all_match replay 5 "$T/a.sbt"
+all_match replay 8 "$T/a.sbt"
 for seed in 1 2; do
-	TSCUDA_DOUBLE_SEED=$seed all_match "seed$seed" 5 "$T/a.sbt"
+	TSCUDA_DOUBLE_SEED=$seed all_match "seed$seed" 8 "$T/a.sbt"
 done
-all_match single 5 --streams single "$T/a.sbt"
-all_match determinism 5 --check-determinism --runs 3 "$T/a.sbt"
-all_match noreserve 5 --cuda-no-reserve "$T/a.sbt"
+all_match single 8 --streams single "$T/a.sbt"
+all_match determinism 8 --check-determinism --runs 3 "$T/a.sbt"
+all_match noreserve 8 --cuda-no-reserve "$T/a.sbt"
 
 # ---- keyframes do not hold arrays: --range refuses to start where one is live -----------
 TRACESMITH_SNAPSHOT=launch expect_rc 0 cap.kf "$CAP" -o "$T/kf.sbt" -- "$APP"
@@ -79,29 +83,46 @@ expect_rc 1 range "$RP" --range "$LAUNCH:$END" "$T/kf.sbt"
 has range err "cannot start at the keyframe at seq"
 has range err "is live there (3 in all), and keyframes do not hold array contents"
 # the whole keyframed trace still replays
-all_match kf 5 "$T/kf.sbt"
+all_match kf 8 "$T/kf.sbt"
 
 # ---- hostile: an array copy past its array ----------------------------------------------
-# In the trace: the copy from the 2D array to device memory made one row
-# taller (height 9 of an array of 8 rows).
+# varint_of SRC SEQ FIELD VALUE: the sbt_mutate --varint op (SEQ:I:VALUE)
+# that makes record SEQ's dump show FIELD=VALUE.
+varint_of() {
+	i=0
+	while [ "$i" -lt 24 ]; do
+		if "$M" "$1" "$T/probe.sbt" --varint "$2:$i:$4" >/dev/null 2>&1 &&
+			"$INFO" --dump "$T/probe.sbt" | grep -q "^seq=$2 .* $3=$4\( \|\$\)"; then
+			echo "$2:$i:$4"
+			return
+		fi
+		i=$((i + 1))
+	done
+	fail "no varint of record $2 is its $3"
+}
+# hostile NAME OP...: the mutated trace's replay stops with exit 1, bounded,
+# never by a signal.
+hostile() {
+	h_name=$1
+	shift
+	"$M" "$T/a.sbt" "$T/$h_name.sbt" "$@" >/dev/null || fail "$h_name: sbt_mutate $*"
+	rc=0
+	timeout -s KILL 120 "$RP" "$T/$h_name.sbt" >"$T/$h_name.out" 2>"$T/$h_name.err" || rc=$?
+	[ "$rc" -eq 1 ] || fail "$h_name: exit $rc (expected 1): $(cat "$T/$h_name.err")"
+}
+# The copy from the 2D array to device memory made one row taller (height
+# 9 of an array of 8 rows).
 DOWN=$("$INFO" --dump "$T/a.sbt" | grep -F "cuda.cuMemcpy2D " | sed -n 2p | sed 's/^seq=\([0-9]*\) .*/\1/')
 [ -n "$DOWN" ] || fail "no second cuMemcpy2D in the trace"
-i=0 op=
-while [ "$i" -lt 24 ]; do
-	if "$M" "$T/a.sbt" "$T/probe.sbt" --varint "$DOWN:$i:9" >/dev/null 2>&1 &&
-		"$INFO" --dump "$T/probe.sbt" | grep -q "^seq=$DOWN .* height=9\( \|\$\)"; then
-		op="$DOWN:$i:9"
-		break
-	fi
-	i=$((i + 1))
-done
-[ -n "$op" ] || fail "no varint of record $DOWN is its height"
-"$M" "$T/a.sbt" "$T/bad.sbt" --varint "$op" >/dev/null || fail "sbt_mutate --varint $op"
-rc=0
-timeout -s KILL 120 "$RP" "$T/bad.sbt" >"$T/bad.out" 2>"$T/bad.err" || rc=$?
-[ "$rc" -eq 1 ] || fail "bad: exit $rc (expected 1): $(cat "$T/bad.err")"
+hostile bad --varint "$(varint_of "$T/a.sbt" "$DOWN" height 9)"
 has bad err "record seq $DOWN (cuda.cuMemcpy2D): the source region (x 0 bytes, y 0, z 0; 64 bytes x 9 x 1) runs past the CUDA array 0x"
 has bad err "(rows of 64 bytes, height 8, depth 1; made at seq"
+# A read by offset from the 1D array (256 bytes) made 4096 bytes long.
+ATOH=$(seq_of "$T/a.sbt" "cuda.cuMemcpyAtoH ")
+[ -n "$ATOH" ] || fail "no cuMemcpyAtoH in the trace"
+hostile badspan --varint "$(varint_of "$T/a.sbt" "$ATOH" size 4096)"
+has badspan err "record seq $ATOH (cuda.cuMemcpyAtoH): the source span (offset 8, 4096 bytes) runs past the CUDA array 0x"
+has badspan err "(256 bytes; made at seq"
 # The program's own copy past the array: the double refuses it, as the driver does.
 expect_rc 0 hostile "$CAP" -o "$T/h.sbt" -- "$APP" --hostile
 has hostile out "cuda_array_app: copy past the array returned 1"

@@ -2957,18 +2957,12 @@ CUresult CUDAAPI cuMemcpyAtoA(CUarray a0, unsigned int a1, CUarray a2, unsigned 
 
 CUresult CUDAAPI cuMemcpyAtoA_v2(CUarray a0, size_t a1, CUarray a2, size_t a3, size_t a4)
 {
-	tcu_pfn_cuMemcpyAtoA_v2 real = (tcu_pfn_cuMemcpyAtoA_v2)tcu_call_begin(TCU_FN_cuMemcpyAtoA_v2);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuMemcpyAtoA_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyAtoA_v2(TCU_FN_cuMemcpyAtoA_v2, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuMemcpyAtoA_v2_ptds(CUarray a0, size_t a1, CUarray a2, size_t a3, size_t a4)
 {
-	tcu_pfn_cuMemcpyAtoA_v2_ptds real = (tcu_pfn_cuMemcpyAtoA_v2_ptds)tcu_call_begin(TCU_FN_cuMemcpyAtoA_v2_ptds);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuMemcpyAtoA_v2_ptds);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyAtoA_v2(TCU_FN_cuMemcpyAtoA_v2_ptds, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuMemcpyAtoD(unsigned int a0, CUarray a1, unsigned int a2, unsigned int a3)
@@ -2981,18 +2975,12 @@ CUresult CUDAAPI cuMemcpyAtoD(unsigned int a0, CUarray a1, unsigned int a2, unsi
 
 CUresult CUDAAPI cuMemcpyAtoD_v2(CUdeviceptr a0, CUarray a1, size_t a2, size_t a3)
 {
-	tcu_pfn_cuMemcpyAtoD_v2 real = (tcu_pfn_cuMemcpyAtoD_v2)tcu_call_begin(TCU_FN_cuMemcpyAtoD_v2);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuMemcpyAtoD_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyAtoD_v2(TCU_FN_cuMemcpyAtoD_v2, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuMemcpyAtoD_v2_ptds(CUdeviceptr a0, CUarray a1, size_t a2, size_t a3)
 {
-	tcu_pfn_cuMemcpyAtoD_v2_ptds real = (tcu_pfn_cuMemcpyAtoD_v2_ptds)tcu_call_begin(TCU_FN_cuMemcpyAtoD_v2_ptds);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuMemcpyAtoD_v2_ptds);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyAtoD_v2(TCU_FN_cuMemcpyAtoD_v2_ptds, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuMemcpyAtoH(void * a0, CUarray a1, unsigned int a2, unsigned int a3)
@@ -3013,34 +3001,22 @@ CUresult CUDAAPI cuMemcpyAtoHAsync(void * a0, CUarray a1, unsigned int a2, unsig
 
 CUresult CUDAAPI cuMemcpyAtoHAsync_v2(void * a0, CUarray a1, size_t a2, size_t a3, CUstream a4)
 {
-	tcu_pfn_cuMemcpyAtoHAsync_v2 real = (tcu_pfn_cuMemcpyAtoHAsync_v2)tcu_call_begin(TCU_FN_cuMemcpyAtoHAsync_v2);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuMemcpyAtoHAsync_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyAtoHAsync_v2(TCU_FN_cuMemcpyAtoHAsync_v2, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuMemcpyAtoHAsync_v2_ptsz(void * a0, CUarray a1, size_t a2, size_t a3, CUstream a4)
 {
-	tcu_pfn_cuMemcpyAtoHAsync_v2_ptsz real = (tcu_pfn_cuMemcpyAtoHAsync_v2_ptsz)tcu_call_begin(TCU_FN_cuMemcpyAtoHAsync_v2_ptsz);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuMemcpyAtoHAsync_v2_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyAtoHAsync_v2(TCU_FN_cuMemcpyAtoHAsync_v2_ptsz, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuMemcpyAtoH_v2(void * a0, CUarray a1, size_t a2, size_t a3)
 {
-	tcu_pfn_cuMemcpyAtoH_v2 real = (tcu_pfn_cuMemcpyAtoH_v2)tcu_call_begin(TCU_FN_cuMemcpyAtoH_v2);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuMemcpyAtoH_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyAtoH_v2(TCU_FN_cuMemcpyAtoH_v2, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuMemcpyAtoH_v2_ptds(void * a0, CUarray a1, size_t a2, size_t a3)
 {
-	tcu_pfn_cuMemcpyAtoH_v2_ptds real = (tcu_pfn_cuMemcpyAtoH_v2_ptds)tcu_call_begin(TCU_FN_cuMemcpyAtoH_v2_ptds);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuMemcpyAtoH_v2_ptds);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyAtoH_v2(TCU_FN_cuMemcpyAtoH_v2_ptds, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuMemcpyBatchAsync(CUdeviceptr * a0, CUdeviceptr * a1, size_t * a2, size_t a3, CUmemcpyAttributes * a4, size_t * a5, size_t a6, size_t * a7, CUstream a8)
@@ -3085,18 +3061,12 @@ CUresult CUDAAPI cuMemcpyDtoA(CUarray a0, unsigned int a1, unsigned int a2, unsi
 
 CUresult CUDAAPI cuMemcpyDtoA_v2(CUarray a0, size_t a1, CUdeviceptr a2, size_t a3)
 {
-	tcu_pfn_cuMemcpyDtoA_v2 real = (tcu_pfn_cuMemcpyDtoA_v2)tcu_call_begin(TCU_FN_cuMemcpyDtoA_v2);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuMemcpyDtoA_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyDtoA_v2(TCU_FN_cuMemcpyDtoA_v2, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuMemcpyDtoA_v2_ptds(CUarray a0, size_t a1, CUdeviceptr a2, size_t a3)
 {
-	tcu_pfn_cuMemcpyDtoA_v2_ptds real = (tcu_pfn_cuMemcpyDtoA_v2_ptds)tcu_call_begin(TCU_FN_cuMemcpyDtoA_v2_ptds);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuMemcpyDtoA_v2_ptds);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyDtoA_v2(TCU_FN_cuMemcpyDtoA_v2_ptds, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuMemcpyDtoD(unsigned int a0, unsigned int a1, unsigned int a2)
@@ -3189,34 +3159,22 @@ CUresult CUDAAPI cuMemcpyHtoAAsync(CUarray a0, unsigned int a1, const void * a2,
 
 CUresult CUDAAPI cuMemcpyHtoAAsync_v2(CUarray a0, size_t a1, const void * a2, size_t a3, CUstream a4)
 {
-	tcu_pfn_cuMemcpyHtoAAsync_v2 real = (tcu_pfn_cuMemcpyHtoAAsync_v2)tcu_call_begin(TCU_FN_cuMemcpyHtoAAsync_v2);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuMemcpyHtoAAsync_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyHtoAAsync_v2(TCU_FN_cuMemcpyHtoAAsync_v2, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuMemcpyHtoAAsync_v2_ptsz(CUarray a0, size_t a1, const void * a2, size_t a3, CUstream a4)
 {
-	tcu_pfn_cuMemcpyHtoAAsync_v2_ptsz real = (tcu_pfn_cuMemcpyHtoAAsync_v2_ptsz)tcu_call_begin(TCU_FN_cuMemcpyHtoAAsync_v2_ptsz);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuMemcpyHtoAAsync_v2_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyHtoAAsync_v2(TCU_FN_cuMemcpyHtoAAsync_v2_ptsz, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuMemcpyHtoA_v2(CUarray a0, size_t a1, const void * a2, size_t a3)
 {
-	tcu_pfn_cuMemcpyHtoA_v2 real = (tcu_pfn_cuMemcpyHtoA_v2)tcu_call_begin(TCU_FN_cuMemcpyHtoA_v2);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuMemcpyHtoA_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyHtoA_v2(TCU_FN_cuMemcpyHtoA_v2, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuMemcpyHtoA_v2_ptds(CUarray a0, size_t a1, const void * a2, size_t a3)
 {
-	tcu_pfn_cuMemcpyHtoA_v2_ptds real = (tcu_pfn_cuMemcpyHtoA_v2_ptds)tcu_call_begin(TCU_FN_cuMemcpyHtoA_v2_ptds);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuMemcpyHtoA_v2_ptds);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyHtoA_v2(TCU_FN_cuMemcpyHtoA_v2_ptds, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuMemcpyHtoD(unsigned int a0, const void * a1, unsigned int a2)
@@ -5089,24 +5047,24 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuMemcpyAsync", "cuMemcpyAsync", (void *)cuMemcpyAsync, TCU_FNF_MODELED},
 	{"cuMemcpyAsync_ptsz", "cuMemcpyAsync", (void *)cuMemcpyAsync_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuMemcpyAtoA", "cuMemcpyAtoA", (void *)cuMemcpyAtoA, TCU_FNF_LEGACY},
-	{"cuMemcpyAtoA_v2", "cuMemcpyAtoA", (void *)cuMemcpyAtoA_v2, 0},
-	{"cuMemcpyAtoA_v2_ptds", "cuMemcpyAtoA", (void *)cuMemcpyAtoA_v2_ptds, TCU_FNF_PTDS},
+	{"cuMemcpyAtoA_v2", "cuMemcpyAtoA", (void *)cuMemcpyAtoA_v2, TCU_FNF_MODELED},
+	{"cuMemcpyAtoA_v2_ptds", "cuMemcpyAtoA", (void *)cuMemcpyAtoA_v2_ptds, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuMemcpyAtoD", "cuMemcpyAtoD", (void *)cuMemcpyAtoD, TCU_FNF_LEGACY},
-	{"cuMemcpyAtoD_v2", "cuMemcpyAtoD", (void *)cuMemcpyAtoD_v2, 0},
-	{"cuMemcpyAtoD_v2_ptds", "cuMemcpyAtoD", (void *)cuMemcpyAtoD_v2_ptds, TCU_FNF_PTDS},
+	{"cuMemcpyAtoD_v2", "cuMemcpyAtoD", (void *)cuMemcpyAtoD_v2, TCU_FNF_MODELED},
+	{"cuMemcpyAtoD_v2_ptds", "cuMemcpyAtoD", (void *)cuMemcpyAtoD_v2_ptds, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuMemcpyAtoH", "cuMemcpyAtoH", (void *)cuMemcpyAtoH, TCU_FNF_LEGACY},
 	{"cuMemcpyAtoHAsync", "cuMemcpyAtoHAsync", (void *)cuMemcpyAtoHAsync, TCU_FNF_LEGACY},
-	{"cuMemcpyAtoHAsync_v2", "cuMemcpyAtoHAsync", (void *)cuMemcpyAtoHAsync_v2, 0},
-	{"cuMemcpyAtoHAsync_v2_ptsz", "cuMemcpyAtoHAsync", (void *)cuMemcpyAtoHAsync_v2_ptsz, TCU_FNF_PTDS},
-	{"cuMemcpyAtoH_v2", "cuMemcpyAtoH", (void *)cuMemcpyAtoH_v2, 0},
-	{"cuMemcpyAtoH_v2_ptds", "cuMemcpyAtoH", (void *)cuMemcpyAtoH_v2_ptds, TCU_FNF_PTDS},
+	{"cuMemcpyAtoHAsync_v2", "cuMemcpyAtoHAsync", (void *)cuMemcpyAtoHAsync_v2, TCU_FNF_MODELED},
+	{"cuMemcpyAtoHAsync_v2_ptsz", "cuMemcpyAtoHAsync", (void *)cuMemcpyAtoHAsync_v2_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
+	{"cuMemcpyAtoH_v2", "cuMemcpyAtoH", (void *)cuMemcpyAtoH_v2, TCU_FNF_MODELED},
+	{"cuMemcpyAtoH_v2_ptds", "cuMemcpyAtoH", (void *)cuMemcpyAtoH_v2_ptds, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuMemcpyBatchAsync", "cuMemcpyBatchAsync", (void *)cuMemcpyBatchAsync, TCU_FNF_LEGACY},
 	{"cuMemcpyBatchAsync_ptsz", "cuMemcpyBatchAsync", (void *)cuMemcpyBatchAsync_ptsz, TCU_FNF_PTDS | TCU_FNF_LEGACY},
 	{"cuMemcpyBatchAsync_v2", "cuMemcpyBatchAsync", (void *)cuMemcpyBatchAsync_v2, 0},
 	{"cuMemcpyBatchAsync_v2_ptsz", "cuMemcpyBatchAsync", (void *)cuMemcpyBatchAsync_v2_ptsz, TCU_FNF_PTDS},
 	{"cuMemcpyDtoA", "cuMemcpyDtoA", (void *)cuMemcpyDtoA, TCU_FNF_LEGACY},
-	{"cuMemcpyDtoA_v2", "cuMemcpyDtoA", (void *)cuMemcpyDtoA_v2, 0},
-	{"cuMemcpyDtoA_v2_ptds", "cuMemcpyDtoA", (void *)cuMemcpyDtoA_v2_ptds, TCU_FNF_PTDS},
+	{"cuMemcpyDtoA_v2", "cuMemcpyDtoA", (void *)cuMemcpyDtoA_v2, TCU_FNF_MODELED},
+	{"cuMemcpyDtoA_v2_ptds", "cuMemcpyDtoA", (void *)cuMemcpyDtoA_v2_ptds, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuMemcpyDtoD", "cuMemcpyDtoD", (void *)cuMemcpyDtoD, TCU_FNF_LEGACY},
 	{"cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync", (void *)cuMemcpyDtoDAsync, TCU_FNF_LEGACY},
 	{"cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync", (void *)cuMemcpyDtoDAsync_v2, TCU_FNF_MODELED},
@@ -5121,10 +5079,10 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuMemcpyDtoH_v2_ptds", "cuMemcpyDtoH", (void *)cuMemcpyDtoH_v2_ptds, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuMemcpyHtoA", "cuMemcpyHtoA", (void *)cuMemcpyHtoA, TCU_FNF_LEGACY},
 	{"cuMemcpyHtoAAsync", "cuMemcpyHtoAAsync", (void *)cuMemcpyHtoAAsync, TCU_FNF_LEGACY},
-	{"cuMemcpyHtoAAsync_v2", "cuMemcpyHtoAAsync", (void *)cuMemcpyHtoAAsync_v2, 0},
-	{"cuMemcpyHtoAAsync_v2_ptsz", "cuMemcpyHtoAAsync", (void *)cuMemcpyHtoAAsync_v2_ptsz, TCU_FNF_PTDS},
-	{"cuMemcpyHtoA_v2", "cuMemcpyHtoA", (void *)cuMemcpyHtoA_v2, 0},
-	{"cuMemcpyHtoA_v2_ptds", "cuMemcpyHtoA", (void *)cuMemcpyHtoA_v2_ptds, TCU_FNF_PTDS},
+	{"cuMemcpyHtoAAsync_v2", "cuMemcpyHtoAAsync", (void *)cuMemcpyHtoAAsync_v2, TCU_FNF_MODELED},
+	{"cuMemcpyHtoAAsync_v2_ptsz", "cuMemcpyHtoAAsync", (void *)cuMemcpyHtoAAsync_v2_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
+	{"cuMemcpyHtoA_v2", "cuMemcpyHtoA", (void *)cuMemcpyHtoA_v2, TCU_FNF_MODELED},
+	{"cuMemcpyHtoA_v2_ptds", "cuMemcpyHtoA", (void *)cuMemcpyHtoA_v2_ptds, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuMemcpyHtoD", "cuMemcpyHtoD", (void *)cuMemcpyHtoD, TCU_FNF_LEGACY},
 	{"cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync", (void *)cuMemcpyHtoDAsync, TCU_FNF_LEGACY},
 	{"cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync", (void *)cuMemcpyHtoDAsync_v2, TCU_FNF_MODELED},

@@ -365,6 +365,10 @@ TCD_HIDDEN CUresult tcd_array_get(CUarray h, const char *call, const char *what,
 TCD_HIDDEN CUresult tcd_array_region(CUarray h, size_t x, size_t y, size_t z, size_t width, size_t height,
 				     size_t depth, const char *call, const char *what, unsigned char **at,
 				     size_t *pitch, size_t *slice);
+/* Where [offset, offset + n) of array h's bytes (the packed layout) starts;
+ * refused when it runs past the array (cuMemcpyHtoA and the others). */
+TCD_HIDDEN CUresult tcd_array_span(CUarray h, size_t offset, size_t n, const char *call, const char *what,
+				   unsigned char **at);
 /* A live array's layout for a kernel; false when h is not a live array. */
 TCD_HIDDEN bool tcd_array_view(CUarray h, struct tcd_array_view *v);
 /* tcd_tex.c: tcd_kernel_launch.array_of. */

@@ -143,6 +143,21 @@ CUresult tcd_array_region(CUarray h, size_t x, size_t y, size_t z, size_t width,
 	return CUDA_SUCCESS;
 }
 
+CUresult tcd_array_span(CUarray h, size_t offset, size_t n, const char *call, const char *what, unsigned char **at)
+{
+	struct tcd_array *a;
+	size_t end;
+	CUresult r = tcd_array_get(h, call, what, &a);
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (__builtin_add_overflow(offset, n, &end) || end > a->slice_bytes * a->depth)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the %s span (offset %zu, %zu bytes) runs past the "
+				"array (%zu bytes)", what, offset, n, a->slice_bytes * a->depth);
+	*at = a->data + offset;
+	return CUDA_SUCCESS;
+}
+
 bool tcd_array_view(CUarray h, struct tcd_array_view *v)
 {
 	struct tcd_array *a;

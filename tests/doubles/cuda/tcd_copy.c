@@ -555,3 +555,145 @@ TCD_API(CUresult, cuMemcpy3DAsync_v2_ptsz)(const CUDA_MEMCPY3D *pCopy, CUstream 
 	return tcd_copy3d_desc(pCopy, hStream, true, false, "cuMemcpy3DAsync_v2_ptsz");
 }
 TCD_EXPORT(cuMemcpy3DAsync_v2_ptsz)
+
+/* ---- copies by byte offset into an array (its packed layout, tcd_array.c) ---- */
+
+/* dst or src is an array span when darr or sarr is set. */
+static CUresult tcd_copy_array(CUarray darr, size_t doff, uintptr_t dptr, enum tcd_side dside, CUarray sarr,
+			       size_t soff, uintptr_t sptr, enum tcd_side sside, size_t n, CUstream h, bool pt, bool sync,
+			       const char *call)
+{
+	struct tcd_stream *s;
+	struct tcd_op *op;
+	unsigned char *at;
+	CUresult r = tcd_stream_resolve(h, pt, call, &s);
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (n == 0)
+		return CUDA_SUCCESS;
+	if (darr) {
+		if ((r = tcd_array_span(darr, doff, n, call, "destination", &at)) != CUDA_SUCCESS)
+			return r;
+		dptr = (uintptr_t)at;
+	} else if ((r = tcd_side_check(dptr, n, dside, call, "destination")) != CUDA_SUCCESS) {
+		return r;
+	}
+	if (sarr) {
+		if ((r = tcd_array_span(sarr, soff, n, call, "source", &at)) != CUDA_SUCCESS)
+			return r;
+		sptr = (uintptr_t)at;
+	} else if ((r = tcd_side_check(sptr, n, sside, call, "source")) != CUDA_SUCCESS) {
+		return r;
+	}
+	op = tcd_op_new(TCD_OP_COPY);
+	if (!op)
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	op->u.copy.dst = (unsigned char *)dptr;
+	op->u.copy.src = (const unsigned char *)sptr;
+	op->u.copy.width = n;
+	op->u.copy.height = 1;
+	op->u.copy.dpitch = op->u.copy.spitch = n;
+	r = sync ? tcd_enqueue_sync(s, op, call) : tcd_enqueue(s, op, call, NULL);
+	if (r == CUDA_SUCCESS)
+		tcd_copy_count(dptr, darr ? TCD_DEVICE : dside, sptr, sarr ? TCD_DEVICE : sside, n);
+	return r;
+}
+
+TCD_API(CUresult, cuMemcpyHtoA_v2)(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyHtoA_v2);
+	return tcd_copy_array(dstArray, dstOffset, 0, TCD_DEVICE, NULL, 0, (uintptr_t)srcHost, TCD_HOST, ByteCount, NULL, false, true, "cuMemcpyHtoA_v2");
+}
+TCD_EXPORT(cuMemcpyHtoA_v2)
+
+TCD_API(CUresult, cuMemcpyHtoA_v2_ptds)(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyHtoA_v2_ptds);
+	return tcd_copy_array(dstArray, dstOffset, 0, TCD_DEVICE, NULL, 0, (uintptr_t)srcHost, TCD_HOST, ByteCount, NULL, true, true, "cuMemcpyHtoA_v2_ptds");
+}
+TCD_EXPORT(cuMemcpyHtoA_v2_ptds)
+
+TCD_API(CUresult, cuMemcpyAtoH_v2)(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyAtoH_v2);
+	return tcd_copy_array(NULL, 0, (uintptr_t)dstHost, TCD_HOST, srcArray, srcOffset, 0, TCD_DEVICE, ByteCount, NULL, false, true, "cuMemcpyAtoH_v2");
+}
+TCD_EXPORT(cuMemcpyAtoH_v2)
+
+TCD_API(CUresult, cuMemcpyAtoH_v2_ptds)(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyAtoH_v2_ptds);
+	return tcd_copy_array(NULL, 0, (uintptr_t)dstHost, TCD_HOST, srcArray, srcOffset, 0, TCD_DEVICE, ByteCount, NULL, true, true, "cuMemcpyAtoH_v2_ptds");
+}
+TCD_EXPORT(cuMemcpyAtoH_v2_ptds)
+
+TCD_API(CUresult, cuMemcpyAtoD_v2)(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyAtoD_v2);
+	return tcd_copy_array(NULL, 0, (uintptr_t)dstDevice, TCD_DEVICE, srcArray, srcOffset, 0, TCD_DEVICE, ByteCount, NULL, false, true, "cuMemcpyAtoD_v2");
+}
+TCD_EXPORT(cuMemcpyAtoD_v2)
+
+TCD_API(CUresult, cuMemcpyAtoD_v2_ptds)(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyAtoD_v2_ptds);
+	return tcd_copy_array(NULL, 0, (uintptr_t)dstDevice, TCD_DEVICE, srcArray, srcOffset, 0, TCD_DEVICE, ByteCount, NULL, true, true, "cuMemcpyAtoD_v2_ptds");
+}
+TCD_EXPORT(cuMemcpyAtoD_v2_ptds)
+
+TCD_API(CUresult, cuMemcpyDtoA_v2)(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyDtoA_v2);
+	return tcd_copy_array(dstArray, dstOffset, 0, TCD_DEVICE, NULL, 0, (uintptr_t)srcDevice, TCD_DEVICE, ByteCount, NULL, false, true, "cuMemcpyDtoA_v2");
+}
+TCD_EXPORT(cuMemcpyDtoA_v2)
+
+TCD_API(CUresult, cuMemcpyDtoA_v2_ptds)(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyDtoA_v2_ptds);
+	return tcd_copy_array(dstArray, dstOffset, 0, TCD_DEVICE, NULL, 0, (uintptr_t)srcDevice, TCD_DEVICE, ByteCount, NULL, true, true, "cuMemcpyDtoA_v2_ptds");
+}
+TCD_EXPORT(cuMemcpyDtoA_v2_ptds)
+
+TCD_API(CUresult, cuMemcpyAtoA_v2)(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyAtoA_v2);
+	return tcd_copy_array(dstArray, dstOffset, 0, TCD_DEVICE, srcArray, srcOffset, 0, TCD_DEVICE, ByteCount, NULL, false, true, "cuMemcpyAtoA_v2");
+}
+TCD_EXPORT(cuMemcpyAtoA_v2)
+
+TCD_API(CUresult, cuMemcpyAtoA_v2_ptds)(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyAtoA_v2_ptds);
+	return tcd_copy_array(dstArray, dstOffset, 0, TCD_DEVICE, srcArray, srcOffset, 0, TCD_DEVICE, ByteCount, NULL, true, true, "cuMemcpyAtoA_v2_ptds");
+}
+TCD_EXPORT(cuMemcpyAtoA_v2_ptds)
+
+TCD_API(CUresult, cuMemcpyHtoAAsync_v2)(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyHtoAAsync_v2);
+	return tcd_copy_array(dstArray, dstOffset, 0, TCD_DEVICE, NULL, 0, (uintptr_t)srcHost, TCD_HOST, ByteCount, hStream, false, false, "cuMemcpyHtoAAsync_v2");
+}
+TCD_EXPORT(cuMemcpyHtoAAsync_v2)
+
+TCD_API(CUresult, cuMemcpyHtoAAsync_v2_ptsz)(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyHtoAAsync_v2_ptsz);
+	return tcd_copy_array(dstArray, dstOffset, 0, TCD_DEVICE, NULL, 0, (uintptr_t)srcHost, TCD_HOST, ByteCount, hStream, true, false, "cuMemcpyHtoAAsync_v2_ptsz");
+}
+TCD_EXPORT(cuMemcpyHtoAAsync_v2_ptsz)
+
+TCD_API(CUresult, cuMemcpyAtoHAsync_v2)(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyAtoHAsync_v2);
+	return tcd_copy_array(NULL, 0, (uintptr_t)dstHost, TCD_HOST, srcArray, srcOffset, 0, TCD_DEVICE, ByteCount, hStream, false, false, "cuMemcpyAtoHAsync_v2");
+}
+TCD_EXPORT(cuMemcpyAtoHAsync_v2)
+
+TCD_API(CUresult, cuMemcpyAtoHAsync_v2_ptsz)(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyAtoHAsync_v2_ptsz);
+	return tcd_copy_array(NULL, 0, (uintptr_t)dstHost, TCD_HOST, srcArray, srcOffset, 0, TCD_DEVICE, ByteCount, hStream, true, false, "cuMemcpyAtoHAsync_v2_ptsz");
+}
+TCD_EXPORT(cuMemcpyAtoHAsync_v2_ptsz)
