@@ -10,6 +10,9 @@
 
 /* ---- CUDA arrays ------------------------------------------------------------------------- */
 
+/* Arrays a trace can name without a creation record of its own. */
+#define RPCU_ARRAY_UNRECORDED "levels of mipmapped arrays and graphics interop arrays are not recorded"
+
 /* Bytes per element of a format of the classic list; 0 for any other
  * (the driver still checks those copies). */
 static uint64_t rpcu_format_bytes(uint64_t format)
@@ -122,7 +125,7 @@ rp_status rpcu_array_region(rpcu_state *s, const char *what, uint64_t cap, uint6
 	uint64_t xe, ye, ze;
 	if (!a)
 		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "the %s CUDA array 0x%llx was never created in the "
-		                 "trace, or was destroyed", what, (unsigned long long)cap);
+		                 "trace (" RPCU_ARRAY_UNRECORDED "), or was destroyed", what, (unsigned long long)cap);
 	if (__builtin_add_overflow(x, width, &xe) || __builtin_add_overflow(y, height, &ye) ||
 	    __builtin_add_overflow(z, depth, &ze) || (a->row_bytes && xe > a->row_bytes) ||
 	    ye > a->height || ze > a->depth)
@@ -144,7 +147,7 @@ rp_status rpcu_array_span(rpcu_state *s, const char *what, uint64_t cap, uint64_
 	uint64_t total = 0, end;
 	if (!a)
 		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "the %s CUDA array 0x%llx was never created in the "
-		                 "trace, or was destroyed", what, (unsigned long long)cap);
+		                 "trace (" RPCU_ARRAY_UNRECORDED "), or was destroyed", what, (unsigned long long)cap);
 	if (a->row_bytes && (__builtin_mul_overflow(a->row_bytes, a->height, &total) ||
 	                     __builtin_mul_overflow(total, a->depth, &total) ||
 	                     __builtin_add_overflow(offset, len, &end) || end > total))
@@ -248,7 +251,7 @@ rp_status rpcu_exec_texobj(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 		rpcu_array *a = rpcu_array_find(s, (uint64_t)(uintptr_t)res.res.array.hArray);
 		if (!a)
 			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "%s: the resource's CUDA array 0x%llx was "
-			                 "never created in the trace, or was destroyed", fn,
+			                 "never created in the trace (" RPCU_ARRAY_UNRECORDED "), or was destroyed", fn,
 			                 (unsigned long long)(uintptr_t)res.res.array.hArray);
 		res.res.array.hArray = (CUarray)(uintptr_t)a->live;
 		break;

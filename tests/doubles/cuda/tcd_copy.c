@@ -5,7 +5,10 @@
  * Device ranges are checked against the allocation registry when the call is
  * made; host pointers can only be checked for NULL.  Data moves when the op
  * runs, so a host buffer changed before an async copy runs is copied as it is
- * then, as with pinned memory on a GPU.
+ * then, as with pinned memory on a GPU.  A CUDA array side (2D/3D copies,
+ * and the copies by byte offset) is checked against the array's extent
+ * (tcd_array.c) and moves bytes of its packed host layout; an array counts
+ * as the device side.
  *
  * Bytes moved device->host and host->device are counted for
  * TSCUDA_DOUBLE_STATS when a copy is accepted (a copy captured into a graph
