@@ -134,12 +134,20 @@ static CUresult tcd_copy3d_side(const struct tcd_copy_side *c, const struct tcd_
 				a->height);
 	if (!base)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%s pointer is NULL", what);
-	slice = a->depth > 1 ? c->pitch * c->height : 0;
-	*out = base + c->z * slice + c->y * c->pitch + c->x;
+	{
+		size_t off, t;
+		slice = 0;
+		if ((a->depth > 1 && __builtin_mul_overflow(c->pitch, c->height, &slice)) ||
+		    __builtin_mul_overflow(c->z, slice, &off) || __builtin_mul_overflow(c->y, c->pitch, &t) ||
+		    __builtin_add_overflow(off, t, &off) || __builtin_add_overflow(off, c->x, &off) ||
+		    __builtin_add_overflow(base, off, out) || __builtin_mul_overflow(a->depth - 1, slice, &span) ||
+		    __builtin_mul_overflow(a->height - 1, c->pitch, &t) || __builtin_add_overflow(span, t, &span) ||
+		    __builtin_add_overflow(span, a->width, &span))
+			return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the %s region's extent overflows", what);
+	}
 	*pitch_out = c->pitch;
 	*slice_out = slice;
 	*side_out = side;
-	span = (a->depth - 1) * slice + (a->height - 1) * c->pitch + a->width;
 	return tcd_side_check(*out, span, side, call, what);
 }
 
