@@ -179,11 +179,17 @@
  *       SBT_CM_KF_PARTIAL when it holds only the memory replay cannot
  *       rebuild from the recorded calls (allocations made before recording
  *       began, managed memory): replay applies it where it stands, but a
- *       --range cannot start from it.
+ *       --range cannot start from it; SBT_CM_KF_ARRAYS when it holds
+ *       every CUDA array live there (without it, a keyframe where an array
+ *       is live is no start point either).
  *     tsSnapshot: one live allocation of the keyframe before it, or one
  *       chunk of it (capture writes allocations in chunks of at most 32
  *       MiB): dst = the address, size, blob = its bytes, or value = 1 and
  *       no blob for bytes that were all zero; sub = SBT_CM_MEM_* kind.
+ *       sub = SBT_CM_MEM_ARRAY: rows of a CUDA array instead: handle =
+ *       the array, dst_y = the first row, dst_z = the slice (layer), height
+ *       = rows, width = bytes per row (the whole row), size = width x
+ *       height; the bytes as they lie in the row (elements packed).
  *     tsVaWindow: the device address window capture placed device
  *       allocations in (device = ordinal, dst = base, size), written when
  *       it is reserved, before the first allocation placed in it.
@@ -351,7 +357,8 @@ enum { /* sub of allocations, frees and tsSnapshot */
 	SBT_CM_MEM_POOL = 4, SBT_CM_MEM_MANAGED = 5, SBT_CM_MEM_HOST = 6,
 	SBT_CM_MEM_HOST_ALLOC = 7, SBT_CM_MEM_HOST_REGISTER = 8,
 	SBT_CM_MEM_VMM_HANDLE = 9, SBT_CM_MEM_VMM_RESERVE = 10,
-	SBT_CM_MEM_VMM_MAP = 11, SBT_CM_MEM_GLOBAL = 12
+	SBT_CM_MEM_VMM_MAP = 11, SBT_CM_MEM_GLOBAL = 12,
+	SBT_CM_MEM_ARRAY = 13 /* tsSnapshot only: rows of a CUDA array */
 };
 enum { /* sub of copies */
 	SBT_CM_COPY_HTOD = 1, SBT_CM_COPY_DTOH = 2, SBT_CM_COPY_DTOD = 3,
@@ -376,7 +383,8 @@ enum { /* sub of the keyframe marker */
 	                             into, as the CPU left it before the launch */
 };
 enum { /* flags of the keyframe marker */
-	SBT_CM_KF_PARTIAL = 1 /* only what replay cannot recompute: not a start point */
+	SBT_CM_KF_PARTIAL = 1, /* only what replay cannot recompute: not a start point */
+	SBT_CM_KF_ARRAYS = 2   /* holds every CUDA array live at it (tsSnapshot sub ARRAY) */
 };
 
 #define SBT_CM_ATTR_BYTES 72u   /* one packed launch attribute */

@@ -930,7 +930,7 @@ static rp_status rpcu_keyframe(void *state, const sbt_record *marker, int restor
 		st = RP_ERR_TRACE;
 		goto out_free;
 	}
-	if ((st = rpcu_arrays_check_start(s, marker->seq, diag)) != RP_OK)
+	if (!(kf.flags & SBT_CM_KF_ARRAYS) && (st = rpcu_arrays_check_start(s, marker->seq, diag)) != RP_OK)
 		goto out_free;
 	s->restore_seq = marker->seq;
 	s->snap_left = kf.count;

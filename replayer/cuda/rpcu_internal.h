@@ -646,14 +646,16 @@ rp_status rpcu_exec_array(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp
  * naming the side ("source", "destination"). */
 rp_status rpcu_array_region(rpcu_state *s, const char *what, uint64_t cap, uint64_t x, uint64_t y, uint64_t z,
                             uint64_t width, uint64_t height, uint64_t depth, CUarray *live, rp_diag *diag);
-/* Keyframes do not hold array contents: RP_ERR_UNSUPPORTED, naming the
- * first live array, when a --range would start at the keyframe at seq
- * while one is live. */
+/* A keyframe without SBT_CM_KF_ARRAYS does not hold array contents:
+ * RP_ERR_UNSUPPORTED, naming the first live array, when a --range would
+ * start at such a keyframe at seq while one is live. */
 rp_status rpcu_arrays_check_start(rpcu_state *s, uint64_t seq, rp_diag *diag);
 /* The same for a copy by byte offset into the array (cuMemcpyHtoA and
  * the others): offset + len must lie inside the array's bytes. */
 rp_status rpcu_array_span(rpcu_state *s, const char *what, uint64_t cap, uint64_t offset, uint64_t len,
                           CUarray *live, rp_diag *diag);
+/* A keyframe's tsSnapshot of rows of an array (sub SBT_CM_MEM_ARRAY). */
+rp_status rpcu_snapshot_array(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag);
 /* Teardown: destroy every live array, each in its own context. */
 void rpcu_arrays_release(rpcu_state *s);
 

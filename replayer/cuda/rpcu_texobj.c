@@ -164,11 +164,53 @@ rp_status rpcu_arrays_check_start(rpcu_state *s, uint64_t seq, rp_diag *diag)
 	if (!s->narrays)
 		return RP_OK;
 	rp_diag_set(diag, "cannot start at the keyframe at seq %llu: the CUDA array 0x%llx made at seq %llu "
-	            "is live there (%zu in all), and keyframes do not hold array contents; start the range "
-	            "before seq %llu or after the arrays are destroyed", (unsigned long long)seq,
+	            "is live there (%zu in all), and this keyframe does not hold the contents of CUDA arrays; "
+	            "start the range before seq %llu or after the arrays are destroyed", (unsigned long long)seq,
 	            (unsigned long long)s->arrays[0].cap, (unsigned long long)s->arrays[0].seq, s->narrays,
 	            (unsigned long long)s->arrays[0].seq);
 	return RP_ERR_UNSUPPORTED;
+}
+
+rp_status rpcu_snapshot_array(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	CUDA_MEMCPY3D m;
+	uint8_t *buf = NULL;
+	uint64_t bytes;
+	rp_status st;
+	CUresult r;
+
+	if (c->result != CUDA_SUCCESS)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "rows %llu.. of slice %llu of the CUDA array 0x%llx could not "
+		                 "be read at capture", (unsigned long long)c->dst_y, (unsigned long long)c->dst_z,
+		                 (unsigned long long)c->handle);
+	if (__builtin_mul_overflow(c->width, c->height, &bytes) || bytes != c->size)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "an array snapshot of %llu rows of %llu bytes says it holds "
+		                 "%llu bytes", (unsigned long long)c->height, (unsigned long long)c->width,
+		                 (unsigned long long)c->size);
+	memset(&m, 0, sizeof(m));
+	if ((st = rpcu_array_region(s, "snapshot", c->handle, 0, c->dst_y, c->dst_z, c->width, c->height, 1,
+	                            &m.dstArray, diag)) != RP_OK)
+		return st;
+	if (c->value == 1 && !c->blob) {
+		if (!(buf = calloc(1, bytes ? bytes : 1)))
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory for %llu bytes", (unsigned long long)bytes);
+	} else if ((st = rpcu_blob_exact(s, c->blob, bytes, &buf, diag)) != RP_OK) {
+		return st;
+	}
+	m.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+	m.dstY = (size_t)c->dst_y;
+	m.dstZ = (size_t)c->dst_z;
+	m.srcMemoryType = CU_MEMORYTYPE_HOST;
+	m.srcHost = buf;
+	m.srcPitch = (size_t)c->width;
+	m.srcHeight = (size_t)c->height;
+	m.WidthInBytes = (size_t)c->width;
+	m.Height = (size_t)c->height;
+	m.Depth = 1;
+	if ((st = RPCU_NEED(cuMemcpy3D)) == RP_OK && (r = s->drv.p_cuMemcpy3D(&m)) != CUDA_SUCCESS)
+		st = rpcu_cufail(s, diag, "cuMemcpy3D", r, "restoring an array's snapshot");
+	free(buf);
+	return st;
 }
 
 void rpcu_arrays_release(rpcu_state *s)

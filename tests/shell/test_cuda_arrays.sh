@@ -5,10 +5,12 @@
 # writes, copied array to array, array to device and array to host)
 # captured, then replayed with every checkpoint equal, under
 # --check-determinism, and with other stream orders; tsinfo --dump shows
-# the array records; --range refuses to start at a keyframe where an array
-# is live (keyframes do not hold array contents); a trace whose array copy
-# runs past its array is refused with a message, and so is the program's
-# own such copy (by the double, as the driver does).
+# the array records; --range starts at a full keyframe where arrays are
+# live (their rows are in it) with every checkpoint equal, and refuses one
+# that does not hold arrays; a 1D array reached by every copy by offset; a
+# trace whose array copy runs past its array is refused with a message,
+# and so is the program's own such copy (by the double, as the driver
+# does).
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
@@ -74,16 +76,47 @@ all_match single 8 --streams single "$T/a.sbt"
 all_match determinism 8 --check-determinism --runs 3 "$T/a.sbt"
 all_match noreserve 8 --cuda-no-reserve "$T/a.sbt"
 
-# ---- keyframes do not hold arrays: --range refuses to start where one is live -----------
+# ---- keyframes hold arrays: --range starts where arrays are live -----------------------
 TRACESMITH_SNAPSHOT=launch expect_rc 0 cap.kf "$CAP" -o "$T/kf.sbt" -- "$APP"
+"$INFO" --dump "$T/kf.sbt" >"$T/kf.dump"
 LAUNCH=$(seq_of "$T/kf.sbt" 'name="surf_inc" grid_x=')
 END=$(seq_of "$T/kf.sbt" 'cuda.cuModuleUnload')
-[ -n "$LAUNCH" ] && [ -n "$END" ] || fail "keyframed trace layout: launch $LAUNCH, end $END"
-expect_rc 1 range "$RP" --range "$LAUNCH:$END" "$T/kf.sbt"
-has range err "cannot start at the keyframe at seq"
-has range err "is live there (3 in all), and keyframes do not hold array contents"
+KF=$(sed -n 's/^seq=\([0-9]*\) .* keyframe .*/\1/p' "$T/kf.dump" |
+	while read -r q; do [ "$q" -le "$LAUNCH" ] && echo "$q"; done | tail -n 1)
+[ -n "$LAUNCH" ] && [ -n "$END" ] && [ -n "$KF" ] || fail "keyframed trace layout: launch $LAUNCH, end $END, keyframe $KF"
+# the keyframe says it holds every array (flags 2), and holds rows of each
+grep -q "^seq=$KF .* keyframe len=[0-9]* hex=1002" "$T/kf.dump" || fail "keyframe $KF: $(grep "^seq=$KF " "$T/kf.dump")"
+grep -q "cuda.tsSnapshot handle=.* width=64 height=8 .*sub=13 dst_z=3" "$T/kf.dump" ||
+	fail "no snapshot of the 3D arrays' last slice"
+ncp=$(sed -n 's/^seq=\([0-9]*\) .* checkpoint .*/\1/p' "$T/kf.dump" |
+	while read -r q; do [ "$q" -ge "$LAUNCH" ] && [ "$q" -lt "$END" ] && echo "$q"; done | wc -l)
+[ "$ncp" -ge 4 ] || fail "$ncp checkpoints in [$LAUNCH, $END)"
+# From there the surface kernel reads the restored 3D array, the array to
+# array copy reads what it wrote, and the 2D array is read back restored.
+all_match range "$ncp" --range "$LAUNCH:$END" "$T/kf.sbt"
+has range err "tsreplay: restored keyframe at seq $KF"
+# A keyframe without the flag (as captured before arrays were snapshotted):
+# no start point while an array is live.
+"$M" "$T/kf.sbt" "$T/kf0.sbt" --set "$KF:1:0" >/dev/null || fail "sbt_mutate --set $KF:1:0"
+expect_rc 1 range0 "$RP" --range "$LAUNCH:$END" "$T/kf0.sbt"
+has range0 err "cannot start at the keyframe at seq $KF: the CUDA array 0x"
+has range0 err "is live there (3 in all), and this keyframe does not hold the contents of CUDA arrays"
 # the whole keyframed trace still replays
 all_match kf 8 "$T/kf.sbt"
+
+# ---- a capture window from the second launch: its snapshot recreates the
+# arrays and the texture and surface objects made before it, its keyframe
+# holds the arrays' rows ------------------------------------------------------------------
+expect_rc 0 cap.win "$CAP" --launches 2-9 -o "$T/w.sbt" -- "$APP"
+W="$T/w-launches-2-9.sbt"
+[ -f "$W" ] || fail "no window trace: $(ls "$T")"
+"$INFO" --dump "$W" >"$T/w.dump"
+grep -q "cuda.cuSurfObjectCreate handle=" "$T/w.dump" || fail "the window's snapshot lacks the surface object"
+grep -q "cuda.tsSnapshot handle=.*sub=13" "$T/w.dump" || fail "the window's keyframe lacks the arrays"
+wcp=$(grep -c " checkpoint " "$T/w.dump")
+[ "$wcp" -ge 6 ] || fail "$wcp checkpoints in the window"
+all_match window "$wcp" "$W"
+all_match window.det "$wcp" --check-determinism "$W"
 
 # ---- hostile: an array copy past its array ----------------------------------------------
 # varint_of SRC SEQ FIELD VALUE: the sbt_mutate --varint op (SEQ:I:VALUE)
