@@ -179,6 +179,11 @@ rp_status rpcu_snapshot_array(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag
 	rp_status st;
 	CUresult r;
 
+	/* Not read at capture: an array that went with its context (the
+	 * recorder keeps no context per array) is gone here too; any other
+	 * cannot be restored. */
+	if (c->result != CUDA_SUCCESS && !rpcu_array_find(s, c->handle))
+		return RP_OK;
 	if (c->result != CUDA_SUCCESS)
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "rows %llu.. of slice %llu of the CUDA array 0x%llx could not "
 		                 "be read at capture", (unsigned long long)c->dst_y, (unsigned long long)c->dst_z,
