@@ -115,6 +115,12 @@
  *     CUDA_RESOURCE_VIEW_DESC as the x86-64 build of cuda.h lays them out,
  *     view_desc absent when none was given); cuSurfObjectCreate (handle
  *     out, res_desc); cuTexObjectDestroy, cuSurfObjectDestroy (handle).
+ *     A resource over a CUDA array names it by its handle
+ *     (res.array.hArray), the one its cuArrayCreate record carries.
+ *   CUDA arrays: cuArrayCreate (handle out, width, height, format =
+ *     CUarray_format, channels = NumChannels); cuArray3DCreate (the same
+ *     + depth, flags); cuArrayDestroy (handle).  Their contents are opaque
+ *     (the driver lays them out as it likes) and no keyframe holds them.
  *   allocations: sub = SBT_CM_MEM_* names the kind.  cuMemAlloc (dst out,
  *     size); cuMemAllocPitch (dst, pitch out, width, height, elem_size,
  *     size = pitch * height); cuMemAllocAsync (dst, size, stream);
@@ -143,8 +149,17 @@
  *     dst_x/dst_y/dst_z, src_x/..., dst_pitch, src_pitch, dst_height,
  *     src_height, width (bytes), height, depth; a host source's rows are
  *     carried packed (width bytes each) as blob, and a host destination's
- *     packed rows are checkpointed; array copies carry the array handles
- *     as dst/src and are not replayable yet.
+ *     packed rows are checkpointed; an array side (dst_type or src_type
+ *     CU_MEMORYTYPE_ARRAY, sub = SBT_CM_COPY_ARRAY) carries the array's
+ *     handle as dst or src, x in bytes, no pitch; a synchronous copy from
+ *     an array to host is checkpointed with object = the array handle.
+ *     cuMemcpyHtoA, cuMemcpyAtoH, cuMemcpyAtoD, cuMemcpyDtoA, cuMemcpyAtoA,
+ *     cuMemcpyHtoAAsync, cuMemcpyAtoHAsync (byte offsets into an array):
+ *     sub = SBT_CM_COPY_ARRAY, dst_type/src_type, dst/src = the array
+ *     handle or device address, dst_x/src_x = the array side's offset,
+ *     size, host, stream; a host source's bytes as blob; a copy to host is
+ *     checkpointed (the async one at the next synchronization) with object
+ *     0 and offset = the array handle + its offset.
  *   memsets: cuMemsetD8/D16/D32 (dst, value, width = element count,
  *     elem_size = 1/2/4, size = bytes); cuMemsetD2D* (+ pitch = dst pitch,
  *     height); *Async forms + stream.
@@ -164,11 +179,17 @@
  *       SBT_CM_KF_PARTIAL when it holds only the memory replay cannot
  *       rebuild from the recorded calls (allocations made before recording
  *       began, managed memory): replay applies it where it stands, but a
- *       --range cannot start from it.
+ *       --range cannot start from it; SBT_CM_KF_ARRAYS when it holds
+ *       every CUDA array live there (without it, a keyframe where an array
+ *       is live is no start point either).
  *     tsSnapshot: one live allocation of the keyframe before it, or one
  *       chunk of it (capture writes allocations in chunks of at most 32
  *       MiB): dst = the address, size, blob = its bytes, or value = 1 and
  *       no blob for bytes that were all zero; sub = SBT_CM_MEM_* kind.
+ *       sub = SBT_CM_MEM_ARRAY: rows of a CUDA array instead: handle =
+ *       the array, dst_y = the first row, dst_z = the slice (layer), height
+ *       = rows, width = bytes per row (the whole row), size = width x
+ *       height; the bytes as they lie in the row (elements packed).
  *     tsVaWindow: the device address window capture placed device
  *       allocations in (device = ordinal, dst = base, size), written when
  *       it is reserved, before the first allocation placed in it.
@@ -230,7 +251,9 @@ extern "C" {
 	X(tsVaWindow) X(cuKernelSetAttribute) X(cuFuncSetAttribute)                \
 	X(cuGraphInstantiate) X(cuGraphExecDestroy) X(cuGraphDestroy)            \
 	X(cuTexObjectCreate) X(cuTexObjectDestroy) X(cuSurfObjectCreate)         \
-	X(cuSurfObjectDestroy)
+	X(cuSurfObjectDestroy) X(cuArrayCreate) X(cuArray3DCreate) X(cuArrayDestroy) \
+	X(cuMemcpyHtoA) X(cuMemcpyAtoH) X(cuMemcpyAtoD) X(cuMemcpyDtoA)          \
+	X(cuMemcpyAtoA) X(cuMemcpyHtoAAsync) X(cuMemcpyAtoHAsync)
 
 /* X(HIP runtime call, kind it records as).  Append only: the position is
  * the type number above SBT_CM_HIP_TYPE_BASE. */
@@ -334,7 +357,8 @@ enum { /* sub of allocations, frees and tsSnapshot */
 	SBT_CM_MEM_POOL = 4, SBT_CM_MEM_MANAGED = 5, SBT_CM_MEM_HOST = 6,
 	SBT_CM_MEM_HOST_ALLOC = 7, SBT_CM_MEM_HOST_REGISTER = 8,
 	SBT_CM_MEM_VMM_HANDLE = 9, SBT_CM_MEM_VMM_RESERVE = 10,
-	SBT_CM_MEM_VMM_MAP = 11, SBT_CM_MEM_GLOBAL = 12
+	SBT_CM_MEM_VMM_MAP = 11, SBT_CM_MEM_GLOBAL = 12,
+	SBT_CM_MEM_ARRAY = 13 /* tsSnapshot only: rows of a CUDA array */
 };
 enum { /* sub of copies */
 	SBT_CM_COPY_HTOD = 1, SBT_CM_COPY_DTOH = 2, SBT_CM_COPY_DTOD = 3,
@@ -359,7 +383,8 @@ enum { /* sub of the keyframe marker */
 	                             into, as the CPU left it before the launch */
 };
 enum { /* flags of the keyframe marker */
-	SBT_CM_KF_PARTIAL = 1 /* only what replay cannot recompute: not a start point */
+	SBT_CM_KF_PARTIAL = 1, /* only what replay cannot recompute: not a start point */
+	SBT_CM_KF_ARRAYS = 2   /* holds every CUDA array live at it (tsSnapshot sub ARRAY) */
 };
 
 #define SBT_CM_ATTR_BYTES 72u   /* one packed launch attribute */
@@ -385,7 +410,8 @@ enum { /* flags of the keyframe marker */
 	X(49, src_z, U) X(50, dst_pitch, U) X(51, src_pitch, U)                    \
 	X(52, dst_height, U) X(53, src_height, U) X(54, note, B)                   \
 	X(55, attr, U) X(56, ivalue, S) X(57, jit, B) X(58, prelinked, B)         \
-	X(59, res_desc, B) X(60, tex_desc, B) X(61, view_desc, B)
+	X(59, res_desc, B) X(60, tex_desc, B) X(61, view_desc, B)                 \
+	X(62, format, U) X(63, channels, U)
 
 #define SBT_CM_MEMBER_U(name) uint64_t name;
 #define SBT_CM_MEMBER_S(name) int64_t name;

@@ -196,6 +196,14 @@ typedef struct tcu_va_state {
 	atomic_int unplaced_said;
 } tcu_va_state;
 
+/* A live CUDA array, for keyframes (tcu_track.c): its extent as the rows
+ * a copy reads. */
+typedef struct tcu_array {
+	uint64_t handle;
+	uint64_t row_bytes;     /* width x element size; 0: a format we cannot size */
+	uint64_t height, depth; /* at least 1 */
+} tcu_array;
+
 typedef struct tcu_state {
 	pthread_once_t once;
 	atomic_int ready;    /* set after the once has run */
@@ -220,6 +228,8 @@ typedef struct tcu_state {
 	                               cache of their last entry is good while it holds */
 	_Atomic uint64_t unloads; /* successful module and library unloads */
 	tcu_map events;  /* CUevent -> tcu_event */
+	tcu_array *arrays; /* live CUDA arrays, in creation order */
+	size_t narrays, cap_arrays;
 	tcu_pending *pending;
 	size_t npending, cap_pending;
 	uint64_t dropped_pending; /* never synchronized before exit */
@@ -409,6 +419,14 @@ static inline const tcu_layout *tcu_func_layout(tcu_func *f)
 void tcu_event_note(uint64_t event, uint64_t stream, uint64_t seq);
 /* Checkpoint pending async copies the program can now observe:
  * stream = that stream's, all = every one, seq_limit = only calls before. */
+/* The same for a checkpoint whose object and offset are given (a copy out
+ * of a CUDA array: object 0, offset = the array handle + offset). */
+void tcu_pending_add_at(uint64_t call_seq, uint64_t stream, uint64_t object, uint64_t offset,
+                        const void *host, size_t len);
+/* A CUDA array was made (d: its descriptor) / destroyed: full keyframes
+ * hold the live ones. */
+void tcu_array_add(uint64_t handle, const CUDA_ARRAY3D_DESCRIPTOR *d);
+void tcu_array_drop(uint64_t handle);
 void tcu_pending_add(uint64_t call_seq, uint64_t stream, uint64_t src, const void *host,
                      size_t len);
 void tcu_pending_flush_stream(uint64_t stream, uint64_t seq_limit);
@@ -528,7 +546,8 @@ void tcu_va_note_unplaced(const char *what);
  * While windowed, every call that makes a live object the replay of
  * a window needs (context, module or library with its image, function,
  * kernel, global, function attribute, stream, event, allocation, VMM
- * handle, reservation, mapping, access) is kept as the record that makes
+ * handle, reservation, mapping, access, CUDA array, texture or surface
+ * object) is kept as the record that makes
  * it, in creation order, keyed by class and handle; the calls that end it
  * drop it (and what depends on it).  Nothing is kept when not tracking.
  */
@@ -545,6 +564,8 @@ typedef enum tcu_live_class {
 	TCU_LIVE_VMM_RESERVE,
 	TCU_LIVE_VMM_MAP,
 	TCU_LIVE_VMM_ACCESS,
+	TCU_LIVE_ARRAY,   /* CUDA arrays */
+	TCU_LIVE_TEXOBJ,  /* texture and surface objects (after the arrays they name) */
 	TCU_LIVE_CLASSES
 } tcu_live_class;
 

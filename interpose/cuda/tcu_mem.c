@@ -1119,7 +1119,10 @@ static void tcu_copy3_record(sbt_cm_kind k, tcu_fn id, CUresult r, const tcu_cop
 	if (dt == CU_MEMORYTYPE_HOST && dhost && r == CUDA_SUCCESS && bytes && !async) {
 		packed = tcu_pack_rows(dhost, m->dx, m->dy, m->dz, m->dpitch, m->dheight, m);
 		if (packed)
-			cap_checkpoint(seq, st == CU_MEMORYTYPE_DEVICE ? m->sdev : 0, 0, packed, bytes);
+			cap_checkpoint(seq, st == CU_MEMORYTYPE_DEVICE  ? m->sdev
+			                    : st == CU_MEMORYTYPE_ARRAY ? TCU_H(m->sarr)
+			                                                : 0,
+			               0, packed, bytes);
 		free(packed);
 	}
 }
@@ -1268,6 +1271,168 @@ CUresult tcu_m_cuMemcpy3DAsync_v2(tcu_fn id, const CUDA_MEMCPY3D *p, CUstream s)
 		tcu_copy3_from_3d(p, &m);
 		tcu_copy3_record(SBT_CM_K_cuMemcpy3DAsync, id, r, &m, s, 1);
 	}
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* ---- copies to and from CUDA arrays by byte offset ------------------------------------ */
+
+/* dst_type/src_type say which side is the array; its handle is dst or src
+ * and its offset dst_x or src_x. */
+static uint64_t tcu_acopy_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUmemorytype dt, uint64_t dst,
+                                 size_t doff, CUmemorytype st, uint64_t src, size_t soff, const void *host,
+                                 size_t n, CUstream s)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	if (st == CU_MEMORYTYPE_HOST && r == CUDA_SUCCESS && host && n)
+		c.blob = cap_blob(host, n);
+	c.result = r;
+	c.sub = SBT_CM_COPY_ARRAY;
+	c.dst_type = dt;
+	c.src_type = st;
+	c.dst = dst;
+	c.dst_x = doff;
+	c.src = src;
+	c.src_x = soff;
+	c.host = TCU_H(host);
+	c.size = n;
+	c.width = n;
+	c.height = 1;
+	c.depth = 1;
+	c.stream = TCU_H(s);
+	return tcu_emit(k, id, &c, CAP_REC_WORK);
+}
+
+CUresult tcu_m_cuMemcpyHtoA_v2(tcu_fn id, CUarray dst, size_t off, const void *src, size_t n)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyHtoA_v2 real = (tcu_pfn_cuMemcpyHtoA_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, off, src, n);
+	if (mode == TCU_MODE_RECORD)
+		tcu_acopy_record(SBT_CM_K_cuMemcpyHtoA, id, r, CU_MEMORYTYPE_ARRAY, TCU_H(dst), off,
+		                 CU_MEMORYTYPE_HOST, 0, 0, src, n, NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuMemcpyHtoAAsync_v2(tcu_fn id, CUarray dst, size_t off, const void *src, size_t n,
+                                    CUstream s)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyHtoAAsync_v2 real = (tcu_pfn_cuMemcpyHtoAAsync_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, off, src, n, s);
+	if (mode == TCU_MODE_RECORD)
+		tcu_acopy_record(SBT_CM_K_cuMemcpyHtoAAsync, id, r, CU_MEMORYTYPE_ARRAY, TCU_H(dst), off,
+		                 CU_MEMORYTYPE_HOST, 0, 0, src, n, s);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuMemcpyAtoH_v2(tcu_fn id, void *dst, CUarray src, size_t off, size_t n)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyAtoH_v2 real = (tcu_pfn_cuMemcpyAtoH_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, src, off, n);
+	if (mode == TCU_MODE_RECORD) {
+		uint64_t seq = tcu_acopy_record(SBT_CM_K_cuMemcpyAtoH, id, r, CU_MEMORYTYPE_HOST, 0, 0,
+		                                CU_MEMORYTYPE_ARRAY, TCU_H(src), off, dst, n, NULL);
+		if (r == CUDA_SUCCESS && seq && dst)
+			cap_checkpoint(seq, 0, TCU_H(src) + off, dst, n);
+	}
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuMemcpyAtoHAsync_v2(tcu_fn id, void *dst, CUarray src, size_t off, size_t n, CUstream s)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyAtoHAsync_v2 real = (tcu_pfn_cuMemcpyAtoHAsync_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, src, off, n, s);
+	if (mode == TCU_MODE_RECORD) {
+		uint64_t seq = tcu_acopy_record(SBT_CM_K_cuMemcpyAtoHAsync, id, r, CU_MEMORYTYPE_HOST, 0, 0,
+		                                CU_MEMORYTYPE_ARRAY, TCU_H(src), off, dst, n, s);
+		if (r == CUDA_SUCCESS && tcu_dtoh_checkpointable(s, id))
+			tcu_pending_add_at(seq, TCU_H(s), 0, TCU_H(src) + off, dst, n);
+	}
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuMemcpyAtoD_v2(tcu_fn id, CUdeviceptr dst, CUarray src, size_t off, size_t n)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyAtoD_v2 real = (tcu_pfn_cuMemcpyAtoD_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, src, off, n);
+	if (mode == TCU_MODE_RECORD)
+		tcu_acopy_record(SBT_CM_K_cuMemcpyAtoD, id, r, CU_MEMORYTYPE_DEVICE, dst, 0, CU_MEMORYTYPE_ARRAY,
+		                 TCU_H(src), off, NULL, n, NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuMemcpyDtoA_v2(tcu_fn id, CUarray dst, size_t off, CUdeviceptr src, size_t n)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyDtoA_v2 real = (tcu_pfn_cuMemcpyDtoA_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, off, src, n);
+	if (mode == TCU_MODE_RECORD)
+		tcu_acopy_record(SBT_CM_K_cuMemcpyDtoA, id, r, CU_MEMORYTYPE_ARRAY, TCU_H(dst), off,
+		                 CU_MEMORYTYPE_DEVICE, src, 0, NULL, n, NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuMemcpyAtoA_v2(tcu_fn id, CUarray dst, size_t doff, CUarray src, size_t soff, size_t n)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyAtoA_v2 real = (tcu_pfn_cuMemcpyAtoA_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, doff, src, soff, n);
+	if (mode == TCU_MODE_RECORD)
+		tcu_acopy_record(SBT_CM_K_cuMemcpyAtoA, id, r, CU_MEMORYTYPE_ARRAY, TCU_H(dst), doff,
+		                 CU_MEMORYTYPE_ARRAY, TCU_H(src), soff, NULL, n, NULL);
 out:
 	tcu_call_end();
 	return r;

@@ -1446,7 +1446,7 @@ out:
  * from integers: the descriptions are recorded whole, and replay creates
  * the objects again in the same order (docs/cuda-replay.md).
  */
-static void tcu_texobj_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t handle,
+static void tcu_texobj_record(sbt_cm_kind k, tcu_fn id, int record, CUresult r, uint64_t handle,
                               const CUDA_RESOURCE_DESC *res, const CUDA_TEXTURE_DESC *tex,
                               const CUDA_RESOURCE_VIEW_DESC *view)
 {
@@ -1466,7 +1466,12 @@ static void tcu_texobj_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t han
 		c.view_desc = (const uint8_t *)view;
 		c.view_desc_len = sizeof(*view);
 	}
-	tcu_emit(k, id, &c, 0);
+	if (record)
+		tcu_emit(k, id, &c, 0);
+	if (r == CUDA_SUCCESS && handle && (k == SBT_CM_K_cuTexObjectCreate || k == SBT_CM_K_cuSurfObjectCreate))
+		tcu_live_add(TCU_LIVE_TEXOBJ, handle, TCU_LIVE_IN_CTX, k, id, &c, NULL, 0, NULL, NULL, 0);
+	else if (r == CUDA_SUCCESS)
+		tcu_live_drop(TCU_LIVE_TEXOBJ, handle);
 }
 
 CUresult tcu_m_cuTexObjectCreate(tcu_fn id, CUtexObject *out, const CUDA_RESOURCE_DESC *res,
@@ -1480,8 +1485,8 @@ CUresult tcu_m_cuTexObjectCreate(tcu_fn id, CUtexObject *out, const CUDA_RESOURC
 		goto out;
 	}
 	r = real(out, res, tex, view);
-	if (mode == TCU_MODE_RECORD)
-		tcu_texobj_record(SBT_CM_K_cuTexObjectCreate, id, r,
+	if (mode != TCU_MODE_NESTED)
+		tcu_texobj_record(SBT_CM_K_cuTexObjectCreate, id, mode == TCU_MODE_RECORD, r,
 		                  r == CUDA_SUCCESS && out ? (uint64_t)*out : 0, res, tex, view);
 out:
 	tcu_call_end();
@@ -1498,8 +1503,8 @@ CUresult tcu_m_cuSurfObjectCreate(tcu_fn id, CUsurfObject *out, const CUDA_RESOU
 		goto out;
 	}
 	r = real(out, res);
-	if (mode == TCU_MODE_RECORD)
-		tcu_texobj_record(SBT_CM_K_cuSurfObjectCreate, id, r,
+	if (mode != TCU_MODE_NESTED)
+		tcu_texobj_record(SBT_CM_K_cuSurfObjectCreate, id, mode == TCU_MODE_RECORD, r,
 		                  r == CUDA_SUCCESS && out ? (uint64_t)*out : 0, res, NULL, NULL);
 out:
 	tcu_call_end();
@@ -1516,8 +1521,8 @@ CUresult tcu_m_cuTexObjectDestroy(tcu_fn id, CUtexObject h)
 		goto out;
 	}
 	r = real(h);
-	if (mode == TCU_MODE_RECORD)
-		tcu_texobj_record(SBT_CM_K_cuTexObjectDestroy, id, r, (uint64_t)h, NULL, NULL, NULL);
+	if (mode != TCU_MODE_NESTED)
+		tcu_texobj_record(SBT_CM_K_cuTexObjectDestroy, id, mode == TCU_MODE_RECORD, r, (uint64_t)h, NULL, NULL, NULL);
 out:
 	tcu_call_end();
 	return r;
@@ -1533,8 +1538,120 @@ CUresult tcu_m_cuSurfObjectDestroy(tcu_fn id, CUsurfObject h)
 		goto out;
 	}
 	r = real(h);
+	if (mode != TCU_MODE_NESTED)
+		tcu_texobj_record(SBT_CM_K_cuSurfObjectDestroy, id, mode == TCU_MODE_RECORD, r, (uint64_t)h, NULL, NULL, NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* ---- CUDA arrays ------------------------------------------------------------------------- */
+
+/*
+ * An array is created again on replay from its descriptor and named by
+ * its handle in copies and texture or surface resources.  Its contents
+ * are opaque (the driver's tiled layout): full keyframes copy them out
+ * row by row with cuMemcpy3D (tcu_track.c).
+ */
+static void tcu_array_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t handle,
+                             const CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.handle = handle;
+	if (d) {
+		c.width = d->Width;
+		c.height = d->Height;
+		c.depth = d->Depth;
+		c.format = (uint64_t)d->Format;
+		c.channels = d->NumChannels;
+		c.flags = d->Flags;
+	}
+	tcu_emit(k, id, &c, 0);
+}
+
+/* A creation: recorded, kept for keyframes and for windows' snapshots. */
+static void tcu_array_made(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresult r, const CUarray *out,
+                           const CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+	uint64_t h = r == CUDA_SUCCESS && out ? TCU_H(*out) : 0;
 	if (mode == TCU_MODE_RECORD)
-		tcu_texobj_record(SBT_CM_K_cuSurfObjectDestroy, id, r, (uint64_t)h, NULL, NULL, NULL);
+		tcu_array_record(k, id, r, h, d);
+	if (h && d) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.handle = h;
+		c.width = d->Width;
+		c.height = d->Height;
+		c.depth = d->Depth;
+		c.format = (uint64_t)d->Format;
+		c.channels = d->NumChannels;
+		c.flags = d->Flags;
+		tcu_array_add(h, d);
+		tcu_live_add(TCU_LIVE_ARRAY, h, TCU_LIVE_IN_CTX, k, id, &c, NULL, 0, NULL, NULL, 0);
+	}
+}
+
+CUresult tcu_m_cuArrayCreate_v2(tcu_fn id, CUarray *out, const CUDA_ARRAY_DESCRIPTOR *d)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuArrayCreate_v2 real = (tcu_pfn_cuArrayCreate_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, d);
+	if (mode != TCU_MODE_NESTED) {
+		CUDA_ARRAY3D_DESCRIPTOR d3;
+		memset(&d3, 0, sizeof(d3));
+		if (d) {
+			d3.Width = d->Width;
+			d3.Height = d->Height;
+			d3.Format = d->Format;
+			d3.NumChannels = d->NumChannels;
+		}
+		tcu_array_made(SBT_CM_K_cuArrayCreate, id, mode, r, out, d ? &d3 : NULL);
+	}
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuArray3DCreate_v2(tcu_fn id, CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuArray3DCreate_v2 real = (tcu_pfn_cuArray3DCreate_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, d);
+	if (mode != TCU_MODE_NESTED)
+		tcu_array_made(SBT_CM_K_cuArray3DCreate, id, mode, r, out, d);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuArrayDestroy(tcu_fn id, CUarray a)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuArrayDestroy real = (tcu_pfn_cuArrayDestroy)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(a);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS) {
+		tcu_array_drop(TCU_H(a));
+		tcu_live_drop(TCU_LIVE_ARRAY, TCU_H(a));
+	}
+	if (mode == TCU_MODE_RECORD)
+		tcu_array_record(SBT_CM_K_cuArrayDestroy, id, r, TCU_H(a), NULL);
 out:
 	tcu_call_end();
 	return r;

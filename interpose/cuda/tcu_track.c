@@ -458,14 +458,66 @@ void tcu_checkpoint_dtoh(uint64_t call_seq, uint64_t src, const void *host, size
 	cap_checkpoint(call_seq, base, src - base, host, len);
 }
 
-void tcu_pending_add(uint64_t call_seq, uint64_t stream, uint64_t src, const void *host, size_t len)
+/* ---- CUDA arrays, for keyframes ------------------------------------------------ */
+
+static uint64_t tcu_format_bytes(CUarray_format f)
 {
-	uint64_t base = 0;
-	unsigned kind;
+	switch (f) {
+	case CU_AD_FORMAT_UNSIGNED_INT8:
+	case CU_AD_FORMAT_SIGNED_INT8:
+		return 1;
+	case CU_AD_FORMAT_UNSIGNED_INT16:
+	case CU_AD_FORMAT_SIGNED_INT16:
+	case CU_AD_FORMAT_HALF:
+		return 2;
+	case CU_AD_FORMAT_UNSIGNED_INT32:
+	case CU_AD_FORMAT_SIGNED_INT32:
+	case CU_AD_FORMAT_FLOAT:
+		return 4;
+	default:
+		return 0;
+	}
+}
+
+void tcu_array_add(uint64_t handle, const CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+	tcu_array a = {handle, 0, d->Height ? d->Height : 1, d->Depth ? d->Depth : 1};
+	if (__builtin_mul_overflow((uint64_t)d->Width, tcu_format_bytes(d->Format) * d->NumChannels,
+	                           &a.row_bytes))
+		a.row_bytes = 0;
+	pthread_mutex_lock(&tcu_g.mu);
+	if (tcu_g.narrays == tcu_g.cap_arrays) {
+		size_t cap = tcu_g.cap_arrays ? tcu_g.cap_arrays * 2 : 8;
+		tcu_array *n = realloc(tcu_g.arrays, cap * sizeof(*n));
+		if (!n) {
+			pthread_mutex_unlock(&tcu_g.mu);
+			CAP_ERROR("cuda: out of memory: keyframes will not hold the CUDA array 0x%" PRIx64, handle);
+			return;
+		}
+		tcu_g.arrays = n;
+		tcu_g.cap_arrays = cap;
+	}
+	tcu_g.arrays[tcu_g.narrays++] = a;
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+void tcu_array_drop(uint64_t handle)
+{
+	pthread_mutex_lock(&tcu_g.mu);
+	for (size_t i = 0; i < tcu_g.narrays; i++)
+		if (tcu_g.arrays[i].handle == handle) {
+			memmove(&tcu_g.arrays[i], &tcu_g.arrays[i + 1], (tcu_g.narrays - i - 1) * sizeof(tcu_array));
+			tcu_g.narrays--;
+			break;
+		}
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+void tcu_pending_add_at(uint64_t call_seq, uint64_t stream, uint64_t object, uint64_t offset,
+                        const void *host, size_t len)
+{
 	if (!call_seq)
 		return;
-	if (!tcu_alloc_find(src, &base, &kind))
-		base = 0;
 	pthread_mutex_lock(&tcu_g.mu);
 	if (tcu_g.npending == tcu_g.cap_pending) {
 		size_t cap = tcu_g.cap_pending ? tcu_g.cap_pending * 2 : 16;
@@ -479,8 +531,19 @@ void tcu_pending_add(uint64_t call_seq, uint64_t stream, uint64_t src, const voi
 		tcu_g.pending = p;
 		tcu_g.cap_pending = cap;
 	}
-	tcu_g.pending[tcu_g.npending++] = (tcu_pending){call_seq, stream, base, src - base, host, len};
+	tcu_g.pending[tcu_g.npending++] = (tcu_pending){call_seq, stream, object, offset, host, len};
 	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+void tcu_pending_add(uint64_t call_seq, uint64_t stream, uint64_t src, const void *host, size_t len)
+{
+	uint64_t base = 0;
+	unsigned kind;
+	if (!call_seq)
+		return;
+	if (!tcu_alloc_find(src, &base, &kind))
+		base = 0;
+	tcu_pending_add_at(call_seq, stream, base, src - base, host, len);
 }
 
 /* Take the matching entries out (under mu), then hash them (outside it),
@@ -668,6 +731,74 @@ static void tcu_kf_chunk_record(const tcu_alloc *a, uint64_t off, size_t n, CUre
 	tcu_emit(SBT_CM_K_tsSnapshot, TCU_FN_cuMemcpyDtoHAsync_v2, &c, 0);
 }
 
+/* Start copying rows [y, y + rows) of slice z of array a into staging
+ * buffer i (cuMemcpy3DAsync on the recorder's stream). */
+static CUresult tcu_kf_fetch_array(int i, const tcu_array *a, uint64_t y, uint64_t z, uint64_t rows)
+{
+	tcu_pfn_cuMemcpy3DAsync_v2 copy = (tcu_pfn_cuMemcpy3DAsync_v2)tcu_own(TCU_FN_cuMemcpy3DAsync_v2);
+	CUDA_MEMCPY3D m;
+	CUresult r;
+	memset(&m, 0, sizeof(m));
+	m.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+	m.srcArray = (CUarray)(uintptr_t)a->handle;
+	m.srcY = (size_t)y;
+	m.srcZ = (size_t)z;
+	m.dstMemoryType = CU_MEMORYTYPE_HOST;
+	m.dstHost = tcu_g.kf_buf[i];
+	m.dstPitch = (size_t)a->row_bytes;
+	m.dstHeight = (size_t)rows;
+	m.WidthInBytes = (size_t)a->row_bytes;
+	m.Height = (size_t)rows;
+	m.Depth = 1;
+	r = copy ? copy(&m, tcu_g.kf_stream) : CUDA_ERROR_NOT_SUPPORTED;
+	if (r == CUDA_SUCCESS && tcu_g.kf_pinned)
+		r = ((tcu_pfn_cuEventRecord)tcu_own(TCU_FN_cuEventRecord))(tcu_g.kf_done[i], tcu_g.kf_stream);
+	return r;
+}
+
+/* Rows of an array per snapshot chunk (0: the array is not snapshotted). */
+static uint64_t tcu_kf_array_rows(const tcu_array *a)
+{
+	return a->row_bytes && a->row_bytes <= TCU_KF_CHUNK ? TCU_KF_CHUNK / a->row_bytes : 0;
+}
+
+/* A full keyframe's arrays, after its allocations: every live one, in
+ * chunks of whole rows of one slice. */
+static void tcu_kf_arrays(const tcu_array *arrs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const tcu_array *a = &arrs[i];
+		uint64_t per = tcu_kf_array_rows(a);
+		for (uint64_t z = 0; per && z < a->depth; z++)
+			for (uint64_t y = 0; y < a->height; y += per) {
+				uint64_t rows = a->height - y < per ? a->height - y : per;
+				size_t bytes = (size_t)(rows * a->row_bytes);
+				sbt_cm_call c;
+				CUresult r = tcu_kf_fetch_array(0, a, y, z, rows);
+				if (r == CUDA_SUCCESS)
+					r = tcu_kf_wait(0);
+				sbt_cm_call_init(&c);
+				c.sub = SBT_CM_MEM_ARRAY;
+				c.handle = a->handle;
+				c.dst_y = y;
+				c.dst_z = z;
+				c.width = a->row_bytes;
+				c.height = rows;
+				c.size = bytes;
+				if (r != CUDA_SUCCESS) {
+					c.result = (uint64_t)r;
+					c.note = (const uint8_t *)"could not be read";
+					c.note_len = strlen("could not be read");
+				} else if (tcu_all_zero(tcu_g.kf_buf[0], bytes)) {
+					c.value = 1;
+				} else {
+					c.blob = cap_blob(tcu_g.kf_buf[0], bytes);
+				}
+				tcu_emit(SBT_CM_K_tsSnapshot, TCU_FN_cuMemcpy3DAsync_v2, &c, 0);
+			}
+	}
+}
+
 /*
  * The live device allocations a keyframe holds, copied through the
  * recorder's own non-blocking stream after the launch's stream has
@@ -679,7 +810,9 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
                          int sync)
 {
 	tcu_alloc *list = NULL;
-	size_t n = 0, chunks = 0;
+	tcu_array *arrs = NULL;
+	size_t n = 0, chunks = 0, narrs = 0;
+	int all_arrays = 1;
 	sbt_cm_call kf;
 	uint8_t buf[256];
 	size_t len = 0;
@@ -705,8 +838,25 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
 			chunks += (size_t)((a->size + TCU_KF_CHUNK - 1) / TCU_KF_CHUNK);
 		}
 	}
+	/* Arrays: in full keyframes only (a partial one holds what replay
+	 * cannot rebuild, and replay rebuilds every recorded array). */
+	if (!partial && tcu_g.narrays) {
+		arrs = malloc(tcu_g.narrays * sizeof(*arrs));
+		for (size_t i = 0; arrs && i < tcu_g.narrays; i++) {
+			const tcu_array *a = &tcu_g.arrays[i];
+			uint64_t per = tcu_kf_array_rows(a);
+			if (!per) {
+				all_arrays = 0;
+				continue;
+			}
+			arrs[narrs++] = *a;
+			chunks += (size_t)(a->depth * ((a->height + per - 1) / per));
+		}
+		if (!arrs)
+			all_arrays = 0;
+	}
 	pthread_mutex_unlock(&tcu_g.mu);
-	if (!list || (n && tcu_kf_staging() != 0)) {
+	if (!list || ((n || narrs) && tcu_kf_staging() != 0)) {
 		CAP_ERROR("cuda: out of memory: keyframe skipped");
 		goto out_free;
 	}
@@ -715,7 +865,7 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
 	kf.sub = why;
 	kf.value = ordinal;
 	kf.stream = (uint64_t)(uintptr_t)stream;
-	kf.flags = partial ? SBT_CM_KF_PARTIAL : 0;
+	kf.flags = partial ? SBT_CM_KF_PARTIAL : all_arrays ? SBT_CM_KF_ARRAYS : 0;
 	if (sbt_cm_encode(&kf, buf, sizeof(buf), &len) != SBT_OK)
 		goto out_free;
 	cap_keyframe_begin(buf, len);
@@ -745,8 +895,10 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
 			r = rn;
 		}
 	}
+	tcu_kf_arrays(arrs, narrs);
 	tcu_g.keyframes++;
 out_free:
+	free(arrs);
 	free(list);
 out_unlock:
 	pthread_mutex_unlock(&tcu_g.kf_mu);
@@ -852,10 +1004,10 @@ void tcu_keyframe_window(void)
 	size_t live;
 	atomic_store(&tcu_g.start_keyframe_taken, 1);
 	pthread_mutex_lock(&tcu_g.mu);
-	live = tcu_g.allocs.n;
+	live = tcu_g.allocs.n + tcu_g.narrays;
 	pthread_mutex_unlock(&tcu_g.mu);
 	if (!live)
-		return; /* no memory yet (the window opened before any allocation) */
+		return; /* no memory yet (the window opened before any allocation or array) */
 	if (capturing)
 		CAP_WARN("cuda: a stream capture is going on as the window opens: its keyframe is "
 		         "taken without waiting for the work in flight");

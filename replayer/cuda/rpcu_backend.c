@@ -568,6 +568,7 @@ void rpcu_teardown(rpcu_state *s)
 	free(s->graph_bufs);
 	s->graph_bufs = NULL;
 	s->ngraph_bufs = s->cap_graph_bufs = 0;
+	rpcu_arrays_release(s);
 	/* Objects, contexts last; each made current in its own context. */
 	for (i = 0; i < s->objs.cap; i++) {
 		rpcu_obj *o = &s->objs.slot[i];
@@ -929,6 +930,8 @@ static rp_status rpcu_keyframe(void *state, const sbt_record *marker, int restor
 		st = RP_ERR_TRACE;
 		goto out_free;
 	}
+	if (!(kf.flags & SBT_CM_KF_ARRAYS) && (st = rpcu_arrays_check_start(s, marker->seq, diag)) != RP_OK)
+		goto out_free;
 	s->restore_seq = marker->seq;
 	s->snap_left = kf.count;
 out_free:

@@ -21,7 +21,8 @@ int rpcu_is_async(sbt_cm_kind k)
 	       k == SBT_CM_K_cuMemcpy3DAsync || k == SBT_CM_K_cuMemsetD8Async ||
 	       k == SBT_CM_K_cuMemsetD16Async || k == SBT_CM_K_cuMemsetD32Async ||
 	       k == SBT_CM_K_cuMemsetD2D8Async || k == SBT_CM_K_cuMemsetD2D16Async ||
-	       k == SBT_CM_K_cuMemsetD2D32Async;
+	       k == SBT_CM_K_cuMemsetD2D32Async || k == SBT_CM_K_cuMemcpyHtoAAsync ||
+	       k == SBT_CM_K_cuMemcpyAtoHAsync;
 }
 
 rp_status rpcu_translate(rpcu_state *s, uint64_t addr, uint64_t len, const char *what, uint64_t *live,
@@ -303,7 +304,9 @@ static rp_status rpcu_region_live(rpcu_state *s, const char *what, uint64_t base
 }
 
 /* 2D and 3D copies: host sides are packed rows (width bytes each), the
- * source from the trace, the destination ours. */
+ * source from the trace, the destination ours; an array side is the live
+ * array the trace's handle maps to, its region checked against the
+ * recorded extent. */
 rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                        rp_diag *diag)
 {
@@ -317,9 +320,6 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 	const char *fn;
 	int missing = 0;
 
-	if (c->sub == SBT_CM_COPY_ARRAY)
-		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "copies to or from CUDA arrays are not "
-		                 "replayable yet");
 	if (__builtin_mul_overflow(c->width, c->height, &bytes) || __builtin_mul_overflow(bytes, depth, &bytes))
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "%llu x %llu x %llu bytes overflow", (unsigned long long)c->width,
 		                 (unsigned long long)c->height, (unsigned long long)depth);
@@ -337,6 +337,13 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 		m.srcHost = src;
 		m.srcPitch = c->width;
 		m.srcHeight = c->height;
+	} else if (c->src_type == CU_MEMORYTYPE_ARRAY) {
+		if ((st = rpcu_array_region(s, "source", c->src, c->src_x, c->src_y, three_d ? c->src_z : 0, c->width,
+		                            c->height, depth, &m.srcArray, diag)) != RP_OK)
+			return st;
+		m.srcXInBytes = c->src_x;
+		m.srcY = c->src_y;
+		m.srcZ = three_d ? c->src_z : 0;
 	} else {
 		if ((st = rpcu_region_live(s, "source", c->src, c->src_x, c->src_y, three_d ? c->src_z : 0,
 		                           c->src_pitch, three_d ? c->src_height : c->height, c->width, c->height,
@@ -350,8 +357,15 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 		m.srcPitch = c->src_pitch;
 		m.srcHeight = c->src_height;
 	}
-	if (c->dst_type != CU_MEMORYTYPE_HOST &&
-	    (st = rpcu_region_live(s, "destination", c->dst, c->dst_x, c->dst_y, three_d ? c->dst_z : 0,
+	if (c->dst_type == CU_MEMORYTYPE_ARRAY) {
+		if ((st = rpcu_array_region(s, "destination", c->dst, c->dst_x, c->dst_y, three_d ? c->dst_z : 0,
+		                            c->width, c->height, depth, &m.dstArray, diag)) != RP_OK)
+			goto out_free;
+		m.dstXInBytes = c->dst_x;
+		m.dstY = c->dst_y;
+		m.dstZ = three_d ? c->dst_z : 0;
+	} else if (c->dst_type != CU_MEMORYTYPE_HOST &&
+	           (st = rpcu_region_live(s, "destination", c->dst, c->dst_x, c->dst_y, three_d ? c->dst_z : 0,
 	                           c->dst_pitch, three_d ? c->dst_height : c->height, c->width, c->height, depth,
 	                           &live, diag)) != RP_OK)
 		goto out_free;
@@ -364,7 +378,7 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 		m.dstHost = dst;
 		m.dstPitch = c->width;
 		m.dstHeight = c->height;
-	} else {
+	} else if (c->dst_type != CU_MEMORYTYPE_ARRAY) {
 		m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
 		m.dstDevice = (CUdeviceptr)live;
 		m.dstXInBytes = c->dst_x;
@@ -387,12 +401,14 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 		m2.srcMemoryType = m.srcMemoryType;
 		m2.srcHost = m.srcHost;
 		m2.srcDevice = m.srcDevice;
+		m2.srcArray = m.srcArray;
 		m2.srcPitch = m.srcPitch;
 		m2.dstXInBytes = m.dstXInBytes;
 		m2.dstY = m.dstY;
 		m2.dstMemoryType = m.dstMemoryType;
 		m2.dstHost = m.dstHost;
 		m2.dstDevice = m.dstDevice;
+		m2.dstArray = m.dstArray;
 		m2.dstPitch = m.dstPitch;
 		m2.WidthInBytes = m.WidthInBytes;
 		m2.Height = m.Height;
@@ -424,8 +440,13 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 			goto out_free;
 	}
 	if (dst) {
+		/* capture checkpoints it against the source allocation, or the
+		 * source array's handle */
 		rpcu_copy *cp = rpcu_copy_add(s, dst, dst, bytes,
-		                              c->src_type == CU_MEMORYTYPE_DEVICE ? c->src : 0, c->src);
+		                              c->src_type == CU_MEMORYTYPE_DEVICE || c->src_type == CU_MEMORYTYPE_ARRAY
+		                                  ? c->src
+		                                  : 0,
+		                              c->src_type == CU_MEMORYTYPE_DEVICE ? c->src : 0);
 		if (!cp) {
 			st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 			goto out_free;
@@ -437,6 +458,109 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 out_free:
 	free(src);
 	free(dst);
+	return st;
+}
+
+/* Copies by byte offset into a CUDA array.  Only HtoA and AtoH have async
+ * forms: the others are issued on the legacy stream as recorded (they
+ * could not name a stream at capture either). */
+rp_status rpcu_copy_array(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream, rp_diag *diag)
+{
+	int sync = !rpcu_is_async(k);
+	int legacy = sync && !stream;
+	CUarray da = NULL, sa = NULL;
+	uint64_t ld = 0, ls = 0;
+	uint8_t *buf = NULL;
+	rpcu_copy *cp;
+	rp_status st;
+	CUresult r;
+
+	if (!c->size)
+		return RP_OK;
+	if ((k == SBT_CM_K_cuMemcpyDtoA || k == SBT_CM_K_cuMemcpyHtoA || k == SBT_CM_K_cuMemcpyHtoAAsync ||
+	     k == SBT_CM_K_cuMemcpyAtoA) &&
+	    (st = rpcu_array_span(s, "destination", c->dst, c->dst_x, c->size, &da, diag)) != RP_OK)
+		return st;
+	if ((k == SBT_CM_K_cuMemcpyAtoH || k == SBT_CM_K_cuMemcpyAtoHAsync || k == SBT_CM_K_cuMemcpyAtoD ||
+	     k == SBT_CM_K_cuMemcpyAtoA) &&
+	    (st = rpcu_array_span(s, "source", c->src, c->src_x, c->size, &sa, diag)) != RP_OK)
+		return st;
+	switch (k) {
+	case SBT_CM_K_cuMemcpyHtoA:
+	case SBT_CM_K_cuMemcpyHtoAAsync:
+		if ((st = rpcu_blob_exact(s, c->blob, c->size, &buf, diag)) != RP_OK)
+			return st;
+		if (legacy) {
+			if ((st = RPCU_NEED(cuMemcpyHtoA)) == RP_OK &&
+			    (r = s->drv.p_cuMemcpyHtoA(da, (size_t)c->dst_x, buf, c->size)) != CUDA_SUCCESS)
+				st = rpcu_cufail(s, diag, "cuMemcpyHtoA", r, NULL);
+			free(buf);
+			return st;
+		}
+		if ((st = RPCU_NEED(cuMemcpyHtoAAsync)) != RP_OK) {
+			free(buf);
+			return st;
+		}
+		if ((r = s->drv.p_cuMemcpyHtoAAsync(da, (size_t)c->dst_x, buf, c->size, stream)) != CUDA_SUCCESS) {
+			free(buf);
+			return rpcu_cufail(s, diag, "cuMemcpyHtoAAsync", r, NULL);
+		}
+		if (sync) {
+			st = rpcu_sync_after(s, sync, stream, diag);
+			free(buf);
+			return st;
+		}
+		return rpcu_stage_push(s, buf, c->size, stream, diag);
+	case SBT_CM_K_cuMemcpyAtoH:
+	case SBT_CM_K_cuMemcpyAtoHAsync:
+		if (!(buf = malloc(c->size)))
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory for %llu bytes",
+			                 (unsigned long long)c->size);
+		if (legacy) {
+			if ((st = RPCU_NEED(cuMemcpyAtoH)) != RP_OK)
+				goto out_free;
+			r = s->drv.p_cuMemcpyAtoH(buf, sa, (size_t)c->src_x, c->size);
+		} else {
+			if ((st = RPCU_NEED(cuMemcpyAtoHAsync)) != RP_OK)
+				goto out_free;
+			r = s->drv.p_cuMemcpyAtoHAsync(buf, sa, (size_t)c->src_x, c->size, stream);
+		}
+		if (r != CUDA_SUCCESS) {
+			st = rpcu_cufail(s, diag, legacy ? "cuMemcpyAtoH" : "cuMemcpyAtoHAsync", r, NULL);
+			goto out_free;
+		}
+		if ((st = rpcu_sync_after(s, sync, stream, diag)) != RP_OK)
+			goto out_free;
+		/* capture checkpoints it at object 0, offset = handle + offset */
+		if (!(cp = rpcu_copy_add(s, buf, buf, c->size, c->src + c->src_x, 0))) {
+			st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			goto out_free;
+		}
+		if (!sync)
+			cp->done = rpcu_mark(s, stream);
+		return RP_OK;
+	case SBT_CM_K_cuMemcpyAtoD:
+		if ((st = rpcu_translate(s, c->dst, c->size, "destination", &ld, diag)) != RP_OK ||
+		    (st = RPCU_NEED(cuMemcpyAtoD)) != RP_OK)
+			return st;
+		r = s->drv.p_cuMemcpyAtoD((CUdeviceptr)ld, sa, (size_t)c->src_x, c->size);
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemcpyAtoD", r, NULL);
+	case SBT_CM_K_cuMemcpyDtoA:
+		if ((st = rpcu_translate(s, c->src, c->size, "source", &ls, diag)) != RP_OK ||
+		    (st = RPCU_NEED(cuMemcpyDtoA)) != RP_OK)
+			return st;
+		r = s->drv.p_cuMemcpyDtoA(da, (size_t)c->dst_x, (CUdeviceptr)ls, c->size);
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemcpyDtoA", r, NULL);
+	case SBT_CM_K_cuMemcpyAtoA:
+		if ((st = RPCU_NEED(cuMemcpyAtoA)) != RP_OK)
+			return st;
+		r = s->drv.p_cuMemcpyAtoA(da, (size_t)c->dst_x, sa, (size_t)c->src_x, c->size);
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemcpyAtoA", r, NULL);
+	default:
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "not a copy by offset into a CUDA array");
+	}
+out_free:
+	free(buf);
 	return st;
 }
 

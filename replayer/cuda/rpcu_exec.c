@@ -1534,6 +1534,16 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuTexObjectDestroy] =         {rpcu_exec_texobj, RPCU_CALL_STATE},
 	[SBT_CM_K_cuSurfObjectCreate] =         {rpcu_exec_texobj, RPCU_CALL_STATE},
 	[SBT_CM_K_cuSurfObjectDestroy] =        {rpcu_exec_texobj, RPCU_CALL_STATE},
+	[SBT_CM_K_cuArrayCreate] =              {rpcu_exec_array, RPCU_CALL_STATE},
+	[SBT_CM_K_cuArray3DCreate] =            {rpcu_exec_array, RPCU_CALL_STATE},
+	[SBT_CM_K_cuArrayDestroy] =             {rpcu_exec_array, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemcpyHtoA] =               {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_array},
+	[SBT_CM_K_cuMemcpyAtoH] =               {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_array},
+	[SBT_CM_K_cuMemcpyAtoD] =               {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_array},
+	[SBT_CM_K_cuMemcpyDtoA] =               {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_array},
+	[SBT_CM_K_cuMemcpyAtoA] =               {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_array},
+	[SBT_CM_K_cuMemcpyHtoAAsync] =          {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_array},
+	[SBT_CM_K_cuMemcpyAtoHAsync] =          {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_array},
 };
 
 int rpcu_exec_is_state(sbt_cm_kind k)

@@ -95,6 +95,11 @@
 	X(cuGraphExecDestroy, 10000, 0) X(cuGraphDestroy, 10000, 0)                \
 	X(cuTexObjectCreate, 5000, 0) X(cuTexObjectDestroy, 5000, 0)               \
 	X(cuSurfObjectCreate, 5000, 0) X(cuSurfObjectDestroy, 5000, 0)           \
+	X(cuArrayCreate, 3020, 0) X(cuArray3DCreate, 3020, 0)                      \
+	X(cuArrayDestroy, 2000, 0)                                                 \
+	X(cuMemcpyHtoA, 3020, 0) X(cuMemcpyAtoH, 3020, 0) X(cuMemcpyAtoD, 3020, 0) \
+	X(cuMemcpyDtoA, 3020, 0) X(cuMemcpyAtoA, 3020, 0)                          \
+	X(cuMemcpyHtoAAsync, 3020, 0) X(cuMemcpyAtoHAsync, 3020, 0)                \
 	X(cuFuncGetParamInfo, 12040, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
@@ -308,6 +313,16 @@ typedef struct rpcu_thread {
 	uint8_t pt_capturing[4];
 } rpcu_thread;
 
+/* A CUDA array the trace created (cuArrayCreate, cuArray3DCreate): its
+ * extent, to check the copies that name it, and its live handle. */
+typedef struct rpcu_array {
+	uint64_t cap, live;    /* captured and live CUarray */
+	uint64_t seq;          /* the record that created it */
+	uint64_t row_bytes;    /* width x element size; 0: a format we cannot size */
+	uint64_t height, depth; /* at least 1 */
+	CUcontext ctx;         /* live context current when it was made */
+} rpcu_array;
+
 /* An application VMM mapping (cuMemMap), for teardown. */
 typedef struct rpcu_vmap {
 	uint64_t live, size;
@@ -339,6 +354,8 @@ typedef struct rpcu_state {
 	rpcu_ranges ranges;
 	rpcu_piece *pieces;      /* sorted by base */
 	size_t npieces, cap_pieces;
+	rpcu_array *arrays;      /* live CUDA arrays, in creation order */
+	size_t narrays, cap_arrays;
 	rpcu_copy *copies;
 	size_t ncopies, cap_copies;
 	uint64_t copy_bytes;
@@ -583,6 +600,9 @@ rp_status rpcu_copy_any(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUst
 rp_status rpcu_copy_peer(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                          rp_diag *diag);
 rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream, rp_diag *diag);
+/* cuMemcpyHtoA, AtoH, AtoD, DtoA, AtoA and the async HtoA and AtoH. */
+rp_status rpcu_copy_array(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                          rp_diag *diag);
 rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream, rp_diag *diag);
 /* A copy or memset recorded during stream capture, issued into the
  * replay's capture of the same stream. */
@@ -616,8 +636,27 @@ rp_status rpcu_profile_finish(void *state, rp_diag *diag);
 /* Destroy the timing events (teardown, while their contexts live). */
 void rpcu_profile_release(rpcu_state *s);
 
-/* ---- rpcu_texobj.c: texture and surface objects ----------------------------------------- */
+/* ---- rpcu_texobj.c: CUDA arrays, texture and surface objects ---------------------------- */
 
 rp_status rpcu_exec_texobj(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* cuArrayCreate, cuArray3DCreate, cuArrayDestroy. */
+rp_status rpcu_exec_array(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* The live handle of the array side of a copy whose region (x in bytes,
+ * y, z; width bytes x height x depth) lies inside the array, or a message
+ * naming the side ("source", "destination"). */
+rp_status rpcu_array_region(rpcu_state *s, const char *what, uint64_t cap, uint64_t x, uint64_t y, uint64_t z,
+                            uint64_t width, uint64_t height, uint64_t depth, CUarray *live, rp_diag *diag);
+/* A keyframe without SBT_CM_KF_ARRAYS does not hold array contents:
+ * RP_ERR_UNSUPPORTED, naming the first live array, when a --range would
+ * start at such a keyframe at seq while one is live. */
+rp_status rpcu_arrays_check_start(rpcu_state *s, uint64_t seq, rp_diag *diag);
+/* The same for a copy by byte offset into the array (cuMemcpyHtoA and
+ * the others): offset + len must lie inside the array's bytes. */
+rp_status rpcu_array_span(rpcu_state *s, const char *what, uint64_t cap, uint64_t offset, uint64_t len,
+                          CUarray *live, rp_diag *diag);
+/* A keyframe's tsSnapshot of rows of an array (sub SBT_CM_MEM_ARRAY). */
+rp_status rpcu_snapshot_array(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag);
+/* Teardown: destroy every live array, each in its own context. */
+void rpcu_arrays_release(rpcu_state *s);
 
 #endif

@@ -49,6 +49,8 @@ rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_d
 	s->snap_left--;
 	if (!c->size)
 		return RP_OK;
+	if (c->sub == SBT_CM_MEM_ARRAY)
+		return rpcu_snapshot_array(s, c, diag);
 	if (c->sub == SBT_CM_MEM_HOST || c->sub == SBT_CM_MEM_HOST_ALLOC ||
 	    c->sub == SBT_CM_MEM_HOST_REGISTER)
 		return rpcu_snapshot_host(s, c, diag);

@@ -238,7 +238,7 @@ int main(void)
 		EXPECT_TRUE(st == CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
 		EXPECT_TRUE(chk_proc("cuNoSuchCall", 13000, 0, &st) == NULL);
 		EXPECT_TRUE(st == CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
-		EXPECT_TRUE(dlsym(libcuda, "cuArrayCreate_v2") == NULL); /* not modelled: not exported */
+		EXPECT_TRUE(dlsym(libcuda, "cuMipmappedArrayCreate") == NULL); /* not modelled: not exported */
 		dlclose(libcuda);
 	}
 	{
@@ -255,6 +255,79 @@ int main(void)
 		EXPECT(cuGetErrorName(CUDA_ERROR_INVALID_HANDLE, &name), CUDA_SUCCESS);
 		EXPECT_TRUE(!strcmp(name, "CUDA_ERROR_INVALID_HANDLE"));
 		EXPECT(cuGetErrorName((CUresult)12345, &name), CUDA_ERROR_INVALID_VALUE);
+	}
+
+	{
+		/* CUDA arrays: descriptors checked as documented, copies
+		 * checked against the array, surfaces need SURFACE_LDST */
+		CUDA_ARRAY3D_DESCRIPTOR a3 = { 0 }, got;
+		CUDA_ARRAY_DESCRIPTOR a2 = { 0 };
+		CUDA_MEMCPY3D c3 = { 0 };
+		CUDA_RESOURCE_DESC res = { 0 };
+		CUarray arr, plain;
+		CUsurfObject so;
+		uint32_t in[2 * 3 * 4], out[2 * 3 * 4];
+
+		a3.Width = 4;
+		a3.Height = 3;
+		a3.Depth = 2;
+		a3.Format = CU_AD_FORMAT_UNSIGNED_INT32;
+		a3.NumChannels = 3;
+		EXPECT(cuArray3DCreate(&arr, &a3), CUDA_ERROR_INVALID_VALUE); /* 3 channels */
+		a3.NumChannels = 1;
+		a3.Format = (CUarray_format)0x77;
+		EXPECT(cuArray3DCreate(&arr, &a3), CUDA_ERROR_INVALID_VALUE); /* unknown format */
+		a3.Format = CU_AD_FORMAT_UNSIGNED_INT32;
+		a3.Height = 0;
+		EXPECT(cuArray3DCreate(&arr, &a3), CUDA_ERROR_INVALID_VALUE); /* (W, 0, D) unlayered */
+		a3.Height = 3;
+		a3.Width = 20000;
+		EXPECT(cuArray3DCreate(&arr, &a3), CUDA_ERROR_INVALID_VALUE); /* above the 3D limit */
+		a3.Width = 4;
+		a3.Flags = 0x100;
+		EXPECT(cuArray3DCreate(&arr, &a3), CUDA_ERROR_INVALID_VALUE); /* unknown flag */
+		a3.Flags = CUDA_ARRAY3D_SURFACE_LDST;
+		EXPECT(cuArray3DCreate(&arr, &a3), CUDA_SUCCESS);
+		EXPECT(cuArray3DGetDescriptor(&got, arr), CUDA_SUCCESS);
+		EXPECT_TRUE(got.Width == 4 && got.Height == 3 && got.Depth == 2 && got.Flags == CUDA_ARRAY3D_SURFACE_LDST);
+		a2.Width = 4;
+		a2.Format = CU_AD_FORMAT_FLOAT;
+		a2.NumChannels = 2;
+		EXPECT(cuArrayCreate(&plain, &a2), CUDA_SUCCESS); /* 1D */
+		for (unsigned i = 0; i < 24; i++)
+			in[i] = i * 11;
+		c3.srcMemoryType = CU_MEMORYTYPE_HOST;
+		c3.srcHost = in;
+		c3.srcPitch = 16;
+		c3.srcHeight = 3;
+		c3.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+		c3.dstArray = arr;
+		c3.WidthInBytes = 16;
+		c3.Height = 3;
+		c3.Depth = 2;
+		EXPECT(cuMemcpy3D(&c3), CUDA_SUCCESS);
+		c3.dstZ = 1;
+		EXPECT(cuMemcpy3D(&c3), CUDA_ERROR_INVALID_VALUE); /* one slice past */
+		c3.dstZ = 0;
+		c3.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+		c3.srcArray = arr;
+		c3.dstMemoryType = CU_MEMORYTYPE_HOST;
+		c3.dstArray = NULL;
+		c3.dstHost = out;
+		c3.dstPitch = 16;
+		c3.dstHeight = 3;
+		EXPECT(cuMemcpy3D(&c3), CUDA_SUCCESS);
+		EXPECT_TRUE(!memcmp(in, out, sizeof(in)));
+		res.resType = CU_RESOURCE_TYPE_ARRAY;
+		res.res.array.hArray = plain;
+		EXPECT(cuSurfObjectCreate(&so, &res), CUDA_ERROR_INVALID_VALUE); /* no SURFACE_LDST */
+		res.res.array.hArray = arr;
+		EXPECT(cuSurfObjectCreate(&so, &res), CUDA_SUCCESS);
+		EXPECT(cuSurfObjectDestroy(so), CUDA_SUCCESS);
+		EXPECT(cuArrayDestroy(plain), CUDA_SUCCESS);
+		EXPECT(cuArrayDestroy(arr), CUDA_SUCCESS);
+		EXPECT(cuArrayDestroy(arr), CUDA_ERROR_INVALID_HANDLE);
+		EXPECT(cuMemcpy3D(&c3), CUDA_ERROR_INVALID_HANDLE); /* a destroyed array */
 	}
 
 	EXPECT(cuStreamDestroy(s), CUDA_SUCCESS);

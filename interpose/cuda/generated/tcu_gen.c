@@ -106,10 +106,7 @@ CUresult CUDAAPI cuArray3DCreate(CUarray * a0, const struct tcu_legacy_CUDA_ARRA
 
 CUresult CUDAAPI cuArray3DCreate_v2(CUarray * a0, const CUDA_ARRAY3D_DESCRIPTOR * a1)
 {
-	tcu_pfn_cuArray3DCreate_v2 real = (tcu_pfn_cuArray3DCreate_v2)tcu_call_begin(TCU_FN_cuArray3DCreate_v2);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuArray3DCreate_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuArray3DCreate_v2(TCU_FN_cuArray3DCreate_v2, a0, a1);
 }
 
 CUresult CUDAAPI cuArray3DGetDescriptor(struct tcu_legacy_CUDA_ARRAY3D_DESCRIPTOR_v1_st * a0, CUarray a1)
@@ -138,18 +135,12 @@ CUresult CUDAAPI cuArrayCreate(CUarray * a0, const struct tcu_legacy_CUDA_ARRAY_
 
 CUresult CUDAAPI cuArrayCreate_v2(CUarray * a0, const CUDA_ARRAY_DESCRIPTOR * a1)
 {
-	tcu_pfn_cuArrayCreate_v2 real = (tcu_pfn_cuArrayCreate_v2)tcu_call_begin(TCU_FN_cuArrayCreate_v2);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuArrayCreate_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuArrayCreate_v2(TCU_FN_cuArrayCreate_v2, a0, a1);
 }
 
 CUresult CUDAAPI cuArrayDestroy(CUarray a0)
 {
-	tcu_pfn_cuArrayDestroy real = (tcu_pfn_cuArrayDestroy)tcu_call_begin(TCU_FN_cuArrayDestroy);
-	CUresult r = real ? real(a0) : tcu_no_driver(TCU_FN_cuArrayDestroy);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuArrayDestroy(TCU_FN_cuArrayDestroy, a0);
 }
 
 CUresult CUDAAPI cuArrayGetDescriptor(struct tcu_legacy_CUDA_ARRAY_DESCRIPTOR_v1_st * a0, CUarray a1)
@@ -2966,18 +2957,12 @@ CUresult CUDAAPI cuMemcpyAtoA(CUarray a0, unsigned int a1, CUarray a2, unsigned 
 
 CUresult CUDAAPI cuMemcpyAtoA_v2(CUarray a0, size_t a1, CUarray a2, size_t a3, size_t a4)
 {
-	tcu_pfn_cuMemcpyAtoA_v2 real = (tcu_pfn_cuMemcpyAtoA_v2)tcu_call_begin(TCU_FN_cuMemcpyAtoA_v2);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuMemcpyAtoA_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyAtoA_v2(TCU_FN_cuMemcpyAtoA_v2, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuMemcpyAtoA_v2_ptds(CUarray a0, size_t a1, CUarray a2, size_t a3, size_t a4)
 {
-	tcu_pfn_cuMemcpyAtoA_v2_ptds real = (tcu_pfn_cuMemcpyAtoA_v2_ptds)tcu_call_begin(TCU_FN_cuMemcpyAtoA_v2_ptds);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuMemcpyAtoA_v2_ptds);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyAtoA_v2(TCU_FN_cuMemcpyAtoA_v2_ptds, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuMemcpyAtoD(unsigned int a0, CUarray a1, unsigned int a2, unsigned int a3)
@@ -2990,18 +2975,12 @@ CUresult CUDAAPI cuMemcpyAtoD(unsigned int a0, CUarray a1, unsigned int a2, unsi
 
 CUresult CUDAAPI cuMemcpyAtoD_v2(CUdeviceptr a0, CUarray a1, size_t a2, size_t a3)
 {
-	tcu_pfn_cuMemcpyAtoD_v2 real = (tcu_pfn_cuMemcpyAtoD_v2)tcu_call_begin(TCU_FN_cuMemcpyAtoD_v2);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuMemcpyAtoD_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyAtoD_v2(TCU_FN_cuMemcpyAtoD_v2, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuMemcpyAtoD_v2_ptds(CUdeviceptr a0, CUarray a1, size_t a2, size_t a3)
 {
-	tcu_pfn_cuMemcpyAtoD_v2_ptds real = (tcu_pfn_cuMemcpyAtoD_v2_ptds)tcu_call_begin(TCU_FN_cuMemcpyAtoD_v2_ptds);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuMemcpyAtoD_v2_ptds);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyAtoD_v2(TCU_FN_cuMemcpyAtoD_v2_ptds, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuMemcpyAtoH(void * a0, CUarray a1, unsigned int a2, unsigned int a3)
@@ -3022,34 +3001,22 @@ CUresult CUDAAPI cuMemcpyAtoHAsync(void * a0, CUarray a1, unsigned int a2, unsig
 
 CUresult CUDAAPI cuMemcpyAtoHAsync_v2(void * a0, CUarray a1, size_t a2, size_t a3, CUstream a4)
 {
-	tcu_pfn_cuMemcpyAtoHAsync_v2 real = (tcu_pfn_cuMemcpyAtoHAsync_v2)tcu_call_begin(TCU_FN_cuMemcpyAtoHAsync_v2);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuMemcpyAtoHAsync_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyAtoHAsync_v2(TCU_FN_cuMemcpyAtoHAsync_v2, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuMemcpyAtoHAsync_v2_ptsz(void * a0, CUarray a1, size_t a2, size_t a3, CUstream a4)
 {
-	tcu_pfn_cuMemcpyAtoHAsync_v2_ptsz real = (tcu_pfn_cuMemcpyAtoHAsync_v2_ptsz)tcu_call_begin(TCU_FN_cuMemcpyAtoHAsync_v2_ptsz);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuMemcpyAtoHAsync_v2_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyAtoHAsync_v2(TCU_FN_cuMemcpyAtoHAsync_v2_ptsz, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuMemcpyAtoH_v2(void * a0, CUarray a1, size_t a2, size_t a3)
 {
-	tcu_pfn_cuMemcpyAtoH_v2 real = (tcu_pfn_cuMemcpyAtoH_v2)tcu_call_begin(TCU_FN_cuMemcpyAtoH_v2);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuMemcpyAtoH_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyAtoH_v2(TCU_FN_cuMemcpyAtoH_v2, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuMemcpyAtoH_v2_ptds(void * a0, CUarray a1, size_t a2, size_t a3)
 {
-	tcu_pfn_cuMemcpyAtoH_v2_ptds real = (tcu_pfn_cuMemcpyAtoH_v2_ptds)tcu_call_begin(TCU_FN_cuMemcpyAtoH_v2_ptds);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuMemcpyAtoH_v2_ptds);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyAtoH_v2(TCU_FN_cuMemcpyAtoH_v2_ptds, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuMemcpyBatchAsync(CUdeviceptr * a0, CUdeviceptr * a1, size_t * a2, size_t a3, CUmemcpyAttributes * a4, size_t * a5, size_t a6, size_t * a7, CUstream a8)
@@ -3094,18 +3061,12 @@ CUresult CUDAAPI cuMemcpyDtoA(CUarray a0, unsigned int a1, unsigned int a2, unsi
 
 CUresult CUDAAPI cuMemcpyDtoA_v2(CUarray a0, size_t a1, CUdeviceptr a2, size_t a3)
 {
-	tcu_pfn_cuMemcpyDtoA_v2 real = (tcu_pfn_cuMemcpyDtoA_v2)tcu_call_begin(TCU_FN_cuMemcpyDtoA_v2);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuMemcpyDtoA_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyDtoA_v2(TCU_FN_cuMemcpyDtoA_v2, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuMemcpyDtoA_v2_ptds(CUarray a0, size_t a1, CUdeviceptr a2, size_t a3)
 {
-	tcu_pfn_cuMemcpyDtoA_v2_ptds real = (tcu_pfn_cuMemcpyDtoA_v2_ptds)tcu_call_begin(TCU_FN_cuMemcpyDtoA_v2_ptds);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuMemcpyDtoA_v2_ptds);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyDtoA_v2(TCU_FN_cuMemcpyDtoA_v2_ptds, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuMemcpyDtoD(unsigned int a0, unsigned int a1, unsigned int a2)
@@ -3198,34 +3159,22 @@ CUresult CUDAAPI cuMemcpyHtoAAsync(CUarray a0, unsigned int a1, const void * a2,
 
 CUresult CUDAAPI cuMemcpyHtoAAsync_v2(CUarray a0, size_t a1, const void * a2, size_t a3, CUstream a4)
 {
-	tcu_pfn_cuMemcpyHtoAAsync_v2 real = (tcu_pfn_cuMemcpyHtoAAsync_v2)tcu_call_begin(TCU_FN_cuMemcpyHtoAAsync_v2);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuMemcpyHtoAAsync_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyHtoAAsync_v2(TCU_FN_cuMemcpyHtoAAsync_v2, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuMemcpyHtoAAsync_v2_ptsz(CUarray a0, size_t a1, const void * a2, size_t a3, CUstream a4)
 {
-	tcu_pfn_cuMemcpyHtoAAsync_v2_ptsz real = (tcu_pfn_cuMemcpyHtoAAsync_v2_ptsz)tcu_call_begin(TCU_FN_cuMemcpyHtoAAsync_v2_ptsz);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuMemcpyHtoAAsync_v2_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyHtoAAsync_v2(TCU_FN_cuMemcpyHtoAAsync_v2_ptsz, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuMemcpyHtoA_v2(CUarray a0, size_t a1, const void * a2, size_t a3)
 {
-	tcu_pfn_cuMemcpyHtoA_v2 real = (tcu_pfn_cuMemcpyHtoA_v2)tcu_call_begin(TCU_FN_cuMemcpyHtoA_v2);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuMemcpyHtoA_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyHtoA_v2(TCU_FN_cuMemcpyHtoA_v2, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuMemcpyHtoA_v2_ptds(CUarray a0, size_t a1, const void * a2, size_t a3)
 {
-	tcu_pfn_cuMemcpyHtoA_v2_ptds real = (tcu_pfn_cuMemcpyHtoA_v2_ptds)tcu_call_begin(TCU_FN_cuMemcpyHtoA_v2_ptds);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuMemcpyHtoA_v2_ptds);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemcpyHtoA_v2(TCU_FN_cuMemcpyHtoA_v2_ptds, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuMemcpyHtoD(unsigned int a0, const void * a1, unsigned int a2)
@@ -4707,12 +4656,12 @@ CUresult CUDAAPI cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * 
 
 const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuArray3DCreate", "cuArray3DCreate", (void *)cuArray3DCreate, TCU_FNF_LEGACY},
-	{"cuArray3DCreate_v2", "cuArray3DCreate", (void *)cuArray3DCreate_v2, 0},
+	{"cuArray3DCreate_v2", "cuArray3DCreate", (void *)cuArray3DCreate_v2, TCU_FNF_MODELED},
 	{"cuArray3DGetDescriptor", "cuArray3DGetDescriptor", (void *)cuArray3DGetDescriptor, TCU_FNF_LEGACY},
 	{"cuArray3DGetDescriptor_v2", "cuArray3DGetDescriptor", (void *)cuArray3DGetDescriptor_v2, 0},
 	{"cuArrayCreate", "cuArrayCreate", (void *)cuArrayCreate, TCU_FNF_LEGACY},
-	{"cuArrayCreate_v2", "cuArrayCreate", (void *)cuArrayCreate_v2, 0},
-	{"cuArrayDestroy", "cuArrayDestroy", (void *)cuArrayDestroy, 0},
+	{"cuArrayCreate_v2", "cuArrayCreate", (void *)cuArrayCreate_v2, TCU_FNF_MODELED},
+	{"cuArrayDestroy", "cuArrayDestroy", (void *)cuArrayDestroy, TCU_FNF_MODELED},
 	{"cuArrayGetDescriptor", "cuArrayGetDescriptor", (void *)cuArrayGetDescriptor, TCU_FNF_LEGACY},
 	{"cuArrayGetDescriptor_v2", "cuArrayGetDescriptor", (void *)cuArrayGetDescriptor_v2, 0},
 	{"cuArrayGetMemoryRequirements", "cuArrayGetMemoryRequirements", (void *)cuArrayGetMemoryRequirements, 0},
@@ -5098,24 +5047,24 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuMemcpyAsync", "cuMemcpyAsync", (void *)cuMemcpyAsync, TCU_FNF_MODELED},
 	{"cuMemcpyAsync_ptsz", "cuMemcpyAsync", (void *)cuMemcpyAsync_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuMemcpyAtoA", "cuMemcpyAtoA", (void *)cuMemcpyAtoA, TCU_FNF_LEGACY},
-	{"cuMemcpyAtoA_v2", "cuMemcpyAtoA", (void *)cuMemcpyAtoA_v2, 0},
-	{"cuMemcpyAtoA_v2_ptds", "cuMemcpyAtoA", (void *)cuMemcpyAtoA_v2_ptds, TCU_FNF_PTDS},
+	{"cuMemcpyAtoA_v2", "cuMemcpyAtoA", (void *)cuMemcpyAtoA_v2, TCU_FNF_MODELED},
+	{"cuMemcpyAtoA_v2_ptds", "cuMemcpyAtoA", (void *)cuMemcpyAtoA_v2_ptds, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuMemcpyAtoD", "cuMemcpyAtoD", (void *)cuMemcpyAtoD, TCU_FNF_LEGACY},
-	{"cuMemcpyAtoD_v2", "cuMemcpyAtoD", (void *)cuMemcpyAtoD_v2, 0},
-	{"cuMemcpyAtoD_v2_ptds", "cuMemcpyAtoD", (void *)cuMemcpyAtoD_v2_ptds, TCU_FNF_PTDS},
+	{"cuMemcpyAtoD_v2", "cuMemcpyAtoD", (void *)cuMemcpyAtoD_v2, TCU_FNF_MODELED},
+	{"cuMemcpyAtoD_v2_ptds", "cuMemcpyAtoD", (void *)cuMemcpyAtoD_v2_ptds, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuMemcpyAtoH", "cuMemcpyAtoH", (void *)cuMemcpyAtoH, TCU_FNF_LEGACY},
 	{"cuMemcpyAtoHAsync", "cuMemcpyAtoHAsync", (void *)cuMemcpyAtoHAsync, TCU_FNF_LEGACY},
-	{"cuMemcpyAtoHAsync_v2", "cuMemcpyAtoHAsync", (void *)cuMemcpyAtoHAsync_v2, 0},
-	{"cuMemcpyAtoHAsync_v2_ptsz", "cuMemcpyAtoHAsync", (void *)cuMemcpyAtoHAsync_v2_ptsz, TCU_FNF_PTDS},
-	{"cuMemcpyAtoH_v2", "cuMemcpyAtoH", (void *)cuMemcpyAtoH_v2, 0},
-	{"cuMemcpyAtoH_v2_ptds", "cuMemcpyAtoH", (void *)cuMemcpyAtoH_v2_ptds, TCU_FNF_PTDS},
+	{"cuMemcpyAtoHAsync_v2", "cuMemcpyAtoHAsync", (void *)cuMemcpyAtoHAsync_v2, TCU_FNF_MODELED},
+	{"cuMemcpyAtoHAsync_v2_ptsz", "cuMemcpyAtoHAsync", (void *)cuMemcpyAtoHAsync_v2_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
+	{"cuMemcpyAtoH_v2", "cuMemcpyAtoH", (void *)cuMemcpyAtoH_v2, TCU_FNF_MODELED},
+	{"cuMemcpyAtoH_v2_ptds", "cuMemcpyAtoH", (void *)cuMemcpyAtoH_v2_ptds, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuMemcpyBatchAsync", "cuMemcpyBatchAsync", (void *)cuMemcpyBatchAsync, TCU_FNF_LEGACY},
 	{"cuMemcpyBatchAsync_ptsz", "cuMemcpyBatchAsync", (void *)cuMemcpyBatchAsync_ptsz, TCU_FNF_PTDS | TCU_FNF_LEGACY},
 	{"cuMemcpyBatchAsync_v2", "cuMemcpyBatchAsync", (void *)cuMemcpyBatchAsync_v2, 0},
 	{"cuMemcpyBatchAsync_v2_ptsz", "cuMemcpyBatchAsync", (void *)cuMemcpyBatchAsync_v2_ptsz, TCU_FNF_PTDS},
 	{"cuMemcpyDtoA", "cuMemcpyDtoA", (void *)cuMemcpyDtoA, TCU_FNF_LEGACY},
-	{"cuMemcpyDtoA_v2", "cuMemcpyDtoA", (void *)cuMemcpyDtoA_v2, 0},
-	{"cuMemcpyDtoA_v2_ptds", "cuMemcpyDtoA", (void *)cuMemcpyDtoA_v2_ptds, TCU_FNF_PTDS},
+	{"cuMemcpyDtoA_v2", "cuMemcpyDtoA", (void *)cuMemcpyDtoA_v2, TCU_FNF_MODELED},
+	{"cuMemcpyDtoA_v2_ptds", "cuMemcpyDtoA", (void *)cuMemcpyDtoA_v2_ptds, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuMemcpyDtoD", "cuMemcpyDtoD", (void *)cuMemcpyDtoD, TCU_FNF_LEGACY},
 	{"cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync", (void *)cuMemcpyDtoDAsync, TCU_FNF_LEGACY},
 	{"cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync", (void *)cuMemcpyDtoDAsync_v2, TCU_FNF_MODELED},
@@ -5130,10 +5079,10 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuMemcpyDtoH_v2_ptds", "cuMemcpyDtoH", (void *)cuMemcpyDtoH_v2_ptds, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuMemcpyHtoA", "cuMemcpyHtoA", (void *)cuMemcpyHtoA, TCU_FNF_LEGACY},
 	{"cuMemcpyHtoAAsync", "cuMemcpyHtoAAsync", (void *)cuMemcpyHtoAAsync, TCU_FNF_LEGACY},
-	{"cuMemcpyHtoAAsync_v2", "cuMemcpyHtoAAsync", (void *)cuMemcpyHtoAAsync_v2, 0},
-	{"cuMemcpyHtoAAsync_v2_ptsz", "cuMemcpyHtoAAsync", (void *)cuMemcpyHtoAAsync_v2_ptsz, TCU_FNF_PTDS},
-	{"cuMemcpyHtoA_v2", "cuMemcpyHtoA", (void *)cuMemcpyHtoA_v2, 0},
-	{"cuMemcpyHtoA_v2_ptds", "cuMemcpyHtoA", (void *)cuMemcpyHtoA_v2_ptds, TCU_FNF_PTDS},
+	{"cuMemcpyHtoAAsync_v2", "cuMemcpyHtoAAsync", (void *)cuMemcpyHtoAAsync_v2, TCU_FNF_MODELED},
+	{"cuMemcpyHtoAAsync_v2_ptsz", "cuMemcpyHtoAAsync", (void *)cuMemcpyHtoAAsync_v2_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
+	{"cuMemcpyHtoA_v2", "cuMemcpyHtoA", (void *)cuMemcpyHtoA_v2, TCU_FNF_MODELED},
+	{"cuMemcpyHtoA_v2_ptds", "cuMemcpyHtoA", (void *)cuMemcpyHtoA_v2_ptds, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuMemcpyHtoD", "cuMemcpyHtoD", (void *)cuMemcpyHtoD, TCU_FNF_LEGACY},
 	{"cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync", (void *)cuMemcpyHtoDAsync, TCU_FNF_LEGACY},
 	{"cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync", (void *)cuMemcpyHtoDAsync_v2, TCU_FNF_MODELED},

@@ -1408,6 +1408,16 @@ CUresult tcu_m_cuTexObjectCreate(tcu_fn id, CUtexObject * a0, const CUDA_RESOURC
 CUresult tcu_m_cuTexObjectDestroy(tcu_fn id, CUtexObject a0);
 CUresult tcu_m_cuSurfObjectCreate(tcu_fn id, CUsurfObject * a0, const CUDA_RESOURCE_DESC * a1);
 CUresult tcu_m_cuSurfObjectDestroy(tcu_fn id, CUsurfObject a0);
+CUresult tcu_m_cuArrayCreate_v2(tcu_fn id, CUarray * a0, const CUDA_ARRAY_DESCRIPTOR * a1);
+CUresult tcu_m_cuArray3DCreate_v2(tcu_fn id, CUarray * a0, const CUDA_ARRAY3D_DESCRIPTOR * a1);
+CUresult tcu_m_cuArrayDestroy(tcu_fn id, CUarray a0);
+CUresult tcu_m_cuMemcpyHtoA_v2(tcu_fn id, CUarray a0, size_t a1, const void * a2, size_t a3);
+CUresult tcu_m_cuMemcpyAtoH_v2(tcu_fn id, void * a0, CUarray a1, size_t a2, size_t a3);
+CUresult tcu_m_cuMemcpyAtoD_v2(tcu_fn id, CUdeviceptr a0, CUarray a1, size_t a2, size_t a3);
+CUresult tcu_m_cuMemcpyDtoA_v2(tcu_fn id, CUarray a0, size_t a1, CUdeviceptr a2, size_t a3);
+CUresult tcu_m_cuMemcpyAtoA_v2(tcu_fn id, CUarray a0, size_t a1, CUarray a2, size_t a3, size_t a4);
+CUresult tcu_m_cuMemcpyHtoAAsync_v2(tcu_fn id, CUarray a0, size_t a1, const void * a2, size_t a3, CUstream a4);
+CUresult tcu_m_cuMemcpyAtoHAsync_v2(tcu_fn id, void * a0, CUarray a1, size_t a2, size_t a3, CUstream a4);
 CUresult tcu_m_cuDevicePrimaryCtxRelease(tcu_fn id, CUdevice a0);
 CUresult tcu_m_cuDevicePrimaryCtxReset(tcu_fn id, CUdevice a0);
 CUresult tcu_m_cuProfilerStart(tcu_fn id);

@@ -76,6 +76,7 @@ enum tcd_kind {
 	TCD_KIND_GRAPH,
 	TCD_KIND_GRAPH_EXEC,
 	TCD_KIND_MEMHANDLE,
+	TCD_KIND_ARRAY,
 };
 
 /* First member of every handle object. */
@@ -86,6 +87,16 @@ struct tcd_obj {
 
 struct tcd_stream;
 struct tcd_graph;
+
+/* A CUDA array (tcd_array.c says how its bytes are laid out). */
+struct tcd_array {
+	struct tcd_obj h;
+	CUDA_ARRAY3D_DESCRIPTOR desc; /* as created (cuArrayCreate: Depth 0, Flags 0) */
+	unsigned elem;                /* bytes per element */
+	size_t row_bytes, slice_bytes;
+	size_t height, depth;         /* at least 1 */
+	unsigned char *data;          /* owned; NULL once destroyed */
+};
 
 struct tcd_ctx {
 	struct tcd_obj h;
@@ -135,6 +146,7 @@ struct tcd_op {
 			unsigned char *dst;
 			const unsigned char *src;
 			size_t width, height, dpitch, spitch; /* 1-D copies: height 1 */
+			size_t depth, dslice, sslice;         /* 3-D copies; depth 0 is 1 */
 		} copy;
 		struct {
 			unsigned char *dst;
@@ -344,5 +356,22 @@ TCD_HIDDEN bool tcd_guard_call(void (*fn)(void *arg), void *arg, uintptr_t *faul
 /* Inside a guarded call: end it as a fault at addr (a kernel's wild access
  * found before it was made); tcd_guard_call then returns true. */
 TCD_HIDDEN _Noreturn void tcd_guard_fault(uintptr_t addr);
+
+/* tcd_array.c */
+TCD_HIDDEN CUresult tcd_array_get(CUarray h, const char *call, const char *what, struct tcd_array **out);
+/* Where the region (x in bytes, y, z; width bytes x height x depth) of
+ * array h starts in its storage, with its row and slice pitch; refused
+ * (CUDA_ERROR_INVALID_VALUE, naming what) when it runs past the array. */
+TCD_HIDDEN CUresult tcd_array_region(CUarray h, size_t x, size_t y, size_t z, size_t width, size_t height,
+				     size_t depth, const char *call, const char *what, unsigned char **at,
+				     size_t *pitch, size_t *slice);
+/* Where [offset, offset + n) of array h's bytes (the packed layout) starts;
+ * refused when it runs past the array (cuMemcpyHtoA and the others). */
+TCD_HIDDEN CUresult tcd_array_span(CUarray h, size_t offset, size_t n, const char *call, const char *what,
+				   unsigned char **at);
+/* A live array's layout for a kernel; false when h is not a live array. */
+TCD_HIDDEN bool tcd_array_view(CUarray h, struct tcd_array_view *v);
+/* tcd_tex.c: tcd_kernel_launch.array_of. */
+TCD_HIDDEN int tcd_tex_array_of(unsigned long long object, struct tcd_array_view *out);
 
 #endif

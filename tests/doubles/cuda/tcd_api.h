@@ -142,6 +142,29 @@
 	X(cuMemcpy2D_v2_ptds) \
 	X(cuMemcpy2DAsync_v2) \
 	X(cuMemcpy2DAsync_v2_ptsz) \
+	X(cuMemcpy3D_v2) \
+	X(cuMemcpy3D_v2_ptds) \
+	X(cuMemcpy3DAsync_v2) \
+	X(cuMemcpy3DAsync_v2_ptsz) \
+	X(cuArrayCreate_v2) \
+	X(cuArray3DCreate_v2) \
+	X(cuArrayGetDescriptor_v2) \
+	X(cuArray3DGetDescriptor_v2) \
+	X(cuArrayDestroy) \
+	X(cuMemcpyHtoA_v2) \
+	X(cuMemcpyHtoA_v2_ptds) \
+	X(cuMemcpyAtoH_v2) \
+	X(cuMemcpyAtoH_v2_ptds) \
+	X(cuMemcpyAtoD_v2) \
+	X(cuMemcpyAtoD_v2_ptds) \
+	X(cuMemcpyDtoA_v2) \
+	X(cuMemcpyDtoA_v2_ptds) \
+	X(cuMemcpyAtoA_v2) \
+	X(cuMemcpyAtoA_v2_ptds) \
+	X(cuMemcpyHtoAAsync_v2) \
+	X(cuMemcpyHtoAAsync_v2_ptsz) \
+	X(cuMemcpyAtoHAsync_v2) \
+	X(cuMemcpyAtoHAsync_v2_ptsz) \
 	X(cuMemsetD8) \
 	X(cuMemsetD8_v2) \
 	X(cuMemsetD8_v2_ptds) \
@@ -307,6 +330,29 @@
 	X(cuMemcpy2D, 7000, 1, cuMemcpy2D_v2_ptds) \
 	X(cuMemcpy2DAsync, 3020, 0, cuMemcpy2DAsync_v2) \
 	X(cuMemcpy2DAsync, 7000, 1, cuMemcpy2DAsync_v2_ptsz) \
+	X(cuMemcpy3D, 3020, 0, cuMemcpy3D_v2) \
+	X(cuMemcpy3D, 7000, 1, cuMemcpy3D_v2_ptds) \
+	X(cuMemcpy3DAsync, 3020, 0, cuMemcpy3DAsync_v2) \
+	X(cuMemcpy3DAsync, 7000, 1, cuMemcpy3DAsync_v2_ptsz) \
+	X(cuArrayCreate, 3020, 0, cuArrayCreate_v2) \
+	X(cuArray3DCreate, 3020, 0, cuArray3DCreate_v2) \
+	X(cuArrayGetDescriptor, 3020, 0, cuArrayGetDescriptor_v2) \
+	X(cuArray3DGetDescriptor, 3020, 0, cuArray3DGetDescriptor_v2) \
+	X(cuArrayDestroy, 2000, 0, cuArrayDestroy) \
+	X(cuMemcpyHtoA, 3020, 0, cuMemcpyHtoA_v2) \
+	X(cuMemcpyHtoA, 7000, 1, cuMemcpyHtoA_v2_ptds) \
+	X(cuMemcpyAtoH, 3020, 0, cuMemcpyAtoH_v2) \
+	X(cuMemcpyAtoH, 7000, 1, cuMemcpyAtoH_v2_ptds) \
+	X(cuMemcpyAtoD, 3020, 0, cuMemcpyAtoD_v2) \
+	X(cuMemcpyAtoD, 7000, 1, cuMemcpyAtoD_v2_ptds) \
+	X(cuMemcpyDtoA, 3020, 0, cuMemcpyDtoA_v2) \
+	X(cuMemcpyDtoA, 7000, 1, cuMemcpyDtoA_v2_ptds) \
+	X(cuMemcpyAtoA, 3020, 0, cuMemcpyAtoA_v2) \
+	X(cuMemcpyAtoA, 7000, 1, cuMemcpyAtoA_v2_ptds) \
+	X(cuMemcpyHtoAAsync, 3020, 0, cuMemcpyHtoAAsync_v2) \
+	X(cuMemcpyHtoAAsync, 7000, 1, cuMemcpyHtoAAsync_v2_ptsz) \
+	X(cuMemcpyAtoHAsync, 3020, 0, cuMemcpyAtoHAsync_v2) \
+	X(cuMemcpyAtoHAsync, 7000, 1, cuMemcpyAtoHAsync_v2_ptsz) \
 	X(cuMemcpyAsync, 4000, 0, cuMemcpyAsync) \
 	X(cuMemcpyAsync, 7000, 1, cuMemcpyAsync_ptsz) \
 	X(cuMemcpyDtoD, 2000, 0, cuMemcpyDtoD) \

@@ -5,7 +5,10 @@
  * Device ranges are checked against the allocation registry when the call is
  * made; host pointers can only be checked for NULL.  Data moves when the op
  * runs, so a host buffer changed before an async copy runs is copied as it is
- * then, as with pinned memory on a GPU.
+ * then, as with pinned memory on a GPU.  A CUDA array side (2D/3D copies,
+ * and the copies by byte offset) is checked against the array's extent
+ * (tcd_array.c) and moves bytes of its packed host layout; an array counts
+ * as the device side.
  *
  * Bytes moved device->host and host->device are counted for
  * TSCUDA_DOUBLE_STATS when a copy is accepted (a copy captured into a graph
@@ -72,60 +75,99 @@ static CUresult tcd_copy(uintptr_t dst, enum tcd_side dside, uintptr_t src, enum
 	return r;
 }
 
-static CUresult tcd_copy2d_side(CUmemorytype type, const void *host, CUdeviceptr dev, size_t x, size_t y,
-				size_t pitch, size_t width, size_t height, uintptr_t *out, enum tcd_side *side_out,
-				const char *call, const char *what)
+/* One side of a 2D or 3D copy, the fields CUDA_MEMCPY2D and CUDA_MEMCPY3D share. */
+struct tcd_copy_side {
+	CUmemorytype type;
+	const void *host;
+	CUdeviceptr dev;
+	CUarray array;
+	size_t x, y, z, pitch, height; /* height: rows per slice (3D, host and device sides) */
+};
+
+/* A 3D copy is a 2D one with depth 1.  Arrays are reached by their
+ * handle, their region checked against their extent; pitch is ignored
+ * for them, as the driver documents. */
+struct tcd_copy_args {
+	struct tcd_copy_side src, dst;
+	size_t width, height, depth;
+};
+
+static CUresult tcd_copy3d_side(const struct tcd_copy_side *c, const struct tcd_copy_args *a, uintptr_t *out,
+				size_t *pitch_out, size_t *slice_out, enum tcd_side *side_out, const char *call,
+				const char *what)
 {
 	uintptr_t base;
 	enum tcd_side side;
+	size_t span, slice;
 
-	switch (type) {
+	switch (c->type) {
 	case CU_MEMORYTYPE_HOST:
-		base = (uintptr_t)host;
+		base = (uintptr_t)c->host;
 		side = TCD_HOST;
 		break;
 	case CU_MEMORYTYPE_DEVICE:
-		base = (uintptr_t)dev;
+		base = (uintptr_t)c->dev;
 		side = TCD_DEVICE;
 		break;
 	case CU_MEMORYTYPE_UNIFIED:
-		base = (uintptr_t)dev;
+		base = (uintptr_t)c->dev;
 		side = TCD_ANY;
 		break;
-	default:
-		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "%s memory type %d (arrays are not supported by the double)",
-				what, (int)type);
+	case CU_MEMORYTYPE_ARRAY: {
+		unsigned char *at;
+		CUresult r = tcd_array_region(c->array, c->x, c->y, c->z, a->width, a->height, a->depth, call, what,
+					      &at, pitch_out, slice_out);
+		if (r != CUDA_SUCCESS)
+			return r;
+		*out = (uintptr_t)at;
+		*side_out = TCD_DEVICE; /* for the byte counts; checked above */
+		return CUDA_SUCCESS;
 	}
-	if (height > 1 && pitch < width)
-		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%s pitch %zu is less than WidthInBytes %zu", what, pitch,
-				width);
+	default:
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%s memory type %d is unknown", what, (int)c->type);
+	}
+	if (a->height > 1 && c->pitch < a->width)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%s pitch %zu is less than WidthInBytes %zu", what,
+				c->pitch, a->width);
+	if (a->depth > 1 && c->height < a->height)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%s height %zu is less than Height %zu", what, c->height,
+				a->height);
 	if (!base)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%s pointer is NULL", what);
-	*out = base + y * pitch + x;
+	{
+		size_t off, t;
+		slice = 0;
+		if ((a->depth > 1 && __builtin_mul_overflow(c->pitch, c->height, &slice)) ||
+		    __builtin_mul_overflow(c->z, slice, &off) || __builtin_mul_overflow(c->y, c->pitch, &t) ||
+		    __builtin_add_overflow(off, t, &off) || __builtin_add_overflow(off, c->x, &off) ||
+		    __builtin_add_overflow(base, off, out) || __builtin_mul_overflow(a->depth - 1, slice, &span) ||
+		    __builtin_mul_overflow(a->height - 1, c->pitch, &t) || __builtin_add_overflow(span, t, &span) ||
+		    __builtin_add_overflow(span, a->width, &span))
+			return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the %s region's extent overflows", what);
+	}
+	*pitch_out = c->pitch;
+	*slice_out = slice;
 	*side_out = side;
-	return tcd_side_check(*out, (height - 1) * pitch + width, side, call, what);
+	return tcd_side_check(*out, span, side, call, what);
 }
 
-static CUresult tcd_copy2d(const CUDA_MEMCPY2D *c, CUstream h, bool pt, bool sync, const char *call)
+static CUresult tcd_copy3d(const struct tcd_copy_args *a, CUstream h, bool pt, bool sync, const char *call)
 {
 	struct tcd_stream *s;
 	struct tcd_op *op;
 	uintptr_t src, dst;
+	size_t spitch, dpitch, sslice, dslice;
 	enum tcd_side sside, dside;
 	CUresult r;
 
-	if (!c)
-		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "pCopy is NULL");
 	r = tcd_stream_resolve(h, pt, call, &s);
 	if (r != CUDA_SUCCESS)
 		return r;
-	if (!c->WidthInBytes || !c->Height)
+	if (!a->width || !a->height || !a->depth)
 		return CUDA_SUCCESS;
-	r = tcd_copy2d_side(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcXInBytes, c->srcY, c->srcPitch,
-			    c->WidthInBytes, c->Height, &src, &sside, call, "source");
+	r = tcd_copy3d_side(&a->src, a, &src, &spitch, &sslice, &sside, call, "source");
 	if (r == CUDA_SUCCESS)
-		r = tcd_copy2d_side(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstXInBytes, c->dstY, c->dstPitch,
-				    c->WidthInBytes, c->Height, &dst, &dside, call, "destination");
+		r = tcd_copy3d_side(&a->dst, a, &dst, &dpitch, &dslice, &dside, call, "destination");
 	if (r != CUDA_SUCCESS)
 		return r;
 	op = tcd_op_new(TCD_OP_COPY);
@@ -133,14 +175,53 @@ static CUresult tcd_copy2d(const CUDA_MEMCPY2D *c, CUstream h, bool pt, bool syn
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
 	op->u.copy.dst = (unsigned char *)dst;
 	op->u.copy.src = (const unsigned char *)src;
-	op->u.copy.width = c->WidthInBytes;
-	op->u.copy.height = c->Height;
-	op->u.copy.dpitch = c->dstPitch;
-	op->u.copy.spitch = c->srcPitch;
+	op->u.copy.width = a->width;
+	op->u.copy.height = a->height;
+	op->u.copy.dpitch = dpitch;
+	op->u.copy.spitch = spitch;
+	op->u.copy.depth = a->depth;
+	op->u.copy.dslice = dslice;
+	op->u.copy.sslice = sslice;
 	r = sync ? tcd_enqueue_sync(s, op, call) : tcd_enqueue(s, op, call, NULL);
 	if (r == CUDA_SUCCESS)
-		tcd_copy_count(dst, dside, src, sside, c->WidthInBytes * c->Height);
+		tcd_copy_count(dst, dside, src, sside, a->width * a->height * a->depth);
 	return r;
+}
+
+static CUresult tcd_copy2d(const CUDA_MEMCPY2D *c, CUstream h, bool pt, bool sync, const char *call)
+{
+	struct tcd_copy_args a;
+
+	if (!c)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "pCopy is NULL");
+	memset(&a, 0, sizeof(a));
+	a.src = (struct tcd_copy_side){c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray,
+				       c->srcXInBytes, c->srcY, 0, c->srcPitch, 0};
+	a.dst = (struct tcd_copy_side){c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray,
+				       c->dstXInBytes, c->dstY, 0, c->dstPitch, 0};
+	a.width = c->WidthInBytes;
+	a.height = c->Height;
+	a.depth = 1;
+	return tcd_copy3d(&a, h, pt, sync, call);
+}
+
+static CUresult tcd_copy3d_desc(const CUDA_MEMCPY3D *c, CUstream h, bool pt, bool sync, const char *call)
+{
+	struct tcd_copy_args a;
+
+	if (!c)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "pCopy is NULL");
+	if (c->reserved0 || c->reserved1)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "reserved0 and reserved1 must be NULL");
+	memset(&a, 0, sizeof(a));
+	a.src = (struct tcd_copy_side){c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray,
+				       c->srcXInBytes, c->srcY, c->srcZ, c->srcPitch, c->srcHeight};
+	a.dst = (struct tcd_copy_side){c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray,
+				       c->dstXInBytes, c->dstY, c->dstZ, c->dstPitch, c->dstHeight};
+	a.width = c->WidthInBytes;
+	a.height = c->Height;
+	a.depth = c->Depth;
+	return tcd_copy3d(&a, h, pt, sync, call);
 }
 
 static CUresult tcd_memset(uintptr_t dst, uint32_t value, unsigned elem, size_t count, CUstream h, bool pt,
@@ -457,3 +538,173 @@ TCD_API(CUresult, cuMemsetD32Async_ptsz)(CUdeviceptr dstDevice, unsigned int ui,
 	return tcd_memset((uintptr_t)dstDevice, ui, 4, N, hStream, true, false, "cuMemsetD32Async_ptsz");
 }
 TCD_EXPORT(cuMemsetD32Async_ptsz)
+
+TCD_API(CUresult, cuMemcpy3D_v2)(const CUDA_MEMCPY3D *pCopy)
+{
+	TCD_ENTER_INIT(cuMemcpy3D_v2);
+	return tcd_copy3d_desc(pCopy, NULL, false, true, "cuMemcpy3D_v2");
+}
+TCD_EXPORT(cuMemcpy3D_v2)
+
+TCD_API(CUresult, cuMemcpy3D_v2_ptds)(const CUDA_MEMCPY3D *pCopy)
+{
+	TCD_ENTER_INIT(cuMemcpy3D_v2_ptds);
+	return tcd_copy3d_desc(pCopy, NULL, true, true, "cuMemcpy3D_v2_ptds");
+}
+TCD_EXPORT(cuMemcpy3D_v2_ptds)
+
+TCD_API(CUresult, cuMemcpy3DAsync_v2)(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpy3DAsync_v2);
+	return tcd_copy3d_desc(pCopy, hStream, false, false, "cuMemcpy3DAsync_v2");
+}
+TCD_EXPORT(cuMemcpy3DAsync_v2)
+
+TCD_API(CUresult, cuMemcpy3DAsync_v2_ptsz)(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpy3DAsync_v2_ptsz);
+	return tcd_copy3d_desc(pCopy, hStream, true, false, "cuMemcpy3DAsync_v2_ptsz");
+}
+TCD_EXPORT(cuMemcpy3DAsync_v2_ptsz)
+
+/* ---- copies by byte offset into an array (its packed layout, tcd_array.c) ---- */
+
+/* dst or src is an array span when darr or sarr is set. */
+static CUresult tcd_copy_array(CUarray darr, size_t doff, uintptr_t dptr, enum tcd_side dside, CUarray sarr,
+			       size_t soff, uintptr_t sptr, enum tcd_side sside, size_t n, CUstream h, bool pt, bool sync,
+			       const char *call)
+{
+	struct tcd_stream *s;
+	struct tcd_op *op;
+	unsigned char *at;
+	CUresult r = tcd_stream_resolve(h, pt, call, &s);
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (n == 0)
+		return CUDA_SUCCESS;
+	if (darr) {
+		if ((r = tcd_array_span(darr, doff, n, call, "destination", &at)) != CUDA_SUCCESS)
+			return r;
+		dptr = (uintptr_t)at;
+	} else if ((r = tcd_side_check(dptr, n, dside, call, "destination")) != CUDA_SUCCESS) {
+		return r;
+	}
+	if (sarr) {
+		if ((r = tcd_array_span(sarr, soff, n, call, "source", &at)) != CUDA_SUCCESS)
+			return r;
+		sptr = (uintptr_t)at;
+	} else if ((r = tcd_side_check(sptr, n, sside, call, "source")) != CUDA_SUCCESS) {
+		return r;
+	}
+	op = tcd_op_new(TCD_OP_COPY);
+	if (!op)
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	op->u.copy.dst = (unsigned char *)dptr;
+	op->u.copy.src = (const unsigned char *)sptr;
+	op->u.copy.width = n;
+	op->u.copy.height = 1;
+	op->u.copy.dpitch = op->u.copy.spitch = n;
+	r = sync ? tcd_enqueue_sync(s, op, call) : tcd_enqueue(s, op, call, NULL);
+	if (r == CUDA_SUCCESS)
+		tcd_copy_count(dptr, darr ? TCD_DEVICE : dside, sptr, sarr ? TCD_DEVICE : sside, n);
+	return r;
+}
+
+TCD_API(CUresult, cuMemcpyHtoA_v2)(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyHtoA_v2);
+	return tcd_copy_array(dstArray, dstOffset, 0, TCD_DEVICE, NULL, 0, (uintptr_t)srcHost, TCD_HOST, ByteCount, NULL, false, true, "cuMemcpyHtoA_v2");
+}
+TCD_EXPORT(cuMemcpyHtoA_v2)
+
+TCD_API(CUresult, cuMemcpyHtoA_v2_ptds)(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyHtoA_v2_ptds);
+	return tcd_copy_array(dstArray, dstOffset, 0, TCD_DEVICE, NULL, 0, (uintptr_t)srcHost, TCD_HOST, ByteCount, NULL, true, true, "cuMemcpyHtoA_v2_ptds");
+}
+TCD_EXPORT(cuMemcpyHtoA_v2_ptds)
+
+TCD_API(CUresult, cuMemcpyAtoH_v2)(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyAtoH_v2);
+	return tcd_copy_array(NULL, 0, (uintptr_t)dstHost, TCD_HOST, srcArray, srcOffset, 0, TCD_DEVICE, ByteCount, NULL, false, true, "cuMemcpyAtoH_v2");
+}
+TCD_EXPORT(cuMemcpyAtoH_v2)
+
+TCD_API(CUresult, cuMemcpyAtoH_v2_ptds)(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyAtoH_v2_ptds);
+	return tcd_copy_array(NULL, 0, (uintptr_t)dstHost, TCD_HOST, srcArray, srcOffset, 0, TCD_DEVICE, ByteCount, NULL, true, true, "cuMemcpyAtoH_v2_ptds");
+}
+TCD_EXPORT(cuMemcpyAtoH_v2_ptds)
+
+TCD_API(CUresult, cuMemcpyAtoD_v2)(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyAtoD_v2);
+	return tcd_copy_array(NULL, 0, (uintptr_t)dstDevice, TCD_DEVICE, srcArray, srcOffset, 0, TCD_DEVICE, ByteCount, NULL, false, true, "cuMemcpyAtoD_v2");
+}
+TCD_EXPORT(cuMemcpyAtoD_v2)
+
+TCD_API(CUresult, cuMemcpyAtoD_v2_ptds)(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyAtoD_v2_ptds);
+	return tcd_copy_array(NULL, 0, (uintptr_t)dstDevice, TCD_DEVICE, srcArray, srcOffset, 0, TCD_DEVICE, ByteCount, NULL, true, true, "cuMemcpyAtoD_v2_ptds");
+}
+TCD_EXPORT(cuMemcpyAtoD_v2_ptds)
+
+TCD_API(CUresult, cuMemcpyDtoA_v2)(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyDtoA_v2);
+	return tcd_copy_array(dstArray, dstOffset, 0, TCD_DEVICE, NULL, 0, (uintptr_t)srcDevice, TCD_DEVICE, ByteCount, NULL, false, true, "cuMemcpyDtoA_v2");
+}
+TCD_EXPORT(cuMemcpyDtoA_v2)
+
+TCD_API(CUresult, cuMemcpyDtoA_v2_ptds)(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyDtoA_v2_ptds);
+	return tcd_copy_array(dstArray, dstOffset, 0, TCD_DEVICE, NULL, 0, (uintptr_t)srcDevice, TCD_DEVICE, ByteCount, NULL, true, true, "cuMemcpyDtoA_v2_ptds");
+}
+TCD_EXPORT(cuMemcpyDtoA_v2_ptds)
+
+TCD_API(CUresult, cuMemcpyAtoA_v2)(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyAtoA_v2);
+	return tcd_copy_array(dstArray, dstOffset, 0, TCD_DEVICE, srcArray, srcOffset, 0, TCD_DEVICE, ByteCount, NULL, false, true, "cuMemcpyAtoA_v2");
+}
+TCD_EXPORT(cuMemcpyAtoA_v2)
+
+TCD_API(CUresult, cuMemcpyAtoA_v2_ptds)(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyAtoA_v2_ptds);
+	return tcd_copy_array(dstArray, dstOffset, 0, TCD_DEVICE, srcArray, srcOffset, 0, TCD_DEVICE, ByteCount, NULL, true, true, "cuMemcpyAtoA_v2_ptds");
+}
+TCD_EXPORT(cuMemcpyAtoA_v2_ptds)
+
+TCD_API(CUresult, cuMemcpyHtoAAsync_v2)(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyHtoAAsync_v2);
+	return tcd_copy_array(dstArray, dstOffset, 0, TCD_DEVICE, NULL, 0, (uintptr_t)srcHost, TCD_HOST, ByteCount, hStream, false, false, "cuMemcpyHtoAAsync_v2");
+}
+TCD_EXPORT(cuMemcpyHtoAAsync_v2)
+
+TCD_API(CUresult, cuMemcpyHtoAAsync_v2_ptsz)(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyHtoAAsync_v2_ptsz);
+	return tcd_copy_array(dstArray, dstOffset, 0, TCD_DEVICE, NULL, 0, (uintptr_t)srcHost, TCD_HOST, ByteCount, hStream, true, false, "cuMemcpyHtoAAsync_v2_ptsz");
+}
+TCD_EXPORT(cuMemcpyHtoAAsync_v2_ptsz)
+
+TCD_API(CUresult, cuMemcpyAtoHAsync_v2)(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyAtoHAsync_v2);
+	return tcd_copy_array(NULL, 0, (uintptr_t)dstHost, TCD_HOST, srcArray, srcOffset, 0, TCD_DEVICE, ByteCount, hStream, false, false, "cuMemcpyAtoHAsync_v2");
+}
+TCD_EXPORT(cuMemcpyAtoHAsync_v2)
+
+TCD_API(CUresult, cuMemcpyAtoHAsync_v2_ptsz)(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyAtoHAsync_v2_ptsz);
+	return tcd_copy_array(NULL, 0, (uintptr_t)dstHost, TCD_HOST, srcArray, srcOffset, 0, TCD_DEVICE, ByteCount, hStream, true, false, "cuMemcpyAtoHAsync_v2_ptsz");
+}
+TCD_EXPORT(cuMemcpyAtoHAsync_v2_ptsz)

@@ -901,6 +901,7 @@ void tcd_kernel_run(const struct tcd_op *op, struct tcd_ctx *ctx)
 	c.l.shared = op->u.kernel.shared ? calloc(1, op->u.kernel.shared) : NULL;
 	c.l.params = op->u.kernel.params;
 	c.l.reach = tcd_module_reach;
+	c.l.array_of = tcd_tex_array_of;
 	if (op->u.kernel.shared && !c.l.shared) {
 		tcd_warn("kernel %s: no host memory for %u bytes of shared memory; not run", k->name, op->u.kernel.shared);
 		return;

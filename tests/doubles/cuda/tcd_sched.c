@@ -53,9 +53,11 @@ static void tcd_op_run(struct tcd_op *op, struct tcd_stream *s)
 		tcd_kernel_run(op, s->ctx);
 		break;
 	case TCD_OP_COPY:
-		for (size_t r = 0; r < op->u.copy.height; r++)
-			memmove(op->u.copy.dst + r * op->u.copy.dpitch, op->u.copy.src + r * op->u.copy.spitch,
-				op->u.copy.width);
+		for (size_t z = 0; z < (op->u.copy.depth ? op->u.copy.depth : 1); z++)
+			for (size_t r = 0; r < op->u.copy.height; r++)
+				memmove(op->u.copy.dst + z * op->u.copy.dslice + r * op->u.copy.dpitch,
+					op->u.copy.src + z * op->u.copy.sslice + r * op->u.copy.spitch,
+					op->u.copy.width);
 		break;
 	case TCD_OP_MEMSET: {
 		unsigned char *d = op->u.memset.dst;

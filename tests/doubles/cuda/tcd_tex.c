@@ -8,9 +8,14 @@
  * measured).  So the same creations and destructions in the same order
  * give the same handles, in a fresh process or after the objects of an
  * earlier run were destroyed.  TSCUDA_DOUBLE_TEX_BASE=N (default 1) makes
- * the first handle N, as a driver that numbers them otherwise would.  Resources over CUDA arrays are refused (the
- * double has no arrays); linear and pitch-2D resources must lie inside
- * device memory the double allocated.
+ * the first handle N, as a driver that numbers them otherwise would.
+ * Linear and pitch-2D resources must lie inside device memory the double
+ * allocated; an array resource must be a live CUDA array (tcd_array.c),
+ * made with CUDA_ARRAY3D_SURFACE_LDST for a surface, as the driver
+ * documents.  Kernels of the double's modules read an array object
+ * through tcd_kernel_launch.array_of (tcd_tex_array_of below): only
+ * objects over arrays are readable that way.  Mipmapped arrays are not
+ * modelled (CUDA_ERROR_NOT_SUPPORTED).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +26,14 @@
 
 static struct {
 	pthread_mutex_t mu;
-	unsigned char used[TCD_TEX_MAX]; /* handle i + 1 is live */
-} tcd_tex = { PTHREAD_MUTEX_INITIALIZER, { 0 } };
+	unsigned char used[TCD_TEX_MAX]; /* handle i + base is live */
+	CUarray array[TCD_TEX_MAX];      /* its array, NULL for linear resources */
+} tcd_tex = { PTHREAD_MUTEX_INITIALIZER, { 0 }, { 0 } };
 
-static CUresult tcd_tex_check_res(const CUDA_RESOURCE_DESC *r, const char *call)
+static CUresult tcd_tex_check_res(const CUDA_RESOURCE_DESC *r, bool surface, const char *call)
 {
+	struct tcd_array *a;
+	CUresult e;
 	size_t n;
 	if (!r)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "pResDesc is NULL");
@@ -41,8 +49,14 @@ static CUresult tcd_tex_check_res(const CUDA_RESOURCE_DESC *r, const char *call)
 		n = r->res.pitch2D.pitchInBytes * r->res.pitch2D.height;
 		return tcd_range_check((uintptr_t)r->res.pitch2D.devPtr, n, call, "the pitch-2D resource");
 	case CU_RESOURCE_TYPE_ARRAY:
+		if ((e = tcd_array_get(r->res.array.hArray, call, "the resource's hArray", &a)) != CUDA_SUCCESS)
+			return e;
+		if (surface && !(a->desc.Flags & CUDA_ARRAY3D_SURFACE_LDST))
+			return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the array was not created with "
+					"CUDA_ARRAY3D_SURFACE_LDST");
+		return CUDA_SUCCESS;
 	case CU_RESOURCE_TYPE_MIPMAPPED_ARRAY:
-		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "resources over CUDA arrays are not modelled by the double");
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "mipmapped arrays are not modelled by the double");
 	default:
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "resource type %d is unknown", (int)r->resType);
 	}
@@ -66,7 +80,7 @@ static unsigned long long tcd_tex_base(void)
 	return base;
 }
 
-static CUresult tcd_tex_new(unsigned long long *out, const char *call)
+static CUresult tcd_tex_new(unsigned long long *out, CUarray array, const char *call)
 {
 	CUresult r = CUDA_SUCCESS;
 	int slot = -1;
@@ -78,6 +92,7 @@ static CUresult tcd_tex_new(unsigned long long *out, const char *call)
 		r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "more than %d live texture and surface objects", TCD_TEX_MAX);
 	} else {
 		tcd_tex.used[slot] = 1;
+		tcd_tex.array[slot] = array;
 		*out = (unsigned long long)slot + tcd_tex_base();
 	}
 	pthread_mutex_unlock(&tcd_tex.mu);
@@ -90,6 +105,7 @@ static CUresult tcd_tex_drop(unsigned long long h, const char *call)
 	pthread_mutex_lock(&tcd_tex.mu);
 	if (h >= tcd_tex_base() && h - tcd_tex_base() < TCD_TEX_MAX && tcd_tex.used[h - tcd_tex_base()]) {
 		tcd_tex.used[h - tcd_tex_base()] = 0;
+		tcd_tex.array[h - tcd_tex_base()] = NULL;
 		r = CUDA_SUCCESS;
 	}
 	pthread_mutex_unlock(&tcd_tex.mu);
@@ -111,9 +127,9 @@ TCD_API(CUresult, cuTexObjectCreate)(CUtexObject *out, const CUDA_RESOURCE_DESC 
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "pTexObject or pTexDesc is NULL");
 	if (view && res && res->resType != CU_RESOURCE_TYPE_ARRAY && res->resType != CU_RESOURCE_TYPE_MIPMAPPED_ARRAY)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "a resource view is only for array resources");
-	if ((r = tcd_tex_check_res(res, call)) != CUDA_SUCCESS)
+	if ((r = tcd_tex_check_res(res, false, call)) != CUDA_SUCCESS)
 		return r;
-	return tcd_tex_new(out, call);
+	return tcd_tex_new(out, res->resType == CU_RESOURCE_TYPE_ARRAY ? res->res.array.hArray : NULL, call);
 }
 TCD_EXPORT(cuTexObjectCreate)
 
@@ -134,12 +150,12 @@ TCD_API(CUresult, cuSurfObjectCreate)(CUsurfObject *out, const CUDA_RESOURCE_DES
 		return r;
 	if (!out)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "pSurfObject is NULL");
-	/* Surfaces are over arrays only (the documentation): always refused here. */
+	/* Surfaces are over arrays only (the documentation). */
 	if (res && res->resType != CU_RESOURCE_TYPE_ARRAY)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "a surface object's resource must be a CUDA array");
-	if ((r = tcd_tex_check_res(res, call)) != CUDA_SUCCESS)
+	if ((r = tcd_tex_check_res(res, true, call)) != CUDA_SUCCESS)
 		return r;
-	return tcd_tex_new(out, call);
+	return tcd_tex_new(out, res->res.array.hArray, call);
 }
 TCD_EXPORT(cuSurfObjectCreate)
 
@@ -149,3 +165,15 @@ TCD_API(CUresult, cuSurfObjectDestroy)(CUsurfObject h)
 	return tcd_tex_drop(h, "cuSurfObjectDestroy");
 }
 TCD_EXPORT(cuSurfObjectDestroy)
+
+int tcd_tex_array_of(unsigned long long object, struct tcd_array_view *out)
+{
+	unsigned long long base = tcd_tex_base();
+	CUarray a = NULL;
+
+	pthread_mutex_lock(&tcd_tex.mu);
+	if (object >= base && object - base < TCD_TEX_MAX && tcd_tex.used[object - base])
+		a = tcd_tex.array[object - base];
+	pthread_mutex_unlock(&tcd_tex.mu);
+	return a && tcd_array_view(a, out) ? 0 : -1;
+}

@@ -202,6 +202,54 @@ static void krn_scale_by_table(const struct tcd_kernel_launch *l)
 		p->x[i] = p->x[i] * krn_table[i % 16] + krn_bias;
 }
 
+/* array_read and surf_inc: thread i takes element (x, y, z) = (i % w,
+ * i / w % h, i / (w * h)) of the 32-bit-element array under the texture
+ * or surface object obj (a point fetch by integer coordinates) and writes
+ * out[i] = element * 3 + add; surf_inc also stores element + 1 back
+ * through the surface.  An object not over a live array, an element that
+ * is not 4 bytes, or a coordinate outside the array is a wild access. */
+struct krn_array_params {
+	unsigned long long obj;
+	uint32_t *out;
+	uint32_t w, h, d;
+	uint32_t add;
+};
+static const struct tcd_param krn_array_layout[] = {
+	TCD_PARAM(struct krn_array_params, obj), TCD_PARAM(struct krn_array_params, out),
+	TCD_PARAM(struct krn_array_params, w),   TCD_PARAM(struct krn_array_params, h),
+	TCD_PARAM(struct krn_array_params, d),   TCD_PARAM(struct krn_array_params, add),
+};
+static void krn_array_run(const struct tcd_kernel_launch *l, int store)
+{
+	const struct krn_array_params *p = l->params;
+	uint64_t n = (uint64_t)p->w * p->h * p->d;
+	struct tcd_array_view v;
+
+	if (l->array_of(p->obj, &v) != 0 || v.elem_bytes != 4 || p->w > v.width || p->h > v.height ||
+	    p->d > v.depth)
+		l->reach(NULL, 1);
+	KRN_REACH(l, p->out, krn_count(l, n));
+	KRN_EACH(l, n, i) {
+		uint64_t x = i % p->w, y = i / p->w % p->h, z = i / ((uint64_t)p->w * p->h);
+		unsigned char *at = v.base + z * v.slice_bytes + y * v.row_bytes + x * 4;
+		uint32_t e;
+		memcpy(&e, at, 4);
+		p->out[i] = e * 3 + p->add;
+		if (store) {
+			e += 1;
+			memcpy(at, &e, 4);
+		}
+	}
+}
+static void krn_array_read(const struct tcd_kernel_launch *l)
+{
+	krn_array_run(l, 0);
+}
+static void krn_surf_inc(const struct tcd_kernel_launch *l)
+{
+	krn_array_run(l, 1);
+}
+
 static void krn_empty(const struct tcd_kernel_launch *l)
 {
 	(void)l;
@@ -216,6 +264,8 @@ static const struct tcd_kernel_desc krn_kernels[] = {
 	TCD_KERNEL("racy_scale", krn_racy_scale, struct krn_racy_params, krn_racy_layout),
 	TCD_KERNEL("racy_xor", krn_racy_xor, struct krn_racy_params, krn_racy_layout),
 	TCD_KERNEL("scale_by_table", krn_scale_by_table, struct krn_scale_params, krn_scale_layout),
+	TCD_KERNEL("array_read", krn_array_read, struct krn_array_params, krn_array_layout),
+	TCD_KERNEL("surf_inc", krn_surf_inc, struct krn_array_params, krn_array_layout),
 	{ "empty", krn_empty, 0, 0, NULL },
 };
 

@@ -25,6 +25,8 @@
 #define TCD_MODULE_ABI 1u
 
 /* One launch as a kernel sees it: the whole grid runs in one call. */
+struct tcd_array_view;
+
 struct tcd_kernel_launch {
 	unsigned grid[3];
 	unsigned block[3];
@@ -37,9 +39,24 @@ struct tcd_kernel_launch {
 	 * (CUDA_ERROR_ILLEGAL_ADDRESS, as on a GPU) and reach does not
 	 * return; so a bad pointer never reaches the host's own memory. */
 	void (*reach)(const void *p, uint64_t bytes);
+	/* The array under a live texture or surface object (the handle a
+	 * kernel got as a parameter): 0 and *out filled, or -1 when the
+	 * object is not live or not over an array.  A kernel treats -1, and
+	 * coordinates outside the view, as a wild access (reach(NULL, 1)). */
+	int (*array_of)(unsigned long long object, struct tcd_array_view *out);
 };
 
 typedef void tcd_kernel_fn(const struct tcd_kernel_launch *launch);
+
+/* A CUDA array as kernels of the double see it through a texture or
+ * surface object (tcd_kernel_launch.array_of): elements row-major, rows
+ * and slices packed (tests/doubles/cuda/tcd_array.c). */
+struct tcd_array_view {
+	unsigned char *base;
+	uint32_t elem_bytes;
+	uint64_t width, height, depth; /* elements, rows, slices: at least 1 */
+	uint64_t row_bytes, slice_bytes;
+};
 
 struct tcd_param {
 	uint32_t offset;
