@@ -45,6 +45,7 @@ cc -std=c11 -O2 -I"$CUDA_HOME/include" -I$S -o "$G/gpu_driver_cubin" $S/gpu_driv
 "$NVCC" -arch="$ARCH" -I$S -o "$G/gpu_sgemm" $S/gpu_sgemm.cu -lcublas
 "$NVCC" -arch="$ARCH" -rdc=true -I$S -o "$G/gpu_rdc" $S/gpu_rdc_main.cu $S/gpu_rdc_dev.cu
 "$NVCC" -arch="$ARCH" -I$S -o "$G/gpu_atomics" $S/gpu_atomics.cu
+"$NVCC" -arch="$ARCH" -I$S -o "$G/gpu_arrays" $S/gpu_arrays.cu
 "$NVCC" -arch="$ARCH" -I$S -o "$G/gpu_windows" $S/gpu_windows.cu
 "$NVCC" -O2 -arch="$ARCH" -I$S -o "$G/gpu_launch_loop" $S/gpu_launch_loop.cu
 "$NVCC" -O2 -arch="$ARCH" -I$S -o "$G/gpu_prealloc" $S/gpu_prealloc.cu

@@ -7,7 +7,7 @@
 # same result line as the plain one; three replays agree.  Also an -rdc
 # build (fatbin wrapper version 2), a float-atomics program whose replays
 # must be flagged as nondeterministic (exit 4) while its integer form
-# passes, and the H100 fixture traces.
+# passes, CUDA arrays (texture and surface objects), and the H100 fixture traces.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -31,6 +31,7 @@ gpu_prog "$G/gpu_sgemm" "$NVCC" -arch="$ARCH" -I"$SRC" -o "$G/gpu_sgemm" "$SRC/g
 gpu_prog "$G/gpu_rdc" "$NVCC" -arch="$ARCH" -rdc=true -I"$SRC" -o "$G/gpu_rdc" "$SRC/gpu_rdc_main.cu" \
 	"$SRC/gpu_rdc_dev.cu"
 gpu_prog "$G/gpu_atomics" "$NVCC" -arch="$ARCH" -I"$SRC" -o "$G/gpu_atomics" "$SRC/gpu_atomics.cu"
+gpu_prog "$G/gpu_arrays" "$NVCC" -arch="$ARCH" -I"$SRC" -o "$G/gpu_arrays" "$SRC/gpu_arrays.cu"
 
 # roundtrip NAME PROGRAM ARGS...: plain run, captured run, replay (every
 # checkpoint equal), three replays agreeing.  (expect_rc sets `name`: the
@@ -53,6 +54,8 @@ gpu_part saxpy_shared roundtrip saxpy_shared "$G/gpu_saxpy_shared"
 gpu_part driver_cubin roundtrip driver_cubin "$G/gpu_driver_cubin" "$G/gpu_driver_kernels.cubin"
 gpu_part sgemm roundtrip sgemm "$G/gpu_sgemm"
 gpu_part rdc roundtrip rdc "$G/gpu_rdc"
+# CUDA arrays: texture and surface objects over them, 2D/3D copies.
+gpu_part arrays roundtrip arrays "$G/gpu_arrays"
 # The deterministic integer form of the atomics program replays and agrees.
 gpu_part atomics_int roundtrip atomics_int "$G/gpu_atomics" --int
 

@@ -26,6 +26,7 @@ nv gpu_atomics "$SRC/gpu_atomics.cu"
 nv gpu_launch_loop "$SRC/gpu_launch_loop.cu"
 nv gpu_windows "$SRC/gpu_windows.cu"
 nv gpu_prealloc "$SRC/gpu_prealloc.cu"
+nv gpu_arrays "$SRC/gpu_arrays.cu"
 nv gpu_driver_kernels.cubin -cubin "$SRC/gpu_driver_kernels.cu"
 for c in gpu_driver_cubin cupti_count; do
 	extra=""
