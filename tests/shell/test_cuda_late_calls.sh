@@ -1,0 +1,106 @@
+#!/bin/sh
+# Driver calls made after the capture runtime finished the trace at exit,
+# on the libcuda test double.  cuda_late_calls links a library
+# (tests/cuda/lib/cuda_late_lib.c) whose exit code - its ELF destructor, or
+# an exit handler that destructor registers - relaunches a kernel, reads
+# the result back (checked), frees the buffer and destroys the stream after
+# main returned, as libcublas's teardown does: glibc runs that destructor
+# after the LD_PRELOADed interposer's, where the trace is finished.  Under
+# tscapture:
+#   - no "after the trace was closed" warning: the calls are recorded, in
+#     order, after main's, the late read-back with its checkpoint;
+#   - the trace is complete (index found through the trailer, no torn tail,
+#     --verify intact) and replays with every checkpoint equal, the late
+#     read-back's included;
+#   - the exit report is one line and counts the late calls (2 launches);
+#     TRACESMITH_LOG=info names each late record;
+# and a process SIGKILLed while it records still leaves a readable trace.
+set -eu
+BUILD=${BUILD:-build}
+TOP=${TOP:-.}
+. "$TOP/tests/support/shell.sh"
+DBL="$TOP/$BUILD/tests/doubles/cuda"
+[ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
+unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
+	TRACESMITH_SNAPSHOT TRACESMITH_CUDA_DRIVER TSCUDA_DOUBLE_STATS TSCUDA_DOUBLE_SEED \
+	TSCUDA_DOUBLE_ADDR_SEED TSCUDA_DOUBLE_RESERVE TRACESMITH_FLUSH_MS
+# Under TSan the double honours only TSan's low window (shell.sh).
+cuda_window
+export TSCUDA_DOUBLE_QUIET=1
+export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+CAP="$TOP/$BUILD/tscapture"
+RP="$TOP/$BUILD/tsreplay"
+INFO="$TOP/$BUILD/tsinfo"
+APP="$TOP/$BUILD/tests/cuda/cuda_late_calls"
+[ -x "$APP" ] || fail "$APP was not built"
+
+for mode in dtor atexit; do
+	case $mode in
+	dtor) where="a destructor" ;;
+	atexit) where="an exit handler" ;;
+	esac
+	expect_rc 0 "$mode" "$CAP" -o "$T/$mode.sbt" -- "$APP" --$mode
+	has "$mode" out "late calls made from $where: read back 256 elements"
+	if grep -q 'after the trace was closed' "$T/$mode.err"; then
+		fail "$mode: a late call was dropped: $(cat "$T/$mode.err")"
+	fi
+	# One report line, printed after the late calls and counting them.
+	[ "$(grep -c '^tracesmith: cuda: ' "$T/$mode.err")" -eq 1 ] ||
+		fail "$mode: not one exit report: $(cat "$T/$mode.err")"
+	has "$mode" err " 2 launches, "
+	if grep -v '^tracesmith: cuda: \|^tscapture: ' "$T/$mode.err" | grep -q .; then
+		fail "$mode: more than the report on stderr: $(cat "$T/$mode.err")"
+	fi
+
+	# Complete: through the trailer's index, nothing torn, every chunk intact.
+	expect_rc 0 "$mode.info" "$INFO" "$T/$mode.sbt"
+	has "$mode.info" out "index        found (trailer)"
+	has "$mode.info" out "torn tail    none"
+	expect_rc 0 "$mode.verify" "$INFO" --verify "$T/$mode.sbt"
+
+	# The late calls, in the order made, end the trace.
+	expect_rc 0 "$mode.dump" "$INFO" --dump "$T/$mode.sbt"
+	sed -n 's/^seq=[0-9]* t=[0-9.]* tid=[0-9]* \([a-z_]*\.*[A-Za-z_0-9]*\).*/\1/p' \
+		"$T/$mode.dump.out" >"$T/$mode.names"
+	tail -n 6 "$T/$mode.names" >"$T/$mode.tail"
+	printf '%s\n' cuda.cuLaunchKernel cuda.cuStreamSynchronize cuda.cuMemcpyDtoH checkpoint \
+		cuda.cuMemFree cuda.cuStreamDestroy >"$T/want.tail"
+	cmp -s "$T/$mode.tail" "$T/want.tail" ||
+		fail "$mode: the trace does not end with the late calls: $(tr '\n' ' ' <"$T/$mode.tail")"
+	[ "$(grep -c '^checkpoint$' "$T/$mode.names")" -eq 2 ] ||
+		fail "$mode: not 2 checkpoints: $(grep -c '^checkpoint$' "$T/$mode.names")"
+
+	# Replayed with both read-backs' checkpoints equal.
+	expect_rc 0 "$mode.replay" "$RP" "$T/$mode.sbt"
+	has "$mode.replay" out "checkpoints: 2 compared, 2 matched, 0 differ"
+done
+
+# TRACESMITH_LOG=info names the calls recorded after the finish.
+TRACESMITH_LOG=info expect_rc 0 named "$CAP" -o "$T/named.sbt" -- "$APP" --dtor
+has named err "recorded after the trace was finished at exit: record"
+has named err "(cuda.cuMemFree)"
+has named err "(cuda.cuStreamDestroy)"
+has named err "(checkpoint)"
+
+# SIGKILL while recording: the periodic flush left a readable trace.
+LOOP="$TOP/$BUILD/tests/cuda/cuda_launch_loop"
+LD_PRELOAD="$TOP/$BUILD/interpose/libtracesmith_cuda.so" TRACESMITH_OUTPUT="$T/killed.sbt" \
+	TRACESMITH_FLUSH_MS=50 "$LOOP" --launches 100000000 >/dev/null 2>"$T/killed.err" &
+pid=$!
+i=0
+size=0
+while [ $i -lt 300 ]; do
+	size=$(stat -c %s "$T/killed.sbt" 2>/dev/null || echo 0)
+	[ "$size" -gt 65536 ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -9 "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+[ "$size" -gt 65536 ] || fail "killed: the trace did not grow past 64 KiB (size $size)"
+expect_rc 0 killed.info "$INFO" "$T/killed.sbt"
+has killed.info out "index        rebuilt by scanning"
+n=$(sed -n 's/^records *\([0-9]*\) .*/\1/p' "$T/killed.info.out")
+[ "${n:-0}" -gt 0 ] || fail "killed: no records read: $(cat "$T/killed.info.out")"
+echo "ok: late calls recorded from a destructor and an exit handler; $n records after SIGKILL"
