@@ -56,6 +56,7 @@ for mode in dtor atexit; do
 	expect_rc 0 "$mode.info" "$INFO" "$T/$mode.sbt"
 	has "$mode.info" out "index        found (trailer)"
 	has "$mode.info" out "torn tail    none"
+	has "$mode.info" out "capture.late_records = 6"
 	expect_rc 0 "$mode.verify" "$INFO" --verify "$T/$mode.sbt"
 
 	# The late calls, in the order made, end the trace.
