@@ -1212,6 +1212,8 @@ static void cap_rt_shutdown(int at_exit)
 		atomic_store(&cap_g.state, CAP_ST_STOPPED);
 	}
 	pthread_mutex_unlock(&cap_g.start_mu);
+	CAP_DEBUG("shutdown %s in state %d: %s", at_exit ? "at exit" : "by cap_shutdown", st,
+	          late ? "the trace is finished, recording goes on" : "recording stopped");
 	if (postponed && !late)
 		cap_rt_run_callbacks(); /* recording had stopped already */
 }
@@ -1248,8 +1250,9 @@ static void cap_rt_atexit(void)
  */
 static void cap_rt_late_end(void *arg)
 {
-	(void)arg;
 	uint64_t n;
+	(void)arg;
+	CAP_DEBUG("the last exit handler: exit reports, the trace finished once more");
 	cap_rt_run_callbacks();
 	pthread_mutex_lock(&cap_g.late_mu);
 	cap_writer_late_write_(1);
