@@ -4,6 +4,8 @@
  * teardown:
  *   --dtor     from the library's ELF destructor
  *   --atexit   from an exit handler that destructor registers
+ *   --kill     from the destructor, which SIGKILLs the process after the
+ *              free (the trace must be complete up to there)
  * main fills a buffer with the fill kernel, reads it back (printing its
  * hash) and hands the buffer and stream to the library, which relaunches
  * the kernel, reads the buffer back, checks it, frees it and destroys the
@@ -34,8 +36,10 @@ int main(int argc, char **argv)
 		mode = CUDA_LATE_DTOR;
 	} else if (argc == 2 && !strcmp(argv[1], "--atexit")) {
 		mode = CUDA_LATE_ATEXIT;
+	} else if (argc == 2 && !strcmp(argv[1], "--kill")) {
+		mode = CUDA_LATE_KILL;
 	} else {
-		fprintf(stderr, "usage: cuda_late_calls --dtor|--atexit\n");
+		fprintf(stderr, "usage: cuda_late_calls --dtor|--atexit|--kill\n");
 		return 2;
 	}
 	image = cup_module_image("kernels", NULL);

@@ -14,6 +14,8 @@
 #     read-back's included;
 #   - the exit report is one line and counts the late calls (2 launches);
 #     TRACESMITH_LOG=info names each late record;
+#   - SIGKILLed among the late calls, the process leaves a complete trace
+#     holding every late call made until then;
 # and a process SIGKILLed while it records still leaves a readable trace.
 set -eu
 BUILD=${BUILD:-build}
@@ -75,6 +77,20 @@ for mode in dtor atexit; do
 	expect_rc 0 "$mode.replay" "$RP" "$T/$mode.sbt"
 	has "$mode.replay" out "checkpoints: 2 compared, 2 matched, 0 differ"
 done
+
+# SIGKILLed from the destructor right after the late free: every late call
+# made until then is in a complete trace (each late write finishes it).
+expect_rc 137 kill "$CAP" -o "$T/kill.sbt" -- "$APP" --kill
+has kill err "was killed by signal 9"
+expect_rc 0 kill.info "$INFO" "$T/kill.sbt"
+has kill.info out "index        found (trailer)"
+has kill.info out "torn tail    none"
+expect_rc 0 kill.verify "$INFO" --verify "$T/kill.sbt"
+expect_rc 0 kill.dump "$INFO" --dump "$T/kill.sbt"
+tail -n 1 "$T/kill.dump.out" | grep -q ' cuda.cuMemFree ' ||
+	fail "kill: the late free does not end the trace: $(tail -n 1 "$T/kill.dump.out")"
+expect_rc 0 kill.replay "$RP" "$T/kill.sbt"
+has kill.replay out "checkpoints: 2 compared, 2 matched, 0 differ"
 
 # TRACESMITH_LOG=info names the calls recorded after the finish.
 TRACESMITH_LOG=info expect_rc 0 named "$CAP" -o "$T/named.sbt" -- "$APP" --dtor

@@ -11,10 +11,14 @@
  * destructor) relaunches the fill kernel, reads the buffer back (checked,
  * so a recorded checkpoint holds known bytes), frees it and destroys the
  * stream.  What it did is printed on stdout, a mismatch exits 3.
+ * CUDA_LATE_KILL: as CUDA_LATE_DTOR, but the process SIGKILLs itself right
+ * after the free, before the stream is destroyed and before any exit
+ * handler the recorder has left runs.
  */
 #include <cuda.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -57,6 +61,8 @@ static void cul_late_work(const char *where)
 	}
 	free(host);
 	CUL_CK(cuMemFree(cul_g.buf));
+	if (cul_g.mode == CUDA_LATE_KILL)
+		kill(getpid(), SIGKILL);
 	CUL_CK(cuStreamDestroy(cul_g.stream));
 	printf("late calls made from %s: read back %u elements\n", where, n);
 	fflush(stdout);
@@ -69,7 +75,7 @@ static void cul_atexit(void)
 
 __attribute__((destructor)) static void cul_destructor(void)
 {
-	if (cul_g.mode == CUDA_LATE_DTOR)
+	if (cul_g.mode == CUDA_LATE_DTOR || cul_g.mode == CUDA_LATE_KILL)
 		cul_late_work("a destructor");
 	else if (cul_g.mode == CUDA_LATE_ATEXIT && atexit(cul_atexit) != 0)
 		_exit(3);
