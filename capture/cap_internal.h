@@ -258,6 +258,8 @@ typedef struct cap_global {
 	atomic_int late_keep;         /* writer thread: finish the file, keep it open */
 	atomic_int late_end_armed;    /* cap_rt_late_end is registered (or has run) */
 	_Atomic uint64_t n_late;      /* records written after the finish */
+	atomic_int ended_closed;      /* a windowed run ended between windows */
+	atomic_int callbacks_late;    /* shutdown left the callbacks to cap_rt_late_end */
 
 	/* capture windows (cap_window.c; win_mu serialises opening, closing
 	 * and snapshots; the fields below it are read by the writer only

@@ -474,6 +474,10 @@ void cap_rt_rotate_(sbt_writer *next)
 
 static void cap_rt_warn_dropped(void)
 {
+	/* A windowed run that ended between windows: a call after it falls
+	 * between windows too, where calls are never recorded nor warned of. */
+	if (atomic_load(&cap_g.ended_closed))
+		return;
 	if (!atomic_exchange(&cap_g.dropped_warned, 1))
 		CAP_WARN("a call was made after the trace was closed; it is not recorded");
 }
@@ -1156,21 +1160,25 @@ static void cap_rt_run_callbacks(void)
 
 /*
  * Stop the writer thread and finish the trace.  at_exit (the atexit
- * handler, the ELF destructor): a whole-run trace is finished, index and
- * trailer, but recording goes on (CAP_ST_LATE): the libraries' own exit
- * code still makes calls (a cuBLAS handle's teardown, run by glibc's
+ * handler, the ELF destructor): the trace being written (the whole run's,
+ * or a capture window open at exit that is not empty) is finished, index
+ * and trailer, but recording goes on (CAP_ST_LATE): the libraries' own
+ * exit code still makes calls (a cuBLAS handle's teardown, run by glibc's
  * _dl_fini after this library's destructor), and the threads that make
  * them write them (cap_writer_late_write_).  The front-ends' shutdown
  * callbacks (their exit reports) then wait for cap_rt_late_end, so that
- * they count those calls too.
+ * they count those calls too.  A windowed run that ends between windows
+ * records nothing more, as between windows, and its callbacks wait too.
  */
 static void cap_rt_shutdown(int at_exit)
 {
 	int st, late, postponed;
 	pthread_once(&cap_rt_once, cap_rt_global_init);
-	if (cap_tls_is_writer || atomic_load(&cap_g.state) == CAP_ST_LATE)
-		return;
-	postponed = at_exit && !cap_g.cfg.triggers && atomic_load(&cap_g.state) == CAP_ST_RUNNING;
+	if (cap_tls_is_writer || atomic_load(&cap_g.state) == CAP_ST_LATE ||
+	    atomic_load(&cap_g.callbacks_late))
+		return; /* at exit, done already */
+	postponed = at_exit && (atomic_load(&cap_g.state) == CAP_ST_RUNNING ||
+	                        atomic_load(&cap_g.state) == CAP_ST_CLOSED);
 	if (!postponed)
 		cap_rt_run_callbacks();
 	cap_window_exit_report_();
@@ -1197,11 +1205,25 @@ static void cap_rt_shutdown(int at_exit)
 			cap_g.writer_started = 0;
 			sem_destroy(&cap_g.wake);
 		}
+		if (st == CAP_ST_RUNNING && cap_g.cfg.triggers) {
+			/* A window open at exit: its file, named or removed while
+			 * late records still wait on late_mu. */
+			if (!cap_window_drop_empty_()) {
+				cap_window_take_main_name_();
+			} else if (late) {
+				/* Empty, so removed: the run ends between windows. */
+				sbt_writer_close(cap_writer_late_disown_());
+				atomic_store(&cap_g.ended_closed, 1);
+				atomic_store(&cap_g.state, CAP_ST_STOPPED);
+				late = 0;
+				pthread_mutex_unlock(&cap_g.late_mu);
+			}
+		}
 		if (late)
 			pthread_mutex_unlock(&cap_g.late_mu);
+		if (st == CAP_ST_CLOSED)
+			atomic_store(&cap_g.ended_closed, 1);
 		cap_sig_uninstall();
-		if (st == CAP_ST_RUNNING && cap_g.cfg.triggers && !cap_window_drop_empty_())
-			cap_window_take_main_name_(); /* a window open at exit */
 		if (atomic_load(&cap_g.n_stalls))
 			CAP_WARN("recording waited for the writer %" PRIu64 " times, %.3f s in all "
 			         "(TRACESMITH_MEMORY_MB=%" PRIu64 ")",
@@ -1214,7 +1236,9 @@ static void cap_rt_shutdown(int at_exit)
 	pthread_mutex_unlock(&cap_g.start_mu);
 	CAP_DEBUG("shutdown %s in state %d: %s", at_exit ? "at exit" : "by cap_shutdown", st,
 	          late ? "the trace is finished, recording goes on" : "recording stopped");
-	if (postponed && !late)
+	if (postponed && (late || atomic_load(&cap_g.ended_closed)))
+		atomic_store(&cap_g.callbacks_late, 1); /* cap_rt_late_end runs them */
+	else if (postponed)
 		cap_rt_run_callbacks(); /* recording had stopped already */
 }
 
@@ -1240,7 +1264,7 @@ static void cap_rt_atexit(void)
 }
 
 /*
- * The end of a CAP_ST_LATE run: registered by the destructor while glibc
+ * The end of a run finished at exit: registered by the destructor while glibc
  * runs the destructors (_dl_fini, itself an exit handler), it runs once
  * they are all done: glibc runs the handlers registered while exiting,
  * newest first, after the one running.  The front-ends' reports count
@@ -1277,7 +1301,8 @@ __attribute__((destructor)) static void cap_rt_destructor(void)
 	 * object's own finalisation (__cxa_finalize, from its fini array) would
 	 * run the handler right away, before the other objects' destructors.
 	 * No handle: only exit runs it. */
-	if (atomic_load(&cap_g.state) == CAP_ST_LATE && !atomic_exchange(&cap_g.late_end_armed, 1) &&
+	if ((atomic_load(&cap_g.state) == CAP_ST_LATE || atomic_load(&cap_g.callbacks_late)) &&
+	    !atomic_exchange(&cap_g.late_end_armed, 1) &&
 	    __cxa_atexit(cap_rt_late_end, NULL, NULL) != 0)
 		cap_rt_late_end(NULL);
 }
@@ -1353,6 +1378,8 @@ static void cap_rt_atfork_child(void)
 	atomic_store(&cap_g.late_keep, 0);
 	atomic_store(&cap_g.late_end_armed, 0);
 	atomic_store(&cap_g.n_late, 0);
+	atomic_store(&cap_g.ended_closed, 0);
+	atomic_store(&cap_g.callbacks_late, 0);
 	if (st == CAP_ST_IDLE || st == CAP_ST_DISABLED)
 		return;
 	t = atomic_load(&cap_g.threads);

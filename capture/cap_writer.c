@@ -881,9 +881,11 @@ void *cap_writer_main(void *arg)
 		cap_wr_finish_keep(&x);
 		cap_wr_late = malloc(sizeof(*cap_wr_late));
 		if (cap_wr_late) {
+			uint64_t rot_handled = x.rot_handled; /* read below */
 			x.late = 1;
 			*cap_wr_late = x;
 			memset(&x, 0, sizeof(x));
+			x.rot_handled = rot_handled;
 		}
 	}
 	cap_wr_finish_file(&x);

@@ -16,6 +16,9 @@
 #     TRACESMITH_LOG=info names each late record;
 #   - SIGKILLed among the late calls, the process leaves a complete trace
 #     holding every late call made until then;
+#   - windowed (--launches), a window open at exit gets the late calls, and
+#     a run that ended between windows drops them without a warning, as
+#     between windows;
 # and a process SIGKILLed while it records still leaves a readable trace.
 set -eu
 BUILD=${BUILD:-build}
@@ -91,6 +94,30 @@ tail -n 1 "$T/kill.dump.out" | grep -q ' cuda.cuMemFree ' ||
 	fail "kill: the late free does not end the trace: $(tail -n 1 "$T/kill.dump.out")"
 expect_rc 0 kill.replay "$RP" "$T/kill.sbt"
 has kill.replay out "checkpoints: 2 compared, 2 matched, 0 differ"
+
+# Windowed: a window still open at exit gets the late calls; a run that
+# ended between windows records none and says nothing of them.
+expect_rc 0 wopen "$CAP" -o "$T/wo.sbt" --launches 1-5 -- "$APP" --dtor
+if grep -q 'after the trace was closed' "$T/wopen.err"; then
+	fail "window open at exit: a late call was dropped: $(cat "$T/wopen.err")"
+fi
+has wopen err " 2 launches, "
+expect_rc 0 wopen.info "$INFO" "$T/wo-launches-1-5.sbt"
+has wopen.info out "index        found (trailer)"
+has wopen.info out "torn tail    none"
+expect_rc 0 wopen.dump "$INFO" --dump "$T/wo-launches-1-5.sbt"
+tail -n 1 "$T/wopen.dump.out" | grep -q ' cuda.cuStreamDestroy ' ||
+	fail "window open at exit: the late calls do not end it: $(tail -n 1 "$T/wopen.dump.out")"
+expect_rc 0 wopen.replay "$RP" "$T/wo-launches-1-5.sbt"
+has wopen.replay out "checkpoints: 2 compared, 2 matched, 0 differ"
+expect_rc 0 wclosed "$CAP" -o "$T/wc.sbt" --launches 1-1 -- "$APP" --dtor
+if grep -q 'after the trace was closed' "$T/wclosed.err"; then
+	fail "window closed at exit: a warning for calls outside any window: $(cat "$T/wclosed.err")"
+fi
+expect_rc 0 wclosed.dump "$INFO" --dump "$T/wc-launches-1-1.sbt"
+if grep -q 'cuda.cuStreamDestroy' "$T/wclosed.dump.out"; then
+	fail "window closed at exit: a late call is in the window"
+fi
 
 # TRACESMITH_LOG=info names the calls recorded after the finish.
 TRACESMITH_LOG=info expect_rc 0 named "$CAP" -o "$T/named.sbt" -- "$APP" --dtor
