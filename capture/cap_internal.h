@@ -55,6 +55,8 @@
  *   writer's context the thread left behind, and finishes the file again
  *   (cap_writer_late_write_).  A record whose seq is not below the
  *   watermark yet is written by its own thread's round, which follows.
+ *   While the runtime's last exit handler is still to run (late_batch,
+ *   during the destructors) records wait in the chains for its round.
  *
  * Locks: start_mu (session start/stop), reg_mu (type/meta registry and
  * shutdown callbacks), stall_mu/stall_cv (producers over the memory bound),
@@ -260,6 +262,7 @@ typedef struct cap_global {
 	_Atomic uint64_t n_late;      /* records written after the finish */
 	atomic_int ended_closed;      /* a windowed run ended between windows */
 	atomic_int callbacks_late;    /* shutdown left the callbacks to cap_rt_late_end */
+	atomic_int late_batch;        /* cap_rt_late_end is to run: late records wait for it */
 
 	/* capture windows (cap_window.c; win_mu serialises opening, closing
 	 * and snapshots; the fields below it are read by the writer only

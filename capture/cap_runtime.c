@@ -483,10 +483,13 @@ static void cap_rt_warn_dropped(void)
 }
 
 /* CAP_ST_LATE: write what this thread has just sealed, and finish the
- * file again (cap_internal.h). */
+ * file again (cap_internal.h) - unless cap_rt_late_end is still to run,
+ * which writes every record sealed before it at once (late_batch). */
 static void cap_rt_late_write(void)
 {
 	int rc;
+	if (atomic_load(&cap_g.late_batch))
+		return;
 	pthread_mutex_lock(&cap_g.late_mu);
 	rc = cap_writer_late_write_(0);
 	pthread_mutex_unlock(&cap_g.late_mu);
@@ -1267,16 +1270,22 @@ static void cap_rt_atexit(void)
  * The end of a run finished at exit: registered by the destructor while glibc
  * runs the destructors (_dl_fini, itself an exit handler), it runs once
  * they are all done: glibc runs the handlers registered while exiting,
- * newest first, after the one running.  The front-ends' reports count
- * every call by then; the file gets the counters and the reports'
- * metadata and is finished once more.  A call made later still (another
- * thread) is written as before.
+ * newest first, after the one running.  Until then the calls made in the
+ * libraries' exit code wait in the buffers (late_batch): each written at
+ * once would rewrite the index each time, tens of bytes per chunk and per
+ * blob page of the trace.  Here they are written, the front-ends' reports
+ * count every call, and the file gets the counters and the reports'
+ * metadata and is finished once more.  A call made later still (an exit
+ * handler registered earlier, another thread) is written at once.
  */
 static void cap_rt_late_end(void *arg)
 {
 	uint64_t n;
 	(void)arg;
-	CAP_DEBUG("the last exit handler: exit reports, the trace finished once more");
+	CAP_DEBUG("the last exit handler: the late calls, the exit reports, the trace finished");
+	/* Cleared before the round: a record sealed while it was set is in it
+	 * (cap_rt_late_write), one sealed after is written by its thread. */
+	atomic_store(&cap_g.late_batch, 0);
 	cap_rt_run_callbacks();
 	pthread_mutex_lock(&cap_g.late_mu);
 	cap_writer_late_write_(1);
@@ -1302,9 +1311,11 @@ __attribute__((destructor)) static void cap_rt_destructor(void)
 	 * run the handler right away, before the other objects' destructors.
 	 * No handle: only exit runs it. */
 	if ((atomic_load(&cap_g.state) == CAP_ST_LATE || atomic_load(&cap_g.callbacks_late)) &&
-	    !atomic_exchange(&cap_g.late_end_armed, 1) &&
-	    __cxa_atexit(cap_rt_late_end, NULL, NULL) != 0)
-		cap_rt_late_end(NULL);
+	    !atomic_exchange(&cap_g.late_end_armed, 1)) {
+		atomic_store(&cap_g.late_batch, 1);
+		if (__cxa_atexit(cap_rt_late_end, NULL, NULL) != 0)
+			cap_rt_late_end(NULL);
+	}
 }
 
 void cap_get_stats(cap_stats *out)
@@ -1380,6 +1391,7 @@ static void cap_rt_atfork_child(void)
 	atomic_store(&cap_g.n_late, 0);
 	atomic_store(&cap_g.ended_closed, 0);
 	atomic_store(&cap_g.callbacks_late, 0);
+	atomic_store(&cap_g.late_batch, 0);
 	if (st == CAP_ST_IDLE || st == CAP_ST_DISABLED)
 		return;
 	t = atomic_load(&cap_g.threads);

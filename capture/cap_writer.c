@@ -924,7 +924,7 @@ int cap_writer_late_write_(int end)
 	before = x->emitted;
 	cap_wr_round(x);
 	atomic_fetch_add(&cap_g.n_late, x->emitted - before);
-	if (end && atomic_load(&cap_g.n_late))
+	if (x->emitted != before || (end && atomic_load(&cap_g.n_late)))
 		cap_wr_counters(x); /* capture.records has grown */
 	else
 		cap_wr_apply_registry(x, 0);

@@ -4,8 +4,9 @@
  * teardown:
  *   --dtor     from the library's ELF destructor
  *   --atexit   from an exit handler that destructor registers
- *   --kill     from the destructor, which SIGKILLs the process after the
- *              free (the trace must be complete up to there)
+ *   --last     from an exit handler the library registered when loaded,
+ *              which runs after every other one
+ *   --kill     as --last, SIGKILLing the process after the free
  * main fills a buffer with the fill kernel, reads it back (printing its
  * hash) and hands the buffer and stream to the library, which relaunches
  * the kernel, reads the buffer back, checks it, frees it and destroys the
@@ -36,10 +37,12 @@ int main(int argc, char **argv)
 		mode = CUDA_LATE_DTOR;
 	} else if (argc == 2 && !strcmp(argv[1], "--atexit")) {
 		mode = CUDA_LATE_ATEXIT;
+	} else if (argc == 2 && !strcmp(argv[1], "--last")) {
+		mode = CUDA_LATE_LAST;
 	} else if (argc == 2 && !strcmp(argv[1], "--kill")) {
 		mode = CUDA_LATE_KILL;
 	} else {
-		fprintf(stderr, "usage: cuda_late_calls --dtor|--atexit|--kill\n");
+		fprintf(stderr, "usage: cuda_late_calls --dtor|--atexit|--last|--kill\n");
 		return 2;
 	}
 	image = cup_module_image("kernels", NULL);

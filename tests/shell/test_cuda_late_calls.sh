@@ -1,19 +1,21 @@
 #!/bin/sh
 # Driver calls made after the capture runtime finished the trace at exit,
 # on the libcuda test double.  cuda_late_calls links a library
-# (tests/cuda/lib/cuda_late_lib.c) whose exit code - its ELF destructor, or
-# an exit handler that destructor registers - relaunches a kernel, reads
-# the result back (checked), frees the buffer and destroys the stream after
-# main returned, as libcublas's teardown does: glibc runs that destructor
-# after the LD_PRELOADed interposer's, where the trace is finished.  Under
-# tscapture:
+# (tests/cuda/lib/cuda_late_lib.c) whose exit code relaunches a kernel,
+# reads the result back (checked), frees the buffer and destroys the stream
+# after main returned, as libcublas's teardown does: from its ELF
+# destructor (glibc runs it after the LD_PRELOADed interposer's, where the
+# trace is finished), from an exit handler that destructor registers, or
+# from an exit handler it registered when loaded, which runs after the
+# recorder's own last one.  Under tscapture:
 #   - no "after the trace was closed" warning: the calls are recorded, in
 #     order, after main's, the late read-back with its checkpoint;
 #   - the trace is complete (index found through the trailer, no torn tail,
 #     --verify intact) and replays with every checkpoint equal, the late
 #     read-back's included;
-#   - the exit report is one line and counts the late calls (2 launches);
-#     TRACESMITH_LOG=info names each late record;
+#   - the exit report is one line; it counts the calls made in the
+#     destructors (2 launches), printed after them; TRACESMITH_LOG=info
+#     names each late record;
 #   - SIGKILLed among the late calls, the process leaves a complete trace
 #     holding every late call made until then;
 #   - windowed (--launches), a window open at exit gets the late calls, and
@@ -39,20 +41,21 @@ INFO="$TOP/$BUILD/tsinfo"
 APP="$TOP/$BUILD/tests/cuda/cuda_late_calls"
 [ -x "$APP" ] || fail "$APP was not built"
 
-for mode in dtor atexit; do
+for mode in dtor atexit last; do
 	case $mode in
-	dtor) where="a destructor" ;;
-	atexit) where="an exit handler" ;;
+	dtor) where="a destructor" launches=2 ;;
+	atexit) where="an exit handler" launches=2 ;;
+	last) where="the last exit handler" launches=1 ;;
 	esac
 	expect_rc 0 "$mode" "$CAP" -o "$T/$mode.sbt" -- "$APP" --$mode
 	has "$mode" out "late calls made from $where: read back 256 elements"
 	if grep -q 'after the trace was closed' "$T/$mode.err"; then
 		fail "$mode: a late call was dropped: $(cat "$T/$mode.err")"
 	fi
-	# One report line, printed after the late calls and counting them.
+	# One report line (after the destructors: their calls counted).
 	[ "$(grep -c '^tracesmith: cuda: ' "$T/$mode.err")" -eq 1 ] ||
 		fail "$mode: not one exit report: $(cat "$T/$mode.err")"
-	has "$mode" err " 2 launches, "
+	has "$mode" err " $launches launches, "
 	if grep -v '^tracesmith: cuda: \|^tscapture: ' "$T/$mode.err" | grep -q .; then
 		fail "$mode: more than the report on stderr: $(cat "$T/$mode.err")"
 	fi
@@ -81,8 +84,10 @@ for mode in dtor atexit; do
 	has "$mode.replay" out "checkpoints: 2 compared, 2 matched, 0 differ"
 done
 
-# SIGKILLed from the destructor right after the late free: every late call
-# made until then is in a complete trace (each late write finishes it).
+# SIGKILLed from the last exit handler right after the late free: every
+# late call made until then is in a complete trace (after the recorder's
+# last exit handler each late call is written, and the file finished, at
+# once).
 expect_rc 137 kill "$CAP" -o "$T/kill.sbt" -- "$APP" --kill
 has kill err "was killed by signal 9"
 expect_rc 0 kill.info "$INFO" "$T/kill.sbt"
@@ -147,4 +152,4 @@ expect_rc 0 killed.info "$INFO" "$T/killed.sbt"
 has killed.info out "index        rebuilt by scanning"
 n=$(sed -n 's/^records *\([0-9]*\) .*/\1/p' "$T/killed.info.out")
 [ "${n:-0}" -gt 0 ] || fail "killed: no records read: $(cat "$T/killed.info.out")"
-echo "ok: late calls recorded from a destructor and an exit handler; $n records after SIGKILL"
+echo "ok: late calls recorded from a destructor and two exit handlers; $n records after SIGKILL"

@@ -5,15 +5,19 @@
  * calls come after the capture runtime has finished the trace at exit
  * (tests/shell/test_cuda_late_calls.sh).
  *
- * cuda_late_arm hands it the program's work; then, after main returns,
- * either the destructor itself (CUDA_LATE_DTOR) or an exit handler the
- * destructor registers (CUDA_LATE_ATEXIT, run by glibc after the last
- * destructor) relaunches the fill kernel, reads the buffer back (checked,
- * so a recorded checkpoint holds known bytes), frees it and destroys the
- * stream.  What it did is printed on stdout, a mismatch exits 3.
- * CUDA_LATE_KILL: as CUDA_LATE_DTOR, but the process SIGKILLs itself right
- * after the free, before the stream is destroyed and before any exit
- * handler the recorder has left runs.
+ * cuda_late_arm hands it the program's work; then, after main returns, one
+ * of these relaunches the fill kernel, reads the buffer back (checked, so
+ * a recorded checkpoint holds known bytes), frees it and destroys the
+ * stream:
+ *   CUDA_LATE_DTOR    the library's destructor;
+ *   CUDA_LATE_ATEXIT  an exit handler the destructor registers (atexit:
+ *                     glibc runs it when it finalises this library);
+ *   CUDA_LATE_LAST    an exit handler registered when the library was
+ *                     loaded, under no object's handle: glibc runs it last
+ *                     of all, after the recorder's own last handler;
+ *   CUDA_LATE_KILL    as CUDA_LATE_LAST, but the process SIGKILLs itself
+ *                     right after the free.
+ * What it did is printed on stdout, a mismatch exits 3.
  */
 #include <cuda.h>
 #include <stdint.h>
@@ -68,14 +72,33 @@ static void cul_late_work(const char *where)
 	fflush(stdout);
 }
 
+/* The C library's exit-handler registration, under an object's handle or
+ * none (atexit passes this library's). */
+extern int __cxa_atexit(void (*fn)(void *), void *arg, void *dso_handle);
+
 static void cul_atexit(void)
 {
 	cul_late_work("an exit handler");
 }
 
+static void cul_last(void *arg)
+{
+	(void)arg;
+	if (cul_g.mode == CUDA_LATE_LAST || cul_g.mode == CUDA_LATE_KILL)
+		cul_late_work("the last exit handler");
+}
+
+/* Runs before main (and before the C library registers its own exit
+ * handler that runs the destructors), so cul_last comes after them all. */
+__attribute__((constructor)) static void cul_constructor(void)
+{
+	if (__cxa_atexit(cul_last, NULL, NULL) != 0)
+		_exit(3);
+}
+
 __attribute__((destructor)) static void cul_destructor(void)
 {
-	if (cul_g.mode == CUDA_LATE_DTOR || cul_g.mode == CUDA_LATE_KILL)
+	if (cul_g.mode == CUDA_LATE_DTOR)
 		cul_late_work("a destructor");
 	else if (cul_g.mode == CUDA_LATE_ATEXIT && atexit(cul_atexit) != 0)
 		_exit(3);
