@@ -27,6 +27,8 @@
 #   tests/libs/*.c                              -> $(BUILD)/tests/libs/*.so (shared objects tests load)
 #   tests/cuda/*.c                              -> $(BUILD)/tests/cuda/* (programs on the driver API,
 #                                                  linked against the double's libcuda.so)
+#   tests/cuda/lib/*.c                          -> $(BUILD)/tests/cuda/lib/lib*.so (libraries of
+#                                                  those programs, linked against it too)
 #   serializer/*.c + serializer/lib/*.c         -> $(BUILD)/lib/libtracesmith.so.1 (the reader and writer
 #                                                  for other programs and python/tracesmith)
 #   docs/man/*.1                                -> PREFIX/share/man/man1 (make install)
@@ -68,6 +70,7 @@ TNV_SRC  := $(if $(HAVE_CUDA),$(wildcard interpose/nvtx/*.c))
 CUDBL_SRC := $(if $(HAVE_CUDA),$(wildcard tests/doubles/cuda/*.c))
 CUDBL_MOD_SRC := $(if $(HAVE_CUDA),$(wildcard tests/doubles/cuda/modules/*.c))
 CUPROG_SRC := $(if $(HAVE_CUDA),$(wildcard tests/cuda/*.c))
+CULIB_SRC := $(if $(HAVE_CUDA),$(wildcard tests/cuda/lib/*.c))
 LAYER_SRC := $(wildcard layers/vulkan/*.c layers/vulkan/generated/*.c)
 SHADER_SRC := $(wildcard tests/shaders/*.comp tests/shaders/*.vert tests/shaders/*.frag)
 TESTLIB_SRC := $(wildcard tests/libs/*.c)
@@ -114,6 +117,7 @@ TNV_SO := $(if $(TNV_SRC),$(BUILD)/interpose/libtracesmith_nvtx.so)
 CUDBL := $(if $(CUDBL_SRC),$(BUILD)/tests/doubles/cuda/libcuda.so.1 $(BUILD)/tests/doubles/cuda/libcuda.so)
 CUDBL_MODS := $(patsubst tests/doubles/cuda/modules/%.c,$(BUILD)/tests/doubles/cuda/modules/%.so,$(CUDBL_MOD_SRC))
 CUPROGS := $(patsubst tests/cuda/%.c,$(BUILD)/tests/cuda/%,$(CUPROG_SRC))
+CULIBS := $(patsubst tests/cuda/lib/%.c,$(BUILD)/tests/cuda/lib/lib%.so,$(CULIB_SRC))
 TESTLIBS := $(patsubst tests/libs/%.c,$(BUILD)/tests/libs/%.so,$(TESTLIB_SRC))
 
 # Parallel by default (one job per core) unless -j is given; objects and
@@ -126,7 +130,7 @@ endif
 
 .PHONY: all test test-gpu bench asan ubsan tsan fuzz fuzz-tcd-image regen install uninstall run clean check-regen
 all: $(LIBS) $(LIB_TS_SO) $(LIB_EMU) $(TOOLS) $(EMU_TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) \
-     $(SHADERS) $(TCU_SO) $(TNV_SO) $(CUDBL) $(CUDBL_MODS) $(CUPROGS) $(TESTLIBS)
+     $(SHADERS) $(TCU_SO) $(TNV_SO) $(CUDBL) $(CUDBL_MODS) $(CUPROGS) $(CULIBS) $(TESTLIBS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -218,6 +222,14 @@ $(BUILD)/tests/doubles/cuda/modules/%.so: $(BUILD)/obj/tests/doubles/cuda/module
 $(BUILD)/tests/cuda/%: $(BUILD)/obj/tests/cuda/%.o $(CUDBL) $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -rdynamic $< $(LIB_SUP) $(LIBS) -L$(BUILD)/tests/doubles/cuda -lcuda $(LDLIBS_ALL) -o $@
+$(BUILD)/tests/cuda/lib/lib%.so: $(BUILD)/obj/tests/cuda/lib/%.o $(CUDBL)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) $< -L$(BUILD)/tests/doubles/cuda -lcuda -o $@
+# cuda_late_calls calls the driver from its library's exit code
+# (tests/shell/test_cuda_late_calls.sh).
+$(BUILD)/tests/cuda/cuda_late_calls: $(BUILD)/tests/cuda/lib/libcuda_late_lib.so
+$(BUILD)/tests/cuda/cuda_late_calls: LDLIBS_ALL += -L$(BUILD)/tests/cuda/lib -lcuda_late_lib \
+	-Wl,-rpath,'$$ORIGIN/lib'
 
 # ---- HIP (docs/hip.md) ----
 # The AMDGPU code-object reader (serializer/amdgpu/*.c -> libtsamd.a, with

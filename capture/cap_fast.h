@@ -20,7 +20,10 @@
  * thread's block has room; the fast commit is the runtime's own seal
  * (cap_rt_seal_entry, shared with cap_runtime.c, not a copy).  The state
  * these read is described in cap_internal.h; nothing here takes a lock or
- * makes a call except the timestamp.
+ * makes a call except the timestamp.  After the trace is finished at exit
+ * (CAP_ST_LATE) the begin is the out-of-line one, which sets max_len 0, so
+ * the commit goes out of line too and writes the record (cap_internal.h,
+ * cap_rec).
  */
 #ifndef TRACESMITH_CAP_FAST_H
 #define TRACESMITH_CAP_FAST_H

@@ -49,10 +49,21 @@
  *   keyframe's chunks reuse one block instead of mapping and faulting in a
  *   new one each.
  *
+ *   After the trace is finished at exit (CAP_ST_LATE): there is no writer
+ *   thread.  Records still go into the chains as above; the thread that
+ *   seals one then runs a writer round itself, under late_mu, with the
+ *   writer's context the thread left behind, and finishes the file again
+ *   (cap_writer_late_write_).  A record whose seq is not below the
+ *   watermark yet is written by its own thread's round, which follows.
+ *   While the runtime's last exit handler is still to run (late_batch,
+ *   during the destructors) records wait in the chains for its round.
+ *
  * Locks: start_mu (session start/stop), reg_mu (type/meta registry and
  * shutdown callbacks), stall_mu/stall_cv (producers over the memory bound),
- * flush_mu/flush_cv (cap_flush callers).  None is taken on the recording
- * fast path.
+ * flush_mu/flush_cv (cap_flush callers), late_mu (writing after the
+ * finish at exit; held by shutdown from the state change until the writer
+ * thread has finished the file).  None is taken on the recording fast
+ * path.
  */
 #ifndef TRACESMITH_CAP_INTERNAL_H
 #define TRACESMITH_CAP_INTERNAL_H
@@ -135,6 +146,13 @@ struct cap_rec {
 	cap_entry *entry;
 	size_t max_len;
 	size_t head;                  /* body bytes before the payload (cap_deferred) */
+	/* CAP_ST_LATE: max_len is 0 and late_max the bytes reserved, so that
+	 * cap_fast_commit takes the out-of-line commit, which writes the record
+	 * (every payload committed through it has bytes).  Set by every
+	 * out-of-line begin; the fast begin runs only while recording runs,
+	 * which never follows CAP_ST_LATE, so it finds late 0. */
+	int late;
+	size_t late_max;
 };
 
 typedef struct cap_thread {
@@ -165,8 +183,11 @@ typedef enum {
 	CAP_ST_STOPPED = 3,   /* shut down */
 	CAP_ST_DISABLED = 4,  /* TRACESMITH_DISABLE */
 	CAP_ST_CLOSED = 5,    /* windowed, no window open: nothing recorded */
-	CAP_ST_OPENING = 6    /* a window opens or a snapshot is written: only
+	CAP_ST_OPENING = 6,   /* a window opens or a snapshot is written: only
 	                         the thread doing it records, others wait */
+	CAP_ST_LATE = 7       /* the trace was finished at exit (no writer
+	                         thread): a record is written, and the file
+	                         finished again, by the thread that makes it */
 } cap_state;
 
 /* Type names and metadata handed to the writer (reg_mu). */
@@ -233,6 +254,15 @@ typedef struct cap_global {
 	void (*on_shutdown[16])(void);
 	int n_on_shutdown;
 	atomic_int shutdown_at_fini; /* cap_shutdown_at_fini: leave it to the destructor */
+
+	/* after the finish at exit (CAP_ST_LATE) */
+	pthread_mutex_t late_mu;      /* serialises the late rounds (cap_internal.h top) */
+	atomic_int late_keep;         /* writer thread: finish the file, keep it open */
+	atomic_int late_end_armed;    /* cap_rt_late_end is registered (or has run) */
+	_Atomic uint64_t n_late;      /* records written after the finish */
+	atomic_int ended_closed;      /* a windowed run ended between windows */
+	atomic_int callbacks_late;    /* shutdown left the callbacks to cap_rt_late_end */
+	atomic_int late_batch;        /* cap_rt_late_end is to run: late records wait for it */
 
 	/* capture windows (cap_window.c; win_mu serialises opening, closing
 	 * and snapshots; the fields below it are read by the writer only
@@ -308,6 +338,13 @@ void cap_window_take_main_name_(void); /* ...else take the name another runtime 
 
 /* cap_writer.c */
 void *cap_writer_main(void *arg);
+/* CAP_ST_LATE, late_mu held: write what has been sealed and finish the file
+ * again (end: with the closing counters).  -1 when nothing can be written
+ * any more (the writer thread left no file behind, or writing failed). */
+int cap_writer_late_write_(int end);
+/* A fork child: forget the file the writer left behind (the parent's);
+ * its sbt_writer is returned, to be kept unwritten, or NULL. */
+sbt_writer *cap_writer_late_disown_(void);
 /* Ask the writer to run a round now (async-signal-safe). */
 void cap_writer_wake(void);
 /* Buffered bytes past which the writer should not wait for its timer. */

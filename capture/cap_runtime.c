@@ -38,6 +38,7 @@ cap_global cap_g = {
 	.reg_mu = PTHREAD_MUTEX_INITIALIZER,
 	.win_mu = PTHREAD_MUTEX_INITIALIZER,
 	.fork_mu = PTHREAD_MUTEX_INITIALIZER,
+	.late_mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
 CAP_TLS int cap_tls_is_writer;
@@ -62,7 +63,10 @@ static void cap_rt_atfork_parent(void);
 static void cap_rt_atfork_child(void);
 static int cap_rt_unwind(void **ips, int max);
 static void cap_rt_atexit(void);
-static void cap_rt_shutdown(void);
+static void cap_rt_shutdown(int at_exit);
+/* The C library's exit-handler registration (C++ ABI; glibc, musl): atexit
+ * with the handle of the object the handler belongs to, or none. */
+extern int __cxa_atexit(void (*fn)(void *), void *arg, void *dso_handle);
 
 /* ---- process-wide setup ------------------------------------------------ */
 
@@ -470,8 +474,33 @@ void cap_rt_rotate_(sbt_writer *next)
 
 static void cap_rt_warn_dropped(void)
 {
+	/* A windowed run that ended between windows: a call after it falls
+	 * between windows too, where calls are never recorded nor warned of. */
+	if (atomic_load(&cap_g.ended_closed))
+		return;
 	if (!atomic_exchange(&cap_g.dropped_warned, 1))
 		CAP_WARN("a call was made after the trace was closed; it is not recorded");
+}
+
+/* CAP_ST_LATE: write what this thread has just sealed, and finish the
+ * file again (cap_internal.h) - unless cap_rt_late_end is still to run,
+ * which writes every record sealed before it at once (late_batch). */
+static void cap_rt_late_write(void)
+{
+	int rc;
+	if (atomic_load(&cap_g.late_batch))
+		return;
+	pthread_mutex_lock(&cap_g.late_mu);
+	rc = cap_writer_late_write_(0);
+	pthread_mutex_unlock(&cap_g.late_mu);
+	if (rc != 0)
+		cap_rt_warn_dropped();
+}
+
+static inline int cap_rt_is_late(void)
+{
+	return __builtin_expect(atomic_load_explicit(&cap_g.state, memory_order_relaxed) ==
+	                            CAP_ST_LATE, 0);
 }
 
 /* How long a thread waits for another to finish opening a window. */
@@ -504,6 +533,8 @@ static int cap_rt_ready_slow(int st)
 			nanosleep(&ms, NULL);
 		return atomic_load(&cap_g.state) == CAP_ST_RUNNING && !cap_tls_is_writer;
 	}
+	if (st == CAP_ST_LATE)
+		return !cap_tls_is_writer;
 	if (st == CAP_ST_STOPPED)
 		cap_rt_warn_dropped();
 	return 0;
@@ -856,6 +887,10 @@ static uint8_t *cap_rt_begin(uint32_t type, unsigned flags, cap_encode_fn encode
 	t->rec.entry = e;
 	t->rec.max_len = max_len;
 	t->rec.head = head;
+	t->rec.late = cap_rt_is_late();
+	t->rec.late_max = max_len;
+	if (t->rec.late)
+		t->rec.max_len = 0;
 	*rec_out = &t->rec;
 	return (uint8_t *)(e + 1) + head;
 }
@@ -863,14 +898,17 @@ static uint8_t *cap_rt_begin(uint32_t type, unsigned flags, cap_encode_fn encode
 static uint64_t cap_rt_commit(cap_rec *rec, size_t len)
 {
 	cap_thread *t = rec->thread;
+	size_t max = rec->late ? rec->late_max : rec->max_len;
 	uint64_t seq;
-	if (len > rec->max_len) {
+	if (len > max) {
 		CAP_ERROR("record of type %" PRIu32 " committed %zu bytes, reserved %zu; truncated",
-		          rec->entry->type, len, rec->max_len);
-		len = rec->max_len;
+		          rec->entry->type, len, max);
+		len = max;
 	}
 	seq = cap_rt_seal_entry(t, rec->entry, rec->head, len);
 	t->in_record = 0;
+	if (cap_rt_is_late())
+		cap_rt_late_write();
 	return seq;
 }
 
@@ -880,13 +918,16 @@ static uint64_t cap_rt_record(uint32_t type, unsigned flags, const void *payload
                               size_t len, uintptr_t caller)
 {
 	cap_thread *t;
-	uint64_t key;
+	uint64_t key, seq;
 	cap_entry *e = cap_rt_open(type, flags, len, caller, &t, &key);
 	if (!e)
 		return 0;
 	if (len)
 		memcpy(e + 1, payload, len);
-	return cap_rt_seal(t, e, type, key, len);
+	seq = cap_rt_seal(t, e, type, key, len);
+	if (cap_rt_is_late())
+		cap_rt_late_write();
+	return seq;
 }
 
 uint64_t cap_record(uint32_t type, unsigned flags, const void *payload, size_t len)
@@ -1120,19 +1161,44 @@ static void cap_rt_run_callbacks(void)
 		fns[i]();
 }
 
-static void cap_rt_shutdown(void)
+/*
+ * Stop the writer thread and finish the trace.  at_exit (the atexit
+ * handler, the ELF destructor): the trace being written (the whole run's,
+ * or a capture window open at exit that is not empty) is finished, index
+ * and trailer, but recording goes on (CAP_ST_LATE): the libraries' own
+ * exit code still makes calls (a cuBLAS handle's teardown, run by glibc's
+ * _dl_fini after this library's destructor), and the threads that make
+ * them write them (cap_writer_late_write_).  The front-ends' shutdown
+ * callbacks (their exit reports) then wait for cap_rt_late_end, so that
+ * they count those calls too.  A windowed run that ends between windows
+ * records nothing more, as between windows, and its callbacks wait too.
+ */
+static void cap_rt_shutdown(int at_exit)
 {
-	int st;
+	int st, late, postponed;
 	pthread_once(&cap_rt_once, cap_rt_global_init);
-	if (cap_tls_is_writer)
-		return;
-	cap_rt_run_callbacks();
+	if (cap_tls_is_writer || atomic_load(&cap_g.state) == CAP_ST_LATE ||
+	    atomic_load(&cap_g.callbacks_late))
+		return; /* at exit, done already */
+	postponed = at_exit && (atomic_load(&cap_g.state) == CAP_ST_RUNNING ||
+	                        atomic_load(&cap_g.state) == CAP_ST_CLOSED);
+	if (!postponed)
+		cap_rt_run_callbacks();
 	cap_window_exit_report_();
 	pthread_mutex_lock(&cap_g.start_mu);
 	st = atomic_load(&cap_g.state);
+	late = postponed && st == CAP_ST_RUNNING && cap_g.writer_started;
 	if (st == CAP_ST_RUNNING || st == CAP_ST_FAILED || st == CAP_ST_CLOSED ||
 	    st == CAP_ST_OPENING) {
-		atomic_store(&cap_g.state, CAP_ST_STOPPED);
+		if (late) {
+			/* A record made from now on waits on late_mu for the file
+			 * the writer thread leaves behind. */
+			pthread_mutex_lock(&cap_g.late_mu);
+			atomic_store(&cap_g.late_keep, 1);
+			atomic_store(&cap_g.state, CAP_ST_LATE);
+		} else {
+			atomic_store(&cap_g.state, CAP_ST_STOPPED);
+		}
 		if (cap_g.writer_started) {
 			atomic_store(&cap_g.stopping, 1);
 			cap_writer_wake();
@@ -1142,9 +1208,25 @@ static void cap_rt_shutdown(void)
 			cap_g.writer_started = 0;
 			sem_destroy(&cap_g.wake);
 		}
+		if (st == CAP_ST_RUNNING && cap_g.cfg.triggers) {
+			/* A window open at exit: its file, named or removed while
+			 * late records still wait on late_mu. */
+			if (!cap_window_drop_empty_()) {
+				cap_window_take_main_name_();
+			} else if (late) {
+				/* Empty, so removed: the run ends between windows. */
+				sbt_writer_close(cap_writer_late_disown_());
+				atomic_store(&cap_g.ended_closed, 1);
+				atomic_store(&cap_g.state, CAP_ST_STOPPED);
+				late = 0;
+				pthread_mutex_unlock(&cap_g.late_mu);
+			}
+		}
+		if (late)
+			pthread_mutex_unlock(&cap_g.late_mu);
+		if (st == CAP_ST_CLOSED)
+			atomic_store(&cap_g.ended_closed, 1);
 		cap_sig_uninstall();
-		if (st == CAP_ST_RUNNING && cap_g.cfg.triggers && !cap_window_drop_empty_())
-			cap_window_take_main_name_(); /* a window open at exit */
 		if (atomic_load(&cap_g.n_stalls))
 			CAP_WARN("recording waited for the writer %" PRIu64 " times, %.3f s in all "
 			         "(TRACESMITH_MEMORY_MB=%" PRIu64 ")",
@@ -1155,11 +1237,17 @@ static void cap_rt_shutdown(void)
 		atomic_store(&cap_g.state, CAP_ST_STOPPED);
 	}
 	pthread_mutex_unlock(&cap_g.start_mu);
+	CAP_DEBUG("shutdown %s in state %d: %s", at_exit ? "at exit" : "by cap_shutdown", st,
+	          late ? "the trace is finished, recording goes on" : "recording stopped");
+	if (postponed && (late || atomic_load(&cap_g.ended_closed)))
+		atomic_store(&cap_g.callbacks_late, 1); /* cap_rt_late_end runs them */
+	else if (postponed)
+		cap_rt_run_callbacks(); /* recording had stopped already */
 }
 
 void cap_shutdown(void)
 {
-	cap_rt_shutdown();
+	cap_rt_shutdown(0);
 }
 
 void cap_shutdown_at_fini(void)
@@ -1175,7 +1263,37 @@ static void cap_rt_atexit(void)
 		return;
 	if (atomic_load(&cap_g.shutdown_at_fini))
 		return;
-	cap_rt_shutdown();
+	cap_rt_shutdown(1);
+}
+
+/*
+ * The end of a run finished at exit: registered by the destructor while glibc
+ * runs the destructors (_dl_fini, itself an exit handler), it runs once
+ * they are all done: glibc runs the handlers registered while exiting,
+ * newest first, after the one running.  Until then the calls made in the
+ * libraries' exit code wait in the buffers (late_batch): each written at
+ * once would rewrite the index each time, tens of bytes per chunk and per
+ * blob page of the trace.  Here they are written, the front-ends' reports
+ * count every call, and the file gets the counters and the reports'
+ * metadata and is finished once more.  A call made later still (an exit
+ * handler registered earlier, another thread) is written at once.
+ */
+static void cap_rt_late_end(void *arg)
+{
+	uint64_t n;
+	(void)arg;
+	CAP_DEBUG("the last exit handler: the late calls, the exit reports, the trace finished");
+	/* Cleared before the round: a record sealed while it was set is in it
+	 * (cap_rt_late_write), one sealed after is written by its thread. */
+	atomic_store(&cap_g.late_batch, 0);
+	cap_rt_run_callbacks();
+	pthread_mutex_lock(&cap_g.late_mu);
+	cap_writer_late_write_(1);
+	pthread_mutex_unlock(&cap_g.late_mu);
+	n = atomic_load(&cap_g.n_late);
+	if (n)
+		CAP_INFO("%" PRIu64 " record%s made after the trace was finished at exit %s in it",
+		         n, n == 1 ? "" : "s", n == 1 ? "is" : "are");
 }
 
 /* A front-end shared object may be unloaded; finish the trace while the
@@ -1187,7 +1305,17 @@ __attribute__((destructor)) static void cap_rt_destructor(void)
 	    atomic_load(&cap_g.state) == CAP_ST_FAILED ||
 	    atomic_load(&cap_g.state) == CAP_ST_CLOSED ||
 	    (atomic_load(&cap_g.shutdown_at_fini) && cap_g.n_on_shutdown))
-		cap_rt_shutdown();
+		cap_rt_shutdown(1);
+	/* Not atexit(): that registers under this object's handle, and the
+	 * object's own finalisation (__cxa_finalize, from its fini array) would
+	 * run the handler right away, before the other objects' destructors.
+	 * No handle: only exit runs it. */
+	if ((atomic_load(&cap_g.state) == CAP_ST_LATE || atomic_load(&cap_g.callbacks_late)) &&
+	    !atomic_exchange(&cap_g.late_end_armed, 1)) {
+		atomic_store(&cap_g.late_batch, 1);
+		if (__cxa_atexit(cap_rt_late_end, NULL, NULL) != 0)
+			cap_rt_late_end(NULL);
+	}
 }
 
 void cap_get_stats(cap_stats *out)
@@ -1257,6 +1385,13 @@ static void cap_rt_atfork_child(void)
 	cap_g.win_mu = mu;
 	cap_g.flush_cv = cv;
 	cap_g.stall_cv = cv;
+	cap_g.late_mu = mu;
+	atomic_store(&cap_g.late_keep, 0);
+	atomic_store(&cap_g.late_end_armed, 0);
+	atomic_store(&cap_g.n_late, 0);
+	atomic_store(&cap_g.ended_closed, 0);
+	atomic_store(&cap_g.callbacks_late, 0);
+	atomic_store(&cap_g.late_batch, 0);
 	if (st == CAP_ST_IDLE || st == CAP_ST_DISABLED)
 		return;
 	t = atomic_load(&cap_g.threads);
@@ -1282,6 +1417,8 @@ static void cap_rt_atfork_child(void)
 	if (cap_g.fd >= 0)
 		close(cap_g.fd);
 	cap_g.fd = -1;
+	if (st == CAP_ST_LATE)
+		cap_g.writer = cap_writer_late_disown_();
 	if (cap_g.writer) {
 		memmove(cap_g.abandoned + 1, cap_g.abandoned,
 		        sizeof(cap_g.abandoned) - sizeof(cap_g.abandoned[0]));

@@ -9,6 +9,12 @@
  * memory bound, when a flush is asked for (cap_flush, a fatal signal), at
  * shutdown, and at least every TRACESMITH_FLUSH_MS so that a killed
  * program leaves its trace readable up to the last flush.
+ *
+ * At exit the thread finishes the file (index and trailer) and, where the
+ * runtime goes on recording (CAP_ST_LATE), leaves its context behind
+ * (cap_wr_late): the calls libraries make from their own exit code are
+ * then written by the threads that make them, one round each
+ * (cap_writer_late_write_), and the file finished again after each.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -59,7 +65,13 @@ typedef struct cap_wctx {
 	int gap_reported;
 	uint8_t *enc;              /* deferred records' payloads are encoded here */
 	size_t enc_cap;
+	int late;                  /* rounds run after the finish at exit */
 } cap_wctx;
+
+/* The writer thread's context, left behind when it finished the file at
+ * exit and the runtime goes on recording (CAP_ST_LATE); used under
+ * cap_g.late_mu only. */
+static cap_wctx *cap_wr_late;
 
 /* ---- map ---------------------------------------------------------------- */
 
@@ -237,26 +249,30 @@ out_close:
 	return buf;
 }
 
+/* The runtime's own record types, named in every file. */
+static const struct {
+	uint32_t type;
+	const char *name;
+} cap_wr_core_types[] = {
+	{SBT_TYPE_FRAME, "frame"},       {SBT_TYPE_CHECKPOINT, "checkpoint"},
+	{SBT_TYPE_KEYFRAME, "keyframe"}, {SBT_TYPE_THREAD, "thread"},
+	{SBT_TYPE_NOTE, "note"},         {SBT_TYPE_UNMODELED, "unmodeled"},
+	{SBT_TYPE_WINDOW, "window"},     {SBT_TYPE_SNAPSHOT_END, "snapshot_end"},
+};
+#define CAP_WR_NCORE (sizeof(cap_wr_core_types) / sizeof(cap_wr_core_types[0]))
+
 static void cap_wr_start_meta(cap_wctx *x)
 {
 	static const char *const cap_stack_names[] = {"none", "work", "all"};
-	static const struct {
-		uint32_t type;
-		const char *name;
-	} core[] = {
-		{SBT_TYPE_FRAME, "frame"},       {SBT_TYPE_CHECKPOINT, "checkpoint"},
-		{SBT_TYPE_KEYFRAME, "keyframe"}, {SBT_TYPE_THREAD, "thread"},
-		{SBT_TYPE_NOTE, "note"},         {SBT_TYPE_UNMODELED, "unmodeled"},
-		{SBT_TYPE_WINDOW, "window"},     {SBT_TYPE_SNAPSHOT_END, "snapshot_end"},
-	};
 	char buf[256];
 	char *cmd;
 	time_t secs = (time_t)(cap_g.start_wall_ns / 1000000000u);
 	struct tm tm;
 
-	for (size_t i = 0; i < sizeof(core) / sizeof(core[0]) && !x->failed; i++) {
+	for (size_t i = 0; i < CAP_WR_NCORE && !x->failed; i++) {
 		errno = 0;
-		cap_wr_check(x, "type name", sbt_writer_define_type(x->w, core[i].type, core[i].name));
+		cap_wr_check(x, "type name", sbt_writer_define_type(x->w, cap_wr_core_types[i].type,
+		                                                   cap_wr_core_types[i].name));
 	}
 	cap_wr_meta_u64(x, "pid", (uint64_t)getpid());
 	cmd = cap_wr_read_cmdline();
@@ -447,6 +463,34 @@ static const uint8_t *cap_wr_encode(cap_wctx *x, const cap_entry *e, size_t *len
 	return x->enc;
 }
 
+/* The name of record type `type`: the runtime's, or the one a front-end
+ * registered (the latest wins, as in the file), or NULL. */
+static const char *cap_wr_type_name(uint32_t type)
+{
+	const char *name = NULL;
+	for (size_t i = 0; i < CAP_WR_NCORE; i++)
+		if (cap_wr_core_types[i].type == type)
+			return cap_wr_core_types[i].name;
+	pthread_mutex_lock(&cap_g.reg_mu);
+	for (const cap_kv *kv = cap_g.reg_head; kv; kv = kv->next)
+		if (!kv->key && kv->type == type)
+			name = kv->value;
+	pthread_mutex_unlock(&cap_g.reg_mu);
+	return name;
+}
+
+/* TRACESMITH_LOG=info names each call recorded after the finish at exit. */
+static void cap_wr_say_late(const sbt_record *r)
+{
+	const char *name = cap_wr_type_name(r->type);
+	if (name)
+		CAP_INFO("recorded after the trace was finished at exit: record %" PRIu64 " (%s)",
+		         r->seq, name);
+	else
+		CAP_INFO("recorded after the trace was finished at exit: record %" PRIu64
+		         " (type %" PRIu32 ")", r->seq, r->type);
+}
+
 static void cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 {
 	sbt_record r;
@@ -479,6 +523,8 @@ static void cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 	cap_wr_check(x, "record", sbt_writer_append(x->w, &r));
 	x->emitted++;
 	x->dirty = 1;
+	if (x->late && cap_g.cfg.log_level >= CAP_LOG_INFO)
+		cap_wr_say_late(&r);
 }
 
 /* ---- the merge ---------------------------------------------------------- */
@@ -694,16 +740,34 @@ static void cap_wr_sleep(cap_wctx *x)
 		;
 }
 
-/* Write this file's counters and finish it (index, trailer). */
-static void cap_wr_finish_file(cap_wctx *x)
+/* This file's counters, as metadata (a later value wins). */
+static void cap_wr_counters(cap_wctx *x)
 {
-	if (!x->w)
-		return;
 	cap_wr_apply_registry(x, 0);
 	cap_wr_meta_u64(x, "capture.records", x->emitted);
 	cap_wr_meta_u64(x, "capture.stalls", atomic_load(&cap_g.n_stalls));
 	cap_wr_meta_u64(x, "capture.stall_ns", atomic_load(&cap_g.stall_ns));
 	cap_wr_meta_u64(x, "capture.stacks_unique", atomic_load(&cap_g.n_stacks_unique));
+	if (atomic_load(&cap_g.n_late))
+		cap_wr_meta_u64(x, "capture.late_records", atomic_load(&cap_g.n_late));
+}
+
+/* Write the index and trailer and keep the file open (CAP_ST_LATE). */
+static void cap_wr_finish_keep(cap_wctx *x)
+{
+	if (x->failed)
+		return;
+	errno = 0;
+	cap_wr_check(x, "finish", sbt_writer_finish(x->w));
+	x->dirty = 0;
+}
+
+/* Write this file's counters and finish it (index, trailer). */
+static void cap_wr_finish_file(cap_wctx *x)
+{
+	if (!x->w)
+		return;
+	cap_wr_counters(x);
 	if (!x->failed) {
 		sbt_status st;
 		errno = 0;
@@ -810,6 +874,20 @@ void *cap_writer_main(void *arg)
 			CAP_WARN("%" PRIu64 " record(s) still being written at shutdown are not in the trace",
 			         atomic_load(&cap_g.next_seq) - x.next_expected);
 	}
+	if (atomic_load(&cap_g.late_keep) && x.w) {
+		/* The runtime goes on recording: a complete file now, and this
+		 * context for the late rounds (freed never: the process ends). */
+		cap_wr_counters(&x);
+		cap_wr_finish_keep(&x);
+		cap_wr_late = malloc(sizeof(*cap_wr_late));
+		if (cap_wr_late) {
+			uint64_t rot_handled = x.rot_handled; /* read below */
+			x.late = 1;
+			*cap_wr_late = x;
+			memset(&x, 0, sizeof(x));
+			x.rot_handled = rot_handled;
+		}
+	}
 	cap_wr_finish_file(&x);
 	cap_g.writer = NULL;
 	if (atomic_load(&cap_g.rot_req) != x.rot_handled) {
@@ -832,4 +910,32 @@ void *cap_writer_main(void *arg)
 	atomic_store(&cap_g.writer_alive, 0);
 	pthread_mutex_unlock(&cap_g.fork_mu);
 	return NULL;
+}
+
+int cap_writer_late_write_(int end)
+{
+	cap_wctx *x = cap_wr_late;
+	uint64_t before;
+	if (!x || x->failed)
+		return -1;
+	/* The late rounds allocate as the writer's do: a fork waits for them
+	 * (cap_internal.h, fork_mu). */
+	pthread_mutex_lock(&cap_g.fork_mu);
+	before = x->emitted;
+	cap_wr_round(x);
+	atomic_fetch_add(&cap_g.n_late, x->emitted - before);
+	if (x->emitted != before || (end && atomic_load(&cap_g.n_late)))
+		cap_wr_counters(x); /* capture.records has grown */
+	else
+		cap_wr_apply_registry(x, 0);
+	cap_wr_finish_keep(x);
+	pthread_mutex_unlock(&cap_g.fork_mu);
+	return x->failed ? -1 : 0;
+}
+
+sbt_writer *cap_writer_late_disown_(void)
+{
+	sbt_writer *w = cap_wr_late ? cap_wr_late->w : NULL;
+	cap_wr_late = NULL; /* its memory is left as it is, like the writer */
+	return w;
 }

@@ -14,7 +14,10 @@
  *   The file header is written once and never patched.  Chunks follow back to
  *   back.  A writer that closes cleanly ends the file with an INDEX chunk and
  *   the trailer; a writer that is killed leaves a prefix that is still a valid
- *   trace (possibly with a torn last chunk).
+ *   trace (possibly with a torn last chunk).  A writer may finish a file and
+ *   go on (sbt_writer_finish): it then cuts the file back to the INDEX
+ *   chunk's offset before writing more, and ends it with a new INDEX chunk
+ *   and trailer; a file never holds bytes after its trailer.
  *
  * FILE HEADER (80 bytes in v1.0)
  *   0   u8[8]  magic 0x89 'S' 'B' 'T' '\r' '\n' 0x1a '\n'
@@ -82,7 +85,7 @@
  *                         concatenation of its pages; the page lengths must
  *                         add up to length.  A PAGE is written once per file,
  *                         before the first manifest that names it.
- *   7 INDEX    written once, at close, followed by the trailer:
+ *   7 INDEX    written at close (or finish), followed by the trailer:
  *        varint nchunks, then per chunk before the index, in file order:
  *          varint offset_delta (from the previous chunk's offset, the first
  *          from 0), varint type, varint first_seq, varint record_count,

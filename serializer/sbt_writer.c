@@ -13,6 +13,12 @@
  * locations) is kept in memory and written at close, followed by the
  * trailer.  A writer killed before close leaves a file a reader can still
  * open by scanning.
+ *
+ * sbt_writer_finish writes that index and trailer without closing: the
+ * file is complete, and the writer remembers where its index began.  The
+ * next chunk written cuts the file back to there first (ftruncate, then
+ * the chunk), so the file is at every moment either complete or a valid
+ * prefix without an index, never an index followed by stray bytes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -121,6 +127,11 @@ struct sbt_writer {
 
 	sbt_buf zbuf; /* compression output */
 	sbt_writer_stats stats;
+
+	/* sbt_writer_finish: the file ends with an index and trailer written
+	 * from index_off, and the INDEX chunk is the last of chunks[] */
+	int finished;
+	uint64_t index_off;
 };
 
 static sbt_status sbt_w_fail(sbt_writer *w, sbt_status st)
@@ -149,6 +160,25 @@ static sbt_status sbt_w_write_all(sbt_writer *w, const void *data, size_t len)
 	return SBT_OK;
 }
 
+/* Take a finished file back to where its index began (sbt_writer_finish):
+ * the INDEX chunk leaves the chunk list, and its bytes and the trailer's
+ * leave the file before anything else is written. */
+static sbt_status sbt_w_unfinish(sbt_writer *w)
+{
+	const sbt_w_chunk *ic = &w->chunks[w->chunk_len - 1];
+	w->finished = 0;
+	w->chunk_len--;
+	w->stats.chunks--;
+	w->stats.raw_bytes -= ic->raw_size;
+	w->stats.stored_bytes -= ic->stored_size;
+	if (ftruncate(w->fd, (off_t)w->index_off) != 0 ||
+	    lseek(w->fd, (off_t)w->index_off, SEEK_SET) < 0)
+		return sbt_w_fail(w, SBT_ERR_IO);
+	w->off = w->index_off;
+	w->stats.file_bytes = w->off;
+	return SBT_OK;
+}
+
 /* Compresses payload (when that shrinks it), writes header and payload and
  * records the chunk for the index. */
 static sbt_status sbt_w_emit(sbt_writer *w, uint32_t type, const sbt_buf *payload,
@@ -164,6 +194,8 @@ static sbt_status sbt_w_emit(sbt_writer *w, uint32_t type, const sbt_buf *payloa
 
 	if (payload->len > SBT_FMT_MAX_RAW)
 		return sbt_w_fail(w, SBT_ERR_ARG);
+	if (w->finished && (st = sbt_w_unfinish(w)) != SBT_OK)
+		return st;
 	memset(&h, 0, sizeof(h));
 	h.codec = SBT_CODEC_NONE;
 	if (!w->no_compress && payload->len) {
@@ -790,6 +822,13 @@ static sbt_status sbt_w_build_index(sbt_writer *w, sbt_buf *b)
 	return SBT_OK;
 }
 
+/* 1 when a table or the records hold entries not yet in the file. */
+static int sbt_w_pending(const sbt_writer *w)
+{
+	return w->rec_count || w->strings.count || w->types.count || w->stacks.count ||
+	       w->meta.count || w->blobs.count;
+}
+
 static sbt_status sbt_w_finish(sbt_writer *w)
 {
 	sbt_buf idx = {0};
@@ -799,6 +838,10 @@ static sbt_status sbt_w_finish(sbt_writer *w)
 
 	if (w->err)
 		return w->err;
+	if (w->finished && !sbt_w_pending(w))
+		return SBT_OK; /* the index and trailer on disk are current */
+	if (w->finished && (st = sbt_w_unfinish(w)) != SBT_OK)
+		return st; /* a new index must follow the old one's chunks, not it */
 	if ((st = sbt_w_cut(w)) != SBT_OK)
 		return st;
 	if ((st = sbt_w_build_index(w, &idx)) != SBT_OK)
@@ -810,9 +853,20 @@ static sbt_status sbt_w_finish(sbt_writer *w)
 	sbt_fmt_trailer_encode(tr, index_off, w->stats.records);
 	st = sbt_w_write_all(w, tr, sizeof(tr));
 	w->stats.file_bytes = w->off;
+	if (st == SBT_OK) {
+		w->finished = 1;
+		w->index_off = index_off;
+	}
 out_free_index:
 	sbt_buf_free(&idx);
 	return st;
+}
+
+sbt_status sbt_writer_finish(sbt_writer *w)
+{
+	if (!w)
+		return SBT_ERR_ARG;
+	return sbt_w_finish(w);
 }
 
 sbt_status sbt_writer_close(sbt_writer *w)

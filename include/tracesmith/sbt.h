@@ -180,6 +180,14 @@ sbt_status sbt_writer_set_meta(sbt_writer *w, const char *key, const char *value
  * appended before it).  Does not fsync. */
 sbt_status sbt_writer_flush(sbt_writer *w);
 
+/* Flush, then write the index chunk and the trailer: the file is a complete
+ * trace now, and w stays open.  Anything appended after this is written
+ * from where that index began (the file is first cut back there, so a
+ * process killed in between leaves a valid, unfinished trace), and the
+ * next finish or close writes the index and trailer again.  A finish with
+ * nothing appended since the last one writes nothing. */
+sbt_status sbt_writer_finish(sbt_writer *w);
+
 /* Flush, write the index chunk and trailer, close the file, free w.
  * Returns the first error seen over the writer's life. NULL is a no-op. */
 sbt_status sbt_writer_close(sbt_writer *w);
