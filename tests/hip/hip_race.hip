@@ -1,0 +1,63 @@
+/*
+ * hip_race.hip - two non-blocking streams sharing a buffer: add_offset
+ * writes x on s1, saxpy reads x (and writes y) on s2, and an event recorded
+ * on s1 and waited for on s2 orders them.  Given the argument "racy", the
+ * event is left out: nothing orders the write and the read of x, the race
+ * the emulator's race detector must report (tests/shell/test_emu_hip.sh).
+ * Prints each call's status and y[3] (8.0 when ordered); exit status 0 once
+ * it ran to its end.
+ */
+#include <hip/hip_runtime.h>
+#include <stdio.h>
+#include <string.h>
+
+__global__ void add_offset(float *p, float off, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		p[i] += off;
+}
+
+__global__ void saxpy(int n, float a, const float *x, float *y)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		y[i] = a * x[i] + y[i];
+}
+
+int main(int argc, char **argv)
+{
+	enum { N = 256 };
+	static float hx[N], hy[N];
+	int racy = argc > 1 && strcmp(argv[1], "racy") == 0;
+	hipStream_t s1 = NULL, s2 = NULL;
+	hipEvent_t ev = NULL;
+	float *x = NULL, *y = NULL;
+	for (int i = 0; i < N; i++)
+		hx[i] = (float)i;
+	printf("hipStreamCreateWithFlags %d\n", (int)hipStreamCreateWithFlags(&s1, hipStreamNonBlocking));
+	printf("hipStreamCreateWithFlags %d\n", (int)hipStreamCreateWithFlags(&s2, hipStreamNonBlocking));
+	printf("hipEventCreate %d\n", (int)hipEventCreate(&ev));
+	printf("hipMalloc %d\n", (int)hipMalloc((void **)&x, sizeof(hx)));
+	printf("hipMalloc %d\n", (int)hipMalloc((void **)&y, sizeof(hy)));
+	printf("hipMemcpy %d\n", (int)hipMemcpy(x, hx, sizeof(hx), hipMemcpyHostToDevice));
+	printf("hipMemsetAsync %d\n", (int)hipMemsetAsync(y, 0, sizeof(hy), s2));
+	add_offset<<<N / 128, 128, 0, s1>>>(x, 1.0f, N);
+	printf("add_offset %d\n", (int)hipGetLastError());
+	if (!racy) {
+		printf("hipEventRecord %d\n", (int)hipEventRecord(ev, s1));
+		printf("hipStreamWaitEvent %d\n", (int)hipStreamWaitEvent(s2, ev, 0));
+	}
+	saxpy<<<N / 128, 128, 0, s2>>>(N, 2.0f, x, y);
+	printf("saxpy %d\n", (int)hipGetLastError());
+	printf("hipMemcpyAsync %d\n", (int)hipMemcpyAsync(hy, y, sizeof(hy), hipMemcpyDeviceToHost, s2));
+	printf("hipStreamSynchronize %d\n", (int)hipStreamSynchronize(s2));
+	printf("hipDeviceSynchronize %d\n", (int)hipDeviceSynchronize());
+	printf("hipEventDestroy %d\n", (int)hipEventDestroy(ev));
+	printf("hipStreamDestroy %d\n", (int)hipStreamDestroy(s1));
+	printf("hipStreamDestroy %d\n", (int)hipStreamDestroy(s2));
+	printf("hipFree %d\n", (int)hipFree(x));
+	printf("hipFree %d\n", (int)hipFree(y));
+	printf("y[3] %.1f\n", hy[3]);
+	return 0;
+}
