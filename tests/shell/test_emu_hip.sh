@@ -9,11 +9,13 @@
 #   event one flow (JSON, Perfetto) and one DOT edge, the memory counter,
 #   the ASCII rows; the racy run has no flow;
 # - hip_struct (a struct argument holding two device pointers, a symbol
-#   copy, an event between two streams): race-free, the struct's pointers
-#   resolved to both allocations (the layout from the code object's
-#   metadata);
+#   copy, an event between two streams): race-free; with the event wait
+#   dropped from its trace, the races of both of the struct's pointers
+#   (the argument laid out by the code object's metadata) and no other;
 # - hip_graph (a graph built by stream capture, launched twice): the
-#   nodes of both launches, race-free.
+#   nodes of both launches, race-free;
+# - hip_module (hipModuleLaunchKernel with kernelParams and with extra,
+#   hipExtModuleLaunchKernel): every launch on the null stream, race-free.
 . "$TOP/tests/support/shell.sh"
 X="$TOP/$BUILD/tsexport"
 RP="$TOP/$BUILD/tsreplay"
@@ -44,6 +46,8 @@ expect_rc 0 cap.struct $PRE "$CAP" -o "$T/struct.sbt" -- "$H/hip_struct"
 has cap.struct out "y[5] 11.5"
 expect_rc 0 cap.graph $PRE "$CAP" -o "$T/graph.sbt" -- "$H/hip_graph"
 has cap.graph out "h[3] 7.0 h[5] 9.0 h[8] 3.0"
+expect_rc 0 cap.module $PRE "$CAP" -o "$T/module.sbt" -- "$H/hip_module" "$H/hip_module_kernels.hsaco"
+has cap.module out "host[3] 13.0"
 
 # ---- races --------------------------------------------------------------------
 # the planted race: add_offset (stream 1) and saxpy (stream 2) both reach x,
@@ -99,6 +103,14 @@ has racy.sum out "commands: 5 on 3 streams, 4 dependencies (2 across streams)"
 # hip_graph: the memset, two launches of three nodes, the readback
 expect_rc 0 graph.sum "$X" --summary "$T/graph.sbt"
 has graph.sum out "commands: 8 on 2 streams"
+# hip_module: the upload, hipModuleLaunchKernel with kernelParams and with
+# extra, hipExtModuleLaunchKernel, the readback, all on the null stream
+expect_rc 0 module.sum "$X" --summary "$T/module.sbt"
+has module.sum out "commands: 5 on 1 streams, 4 dependencies (0 across streams)"
+[ "$(grep '^  seq' "$T/module.sum.out" | sed 's/^  seq [0-9]* [a-z_0-9]* \([A-Za-z_0-9]*\) on null stream: .*/\1/' | tr '\n' ' ')" = \
+	"hipMemcpyHtoD scale _Z10add_offsetPffi scale hipMemcpyDtoH " ] || fail "module: $(cat "$T/module.sum.out")"
+expect_rc 0 module.r "$X" --races "$T/module.sbt"
+has module.r out "races: 0 confirmed, 0 possible"
 
 # ---- JSON ---------------------------------------------------------------------
 ev='e=d["traceEvents"]; ph=lambda p: [x for x in e if x["ph"]==p]; tracks=[x for x in ph("M") if x["name"]=="thread_name"]; names=sorted(t["args"]["name"] for t in tracks); X=ph("X"); at={(x["tid"],x["ts"]):x["name"] for x in X}; fl=sorted((at[(a["tid"],a["ts"])],at[(b["tid"],b["ts"])]) for a in ph("s") for b in ph("f") if a["id"]==b["id"])'
