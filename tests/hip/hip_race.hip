@@ -4,12 +4,18 @@
  * on s1 and waited for on s2 orders them.  Given the argument "racy", the
  * event is left out: nothing orders the write and the read of x, the race
  * the emulator's race detector must report (tests/shell/test_emu_hip.sh).
+ * Given "symbol", a __device__ array is written by hipMemcpyToSymbolAsync
+ * on s1 (elements 1 and 2) and read by hipMemcpyFromSymbolAsync on s2
+ * (elements 2 and 3) with no event between them: they race on element 2;
+ * given "symbol-apart", the read takes elements 3 and 4 (no overlap).
  * Prints each call's status and y[3] (8.0 when ordered); exit status 0 once
  * it ran to its end.
  */
 #include <hip/hip_runtime.h>
 #include <stdio.h>
 #include <string.h>
+
+__device__ int table[8];
 
 __global__ void add_offset(float *p, float off, int n)
 {
@@ -30,6 +36,9 @@ int main(int argc, char **argv)
 	enum { N = 256 };
 	static float hx[N], hy[N];
 	int racy = argc > 1 && strcmp(argv[1], "racy") == 0;
+	int symbol = argc > 1 && strncmp(argv[1], "symbol", 6) == 0;
+	int apart = argc > 1 && strcmp(argv[1], "symbol-apart") == 0;
+	static int put[2] = {7, 9}, got[2];
 	hipStream_t s1 = NULL, s2 = NULL;
 	hipEvent_t ev = NULL;
 	float *x = NULL, *y = NULL;
@@ -47,6 +56,13 @@ int main(int argc, char **argv)
 	if (!racy) {
 		printf("hipEventRecord %d\n", (int)hipEventRecord(ev, s1));
 		printf("hipStreamWaitEvent %d\n", (int)hipStreamWaitEvent(s2, ev, 0));
+	}
+	if (symbol) {
+		printf("hipMemcpyToSymbolAsync %d\n", (int)hipMemcpyToSymbolAsync(HIP_SYMBOL(table), put, sizeof(put),
+		                                                                    1 * sizeof(int), hipMemcpyHostToDevice, s1));
+		printf("hipMemcpyFromSymbolAsync %d\n",
+		       (int)hipMemcpyFromSymbolAsync(got, HIP_SYMBOL(table), sizeof(got), (apart ? 3 : 2) * sizeof(int),
+		                                     hipMemcpyDeviceToHost, s2));
 	}
 	saxpy<<<N / 128, 128, 0, s2>>>(N, 2.0f, x, y);
 	printf("saxpy %d\n", (int)hipGetLastError());

@@ -4,7 +4,10 @@
 # - hip_race: add_offset writes x on one non-blocking stream, saxpy reads
 #   it on another; with "racy" no event orders them: tsexport --races
 #   reports the race naming both launches and their host stacks (exit 1),
-#   and tsreplay --emulate too; with the event, no race;
+#   and tsreplay --emulate too; with the event, no race; with "symbol",
+#   two symbol copies of a __device__ array on the two streams overlap by
+#   one element: a confirmed race at the shadow's range + the offsets;
+#   with "symbol-apart" they do not overlap: none;
 # - the exports of the ordered run by content: a track per stream, the
 #   event one flow (JSON, Perfetto) and one DOT edge, the memory counter,
 #   the ASCII rows; the racy run has no flow;
@@ -88,6 +91,23 @@ x=$(grep ' hip\.hipMalloc ' "$T/struct.dump" | sed -n '1s/^seq=\([0-9]*\) .*/\1/
 y=$(grep ' hip\.hipMalloc ' "$T/struct.dump" | sed -n '2s/^seq=\([0-9]*\) .*/\1/p')
 [ "$pairs" = "_Z4fillPddi@$x _Z11axpy_struct9axpy_argsi@$x;hipMemsetAsync@$y _Z11axpy_struct9axpy_argsi@$y;hipMemsetAsync@$y hipMemcpyAsync@$y;" ] ||
 	fail "struct without the wait: race pairs '$pairs' (x at seq $x, y at seq $y): $(grep -v '      #' "$T/nowait.r.out")"
+# symbol copies: hipMemcpyToSymbolAsync writing elements 1-2 of a
+# __device__ array on one stream, hipMemcpyFromSymbolAsync reading 2-3 on
+# the other, nothing between them: a confirmed race at the host shadow's
+# range (what __hipRegisterVar registered) + each copy's offset; reading
+# 3-4 instead, none
+expect_rc 0 cap.symbol $PRE "$CAP" -o "$T/symbol.sbt" -- "$H/hip_race" symbol
+expect_rc 0 cap.apart $PRE "$CAP" -o "$T/apart.sbt" -- "$H/hip_race" symbol-apart
+expect_rc 1 symbol.r "$X" --races "$T/symbol.sbt"
+has symbol.r out "races: 1 confirmed, 0 possible"
+base=$("$TOP/$BUILD/tsinfo" --dump "$T/symbol.sbt" | sed -n 's/.* hip\.__hipRegisterVar .*name="table" .*host=\([0-9]*\).*/\1/p')
+[ -n "$base" ] || fail "symbol: no __hipRegisterVar of table"
+has symbol.r out "hipMemcpyToSymbolAsync on stream"
+has symbol.r out "(non-blocking) writes 0x$(printf %x $((base + 4)))..0x$(printf %x $((base + 12))) (allocation of 32 bytes"
+has symbol.r out "hipMemcpyFromSymbolAsync on stream"
+has symbol.r out "(non-blocking) reads 0x$(printf %x $((base + 8)))..0x$(printf %x $((base + 16))) (allocation of 32 bytes"
+expect_rc 0 apart.r "$X" --races "$T/apart.sbt"
+has apart.r out "races: 0 confirmed, 0 possible"
 expect_rc 0 graph.r "$X" --races "$T/graph.sbt"
 has graph.r out "races: 0 confirmed, 0 possible"
 
