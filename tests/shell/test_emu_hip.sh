@@ -7,7 +7,10 @@
 #   and tsreplay --emulate too; with the event, no race; with "symbol",
 #   two symbol copies of a __device__ array on the two streams overlap by
 #   one element: a confirmed race at the shadow's range + the offsets;
-#   with "symbol-apart" they do not overlap: none;
+#   with "symbol-apart" they do not overlap: none; with "ext-stop", the
+#   module kernel hipExtModuleLaunchKernel runs on one stream is ordered
+#   before the other stream's saxpy by its stop event, with "ext-start"
+#   (waiting for its start event) they race;
 # - the exports of the ordered run by content: a track per stream, the
 #   event one flow (JSON, Perfetto) and one DOT edge, the memory counter,
 #   the ASCII rows; the racy run has no flow;
@@ -108,6 +111,24 @@ has symbol.r out "hipMemcpyFromSymbolAsync on stream"
 has symbol.r out "(non-blocking) reads 0x$(printf %x $((base + 8)))..0x$(printf %x $((base + 16))) (allocation of 32 bytes"
 expect_rc 0 apart.r "$X" --races "$T/apart.sbt"
 has apart.r out "races: 0 confirmed, 0 possible"
+# hipExtModuleLaunchKernel's start and stop events: scale (from the
+# module) writes x on stream 1; stream 2 waits for the stop event (saxpy
+# after scale: no race) or for the start event (recorded before scale:
+# scale and saxpy race on x)
+for m in ext-stop ext-start; do
+	expect_rc 0 "cap.$m" $PRE "$CAP" -o "$T/$m.sbt" -- "$H/hip_race" $m "$H/hip_module_kernels.hsaco"
+	has "cap.$m" out "hipExtModuleLaunchKernel 0"
+done
+expect_rc 0 extstop.r "$X" --races "$T/ext-stop.sbt"
+has extstop.r out "races: 0 confirmed, 0 possible"
+expect_rc 0 extstop.sum "$X" --summary "$T/ext-stop.sbt"
+has extstop.sum out "commands: 6 on 3 streams, 7 dependencies (4 across streams)"
+expect_rc 1 extstart.r "$X" --races "$T/ext-start.sbt"
+has extstart.r out "races: 0 confirmed, 1 possible"
+grep -q '^  seq [0-9]* kernel scale on stream 0x[0-9a-f]* (non-blocking) reads and may write' "$T/extstart.r.out" ||
+	fail "the race report does not name scale: $(cat "$T/extstart.r.out")"
+grep -q '^  seq [0-9]* kernel _Z5saxpyifPKfPf on stream' "$T/extstart.r.out" ||
+	fail "the race report does not name saxpy: $(cat "$T/extstart.r.out")"
 expect_rc 0 graph.r "$X" --races "$T/graph.sbt"
 has graph.r out "races: 0 confirmed, 0 possible"
 
