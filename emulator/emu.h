@@ -143,7 +143,7 @@ emu_status emu_races_each(emu_graph *g, int (*fn)(void *ctx, const emu_race_desc
  * "Sampled orders"): orders of a CUDA trace's commands that keep the
  * happens-before graph and that a replay reading the trace once can issue.
  * emu_order_open builds the graph of the trace at path and what every
- * sample needs; EMU_ERR_NOT_CUDA for a Vulkan trace and EMU_ERR_STATE for
+ * sample needs; EMU_ERR_NOT_CUDA for a Vulkan or HIP trace and EMU_ERR_STATE for
  * a trace no sampled order is made for (a CUDA graph launch, commands on
  * two devices), err saying which record and why.  emu_order_close(NULL)
  * is a no-op.

@@ -11,6 +11,8 @@
 
 #define EMU_STREAM_LEGACY_HANDLE 0x1u
 #define EMU_STREAM_PER_THREAD_HANDLE 0x2u
+/* HIP has no contexts: hipSetDevice(d) makes this stand-in current. */
+#define EMU_HIP_DEVICE_CTX(d) (0x4849500000000000ull | (uint64_t)(uint32_t)(d))
 
 /* ---- the builder's state ------------------------------------------------ */
 
@@ -75,7 +77,9 @@ typedef struct emu_builder {
 	char *err;
 	size_t errlen;
 	int16_t *kind_of;          /* record type -> sbt_cm_kind, -1 */
+	int16_t *hip_of;           /* record type -> sbt_cm_hip_call of a hip.* type, -1 */
 	uint32_t ntypes;
+	int hip;                   /* the record being read: its sbt_cm_hip_call, -1 for cuda.* */
 	EMU_VEC(emu_bstream) bs;   /* parallel to g->streams */
 	EMU_VEC(emu_bthread) threads;
 	EMU_VEC(emu_bctx) ctxs;    /* context -> device */

@@ -1,7 +1,9 @@
 /*
  * emu_calls.c - what each modeled CUDA call does to the graph being built
  * (docs/emulator.md "What is modeled (CUDA)"): one handler per group of calls,
- * found by the record's kind in a table.
+ * found by the record's kind in a table.  A HIP record goes to the handler
+ * of the kind it records as (serializer/sbt_compute.h); where HIP's meaning
+ * differs, the handler asks b->hip (docs/emulator.md "HIP").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +30,29 @@ static uint32_t emu_call_stream(emu_builder *b, const sbt_cm_call *c)
 	return emu_stream_of(b, c->stream, (int)c->ptds, b->rec->thread);
 }
 
+static int emu_r_event_record(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c);
+
+/* hipExtModuleLaunchKernel's start (event) or stop (value) event: recorded
+ * on the launch's stream just before or just after it. */
+static int emu_hip_launch_event(emu_builder *b, const sbt_cm_call *c, uint64_t event)
+{
+	sbt_cm_call e;
+
+	if (b->hip != SBT_CM_HIP_hipExtModuleLaunchKernel || !event || c->result != 0)
+		return 0;
+	memset(&e, 0, sizeof(e));
+	e.stream = c->stream;
+	e.ptds = c->ptds;
+	e.event = event;
+	return emu_r_event_record(b, SBT_CM_K_cuEventRecord, &e);
+}
+
 /* Every launch counts (keyframes number them); captured ones become graph nodes. */
 static int emu_r_launch(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	uint32_t s = emu_call_stream(b, c), node = EMU_NONE;
 
-	if (s == EMU_NONE)
+	if (s == EMU_NONE || emu_hip_launch_event(b, c, c->event) != 0)
 		return -1;
 	if (c->result == 0 && c->capture_status == 0) {
 		node = emu_command(b, s, k, c, EMU_K_KERNEL, emu_kernel_name(b, c));
@@ -43,6 +62,8 @@ static int emu_r_launch(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 		if (emu_capture_node(b, s, k, c, emu_kernel_name(b, c)) != 0)
 			return -1;
 	}
+	if (emu_hip_launch_event(b, c, c->value) != 0)
+		return -1;
 	return EMU_PUSH(b->launches, node);
 }
 
@@ -79,11 +100,28 @@ static int emu_r_transfer(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 	emu_graph *g = b->g;
 	int async = emu_is_async(k);
 	const char *kn = sbt_cm_kind_name(k);
+	sbt_cm_call sym;
 	uint32_t s, node;
 	unsigned nk;
 
 	if (c->result != 0)
 		return 0;
+	if (b->hip >= 0) {
+		/* HIP names the call itself: "hipMemcpyToSymbolAsync" is async */
+		kn = sbt_cm_hip_name((sbt_cm_hip_call)b->hip);
+		async = strstr(kn, "Async") != NULL;
+		/* symbol copies name the host shadow of the global (its stand-in
+		 * range, emu_r_range) and an offset into it */
+		if (b->hip == SBT_CM_HIP_hipMemcpyToSymbol || b->hip == SBT_CM_HIP_hipMemcpyToSymbolAsync ||
+		    b->hip == SBT_CM_HIP_hipMemcpyFromSymbol || b->hip == SBT_CM_HIP_hipMemcpyFromSymbolAsync) {
+			sym = *c;
+			if (b->hip == SBT_CM_HIP_hipMemcpyToSymbol || b->hip == SBT_CM_HIP_hipMemcpyToSymbolAsync)
+				sym.dst += c->offset;
+			else
+				sym.src += c->offset;
+			c = &sym;
+		}
+	}
 	s = emu_stream_of(b, async ? c->stream : 0, (int)c->ptds, b->rec->thread);
 	if (s == EMU_NONE)
 		return -1;
@@ -127,6 +165,16 @@ static int emu_r_ctx_current(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 	t = emu_thread_of(b, b->rec->thread);
 	if (!t)
 		return -1;
+	if (b->hip == SBT_CM_HIP_hipSetDevice) {
+		/* no context: the device's stand-in becomes the thread's current one */
+		emu_bctx x = { EMU_HIP_DEVICE_CTX(c->device), c->device };
+
+		if (EMU_PUSH(b->ctxs, x) != 0)
+			return -1;
+		if (t->ctx.n)
+			t->ctx.n--;
+		return EMU_PUSH(t->ctx, x.ctx);
+	}
 	if (k != SBT_CM_K_cuCtxPushCurrent && t->ctx.n)
 		t->ctx.n--; /* pop, or set: replaces the top */
 	return k == SBT_CM_K_cuCtxPopCurrent ? 0 : EMU_PUSH(t->ctx, c->ctx);
@@ -364,10 +412,23 @@ static int emu_r_alloc(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
  * as allocated (the physical memory behind a map is cuMemCreate's). */
 static int emu_r_range(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
+	/* __hipRegisterVar gives no device address: its host shadow, which
+	 * symbol copies name, stands for the global */
+	uint64_t base = b->hip == SBT_CM_HIP___hipRegisterVar ? c->host : c->dst;
+
 	(void)k;
-	if (c->result != 0 || emu_alloc_find(b, c->dst))
+	if (c->result != 0 || !base || emu_alloc_find(b, base))
 		return 0;
-	return emu_alloc_add(b, c->dst, c->size, 0, b->rec->seq, b->rec->stack_id);
+	return emu_alloc_add(b, base, c->size, 0, b->rec->seq, b->rec->stack_id);
+}
+
+/* hipDeviceReset: the runtime waits for the device before tearing it down. */
+static int emu_r_device_reset(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	(void)k;
+	if (c->result != 0 || b->hip < 0)
+		return 0;
+	return emu_host_sync_all(b, b->rec->thread);
 }
 
 /* A snapshot names memory older than the trace, and belongs to the open keyframe. */
@@ -426,7 +487,7 @@ static const emu_handler emu_handlers[SBT_CM_KIND_COUNT] = {
 	EMU_H(cuMemAllocManaged, emu_r_alloc), EMU_H(cuMemAllocHost, emu_r_alloc),
 	EMU_H(cuMemHostAlloc, emu_r_alloc), EMU_H(cuMemHostRegister, emu_r_alloc),
 	EMU_H(cuModuleGetGlobal, emu_r_range), EMU_H(cuLibraryGetGlobal, emu_r_range),
-	EMU_H(cuMemMap, emu_r_range),
+	EMU_H(cuMemMap, emu_r_range), EMU_H(cuDevicePrimaryCtxReset, emu_r_device_reset),
 	EMU_H(tsSnapshot, emu_r_snapshot),
 };
 #undef EMU_H
@@ -453,6 +514,7 @@ emu_status emu_record(emu_builder *b, const sbt_record *rec)
 	sbt_cm_kind k;
 
 	b->rec = rec;
+	b->hip = rec->type < b->ntypes ? b->hip_of[rec->type] : -1;
 	if (rec->type == SBT_TYPE_KEYFRAME)
 		return emu_keyframe(b, rec);
 	if (rec->type >= b->ntypes || b->kind_of[rec->type] < 0)

@@ -9,8 +9,10 @@
  * with, the live allocations (to resolve kernel pointer arguments), and the
  * graphs built by stream capture (the state: emu_build.h; what each call
  * does to it: emu_calls.c).  Keyframes bracketing launches are kept and
- * compared after the pass (emu_kf_apply) to prove write sets.  A trace
- * with no cuda.* record type is handed to emu_vk.c (a Vulkan trace).
+ * compared after the pass (emu_kf_apply) to prove write sets.  HIP traces
+ * (hip.* records, the same model: docs/emulator.md "HIP") are read the
+ * same way.  A trace with no cuda.* or hip.* record type is handed to
+ * emu_vk.c (a Vulkan trace).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +88,7 @@ const char *emu_stream_label(const emu_graph *g, uint32_t s, char *buf, size_t l
 		snprintf(buf, len, "queue 0x%llx (family %u, index %u)", (unsigned long long)st->handle,
 		         st->family, st->index);
 	else if (st->legacy)
-		snprintf(buf, len, "legacy default stream");
+		snprintf(buf, len, g->hip ? "null stream" : "legacy default stream");
 	else if (st->ptds)
 		snprintf(buf, len, "per-thread default stream (thread %llu)", (unsigned long long)st->thread);
 	else
@@ -438,31 +440,71 @@ static int emu_access_add(emu_builder *b, emu_target *t, uint64_t addr, uint64_t
 	return EMU_PUSH(*t->acc, a);
 }
 
-/* Every 8-byte aligned word of a launch's parameters that points into a
- * live allocation: the whole allocation is read and perhaps written. */
-static int emu_access_params(emu_builder *b, emu_target *t, const uint8_t *p, size_t len,
-                             size_t first)
+/* One parameter word v: when it points into a live allocation, the whole
+ * allocation is read and perhaps written (once per node). */
+static int emu_access_word(emu_builder *b, emu_target *t, uint64_t v, size_t first)
 {
-	for (size_t off = 0; off + 8 <= len; off += 8) {
-		uint64_t v = 0;
-		uint32_t al;
-		int dup = 0;
+	uint32_t al = v ? emu_alloc_find(b, v) : 0;
 
-		for (unsigned k = 0; k < 8; k++)
-			v |= (uint64_t)p[off + k] << (8 * k);
-		al = v ? emu_alloc_find(b, v) : 0;
-		if (!al)
-			continue;
-		for (size_t i = first; i < t->acc->n; i++)
-			if (t->acc->v[i].alloc == al)
-				dup = 1;
-		if (!dup) {
-			const emu_alloc *a = &b->g->allocs.v[al];
-			emu_access x = { a->base, a->base + a->size, t->node, al,
-				         EMU_A_READ | EMU_A_MAYWRITE };
+	if (!al)
+		return 0;
+	for (size_t i = first; i < t->acc->n; i++)
+		if (t->acc->v[i].alloc == al)
+			return 0;
+	{
+		const emu_alloc *a = &b->g->allocs.v[al];
+		emu_access x = { a->base, a->base + a->size, t->node, al, EMU_A_READ | EMU_A_MAYWRITE };
 
-			if (EMU_PUSH(*t->acc, x) != 0)
+		return EMU_PUSH(*t->acc, x);
+	}
+}
+
+static uint64_t emu_load64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (unsigned k = 0; k < 8; k++)
+		v |= (uint64_t)p[k] << (8 * k);
+	return v;
+}
+
+/* Every 8-byte aligned word of the bytes p[0..len) that points into a live
+ * allocation. */
+static int emu_access_words(emu_builder *b, emu_target *t, const uint8_t *p, size_t len, size_t first)
+{
+	for (size_t off = 0; off + 8 <= len; off += 8)
+		if (emu_access_word(b, t, emu_load64(p + off), first) != 0)
+			return -1;
+	return 0;
+}
+
+/* A launch's pointer arguments.  CUDA: every aligned word of the
+ * parameters (or the extra buffer).  HIP: the layout is the code object's
+ * explicit arguments (amdhsa metadata, recorded by capture), so only the
+ * aligned words inside an argument count, as the HIP replay rewrites them
+ * (a global_buffer argument is one word; a by_value struct may hold
+ * several pointers the metadata does not mark); with no layout, every
+ * aligned word. */
+static int emu_access_args(emu_builder *b, emu_target *t, const sbt_cm_call *c, size_t first)
+{
+	size_t nl = b->hip >= 0 ? sbt_cm_layout_count(c) : 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		const uint8_t *p = pass ? c->extra : c->params;
+		size_t len = pass ? c->extra_len : c->params_len;
+
+		if (!nl) {
+			if (emu_access_words(b, t, p, len, first) != 0)
 				return -1;
+			continue;
+		}
+		for (size_t i = 0; i < nl; i++) {
+			uint32_t off, size;
+
+			sbt_cm_layout_at(c, i, &off, &size);
+			for (uint64_t w = ((uint64_t)off + 7) & ~7ull; w + 8 <= (uint64_t)off + size && w + 8 <= len; w += 8)
+				if (emu_access_word(b, t, emu_load64(p + w), first) != 0)
+					return -1;
 		}
 	}
 	return 0;
@@ -581,8 +623,7 @@ int emu_capture_node(emu_builder *b, uint32_t s, sbt_cm_kind k, const sbt_cm_cal
 			return -1;
 	if (k == SBT_CM_K_cuLaunchKernel || k == SBT_CM_K_cuLaunchKernelEx ||
 	    k == SBT_CM_K_cuLaunchCooperativeKernel) {
-		if (emu_access_params(b, &t, c->params, c->params_len, cap->acc.n) != 0 ||
-		    emu_access_params(b, &t, c->extra, c->extra_len, cap->acc.n) != 0)
+		if (emu_access_args(b, &t, c, cap->acc.n) != 0)
 			return -1;
 	} else if (emu_fill_transfer(b, k, c, &n, &t) != 0) {
 		return -1;
@@ -610,8 +651,7 @@ uint32_t emu_command(emu_builder *b, uint32_t s, sbt_cm_kind k, const sbt_cm_cal
 	n.stream = s;
 	n.acc_first = (uint32_t)g->acc.n;
 	if (kind == EMU_K_KERNEL) {
-		if (emu_access_params(b, &t, c->params, c->params_len, g->acc.n) != 0 ||
-		    emu_access_params(b, &t, c->extra, c->extra_len, g->acc.n) != 0)
+		if (emu_access_args(b, &t, c, g->acc.n) != 0)
 			return EMU_NONE;
 	} else if (kind != EMU_K_HOSTFN && emu_fill_transfer(b, k, c, &n, &t) != 0) {
 		return EMU_NONE;
@@ -791,12 +831,27 @@ static void emu_builder_finish(emu_builder *b)
 	free(b->snaps.v);
 	free(b->tmp.v);
 	free(b->kind_of);
+	free(b->hip_of);
 }
 
-/* The record types the trace names "cuda.<call>", mapped to kinds. */
+/* The HIP call a "hip.<call>" type name names; -1 if none. */
+static int emu_hip_call_of(const char *name)
+{
+	for (int i = 0; i < SBT_CM_HIP_COUNT; i++) {
+		const char *n = sbt_cm_hip_type_name((sbt_cm_hip_call)i);
+
+		if (n && strcmp(n, name) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* The record types the trace names "cuda.<call>" or "hip.<call>", mapped
+ * to kinds of the compute model (a HIP call to the kind it records as, and
+ * to itself where HIP's meaning differs: emu_calls.c). */
 static emu_status emu_types(emu_builder *b)
 {
-	uint32_t type, max = 0, ncuda = 0;
+	uint32_t type, max = 0, ncuda = 0, nhip = 0;
 	const char *name;
 	sbt_cm_kind k;
 
@@ -805,17 +860,26 @@ static emu_status emu_types(emu_builder *b)
 			max = type;
 	b->ntypes = max + 1;
 	b->kind_of = malloc(b->ntypes * sizeof(int16_t));
-	if (!b->kind_of)
+	b->hip_of = malloc(b->ntypes * sizeof(int16_t));
+	if (!b->kind_of || !b->hip_of)
 		return EMU_ERR_NOMEM;
 	for (uint32_t t = 0; t < b->ntypes; t++)
-		b->kind_of[t] = -1;
-	for (size_t i = 0; sbt_reader_type_at(b->g->r, i, &type, &name) == SBT_OK; i++)
-		if (type < b->ntypes && strncmp(name, "cuda.", 5) == 0 &&
-		    sbt_cm_kind_by_name(name, &k) == 0) {
-			b->kind_of[type] = (int16_t)k;
+		b->kind_of[t] = b->hip_of[t] = -1;
+	for (size_t i = 0; sbt_reader_type_at(b->g->r, i, &type, &name) == SBT_OK; i++) {
+		int hip = strncmp(name, "hip.", 4) == 0 ? emu_hip_call_of(name) : -1;
+
+		if (type >= b->ntypes || (strncmp(name, "cuda.", 5) != 0 && hip < 0) ||
+		    sbt_cm_kind_by_name(name, &k) != 0)
+			continue;
+		b->kind_of[type] = (int16_t)k;
+		b->hip_of[type] = (int16_t)hip;
+		if (hip >= 0)
+			nhip++;
+		else
 			ncuda++;
-		}
-	return ncuda ? EMU_OK : EMU_ERR_NOT_CUDA;
+	}
+	b->g->hip = nhip > 0 && ncuda == 0;
+	return ncuda || nhip ? EMU_OK : EMU_ERR_NOT_CUDA;
 }
 
 emu_status emu_graph_build(const char *path, emu_graph **out, char *err, size_t errlen)
@@ -870,7 +934,7 @@ emu_status emu_graph_build(const char *path, emu_graph **out, char *err, size_t 
 		/* no CUDA records: a Vulkan trace, read by emu_vk.c */
 		st = emu_vk_build(g, err, errlen);
 		if (st == EMU_ERR_NOT_CUDA)
-			snprintf(err, errlen, "%s: %s, nor a Vulkan one (no cuda.* or vulkan.* record types)", path,
+			snprintf(err, errlen, "%s: %s, nor a HIP or Vulkan one (no cuda.*, hip.* or vulkan.* record types)", path,
 			         emu_strerror(st));
 		if (st != EMU_OK)
 			goto out_free_builder;

@@ -146,6 +146,7 @@ struct emu_graph {
 	uint32_t *vc;
 	size_t vc_width;
 	struct emu_vk_graph *vk;    /* a Vulkan trace's ordering data (emu_vk.h); NULL for CUDA */
+	int hip;                    /* a HIP trace (hip.* records): stream 0 is the "null stream" */
 	/* A replay profile (emu_profile.c): per node the measured duration,
 	 * UINT64_MAX where none; NULL when no profile was loaded. */
 	uint64_t *measured;

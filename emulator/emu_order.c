@@ -245,6 +245,13 @@ emu_status emu_order_open(const char *path, emu_order_plan **out, char *err, siz
 		st = EMU_ERR_NOT_CUDA;
 		goto out_free;
 	}
+	if (p->g->hip) {
+		/* the items name cuda.* records (emu_order_kind): none here */
+		snprintf(err, errlen, "%s: a HIP trace: sampled orders are made for CUDA traces (the HIP "
+		         "backend cannot replay a sampled order yet)", path);
+		st = EMU_ERR_NOT_CUDA;
+		goto out_free;
+	}
 	st = emu_order_one_device(p, err, errlen);
 	if (st == EMU_OK)
 		st = emu_order_succ(p);
