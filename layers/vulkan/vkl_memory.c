@@ -13,9 +13,9 @@
  * before vkQueueBindSparse, of everything; the ranges of
  * vkFlushMappedMemoryRanges and vkInvalidateMappedMemoryRanges; before
  * vkUnmapMemory): each run of bytes where
- * shadow != reference is copied once, recorded as a blob with a
- * vulkan.tsMemoryWrite record, and written into the real mapping and the
- * reference.  Only the bytes that differ are written to the real mapping:
+ * shadow != reference is copied once, into the reference, and from there
+ * recorded as a blob with a vulkan.tsMemoryWrite record and written into
+ * the real mapping.  Only the bytes that differ are written to the real mapping:
  * two runs are merged across a gap only where the gap's real bytes still
  * equal the reference, so a device write next to a host write is never
  * overwritten with stale bytes (in the capture or in the replay).
