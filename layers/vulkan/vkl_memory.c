@@ -13,9 +13,9 @@
  * before vkQueueBindSparse, of everything; the ranges of
  * vkFlushMappedMemoryRanges and vkInvalidateMappedMemoryRanges; before
  * vkUnmapMemory): each run of bytes where
- * shadow != reference is copied once, recorded as a blob with a
- * vulkan.tsMemoryWrite record, and written into the real mapping and the
- * reference.  Only the bytes that differ are written to the real mapping:
+ * shadow != reference is copied once, into the reference, and from there
+ * recorded as a blob with a vulkan.tsMemoryWrite record and written into
+ * the real mapping.  Only the bytes that differ are written to the real mapping:
  * two runs are merged across a gap only where the gap's real bytes still
  * equal the reference, so a device write next to a host write is never
  * overwritten with stale bytes (in the capture or in the replay).
@@ -82,7 +82,7 @@ typedef struct vkl_memory {
 	uint8_t *ref;    /* what the application last saw or wrote */
 	void *shadow_base;
 	size_t shadow_len;
-	uint8_t *tmp; /* a run's bytes, copied once (map_size) */
+	uint8_t *tmp; /* the device's bytes of a run, copied once (map_size) */
 	vkl_track trk; /* which pages of the shadow the host wrote (vkl_track.c) */
 	/* [dev_lo, dev_hi) of the mapping: what submissions since the last
 	 * observation that found the device idle may write (a buffer whose
@@ -309,20 +309,37 @@ static inline uint64_t vkl_mem_nonzero_bytes(uint64_t x)
  * x86-64, NEON on arm64, plain words elsewhere). */
 typedef uint8_t vkl_mem_v16 __attribute__((vector_size(16)));
 
+/* 0xff in each of sixteen bytes where a and b are equal. */
+static inline vkl_mem_v16 vkl_mem_eq16(const uint8_t *a, const uint8_t *b)
+{
+	vkl_mem_v16 x, y;
+	memcpy(&x, a, 16);
+	memcpy(&y, b, 16);
+	return (vkl_mem_v16)(x == y);
+}
+
 /* Length of the run of differing bytes starting at i (a[i] != b[i]).
- * Eight bytes a step while all of them differ: results the device wrote
- * run for megabytes. */
+ * Many bytes a step while all of them differ: pages the host rewrote
+ * whole, and results the device wrote, run for kilobytes to megabytes. */
 static size_t vkl_mem_run(const uint8_t *a, const uint8_t *b, size_t i, size_t n)
 {
 	size_t j = i + 1;
-	/* sixteen bytes a step while none of them is equal (a whole page the
-	 * host rewrote): one vector compare, no byte-wise work */
-	while (j + 16 <= n) {
-		vkl_mem_v16 x, y, eq;
+	/* sixty-four bytes a step while none of them is equal (a whole page
+	 * the host rewrote): four vector compares and one test */
+	while (j + 64 <= n) {
+		vkl_mem_v16 eq = vkl_mem_eq16(a + j, b + j) | vkl_mem_eq16(a + j + 16, b + j + 16) |
+		                 vkl_mem_eq16(a + j + 32, b + j + 32) |
+		                 vkl_mem_eq16(a + j + 48, b + j + 48);
 		uint64_t w[2];
-		memcpy(&x, a + j, 16);
-		memcpy(&y, b + j, 16);
-		eq = (vkl_mem_v16)(x == y);
+		memcpy(w, &eq, 16);
+		if (w[0] | w[1])
+			break;
+		j += 64;
+	}
+	/* then sixteen */
+	while (j + 16 <= n) {
+		vkl_mem_v16 eq = vkl_mem_eq16(a + j, b + j);
+		uint64_t w[2];
 		memcpy(w, &eq, 16);
 		if (w[0] | w[1])
 			break;
@@ -402,11 +419,12 @@ static void vkl_mem_publish_run(vkl_memory *m, size_t lo, size_t hi)
 			end = next + vkl_mem_run(m->shadow, m->ref, next, hi);
 		}
 		len = end - i;
-		/* one copy: what is recorded is exactly what reaches the device */
-		memcpy(m->tmp + i, m->shadow + i, len);
-		vkl_emit_memory_write((uint64_t)(uintptr_t)m->handle, m->map_offset + i, m->tmp + i, len);
-		memcpy(m->real + i, m->tmp + i, len);
-		memcpy(m->ref + i, m->tmp + i, len);
+		/* one read of the shadow, into the reference: what is recorded
+		 * and what reaches the device are that copy, whatever another
+		 * thread writes into the shadow meanwhile */
+		memcpy(m->ref + i, m->shadow + i, len);
+		vkl_emit_memory_write((uint64_t)(uintptr_t)m->handle, m->map_offset + i, m->ref + i, len);
+		memcpy(m->real + i, m->ref + i, len);
 		i = next;
 	}
 }

@@ -277,5 +277,8 @@ uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *dat
 	t->result.len = 0;
 	if (sbt_vk_ts_memory_write_encode(&t->result, &w) != SBT_VK_OK)
 		return 0;
-	return cap_record(SBT_VK_TYPE_TS_MEMORY_WRITE, CAP_REC_WORK, t->result.data, t->result.len);
+	/* no CAP_REC_WORK: the submit, flush or unmap that publishes the
+	 * write follows with its own stack, and a page-sized write would
+	 * otherwise pay an unwind per page */
+	return cap_record(SBT_VK_TYPE_TS_MEMORY_WRITE, 0, t->result.data, t->result.len);
 }

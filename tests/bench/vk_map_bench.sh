@@ -6,7 +6,15 @@
 #   plain      no layer
 #   copy-once  no layer, each written page copied once more (vk_mapwrite
 #              --copy-once): the least a capture has to do with the data
+#   track      no layer, the pages written into a shadow that the layer's
+#              own tracker watches and the runs it reports copied into the
+#              mapping (vk_mapwrite --track): the least a capture that
+#              tracks written pages has to do (a fault per page written, a
+#              look per submit, one copy)
 #   ours       our layer, the tracker it chooses (uffd here)
+#   base       only with VK_MAP_BASE_LAYERS=DIR (a folder holding another
+#              build's VkLayer_tracesmith.json, e.g. main's build/layers):
+#              that layer, for before/after in the same run
 #   shadow     our layer with TRACESMITH_VK_TRACKER=shadow (every byte
 #              compared at each submit: what it did before the tracker)
 #   GFXR       GFXReconstruct's capture layer (page_guard, its default)
@@ -18,7 +26,8 @@
 #   BUILD=build sh tests/bench/vk_map_bench.sh
 # Environment: BENCH_RUNS (default 5), BENCH_TMP (where traces go),
 # VK_MAP_SWEEP (MIB:PERMILLE points, default "64:10 64:100 64:1000 16:10
-# 16:1000"), VK_MAP_SUBMITS (default 50).
+# 16:1000"), VK_MAP_SUBMITS (default 50), VK_MAP_BASE_LAYERS (above),
+# VK_MAP_RUNS (which runs, default all: e.g. "plain track ours base").
 set -eu
 BUILD=${BUILD:-build}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -63,8 +72,10 @@ def run(args, env, out=None):
     return float(m.group(2)), m.group(1), (os.path.getsize(out) if out else 0)
 
 
-def ours(args, tracker, out):
+def ours(args, tracker, out, layers=None):
     env = base_env()
+    if layers:
+        env["VK_ADD_LAYER_PATH"] = layers
     env["VK_INSTANCE_LAYERS"] = "VK_LAYER_tracesmith"
     env["TRACESMITH_OUTPUT"] = out
     env["TRACESMITH_LOG"] = "info"
@@ -85,6 +96,10 @@ def gfxr(args, out):
     return run(args, env, out)
 
 
+BASE = os.environ.get("VK_MAP_BASE_LAYERS", "")
+if BASE and not os.path.exists(os.path.join(BASE, "VkLayer_tracesmith.json")):
+    raise SystemExit("VK_MAP_BASE_LAYERS=%s holds no VkLayer_tracesmith.json" % BASE)
+WANT = os.environ.get("VK_MAP_RUNS", "").split()
 have_gfxr = os.path.exists(GFXR_JSON)
 print("vk_mapwrite, %s submits, %d alternating rounds; times are the submit loop's, "
       "ratios the medians of per-round ratios" % (SUBMITS, RUNS), flush=True)
@@ -96,11 +111,20 @@ for point in SWEEP:
     fns = {
         "plain": lambda: run(args, base_env()),
         "copy-once": lambda: run(args + ["--copy-once"], base_env()),
+        "track": lambda: run(args + ["--track"], base_env()),
         "ours": lambda: ours(args, None, os.path.join(TMP, "ours.sbt")),
         "shadow": lambda: ours(args, "shadow", os.path.join(TMP, "shadow.sbt")),
     }
+    if BASE:
+        fns["base"] = lambda: ours(args, None, os.path.join(TMP, "base.sbt"), BASE)
     if have_gfxr:
         fns["GFXR"] = lambda: gfxr(args, os.path.join(TMP, "gfxr.gfxr"))
+    if WANT:
+        unknown = [n for n in WANT if n not in fns]
+        if unknown or "plain" not in WANT:
+            raise SystemExit("VK_MAP_RUNS=%s: runs are %s, plain among them" %
+                             (" ".join(WANT), " ".join(fns)))
+        fns = {n: fns[n] for n in fns if n in WANT}
     names = list(fns)
     res = {n: [] for n in names}
     for i in range(RUNS):
@@ -118,10 +142,9 @@ for point in SWEEP:
                                      "  trace %.1f MiB" % (size / 1048576.0) if size else ""))
     def ratio(a, b):
         return statistics.median([t[a][i] / t[b][i] for i in range(RUNS)])
-    line = "  ours/plain %.2f  ours/copy-once %.2f  shadow/plain %.2f  ours/shadow %.2f" % (
-        ratio("ours", "plain"), ratio("ours", "copy-once"), ratio("shadow", "plain"),
-        ratio("ours", "shadow"))
-    if have_gfxr:
-        line += "  GFXR/plain %.2f  ours/GFXR %.2f" % (ratio("GFXR", "plain"), ratio("ours", "GFXR"))
-    print(line, flush=True)
+    pairs = [("ours", "plain"), ("ours", "copy-once"), ("track", "plain"), ("ours", "track"),
+             ("shadow", "plain"), ("ours", "shadow"), ("base", "plain"), ("ours", "base"),
+             ("GFXR", "plain"), ("ours", "GFXR")]
+    print("  " + "  ".join("%s/%s %.2f" % (a, b, ratio(a, b)) for a, b in pairs
+                           if a in t and b in t), flush=True)
 EOF

@@ -8,31 +8,62 @@
  * capture layer has to find what the host wrote in all of it; the device
  * itself does almost nothing, so that finding is what the run time shows.
  *
- * usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--copy-once]
+ * usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--copy-once | --track]
  * --copy-once also copies each written page once into a private buffer
  * after writing it: the least any capture must do with the data written,
- * the baseline of tests/bench/vk_map_bench.sh.
+ * a baseline of tests/bench/vk_map_bench.sh.
+ * --track writes the pages into a private shadow of the mapping that the
+ * capture layer's own page tracker watches (layers/vulkan/vkl_track.c, the
+ * tracker it would choose, TRACESMITH_VK_TRACKER honoured) and, before each
+ * submit, copies the runs the tracker reports into the mapping: the least
+ * a capture that tracks written pages must do (one fault per page written,
+ * the look, one copy), the other baseline.
  * Prints the XXH3-64 hash of the result buffer (a pure function of the
- * options) and the wall time of the submit loop in milliseconds.
+ * options) and the wall time of the submit loop in milliseconds, then the
+ * XXH3-64 hash of the whole mapping (with --track: of what the tracker's
+ * runs brought into it).
  */
+#include <sys/mman.h>
+
 #include "tests/programs/vk_prog.h"
+/* the layer's tracker itself, for --track (as tests/unit/test_vkl_track.c) */
+#include "layers/vulkan/vkl_track.c"
 
 #define VKM_COPY 256
 
+/* --track: the private shadow the program writes, and the mapping the
+ * tracker's runs are copied into. */
+typedef struct vkm_shadow {
+	uint8_t *base; /* page-aligned, len bytes */
+	size_t len;
+	uint8_t *map; /* the Vulkan mapping */
+	vkl_track trk;
+} vkm_shadow;
+
+static void vkm_copy_run(void *ctx, size_t lo, size_t hi)
+{
+	vkm_shadow *sh = ctx;
+	memcpy(sh->map + lo, sh->base + lo, hi - lo);
+}
+
 static void vkm_usage(FILE *f)
 {
-	fprintf(f, "usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--copy-once]\n"
+	fprintf(f, "usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--copy-once | --track]\n"
 	           "  --mib M       mapped buffer size in MiB (1..4096, default 64)\n"
 	           "  --permille P  thousandths of its pages written before each submit\n"
 	           "                (1..1000, default 10)\n"
 	           "  --submits S   submits (1..100000, default 50)\n"
-	           "  --copy-once   copy each written page once more (the baseline)\n");
+	           "  --copy-once   copy each written page once more (a baseline)\n"
+	           "  --track       write into a shadow the layer's page tracker watches,\n"
+	           "                copy what it reports into the mapping (a baseline)\n");
 }
 
 int main(int argc, char **argv)
 {
 	uint32_t mib = 64, permille = 10, submits = 50, s, j;
-	int copy_once = 0, i;
+	int copy_once = 0, track = 0, i;
+	vkm_shadow sh = { 0 };
+	uint8_t *wr; /* where the pages are written: the mapping, or the shadow */
 	vkp_ctx c;
 	vkp_buffer src, dst;
 	VkCommandPoolCreateInfo cpci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
@@ -55,6 +86,8 @@ int main(int argc, char **argv)
 			submits = vkp_parse_u32("vk_mapwrite", a, vkp_next_arg(argc, argv, &i), 1, 100000);
 		} else if (!strcmp(a, "--copy-once")) {
 			copy_once = 1;
+		} else if (!strcmp(a, "--track")) {
+			track = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			vkm_usage(stdout);
 			return 0;
@@ -63,6 +96,11 @@ int main(int argc, char **argv)
 			vkm_usage(stderr);
 			return 2;
 		}
+	}
+	if (copy_once && track) {
+		fprintf(stderr, "vk_mapwrite: --copy-once and --track are two baselines: one at a time\n");
+		vkm_usage(stderr);
+		return 2;
 	}
 	npages = (size_t)mib * 1048576 / page;
 	nwrite = (npages * permille + 999) / 1000;
@@ -76,6 +114,20 @@ int main(int argc, char **argv)
 	                  0, 1);
 	if (copy_once && !(side = malloc(nwrite * page)))
 		vkp_die(&c, "out of memory for the copy-once buffer (%zu bytes)", nwrite * page);
+	wr = src.map;
+	if (track) {
+		/* populated with the mapping's contents, as the layer's shadow */
+		sh.len = npages * page;
+		sh.map = src.map;
+		sh.base = mmap(NULL, sh.len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (sh.base == MAP_FAILED)
+			vkp_die(&c, "no memory for the --track shadow (%zu bytes)", sh.len);
+		madvise(sh.base, sh.len, MADV_NOHUGEPAGE);
+		memcpy(sh.base, src.map, sh.len);
+		vkl_track_register(&sh.trk, sh.base, sh.len);
+		printf("vk_mapwrite: --track with the %s tracker\n", vkl_track_name(sh.trk.kind));
+		wr = sh.base;
+	}
 	cpci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
 	cpci.queueFamilyIndex = c.qfam;
 	VKP_CHECK(&c, vkCreateCommandPool(c.device, &cpci, NULL, &cpool));
@@ -95,10 +147,12 @@ int main(int argc, char **argv)
 
 		for (j = 0; j < nwrite; j++) {
 			size_t p = (first + (size_t)j * npages / nwrite) % npages;
-			memset((uint8_t *)src.map + p * page, (int)((s * 31 + j) & 0xff), page);
+			memset(wr + p * page, (int)((s * 31 + j) & 0xff), page);
 			if (side)
-				memcpy(side + (size_t)j * page, (uint8_t *)src.map + p * page, page);
+				memcpy(side + (size_t)j * page, wr + p * page, page);
 		}
+		if (track)
+			vkl_track_look(&sh.trk, 0, sh.len, vkm_copy_run, &sh);
 		region = (VkBufferCopy){ (VkDeviceSize)first * page, 0, VKM_COPY };
 		VKP_CHECK(&c, vkResetCommandBuffer(cb, 0));
 		bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -121,8 +175,14 @@ int main(int argc, char **argv)
 	printf("vk_mapwrite: mib %u permille %u submits %u pages %zu hash 0x%016llx loop_ms %.1f\n",
 	       (unsigned)mib, (unsigned)permille, (unsigned)submits, nwrite,
 	       (unsigned long long)XXH3_64bits(dst.map, VKM_COPY), (t1 - t0) * 1000.0);
+	printf("vk_mapwrite: mapping hash 0x%016llx\n",
+	       (unsigned long long)XXH3_64bits(src.map, npages * page));
 
 	free(side);
+	if (track) {
+		vkl_track_unregister(&sh.trk);
+		munmap(sh.base, sh.len);
+	}
 	vkDestroyFence(c.device, fence, NULL);
 	vkDestroyCommandPool(c.device, cpool, NULL);
 	vkp_buffer_destroy(&c, &dst);

@@ -3,7 +3,8 @@
  * memory tracking (layers/vulkan/vkl_memory.c, compiled in) against
  * byte-at-a-time references, on buffers where equal and differing bytes
  * alternate in every pattern a word can hold (runs of 0 to 20 bytes, at
- * every alignment), then through the public calls on a fake mapping: a
+ * every alignment, and differing runs up to 200 bytes for the 64-byte
+ * steps), then through the public calls on a fake mapping: a
  * device write of 3000 bytes with bytes left equal inside it reaches the
  * shadow whole and is never recorded as a host write, and host bytes that
  * share 8-byte words with device bytes survive an observation; publishing
@@ -64,13 +65,13 @@ static size_t tst_run_ref(const uint8_t *a, const uint8_t *b, size_t i, size_t n
 	return j - i;
 }
 
-/* a and b differ in runs of random length 0..20 separated by equal runs
- * of random length 0..20 */
-static void tst_fill(uint8_t *a, uint8_t *b, size_t n)
+/* a and b differ in runs of random length 0..longest separated by equal
+ * runs of random length 0..20 */
+static void tst_fill(uint8_t *a, uint8_t *b, size_t n, size_t longest)
 {
 	size_t i = 0;
 	while (i < n) {
-		size_t diff = tst_rand() % 21, same = tst_rand() % 21;
+		size_t diff = tst_rand() % (longest + 1), same = tst_rand() % 21;
 		for (; diff && i < n; diff--, i++) {
 			a[i] = (uint8_t)tst_rand();
 			b[i] = (uint8_t)(a[i] ^ (1 + tst_rand() % 255));
@@ -87,7 +88,8 @@ static void tst_scans(void)
 	size_t bad_run = 0, bad_take = 0, runs = 0;
 	TST_REQUIRE(a && b && shadow && ref && want_shadow);
 	for (int round = 0; round < 50; round++) {
-		tst_fill(a, b, TST_N);
+		/* every other round, runs long enough for the 64-byte steps */
+		tst_fill(a, b, TST_N, round % 2 ? 200 : 20);
 		for (size_t i = 0; i < TST_N; i++)
 			if (a[i] != b[i]) {
 				runs++;
