@@ -551,6 +551,27 @@ static int emu_fill_transfer(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 	case SBT_CM_K_cuMemcpyPeerAsync:
 		kind = EMU_K_D2D;
 		break;
+	case SBT_CM_K_cuMemcpyHtoA:
+	case SBT_CM_K_cuMemcpyHtoAAsync:
+		n->kind = EMU_K_H2D;
+		n->bytes = c->size;
+		return 0; /* an array's contents are not device memory by address */
+	case SBT_CM_K_cuMemcpyAtoH:
+	case SBT_CM_K_cuMemcpyAtoHAsync:
+		n->kind = EMU_K_D2H;
+		n->bytes = c->size;
+		return 0;
+	case SBT_CM_K_cuMemcpyAtoD:
+	case SBT_CM_K_cuMemcpyDtoA:
+	case SBT_CM_K_cuMemcpyAtoA:
+		/* the linear side's range (dst_x/src_x are the array sides' offsets) */
+		n->kind = EMU_K_D2D;
+		n->bytes = c->size;
+		if (k == SBT_CM_K_cuMemcpyAtoD)
+			return emu_access_add(b, t, c->dst, c->size, EMU_A_WRITE);
+		if (k == SBT_CM_K_cuMemcpyDtoA)
+			return emu_access_add(b, t, c->src, c->size, EMU_A_READ);
+		return 0;
 	default:
 		break;
 	}

@@ -58,6 +58,12 @@ has dump out "cuda.cuArray3DCreate flags=2 handle="
 has dump out "width=16 height=8 depth=4 format=3 channels=1"
 has dump out "cuda.cuArrayDestroy handle="
 has dump out "cuda.cuSurfObjectCreate handle="
+# The emulator schedules every copy, the ones by array offset included:
+# one command per copy, memset and launch in the dump, no race.
+ncmd=$(grep -c ' cuda\.\(cuMemcpy\|cuMemset\|cuLaunch\)' "$T/dump.out")
+expect_rc 0 emu "$TOP/$BUILD/tsexport" --summary --races "$T/a.sbt"
+has emu out "commands: $ncmd on "
+has emu out "races: 0 confirmed, 0 possible"
 grep -q "cuda.cuMemcpy3D .*dst_type=3 src_type=3" "$T/dump.out" || fail "no array-to-array cuMemcpy3D in the dump"
 for c in cuMemcpyHtoA cuMemcpyDtoA cuMemcpyAtoA cuMemcpyAtoD cuMemcpyAtoH cuMemcpyHtoAAsync cuMemcpyAtoHAsync; do
 	grep -q "cuda.$c .*sub=5" "$T/dump.out" || fail "no $c record in the dump"
