@@ -74,4 +74,8 @@ done | sort -u | while read -r l; do
 	esac
 	cp -L "$l" "$DEST/lib/"
 done
+# What was built: the device machine's copy of the repository may carry
+# older git metadata, so the pack says it.
+git log -1 --format='commit %h %s' >"$DEST/COMMIT" 2>/dev/null || true
+git status --porcelain --untracked-files=no | grep -q . && echo "(with uncommitted changes)" >>"$DEST/COMMIT"
 du -sh "$DEST"

@@ -26,7 +26,7 @@ LIMIT=${GPU_LEASE_LIMIT:-300}
 	uname -r
 	python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)' 2>&1
 	"$BUILD/tsinfo" --version 2>&1 | head -n 1
-	git log -1 --format='commit %h %s' 2>/dev/null
+	cat "$P/COMMIT" 2>/dev/null || echo "pack of unknown commit"
 } >"$OUT/summary.txt"
 
 run_chain() { # NAME TEST...
