@@ -82,7 +82,7 @@ typedef struct rpvk_sh_fb {
 
 enum {
 	RPVK_SPV_MAGIC = 0x07230203u,
-	RPVK_SPV_MAX_IDS = 1u << 22
+	RPVK_SPV_MAX_IDS = 1u << 20 /* ids past it: the module is not judged */
 };
 
 typedef struct rpvk_spv_id {
