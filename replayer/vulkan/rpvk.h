@@ -428,6 +428,8 @@ typedef struct rpvk_sh_pipe {
 	uint32_t nuse, cap;
 	struct { uint32_t set, binding; } *use; /* statically used; owned */
 	uint32_t dyn;              /* RPVK_DYN_* it leaves to the command buffer */
+	uint8_t dyn_known;         /* 0: made from pipeline libraries, whose
+	                              dynamic state is theirs (not judged) */
 } rpvk_sh_pipe;
 
 /* Before a call: RP_ERR_TRACE (diag set) for a pipeline whose shaders do

@@ -634,6 +634,13 @@ static void rpvk_sh_pipe_dyn(const VkGraphicsPipelineCreateInfo *ci, rpvk_sh_pip
 {
 	const VkPipelineDynamicStateCreateInfo *d = ci->pDynamicState;
 	int discard_dyn = 0;
+	if (ci->flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR)
+		return;
+	for (const VkBaseInStructure *n = ci->pNext; n; n = n->pNext)
+		if (n->sType == VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR ||
+		    n->sType == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT)
+			return;
+	p->dyn_known = 1;
 	for (uint32_t i = 0; d && d->pDynamicStates && i < d->dynamicStateCount; i++)
 		for (size_t k = 0; k < sizeof(rpvk_sh_dyn) / sizeof(rpvk_sh_dyn[0]); k++)
 			if (d->pDynamicStates[i] == rpvk_sh_dyn[k].state)

@@ -411,7 +411,8 @@ static rp_status rpvk_state_bind(rpvk *r, VkObjectType type, uint64_t res, VkDev
  * dynamic state its pipeline leaves to the command buffer set (and not
  * disturbed since by a pipeline that has it static).  A secondary command
  * buffer's dynamic state is not judged (it may inherit viewport and
- * scissor, VK_NV_inherited_viewport_scissor). */
+ * scissor, VK_NV_inherited_viewport_scissor), nor that of pipelines made
+ * from libraries. */
 static rp_status rpvk_state_draw(rpvk *r, VkCommandBuffer cb, rpvk_cb *c, int k)
 {
 	const rpvk_sh_pipe *p = rpvk_shader_pipe(r, c->pipeline[k]);
@@ -428,7 +429,7 @@ static rp_status rpvk_state_draw(rpvk *r, VkCommandBuffer cb, rpvk_cb *c, int k)
 			c->nneed++;
 		}
 	}
-	if (k != 0 || !p || c->secondary || !(miss = p->dyn & ~c->dyn_set))
+	if (k != 0 || !p || !p->dyn_known || c->secondary || !(miss = p->dyn & ~c->dyn_set))
 		return RP_OK;
 	snprintf(why, sizeof(why), "draws with a pipeline whose %s is dynamic state, never set in "
 	         "the command buffer since it began or since a pipeline with it static was bound",
@@ -954,7 +955,7 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 			/* state the new pipeline has static is disturbed; after a
 			 * pipeline not known, none is judged */
 			const rpvk_sh_pipe *p = rpvk_shader_pipe(r, (uint64_t)(uintptr_t)a->pipeline);
-			c->dyn_set = p ? c->dyn_set & p->dyn : ~0u;
+			c->dyn_set = p && p->dyn_known ? c->dyn_set & p->dyn : ~0u;
 		}
 		if (c)
 			rpvk_res_note(c, VK_OBJECT_TYPE_PIPELINE, (uint64_t)(uintptr_t)a->pipeline);
