@@ -71,9 +71,9 @@ static void rpvk_dset_destroy(rpvk_dset *d)
 	free(d);
 }
 
-/* count descriptors written from (binding, elem) on: a write past the end
- * of a binding continues in the next one (the specification's update
- * rules). */
+/* Marks the bindings a write (or copy) of count descriptors from (binding,
+ * elem) on reaches: one past the end of a binding continues in the next
+ * (the specification's update rules). */
 static void rpvk_dset_mark(rpvk_dset *d, uint32_t binding, uint32_t elem, uint32_t count)
 {
 	int at = d->wrote ? rpvk_sh_layout_find(&d->lay, binding) : -1;

@@ -15,11 +15,15 @@
  *     outside one with one begun (renderpass=, RPVK_F_INSIDE/OUTSIDE);
  *   - a draw or dispatch with no pipeline of its kind bound, or with none
  *     of the descriptor sets its pipeline's layout has bindings in bound;
+ *     a draw whose pipeline leaves viewport, scissor, topology or discard
+ *     to the command buffer, when that state was never set (since begin,
+ *     or since a pipeline with it static was bound);
  *   - vkEndCommandBuffer of one not recording or inside a render pass;
  *   - a submit of one that is not executable (never ended, or reset), or
  *     that names a buffer or image whose memory was freed or that was
  *     destroyed since, or binds a descriptor set freed since or holding
- *     such a resource (rpvk_dset.c);
+ *     such a resource (rpvk_dset.c), or whose draws or dispatches use a
+ *     binding of a bound set never written (and not partially bound);
  *   - a buffer or image with no memory bound named by a vkCmd* parameter
  *     (rpvk_cmd_resources, generated), a view or a descriptor write (the
  *     driver would read through a null pointer; sparse ones not judged);
