@@ -220,6 +220,7 @@ struct rpvk {
 	rpvk_map resmem;           /* (BUFFER or IMAGE, live) -> live memory bound */
 	rpvk_map imgs;             /* (IMAGE, live) -> what region checks need (rpvk_region.c) */
 	rpvk_map dsets;            /* descriptor sets' contents, views' resources (rpvk_dset.c) */
+	rpvk_map shobjs;           /* shaders, layouts, pipelines, framebuffers (rpvk_shader.c) */
 	uint64_t wait_ns;          /* --wait-timeout: the longest wait for the device */
 	/* types in front of the map, direct-mapped by record type (0: empty;
 	 * record types of API calls are never 0) */
@@ -371,10 +372,6 @@ void rpvk_state_free(rpvk *r);
 uint64_t rpvk_state_buffer_size(rpvk *r, VkBuffer b);
 /* Device d was seen idle: none of its command buffers is pending. */
 void rpvk_state_idle(rpvk *r, int d);
-/* The bindings of a descriptor set layout the replay created (0: none), and
- * in *needs_write how many of them a set must be written at before use
- * (all but empty ones and samplers with immutable samplers). */
-uint64_t rpvk_state_layout_bindings(rpvk *r, VkDescriptorSetLayout layout, uint64_t *needs_write);
 /* Whether the memory of a buffer or image was freed. */
 int rpvk_state_res_freed(rpvk *r, VkObjectType type, uint64_t live);
 /* A buffer, image or descriptor set went: the command buffers that use it
@@ -388,8 +385,73 @@ void rpvk_dset_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
 /* Whether set holds a resource destroyed or freed since it was written
  * (why says which binding); 0 for sets not known. */
 int rpvk_dset_bad(rpvk *r, uint64_t set, char *why, size_t len);
+/* Whether binding of set, which a pipeline's shaders use, was never
+ * written while the set's layout needs it written (not partially bound,
+ * not only immutable samplers, not empty); why says which.  0 for sets and
+ * layouts not known. */
+int rpvk_dset_unwritten(rpvk *r, uint64_t set, uint32_t binding, char *why, size_t len);
+/* Before vkUpdateDescriptorSets: write i names a binding of its set's
+ * layout, of the layout's type, and elements the layout has (RP_ERR_TRACE,
+ * diag set, otherwise; sets whose layout is not known are not judged). */
+rp_status rpvk_dset_write_check(rpvk *r, uint32_t i, const VkWriteDescriptorSet *w);
 void rpvk_dset_clear(rpvk *r);
 void rpvk_dset_free(rpvk *r);
+
+/* ---- rpvk_shader.c: shaders, layouts, pipelines, framebuffers ------------ */
+
+/* A descriptor set layout's binding, as created. */
+typedef struct rpvk_sh_binding {
+	uint32_t binding, type, count, stages;
+	uint32_t flags;            /* VkDescriptorBindingFlags */
+	uint8_t immutable;         /* pImmutableSamplers given */
+} rpvk_sh_binding;
+
+/* A descriptor set layout's bindings, sorted by number. */
+typedef struct rpvk_sh_layout {
+	uint32_t n;
+	uint8_t known;             /* 0: a layout the replay did not see made */
+	rpvk_sh_binding *b;        /* owned */
+} rpvk_sh_layout;
+
+/* Dynamic state a draw reads, as bits (the states judged). */
+enum {
+	RPVK_DYN_VIEWPORT = 1u << 0,
+	RPVK_DYN_SCISSOR = 1u << 1,
+	RPVK_DYN_VIEWPORT_COUNT = 1u << 2,
+	RPVK_DYN_SCISSOR_COUNT = 1u << 3,
+	RPVK_DYN_TOPOLOGY = 1u << 4,
+	RPVK_DYN_DISCARD = 1u << 5
+};
+
+/* What a pipeline's draws and dispatches need. */
+typedef struct rpvk_sh_pipe {
+	uint32_t nuse, cap;
+	struct { uint32_t set, binding; } *use; /* statically used; owned */
+	uint32_t dyn;              /* RPVK_DYN_* it leaves to the command buffer */
+	uint8_t dyn_known;         /* 0: made from pipeline libraries, whose
+	                              dynamic state is theirs (not judged) */
+} rpvk_sh_pipe;
+
+/* Before a call: RP_ERR_TRACE (diag set) for a pipeline whose shaders do
+ * not fit its layout, or a render pass begun on a framebuffer whose
+ * attachments went. */
+rp_status rpvk_shader_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
+void rpvk_shader_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
+void rpvk_shader_clear(rpvk *r);
+void rpvk_shader_free(rpvk *r);
+/* What pipeline needs; NULL when not known. */
+const rpvk_sh_pipe *rpvk_shader_pipe(rpvk *r, uint64_t pipeline);
+/* A copy of a layout's bindings (out owned by the caller: finish it);
+ * 0 (out->known 0) when the layout is not known. */
+int rpvk_shader_layout_copy(rpvk *r, VkDescriptorSetLayout layout, rpvk_sh_layout *out);
+void rpvk_sh_layout_finish(rpvk_sh_layout *l);
+/* The index in l->b of binding, or -1. */
+int rpvk_sh_layout_find(const rpvk_sh_layout *l, uint32_t binding);
+/* The live image views of a framebuffer's attachments still there, each
+ * followed by its image, into out (at most max values); the count. */
+int rpvk_shader_fb_attachments(rpvk *r, VkFramebuffer fb, uint64_t *out, uint32_t max);
+/* A name for one RPVK_DYN_* bit. */
+const char *rpvk_shader_dyn_name(uint32_t bit);
 
 /* ---- rpvk_region.c: image regions ---------------------------------------- */
 

@@ -16,10 +16,16 @@
  * its memory freed, is refused (rpvk_state.c), as is one that binds a set
  * freed since.  Destroys and frees themselves wait for the device's work
  * in flight first (rpvk_state.c), so work already submitted never loses
- * what it uses.  A set bound and submitted that was never written (its
- * layout has bindings a write must reach: not empty ones, not samplers with
- * immutable samplers) is refused too: the driver would read what was never
- * initialized.  An update through a template counts as a write.
+ * what it uses.  The replay also keeps which bindings of each set a write
+ * or copy reached: a submit whose draws or dispatches use (their
+ * pipeline's shaders statically use, rpvk_shader.c) a binding of a bound
+ * set that no write reached is refused, unless the layout makes that
+ * binding PARTIALLY_BOUND (a valid program may leave it unwritten where
+ * the shader does not reach it dynamically), gives it no descriptors, or
+ * gives it only immutable samplers: the driver would read what was never
+ * initialized (lavapipe: SIGSEGV).  Bindings no shader uses may stay
+ * unwritten.  An update through a template counts as a write of every
+ * binding.
  *
  * Not followed: the resources of template updates and push descriptors
  * (push descriptors' are the command's, judged when it is recorded), inline uniform blocks and
@@ -45,9 +51,8 @@ typedef struct rpvk_dset_entry {
  * (IMAGE_VIEW or BUFFER_VIEW, live) -> the live image or buffer viewed. */
 typedef struct rpvk_dset {
 	uint64_t pool;             /* live VkDescriptorPool */
-	uint64_t bindings;         /* its layout's bindings (0: none, or not known) */
-	uint64_t needs_write;      /* of those, the ones a write must reach */
-	uint8_t written;           /* a write or copy reached it */
+	rpvk_sh_layout lay;        /* its layout's bindings (lay.known 0: not known) */
+	uint8_t *wrote;            /* per lay.b[i]: a write or copy reached it; owned */
 	uint32_t n, cap;
 	rpvk_dset_entry *e;        /* owned */
 } rpvk_dset;
@@ -58,6 +63,31 @@ static rpvk_dset *rpvk_dset_get(rpvk *r, uint64_t set)
 	return s ? (rpvk_dset *)(uintptr_t)s->val : NULL;
 }
 
+static void rpvk_dset_destroy(rpvk_dset *d)
+{
+	rpvk_sh_layout_finish(&d->lay);
+	free(d->wrote);
+	free(d->e);
+	free(d);
+}
+
+/* Marks the bindings a write (or copy) of count descriptors from (binding,
+ * elem) on reaches: one past the end of a binding continues in the next
+ * (the specification's update rules). */
+static void rpvk_dset_mark(rpvk_dset *d, uint32_t binding, uint32_t elem, uint32_t count)
+{
+	int at = d->wrote ? rpvk_sh_layout_find(&d->lay, binding) : -1;
+	for (uint32_t i = at < 0 ? d->lay.n : (uint32_t)at; i < d->lay.n; i++) {
+		uint32_t avail = d->lay.b[i].count > elem ? d->lay.b[i].count - elem : 0;
+		if (avail)
+			d->wrote[i] = 1;
+		if (count <= avail)
+			break;
+		count -= avail;
+		elem = 0;
+	}
+}
+
 static void rpvk_dset_drop(rpvk *r, uint64_t set)
 {
 	rpvk_dset *d = rpvk_dset_get(r, set);
@@ -65,8 +95,7 @@ static void rpvk_dset_drop(rpvk *r, uint64_t set)
 		return;
 	rpvk_map_del(&r->dsets, VK_OBJECT_TYPE_DESCRIPTOR_SET, set);
 	rpvk_state_gone(r, VK_OBJECT_TYPE_DESCRIPTOR_SET, set);
-	free(d->e);
-	free(d);
+	rpvk_dset_destroy(d);
 }
 
 void rpvk_dset_clear(rpvk *r)
@@ -74,9 +103,7 @@ void rpvk_dset_clear(rpvk *r)
 	for (size_t i = 0; i < r->dsets.cap; i++) {
 		rpvk_map_slot *s = &r->dsets.slots[i];
 		if (s->type == VK_OBJECT_TYPE_DESCRIPTOR_SET) {
-			rpvk_dset *d = (rpvk_dset *)(uintptr_t)s->val;
-			free(d->e);
-			free(d);
+			rpvk_dset_destroy((rpvk_dset *)(uintptr_t)s->val);
 		}
 	}
 	rpvk_map_clear(&r->dsets);
@@ -155,7 +182,7 @@ static void rpvk_dset_write(rpvk *r, const VkWriteDescriptorSet *w)
 	rpvk_dset *d = rpvk_dset_get(r, (uint64_t)(uintptr_t)w->dstSet);
 	if (!d)
 		return;
-	d->written = 1;
+	rpvk_dset_mark(d, w->dstBinding, w->dstArrayElement, w->descriptorCount);
 	for (uint32_t j = 0; j < w->descriptorCount; j++) {
 		uint32_t elem = w->dstArrayElement + j;
 		if (w->pBufferInfo &&
@@ -189,7 +216,7 @@ static void rpvk_dset_copy(rpvk *r, const VkCopyDescriptorSet *c)
 	rpvk_dset *dst = rpvk_dset_get(r, (uint64_t)(uintptr_t)c->dstSet);
 	if (!src || !dst)
 		return;
-	dst->written = 1;
+	rpvk_dset_mark(dst, c->dstBinding, c->dstArrayElement, c->descriptorCount);
 	for (uint32_t j = 0; j < c->descriptorCount; j++)
 		for (uint32_t k = 0; k < src->n; k++)
 			if (src->e[k].binding == c->srcBinding && src->e[k].elem == c->srcArrayElement + j) {
@@ -228,14 +255,6 @@ static void rpvk_dset_pool_gone(rpvk *r, uint64_t pool)
 int rpvk_dset_bad(rpvk *r, uint64_t set, char *why, size_t len)
 {
 	rpvk_dset *d = rpvk_dset_get(r, set);
-	/* never written while its layout has bindings: what the driver reads
-	 * there is uninitialized (lavapipe: SIGSEGV); a shader that uses none
-	 * of them is rare enough to refuse */
-	if (d && d->needs_write && !d->written) {
-		snprintf(why, len, "it was never written, and its layout has %llu bindings",
-		         (unsigned long long)d->bindings);
-		return 1;
-	}
 	for (uint32_t k = 0; d && k < d->n; k++) {
 		const rpvk_dset_entry *e = &d->e[k];
 		uint64_t res = e->live;
@@ -257,6 +276,52 @@ int rpvk_dset_bad(rpvk *r, uint64_t set, char *why, size_t len)
 	return 0;
 }
 
+rp_status rpvk_dset_write_check(rpvk *r, uint32_t i, const VkWriteDescriptorSet *w)
+{
+	rpvk_dset *d = rpvk_dset_get(r, (uint64_t)(uintptr_t)w->dstSet);
+	uint64_t room = 0;
+	int at;
+	if (!d || !d->lay.known)
+		return RP_OK;
+	if ((at = rpvk_sh_layout_find(&d->lay, w->dstBinding)) < 0)
+		return rpvk_fail(r, RP_ERR_TRACE, "descriptor write %u names binding %u, which its set's "
+		                 "layout lacks: a valid application never makes this call, and a driver may "
+		                 "crash on it", i, w->dstBinding);
+	if (d->lay.b[at].type != (uint32_t)w->descriptorType &&
+	    d->lay.b[at].type != (uint32_t)VK_DESCRIPTOR_TYPE_MUTABLE_EXT)
+		return rpvk_fail(r, RP_ERR_TRACE, "descriptor write %u gives binding %u descriptor type %u, "
+		                 "and its set's layout made it type %u: a valid application never makes "
+		                 "this call, and a driver may crash on it", i, w->dstBinding,
+		                 (unsigned)w->descriptorType, d->lay.b[at].type);
+	/* a write continues into the bindings after its own (all of them
+	 * counted here: the rules on which may follow are not judged) */
+	for (uint32_t k = (uint32_t)at; k < d->lay.n; k++)
+		room += d->lay.b[k].count;
+	if ((uint64_t)w->dstArrayElement + w->descriptorCount > room)
+		return rpvk_fail(r, RP_ERR_TRACE, "descriptor write %u sets elements %u to %llu from binding "
+		                 "%u on, and its set's layout has %llu there: a valid application never makes "
+		                 "this call, and a driver may crash on it", i, w->dstArrayElement,
+		                 (unsigned long long)w->dstArrayElement + w->descriptorCount - 1, w->dstBinding,
+		                 (unsigned long long)room);
+	return RP_OK;
+}
+
+int rpvk_dset_unwritten(rpvk *r, uint64_t set, uint32_t binding, char *why, size_t len)
+{
+	rpvk_dset *d = rpvk_dset_get(r, set);
+	const rpvk_sh_binding *b;
+	int at = d && d->wrote ? rpvk_sh_layout_find(&d->lay, binding) : -1;
+	if (at < 0)
+		return 0;
+	b = &d->lay.b[at];
+	if (d->wrote[at] || !b->count || (b->flags & VK_DESCRIPTOR_BINDING_PARTIALLY_BOUND_BIT) ||
+	    (b->type == VK_DESCRIPTOR_TYPE_SAMPLER && b->immutable))
+		return 0;
+	snprintf(why, len, "binding %u, which its pipeline's shaders use, was never written, and "
+	         "the set's layout does not make it partially bound", binding);
+	return 1;
+}
+
 void rpvk_dset_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 {
 	switch (cmd) {
@@ -273,11 +338,12 @@ void rpvk_dset_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 			if (!(d = calloc(1, sizeof(*d))))
 				continue; /* not judged */
 			d->pool = (uint64_t)(uintptr_t)a->pAllocateInfo->descriptorPool;
-			if (a->pAllocateInfo->pSetLayouts)
-				d->bindings = rpvk_state_layout_bindings(r, a->pAllocateInfo->pSetLayouts[i],
-				                                         &d->needs_write);
+			if (a->pAllocateInfo->pSetLayouts &&
+			    rpvk_shader_layout_copy(r, a->pAllocateInfo->pSetLayouts[i], &d->lay) && d->lay.n &&
+			    !(d->wrote = calloc(d->lay.n, 1)))
+				rpvk_sh_layout_finish(&d->lay); /* not judged */
 			if (rpvk_map_put(&r->dsets, VK_OBJECT_TYPE_DESCRIPTOR_SET, set, (uint64_t)(uintptr_t)d, 0) != 0)
-				free(d);
+				rpvk_dset_destroy(d);
 		}
 		break;
 	}
@@ -307,8 +373,8 @@ void rpvk_dset_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		 * resources are not judged */
 		const sbt_vk_args_vkUpdateDescriptorSetWithTemplate *a = args;
 		rpvk_dset *d = rpvk_dset_get(r, (uint64_t)(uintptr_t)a->descriptorSet);
-		if (d)
-			d->written = 1;
+		if (d && d->wrote)
+			memset(d->wrote, 1, d->lay.n);
 		break;
 	}
 	case SBT_VK_CMD_vkCreateImageView: {

@@ -15,11 +15,15 @@
  *     outside one with one begun (renderpass=, RPVK_F_INSIDE/OUTSIDE);
  *   - a draw or dispatch with no pipeline of its kind bound, or with none
  *     of the descriptor sets its pipeline's layout has bindings in bound;
+ *     a draw whose pipeline leaves viewport, scissor, topology or discard
+ *     to the command buffer, when that state was never set (since begin,
+ *     or since a pipeline with it static was bound);
  *   - vkEndCommandBuffer of one not recording or inside a render pass;
  *   - a submit of one that is not executable (never ended, or reset), or
  *     that names a buffer or image whose memory was freed or that was
  *     destroyed since, or binds a descriptor set freed since or holding
- *     such a resource (rpvk_dset.c);
+ *     such a resource (rpvk_dset.c), or whose draws or dispatches use a
+ *     binding of a bound set never written (and not partially bound);
  *   - a buffer or image with no memory bound named by a vkCmd* parameter
  *     (rpvk_cmd_resources, generated), a view or a descriptor write (the
  *     driver would read through a null pointer; sparse ones not judged);
@@ -47,6 +51,8 @@
 
 enum { RPVK_CB_INITIAL = 1, RPVK_CB_RECORDING = 2, RPVK_CB_EXECUTABLE = 3 };
 #define RPVK_CB_RES 64
+#define RPVK_CB_SETS 8     /* set numbers followed per bind point */
+#define RPVK_CB_NEED 64    /* (set, binding) pairs its draws and dispatches read */
 enum { RPVK_PASS_NONE = 0, RPVK_PASS_RENDER_PASS = 1, RPVK_PASS_RENDERING = 2, RPVK_PASS_CONTINUE = 3 };
 
 typedef struct rpvk_cb {
@@ -68,6 +74,15 @@ typedef struct rpvk_cb {
 	 * it binds (rpvk_dset.c); past RPVK_CB_RES not judged */
 	struct { uint32_t type; uint64_t live; } res[RPVK_CB_RES];
 	uint32_t nres;
+	uint64_t bound[2][RPVK_CB_SETS]; /* live set bound at each number */
+	/* bindings of bound sets its draws and dispatches read (their
+	 * pipeline's shaders use them), judged at submit: a set may be
+	 * written after it is bound (UPDATE_AFTER_BIND); past RPVK_CB_NEED
+	 * not judged */
+	struct { uint64_t set; uint32_t binding; } need[RPVK_CB_NEED];
+	uint32_t nneed;
+	uint32_t dyn_set;         /* RPVK_DYN_* set since begin, and not
+	                             disturbed by a pipeline with it static */
 } rpvk_cb;
 
 /* rpvk.cbs keys: (COMMAND_BUFFER, live) -> rpvk_cb* (owned).
@@ -104,6 +119,9 @@ static void rpvk_cb_reset(rpvk_cb *c, uint8_t state)
 	c->pass = RPVK_PASS_NONE;
 	memset(c->pipeline, 0, sizeof(c->pipeline));
 	memset(c->sets_bound, 0, sizeof(c->sets_bound));
+	memset(c->bound, 0, sizeof(c->bound));
+	c->nneed = 0;
+	c->dyn_set = 0;
 }
 
 void rpvk_state_clear(rpvk *r)
@@ -116,6 +134,7 @@ void rpvk_state_clear(rpvk *r)
 	rpvk_map_clear(&r->resmem);
 	rpvk_region_clear(r);
 	rpvk_dset_clear(r);
+	rpvk_shader_clear(r);
 }
 
 void rpvk_state_free(rpvk *r)
@@ -126,6 +145,7 @@ void rpvk_state_free(rpvk *r)
 	rpvk_map_free(&r->resmem);
 	rpvk_region_free(r);
 	rpvk_dset_free(r);
+	rpvk_shader_free(r);
 }
 
 static uint64_t rpvk_sobj(rpvk *r, VkObjectType type, uint64_t live)
@@ -241,13 +261,6 @@ static rp_status rpvk_state_set_settle(rpvk *r, VkDescriptorSet set)
 		                 "reads the descriptor set being updated (tsreplay --wait-timeout SECONDS "
 		                 "waits longer)", (double)r->wait_ns / 1e9);
 	return RP_OK;
-}
-
-uint64_t rpvk_state_layout_bindings(rpvk *r, VkDescriptorSetLayout layout, uint64_t *needs_write)
-{
-	uint64_t v = rpvk_sobj(r, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, (uint64_t)(uintptr_t)layout);
-	*needs_write = v >> 32;
-	return v & 0xffffffffu;
 }
 
 int rpvk_state_res_freed(rpvk *r, VkObjectType type, uint64_t live)
@@ -397,6 +410,37 @@ static rp_status rpvk_state_bind(rpvk *r, VkObjectType type, uint64_t res, VkDev
 	return rpvk_memory_bind_check(r, type, res, mem, off);
 }
 
+/* A draw (k 0) or dispatch (k 1) with pipeline bound: the bindings of bound
+ * sets its shaders use are kept for the submit, and a draw needs the
+ * dynamic state its pipeline leaves to the command buffer set (and not
+ * disturbed since by a pipeline that has it static).  A secondary command
+ * buffer's dynamic state is not judged (it may inherit viewport and
+ * scissor, VK_NV_inherited_viewport_scissor), nor that of pipelines made
+ * from libraries. */
+static rp_status rpvk_state_draw(rpvk *r, VkCommandBuffer cb, rpvk_cb *c, int k)
+{
+	const rpvk_sh_pipe *p = rpvk_shader_pipe(r, c->pipeline[k]);
+	uint32_t miss;
+	char why[200];
+	for (uint32_t u = 0; p && u < p->nuse; u++) {
+		uint64_t set = p->use[u].set < RPVK_CB_SETS ? c->bound[k][p->use[u].set] : 0;
+		uint32_t i = 0;
+		while (i < c->nneed && (c->need[i].set != set || c->need[i].binding != p->use[u].binding))
+			i++;
+		if (set && i == c->nneed && c->nneed < RPVK_CB_NEED) {
+			c->need[i].set = set;
+			c->need[i].binding = p->use[u].binding;
+			c->nneed++;
+		}
+	}
+	if (k != 0 || !p || !p->dyn_known || c->secondary || !(miss = p->dyn & ~c->dyn_set))
+		return RP_OK;
+	snprintf(why, sizeof(why), "draws with a pipeline whose %s is dynamic state, never set in "
+	         "the command buffer since it began or since a pipeline with it static was bound",
+	         rpvk_shader_dyn_name(miss & -miss));
+	return rpvk_state_refuse(r, cb, why);
+}
+
 static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const void *args)
 {
 	VkCommandBuffer cb = *(const VkCommandBuffer *)args;
@@ -405,6 +449,8 @@ static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, co
 	rp_status st;
 	if (rpvk_cmd_resources(cmd, args, rpvk_res_unbound, r))
 		return rpvk_res_refuse(r, "a buffer or image");
+	if ((st = rpvk_shader_before(r, cmd, args)) != RP_OK)
+		return st;
 	if ((st = rpvk_state_regions(r, cmd, args)) != RP_OK)
 		return st;
 	if (!c)
@@ -425,6 +471,8 @@ static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, co
 	if (k >= 0 && !c->sets_bound[k] && rpvk_sobj(r, VK_OBJECT_TYPE_PIPELINE, c->pipeline[k]))
 		return rpvk_state_refuse(r, cb, "has no descriptor set bound, and its pipeline's layout "
 		                                "has descriptors");
+	if (k >= 0)
+		return rpvk_state_draw(r, cb, c, k);
 	return RP_OK;
 }
 
@@ -445,9 +493,17 @@ static rp_status rpvk_state_submit(rpvk *r, VkCommandBuffer cb)
 				         "valid (%s)", why);
 				return rpvk_state_refuse(r, cb, text);
 			}
+			if (c->res[i].type == VK_OBJECT_TYPE_IMAGE_VIEW)
+				continue;
 			if ((rpvk_sobj(r, c->res[i].type, c->res[i].live) & 3) == RPVK_RES_FREED)
 				return rpvk_state_refuse(r, cb, "is submitted, and a buffer or image it uses has "
 				                                "had its memory freed since it was recorded");
+		}
+	for (uint32_t i = 0; c && c->state == RPVK_CB_EXECUTABLE && i < c->nneed; i++)
+		if (rpvk_dset_unwritten(r, c->need[i].set, c->need[i].binding, why, sizeof(why))) {
+			snprintf(text, sizeof(text), "is submitted, and a descriptor set it binds is not "
+			         "valid (%s)", why);
+			return rpvk_state_refuse(r, cb, text);
 		}
 	if (!c || c->state == RPVK_CB_EXECUTABLE)
 		return RP_OK;
@@ -461,6 +517,8 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 	rp_status st = RP_OK;
 	if (flags & RPVK_F_CMD)
 		return rpvk_state_cmd(r, cmd, flags, args);
+	if ((st = rpvk_shader_before(r, cmd, args)) != RP_OK)
+		return st;
 	switch (cmd) {
 	/* Objects work may use: destroyed only once that work is done, as a
 	 * careful application would have waited (a trace whose destroy was
@@ -604,7 +662,8 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 			if (!w->dstSet)
 				return rpvk_fail(r, RP_ERR_TRACE, "descriptor write %u names no set: a valid "
 				                 "application never makes this call, and a driver may crash on it", i);
-			if ((st = rpvk_state_set_settle(r, w->dstSet)) != RP_OK)
+			if ((st = rpvk_dset_write_check(r, i, w)) != RP_OK ||
+			    (st = rpvk_state_set_settle(r, w->dstSet)) != RP_OK)
 				return st;
 			for (uint32_t j = 0; w->pBufferInfo && j < w->descriptorCount; j++)
 				if (rpvk_res_unbound(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)w->pBufferInfo[j].buffer))
@@ -680,10 +739,57 @@ static void rpvk_state_pipelines(rpvk *r, uint32_t n, const VkPipeline *out, con
 	}
 }
 
+/* The attachments of framebuffer fb are used by command buffer c: a
+ * destroy of one of them makes it stale. */
+static void rpvk_state_fb_note(rpvk *r, rpvk_cb *c, VkFramebuffer fb)
+{
+	uint64_t at[32];
+	int n = rpvk_shader_fb_attachments(r, fb, at, 32);
+	rpvk_res_note(c, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)fb);
+	for (int i = 0; i + 1 < n; i += 2) {
+		rpvk_res_note(c, VK_OBJECT_TYPE_IMAGE_VIEW, at[i]);
+		rpvk_res_note(c, VK_OBJECT_TYPE_IMAGE, at[i + 1]);
+	}
+}
+
+static void rpvk_state_dyn(rpvk *r, const void *args, uint32_t bit)
+{
+	rpvk_cb *c = rpvk_cb_get(r, *(const VkCommandBuffer *)args);
+	if (c)
+		c->dyn_set |= bit;
+}
+
 void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 {
+	rpvk_shader_after(r, cmd, args);
 	rpvk_dset_after(r, cmd, args);
 	switch (cmd) {
+	case SBT_VK_CMD_vkCmdSetViewport:
+		rpvk_state_dyn(r, args, RPVK_DYN_VIEWPORT);
+		break;
+	case SBT_VK_CMD_vkCmdSetScissor:
+		rpvk_state_dyn(r, args, RPVK_DYN_SCISSOR);
+		break;
+	case SBT_VK_CMD_vkCmdSetViewportWithCount:
+	case SBT_VK_CMD_vkCmdSetViewportWithCountEXT:
+		rpvk_state_dyn(r, args, RPVK_DYN_VIEWPORT_COUNT);
+		break;
+	case SBT_VK_CMD_vkCmdSetScissorWithCount:
+	case SBT_VK_CMD_vkCmdSetScissorWithCountEXT:
+		rpvk_state_dyn(r, args, RPVK_DYN_SCISSOR_COUNT);
+		break;
+	case SBT_VK_CMD_vkCmdSetPrimitiveTopology:
+	case SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT:
+		rpvk_state_dyn(r, args, RPVK_DYN_TOPOLOGY);
+		break;
+	case SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable:
+	case SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT:
+		rpvk_state_dyn(r, args, RPVK_DYN_DISCARD);
+		break;
+	case SBT_VK_CMD_vkDestroyImageView:
+		rpvk_state_gone(r, VK_OBJECT_TYPE_IMAGE_VIEW,
+		                (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyImageView *)args)->imageView);
+		break;
 	case SBT_VK_CMD_vkQueueSubmit: {
 		const sbt_vk_args_vkQueueSubmit *a = args;
 		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++)
@@ -812,7 +918,7 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
 		rpvk_state_pass(r, a->commandBuffer, RPVK_PASS_RENDER_PASS);
 		if (c && a->pRenderPassBegin)
-			rpvk_res_note(c, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)a->pRenderPassBegin->framebuffer);
+			rpvk_state_fb_note(r, c, a->pRenderPassBegin->framebuffer);
 		break;
 	}
 	case SBT_VK_CMD_vkCmdBeginRenderPass2:
@@ -821,7 +927,7 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
 		rpvk_state_pass(r, a->commandBuffer, RPVK_PASS_RENDER_PASS);
 		if (c && a->pRenderPassBegin)
-			rpvk_res_note(c, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)a->pRenderPassBegin->framebuffer);
+			rpvk_state_fb_note(r, c, a->pRenderPassBegin->framebuffer);
 		break;
 	}
 	case SBT_VK_CMD_vkCmdBeginRendering:
@@ -849,6 +955,12 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		int k = rpvk_bind_point(a->pipelineBindPoint);
 		if (c && k >= 0)
 			c->pipeline[k] = (uint64_t)(uintptr_t)a->pipeline;
+		if (c && k == 0) {
+			/* state the new pipeline has static is disturbed; after a
+			 * pipeline not known, none is judged */
+			const rpvk_sh_pipe *p = rpvk_shader_pipe(r, (uint64_t)(uintptr_t)a->pipeline);
+			c->dyn_set = p && p->dyn_known ? c->dyn_set & p->dyn : ~0u;
+		}
 		if (c)
 			rpvk_res_note(c, VK_OBJECT_TYPE_PIPELINE, (uint64_t)(uintptr_t)a->pipeline);
 		break;
@@ -856,9 +968,13 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 	case SBT_VK_CMD_vkCmdBindDescriptorSets: {
 		const sbt_vk_args_vkCmdBindDescriptorSets *a = args;
 		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
+		int k = rpvk_bind_point(a->pipelineBindPoint);
 		rpvk_state_sets(r, a->commandBuffer, a->pipelineBindPoint);
-		for (uint32_t i = 0; c && a->pDescriptorSets && i < a->descriptorSetCount; i++)
+		for (uint32_t i = 0; c && a->pDescriptorSets && i < a->descriptorSetCount; i++) {
 			rpvk_res_note(c, VK_OBJECT_TYPE_DESCRIPTOR_SET, (uint64_t)(uintptr_t)a->pDescriptorSets[i]);
+			if (k >= 0 && a->firstSet < RPVK_CB_SETS && i < RPVK_CB_SETS - a->firstSet)
+				c->bound[k][a->firstSet + i] = (uint64_t)(uintptr_t)a->pDescriptorSets[i];
+		}
 		break;
 	}
 	case SBT_VK_CMD_vkCmdPushDescriptorSetKHR: {
@@ -952,18 +1068,10 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 	case SBT_VK_CMD_vkCreateDescriptorSetLayout: {
 		const sbt_vk_args_vkCreateDescriptorSetLayout *a = args;
 		const VkDescriptorSetLayoutCreateInfo *ci = a->pCreateInfo;
-		uint64_t needs = 0; /* bindings a set must be written at before use */
 		if (a->ret != VK_SUCCESS || !a->pSetLayout || !ci || !ci->bindingCount)
 			break;
-		for (uint32_t i = 0; ci->pBindings && i < ci->bindingCount; i++) {
-			const VkDescriptorSetLayoutBinding *b = &ci->pBindings[i];
-			/* a sampler binding with immutable samplers is complete as
-			 * allocated: no write names it */
-			needs += b->descriptorCount &&
-			         !(b->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER && b->pImmutableSamplers);
-		}
 		rpvk_map_put(&r->sobjs, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT,
-		             (uint64_t)(uintptr_t)*a->pSetLayout, ci->bindingCount | needs << 32, 0);
+		             (uint64_t)(uintptr_t)*a->pSetLayout, ci->bindingCount, 0);
 		break;
 	}
 	case SBT_VK_CMD_vkCreatePipelineLayout: {

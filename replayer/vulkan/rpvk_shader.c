@@ -1,0 +1,871 @@
+/*
+ * rpvk_shader.c - what shaders, layouts, pipelines and framebuffers the
+ * replay created need of each other, checked before a call reaches the
+ * driver (docs/hostile-traces.md).
+ *
+ * The replay keeps (rpvk.shobjs):
+ *   - of each shader module, the resource variables of its SPIR-V: set,
+ *     binding, the kind of descriptor they take, their array length, and
+ *     whether any function of the module uses them (a load, store, access
+ *     chain, atomic, call argument, ... names the variable: "statically
+ *     used" in the specification's words; entry points are not told apart);
+ *   - of each descriptor set layout, its bindings (number, type, count,
+ *     stages, VkDescriptorBindingFlags, immutable samplers), and copies of
+ *     them in each pipeline layout (a set layout may be destroyed while a
+ *     pipeline layout made from it lives on);
+ *   - of each pipeline, the (set, binding) pairs its shaders use, and for a
+ *     graphics pipeline the dynamic state it leaves to the command buffer;
+ *   - of each framebuffer, its attachments' image views, and of each view
+ *     the image it views.
+ * Refused, naming the record, the call and what is wrong:
+ *   - a pipeline whose shader uses a binding its layout lacks, of another
+ *     kind, with fewer descriptors than the shader's array, or not
+ *     visible to the shader's stage (the layout must match the shader:
+ *     lavapipe's compiled code read past its descriptor table);
+ *   - vkCmdBeginRenderPass[2] with a framebuffer whose image view, or the
+ *     image under it, was destroyed, or whose image's memory was freed.
+ * rpvk_state.c and rpvk_dset.c use the rest: a draw's dynamic state and
+ * the bindings a draw or dispatch reads that no write ever reached.
+ * Objects this file never saw created (imported ones, swapchain images,
+ * pipeline libraries, shader code in a stage's pNext) are not judged.
+ */
+#include "replayer/vulkan/rpvk.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Kinds of descriptor a shader variable takes (0: not told by the type). */
+enum {
+	RPVK_DK_ANY = 0,
+	RPVK_DK_SAMPLER,
+	RPVK_DK_SAMPLED_IMAGE,
+	RPVK_DK_COMBINED,
+	RPVK_DK_STORAGE_IMAGE,
+	RPVK_DK_UNIFORM_TEXEL,
+	RPVK_DK_STORAGE_TEXEL,
+	RPVK_DK_INPUT_ATTACHMENT,
+	RPVK_DK_UNIFORM_BUFFER,
+	RPVK_DK_STORAGE_BUFFER,
+	RPVK_DK_ACCEL
+};
+
+static const char *const rpvk_dk_names[] = {
+	"descriptor", "sampler", "sampled image", "combined image sampler", "storage image",
+	"uniform texel buffer", "storage texel buffer", "input attachment", "uniform buffer",
+	"storage buffer", "acceleration structure"
+};
+
+typedef struct rpvk_sh_var {
+	uint32_t set, binding;
+	uint32_t kind;             /* RPVK_DK_* */
+	uint32_t count;            /* array length; 1 when not an array, 0: runtime-sized */
+	uint8_t used;              /* statically used */
+} rpvk_sh_var;
+
+typedef struct rpvk_sh_module {
+	uint32_t n;
+	rpvk_sh_var *v;            /* owned */
+} rpvk_sh_module;
+
+typedef struct rpvk_sh_playout {
+	uint32_t nsets;
+	rpvk_sh_layout *sets;      /* owned copies; known == 0 where not judged */
+} rpvk_sh_playout;
+
+typedef struct rpvk_sh_fb {
+	uint32_t n;
+	uint64_t *views;           /* owned; 0 where not judged */
+} rpvk_sh_fb;
+
+/* ---- SPIR-V --------------------------------------------------------------- */
+
+enum {
+	RPVK_SPV_MAGIC = 0x07230203u,
+	RPVK_SPV_MAX_IDS = 1u << 20 /* ids past it: the module is not judged */
+};
+
+typedef struct rpvk_spv_id {
+	uint32_t op;               /* the opcode that made the id (0: none) */
+	uint32_t a, b, c;          /* its operands, by opcode (rpvk_spv_scan) */
+	uint32_t set, binding;
+	uint8_t has_set, has_binding, block, buffer_block;
+} rpvk_spv_id;
+
+/* The descriptor kind and array length of a variable of pointer type ptr. */
+static void rpvk_spv_kind(const rpvk_spv_id *ids, uint32_t bound, uint32_t ptr, uint32_t *kind,
+                          uint32_t *count)
+{
+	uint32_t sc, t;
+	*kind = RPVK_DK_ANY;
+	*count = 1;
+	if (ptr >= bound || ids[ptr].op != 32)
+		return;
+	sc = ids[ptr].a;
+	t = ids[ptr].b;
+	if (t < bound && (ids[t].op == 28 || ids[t].op == 29)) {
+		if (ids[t].op == 29)
+			*count = 0;
+		else if (ids[t].b < bound && ids[ids[t].b].op == 43)
+			*count = ids[ids[t].b].a;
+		else
+			*count = 0; /* a specialization constant: not judged */
+		t = ids[t].a;
+	}
+	if (t >= bound)
+		return;
+	switch (ids[t].op) {
+	case 26:
+		*kind = RPVK_DK_SAMPLER;
+		break;
+	case 27:
+		*kind = RPVK_DK_COMBINED;
+		break;
+	case 25: /* a: Dim, b: Sampled */
+		if (ids[t].a == 5)
+			*kind = ids[t].b == 1 ? RPVK_DK_UNIFORM_TEXEL : ids[t].b == 2 ? RPVK_DK_STORAGE_TEXEL : RPVK_DK_ANY;
+		else if (ids[t].a == 6)
+			*kind = RPVK_DK_INPUT_ATTACHMENT;
+		else
+			*kind = ids[t].b == 1 ? RPVK_DK_SAMPLED_IMAGE : ids[t].b == 2 ? RPVK_DK_STORAGE_IMAGE : RPVK_DK_ANY;
+		break;
+	case 30:
+		if (sc == 12 || (sc == 2 && ids[t].buffer_block))
+			*kind = RPVK_DK_STORAGE_BUFFER;
+		else if (sc == 2 && ids[t].block)
+			*kind = RPVK_DK_UNIFORM_BUFFER;
+		break;
+	case 5341:
+		*kind = RPVK_DK_ACCEL;
+		break;
+	default:
+		break;
+	}
+}
+
+static void rpvk_spv_use(rpvk_spv_id *ids, uint32_t bound, uint32_t id)
+{
+	if (id < bound && ids[id].op == 59)
+		ids[id].c |= 0x80000000u; /* used */
+}
+
+/* Operands of instruction w (n words) that may name a variable. */
+static void rpvk_spv_uses(rpvk_spv_id *ids, uint32_t bound, const uint32_t *w, uint32_t n)
+{
+	uint32_t op = w[0] & 0xffffu, i;
+	switch (op) {
+	case 61: case 65: case 66: case 67: case 68: case 70: case 60: case 83:
+	case 227: case 229: case 230: case 231: case 232: case 233: case 234: case 235:
+	case 236: case 237: case 238: case 239: case 240: case 241: case 242: case 318:
+	case 5614: case 5615: case 5616: case 6035:
+		if (n > 3)
+			rpvk_spv_use(ids, bound, w[3]);
+		break;
+	case 62: case 228: case 319:
+		if (n > 1)
+			rpvk_spv_use(ids, bound, w[1]);
+		break;
+	case 63: case 64:
+		for (i = 1; i < 3 && i < n; i++)
+			rpvk_spv_use(ids, bound, w[i]);
+		break;
+	case 401: case 402: case 403:
+		for (i = 3; i < 5 && i < n; i++)
+			rpvk_spv_use(ids, bound, w[i]);
+		break;
+	case 169:
+		for (i = 4; i < 6 && i < n; i++)
+			rpvk_spv_use(ids, bound, w[i]);
+		break;
+	case 57:
+		for (i = 4; i < n; i++)
+			rpvk_spv_use(ids, bound, w[i]);
+		break;
+	case 245:
+		for (i = 3; i < n; i += 2)
+			rpvk_spv_use(ids, bound, w[i]);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The resource variables of SPIR-V code (words, n of them) into m; 0 when
+ * the code is not read (then nothing is judged). */
+static int rpvk_spv_scan(const uint32_t *code, size_t n, rpvk_sh_module *m)
+{
+	rpvk_spv_id *ids;
+	uint32_t bound, nv = 0;
+	size_t i;
+	if (n < 5 || code[0] != RPVK_SPV_MAGIC || code[3] == 0 || code[3] > RPVK_SPV_MAX_IDS)
+		return 0;
+	bound = code[3];
+	if (!(ids = calloc(bound, sizeof(*ids))))
+		return 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (i = 5; i < n;) {
+			const uint32_t *w = &code[i];
+			uint32_t wc = w[0] >> 16, op = w[0] & 0xffffu;
+			if (wc == 0 || wc > n - i)
+				break;
+			if (pass == 1) {
+				rpvk_spv_uses(ids, bound, w, wc);
+				i += wc;
+				continue;
+			}
+			switch (op) {
+			case 25: /* OpTypeImage result, sampled type, Dim, Depth, Arrayed, MS, Sampled */
+				if (wc > 7 && w[1] < bound) {
+					ids[w[1]].op = op;
+					ids[w[1]].a = w[3];
+					ids[w[1]].b = w[7];
+				}
+				break;
+			case 26: case 27: case 30: case 5341:
+				if (wc > 1 && w[1] < bound)
+					ids[w[1]].op = op;
+				break;
+			case 28: case 29: /* result, element type[, length] */
+				if (wc > 2 && w[1] < bound) {
+					ids[w[1]].op = op;
+					ids[w[1]].a = w[2];
+					ids[w[1]].b = wc > 3 ? w[3] : 0;
+				}
+				break;
+			case 32: /* OpTypePointer result, storage class, type */
+				if (wc > 3 && w[1] < bound) {
+					ids[w[1]].op = op;
+					ids[w[1]].a = w[2];
+					ids[w[1]].b = w[3];
+				}
+				break;
+			case 43: /* OpConstant type, result, value */
+				if (wc > 3 && w[2] < bound) {
+					ids[w[2]].op = op;
+					ids[w[2]].a = w[3];
+				}
+				break;
+			case 59: /* OpVariable type, result, storage class */
+				if (wc > 3 && w[2] < bound && (w[3] == 0 || w[3] == 2 || w[3] == 12)) {
+					ids[w[2]].op = op;
+					ids[w[2]].a = w[1];
+					ids[w[2]].c = w[3];
+					nv++;
+				}
+				break;
+			case 71: /* OpDecorate target, decoration, literal */
+				if (wc > 2 && w[1] < bound) {
+					rpvk_spv_id *t = &ids[w[1]];
+					if (w[2] == 2)
+						t->block = 1;
+					else if (w[2] == 3)
+						t->buffer_block = 1;
+					else if (w[2] == 33 && wc > 3) {
+						t->binding = w[3];
+						t->has_binding = 1;
+					} else if (w[2] == 34 && wc > 3) {
+						t->set = w[3];
+						t->has_set = 1;
+					}
+				}
+				break;
+			default:
+				break;
+			}
+			i += wc;
+		}
+	}
+	m->n = 0;
+	m->v = nv ? calloc(nv, sizeof(*m->v)) : NULL;
+	for (uint32_t id = 0; m->v && id < bound; id++) {
+		rpvk_sh_var *v;
+		if (ids[id].op != 59 || !ids[id].has_set || !ids[id].has_binding || m->n >= nv)
+			continue;
+		v = &m->v[m->n++];
+		v->set = ids[id].set;
+		v->binding = ids[id].binding;
+		v->used = (ids[id].c & 0x80000000u) != 0;
+		rpvk_spv_kind(ids, bound, ids[id].a, &v->kind, &v->count);
+	}
+	free(ids);
+	return nv == 0 || m->v != NULL;
+}
+
+/* ---- objects -------------------------------------------------------------- */
+
+static void rpvk_sh_module_free(rpvk_sh_module *m)
+{
+	if (m) {
+		free(m->v);
+		free(m);
+	}
+}
+
+void rpvk_sh_layout_finish(rpvk_sh_layout *l)
+{
+	free(l->b);
+	memset(l, 0, sizeof(*l));
+}
+
+static void rpvk_sh_playout_free(rpvk_sh_playout *p)
+{
+	for (uint32_t i = 0; p && i < p->nsets; i++)
+		rpvk_sh_layout_finish(&p->sets[i]);
+	if (p)
+		free(p->sets);
+	free(p);
+}
+
+static void rpvk_sh_pipe_free(rpvk_sh_pipe *p)
+{
+	if (p)
+		free(p->use);
+	free(p);
+}
+
+static void rpvk_sh_fb_free(rpvk_sh_fb *f)
+{
+	if (f)
+		free(f->views);
+	free(f);
+}
+
+/* What a slot of rpvk.shobjs owns. */
+static void rpvk_sh_slot_free(uint32_t type, uint64_t val)
+{
+	void *p = (void *)(uintptr_t)val;
+	switch (type) {
+	case VK_OBJECT_TYPE_SHADER_MODULE:
+		rpvk_sh_module_free(p);
+		break;
+	case VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT: {
+		rpvk_sh_layout *l = p;
+		rpvk_sh_layout_finish(l);
+		free(l);
+		break;
+	}
+	case VK_OBJECT_TYPE_PIPELINE_LAYOUT:
+		rpvk_sh_playout_free(p);
+		break;
+	case VK_OBJECT_TYPE_PIPELINE:
+		rpvk_sh_pipe_free(p);
+		break;
+	case VK_OBJECT_TYPE_FRAMEBUFFER:
+		rpvk_sh_fb_free(p);
+		break;
+	default: /* IMAGE_VIEW -> image, IMAGE -> 1: values */
+		break;
+	}
+}
+
+static void *rpvk_sh_get(rpvk *r, VkObjectType type, uint64_t live)
+{
+	const rpvk_map_slot *s = live ? rpvk_map_get(&r->shobjs, (uint32_t)type, live) : NULL;
+	return s ? (void *)(uintptr_t)s->val : NULL;
+}
+
+static void rpvk_sh_drop(rpvk *r, VkObjectType type, uint64_t live)
+{
+	const rpvk_map_slot *s = live ? rpvk_map_get(&r->shobjs, (uint32_t)type, live) : NULL;
+	if (!s)
+		return;
+	rpvk_sh_slot_free((uint32_t)type, s->val);
+	rpvk_map_del(&r->shobjs, (uint32_t)type, live);
+}
+
+/* Keep p (owned) as what (type, live) is; freed when it cannot be kept. */
+static void rpvk_sh_keep(rpvk *r, VkObjectType type, uint64_t live, void *p)
+{
+	rpvk_sh_drop(r, type, live);
+	if (p && rpvk_map_put(&r->shobjs, (uint32_t)type, live, (uint64_t)(uintptr_t)p, 0) != 0)
+		rpvk_sh_slot_free((uint32_t)type, (uint64_t)(uintptr_t)p);
+}
+
+void rpvk_shader_clear(rpvk *r)
+{
+	for (size_t i = 0; i < r->shobjs.cap; i++) {
+		const rpvk_map_slot *s = &r->shobjs.slots[i];
+		if (s->type && s->type != RPVK_MAP_TOMB)
+			rpvk_sh_slot_free(s->type, s->val);
+	}
+	rpvk_map_clear(&r->shobjs);
+}
+
+void rpvk_shader_free(rpvk *r)
+{
+	rpvk_shader_clear(r);
+	rpvk_map_free(&r->shobjs);
+}
+
+static int rpvk_sh_binding_cmp(const void *a, const void *b)
+{
+	uint32_t x = ((const rpvk_sh_binding *)a)->binding, y = ((const rpvk_sh_binding *)b)->binding;
+	return x < y ? -1 : x > y;
+}
+
+int rpvk_shader_layout_copy(rpvk *r, VkDescriptorSetLayout layout, rpvk_sh_layout *out)
+{
+	const rpvk_sh_layout *l = rpvk_sh_get(r, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT,
+	                                      (uint64_t)(uintptr_t)layout);
+	memset(out, 0, sizeof(*out));
+	if (!l)
+		return 0;
+	if (l->n && !(out->b = malloc(l->n * sizeof(*out->b))))
+		return 0;
+	if (l->n)
+		memcpy(out->b, l->b, l->n * sizeof(*out->b));
+	out->n = l->n;
+	out->known = 1;
+	return 1;
+}
+
+int rpvk_sh_layout_find(const rpvk_sh_layout *l, uint32_t binding)
+{
+	uint32_t lo = 0, hi = l->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (l->b[mid].binding == binding)
+			return (int)mid;
+		if (l->b[mid].binding < binding)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static void rpvk_sh_layout_created(rpvk *r, const sbt_vk_args_vkCreateDescriptorSetLayout *a)
+{
+	const VkDescriptorSetLayoutCreateInfo *ci = a->pCreateInfo;
+	const VkDescriptorSetLayoutBindingFlagsCreateInfo *fl = NULL;
+	rpvk_sh_layout *l;
+	if (a->ret != VK_SUCCESS || !a->pSetLayout || !*a->pSetLayout || !ci)
+		return;
+	for (const VkBaseInStructure *p = ci->pNext; p; p = p->pNext)
+		if (p->sType == VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO)
+			fl = (const VkDescriptorSetLayoutBindingFlagsCreateInfo *)(const void *)p;
+	if (!(l = calloc(1, sizeof(*l))))
+		return;
+	l->known = 1;
+	if (ci->bindingCount && ci->pBindings && !(l->b = calloc(ci->bindingCount, sizeof(*l->b)))) {
+		free(l);
+		return;
+	}
+	for (uint32_t i = 0; l->b && i < ci->bindingCount; i++) {
+		const VkDescriptorSetLayoutBinding *b = &ci->pBindings[i];
+		rpvk_sh_binding *o = &l->b[l->n++];
+		o->binding = b->binding;
+		o->type = (uint32_t)b->descriptorType;
+		o->count = b->descriptorCount;
+		o->stages = b->stageFlags;
+		o->flags = fl && fl->pBindingFlags && i < fl->bindingCount ? fl->pBindingFlags[i] : 0;
+		o->immutable = b->pImmutableSamplers != NULL;
+	}
+	if (l->n)
+		qsort(l->b, l->n, sizeof(*l->b), rpvk_sh_binding_cmp);
+	rpvk_sh_keep(r, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, (uint64_t)(uintptr_t)*a->pSetLayout, l);
+}
+
+static void rpvk_sh_playout_created(rpvk *r, const sbt_vk_args_vkCreatePipelineLayout *a)
+{
+	const VkPipelineLayoutCreateInfo *ci = a->pCreateInfo;
+	rpvk_sh_playout *p;
+	if (a->ret != VK_SUCCESS || !a->pPipelineLayout || !*a->pPipelineLayout || !ci)
+		return;
+	if (!(p = calloc(1, sizeof(*p))))
+		return;
+	if (ci->setLayoutCount && ci->pSetLayouts &&
+	    !(p->sets = calloc(ci->setLayoutCount, sizeof(*p->sets)))) {
+		free(p);
+		return;
+	}
+	for (uint32_t i = 0; p->sets && i < ci->setLayoutCount; i++, p->nsets++)
+		rpvk_shader_layout_copy(r, ci->pSetLayouts[i], &p->sets[i]);
+	rpvk_sh_keep(r, VK_OBJECT_TYPE_PIPELINE_LAYOUT, (uint64_t)(uintptr_t)*a->pPipelineLayout, p);
+}
+
+/* Whether a shader variable of kind takes a layout binding of type. */
+static int rpvk_sh_kind_fits(uint32_t kind, uint32_t type)
+{
+	switch (kind) {
+	case RPVK_DK_SAMPLER:
+		return type == VK_DESCRIPTOR_TYPE_SAMPLER || type == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+	case RPVK_DK_SAMPLED_IMAGE:
+		return type == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE || type == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+	case RPVK_DK_COMBINED:
+		return type == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+	case RPVK_DK_STORAGE_IMAGE:
+		return type == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+	case RPVK_DK_UNIFORM_TEXEL:
+		return type == VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+	case RPVK_DK_STORAGE_TEXEL:
+		return type == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
+	case RPVK_DK_INPUT_ATTACHMENT:
+		return type == VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT;
+	case RPVK_DK_UNIFORM_BUFFER:
+		return type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC ||
+		       type == VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK;
+	case RPVK_DK_STORAGE_BUFFER:
+		return type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
+	case RPVK_DK_ACCEL:
+		return type == VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR ||
+		       type == VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_NV;
+	default:
+		return 1;
+	}
+}
+
+/* Layout types this file knows; a binding of another (mutable, an
+ * extension's) is not judged. */
+static int rpvk_sh_type_known(uint32_t type)
+{
+	return type <= VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT || type == VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK ||
+	       type == VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR ||
+	       type == VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_NV;
+}
+
+static const char *rpvk_sh_stage_name(VkShaderStageFlagBits s)
+{
+	switch (s) {
+	case VK_SHADER_STAGE_VERTEX_BIT: return "vertex";
+	case VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT: return "tessellation control";
+	case VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT: return "tessellation evaluation";
+	case VK_SHADER_STAGE_GEOMETRY_BIT: return "geometry";
+	case VK_SHADER_STAGE_FRAGMENT_BIT: return "fragment";
+	case VK_SHADER_STAGE_COMPUTE_BIT: return "compute";
+	default: return "other";
+	}
+}
+
+/* One stage of pipeline i against its layout: RP_ERR_TRACE (diag set)
+ * when a variable the shader uses has no binding that takes it. */
+static rp_status rpvk_sh_stage_check(rpvk *r, uint32_t i, const VkPipelineShaderStageCreateInfo *st,
+                                     const rpvk_sh_playout *pl, rpvk_sh_pipe *out)
+{
+	const rpvk_sh_module *m = rpvk_sh_get(r, VK_OBJECT_TYPE_SHADER_MODULE, (uint64_t)(uintptr_t)st->module);
+	const char *stage = rpvk_sh_stage_name(st->stage);
+	char what[200];
+	for (uint32_t k = 0; m && k < m->n; k++) {
+		const rpvk_sh_var *v = &m->v[k];
+		const rpvk_sh_layout *l;
+		const rpvk_sh_binding *b;
+		int at;
+		if (!v->used)
+			continue;
+		if (out && out->nuse < out->cap) {
+			uint32_t u = 0;
+			while (u < out->nuse && (out->use[u].set != v->set || out->use[u].binding != v->binding))
+				u++;
+			if (u == out->nuse) {
+				out->use[u].set = v->set;
+				out->use[u].binding = v->binding;
+				out->nuse++;
+			}
+		}
+		if (!pl)
+			continue;
+		if (v->set >= pl->nsets) {
+			snprintf(what, sizeof(what), "its layout has %u descriptor sets", pl->nsets);
+			goto refuse;
+		}
+		l = &pl->sets[v->set];
+		if (!l->known)
+			continue;
+		if ((at = rpvk_sh_layout_find(l, v->binding)) < 0) {
+			snprintf(what, sizeof(what), "set %u's layout lacks that binding", v->set);
+			goto refuse;
+		}
+		b = &l->b[at];
+		if (!rpvk_sh_type_known(b->type))
+			continue;
+		if (!b->count) {
+			snprintf(what, sizeof(what), "set %u's layout gives that binding no descriptors", v->set);
+			goto refuse;
+		}
+		if (!rpvk_sh_kind_fits(v->kind, b->type)) {
+			snprintf(what, sizeof(what), "the shader takes a %s there and the layout gives "
+			         "descriptor type %u", rpvk_dk_names[v->kind], b->type);
+			goto refuse;
+		}
+		if (!(b->stages & (uint32_t)st->stage)) {
+			snprintf(what, sizeof(what), "the layout's binding is not visible to the %s stage "
+			         "(stageFlags 0x%x)", stage, b->stages);
+			goto refuse;
+		}
+		if (v->count > b->count && b->type != VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK &&
+		    !(b->flags & VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT)) {
+			snprintf(what, sizeof(what), "the shader's array has %u descriptors and the layout's "
+			         "binding %u", v->count, b->count);
+			goto refuse;
+		}
+		continue;
+	refuse:
+		return rpvk_fail(r, RP_ERR_TRACE, "pipeline %u: its %s shader uses descriptor set %u "
+		                 "binding %u, and %s: a valid application never makes this call, and a "
+		                 "driver may crash on it", i, stage, v->set, v->binding, what);
+	}
+	return RP_OK;
+}
+
+/* Dynamic states a draw needs set, as rpvk_sh_pipe.dyn bits. */
+static const struct { VkDynamicState state; uint32_t bit; } rpvk_sh_dyn[] = {
+	{ VK_DYNAMIC_STATE_VIEWPORT, RPVK_DYN_VIEWPORT },
+	{ VK_DYNAMIC_STATE_SCISSOR, RPVK_DYN_SCISSOR },
+	{ VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT, RPVK_DYN_VIEWPORT_COUNT },
+	{ VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT, RPVK_DYN_SCISSOR_COUNT },
+	{ VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY, RPVK_DYN_TOPOLOGY },
+	{ VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE, RPVK_DYN_DISCARD },
+};
+
+const char *rpvk_shader_dyn_name(uint32_t bit)
+{
+	switch (bit) {
+	case RPVK_DYN_VIEWPORT: return "viewport (vkCmdSetViewport)";
+	case RPVK_DYN_SCISSOR: return "scissor (vkCmdSetScissor)";
+	case RPVK_DYN_VIEWPORT_COUNT: return "viewport with count (vkCmdSetViewportWithCount)";
+	case RPVK_DYN_SCISSOR_COUNT: return "scissor with count (vkCmdSetScissorWithCount)";
+	case RPVK_DYN_TOPOLOGY: return "primitive topology (vkCmdSetPrimitiveTopology)";
+	case RPVK_DYN_DISCARD: return "rasterizer discard enable (vkCmdSetRasterizerDiscardEnable)";
+	default: return "dynamic state";
+	}
+}
+
+static void rpvk_sh_pipe_dyn(const VkGraphicsPipelineCreateInfo *ci, rpvk_sh_pipe *p)
+{
+	const VkPipelineDynamicStateCreateInfo *d = ci->pDynamicState;
+	int discard_dyn = 0;
+	if (ci->flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR)
+		return;
+	for (const VkBaseInStructure *n = ci->pNext; n; n = n->pNext)
+		if (n->sType == VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR ||
+		    n->sType == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT)
+			return;
+	p->dyn_known = 1;
+	for (uint32_t i = 0; d && d->pDynamicStates && i < d->dynamicStateCount; i++)
+		for (size_t k = 0; k < sizeof(rpvk_sh_dyn) / sizeof(rpvk_sh_dyn[0]); k++)
+			if (d->pDynamicStates[i] == rpvk_sh_dyn[k].state)
+				p->dyn |= rpvk_sh_dyn[k].bit;
+	discard_dyn = (p->dyn & RPVK_DYN_DISCARD) != 0;
+	/* rasterization discarded for good: no viewport or scissor is read */
+	if (!discard_dyn && ci->pRasterizationState && ci->pRasterizationState->rasterizerDiscardEnable)
+		p->dyn &= ~(uint32_t)(RPVK_DYN_VIEWPORT | RPVK_DYN_SCISSOR | RPVK_DYN_VIEWPORT_COUNT |
+		                      RPVK_DYN_SCISSOR_COUNT);
+}
+
+static rpvk_sh_pipe *rpvk_sh_pipe_new(rpvk *r, const VkPipelineShaderStageCreateInfo *stages, uint32_t n)
+{
+	rpvk_sh_pipe *p = calloc(1, sizeof(*p));
+	uint32_t cap = 0;
+	for (uint32_t s = 0; stages && s < n; s++) {
+		const rpvk_sh_module *m = rpvk_sh_get(r, VK_OBJECT_TYPE_SHADER_MODULE,
+		                                      (uint64_t)(uintptr_t)stages[s].module);
+		cap += m ? m->n : 0;
+	}
+	if (!p || (cap && !(p->use = calloc(cap, sizeof(*p->use))))) {
+		free(p);
+		return NULL;
+	}
+	p->cap = cap;
+	for (uint32_t s = 0; stages && s < n; s++)
+		rpvk_sh_stage_check(r, 0, &stages[s], NULL, p);
+	return p;
+}
+
+/* ---- framebuffers --------------------------------------------------------- */
+
+static void rpvk_sh_fb_created(rpvk *r, const sbt_vk_args_vkCreateFramebuffer *a)
+{
+	const VkFramebufferCreateInfo *ci = a->pCreateInfo;
+	rpvk_sh_fb *f;
+	if (a->ret != VK_SUCCESS || !a->pFramebuffer || !*a->pFramebuffer || !ci || !ci->pAttachments ||
+	    !ci->attachmentCount || (ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT))
+		return;
+	if (!(f = calloc(1, sizeof(*f))) || !(f->views = calloc(ci->attachmentCount, sizeof(*f->views)))) {
+		free(f);
+		return;
+	}
+	f->n = ci->attachmentCount;
+	for (uint32_t i = 0; i < f->n; i++) {
+		uint64_t v = (uint64_t)(uintptr_t)ci->pAttachments[i];
+		/* only views this file saw made, of images it saw made */
+		if (rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE_VIEW, v))
+			f->views[i] = v;
+	}
+	rpvk_sh_keep(r, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)*a->pFramebuffer, f);
+}
+
+int rpvk_shader_fb_attachments(rpvk *r, VkFramebuffer fb, uint64_t *out, uint32_t max)
+{
+	const rpvk_sh_fb *f = rpvk_sh_get(r, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)fb);
+	uint32_t n = 0;
+	for (uint32_t i = 0; f && i < f->n && n + 2 <= max; i++) {
+		const rpvk_map_slot *s;
+		if (!f->views[i] || !(s = rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE_VIEW, f->views[i])))
+			continue;
+		out[n++] = f->views[i];
+		out[n++] = s->val;
+	}
+	return (int)n;
+}
+
+static rp_status rpvk_sh_begin_pass(rpvk *r, const VkRenderPassBeginInfo *bi)
+{
+	const rpvk_sh_fb *f = bi ? rpvk_sh_get(r, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)bi->framebuffer) : NULL;
+	for (uint32_t i = 0; f && i < f->n; i++) {
+		const rpvk_map_slot *s;
+		const char *why;
+		if (!f->views[i])
+			continue;
+		if (!(s = rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE_VIEW, f->views[i])))
+			why = "its image view was destroyed";
+		else if (!rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE, s->val))
+			why = "the image of its image view was destroyed";
+		else if (rpvk_state_res_freed(r, VK_OBJECT_TYPE_IMAGE, s->val))
+			why = "the memory of its image was freed";
+		else
+			continue;
+		return rpvk_fail(r, RP_ERR_TRACE, "attachment %u of the framebuffer: %s before the render "
+		                 "pass begins: a valid application never makes this call, and a driver may "
+		                 "crash on it", i, why);
+	}
+	return RP_OK;
+}
+
+/* ---- the hooks ------------------------------------------------------------ */
+
+const rpvk_sh_pipe *rpvk_shader_pipe(rpvk *r, uint64_t pipeline)
+{
+	return rpvk_sh_get(r, VK_OBJECT_TYPE_PIPELINE, pipeline);
+}
+
+rp_status rpvk_shader_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
+{
+	switch (cmd) {
+	case SBT_VK_CMD_vkCreateComputePipelines: {
+		const sbt_vk_args_vkCreateComputePipelines *a = args;
+		rp_status st = RP_OK;
+		for (uint32_t i = 0; st == RP_OK && a->pCreateInfos && i < a->createInfoCount; i++) {
+			const rpvk_sh_playout *pl = rpvk_sh_get(r, VK_OBJECT_TYPE_PIPELINE_LAYOUT,
+			                                        (uint64_t)(uintptr_t)a->pCreateInfos[i].layout);
+			if (pl)
+				st = rpvk_sh_stage_check(r, i, &a->pCreateInfos[i].stage, pl, NULL);
+		}
+		return st;
+	}
+	case SBT_VK_CMD_vkCreateGraphicsPipelines: {
+		const sbt_vk_args_vkCreateGraphicsPipelines *a = args;
+		rp_status st = RP_OK;
+		for (uint32_t i = 0; st == RP_OK && a->pCreateInfos && i < a->createInfoCount; i++) {
+			const VkPipelineShaderStageCreateInfo *stages = a->pCreateInfos[i].pStages;
+			uint32_t n = a->pCreateInfos[i].stageCount;
+			const rpvk_sh_playout *pl = rpvk_sh_get(r, VK_OBJECT_TYPE_PIPELINE_LAYOUT,
+			                                        (uint64_t)(uintptr_t)a->pCreateInfos[i].layout);
+			for (uint32_t s = 0; st == RP_OK && pl && stages && s < n; s++)
+				st = rpvk_sh_stage_check(r, i, &stages[s], pl, NULL);
+		}
+		return st;
+	}
+	case SBT_VK_CMD_vkCmdBeginRenderPass:
+		return rpvk_sh_begin_pass(r, ((const sbt_vk_args_vkCmdBeginRenderPass *)args)->pRenderPassBegin);
+	case SBT_VK_CMD_vkCmdBeginRenderPass2:
+	case SBT_VK_CMD_vkCmdBeginRenderPass2KHR:
+		return rpvk_sh_begin_pass(r, ((const sbt_vk_args_vkCmdBeginRenderPass2 *)args)->pRenderPassBegin);
+	default:
+		return RP_OK;
+	}
+}
+
+void rpvk_shader_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
+{
+	switch (cmd) {
+	case SBT_VK_CMD_vkCreateShaderModule: {
+		const sbt_vk_args_vkCreateShaderModule *a = args;
+		rpvk_sh_module *m;
+		if (a->ret != VK_SUCCESS || !a->pShaderModule || !*a->pShaderModule || !a->pCreateInfo ||
+		    !a->pCreateInfo->pCode || !(m = calloc(1, sizeof(*m))))
+			break;
+		if (!rpvk_spv_scan(a->pCreateInfo->pCode, a->pCreateInfo->codeSize / 4, m)) {
+			rpvk_sh_module_free(m);
+			m = NULL; /* not judged */
+		}
+		rpvk_sh_keep(r, VK_OBJECT_TYPE_SHADER_MODULE, (uint64_t)(uintptr_t)*a->pShaderModule, m);
+		break;
+	}
+	case SBT_VK_CMD_vkDestroyShaderModule:
+		rpvk_sh_drop(r, VK_OBJECT_TYPE_SHADER_MODULE,
+		             (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyShaderModule *)args)->shaderModule);
+		break;
+	case SBT_VK_CMD_vkCreateDescriptorSetLayout:
+		rpvk_sh_layout_created(r, args);
+		break;
+	case SBT_VK_CMD_vkDestroyDescriptorSetLayout:
+		rpvk_sh_drop(r, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT,
+		             (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyDescriptorSetLayout *)args)->descriptorSetLayout);
+		break;
+	case SBT_VK_CMD_vkCreatePipelineLayout:
+		rpvk_sh_playout_created(r, args);
+		break;
+	case SBT_VK_CMD_vkDestroyPipelineLayout:
+		rpvk_sh_drop(r, VK_OBJECT_TYPE_PIPELINE_LAYOUT,
+		             (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyPipelineLayout *)args)->pipelineLayout);
+		break;
+	case SBT_VK_CMD_vkCreateComputePipelines: {
+		const sbt_vk_args_vkCreateComputePipelines *a = args;
+		for (uint32_t i = 0; a->ret == VK_SUCCESS && a->pCreateInfos && a->pPipelines &&
+		                     i < a->createInfoCount; i++)
+			if (a->pPipelines[i])
+				rpvk_sh_keep(r, VK_OBJECT_TYPE_PIPELINE, (uint64_t)(uintptr_t)a->pPipelines[i],
+				             rpvk_sh_pipe_new(r, &a->pCreateInfos[i].stage, 1));
+		break;
+	}
+	case SBT_VK_CMD_vkCreateGraphicsPipelines: {
+		const sbt_vk_args_vkCreateGraphicsPipelines *a = args;
+		for (uint32_t i = 0; a->ret == VK_SUCCESS && a->pCreateInfos && a->pPipelines &&
+		                     i < a->createInfoCount; i++) {
+			rpvk_sh_pipe *p;
+			if (!a->pPipelines[i])
+				continue;
+			p = rpvk_sh_pipe_new(r, a->pCreateInfos[i].pStages, a->pCreateInfos[i].stageCount);
+			if (p)
+				rpvk_sh_pipe_dyn(&a->pCreateInfos[i], p);
+			rpvk_sh_keep(r, VK_OBJECT_TYPE_PIPELINE, (uint64_t)(uintptr_t)a->pPipelines[i], p);
+		}
+		break;
+	}
+	case SBT_VK_CMD_vkDestroyPipeline:
+		rpvk_sh_drop(r, VK_OBJECT_TYPE_PIPELINE,
+		             (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyPipeline *)args)->pipeline);
+		break;
+	case SBT_VK_CMD_vkCreateImage: {
+		const sbt_vk_args_vkCreateImage *a = args;
+		if (a->ret == VK_SUCCESS && a->pImage && *a->pImage)
+			rpvk_map_put(&r->shobjs, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)*a->pImage, 1, 0);
+		break;
+	}
+	case SBT_VK_CMD_vkDestroyImage:
+		rpvk_map_del(&r->shobjs, VK_OBJECT_TYPE_IMAGE,
+		             (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyImage *)args)->image);
+		break;
+	case SBT_VK_CMD_vkCreateImageView: {
+		const sbt_vk_args_vkCreateImageView *a = args;
+		uint64_t img = a->pCreateInfo ? (uint64_t)(uintptr_t)a->pCreateInfo->image : 0;
+		if (a->ret == VK_SUCCESS && a->pView && *a->pView && img &&
+		    rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE, img))
+			rpvk_map_put(&r->shobjs, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)*a->pView, img, 0);
+		break;
+	}
+	case SBT_VK_CMD_vkDestroyImageView:
+		rpvk_map_del(&r->shobjs, VK_OBJECT_TYPE_IMAGE_VIEW,
+		             (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyImageView *)args)->imageView);
+		break;
+	case SBT_VK_CMD_vkCreateFramebuffer:
+		rpvk_sh_fb_created(r, args);
+		break;
+	case SBT_VK_CMD_vkDestroyFramebuffer:
+		rpvk_sh_drop(r, VK_OBJECT_TYPE_FRAMEBUFFER,
+		             (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyFramebuffer *)args)->framebuffer);
+		break;
+	default:
+		break;
+	}
+}
