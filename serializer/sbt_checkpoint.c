@@ -93,7 +93,7 @@ sbt_status sbt_checkpoint_encode(const sbt_checkpoint *cp, uint8_t **buf_out, si
 
 sbt_status sbt_checkpoint_decode(const uint8_t *p, size_t len, sbt_checkpoint *cp)
 {
-	const uint8_t *end = p + len;
+	const uint8_t *end = p ? p + len : p; /* no arithmetic on NULL (len is then 0) */
 	uint64_t bs, nb, i;
 	uint64_t *blocks = NULL;
 	sbt_checkpoint c;

@@ -172,7 +172,8 @@ static int sbt_r_read(const sbt_reader *r, uint64_t off, void *dst, size_t len)
 	if (off > r->size || len > r->size - off)
 		return -1;
 	if (r->mem) {
-		memcpy(d, r->mem + off, len);
+		if (len) /* memcpy's pointers must be valid even for 0 bytes */
+			memcpy(d, r->mem + off, len);
 		return 0;
 	}
 	while (len) {

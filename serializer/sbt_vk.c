@@ -45,7 +45,7 @@ void sbt_vk_enc_free(sbt_vk_enc *e)
 sbt_vk_status sbt_vk_e_grow(sbt_vk_e *e, size_t n)
 {
 	sbt_vk_enc *enc = e->enc;
-	size_t used = (size_t)(e->p - enc->data);
+	size_t used = enc->data ? (size_t)(e->p - enc->data) : 0;
 	size_t need = used + n;
 	if (need < used)
 		return SBT_VK_ERR_NOMEM;

@@ -61,8 +61,10 @@ sbt_vk_status sbt_vk_e_grow(sbt_vk_e *e, size_t n);
 static inline void sbt_vk_e_begin(sbt_vk_e *e, sbt_vk_enc *enc)
 {
 	e->enc = enc;
-	e->p = enc->data + enc->len;
-	e->end = enc->data + enc->cap;
+	/* An encoder that owns no buffer yet (data NULL, len = cap = 0):
+	 * no arithmetic on NULL; sbt_vk_e_grow allocates. */
+	e->p = enc->data ? enc->data + enc->len : NULL;
+	e->end = enc->data ? enc->data + enc->cap : NULL;
 	e->ctx = 0;
 	e->parent = NULL;
 	e->parent_id = 0;
