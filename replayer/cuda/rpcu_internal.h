@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "replayer/rp.h"
+#include "replayer/rp_cm.h"
 #include "serializer/sbt_compute.h"
 
 /* ---- the driver ---------------------------------------------------------- */
@@ -183,20 +184,15 @@ typedef enum rpcu_rkind {
 } rpcu_rkind;
 
 typedef struct rpcu_range {
-	uint64_t cap, size; /* captured [cap, cap + size) */
-	uint64_t live;      /* live address of cap */
+	RP_CM_RANGE_HEAD;   /* cap, size, live, seq, kernel_seq, kernel, moved */
 	uint8_t kind;       /* rpcu_rkind */
-	uint8_t moved;      /* live != cap */
 	uint8_t pieces;     /* device memory backed by the reservation pieces */
 	uint8_t sub;        /* SBT_CM_MEM_* of the allocating record */
 	uint8_t in_window;  /* placed in a VA window: granules (device memory) or
 	                       a sub-range of it (the program's own reservation) */
-	uint64_t seq;       /* the record that made it */
 	uint64_t owner;     /* globals: captured module or library */
 	CUcontext ctx;      /* live context it was made in */
 	void *host_buf;     /* registered host memory: our buffer (owned) */
-	uint64_t kernel_seq;   /* last launch given a pointer into it, 0: none */
-	char kernel[64];       /* that launch's kernel name */
 } rpcu_range;
 
 /* --per-command: one allocation's bytes after one command (rpcu_percmd.c). */
@@ -334,9 +330,7 @@ typedef struct rpcu_state {
 	int quiet;
 	/* options */
 	int single_stream;      /* --streams single (this run) */
-	/* --streams A,B,...: run i (from 0) uses entry i % nstream_modes,
-	 * bit i of stream_modes set for single; 0 entries: multi always */
-	unsigned stream_modes, nstream_modes;
+	rp_cm_streams streams;  /* --streams (rp_cm.h) */
 	unsigned run;           /* runs begun before this one (reset counts them) */
 	int per_command;        /* --per-command */
 	rpcu_percmd *percmd;    /* this run's results, in command order */
@@ -380,8 +374,7 @@ typedef struct rpcu_state {
 	rpcu_granule *granules;  /* sorted by addr */
 	size_t ngranules, cap_granules;
 	int first_device;       /* captured ordinal of the first cuDeviceGet, -1: none */
-	uint64_t *failed_caps;  /* sorted: handles only calls that failed at capture returned */
-	size_t nfailed, cap_failed;
+	rp_cm_handle_set failed; /* handles only calls that failed at capture returned */
 	void **graph_bufs;      /* host buffers captured into graphs: live until teardown */
 	size_t ngraph_bufs, cap_graph_bufs;
 	unsigned capturing;     /* stream captures begun in the replay and not ended */

@@ -45,13 +45,12 @@ static rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rp
 static rp_status rphip_translate(rphip_state *s, uint64_t addr, uint64_t len, const char *what,
                                  uint64_t *live, rp_diag *diag)
 {
-	long i = rphip_range_find(s, addr);
+	rp_cm_span t = RP_CM_SPAN(s->ranges, s->nranges);
 
-	if (i < 0 || len > s->ranges[i].size - (addr - s->ranges[i].cap))
+	if (rp_cm_ranges_translate(&t, addr, len, live, NULL) != 0)
 		return rphip_fail(s, diag, RP_ERR_TRACE,
 		                  "the %s [0x%llx, +%llu) is not inside an allocation the trace made", what,
 		                  (unsigned long long)addr, (unsigned long long)len);
-	*live = s->ranges[i].live + (addr - s->ranges[i].cap);
 	return RP_OK;
 }
 
@@ -205,49 +204,31 @@ static rp_status rphip_module_unload(rphip_state *s, const sbt_cm_call *c, rp_di
 
 /* ---- launches ------------------------------------------------------------------------ */
 
-/* A pointer word v of the launch of kernel name: the range it points into
- * is marked as used by this launch and, when it moved, v is rewritten. */
-static uint64_t rphip_patch_word(rphip_state *s, uint64_t v, const char *name)
-{
-	long i = rphip_range_find(s, v);
-
-	if (i < 0)
-		return v;
-	s->ranges[i].kernel_seq = s->seq;
-	snprintf(s->ranges[i].kernel, sizeof(s->ranges[i].kernel), "%s", name);
-	return s->ranges[i].moved ? s->ranges[i].live + (v - s->ranges[i].cap) : v;
-}
-
 /* Rewrite pointers of a moved range in the kernarg bytes (rphip_internal.h
  * says which words are pointers). */
 static void rphip_patch(rphip_state *s, const sbt_amd_kernel *k, const char *name, uint8_t *buf,
                         size_t len)
 {
+	rp_cm_span t = RP_CM_SPAN(s->ranges, s->nranges);
+
 	for (size_t a = 0; k && a < k->explicit_count; a++) {
 		const sbt_amd_arg *arg = &k->args[a];
 		if ((uint64_t)arg->offset + arg->size > len)
 			continue;
 		for (uint32_t w = 0; w + 8 <= arg->size; w += 8) {
-			uint64_t v;
 			if (arg->kind != SBT_AMD_ARG_GLOBAL_BUFFER && arg->kind != SBT_AMD_ARG_BY_VALUE)
 				break;
 			if ((arg->offset + w) % 8)
 				continue;
-			memcpy(&v, buf + arg->offset + w, 8);
-			v = rphip_patch_word(s, v, name);
-			memcpy(buf + arg->offset + w, &v, 8);
+			rp_cm_ranges_patch_word(&t, buf + arg->offset + w, s->seq, name, 0);
 			if (arg->kind == SBT_AMD_ARG_GLOBAL_BUFFER)
 				break;
 		}
 	}
 	/* With no metadata: every aligned word (as the CUDA backend does
 	 * without a layout). */
-	for (size_t off = 0; !k && off + 8 <= len; off += 8) {
-		uint64_t v;
-		memcpy(&v, buf + off, 8);
-		v = rphip_patch_word(s, v, name);
-		memcpy(buf + off, &v, 8);
-	}
+	if (!k)
+		rp_cm_ranges_patch_params(&t, buf, len, NULL, 0, s->seq, name, 0);
 }
 
 static rp_status rphip_launch(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
@@ -889,7 +870,7 @@ void rphip_teardown(rphip_state *s)
 	for (size_t i = 0; i < s->nkeep; i++)
 		free(s->keep[i]);
 	s->nkeep = 0;
-	s->nfailed = 0;
+	s->failed.n = 0;
 	s->moved = s->placed = 0;
 	s->not_run_seq = 0;
 	s->noted_mismatch = 0;

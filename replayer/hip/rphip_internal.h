@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "replayer/hip/rphip_backend.h"
+#include "replayer/rp_cm.h"
 #include "serializer/amdgpu/sbt_amd.h"
 #include "serializer/sbt_compute.h"
 
@@ -81,16 +82,11 @@ typedef struct rphip_obj {
 } rphip_obj;
 
 typedef struct rphip_range {
-	uint64_t cap, size;
-	uint64_t live;
-	int moved;
+	RP_CM_RANGE_HEAD;          /* cap, size, live, seq, kernel_seq, kernel, moved */
 	int placed;                /* reserved + mapped at cap (placement pieces) */
 	int global;                /* a module global or a __device__ shadow: not freed */
 	uint64_t res_size;         /* placed: the reservation's size */
 	hipMemGenericAllocationHandle_t handle;
-	uint64_t seq;              /* the record that made it */
-	uint64_t kernel_seq;       /* the last launch given a pointer into it, 0: none */
-	char kernel[64];           /* that launch's kernel */
 } rphip_range;
 
 /* A device-to-host copy's result, kept for its checkpoint. */
@@ -110,8 +106,7 @@ typedef struct rphip_state {
 	sbt_reader *trace;         /* borrowed */
 	int quiet;
 	int no_reserve;            /* --hip-no-reserve */
-	unsigned stream_modes;     /* --streams: bit i set when entry i is single */
-	unsigned nstream_modes;    /* 0: not given (multi) */
+	rp_cm_streams streams;     /* --streams (rp_cm.h) */
 	unsigned run;              /* runs begun before this one */
 	int single;                /* this run: every stream is the null stream */
 	size_t granularity;        /* 0: not asked yet; SIZE_MAX: placement unavailable */
@@ -123,8 +118,7 @@ typedef struct rphip_state {
 	size_t ncopies, capcopies;
 	void **keep;               /* host buffers captured graphs read (owned) */
 	size_t nkeep, capkeep;
-	uint64_t *failed;          /* handles only failed calls returned */
-	size_t nfailed, capfailed;
+	rp_cm_handle_set failed;   /* handles only failed calls returned */
 	unsigned moved, placed;    /* allocations this run */
 	unsigned long long not_run_seen;
 	uint64_t not_run_seq;      /* first launch that ran nothing on the double */

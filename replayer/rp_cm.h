@@ -1,0 +1,164 @@
+/*
+ * rp_cm.h - the parts of compute replay (serializer/sbt_compute.h records)
+ * that do not depend on the API: the CUDA backend (replayer/cuda/) and the
+ * HIP backend (replayer/hip/) both build on them (prefix rp_cm_).
+ *
+ *   rp_cm_streams.c  the --streams option: single|multi, or a list of them
+ *                    that --check-determinism runs take in turn;
+ *   rp_cm_handles.c  the set of handles only calls that failed at capture
+ *                    returned (records naming them are skipped);
+ *   rp_cm_ranges.c   captured address ranges and their live addresses:
+ *                    lookup by address, and the rewriting of pointer words
+ *                    of kernel parameters given a layout;
+ *   rp_cm_note.c     the note a first differing copy prints: the
+ *                    allocation it read and the last kernel given a pointer
+ *                    into it.
+ *
+ * Nothing here calls a driver or knows its types: what a backend keeps
+ * beside these (a range's reservation, its context) lives in its own
+ * structs, which start with the shared one.
+ */
+#ifndef TRACESMITH_RP_CM_H
+#define TRACESMITH_RP_CM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replayer/rp.h"
+
+/* ---- rp_cm_streams.c: --streams ------------------------------------------------ */
+
+#define RP_CM_STREAM_MODES_MAX 16
+
+/* --streams A,B,...: run i (from 0) uses entry i % n; bit i of modes set
+ * when entry i is single.  n == 0: the option was not given (multi). */
+typedef struct rp_cm_streams {
+	unsigned modes, n;
+} rp_cm_streams;
+
+/* Parse "single", "multi" or a comma-separated list of them (at most
+ * RP_CM_STREAM_MODES_MAX): RP_OK, or RP_ERR_USAGE naming the value. */
+rp_status rp_cm_streams_parse(const char *text, rp_cm_streams *out, rp_diag *diag);
+/* Whether run number run (runs begun before it) is single; 0 when the
+ * option was not given. */
+int rp_cm_streams_single(const rp_cm_streams *m, unsigned run);
+/* rp_backend_ops.run_mode: "serialised" or "concurrent" for the run now
+ * going (single says which), only when the list names both modes; NULL
+ * otherwise. */
+const char *rp_cm_streams_run_mode(const rp_cm_streams *m, int single);
+
+/* ---- rp_cm_handles.c: handles of failed calls ------------------------------------ */
+
+/* A sorted set of captured handles (and addresses). */
+typedef struct rp_cm_handle_set {
+	uint64_t *v;
+	size_t n, cap;
+} rp_cm_handle_set;
+
+int rp_cm_handle_set_has(const rp_cm_handle_set *h, uint64_t cap);
+/* Add cap (0 is never added); out of memory only loses the entry. */
+void rp_cm_handle_set_add(rp_cm_handle_set *h, uint64_t cap);
+void rp_cm_handle_set_remove(rp_cm_handle_set *h, uint64_t cap);
+void rp_cm_handle_set_free(rp_cm_handle_set *h);
+
+/* ---- rp_cm_ranges.c: captured address ranges ---------------------------------------------- */
+
+/* The fields every backend's range starts with.  A backend's range type
+ * holds them twice over, as a named rp_cm_range and as plain members, in
+ * one union (RP_CM_RANGE_HEAD), so its own code reads r->cap while the
+ * functions below see the same bytes as an rp_cm_range. */
+#define RP_CM_RANGE_FIELDS                                                             \
+	uint64_t cap, size;  /* captured [cap, cap + size) */                          \
+	uint64_t live;       /* live address of cap */                                 \
+	uint64_t seq;        /* the record that made it */                             \
+	uint64_t kernel_seq; /* the last launch given a pointer into it, 0: none */    \
+	char kernel[64];     /* that launch's kernel */                                \
+	uint8_t moved;       /* live != cap: pointers to it are rewritten */
+
+typedef struct rp_cm_range {
+	RP_CM_RANGE_FIELDS
+} rp_cm_range;
+
+/* The first member of a backend's range type. */
+#define RP_CM_RANGE_HEAD                                                               \
+	union {                                                                        \
+		rp_cm_range head;                                                      \
+		struct {                                                               \
+			RP_CM_RANGE_FIELDS                                             \
+		};                                                                     \
+	}
+
+/* A backend's sorted array of ranges (never overlapping), of elements
+ * elem bytes long, each starting with RP_CM_RANGE_HEAD. */
+typedef struct rp_cm_span {
+	void *v;
+	size_t n, elem;
+} rp_cm_span;
+
+#define RP_CM_SPAN(vec, count) ((rp_cm_span){(void *)(vec), (count), sizeof(*(vec))})
+
+/* Range i of the span. */
+static inline rp_cm_range *rp_cm_span_at(const rp_cm_span *t, size_t i)
+{
+	return (rp_cm_range *)(void *)((char *)t->v + i * t->elem);
+}
+
+/* Number of ranges whose cap is <= addr. */
+size_t rp_cm_ranges_upper(const rp_cm_span *t, uint64_t addr);
+/* Index of the range holding addr, or -1. */
+long rp_cm_ranges_find(const rp_cm_span *t, uint64_t addr);
+/* Index of the first range overlapping [addr, addr + len), or -1. */
+long rp_cm_ranges_overlap(const rp_cm_span *t, uint64_t addr, uint64_t len);
+/* Insert r (elem bytes; it must not overlap any range) into the array
+ * *v of *n elements and *cap slots, growing it: its index, or -1 when out
+ * of memory.  moved is set from live and cap. */
+long rp_cm_ranges_insert(void **v, size_t *n, size_t *cap, size_t elem, const void *r);
+/* Drop element i of the array v of *n elements. */
+void rp_cm_ranges_remove(void *v, size_t *n, size_t elem, size_t i);
+/* The live address of captured [addr, addr + len): 0 and *live_out set when
+ * one range holds it all; -1 otherwise (*index_out: the range holding addr,
+ * or -1; may be NULL). */
+int rp_cm_ranges_translate(const rp_cm_span *t, uint64_t addr, uint64_t len, uint64_t *live_out,
+                           long *index_out);
+
+/* How a pointer word finds its range. */
+enum {
+	RP_CM_PTR_END = 1u /* one past a range's end is inside it (loops pass end pointers) */
+};
+
+/* One 8-byte parameter word at p (little-endian): the range it points into
+ * is marked as used by launch seq of kernel (NULL: "(unnamed)") and, when
+ * it moved, the word is rewritten.  1 when rewritten. */
+size_t rp_cm_ranges_patch_word(rp_cm_span *t, uint8_t *p, uint64_t seq, const char *kernel,
+                               unsigned flags);
+/* Every pointer-sized parameter of a kernel's parameter buffer: those the
+ * layout (SBT_CM_LAYOUT_BYTES entries, offset and size little-endian)
+ * marks 8 bytes long and aligned, or without a layout every aligned word.
+ * The number of words rewritten. */
+size_t rp_cm_ranges_patch_params(rp_cm_span *t, uint8_t *buf, size_t len, const uint8_t *layout,
+                                 size_t nlayout, uint64_t seq, const char *kernel, unsigned flags);
+/* Rewrite every 8-aligned (as placed at device address dst) word of data
+ * bytes that points into a moved range; the number rewritten. */
+size_t rp_cm_ranges_patch_data(const rp_cm_span *t, uint8_t *buf, size_t len, uint64_t dst,
+                               unsigned flags);
+
+/* ---- rp_cm_note.c: the mismatch note ---------------------------------------------------- */
+
+/* What a kept device-to-host copy read, as it was at the copy. */
+typedef struct rp_cm_copy_note {
+	uint64_t seq;          /* the copy's record */
+	uint64_t alloc_cap;    /* the allocation read; 0: none the trace made */
+	uint64_t alloc_size, alloc_seq;
+	const char *alloc_how; /* "made", or the call that made it */
+	uint64_t kernel_seq;   /* the last launch given a pointer into it, 0: none */
+	const char *kernel;    /* that launch's kernel */
+} rp_cm_copy_note;
+
+/* When bytes (the replay's, cp->length of them) differ from checkpoint
+ * cp: print to stderr what the copy read and the kernel likeliest to have
+ * written it ("tsreplay: <api>: the device-to-host copy at seq N differs
+ * ...") and return 1; 0 when they match (or cannot be compared). */
+int rp_cm_note_mismatch(const char *api, const rp_cm_copy_note *n, const sbt_checkpoint *cp,
+                        const uint8_t *bytes);
+
+#endif
