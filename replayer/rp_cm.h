@@ -10,6 +10,8 @@
  *   rp_cm_ranges.c   captured address ranges and their live addresses:
  *                    lookup by address, and the rewriting of pointer words
  *                    of kernel parameters given a layout;
+ *   rp_cm_percmd.c   --per-command: which ranges a command may have
+ *                    written, and the results kept until the run ends;
  *   rp_cm_note.c     the note a first differing copy prints: the
  *                    allocation it read and the last kernel given a pointer
  *                    into it.
@@ -141,6 +143,54 @@ size_t rp_cm_ranges_patch_params(rp_cm_span *t, uint8_t *buf, size_t len, const 
  * bytes that points into a moved range; the number rewritten. */
 size_t rp_cm_ranges_patch_data(const rp_cm_span *t, uint8_t *buf, size_t len, uint64_t dst,
                                unsigned flags);
+
+/* ---- rp_cm_percmd.c: --per-command ---------------------------------------------------- */
+
+/* Ranges over this are left out of footprints (a lazy 8 GiB reservation
+ * would be read in full after every command). */
+#define RP_CM_PERCMD_MAX_BYTES ((uint64_t)64 << 20)
+
+/* One range's bytes after one command. */
+typedef struct rp_cm_result {
+	uint64_t seq;        /* the command */
+	uint64_t cap, size;  /* the captured range */
+	uint8_t *buf;        /* owned; filled by a copy queued behind the command */
+} rp_cm_result;
+
+/* A run's results, in command order. */
+typedef struct rp_cm_results {
+	rp_cm_result *v;
+	size_t n, cap;
+} rp_cm_results;
+
+/* A new result for range [cap, cap + size) after command seq: its buffer
+ * (owned by the list) for the backend's copy to fill; NULL when out of
+ * memory. */
+uint8_t *rp_cm_results_add(rp_cm_results *l, uint64_t seq, uint64_t cap, uint64_t size);
+/* Hand every result to fn in order (stopping at the first error), then
+ * free them (the copies must have finished). */
+rp_status rp_cm_results_hand(rp_cm_results *l, rp_command_result_fn fn, void *ctx, rp_diag *diag);
+/* Free the results (the array is kept for the next run). */
+void rp_cm_results_clear(rp_cm_results *l);
+void rp_cm_results_free(rp_cm_results *l);
+
+/* What a command may have written, as the emulator takes it
+ * (docs/emulator.md "Races"). */
+typedef enum rp_cm_foot {
+	RP_CM_FOOT_LAUNCH,  /* every range one of its pointer words points into: those
+	                       rp_cm_ranges_patch_* marked with the launch's seq */
+	RP_CM_FOOT_WRITE,   /* a copy or memset: the range holding its destination,
+	                       whole; every range when none does (a destination the
+	                       record does not give as a device address) */
+	RP_CM_FOOT_ALL      /* every range (a graph launch) */
+} rp_cm_foot;
+
+/* Call queue(ctx, r, diag) for each range of command seq's footprint that
+ * readable(r) accepts, in address order; the first error stops it. */
+rp_status rp_cm_footprint(const rp_cm_span *t, rp_cm_foot what, uint64_t seq, uint64_t dst,
+                          int (*readable)(const rp_cm_range *r),
+                          rp_status (*queue)(void *ctx, const rp_cm_range *r, rp_diag *diag),
+                          void *ctx, rp_diag *diag);
 
 /* ---- rp_cm_note.c: the mismatch note ---------------------------------------------------- */
 

@@ -905,7 +905,7 @@ static void rpcu_close(void *state)
 	while (s->n_not_run_names)
 		free(s->not_run_names[--s->n_not_run_names]);
 	free(s->not_run_names);
-	free(s->percmd);
+	rp_cm_results_free(&s->percmd);
 	free(s->windows);
 	free(s->kind_of);
 	free(s);

@@ -195,13 +195,6 @@ typedef struct rpcu_range {
 	void *host_buf;     /* registered host memory: our buffer (owned) */
 } rpcu_range;
 
-/* --per-command: one allocation's bytes after one command (rpcu_percmd.c). */
-typedef struct rpcu_percmd {
-	uint64_t seq;        /* the command */
-	uint64_t cap, size;  /* the captured allocation */
-	uint8_t *buf;        /* owned; filled by a copy queued behind the command */
-} rpcu_percmd;
-
 typedef struct rpcu_ranges {
 	rpcu_range *v;       /* sorted by cap, never overlapping */
 	size_t n, cap;
@@ -333,8 +326,7 @@ typedef struct rpcu_state {
 	rp_cm_streams streams;  /* --streams (rp_cm.h) */
 	unsigned run;           /* runs begun before this one (reset counts them) */
 	int per_command;        /* --per-command */
-	rpcu_percmd *percmd;    /* this run's results, in command order */
-	size_t npercmd, cap_percmd;
+	rp_cm_results percmd;   /* this run's results, in command order */
 	int no_reserve;         /* --cuda-no-reserve */
 	int relocate_memory;    /* --cuda-relocate-memory */
 	int device_base;        /* --device N */
