@@ -221,6 +221,7 @@ static rp_status rphip_open(const rp_backend_open_args *args, void **state_out, 
 	}
 	s->trace = args->trace;
 	s->quiet = args->quiet;
+	s->per_command = args->per_command;
 	for (size_t i = 0; i < args->noptions; i++) {
 		if (strcmp(args->options[i].name, "--hip-no-reserve") == 0)
 			s->no_reserve = 1;
@@ -278,9 +279,9 @@ static rp_status rphip_execute(void *state, const sbt_record *rec, unsigned flag
 {
 	rphip_state *s = state;
 	sbt_cm_call c;
+	rp_status st;
 	int hc;
 
-	(void)flags;
 	rphip_copies_release_served(s);
 	s->seq = rec->seq;
 	s->call = NULL;
@@ -302,7 +303,10 @@ static rp_status rphip_execute(void *state, const sbt_record *rec, unsigned flag
 		rphip_failed_note(s, c.handle);
 		return RP_OK;
 	}
-	return rphip_exec(s, (sbt_cm_hip_call)hc, &c, diag);
+	st = rphip_exec(s, (sbt_cm_hip_call)hc, &c, diag);
+	if (st == RP_OK && s->per_command && !(flags & RP_EXEC_FAST_FORWARD))
+		st = rphip_percmd_after(s, (sbt_cm_hip_call)hc, &c, diag);
+	return st;
 }
 
 /* The first difference with the capture, told in HIP terms (rp_cm.h).
@@ -362,12 +366,18 @@ static rp_status rphip_checkpoint(void *state, const sbt_checkpoint *cp, const v
 	return RP_ERR_NOT_FOUND;
 }
 
+static rp_status rphip_command_results(void *state, rp_command_result_fn fn, void *ctx, rp_diag *diag)
+{
+	return rphip_percmd_results(state, fn, ctx, diag);
+}
+
 static rp_status rphip_reset(void *state, rp_diag *diag)
 {
 	rphip_state *s = state;
 
 	(void)diag;
 	rphip_teardown(s);
+	rp_cm_results_clear(&s->percmd);
 	s->run++;
 	rphip_pick_stream_mode(s);
 	return RP_OK;
@@ -386,6 +396,7 @@ static void rphip_close(void *state)
 	free(s->copies);
 	free(s->keep);
 	rp_cm_handle_set_free(&s->failed);
+	rp_cm_results_free(&s->percmd);
 	/* The runtime stays loaded: ROCm's exit handlers run from it. */
 	free(s);
 }
@@ -401,4 +412,5 @@ const rp_backend_ops rphip_backend_ops = {
 	.options = rphip_options,
 	.check_option = rphip_check_option,
 	.run_mode = rphip_run_mode,
+	.command_results = rphip_command_results,
 };

@@ -16,7 +16,9 @@
  *     mark them).  Module globals and the host shadows of __device__
  *     variables are ranges too;
  *   - the results of device-to-host copies until their checkpoint asks;
- *   - host buffers a captured graph's copies read, until reset.
+ *   - host buffers a captured graph's copies read, until reset;
+ *   - with --per-command, the copies of each command's footprint
+ *     (rphip_percmd.c).
  * Everything is single-threaded: the core calls one entry at a time.
  */
 #ifndef TRACESMITH_RPHIP_INTERNAL_H
@@ -106,6 +108,8 @@ typedef struct rphip_state {
 	sbt_reader *trace;         /* borrowed */
 	int quiet;
 	int no_reserve;            /* --hip-no-reserve */
+	int per_command;           /* --per-command */
+	rp_cm_results percmd;      /* this run's --per-command results (rp_cm.h) */
 	rp_cm_streams streams;     /* --streams (rp_cm.h) */
 	unsigned run;              /* runs begun before this one */
 	int single;                /* this run: every stream is the null stream */
@@ -147,5 +151,12 @@ int rphip_failed_has(const rphip_state *s, uint64_t cap);
 rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag);
 /* Undo every live object and range (close and reset). */
 void rphip_teardown(rphip_state *s);
+
+/* rphip_percmd.c: --per-command.  After command record c (call hc, the
+ * record being executed) ran: queue copies of its footprint on its
+ * stream. */
+rp_status rphip_percmd_after(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag);
+/* rp_backend_ops.command_results: wait, hand every result to fn, free. */
+rp_status rphip_percmd_results(rphip_state *s, rp_command_result_fn fn, void *ctx, rp_diag *diag);
 
 #endif
