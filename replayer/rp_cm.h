@@ -12,9 +12,10 @@
  *                    of kernel parameters given a layout;
  *   rp_cm_percmd.c   --per-command: which ranges a command may have
  *                    written, and the results kept until the run ends;
- *   rp_cm_note.c     the note a first differing copy prints: the
- *                    allocation it read and the last kernel given a pointer
- *                    into it.
+ *   rp_cm_note.c     kept device-to-host copies: where a checkpoint lies in
+ *                    one, and the note a first differing copy prints (the
+ *                    allocation it read and the last kernel given a
+ *                    pointer into it).
  *
  * Nothing here calls a driver or knows its types: what a backend keeps
  * beside these (a range's reservation, its context) lives in its own
@@ -192,23 +193,30 @@ rp_status rp_cm_footprint(const rp_cm_span *t, rp_cm_foot what, uint64_t seq, ui
                           rp_status (*queue)(void *ctx, const rp_cm_range *r, rp_diag *diag),
                           void *ctx, rp_diag *diag);
 
-/* ---- rp_cm_note.c: the mismatch note ---------------------------------------------------- */
+/* ---- rp_cm_note.c: kept device-to-host copies and the mismatch note ---------------------------- */
 
 /* What a kept device-to-host copy read, as it was at the copy. */
-typedef struct rp_cm_copy_note {
-	uint64_t seq;          /* the copy's record */
-	uint64_t alloc_cap;    /* the allocation read; 0: none the trace made */
+typedef struct rp_cm_copy_source {
+	uint64_t alloc_cap;    /* the range read; 0: none the trace made */
 	uint64_t alloc_size, alloc_seq;
-	const char *alloc_how; /* "made", or the call that made it */
 	uint64_t kernel_seq;   /* the last launch given a pointer into it, 0: none */
-	const char *kernel;    /* that launch's kernel */
-} rp_cm_copy_note;
+	char kernel[64];       /* that launch's kernel */
+} rp_cm_copy_source;
 
+/* Remember range r as the one a copy reads (r: NULL for none). */
+void rp_cm_copy_source_take(rp_cm_copy_source *out, const rp_cm_range *r);
+/* Where checkpoint cp's bytes start in a kept copy of len bytes whose
+ * first byte is checkpoint coordinate (object + offset) vstart: RP_OK and
+ * *off_out, or RP_ERR_TRACE naming the copy at copy_seq and what it did
+ * with the bytes (verb: "read", "wrote"). */
+rp_status rp_cm_copy_offset(const sbt_checkpoint *cp, uint64_t vstart, uint64_t len, uint64_t copy_seq,
+                            const char *verb, uint64_t *off_out, rp_diag *diag);
 /* When bytes (the replay's, cp->length of them) differ from checkpoint
- * cp: print to stderr what the copy read and the kernel likeliest to have
+ * cp: print to stderr what the copy at copy_seq read (src; how: "made",
+ * or the kind of call that made it) and the kernel likeliest to have
  * written it ("tsreplay: <api>: the device-to-host copy at seq N differs
  * ...") and return 1; 0 when they match (or cannot be compared). */
-int rp_cm_note_mismatch(const char *api, const rp_cm_copy_note *n, const sbt_checkpoint *cp,
-                        const uint8_t *bytes);
+int rp_cm_note_mismatch(const char *api, uint64_t copy_seq, const rp_cm_copy_source *src, const char *how,
+                        const sbt_checkpoint *cp, const uint8_t *bytes);
 
 #endif

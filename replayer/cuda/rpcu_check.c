@@ -44,9 +44,8 @@ static const char *rpcu_sub_name(unsigned sub)
 static void rpcu_note_mismatch(rpcu_state *s, const rpcu_copy *c, const sbt_checkpoint *cp,
                                const uint8_t *bytes)
 {
-	rp_cm_copy_note n = {c->seq, c->alloc_cap, c->alloc_size, c->alloc_seq,
-	                     rpcu_sub_name(c->alloc_sub), c->kernel_seq, c->kernel};
-	if (!s->noted_mismatch && rp_cm_note_mismatch("cuda", &n, cp, bytes))
+	if (!s->noted_mismatch &&
+	    rp_cm_note_mismatch("cuda", c->seq, &c->src, rpcu_sub_name(c->alloc_sub), cp, bytes))
 		s->noted_mismatch = 1;
 }
 
@@ -87,14 +86,8 @@ rp_status rpcu_checkpoint_bytes(rpcu_state *s, const sbt_checkpoint *cp, const v
 				return RP_ERR_BACKEND;
 			}
 		}
-		off = pos - c->vstart;
-		if (pos < c->vstart || off > c->len || cp->length > c->len - off) {
-			rp_diag_set(diag, "the checkpoint asks for [%llu, +%llu) of object 0x%llx, outside the "
-			            "%llu bytes the copy at seq %llu wrote", (unsigned long long)cp->offset,
-			            (unsigned long long)cp->length, (unsigned long long)cp->object,
-			            (unsigned long long)c->len, (unsigned long long)c->seq);
+		if (rp_cm_copy_offset(cp, c->vstart, c->len, c->seq, "wrote", &off, diag) != RP_OK)
 			return RP_ERR_TRACE;
-		}
 		c->served = 1;
 		*bytes_out = c->ptr + off;
 		rpcu_note_mismatch(s, c, cp, c->ptr + off);

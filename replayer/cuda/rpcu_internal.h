@@ -278,9 +278,8 @@ typedef struct rpcu_copy {
 	int served;            /* returned to the core: free at the next call */
 	const char *why_not;   /* non-NULL: cannot be replayed, says why */
 	/* for the mismatch note */
-	uint64_t alloc_cap, alloc_size, alloc_seq, kernel_seq;
-	uint8_t alloc_sub;
-	char kernel[64];
+	rp_cm_copy_source src; /* what it read, as it was at the copy */
+	uint8_t alloc_sub;     /* the SBT_CM_MEM_* that made it */
 } rpcu_copy;
 
 /* Host bytes of an async upload, kept until its event says it is done. */

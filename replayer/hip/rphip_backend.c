@@ -314,10 +314,7 @@ static rp_status rphip_execute(void *state, const sbt_record *rec, unsigned flag
 static void rphip_note_mismatch(rphip_state *s, const rphip_copy *c, const sbt_checkpoint *cp,
                                 const uint8_t *bytes)
 {
-	rp_cm_copy_note n = {c->seq, c->alloc_cap, c->alloc_size, c->alloc_seq, "made", c->kernel_seq,
-	                     c->kernel};
-
-	if (!s->noted_mismatch && !s->quiet && rp_cm_note_mismatch("hip", &n, cp, bytes))
+	if (!s->noted_mismatch && !s->quiet && rp_cm_note_mismatch("hip", c->seq, &c->src, "made", cp, bytes))
 		s->noted_mismatch = 1;
 }
 
@@ -325,7 +322,7 @@ static rp_status rphip_checkpoint(void *state, const sbt_checkpoint *cp, const v
                                   rp_diag *diag)
 {
 	rphip_state *s = state;
-	uint64_t pos = cp->object + cp->offset, off;
+	uint64_t off;
 	hipError_t r;
 
 	for (size_t i = s->ncopies; i-- > 0;) {
@@ -348,14 +345,8 @@ static rp_status rphip_checkpoint(void *state, const sbt_checkpoint *cp, const v
 			            (unsigned long long)s->not_run_seq);
 			return RP_OK;
 		}
-		off = pos - c->vstart;
-		if (pos < c->vstart || off > c->len || cp->length > c->len - off) {
-			rp_diag_set(diag, "the checkpoint asks for [%llu, +%llu) of object 0x%llx, outside the "
-			            "%llu bytes the copy at seq %llu read", (unsigned long long)cp->offset,
-			            (unsigned long long)cp->length, (unsigned long long)cp->object,
-			            (unsigned long long)c->len, (unsigned long long)c->seq);
+		if (rp_cm_copy_offset(cp, c->vstart, c->len, c->seq, "read", &off, diag) != RP_OK)
 			return RP_ERR_TRACE;
-		}
 		c->served = 1;
 		*bytes_out = c->buf + off;
 		rphip_note_mismatch(s, c, cp, c->buf + off);

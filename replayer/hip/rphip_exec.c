@@ -521,14 +521,7 @@ static rp_status rphip_copy_run(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm
 		cp->vstart = src;
 		cp->buf = buf;
 		cp->len = c->size;
-		{
-			const rphip_range *rg = &s->ranges[rphip_range_find(s, src)];
-			cp->alloc_cap = rg->cap;
-			cp->alloc_size = rg->size;
-			cp->alloc_seq = rg->seq;
-			cp->kernel_seq = rg->kernel_seq;
-			memcpy(cp->kernel, rg->kernel, sizeof(cp->kernel));
-		}
+		rp_cm_copy_source_take(&cp->src, &s->ranges[rphip_range_find(s, src)].head);
 		return rphip_after(s, stream, so, sync, NULL, diag);
 	}
 	case SBT_CM_COPY_HTOH:

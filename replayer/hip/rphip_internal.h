@@ -98,9 +98,7 @@ typedef struct rphip_copy {
 	uint8_t *buf;              /* owned */
 	uint64_t len;
 	int served;
-	/* for the mismatch note: the allocation read, as it was at the copy */
-	uint64_t alloc_cap, alloc_size, alloc_seq, kernel_seq;
-	char kernel[64];
+	rp_cm_copy_source src;     /* for the mismatch note: what it read, as it was */
 } rphip_copy;
 
 typedef struct rphip_state {
