@@ -5,8 +5,10 @@
  *
  *   rp_cm_streams.c  the --streams option: single|multi, or a list of them
  *                    that --check-determinism runs take in turn;
- *   rp_cm_handles.c  the set of handles only calls that failed at capture
- *                    returned (records naming them are skipped);
+ *   rp_cm_handles.c  captured handle -> the backend's object (a hash table
+ *                    on (kind, handle)), and the set of handles only calls
+ *                    that failed at capture returned (records naming them
+ *                    are skipped);
  *   rp_cm_ranges.c   captured address ranges and their live addresses:
  *                    lookup by address, and the rewriting of pointer words
  *                    of kernel parameters given a layout;
@@ -50,7 +52,53 @@ int rp_cm_streams_single(const rp_cm_streams *m, unsigned run);
  * otherwise. */
 const char *rp_cm_streams_run_mode(const rp_cm_streams *m, int single);
 
-/* ---- rp_cm_handles.c: handles of failed calls ------------------------------------ */
+/* ---- rp_cm_handles.c: captured handles ---------------------------------------------------- */
+
+/* The fields every backend's object starts with (RP_CM_HANDLE_HEAD, as
+ * RP_CM_RANGE_HEAD below).  kind 0 is an empty slot. */
+#define RP_CM_HANDLE_FIELDS                                                            \
+	uint64_t cap;        /* the captured handle */                                 \
+	uint8_t kind;        /* the backend's kind; 0: empty slot */                   \
+	uint8_t dead;        /* a deleted slot (probing continues past it) */
+
+typedef struct rp_cm_handle {
+	RP_CM_HANDLE_FIELDS
+} rp_cm_handle;
+
+#define RP_CM_HANDLE_HEAD                                                              \
+	union {                                                                        \
+		rp_cm_handle head;                                                     \
+		struct {                                                               \
+			RP_CM_HANDLE_FIELDS                                            \
+		};                                                                     \
+	}
+
+/* Open addressing on (kind, handle) over slots of elem bytes, each
+ * starting with RP_CM_HANDLE_HEAD.  A backend keeps it as a union with a
+ * typed view of the same three members ({0} is an empty table). */
+typedef struct rp_cm_handles {
+	void *slot;
+	size_t cap;          /* power of two */
+	size_t used;         /* live + dead slots */
+} rp_cm_handles;
+
+/* What a backend frees when an object goes (its owned members); may be NULL. */
+typedef void (*rp_cm_handle_release_fn)(void *obj);
+
+/* The object (kind, cap), or NULL. */
+void *rp_cm_handles_get(const rp_cm_handles *t, size_t elem, uint8_t kind, uint64_t cap);
+/* Add (kind, cap), or empty the object already there (release first): a
+ * zeroed object with its head set; NULL when out of memory. */
+void *rp_cm_handles_put(rp_cm_handles *t, size_t elem, uint8_t kind, uint64_t cap,
+                        rp_cm_handle_release_fn release);
+void rp_cm_handles_del(rp_cm_handles *t, size_t elem, void *obj, rp_cm_handle_release_fn release);
+/* Slot i (0 <= i < t->cap): an object when its kind is set and it is not dead. */
+static inline rp_cm_handle *rp_cm_handles_at(const rp_cm_handles *t, size_t elem, size_t i)
+{
+	return (rp_cm_handle *)(void *)((char *)t->slot + i * elem);
+}
+/* Release every object and free the table (left empty). */
+void rp_cm_handles_free(rp_cm_handles *t, size_t elem, rp_cm_handle_release_fn release);
 
 /* A sorted set of captured handles (and addresses). */
 typedef struct rp_cm_handle_set {

@@ -139,10 +139,8 @@ typedef enum rpcu_kind {
 } rpcu_kind;
 
 typedef struct rpcu_obj {
-	uint64_t cap;       /* the captured handle */
+	RP_CM_HANDLE_HEAD;  /* cap, kind (rpcu_kind; RPCU_O_NONE: empty slot), dead */
 	uint64_t live;      /* the live handle (0 for streams in single mode) */
-	uint8_t kind;       /* rpcu_kind; RPCU_O_NONE: empty slot */
-	uint8_t dead;       /* a deleted slot (probing continues past it) */
 	uint8_t primary;    /* contexts: a retained primary context */
 	uint8_t capturing;  /* streams: between Begin/EndCapture */
 	int32_t ordinal;    /* devices and contexts: the live device ordinal */
@@ -152,10 +150,14 @@ typedef struct rpcu_obj {
 	char *name;         /* functions and kernels: owned */
 } rpcu_obj;
 
-typedef struct rpcu_objs {
-	rpcu_obj *slot;
-	size_t cap;         /* power of two */
-	size_t used;        /* live + dead slots */
+/* The core's table (rp_cm_handles), seen with typed slots. */
+typedef union rpcu_objs {
+	rp_cm_handles table;
+	struct {
+		rpcu_obj *slot;
+		size_t cap;         /* power of two */
+		size_t used;        /* live + dead slots */
+	};
 } rpcu_objs;
 
 /* An object the trace destroyed (or whose module, library or context

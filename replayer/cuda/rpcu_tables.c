@@ -1,9 +1,9 @@
 /*
- * rpcu_tables.c - the CUDA backend's two lookup structures: captured handle
- * -> live object (open addressing on (kind, handle)), and captured address
- * range -> live address: the backend's array of rpcu_range, searched and
- * patched by the shared rp_cm_ranges_* (replayer/rp_cm_ranges.c).  No
- * driver calls here.
+ * rpcu_tables.c - the CUDA backend's two lookup structures, typed views of
+ * the core's (replayer/rp_cm.h): captured handle -> live object
+ * (rp_cm_handles, hashed on (kind, handle)), and captured address range ->
+ * live address (an array of rpcu_range searched and patched by
+ * rp_cm_ranges_*).  No driver calls here.
  */
 #include "replayer/cuda/rpcu_internal.h"
 
@@ -13,106 +13,30 @@
 
 /* ---- objects ------------------------------------------------------------------ */
 
-static size_t rpcu_objs_hash(rpcu_kind kind, uint64_t cap)
+/* What an object owns (rp_cm_handle_release_fn). */
+static void rpcu_obj_release(void *obj)
 {
-	uint64_t x = cap ^ ((uint64_t)kind << 56) ^ 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return (size_t)(x ^ (x >> 31));
-}
-
-/* The slot of (kind, cap), or the first free slot of its probe sequence
- * (the first dead one if any) when absent; NULL on an empty table. */
-static rpcu_obj *rpcu_objs_slot(rpcu_objs *t, rpcu_kind kind, uint64_t cap, int *found)
-{
-	size_t mask, i, n;
-	rpcu_obj *grave = NULL;
-	*found = 0;
-	if (!t->cap)
-		return NULL;
-	mask = t->cap - 1;
-	for (i = rpcu_objs_hash(kind, cap) & mask, n = 0; n < t->cap; i = (i + 1) & mask, n++) {
-		rpcu_obj *o = &t->slot[i];
-		if (o->dead) {
-			if (!grave)
-				grave = o;
-			continue;
-		}
-		if (o->kind == RPCU_O_NONE)
-			return grave ? grave : o;
-		if (o->kind == kind && o->cap == cap) {
-			*found = 1;
-			return o;
-		}
-	}
-	return grave;
+	free(((rpcu_obj *)obj)->name);
 }
 
 rpcu_obj *rpcu_objs_get(rpcu_objs *t, rpcu_kind kind, uint64_t cap)
 {
-	int found;
-	rpcu_obj *o = rpcu_objs_slot(t, kind, cap, &found);
-	return found ? o : NULL;
-}
-
-static int rpcu_objs_grow(rpcu_objs *t)
-{
-	rpcu_objs n = {0};
-	size_t i;
-	n.cap = t->cap ? t->cap * 2 : 64;
-	n.slot = calloc(n.cap, sizeof(*n.slot));
-	if (!n.slot)
-		return -1;
-	for (i = 0; i < t->cap; i++) {
-		rpcu_obj *o = &t->slot[i];
-		int found;
-		if (o->kind == RPCU_O_NONE || o->dead)
-			continue;
-		*rpcu_objs_slot(&n, (rpcu_kind)o->kind, o->cap, &found) = *o;
-		n.used++;
-	}
-	free(t->slot);
-	*t = n;
-	return 0;
+	return rp_cm_handles_get(&t->table, sizeof(rpcu_obj), (uint8_t)kind, cap);
 }
 
 rpcu_obj *rpcu_objs_put(rpcu_objs *t, rpcu_kind kind, uint64_t cap)
 {
-	int found;
-	rpcu_obj *o;
-	/* Keep at most half the slots used (dead ones count: they lengthen probes). */
-	if ((t->used + 1) * 2 > t->cap && rpcu_objs_grow(t) != 0)
-		return NULL;
-	o = rpcu_objs_slot(t, kind, cap, &found);
-	if (!o)
-		return NULL;
-	if (found) {
-		free(o->name);
-	} else if (!o->dead) {
-		t->used++;
-	}
-	memset(o, 0, sizeof(*o));
-	o->kind = (uint8_t)kind;
-	o->cap = cap;
-	return o;
+	return rp_cm_handles_put(&t->table, sizeof(rpcu_obj), (uint8_t)kind, cap, rpcu_obj_release);
 }
 
 void rpcu_objs_del(rpcu_objs *t, rpcu_obj *o)
 {
-	(void)t;
-	free(o->name);
-	memset(o, 0, sizeof(*o));
-	o->dead = 1;
+	rp_cm_handles_del(&t->table, sizeof(rpcu_obj), o, rpcu_obj_release);
 }
 
 void rpcu_objs_free(rpcu_objs *t)
 {
-	size_t i;
-	for (i = 0; i < t->cap; i++)
-		if (t->slot[i].kind != RPCU_O_NONE && !t->slot[i].dead)
-			free(t->slot[i].name);
-	free(t->slot);
-	memset(t, 0, sizeof(*t));
+	rp_cm_handles_free(&t->table, sizeof(rpcu_obj), rpcu_obj_release);
 }
 
 /* ---- address ranges -------------------------------------------------------------- */

@@ -59,36 +59,28 @@ static int rphip_grow(void **v, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
+/* What an object owns (rp_cm_handle_release_fn). */
+void rphip_obj_release(void *obj)
+{
+	rphip_obj *o = obj;
+
+	sbt_amd_meta_free(o->meta);
+	o->meta = NULL;
+}
+
 rphip_obj *rphip_obj_get(rphip_state *s, rphip_kind kind, uint64_t cap)
 {
-	for (size_t i = 0; i < s->nobjs; i++)
-		if (s->objs[i].kind == kind && s->objs[i].cap == cap)
-			return &s->objs[i];
-	return NULL;
+	return rp_cm_handles_get(&s->objs, sizeof(rphip_obj), (uint8_t)kind, cap);
 }
 
 rphip_obj *rphip_obj_put(rphip_state *s, rphip_kind kind, uint64_t cap)
 {
-	rphip_obj *o = rphip_obj_get(s, kind, cap);
-
-	if (o) {
-		sbt_amd_meta_free(o->meta);
-		memset(o, 0, sizeof(*o));
-	} else {
-		if (rphip_grow((void **)&s->objs, &s->capobjs, s->nobjs, sizeof(*s->objs)) != 0)
-			return NULL;
-		o = &s->objs[s->nobjs++];
-		memset(o, 0, sizeof(*o));
-	}
-	o->kind = kind;
-	o->cap = cap;
-	return o;
+	return rp_cm_handles_put(&s->objs, sizeof(rphip_obj), (uint8_t)kind, cap, rphip_obj_release);
 }
 
 void rphip_obj_del(rphip_state *s, rphip_obj *o)
 {
-	sbt_amd_meta_free(o->meta);
-	*o = s->objs[--s->nobjs];
+	rp_cm_handles_del(&s->objs, sizeof(rphip_obj), o, rphip_obj_release);
 }
 
 long rphip_range_find(const rphip_state *s, uint64_t addr)
@@ -382,7 +374,7 @@ static void rphip_close(void *state)
 		return;
 	if (s->rt.p_hipDeviceSynchronize)
 		rphip_teardown(s);
-	free(s->objs);
+	rp_cm_handles_free(&s->objs, sizeof(rphip_obj), rphip_obj_release);
 	free(s->ranges);
 	free(s->copies);
 	free(s->keep);

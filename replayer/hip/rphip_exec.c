@@ -831,30 +831,35 @@ rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, r
 
 void rphip_teardown(rphip_state *s)
 {
+	/* what uses another goes first: graph execs, graphs, events, streams,
+	 * then the modules their functions came from */
+	static const rphip_kind order[] = {RPHIP_O_GRAPHEXEC, RPHIP_O_GRAPH, RPHIP_O_EVENT,
+	                                   RPHIP_O_STREAM, RPHIP_O_MODULE};
+
 	s->rt.p_hipDeviceSynchronize();
-	for (size_t i = s->nobjs; i-- > 0;) {
-		rphip_obj *o = &s->objs[i];
-		switch (o->kind) {
-		case RPHIP_O_GRAPHEXEC: s->rt.p_hipGraphExecDestroy(o->live); break;
-		case RPHIP_O_GRAPH: s->rt.p_hipGraphDestroy(o->live); break;
-		case RPHIP_O_EVENT: s->rt.p_hipEventDestroy(o->live); break;
-		case RPHIP_O_STREAM:
-			if (o->capturing) {
-				hipGraph_t g = NULL;
-				if (s->rt.p_hipStreamEndCapture(o->live, &g) == hipSuccess && g)
-					s->rt.p_hipGraphDestroy(g);
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		for (size_t i = 0; i < s->objs.cap; i++) {
+			rphip_obj *o = (rphip_obj *)rp_cm_handles_at(&s->objs, sizeof(rphip_obj), i);
+			if (o->dead || o->kind != order[k])
+				continue;
+			switch (o->kind) {
+			case RPHIP_O_GRAPHEXEC: s->rt.p_hipGraphExecDestroy(o->live); break;
+			case RPHIP_O_GRAPH: s->rt.p_hipGraphDestroy(o->live); break;
+			case RPHIP_O_EVENT: s->rt.p_hipEventDestroy(o->live); break;
+			case RPHIP_O_STREAM:
+				if (o->capturing) {
+					hipGraph_t g = NULL;
+					if (s->rt.p_hipStreamEndCapture(o->live, &g) == hipSuccess && g)
+						s->rt.p_hipGraphDestroy(g);
+				}
+				s->rt.p_hipStreamDestroy(o->live);
+				break;
+			case RPHIP_O_MODULE: s->rt.p_hipModuleUnload(o->live); break;
+			default: break;
 			}
-			s->rt.p_hipStreamDestroy(o->live);
-			break;
-		default: break;
 		}
 	}
-	for (size_t i = 0; i < s->nobjs; i++)
-		if (s->objs[i].kind == RPHIP_O_MODULE)
-			s->rt.p_hipModuleUnload(s->objs[i].live);
-	for (size_t i = 0; i < s->nobjs; i++)
-		sbt_amd_meta_free(s->objs[i].meta);
-	s->nobjs = 0;
+	rp_cm_handles_free(&s->objs, sizeof(rphip_obj), rphip_obj_release);
 	while (s->nranges)
 		rphip_range_release(s, s->nranges - 1);
 	for (size_t i = 0; i < s->ncopies; i++)

@@ -3,8 +3,8 @@
  *
  * What a replay keeps:
  *   - objects: captured handle -> live handle, per kind (modules, host
- *     stubs and functions, streams, events, graphs, graph execs), in one
- *     array searched linearly (traces of the test programs hold tens);
+ *     stubs and functions, streams, events, graphs, graph execs), in the
+ *     core's table (rp_cm_handles, hashed on (kind, handle), as CUDA's);
  *   - address ranges: captured device range -> live address (sorted by
  *     captured address).  A hipMalloc'd range is placed at its captured
  *     address when the runtime lets us reserve it (hipMemAddressReserve
@@ -74,9 +74,8 @@ typedef enum rphip_kind {
 } rphip_kind;
 
 typedef struct rphip_obj {
-	uint64_t cap;
+	RP_CM_HANDLE_HEAD;         /* cap, kind (rphip_kind), dead */
 	void *live;
-	rphip_kind kind;
 	int capturing;             /* streams: between Begin/EndCapture in the replay */
 	sbt_amd_meta *meta;        /* modules: the kernels of its code object (owned) */
 	const sbt_amd_kernel *k;   /* functions: in their module's meta */
@@ -112,8 +111,7 @@ typedef struct rphip_state {
 	unsigned run;              /* runs begun before this one */
 	int single;                /* this run: every stream is the null stream */
 	size_t granularity;        /* 0: not asked yet; SIZE_MAX: placement unavailable */
-	rphip_obj *objs;
-	size_t nobjs, capobjs;
+	rp_cm_handles objs;        /* of rphip_obj (rp_cm.h) */
 	rphip_range *ranges;       /* sorted by cap */
 	size_t nranges, capranges;
 	rphip_copy *copies;
@@ -138,6 +136,8 @@ rp_status rphip_hipfail(rphip_state *s, rp_diag *diag, const char *fn, hipError_
 rphip_obj *rphip_obj_get(rphip_state *s, rphip_kind kind, uint64_t cap);
 rphip_obj *rphip_obj_put(rphip_state *s, rphip_kind kind, uint64_t cap);
 void rphip_obj_del(rphip_state *s, rphip_obj *o);
+/* What an object owns, freed (rp_cm_handle_release_fn). */
+void rphip_obj_release(void *obj);
 long rphip_range_find(const rphip_state *s, uint64_t addr);
 int rphip_range_add(rphip_state *s, const rphip_range *r);
 void rphip_range_remove(rphip_state *s, size_t i);
