@@ -241,52 +241,22 @@ static int rpcu_objs_has_live(rpcu_state *s, uint64_t cap)
 	return 0;
 }
 
-static size_t rpcu_failed_at(const rpcu_state *s, uint64_t cap)
-{
-	size_t lo = 0, hi = s->nfailed;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->failed_caps[mid] < cap)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 int rpcu_failed_has(const rpcu_state *s, uint64_t cap)
 {
-	size_t i = rpcu_failed_at(s, cap);
-	return cap && i < s->nfailed && s->failed_caps[i] == cap;
+	return rp_cm_handle_set_has(&s->failed, cap);
 }
 
 void rpcu_failed_note(rpcu_state *s, uint64_t cap)
 {
-	size_t i;
 	if (!cap || rpcu_failed_has(s, cap) || rpcu_objs_has_live(s, cap) ||
 	    rpcu_ranges_find(&s->ranges, cap) >= 0)
 		return;
-	if (s->nfailed == s->cap_failed) {
-		size_t ncap = s->cap_failed ? s->cap_failed * 2 : 16;
-		uint64_t *n = realloc(s->failed_caps, ncap * sizeof(*n));
-		if (!n)
-			return; /* only a later, clearer error is lost */
-		s->failed_caps = n;
-		s->cap_failed = ncap;
-	}
-	i = rpcu_failed_at(s, cap);
-	memmove(&s->failed_caps[i + 1], &s->failed_caps[i], (s->nfailed - i) * sizeof(*s->failed_caps));
-	s->failed_caps[i] = cap;
-	s->nfailed++;
+	rp_cm_handle_set_add(&s->failed, cap);
 }
 
 static void rpcu_failed_forget(rpcu_state *s, uint64_t cap)
 {
-	size_t i = rpcu_failed_at(s, cap);
-	if (!rpcu_failed_has(s, cap))
-		return;
-	memmove(&s->failed_caps[i], &s->failed_caps[i + 1], (s->nfailed - i - 1) * sizeof(*s->failed_caps));
-	s->nfailed--;
+	rp_cm_handle_set_remove(&s->failed, cap);
 }
 
 /* What a call that failed at capture "returned": its out handle or address
@@ -296,7 +266,7 @@ static void rpcu_failed_forget(rpcu_state *s, uint64_t cap)
 static void rpcu_failed_outputs(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, int made)
 {
 	void (*note)(rpcu_state *, uint64_t) = made ? rpcu_failed_forget : rpcu_failed_note;
-	if (made && !s->nfailed)
+	if (made && !s->failed.n)
 		return;
 	switch (k) {
 	case SBT_CM_K_cuCtxCreate: case SBT_CM_K_cuDevicePrimaryCtxRetain:
@@ -331,7 +301,7 @@ static void rpcu_failed_outputs(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call 
  * the same way: it is skipped like the failed call. */
 static int rpcu_names_failed(const rpcu_state *s, const sbt_cm_call *c)
 {
-	if (!s->nfailed)
+	if (!s->failed.n)
 		return 0;
 	return rpcu_failed_has(s, c->handle) || rpcu_failed_has(s, c->parent) ||
 	       rpcu_failed_has(s, c->stream) || rpcu_failed_has(s, c->event) || rpcu_failed_has(s, c->ctx) ||
@@ -634,9 +604,7 @@ void rpcu_teardown(rpcu_state *s)
 	s->ngone = s->cap_gone = 0;
 	s->work_pending = s->work_multi = 0;
 	s->work_ctx = NULL;
-	free(s->failed_caps);
-	s->failed_caps = NULL;
-	s->nfailed = s->cap_failed = 0;
+	rp_cm_handle_set_free(&s->failed);
 	s->capturing = 0;
 	s->not_run_seq = 0;
 }
@@ -700,57 +668,20 @@ static rp_status rpcu_parse_ordinal(const char *text, int *out, rp_diag *diag)
 	return RP_OK;
 }
 
-#define RPCU_STREAM_MODES_MAX 16
-
-/* --streams single|multi, or a comma-separated list of them that
- * --check-determinism runs take in turn (single,multi: run 1 serialised,
- * run 2 as captured, run 3 serialised, ...): bit i of *modes_out set when
- * entry i is single. */
-static rp_status rpcu_parse_streams(const char *text, unsigned *modes_out, unsigned *n_out,
-                                    rp_diag *diag)
-{
-	const char *p = text ? text : "";
-	unsigned modes = 0, n = 0;
-
-	for (;;) {
-		size_t len = strcspn(p, ",");
-		if (n == RPCU_STREAM_MODES_MAX) {
-			rp_diag_set(diag, "--streams: at most %d entries, got '%s'", RPCU_STREAM_MODES_MAX,
-			            text);
-			return RP_ERR_USAGE;
-		}
-		if (len == 6 && strncmp(p, "single", 6) == 0) {
-			modes |= 1u << n;
-		} else if (!(len == 5 && strncmp(p, "multi", 5) == 0)) {
-			rp_diag_set(diag, "--streams: expected single or multi, got '%s' (a comma-separated "
-			            "list of them alternates the runs)", text ? text : "");
-			return RP_ERR_USAGE;
-		}
-		n++;
-		p += len;
-		if (*p != ',')
-			break;
-		p++;
-	}
-	*modes_out = modes;
-	*n_out = n;
-	return RP_OK;
-}
-
 /* The --streams entry of the run now starting. */
 static void rpcu_pick_stream_mode(rpcu_state *s)
 {
-	if (s->nstream_modes)
-		s->single_stream = (s->stream_modes >> (s->run % s->nstream_modes)) & 1u;
+	if (s->streams.n)
+		s->single_stream = rp_cm_streams_single(&s->streams, s->run);
 }
 
 /* rp_backend_ops.check_option: every value the parsers above refuse. */
 static rp_status rpcu_check_option(const rp_option_value *o, rp_diag *diag)
 {
 	int ignored;
-	unsigned modes, n;
+	rp_cm_streams streams;
 	if (strcmp(o->name, "--streams") == 0)
-		return rpcu_parse_streams(o->value, &modes, &n, diag);
+		return rp_cm_streams_parse(o->value, &streams, diag);
 	if (strcmp(o->name, "--device") == 0)
 		return rpcu_parse_ordinal(o->value ? o->value : "", &ignored, diag);
 	return RP_OK;
@@ -763,7 +694,7 @@ static rp_status rpcu_parse_options(rpcu_state *s, const rp_backend_open_args *a
 	for (i = 0; i < args->noptions; i++) {
 		const rp_option_value *o = &args->options[i];
 		if (strcmp(o->name, "--streams") == 0) {
-			st = rpcu_parse_streams(o->value, &s->stream_modes, &s->nstream_modes, diag);
+			st = rp_cm_streams_parse(o->value, &s->streams, diag);
 			if (st != RP_OK)
 				return st;
 			rpcu_pick_stream_mode(s);
@@ -792,7 +723,7 @@ static rp_status rpcu_open(const rp_backend_open_args *args, void **state_out, r
 	s->profile = args->profile;
 	s->per_command = args->per_command;
 	st = rpcu_parse_options(s, args, diag);
-	if (st == RP_OK && args->serialise && s->nstream_modes) {
+	if (st == RP_OK && args->serialise && s->streams.n) {
 		rp_diag_set(diag, "--streams does not go with --schedule-seed: a sampled order runs every "
 		            "command on one stream");
 		st = RP_ERR_USAGE;
@@ -802,8 +733,8 @@ static rp_status rpcu_open(const rp_backend_open_args *args, void **state_out, r
 	if (args->serialise) {
 		/* --schedule-seed: the core hands the commands over in the sampled
 		 * order; --streams single runs them in that order, one at a time */
-		s->stream_modes = 1;
-		s->nstream_modes = 1;
+		s->streams.modes = 1;
+		s->streams.n = 1;
 		rpcu_pick_stream_mode(s);
 	}
 	st = rpcu_driver_open(&s->drv, &s->device_count, diag);
@@ -962,10 +893,7 @@ static rp_status rpcu_reset(void *state, rp_diag *diag)
 static const char *rpcu_run_mode(void *state)
 {
 	rpcu_state *s = state;
-	unsigned all = s->nstream_modes ? (1u << s->nstream_modes) - 1u : 0;
-	if (s->nstream_modes < 2 || s->stream_modes == 0 || s->stream_modes == all)
-		return NULL;
-	return s->single_stream ? "serialised" : "concurrent";
+	return rp_cm_streams_run_mode(&s->streams, s->single_stream);
 }
 
 static void rpcu_close(void *state)
@@ -977,7 +905,7 @@ static void rpcu_close(void *state)
 	while (s->n_not_run_names)
 		free(s->not_run_names[--s->n_not_run_names]);
 	free(s->not_run_names);
-	free(s->percmd);
+	rp_cm_results_free(&s->percmd);
 	free(s->windows);
 	free(s->kind_of);
 	free(s);

@@ -44,29 +44,9 @@ static const char *rpcu_sub_name(unsigned sub)
 static void rpcu_note_mismatch(rpcu_state *s, const rpcu_copy *c, const sbt_checkpoint *cp,
                                const uint8_t *bytes)
 {
-	rp_check_result res;
-	rp_diag d = {""};
-	uint64_t at;
-	if (s->noted_mismatch || rp_check_bytes(cp, bytes, cp->length, &res, &d) != RP_OK || res.match)
-		return;
-	s->noted_mismatch = 1;
-	fprintf(stderr, "tsreplay: cuda: the device-to-host copy at seq %llu differs from the capture\n",
-	        (unsigned long long)c->seq);
-	if (!c->alloc_cap) {
-		fprintf(stderr, "  source:   not inside an allocation the trace made\n");
-		return;
-	}
-	at = res.located ? cp->object + res.diff_offset - c->alloc_cap : 0;
-	fprintf(stderr, "  allocation: 0x%llx (%s at seq %llu, %llu bytes)\n", (unsigned long long)c->alloc_cap,
-	        rpcu_sub_name(c->alloc_sub), (unsigned long long)c->alloc_seq, (unsigned long long)c->alloc_size);
-	if (res.located)
-		fprintf(stderr, "  offset:   %llu in the allocation (first differing block of %llu bytes)\n",
-		        (unsigned long long)at, (unsigned long long)res.diff_len);
-	if (c->kernel_seq)
-		fprintf(stderr, "  kernel:   %s (launch seq %llu), the last kernel given a pointer into it\n",
-		        c->kernel, (unsigned long long)c->kernel_seq);
-	else
-		fprintf(stderr, "  kernel:   none was given a pointer into it before the copy\n");
+	if (!s->noted_mismatch &&
+	    rp_cm_note_mismatch("cuda", c->seq, &c->src, rpcu_sub_name(c->alloc_sub), cp, bytes))
+		s->noted_mismatch = 1;
 }
 
 rp_status rpcu_checkpoint_bytes(rpcu_state *s, const sbt_checkpoint *cp, const void **bytes_out,
@@ -106,14 +86,8 @@ rp_status rpcu_checkpoint_bytes(rpcu_state *s, const sbt_checkpoint *cp, const v
 				return RP_ERR_BACKEND;
 			}
 		}
-		off = pos - c->vstart;
-		if (pos < c->vstart || off > c->len || cp->length > c->len - off) {
-			rp_diag_set(diag, "the checkpoint asks for [%llu, +%llu) of object 0x%llx, outside the "
-			            "%llu bytes the copy at seq %llu wrote", (unsigned long long)cp->offset,
-			            (unsigned long long)cp->length, (unsigned long long)cp->object,
-			            (unsigned long long)c->len, (unsigned long long)c->seq);
+		if (rp_cm_copy_offset(cp, c->vstart, c->len, c->seq, "wrote", &off, diag) != RP_OK)
 			return RP_ERR_TRACE;
-		}
 		c->served = 1;
 		*bytes_out = c->ptr + off;
 		rpcu_note_mismatch(s, c, cp, c->ptr + off);

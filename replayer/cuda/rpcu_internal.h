@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "replayer/rp.h"
+#include "replayer/rp_cm.h"
 #include "serializer/sbt_compute.h"
 
 /* ---- the driver ---------------------------------------------------------- */
@@ -138,10 +139,8 @@ typedef enum rpcu_kind {
 } rpcu_kind;
 
 typedef struct rpcu_obj {
-	uint64_t cap;       /* the captured handle */
+	RP_CM_HANDLE_HEAD;  /* cap, kind (rpcu_kind; RPCU_O_NONE: empty slot), dead */
 	uint64_t live;      /* the live handle (0 for streams in single mode) */
-	uint8_t kind;       /* rpcu_kind; RPCU_O_NONE: empty slot */
-	uint8_t dead;       /* a deleted slot (probing continues past it) */
 	uint8_t primary;    /* contexts: a retained primary context */
 	uint8_t capturing;  /* streams: between Begin/EndCapture */
 	int32_t ordinal;    /* devices and contexts: the live device ordinal */
@@ -151,10 +150,14 @@ typedef struct rpcu_obj {
 	char *name;         /* functions and kernels: owned */
 } rpcu_obj;
 
-typedef struct rpcu_objs {
-	rpcu_obj *slot;
-	size_t cap;         /* power of two */
-	size_t used;        /* live + dead slots */
+/* The core's table (rp_cm_handles), seen with typed slots. */
+typedef union rpcu_objs {
+	rp_cm_handles table;
+	struct {
+		rpcu_obj *slot;
+		size_t cap;         /* power of two */
+		size_t used;        /* live + dead slots */
+	};
 } rpcu_objs;
 
 /* An object the trace destroyed (or whose module, library or context
@@ -183,28 +186,16 @@ typedef enum rpcu_rkind {
 } rpcu_rkind;
 
 typedef struct rpcu_range {
-	uint64_t cap, size; /* captured [cap, cap + size) */
-	uint64_t live;      /* live address of cap */
+	RP_CM_RANGE_HEAD;   /* cap, size, live, seq, kernel_seq, kernel, moved */
 	uint8_t kind;       /* rpcu_rkind */
-	uint8_t moved;      /* live != cap */
 	uint8_t pieces;     /* device memory backed by the reservation pieces */
 	uint8_t sub;        /* SBT_CM_MEM_* of the allocating record */
 	uint8_t in_window;  /* placed in a VA window: granules (device memory) or
 	                       a sub-range of it (the program's own reservation) */
-	uint64_t seq;       /* the record that made it */
 	uint64_t owner;     /* globals: captured module or library */
 	CUcontext ctx;      /* live context it was made in */
 	void *host_buf;     /* registered host memory: our buffer (owned) */
-	uint64_t kernel_seq;   /* last launch given a pointer into it, 0: none */
-	char kernel[64];       /* that launch's kernel name */
 } rpcu_range;
-
-/* --per-command: one allocation's bytes after one command (rpcu_percmd.c). */
-typedef struct rpcu_percmd {
-	uint64_t seq;        /* the command */
-	uint64_t cap, size;  /* the captured allocation */
-	uint8_t *buf;        /* owned; filled by a copy queued behind the command */
-} rpcu_percmd;
 
 typedef struct rpcu_ranges {
 	rpcu_range *v;       /* sorted by cap, never overlapping */
@@ -289,9 +280,8 @@ typedef struct rpcu_copy {
 	int served;            /* returned to the core: free at the next call */
 	const char *why_not;   /* non-NULL: cannot be replayed, says why */
 	/* for the mismatch note */
-	uint64_t alloc_cap, alloc_size, alloc_seq, kernel_seq;
-	uint8_t alloc_sub;
-	char kernel[64];
+	rp_cm_copy_source src; /* what it read, as it was at the copy */
+	uint8_t alloc_sub;     /* the SBT_CM_MEM_* that made it */
 } rpcu_copy;
 
 /* Host bytes of an async upload, kept until its event says it is done. */
@@ -334,13 +324,10 @@ typedef struct rpcu_state {
 	int quiet;
 	/* options */
 	int single_stream;      /* --streams single (this run) */
-	/* --streams A,B,...: run i (from 0) uses entry i % nstream_modes,
-	 * bit i of stream_modes set for single; 0 entries: multi always */
-	unsigned stream_modes, nstream_modes;
+	rp_cm_streams streams;  /* --streams (rp_cm.h) */
 	unsigned run;           /* runs begun before this one (reset counts them) */
 	int per_command;        /* --per-command */
-	rpcu_percmd *percmd;    /* this run's results, in command order */
-	size_t npercmd, cap_percmd;
+	rp_cm_results percmd;   /* this run's results, in command order */
 	int no_reserve;         /* --cuda-no-reserve */
 	int relocate_memory;    /* --cuda-relocate-memory */
 	int device_base;        /* --device N */
@@ -380,8 +367,7 @@ typedef struct rpcu_state {
 	rpcu_granule *granules;  /* sorted by addr */
 	size_t ngranules, cap_granules;
 	int first_device;       /* captured ordinal of the first cuDeviceGet, -1: none */
-	uint64_t *failed_caps;  /* sorted: handles only calls that failed at capture returned */
-	size_t nfailed, cap_failed;
+	rp_cm_handle_set failed; /* handles only calls that failed at capture returned */
 	void **graph_bufs;      /* host buffers captured into graphs: live until teardown */
 	size_t ngraph_bufs, cap_graph_bufs;
 	unsigned capturing;     /* stream captures begun in the replay and not ended */

@@ -8,7 +8,8 @@
  * every command would run the work in issue order and hide exactly the
  * races a concurrent run is there to show.  What a result holds is the
  * allocation as it was when its stream reached the copy: the command's
- * writes, plus whatever other streams had written by then.
+ * writes, plus whatever other streams had written by then.  The footprint
+ * walk and the results are the core's (replayer/rp_cm_percmd.c).
  *
  * The footprint, as the emulator takes it (docs/emulator.md "Races"):
  *   - a launch: every allocation one of its 8-byte parameter words points
@@ -20,7 +21,7 @@
  *     allocation and module global, since any of them may have changed.
  * Device-to-host copies write only host memory, which the trace's own
  * checkpoints compare; they are left out.  Allocations over
- * RPCU_PERCMD_MAX_BYTES are left out (a lazy 8 GiB reservation would be
+ * RP_CM_PERCMD_MAX_BYTES are left out (a lazy 8 GiB reservation would be
  * read in full after every command).
  */
 #include "replayer/cuda/rpcu_internal.h"
@@ -28,41 +29,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RPCU_PERCMD_MAX_BYTES ((uint64_t)64 << 20)
-
 /* Whether range r belongs in a footprint at all. */
-static int rpcu_percmd_readable(const rpcu_range *r)
+static int rpcu_percmd_readable(const rp_cm_range *head)
 {
+	const rpcu_range *r = (const rpcu_range *)head; /* its first member */
 	return (r->kind == RPCU_R_DEVICE || r->kind == RPCU_R_GLOBAL) && r->size &&
-	       r->size <= RPCU_PERCMD_MAX_BYTES;
+	       r->size <= RP_CM_PERCMD_MAX_BYTES;
 }
 
-static rp_status rpcu_percmd_queue(rpcu_state *s, uint64_t seq, const rpcu_range *r, CUstream stream,
-                                   rp_diag *diag)
+/* What rp_cm_footprint's queue needs. */
+typedef struct rpcu_percmd_ctx {
+	rpcu_state *s;
+	uint64_t seq;
+	CUstream stream;
+} rpcu_percmd_ctx;
+
+static rp_status rpcu_percmd_queue(void *ctx, const rp_cm_range *r, rp_diag *diag)
 {
-	rpcu_percmd *p;
+	rpcu_percmd_ctx *q = ctx;
+	rpcu_state *s = q->s;
+	uint8_t *buf = rp_cm_results_add(&s->percmd, q->seq, r->cap, r->size);
 	CUresult cr;
 
-	if (s->npercmd == s->cap_percmd) {
-		size_t ncap = s->cap_percmd ? 2 * s->cap_percmd : 64;
-		rpcu_percmd *n = realloc(s->percmd, ncap * sizeof(*n));
-		if (!n)
-			return rpcu_fail(s, diag, RP_ERR_NOMEM, "--per-command: out of memory");
-		s->percmd = n;
-		s->cap_percmd = ncap;
-	}
-	p = &s->percmd[s->npercmd];
-	p->seq = seq;
-	p->cap = r->cap;
-	p->size = r->size;
-	p->buf = malloc((size_t)r->size);
-	if (!p->buf)
+	if (!buf)
 		return rpcu_fail(s, diag, RP_ERR_NOMEM, "--per-command: out of memory for %llu bytes",
 		                 (unsigned long long)r->size);
-	s->npercmd++;
 	if (!s->drv.p_cuMemcpyDtoHAsync)
 		return rpcu_missing(s, diag, "cuMemcpyDtoHAsync");
-	cr = s->drv.p_cuMemcpyDtoHAsync(p->buf, (CUdeviceptr)r->live, (size_t)r->size, stream);
+	cr = s->drv.p_cuMemcpyDtoHAsync(buf, (CUdeviceptr)r->live, (size_t)r->size, q->stream);
 	if (cr != CUDA_SUCCESS)
 		return rpcu_cufail(s, diag, "cuMemcpyDtoHAsync", cr, "reading an allocation for --per-command");
 	return RP_OK;
@@ -74,43 +68,22 @@ rp_status rpcu_percmd_after(rpcu_state *s, uint64_t seq, const char *name, const
 	int launch = strncmp(name, "cuLaunch", 8) == 0 && strcmp(name, "cuLaunchHostFunc") != 0;
 	int graph = strcmp(name, "cuGraphLaunch") == 0;
 	int write = strncmp(name, "cuMemcpy", 8) == 0 || strncmp(name, "cuMemset", 8) == 0;
-	CUstream stream = NULL;
+	rpcu_percmd_ctx q = {s, seq, NULL};
+	rp_cm_span t = RP_CM_SPAN(s->ranges.v, s->ranges.n);
 	int capturing = 0;
-	long at = -1;
 	rp_status st;
-	size_t i;
 
 	if (!launch && !graph && !write)
 		return RP_OK;
 	if (write && strstr(name, "DtoH"))
 		return RP_OK;
-	st = rpcu_stream_resolve(s, c->stream, &stream, &capturing, diag);
+	st = rpcu_stream_resolve(s, c->stream, &q.stream, &capturing, diag);
 	if (st != RP_OK)
 		return st;
 	if (capturing)
 		return RP_OK; /* recorded into a graph, not run */
-	if (launch) {
-		for (i = 0; i < s->ranges.n; i++)
-			if (s->ranges.v[i].kernel_seq == seq && rpcu_percmd_readable(&s->ranges.v[i])) {
-				st = rpcu_percmd_queue(s, seq, &s->ranges.v[i], stream, diag);
-				if (st != RP_OK)
-					return st;
-			}
-		return RP_OK;
-	}
-	if (write)
-		at = rpcu_ranges_find(&s->ranges, c->dst);
-	if (at >= 0 && rpcu_percmd_readable(&s->ranges.v[at]))
-		return rpcu_percmd_queue(s, seq, &s->ranges.v[at], stream, diag);
-	if (at >= 0)
-		return RP_OK; /* host memory or too large */
-	for (i = 0; i < s->ranges.n; i++)
-		if (rpcu_percmd_readable(&s->ranges.v[i])) {
-			st = rpcu_percmd_queue(s, seq, &s->ranges.v[i], stream, diag);
-			if (st != RP_OK)
-				return st;
-		}
-	return RP_OK;
+	return rp_cm_footprint(&t, launch ? RP_CM_FOOT_LAUNCH : write ? RP_CM_FOOT_WRITE : RP_CM_FOOT_ALL,
+	                       seq, c->dst, rpcu_percmd_readable, rpcu_percmd_queue, &q, diag);
 }
 
 rp_status rpcu_percmd_results(rpcu_state *s, rp_command_result_fn fn, void *ctx, rp_diag *diag)
@@ -134,8 +107,7 @@ rp_status rpcu_percmd_results(rpcu_state *s, rp_command_result_fn fn, void *ctx,
 	}
 	if (s->cur_ctx)
 		d->p_cuCtxSetCurrent(s->cur_ctx);
-	for (i = 0; i < s->npercmd && st == RP_OK; i++)
-		st = fn(ctx, s->percmd[i].seq, s->percmd[i].cap, s->percmd[i].buf, s->percmd[i].size, diag);
+	return rp_cm_results_hand(&s->percmd, fn, ctx, diag);
 out_free:
 	rpcu_percmd_free(s);
 	return st;
@@ -143,6 +115,5 @@ out_free:
 
 void rpcu_percmd_free(rpcu_state *s)
 {
-	while (s->npercmd)
-		free(s->percmd[--s->npercmd].buf);
+	rp_cm_results_clear(&s->percmd);
 }

@@ -130,15 +130,9 @@ rpcu_copy *rpcu_copy_add(rpcu_state *s, uint8_t *ptr, uint8_t *buf, uint64_t len
 	if (buf)
 		s->copy_bytes += len;
 	i = src_cap ? rpcu_ranges_find(&s->ranges, src_cap) : -1;
-	if (i >= 0) {
-		const rpcu_range *r = &s->ranges.v[i];
-		c->alloc_cap = r->cap;
-		c->alloc_size = r->size;
-		c->alloc_seq = r->seq;
-		c->alloc_sub = r->sub;
-		c->kernel_seq = r->kernel_seq;
-		snprintf(c->kernel, sizeof(c->kernel), "%s", r->kernel);
-	}
+	rp_cm_copy_source_take(&c->src, i >= 0 ? &s->ranges.v[i].head : NULL);
+	if (i >= 0)
+		c->alloc_sub = s->ranges.v[i].sub;
 	/* Copies no checkpoint asked for (async ones never synchronized)
 	 * must not pile up: the oldest go first. */
 	while (s->copy_bytes > RPCU_COPY_LIMIT && s->ncopies > 1 && &s->copies[0] != c) {

@@ -59,72 +59,48 @@ static int rphip_grow(void **v, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
+/* What an object owns (rp_cm_handle_release_fn). */
+void rphip_obj_release(void *obj)
+{
+	rphip_obj *o = obj;
+
+	sbt_amd_meta_free(o->meta);
+	o->meta = NULL;
+}
+
 rphip_obj *rphip_obj_get(rphip_state *s, rphip_kind kind, uint64_t cap)
 {
-	for (size_t i = 0; i < s->nobjs; i++)
-		if (s->objs[i].kind == kind && s->objs[i].cap == cap)
-			return &s->objs[i];
-	return NULL;
+	return rp_cm_handles_get(&s->objs, sizeof(rphip_obj), (uint8_t)kind, cap);
 }
 
 rphip_obj *rphip_obj_put(rphip_state *s, rphip_kind kind, uint64_t cap)
 {
-	rphip_obj *o = rphip_obj_get(s, kind, cap);
-
-	if (o) {
-		sbt_amd_meta_free(o->meta);
-		memset(o, 0, sizeof(*o));
-	} else {
-		if (rphip_grow((void **)&s->objs, &s->capobjs, s->nobjs, sizeof(*s->objs)) != 0)
-			return NULL;
-		o = &s->objs[s->nobjs++];
-		memset(o, 0, sizeof(*o));
-	}
-	o->kind = kind;
-	o->cap = cap;
-	return o;
+	return rp_cm_handles_put(&s->objs, sizeof(rphip_obj), (uint8_t)kind, cap, rphip_obj_release);
 }
 
 void rphip_obj_del(rphip_state *s, rphip_obj *o)
 {
-	sbt_amd_meta_free(o->meta);
-	*o = s->objs[--s->nobjs];
+	rp_cm_handles_del(&s->objs, sizeof(rphip_obj), o, rphip_obj_release);
 }
 
 long rphip_range_find(const rphip_state *s, uint64_t addr)
 {
-	size_t lo = 0, hi = s->nranges;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (s->ranges[mid].cap + s->ranges[mid].size <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < s->nranges && s->ranges[lo].cap <= addr && addr - s->ranges[lo].cap < s->ranges[lo].size)
-		return (long)lo;
-	return -1;
+	rp_cm_span t = RP_CM_SPAN(s->ranges, s->nranges);
+	return rp_cm_ranges_find(&t, addr);
 }
 
 int rphip_range_add(rphip_state *s, const rphip_range *r)
 {
-	size_t i = 0;
+	void *v = s->ranges;
+	long i = rp_cm_ranges_insert(&v, &s->nranges, &s->capranges, sizeof(*s->ranges), r);
 
-	if (rphip_grow((void **)&s->ranges, &s->capranges, s->nranges, sizeof(*s->ranges)) != 0)
-		return -1;
-	while (i < s->nranges && s->ranges[i].cap < r->cap)
-		i++;
-	memmove(&s->ranges[i + 1], &s->ranges[i], (s->nranges - i) * sizeof(*s->ranges));
-	s->ranges[i] = *r;
-	s->nranges++;
-	return 0;
+	s->ranges = v;
+	return i < 0 ? -1 : 0;
 }
 
 void rphip_range_remove(rphip_state *s, size_t i)
 {
-	memmove(&s->ranges[i], &s->ranges[i + 1], (s->nranges - i - 1) * sizeof(*s->ranges));
-	s->nranges--;
+	rp_cm_ranges_remove(s->ranges, &s->nranges, sizeof(*s->ranges), i);
 }
 
 int rphip_keep(rphip_state *s, void *buf)
@@ -137,18 +113,12 @@ int rphip_keep(rphip_state *s, void *buf)
 
 void rphip_failed_note(rphip_state *s, uint64_t cap)
 {
-	if (!cap || rphip_failed_has(s, cap) ||
-	    rphip_grow((void **)&s->failed, &s->capfailed, s->nfailed, sizeof(*s->failed)) != 0)
-		return;
-	s->failed[s->nfailed++] = cap;
+	rp_cm_handle_set_add(&s->failed, cap);
 }
 
 int rphip_failed_has(const rphip_state *s, uint64_t cap)
 {
-	for (size_t i = 0; i < s->nfailed; i++)
-		if (s->failed[i] == cap)
-			return 1;
-	return 0;
+	return rp_cm_handle_set_has(&s->failed, cap);
 }
 
 /* ---- the runtime --------------------------------------------------------------- */
@@ -204,55 +174,18 @@ static const rp_option_desc rphip_options[] = {
 	{NULL, NULL, NULL},
 };
 
-#define RPHIP_STREAM_MODES_MAX 16
-
-/* --streams single|multi, or a comma-separated list of them that
- * --check-determinism runs take in turn: bit i of *modes_out set when
- * entry i is single.  The same syntax as the CUDA backend's option of the
- * same name (both check a value given once). */
-static rp_status rphip_parse_streams(const char *text, unsigned *modes_out, unsigned *n_out,
-                                     rp_diag *diag)
-{
-	const char *p = text ? text : "";
-	unsigned modes = 0, n = 0;
-
-	for (;;) {
-		size_t len = strcspn(p, ",");
-		if (n == RPHIP_STREAM_MODES_MAX) {
-			rp_diag_set(diag, "--streams: at most %d entries, got '%s'", RPHIP_STREAM_MODES_MAX,
-			            text);
-			return RP_ERR_USAGE;
-		}
-		if (len == 6 && strncmp(p, "single", 6) == 0) {
-			modes |= 1u << n;
-		} else if (!(len == 5 && strncmp(p, "multi", 5) == 0)) {
-			rp_diag_set(diag, "--streams: expected single or multi, got '%s' (a comma-separated "
-			            "list of them alternates the runs)", text ? text : "");
-			return RP_ERR_USAGE;
-		}
-		n++;
-		p += len;
-		if (*p != ',')
-			break;
-		p++;
-	}
-	*modes_out = modes;
-	*n_out = n;
-	return RP_OK;
-}
-
 /* The --streams entry of the run now starting. */
 static void rphip_pick_stream_mode(rphip_state *s)
 {
-	s->single = s->nstream_modes ? (s->stream_modes >> (s->run % s->nstream_modes)) & 1u : 0;
+	s->single = rp_cm_streams_single(&s->streams, s->run);
 }
 
 static rp_status rphip_check_option(const rp_option_value *o, rp_diag *diag)
 {
-	unsigned modes, n;
+	rp_cm_streams streams;
 
 	if (strcmp(o->name, "--streams") == 0)
-		return rphip_parse_streams(o->value, &modes, &n, diag);
+		return rp_cm_streams_parse(o->value, &streams, diag);
 	if (strcmp(o->name, "--device") == 0 && o->value && strcmp(o->value, "0") != 0) {
 		rp_diag_set(diag, "--device: the HIP backend replays on device 0 only, got '%s'", o->value);
 		return RP_ERR_USAGE;
@@ -264,11 +197,7 @@ static rp_status rphip_check_option(const rp_option_value *o, rp_diag *diag)
 static const char *rphip_run_mode(void *state)
 {
 	rphip_state *s = state;
-	unsigned all = s->nstream_modes ? (1u << s->nstream_modes) - 1u : 0;
-
-	if (s->nstream_modes < 2 || s->stream_modes == 0 || s->stream_modes == all)
-		return NULL;
-	return s->single ? "serialised" : "concurrent";
+	return rp_cm_streams_run_mode(&s->streams, s->single);
 }
 
 static void rphip_close(void *state);
@@ -284,12 +213,12 @@ static rp_status rphip_open(const rp_backend_open_args *args, void **state_out, 
 	}
 	s->trace = args->trace;
 	s->quiet = args->quiet;
+	s->per_command = args->per_command;
 	for (size_t i = 0; i < args->noptions; i++) {
 		if (strcmp(args->options[i].name, "--hip-no-reserve") == 0)
 			s->no_reserve = 1;
 		if (strcmp(args->options[i].name, "--streams") == 0) {
-			st = rphip_parse_streams(args->options[i].value, &s->stream_modes,
-			                         &s->nstream_modes, diag);
+			st = rp_cm_streams_parse(args->options[i].value, &s->streams, diag);
 			if (st != RP_OK) {
 				free(s);
 				return st;
@@ -342,9 +271,9 @@ static rp_status rphip_execute(void *state, const sbt_record *rec, unsigned flag
 {
 	rphip_state *s = state;
 	sbt_cm_call c;
+	rp_status st;
 	int hc;
 
-	(void)flags;
 	rphip_copies_release_served(s);
 	s->seq = rec->seq;
 	s->call = NULL;
@@ -366,43 +295,26 @@ static rp_status rphip_execute(void *state, const sbt_record *rec, unsigned flag
 		rphip_failed_note(s, c.handle);
 		return RP_OK;
 	}
-	return rphip_exec(s, (sbt_cm_hip_call)hc, &c, diag);
+	st = rphip_exec(s, (sbt_cm_hip_call)hc, &c, diag);
+	if (st == RP_OK && s->per_command && !(flags & RP_EXEC_FAST_FORWARD))
+		st = rphip_percmd_after(s, (sbt_cm_hip_call)hc, &c, diag);
+	return st;
 }
 
-/* The first difference with the capture, told in HIP terms: the copy, the
- * allocation it read and where, and the last kernel given a pointer into
- * it (the likeliest writer).  Once per run. */
+/* The first difference with the capture, told in HIP terms (rp_cm.h).
+ * Once per run. */
 static void rphip_note_mismatch(rphip_state *s, const rphip_copy *c, const sbt_checkpoint *cp,
                                 const uint8_t *bytes)
 {
-	rp_check_result res;
-	rp_diag d = {""};
-
-	if (s->noted_mismatch || s->quiet || rp_check_bytes(cp, bytes, cp->length, &res, &d) != RP_OK ||
-	    res.match)
-		return;
-	s->noted_mismatch = 1;
-	fprintf(stderr, "tsreplay: hip: the device-to-host copy at seq %llu differs from the capture\n",
-	        (unsigned long long)c->seq);
-	fprintf(stderr, "  allocation: 0x%llx (made at seq %llu, %llu bytes)\n",
-	        (unsigned long long)c->alloc_cap, (unsigned long long)c->alloc_seq,
-	        (unsigned long long)c->alloc_size);
-	if (res.located)
-		fprintf(stderr, "  offset:   %llu in the allocation (first differing block of %llu bytes)\n",
-		        (unsigned long long)(cp->object + res.diff_offset - c->alloc_cap),
-		        (unsigned long long)res.diff_len);
-	if (c->kernel_seq)
-		fprintf(stderr, "  kernel:   %s (launch seq %llu), the last kernel given a pointer into it\n",
-		        c->kernel, (unsigned long long)c->kernel_seq);
-	else
-		fprintf(stderr, "  kernel:   none was given a pointer into it before the copy\n");
+	if (!s->noted_mismatch && !s->quiet && rp_cm_note_mismatch("hip", c->seq, &c->src, "made", cp, bytes))
+		s->noted_mismatch = 1;
 }
 
 static rp_status rphip_checkpoint(void *state, const sbt_checkpoint *cp, const void **bytes_out,
                                   rp_diag *diag)
 {
 	rphip_state *s = state;
-	uint64_t pos = cp->object + cp->offset, off;
+	uint64_t off;
 	hipError_t r;
 
 	for (size_t i = s->ncopies; i-- > 0;) {
@@ -425,14 +337,8 @@ static rp_status rphip_checkpoint(void *state, const sbt_checkpoint *cp, const v
 			            (unsigned long long)s->not_run_seq);
 			return RP_OK;
 		}
-		off = pos - c->vstart;
-		if (pos < c->vstart || off > c->len || cp->length > c->len - off) {
-			rp_diag_set(diag, "the checkpoint asks for [%llu, +%llu) of object 0x%llx, outside the "
-			            "%llu bytes the copy at seq %llu read", (unsigned long long)cp->offset,
-			            (unsigned long long)cp->length, (unsigned long long)cp->object,
-			            (unsigned long long)c->len, (unsigned long long)c->seq);
+		if (rp_cm_copy_offset(cp, c->vstart, c->len, c->seq, "read", &off, diag) != RP_OK)
 			return RP_ERR_TRACE;
-		}
 		c->served = 1;
 		*bytes_out = c->buf + off;
 		rphip_note_mismatch(s, c, cp, c->buf + off);
@@ -443,12 +349,18 @@ static rp_status rphip_checkpoint(void *state, const sbt_checkpoint *cp, const v
 	return RP_ERR_NOT_FOUND;
 }
 
+static rp_status rphip_command_results(void *state, rp_command_result_fn fn, void *ctx, rp_diag *diag)
+{
+	return rphip_percmd_results(state, fn, ctx, diag);
+}
+
 static rp_status rphip_reset(void *state, rp_diag *diag)
 {
 	rphip_state *s = state;
 
 	(void)diag;
 	rphip_teardown(s);
+	rp_cm_results_clear(&s->percmd);
 	s->run++;
 	rphip_pick_stream_mode(s);
 	return RP_OK;
@@ -462,11 +374,12 @@ static void rphip_close(void *state)
 		return;
 	if (s->rt.p_hipDeviceSynchronize)
 		rphip_teardown(s);
-	free(s->objs);
+	rp_cm_handles_free(&s->objs, sizeof(rphip_obj), rphip_obj_release);
 	free(s->ranges);
 	free(s->copies);
 	free(s->keep);
-	free(s->failed);
+	rp_cm_handle_set_free(&s->failed);
+	rp_cm_results_free(&s->percmd);
 	/* The runtime stays loaded: ROCm's exit handlers run from it. */
 	free(s);
 }
@@ -482,4 +395,5 @@ const rp_backend_ops rphip_backend_ops = {
 	.options = rphip_options,
 	.check_option = rphip_check_option,
 	.run_mode = rphip_run_mode,
+	.command_results = rphip_command_results,
 };

@@ -45,13 +45,12 @@ static rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rp
 static rp_status rphip_translate(rphip_state *s, uint64_t addr, uint64_t len, const char *what,
                                  uint64_t *live, rp_diag *diag)
 {
-	long i = rphip_range_find(s, addr);
+	rp_cm_span t = RP_CM_SPAN(s->ranges, s->nranges);
 
-	if (i < 0 || len > s->ranges[i].size - (addr - s->ranges[i].cap))
+	if (rp_cm_ranges_translate(&t, addr, len, live, NULL) != 0)
 		return rphip_fail(s, diag, RP_ERR_TRACE,
 		                  "the %s [0x%llx, +%llu) is not inside an allocation the trace made", what,
 		                  (unsigned long long)addr, (unsigned long long)len);
-	*live = s->ranges[i].live + (addr - s->ranges[i].cap);
 	return RP_OK;
 }
 
@@ -205,49 +204,31 @@ static rp_status rphip_module_unload(rphip_state *s, const sbt_cm_call *c, rp_di
 
 /* ---- launches ------------------------------------------------------------------------ */
 
-/* A pointer word v of the launch of kernel name: the range it points into
- * is marked as used by this launch and, when it moved, v is rewritten. */
-static uint64_t rphip_patch_word(rphip_state *s, uint64_t v, const char *name)
-{
-	long i = rphip_range_find(s, v);
-
-	if (i < 0)
-		return v;
-	s->ranges[i].kernel_seq = s->seq;
-	snprintf(s->ranges[i].kernel, sizeof(s->ranges[i].kernel), "%s", name);
-	return s->ranges[i].moved ? s->ranges[i].live + (v - s->ranges[i].cap) : v;
-}
-
 /* Rewrite pointers of a moved range in the kernarg bytes (rphip_internal.h
  * says which words are pointers). */
 static void rphip_patch(rphip_state *s, const sbt_amd_kernel *k, const char *name, uint8_t *buf,
                         size_t len)
 {
+	rp_cm_span t = RP_CM_SPAN(s->ranges, s->nranges);
+
 	for (size_t a = 0; k && a < k->explicit_count; a++) {
 		const sbt_amd_arg *arg = &k->args[a];
 		if ((uint64_t)arg->offset + arg->size > len)
 			continue;
 		for (uint32_t w = 0; w + 8 <= arg->size; w += 8) {
-			uint64_t v;
 			if (arg->kind != SBT_AMD_ARG_GLOBAL_BUFFER && arg->kind != SBT_AMD_ARG_BY_VALUE)
 				break;
 			if ((arg->offset + w) % 8)
 				continue;
-			memcpy(&v, buf + arg->offset + w, 8);
-			v = rphip_patch_word(s, v, name);
-			memcpy(buf + arg->offset + w, &v, 8);
+			rp_cm_ranges_patch_word(&t, buf + arg->offset + w, s->seq, name, 0);
 			if (arg->kind == SBT_AMD_ARG_GLOBAL_BUFFER)
 				break;
 		}
 	}
 	/* With no metadata: every aligned word (as the CUDA backend does
 	 * without a layout). */
-	for (size_t off = 0; !k && off + 8 <= len; off += 8) {
-		uint64_t v;
-		memcpy(&v, buf + off, 8);
-		v = rphip_patch_word(s, v, name);
-		memcpy(buf + off, &v, 8);
-	}
+	if (!k)
+		rp_cm_ranges_patch_params(&t, buf, len, NULL, 0, s->seq, name, 0);
 }
 
 static rp_status rphip_launch(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
@@ -540,14 +521,7 @@ static rp_status rphip_copy_run(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm
 		cp->vstart = src;
 		cp->buf = buf;
 		cp->len = c->size;
-		{
-			const rphip_range *rg = &s->ranges[rphip_range_find(s, src)];
-			cp->alloc_cap = rg->cap;
-			cp->alloc_size = rg->size;
-			cp->alloc_seq = rg->seq;
-			cp->kernel_seq = rg->kernel_seq;
-			memcpy(cp->kernel, rg->kernel, sizeof(cp->kernel));
-		}
+		rp_cm_copy_source_take(&cp->src, &s->ranges[rphip_range_find(s, src)].head);
 		return rphip_after(s, stream, so, sync, NULL, diag);
 	}
 	case SBT_CM_COPY_HTOH:
@@ -857,30 +831,35 @@ rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, r
 
 void rphip_teardown(rphip_state *s)
 {
+	/* what uses another goes first: graph execs, graphs, events, streams,
+	 * then the modules their functions came from */
+	static const rphip_kind order[] = {RPHIP_O_GRAPHEXEC, RPHIP_O_GRAPH, RPHIP_O_EVENT,
+	                                   RPHIP_O_STREAM, RPHIP_O_MODULE};
+
 	s->rt.p_hipDeviceSynchronize();
-	for (size_t i = s->nobjs; i-- > 0;) {
-		rphip_obj *o = &s->objs[i];
-		switch (o->kind) {
-		case RPHIP_O_GRAPHEXEC: s->rt.p_hipGraphExecDestroy(o->live); break;
-		case RPHIP_O_GRAPH: s->rt.p_hipGraphDestroy(o->live); break;
-		case RPHIP_O_EVENT: s->rt.p_hipEventDestroy(o->live); break;
-		case RPHIP_O_STREAM:
-			if (o->capturing) {
-				hipGraph_t g = NULL;
-				if (s->rt.p_hipStreamEndCapture(o->live, &g) == hipSuccess && g)
-					s->rt.p_hipGraphDestroy(g);
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		for (size_t i = 0; i < s->objs.cap; i++) {
+			rphip_obj *o = (rphip_obj *)rp_cm_handles_at(&s->objs, sizeof(rphip_obj), i);
+			if (o->dead || o->kind != order[k])
+				continue;
+			switch (o->kind) {
+			case RPHIP_O_GRAPHEXEC: s->rt.p_hipGraphExecDestroy(o->live); break;
+			case RPHIP_O_GRAPH: s->rt.p_hipGraphDestroy(o->live); break;
+			case RPHIP_O_EVENT: s->rt.p_hipEventDestroy(o->live); break;
+			case RPHIP_O_STREAM:
+				if (o->capturing) {
+					hipGraph_t g = NULL;
+					if (s->rt.p_hipStreamEndCapture(o->live, &g) == hipSuccess && g)
+						s->rt.p_hipGraphDestroy(g);
+				}
+				s->rt.p_hipStreamDestroy(o->live);
+				break;
+			case RPHIP_O_MODULE: s->rt.p_hipModuleUnload(o->live); break;
+			default: break;
 			}
-			s->rt.p_hipStreamDestroy(o->live);
-			break;
-		default: break;
 		}
 	}
-	for (size_t i = 0; i < s->nobjs; i++)
-		if (s->objs[i].kind == RPHIP_O_MODULE)
-			s->rt.p_hipModuleUnload(s->objs[i].live);
-	for (size_t i = 0; i < s->nobjs; i++)
-		sbt_amd_meta_free(s->objs[i].meta);
-	s->nobjs = 0;
+	rp_cm_handles_free(&s->objs, sizeof(rphip_obj), rphip_obj_release);
 	while (s->nranges)
 		rphip_range_release(s, s->nranges - 1);
 	for (size_t i = 0; i < s->ncopies; i++)
@@ -889,7 +868,7 @@ void rphip_teardown(rphip_state *s)
 	for (size_t i = 0; i < s->nkeep; i++)
 		free(s->keep[i]);
 	s->nkeep = 0;
-	s->nfailed = 0;
+	s->failed.n = 0;
 	s->moved = s->placed = 0;
 	s->not_run_seq = 0;
 	s->noted_mismatch = 0;

@@ -3,8 +3,8 @@
  *
  * What a replay keeps:
  *   - objects: captured handle -> live handle, per kind (modules, host
- *     stubs and functions, streams, events, graphs, graph execs), in one
- *     array searched linearly (traces of the test programs hold tens);
+ *     stubs and functions, streams, events, graphs, graph execs), in the
+ *     core's table (rp_cm_handles, hashed on (kind, handle), as CUDA's);
  *   - address ranges: captured device range -> live address (sorted by
  *     captured address).  A hipMalloc'd range is placed at its captured
  *     address when the runtime lets us reserve it (hipMemAddressReserve
@@ -16,7 +16,9 @@
  *     mark them).  Module globals and the host shadows of __device__
  *     variables are ranges too;
  *   - the results of device-to-host copies until their checkpoint asks;
- *   - host buffers a captured graph's copies read, until reset.
+ *   - host buffers a captured graph's copies read, until reset;
+ *   - with --per-command, the copies of each command's footprint
+ *     (rphip_percmd.c).
  * Everything is single-threaded: the core calls one entry at a time.
  */
 #ifndef TRACESMITH_RPHIP_INTERNAL_H
@@ -28,6 +30,7 @@
 #include <stdint.h>
 
 #include "replayer/hip/rphip_backend.h"
+#include "replayer/rp_cm.h"
 #include "serializer/amdgpu/sbt_amd.h"
 #include "serializer/sbt_compute.h"
 
@@ -71,9 +74,8 @@ typedef enum rphip_kind {
 } rphip_kind;
 
 typedef struct rphip_obj {
-	uint64_t cap;
+	RP_CM_HANDLE_HEAD;         /* cap, kind (rphip_kind), dead */
 	void *live;
-	rphip_kind kind;
 	int capturing;             /* streams: between Begin/EndCapture in the replay */
 	sbt_amd_meta *meta;        /* modules: the kernels of its code object (owned) */
 	const sbt_amd_kernel *k;   /* functions: in their module's meta */
@@ -81,16 +83,11 @@ typedef struct rphip_obj {
 } rphip_obj;
 
 typedef struct rphip_range {
-	uint64_t cap, size;
-	uint64_t live;
-	int moved;
+	RP_CM_RANGE_HEAD;          /* cap, size, live, seq, kernel_seq, kernel, moved */
 	int placed;                /* reserved + mapped at cap (placement pieces) */
 	int global;                /* a module global or a __device__ shadow: not freed */
 	uint64_t res_size;         /* placed: the reservation's size */
 	hipMemGenericAllocationHandle_t handle;
-	uint64_t seq;              /* the record that made it */
-	uint64_t kernel_seq;       /* the last launch given a pointer into it, 0: none */
-	char kernel[64];           /* that launch's kernel */
 } rphip_range;
 
 /* A device-to-host copy's result, kept for its checkpoint. */
@@ -100,9 +97,7 @@ typedef struct rphip_copy {
 	uint8_t *buf;              /* owned */
 	uint64_t len;
 	int served;
-	/* for the mismatch note: the allocation read, as it was at the copy */
-	uint64_t alloc_cap, alloc_size, alloc_seq, kernel_seq;
-	char kernel[64];
+	rp_cm_copy_source src;     /* for the mismatch note: what it read, as it was */
 } rphip_copy;
 
 typedef struct rphip_state {
@@ -110,21 +105,20 @@ typedef struct rphip_state {
 	sbt_reader *trace;         /* borrowed */
 	int quiet;
 	int no_reserve;            /* --hip-no-reserve */
-	unsigned stream_modes;     /* --streams: bit i set when entry i is single */
-	unsigned nstream_modes;    /* 0: not given (multi) */
+	int per_command;           /* --per-command */
+	rp_cm_results percmd;      /* this run's --per-command results (rp_cm.h) */
+	rp_cm_streams streams;     /* --streams (rp_cm.h) */
 	unsigned run;              /* runs begun before this one */
 	int single;                /* this run: every stream is the null stream */
 	size_t granularity;        /* 0: not asked yet; SIZE_MAX: placement unavailable */
-	rphip_obj *objs;
-	size_t nobjs, capobjs;
+	rp_cm_handles objs;        /* of rphip_obj (rp_cm.h) */
 	rphip_range *ranges;       /* sorted by cap */
 	size_t nranges, capranges;
 	rphip_copy *copies;
 	size_t ncopies, capcopies;
 	void **keep;               /* host buffers captured graphs read (owned) */
 	size_t nkeep, capkeep;
-	uint64_t *failed;          /* handles only failed calls returned */
-	size_t nfailed, capfailed;
+	rp_cm_handle_set failed;   /* handles only failed calls returned */
 	unsigned moved, placed;    /* allocations this run */
 	unsigned long long not_run_seen;
 	uint64_t not_run_seq;      /* first launch that ran nothing on the double */
@@ -142,6 +136,8 @@ rp_status rphip_hipfail(rphip_state *s, rp_diag *diag, const char *fn, hipError_
 rphip_obj *rphip_obj_get(rphip_state *s, rphip_kind kind, uint64_t cap);
 rphip_obj *rphip_obj_put(rphip_state *s, rphip_kind kind, uint64_t cap);
 void rphip_obj_del(rphip_state *s, rphip_obj *o);
+/* What an object owns, freed (rp_cm_handle_release_fn). */
+void rphip_obj_release(void *obj);
 long rphip_range_find(const rphip_state *s, uint64_t addr);
 int rphip_range_add(rphip_state *s, const rphip_range *r);
 void rphip_range_remove(rphip_state *s, size_t i);
@@ -153,5 +149,12 @@ int rphip_failed_has(const rphip_state *s, uint64_t cap);
 rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag);
 /* Undo every live object and range (close and reset). */
 void rphip_teardown(rphip_state *s);
+
+/* rphip_percmd.c: --per-command.  After command record c (call hc, the
+ * record being executed) ran: queue copies of its footprint on its
+ * stream. */
+rp_status rphip_percmd_after(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag);
+/* rp_backend_ops.command_results: wait, hand every result to fn, free. */
+rp_status rphip_percmd_results(rphip_state *s, rp_command_result_fn fn, void *ctx, rp_diag *diag);
 
 #endif

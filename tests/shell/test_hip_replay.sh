@@ -10,10 +10,11 @@
 # and launched twice (hip_graph); at the captured addresses and, with
 # --hip-no-reserve, moved with their pointer arguments rewritten (the
 # struct's too); --range after the launch and before the checkpoint;
-# --check-determinism; --streams single and single,multi (graphs refused
-# in single); the event wait between hip_struct's streams dropped from
+# --check-determinism, with --per-command too; --streams single and
+# single,multi (graphs refused in single); the event wait between hip_struct's streams dropped from
 # its trace: caught under the double's seeded order, not with --streams
-# single, a race with single,multi; a planted divergence (the launch's scalar changed: exit 3,
+# single, a race with single,multi, placed at the launch with
+# --per-command; a planted divergence (the launch's scalar changed: exit 3,
 # the copy, allocation and kernel named); a wild pointer planted in a
 # launch (hipErrorIllegalAddress from the double, one line, exit 1, no
 # crash); a kernel with no host twin
@@ -109,6 +110,19 @@ for p in saxpy struct module graph; do
 	has "$p.determinism" out '"runs":3'
 done
 all_match struct.moved.determinism 1 --check-determinism --runs 2 --hip-no-reserve "$T/struct.sbt"
+# --per-command: every run's copies of each command's footprint agree;
+# results per run, one per (command, allocation): saxpy 4 (two uploads,
+# the launch's x and y), struct 5 (the symbol copy's global, the memset,
+# the fill's y, the axpy's x and y), module 4 (the upload, three launches
+# of the one buffer), graph 3 (the memset, the allocation after each of
+# the two graph launches; the work captured into the graph is not run).
+for pn in saxpy:4 struct:5 module:4 graph:3; do
+	p=${pn%:*} pc_want=${pn#*:}
+	all_match "$p.percmd" 1 --check-determinism --per-command "$T/$p.sbt"
+	r=$(json_field "$T/$p.percmd.out" command_results)
+	[ "$r" = "$pc_want" ] || fail "$p: --per-command compared '$r' results, not $pc_want: $(cat "$T/$p.percmd.out")"
+done
+all_match struct.percmd.moved 1 --check-determinism --per-command --hip-no-reserve "$T/struct.sbt"
 # --streams single: every stream's work on the null stream, in capture
 # order; a list alternates the runs.  Stream capture needs a stream.
 for p in saxpy struct module; do
@@ -148,6 +162,14 @@ expect_rc 3 struct.nowait "$RP" "$T/struct_nowait.sbt"
 all_match struct.nowait.single 1 --streams single "$T/struct_nowait.sbt"
 expect_rc 4 struct.nowait.alternate "$RP" --check-determinism --streams single,multi "$T/struct_nowait.sbt"
 has struct.nowait.alternate err "run 1 (serialised) and run 2 (concurrent) part at checkpoint"
+# --per-command (the core's footprint, as for CUDA): the runs are also
+# compared after every command, and the race is placed at the launch that
+# read the memset's bytes too early.
+l=$(seq_of "$T/struct_nowait.sbt" hipLaunchKernel 2)
+[ -n "$l" ] || fail "struct: no second hipLaunchKernel record"
+expect_rc 4 struct.nowait.percmd "$RP" --check-determinism --streams single,multi --per-command "$T/struct_nowait.sbt"
+has struct.nowait.percmd err "tsreplay: runs differ: run 1 and run 2 part first after the command at seq $l (--per-command)"
+has struct.nowait.percmd err "likely race: run 1 (serialised) and run 2 (concurrent) part after the command at seq $l (hip.hipLaunchKernel"
 for seed in 2 3; do
 	expect_rc 0 "struct.run$seed" env TSHIP_DOUBLE_SEED=$seed ${SANRT:+LD_PRELOAD=$SANRT} "$H/hip_struct"
 	has "struct.run$seed" out "y[5] 11.5"

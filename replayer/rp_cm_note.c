@@ -1,0 +1,69 @@
+/*
+ * rp_cm_note.c - the compute backends' kept device-to-host copies: the
+ * range a copy read (taken at the copy), where a checkpoint's bytes lie in
+ * it, and the note printed for the first copy whose bytes differ from the
+ * capture: which allocation it read, where in it the first difference
+ * lies, and the last kernel given a pointer into it (the likeliest
+ * writer).  The backends print the note once per run.
+ */
+#include "replayer/rp_cm.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void rp_cm_copy_source_take(rp_cm_copy_source *out, const rp_cm_range *r)
+{
+	memset(out, 0, sizeof(*out));
+	if (!r)
+		return;
+	out->alloc_cap = r->cap;
+	out->alloc_size = r->size;
+	out->alloc_seq = r->seq;
+	out->kernel_seq = r->kernel_seq;
+	snprintf(out->kernel, sizeof(out->kernel), "%s", r->kernel);
+}
+
+rp_status rp_cm_copy_offset(const sbt_checkpoint *cp, uint64_t vstart, uint64_t len, uint64_t copy_seq,
+                            const char *verb, uint64_t *off_out, rp_diag *diag)
+{
+	uint64_t pos = cp->object + cp->offset, off = pos - vstart;
+
+	if (pos < vstart || off > len || cp->length > len - off) {
+		rp_diag_set(diag, "the checkpoint asks for [%llu, +%llu) of object 0x%llx, outside the "
+		            "%llu bytes the copy at seq %llu %s", (unsigned long long)cp->offset,
+		            (unsigned long long)cp->length, (unsigned long long)cp->object,
+		            (unsigned long long)len, (unsigned long long)copy_seq, verb);
+		return RP_ERR_TRACE;
+	}
+	*off_out = off;
+	return RP_OK;
+}
+
+int rp_cm_note_mismatch(const char *api, uint64_t copy_seq, const rp_cm_copy_source *src, const char *how,
+                        const sbt_checkpoint *cp, const uint8_t *bytes)
+{
+	rp_check_result res;
+	rp_diag d = {""};
+
+	if (rp_check_bytes(cp, bytes, cp->length, &res, &d) != RP_OK || res.match)
+		return 0;
+	fprintf(stderr, "tsreplay: %s: the device-to-host copy at seq %llu differs from the capture\n",
+	        api, (unsigned long long)copy_seq);
+	if (!src->alloc_cap) {
+		fprintf(stderr, "  source:   not inside an allocation the trace made\n");
+		return 1;
+	}
+	fprintf(stderr, "  allocation: 0x%llx (%s at seq %llu, %llu bytes)\n",
+	        (unsigned long long)src->alloc_cap, how, (unsigned long long)src->alloc_seq,
+	        (unsigned long long)src->alloc_size);
+	if (res.located)
+		fprintf(stderr, "  offset:   %llu in the allocation (first differing block of %llu bytes)\n",
+		        (unsigned long long)(cp->object + res.diff_offset - src->alloc_cap),
+		        (unsigned long long)res.diff_len);
+	if (src->kernel_seq)
+		fprintf(stderr, "  kernel:   %s (launch seq %llu), the last kernel given a pointer into it\n",
+		        src->kernel, (unsigned long long)src->kernel_seq);
+	else
+		fprintf(stderr, "  kernel:   none was given a pointer into it before the copy\n");
+	return 1;
+}
