@@ -145,6 +145,7 @@ static rp_status rphip_function(rphip_state *s, const sbt_cm_call *c, rp_diag *d
 			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		o->live = f;
 		o->k = k;
+		o->module = c->parent;
 		memcpy(o->name, name, c->name_len + 1);
 	}
 	return RP_OK;
@@ -198,6 +199,15 @@ static rp_status rphip_module_unload(rphip_state *s, const sbt_cm_call *c, rp_di
 		return rphip_failed_has(s, c->handle) ? RP_OK : rphip_unknown(s, diag, "module", c->handle);
 	s->rt.p_hipDeviceSynchronize();
 	r = s->rt.p_hipModuleUnload(m->live);
+	/* Its functions' kernel descriptions live in the module's metadata,
+	 * freed with it: a later launch of one is refused, never read. */
+	for (size_t i = 0; i < s->objs.cap; i++) {
+		rphip_obj *o = (rphip_obj *)rp_cm_handles_at(&s->objs, sizeof(rphip_obj), i);
+		if (o->kind == RPHIP_O_FUNCTION && !o->dead && o->module == c->handle) {
+			o->k = NULL;
+			o->unloaded = 1;
+		}
+	}
 	rphip_obj_del(s, m);
 	return r == hipSuccess ? RP_OK : rphip_hipfail(s, diag, "hipModuleUnload", r);
 }
@@ -252,6 +262,9 @@ static rp_status rphip_launch(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_c
 		                  "the trace", hc == SBT_CM_HIP_hipLaunchKernel ? "kernel stub" : "function",
 		                  (unsigned long long)c->handle);
 	}
+	if (f->unloaded)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "function %s (0x%llx): its module was unloaded "
+		                  "(hipModuleUnload) before this launch", f->name, (unsigned long long)c->handle);
 	if (hc == SBT_CM_HIP_hipExtModuleLaunchKernel) {
 		/* work-item counts, not blocks */
 		for (int d = 0; d < 3; d++) {

@@ -79,6 +79,8 @@ typedef struct rphip_obj {
 	int capturing;             /* streams: between Begin/EndCapture in the replay */
 	sbt_amd_meta *meta;        /* modules: the kernels of its code object (owned) */
 	const sbt_amd_kernel *k;   /* functions: in their module's meta */
+	uint64_t module;           /* functions from hipModuleGetFunction: the captured module */
+	int unloaded;              /* functions: their module was unloaded (k is gone) */
 	char name[96];             /* functions: the kernel */
 } rphip_obj;
 

@@ -94,6 +94,12 @@ expect_rc 0 graph.dump "$INFO" --dump "$T/graph.sbt"
 	fail "graph: the two launches are not recorded as captured: $(grep hipLaunch "$T/graph.dump.out")"
 has graph.dump out "hip.hipGraphInstantiate"
 expect_rc 0 module.dump "$INFO" --dump "$T/module.sbt"
+# A launch moved after its module's unload is refused, never run with the
+# unloaded module's kernel description (freed with the module).
+"$MUT" "$T/module.sbt" "$T/unloaded.sbt" --move "$(seq_of "$T/module.sbt" hipModuleUnload)":"$(seq_of \
+	"$T/module.sbt" hipModuleLaunchKernel)" >/dev/null || fail "sbt_mutate --move of the unload"
+expect_rc 1 unloaded "$RP" "$T/unloaded.sbt"
+has unloaded err "its module was unloaded (hipModuleUnload) before this launch"
 has module.dump out "hip.hipExtModuleLaunchKernel"
 [ "$(grep -c 'hip.hipModuleLaunchKernel .*extra=' "$T/module.dump.out")" -eq 1 ] ||
 	fail "module: no launch with extra: $(grep Launch "$T/module.dump.out")"
