@@ -80,6 +80,15 @@ typedef struct emu_kname {
 
 #define EMU_KNAMES 256u        /* entries of the cache (a power of two) */
 
+/* The stream emu_stream_of found for a handle, while no stream was made. */
+typedef struct emu_scache {
+	uint64_t handle;
+	uint32_t stream;
+	uint32_t gen;           /* b->stream_gen when found */
+} emu_scache;
+
+#define EMU_SCACHE 64u         /* entries of the cache (a power of two) */
+
 typedef struct emu_builder {
 	emu_graph *g;
 	const sbt_record *rec;
@@ -102,8 +111,8 @@ typedef struct emu_builder {
 	uint64_t kf_left;          /* snapshots the open keyframe still expects */
 	emu_depvec tmp;
 	size_t thread_last;        /* threads.v index emu_thread_of found last */
-	uint32_t stream_last;      /* the stream emu_stream_of found last for a handle, EMU_NONE */
-	uint64_t stream_last_handle;
+	emu_scache scache[EMU_SCACHE]; /* streams by handle (emu_stream_of) */
+	uint32_t stream_gen;       /* streams made so far + 1: a cache entry of another is stale */
 	emu_kname knames[EMU_KNAMES]; /* launch names by function handle (emu_kernel_name) */
 } emu_builder;
 

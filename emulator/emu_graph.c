@@ -151,7 +151,7 @@ uint32_t emu_stream_new(emu_builder *b, uint64_t handle, uint32_t flags, int cre
 	s.device = emu_device_of(b, b->rec->thread);
 	bs.last = bs.legacy_seen = bs.legacy_synced = bs.capture = EMU_NONE;
 	bs.live = 1;
-	b->stream_last = EMU_NONE; /* a newer stream may take a handle (emu_stream_of) */
+	b->stream_gen++; /* a newer stream may take a handle: emu_stream_of's cache is stale */
 	if (EMU_PUSH(b->g->streams, s) != 0 || EMU_PUSH(b->bs, bs) != 0)
 		return EMU_NONE;
 	return (uint32_t)b->g->streams.n - 1;
@@ -163,6 +163,7 @@ uint32_t emu_stream_new(emu_builder *b, uint64_t handle, uint32_t flags, int cre
 uint32_t emu_stream_of(emu_builder *b, uint64_t handle, int ptds, uint64_t thread)
 {
 	emu_graph *g = b->g;
+	emu_scache *e;
 	int32_t dev;
 	uint32_t s;
 
@@ -188,11 +189,12 @@ uint32_t emu_stream_of(emu_builder *b, uint64_t handle, int ptds, uint64_t threa
 		}
 		return s;
 	}
-	/* the stream found last for a handle stays the newest live one of that
-	 * handle until a stream is made (streams only stop being live) */
-	s = b->stream_last;
-	if (s != EMU_NONE && b->stream_last_handle == handle && b->bs.v[s].live)
-		return s;
+	/* the stream found for a handle stays the newest live one of that
+	 * handle until a stream is made (streams only stop being live): the
+	 * cache's entries are of one generation of streams */
+	e = &b->scache[(handle ^ handle >> 12 ^ handle >> 32) & (EMU_SCACHE - 1)];
+	if (e->gen == b->stream_gen && e->handle == handle && b->bs.v[e->stream].live)
+		return e->stream;
 	for (s = (uint32_t)g->streams.n; s-- > 0;)
 		if (b->bs.v[s].live && !g->streams.v[s].legacy && !g->streams.v[s].ptds &&
 		    g->streams.v[s].handle == handle)
@@ -200,8 +202,9 @@ uint32_t emu_stream_of(emu_builder *b, uint64_t handle, int ptds, uint64_t threa
 	if (s == UINT32_MAX)
 		s = emu_stream_new(b, handle, 0, 0);
 	if (s != EMU_NONE) {
-		b->stream_last = s;
-		b->stream_last_handle = handle;
+		e->handle = handle;
+		e->stream = s;
+		e->gen = b->stream_gen;
 	}
 	return s;
 }
@@ -958,7 +961,7 @@ emu_status emu_graph_build(const char *path, emu_graph **out, char *err, size_t 
 	memset(&b, 0, sizeof(b));
 	for (size_t i = 0; i < EMU_KNAMES; i++)
 		b.knames[i].off = EMU_NONE;
-	b.stream_last = EMU_NONE;
+	b.stream_gen = 1; /* the zeroed cache entries are of generation 0 */
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return EMU_ERR_NOMEM;
