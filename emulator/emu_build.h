@@ -71,6 +71,24 @@ typedef struct emu_kf {
 	uint32_t snap_first, snap_count;
 } emu_kf;
 
+/* A launch name already in the arena: the function handle it came with. */
+typedef struct emu_kname {
+	uint64_t handle;
+	size_t len;
+	uint32_t off;           /* EMU_NONE: empty */
+} emu_kname;
+
+#define EMU_KNAMES 256u        /* entries of the cache (a power of two) */
+
+/* The stream emu_stream_of found for a handle, while no stream was made. */
+typedef struct emu_scache {
+	uint64_t handle;
+	uint32_t stream;
+	uint32_t gen;           /* b->stream_gen when found */
+} emu_scache;
+
+#define EMU_SCACHE 64u         /* entries of the cache (a power of two) */
+
 typedef struct emu_builder {
 	emu_graph *g;
 	const sbt_record *rec;
@@ -92,6 +110,10 @@ typedef struct emu_builder {
 	EMU_VEC(emu_snap) snaps;
 	uint64_t kf_left;          /* snapshots the open keyframe still expects */
 	emu_depvec tmp;
+	size_t thread_last;        /* threads.v index emu_thread_of found last */
+	emu_scache scache[EMU_SCACHE]; /* streams by handle (emu_stream_of) */
+	uint32_t stream_gen;       /* streams made so far + 1: a cache entry of another is stale */
+	emu_kname knames[EMU_KNAMES]; /* launch names by function handle (emu_kernel_name) */
 } emu_builder;
 
 /* ---- helpers (emu_graph.c); 0 / an index, or -1 / EMU_NONE when out of memory */

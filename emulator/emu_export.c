@@ -51,6 +51,45 @@ static int emu_lane_cmp(const void *x, const void *y, void *ctx)
 	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
 }
 
+/* ord[0..nn) = the nodes in emu_lane_cmp's order (a total order, so the
+ * result is the one qsort_r gives): a counting sort by stream keeps index
+ * order within each stream, which is already the order by start time where
+ * a stream's commands started in the order they were issued; a group that
+ * did not is sorted by emu_lane_cmp.  0, or -1 out of memory. */
+static int emu_lane_order(const emu_graph *g, uint32_t *ord, size_t nn, size_t ns)
+{
+	uint32_t *first = calloc(ns + 1, sizeof(uint32_t));
+
+	if (!first)
+		return -1;
+	for (size_t i = 0; i < nn; i++)
+		if (g->nodes.v[i].stream >= ns) { /* not on a stream: the comparator orders all */
+			for (size_t k = 0; k < nn; k++)
+				ord[k] = (uint32_t)k;
+			qsort_r(ord, nn, sizeof(uint32_t), emu_lane_cmp, (void *)g);
+			free(first);
+			return 0;
+		}
+	for (size_t i = 0; i < nn; i++)
+		first[g->nodes.v[i].stream + 1]++;
+	for (size_t s = 0; s < ns; s++)
+		first[s + 1] += first[s];
+	for (size_t i = 0; i < nn; i++)
+		ord[first[g->nodes.v[i].stream]++] = (uint32_t)i;
+	/* first[s] is now the end of stream s's group and the start of s + 1's */
+	for (size_t s = 0, lo = 0; s < ns; lo = first[s], s++) {
+		size_t hi = first[s];
+
+		for (size_t j = lo + 1; j < hi; j++)
+			if (g->nodes.v[ord[j]].start_ns < g->nodes.v[ord[j - 1]].start_ns) {
+				qsort_r(ord + lo, hi - lo, sizeof(uint32_t), emu_lane_cmp, (void *)g);
+				break;
+			}
+	}
+	free(first);
+	return 0;
+}
+
 void emu_lanes_free(emu_lanes *l)
 {
 	free(l->lane);
@@ -69,11 +108,8 @@ int emu_lanes_build(const emu_graph *g, emu_lanes *l)
 	l->lane = malloc((nn + 1) * sizeof(uint32_t));
 	l->track0 = calloc(ns + 1, sizeof(uint32_t));
 	l->nlanes = calloc(ns + 1, sizeof(uint32_t));
-	if (!ord || !l->lane || !l->track0 || !l->nlanes)
+	if (!ord || !l->lane || !l->track0 || !l->nlanes || emu_lane_order(g, ord, nn, ns) != 0)
 		goto out;
-	for (size_t i = 0; i < nn; i++)
-		ord[i] = (uint32_t)i;
-	qsort_r(ord, nn, sizeof(uint32_t), emu_lane_cmp, (void *)g);
 	for (size_t i = 0; i < nn;) {
 		uint32_t s = g->nodes.v[ord[i]].stream;
 

@@ -151,6 +151,7 @@ uint32_t emu_stream_new(emu_builder *b, uint64_t handle, uint32_t flags, int cre
 	s.device = emu_device_of(b, b->rec->thread);
 	bs.last = bs.legacy_seen = bs.legacy_synced = bs.capture = EMU_NONE;
 	bs.live = 1;
+	b->stream_gen++; /* a newer stream may take a handle: emu_stream_of's cache is stale */
 	if (EMU_PUSH(b->g->streams, s) != 0 || EMU_PUSH(b->bs, bs) != 0)
 		return EMU_NONE;
 	return (uint32_t)b->g->streams.n - 1;
@@ -162,10 +163,12 @@ uint32_t emu_stream_new(emu_builder *b, uint64_t handle, uint32_t flags, int cre
 uint32_t emu_stream_of(emu_builder *b, uint64_t handle, int ptds, uint64_t thread)
 {
 	emu_graph *g = b->g;
-	int32_t dev = emu_device_of(b, thread);
+	emu_scache *e;
+	int32_t dev;
 	uint32_t s;
 
 	if ((handle == 0 && !ptds) || handle == EMU_STREAM_LEGACY_HANDLE) {
+		dev = emu_device_of(b, thread);
 		for (s = 0; s < g->streams.n; s++)
 			if (g->streams.v[s].legacy && g->streams.v[s].device == dev)
 				return s;
@@ -175,6 +178,7 @@ uint32_t emu_stream_of(emu_builder *b, uint64_t handle, int ptds, uint64_t threa
 		return s;
 	}
 	if (handle == 0 || handle == EMU_STREAM_PER_THREAD_HANDLE) {
+		dev = emu_device_of(b, thread);
 		for (s = 0; s < g->streams.n; s++)
 			if (g->streams.v[s].ptds && g->streams.v[s].thread == thread && g->streams.v[s].device == dev)
 				return s;
@@ -185,20 +189,37 @@ uint32_t emu_stream_of(emu_builder *b, uint64_t handle, int ptds, uint64_t threa
 		}
 		return s;
 	}
+	/* the stream found for a handle stays the newest live one of that
+	 * handle until a stream is made (streams only stop being live): the
+	 * cache's entries are of one generation of streams */
+	e = &b->scache[(handle ^ handle >> 12 ^ handle >> 32) & (EMU_SCACHE - 1)];
+	if (e->gen == b->stream_gen && e->handle == handle && b->bs.v[e->stream].live)
+		return e->stream;
 	for (s = (uint32_t)g->streams.n; s-- > 0;)
 		if (b->bs.v[s].live && !g->streams.v[s].legacy && !g->streams.v[s].ptds &&
 		    g->streams.v[s].handle == handle)
-			return s;
-	return emu_stream_new(b, handle, 0, 0);
+			break;
+	if (s == UINT32_MAX)
+		s = emu_stream_new(b, handle, 0, 0);
+	if (s != EMU_NONE) {
+		e->handle = handle;
+		e->stream = s;
+		e->gen = b->stream_gen;
+	}
+	return s;
 }
 
 emu_bthread *emu_thread_of(emu_builder *b, uint64_t thread)
 {
 	emu_bthread t = { 0 };
 
+	if (b->thread_last < b->threads.n && b->threads.v[b->thread_last].thread == thread)
+		return &b->threads.v[b->thread_last];
 	for (size_t i = 0; i < b->threads.n; i++)
-		if (b->threads.v[i].thread == thread)
+		if (b->threads.v[i].thread == thread) {
+			b->thread_last = i;
 			return &b->threads.v[i];
+		}
 	t.thread = thread;
 	if (EMU_PUSH(b->threads, t) != 0)
 		return NULL;
@@ -459,13 +480,11 @@ static int emu_access_word(emu_builder *b, emu_target *t, uint64_t v, size_t fir
 	}
 }
 
+/* A little-endian word, written out so that the compiler makes it one load. */
 static uint64_t emu_load64(const uint8_t *p)
 {
-	uint64_t v = 0;
-
-	for (unsigned k = 0; k < 8; k++)
-		v |= (uint64_t)p[k] << (8 * k);
-	return v;
+	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+	       (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
 }
 
 /* Every 8-byte aligned word of the bytes p[0..len) that points into a live
@@ -615,14 +634,33 @@ static int emu_fill_transfer(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 	return 0;
 }
 
+/* The arena offset of a launch's name: the copy the last launch of the
+ * same function handle put there when it is the same name (a kernel
+ * launched a million times keeps one copy), else a new one.  A
+ * direct-mapped cache: a collision only costs a second copy. */
+static uint32_t emu_name_cached(emu_builder *b, uint64_t handle, const void *s, size_t len)
+{
+	emu_kname *e = &b->knames[(handle ^ handle >> 17 ^ handle >> 32) & (EMU_KNAMES - 1)];
+	uint32_t off;
+
+	if (e->len == len && e->handle == handle && e->off != EMU_NONE &&
+	    memcmp(b->g->names.v + e->off, s, len) == 0)
+		return e->off;
+	off = emu_name_put(b->g, s, len);
+	e->handle = handle;
+	e->off = off;
+	e->len = len;
+	return off;
+}
+
 uint32_t emu_kernel_name(emu_builder *b, const sbt_cm_call *c)
 {
 	char buf[40];
 
 	if (c->name_len)
-		return emu_name_put(b->g, c->name, c->name_len);
+		return emu_name_cached(b, c->handle, c->name, c->name_len);
 	snprintf(buf, sizeof(buf), "function 0x%llx", (unsigned long long)c->handle);
-	return emu_name_put(b->g, buf, strlen(buf));
+	return emu_name_cached(b, c->handle, buf, strlen(buf));
 }
 
 /* A command recorded while its stream was capturing: a template node of the
@@ -921,6 +959,9 @@ emu_status emu_graph_build(const char *path, emu_graph **out, char *err, size_t 
 		return EMU_ERR_ARG;
 	*out = NULL;
 	memset(&b, 0, sizeof(b));
+	for (size_t i = 0; i < EMU_KNAMES; i++)
+		b.knames[i].off = EMU_NONE;
+	b.stream_gen = 1; /* the zeroed cache entries are of generation 0 */
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return EMU_ERR_NOMEM;

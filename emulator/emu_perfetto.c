@@ -43,10 +43,19 @@
  */
 enum { EMU_PF_SEQ_CLEARED = 1, EMU_PF_SEQ_NEEDS_STATE = 2 };
 
+#define EMU_PF_PCACHE 64u /* entries of an intern table's pointer cache (a power of two) */
+
+/* Keys are borrowed: every string interned outlives the export (names in
+ * the graph's arena, literals).  So the same pointer is the same string,
+ * and a small cache by address answers most look-ups (an annotation's name,
+ * a category, a kernel launched again: the arena holds one copy of a
+ * launch's name) without hashing the bytes. */
 typedef struct emu_pf_intern {
 	const char **key;
 	uint64_t *iid;
 	size_t cap, n;
+	const char *pc_key[EMU_PF_PCACHE];
+	uint64_t pc_iid[EMU_PF_PCACHE];
 } emu_pf_intern;
 
 typedef struct emu_pf {
@@ -69,8 +78,10 @@ static uint64_t emu_pf_hash(const char *s)
 /* s's iid in t (from 1); *fresh set when s is new.  0 when out of memory. */
 static uint64_t emu_pf_iid(emu_pf_intern *t, const char *s, int *fresh)
 {
-	size_t i;
+	size_t i, pc = ((uintptr_t)s >> 3 ^ (uintptr_t)s >> 9) & (EMU_PF_PCACHE - 1);
 	*fresh = 0;
+	if (t->pc_key[pc] == s)
+		return t->pc_iid[pc];
 	if (2 * (t->n + 1) > t->cap) {
 		size_t ncap = t->cap ? 2 * t->cap : 64;
 		const char **nk = calloc(ncap, sizeof(*nk));
@@ -96,10 +107,13 @@ static uint64_t emu_pf_iid(emu_pf_intern *t, const char *s, int *fresh)
 	}
 	for (i = (size_t)emu_pf_hash(s) & (t->cap - 1); t->key[i]; i = (i + 1) & (t->cap - 1))
 		if (strcmp(t->key[i], s) == 0)
-			return t->iid[i];
+			goto out_cache;
 	t->key[i] = s;
 	t->iid[i] = ++t->n;
 	*fresh = 1;
+out_cache:
+	t->pc_key[pc] = s;
+	t->pc_iid[pc] = t->iid[i];
 	return t->iid[i];
 }
 

@@ -209,6 +209,41 @@ static void emu_json_side(const emu_graph *g, FILE *f, const emu_access *a)
 
 typedef EMU_VEC(emu_race) emu_racevec;
 
+/* ord[0..na) = the accesses in emu_acc_cmp's order (a total order, so the
+ * result is the one qsort_r gives): a counting sort by allocation keeps
+ * index order within each allocation, which is already the order by node
+ * where accesses were appended command by command; a group that is not is
+ * sorted by emu_acc_cmp.  0, or -1 out of memory. */
+static int emu_acc_order(const emu_graph *g, uint32_t *ord, size_t na)
+{
+	uint32_t max = 0, *first;
+
+	for (size_t i = 0; i < na; i++)
+		if (g->acc.v[i].alloc > max)
+			max = g->acc.v[i].alloc;
+	first = calloc((size_t)max + 2, sizeof(uint32_t));
+	if (!first)
+		return -1;
+	for (size_t i = 0; i < na; i++)
+		first[g->acc.v[i].alloc + 1]++;
+	for (size_t a = 0; a <= max; a++)
+		first[a + 1] += first[a];
+	for (size_t i = 0; i < na; i++)
+		ord[first[g->acc.v[i].alloc]++] = (uint32_t)i;
+	/* first[a] is now the end of group a, and the start of group a + 1 */
+	for (size_t a = 0, lo = 0; a <= max; lo = first[a], a++) {
+		size_t hi = first[a];
+
+		for (size_t j = lo + 1; j < hi; j++)
+			if (g->acc.v[ord[j]].node < g->acc.v[ord[j - 1]].node) {
+				qsort_r(ord + lo, hi - lo, sizeof(uint32_t), emu_acc_cmp, (void *)g);
+				break;
+			}
+	}
+	free(first);
+	return 0;
+}
+
 /* Every racing access pair, sorted by pair of commands (emu_race_cmp). */
 static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 {
@@ -228,9 +263,10 @@ static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 		st = EMU_ERR_NOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < na; i++)
-		ord[i] = (uint32_t)i;
-	qsort_r(ord, na, sizeof(uint32_t), emu_acc_cmp, g);
+	if (emu_acc_order(g, ord, na) != 0) {
+		st = EMU_ERR_NOMEM;
+		goto out;
+	}
 	for (size_t s = 0; s < g->streams.n; s++)
 		stamp[s] = UINT32_MAX;
 	for (size_t j = 0, group = 0, nstreams = 0; j < na && races.n < EMU_RACE_MAX; j++) {

@@ -3,6 +3,7 @@
  * The encoding is specified in sbt_compute.h (PAYLOAD); docs/cuda.md
  * repeats it for readers.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,26 +251,6 @@ sbt_status sbt_cm_encode(const sbt_cm_call *c, uint8_t *buf, size_t cap, size_t 
 
 /* ---- decode ---------------------------------------------------------------- */
 
-#define SBT_CM_DEC_U(t, name)                \
-	case t:                                  \
-		if (wire != SBT_CM_WIRE_U)           \
-			return SBT_ERR_CORRUPT;          \
-		out.name = v;                        \
-		break;
-#define SBT_CM_DEC_S(t, name)                \
-	case t:                                  \
-		if (wire != SBT_CM_WIRE_S)           \
-			return SBT_ERR_CORRUPT;          \
-		out.name = sbt_fmt_unzigzag(v);      \
-		break;
-#define SBT_CM_DEC_B(t, name)                \
-	case t:                                  \
-		if (wire != SBT_CM_WIRE_B)           \
-			return SBT_ERR_CORRUPT;          \
-		out.name = bytes;                    \
-		out.name##_len = (size_t)v;          \
-		break;
-
 /* What no encoder writes: packed arrays that are not whole entries, a
  * name or note with a NUL inside (the interposer writes strlen bytes).  A
  * layout entry past the parameter bytes is not one of them (the layout
@@ -286,13 +267,46 @@ static int sbt_cm_decoded_valid(const sbt_cm_call *c)
 	return 1;
 }
 
-/* Whether a tag is a field of this version (sbt_cm_field_name without the
- * switch, for the decoder's loop). */
-static const uint8_t sbt_cm_known_tag[SBT_CM_MAX_TAG + 1] = {
-#define SBT_CM_X_KNOWN(t, n, w) [t] = 1,
-	SBT_CM_FIELD_LIST(SBT_CM_X_KNOWN)
-#undef SBT_CM_X_KNOWN
+/*
+ * The decoder's table, indexed by a field's key (tag << 2 | wire) for tags
+ * up to SBT_CM_MAX_TAG: what a key below SBT_CM_SLOT_COUNT means, so that a
+ * field costs one look-up and one store instead of a switch on the tag and
+ * a check of the wire type.  A tag of this version has an entry for each of
+ * wires 0..2: the one it is written with stores the value at its member's
+ * offset, the other two are corrupt.  Other tags are skipped (zero entry:
+ * SBT_CM_SLOT_SKIP).  Wire 3 and tag 0 are refused before the look-up.
+ */
+enum { SBT_CM_SLOT_SKIP = 0, SBT_CM_SLOT_U, SBT_CM_SLOT_S, SBT_CM_SLOT_B, SBT_CM_SLOT_CORRUPT };
+
+typedef struct sbt_cm_slot {
+	uint16_t off; /* offsetof the member in sbt_cm_call (a B field's length follows its pointer) */
+	uint8_t act;  /* SBT_CM_SLOT_* */
+} sbt_cm_slot;
+
+#define SBT_CM_SLOT_COUNT (4u * (SBT_CM_MAX_TAG + 1))
+
+#define SBT_CM_WNUM_U SBT_CM_WIRE_U
+#define SBT_CM_WNUM_S SBT_CM_WIRE_S
+#define SBT_CM_WNUM_B SBT_CM_WIRE_B
+#define SBT_CM_SLOT_ACT(w, wire) ((SBT_CM_WNUM_##w) == (wire) ? SBT_CM_SLOT_##w : SBT_CM_SLOT_CORRUPT)
+#define SBT_CM_X_SLOT(t, name, w)                                                              \
+	[(t) * 4 + 0] = {offsetof(sbt_cm_call, name), SBT_CM_SLOT_ACT(w, 0)},                      \
+	[(t) * 4 + 1] = {offsetof(sbt_cm_call, name), SBT_CM_SLOT_ACT(w, 1)},                      \
+	[(t) * 4 + 2] = {offsetof(sbt_cm_call, name), SBT_CM_SLOT_ACT(w, 2)},
+static const sbt_cm_slot sbt_cm_slots[SBT_CM_SLOT_COUNT] = {
+	SBT_CM_FIELD_LIST(SBT_CM_X_SLOT)
 };
+#undef SBT_CM_X_SLOT
+
+_Static_assert(sizeof(sbt_cm_call) <= UINT16_MAX, "member offsets fit the decoder's table");
+#define SBT_CM_LENCHECK_U(name)
+#define SBT_CM_LENCHECK_S(name)
+#define SBT_CM_LENCHECK_B(name)                                                                 \
+	_Static_assert(offsetof(sbt_cm_call, name##_len) == offsetof(sbt_cm_call, name) + sizeof(const uint8_t *), \
+	               "the length of " #name " follows its pointer");
+#define SBT_CM_X_LENCHECK(t, name, w) SBT_CM_LENCHECK_##w(name)
+SBT_CM_FIELD_LIST(SBT_CM_X_LENCHECK)
+#undef SBT_CM_X_LENCHECK
 
 /* sbt_varint_get, with the unchecked fast path where 8 bytes are left
  * (sbt_varint.h: the same value and length for every input). */
@@ -308,50 +322,63 @@ static inline int sbt_cm_varint(const uint8_t **p, const uint8_t *end, uint64_t 
 	return sbt_varint_get(p, end, v);
 }
 
+/* Decoded straight into *c (zeroed first; zeroed again when the payload is
+ * refused).  Where 16 bytes are left, a field's key and value take the
+ * unchecked varint path together. */
 sbt_status sbt_cm_decode(const uint8_t *p, size_t len, sbt_cm_call *c)
 {
 	const uint8_t *end = p + len;
 	uint64_t seen[(SBT_CM_MAX_TAG + 64) / 64] = {0};
-	sbt_cm_call out;
 	if (!c || (!p && len))
 		return SBT_ERR_ARG;
-	memset(&out, 0, sizeof(out));
+	memset(c, 0, sizeof(*c));
 	while (p < end) {
-		uint64_t key, v;
-		unsigned wire;
-		uint64_t tag;
-		const uint8_t *bytes = NULL;
-		if (sbt_cm_varint(&p, end, &key))
-			return SBT_ERR_CORRUPT;
-		wire = (unsigned)(key & 3);
-		tag = key >> 2;
-		if (wire > SBT_CM_WIRE_B || tag == 0)
-			return SBT_ERR_CORRUPT;
-		if (sbt_cm_varint(&p, end, &v))
-			return SBT_ERR_CORRUPT;
-		if (wire == SBT_CM_WIRE_B) {
-			if (v > (uint64_t)(end - p))
-				return SBT_ERR_CORRUPT;
-			bytes = p;
-			p += v;
+		uint64_t key, v, bit;
+		unsigned wire, act;
+		size_t nk, nv;
+		uint8_t *dst;
+		if (end - p >= 16 && (nk = sbt_varint_peek8(p, &key)) != 0 &&
+		    (nv = sbt_varint_peek8(p + nk, &v)) != 0) {
+			p += nk + nv;
+		} else if (sbt_cm_varint(&p, end, &key) || sbt_cm_varint(&p, end, &v)) {
+			goto out_corrupt;
 		}
-		if (tag > SBT_CM_MAX_TAG || !sbt_cm_known_tag[tag])
+		wire = (unsigned)(key & 3);
+		if (wire > SBT_CM_WIRE_B || key < 4)
+			goto out_corrupt; /* no wire 3, no tag 0 */
+		if (wire == SBT_CM_WIRE_B && v > (uint64_t)(end - p))
+			goto out_corrupt;
+		act = key < SBT_CM_SLOT_COUNT ? sbt_cm_slots[key].act : SBT_CM_SLOT_SKIP;
+		if (act - SBT_CM_SLOT_U > SBT_CM_SLOT_B - SBT_CM_SLOT_U) {
+			if (act == SBT_CM_SLOT_CORRUPT)
+				goto out_corrupt; /* a field of this version with another wire type */
+			if (wire == SBT_CM_WIRE_B)
+				p += v;
 			continue; /* a newer field: skipped by its wire type */
-		if (seen[tag / 64] & (1ull << (tag % 64)))
-			return SBT_ERR_CORRUPT;
-		seen[tag / 64] |= 1ull << (tag % 64);
-		switch (tag) {
-#define SBT_CM_X_DEC(t, name, w) SBT_CM_DEC_##w(t, name)
-			SBT_CM_FIELD_LIST(SBT_CM_X_DEC)
-#undef SBT_CM_X_DEC
-		default:
-			break;
+		}
+		bit = 1ull << (key >> 2) % 64;
+		if (seen[key >> 8] & bit)
+			goto out_corrupt; /* the same field twice */
+		seen[key >> 8] |= bit;
+		dst = (uint8_t *)c + sbt_cm_slots[key].off;
+		if (act == SBT_CM_SLOT_B) {
+			size_t n = (size_t)v;
+			memcpy(dst, &p, sizeof(p));
+			memcpy(dst + sizeof(p), &n, sizeof(n));
+			p += v;
+		} else {
+			if (act == SBT_CM_SLOT_S)
+				v = (uint64_t)sbt_fmt_unzigzag(v);
+			memcpy(dst, &v, sizeof(v));
 		}
 	}
-	if (!sbt_cm_decoded_valid(&out))
-		return SBT_ERR_CORRUPT;
-	*c = out;
+	if (!sbt_cm_decoded_valid(c))
+		goto out_corrupt;
 	return SBT_OK;
+
+out_corrupt:
+	memset(c, 0, sizeof(*c));
+	return SBT_ERR_CORRUPT;
 }
 
 /* ---- packed arrays ----------------------------------------------------------- */

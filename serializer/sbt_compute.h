@@ -442,7 +442,7 @@ size_t sbt_cm_encoded_max(const sbt_cm_call *c);
 sbt_status sbt_cm_encode(const sbt_cm_call *c, uint8_t *buf, size_t cap, size_t *len_out);
 /* Decode a payload into c (see PAYLOAD above for what is refused, and
  * what no encoder writes: packed arrays of partial entries, a name or note
- * with a NUL inside): SBT_OK or SBT_ERR_CORRUPT. */
+ * with a NUL inside): SBT_OK or SBT_ERR_CORRUPT, and then c is all zero. */
 sbt_status sbt_cm_decode(const uint8_t *p, size_t len, sbt_cm_call *c);
 
 /* Packed arrays of a decoded (or filled) call. */

@@ -55,7 +55,16 @@ int main(void)
 	sbt_cm_call_init(&c);
 	c.note = (const uint8_t *)"no\0image";
 	c.note_len = 8;
+	c.stream = 0x1234;
+	c.grid_x = 7;
 	TST_CHECK_EQ_U64(roundtrip(&c, &d), SBT_ERR_CORRUPT);
+	{
+		/* a refused payload leaves nothing decoded behind */
+		sbt_cm_call zero;
+		sbt_cm_call_init(&zero);
+		TST_CHECK(d.stream == 0 && d.grid_x == 0 && d.note == NULL && d.note_len == 0);
+		TST_CHECK(memcmp(&d, &zero, sizeof(d)) == 0);
+	}
 
 	/* a layout past short `extra` bytes: decodes, the check finds it */
 	sbt_cm_call_init(&c);
