@@ -112,7 +112,8 @@ static int emu_order_kind(const emu_graph *g, uint32_t type)
 	const char *name = sbt_reader_type_name(g->r, type);
 	sbt_cm_kind k;
 
-	if (type < SBT_TYPE_FIRST_API || !name || strncmp(name, "cuda.", 5) != 0 ||
+	if (type < SBT_TYPE_FIRST_API || !name ||
+	    (strncmp(name, "cuda.", 5) != 0 && strncmp(name, "hip.", 4) != 0) ||
 	    sbt_cm_kind_by_name(name, &k) != 0)
 		return -1;
 	return (int)k;
@@ -242,13 +243,6 @@ emu_status emu_order_open(const char *path, emu_order_plan **out, char *err, siz
 		         "sampled order could only change the order of submits across queues, which is not "
 		         "done (sampled orders are made for CUDA traces; on one queue, as on lavapipe, the "
 		         "submit order is the only one)", path);
-		st = EMU_ERR_NOT_CUDA;
-		goto out_free;
-	}
-	if (p->g->hip) {
-		/* the items name cuda.* records (emu_order_kind): none here */
-		snprintf(err, errlen, "%s: a HIP trace: sampled orders are made for CUDA traces (the HIP "
-		         "backend cannot replay a sampled order yet)", path);
 		st = EMU_ERR_NOT_CUDA;
 		goto out_free;
 	}

@@ -225,6 +225,18 @@ static rp_status rphip_open(const rp_backend_open_args *args, void **state_out, 
 			}
 		}
 	}
+	if (args->serialise) {
+		/* --schedule-seed: the core hands the commands over in the sampled
+		 * order; single-stream mode runs them in that order, one at a time */
+		if (s->streams.n) {
+			rp_diag_set(diag, "--streams does not go with --schedule-seed: a sampled order runs "
+			            "every command on one stream");
+			free(s);
+			return RP_ERR_USAGE;
+		}
+		s->streams.modes = 1;
+		s->streams.n = 1;
+	}
 	rphip_pick_stream_mode(s);
 	if (args->device && strcmp(args->device, "0") != 0) {
 		rp_diag_set(diag, "--device: the HIP backend replays on device 0 only, got '%s'",
@@ -396,4 +408,5 @@ const rp_backend_ops rphip_backend_ops = {
 	.check_option = rphip_check_option,
 	.run_mode = rphip_run_mode,
 	.command_results = rphip_command_results,
+	.serialises = 1,
 };

@@ -176,6 +176,17 @@ l=$(seq_of "$T/struct_nowait.sbt" hipLaunchKernel 2)
 expect_rc 4 struct.nowait.percmd "$RP" --check-determinism --streams single,multi --per-command "$T/struct_nowait.sbt"
 has struct.nowait.percmd err "tsreplay: runs differ: run 1 and run 2 part first after the command at seq $l (--per-command)"
 has struct.nowait.percmd err "likely race: run 1 (serialised) and run 2 (concurrent) part after the command at seq $l (hip.hipLaunchKernel"
+# Sampled legal orders (--schedule-seed, the emulator's order source): with
+# its event wait every seed replays equal and the seeds agree; without it
+# some seeds run the launch before the memset it reads, and the runs of
+# --schedule-seeds part at that launch (exit 4).
+all_match struct.sched 1 --schedule-seed 3 "$T/struct.sbt"
+expect_rc 0 struct.scheds "$RP" --check-determinism --schedule-seeds 1,2,3,4,5,6,7,8 "$T/struct.sbt"
+expect_rc 4 struct.nowait.scheds "$RP" --check-determinism --schedule-seeds 1,2,3,4,5,6,7,8 "$T/struct_nowait.sbt"
+has struct.nowait.scheds err "part first after the command at seq $l (--per-command)"
+has struct.nowait.scheds err "(hip.hipLaunchKernel (kernel _Z11axpy_struct9axpy_argsi)"
+expect_rc 2 struct.sched.streams "$RP" --schedule-seed 3 --streams multi "$T/struct.sbt"
+has struct.sched.streams err "--streams does not go with --schedule-seed"
 for seed in 2 3; do
 	expect_rc 0 "struct.run$seed" env TSHIP_DOUBLE_SEED=$seed ${SANRT:+LD_PRELOAD=$SANRT} "$H/hip_struct"
 	has "struct.run$seed" out "y[5] 11.5"
