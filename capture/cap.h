@@ -181,6 +181,14 @@ uint8_t *cap_record_begin_deferred(uint32_t type, unsigned flags, cap_encode_fn 
  * blob id to put in a record's payload, or 0 when not recording. */
 uint64_t cap_blob(const void *data, size_t len);
 
+/* The same for large snapshots of memory that mostly repeats what this
+ * thread stored before (CUDA keyframe chunks): the pages are hashed here,
+ * on the caller's thread, and only the bytes of pages this thread has not
+ * sent to the current trace file are copied; the writer stores the blob
+ * from the hashes (the file is the one cap_blob writes).  Costs a hash of
+ * every page on the caller's thread instead of a copy of every byte. */
+uint64_t cap_blob_pages(const void *data, size_t len);
+
 /* Record a checkpoint: the hash of bytes the program could observe as the
  * result of call call_seq (hashed here, on the caller's thread; the bytes
  * are not stored).  Returns the checkpoint record's seq, 0 if not recording. */

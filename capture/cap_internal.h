@@ -99,7 +99,8 @@ enum {
 	CAP_ENT_RECORD = 1,
 	CAP_ENT_BLOB = 2,
 	CAP_ENT_STACK = 3,
-	CAP_ENT_DEFERRED = 4 /* a record in its front-end's raw form */
+	CAP_ENT_DEFERRED = 4, /* a record in its front-end's raw form */
+	CAP_ENT_PAGES = 5     /* a blob as page hashes (cap_blob_pages) */
 };
 
 /*
@@ -108,7 +109,10 @@ enum {
  * bytes.  BLOB: key = blob id, len = data bytes.  STACK: key = hash of the
  * frames, len = frame count, body = uint64_t ips.  DEFERRED: as RECORD,
  * but the body is a cap_deferred and then len raw bytes, which the writer
- * encodes into the payload (cap_record_begin_deferred).
+ * encodes into the payload (cap_record_begin_deferred).  PAGES: key =
+ * blob id, len = blob bytes; the body is a cap_pages_head, then npages
+ * (low64, high64) XXH3-128 page hashes, then npages bytes (1: the page's
+ * bytes follow) padded to 8, then the bytes of those pages back to back.
  */
 typedef struct cap_entry {
 	uint32_t kind;
@@ -126,6 +130,19 @@ typedef struct cap_deferred {
 	cap_encode_fn encode;
 } cap_deferred;
 _Static_assert(sizeof(cap_deferred) == 8, "a deferred record's raw bytes stay 8-aligned");
+
+typedef struct cap_pages_head {
+	uint32_t npages;
+	uint32_t page_bytes;
+} cap_pages_head;
+_Static_assert(sizeof(cap_pages_head) == 8, "a PAGES entry's hashes stay 8-aligned");
+
+/* Blob page size of every file the runtime writes (the serializer's
+ * default, set explicitly so that cap_blob_pages hashes the writer's pages). */
+#define CAP_PAGE_BYTES (64u << 10)
+/* Page hashes a thread remembers having sent to the current file
+ * (direct-mapped, 16 bytes each: 256 K pages, 16 GiB of 64 KiB pages). */
+#define CAP_PAGE_CACHE (1u << 18)
 
 typedef struct cap_block {
 	struct cap_block *next;       /* set by the producer before `sealed`; in a
@@ -166,6 +183,14 @@ typedef struct cap_thread {
 	cap_block *spare_own;         /* spares taken from `spare`, not yet used */
 	uint64_t stack_cache[CAP_STACK_CACHE];
 	uint64_t stack_file;          /* cap_g.file_gen the cache is valid for */
+	/* cap_blob_pages: (low64, high64) hashes of pages this thread sent to
+	 * file pages_file, direct-mapped by low64 (a miss only costs a copy:
+	 * the writer checks every page it is told it holds), and the hashes
+	 * and flags of the blob being sent.  Allocated on first use. */
+	uint64_t *page_cache;
+	uint64_t pages_file;
+	uint8_t *page_scratch;
+	size_t page_scratch_cap;
 	/* shared */
 	_Atomic uint64_t inflight;    /* 0 or a lower bound of the seq being taken */
 	atomic_int dead;              /* thread exited: free once drained */

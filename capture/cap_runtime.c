@@ -370,6 +370,7 @@ int cap_rt_start_file_(const char *path_in, int final_state)
 		sbt_writer_options wo;
 		memset(&wo, 0, sizeof(wo));
 		wo.compression_level = CAP_LZ4_ACCEL;
+		wo.blob_page_bytes = CAP_PAGE_BYTES;
 		st = sbt_writer_open_fd(fd, &wo, &w);
 	}
 	if (st != SBT_OK) {
@@ -989,6 +990,108 @@ uint64_t cap_blob(const void *data, size_t len)
 	return id;
 }
 
+/* Whether this thread sent the page with hash h to the current file
+ * (cap_thread's page_cache); marks it sent when `mark`. */
+static int cap_rt_page_sent(cap_thread *t, XXH128_hash_t h, int mark)
+{
+	uint64_t *slot = t->page_cache + 2 * (h.low64 & (CAP_PAGE_CACHE - 1));
+	if (slot[0] == h.low64 && slot[1] == h.high64 && (h.low64 | h.high64))
+		return 1;
+	if (mark) {
+		slot[0] = h.low64;
+		slot[1] = h.high64;
+	}
+	return 0;
+}
+
+/*
+ * Two passes over the data: hash every page into the thread's scratch,
+ * deciding which bytes must go (the first time this thread sends a page
+ * to this file, and once only within the blob), then one entry with the
+ * hashes and those bytes.  The cache is marked as it goes; when no entry
+ * can be made it is dropped whole, so it never names a page not sent.
+ */
+uint64_t cap_blob_pages(const void *data, size_t len)
+{
+	const uint8_t *src = data;
+	cap_thread *t;
+	cap_entry *e;
+	cap_pages_head *head;
+	uint8_t *flags, *out;
+	size_t npages, flag_bytes, body, fresh = 0;
+	uint64_t id, fg;
+	if (!cap_rt_ready())
+		return 0;
+	t = cap_rt_thread();
+	if (!t)
+		return 0;
+	if (t->in_record) {
+		CAP_ERROR("blob of %zu bytes attached inside a record; not recorded", len);
+		return 0;
+	}
+	npages = len / CAP_PAGE_BYTES + (len % CAP_PAGE_BYTES != 0);
+	flag_bytes = (npages + 7) & ~(size_t)7;
+	if (!t->page_cache)
+		t->page_cache = calloc(CAP_PAGE_CACHE, 2 * sizeof(uint64_t));
+	if (t->page_scratch_cap < npages * 16 + flag_bytes) {
+		uint8_t *grown = realloc(t->page_scratch, npages * 16 + flag_bytes);
+		if (grown) {
+			t->page_scratch = grown;
+			t->page_scratch_cap = npages * 16 + flag_bytes;
+		}
+	}
+	if (!t->page_cache || t->page_scratch_cap < npages * 16 + flag_bytes)
+		return cap_blob(data, len);
+	/* Each window's file starts with no page sent. */
+	fg = atomic_load_explicit(&cap_g.file_gen, memory_order_relaxed);
+	if (t->pages_file != fg) {
+		memset(t->page_cache, 0, CAP_PAGE_CACHE * 2 * sizeof(uint64_t));
+		t->pages_file = fg;
+	}
+	flags = t->page_scratch + npages * 16;
+	memset(flags + npages, 0, flag_bytes - npages);
+	for (size_t i = 0; i < npages; i++) {
+		size_t off = i * CAP_PAGE_BYTES;
+		size_t n = len - off < CAP_PAGE_BYTES ? len - off : CAP_PAGE_BYTES;
+		XXH128_hash_t h = XXH3_128bits(src + off, n);
+		memcpy(t->page_scratch + 16 * i, &h.low64, 8);
+		memcpy(t->page_scratch + 16 * i + 8, &h.high64, 8);
+		flags[i] = !cap_rt_page_sent(t, h, 1);
+		if (flags[i])
+			fresh += n;
+	}
+	body = sizeof(*head) + npages * 16 + flag_bytes + fresh;
+	e = cap_rt_reserve(t, body);
+	if (!e) {
+		t->pages_file = 0;
+		memset(t->page_cache, 0, CAP_PAGE_CACHE * 2 * sizeof(uint64_t));
+		return 0;
+	}
+	id = atomic_fetch_add_explicit(&cap_g.next_blob, 1, memory_order_relaxed);
+	e->kind = CAP_ENT_PAGES;
+	e->type = 0;
+	e->seq = 0;
+	e->time_ns = 0;
+	e->key = id;
+	e->len = len;
+	head = (cap_pages_head *)(e + 1);
+	head->npages = (uint32_t)npages;
+	head->page_bytes = CAP_PAGE_BYTES;
+	memcpy(head + 1, t->page_scratch, npages * 16 + flag_bytes);
+	out = (uint8_t *)(head + 1) + npages * 16 + flag_bytes;
+	for (size_t i = 0; i < npages; i++) {
+		size_t off = i * CAP_PAGE_BYTES;
+		size_t n = len - off < CAP_PAGE_BYTES ? len - off : CAP_PAGE_BYTES;
+		if (flags[i]) {
+			memcpy(out, src + off, n);
+			out += n;
+		}
+	}
+	cap_rt_publish(t, e);
+	atomic_fetch_add_explicit(&cap_g.n_blob_bytes, len, memory_order_relaxed);
+	return id;
+}
+
 uint64_t cap_checkpoint(uint64_t call_seq, uint64_t object, uint64_t offset,
                         const void *data, uint64_t len)
 {
@@ -1407,6 +1510,8 @@ static void cap_rt_atfork_child(void)
 				b = nb;
 			}
 		}
+		free(t->page_cache);
+		free(t->page_scratch);
 		free(t);
 		t = next;
 	}

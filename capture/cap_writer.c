@@ -420,6 +420,29 @@ static void cap_wr_advance(cap_wctx *x, cap_thread *t, const cap_entry *e)
 	x->progress = 1;
 }
 
+/* A blob sent as page hashes (cap_blob_pages).  A page the thread took
+ * for sent but this file lacks (its earlier entry went to the previous
+ * window's file) leaves the blob out, with an error naming it: the rest
+ * of the trace is still written. */
+static void cap_wr_pages(cap_wctx *x, const cap_entry *e)
+{
+	const cap_pages_head *head = (const cap_pages_head *)(e + 1);
+	const uint64_t *hashes = (const uint64_t *)(head + 1);
+	const uint8_t *flags = (const uint8_t *)(hashes + 2 * (size_t)head->npages);
+	const uint8_t *bytes = flags + (((size_t)head->npages + 7) & ~(size_t)7);
+	sbt_status st;
+	errno = 0;
+	st = sbt_writer_put_blob_hashed(x->w, e->key, (size_t)e->len, head->page_bytes, hashes,
+	                                flags, bytes);
+	if (st == SBT_ERR_ARG && sbt_writer_page_bytes(x->w) == head->page_bytes) {
+		CAP_ERROR("blob %" PRIu64 " (%" PRIu64 " bytes) names a page this trace file does "
+		          "not hold (a capture window turned over as it was taken); not written",
+		          e->key, e->len);
+		return;
+	}
+	cap_wr_check(x, "blob", st);
+}
+
 /* Handle blobs and stacks at the cursor; return the next record, if any. */
 static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 {
@@ -430,6 +453,8 @@ static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 			errno = 0;
 			cap_wr_check(x, "blob",
 			             sbt_writer_put_blob(x->w, e->key, e + 1, (size_t)e->len, NULL));
+		} else if (e->kind == CAP_ENT_PAGES && !x->failed) {
+			cap_wr_pages(x, e);
 		} else if (e->kind == CAP_ENT_STACK) {
 			cap_wr_stack(x, e);
 		}
@@ -603,6 +628,8 @@ static void cap_wr_unlink(cap_wctx *x, cap_thread *prev, cap_thread *t)
 	cap_wr_free_list(t->spare_own);
 	cap_wr_free_list(atomic_load(&t->spare));
 	cap_block_free_(atomic_load(&t->spare_big));
+	free(t->page_cache);
+	free(t->page_scratch);
 	free(t);
 }
 

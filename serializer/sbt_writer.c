@@ -640,25 +640,19 @@ static sbt_status sbt_w_blob_entry_done(sbt_writer *w)
 	return sbt_w_table_full(w, SBT_CHUNK_BLOBS, &w->blobs);
 }
 
-sbt_status sbt_writer_put_blob(sbt_writer *w, uint64_t blob_id, const void *data, size_t len,
-                               uint64_t *blob_id_out)
+/* The checks and the manifest's scratch for a blob of len bytes; picks
+ * the id when *blob_id is 0. */
+static sbt_status sbt_w_blob_begin(sbt_writer *w, uint64_t *blob_id, size_t len, size_t *npages_out)
 {
-	const uint8_t *src = data;
-	size_t off, npages, cur;
+	size_t cur, npages;
 	uint32_t idx;
-	uint8_t *q;
-	sbt_status st;
-	sbt_w_blobloc *m;
-
-	if (!w || (len && !data))
-		return SBT_ERR_ARG;
 	if (w->err)
 		return w->err;
-	if (blob_id == 0) {
+	if (*blob_id == 0) {
 		while (sbt_map_first(&w->blob_map, w->next_blob_id, &cur, &idx))
 			w->next_blob_id++;
-		blob_id = w->next_blob_id++;
-	} else if (sbt_map_first(&w->blob_map, blob_id, &cur, &idx)) {
+		*blob_id = w->next_blob_id++;
+	} else if (sbt_map_first(&w->blob_map, *blob_id, &cur, &idx)) {
 		return SBT_ERR_ARG; /* ids are unique per file */
 	}
 	npages = len / w->page_bytes + (len % w->page_bytes != 0);
@@ -667,71 +661,134 @@ sbt_status sbt_writer_put_blob(sbt_writer *w, uint64_t blob_id, const void *data
 	w->manifest_scratch.len = 0;
 	if (sbt_buf_reserve(&w->manifest_scratch, npages * SBT_FMT_HASH_LEN) != 0)
 		return sbt_w_fail(w, SBT_ERR_NOMEM);
+	*npages_out = npages;
+	return SBT_OK;
+}
 
-	for (off = 0; off < len; off += w->page_bytes) {
-		size_t n = len - off < w->page_bytes ? len - off : w->page_bytes;
-		XXH128_hash_t h = XXH3_128bits(src + off, n);
-		uint8_t *hq = w->manifest_scratch.p + w->manifest_scratch.len;
-		sbt_fmt_store_u64(hq, h.low64);
-		sbt_fmt_store_u64(hq + 8, h.high64);
-		w->manifest_scratch.len += SBT_FMT_HASH_LEN;
-		if (sbt_w_page_find(w, h))
-			continue;
-		if (sbt_array_reserve((void **)&w->pages, &w->page_cap, w->page_len + 1,
-		                      sizeof(*w->pages)) != 0 ||
-		    sbt_buf_reserve(&w->blobs.buf, 1 + 10 + SBT_FMT_HASH_LEN + n) != 0 ||
-		    sbt_map_insert(&w->page_map, h.low64, (uint32_t)w->page_len) != 0)
-			return sbt_w_fail(w, SBT_ERR_NOMEM);
-		w->pages[w->page_len].key_lo = h.low64;
-		w->pages[w->page_len].key_hi = h.high64;
-		w->pages[w->page_len].chunk = UINT32_MAX;
-		w->pages[w->page_len].offset = (uint32_t)w->blobs.buf.len;
-		w->pages[w->page_len].len = n;
-		w->page_len++;
-		q = w->blobs.buf.p + w->blobs.buf.len;
-		*q++ = SBT_BLOB_PAGE;
-		q += sbt_varint_put(q, SBT_FMT_HASH_LEN + n);
-		memcpy(q, hq, SBT_FMT_HASH_LEN);
-		memcpy(q + SBT_FMT_HASH_LEN, src + off, n);
-		w->blobs.buf.len = (size_t)(q + SBT_FMT_HASH_LEN + n - w->blobs.buf.p);
-		w->stats.blob_bytes_unique += n;
-		if ((st = sbt_w_blob_entry_done(w)) != SBT_OK)
-			return st;
-	}
+/* One page of the blob being stored: its hash goes into the manifest, its
+ * n bytes into the blob table unless a page with that hash is there
+ * already.  bytes NULL: the caller says the page is stored already;
+ * SBT_ERR_ARG (the writer stays usable) when it is not. */
+static sbt_status sbt_w_blob_page(sbt_writer *w, XXH128_hash_t h, const uint8_t *bytes, size_t n)
+{
+	uint8_t *hq = w->manifest_scratch.p + w->manifest_scratch.len;
+	uint8_t *q;
+	sbt_fmt_store_u64(hq, h.low64);
+	sbt_fmt_store_u64(hq + 8, h.high64);
+	w->manifest_scratch.len += SBT_FMT_HASH_LEN;
+	if (sbt_w_page_find(w, h))
+		return SBT_OK;
+	if (!bytes)
+		return SBT_ERR_ARG;
+	if (sbt_array_reserve((void **)&w->pages, &w->page_cap, w->page_len + 1,
+	                      sizeof(*w->pages)) != 0 ||
+	    sbt_buf_reserve(&w->blobs.buf, 1 + 10 + SBT_FMT_HASH_LEN + n) != 0 ||
+	    sbt_map_insert(&w->page_map, h.low64, (uint32_t)w->page_len) != 0)
+		return sbt_w_fail(w, SBT_ERR_NOMEM);
+	w->pages[w->page_len].key_lo = h.low64;
+	w->pages[w->page_len].key_hi = h.high64;
+	w->pages[w->page_len].chunk = UINT32_MAX;
+	w->pages[w->page_len].offset = (uint32_t)w->blobs.buf.len;
+	w->pages[w->page_len].len = n;
+	w->page_len++;
+	q = w->blobs.buf.p + w->blobs.buf.len;
+	*q++ = SBT_BLOB_PAGE;
+	q += sbt_varint_put(q, SBT_FMT_HASH_LEN + n);
+	memcpy(q, hq, SBT_FMT_HASH_LEN);
+	memcpy(q + SBT_FMT_HASH_LEN, bytes, n);
+	w->blobs.buf.len = (size_t)(q + SBT_FMT_HASH_LEN + n - w->blobs.buf.p);
+	w->stats.blob_bytes_unique += n;
+	return sbt_w_blob_entry_done(w);
+}
 
-	{
-		uint8_t head[30];
-		size_t hl = 0, body;
-		hl += sbt_varint_put(head + hl, blob_id);
-		hl += sbt_varint_put(head + hl, len);
-		hl += sbt_varint_put(head + hl, npages);
-		body = hl + w->manifest_scratch.len;
-		if (w->blobs.count && w->blobs.buf.len + 1 + 10 + body > SBT_FMT_MAX_RAW &&
-		    (st = sbt_w_emit_table(w, SBT_CHUNK_BLOBS, &w->blobs)) != SBT_OK)
-			return st;
-		if (sbt_array_reserve((void **)&w->manifests, &w->manifest_cap,
-		                      w->manifest_len + 1, sizeof(*w->manifests)) != 0 ||
-		    sbt_buf_reserve(&w->blobs.buf, 1 + 10 + body) != 0 ||
-		    sbt_map_insert(&w->blob_map, blob_id, (uint32_t)w->manifest_len) != 0)
-			return sbt_w_fail(w, SBT_ERR_NOMEM);
-		m = &w->manifests[w->manifest_len++];
-		m->key_lo = blob_id;
-		m->key_hi = 0;
-		m->chunk = UINT32_MAX;
-		m->offset = (uint32_t)w->blobs.buf.len;
-		m->len = len;
-		q = w->blobs.buf.p + w->blobs.buf.len;
-		*q++ = SBT_BLOB_MANIFEST;
-		q += sbt_varint_put(q, body);
-		memcpy(q, head, hl);
-		if (w->manifest_scratch.len)
-			memcpy(q + hl, w->manifest_scratch.p, w->manifest_scratch.len);
-		w->blobs.buf.len = (size_t)(q + body - w->blobs.buf.p);
-	}
+/* The blob's manifest, after its npages pages. */
+static sbt_status sbt_w_blob_finish(sbt_writer *w, uint64_t blob_id, size_t len, size_t npages,
+                                    uint64_t *blob_id_out)
+{
+	uint8_t head[30];
+	size_t hl = 0, body;
+	uint8_t *q;
+	sbt_status st;
+	sbt_w_blobloc *m;
+
+	hl += sbt_varint_put(head + hl, blob_id);
+	hl += sbt_varint_put(head + hl, len);
+	hl += sbt_varint_put(head + hl, npages);
+	body = hl + w->manifest_scratch.len;
+	if (w->blobs.count && w->blobs.buf.len + 1 + 10 + body > SBT_FMT_MAX_RAW &&
+	    (st = sbt_w_emit_table(w, SBT_CHUNK_BLOBS, &w->blobs)) != SBT_OK)
+		return st;
+	if (sbt_array_reserve((void **)&w->manifests, &w->manifest_cap,
+	                      w->manifest_len + 1, sizeof(*w->manifests)) != 0 ||
+	    sbt_buf_reserve(&w->blobs.buf, 1 + 10 + body) != 0 ||
+	    sbt_map_insert(&w->blob_map, blob_id, (uint32_t)w->manifest_len) != 0)
+		return sbt_w_fail(w, SBT_ERR_NOMEM);
+	m = &w->manifests[w->manifest_len++];
+	m->key_lo = blob_id;
+	m->key_hi = 0;
+	m->chunk = UINT32_MAX;
+	m->offset = (uint32_t)w->blobs.buf.len;
+	m->len = len;
+	q = w->blobs.buf.p + w->blobs.buf.len;
+	*q++ = SBT_BLOB_MANIFEST;
+	q += sbt_varint_put(q, body);
+	memcpy(q, head, hl);
+	if (w->manifest_scratch.len)
+		memcpy(q + hl, w->manifest_scratch.p, w->manifest_scratch.len);
+	w->blobs.buf.len = (size_t)(q + body - w->blobs.buf.p);
 	w->stats.blob_bytes_logical += len;
 	if (blob_id_out)
 		*blob_id_out = blob_id;
 	return sbt_w_blob_entry_done(w);
+}
+
+sbt_status sbt_writer_put_blob(sbt_writer *w, uint64_t blob_id, const void *data, size_t len,
+                               uint64_t *blob_id_out)
+{
+	const uint8_t *src = data;
+	size_t off, npages;
+	sbt_status st;
+
+	if (!w || (len && !data))
+		return SBT_ERR_ARG;
+	if ((st = sbt_w_blob_begin(w, &blob_id, len, &npages)) != SBT_OK)
+		return st;
+	for (off = 0; off < len; off += w->page_bytes) {
+		size_t n = len - off < w->page_bytes ? len - off : w->page_bytes;
+		if ((st = sbt_w_blob_page(w, XXH3_128bits(src + off, n), src + off, n)) != SBT_OK)
+			return st;
+	}
+	return sbt_w_blob_finish(w, blob_id, len, npages, blob_id_out);
+}
+
+sbt_status sbt_writer_put_blob_hashed(sbt_writer *w, uint64_t blob_id, size_t len,
+                                      uint32_t page_bytes, const uint64_t *hashes,
+                                      const uint8_t *present, const void *data)
+{
+	const uint8_t *src = data;
+	size_t i, npages;
+	sbt_status st;
+
+	if (!w || blob_id == 0 || page_bytes != w->page_bytes || (len && (!hashes || !present)))
+		return SBT_ERR_ARG;
+	if ((st = sbt_w_blob_begin(w, &blob_id, len, &npages)) != SBT_OK)
+		return st;
+	for (i = 0; i < npages; i++) {
+		size_t n = len - i * page_bytes < page_bytes ? len - i * page_bytes : page_bytes;
+		XXH128_hash_t h;
+		h.low64 = hashes[2 * i];
+		h.high64 = hashes[2 * i + 1];
+		if ((st = sbt_w_blob_page(w, h, present[i] ? src : NULL, n)) != SBT_OK)
+			return st;
+		if (present[i])
+			src += n;
+	}
+	return sbt_w_blob_finish(w, blob_id, len, npages, NULL);
+}
+
+uint32_t sbt_writer_page_bytes(const sbt_writer *w)
+{
+	return w ? w->page_bytes : 0;
 }
 
 sbt_status sbt_writer_flush(sbt_writer *w)

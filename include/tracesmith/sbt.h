@@ -173,6 +173,25 @@ sbt_status sbt_writer_append(sbt_writer *w, const sbt_record *rec);
 sbt_status sbt_writer_put_blob(sbt_writer *w, uint64_t blob_id, const void *data,
                                size_t len, uint64_t *blob_id_out);
 
+/*
+ * The same blob, from a caller that hashed its pages already (the capture
+ * runtime hashes a keyframe's chunk on the thread that took it, and sends
+ * the bytes of only the pages it has not sent before): page_bytes must be
+ * the writer's (sbt_writer_page_bytes), hashes holds npages pairs of
+ * XXH3-128 (low64, high64) of each page, the last page the rest of len;
+ * present[i] nonzero when page i's bytes are in data (those pages' bytes
+ * back to back), zero when the writer holds the page already.  blob_id is
+ * nonzero.  The file is the one sbt_writer_put_blob writes for the same
+ * bytes.  SBT_ERR_ARG, and the writer stays usable, when a page without
+ * bytes is not stored (the blob is not written then).
+ */
+sbt_status sbt_writer_put_blob_hashed(sbt_writer *w, uint64_t blob_id, size_t len,
+                                      uint32_t page_bytes, const uint64_t *hashes,
+                                      const uint8_t *present, const void *data);
+
+/* The blob page size the writer was opened with. */
+uint32_t sbt_writer_page_bytes(const sbt_writer *w);
+
 /* Key/value metadata; a later value for the same key wins. */
 sbt_status sbt_writer_set_meta(sbt_writer *w, const char *key, const char *value);
 

@@ -726,7 +726,7 @@ static void tcu_kf_chunk_record(const tcu_alloc *a, uint64_t off, size_t n, CUre
 	} else if (tcu_all_zero(bytes, n)) {
 		c.value = 1;
 	} else {
-		c.blob = cap_blob(bytes, n);
+		c.blob = cap_blob_pages(bytes, n);
 	}
 	tcu_emit(SBT_CM_K_tsSnapshot, TCU_FN_cuMemcpyDtoHAsync_v2, &c, 0);
 }
@@ -792,7 +792,7 @@ static void tcu_kf_arrays(const tcu_array *arrs, size_t n)
 				} else if (tcu_all_zero(tcu_g.kf_buf[0], bytes)) {
 					c.value = 1;
 				} else {
-					c.blob = cap_blob(tcu_g.kf_buf[0], bytes);
+					c.blob = cap_blob_pages(tcu_g.kf_buf[0], bytes);
 				}
 				tcu_emit(SBT_CM_K_tsSnapshot, TCU_FN_cuMemcpy3DAsync_v2, &c, 0);
 			}
