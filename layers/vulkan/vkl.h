@@ -329,6 +329,12 @@ typedef struct vkl_trim_tls {
 	_Atomic(int) busy;
 	int registered;
 	struct vkl_trim_tls *next;       /* in vkl_trim.c's list, under its mutex */
+	/* the keep-first path (vkl_trim_fast_begin): the command buffer cb
+	 * when it may take it (armed by vkl_trim_fast_arm; cb_gen says when
+	 * that no longer holds), and its device, whose table the call goes
+	 * down through */
+	uint64_t fast_cb;
+	const vkl_device *fast_dev;
 } vkl_trim_tls;
 
 extern vkl_trim_global vkl_trim_g __attribute__((visibility("hidden")));
@@ -418,6 +424,92 @@ vkl_emit_flat(uint32_t cmd, const void *args, size_t args_len, const void *array
 	vkl_copy(raw + VKL_FLAT_HEAD + args_len, array, array_len);
 	cap_fast_commit(rec, VKL_FLAT_HEAD + args_len + array_len);
 }
+/*
+ * The keep-first path of a flat vkCmd* while tracking, before any window
+ * opened (the generated wrappers of the flat vkCmd* other than the query
+ * ones, which the tracker follows, and those that also tell vkl_reach.c or
+ * vkl_hotkey.c: overrides.py): when the command buffer is the one this
+ * thread last kept a call of through the whole path, which armed it
+ * (vkl_trim_fast_arm), the wrapper copies the call's flat form before
+ * passing it down, without looking the device up, and passes it down as
+ * its last act (a tail call: nothing kept across it).
+ *
+ * vkl_trim_fast_begin: where the `need` bytes of the entry go (the caller
+ * fills [struct][array] after the 8-byte header it writes), with this
+ * thread marked busy; NULL when the fast path does not apply (not armed
+ * for cb, a snapshot reading command buffers, the command buffer left the
+ * table or a window opened since it was armed: both bump cb_gen, read
+ * after the handshake so that a window's calls are never only kept; no
+ * room).  vkl_trim_fast_end: the entry is complete.
+ */
+/* This thread's vkl_trim_t, its address taken once (each use would ask
+ * the TLS descriptor again where registers run short). */
+static inline __attribute__((always_inline)) vkl_trim_tls *vkl_trim_self(void)
+{
+	vkl_trim_tls *t = &vkl_trim_t;
+	__asm__("" : "+r"(t));
+	return t;
+}
+
+/* The rest of a wrapper that has a keep-first path: out of line, so that
+ * the keep-first path saves no registers; in the dispatch-only build, where
+ * there is no keep-first path, the wrapper itself. */
+#ifdef VKL_DISPATCH_ONLY
+#define VKL_WRAPPER_REST static inline __attribute__((always_inline))
+#else
+#define VKL_WRAPPER_REST static __attribute__((noinline))
+#endif
+
+static inline __attribute__((always_inline)) uint8_t *
+vkl_trim_fast_begin(vkl_trim_tls *t, const void *cb, uint32_t cmd, size_t len)
+{
+	sbt_vk_enc *e;
+	uint32_t hdr[2];
+	uint8_t *p;
+	if (VKL_TRIM_QUERY_CMD(cmd) || __builtin_expect(t->fast_cb != (uint64_t)(uintptr_t)cb, 0))
+		return NULL;
+	atomic_store(&t->busy, 1);
+	e = t->cb_cmds;
+	if (__builtin_expect(atomic_load(&vkl_trim_g.snapping) ||
+	                     t->cb_gen != atomic_load_explicit(&vkl_trim_g.cb_gen,
+	                                                        memory_order_acquire) ||
+	                     e->cap - e->len < 8 + len, 0)) {
+		atomic_store_explicit(&t->busy, 0, memory_order_release);
+		return NULL;
+	}
+	p = e->data + e->len;
+	hdr[0] = SBT_VK_CMD_TYPE(cmd) | VKL_TRIM_FLAT;
+	hdr[1] = (uint32_t)len;
+	memcpy(p, hdr, 8);
+	return p + 8;
+}
+
+static inline __attribute__((always_inline)) void vkl_trim_fast_end(vkl_trim_tls *t, size_t len)
+{
+	t->cb_cmds->len += 8 + len;
+	*t->cb_order = atomic_load_explicit(&vkl_trim_g.order, memory_order_relaxed);
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
+}
+
+/* After the whole path kept a flat call of cb on device d (vkl_emit_flat):
+ * arm the keep-first path for cb when it would have kept it inline too
+ * (tracking, before the first window, registered, cb in the cache). */
+static inline __attribute__((always_inline)) void vkl_trim_fast_arm(const void *cb,
+                                                                    const vkl_device *d)
+{
+	vkl_trim_tls *t = &vkl_trim_t;
+	if (t->fast_cb == (uint64_t)(uintptr_t)cb ||
+	    atomic_load_explicit(&vkl_trim_tracking, memory_order_relaxed) <= 0)
+		return;
+	if (t->cb == (uint64_t)(uintptr_t)cb && t->cb_cmds && t->registered &&
+	    atomic_load_explicit(&vkl_trim_g.ready, memory_order_acquire) &&
+	    !atomic_load(&vkl_trim_g.recorded) &&
+	    t->cb_gen == atomic_load_explicit(&vkl_trim_g.cb_gen, memory_order_acquire)) {
+		t->fast_dev = d;
+		t->fast_cb = (uint64_t)(uintptr_t)cb;
+	}
+}
+
 /* Register the record types (idempotent). */
 void vkl_record_register(void);
 /* Encode with the blob store and record (the recording half of vkl_emit).

@@ -836,6 +836,7 @@ static __attribute__((noinline)) vkl_trim_obj *vkl_trim_cb_miss(vkl_trim_tls *t,
 	void *lk;
 	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, cb, &lk);
 	t->cb = cb;
+	t->fast_cb = 0; /* the keep-first path follows t->cb (vkl_trim_fast_arm) */
 	t->cb_obj = o ? o->trim : NULL;
 	t->cb_gen = gen;
 	t->cb_cmds = t->cb_obj ? &t->cb_obj->cmds : NULL;
@@ -2864,6 +2865,9 @@ static void vkl_trim_snapshot(void)
 	/* no other thread in the middle of a command buffer's calls, none
 	 * starting one until the snapshot is written */
 	atomic_store(&vkl_trim_g.recorded, 1); /* before snapping: see vkl_trim_emit_flat */
+	/* every keep-first path disarmed (vkl_trim_fast_begin reads cb_gen
+	 * after seeing no snapshot running) */
+	atomic_fetch_add_explicit(&vkl_trim_g.cb_gen, 1, memory_order_acq_rel);
 	atomic_store(&vkl_trim_g.snapping, 1);
 	pthread_mutex_lock(&vkl_trim_threads.mu);
 	for (th = vkl_trim_threads.head; th; th = th->next)

@@ -1356,7 +1356,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkResetCommandBuffer(VkCommandBuffer
 	return vkl_ret;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
+VKL_WRAPPER_REST void vkl_w_vkCmdBindPipeline_rest(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindPipeline(commandBuffer, pipelineBindPoint, pipeline);
@@ -1366,10 +1366,28 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline(VkCommandBuffer comman
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
 		vkl_a.pipeline = pipeline;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBindPipeline, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindPipeline, sizeof(sbt_vk_args_vkCmdBindPipeline));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipeline, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipeline, pipelineBindPoint), &pipelineBindPoint, sizeof(pipelineBindPoint));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipeline, pipeline), &pipeline, sizeof(pipeline));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBindPipeline));
+		vkl_t->fast_dev->table.CmdBindPipeline(commandBuffer, pipelineBindPoint, pipeline);
+		return;
+	}
+#endif
+	vkl_w_vkCmdBindPipeline_rest(commandBuffer, pipelineBindPoint, pipeline);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetViewport_rest(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewport(commandBuffer, firstViewport, viewportCount, pViewports);
@@ -1380,10 +1398,31 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport(VkCommandBuffer command
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewports = pViewports;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewport, &vkl_a, sizeof(vkl_a), vkl_a.pViewports, vkl_a.pViewports ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewports) : 0, offsetof(sbt_vk_args_vkCmdSetViewport, pViewports));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pViewports ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewports) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewport, sizeof(sbt_vk_args_vkCmdSetViewport) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewport, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewport, firstViewport), &firstViewport, sizeof(firstViewport));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewport, viewportCount), &viewportCount, sizeof(viewportCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewport, pViewports), &pViewports, sizeof(pViewports));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewport), pViewports, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewport) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetViewport(commandBuffer, firstViewport, viewportCount, pViewports);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewport_rest(commandBuffer, firstViewport, viewportCount, pViewports);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetScissor_rest(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetScissor(commandBuffer, firstScissor, scissorCount, pScissors);
@@ -1394,10 +1433,31 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor(VkCommandBuffer commandB
 		vkl_a.scissorCount = scissorCount;
 		vkl_a.pScissors = pScissors;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetScissor, &vkl_a, sizeof(vkl_a), vkl_a.pScissors, vkl_a.pScissors ? (size_t)((uint64_t)vkl_a.scissorCount) * sizeof(*vkl_a.pScissors) : 0, offsetof(sbt_vk_args_vkCmdSetScissor, pScissors));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth(VkCommandBuffer commandBuffer, float lineWidth)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pScissors ? (size_t)((uint64_t)scissorCount) * sizeof(*pScissors) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissor, sizeof(sbt_vk_args_vkCmdSetScissor) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissor, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissor, firstScissor), &firstScissor, sizeof(firstScissor));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissor, scissorCount), &scissorCount, sizeof(scissorCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissor, pScissors), &pScissors, sizeof(pScissors));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetScissor), pScissors, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetScissor) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetScissor(commandBuffer, firstScissor, scissorCount, pScissors);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetScissor_rest(commandBuffer, firstScissor, scissorCount, pScissors);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetLineWidth_rest(VkCommandBuffer commandBuffer, float lineWidth)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineWidth(commandBuffer, lineWidth);
@@ -1406,10 +1466,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth(VkCommandBuffer comman
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.lineWidth = lineWidth;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineWidth, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth(VkCommandBuffer commandBuffer, float lineWidth)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineWidth, sizeof(sbt_vk_args_vkCmdSetLineWidth));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineWidth, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineWidth, lineWidth), &lineWidth, sizeof(lineWidth));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLineWidth));
+		vkl_t->fast_dev->table.CmdSetLineWidth(commandBuffer, lineWidth);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLineWidth_rest(commandBuffer, lineWidth);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBias_rest(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBias(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
@@ -1420,10 +1497,29 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer comman
 		vkl_a.depthBiasClamp = depthBiasClamp;
 		vkl_a.depthBiasSlopeFactor = depthBiasSlopeFactor;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBias, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants(VkCommandBuffer commandBuffer, const float blendConstants[4])
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBias, sizeof(sbt_vk_args_vkCmdSetDepthBias));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBias, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBias, depthBiasConstantFactor), &depthBiasConstantFactor, sizeof(depthBiasConstantFactor));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBias, depthBiasClamp), &depthBiasClamp, sizeof(depthBiasClamp));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBias, depthBiasSlopeFactor), &depthBiasSlopeFactor, sizeof(depthBiasSlopeFactor));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBias));
+		vkl_t->fast_dev->table.CmdSetDepthBias(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBias_rest(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetBlendConstants_rest(VkCommandBuffer commandBuffer, const float blendConstants[4])
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetBlendConstants(commandBuffer, blendConstants);
@@ -1432,10 +1528,29 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants(VkCommandBuffer c
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.blendConstants = blendConstants;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetBlendConstants, &vkl_a, sizeof(vkl_a), vkl_a.blendConstants, vkl_a.blendConstants ? (size_t)((uint64_t)(4)) * sizeof(*vkl_a.blendConstants) : 0, offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants(VkCommandBuffer commandBuffer, const float blendConstants[4])
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = blendConstants ? (size_t)((uint64_t)(4)) * sizeof(*blendConstants) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetBlendConstants, sizeof(sbt_vk_args_vkCmdSetBlendConstants) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetBlendConstants, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants), &(const void *){ blendConstants }, sizeof(void *));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetBlendConstants), blendConstants, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetBlendConstants) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetBlendConstants(commandBuffer, blendConstants);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetBlendConstants_rest(commandBuffer, blendConstants);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBounds_rest(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBounds(commandBuffer, minDepthBounds, maxDepthBounds);
@@ -1445,10 +1560,28 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds(VkCommandBuffer comm
 		vkl_a.minDepthBounds = minDepthBounds;
 		vkl_a.maxDepthBounds = maxDepthBounds;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBounds, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBounds, sizeof(sbt_vk_args_vkCmdSetDepthBounds));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBounds, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBounds, minDepthBounds), &minDepthBounds, sizeof(minDepthBounds));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBounds, maxDepthBounds), &maxDepthBounds, sizeof(maxDepthBounds));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBounds));
+		vkl_t->fast_dev->table.CmdSetDepthBounds(commandBuffer, minDepthBounds, maxDepthBounds);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBounds_rest(commandBuffer, minDepthBounds, maxDepthBounds);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilCompareMask_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilCompareMask(commandBuffer, faceMask, compareMask);
@@ -1458,10 +1591,28 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask(VkCommandBuff
 		vkl_a.faceMask = faceMask;
 		vkl_a.compareMask = compareMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilCompareMask, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilCompareMask, sizeof(sbt_vk_args_vkCmdSetStencilCompareMask));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilCompareMask, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilCompareMask, faceMask), &faceMask, sizeof(faceMask));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilCompareMask, compareMask), &compareMask, sizeof(compareMask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilCompareMask));
+		vkl_t->fast_dev->table.CmdSetStencilCompareMask(commandBuffer, faceMask, compareMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilCompareMask_rest(commandBuffer, faceMask, compareMask);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilWriteMask_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilWriteMask(commandBuffer, faceMask, writeMask);
@@ -1471,10 +1622,28 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask(VkCommandBuffer
 		vkl_a.faceMask = faceMask;
 		vkl_a.writeMask = writeMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilWriteMask, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilWriteMask, sizeof(sbt_vk_args_vkCmdSetStencilWriteMask));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilWriteMask, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilWriteMask, faceMask), &faceMask, sizeof(faceMask));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilWriteMask, writeMask), &writeMask, sizeof(writeMask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilWriteMask));
+		vkl_t->fast_dev->table.CmdSetStencilWriteMask(commandBuffer, faceMask, writeMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilWriteMask_rest(commandBuffer, faceMask, writeMask);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilReference_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilReference(commandBuffer, faceMask, reference);
@@ -1484,7 +1653,25 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference(VkCommandBuffer
 		vkl_a.faceMask = faceMask;
 		vkl_a.reference = reference;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilReference, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilReference, sizeof(sbt_vk_args_vkCmdSetStencilReference));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilReference, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilReference, faceMask), &faceMask, sizeof(faceMask));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilReference, reference), &reference, sizeof(reference));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilReference));
+		vkl_t->fast_dev->table.CmdSetStencilReference(commandBuffer, faceMask, reference);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilReference_rest(commandBuffer, faceMask, reference);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorSets(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t firstSet, uint32_t descriptorSetCount, const VkDescriptorSet* pDescriptorSets, uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets)
@@ -1537,7 +1724,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
+VKL_WRAPPER_REST void vkl_w_vkCmdDraw_rest(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDraw(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
@@ -1549,10 +1736,30 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer,
 		vkl_a.firstVertex = firstVertex;
 		vkl_a.firstInstance = firstInstance;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDraw, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDraw, sizeof(sbt_vk_args_vkCmdDraw));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDraw, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDraw, vertexCount), &vertexCount, sizeof(vertexCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDraw, instanceCount), &instanceCount, sizeof(instanceCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDraw, firstVertex), &firstVertex, sizeof(firstVertex));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDraw, firstInstance), &firstInstance, sizeof(firstInstance));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDraw));
+		vkl_t->fast_dev->table.CmdDraw(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDraw_rest(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdDrawIndexed_rest(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndexed(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
@@ -1565,10 +1772,31 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer command
 		vkl_a.vertexOffset = vertexOffset;
 		vkl_a.firstInstance = firstInstance;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawIndexed, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawIndexed, sizeof(sbt_vk_args_vkCmdDrawIndexed));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawIndexed, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawIndexed, indexCount), &indexCount, sizeof(indexCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawIndexed, instanceCount), &instanceCount, sizeof(instanceCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawIndexed, firstIndex), &firstIndex, sizeof(firstIndex));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawIndexed, vertexOffset), &vertexOffset, sizeof(vertexOffset));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawIndexed, firstInstance), &firstInstance, sizeof(firstInstance));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawIndexed));
+		vkl_t->fast_dev->table.CmdDrawIndexed(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDrawIndexed_rest(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdDrawMultiEXT_rest(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
@@ -1581,7 +1809,30 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer comman
 		vkl_a.firstInstance = firstInstance;
 		vkl_a.stride = stride;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMultiEXT, &vkl_a, sizeof(vkl_a), vkl_a.pVertexInfo, vkl_a.pVertexInfo ? (size_t)((uint64_t)vkl_a.drawCount) * sizeof(*vkl_a.pVertexInfo) : 0, offsetof(sbt_vk_args_vkCmdDrawMultiEXT, pVertexInfo));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pVertexInfo ? (size_t)((uint64_t)drawCount) * sizeof(*pVertexInfo) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMultiEXT, sizeof(sbt_vk_args_vkCmdDrawMultiEXT) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, drawCount), &drawCount, sizeof(drawCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, pVertexInfo), &pVertexInfo, sizeof(pVertexInfo));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, instanceCount), &instanceCount, sizeof(instanceCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, firstInstance), &firstInstance, sizeof(firstInstance));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, stride), &stride, sizeof(stride));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdDrawMultiEXT), pVertexInfo, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawMultiEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDrawMultiEXT_rest(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiIndexedEXT(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawIndexedInfoEXT* pIndexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride, const int32_t* pVertexOffset)
@@ -1633,7 +1884,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirect(VkCommandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+VKL_WRAPPER_REST void vkl_w_vkCmdDispatch_rest(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatch(commandBuffer, groupCountX, groupCountY, groupCountZ);
@@ -1644,7 +1895,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch(VkCommandBuffer commandBuf
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDispatch, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatch, sizeof(sbt_vk_args_vkCmdDispatch));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatch, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatch, groupCountX), &groupCountX, sizeof(groupCountX));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatch, groupCountY), &groupCountY, sizeof(groupCountY));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatch, groupCountZ), &groupCountZ, sizeof(groupCountZ));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDispatch));
+		vkl_t->fast_dev->table.CmdDispatch(commandBuffer, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDispatch_rest(commandBuffer, groupCountX, groupCountY, groupCountZ);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchIndirect(VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset)
@@ -1661,7 +1931,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchIndirect(VkCommandBuffer co
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST void vkl_w_vkCmdSubpassShadingHUAWEI_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSubpassShadingHUAWEI(commandBuffer);
@@ -1669,10 +1939,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI(VkCommandBuffe
 		sbt_vk_args_vkCmdSubpassShadingHUAWEI vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSubpassShadingHUAWEI, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI));
+		vkl_t->fast_dev->table.CmdSubpassShadingHUAWEI(commandBuffer);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSubpassShadingHUAWEI_rest(commandBuffer);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdDrawClusterHUAWEI_rest(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawClusterHUAWEI(commandBuffer, groupCountX, groupCountY, groupCountZ);
@@ -1683,7 +1969,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI(VkCommandBuffer c
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawClusterHUAWEI, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawClusterHUAWEI, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawClusterHUAWEI, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawClusterHUAWEI, groupCountX), &groupCountX, sizeof(groupCountX));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawClusterHUAWEI, groupCountY), &groupCountY, sizeof(groupCountY));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawClusterHUAWEI, groupCountZ), &groupCountZ, sizeof(groupCountZ));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI));
+		vkl_t->fast_dev->table.CmdDrawClusterHUAWEI(commandBuffer, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDrawClusterHUAWEI_rest(commandBuffer, groupCountX, groupCountY, groupCountZ);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterIndirectHUAWEI(VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset)
@@ -1787,7 +2092,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImageToBuffer(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
+VKL_WRAPPER_REST void vkl_w_vkCmdCopyMemoryIndirectNV_rest(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyMemoryIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride);
@@ -1798,7 +2103,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV(VkCommandBuffe
 		vkl_a.copyCount = copyCount;
 		vkl_a.stride = stride;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdCopyMemoryIndirectNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdCopyMemoryIndirectNV, copyBufferAddress), &copyBufferAddress, sizeof(copyBufferAddress));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdCopyMemoryIndirectNV, copyCount), &copyCount, sizeof(copyCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdCopyMemoryIndirectNV, stride), &stride, sizeof(stride));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV));
+		vkl_t->fast_dev->table.CmdCopyMemoryIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride);
+		return;
+	}
+#endif
+	vkl_w_vkCmdCopyMemoryIndirectNV_rest(commandBuffer, copyBufferAddress, copyCount, stride);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryToImageIndirectNV(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride, VkImage dstImage, VkImageLayout dstImageLayout, const VkImageSubresourceLayers* pImageSubresources)
@@ -1918,7 +2242,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResolveImage(VkCommandBuffer comman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+VKL_WRAPPER_REST void vkl_w_vkCmdSetEvent_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetEvent(commandBuffer, event, stageMask);
@@ -1928,10 +2252,28 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent(VkCommandBuffer commandBuf
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetEvent, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetEvent, sizeof(sbt_vk_args_vkCmdSetEvent));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetEvent, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetEvent, event), &event, sizeof(event));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetEvent, stageMask), &stageMask, sizeof(stageMask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetEvent));
+		vkl_t->fast_dev->table.CmdSetEvent(commandBuffer, event, stageMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetEvent_rest(commandBuffer, event, stageMask);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdResetEvent_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetEvent(commandBuffer, event, stageMask);
@@ -1941,7 +2283,25 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent(VkCommandBuffer commandB
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdResetEvent, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent, sizeof(sbt_vk_args_vkCmdResetEvent));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent, event), &event, sizeof(event));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent, stageMask), &stageMask, sizeof(stageMask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdResetEvent));
+		vkl_t->fast_dev->table.CmdResetEvent(commandBuffer, event, stageMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdResetEvent_rest(commandBuffer, event, stageMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWaitEvents(VkCommandBuffer commandBuffer, uint32_t eventCount, const VkEvent* pEvents, VkPipelineStageFlags srcStageMask, VkPipelineStageFlags dstStageMask, uint32_t memoryBarrierCount, const VkMemoryBarrier* pMemoryBarriers, uint32_t bufferMemoryBarrierCount, const VkBufferMemoryBarrier* pBufferMemoryBarriers, uint32_t imageMemoryBarrierCount, const VkImageMemoryBarrier* pImageMemoryBarriers)
@@ -1987,7 +2347,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier(VkCommandBuffer com
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
+VKL_WRAPPER_REST void vkl_w_vkCmdBeginQuery_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginQuery(commandBuffer, queryPool, query, flags);
@@ -1998,10 +2358,29 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandB
 		vkl_a.query = query;
 		vkl_a.flags = flags;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBeginQuery, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBeginQuery, sizeof(sbt_vk_args_vkCmdBeginQuery));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQuery, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQuery, queryPool), &queryPool, sizeof(queryPool));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQuery, query), &query, sizeof(query));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQuery, flags), &flags, sizeof(flags));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBeginQuery));
+		vkl_t->fast_dev->table.CmdBeginQuery(commandBuffer, queryPool, query, flags);
+		return;
+	}
+#endif
+	vkl_w_vkCmdBeginQuery_rest(commandBuffer, queryPool, query, flags);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdEndQuery_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndQuery(commandBuffer, queryPool, query);
@@ -2011,7 +2390,25 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery(VkCommandBuffer commandBuf
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndQuery, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndQuery, sizeof(sbt_vk_args_vkCmdEndQuery));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQuery, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQuery, queryPool), &queryPool, sizeof(queryPool));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQuery, query), &query, sizeof(query));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndQuery));
+		vkl_t->fast_dev->table.CmdEndQuery(commandBuffer, queryPool, query);
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndQuery_rest(commandBuffer, queryPool, query);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginConditionalRenderingEXT(VkCommandBuffer commandBuffer, const VkConditionalRenderingBeginInfoEXT* pConditionalRenderingBegin)
@@ -2027,7 +2424,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginConditionalRenderingEXT(VkComm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST void vkl_w_vkCmdEndConditionalRenderingEXT_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndConditionalRenderingEXT(commandBuffer);
@@ -2035,10 +2432,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT(VkComman
 		sbt_vk_args_vkCmdEndConditionalRenderingEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndConditionalRenderingEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT));
+		vkl_t->fast_dev->table.CmdEndConditionalRenderingEXT(commandBuffer);
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndConditionalRenderingEXT_rest(commandBuffer);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdResetQueryPool_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetQueryPool(commandBuffer, queryPool, firstQuery, queryCount);
@@ -2049,10 +2462,29 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer comm
 		vkl_a.firstQuery = firstQuery;
 		vkl_a.queryCount = queryCount;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdResetQueryPool, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetQueryPool, sizeof(sbt_vk_args_vkCmdResetQueryPool));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetQueryPool, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetQueryPool, queryPool), &queryPool, sizeof(queryPool));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetQueryPool, firstQuery), &firstQuery, sizeof(firstQuery));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetQueryPool, queryCount), &queryCount, sizeof(queryCount));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdResetQueryPool));
+		vkl_t->fast_dev->table.CmdResetQueryPool(commandBuffer, queryPool, firstQuery, queryCount);
+		return;
+	}
+#endif
+	vkl_w_vkCmdResetQueryPool_rest(commandBuffer, queryPool, firstQuery, queryCount);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdWriteTimestamp_rest(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteTimestamp(commandBuffer, pipelineStage, queryPool, query);
@@ -2063,7 +2495,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp(VkCommandBuffer comm
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdWriteTimestamp, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp, sizeof(sbt_vk_args_vkCmdWriteTimestamp));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp, pipelineStage), &pipelineStage, sizeof(pipelineStage));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp, queryPool), &queryPool, sizeof(queryPool));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp, query), &query, sizeof(query));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdWriteTimestamp));
+		vkl_t->fast_dev->table.CmdWriteTimestamp(commandBuffer, pipelineStage, queryPool, query);
+		return;
+	}
+#endif
+	vkl_w_vkCmdWriteTimestamp_rest(commandBuffer, pipelineStage, queryPool, query);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyQueryPoolResults(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount, VkBuffer dstBuffer, VkDeviceSize dstOffset, VkDeviceSize stride, VkQueryResultFlags flags)
@@ -2085,7 +2536,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyQueryPoolResults(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
+VKL_WRAPPER_REST void vkl_w_vkCmdPushConstants_rest(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPushConstants(commandBuffer, layout, stageFlags, offset, size, pValues);
@@ -2098,7 +2549,30 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer comma
 		vkl_a.size = size;
 		vkl_a.pValues = pValues;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdPushConstants, &vkl_a, sizeof(vkl_a), vkl_a.pValues, vkl_a.pValues ? (size_t)((uint64_t)vkl_a.size) * 1 : 0, offsetof(sbt_vk_args_vkCmdPushConstants, pValues));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pValues ? (size_t)((uint64_t)size) * 1 : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdPushConstants, sizeof(sbt_vk_args_vkCmdPushConstants) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, layout), &layout, sizeof(layout));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, stageFlags), &stageFlags, sizeof(stageFlags));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, offset), &offset, sizeof(offset));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, size), &size, sizeof(size));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, pValues), &pValues, sizeof(pValues));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdPushConstants), pValues, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdPushConstants) + vkl_n);
+		vkl_t->fast_dev->table.CmdPushConstants(commandBuffer, layout, stageFlags, offset, size, pValues);
+		return;
+	}
+#endif
+	vkl_w_vkCmdPushConstants_rest(commandBuffer, layout, stageFlags, offset, size, pValues);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderPass(VkCommandBuffer commandBuffer, const VkRenderPassBeginInfo* pRenderPassBegin, VkSubpassContents contents)
@@ -2115,7 +2589,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderPass(VkCommandBuffer com
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass(VkCommandBuffer commandBuffer, VkSubpassContents contents)
+VKL_WRAPPER_REST void vkl_w_vkCmdNextSubpass_rest(VkCommandBuffer commandBuffer, VkSubpassContents contents)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdNextSubpass(commandBuffer, contents);
@@ -2124,10 +2598,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass(VkCommandBuffer command
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.contents = contents;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdNextSubpass, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass(VkCommandBuffer commandBuffer)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass(VkCommandBuffer commandBuffer, VkSubpassContents contents)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdNextSubpass, sizeof(sbt_vk_args_vkCmdNextSubpass));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdNextSubpass, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdNextSubpass, contents), &contents, sizeof(contents));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdNextSubpass));
+		vkl_t->fast_dev->table.CmdNextSubpass(commandBuffer, contents);
+		return;
+	}
+#endif
+	vkl_w_vkCmdNextSubpass_rest(commandBuffer, contents);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdEndRenderPass_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRenderPass(commandBuffer);
@@ -2135,7 +2626,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass(VkCommandBuffer comma
 		sbt_vk_args_vkCmdEndRenderPass vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRenderPass, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRenderPass, sizeof(sbt_vk_args_vkCmdEndRenderPass));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndRenderPass, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndRenderPass));
+		vkl_t->fast_dev->table.CmdEndRenderPass(commandBuffer);
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndRenderPass_rest(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdExecuteCommands(VkCommandBuffer commandBuffer, uint32_t commandBufferCount, const VkCommandBuffer* pCommandBuffers)
@@ -2711,7 +3218,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerBeginEXT(VkCommandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST void vkl_w_vkCmdDebugMarkerEndEXT_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDebugMarkerEndEXT(commandBuffer);
@@ -2719,7 +3226,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT(VkCommandBuffer c
 		sbt_vk_args_vkCmdDebugMarkerEndEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDebugMarkerEndEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDebugMarkerEndEXT, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDebugMarkerEndEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT));
+		vkl_t->fast_dev->table.CmdDebugMarkerEndEXT(commandBuffer);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDebugMarkerEndEXT_rest(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerInsertEXT(VkCommandBuffer commandBuffer, const VkDebugMarkerMarkerInfoEXT* pMarkerInfo)
@@ -2782,7 +3305,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPreprocessGeneratedCommandsNV(VkCom
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
+VKL_WRAPPER_REST void vkl_w_vkCmdBindPipelineShaderGroupNV_rest(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindPipelineShaderGroupNV(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
@@ -2793,7 +3316,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV(VkCommand
 		vkl_a.pipeline = pipeline;
 		vkl_a.groupIndex = groupIndex;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV, pipelineBindPoint), &pipelineBindPoint, sizeof(pipelineBindPoint));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV, pipeline), &pipeline, sizeof(pipeline));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV, groupIndex), &groupIndex, sizeof(groupIndex));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV));
+		vkl_t->fast_dev->table.CmdBindPipelineShaderGroupNV(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
+		return;
+	}
+#endif
+	vkl_w_vkCmdBindPipelineShaderGroupNV_rest(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetGeneratedCommandsMemoryRequirementsNV(VkDevice device, const VkGeneratedCommandsMemoryRequirementsInfoNV* pInfo, VkMemoryRequirements2* pMemoryRequirements)
@@ -3496,7 +4038,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindImageMemory2KHR(VkDevice devic
 	return vkl_ret;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDeviceMask_rest(VkCommandBuffer commandBuffer, uint32_t deviceMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDeviceMask(commandBuffer, deviceMask);
@@ -3505,10 +4047,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask(VkCommandBuffer comma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.deviceMask = deviceMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDeviceMask, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDeviceMask, sizeof(sbt_vk_args_vkCmdSetDeviceMask));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDeviceMask, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDeviceMask, deviceMask), &deviceMask, sizeof(deviceMask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDeviceMask));
+		vkl_t->fast_dev->table.CmdSetDeviceMask(commandBuffer, deviceMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDeviceMask_rest(commandBuffer, deviceMask);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDeviceMaskKHR_rest(VkCommandBuffer commandBuffer, uint32_t deviceMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDeviceMaskKHR(commandBuffer, deviceMask);
@@ -3517,7 +4076,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR(VkCommandBuffer co
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.deviceMask = deviceMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDeviceMaskKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDeviceMaskKHR, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDeviceMaskKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDeviceMaskKHR, deviceMask), &deviceMask, sizeof(deviceMask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR));
+		vkl_t->fast_dev->table.CmdSetDeviceMaskKHR(commandBuffer, deviceMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDeviceMaskKHR_rest(commandBuffer, deviceMask);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDeviceGroupPresentCapabilitiesKHR(VkDevice device, VkDeviceGroupPresentCapabilitiesKHR* pDeviceGroupPresentCapabilities)
@@ -3567,7 +4143,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAcquireNextImage2KHR(VkDevice devi
 	return vkl_ret;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+VKL_WRAPPER_REST void vkl_w_vkCmdDispatchBase_rest(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatchBase(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
@@ -3581,10 +4157,32 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer comman
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDispatchBase, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatchBase, sizeof(sbt_vk_args_vkCmdDispatchBase));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, baseGroupX), &baseGroupX, sizeof(baseGroupX));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, baseGroupY), &baseGroupY, sizeof(baseGroupY));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, baseGroupZ), &baseGroupZ, sizeof(baseGroupZ));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, groupCountX), &groupCountX, sizeof(groupCountX));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, groupCountY), &groupCountY, sizeof(groupCountY));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, groupCountZ), &groupCountZ, sizeof(groupCountZ));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDispatchBase));
+		vkl_t->fast_dev->table.CmdDispatchBase(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDispatchBase_rest(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdDispatchBaseKHR_rest(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatchBaseKHR(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
@@ -3598,7 +4196,29 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer com
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDispatchBaseKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatchBaseKHR, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, baseGroupX), &baseGroupX, sizeof(baseGroupX));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, baseGroupY), &baseGroupY, sizeof(baseGroupY));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, baseGroupZ), &baseGroupZ, sizeof(baseGroupZ));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, groupCountX), &groupCountX, sizeof(groupCountX));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, groupCountY), &groupCountY, sizeof(groupCountY));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, groupCountZ), &groupCountZ, sizeof(groupCountZ));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR));
+		vkl_t->fast_dev->table.CmdDispatchBaseKHR(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDispatchBaseKHR_rest(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDevicePresentRectanglesKHR(VkPhysicalDevice physicalDevice, VkSurfaceKHR surface, uint32_t* pRectCount, VkRect2D* pRects)
@@ -3804,7 +4424,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPastPresentationTimingGOOGLE(Vk
 	return vkl_ret;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
+VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportWScalingNV_rest(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWScalingNV(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
@@ -3815,10 +4435,31 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV(VkCommandBuff
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewportWScalings = pViewportWScalings;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWScalingNV, &vkl_a, sizeof(vkl_a), vkl_a.pViewportWScalings, vkl_a.pViewportWScalings ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewportWScalings) : 0, offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, pViewportWScalings));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pViewportWScalings ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewportWScalings) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWScalingNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, firstViewport), &firstViewport, sizeof(firstViewport));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, viewportCount), &viewportCount, sizeof(viewportCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, pViewportWScalings), &pViewportWScalings, sizeof(pViewportWScalings));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV), pViewportWScalings, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetViewportWScalingNV(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewportWScalingNV_rest(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDiscardRectangleEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDiscardRectangleEXT(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
@@ -3829,7 +4470,28 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT(VkCommandBuf
 		vkl_a.discardRectangleCount = discardRectangleCount;
 		vkl_a.pDiscardRectangles = pDiscardRectangles;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, &vkl_a, sizeof(vkl_a), vkl_a.pDiscardRectangles, vkl_a.pDiscardRectangles ? (size_t)((uint64_t)vkl_a.discardRectangleCount) * sizeof(*vkl_a.pDiscardRectangles) : 0, offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pDiscardRectangles ? (size_t)((uint64_t)discardRectangleCount) * sizeof(*pDiscardRectangles) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, firstDiscardRectangle), &firstDiscardRectangle, sizeof(firstDiscardRectangle));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, discardRectangleCount), &discardRectangleCount, sizeof(discardRectangleCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles), &pDiscardRectangles, sizeof(pDiscardRectangles));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT), pDiscardRectangles, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetDiscardRectangleEXT(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDiscardRectangleEXT_rest(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEXT(VkCommandBuffer commandBuffer, const VkSampleLocationsInfoEXT* pSampleLocationsInfo)
@@ -4438,7 +5100,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginDebugUtilsLabelEXT(VkCommandBu
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST void vkl_w_vkCmdEndDebugUtilsLabelEXT_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndDebugUtilsLabelEXT(commandBuffer);
@@ -4446,7 +5108,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT(VkCommandBuff
 		sbt_vk_args_vkCmdEndDebugUtilsLabelEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT));
+		vkl_t->fast_dev->table.CmdEndDebugUtilsLabelEXT(commandBuffer);
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndDebugUtilsLabelEXT_rest(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdInsertDebugUtilsLabelEXT(VkCommandBuffer commandBuffer, const VkDebugUtilsLabelEXT* pLabelInfo)
@@ -4901,7 +5579,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndTransformFeedbackEXT(VkCommandBu
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
+VKL_WRAPPER_REST void vkl_w_vkCmdBeginQueryIndexedEXT_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginQueryIndexedEXT(commandBuffer, queryPool, query, flags, index);
@@ -4913,10 +5591,30 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffe
 		vkl_a.flags = flags;
 		vkl_a.index = index;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBeginQueryIndexedEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBeginQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdBeginQueryIndexedEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQueryIndexedEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQueryIndexedEXT, queryPool), &queryPool, sizeof(queryPool));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQueryIndexedEXT, query), &query, sizeof(query));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQueryIndexedEXT, flags), &flags, sizeof(flags));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQueryIndexedEXT, index), &index, sizeof(index));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBeginQueryIndexedEXT));
+		vkl_t->fast_dev->table.CmdBeginQueryIndexedEXT(commandBuffer, queryPool, query, flags, index);
+		return;
+	}
+#endif
+	vkl_w_vkCmdBeginQueryIndexedEXT_rest(commandBuffer, queryPool, query, flags, index);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdEndQueryIndexedEXT_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndQueryIndexedEXT(commandBuffer, queryPool, query, index);
@@ -4927,7 +5625,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT(VkCommandBuffer 
 		vkl_a.query = query;
 		vkl_a.index = index;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndQueryIndexedEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQueryIndexedEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQueryIndexedEXT, queryPool), &queryPool, sizeof(queryPool));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQueryIndexedEXT, query), &query, sizeof(query));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQueryIndexedEXT, index), &index, sizeof(index));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT));
+		vkl_t->fast_dev->table.CmdEndQueryIndexedEXT(commandBuffer, queryPool, query, index);
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndQueryIndexedEXT_rest(commandBuffer, queryPool, query, index);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectByteCountEXT(VkCommandBuffer commandBuffer, uint32_t instanceCount, uint32_t firstInstance, VkBuffer counterBuffer, VkDeviceSize counterBufferOffset, uint32_t counterOffset, uint32_t vertexStride)
@@ -4948,7 +5665,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectByteCountEXT(VkCommandB
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
+VKL_WRAPPER_REST void vkl_w_vkCmdSetExclusiveScissorNV_rest(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetExclusiveScissorNV(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
@@ -4959,7 +5676,28 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV(VkCommandBuff
 		vkl_a.exclusiveScissorCount = exclusiveScissorCount;
 		vkl_a.pExclusiveScissors = pExclusiveScissors;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetExclusiveScissorNV, &vkl_a, sizeof(vkl_a), vkl_a.pExclusiveScissors, vkl_a.pExclusiveScissors ? (size_t)((uint64_t)vkl_a.exclusiveScissorCount) * sizeof(*vkl_a.pExclusiveScissors) : 0, offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pExclusiveScissors ? (size_t)((uint64_t)exclusiveScissorCount) * sizeof(*pExclusiveScissors) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetExclusiveScissorNV, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, firstExclusiveScissor), &firstExclusiveScissor, sizeof(firstExclusiveScissor));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, exclusiveScissorCount), &exclusiveScissorCount, sizeof(exclusiveScissorCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors), &pExclusiveScissors, sizeof(pExclusiveScissors));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV), pExclusiveScissors, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetExclusiveScissorNV(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetExclusiveScissorNV_rest(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindShadingRateImageNV(VkCommandBuffer commandBuffer, VkImageView imageView, VkImageLayout imageLayout)
@@ -5004,7 +5742,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoarseSampleOrderNV(VkCommandBuf
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
+VKL_WRAPPER_REST void vkl_w_vkCmdDrawMeshTasksNV_rest(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksNV(commandBuffer, taskCount, firstTask);
@@ -5014,7 +5752,25 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV(VkCommandBuffer com
 		vkl_a.taskCount = taskCount;
 		vkl_a.firstTask = firstTask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMeshTasksNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksNV, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksNV, taskCount), &taskCount, sizeof(taskCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksNV, firstTask), &firstTask, sizeof(firstTask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV));
+		vkl_t->fast_dev->table.CmdDrawMeshTasksNV(commandBuffer, taskCount, firstTask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDrawMeshTasksNV_rest(commandBuffer, taskCount, firstTask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectNV(VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset, uint32_t drawCount, uint32_t stride)
@@ -5051,7 +5807,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectCountNV(VkComm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+VKL_WRAPPER_REST void vkl_w_vkCmdDrawMeshTasksEXT_rest(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksEXT(commandBuffer, groupCountX, groupCountY, groupCountZ);
@@ -5062,7 +5818,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT(VkCommandBuffer co
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMeshTasksEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksEXT, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksEXT, groupCountX), &groupCountX, sizeof(groupCountX));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksEXT, groupCountY), &groupCountY, sizeof(groupCountY));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksEXT, groupCountZ), &groupCountZ, sizeof(groupCountZ));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT));
+		vkl_t->fast_dev->table.CmdDrawMeshTasksEXT(commandBuffer, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDrawMeshTasksEXT_rest(commandBuffer, groupCountX, groupCountY, groupCountZ);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectEXT(VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset, uint32_t drawCount, uint32_t stride)
@@ -5497,7 +6272,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirectKHR(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
+VKL_WRAPPER_REST void vkl_w_vkCmdTraceRaysIndirect2KHR_rest(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdTraceRaysIndirect2KHR(commandBuffer, indirectDeviceAddress);
@@ -5506,7 +6281,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR(VkCommandBuff
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.indirectDeviceAddress = indirectDeviceAddress;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR, indirectDeviceAddress), &indirectDeviceAddress, sizeof(indirectDeviceAddress));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR));
+		vkl_t->fast_dev->table.CmdTraceRaysIndirect2KHR(commandBuffer, indirectDeviceAddress);
+		return;
+	}
+#endif
+	vkl_w_vkCmdTraceRaysIndirect2KHR_rest(commandBuffer, indirectDeviceAddress);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceAccelerationStructureCompatibilityKHR(VkDevice device, const VkAccelerationStructureVersionInfoKHR* pVersionInfo, VkAccelerationStructureCompatibilityKHR* pCompatibility)
@@ -5539,7 +6331,7 @@ static VKAPI_ATTR VkDeviceSize VKAPI_CALL vkl_w_vkGetRayTracingShaderGroupStackS
 	return vkl_ret;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
+VKL_WRAPPER_REST void vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRayTracingPipelineStackSizeKHR(commandBuffer, pipelineStackSize);
@@ -5548,7 +6340,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR(V
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineStackSize = pipelineStackSize;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR, pipelineStackSize), &pipelineStackSize, sizeof(pipelineStackSize));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR));
+		vkl_t->fast_dev->table.CmdSetRayTracingPipelineStackSizeKHR(commandBuffer, pipelineStackSize);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest(commandBuffer, pipelineStackSize);
 }
 
 static VKAPI_ATTR uint32_t VKAPI_CALL vkl_w_vkGetImageViewHandleNVX(VkDevice device, const VkImageViewHandleInfoNVX* pInfo)
@@ -5987,7 +6796,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPipelineExecutableInternalRepre
 	return vkl_ret;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
+VKL_WRAPPER_REST void vkl_w_vkCmdSetLineStippleEXT_rest(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineStippleEXT(commandBuffer, lineStippleFactor, lineStipplePattern);
@@ -5997,7 +6806,25 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT(VkCommandBuffer c
 		vkl_a.lineStippleFactor = lineStippleFactor;
 		vkl_a.lineStipplePattern = lineStipplePattern;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineStippleEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineStippleEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEXT, lineStippleFactor), &lineStippleFactor, sizeof(lineStippleFactor));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEXT, lineStipplePattern), &lineStipplePattern, sizeof(lineStipplePattern));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT));
+		vkl_t->fast_dev->table.CmdSetLineStippleEXT(commandBuffer, lineStippleFactor, lineStipplePattern);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLineStippleEXT_rest(commandBuffer, lineStippleFactor, lineStipplePattern);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateAccelerationStructureKHR(VkDevice device, const VkAccelerationStructureCreateInfoKHR* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkAccelerationStructureKHR* pAccelerationStructure)
@@ -6119,7 +6946,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkDeferredOperationJoinKHR(VkDevice 
 	return vkl_ret;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+VKL_WRAPPER_REST void vkl_w_vkCmdSetCullMode_rest(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCullMode(commandBuffer, cullMode);
@@ -6128,10 +6955,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode(VkCommandBuffer command
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.cullMode = cullMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCullMode, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCullMode, sizeof(sbt_vk_args_vkCmdSetCullMode));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCullMode, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCullMode, cullMode), &cullMode, sizeof(cullMode));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCullMode));
+		vkl_t->fast_dev->table.CmdSetCullMode(commandBuffer, cullMode);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCullMode_rest(commandBuffer, cullMode);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetCullModeEXT_rest(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCullModeEXT(commandBuffer, cullMode);
@@ -6140,10 +6984,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT(VkCommandBuffer comm
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.cullMode = cullMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCullModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCullModeEXT, sizeof(sbt_vk_args_vkCmdSetCullModeEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCullModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCullModeEXT, cullMode), &cullMode, sizeof(cullMode));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCullModeEXT));
+		vkl_t->fast_dev->table.CmdSetCullModeEXT(commandBuffer, cullMode);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCullModeEXT_rest(commandBuffer, cullMode);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetFrontFace_rest(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFrontFace(commandBuffer, frontFace);
@@ -6152,10 +7013,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace(VkCommandBuffer comman
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.frontFace = frontFace;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetFrontFace, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFrontFace, sizeof(sbt_vk_args_vkCmdSetFrontFace));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFrontFace, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFrontFace, frontFace), &frontFace, sizeof(frontFace));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetFrontFace));
+		vkl_t->fast_dev->table.CmdSetFrontFace(commandBuffer, frontFace);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetFrontFace_rest(commandBuffer, frontFace);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetFrontFaceEXT_rest(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFrontFaceEXT(commandBuffer, frontFace);
@@ -6164,10 +7042,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT(VkCommandBuffer com
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.frontFace = frontFace;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetFrontFaceEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFrontFaceEXT, sizeof(sbt_vk_args_vkCmdSetFrontFaceEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFrontFaceEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFrontFaceEXT, frontFace), &frontFace, sizeof(frontFace));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetFrontFaceEXT));
+		vkl_t->fast_dev->table.CmdSetFrontFaceEXT(commandBuffer, frontFace);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetFrontFaceEXT_rest(commandBuffer, frontFace);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetPrimitiveTopology_rest(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveTopology(commandBuffer, primitiveTopology);
@@ -6176,10 +7071,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology(VkCommandBuffe
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveTopology = primitiveTopology;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveTopology, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveTopology, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopology));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveTopology, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveTopology, primitiveTopology), &primitiveTopology, sizeof(primitiveTopology));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopology));
+		vkl_t->fast_dev->table.CmdSetPrimitiveTopology(commandBuffer, primitiveTopology);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPrimitiveTopology_rest(commandBuffer, primitiveTopology);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetPrimitiveTopologyEXT_rest(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveTopologyEXT(commandBuffer, primitiveTopology);
@@ -6188,10 +7100,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT(VkCommandBu
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveTopology = primitiveTopology;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT, primitiveTopology), &primitiveTopology, sizeof(primitiveTopology));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT));
+		vkl_t->fast_dev->table.CmdSetPrimitiveTopologyEXT(commandBuffer, primitiveTopology);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPrimitiveTopologyEXT_rest(commandBuffer, primitiveTopology);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportWithCount_rest(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWithCount(commandBuffer, viewportCount, pViewports);
@@ -6201,10 +7130,30 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount(VkCommandBuffe
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewports = pViewports;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWithCount, &vkl_a, sizeof(vkl_a), vkl_a.pViewports, vkl_a.pViewports ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewports) : 0, offsetof(sbt_vk_args_vkCmdSetViewportWithCount, pViewports));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pViewports ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewports) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWithCount, sizeof(sbt_vk_args_vkCmdSetViewportWithCount) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCount, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCount, viewportCount), &viewportCount, sizeof(viewportCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCount, pViewports), &pViewports, sizeof(pViewports));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewportWithCount), pViewports, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewportWithCount) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetViewportWithCount(commandBuffer, viewportCount, pViewports);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewportWithCount_rest(commandBuffer, viewportCount, pViewports);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportWithCountEXT_rest(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWithCountEXT(commandBuffer, viewportCount, pViewports);
@@ -6214,10 +7163,30 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT(VkCommandBu
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewports = pViewports;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWithCountEXT, &vkl_a, sizeof(vkl_a), vkl_a.pViewports, vkl_a.pViewports ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewports) : 0, offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, pViewports));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pViewports ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewports) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWithCountEXT, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, viewportCount), &viewportCount, sizeof(viewportCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, pViewports), &pViewports, sizeof(pViewports));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT), pViewports, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetViewportWithCountEXT(commandBuffer, viewportCount, pViewports);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewportWithCountEXT_rest(commandBuffer, viewportCount, pViewports);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetScissorWithCount_rest(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetScissorWithCount(commandBuffer, scissorCount, pScissors);
@@ -6227,10 +7196,30 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount(VkCommandBuffer
 		vkl_a.scissorCount = scissorCount;
 		vkl_a.pScissors = pScissors;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetScissorWithCount, &vkl_a, sizeof(vkl_a), vkl_a.pScissors, vkl_a.pScissors ? (size_t)((uint64_t)vkl_a.scissorCount) * sizeof(*vkl_a.pScissors) : 0, offsetof(sbt_vk_args_vkCmdSetScissorWithCount, pScissors));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pScissors ? (size_t)((uint64_t)scissorCount) * sizeof(*pScissors) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissorWithCount, sizeof(sbt_vk_args_vkCmdSetScissorWithCount) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCount, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCount, scissorCount), &scissorCount, sizeof(scissorCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCount, pScissors), &pScissors, sizeof(pScissors));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetScissorWithCount), pScissors, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetScissorWithCount) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetScissorWithCount(commandBuffer, scissorCount, pScissors);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetScissorWithCount_rest(commandBuffer, scissorCount, pScissors);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetScissorWithCountEXT_rest(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetScissorWithCountEXT(commandBuffer, scissorCount, pScissors);
@@ -6240,7 +7229,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT(VkCommandBuf
 		vkl_a.scissorCount = scissorCount;
 		vkl_a.pScissors = pScissors;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetScissorWithCountEXT, &vkl_a, sizeof(vkl_a), vkl_a.pScissors, vkl_a.pScissors ? (size_t)((uint64_t)vkl_a.scissorCount) * sizeof(*vkl_a.pScissors) : 0, offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pScissors ? (size_t)((uint64_t)scissorCount) * sizeof(*pScissors) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissorWithCountEXT, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, scissorCount), &scissorCount, sizeof(scissorCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors), &pScissors, sizeof(pScissors));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT), pScissors, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetScissorWithCountEXT(commandBuffer, scissorCount, pScissors);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetScissorWithCountEXT_rest(commandBuffer, scissorCount, pScissors);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers2(VkCommandBuffer commandBuffer, uint32_t firstBinding, uint32_t bindingCount, const VkBuffer* pBuffers, const VkDeviceSize* pOffsets, const VkDeviceSize* pSizes, const VkDeviceSize* pStrides)
@@ -6279,7 +7288,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers2EXT(VkCommandBuff
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthTestEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthTestEnable(commandBuffer, depthTestEnable);
@@ -6288,10 +7297,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable(VkCommandBuffer 
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthTestEnable = depthTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthTestEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthTestEnable));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthTestEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthTestEnable, depthTestEnable), &depthTestEnable, sizeof(depthTestEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthTestEnable));
+		vkl_t->fast_dev->table.CmdSetDepthTestEnable(commandBuffer, depthTestEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthTestEnable_rest(commandBuffer, depthTestEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthTestEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthTestEnableEXT(commandBuffer, depthTestEnable);
@@ -6300,10 +7326,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT(VkCommandBuff
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthTestEnable = depthTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthTestEnableEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthTestEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthTestEnableEXT, depthTestEnable), &depthTestEnable, sizeof(depthTestEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthTestEnableEXT));
+		vkl_t->fast_dev->table.CmdSetDepthTestEnableEXT(commandBuffer, depthTestEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthTestEnableEXT_rest(commandBuffer, depthTestEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthWriteEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthWriteEnable(commandBuffer, depthWriteEnable);
@@ -6312,10 +7355,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable(VkCommandBuffer
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthWriteEnable = depthWriteEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthWriteEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthWriteEnable, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnable));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthWriteEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthWriteEnable, depthWriteEnable), &depthWriteEnable, sizeof(depthWriteEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnable));
+		vkl_t->fast_dev->table.CmdSetDepthWriteEnable(commandBuffer, depthWriteEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthWriteEnable_rest(commandBuffer, depthWriteEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthWriteEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthWriteEnableEXT(commandBuffer, depthWriteEnable);
@@ -6324,10 +7384,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT(VkCommandBuf
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthWriteEnable = depthWriteEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT, depthWriteEnable), &depthWriteEnable, sizeof(depthWriteEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT));
+		vkl_t->fast_dev->table.CmdSetDepthWriteEnableEXT(commandBuffer, depthWriteEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthWriteEnableEXT_rest(commandBuffer, depthWriteEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthCompareOp_rest(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthCompareOp(commandBuffer, depthCompareOp);
@@ -6336,10 +7413,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp(VkCommandBuffer c
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthCompareOp = depthCompareOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthCompareOp, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthCompareOp, sizeof(sbt_vk_args_vkCmdSetDepthCompareOp));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthCompareOp, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthCompareOp, depthCompareOp), &depthCompareOp, sizeof(depthCompareOp));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthCompareOp));
+		vkl_t->fast_dev->table.CmdSetDepthCompareOp(commandBuffer, depthCompareOp);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthCompareOp_rest(commandBuffer, depthCompareOp);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthCompareOpEXT_rest(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthCompareOpEXT(commandBuffer, depthCompareOp);
@@ -6348,10 +7442,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT(VkCommandBuffe
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthCompareOp = depthCompareOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, sizeof(sbt_vk_args_vkCmdSetDepthCompareOpEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthCompareOpEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthCompareOpEXT, depthCompareOp), &depthCompareOp, sizeof(depthCompareOp));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthCompareOpEXT));
+		vkl_t->fast_dev->table.CmdSetDepthCompareOpEXT(commandBuffer, depthCompareOp);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthCompareOpEXT_rest(commandBuffer, depthCompareOp);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBoundsTestEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBoundsTestEnable(commandBuffer, depthBoundsTestEnable);
@@ -6360,10 +7471,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable(VkCommandB
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBoundsTestEnable = depthBoundsTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable, depthBoundsTestEnable), &depthBoundsTestEnable, sizeof(depthBoundsTestEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable));
+		vkl_t->fast_dev->table.CmdSetDepthBoundsTestEnable(commandBuffer, depthBoundsTestEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBoundsTestEnable_rest(commandBuffer, depthBoundsTestEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBoundsTestEnableEXT(commandBuffer, depthBoundsTestEnable);
@@ -6372,10 +7500,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT(VkComma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBoundsTestEnable = depthBoundsTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT, depthBoundsTestEnable), &depthBoundsTestEnable, sizeof(depthBoundsTestEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT));
+		vkl_t->fast_dev->table.CmdSetDepthBoundsTestEnableEXT(commandBuffer, depthBoundsTestEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest(commandBuffer, depthBoundsTestEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilTestEnable_rest(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilTestEnable(commandBuffer, stencilTestEnable);
@@ -6384,10 +7529,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable(VkCommandBuffe
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stencilTestEnable = stencilTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilTestEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilTestEnable, sizeof(sbt_vk_args_vkCmdSetStencilTestEnable));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilTestEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilTestEnable, stencilTestEnable), &stencilTestEnable, sizeof(stencilTestEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilTestEnable));
+		vkl_t->fast_dev->table.CmdSetStencilTestEnable(commandBuffer, stencilTestEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilTestEnable_rest(commandBuffer, stencilTestEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilTestEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilTestEnableEXT(commandBuffer, stencilTestEnable);
@@ -6396,10 +7558,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT(VkCommandBu
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stencilTestEnable = stencilTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetStencilTestEnableEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilTestEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilTestEnableEXT, stencilTestEnable), &stencilTestEnable, sizeof(stencilTestEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilTestEnableEXT));
+		vkl_t->fast_dev->table.CmdSetStencilTestEnableEXT(commandBuffer, stencilTestEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilTestEnableEXT_rest(commandBuffer, stencilTestEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilOp_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilOp(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
@@ -6412,10 +7591,31 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer comman
 		vkl_a.depthFailOp = depthFailOp;
 		vkl_a.compareOp = compareOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilOp, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilOp, sizeof(sbt_vk_args_vkCmdSetStencilOp));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOp, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOp, faceMask), &faceMask, sizeof(faceMask));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOp, failOp), &failOp, sizeof(failOp));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOp, passOp), &passOp, sizeof(passOp));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOp, depthFailOp), &depthFailOp, sizeof(depthFailOp));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOp, compareOp), &compareOp, sizeof(compareOp));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilOp));
+		vkl_t->fast_dev->table.CmdSetStencilOp(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilOp_rest(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilOpEXT_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilOpEXT(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
@@ -6428,10 +7628,31 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer com
 		vkl_a.depthFailOp = depthFailOp;
 		vkl_a.compareOp = compareOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilOpEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilOpEXT, sizeof(sbt_vk_args_vkCmdSetStencilOpEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOpEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOpEXT, faceMask), &faceMask, sizeof(faceMask));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOpEXT, failOp), &failOp, sizeof(failOp));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOpEXT, passOp), &passOp, sizeof(passOp));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOpEXT, depthFailOp), &depthFailOp, sizeof(depthFailOp));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOpEXT, compareOp), &compareOp, sizeof(compareOp));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilOpEXT));
+		vkl_t->fast_dev->table.CmdSetStencilOpEXT(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilOpEXT_rest(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetPatchControlPointsEXT_rest(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPatchControlPointsEXT(commandBuffer, patchControlPoints);
@@ -6440,10 +7661,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT(VkCommandB
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.patchControlPoints = patchControlPoints;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, sizeof(sbt_vk_args_vkCmdSetPatchControlPointsEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPatchControlPointsEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPatchControlPointsEXT, patchControlPoints), &patchControlPoints, sizeof(patchControlPoints));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPatchControlPointsEXT));
+		vkl_t->fast_dev->table.CmdSetPatchControlPointsEXT(commandBuffer, patchControlPoints);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPatchControlPointsEXT_rest(commandBuffer, patchControlPoints);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetRasterizerDiscardEnable_rest(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizerDiscardEnable(commandBuffer, rasterizerDiscardEnable);
@@ -6452,10 +7690,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable(VkComman
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizerDiscardEnable = rasterizerDiscardEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable, rasterizerDiscardEnable), &rasterizerDiscardEnable, sizeof(rasterizerDiscardEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable));
+		vkl_t->fast_dev->table.CmdSetRasterizerDiscardEnable(commandBuffer, rasterizerDiscardEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRasterizerDiscardEnable_rest(commandBuffer, rasterizerDiscardEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizerDiscardEnableEXT(commandBuffer, rasterizerDiscardEnable);
@@ -6464,10 +7719,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT(VkCom
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizerDiscardEnable = rasterizerDiscardEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT, rasterizerDiscardEnable), &rasterizerDiscardEnable, sizeof(rasterizerDiscardEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT));
+		vkl_t->fast_dev->table.CmdSetRasterizerDiscardEnableEXT(commandBuffer, rasterizerDiscardEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest(commandBuffer, rasterizerDiscardEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBiasEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBiasEnable(commandBuffer, depthBiasEnable);
@@ -6476,10 +7748,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable(VkCommandBuffer 
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBiasEnable = depthBiasEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBiasEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBiasEnable, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnable));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBiasEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBiasEnable, depthBiasEnable), &depthBiasEnable, sizeof(depthBiasEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnable));
+		vkl_t->fast_dev->table.CmdSetDepthBiasEnable(commandBuffer, depthBiasEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBiasEnable_rest(commandBuffer, depthBiasEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBiasEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBiasEnableEXT(commandBuffer, depthBiasEnable);
@@ -6488,10 +7777,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT(VkCommandBuff
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBiasEnable = depthBiasEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT, depthBiasEnable), &depthBiasEnable, sizeof(depthBiasEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT));
+		vkl_t->fast_dev->table.CmdSetDepthBiasEnableEXT(commandBuffer, depthBiasEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBiasEnableEXT_rest(commandBuffer, depthBiasEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetLogicOpEXT_rest(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLogicOpEXT(commandBuffer, logicOp);
@@ -6500,10 +7806,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT(VkCommandBuffer comma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.logicOp = logicOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLogicOpEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLogicOpEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLogicOpEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLogicOpEXT, logicOp), &logicOp, sizeof(logicOp));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLogicOpEXT));
+		vkl_t->fast_dev->table.CmdSetLogicOpEXT(commandBuffer, logicOp);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLogicOpEXT_rest(commandBuffer, logicOp);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetPrimitiveRestartEnable_rest(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveRestartEnable(commandBuffer, primitiveRestartEnable);
@@ -6512,10 +7835,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable(VkCommand
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveRestartEnable = primitiveRestartEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable, primitiveRestartEnable), &primitiveRestartEnable, sizeof(primitiveRestartEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable));
+		vkl_t->fast_dev->table.CmdSetPrimitiveRestartEnable(commandBuffer, primitiveRestartEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPrimitiveRestartEnable_rest(commandBuffer, primitiveRestartEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveRestartEnableEXT(commandBuffer, primitiveRestartEnable);
@@ -6524,10 +7864,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT(VkComm
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveRestartEnable = primitiveRestartEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT, primitiveRestartEnable), &primitiveRestartEnable, sizeof(primitiveRestartEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT));
+		vkl_t->fast_dev->table.CmdSetPrimitiveRestartEnableEXT(commandBuffer, primitiveRestartEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest(commandBuffer, primitiveRestartEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetTessellationDomainOriginEXT_rest(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetTessellationDomainOriginEXT(commandBuffer, domainOrigin);
@@ -6536,10 +7893,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT(VkCo
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.domainOrigin = domainOrigin;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, sizeof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT, domainOrigin), &domainOrigin, sizeof(domainOrigin));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT));
+		vkl_t->fast_dev->table.CmdSetTessellationDomainOriginEXT(commandBuffer, domainOrigin);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetTessellationDomainOriginEXT_rest(commandBuffer, domainOrigin);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthClampEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthClampEnableEXT(commandBuffer, depthClampEnable);
@@ -6548,10 +7922,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT(VkCommandBuf
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthClampEnable = depthClampEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClampEnableEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClampEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClampEnableEXT, depthClampEnable), &depthClampEnable, sizeof(depthClampEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthClampEnableEXT));
+		vkl_t->fast_dev->table.CmdSetDepthClampEnableEXT(commandBuffer, depthClampEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthClampEnableEXT_rest(commandBuffer, depthClampEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetPolygonModeEXT_rest(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPolygonModeEXT(commandBuffer, polygonMode);
@@ -6560,10 +7951,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT(VkCommandBuffer c
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.polygonMode = polygonMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPolygonModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPolygonModeEXT, sizeof(sbt_vk_args_vkCmdSetPolygonModeEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPolygonModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPolygonModeEXT, polygonMode), &polygonMode, sizeof(polygonMode));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPolygonModeEXT));
+		vkl_t->fast_dev->table.CmdSetPolygonModeEXT(commandBuffer, polygonMode);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPolygonModeEXT_rest(commandBuffer, polygonMode);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetRasterizationSamplesEXT_rest(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizationSamplesEXT(commandBuffer, rasterizationSamples);
@@ -6572,10 +7980,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT(VkComman
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizationSamples = rasterizationSamples;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT, rasterizationSamples), &rasterizationSamples, sizeof(rasterizationSamples));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT));
+		vkl_t->fast_dev->table.CmdSetRasterizationSamplesEXT(commandBuffer, rasterizationSamples);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRasterizationSamplesEXT_rest(commandBuffer, rasterizationSamples);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetSampleMaskEXT_rest(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetSampleMaskEXT(commandBuffer, samples, pSampleMask);
@@ -6585,10 +8010,30 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT(VkCommandBuffer co
 		vkl_a.samples = samples;
 		vkl_a.pSampleMask = pSampleMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetSampleMaskEXT, &vkl_a, sizeof(vkl_a), vkl_a.pSampleMask, vkl_a.pSampleMask ? (size_t)((uint64_t)((vkl_a.samples + 31) / 32)) * sizeof(*vkl_a.pSampleMask) : 0, offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, pSampleMask));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pSampleMask ? (size_t)((uint64_t)((samples + 31) / 32)) * sizeof(*pSampleMask) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetSampleMaskEXT, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, samples), &samples, sizeof(samples));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, pSampleMask), &pSampleMask, sizeof(pSampleMask));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT), pSampleMask, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetSampleMaskEXT(commandBuffer, samples, pSampleMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetSampleMaskEXT_rest(commandBuffer, samples, pSampleMask);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetAlphaToCoverageEnableEXT(commandBuffer, alphaToCoverageEnable);
@@ -6597,10 +8042,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT(VkComma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.alphaToCoverageEnable = alphaToCoverageEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT, alphaToCoverageEnable), &alphaToCoverageEnable, sizeof(alphaToCoverageEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT));
+		vkl_t->fast_dev->table.CmdSetAlphaToCoverageEnableEXT(commandBuffer, alphaToCoverageEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest(commandBuffer, alphaToCoverageEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetAlphaToOneEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetAlphaToOneEnableEXT(commandBuffer, alphaToOneEnable);
@@ -6609,10 +8071,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT(VkCommandBuf
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.alphaToOneEnable = alphaToOneEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT, alphaToOneEnable), &alphaToOneEnable, sizeof(alphaToOneEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT));
+		vkl_t->fast_dev->table.CmdSetAlphaToOneEnableEXT(commandBuffer, alphaToOneEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetAlphaToOneEnableEXT_rest(commandBuffer, alphaToOneEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetLogicOpEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLogicOpEnableEXT(commandBuffer, logicOpEnable);
@@ -6621,10 +8100,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT(VkCommandBuffer
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.logicOpEnable = logicOpEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEnableEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLogicOpEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLogicOpEnableEXT, logicOpEnable), &logicOpEnable, sizeof(logicOpEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLogicOpEnableEXT));
+		vkl_t->fast_dev->table.CmdSetLogicOpEnableEXT(commandBuffer, logicOpEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLogicOpEnableEXT_rest(commandBuffer, logicOpEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetColorBlendEnableEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorBlendEnableEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
@@ -6635,10 +8131,31 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT(VkCommandBuf
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorBlendEnables = pColorBlendEnables;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorBlendEnables, vkl_a.pColorBlendEnables ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorBlendEnables) : 0, offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, pColorBlendEnables));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pColorBlendEnables ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorBlendEnables) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, firstAttachment), &firstAttachment, sizeof(firstAttachment));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, attachmentCount), &attachmentCount, sizeof(attachmentCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, pColorBlendEnables), &pColorBlendEnables, sizeof(pColorBlendEnables));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT), pColorBlendEnables, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetColorBlendEnableEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetColorBlendEnableEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetColorBlendEquationEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorBlendEquationEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
@@ -6649,10 +8166,31 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT(VkCommandB
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorBlendEquations = pColorBlendEquations;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorBlendEquations, vkl_a.pColorBlendEquations ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorBlendEquations) : 0, offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, pColorBlendEquations));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pColorBlendEquations ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorBlendEquations) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, firstAttachment), &firstAttachment, sizeof(firstAttachment));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, attachmentCount), &attachmentCount, sizeof(attachmentCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, pColorBlendEquations), &pColorBlendEquations, sizeof(pColorBlendEquations));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT), pColorBlendEquations, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetColorBlendEquationEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetColorBlendEquationEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetColorWriteMaskEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorWriteMaskEXT(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
@@ -6663,10 +8201,31 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT(VkCommandBuffe
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorWriteMasks = pColorWriteMasks;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorWriteMasks, vkl_a.pColorWriteMasks ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorWriteMasks) : 0, offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, pColorWriteMasks));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pColorWriteMasks ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorWriteMasks) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, firstAttachment), &firstAttachment, sizeof(firstAttachment));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, attachmentCount), &attachmentCount, sizeof(attachmentCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, pColorWriteMasks), &pColorWriteMasks, sizeof(pColorWriteMasks));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT), pColorWriteMasks, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetColorWriteMaskEXT(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetColorWriteMaskEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetRasterizationStreamEXT_rest(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizationStreamEXT(commandBuffer, rasterizationStream);
@@ -6675,10 +8234,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT(VkCommand
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizationStream = rasterizationStream;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationStreamEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizationStreamEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizationStreamEXT, rasterizationStream), &rasterizationStream, sizeof(rasterizationStream));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRasterizationStreamEXT));
+		vkl_t->fast_dev->table.CmdSetRasterizationStreamEXT(commandBuffer, rasterizationStream);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRasterizationStreamEXT_rest(commandBuffer, rasterizationStream);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetConservativeRasterizationModeEXT(commandBuffer, conservativeRasterizationMode);
@@ -6687,10 +8263,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.conservativeRasterizationMode = conservativeRasterizationMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT, conservativeRasterizationMode), &conservativeRasterizationMode, sizeof(conservativeRasterizationMode));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT));
+		vkl_t->fast_dev->table.CmdSetConservativeRasterizationModeEXT(commandBuffer, conservativeRasterizationMode);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest(commandBuffer, conservativeRasterizationMode);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetExtraPrimitiveOverestimationSizeEXT(commandBuffer, extraPrimitiveOverestimationSize);
@@ -6699,10 +8292,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSize
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.extraPrimitiveOverestimationSize = extraPrimitiveOverestimationSize;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, sizeof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT, extraPrimitiveOverestimationSize), &extraPrimitiveOverestimationSize, sizeof(extraPrimitiveOverestimationSize));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT));
+		vkl_t->fast_dev->table.CmdSetExtraPrimitiveOverestimationSizeEXT(commandBuffer, extraPrimitiveOverestimationSize);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest(commandBuffer, extraPrimitiveOverestimationSize);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthClipEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthClipEnableEXT(commandBuffer, depthClipEnable);
@@ -6711,10 +8321,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT(VkCommandBuff
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthClipEnable = depthClipEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipEnableEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClipEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClipEnableEXT, depthClipEnable), &depthClipEnable, sizeof(depthClipEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthClipEnableEXT));
+		vkl_t->fast_dev->table.CmdSetDepthClipEnableEXT(commandBuffer, depthClipEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthClipEnableEXT_rest(commandBuffer, depthClipEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetSampleLocationsEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetSampleLocationsEnableEXT(commandBuffer, sampleLocationsEnable);
@@ -6723,10 +8350,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT(VkComma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.sampleLocationsEnable = sampleLocationsEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT, sampleLocationsEnable), &sampleLocationsEnable, sizeof(sampleLocationsEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT));
+		vkl_t->fast_dev->table.CmdSetSampleLocationsEnableEXT(commandBuffer, sampleLocationsEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetSampleLocationsEnableEXT_rest(commandBuffer, sampleLocationsEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetColorBlendAdvancedEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorBlendAdvancedEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
@@ -6737,10 +8381,31 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT(VkCommandB
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorBlendAdvanced = pColorBlendAdvanced;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorBlendAdvanced, vkl_a.pColorBlendAdvanced ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorBlendAdvanced) : 0, offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, pColorBlendAdvanced));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pColorBlendAdvanced ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorBlendAdvanced) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, firstAttachment), &firstAttachment, sizeof(firstAttachment));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, attachmentCount), &attachmentCount, sizeof(attachmentCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, pColorBlendAdvanced), &pColorBlendAdvanced, sizeof(pColorBlendAdvanced));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT), pColorBlendAdvanced, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetColorBlendAdvancedEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetColorBlendAdvancedEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetProvokingVertexModeEXT_rest(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetProvokingVertexModeEXT(commandBuffer, provokingVertexMode);
@@ -6749,10 +8414,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT(VkCommand
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.provokingVertexMode = provokingVertexMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, sizeof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT, provokingVertexMode), &provokingVertexMode, sizeof(provokingVertexMode));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT));
+		vkl_t->fast_dev->table.CmdSetProvokingVertexModeEXT(commandBuffer, provokingVertexMode);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetProvokingVertexModeEXT_rest(commandBuffer, provokingVertexMode);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetLineRasterizationModeEXT_rest(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineRasterizationModeEXT(commandBuffer, lineRasterizationMode);
@@ -6761,10 +8443,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT(VkComma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.lineRasterizationMode = lineRasterizationMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT, lineRasterizationMode), &lineRasterizationMode, sizeof(lineRasterizationMode));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT));
+		vkl_t->fast_dev->table.CmdSetLineRasterizationModeEXT(commandBuffer, lineRasterizationMode);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLineRasterizationModeEXT_rest(commandBuffer, lineRasterizationMode);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetLineStippleEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineStippleEnableEXT(commandBuffer, stippledLineEnable);
@@ -6773,10 +8472,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT(VkCommandBu
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stippledLineEnable = stippledLineEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEnableEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEnableEXT, stippledLineEnable), &stippledLineEnable, sizeof(stippledLineEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLineStippleEnableEXT));
+		vkl_t->fast_dev->table.CmdSetLineStippleEnableEXT(commandBuffer, stippledLineEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLineStippleEnableEXT_rest(commandBuffer, stippledLineEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthClipNegativeOneToOneEXT(commandBuffer, negativeOneToOne);
@@ -6785,10 +8501,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT(VkC
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.negativeOneToOne = negativeOneToOne;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT, negativeOneToOne), &negativeOneToOne, sizeof(negativeOneToOne));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT));
+		vkl_t->fast_dev->table.CmdSetDepthClipNegativeOneToOneEXT(commandBuffer, negativeOneToOne);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest(commandBuffer, negativeOneToOne);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportWScalingEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWScalingEnableNV(commandBuffer, viewportWScalingEnable);
@@ -6797,10 +8530,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV(VkComma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.viewportWScalingEnable = viewportWScalingEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV, viewportWScalingEnable), &viewportWScalingEnable, sizeof(viewportWScalingEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV));
+		vkl_t->fast_dev->table.CmdSetViewportWScalingEnableNV(commandBuffer, viewportWScalingEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewportWScalingEnableNV_rest(commandBuffer, viewportWScalingEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportSwizzleNV_rest(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportSwizzleNV(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
@@ -6811,10 +8561,31 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV(VkCommandBuffe
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewportSwizzles = pViewportSwizzles;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportSwizzleNV, &vkl_a, sizeof(vkl_a), vkl_a.pViewportSwizzles, vkl_a.pViewportSwizzles ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewportSwizzles) : 0, offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, pViewportSwizzles));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pViewportSwizzles ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewportSwizzles) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportSwizzleNV, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, firstViewport), &firstViewport, sizeof(firstViewport));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, viewportCount), &viewportCount, sizeof(viewportCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, pViewportSwizzles), &pViewportSwizzles, sizeof(pViewportSwizzles));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV), pViewportSwizzles, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetViewportSwizzleNV(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewportSwizzleNV_rest(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageToColorEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageToColorEnableNV(commandBuffer, coverageToColorEnable);
@@ -6823,10 +8594,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV(VkComman
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageToColorEnable = coverageToColorEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV, coverageToColorEnable), &coverageToColorEnable, sizeof(coverageToColorEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV));
+		vkl_t->fast_dev->table.CmdSetCoverageToColorEnableNV(commandBuffer, coverageToColorEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageToColorEnableNV_rest(commandBuffer, coverageToColorEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageToColorLocationNV_rest(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageToColorLocationNV(commandBuffer, coverageToColorLocation);
@@ -6835,10 +8623,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV(VkComm
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageToColorLocation = coverageToColorLocation;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV, coverageToColorLocation), &coverageToColorLocation, sizeof(coverageToColorLocation));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV));
+		vkl_t->fast_dev->table.CmdSetCoverageToColorLocationNV(commandBuffer, coverageToColorLocation);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageToColorLocationNV_rest(commandBuffer, coverageToColorLocation);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageModulationModeNV_rest(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageModulationModeNV(commandBuffer, coverageModulationMode);
@@ -6847,10 +8652,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV(VkComma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageModulationMode = coverageModulationMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationModeNV));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationModeNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationModeNV, coverageModulationMode), &coverageModulationMode, sizeof(coverageModulationMode));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageModulationModeNV));
+		vkl_t->fast_dev->table.CmdSetCoverageModulationModeNV(commandBuffer, coverageModulationMode);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageModulationModeNV_rest(commandBuffer, coverageModulationMode);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageModulationTableEnableNV(commandBuffer, coverageModulationTableEnable);
@@ -6859,10 +8681,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV(
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageModulationTableEnable = coverageModulationTableEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV, coverageModulationTableEnable), &coverageModulationTableEnable, sizeof(coverageModulationTableEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV));
+		vkl_t->fast_dev->table.CmdSetCoverageModulationTableEnableNV(commandBuffer, coverageModulationTableEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest(commandBuffer, coverageModulationTableEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageModulationTableNV_rest(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageModulationTableNV(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
@@ -6872,10 +8711,30 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV(VkComm
 		vkl_a.coverageModulationTableCount = coverageModulationTableCount;
 		vkl_a.pCoverageModulationTable = pCoverageModulationTable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, &vkl_a, sizeof(vkl_a), vkl_a.pCoverageModulationTable, vkl_a.pCoverageModulationTable ? (size_t)((uint64_t)vkl_a.coverageModulationTableCount) * sizeof(*vkl_a.pCoverageModulationTable) : 0, offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, pCoverageModulationTable));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pCoverageModulationTable ? (size_t)((uint64_t)coverageModulationTableCount) * sizeof(*pCoverageModulationTable) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, coverageModulationTableCount), &coverageModulationTableCount, sizeof(coverageModulationTableCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, pCoverageModulationTable), &pCoverageModulationTable, sizeof(pCoverageModulationTable));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV), pCoverageModulationTable, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetCoverageModulationTableNV(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageModulationTableNV_rest(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetShadingRateImageEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetShadingRateImageEnableNV(commandBuffer, shadingRateImageEnable);
@@ -6884,10 +8743,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV(VkComma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.shadingRateImageEnable = shadingRateImageEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, sizeof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV, shadingRateImageEnable), &shadingRateImageEnable, sizeof(shadingRateImageEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV));
+		vkl_t->fast_dev->table.CmdSetShadingRateImageEnableNV(commandBuffer, shadingRateImageEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetShadingRateImageEnableNV_rest(commandBuffer, shadingRateImageEnable);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageReductionModeNV_rest(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageReductionModeNV(commandBuffer, coverageReductionMode);
@@ -6896,10 +8772,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV(VkComman
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageReductionMode = coverageReductionMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageReductionModeNV));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageReductionModeNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageReductionModeNV, coverageReductionMode), &coverageReductionMode, sizeof(coverageReductionMode));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageReductionModeNV));
+		vkl_t->fast_dev->table.CmdSetCoverageReductionModeNV(commandBuffer, coverageReductionMode);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageReductionModeNV_rest(commandBuffer, coverageReductionMode);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRepresentativeFragmentTestEnableNV(commandBuffer, representativeFragmentTestEnable);
@@ -6908,7 +8801,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnable
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.representativeFragmentTestEnable = representativeFragmentTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV, representativeFragmentTestEnable), &representativeFragmentTestEnable, sizeof(representativeFragmentTestEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV));
+		vkl_t->fast_dev->table.CmdSetRepresentativeFragmentTestEnableNV(commandBuffer, representativeFragmentTestEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest(commandBuffer, representativeFragmentTestEnable);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreatePrivateDataSlot(VkDevice device, const VkPrivateDataSlotCreateInfo* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkPrivateDataSlot* pPrivateDataSlot)
@@ -7238,7 +9148,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceFragmentShadingRa
 	return vkl_ret;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
+VKL_WRAPPER_REST void vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFragmentShadingRateEnumNV(commandBuffer, shadingRate, combinerOps);
@@ -7248,7 +9158,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV(VkComm
 		vkl_a.shadingRate = shadingRate;
 		vkl_a.combinerOps = combinerOps;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, &vkl_a, sizeof(vkl_a), vkl_a.combinerOps, vkl_a.combinerOps ? (size_t)((uint64_t)(2)) * sizeof(*vkl_a.combinerOps) : 0, offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = combinerOps ? (size_t)((uint64_t)(2)) * sizeof(*combinerOps) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, shadingRate), &shadingRate, sizeof(shadingRate));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps), &(const void *){ combinerOps }, sizeof(void *));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV), combinerOps, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetFragmentShadingRateEnumNV(commandBuffer, shadingRate, combinerOps);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest(commandBuffer, shadingRate, combinerOps);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetAccelerationStructureBuildSizesKHR(VkDevice device, VkAccelerationStructureBuildTypeKHR buildType, const VkAccelerationStructureBuildGeometryInfoKHR* pBuildInfo, const uint32_t* pMaxPrimitiveCounts, VkAccelerationStructureBuildSizesInfoKHR* pSizeInfo)
@@ -7281,7 +9211,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetVertexInputEXT(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
+VKL_WRAPPER_REST void vkl_w_vkCmdSetColorWriteEnableEXT_rest(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorWriteEnableEXT(commandBuffer, attachmentCount, pColorWriteEnables);
@@ -7291,7 +9221,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT(VkCommandBuf
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorWriteEnables = pColorWriteEnables;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorWriteEnables, vkl_a.pColorWriteEnables ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorWriteEnables) : 0, offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pColorWriteEnables ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorWriteEnables) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, attachmentCount), &attachmentCount, sizeof(attachmentCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables), &pColorWriteEnables, sizeof(pColorWriteEnables));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT), pColorWriteEnables, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetColorWriteEnableEXT(commandBuffer, attachmentCount, pColorWriteEnables);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetColorWriteEnableEXT_rest(commandBuffer, attachmentCount, pColorWriteEnables);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent2(VkCommandBuffer commandBuffer, VkEvent event, const VkDependencyInfo* pDependencyInfo)
@@ -7322,7 +9272,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent2KHR(VkCommandBuffer comman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+VKL_WRAPPER_REST void vkl_w_vkCmdResetEvent2_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetEvent2(commandBuffer, event, stageMask);
@@ -7332,10 +9282,28 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2(VkCommandBuffer command
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdResetEvent2, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent2, sizeof(sbt_vk_args_vkCmdResetEvent2));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2, event), &event, sizeof(event));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2, stageMask), &stageMask, sizeof(stageMask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdResetEvent2));
+		vkl_t->fast_dev->table.CmdResetEvent2(commandBuffer, event, stageMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdResetEvent2_rest(commandBuffer, event, stageMask);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdResetEvent2KHR_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetEvent2KHR(commandBuffer, event, stageMask);
@@ -7345,7 +9313,25 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR(VkCommandBuffer comm
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdResetEvent2KHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent2KHR, sizeof(sbt_vk_args_vkCmdResetEvent2KHR));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2KHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2KHR, event), &event, sizeof(event));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2KHR, stageMask), &stageMask, sizeof(stageMask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdResetEvent2KHR));
+		vkl_t->fast_dev->table.CmdResetEvent2KHR(commandBuffer, event, stageMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdResetEvent2KHR_rest(commandBuffer, event, stageMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWaitEvents2(VkCommandBuffer commandBuffer, uint32_t eventCount, const VkEvent* pEvents, const VkDependencyInfo* pDependencyInfos)
@@ -7404,7 +9390,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier2KHR(VkCommandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+VKL_WRAPPER_REST void vkl_w_vkCmdWriteTimestamp2_rest(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteTimestamp2(commandBuffer, stage, queryPool, query);
@@ -7415,10 +9401,29 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer com
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdWriteTimestamp2, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp2, sizeof(sbt_vk_args_vkCmdWriteTimestamp2));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2, stage), &stage, sizeof(stage));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2, queryPool), &queryPool, sizeof(queryPool));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2, query), &query, sizeof(query));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdWriteTimestamp2));
+		vkl_t->fast_dev->table.CmdWriteTimestamp2(commandBuffer, stage, queryPool, query);
+		return;
+	}
+#endif
+	vkl_w_vkCmdWriteTimestamp2_rest(commandBuffer, stage, queryPool, query);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdWriteTimestamp2KHR_rest(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteTimestamp2KHR(commandBuffer, stage, queryPool, query);
@@ -7429,7 +9434,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR(VkCommandBuffer 
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdWriteTimestamp2KHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp2KHR, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2KHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2KHR, stage), &stage, sizeof(stage));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2KHR, queryPool), &queryPool, sizeof(queryPool));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2KHR, query), &query, sizeof(query));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR));
+		vkl_t->fast_dev->table.CmdWriteTimestamp2KHR(commandBuffer, stage, queryPool, query);
+		return;
+	}
+#endif
+	vkl_w_vkCmdWriteTimestamp2KHR_rest(commandBuffer, stage, queryPool, query);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteBufferMarker2AMD(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkBuffer dstBuffer, VkDeviceSize dstOffset, uint32_t marker)
@@ -7670,7 +9694,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndVideoCodingKHR(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
+VKL_WRAPPER_REST void vkl_w_vkCmdDecompressMemoryNV_rest(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDecompressMemoryNV(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
@@ -7680,10 +9704,30 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV(VkCommandBuffer 
 		vkl_a.decompressRegionCount = decompressRegionCount;
 		vkl_a.pDecompressMemoryRegions = pDecompressMemoryRegions;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDecompressMemoryNV, &vkl_a, sizeof(vkl_a), vkl_a.pDecompressMemoryRegions, vkl_a.pDecompressMemoryRegions ? (size_t)((uint64_t)vkl_a.decompressRegionCount) * sizeof(*vkl_a.pDecompressMemoryRegions) : 0, offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, pDecompressMemoryRegions));
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pDecompressMemoryRegions ? (size_t)((uint64_t)decompressRegionCount) * sizeof(*pDecompressMemoryRegions) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDecompressMemoryNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV) + vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, decompressRegionCount), &decompressRegionCount, sizeof(decompressRegionCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, pDecompressMemoryRegions), &pDecompressMemoryRegions, sizeof(pDecompressMemoryRegions));
+		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdDecompressMemoryNV), pDecompressMemoryRegions, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV) + vkl_n);
+		vkl_t->fast_dev->table.CmdDecompressMemoryNV(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDecompressMemoryNV_rest(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDecompressMemoryIndirectCountNV(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
@@ -7694,7 +9738,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV(VkC
 		vkl_a.indirectCommandsCountAddress = indirectCommandsCountAddress;
 		vkl_a.stride = stride;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV, indirectCommandsAddress), &indirectCommandsAddress, sizeof(indirectCommandsAddress));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV, indirectCommandsCountAddress), &indirectCommandsCountAddress, sizeof(indirectCommandsCountAddress));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV, stride), &stride, sizeof(stride));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV));
+		vkl_t->fast_dev->table.CmdDecompressMemoryIndirectCountNV(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateCuModuleNVX(VkDevice device, const VkCuModuleCreateInfoNVX* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkCuModuleNVX* pModule)
@@ -7845,7 +9908,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDescriptorBufferOffsetsEXT(VkCom
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
+VKL_WRAPPER_REST void vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(commandBuffer, pipelineBindPoint, layout, set);
@@ -7856,7 +9919,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSampler
 		vkl_a.layout = layout;
 		vkl_a.set = set;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, pipelineBindPoint), &pipelineBindPoint, sizeof(pipelineBindPoint));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, layout), &layout, sizeof(layout));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, set), &set, sizeof(set));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT));
+		vkl_t->fast_dev->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(commandBuffer, pipelineBindPoint, layout, set);
+		return;
+	}
+#endif
+	vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest(commandBuffer, pipelineBindPoint, layout, set);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkSetDeviceMemoryPriorityEXT(VkDevice device, VkDeviceMemory memory, float priority)
@@ -7953,7 +10035,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderingKHR(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST void vkl_w_vkCmdEndRendering_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRendering(commandBuffer);
@@ -7961,10 +10043,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering(VkCommandBuffer comman
 		sbt_vk_args_vkCmdEndRendering vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRendering, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR(VkCommandBuffer commandBuffer)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRendering, sizeof(sbt_vk_args_vkCmdEndRendering));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndRendering, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndRendering));
+		vkl_t->fast_dev->table.CmdEndRendering(commandBuffer);
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndRendering_rest(commandBuffer);
+}
+
+VKL_WRAPPER_REST void vkl_w_vkCmdEndRenderingKHR_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRenderingKHR(commandBuffer);
@@ -7972,7 +10070,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR(VkCommandBuffer com
 		sbt_vk_args_vkCmdEndRenderingKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRenderingKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRenderingKHR, sizeof(sbt_vk_args_vkCmdEndRenderingKHR));
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndRenderingKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndRenderingKHR));
+		vkl_t->fast_dev->table.CmdEndRenderingKHR(commandBuffer);
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndRenderingKHR_rest(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDescriptorSetLayoutHostMappingInfoVALVE(VkDevice device, const VkDescriptorSetBindingReferenceVALVE* pBindingReference, VkDescriptorSetLayoutHostMappingInfoVALVE* pHostMapping)
