@@ -295,17 +295,21 @@ def fast_keep(n, c, flat):
     straight into its command buffer's kept calls, field by field, and the
     call goes down as the wrapper's last act, without the device look-up;
     anything else is the rest of the wrapper, vkl_w_<name>_rest, out of line
-    (a tail call: the keep-first wrapper keeps nothing across a call).  The
+    (a tail call: the keep-first path keeps nothing across a call).  The
+    wrapper itself only asks whether the path is armed for the command
+    buffer and jumps to vkl_w_<name>_keep or _rest, so that the other ways
+    (recording, disabled) save no registers for it.  The
     caller leaves out the commands that also tell vkl_reach.c or vkl_hotkey.c,
     or fix their arguments up; the query commands, which the tracker
     follows, are refused by vkl_trim_fast_begin itself (a constant there)."""
     arr = flat[n]
     first = c.params[0].name
     st = "sbt_vk_args_%s" % n
-    L = ["static VKAPI_ATTR void VKAPI_CALL vkl_w_%s(%s)" % (n, params_decl(c)), "{",
-         "#ifndef VKL_DISPATCH_ONLY", "	vkl_trim_tls *vkl_t = vkl_trim_self();"]
+    L = ["#ifndef VKL_DISPATCH_ONLY",
+         "static __attribute__((noinline)) void vkl_w_%s_keep(%s)" % (n, params_decl(c)), "{",
+         "	vkl_trim_tls *vkl_t = vkl_trim_self();"]
     if arr is None:
-        L.append("	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, %s, SBT_VK_CMD_%s, sizeof(%s));"
+        L.append("	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, %s, SBT_VK_CMD_%s, sizeof(%s), 0);"
                  % (first, n, st))
         size = "sizeof(%s)" % st
     else:
@@ -313,7 +317,7 @@ def fast_keep(n, c, flat):
         elem = "1" if arr.k == "bytes" else "sizeof(*%s)" % nm
         count = re.sub(r"\bs->", "", arr.count)
         L.append("	size_t vkl_n = %s ? (size_t)(%s) * %s : 0;" % (nm, count, elem))
-        L.append("	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, %s, SBT_VK_CMD_%s, sizeof(%s) + vkl_n);"
+        L.append("	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, %s, SBT_VK_CMD_%s, sizeof(%s), vkl_n);"
                  % (first, n, st))
         size = "sizeof(%s) + vkl_n" % st
     L.append("	if (vkl_p) {")
@@ -324,9 +328,20 @@ def fast_keep(n, c, flat):
         else:
             L.append("		memcpy(vkl_p + offsetof(%s, %s), &%s, sizeof(%s));" % (st, p.name, p.name, p.name))
     if arr is not None:
-        L.append("		vkl_copy(vkl_p + sizeof(%s), %s, vkl_n);" % (st, arr.m.name))
+        L.append("		vkl_trim_fast_copy(vkl_p + sizeof(%s), %s, vkl_n);" % (st, arr.m.name))
     L.append("		vkl_trim_fast_end(vkl_t, %s);" % size)
     L.append("		vkl_t->fast_dev->table.%s(%s);" % (table_member(n), args_call(c)))
+    L.append("		return;")
+    L.append("	}")
+    L.append("	vkl_w_%s_rest(%s);" % (n, args_call(c)))
+    L.append("}")
+    L.append("#endif")
+    L.append("")
+    L.append("static VKAPI_ATTR void VKAPI_CALL vkl_w_%s(%s)" % (n, params_decl(c)))
+    L.append("{")
+    L.append("#ifndef VKL_DISPATCH_ONLY")
+    L.append("	if (vkl_trim_fast_armed(%s)) {" % first)
+    L.append("		vkl_w_%s_keep(%s);" % (n, args_call(c)))
     L.append("		return;")
     L.append("	}")
     L.append("#endif")

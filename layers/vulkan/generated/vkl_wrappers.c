@@ -1370,17 +1370,28 @@ VKL_WRAPPER_REST void vkl_w_vkCmdBindPipeline_rest(VkCommandBuffer commandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdBindPipeline_keep(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindPipeline, sizeof(sbt_vk_args_vkCmdBindPipeline));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindPipeline, sizeof(sbt_vk_args_vkCmdBindPipeline), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipeline, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipeline, pipelineBindPoint), &pipelineBindPoint, sizeof(pipelineBindPoint));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipeline, pipeline), &pipeline, sizeof(pipeline));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBindPipeline));
 		vkl_t->fast_dev->table.CmdBindPipeline(commandBuffer, pipelineBindPoint, pipeline);
+		return;
+	}
+	vkl_w_vkCmdBindPipeline_rest(commandBuffer, pipelineBindPoint, pipeline);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdBindPipeline_keep(commandBuffer, pipelineBindPoint, pipeline);
 		return;
 	}
 #endif
@@ -1402,20 +1413,31 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetViewport_rest(VkCommandBuffer commandBuffer,
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetViewport_keep(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pViewports ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewports) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewport, sizeof(sbt_vk_args_vkCmdSetViewport) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewport, sizeof(sbt_vk_args_vkCmdSetViewport), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewport, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewport, firstViewport), &firstViewport, sizeof(firstViewport));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewport, viewportCount), &viewportCount, sizeof(viewportCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewport, pViewports), &pViewports, sizeof(pViewports));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewport), pViewports, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewport), pViewports, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewport) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetViewport(commandBuffer, firstViewport, viewportCount, pViewports);
+		return;
+	}
+	vkl_w_vkCmdSetViewport_rest(commandBuffer, firstViewport, viewportCount, pViewports);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetViewport_keep(commandBuffer, firstViewport, viewportCount, pViewports);
 		return;
 	}
 #endif
@@ -1437,20 +1459,31 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetScissor_rest(VkCommandBuffer commandBuffer, 
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetScissor_keep(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pScissors ? (size_t)((uint64_t)scissorCount) * sizeof(*pScissors) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissor, sizeof(sbt_vk_args_vkCmdSetScissor) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissor, sizeof(sbt_vk_args_vkCmdSetScissor), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissor, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissor, firstScissor), &firstScissor, sizeof(firstScissor));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissor, scissorCount), &scissorCount, sizeof(scissorCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissor, pScissors), &pScissors, sizeof(pScissors));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetScissor), pScissors, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetScissor), pScissors, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetScissor) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetScissor(commandBuffer, firstScissor, scissorCount, pScissors);
+		return;
+	}
+	vkl_w_vkCmdSetScissor_rest(commandBuffer, firstScissor, scissorCount, pScissors);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetScissor_keep(commandBuffer, firstScissor, scissorCount, pScissors);
 		return;
 	}
 #endif
@@ -1470,16 +1503,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetLineWidth_rest(VkCommandBuffer commandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth(VkCommandBuffer commandBuffer, float lineWidth)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetLineWidth_keep(VkCommandBuffer commandBuffer, float lineWidth)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineWidth, sizeof(sbt_vk_args_vkCmdSetLineWidth));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineWidth, sizeof(sbt_vk_args_vkCmdSetLineWidth), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineWidth, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineWidth, lineWidth), &lineWidth, sizeof(lineWidth));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLineWidth));
 		vkl_t->fast_dev->table.CmdSetLineWidth(commandBuffer, lineWidth);
+		return;
+	}
+	vkl_w_vkCmdSetLineWidth_rest(commandBuffer, lineWidth);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth(VkCommandBuffer commandBuffer, float lineWidth)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetLineWidth_keep(commandBuffer, lineWidth);
 		return;
 	}
 #endif
@@ -1501,11 +1545,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBias_rest(VkCommandBuffer commandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBias_keep(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBias, sizeof(sbt_vk_args_vkCmdSetDepthBias));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBias, sizeof(sbt_vk_args_vkCmdSetDepthBias), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBias, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBias, depthBiasConstantFactor), &depthBiasConstantFactor, sizeof(depthBiasConstantFactor));
@@ -1513,6 +1557,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer comman
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBias, depthBiasSlopeFactor), &depthBiasSlopeFactor, sizeof(depthBiasSlopeFactor));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBias));
 		vkl_t->fast_dev->table.CmdSetDepthBias(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
+		return;
+	}
+	vkl_w_vkCmdSetDepthBias_rest(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDepthBias_keep(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
 		return;
 	}
 #endif
@@ -1532,18 +1587,29 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetBlendConstants_rest(VkCommandBuffer commandB
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants(VkCommandBuffer commandBuffer, const float blendConstants[4])
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetBlendConstants_keep(VkCommandBuffer commandBuffer, const float blendConstants[4])
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = blendConstants ? (size_t)((uint64_t)(4)) * sizeof(*blendConstants) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetBlendConstants, sizeof(sbt_vk_args_vkCmdSetBlendConstants) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetBlendConstants, sizeof(sbt_vk_args_vkCmdSetBlendConstants), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetBlendConstants, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants), &(const void *){ blendConstants }, sizeof(void *));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetBlendConstants), blendConstants, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetBlendConstants), blendConstants, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetBlendConstants) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetBlendConstants(commandBuffer, blendConstants);
+		return;
+	}
+	vkl_w_vkCmdSetBlendConstants_rest(commandBuffer, blendConstants);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants(VkCommandBuffer commandBuffer, const float blendConstants[4])
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetBlendConstants_keep(commandBuffer, blendConstants);
 		return;
 	}
 #endif
@@ -1564,17 +1630,28 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBounds_rest(VkCommandBuffer commandBuff
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBounds_keep(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBounds, sizeof(sbt_vk_args_vkCmdSetDepthBounds));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBounds, sizeof(sbt_vk_args_vkCmdSetDepthBounds), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBounds, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBounds, minDepthBounds), &minDepthBounds, sizeof(minDepthBounds));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBounds, maxDepthBounds), &maxDepthBounds, sizeof(maxDepthBounds));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBounds));
 		vkl_t->fast_dev->table.CmdSetDepthBounds(commandBuffer, minDepthBounds, maxDepthBounds);
+		return;
+	}
+	vkl_w_vkCmdSetDepthBounds_rest(commandBuffer, minDepthBounds, maxDepthBounds);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDepthBounds_keep(commandBuffer, minDepthBounds, maxDepthBounds);
 		return;
 	}
 #endif
@@ -1595,17 +1672,28 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilCompareMask_rest(VkCommandBuffer comm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetStencilCompareMask_keep(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilCompareMask, sizeof(sbt_vk_args_vkCmdSetStencilCompareMask));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilCompareMask, sizeof(sbt_vk_args_vkCmdSetStencilCompareMask), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilCompareMask, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilCompareMask, faceMask), &faceMask, sizeof(faceMask));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilCompareMask, compareMask), &compareMask, sizeof(compareMask));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilCompareMask));
 		vkl_t->fast_dev->table.CmdSetStencilCompareMask(commandBuffer, faceMask, compareMask);
+		return;
+	}
+	vkl_w_vkCmdSetStencilCompareMask_rest(commandBuffer, faceMask, compareMask);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetStencilCompareMask_keep(commandBuffer, faceMask, compareMask);
 		return;
 	}
 #endif
@@ -1626,17 +1714,28 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilWriteMask_rest(VkCommandBuffer comman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetStencilWriteMask_keep(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilWriteMask, sizeof(sbt_vk_args_vkCmdSetStencilWriteMask));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilWriteMask, sizeof(sbt_vk_args_vkCmdSetStencilWriteMask), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilWriteMask, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilWriteMask, faceMask), &faceMask, sizeof(faceMask));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilWriteMask, writeMask), &writeMask, sizeof(writeMask));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilWriteMask));
 		vkl_t->fast_dev->table.CmdSetStencilWriteMask(commandBuffer, faceMask, writeMask);
+		return;
+	}
+	vkl_w_vkCmdSetStencilWriteMask_rest(commandBuffer, faceMask, writeMask);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetStencilWriteMask_keep(commandBuffer, faceMask, writeMask);
 		return;
 	}
 #endif
@@ -1657,17 +1756,28 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilReference_rest(VkCommandBuffer comman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetStencilReference_keep(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilReference, sizeof(sbt_vk_args_vkCmdSetStencilReference));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilReference, sizeof(sbt_vk_args_vkCmdSetStencilReference), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilReference, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilReference, faceMask), &faceMask, sizeof(faceMask));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilReference, reference), &reference, sizeof(reference));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilReference));
 		vkl_t->fast_dev->table.CmdSetStencilReference(commandBuffer, faceMask, reference);
+		return;
+	}
+	vkl_w_vkCmdSetStencilReference_rest(commandBuffer, faceMask, reference);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetStencilReference_keep(commandBuffer, faceMask, reference);
 		return;
 	}
 #endif
@@ -1740,11 +1850,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDraw_rest(VkCommandBuffer commandBuffer, uint32
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdDraw_keep(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDraw, sizeof(sbt_vk_args_vkCmdDraw));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDraw, sizeof(sbt_vk_args_vkCmdDraw), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDraw, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDraw, vertexCount), &vertexCount, sizeof(vertexCount));
@@ -1753,6 +1863,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer,
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDraw, firstInstance), &firstInstance, sizeof(firstInstance));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDraw));
 		vkl_t->fast_dev->table.CmdDraw(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
+		return;
+	}
+	vkl_w_vkCmdDraw_rest(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdDraw_keep(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
 		return;
 	}
 #endif
@@ -1776,11 +1897,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDrawIndexed_rest(VkCommandBuffer commandBuffer,
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdDrawIndexed_keep(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawIndexed, sizeof(sbt_vk_args_vkCmdDrawIndexed));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawIndexed, sizeof(sbt_vk_args_vkCmdDrawIndexed), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawIndexed, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawIndexed, indexCount), &indexCount, sizeof(indexCount));
@@ -1790,6 +1911,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer command
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawIndexed, firstInstance), &firstInstance, sizeof(firstInstance));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawIndexed));
 		vkl_t->fast_dev->table.CmdDrawIndexed(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
+		return;
+	}
+	vkl_w_vkCmdDrawIndexed_rest(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdDrawIndexed_keep(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
 		return;
 	}
 #endif
@@ -1813,12 +1945,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDrawMultiEXT_rest(VkCommandBuffer commandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdDrawMultiEXT_keep(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pVertexInfo ? (size_t)((uint64_t)drawCount) * sizeof(*pVertexInfo) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMultiEXT, sizeof(sbt_vk_args_vkCmdDrawMultiEXT) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMultiEXT, sizeof(sbt_vk_args_vkCmdDrawMultiEXT), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, drawCount), &drawCount, sizeof(drawCount));
@@ -1826,9 +1958,20 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer comman
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, instanceCount), &instanceCount, sizeof(instanceCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, firstInstance), &firstInstance, sizeof(firstInstance));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, stride), &stride, sizeof(stride));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdDrawMultiEXT), pVertexInfo, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdDrawMultiEXT), pVertexInfo, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawMultiEXT) + vkl_n);
 		vkl_t->fast_dev->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
+		return;
+	}
+	vkl_w_vkCmdDrawMultiEXT_rest(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdDrawMultiEXT_keep(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
 		return;
 	}
 #endif
@@ -1899,11 +2042,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDispatch_rest(VkCommandBuffer commandBuffer, ui
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdDispatch_keep(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatch, sizeof(sbt_vk_args_vkCmdDispatch));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatch, sizeof(sbt_vk_args_vkCmdDispatch), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatch, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatch, groupCountX), &groupCountX, sizeof(groupCountX));
@@ -1911,6 +2054,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch(VkCommandBuffer commandBuf
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatch, groupCountZ), &groupCountZ, sizeof(groupCountZ));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDispatch));
 		vkl_t->fast_dev->table.CmdDispatch(commandBuffer, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
+	vkl_w_vkCmdDispatch_rest(commandBuffer, groupCountX, groupCountY, groupCountZ);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdDispatch_keep(commandBuffer, groupCountX, groupCountY, groupCountZ);
 		return;
 	}
 #endif
@@ -1943,15 +2097,26 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSubpassShadingHUAWEI_rest(VkCommandBuffer comma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI(VkCommandBuffer commandBuffer)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSubpassShadingHUAWEI_keep(VkCommandBuffer commandBuffer)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSubpassShadingHUAWEI, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI));
 		vkl_t->fast_dev->table.CmdSubpassShadingHUAWEI(commandBuffer);
+		return;
+	}
+	vkl_w_vkCmdSubpassShadingHUAWEI_rest(commandBuffer);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSubpassShadingHUAWEI_keep(commandBuffer);
 		return;
 	}
 #endif
@@ -1973,11 +2138,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDrawClusterHUAWEI_rest(VkCommandBuffer commandB
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdDrawClusterHUAWEI_keep(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawClusterHUAWEI, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawClusterHUAWEI, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawClusterHUAWEI, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawClusterHUAWEI, groupCountX), &groupCountX, sizeof(groupCountX));
@@ -1985,6 +2150,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI(VkCommandBuffer c
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawClusterHUAWEI, groupCountZ), &groupCountZ, sizeof(groupCountZ));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI));
 		vkl_t->fast_dev->table.CmdDrawClusterHUAWEI(commandBuffer, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
+	vkl_w_vkCmdDrawClusterHUAWEI_rest(commandBuffer, groupCountX, groupCountY, groupCountZ);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdDrawClusterHUAWEI_keep(commandBuffer, groupCountX, groupCountY, groupCountZ);
 		return;
 	}
 #endif
@@ -2107,11 +2283,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdCopyMemoryIndirectNV_rest(VkCommandBuffer comma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdCopyMemoryIndirectNV_keep(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdCopyMemoryIndirectNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdCopyMemoryIndirectNV, copyBufferAddress), &copyBufferAddress, sizeof(copyBufferAddress));
@@ -2119,6 +2295,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV(VkCommandBuffe
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdCopyMemoryIndirectNV, stride), &stride, sizeof(stride));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV));
 		vkl_t->fast_dev->table.CmdCopyMemoryIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride);
+		return;
+	}
+	vkl_w_vkCmdCopyMemoryIndirectNV_rest(commandBuffer, copyBufferAddress, copyCount, stride);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdCopyMemoryIndirectNV_keep(commandBuffer, copyBufferAddress, copyCount, stride);
 		return;
 	}
 #endif
@@ -2256,17 +2443,28 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetEvent_rest(VkCommandBuffer commandBuffer, Vk
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetEvent_keep(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetEvent, sizeof(sbt_vk_args_vkCmdSetEvent));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetEvent, sizeof(sbt_vk_args_vkCmdSetEvent), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetEvent, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetEvent, event), &event, sizeof(event));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetEvent, stageMask), &stageMask, sizeof(stageMask));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetEvent));
 		vkl_t->fast_dev->table.CmdSetEvent(commandBuffer, event, stageMask);
+		return;
+	}
+	vkl_w_vkCmdSetEvent_rest(commandBuffer, event, stageMask);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetEvent_keep(commandBuffer, event, stageMask);
 		return;
 	}
 #endif
@@ -2287,17 +2485,28 @@ VKL_WRAPPER_REST void vkl_w_vkCmdResetEvent_rest(VkCommandBuffer commandBuffer, 
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdResetEvent_keep(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent, sizeof(sbt_vk_args_vkCmdResetEvent));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent, sizeof(sbt_vk_args_vkCmdResetEvent), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent, event), &event, sizeof(event));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent, stageMask), &stageMask, sizeof(stageMask));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdResetEvent));
 		vkl_t->fast_dev->table.CmdResetEvent(commandBuffer, event, stageMask);
+		return;
+	}
+	vkl_w_vkCmdResetEvent_rest(commandBuffer, event, stageMask);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdResetEvent_keep(commandBuffer, event, stageMask);
 		return;
 	}
 #endif
@@ -2362,11 +2571,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdBeginQuery_rest(VkCommandBuffer commandBuffer, 
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdBeginQuery_keep(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBeginQuery, sizeof(sbt_vk_args_vkCmdBeginQuery));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBeginQuery, sizeof(sbt_vk_args_vkCmdBeginQuery), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQuery, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQuery, queryPool), &queryPool, sizeof(queryPool));
@@ -2374,6 +2583,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandB
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQuery, flags), &flags, sizeof(flags));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBeginQuery));
 		vkl_t->fast_dev->table.CmdBeginQuery(commandBuffer, queryPool, query, flags);
+		return;
+	}
+	vkl_w_vkCmdBeginQuery_rest(commandBuffer, queryPool, query, flags);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdBeginQuery_keep(commandBuffer, queryPool, query, flags);
 		return;
 	}
 #endif
@@ -2394,17 +2614,28 @@ VKL_WRAPPER_REST void vkl_w_vkCmdEndQuery_rest(VkCommandBuffer commandBuffer, Vk
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdEndQuery_keep(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndQuery, sizeof(sbt_vk_args_vkCmdEndQuery));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndQuery, sizeof(sbt_vk_args_vkCmdEndQuery), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQuery, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQuery, queryPool), &queryPool, sizeof(queryPool));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQuery, query), &query, sizeof(query));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndQuery));
 		vkl_t->fast_dev->table.CmdEndQuery(commandBuffer, queryPool, query);
+		return;
+	}
+	vkl_w_vkCmdEndQuery_rest(commandBuffer, queryPool, query);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdEndQuery_keep(commandBuffer, queryPool, query);
 		return;
 	}
 #endif
@@ -2436,15 +2667,26 @@ VKL_WRAPPER_REST void vkl_w_vkCmdEndConditionalRenderingEXT_rest(VkCommandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT(VkCommandBuffer commandBuffer)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdEndConditionalRenderingEXT_keep(VkCommandBuffer commandBuffer)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndConditionalRenderingEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT));
 		vkl_t->fast_dev->table.CmdEndConditionalRenderingEXT(commandBuffer);
+		return;
+	}
+	vkl_w_vkCmdEndConditionalRenderingEXT_rest(commandBuffer);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdEndConditionalRenderingEXT_keep(commandBuffer);
 		return;
 	}
 #endif
@@ -2466,11 +2708,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdResetQueryPool_rest(VkCommandBuffer commandBuff
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdResetQueryPool_keep(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetQueryPool, sizeof(sbt_vk_args_vkCmdResetQueryPool));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetQueryPool, sizeof(sbt_vk_args_vkCmdResetQueryPool), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetQueryPool, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetQueryPool, queryPool), &queryPool, sizeof(queryPool));
@@ -2478,6 +2720,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer comm
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetQueryPool, queryCount), &queryCount, sizeof(queryCount));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdResetQueryPool));
 		vkl_t->fast_dev->table.CmdResetQueryPool(commandBuffer, queryPool, firstQuery, queryCount);
+		return;
+	}
+	vkl_w_vkCmdResetQueryPool_rest(commandBuffer, queryPool, firstQuery, queryCount);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdResetQueryPool_keep(commandBuffer, queryPool, firstQuery, queryCount);
 		return;
 	}
 #endif
@@ -2499,11 +2752,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdWriteTimestamp_rest(VkCommandBuffer commandBuff
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdWriteTimestamp_keep(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp, sizeof(sbt_vk_args_vkCmdWriteTimestamp));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp, sizeof(sbt_vk_args_vkCmdWriteTimestamp), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp, pipelineStage), &pipelineStage, sizeof(pipelineStage));
@@ -2511,6 +2764,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp(VkCommandBuffer comm
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp, query), &query, sizeof(query));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdWriteTimestamp));
 		vkl_t->fast_dev->table.CmdWriteTimestamp(commandBuffer, pipelineStage, queryPool, query);
+		return;
+	}
+	vkl_w_vkCmdWriteTimestamp_rest(commandBuffer, pipelineStage, queryPool, query);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdWriteTimestamp_keep(commandBuffer, pipelineStage, queryPool, query);
 		return;
 	}
 #endif
@@ -2553,12 +2817,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdPushConstants_rest(VkCommandBuffer commandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdPushConstants_keep(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pValues ? (size_t)((uint64_t)size) * 1 : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdPushConstants, sizeof(sbt_vk_args_vkCmdPushConstants) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdPushConstants, sizeof(sbt_vk_args_vkCmdPushConstants), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, layout), &layout, sizeof(layout));
@@ -2566,9 +2830,20 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer comma
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, offset), &offset, sizeof(offset));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, size), &size, sizeof(size));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, pValues), &pValues, sizeof(pValues));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdPushConstants), pValues, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdPushConstants), pValues, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdPushConstants) + vkl_n);
 		vkl_t->fast_dev->table.CmdPushConstants(commandBuffer, layout, stageFlags, offset, size, pValues);
+		return;
+	}
+	vkl_w_vkCmdPushConstants_rest(commandBuffer, layout, stageFlags, offset, size, pValues);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdPushConstants_keep(commandBuffer, layout, stageFlags, offset, size, pValues);
 		return;
 	}
 #endif
@@ -2602,16 +2877,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdNextSubpass_rest(VkCommandBuffer commandBuffer,
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass(VkCommandBuffer commandBuffer, VkSubpassContents contents)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdNextSubpass_keep(VkCommandBuffer commandBuffer, VkSubpassContents contents)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdNextSubpass, sizeof(sbt_vk_args_vkCmdNextSubpass));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdNextSubpass, sizeof(sbt_vk_args_vkCmdNextSubpass), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdNextSubpass, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdNextSubpass, contents), &contents, sizeof(contents));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdNextSubpass));
 		vkl_t->fast_dev->table.CmdNextSubpass(commandBuffer, contents);
+		return;
+	}
+	vkl_w_vkCmdNextSubpass_rest(commandBuffer, contents);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass(VkCommandBuffer commandBuffer, VkSubpassContents contents)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdNextSubpass_keep(commandBuffer, contents);
 		return;
 	}
 #endif
@@ -2630,15 +2916,26 @@ VKL_WRAPPER_REST void vkl_w_vkCmdEndRenderPass_rest(VkCommandBuffer commandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass(VkCommandBuffer commandBuffer)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdEndRenderPass_keep(VkCommandBuffer commandBuffer)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRenderPass, sizeof(sbt_vk_args_vkCmdEndRenderPass));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRenderPass, sizeof(sbt_vk_args_vkCmdEndRenderPass), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndRenderPass, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndRenderPass));
 		vkl_t->fast_dev->table.CmdEndRenderPass(commandBuffer);
+		return;
+	}
+	vkl_w_vkCmdEndRenderPass_rest(commandBuffer);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdEndRenderPass_keep(commandBuffer);
 		return;
 	}
 #endif
@@ -3230,15 +3527,26 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDebugMarkerEndEXT_rest(VkCommandBuffer commandB
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT(VkCommandBuffer commandBuffer)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdDebugMarkerEndEXT_keep(VkCommandBuffer commandBuffer)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDebugMarkerEndEXT, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDebugMarkerEndEXT, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDebugMarkerEndEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT));
 		vkl_t->fast_dev->table.CmdDebugMarkerEndEXT(commandBuffer);
+		return;
+	}
+	vkl_w_vkCmdDebugMarkerEndEXT_rest(commandBuffer);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdDebugMarkerEndEXT_keep(commandBuffer);
 		return;
 	}
 #endif
@@ -3320,11 +3628,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdBindPipelineShaderGroupNV_rest(VkCommandBuffer 
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdBindPipelineShaderGroupNV_keep(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV, pipelineBindPoint), &pipelineBindPoint, sizeof(pipelineBindPoint));
@@ -3332,6 +3640,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV(VkCommand
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV, groupIndex), &groupIndex, sizeof(groupIndex));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV));
 		vkl_t->fast_dev->table.CmdBindPipelineShaderGroupNV(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
+		return;
+	}
+	vkl_w_vkCmdBindPipelineShaderGroupNV_rest(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdBindPipelineShaderGroupNV_keep(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
 		return;
 	}
 #endif
@@ -4051,16 +4370,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDeviceMask_rest(VkCommandBuffer commandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask(VkCommandBuffer commandBuffer, uint32_t deviceMask)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDeviceMask_keep(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDeviceMask, sizeof(sbt_vk_args_vkCmdSetDeviceMask));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDeviceMask, sizeof(sbt_vk_args_vkCmdSetDeviceMask), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDeviceMask, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDeviceMask, deviceMask), &deviceMask, sizeof(deviceMask));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDeviceMask));
 		vkl_t->fast_dev->table.CmdSetDeviceMask(commandBuffer, deviceMask);
+		return;
+	}
+	vkl_w_vkCmdSetDeviceMask_rest(commandBuffer, deviceMask);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDeviceMask_keep(commandBuffer, deviceMask);
 		return;
 	}
 #endif
@@ -4080,16 +4410,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDeviceMaskKHR_rest(VkCommandBuffer commandBu
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR(VkCommandBuffer commandBuffer, uint32_t deviceMask)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDeviceMaskKHR_keep(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDeviceMaskKHR, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDeviceMaskKHR, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDeviceMaskKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDeviceMaskKHR, deviceMask), &deviceMask, sizeof(deviceMask));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR));
 		vkl_t->fast_dev->table.CmdSetDeviceMaskKHR(commandBuffer, deviceMask);
+		return;
+	}
+	vkl_w_vkCmdSetDeviceMaskKHR_rest(commandBuffer, deviceMask);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDeviceMaskKHR_keep(commandBuffer, deviceMask);
 		return;
 	}
 #endif
@@ -4161,11 +4502,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDispatchBase_rest(VkCommandBuffer commandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdDispatchBase_keep(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatchBase, sizeof(sbt_vk_args_vkCmdDispatchBase));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatchBase, sizeof(sbt_vk_args_vkCmdDispatchBase), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, baseGroupX), &baseGroupX, sizeof(baseGroupX));
@@ -4176,6 +4517,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer comman
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, groupCountZ), &groupCountZ, sizeof(groupCountZ));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDispatchBase));
 		vkl_t->fast_dev->table.CmdDispatchBase(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
+	vkl_w_vkCmdDispatchBase_rest(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdDispatchBase_keep(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
 		return;
 	}
 #endif
@@ -4200,11 +4552,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDispatchBaseKHR_rest(VkCommandBuffer commandBuf
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdDispatchBaseKHR_keep(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatchBaseKHR, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatchBaseKHR, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, baseGroupX), &baseGroupX, sizeof(baseGroupX));
@@ -4215,6 +4567,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer com
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, groupCountZ), &groupCountZ, sizeof(groupCountZ));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR));
 		vkl_t->fast_dev->table.CmdDispatchBaseKHR(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
+	vkl_w_vkCmdDispatchBaseKHR_rest(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdDispatchBaseKHR_keep(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
 		return;
 	}
 #endif
@@ -4439,20 +4802,31 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportWScalingNV_rest(VkCommandBuffer comm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetViewportWScalingNV_keep(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pViewportWScalings ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewportWScalings) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWScalingNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWScalingNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, firstViewport), &firstViewport, sizeof(firstViewport));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, viewportCount), &viewportCount, sizeof(viewportCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, pViewportWScalings), &pViewportWScalings, sizeof(pViewportWScalings));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV), pViewportWScalings, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV), pViewportWScalings, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetViewportWScalingNV(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
+		return;
+	}
+	vkl_w_vkCmdSetViewportWScalingNV_rest(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetViewportWScalingNV_keep(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
 		return;
 	}
 #endif
@@ -4474,20 +4848,31 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDiscardRectangleEXT_rest(VkCommandBuffer com
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDiscardRectangleEXT_keep(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pDiscardRectangles ? (size_t)((uint64_t)discardRectangleCount) * sizeof(*pDiscardRectangles) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, firstDiscardRectangle), &firstDiscardRectangle, sizeof(firstDiscardRectangle));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, discardRectangleCount), &discardRectangleCount, sizeof(discardRectangleCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles), &pDiscardRectangles, sizeof(pDiscardRectangles));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT), pDiscardRectangles, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT), pDiscardRectangles, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetDiscardRectangleEXT(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
+		return;
+	}
+	vkl_w_vkCmdSetDiscardRectangleEXT_rest(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDiscardRectangleEXT_keep(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
 		return;
 	}
 #endif
@@ -5112,15 +5497,26 @@ VKL_WRAPPER_REST void vkl_w_vkCmdEndDebugUtilsLabelEXT_rest(VkCommandBuffer comm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT(VkCommandBuffer commandBuffer)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdEndDebugUtilsLabelEXT_keep(VkCommandBuffer commandBuffer)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT));
 		vkl_t->fast_dev->table.CmdEndDebugUtilsLabelEXT(commandBuffer);
+		return;
+	}
+	vkl_w_vkCmdEndDebugUtilsLabelEXT_rest(commandBuffer);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdEndDebugUtilsLabelEXT_keep(commandBuffer);
 		return;
 	}
 #endif
@@ -5595,11 +5991,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdBeginQueryIndexedEXT_rest(VkCommandBuffer comma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdBeginQueryIndexedEXT_keep(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBeginQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdBeginQueryIndexedEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBeginQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdBeginQueryIndexedEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQueryIndexedEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQueryIndexedEXT, queryPool), &queryPool, sizeof(queryPool));
@@ -5608,6 +6004,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffe
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQueryIndexedEXT, index), &index, sizeof(index));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBeginQueryIndexedEXT));
 		vkl_t->fast_dev->table.CmdBeginQueryIndexedEXT(commandBuffer, queryPool, query, flags, index);
+		return;
+	}
+	vkl_w_vkCmdBeginQueryIndexedEXT_rest(commandBuffer, queryPool, query, flags, index);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdBeginQueryIndexedEXT_keep(commandBuffer, queryPool, query, flags, index);
 		return;
 	}
 #endif
@@ -5629,11 +6036,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdEndQueryIndexedEXT_rest(VkCommandBuffer command
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdEndQueryIndexedEXT_keep(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQueryIndexedEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQueryIndexedEXT, queryPool), &queryPool, sizeof(queryPool));
@@ -5641,6 +6048,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT(VkCommandBuffer 
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQueryIndexedEXT, index), &index, sizeof(index));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT));
 		vkl_t->fast_dev->table.CmdEndQueryIndexedEXT(commandBuffer, queryPool, query, index);
+		return;
+	}
+	vkl_w_vkCmdEndQueryIndexedEXT_rest(commandBuffer, queryPool, query, index);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdEndQueryIndexedEXT_keep(commandBuffer, queryPool, query, index);
 		return;
 	}
 #endif
@@ -5680,20 +6098,31 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetExclusiveScissorNV_rest(VkCommandBuffer comm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetExclusiveScissorNV_keep(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pExclusiveScissors ? (size_t)((uint64_t)exclusiveScissorCount) * sizeof(*pExclusiveScissors) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetExclusiveScissorNV, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetExclusiveScissorNV, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, firstExclusiveScissor), &firstExclusiveScissor, sizeof(firstExclusiveScissor));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, exclusiveScissorCount), &exclusiveScissorCount, sizeof(exclusiveScissorCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors), &pExclusiveScissors, sizeof(pExclusiveScissors));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV), pExclusiveScissors, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV), pExclusiveScissors, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetExclusiveScissorNV(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
+		return;
+	}
+	vkl_w_vkCmdSetExclusiveScissorNV_rest(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetExclusiveScissorNV_keep(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
 		return;
 	}
 #endif
@@ -5756,17 +6185,28 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDrawMeshTasksNV_rest(VkCommandBuffer commandBuf
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdDrawMeshTasksNV_keep(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksNV, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksNV, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksNV, taskCount), &taskCount, sizeof(taskCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksNV, firstTask), &firstTask, sizeof(firstTask));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV));
 		vkl_t->fast_dev->table.CmdDrawMeshTasksNV(commandBuffer, taskCount, firstTask);
+		return;
+	}
+	vkl_w_vkCmdDrawMeshTasksNV_rest(commandBuffer, taskCount, firstTask);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdDrawMeshTasksNV_keep(commandBuffer, taskCount, firstTask);
 		return;
 	}
 #endif
@@ -5822,11 +6262,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDrawMeshTasksEXT_rest(VkCommandBuffer commandBu
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdDrawMeshTasksEXT_keep(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksEXT, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksEXT, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksEXT, groupCountX), &groupCountX, sizeof(groupCountX));
@@ -5834,6 +6274,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT(VkCommandBuffer co
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksEXT, groupCountZ), &groupCountZ, sizeof(groupCountZ));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT));
 		vkl_t->fast_dev->table.CmdDrawMeshTasksEXT(commandBuffer, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
+	vkl_w_vkCmdDrawMeshTasksEXT_rest(commandBuffer, groupCountX, groupCountY, groupCountZ);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdDrawMeshTasksEXT_keep(commandBuffer, groupCountX, groupCountY, groupCountZ);
 		return;
 	}
 #endif
@@ -6285,16 +6736,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdTraceRaysIndirect2KHR_rest(VkCommandBuffer comm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdTraceRaysIndirect2KHR_keep(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR, indirectDeviceAddress), &indirectDeviceAddress, sizeof(indirectDeviceAddress));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR));
 		vkl_t->fast_dev->table.CmdTraceRaysIndirect2KHR(commandBuffer, indirectDeviceAddress);
+		return;
+	}
+	vkl_w_vkCmdTraceRaysIndirect2KHR_rest(commandBuffer, indirectDeviceAddress);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdTraceRaysIndirect2KHR_keep(commandBuffer, indirectDeviceAddress);
 		return;
 	}
 #endif
@@ -6344,16 +6806,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest(VkComman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_keep(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR, pipelineStackSize), &pipelineStackSize, sizeof(pipelineStackSize));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR));
 		vkl_t->fast_dev->table.CmdSetRayTracingPipelineStackSizeKHR(commandBuffer, pipelineStackSize);
+		return;
+	}
+	vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest(commandBuffer, pipelineStackSize);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_keep(commandBuffer, pipelineStackSize);
 		return;
 	}
 #endif
@@ -6810,17 +7283,28 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetLineStippleEXT_rest(VkCommandBuffer commandB
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetLineStippleEXT_keep(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineStippleEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineStippleEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEXT, lineStippleFactor), &lineStippleFactor, sizeof(lineStippleFactor));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEXT, lineStipplePattern), &lineStipplePattern, sizeof(lineStipplePattern));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT));
 		vkl_t->fast_dev->table.CmdSetLineStippleEXT(commandBuffer, lineStippleFactor, lineStipplePattern);
+		return;
+	}
+	vkl_w_vkCmdSetLineStippleEXT_rest(commandBuffer, lineStippleFactor, lineStipplePattern);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetLineStippleEXT_keep(commandBuffer, lineStippleFactor, lineStipplePattern);
 		return;
 	}
 #endif
@@ -6959,16 +7443,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetCullMode_rest(VkCommandBuffer commandBuffer,
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetCullMode_keep(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCullMode, sizeof(sbt_vk_args_vkCmdSetCullMode));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCullMode, sizeof(sbt_vk_args_vkCmdSetCullMode), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCullMode, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCullMode, cullMode), &cullMode, sizeof(cullMode));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCullMode));
 		vkl_t->fast_dev->table.CmdSetCullMode(commandBuffer, cullMode);
+		return;
+	}
+	vkl_w_vkCmdSetCullMode_rest(commandBuffer, cullMode);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetCullMode_keep(commandBuffer, cullMode);
 		return;
 	}
 #endif
@@ -6988,16 +7483,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetCullModeEXT_rest(VkCommandBuffer commandBuff
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetCullModeEXT_keep(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCullModeEXT, sizeof(sbt_vk_args_vkCmdSetCullModeEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCullModeEXT, sizeof(sbt_vk_args_vkCmdSetCullModeEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCullModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCullModeEXT, cullMode), &cullMode, sizeof(cullMode));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCullModeEXT));
 		vkl_t->fast_dev->table.CmdSetCullModeEXT(commandBuffer, cullMode);
+		return;
+	}
+	vkl_w_vkCmdSetCullModeEXT_rest(commandBuffer, cullMode);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetCullModeEXT_keep(commandBuffer, cullMode);
 		return;
 	}
 #endif
@@ -7017,16 +7523,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetFrontFace_rest(VkCommandBuffer commandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetFrontFace_keep(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFrontFace, sizeof(sbt_vk_args_vkCmdSetFrontFace));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFrontFace, sizeof(sbt_vk_args_vkCmdSetFrontFace), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFrontFace, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFrontFace, frontFace), &frontFace, sizeof(frontFace));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetFrontFace));
 		vkl_t->fast_dev->table.CmdSetFrontFace(commandBuffer, frontFace);
+		return;
+	}
+	vkl_w_vkCmdSetFrontFace_rest(commandBuffer, frontFace);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetFrontFace_keep(commandBuffer, frontFace);
 		return;
 	}
 #endif
@@ -7046,16 +7563,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetFrontFaceEXT_rest(VkCommandBuffer commandBuf
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetFrontFaceEXT_keep(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFrontFaceEXT, sizeof(sbt_vk_args_vkCmdSetFrontFaceEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFrontFaceEXT, sizeof(sbt_vk_args_vkCmdSetFrontFaceEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFrontFaceEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFrontFaceEXT, frontFace), &frontFace, sizeof(frontFace));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetFrontFaceEXT));
 		vkl_t->fast_dev->table.CmdSetFrontFaceEXT(commandBuffer, frontFace);
+		return;
+	}
+	vkl_w_vkCmdSetFrontFaceEXT_rest(commandBuffer, frontFace);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetFrontFaceEXT_keep(commandBuffer, frontFace);
 		return;
 	}
 #endif
@@ -7075,16 +7603,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetPrimitiveTopology_rest(VkCommandBuffer comma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetPrimitiveTopology_keep(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveTopology, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopology));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveTopology, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopology), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveTopology, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveTopology, primitiveTopology), &primitiveTopology, sizeof(primitiveTopology));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopology));
 		vkl_t->fast_dev->table.CmdSetPrimitiveTopology(commandBuffer, primitiveTopology);
+		return;
+	}
+	vkl_w_vkCmdSetPrimitiveTopology_rest(commandBuffer, primitiveTopology);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetPrimitiveTopology_keep(commandBuffer, primitiveTopology);
 		return;
 	}
 #endif
@@ -7104,16 +7643,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetPrimitiveTopologyEXT_rest(VkCommandBuffer co
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetPrimitiveTopologyEXT_keep(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT, primitiveTopology), &primitiveTopology, sizeof(primitiveTopology));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT));
 		vkl_t->fast_dev->table.CmdSetPrimitiveTopologyEXT(commandBuffer, primitiveTopology);
+		return;
+	}
+	vkl_w_vkCmdSetPrimitiveTopologyEXT_rest(commandBuffer, primitiveTopology);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetPrimitiveTopologyEXT_keep(commandBuffer, primitiveTopology);
 		return;
 	}
 #endif
@@ -7134,19 +7684,30 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportWithCount_rest(VkCommandBuffer comma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetViewportWithCount_keep(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pViewports ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewports) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWithCount, sizeof(sbt_vk_args_vkCmdSetViewportWithCount) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWithCount, sizeof(sbt_vk_args_vkCmdSetViewportWithCount), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCount, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCount, viewportCount), &viewportCount, sizeof(viewportCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCount, pViewports), &pViewports, sizeof(pViewports));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewportWithCount), pViewports, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewportWithCount), pViewports, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewportWithCount) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetViewportWithCount(commandBuffer, viewportCount, pViewports);
+		return;
+	}
+	vkl_w_vkCmdSetViewportWithCount_rest(commandBuffer, viewportCount, pViewports);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetViewportWithCount_keep(commandBuffer, viewportCount, pViewports);
 		return;
 	}
 #endif
@@ -7167,19 +7728,30 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportWithCountEXT_rest(VkCommandBuffer co
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetViewportWithCountEXT_keep(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pViewports ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewports) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWithCountEXT, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWithCountEXT, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, viewportCount), &viewportCount, sizeof(viewportCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, pViewports), &pViewports, sizeof(pViewports));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT), pViewports, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT), pViewports, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetViewportWithCountEXT(commandBuffer, viewportCount, pViewports);
+		return;
+	}
+	vkl_w_vkCmdSetViewportWithCountEXT_rest(commandBuffer, viewportCount, pViewports);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetViewportWithCountEXT_keep(commandBuffer, viewportCount, pViewports);
 		return;
 	}
 #endif
@@ -7200,19 +7772,30 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetScissorWithCount_rest(VkCommandBuffer comman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetScissorWithCount_keep(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pScissors ? (size_t)((uint64_t)scissorCount) * sizeof(*pScissors) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissorWithCount, sizeof(sbt_vk_args_vkCmdSetScissorWithCount) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissorWithCount, sizeof(sbt_vk_args_vkCmdSetScissorWithCount), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCount, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCount, scissorCount), &scissorCount, sizeof(scissorCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCount, pScissors), &pScissors, sizeof(pScissors));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetScissorWithCount), pScissors, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetScissorWithCount), pScissors, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetScissorWithCount) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetScissorWithCount(commandBuffer, scissorCount, pScissors);
+		return;
+	}
+	vkl_w_vkCmdSetScissorWithCount_rest(commandBuffer, scissorCount, pScissors);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetScissorWithCount_keep(commandBuffer, scissorCount, pScissors);
 		return;
 	}
 #endif
@@ -7233,19 +7816,30 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetScissorWithCountEXT_rest(VkCommandBuffer com
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetScissorWithCountEXT_keep(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pScissors ? (size_t)((uint64_t)scissorCount) * sizeof(*pScissors) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissorWithCountEXT, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissorWithCountEXT, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, scissorCount), &scissorCount, sizeof(scissorCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors), &pScissors, sizeof(pScissors));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT), pScissors, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT), pScissors, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetScissorWithCountEXT(commandBuffer, scissorCount, pScissors);
+		return;
+	}
+	vkl_w_vkCmdSetScissorWithCountEXT_rest(commandBuffer, scissorCount, pScissors);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetScissorWithCountEXT_keep(commandBuffer, scissorCount, pScissors);
 		return;
 	}
 #endif
@@ -7301,16 +7895,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthTestEnable_rest(VkCommandBuffer command
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDepthTestEnable_keep(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthTestEnable));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthTestEnable), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthTestEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthTestEnable, depthTestEnable), &depthTestEnable, sizeof(depthTestEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthTestEnable));
 		vkl_t->fast_dev->table.CmdSetDepthTestEnable(commandBuffer, depthTestEnable);
+		return;
+	}
+	vkl_w_vkCmdSetDepthTestEnable_rest(commandBuffer, depthTestEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDepthTestEnable_keep(commandBuffer, depthTestEnable);
 		return;
 	}
 #endif
@@ -7330,16 +7935,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthTestEnableEXT_rest(VkCommandBuffer comm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDepthTestEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthTestEnableEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthTestEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthTestEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthTestEnableEXT, depthTestEnable), &depthTestEnable, sizeof(depthTestEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthTestEnableEXT));
 		vkl_t->fast_dev->table.CmdSetDepthTestEnableEXT(commandBuffer, depthTestEnable);
+		return;
+	}
+	vkl_w_vkCmdSetDepthTestEnableEXT_rest(commandBuffer, depthTestEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDepthTestEnableEXT_keep(commandBuffer, depthTestEnable);
 		return;
 	}
 #endif
@@ -7359,16 +7975,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthWriteEnable_rest(VkCommandBuffer comman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDepthWriteEnable_keep(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthWriteEnable, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnable));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthWriteEnable, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnable), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthWriteEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthWriteEnable, depthWriteEnable), &depthWriteEnable, sizeof(depthWriteEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnable));
 		vkl_t->fast_dev->table.CmdSetDepthWriteEnable(commandBuffer, depthWriteEnable);
+		return;
+	}
+	vkl_w_vkCmdSetDepthWriteEnable_rest(commandBuffer, depthWriteEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDepthWriteEnable_keep(commandBuffer, depthWriteEnable);
 		return;
 	}
 #endif
@@ -7388,16 +8015,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthWriteEnableEXT_rest(VkCommandBuffer com
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDepthWriteEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT, depthWriteEnable), &depthWriteEnable, sizeof(depthWriteEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT));
 		vkl_t->fast_dev->table.CmdSetDepthWriteEnableEXT(commandBuffer, depthWriteEnable);
+		return;
+	}
+	vkl_w_vkCmdSetDepthWriteEnableEXT_rest(commandBuffer, depthWriteEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDepthWriteEnableEXT_keep(commandBuffer, depthWriteEnable);
 		return;
 	}
 #endif
@@ -7417,16 +8055,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthCompareOp_rest(VkCommandBuffer commandB
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDepthCompareOp_keep(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthCompareOp, sizeof(sbt_vk_args_vkCmdSetDepthCompareOp));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthCompareOp, sizeof(sbt_vk_args_vkCmdSetDepthCompareOp), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthCompareOp, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthCompareOp, depthCompareOp), &depthCompareOp, sizeof(depthCompareOp));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthCompareOp));
 		vkl_t->fast_dev->table.CmdSetDepthCompareOp(commandBuffer, depthCompareOp);
+		return;
+	}
+	vkl_w_vkCmdSetDepthCompareOp_rest(commandBuffer, depthCompareOp);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDepthCompareOp_keep(commandBuffer, depthCompareOp);
 		return;
 	}
 #endif
@@ -7446,16 +8095,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthCompareOpEXT_rest(VkCommandBuffer comma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDepthCompareOpEXT_keep(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, sizeof(sbt_vk_args_vkCmdSetDepthCompareOpEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, sizeof(sbt_vk_args_vkCmdSetDepthCompareOpEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthCompareOpEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthCompareOpEXT, depthCompareOp), &depthCompareOp, sizeof(depthCompareOp));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthCompareOpEXT));
 		vkl_t->fast_dev->table.CmdSetDepthCompareOpEXT(commandBuffer, depthCompareOp);
+		return;
+	}
+	vkl_w_vkCmdSetDepthCompareOpEXT_rest(commandBuffer, depthCompareOp);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDepthCompareOpEXT_keep(commandBuffer, depthCompareOp);
 		return;
 	}
 #endif
@@ -7475,16 +8135,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBoundsTestEnable_rest(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBoundsTestEnable_keep(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable, depthBoundsTestEnable), &depthBoundsTestEnable, sizeof(depthBoundsTestEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable));
 		vkl_t->fast_dev->table.CmdSetDepthBoundsTestEnable(commandBuffer, depthBoundsTestEnable);
+		return;
+	}
+	vkl_w_vkCmdSetDepthBoundsTestEnable_rest(commandBuffer, depthBoundsTestEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDepthBoundsTestEnable_keep(commandBuffer, depthBoundsTestEnable);
 		return;
 	}
 #endif
@@ -7504,16 +8175,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBoundsTestEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT, depthBoundsTestEnable), &depthBoundsTestEnable, sizeof(depthBoundsTestEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT));
 		vkl_t->fast_dev->table.CmdSetDepthBoundsTestEnableEXT(commandBuffer, depthBoundsTestEnable);
+		return;
+	}
+	vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest(commandBuffer, depthBoundsTestEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDepthBoundsTestEnableEXT_keep(commandBuffer, depthBoundsTestEnable);
 		return;
 	}
 #endif
@@ -7533,16 +8215,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilTestEnable_rest(VkCommandBuffer comma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetStencilTestEnable_keep(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilTestEnable, sizeof(sbt_vk_args_vkCmdSetStencilTestEnable));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilTestEnable, sizeof(sbt_vk_args_vkCmdSetStencilTestEnable), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilTestEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilTestEnable, stencilTestEnable), &stencilTestEnable, sizeof(stencilTestEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilTestEnable));
 		vkl_t->fast_dev->table.CmdSetStencilTestEnable(commandBuffer, stencilTestEnable);
+		return;
+	}
+	vkl_w_vkCmdSetStencilTestEnable_rest(commandBuffer, stencilTestEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetStencilTestEnable_keep(commandBuffer, stencilTestEnable);
 		return;
 	}
 #endif
@@ -7562,16 +8255,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilTestEnableEXT_rest(VkCommandBuffer co
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetStencilTestEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetStencilTestEnableEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetStencilTestEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilTestEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilTestEnableEXT, stencilTestEnable), &stencilTestEnable, sizeof(stencilTestEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilTestEnableEXT));
 		vkl_t->fast_dev->table.CmdSetStencilTestEnableEXT(commandBuffer, stencilTestEnable);
+		return;
+	}
+	vkl_w_vkCmdSetStencilTestEnableEXT_rest(commandBuffer, stencilTestEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetStencilTestEnableEXT_keep(commandBuffer, stencilTestEnable);
 		return;
 	}
 #endif
@@ -7595,11 +8299,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilOp_rest(VkCommandBuffer commandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetStencilOp_keep(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilOp, sizeof(sbt_vk_args_vkCmdSetStencilOp));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilOp, sizeof(sbt_vk_args_vkCmdSetStencilOp), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOp, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOp, faceMask), &faceMask, sizeof(faceMask));
@@ -7609,6 +8313,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer comman
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOp, compareOp), &compareOp, sizeof(compareOp));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilOp));
 		vkl_t->fast_dev->table.CmdSetStencilOp(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
+		return;
+	}
+	vkl_w_vkCmdSetStencilOp_rest(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetStencilOp_keep(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
 		return;
 	}
 #endif
@@ -7632,11 +8347,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilOpEXT_rest(VkCommandBuffer commandBuf
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetStencilOpEXT_keep(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilOpEXT, sizeof(sbt_vk_args_vkCmdSetStencilOpEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilOpEXT, sizeof(sbt_vk_args_vkCmdSetStencilOpEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOpEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOpEXT, faceMask), &faceMask, sizeof(faceMask));
@@ -7646,6 +8361,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer com
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOpEXT, compareOp), &compareOp, sizeof(compareOp));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilOpEXT));
 		vkl_t->fast_dev->table.CmdSetStencilOpEXT(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
+		return;
+	}
+	vkl_w_vkCmdSetStencilOpEXT_rest(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetStencilOpEXT_keep(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
 		return;
 	}
 #endif
@@ -7665,16 +8391,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetPatchControlPointsEXT_rest(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetPatchControlPointsEXT_keep(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, sizeof(sbt_vk_args_vkCmdSetPatchControlPointsEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, sizeof(sbt_vk_args_vkCmdSetPatchControlPointsEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPatchControlPointsEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPatchControlPointsEXT, patchControlPoints), &patchControlPoints, sizeof(patchControlPoints));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPatchControlPointsEXT));
 		vkl_t->fast_dev->table.CmdSetPatchControlPointsEXT(commandBuffer, patchControlPoints);
+		return;
+	}
+	vkl_w_vkCmdSetPatchControlPointsEXT_rest(commandBuffer, patchControlPoints);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetPatchControlPointsEXT_keep(commandBuffer, patchControlPoints);
 		return;
 	}
 #endif
@@ -7694,16 +8431,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetRasterizerDiscardEnable_rest(VkCommandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetRasterizerDiscardEnable_keep(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable, rasterizerDiscardEnable), &rasterizerDiscardEnable, sizeof(rasterizerDiscardEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable));
 		vkl_t->fast_dev->table.CmdSetRasterizerDiscardEnable(commandBuffer, rasterizerDiscardEnable);
+		return;
+	}
+	vkl_w_vkCmdSetRasterizerDiscardEnable_rest(commandBuffer, rasterizerDiscardEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetRasterizerDiscardEnable_keep(commandBuffer, rasterizerDiscardEnable);
 		return;
 	}
 #endif
@@ -7723,16 +8471,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest(VkCommandBuf
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetRasterizerDiscardEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT, rasterizerDiscardEnable), &rasterizerDiscardEnable, sizeof(rasterizerDiscardEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT));
 		vkl_t->fast_dev->table.CmdSetRasterizerDiscardEnableEXT(commandBuffer, rasterizerDiscardEnable);
+		return;
+	}
+	vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest(commandBuffer, rasterizerDiscardEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetRasterizerDiscardEnableEXT_keep(commandBuffer, rasterizerDiscardEnable);
 		return;
 	}
 #endif
@@ -7752,16 +8511,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBiasEnable_rest(VkCommandBuffer command
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBiasEnable_keep(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBiasEnable, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnable));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBiasEnable, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnable), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBiasEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBiasEnable, depthBiasEnable), &depthBiasEnable, sizeof(depthBiasEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnable));
 		vkl_t->fast_dev->table.CmdSetDepthBiasEnable(commandBuffer, depthBiasEnable);
+		return;
+	}
+	vkl_w_vkCmdSetDepthBiasEnable_rest(commandBuffer, depthBiasEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDepthBiasEnable_keep(commandBuffer, depthBiasEnable);
 		return;
 	}
 #endif
@@ -7781,16 +8551,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBiasEnableEXT_rest(VkCommandBuffer comm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBiasEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT, depthBiasEnable), &depthBiasEnable, sizeof(depthBiasEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT));
 		vkl_t->fast_dev->table.CmdSetDepthBiasEnableEXT(commandBuffer, depthBiasEnable);
+		return;
+	}
+	vkl_w_vkCmdSetDepthBiasEnableEXT_rest(commandBuffer, depthBiasEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDepthBiasEnableEXT_keep(commandBuffer, depthBiasEnable);
 		return;
 	}
 #endif
@@ -7810,16 +8591,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetLogicOpEXT_rest(VkCommandBuffer commandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetLogicOpEXT_keep(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLogicOpEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLogicOpEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLogicOpEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLogicOpEXT, logicOp), &logicOp, sizeof(logicOp));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLogicOpEXT));
 		vkl_t->fast_dev->table.CmdSetLogicOpEXT(commandBuffer, logicOp);
+		return;
+	}
+	vkl_w_vkCmdSetLogicOpEXT_rest(commandBuffer, logicOp);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetLogicOpEXT_keep(commandBuffer, logicOp);
 		return;
 	}
 #endif
@@ -7839,16 +8631,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetPrimitiveRestartEnable_rest(VkCommandBuffer 
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetPrimitiveRestartEnable_keep(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable, primitiveRestartEnable), &primitiveRestartEnable, sizeof(primitiveRestartEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable));
 		vkl_t->fast_dev->table.CmdSetPrimitiveRestartEnable(commandBuffer, primitiveRestartEnable);
+		return;
+	}
+	vkl_w_vkCmdSetPrimitiveRestartEnable_rest(commandBuffer, primitiveRestartEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetPrimitiveRestartEnable_keep(commandBuffer, primitiveRestartEnable);
 		return;
 	}
 #endif
@@ -7868,16 +8671,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest(VkCommandBuff
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetPrimitiveRestartEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT, primitiveRestartEnable), &primitiveRestartEnable, sizeof(primitiveRestartEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT));
 		vkl_t->fast_dev->table.CmdSetPrimitiveRestartEnableEXT(commandBuffer, primitiveRestartEnable);
+		return;
+	}
+	vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest(commandBuffer, primitiveRestartEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetPrimitiveRestartEnableEXT_keep(commandBuffer, primitiveRestartEnable);
 		return;
 	}
 #endif
@@ -7897,16 +8711,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetTessellationDomainOriginEXT_rest(VkCommandBu
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetTessellationDomainOriginEXT_keep(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, sizeof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, sizeof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT, domainOrigin), &domainOrigin, sizeof(domainOrigin));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT));
 		vkl_t->fast_dev->table.CmdSetTessellationDomainOriginEXT(commandBuffer, domainOrigin);
+		return;
+	}
+	vkl_w_vkCmdSetTessellationDomainOriginEXT_rest(commandBuffer, domainOrigin);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetTessellationDomainOriginEXT_keep(commandBuffer, domainOrigin);
 		return;
 	}
 #endif
@@ -7926,16 +8751,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthClampEnableEXT_rest(VkCommandBuffer com
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDepthClampEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClampEnableEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClampEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClampEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClampEnableEXT, depthClampEnable), &depthClampEnable, sizeof(depthClampEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthClampEnableEXT));
 		vkl_t->fast_dev->table.CmdSetDepthClampEnableEXT(commandBuffer, depthClampEnable);
+		return;
+	}
+	vkl_w_vkCmdSetDepthClampEnableEXT_rest(commandBuffer, depthClampEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDepthClampEnableEXT_keep(commandBuffer, depthClampEnable);
 		return;
 	}
 #endif
@@ -7955,16 +8791,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetPolygonModeEXT_rest(VkCommandBuffer commandB
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetPolygonModeEXT_keep(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPolygonModeEXT, sizeof(sbt_vk_args_vkCmdSetPolygonModeEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPolygonModeEXT, sizeof(sbt_vk_args_vkCmdSetPolygonModeEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPolygonModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPolygonModeEXT, polygonMode), &polygonMode, sizeof(polygonMode));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPolygonModeEXT));
 		vkl_t->fast_dev->table.CmdSetPolygonModeEXT(commandBuffer, polygonMode);
+		return;
+	}
+	vkl_w_vkCmdSetPolygonModeEXT_rest(commandBuffer, polygonMode);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetPolygonModeEXT_keep(commandBuffer, polygonMode);
 		return;
 	}
 #endif
@@ -7984,16 +8831,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetRasterizationSamplesEXT_rest(VkCommandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetRasterizationSamplesEXT_keep(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT, rasterizationSamples), &rasterizationSamples, sizeof(rasterizationSamples));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT));
 		vkl_t->fast_dev->table.CmdSetRasterizationSamplesEXT(commandBuffer, rasterizationSamples);
+		return;
+	}
+	vkl_w_vkCmdSetRasterizationSamplesEXT_rest(commandBuffer, rasterizationSamples);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetRasterizationSamplesEXT_keep(commandBuffer, rasterizationSamples);
 		return;
 	}
 #endif
@@ -8014,19 +8872,30 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetSampleMaskEXT_rest(VkCommandBuffer commandBu
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetSampleMaskEXT_keep(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pSampleMask ? (size_t)((uint64_t)((samples + 31) / 32)) * sizeof(*pSampleMask) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetSampleMaskEXT, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetSampleMaskEXT, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, samples), &samples, sizeof(samples));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, pSampleMask), &pSampleMask, sizeof(pSampleMask));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT), pSampleMask, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT), pSampleMask, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetSampleMaskEXT(commandBuffer, samples, pSampleMask);
+		return;
+	}
+	vkl_w_vkCmdSetSampleMaskEXT_rest(commandBuffer, samples, pSampleMask);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetSampleMaskEXT_keep(commandBuffer, samples, pSampleMask);
 		return;
 	}
 #endif
@@ -8046,16 +8915,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetAlphaToCoverageEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT, alphaToCoverageEnable), &alphaToCoverageEnable, sizeof(alphaToCoverageEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT));
 		vkl_t->fast_dev->table.CmdSetAlphaToCoverageEnableEXT(commandBuffer, alphaToCoverageEnable);
+		return;
+	}
+	vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest(commandBuffer, alphaToCoverageEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetAlphaToCoverageEnableEXT_keep(commandBuffer, alphaToCoverageEnable);
 		return;
 	}
 #endif
@@ -8075,16 +8955,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetAlphaToOneEnableEXT_rest(VkCommandBuffer com
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetAlphaToOneEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT, alphaToOneEnable), &alphaToOneEnable, sizeof(alphaToOneEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT));
 		vkl_t->fast_dev->table.CmdSetAlphaToOneEnableEXT(commandBuffer, alphaToOneEnable);
+		return;
+	}
+	vkl_w_vkCmdSetAlphaToOneEnableEXT_rest(commandBuffer, alphaToOneEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetAlphaToOneEnableEXT_keep(commandBuffer, alphaToOneEnable);
 		return;
 	}
 #endif
@@ -8104,16 +8995,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetLogicOpEnableEXT_rest(VkCommandBuffer comman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetLogicOpEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEnableEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLogicOpEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLogicOpEnableEXT, logicOpEnable), &logicOpEnable, sizeof(logicOpEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLogicOpEnableEXT));
 		vkl_t->fast_dev->table.CmdSetLogicOpEnableEXT(commandBuffer, logicOpEnable);
+		return;
+	}
+	vkl_w_vkCmdSetLogicOpEnableEXT_rest(commandBuffer, logicOpEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetLogicOpEnableEXT_keep(commandBuffer, logicOpEnable);
 		return;
 	}
 #endif
@@ -8135,20 +9037,31 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetColorBlendEnableEXT_rest(VkCommandBuffer com
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetColorBlendEnableEXT_keep(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pColorBlendEnables ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorBlendEnables) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, firstAttachment), &firstAttachment, sizeof(firstAttachment));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, attachmentCount), &attachmentCount, sizeof(attachmentCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, pColorBlendEnables), &pColorBlendEnables, sizeof(pColorBlendEnables));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT), pColorBlendEnables, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT), pColorBlendEnables, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetColorBlendEnableEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
+		return;
+	}
+	vkl_w_vkCmdSetColorBlendEnableEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetColorBlendEnableEXT_keep(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
 		return;
 	}
 #endif
@@ -8170,20 +9083,31 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetColorBlendEquationEXT_rest(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetColorBlendEquationEXT_keep(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pColorBlendEquations ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorBlendEquations) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, firstAttachment), &firstAttachment, sizeof(firstAttachment));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, attachmentCount), &attachmentCount, sizeof(attachmentCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, pColorBlendEquations), &pColorBlendEquations, sizeof(pColorBlendEquations));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT), pColorBlendEquations, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT), pColorBlendEquations, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetColorBlendEquationEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
+		return;
+	}
+	vkl_w_vkCmdSetColorBlendEquationEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetColorBlendEquationEXT_keep(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
 		return;
 	}
 #endif
@@ -8205,20 +9129,31 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetColorWriteMaskEXT_rest(VkCommandBuffer comma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetColorWriteMaskEXT_keep(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pColorWriteMasks ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorWriteMasks) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, firstAttachment), &firstAttachment, sizeof(firstAttachment));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, attachmentCount), &attachmentCount, sizeof(attachmentCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, pColorWriteMasks), &pColorWriteMasks, sizeof(pColorWriteMasks));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT), pColorWriteMasks, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT), pColorWriteMasks, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetColorWriteMaskEXT(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
+		return;
+	}
+	vkl_w_vkCmdSetColorWriteMaskEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetColorWriteMaskEXT_keep(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
 		return;
 	}
 #endif
@@ -8238,16 +9173,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetRasterizationStreamEXT_rest(VkCommandBuffer 
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetRasterizationStreamEXT_keep(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationStreamEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationStreamEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizationStreamEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizationStreamEXT, rasterizationStream), &rasterizationStream, sizeof(rasterizationStream));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRasterizationStreamEXT));
 		vkl_t->fast_dev->table.CmdSetRasterizationStreamEXT(commandBuffer, rasterizationStream);
+		return;
+	}
+	vkl_w_vkCmdSetRasterizationStreamEXT_rest(commandBuffer, rasterizationStream);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetRasterizationStreamEXT_keep(commandBuffer, rasterizationStream);
 		return;
 	}
 #endif
@@ -8267,16 +9213,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest(VkComm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetConservativeRasterizationModeEXT_keep(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT, conservativeRasterizationMode), &conservativeRasterizationMode, sizeof(conservativeRasterizationMode));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT));
 		vkl_t->fast_dev->table.CmdSetConservativeRasterizationModeEXT(commandBuffer, conservativeRasterizationMode);
+		return;
+	}
+	vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest(commandBuffer, conservativeRasterizationMode);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetConservativeRasterizationModeEXT_keep(commandBuffer, conservativeRasterizationMode);
 		return;
 	}
 #endif
@@ -8296,16 +9253,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest(VkC
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_keep(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, sizeof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, sizeof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT, extraPrimitiveOverestimationSize), &extraPrimitiveOverestimationSize, sizeof(extraPrimitiveOverestimationSize));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT));
 		vkl_t->fast_dev->table.CmdSetExtraPrimitiveOverestimationSizeEXT(commandBuffer, extraPrimitiveOverestimationSize);
+		return;
+	}
+	vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest(commandBuffer, extraPrimitiveOverestimationSize);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_keep(commandBuffer, extraPrimitiveOverestimationSize);
 		return;
 	}
 #endif
@@ -8325,16 +9293,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthClipEnableEXT_rest(VkCommandBuffer comm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDepthClipEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipEnableEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClipEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClipEnableEXT, depthClipEnable), &depthClipEnable, sizeof(depthClipEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthClipEnableEXT));
 		vkl_t->fast_dev->table.CmdSetDepthClipEnableEXT(commandBuffer, depthClipEnable);
+		return;
+	}
+	vkl_w_vkCmdSetDepthClipEnableEXT_rest(commandBuffer, depthClipEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDepthClipEnableEXT_keep(commandBuffer, depthClipEnable);
 		return;
 	}
 #endif
@@ -8354,16 +9333,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetSampleLocationsEnableEXT_rest(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetSampleLocationsEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT, sampleLocationsEnable), &sampleLocationsEnable, sizeof(sampleLocationsEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT));
 		vkl_t->fast_dev->table.CmdSetSampleLocationsEnableEXT(commandBuffer, sampleLocationsEnable);
+		return;
+	}
+	vkl_w_vkCmdSetSampleLocationsEnableEXT_rest(commandBuffer, sampleLocationsEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetSampleLocationsEnableEXT_keep(commandBuffer, sampleLocationsEnable);
 		return;
 	}
 #endif
@@ -8385,20 +9375,31 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetColorBlendAdvancedEXT_rest(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetColorBlendAdvancedEXT_keep(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pColorBlendAdvanced ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorBlendAdvanced) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, firstAttachment), &firstAttachment, sizeof(firstAttachment));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, attachmentCount), &attachmentCount, sizeof(attachmentCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, pColorBlendAdvanced), &pColorBlendAdvanced, sizeof(pColorBlendAdvanced));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT), pColorBlendAdvanced, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT), pColorBlendAdvanced, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetColorBlendAdvancedEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
+		return;
+	}
+	vkl_w_vkCmdSetColorBlendAdvancedEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetColorBlendAdvancedEXT_keep(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
 		return;
 	}
 #endif
@@ -8418,16 +9419,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetProvokingVertexModeEXT_rest(VkCommandBuffer 
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetProvokingVertexModeEXT_keep(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, sizeof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, sizeof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT, provokingVertexMode), &provokingVertexMode, sizeof(provokingVertexMode));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT));
 		vkl_t->fast_dev->table.CmdSetProvokingVertexModeEXT(commandBuffer, provokingVertexMode);
+		return;
+	}
+	vkl_w_vkCmdSetProvokingVertexModeEXT_rest(commandBuffer, provokingVertexMode);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetProvokingVertexModeEXT_keep(commandBuffer, provokingVertexMode);
 		return;
 	}
 #endif
@@ -8447,16 +9459,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetLineRasterizationModeEXT_rest(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetLineRasterizationModeEXT_keep(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT, lineRasterizationMode), &lineRasterizationMode, sizeof(lineRasterizationMode));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT));
 		vkl_t->fast_dev->table.CmdSetLineRasterizationModeEXT(commandBuffer, lineRasterizationMode);
+		return;
+	}
+	vkl_w_vkCmdSetLineRasterizationModeEXT_rest(commandBuffer, lineRasterizationMode);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetLineRasterizationModeEXT_keep(commandBuffer, lineRasterizationMode);
 		return;
 	}
 #endif
@@ -8476,16 +9499,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetLineStippleEnableEXT_rest(VkCommandBuffer co
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetLineStippleEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEnableEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEnableEXT, stippledLineEnable), &stippledLineEnable, sizeof(stippledLineEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLineStippleEnableEXT));
 		vkl_t->fast_dev->table.CmdSetLineStippleEnableEXT(commandBuffer, stippledLineEnable);
+		return;
+	}
+	vkl_w_vkCmdSetLineStippleEnableEXT_rest(commandBuffer, stippledLineEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetLineStippleEnableEXT_keep(commandBuffer, stippledLineEnable);
 		return;
 	}
 #endif
@@ -8505,16 +9539,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest(VkCommandB
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_keep(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT, negativeOneToOne), &negativeOneToOne, sizeof(negativeOneToOne));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT));
 		vkl_t->fast_dev->table.CmdSetDepthClipNegativeOneToOneEXT(commandBuffer, negativeOneToOne);
+		return;
+	}
+	vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest(commandBuffer, negativeOneToOne);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_keep(commandBuffer, negativeOneToOne);
 		return;
 	}
 #endif
@@ -8534,16 +9579,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportWScalingEnableNV_rest(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetViewportWScalingEnableNV_keep(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV, viewportWScalingEnable), &viewportWScalingEnable, sizeof(viewportWScalingEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV));
 		vkl_t->fast_dev->table.CmdSetViewportWScalingEnableNV(commandBuffer, viewportWScalingEnable);
+		return;
+	}
+	vkl_w_vkCmdSetViewportWScalingEnableNV_rest(commandBuffer, viewportWScalingEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetViewportWScalingEnableNV_keep(commandBuffer, viewportWScalingEnable);
 		return;
 	}
 #endif
@@ -8565,20 +9621,31 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportSwizzleNV_rest(VkCommandBuffer comma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetViewportSwizzleNV_keep(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pViewportSwizzles ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewportSwizzles) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportSwizzleNV, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportSwizzleNV, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, firstViewport), &firstViewport, sizeof(firstViewport));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, viewportCount), &viewportCount, sizeof(viewportCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, pViewportSwizzles), &pViewportSwizzles, sizeof(pViewportSwizzles));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV), pViewportSwizzles, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV), pViewportSwizzles, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetViewportSwizzleNV(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
+		return;
+	}
+	vkl_w_vkCmdSetViewportSwizzleNV_rest(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetViewportSwizzleNV_keep(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
 		return;
 	}
 #endif
@@ -8598,16 +9665,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageToColorEnableNV_rest(VkCommandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageToColorEnableNV_keep(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV, coverageToColorEnable), &coverageToColorEnable, sizeof(coverageToColorEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV));
 		vkl_t->fast_dev->table.CmdSetCoverageToColorEnableNV(commandBuffer, coverageToColorEnable);
+		return;
+	}
+	vkl_w_vkCmdSetCoverageToColorEnableNV_rest(commandBuffer, coverageToColorEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetCoverageToColorEnableNV_keep(commandBuffer, coverageToColorEnable);
 		return;
 	}
 #endif
@@ -8627,16 +9705,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageToColorLocationNV_rest(VkCommandBuff
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageToColorLocationNV_keep(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV, coverageToColorLocation), &coverageToColorLocation, sizeof(coverageToColorLocation));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV));
 		vkl_t->fast_dev->table.CmdSetCoverageToColorLocationNV(commandBuffer, coverageToColorLocation);
+		return;
+	}
+	vkl_w_vkCmdSetCoverageToColorLocationNV_rest(commandBuffer, coverageToColorLocation);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetCoverageToColorLocationNV_keep(commandBuffer, coverageToColorLocation);
 		return;
 	}
 #endif
@@ -8656,16 +9745,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageModulationModeNV_rest(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageModulationModeNV_keep(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationModeNV));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationModeNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationModeNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationModeNV, coverageModulationMode), &coverageModulationMode, sizeof(coverageModulationMode));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageModulationModeNV));
 		vkl_t->fast_dev->table.CmdSetCoverageModulationModeNV(commandBuffer, coverageModulationMode);
+		return;
+	}
+	vkl_w_vkCmdSetCoverageModulationModeNV_rest(commandBuffer, coverageModulationMode);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetCoverageModulationModeNV_keep(commandBuffer, coverageModulationMode);
 		return;
 	}
 #endif
@@ -8685,16 +9785,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest(VkComma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageModulationTableEnableNV_keep(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV, coverageModulationTableEnable), &coverageModulationTableEnable, sizeof(coverageModulationTableEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV));
 		vkl_t->fast_dev->table.CmdSetCoverageModulationTableEnableNV(commandBuffer, coverageModulationTableEnable);
+		return;
+	}
+	vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest(commandBuffer, coverageModulationTableEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetCoverageModulationTableEnableNV_keep(commandBuffer, coverageModulationTableEnable);
 		return;
 	}
 #endif
@@ -8715,19 +9826,30 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageModulationTableNV_rest(VkCommandBuff
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageModulationTableNV_keep(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pCoverageModulationTable ? (size_t)((uint64_t)coverageModulationTableCount) * sizeof(*pCoverageModulationTable) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, coverageModulationTableCount), &coverageModulationTableCount, sizeof(coverageModulationTableCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, pCoverageModulationTable), &pCoverageModulationTable, sizeof(pCoverageModulationTable));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV), pCoverageModulationTable, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV), pCoverageModulationTable, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetCoverageModulationTableNV(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
+		return;
+	}
+	vkl_w_vkCmdSetCoverageModulationTableNV_rest(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetCoverageModulationTableNV_keep(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
 		return;
 	}
 #endif
@@ -8747,16 +9869,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetShadingRateImageEnableNV_rest(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetShadingRateImageEnableNV_keep(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, sizeof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, sizeof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV, shadingRateImageEnable), &shadingRateImageEnable, sizeof(shadingRateImageEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV));
 		vkl_t->fast_dev->table.CmdSetShadingRateImageEnableNV(commandBuffer, shadingRateImageEnable);
+		return;
+	}
+	vkl_w_vkCmdSetShadingRateImageEnableNV_rest(commandBuffer, shadingRateImageEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetShadingRateImageEnableNV_keep(commandBuffer, shadingRateImageEnable);
 		return;
 	}
 #endif
@@ -8776,16 +9909,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageReductionModeNV_rest(VkCommandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageReductionModeNV_keep(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageReductionModeNV));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageReductionModeNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageReductionModeNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageReductionModeNV, coverageReductionMode), &coverageReductionMode, sizeof(coverageReductionMode));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageReductionModeNV));
 		vkl_t->fast_dev->table.CmdSetCoverageReductionModeNV(commandBuffer, coverageReductionMode);
+		return;
+	}
+	vkl_w_vkCmdSetCoverageReductionModeNV_rest(commandBuffer, coverageReductionMode);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetCoverageReductionModeNV_keep(commandBuffer, coverageReductionMode);
 		return;
 	}
 #endif
@@ -8805,16 +9949,27 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest(VkCo
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_keep(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV, representativeFragmentTestEnable), &representativeFragmentTestEnable, sizeof(representativeFragmentTestEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV));
 		vkl_t->fast_dev->table.CmdSetRepresentativeFragmentTestEnableNV(commandBuffer, representativeFragmentTestEnable);
+		return;
+	}
+	vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest(commandBuffer, representativeFragmentTestEnable);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_keep(commandBuffer, representativeFragmentTestEnable);
 		return;
 	}
 #endif
@@ -9162,19 +10317,30 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest(VkCommandBuff
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetFragmentShadingRateEnumNV_keep(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = combinerOps ? (size_t)((uint64_t)(2)) * sizeof(*combinerOps) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, shadingRate), &shadingRate, sizeof(shadingRate));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps), &(const void *){ combinerOps }, sizeof(void *));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV), combinerOps, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV), combinerOps, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetFragmentShadingRateEnumNV(commandBuffer, shadingRate, combinerOps);
+		return;
+	}
+	vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest(commandBuffer, shadingRate, combinerOps);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetFragmentShadingRateEnumNV_keep(commandBuffer, shadingRate, combinerOps);
 		return;
 	}
 #endif
@@ -9225,19 +10391,30 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetColorWriteEnableEXT_rest(VkCommandBuffer com
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdSetColorWriteEnableEXT_keep(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pColorWriteEnables ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorWriteEnables) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, attachmentCount), &attachmentCount, sizeof(attachmentCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables), &pColorWriteEnables, sizeof(pColorWriteEnables));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT), pColorWriteEnables, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT), pColorWriteEnables, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetColorWriteEnableEXT(commandBuffer, attachmentCount, pColorWriteEnables);
+		return;
+	}
+	vkl_w_vkCmdSetColorWriteEnableEXT_rest(commandBuffer, attachmentCount, pColorWriteEnables);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdSetColorWriteEnableEXT_keep(commandBuffer, attachmentCount, pColorWriteEnables);
 		return;
 	}
 #endif
@@ -9286,17 +10463,28 @@ VKL_WRAPPER_REST void vkl_w_vkCmdResetEvent2_rest(VkCommandBuffer commandBuffer,
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdResetEvent2_keep(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent2, sizeof(sbt_vk_args_vkCmdResetEvent2));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent2, sizeof(sbt_vk_args_vkCmdResetEvent2), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2, event), &event, sizeof(event));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2, stageMask), &stageMask, sizeof(stageMask));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdResetEvent2));
 		vkl_t->fast_dev->table.CmdResetEvent2(commandBuffer, event, stageMask);
+		return;
+	}
+	vkl_w_vkCmdResetEvent2_rest(commandBuffer, event, stageMask);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdResetEvent2_keep(commandBuffer, event, stageMask);
 		return;
 	}
 #endif
@@ -9317,17 +10505,28 @@ VKL_WRAPPER_REST void vkl_w_vkCmdResetEvent2KHR_rest(VkCommandBuffer commandBuff
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdResetEvent2KHR_keep(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent2KHR, sizeof(sbt_vk_args_vkCmdResetEvent2KHR));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent2KHR, sizeof(sbt_vk_args_vkCmdResetEvent2KHR), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2KHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2KHR, event), &event, sizeof(event));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2KHR, stageMask), &stageMask, sizeof(stageMask));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdResetEvent2KHR));
 		vkl_t->fast_dev->table.CmdResetEvent2KHR(commandBuffer, event, stageMask);
+		return;
+	}
+	vkl_w_vkCmdResetEvent2KHR_rest(commandBuffer, event, stageMask);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdResetEvent2KHR_keep(commandBuffer, event, stageMask);
 		return;
 	}
 #endif
@@ -9405,11 +10604,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdWriteTimestamp2_rest(VkCommandBuffer commandBuf
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdWriteTimestamp2_keep(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp2, sizeof(sbt_vk_args_vkCmdWriteTimestamp2));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp2, sizeof(sbt_vk_args_vkCmdWriteTimestamp2), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2, stage), &stage, sizeof(stage));
@@ -9417,6 +10616,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer com
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2, query), &query, sizeof(query));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdWriteTimestamp2));
 		vkl_t->fast_dev->table.CmdWriteTimestamp2(commandBuffer, stage, queryPool, query);
+		return;
+	}
+	vkl_w_vkCmdWriteTimestamp2_rest(commandBuffer, stage, queryPool, query);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdWriteTimestamp2_keep(commandBuffer, stage, queryPool, query);
 		return;
 	}
 #endif
@@ -9438,11 +10648,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdWriteTimestamp2KHR_rest(VkCommandBuffer command
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdWriteTimestamp2KHR_keep(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp2KHR, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp2KHR, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2KHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2KHR, stage), &stage, sizeof(stage));
@@ -9450,6 +10660,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR(VkCommandBuffer 
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2KHR, query), &query, sizeof(query));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR));
 		vkl_t->fast_dev->table.CmdWriteTimestamp2KHR(commandBuffer, stage, queryPool, query);
+		return;
+	}
+	vkl_w_vkCmdWriteTimestamp2KHR_rest(commandBuffer, stage, queryPool, query);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdWriteTimestamp2KHR_keep(commandBuffer, stage, queryPool, query);
 		return;
 	}
 #endif
@@ -9708,19 +10929,30 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDecompressMemoryNV_rest(VkCommandBuffer command
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdDecompressMemoryNV_keep(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pDecompressMemoryRegions ? (size_t)((uint64_t)decompressRegionCount) * sizeof(*pDecompressMemoryRegions) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDecompressMemoryNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV) + vkl_n);
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDecompressMemoryNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV), vkl_n);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, decompressRegionCount), &decompressRegionCount, sizeof(decompressRegionCount));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, pDecompressMemoryRegions), &pDecompressMemoryRegions, sizeof(pDecompressMemoryRegions));
-		vkl_copy(vkl_p + sizeof(sbt_vk_args_vkCmdDecompressMemoryNV), pDecompressMemoryRegions, vkl_n);
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdDecompressMemoryNV), pDecompressMemoryRegions, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV) + vkl_n);
 		vkl_t->fast_dev->table.CmdDecompressMemoryNV(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
+		return;
+	}
+	vkl_w_vkCmdDecompressMemoryNV_rest(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdDecompressMemoryNV_keep(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
 		return;
 	}
 #endif
@@ -9742,11 +10974,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest(VkCommandB
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdDecompressMemoryIndirectCountNV_keep(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV, indirectCommandsAddress), &indirectCommandsAddress, sizeof(indirectCommandsAddress));
@@ -9754,6 +10986,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV(VkC
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV, stride), &stride, sizeof(stride));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV));
 		vkl_t->fast_dev->table.CmdDecompressMemoryIndirectCountNV(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
+		return;
+	}
+	vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdDecompressMemoryIndirectCountNV_keep(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
 		return;
 	}
 #endif
@@ -9923,11 +11166,11 @@ VKL_WRAPPER_REST void vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest(Vk
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_keep(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, pipelineBindPoint), &pipelineBindPoint, sizeof(pipelineBindPoint));
@@ -9935,6 +11178,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSampler
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, set), &set, sizeof(set));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT));
 		vkl_t->fast_dev->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(commandBuffer, pipelineBindPoint, layout, set);
+		return;
+	}
+	vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest(commandBuffer, pipelineBindPoint, layout, set);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_keep(commandBuffer, pipelineBindPoint, layout, set);
 		return;
 	}
 #endif
@@ -10047,15 +11301,26 @@ VKL_WRAPPER_REST void vkl_w_vkCmdEndRendering_rest(VkCommandBuffer commandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering(VkCommandBuffer commandBuffer)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdEndRendering_keep(VkCommandBuffer commandBuffer)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRendering, sizeof(sbt_vk_args_vkCmdEndRendering));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRendering, sizeof(sbt_vk_args_vkCmdEndRendering), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndRendering, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndRendering));
 		vkl_t->fast_dev->table.CmdEndRendering(commandBuffer);
+		return;
+	}
+	vkl_w_vkCmdEndRendering_rest(commandBuffer);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdEndRendering_keep(commandBuffer);
 		return;
 	}
 #endif
@@ -10074,15 +11339,26 @@ VKL_WRAPPER_REST void vkl_w_vkCmdEndRenderingKHR_rest(VkCommandBuffer commandBuf
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR(VkCommandBuffer commandBuffer)
-{
 #ifndef VKL_DISPATCH_ONLY
+static __attribute__((noinline)) void vkl_w_vkCmdEndRenderingKHR_keep(VkCommandBuffer commandBuffer)
+{
 	vkl_trim_tls *vkl_t = vkl_trim_self();
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRenderingKHR, sizeof(sbt_vk_args_vkCmdEndRenderingKHR));
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRenderingKHR, sizeof(sbt_vk_args_vkCmdEndRenderingKHR), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndRenderingKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndRenderingKHR));
 		vkl_t->fast_dev->table.CmdEndRenderingKHR(commandBuffer);
+		return;
+	}
+	vkl_w_vkCmdEndRenderingKHR_rest(commandBuffer);
+}
+#endif
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	if (vkl_trim_fast_armed(commandBuffer)) {
+		vkl_w_vkCmdEndRenderingKHR_keep(commandBuffer);
 		return;
 	}
 #endif
