@@ -433,9 +433,10 @@ static inline __attribute__((always_inline)) vkl_trim_tls *vkl_trim_self(void)
 	return t;
 }
 
-/* The rest of a wrapper that has a keep-first path: out of line, so that
- * the keep-first path saves no registers; in the dispatch-only build, where
- * there is no keep-first path, the wrapper itself. */
+/* The rest of a wrapper that has a keep-first path: out of line (and the
+ * entry point itself where the run does not track: vkl_proc.untracked);
+ * in the dispatch-only build, where there is no keep-first path, inlined
+ * in the wrapper. */
 #ifdef VKL_DISPATCH_ONLY
 #define VKL_WRAPPER_REST static inline __attribute__((always_inline))
 #else
@@ -448,7 +449,7 @@ static inline __attribute__((always_inline)) vkl_trim_tls *vkl_trim_self(void)
  * ones, which the tracker follows, and those that also tell vkl_reach.c or
  * vkl_hotkey.c: overrides.py): when the command buffer is the one this
  * thread last kept a call of through the whole path, which armed it
- * (vkl_trim_fast_arm), the wrapper writes the call's flat form into the
+ * (vkl_trim_emit_flat, before any window opened), the wrapper writes the call's flat form into the
  * command buffer's kept calls before passing it down, without looking the
  * device up, and passes it down as its last act (a tail call: with no
  * other call on the way, nothing is kept across one).
@@ -465,13 +466,6 @@ static inline __attribute__((always_inline)) vkl_trim_tls *vkl_trim_self(void)
  * path, which waits for the snapshot and records once the window is open).
  * vkl_trim_fast_end: the entry is complete.
  */
-/* Whether the keep-first path may apply to cb (the wrapper's only test
- * before it jumps to the path or to the rest of the wrapper). */
-static inline __attribute__((always_inline)) int vkl_trim_fast_armed(const void *cb)
-{
-	return __builtin_expect(vkl_trim_self()->fast_cb == (uint64_t)(uintptr_t)cb, 1);
-}
-
 #define VKL_TRIM_FAST_ARRAY_MIN 8
 #define VKL_TRIM_FAST_ARRAY_MAX 64
 
@@ -540,25 +534,6 @@ static inline __attribute__((always_inline)) void vkl_trim_fast_end(vkl_trim_tls
 	t->cb_cmds->len += 8 + len;
 	*t->cb_order = atomic_load_explicit(&vkl_trim_g.order, memory_order_relaxed);
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
-}
-
-/* After the whole path kept a flat call of cb on device d (vkl_emit_flat):
- * arm the keep-first path for cb when it would have kept it inline too
- * (tracking, before the first window, registered, cb in the cache). */
-static inline __attribute__((always_inline)) void vkl_trim_fast_arm(const void *cb,
-                                                                    const vkl_device *d)
-{
-	vkl_trim_tls *t = &vkl_trim_t;
-	if (t->fast_cb == (uint64_t)(uintptr_t)cb ||
-	    atomic_load_explicit(&vkl_trim_tracking, memory_order_relaxed) <= 0)
-		return;
-	if (t->cb == (uint64_t)(uintptr_t)cb && t->cb_cmds && t->registered &&
-	    atomic_load_explicit(&vkl_trim_g.ready, memory_order_acquire) &&
-	    !atomic_load(&vkl_trim_g.recorded) &&
-	    t->cb_gen == atomic_load_explicit(&vkl_trim_g.cb_gen, memory_order_acquire)) {
-		t->fast_dev = d;
-		t->fast_cb = (uint64_t)(uintptr_t)cb;
-	}
 }
 
 /* Register the record types (idempotent). */

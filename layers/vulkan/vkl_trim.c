@@ -64,9 +64,12 @@
  * Cost while no window is open: a vkCmd* is a per-thread cache hit for its
  * command buffer and a copy of its arguments in flat form (sbt_vk_flat;
  * encoded when a snapshot writes them; the vkCmd* without a flat form are
- * encoded at once), inlined in the generated wrapper (vkl_trim_keep_flat,
- * vkl.h; its slow half is vkl_trim_emit_flat); other calls that keep
- * nothing are not encoded.
+ * encoded at once).  Most flat vkCmd* take the keep-first path of their
+ * generated wrapper (vkl_trim_fast_begin, vkl.h: the copy before the call
+ * down, through the device cached with the command buffer, no look-up),
+ * armed for a command buffer once the whole path (vkl_trim_keep_flat,
+ * inlined; its slow half vkl_trim_emit_flat) kept one of its calls; other
+ * calls that keep nothing are not encoded.
  *
  * Threading: kept records are shared read-only once made (atomic refs).
  * An object's list and tracking state are under its table shard's lock; a
@@ -845,6 +848,19 @@ static __attribute__((noinline)) vkl_trim_obj *vkl_trim_cb_miss(vkl_trim_tls *t,
 	return t->cb_obj;
 }
 
+/* Arm the keep-first path of the flat vkCmd* (vkl_trim_fast_begin, vkl.h)
+ * for the command buffer this thread's cache holds, after a call of it was
+ * kept and not recorded: before the first window opens (a snapshot bumps
+ * cb_gen after it sets recorded, so an arming that misses the store is
+ * undone before the path is taken again). */
+static __attribute__((noinline)) void vkl_trim_fast_arm(vkl_trim_tls *t)
+{
+	if (!t->cb_obj || !t->registered || atomic_load(&vkl_trim_g.recorded))
+		return;
+	t->fast_dev = vkl_device_get((const void *)(uintptr_t)t->cb);
+	t->fast_cb = t->cb;
+}
+
 /* The command buffer's tracking state, through the per-thread cache. */
 static inline vkl_trim_obj *vkl_trim_cb(vkl_trim_tls *t, uint64_t cb)
 {
@@ -1592,6 +1608,8 @@ again:
 		vkl_trim_cb_put_flat(cb, cmd, args, args_len, array, array_len);
 		if (VKL_TRIM_QUERY_CMD(cmd))
 			vkl_trim_cb_note_query(cb, cmd, args);
+		else if (!seq && !t->fast_cb)
+			vkl_trim_fast_arm(t);
 	}
 	vkl_trim_leave(t);
 }

@@ -111,11 +111,16 @@ def gen_header(reg, cmds):
         "",
         "/* One entry point of the layer.  offset: of the next layer's pointer in",
         " * the level's table (the entry is offered only when that is non-NULL),",
-        " * or VKL_PROC_ALWAYS for entry points that work without it. */",
+        " * or VKL_PROC_ALWAYS for entry points that work without it.",
+        " * untracked: the entry point handed out instead when the run does not",
+        " * track (vkl_proc_entry, vkl_layer.c), for the wrappers with a",
+        " * keep-first path (their rest, which goes without it); NULL for the",
+        " * others. */",
         "#define VKL_PROC_ALWAYS 0xffffu",
         "typedef struct vkl_proc {",
         "\tconst char *name;",
         "\tPFN_vkVoidFunction fn;",
+        "\tPFN_vkVoidFunction untracked;",
         "\tuint16_t level;",
         "\tuint16_t offset;",
         "} vkl_proc;",
@@ -295,19 +300,18 @@ def fast_keep(n, c, flat):
     straight into its command buffer's kept calls, field by field, and the
     call goes down as the wrapper's last act, without the device look-up;
     anything else is the rest of the wrapper, vkl_w_<name>_rest, out of line
-    (a tail call: the keep-first path keeps nothing across a call).  The
-    wrapper itself only asks whether the path is armed for the command
-    buffer and jumps to vkl_w_<name>_keep or _rest, so that the other ways
-    (recording, disabled) save no registers for it.  The
+    (a tail call: the keep-first path keeps nothing across a call).  A run
+    that does not track gets the rest as the entry point itself
+    (vkl_proc.untracked), so recording and the pass-through pay nothing for
+    the keep-first path.  The
     caller leaves out the commands that also tell vkl_reach.c or vkl_hotkey.c,
     or fix their arguments up; the query commands, which the tracker
     follows, are refused by vkl_trim_fast_begin itself (a constant there)."""
     arr = flat[n]
     first = c.params[0].name
     st = "sbt_vk_args_%s" % n
-    L = ["#ifndef VKL_DISPATCH_ONLY",
-         "static __attribute__((noinline)) void vkl_w_%s_keep(%s)" % (n, params_decl(c)), "{",
-         "	vkl_trim_tls *vkl_t = vkl_trim_self();"]
+    L = ["static VKAPI_ATTR void VKAPI_CALL vkl_w_%s(%s)" % (n, params_decl(c)), "{",
+         "#ifndef VKL_DISPATCH_ONLY", "	vkl_trim_tls *vkl_t = vkl_trim_self();"]
     if arr is None:
         L.append("	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, %s, SBT_VK_CMD_%s, sizeof(%s), 0);"
                  % (first, n, st))
@@ -333,21 +337,20 @@ def fast_keep(n, c, flat):
     L.append("		vkl_t->fast_dev->table.%s(%s);" % (table_member(n), args_call(c)))
     L.append("		return;")
     L.append("	}")
-    L.append("	vkl_w_%s_rest(%s);" % (n, args_call(c)))
-    L.append("}")
-    L.append("#endif")
-    L.append("")
-    L.append("static VKAPI_ATTR void VKAPI_CALL vkl_w_%s(%s)" % (n, params_decl(c)))
-    L.append("{")
-    L.append("#ifndef VKL_DISPATCH_ONLY")
-    L.append("	if (vkl_trim_fast_armed(%s)) {" % first)
-    L.append("		vkl_w_%s_keep(%s);" % (n, args_call(c)))
-    L.append("		return;")
-    L.append("	}")
     L.append("#endif")
     L.append("	vkl_w_%s_rest(%s);" % (n, args_call(c)))
     L.append("}")
     return L
+
+
+def has_fast_keep(n, c, rf, flat):
+    """Whether the wrapper of n has a keep-first path (fast_keep): a flat
+    vkCmd* recorded after the call, whose wrapper tells nothing else."""
+    if flat is None or not n.startswith("vkCmd") or n not in flat or record_before(n):
+        return False
+    return (n not in LAYER_WORK and n not in overrides.LAYER_ARG_FIXUPS and c.ret == "void" and
+            c.dispatch in DEVICE_LEVELS and not reach_lines(n, c, rf, "1") and
+            not hotkey_lines(n, "1") and n not in LAYER_ADJUST)
 
 
 def gen_wrapper(reg, n, c, rf, flat=None):
@@ -369,12 +372,10 @@ def gen_wrapper(reg, n, c, rf, flat=None):
     if fixup:
         fill = ["		%s" % fixup[0]] + fill + ["		%s" % fixup[1]]
     call = "vkl_x->table.%s(%s)" % (table_member(n), args_call(c))
-    fast = (fe is not None and not fixup and not has_ret and level == "device" and
-            not reach_lines(n, c, rf, "1") and not hotkey_lines(n, "1") and
-            n not in LAYER_ADJUST)
+    fast = has_fast_keep(n, c, rf, flat)
     L = ["static VKAPI_ATTR %s VKAPI_CALL vkl_w_%s(%s)" % (c.ret, n, params_decl(c)), "{"]
     if fast:
-        L[0] = "VKL_WRAPPER_REST void vkl_w_%s_rest(%s)" % (n, params_decl(c))
+        L[0] = "VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_%s_rest(%s)" % (n, params_decl(c))
     L.append("	const vkl_%s *vkl_x = vkl_%s_get(%s);" % (level, level, first))
     if has_ret:
         L.append("	%s vkl_ret;" % c.ret)
@@ -422,8 +423,6 @@ def gen_wrapper(reg, n, c, rf, flat=None):
         L.append("		}")
     else:
         L.append("		%s;" % emit)
-    if fast:
-        L.append("		vkl_trim_fast_arm(%s, vkl_x);" % first)
     L += reach_lines(n, c, rf, ok)
     L += hotkey_lines(n, ok)
     L.append("	}")
@@ -461,8 +460,10 @@ def gen_wrappers(reg, cmds, rf, flat=None):
             off = "offsetof(vkl_device_table, %s)" % table_member(n)
         if n in LAYER_PROC_ALWAYS:
             off = "VKL_PROC_ALWAYS"
+        untracked = ("(PFN_vkVoidFunction)vkl_w_%s_rest" % n
+                     if n not in LAYER_HANDWRITTEN and has_fast_keep(n, c, rf, flat) else "NULL")
         emit_guarded(out, guard(reg, n), [
-            '\t{"%s", (PFN_vkVoidFunction)%s, %s, %s},' % (n, fn, lvl, off)])
+            '\t{"%s", (PFN_vkVoidFunction)%s, %s, %s, %s},' % (n, fn, untracked, lvl, off)])
         count += 1
     out.append("};")
     out.append("const size_t vkl_procs_count = sizeof(vkl_procs) / sizeof(vkl_procs[0]);")

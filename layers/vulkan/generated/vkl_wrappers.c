@@ -1356,7 +1356,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkResetCommandBuffer(VkCommandBuffer
 	return vkl_ret;
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdBindPipeline_rest(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline_rest(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindPipeline(commandBuffer, pipelineBindPoint, pipeline);
@@ -1366,13 +1366,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdBindPipeline_rest(VkCommandBuffer commandBuffer
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
 		vkl_a.pipeline = pipeline;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBindPipeline, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdBindPipeline_keep(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindPipeline, sizeof(sbt_vk_args_vkCmdBindPipeline), 0);
 	if (vkl_p) {
@@ -1383,22 +1382,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdBindPipeline_keep(VkCommandBuff
 		vkl_t->fast_dev->table.CmdBindPipeline(commandBuffer, pipelineBindPoint, pipeline);
 		return;
 	}
-	vkl_w_vkCmdBindPipeline_rest(commandBuffer, pipelineBindPoint, pipeline);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdBindPipeline_keep(commandBuffer, pipelineBindPoint, pipeline);
-		return;
-	}
 #endif
 	vkl_w_vkCmdBindPipeline_rest(commandBuffer, pipelineBindPoint, pipeline);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetViewport_rest(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport_rest(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewport(commandBuffer, firstViewport, viewportCount, pViewports);
@@ -1409,13 +1397,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetViewport_rest(VkCommandBuffer commandBuffer,
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewports = pViewports;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewport, &vkl_a, sizeof(vkl_a), vkl_a.pViewports, vkl_a.pViewports ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewports) : 0, offsetof(sbt_vk_args_vkCmdSetViewport, pViewports));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetViewport_keep(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pViewports ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewports) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewport, sizeof(sbt_vk_args_vkCmdSetViewport), vkl_n);
@@ -1429,22 +1416,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetViewport_keep(VkCommandBuffe
 		vkl_t->fast_dev->table.CmdSetViewport(commandBuffer, firstViewport, viewportCount, pViewports);
 		return;
 	}
-	vkl_w_vkCmdSetViewport_rest(commandBuffer, firstViewport, viewportCount, pViewports);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetViewport_keep(commandBuffer, firstViewport, viewportCount, pViewports);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetViewport_rest(commandBuffer, firstViewport, viewportCount, pViewports);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetScissor_rest(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor_rest(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetScissor(commandBuffer, firstScissor, scissorCount, pScissors);
@@ -1455,13 +1431,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetScissor_rest(VkCommandBuffer commandBuffer, 
 		vkl_a.scissorCount = scissorCount;
 		vkl_a.pScissors = pScissors;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetScissor, &vkl_a, sizeof(vkl_a), vkl_a.pScissors, vkl_a.pScissors ? (size_t)((uint64_t)vkl_a.scissorCount) * sizeof(*vkl_a.pScissors) : 0, offsetof(sbt_vk_args_vkCmdSetScissor, pScissors));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetScissor_keep(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pScissors ? (size_t)((uint64_t)scissorCount) * sizeof(*pScissors) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissor, sizeof(sbt_vk_args_vkCmdSetScissor), vkl_n);
@@ -1475,22 +1450,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetScissor_keep(VkCommandBuffer
 		vkl_t->fast_dev->table.CmdSetScissor(commandBuffer, firstScissor, scissorCount, pScissors);
 		return;
 	}
-	vkl_w_vkCmdSetScissor_rest(commandBuffer, firstScissor, scissorCount, pScissors);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetScissor_keep(commandBuffer, firstScissor, scissorCount, pScissors);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetScissor_rest(commandBuffer, firstScissor, scissorCount, pScissors);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetLineWidth_rest(VkCommandBuffer commandBuffer, float lineWidth)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth_rest(VkCommandBuffer commandBuffer, float lineWidth)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineWidth(commandBuffer, lineWidth);
@@ -1499,13 +1463,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetLineWidth_rest(VkCommandBuffer commandBuffer
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.lineWidth = lineWidth;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineWidth, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetLineWidth_keep(VkCommandBuffer commandBuffer, float lineWidth)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth(VkCommandBuffer commandBuffer, float lineWidth)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineWidth, sizeof(sbt_vk_args_vkCmdSetLineWidth), 0);
 	if (vkl_p) {
@@ -1515,22 +1478,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetLineWidth_keep(VkCommandBuff
 		vkl_t->fast_dev->table.CmdSetLineWidth(commandBuffer, lineWidth);
 		return;
 	}
-	vkl_w_vkCmdSetLineWidth_rest(commandBuffer, lineWidth);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth(VkCommandBuffer commandBuffer, float lineWidth)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetLineWidth_keep(commandBuffer, lineWidth);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetLineWidth_rest(commandBuffer, lineWidth);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBias_rest(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias_rest(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBias(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
@@ -1541,13 +1493,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBias_rest(VkCommandBuffer commandBuffer
 		vkl_a.depthBiasClamp = depthBiasClamp;
 		vkl_a.depthBiasSlopeFactor = depthBiasSlopeFactor;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBias, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBias_keep(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBias, sizeof(sbt_vk_args_vkCmdSetDepthBias), 0);
 	if (vkl_p) {
@@ -1559,22 +1510,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBias_keep(VkCommandBuff
 		vkl_t->fast_dev->table.CmdSetDepthBias(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
 		return;
 	}
-	vkl_w_vkCmdSetDepthBias_rest(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDepthBias_keep(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetDepthBias_rest(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetBlendConstants_rest(VkCommandBuffer commandBuffer, const float blendConstants[4])
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants_rest(VkCommandBuffer commandBuffer, const float blendConstants[4])
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetBlendConstants(commandBuffer, blendConstants);
@@ -1583,13 +1523,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetBlendConstants_rest(VkCommandBuffer commandB
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.blendConstants = blendConstants;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetBlendConstants, &vkl_a, sizeof(vkl_a), vkl_a.blendConstants, vkl_a.blendConstants ? (size_t)((uint64_t)(4)) * sizeof(*vkl_a.blendConstants) : 0, offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetBlendConstants_keep(VkCommandBuffer commandBuffer, const float blendConstants[4])
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants(VkCommandBuffer commandBuffer, const float blendConstants[4])
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = blendConstants ? (size_t)((uint64_t)(4)) * sizeof(*blendConstants) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetBlendConstants, sizeof(sbt_vk_args_vkCmdSetBlendConstants), vkl_n);
@@ -1601,22 +1540,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetBlendConstants_keep(VkComman
 		vkl_t->fast_dev->table.CmdSetBlendConstants(commandBuffer, blendConstants);
 		return;
 	}
-	vkl_w_vkCmdSetBlendConstants_rest(commandBuffer, blendConstants);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants(VkCommandBuffer commandBuffer, const float blendConstants[4])
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetBlendConstants_keep(commandBuffer, blendConstants);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetBlendConstants_rest(commandBuffer, blendConstants);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBounds_rest(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds_rest(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBounds(commandBuffer, minDepthBounds, maxDepthBounds);
@@ -1626,13 +1554,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBounds_rest(VkCommandBuffer commandBuff
 		vkl_a.minDepthBounds = minDepthBounds;
 		vkl_a.maxDepthBounds = maxDepthBounds;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBounds, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBounds_keep(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBounds, sizeof(sbt_vk_args_vkCmdSetDepthBounds), 0);
 	if (vkl_p) {
@@ -1643,22 +1570,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBounds_keep(VkCommandBu
 		vkl_t->fast_dev->table.CmdSetDepthBounds(commandBuffer, minDepthBounds, maxDepthBounds);
 		return;
 	}
-	vkl_w_vkCmdSetDepthBounds_rest(commandBuffer, minDepthBounds, maxDepthBounds);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDepthBounds_keep(commandBuffer, minDepthBounds, maxDepthBounds);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetDepthBounds_rest(commandBuffer, minDepthBounds, maxDepthBounds);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilCompareMask_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilCompareMask(commandBuffer, faceMask, compareMask);
@@ -1668,13 +1584,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilCompareMask_rest(VkCommandBuffer comm
 		vkl_a.faceMask = faceMask;
 		vkl_a.compareMask = compareMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilCompareMask, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetStencilCompareMask_keep(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilCompareMask, sizeof(sbt_vk_args_vkCmdSetStencilCompareMask), 0);
 	if (vkl_p) {
@@ -1685,22 +1600,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetStencilCompareMask_keep(VkCo
 		vkl_t->fast_dev->table.CmdSetStencilCompareMask(commandBuffer, faceMask, compareMask);
 		return;
 	}
-	vkl_w_vkCmdSetStencilCompareMask_rest(commandBuffer, faceMask, compareMask);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetStencilCompareMask_keep(commandBuffer, faceMask, compareMask);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetStencilCompareMask_rest(commandBuffer, faceMask, compareMask);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilWriteMask_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilWriteMask(commandBuffer, faceMask, writeMask);
@@ -1710,13 +1614,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilWriteMask_rest(VkCommandBuffer comman
 		vkl_a.faceMask = faceMask;
 		vkl_a.writeMask = writeMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilWriteMask, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetStencilWriteMask_keep(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilWriteMask, sizeof(sbt_vk_args_vkCmdSetStencilWriteMask), 0);
 	if (vkl_p) {
@@ -1727,22 +1630,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetStencilWriteMask_keep(VkComm
 		vkl_t->fast_dev->table.CmdSetStencilWriteMask(commandBuffer, faceMask, writeMask);
 		return;
 	}
-	vkl_w_vkCmdSetStencilWriteMask_rest(commandBuffer, faceMask, writeMask);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetStencilWriteMask_keep(commandBuffer, faceMask, writeMask);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetStencilWriteMask_rest(commandBuffer, faceMask, writeMask);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilReference_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilReference(commandBuffer, faceMask, reference);
@@ -1752,13 +1644,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilReference_rest(VkCommandBuffer comman
 		vkl_a.faceMask = faceMask;
 		vkl_a.reference = reference;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilReference, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetStencilReference_keep(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilReference, sizeof(sbt_vk_args_vkCmdSetStencilReference), 0);
 	if (vkl_p) {
@@ -1767,17 +1658,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetStencilReference_keep(VkComm
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilReference, reference), &reference, sizeof(reference));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilReference));
 		vkl_t->fast_dev->table.CmdSetStencilReference(commandBuffer, faceMask, reference);
-		return;
-	}
-	vkl_w_vkCmdSetStencilReference_rest(commandBuffer, faceMask, reference);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetStencilReference_keep(commandBuffer, faceMask, reference);
 		return;
 	}
 #endif
@@ -1834,7 +1714,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers(VkCommandBuffer c
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdDraw_rest(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw_rest(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDraw(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
@@ -1846,13 +1726,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDraw_rest(VkCommandBuffer commandBuffer, uint32
 		vkl_a.firstVertex = firstVertex;
 		vkl_a.firstInstance = firstInstance;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDraw, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdDraw_keep(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDraw, sizeof(sbt_vk_args_vkCmdDraw), 0);
 	if (vkl_p) {
@@ -1865,22 +1744,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdDraw_keep(VkCommandBuffer comma
 		vkl_t->fast_dev->table.CmdDraw(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
 		return;
 	}
-	vkl_w_vkCmdDraw_rest(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdDraw_keep(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
-		return;
-	}
 #endif
 	vkl_w_vkCmdDraw_rest(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdDrawIndexed_rest(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed_rest(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndexed(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
@@ -1893,13 +1761,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDrawIndexed_rest(VkCommandBuffer commandBuffer,
 		vkl_a.vertexOffset = vertexOffset;
 		vkl_a.firstInstance = firstInstance;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawIndexed, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdDrawIndexed_keep(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawIndexed, sizeof(sbt_vk_args_vkCmdDrawIndexed), 0);
 	if (vkl_p) {
@@ -1913,22 +1780,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdDrawIndexed_keep(VkCommandBuffe
 		vkl_t->fast_dev->table.CmdDrawIndexed(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
 		return;
 	}
-	vkl_w_vkCmdDrawIndexed_rest(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdDrawIndexed_keep(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
-		return;
-	}
 #endif
 	vkl_w_vkCmdDrawIndexed_rest(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdDrawMultiEXT_rest(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT_rest(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
@@ -1941,13 +1797,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDrawMultiEXT_rest(VkCommandBuffer commandBuffer
 		vkl_a.firstInstance = firstInstance;
 		vkl_a.stride = stride;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMultiEXT, &vkl_a, sizeof(vkl_a), vkl_a.pVertexInfo, vkl_a.pVertexInfo ? (size_t)((uint64_t)vkl_a.drawCount) * sizeof(*vkl_a.pVertexInfo) : 0, offsetof(sbt_vk_args_vkCmdDrawMultiEXT, pVertexInfo));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdDrawMultiEXT_keep(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pVertexInfo ? (size_t)((uint64_t)drawCount) * sizeof(*pVertexInfo) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMultiEXT, sizeof(sbt_vk_args_vkCmdDrawMultiEXT), vkl_n);
@@ -1961,17 +1816,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdDrawMultiEXT_keep(VkCommandBuff
 		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdDrawMultiEXT), pVertexInfo, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawMultiEXT) + vkl_n);
 		vkl_t->fast_dev->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
-		return;
-	}
-	vkl_w_vkCmdDrawMultiEXT_rest(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdDrawMultiEXT_keep(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
 		return;
 	}
 #endif
@@ -2027,7 +1871,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirect(VkCommandBuffer
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdDispatch_rest(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch_rest(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatch(commandBuffer, groupCountX, groupCountY, groupCountZ);
@@ -2038,13 +1882,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDispatch_rest(VkCommandBuffer commandBuffer, ui
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDispatch, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdDispatch_keep(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatch, sizeof(sbt_vk_args_vkCmdDispatch), 0);
 	if (vkl_p) {
@@ -2054,17 +1897,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdDispatch_keep(VkCommandBuffer c
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatch, groupCountZ), &groupCountZ, sizeof(groupCountZ));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDispatch));
 		vkl_t->fast_dev->table.CmdDispatch(commandBuffer, groupCountX, groupCountY, groupCountZ);
-		return;
-	}
-	vkl_w_vkCmdDispatch_rest(commandBuffer, groupCountX, groupCountY, groupCountZ);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdDispatch_keep(commandBuffer, groupCountX, groupCountY, groupCountZ);
 		return;
 	}
 #endif
@@ -2085,7 +1917,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchIndirect(VkCommandBuffer co
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSubpassShadingHUAWEI_rest(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSubpassShadingHUAWEI(commandBuffer);
@@ -2093,13 +1925,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSubpassShadingHUAWEI_rest(VkCommandBuffer comma
 		sbt_vk_args_vkCmdSubpassShadingHUAWEI vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSubpassShadingHUAWEI_keep(VkCommandBuffer commandBuffer)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI(VkCommandBuffer commandBuffer)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI), 0);
 	if (vkl_p) {
@@ -2108,22 +1939,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSubpassShadingHUAWEI_keep(VkCom
 		vkl_t->fast_dev->table.CmdSubpassShadingHUAWEI(commandBuffer);
 		return;
 	}
-	vkl_w_vkCmdSubpassShadingHUAWEI_rest(commandBuffer);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI(VkCommandBuffer commandBuffer)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSubpassShadingHUAWEI_keep(commandBuffer);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSubpassShadingHUAWEI_rest(commandBuffer);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdDrawClusterHUAWEI_rest(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI_rest(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawClusterHUAWEI(commandBuffer, groupCountX, groupCountY, groupCountZ);
@@ -2134,13 +1954,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDrawClusterHUAWEI_rest(VkCommandBuffer commandB
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawClusterHUAWEI, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdDrawClusterHUAWEI_keep(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawClusterHUAWEI, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI), 0);
 	if (vkl_p) {
@@ -2150,17 +1969,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdDrawClusterHUAWEI_keep(VkComman
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawClusterHUAWEI, groupCountZ), &groupCountZ, sizeof(groupCountZ));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI));
 		vkl_t->fast_dev->table.CmdDrawClusterHUAWEI(commandBuffer, groupCountX, groupCountY, groupCountZ);
-		return;
-	}
-	vkl_w_vkCmdDrawClusterHUAWEI_rest(commandBuffer, groupCountX, groupCountY, groupCountZ);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdDrawClusterHUAWEI_keep(commandBuffer, groupCountX, groupCountY, groupCountZ);
 		return;
 	}
 #endif
@@ -2268,7 +2076,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImageToBuffer(VkCommandBuffer c
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdCopyMemoryIndirectNV_rest(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV_rest(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyMemoryIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride);
@@ -2279,13 +2087,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdCopyMemoryIndirectNV_rest(VkCommandBuffer comma
 		vkl_a.copyCount = copyCount;
 		vkl_a.stride = stride;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdCopyMemoryIndirectNV_keep(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV), 0);
 	if (vkl_p) {
@@ -2295,17 +2102,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdCopyMemoryIndirectNV_keep(VkCom
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdCopyMemoryIndirectNV, stride), &stride, sizeof(stride));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV));
 		vkl_t->fast_dev->table.CmdCopyMemoryIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride);
-		return;
-	}
-	vkl_w_vkCmdCopyMemoryIndirectNV_rest(commandBuffer, copyBufferAddress, copyCount, stride);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdCopyMemoryIndirectNV_keep(commandBuffer, copyBufferAddress, copyCount, stride);
 		return;
 	}
 #endif
@@ -2429,7 +2225,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResolveImage(VkCommandBuffer comman
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetEvent_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetEvent(commandBuffer, event, stageMask);
@@ -2439,13 +2235,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetEvent_rest(VkCommandBuffer commandBuffer, Vk
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetEvent, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetEvent_keep(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetEvent, sizeof(sbt_vk_args_vkCmdSetEvent), 0);
 	if (vkl_p) {
@@ -2456,22 +2251,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetEvent_keep(VkCommandBuffer c
 		vkl_t->fast_dev->table.CmdSetEvent(commandBuffer, event, stageMask);
 		return;
 	}
-	vkl_w_vkCmdSetEvent_rest(commandBuffer, event, stageMask);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetEvent_keep(commandBuffer, event, stageMask);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetEvent_rest(commandBuffer, event, stageMask);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdResetEvent_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetEvent(commandBuffer, event, stageMask);
@@ -2481,13 +2265,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdResetEvent_rest(VkCommandBuffer commandBuffer, 
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdResetEvent, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdResetEvent_keep(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent, sizeof(sbt_vk_args_vkCmdResetEvent), 0);
 	if (vkl_p) {
@@ -2496,17 +2279,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdResetEvent_keep(VkCommandBuffer
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent, stageMask), &stageMask, sizeof(stageMask));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdResetEvent));
 		vkl_t->fast_dev->table.CmdResetEvent(commandBuffer, event, stageMask);
-		return;
-	}
-	vkl_w_vkCmdResetEvent_rest(commandBuffer, event, stageMask);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdResetEvent_keep(commandBuffer, event, stageMask);
 		return;
 	}
 #endif
@@ -2556,7 +2328,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier(VkCommandBuffer com
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdBeginQuery_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginQuery(commandBuffer, queryPool, query, flags);
@@ -2567,13 +2339,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdBeginQuery_rest(VkCommandBuffer commandBuffer, 
 		vkl_a.query = query;
 		vkl_a.flags = flags;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBeginQuery, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdBeginQuery_keep(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBeginQuery, sizeof(sbt_vk_args_vkCmdBeginQuery), 0);
 	if (vkl_p) {
@@ -2585,22 +2356,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdBeginQuery_keep(VkCommandBuffer
 		vkl_t->fast_dev->table.CmdBeginQuery(commandBuffer, queryPool, query, flags);
 		return;
 	}
-	vkl_w_vkCmdBeginQuery_rest(commandBuffer, queryPool, query, flags);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdBeginQuery_keep(commandBuffer, queryPool, query, flags);
-		return;
-	}
 #endif
 	vkl_w_vkCmdBeginQuery_rest(commandBuffer, queryPool, query, flags);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdEndQuery_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndQuery(commandBuffer, queryPool, query);
@@ -2610,13 +2370,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdEndQuery_rest(VkCommandBuffer commandBuffer, Vk
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndQuery, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdEndQuery_keep(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndQuery, sizeof(sbt_vk_args_vkCmdEndQuery), 0);
 	if (vkl_p) {
@@ -2625,17 +2384,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdEndQuery_keep(VkCommandBuffer c
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQuery, query), &query, sizeof(query));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndQuery));
 		vkl_t->fast_dev->table.CmdEndQuery(commandBuffer, queryPool, query);
-		return;
-	}
-	vkl_w_vkCmdEndQuery_rest(commandBuffer, queryPool, query);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdEndQuery_keep(commandBuffer, queryPool, query);
 		return;
 	}
 #endif
@@ -2655,7 +2403,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginConditionalRenderingEXT(VkComm
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdEndConditionalRenderingEXT_rest(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndConditionalRenderingEXT(commandBuffer);
@@ -2663,13 +2411,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdEndConditionalRenderingEXT_rest(VkCommandBuffer
 		sbt_vk_args_vkCmdEndConditionalRenderingEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdEndConditionalRenderingEXT_keep(VkCommandBuffer commandBuffer)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT(VkCommandBuffer commandBuffer)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT), 0);
 	if (vkl_p) {
@@ -2678,22 +2425,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdEndConditionalRenderingEXT_keep
 		vkl_t->fast_dev->table.CmdEndConditionalRenderingEXT(commandBuffer);
 		return;
 	}
-	vkl_w_vkCmdEndConditionalRenderingEXT_rest(commandBuffer);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT(VkCommandBuffer commandBuffer)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdEndConditionalRenderingEXT_keep(commandBuffer);
-		return;
-	}
 #endif
 	vkl_w_vkCmdEndConditionalRenderingEXT_rest(commandBuffer);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdResetQueryPool_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetQueryPool(commandBuffer, queryPool, firstQuery, queryCount);
@@ -2704,13 +2440,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdResetQueryPool_rest(VkCommandBuffer commandBuff
 		vkl_a.firstQuery = firstQuery;
 		vkl_a.queryCount = queryCount;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdResetQueryPool, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdResetQueryPool_keep(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetQueryPool, sizeof(sbt_vk_args_vkCmdResetQueryPool), 0);
 	if (vkl_p) {
@@ -2722,22 +2457,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdResetQueryPool_keep(VkCommandBu
 		vkl_t->fast_dev->table.CmdResetQueryPool(commandBuffer, queryPool, firstQuery, queryCount);
 		return;
 	}
-	vkl_w_vkCmdResetQueryPool_rest(commandBuffer, queryPool, firstQuery, queryCount);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdResetQueryPool_keep(commandBuffer, queryPool, firstQuery, queryCount);
-		return;
-	}
 #endif
 	vkl_w_vkCmdResetQueryPool_rest(commandBuffer, queryPool, firstQuery, queryCount);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdWriteTimestamp_rest(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp_rest(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteTimestamp(commandBuffer, pipelineStage, queryPool, query);
@@ -2748,13 +2472,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdWriteTimestamp_rest(VkCommandBuffer commandBuff
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdWriteTimestamp, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdWriteTimestamp_keep(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp, sizeof(sbt_vk_args_vkCmdWriteTimestamp), 0);
 	if (vkl_p) {
@@ -2764,17 +2487,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdWriteTimestamp_keep(VkCommandBu
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp, query), &query, sizeof(query));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdWriteTimestamp));
 		vkl_t->fast_dev->table.CmdWriteTimestamp(commandBuffer, pipelineStage, queryPool, query);
-		return;
-	}
-	vkl_w_vkCmdWriteTimestamp_rest(commandBuffer, pipelineStage, queryPool, query);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdWriteTimestamp_keep(commandBuffer, pipelineStage, queryPool, query);
 		return;
 	}
 #endif
@@ -2800,7 +2512,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyQueryPoolResults(VkCommandBuffe
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdPushConstants_rest(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants_rest(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPushConstants(commandBuffer, layout, stageFlags, offset, size, pValues);
@@ -2813,13 +2525,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdPushConstants_rest(VkCommandBuffer commandBuffe
 		vkl_a.size = size;
 		vkl_a.pValues = pValues;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdPushConstants, &vkl_a, sizeof(vkl_a), vkl_a.pValues, vkl_a.pValues ? (size_t)((uint64_t)vkl_a.size) * 1 : 0, offsetof(sbt_vk_args_vkCmdPushConstants, pValues));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdPushConstants_keep(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pValues ? (size_t)((uint64_t)size) * 1 : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdPushConstants, sizeof(sbt_vk_args_vkCmdPushConstants), vkl_n);
@@ -2833,17 +2544,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdPushConstants_keep(VkCommandBuf
 		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdPushConstants), pValues, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdPushConstants) + vkl_n);
 		vkl_t->fast_dev->table.CmdPushConstants(commandBuffer, layout, stageFlags, offset, size, pValues);
-		return;
-	}
-	vkl_w_vkCmdPushConstants_rest(commandBuffer, layout, stageFlags, offset, size, pValues);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdPushConstants_keep(commandBuffer, layout, stageFlags, offset, size, pValues);
 		return;
 	}
 #endif
@@ -2864,7 +2564,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderPass(VkCommandBuffer com
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdNextSubpass_rest(VkCommandBuffer commandBuffer, VkSubpassContents contents)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass_rest(VkCommandBuffer commandBuffer, VkSubpassContents contents)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdNextSubpass(commandBuffer, contents);
@@ -2873,13 +2573,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdNextSubpass_rest(VkCommandBuffer commandBuffer,
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.contents = contents;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdNextSubpass, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdNextSubpass_keep(VkCommandBuffer commandBuffer, VkSubpassContents contents)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass(VkCommandBuffer commandBuffer, VkSubpassContents contents)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdNextSubpass, sizeof(sbt_vk_args_vkCmdNextSubpass), 0);
 	if (vkl_p) {
@@ -2889,22 +2588,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdNextSubpass_keep(VkCommandBuffe
 		vkl_t->fast_dev->table.CmdNextSubpass(commandBuffer, contents);
 		return;
 	}
-	vkl_w_vkCmdNextSubpass_rest(commandBuffer, contents);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass(VkCommandBuffer commandBuffer, VkSubpassContents contents)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdNextSubpass_keep(commandBuffer, contents);
-		return;
-	}
 #endif
 	vkl_w_vkCmdNextSubpass_rest(commandBuffer, contents);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdEndRenderPass_rest(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRenderPass(commandBuffer);
@@ -2912,30 +2600,18 @@ VKL_WRAPPER_REST void vkl_w_vkCmdEndRenderPass_rest(VkCommandBuffer commandBuffe
 		sbt_vk_args_vkCmdEndRenderPass vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRenderPass, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdEndRenderPass_keep(VkCommandBuffer commandBuffer)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass(VkCommandBuffer commandBuffer)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRenderPass, sizeof(sbt_vk_args_vkCmdEndRenderPass), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndRenderPass, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndRenderPass));
 		vkl_t->fast_dev->table.CmdEndRenderPass(commandBuffer);
-		return;
-	}
-	vkl_w_vkCmdEndRenderPass_rest(commandBuffer);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass(VkCommandBuffer commandBuffer)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdEndRenderPass_keep(commandBuffer);
 		return;
 	}
 #endif
@@ -3515,7 +3191,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerBeginEXT(VkCommandBuffer
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdDebugMarkerEndEXT_rest(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDebugMarkerEndEXT(commandBuffer);
@@ -3523,30 +3199,18 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDebugMarkerEndEXT_rest(VkCommandBuffer commandB
 		sbt_vk_args_vkCmdDebugMarkerEndEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDebugMarkerEndEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdDebugMarkerEndEXT_keep(VkCommandBuffer commandBuffer)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT(VkCommandBuffer commandBuffer)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDebugMarkerEndEXT, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDebugMarkerEndEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT));
 		vkl_t->fast_dev->table.CmdDebugMarkerEndEXT(commandBuffer);
-		return;
-	}
-	vkl_w_vkCmdDebugMarkerEndEXT_rest(commandBuffer);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT(VkCommandBuffer commandBuffer)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdDebugMarkerEndEXT_keep(commandBuffer);
 		return;
 	}
 #endif
@@ -3613,7 +3277,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPreprocessGeneratedCommandsNV(VkCom
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdBindPipelineShaderGroupNV_rest(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV_rest(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindPipelineShaderGroupNV(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
@@ -3624,13 +3288,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdBindPipelineShaderGroupNV_rest(VkCommandBuffer 
 		vkl_a.pipeline = pipeline;
 		vkl_a.groupIndex = groupIndex;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdBindPipelineShaderGroupNV_keep(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV), 0);
 	if (vkl_p) {
@@ -3640,17 +3303,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdBindPipelineShaderGroupNV_keep(
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV, groupIndex), &groupIndex, sizeof(groupIndex));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV));
 		vkl_t->fast_dev->table.CmdBindPipelineShaderGroupNV(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
-		return;
-	}
-	vkl_w_vkCmdBindPipelineShaderGroupNV_rest(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdBindPipelineShaderGroupNV_keep(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
 		return;
 	}
 #endif
@@ -4357,7 +4009,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindImageMemory2KHR(VkDevice devic
 	return vkl_ret;
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDeviceMask_rest(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask_rest(VkCommandBuffer commandBuffer, uint32_t deviceMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDeviceMask(commandBuffer, deviceMask);
@@ -4366,13 +4018,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDeviceMask_rest(VkCommandBuffer commandBuffe
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.deviceMask = deviceMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDeviceMask, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDeviceMask_keep(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask(VkCommandBuffer commandBuffer, uint32_t deviceMask)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDeviceMask, sizeof(sbt_vk_args_vkCmdSetDeviceMask), 0);
 	if (vkl_p) {
@@ -4382,22 +4033,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDeviceMask_keep(VkCommandBuf
 		vkl_t->fast_dev->table.CmdSetDeviceMask(commandBuffer, deviceMask);
 		return;
 	}
-	vkl_w_vkCmdSetDeviceMask_rest(commandBuffer, deviceMask);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask(VkCommandBuffer commandBuffer, uint32_t deviceMask)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDeviceMask_keep(commandBuffer, deviceMask);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetDeviceMask_rest(commandBuffer, deviceMask);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDeviceMaskKHR_rest(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR_rest(VkCommandBuffer commandBuffer, uint32_t deviceMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDeviceMaskKHR(commandBuffer, deviceMask);
@@ -4406,13 +4046,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDeviceMaskKHR_rest(VkCommandBuffer commandBu
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.deviceMask = deviceMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDeviceMaskKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDeviceMaskKHR_keep(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR(VkCommandBuffer commandBuffer, uint32_t deviceMask)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDeviceMaskKHR, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR), 0);
 	if (vkl_p) {
@@ -4420,17 +4059,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDeviceMaskKHR_keep(VkCommand
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDeviceMaskKHR, deviceMask), &deviceMask, sizeof(deviceMask));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR));
 		vkl_t->fast_dev->table.CmdSetDeviceMaskKHR(commandBuffer, deviceMask);
-		return;
-	}
-	vkl_w_vkCmdSetDeviceMaskKHR_rest(commandBuffer, deviceMask);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR(VkCommandBuffer commandBuffer, uint32_t deviceMask)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDeviceMaskKHR_keep(commandBuffer, deviceMask);
 		return;
 	}
 #endif
@@ -4484,7 +4112,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAcquireNextImage2KHR(VkDevice devi
 	return vkl_ret;
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdDispatchBase_rest(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase_rest(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatchBase(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
@@ -4498,13 +4126,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDispatchBase_rest(VkCommandBuffer commandBuffer
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDispatchBase, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdDispatchBase_keep(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatchBase, sizeof(sbt_vk_args_vkCmdDispatchBase), 0);
 	if (vkl_p) {
@@ -4519,22 +4146,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdDispatchBase_keep(VkCommandBuff
 		vkl_t->fast_dev->table.CmdDispatchBase(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
 		return;
 	}
-	vkl_w_vkCmdDispatchBase_rest(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdDispatchBase_keep(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
-		return;
-	}
 #endif
 	vkl_w_vkCmdDispatchBase_rest(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdDispatchBaseKHR_rest(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR_rest(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatchBaseKHR(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
@@ -4548,13 +4164,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDispatchBaseKHR_rest(VkCommandBuffer commandBuf
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDispatchBaseKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdDispatchBaseKHR_keep(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatchBaseKHR, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR), 0);
 	if (vkl_p) {
@@ -4567,17 +4182,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdDispatchBaseKHR_keep(VkCommandB
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, groupCountZ), &groupCountZ, sizeof(groupCountZ));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR));
 		vkl_t->fast_dev->table.CmdDispatchBaseKHR(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
-		return;
-	}
-	vkl_w_vkCmdDispatchBaseKHR_rest(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdDispatchBaseKHR_keep(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
 		return;
 	}
 #endif
@@ -4787,7 +4391,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPastPresentationTimingGOOGLE(Vk
 	return vkl_ret;
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportWScalingNV_rest(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV_rest(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWScalingNV(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
@@ -4798,13 +4402,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportWScalingNV_rest(VkCommandBuffer comm
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewportWScalings = pViewportWScalings;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWScalingNV, &vkl_a, sizeof(vkl_a), vkl_a.pViewportWScalings, vkl_a.pViewportWScalings ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewportWScalings) : 0, offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, pViewportWScalings));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetViewportWScalingNV_keep(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pViewportWScalings ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewportWScalings) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWScalingNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV), vkl_n);
@@ -4818,22 +4421,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetViewportWScalingNV_keep(VkCo
 		vkl_t->fast_dev->table.CmdSetViewportWScalingNV(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
 		return;
 	}
-	vkl_w_vkCmdSetViewportWScalingNV_rest(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetViewportWScalingNV_keep(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetViewportWScalingNV_rest(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDiscardRectangleEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDiscardRectangleEXT(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
@@ -4844,13 +4436,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDiscardRectangleEXT_rest(VkCommandBuffer com
 		vkl_a.discardRectangleCount = discardRectangleCount;
 		vkl_a.pDiscardRectangles = pDiscardRectangles;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, &vkl_a, sizeof(vkl_a), vkl_a.pDiscardRectangles, vkl_a.pDiscardRectangles ? (size_t)((uint64_t)vkl_a.discardRectangleCount) * sizeof(*vkl_a.pDiscardRectangles) : 0, offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDiscardRectangleEXT_keep(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pDiscardRectangles ? (size_t)((uint64_t)discardRectangleCount) * sizeof(*pDiscardRectangles) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT), vkl_n);
@@ -4862,17 +4453,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDiscardRectangleEXT_keep(VkC
 		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT), pDiscardRectangles, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetDiscardRectangleEXT(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
-		return;
-	}
-	vkl_w_vkCmdSetDiscardRectangleEXT_rest(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDiscardRectangleEXT_keep(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
 		return;
 	}
 #endif
@@ -5485,7 +5065,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginDebugUtilsLabelEXT(VkCommandBu
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdEndDebugUtilsLabelEXT_rest(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndDebugUtilsLabelEXT(commandBuffer);
@@ -5493,30 +5073,18 @@ VKL_WRAPPER_REST void vkl_w_vkCmdEndDebugUtilsLabelEXT_rest(VkCommandBuffer comm
 		sbt_vk_args_vkCmdEndDebugUtilsLabelEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdEndDebugUtilsLabelEXT_keep(VkCommandBuffer commandBuffer)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT(VkCommandBuffer commandBuffer)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT));
 		vkl_t->fast_dev->table.CmdEndDebugUtilsLabelEXT(commandBuffer);
-		return;
-	}
-	vkl_w_vkCmdEndDebugUtilsLabelEXT_rest(commandBuffer);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT(VkCommandBuffer commandBuffer)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdEndDebugUtilsLabelEXT_keep(commandBuffer);
 		return;
 	}
 #endif
@@ -5975,7 +5543,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndTransformFeedbackEXT(VkCommandBu
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdBeginQueryIndexedEXT_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginQueryIndexedEXT(commandBuffer, queryPool, query, flags, index);
@@ -5987,13 +5555,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdBeginQueryIndexedEXT_rest(VkCommandBuffer comma
 		vkl_a.flags = flags;
 		vkl_a.index = index;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBeginQueryIndexedEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdBeginQueryIndexedEXT_keep(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBeginQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdBeginQueryIndexedEXT), 0);
 	if (vkl_p) {
@@ -6006,22 +5573,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdBeginQueryIndexedEXT_keep(VkCom
 		vkl_t->fast_dev->table.CmdBeginQueryIndexedEXT(commandBuffer, queryPool, query, flags, index);
 		return;
 	}
-	vkl_w_vkCmdBeginQueryIndexedEXT_rest(commandBuffer, queryPool, query, flags, index);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdBeginQueryIndexedEXT_keep(commandBuffer, queryPool, query, flags, index);
-		return;
-	}
 #endif
 	vkl_w_vkCmdBeginQueryIndexedEXT_rest(commandBuffer, queryPool, query, flags, index);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdEndQueryIndexedEXT_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndQueryIndexedEXT(commandBuffer, queryPool, query, index);
@@ -6032,13 +5588,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdEndQueryIndexedEXT_rest(VkCommandBuffer command
 		vkl_a.query = query;
 		vkl_a.index = index;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndQueryIndexedEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdEndQueryIndexedEXT_keep(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT), 0);
 	if (vkl_p) {
@@ -6048,17 +5603,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdEndQueryIndexedEXT_keep(VkComma
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQueryIndexedEXT, index), &index, sizeof(index));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT));
 		vkl_t->fast_dev->table.CmdEndQueryIndexedEXT(commandBuffer, queryPool, query, index);
-		return;
-	}
-	vkl_w_vkCmdEndQueryIndexedEXT_rest(commandBuffer, queryPool, query, index);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdEndQueryIndexedEXT_keep(commandBuffer, queryPool, query, index);
 		return;
 	}
 #endif
@@ -6083,7 +5627,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectByteCountEXT(VkCommandB
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetExclusiveScissorNV_rest(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV_rest(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetExclusiveScissorNV(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
@@ -6094,13 +5638,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetExclusiveScissorNV_rest(VkCommandBuffer comm
 		vkl_a.exclusiveScissorCount = exclusiveScissorCount;
 		vkl_a.pExclusiveScissors = pExclusiveScissors;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetExclusiveScissorNV, &vkl_a, sizeof(vkl_a), vkl_a.pExclusiveScissors, vkl_a.pExclusiveScissors ? (size_t)((uint64_t)vkl_a.exclusiveScissorCount) * sizeof(*vkl_a.pExclusiveScissors) : 0, offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetExclusiveScissorNV_keep(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pExclusiveScissors ? (size_t)((uint64_t)exclusiveScissorCount) * sizeof(*pExclusiveScissors) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetExclusiveScissorNV, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV), vkl_n);
@@ -6112,17 +5655,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetExclusiveScissorNV_keep(VkCo
 		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV), pExclusiveScissors, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetExclusiveScissorNV(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
-		return;
-	}
-	vkl_w_vkCmdSetExclusiveScissorNV_rest(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetExclusiveScissorNV_keep(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
 		return;
 	}
 #endif
@@ -6171,7 +5703,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoarseSampleOrderNV(VkCommandBuf
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdDrawMeshTasksNV_rest(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV_rest(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksNV(commandBuffer, taskCount, firstTask);
@@ -6181,13 +5713,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDrawMeshTasksNV_rest(VkCommandBuffer commandBuf
 		vkl_a.taskCount = taskCount;
 		vkl_a.firstTask = firstTask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMeshTasksNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdDrawMeshTasksNV_keep(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksNV, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV), 0);
 	if (vkl_p) {
@@ -6196,17 +5727,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdDrawMeshTasksNV_keep(VkCommandB
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksNV, firstTask), &firstTask, sizeof(firstTask));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV));
 		vkl_t->fast_dev->table.CmdDrawMeshTasksNV(commandBuffer, taskCount, firstTask);
-		return;
-	}
-	vkl_w_vkCmdDrawMeshTasksNV_rest(commandBuffer, taskCount, firstTask);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdDrawMeshTasksNV_keep(commandBuffer, taskCount, firstTask);
 		return;
 	}
 #endif
@@ -6247,7 +5767,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectCountNV(VkComm
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdDrawMeshTasksEXT_rest(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT_rest(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksEXT(commandBuffer, groupCountX, groupCountY, groupCountZ);
@@ -6258,13 +5778,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDrawMeshTasksEXT_rest(VkCommandBuffer commandBu
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMeshTasksEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdDrawMeshTasksEXT_keep(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksEXT, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT), 0);
 	if (vkl_p) {
@@ -6274,17 +5793,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdDrawMeshTasksEXT_keep(VkCommand
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksEXT, groupCountZ), &groupCountZ, sizeof(groupCountZ));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT));
 		vkl_t->fast_dev->table.CmdDrawMeshTasksEXT(commandBuffer, groupCountX, groupCountY, groupCountZ);
-		return;
-	}
-	vkl_w_vkCmdDrawMeshTasksEXT_rest(commandBuffer, groupCountX, groupCountY, groupCountZ);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdDrawMeshTasksEXT_keep(commandBuffer, groupCountX, groupCountY, groupCountZ);
 		return;
 	}
 #endif
@@ -6723,7 +6231,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirectKHR(VkCommandBuffe
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdTraceRaysIndirect2KHR_rest(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR_rest(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdTraceRaysIndirect2KHR(commandBuffer, indirectDeviceAddress);
@@ -6732,13 +6240,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdTraceRaysIndirect2KHR_rest(VkCommandBuffer comm
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.indirectDeviceAddress = indirectDeviceAddress;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdTraceRaysIndirect2KHR_keep(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR), 0);
 	if (vkl_p) {
@@ -6746,17 +6253,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdTraceRaysIndirect2KHR_keep(VkCo
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR, indirectDeviceAddress), &indirectDeviceAddress, sizeof(indirectDeviceAddress));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR));
 		vkl_t->fast_dev->table.CmdTraceRaysIndirect2KHR(commandBuffer, indirectDeviceAddress);
-		return;
-	}
-	vkl_w_vkCmdTraceRaysIndirect2KHR_rest(commandBuffer, indirectDeviceAddress);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdTraceRaysIndirect2KHR_keep(commandBuffer, indirectDeviceAddress);
 		return;
 	}
 #endif
@@ -6793,7 +6289,7 @@ static VKAPI_ATTR VkDeviceSize VKAPI_CALL vkl_w_vkGetRayTracingShaderGroupStackS
 	return vkl_ret;
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRayTracingPipelineStackSizeKHR(commandBuffer, pipelineStackSize);
@@ -6802,13 +6298,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest(VkComman
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineStackSize = pipelineStackSize;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_keep(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR), 0);
 	if (vkl_p) {
@@ -6816,17 +6311,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetRayTracingPipelineStackSizeK
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR, pipelineStackSize), &pipelineStackSize, sizeof(pipelineStackSize));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR));
 		vkl_t->fast_dev->table.CmdSetRayTracingPipelineStackSizeKHR(commandBuffer, pipelineStackSize);
-		return;
-	}
-	vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest(commandBuffer, pipelineStackSize);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_keep(commandBuffer, pipelineStackSize);
 		return;
 	}
 #endif
@@ -7269,7 +6753,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPipelineExecutableInternalRepre
 	return vkl_ret;
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetLineStippleEXT_rest(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT_rest(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineStippleEXT(commandBuffer, lineStippleFactor, lineStipplePattern);
@@ -7279,13 +6763,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetLineStippleEXT_rest(VkCommandBuffer commandB
 		vkl_a.lineStippleFactor = lineStippleFactor;
 		vkl_a.lineStipplePattern = lineStipplePattern;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineStippleEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetLineStippleEXT_keep(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineStippleEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT), 0);
 	if (vkl_p) {
@@ -7294,17 +6777,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetLineStippleEXT_keep(VkComman
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEXT, lineStipplePattern), &lineStipplePattern, sizeof(lineStipplePattern));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT));
 		vkl_t->fast_dev->table.CmdSetLineStippleEXT(commandBuffer, lineStippleFactor, lineStipplePattern);
-		return;
-	}
-	vkl_w_vkCmdSetLineStippleEXT_rest(commandBuffer, lineStippleFactor, lineStipplePattern);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetLineStippleEXT_keep(commandBuffer, lineStippleFactor, lineStipplePattern);
 		return;
 	}
 #endif
@@ -7430,7 +6902,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkDeferredOperationJoinKHR(VkDevice 
 	return vkl_ret;
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetCullMode_rest(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode_rest(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCullMode(commandBuffer, cullMode);
@@ -7439,13 +6911,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetCullMode_rest(VkCommandBuffer commandBuffer,
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.cullMode = cullMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCullMode, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetCullMode_keep(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCullMode, sizeof(sbt_vk_args_vkCmdSetCullMode), 0);
 	if (vkl_p) {
@@ -7455,22 +6926,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetCullMode_keep(VkCommandBuffe
 		vkl_t->fast_dev->table.CmdSetCullMode(commandBuffer, cullMode);
 		return;
 	}
-	vkl_w_vkCmdSetCullMode_rest(commandBuffer, cullMode);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetCullMode_keep(commandBuffer, cullMode);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetCullMode_rest(commandBuffer, cullMode);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetCullModeEXT_rest(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT_rest(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCullModeEXT(commandBuffer, cullMode);
@@ -7479,13 +6939,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetCullModeEXT_rest(VkCommandBuffer commandBuff
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.cullMode = cullMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCullModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetCullModeEXT_keep(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCullModeEXT, sizeof(sbt_vk_args_vkCmdSetCullModeEXT), 0);
 	if (vkl_p) {
@@ -7495,22 +6954,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetCullModeEXT_keep(VkCommandBu
 		vkl_t->fast_dev->table.CmdSetCullModeEXT(commandBuffer, cullMode);
 		return;
 	}
-	vkl_w_vkCmdSetCullModeEXT_rest(commandBuffer, cullMode);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetCullModeEXT_keep(commandBuffer, cullMode);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetCullModeEXT_rest(commandBuffer, cullMode);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetFrontFace_rest(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace_rest(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFrontFace(commandBuffer, frontFace);
@@ -7519,13 +6967,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetFrontFace_rest(VkCommandBuffer commandBuffer
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.frontFace = frontFace;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetFrontFace, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetFrontFace_keep(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFrontFace, sizeof(sbt_vk_args_vkCmdSetFrontFace), 0);
 	if (vkl_p) {
@@ -7535,22 +6982,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetFrontFace_keep(VkCommandBuff
 		vkl_t->fast_dev->table.CmdSetFrontFace(commandBuffer, frontFace);
 		return;
 	}
-	vkl_w_vkCmdSetFrontFace_rest(commandBuffer, frontFace);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetFrontFace_keep(commandBuffer, frontFace);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetFrontFace_rest(commandBuffer, frontFace);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetFrontFaceEXT_rest(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT_rest(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFrontFaceEXT(commandBuffer, frontFace);
@@ -7559,13 +6995,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetFrontFaceEXT_rest(VkCommandBuffer commandBuf
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.frontFace = frontFace;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetFrontFaceEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetFrontFaceEXT_keep(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFrontFaceEXT, sizeof(sbt_vk_args_vkCmdSetFrontFaceEXT), 0);
 	if (vkl_p) {
@@ -7575,22 +7010,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetFrontFaceEXT_keep(VkCommandB
 		vkl_t->fast_dev->table.CmdSetFrontFaceEXT(commandBuffer, frontFace);
 		return;
 	}
-	vkl_w_vkCmdSetFrontFaceEXT_rest(commandBuffer, frontFace);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetFrontFaceEXT_keep(commandBuffer, frontFace);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetFrontFaceEXT_rest(commandBuffer, frontFace);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetPrimitiveTopology_rest(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology_rest(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveTopology(commandBuffer, primitiveTopology);
@@ -7599,13 +7023,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetPrimitiveTopology_rest(VkCommandBuffer comma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveTopology = primitiveTopology;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveTopology, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetPrimitiveTopology_keep(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveTopology, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopology), 0);
 	if (vkl_p) {
@@ -7615,22 +7038,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetPrimitiveTopology_keep(VkCom
 		vkl_t->fast_dev->table.CmdSetPrimitiveTopology(commandBuffer, primitiveTopology);
 		return;
 	}
-	vkl_w_vkCmdSetPrimitiveTopology_rest(commandBuffer, primitiveTopology);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetPrimitiveTopology_keep(commandBuffer, primitiveTopology);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetPrimitiveTopology_rest(commandBuffer, primitiveTopology);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetPrimitiveTopologyEXT_rest(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT_rest(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveTopologyEXT(commandBuffer, primitiveTopology);
@@ -7639,13 +7051,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetPrimitiveTopologyEXT_rest(VkCommandBuffer co
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveTopology = primitiveTopology;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetPrimitiveTopologyEXT_keep(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT), 0);
 	if (vkl_p) {
@@ -7655,22 +7066,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetPrimitiveTopologyEXT_keep(Vk
 		vkl_t->fast_dev->table.CmdSetPrimitiveTopologyEXT(commandBuffer, primitiveTopology);
 		return;
 	}
-	vkl_w_vkCmdSetPrimitiveTopologyEXT_rest(commandBuffer, primitiveTopology);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetPrimitiveTopologyEXT_keep(commandBuffer, primitiveTopology);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetPrimitiveTopologyEXT_rest(commandBuffer, primitiveTopology);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportWithCount_rest(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount_rest(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWithCount(commandBuffer, viewportCount, pViewports);
@@ -7680,13 +7080,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportWithCount_rest(VkCommandBuffer comma
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewports = pViewports;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWithCount, &vkl_a, sizeof(vkl_a), vkl_a.pViewports, vkl_a.pViewports ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewports) : 0, offsetof(sbt_vk_args_vkCmdSetViewportWithCount, pViewports));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetViewportWithCount_keep(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pViewports ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewports) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWithCount, sizeof(sbt_vk_args_vkCmdSetViewportWithCount), vkl_n);
@@ -7699,22 +7098,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetViewportWithCount_keep(VkCom
 		vkl_t->fast_dev->table.CmdSetViewportWithCount(commandBuffer, viewportCount, pViewports);
 		return;
 	}
-	vkl_w_vkCmdSetViewportWithCount_rest(commandBuffer, viewportCount, pViewports);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetViewportWithCount_keep(commandBuffer, viewportCount, pViewports);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetViewportWithCount_rest(commandBuffer, viewportCount, pViewports);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportWithCountEXT_rest(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT_rest(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWithCountEXT(commandBuffer, viewportCount, pViewports);
@@ -7724,13 +7112,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportWithCountEXT_rest(VkCommandBuffer co
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewports = pViewports;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWithCountEXT, &vkl_a, sizeof(vkl_a), vkl_a.pViewports, vkl_a.pViewports ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewports) : 0, offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, pViewports));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetViewportWithCountEXT_keep(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pViewports ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewports) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWithCountEXT, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT), vkl_n);
@@ -7743,22 +7130,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetViewportWithCountEXT_keep(Vk
 		vkl_t->fast_dev->table.CmdSetViewportWithCountEXT(commandBuffer, viewportCount, pViewports);
 		return;
 	}
-	vkl_w_vkCmdSetViewportWithCountEXT_rest(commandBuffer, viewportCount, pViewports);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetViewportWithCountEXT_keep(commandBuffer, viewportCount, pViewports);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetViewportWithCountEXT_rest(commandBuffer, viewportCount, pViewports);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetScissorWithCount_rest(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount_rest(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetScissorWithCount(commandBuffer, scissorCount, pScissors);
@@ -7768,13 +7144,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetScissorWithCount_rest(VkCommandBuffer comman
 		vkl_a.scissorCount = scissorCount;
 		vkl_a.pScissors = pScissors;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetScissorWithCount, &vkl_a, sizeof(vkl_a), vkl_a.pScissors, vkl_a.pScissors ? (size_t)((uint64_t)vkl_a.scissorCount) * sizeof(*vkl_a.pScissors) : 0, offsetof(sbt_vk_args_vkCmdSetScissorWithCount, pScissors));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetScissorWithCount_keep(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pScissors ? (size_t)((uint64_t)scissorCount) * sizeof(*pScissors) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissorWithCount, sizeof(sbt_vk_args_vkCmdSetScissorWithCount), vkl_n);
@@ -7787,22 +7162,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetScissorWithCount_keep(VkComm
 		vkl_t->fast_dev->table.CmdSetScissorWithCount(commandBuffer, scissorCount, pScissors);
 		return;
 	}
-	vkl_w_vkCmdSetScissorWithCount_rest(commandBuffer, scissorCount, pScissors);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetScissorWithCount_keep(commandBuffer, scissorCount, pScissors);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetScissorWithCount_rest(commandBuffer, scissorCount, pScissors);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetScissorWithCountEXT_rest(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT_rest(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetScissorWithCountEXT(commandBuffer, scissorCount, pScissors);
@@ -7812,13 +7176,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetScissorWithCountEXT_rest(VkCommandBuffer com
 		vkl_a.scissorCount = scissorCount;
 		vkl_a.pScissors = pScissors;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetScissorWithCountEXT, &vkl_a, sizeof(vkl_a), vkl_a.pScissors, vkl_a.pScissors ? (size_t)((uint64_t)vkl_a.scissorCount) * sizeof(*vkl_a.pScissors) : 0, offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetScissorWithCountEXT_keep(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pScissors ? (size_t)((uint64_t)scissorCount) * sizeof(*pScissors) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissorWithCountEXT, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT), vkl_n);
@@ -7829,17 +7192,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetScissorWithCountEXT_keep(VkC
 		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT), pScissors, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetScissorWithCountEXT(commandBuffer, scissorCount, pScissors);
-		return;
-	}
-	vkl_w_vkCmdSetScissorWithCountEXT_rest(commandBuffer, scissorCount, pScissors);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetScissorWithCountEXT_keep(commandBuffer, scissorCount, pScissors);
 		return;
 	}
 #endif
@@ -7882,7 +7234,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers2EXT(VkCommandBuff
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthTestEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthTestEnable(commandBuffer, depthTestEnable);
@@ -7891,13 +7243,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthTestEnable_rest(VkCommandBuffer command
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthTestEnable = depthTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthTestEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDepthTestEnable_keep(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthTestEnable), 0);
 	if (vkl_p) {
@@ -7907,22 +7258,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDepthTestEnable_keep(VkComma
 		vkl_t->fast_dev->table.CmdSetDepthTestEnable(commandBuffer, depthTestEnable);
 		return;
 	}
-	vkl_w_vkCmdSetDepthTestEnable_rest(commandBuffer, depthTestEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDepthTestEnable_keep(commandBuffer, depthTestEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetDepthTestEnable_rest(commandBuffer, depthTestEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthTestEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthTestEnableEXT(commandBuffer, depthTestEnable);
@@ -7931,13 +7271,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthTestEnableEXT_rest(VkCommandBuffer comm
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthTestEnable = depthTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDepthTestEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthTestEnableEXT), 0);
 	if (vkl_p) {
@@ -7947,22 +7286,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDepthTestEnableEXT_keep(VkCo
 		vkl_t->fast_dev->table.CmdSetDepthTestEnableEXT(commandBuffer, depthTestEnable);
 		return;
 	}
-	vkl_w_vkCmdSetDepthTestEnableEXT_rest(commandBuffer, depthTestEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDepthTestEnableEXT_keep(commandBuffer, depthTestEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetDepthTestEnableEXT_rest(commandBuffer, depthTestEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthWriteEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthWriteEnable(commandBuffer, depthWriteEnable);
@@ -7971,13 +7299,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthWriteEnable_rest(VkCommandBuffer comman
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthWriteEnable = depthWriteEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthWriteEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDepthWriteEnable_keep(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthWriteEnable, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnable), 0);
 	if (vkl_p) {
@@ -7987,22 +7314,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDepthWriteEnable_keep(VkComm
 		vkl_t->fast_dev->table.CmdSetDepthWriteEnable(commandBuffer, depthWriteEnable);
 		return;
 	}
-	vkl_w_vkCmdSetDepthWriteEnable_rest(commandBuffer, depthWriteEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDepthWriteEnable_keep(commandBuffer, depthWriteEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetDepthWriteEnable_rest(commandBuffer, depthWriteEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthWriteEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthWriteEnableEXT(commandBuffer, depthWriteEnable);
@@ -8011,13 +7327,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthWriteEnableEXT_rest(VkCommandBuffer com
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthWriteEnable = depthWriteEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDepthWriteEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT), 0);
 	if (vkl_p) {
@@ -8027,22 +7342,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDepthWriteEnableEXT_keep(VkC
 		vkl_t->fast_dev->table.CmdSetDepthWriteEnableEXT(commandBuffer, depthWriteEnable);
 		return;
 	}
-	vkl_w_vkCmdSetDepthWriteEnableEXT_rest(commandBuffer, depthWriteEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDepthWriteEnableEXT_keep(commandBuffer, depthWriteEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetDepthWriteEnableEXT_rest(commandBuffer, depthWriteEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthCompareOp_rest(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp_rest(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthCompareOp(commandBuffer, depthCompareOp);
@@ -8051,13 +7355,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthCompareOp_rest(VkCommandBuffer commandB
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthCompareOp = depthCompareOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthCompareOp, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDepthCompareOp_keep(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthCompareOp, sizeof(sbt_vk_args_vkCmdSetDepthCompareOp), 0);
 	if (vkl_p) {
@@ -8067,22 +7370,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDepthCompareOp_keep(VkComman
 		vkl_t->fast_dev->table.CmdSetDepthCompareOp(commandBuffer, depthCompareOp);
 		return;
 	}
-	vkl_w_vkCmdSetDepthCompareOp_rest(commandBuffer, depthCompareOp);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDepthCompareOp_keep(commandBuffer, depthCompareOp);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetDepthCompareOp_rest(commandBuffer, depthCompareOp);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthCompareOpEXT_rest(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT_rest(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthCompareOpEXT(commandBuffer, depthCompareOp);
@@ -8091,13 +7383,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthCompareOpEXT_rest(VkCommandBuffer comma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthCompareOp = depthCompareOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDepthCompareOpEXT_keep(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, sizeof(sbt_vk_args_vkCmdSetDepthCompareOpEXT), 0);
 	if (vkl_p) {
@@ -8107,22 +7398,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDepthCompareOpEXT_keep(VkCom
 		vkl_t->fast_dev->table.CmdSetDepthCompareOpEXT(commandBuffer, depthCompareOp);
 		return;
 	}
-	vkl_w_vkCmdSetDepthCompareOpEXT_rest(commandBuffer, depthCompareOp);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDepthCompareOpEXT_keep(commandBuffer, depthCompareOp);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetDepthCompareOpEXT_rest(commandBuffer, depthCompareOp);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBoundsTestEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBoundsTestEnable(commandBuffer, depthBoundsTestEnable);
@@ -8131,13 +7411,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBoundsTestEnable_rest(VkCommandBuffer c
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBoundsTestEnable = depthBoundsTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBoundsTestEnable_keep(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable), 0);
 	if (vkl_p) {
@@ -8147,22 +7426,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBoundsTestEnable_keep(V
 		vkl_t->fast_dev->table.CmdSetDepthBoundsTestEnable(commandBuffer, depthBoundsTestEnable);
 		return;
 	}
-	vkl_w_vkCmdSetDepthBoundsTestEnable_rest(commandBuffer, depthBoundsTestEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDepthBoundsTestEnable_keep(commandBuffer, depthBoundsTestEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetDepthBoundsTestEnable_rest(commandBuffer, depthBoundsTestEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBoundsTestEnableEXT(commandBuffer, depthBoundsTestEnable);
@@ -8171,13 +7439,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest(VkCommandBuffe
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBoundsTestEnable = depthBoundsTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBoundsTestEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT), 0);
 	if (vkl_p) {
@@ -8187,22 +7454,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBoundsTestEnableEXT_kee
 		vkl_t->fast_dev->table.CmdSetDepthBoundsTestEnableEXT(commandBuffer, depthBoundsTestEnable);
 		return;
 	}
-	vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest(commandBuffer, depthBoundsTestEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDepthBoundsTestEnableEXT_keep(commandBuffer, depthBoundsTestEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest(commandBuffer, depthBoundsTestEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilTestEnable_rest(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable_rest(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilTestEnable(commandBuffer, stencilTestEnable);
@@ -8211,13 +7467,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilTestEnable_rest(VkCommandBuffer comma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stencilTestEnable = stencilTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilTestEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetStencilTestEnable_keep(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilTestEnable, sizeof(sbt_vk_args_vkCmdSetStencilTestEnable), 0);
 	if (vkl_p) {
@@ -8227,22 +7482,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetStencilTestEnable_keep(VkCom
 		vkl_t->fast_dev->table.CmdSetStencilTestEnable(commandBuffer, stencilTestEnable);
 		return;
 	}
-	vkl_w_vkCmdSetStencilTestEnable_rest(commandBuffer, stencilTestEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetStencilTestEnable_keep(commandBuffer, stencilTestEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetStencilTestEnable_rest(commandBuffer, stencilTestEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilTestEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilTestEnableEXT(commandBuffer, stencilTestEnable);
@@ -8251,13 +7495,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilTestEnableEXT_rest(VkCommandBuffer co
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stencilTestEnable = stencilTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetStencilTestEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetStencilTestEnableEXT), 0);
 	if (vkl_p) {
@@ -8267,22 +7510,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetStencilTestEnableEXT_keep(Vk
 		vkl_t->fast_dev->table.CmdSetStencilTestEnableEXT(commandBuffer, stencilTestEnable);
 		return;
 	}
-	vkl_w_vkCmdSetStencilTestEnableEXT_rest(commandBuffer, stencilTestEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetStencilTestEnableEXT_keep(commandBuffer, stencilTestEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetStencilTestEnableEXT_rest(commandBuffer, stencilTestEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilOp_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilOp(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
@@ -8295,13 +7527,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilOp_rest(VkCommandBuffer commandBuffer
 		vkl_a.depthFailOp = depthFailOp;
 		vkl_a.compareOp = compareOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilOp, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetStencilOp_keep(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilOp, sizeof(sbt_vk_args_vkCmdSetStencilOp), 0);
 	if (vkl_p) {
@@ -8315,22 +7546,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetStencilOp_keep(VkCommandBuff
 		vkl_t->fast_dev->table.CmdSetStencilOp(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
 		return;
 	}
-	vkl_w_vkCmdSetStencilOp_rest(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetStencilOp_keep(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetStencilOp_rest(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilOpEXT_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilOpEXT(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
@@ -8343,13 +7563,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetStencilOpEXT_rest(VkCommandBuffer commandBuf
 		vkl_a.depthFailOp = depthFailOp;
 		vkl_a.compareOp = compareOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilOpEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetStencilOpEXT_keep(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilOpEXT, sizeof(sbt_vk_args_vkCmdSetStencilOpEXT), 0);
 	if (vkl_p) {
@@ -8363,22 +7582,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetStencilOpEXT_keep(VkCommandB
 		vkl_t->fast_dev->table.CmdSetStencilOpEXT(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
 		return;
 	}
-	vkl_w_vkCmdSetStencilOpEXT_rest(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetStencilOpEXT_keep(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetStencilOpEXT_rest(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetPatchControlPointsEXT_rest(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT_rest(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPatchControlPointsEXT(commandBuffer, patchControlPoints);
@@ -8387,13 +7595,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetPatchControlPointsEXT_rest(VkCommandBuffer c
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.patchControlPoints = patchControlPoints;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetPatchControlPointsEXT_keep(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, sizeof(sbt_vk_args_vkCmdSetPatchControlPointsEXT), 0);
 	if (vkl_p) {
@@ -8403,22 +7610,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetPatchControlPointsEXT_keep(V
 		vkl_t->fast_dev->table.CmdSetPatchControlPointsEXT(commandBuffer, patchControlPoints);
 		return;
 	}
-	vkl_w_vkCmdSetPatchControlPointsEXT_rest(commandBuffer, patchControlPoints);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetPatchControlPointsEXT_keep(commandBuffer, patchControlPoints);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetPatchControlPointsEXT_rest(commandBuffer, patchControlPoints);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetRasterizerDiscardEnable_rest(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable_rest(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizerDiscardEnable(commandBuffer, rasterizerDiscardEnable);
@@ -8427,13 +7623,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetRasterizerDiscardEnable_rest(VkCommandBuffer
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizerDiscardEnable = rasterizerDiscardEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetRasterizerDiscardEnable_keep(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable), 0);
 	if (vkl_p) {
@@ -8443,22 +7638,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetRasterizerDiscardEnable_keep
 		vkl_t->fast_dev->table.CmdSetRasterizerDiscardEnable(commandBuffer, rasterizerDiscardEnable);
 		return;
 	}
-	vkl_w_vkCmdSetRasterizerDiscardEnable_rest(commandBuffer, rasterizerDiscardEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetRasterizerDiscardEnable_keep(commandBuffer, rasterizerDiscardEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetRasterizerDiscardEnable_rest(commandBuffer, rasterizerDiscardEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizerDiscardEnableEXT(commandBuffer, rasterizerDiscardEnable);
@@ -8467,13 +7651,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest(VkCommandBuf
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizerDiscardEnable = rasterizerDiscardEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetRasterizerDiscardEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT), 0);
 	if (vkl_p) {
@@ -8483,22 +7666,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetRasterizerDiscardEnableEXT_k
 		vkl_t->fast_dev->table.CmdSetRasterizerDiscardEnableEXT(commandBuffer, rasterizerDiscardEnable);
 		return;
 	}
-	vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest(commandBuffer, rasterizerDiscardEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetRasterizerDiscardEnableEXT_keep(commandBuffer, rasterizerDiscardEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest(commandBuffer, rasterizerDiscardEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBiasEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBiasEnable(commandBuffer, depthBiasEnable);
@@ -8507,13 +7679,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBiasEnable_rest(VkCommandBuffer command
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBiasEnable = depthBiasEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBiasEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBiasEnable_keep(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBiasEnable, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnable), 0);
 	if (vkl_p) {
@@ -8523,22 +7694,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBiasEnable_keep(VkComma
 		vkl_t->fast_dev->table.CmdSetDepthBiasEnable(commandBuffer, depthBiasEnable);
 		return;
 	}
-	vkl_w_vkCmdSetDepthBiasEnable_rest(commandBuffer, depthBiasEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDepthBiasEnable_keep(commandBuffer, depthBiasEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetDepthBiasEnable_rest(commandBuffer, depthBiasEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBiasEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBiasEnableEXT(commandBuffer, depthBiasEnable);
@@ -8547,13 +7707,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthBiasEnableEXT_rest(VkCommandBuffer comm
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBiasEnable = depthBiasEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBiasEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT), 0);
 	if (vkl_p) {
@@ -8563,22 +7722,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDepthBiasEnableEXT_keep(VkCo
 		vkl_t->fast_dev->table.CmdSetDepthBiasEnableEXT(commandBuffer, depthBiasEnable);
 		return;
 	}
-	vkl_w_vkCmdSetDepthBiasEnableEXT_rest(commandBuffer, depthBiasEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDepthBiasEnableEXT_keep(commandBuffer, depthBiasEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetDepthBiasEnableEXT_rest(commandBuffer, depthBiasEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetLogicOpEXT_rest(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT_rest(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLogicOpEXT(commandBuffer, logicOp);
@@ -8587,13 +7735,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetLogicOpEXT_rest(VkCommandBuffer commandBuffe
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.logicOp = logicOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLogicOpEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetLogicOpEXT_keep(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLogicOpEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEXT), 0);
 	if (vkl_p) {
@@ -8603,22 +7750,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetLogicOpEXT_keep(VkCommandBuf
 		vkl_t->fast_dev->table.CmdSetLogicOpEXT(commandBuffer, logicOp);
 		return;
 	}
-	vkl_w_vkCmdSetLogicOpEXT_rest(commandBuffer, logicOp);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetLogicOpEXT_keep(commandBuffer, logicOp);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetLogicOpEXT_rest(commandBuffer, logicOp);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetPrimitiveRestartEnable_rest(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable_rest(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveRestartEnable(commandBuffer, primitiveRestartEnable);
@@ -8627,13 +7763,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetPrimitiveRestartEnable_rest(VkCommandBuffer 
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveRestartEnable = primitiveRestartEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetPrimitiveRestartEnable_keep(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable), 0);
 	if (vkl_p) {
@@ -8643,22 +7778,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetPrimitiveRestartEnable_keep(
 		vkl_t->fast_dev->table.CmdSetPrimitiveRestartEnable(commandBuffer, primitiveRestartEnable);
 		return;
 	}
-	vkl_w_vkCmdSetPrimitiveRestartEnable_rest(commandBuffer, primitiveRestartEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetPrimitiveRestartEnable_keep(commandBuffer, primitiveRestartEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetPrimitiveRestartEnable_rest(commandBuffer, primitiveRestartEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveRestartEnableEXT(commandBuffer, primitiveRestartEnable);
@@ -8667,13 +7791,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest(VkCommandBuff
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveRestartEnable = primitiveRestartEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetPrimitiveRestartEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT), 0);
 	if (vkl_p) {
@@ -8683,22 +7806,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetPrimitiveRestartEnableEXT_ke
 		vkl_t->fast_dev->table.CmdSetPrimitiveRestartEnableEXT(commandBuffer, primitiveRestartEnable);
 		return;
 	}
-	vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest(commandBuffer, primitiveRestartEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetPrimitiveRestartEnableEXT_keep(commandBuffer, primitiveRestartEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest(commandBuffer, primitiveRestartEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetTessellationDomainOriginEXT_rest(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT_rest(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetTessellationDomainOriginEXT(commandBuffer, domainOrigin);
@@ -8707,13 +7819,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetTessellationDomainOriginEXT_rest(VkCommandBu
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.domainOrigin = domainOrigin;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetTessellationDomainOriginEXT_keep(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, sizeof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT), 0);
 	if (vkl_p) {
@@ -8723,22 +7834,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetTessellationDomainOriginEXT_
 		vkl_t->fast_dev->table.CmdSetTessellationDomainOriginEXT(commandBuffer, domainOrigin);
 		return;
 	}
-	vkl_w_vkCmdSetTessellationDomainOriginEXT_rest(commandBuffer, domainOrigin);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetTessellationDomainOriginEXT_keep(commandBuffer, domainOrigin);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetTessellationDomainOriginEXT_rest(commandBuffer, domainOrigin);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthClampEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthClampEnableEXT(commandBuffer, depthClampEnable);
@@ -8747,13 +7847,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthClampEnableEXT_rest(VkCommandBuffer com
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthClampEnable = depthClampEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDepthClampEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClampEnableEXT), 0);
 	if (vkl_p) {
@@ -8763,22 +7862,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDepthClampEnableEXT_keep(VkC
 		vkl_t->fast_dev->table.CmdSetDepthClampEnableEXT(commandBuffer, depthClampEnable);
 		return;
 	}
-	vkl_w_vkCmdSetDepthClampEnableEXT_rest(commandBuffer, depthClampEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDepthClampEnableEXT_keep(commandBuffer, depthClampEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetDepthClampEnableEXT_rest(commandBuffer, depthClampEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetPolygonModeEXT_rest(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT_rest(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPolygonModeEXT(commandBuffer, polygonMode);
@@ -8787,13 +7875,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetPolygonModeEXT_rest(VkCommandBuffer commandB
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.polygonMode = polygonMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPolygonModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetPolygonModeEXT_keep(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPolygonModeEXT, sizeof(sbt_vk_args_vkCmdSetPolygonModeEXT), 0);
 	if (vkl_p) {
@@ -8803,22 +7890,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetPolygonModeEXT_keep(VkComman
 		vkl_t->fast_dev->table.CmdSetPolygonModeEXT(commandBuffer, polygonMode);
 		return;
 	}
-	vkl_w_vkCmdSetPolygonModeEXT_rest(commandBuffer, polygonMode);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetPolygonModeEXT_keep(commandBuffer, polygonMode);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetPolygonModeEXT_rest(commandBuffer, polygonMode);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetRasterizationSamplesEXT_rest(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT_rest(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizationSamplesEXT(commandBuffer, rasterizationSamples);
@@ -8827,13 +7903,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetRasterizationSamplesEXT_rest(VkCommandBuffer
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizationSamples = rasterizationSamples;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetRasterizationSamplesEXT_keep(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT), 0);
 	if (vkl_p) {
@@ -8843,22 +7918,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetRasterizationSamplesEXT_keep
 		vkl_t->fast_dev->table.CmdSetRasterizationSamplesEXT(commandBuffer, rasterizationSamples);
 		return;
 	}
-	vkl_w_vkCmdSetRasterizationSamplesEXT_rest(commandBuffer, rasterizationSamples);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetRasterizationSamplesEXT_keep(commandBuffer, rasterizationSamples);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetRasterizationSamplesEXT_rest(commandBuffer, rasterizationSamples);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetSampleMaskEXT_rest(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT_rest(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetSampleMaskEXT(commandBuffer, samples, pSampleMask);
@@ -8868,13 +7932,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetSampleMaskEXT_rest(VkCommandBuffer commandBu
 		vkl_a.samples = samples;
 		vkl_a.pSampleMask = pSampleMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetSampleMaskEXT, &vkl_a, sizeof(vkl_a), vkl_a.pSampleMask, vkl_a.pSampleMask ? (size_t)((uint64_t)((vkl_a.samples + 31) / 32)) * sizeof(*vkl_a.pSampleMask) : 0, offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, pSampleMask));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetSampleMaskEXT_keep(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pSampleMask ? (size_t)((uint64_t)((samples + 31) / 32)) * sizeof(*pSampleMask) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetSampleMaskEXT, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT), vkl_n);
@@ -8887,22 +7950,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetSampleMaskEXT_keep(VkCommand
 		vkl_t->fast_dev->table.CmdSetSampleMaskEXT(commandBuffer, samples, pSampleMask);
 		return;
 	}
-	vkl_w_vkCmdSetSampleMaskEXT_rest(commandBuffer, samples, pSampleMask);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetSampleMaskEXT_keep(commandBuffer, samples, pSampleMask);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetSampleMaskEXT_rest(commandBuffer, samples, pSampleMask);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetAlphaToCoverageEnableEXT(commandBuffer, alphaToCoverageEnable);
@@ -8911,13 +7963,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest(VkCommandBuffe
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.alphaToCoverageEnable = alphaToCoverageEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetAlphaToCoverageEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT), 0);
 	if (vkl_p) {
@@ -8927,22 +7978,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetAlphaToCoverageEnableEXT_kee
 		vkl_t->fast_dev->table.CmdSetAlphaToCoverageEnableEXT(commandBuffer, alphaToCoverageEnable);
 		return;
 	}
-	vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest(commandBuffer, alphaToCoverageEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetAlphaToCoverageEnableEXT_keep(commandBuffer, alphaToCoverageEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest(commandBuffer, alphaToCoverageEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetAlphaToOneEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetAlphaToOneEnableEXT(commandBuffer, alphaToOneEnable);
@@ -8951,13 +7991,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetAlphaToOneEnableEXT_rest(VkCommandBuffer com
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.alphaToOneEnable = alphaToOneEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetAlphaToOneEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT), 0);
 	if (vkl_p) {
@@ -8967,22 +8006,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetAlphaToOneEnableEXT_keep(VkC
 		vkl_t->fast_dev->table.CmdSetAlphaToOneEnableEXT(commandBuffer, alphaToOneEnable);
 		return;
 	}
-	vkl_w_vkCmdSetAlphaToOneEnableEXT_rest(commandBuffer, alphaToOneEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetAlphaToOneEnableEXT_keep(commandBuffer, alphaToOneEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetAlphaToOneEnableEXT_rest(commandBuffer, alphaToOneEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetLogicOpEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLogicOpEnableEXT(commandBuffer, logicOpEnable);
@@ -8991,13 +8019,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetLogicOpEnableEXT_rest(VkCommandBuffer comman
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.logicOpEnable = logicOpEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetLogicOpEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEnableEXT), 0);
 	if (vkl_p) {
@@ -9007,22 +8034,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetLogicOpEnableEXT_keep(VkComm
 		vkl_t->fast_dev->table.CmdSetLogicOpEnableEXT(commandBuffer, logicOpEnable);
 		return;
 	}
-	vkl_w_vkCmdSetLogicOpEnableEXT_rest(commandBuffer, logicOpEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetLogicOpEnableEXT_keep(commandBuffer, logicOpEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetLogicOpEnableEXT_rest(commandBuffer, logicOpEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetColorBlendEnableEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorBlendEnableEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
@@ -9033,13 +8049,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetColorBlendEnableEXT_rest(VkCommandBuffer com
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorBlendEnables = pColorBlendEnables;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorBlendEnables, vkl_a.pColorBlendEnables ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorBlendEnables) : 0, offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, pColorBlendEnables));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetColorBlendEnableEXT_keep(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pColorBlendEnables ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorBlendEnables) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT), vkl_n);
@@ -9053,22 +8068,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetColorBlendEnableEXT_keep(VkC
 		vkl_t->fast_dev->table.CmdSetColorBlendEnableEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
 		return;
 	}
-	vkl_w_vkCmdSetColorBlendEnableEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetColorBlendEnableEXT_keep(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetColorBlendEnableEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetColorBlendEquationEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorBlendEquationEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
@@ -9079,13 +8083,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetColorBlendEquationEXT_rest(VkCommandBuffer c
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorBlendEquations = pColorBlendEquations;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorBlendEquations, vkl_a.pColorBlendEquations ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorBlendEquations) : 0, offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, pColorBlendEquations));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetColorBlendEquationEXT_keep(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pColorBlendEquations ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorBlendEquations) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT), vkl_n);
@@ -9099,22 +8102,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetColorBlendEquationEXT_keep(V
 		vkl_t->fast_dev->table.CmdSetColorBlendEquationEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
 		return;
 	}
-	vkl_w_vkCmdSetColorBlendEquationEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetColorBlendEquationEXT_keep(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetColorBlendEquationEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetColorWriteMaskEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorWriteMaskEXT(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
@@ -9125,13 +8117,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetColorWriteMaskEXT_rest(VkCommandBuffer comma
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorWriteMasks = pColorWriteMasks;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorWriteMasks, vkl_a.pColorWriteMasks ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorWriteMasks) : 0, offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, pColorWriteMasks));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetColorWriteMaskEXT_keep(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pColorWriteMasks ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorWriteMasks) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT), vkl_n);
@@ -9145,22 +8136,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetColorWriteMaskEXT_keep(VkCom
 		vkl_t->fast_dev->table.CmdSetColorWriteMaskEXT(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
 		return;
 	}
-	vkl_w_vkCmdSetColorWriteMaskEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetColorWriteMaskEXT_keep(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetColorWriteMaskEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetRasterizationStreamEXT_rest(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT_rest(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizationStreamEXT(commandBuffer, rasterizationStream);
@@ -9169,13 +8149,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetRasterizationStreamEXT_rest(VkCommandBuffer 
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizationStream = rasterizationStream;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetRasterizationStreamEXT_keep(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationStreamEXT), 0);
 	if (vkl_p) {
@@ -9185,22 +8164,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetRasterizationStreamEXT_keep(
 		vkl_t->fast_dev->table.CmdSetRasterizationStreamEXT(commandBuffer, rasterizationStream);
 		return;
 	}
-	vkl_w_vkCmdSetRasterizationStreamEXT_rest(commandBuffer, rasterizationStream);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetRasterizationStreamEXT_keep(commandBuffer, rasterizationStream);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetRasterizationStreamEXT_rest(commandBuffer, rasterizationStream);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetConservativeRasterizationModeEXT(commandBuffer, conservativeRasterizationMode);
@@ -9209,13 +8177,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest(VkComm
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.conservativeRasterizationMode = conservativeRasterizationMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetConservativeRasterizationModeEXT_keep(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT), 0);
 	if (vkl_p) {
@@ -9225,22 +8192,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetConservativeRasterizationMod
 		vkl_t->fast_dev->table.CmdSetConservativeRasterizationModeEXT(commandBuffer, conservativeRasterizationMode);
 		return;
 	}
-	vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest(commandBuffer, conservativeRasterizationMode);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetConservativeRasterizationModeEXT_keep(commandBuffer, conservativeRasterizationMode);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest(commandBuffer, conservativeRasterizationMode);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetExtraPrimitiveOverestimationSizeEXT(commandBuffer, extraPrimitiveOverestimationSize);
@@ -9249,13 +8205,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest(VkC
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.extraPrimitiveOverestimationSize = extraPrimitiveOverestimationSize;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_keep(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, sizeof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT), 0);
 	if (vkl_p) {
@@ -9265,22 +8220,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetExtraPrimitiveOverestimation
 		vkl_t->fast_dev->table.CmdSetExtraPrimitiveOverestimationSizeEXT(commandBuffer, extraPrimitiveOverestimationSize);
 		return;
 	}
-	vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest(commandBuffer, extraPrimitiveOverestimationSize);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_keep(commandBuffer, extraPrimitiveOverestimationSize);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest(commandBuffer, extraPrimitiveOverestimationSize);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthClipEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthClipEnableEXT(commandBuffer, depthClipEnable);
@@ -9289,13 +8233,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthClipEnableEXT_rest(VkCommandBuffer comm
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthClipEnable = depthClipEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDepthClipEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipEnableEXT), 0);
 	if (vkl_p) {
@@ -9305,22 +8248,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDepthClipEnableEXT_keep(VkCo
 		vkl_t->fast_dev->table.CmdSetDepthClipEnableEXT(commandBuffer, depthClipEnable);
 		return;
 	}
-	vkl_w_vkCmdSetDepthClipEnableEXT_rest(commandBuffer, depthClipEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDepthClipEnableEXT_keep(commandBuffer, depthClipEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetDepthClipEnableEXT_rest(commandBuffer, depthClipEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetSampleLocationsEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetSampleLocationsEnableEXT(commandBuffer, sampleLocationsEnable);
@@ -9329,13 +8261,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetSampleLocationsEnableEXT_rest(VkCommandBuffe
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.sampleLocationsEnable = sampleLocationsEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetSampleLocationsEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT), 0);
 	if (vkl_p) {
@@ -9345,22 +8276,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetSampleLocationsEnableEXT_kee
 		vkl_t->fast_dev->table.CmdSetSampleLocationsEnableEXT(commandBuffer, sampleLocationsEnable);
 		return;
 	}
-	vkl_w_vkCmdSetSampleLocationsEnableEXT_rest(commandBuffer, sampleLocationsEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetSampleLocationsEnableEXT_keep(commandBuffer, sampleLocationsEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetSampleLocationsEnableEXT_rest(commandBuffer, sampleLocationsEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetColorBlendAdvancedEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorBlendAdvancedEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
@@ -9371,13 +8291,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetColorBlendAdvancedEXT_rest(VkCommandBuffer c
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorBlendAdvanced = pColorBlendAdvanced;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorBlendAdvanced, vkl_a.pColorBlendAdvanced ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorBlendAdvanced) : 0, offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, pColorBlendAdvanced));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetColorBlendAdvancedEXT_keep(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pColorBlendAdvanced ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorBlendAdvanced) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT), vkl_n);
@@ -9391,22 +8310,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetColorBlendAdvancedEXT_keep(V
 		vkl_t->fast_dev->table.CmdSetColorBlendAdvancedEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
 		return;
 	}
-	vkl_w_vkCmdSetColorBlendAdvancedEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetColorBlendAdvancedEXT_keep(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetColorBlendAdvancedEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetProvokingVertexModeEXT_rest(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT_rest(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetProvokingVertexModeEXT(commandBuffer, provokingVertexMode);
@@ -9415,13 +8323,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetProvokingVertexModeEXT_rest(VkCommandBuffer 
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.provokingVertexMode = provokingVertexMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetProvokingVertexModeEXT_keep(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, sizeof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT), 0);
 	if (vkl_p) {
@@ -9431,22 +8338,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetProvokingVertexModeEXT_keep(
 		vkl_t->fast_dev->table.CmdSetProvokingVertexModeEXT(commandBuffer, provokingVertexMode);
 		return;
 	}
-	vkl_w_vkCmdSetProvokingVertexModeEXT_rest(commandBuffer, provokingVertexMode);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetProvokingVertexModeEXT_keep(commandBuffer, provokingVertexMode);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetProvokingVertexModeEXT_rest(commandBuffer, provokingVertexMode);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetLineRasterizationModeEXT_rest(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT_rest(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineRasterizationModeEXT(commandBuffer, lineRasterizationMode);
@@ -9455,13 +8351,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetLineRasterizationModeEXT_rest(VkCommandBuffe
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.lineRasterizationMode = lineRasterizationMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetLineRasterizationModeEXT_keep(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT), 0);
 	if (vkl_p) {
@@ -9471,22 +8366,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetLineRasterizationModeEXT_kee
 		vkl_t->fast_dev->table.CmdSetLineRasterizationModeEXT(commandBuffer, lineRasterizationMode);
 		return;
 	}
-	vkl_w_vkCmdSetLineRasterizationModeEXT_rest(commandBuffer, lineRasterizationMode);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetLineRasterizationModeEXT_keep(commandBuffer, lineRasterizationMode);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetLineRasterizationModeEXT_rest(commandBuffer, lineRasterizationMode);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetLineStippleEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineStippleEnableEXT(commandBuffer, stippledLineEnable);
@@ -9495,13 +8379,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetLineStippleEnableEXT_rest(VkCommandBuffer co
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stippledLineEnable = stippledLineEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetLineStippleEnableEXT_keep(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEnableEXT), 0);
 	if (vkl_p) {
@@ -9511,22 +8394,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetLineStippleEnableEXT_keep(Vk
 		vkl_t->fast_dev->table.CmdSetLineStippleEnableEXT(commandBuffer, stippledLineEnable);
 		return;
 	}
-	vkl_w_vkCmdSetLineStippleEnableEXT_rest(commandBuffer, stippledLineEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetLineStippleEnableEXT_keep(commandBuffer, stippledLineEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetLineStippleEnableEXT_rest(commandBuffer, stippledLineEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthClipNegativeOneToOneEXT(commandBuffer, negativeOneToOne);
@@ -9535,13 +8407,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest(VkCommandB
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.negativeOneToOne = negativeOneToOne;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_keep(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT), 0);
 	if (vkl_p) {
@@ -9551,22 +8422,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT
 		vkl_t->fast_dev->table.CmdSetDepthClipNegativeOneToOneEXT(commandBuffer, negativeOneToOne);
 		return;
 	}
-	vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest(commandBuffer, negativeOneToOne);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_keep(commandBuffer, negativeOneToOne);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest(commandBuffer, negativeOneToOne);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportWScalingEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWScalingEnableNV(commandBuffer, viewportWScalingEnable);
@@ -9575,13 +8435,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportWScalingEnableNV_rest(VkCommandBuffe
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.viewportWScalingEnable = viewportWScalingEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetViewportWScalingEnableNV_keep(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV), 0);
 	if (vkl_p) {
@@ -9591,22 +8450,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetViewportWScalingEnableNV_kee
 		vkl_t->fast_dev->table.CmdSetViewportWScalingEnableNV(commandBuffer, viewportWScalingEnable);
 		return;
 	}
-	vkl_w_vkCmdSetViewportWScalingEnableNV_rest(commandBuffer, viewportWScalingEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetViewportWScalingEnableNV_keep(commandBuffer, viewportWScalingEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetViewportWScalingEnableNV_rest(commandBuffer, viewportWScalingEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportSwizzleNV_rest(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV_rest(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportSwizzleNV(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
@@ -9617,13 +8465,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetViewportSwizzleNV_rest(VkCommandBuffer comma
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewportSwizzles = pViewportSwizzles;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportSwizzleNV, &vkl_a, sizeof(vkl_a), vkl_a.pViewportSwizzles, vkl_a.pViewportSwizzles ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewportSwizzles) : 0, offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, pViewportSwizzles));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetViewportSwizzleNV_keep(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pViewportSwizzles ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewportSwizzles) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportSwizzleNV, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV), vkl_n);
@@ -9637,22 +8484,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetViewportSwizzleNV_keep(VkCom
 		vkl_t->fast_dev->table.CmdSetViewportSwizzleNV(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
 		return;
 	}
-	vkl_w_vkCmdSetViewportSwizzleNV_rest(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetViewportSwizzleNV_keep(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetViewportSwizzleNV_rest(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageToColorEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageToColorEnableNV(commandBuffer, coverageToColorEnable);
@@ -9661,13 +8497,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageToColorEnableNV_rest(VkCommandBuffer
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageToColorEnable = coverageToColorEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageToColorEnableNV_keep(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV), 0);
 	if (vkl_p) {
@@ -9677,22 +8512,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageToColorEnableNV_keep
 		vkl_t->fast_dev->table.CmdSetCoverageToColorEnableNV(commandBuffer, coverageToColorEnable);
 		return;
 	}
-	vkl_w_vkCmdSetCoverageToColorEnableNV_rest(commandBuffer, coverageToColorEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetCoverageToColorEnableNV_keep(commandBuffer, coverageToColorEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetCoverageToColorEnableNV_rest(commandBuffer, coverageToColorEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageToColorLocationNV_rest(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV_rest(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageToColorLocationNV(commandBuffer, coverageToColorLocation);
@@ -9701,13 +8525,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageToColorLocationNV_rest(VkCommandBuff
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageToColorLocation = coverageToColorLocation;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageToColorLocationNV_keep(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV), 0);
 	if (vkl_p) {
@@ -9717,22 +8540,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageToColorLocationNV_ke
 		vkl_t->fast_dev->table.CmdSetCoverageToColorLocationNV(commandBuffer, coverageToColorLocation);
 		return;
 	}
-	vkl_w_vkCmdSetCoverageToColorLocationNV_rest(commandBuffer, coverageToColorLocation);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetCoverageToColorLocationNV_keep(commandBuffer, coverageToColorLocation);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetCoverageToColorLocationNV_rest(commandBuffer, coverageToColorLocation);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageModulationModeNV_rest(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV_rest(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageModulationModeNV(commandBuffer, coverageModulationMode);
@@ -9741,13 +8553,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageModulationModeNV_rest(VkCommandBuffe
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageModulationMode = coverageModulationMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageModulationModeNV_keep(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationModeNV), 0);
 	if (vkl_p) {
@@ -9757,22 +8568,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageModulationModeNV_kee
 		vkl_t->fast_dev->table.CmdSetCoverageModulationModeNV(commandBuffer, coverageModulationMode);
 		return;
 	}
-	vkl_w_vkCmdSetCoverageModulationModeNV_rest(commandBuffer, coverageModulationMode);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetCoverageModulationModeNV_keep(commandBuffer, coverageModulationMode);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetCoverageModulationModeNV_rest(commandBuffer, coverageModulationMode);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageModulationTableEnableNV(commandBuffer, coverageModulationTableEnable);
@@ -9781,13 +8581,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest(VkComma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageModulationTableEnable = coverageModulationTableEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageModulationTableEnableNV_keep(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV), 0);
 	if (vkl_p) {
@@ -9797,22 +8596,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageModulationTableEnabl
 		vkl_t->fast_dev->table.CmdSetCoverageModulationTableEnableNV(commandBuffer, coverageModulationTableEnable);
 		return;
 	}
-	vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest(commandBuffer, coverageModulationTableEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetCoverageModulationTableEnableNV_keep(commandBuffer, coverageModulationTableEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest(commandBuffer, coverageModulationTableEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageModulationTableNV_rest(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV_rest(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageModulationTableNV(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
@@ -9822,13 +8610,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageModulationTableNV_rest(VkCommandBuff
 		vkl_a.coverageModulationTableCount = coverageModulationTableCount;
 		vkl_a.pCoverageModulationTable = pCoverageModulationTable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, &vkl_a, sizeof(vkl_a), vkl_a.pCoverageModulationTable, vkl_a.pCoverageModulationTable ? (size_t)((uint64_t)vkl_a.coverageModulationTableCount) * sizeof(*vkl_a.pCoverageModulationTable) : 0, offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, pCoverageModulationTable));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageModulationTableNV_keep(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pCoverageModulationTable ? (size_t)((uint64_t)coverageModulationTableCount) * sizeof(*pCoverageModulationTable) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV), vkl_n);
@@ -9841,22 +8628,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageModulationTableNV_ke
 		vkl_t->fast_dev->table.CmdSetCoverageModulationTableNV(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
 		return;
 	}
-	vkl_w_vkCmdSetCoverageModulationTableNV_rest(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetCoverageModulationTableNV_keep(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetCoverageModulationTableNV_rest(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetShadingRateImageEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetShadingRateImageEnableNV(commandBuffer, shadingRateImageEnable);
@@ -9865,13 +8641,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetShadingRateImageEnableNV_rest(VkCommandBuffe
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.shadingRateImageEnable = shadingRateImageEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetShadingRateImageEnableNV_keep(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, sizeof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV), 0);
 	if (vkl_p) {
@@ -9881,22 +8656,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetShadingRateImageEnableNV_kee
 		vkl_t->fast_dev->table.CmdSetShadingRateImageEnableNV(commandBuffer, shadingRateImageEnable);
 		return;
 	}
-	vkl_w_vkCmdSetShadingRateImageEnableNV_rest(commandBuffer, shadingRateImageEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetShadingRateImageEnableNV_keep(commandBuffer, shadingRateImageEnable);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetShadingRateImageEnableNV_rest(commandBuffer, shadingRateImageEnable);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageReductionModeNV_rest(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV_rest(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageReductionModeNV(commandBuffer, coverageReductionMode);
@@ -9905,13 +8669,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetCoverageReductionModeNV_rest(VkCommandBuffer
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageReductionMode = coverageReductionMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageReductionModeNV_keep(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageReductionModeNV), 0);
 	if (vkl_p) {
@@ -9921,22 +8684,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetCoverageReductionModeNV_keep
 		vkl_t->fast_dev->table.CmdSetCoverageReductionModeNV(commandBuffer, coverageReductionMode);
 		return;
 	}
-	vkl_w_vkCmdSetCoverageReductionModeNV_rest(commandBuffer, coverageReductionMode);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetCoverageReductionModeNV_keep(commandBuffer, coverageReductionMode);
-		return;
-	}
 #endif
 	vkl_w_vkCmdSetCoverageReductionModeNV_rest(commandBuffer, coverageReductionMode);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRepresentativeFragmentTestEnableNV(commandBuffer, representativeFragmentTestEnable);
@@ -9945,13 +8697,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest(VkCo
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.representativeFragmentTestEnable = representativeFragmentTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_keep(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV), 0);
 	if (vkl_p) {
@@ -9959,17 +8710,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetRepresentativeFragmentTestEn
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV, representativeFragmentTestEnable), &representativeFragmentTestEnable, sizeof(representativeFragmentTestEnable));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV));
 		vkl_t->fast_dev->table.CmdSetRepresentativeFragmentTestEnableNV(commandBuffer, representativeFragmentTestEnable);
-		return;
-	}
-	vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest(commandBuffer, representativeFragmentTestEnable);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_keep(commandBuffer, representativeFragmentTestEnable);
 		return;
 	}
 #endif
@@ -10303,7 +9043,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceFragmentShadingRa
 	return vkl_ret;
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFragmentShadingRateEnumNV(commandBuffer, shadingRate, combinerOps);
@@ -10313,13 +9053,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest(VkCommandBuff
 		vkl_a.shadingRate = shadingRate;
 		vkl_a.combinerOps = combinerOps;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, &vkl_a, sizeof(vkl_a), vkl_a.combinerOps, vkl_a.combinerOps ? (size_t)((uint64_t)(2)) * sizeof(*vkl_a.combinerOps) : 0, offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetFragmentShadingRateEnumNV_keep(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = combinerOps ? (size_t)((uint64_t)(2)) * sizeof(*combinerOps) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV), vkl_n);
@@ -10330,17 +9069,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetFragmentShadingRateEnumNV_ke
 		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV), combinerOps, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetFragmentShadingRateEnumNV(commandBuffer, shadingRate, combinerOps);
-		return;
-	}
-	vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest(commandBuffer, shadingRate, combinerOps);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetFragmentShadingRateEnumNV_keep(commandBuffer, shadingRate, combinerOps);
 		return;
 	}
 #endif
@@ -10377,7 +9105,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetVertexInputEXT(VkCommandBuffer c
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdSetColorWriteEnableEXT_rest(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT_rest(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorWriteEnableEXT(commandBuffer, attachmentCount, pColorWriteEnables);
@@ -10387,13 +9115,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdSetColorWriteEnableEXT_rest(VkCommandBuffer com
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorWriteEnables = pColorWriteEnables;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorWriteEnables, vkl_a.pColorWriteEnables ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorWriteEnables) : 0, offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdSetColorWriteEnableEXT_keep(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pColorWriteEnables ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorWriteEnables) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT), vkl_n);
@@ -10404,17 +9131,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdSetColorWriteEnableEXT_keep(VkC
 		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT), pColorWriteEnables, vkl_n);
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT) + vkl_n);
 		vkl_t->fast_dev->table.CmdSetColorWriteEnableEXT(commandBuffer, attachmentCount, pColorWriteEnables);
-		return;
-	}
-	vkl_w_vkCmdSetColorWriteEnableEXT_rest(commandBuffer, attachmentCount, pColorWriteEnables);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdSetColorWriteEnableEXT_keep(commandBuffer, attachmentCount, pColorWriteEnables);
 		return;
 	}
 #endif
@@ -10449,7 +9165,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent2KHR(VkCommandBuffer comman
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdResetEvent2_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetEvent2(commandBuffer, event, stageMask);
@@ -10459,13 +9175,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdResetEvent2_rest(VkCommandBuffer commandBuffer,
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdResetEvent2, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdResetEvent2_keep(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent2, sizeof(sbt_vk_args_vkCmdResetEvent2), 0);
 	if (vkl_p) {
@@ -10476,22 +9191,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdResetEvent2_keep(VkCommandBuffe
 		vkl_t->fast_dev->table.CmdResetEvent2(commandBuffer, event, stageMask);
 		return;
 	}
-	vkl_w_vkCmdResetEvent2_rest(commandBuffer, event, stageMask);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdResetEvent2_keep(commandBuffer, event, stageMask);
-		return;
-	}
 #endif
 	vkl_w_vkCmdResetEvent2_rest(commandBuffer, event, stageMask);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdResetEvent2KHR_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetEvent2KHR(commandBuffer, event, stageMask);
@@ -10501,13 +9205,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdResetEvent2KHR_rest(VkCommandBuffer commandBuff
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdResetEvent2KHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdResetEvent2KHR_keep(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent2KHR, sizeof(sbt_vk_args_vkCmdResetEvent2KHR), 0);
 	if (vkl_p) {
@@ -10516,17 +9219,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdResetEvent2KHR_keep(VkCommandBu
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2KHR, stageMask), &stageMask, sizeof(stageMask));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdResetEvent2KHR));
 		vkl_t->fast_dev->table.CmdResetEvent2KHR(commandBuffer, event, stageMask);
-		return;
-	}
-	vkl_w_vkCmdResetEvent2KHR_rest(commandBuffer, event, stageMask);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdResetEvent2KHR_keep(commandBuffer, event, stageMask);
 		return;
 	}
 #endif
@@ -10589,7 +9281,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier2KHR(VkCommandBuffer
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdWriteTimestamp2_rest(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2_rest(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteTimestamp2(commandBuffer, stage, queryPool, query);
@@ -10600,13 +9292,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdWriteTimestamp2_rest(VkCommandBuffer commandBuf
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdWriteTimestamp2, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdWriteTimestamp2_keep(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp2, sizeof(sbt_vk_args_vkCmdWriteTimestamp2), 0);
 	if (vkl_p) {
@@ -10618,22 +9309,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdWriteTimestamp2_keep(VkCommandB
 		vkl_t->fast_dev->table.CmdWriteTimestamp2(commandBuffer, stage, queryPool, query);
 		return;
 	}
-	vkl_w_vkCmdWriteTimestamp2_rest(commandBuffer, stage, queryPool, query);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdWriteTimestamp2_keep(commandBuffer, stage, queryPool, query);
-		return;
-	}
 #endif
 	vkl_w_vkCmdWriteTimestamp2_rest(commandBuffer, stage, queryPool, query);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdWriteTimestamp2KHR_rest(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR_rest(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteTimestamp2KHR(commandBuffer, stage, queryPool, query);
@@ -10644,13 +9324,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdWriteTimestamp2KHR_rest(VkCommandBuffer command
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdWriteTimestamp2KHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdWriteTimestamp2KHR_keep(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp2KHR, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR), 0);
 	if (vkl_p) {
@@ -10660,17 +9339,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdWriteTimestamp2KHR_keep(VkComma
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2KHR, query), &query, sizeof(query));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR));
 		vkl_t->fast_dev->table.CmdWriteTimestamp2KHR(commandBuffer, stage, queryPool, query);
-		return;
-	}
-	vkl_w_vkCmdWriteTimestamp2KHR_rest(commandBuffer, stage, queryPool, query);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdWriteTimestamp2KHR_keep(commandBuffer, stage, queryPool, query);
 		return;
 	}
 #endif
@@ -10915,7 +9583,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndVideoCodingKHR(VkCommandBuffer c
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdDecompressMemoryNV_rest(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV_rest(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDecompressMemoryNV(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
@@ -10925,13 +9593,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDecompressMemoryNV_rest(VkCommandBuffer command
 		vkl_a.decompressRegionCount = decompressRegionCount;
 		vkl_a.pDecompressMemoryRegions = pDecompressMemoryRegions;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDecompressMemoryNV, &vkl_a, sizeof(vkl_a), vkl_a.pDecompressMemoryRegions, vkl_a.pDecompressMemoryRegions ? (size_t)((uint64_t)vkl_a.decompressRegionCount) * sizeof(*vkl_a.pDecompressMemoryRegions) : 0, offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, pDecompressMemoryRegions));
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdDecompressMemoryNV_keep(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	size_t vkl_n = pDecompressMemoryRegions ? (size_t)((uint64_t)decompressRegionCount) * sizeof(*pDecompressMemoryRegions) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDecompressMemoryNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV), vkl_n);
@@ -10944,22 +9611,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdDecompressMemoryNV_keep(VkComma
 		vkl_t->fast_dev->table.CmdDecompressMemoryNV(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
 		return;
 	}
-	vkl_w_vkCmdDecompressMemoryNV_rest(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdDecompressMemoryNV_keep(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
-		return;
-	}
 #endif
 	vkl_w_vkCmdDecompressMemoryNV_rest(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDecompressMemoryIndirectCountNV(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
@@ -10970,13 +9626,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest(VkCommandB
 		vkl_a.indirectCommandsCountAddress = indirectCommandsCountAddress;
 		vkl_a.stride = stride;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdDecompressMemoryIndirectCountNV_keep(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV), 0);
 	if (vkl_p) {
@@ -10986,17 +9641,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdDecompressMemoryIndirectCountNV
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV, stride), &stride, sizeof(stride));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV));
 		vkl_t->fast_dev->table.CmdDecompressMemoryIndirectCountNV(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
-		return;
-	}
-	vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdDecompressMemoryIndirectCountNV_keep(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
 		return;
 	}
 #endif
@@ -11151,7 +9795,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDescriptorBufferOffsetsEXT(VkCom
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(commandBuffer, pipelineBindPoint, layout, set);
@@ -11162,13 +9806,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest(Vk
 		vkl_a.layout = layout;
 		vkl_a.set = set;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_keep(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT), 0);
 	if (vkl_p) {
@@ -11178,17 +9821,6 @@ static __attribute__((noinline)) void vkl_w_vkCmdBindDescriptorBufferEmbeddedSam
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, set), &set, sizeof(set));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT));
 		vkl_t->fast_dev->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(commandBuffer, pipelineBindPoint, layout, set);
-		return;
-	}
-	vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest(commandBuffer, pipelineBindPoint, layout, set);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_keep(commandBuffer, pipelineBindPoint, layout, set);
 		return;
 	}
 #endif
@@ -11289,7 +9921,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderingKHR(VkCommandBuffer c
 	}
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdEndRendering_rest(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRendering(commandBuffer);
@@ -11297,13 +9929,12 @@ VKL_WRAPPER_REST void vkl_w_vkCmdEndRendering_rest(VkCommandBuffer commandBuffer
 		sbt_vk_args_vkCmdEndRendering vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRendering, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdEndRendering_keep(VkCommandBuffer commandBuffer)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering(VkCommandBuffer commandBuffer)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRendering, sizeof(sbt_vk_args_vkCmdEndRendering), 0);
 	if (vkl_p) {
@@ -11312,22 +9943,11 @@ static __attribute__((noinline)) void vkl_w_vkCmdEndRendering_keep(VkCommandBuff
 		vkl_t->fast_dev->table.CmdEndRendering(commandBuffer);
 		return;
 	}
-	vkl_w_vkCmdEndRendering_rest(commandBuffer);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering(VkCommandBuffer commandBuffer)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdEndRendering_keep(commandBuffer);
-		return;
-	}
 #endif
 	vkl_w_vkCmdEndRendering_rest(commandBuffer);
 }
 
-VKL_WRAPPER_REST void vkl_w_vkCmdEndRenderingKHR_rest(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRenderingKHR(commandBuffer);
@@ -11335,30 +9955,18 @@ VKL_WRAPPER_REST void vkl_w_vkCmdEndRenderingKHR_rest(VkCommandBuffer commandBuf
 		sbt_vk_args_vkCmdEndRenderingKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRenderingKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
-		vkl_trim_fast_arm(commandBuffer, vkl_x);
 	}
 }
 
-#ifndef VKL_DISPATCH_ONLY
-static __attribute__((noinline)) void vkl_w_vkCmdEndRenderingKHR_keep(VkCommandBuffer commandBuffer)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR(VkCommandBuffer commandBuffer)
 {
+#ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRenderingKHR, sizeof(sbt_vk_args_vkCmdEndRenderingKHR), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndRenderingKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
 		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndRenderingKHR));
 		vkl_t->fast_dev->table.CmdEndRenderingKHR(commandBuffer);
-		return;
-	}
-	vkl_w_vkCmdEndRenderingKHR_rest(commandBuffer);
-}
-#endif
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR(VkCommandBuffer commandBuffer)
-{
-#ifndef VKL_DISPATCH_ONLY
-	if (vkl_trim_fast_armed(commandBuffer)) {
-		vkl_w_vkCmdEndRenderingKHR_keep(commandBuffer);
 		return;
 	}
 #endif
@@ -11803,590 +10411,590 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkReleaseSwapchainImagesEXT(VkDevice
 }
 
 const vkl_proc vkl_procs[] = {
-	{"vkAcquireDrmDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkAcquireDrmDisplayEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, AcquireDrmDisplayEXT)},
-	{"vkAcquireNextImage2KHR", (PFN_vkVoidFunction)vkl_w_vkAcquireNextImage2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireNextImage2KHR)},
-	{"vkAcquireNextImageKHR", (PFN_vkVoidFunction)vkl_w_vkAcquireNextImageKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireNextImageKHR)},
-	{"vkAcquirePerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkAcquirePerformanceConfigurationINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquirePerformanceConfigurationINTEL)},
-	{"vkAcquireProfilingLockKHR", (PFN_vkVoidFunction)vkl_w_vkAcquireProfilingLockKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireProfilingLockKHR)},
+	{"vkAcquireDrmDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkAcquireDrmDisplayEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, AcquireDrmDisplayEXT)},
+	{"vkAcquireNextImage2KHR", (PFN_vkVoidFunction)vkl_w_vkAcquireNextImage2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireNextImage2KHR)},
+	{"vkAcquireNextImageKHR", (PFN_vkVoidFunction)vkl_w_vkAcquireNextImageKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireNextImageKHR)},
+	{"vkAcquirePerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkAcquirePerformanceConfigurationINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquirePerformanceConfigurationINTEL)},
+	{"vkAcquireProfilingLockKHR", (PFN_vkVoidFunction)vkl_w_vkAcquireProfilingLockKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireProfilingLockKHR)},
 #ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
-	{"vkAcquireXlibDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkAcquireXlibDisplayEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, AcquireXlibDisplayEXT)},
+	{"vkAcquireXlibDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkAcquireXlibDisplayEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, AcquireXlibDisplayEXT)},
 #endif
-	{"vkAllocateCommandBuffers", (PFN_vkVoidFunction)vkl_w_vkAllocateCommandBuffers, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateCommandBuffers)},
-	{"vkAllocateDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkAllocateDescriptorSets, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateDescriptorSets)},
-	{"vkAllocateMemory", (PFN_vkVoidFunction)vkl_o_vkAllocateMemory, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateMemory)},
-	{"vkBeginCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkBeginCommandBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BeginCommandBuffer)},
-	{"vkBindAccelerationStructureMemoryNV", (PFN_vkVoidFunction)vkl_w_vkBindAccelerationStructureMemoryNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindAccelerationStructureMemoryNV)},
-	{"vkBindBufferMemory", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory)},
-	{"vkBindBufferMemory2", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory2)},
-	{"vkBindBufferMemory2KHR", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory2KHR)},
-	{"vkBindImageMemory", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory)},
-	{"vkBindImageMemory2", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory2)},
-	{"vkBindImageMemory2KHR", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory2KHR)},
-	{"vkBindOpticalFlowSessionImageNV", (PFN_vkVoidFunction)vkl_w_vkBindOpticalFlowSessionImageNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindOpticalFlowSessionImageNV)},
-	{"vkBindVideoSessionMemoryKHR", (PFN_vkVoidFunction)vkl_w_vkBindVideoSessionMemoryKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindVideoSessionMemoryKHR)},
-	{"vkBuildMicromapsEXT", (PFN_vkVoidFunction)vkl_w_vkBuildMicromapsEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BuildMicromapsEXT)},
-	{"vkCmdBeginConditionalRenderingEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginConditionalRenderingEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginConditionalRenderingEXT)},
-	{"vkCmdBeginDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginDebugUtilsLabelEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginDebugUtilsLabelEXT)},
-	{"vkCmdBeginQuery", (PFN_vkVoidFunction)vkl_w_vkCmdBeginQuery, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginQuery)},
-	{"vkCmdBeginQueryIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginQueryIndexedEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginQueryIndexedEXT)},
-	{"vkCmdBeginRenderPass", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass)},
-	{"vkCmdBeginRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass2)},
-	{"vkCmdBeginRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass2KHR)},
-	{"vkCmdBeginRendering", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRendering, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRendering)},
-	{"vkCmdBeginRenderingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderingKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderingKHR)},
-	{"vkCmdBeginTransformFeedbackEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginTransformFeedbackEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginTransformFeedbackEXT)},
-	{"vkCmdBeginVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginVideoCodingKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginVideoCodingKHR)},
-	{"vkCmdBindDescriptorBufferEmbeddedSamplersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorBufferEmbeddedSamplersEXT)},
-	{"vkCmdBindDescriptorBuffersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBuffersEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorBuffersEXT)},
-	{"vkCmdBindDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorSets, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorSets)},
-	{"vkCmdBindIndexBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdBindIndexBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindIndexBuffer)},
-	{"vkCmdBindInvocationMaskHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdBindInvocationMaskHUAWEI, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindInvocationMaskHUAWEI)},
-	{"vkCmdBindPipeline", (PFN_vkVoidFunction)vkl_w_vkCmdBindPipeline, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindPipeline)},
-	{"vkCmdBindPipelineShaderGroupNV", (PFN_vkVoidFunction)vkl_w_vkCmdBindPipelineShaderGroupNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindPipelineShaderGroupNV)},
-	{"vkCmdBindShadingRateImageNV", (PFN_vkVoidFunction)vkl_w_vkCmdBindShadingRateImageNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindShadingRateImageNV)},
-	{"vkCmdBindTransformFeedbackBuffersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindTransformFeedbackBuffersEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindTransformFeedbackBuffersEXT)},
-	{"vkCmdBindVertexBuffers", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers)},
-	{"vkCmdBindVertexBuffers2", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers2)},
-	{"vkCmdBindVertexBuffers2EXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers2EXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers2EXT)},
-	{"vkCmdBlitImage", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage)},
-	{"vkCmdBlitImage2", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage2)},
-	{"vkCmdBlitImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage2KHR)},
-	{"vkCmdBuildAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCmdBuildAccelerationStructureNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBuildAccelerationStructureNV)},
-	{"vkCmdBuildMicromapsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBuildMicromapsEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBuildMicromapsEXT)},
-	{"vkCmdClearAttachments", (PFN_vkVoidFunction)vkl_w_vkCmdClearAttachments, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearAttachments)},
-	{"vkCmdClearColorImage", (PFN_vkVoidFunction)vkl_w_vkCmdClearColorImage, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearColorImage)},
-	{"vkCmdClearDepthStencilImage", (PFN_vkVoidFunction)vkl_w_vkCmdClearDepthStencilImage, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearDepthStencilImage)},
-	{"vkCmdControlVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdControlVideoCodingKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdControlVideoCodingKHR)},
-	{"vkCmdCopyAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureKHR)},
-	{"vkCmdCopyAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureNV)},
-	{"vkCmdCopyAccelerationStructureToMemoryKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureToMemoryKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureToMemoryKHR)},
-	{"vkCmdCopyBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer)},
-	{"vkCmdCopyBuffer2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer2)},
-	{"vkCmdCopyBuffer2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer2KHR)},
-	{"vkCmdCopyBufferToImage", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage)},
-	{"vkCmdCopyBufferToImage2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage2)},
-	{"vkCmdCopyBufferToImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage2KHR)},
-	{"vkCmdCopyImage", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage)},
-	{"vkCmdCopyImage2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage2)},
-	{"vkCmdCopyImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage2KHR)},
-	{"vkCmdCopyImageToBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer)},
-	{"vkCmdCopyImageToBuffer2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer2)},
-	{"vkCmdCopyImageToBuffer2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer2KHR)},
-	{"vkCmdCopyMemoryIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryIndirectNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryIndirectNV)},
-	{"vkCmdCopyMemoryToAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToAccelerationStructureKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToAccelerationStructureKHR)},
-	{"vkCmdCopyMemoryToImageIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToImageIndirectNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToImageIndirectNV)},
-	{"vkCmdCopyMemoryToMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToMicromapEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToMicromapEXT)},
-	{"vkCmdCopyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMicromapEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMicromapEXT)},
-	{"vkCmdCopyMicromapToMemoryEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMicromapToMemoryEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMicromapToMemoryEXT)},
-	{"vkCmdCopyQueryPoolResults", (PFN_vkVoidFunction)vkl_w_vkCmdCopyQueryPoolResults, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyQueryPoolResults)},
-	{"vkCmdDebugMarkerBeginEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerBeginEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerBeginEXT)},
-	{"vkCmdDebugMarkerEndEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerEndEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerEndEXT)},
-	{"vkCmdDebugMarkerInsertEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerInsertEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerInsertEXT)},
-	{"vkCmdDecodeVideoKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDecodeVideoKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecodeVideoKHR)},
-	{"vkCmdDecompressMemoryIndirectCountNV", (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryIndirectCountNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecompressMemoryIndirectCountNV)},
-	{"vkCmdDecompressMemoryNV", (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecompressMemoryNV)},
-	{"vkCmdDispatch", (PFN_vkVoidFunction)vkl_w_vkCmdDispatch, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatch)},
-	{"vkCmdDispatchBase", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBase, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchBase)},
-	{"vkCmdDispatchBaseKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBaseKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchBaseKHR)},
-	{"vkCmdDispatchIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchIndirect, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchIndirect)},
-	{"vkCmdDraw", (PFN_vkVoidFunction)vkl_w_vkCmdDraw, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDraw)},
-	{"vkCmdDrawClusterHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterHUAWEI, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawClusterHUAWEI)},
-	{"vkCmdDrawClusterIndirectHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterIndirectHUAWEI, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawClusterIndirectHUAWEI)},
-	{"vkCmdDrawIndexed", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexed, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexed)},
-	{"vkCmdDrawIndexedIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirect, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirect)},
-	{"vkCmdDrawIndexedIndirectCount", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCount, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCount)},
-	{"vkCmdDrawIndexedIndirectCountAMD", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCountAMD, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCountAMD)},
-	{"vkCmdDrawIndexedIndirectCountKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCountKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCountKHR)},
-	{"vkCmdDrawIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirect, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirect)},
-	{"vkCmdDrawIndirectByteCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectByteCountEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectByteCountEXT)},
-	{"vkCmdDrawIndirectCount", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCount, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCount)},
-	{"vkCmdDrawIndirectCountAMD", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCountAMD, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCountAMD)},
-	{"vkCmdDrawIndirectCountKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCountKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCountKHR)},
-	{"vkCmdDrawMeshTasksEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksEXT)},
-	{"vkCmdDrawMeshTasksIndirectCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectCountEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectCountEXT)},
-	{"vkCmdDrawMeshTasksIndirectCountNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectCountNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectCountNV)},
-	{"vkCmdDrawMeshTasksIndirectEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectEXT)},
-	{"vkCmdDrawMeshTasksIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectNV)},
-	{"vkCmdDrawMeshTasksNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksNV)},
-	{"vkCmdDrawMultiEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMultiEXT)},
-	{"vkCmdDrawMultiIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiIndexedEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMultiIndexedEXT)},
-	{"vkCmdEndConditionalRenderingEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndConditionalRenderingEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndConditionalRenderingEXT)},
-	{"vkCmdEndDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndDebugUtilsLabelEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndDebugUtilsLabelEXT)},
-	{"vkCmdEndQuery", (PFN_vkVoidFunction)vkl_w_vkCmdEndQuery, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndQuery)},
-	{"vkCmdEndQueryIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndQueryIndexedEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndQueryIndexedEXT)},
-	{"vkCmdEndRenderPass", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass)},
-	{"vkCmdEndRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass2)},
-	{"vkCmdEndRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass2KHR)},
-	{"vkCmdEndRendering", (PFN_vkVoidFunction)vkl_w_vkCmdEndRendering, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRendering)},
-	{"vkCmdEndRenderingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderingKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderingKHR)},
-	{"vkCmdEndTransformFeedbackEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndTransformFeedbackEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndTransformFeedbackEXT)},
-	{"vkCmdEndVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndVideoCodingKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndVideoCodingKHR)},
-	{"vkCmdExecuteCommands", (PFN_vkVoidFunction)vkl_w_vkCmdExecuteCommands, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdExecuteCommands)},
-	{"vkCmdExecuteGeneratedCommandsNV", (PFN_vkVoidFunction)vkl_w_vkCmdExecuteGeneratedCommandsNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdExecuteGeneratedCommandsNV)},
-	{"vkCmdFillBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdFillBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdFillBuffer)},
-	{"vkCmdInsertDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdInsertDebugUtilsLabelEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdInsertDebugUtilsLabelEXT)},
-	{"vkCmdNextSubpass", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass)},
-	{"vkCmdNextSubpass2", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass2)},
-	{"vkCmdNextSubpass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass2KHR)},
-	{"vkCmdOpticalFlowExecuteNV", (PFN_vkVoidFunction)vkl_w_vkCmdOpticalFlowExecuteNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdOpticalFlowExecuteNV)},
-	{"vkCmdPipelineBarrier", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier)},
-	{"vkCmdPipelineBarrier2", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier2)},
-	{"vkCmdPipelineBarrier2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier2KHR)},
-	{"vkCmdPreprocessGeneratedCommandsNV", (PFN_vkVoidFunction)vkl_w_vkCmdPreprocessGeneratedCommandsNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPreprocessGeneratedCommandsNV)},
-	{"vkCmdPushConstants", (PFN_vkVoidFunction)vkl_w_vkCmdPushConstants, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushConstants)},
-	{"vkCmdPushDescriptorSetKHR", (PFN_vkVoidFunction)vkl_w_vkCmdPushDescriptorSetKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushDescriptorSetKHR)},
-	{"vkCmdPushDescriptorSetWithTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkCmdPushDescriptorSetWithTemplateKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushDescriptorSetWithTemplateKHR)},
-	{"vkCmdResetEvent", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent)},
-	{"vkCmdResetEvent2", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent2)},
-	{"vkCmdResetEvent2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent2KHR)},
-	{"vkCmdResetQueryPool", (PFN_vkVoidFunction)vkl_w_vkCmdResetQueryPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetQueryPool)},
-	{"vkCmdResolveImage", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage)},
-	{"vkCmdResolveImage2", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage2)},
-	{"vkCmdResolveImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage2KHR)},
-	{"vkCmdSetAlphaToCoverageEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToCoverageEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetAlphaToCoverageEnableEXT)},
-	{"vkCmdSetAlphaToOneEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToOneEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetAlphaToOneEnableEXT)},
-	{"vkCmdSetBlendConstants", (PFN_vkVoidFunction)vkl_w_vkCmdSetBlendConstants, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetBlendConstants)},
-	{"vkCmdSetCheckpointNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCheckpointNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCheckpointNV)},
-	{"vkCmdSetCoarseSampleOrderNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoarseSampleOrderNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoarseSampleOrderNV)},
-	{"vkCmdSetColorBlendAdvancedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendAdvancedEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendAdvancedEXT)},
-	{"vkCmdSetColorBlendEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendEnableEXT)},
-	{"vkCmdSetColorBlendEquationEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEquationEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendEquationEXT)},
-	{"vkCmdSetColorWriteEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorWriteEnableEXT)},
-	{"vkCmdSetColorWriteMaskEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteMaskEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorWriteMaskEXT)},
-	{"vkCmdSetConservativeRasterizationModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetConservativeRasterizationModeEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetConservativeRasterizationModeEXT)},
-	{"vkCmdSetCoverageModulationModeNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationModeNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationModeNV)},
-	{"vkCmdSetCoverageModulationTableEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableEnableNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationTableEnableNV)},
-	{"vkCmdSetCoverageModulationTableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationTableNV)},
-	{"vkCmdSetCoverageReductionModeNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageReductionModeNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageReductionModeNV)},
-	{"vkCmdSetCoverageToColorEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorEnableNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageToColorEnableNV)},
-	{"vkCmdSetCoverageToColorLocationNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorLocationNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageToColorLocationNV)},
-	{"vkCmdSetCullMode", (PFN_vkVoidFunction)vkl_w_vkCmdSetCullMode, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCullMode)},
-	{"vkCmdSetCullModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetCullModeEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCullModeEXT)},
-	{"vkCmdSetDepthBias", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBias, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBias)},
-	{"vkCmdSetDepthBiasEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnable, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBiasEnable)},
-	{"vkCmdSetDepthBiasEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBiasEnableEXT)},
-	{"vkCmdSetDepthBounds", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBounds, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBounds)},
-	{"vkCmdSetDepthBoundsTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnable, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBoundsTestEnable)},
-	{"vkCmdSetDepthBoundsTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBoundsTestEnableEXT)},
-	{"vkCmdSetDepthClampEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClampEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClampEnableEXT)},
-	{"vkCmdSetDepthClipEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClipEnableEXT)},
-	{"vkCmdSetDepthClipNegativeOneToOneEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClipNegativeOneToOneEXT)},
-	{"vkCmdSetDepthCompareOp", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOp, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthCompareOp)},
-	{"vkCmdSetDepthCompareOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOpEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthCompareOpEXT)},
-	{"vkCmdSetDepthTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnable, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthTestEnable)},
-	{"vkCmdSetDepthTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthTestEnableEXT)},
-	{"vkCmdSetDepthWriteEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnable, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthWriteEnable)},
-	{"vkCmdSetDepthWriteEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthWriteEnableEXT)},
-	{"vkCmdSetDescriptorBufferOffsetsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDescriptorBufferOffsetsEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDescriptorBufferOffsetsEXT)},
-	{"vkCmdSetDeviceMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMask, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDeviceMask)},
-	{"vkCmdSetDeviceMaskKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMaskKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDeviceMaskKHR)},
-	{"vkCmdSetDiscardRectangleEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDiscardRectangleEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDiscardRectangleEXT)},
-	{"vkCmdSetEvent", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent)},
-	{"vkCmdSetEvent2", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent2)},
-	{"vkCmdSetEvent2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent2KHR)},
-	{"vkCmdSetExclusiveScissorNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetExclusiveScissorNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetExclusiveScissorNV)},
-	{"vkCmdSetExtraPrimitiveOverestimationSizeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetExtraPrimitiveOverestimationSizeEXT)},
-	{"vkCmdSetFragmentShadingRateEnumNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateEnumNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFragmentShadingRateEnumNV)},
-	{"vkCmdSetFragmentShadingRateKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFragmentShadingRateKHR)},
-	{"vkCmdSetFrontFace", (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFace, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFrontFace)},
-	{"vkCmdSetFrontFaceEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFaceEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFrontFaceEXT)},
-	{"vkCmdSetLineRasterizationModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineRasterizationModeEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineRasterizationModeEXT)},
-	{"vkCmdSetLineStippleEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineStippleEXT)},
-	{"vkCmdSetLineStippleEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineStippleEnableEXT)},
-	{"vkCmdSetLineWidth", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineWidth, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineWidth)},
-	{"vkCmdSetLogicOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLogicOpEXT)},
-	{"vkCmdSetLogicOpEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLogicOpEnableEXT)},
-	{"vkCmdSetPatchControlPointsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPatchControlPointsEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPatchControlPointsEXT)},
-	{"vkCmdSetPerformanceMarkerINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceMarkerINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceMarkerINTEL)},
-	{"vkCmdSetPerformanceOverrideINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceOverrideINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceOverrideINTEL)},
-	{"vkCmdSetPerformanceStreamMarkerINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceStreamMarkerINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceStreamMarkerINTEL)},
-	{"vkCmdSetPolygonModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPolygonModeEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPolygonModeEXT)},
-	{"vkCmdSetPrimitiveRestartEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnable, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveRestartEnable)},
-	{"vkCmdSetPrimitiveRestartEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveRestartEnableEXT)},
-	{"vkCmdSetPrimitiveTopology", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopology, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveTopology)},
-	{"vkCmdSetPrimitiveTopologyEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopologyEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveTopologyEXT)},
-	{"vkCmdSetProvokingVertexModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetProvokingVertexModeEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetProvokingVertexModeEXT)},
-	{"vkCmdSetRasterizationSamplesEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationSamplesEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizationSamplesEXT)},
-	{"vkCmdSetRasterizationStreamEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationStreamEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizationStreamEXT)},
-	{"vkCmdSetRasterizerDiscardEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnable, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizerDiscardEnable)},
-	{"vkCmdSetRasterizerDiscardEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizerDiscardEnableEXT)},
-	{"vkCmdSetRayTracingPipelineStackSizeKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRayTracingPipelineStackSizeKHR)},
-	{"vkCmdSetRepresentativeFragmentTestEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRepresentativeFragmentTestEnableNV)},
-	{"vkCmdSetSampleLocationsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleLocationsEXT)},
-	{"vkCmdSetSampleLocationsEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleLocationsEnableEXT)},
-	{"vkCmdSetSampleMaskEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleMaskEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleMaskEXT)},
-	{"vkCmdSetScissor", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissor, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissor)},
-	{"vkCmdSetScissorWithCount", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCount, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissorWithCount)},
-	{"vkCmdSetScissorWithCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCountEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissorWithCountEXT)},
-	{"vkCmdSetShadingRateImageEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetShadingRateImageEnableNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetShadingRateImageEnableNV)},
-	{"vkCmdSetStencilCompareMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilCompareMask, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilCompareMask)},
-	{"vkCmdSetStencilOp", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOp, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilOp)},
-	{"vkCmdSetStencilOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOpEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilOpEXT)},
-	{"vkCmdSetStencilReference", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilReference, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilReference)},
-	{"vkCmdSetStencilTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnable, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilTestEnable)},
-	{"vkCmdSetStencilTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilTestEnableEXT)},
-	{"vkCmdSetStencilWriteMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilWriteMask, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilWriteMask)},
-	{"vkCmdSetTessellationDomainOriginEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetTessellationDomainOriginEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetTessellationDomainOriginEXT)},
-	{"vkCmdSetVertexInputEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetVertexInputEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetVertexInputEXT)},
-	{"vkCmdSetViewport", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewport, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewport)},
-	{"vkCmdSetViewportShadingRatePaletteNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportShadingRatePaletteNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportShadingRatePaletteNV)},
-	{"vkCmdSetViewportSwizzleNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportSwizzleNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportSwizzleNV)},
-	{"vkCmdSetViewportWScalingEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingEnableNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWScalingEnableNV)},
-	{"vkCmdSetViewportWScalingNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWScalingNV)},
-	{"vkCmdSetViewportWithCount", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCount, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWithCount)},
-	{"vkCmdSetViewportWithCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCountEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWithCountEXT)},
-	{"vkCmdSubpassShadingHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdSubpassShadingHUAWEI, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSubpassShadingHUAWEI)},
-	{"vkCmdTraceRaysIndirect2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirect2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysIndirect2KHR)},
-	{"vkCmdTraceRaysIndirectKHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirectKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysIndirectKHR)},
-	{"vkCmdTraceRaysKHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysKHR)},
-	{"vkCmdTraceRaysNV", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysNV)},
-	{"vkCmdUpdateBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdUpdateBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdUpdateBuffer)},
-	{"vkCmdWaitEvents", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents)},
-	{"vkCmdWaitEvents2", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents2)},
-	{"vkCmdWaitEvents2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents2KHR)},
-	{"vkCmdWriteAccelerationStructuresPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkCmdWriteAccelerationStructuresPropertiesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteAccelerationStructuresPropertiesKHR)},
-	{"vkCmdWriteAccelerationStructuresPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkCmdWriteAccelerationStructuresPropertiesNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteAccelerationStructuresPropertiesNV)},
-	{"vkCmdWriteBufferMarker2AMD", (PFN_vkVoidFunction)vkl_w_vkCmdWriteBufferMarker2AMD, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteBufferMarker2AMD)},
-	{"vkCmdWriteBufferMarkerAMD", (PFN_vkVoidFunction)vkl_w_vkCmdWriteBufferMarkerAMD, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteBufferMarkerAMD)},
-	{"vkCmdWriteMicromapsPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkCmdWriteMicromapsPropertiesEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteMicromapsPropertiesEXT)},
-	{"vkCmdWriteTimestamp", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp)},
-	{"vkCmdWriteTimestamp2", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp2)},
-	{"vkCmdWriteTimestamp2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp2KHR)},
-	{"vkCompileDeferredNV", (PFN_vkVoidFunction)vkl_w_vkCompileDeferredNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CompileDeferredNV)},
-	{"vkCopyMemoryToMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMemoryToMicromapEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMemoryToMicromapEXT)},
-	{"vkCopyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMicromapEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMicromapEXT)},
-	{"vkCopyMicromapToMemoryEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMicromapToMemoryEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMicromapToMemoryEXT)},
-	{"vkCreateAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCreateAccelerationStructureKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateAccelerationStructureKHR)},
-	{"vkCreateAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCreateAccelerationStructureNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateAccelerationStructureNV)},
-	{"vkCreateBuffer", (PFN_vkVoidFunction)vkl_w_vkCreateBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateBuffer)},
-	{"vkCreateBufferView", (PFN_vkVoidFunction)vkl_w_vkCreateBufferView, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateBufferView)},
-	{"vkCreateCommandPool", (PFN_vkVoidFunction)vkl_w_vkCreateCommandPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCommandPool)},
-	{"vkCreateComputePipelines", (PFN_vkVoidFunction)vkl_w_vkCreateComputePipelines, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateComputePipelines)},
-	{"vkCreateCuFunctionNVX", (PFN_vkVoidFunction)vkl_w_vkCreateCuFunctionNVX, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCuFunctionNVX)},
-	{"vkCreateCuModuleNVX", (PFN_vkVoidFunction)vkl_w_vkCreateCuModuleNVX, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCuModuleNVX)},
-	{"vkCreateDebugReportCallbackEXT", (PFN_vkVoidFunction)vkl_w_vkCreateDebugReportCallbackEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDebugReportCallbackEXT)},
-	{"vkCreateDebugUtilsMessengerEXT", (PFN_vkVoidFunction)vkl_w_vkCreateDebugUtilsMessengerEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDebugUtilsMessengerEXT)},
-	{"vkCreateDeferredOperationKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDeferredOperationKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDeferredOperationKHR)},
-	{"vkCreateDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorPool)},
-	{"vkCreateDescriptorSetLayout", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorSetLayout, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorSetLayout)},
-	{"vkCreateDescriptorUpdateTemplate", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorUpdateTemplate, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorUpdateTemplate)},
-	{"vkCreateDescriptorUpdateTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorUpdateTemplateKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorUpdateTemplateKHR)},
-	{"vkCreateDevice", (PFN_vkVoidFunction)vkl_o_vkCreateDevice, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDevice)},
-	{"vkCreateDisplayModeKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDisplayModeKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDisplayModeKHR)},
-	{"vkCreateDisplayPlaneSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDisplayPlaneSurfaceKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDisplayPlaneSurfaceKHR)},
-	{"vkCreateEvent", (PFN_vkVoidFunction)vkl_w_vkCreateEvent, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateEvent)},
-	{"vkCreateFence", (PFN_vkVoidFunction)vkl_w_vkCreateFence, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateFence)},
-	{"vkCreateFramebuffer", (PFN_vkVoidFunction)vkl_w_vkCreateFramebuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateFramebuffer)},
-	{"vkCreateGraphicsPipelines", (PFN_vkVoidFunction)vkl_w_vkCreateGraphicsPipelines, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateGraphicsPipelines)},
-	{"vkCreateHeadlessSurfaceEXT", (PFN_vkVoidFunction)vkl_w_vkCreateHeadlessSurfaceEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateHeadlessSurfaceEXT)},
-	{"vkCreateImage", (PFN_vkVoidFunction)vkl_w_vkCreateImage, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateImage)},
-	{"vkCreateImageView", (PFN_vkVoidFunction)vkl_w_vkCreateImageView, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateImageView)},
-	{"vkCreateIndirectCommandsLayoutNV", (PFN_vkVoidFunction)vkl_w_vkCreateIndirectCommandsLayoutNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateIndirectCommandsLayoutNV)},
-	{"vkCreateInstance", (PFN_vkVoidFunction)vkl_o_vkCreateInstance, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
-	{"vkCreateMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCreateMicromapEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateMicromapEXT)},
-	{"vkCreateOpticalFlowSessionNV", (PFN_vkVoidFunction)vkl_w_vkCreateOpticalFlowSessionNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateOpticalFlowSessionNV)},
-	{"vkCreatePipelineCache", (PFN_vkVoidFunction)vkl_w_vkCreatePipelineCache, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePipelineCache)},
-	{"vkCreatePipelineLayout", (PFN_vkVoidFunction)vkl_w_vkCreatePipelineLayout, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePipelineLayout)},
-	{"vkCreatePrivateDataSlot", (PFN_vkVoidFunction)vkl_w_vkCreatePrivateDataSlot, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePrivateDataSlot)},
-	{"vkCreatePrivateDataSlotEXT", (PFN_vkVoidFunction)vkl_w_vkCreatePrivateDataSlotEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePrivateDataSlotEXT)},
-	{"vkCreateQueryPool", (PFN_vkVoidFunction)vkl_w_vkCreateQueryPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateQueryPool)},
-	{"vkCreateRayTracingPipelinesNV", (PFN_vkVoidFunction)vkl_w_vkCreateRayTracingPipelinesNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRayTracingPipelinesNV)},
-	{"vkCreateRenderPass", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass)},
-	{"vkCreateRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass2)},
-	{"vkCreateRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass2KHR)},
-	{"vkCreateSampler", (PFN_vkVoidFunction)vkl_w_vkCreateSampler, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSampler)},
-	{"vkCreateSamplerYcbcrConversion", (PFN_vkVoidFunction)vkl_w_vkCreateSamplerYcbcrConversion, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSamplerYcbcrConversion)},
-	{"vkCreateSamplerYcbcrConversionKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSamplerYcbcrConversionKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSamplerYcbcrConversionKHR)},
-	{"vkCreateSemaphore", (PFN_vkVoidFunction)vkl_w_vkCreateSemaphore, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSemaphore)},
-	{"vkCreateShaderModule", (PFN_vkVoidFunction)vkl_w_vkCreateShaderModule, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateShaderModule)},
-	{"vkCreateSharedSwapchainsKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSharedSwapchainsKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSharedSwapchainsKHR)},
-	{"vkCreateSwapchainKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSwapchainKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSwapchainKHR)},
-	{"vkCreateValidationCacheEXT", (PFN_vkVoidFunction)vkl_w_vkCreateValidationCacheEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateValidationCacheEXT)},
-	{"vkCreateVideoSessionKHR", (PFN_vkVoidFunction)vkl_w_vkCreateVideoSessionKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateVideoSessionKHR)},
-	{"vkCreateVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkCreateVideoSessionParametersKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateVideoSessionParametersKHR)},
+	{"vkAllocateCommandBuffers", (PFN_vkVoidFunction)vkl_w_vkAllocateCommandBuffers, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateCommandBuffers)},
+	{"vkAllocateDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkAllocateDescriptorSets, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateDescriptorSets)},
+	{"vkAllocateMemory", (PFN_vkVoidFunction)vkl_o_vkAllocateMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateMemory)},
+	{"vkBeginCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkBeginCommandBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BeginCommandBuffer)},
+	{"vkBindAccelerationStructureMemoryNV", (PFN_vkVoidFunction)vkl_w_vkBindAccelerationStructureMemoryNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindAccelerationStructureMemoryNV)},
+	{"vkBindBufferMemory", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory)},
+	{"vkBindBufferMemory2", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory2)},
+	{"vkBindBufferMemory2KHR", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory2KHR)},
+	{"vkBindImageMemory", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory)},
+	{"vkBindImageMemory2", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory2)},
+	{"vkBindImageMemory2KHR", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory2KHR)},
+	{"vkBindOpticalFlowSessionImageNV", (PFN_vkVoidFunction)vkl_w_vkBindOpticalFlowSessionImageNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindOpticalFlowSessionImageNV)},
+	{"vkBindVideoSessionMemoryKHR", (PFN_vkVoidFunction)vkl_w_vkBindVideoSessionMemoryKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindVideoSessionMemoryKHR)},
+	{"vkBuildMicromapsEXT", (PFN_vkVoidFunction)vkl_w_vkBuildMicromapsEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BuildMicromapsEXT)},
+	{"vkCmdBeginConditionalRenderingEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginConditionalRenderingEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginConditionalRenderingEXT)},
+	{"vkCmdBeginDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginDebugUtilsLabelEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginDebugUtilsLabelEXT)},
+	{"vkCmdBeginQuery", (PFN_vkVoidFunction)vkl_w_vkCmdBeginQuery, (PFN_vkVoidFunction)vkl_w_vkCmdBeginQuery_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginQuery)},
+	{"vkCmdBeginQueryIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginQueryIndexedEXT, (PFN_vkVoidFunction)vkl_w_vkCmdBeginQueryIndexedEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginQueryIndexedEXT)},
+	{"vkCmdBeginRenderPass", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass)},
+	{"vkCmdBeginRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass2)},
+	{"vkCmdBeginRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass2KHR)},
+	{"vkCmdBeginRendering", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRendering, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRendering)},
+	{"vkCmdBeginRenderingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderingKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderingKHR)},
+	{"vkCmdBeginTransformFeedbackEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginTransformFeedbackEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginTransformFeedbackEXT)},
+	{"vkCmdBeginVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginVideoCodingKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginVideoCodingKHR)},
+	{"vkCmdBindDescriptorBufferEmbeddedSamplersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorBufferEmbeddedSamplersEXT)},
+	{"vkCmdBindDescriptorBuffersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBuffersEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorBuffersEXT)},
+	{"vkCmdBindDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorSets, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorSets)},
+	{"vkCmdBindIndexBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdBindIndexBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindIndexBuffer)},
+	{"vkCmdBindInvocationMaskHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdBindInvocationMaskHUAWEI, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindInvocationMaskHUAWEI)},
+	{"vkCmdBindPipeline", (PFN_vkVoidFunction)vkl_w_vkCmdBindPipeline, (PFN_vkVoidFunction)vkl_w_vkCmdBindPipeline_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindPipeline)},
+	{"vkCmdBindPipelineShaderGroupNV", (PFN_vkVoidFunction)vkl_w_vkCmdBindPipelineShaderGroupNV, (PFN_vkVoidFunction)vkl_w_vkCmdBindPipelineShaderGroupNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindPipelineShaderGroupNV)},
+	{"vkCmdBindShadingRateImageNV", (PFN_vkVoidFunction)vkl_w_vkCmdBindShadingRateImageNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindShadingRateImageNV)},
+	{"vkCmdBindTransformFeedbackBuffersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindTransformFeedbackBuffersEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindTransformFeedbackBuffersEXT)},
+	{"vkCmdBindVertexBuffers", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers)},
+	{"vkCmdBindVertexBuffers2", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers2)},
+	{"vkCmdBindVertexBuffers2EXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers2EXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers2EXT)},
+	{"vkCmdBlitImage", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage)},
+	{"vkCmdBlitImage2", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage2)},
+	{"vkCmdBlitImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage2KHR)},
+	{"vkCmdBuildAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCmdBuildAccelerationStructureNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBuildAccelerationStructureNV)},
+	{"vkCmdBuildMicromapsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBuildMicromapsEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBuildMicromapsEXT)},
+	{"vkCmdClearAttachments", (PFN_vkVoidFunction)vkl_w_vkCmdClearAttachments, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearAttachments)},
+	{"vkCmdClearColorImage", (PFN_vkVoidFunction)vkl_w_vkCmdClearColorImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearColorImage)},
+	{"vkCmdClearDepthStencilImage", (PFN_vkVoidFunction)vkl_w_vkCmdClearDepthStencilImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearDepthStencilImage)},
+	{"vkCmdControlVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdControlVideoCodingKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdControlVideoCodingKHR)},
+	{"vkCmdCopyAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureKHR)},
+	{"vkCmdCopyAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureNV)},
+	{"vkCmdCopyAccelerationStructureToMemoryKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureToMemoryKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureToMemoryKHR)},
+	{"vkCmdCopyBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer)},
+	{"vkCmdCopyBuffer2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer2)},
+	{"vkCmdCopyBuffer2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer2KHR)},
+	{"vkCmdCopyBufferToImage", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage)},
+	{"vkCmdCopyBufferToImage2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage2)},
+	{"vkCmdCopyBufferToImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage2KHR)},
+	{"vkCmdCopyImage", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage)},
+	{"vkCmdCopyImage2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage2)},
+	{"vkCmdCopyImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage2KHR)},
+	{"vkCmdCopyImageToBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer)},
+	{"vkCmdCopyImageToBuffer2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer2)},
+	{"vkCmdCopyImageToBuffer2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer2KHR)},
+	{"vkCmdCopyMemoryIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryIndirectNV, (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryIndirectNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryIndirectNV)},
+	{"vkCmdCopyMemoryToAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToAccelerationStructureKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToAccelerationStructureKHR)},
+	{"vkCmdCopyMemoryToImageIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToImageIndirectNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToImageIndirectNV)},
+	{"vkCmdCopyMemoryToMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToMicromapEXT)},
+	{"vkCmdCopyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMicromapEXT)},
+	{"vkCmdCopyMicromapToMemoryEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMicromapToMemoryEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMicromapToMemoryEXT)},
+	{"vkCmdCopyQueryPoolResults", (PFN_vkVoidFunction)vkl_w_vkCmdCopyQueryPoolResults, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyQueryPoolResults)},
+	{"vkCmdDebugMarkerBeginEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerBeginEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerBeginEXT)},
+	{"vkCmdDebugMarkerEndEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerEndEXT, (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerEndEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerEndEXT)},
+	{"vkCmdDebugMarkerInsertEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerInsertEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerInsertEXT)},
+	{"vkCmdDecodeVideoKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDecodeVideoKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecodeVideoKHR)},
+	{"vkCmdDecompressMemoryIndirectCountNV", (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryIndirectCountNV, (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecompressMemoryIndirectCountNV)},
+	{"vkCmdDecompressMemoryNV", (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryNV, (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecompressMemoryNV)},
+	{"vkCmdDispatch", (PFN_vkVoidFunction)vkl_w_vkCmdDispatch, (PFN_vkVoidFunction)vkl_w_vkCmdDispatch_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatch)},
+	{"vkCmdDispatchBase", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBase, (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBase_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchBase)},
+	{"vkCmdDispatchBaseKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBaseKHR, (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBaseKHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchBaseKHR)},
+	{"vkCmdDispatchIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchIndirect, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchIndirect)},
+	{"vkCmdDraw", (PFN_vkVoidFunction)vkl_w_vkCmdDraw, (PFN_vkVoidFunction)vkl_w_vkCmdDraw_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDraw)},
+	{"vkCmdDrawClusterHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterHUAWEI, (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterHUAWEI_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawClusterHUAWEI)},
+	{"vkCmdDrawClusterIndirectHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterIndirectHUAWEI, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawClusterIndirectHUAWEI)},
+	{"vkCmdDrawIndexed", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexed, (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexed_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexed)},
+	{"vkCmdDrawIndexedIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirect, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirect)},
+	{"vkCmdDrawIndexedIndirectCount", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCount, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCount)},
+	{"vkCmdDrawIndexedIndirectCountAMD", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCountAMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCountAMD)},
+	{"vkCmdDrawIndexedIndirectCountKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCountKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCountKHR)},
+	{"vkCmdDrawIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirect, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirect)},
+	{"vkCmdDrawIndirectByteCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectByteCountEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectByteCountEXT)},
+	{"vkCmdDrawIndirectCount", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCount, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCount)},
+	{"vkCmdDrawIndirectCountAMD", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCountAMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCountAMD)},
+	{"vkCmdDrawIndirectCountKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCountKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCountKHR)},
+	{"vkCmdDrawMeshTasksEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksEXT, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksEXT)},
+	{"vkCmdDrawMeshTasksIndirectCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectCountEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectCountEXT)},
+	{"vkCmdDrawMeshTasksIndirectCountNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectCountNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectCountNV)},
+	{"vkCmdDrawMeshTasksIndirectEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectEXT)},
+	{"vkCmdDrawMeshTasksIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectNV)},
+	{"vkCmdDrawMeshTasksNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksNV, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksNV)},
+	{"vkCmdDrawMultiEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiEXT, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMultiEXT)},
+	{"vkCmdDrawMultiIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiIndexedEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMultiIndexedEXT)},
+	{"vkCmdEndConditionalRenderingEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndConditionalRenderingEXT, (PFN_vkVoidFunction)vkl_w_vkCmdEndConditionalRenderingEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndConditionalRenderingEXT)},
+	{"vkCmdEndDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndDebugUtilsLabelEXT, (PFN_vkVoidFunction)vkl_w_vkCmdEndDebugUtilsLabelEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndDebugUtilsLabelEXT)},
+	{"vkCmdEndQuery", (PFN_vkVoidFunction)vkl_w_vkCmdEndQuery, (PFN_vkVoidFunction)vkl_w_vkCmdEndQuery_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndQuery)},
+	{"vkCmdEndQueryIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndQueryIndexedEXT, (PFN_vkVoidFunction)vkl_w_vkCmdEndQueryIndexedEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndQueryIndexedEXT)},
+	{"vkCmdEndRenderPass", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass, (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass)},
+	{"vkCmdEndRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass2)},
+	{"vkCmdEndRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass2KHR)},
+	{"vkCmdEndRendering", (PFN_vkVoidFunction)vkl_w_vkCmdEndRendering, (PFN_vkVoidFunction)vkl_w_vkCmdEndRendering_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRendering)},
+	{"vkCmdEndRenderingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderingKHR, (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderingKHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderingKHR)},
+	{"vkCmdEndTransformFeedbackEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndTransformFeedbackEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndTransformFeedbackEXT)},
+	{"vkCmdEndVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndVideoCodingKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndVideoCodingKHR)},
+	{"vkCmdExecuteCommands", (PFN_vkVoidFunction)vkl_w_vkCmdExecuteCommands, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdExecuteCommands)},
+	{"vkCmdExecuteGeneratedCommandsNV", (PFN_vkVoidFunction)vkl_w_vkCmdExecuteGeneratedCommandsNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdExecuteGeneratedCommandsNV)},
+	{"vkCmdFillBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdFillBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdFillBuffer)},
+	{"vkCmdInsertDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdInsertDebugUtilsLabelEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdInsertDebugUtilsLabelEXT)},
+	{"vkCmdNextSubpass", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass, (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass)},
+	{"vkCmdNextSubpass2", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass2)},
+	{"vkCmdNextSubpass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass2KHR)},
+	{"vkCmdOpticalFlowExecuteNV", (PFN_vkVoidFunction)vkl_w_vkCmdOpticalFlowExecuteNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdOpticalFlowExecuteNV)},
+	{"vkCmdPipelineBarrier", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier)},
+	{"vkCmdPipelineBarrier2", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier2)},
+	{"vkCmdPipelineBarrier2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier2KHR)},
+	{"vkCmdPreprocessGeneratedCommandsNV", (PFN_vkVoidFunction)vkl_w_vkCmdPreprocessGeneratedCommandsNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPreprocessGeneratedCommandsNV)},
+	{"vkCmdPushConstants", (PFN_vkVoidFunction)vkl_w_vkCmdPushConstants, (PFN_vkVoidFunction)vkl_w_vkCmdPushConstants_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushConstants)},
+	{"vkCmdPushDescriptorSetKHR", (PFN_vkVoidFunction)vkl_w_vkCmdPushDescriptorSetKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushDescriptorSetKHR)},
+	{"vkCmdPushDescriptorSetWithTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkCmdPushDescriptorSetWithTemplateKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushDescriptorSetWithTemplateKHR)},
+	{"vkCmdResetEvent", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent, (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent)},
+	{"vkCmdResetEvent2", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2, (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent2)},
+	{"vkCmdResetEvent2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2KHR, (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2KHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent2KHR)},
+	{"vkCmdResetQueryPool", (PFN_vkVoidFunction)vkl_w_vkCmdResetQueryPool, (PFN_vkVoidFunction)vkl_w_vkCmdResetQueryPool_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetQueryPool)},
+	{"vkCmdResolveImage", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage)},
+	{"vkCmdResolveImage2", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage2)},
+	{"vkCmdResolveImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage2KHR)},
+	{"vkCmdSetAlphaToCoverageEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToCoverageEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetAlphaToCoverageEnableEXT)},
+	{"vkCmdSetAlphaToOneEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToOneEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToOneEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetAlphaToOneEnableEXT)},
+	{"vkCmdSetBlendConstants", (PFN_vkVoidFunction)vkl_w_vkCmdSetBlendConstants, (PFN_vkVoidFunction)vkl_w_vkCmdSetBlendConstants_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetBlendConstants)},
+	{"vkCmdSetCheckpointNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCheckpointNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCheckpointNV)},
+	{"vkCmdSetCoarseSampleOrderNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoarseSampleOrderNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoarseSampleOrderNV)},
+	{"vkCmdSetColorBlendAdvancedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendAdvancedEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendAdvancedEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendAdvancedEXT)},
+	{"vkCmdSetColorBlendEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendEnableEXT)},
+	{"vkCmdSetColorBlendEquationEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEquationEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEquationEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendEquationEXT)},
+	{"vkCmdSetColorWriteEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorWriteEnableEXT)},
+	{"vkCmdSetColorWriteMaskEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteMaskEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteMaskEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorWriteMaskEXT)},
+	{"vkCmdSetConservativeRasterizationModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetConservativeRasterizationModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetConservativeRasterizationModeEXT)},
+	{"vkCmdSetCoverageModulationModeNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationModeNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationModeNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationModeNV)},
+	{"vkCmdSetCoverageModulationTableEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationTableEnableNV)},
+	{"vkCmdSetCoverageModulationTableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationTableNV)},
+	{"vkCmdSetCoverageReductionModeNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageReductionModeNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageReductionModeNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageReductionModeNV)},
+	{"vkCmdSetCoverageToColorEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorEnableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageToColorEnableNV)},
+	{"vkCmdSetCoverageToColorLocationNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorLocationNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorLocationNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageToColorLocationNV)},
+	{"vkCmdSetCullMode", (PFN_vkVoidFunction)vkl_w_vkCmdSetCullMode, (PFN_vkVoidFunction)vkl_w_vkCmdSetCullMode_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCullMode)},
+	{"vkCmdSetCullModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetCullModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetCullModeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCullModeEXT)},
+	{"vkCmdSetDepthBias", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBias, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBias_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBias)},
+	{"vkCmdSetDepthBiasEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBiasEnable)},
+	{"vkCmdSetDepthBiasEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBiasEnableEXT)},
+	{"vkCmdSetDepthBounds", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBounds, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBounds_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBounds)},
+	{"vkCmdSetDepthBoundsTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBoundsTestEnable)},
+	{"vkCmdSetDepthBoundsTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBoundsTestEnableEXT)},
+	{"vkCmdSetDepthClampEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClampEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClampEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClampEnableEXT)},
+	{"vkCmdSetDepthClipEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClipEnableEXT)},
+	{"vkCmdSetDepthClipNegativeOneToOneEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClipNegativeOneToOneEXT)},
+	{"vkCmdSetDepthCompareOp", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOp, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOp_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthCompareOp)},
+	{"vkCmdSetDepthCompareOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOpEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOpEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthCompareOpEXT)},
+	{"vkCmdSetDepthTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthTestEnable)},
+	{"vkCmdSetDepthTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthTestEnableEXT)},
+	{"vkCmdSetDepthWriteEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthWriteEnable)},
+	{"vkCmdSetDepthWriteEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthWriteEnableEXT)},
+	{"vkCmdSetDescriptorBufferOffsetsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDescriptorBufferOffsetsEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDescriptorBufferOffsetsEXT)},
+	{"vkCmdSetDeviceMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMask, (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMask_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDeviceMask)},
+	{"vkCmdSetDeviceMaskKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMaskKHR, (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMaskKHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDeviceMaskKHR)},
+	{"vkCmdSetDiscardRectangleEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDiscardRectangleEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDiscardRectangleEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDiscardRectangleEXT)},
+	{"vkCmdSetEvent", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent, (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent)},
+	{"vkCmdSetEvent2", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent2)},
+	{"vkCmdSetEvent2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent2KHR)},
+	{"vkCmdSetExclusiveScissorNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetExclusiveScissorNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetExclusiveScissorNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetExclusiveScissorNV)},
+	{"vkCmdSetExtraPrimitiveOverestimationSizeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetExtraPrimitiveOverestimationSizeEXT)},
+	{"vkCmdSetFragmentShadingRateEnumNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateEnumNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFragmentShadingRateEnumNV)},
+	{"vkCmdSetFragmentShadingRateKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFragmentShadingRateKHR)},
+	{"vkCmdSetFrontFace", (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFace, (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFace_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFrontFace)},
+	{"vkCmdSetFrontFaceEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFaceEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFaceEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFrontFaceEXT)},
+	{"vkCmdSetLineRasterizationModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineRasterizationModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineRasterizationModeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineRasterizationModeEXT)},
+	{"vkCmdSetLineStippleEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineStippleEXT)},
+	{"vkCmdSetLineStippleEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineStippleEnableEXT)},
+	{"vkCmdSetLineWidth", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineWidth, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineWidth_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineWidth)},
+	{"vkCmdSetLogicOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLogicOpEXT)},
+	{"vkCmdSetLogicOpEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLogicOpEnableEXT)},
+	{"vkCmdSetPatchControlPointsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPatchControlPointsEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetPatchControlPointsEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPatchControlPointsEXT)},
+	{"vkCmdSetPerformanceMarkerINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceMarkerINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceMarkerINTEL)},
+	{"vkCmdSetPerformanceOverrideINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceOverrideINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceOverrideINTEL)},
+	{"vkCmdSetPerformanceStreamMarkerINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceStreamMarkerINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceStreamMarkerINTEL)},
+	{"vkCmdSetPolygonModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPolygonModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetPolygonModeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPolygonModeEXT)},
+	{"vkCmdSetPrimitiveRestartEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveRestartEnable)},
+	{"vkCmdSetPrimitiveRestartEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveRestartEnableEXT)},
+	{"vkCmdSetPrimitiveTopology", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopology, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopology_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveTopology)},
+	{"vkCmdSetPrimitiveTopologyEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopologyEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopologyEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveTopologyEXT)},
+	{"vkCmdSetProvokingVertexModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetProvokingVertexModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetProvokingVertexModeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetProvokingVertexModeEXT)},
+	{"vkCmdSetRasterizationSamplesEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationSamplesEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationSamplesEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizationSamplesEXT)},
+	{"vkCmdSetRasterizationStreamEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationStreamEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationStreamEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizationStreamEXT)},
+	{"vkCmdSetRasterizerDiscardEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizerDiscardEnable)},
+	{"vkCmdSetRasterizerDiscardEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizerDiscardEnableEXT)},
+	{"vkCmdSetRayTracingPipelineStackSizeKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR, (PFN_vkVoidFunction)vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRayTracingPipelineStackSizeKHR)},
+	{"vkCmdSetRepresentativeFragmentTestEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRepresentativeFragmentTestEnableNV)},
+	{"vkCmdSetSampleLocationsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleLocationsEXT)},
+	{"vkCmdSetSampleLocationsEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleLocationsEnableEXT)},
+	{"vkCmdSetSampleMaskEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleMaskEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleMaskEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleMaskEXT)},
+	{"vkCmdSetScissor", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissor, (PFN_vkVoidFunction)vkl_w_vkCmdSetScissor_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissor)},
+	{"vkCmdSetScissorWithCount", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCount, (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCount_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissorWithCount)},
+	{"vkCmdSetScissorWithCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCountEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCountEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissorWithCountEXT)},
+	{"vkCmdSetShadingRateImageEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetShadingRateImageEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetShadingRateImageEnableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetShadingRateImageEnableNV)},
+	{"vkCmdSetStencilCompareMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilCompareMask, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilCompareMask_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilCompareMask)},
+	{"vkCmdSetStencilOp", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOp, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOp_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilOp)},
+	{"vkCmdSetStencilOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOpEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOpEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilOpEXT)},
+	{"vkCmdSetStencilReference", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilReference, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilReference_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilReference)},
+	{"vkCmdSetStencilTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilTestEnable)},
+	{"vkCmdSetStencilTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilTestEnableEXT)},
+	{"vkCmdSetStencilWriteMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilWriteMask, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilWriteMask_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilWriteMask)},
+	{"vkCmdSetTessellationDomainOriginEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetTessellationDomainOriginEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetTessellationDomainOriginEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetTessellationDomainOriginEXT)},
+	{"vkCmdSetVertexInputEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetVertexInputEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetVertexInputEXT)},
+	{"vkCmdSetViewport", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewport, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewport_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewport)},
+	{"vkCmdSetViewportShadingRatePaletteNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportShadingRatePaletteNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportShadingRatePaletteNV)},
+	{"vkCmdSetViewportSwizzleNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportSwizzleNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportSwizzleNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportSwizzleNV)},
+	{"vkCmdSetViewportWScalingEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingEnableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWScalingEnableNV)},
+	{"vkCmdSetViewportWScalingNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWScalingNV)},
+	{"vkCmdSetViewportWithCount", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCount, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCount_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWithCount)},
+	{"vkCmdSetViewportWithCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCountEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCountEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWithCountEXT)},
+	{"vkCmdSubpassShadingHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdSubpassShadingHUAWEI, (PFN_vkVoidFunction)vkl_w_vkCmdSubpassShadingHUAWEI_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSubpassShadingHUAWEI)},
+	{"vkCmdTraceRaysIndirect2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirect2KHR, (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirect2KHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysIndirect2KHR)},
+	{"vkCmdTraceRaysIndirectKHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirectKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysIndirectKHR)},
+	{"vkCmdTraceRaysKHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysKHR)},
+	{"vkCmdTraceRaysNV", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysNV)},
+	{"vkCmdUpdateBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdUpdateBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdUpdateBuffer)},
+	{"vkCmdWaitEvents", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents)},
+	{"vkCmdWaitEvents2", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents2)},
+	{"vkCmdWaitEvents2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents2KHR)},
+	{"vkCmdWriteAccelerationStructuresPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkCmdWriteAccelerationStructuresPropertiesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteAccelerationStructuresPropertiesKHR)},
+	{"vkCmdWriteAccelerationStructuresPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkCmdWriteAccelerationStructuresPropertiesNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteAccelerationStructuresPropertiesNV)},
+	{"vkCmdWriteBufferMarker2AMD", (PFN_vkVoidFunction)vkl_w_vkCmdWriteBufferMarker2AMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteBufferMarker2AMD)},
+	{"vkCmdWriteBufferMarkerAMD", (PFN_vkVoidFunction)vkl_w_vkCmdWriteBufferMarkerAMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteBufferMarkerAMD)},
+	{"vkCmdWriteMicromapsPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkCmdWriteMicromapsPropertiesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteMicromapsPropertiesEXT)},
+	{"vkCmdWriteTimestamp", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp, (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp)},
+	{"vkCmdWriteTimestamp2", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2, (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp2)},
+	{"vkCmdWriteTimestamp2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2KHR, (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2KHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp2KHR)},
+	{"vkCompileDeferredNV", (PFN_vkVoidFunction)vkl_w_vkCompileDeferredNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CompileDeferredNV)},
+	{"vkCopyMemoryToMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMemoryToMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMemoryToMicromapEXT)},
+	{"vkCopyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMicromapEXT)},
+	{"vkCopyMicromapToMemoryEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMicromapToMemoryEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMicromapToMemoryEXT)},
+	{"vkCreateAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCreateAccelerationStructureKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateAccelerationStructureKHR)},
+	{"vkCreateAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCreateAccelerationStructureNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateAccelerationStructureNV)},
+	{"vkCreateBuffer", (PFN_vkVoidFunction)vkl_w_vkCreateBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateBuffer)},
+	{"vkCreateBufferView", (PFN_vkVoidFunction)vkl_w_vkCreateBufferView, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateBufferView)},
+	{"vkCreateCommandPool", (PFN_vkVoidFunction)vkl_w_vkCreateCommandPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCommandPool)},
+	{"vkCreateComputePipelines", (PFN_vkVoidFunction)vkl_w_vkCreateComputePipelines, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateComputePipelines)},
+	{"vkCreateCuFunctionNVX", (PFN_vkVoidFunction)vkl_w_vkCreateCuFunctionNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCuFunctionNVX)},
+	{"vkCreateCuModuleNVX", (PFN_vkVoidFunction)vkl_w_vkCreateCuModuleNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCuModuleNVX)},
+	{"vkCreateDebugReportCallbackEXT", (PFN_vkVoidFunction)vkl_w_vkCreateDebugReportCallbackEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDebugReportCallbackEXT)},
+	{"vkCreateDebugUtilsMessengerEXT", (PFN_vkVoidFunction)vkl_w_vkCreateDebugUtilsMessengerEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDebugUtilsMessengerEXT)},
+	{"vkCreateDeferredOperationKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDeferredOperationKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDeferredOperationKHR)},
+	{"vkCreateDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorPool)},
+	{"vkCreateDescriptorSetLayout", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorSetLayout, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorSetLayout)},
+	{"vkCreateDescriptorUpdateTemplate", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorUpdateTemplate, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorUpdateTemplate)},
+	{"vkCreateDescriptorUpdateTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorUpdateTemplateKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorUpdateTemplateKHR)},
+	{"vkCreateDevice", (PFN_vkVoidFunction)vkl_o_vkCreateDevice, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDevice)},
+	{"vkCreateDisplayModeKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDisplayModeKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDisplayModeKHR)},
+	{"vkCreateDisplayPlaneSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDisplayPlaneSurfaceKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDisplayPlaneSurfaceKHR)},
+	{"vkCreateEvent", (PFN_vkVoidFunction)vkl_w_vkCreateEvent, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateEvent)},
+	{"vkCreateFence", (PFN_vkVoidFunction)vkl_w_vkCreateFence, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateFence)},
+	{"vkCreateFramebuffer", (PFN_vkVoidFunction)vkl_w_vkCreateFramebuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateFramebuffer)},
+	{"vkCreateGraphicsPipelines", (PFN_vkVoidFunction)vkl_w_vkCreateGraphicsPipelines, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateGraphicsPipelines)},
+	{"vkCreateHeadlessSurfaceEXT", (PFN_vkVoidFunction)vkl_w_vkCreateHeadlessSurfaceEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateHeadlessSurfaceEXT)},
+	{"vkCreateImage", (PFN_vkVoidFunction)vkl_w_vkCreateImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateImage)},
+	{"vkCreateImageView", (PFN_vkVoidFunction)vkl_w_vkCreateImageView, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateImageView)},
+	{"vkCreateIndirectCommandsLayoutNV", (PFN_vkVoidFunction)vkl_w_vkCreateIndirectCommandsLayoutNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateIndirectCommandsLayoutNV)},
+	{"vkCreateInstance", (PFN_vkVoidFunction)vkl_o_vkCreateInstance, NULL, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
+	{"vkCreateMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCreateMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateMicromapEXT)},
+	{"vkCreateOpticalFlowSessionNV", (PFN_vkVoidFunction)vkl_w_vkCreateOpticalFlowSessionNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateOpticalFlowSessionNV)},
+	{"vkCreatePipelineCache", (PFN_vkVoidFunction)vkl_w_vkCreatePipelineCache, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePipelineCache)},
+	{"vkCreatePipelineLayout", (PFN_vkVoidFunction)vkl_w_vkCreatePipelineLayout, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePipelineLayout)},
+	{"vkCreatePrivateDataSlot", (PFN_vkVoidFunction)vkl_w_vkCreatePrivateDataSlot, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePrivateDataSlot)},
+	{"vkCreatePrivateDataSlotEXT", (PFN_vkVoidFunction)vkl_w_vkCreatePrivateDataSlotEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePrivateDataSlotEXT)},
+	{"vkCreateQueryPool", (PFN_vkVoidFunction)vkl_w_vkCreateQueryPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateQueryPool)},
+	{"vkCreateRayTracingPipelinesNV", (PFN_vkVoidFunction)vkl_w_vkCreateRayTracingPipelinesNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRayTracingPipelinesNV)},
+	{"vkCreateRenderPass", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass)},
+	{"vkCreateRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass2)},
+	{"vkCreateRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass2KHR)},
+	{"vkCreateSampler", (PFN_vkVoidFunction)vkl_w_vkCreateSampler, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSampler)},
+	{"vkCreateSamplerYcbcrConversion", (PFN_vkVoidFunction)vkl_w_vkCreateSamplerYcbcrConversion, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSamplerYcbcrConversion)},
+	{"vkCreateSamplerYcbcrConversionKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSamplerYcbcrConversionKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSamplerYcbcrConversionKHR)},
+	{"vkCreateSemaphore", (PFN_vkVoidFunction)vkl_w_vkCreateSemaphore, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSemaphore)},
+	{"vkCreateShaderModule", (PFN_vkVoidFunction)vkl_w_vkCreateShaderModule, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateShaderModule)},
+	{"vkCreateSharedSwapchainsKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSharedSwapchainsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSharedSwapchainsKHR)},
+	{"vkCreateSwapchainKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSwapchainKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSwapchainKHR)},
+	{"vkCreateValidationCacheEXT", (PFN_vkVoidFunction)vkl_w_vkCreateValidationCacheEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateValidationCacheEXT)},
+	{"vkCreateVideoSessionKHR", (PFN_vkVoidFunction)vkl_w_vkCreateVideoSessionKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateVideoSessionKHR)},
+	{"vkCreateVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkCreateVideoSessionParametersKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateVideoSessionParametersKHR)},
 #ifdef VK_USE_PLATFORM_WAYLAND_KHR
-	{"vkCreateWaylandSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateWaylandSurfaceKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateWaylandSurfaceKHR)},
+	{"vkCreateWaylandSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateWaylandSurfaceKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateWaylandSurfaceKHR)},
 #endif
 #ifdef VK_USE_PLATFORM_XCB_KHR
-	{"vkCreateXcbSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateXcbSurfaceKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateXcbSurfaceKHR)},
+	{"vkCreateXcbSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateXcbSurfaceKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateXcbSurfaceKHR)},
 #endif
 #ifdef VK_USE_PLATFORM_XLIB_KHR
-	{"vkCreateXlibSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateXlibSurfaceKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateXlibSurfaceKHR)},
+	{"vkCreateXlibSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateXlibSurfaceKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateXlibSurfaceKHR)},
 #endif
-	{"vkDebugMarkerSetObjectNameEXT", (PFN_vkVoidFunction)vkl_w_vkDebugMarkerSetObjectNameEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DebugMarkerSetObjectNameEXT)},
-	{"vkDebugMarkerSetObjectTagEXT", (PFN_vkVoidFunction)vkl_w_vkDebugMarkerSetObjectTagEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DebugMarkerSetObjectTagEXT)},
-	{"vkDebugReportMessageEXT", (PFN_vkVoidFunction)vkl_w_vkDebugReportMessageEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DebugReportMessageEXT)},
-	{"vkDeferredOperationJoinKHR", (PFN_vkVoidFunction)vkl_w_vkDeferredOperationJoinKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DeferredOperationJoinKHR)},
-	{"vkDestroyAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyAccelerationStructureKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyAccelerationStructureKHR)},
-	{"vkDestroyAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkDestroyAccelerationStructureNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyAccelerationStructureNV)},
-	{"vkDestroyBuffer", (PFN_vkVoidFunction)vkl_w_vkDestroyBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyBuffer)},
-	{"vkDestroyBufferView", (PFN_vkVoidFunction)vkl_w_vkDestroyBufferView, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyBufferView)},
-	{"vkDestroyCommandPool", (PFN_vkVoidFunction)vkl_w_vkDestroyCommandPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCommandPool)},
-	{"vkDestroyCuFunctionNVX", (PFN_vkVoidFunction)vkl_w_vkDestroyCuFunctionNVX, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCuFunctionNVX)},
-	{"vkDestroyCuModuleNVX", (PFN_vkVoidFunction)vkl_w_vkDestroyCuModuleNVX, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCuModuleNVX)},
-	{"vkDestroyDebugReportCallbackEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyDebugReportCallbackEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyDebugReportCallbackEXT)},
-	{"vkDestroyDebugUtilsMessengerEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyDebugUtilsMessengerEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyDebugUtilsMessengerEXT)},
-	{"vkDestroyDeferredOperationKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyDeferredOperationKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDeferredOperationKHR)},
-	{"vkDestroyDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorPool)},
-	{"vkDestroyDescriptorSetLayout", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorSetLayout, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorSetLayout)},
-	{"vkDestroyDescriptorUpdateTemplate", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorUpdateTemplate, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorUpdateTemplate)},
-	{"vkDestroyDescriptorUpdateTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorUpdateTemplateKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorUpdateTemplateKHR)},
-	{"vkDestroyDevice", (PFN_vkVoidFunction)vkl_o_vkDestroyDevice, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDevice)},
-	{"vkDestroyEvent", (PFN_vkVoidFunction)vkl_w_vkDestroyEvent, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyEvent)},
-	{"vkDestroyFence", (PFN_vkVoidFunction)vkl_w_vkDestroyFence, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyFence)},
-	{"vkDestroyFramebuffer", (PFN_vkVoidFunction)vkl_w_vkDestroyFramebuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyFramebuffer)},
-	{"vkDestroyImage", (PFN_vkVoidFunction)vkl_w_vkDestroyImage, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyImage)},
-	{"vkDestroyImageView", (PFN_vkVoidFunction)vkl_w_vkDestroyImageView, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyImageView)},
-	{"vkDestroyIndirectCommandsLayoutNV", (PFN_vkVoidFunction)vkl_w_vkDestroyIndirectCommandsLayoutNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyIndirectCommandsLayoutNV)},
-	{"vkDestroyInstance", (PFN_vkVoidFunction)vkl_o_vkDestroyInstance, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyInstance)},
-	{"vkDestroyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyMicromapEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyMicromapEXT)},
-	{"vkDestroyOpticalFlowSessionNV", (PFN_vkVoidFunction)vkl_w_vkDestroyOpticalFlowSessionNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyOpticalFlowSessionNV)},
-	{"vkDestroyPipeline", (PFN_vkVoidFunction)vkl_w_vkDestroyPipeline, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipeline)},
-	{"vkDestroyPipelineCache", (PFN_vkVoidFunction)vkl_w_vkDestroyPipelineCache, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipelineCache)},
-	{"vkDestroyPipelineLayout", (PFN_vkVoidFunction)vkl_w_vkDestroyPipelineLayout, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipelineLayout)},
-	{"vkDestroyPrivateDataSlot", (PFN_vkVoidFunction)vkl_w_vkDestroyPrivateDataSlot, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPrivateDataSlot)},
-	{"vkDestroyPrivateDataSlotEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyPrivateDataSlotEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPrivateDataSlotEXT)},
-	{"vkDestroyQueryPool", (PFN_vkVoidFunction)vkl_w_vkDestroyQueryPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyQueryPool)},
-	{"vkDestroyRenderPass", (PFN_vkVoidFunction)vkl_w_vkDestroyRenderPass, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyRenderPass)},
-	{"vkDestroySampler", (PFN_vkVoidFunction)vkl_w_vkDestroySampler, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySampler)},
-	{"vkDestroySamplerYcbcrConversion", (PFN_vkVoidFunction)vkl_w_vkDestroySamplerYcbcrConversion, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySamplerYcbcrConversion)},
-	{"vkDestroySamplerYcbcrConversionKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySamplerYcbcrConversionKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySamplerYcbcrConversionKHR)},
-	{"vkDestroySemaphore", (PFN_vkVoidFunction)vkl_w_vkDestroySemaphore, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySemaphore)},
-	{"vkDestroyShaderModule", (PFN_vkVoidFunction)vkl_w_vkDestroyShaderModule, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyShaderModule)},
-	{"vkDestroySurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySurfaceKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroySurfaceKHR)},
-	{"vkDestroySwapchainKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySwapchainKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySwapchainKHR)},
-	{"vkDestroyValidationCacheEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyValidationCacheEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyValidationCacheEXT)},
-	{"vkDestroyVideoSessionKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyVideoSessionKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyVideoSessionKHR)},
-	{"vkDestroyVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyVideoSessionParametersKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyVideoSessionParametersKHR)},
-	{"vkDeviceWaitIdle", (PFN_vkVoidFunction)vkl_o_vkDeviceWaitIdle, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DeviceWaitIdle)},
-	{"vkDisplayPowerControlEXT", (PFN_vkVoidFunction)vkl_w_vkDisplayPowerControlEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DisplayPowerControlEXT)},
-	{"vkEndCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkEndCommandBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, EndCommandBuffer)},
-	{"vkEnumerateDeviceExtensionProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateDeviceExtensionProperties, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
-	{"vkEnumerateDeviceLayerProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateDeviceLayerProperties, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
-	{"vkEnumerateInstanceExtensionProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateInstanceExtensionProperties, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
-	{"vkEnumerateInstanceLayerProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateInstanceLayerProperties, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
-	{"vkEnumeratePhysicalDeviceGroups", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceGroups, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceGroups)},
-	{"vkEnumeratePhysicalDeviceGroupsKHR", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceGroupsKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceGroupsKHR)},
-	{"vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR)},
-	{"vkEnumeratePhysicalDevices", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDevices, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDevices)},
-	{"vkFlushMappedMemoryRanges", (PFN_vkVoidFunction)vkl_o_vkFlushMappedMemoryRanges, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FlushMappedMemoryRanges)},
-	{"vkFreeCommandBuffers", (PFN_vkVoidFunction)vkl_w_vkFreeCommandBuffers, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeCommandBuffers)},
-	{"vkFreeDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkFreeDescriptorSets, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeDescriptorSets)},
-	{"vkFreeMemory", (PFN_vkVoidFunction)vkl_o_vkFreeMemory, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeMemory)},
-	{"vkGetAccelerationStructureBuildSizesKHR", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureBuildSizesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureBuildSizesKHR)},
-	{"vkGetAccelerationStructureDeviceAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureDeviceAddressKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureDeviceAddressKHR)},
-	{"vkGetAccelerationStructureHandleNV", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureHandleNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureHandleNV)},
-	{"vkGetAccelerationStructureMemoryRequirementsNV", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureMemoryRequirementsNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureMemoryRequirementsNV)},
-	{"vkGetBufferDeviceAddress", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddress, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddress)},
-	{"vkGetBufferDeviceAddressEXT", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddressEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddressEXT)},
-	{"vkGetBufferDeviceAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddressKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddressKHR)},
-	{"vkGetBufferMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements)},
-	{"vkGetBufferMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements2)},
-	{"vkGetBufferMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements2KHR)},
-	{"vkGetBufferOpaqueCaptureAddress", (PFN_vkVoidFunction)vkl_w_vkGetBufferOpaqueCaptureAddress, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferOpaqueCaptureAddress)},
-	{"vkGetBufferOpaqueCaptureAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferOpaqueCaptureAddressKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferOpaqueCaptureAddressKHR)},
-	{"vkGetCalibratedTimestampsEXT", (PFN_vkVoidFunction)vkl_w_vkGetCalibratedTimestampsEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetCalibratedTimestampsEXT)},
-	{"vkGetDeferredOperationMaxConcurrencyKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeferredOperationMaxConcurrencyKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeferredOperationMaxConcurrencyKHR)},
-	{"vkGetDeferredOperationResultKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeferredOperationResultKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeferredOperationResultKHR)},
-	{"vkGetDescriptorEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorEXT)},
-	{"vkGetDescriptorSetHostMappingVALVE", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetHostMappingVALVE, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetHostMappingVALVE)},
-	{"vkGetDescriptorSetLayoutBindingOffsetEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutBindingOffsetEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutBindingOffsetEXT)},
-	{"vkGetDescriptorSetLayoutHostMappingInfoVALVE", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutHostMappingInfoVALVE, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutHostMappingInfoVALVE)},
-	{"vkGetDescriptorSetLayoutSizeEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSizeEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSizeEXT)},
-	{"vkGetDescriptorSetLayoutSupport", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSupport, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSupport)},
-	{"vkGetDescriptorSetLayoutSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSupportKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSupportKHR)},
-	{"vkGetDeviceAccelerationStructureCompatibilityKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceAccelerationStructureCompatibilityKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceAccelerationStructureCompatibilityKHR)},
-	{"vkGetDeviceBufferMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceBufferMemoryRequirements, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceBufferMemoryRequirements)},
-	{"vkGetDeviceBufferMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceBufferMemoryRequirementsKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceBufferMemoryRequirementsKHR)},
-	{"vkGetDeviceGroupPeerMemoryFeatures", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPeerMemoryFeatures, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPeerMemoryFeatures)},
-	{"vkGetDeviceGroupPeerMemoryFeaturesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPeerMemoryFeaturesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPeerMemoryFeaturesKHR)},
-	{"vkGetDeviceGroupPresentCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPresentCapabilitiesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPresentCapabilitiesKHR)},
-	{"vkGetDeviceGroupSurfacePresentModesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupSurfacePresentModesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupSurfacePresentModesKHR)},
-	{"vkGetDeviceImageMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageMemoryRequirements, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageMemoryRequirements)},
-	{"vkGetDeviceImageMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageMemoryRequirementsKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageMemoryRequirementsKHR)},
-	{"vkGetDeviceImageSparseMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageSparseMemoryRequirements, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageSparseMemoryRequirements)},
-	{"vkGetDeviceImageSparseMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageSparseMemoryRequirementsKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageSparseMemoryRequirementsKHR)},
-	{"vkGetDeviceMemoryCommitment", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryCommitment, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryCommitment)},
-	{"vkGetDeviceMemoryOpaqueCaptureAddress", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryOpaqueCaptureAddress, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryOpaqueCaptureAddress)},
-	{"vkGetDeviceMemoryOpaqueCaptureAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryOpaqueCaptureAddressKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryOpaqueCaptureAddressKHR)},
-	{"vkGetDeviceMicromapCompatibilityEXT", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMicromapCompatibilityEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMicromapCompatibilityEXT)},
-	{"vkGetDeviceProcAddr", (PFN_vkVoidFunction)vkl_o_vkGetDeviceProcAddr, VKL_LEVEL_DEVICE, VKL_PROC_ALWAYS},
-	{"vkGetDeviceQueue", (PFN_vkVoidFunction)vkl_w_vkGetDeviceQueue, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceQueue)},
-	{"vkGetDeviceQueue2", (PFN_vkVoidFunction)vkl_w_vkGetDeviceQueue2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceQueue2)},
-	{"vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI", (PFN_vkVoidFunction)vkl_w_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI)},
-	{"vkGetDisplayModeProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayModeProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayModeProperties2KHR)},
-	{"vkGetDisplayModePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayModePropertiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayModePropertiesKHR)},
-	{"vkGetDisplayPlaneCapabilities2KHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneCapabilities2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneCapabilities2KHR)},
-	{"vkGetDisplayPlaneCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneCapabilitiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneCapabilitiesKHR)},
-	{"vkGetDisplayPlaneSupportedDisplaysKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneSupportedDisplaysKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneSupportedDisplaysKHR)},
-	{"vkGetDrmDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkGetDrmDisplayEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDrmDisplayEXT)},
-	{"vkGetDynamicRenderingTilePropertiesQCOM", (PFN_vkVoidFunction)vkl_w_vkGetDynamicRenderingTilePropertiesQCOM, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDynamicRenderingTilePropertiesQCOM)},
-	{"vkGetEventStatus", (PFN_vkVoidFunction)vkl_w_vkGetEventStatus, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetEventStatus)},
-	{"vkGetFenceFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetFenceFdKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFenceFdKHR)},
-	{"vkGetFenceStatus", (PFN_vkVoidFunction)vkl_o_vkGetFenceStatus, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFenceStatus)},
-	{"vkGetFramebufferTilePropertiesQCOM", (PFN_vkVoidFunction)vkl_w_vkGetFramebufferTilePropertiesQCOM, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFramebufferTilePropertiesQCOM)},
-	{"vkGetGeneratedCommandsMemoryRequirementsNV", (PFN_vkVoidFunction)vkl_w_vkGetGeneratedCommandsMemoryRequirementsNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetGeneratedCommandsMemoryRequirementsNV)},
-	{"vkGetImageDrmFormatModifierPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetImageDrmFormatModifierPropertiesEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageDrmFormatModifierPropertiesEXT)},
-	{"vkGetImageMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements)},
-	{"vkGetImageMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements2)},
-	{"vkGetImageMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements2KHR)},
-	{"vkGetImageSparseMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements)},
-	{"vkGetImageSparseMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements2)},
-	{"vkGetImageSparseMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements2KHR)},
-	{"vkGetImageSubresourceLayout", (PFN_vkVoidFunction)vkl_w_vkGetImageSubresourceLayout, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSubresourceLayout)},
-	{"vkGetImageSubresourceLayout2EXT", (PFN_vkVoidFunction)vkl_w_vkGetImageSubresourceLayout2EXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSubresourceLayout2EXT)},
-	{"vkGetImageViewAddressNVX", (PFN_vkVoidFunction)vkl_w_vkGetImageViewAddressNVX, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageViewAddressNVX)},
-	{"vkGetImageViewHandleNVX", (PFN_vkVoidFunction)vkl_w_vkGetImageViewHandleNVX, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageViewHandleNVX)},
-	{"vkGetInstanceProcAddr", (PFN_vkVoidFunction)vkl_o_vkGetInstanceProcAddr, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
-	{"vkGetMemoryFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetMemoryFdKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryFdKHR)},
-	{"vkGetMemoryFdPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetMemoryFdPropertiesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryFdPropertiesKHR)},
-	{"vkGetMemoryRemoteAddressNV", (PFN_vkVoidFunction)vkl_w_vkGetMemoryRemoteAddressNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryRemoteAddressNV)},
-	{"vkGetMicromapBuildSizesEXT", (PFN_vkVoidFunction)vkl_w_vkGetMicromapBuildSizesEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMicromapBuildSizesEXT)},
-	{"vkGetPastPresentationTimingGOOGLE", (PFN_vkVoidFunction)vkl_w_vkGetPastPresentationTimingGOOGLE, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPastPresentationTimingGOOGLE)},
-	{"vkGetPerformanceParameterINTEL", (PFN_vkVoidFunction)vkl_w_vkGetPerformanceParameterINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPerformanceParameterINTEL)},
-	{"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceCalibrateableTimeDomainsEXT)},
-	{"vkGetPhysicalDeviceCooperativeMatrixPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceCooperativeMatrixPropertiesNV)},
-	{"vkGetPhysicalDeviceDisplayPlaneProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPlaneProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPlaneProperties2KHR)},
-	{"vkGetPhysicalDeviceDisplayPlanePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPlanePropertiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPlanePropertiesKHR)},
-	{"vkGetPhysicalDeviceDisplayProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayProperties2KHR)},
-	{"vkGetPhysicalDeviceDisplayPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPropertiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPropertiesKHR)},
-	{"vkGetPhysicalDeviceExternalBufferProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalBufferProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalBufferProperties)},
-	{"vkGetPhysicalDeviceExternalBufferPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalBufferPropertiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalBufferPropertiesKHR)},
-	{"vkGetPhysicalDeviceExternalFenceProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalFenceProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalFenceProperties)},
-	{"vkGetPhysicalDeviceExternalFencePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalFencePropertiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalFencePropertiesKHR)},
-	{"vkGetPhysicalDeviceExternalImageFormatPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalImageFormatPropertiesNV, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalImageFormatPropertiesNV)},
-	{"vkGetPhysicalDeviceExternalSemaphoreProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalSemaphoreProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalSemaphoreProperties)},
-	{"vkGetPhysicalDeviceExternalSemaphorePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalSemaphorePropertiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalSemaphorePropertiesKHR)},
-	{"vkGetPhysicalDeviceFeatures", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFeatures, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures)},
-	{"vkGetPhysicalDeviceFeatures2", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceFeatures2, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures2)},
-	{"vkGetPhysicalDeviceFeatures2KHR", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceFeatures2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures2KHR)},
-	{"vkGetPhysicalDeviceFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties)},
-	{"vkGetPhysicalDeviceFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties2, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties2)},
-	{"vkGetPhysicalDeviceFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties2KHR)},
-	{"vkGetPhysicalDeviceFragmentShadingRatesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFragmentShadingRatesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFragmentShadingRatesKHR)},
-	{"vkGetPhysicalDeviceImageFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties)},
-	{"vkGetPhysicalDeviceImageFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties2, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties2)},
-	{"vkGetPhysicalDeviceImageFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties2KHR)},
-	{"vkGetPhysicalDeviceMemoryProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties)},
-	{"vkGetPhysicalDeviceMemoryProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties2, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties2)},
-	{"vkGetPhysicalDeviceMemoryProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties2KHR)},
-	{"vkGetPhysicalDeviceMultisamplePropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMultisamplePropertiesEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMultisamplePropertiesEXT)},
-	{"vkGetPhysicalDeviceOpticalFlowImageFormatsNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceOpticalFlowImageFormatsNV, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceOpticalFlowImageFormatsNV)},
-	{"vkGetPhysicalDevicePresentRectanglesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDevicePresentRectanglesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDevicePresentRectanglesKHR)},
-	{"vkGetPhysicalDeviceProperties", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties)},
-	{"vkGetPhysicalDeviceProperties2", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties2, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties2)},
-	{"vkGetPhysicalDeviceProperties2KHR", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties2KHR)},
-	{"vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR)},
-	{"vkGetPhysicalDeviceQueueFamilyProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties)},
-	{"vkGetPhysicalDeviceQueueFamilyProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties2, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties2)},
-	{"vkGetPhysicalDeviceQueueFamilyProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties2KHR)},
-	{"vkGetPhysicalDeviceSparseImageFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties)},
-	{"vkGetPhysicalDeviceSparseImageFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties2, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties2)},
-	{"vkGetPhysicalDeviceSparseImageFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties2KHR)},
-	{"vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV)},
-	{"vkGetPhysicalDeviceSurfaceCapabilities2EXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilities2EXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilities2EXT)},
-	{"vkGetPhysicalDeviceSurfaceCapabilities2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilities2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilities2KHR)},
-	{"vkGetPhysicalDeviceSurfaceCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilitiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilitiesKHR)},
-	{"vkGetPhysicalDeviceSurfaceFormats2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceFormats2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceFormats2KHR)},
-	{"vkGetPhysicalDeviceSurfaceFormatsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceFormatsKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceFormatsKHR)},
-	{"vkGetPhysicalDeviceSurfacePresentModesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfacePresentModesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfacePresentModesKHR)},
-	{"vkGetPhysicalDeviceSurfaceSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceSupportKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceSupportKHR)},
-	{"vkGetPhysicalDeviceToolProperties", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceToolProperties, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
-	{"vkGetPhysicalDeviceToolPropertiesEXT", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceToolPropertiesEXT, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
-	{"vkGetPhysicalDeviceVideoCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceVideoCapabilitiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceVideoCapabilitiesKHR)},
-	{"vkGetPhysicalDeviceVideoFormatPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceVideoFormatPropertiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceVideoFormatPropertiesKHR)},
+	{"vkDebugMarkerSetObjectNameEXT", (PFN_vkVoidFunction)vkl_w_vkDebugMarkerSetObjectNameEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DebugMarkerSetObjectNameEXT)},
+	{"vkDebugMarkerSetObjectTagEXT", (PFN_vkVoidFunction)vkl_w_vkDebugMarkerSetObjectTagEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DebugMarkerSetObjectTagEXT)},
+	{"vkDebugReportMessageEXT", (PFN_vkVoidFunction)vkl_w_vkDebugReportMessageEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DebugReportMessageEXT)},
+	{"vkDeferredOperationJoinKHR", (PFN_vkVoidFunction)vkl_w_vkDeferredOperationJoinKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DeferredOperationJoinKHR)},
+	{"vkDestroyAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyAccelerationStructureKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyAccelerationStructureKHR)},
+	{"vkDestroyAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkDestroyAccelerationStructureNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyAccelerationStructureNV)},
+	{"vkDestroyBuffer", (PFN_vkVoidFunction)vkl_w_vkDestroyBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyBuffer)},
+	{"vkDestroyBufferView", (PFN_vkVoidFunction)vkl_w_vkDestroyBufferView, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyBufferView)},
+	{"vkDestroyCommandPool", (PFN_vkVoidFunction)vkl_w_vkDestroyCommandPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCommandPool)},
+	{"vkDestroyCuFunctionNVX", (PFN_vkVoidFunction)vkl_w_vkDestroyCuFunctionNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCuFunctionNVX)},
+	{"vkDestroyCuModuleNVX", (PFN_vkVoidFunction)vkl_w_vkDestroyCuModuleNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCuModuleNVX)},
+	{"vkDestroyDebugReportCallbackEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyDebugReportCallbackEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyDebugReportCallbackEXT)},
+	{"vkDestroyDebugUtilsMessengerEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyDebugUtilsMessengerEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyDebugUtilsMessengerEXT)},
+	{"vkDestroyDeferredOperationKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyDeferredOperationKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDeferredOperationKHR)},
+	{"vkDestroyDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorPool)},
+	{"vkDestroyDescriptorSetLayout", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorSetLayout, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorSetLayout)},
+	{"vkDestroyDescriptorUpdateTemplate", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorUpdateTemplate, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorUpdateTemplate)},
+	{"vkDestroyDescriptorUpdateTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorUpdateTemplateKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorUpdateTemplateKHR)},
+	{"vkDestroyDevice", (PFN_vkVoidFunction)vkl_o_vkDestroyDevice, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDevice)},
+	{"vkDestroyEvent", (PFN_vkVoidFunction)vkl_w_vkDestroyEvent, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyEvent)},
+	{"vkDestroyFence", (PFN_vkVoidFunction)vkl_w_vkDestroyFence, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyFence)},
+	{"vkDestroyFramebuffer", (PFN_vkVoidFunction)vkl_w_vkDestroyFramebuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyFramebuffer)},
+	{"vkDestroyImage", (PFN_vkVoidFunction)vkl_w_vkDestroyImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyImage)},
+	{"vkDestroyImageView", (PFN_vkVoidFunction)vkl_w_vkDestroyImageView, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyImageView)},
+	{"vkDestroyIndirectCommandsLayoutNV", (PFN_vkVoidFunction)vkl_w_vkDestroyIndirectCommandsLayoutNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyIndirectCommandsLayoutNV)},
+	{"vkDestroyInstance", (PFN_vkVoidFunction)vkl_o_vkDestroyInstance, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyInstance)},
+	{"vkDestroyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyMicromapEXT)},
+	{"vkDestroyOpticalFlowSessionNV", (PFN_vkVoidFunction)vkl_w_vkDestroyOpticalFlowSessionNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyOpticalFlowSessionNV)},
+	{"vkDestroyPipeline", (PFN_vkVoidFunction)vkl_w_vkDestroyPipeline, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipeline)},
+	{"vkDestroyPipelineCache", (PFN_vkVoidFunction)vkl_w_vkDestroyPipelineCache, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipelineCache)},
+	{"vkDestroyPipelineLayout", (PFN_vkVoidFunction)vkl_w_vkDestroyPipelineLayout, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipelineLayout)},
+	{"vkDestroyPrivateDataSlot", (PFN_vkVoidFunction)vkl_w_vkDestroyPrivateDataSlot, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPrivateDataSlot)},
+	{"vkDestroyPrivateDataSlotEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyPrivateDataSlotEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPrivateDataSlotEXT)},
+	{"vkDestroyQueryPool", (PFN_vkVoidFunction)vkl_w_vkDestroyQueryPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyQueryPool)},
+	{"vkDestroyRenderPass", (PFN_vkVoidFunction)vkl_w_vkDestroyRenderPass, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyRenderPass)},
+	{"vkDestroySampler", (PFN_vkVoidFunction)vkl_w_vkDestroySampler, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySampler)},
+	{"vkDestroySamplerYcbcrConversion", (PFN_vkVoidFunction)vkl_w_vkDestroySamplerYcbcrConversion, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySamplerYcbcrConversion)},
+	{"vkDestroySamplerYcbcrConversionKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySamplerYcbcrConversionKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySamplerYcbcrConversionKHR)},
+	{"vkDestroySemaphore", (PFN_vkVoidFunction)vkl_w_vkDestroySemaphore, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySemaphore)},
+	{"vkDestroyShaderModule", (PFN_vkVoidFunction)vkl_w_vkDestroyShaderModule, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyShaderModule)},
+	{"vkDestroySurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySurfaceKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroySurfaceKHR)},
+	{"vkDestroySwapchainKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySwapchainKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySwapchainKHR)},
+	{"vkDestroyValidationCacheEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyValidationCacheEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyValidationCacheEXT)},
+	{"vkDestroyVideoSessionKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyVideoSessionKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyVideoSessionKHR)},
+	{"vkDestroyVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyVideoSessionParametersKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyVideoSessionParametersKHR)},
+	{"vkDeviceWaitIdle", (PFN_vkVoidFunction)vkl_o_vkDeviceWaitIdle, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DeviceWaitIdle)},
+	{"vkDisplayPowerControlEXT", (PFN_vkVoidFunction)vkl_w_vkDisplayPowerControlEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DisplayPowerControlEXT)},
+	{"vkEndCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkEndCommandBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, EndCommandBuffer)},
+	{"vkEnumerateDeviceExtensionProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateDeviceExtensionProperties, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
+	{"vkEnumerateDeviceLayerProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateDeviceLayerProperties, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
+	{"vkEnumerateInstanceExtensionProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateInstanceExtensionProperties, NULL, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
+	{"vkEnumerateInstanceLayerProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateInstanceLayerProperties, NULL, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
+	{"vkEnumeratePhysicalDeviceGroups", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceGroups, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceGroups)},
+	{"vkEnumeratePhysicalDeviceGroupsKHR", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceGroupsKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceGroupsKHR)},
+	{"vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR)},
+	{"vkEnumeratePhysicalDevices", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDevices, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDevices)},
+	{"vkFlushMappedMemoryRanges", (PFN_vkVoidFunction)vkl_o_vkFlushMappedMemoryRanges, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FlushMappedMemoryRanges)},
+	{"vkFreeCommandBuffers", (PFN_vkVoidFunction)vkl_w_vkFreeCommandBuffers, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeCommandBuffers)},
+	{"vkFreeDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkFreeDescriptorSets, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeDescriptorSets)},
+	{"vkFreeMemory", (PFN_vkVoidFunction)vkl_o_vkFreeMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeMemory)},
+	{"vkGetAccelerationStructureBuildSizesKHR", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureBuildSizesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureBuildSizesKHR)},
+	{"vkGetAccelerationStructureDeviceAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureDeviceAddressKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureDeviceAddressKHR)},
+	{"vkGetAccelerationStructureHandleNV", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureHandleNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureHandleNV)},
+	{"vkGetAccelerationStructureMemoryRequirementsNV", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureMemoryRequirementsNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureMemoryRequirementsNV)},
+	{"vkGetBufferDeviceAddress", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddress, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddress)},
+	{"vkGetBufferDeviceAddressEXT", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddressEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddressEXT)},
+	{"vkGetBufferDeviceAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddressKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddressKHR)},
+	{"vkGetBufferMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements)},
+	{"vkGetBufferMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements2)},
+	{"vkGetBufferMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements2KHR)},
+	{"vkGetBufferOpaqueCaptureAddress", (PFN_vkVoidFunction)vkl_w_vkGetBufferOpaqueCaptureAddress, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferOpaqueCaptureAddress)},
+	{"vkGetBufferOpaqueCaptureAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferOpaqueCaptureAddressKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferOpaqueCaptureAddressKHR)},
+	{"vkGetCalibratedTimestampsEXT", (PFN_vkVoidFunction)vkl_w_vkGetCalibratedTimestampsEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetCalibratedTimestampsEXT)},
+	{"vkGetDeferredOperationMaxConcurrencyKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeferredOperationMaxConcurrencyKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeferredOperationMaxConcurrencyKHR)},
+	{"vkGetDeferredOperationResultKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeferredOperationResultKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeferredOperationResultKHR)},
+	{"vkGetDescriptorEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorEXT)},
+	{"vkGetDescriptorSetHostMappingVALVE", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetHostMappingVALVE, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetHostMappingVALVE)},
+	{"vkGetDescriptorSetLayoutBindingOffsetEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutBindingOffsetEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutBindingOffsetEXT)},
+	{"vkGetDescriptorSetLayoutHostMappingInfoVALVE", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutHostMappingInfoVALVE, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutHostMappingInfoVALVE)},
+	{"vkGetDescriptorSetLayoutSizeEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSizeEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSizeEXT)},
+	{"vkGetDescriptorSetLayoutSupport", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSupport, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSupport)},
+	{"vkGetDescriptorSetLayoutSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSupportKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSupportKHR)},
+	{"vkGetDeviceAccelerationStructureCompatibilityKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceAccelerationStructureCompatibilityKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceAccelerationStructureCompatibilityKHR)},
+	{"vkGetDeviceBufferMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceBufferMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceBufferMemoryRequirements)},
+	{"vkGetDeviceBufferMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceBufferMemoryRequirementsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceBufferMemoryRequirementsKHR)},
+	{"vkGetDeviceGroupPeerMemoryFeatures", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPeerMemoryFeatures, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPeerMemoryFeatures)},
+	{"vkGetDeviceGroupPeerMemoryFeaturesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPeerMemoryFeaturesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPeerMemoryFeaturesKHR)},
+	{"vkGetDeviceGroupPresentCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPresentCapabilitiesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPresentCapabilitiesKHR)},
+	{"vkGetDeviceGroupSurfacePresentModesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupSurfacePresentModesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupSurfacePresentModesKHR)},
+	{"vkGetDeviceImageMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageMemoryRequirements)},
+	{"vkGetDeviceImageMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageMemoryRequirementsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageMemoryRequirementsKHR)},
+	{"vkGetDeviceImageSparseMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageSparseMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageSparseMemoryRequirements)},
+	{"vkGetDeviceImageSparseMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageSparseMemoryRequirementsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageSparseMemoryRequirementsKHR)},
+	{"vkGetDeviceMemoryCommitment", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryCommitment, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryCommitment)},
+	{"vkGetDeviceMemoryOpaqueCaptureAddress", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryOpaqueCaptureAddress, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryOpaqueCaptureAddress)},
+	{"vkGetDeviceMemoryOpaqueCaptureAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryOpaqueCaptureAddressKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryOpaqueCaptureAddressKHR)},
+	{"vkGetDeviceMicromapCompatibilityEXT", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMicromapCompatibilityEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMicromapCompatibilityEXT)},
+	{"vkGetDeviceProcAddr", (PFN_vkVoidFunction)vkl_o_vkGetDeviceProcAddr, NULL, VKL_LEVEL_DEVICE, VKL_PROC_ALWAYS},
+	{"vkGetDeviceQueue", (PFN_vkVoidFunction)vkl_w_vkGetDeviceQueue, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceQueue)},
+	{"vkGetDeviceQueue2", (PFN_vkVoidFunction)vkl_w_vkGetDeviceQueue2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceQueue2)},
+	{"vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI", (PFN_vkVoidFunction)vkl_w_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI)},
+	{"vkGetDisplayModeProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayModeProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayModeProperties2KHR)},
+	{"vkGetDisplayModePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayModePropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayModePropertiesKHR)},
+	{"vkGetDisplayPlaneCapabilities2KHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneCapabilities2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneCapabilities2KHR)},
+	{"vkGetDisplayPlaneCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneCapabilitiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneCapabilitiesKHR)},
+	{"vkGetDisplayPlaneSupportedDisplaysKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneSupportedDisplaysKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneSupportedDisplaysKHR)},
+	{"vkGetDrmDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkGetDrmDisplayEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDrmDisplayEXT)},
+	{"vkGetDynamicRenderingTilePropertiesQCOM", (PFN_vkVoidFunction)vkl_w_vkGetDynamicRenderingTilePropertiesQCOM, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDynamicRenderingTilePropertiesQCOM)},
+	{"vkGetEventStatus", (PFN_vkVoidFunction)vkl_w_vkGetEventStatus, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetEventStatus)},
+	{"vkGetFenceFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetFenceFdKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFenceFdKHR)},
+	{"vkGetFenceStatus", (PFN_vkVoidFunction)vkl_o_vkGetFenceStatus, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFenceStatus)},
+	{"vkGetFramebufferTilePropertiesQCOM", (PFN_vkVoidFunction)vkl_w_vkGetFramebufferTilePropertiesQCOM, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFramebufferTilePropertiesQCOM)},
+	{"vkGetGeneratedCommandsMemoryRequirementsNV", (PFN_vkVoidFunction)vkl_w_vkGetGeneratedCommandsMemoryRequirementsNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetGeneratedCommandsMemoryRequirementsNV)},
+	{"vkGetImageDrmFormatModifierPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetImageDrmFormatModifierPropertiesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageDrmFormatModifierPropertiesEXT)},
+	{"vkGetImageMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements)},
+	{"vkGetImageMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements2)},
+	{"vkGetImageMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements2KHR)},
+	{"vkGetImageSparseMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements)},
+	{"vkGetImageSparseMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements2)},
+	{"vkGetImageSparseMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements2KHR)},
+	{"vkGetImageSubresourceLayout", (PFN_vkVoidFunction)vkl_w_vkGetImageSubresourceLayout, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSubresourceLayout)},
+	{"vkGetImageSubresourceLayout2EXT", (PFN_vkVoidFunction)vkl_w_vkGetImageSubresourceLayout2EXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSubresourceLayout2EXT)},
+	{"vkGetImageViewAddressNVX", (PFN_vkVoidFunction)vkl_w_vkGetImageViewAddressNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageViewAddressNVX)},
+	{"vkGetImageViewHandleNVX", (PFN_vkVoidFunction)vkl_w_vkGetImageViewHandleNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageViewHandleNVX)},
+	{"vkGetInstanceProcAddr", (PFN_vkVoidFunction)vkl_o_vkGetInstanceProcAddr, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
+	{"vkGetMemoryFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetMemoryFdKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryFdKHR)},
+	{"vkGetMemoryFdPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetMemoryFdPropertiesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryFdPropertiesKHR)},
+	{"vkGetMemoryRemoteAddressNV", (PFN_vkVoidFunction)vkl_w_vkGetMemoryRemoteAddressNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryRemoteAddressNV)},
+	{"vkGetMicromapBuildSizesEXT", (PFN_vkVoidFunction)vkl_w_vkGetMicromapBuildSizesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMicromapBuildSizesEXT)},
+	{"vkGetPastPresentationTimingGOOGLE", (PFN_vkVoidFunction)vkl_w_vkGetPastPresentationTimingGOOGLE, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPastPresentationTimingGOOGLE)},
+	{"vkGetPerformanceParameterINTEL", (PFN_vkVoidFunction)vkl_w_vkGetPerformanceParameterINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPerformanceParameterINTEL)},
+	{"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceCalibrateableTimeDomainsEXT)},
+	{"vkGetPhysicalDeviceCooperativeMatrixPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceCooperativeMatrixPropertiesNV)},
+	{"vkGetPhysicalDeviceDisplayPlaneProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPlaneProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPlaneProperties2KHR)},
+	{"vkGetPhysicalDeviceDisplayPlanePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPlanePropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPlanePropertiesKHR)},
+	{"vkGetPhysicalDeviceDisplayProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayProperties2KHR)},
+	{"vkGetPhysicalDeviceDisplayPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPropertiesKHR)},
+	{"vkGetPhysicalDeviceExternalBufferProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalBufferProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalBufferProperties)},
+	{"vkGetPhysicalDeviceExternalBufferPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalBufferPropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalBufferPropertiesKHR)},
+	{"vkGetPhysicalDeviceExternalFenceProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalFenceProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalFenceProperties)},
+	{"vkGetPhysicalDeviceExternalFencePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalFencePropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalFencePropertiesKHR)},
+	{"vkGetPhysicalDeviceExternalImageFormatPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalImageFormatPropertiesNV, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalImageFormatPropertiesNV)},
+	{"vkGetPhysicalDeviceExternalSemaphoreProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalSemaphoreProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalSemaphoreProperties)},
+	{"vkGetPhysicalDeviceExternalSemaphorePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalSemaphorePropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalSemaphorePropertiesKHR)},
+	{"vkGetPhysicalDeviceFeatures", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFeatures, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures)},
+	{"vkGetPhysicalDeviceFeatures2", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceFeatures2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures2)},
+	{"vkGetPhysicalDeviceFeatures2KHR", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceFeatures2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures2KHR)},
+	{"vkGetPhysicalDeviceFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties)},
+	{"vkGetPhysicalDeviceFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties2)},
+	{"vkGetPhysicalDeviceFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties2KHR)},
+	{"vkGetPhysicalDeviceFragmentShadingRatesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFragmentShadingRatesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFragmentShadingRatesKHR)},
+	{"vkGetPhysicalDeviceImageFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties)},
+	{"vkGetPhysicalDeviceImageFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties2)},
+	{"vkGetPhysicalDeviceImageFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties2KHR)},
+	{"vkGetPhysicalDeviceMemoryProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties)},
+	{"vkGetPhysicalDeviceMemoryProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties2)},
+	{"vkGetPhysicalDeviceMemoryProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties2KHR)},
+	{"vkGetPhysicalDeviceMultisamplePropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMultisamplePropertiesEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMultisamplePropertiesEXT)},
+	{"vkGetPhysicalDeviceOpticalFlowImageFormatsNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceOpticalFlowImageFormatsNV, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceOpticalFlowImageFormatsNV)},
+	{"vkGetPhysicalDevicePresentRectanglesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDevicePresentRectanglesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDevicePresentRectanglesKHR)},
+	{"vkGetPhysicalDeviceProperties", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties)},
+	{"vkGetPhysicalDeviceProperties2", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties2)},
+	{"vkGetPhysicalDeviceProperties2KHR", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties2KHR)},
+	{"vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR)},
+	{"vkGetPhysicalDeviceQueueFamilyProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties)},
+	{"vkGetPhysicalDeviceQueueFamilyProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties2)},
+	{"vkGetPhysicalDeviceQueueFamilyProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties2KHR)},
+	{"vkGetPhysicalDeviceSparseImageFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties)},
+	{"vkGetPhysicalDeviceSparseImageFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties2)},
+	{"vkGetPhysicalDeviceSparseImageFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties2KHR)},
+	{"vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV)},
+	{"vkGetPhysicalDeviceSurfaceCapabilities2EXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilities2EXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilities2EXT)},
+	{"vkGetPhysicalDeviceSurfaceCapabilities2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilities2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilities2KHR)},
+	{"vkGetPhysicalDeviceSurfaceCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilitiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilitiesKHR)},
+	{"vkGetPhysicalDeviceSurfaceFormats2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceFormats2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceFormats2KHR)},
+	{"vkGetPhysicalDeviceSurfaceFormatsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceFormatsKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceFormatsKHR)},
+	{"vkGetPhysicalDeviceSurfacePresentModesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfacePresentModesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfacePresentModesKHR)},
+	{"vkGetPhysicalDeviceSurfaceSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceSupportKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceSupportKHR)},
+	{"vkGetPhysicalDeviceToolProperties", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceToolProperties, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
+	{"vkGetPhysicalDeviceToolPropertiesEXT", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceToolPropertiesEXT, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
+	{"vkGetPhysicalDeviceVideoCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceVideoCapabilitiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceVideoCapabilitiesKHR)},
+	{"vkGetPhysicalDeviceVideoFormatPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceVideoFormatPropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceVideoFormatPropertiesKHR)},
 #ifdef VK_USE_PLATFORM_WAYLAND_KHR
-	{"vkGetPhysicalDeviceWaylandPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceWaylandPresentationSupportKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceWaylandPresentationSupportKHR)},
+	{"vkGetPhysicalDeviceWaylandPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceWaylandPresentationSupportKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceWaylandPresentationSupportKHR)},
 #endif
 #ifdef VK_USE_PLATFORM_XCB_KHR
-	{"vkGetPhysicalDeviceXcbPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceXcbPresentationSupportKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceXcbPresentationSupportKHR)},
+	{"vkGetPhysicalDeviceXcbPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceXcbPresentationSupportKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceXcbPresentationSupportKHR)},
 #endif
 #ifdef VK_USE_PLATFORM_XLIB_KHR
-	{"vkGetPhysicalDeviceXlibPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceXlibPresentationSupportKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceXlibPresentationSupportKHR)},
+	{"vkGetPhysicalDeviceXlibPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceXlibPresentationSupportKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceXlibPresentationSupportKHR)},
 #endif
-	{"vkGetPipelineCacheData", (PFN_vkVoidFunction)vkl_w_vkGetPipelineCacheData, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineCacheData)},
-	{"vkGetPipelineExecutableInternalRepresentationsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutableInternalRepresentationsKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutableInternalRepresentationsKHR)},
-	{"vkGetPipelineExecutablePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutablePropertiesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutablePropertiesKHR)},
-	{"vkGetPipelineExecutableStatisticsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutableStatisticsKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutableStatisticsKHR)},
-	{"vkGetPipelinePropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetPipelinePropertiesEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelinePropertiesEXT)},
-	{"vkGetPrivateData", (PFN_vkVoidFunction)vkl_w_vkGetPrivateData, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPrivateData)},
-	{"vkGetPrivateDataEXT", (PFN_vkVoidFunction)vkl_w_vkGetPrivateDataEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPrivateDataEXT)},
-	{"vkGetQueryPoolResults", (PFN_vkVoidFunction)vkl_w_vkGetQueryPoolResults, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueryPoolResults)},
-	{"vkGetQueueCheckpointData2NV", (PFN_vkVoidFunction)vkl_w_vkGetQueueCheckpointData2NV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueueCheckpointData2NV)},
-	{"vkGetQueueCheckpointDataNV", (PFN_vkVoidFunction)vkl_w_vkGetQueueCheckpointDataNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueueCheckpointDataNV)},
+	{"vkGetPipelineCacheData", (PFN_vkVoidFunction)vkl_w_vkGetPipelineCacheData, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineCacheData)},
+	{"vkGetPipelineExecutableInternalRepresentationsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutableInternalRepresentationsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutableInternalRepresentationsKHR)},
+	{"vkGetPipelineExecutablePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutablePropertiesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutablePropertiesKHR)},
+	{"vkGetPipelineExecutableStatisticsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutableStatisticsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutableStatisticsKHR)},
+	{"vkGetPipelinePropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetPipelinePropertiesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelinePropertiesEXT)},
+	{"vkGetPrivateData", (PFN_vkVoidFunction)vkl_w_vkGetPrivateData, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPrivateData)},
+	{"vkGetPrivateDataEXT", (PFN_vkVoidFunction)vkl_w_vkGetPrivateDataEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPrivateDataEXT)},
+	{"vkGetQueryPoolResults", (PFN_vkVoidFunction)vkl_w_vkGetQueryPoolResults, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueryPoolResults)},
+	{"vkGetQueueCheckpointData2NV", (PFN_vkVoidFunction)vkl_w_vkGetQueueCheckpointData2NV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueueCheckpointData2NV)},
+	{"vkGetQueueCheckpointDataNV", (PFN_vkVoidFunction)vkl_w_vkGetQueueCheckpointDataNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueueCheckpointDataNV)},
 #ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
-	{"vkGetRandROutputDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkGetRandROutputDisplayEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetRandROutputDisplayEXT)},
+	{"vkGetRandROutputDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkGetRandROutputDisplayEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetRandROutputDisplayEXT)},
 #endif
-	{"vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingCaptureReplayShaderGroupHandlesKHR)},
-	{"vkGetRayTracingShaderGroupHandlesKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupHandlesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupHandlesKHR)},
-	{"vkGetRayTracingShaderGroupHandlesNV", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupHandlesNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupHandlesNV)},
-	{"vkGetRayTracingShaderGroupStackSizeKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupStackSizeKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupStackSizeKHR)},
-	{"vkGetRefreshCycleDurationGOOGLE", (PFN_vkVoidFunction)vkl_w_vkGetRefreshCycleDurationGOOGLE, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRefreshCycleDurationGOOGLE)},
-	{"vkGetRenderAreaGranularity", (PFN_vkVoidFunction)vkl_w_vkGetRenderAreaGranularity, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRenderAreaGranularity)},
-	{"vkGetSemaphoreCounterValue", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreCounterValue, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreCounterValue)},
-	{"vkGetSemaphoreCounterValueKHR", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreCounterValueKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreCounterValueKHR)},
-	{"vkGetSemaphoreFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreFdKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreFdKHR)},
-	{"vkGetShaderInfoAMD", (PFN_vkVoidFunction)vkl_w_vkGetShaderInfoAMD, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderInfoAMD)},
-	{"vkGetShaderModuleCreateInfoIdentifierEXT", (PFN_vkVoidFunction)vkl_w_vkGetShaderModuleCreateInfoIdentifierEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderModuleCreateInfoIdentifierEXT)},
-	{"vkGetShaderModuleIdentifierEXT", (PFN_vkVoidFunction)vkl_w_vkGetShaderModuleIdentifierEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderModuleIdentifierEXT)},
-	{"vkGetSwapchainCounterEXT", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainCounterEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainCounterEXT)},
-	{"vkGetSwapchainImagesKHR", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainImagesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainImagesKHR)},
-	{"vkGetSwapchainStatusKHR", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainStatusKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainStatusKHR)},
-	{"vkGetValidationCacheDataEXT", (PFN_vkVoidFunction)vkl_w_vkGetValidationCacheDataEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetValidationCacheDataEXT)},
-	{"vkGetVideoSessionMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetVideoSessionMemoryRequirementsKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetVideoSessionMemoryRequirementsKHR)},
-	{"vkImportFenceFdKHR", (PFN_vkVoidFunction)vkl_w_vkImportFenceFdKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ImportFenceFdKHR)},
-	{"vkImportSemaphoreFdKHR", (PFN_vkVoidFunction)vkl_w_vkImportSemaphoreFdKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ImportSemaphoreFdKHR)},
-	{"vkInitializePerformanceApiINTEL", (PFN_vkVoidFunction)vkl_w_vkInitializePerformanceApiINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, InitializePerformanceApiINTEL)},
-	{"vkInvalidateMappedMemoryRanges", (PFN_vkVoidFunction)vkl_o_vkInvalidateMappedMemoryRanges, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, InvalidateMappedMemoryRanges)},
-	{"vkMapMemory", (PFN_vkVoidFunction)vkl_o_vkMapMemory, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MapMemory)},
-	{"vkMergePipelineCaches", (PFN_vkVoidFunction)vkl_w_vkMergePipelineCaches, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MergePipelineCaches)},
-	{"vkMergeValidationCachesEXT", (PFN_vkVoidFunction)vkl_w_vkMergeValidationCachesEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MergeValidationCachesEXT)},
-	{"vkQueueBeginDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkQueueBeginDebugUtilsLabelEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueBeginDebugUtilsLabelEXT)},
-	{"vkQueueBindSparse", (PFN_vkVoidFunction)vkl_o_vkQueueBindSparse, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueBindSparse)},
-	{"vkQueueEndDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkQueueEndDebugUtilsLabelEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueEndDebugUtilsLabelEXT)},
-	{"vkQueueInsertDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_o_vkQueueInsertDebugUtilsLabelEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueInsertDebugUtilsLabelEXT)},
-	{"vkQueuePresentKHR", (PFN_vkVoidFunction)vkl_o_vkQueuePresentKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueuePresentKHR)},
-	{"vkQueueSetPerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkQueueSetPerformanceConfigurationINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSetPerformanceConfigurationINTEL)},
-	{"vkQueueSubmit", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit)},
-	{"vkQueueSubmit2", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit2)},
-	{"vkQueueSubmit2KHR", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit2KHR)},
-	{"vkQueueWaitIdle", (PFN_vkVoidFunction)vkl_o_vkQueueWaitIdle, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueWaitIdle)},
-	{"vkRegisterDeviceEventEXT", (PFN_vkVoidFunction)vkl_w_vkRegisterDeviceEventEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, RegisterDeviceEventEXT)},
-	{"vkRegisterDisplayEventEXT", (PFN_vkVoidFunction)vkl_w_vkRegisterDisplayEventEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, RegisterDisplayEventEXT)},
-	{"vkReleaseDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkReleaseDisplayEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, ReleaseDisplayEXT)},
-	{"vkReleasePerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkReleasePerformanceConfigurationINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleasePerformanceConfigurationINTEL)},
-	{"vkReleaseProfilingLockKHR", (PFN_vkVoidFunction)vkl_w_vkReleaseProfilingLockKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleaseProfilingLockKHR)},
-	{"vkReleaseSwapchainImagesEXT", (PFN_vkVoidFunction)vkl_w_vkReleaseSwapchainImagesEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleaseSwapchainImagesEXT)},
-	{"vkResetCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkResetCommandBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetCommandBuffer)},
-	{"vkResetCommandPool", (PFN_vkVoidFunction)vkl_w_vkResetCommandPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetCommandPool)},
-	{"vkResetDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkResetDescriptorPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetDescriptorPool)},
-	{"vkResetEvent", (PFN_vkVoidFunction)vkl_w_vkResetEvent, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetEvent)},
-	{"vkResetFences", (PFN_vkVoidFunction)vkl_w_vkResetFences, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetFences)},
-	{"vkResetQueryPool", (PFN_vkVoidFunction)vkl_w_vkResetQueryPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetQueryPool)},
-	{"vkResetQueryPoolEXT", (PFN_vkVoidFunction)vkl_w_vkResetQueryPoolEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetQueryPoolEXT)},
-	{"vkSetDebugUtilsObjectNameEXT", (PFN_vkVoidFunction)vkl_w_vkSetDebugUtilsObjectNameEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDebugUtilsObjectNameEXT)},
-	{"vkSetDebugUtilsObjectTagEXT", (PFN_vkVoidFunction)vkl_w_vkSetDebugUtilsObjectTagEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDebugUtilsObjectTagEXT)},
-	{"vkSetDeviceMemoryPriorityEXT", (PFN_vkVoidFunction)vkl_w_vkSetDeviceMemoryPriorityEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDeviceMemoryPriorityEXT)},
-	{"vkSetEvent", (PFN_vkVoidFunction)vkl_w_vkSetEvent, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetEvent)},
-	{"vkSetHdrMetadataEXT", (PFN_vkVoidFunction)vkl_w_vkSetHdrMetadataEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetHdrMetadataEXT)},
-	{"vkSetLocalDimmingAMD", (PFN_vkVoidFunction)vkl_w_vkSetLocalDimmingAMD, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetLocalDimmingAMD)},
-	{"vkSetPrivateData", (PFN_vkVoidFunction)vkl_w_vkSetPrivateData, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetPrivateData)},
-	{"vkSetPrivateDataEXT", (PFN_vkVoidFunction)vkl_w_vkSetPrivateDataEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetPrivateDataEXT)},
-	{"vkSignalSemaphore", (PFN_vkVoidFunction)vkl_w_vkSignalSemaphore, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SignalSemaphore)},
-	{"vkSignalSemaphoreKHR", (PFN_vkVoidFunction)vkl_w_vkSignalSemaphoreKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SignalSemaphoreKHR)},
-	{"vkSubmitDebugUtilsMessageEXT", (PFN_vkVoidFunction)vkl_w_vkSubmitDebugUtilsMessageEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, SubmitDebugUtilsMessageEXT)},
-	{"vkTrimCommandPool", (PFN_vkVoidFunction)vkl_w_vkTrimCommandPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, TrimCommandPool)},
-	{"vkTrimCommandPoolKHR", (PFN_vkVoidFunction)vkl_w_vkTrimCommandPoolKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, TrimCommandPoolKHR)},
-	{"vkUninitializePerformanceApiINTEL", (PFN_vkVoidFunction)vkl_w_vkUninitializePerformanceApiINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UninitializePerformanceApiINTEL)},
-	{"vkUnmapMemory", (PFN_vkVoidFunction)vkl_o_vkUnmapMemory, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UnmapMemory)},
-	{"vkUpdateDescriptorSetWithTemplate", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSetWithTemplate, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSetWithTemplate)},
-	{"vkUpdateDescriptorSetWithTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSetWithTemplateKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSetWithTemplateKHR)},
-	{"vkUpdateDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSets, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSets)},
-	{"vkUpdateVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkUpdateVideoSessionParametersKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateVideoSessionParametersKHR)},
-	{"vkWaitForFences", (PFN_vkVoidFunction)vkl_o_vkWaitForFences, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitForFences)},
-	{"vkWaitForPresentKHR", (PFN_vkVoidFunction)vkl_w_vkWaitForPresentKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitForPresentKHR)},
-	{"vkWaitSemaphores", (PFN_vkVoidFunction)vkl_o_vkWaitSemaphores, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitSemaphores)},
-	{"vkWaitSemaphoresKHR", (PFN_vkVoidFunction)vkl_o_vkWaitSemaphoresKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitSemaphoresKHR)},
-	{"vkWriteMicromapsPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkWriteMicromapsPropertiesEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WriteMicromapsPropertiesEXT)},
+	{"vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingCaptureReplayShaderGroupHandlesKHR)},
+	{"vkGetRayTracingShaderGroupHandlesKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupHandlesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupHandlesKHR)},
+	{"vkGetRayTracingShaderGroupHandlesNV", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupHandlesNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupHandlesNV)},
+	{"vkGetRayTracingShaderGroupStackSizeKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupStackSizeKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupStackSizeKHR)},
+	{"vkGetRefreshCycleDurationGOOGLE", (PFN_vkVoidFunction)vkl_w_vkGetRefreshCycleDurationGOOGLE, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRefreshCycleDurationGOOGLE)},
+	{"vkGetRenderAreaGranularity", (PFN_vkVoidFunction)vkl_w_vkGetRenderAreaGranularity, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRenderAreaGranularity)},
+	{"vkGetSemaphoreCounterValue", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreCounterValue, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreCounterValue)},
+	{"vkGetSemaphoreCounterValueKHR", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreCounterValueKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreCounterValueKHR)},
+	{"vkGetSemaphoreFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreFdKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreFdKHR)},
+	{"vkGetShaderInfoAMD", (PFN_vkVoidFunction)vkl_w_vkGetShaderInfoAMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderInfoAMD)},
+	{"vkGetShaderModuleCreateInfoIdentifierEXT", (PFN_vkVoidFunction)vkl_w_vkGetShaderModuleCreateInfoIdentifierEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderModuleCreateInfoIdentifierEXT)},
+	{"vkGetShaderModuleIdentifierEXT", (PFN_vkVoidFunction)vkl_w_vkGetShaderModuleIdentifierEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderModuleIdentifierEXT)},
+	{"vkGetSwapchainCounterEXT", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainCounterEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainCounterEXT)},
+	{"vkGetSwapchainImagesKHR", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainImagesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainImagesKHR)},
+	{"vkGetSwapchainStatusKHR", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainStatusKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainStatusKHR)},
+	{"vkGetValidationCacheDataEXT", (PFN_vkVoidFunction)vkl_w_vkGetValidationCacheDataEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetValidationCacheDataEXT)},
+	{"vkGetVideoSessionMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetVideoSessionMemoryRequirementsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetVideoSessionMemoryRequirementsKHR)},
+	{"vkImportFenceFdKHR", (PFN_vkVoidFunction)vkl_w_vkImportFenceFdKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ImportFenceFdKHR)},
+	{"vkImportSemaphoreFdKHR", (PFN_vkVoidFunction)vkl_w_vkImportSemaphoreFdKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ImportSemaphoreFdKHR)},
+	{"vkInitializePerformanceApiINTEL", (PFN_vkVoidFunction)vkl_w_vkInitializePerformanceApiINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, InitializePerformanceApiINTEL)},
+	{"vkInvalidateMappedMemoryRanges", (PFN_vkVoidFunction)vkl_o_vkInvalidateMappedMemoryRanges, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, InvalidateMappedMemoryRanges)},
+	{"vkMapMemory", (PFN_vkVoidFunction)vkl_o_vkMapMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MapMemory)},
+	{"vkMergePipelineCaches", (PFN_vkVoidFunction)vkl_w_vkMergePipelineCaches, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MergePipelineCaches)},
+	{"vkMergeValidationCachesEXT", (PFN_vkVoidFunction)vkl_w_vkMergeValidationCachesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MergeValidationCachesEXT)},
+	{"vkQueueBeginDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkQueueBeginDebugUtilsLabelEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueBeginDebugUtilsLabelEXT)},
+	{"vkQueueBindSparse", (PFN_vkVoidFunction)vkl_o_vkQueueBindSparse, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueBindSparse)},
+	{"vkQueueEndDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkQueueEndDebugUtilsLabelEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueEndDebugUtilsLabelEXT)},
+	{"vkQueueInsertDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_o_vkQueueInsertDebugUtilsLabelEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueInsertDebugUtilsLabelEXT)},
+	{"vkQueuePresentKHR", (PFN_vkVoidFunction)vkl_o_vkQueuePresentKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueuePresentKHR)},
+	{"vkQueueSetPerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkQueueSetPerformanceConfigurationINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSetPerformanceConfigurationINTEL)},
+	{"vkQueueSubmit", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit)},
+	{"vkQueueSubmit2", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit2)},
+	{"vkQueueSubmit2KHR", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit2KHR)},
+	{"vkQueueWaitIdle", (PFN_vkVoidFunction)vkl_o_vkQueueWaitIdle, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueWaitIdle)},
+	{"vkRegisterDeviceEventEXT", (PFN_vkVoidFunction)vkl_w_vkRegisterDeviceEventEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, RegisterDeviceEventEXT)},
+	{"vkRegisterDisplayEventEXT", (PFN_vkVoidFunction)vkl_w_vkRegisterDisplayEventEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, RegisterDisplayEventEXT)},
+	{"vkReleaseDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkReleaseDisplayEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, ReleaseDisplayEXT)},
+	{"vkReleasePerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkReleasePerformanceConfigurationINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleasePerformanceConfigurationINTEL)},
+	{"vkReleaseProfilingLockKHR", (PFN_vkVoidFunction)vkl_w_vkReleaseProfilingLockKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleaseProfilingLockKHR)},
+	{"vkReleaseSwapchainImagesEXT", (PFN_vkVoidFunction)vkl_w_vkReleaseSwapchainImagesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleaseSwapchainImagesEXT)},
+	{"vkResetCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkResetCommandBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetCommandBuffer)},
+	{"vkResetCommandPool", (PFN_vkVoidFunction)vkl_w_vkResetCommandPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetCommandPool)},
+	{"vkResetDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkResetDescriptorPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetDescriptorPool)},
+	{"vkResetEvent", (PFN_vkVoidFunction)vkl_w_vkResetEvent, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetEvent)},
+	{"vkResetFences", (PFN_vkVoidFunction)vkl_w_vkResetFences, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetFences)},
+	{"vkResetQueryPool", (PFN_vkVoidFunction)vkl_w_vkResetQueryPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetQueryPool)},
+	{"vkResetQueryPoolEXT", (PFN_vkVoidFunction)vkl_w_vkResetQueryPoolEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetQueryPoolEXT)},
+	{"vkSetDebugUtilsObjectNameEXT", (PFN_vkVoidFunction)vkl_w_vkSetDebugUtilsObjectNameEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDebugUtilsObjectNameEXT)},
+	{"vkSetDebugUtilsObjectTagEXT", (PFN_vkVoidFunction)vkl_w_vkSetDebugUtilsObjectTagEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDebugUtilsObjectTagEXT)},
+	{"vkSetDeviceMemoryPriorityEXT", (PFN_vkVoidFunction)vkl_w_vkSetDeviceMemoryPriorityEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDeviceMemoryPriorityEXT)},
+	{"vkSetEvent", (PFN_vkVoidFunction)vkl_w_vkSetEvent, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetEvent)},
+	{"vkSetHdrMetadataEXT", (PFN_vkVoidFunction)vkl_w_vkSetHdrMetadataEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetHdrMetadataEXT)},
+	{"vkSetLocalDimmingAMD", (PFN_vkVoidFunction)vkl_w_vkSetLocalDimmingAMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetLocalDimmingAMD)},
+	{"vkSetPrivateData", (PFN_vkVoidFunction)vkl_w_vkSetPrivateData, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetPrivateData)},
+	{"vkSetPrivateDataEXT", (PFN_vkVoidFunction)vkl_w_vkSetPrivateDataEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetPrivateDataEXT)},
+	{"vkSignalSemaphore", (PFN_vkVoidFunction)vkl_w_vkSignalSemaphore, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SignalSemaphore)},
+	{"vkSignalSemaphoreKHR", (PFN_vkVoidFunction)vkl_w_vkSignalSemaphoreKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SignalSemaphoreKHR)},
+	{"vkSubmitDebugUtilsMessageEXT", (PFN_vkVoidFunction)vkl_w_vkSubmitDebugUtilsMessageEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, SubmitDebugUtilsMessageEXT)},
+	{"vkTrimCommandPool", (PFN_vkVoidFunction)vkl_w_vkTrimCommandPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, TrimCommandPool)},
+	{"vkTrimCommandPoolKHR", (PFN_vkVoidFunction)vkl_w_vkTrimCommandPoolKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, TrimCommandPoolKHR)},
+	{"vkUninitializePerformanceApiINTEL", (PFN_vkVoidFunction)vkl_w_vkUninitializePerformanceApiINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UninitializePerformanceApiINTEL)},
+	{"vkUnmapMemory", (PFN_vkVoidFunction)vkl_o_vkUnmapMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UnmapMemory)},
+	{"vkUpdateDescriptorSetWithTemplate", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSetWithTemplate, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSetWithTemplate)},
+	{"vkUpdateDescriptorSetWithTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSetWithTemplateKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSetWithTemplateKHR)},
+	{"vkUpdateDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSets, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSets)},
+	{"vkUpdateVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkUpdateVideoSessionParametersKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateVideoSessionParametersKHR)},
+	{"vkWaitForFences", (PFN_vkVoidFunction)vkl_o_vkWaitForFences, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitForFences)},
+	{"vkWaitForPresentKHR", (PFN_vkVoidFunction)vkl_w_vkWaitForPresentKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitForPresentKHR)},
+	{"vkWaitSemaphores", (PFN_vkVoidFunction)vkl_o_vkWaitSemaphores, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitSemaphores)},
+	{"vkWaitSemaphoresKHR", (PFN_vkVoidFunction)vkl_o_vkWaitSemaphoresKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitSemaphoresKHR)},
+	{"vkWriteMicromapsPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkWriteMicromapsPropertiesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WriteMicromapsPropertiesEXT)},
 };
 const size_t vkl_procs_count = sizeof(vkl_procs) / sizeof(vkl_procs[0]);
