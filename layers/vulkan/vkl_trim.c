@@ -833,6 +833,19 @@ void vkl_trim_gone(vkl_object *obj)
 
 /* ---- command buffers -------------------------------------------------------- */
 
+/* Arm the keep-first path of the flat vkCmd* (vkl_trim_fast_begin, vkl.h)
+ * for the command buffer this thread's cache now holds, when it is tracked,
+ * the thread registered, and no window opened yet (a snapshot bumps cb_gen
+ * after it sets recorded, so an arming that misses the store is undone
+ * before the path is taken again). */
+static void vkl_trim_fast_arm(vkl_trim_tls *t)
+{
+	if (!t->cb_obj || !t->registered || atomic_load(&vkl_trim_g.recorded))
+		return;
+	t->fast_dev = vkl_device_get((const void *)(uintptr_t)t->cb);
+	t->fast_cb = t->cb;
+}
+
 static __attribute__((noinline)) vkl_trim_obj *vkl_trim_cb_miss(vkl_trim_tls *t, uint64_t cb,
                                                                  uint64_t gen)
 {
@@ -845,20 +858,8 @@ static __attribute__((noinline)) vkl_trim_obj *vkl_trim_cb_miss(vkl_trim_tls *t,
 	t->cb_cmds = t->cb_obj ? &t->cb_obj->cmds : NULL;
 	t->cb_order = t->cb_obj ? &t->cb_obj->cmds_order : NULL;
 	vkl_objects_unlock(lk);
+	vkl_trim_fast_arm(t);
 	return t->cb_obj;
-}
-
-/* Arm the keep-first path of the flat vkCmd* (vkl_trim_fast_begin, vkl.h)
- * for the command buffer this thread's cache holds, after a call of it was
- * kept and not recorded: before the first window opens (a snapshot bumps
- * cb_gen after it sets recorded, so an arming that misses the store is
- * undone before the path is taken again). */
-static __attribute__((noinline)) void vkl_trim_fast_arm(vkl_trim_tls *t)
-{
-	if (!t->cb_obj || !t->registered || atomic_load(&vkl_trim_g.recorded))
-		return;
-	t->fast_dev = vkl_device_get((const void *)(uintptr_t)t->cb);
-	t->fast_cb = t->cb;
 }
 
 /* The command buffer's tracking state, through the per-thread cache. */
@@ -1608,8 +1609,6 @@ again:
 		vkl_trim_cb_put_flat(cb, cmd, args, args_len, array, array_len);
 		if (VKL_TRIM_QUERY_CMD(cmd))
 			vkl_trim_cb_note_query(cb, cmd, args);
-		else if (!seq && !t->fast_cb)
-			vkl_trim_fast_arm(t);
 	}
 	vkl_trim_leave(t);
 }
