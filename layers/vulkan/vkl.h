@@ -329,6 +329,12 @@ typedef struct vkl_trim_tls {
 	_Atomic(int) busy;
 	int registered;
 	struct vkl_trim_tls *next;       /* in vkl_trim.c's list, under its mutex */
+	/* the keep-first path (vkl_trim_fast_begin): the command buffer cb
+	 * when it may take it (armed by vkl_trim_fast_arm; cb_gen says when
+	 * that no longer holds), and its device, whose table the call goes
+	 * down through */
+	uint64_t fast_cb;
+	const vkl_device *fast_dev;
 } vkl_trim_tls;
 
 extern vkl_trim_global vkl_trim_g __attribute__((visibility("hidden")));
@@ -418,6 +424,118 @@ vkl_emit_flat(uint32_t cmd, const void *args, size_t args_len, const void *array
 	vkl_copy(raw + VKL_FLAT_HEAD + args_len, array, array_len);
 	cap_fast_commit(rec, VKL_FLAT_HEAD + args_len + array_len);
 }
+/* This thread's vkl_trim_t, its address taken once (each use would ask
+ * the TLS descriptor again where registers run short). */
+static inline __attribute__((always_inline)) vkl_trim_tls *vkl_trim_self(void)
+{
+	vkl_trim_tls *t = &vkl_trim_t;
+	__asm__("" : "+r"(t));
+	return t;
+}
+
+/* The rest of a wrapper that has a keep-first path: out of line (and the
+ * entry point itself where the run does not track: vkl_proc.untracked);
+ * in the dispatch-only build, where there is no keep-first path, inlined
+ * in the wrapper. */
+#ifdef VKL_DISPATCH_ONLY
+#define VKL_WRAPPER_REST static inline __attribute__((always_inline))
+#else
+#define VKL_WRAPPER_REST static __attribute__((noinline))
+#endif
+
+/*
+ * The keep-first path of a flat vkCmd* while tracking, before any window
+ * opened (the generated wrappers of the flat vkCmd* other than the query
+ * ones, which the tracker follows, and those that also tell vkl_reach.c or
+ * vkl_hotkey.c: overrides.py): when the command buffer is the one this
+ * thread last kept a call of through the whole path, which armed it
+ * (vkl_trim_emit_flat, before any window opened), the wrapper writes the call's flat form into the
+ * command buffer's kept calls before passing it down, without looking the
+ * device up, and passes it down as its last act (a tail call: with no
+ * other call on the way, nothing is kept across one).
+ *
+ * vkl_trim_fast_begin: where the entry's argument struct (args_len bytes)
+ * and array (array_len bytes, none or VKL_TRIM_FAST_ARRAY_MIN to
+ * VKL_TRIM_FAST_ARRAY_MAX: copied without a call) go, after the 8-byte
+ * header it wrote, with this thread marked busy; NULL when the fast path
+ * does not apply: not armed for cb, another array size, no room, or cb_gen
+ * moved since it was armed (the command buffer left the table, or a
+ * snapshot started: it bumps cb_gen before it sets snapping and waits for
+ * busy threads, and the load comes after this thread's busy store, so a
+ * call either is kept before the snapshot reads it or takes the whole
+ * path, which waits for the snapshot and records once the window is open).
+ * vkl_trim_fast_end: the entry is complete.
+ */
+#define VKL_TRIM_FAST_ARRAY_MIN 8
+#define VKL_TRIM_FAST_ARRAY_MAX 64
+
+static inline __attribute__((always_inline)) uint8_t *
+vkl_trim_fast_begin(vkl_trim_tls *t, const void *cb, uint32_t cmd, size_t args_len,
+                    size_t array_len)
+{
+	sbt_vk_enc *e;
+	uint32_t hdr[2];
+	uint8_t *p;
+	if (VKL_TRIM_QUERY_CMD(cmd) || __builtin_expect(t->fast_cb != (uint64_t)(uintptr_t)cb, 0))
+		return NULL;
+	if (array_len && (array_len < VKL_TRIM_FAST_ARRAY_MIN || array_len > VKL_TRIM_FAST_ARRAY_MAX))
+		return NULL;
+	atomic_store(&t->busy, 1);
+	e = t->cb_cmds;
+	if (__builtin_expect(t->cb_gen != atomic_load(&vkl_trim_g.cb_gen) ||
+	                     e->cap - e->len < 8 + args_len + array_len, 0)) {
+		atomic_store_explicit(&t->busy, 0, memory_order_release);
+		return NULL;
+	}
+	p = e->data + e->len;
+	hdr[0] = SBT_VK_CMD_TYPE(cmd) | VKL_TRIM_FLAT;
+	hdr[1] = (uint32_t)(args_len + array_len);
+	memcpy(p, hdr, 8);
+	return p + 8;
+}
+
+/* vkl_copy for the sizes vkl_trim_fast_begin lets through (0, or
+ * VKL_TRIM_FAST_ARRAY_MIN to VKL_TRIM_FAST_ARRAY_MAX): overlapping 8- or
+ * 16-byte moves, never a call. */
+static inline __attribute__((always_inline)) void vkl_trim_fast_copy(uint8_t *dst,
+                                                                     const void *src, size_t n)
+{
+	const uint8_t *s = src;
+	uint64_t w0, w1;
+	struct vkl_copy16 {
+		uint64_t a, b;
+	} q0, q1, q2, q3;
+	if (n == 0)
+		return;
+	if (n <= 16) {
+		memcpy(&w0, s, 8);
+		memcpy(&w1, s + n - 8, 8);
+		memcpy(dst, &w0, 8);
+		memcpy(dst + n - 8, &w1, 8);
+	} else if (n <= 32) {
+		memcpy(&q0, s, 16);
+		memcpy(&q1, s + n - 16, 16);
+		memcpy(dst, &q0, 16);
+		memcpy(dst + n - 16, &q1, 16);
+	} else {
+		memcpy(&q0, s, 16);
+		memcpy(&q1, s + 16, 16);
+		memcpy(&q2, s + n - 32, 16);
+		memcpy(&q3, s + n - 16, 16);
+		memcpy(dst, &q0, 16);
+		memcpy(dst + 16, &q1, 16);
+		memcpy(dst + n - 32, &q2, 16);
+		memcpy(dst + n - 16, &q3, 16);
+	}
+}
+
+static inline __attribute__((always_inline)) void vkl_trim_fast_end(vkl_trim_tls *t, size_t len)
+{
+	t->cb_cmds->len += 8 + len;
+	*t->cb_order = atomic_load_explicit(&vkl_trim_g.order, memory_order_relaxed);
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
+}
+
 /* Register the record types (idempotent). */
 void vkl_record_register(void);
 /* Encode with the blob store and record (the recording half of vkl_emit).

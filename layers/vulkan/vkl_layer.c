@@ -194,6 +194,16 @@ static PFN_vkVoidFunction vkl_table_entry(const void *table, uint16_t offset)
 	return f;
 }
 
+/* The entry point of p handed out: where the run does not track (no
+ * trigger, no periodic snapshots) or the layer is disabled, the wrappers
+ * with a keep-first path are handed out without it (vkl_proc.untracked). */
+static PFN_vkVoidFunction vkl_proc_entry(const vkl_proc *p)
+{
+	if (p->untracked && (vkl_config_get()->disabled || !vkl_trim_on()))
+		return p->untracked;
+	return p->fn;
+}
+
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_o_vkGetInstanceProcAddr(VkInstance instance,
                                                                      const char *pName)
 {
@@ -216,7 +226,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_o_vkGetInstanceProcAddr(VkInstance 
 	if (p->level == VKL_LEVEL_INSTANCE)
 		return vkl_table_entry(&inst->table, p->offset) ? p->fn : NULL;
 	/* a device command asked of the instance: offered if the chain has it */
-	return inst->next_gipa(inst->handle, pName) ? p->fn : NULL;
+	return inst->next_gipa(inst->handle, pName) ? vkl_proc_entry(p) : NULL;
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_o_vkGetDeviceProcAddr(VkDevice device,
@@ -234,7 +244,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_o_vkGetDeviceProcAddr(VkDevice devi
 	d = vkl_device_get(device);
 	if (p->offset == VKL_PROC_ALWAYS)
 		return p->fn;
-	return vkl_table_entry(&d->table, p->offset) ? p->fn : NULL;
+	return vkl_table_entry(&d->table, p->offset) ? vkl_proc_entry(p) : NULL;
 }
 
 /* ---- exports ---------------------------------------------------------------- */

@@ -64,9 +64,12 @@
  * Cost while no window is open: a vkCmd* is a per-thread cache hit for its
  * command buffer and a copy of its arguments in flat form (sbt_vk_flat;
  * encoded when a snapshot writes them; the vkCmd* without a flat form are
- * encoded at once), inlined in the generated wrapper (vkl_trim_keep_flat,
- * vkl.h; its slow half is vkl_trim_emit_flat); other calls that keep
- * nothing are not encoded.
+ * encoded at once).  Most flat vkCmd* take the keep-first path of their
+ * generated wrapper (vkl_trim_fast_begin, vkl.h: the copy before the call
+ * down, through the device cached with the command buffer, no look-up),
+ * armed for a command buffer once the whole path (vkl_trim_keep_flat,
+ * inlined; its slow half vkl_trim_emit_flat) kept one of its calls; other
+ * calls that keep nothing are not encoded.
  *
  * Threading: kept records are shared read-only once made (atomic refs).
  * An object's list and tracking state are under its table shard's lock; a
@@ -830,17 +833,32 @@ void vkl_trim_gone(vkl_object *obj)
 
 /* ---- command buffers -------------------------------------------------------- */
 
+/* Arm the keep-first path of the flat vkCmd* (vkl_trim_fast_begin, vkl.h)
+ * for the command buffer this thread's cache now holds, when it is tracked,
+ * the thread registered, and no window opened yet (a snapshot bumps cb_gen
+ * after it sets recorded, so an arming that misses the store is undone
+ * before the path is taken again). */
+static void vkl_trim_fast_arm(vkl_trim_tls *t)
+{
+	if (!t->cb_obj || !t->registered || atomic_load(&vkl_trim_g.recorded))
+		return;
+	t->fast_dev = vkl_device_get((const void *)(uintptr_t)t->cb);
+	t->fast_cb = t->cb;
+}
+
 static __attribute__((noinline)) vkl_trim_obj *vkl_trim_cb_miss(vkl_trim_tls *t, uint64_t cb,
                                                                  uint64_t gen)
 {
 	void *lk;
 	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, cb, &lk);
 	t->cb = cb;
+	t->fast_cb = 0; /* the keep-first path follows t->cb (vkl_trim_fast_arm) */
 	t->cb_obj = o ? o->trim : NULL;
 	t->cb_gen = gen;
 	t->cb_cmds = t->cb_obj ? &t->cb_obj->cmds : NULL;
 	t->cb_order = t->cb_obj ? &t->cb_obj->cmds_order : NULL;
 	vkl_objects_unlock(lk);
+	vkl_trim_fast_arm(t);
 	return t->cb_obj;
 }
 
@@ -2864,6 +2882,9 @@ static void vkl_trim_snapshot(void)
 	/* no other thread in the middle of a command buffer's calls, none
 	 * starting one until the snapshot is written */
 	atomic_store(&vkl_trim_g.recorded, 1); /* before snapping: see vkl_trim_emit_flat */
+	/* every keep-first path disarmed (vkl_trim_fast_begin reads cb_gen
+	 * after seeing no snapshot running) */
+	atomic_fetch_add_explicit(&vkl_trim_g.cb_gen, 1, memory_order_acq_rel);
 	atomic_store(&vkl_trim_g.snapping, 1);
 	pthread_mutex_lock(&vkl_trim_threads.mu);
 	for (th = vkl_trim_threads.head; th; th = th->next)

@@ -111,11 +111,16 @@ def gen_header(reg, cmds):
         "",
         "/* One entry point of the layer.  offset: of the next layer's pointer in",
         " * the level's table (the entry is offered only when that is non-NULL),",
-        " * or VKL_PROC_ALWAYS for entry points that work without it. */",
+        " * or VKL_PROC_ALWAYS for entry points that work without it.",
+        " * untracked: the entry point handed out instead when the run does not",
+        " * track (vkl_proc_entry, vkl_layer.c), for the wrappers with a",
+        " * keep-first path (their rest, which goes without it); NULL for the",
+        " * others. */",
         "#define VKL_PROC_ALWAYS 0xffffu",
         "typedef struct vkl_proc {",
         "\tconst char *name;",
         "\tPFN_vkVoidFunction fn;",
+        "\tPFN_vkVoidFunction untracked;",
         "\tuint16_t level;",
         "\tuint16_t offset;",
         "} vkl_proc;",
@@ -289,6 +294,65 @@ def flat_emit(n, flat):
             "offsetof(sbt_vk_args_%s, %s))" % (n, nm, nm, count, size, n, arr.m.name))
 
 
+def fast_keep(n, c, flat):
+    """The keep-first wrapper of a flat vkCmd* (vkl_trim_fast_begin, vkl.h):
+    while tracking before any window, the call's flat form is written
+    straight into its command buffer's kept calls, field by field, and the
+    call goes down as the wrapper's last act, without the device look-up;
+    anything else is the rest of the wrapper, vkl_w_<name>_rest, out of line
+    (a tail call: the keep-first path keeps nothing across a call).  A run
+    that does not track gets the rest as the entry point itself
+    (vkl_proc.untracked), so recording and the pass-through pay nothing for
+    the keep-first path.  The
+    caller leaves out the commands that also tell vkl_reach.c or vkl_hotkey.c,
+    or fix their arguments up; the query commands, which the tracker
+    follows, are refused by vkl_trim_fast_begin itself (a constant there)."""
+    arr = flat[n]
+    first = c.params[0].name
+    st = "sbt_vk_args_%s" % n
+    L = ["static VKAPI_ATTR void VKAPI_CALL vkl_w_%s(%s)" % (n, params_decl(c)), "{",
+         "#ifndef VKL_DISPATCH_ONLY", "	vkl_trim_tls *vkl_t = vkl_trim_self();"]
+    if arr is None:
+        L.append("	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, %s, SBT_VK_CMD_%s, sizeof(%s), 0);"
+                 % (first, n, st))
+        size = "sizeof(%s)" % st
+    else:
+        nm = arr.m.name
+        elem = "1" if arr.k == "bytes" else "sizeof(*%s)" % nm
+        count = re.sub(r"\bs->", "", arr.count)
+        L.append("	size_t vkl_n = %s ? (size_t)(%s) * %s : 0;" % (nm, count, elem))
+        L.append("	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, %s, SBT_VK_CMD_%s, sizeof(%s), vkl_n);"
+                 % (first, n, st))
+        size = "sizeof(%s) + vkl_n" % st
+    L.append("	if (vkl_p) {")
+    for p in c.params:
+        if p.cdecl.endswith("]"):  # an array parameter: its member is a pointer
+            L.append("		memcpy(vkl_p + offsetof(%s, %s), &(const void *){ %s }, sizeof(void *));"
+                     % (st, p.name, p.name))
+        else:
+            L.append("		memcpy(vkl_p + offsetof(%s, %s), &%s, sizeof(%s));" % (st, p.name, p.name, p.name))
+    if arr is not None:
+        L.append("		vkl_trim_fast_copy(vkl_p + sizeof(%s), %s, vkl_n);" % (st, arr.m.name))
+    L.append("		vkl_trim_fast_end(vkl_t, %s);" % size)
+    L.append("		vkl_t->fast_dev->table.%s(%s);" % (table_member(n), args_call(c)))
+    L.append("		return;")
+    L.append("	}")
+    L.append("#endif")
+    L.append("	vkl_w_%s_rest(%s);" % (n, args_call(c)))
+    L.append("}")
+    return L
+
+
+def has_fast_keep(n, c, rf, flat):
+    """Whether the wrapper of n has a keep-first path (fast_keep): a flat
+    vkCmd* recorded after the call, whose wrapper tells nothing else."""
+    if flat is None or not n.startswith("vkCmd") or n not in flat or record_before(n):
+        return False
+    return (n not in LAYER_WORK and n not in overrides.LAYER_ARG_FIXUPS and c.ret == "void" and
+            c.dispatch in DEVICE_LEVELS and not reach_lines(n, c, rf, "1") and
+            not hotkey_lines(n, "1") and n not in LAYER_ADJUST)
+
+
 def gen_wrapper(reg, n, c, rf, flat=None):
     level = "device" if c.dispatch in DEVICE_LEVELS else "instance"
     first = c.params[0].name
@@ -308,8 +372,11 @@ def gen_wrapper(reg, n, c, rf, flat=None):
     if fixup:
         fill = ["		%s" % fixup[0]] + fill + ["		%s" % fixup[1]]
     call = "vkl_x->table.%s(%s)" % (table_member(n), args_call(c))
-    L = ["static VKAPI_ATTR %s VKAPI_CALL vkl_w_%s(%s)" % (c.ret, n, params_decl(c)), "{",
-         "	const vkl_%s *vkl_x = vkl_%s_get(%s);" % (level, level, first)]
+    fast = has_fast_keep(n, c, rf, flat)
+    L = ["static VKAPI_ATTR %s VKAPI_CALL vkl_w_%s(%s)" % (c.ret, n, params_decl(c)), "{"]
+    if fast:
+        L[0] = "VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_%s_rest(%s)" % (n, params_decl(c))
+    L.append("	const vkl_%s *vkl_x = vkl_%s_get(%s);" % (level, level, first))
     if has_ret:
         L.append("	%s vkl_ret;" % c.ret)
     if record_before(n):
@@ -362,6 +429,8 @@ def gen_wrapper(reg, n, c, rf, flat=None):
     if has_ret:
         L.append("	return vkl_ret;")
     L.append("}")
+    if fast:
+        L += [""] + fast_keep(n, c, flat)
     return L
 
 
@@ -391,8 +460,10 @@ def gen_wrappers(reg, cmds, rf, flat=None):
             off = "offsetof(vkl_device_table, %s)" % table_member(n)
         if n in LAYER_PROC_ALWAYS:
             off = "VKL_PROC_ALWAYS"
+        untracked = ("(PFN_vkVoidFunction)vkl_w_%s_rest" % n
+                     if n not in LAYER_HANDWRITTEN and has_fast_keep(n, c, rf, flat) else "NULL")
         emit_guarded(out, guard(reg, n), [
-            '\t{"%s", (PFN_vkVoidFunction)%s, %s, %s},' % (n, fn, lvl, off)])
+            '\t{"%s", (PFN_vkVoidFunction)%s, %s, %s, %s},' % (n, fn, untracked, lvl, off)])
         count += 1
     out.append("};")
     out.append("const size_t vkl_procs_count = sizeof(vkl_procs) / sizeof(vkl_procs[0]);")

@@ -18,13 +18,16 @@
 #   recording  the layer recording the whole run (TRACESMITH_STACKS=none;
 #              the vkCmd* take no stack under the default policy either)
 #
-# Each is printed per command and as added to plain and to dispatch.  With
+# With --base DIR, one more way, base: tracking as above with the layer built
+# in DIR (a copy of another commit's $BUILD/layers, to compare two layers in
+# one run).  Each is printed per command and as added to plain and to
+# dispatch.  With
 # --annotate, the application thread's self instructions per command of
 # every function that spends at least 1 per command (callgrind_annotate of
 # the two runs, the difference over the commands) follow each layer way.
 # Instruction counts do not depend on the machine's load.
 #
-#   BUILD=build sh tests/bench/vk_cmd_bench.sh [--only plain,dispatch,...] [--annotate]
+#   BUILD=build sh tests/bench/vk_cmd_bench.sh [--only plain,dispatch,...] [--base DIR] [--annotate]
 set -eu
 BUILD=${BUILD:-build}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -46,6 +49,7 @@ B = os.environ["VK_ENV_BUILD"]
 TMP = os.environ["CMD_TMP"]
 PROG = os.path.join(B, "tests/programs/vk_callbound")
 WAYS = ("plain", "dispatch", "disabled", "tracking", "recording")
+BASE = None  # --base DIR
 
 
 def log(msg):
@@ -60,12 +64,13 @@ def env_for(way):
     if way == "plain":
         return env
     env["VK_INSTANCE_LAYERS"] = "VK_LAYER_tracesmith"
-    env["VK_ADD_LAYER_PATH"] = os.path.join(B, "layers_dispatch" if way == "dispatch" else "layers")
+    env["VK_ADD_LAYER_PATH"] = (BASE if way == "base" else
+                                os.path.join(B, "layers_dispatch" if way == "dispatch" else "layers"))
     env["TRACESMITH_OUTPUT"] = os.path.join(TMP, "t.sbt")
     env["TRACESMITH_STACKS"] = "none"
     if way == "disabled":
         env["TRACESMITH_DISABLE"] = "1"
-    elif way == "tracking":
+    elif way in ("tracking", "base"):
         env["TRACESMITH_TRIGGER"] = "frames:1000000-1000001"
     return env
 
@@ -108,10 +113,16 @@ def self_costs(path):
 ap = argparse.ArgumentParser()
 ap.add_argument("--only", default=",".join(WAYS))
 ap.add_argument("--annotate", action="store_true")
+ap.add_argument("--base", metavar="DIR")
 a = ap.parse_args()
 ways = a.only.split(",")
+if a.base:
+    BASE = os.path.abspath(a.base)
+    if not os.path.isfile(os.path.join(BASE, "libVkLayer_tracesmith.so")):
+        sys.exit("vk_cmd_bench: --base %s holds no libVkLayer_tracesmith.so" % a.base)
+    ways.append("base")
 for w in ways:
-    if w not in WAYS:
+    if w not in WAYS and not (w == "base" and BASE):
         sys.exit("vk_cmd_bench: unknown way '%s' (%s)" % (w, ", ".join(WAYS)))
 log("vk_cmd_bench: vk_callbound --cmds 4000 --every 1000, 40 minus 20 submits, "
     "application thread (callgrind --separate-threads=yes)")

@@ -1356,7 +1356,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkResetCommandBuffer(VkCommandBuffer
 	return vkl_ret;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline_rest(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindPipeline(commandBuffer, pipelineBindPoint, pipeline);
@@ -1369,7 +1369,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline(VkCommandBuffer comman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindPipeline, sizeof(sbt_vk_args_vkCmdBindPipeline), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipeline, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipeline, pipelineBindPoint), &pipelineBindPoint, sizeof(pipelineBindPoint));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipeline, pipeline), &pipeline, sizeof(pipeline));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBindPipeline));
+		vkl_t->fast_dev->table.CmdBindPipeline(commandBuffer, pipelineBindPoint, pipeline);
+		return;
+	}
+#endif
+	vkl_w_vkCmdBindPipeline_rest(commandBuffer, pipelineBindPoint, pipeline);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport_rest(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewport(commandBuffer, firstViewport, viewportCount, pViewports);
@@ -1383,7 +1400,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport(VkCommandBuffer command
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pViewports ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewports) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewport, sizeof(sbt_vk_args_vkCmdSetViewport), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewport, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewport, firstViewport), &firstViewport, sizeof(firstViewport));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewport, viewportCount), &viewportCount, sizeof(viewportCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewport, pViewports), &pViewports, sizeof(pViewports));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewport), pViewports, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewport) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetViewport(commandBuffer, firstViewport, viewportCount, pViewports);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewport_rest(commandBuffer, firstViewport, viewportCount, pViewports);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor_rest(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetScissor(commandBuffer, firstScissor, scissorCount, pScissors);
@@ -1397,7 +1434,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor(VkCommandBuffer commandB
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth(VkCommandBuffer commandBuffer, float lineWidth)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pScissors ? (size_t)((uint64_t)scissorCount) * sizeof(*pScissors) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissor, sizeof(sbt_vk_args_vkCmdSetScissor), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissor, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissor, firstScissor), &firstScissor, sizeof(firstScissor));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissor, scissorCount), &scissorCount, sizeof(scissorCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissor, pScissors), &pScissors, sizeof(pScissors));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetScissor), pScissors, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetScissor) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetScissor(commandBuffer, firstScissor, scissorCount, pScissors);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetScissor_rest(commandBuffer, firstScissor, scissorCount, pScissors);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth_rest(VkCommandBuffer commandBuffer, float lineWidth)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineWidth(commandBuffer, lineWidth);
@@ -1409,7 +1466,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth(VkCommandBuffer comman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth(VkCommandBuffer commandBuffer, float lineWidth)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineWidth, sizeof(sbt_vk_args_vkCmdSetLineWidth), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineWidth, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineWidth, lineWidth), &lineWidth, sizeof(lineWidth));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLineWidth));
+		vkl_t->fast_dev->table.CmdSetLineWidth(commandBuffer, lineWidth);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLineWidth_rest(commandBuffer, lineWidth);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias_rest(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBias(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
@@ -1423,7 +1496,25 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer comman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants(VkCommandBuffer commandBuffer, const float blendConstants[4])
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBias, sizeof(sbt_vk_args_vkCmdSetDepthBias), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBias, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBias, depthBiasConstantFactor), &depthBiasConstantFactor, sizeof(depthBiasConstantFactor));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBias, depthBiasClamp), &depthBiasClamp, sizeof(depthBiasClamp));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBias, depthBiasSlopeFactor), &depthBiasSlopeFactor, sizeof(depthBiasSlopeFactor));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBias));
+		vkl_t->fast_dev->table.CmdSetDepthBias(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBias_rest(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants_rest(VkCommandBuffer commandBuffer, const float blendConstants[4])
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetBlendConstants(commandBuffer, blendConstants);
@@ -1435,7 +1526,25 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants(VkCommandBuffer commandBuffer, const float blendConstants[4])
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = blendConstants ? (size_t)((uint64_t)(4)) * sizeof(*blendConstants) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetBlendConstants, sizeof(sbt_vk_args_vkCmdSetBlendConstants), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetBlendConstants, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants), &(const void *){ blendConstants }, sizeof(void *));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetBlendConstants), blendConstants, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetBlendConstants) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetBlendConstants(commandBuffer, blendConstants);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetBlendConstants_rest(commandBuffer, blendConstants);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds_rest(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBounds(commandBuffer, minDepthBounds, maxDepthBounds);
@@ -1448,7 +1557,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds(VkCommandBuffer comm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBounds, sizeof(sbt_vk_args_vkCmdSetDepthBounds), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBounds, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBounds, minDepthBounds), &minDepthBounds, sizeof(minDepthBounds));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBounds, maxDepthBounds), &maxDepthBounds, sizeof(maxDepthBounds));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBounds));
+		vkl_t->fast_dev->table.CmdSetDepthBounds(commandBuffer, minDepthBounds, maxDepthBounds);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBounds_rest(commandBuffer, minDepthBounds, maxDepthBounds);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilCompareMask(commandBuffer, faceMask, compareMask);
@@ -1461,7 +1587,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask(VkCommandBuff
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilCompareMask, sizeof(sbt_vk_args_vkCmdSetStencilCompareMask), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilCompareMask, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilCompareMask, faceMask), &faceMask, sizeof(faceMask));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilCompareMask, compareMask), &compareMask, sizeof(compareMask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilCompareMask));
+		vkl_t->fast_dev->table.CmdSetStencilCompareMask(commandBuffer, faceMask, compareMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilCompareMask_rest(commandBuffer, faceMask, compareMask);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilWriteMask(commandBuffer, faceMask, writeMask);
@@ -1474,7 +1617,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask(VkCommandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilWriteMask, sizeof(sbt_vk_args_vkCmdSetStencilWriteMask), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilWriteMask, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilWriteMask, faceMask), &faceMask, sizeof(faceMask));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilWriteMask, writeMask), &writeMask, sizeof(writeMask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilWriteMask));
+		vkl_t->fast_dev->table.CmdSetStencilWriteMask(commandBuffer, faceMask, writeMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilWriteMask_rest(commandBuffer, faceMask, writeMask);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilReference(commandBuffer, faceMask, reference);
@@ -1485,6 +1645,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference(VkCommandBuffer
 		vkl_a.reference = reference;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilReference, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilReference, sizeof(sbt_vk_args_vkCmdSetStencilReference), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilReference, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilReference, faceMask), &faceMask, sizeof(faceMask));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilReference, reference), &reference, sizeof(reference));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilReference));
+		vkl_t->fast_dev->table.CmdSetStencilReference(commandBuffer, faceMask, reference);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilReference_rest(commandBuffer, faceMask, reference);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorSets(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t firstSet, uint32_t descriptorSetCount, const VkDescriptorSet* pDescriptorSets, uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets)
@@ -1537,7 +1714,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw_rest(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDraw(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
@@ -1552,7 +1729,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer,
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDraw, sizeof(sbt_vk_args_vkCmdDraw), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDraw, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDraw, vertexCount), &vertexCount, sizeof(vertexCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDraw, instanceCount), &instanceCount, sizeof(instanceCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDraw, firstVertex), &firstVertex, sizeof(firstVertex));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDraw, firstInstance), &firstInstance, sizeof(firstInstance));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDraw));
+		vkl_t->fast_dev->table.CmdDraw(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDraw_rest(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed_rest(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndexed(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
@@ -1568,7 +1764,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer command
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawIndexed, sizeof(sbt_vk_args_vkCmdDrawIndexed), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawIndexed, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawIndexed, indexCount), &indexCount, sizeof(indexCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawIndexed, instanceCount), &instanceCount, sizeof(instanceCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawIndexed, firstIndex), &firstIndex, sizeof(firstIndex));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawIndexed, vertexOffset), &vertexOffset, sizeof(vertexOffset));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawIndexed, firstInstance), &firstInstance, sizeof(firstInstance));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawIndexed));
+		vkl_t->fast_dev->table.CmdDrawIndexed(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDrawIndexed_rest(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT_rest(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
@@ -1582,6 +1798,28 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer comman
 		vkl_a.stride = stride;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMultiEXT, &vkl_a, sizeof(vkl_a), vkl_a.pVertexInfo, vkl_a.pVertexInfo ? (size_t)((uint64_t)vkl_a.drawCount) * sizeof(*vkl_a.pVertexInfo) : 0, offsetof(sbt_vk_args_vkCmdDrawMultiEXT, pVertexInfo));
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pVertexInfo ? (size_t)((uint64_t)drawCount) * sizeof(*pVertexInfo) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMultiEXT, sizeof(sbt_vk_args_vkCmdDrawMultiEXT), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, drawCount), &drawCount, sizeof(drawCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, pVertexInfo), &pVertexInfo, sizeof(pVertexInfo));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, instanceCount), &instanceCount, sizeof(instanceCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, firstInstance), &firstInstance, sizeof(firstInstance));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, stride), &stride, sizeof(stride));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdDrawMultiEXT), pVertexInfo, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawMultiEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDrawMultiEXT_rest(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiIndexedEXT(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawIndexedInfoEXT* pIndexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride, const int32_t* pVertexOffset)
@@ -1633,7 +1871,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirect(VkCommandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch_rest(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatch(commandBuffer, groupCountX, groupCountY, groupCountZ);
@@ -1645,6 +1883,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch(VkCommandBuffer commandBuf
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDispatch, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatch, sizeof(sbt_vk_args_vkCmdDispatch), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatch, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatch, groupCountX), &groupCountX, sizeof(groupCountX));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatch, groupCountY), &groupCountY, sizeof(groupCountY));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatch, groupCountZ), &groupCountZ, sizeof(groupCountZ));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDispatch));
+		vkl_t->fast_dev->table.CmdDispatch(commandBuffer, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDispatch_rest(commandBuffer, groupCountX, groupCountY, groupCountZ);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchIndirect(VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset)
@@ -1661,7 +1917,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchIndirect(VkCommandBuffer co
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSubpassShadingHUAWEI(commandBuffer);
@@ -1672,7 +1928,22 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSubpassShadingHUAWEI, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI));
+		vkl_t->fast_dev->table.CmdSubpassShadingHUAWEI(commandBuffer);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSubpassShadingHUAWEI_rest(commandBuffer);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI_rest(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawClusterHUAWEI(commandBuffer, groupCountX, groupCountY, groupCountZ);
@@ -1684,6 +1955,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI(VkCommandBuffer c
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawClusterHUAWEI, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawClusterHUAWEI, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawClusterHUAWEI, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawClusterHUAWEI, groupCountX), &groupCountX, sizeof(groupCountX));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawClusterHUAWEI, groupCountY), &groupCountY, sizeof(groupCountY));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawClusterHUAWEI, groupCountZ), &groupCountZ, sizeof(groupCountZ));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI));
+		vkl_t->fast_dev->table.CmdDrawClusterHUAWEI(commandBuffer, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDrawClusterHUAWEI_rest(commandBuffer, groupCountX, groupCountY, groupCountZ);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterIndirectHUAWEI(VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset)
@@ -1787,7 +2076,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImageToBuffer(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV_rest(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyMemoryIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride);
@@ -1799,6 +2088,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV(VkCommandBuffe
 		vkl_a.stride = stride;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdCopyMemoryIndirectNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdCopyMemoryIndirectNV, copyBufferAddress), &copyBufferAddress, sizeof(copyBufferAddress));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdCopyMemoryIndirectNV, copyCount), &copyCount, sizeof(copyCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdCopyMemoryIndirectNV, stride), &stride, sizeof(stride));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV));
+		vkl_t->fast_dev->table.CmdCopyMemoryIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride);
+		return;
+	}
+#endif
+	vkl_w_vkCmdCopyMemoryIndirectNV_rest(commandBuffer, copyBufferAddress, copyCount, stride);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryToImageIndirectNV(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride, VkImage dstImage, VkImageLayout dstImageLayout, const VkImageSubresourceLayers* pImageSubresources)
@@ -1918,7 +2225,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResolveImage(VkCommandBuffer comman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetEvent(commandBuffer, event, stageMask);
@@ -1931,7 +2238,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent(VkCommandBuffer commandBuf
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetEvent, sizeof(sbt_vk_args_vkCmdSetEvent), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetEvent, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetEvent, event), &event, sizeof(event));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetEvent, stageMask), &stageMask, sizeof(stageMask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetEvent));
+		vkl_t->fast_dev->table.CmdSetEvent(commandBuffer, event, stageMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetEvent_rest(commandBuffer, event, stageMask);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetEvent(commandBuffer, event, stageMask);
@@ -1942,6 +2266,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent(VkCommandBuffer commandB
 		vkl_a.stageMask = stageMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdResetEvent, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent, sizeof(sbt_vk_args_vkCmdResetEvent), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent, event), &event, sizeof(event));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent, stageMask), &stageMask, sizeof(stageMask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdResetEvent));
+		vkl_t->fast_dev->table.CmdResetEvent(commandBuffer, event, stageMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdResetEvent_rest(commandBuffer, event, stageMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWaitEvents(VkCommandBuffer commandBuffer, uint32_t eventCount, const VkEvent* pEvents, VkPipelineStageFlags srcStageMask, VkPipelineStageFlags dstStageMask, uint32_t memoryBarrierCount, const VkMemoryBarrier* pMemoryBarriers, uint32_t bufferMemoryBarrierCount, const VkBufferMemoryBarrier* pBufferMemoryBarriers, uint32_t imageMemoryBarrierCount, const VkImageMemoryBarrier* pImageMemoryBarriers)
@@ -1987,7 +2328,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier(VkCommandBuffer com
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginQuery(commandBuffer, queryPool, query, flags);
@@ -2001,7 +2342,25 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandB
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBeginQuery, sizeof(sbt_vk_args_vkCmdBeginQuery), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQuery, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQuery, queryPool), &queryPool, sizeof(queryPool));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQuery, query), &query, sizeof(query));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQuery, flags), &flags, sizeof(flags));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBeginQuery));
+		vkl_t->fast_dev->table.CmdBeginQuery(commandBuffer, queryPool, query, flags);
+		return;
+	}
+#endif
+	vkl_w_vkCmdBeginQuery_rest(commandBuffer, queryPool, query, flags);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndQuery(commandBuffer, queryPool, query);
@@ -2012,6 +2371,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery(VkCommandBuffer commandBuf
 		vkl_a.query = query;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndQuery, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndQuery, sizeof(sbt_vk_args_vkCmdEndQuery), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQuery, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQuery, queryPool), &queryPool, sizeof(queryPool));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQuery, query), &query, sizeof(query));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndQuery));
+		vkl_t->fast_dev->table.CmdEndQuery(commandBuffer, queryPool, query);
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndQuery_rest(commandBuffer, queryPool, query);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginConditionalRenderingEXT(VkCommandBuffer commandBuffer, const VkConditionalRenderingBeginInfoEXT* pConditionalRenderingBegin)
@@ -2027,7 +2403,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginConditionalRenderingEXT(VkComm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndConditionalRenderingEXT(commandBuffer);
@@ -2038,7 +2414,22 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT(VkComman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndConditionalRenderingEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT));
+		vkl_t->fast_dev->table.CmdEndConditionalRenderingEXT(commandBuffer);
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndConditionalRenderingEXT_rest(commandBuffer);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetQueryPool(commandBuffer, queryPool, firstQuery, queryCount);
@@ -2052,7 +2443,25 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer comm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetQueryPool, sizeof(sbt_vk_args_vkCmdResetQueryPool), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetQueryPool, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetQueryPool, queryPool), &queryPool, sizeof(queryPool));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetQueryPool, firstQuery), &firstQuery, sizeof(firstQuery));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetQueryPool, queryCount), &queryCount, sizeof(queryCount));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdResetQueryPool));
+		vkl_t->fast_dev->table.CmdResetQueryPool(commandBuffer, queryPool, firstQuery, queryCount);
+		return;
+	}
+#endif
+	vkl_w_vkCmdResetQueryPool_rest(commandBuffer, queryPool, firstQuery, queryCount);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp_rest(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteTimestamp(commandBuffer, pipelineStage, queryPool, query);
@@ -2064,6 +2473,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp(VkCommandBuffer comm
 		vkl_a.query = query;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdWriteTimestamp, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp, sizeof(sbt_vk_args_vkCmdWriteTimestamp), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp, pipelineStage), &pipelineStage, sizeof(pipelineStage));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp, queryPool), &queryPool, sizeof(queryPool));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp, query), &query, sizeof(query));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdWriteTimestamp));
+		vkl_t->fast_dev->table.CmdWriteTimestamp(commandBuffer, pipelineStage, queryPool, query);
+		return;
+	}
+#endif
+	vkl_w_vkCmdWriteTimestamp_rest(commandBuffer, pipelineStage, queryPool, query);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyQueryPoolResults(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount, VkBuffer dstBuffer, VkDeviceSize dstOffset, VkDeviceSize stride, VkQueryResultFlags flags)
@@ -2085,7 +2512,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyQueryPoolResults(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants_rest(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPushConstants(commandBuffer, layout, stageFlags, offset, size, pValues);
@@ -2099,6 +2526,28 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer comma
 		vkl_a.pValues = pValues;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdPushConstants, &vkl_a, sizeof(vkl_a), vkl_a.pValues, vkl_a.pValues ? (size_t)((uint64_t)vkl_a.size) * 1 : 0, offsetof(sbt_vk_args_vkCmdPushConstants, pValues));
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pValues ? (size_t)((uint64_t)size) * 1 : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdPushConstants, sizeof(sbt_vk_args_vkCmdPushConstants), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, layout), &layout, sizeof(layout));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, stageFlags), &stageFlags, sizeof(stageFlags));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, offset), &offset, sizeof(offset));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, size), &size, sizeof(size));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdPushConstants, pValues), &pValues, sizeof(pValues));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdPushConstants), pValues, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdPushConstants) + vkl_n);
+		vkl_t->fast_dev->table.CmdPushConstants(commandBuffer, layout, stageFlags, offset, size, pValues);
+		return;
+	}
+#endif
+	vkl_w_vkCmdPushConstants_rest(commandBuffer, layout, stageFlags, offset, size, pValues);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderPass(VkCommandBuffer commandBuffer, const VkRenderPassBeginInfo* pRenderPassBegin, VkSubpassContents contents)
@@ -2115,7 +2564,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderPass(VkCommandBuffer com
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass(VkCommandBuffer commandBuffer, VkSubpassContents contents)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass_rest(VkCommandBuffer commandBuffer, VkSubpassContents contents)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdNextSubpass(commandBuffer, contents);
@@ -2127,7 +2576,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass(VkCommandBuffer command
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass(VkCommandBuffer commandBuffer)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass(VkCommandBuffer commandBuffer, VkSubpassContents contents)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdNextSubpass, sizeof(sbt_vk_args_vkCmdNextSubpass), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdNextSubpass, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdNextSubpass, contents), &contents, sizeof(contents));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdNextSubpass));
+		vkl_t->fast_dev->table.CmdNextSubpass(commandBuffer, contents);
+		return;
+	}
+#endif
+	vkl_w_vkCmdNextSubpass_rest(commandBuffer, contents);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRenderPass(commandBuffer);
@@ -2136,6 +2601,21 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass(VkCommandBuffer comma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRenderPass, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRenderPass, sizeof(sbt_vk_args_vkCmdEndRenderPass), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndRenderPass, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndRenderPass));
+		vkl_t->fast_dev->table.CmdEndRenderPass(commandBuffer);
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndRenderPass_rest(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdExecuteCommands(VkCommandBuffer commandBuffer, uint32_t commandBufferCount, const VkCommandBuffer* pCommandBuffers)
@@ -2711,7 +3191,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerBeginEXT(VkCommandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDebugMarkerEndEXT(commandBuffer);
@@ -2720,6 +3200,21 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT(VkCommandBuffer c
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDebugMarkerEndEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDebugMarkerEndEXT, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDebugMarkerEndEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT));
+		vkl_t->fast_dev->table.CmdDebugMarkerEndEXT(commandBuffer);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDebugMarkerEndEXT_rest(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerInsertEXT(VkCommandBuffer commandBuffer, const VkDebugMarkerMarkerInfoEXT* pMarkerInfo)
@@ -2782,7 +3277,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPreprocessGeneratedCommandsNV(VkCom
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV_rest(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindPipelineShaderGroupNV(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
@@ -2794,6 +3289,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV(VkCommand
 		vkl_a.groupIndex = groupIndex;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV, pipelineBindPoint), &pipelineBindPoint, sizeof(pipelineBindPoint));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV, pipeline), &pipeline, sizeof(pipeline));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV, groupIndex), &groupIndex, sizeof(groupIndex));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV));
+		vkl_t->fast_dev->table.CmdBindPipelineShaderGroupNV(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
+		return;
+	}
+#endif
+	vkl_w_vkCmdBindPipelineShaderGroupNV_rest(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetGeneratedCommandsMemoryRequirementsNV(VkDevice device, const VkGeneratedCommandsMemoryRequirementsInfoNV* pInfo, VkMemoryRequirements2* pMemoryRequirements)
@@ -3496,7 +4009,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindImageMemory2KHR(VkDevice devic
 	return vkl_ret;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask_rest(VkCommandBuffer commandBuffer, uint32_t deviceMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDeviceMask(commandBuffer, deviceMask);
@@ -3508,7 +4021,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask(VkCommandBuffer comma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDeviceMask, sizeof(sbt_vk_args_vkCmdSetDeviceMask), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDeviceMask, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDeviceMask, deviceMask), &deviceMask, sizeof(deviceMask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDeviceMask));
+		vkl_t->fast_dev->table.CmdSetDeviceMask(commandBuffer, deviceMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDeviceMask_rest(commandBuffer, deviceMask);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR_rest(VkCommandBuffer commandBuffer, uint32_t deviceMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDeviceMaskKHR(commandBuffer, deviceMask);
@@ -3518,6 +4047,22 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR(VkCommandBuffer co
 		vkl_a.deviceMask = deviceMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDeviceMaskKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDeviceMaskKHR, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDeviceMaskKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDeviceMaskKHR, deviceMask), &deviceMask, sizeof(deviceMask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR));
+		vkl_t->fast_dev->table.CmdSetDeviceMaskKHR(commandBuffer, deviceMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDeviceMaskKHR_rest(commandBuffer, deviceMask);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDeviceGroupPresentCapabilitiesKHR(VkDevice device, VkDeviceGroupPresentCapabilitiesKHR* pDeviceGroupPresentCapabilities)
@@ -3567,7 +4112,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAcquireNextImage2KHR(VkDevice devi
 	return vkl_ret;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase_rest(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatchBase(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
@@ -3584,7 +4129,28 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer comman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatchBase, sizeof(sbt_vk_args_vkCmdDispatchBase), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, baseGroupX), &baseGroupX, sizeof(baseGroupX));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, baseGroupY), &baseGroupY, sizeof(baseGroupY));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, baseGroupZ), &baseGroupZ, sizeof(baseGroupZ));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, groupCountX), &groupCountX, sizeof(groupCountX));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, groupCountY), &groupCountY, sizeof(groupCountY));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, groupCountZ), &groupCountZ, sizeof(groupCountZ));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDispatchBase));
+		vkl_t->fast_dev->table.CmdDispatchBase(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDispatchBase_rest(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR_rest(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatchBaseKHR(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
@@ -3599,6 +4165,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer com
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDispatchBaseKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatchBaseKHR, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, baseGroupX), &baseGroupX, sizeof(baseGroupX));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, baseGroupY), &baseGroupY, sizeof(baseGroupY));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, baseGroupZ), &baseGroupZ, sizeof(baseGroupZ));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, groupCountX), &groupCountX, sizeof(groupCountX));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, groupCountY), &groupCountY, sizeof(groupCountY));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, groupCountZ), &groupCountZ, sizeof(groupCountZ));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR));
+		vkl_t->fast_dev->table.CmdDispatchBaseKHR(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDispatchBaseKHR_rest(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDevicePresentRectanglesKHR(VkPhysicalDevice physicalDevice, VkSurfaceKHR surface, uint32_t* pRectCount, VkRect2D* pRects)
@@ -3804,7 +4391,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPastPresentationTimingGOOGLE(Vk
 	return vkl_ret;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV_rest(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWScalingNV(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
@@ -3818,7 +4405,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV(VkCommandBuff
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pViewportWScalings ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewportWScalings) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWScalingNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, firstViewport), &firstViewport, sizeof(firstViewport));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, viewportCount), &viewportCount, sizeof(viewportCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, pViewportWScalings), &pViewportWScalings, sizeof(pViewportWScalings));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV), pViewportWScalings, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetViewportWScalingNV(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewportWScalingNV_rest(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDiscardRectangleEXT(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
@@ -3830,6 +4437,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT(VkCommandBuf
 		vkl_a.pDiscardRectangles = pDiscardRectangles;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, &vkl_a, sizeof(vkl_a), vkl_a.pDiscardRectangles, vkl_a.pDiscardRectangles ? (size_t)((uint64_t)vkl_a.discardRectangleCount) * sizeof(*vkl_a.pDiscardRectangles) : 0, offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles));
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pDiscardRectangles ? (size_t)((uint64_t)discardRectangleCount) * sizeof(*pDiscardRectangles) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, firstDiscardRectangle), &firstDiscardRectangle, sizeof(firstDiscardRectangle));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, discardRectangleCount), &discardRectangleCount, sizeof(discardRectangleCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles), &pDiscardRectangles, sizeof(pDiscardRectangles));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT), pDiscardRectangles, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetDiscardRectangleEXT(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDiscardRectangleEXT_rest(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEXT(VkCommandBuffer commandBuffer, const VkSampleLocationsInfoEXT* pSampleLocationsInfo)
@@ -4438,7 +5065,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginDebugUtilsLabelEXT(VkCommandBu
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndDebugUtilsLabelEXT(commandBuffer);
@@ -4447,6 +5074,21 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT(VkCommandBuff
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT));
+		vkl_t->fast_dev->table.CmdEndDebugUtilsLabelEXT(commandBuffer);
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndDebugUtilsLabelEXT_rest(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdInsertDebugUtilsLabelEXT(VkCommandBuffer commandBuffer, const VkDebugUtilsLabelEXT* pLabelInfo)
@@ -4901,7 +5543,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndTransformFeedbackEXT(VkCommandBu
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginQueryIndexedEXT(commandBuffer, queryPool, query, flags, index);
@@ -4916,7 +5558,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBeginQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdBeginQueryIndexedEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQueryIndexedEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQueryIndexedEXT, queryPool), &queryPool, sizeof(queryPool));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQueryIndexedEXT, query), &query, sizeof(query));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQueryIndexedEXT, flags), &flags, sizeof(flags));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQueryIndexedEXT, index), &index, sizeof(index));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBeginQueryIndexedEXT));
+		vkl_t->fast_dev->table.CmdBeginQueryIndexedEXT(commandBuffer, queryPool, query, flags, index);
+		return;
+	}
+#endif
+	vkl_w_vkCmdBeginQueryIndexedEXT_rest(commandBuffer, queryPool, query, flags, index);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndQueryIndexedEXT(commandBuffer, queryPool, query, index);
@@ -4928,6 +5589,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT(VkCommandBuffer 
 		vkl_a.index = index;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndQueryIndexedEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQueryIndexedEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQueryIndexedEXT, queryPool), &queryPool, sizeof(queryPool));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQueryIndexedEXT, query), &query, sizeof(query));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQueryIndexedEXT, index), &index, sizeof(index));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT));
+		vkl_t->fast_dev->table.CmdEndQueryIndexedEXT(commandBuffer, queryPool, query, index);
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndQueryIndexedEXT_rest(commandBuffer, queryPool, query, index);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectByteCountEXT(VkCommandBuffer commandBuffer, uint32_t instanceCount, uint32_t firstInstance, VkBuffer counterBuffer, VkDeviceSize counterBufferOffset, uint32_t counterOffset, uint32_t vertexStride)
@@ -4948,7 +5627,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectByteCountEXT(VkCommandB
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV_rest(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetExclusiveScissorNV(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
@@ -4960,6 +5639,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV(VkCommandBuff
 		vkl_a.pExclusiveScissors = pExclusiveScissors;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetExclusiveScissorNV, &vkl_a, sizeof(vkl_a), vkl_a.pExclusiveScissors, vkl_a.pExclusiveScissors ? (size_t)((uint64_t)vkl_a.exclusiveScissorCount) * sizeof(*vkl_a.pExclusiveScissors) : 0, offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors));
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pExclusiveScissors ? (size_t)((uint64_t)exclusiveScissorCount) * sizeof(*pExclusiveScissors) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetExclusiveScissorNV, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, firstExclusiveScissor), &firstExclusiveScissor, sizeof(firstExclusiveScissor));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, exclusiveScissorCount), &exclusiveScissorCount, sizeof(exclusiveScissorCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors), &pExclusiveScissors, sizeof(pExclusiveScissors));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV), pExclusiveScissors, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetExclusiveScissorNV(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetExclusiveScissorNV_rest(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindShadingRateImageNV(VkCommandBuffer commandBuffer, VkImageView imageView, VkImageLayout imageLayout)
@@ -5004,7 +5703,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoarseSampleOrderNV(VkCommandBuf
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV_rest(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksNV(commandBuffer, taskCount, firstTask);
@@ -5015,6 +5714,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV(VkCommandBuffer com
 		vkl_a.firstTask = firstTask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMeshTasksNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksNV, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksNV, taskCount), &taskCount, sizeof(taskCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksNV, firstTask), &firstTask, sizeof(firstTask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV));
+		vkl_t->fast_dev->table.CmdDrawMeshTasksNV(commandBuffer, taskCount, firstTask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDrawMeshTasksNV_rest(commandBuffer, taskCount, firstTask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectNV(VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset, uint32_t drawCount, uint32_t stride)
@@ -5051,7 +5767,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectCountNV(VkComm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT_rest(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksEXT(commandBuffer, groupCountX, groupCountY, groupCountZ);
@@ -5063,6 +5779,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT(VkCommandBuffer co
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMeshTasksEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksEXT, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksEXT, groupCountX), &groupCountX, sizeof(groupCountX));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksEXT, groupCountY), &groupCountY, sizeof(groupCountY));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksEXT, groupCountZ), &groupCountZ, sizeof(groupCountZ));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT));
+		vkl_t->fast_dev->table.CmdDrawMeshTasksEXT(commandBuffer, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDrawMeshTasksEXT_rest(commandBuffer, groupCountX, groupCountY, groupCountZ);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectEXT(VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset, uint32_t drawCount, uint32_t stride)
@@ -5497,7 +6231,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirectKHR(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR_rest(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdTraceRaysIndirect2KHR(commandBuffer, indirectDeviceAddress);
@@ -5507,6 +6241,22 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR(VkCommandBuff
 		vkl_a.indirectDeviceAddress = indirectDeviceAddress;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR, indirectDeviceAddress), &indirectDeviceAddress, sizeof(indirectDeviceAddress));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR));
+		vkl_t->fast_dev->table.CmdTraceRaysIndirect2KHR(commandBuffer, indirectDeviceAddress);
+		return;
+	}
+#endif
+	vkl_w_vkCmdTraceRaysIndirect2KHR_rest(commandBuffer, indirectDeviceAddress);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceAccelerationStructureCompatibilityKHR(VkDevice device, const VkAccelerationStructureVersionInfoKHR* pVersionInfo, VkAccelerationStructureCompatibilityKHR* pCompatibility)
@@ -5539,7 +6289,7 @@ static VKAPI_ATTR VkDeviceSize VKAPI_CALL vkl_w_vkGetRayTracingShaderGroupStackS
 	return vkl_ret;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRayTracingPipelineStackSizeKHR(commandBuffer, pipelineStackSize);
@@ -5549,6 +6299,22 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR(V
 		vkl_a.pipelineStackSize = pipelineStackSize;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR, pipelineStackSize), &pipelineStackSize, sizeof(pipelineStackSize));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR));
+		vkl_t->fast_dev->table.CmdSetRayTracingPipelineStackSizeKHR(commandBuffer, pipelineStackSize);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest(commandBuffer, pipelineStackSize);
 }
 
 static VKAPI_ATTR uint32_t VKAPI_CALL vkl_w_vkGetImageViewHandleNVX(VkDevice device, const VkImageViewHandleInfoNVX* pInfo)
@@ -5987,7 +6753,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPipelineExecutableInternalRepre
 	return vkl_ret;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT_rest(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineStippleEXT(commandBuffer, lineStippleFactor, lineStipplePattern);
@@ -5998,6 +6764,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT(VkCommandBuffer c
 		vkl_a.lineStipplePattern = lineStipplePattern;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineStippleEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineStippleEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEXT, lineStippleFactor), &lineStippleFactor, sizeof(lineStippleFactor));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEXT, lineStipplePattern), &lineStipplePattern, sizeof(lineStipplePattern));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT));
+		vkl_t->fast_dev->table.CmdSetLineStippleEXT(commandBuffer, lineStippleFactor, lineStipplePattern);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLineStippleEXT_rest(commandBuffer, lineStippleFactor, lineStipplePattern);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateAccelerationStructureKHR(VkDevice device, const VkAccelerationStructureCreateInfoKHR* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkAccelerationStructureKHR* pAccelerationStructure)
@@ -6119,7 +6902,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkDeferredOperationJoinKHR(VkDevice 
 	return vkl_ret;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode_rest(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCullMode(commandBuffer, cullMode);
@@ -6131,7 +6914,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode(VkCommandBuffer command
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCullMode, sizeof(sbt_vk_args_vkCmdSetCullMode), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCullMode, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCullMode, cullMode), &cullMode, sizeof(cullMode));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCullMode));
+		vkl_t->fast_dev->table.CmdSetCullMode(commandBuffer, cullMode);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCullMode_rest(commandBuffer, cullMode);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT_rest(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCullModeEXT(commandBuffer, cullMode);
@@ -6143,7 +6942,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT(VkCommandBuffer comm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCullModeEXT, sizeof(sbt_vk_args_vkCmdSetCullModeEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCullModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCullModeEXT, cullMode), &cullMode, sizeof(cullMode));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCullModeEXT));
+		vkl_t->fast_dev->table.CmdSetCullModeEXT(commandBuffer, cullMode);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCullModeEXT_rest(commandBuffer, cullMode);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace_rest(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFrontFace(commandBuffer, frontFace);
@@ -6155,7 +6970,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace(VkCommandBuffer comman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFrontFace, sizeof(sbt_vk_args_vkCmdSetFrontFace), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFrontFace, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFrontFace, frontFace), &frontFace, sizeof(frontFace));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetFrontFace));
+		vkl_t->fast_dev->table.CmdSetFrontFace(commandBuffer, frontFace);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetFrontFace_rest(commandBuffer, frontFace);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT_rest(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFrontFaceEXT(commandBuffer, frontFace);
@@ -6167,7 +6998,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT(VkCommandBuffer com
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFrontFaceEXT, sizeof(sbt_vk_args_vkCmdSetFrontFaceEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFrontFaceEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFrontFaceEXT, frontFace), &frontFace, sizeof(frontFace));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetFrontFaceEXT));
+		vkl_t->fast_dev->table.CmdSetFrontFaceEXT(commandBuffer, frontFace);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetFrontFaceEXT_rest(commandBuffer, frontFace);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology_rest(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveTopology(commandBuffer, primitiveTopology);
@@ -6179,7 +7026,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveTopology, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopology), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveTopology, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveTopology, primitiveTopology), &primitiveTopology, sizeof(primitiveTopology));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopology));
+		vkl_t->fast_dev->table.CmdSetPrimitiveTopology(commandBuffer, primitiveTopology);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPrimitiveTopology_rest(commandBuffer, primitiveTopology);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT_rest(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveTopologyEXT(commandBuffer, primitiveTopology);
@@ -6191,7 +7054,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT(VkCommandBu
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT, primitiveTopology), &primitiveTopology, sizeof(primitiveTopology));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT));
+		vkl_t->fast_dev->table.CmdSetPrimitiveTopologyEXT(commandBuffer, primitiveTopology);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPrimitiveTopologyEXT_rest(commandBuffer, primitiveTopology);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount_rest(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWithCount(commandBuffer, viewportCount, pViewports);
@@ -6204,7 +7083,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pViewports ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewports) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWithCount, sizeof(sbt_vk_args_vkCmdSetViewportWithCount), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCount, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCount, viewportCount), &viewportCount, sizeof(viewportCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCount, pViewports), &pViewports, sizeof(pViewports));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewportWithCount), pViewports, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewportWithCount) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetViewportWithCount(commandBuffer, viewportCount, pViewports);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewportWithCount_rest(commandBuffer, viewportCount, pViewports);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT_rest(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWithCountEXT(commandBuffer, viewportCount, pViewports);
@@ -6217,7 +7115,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT(VkCommandBu
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pViewports ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewports) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWithCountEXT, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, viewportCount), &viewportCount, sizeof(viewportCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, pViewports), &pViewports, sizeof(pViewports));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT), pViewports, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetViewportWithCountEXT(commandBuffer, viewportCount, pViewports);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewportWithCountEXT_rest(commandBuffer, viewportCount, pViewports);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount_rest(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetScissorWithCount(commandBuffer, scissorCount, pScissors);
@@ -6230,7 +7147,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount(VkCommandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pScissors ? (size_t)((uint64_t)scissorCount) * sizeof(*pScissors) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissorWithCount, sizeof(sbt_vk_args_vkCmdSetScissorWithCount), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCount, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCount, scissorCount), &scissorCount, sizeof(scissorCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCount, pScissors), &pScissors, sizeof(pScissors));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetScissorWithCount), pScissors, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetScissorWithCount) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetScissorWithCount(commandBuffer, scissorCount, pScissors);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetScissorWithCount_rest(commandBuffer, scissorCount, pScissors);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT_rest(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetScissorWithCountEXT(commandBuffer, scissorCount, pScissors);
@@ -6241,6 +7177,25 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT(VkCommandBuf
 		vkl_a.pScissors = pScissors;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetScissorWithCountEXT, &vkl_a, sizeof(vkl_a), vkl_a.pScissors, vkl_a.pScissors ? (size_t)((uint64_t)vkl_a.scissorCount) * sizeof(*vkl_a.pScissors) : 0, offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors));
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pScissors ? (size_t)((uint64_t)scissorCount) * sizeof(*pScissors) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissorWithCountEXT, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, scissorCount), &scissorCount, sizeof(scissorCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors), &pScissors, sizeof(pScissors));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT), pScissors, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetScissorWithCountEXT(commandBuffer, scissorCount, pScissors);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetScissorWithCountEXT_rest(commandBuffer, scissorCount, pScissors);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers2(VkCommandBuffer commandBuffer, uint32_t firstBinding, uint32_t bindingCount, const VkBuffer* pBuffers, const VkDeviceSize* pOffsets, const VkDeviceSize* pSizes, const VkDeviceSize* pStrides)
@@ -6279,7 +7234,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers2EXT(VkCommandBuff
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthTestEnable(commandBuffer, depthTestEnable);
@@ -6291,7 +7246,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable(VkCommandBuffer 
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthTestEnable), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthTestEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthTestEnable, depthTestEnable), &depthTestEnable, sizeof(depthTestEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthTestEnable));
+		vkl_t->fast_dev->table.CmdSetDepthTestEnable(commandBuffer, depthTestEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthTestEnable_rest(commandBuffer, depthTestEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthTestEnableEXT(commandBuffer, depthTestEnable);
@@ -6303,7 +7274,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT(VkCommandBuff
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthTestEnableEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthTestEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthTestEnableEXT, depthTestEnable), &depthTestEnable, sizeof(depthTestEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthTestEnableEXT));
+		vkl_t->fast_dev->table.CmdSetDepthTestEnableEXT(commandBuffer, depthTestEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthTestEnableEXT_rest(commandBuffer, depthTestEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthWriteEnable(commandBuffer, depthWriteEnable);
@@ -6315,7 +7302,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable(VkCommandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthWriteEnable, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnable), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthWriteEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthWriteEnable, depthWriteEnable), &depthWriteEnable, sizeof(depthWriteEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnable));
+		vkl_t->fast_dev->table.CmdSetDepthWriteEnable(commandBuffer, depthWriteEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthWriteEnable_rest(commandBuffer, depthWriteEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthWriteEnableEXT(commandBuffer, depthWriteEnable);
@@ -6327,7 +7330,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT(VkCommandBuf
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT, depthWriteEnable), &depthWriteEnable, sizeof(depthWriteEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT));
+		vkl_t->fast_dev->table.CmdSetDepthWriteEnableEXT(commandBuffer, depthWriteEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthWriteEnableEXT_rest(commandBuffer, depthWriteEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp_rest(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthCompareOp(commandBuffer, depthCompareOp);
@@ -6339,7 +7358,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthCompareOp, sizeof(sbt_vk_args_vkCmdSetDepthCompareOp), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthCompareOp, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthCompareOp, depthCompareOp), &depthCompareOp, sizeof(depthCompareOp));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthCompareOp));
+		vkl_t->fast_dev->table.CmdSetDepthCompareOp(commandBuffer, depthCompareOp);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthCompareOp_rest(commandBuffer, depthCompareOp);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT_rest(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthCompareOpEXT(commandBuffer, depthCompareOp);
@@ -6351,7 +7386,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, sizeof(sbt_vk_args_vkCmdSetDepthCompareOpEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthCompareOpEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthCompareOpEXT, depthCompareOp), &depthCompareOp, sizeof(depthCompareOp));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthCompareOpEXT));
+		vkl_t->fast_dev->table.CmdSetDepthCompareOpEXT(commandBuffer, depthCompareOp);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthCompareOpEXT_rest(commandBuffer, depthCompareOp);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBoundsTestEnable(commandBuffer, depthBoundsTestEnable);
@@ -6363,7 +7414,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable(VkCommandB
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable, depthBoundsTestEnable), &depthBoundsTestEnable, sizeof(depthBoundsTestEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable));
+		vkl_t->fast_dev->table.CmdSetDepthBoundsTestEnable(commandBuffer, depthBoundsTestEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBoundsTestEnable_rest(commandBuffer, depthBoundsTestEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBoundsTestEnableEXT(commandBuffer, depthBoundsTestEnable);
@@ -6375,7 +7442,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT(VkComma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT, depthBoundsTestEnable), &depthBoundsTestEnable, sizeof(depthBoundsTestEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT));
+		vkl_t->fast_dev->table.CmdSetDepthBoundsTestEnableEXT(commandBuffer, depthBoundsTestEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest(commandBuffer, depthBoundsTestEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable_rest(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilTestEnable(commandBuffer, stencilTestEnable);
@@ -6387,7 +7470,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilTestEnable, sizeof(sbt_vk_args_vkCmdSetStencilTestEnable), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilTestEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilTestEnable, stencilTestEnable), &stencilTestEnable, sizeof(stencilTestEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilTestEnable));
+		vkl_t->fast_dev->table.CmdSetStencilTestEnable(commandBuffer, stencilTestEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilTestEnable_rest(commandBuffer, stencilTestEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilTestEnableEXT(commandBuffer, stencilTestEnable);
@@ -6399,7 +7498,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT(VkCommandBu
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetStencilTestEnableEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilTestEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilTestEnableEXT, stencilTestEnable), &stencilTestEnable, sizeof(stencilTestEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilTestEnableEXT));
+		vkl_t->fast_dev->table.CmdSetStencilTestEnableEXT(commandBuffer, stencilTestEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilTestEnableEXT_rest(commandBuffer, stencilTestEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilOp(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
@@ -6415,7 +7530,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer comman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilOp, sizeof(sbt_vk_args_vkCmdSetStencilOp), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOp, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOp, faceMask), &faceMask, sizeof(faceMask));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOp, failOp), &failOp, sizeof(failOp));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOp, passOp), &passOp, sizeof(passOp));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOp, depthFailOp), &depthFailOp, sizeof(depthFailOp));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOp, compareOp), &compareOp, sizeof(compareOp));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilOp));
+		vkl_t->fast_dev->table.CmdSetStencilOp(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilOp_rest(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilOpEXT(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
@@ -6431,7 +7566,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer com
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilOpEXT, sizeof(sbt_vk_args_vkCmdSetStencilOpEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOpEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOpEXT, faceMask), &faceMask, sizeof(faceMask));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOpEXT, failOp), &failOp, sizeof(failOp));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOpEXT, passOp), &passOp, sizeof(passOp));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOpEXT, depthFailOp), &depthFailOp, sizeof(depthFailOp));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOpEXT, compareOp), &compareOp, sizeof(compareOp));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetStencilOpEXT));
+		vkl_t->fast_dev->table.CmdSetStencilOpEXT(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilOpEXT_rest(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT_rest(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPatchControlPointsEXT(commandBuffer, patchControlPoints);
@@ -6443,7 +7598,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT(VkCommandB
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, sizeof(sbt_vk_args_vkCmdSetPatchControlPointsEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPatchControlPointsEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPatchControlPointsEXT, patchControlPoints), &patchControlPoints, sizeof(patchControlPoints));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPatchControlPointsEXT));
+		vkl_t->fast_dev->table.CmdSetPatchControlPointsEXT(commandBuffer, patchControlPoints);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPatchControlPointsEXT_rest(commandBuffer, patchControlPoints);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable_rest(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizerDiscardEnable(commandBuffer, rasterizerDiscardEnable);
@@ -6455,7 +7626,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable(VkComman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable, rasterizerDiscardEnable), &rasterizerDiscardEnable, sizeof(rasterizerDiscardEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable));
+		vkl_t->fast_dev->table.CmdSetRasterizerDiscardEnable(commandBuffer, rasterizerDiscardEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRasterizerDiscardEnable_rest(commandBuffer, rasterizerDiscardEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizerDiscardEnableEXT(commandBuffer, rasterizerDiscardEnable);
@@ -6467,7 +7654,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT(VkCom
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT, rasterizerDiscardEnable), &rasterizerDiscardEnable, sizeof(rasterizerDiscardEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT));
+		vkl_t->fast_dev->table.CmdSetRasterizerDiscardEnableEXT(commandBuffer, rasterizerDiscardEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest(commandBuffer, rasterizerDiscardEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBiasEnable(commandBuffer, depthBiasEnable);
@@ -6479,7 +7682,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable(VkCommandBuffer 
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBiasEnable, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnable), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBiasEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBiasEnable, depthBiasEnable), &depthBiasEnable, sizeof(depthBiasEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnable));
+		vkl_t->fast_dev->table.CmdSetDepthBiasEnable(commandBuffer, depthBiasEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBiasEnable_rest(commandBuffer, depthBiasEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBiasEnableEXT(commandBuffer, depthBiasEnable);
@@ -6491,7 +7710,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT(VkCommandBuff
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT, depthBiasEnable), &depthBiasEnable, sizeof(depthBiasEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT));
+		vkl_t->fast_dev->table.CmdSetDepthBiasEnableEXT(commandBuffer, depthBiasEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBiasEnableEXT_rest(commandBuffer, depthBiasEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT_rest(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLogicOpEXT(commandBuffer, logicOp);
@@ -6503,7 +7738,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT(VkCommandBuffer comma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLogicOpEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLogicOpEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLogicOpEXT, logicOp), &logicOp, sizeof(logicOp));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLogicOpEXT));
+		vkl_t->fast_dev->table.CmdSetLogicOpEXT(commandBuffer, logicOp);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLogicOpEXT_rest(commandBuffer, logicOp);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable_rest(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveRestartEnable(commandBuffer, primitiveRestartEnable);
@@ -6515,7 +7766,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable(VkCommand
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable, primitiveRestartEnable), &primitiveRestartEnable, sizeof(primitiveRestartEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable));
+		vkl_t->fast_dev->table.CmdSetPrimitiveRestartEnable(commandBuffer, primitiveRestartEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPrimitiveRestartEnable_rest(commandBuffer, primitiveRestartEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveRestartEnableEXT(commandBuffer, primitiveRestartEnable);
@@ -6527,7 +7794,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT(VkComm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT, primitiveRestartEnable), &primitiveRestartEnable, sizeof(primitiveRestartEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT));
+		vkl_t->fast_dev->table.CmdSetPrimitiveRestartEnableEXT(commandBuffer, primitiveRestartEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest(commandBuffer, primitiveRestartEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT_rest(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetTessellationDomainOriginEXT(commandBuffer, domainOrigin);
@@ -6539,7 +7822,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT(VkCo
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, sizeof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT, domainOrigin), &domainOrigin, sizeof(domainOrigin));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT));
+		vkl_t->fast_dev->table.CmdSetTessellationDomainOriginEXT(commandBuffer, domainOrigin);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetTessellationDomainOriginEXT_rest(commandBuffer, domainOrigin);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthClampEnableEXT(commandBuffer, depthClampEnable);
@@ -6551,7 +7850,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT(VkCommandBuf
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClampEnableEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClampEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClampEnableEXT, depthClampEnable), &depthClampEnable, sizeof(depthClampEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthClampEnableEXT));
+		vkl_t->fast_dev->table.CmdSetDepthClampEnableEXT(commandBuffer, depthClampEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthClampEnableEXT_rest(commandBuffer, depthClampEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT_rest(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPolygonModeEXT(commandBuffer, polygonMode);
@@ -6563,7 +7878,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPolygonModeEXT, sizeof(sbt_vk_args_vkCmdSetPolygonModeEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPolygonModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPolygonModeEXT, polygonMode), &polygonMode, sizeof(polygonMode));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetPolygonModeEXT));
+		vkl_t->fast_dev->table.CmdSetPolygonModeEXT(commandBuffer, polygonMode);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPolygonModeEXT_rest(commandBuffer, polygonMode);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT_rest(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizationSamplesEXT(commandBuffer, rasterizationSamples);
@@ -6575,7 +7906,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT(VkComman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT, rasterizationSamples), &rasterizationSamples, sizeof(rasterizationSamples));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT));
+		vkl_t->fast_dev->table.CmdSetRasterizationSamplesEXT(commandBuffer, rasterizationSamples);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRasterizationSamplesEXT_rest(commandBuffer, rasterizationSamples);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT_rest(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetSampleMaskEXT(commandBuffer, samples, pSampleMask);
@@ -6588,7 +7935,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT(VkCommandBuffer co
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pSampleMask ? (size_t)((uint64_t)((samples + 31) / 32)) * sizeof(*pSampleMask) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetSampleMaskEXT, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, samples), &samples, sizeof(samples));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, pSampleMask), &pSampleMask, sizeof(pSampleMask));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT), pSampleMask, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetSampleMaskEXT(commandBuffer, samples, pSampleMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetSampleMaskEXT_rest(commandBuffer, samples, pSampleMask);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetAlphaToCoverageEnableEXT(commandBuffer, alphaToCoverageEnable);
@@ -6600,7 +7966,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT(VkComma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT, alphaToCoverageEnable), &alphaToCoverageEnable, sizeof(alphaToCoverageEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT));
+		vkl_t->fast_dev->table.CmdSetAlphaToCoverageEnableEXT(commandBuffer, alphaToCoverageEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest(commandBuffer, alphaToCoverageEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetAlphaToOneEnableEXT(commandBuffer, alphaToOneEnable);
@@ -6612,7 +7994,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT(VkCommandBuf
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT, alphaToOneEnable), &alphaToOneEnable, sizeof(alphaToOneEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT));
+		vkl_t->fast_dev->table.CmdSetAlphaToOneEnableEXT(commandBuffer, alphaToOneEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetAlphaToOneEnableEXT_rest(commandBuffer, alphaToOneEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLogicOpEnableEXT(commandBuffer, logicOpEnable);
@@ -6624,7 +8022,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT(VkCommandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEnableEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLogicOpEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLogicOpEnableEXT, logicOpEnable), &logicOpEnable, sizeof(logicOpEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLogicOpEnableEXT));
+		vkl_t->fast_dev->table.CmdSetLogicOpEnableEXT(commandBuffer, logicOpEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLogicOpEnableEXT_rest(commandBuffer, logicOpEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorBlendEnableEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
@@ -6638,7 +8052,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT(VkCommandBuf
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pColorBlendEnables ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorBlendEnables) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, firstAttachment), &firstAttachment, sizeof(firstAttachment));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, attachmentCount), &attachmentCount, sizeof(attachmentCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, pColorBlendEnables), &pColorBlendEnables, sizeof(pColorBlendEnables));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT), pColorBlendEnables, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetColorBlendEnableEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetColorBlendEnableEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorBlendEquationEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
@@ -6652,7 +8086,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT(VkCommandB
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pColorBlendEquations ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorBlendEquations) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, firstAttachment), &firstAttachment, sizeof(firstAttachment));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, attachmentCount), &attachmentCount, sizeof(attachmentCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, pColorBlendEquations), &pColorBlendEquations, sizeof(pColorBlendEquations));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT), pColorBlendEquations, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetColorBlendEquationEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetColorBlendEquationEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorWriteMaskEXT(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
@@ -6666,7 +8120,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pColorWriteMasks ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorWriteMasks) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, firstAttachment), &firstAttachment, sizeof(firstAttachment));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, attachmentCount), &attachmentCount, sizeof(attachmentCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, pColorWriteMasks), &pColorWriteMasks, sizeof(pColorWriteMasks));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT), pColorWriteMasks, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetColorWriteMaskEXT(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetColorWriteMaskEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT_rest(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizationStreamEXT(commandBuffer, rasterizationStream);
@@ -6678,7 +8152,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT(VkCommand
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationStreamEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizationStreamEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizationStreamEXT, rasterizationStream), &rasterizationStream, sizeof(rasterizationStream));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRasterizationStreamEXT));
+		vkl_t->fast_dev->table.CmdSetRasterizationStreamEXT(commandBuffer, rasterizationStream);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRasterizationStreamEXT_rest(commandBuffer, rasterizationStream);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetConservativeRasterizationModeEXT(commandBuffer, conservativeRasterizationMode);
@@ -6690,7 +8180,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT, conservativeRasterizationMode), &conservativeRasterizationMode, sizeof(conservativeRasterizationMode));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT));
+		vkl_t->fast_dev->table.CmdSetConservativeRasterizationModeEXT(commandBuffer, conservativeRasterizationMode);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest(commandBuffer, conservativeRasterizationMode);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetExtraPrimitiveOverestimationSizeEXT(commandBuffer, extraPrimitiveOverestimationSize);
@@ -6702,7 +8208,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSize
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, sizeof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT, extraPrimitiveOverestimationSize), &extraPrimitiveOverestimationSize, sizeof(extraPrimitiveOverestimationSize));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT));
+		vkl_t->fast_dev->table.CmdSetExtraPrimitiveOverestimationSizeEXT(commandBuffer, extraPrimitiveOverestimationSize);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest(commandBuffer, extraPrimitiveOverestimationSize);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthClipEnableEXT(commandBuffer, depthClipEnable);
@@ -6714,7 +8236,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT(VkCommandBuff
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipEnableEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClipEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClipEnableEXT, depthClipEnable), &depthClipEnable, sizeof(depthClipEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthClipEnableEXT));
+		vkl_t->fast_dev->table.CmdSetDepthClipEnableEXT(commandBuffer, depthClipEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthClipEnableEXT_rest(commandBuffer, depthClipEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetSampleLocationsEnableEXT(commandBuffer, sampleLocationsEnable);
@@ -6726,7 +8264,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT(VkComma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT, sampleLocationsEnable), &sampleLocationsEnable, sizeof(sampleLocationsEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT));
+		vkl_t->fast_dev->table.CmdSetSampleLocationsEnableEXT(commandBuffer, sampleLocationsEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetSampleLocationsEnableEXT_rest(commandBuffer, sampleLocationsEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorBlendAdvancedEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
@@ -6740,7 +8294,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT(VkCommandB
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pColorBlendAdvanced ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorBlendAdvanced) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, firstAttachment), &firstAttachment, sizeof(firstAttachment));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, attachmentCount), &attachmentCount, sizeof(attachmentCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, pColorBlendAdvanced), &pColorBlendAdvanced, sizeof(pColorBlendAdvanced));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT), pColorBlendAdvanced, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetColorBlendAdvancedEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetColorBlendAdvancedEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT_rest(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetProvokingVertexModeEXT(commandBuffer, provokingVertexMode);
@@ -6752,7 +8326,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT(VkCommand
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, sizeof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT, provokingVertexMode), &provokingVertexMode, sizeof(provokingVertexMode));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT));
+		vkl_t->fast_dev->table.CmdSetProvokingVertexModeEXT(commandBuffer, provokingVertexMode);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetProvokingVertexModeEXT_rest(commandBuffer, provokingVertexMode);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT_rest(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineRasterizationModeEXT(commandBuffer, lineRasterizationMode);
@@ -6764,7 +8354,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT(VkComma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT, lineRasterizationMode), &lineRasterizationMode, sizeof(lineRasterizationMode));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT));
+		vkl_t->fast_dev->table.CmdSetLineRasterizationModeEXT(commandBuffer, lineRasterizationMode);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLineRasterizationModeEXT_rest(commandBuffer, lineRasterizationMode);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineStippleEnableEXT(commandBuffer, stippledLineEnable);
@@ -6776,7 +8382,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT(VkCommandBu
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEnableEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEnableEXT, stippledLineEnable), &stippledLineEnable, sizeof(stippledLineEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetLineStippleEnableEXT));
+		vkl_t->fast_dev->table.CmdSetLineStippleEnableEXT(commandBuffer, stippledLineEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLineStippleEnableEXT_rest(commandBuffer, stippledLineEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthClipNegativeOneToOneEXT(commandBuffer, negativeOneToOne);
@@ -6788,7 +8410,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT(VkC
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT, negativeOneToOne), &negativeOneToOne, sizeof(negativeOneToOne));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT));
+		vkl_t->fast_dev->table.CmdSetDepthClipNegativeOneToOneEXT(commandBuffer, negativeOneToOne);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest(commandBuffer, negativeOneToOne);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWScalingEnableNV(commandBuffer, viewportWScalingEnable);
@@ -6800,7 +8438,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV(VkComma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV, viewportWScalingEnable), &viewportWScalingEnable, sizeof(viewportWScalingEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV));
+		vkl_t->fast_dev->table.CmdSetViewportWScalingEnableNV(commandBuffer, viewportWScalingEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewportWScalingEnableNV_rest(commandBuffer, viewportWScalingEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV_rest(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportSwizzleNV(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
@@ -6814,7 +8468,27 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV(VkCommandBuffe
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pViewportSwizzles ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewportSwizzles) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportSwizzleNV, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, firstViewport), &firstViewport, sizeof(firstViewport));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, viewportCount), &viewportCount, sizeof(viewportCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, pViewportSwizzles), &pViewportSwizzles, sizeof(pViewportSwizzles));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV), pViewportSwizzles, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetViewportSwizzleNV(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewportSwizzleNV_rest(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageToColorEnableNV(commandBuffer, coverageToColorEnable);
@@ -6826,7 +8500,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV(VkComman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV, coverageToColorEnable), &coverageToColorEnable, sizeof(coverageToColorEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV));
+		vkl_t->fast_dev->table.CmdSetCoverageToColorEnableNV(commandBuffer, coverageToColorEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageToColorEnableNV_rest(commandBuffer, coverageToColorEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV_rest(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageToColorLocationNV(commandBuffer, coverageToColorLocation);
@@ -6838,7 +8528,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV(VkComm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV, coverageToColorLocation), &coverageToColorLocation, sizeof(coverageToColorLocation));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV));
+		vkl_t->fast_dev->table.CmdSetCoverageToColorLocationNV(commandBuffer, coverageToColorLocation);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageToColorLocationNV_rest(commandBuffer, coverageToColorLocation);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV_rest(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageModulationModeNV(commandBuffer, coverageModulationMode);
@@ -6850,7 +8556,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV(VkComma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationModeNV), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationModeNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationModeNV, coverageModulationMode), &coverageModulationMode, sizeof(coverageModulationMode));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageModulationModeNV));
+		vkl_t->fast_dev->table.CmdSetCoverageModulationModeNV(commandBuffer, coverageModulationMode);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageModulationModeNV_rest(commandBuffer, coverageModulationMode);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageModulationTableEnableNV(commandBuffer, coverageModulationTableEnable);
@@ -6862,7 +8584,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV(
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV, coverageModulationTableEnable), &coverageModulationTableEnable, sizeof(coverageModulationTableEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV));
+		vkl_t->fast_dev->table.CmdSetCoverageModulationTableEnableNV(commandBuffer, coverageModulationTableEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest(commandBuffer, coverageModulationTableEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV_rest(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageModulationTableNV(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
@@ -6875,7 +8613,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV(VkComm
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pCoverageModulationTable ? (size_t)((uint64_t)coverageModulationTableCount) * sizeof(*pCoverageModulationTable) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, coverageModulationTableCount), &coverageModulationTableCount, sizeof(coverageModulationTableCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, pCoverageModulationTable), &pCoverageModulationTable, sizeof(pCoverageModulationTable));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV), pCoverageModulationTable, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetCoverageModulationTableNV(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageModulationTableNV_rest(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetShadingRateImageEnableNV(commandBuffer, shadingRateImageEnable);
@@ -6887,7 +8644,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV(VkComma
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, sizeof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV, shadingRateImageEnable), &shadingRateImageEnable, sizeof(shadingRateImageEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV));
+		vkl_t->fast_dev->table.CmdSetShadingRateImageEnableNV(commandBuffer, shadingRateImageEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetShadingRateImageEnableNV_rest(commandBuffer, shadingRateImageEnable);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV_rest(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageReductionModeNV(commandBuffer, coverageReductionMode);
@@ -6899,7 +8672,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV(VkComman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageReductionModeNV), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageReductionModeNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageReductionModeNV, coverageReductionMode), &coverageReductionMode, sizeof(coverageReductionMode));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetCoverageReductionModeNV));
+		vkl_t->fast_dev->table.CmdSetCoverageReductionModeNV(commandBuffer, coverageReductionMode);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageReductionModeNV_rest(commandBuffer, coverageReductionMode);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRepresentativeFragmentTestEnableNV(commandBuffer, representativeFragmentTestEnable);
@@ -6909,6 +8698,22 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnable
 		vkl_a.representativeFragmentTestEnable = representativeFragmentTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV, representativeFragmentTestEnable), &representativeFragmentTestEnable, sizeof(representativeFragmentTestEnable));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV));
+		vkl_t->fast_dev->table.CmdSetRepresentativeFragmentTestEnableNV(commandBuffer, representativeFragmentTestEnable);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest(commandBuffer, representativeFragmentTestEnable);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreatePrivateDataSlot(VkDevice device, const VkPrivateDataSlotCreateInfo* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkPrivateDataSlot* pPrivateDataSlot)
@@ -7238,7 +9043,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceFragmentShadingRa
 	return vkl_ret;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFragmentShadingRateEnumNV(commandBuffer, shadingRate, combinerOps);
@@ -7249,6 +9054,25 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV(VkComm
 		vkl_a.combinerOps = combinerOps;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, &vkl_a, sizeof(vkl_a), vkl_a.combinerOps, vkl_a.combinerOps ? (size_t)((uint64_t)(2)) * sizeof(*vkl_a.combinerOps) : 0, offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps));
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = combinerOps ? (size_t)((uint64_t)(2)) * sizeof(*combinerOps) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, shadingRate), &shadingRate, sizeof(shadingRate));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps), &(const void *){ combinerOps }, sizeof(void *));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV), combinerOps, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetFragmentShadingRateEnumNV(commandBuffer, shadingRate, combinerOps);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest(commandBuffer, shadingRate, combinerOps);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetAccelerationStructureBuildSizesKHR(VkDevice device, VkAccelerationStructureBuildTypeKHR buildType, const VkAccelerationStructureBuildGeometryInfoKHR* pBuildInfo, const uint32_t* pMaxPrimitiveCounts, VkAccelerationStructureBuildSizesInfoKHR* pSizeInfo)
@@ -7281,7 +9105,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetVertexInputEXT(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT_rest(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorWriteEnableEXT(commandBuffer, attachmentCount, pColorWriteEnables);
@@ -7292,6 +9116,25 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT(VkCommandBuf
 		vkl_a.pColorWriteEnables = pColorWriteEnables;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorWriteEnables, vkl_a.pColorWriteEnables ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorWriteEnables) : 0, offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables));
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pColorWriteEnables ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorWriteEnables) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, attachmentCount), &attachmentCount, sizeof(attachmentCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables), &pColorWriteEnables, sizeof(pColorWriteEnables));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT), pColorWriteEnables, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT) + vkl_n);
+		vkl_t->fast_dev->table.CmdSetColorWriteEnableEXT(commandBuffer, attachmentCount, pColorWriteEnables);
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetColorWriteEnableEXT_rest(commandBuffer, attachmentCount, pColorWriteEnables);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent2(VkCommandBuffer commandBuffer, VkEvent event, const VkDependencyInfo* pDependencyInfo)
@@ -7322,7 +9165,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent2KHR(VkCommandBuffer comman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetEvent2(commandBuffer, event, stageMask);
@@ -7335,7 +9178,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2(VkCommandBuffer command
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent2, sizeof(sbt_vk_args_vkCmdResetEvent2), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2, event), &event, sizeof(event));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2, stageMask), &stageMask, sizeof(stageMask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdResetEvent2));
+		vkl_t->fast_dev->table.CmdResetEvent2(commandBuffer, event, stageMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdResetEvent2_rest(commandBuffer, event, stageMask);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetEvent2KHR(commandBuffer, event, stageMask);
@@ -7346,6 +9206,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR(VkCommandBuffer comm
 		vkl_a.stageMask = stageMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdResetEvent2KHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent2KHR, sizeof(sbt_vk_args_vkCmdResetEvent2KHR), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2KHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2KHR, event), &event, sizeof(event));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2KHR, stageMask), &stageMask, sizeof(stageMask));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdResetEvent2KHR));
+		vkl_t->fast_dev->table.CmdResetEvent2KHR(commandBuffer, event, stageMask);
+		return;
+	}
+#endif
+	vkl_w_vkCmdResetEvent2KHR_rest(commandBuffer, event, stageMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWaitEvents2(VkCommandBuffer commandBuffer, uint32_t eventCount, const VkEvent* pEvents, const VkDependencyInfo* pDependencyInfos)
@@ -7404,7 +9281,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier2KHR(VkCommandBuffer
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2_rest(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteTimestamp2(commandBuffer, stage, queryPool, query);
@@ -7418,7 +9295,25 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer com
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp2, sizeof(sbt_vk_args_vkCmdWriteTimestamp2), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2, stage), &stage, sizeof(stage));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2, queryPool), &queryPool, sizeof(queryPool));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2, query), &query, sizeof(query));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdWriteTimestamp2));
+		vkl_t->fast_dev->table.CmdWriteTimestamp2(commandBuffer, stage, queryPool, query);
+		return;
+	}
+#endif
+	vkl_w_vkCmdWriteTimestamp2_rest(commandBuffer, stage, queryPool, query);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR_rest(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteTimestamp2KHR(commandBuffer, stage, queryPool, query);
@@ -7430,6 +9325,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR(VkCommandBuffer 
 		vkl_a.query = query;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdWriteTimestamp2KHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp2KHR, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2KHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2KHR, stage), &stage, sizeof(stage));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2KHR, queryPool), &queryPool, sizeof(queryPool));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2KHR, query), &query, sizeof(query));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR));
+		vkl_t->fast_dev->table.CmdWriteTimestamp2KHR(commandBuffer, stage, queryPool, query);
+		return;
+	}
+#endif
+	vkl_w_vkCmdWriteTimestamp2KHR_rest(commandBuffer, stage, queryPool, query);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteBufferMarker2AMD(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkBuffer dstBuffer, VkDeviceSize dstOffset, uint32_t marker)
@@ -7670,7 +9583,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndVideoCodingKHR(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV_rest(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDecompressMemoryNV(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
@@ -7683,7 +9596,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV(VkCommandBuffer 
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	size_t vkl_n = pDecompressMemoryRegions ? (size_t)((uint64_t)decompressRegionCount) * sizeof(*pDecompressMemoryRegions) : 0;
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDecompressMemoryNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV), vkl_n);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, decompressRegionCount), &decompressRegionCount, sizeof(decompressRegionCount));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, pDecompressMemoryRegions), &pDecompressMemoryRegions, sizeof(pDecompressMemoryRegions));
+		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdDecompressMemoryNV), pDecompressMemoryRegions, vkl_n);
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV) + vkl_n);
+		vkl_t->fast_dev->table.CmdDecompressMemoryNV(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDecompressMemoryNV_rest(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDecompressMemoryIndirectCountNV(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
@@ -7695,6 +9627,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV(VkC
 		vkl_a.stride = stride;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV, indirectCommandsAddress), &indirectCommandsAddress, sizeof(indirectCommandsAddress));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV, indirectCommandsCountAddress), &indirectCommandsCountAddress, sizeof(indirectCommandsCountAddress));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV, stride), &stride, sizeof(stride));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV));
+		vkl_t->fast_dev->table.CmdDecompressMemoryIndirectCountNV(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
+		return;
+	}
+#endif
+	vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateCuModuleNVX(VkDevice device, const VkCuModuleCreateInfoNVX* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkCuModuleNVX* pModule)
@@ -7845,7 +9795,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDescriptorBufferOffsetsEXT(VkCom
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(commandBuffer, pipelineBindPoint, layout, set);
@@ -7857,6 +9807,24 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSampler
 		vkl_a.set = set;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, pipelineBindPoint), &pipelineBindPoint, sizeof(pipelineBindPoint));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, layout), &layout, sizeof(layout));
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, set), &set, sizeof(set));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT));
+		vkl_t->fast_dev->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(commandBuffer, pipelineBindPoint, layout, set);
+		return;
+	}
+#endif
+	vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest(commandBuffer, pipelineBindPoint, layout, set);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkSetDeviceMemoryPriorityEXT(VkDevice device, VkDeviceMemory memory, float priority)
@@ -7953,7 +9921,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderingKHR(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering(VkCommandBuffer commandBuffer)
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRendering(commandBuffer);
@@ -7964,7 +9932,22 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering(VkCommandBuffer comman
 	}
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR(VkCommandBuffer commandBuffer)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRendering, sizeof(sbt_vk_args_vkCmdEndRendering), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndRendering, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndRendering));
+		vkl_t->fast_dev->table.CmdEndRendering(commandBuffer);
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndRendering_rest(commandBuffer);
+}
+
+VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRenderingKHR(commandBuffer);
@@ -7973,6 +9956,21 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR(VkCommandBuffer com
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRenderingKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_trim_tls *vkl_t = vkl_trim_self();
+	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRenderingKHR, sizeof(sbt_vk_args_vkCmdEndRenderingKHR), 0);
+	if (vkl_p) {
+		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndRenderingKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
+		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdEndRenderingKHR));
+		vkl_t->fast_dev->table.CmdEndRenderingKHR(commandBuffer);
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndRenderingKHR_rest(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDescriptorSetLayoutHostMappingInfoVALVE(VkDevice device, const VkDescriptorSetBindingReferenceVALVE* pBindingReference, VkDescriptorSetLayoutHostMappingInfoVALVE* pHostMapping)
@@ -8413,590 +10411,590 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkReleaseSwapchainImagesEXT(VkDevice
 }
 
 const vkl_proc vkl_procs[] = {
-	{"vkAcquireDrmDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkAcquireDrmDisplayEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, AcquireDrmDisplayEXT)},
-	{"vkAcquireNextImage2KHR", (PFN_vkVoidFunction)vkl_w_vkAcquireNextImage2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireNextImage2KHR)},
-	{"vkAcquireNextImageKHR", (PFN_vkVoidFunction)vkl_w_vkAcquireNextImageKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireNextImageKHR)},
-	{"vkAcquirePerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkAcquirePerformanceConfigurationINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquirePerformanceConfigurationINTEL)},
-	{"vkAcquireProfilingLockKHR", (PFN_vkVoidFunction)vkl_w_vkAcquireProfilingLockKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireProfilingLockKHR)},
+	{"vkAcquireDrmDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkAcquireDrmDisplayEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, AcquireDrmDisplayEXT)},
+	{"vkAcquireNextImage2KHR", (PFN_vkVoidFunction)vkl_w_vkAcquireNextImage2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireNextImage2KHR)},
+	{"vkAcquireNextImageKHR", (PFN_vkVoidFunction)vkl_w_vkAcquireNextImageKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireNextImageKHR)},
+	{"vkAcquirePerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkAcquirePerformanceConfigurationINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquirePerformanceConfigurationINTEL)},
+	{"vkAcquireProfilingLockKHR", (PFN_vkVoidFunction)vkl_w_vkAcquireProfilingLockKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireProfilingLockKHR)},
 #ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
-	{"vkAcquireXlibDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkAcquireXlibDisplayEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, AcquireXlibDisplayEXT)},
+	{"vkAcquireXlibDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkAcquireXlibDisplayEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, AcquireXlibDisplayEXT)},
 #endif
-	{"vkAllocateCommandBuffers", (PFN_vkVoidFunction)vkl_w_vkAllocateCommandBuffers, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateCommandBuffers)},
-	{"vkAllocateDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkAllocateDescriptorSets, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateDescriptorSets)},
-	{"vkAllocateMemory", (PFN_vkVoidFunction)vkl_o_vkAllocateMemory, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateMemory)},
-	{"vkBeginCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkBeginCommandBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BeginCommandBuffer)},
-	{"vkBindAccelerationStructureMemoryNV", (PFN_vkVoidFunction)vkl_w_vkBindAccelerationStructureMemoryNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindAccelerationStructureMemoryNV)},
-	{"vkBindBufferMemory", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory)},
-	{"vkBindBufferMemory2", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory2)},
-	{"vkBindBufferMemory2KHR", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory2KHR)},
-	{"vkBindImageMemory", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory)},
-	{"vkBindImageMemory2", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory2)},
-	{"vkBindImageMemory2KHR", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory2KHR)},
-	{"vkBindOpticalFlowSessionImageNV", (PFN_vkVoidFunction)vkl_w_vkBindOpticalFlowSessionImageNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindOpticalFlowSessionImageNV)},
-	{"vkBindVideoSessionMemoryKHR", (PFN_vkVoidFunction)vkl_w_vkBindVideoSessionMemoryKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindVideoSessionMemoryKHR)},
-	{"vkBuildMicromapsEXT", (PFN_vkVoidFunction)vkl_w_vkBuildMicromapsEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BuildMicromapsEXT)},
-	{"vkCmdBeginConditionalRenderingEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginConditionalRenderingEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginConditionalRenderingEXT)},
-	{"vkCmdBeginDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginDebugUtilsLabelEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginDebugUtilsLabelEXT)},
-	{"vkCmdBeginQuery", (PFN_vkVoidFunction)vkl_w_vkCmdBeginQuery, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginQuery)},
-	{"vkCmdBeginQueryIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginQueryIndexedEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginQueryIndexedEXT)},
-	{"vkCmdBeginRenderPass", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass)},
-	{"vkCmdBeginRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass2)},
-	{"vkCmdBeginRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass2KHR)},
-	{"vkCmdBeginRendering", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRendering, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRendering)},
-	{"vkCmdBeginRenderingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderingKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderingKHR)},
-	{"vkCmdBeginTransformFeedbackEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginTransformFeedbackEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginTransformFeedbackEXT)},
-	{"vkCmdBeginVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginVideoCodingKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginVideoCodingKHR)},
-	{"vkCmdBindDescriptorBufferEmbeddedSamplersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorBufferEmbeddedSamplersEXT)},
-	{"vkCmdBindDescriptorBuffersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBuffersEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorBuffersEXT)},
-	{"vkCmdBindDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorSets, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorSets)},
-	{"vkCmdBindIndexBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdBindIndexBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindIndexBuffer)},
-	{"vkCmdBindInvocationMaskHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdBindInvocationMaskHUAWEI, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindInvocationMaskHUAWEI)},
-	{"vkCmdBindPipeline", (PFN_vkVoidFunction)vkl_w_vkCmdBindPipeline, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindPipeline)},
-	{"vkCmdBindPipelineShaderGroupNV", (PFN_vkVoidFunction)vkl_w_vkCmdBindPipelineShaderGroupNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindPipelineShaderGroupNV)},
-	{"vkCmdBindShadingRateImageNV", (PFN_vkVoidFunction)vkl_w_vkCmdBindShadingRateImageNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindShadingRateImageNV)},
-	{"vkCmdBindTransformFeedbackBuffersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindTransformFeedbackBuffersEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindTransformFeedbackBuffersEXT)},
-	{"vkCmdBindVertexBuffers", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers)},
-	{"vkCmdBindVertexBuffers2", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers2)},
-	{"vkCmdBindVertexBuffers2EXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers2EXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers2EXT)},
-	{"vkCmdBlitImage", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage)},
-	{"vkCmdBlitImage2", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage2)},
-	{"vkCmdBlitImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage2KHR)},
-	{"vkCmdBuildAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCmdBuildAccelerationStructureNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBuildAccelerationStructureNV)},
-	{"vkCmdBuildMicromapsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBuildMicromapsEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBuildMicromapsEXT)},
-	{"vkCmdClearAttachments", (PFN_vkVoidFunction)vkl_w_vkCmdClearAttachments, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearAttachments)},
-	{"vkCmdClearColorImage", (PFN_vkVoidFunction)vkl_w_vkCmdClearColorImage, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearColorImage)},
-	{"vkCmdClearDepthStencilImage", (PFN_vkVoidFunction)vkl_w_vkCmdClearDepthStencilImage, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearDepthStencilImage)},
-	{"vkCmdControlVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdControlVideoCodingKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdControlVideoCodingKHR)},
-	{"vkCmdCopyAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureKHR)},
-	{"vkCmdCopyAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureNV)},
-	{"vkCmdCopyAccelerationStructureToMemoryKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureToMemoryKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureToMemoryKHR)},
-	{"vkCmdCopyBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer)},
-	{"vkCmdCopyBuffer2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer2)},
-	{"vkCmdCopyBuffer2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer2KHR)},
-	{"vkCmdCopyBufferToImage", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage)},
-	{"vkCmdCopyBufferToImage2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage2)},
-	{"vkCmdCopyBufferToImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage2KHR)},
-	{"vkCmdCopyImage", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage)},
-	{"vkCmdCopyImage2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage2)},
-	{"vkCmdCopyImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage2KHR)},
-	{"vkCmdCopyImageToBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer)},
-	{"vkCmdCopyImageToBuffer2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer2)},
-	{"vkCmdCopyImageToBuffer2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer2KHR)},
-	{"vkCmdCopyMemoryIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryIndirectNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryIndirectNV)},
-	{"vkCmdCopyMemoryToAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToAccelerationStructureKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToAccelerationStructureKHR)},
-	{"vkCmdCopyMemoryToImageIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToImageIndirectNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToImageIndirectNV)},
-	{"vkCmdCopyMemoryToMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToMicromapEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToMicromapEXT)},
-	{"vkCmdCopyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMicromapEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMicromapEXT)},
-	{"vkCmdCopyMicromapToMemoryEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMicromapToMemoryEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMicromapToMemoryEXT)},
-	{"vkCmdCopyQueryPoolResults", (PFN_vkVoidFunction)vkl_w_vkCmdCopyQueryPoolResults, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyQueryPoolResults)},
-	{"vkCmdDebugMarkerBeginEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerBeginEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerBeginEXT)},
-	{"vkCmdDebugMarkerEndEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerEndEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerEndEXT)},
-	{"vkCmdDebugMarkerInsertEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerInsertEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerInsertEXT)},
-	{"vkCmdDecodeVideoKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDecodeVideoKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecodeVideoKHR)},
-	{"vkCmdDecompressMemoryIndirectCountNV", (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryIndirectCountNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecompressMemoryIndirectCountNV)},
-	{"vkCmdDecompressMemoryNV", (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecompressMemoryNV)},
-	{"vkCmdDispatch", (PFN_vkVoidFunction)vkl_w_vkCmdDispatch, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatch)},
-	{"vkCmdDispatchBase", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBase, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchBase)},
-	{"vkCmdDispatchBaseKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBaseKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchBaseKHR)},
-	{"vkCmdDispatchIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchIndirect, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchIndirect)},
-	{"vkCmdDraw", (PFN_vkVoidFunction)vkl_w_vkCmdDraw, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDraw)},
-	{"vkCmdDrawClusterHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterHUAWEI, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawClusterHUAWEI)},
-	{"vkCmdDrawClusterIndirectHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterIndirectHUAWEI, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawClusterIndirectHUAWEI)},
-	{"vkCmdDrawIndexed", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexed, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexed)},
-	{"vkCmdDrawIndexedIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirect, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirect)},
-	{"vkCmdDrawIndexedIndirectCount", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCount, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCount)},
-	{"vkCmdDrawIndexedIndirectCountAMD", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCountAMD, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCountAMD)},
-	{"vkCmdDrawIndexedIndirectCountKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCountKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCountKHR)},
-	{"vkCmdDrawIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirect, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirect)},
-	{"vkCmdDrawIndirectByteCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectByteCountEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectByteCountEXT)},
-	{"vkCmdDrawIndirectCount", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCount, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCount)},
-	{"vkCmdDrawIndirectCountAMD", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCountAMD, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCountAMD)},
-	{"vkCmdDrawIndirectCountKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCountKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCountKHR)},
-	{"vkCmdDrawMeshTasksEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksEXT)},
-	{"vkCmdDrawMeshTasksIndirectCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectCountEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectCountEXT)},
-	{"vkCmdDrawMeshTasksIndirectCountNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectCountNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectCountNV)},
-	{"vkCmdDrawMeshTasksIndirectEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectEXT)},
-	{"vkCmdDrawMeshTasksIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectNV)},
-	{"vkCmdDrawMeshTasksNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksNV)},
-	{"vkCmdDrawMultiEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMultiEXT)},
-	{"vkCmdDrawMultiIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiIndexedEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMultiIndexedEXT)},
-	{"vkCmdEndConditionalRenderingEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndConditionalRenderingEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndConditionalRenderingEXT)},
-	{"vkCmdEndDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndDebugUtilsLabelEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndDebugUtilsLabelEXT)},
-	{"vkCmdEndQuery", (PFN_vkVoidFunction)vkl_w_vkCmdEndQuery, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndQuery)},
-	{"vkCmdEndQueryIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndQueryIndexedEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndQueryIndexedEXT)},
-	{"vkCmdEndRenderPass", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass)},
-	{"vkCmdEndRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass2)},
-	{"vkCmdEndRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass2KHR)},
-	{"vkCmdEndRendering", (PFN_vkVoidFunction)vkl_w_vkCmdEndRendering, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRendering)},
-	{"vkCmdEndRenderingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderingKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderingKHR)},
-	{"vkCmdEndTransformFeedbackEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndTransformFeedbackEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndTransformFeedbackEXT)},
-	{"vkCmdEndVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndVideoCodingKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndVideoCodingKHR)},
-	{"vkCmdExecuteCommands", (PFN_vkVoidFunction)vkl_w_vkCmdExecuteCommands, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdExecuteCommands)},
-	{"vkCmdExecuteGeneratedCommandsNV", (PFN_vkVoidFunction)vkl_w_vkCmdExecuteGeneratedCommandsNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdExecuteGeneratedCommandsNV)},
-	{"vkCmdFillBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdFillBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdFillBuffer)},
-	{"vkCmdInsertDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdInsertDebugUtilsLabelEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdInsertDebugUtilsLabelEXT)},
-	{"vkCmdNextSubpass", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass)},
-	{"vkCmdNextSubpass2", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass2)},
-	{"vkCmdNextSubpass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass2KHR)},
-	{"vkCmdOpticalFlowExecuteNV", (PFN_vkVoidFunction)vkl_w_vkCmdOpticalFlowExecuteNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdOpticalFlowExecuteNV)},
-	{"vkCmdPipelineBarrier", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier)},
-	{"vkCmdPipelineBarrier2", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier2)},
-	{"vkCmdPipelineBarrier2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier2KHR)},
-	{"vkCmdPreprocessGeneratedCommandsNV", (PFN_vkVoidFunction)vkl_w_vkCmdPreprocessGeneratedCommandsNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPreprocessGeneratedCommandsNV)},
-	{"vkCmdPushConstants", (PFN_vkVoidFunction)vkl_w_vkCmdPushConstants, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushConstants)},
-	{"vkCmdPushDescriptorSetKHR", (PFN_vkVoidFunction)vkl_w_vkCmdPushDescriptorSetKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushDescriptorSetKHR)},
-	{"vkCmdPushDescriptorSetWithTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkCmdPushDescriptorSetWithTemplateKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushDescriptorSetWithTemplateKHR)},
-	{"vkCmdResetEvent", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent)},
-	{"vkCmdResetEvent2", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent2)},
-	{"vkCmdResetEvent2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent2KHR)},
-	{"vkCmdResetQueryPool", (PFN_vkVoidFunction)vkl_w_vkCmdResetQueryPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetQueryPool)},
-	{"vkCmdResolveImage", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage)},
-	{"vkCmdResolveImage2", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage2)},
-	{"vkCmdResolveImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage2KHR)},
-	{"vkCmdSetAlphaToCoverageEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToCoverageEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetAlphaToCoverageEnableEXT)},
-	{"vkCmdSetAlphaToOneEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToOneEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetAlphaToOneEnableEXT)},
-	{"vkCmdSetBlendConstants", (PFN_vkVoidFunction)vkl_w_vkCmdSetBlendConstants, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetBlendConstants)},
-	{"vkCmdSetCheckpointNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCheckpointNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCheckpointNV)},
-	{"vkCmdSetCoarseSampleOrderNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoarseSampleOrderNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoarseSampleOrderNV)},
-	{"vkCmdSetColorBlendAdvancedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendAdvancedEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendAdvancedEXT)},
-	{"vkCmdSetColorBlendEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendEnableEXT)},
-	{"vkCmdSetColorBlendEquationEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEquationEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendEquationEXT)},
-	{"vkCmdSetColorWriteEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorWriteEnableEXT)},
-	{"vkCmdSetColorWriteMaskEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteMaskEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorWriteMaskEXT)},
-	{"vkCmdSetConservativeRasterizationModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetConservativeRasterizationModeEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetConservativeRasterizationModeEXT)},
-	{"vkCmdSetCoverageModulationModeNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationModeNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationModeNV)},
-	{"vkCmdSetCoverageModulationTableEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableEnableNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationTableEnableNV)},
-	{"vkCmdSetCoverageModulationTableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationTableNV)},
-	{"vkCmdSetCoverageReductionModeNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageReductionModeNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageReductionModeNV)},
-	{"vkCmdSetCoverageToColorEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorEnableNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageToColorEnableNV)},
-	{"vkCmdSetCoverageToColorLocationNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorLocationNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageToColorLocationNV)},
-	{"vkCmdSetCullMode", (PFN_vkVoidFunction)vkl_w_vkCmdSetCullMode, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCullMode)},
-	{"vkCmdSetCullModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetCullModeEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCullModeEXT)},
-	{"vkCmdSetDepthBias", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBias, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBias)},
-	{"vkCmdSetDepthBiasEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnable, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBiasEnable)},
-	{"vkCmdSetDepthBiasEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBiasEnableEXT)},
-	{"vkCmdSetDepthBounds", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBounds, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBounds)},
-	{"vkCmdSetDepthBoundsTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnable, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBoundsTestEnable)},
-	{"vkCmdSetDepthBoundsTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBoundsTestEnableEXT)},
-	{"vkCmdSetDepthClampEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClampEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClampEnableEXT)},
-	{"vkCmdSetDepthClipEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClipEnableEXT)},
-	{"vkCmdSetDepthClipNegativeOneToOneEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClipNegativeOneToOneEXT)},
-	{"vkCmdSetDepthCompareOp", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOp, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthCompareOp)},
-	{"vkCmdSetDepthCompareOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOpEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthCompareOpEXT)},
-	{"vkCmdSetDepthTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnable, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthTestEnable)},
-	{"vkCmdSetDepthTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthTestEnableEXT)},
-	{"vkCmdSetDepthWriteEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnable, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthWriteEnable)},
-	{"vkCmdSetDepthWriteEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthWriteEnableEXT)},
-	{"vkCmdSetDescriptorBufferOffsetsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDescriptorBufferOffsetsEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDescriptorBufferOffsetsEXT)},
-	{"vkCmdSetDeviceMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMask, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDeviceMask)},
-	{"vkCmdSetDeviceMaskKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMaskKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDeviceMaskKHR)},
-	{"vkCmdSetDiscardRectangleEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDiscardRectangleEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDiscardRectangleEXT)},
-	{"vkCmdSetEvent", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent)},
-	{"vkCmdSetEvent2", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent2)},
-	{"vkCmdSetEvent2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent2KHR)},
-	{"vkCmdSetExclusiveScissorNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetExclusiveScissorNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetExclusiveScissorNV)},
-	{"vkCmdSetExtraPrimitiveOverestimationSizeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetExtraPrimitiveOverestimationSizeEXT)},
-	{"vkCmdSetFragmentShadingRateEnumNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateEnumNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFragmentShadingRateEnumNV)},
-	{"vkCmdSetFragmentShadingRateKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFragmentShadingRateKHR)},
-	{"vkCmdSetFrontFace", (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFace, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFrontFace)},
-	{"vkCmdSetFrontFaceEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFaceEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFrontFaceEXT)},
-	{"vkCmdSetLineRasterizationModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineRasterizationModeEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineRasterizationModeEXT)},
-	{"vkCmdSetLineStippleEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineStippleEXT)},
-	{"vkCmdSetLineStippleEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineStippleEnableEXT)},
-	{"vkCmdSetLineWidth", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineWidth, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineWidth)},
-	{"vkCmdSetLogicOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLogicOpEXT)},
-	{"vkCmdSetLogicOpEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLogicOpEnableEXT)},
-	{"vkCmdSetPatchControlPointsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPatchControlPointsEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPatchControlPointsEXT)},
-	{"vkCmdSetPerformanceMarkerINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceMarkerINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceMarkerINTEL)},
-	{"vkCmdSetPerformanceOverrideINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceOverrideINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceOverrideINTEL)},
-	{"vkCmdSetPerformanceStreamMarkerINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceStreamMarkerINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceStreamMarkerINTEL)},
-	{"vkCmdSetPolygonModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPolygonModeEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPolygonModeEXT)},
-	{"vkCmdSetPrimitiveRestartEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnable, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveRestartEnable)},
-	{"vkCmdSetPrimitiveRestartEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveRestartEnableEXT)},
-	{"vkCmdSetPrimitiveTopology", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopology, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveTopology)},
-	{"vkCmdSetPrimitiveTopologyEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopologyEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveTopologyEXT)},
-	{"vkCmdSetProvokingVertexModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetProvokingVertexModeEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetProvokingVertexModeEXT)},
-	{"vkCmdSetRasterizationSamplesEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationSamplesEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizationSamplesEXT)},
-	{"vkCmdSetRasterizationStreamEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationStreamEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizationStreamEXT)},
-	{"vkCmdSetRasterizerDiscardEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnable, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizerDiscardEnable)},
-	{"vkCmdSetRasterizerDiscardEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizerDiscardEnableEXT)},
-	{"vkCmdSetRayTracingPipelineStackSizeKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRayTracingPipelineStackSizeKHR)},
-	{"vkCmdSetRepresentativeFragmentTestEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRepresentativeFragmentTestEnableNV)},
-	{"vkCmdSetSampleLocationsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleLocationsEXT)},
-	{"vkCmdSetSampleLocationsEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleLocationsEnableEXT)},
-	{"vkCmdSetSampleMaskEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleMaskEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleMaskEXT)},
-	{"vkCmdSetScissor", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissor, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissor)},
-	{"vkCmdSetScissorWithCount", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCount, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissorWithCount)},
-	{"vkCmdSetScissorWithCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCountEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissorWithCountEXT)},
-	{"vkCmdSetShadingRateImageEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetShadingRateImageEnableNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetShadingRateImageEnableNV)},
-	{"vkCmdSetStencilCompareMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilCompareMask, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilCompareMask)},
-	{"vkCmdSetStencilOp", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOp, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilOp)},
-	{"vkCmdSetStencilOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOpEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilOpEXT)},
-	{"vkCmdSetStencilReference", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilReference, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilReference)},
-	{"vkCmdSetStencilTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnable, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilTestEnable)},
-	{"vkCmdSetStencilTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnableEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilTestEnableEXT)},
-	{"vkCmdSetStencilWriteMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilWriteMask, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilWriteMask)},
-	{"vkCmdSetTessellationDomainOriginEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetTessellationDomainOriginEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetTessellationDomainOriginEXT)},
-	{"vkCmdSetVertexInputEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetVertexInputEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetVertexInputEXT)},
-	{"vkCmdSetViewport", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewport, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewport)},
-	{"vkCmdSetViewportShadingRatePaletteNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportShadingRatePaletteNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportShadingRatePaletteNV)},
-	{"vkCmdSetViewportSwizzleNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportSwizzleNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportSwizzleNV)},
-	{"vkCmdSetViewportWScalingEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingEnableNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWScalingEnableNV)},
-	{"vkCmdSetViewportWScalingNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWScalingNV)},
-	{"vkCmdSetViewportWithCount", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCount, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWithCount)},
-	{"vkCmdSetViewportWithCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCountEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWithCountEXT)},
-	{"vkCmdSubpassShadingHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdSubpassShadingHUAWEI, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSubpassShadingHUAWEI)},
-	{"vkCmdTraceRaysIndirect2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirect2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysIndirect2KHR)},
-	{"vkCmdTraceRaysIndirectKHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirectKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysIndirectKHR)},
-	{"vkCmdTraceRaysKHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysKHR)},
-	{"vkCmdTraceRaysNV", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysNV)},
-	{"vkCmdUpdateBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdUpdateBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdUpdateBuffer)},
-	{"vkCmdWaitEvents", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents)},
-	{"vkCmdWaitEvents2", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents2)},
-	{"vkCmdWaitEvents2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents2KHR)},
-	{"vkCmdWriteAccelerationStructuresPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkCmdWriteAccelerationStructuresPropertiesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteAccelerationStructuresPropertiesKHR)},
-	{"vkCmdWriteAccelerationStructuresPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkCmdWriteAccelerationStructuresPropertiesNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteAccelerationStructuresPropertiesNV)},
-	{"vkCmdWriteBufferMarker2AMD", (PFN_vkVoidFunction)vkl_w_vkCmdWriteBufferMarker2AMD, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteBufferMarker2AMD)},
-	{"vkCmdWriteBufferMarkerAMD", (PFN_vkVoidFunction)vkl_w_vkCmdWriteBufferMarkerAMD, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteBufferMarkerAMD)},
-	{"vkCmdWriteMicromapsPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkCmdWriteMicromapsPropertiesEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteMicromapsPropertiesEXT)},
-	{"vkCmdWriteTimestamp", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp)},
-	{"vkCmdWriteTimestamp2", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp2)},
-	{"vkCmdWriteTimestamp2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp2KHR)},
-	{"vkCompileDeferredNV", (PFN_vkVoidFunction)vkl_w_vkCompileDeferredNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CompileDeferredNV)},
-	{"vkCopyMemoryToMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMemoryToMicromapEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMemoryToMicromapEXT)},
-	{"vkCopyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMicromapEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMicromapEXT)},
-	{"vkCopyMicromapToMemoryEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMicromapToMemoryEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMicromapToMemoryEXT)},
-	{"vkCreateAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCreateAccelerationStructureKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateAccelerationStructureKHR)},
-	{"vkCreateAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCreateAccelerationStructureNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateAccelerationStructureNV)},
-	{"vkCreateBuffer", (PFN_vkVoidFunction)vkl_w_vkCreateBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateBuffer)},
-	{"vkCreateBufferView", (PFN_vkVoidFunction)vkl_w_vkCreateBufferView, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateBufferView)},
-	{"vkCreateCommandPool", (PFN_vkVoidFunction)vkl_w_vkCreateCommandPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCommandPool)},
-	{"vkCreateComputePipelines", (PFN_vkVoidFunction)vkl_w_vkCreateComputePipelines, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateComputePipelines)},
-	{"vkCreateCuFunctionNVX", (PFN_vkVoidFunction)vkl_w_vkCreateCuFunctionNVX, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCuFunctionNVX)},
-	{"vkCreateCuModuleNVX", (PFN_vkVoidFunction)vkl_w_vkCreateCuModuleNVX, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCuModuleNVX)},
-	{"vkCreateDebugReportCallbackEXT", (PFN_vkVoidFunction)vkl_w_vkCreateDebugReportCallbackEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDebugReportCallbackEXT)},
-	{"vkCreateDebugUtilsMessengerEXT", (PFN_vkVoidFunction)vkl_w_vkCreateDebugUtilsMessengerEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDebugUtilsMessengerEXT)},
-	{"vkCreateDeferredOperationKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDeferredOperationKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDeferredOperationKHR)},
-	{"vkCreateDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorPool)},
-	{"vkCreateDescriptorSetLayout", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorSetLayout, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorSetLayout)},
-	{"vkCreateDescriptorUpdateTemplate", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorUpdateTemplate, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorUpdateTemplate)},
-	{"vkCreateDescriptorUpdateTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorUpdateTemplateKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorUpdateTemplateKHR)},
-	{"vkCreateDevice", (PFN_vkVoidFunction)vkl_o_vkCreateDevice, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDevice)},
-	{"vkCreateDisplayModeKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDisplayModeKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDisplayModeKHR)},
-	{"vkCreateDisplayPlaneSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDisplayPlaneSurfaceKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDisplayPlaneSurfaceKHR)},
-	{"vkCreateEvent", (PFN_vkVoidFunction)vkl_w_vkCreateEvent, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateEvent)},
-	{"vkCreateFence", (PFN_vkVoidFunction)vkl_w_vkCreateFence, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateFence)},
-	{"vkCreateFramebuffer", (PFN_vkVoidFunction)vkl_w_vkCreateFramebuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateFramebuffer)},
-	{"vkCreateGraphicsPipelines", (PFN_vkVoidFunction)vkl_w_vkCreateGraphicsPipelines, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateGraphicsPipelines)},
-	{"vkCreateHeadlessSurfaceEXT", (PFN_vkVoidFunction)vkl_w_vkCreateHeadlessSurfaceEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateHeadlessSurfaceEXT)},
-	{"vkCreateImage", (PFN_vkVoidFunction)vkl_w_vkCreateImage, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateImage)},
-	{"vkCreateImageView", (PFN_vkVoidFunction)vkl_w_vkCreateImageView, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateImageView)},
-	{"vkCreateIndirectCommandsLayoutNV", (PFN_vkVoidFunction)vkl_w_vkCreateIndirectCommandsLayoutNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateIndirectCommandsLayoutNV)},
-	{"vkCreateInstance", (PFN_vkVoidFunction)vkl_o_vkCreateInstance, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
-	{"vkCreateMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCreateMicromapEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateMicromapEXT)},
-	{"vkCreateOpticalFlowSessionNV", (PFN_vkVoidFunction)vkl_w_vkCreateOpticalFlowSessionNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateOpticalFlowSessionNV)},
-	{"vkCreatePipelineCache", (PFN_vkVoidFunction)vkl_w_vkCreatePipelineCache, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePipelineCache)},
-	{"vkCreatePipelineLayout", (PFN_vkVoidFunction)vkl_w_vkCreatePipelineLayout, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePipelineLayout)},
-	{"vkCreatePrivateDataSlot", (PFN_vkVoidFunction)vkl_w_vkCreatePrivateDataSlot, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePrivateDataSlot)},
-	{"vkCreatePrivateDataSlotEXT", (PFN_vkVoidFunction)vkl_w_vkCreatePrivateDataSlotEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePrivateDataSlotEXT)},
-	{"vkCreateQueryPool", (PFN_vkVoidFunction)vkl_w_vkCreateQueryPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateQueryPool)},
-	{"vkCreateRayTracingPipelinesNV", (PFN_vkVoidFunction)vkl_w_vkCreateRayTracingPipelinesNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRayTracingPipelinesNV)},
-	{"vkCreateRenderPass", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass)},
-	{"vkCreateRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass2)},
-	{"vkCreateRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass2KHR)},
-	{"vkCreateSampler", (PFN_vkVoidFunction)vkl_w_vkCreateSampler, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSampler)},
-	{"vkCreateSamplerYcbcrConversion", (PFN_vkVoidFunction)vkl_w_vkCreateSamplerYcbcrConversion, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSamplerYcbcrConversion)},
-	{"vkCreateSamplerYcbcrConversionKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSamplerYcbcrConversionKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSamplerYcbcrConversionKHR)},
-	{"vkCreateSemaphore", (PFN_vkVoidFunction)vkl_w_vkCreateSemaphore, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSemaphore)},
-	{"vkCreateShaderModule", (PFN_vkVoidFunction)vkl_w_vkCreateShaderModule, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateShaderModule)},
-	{"vkCreateSharedSwapchainsKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSharedSwapchainsKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSharedSwapchainsKHR)},
-	{"vkCreateSwapchainKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSwapchainKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSwapchainKHR)},
-	{"vkCreateValidationCacheEXT", (PFN_vkVoidFunction)vkl_w_vkCreateValidationCacheEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateValidationCacheEXT)},
-	{"vkCreateVideoSessionKHR", (PFN_vkVoidFunction)vkl_w_vkCreateVideoSessionKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateVideoSessionKHR)},
-	{"vkCreateVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkCreateVideoSessionParametersKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateVideoSessionParametersKHR)},
+	{"vkAllocateCommandBuffers", (PFN_vkVoidFunction)vkl_w_vkAllocateCommandBuffers, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateCommandBuffers)},
+	{"vkAllocateDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkAllocateDescriptorSets, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateDescriptorSets)},
+	{"vkAllocateMemory", (PFN_vkVoidFunction)vkl_o_vkAllocateMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateMemory)},
+	{"vkBeginCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkBeginCommandBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BeginCommandBuffer)},
+	{"vkBindAccelerationStructureMemoryNV", (PFN_vkVoidFunction)vkl_w_vkBindAccelerationStructureMemoryNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindAccelerationStructureMemoryNV)},
+	{"vkBindBufferMemory", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory)},
+	{"vkBindBufferMemory2", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory2)},
+	{"vkBindBufferMemory2KHR", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory2KHR)},
+	{"vkBindImageMemory", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory)},
+	{"vkBindImageMemory2", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory2)},
+	{"vkBindImageMemory2KHR", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory2KHR)},
+	{"vkBindOpticalFlowSessionImageNV", (PFN_vkVoidFunction)vkl_w_vkBindOpticalFlowSessionImageNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindOpticalFlowSessionImageNV)},
+	{"vkBindVideoSessionMemoryKHR", (PFN_vkVoidFunction)vkl_w_vkBindVideoSessionMemoryKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindVideoSessionMemoryKHR)},
+	{"vkBuildMicromapsEXT", (PFN_vkVoidFunction)vkl_w_vkBuildMicromapsEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BuildMicromapsEXT)},
+	{"vkCmdBeginConditionalRenderingEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginConditionalRenderingEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginConditionalRenderingEXT)},
+	{"vkCmdBeginDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginDebugUtilsLabelEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginDebugUtilsLabelEXT)},
+	{"vkCmdBeginQuery", (PFN_vkVoidFunction)vkl_w_vkCmdBeginQuery, (PFN_vkVoidFunction)vkl_w_vkCmdBeginQuery_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginQuery)},
+	{"vkCmdBeginQueryIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginQueryIndexedEXT, (PFN_vkVoidFunction)vkl_w_vkCmdBeginQueryIndexedEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginQueryIndexedEXT)},
+	{"vkCmdBeginRenderPass", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass)},
+	{"vkCmdBeginRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass2)},
+	{"vkCmdBeginRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass2KHR)},
+	{"vkCmdBeginRendering", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRendering, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRendering)},
+	{"vkCmdBeginRenderingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderingKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderingKHR)},
+	{"vkCmdBeginTransformFeedbackEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginTransformFeedbackEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginTransformFeedbackEXT)},
+	{"vkCmdBeginVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginVideoCodingKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginVideoCodingKHR)},
+	{"vkCmdBindDescriptorBufferEmbeddedSamplersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorBufferEmbeddedSamplersEXT)},
+	{"vkCmdBindDescriptorBuffersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBuffersEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorBuffersEXT)},
+	{"vkCmdBindDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorSets, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorSets)},
+	{"vkCmdBindIndexBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdBindIndexBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindIndexBuffer)},
+	{"vkCmdBindInvocationMaskHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdBindInvocationMaskHUAWEI, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindInvocationMaskHUAWEI)},
+	{"vkCmdBindPipeline", (PFN_vkVoidFunction)vkl_w_vkCmdBindPipeline, (PFN_vkVoidFunction)vkl_w_vkCmdBindPipeline_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindPipeline)},
+	{"vkCmdBindPipelineShaderGroupNV", (PFN_vkVoidFunction)vkl_w_vkCmdBindPipelineShaderGroupNV, (PFN_vkVoidFunction)vkl_w_vkCmdBindPipelineShaderGroupNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindPipelineShaderGroupNV)},
+	{"vkCmdBindShadingRateImageNV", (PFN_vkVoidFunction)vkl_w_vkCmdBindShadingRateImageNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindShadingRateImageNV)},
+	{"vkCmdBindTransformFeedbackBuffersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindTransformFeedbackBuffersEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindTransformFeedbackBuffersEXT)},
+	{"vkCmdBindVertexBuffers", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers)},
+	{"vkCmdBindVertexBuffers2", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers2)},
+	{"vkCmdBindVertexBuffers2EXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers2EXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers2EXT)},
+	{"vkCmdBlitImage", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage)},
+	{"vkCmdBlitImage2", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage2)},
+	{"vkCmdBlitImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage2KHR)},
+	{"vkCmdBuildAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCmdBuildAccelerationStructureNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBuildAccelerationStructureNV)},
+	{"vkCmdBuildMicromapsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBuildMicromapsEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBuildMicromapsEXT)},
+	{"vkCmdClearAttachments", (PFN_vkVoidFunction)vkl_w_vkCmdClearAttachments, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearAttachments)},
+	{"vkCmdClearColorImage", (PFN_vkVoidFunction)vkl_w_vkCmdClearColorImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearColorImage)},
+	{"vkCmdClearDepthStencilImage", (PFN_vkVoidFunction)vkl_w_vkCmdClearDepthStencilImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearDepthStencilImage)},
+	{"vkCmdControlVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdControlVideoCodingKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdControlVideoCodingKHR)},
+	{"vkCmdCopyAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureKHR)},
+	{"vkCmdCopyAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureNV)},
+	{"vkCmdCopyAccelerationStructureToMemoryKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureToMemoryKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureToMemoryKHR)},
+	{"vkCmdCopyBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer)},
+	{"vkCmdCopyBuffer2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer2)},
+	{"vkCmdCopyBuffer2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer2KHR)},
+	{"vkCmdCopyBufferToImage", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage)},
+	{"vkCmdCopyBufferToImage2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage2)},
+	{"vkCmdCopyBufferToImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage2KHR)},
+	{"vkCmdCopyImage", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage)},
+	{"vkCmdCopyImage2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage2)},
+	{"vkCmdCopyImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage2KHR)},
+	{"vkCmdCopyImageToBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer)},
+	{"vkCmdCopyImageToBuffer2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer2)},
+	{"vkCmdCopyImageToBuffer2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer2KHR)},
+	{"vkCmdCopyMemoryIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryIndirectNV, (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryIndirectNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryIndirectNV)},
+	{"vkCmdCopyMemoryToAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToAccelerationStructureKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToAccelerationStructureKHR)},
+	{"vkCmdCopyMemoryToImageIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToImageIndirectNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToImageIndirectNV)},
+	{"vkCmdCopyMemoryToMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToMicromapEXT)},
+	{"vkCmdCopyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMicromapEXT)},
+	{"vkCmdCopyMicromapToMemoryEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMicromapToMemoryEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMicromapToMemoryEXT)},
+	{"vkCmdCopyQueryPoolResults", (PFN_vkVoidFunction)vkl_w_vkCmdCopyQueryPoolResults, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyQueryPoolResults)},
+	{"vkCmdDebugMarkerBeginEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerBeginEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerBeginEXT)},
+	{"vkCmdDebugMarkerEndEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerEndEXT, (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerEndEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerEndEXT)},
+	{"vkCmdDebugMarkerInsertEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerInsertEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerInsertEXT)},
+	{"vkCmdDecodeVideoKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDecodeVideoKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecodeVideoKHR)},
+	{"vkCmdDecompressMemoryIndirectCountNV", (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryIndirectCountNV, (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecompressMemoryIndirectCountNV)},
+	{"vkCmdDecompressMemoryNV", (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryNV, (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecompressMemoryNV)},
+	{"vkCmdDispatch", (PFN_vkVoidFunction)vkl_w_vkCmdDispatch, (PFN_vkVoidFunction)vkl_w_vkCmdDispatch_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatch)},
+	{"vkCmdDispatchBase", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBase, (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBase_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchBase)},
+	{"vkCmdDispatchBaseKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBaseKHR, (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBaseKHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchBaseKHR)},
+	{"vkCmdDispatchIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchIndirect, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchIndirect)},
+	{"vkCmdDraw", (PFN_vkVoidFunction)vkl_w_vkCmdDraw, (PFN_vkVoidFunction)vkl_w_vkCmdDraw_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDraw)},
+	{"vkCmdDrawClusterHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterHUAWEI, (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterHUAWEI_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawClusterHUAWEI)},
+	{"vkCmdDrawClusterIndirectHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterIndirectHUAWEI, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawClusterIndirectHUAWEI)},
+	{"vkCmdDrawIndexed", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexed, (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexed_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexed)},
+	{"vkCmdDrawIndexedIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirect, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirect)},
+	{"vkCmdDrawIndexedIndirectCount", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCount, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCount)},
+	{"vkCmdDrawIndexedIndirectCountAMD", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCountAMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCountAMD)},
+	{"vkCmdDrawIndexedIndirectCountKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCountKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCountKHR)},
+	{"vkCmdDrawIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirect, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirect)},
+	{"vkCmdDrawIndirectByteCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectByteCountEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectByteCountEXT)},
+	{"vkCmdDrawIndirectCount", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCount, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCount)},
+	{"vkCmdDrawIndirectCountAMD", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCountAMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCountAMD)},
+	{"vkCmdDrawIndirectCountKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCountKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCountKHR)},
+	{"vkCmdDrawMeshTasksEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksEXT, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksEXT)},
+	{"vkCmdDrawMeshTasksIndirectCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectCountEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectCountEXT)},
+	{"vkCmdDrawMeshTasksIndirectCountNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectCountNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectCountNV)},
+	{"vkCmdDrawMeshTasksIndirectEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectEXT)},
+	{"vkCmdDrawMeshTasksIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectNV)},
+	{"vkCmdDrawMeshTasksNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksNV, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksNV)},
+	{"vkCmdDrawMultiEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiEXT, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMultiEXT)},
+	{"vkCmdDrawMultiIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiIndexedEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMultiIndexedEXT)},
+	{"vkCmdEndConditionalRenderingEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndConditionalRenderingEXT, (PFN_vkVoidFunction)vkl_w_vkCmdEndConditionalRenderingEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndConditionalRenderingEXT)},
+	{"vkCmdEndDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndDebugUtilsLabelEXT, (PFN_vkVoidFunction)vkl_w_vkCmdEndDebugUtilsLabelEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndDebugUtilsLabelEXT)},
+	{"vkCmdEndQuery", (PFN_vkVoidFunction)vkl_w_vkCmdEndQuery, (PFN_vkVoidFunction)vkl_w_vkCmdEndQuery_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndQuery)},
+	{"vkCmdEndQueryIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndQueryIndexedEXT, (PFN_vkVoidFunction)vkl_w_vkCmdEndQueryIndexedEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndQueryIndexedEXT)},
+	{"vkCmdEndRenderPass", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass, (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass)},
+	{"vkCmdEndRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass2)},
+	{"vkCmdEndRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass2KHR)},
+	{"vkCmdEndRendering", (PFN_vkVoidFunction)vkl_w_vkCmdEndRendering, (PFN_vkVoidFunction)vkl_w_vkCmdEndRendering_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRendering)},
+	{"vkCmdEndRenderingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderingKHR, (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderingKHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderingKHR)},
+	{"vkCmdEndTransformFeedbackEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndTransformFeedbackEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndTransformFeedbackEXT)},
+	{"vkCmdEndVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndVideoCodingKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndVideoCodingKHR)},
+	{"vkCmdExecuteCommands", (PFN_vkVoidFunction)vkl_w_vkCmdExecuteCommands, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdExecuteCommands)},
+	{"vkCmdExecuteGeneratedCommandsNV", (PFN_vkVoidFunction)vkl_w_vkCmdExecuteGeneratedCommandsNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdExecuteGeneratedCommandsNV)},
+	{"vkCmdFillBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdFillBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdFillBuffer)},
+	{"vkCmdInsertDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdInsertDebugUtilsLabelEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdInsertDebugUtilsLabelEXT)},
+	{"vkCmdNextSubpass", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass, (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass)},
+	{"vkCmdNextSubpass2", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass2)},
+	{"vkCmdNextSubpass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass2KHR)},
+	{"vkCmdOpticalFlowExecuteNV", (PFN_vkVoidFunction)vkl_w_vkCmdOpticalFlowExecuteNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdOpticalFlowExecuteNV)},
+	{"vkCmdPipelineBarrier", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier)},
+	{"vkCmdPipelineBarrier2", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier2)},
+	{"vkCmdPipelineBarrier2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier2KHR)},
+	{"vkCmdPreprocessGeneratedCommandsNV", (PFN_vkVoidFunction)vkl_w_vkCmdPreprocessGeneratedCommandsNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPreprocessGeneratedCommandsNV)},
+	{"vkCmdPushConstants", (PFN_vkVoidFunction)vkl_w_vkCmdPushConstants, (PFN_vkVoidFunction)vkl_w_vkCmdPushConstants_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushConstants)},
+	{"vkCmdPushDescriptorSetKHR", (PFN_vkVoidFunction)vkl_w_vkCmdPushDescriptorSetKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushDescriptorSetKHR)},
+	{"vkCmdPushDescriptorSetWithTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkCmdPushDescriptorSetWithTemplateKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushDescriptorSetWithTemplateKHR)},
+	{"vkCmdResetEvent", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent, (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent)},
+	{"vkCmdResetEvent2", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2, (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent2)},
+	{"vkCmdResetEvent2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2KHR, (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2KHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent2KHR)},
+	{"vkCmdResetQueryPool", (PFN_vkVoidFunction)vkl_w_vkCmdResetQueryPool, (PFN_vkVoidFunction)vkl_w_vkCmdResetQueryPool_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetQueryPool)},
+	{"vkCmdResolveImage", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage)},
+	{"vkCmdResolveImage2", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage2)},
+	{"vkCmdResolveImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage2KHR)},
+	{"vkCmdSetAlphaToCoverageEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToCoverageEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetAlphaToCoverageEnableEXT)},
+	{"vkCmdSetAlphaToOneEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToOneEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToOneEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetAlphaToOneEnableEXT)},
+	{"vkCmdSetBlendConstants", (PFN_vkVoidFunction)vkl_w_vkCmdSetBlendConstants, (PFN_vkVoidFunction)vkl_w_vkCmdSetBlendConstants_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetBlendConstants)},
+	{"vkCmdSetCheckpointNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCheckpointNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCheckpointNV)},
+	{"vkCmdSetCoarseSampleOrderNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoarseSampleOrderNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoarseSampleOrderNV)},
+	{"vkCmdSetColorBlendAdvancedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendAdvancedEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendAdvancedEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendAdvancedEXT)},
+	{"vkCmdSetColorBlendEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendEnableEXT)},
+	{"vkCmdSetColorBlendEquationEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEquationEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEquationEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendEquationEXT)},
+	{"vkCmdSetColorWriteEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorWriteEnableEXT)},
+	{"vkCmdSetColorWriteMaskEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteMaskEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteMaskEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorWriteMaskEXT)},
+	{"vkCmdSetConservativeRasterizationModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetConservativeRasterizationModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetConservativeRasterizationModeEXT)},
+	{"vkCmdSetCoverageModulationModeNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationModeNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationModeNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationModeNV)},
+	{"vkCmdSetCoverageModulationTableEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationTableEnableNV)},
+	{"vkCmdSetCoverageModulationTableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationTableNV)},
+	{"vkCmdSetCoverageReductionModeNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageReductionModeNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageReductionModeNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageReductionModeNV)},
+	{"vkCmdSetCoverageToColorEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorEnableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageToColorEnableNV)},
+	{"vkCmdSetCoverageToColorLocationNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorLocationNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorLocationNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageToColorLocationNV)},
+	{"vkCmdSetCullMode", (PFN_vkVoidFunction)vkl_w_vkCmdSetCullMode, (PFN_vkVoidFunction)vkl_w_vkCmdSetCullMode_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCullMode)},
+	{"vkCmdSetCullModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetCullModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetCullModeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCullModeEXT)},
+	{"vkCmdSetDepthBias", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBias, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBias_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBias)},
+	{"vkCmdSetDepthBiasEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBiasEnable)},
+	{"vkCmdSetDepthBiasEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBiasEnableEXT)},
+	{"vkCmdSetDepthBounds", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBounds, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBounds_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBounds)},
+	{"vkCmdSetDepthBoundsTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBoundsTestEnable)},
+	{"vkCmdSetDepthBoundsTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBoundsTestEnableEXT)},
+	{"vkCmdSetDepthClampEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClampEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClampEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClampEnableEXT)},
+	{"vkCmdSetDepthClipEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClipEnableEXT)},
+	{"vkCmdSetDepthClipNegativeOneToOneEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClipNegativeOneToOneEXT)},
+	{"vkCmdSetDepthCompareOp", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOp, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOp_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthCompareOp)},
+	{"vkCmdSetDepthCompareOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOpEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOpEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthCompareOpEXT)},
+	{"vkCmdSetDepthTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthTestEnable)},
+	{"vkCmdSetDepthTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthTestEnableEXT)},
+	{"vkCmdSetDepthWriteEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthWriteEnable)},
+	{"vkCmdSetDepthWriteEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthWriteEnableEXT)},
+	{"vkCmdSetDescriptorBufferOffsetsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDescriptorBufferOffsetsEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDescriptorBufferOffsetsEXT)},
+	{"vkCmdSetDeviceMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMask, (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMask_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDeviceMask)},
+	{"vkCmdSetDeviceMaskKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMaskKHR, (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMaskKHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDeviceMaskKHR)},
+	{"vkCmdSetDiscardRectangleEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDiscardRectangleEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDiscardRectangleEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDiscardRectangleEXT)},
+	{"vkCmdSetEvent", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent, (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent)},
+	{"vkCmdSetEvent2", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent2)},
+	{"vkCmdSetEvent2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent2KHR)},
+	{"vkCmdSetExclusiveScissorNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetExclusiveScissorNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetExclusiveScissorNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetExclusiveScissorNV)},
+	{"vkCmdSetExtraPrimitiveOverestimationSizeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetExtraPrimitiveOverestimationSizeEXT)},
+	{"vkCmdSetFragmentShadingRateEnumNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateEnumNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFragmentShadingRateEnumNV)},
+	{"vkCmdSetFragmentShadingRateKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFragmentShadingRateKHR)},
+	{"vkCmdSetFrontFace", (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFace, (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFace_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFrontFace)},
+	{"vkCmdSetFrontFaceEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFaceEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFaceEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFrontFaceEXT)},
+	{"vkCmdSetLineRasterizationModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineRasterizationModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineRasterizationModeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineRasterizationModeEXT)},
+	{"vkCmdSetLineStippleEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineStippleEXT)},
+	{"vkCmdSetLineStippleEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineStippleEnableEXT)},
+	{"vkCmdSetLineWidth", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineWidth, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineWidth_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineWidth)},
+	{"vkCmdSetLogicOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLogicOpEXT)},
+	{"vkCmdSetLogicOpEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLogicOpEnableEXT)},
+	{"vkCmdSetPatchControlPointsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPatchControlPointsEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetPatchControlPointsEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPatchControlPointsEXT)},
+	{"vkCmdSetPerformanceMarkerINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceMarkerINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceMarkerINTEL)},
+	{"vkCmdSetPerformanceOverrideINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceOverrideINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceOverrideINTEL)},
+	{"vkCmdSetPerformanceStreamMarkerINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceStreamMarkerINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceStreamMarkerINTEL)},
+	{"vkCmdSetPolygonModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPolygonModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetPolygonModeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPolygonModeEXT)},
+	{"vkCmdSetPrimitiveRestartEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveRestartEnable)},
+	{"vkCmdSetPrimitiveRestartEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveRestartEnableEXT)},
+	{"vkCmdSetPrimitiveTopology", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopology, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopology_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveTopology)},
+	{"vkCmdSetPrimitiveTopologyEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopologyEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopologyEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveTopologyEXT)},
+	{"vkCmdSetProvokingVertexModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetProvokingVertexModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetProvokingVertexModeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetProvokingVertexModeEXT)},
+	{"vkCmdSetRasterizationSamplesEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationSamplesEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationSamplesEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizationSamplesEXT)},
+	{"vkCmdSetRasterizationStreamEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationStreamEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationStreamEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizationStreamEXT)},
+	{"vkCmdSetRasterizerDiscardEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizerDiscardEnable)},
+	{"vkCmdSetRasterizerDiscardEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizerDiscardEnableEXT)},
+	{"vkCmdSetRayTracingPipelineStackSizeKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR, (PFN_vkVoidFunction)vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRayTracingPipelineStackSizeKHR)},
+	{"vkCmdSetRepresentativeFragmentTestEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRepresentativeFragmentTestEnableNV)},
+	{"vkCmdSetSampleLocationsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleLocationsEXT)},
+	{"vkCmdSetSampleLocationsEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleLocationsEnableEXT)},
+	{"vkCmdSetSampleMaskEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleMaskEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleMaskEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleMaskEXT)},
+	{"vkCmdSetScissor", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissor, (PFN_vkVoidFunction)vkl_w_vkCmdSetScissor_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissor)},
+	{"vkCmdSetScissorWithCount", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCount, (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCount_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissorWithCount)},
+	{"vkCmdSetScissorWithCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCountEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCountEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissorWithCountEXT)},
+	{"vkCmdSetShadingRateImageEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetShadingRateImageEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetShadingRateImageEnableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetShadingRateImageEnableNV)},
+	{"vkCmdSetStencilCompareMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilCompareMask, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilCompareMask_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilCompareMask)},
+	{"vkCmdSetStencilOp", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOp, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOp_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilOp)},
+	{"vkCmdSetStencilOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOpEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOpEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilOpEXT)},
+	{"vkCmdSetStencilReference", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilReference, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilReference_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilReference)},
+	{"vkCmdSetStencilTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilTestEnable)},
+	{"vkCmdSetStencilTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilTestEnableEXT)},
+	{"vkCmdSetStencilWriteMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilWriteMask, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilWriteMask_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilWriteMask)},
+	{"vkCmdSetTessellationDomainOriginEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetTessellationDomainOriginEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetTessellationDomainOriginEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetTessellationDomainOriginEXT)},
+	{"vkCmdSetVertexInputEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetVertexInputEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetVertexInputEXT)},
+	{"vkCmdSetViewport", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewport, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewport_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewport)},
+	{"vkCmdSetViewportShadingRatePaletteNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportShadingRatePaletteNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportShadingRatePaletteNV)},
+	{"vkCmdSetViewportSwizzleNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportSwizzleNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportSwizzleNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportSwizzleNV)},
+	{"vkCmdSetViewportWScalingEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingEnableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWScalingEnableNV)},
+	{"vkCmdSetViewportWScalingNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWScalingNV)},
+	{"vkCmdSetViewportWithCount", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCount, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCount_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWithCount)},
+	{"vkCmdSetViewportWithCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCountEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCountEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWithCountEXT)},
+	{"vkCmdSubpassShadingHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdSubpassShadingHUAWEI, (PFN_vkVoidFunction)vkl_w_vkCmdSubpassShadingHUAWEI_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSubpassShadingHUAWEI)},
+	{"vkCmdTraceRaysIndirect2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirect2KHR, (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirect2KHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysIndirect2KHR)},
+	{"vkCmdTraceRaysIndirectKHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirectKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysIndirectKHR)},
+	{"vkCmdTraceRaysKHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysKHR)},
+	{"vkCmdTraceRaysNV", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysNV)},
+	{"vkCmdUpdateBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdUpdateBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdUpdateBuffer)},
+	{"vkCmdWaitEvents", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents)},
+	{"vkCmdWaitEvents2", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents2)},
+	{"vkCmdWaitEvents2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents2KHR)},
+	{"vkCmdWriteAccelerationStructuresPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkCmdWriteAccelerationStructuresPropertiesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteAccelerationStructuresPropertiesKHR)},
+	{"vkCmdWriteAccelerationStructuresPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkCmdWriteAccelerationStructuresPropertiesNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteAccelerationStructuresPropertiesNV)},
+	{"vkCmdWriteBufferMarker2AMD", (PFN_vkVoidFunction)vkl_w_vkCmdWriteBufferMarker2AMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteBufferMarker2AMD)},
+	{"vkCmdWriteBufferMarkerAMD", (PFN_vkVoidFunction)vkl_w_vkCmdWriteBufferMarkerAMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteBufferMarkerAMD)},
+	{"vkCmdWriteMicromapsPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkCmdWriteMicromapsPropertiesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteMicromapsPropertiesEXT)},
+	{"vkCmdWriteTimestamp", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp, (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp)},
+	{"vkCmdWriteTimestamp2", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2, (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp2)},
+	{"vkCmdWriteTimestamp2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2KHR, (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2KHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp2KHR)},
+	{"vkCompileDeferredNV", (PFN_vkVoidFunction)vkl_w_vkCompileDeferredNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CompileDeferredNV)},
+	{"vkCopyMemoryToMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMemoryToMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMemoryToMicromapEXT)},
+	{"vkCopyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMicromapEXT)},
+	{"vkCopyMicromapToMemoryEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMicromapToMemoryEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMicromapToMemoryEXT)},
+	{"vkCreateAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCreateAccelerationStructureKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateAccelerationStructureKHR)},
+	{"vkCreateAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCreateAccelerationStructureNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateAccelerationStructureNV)},
+	{"vkCreateBuffer", (PFN_vkVoidFunction)vkl_w_vkCreateBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateBuffer)},
+	{"vkCreateBufferView", (PFN_vkVoidFunction)vkl_w_vkCreateBufferView, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateBufferView)},
+	{"vkCreateCommandPool", (PFN_vkVoidFunction)vkl_w_vkCreateCommandPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCommandPool)},
+	{"vkCreateComputePipelines", (PFN_vkVoidFunction)vkl_w_vkCreateComputePipelines, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateComputePipelines)},
+	{"vkCreateCuFunctionNVX", (PFN_vkVoidFunction)vkl_w_vkCreateCuFunctionNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCuFunctionNVX)},
+	{"vkCreateCuModuleNVX", (PFN_vkVoidFunction)vkl_w_vkCreateCuModuleNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCuModuleNVX)},
+	{"vkCreateDebugReportCallbackEXT", (PFN_vkVoidFunction)vkl_w_vkCreateDebugReportCallbackEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDebugReportCallbackEXT)},
+	{"vkCreateDebugUtilsMessengerEXT", (PFN_vkVoidFunction)vkl_w_vkCreateDebugUtilsMessengerEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDebugUtilsMessengerEXT)},
+	{"vkCreateDeferredOperationKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDeferredOperationKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDeferredOperationKHR)},
+	{"vkCreateDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorPool)},
+	{"vkCreateDescriptorSetLayout", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorSetLayout, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorSetLayout)},
+	{"vkCreateDescriptorUpdateTemplate", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorUpdateTemplate, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorUpdateTemplate)},
+	{"vkCreateDescriptorUpdateTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorUpdateTemplateKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorUpdateTemplateKHR)},
+	{"vkCreateDevice", (PFN_vkVoidFunction)vkl_o_vkCreateDevice, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDevice)},
+	{"vkCreateDisplayModeKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDisplayModeKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDisplayModeKHR)},
+	{"vkCreateDisplayPlaneSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDisplayPlaneSurfaceKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDisplayPlaneSurfaceKHR)},
+	{"vkCreateEvent", (PFN_vkVoidFunction)vkl_w_vkCreateEvent, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateEvent)},
+	{"vkCreateFence", (PFN_vkVoidFunction)vkl_w_vkCreateFence, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateFence)},
+	{"vkCreateFramebuffer", (PFN_vkVoidFunction)vkl_w_vkCreateFramebuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateFramebuffer)},
+	{"vkCreateGraphicsPipelines", (PFN_vkVoidFunction)vkl_w_vkCreateGraphicsPipelines, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateGraphicsPipelines)},
+	{"vkCreateHeadlessSurfaceEXT", (PFN_vkVoidFunction)vkl_w_vkCreateHeadlessSurfaceEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateHeadlessSurfaceEXT)},
+	{"vkCreateImage", (PFN_vkVoidFunction)vkl_w_vkCreateImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateImage)},
+	{"vkCreateImageView", (PFN_vkVoidFunction)vkl_w_vkCreateImageView, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateImageView)},
+	{"vkCreateIndirectCommandsLayoutNV", (PFN_vkVoidFunction)vkl_w_vkCreateIndirectCommandsLayoutNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateIndirectCommandsLayoutNV)},
+	{"vkCreateInstance", (PFN_vkVoidFunction)vkl_o_vkCreateInstance, NULL, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
+	{"vkCreateMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCreateMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateMicromapEXT)},
+	{"vkCreateOpticalFlowSessionNV", (PFN_vkVoidFunction)vkl_w_vkCreateOpticalFlowSessionNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateOpticalFlowSessionNV)},
+	{"vkCreatePipelineCache", (PFN_vkVoidFunction)vkl_w_vkCreatePipelineCache, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePipelineCache)},
+	{"vkCreatePipelineLayout", (PFN_vkVoidFunction)vkl_w_vkCreatePipelineLayout, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePipelineLayout)},
+	{"vkCreatePrivateDataSlot", (PFN_vkVoidFunction)vkl_w_vkCreatePrivateDataSlot, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePrivateDataSlot)},
+	{"vkCreatePrivateDataSlotEXT", (PFN_vkVoidFunction)vkl_w_vkCreatePrivateDataSlotEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePrivateDataSlotEXT)},
+	{"vkCreateQueryPool", (PFN_vkVoidFunction)vkl_w_vkCreateQueryPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateQueryPool)},
+	{"vkCreateRayTracingPipelinesNV", (PFN_vkVoidFunction)vkl_w_vkCreateRayTracingPipelinesNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRayTracingPipelinesNV)},
+	{"vkCreateRenderPass", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass)},
+	{"vkCreateRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass2)},
+	{"vkCreateRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass2KHR)},
+	{"vkCreateSampler", (PFN_vkVoidFunction)vkl_w_vkCreateSampler, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSampler)},
+	{"vkCreateSamplerYcbcrConversion", (PFN_vkVoidFunction)vkl_w_vkCreateSamplerYcbcrConversion, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSamplerYcbcrConversion)},
+	{"vkCreateSamplerYcbcrConversionKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSamplerYcbcrConversionKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSamplerYcbcrConversionKHR)},
+	{"vkCreateSemaphore", (PFN_vkVoidFunction)vkl_w_vkCreateSemaphore, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSemaphore)},
+	{"vkCreateShaderModule", (PFN_vkVoidFunction)vkl_w_vkCreateShaderModule, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateShaderModule)},
+	{"vkCreateSharedSwapchainsKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSharedSwapchainsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSharedSwapchainsKHR)},
+	{"vkCreateSwapchainKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSwapchainKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSwapchainKHR)},
+	{"vkCreateValidationCacheEXT", (PFN_vkVoidFunction)vkl_w_vkCreateValidationCacheEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateValidationCacheEXT)},
+	{"vkCreateVideoSessionKHR", (PFN_vkVoidFunction)vkl_w_vkCreateVideoSessionKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateVideoSessionKHR)},
+	{"vkCreateVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkCreateVideoSessionParametersKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateVideoSessionParametersKHR)},
 #ifdef VK_USE_PLATFORM_WAYLAND_KHR
-	{"vkCreateWaylandSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateWaylandSurfaceKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateWaylandSurfaceKHR)},
+	{"vkCreateWaylandSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateWaylandSurfaceKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateWaylandSurfaceKHR)},
 #endif
 #ifdef VK_USE_PLATFORM_XCB_KHR
-	{"vkCreateXcbSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateXcbSurfaceKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateXcbSurfaceKHR)},
+	{"vkCreateXcbSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateXcbSurfaceKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateXcbSurfaceKHR)},
 #endif
 #ifdef VK_USE_PLATFORM_XLIB_KHR
-	{"vkCreateXlibSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateXlibSurfaceKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateXlibSurfaceKHR)},
+	{"vkCreateXlibSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateXlibSurfaceKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateXlibSurfaceKHR)},
 #endif
-	{"vkDebugMarkerSetObjectNameEXT", (PFN_vkVoidFunction)vkl_w_vkDebugMarkerSetObjectNameEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DebugMarkerSetObjectNameEXT)},
-	{"vkDebugMarkerSetObjectTagEXT", (PFN_vkVoidFunction)vkl_w_vkDebugMarkerSetObjectTagEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DebugMarkerSetObjectTagEXT)},
-	{"vkDebugReportMessageEXT", (PFN_vkVoidFunction)vkl_w_vkDebugReportMessageEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DebugReportMessageEXT)},
-	{"vkDeferredOperationJoinKHR", (PFN_vkVoidFunction)vkl_w_vkDeferredOperationJoinKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DeferredOperationJoinKHR)},
-	{"vkDestroyAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyAccelerationStructureKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyAccelerationStructureKHR)},
-	{"vkDestroyAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkDestroyAccelerationStructureNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyAccelerationStructureNV)},
-	{"vkDestroyBuffer", (PFN_vkVoidFunction)vkl_w_vkDestroyBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyBuffer)},
-	{"vkDestroyBufferView", (PFN_vkVoidFunction)vkl_w_vkDestroyBufferView, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyBufferView)},
-	{"vkDestroyCommandPool", (PFN_vkVoidFunction)vkl_w_vkDestroyCommandPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCommandPool)},
-	{"vkDestroyCuFunctionNVX", (PFN_vkVoidFunction)vkl_w_vkDestroyCuFunctionNVX, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCuFunctionNVX)},
-	{"vkDestroyCuModuleNVX", (PFN_vkVoidFunction)vkl_w_vkDestroyCuModuleNVX, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCuModuleNVX)},
-	{"vkDestroyDebugReportCallbackEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyDebugReportCallbackEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyDebugReportCallbackEXT)},
-	{"vkDestroyDebugUtilsMessengerEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyDebugUtilsMessengerEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyDebugUtilsMessengerEXT)},
-	{"vkDestroyDeferredOperationKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyDeferredOperationKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDeferredOperationKHR)},
-	{"vkDestroyDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorPool)},
-	{"vkDestroyDescriptorSetLayout", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorSetLayout, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorSetLayout)},
-	{"vkDestroyDescriptorUpdateTemplate", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorUpdateTemplate, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorUpdateTemplate)},
-	{"vkDestroyDescriptorUpdateTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorUpdateTemplateKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorUpdateTemplateKHR)},
-	{"vkDestroyDevice", (PFN_vkVoidFunction)vkl_o_vkDestroyDevice, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDevice)},
-	{"vkDestroyEvent", (PFN_vkVoidFunction)vkl_w_vkDestroyEvent, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyEvent)},
-	{"vkDestroyFence", (PFN_vkVoidFunction)vkl_w_vkDestroyFence, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyFence)},
-	{"vkDestroyFramebuffer", (PFN_vkVoidFunction)vkl_w_vkDestroyFramebuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyFramebuffer)},
-	{"vkDestroyImage", (PFN_vkVoidFunction)vkl_w_vkDestroyImage, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyImage)},
-	{"vkDestroyImageView", (PFN_vkVoidFunction)vkl_w_vkDestroyImageView, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyImageView)},
-	{"vkDestroyIndirectCommandsLayoutNV", (PFN_vkVoidFunction)vkl_w_vkDestroyIndirectCommandsLayoutNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyIndirectCommandsLayoutNV)},
-	{"vkDestroyInstance", (PFN_vkVoidFunction)vkl_o_vkDestroyInstance, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyInstance)},
-	{"vkDestroyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyMicromapEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyMicromapEXT)},
-	{"vkDestroyOpticalFlowSessionNV", (PFN_vkVoidFunction)vkl_w_vkDestroyOpticalFlowSessionNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyOpticalFlowSessionNV)},
-	{"vkDestroyPipeline", (PFN_vkVoidFunction)vkl_w_vkDestroyPipeline, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipeline)},
-	{"vkDestroyPipelineCache", (PFN_vkVoidFunction)vkl_w_vkDestroyPipelineCache, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipelineCache)},
-	{"vkDestroyPipelineLayout", (PFN_vkVoidFunction)vkl_w_vkDestroyPipelineLayout, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipelineLayout)},
-	{"vkDestroyPrivateDataSlot", (PFN_vkVoidFunction)vkl_w_vkDestroyPrivateDataSlot, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPrivateDataSlot)},
-	{"vkDestroyPrivateDataSlotEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyPrivateDataSlotEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPrivateDataSlotEXT)},
-	{"vkDestroyQueryPool", (PFN_vkVoidFunction)vkl_w_vkDestroyQueryPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyQueryPool)},
-	{"vkDestroyRenderPass", (PFN_vkVoidFunction)vkl_w_vkDestroyRenderPass, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyRenderPass)},
-	{"vkDestroySampler", (PFN_vkVoidFunction)vkl_w_vkDestroySampler, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySampler)},
-	{"vkDestroySamplerYcbcrConversion", (PFN_vkVoidFunction)vkl_w_vkDestroySamplerYcbcrConversion, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySamplerYcbcrConversion)},
-	{"vkDestroySamplerYcbcrConversionKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySamplerYcbcrConversionKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySamplerYcbcrConversionKHR)},
-	{"vkDestroySemaphore", (PFN_vkVoidFunction)vkl_w_vkDestroySemaphore, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySemaphore)},
-	{"vkDestroyShaderModule", (PFN_vkVoidFunction)vkl_w_vkDestroyShaderModule, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyShaderModule)},
-	{"vkDestroySurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySurfaceKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroySurfaceKHR)},
-	{"vkDestroySwapchainKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySwapchainKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySwapchainKHR)},
-	{"vkDestroyValidationCacheEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyValidationCacheEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyValidationCacheEXT)},
-	{"vkDestroyVideoSessionKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyVideoSessionKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyVideoSessionKHR)},
-	{"vkDestroyVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyVideoSessionParametersKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyVideoSessionParametersKHR)},
-	{"vkDeviceWaitIdle", (PFN_vkVoidFunction)vkl_o_vkDeviceWaitIdle, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DeviceWaitIdle)},
-	{"vkDisplayPowerControlEXT", (PFN_vkVoidFunction)vkl_w_vkDisplayPowerControlEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DisplayPowerControlEXT)},
-	{"vkEndCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkEndCommandBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, EndCommandBuffer)},
-	{"vkEnumerateDeviceExtensionProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateDeviceExtensionProperties, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
-	{"vkEnumerateDeviceLayerProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateDeviceLayerProperties, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
-	{"vkEnumerateInstanceExtensionProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateInstanceExtensionProperties, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
-	{"vkEnumerateInstanceLayerProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateInstanceLayerProperties, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
-	{"vkEnumeratePhysicalDeviceGroups", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceGroups, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceGroups)},
-	{"vkEnumeratePhysicalDeviceGroupsKHR", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceGroupsKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceGroupsKHR)},
-	{"vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR)},
-	{"vkEnumeratePhysicalDevices", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDevices, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDevices)},
-	{"vkFlushMappedMemoryRanges", (PFN_vkVoidFunction)vkl_o_vkFlushMappedMemoryRanges, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FlushMappedMemoryRanges)},
-	{"vkFreeCommandBuffers", (PFN_vkVoidFunction)vkl_w_vkFreeCommandBuffers, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeCommandBuffers)},
-	{"vkFreeDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkFreeDescriptorSets, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeDescriptorSets)},
-	{"vkFreeMemory", (PFN_vkVoidFunction)vkl_o_vkFreeMemory, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeMemory)},
-	{"vkGetAccelerationStructureBuildSizesKHR", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureBuildSizesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureBuildSizesKHR)},
-	{"vkGetAccelerationStructureDeviceAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureDeviceAddressKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureDeviceAddressKHR)},
-	{"vkGetAccelerationStructureHandleNV", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureHandleNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureHandleNV)},
-	{"vkGetAccelerationStructureMemoryRequirementsNV", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureMemoryRequirementsNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureMemoryRequirementsNV)},
-	{"vkGetBufferDeviceAddress", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddress, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddress)},
-	{"vkGetBufferDeviceAddressEXT", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddressEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddressEXT)},
-	{"vkGetBufferDeviceAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddressKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddressKHR)},
-	{"vkGetBufferMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements)},
-	{"vkGetBufferMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements2)},
-	{"vkGetBufferMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements2KHR)},
-	{"vkGetBufferOpaqueCaptureAddress", (PFN_vkVoidFunction)vkl_w_vkGetBufferOpaqueCaptureAddress, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferOpaqueCaptureAddress)},
-	{"vkGetBufferOpaqueCaptureAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferOpaqueCaptureAddressKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferOpaqueCaptureAddressKHR)},
-	{"vkGetCalibratedTimestampsEXT", (PFN_vkVoidFunction)vkl_w_vkGetCalibratedTimestampsEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetCalibratedTimestampsEXT)},
-	{"vkGetDeferredOperationMaxConcurrencyKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeferredOperationMaxConcurrencyKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeferredOperationMaxConcurrencyKHR)},
-	{"vkGetDeferredOperationResultKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeferredOperationResultKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeferredOperationResultKHR)},
-	{"vkGetDescriptorEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorEXT)},
-	{"vkGetDescriptorSetHostMappingVALVE", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetHostMappingVALVE, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetHostMappingVALVE)},
-	{"vkGetDescriptorSetLayoutBindingOffsetEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutBindingOffsetEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutBindingOffsetEXT)},
-	{"vkGetDescriptorSetLayoutHostMappingInfoVALVE", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutHostMappingInfoVALVE, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutHostMappingInfoVALVE)},
-	{"vkGetDescriptorSetLayoutSizeEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSizeEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSizeEXT)},
-	{"vkGetDescriptorSetLayoutSupport", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSupport, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSupport)},
-	{"vkGetDescriptorSetLayoutSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSupportKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSupportKHR)},
-	{"vkGetDeviceAccelerationStructureCompatibilityKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceAccelerationStructureCompatibilityKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceAccelerationStructureCompatibilityKHR)},
-	{"vkGetDeviceBufferMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceBufferMemoryRequirements, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceBufferMemoryRequirements)},
-	{"vkGetDeviceBufferMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceBufferMemoryRequirementsKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceBufferMemoryRequirementsKHR)},
-	{"vkGetDeviceGroupPeerMemoryFeatures", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPeerMemoryFeatures, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPeerMemoryFeatures)},
-	{"vkGetDeviceGroupPeerMemoryFeaturesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPeerMemoryFeaturesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPeerMemoryFeaturesKHR)},
-	{"vkGetDeviceGroupPresentCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPresentCapabilitiesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPresentCapabilitiesKHR)},
-	{"vkGetDeviceGroupSurfacePresentModesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupSurfacePresentModesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupSurfacePresentModesKHR)},
-	{"vkGetDeviceImageMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageMemoryRequirements, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageMemoryRequirements)},
-	{"vkGetDeviceImageMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageMemoryRequirementsKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageMemoryRequirementsKHR)},
-	{"vkGetDeviceImageSparseMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageSparseMemoryRequirements, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageSparseMemoryRequirements)},
-	{"vkGetDeviceImageSparseMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageSparseMemoryRequirementsKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageSparseMemoryRequirementsKHR)},
-	{"vkGetDeviceMemoryCommitment", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryCommitment, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryCommitment)},
-	{"vkGetDeviceMemoryOpaqueCaptureAddress", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryOpaqueCaptureAddress, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryOpaqueCaptureAddress)},
-	{"vkGetDeviceMemoryOpaqueCaptureAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryOpaqueCaptureAddressKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryOpaqueCaptureAddressKHR)},
-	{"vkGetDeviceMicromapCompatibilityEXT", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMicromapCompatibilityEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMicromapCompatibilityEXT)},
-	{"vkGetDeviceProcAddr", (PFN_vkVoidFunction)vkl_o_vkGetDeviceProcAddr, VKL_LEVEL_DEVICE, VKL_PROC_ALWAYS},
-	{"vkGetDeviceQueue", (PFN_vkVoidFunction)vkl_w_vkGetDeviceQueue, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceQueue)},
-	{"vkGetDeviceQueue2", (PFN_vkVoidFunction)vkl_w_vkGetDeviceQueue2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceQueue2)},
-	{"vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI", (PFN_vkVoidFunction)vkl_w_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI)},
-	{"vkGetDisplayModeProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayModeProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayModeProperties2KHR)},
-	{"vkGetDisplayModePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayModePropertiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayModePropertiesKHR)},
-	{"vkGetDisplayPlaneCapabilities2KHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneCapabilities2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneCapabilities2KHR)},
-	{"vkGetDisplayPlaneCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneCapabilitiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneCapabilitiesKHR)},
-	{"vkGetDisplayPlaneSupportedDisplaysKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneSupportedDisplaysKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneSupportedDisplaysKHR)},
-	{"vkGetDrmDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkGetDrmDisplayEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDrmDisplayEXT)},
-	{"vkGetDynamicRenderingTilePropertiesQCOM", (PFN_vkVoidFunction)vkl_w_vkGetDynamicRenderingTilePropertiesQCOM, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDynamicRenderingTilePropertiesQCOM)},
-	{"vkGetEventStatus", (PFN_vkVoidFunction)vkl_w_vkGetEventStatus, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetEventStatus)},
-	{"vkGetFenceFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetFenceFdKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFenceFdKHR)},
-	{"vkGetFenceStatus", (PFN_vkVoidFunction)vkl_o_vkGetFenceStatus, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFenceStatus)},
-	{"vkGetFramebufferTilePropertiesQCOM", (PFN_vkVoidFunction)vkl_w_vkGetFramebufferTilePropertiesQCOM, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFramebufferTilePropertiesQCOM)},
-	{"vkGetGeneratedCommandsMemoryRequirementsNV", (PFN_vkVoidFunction)vkl_w_vkGetGeneratedCommandsMemoryRequirementsNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetGeneratedCommandsMemoryRequirementsNV)},
-	{"vkGetImageDrmFormatModifierPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetImageDrmFormatModifierPropertiesEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageDrmFormatModifierPropertiesEXT)},
-	{"vkGetImageMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements)},
-	{"vkGetImageMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements2)},
-	{"vkGetImageMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements2KHR)},
-	{"vkGetImageSparseMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements)},
-	{"vkGetImageSparseMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements2)},
-	{"vkGetImageSparseMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements2KHR)},
-	{"vkGetImageSubresourceLayout", (PFN_vkVoidFunction)vkl_w_vkGetImageSubresourceLayout, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSubresourceLayout)},
-	{"vkGetImageSubresourceLayout2EXT", (PFN_vkVoidFunction)vkl_w_vkGetImageSubresourceLayout2EXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSubresourceLayout2EXT)},
-	{"vkGetImageViewAddressNVX", (PFN_vkVoidFunction)vkl_w_vkGetImageViewAddressNVX, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageViewAddressNVX)},
-	{"vkGetImageViewHandleNVX", (PFN_vkVoidFunction)vkl_w_vkGetImageViewHandleNVX, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageViewHandleNVX)},
-	{"vkGetInstanceProcAddr", (PFN_vkVoidFunction)vkl_o_vkGetInstanceProcAddr, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
-	{"vkGetMemoryFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetMemoryFdKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryFdKHR)},
-	{"vkGetMemoryFdPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetMemoryFdPropertiesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryFdPropertiesKHR)},
-	{"vkGetMemoryRemoteAddressNV", (PFN_vkVoidFunction)vkl_w_vkGetMemoryRemoteAddressNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryRemoteAddressNV)},
-	{"vkGetMicromapBuildSizesEXT", (PFN_vkVoidFunction)vkl_w_vkGetMicromapBuildSizesEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMicromapBuildSizesEXT)},
-	{"vkGetPastPresentationTimingGOOGLE", (PFN_vkVoidFunction)vkl_w_vkGetPastPresentationTimingGOOGLE, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPastPresentationTimingGOOGLE)},
-	{"vkGetPerformanceParameterINTEL", (PFN_vkVoidFunction)vkl_w_vkGetPerformanceParameterINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPerformanceParameterINTEL)},
-	{"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceCalibrateableTimeDomainsEXT)},
-	{"vkGetPhysicalDeviceCooperativeMatrixPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceCooperativeMatrixPropertiesNV)},
-	{"vkGetPhysicalDeviceDisplayPlaneProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPlaneProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPlaneProperties2KHR)},
-	{"vkGetPhysicalDeviceDisplayPlanePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPlanePropertiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPlanePropertiesKHR)},
-	{"vkGetPhysicalDeviceDisplayProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayProperties2KHR)},
-	{"vkGetPhysicalDeviceDisplayPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPropertiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPropertiesKHR)},
-	{"vkGetPhysicalDeviceExternalBufferProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalBufferProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalBufferProperties)},
-	{"vkGetPhysicalDeviceExternalBufferPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalBufferPropertiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalBufferPropertiesKHR)},
-	{"vkGetPhysicalDeviceExternalFenceProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalFenceProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalFenceProperties)},
-	{"vkGetPhysicalDeviceExternalFencePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalFencePropertiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalFencePropertiesKHR)},
-	{"vkGetPhysicalDeviceExternalImageFormatPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalImageFormatPropertiesNV, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalImageFormatPropertiesNV)},
-	{"vkGetPhysicalDeviceExternalSemaphoreProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalSemaphoreProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalSemaphoreProperties)},
-	{"vkGetPhysicalDeviceExternalSemaphorePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalSemaphorePropertiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalSemaphorePropertiesKHR)},
-	{"vkGetPhysicalDeviceFeatures", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFeatures, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures)},
-	{"vkGetPhysicalDeviceFeatures2", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceFeatures2, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures2)},
-	{"vkGetPhysicalDeviceFeatures2KHR", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceFeatures2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures2KHR)},
-	{"vkGetPhysicalDeviceFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties)},
-	{"vkGetPhysicalDeviceFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties2, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties2)},
-	{"vkGetPhysicalDeviceFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties2KHR)},
-	{"vkGetPhysicalDeviceFragmentShadingRatesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFragmentShadingRatesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFragmentShadingRatesKHR)},
-	{"vkGetPhysicalDeviceImageFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties)},
-	{"vkGetPhysicalDeviceImageFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties2, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties2)},
-	{"vkGetPhysicalDeviceImageFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties2KHR)},
-	{"vkGetPhysicalDeviceMemoryProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties)},
-	{"vkGetPhysicalDeviceMemoryProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties2, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties2)},
-	{"vkGetPhysicalDeviceMemoryProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties2KHR)},
-	{"vkGetPhysicalDeviceMultisamplePropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMultisamplePropertiesEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMultisamplePropertiesEXT)},
-	{"vkGetPhysicalDeviceOpticalFlowImageFormatsNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceOpticalFlowImageFormatsNV, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceOpticalFlowImageFormatsNV)},
-	{"vkGetPhysicalDevicePresentRectanglesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDevicePresentRectanglesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDevicePresentRectanglesKHR)},
-	{"vkGetPhysicalDeviceProperties", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties)},
-	{"vkGetPhysicalDeviceProperties2", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties2, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties2)},
-	{"vkGetPhysicalDeviceProperties2KHR", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties2KHR)},
-	{"vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR)},
-	{"vkGetPhysicalDeviceQueueFamilyProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties)},
-	{"vkGetPhysicalDeviceQueueFamilyProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties2, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties2)},
-	{"vkGetPhysicalDeviceQueueFamilyProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties2KHR)},
-	{"vkGetPhysicalDeviceSparseImageFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties)},
-	{"vkGetPhysicalDeviceSparseImageFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties2, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties2)},
-	{"vkGetPhysicalDeviceSparseImageFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties2KHR)},
-	{"vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV)},
-	{"vkGetPhysicalDeviceSurfaceCapabilities2EXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilities2EXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilities2EXT)},
-	{"vkGetPhysicalDeviceSurfaceCapabilities2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilities2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilities2KHR)},
-	{"vkGetPhysicalDeviceSurfaceCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilitiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilitiesKHR)},
-	{"vkGetPhysicalDeviceSurfaceFormats2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceFormats2KHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceFormats2KHR)},
-	{"vkGetPhysicalDeviceSurfaceFormatsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceFormatsKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceFormatsKHR)},
-	{"vkGetPhysicalDeviceSurfacePresentModesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfacePresentModesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfacePresentModesKHR)},
-	{"vkGetPhysicalDeviceSurfaceSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceSupportKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceSupportKHR)},
-	{"vkGetPhysicalDeviceToolProperties", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceToolProperties, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
-	{"vkGetPhysicalDeviceToolPropertiesEXT", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceToolPropertiesEXT, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
-	{"vkGetPhysicalDeviceVideoCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceVideoCapabilitiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceVideoCapabilitiesKHR)},
-	{"vkGetPhysicalDeviceVideoFormatPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceVideoFormatPropertiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceVideoFormatPropertiesKHR)},
+	{"vkDebugMarkerSetObjectNameEXT", (PFN_vkVoidFunction)vkl_w_vkDebugMarkerSetObjectNameEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DebugMarkerSetObjectNameEXT)},
+	{"vkDebugMarkerSetObjectTagEXT", (PFN_vkVoidFunction)vkl_w_vkDebugMarkerSetObjectTagEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DebugMarkerSetObjectTagEXT)},
+	{"vkDebugReportMessageEXT", (PFN_vkVoidFunction)vkl_w_vkDebugReportMessageEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DebugReportMessageEXT)},
+	{"vkDeferredOperationJoinKHR", (PFN_vkVoidFunction)vkl_w_vkDeferredOperationJoinKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DeferredOperationJoinKHR)},
+	{"vkDestroyAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyAccelerationStructureKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyAccelerationStructureKHR)},
+	{"vkDestroyAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkDestroyAccelerationStructureNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyAccelerationStructureNV)},
+	{"vkDestroyBuffer", (PFN_vkVoidFunction)vkl_w_vkDestroyBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyBuffer)},
+	{"vkDestroyBufferView", (PFN_vkVoidFunction)vkl_w_vkDestroyBufferView, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyBufferView)},
+	{"vkDestroyCommandPool", (PFN_vkVoidFunction)vkl_w_vkDestroyCommandPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCommandPool)},
+	{"vkDestroyCuFunctionNVX", (PFN_vkVoidFunction)vkl_w_vkDestroyCuFunctionNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCuFunctionNVX)},
+	{"vkDestroyCuModuleNVX", (PFN_vkVoidFunction)vkl_w_vkDestroyCuModuleNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCuModuleNVX)},
+	{"vkDestroyDebugReportCallbackEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyDebugReportCallbackEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyDebugReportCallbackEXT)},
+	{"vkDestroyDebugUtilsMessengerEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyDebugUtilsMessengerEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyDebugUtilsMessengerEXT)},
+	{"vkDestroyDeferredOperationKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyDeferredOperationKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDeferredOperationKHR)},
+	{"vkDestroyDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorPool)},
+	{"vkDestroyDescriptorSetLayout", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorSetLayout, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorSetLayout)},
+	{"vkDestroyDescriptorUpdateTemplate", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorUpdateTemplate, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorUpdateTemplate)},
+	{"vkDestroyDescriptorUpdateTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorUpdateTemplateKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorUpdateTemplateKHR)},
+	{"vkDestroyDevice", (PFN_vkVoidFunction)vkl_o_vkDestroyDevice, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDevice)},
+	{"vkDestroyEvent", (PFN_vkVoidFunction)vkl_w_vkDestroyEvent, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyEvent)},
+	{"vkDestroyFence", (PFN_vkVoidFunction)vkl_w_vkDestroyFence, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyFence)},
+	{"vkDestroyFramebuffer", (PFN_vkVoidFunction)vkl_w_vkDestroyFramebuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyFramebuffer)},
+	{"vkDestroyImage", (PFN_vkVoidFunction)vkl_w_vkDestroyImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyImage)},
+	{"vkDestroyImageView", (PFN_vkVoidFunction)vkl_w_vkDestroyImageView, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyImageView)},
+	{"vkDestroyIndirectCommandsLayoutNV", (PFN_vkVoidFunction)vkl_w_vkDestroyIndirectCommandsLayoutNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyIndirectCommandsLayoutNV)},
+	{"vkDestroyInstance", (PFN_vkVoidFunction)vkl_o_vkDestroyInstance, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyInstance)},
+	{"vkDestroyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyMicromapEXT)},
+	{"vkDestroyOpticalFlowSessionNV", (PFN_vkVoidFunction)vkl_w_vkDestroyOpticalFlowSessionNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyOpticalFlowSessionNV)},
+	{"vkDestroyPipeline", (PFN_vkVoidFunction)vkl_w_vkDestroyPipeline, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipeline)},
+	{"vkDestroyPipelineCache", (PFN_vkVoidFunction)vkl_w_vkDestroyPipelineCache, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipelineCache)},
+	{"vkDestroyPipelineLayout", (PFN_vkVoidFunction)vkl_w_vkDestroyPipelineLayout, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipelineLayout)},
+	{"vkDestroyPrivateDataSlot", (PFN_vkVoidFunction)vkl_w_vkDestroyPrivateDataSlot, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPrivateDataSlot)},
+	{"vkDestroyPrivateDataSlotEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyPrivateDataSlotEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPrivateDataSlotEXT)},
+	{"vkDestroyQueryPool", (PFN_vkVoidFunction)vkl_w_vkDestroyQueryPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyQueryPool)},
+	{"vkDestroyRenderPass", (PFN_vkVoidFunction)vkl_w_vkDestroyRenderPass, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyRenderPass)},
+	{"vkDestroySampler", (PFN_vkVoidFunction)vkl_w_vkDestroySampler, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySampler)},
+	{"vkDestroySamplerYcbcrConversion", (PFN_vkVoidFunction)vkl_w_vkDestroySamplerYcbcrConversion, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySamplerYcbcrConversion)},
+	{"vkDestroySamplerYcbcrConversionKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySamplerYcbcrConversionKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySamplerYcbcrConversionKHR)},
+	{"vkDestroySemaphore", (PFN_vkVoidFunction)vkl_w_vkDestroySemaphore, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySemaphore)},
+	{"vkDestroyShaderModule", (PFN_vkVoidFunction)vkl_w_vkDestroyShaderModule, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyShaderModule)},
+	{"vkDestroySurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySurfaceKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroySurfaceKHR)},
+	{"vkDestroySwapchainKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySwapchainKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySwapchainKHR)},
+	{"vkDestroyValidationCacheEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyValidationCacheEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyValidationCacheEXT)},
+	{"vkDestroyVideoSessionKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyVideoSessionKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyVideoSessionKHR)},
+	{"vkDestroyVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyVideoSessionParametersKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyVideoSessionParametersKHR)},
+	{"vkDeviceWaitIdle", (PFN_vkVoidFunction)vkl_o_vkDeviceWaitIdle, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DeviceWaitIdle)},
+	{"vkDisplayPowerControlEXT", (PFN_vkVoidFunction)vkl_w_vkDisplayPowerControlEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DisplayPowerControlEXT)},
+	{"vkEndCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkEndCommandBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, EndCommandBuffer)},
+	{"vkEnumerateDeviceExtensionProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateDeviceExtensionProperties, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
+	{"vkEnumerateDeviceLayerProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateDeviceLayerProperties, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
+	{"vkEnumerateInstanceExtensionProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateInstanceExtensionProperties, NULL, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
+	{"vkEnumerateInstanceLayerProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateInstanceLayerProperties, NULL, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
+	{"vkEnumeratePhysicalDeviceGroups", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceGroups, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceGroups)},
+	{"vkEnumeratePhysicalDeviceGroupsKHR", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceGroupsKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceGroupsKHR)},
+	{"vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR)},
+	{"vkEnumeratePhysicalDevices", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDevices, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDevices)},
+	{"vkFlushMappedMemoryRanges", (PFN_vkVoidFunction)vkl_o_vkFlushMappedMemoryRanges, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FlushMappedMemoryRanges)},
+	{"vkFreeCommandBuffers", (PFN_vkVoidFunction)vkl_w_vkFreeCommandBuffers, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeCommandBuffers)},
+	{"vkFreeDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkFreeDescriptorSets, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeDescriptorSets)},
+	{"vkFreeMemory", (PFN_vkVoidFunction)vkl_o_vkFreeMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeMemory)},
+	{"vkGetAccelerationStructureBuildSizesKHR", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureBuildSizesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureBuildSizesKHR)},
+	{"vkGetAccelerationStructureDeviceAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureDeviceAddressKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureDeviceAddressKHR)},
+	{"vkGetAccelerationStructureHandleNV", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureHandleNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureHandleNV)},
+	{"vkGetAccelerationStructureMemoryRequirementsNV", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureMemoryRequirementsNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureMemoryRequirementsNV)},
+	{"vkGetBufferDeviceAddress", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddress, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddress)},
+	{"vkGetBufferDeviceAddressEXT", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddressEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddressEXT)},
+	{"vkGetBufferDeviceAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddressKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddressKHR)},
+	{"vkGetBufferMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements)},
+	{"vkGetBufferMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements2)},
+	{"vkGetBufferMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements2KHR)},
+	{"vkGetBufferOpaqueCaptureAddress", (PFN_vkVoidFunction)vkl_w_vkGetBufferOpaqueCaptureAddress, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferOpaqueCaptureAddress)},
+	{"vkGetBufferOpaqueCaptureAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferOpaqueCaptureAddressKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferOpaqueCaptureAddressKHR)},
+	{"vkGetCalibratedTimestampsEXT", (PFN_vkVoidFunction)vkl_w_vkGetCalibratedTimestampsEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetCalibratedTimestampsEXT)},
+	{"vkGetDeferredOperationMaxConcurrencyKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeferredOperationMaxConcurrencyKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeferredOperationMaxConcurrencyKHR)},
+	{"vkGetDeferredOperationResultKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeferredOperationResultKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeferredOperationResultKHR)},
+	{"vkGetDescriptorEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorEXT)},
+	{"vkGetDescriptorSetHostMappingVALVE", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetHostMappingVALVE, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetHostMappingVALVE)},
+	{"vkGetDescriptorSetLayoutBindingOffsetEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutBindingOffsetEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutBindingOffsetEXT)},
+	{"vkGetDescriptorSetLayoutHostMappingInfoVALVE", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutHostMappingInfoVALVE, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutHostMappingInfoVALVE)},
+	{"vkGetDescriptorSetLayoutSizeEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSizeEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSizeEXT)},
+	{"vkGetDescriptorSetLayoutSupport", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSupport, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSupport)},
+	{"vkGetDescriptorSetLayoutSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSupportKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSupportKHR)},
+	{"vkGetDeviceAccelerationStructureCompatibilityKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceAccelerationStructureCompatibilityKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceAccelerationStructureCompatibilityKHR)},
+	{"vkGetDeviceBufferMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceBufferMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceBufferMemoryRequirements)},
+	{"vkGetDeviceBufferMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceBufferMemoryRequirementsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceBufferMemoryRequirementsKHR)},
+	{"vkGetDeviceGroupPeerMemoryFeatures", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPeerMemoryFeatures, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPeerMemoryFeatures)},
+	{"vkGetDeviceGroupPeerMemoryFeaturesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPeerMemoryFeaturesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPeerMemoryFeaturesKHR)},
+	{"vkGetDeviceGroupPresentCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPresentCapabilitiesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPresentCapabilitiesKHR)},
+	{"vkGetDeviceGroupSurfacePresentModesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupSurfacePresentModesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupSurfacePresentModesKHR)},
+	{"vkGetDeviceImageMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageMemoryRequirements)},
+	{"vkGetDeviceImageMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageMemoryRequirementsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageMemoryRequirementsKHR)},
+	{"vkGetDeviceImageSparseMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageSparseMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageSparseMemoryRequirements)},
+	{"vkGetDeviceImageSparseMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageSparseMemoryRequirementsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageSparseMemoryRequirementsKHR)},
+	{"vkGetDeviceMemoryCommitment", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryCommitment, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryCommitment)},
+	{"vkGetDeviceMemoryOpaqueCaptureAddress", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryOpaqueCaptureAddress, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryOpaqueCaptureAddress)},
+	{"vkGetDeviceMemoryOpaqueCaptureAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryOpaqueCaptureAddressKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryOpaqueCaptureAddressKHR)},
+	{"vkGetDeviceMicromapCompatibilityEXT", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMicromapCompatibilityEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMicromapCompatibilityEXT)},
+	{"vkGetDeviceProcAddr", (PFN_vkVoidFunction)vkl_o_vkGetDeviceProcAddr, NULL, VKL_LEVEL_DEVICE, VKL_PROC_ALWAYS},
+	{"vkGetDeviceQueue", (PFN_vkVoidFunction)vkl_w_vkGetDeviceQueue, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceQueue)},
+	{"vkGetDeviceQueue2", (PFN_vkVoidFunction)vkl_w_vkGetDeviceQueue2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceQueue2)},
+	{"vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI", (PFN_vkVoidFunction)vkl_w_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI)},
+	{"vkGetDisplayModeProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayModeProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayModeProperties2KHR)},
+	{"vkGetDisplayModePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayModePropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayModePropertiesKHR)},
+	{"vkGetDisplayPlaneCapabilities2KHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneCapabilities2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneCapabilities2KHR)},
+	{"vkGetDisplayPlaneCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneCapabilitiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneCapabilitiesKHR)},
+	{"vkGetDisplayPlaneSupportedDisplaysKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneSupportedDisplaysKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneSupportedDisplaysKHR)},
+	{"vkGetDrmDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkGetDrmDisplayEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDrmDisplayEXT)},
+	{"vkGetDynamicRenderingTilePropertiesQCOM", (PFN_vkVoidFunction)vkl_w_vkGetDynamicRenderingTilePropertiesQCOM, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDynamicRenderingTilePropertiesQCOM)},
+	{"vkGetEventStatus", (PFN_vkVoidFunction)vkl_w_vkGetEventStatus, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetEventStatus)},
+	{"vkGetFenceFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetFenceFdKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFenceFdKHR)},
+	{"vkGetFenceStatus", (PFN_vkVoidFunction)vkl_o_vkGetFenceStatus, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFenceStatus)},
+	{"vkGetFramebufferTilePropertiesQCOM", (PFN_vkVoidFunction)vkl_w_vkGetFramebufferTilePropertiesQCOM, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFramebufferTilePropertiesQCOM)},
+	{"vkGetGeneratedCommandsMemoryRequirementsNV", (PFN_vkVoidFunction)vkl_w_vkGetGeneratedCommandsMemoryRequirementsNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetGeneratedCommandsMemoryRequirementsNV)},
+	{"vkGetImageDrmFormatModifierPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetImageDrmFormatModifierPropertiesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageDrmFormatModifierPropertiesEXT)},
+	{"vkGetImageMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements)},
+	{"vkGetImageMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements2)},
+	{"vkGetImageMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements2KHR)},
+	{"vkGetImageSparseMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements)},
+	{"vkGetImageSparseMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements2)},
+	{"vkGetImageSparseMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements2KHR)},
+	{"vkGetImageSubresourceLayout", (PFN_vkVoidFunction)vkl_w_vkGetImageSubresourceLayout, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSubresourceLayout)},
+	{"vkGetImageSubresourceLayout2EXT", (PFN_vkVoidFunction)vkl_w_vkGetImageSubresourceLayout2EXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSubresourceLayout2EXT)},
+	{"vkGetImageViewAddressNVX", (PFN_vkVoidFunction)vkl_w_vkGetImageViewAddressNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageViewAddressNVX)},
+	{"vkGetImageViewHandleNVX", (PFN_vkVoidFunction)vkl_w_vkGetImageViewHandleNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageViewHandleNVX)},
+	{"vkGetInstanceProcAddr", (PFN_vkVoidFunction)vkl_o_vkGetInstanceProcAddr, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
+	{"vkGetMemoryFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetMemoryFdKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryFdKHR)},
+	{"vkGetMemoryFdPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetMemoryFdPropertiesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryFdPropertiesKHR)},
+	{"vkGetMemoryRemoteAddressNV", (PFN_vkVoidFunction)vkl_w_vkGetMemoryRemoteAddressNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryRemoteAddressNV)},
+	{"vkGetMicromapBuildSizesEXT", (PFN_vkVoidFunction)vkl_w_vkGetMicromapBuildSizesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMicromapBuildSizesEXT)},
+	{"vkGetPastPresentationTimingGOOGLE", (PFN_vkVoidFunction)vkl_w_vkGetPastPresentationTimingGOOGLE, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPastPresentationTimingGOOGLE)},
+	{"vkGetPerformanceParameterINTEL", (PFN_vkVoidFunction)vkl_w_vkGetPerformanceParameterINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPerformanceParameterINTEL)},
+	{"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceCalibrateableTimeDomainsEXT)},
+	{"vkGetPhysicalDeviceCooperativeMatrixPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceCooperativeMatrixPropertiesNV)},
+	{"vkGetPhysicalDeviceDisplayPlaneProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPlaneProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPlaneProperties2KHR)},
+	{"vkGetPhysicalDeviceDisplayPlanePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPlanePropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPlanePropertiesKHR)},
+	{"vkGetPhysicalDeviceDisplayProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayProperties2KHR)},
+	{"vkGetPhysicalDeviceDisplayPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPropertiesKHR)},
+	{"vkGetPhysicalDeviceExternalBufferProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalBufferProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalBufferProperties)},
+	{"vkGetPhysicalDeviceExternalBufferPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalBufferPropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalBufferPropertiesKHR)},
+	{"vkGetPhysicalDeviceExternalFenceProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalFenceProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalFenceProperties)},
+	{"vkGetPhysicalDeviceExternalFencePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalFencePropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalFencePropertiesKHR)},
+	{"vkGetPhysicalDeviceExternalImageFormatPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalImageFormatPropertiesNV, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalImageFormatPropertiesNV)},
+	{"vkGetPhysicalDeviceExternalSemaphoreProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalSemaphoreProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalSemaphoreProperties)},
+	{"vkGetPhysicalDeviceExternalSemaphorePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalSemaphorePropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalSemaphorePropertiesKHR)},
+	{"vkGetPhysicalDeviceFeatures", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFeatures, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures)},
+	{"vkGetPhysicalDeviceFeatures2", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceFeatures2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures2)},
+	{"vkGetPhysicalDeviceFeatures2KHR", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceFeatures2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures2KHR)},
+	{"vkGetPhysicalDeviceFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties)},
+	{"vkGetPhysicalDeviceFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties2)},
+	{"vkGetPhysicalDeviceFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties2KHR)},
+	{"vkGetPhysicalDeviceFragmentShadingRatesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFragmentShadingRatesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFragmentShadingRatesKHR)},
+	{"vkGetPhysicalDeviceImageFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties)},
+	{"vkGetPhysicalDeviceImageFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties2)},
+	{"vkGetPhysicalDeviceImageFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties2KHR)},
+	{"vkGetPhysicalDeviceMemoryProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties)},
+	{"vkGetPhysicalDeviceMemoryProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties2)},
+	{"vkGetPhysicalDeviceMemoryProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties2KHR)},
+	{"vkGetPhysicalDeviceMultisamplePropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMultisamplePropertiesEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMultisamplePropertiesEXT)},
+	{"vkGetPhysicalDeviceOpticalFlowImageFormatsNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceOpticalFlowImageFormatsNV, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceOpticalFlowImageFormatsNV)},
+	{"vkGetPhysicalDevicePresentRectanglesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDevicePresentRectanglesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDevicePresentRectanglesKHR)},
+	{"vkGetPhysicalDeviceProperties", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties)},
+	{"vkGetPhysicalDeviceProperties2", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties2)},
+	{"vkGetPhysicalDeviceProperties2KHR", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties2KHR)},
+	{"vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR)},
+	{"vkGetPhysicalDeviceQueueFamilyProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties)},
+	{"vkGetPhysicalDeviceQueueFamilyProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties2)},
+	{"vkGetPhysicalDeviceQueueFamilyProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties2KHR)},
+	{"vkGetPhysicalDeviceSparseImageFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties)},
+	{"vkGetPhysicalDeviceSparseImageFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties2)},
+	{"vkGetPhysicalDeviceSparseImageFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties2KHR)},
+	{"vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV)},
+	{"vkGetPhysicalDeviceSurfaceCapabilities2EXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilities2EXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilities2EXT)},
+	{"vkGetPhysicalDeviceSurfaceCapabilities2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilities2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilities2KHR)},
+	{"vkGetPhysicalDeviceSurfaceCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilitiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilitiesKHR)},
+	{"vkGetPhysicalDeviceSurfaceFormats2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceFormats2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceFormats2KHR)},
+	{"vkGetPhysicalDeviceSurfaceFormatsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceFormatsKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceFormatsKHR)},
+	{"vkGetPhysicalDeviceSurfacePresentModesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfacePresentModesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfacePresentModesKHR)},
+	{"vkGetPhysicalDeviceSurfaceSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceSupportKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceSupportKHR)},
+	{"vkGetPhysicalDeviceToolProperties", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceToolProperties, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
+	{"vkGetPhysicalDeviceToolPropertiesEXT", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceToolPropertiesEXT, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
+	{"vkGetPhysicalDeviceVideoCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceVideoCapabilitiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceVideoCapabilitiesKHR)},
+	{"vkGetPhysicalDeviceVideoFormatPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceVideoFormatPropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceVideoFormatPropertiesKHR)},
 #ifdef VK_USE_PLATFORM_WAYLAND_KHR
-	{"vkGetPhysicalDeviceWaylandPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceWaylandPresentationSupportKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceWaylandPresentationSupportKHR)},
+	{"vkGetPhysicalDeviceWaylandPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceWaylandPresentationSupportKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceWaylandPresentationSupportKHR)},
 #endif
 #ifdef VK_USE_PLATFORM_XCB_KHR
-	{"vkGetPhysicalDeviceXcbPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceXcbPresentationSupportKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceXcbPresentationSupportKHR)},
+	{"vkGetPhysicalDeviceXcbPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceXcbPresentationSupportKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceXcbPresentationSupportKHR)},
 #endif
 #ifdef VK_USE_PLATFORM_XLIB_KHR
-	{"vkGetPhysicalDeviceXlibPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceXlibPresentationSupportKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceXlibPresentationSupportKHR)},
+	{"vkGetPhysicalDeviceXlibPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceXlibPresentationSupportKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceXlibPresentationSupportKHR)},
 #endif
-	{"vkGetPipelineCacheData", (PFN_vkVoidFunction)vkl_w_vkGetPipelineCacheData, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineCacheData)},
-	{"vkGetPipelineExecutableInternalRepresentationsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutableInternalRepresentationsKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutableInternalRepresentationsKHR)},
-	{"vkGetPipelineExecutablePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutablePropertiesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutablePropertiesKHR)},
-	{"vkGetPipelineExecutableStatisticsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutableStatisticsKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutableStatisticsKHR)},
-	{"vkGetPipelinePropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetPipelinePropertiesEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelinePropertiesEXT)},
-	{"vkGetPrivateData", (PFN_vkVoidFunction)vkl_w_vkGetPrivateData, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPrivateData)},
-	{"vkGetPrivateDataEXT", (PFN_vkVoidFunction)vkl_w_vkGetPrivateDataEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPrivateDataEXT)},
-	{"vkGetQueryPoolResults", (PFN_vkVoidFunction)vkl_w_vkGetQueryPoolResults, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueryPoolResults)},
-	{"vkGetQueueCheckpointData2NV", (PFN_vkVoidFunction)vkl_w_vkGetQueueCheckpointData2NV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueueCheckpointData2NV)},
-	{"vkGetQueueCheckpointDataNV", (PFN_vkVoidFunction)vkl_w_vkGetQueueCheckpointDataNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueueCheckpointDataNV)},
+	{"vkGetPipelineCacheData", (PFN_vkVoidFunction)vkl_w_vkGetPipelineCacheData, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineCacheData)},
+	{"vkGetPipelineExecutableInternalRepresentationsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutableInternalRepresentationsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutableInternalRepresentationsKHR)},
+	{"vkGetPipelineExecutablePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutablePropertiesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutablePropertiesKHR)},
+	{"vkGetPipelineExecutableStatisticsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutableStatisticsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutableStatisticsKHR)},
+	{"vkGetPipelinePropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetPipelinePropertiesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelinePropertiesEXT)},
+	{"vkGetPrivateData", (PFN_vkVoidFunction)vkl_w_vkGetPrivateData, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPrivateData)},
+	{"vkGetPrivateDataEXT", (PFN_vkVoidFunction)vkl_w_vkGetPrivateDataEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPrivateDataEXT)},
+	{"vkGetQueryPoolResults", (PFN_vkVoidFunction)vkl_w_vkGetQueryPoolResults, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueryPoolResults)},
+	{"vkGetQueueCheckpointData2NV", (PFN_vkVoidFunction)vkl_w_vkGetQueueCheckpointData2NV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueueCheckpointData2NV)},
+	{"vkGetQueueCheckpointDataNV", (PFN_vkVoidFunction)vkl_w_vkGetQueueCheckpointDataNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueueCheckpointDataNV)},
 #ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
-	{"vkGetRandROutputDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkGetRandROutputDisplayEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetRandROutputDisplayEXT)},
+	{"vkGetRandROutputDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkGetRandROutputDisplayEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetRandROutputDisplayEXT)},
 #endif
-	{"vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingCaptureReplayShaderGroupHandlesKHR)},
-	{"vkGetRayTracingShaderGroupHandlesKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupHandlesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupHandlesKHR)},
-	{"vkGetRayTracingShaderGroupHandlesNV", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupHandlesNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupHandlesNV)},
-	{"vkGetRayTracingShaderGroupStackSizeKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupStackSizeKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupStackSizeKHR)},
-	{"vkGetRefreshCycleDurationGOOGLE", (PFN_vkVoidFunction)vkl_w_vkGetRefreshCycleDurationGOOGLE, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRefreshCycleDurationGOOGLE)},
-	{"vkGetRenderAreaGranularity", (PFN_vkVoidFunction)vkl_w_vkGetRenderAreaGranularity, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRenderAreaGranularity)},
-	{"vkGetSemaphoreCounterValue", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreCounterValue, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreCounterValue)},
-	{"vkGetSemaphoreCounterValueKHR", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreCounterValueKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreCounterValueKHR)},
-	{"vkGetSemaphoreFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreFdKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreFdKHR)},
-	{"vkGetShaderInfoAMD", (PFN_vkVoidFunction)vkl_w_vkGetShaderInfoAMD, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderInfoAMD)},
-	{"vkGetShaderModuleCreateInfoIdentifierEXT", (PFN_vkVoidFunction)vkl_w_vkGetShaderModuleCreateInfoIdentifierEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderModuleCreateInfoIdentifierEXT)},
-	{"vkGetShaderModuleIdentifierEXT", (PFN_vkVoidFunction)vkl_w_vkGetShaderModuleIdentifierEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderModuleIdentifierEXT)},
-	{"vkGetSwapchainCounterEXT", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainCounterEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainCounterEXT)},
-	{"vkGetSwapchainImagesKHR", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainImagesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainImagesKHR)},
-	{"vkGetSwapchainStatusKHR", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainStatusKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainStatusKHR)},
-	{"vkGetValidationCacheDataEXT", (PFN_vkVoidFunction)vkl_w_vkGetValidationCacheDataEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetValidationCacheDataEXT)},
-	{"vkGetVideoSessionMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetVideoSessionMemoryRequirementsKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetVideoSessionMemoryRequirementsKHR)},
-	{"vkImportFenceFdKHR", (PFN_vkVoidFunction)vkl_w_vkImportFenceFdKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ImportFenceFdKHR)},
-	{"vkImportSemaphoreFdKHR", (PFN_vkVoidFunction)vkl_w_vkImportSemaphoreFdKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ImportSemaphoreFdKHR)},
-	{"vkInitializePerformanceApiINTEL", (PFN_vkVoidFunction)vkl_w_vkInitializePerformanceApiINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, InitializePerformanceApiINTEL)},
-	{"vkInvalidateMappedMemoryRanges", (PFN_vkVoidFunction)vkl_o_vkInvalidateMappedMemoryRanges, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, InvalidateMappedMemoryRanges)},
-	{"vkMapMemory", (PFN_vkVoidFunction)vkl_o_vkMapMemory, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MapMemory)},
-	{"vkMergePipelineCaches", (PFN_vkVoidFunction)vkl_w_vkMergePipelineCaches, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MergePipelineCaches)},
-	{"vkMergeValidationCachesEXT", (PFN_vkVoidFunction)vkl_w_vkMergeValidationCachesEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MergeValidationCachesEXT)},
-	{"vkQueueBeginDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkQueueBeginDebugUtilsLabelEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueBeginDebugUtilsLabelEXT)},
-	{"vkQueueBindSparse", (PFN_vkVoidFunction)vkl_o_vkQueueBindSparse, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueBindSparse)},
-	{"vkQueueEndDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkQueueEndDebugUtilsLabelEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueEndDebugUtilsLabelEXT)},
-	{"vkQueueInsertDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_o_vkQueueInsertDebugUtilsLabelEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueInsertDebugUtilsLabelEXT)},
-	{"vkQueuePresentKHR", (PFN_vkVoidFunction)vkl_o_vkQueuePresentKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueuePresentKHR)},
-	{"vkQueueSetPerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkQueueSetPerformanceConfigurationINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSetPerformanceConfigurationINTEL)},
-	{"vkQueueSubmit", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit)},
-	{"vkQueueSubmit2", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit2, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit2)},
-	{"vkQueueSubmit2KHR", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit2KHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit2KHR)},
-	{"vkQueueWaitIdle", (PFN_vkVoidFunction)vkl_o_vkQueueWaitIdle, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueWaitIdle)},
-	{"vkRegisterDeviceEventEXT", (PFN_vkVoidFunction)vkl_w_vkRegisterDeviceEventEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, RegisterDeviceEventEXT)},
-	{"vkRegisterDisplayEventEXT", (PFN_vkVoidFunction)vkl_w_vkRegisterDisplayEventEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, RegisterDisplayEventEXT)},
-	{"vkReleaseDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkReleaseDisplayEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, ReleaseDisplayEXT)},
-	{"vkReleasePerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkReleasePerformanceConfigurationINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleasePerformanceConfigurationINTEL)},
-	{"vkReleaseProfilingLockKHR", (PFN_vkVoidFunction)vkl_w_vkReleaseProfilingLockKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleaseProfilingLockKHR)},
-	{"vkReleaseSwapchainImagesEXT", (PFN_vkVoidFunction)vkl_w_vkReleaseSwapchainImagesEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleaseSwapchainImagesEXT)},
-	{"vkResetCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkResetCommandBuffer, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetCommandBuffer)},
-	{"vkResetCommandPool", (PFN_vkVoidFunction)vkl_w_vkResetCommandPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetCommandPool)},
-	{"vkResetDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkResetDescriptorPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetDescriptorPool)},
-	{"vkResetEvent", (PFN_vkVoidFunction)vkl_w_vkResetEvent, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetEvent)},
-	{"vkResetFences", (PFN_vkVoidFunction)vkl_w_vkResetFences, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetFences)},
-	{"vkResetQueryPool", (PFN_vkVoidFunction)vkl_w_vkResetQueryPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetQueryPool)},
-	{"vkResetQueryPoolEXT", (PFN_vkVoidFunction)vkl_w_vkResetQueryPoolEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetQueryPoolEXT)},
-	{"vkSetDebugUtilsObjectNameEXT", (PFN_vkVoidFunction)vkl_w_vkSetDebugUtilsObjectNameEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDebugUtilsObjectNameEXT)},
-	{"vkSetDebugUtilsObjectTagEXT", (PFN_vkVoidFunction)vkl_w_vkSetDebugUtilsObjectTagEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDebugUtilsObjectTagEXT)},
-	{"vkSetDeviceMemoryPriorityEXT", (PFN_vkVoidFunction)vkl_w_vkSetDeviceMemoryPriorityEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDeviceMemoryPriorityEXT)},
-	{"vkSetEvent", (PFN_vkVoidFunction)vkl_w_vkSetEvent, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetEvent)},
-	{"vkSetHdrMetadataEXT", (PFN_vkVoidFunction)vkl_w_vkSetHdrMetadataEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetHdrMetadataEXT)},
-	{"vkSetLocalDimmingAMD", (PFN_vkVoidFunction)vkl_w_vkSetLocalDimmingAMD, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetLocalDimmingAMD)},
-	{"vkSetPrivateData", (PFN_vkVoidFunction)vkl_w_vkSetPrivateData, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetPrivateData)},
-	{"vkSetPrivateDataEXT", (PFN_vkVoidFunction)vkl_w_vkSetPrivateDataEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetPrivateDataEXT)},
-	{"vkSignalSemaphore", (PFN_vkVoidFunction)vkl_w_vkSignalSemaphore, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SignalSemaphore)},
-	{"vkSignalSemaphoreKHR", (PFN_vkVoidFunction)vkl_w_vkSignalSemaphoreKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SignalSemaphoreKHR)},
-	{"vkSubmitDebugUtilsMessageEXT", (PFN_vkVoidFunction)vkl_w_vkSubmitDebugUtilsMessageEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, SubmitDebugUtilsMessageEXT)},
-	{"vkTrimCommandPool", (PFN_vkVoidFunction)vkl_w_vkTrimCommandPool, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, TrimCommandPool)},
-	{"vkTrimCommandPoolKHR", (PFN_vkVoidFunction)vkl_w_vkTrimCommandPoolKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, TrimCommandPoolKHR)},
-	{"vkUninitializePerformanceApiINTEL", (PFN_vkVoidFunction)vkl_w_vkUninitializePerformanceApiINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UninitializePerformanceApiINTEL)},
-	{"vkUnmapMemory", (PFN_vkVoidFunction)vkl_o_vkUnmapMemory, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UnmapMemory)},
-	{"vkUpdateDescriptorSetWithTemplate", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSetWithTemplate, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSetWithTemplate)},
-	{"vkUpdateDescriptorSetWithTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSetWithTemplateKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSetWithTemplateKHR)},
-	{"vkUpdateDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSets, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSets)},
-	{"vkUpdateVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkUpdateVideoSessionParametersKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateVideoSessionParametersKHR)},
-	{"vkWaitForFences", (PFN_vkVoidFunction)vkl_o_vkWaitForFences, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitForFences)},
-	{"vkWaitForPresentKHR", (PFN_vkVoidFunction)vkl_w_vkWaitForPresentKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitForPresentKHR)},
-	{"vkWaitSemaphores", (PFN_vkVoidFunction)vkl_o_vkWaitSemaphores, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitSemaphores)},
-	{"vkWaitSemaphoresKHR", (PFN_vkVoidFunction)vkl_o_vkWaitSemaphoresKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitSemaphoresKHR)},
-	{"vkWriteMicromapsPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkWriteMicromapsPropertiesEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WriteMicromapsPropertiesEXT)},
+	{"vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingCaptureReplayShaderGroupHandlesKHR)},
+	{"vkGetRayTracingShaderGroupHandlesKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupHandlesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupHandlesKHR)},
+	{"vkGetRayTracingShaderGroupHandlesNV", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupHandlesNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupHandlesNV)},
+	{"vkGetRayTracingShaderGroupStackSizeKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupStackSizeKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupStackSizeKHR)},
+	{"vkGetRefreshCycleDurationGOOGLE", (PFN_vkVoidFunction)vkl_w_vkGetRefreshCycleDurationGOOGLE, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRefreshCycleDurationGOOGLE)},
+	{"vkGetRenderAreaGranularity", (PFN_vkVoidFunction)vkl_w_vkGetRenderAreaGranularity, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRenderAreaGranularity)},
+	{"vkGetSemaphoreCounterValue", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreCounterValue, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreCounterValue)},
+	{"vkGetSemaphoreCounterValueKHR", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreCounterValueKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreCounterValueKHR)},
+	{"vkGetSemaphoreFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreFdKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreFdKHR)},
+	{"vkGetShaderInfoAMD", (PFN_vkVoidFunction)vkl_w_vkGetShaderInfoAMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderInfoAMD)},
+	{"vkGetShaderModuleCreateInfoIdentifierEXT", (PFN_vkVoidFunction)vkl_w_vkGetShaderModuleCreateInfoIdentifierEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderModuleCreateInfoIdentifierEXT)},
+	{"vkGetShaderModuleIdentifierEXT", (PFN_vkVoidFunction)vkl_w_vkGetShaderModuleIdentifierEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderModuleIdentifierEXT)},
+	{"vkGetSwapchainCounterEXT", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainCounterEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainCounterEXT)},
+	{"vkGetSwapchainImagesKHR", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainImagesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainImagesKHR)},
+	{"vkGetSwapchainStatusKHR", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainStatusKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainStatusKHR)},
+	{"vkGetValidationCacheDataEXT", (PFN_vkVoidFunction)vkl_w_vkGetValidationCacheDataEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetValidationCacheDataEXT)},
+	{"vkGetVideoSessionMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetVideoSessionMemoryRequirementsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetVideoSessionMemoryRequirementsKHR)},
+	{"vkImportFenceFdKHR", (PFN_vkVoidFunction)vkl_w_vkImportFenceFdKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ImportFenceFdKHR)},
+	{"vkImportSemaphoreFdKHR", (PFN_vkVoidFunction)vkl_w_vkImportSemaphoreFdKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ImportSemaphoreFdKHR)},
+	{"vkInitializePerformanceApiINTEL", (PFN_vkVoidFunction)vkl_w_vkInitializePerformanceApiINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, InitializePerformanceApiINTEL)},
+	{"vkInvalidateMappedMemoryRanges", (PFN_vkVoidFunction)vkl_o_vkInvalidateMappedMemoryRanges, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, InvalidateMappedMemoryRanges)},
+	{"vkMapMemory", (PFN_vkVoidFunction)vkl_o_vkMapMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MapMemory)},
+	{"vkMergePipelineCaches", (PFN_vkVoidFunction)vkl_w_vkMergePipelineCaches, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MergePipelineCaches)},
+	{"vkMergeValidationCachesEXT", (PFN_vkVoidFunction)vkl_w_vkMergeValidationCachesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MergeValidationCachesEXT)},
+	{"vkQueueBeginDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkQueueBeginDebugUtilsLabelEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueBeginDebugUtilsLabelEXT)},
+	{"vkQueueBindSparse", (PFN_vkVoidFunction)vkl_o_vkQueueBindSparse, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueBindSparse)},
+	{"vkQueueEndDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkQueueEndDebugUtilsLabelEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueEndDebugUtilsLabelEXT)},
+	{"vkQueueInsertDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_o_vkQueueInsertDebugUtilsLabelEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueInsertDebugUtilsLabelEXT)},
+	{"vkQueuePresentKHR", (PFN_vkVoidFunction)vkl_o_vkQueuePresentKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueuePresentKHR)},
+	{"vkQueueSetPerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkQueueSetPerformanceConfigurationINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSetPerformanceConfigurationINTEL)},
+	{"vkQueueSubmit", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit)},
+	{"vkQueueSubmit2", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit2)},
+	{"vkQueueSubmit2KHR", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit2KHR)},
+	{"vkQueueWaitIdle", (PFN_vkVoidFunction)vkl_o_vkQueueWaitIdle, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueWaitIdle)},
+	{"vkRegisterDeviceEventEXT", (PFN_vkVoidFunction)vkl_w_vkRegisterDeviceEventEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, RegisterDeviceEventEXT)},
+	{"vkRegisterDisplayEventEXT", (PFN_vkVoidFunction)vkl_w_vkRegisterDisplayEventEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, RegisterDisplayEventEXT)},
+	{"vkReleaseDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkReleaseDisplayEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, ReleaseDisplayEXT)},
+	{"vkReleasePerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkReleasePerformanceConfigurationINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleasePerformanceConfigurationINTEL)},
+	{"vkReleaseProfilingLockKHR", (PFN_vkVoidFunction)vkl_w_vkReleaseProfilingLockKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleaseProfilingLockKHR)},
+	{"vkReleaseSwapchainImagesEXT", (PFN_vkVoidFunction)vkl_w_vkReleaseSwapchainImagesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleaseSwapchainImagesEXT)},
+	{"vkResetCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkResetCommandBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetCommandBuffer)},
+	{"vkResetCommandPool", (PFN_vkVoidFunction)vkl_w_vkResetCommandPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetCommandPool)},
+	{"vkResetDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkResetDescriptorPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetDescriptorPool)},
+	{"vkResetEvent", (PFN_vkVoidFunction)vkl_w_vkResetEvent, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetEvent)},
+	{"vkResetFences", (PFN_vkVoidFunction)vkl_w_vkResetFences, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetFences)},
+	{"vkResetQueryPool", (PFN_vkVoidFunction)vkl_w_vkResetQueryPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetQueryPool)},
+	{"vkResetQueryPoolEXT", (PFN_vkVoidFunction)vkl_w_vkResetQueryPoolEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetQueryPoolEXT)},
+	{"vkSetDebugUtilsObjectNameEXT", (PFN_vkVoidFunction)vkl_w_vkSetDebugUtilsObjectNameEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDebugUtilsObjectNameEXT)},
+	{"vkSetDebugUtilsObjectTagEXT", (PFN_vkVoidFunction)vkl_w_vkSetDebugUtilsObjectTagEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDebugUtilsObjectTagEXT)},
+	{"vkSetDeviceMemoryPriorityEXT", (PFN_vkVoidFunction)vkl_w_vkSetDeviceMemoryPriorityEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDeviceMemoryPriorityEXT)},
+	{"vkSetEvent", (PFN_vkVoidFunction)vkl_w_vkSetEvent, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetEvent)},
+	{"vkSetHdrMetadataEXT", (PFN_vkVoidFunction)vkl_w_vkSetHdrMetadataEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetHdrMetadataEXT)},
+	{"vkSetLocalDimmingAMD", (PFN_vkVoidFunction)vkl_w_vkSetLocalDimmingAMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetLocalDimmingAMD)},
+	{"vkSetPrivateData", (PFN_vkVoidFunction)vkl_w_vkSetPrivateData, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetPrivateData)},
+	{"vkSetPrivateDataEXT", (PFN_vkVoidFunction)vkl_w_vkSetPrivateDataEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetPrivateDataEXT)},
+	{"vkSignalSemaphore", (PFN_vkVoidFunction)vkl_w_vkSignalSemaphore, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SignalSemaphore)},
+	{"vkSignalSemaphoreKHR", (PFN_vkVoidFunction)vkl_w_vkSignalSemaphoreKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SignalSemaphoreKHR)},
+	{"vkSubmitDebugUtilsMessageEXT", (PFN_vkVoidFunction)vkl_w_vkSubmitDebugUtilsMessageEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, SubmitDebugUtilsMessageEXT)},
+	{"vkTrimCommandPool", (PFN_vkVoidFunction)vkl_w_vkTrimCommandPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, TrimCommandPool)},
+	{"vkTrimCommandPoolKHR", (PFN_vkVoidFunction)vkl_w_vkTrimCommandPoolKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, TrimCommandPoolKHR)},
+	{"vkUninitializePerformanceApiINTEL", (PFN_vkVoidFunction)vkl_w_vkUninitializePerformanceApiINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UninitializePerformanceApiINTEL)},
+	{"vkUnmapMemory", (PFN_vkVoidFunction)vkl_o_vkUnmapMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UnmapMemory)},
+	{"vkUpdateDescriptorSetWithTemplate", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSetWithTemplate, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSetWithTemplate)},
+	{"vkUpdateDescriptorSetWithTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSetWithTemplateKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSetWithTemplateKHR)},
+	{"vkUpdateDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSets, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSets)},
+	{"vkUpdateVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkUpdateVideoSessionParametersKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateVideoSessionParametersKHR)},
+	{"vkWaitForFences", (PFN_vkVoidFunction)vkl_o_vkWaitForFences, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitForFences)},
+	{"vkWaitForPresentKHR", (PFN_vkVoidFunction)vkl_w_vkWaitForPresentKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitForPresentKHR)},
+	{"vkWaitSemaphores", (PFN_vkVoidFunction)vkl_o_vkWaitSemaphores, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitSemaphores)},
+	{"vkWaitSemaphoresKHR", (PFN_vkVoidFunction)vkl_o_vkWaitSemaphoresKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitSemaphoresKHR)},
+	{"vkWriteMicromapsPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkWriteMicromapsPropertiesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WriteMicromapsPropertiesEXT)},
 };
 const size_t vkl_procs_count = sizeof(vkl_procs) / sizeof(vkl_procs[0]);
