@@ -58,6 +58,9 @@ rp_status rpcu_exec_array(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp
 			                 "trace, or was destroyed", (unsigned long long)c->handle);
 		if ((st = RPCU_NEED(cuArrayDestroy)) != RP_OK)
 			return st;
+		/* Copies and launches reading it may still run (a destroy moved
+		 * ahead of their wait): wait, as a careful application would. */
+		rpcu_wait_work(s, NULL);
 		r = s->drv.p_cuArrayDestroy((CUarray)(uintptr_t)a->live);
 		memmove(a, a + 1, (size_t)(&s->arrays[--s->narrays] - a) * sizeof(*a));
 		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuArrayDestroy", r, NULL);
