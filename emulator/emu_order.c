@@ -197,7 +197,7 @@ static emu_status emu_order_events(emu_order_plan *p, char *err, size_t errlen)
 		while (next < g->steps.n && g->steps.v[next].seq < rec.seq)
 			next++;
 		if (next < g->steps.n && g->steps.v[next].seq == rec.seq && k == SBT_CM_K_cuGraphLaunch) {
-			snprintf(err, errlen, "%s: seq %llu launches a CUDA graph: a sampled order runs every "
+			snprintf(err, errlen, "%s: seq %llu launches a graph: a sampled order runs every "
 			         "command on one stream, where graphs are not rebuilt (replay it without "
 			         "--schedule-seed)", g->path, (unsigned long long)rec.seq);
 			return EMU_ERR_STATE;

@@ -210,6 +210,18 @@ int main(void)
 		EXPECT(cuMemRelease(h), CUDA_SUCCESS);
 		EXPECT(cuMemRelease(h), CUDA_ERROR_INVALID_HANDLE);
 		EXPECT(cuMemAddressFree(base, 2 * gran), CUDA_SUCCESS);
+
+		/* An allocation is mapped whole: on the H100 (580.159.04, 2026-11-26,
+		 * docs/gpu-validation.md) cuMemMap of the first 2 MiB of a 20 MiB
+		 * allocation failed with CUDA_ERROR_NOT_SUPPORTED. */
+		EXPECT(cuMemCreate(&h, 2 * gran, &prop, 0), CUDA_SUCCESS);
+		EXPECT(cuMemAddressReserve(&base, 2 * gran, 0, 0, 0), CUDA_SUCCESS);
+		EXPECT(cuMemMap(base, gran, 0, h, 0), CUDA_ERROR_NOT_SUPPORTED);
+		EXPECT(cuMemMap(base + gran, gran, gran, h, 0), CUDA_ERROR_NOT_SUPPORTED);
+		EXPECT(cuMemMap(base, 2 * gran, 0, h, 0), CUDA_SUCCESS);
+		EXPECT(cuMemUnmap(base, 2 * gran), CUDA_SUCCESS);
+		EXPECT(cuMemRelease(h), CUDA_SUCCESS);
+		EXPECT(cuMemAddressFree(base, 2 * gran), CUDA_SUCCESS);
 	}
 
 	/* cuGetProcAddress picks the variant the driver would */

@@ -185,6 +185,8 @@ expect_rc 0 struct.scheds "$RP" --check-determinism --schedule-seeds 1,2,3,4,5,6
 expect_rc 4 struct.nowait.scheds "$RP" --check-determinism --schedule-seeds 1,2,3,4,5,6,7,8 "$T/struct_nowait.sbt"
 has struct.nowait.scheds err "part first after the command at seq $l (--per-command)"
 has struct.nowait.scheds err "(hip.hipLaunchKernel (kernel _Z11axpy_struct9axpy_argsi)"
+expect_rc 2 graph.sched "$RP" --schedule-seed 3 "$T/graph.sbt"
+has graph.sched err "launches a graph: a sampled order runs every command on one stream"
 expect_rc 2 struct.sched.streams "$RP" --schedule-seed 3 --streams multi "$T/struct.sbt"
 has struct.sched.streams err "--streams does not go with --schedule-seed"
 for seed in 2 3; do

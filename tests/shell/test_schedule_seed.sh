@@ -152,7 +152,7 @@ expect_rc 0 cap.graph "$CAP" -o "$T/graph.sbt" -- "$PROGS/cuda_graph_app"
 glaunch=$("$TOP/$BUILD/tsinfo" --dump "$T/graph.sbt" | sed -n 's/^seq=\([0-9]*\) .*cuda.cuGraphLaunch.*/\1/p' | head -1)
 [ -n "$glaunch" ] || fail "cuda_graph_app's trace has no cuGraphLaunch"
 expect_rc 2 bad.graph "$RP" --schedule-seed 1 "$T/graph.sbt"
-has bad.graph err "tsreplay: --schedule-seed: $T/graph.sbt: seq $glaunch launches a CUDA graph: a sampled order runs every command on one stream, where graphs are not rebuilt"
+has bad.graph err "tsreplay: --schedule-seed: $T/graph.sbt: seq $glaunch launches a graph: a sampled order runs every command on one stream, where graphs are not rebuilt"
 for n in word neg big empty list nodet twice; do
 	has "bad.$n" err "try 'tsreplay --help'"
 	[ ! -s "$T/bad.$n.out" ] || fail "bad.$n: wrote to stdout: $(cat "$T/bad.$n.out")"
