@@ -35,10 +35,11 @@
  * last command (everything it names existed then).  Destroying an object
  * drops what it kept (and its children's, through the table).
  *
- * State that calls do not carry is tracked beside: image layouts (image
- * barriers and render pass final layouts of command buffers, a primary
- * taking on those of the secondaries it executes, applied when they are
- * submitted), which queries hold results (writes and resets, the same
+ * State that calls do not carry is tracked beside: image layouts per
+ * subresource range (image barriers and render pass final layouts of
+ * command buffers, a primary taking on those of the secondaries it
+ * executes, applied in order when they are submitted; an image keeps one
+ * layout until its subresources part), which queries hold results (writes and resets, the same
  * way, and host resets), fence signal state (created signalled, submitted,
  * reset), binary semaphore state (signalled by a submit or an acquire,
  * waited by a submit or a present), and the swapchain images acquired and
@@ -52,8 +53,8 @@
  * contents per mip level and aspect, the rest through a buffer bound over
  * the memory); then, per device, calls with handles of the layer's own
  * (VKL_TRIM_HANDLE_BASE and up: non-canonical addresses, never a driver's
- * handle) that copy staged memory and images back, put images in their
- * current layouts, signal fences and semaphores, reset fences created
+ * handle) that copy staged memory and images back, put each range of
+ * each image in its current layout, signal fences and semaphores, reset fences created
  * signalled, reset query pools and write their timestamps again, and
  * acquire the images the application holds; last, objects recreated only
  * for others are destroyed again.  A live object whose creation is left
@@ -111,8 +112,12 @@ typedef struct vkl_trim_kept {
 	uint64_t sig;
 } vkl_trim_kept;
 
+/* A layout a command buffer leaves a range of an image's subresources in
+ * (the range as the barrier or view gave it: VK_REMAINING_* are resolved
+ * against the image when the layout is applied). */
 typedef struct vkl_trim_layout {
 	uint64_t image;
+	VkImageSubresourceRange range;
 	VkImageLayout layout;
 } vkl_trim_layout;
 
@@ -140,9 +145,13 @@ typedef struct vkl_trim_obj {
 	vkl_trim_qop *qops;
 	uint32_t nqops, capqops;
 	/* images: format, layouts, the usage the driver got (with the transfer
-	 * usage vkl_trim_image_info added) and what copies of them need */
+	 * usage vkl_trim_image_info added) and what copies of them need.
+	 * layout is every subresource's while they share one; once they part,
+	 * sub holds one per subresource, [slot][mip][layer] (slots:
+	 * vkl_trim_image_slots), until they agree again */
 	VkFormat format;
 	VkImageLayout initial, layout;
+	VkImageLayout *sub;
 	VkImageUsageFlags usage, app_usage; /* the driver's; the application's */
 	VkImageType itype;
 	VkExtent3D extent;
@@ -151,8 +160,10 @@ typedef struct vkl_trim_obj {
 	VkImageCreateFlags iflags;
 	/* buffers and images: the memory they are bound to */
 	uint64_t memory;
-	/* image views: their image; framebuffers: their attachments */
+	/* image views: their image and subresources; framebuffers: their
+	 * attachments */
 	uint64_t image;
+	VkImageSubresourceRange vrange;
 	uint64_t *views;
 	uint32_t nviews;
 	/* render passes: the attachments' final layouts, formats, and whether
@@ -484,6 +495,15 @@ static VkFormat vkl_trim_format_of(VkObjectType type, uint64_t handle)
 	return f;
 }
 
+static uint32_t vkl_trim_layers_of(VkObjectType type, uint64_t handle)
+{
+	void *lk;
+	vkl_object *o = vkl_objects_lock(type, handle, &lk);
+	uint32_t n = o && o->trim ? o->trim->layers : 0;
+	vkl_objects_unlock(lk);
+	return n;
+}
+
 /* The types whose creation is recreated for others that outlive them (and
  * destroyed again, vkl_snap_destroy). */
 static int vkl_trim_shared_type(VkObjectType t)
@@ -561,16 +581,20 @@ static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 	case SBT_VK_CMD_vkCreateSwapchainKHR: {
 		const sbt_vk_args_vkCreateSwapchainKHR *a = args;
 		o->format = a->pCreateInfo->imageFormat;
+		o->layers = a->pCreateInfo->imageArrayLayers;
 		break;
 	}
 	case SBT_VK_CMD_vkGetSwapchainImagesKHR:
 		o->format = vkl_trim_format_of(VK_OBJECT_TYPE_SWAPCHAIN_KHR, o->parent);
 		o->device = vkl_trim_device_of(VK_OBJECT_TYPE_SWAPCHAIN_KHR, o->parent);
+		o->layers = vkl_trim_layers_of(VK_OBJECT_TYPE_SWAPCHAIN_KHR, o->parent);
+		o->mips = 1;
 		o->initial = o->layout = VK_IMAGE_LAYOUT_UNDEFINED;
 		break;
 	case SBT_VK_CMD_vkCreateImageView: {
 		const sbt_vk_args_vkCreateImageView *a = args;
 		o->image = (uint64_t)(uintptr_t)a->pCreateInfo->image;
+		o->vrange = a->pCreateInfo->subresourceRange;
 		/* the image's creation, memory and bind, for a view outliving it */
 		vkl_trim_share(o, VK_OBJECT_TYPE_IMAGE, o->image);
 		break;
@@ -798,6 +822,7 @@ static void vkl_trim_obj_free(vkl_trim_obj *o)
 	free(o->recs);
 	sbt_vk_enc_free(&o->cmds);
 	free(o->tr);
+	free(o->sub);
 	free(o->qops);
 	free(o->qwritten);
 	free(o->views);
@@ -1031,17 +1056,148 @@ static void vkl_trim_cb_put_flat(vkl_trim_obj *cb, uint32_t cmd, const void *arg
 	cb->cmds_order = atomic_load_explicit(&vkl_trim_g.order, memory_order_relaxed);
 }
 
-static void vkl_trim_cb_layout(vkl_trim_obj *cb, uint64_t image, VkImageLayout layout)
+/* ---- image layouts, per subresource --------------------------------------------- */
+
+/* The aspects of an image whose layouts are followed apart ("slots"):
+ * depth and stencil of a format that has both, each plane of a
+ * multi-planar one, else one.  Fills aspects_out[0..n) and returns n. */
+static uint32_t vkl_trim_image_slots(VkFormat format, VkImageAspectFlags aspects_out[3])
 {
+	const sbt_vk_format_info *fi = sbt_vk_format_info_of(format);
+	const VkImageAspectFlags ds = VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
 	uint32_t i;
-	if (!image || layout == VK_IMAGE_LAYOUT_UNDEFINED)
+	if (fi && fi->planes > 1) {
+		for (i = 0; i < fi->planes && i < 3; i++)
+			aspects_out[i] = (VkImageAspectFlags)VK_IMAGE_ASPECT_PLANE_0_BIT << i;
+		return i;
+	}
+	if (fi && (fi->aspects & ds) == ds) {
+		aspects_out[0] = VK_IMAGE_ASPECT_DEPTH_BIT;
+		aspects_out[1] = VK_IMAGE_ASPECT_STENCIL_BIT;
+		return 2;
+	}
+	aspects_out[0] = fi ? fi->aspects : VK_IMAGE_ASPECT_COLOR_BIT;
+	return 1;
+}
+
+/* The slots (bit per slot) an aspect mask names: COLOR names every plane
+ * of a multi-planar image. */
+static uint32_t vkl_trim_slot_mask(const VkImageAspectFlags *aspects, uint32_t n,
+                                   VkImageAspectFlags mask)
+{
+	uint32_t bits = 0, i;
+	if (n == 1)
+		return mask ? 1u : 0u;
+	for (i = 0; i < n; i++)
+		if ((mask & aspects[i]) ||
+		    ((mask & VK_IMAGE_ASPECT_COLOR_BIT) && aspects[i] >= VK_IMAGE_ASPECT_PLANE_0_BIT))
+			bits |= 1u << i;
+	return bits;
+}
+
+/* A range's end (exclusive), VK_REMAINING_* and overruns cut at n. */
+static uint32_t vkl_trim_range_end(uint32_t base, uint32_t count, uint32_t n)
+{
+	return count == VK_REMAINING_MIP_LEVELS || count > n - base ? n : base + count;
+}
+
+/* The image's subresources of range r are in layout now. */
+static void vkl_trim_image_set(vkl_trim_obj *o, const VkImageSubresourceRange *r,
+                               VkImageLayout layout)
+{
+	VkImageAspectFlags aspects[3];
+	uint32_t ns = vkl_trim_image_slots(o->format, aspects);
+	uint32_t mips = o->mips ? o->mips : 1, layers = o->layers ? o->layers : 1;
+	uint32_t slots = vkl_trim_slot_mask(aspects, ns, r->aspectMask);
+	uint32_t m0 = r->baseMipLevel, l0 = r->baseArrayLayer, m1, l1, sl, m, l;
+	size_t n = (size_t)ns * mips * layers, i;
+	if (!slots || m0 >= mips || l0 >= layers)
 		return;
-	for (i = 0; i < cb->ntr; i++) {
-		if (cb->tr[i].image == image) {
-			cb->tr[i].layout = layout;
+	m1 = vkl_trim_range_end(m0, r->levelCount, mips);
+	l1 = vkl_trim_range_end(l0, r->layerCount, layers);
+	if (slots == (1u << ns) - 1 && m0 == 0 && m1 == mips && l0 == 0 && l1 == layers) {
+		o->layout = layout;
+		free(o->sub);
+		o->sub = NULL;
+		return;
+	}
+	if (!o->sub) {
+		o->sub = malloc(n * sizeof(*o->sub));
+		if (!o->sub) {
+			CAP_ERROR("Vulkan layer: out of memory following the layouts of VkImage 0x%llx "
+			          "per subresource: the snapshot takes them as one",
+			          (unsigned long long)o->handle);
+			o->layout = layout;
 			return;
 		}
+		for (i = 0; i < n; i++)
+			o->sub[i] = o->layout;
 	}
+	for (sl = 0; sl < ns; sl++)
+		for (m = m0; (slots & (1u << sl)) && m < m1; m++)
+			for (l = l0; l < l1; l++)
+				o->sub[((size_t)sl * mips + m) * layers + l] = layout;
+	for (i = 1; i < n && o->sub[i] == o->sub[0]; i++)
+		;
+	if (i == n) { /* one layout again */
+		o->layout = o->sub[0];
+		free(o->sub);
+		o->sub = NULL;
+	}
+}
+
+/* Whether some subresource of the image is in a layout other than its
+ * creation layout and UNDEFINED. */
+static int vkl_trim_image_moved(const vkl_trim_obj *o)
+{
+	size_t n, i;
+	if (!o->sub)
+		return o->layout != o->initial && o->layout != VK_IMAGE_LAYOUT_UNDEFINED;
+	{
+		VkImageAspectFlags aspects[3];
+		n = (size_t)vkl_trim_image_slots(o->format, aspects) * (o->mips ? o->mips : 1) *
+		    (o->layers ? o->layers : 1);
+	}
+	for (i = 0; i < n; i++)
+		if (o->sub[i] != o->initial && o->sub[i] != VK_IMAGE_LAYOUT_UNDEFINED)
+			return 1;
+	return 0;
+}
+
+/* Whether range a holds all of range b (counts of VK_REMAINING_* reach
+ * every level or layer). */
+static int vkl_trim_range_holds(const VkImageSubresourceRange *a, const VkImageSubresourceRange *b)
+{
+	uint64_t ae = a->levelCount == VK_REMAINING_MIP_LEVELS
+	                  ? UINT64_MAX
+	                  : (uint64_t)a->baseMipLevel + a->levelCount;
+	uint64_t be = b->levelCount == VK_REMAINING_MIP_LEVELS
+	                  ? UINT64_MAX
+	                  : (uint64_t)b->baseMipLevel + b->levelCount;
+	uint64_t al = a->layerCount == VK_REMAINING_ARRAY_LAYERS
+	                  ? UINT64_MAX
+	                  : (uint64_t)a->baseArrayLayer + a->layerCount;
+	uint64_t bl = b->layerCount == VK_REMAINING_ARRAY_LAYERS
+	                  ? UINT64_MAX
+	                  : (uint64_t)b->baseArrayLayer + b->layerCount;
+	return (b->aspectMask & ~a->aspectMask) == 0 && a->baseMipLevel <= b->baseMipLevel &&
+	       be <= ae && a->baseArrayLayer <= b->baseArrayLayer && bl <= al;
+}
+
+/* The command buffer leaves range r of the image in layout (after what
+ * it left before: applied in order at its submit).  Earlier entries of
+ * the same image that r covers are dropped, so that a command buffer
+ * moving the same subresources again and again keeps one entry. */
+static void vkl_trim_cb_layout(vkl_trim_obj *cb, uint64_t image, const VkImageSubresourceRange *r,
+                               VkImageLayout layout)
+{
+	uint32_t i, k;
+	if (!image || layout == VK_IMAGE_LAYOUT_UNDEFINED)
+		return;
+	for (i = k = 0; i < cb->ntr; i++)
+		if (cb->tr[i].image != image || !vkl_trim_range_holds(r, &cb->tr[i].range))
+			cb->tr[k++] = cb->tr[i];
+	cb->ntr = k;
 	if (cb->ntr == cb->captr) {
 		uint32_t cap = cb->captr ? cb->captr * 2 : 8;
 		vkl_trim_layout *v = realloc(cb->tr, cap * sizeof(*v));
@@ -1051,11 +1207,13 @@ static void vkl_trim_cb_layout(vkl_trim_obj *cb, uint64_t image, VkImageLayout l
 		cb->captr = cap;
 	}
 	cb->tr[cb->ntr].image = image;
+	cb->tr[cb->ntr].range = *r;
 	cb->tr[cb->ntr].layout = layout;
 	cb->ntr++;
 }
 
-/* A render pass leaves each attachment in its final layout. */
+/* A render pass leaves each attachment (its view's subresources) in its
+ * final layout. */
 static void vkl_trim_cb_render_pass(vkl_trim_obj *cb, VkRenderPass rp, VkFramebuffer fb)
 {
 	VkImageLayout finals[32];
@@ -1078,12 +1236,39 @@ static void vkl_trim_cb_render_pass(vkl_trim_obj *cb, VkRenderPass rp, VkFramebu
 	vkl_objects_unlock(lk);
 	for (i = 0; i < nf && i < nv; i++) {
 		uint64_t image = 0;
+		VkImageSubresourceRange range;
+		memset(&range, 0, sizeof(range));
 		o = vkl_objects_lock(VK_OBJECT_TYPE_IMAGE_VIEW, views[i], &lk);
-		if (o && o->trim)
+		if (o && o->trim) {
 			image = o->trim->image;
+			range = o->trim->vrange;
+		}
 		vkl_objects_unlock(lk);
-		vkl_trim_cb_layout(cb, image, finals[i]);
+		if (image)
+			vkl_trim_cb_layout(cb, image, &range, finals[i]);
 	}
+}
+
+/* A copy of a command buffer's layouts and query operations, taken under
+ * its entry's lock (owned arrays; both NULL when it has none). */
+static void vkl_trim_cb_state(uint64_t cbh, vkl_trim_layout **tr_out, uint32_t *ntr_out,
+                              vkl_trim_qop **qops_out, uint32_t *nqops_out)
+{
+	void *lk;
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, cbh, &lk);
+	*tr_out = NULL;
+	*qops_out = NULL;
+	*ntr_out = *nqops_out = 0;
+	if (o && o->trim && o->trim->ntr && (*tr_out = malloc(o->trim->ntr * sizeof(**tr_out)))) {
+		memcpy(*tr_out, o->trim->tr, o->trim->ntr * sizeof(**tr_out));
+		*ntr_out = o->trim->ntr;
+	}
+	if (o && o->trim && o->trim->nqops &&
+	    (*qops_out = malloc(o->trim->nqops * sizeof(**qops_out)))) {
+		memcpy(*qops_out, o->trim->qops, o->trim->nqops * sizeof(**qops_out));
+		*nqops_out = o->trim->nqops;
+	}
+	vkl_objects_unlock(lk);
 }
 
 /* A secondary command buffer executed by cb leaves its images in the
@@ -1091,24 +1276,16 @@ static void vkl_trim_cb_render_pass(vkl_trim_obj *cb, VkRenderPass rp, VkFramebu
  * now: its list is read under its entry's lock only against its removal). */
 static void vkl_trim_cb_secondary(vkl_trim_obj *cb, uint64_t secondary)
 {
-	vkl_trim_layout tr[64];
-	vkl_trim_qop qops[64];
-	uint32_t n = 0, nq = 0, i;
-	void *lk;
-	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, secondary, &lk);
-	if (o && o->trim) {
-		n = o->trim->ntr < 64 ? o->trim->ntr : 64;
-		if (n)
-			memcpy(tr, o->trim->tr, n * sizeof(*tr));
-		nq = o->trim->nqops < 64 ? o->trim->nqops : 64;
-		if (nq)
-			memcpy(qops, o->trim->qops, nq * sizeof(*qops));
-	}
-	vkl_objects_unlock(lk);
+	vkl_trim_layout *tr;
+	vkl_trim_qop *qops;
+	uint32_t n, nq, i;
+	vkl_trim_cb_state(secondary, &tr, &n, &qops, &nq);
 	for (i = 0; i < n; i++)
-		vkl_trim_cb_layout(cb, tr[i].image, tr[i].layout);
+		vkl_trim_cb_layout(cb, tr[i].image, &tr[i].range, tr[i].layout);
 	for (i = 0; i < nq; i++)
 		vkl_trim_cb_qop(cb, qops[i].pool, qops[i].first, qops[i].count, qops[i].written);
+	free(tr);
+	free(qops);
 }
 
 static void vkl_trim_cb_note(vkl_trim_obj *cb, uint32_t cmd, const void *args)
@@ -1119,6 +1296,7 @@ static void vkl_trim_cb_note(vkl_trim_obj *cb, uint32_t cmd, const void *args)
 		const sbt_vk_args_vkCmdPipelineBarrier *a = args;
 		for (i = 0; i < a->imageMemoryBarrierCount; i++)
 			vkl_trim_cb_layout(cb, (uint64_t)(uintptr_t)a->pImageMemoryBarriers[i].image,
+			                   &a->pImageMemoryBarriers[i].subresourceRange,
 			                   a->pImageMemoryBarriers[i].newLayout);
 		break;
 	}
@@ -1128,6 +1306,7 @@ static void vkl_trim_cb_note(vkl_trim_obj *cb, uint32_t cmd, const void *args)
 		for (i = 0; i < a->pDependencyInfo->imageMemoryBarrierCount; i++)
 			vkl_trim_cb_layout(
 				cb, (uint64_t)(uintptr_t)a->pDependencyInfo->pImageMemoryBarriers[i].image,
+				&a->pDependencyInfo->pImageMemoryBarriers[i].subresourceRange,
 				a->pDependencyInfo->pImageMemoryBarriers[i].newLayout);
 		break;
 	}
@@ -1190,32 +1369,26 @@ static void vkl_trim_set_acquired(uint64_t swapchain, uint32_t index, int acquir
 	vkl_objects_unlock(lk);
 }
 
-/* A submitted command buffer's layouts become its images' layouts, its
- * query writes and resets its pools'. */
+/* A submitted command buffer's layouts become its images' layouts (in
+ * the order it left them), its query writes and resets its pools'. */
 static void vkl_trim_submitted(VkCommandBuffer cbh)
 {
-	vkl_trim_layout tr[64];
-	vkl_trim_qop qops[64];
-	uint32_t n = 0, nq = 0, i;
+	vkl_trim_layout *tr;
+	vkl_trim_qop *qops;
+	uint32_t n, nq, i;
 	void *lk;
-	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)cbh, &lk);
-	if (o && o->trim) {
-		n = o->trim->ntr < 64 ? o->trim->ntr : 64;
-		if (n)
-			memcpy(tr, o->trim->tr, n * sizeof(*tr));
-		nq = o->trim->nqops < 64 ? o->trim->nqops : 64;
-		if (nq)
-			memcpy(qops, o->trim->qops, nq * sizeof(*qops));
-	}
-	vkl_objects_unlock(lk);
+	vkl_object *o;
+	vkl_trim_cb_state((uint64_t)(uintptr_t)cbh, &tr, &n, &qops, &nq);
 	for (i = 0; i < n; i++) {
 		o = vkl_objects_lock(VK_OBJECT_TYPE_IMAGE, tr[i].image, &lk);
 		if (o && o->trim)
-			o->trim->layout = tr[i].layout;
+			vkl_trim_image_set(o->trim, &tr[i].range, tr[i].layout);
 		vkl_objects_unlock(lk);
 	}
 	for (i = 0; i < nq; i++)
 		vkl_trim_queries_set(qops[i].pool, qops[i].first, qops[i].count, qops[i].written);
+	free(tr);
+	free(qops);
 }
 
 static void vkl_trim_sync(uint32_t cmd, const void *args)
@@ -1628,13 +1801,26 @@ typedef struct vkl_snap_item {
 	int creates;
 } vkl_snap_item;
 
-/* An image: its layout (from its creation layout to its current one), and
- * for one bound to memory that is read through staging copies, its
- * contents, copied out per mip level and aspect (vkl_snap_regions). */
+/* A range of an image's subresources in one layout (counts resolved,
+ * or VK_REMAINING_* for the whole image). */
+typedef struct vkl_snap_seg {
+	VkImageSubresourceRange range;
+	VkImageLayout layout;
+} vkl_snap_seg;
+
+/* An image: its layouts (from its creation layout to its current ones, one
+ * per segment), and for one bound to memory that is read through staging
+ * copies, its contents, copied out per segment, aspect and mip level
+ * (vkl_snap_regions). */
 typedef struct vkl_snap_image {
 	uint64_t image, device, memory;
 	VkFormat format;
-	VkImageLayout from, to;
+	VkImageLayout from, to; /* to: every subresource's, when sub is NULL */
+	VkImageLayout *sub;     /* owned: per subresource, as vkl_trim_obj's */
+	vkl_snap_seg *segs;     /* owned: the current layouts, vkl_snap_segments */
+	uint32_t nsegs;
+	VkBufferImageCopy *regions; /* owned: the copies of its contents */
+	uint32_t nregions;
 	VkImageUsageFlags usage, app_usage; /* the driver's; the application's */
 	VkImageType type;
 	VkExtent3D extent;
@@ -1811,8 +1997,7 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 				b->image = o->type == VK_OBJECT_TYPE_IMAGE;
 			}
 		}
-		if (o->type == VK_OBJECT_TYPE_IMAGE &&
-		    (o->memory || (o->layout != o->initial && o->layout != VK_IMAGE_LAYOUT_UNDEFINED))) {
+		if (o->type == VK_OBJECT_TYPE_IMAGE && (o->memory || vkl_trim_image_moved(o))) {
 			vkl_snap_image *im = VKL_SNAP_PUSH(s, images, nimages, capimages);
 			if (im) {
 				memset(im, 0, sizeof(*im));
@@ -1822,6 +2007,16 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 				im->format = o->format;
 				im->from = o->initial;
 				im->to = o->layout;
+				if (o->sub) {
+					VkImageAspectFlags aspects[3];
+					size_t n = (size_t)vkl_trim_image_slots(o->format, aspects) *
+					           (o->mips ? o->mips : 1) * (o->layers ? o->layers : 1);
+					im->sub = malloc(n * sizeof(*im->sub));
+					if (im->sub)
+						memcpy(im->sub, o->sub, n * sizeof(*im->sub));
+					else
+						s->nomem = 1;
+				}
 				im->usage = o->usage;
 				im->app_usage = o->app_usage;
 				im->type = o->itype;
@@ -2015,6 +2210,40 @@ static int vkl_snap_valid(vkl_snap_check *ck, uint32_t type, const uint8_t *p, s
 	return sbt_vk_decode(cmd, p, len, ck->arena, args, &hooks) != SBT_VK_ERR_HANDLE;
 }
 
+/* A swapchain created with an oldSwapchain destroyed since: recreated
+ * without it (a swapchain may always be created without one; the retired
+ * swapchain no longer exists to be named).  *p and *len are replaced by
+ * the re-encoded call (in ck->enc, valid until its next use). */
+static void vkl_snap_swapchain_unretire(vkl_snap_check *ck, const uint8_t **p, size_t *len)
+{
+	sbt_vk_args_vkCreateSwapchainKHR *a;
+	VkSwapchainCreateInfoKHR *ci;
+	vkl_object o;
+	uint64_t old;
+	if (!ck->arena)
+		return;
+	sbt_vk_arena_reset(ck->arena);
+	a = sbt_vk_arena_alloc(ck->arena, sizeof(*a));
+	if (!a || sbt_vk_decode(SBT_VK_CMD_vkCreateSwapchainKHR, *p, *len, ck->arena, a, NULL) !=
+	                  SBT_VK_OK ||
+	    !a->pCreateInfo)
+		return;
+	ci = (VkSwapchainCreateInfoKHR *)a->pCreateInfo; /* the arena's copy */
+	old = (uint64_t)(uintptr_t)ci->oldSwapchain;
+	if (!old || vkl_objects_find(VK_OBJECT_TYPE_SWAPCHAIN_KHR, old, &o))
+		return;
+	ci->oldSwapchain = VK_NULL_HANDLE;
+	ck->enc.len = 0;
+	ck->enc.template_data_len = 0;
+	if (sbt_vk_encode(&ck->enc, SBT_VK_CMD_vkCreateSwapchainKHR, a) != SBT_VK_OK)
+		return;
+	*p = ck->enc.data;
+	*len = ck->enc.len;
+	CAP_INFO("Vulkan snapshot: VkSwapchainKHR 0x%llx is created without its oldSwapchain "
+	         "0x%llx, destroyed since", (unsigned long long)(uintptr_t)*a->pSwapchain,
+	         (unsigned long long)old);
+}
+
 static const char *vkl_snap_type_name(uint32_t type)
 {
 	const char *n = sbt_vk_cmd_name((enum sbt_vk_cmd)(type - SBT_VK_TYPE_BASE));
@@ -2163,26 +2392,100 @@ static const vkl_snap_queue *vkl_snap_queue_of(const vkl_snap *s, uint64_t dev)
 	return NULL;
 }
 
-/* The most regions an image's copy takes: two aspects (depth and
- * stencil) of at most 32 mip levels. */
-#define VKL_SNAP_REGIONS 64
+/* The image's current layouts as segments (im->segs): the whole image
+ * when its subresources share one; else per group of slots (depth and
+ * stencil, or the planes, together when their layouts agree everywhere),
+ * per run of layers of one layout in a mip level, runs in consecutive mip
+ * levels with the same layers and layout joined.  0, or -1 when out of
+ * memory. */
+static int vkl_snap_segments(vkl_snap_image *im)
+{
+	VkImageAspectFlags aspects[3];
+	uint32_t mips = im->mips ? im->mips : 1, layers = im->layers ? im->layers : 1;
+	uint32_t ns, ng, g, m, l, e, k;
+	size_t per = (size_t)mips * layers;
+	int same = 1;
+	if (!im->sub) {
+		im->segs = calloc(1, sizeof(*im->segs));
+		if (!im->segs)
+			return -1;
+		im->segs[0].range.aspectMask = vkl_snap_aspect(im->format);
+		im->segs[0].range.levelCount = VK_REMAINING_MIP_LEVELS;
+		im->segs[0].range.layerCount = VK_REMAINING_ARRAY_LAYERS;
+		im->segs[0].layout = im->to;
+		im->nsegs = 1;
+		return 0;
+	}
+	ns = vkl_trim_image_slots(im->format, aspects);
+	im->segs = malloc(ns * per * sizeof(*im->segs));
+	if (!im->segs)
+		return -1;
+	for (g = 1; g < ns; g++)
+		if (memcmp(im->sub + g * per, im->sub, per * sizeof(*im->sub)) != 0)
+			same = 0;
+	ng = same ? 1 : ns;
+	for (g = 0; g < ng; g++) {
+		const VkImageLayout *sub = im->sub + g * per;
+		VkImageAspectFlags mask = same ? vkl_snap_aspect(im->format) : aspects[g];
+		for (m = 0; m < mips; m++) {
+			for (l = 0; l < layers; l = e) {
+				VkImageLayout lay = sub[(size_t)m * layers + l];
+				vkl_snap_seg *x;
+				for (e = l + 1; e < layers && sub[(size_t)m * layers + e] == lay; e++)
+					;
+				for (k = 0; k < im->nsegs; k++) {
+					x = &im->segs[k];
+					if (x->range.aspectMask == mask && x->layout == lay &&
+					    x->range.baseArrayLayer == l && x->range.layerCount == e - l &&
+					    x->range.baseMipLevel + x->range.levelCount == m)
+						break;
+				}
+				if (k < im->nsegs) {
+					im->segs[k].range.levelCount++;
+					continue;
+				}
+				x = &im->segs[im->nsegs++];
+				x->range.aspectMask = mask;
+				x->range.baseMipLevel = m;
+				x->range.levelCount = 1;
+				x->range.baseArrayLayer = l;
+				x->range.layerCount = e - l;
+				x->layout = lay;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Whether some subresource of the image is in a defined layout (one never
+ * used since its creation holds nothing). */
+static int vkl_snap_image_defined(const vkl_snap_image *im)
+{
+	uint32_t k;
+	for (k = 0; k < im->nsegs; k++)
+		if (im->segs[k].layout != VK_IMAGE_LAYOUT_UNDEFINED)
+			return 1;
+	return 0;
+}
 
 /*
- * The copies of an image's whole contents to or from a buffer: per aspect
- * (color, or depth and stencil separately), per mip level, all layers,
- * tightly packed one after the other, each at an offset aligned to 4 and
- * to the texel block.  Returns the number of regions (0: the image cannot
- * be copied, *why_out says why) and the buffer size in *size_out.
+ * The copies of an image's contents to or from a buffer (im->regions):
+ * per segment in a defined layout, per aspect (color, or depth and stencil
+ * separately), per mip level, the segment's layers, tightly packed one
+ * after the other, each at an offset aligned to 4 and to the texel block
+ * (for an image in one layout: every mip level, all layers).  Returns the
+ * number of regions (0: the image cannot be copied, *why_out says why) and
+ * the buffer size in *size_out.
  */
-static uint32_t vkl_snap_regions(const vkl_snap_image *im, VkBufferImageCopy *out,
-                                 VkDeviceSize *size_out, const char **why_out)
+static uint32_t vkl_snap_regions(vkl_snap_image *im, VkDeviceSize *size_out,
+                                 const char **why_out)
 {
 	const sbt_vk_format_info *fi = sbt_vk_format_info_of(im->format);
 	static const VkImageAspectFlagBits aspects[3] = { VK_IMAGE_ASPECT_COLOR_BIT,
 		                                              VK_IMAGE_ASPECT_DEPTH_BIT,
 		                                              VK_IMAGE_ASPECT_STENCIL_BIT };
 	VkDeviceSize at = 0;
-	uint32_t n = 0, a, m;
+	uint32_t n = 0, a, m, k, count = 0;
 	*why_out = NULL;
 	if (im->samples != VK_SAMPLE_COUNT_1_BIT)
 		*why_out = "it is multisampled";
@@ -2195,39 +2498,62 @@ static uint32_t vkl_snap_regions(const vkl_snap_image *im, VkBufferImageCopy *ou
 		*why_out = "its format is not one the layer knows";
 	else if (fi->planes)
 		*why_out = "its format is multi-planar";
-	else if (!im->mips || im->mips > 32 || !im->layers)
+	else if (!im->mips || !im->layers)
 		*why_out = "its mip levels or layers are out of range";
+	for (k = 0; !*why_out && k < im->nsegs; k++) {
+		const vkl_snap_seg *g = &im->segs[k];
+		if (g->layout == VK_IMAGE_LAYOUT_PREINITIALIZED)
+			*why_out = "its layout is PREINITIALIZED (it cannot return to it after a copy)";
+		else if (g->layout != VK_IMAGE_LAYOUT_UNDEFINED)
+			for (a = 0; a < 3; a++)
+				if ((fi->aspects & aspects[a]) && (g->range.aspectMask & aspects[a]))
+					count += vkl_trim_range_end(g->range.baseMipLevel, g->range.levelCount,
+					                            im->mips) - g->range.baseMipLevel;
+	}
+	if (!*why_out && !count)
+		*why_out = "no subresource is in a defined layout";
+	if (!*why_out && !(im->regions = calloc(count, sizeof(*im->regions))))
+		*why_out = "out of memory";
 	if (*why_out)
 		return 0;
-	for (a = 0; a < 3; a++) {
-		uint32_t texel = aspects[a] == VK_IMAGE_ASPECT_DEPTH_BIT     ? fi->depth_size
-		                 : aspects[a] == VK_IMAGE_ASPECT_STENCIL_BIT ? fi->stencil_size
-		                                                             : fi->block_size;
-		if (!(fi->aspects & aspects[a]))
+	for (k = 0; k < im->nsegs; k++) {
+		const vkl_snap_seg *g = &im->segs[k];
+		uint32_t m1 = vkl_trim_range_end(g->range.baseMipLevel, g->range.levelCount, im->mips);
+		uint32_t l0 = g->range.baseArrayLayer;
+		uint32_t nl = vkl_trim_range_end(l0, g->range.layerCount, im->layers) - l0;
+		if (g->layout == VK_IMAGE_LAYOUT_UNDEFINED)
 			continue;
-		for (m = 0; m < im->mips; m++) {
-			VkBufferImageCopy *r = &out[n++];
-			uint32_t w = im->extent.width >> m, h = im->extent.height >> m,
-			         d = im->extent.depth >> m;
-			VkDeviceSize align = (VkDeviceSize)texel * 4, bw, bh, bd;
-			w = w ? w : 1;
-			h = h ? h : 1;
-			d = d ? d : 1;
-			bw = (w + fi->block_extent[0] - 1) / fi->block_extent[0];
-			bh = (h + fi->block_extent[1] - 1) / fi->block_extent[1];
-			bd = (d + fi->block_extent[2] - 1) / fi->block_extent[2];
-			at = (at + align - 1) / align * align;
-			memset(r, 0, sizeof(*r));
-			r->bufferOffset = at;
-			r->imageSubresource.aspectMask = aspects[a];
-			r->imageSubresource.mipLevel = m;
-			r->imageSubresource.layerCount = im->layers;
-			r->imageExtent.width = w;
-			r->imageExtent.height = h;
-			r->imageExtent.depth = d;
-			at += bw * bh * bd * texel * im->layers;
+		for (a = 0; a < 3; a++) {
+			uint32_t texel = aspects[a] == VK_IMAGE_ASPECT_DEPTH_BIT     ? fi->depth_size
+			                 : aspects[a] == VK_IMAGE_ASPECT_STENCIL_BIT ? fi->stencil_size
+			                                                             : fi->block_size;
+			if (!(fi->aspects & aspects[a]) || !(g->range.aspectMask & aspects[a]))
+				continue;
+			for (m = g->range.baseMipLevel; m < m1; m++) {
+				VkBufferImageCopy *r = &im->regions[n++];
+				uint32_t w = im->extent.width >> m, h = im->extent.height >> m,
+				         d = im->extent.depth >> m;
+				VkDeviceSize align = (VkDeviceSize)texel * 4, bw, bh, bd;
+				w = w ? w : 1;
+				h = h ? h : 1;
+				d = d ? d : 1;
+				bw = (w + fi->block_extent[0] - 1) / fi->block_extent[0];
+				bh = (h + fi->block_extent[1] - 1) / fi->block_extent[1];
+				bd = (d + fi->block_extent[2] - 1) / fi->block_extent[2];
+				at = (at + align - 1) / align * align;
+				r->bufferOffset = at;
+				r->imageSubresource.aspectMask = aspects[a];
+				r->imageSubresource.mipLevel = m;
+				r->imageSubresource.baseArrayLayer = l0;
+				r->imageSubresource.layerCount = nl;
+				r->imageExtent.width = w;
+				r->imageExtent.height = h;
+				r->imageExtent.depth = d;
+				at += bw * bh * bd * texel * nl;
+			}
 		}
 	}
+	im->nregions = n;
 	*size_out = at;
 	return n;
 }
@@ -2427,10 +2753,11 @@ out:
 	return why == NULL;
 }
 
-/* A barrier of a whole image between two layouts. */
+/* A barrier of a range of an image between two layouts. */
 static void vkl_snap_image_barrier(VkImageMemoryBarrier *b, const vkl_snap_image *im,
-                                   VkImageLayout from, VkImageLayout to,
-                                   VkAccessFlags src_access, VkAccessFlags dst_access)
+                                   const VkImageSubresourceRange *range, VkImageLayout from,
+                                   VkImageLayout to, VkAccessFlags src_access,
+                                   VkAccessFlags dst_access)
 {
 	memset(b, 0, sizeof(*b));
 	b->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
@@ -2441,60 +2768,66 @@ static void vkl_snap_image_barrier(VkImageMemoryBarrier *b, const vkl_snap_image
 	b->srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
 	b->dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
 	b->image = (VkImage)(uintptr_t)im->image;
-	b->subresourceRange.aspectMask = vkl_snap_aspect(im->format);
-	b->subresourceRange.levelCount = VK_REMAINING_MIP_LEVELS;
-	b->subresourceRange.layerCount = VK_REMAINING_ARRAY_LAYERS;
+	b->subresourceRange = *range;
 }
 
 /*
  * Read an image's contents (vkl_snap_regions) on the device into
  * host-visible memory of the layer's own (down the chain, not recorded):
- * from its current layout to TRANSFER_SRC_OPTIMAL, the copies, and back.
- * Fills im->bytes and returns 1, or warns and returns 0.
+ * each segment from its layout to TRANSFER_SRC_OPTIMAL (an image all in
+ * GENERAL stays there), the copies, and back.  Fills im->bytes and
+ * returns 1, or warns and returns 0.
  */
 static int vkl_snap_read_image(vkl_device *d, const vkl_snap_queue *q, vkl_snap_image *im)
 {
-	VkBufferImageCopy regions[VKL_SNAP_REGIONS];
-	VkImageMemoryBarrier bar;
+	VkImageMemoryBarrier *bars = NULL;
 	VkImage image = (VkImage)(uintptr_t)im->image;
-	VkImageLayout src_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+	VkImageLayout src_layout = VK_IMAGE_LAYOUT_GENERAL;
 	VkCommandPool pool = VK_NULL_HANDLE;
 	VkCommandBuffer cb;
 	VkDeviceSize size = 0;
 	vkl_snap_host stg = { 0 };
 	const char *why = NULL;
-	uint32_t n = vkl_snap_regions(im, regions, &size, &why);
+	uint32_t n = vkl_snap_regions(im, &size, &why), nb = 0, k;
 
 	if (!n)
 		goto out;
-	if (im->to == VK_IMAGE_LAYOUT_PREINITIALIZED)
-		why = "its layout is PREINITIALIZED (it cannot return to it after a copy)";
-	else
-		why = vkl_snap_no_copies(d, q);
+	why = vkl_snap_no_copies(d, q);
 	if (why)
 		goto out;
+	why = "out of memory";
+	bars = calloc(im->nsegs, sizeof(*bars));
+	if (!bars)
+		goto out;
+	for (k = 0; k < im->nsegs; k++)
+		if (im->segs[k].layout != VK_IMAGE_LAYOUT_UNDEFINED &&
+		    im->segs[k].layout != VK_IMAGE_LAYOUT_GENERAL)
+			src_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
 	why = "no staging memory";
 	if (vkl_snap_host_new(d, size, &stg) != 0)
 		goto out;
 	why = "the copy failed";
 	if (!(cb = vkl_snap_once_begin(d, q, &pool)))
 		goto out;
-	if (im->to == VK_IMAGE_LAYOUT_GENERAL)
-		src_layout = VK_IMAGE_LAYOUT_GENERAL;
-	if (im->to != src_layout) {
-		vkl_snap_image_barrier(&bar, im, im->to, src_layout, VK_ACCESS_MEMORY_WRITE_BIT,
-		                       VK_ACCESS_TRANSFER_READ_BIT);
+	for (k = 0; k < im->nsegs; k++)
+		if (im->segs[k].layout != VK_IMAGE_LAYOUT_UNDEFINED && im->segs[k].layout != src_layout)
+			vkl_snap_image_barrier(&bars[nb++], im, &im->segs[k].range, im->segs[k].layout,
+			                       src_layout, VK_ACCESS_MEMORY_WRITE_BIT,
+			                       VK_ACCESS_TRANSFER_READ_BIT);
+	if (nb)
 		d->table.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-		                            VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, 1, &bar);
-	}
-	d->table.CmdCopyImageToBuffer(cb, image, src_layout, stg.buf, n, regions);
-	if (im->to != src_layout) {
-		vkl_snap_image_barrier(&bar, im, src_layout, im->to, 0,
+		                            VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, nb, bars);
+	d->table.CmdCopyImageToBuffer(cb, image, src_layout, stg.buf, n, im->regions);
+	for (k = 0; k < nb; k++) {
+		VkImageSubresourceRange range = bars[k].subresourceRange;
+		VkImageLayout back = bars[k].oldLayout;
+		vkl_snap_image_barrier(&bars[k], im, &range, src_layout, back, 0,
 		                       VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
-		d->table.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
-		                            VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 1,
-		                            &bar);
 	}
+	if (nb)
+		d->table.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		                            VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, nb,
+		                            bars);
 	if (vkl_snap_once_run(d, q, pool, cb, stg.buf) != 0)
 		goto out;
 	why = "out of memory";
@@ -2508,6 +2841,7 @@ static int vkl_snap_read_image(vkl_device *d, const vkl_snap_queue *q, vkl_snap_
 	why = NULL;
 out:
 	vkl_snap_host_free(d, &stg);
+	free(bars);
 	if (why)
 		CAP_WARN("Vulkan snapshot: VkImage 0x%llx (in VkDeviceMemory 0x%llx) is read through "
 		         "a staging copy and its contents are left out of the snapshot: %s",
@@ -2515,11 +2849,28 @@ out:
 	return why == NULL;
 }
 
-/* Whether the snapshot moves an image from its creation layout (to its
- * current one, or to TRANSFER_DST_OPTIMAL for a copy of its contents). */
-static int vkl_snap_image_moves(const vkl_snap_image *im)
+/* The barriers the snapshot's command buffer moves the image with: from
+ * its creation layout to each segment's current layout, or, for a copy
+ * of its contents, to TRANSFER_DST_OPTIMAL before the copies (returned),
+ * and after them on to the current layouts (*after_out).  Segments in no
+ * defined layout stay as they were created. */
+static uint32_t vkl_snap_image_moves(const vkl_snap_image *im, uint32_t *after_out)
 {
-	return im->bytes || (im->to != im->from && im->to != VK_IMAGE_LAYOUT_UNDEFINED);
+	uint32_t k, n = 0, after = 0;
+	for (k = 0; k < im->nsegs; k++) {
+		VkImageLayout to = im->segs[k].layout;
+		if (to == VK_IMAGE_LAYOUT_UNDEFINED)
+			continue;
+		if (im->bytes) {
+			n++;
+			after += to != VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+		} else {
+			n += to != im->from;
+		}
+	}
+	if (after_out)
+		*after_out = after;
+	return n;
 }
 
 /* Record an image's staged contents as a staging buffer and memory of the
@@ -2594,11 +2945,12 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 	VkQueue queue;
 	for (i = 0; i < s->nimages; i++) {
 		const vkl_snap_image *im = &s->images[i];
+		uint32_t nmoved_after;
 		if (im->device != dev)
 			continue;
-		nbars += vkl_snap_image_moves(im);
+		nbars += vkl_snap_image_moves(im, &nmoved_after);
+		nafter += nmoved_after;
 		ncopies += im->bytes != NULL;
-		nafter += im->bytes && im->to != VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
 	}
 	for (i = 0; i < s->nsyncs; i++)
 		nsems += s->syncs[i].device == dev && s->syncs[i].type == VK_OBJECT_TYPE_SEMAPHORE;
@@ -2624,21 +2976,31 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 	nbars = nafter = nsems = 0;
 	for (i = 0; i < s->nimages; i++) {
 		const vkl_snap_image *im = &s->images[i];
-		if (im->device != dev || !vkl_snap_image_moves(im))
+		uint32_t g;
+		if (im->device != dev)
 			continue;
-		if (!im->bytes) {
-			vkl_snap_image_barrier(&bars[nbars++], im, im->from, im->to, 0,
-			                       VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
-			continue;
+		for (g = 0; g < im->nsegs; g++) {
+			const vkl_snap_seg *seg = &im->segs[g];
+			if (seg->layout == VK_IMAGE_LAYOUT_UNDEFINED)
+				continue;
+			if (!im->bytes) {
+				if (seg->layout != im->from)
+					vkl_snap_image_barrier(&bars[nbars++], im, &seg->range, im->from,
+					                       seg->layout, 0,
+					                       VK_ACCESS_MEMORY_READ_BIT |
+					                           VK_ACCESS_MEMORY_WRITE_BIT);
+				continue;
+			}
+			/* after the buffer copies, which may write the same memory */
+			vkl_snap_image_barrier(&bars[nbars++], im, &seg->range, im->from,
+			                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			                       VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+			if (seg->layout != VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
+				vkl_snap_image_barrier(&after[nafter++], im, &seg->range,
+				                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, seg->layout,
+				                       VK_ACCESS_TRANSFER_WRITE_BIT,
+				                       VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
 		}
-		/* after the buffer copies, which may write the same memory */
-		vkl_snap_image_barrier(&bars[nbars++], im, im->from,
-		                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-		                       VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
-		if (im->to != VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
-			vkl_snap_image_barrier(&after[nafter++], im, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-			                       im->to, VK_ACCESS_TRANSFER_WRITE_BIT,
-			                       VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
 	}
 	for (i = 0; i < s->nsyncs; i++)
 		if (s->syncs[i].device == dev && s->syncs[i].type == VK_OBJECT_TYPE_SEMAPHORE &&
@@ -2726,18 +3088,14 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 			vkl_snap_put(SBT_VK_CMD_vkCmdPipelineBarrier, &pb);
 		for (i = k = 0; i < s->nimages; i++) {
 			const vkl_snap_image *im = &s->images[i];
-			VkBufferImageCopy regions[VKL_SNAP_REGIONS];
-			VkDeviceSize size;
-			const char *why;
 			sbt_vk_args_vkCmdCopyBufferToImage ci = {
 				cb, VK_NULL_HANDLE, (VkImage)(uintptr_t)im->image,
-				VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, regions
+				VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, im->nregions, im->regions
 			};
 			if (im->device != dev || !im->bytes)
 				continue;
 			ci.srcBuffer = (VkBuffer)(uintptr_t)istaged[k];
 			k += 2;
-			ci.regionCount = vkl_snap_regions(im, regions, &size, &why);
 			vkl_snap_put(SBT_VK_CMD_vkCmdCopyBufferToImage, &ci);
 		}
 		if (nafter)
@@ -2902,6 +3260,9 @@ static void vkl_trim_snapshot(void)
 	}
 
 	vkl_objects_each(vkl_snap_collect, &s);
+	for (i = 0; i < s.nimages; i++)
+		if (vkl_snap_segments(&s.images[i]) != 0)
+			s.nomem = 1;
 	if (s.nomem)
 		CAP_ERROR("Vulkan snapshot: out of memory collecting the snapshot: it is incomplete");
 	qsort(s.items, s.nitems, sizeof(*s.items), vkl_snap_item_cmp);
@@ -2909,6 +3270,8 @@ static void vkl_trim_snapshot(void)
 		ck.arena = NULL; /* nothing is checked */
 	for (i = 0; i < s.nitems; i++) {
 		vkl_snap_item *it = &s.items[i];
+		const uint8_t *p;
+		size_t len;
 		if (!it->rec) {
 			ncmds += vkl_snap_write_cb(&ck, it);
 			continue;
@@ -2919,7 +3282,11 @@ static void vkl_trim_snapshot(void)
 				nleft += vkl_snap_left_out(it);
 			continue;
 		}
-		ok = vkl_snap_valid(&ck, it->rec->type, it->rec->data, it->rec->len);
+		p = it->rec->data;
+		len = it->rec->len;
+		if (it->rec->type == SBT_VK_CMD_TYPE(SBT_VK_CMD_vkCreateSwapchainKHR))
+			vkl_snap_swapchain_unretire(&ck, &p, &len);
+		ok = vkl_snap_valid(&ck, it->rec->type, p, len);
 		if (!ok) {
 			CAP_INFO("Vulkan snapshot: a %s is left out: it names object 0x%llx (type %d), "
 			         "destroyed since", vkl_snap_type_name(it->rec->type),
@@ -2928,7 +3295,7 @@ static void vkl_trim_snapshot(void)
 				nleft += vkl_snap_left_out(it);
 			continue;
 		}
-		cap_record(it->rec->type, 0, it->rec->data, it->rec->len);
+		cap_record(it->rec->type, 0, p, len);
 		nw++;
 		if (atomic_load(&it->rec->dead) && it->rec->handle) {
 			const vkl_trim_rec **z = vkl_snap_push(&s, (void **)&ck.zombies, &ck.nzombies,
@@ -2973,7 +3340,7 @@ static void vkl_trim_snapshot(void)
 		buffers = vkl_snap_memory_holds(&s, s.memories[i], 0) || !images;
 		for (j = 0; j < s.nimages; j++) {
 			vkl_snap_image *im = &s.images[j];
-			if (im->memory == s.memories[i] && im->to != VK_IMAGE_LAYOUT_UNDEFINED &&
+			if (im->memory == s.memories[i] && vkl_snap_image_defined(im) &&
 			    vkl_snap_image_needed(&s, im) && vkl_snap_read_image(d, q, im))
 				mem_bytes += im->size;
 		}
@@ -3002,7 +3369,7 @@ static void vkl_trim_snapshot(void)
 			vkl_snap_destroy(ck.zombies[i]);
 	free(ck.zombies);
 	for (i = 0; i < s.nimages; i++) {
-		nlayouts += vkl_snap_image_moves(&s.images[i]);
+		nlayouts += vkl_snap_image_moves(&s.images[i], NULL) != 0;
 		ncopied += s.images[i].bytes != NULL;
 	}
 	CAP_INFO("Vulkan snapshot: %zu calls, %zu command buffer calls, %llu bytes "
@@ -3015,8 +3382,12 @@ static void vkl_trim_snapshot(void)
 		free(s.items[i].cmds);
 	}
 	free(s.items);
-	for (i = 0; i < s.nimages; i++)
+	for (i = 0; i < s.nimages; i++) {
 		free(s.images[i].bytes);
+		free(s.images[i].sub);
+		free(s.images[i].segs);
+		free(s.images[i].regions);
+	}
 	free(s.images);
 	free(s.syncs);
 	free(s.queues);
