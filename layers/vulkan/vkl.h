@@ -675,6 +675,7 @@ typedef struct vkl_memory_desc {
 	uint32_t type_index;
 	VkMemoryPropertyFlags flags;
 	int dedicated; /* allocated for one image or buffer */
+	int host;      /* imported from the application's host memory */
 } vkl_memory_desc;
 int vkl_memory_describe(VkDeviceMemory mem, vkl_memory_desc *out);
 /* Record bytes as the contents of mem from offset 0, as vkl_memory_snapshot

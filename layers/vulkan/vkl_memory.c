@@ -38,6 +38,22 @@
  * made after the device may have written the memory holds results: it is
  * checkpointed whole (when the device is idle), never recorded.
  *
+ * Imported host memory (VkImportMemoryHostPointerInfoEXT,
+ * VK_EXT_external_memory_host): the application writes the device's bytes
+ * directly, at its own address, so there is no shadow to hand out.  The
+ * memory is tracked from its allocation to its free as a mapping of all of
+ * it whose shadow IS the real mapping (the application's pages, tracked by
+ * vkl_track.c like a shadow): a publish compares those pages with the
+ * reference and records what differs as host writes (nothing to copy: the
+ * device already sees them); an observation takes what differs where
+ * submissions may have written as device writes.  So host writes made
+ * while the device may still write the same range (after a submission
+ * reaching it and before the observation that finds the device idle) are
+ * taken for device writes: checkpointed, not recorded.  Its contents at
+ * the import are recorded once as host writes (all-zero pages left out:
+ * the replay's memory starts zeroed).  vkMapMemory of it hands out the
+ * driver's pointer (into the same pages) and changes nothing.
+ *
  * Which bytes are compared: a publish compares only the pages the
  * tracker (vkl_track.c: userfaultfd write-protect, guard pages, or none)
  * reports written since its last look; an observation only the span of the
@@ -72,6 +88,8 @@ typedef struct vkl_memory {
 	int dedicated;          /* VkMemoryDedicatedAllocateInfo names a resource */
 	uint64_t alloc_submits; /* device submissions when allocated */
 	int initial_recorded;   /* the first mapping's contents were recorded */
+	int host;               /* imported from the application's host memory:
+	                           mapped from allocation to free, shadow == real */
 	_Atomic int always;     /* reached through addresses: every submit publishes it */
 	pthread_mutex_t mu;
 	/* the mapping, when mapped */
@@ -102,9 +120,50 @@ static vkl_memory *vkl_mem_find(VkDeviceMemory mem)
 	return o.data;
 }
 
+static vkl_track_kind vkl_memory_tracker(void);
+static uint64_t vkl_mem_snap_write(VkDeviceMemory mem, VkDeviceSize base, const uint8_t *p,
+                                   size_t n);
+
+/* Memory imported from the application's host memory at host: mapped
+ * whole from now to its free, its shadow the application's pages (see the
+ * file's comment), its contents now recorded as host writes. */
+static void vkl_mem_host_import(vkl_device *d, vkl_memory *m, void *host)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (size_t)m->size;
+	uintptr_t lo = (uintptr_t)host / page * page;
+	uintptr_t hi = ((uintptr_t)host + n + page - 1) / page * page;
+	m->ref = malloc(n ? n : 1);
+	m->tmp = malloc(n ? n : 1);
+	if (!m->ref || !m->tmp) {
+		free(m->ref);
+		free(m->tmp);
+		m->ref = m->tmp = NULL;
+		CAP_ERROR("Vulkan layer: no memory to track the %zu bytes of host memory imported as "
+		          "VkDeviceMemory 0x%llx: the application's writes there are not recorded",
+		          n, (unsigned long long)(uintptr_t)m->handle);
+		return;
+	}
+	m->host = 1;
+	m->real = m->shadow = host;
+	m->shadow_base = (void *)lo;
+	m->shadow_len = hi - lo;
+	m->map_offset = 0;
+	m->map_size = n;
+	memcpy(m->ref, host, n);
+	vkl_memory_tracker();
+	vkl_track_register(&m->trk, m->shadow_base, m->shadow_len);
+	m->initial_recorded = 1;
+	vkl_mem_snap_write(m->handle, 0, m->ref, n);
+	pthread_mutex_lock(&d->map_mu);
+	m->next_mapped = d->mapped;
+	d->mapped = m;
+	pthread_mutex_unlock(&d->map_mu);
+}
+
 void vkl_memory_allocated(vkl_device *d, VkDeviceMemory mem, const VkMemoryAllocateInfo *info,
                           uint64_t seq)
 {
+	void *host = NULL;
 	vkl_memory *m = calloc(1, sizeof(*m));
 	if (!m) {
 		CAP_ERROR("Vulkan layer: out of memory tracking VkDeviceMemory 0x%llx",
@@ -124,6 +183,9 @@ void vkl_memory_allocated(vkl_device *d, VkDeviceMemory mem, const VkMemoryAlloc
 			m->dedicated = 1;
 	}
 	for (const VkBaseInStructure *b = info->pNext; b; b = b->pNext)
+		if (b->sType == VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT)
+			host = ((const VkImportMemoryHostPointerInfoEXT *)(const void *)b)->pHostPointer;
+	for (const VkBaseInStructure *b = info->pNext; b; b = b->pNext)
 		if (b->sType == VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO &&
 		    (((const VkMemoryAllocateFlagsInfo *)(const void *)b)->flags &
 		     VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT))
@@ -131,6 +193,8 @@ void vkl_memory_allocated(vkl_device *d, VkDeviceMemory mem, const VkMemoryAlloc
 	pthread_mutex_init(&m->mu, NULL);
 	vkl_objects_add(VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)mem, seq,
 	                (uint64_t)(uintptr_t)d->handle, m);
+	if (host)
+		vkl_mem_host_import(d, m, host);
 }
 
 /* What the tracker saw, for the report at the device's end: looks, pages
@@ -157,7 +221,8 @@ static void vkl_mem_drop_mapping(vkl_memory *m)
 		atomic_fetch_add(&vkl_mem_pages_seen, m->trk.pages_seen);
 		atomic_fetch_add(&vkl_mem_pages_written, m->trk.pages_written);
 		vkl_track_unregister(&m->trk);
-		munmap(m->shadow_base, m->shadow_len);
+		if (!m->host) /* the application's own pages stay */
+			munmap(m->shadow_base, m->shadow_len);
 	}
 	free(m->ref);
 	free(m->tmp);
@@ -215,7 +280,9 @@ VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offse
 	long page = sysconf(_SC_PAGESIZE);
 	size_t lead;
 	void *base;
-	if (!m) /* allocated before the layer could see it: leave it alone */
+	/* allocated before the layer could see it: left alone; imported host
+	 * memory: tracked whole already, the driver's pointer is into it */
+	if (!m || m->host)
 		return VK_SUCCESS;
 	if (size == VK_WHOLE_SIZE)
 		size = m->size > offset ? m->size - offset : 0;
@@ -268,7 +335,7 @@ int vkl_memory_map_recorded(vkl_device *d, VkDeviceMemory mem, uint64_t seq)
 	vkl_memory *m = vkl_mem_find(mem);
 	uint64_t submits = atomic_load(&d->submits);
 	int ret = 0;
-	if (!m)
+	if (!m || m->host)
 		return 0;
 	/* m->mu: another thread's submission may publish this mapping now */
 	pthread_mutex_lock(&m->mu);
@@ -424,7 +491,8 @@ static void vkl_mem_publish_run(vkl_memory *m, size_t lo, size_t hi)
 		 * thread writes into the shadow meanwhile */
 		memcpy(m->ref + i, m->shadow + i, len);
 		vkl_emit_memory_write((uint64_t)(uintptr_t)m->handle, m->map_offset + i, m->ref + i, len);
-		memcpy(m->real + i, m->ref + i, len);
+		if (!m->host) /* imported host memory: the device sees them already */
+			memcpy(m->real + i, m->ref + i, len);
 		i = next;
 	}
 }
@@ -515,9 +583,13 @@ static void vkl_mem_observe_locked(vkl_memory *m, size_t lo, size_t hi, uint64_t
 				break;
 			end = next + vkl_mem_run(m->real, m->ref, next, hi);
 		}
-		/* the shadow only where the device wrote: host bytes around stay */
+		/* the shadow only where the device wrote: host bytes around stay
+		 * (imported host memory: the shadow is the real mapping) */
 		memcpy(m->tmp + i, m->real + i, end - i);
-		vkl_mem_take_device(m->shadow + i, m->ref + i, m->tmp + i, end - i);
+		if (m->host)
+			memcpy(m->ref + i, m->tmp + i, end - i);
+		else
+			vkl_mem_take_device(m->shadow + i, m->ref + i, m->tmp + i, end - i);
 		vkl_mem_pending_add(m, i, end);
 		i = next;
 	}
@@ -525,9 +597,11 @@ static void vkl_mem_observe_locked(vkl_memory *m, size_t lo, size_t hi, uint64_t
 	 * no device write is left to find */
 	if (idle && whole_lo == 0 && whole_hi == m->map_size)
 		m->dev_lo = m->dev_hi = 0;
-	if (!idle || !seq)
+	if (!idle)
 		return;
-	for (r = 0; r < m->npending; r++)
+	/* not recorded (no capture window open): the results are dropped, not
+	 * left for the first observation in a window to checkpoint as its own */
+	for (r = 0; seq && r < m->npending; r++)
 		cap_checkpoint(seq, (uint64_t)(uintptr_t)m->handle, m->map_offset + m->pending[r][0],
 		               m->ref + m->pending[r][0], m->pending[r][1] - m->pending[r][0]);
 	m->npending = 0;
@@ -654,7 +728,7 @@ void vkl_memory_observe(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
 void vkl_memory_unmapping(vkl_device *d, VkDeviceMemory mem)
 {
 	vkl_memory *m = vkl_mem_find(mem);
-	if (!m || !m->shadow)
+	if (!m || !m->shadow || m->host)
 		return;
 	pthread_mutex_lock(&d->map_mu);
 	vkl_mem_unlink(d, m);
@@ -712,6 +786,7 @@ int vkl_memory_describe(VkDeviceMemory mem, vkl_memory_desc *out)
 	out->type_index = m->type_index;
 	out->flags = m->flags;
 	out->dedicated = m->dedicated;
+	out->host = m->host;
 	return 1;
 }
 
@@ -727,7 +802,7 @@ uint64_t vkl_memory_snapshot(vkl_device *d, VkDeviceMemory mem)
 	void *p = NULL;
 	if (!m)
 		return 0;
-	if (!(m->flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) {
+	if (!(m->flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) && !m->host) {
 		CAP_WARN("Vulkan snapshot: VkDeviceMemory 0x%llx (%llu bytes) is not host-visible: "
 		         "its contents are left out of the snapshot",
 		         (unsigned long long)(uintptr_t)mem, (unsigned long long)m->size);
@@ -736,7 +811,9 @@ uint64_t vkl_memory_snapshot(vkl_device *d, VkDeviceMemory mem)
 	pthread_mutex_lock(&m->mu);
 	if (m->shadow) {
 		/* mapped by the application: the device's bytes; host writes not
-		 * published yet follow as memory writes at their publication */
+		 * published yet follow as memory writes at their publication
+		 * (imported host memory: they are among these bytes, and are
+		 * recorded again when published) */
 		if (m->map_offset != 0 || m->map_size < m->size)
 			CAP_WARN("Vulkan snapshot: VkDeviceMemory 0x%llx is mapped in part: only bytes "
 			         "%llu..%llu of %llu are in the snapshot",

@@ -3326,8 +3326,11 @@ static void vkl_trim_snapshot(void)
 		if (!vkl_memory_describe(mem, &md))
 			continue;
 		host = (md.flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0;
-		/* through a mapping when the host can, unless asked to copy */
-		if (host && !vkl_config_get()->snapshot_staging) {
+		/* through a mapping when the host can, unless asked to copy;
+		 * memory imported from the application's host memory always (a
+		 * buffer of the layer's own bound to it would need the import's
+		 * handle type: VUID-vkBindBufferMemory-memory-02727) */
+		if ((host && !vkl_config_get()->snapshot_staging) || md.host) {
 			mem_bytes += vkl_memory_snapshot(d, mem);
 			continue;
 		}

@@ -335,6 +335,7 @@ void rpvk_dtable_fill(rpvk_dtable *t, VkDevice device, PFN_vkGetDeviceProcAddr g
 	t->CmdBeginDebugUtilsLabelEXT = (PFN_vkCmdBeginDebugUtilsLabelEXT)gdpa(device, "vkCmdBeginDebugUtilsLabelEXT");
 	t->CmdEndDebugUtilsLabelEXT = (PFN_vkCmdEndDebugUtilsLabelEXT)gdpa(device, "vkCmdEndDebugUtilsLabelEXT");
 	t->CmdInsertDebugUtilsLabelEXT = (PFN_vkCmdInsertDebugUtilsLabelEXT)gdpa(device, "vkCmdInsertDebugUtilsLabelEXT");
+	t->GetMemoryHostPointerPropertiesEXT = (PFN_vkGetMemoryHostPointerPropertiesEXT)gdpa(device, "vkGetMemoryHostPointerPropertiesEXT");
 	t->CmdWriteBufferMarkerAMD = (PFN_vkCmdWriteBufferMarkerAMD)gdpa(device, "vkCmdWriteBufferMarkerAMD");
 	t->CreateRenderPass2 = (PFN_vkCreateRenderPass2)gdpa(device, "vkCreateRenderPass2");
 	t->CreateRenderPass2KHR = (PFN_vkCreateRenderPass2KHR)gdpa(device, "vkCreateRenderPass2KHR");
@@ -8550,6 +8551,7 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkCreateDebugUtilsMessengerEXT] = {rpvk_o_vkCreateDebugUtilsMessengerEXT, RPVK_F_HAND},
 	[SBT_VK_CMD_vkDestroyDebugUtilsMessengerEXT] = {rpvk_o_vkDestroyDebugUtilsMessengerEXT, RPVK_F_BEFORE | RPVK_F_HAND},
 	[SBT_VK_CMD_vkSubmitDebugUtilsMessageEXT] = {rpvk_g_vkSubmitDebugUtilsMessageEXT, 0},
+	[SBT_VK_CMD_vkGetMemoryHostPointerPropertiesEXT] = {rpvk_o_vkGetMemoryHostPointerPropertiesEXT, RPVK_F_HAND},
 	[SBT_VK_CMD_vkCmdWriteBufferMarkerAMD] = {rpvk_g_vkCmdWriteBufferMarkerAMD, RPVK_F_CMD},
 	[SBT_VK_CMD_vkCreateRenderPass2] = {rpvk_g_vkCreateRenderPass2, RPVK_F_LAYOUT},
 	[SBT_VK_CMD_vkCreateRenderPass2KHR] = {rpvk_g_vkCreateRenderPass2KHR, RPVK_F_LAYOUT},

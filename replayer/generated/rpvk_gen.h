@@ -344,6 +344,7 @@ typedef struct rpvk_dtable {
 	PFN_vkCmdBeginDebugUtilsLabelEXT CmdBeginDebugUtilsLabelEXT;
 	PFN_vkCmdEndDebugUtilsLabelEXT CmdEndDebugUtilsLabelEXT;
 	PFN_vkCmdInsertDebugUtilsLabelEXT CmdInsertDebugUtilsLabelEXT;
+	PFN_vkGetMemoryHostPointerPropertiesEXT GetMemoryHostPointerPropertiesEXT;
 	PFN_vkCmdWriteBufferMarkerAMD CmdWriteBufferMarkerAMD;
 	PFN_vkCreateRenderPass2 CreateRenderPass2;
 	PFN_vkCreateRenderPass2KHR CreateRenderPass2KHR;
@@ -716,6 +717,7 @@ rp_status rpvk_o_vkSetDebugUtilsObjectNameEXT(rpvk *r, void *args);
 rp_status rpvk_o_vkSetDebugUtilsObjectTagEXT(rpvk *r, void *args);
 rp_status rpvk_o_vkCreateDebugUtilsMessengerEXT(rpvk *r, void *args);
 rp_status rpvk_o_vkDestroyDebugUtilsMessengerEXT(rpvk *r, void *args);
+rp_status rpvk_o_vkGetMemoryHostPointerPropertiesEXT(rpvk *r, void *args);
 rp_status rpvk_o_vkWaitSemaphores(rpvk *r, void *args);
 rp_status rpvk_o_vkWaitSemaphoresKHR(rpvk *r, void *args);
 rp_status rpvk_o_vkCreateHeadlessSurfaceEXT(rpvk *r, void *args);

@@ -9,6 +9,13 @@
  * exceeds the captured one is remembered, and an allocation of exactly the
  * captured size gets the live size (the replay device may need more).
  *
+ * Memory the program imported from its own host allocation
+ * (VkImportMemoryHostPointerInfoEXT, VK_EXT_external_memory_host) is
+ * allocated here as ordinary memory of the mapped type, which must be
+ * host-visible: the capture recorded the contents the program wrote there
+ * as host writes, and the program's address means nothing to this process
+ * (vkGetMemoryHostPointerPropertiesEXT is answered from the capture).
+ *
  * Host writes: a vulkan.tsMemoryWrite record carries the bytes the program
  * wrote into a mapping; they go into the live mapping at the same offset
  * (mapped for the copy when the memory is not mapped now), flushed when the
@@ -265,6 +272,28 @@ static void rpvk_mem_zero(rpvk *r, const rpvk_dtable *t, VkDevice device, rpvk_m
 	t->UnmapMemory(device, m->live);
 }
 
+/* The capturing process's host address means nothing here: answered from
+ * the capture (the import itself becomes an ordinary allocation). */
+rp_status rpvk_o_vkGetMemoryHostPointerPropertiesEXT(rpvk *r, void *args)
+{
+	(void)r;
+	(void)args;
+	return RP_OK;
+}
+
+/* Unlink an import of the program's host memory from the allocation's
+ * chain (the decoder's copy): 1 when there was one. */
+static int rpvk_mem_unimport(VkMemoryAllocateInfo *ai)
+{
+	VkBaseOutStructure *prev = (VkBaseOutStructure *)(void *)ai, *b;
+	for (b = prev->pNext; b; prev = b, b = b->pNext)
+		if (b->sType == VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT) {
+			prev->pNext = b->pNext;
+			return 1;
+		}
+	return 0;
+}
+
 rp_status rpvk_o_vkAllocateMemory(rpvk *r, void *args)
 {
 	sbt_vk_args_vkAllocateMemory *a = args;
@@ -299,6 +328,13 @@ rp_status rpvk_o_vkAllocateMemory(rpvk *r, void *args)
 			          (unsigned long long)r->seq, ai->memoryTypeIndex, to);
 		ai->memoryTypeIndex = to;
 	}
+	if (rpvk_mem_unimport(ai) && p->have_live &&
+	    (ai->memoryTypeIndex >= p->live_mem.memoryTypeCount ||
+	     !(p->live_mem.memoryTypes[ai->memoryTypeIndex].propertyFlags &
+	       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)))
+		return rpvk_fail(r, RP_ERR_BACKEND, "memory the program imported from its host memory "
+		                 "is allocated here as memory of type %u, which is not host-visible: "
+		                 "its contents cannot be written", ai->memoryTypeIndex);
 	for (i = 0; i < RPVK_REQ_RECENT && i < r->nreqs; i++)
 		if (r->reqs[i].captured == cap_size && r->reqs[i].live > ai->allocationSize)
 			ai->allocationSize = r->reqs[i].live;

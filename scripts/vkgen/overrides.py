@@ -65,6 +65,10 @@ OPAQUE_POINTERS = {
     ("vkCmdSetCheckpointNV", "pCheckpointMarker"): "an application cookie",
     ("vkMapMemory", "ppData"): "the mapped address (output); the layer tracks the memory",
     ("vkGetDescriptorSetHostMappingVALVE", "ppData"): "a host address (output)",
+    ("VkImportMemoryHostPointerInfoEXT", "pHostPointer"):
+        "the application's host memory: the layer tracks it; the replay allocates its own",
+    ("vkGetMemoryHostPointerPropertiesEXT", "pHostPointer"):
+        "the application's host memory (the replay answers from the capture)",
 }
 
 # Parameters whose byte length only another object defines: the encoder
@@ -106,7 +110,6 @@ STRUCTS_EXCLUDED = {
 
 # Extensions not carried for reasons beyond encoding (the layer hides them).
 EXTENSIONS_EXCLUDED = {
-    "VK_EXT_external_memory_host": "host memory imported by pointer is not captured",
 }
 
 # Function-pointer members: only whether they were set is recorded (a
@@ -212,7 +215,6 @@ LAYER_WORK = (
 # trace of them could not be replayed.  Hidden from enumeration, refused by
 # vkCreateDevice/vkCreateInstance (layers/vulkan/vkl_layer.c).
 LAYER_REFUSED_EXTENSIONS = {
-    "VK_EXT_external_memory_host": "host pointers bypass the shadow mapping",
     "VK_KHR_external_memory_fd": "memory contents come from another process",
     "VK_EXT_external_memory_dma_buf": "memory contents come from another process",
     "VK_KHR_external_semaphore_fd": "semaphore state comes from another process",
@@ -598,6 +600,8 @@ REPLAY_HANDWRITTEN = {
     "vkGetBufferMemoryRequirements2KHR": "captured vs live size, for allocation sizes",
     "vkGetImageMemoryRequirements2": "captured vs live size, for allocation sizes",
     "vkGetImageMemoryRequirements2KHR": "captured vs live size, for allocation sizes",
+    "vkGetMemoryHostPointerPropertiesEXT":
+        "query of the capturing process's host address: answered from the capture",
     "vkAllocateMemory": "memory type remap and size from the live requirements",
     "vkFreeMemory": "forget the mapping",
     "vkMapMemory": "keep the live pointer for tsMemoryWrite and checkpoints",

@@ -2971,6 +2971,7 @@ typedef struct sbt_vk_args_vkGetMemoryHostPointerPropertiesEXT {
 	VkMemoryHostPointerPropertiesEXT * pMemoryHostPointerProperties;
 	VkResult ret;
 } sbt_vk_args_vkGetMemoryHostPointerPropertiesEXT;
+sbt_vk_status sbt_vk_encode_vkGetMemoryHostPointerPropertiesEXT(struct sbt_vk_enc *enc, const sbt_vk_args_vkGetMemoryHostPointerPropertiesEXT *args);
 
 typedef struct sbt_vk_args_vkCmdWriteBufferMarkerAMD {
 	VkCommandBuffer commandBuffer;

@@ -631,6 +631,10 @@ sbt_vk_status sbt_vk_e_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT(sbt_vk_e *e
 sbt_vk_status sbt_vk_d_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT(sbt_vk_d *d, VkPhysicalDeviceDeviceMemoryReportFeaturesEXT *s, int in);
 sbt_vk_status sbt_vk_e_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_e *e, const VkDeviceDeviceMemoryReportCreateInfoEXT *s);
 sbt_vk_status sbt_vk_d_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_d *d, VkDeviceDeviceMemoryReportCreateInfoEXT *s, int in);
+sbt_vk_status sbt_vk_e_VkImportMemoryHostPointerInfoEXT(sbt_vk_e *e, const VkImportMemoryHostPointerInfoEXT *s);
+sbt_vk_status sbt_vk_d_VkImportMemoryHostPointerInfoEXT(sbt_vk_d *d, VkImportMemoryHostPointerInfoEXT *s, int in);
+sbt_vk_status sbt_vk_e_VkMemoryHostPointerPropertiesEXT(sbt_vk_e *e, const VkMemoryHostPointerPropertiesEXT *s);
+sbt_vk_status sbt_vk_d_VkMemoryHostPointerPropertiesEXT(sbt_vk_d *d, VkMemoryHostPointerPropertiesEXT *s, int in);
 sbt_vk_status sbt_vk_e_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(sbt_vk_e *e, const VkPhysicalDeviceExternalMemoryHostPropertiesEXT *s);
 sbt_vk_status sbt_vk_d_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(sbt_vk_d *d, VkPhysicalDeviceExternalMemoryHostPropertiesEXT *s, int in);
 sbt_vk_status sbt_vk_e_VkPhysicalDeviceConservativeRasterizationPropertiesEXT(sbt_vk_e *e, const VkPhysicalDeviceConservativeRasterizationPropertiesEXT *s);

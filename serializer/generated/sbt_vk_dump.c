@@ -652,6 +652,10 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDeviceMemoryRepo
 static void sbt_vk_pb_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDeviceMemoryReportFeaturesEXT *s);
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_pr *pr, const VkDeviceDeviceMemoryReportCreateInfoEXT *s);
 static void sbt_vk_pb_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_pr *pr, const VkDeviceDeviceMemoryReportCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImportMemoryHostPointerInfoEXT(sbt_vk_pr *pr, const VkImportMemoryHostPointerInfoEXT *s);
+static void sbt_vk_pb_VkImportMemoryHostPointerInfoEXT(sbt_vk_pr *pr, const VkImportMemoryHostPointerInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryHostPointerPropertiesEXT(sbt_vk_pr *pr, const VkMemoryHostPointerPropertiesEXT *s);
+static void sbt_vk_pb_VkMemoryHostPointerPropertiesEXT(sbt_vk_pr *pr, const VkMemoryHostPointerPropertiesEXT *s);
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExternalMemoryHostPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExternalMemoryHostPropertiesEXT *s);
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceConservativeRasterizationPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceConservativeRasterizationPropertiesEXT *s);
@@ -1775,6 +1779,7 @@ static void sbt_vk_pc_vkCmdInsertDebugUtilsLabelEXT(sbt_vk_pr *pr, const sbt_vk_
 static void sbt_vk_pc_vkCreateDebugUtilsMessengerEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCreateDebugUtilsMessengerEXT *s);
 static void sbt_vk_pc_vkDestroyDebugUtilsMessengerEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyDebugUtilsMessengerEXT *s);
 static void sbt_vk_pc_vkSubmitDebugUtilsMessageEXT(sbt_vk_pr *pr, const sbt_vk_args_vkSubmitDebugUtilsMessageEXT *s);
+static void sbt_vk_pc_vkGetMemoryHostPointerPropertiesEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetMemoryHostPointerPropertiesEXT *s);
 static void sbt_vk_pc_vkCmdWriteBufferMarkerAMD(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWriteBufferMarkerAMD *s);
 static void sbt_vk_pc_vkCreateRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkCreateRenderPass2 *s);
 static void sbt_vk_pc_vkCreateRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateRenderPass2KHR *s);
@@ -13626,6 +13631,31 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceDeviceMemoryReportCreate
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
+static void sbt_vk_pb_VkImportMemoryHostPointerInfoEXT(sbt_vk_pr *pr, const VkImportMemoryHostPointerInfoEXT *s)
+{
+	sbt_vk_pr_flags(pr, "handleType", sbt_vk_fl_VkExternalMemoryHandleTypeFlagBits, SBT_VK_FL_VkExternalMemoryHandleTypeFlagBits, (uint64_t)(s->handleType));
+	sbt_vk_pr_x(pr, "pHostPointer", (uint64_t)(uintptr_t)s->pHostPointer);
+}
+
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImportMemoryHostPointerInfoEXT(sbt_vk_pr *pr, const VkImportMemoryHostPointerInfoEXT *s)
+{
+	sbt_vk_pb_VkImportMemoryHostPointerInfoEXT(pr, s);
+	if (s->pNext)
+		sbt_vk_p_chain(pr, s->pNext);
+}
+
+static void sbt_vk_pb_VkMemoryHostPointerPropertiesEXT(sbt_vk_pr *pr, const VkMemoryHostPointerPropertiesEXT *s)
+{
+	sbt_vk_pr_u(pr, "memoryTypeBits", (uint64_t)(s->memoryTypeBits));
+}
+
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryHostPointerPropertiesEXT(sbt_vk_pr *pr, const VkMemoryHostPointerPropertiesEXT *s)
+{
+	sbt_vk_pb_VkMemoryHostPointerPropertiesEXT(pr, s);
+	if (s->pNext)
+		sbt_vk_p_chain(pr, s->pNext);
+}
+
 static void sbt_vk_pb_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExternalMemoryHostPropertiesEXT *s)
 {
 	sbt_vk_pr_u(pr, "minImportedHostPointerAlignment", (uint64_t)(s->minImportedHostPointerAlignment));
@@ -22175,6 +22205,12 @@ static void sbt_vk_p_chain(sbt_vk_pr *pr, const void *pnext)
 			sbt_vk_pr_pop(pr, m1);
 			break;
 		}
+		case VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT: {
+			size_t m1 = sbt_vk_pr_enter(pr, "VkImportMemoryHostPointerInfoEXT");
+			sbt_vk_pb_VkImportMemoryHostPointerInfoEXT(pr, (const VkImportMemoryHostPointerInfoEXT *)(const void *)b);
+			sbt_vk_pr_pop(pr, m1);
+			break;
+		}
 		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT: {
 			size_t m1 = sbt_vk_pr_enter(pr, "VkPhysicalDeviceExternalMemoryHostPropertiesEXT");
 			sbt_vk_pb_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(pr, (const VkPhysicalDeviceExternalMemoryHostPropertiesEXT *)(const void *)b);
@@ -30561,6 +30597,25 @@ static void sbt_vk_pc_vkSubmitDebugUtilsMessageEXT(sbt_vk_pr *pr, const sbt_vk_a
 	}
 }
 
+static void sbt_vk_pc_vkGetMemoryHostPointerPropertiesEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetMemoryHostPointerPropertiesEXT *s)
+{
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_flags(pr, "handleType", sbt_vk_fl_VkExternalMemoryHandleTypeFlagBits, SBT_VK_FL_VkExternalMemoryHandleTypeFlagBits, (uint64_t)(s->handleType));
+	sbt_vk_pr_x(pr, "pHostPointer", (uint64_t)(uintptr_t)s->pHostPointer);
+	if (!s->pMemoryHostPointerProperties) {
+		sbt_vk_pr_null(pr, "pMemoryHostPointerProperties");
+	} else {
+		size_t m2043 = sbt_vk_pr_enter(pr, "pMemoryHostPointerProperties");
+		{
+			size_t m2044 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkMemoryHostPointerPropertiesEXT(pr, &(s->pMemoryHostPointerProperties[0]));
+			sbt_vk_pr_pop(pr, m2044);
+		}
+		sbt_vk_pr_pop(pr, m2043);
+	}
+	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
+}
+
 static void sbt_vk_pc_vkCmdWriteBufferMarkerAMD(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWriteBufferMarkerAMD *s)
 {
 	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -30576,31 +30631,31 @@ static void sbt_vk_pc_vkCreateRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkCre
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2043 = sbt_vk_pr_enter(pr, "pCreateInfo");
-		{
-			size_t m2044 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkRenderPassCreateInfo2(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2044);
-		}
-		sbt_vk_pr_pop(pr, m2043);
-	}
-	if (!s->pAllocator) {
-		sbt_vk_pr_null(pr, "pAllocator");
-	} else {
-		size_t m2045 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2045 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
 			size_t m2046 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_p_VkRenderPassCreateInfo2(pr, &(s->pCreateInfo[0]));
 			sbt_vk_pr_pop(pr, m2046);
 		}
 		sbt_vk_pr_pop(pr, m2045);
 	}
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m2047 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m2048 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m2048);
+		}
+		sbt_vk_pr_pop(pr, m2047);
+	}
 	if (!s->pRenderPass) {
 		sbt_vk_pr_null(pr, "pRenderPass");
 	} else {
-		size_t m2047 = sbt_vk_pr_enter(pr, "pRenderPass");
+		size_t m2049 = sbt_vk_pr_enter(pr, "pRenderPass");
 		sbt_vk_pr_h(pr, "", "VkRenderPass", (uint64_t)(uintptr_t)(s->pRenderPass[0]));
-		sbt_vk_pr_pop(pr, m2047);
+		sbt_vk_pr_pop(pr, m2049);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -30611,31 +30666,31 @@ static void sbt_vk_pc_vkCreateRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2048 = sbt_vk_pr_enter(pr, "pCreateInfo");
-		{
-			size_t m2049 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkRenderPassCreateInfo2(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2049);
-		}
-		sbt_vk_pr_pop(pr, m2048);
-	}
-	if (!s->pAllocator) {
-		sbt_vk_pr_null(pr, "pAllocator");
-	} else {
-		size_t m2050 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2050 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
 			size_t m2051 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_p_VkRenderPassCreateInfo2(pr, &(s->pCreateInfo[0]));
 			sbt_vk_pr_pop(pr, m2051);
 		}
 		sbt_vk_pr_pop(pr, m2050);
 	}
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m2052 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m2053 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m2053);
+		}
+		sbt_vk_pr_pop(pr, m2052);
+	}
 	if (!s->pRenderPass) {
 		sbt_vk_pr_null(pr, "pRenderPass");
 	} else {
-		size_t m2052 = sbt_vk_pr_enter(pr, "pRenderPass");
+		size_t m2054 = sbt_vk_pr_enter(pr, "pRenderPass");
 		sbt_vk_pr_h(pr, "", "VkRenderPass", (uint64_t)(uintptr_t)(s->pRenderPass[0]));
-		sbt_vk_pr_pop(pr, m2052);
+		sbt_vk_pr_pop(pr, m2054);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -30646,24 +30701,24 @@ static void sbt_vk_pc_vkCmdBeginRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkC
 	if (!s->pRenderPassBegin) {
 		sbt_vk_pr_null(pr, "pRenderPassBegin");
 	} else {
-		size_t m2053 = sbt_vk_pr_enter(pr, "pRenderPassBegin");
+		size_t m2055 = sbt_vk_pr_enter(pr, "pRenderPassBegin");
 		{
-			size_t m2054 = sbt_vk_pr_enter(pr, "");
+			size_t m2056 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkRenderPassBeginInfo(pr, &(s->pRenderPassBegin[0]));
-			sbt_vk_pr_pop(pr, m2054);
+			sbt_vk_pr_pop(pr, m2056);
 		}
-		sbt_vk_pr_pop(pr, m2053);
+		sbt_vk_pr_pop(pr, m2055);
 	}
 	if (!s->pSubpassBeginInfo) {
 		sbt_vk_pr_null(pr, "pSubpassBeginInfo");
 	} else {
-		size_t m2055 = sbt_vk_pr_enter(pr, "pSubpassBeginInfo");
+		size_t m2057 = sbt_vk_pr_enter(pr, "pSubpassBeginInfo");
 		{
-			size_t m2056 = sbt_vk_pr_enter(pr, "");
+			size_t m2058 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkSubpassBeginInfo(pr, &(s->pSubpassBeginInfo[0]));
-			sbt_vk_pr_pop(pr, m2056);
+			sbt_vk_pr_pop(pr, m2058);
 		}
-		sbt_vk_pr_pop(pr, m2055);
+		sbt_vk_pr_pop(pr, m2057);
 	}
 }
 
@@ -30673,30 +30728,14 @@ static void sbt_vk_pc_vkCmdBeginRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_
 	if (!s->pRenderPassBegin) {
 		sbt_vk_pr_null(pr, "pRenderPassBegin");
 	} else {
-		size_t m2057 = sbt_vk_pr_enter(pr, "pRenderPassBegin");
-		{
-			size_t m2058 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkRenderPassBeginInfo(pr, &(s->pRenderPassBegin[0]));
-			sbt_vk_pr_pop(pr, m2058);
-		}
-		sbt_vk_pr_pop(pr, m2057);
-	}
-	if (!s->pSubpassBeginInfo) {
-		sbt_vk_pr_null(pr, "pSubpassBeginInfo");
-	} else {
-		size_t m2059 = sbt_vk_pr_enter(pr, "pSubpassBeginInfo");
+		size_t m2059 = sbt_vk_pr_enter(pr, "pRenderPassBegin");
 		{
 			size_t m2060 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkSubpassBeginInfo(pr, &(s->pSubpassBeginInfo[0]));
+			sbt_vk_p_VkRenderPassBeginInfo(pr, &(s->pRenderPassBegin[0]));
 			sbt_vk_pr_pop(pr, m2060);
 		}
 		sbt_vk_pr_pop(pr, m2059);
 	}
-}
-
-static void sbt_vk_pc_vkCmdNextSubpass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdNextSubpass2 *s)
-{
-	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pSubpassBeginInfo) {
 		sbt_vk_pr_null(pr, "pSubpassBeginInfo");
 	} else {
@@ -30708,16 +30747,32 @@ static void sbt_vk_pc_vkCmdNextSubpass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdNe
 		}
 		sbt_vk_pr_pop(pr, m2061);
 	}
-	if (!s->pSubpassEndInfo) {
-		sbt_vk_pr_null(pr, "pSubpassEndInfo");
+}
+
+static void sbt_vk_pc_vkCmdNextSubpass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdNextSubpass2 *s)
+{
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	if (!s->pSubpassBeginInfo) {
+		sbt_vk_pr_null(pr, "pSubpassBeginInfo");
 	} else {
-		size_t m2063 = sbt_vk_pr_enter(pr, "pSubpassEndInfo");
+		size_t m2063 = sbt_vk_pr_enter(pr, "pSubpassBeginInfo");
 		{
 			size_t m2064 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkSubpassEndInfo(pr, &(s->pSubpassEndInfo[0]));
+			sbt_vk_p_VkSubpassBeginInfo(pr, &(s->pSubpassBeginInfo[0]));
 			sbt_vk_pr_pop(pr, m2064);
 		}
 		sbt_vk_pr_pop(pr, m2063);
+	}
+	if (!s->pSubpassEndInfo) {
+		sbt_vk_pr_null(pr, "pSubpassEndInfo");
+	} else {
+		size_t m2065 = sbt_vk_pr_enter(pr, "pSubpassEndInfo");
+		{
+			size_t m2066 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkSubpassEndInfo(pr, &(s->pSubpassEndInfo[0]));
+			sbt_vk_pr_pop(pr, m2066);
+		}
+		sbt_vk_pr_pop(pr, m2065);
 	}
 }
 
@@ -30727,30 +30782,14 @@ static void sbt_vk_pc_vkCmdNextSubpass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 	if (!s->pSubpassBeginInfo) {
 		sbt_vk_pr_null(pr, "pSubpassBeginInfo");
 	} else {
-		size_t m2065 = sbt_vk_pr_enter(pr, "pSubpassBeginInfo");
-		{
-			size_t m2066 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkSubpassBeginInfo(pr, &(s->pSubpassBeginInfo[0]));
-			sbt_vk_pr_pop(pr, m2066);
-		}
-		sbt_vk_pr_pop(pr, m2065);
-	}
-	if (!s->pSubpassEndInfo) {
-		sbt_vk_pr_null(pr, "pSubpassEndInfo");
-	} else {
-		size_t m2067 = sbt_vk_pr_enter(pr, "pSubpassEndInfo");
+		size_t m2067 = sbt_vk_pr_enter(pr, "pSubpassBeginInfo");
 		{
 			size_t m2068 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkSubpassEndInfo(pr, &(s->pSubpassEndInfo[0]));
+			sbt_vk_p_VkSubpassBeginInfo(pr, &(s->pSubpassBeginInfo[0]));
 			sbt_vk_pr_pop(pr, m2068);
 		}
 		sbt_vk_pr_pop(pr, m2067);
 	}
-}
-
-static void sbt_vk_pc_vkCmdEndRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndRenderPass2 *s)
-{
-	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pSubpassEndInfo) {
 		sbt_vk_pr_null(pr, "pSubpassEndInfo");
 	} else {
@@ -30764,7 +30803,7 @@ static void sbt_vk_pc_vkCmdEndRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 	}
 }
 
-static void sbt_vk_pc_vkCmdEndRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndRenderPass2KHR *s)
+static void sbt_vk_pc_vkCmdEndRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndRenderPass2 *s)
 {
 	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pSubpassEndInfo) {
@@ -30780,6 +30819,22 @@ static void sbt_vk_pc_vkCmdEndRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 	}
 }
 
+static void sbt_vk_pc_vkCmdEndRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndRenderPass2KHR *s)
+{
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	if (!s->pSubpassEndInfo) {
+		sbt_vk_pr_null(pr, "pSubpassEndInfo");
+	} else {
+		size_t m2073 = sbt_vk_pr_enter(pr, "pSubpassEndInfo");
+		{
+			size_t m2074 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkSubpassEndInfo(pr, &(s->pSubpassEndInfo[0]));
+			sbt_vk_pr_pop(pr, m2074);
+		}
+		sbt_vk_pr_pop(pr, m2073);
+	}
+}
+
 static void sbt_vk_pc_vkGetSemaphoreCounterValue(sbt_vk_pr *pr, const sbt_vk_args_vkGetSemaphoreCounterValue *s)
 {
 	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
@@ -30787,9 +30842,9 @@ static void sbt_vk_pc_vkGetSemaphoreCounterValue(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pValue) {
 		sbt_vk_pr_null(pr, "pValue");
 	} else {
-		size_t m2073 = sbt_vk_pr_enter(pr, "pValue");
+		size_t m2075 = sbt_vk_pr_enter(pr, "pValue");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pValue[0]));
-		sbt_vk_pr_pop(pr, m2073);
+		sbt_vk_pr_pop(pr, m2075);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -30801,32 +30856,14 @@ static void sbt_vk_pc_vkGetSemaphoreCounterValueKHR(sbt_vk_pr *pr, const sbt_vk_
 	if (!s->pValue) {
 		sbt_vk_pr_null(pr, "pValue");
 	} else {
-		size_t m2074 = sbt_vk_pr_enter(pr, "pValue");
+		size_t m2076 = sbt_vk_pr_enter(pr, "pValue");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pValue[0]));
-		sbt_vk_pr_pop(pr, m2074);
+		sbt_vk_pr_pop(pr, m2076);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkWaitSemaphores(sbt_vk_pr *pr, const sbt_vk_args_vkWaitSemaphores *s)
-{
-	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
-	if (!s->pWaitInfo) {
-		sbt_vk_pr_null(pr, "pWaitInfo");
-	} else {
-		size_t m2075 = sbt_vk_pr_enter(pr, "pWaitInfo");
-		{
-			size_t m2076 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkSemaphoreWaitInfo(pr, &(s->pWaitInfo[0]));
-			sbt_vk_pr_pop(pr, m2076);
-		}
-		sbt_vk_pr_pop(pr, m2075);
-	}
-	sbt_vk_pr_u(pr, "timeout", (uint64_t)(s->timeout));
-	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
-}
-
-static void sbt_vk_pc_vkWaitSemaphoresKHR(sbt_vk_pr *pr, const sbt_vk_args_vkWaitSemaphoresKHR *s)
 {
 	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pWaitInfo) {
@@ -30844,24 +30881,25 @@ static void sbt_vk_pc_vkWaitSemaphoresKHR(sbt_vk_pr *pr, const sbt_vk_args_vkWai
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkSignalSemaphore(sbt_vk_pr *pr, const sbt_vk_args_vkSignalSemaphore *s)
+static void sbt_vk_pc_vkWaitSemaphoresKHR(sbt_vk_pr *pr, const sbt_vk_args_vkWaitSemaphoresKHR *s)
 {
 	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
-	if (!s->pSignalInfo) {
-		sbt_vk_pr_null(pr, "pSignalInfo");
+	if (!s->pWaitInfo) {
+		sbt_vk_pr_null(pr, "pWaitInfo");
 	} else {
-		size_t m2079 = sbt_vk_pr_enter(pr, "pSignalInfo");
+		size_t m2079 = sbt_vk_pr_enter(pr, "pWaitInfo");
 		{
 			size_t m2080 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkSemaphoreSignalInfo(pr, &(s->pSignalInfo[0]));
+			sbt_vk_p_VkSemaphoreWaitInfo(pr, &(s->pWaitInfo[0]));
 			sbt_vk_pr_pop(pr, m2080);
 		}
 		sbt_vk_pr_pop(pr, m2079);
 	}
+	sbt_vk_pr_u(pr, "timeout", (uint64_t)(s->timeout));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkSignalSemaphoreKHR(sbt_vk_pr *pr, const sbt_vk_args_vkSignalSemaphoreKHR *s)
+static void sbt_vk_pc_vkSignalSemaphore(sbt_vk_pr *pr, const sbt_vk_args_vkSignalSemaphore *s)
 {
 	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pSignalInfo) {
@@ -30874,6 +30912,23 @@ static void sbt_vk_pc_vkSignalSemaphoreKHR(sbt_vk_pr *pr, const sbt_vk_args_vkSi
 			sbt_vk_pr_pop(pr, m2082);
 		}
 		sbt_vk_pr_pop(pr, m2081);
+	}
+	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
+}
+
+static void sbt_vk_pc_vkSignalSemaphoreKHR(sbt_vk_pr *pr, const sbt_vk_args_vkSignalSemaphoreKHR *s)
+{
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	if (!s->pSignalInfo) {
+		sbt_vk_pr_null(pr, "pSignalInfo");
+	} else {
+		size_t m2083 = sbt_vk_pr_enter(pr, "pSignalInfo");
+		{
+			size_t m2084 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkSemaphoreSignalInfo(pr, &(s->pSignalInfo[0]));
+			sbt_vk_pr_pop(pr, m2084);
+		}
+		sbt_vk_pr_pop(pr, m2083);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -30956,27 +31011,27 @@ static void sbt_vk_pc_vkGetQueueCheckpointDataNV(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pCheckpointDataCount) {
 		sbt_vk_pr_null(pr, "pCheckpointDataCount");
 	} else {
-		size_t m2083 = sbt_vk_pr_enter(pr, "pCheckpointDataCount");
+		size_t m2085 = sbt_vk_pr_enter(pr, "pCheckpointDataCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pCheckpointDataCount[0]));
-		sbt_vk_pr_pop(pr, m2083);
+		sbt_vk_pr_pop(pr, m2085);
 	}
 	if (!s->pCheckpointData) {
 		sbt_vk_pr_null(pr, "pCheckpointData");
 	} else if (!sbt_vk_pr_blob(pr, "pCheckpointData", s->pCheckpointData)) {
 		{
-			const uint64_t n2084 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
-			sbt_vk_pr_u(pr, "pCheckpointData.count", n2084);
-			size_t m2086 = sbt_vk_pr_enter(pr, "pCheckpointData");
-			for (uint64_t i2085 = 0; i2085 < n2084 && i2085 < SBT_VK_PR_MAX_ELEMS; i2085++) {
-				size_t m2087 = sbt_vk_pr_pushi(pr, i2085);
+			const uint64_t n2086 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
+			sbt_vk_pr_u(pr, "pCheckpointData.count", n2086);
+			size_t m2088 = sbt_vk_pr_enter(pr, "pCheckpointData");
+			for (uint64_t i2087 = 0; i2087 < n2086 && i2087 < SBT_VK_PR_MAX_ELEMS; i2087++) {
+				size_t m2089 = sbt_vk_pr_pushi(pr, i2087);
 				{
-					size_t m2088 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkCheckpointDataNV(pr, &(s->pCheckpointData[i2085]));
-					sbt_vk_pr_pop(pr, m2088);
+					size_t m2090 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkCheckpointDataNV(pr, &(s->pCheckpointData[i2087]));
+					sbt_vk_pr_pop(pr, m2090);
 				}
-				sbt_vk_pr_pop(pr, m2087);
+				sbt_vk_pr_pop(pr, m2089);
 			}
-			sbt_vk_pr_pop(pr, m2086);
+			sbt_vk_pr_pop(pr, m2088);
 		}
 	}
 }
@@ -30990,45 +31045,45 @@ static void sbt_vk_pc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_pr *pr, const 
 		sbt_vk_pr_null(pr, "pBuffers");
 	} else if (!sbt_vk_pr_blob(pr, "pBuffers", s->pBuffers)) {
 		{
-			const uint64_t n2089 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pBuffers.count", n2089);
-			size_t m2091 = sbt_vk_pr_enter(pr, "pBuffers");
-			for (uint64_t i2090 = 0; i2090 < n2089 && i2090 < SBT_VK_PR_MAX_ELEMS; i2090++) {
-				size_t m2092 = sbt_vk_pr_pushi(pr, i2090);
-				sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pBuffers[i2090]));
-				sbt_vk_pr_pop(pr, m2092);
+			const uint64_t n2091 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pBuffers.count", n2091);
+			size_t m2093 = sbt_vk_pr_enter(pr, "pBuffers");
+			for (uint64_t i2092 = 0; i2092 < n2091 && i2092 < SBT_VK_PR_MAX_ELEMS; i2092++) {
+				size_t m2094 = sbt_vk_pr_pushi(pr, i2092);
+				sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pBuffers[i2092]));
+				sbt_vk_pr_pop(pr, m2094);
 			}
-			sbt_vk_pr_pop(pr, m2091);
+			sbt_vk_pr_pop(pr, m2093);
 		}
 	}
 	if (!s->pOffsets) {
 		sbt_vk_pr_null(pr, "pOffsets");
 	} else if (!sbt_vk_pr_blob(pr, "pOffsets", s->pOffsets)) {
 		{
-			const uint64_t n2093 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pOffsets.count", n2093);
-			size_t m2095 = sbt_vk_pr_enter(pr, "pOffsets");
-			for (uint64_t i2094 = 0; i2094 < n2093 && i2094 < SBT_VK_PR_MAX_ELEMS; i2094++) {
-				size_t m2096 = sbt_vk_pr_pushi(pr, i2094);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffsets[i2094]));
-				sbt_vk_pr_pop(pr, m2096);
+			const uint64_t n2095 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pOffsets.count", n2095);
+			size_t m2097 = sbt_vk_pr_enter(pr, "pOffsets");
+			for (uint64_t i2096 = 0; i2096 < n2095 && i2096 < SBT_VK_PR_MAX_ELEMS; i2096++) {
+				size_t m2098 = sbt_vk_pr_pushi(pr, i2096);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffsets[i2096]));
+				sbt_vk_pr_pop(pr, m2098);
 			}
-			sbt_vk_pr_pop(pr, m2095);
+			sbt_vk_pr_pop(pr, m2097);
 		}
 	}
 	if (!s->pSizes) {
 		sbt_vk_pr_null(pr, "pSizes");
 	} else if (!sbt_vk_pr_blob(pr, "pSizes", s->pSizes)) {
 		{
-			const uint64_t n2097 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pSizes.count", n2097);
-			size_t m2099 = sbt_vk_pr_enter(pr, "pSizes");
-			for (uint64_t i2098 = 0; i2098 < n2097 && i2098 < SBT_VK_PR_MAX_ELEMS; i2098++) {
-				size_t m2100 = sbt_vk_pr_pushi(pr, i2098);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pSizes[i2098]));
-				sbt_vk_pr_pop(pr, m2100);
+			const uint64_t n2099 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pSizes.count", n2099);
+			size_t m2101 = sbt_vk_pr_enter(pr, "pSizes");
+			for (uint64_t i2100 = 0; i2100 < n2099 && i2100 < SBT_VK_PR_MAX_ELEMS; i2100++) {
+				size_t m2102 = sbt_vk_pr_pushi(pr, i2100);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pSizes[i2100]));
+				sbt_vk_pr_pop(pr, m2102);
 			}
-			sbt_vk_pr_pop(pr, m2099);
+			sbt_vk_pr_pop(pr, m2101);
 		}
 	}
 }
@@ -31042,30 +31097,30 @@ static void sbt_vk_pc_vkCmdBeginTransformFeedbackEXT(sbt_vk_pr *pr, const sbt_vk
 		sbt_vk_pr_null(pr, "pCounterBuffers");
 	} else if (!sbt_vk_pr_blob(pr, "pCounterBuffers", s->pCounterBuffers)) {
 		{
-			const uint64_t n2101 = (uint64_t)s->counterBufferCount;
-			sbt_vk_pr_u(pr, "pCounterBuffers.count", n2101);
-			size_t m2103 = sbt_vk_pr_enter(pr, "pCounterBuffers");
-			for (uint64_t i2102 = 0; i2102 < n2101 && i2102 < SBT_VK_PR_MAX_ELEMS; i2102++) {
-				size_t m2104 = sbt_vk_pr_pushi(pr, i2102);
-				sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pCounterBuffers[i2102]));
-				sbt_vk_pr_pop(pr, m2104);
+			const uint64_t n2103 = (uint64_t)s->counterBufferCount;
+			sbt_vk_pr_u(pr, "pCounterBuffers.count", n2103);
+			size_t m2105 = sbt_vk_pr_enter(pr, "pCounterBuffers");
+			for (uint64_t i2104 = 0; i2104 < n2103 && i2104 < SBT_VK_PR_MAX_ELEMS; i2104++) {
+				size_t m2106 = sbt_vk_pr_pushi(pr, i2104);
+				sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pCounterBuffers[i2104]));
+				sbt_vk_pr_pop(pr, m2106);
 			}
-			sbt_vk_pr_pop(pr, m2103);
+			sbt_vk_pr_pop(pr, m2105);
 		}
 	}
 	if (!s->pCounterBufferOffsets) {
 		sbt_vk_pr_null(pr, "pCounterBufferOffsets");
 	} else if (!sbt_vk_pr_blob(pr, "pCounterBufferOffsets", s->pCounterBufferOffsets)) {
 		{
-			const uint64_t n2105 = (uint64_t)s->counterBufferCount;
-			sbt_vk_pr_u(pr, "pCounterBufferOffsets.count", n2105);
-			size_t m2107 = sbt_vk_pr_enter(pr, "pCounterBufferOffsets");
-			for (uint64_t i2106 = 0; i2106 < n2105 && i2106 < SBT_VK_PR_MAX_ELEMS; i2106++) {
-				size_t m2108 = sbt_vk_pr_pushi(pr, i2106);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pCounterBufferOffsets[i2106]));
-				sbt_vk_pr_pop(pr, m2108);
+			const uint64_t n2107 = (uint64_t)s->counterBufferCount;
+			sbt_vk_pr_u(pr, "pCounterBufferOffsets.count", n2107);
+			size_t m2109 = sbt_vk_pr_enter(pr, "pCounterBufferOffsets");
+			for (uint64_t i2108 = 0; i2108 < n2107 && i2108 < SBT_VK_PR_MAX_ELEMS; i2108++) {
+				size_t m2110 = sbt_vk_pr_pushi(pr, i2108);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pCounterBufferOffsets[i2108]));
+				sbt_vk_pr_pop(pr, m2110);
 			}
-			sbt_vk_pr_pop(pr, m2107);
+			sbt_vk_pr_pop(pr, m2109);
 		}
 	}
 }
@@ -31079,30 +31134,30 @@ static void sbt_vk_pc_vkCmdEndTransformFeedbackEXT(sbt_vk_pr *pr, const sbt_vk_a
 		sbt_vk_pr_null(pr, "pCounterBuffers");
 	} else if (!sbt_vk_pr_blob(pr, "pCounterBuffers", s->pCounterBuffers)) {
 		{
-			const uint64_t n2109 = (uint64_t)s->counterBufferCount;
-			sbt_vk_pr_u(pr, "pCounterBuffers.count", n2109);
-			size_t m2111 = sbt_vk_pr_enter(pr, "pCounterBuffers");
-			for (uint64_t i2110 = 0; i2110 < n2109 && i2110 < SBT_VK_PR_MAX_ELEMS; i2110++) {
-				size_t m2112 = sbt_vk_pr_pushi(pr, i2110);
-				sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pCounterBuffers[i2110]));
-				sbt_vk_pr_pop(pr, m2112);
+			const uint64_t n2111 = (uint64_t)s->counterBufferCount;
+			sbt_vk_pr_u(pr, "pCounterBuffers.count", n2111);
+			size_t m2113 = sbt_vk_pr_enter(pr, "pCounterBuffers");
+			for (uint64_t i2112 = 0; i2112 < n2111 && i2112 < SBT_VK_PR_MAX_ELEMS; i2112++) {
+				size_t m2114 = sbt_vk_pr_pushi(pr, i2112);
+				sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pCounterBuffers[i2112]));
+				sbt_vk_pr_pop(pr, m2114);
 			}
-			sbt_vk_pr_pop(pr, m2111);
+			sbt_vk_pr_pop(pr, m2113);
 		}
 	}
 	if (!s->pCounterBufferOffsets) {
 		sbt_vk_pr_null(pr, "pCounterBufferOffsets");
 	} else if (!sbt_vk_pr_blob(pr, "pCounterBufferOffsets", s->pCounterBufferOffsets)) {
 		{
-			const uint64_t n2113 = (uint64_t)s->counterBufferCount;
-			sbt_vk_pr_u(pr, "pCounterBufferOffsets.count", n2113);
-			size_t m2115 = sbt_vk_pr_enter(pr, "pCounterBufferOffsets");
-			for (uint64_t i2114 = 0; i2114 < n2113 && i2114 < SBT_VK_PR_MAX_ELEMS; i2114++) {
-				size_t m2116 = sbt_vk_pr_pushi(pr, i2114);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pCounterBufferOffsets[i2114]));
-				sbt_vk_pr_pop(pr, m2116);
+			const uint64_t n2115 = (uint64_t)s->counterBufferCount;
+			sbt_vk_pr_u(pr, "pCounterBufferOffsets.count", n2115);
+			size_t m2117 = sbt_vk_pr_enter(pr, "pCounterBufferOffsets");
+			for (uint64_t i2116 = 0; i2116 < n2115 && i2116 < SBT_VK_PR_MAX_ELEMS; i2116++) {
+				size_t m2118 = sbt_vk_pr_pushi(pr, i2116);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pCounterBufferOffsets[i2116]));
+				sbt_vk_pr_pop(pr, m2118);
 			}
-			sbt_vk_pr_pop(pr, m2115);
+			sbt_vk_pr_pop(pr, m2117);
 		}
 	}
 }
@@ -31144,19 +31199,19 @@ static void sbt_vk_pc_vkCmdSetExclusiveScissorNV(sbt_vk_pr *pr, const sbt_vk_arg
 		sbt_vk_pr_null(pr, "pExclusiveScissors");
 	} else if (!sbt_vk_pr_blob(pr, "pExclusiveScissors", s->pExclusiveScissors)) {
 		{
-			const uint64_t n2117 = (uint64_t)s->exclusiveScissorCount;
-			sbt_vk_pr_u(pr, "pExclusiveScissors.count", n2117);
-			size_t m2119 = sbt_vk_pr_enter(pr, "pExclusiveScissors");
-			for (uint64_t i2118 = 0; i2118 < n2117 && i2118 < SBT_VK_PR_MAX_ELEMS; i2118++) {
-				size_t m2120 = sbt_vk_pr_pushi(pr, i2118);
+			const uint64_t n2119 = (uint64_t)s->exclusiveScissorCount;
+			sbt_vk_pr_u(pr, "pExclusiveScissors.count", n2119);
+			size_t m2121 = sbt_vk_pr_enter(pr, "pExclusiveScissors");
+			for (uint64_t i2120 = 0; i2120 < n2119 && i2120 < SBT_VK_PR_MAX_ELEMS; i2120++) {
+				size_t m2122 = sbt_vk_pr_pushi(pr, i2120);
 				{
-					size_t m2121 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkRect2D(pr, &(s->pExclusiveScissors[i2118]));
-					sbt_vk_pr_pop(pr, m2121);
+					size_t m2123 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkRect2D(pr, &(s->pExclusiveScissors[i2120]));
+					sbt_vk_pr_pop(pr, m2123);
 				}
-				sbt_vk_pr_pop(pr, m2120);
+				sbt_vk_pr_pop(pr, m2122);
 			}
-			sbt_vk_pr_pop(pr, m2119);
+			sbt_vk_pr_pop(pr, m2121);
 		}
 	}
 }
@@ -31177,19 +31232,19 @@ static void sbt_vk_pc_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_pr *pr, const 
 		sbt_vk_pr_null(pr, "pShadingRatePalettes");
 	} else if (!sbt_vk_pr_blob(pr, "pShadingRatePalettes", s->pShadingRatePalettes)) {
 		{
-			const uint64_t n2122 = (uint64_t)s->viewportCount;
-			sbt_vk_pr_u(pr, "pShadingRatePalettes.count", n2122);
-			size_t m2124 = sbt_vk_pr_enter(pr, "pShadingRatePalettes");
-			for (uint64_t i2123 = 0; i2123 < n2122 && i2123 < SBT_VK_PR_MAX_ELEMS; i2123++) {
-				size_t m2125 = sbt_vk_pr_pushi(pr, i2123);
+			const uint64_t n2124 = (uint64_t)s->viewportCount;
+			sbt_vk_pr_u(pr, "pShadingRatePalettes.count", n2124);
+			size_t m2126 = sbt_vk_pr_enter(pr, "pShadingRatePalettes");
+			for (uint64_t i2125 = 0; i2125 < n2124 && i2125 < SBT_VK_PR_MAX_ELEMS; i2125++) {
+				size_t m2127 = sbt_vk_pr_pushi(pr, i2125);
 				{
-					size_t m2126 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkShadingRatePaletteNV(pr, &(s->pShadingRatePalettes[i2123]));
-					sbt_vk_pr_pop(pr, m2126);
+					size_t m2128 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkShadingRatePaletteNV(pr, &(s->pShadingRatePalettes[i2125]));
+					sbt_vk_pr_pop(pr, m2128);
 				}
-				sbt_vk_pr_pop(pr, m2125);
+				sbt_vk_pr_pop(pr, m2127);
 			}
-			sbt_vk_pr_pop(pr, m2124);
+			sbt_vk_pr_pop(pr, m2126);
 		}
 	}
 }
@@ -31203,19 +31258,19 @@ static void sbt_vk_pc_vkCmdSetCoarseSampleOrderNV(sbt_vk_pr *pr, const sbt_vk_ar
 		sbt_vk_pr_null(pr, "pCustomSampleOrders");
 	} else if (!sbt_vk_pr_blob(pr, "pCustomSampleOrders", s->pCustomSampleOrders)) {
 		{
-			const uint64_t n2127 = (uint64_t)s->customSampleOrderCount;
-			sbt_vk_pr_u(pr, "pCustomSampleOrders.count", n2127);
-			size_t m2129 = sbt_vk_pr_enter(pr, "pCustomSampleOrders");
-			for (uint64_t i2128 = 0; i2128 < n2127 && i2128 < SBT_VK_PR_MAX_ELEMS; i2128++) {
-				size_t m2130 = sbt_vk_pr_pushi(pr, i2128);
+			const uint64_t n2129 = (uint64_t)s->customSampleOrderCount;
+			sbt_vk_pr_u(pr, "pCustomSampleOrders.count", n2129);
+			size_t m2131 = sbt_vk_pr_enter(pr, "pCustomSampleOrders");
+			for (uint64_t i2130 = 0; i2130 < n2129 && i2130 < SBT_VK_PR_MAX_ELEMS; i2130++) {
+				size_t m2132 = sbt_vk_pr_pushi(pr, i2130);
 				{
-					size_t m2131 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkCoarseSampleOrderCustomNV(pr, &(s->pCustomSampleOrders[i2128]));
-					sbt_vk_pr_pop(pr, m2131);
+					size_t m2133 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkCoarseSampleOrderCustomNV(pr, &(s->pCustomSampleOrders[i2130]));
+					sbt_vk_pr_pop(pr, m2133);
 				}
-				sbt_vk_pr_pop(pr, m2130);
+				sbt_vk_pr_pop(pr, m2132);
 			}
-			sbt_vk_pr_pop(pr, m2129);
+			sbt_vk_pr_pop(pr, m2131);
 		}
 	}
 }
@@ -31289,31 +31344,31 @@ static void sbt_vk_pc_vkCreateAccelerationStructureNV(sbt_vk_pr *pr, const sbt_v
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2132 = sbt_vk_pr_enter(pr, "pCreateInfo");
-		{
-			size_t m2133 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAccelerationStructureCreateInfoNV(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2133);
-		}
-		sbt_vk_pr_pop(pr, m2132);
-	}
-	if (!s->pAllocator) {
-		sbt_vk_pr_null(pr, "pAllocator");
-	} else {
-		size_t m2134 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2134 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
 			size_t m2135 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_p_VkAccelerationStructureCreateInfoNV(pr, &(s->pCreateInfo[0]));
 			sbt_vk_pr_pop(pr, m2135);
 		}
 		sbt_vk_pr_pop(pr, m2134);
 	}
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m2136 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m2137 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m2137);
+		}
+		sbt_vk_pr_pop(pr, m2136);
+	}
 	if (!s->pAccelerationStructure) {
 		sbt_vk_pr_null(pr, "pAccelerationStructure");
 	} else {
-		size_t m2136 = sbt_vk_pr_enter(pr, "pAccelerationStructure");
+		size_t m2138 = sbt_vk_pr_enter(pr, "pAccelerationStructure");
 		sbt_vk_pr_h(pr, "", "VkAccelerationStructureNV", (uint64_t)(uintptr_t)(s->pAccelerationStructure[0]));
-		sbt_vk_pr_pop(pr, m2136);
+		sbt_vk_pr_pop(pr, m2138);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -31332,23 +31387,6 @@ static void sbt_vk_pc_vkDestroyAccelerationStructureKHR(sbt_vk_pr *pr, const sbt
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2137 = sbt_vk_pr_enter(pr, "pAllocator");
-		{
-			size_t m2138 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2138);
-		}
-		sbt_vk_pr_pop(pr, m2137);
-	}
-}
-
-static void sbt_vk_pc_vkDestroyAccelerationStructureNV(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyAccelerationStructureNV *s)
-{
-	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_h(pr, "accelerationStructure", "VkAccelerationStructureNV", (uint64_t)(uintptr_t)(s->accelerationStructure));
-	if (!s->pAllocator) {
-		sbt_vk_pr_null(pr, "pAllocator");
-	} else {
 		size_t m2139 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
 			size_t m2140 = sbt_vk_pr_enter(pr, "");
@@ -31359,30 +31397,47 @@ static void sbt_vk_pc_vkDestroyAccelerationStructureNV(sbt_vk_pr *pr, const sbt_
 	}
 }
 
+static void sbt_vk_pc_vkDestroyAccelerationStructureNV(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyAccelerationStructureNV *s)
+{
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "accelerationStructure", "VkAccelerationStructureNV", (uint64_t)(uintptr_t)(s->accelerationStructure));
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m2141 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m2142 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m2142);
+		}
+		sbt_vk_pr_pop(pr, m2141);
+	}
+}
+
 static void sbt_vk_pc_vkGetAccelerationStructureMemoryRequirementsNV(sbt_vk_pr *pr, const sbt_vk_args_vkGetAccelerationStructureMemoryRequirementsNV *s)
 {
 	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2141 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2143 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2142 = sbt_vk_pr_enter(pr, "");
+			size_t m2144 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAccelerationStructureMemoryRequirementsInfoNV(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2142);
+			sbt_vk_pr_pop(pr, m2144);
 		}
-		sbt_vk_pr_pop(pr, m2141);
+		sbt_vk_pr_pop(pr, m2143);
 	}
 	if (!s->pMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pMemoryRequirements");
 	} else {
-		size_t m2143 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
+		size_t m2145 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
 		{
-			size_t m2144 = sbt_vk_pr_enter(pr, "");
+			size_t m2146 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMemoryRequirements2(pr, &(s->pMemoryRequirements[0]));
-			sbt_vk_pr_pop(pr, m2144);
+			sbt_vk_pr_pop(pr, m2146);
 		}
-		sbt_vk_pr_pop(pr, m2143);
+		sbt_vk_pr_pop(pr, m2145);
 	}
 }
 
@@ -31394,19 +31449,19 @@ static void sbt_vk_pc_vkBindAccelerationStructureMemoryNV(sbt_vk_pr *pr, const s
 		sbt_vk_pr_null(pr, "pBindInfos");
 	} else if (!sbt_vk_pr_blob(pr, "pBindInfos", s->pBindInfos)) {
 		{
-			const uint64_t n2145 = (uint64_t)s->bindInfoCount;
-			sbt_vk_pr_u(pr, "pBindInfos.count", n2145);
-			size_t m2147 = sbt_vk_pr_enter(pr, "pBindInfos");
-			for (uint64_t i2146 = 0; i2146 < n2145 && i2146 < SBT_VK_PR_MAX_ELEMS; i2146++) {
-				size_t m2148 = sbt_vk_pr_pushi(pr, i2146);
+			const uint64_t n2147 = (uint64_t)s->bindInfoCount;
+			sbt_vk_pr_u(pr, "pBindInfos.count", n2147);
+			size_t m2149 = sbt_vk_pr_enter(pr, "pBindInfos");
+			for (uint64_t i2148 = 0; i2148 < n2147 && i2148 < SBT_VK_PR_MAX_ELEMS; i2148++) {
+				size_t m2150 = sbt_vk_pr_pushi(pr, i2148);
 				{
-					size_t m2149 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkBindAccelerationStructureMemoryInfoNV(pr, &(s->pBindInfos[i2146]));
-					sbt_vk_pr_pop(pr, m2149);
+					size_t m2151 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkBindAccelerationStructureMemoryInfoNV(pr, &(s->pBindInfos[i2148]));
+					sbt_vk_pr_pop(pr, m2151);
 				}
-				sbt_vk_pr_pop(pr, m2148);
+				sbt_vk_pr_pop(pr, m2150);
 			}
-			sbt_vk_pr_pop(pr, m2147);
+			sbt_vk_pr_pop(pr, m2149);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -31426,13 +31481,13 @@ static void sbt_vk_pc_vkCmdCopyAccelerationStructureKHR(sbt_vk_pr *pr, const sbt
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2150 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2152 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2151 = sbt_vk_pr_enter(pr, "");
+			size_t m2153 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyAccelerationStructureInfoKHR(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2151);
+			sbt_vk_pr_pop(pr, m2153);
 		}
-		sbt_vk_pr_pop(pr, m2150);
+		sbt_vk_pr_pop(pr, m2152);
 	}
 }
 
@@ -31442,13 +31497,13 @@ static void sbt_vk_pc_vkCmdCopyAccelerationStructureToMemoryKHR(sbt_vk_pr *pr, c
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2152 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2154 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2153 = sbt_vk_pr_enter(pr, "");
+			size_t m2155 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyAccelerationStructureToMemoryInfoKHR(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2153);
+			sbt_vk_pr_pop(pr, m2155);
 		}
-		sbt_vk_pr_pop(pr, m2152);
+		sbt_vk_pr_pop(pr, m2154);
 	}
 }
 
@@ -31458,13 +31513,13 @@ static void sbt_vk_pc_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_pr *pr, c
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2154 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2156 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2155 = sbt_vk_pr_enter(pr, "");
+			size_t m2157 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyMemoryToAccelerationStructureInfoKHR(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2155);
+			sbt_vk_pr_pop(pr, m2157);
 		}
-		sbt_vk_pr_pop(pr, m2154);
+		sbt_vk_pr_pop(pr, m2156);
 	}
 }
 
@@ -31476,15 +31531,15 @@ static void sbt_vk_pc_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_pr *p
 		sbt_vk_pr_null(pr, "pAccelerationStructures");
 	} else if (!sbt_vk_pr_blob(pr, "pAccelerationStructures", s->pAccelerationStructures)) {
 		{
-			const uint64_t n2156 = (uint64_t)s->accelerationStructureCount;
-			sbt_vk_pr_u(pr, "pAccelerationStructures.count", n2156);
-			size_t m2158 = sbt_vk_pr_enter(pr, "pAccelerationStructures");
-			for (uint64_t i2157 = 0; i2157 < n2156 && i2157 < SBT_VK_PR_MAX_ELEMS; i2157++) {
-				size_t m2159 = sbt_vk_pr_pushi(pr, i2157);
-				sbt_vk_pr_h(pr, "", "VkAccelerationStructureKHR", (uint64_t)(uintptr_t)(s->pAccelerationStructures[i2157]));
-				sbt_vk_pr_pop(pr, m2159);
+			const uint64_t n2158 = (uint64_t)s->accelerationStructureCount;
+			sbt_vk_pr_u(pr, "pAccelerationStructures.count", n2158);
+			size_t m2160 = sbt_vk_pr_enter(pr, "pAccelerationStructures");
+			for (uint64_t i2159 = 0; i2159 < n2158 && i2159 < SBT_VK_PR_MAX_ELEMS; i2159++) {
+				size_t m2161 = sbt_vk_pr_pushi(pr, i2159);
+				sbt_vk_pr_h(pr, "", "VkAccelerationStructureKHR", (uint64_t)(uintptr_t)(s->pAccelerationStructures[i2159]));
+				sbt_vk_pr_pop(pr, m2161);
 			}
-			sbt_vk_pr_pop(pr, m2158);
+			sbt_vk_pr_pop(pr, m2160);
 		}
 	}
 	sbt_vk_pr_e(pr, "queryType", sbt_vk_en_VkQueryType((int64_t)(s->queryType)), (int64_t)(s->queryType));
@@ -31500,15 +31555,15 @@ static void sbt_vk_pc_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_pr *pr
 		sbt_vk_pr_null(pr, "pAccelerationStructures");
 	} else if (!sbt_vk_pr_blob(pr, "pAccelerationStructures", s->pAccelerationStructures)) {
 		{
-			const uint64_t n2160 = (uint64_t)s->accelerationStructureCount;
-			sbt_vk_pr_u(pr, "pAccelerationStructures.count", n2160);
-			size_t m2162 = sbt_vk_pr_enter(pr, "pAccelerationStructures");
-			for (uint64_t i2161 = 0; i2161 < n2160 && i2161 < SBT_VK_PR_MAX_ELEMS; i2161++) {
-				size_t m2163 = sbt_vk_pr_pushi(pr, i2161);
-				sbt_vk_pr_h(pr, "", "VkAccelerationStructureNV", (uint64_t)(uintptr_t)(s->pAccelerationStructures[i2161]));
-				sbt_vk_pr_pop(pr, m2163);
+			const uint64_t n2162 = (uint64_t)s->accelerationStructureCount;
+			sbt_vk_pr_u(pr, "pAccelerationStructures.count", n2162);
+			size_t m2164 = sbt_vk_pr_enter(pr, "pAccelerationStructures");
+			for (uint64_t i2163 = 0; i2163 < n2162 && i2163 < SBT_VK_PR_MAX_ELEMS; i2163++) {
+				size_t m2165 = sbt_vk_pr_pushi(pr, i2163);
+				sbt_vk_pr_h(pr, "", "VkAccelerationStructureNV", (uint64_t)(uintptr_t)(s->pAccelerationStructures[i2163]));
+				sbt_vk_pr_pop(pr, m2165);
 			}
-			sbt_vk_pr_pop(pr, m2162);
+			sbt_vk_pr_pop(pr, m2164);
 		}
 	}
 	sbt_vk_pr_e(pr, "queryType", sbt_vk_en_VkQueryType((int64_t)(s->queryType)), (int64_t)(s->queryType));
@@ -31522,13 +31577,13 @@ static void sbt_vk_pc_vkCmdBuildAccelerationStructureNV(sbt_vk_pr *pr, const sbt
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2164 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2166 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2165 = sbt_vk_pr_enter(pr, "");
+			size_t m2167 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAccelerationStructureInfoNV(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2165);
+			sbt_vk_pr_pop(pr, m2167);
 		}
-		sbt_vk_pr_pop(pr, m2164);
+		sbt_vk_pr_pop(pr, m2166);
 	}
 	sbt_vk_pr_h(pr, "instanceData", "VkBuffer", (uint64_t)(uintptr_t)(s->instanceData));
 	sbt_vk_pr_u(pr, "instanceOffset", (uint64_t)(s->instanceOffset));
@@ -31545,46 +31600,46 @@ static void sbt_vk_pc_vkCmdTraceRaysKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdTr
 	if (!s->pRaygenShaderBindingTable) {
 		sbt_vk_pr_null(pr, "pRaygenShaderBindingTable");
 	} else {
-		size_t m2166 = sbt_vk_pr_enter(pr, "pRaygenShaderBindingTable");
-		{
-			size_t m2167 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pRaygenShaderBindingTable[0]));
-			sbt_vk_pr_pop(pr, m2167);
-		}
-		sbt_vk_pr_pop(pr, m2166);
-	}
-	if (!s->pMissShaderBindingTable) {
-		sbt_vk_pr_null(pr, "pMissShaderBindingTable");
-	} else {
-		size_t m2168 = sbt_vk_pr_enter(pr, "pMissShaderBindingTable");
+		size_t m2168 = sbt_vk_pr_enter(pr, "pRaygenShaderBindingTable");
 		{
 			size_t m2169 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pMissShaderBindingTable[0]));
+			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pRaygenShaderBindingTable[0]));
 			sbt_vk_pr_pop(pr, m2169);
 		}
 		sbt_vk_pr_pop(pr, m2168);
 	}
-	if (!s->pHitShaderBindingTable) {
-		sbt_vk_pr_null(pr, "pHitShaderBindingTable");
+	if (!s->pMissShaderBindingTable) {
+		sbt_vk_pr_null(pr, "pMissShaderBindingTable");
 	} else {
-		size_t m2170 = sbt_vk_pr_enter(pr, "pHitShaderBindingTable");
+		size_t m2170 = sbt_vk_pr_enter(pr, "pMissShaderBindingTable");
 		{
 			size_t m2171 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pHitShaderBindingTable[0]));
+			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pMissShaderBindingTable[0]));
 			sbt_vk_pr_pop(pr, m2171);
 		}
 		sbt_vk_pr_pop(pr, m2170);
 	}
-	if (!s->pCallableShaderBindingTable) {
-		sbt_vk_pr_null(pr, "pCallableShaderBindingTable");
+	if (!s->pHitShaderBindingTable) {
+		sbt_vk_pr_null(pr, "pHitShaderBindingTable");
 	} else {
-		size_t m2172 = sbt_vk_pr_enter(pr, "pCallableShaderBindingTable");
+		size_t m2172 = sbt_vk_pr_enter(pr, "pHitShaderBindingTable");
 		{
 			size_t m2173 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pCallableShaderBindingTable[0]));
+			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pHitShaderBindingTable[0]));
 			sbt_vk_pr_pop(pr, m2173);
 		}
 		sbt_vk_pr_pop(pr, m2172);
+	}
+	if (!s->pCallableShaderBindingTable) {
+		sbt_vk_pr_null(pr, "pCallableShaderBindingTable");
+	} else {
+		size_t m2174 = sbt_vk_pr_enter(pr, "pCallableShaderBindingTable");
+		{
+			size_t m2175 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pCallableShaderBindingTable[0]));
+			sbt_vk_pr_pop(pr, m2175);
+		}
+		sbt_vk_pr_pop(pr, m2174);
 	}
 	sbt_vk_pr_u(pr, "width", (uint64_t)(s->width));
 	sbt_vk_pr_u(pr, "height", (uint64_t)(s->height));
@@ -31677,45 +31732,45 @@ static void sbt_vk_pc_vkCreateRayTracingPipelinesNV(sbt_vk_pr *pr, const sbt_vk_
 		sbt_vk_pr_null(pr, "pCreateInfos");
 	} else if (!sbt_vk_pr_blob(pr, "pCreateInfos", s->pCreateInfos)) {
 		{
-			const uint64_t n2174 = (uint64_t)s->createInfoCount;
-			sbt_vk_pr_u(pr, "pCreateInfos.count", n2174);
-			size_t m2176 = sbt_vk_pr_enter(pr, "pCreateInfos");
-			for (uint64_t i2175 = 0; i2175 < n2174 && i2175 < SBT_VK_PR_MAX_ELEMS; i2175++) {
-				size_t m2177 = sbt_vk_pr_pushi(pr, i2175);
+			const uint64_t n2176 = (uint64_t)s->createInfoCount;
+			sbt_vk_pr_u(pr, "pCreateInfos.count", n2176);
+			size_t m2178 = sbt_vk_pr_enter(pr, "pCreateInfos");
+			for (uint64_t i2177 = 0; i2177 < n2176 && i2177 < SBT_VK_PR_MAX_ELEMS; i2177++) {
+				size_t m2179 = sbt_vk_pr_pushi(pr, i2177);
 				{
-					size_t m2178 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkRayTracingPipelineCreateInfoNV(pr, &(s->pCreateInfos[i2175]));
-					sbt_vk_pr_pop(pr, m2178);
+					size_t m2180 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkRayTracingPipelineCreateInfoNV(pr, &(s->pCreateInfos[i2177]));
+					sbt_vk_pr_pop(pr, m2180);
 				}
-				sbt_vk_pr_pop(pr, m2177);
+				sbt_vk_pr_pop(pr, m2179);
 			}
-			sbt_vk_pr_pop(pr, m2176);
+			sbt_vk_pr_pop(pr, m2178);
 		}
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2179 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2181 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2180 = sbt_vk_pr_enter(pr, "");
+			size_t m2182 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2180);
+			sbt_vk_pr_pop(pr, m2182);
 		}
-		sbt_vk_pr_pop(pr, m2179);
+		sbt_vk_pr_pop(pr, m2181);
 	}
 	if (!s->pPipelines) {
 		sbt_vk_pr_null(pr, "pPipelines");
 	} else if (!sbt_vk_pr_blob(pr, "pPipelines", s->pPipelines)) {
 		{
-			const uint64_t n2181 = (uint64_t)s->createInfoCount;
-			sbt_vk_pr_u(pr, "pPipelines.count", n2181);
-			size_t m2183 = sbt_vk_pr_enter(pr, "pPipelines");
-			for (uint64_t i2182 = 0; i2182 < n2181 && i2182 < SBT_VK_PR_MAX_ELEMS; i2182++) {
-				size_t m2184 = sbt_vk_pr_pushi(pr, i2182);
-				sbt_vk_pr_h(pr, "", "VkPipeline", (uint64_t)(uintptr_t)(s->pPipelines[i2182]));
-				sbt_vk_pr_pop(pr, m2184);
+			const uint64_t n2183 = (uint64_t)s->createInfoCount;
+			sbt_vk_pr_u(pr, "pPipelines.count", n2183);
+			size_t m2185 = sbt_vk_pr_enter(pr, "pPipelines");
+			for (uint64_t i2184 = 0; i2184 < n2183 && i2184 < SBT_VK_PR_MAX_ELEMS; i2184++) {
+				size_t m2186 = sbt_vk_pr_pushi(pr, i2184);
+				sbt_vk_pr_h(pr, "", "VkPipeline", (uint64_t)(uintptr_t)(s->pPipelines[i2184]));
+				sbt_vk_pr_pop(pr, m2186);
 			}
-			sbt_vk_pr_pop(pr, m2183);
+			sbt_vk_pr_pop(pr, m2185);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -31727,27 +31782,27 @@ static void sbt_vk_pc_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_pr
 	if (!s->pPropertyCount) {
 		sbt_vk_pr_null(pr, "pPropertyCount");
 	} else {
-		size_t m2185 = sbt_vk_pr_enter(pr, "pPropertyCount");
+		size_t m2187 = sbt_vk_pr_enter(pr, "pPropertyCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pPropertyCount[0]));
-		sbt_vk_pr_pop(pr, m2185);
+		sbt_vk_pr_pop(pr, m2187);
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
-			const uint64_t n2186 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-			sbt_vk_pr_u(pr, "pProperties.count", n2186);
-			size_t m2188 = sbt_vk_pr_enter(pr, "pProperties");
-			for (uint64_t i2187 = 0; i2187 < n2186 && i2187 < SBT_VK_PR_MAX_ELEMS; i2187++) {
-				size_t m2189 = sbt_vk_pr_pushi(pr, i2187);
+			const uint64_t n2188 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+			sbt_vk_pr_u(pr, "pProperties.count", n2188);
+			size_t m2190 = sbt_vk_pr_enter(pr, "pProperties");
+			for (uint64_t i2189 = 0; i2189 < n2188 && i2189 < SBT_VK_PR_MAX_ELEMS; i2189++) {
+				size_t m2191 = sbt_vk_pr_pushi(pr, i2189);
 				{
-					size_t m2190 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkCooperativeMatrixPropertiesNV(pr, &(s->pProperties[i2187]));
-					sbt_vk_pr_pop(pr, m2190);
+					size_t m2192 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkCooperativeMatrixPropertiesNV(pr, &(s->pProperties[i2189]));
+					sbt_vk_pr_pop(pr, m2192);
 				}
-				sbt_vk_pr_pop(pr, m2189);
+				sbt_vk_pr_pop(pr, m2191);
 			}
-			sbt_vk_pr_pop(pr, m2188);
+			sbt_vk_pr_pop(pr, m2190);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -31759,46 +31814,46 @@ static void sbt_vk_pc_vkCmdTraceRaysIndirectKHR(sbt_vk_pr *pr, const sbt_vk_args
 	if (!s->pRaygenShaderBindingTable) {
 		sbt_vk_pr_null(pr, "pRaygenShaderBindingTable");
 	} else {
-		size_t m2191 = sbt_vk_pr_enter(pr, "pRaygenShaderBindingTable");
-		{
-			size_t m2192 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pRaygenShaderBindingTable[0]));
-			sbt_vk_pr_pop(pr, m2192);
-		}
-		sbt_vk_pr_pop(pr, m2191);
-	}
-	if (!s->pMissShaderBindingTable) {
-		sbt_vk_pr_null(pr, "pMissShaderBindingTable");
-	} else {
-		size_t m2193 = sbt_vk_pr_enter(pr, "pMissShaderBindingTable");
+		size_t m2193 = sbt_vk_pr_enter(pr, "pRaygenShaderBindingTable");
 		{
 			size_t m2194 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pMissShaderBindingTable[0]));
+			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pRaygenShaderBindingTable[0]));
 			sbt_vk_pr_pop(pr, m2194);
 		}
 		sbt_vk_pr_pop(pr, m2193);
 	}
-	if (!s->pHitShaderBindingTable) {
-		sbt_vk_pr_null(pr, "pHitShaderBindingTable");
+	if (!s->pMissShaderBindingTable) {
+		sbt_vk_pr_null(pr, "pMissShaderBindingTable");
 	} else {
-		size_t m2195 = sbt_vk_pr_enter(pr, "pHitShaderBindingTable");
+		size_t m2195 = sbt_vk_pr_enter(pr, "pMissShaderBindingTable");
 		{
 			size_t m2196 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pHitShaderBindingTable[0]));
+			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pMissShaderBindingTable[0]));
 			sbt_vk_pr_pop(pr, m2196);
 		}
 		sbt_vk_pr_pop(pr, m2195);
 	}
-	if (!s->pCallableShaderBindingTable) {
-		sbt_vk_pr_null(pr, "pCallableShaderBindingTable");
+	if (!s->pHitShaderBindingTable) {
+		sbt_vk_pr_null(pr, "pHitShaderBindingTable");
 	} else {
-		size_t m2197 = sbt_vk_pr_enter(pr, "pCallableShaderBindingTable");
+		size_t m2197 = sbt_vk_pr_enter(pr, "pHitShaderBindingTable");
 		{
 			size_t m2198 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pCallableShaderBindingTable[0]));
+			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pHitShaderBindingTable[0]));
 			sbt_vk_pr_pop(pr, m2198);
 		}
 		sbt_vk_pr_pop(pr, m2197);
+	}
+	if (!s->pCallableShaderBindingTable) {
+		sbt_vk_pr_null(pr, "pCallableShaderBindingTable");
+	} else {
+		size_t m2199 = sbt_vk_pr_enter(pr, "pCallableShaderBindingTable");
+		{
+			size_t m2200 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pCallableShaderBindingTable[0]));
+			sbt_vk_pr_pop(pr, m2200);
+		}
+		sbt_vk_pr_pop(pr, m2199);
 	}
 	sbt_vk_pr_u(pr, "indirectDeviceAddress", (uint64_t)(s->indirectDeviceAddress));
 }
@@ -31815,20 +31870,20 @@ static void sbt_vk_pc_vkGetDeviceAccelerationStructureCompatibilityKHR(sbt_vk_pr
 	if (!s->pVersionInfo) {
 		sbt_vk_pr_null(pr, "pVersionInfo");
 	} else {
-		size_t m2199 = sbt_vk_pr_enter(pr, "pVersionInfo");
+		size_t m2201 = sbt_vk_pr_enter(pr, "pVersionInfo");
 		{
-			size_t m2200 = sbt_vk_pr_enter(pr, "");
+			size_t m2202 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAccelerationStructureVersionInfoKHR(pr, &(s->pVersionInfo[0]));
-			sbt_vk_pr_pop(pr, m2200);
+			sbt_vk_pr_pop(pr, m2202);
 		}
-		sbt_vk_pr_pop(pr, m2199);
+		sbt_vk_pr_pop(pr, m2201);
 	}
 	if (!s->pCompatibility) {
 		sbt_vk_pr_null(pr, "pCompatibility");
 	} else {
-		size_t m2201 = sbt_vk_pr_enter(pr, "pCompatibility");
+		size_t m2203 = sbt_vk_pr_enter(pr, "pCompatibility");
 		sbt_vk_pr_e(pr, "", sbt_vk_en_VkAccelerationStructureCompatibilityKHR((int64_t)(s->pCompatibility[0])), (int64_t)(s->pCompatibility[0]));
-		sbt_vk_pr_pop(pr, m2201);
+		sbt_vk_pr_pop(pr, m2203);
 	}
 }
 
@@ -31853,13 +31908,13 @@ static void sbt_vk_pc_vkGetImageViewHandleNVX(sbt_vk_pr *pr, const sbt_vk_args_v
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2202 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2204 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2203 = sbt_vk_pr_enter(pr, "");
+			size_t m2205 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkImageViewHandleInfoNVX(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2203);
+			sbt_vk_pr_pop(pr, m2205);
 		}
-		sbt_vk_pr_pop(pr, m2202);
+		sbt_vk_pr_pop(pr, m2204);
 	}
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
 }
@@ -31871,13 +31926,13 @@ static void sbt_vk_pc_vkGetImageViewAddressNVX(sbt_vk_pr *pr, const sbt_vk_args_
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
-		size_t m2204 = sbt_vk_pr_enter(pr, "pProperties");
+		size_t m2206 = sbt_vk_pr_enter(pr, "pProperties");
 		{
-			size_t m2205 = sbt_vk_pr_enter(pr, "");
+			size_t m2207 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkImageViewAddressPropertiesNVX(pr, &(s->pProperties[0]));
-			sbt_vk_pr_pop(pr, m2205);
+			sbt_vk_pr_pop(pr, m2207);
 		}
-		sbt_vk_pr_pop(pr, m2204);
+		sbt_vk_pr_pop(pr, m2206);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -31889,46 +31944,46 @@ static void sbt_vk_pc_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCounte
 	if (!s->pCounterCount) {
 		sbt_vk_pr_null(pr, "pCounterCount");
 	} else {
-		size_t m2206 = sbt_vk_pr_enter(pr, "pCounterCount");
+		size_t m2208 = sbt_vk_pr_enter(pr, "pCounterCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pCounterCount[0]));
-		sbt_vk_pr_pop(pr, m2206);
+		sbt_vk_pr_pop(pr, m2208);
 	}
 	if (!s->pCounters) {
 		sbt_vk_pr_null(pr, "pCounters");
 	} else if (!sbt_vk_pr_blob(pr, "pCounters", s->pCounters)) {
 		{
-			const uint64_t n2207 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
-			sbt_vk_pr_u(pr, "pCounters.count", n2207);
-			size_t m2209 = sbt_vk_pr_enter(pr, "pCounters");
-			for (uint64_t i2208 = 0; i2208 < n2207 && i2208 < SBT_VK_PR_MAX_ELEMS; i2208++) {
-				size_t m2210 = sbt_vk_pr_pushi(pr, i2208);
+			const uint64_t n2209 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
+			sbt_vk_pr_u(pr, "pCounters.count", n2209);
+			size_t m2211 = sbt_vk_pr_enter(pr, "pCounters");
+			for (uint64_t i2210 = 0; i2210 < n2209 && i2210 < SBT_VK_PR_MAX_ELEMS; i2210++) {
+				size_t m2212 = sbt_vk_pr_pushi(pr, i2210);
 				{
-					size_t m2211 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPerformanceCounterKHR(pr, &(s->pCounters[i2208]));
-					sbt_vk_pr_pop(pr, m2211);
+					size_t m2213 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPerformanceCounterKHR(pr, &(s->pCounters[i2210]));
+					sbt_vk_pr_pop(pr, m2213);
 				}
-				sbt_vk_pr_pop(pr, m2210);
+				sbt_vk_pr_pop(pr, m2212);
 			}
-			sbt_vk_pr_pop(pr, m2209);
+			sbt_vk_pr_pop(pr, m2211);
 		}
 	}
 	if (!s->pCounterDescriptions) {
 		sbt_vk_pr_null(pr, "pCounterDescriptions");
 	} else if (!sbt_vk_pr_blob(pr, "pCounterDescriptions", s->pCounterDescriptions)) {
 		{
-			const uint64_t n2212 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
-			sbt_vk_pr_u(pr, "pCounterDescriptions.count", n2212);
-			size_t m2214 = sbt_vk_pr_enter(pr, "pCounterDescriptions");
-			for (uint64_t i2213 = 0; i2213 < n2212 && i2213 < SBT_VK_PR_MAX_ELEMS; i2213++) {
-				size_t m2215 = sbt_vk_pr_pushi(pr, i2213);
+			const uint64_t n2214 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
+			sbt_vk_pr_u(pr, "pCounterDescriptions.count", n2214);
+			size_t m2216 = sbt_vk_pr_enter(pr, "pCounterDescriptions");
+			for (uint64_t i2215 = 0; i2215 < n2214 && i2215 < SBT_VK_PR_MAX_ELEMS; i2215++) {
+				size_t m2217 = sbt_vk_pr_pushi(pr, i2215);
 				{
-					size_t m2216 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPerformanceCounterDescriptionKHR(pr, &(s->pCounterDescriptions[i2213]));
-					sbt_vk_pr_pop(pr, m2216);
+					size_t m2218 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPerformanceCounterDescriptionKHR(pr, &(s->pCounterDescriptions[i2215]));
+					sbt_vk_pr_pop(pr, m2218);
 				}
-				sbt_vk_pr_pop(pr, m2215);
+				sbt_vk_pr_pop(pr, m2217);
 			}
-			sbt_vk_pr_pop(pr, m2214);
+			sbt_vk_pr_pop(pr, m2216);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -31940,20 +31995,20 @@ static void sbt_vk_pc_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(sb
 	if (!s->pPerformanceQueryCreateInfo) {
 		sbt_vk_pr_null(pr, "pPerformanceQueryCreateInfo");
 	} else {
-		size_t m2217 = sbt_vk_pr_enter(pr, "pPerformanceQueryCreateInfo");
+		size_t m2219 = sbt_vk_pr_enter(pr, "pPerformanceQueryCreateInfo");
 		{
-			size_t m2218 = sbt_vk_pr_enter(pr, "");
+			size_t m2220 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkQueryPoolPerformanceCreateInfoKHR(pr, &(s->pPerformanceQueryCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2218);
+			sbt_vk_pr_pop(pr, m2220);
 		}
-		sbt_vk_pr_pop(pr, m2217);
+		sbt_vk_pr_pop(pr, m2219);
 	}
 	if (!s->pNumPasses) {
 		sbt_vk_pr_null(pr, "pNumPasses");
 	} else {
-		size_t m2219 = sbt_vk_pr_enter(pr, "pNumPasses");
+		size_t m2221 = sbt_vk_pr_enter(pr, "pNumPasses");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pNumPasses[0]));
-		sbt_vk_pr_pop(pr, m2219);
+		sbt_vk_pr_pop(pr, m2221);
 	}
 }
 
@@ -31963,13 +32018,13 @@ static void sbt_vk_pc_vkAcquireProfilingLockKHR(sbt_vk_pr *pr, const sbt_vk_args
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2220 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2222 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2221 = sbt_vk_pr_enter(pr, "");
+			size_t m2223 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAcquireProfilingLockInfoKHR(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2221);
+			sbt_vk_pr_pop(pr, m2223);
 		}
-		sbt_vk_pr_pop(pr, m2220);
+		sbt_vk_pr_pop(pr, m2222);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -31986,35 +32041,18 @@ static void sbt_vk_pc_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_pr *pr, co
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
-		size_t m2222 = sbt_vk_pr_enter(pr, "pProperties");
+		size_t m2224 = sbt_vk_pr_enter(pr, "pProperties");
 		{
-			size_t m2223 = sbt_vk_pr_enter(pr, "");
+			size_t m2225 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkImageDrmFormatModifierPropertiesEXT(pr, &(s->pProperties[0]));
-			sbt_vk_pr_pop(pr, m2223);
+			sbt_vk_pr_pop(pr, m2225);
 		}
-		sbt_vk_pr_pop(pr, m2222);
+		sbt_vk_pr_pop(pr, m2224);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkGetBufferOpaqueCaptureAddress(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferOpaqueCaptureAddress *s)
-{
-	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
-	if (!s->pInfo) {
-		sbt_vk_pr_null(pr, "pInfo");
-	} else {
-		size_t m2224 = sbt_vk_pr_enter(pr, "pInfo");
-		{
-			size_t m2225 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkBufferDeviceAddressInfo(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2225);
-		}
-		sbt_vk_pr_pop(pr, m2224);
-	}
-	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
-}
-
-static void sbt_vk_pc_vkGetBufferOpaqueCaptureAddressKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferOpaqueCaptureAddressKHR *s)
 {
 	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
@@ -32031,7 +32069,7 @@ static void sbt_vk_pc_vkGetBufferOpaqueCaptureAddressKHR(sbt_vk_pr *pr, const sb
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkGetBufferDeviceAddress(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferDeviceAddress *s)
+static void sbt_vk_pc_vkGetBufferOpaqueCaptureAddressKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferOpaqueCaptureAddressKHR *s)
 {
 	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
@@ -32048,7 +32086,7 @@ static void sbt_vk_pc_vkGetBufferDeviceAddress(sbt_vk_pr *pr, const sbt_vk_args_
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkGetBufferDeviceAddressKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferDeviceAddressKHR *s)
+static void sbt_vk_pc_vkGetBufferDeviceAddress(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferDeviceAddress *s)
 {
 	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
@@ -32065,7 +32103,7 @@ static void sbt_vk_pc_vkGetBufferDeviceAddressKHR(sbt_vk_pr *pr, const sbt_vk_ar
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkGetBufferDeviceAddressEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferDeviceAddressEXT *s)
+static void sbt_vk_pc_vkGetBufferDeviceAddressKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferDeviceAddressKHR *s)
 {
 	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
@@ -32082,37 +32120,54 @@ static void sbt_vk_pc_vkGetBufferDeviceAddressEXT(sbt_vk_pr *pr, const sbt_vk_ar
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
 }
 
+static void sbt_vk_pc_vkGetBufferDeviceAddressEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferDeviceAddressEXT *s)
+{
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	if (!s->pInfo) {
+		sbt_vk_pr_null(pr, "pInfo");
+	} else {
+		size_t m2234 = sbt_vk_pr_enter(pr, "pInfo");
+		{
+			size_t m2235 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkBufferDeviceAddressInfo(pr, &(s->pInfo[0]));
+			sbt_vk_pr_pop(pr, m2235);
+		}
+		sbt_vk_pr_pop(pr, m2234);
+	}
+	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
+}
+
 static void sbt_vk_pc_vkCreateHeadlessSurfaceEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCreateHeadlessSurfaceEXT *s)
 {
 	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2234 = sbt_vk_pr_enter(pr, "pCreateInfo");
-		{
-			size_t m2235 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkHeadlessSurfaceCreateInfoEXT(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2235);
-		}
-		sbt_vk_pr_pop(pr, m2234);
-	}
-	if (!s->pAllocator) {
-		sbt_vk_pr_null(pr, "pAllocator");
-	} else {
-		size_t m2236 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2236 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
 			size_t m2237 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_p_VkHeadlessSurfaceCreateInfoEXT(pr, &(s->pCreateInfo[0]));
 			sbt_vk_pr_pop(pr, m2237);
 		}
 		sbt_vk_pr_pop(pr, m2236);
 	}
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m2238 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m2239 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m2239);
+		}
+		sbt_vk_pr_pop(pr, m2238);
+	}
 	if (!s->pSurface) {
 		sbt_vk_pr_null(pr, "pSurface");
 	} else {
-		size_t m2238 = sbt_vk_pr_enter(pr, "pSurface");
+		size_t m2240 = sbt_vk_pr_enter(pr, "pSurface");
 		sbt_vk_pr_h(pr, "", "VkSurfaceKHR", (uint64_t)(uintptr_t)(s->pSurface[0]));
-		sbt_vk_pr_pop(pr, m2238);
+		sbt_vk_pr_pop(pr, m2240);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -32123,27 +32178,27 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombina
 	if (!s->pCombinationCount) {
 		sbt_vk_pr_null(pr, "pCombinationCount");
 	} else {
-		size_t m2239 = sbt_vk_pr_enter(pr, "pCombinationCount");
+		size_t m2241 = sbt_vk_pr_enter(pr, "pCombinationCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pCombinationCount[0]));
-		sbt_vk_pr_pop(pr, m2239);
+		sbt_vk_pr_pop(pr, m2241);
 	}
 	if (!s->pCombinations) {
 		sbt_vk_pr_null(pr, "pCombinations");
 	} else if (!sbt_vk_pr_blob(pr, "pCombinations", s->pCombinations)) {
 		{
-			const uint64_t n2240 = (s->pCombinationCount ? (uint64_t)*s->pCombinationCount : 0);
-			sbt_vk_pr_u(pr, "pCombinations.count", n2240);
-			size_t m2242 = sbt_vk_pr_enter(pr, "pCombinations");
-			for (uint64_t i2241 = 0; i2241 < n2240 && i2241 < SBT_VK_PR_MAX_ELEMS; i2241++) {
-				size_t m2243 = sbt_vk_pr_pushi(pr, i2241);
+			const uint64_t n2242 = (s->pCombinationCount ? (uint64_t)*s->pCombinationCount : 0);
+			sbt_vk_pr_u(pr, "pCombinations.count", n2242);
+			size_t m2244 = sbt_vk_pr_enter(pr, "pCombinations");
+			for (uint64_t i2243 = 0; i2243 < n2242 && i2243 < SBT_VK_PR_MAX_ELEMS; i2243++) {
+				size_t m2245 = sbt_vk_pr_pushi(pr, i2243);
 				{
-					size_t m2244 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkFramebufferMixedSamplesCombinationNV(pr, &(s->pCombinations[i2241]));
-					sbt_vk_pr_pop(pr, m2244);
+					size_t m2246 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkFramebufferMixedSamplesCombinationNV(pr, &(s->pCombinations[i2243]));
+					sbt_vk_pr_pop(pr, m2246);
 				}
-				sbt_vk_pr_pop(pr, m2243);
+				sbt_vk_pr_pop(pr, m2245);
 			}
-			sbt_vk_pr_pop(pr, m2242);
+			sbt_vk_pr_pop(pr, m2244);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -32155,13 +32210,13 @@ static void sbt_vk_pc_vkInitializePerformanceApiINTEL(sbt_vk_pr *pr, const sbt_v
 	if (!s->pInitializeInfo) {
 		sbt_vk_pr_null(pr, "pInitializeInfo");
 	} else {
-		size_t m2245 = sbt_vk_pr_enter(pr, "pInitializeInfo");
+		size_t m2247 = sbt_vk_pr_enter(pr, "pInitializeInfo");
 		{
-			size_t m2246 = sbt_vk_pr_enter(pr, "");
+			size_t m2248 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkInitializePerformanceApiInfoINTEL(pr, &(s->pInitializeInfo[0]));
-			sbt_vk_pr_pop(pr, m2246);
+			sbt_vk_pr_pop(pr, m2248);
 		}
-		sbt_vk_pr_pop(pr, m2245);
+		sbt_vk_pr_pop(pr, m2247);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -32177,13 +32232,13 @@ static void sbt_vk_pc_vkCmdSetPerformanceMarkerINTEL(sbt_vk_pr *pr, const sbt_vk
 	if (!s->pMarkerInfo) {
 		sbt_vk_pr_null(pr, "pMarkerInfo");
 	} else {
-		size_t m2247 = sbt_vk_pr_enter(pr, "pMarkerInfo");
+		size_t m2249 = sbt_vk_pr_enter(pr, "pMarkerInfo");
 		{
-			size_t m2248 = sbt_vk_pr_enter(pr, "");
+			size_t m2250 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPerformanceMarkerInfoINTEL(pr, &(s->pMarkerInfo[0]));
-			sbt_vk_pr_pop(pr, m2248);
+			sbt_vk_pr_pop(pr, m2250);
 		}
-		sbt_vk_pr_pop(pr, m2247);
+		sbt_vk_pr_pop(pr, m2249);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -32194,13 +32249,13 @@ static void sbt_vk_pc_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_pr *pr, const 
 	if (!s->pMarkerInfo) {
 		sbt_vk_pr_null(pr, "pMarkerInfo");
 	} else {
-		size_t m2249 = sbt_vk_pr_enter(pr, "pMarkerInfo");
+		size_t m2251 = sbt_vk_pr_enter(pr, "pMarkerInfo");
 		{
-			size_t m2250 = sbt_vk_pr_enter(pr, "");
+			size_t m2252 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPerformanceStreamMarkerInfoINTEL(pr, &(s->pMarkerInfo[0]));
-			sbt_vk_pr_pop(pr, m2250);
+			sbt_vk_pr_pop(pr, m2252);
 		}
-		sbt_vk_pr_pop(pr, m2249);
+		sbt_vk_pr_pop(pr, m2251);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -32211,13 +32266,13 @@ static void sbt_vk_pc_vkCmdSetPerformanceOverrideINTEL(sbt_vk_pr *pr, const sbt_
 	if (!s->pOverrideInfo) {
 		sbt_vk_pr_null(pr, "pOverrideInfo");
 	} else {
-		size_t m2251 = sbt_vk_pr_enter(pr, "pOverrideInfo");
+		size_t m2253 = sbt_vk_pr_enter(pr, "pOverrideInfo");
 		{
-			size_t m2252 = sbt_vk_pr_enter(pr, "");
+			size_t m2254 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPerformanceOverrideInfoINTEL(pr, &(s->pOverrideInfo[0]));
-			sbt_vk_pr_pop(pr, m2252);
+			sbt_vk_pr_pop(pr, m2254);
 		}
-		sbt_vk_pr_pop(pr, m2251);
+		sbt_vk_pr_pop(pr, m2253);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -32228,20 +32283,20 @@ static void sbt_vk_pc_vkAcquirePerformanceConfigurationINTEL(sbt_vk_pr *pr, cons
 	if (!s->pAcquireInfo) {
 		sbt_vk_pr_null(pr, "pAcquireInfo");
 	} else {
-		size_t m2253 = sbt_vk_pr_enter(pr, "pAcquireInfo");
+		size_t m2255 = sbt_vk_pr_enter(pr, "pAcquireInfo");
 		{
-			size_t m2254 = sbt_vk_pr_enter(pr, "");
+			size_t m2256 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPerformanceConfigurationAcquireInfoINTEL(pr, &(s->pAcquireInfo[0]));
-			sbt_vk_pr_pop(pr, m2254);
+			sbt_vk_pr_pop(pr, m2256);
 		}
-		sbt_vk_pr_pop(pr, m2253);
+		sbt_vk_pr_pop(pr, m2255);
 	}
 	if (!s->pConfiguration) {
 		sbt_vk_pr_null(pr, "pConfiguration");
 	} else {
-		size_t m2255 = sbt_vk_pr_enter(pr, "pConfiguration");
+		size_t m2257 = sbt_vk_pr_enter(pr, "pConfiguration");
 		sbt_vk_pr_h(pr, "", "VkPerformanceConfigurationINTEL", (uint64_t)(uintptr_t)(s->pConfiguration[0]));
-		sbt_vk_pr_pop(pr, m2255);
+		sbt_vk_pr_pop(pr, m2257);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -32267,35 +32322,18 @@ static void sbt_vk_pc_vkGetPerformanceParameterINTEL(sbt_vk_pr *pr, const sbt_vk
 	if (!s->pValue) {
 		sbt_vk_pr_null(pr, "pValue");
 	} else {
-		size_t m2256 = sbt_vk_pr_enter(pr, "pValue");
+		size_t m2258 = sbt_vk_pr_enter(pr, "pValue");
 		{
-			size_t m2257 = sbt_vk_pr_enter(pr, "");
+			size_t m2259 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPerformanceValueINTEL(pr, &(s->pValue[0]));
-			sbt_vk_pr_pop(pr, m2257);
+			sbt_vk_pr_pop(pr, m2259);
 		}
-		sbt_vk_pr_pop(pr, m2256);
+		sbt_vk_pr_pop(pr, m2258);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkGetDeviceMemoryOpaqueCaptureAddress(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceMemoryOpaqueCaptureAddress *s)
-{
-	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
-	if (!s->pInfo) {
-		sbt_vk_pr_null(pr, "pInfo");
-	} else {
-		size_t m2258 = sbt_vk_pr_enter(pr, "pInfo");
-		{
-			size_t m2259 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkDeviceMemoryOpaqueCaptureAddressInfo(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2259);
-		}
-		sbt_vk_pr_pop(pr, m2258);
-	}
-	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
-}
-
-static void sbt_vk_pc_vkGetDeviceMemoryOpaqueCaptureAddressKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceMemoryOpaqueCaptureAddressKHR *s)
 {
 	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
@@ -32312,44 +32350,61 @@ static void sbt_vk_pc_vkGetDeviceMemoryOpaqueCaptureAddressKHR(sbt_vk_pr *pr, co
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
 }
 
+static void sbt_vk_pc_vkGetDeviceMemoryOpaqueCaptureAddressKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceMemoryOpaqueCaptureAddressKHR *s)
+{
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	if (!s->pInfo) {
+		sbt_vk_pr_null(pr, "pInfo");
+	} else {
+		size_t m2262 = sbt_vk_pr_enter(pr, "pInfo");
+		{
+			size_t m2263 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkDeviceMemoryOpaqueCaptureAddressInfo(pr, &(s->pInfo[0]));
+			sbt_vk_pr_pop(pr, m2263);
+		}
+		sbt_vk_pr_pop(pr, m2262);
+	}
+	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
+}
+
 static void sbt_vk_pc_vkGetPipelineExecutablePropertiesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPipelineExecutablePropertiesKHR *s)
 {
 	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pPipelineInfo) {
 		sbt_vk_pr_null(pr, "pPipelineInfo");
 	} else {
-		size_t m2262 = sbt_vk_pr_enter(pr, "pPipelineInfo");
+		size_t m2264 = sbt_vk_pr_enter(pr, "pPipelineInfo");
 		{
-			size_t m2263 = sbt_vk_pr_enter(pr, "");
+			size_t m2265 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPipelineInfoKHR(pr, &(s->pPipelineInfo[0]));
-			sbt_vk_pr_pop(pr, m2263);
+			sbt_vk_pr_pop(pr, m2265);
 		}
-		sbt_vk_pr_pop(pr, m2262);
+		sbt_vk_pr_pop(pr, m2264);
 	}
 	if (!s->pExecutableCount) {
 		sbt_vk_pr_null(pr, "pExecutableCount");
 	} else {
-		size_t m2264 = sbt_vk_pr_enter(pr, "pExecutableCount");
+		size_t m2266 = sbt_vk_pr_enter(pr, "pExecutableCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pExecutableCount[0]));
-		sbt_vk_pr_pop(pr, m2264);
+		sbt_vk_pr_pop(pr, m2266);
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
-			const uint64_t n2265 = (s->pExecutableCount ? (uint64_t)*s->pExecutableCount : 0);
-			sbt_vk_pr_u(pr, "pProperties.count", n2265);
-			size_t m2267 = sbt_vk_pr_enter(pr, "pProperties");
-			for (uint64_t i2266 = 0; i2266 < n2265 && i2266 < SBT_VK_PR_MAX_ELEMS; i2266++) {
-				size_t m2268 = sbt_vk_pr_pushi(pr, i2266);
+			const uint64_t n2267 = (s->pExecutableCount ? (uint64_t)*s->pExecutableCount : 0);
+			sbt_vk_pr_u(pr, "pProperties.count", n2267);
+			size_t m2269 = sbt_vk_pr_enter(pr, "pProperties");
+			for (uint64_t i2268 = 0; i2268 < n2267 && i2268 < SBT_VK_PR_MAX_ELEMS; i2268++) {
+				size_t m2270 = sbt_vk_pr_pushi(pr, i2268);
 				{
-					size_t m2269 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPipelineExecutablePropertiesKHR(pr, &(s->pProperties[i2266]));
-					sbt_vk_pr_pop(pr, m2269);
+					size_t m2271 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPipelineExecutablePropertiesKHR(pr, &(s->pProperties[i2268]));
+					sbt_vk_pr_pop(pr, m2271);
 				}
-				sbt_vk_pr_pop(pr, m2268);
+				sbt_vk_pr_pop(pr, m2270);
 			}
-			sbt_vk_pr_pop(pr, m2267);
+			sbt_vk_pr_pop(pr, m2269);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -32361,38 +32416,38 @@ static void sbt_vk_pc_vkGetPipelineExecutableStatisticsKHR(sbt_vk_pr *pr, const 
 	if (!s->pExecutableInfo) {
 		sbt_vk_pr_null(pr, "pExecutableInfo");
 	} else {
-		size_t m2270 = sbt_vk_pr_enter(pr, "pExecutableInfo");
+		size_t m2272 = sbt_vk_pr_enter(pr, "pExecutableInfo");
 		{
-			size_t m2271 = sbt_vk_pr_enter(pr, "");
+			size_t m2273 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPipelineExecutableInfoKHR(pr, &(s->pExecutableInfo[0]));
-			sbt_vk_pr_pop(pr, m2271);
+			sbt_vk_pr_pop(pr, m2273);
 		}
-		sbt_vk_pr_pop(pr, m2270);
+		sbt_vk_pr_pop(pr, m2272);
 	}
 	if (!s->pStatisticCount) {
 		sbt_vk_pr_null(pr, "pStatisticCount");
 	} else {
-		size_t m2272 = sbt_vk_pr_enter(pr, "pStatisticCount");
+		size_t m2274 = sbt_vk_pr_enter(pr, "pStatisticCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pStatisticCount[0]));
-		sbt_vk_pr_pop(pr, m2272);
+		sbt_vk_pr_pop(pr, m2274);
 	}
 	if (!s->pStatistics) {
 		sbt_vk_pr_null(pr, "pStatistics");
 	} else if (!sbt_vk_pr_blob(pr, "pStatistics", s->pStatistics)) {
 		{
-			const uint64_t n2273 = (s->pStatisticCount ? (uint64_t)*s->pStatisticCount : 0);
-			sbt_vk_pr_u(pr, "pStatistics.count", n2273);
-			size_t m2275 = sbt_vk_pr_enter(pr, "pStatistics");
-			for (uint64_t i2274 = 0; i2274 < n2273 && i2274 < SBT_VK_PR_MAX_ELEMS; i2274++) {
-				size_t m2276 = sbt_vk_pr_pushi(pr, i2274);
+			const uint64_t n2275 = (s->pStatisticCount ? (uint64_t)*s->pStatisticCount : 0);
+			sbt_vk_pr_u(pr, "pStatistics.count", n2275);
+			size_t m2277 = sbt_vk_pr_enter(pr, "pStatistics");
+			for (uint64_t i2276 = 0; i2276 < n2275 && i2276 < SBT_VK_PR_MAX_ELEMS; i2276++) {
+				size_t m2278 = sbt_vk_pr_pushi(pr, i2276);
 				{
-					size_t m2277 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPipelineExecutableStatisticKHR(pr, &(s->pStatistics[i2274]));
-					sbt_vk_pr_pop(pr, m2277);
+					size_t m2279 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPipelineExecutableStatisticKHR(pr, &(s->pStatistics[i2276]));
+					sbt_vk_pr_pop(pr, m2279);
 				}
-				sbt_vk_pr_pop(pr, m2276);
+				sbt_vk_pr_pop(pr, m2278);
 			}
-			sbt_vk_pr_pop(pr, m2275);
+			sbt_vk_pr_pop(pr, m2277);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -32404,38 +32459,38 @@ static void sbt_vk_pc_vkGetPipelineExecutableInternalRepresentationsKHR(sbt_vk_p
 	if (!s->pExecutableInfo) {
 		sbt_vk_pr_null(pr, "pExecutableInfo");
 	} else {
-		size_t m2278 = sbt_vk_pr_enter(pr, "pExecutableInfo");
+		size_t m2280 = sbt_vk_pr_enter(pr, "pExecutableInfo");
 		{
-			size_t m2279 = sbt_vk_pr_enter(pr, "");
+			size_t m2281 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPipelineExecutableInfoKHR(pr, &(s->pExecutableInfo[0]));
-			sbt_vk_pr_pop(pr, m2279);
+			sbt_vk_pr_pop(pr, m2281);
 		}
-		sbt_vk_pr_pop(pr, m2278);
+		sbt_vk_pr_pop(pr, m2280);
 	}
 	if (!s->pInternalRepresentationCount) {
 		sbt_vk_pr_null(pr, "pInternalRepresentationCount");
 	} else {
-		size_t m2280 = sbt_vk_pr_enter(pr, "pInternalRepresentationCount");
+		size_t m2282 = sbt_vk_pr_enter(pr, "pInternalRepresentationCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pInternalRepresentationCount[0]));
-		sbt_vk_pr_pop(pr, m2280);
+		sbt_vk_pr_pop(pr, m2282);
 	}
 	if (!s->pInternalRepresentations) {
 		sbt_vk_pr_null(pr, "pInternalRepresentations");
 	} else if (!sbt_vk_pr_blob(pr, "pInternalRepresentations", s->pInternalRepresentations)) {
 		{
-			const uint64_t n2281 = (s->pInternalRepresentationCount ? (uint64_t)*s->pInternalRepresentationCount : 0);
-			sbt_vk_pr_u(pr, "pInternalRepresentations.count", n2281);
-			size_t m2283 = sbt_vk_pr_enter(pr, "pInternalRepresentations");
-			for (uint64_t i2282 = 0; i2282 < n2281 && i2282 < SBT_VK_PR_MAX_ELEMS; i2282++) {
-				size_t m2284 = sbt_vk_pr_pushi(pr, i2282);
+			const uint64_t n2283 = (s->pInternalRepresentationCount ? (uint64_t)*s->pInternalRepresentationCount : 0);
+			sbt_vk_pr_u(pr, "pInternalRepresentations.count", n2283);
+			size_t m2285 = sbt_vk_pr_enter(pr, "pInternalRepresentations");
+			for (uint64_t i2284 = 0; i2284 < n2283 && i2284 < SBT_VK_PR_MAX_ELEMS; i2284++) {
+				size_t m2286 = sbt_vk_pr_pushi(pr, i2284);
 				{
-					size_t m2285 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPipelineExecutableInternalRepresentationKHR(pr, &(s->pInternalRepresentations[i2282]));
-					sbt_vk_pr_pop(pr, m2285);
+					size_t m2287 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPipelineExecutableInternalRepresentationKHR(pr, &(s->pInternalRepresentations[i2284]));
+					sbt_vk_pr_pop(pr, m2287);
 				}
-				sbt_vk_pr_pop(pr, m2284);
+				sbt_vk_pr_pop(pr, m2286);
 			}
-			sbt_vk_pr_pop(pr, m2283);
+			sbt_vk_pr_pop(pr, m2285);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -32454,27 +32509,27 @@ static void sbt_vk_pc_vkGetPhysicalDeviceToolProperties(sbt_vk_pr *pr, const sbt
 	if (!s->pToolCount) {
 		sbt_vk_pr_null(pr, "pToolCount");
 	} else {
-		size_t m2286 = sbt_vk_pr_enter(pr, "pToolCount");
+		size_t m2288 = sbt_vk_pr_enter(pr, "pToolCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pToolCount[0]));
-		sbt_vk_pr_pop(pr, m2286);
+		sbt_vk_pr_pop(pr, m2288);
 	}
 	if (!s->pToolProperties) {
 		sbt_vk_pr_null(pr, "pToolProperties");
 	} else if (!sbt_vk_pr_blob(pr, "pToolProperties", s->pToolProperties)) {
 		{
-			const uint64_t n2287 = (s->pToolCount ? (uint64_t)*s->pToolCount : 0);
-			sbt_vk_pr_u(pr, "pToolProperties.count", n2287);
-			size_t m2289 = sbt_vk_pr_enter(pr, "pToolProperties");
-			for (uint64_t i2288 = 0; i2288 < n2287 && i2288 < SBT_VK_PR_MAX_ELEMS; i2288++) {
-				size_t m2290 = sbt_vk_pr_pushi(pr, i2288);
+			const uint64_t n2289 = (s->pToolCount ? (uint64_t)*s->pToolCount : 0);
+			sbt_vk_pr_u(pr, "pToolProperties.count", n2289);
+			size_t m2291 = sbt_vk_pr_enter(pr, "pToolProperties");
+			for (uint64_t i2290 = 0; i2290 < n2289 && i2290 < SBT_VK_PR_MAX_ELEMS; i2290++) {
+				size_t m2292 = sbt_vk_pr_pushi(pr, i2290);
 				{
-					size_t m2291 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPhysicalDeviceToolProperties(pr, &(s->pToolProperties[i2288]));
-					sbt_vk_pr_pop(pr, m2291);
+					size_t m2293 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPhysicalDeviceToolProperties(pr, &(s->pToolProperties[i2290]));
+					sbt_vk_pr_pop(pr, m2293);
 				}
-				sbt_vk_pr_pop(pr, m2290);
+				sbt_vk_pr_pop(pr, m2292);
 			}
-			sbt_vk_pr_pop(pr, m2289);
+			sbt_vk_pr_pop(pr, m2291);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -32486,27 +32541,27 @@ static void sbt_vk_pc_vkGetPhysicalDeviceToolPropertiesEXT(sbt_vk_pr *pr, const 
 	if (!s->pToolCount) {
 		sbt_vk_pr_null(pr, "pToolCount");
 	} else {
-		size_t m2292 = sbt_vk_pr_enter(pr, "pToolCount");
+		size_t m2294 = sbt_vk_pr_enter(pr, "pToolCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pToolCount[0]));
-		sbt_vk_pr_pop(pr, m2292);
+		sbt_vk_pr_pop(pr, m2294);
 	}
 	if (!s->pToolProperties) {
 		sbt_vk_pr_null(pr, "pToolProperties");
 	} else if (!sbt_vk_pr_blob(pr, "pToolProperties", s->pToolProperties)) {
 		{
-			const uint64_t n2293 = (s->pToolCount ? (uint64_t)*s->pToolCount : 0);
-			sbt_vk_pr_u(pr, "pToolProperties.count", n2293);
-			size_t m2295 = sbt_vk_pr_enter(pr, "pToolProperties");
-			for (uint64_t i2294 = 0; i2294 < n2293 && i2294 < SBT_VK_PR_MAX_ELEMS; i2294++) {
-				size_t m2296 = sbt_vk_pr_pushi(pr, i2294);
+			const uint64_t n2295 = (s->pToolCount ? (uint64_t)*s->pToolCount : 0);
+			sbt_vk_pr_u(pr, "pToolProperties.count", n2295);
+			size_t m2297 = sbt_vk_pr_enter(pr, "pToolProperties");
+			for (uint64_t i2296 = 0; i2296 < n2295 && i2296 < SBT_VK_PR_MAX_ELEMS; i2296++) {
+				size_t m2298 = sbt_vk_pr_pushi(pr, i2296);
 				{
-					size_t m2297 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPhysicalDeviceToolProperties(pr, &(s->pToolProperties[i2294]));
-					sbt_vk_pr_pop(pr, m2297);
+					size_t m2299 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPhysicalDeviceToolProperties(pr, &(s->pToolProperties[i2296]));
+					sbt_vk_pr_pop(pr, m2299);
 				}
-				sbt_vk_pr_pop(pr, m2296);
+				sbt_vk_pr_pop(pr, m2298);
 			}
-			sbt_vk_pr_pop(pr, m2295);
+			sbt_vk_pr_pop(pr, m2297);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -32518,31 +32573,31 @@ static void sbt_vk_pc_vkCreateAccelerationStructureKHR(sbt_vk_pr *pr, const sbt_
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2298 = sbt_vk_pr_enter(pr, "pCreateInfo");
-		{
-			size_t m2299 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAccelerationStructureCreateInfoKHR(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2299);
-		}
-		sbt_vk_pr_pop(pr, m2298);
-	}
-	if (!s->pAllocator) {
-		sbt_vk_pr_null(pr, "pAllocator");
-	} else {
-		size_t m2300 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2300 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
 			size_t m2301 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_p_VkAccelerationStructureCreateInfoKHR(pr, &(s->pCreateInfo[0]));
 			sbt_vk_pr_pop(pr, m2301);
 		}
 		sbt_vk_pr_pop(pr, m2300);
 	}
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m2302 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m2303 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m2303);
+		}
+		sbt_vk_pr_pop(pr, m2302);
+	}
 	if (!s->pAccelerationStructure) {
 		sbt_vk_pr_null(pr, "pAccelerationStructure");
 	} else {
-		size_t m2302 = sbt_vk_pr_enter(pr, "pAccelerationStructure");
+		size_t m2304 = sbt_vk_pr_enter(pr, "pAccelerationStructure");
 		sbt_vk_pr_h(pr, "", "VkAccelerationStructureKHR", (uint64_t)(uintptr_t)(s->pAccelerationStructure[0]));
-		sbt_vk_pr_pop(pr, m2302);
+		sbt_vk_pr_pop(pr, m2304);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -32553,13 +32608,13 @@ static void sbt_vk_pc_vkGetAccelerationStructureDeviceAddressKHR(sbt_vk_pr *pr, 
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2303 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2305 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2304 = sbt_vk_pr_enter(pr, "");
+			size_t m2306 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAccelerationStructureDeviceAddressInfoKHR(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2304);
+			sbt_vk_pr_pop(pr, m2306);
 		}
-		sbt_vk_pr_pop(pr, m2303);
+		sbt_vk_pr_pop(pr, m2305);
 	}
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
 }
@@ -32570,20 +32625,20 @@ static void sbt_vk_pc_vkCreateDeferredOperationKHR(sbt_vk_pr *pr, const sbt_vk_a
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2305 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2307 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2306 = sbt_vk_pr_enter(pr, "");
+			size_t m2308 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2306);
+			sbt_vk_pr_pop(pr, m2308);
 		}
-		sbt_vk_pr_pop(pr, m2305);
+		sbt_vk_pr_pop(pr, m2307);
 	}
 	if (!s->pDeferredOperation) {
 		sbt_vk_pr_null(pr, "pDeferredOperation");
 	} else {
-		size_t m2307 = sbt_vk_pr_enter(pr, "pDeferredOperation");
+		size_t m2309 = sbt_vk_pr_enter(pr, "pDeferredOperation");
 		sbt_vk_pr_h(pr, "", "VkDeferredOperationKHR", (uint64_t)(uintptr_t)(s->pDeferredOperation[0]));
-		sbt_vk_pr_pop(pr, m2307);
+		sbt_vk_pr_pop(pr, m2309);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -32595,13 +32650,13 @@ static void sbt_vk_pc_vkDestroyDeferredOperationKHR(sbt_vk_pr *pr, const sbt_vk_
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2308 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2310 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2309 = sbt_vk_pr_enter(pr, "");
+			size_t m2311 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2309);
+			sbt_vk_pr_pop(pr, m2311);
 		}
-		sbt_vk_pr_pop(pr, m2308);
+		sbt_vk_pr_pop(pr, m2310);
 	}
 }
 
@@ -32670,19 +32725,19 @@ static void sbt_vk_pc_vkCmdSetViewportWithCount(sbt_vk_pr *pr, const sbt_vk_args
 		sbt_vk_pr_null(pr, "pViewports");
 	} else if (!sbt_vk_pr_blob(pr, "pViewports", s->pViewports)) {
 		{
-			const uint64_t n2310 = (uint64_t)s->viewportCount;
-			sbt_vk_pr_u(pr, "pViewports.count", n2310);
-			size_t m2312 = sbt_vk_pr_enter(pr, "pViewports");
-			for (uint64_t i2311 = 0; i2311 < n2310 && i2311 < SBT_VK_PR_MAX_ELEMS; i2311++) {
-				size_t m2313 = sbt_vk_pr_pushi(pr, i2311);
+			const uint64_t n2312 = (uint64_t)s->viewportCount;
+			sbt_vk_pr_u(pr, "pViewports.count", n2312);
+			size_t m2314 = sbt_vk_pr_enter(pr, "pViewports");
+			for (uint64_t i2313 = 0; i2313 < n2312 && i2313 < SBT_VK_PR_MAX_ELEMS; i2313++) {
+				size_t m2315 = sbt_vk_pr_pushi(pr, i2313);
 				{
-					size_t m2314 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkViewport(pr, &(s->pViewports[i2311]));
-					sbt_vk_pr_pop(pr, m2314);
+					size_t m2316 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkViewport(pr, &(s->pViewports[i2313]));
+					sbt_vk_pr_pop(pr, m2316);
 				}
-				sbt_vk_pr_pop(pr, m2313);
+				sbt_vk_pr_pop(pr, m2315);
 			}
-			sbt_vk_pr_pop(pr, m2312);
+			sbt_vk_pr_pop(pr, m2314);
 		}
 	}
 }
@@ -32695,19 +32750,19 @@ static void sbt_vk_pc_vkCmdSetViewportWithCountEXT(sbt_vk_pr *pr, const sbt_vk_a
 		sbt_vk_pr_null(pr, "pViewports");
 	} else if (!sbt_vk_pr_blob(pr, "pViewports", s->pViewports)) {
 		{
-			const uint64_t n2315 = (uint64_t)s->viewportCount;
-			sbt_vk_pr_u(pr, "pViewports.count", n2315);
-			size_t m2317 = sbt_vk_pr_enter(pr, "pViewports");
-			for (uint64_t i2316 = 0; i2316 < n2315 && i2316 < SBT_VK_PR_MAX_ELEMS; i2316++) {
-				size_t m2318 = sbt_vk_pr_pushi(pr, i2316);
+			const uint64_t n2317 = (uint64_t)s->viewportCount;
+			sbt_vk_pr_u(pr, "pViewports.count", n2317);
+			size_t m2319 = sbt_vk_pr_enter(pr, "pViewports");
+			for (uint64_t i2318 = 0; i2318 < n2317 && i2318 < SBT_VK_PR_MAX_ELEMS; i2318++) {
+				size_t m2320 = sbt_vk_pr_pushi(pr, i2318);
 				{
-					size_t m2319 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkViewport(pr, &(s->pViewports[i2316]));
-					sbt_vk_pr_pop(pr, m2319);
+					size_t m2321 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkViewport(pr, &(s->pViewports[i2318]));
+					sbt_vk_pr_pop(pr, m2321);
 				}
-				sbt_vk_pr_pop(pr, m2318);
+				sbt_vk_pr_pop(pr, m2320);
 			}
-			sbt_vk_pr_pop(pr, m2317);
+			sbt_vk_pr_pop(pr, m2319);
 		}
 	}
 }
@@ -32720,19 +32775,19 @@ static void sbt_vk_pc_vkCmdSetScissorWithCount(sbt_vk_pr *pr, const sbt_vk_args_
 		sbt_vk_pr_null(pr, "pScissors");
 	} else if (!sbt_vk_pr_blob(pr, "pScissors", s->pScissors)) {
 		{
-			const uint64_t n2320 = (uint64_t)s->scissorCount;
-			sbt_vk_pr_u(pr, "pScissors.count", n2320);
-			size_t m2322 = sbt_vk_pr_enter(pr, "pScissors");
-			for (uint64_t i2321 = 0; i2321 < n2320 && i2321 < SBT_VK_PR_MAX_ELEMS; i2321++) {
-				size_t m2323 = sbt_vk_pr_pushi(pr, i2321);
+			const uint64_t n2322 = (uint64_t)s->scissorCount;
+			sbt_vk_pr_u(pr, "pScissors.count", n2322);
+			size_t m2324 = sbt_vk_pr_enter(pr, "pScissors");
+			for (uint64_t i2323 = 0; i2323 < n2322 && i2323 < SBT_VK_PR_MAX_ELEMS; i2323++) {
+				size_t m2325 = sbt_vk_pr_pushi(pr, i2323);
 				{
-					size_t m2324 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkRect2D(pr, &(s->pScissors[i2321]));
-					sbt_vk_pr_pop(pr, m2324);
+					size_t m2326 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkRect2D(pr, &(s->pScissors[i2323]));
+					sbt_vk_pr_pop(pr, m2326);
 				}
-				sbt_vk_pr_pop(pr, m2323);
+				sbt_vk_pr_pop(pr, m2325);
 			}
-			sbt_vk_pr_pop(pr, m2322);
+			sbt_vk_pr_pop(pr, m2324);
 		}
 	}
 }
@@ -32745,19 +32800,19 @@ static void sbt_vk_pc_vkCmdSetScissorWithCountEXT(sbt_vk_pr *pr, const sbt_vk_ar
 		sbt_vk_pr_null(pr, "pScissors");
 	} else if (!sbt_vk_pr_blob(pr, "pScissors", s->pScissors)) {
 		{
-			const uint64_t n2325 = (uint64_t)s->scissorCount;
-			sbt_vk_pr_u(pr, "pScissors.count", n2325);
-			size_t m2327 = sbt_vk_pr_enter(pr, "pScissors");
-			for (uint64_t i2326 = 0; i2326 < n2325 && i2326 < SBT_VK_PR_MAX_ELEMS; i2326++) {
-				size_t m2328 = sbt_vk_pr_pushi(pr, i2326);
+			const uint64_t n2327 = (uint64_t)s->scissorCount;
+			sbt_vk_pr_u(pr, "pScissors.count", n2327);
+			size_t m2329 = sbt_vk_pr_enter(pr, "pScissors");
+			for (uint64_t i2328 = 0; i2328 < n2327 && i2328 < SBT_VK_PR_MAX_ELEMS; i2328++) {
+				size_t m2330 = sbt_vk_pr_pushi(pr, i2328);
 				{
-					size_t m2329 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkRect2D(pr, &(s->pScissors[i2326]));
-					sbt_vk_pr_pop(pr, m2329);
+					size_t m2331 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkRect2D(pr, &(s->pScissors[i2328]));
+					sbt_vk_pr_pop(pr, m2331);
 				}
-				sbt_vk_pr_pop(pr, m2328);
+				sbt_vk_pr_pop(pr, m2330);
 			}
-			sbt_vk_pr_pop(pr, m2327);
+			sbt_vk_pr_pop(pr, m2329);
 		}
 	}
 }
@@ -32771,60 +32826,60 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers2(sbt_vk_pr *pr, const sbt_vk_args_v
 		sbt_vk_pr_null(pr, "pBuffers");
 	} else if (!sbt_vk_pr_blob(pr, "pBuffers", s->pBuffers)) {
 		{
-			const uint64_t n2330 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pBuffers.count", n2330);
-			size_t m2332 = sbt_vk_pr_enter(pr, "pBuffers");
-			for (uint64_t i2331 = 0; i2331 < n2330 && i2331 < SBT_VK_PR_MAX_ELEMS; i2331++) {
-				size_t m2333 = sbt_vk_pr_pushi(pr, i2331);
-				sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pBuffers[i2331]));
-				sbt_vk_pr_pop(pr, m2333);
+			const uint64_t n2332 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pBuffers.count", n2332);
+			size_t m2334 = sbt_vk_pr_enter(pr, "pBuffers");
+			for (uint64_t i2333 = 0; i2333 < n2332 && i2333 < SBT_VK_PR_MAX_ELEMS; i2333++) {
+				size_t m2335 = sbt_vk_pr_pushi(pr, i2333);
+				sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pBuffers[i2333]));
+				sbt_vk_pr_pop(pr, m2335);
 			}
-			sbt_vk_pr_pop(pr, m2332);
+			sbt_vk_pr_pop(pr, m2334);
 		}
 	}
 	if (!s->pOffsets) {
 		sbt_vk_pr_null(pr, "pOffsets");
 	} else if (!sbt_vk_pr_blob(pr, "pOffsets", s->pOffsets)) {
 		{
-			const uint64_t n2334 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pOffsets.count", n2334);
-			size_t m2336 = sbt_vk_pr_enter(pr, "pOffsets");
-			for (uint64_t i2335 = 0; i2335 < n2334 && i2335 < SBT_VK_PR_MAX_ELEMS; i2335++) {
-				size_t m2337 = sbt_vk_pr_pushi(pr, i2335);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffsets[i2335]));
-				sbt_vk_pr_pop(pr, m2337);
+			const uint64_t n2336 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pOffsets.count", n2336);
+			size_t m2338 = sbt_vk_pr_enter(pr, "pOffsets");
+			for (uint64_t i2337 = 0; i2337 < n2336 && i2337 < SBT_VK_PR_MAX_ELEMS; i2337++) {
+				size_t m2339 = sbt_vk_pr_pushi(pr, i2337);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffsets[i2337]));
+				sbt_vk_pr_pop(pr, m2339);
 			}
-			sbt_vk_pr_pop(pr, m2336);
+			sbt_vk_pr_pop(pr, m2338);
 		}
 	}
 	if (!s->pSizes) {
 		sbt_vk_pr_null(pr, "pSizes");
 	} else if (!sbt_vk_pr_blob(pr, "pSizes", s->pSizes)) {
 		{
-			const uint64_t n2338 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pSizes.count", n2338);
-			size_t m2340 = sbt_vk_pr_enter(pr, "pSizes");
-			for (uint64_t i2339 = 0; i2339 < n2338 && i2339 < SBT_VK_PR_MAX_ELEMS; i2339++) {
-				size_t m2341 = sbt_vk_pr_pushi(pr, i2339);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pSizes[i2339]));
-				sbt_vk_pr_pop(pr, m2341);
+			const uint64_t n2340 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pSizes.count", n2340);
+			size_t m2342 = sbt_vk_pr_enter(pr, "pSizes");
+			for (uint64_t i2341 = 0; i2341 < n2340 && i2341 < SBT_VK_PR_MAX_ELEMS; i2341++) {
+				size_t m2343 = sbt_vk_pr_pushi(pr, i2341);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pSizes[i2341]));
+				sbt_vk_pr_pop(pr, m2343);
 			}
-			sbt_vk_pr_pop(pr, m2340);
+			sbt_vk_pr_pop(pr, m2342);
 		}
 	}
 	if (!s->pStrides) {
 		sbt_vk_pr_null(pr, "pStrides");
 	} else if (!sbt_vk_pr_blob(pr, "pStrides", s->pStrides)) {
 		{
-			const uint64_t n2342 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pStrides.count", n2342);
-			size_t m2344 = sbt_vk_pr_enter(pr, "pStrides");
-			for (uint64_t i2343 = 0; i2343 < n2342 && i2343 < SBT_VK_PR_MAX_ELEMS; i2343++) {
-				size_t m2345 = sbt_vk_pr_pushi(pr, i2343);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pStrides[i2343]));
-				sbt_vk_pr_pop(pr, m2345);
+			const uint64_t n2344 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pStrides.count", n2344);
+			size_t m2346 = sbt_vk_pr_enter(pr, "pStrides");
+			for (uint64_t i2345 = 0; i2345 < n2344 && i2345 < SBT_VK_PR_MAX_ELEMS; i2345++) {
+				size_t m2347 = sbt_vk_pr_pushi(pr, i2345);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pStrides[i2345]));
+				sbt_vk_pr_pop(pr, m2347);
 			}
-			sbt_vk_pr_pop(pr, m2344);
+			sbt_vk_pr_pop(pr, m2346);
 		}
 	}
 }
@@ -32838,60 +32893,60 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers2EXT(sbt_vk_pr *pr, const sbt_vk_arg
 		sbt_vk_pr_null(pr, "pBuffers");
 	} else if (!sbt_vk_pr_blob(pr, "pBuffers", s->pBuffers)) {
 		{
-			const uint64_t n2346 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pBuffers.count", n2346);
-			size_t m2348 = sbt_vk_pr_enter(pr, "pBuffers");
-			for (uint64_t i2347 = 0; i2347 < n2346 && i2347 < SBT_VK_PR_MAX_ELEMS; i2347++) {
-				size_t m2349 = sbt_vk_pr_pushi(pr, i2347);
-				sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pBuffers[i2347]));
-				sbt_vk_pr_pop(pr, m2349);
+			const uint64_t n2348 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pBuffers.count", n2348);
+			size_t m2350 = sbt_vk_pr_enter(pr, "pBuffers");
+			for (uint64_t i2349 = 0; i2349 < n2348 && i2349 < SBT_VK_PR_MAX_ELEMS; i2349++) {
+				size_t m2351 = sbt_vk_pr_pushi(pr, i2349);
+				sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pBuffers[i2349]));
+				sbt_vk_pr_pop(pr, m2351);
 			}
-			sbt_vk_pr_pop(pr, m2348);
+			sbt_vk_pr_pop(pr, m2350);
 		}
 	}
 	if (!s->pOffsets) {
 		sbt_vk_pr_null(pr, "pOffsets");
 	} else if (!sbt_vk_pr_blob(pr, "pOffsets", s->pOffsets)) {
 		{
-			const uint64_t n2350 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pOffsets.count", n2350);
-			size_t m2352 = sbt_vk_pr_enter(pr, "pOffsets");
-			for (uint64_t i2351 = 0; i2351 < n2350 && i2351 < SBT_VK_PR_MAX_ELEMS; i2351++) {
-				size_t m2353 = sbt_vk_pr_pushi(pr, i2351);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffsets[i2351]));
-				sbt_vk_pr_pop(pr, m2353);
+			const uint64_t n2352 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pOffsets.count", n2352);
+			size_t m2354 = sbt_vk_pr_enter(pr, "pOffsets");
+			for (uint64_t i2353 = 0; i2353 < n2352 && i2353 < SBT_VK_PR_MAX_ELEMS; i2353++) {
+				size_t m2355 = sbt_vk_pr_pushi(pr, i2353);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffsets[i2353]));
+				sbt_vk_pr_pop(pr, m2355);
 			}
-			sbt_vk_pr_pop(pr, m2352);
+			sbt_vk_pr_pop(pr, m2354);
 		}
 	}
 	if (!s->pSizes) {
 		sbt_vk_pr_null(pr, "pSizes");
 	} else if (!sbt_vk_pr_blob(pr, "pSizes", s->pSizes)) {
 		{
-			const uint64_t n2354 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pSizes.count", n2354);
-			size_t m2356 = sbt_vk_pr_enter(pr, "pSizes");
-			for (uint64_t i2355 = 0; i2355 < n2354 && i2355 < SBT_VK_PR_MAX_ELEMS; i2355++) {
-				size_t m2357 = sbt_vk_pr_pushi(pr, i2355);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pSizes[i2355]));
-				sbt_vk_pr_pop(pr, m2357);
+			const uint64_t n2356 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pSizes.count", n2356);
+			size_t m2358 = sbt_vk_pr_enter(pr, "pSizes");
+			for (uint64_t i2357 = 0; i2357 < n2356 && i2357 < SBT_VK_PR_MAX_ELEMS; i2357++) {
+				size_t m2359 = sbt_vk_pr_pushi(pr, i2357);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pSizes[i2357]));
+				sbt_vk_pr_pop(pr, m2359);
 			}
-			sbt_vk_pr_pop(pr, m2356);
+			sbt_vk_pr_pop(pr, m2358);
 		}
 	}
 	if (!s->pStrides) {
 		sbt_vk_pr_null(pr, "pStrides");
 	} else if (!sbt_vk_pr_blob(pr, "pStrides", s->pStrides)) {
 		{
-			const uint64_t n2358 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pStrides.count", n2358);
-			size_t m2360 = sbt_vk_pr_enter(pr, "pStrides");
-			for (uint64_t i2359 = 0; i2359 < n2358 && i2359 < SBT_VK_PR_MAX_ELEMS; i2359++) {
-				size_t m2361 = sbt_vk_pr_pushi(pr, i2359);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pStrides[i2359]));
-				sbt_vk_pr_pop(pr, m2361);
+			const uint64_t n2360 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pStrides.count", n2360);
+			size_t m2362 = sbt_vk_pr_enter(pr, "pStrides");
+			for (uint64_t i2361 = 0; i2361 < n2360 && i2361 < SBT_VK_PR_MAX_ELEMS; i2361++) {
+				size_t m2363 = sbt_vk_pr_pushi(pr, i2361);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pStrides[i2361]));
+				sbt_vk_pr_pop(pr, m2363);
 			}
-			sbt_vk_pr_pop(pr, m2360);
+			sbt_vk_pr_pop(pr, m2362);
 		}
 	}
 }
@@ -33056,15 +33111,15 @@ static void sbt_vk_pc_vkCmdSetSampleMaskEXT(sbt_vk_pr *pr, const sbt_vk_args_vkC
 		sbt_vk_pr_null(pr, "pSampleMask");
 	} else if (!sbt_vk_pr_blob(pr, "pSampleMask", s->pSampleMask)) {
 		{
-			const uint64_t n2362 = (uint64_t)((s->samples + 31) / 32);
-			sbt_vk_pr_u(pr, "pSampleMask.count", n2362);
-			size_t m2364 = sbt_vk_pr_enter(pr, "pSampleMask");
-			for (uint64_t i2363 = 0; i2363 < n2362 && i2363 < SBT_VK_PR_MAX_ELEMS; i2363++) {
-				size_t m2365 = sbt_vk_pr_pushi(pr, i2363);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pSampleMask[i2363]));
-				sbt_vk_pr_pop(pr, m2365);
+			const uint64_t n2364 = (uint64_t)((s->samples + 31) / 32);
+			sbt_vk_pr_u(pr, "pSampleMask.count", n2364);
+			size_t m2366 = sbt_vk_pr_enter(pr, "pSampleMask");
+			for (uint64_t i2365 = 0; i2365 < n2364 && i2365 < SBT_VK_PR_MAX_ELEMS; i2365++) {
+				size_t m2367 = sbt_vk_pr_pushi(pr, i2365);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pSampleMask[i2365]));
+				sbt_vk_pr_pop(pr, m2367);
 			}
-			sbt_vk_pr_pop(pr, m2364);
+			sbt_vk_pr_pop(pr, m2366);
 		}
 	}
 }
@@ -33096,15 +33151,15 @@ static void sbt_vk_pc_vkCmdSetColorBlendEnableEXT(sbt_vk_pr *pr, const sbt_vk_ar
 		sbt_vk_pr_null(pr, "pColorBlendEnables");
 	} else if (!sbt_vk_pr_blob(pr, "pColorBlendEnables", s->pColorBlendEnables)) {
 		{
-			const uint64_t n2366 = (uint64_t)s->attachmentCount;
-			sbt_vk_pr_u(pr, "pColorBlendEnables.count", n2366);
-			size_t m2368 = sbt_vk_pr_enter(pr, "pColorBlendEnables");
-			for (uint64_t i2367 = 0; i2367 < n2366 && i2367 < SBT_VK_PR_MAX_ELEMS; i2367++) {
-				size_t m2369 = sbt_vk_pr_pushi(pr, i2367);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pColorBlendEnables[i2367]));
-				sbt_vk_pr_pop(pr, m2369);
+			const uint64_t n2368 = (uint64_t)s->attachmentCount;
+			sbt_vk_pr_u(pr, "pColorBlendEnables.count", n2368);
+			size_t m2370 = sbt_vk_pr_enter(pr, "pColorBlendEnables");
+			for (uint64_t i2369 = 0; i2369 < n2368 && i2369 < SBT_VK_PR_MAX_ELEMS; i2369++) {
+				size_t m2371 = sbt_vk_pr_pushi(pr, i2369);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pColorBlendEnables[i2369]));
+				sbt_vk_pr_pop(pr, m2371);
 			}
-			sbt_vk_pr_pop(pr, m2368);
+			sbt_vk_pr_pop(pr, m2370);
 		}
 	}
 }
@@ -33118,19 +33173,19 @@ static void sbt_vk_pc_vkCmdSetColorBlendEquationEXT(sbt_vk_pr *pr, const sbt_vk_
 		sbt_vk_pr_null(pr, "pColorBlendEquations");
 	} else if (!sbt_vk_pr_blob(pr, "pColorBlendEquations", s->pColorBlendEquations)) {
 		{
-			const uint64_t n2370 = (uint64_t)s->attachmentCount;
-			sbt_vk_pr_u(pr, "pColorBlendEquations.count", n2370);
-			size_t m2372 = sbt_vk_pr_enter(pr, "pColorBlendEquations");
-			for (uint64_t i2371 = 0; i2371 < n2370 && i2371 < SBT_VK_PR_MAX_ELEMS; i2371++) {
-				size_t m2373 = sbt_vk_pr_pushi(pr, i2371);
+			const uint64_t n2372 = (uint64_t)s->attachmentCount;
+			sbt_vk_pr_u(pr, "pColorBlendEquations.count", n2372);
+			size_t m2374 = sbt_vk_pr_enter(pr, "pColorBlendEquations");
+			for (uint64_t i2373 = 0; i2373 < n2372 && i2373 < SBT_VK_PR_MAX_ELEMS; i2373++) {
+				size_t m2375 = sbt_vk_pr_pushi(pr, i2373);
 				{
-					size_t m2374 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkColorBlendEquationEXT(pr, &(s->pColorBlendEquations[i2371]));
-					sbt_vk_pr_pop(pr, m2374);
+					size_t m2376 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkColorBlendEquationEXT(pr, &(s->pColorBlendEquations[i2373]));
+					sbt_vk_pr_pop(pr, m2376);
 				}
-				sbt_vk_pr_pop(pr, m2373);
+				sbt_vk_pr_pop(pr, m2375);
 			}
-			sbt_vk_pr_pop(pr, m2372);
+			sbt_vk_pr_pop(pr, m2374);
 		}
 	}
 }
@@ -33144,15 +33199,15 @@ static void sbt_vk_pc_vkCmdSetColorWriteMaskEXT(sbt_vk_pr *pr, const sbt_vk_args
 		sbt_vk_pr_null(pr, "pColorWriteMasks");
 	} else if (!sbt_vk_pr_blob(pr, "pColorWriteMasks", s->pColorWriteMasks)) {
 		{
-			const uint64_t n2375 = (uint64_t)s->attachmentCount;
-			sbt_vk_pr_u(pr, "pColorWriteMasks.count", n2375);
-			size_t m2377 = sbt_vk_pr_enter(pr, "pColorWriteMasks");
-			for (uint64_t i2376 = 0; i2376 < n2375 && i2376 < SBT_VK_PR_MAX_ELEMS; i2376++) {
-				size_t m2378 = sbt_vk_pr_pushi(pr, i2376);
-				sbt_vk_pr_flags(pr, "", sbt_vk_fl_VkColorComponentFlagBits, SBT_VK_FL_VkColorComponentFlagBits, (uint64_t)(s->pColorWriteMasks[i2376]));
-				sbt_vk_pr_pop(pr, m2378);
+			const uint64_t n2377 = (uint64_t)s->attachmentCount;
+			sbt_vk_pr_u(pr, "pColorWriteMasks.count", n2377);
+			size_t m2379 = sbt_vk_pr_enter(pr, "pColorWriteMasks");
+			for (uint64_t i2378 = 0; i2378 < n2377 && i2378 < SBT_VK_PR_MAX_ELEMS; i2378++) {
+				size_t m2380 = sbt_vk_pr_pushi(pr, i2378);
+				sbt_vk_pr_flags(pr, "", sbt_vk_fl_VkColorComponentFlagBits, SBT_VK_FL_VkColorComponentFlagBits, (uint64_t)(s->pColorWriteMasks[i2378]));
+				sbt_vk_pr_pop(pr, m2380);
 			}
-			sbt_vk_pr_pop(pr, m2377);
+			sbt_vk_pr_pop(pr, m2379);
 		}
 	}
 }
@@ -33196,19 +33251,19 @@ static void sbt_vk_pc_vkCmdSetColorBlendAdvancedEXT(sbt_vk_pr *pr, const sbt_vk_
 		sbt_vk_pr_null(pr, "pColorBlendAdvanced");
 	} else if (!sbt_vk_pr_blob(pr, "pColorBlendAdvanced", s->pColorBlendAdvanced)) {
 		{
-			const uint64_t n2379 = (uint64_t)s->attachmentCount;
-			sbt_vk_pr_u(pr, "pColorBlendAdvanced.count", n2379);
-			size_t m2381 = sbt_vk_pr_enter(pr, "pColorBlendAdvanced");
-			for (uint64_t i2380 = 0; i2380 < n2379 && i2380 < SBT_VK_PR_MAX_ELEMS; i2380++) {
-				size_t m2382 = sbt_vk_pr_pushi(pr, i2380);
+			const uint64_t n2381 = (uint64_t)s->attachmentCount;
+			sbt_vk_pr_u(pr, "pColorBlendAdvanced.count", n2381);
+			size_t m2383 = sbt_vk_pr_enter(pr, "pColorBlendAdvanced");
+			for (uint64_t i2382 = 0; i2382 < n2381 && i2382 < SBT_VK_PR_MAX_ELEMS; i2382++) {
+				size_t m2384 = sbt_vk_pr_pushi(pr, i2382);
 				{
-					size_t m2383 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkColorBlendAdvancedEXT(pr, &(s->pColorBlendAdvanced[i2380]));
-					sbt_vk_pr_pop(pr, m2383);
+					size_t m2385 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkColorBlendAdvancedEXT(pr, &(s->pColorBlendAdvanced[i2382]));
+					sbt_vk_pr_pop(pr, m2385);
 				}
-				sbt_vk_pr_pop(pr, m2382);
+				sbt_vk_pr_pop(pr, m2384);
 			}
-			sbt_vk_pr_pop(pr, m2381);
+			sbt_vk_pr_pop(pr, m2383);
 		}
 	}
 }
@@ -33252,19 +33307,19 @@ static void sbt_vk_pc_vkCmdSetViewportSwizzleNV(sbt_vk_pr *pr, const sbt_vk_args
 		sbt_vk_pr_null(pr, "pViewportSwizzles");
 	} else if (!sbt_vk_pr_blob(pr, "pViewportSwizzles", s->pViewportSwizzles)) {
 		{
-			const uint64_t n2384 = (uint64_t)s->viewportCount;
-			sbt_vk_pr_u(pr, "pViewportSwizzles.count", n2384);
-			size_t m2386 = sbt_vk_pr_enter(pr, "pViewportSwizzles");
-			for (uint64_t i2385 = 0; i2385 < n2384 && i2385 < SBT_VK_PR_MAX_ELEMS; i2385++) {
-				size_t m2387 = sbt_vk_pr_pushi(pr, i2385);
+			const uint64_t n2386 = (uint64_t)s->viewportCount;
+			sbt_vk_pr_u(pr, "pViewportSwizzles.count", n2386);
+			size_t m2388 = sbt_vk_pr_enter(pr, "pViewportSwizzles");
+			for (uint64_t i2387 = 0; i2387 < n2386 && i2387 < SBT_VK_PR_MAX_ELEMS; i2387++) {
+				size_t m2389 = sbt_vk_pr_pushi(pr, i2387);
 				{
-					size_t m2388 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkViewportSwizzleNV(pr, &(s->pViewportSwizzles[i2385]));
-					sbt_vk_pr_pop(pr, m2388);
+					size_t m2390 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkViewportSwizzleNV(pr, &(s->pViewportSwizzles[i2387]));
+					sbt_vk_pr_pop(pr, m2390);
 				}
-				sbt_vk_pr_pop(pr, m2387);
+				sbt_vk_pr_pop(pr, m2389);
 			}
-			sbt_vk_pr_pop(pr, m2386);
+			sbt_vk_pr_pop(pr, m2388);
 		}
 	}
 }
@@ -33301,15 +33356,15 @@ static void sbt_vk_pc_vkCmdSetCoverageModulationTableNV(sbt_vk_pr *pr, const sbt
 		sbt_vk_pr_null(pr, "pCoverageModulationTable");
 	} else if (!sbt_vk_pr_blob(pr, "pCoverageModulationTable", s->pCoverageModulationTable)) {
 		{
-			const uint64_t n2389 = (uint64_t)s->coverageModulationTableCount;
-			sbt_vk_pr_u(pr, "pCoverageModulationTable.count", n2389);
-			size_t m2391 = sbt_vk_pr_enter(pr, "pCoverageModulationTable");
-			for (uint64_t i2390 = 0; i2390 < n2389 && i2390 < SBT_VK_PR_MAX_ELEMS; i2390++) {
-				size_t m2392 = sbt_vk_pr_pushi(pr, i2390);
-				sbt_vk_pr_f(pr, "", (double)(s->pCoverageModulationTable[i2390]));
-				sbt_vk_pr_pop(pr, m2392);
+			const uint64_t n2391 = (uint64_t)s->coverageModulationTableCount;
+			sbt_vk_pr_u(pr, "pCoverageModulationTable.count", n2391);
+			size_t m2393 = sbt_vk_pr_enter(pr, "pCoverageModulationTable");
+			for (uint64_t i2392 = 0; i2392 < n2391 && i2392 < SBT_VK_PR_MAX_ELEMS; i2392++) {
+				size_t m2394 = sbt_vk_pr_pushi(pr, i2392);
+				sbt_vk_pr_f(pr, "", (double)(s->pCoverageModulationTable[i2392]));
+				sbt_vk_pr_pop(pr, m2394);
 			}
-			sbt_vk_pr_pop(pr, m2391);
+			sbt_vk_pr_pop(pr, m2393);
 		}
 	}
 }
@@ -33338,31 +33393,31 @@ static void sbt_vk_pc_vkCreatePrivateDataSlot(sbt_vk_pr *pr, const sbt_vk_args_v
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2393 = sbt_vk_pr_enter(pr, "pCreateInfo");
-		{
-			size_t m2394 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkPrivateDataSlotCreateInfo(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2394);
-		}
-		sbt_vk_pr_pop(pr, m2393);
-	}
-	if (!s->pAllocator) {
-		sbt_vk_pr_null(pr, "pAllocator");
-	} else {
-		size_t m2395 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2395 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
 			size_t m2396 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_p_VkPrivateDataSlotCreateInfo(pr, &(s->pCreateInfo[0]));
 			sbt_vk_pr_pop(pr, m2396);
 		}
 		sbt_vk_pr_pop(pr, m2395);
 	}
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m2397 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m2398 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m2398);
+		}
+		sbt_vk_pr_pop(pr, m2397);
+	}
 	if (!s->pPrivateDataSlot) {
 		sbt_vk_pr_null(pr, "pPrivateDataSlot");
 	} else {
-		size_t m2397 = sbt_vk_pr_enter(pr, "pPrivateDataSlot");
+		size_t m2399 = sbt_vk_pr_enter(pr, "pPrivateDataSlot");
 		sbt_vk_pr_h(pr, "", "VkPrivateDataSlot", (uint64_t)(uintptr_t)(s->pPrivateDataSlot[0]));
-		sbt_vk_pr_pop(pr, m2397);
+		sbt_vk_pr_pop(pr, m2399);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -33373,53 +33428,36 @@ static void sbt_vk_pc_vkCreatePrivateDataSlotEXT(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2398 = sbt_vk_pr_enter(pr, "pCreateInfo");
-		{
-			size_t m2399 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkPrivateDataSlotCreateInfo(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2399);
-		}
-		sbt_vk_pr_pop(pr, m2398);
-	}
-	if (!s->pAllocator) {
-		sbt_vk_pr_null(pr, "pAllocator");
-	} else {
-		size_t m2400 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2400 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
 			size_t m2401 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_p_VkPrivateDataSlotCreateInfo(pr, &(s->pCreateInfo[0]));
 			sbt_vk_pr_pop(pr, m2401);
 		}
 		sbt_vk_pr_pop(pr, m2400);
 	}
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m2402 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m2403 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m2403);
+		}
+		sbt_vk_pr_pop(pr, m2402);
+	}
 	if (!s->pPrivateDataSlot) {
 		sbt_vk_pr_null(pr, "pPrivateDataSlot");
 	} else {
-		size_t m2402 = sbt_vk_pr_enter(pr, "pPrivateDataSlot");
+		size_t m2404 = sbt_vk_pr_enter(pr, "pPrivateDataSlot");
 		sbt_vk_pr_h(pr, "", "VkPrivateDataSlot", (uint64_t)(uintptr_t)(s->pPrivateDataSlot[0]));
-		sbt_vk_pr_pop(pr, m2402);
+		sbt_vk_pr_pop(pr, m2404);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkDestroyPrivateDataSlot(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyPrivateDataSlot *s)
-{
-	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_h(pr, "privateDataSlot", "VkPrivateDataSlot", (uint64_t)(uintptr_t)(s->privateDataSlot));
-	if (!s->pAllocator) {
-		sbt_vk_pr_null(pr, "pAllocator");
-	} else {
-		size_t m2403 = sbt_vk_pr_enter(pr, "pAllocator");
-		{
-			size_t m2404 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2404);
-		}
-		sbt_vk_pr_pop(pr, m2403);
-	}
-}
-
-static void sbt_vk_pc_vkDestroyPrivateDataSlotEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyPrivateDataSlotEXT *s)
 {
 	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_h(pr, "privateDataSlot", "VkPrivateDataSlot", (uint64_t)(uintptr_t)(s->privateDataSlot));
@@ -33433,6 +33471,23 @@ static void sbt_vk_pc_vkDestroyPrivateDataSlotEXT(sbt_vk_pr *pr, const sbt_vk_ar
 			sbt_vk_pr_pop(pr, m2406);
 		}
 		sbt_vk_pr_pop(pr, m2405);
+	}
+}
+
+static void sbt_vk_pc_vkDestroyPrivateDataSlotEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyPrivateDataSlotEXT *s)
+{
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "privateDataSlot", "VkPrivateDataSlot", (uint64_t)(uintptr_t)(s->privateDataSlot));
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m2407 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m2408 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m2408);
+		}
+		sbt_vk_pr_pop(pr, m2407);
 	}
 }
 
@@ -33465,9 +33520,9 @@ static void sbt_vk_pc_vkGetPrivateData(sbt_vk_pr *pr, const sbt_vk_args_vkGetPri
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
 	} else {
-		size_t m2407 = sbt_vk_pr_enter(pr, "pData");
+		size_t m2409 = sbt_vk_pr_enter(pr, "pData");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pData[0]));
-		sbt_vk_pr_pop(pr, m2407);
+		sbt_vk_pr_pop(pr, m2409);
 	}
 }
 
@@ -33480,29 +33535,13 @@ static void sbt_vk_pc_vkGetPrivateDataEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGet
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
 	} else {
-		size_t m2408 = sbt_vk_pr_enter(pr, "pData");
+		size_t m2410 = sbt_vk_pr_enter(pr, "pData");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pData[0]));
-		sbt_vk_pr_pop(pr, m2408);
+		sbt_vk_pr_pop(pr, m2410);
 	}
 }
 
 static void sbt_vk_pc_vkCmdCopyBuffer2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyBuffer2 *s)
-{
-	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	if (!s->pCopyBufferInfo) {
-		sbt_vk_pr_null(pr, "pCopyBufferInfo");
-	} else {
-		size_t m2409 = sbt_vk_pr_enter(pr, "pCopyBufferInfo");
-		{
-			size_t m2410 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkCopyBufferInfo2(pr, &(s->pCopyBufferInfo[0]));
-			sbt_vk_pr_pop(pr, m2410);
-		}
-		sbt_vk_pr_pop(pr, m2409);
-	}
-}
-
-static void sbt_vk_pc_vkCmdCopyBuffer2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyBuffer2KHR *s)
 {
 	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pCopyBufferInfo) {
@@ -33518,23 +33557,23 @@ static void sbt_vk_pc_vkCmdCopyBuffer2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 	}
 }
 
-static void sbt_vk_pc_vkCmdCopyImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyImage2 *s)
+static void sbt_vk_pc_vkCmdCopyBuffer2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyBuffer2KHR *s)
 {
 	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	if (!s->pCopyImageInfo) {
-		sbt_vk_pr_null(pr, "pCopyImageInfo");
+	if (!s->pCopyBufferInfo) {
+		sbt_vk_pr_null(pr, "pCopyBufferInfo");
 	} else {
-		size_t m2413 = sbt_vk_pr_enter(pr, "pCopyImageInfo");
+		size_t m2413 = sbt_vk_pr_enter(pr, "pCopyBufferInfo");
 		{
 			size_t m2414 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkCopyImageInfo2(pr, &(s->pCopyImageInfo[0]));
+			sbt_vk_p_VkCopyBufferInfo2(pr, &(s->pCopyBufferInfo[0]));
 			sbt_vk_pr_pop(pr, m2414);
 		}
 		sbt_vk_pr_pop(pr, m2413);
 	}
 }
 
-static void sbt_vk_pc_vkCmdCopyImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyImage2KHR *s)
+static void sbt_vk_pc_vkCmdCopyImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyImage2 *s)
 {
 	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pCopyImageInfo) {
@@ -33550,23 +33589,23 @@ static void sbt_vk_pc_vkCmdCopyImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdC
 	}
 }
 
-static void sbt_vk_pc_vkCmdBlitImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBlitImage2 *s)
+static void sbt_vk_pc_vkCmdCopyImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyImage2KHR *s)
 {
 	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	if (!s->pBlitImageInfo) {
-		sbt_vk_pr_null(pr, "pBlitImageInfo");
+	if (!s->pCopyImageInfo) {
+		sbt_vk_pr_null(pr, "pCopyImageInfo");
 	} else {
-		size_t m2417 = sbt_vk_pr_enter(pr, "pBlitImageInfo");
+		size_t m2417 = sbt_vk_pr_enter(pr, "pCopyImageInfo");
 		{
 			size_t m2418 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkBlitImageInfo2(pr, &(s->pBlitImageInfo[0]));
+			sbt_vk_p_VkCopyImageInfo2(pr, &(s->pCopyImageInfo[0]));
 			sbt_vk_pr_pop(pr, m2418);
 		}
 		sbt_vk_pr_pop(pr, m2417);
 	}
 }
 
-static void sbt_vk_pc_vkCmdBlitImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBlitImage2KHR *s)
+static void sbt_vk_pc_vkCmdBlitImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBlitImage2 *s)
 {
 	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pBlitImageInfo) {
@@ -33582,23 +33621,23 @@ static void sbt_vk_pc_vkCmdBlitImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdB
 	}
 }
 
-static void sbt_vk_pc_vkCmdCopyBufferToImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyBufferToImage2 *s)
+static void sbt_vk_pc_vkCmdBlitImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBlitImage2KHR *s)
 {
 	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	if (!s->pCopyBufferToImageInfo) {
-		sbt_vk_pr_null(pr, "pCopyBufferToImageInfo");
+	if (!s->pBlitImageInfo) {
+		sbt_vk_pr_null(pr, "pBlitImageInfo");
 	} else {
-		size_t m2421 = sbt_vk_pr_enter(pr, "pCopyBufferToImageInfo");
+		size_t m2421 = sbt_vk_pr_enter(pr, "pBlitImageInfo");
 		{
 			size_t m2422 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkCopyBufferToImageInfo2(pr, &(s->pCopyBufferToImageInfo[0]));
+			sbt_vk_p_VkBlitImageInfo2(pr, &(s->pBlitImageInfo[0]));
 			sbt_vk_pr_pop(pr, m2422);
 		}
 		sbt_vk_pr_pop(pr, m2421);
 	}
 }
 
-static void sbt_vk_pc_vkCmdCopyBufferToImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyBufferToImage2KHR *s)
+static void sbt_vk_pc_vkCmdCopyBufferToImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyBufferToImage2 *s)
 {
 	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pCopyBufferToImageInfo) {
@@ -33614,23 +33653,23 @@ static void sbt_vk_pc_vkCmdCopyBufferToImage2KHR(sbt_vk_pr *pr, const sbt_vk_arg
 	}
 }
 
-static void sbt_vk_pc_vkCmdCopyImageToBuffer2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyImageToBuffer2 *s)
+static void sbt_vk_pc_vkCmdCopyBufferToImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyBufferToImage2KHR *s)
 {
 	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	if (!s->pCopyImageToBufferInfo) {
-		sbt_vk_pr_null(pr, "pCopyImageToBufferInfo");
+	if (!s->pCopyBufferToImageInfo) {
+		sbt_vk_pr_null(pr, "pCopyBufferToImageInfo");
 	} else {
-		size_t m2425 = sbt_vk_pr_enter(pr, "pCopyImageToBufferInfo");
+		size_t m2425 = sbt_vk_pr_enter(pr, "pCopyBufferToImageInfo");
 		{
 			size_t m2426 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkCopyImageToBufferInfo2(pr, &(s->pCopyImageToBufferInfo[0]));
+			sbt_vk_p_VkCopyBufferToImageInfo2(pr, &(s->pCopyBufferToImageInfo[0]));
 			sbt_vk_pr_pop(pr, m2426);
 		}
 		sbt_vk_pr_pop(pr, m2425);
 	}
 }
 
-static void sbt_vk_pc_vkCmdCopyImageToBuffer2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyImageToBuffer2KHR *s)
+static void sbt_vk_pc_vkCmdCopyImageToBuffer2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyImageToBuffer2 *s)
 {
 	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pCopyImageToBufferInfo) {
@@ -33646,23 +33685,23 @@ static void sbt_vk_pc_vkCmdCopyImageToBuffer2KHR(sbt_vk_pr *pr, const sbt_vk_arg
 	}
 }
 
-static void sbt_vk_pc_vkCmdResolveImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdResolveImage2 *s)
+static void sbt_vk_pc_vkCmdCopyImageToBuffer2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyImageToBuffer2KHR *s)
 {
 	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	if (!s->pResolveImageInfo) {
-		sbt_vk_pr_null(pr, "pResolveImageInfo");
+	if (!s->pCopyImageToBufferInfo) {
+		sbt_vk_pr_null(pr, "pCopyImageToBufferInfo");
 	} else {
-		size_t m2429 = sbt_vk_pr_enter(pr, "pResolveImageInfo");
+		size_t m2429 = sbt_vk_pr_enter(pr, "pCopyImageToBufferInfo");
 		{
 			size_t m2430 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkResolveImageInfo2(pr, &(s->pResolveImageInfo[0]));
+			sbt_vk_p_VkCopyImageToBufferInfo2(pr, &(s->pCopyImageToBufferInfo[0]));
 			sbt_vk_pr_pop(pr, m2430);
 		}
 		sbt_vk_pr_pop(pr, m2429);
 	}
 }
 
-static void sbt_vk_pc_vkCmdResolveImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdResolveImage2KHR *s)
+static void sbt_vk_pc_vkCmdResolveImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdResolveImage2 *s)
 {
 	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pResolveImageInfo) {
@@ -33678,33 +33717,49 @@ static void sbt_vk_pc_vkCmdResolveImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkC
 	}
 }
 
+static void sbt_vk_pc_vkCmdResolveImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdResolveImage2KHR *s)
+{
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	if (!s->pResolveImageInfo) {
+		sbt_vk_pr_null(pr, "pResolveImageInfo");
+	} else {
+		size_t m2433 = sbt_vk_pr_enter(pr, "pResolveImageInfo");
+		{
+			size_t m2434 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkResolveImageInfo2(pr, &(s->pResolveImageInfo[0]));
+			sbt_vk_pr_pop(pr, m2434);
+		}
+		sbt_vk_pr_pop(pr, m2433);
+	}
+}
+
 static void sbt_vk_pc_vkCmdSetFragmentShadingRateKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetFragmentShadingRateKHR *s)
 {
 	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pFragmentSize) {
 		sbt_vk_pr_null(pr, "pFragmentSize");
 	} else {
-		size_t m2433 = sbt_vk_pr_enter(pr, "pFragmentSize");
+		size_t m2435 = sbt_vk_pr_enter(pr, "pFragmentSize");
 		{
-			size_t m2434 = sbt_vk_pr_enter(pr, "");
+			size_t m2436 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkExtent2D(pr, &(s->pFragmentSize[0]));
-			sbt_vk_pr_pop(pr, m2434);
+			sbt_vk_pr_pop(pr, m2436);
 		}
-		sbt_vk_pr_pop(pr, m2433);
+		sbt_vk_pr_pop(pr, m2435);
 	}
 	if (!s->combinerOps) {
 		sbt_vk_pr_null(pr, "combinerOps");
 	} else if (!sbt_vk_pr_blob(pr, "combinerOps", s->combinerOps)) {
 		{
-			const uint64_t n2435 = (uint64_t)(2);
-			sbt_vk_pr_u(pr, "combinerOps.count", n2435);
-			size_t m2437 = sbt_vk_pr_enter(pr, "combinerOps");
-			for (uint64_t i2436 = 0; i2436 < n2435 && i2436 < SBT_VK_PR_MAX_ELEMS; i2436++) {
-				size_t m2438 = sbt_vk_pr_pushi(pr, i2436);
-				sbt_vk_pr_e(pr, "", sbt_vk_en_VkFragmentShadingRateCombinerOpKHR((int64_t)(s->combinerOps[i2436])), (int64_t)(s->combinerOps[i2436]));
-				sbt_vk_pr_pop(pr, m2438);
+			const uint64_t n2437 = (uint64_t)(2);
+			sbt_vk_pr_u(pr, "combinerOps.count", n2437);
+			size_t m2439 = sbt_vk_pr_enter(pr, "combinerOps");
+			for (uint64_t i2438 = 0; i2438 < n2437 && i2438 < SBT_VK_PR_MAX_ELEMS; i2438++) {
+				size_t m2440 = sbt_vk_pr_pushi(pr, i2438);
+				sbt_vk_pr_e(pr, "", sbt_vk_en_VkFragmentShadingRateCombinerOpKHR((int64_t)(s->combinerOps[i2438])), (int64_t)(s->combinerOps[i2438]));
+				sbt_vk_pr_pop(pr, m2440);
 			}
-			sbt_vk_pr_pop(pr, m2437);
+			sbt_vk_pr_pop(pr, m2439);
 		}
 	}
 }
@@ -33715,27 +33770,27 @@ static void sbt_vk_pc_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_pr *pr, 
 	if (!s->pFragmentShadingRateCount) {
 		sbt_vk_pr_null(pr, "pFragmentShadingRateCount");
 	} else {
-		size_t m2439 = sbt_vk_pr_enter(pr, "pFragmentShadingRateCount");
+		size_t m2441 = sbt_vk_pr_enter(pr, "pFragmentShadingRateCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pFragmentShadingRateCount[0]));
-		sbt_vk_pr_pop(pr, m2439);
+		sbt_vk_pr_pop(pr, m2441);
 	}
 	if (!s->pFragmentShadingRates) {
 		sbt_vk_pr_null(pr, "pFragmentShadingRates");
 	} else if (!sbt_vk_pr_blob(pr, "pFragmentShadingRates", s->pFragmentShadingRates)) {
 		{
-			const uint64_t n2440 = (s->pFragmentShadingRateCount ? (uint64_t)*s->pFragmentShadingRateCount : 0);
-			sbt_vk_pr_u(pr, "pFragmentShadingRates.count", n2440);
-			size_t m2442 = sbt_vk_pr_enter(pr, "pFragmentShadingRates");
-			for (uint64_t i2441 = 0; i2441 < n2440 && i2441 < SBT_VK_PR_MAX_ELEMS; i2441++) {
-				size_t m2443 = sbt_vk_pr_pushi(pr, i2441);
+			const uint64_t n2442 = (s->pFragmentShadingRateCount ? (uint64_t)*s->pFragmentShadingRateCount : 0);
+			sbt_vk_pr_u(pr, "pFragmentShadingRates.count", n2442);
+			size_t m2444 = sbt_vk_pr_enter(pr, "pFragmentShadingRates");
+			for (uint64_t i2443 = 0; i2443 < n2442 && i2443 < SBT_VK_PR_MAX_ELEMS; i2443++) {
+				size_t m2445 = sbt_vk_pr_pushi(pr, i2443);
 				{
-					size_t m2444 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPhysicalDeviceFragmentShadingRateKHR(pr, &(s->pFragmentShadingRates[i2441]));
-					sbt_vk_pr_pop(pr, m2444);
+					size_t m2446 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPhysicalDeviceFragmentShadingRateKHR(pr, &(s->pFragmentShadingRates[i2443]));
+					sbt_vk_pr_pop(pr, m2446);
 				}
-				sbt_vk_pr_pop(pr, m2443);
+				sbt_vk_pr_pop(pr, m2445);
 			}
-			sbt_vk_pr_pop(pr, m2442);
+			sbt_vk_pr_pop(pr, m2444);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -33749,15 +33804,15 @@ static void sbt_vk_pc_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_pr *pr, const sbt
 		sbt_vk_pr_null(pr, "combinerOps");
 	} else if (!sbt_vk_pr_blob(pr, "combinerOps", s->combinerOps)) {
 		{
-			const uint64_t n2445 = (uint64_t)(2);
-			sbt_vk_pr_u(pr, "combinerOps.count", n2445);
-			size_t m2447 = sbt_vk_pr_enter(pr, "combinerOps");
-			for (uint64_t i2446 = 0; i2446 < n2445 && i2446 < SBT_VK_PR_MAX_ELEMS; i2446++) {
-				size_t m2448 = sbt_vk_pr_pushi(pr, i2446);
-				sbt_vk_pr_e(pr, "", sbt_vk_en_VkFragmentShadingRateCombinerOpKHR((int64_t)(s->combinerOps[i2446])), (int64_t)(s->combinerOps[i2446]));
-				sbt_vk_pr_pop(pr, m2448);
+			const uint64_t n2447 = (uint64_t)(2);
+			sbt_vk_pr_u(pr, "combinerOps.count", n2447);
+			size_t m2449 = sbt_vk_pr_enter(pr, "combinerOps");
+			for (uint64_t i2448 = 0; i2448 < n2447 && i2448 < SBT_VK_PR_MAX_ELEMS; i2448++) {
+				size_t m2450 = sbt_vk_pr_pushi(pr, i2448);
+				sbt_vk_pr_e(pr, "", sbt_vk_en_VkFragmentShadingRateCombinerOpKHR((int64_t)(s->combinerOps[i2448])), (int64_t)(s->combinerOps[i2448]));
+				sbt_vk_pr_pop(pr, m2450);
 			}
-			sbt_vk_pr_pop(pr, m2447);
+			sbt_vk_pr_pop(pr, m2449);
 		}
 	}
 }
@@ -33769,39 +33824,39 @@ static void sbt_vk_pc_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_pr *pr, con
 	if (!s->pBuildInfo) {
 		sbt_vk_pr_null(pr, "pBuildInfo");
 	} else {
-		size_t m2449 = sbt_vk_pr_enter(pr, "pBuildInfo");
+		size_t m2451 = sbt_vk_pr_enter(pr, "pBuildInfo");
 		{
-			size_t m2450 = sbt_vk_pr_enter(pr, "");
+			size_t m2452 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAccelerationStructureBuildGeometryInfoKHR(pr, &(s->pBuildInfo[0]));
-			sbt_vk_pr_pop(pr, m2450);
+			sbt_vk_pr_pop(pr, m2452);
 		}
-		sbt_vk_pr_pop(pr, m2449);
+		sbt_vk_pr_pop(pr, m2451);
 	}
 	if (!s->pMaxPrimitiveCounts) {
 		sbt_vk_pr_null(pr, "pMaxPrimitiveCounts");
 	} else if (!sbt_vk_pr_blob(pr, "pMaxPrimitiveCounts", s->pMaxPrimitiveCounts)) {
 		{
-			const uint64_t n2451 = (s->pBuildInfo ? (uint64_t)s->pBuildInfo->geometryCount : 0);
-			sbt_vk_pr_u(pr, "pMaxPrimitiveCounts.count", n2451);
-			size_t m2453 = sbt_vk_pr_enter(pr, "pMaxPrimitiveCounts");
-			for (uint64_t i2452 = 0; i2452 < n2451 && i2452 < SBT_VK_PR_MAX_ELEMS; i2452++) {
-				size_t m2454 = sbt_vk_pr_pushi(pr, i2452);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pMaxPrimitiveCounts[i2452]));
-				sbt_vk_pr_pop(pr, m2454);
+			const uint64_t n2453 = (s->pBuildInfo ? (uint64_t)s->pBuildInfo->geometryCount : 0);
+			sbt_vk_pr_u(pr, "pMaxPrimitiveCounts.count", n2453);
+			size_t m2455 = sbt_vk_pr_enter(pr, "pMaxPrimitiveCounts");
+			for (uint64_t i2454 = 0; i2454 < n2453 && i2454 < SBT_VK_PR_MAX_ELEMS; i2454++) {
+				size_t m2456 = sbt_vk_pr_pushi(pr, i2454);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pMaxPrimitiveCounts[i2454]));
+				sbt_vk_pr_pop(pr, m2456);
 			}
-			sbt_vk_pr_pop(pr, m2453);
+			sbt_vk_pr_pop(pr, m2455);
 		}
 	}
 	if (!s->pSizeInfo) {
 		sbt_vk_pr_null(pr, "pSizeInfo");
 	} else {
-		size_t m2455 = sbt_vk_pr_enter(pr, "pSizeInfo");
+		size_t m2457 = sbt_vk_pr_enter(pr, "pSizeInfo");
 		{
-			size_t m2456 = sbt_vk_pr_enter(pr, "");
+			size_t m2458 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAccelerationStructureBuildSizesInfoKHR(pr, &(s->pSizeInfo[0]));
-			sbt_vk_pr_pop(pr, m2456);
+			sbt_vk_pr_pop(pr, m2458);
 		}
-		sbt_vk_pr_pop(pr, m2455);
+		sbt_vk_pr_pop(pr, m2457);
 	}
 }
 
@@ -33813,19 +33868,19 @@ static void sbt_vk_pc_vkCmdSetVertexInputEXT(sbt_vk_pr *pr, const sbt_vk_args_vk
 		sbt_vk_pr_null(pr, "pVertexBindingDescriptions");
 	} else if (!sbt_vk_pr_blob(pr, "pVertexBindingDescriptions", s->pVertexBindingDescriptions)) {
 		{
-			const uint64_t n2457 = (uint64_t)s->vertexBindingDescriptionCount;
-			sbt_vk_pr_u(pr, "pVertexBindingDescriptions.count", n2457);
-			size_t m2459 = sbt_vk_pr_enter(pr, "pVertexBindingDescriptions");
-			for (uint64_t i2458 = 0; i2458 < n2457 && i2458 < SBT_VK_PR_MAX_ELEMS; i2458++) {
-				size_t m2460 = sbt_vk_pr_pushi(pr, i2458);
+			const uint64_t n2459 = (uint64_t)s->vertexBindingDescriptionCount;
+			sbt_vk_pr_u(pr, "pVertexBindingDescriptions.count", n2459);
+			size_t m2461 = sbt_vk_pr_enter(pr, "pVertexBindingDescriptions");
+			for (uint64_t i2460 = 0; i2460 < n2459 && i2460 < SBT_VK_PR_MAX_ELEMS; i2460++) {
+				size_t m2462 = sbt_vk_pr_pushi(pr, i2460);
 				{
-					size_t m2461 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkVertexInputBindingDescription2EXT(pr, &(s->pVertexBindingDescriptions[i2458]));
-					sbt_vk_pr_pop(pr, m2461);
+					size_t m2463 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkVertexInputBindingDescription2EXT(pr, &(s->pVertexBindingDescriptions[i2460]));
+					sbt_vk_pr_pop(pr, m2463);
 				}
-				sbt_vk_pr_pop(pr, m2460);
+				sbt_vk_pr_pop(pr, m2462);
 			}
-			sbt_vk_pr_pop(pr, m2459);
+			sbt_vk_pr_pop(pr, m2461);
 		}
 	}
 	sbt_vk_pr_u(pr, "vertexAttributeDescriptionCount", (uint64_t)(s->vertexAttributeDescriptionCount));
@@ -33833,19 +33888,19 @@ static void sbt_vk_pc_vkCmdSetVertexInputEXT(sbt_vk_pr *pr, const sbt_vk_args_vk
 		sbt_vk_pr_null(pr, "pVertexAttributeDescriptions");
 	} else if (!sbt_vk_pr_blob(pr, "pVertexAttributeDescriptions", s->pVertexAttributeDescriptions)) {
 		{
-			const uint64_t n2462 = (uint64_t)s->vertexAttributeDescriptionCount;
-			sbt_vk_pr_u(pr, "pVertexAttributeDescriptions.count", n2462);
-			size_t m2464 = sbt_vk_pr_enter(pr, "pVertexAttributeDescriptions");
-			for (uint64_t i2463 = 0; i2463 < n2462 && i2463 < SBT_VK_PR_MAX_ELEMS; i2463++) {
-				size_t m2465 = sbt_vk_pr_pushi(pr, i2463);
+			const uint64_t n2464 = (uint64_t)s->vertexAttributeDescriptionCount;
+			sbt_vk_pr_u(pr, "pVertexAttributeDescriptions.count", n2464);
+			size_t m2466 = sbt_vk_pr_enter(pr, "pVertexAttributeDescriptions");
+			for (uint64_t i2465 = 0; i2465 < n2464 && i2465 < SBT_VK_PR_MAX_ELEMS; i2465++) {
+				size_t m2467 = sbt_vk_pr_pushi(pr, i2465);
 				{
-					size_t m2466 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkVertexInputAttributeDescription2EXT(pr, &(s->pVertexAttributeDescriptions[i2463]));
-					sbt_vk_pr_pop(pr, m2466);
+					size_t m2468 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkVertexInputAttributeDescription2EXT(pr, &(s->pVertexAttributeDescriptions[i2465]));
+					sbt_vk_pr_pop(pr, m2468);
 				}
-				sbt_vk_pr_pop(pr, m2465);
+				sbt_vk_pr_pop(pr, m2467);
 			}
-			sbt_vk_pr_pop(pr, m2464);
+			sbt_vk_pr_pop(pr, m2466);
 		}
 	}
 }
@@ -33858,37 +33913,20 @@ static void sbt_vk_pc_vkCmdSetColorWriteEnableEXT(sbt_vk_pr *pr, const sbt_vk_ar
 		sbt_vk_pr_null(pr, "pColorWriteEnables");
 	} else if (!sbt_vk_pr_blob(pr, "pColorWriteEnables", s->pColorWriteEnables)) {
 		{
-			const uint64_t n2467 = (uint64_t)s->attachmentCount;
-			sbt_vk_pr_u(pr, "pColorWriteEnables.count", n2467);
-			size_t m2469 = sbt_vk_pr_enter(pr, "pColorWriteEnables");
-			for (uint64_t i2468 = 0; i2468 < n2467 && i2468 < SBT_VK_PR_MAX_ELEMS; i2468++) {
-				size_t m2470 = sbt_vk_pr_pushi(pr, i2468);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pColorWriteEnables[i2468]));
-				sbt_vk_pr_pop(pr, m2470);
+			const uint64_t n2469 = (uint64_t)s->attachmentCount;
+			sbt_vk_pr_u(pr, "pColorWriteEnables.count", n2469);
+			size_t m2471 = sbt_vk_pr_enter(pr, "pColorWriteEnables");
+			for (uint64_t i2470 = 0; i2470 < n2469 && i2470 < SBT_VK_PR_MAX_ELEMS; i2470++) {
+				size_t m2472 = sbt_vk_pr_pushi(pr, i2470);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pColorWriteEnables[i2470]));
+				sbt_vk_pr_pop(pr, m2472);
 			}
-			sbt_vk_pr_pop(pr, m2469);
+			sbt_vk_pr_pop(pr, m2471);
 		}
 	}
 }
 
 static void sbt_vk_pc_vkCmdSetEvent2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetEvent2 *s)
-{
-	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_h(pr, "event", "VkEvent", (uint64_t)(uintptr_t)(s->event));
-	if (!s->pDependencyInfo) {
-		sbt_vk_pr_null(pr, "pDependencyInfo");
-	} else {
-		size_t m2471 = sbt_vk_pr_enter(pr, "pDependencyInfo");
-		{
-			size_t m2472 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkDependencyInfo(pr, &(s->pDependencyInfo[0]));
-			sbt_vk_pr_pop(pr, m2472);
-		}
-		sbt_vk_pr_pop(pr, m2471);
-	}
-}
-
-static void sbt_vk_pc_vkCmdSetEvent2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetEvent2KHR *s)
 {
 	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_h(pr, "event", "VkEvent", (uint64_t)(uintptr_t)(s->event));
@@ -33902,6 +33940,23 @@ static void sbt_vk_pc_vkCmdSetEvent2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSe
 			sbt_vk_pr_pop(pr, m2474);
 		}
 		sbt_vk_pr_pop(pr, m2473);
+	}
+}
+
+static void sbt_vk_pc_vkCmdSetEvent2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetEvent2KHR *s)
+{
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "event", "VkEvent", (uint64_t)(uintptr_t)(s->event));
+	if (!s->pDependencyInfo) {
+		sbt_vk_pr_null(pr, "pDependencyInfo");
+	} else {
+		size_t m2475 = sbt_vk_pr_enter(pr, "pDependencyInfo");
+		{
+			size_t m2476 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkDependencyInfo(pr, &(s->pDependencyInfo[0]));
+			sbt_vk_pr_pop(pr, m2476);
+		}
+		sbt_vk_pr_pop(pr, m2475);
 	}
 }
 
@@ -33927,34 +33982,34 @@ static void sbt_vk_pc_vkCmdWaitEvents2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWai
 		sbt_vk_pr_null(pr, "pEvents");
 	} else if (!sbt_vk_pr_blob(pr, "pEvents", s->pEvents)) {
 		{
-			const uint64_t n2475 = (uint64_t)s->eventCount;
-			sbt_vk_pr_u(pr, "pEvents.count", n2475);
-			size_t m2477 = sbt_vk_pr_enter(pr, "pEvents");
-			for (uint64_t i2476 = 0; i2476 < n2475 && i2476 < SBT_VK_PR_MAX_ELEMS; i2476++) {
-				size_t m2478 = sbt_vk_pr_pushi(pr, i2476);
-				sbt_vk_pr_h(pr, "", "VkEvent", (uint64_t)(uintptr_t)(s->pEvents[i2476]));
-				sbt_vk_pr_pop(pr, m2478);
+			const uint64_t n2477 = (uint64_t)s->eventCount;
+			sbt_vk_pr_u(pr, "pEvents.count", n2477);
+			size_t m2479 = sbt_vk_pr_enter(pr, "pEvents");
+			for (uint64_t i2478 = 0; i2478 < n2477 && i2478 < SBT_VK_PR_MAX_ELEMS; i2478++) {
+				size_t m2480 = sbt_vk_pr_pushi(pr, i2478);
+				sbt_vk_pr_h(pr, "", "VkEvent", (uint64_t)(uintptr_t)(s->pEvents[i2478]));
+				sbt_vk_pr_pop(pr, m2480);
 			}
-			sbt_vk_pr_pop(pr, m2477);
+			sbt_vk_pr_pop(pr, m2479);
 		}
 	}
 	if (!s->pDependencyInfos) {
 		sbt_vk_pr_null(pr, "pDependencyInfos");
 	} else if (!sbt_vk_pr_blob(pr, "pDependencyInfos", s->pDependencyInfos)) {
 		{
-			const uint64_t n2479 = (uint64_t)s->eventCount;
-			sbt_vk_pr_u(pr, "pDependencyInfos.count", n2479);
-			size_t m2481 = sbt_vk_pr_enter(pr, "pDependencyInfos");
-			for (uint64_t i2480 = 0; i2480 < n2479 && i2480 < SBT_VK_PR_MAX_ELEMS; i2480++) {
-				size_t m2482 = sbt_vk_pr_pushi(pr, i2480);
+			const uint64_t n2481 = (uint64_t)s->eventCount;
+			sbt_vk_pr_u(pr, "pDependencyInfos.count", n2481);
+			size_t m2483 = sbt_vk_pr_enter(pr, "pDependencyInfos");
+			for (uint64_t i2482 = 0; i2482 < n2481 && i2482 < SBT_VK_PR_MAX_ELEMS; i2482++) {
+				size_t m2484 = sbt_vk_pr_pushi(pr, i2482);
 				{
-					size_t m2483 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkDependencyInfo(pr, &(s->pDependencyInfos[i2480]));
-					sbt_vk_pr_pop(pr, m2483);
+					size_t m2485 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkDependencyInfo(pr, &(s->pDependencyInfos[i2482]));
+					sbt_vk_pr_pop(pr, m2485);
 				}
-				sbt_vk_pr_pop(pr, m2482);
+				sbt_vk_pr_pop(pr, m2484);
 			}
-			sbt_vk_pr_pop(pr, m2481);
+			sbt_vk_pr_pop(pr, m2483);
 		}
 	}
 }
@@ -33967,55 +34022,39 @@ static void sbt_vk_pc_vkCmdWaitEvents2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 		sbt_vk_pr_null(pr, "pEvents");
 	} else if (!sbt_vk_pr_blob(pr, "pEvents", s->pEvents)) {
 		{
-			const uint64_t n2484 = (uint64_t)s->eventCount;
-			sbt_vk_pr_u(pr, "pEvents.count", n2484);
-			size_t m2486 = sbt_vk_pr_enter(pr, "pEvents");
-			for (uint64_t i2485 = 0; i2485 < n2484 && i2485 < SBT_VK_PR_MAX_ELEMS; i2485++) {
-				size_t m2487 = sbt_vk_pr_pushi(pr, i2485);
-				sbt_vk_pr_h(pr, "", "VkEvent", (uint64_t)(uintptr_t)(s->pEvents[i2485]));
-				sbt_vk_pr_pop(pr, m2487);
+			const uint64_t n2486 = (uint64_t)s->eventCount;
+			sbt_vk_pr_u(pr, "pEvents.count", n2486);
+			size_t m2488 = sbt_vk_pr_enter(pr, "pEvents");
+			for (uint64_t i2487 = 0; i2487 < n2486 && i2487 < SBT_VK_PR_MAX_ELEMS; i2487++) {
+				size_t m2489 = sbt_vk_pr_pushi(pr, i2487);
+				sbt_vk_pr_h(pr, "", "VkEvent", (uint64_t)(uintptr_t)(s->pEvents[i2487]));
+				sbt_vk_pr_pop(pr, m2489);
 			}
-			sbt_vk_pr_pop(pr, m2486);
+			sbt_vk_pr_pop(pr, m2488);
 		}
 	}
 	if (!s->pDependencyInfos) {
 		sbt_vk_pr_null(pr, "pDependencyInfos");
 	} else if (!sbt_vk_pr_blob(pr, "pDependencyInfos", s->pDependencyInfos)) {
 		{
-			const uint64_t n2488 = (uint64_t)s->eventCount;
-			sbt_vk_pr_u(pr, "pDependencyInfos.count", n2488);
-			size_t m2490 = sbt_vk_pr_enter(pr, "pDependencyInfos");
-			for (uint64_t i2489 = 0; i2489 < n2488 && i2489 < SBT_VK_PR_MAX_ELEMS; i2489++) {
-				size_t m2491 = sbt_vk_pr_pushi(pr, i2489);
+			const uint64_t n2490 = (uint64_t)s->eventCount;
+			sbt_vk_pr_u(pr, "pDependencyInfos.count", n2490);
+			size_t m2492 = sbt_vk_pr_enter(pr, "pDependencyInfos");
+			for (uint64_t i2491 = 0; i2491 < n2490 && i2491 < SBT_VK_PR_MAX_ELEMS; i2491++) {
+				size_t m2493 = sbt_vk_pr_pushi(pr, i2491);
 				{
-					size_t m2492 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkDependencyInfo(pr, &(s->pDependencyInfos[i2489]));
-					sbt_vk_pr_pop(pr, m2492);
+					size_t m2494 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkDependencyInfo(pr, &(s->pDependencyInfos[i2491]));
+					sbt_vk_pr_pop(pr, m2494);
 				}
-				sbt_vk_pr_pop(pr, m2491);
+				sbt_vk_pr_pop(pr, m2493);
 			}
-			sbt_vk_pr_pop(pr, m2490);
+			sbt_vk_pr_pop(pr, m2492);
 		}
 	}
 }
 
 static void sbt_vk_pc_vkCmdPipelineBarrier2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdPipelineBarrier2 *s)
-{
-	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	if (!s->pDependencyInfo) {
-		sbt_vk_pr_null(pr, "pDependencyInfo");
-	} else {
-		size_t m2493 = sbt_vk_pr_enter(pr, "pDependencyInfo");
-		{
-			size_t m2494 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkDependencyInfo(pr, &(s->pDependencyInfo[0]));
-			sbt_vk_pr_pop(pr, m2494);
-		}
-		sbt_vk_pr_pop(pr, m2493);
-	}
-}
-
-static void sbt_vk_pc_vkCmdPipelineBarrier2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdPipelineBarrier2KHR *s)
 {
 	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pDependencyInfo) {
@@ -34031,6 +34070,22 @@ static void sbt_vk_pc_vkCmdPipelineBarrier2KHR(sbt_vk_pr *pr, const sbt_vk_args_
 	}
 }
 
+static void sbt_vk_pc_vkCmdPipelineBarrier2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdPipelineBarrier2KHR *s)
+{
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	if (!s->pDependencyInfo) {
+		sbt_vk_pr_null(pr, "pDependencyInfo");
+	} else {
+		size_t m2497 = sbt_vk_pr_enter(pr, "pDependencyInfo");
+		{
+			size_t m2498 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkDependencyInfo(pr, &(s->pDependencyInfo[0]));
+			sbt_vk_pr_pop(pr, m2498);
+		}
+		sbt_vk_pr_pop(pr, m2497);
+	}
+}
+
 static void sbt_vk_pc_vkQueueSubmit2(sbt_vk_pr *pr, const sbt_vk_args_vkQueueSubmit2 *s)
 {
 	sbt_vk_pr_h(pr, "queue", "VkQueue", (uint64_t)(uintptr_t)(s->queue));
@@ -34039,19 +34094,19 @@ static void sbt_vk_pc_vkQueueSubmit2(sbt_vk_pr *pr, const sbt_vk_args_vkQueueSub
 		sbt_vk_pr_null(pr, "pSubmits");
 	} else if (!sbt_vk_pr_blob(pr, "pSubmits", s->pSubmits)) {
 		{
-			const uint64_t n2497 = (uint64_t)s->submitCount;
-			sbt_vk_pr_u(pr, "pSubmits.count", n2497);
-			size_t m2499 = sbt_vk_pr_enter(pr, "pSubmits");
-			for (uint64_t i2498 = 0; i2498 < n2497 && i2498 < SBT_VK_PR_MAX_ELEMS; i2498++) {
-				size_t m2500 = sbt_vk_pr_pushi(pr, i2498);
+			const uint64_t n2499 = (uint64_t)s->submitCount;
+			sbt_vk_pr_u(pr, "pSubmits.count", n2499);
+			size_t m2501 = sbt_vk_pr_enter(pr, "pSubmits");
+			for (uint64_t i2500 = 0; i2500 < n2499 && i2500 < SBT_VK_PR_MAX_ELEMS; i2500++) {
+				size_t m2502 = sbt_vk_pr_pushi(pr, i2500);
 				{
-					size_t m2501 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkSubmitInfo2(pr, &(s->pSubmits[i2498]));
-					sbt_vk_pr_pop(pr, m2501);
+					size_t m2503 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkSubmitInfo2(pr, &(s->pSubmits[i2500]));
+					sbt_vk_pr_pop(pr, m2503);
 				}
-				sbt_vk_pr_pop(pr, m2500);
+				sbt_vk_pr_pop(pr, m2502);
 			}
-			sbt_vk_pr_pop(pr, m2499);
+			sbt_vk_pr_pop(pr, m2501);
 		}
 	}
 	sbt_vk_pr_h(pr, "fence", "VkFence", (uint64_t)(uintptr_t)(s->fence));
@@ -34066,19 +34121,19 @@ static void sbt_vk_pc_vkQueueSubmit2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkQueue
 		sbt_vk_pr_null(pr, "pSubmits");
 	} else if (!sbt_vk_pr_blob(pr, "pSubmits", s->pSubmits)) {
 		{
-			const uint64_t n2502 = (uint64_t)s->submitCount;
-			sbt_vk_pr_u(pr, "pSubmits.count", n2502);
-			size_t m2504 = sbt_vk_pr_enter(pr, "pSubmits");
-			for (uint64_t i2503 = 0; i2503 < n2502 && i2503 < SBT_VK_PR_MAX_ELEMS; i2503++) {
-				size_t m2505 = sbt_vk_pr_pushi(pr, i2503);
+			const uint64_t n2504 = (uint64_t)s->submitCount;
+			sbt_vk_pr_u(pr, "pSubmits.count", n2504);
+			size_t m2506 = sbt_vk_pr_enter(pr, "pSubmits");
+			for (uint64_t i2505 = 0; i2505 < n2504 && i2505 < SBT_VK_PR_MAX_ELEMS; i2505++) {
+				size_t m2507 = sbt_vk_pr_pushi(pr, i2505);
 				{
-					size_t m2506 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkSubmitInfo2(pr, &(s->pSubmits[i2503]));
-					sbt_vk_pr_pop(pr, m2506);
+					size_t m2508 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkSubmitInfo2(pr, &(s->pSubmits[i2505]));
+					sbt_vk_pr_pop(pr, m2508);
 				}
-				sbt_vk_pr_pop(pr, m2505);
+				sbt_vk_pr_pop(pr, m2507);
 			}
-			sbt_vk_pr_pop(pr, m2504);
+			sbt_vk_pr_pop(pr, m2506);
 		}
 	}
 	sbt_vk_pr_h(pr, "fence", "VkFence", (uint64_t)(uintptr_t)(s->fence));
@@ -34116,27 +34171,27 @@ static void sbt_vk_pc_vkGetQueueCheckpointData2NV(sbt_vk_pr *pr, const sbt_vk_ar
 	if (!s->pCheckpointDataCount) {
 		sbt_vk_pr_null(pr, "pCheckpointDataCount");
 	} else {
-		size_t m2507 = sbt_vk_pr_enter(pr, "pCheckpointDataCount");
+		size_t m2509 = sbt_vk_pr_enter(pr, "pCheckpointDataCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pCheckpointDataCount[0]));
-		sbt_vk_pr_pop(pr, m2507);
+		sbt_vk_pr_pop(pr, m2509);
 	}
 	if (!s->pCheckpointData) {
 		sbt_vk_pr_null(pr, "pCheckpointData");
 	} else if (!sbt_vk_pr_blob(pr, "pCheckpointData", s->pCheckpointData)) {
 		{
-			const uint64_t n2508 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
-			sbt_vk_pr_u(pr, "pCheckpointData.count", n2508);
-			size_t m2510 = sbt_vk_pr_enter(pr, "pCheckpointData");
-			for (uint64_t i2509 = 0; i2509 < n2508 && i2509 < SBT_VK_PR_MAX_ELEMS; i2509++) {
-				size_t m2511 = sbt_vk_pr_pushi(pr, i2509);
+			const uint64_t n2510 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
+			sbt_vk_pr_u(pr, "pCheckpointData.count", n2510);
+			size_t m2512 = sbt_vk_pr_enter(pr, "pCheckpointData");
+			for (uint64_t i2511 = 0; i2511 < n2510 && i2511 < SBT_VK_PR_MAX_ELEMS; i2511++) {
+				size_t m2513 = sbt_vk_pr_pushi(pr, i2511);
 				{
-					size_t m2512 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkCheckpointData2NV(pr, &(s->pCheckpointData[i2509]));
-					sbt_vk_pr_pop(pr, m2512);
+					size_t m2514 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkCheckpointData2NV(pr, &(s->pCheckpointData[i2511]));
+					sbt_vk_pr_pop(pr, m2514);
 				}
-				sbt_vk_pr_pop(pr, m2511);
+				sbt_vk_pr_pop(pr, m2513);
 			}
-			sbt_vk_pr_pop(pr, m2510);
+			sbt_vk_pr_pop(pr, m2512);
 		}
 	}
 }
@@ -34147,24 +34202,24 @@ static void sbt_vk_pc_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_pr *pr, con
 	if (!s->pVideoProfile) {
 		sbt_vk_pr_null(pr, "pVideoProfile");
 	} else {
-		size_t m2513 = sbt_vk_pr_enter(pr, "pVideoProfile");
+		size_t m2515 = sbt_vk_pr_enter(pr, "pVideoProfile");
 		{
-			size_t m2514 = sbt_vk_pr_enter(pr, "");
+			size_t m2516 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkVideoProfileInfoKHR(pr, &(s->pVideoProfile[0]));
-			sbt_vk_pr_pop(pr, m2514);
+			sbt_vk_pr_pop(pr, m2516);
 		}
-		sbt_vk_pr_pop(pr, m2513);
+		sbt_vk_pr_pop(pr, m2515);
 	}
 	if (!s->pCapabilities) {
 		sbt_vk_pr_null(pr, "pCapabilities");
 	} else {
-		size_t m2515 = sbt_vk_pr_enter(pr, "pCapabilities");
+		size_t m2517 = sbt_vk_pr_enter(pr, "pCapabilities");
 		{
-			size_t m2516 = sbt_vk_pr_enter(pr, "");
+			size_t m2518 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkVideoCapabilitiesKHR(pr, &(s->pCapabilities[0]));
-			sbt_vk_pr_pop(pr, m2516);
+			sbt_vk_pr_pop(pr, m2518);
 		}
-		sbt_vk_pr_pop(pr, m2515);
+		sbt_vk_pr_pop(pr, m2517);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -34175,38 +34230,38 @@ static void sbt_vk_pc_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_pr *pr,
 	if (!s->pVideoFormatInfo) {
 		sbt_vk_pr_null(pr, "pVideoFormatInfo");
 	} else {
-		size_t m2517 = sbt_vk_pr_enter(pr, "pVideoFormatInfo");
+		size_t m2519 = sbt_vk_pr_enter(pr, "pVideoFormatInfo");
 		{
-			size_t m2518 = sbt_vk_pr_enter(pr, "");
+			size_t m2520 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceVideoFormatInfoKHR(pr, &(s->pVideoFormatInfo[0]));
-			sbt_vk_pr_pop(pr, m2518);
+			sbt_vk_pr_pop(pr, m2520);
 		}
-		sbt_vk_pr_pop(pr, m2517);
+		sbt_vk_pr_pop(pr, m2519);
 	}
 	if (!s->pVideoFormatPropertyCount) {
 		sbt_vk_pr_null(pr, "pVideoFormatPropertyCount");
 	} else {
-		size_t m2519 = sbt_vk_pr_enter(pr, "pVideoFormatPropertyCount");
+		size_t m2521 = sbt_vk_pr_enter(pr, "pVideoFormatPropertyCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pVideoFormatPropertyCount[0]));
-		sbt_vk_pr_pop(pr, m2519);
+		sbt_vk_pr_pop(pr, m2521);
 	}
 	if (!s->pVideoFormatProperties) {
 		sbt_vk_pr_null(pr, "pVideoFormatProperties");
 	} else if (!sbt_vk_pr_blob(pr, "pVideoFormatProperties", s->pVideoFormatProperties)) {
 		{
-			const uint64_t n2520 = (s->pVideoFormatPropertyCount ? (uint64_t)*s->pVideoFormatPropertyCount : 0);
-			sbt_vk_pr_u(pr, "pVideoFormatProperties.count", n2520);
-			size_t m2522 = sbt_vk_pr_enter(pr, "pVideoFormatProperties");
-			for (uint64_t i2521 = 0; i2521 < n2520 && i2521 < SBT_VK_PR_MAX_ELEMS; i2521++) {
-				size_t m2523 = sbt_vk_pr_pushi(pr, i2521);
+			const uint64_t n2522 = (s->pVideoFormatPropertyCount ? (uint64_t)*s->pVideoFormatPropertyCount : 0);
+			sbt_vk_pr_u(pr, "pVideoFormatProperties.count", n2522);
+			size_t m2524 = sbt_vk_pr_enter(pr, "pVideoFormatProperties");
+			for (uint64_t i2523 = 0; i2523 < n2522 && i2523 < SBT_VK_PR_MAX_ELEMS; i2523++) {
+				size_t m2525 = sbt_vk_pr_pushi(pr, i2523);
 				{
-					size_t m2524 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkVideoFormatPropertiesKHR(pr, &(s->pVideoFormatProperties[i2521]));
-					sbt_vk_pr_pop(pr, m2524);
+					size_t m2526 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkVideoFormatPropertiesKHR(pr, &(s->pVideoFormatProperties[i2523]));
+					sbt_vk_pr_pop(pr, m2526);
 				}
-				sbt_vk_pr_pop(pr, m2523);
+				sbt_vk_pr_pop(pr, m2525);
 			}
-			sbt_vk_pr_pop(pr, m2522);
+			sbt_vk_pr_pop(pr, m2524);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -34218,31 +34273,31 @@ static void sbt_vk_pc_vkCreateVideoSessionKHR(sbt_vk_pr *pr, const sbt_vk_args_v
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2525 = sbt_vk_pr_enter(pr, "pCreateInfo");
-		{
-			size_t m2526 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkVideoSessionCreateInfoKHR(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2526);
-		}
-		sbt_vk_pr_pop(pr, m2525);
-	}
-	if (!s->pAllocator) {
-		sbt_vk_pr_null(pr, "pAllocator");
-	} else {
-		size_t m2527 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2527 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
 			size_t m2528 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_p_VkVideoSessionCreateInfoKHR(pr, &(s->pCreateInfo[0]));
 			sbt_vk_pr_pop(pr, m2528);
 		}
 		sbt_vk_pr_pop(pr, m2527);
 	}
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m2529 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m2530 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m2530);
+		}
+		sbt_vk_pr_pop(pr, m2529);
+	}
 	if (!s->pVideoSession) {
 		sbt_vk_pr_null(pr, "pVideoSession");
 	} else {
-		size_t m2529 = sbt_vk_pr_enter(pr, "pVideoSession");
+		size_t m2531 = sbt_vk_pr_enter(pr, "pVideoSession");
 		sbt_vk_pr_h(pr, "", "VkVideoSessionKHR", (uint64_t)(uintptr_t)(s->pVideoSession[0]));
-		sbt_vk_pr_pop(pr, m2529);
+		sbt_vk_pr_pop(pr, m2531);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -34254,13 +34309,13 @@ static void sbt_vk_pc_vkDestroyVideoSessionKHR(sbt_vk_pr *pr, const sbt_vk_args_
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2530 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2532 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2531 = sbt_vk_pr_enter(pr, "");
+			size_t m2533 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2531);
+			sbt_vk_pr_pop(pr, m2533);
 		}
-		sbt_vk_pr_pop(pr, m2530);
+		sbt_vk_pr_pop(pr, m2532);
 	}
 }
 
@@ -34270,31 +34325,31 @@ static void sbt_vk_pc_vkCreateVideoSessionParametersKHR(sbt_vk_pr *pr, const sbt
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2532 = sbt_vk_pr_enter(pr, "pCreateInfo");
-		{
-			size_t m2533 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkVideoSessionParametersCreateInfoKHR(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2533);
-		}
-		sbt_vk_pr_pop(pr, m2532);
-	}
-	if (!s->pAllocator) {
-		sbt_vk_pr_null(pr, "pAllocator");
-	} else {
-		size_t m2534 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2534 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
 			size_t m2535 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_p_VkVideoSessionParametersCreateInfoKHR(pr, &(s->pCreateInfo[0]));
 			sbt_vk_pr_pop(pr, m2535);
 		}
 		sbt_vk_pr_pop(pr, m2534);
 	}
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m2536 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m2537 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m2537);
+		}
+		sbt_vk_pr_pop(pr, m2536);
+	}
 	if (!s->pVideoSessionParameters) {
 		sbt_vk_pr_null(pr, "pVideoSessionParameters");
 	} else {
-		size_t m2536 = sbt_vk_pr_enter(pr, "pVideoSessionParameters");
+		size_t m2538 = sbt_vk_pr_enter(pr, "pVideoSessionParameters");
 		sbt_vk_pr_h(pr, "", "VkVideoSessionParametersKHR", (uint64_t)(uintptr_t)(s->pVideoSessionParameters[0]));
-		sbt_vk_pr_pop(pr, m2536);
+		sbt_vk_pr_pop(pr, m2538);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -34306,13 +34361,13 @@ static void sbt_vk_pc_vkUpdateVideoSessionParametersKHR(sbt_vk_pr *pr, const sbt
 	if (!s->pUpdateInfo) {
 		sbt_vk_pr_null(pr, "pUpdateInfo");
 	} else {
-		size_t m2537 = sbt_vk_pr_enter(pr, "pUpdateInfo");
+		size_t m2539 = sbt_vk_pr_enter(pr, "pUpdateInfo");
 		{
-			size_t m2538 = sbt_vk_pr_enter(pr, "");
+			size_t m2540 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkVideoSessionParametersUpdateInfoKHR(pr, &(s->pUpdateInfo[0]));
-			sbt_vk_pr_pop(pr, m2538);
+			sbt_vk_pr_pop(pr, m2540);
 		}
-		sbt_vk_pr_pop(pr, m2537);
+		sbt_vk_pr_pop(pr, m2539);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -34324,13 +34379,13 @@ static void sbt_vk_pc_vkDestroyVideoSessionParametersKHR(sbt_vk_pr *pr, const sb
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2539 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2541 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2540 = sbt_vk_pr_enter(pr, "");
+			size_t m2542 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2540);
+			sbt_vk_pr_pop(pr, m2542);
 		}
-		sbt_vk_pr_pop(pr, m2539);
+		sbt_vk_pr_pop(pr, m2541);
 	}
 }
 
@@ -34341,27 +34396,27 @@ static void sbt_vk_pc_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_pr *pr, cons
 	if (!s->pMemoryRequirementsCount) {
 		sbt_vk_pr_null(pr, "pMemoryRequirementsCount");
 	} else {
-		size_t m2541 = sbt_vk_pr_enter(pr, "pMemoryRequirementsCount");
+		size_t m2543 = sbt_vk_pr_enter(pr, "pMemoryRequirementsCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pMemoryRequirementsCount[0]));
-		sbt_vk_pr_pop(pr, m2541);
+		sbt_vk_pr_pop(pr, m2543);
 	}
 	if (!s->pMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pMemoryRequirements");
 	} else if (!sbt_vk_pr_blob(pr, "pMemoryRequirements", s->pMemoryRequirements)) {
 		{
-			const uint64_t n2542 = (s->pMemoryRequirementsCount ? (uint64_t)*s->pMemoryRequirementsCount : 0);
-			sbt_vk_pr_u(pr, "pMemoryRequirements.count", n2542);
-			size_t m2544 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
-			for (uint64_t i2543 = 0; i2543 < n2542 && i2543 < SBT_VK_PR_MAX_ELEMS; i2543++) {
-				size_t m2545 = sbt_vk_pr_pushi(pr, i2543);
+			const uint64_t n2544 = (s->pMemoryRequirementsCount ? (uint64_t)*s->pMemoryRequirementsCount : 0);
+			sbt_vk_pr_u(pr, "pMemoryRequirements.count", n2544);
+			size_t m2546 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
+			for (uint64_t i2545 = 0; i2545 < n2544 && i2545 < SBT_VK_PR_MAX_ELEMS; i2545++) {
+				size_t m2547 = sbt_vk_pr_pushi(pr, i2545);
 				{
-					size_t m2546 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkVideoSessionMemoryRequirementsKHR(pr, &(s->pMemoryRequirements[i2543]));
-					sbt_vk_pr_pop(pr, m2546);
+					size_t m2548 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkVideoSessionMemoryRequirementsKHR(pr, &(s->pMemoryRequirements[i2545]));
+					sbt_vk_pr_pop(pr, m2548);
 				}
-				sbt_vk_pr_pop(pr, m2545);
+				sbt_vk_pr_pop(pr, m2547);
 			}
-			sbt_vk_pr_pop(pr, m2544);
+			sbt_vk_pr_pop(pr, m2546);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -34376,19 +34431,19 @@ static void sbt_vk_pc_vkBindVideoSessionMemoryKHR(sbt_vk_pr *pr, const sbt_vk_ar
 		sbt_vk_pr_null(pr, "pBindSessionMemoryInfos");
 	} else if (!sbt_vk_pr_blob(pr, "pBindSessionMemoryInfos", s->pBindSessionMemoryInfos)) {
 		{
-			const uint64_t n2547 = (uint64_t)s->bindSessionMemoryInfoCount;
-			sbt_vk_pr_u(pr, "pBindSessionMemoryInfos.count", n2547);
-			size_t m2549 = sbt_vk_pr_enter(pr, "pBindSessionMemoryInfos");
-			for (uint64_t i2548 = 0; i2548 < n2547 && i2548 < SBT_VK_PR_MAX_ELEMS; i2548++) {
-				size_t m2550 = sbt_vk_pr_pushi(pr, i2548);
+			const uint64_t n2549 = (uint64_t)s->bindSessionMemoryInfoCount;
+			sbt_vk_pr_u(pr, "pBindSessionMemoryInfos.count", n2549);
+			size_t m2551 = sbt_vk_pr_enter(pr, "pBindSessionMemoryInfos");
+			for (uint64_t i2550 = 0; i2550 < n2549 && i2550 < SBT_VK_PR_MAX_ELEMS; i2550++) {
+				size_t m2552 = sbt_vk_pr_pushi(pr, i2550);
 				{
-					size_t m2551 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkBindVideoSessionMemoryInfoKHR(pr, &(s->pBindSessionMemoryInfos[i2548]));
-					sbt_vk_pr_pop(pr, m2551);
+					size_t m2553 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkBindVideoSessionMemoryInfoKHR(pr, &(s->pBindSessionMemoryInfos[i2550]));
+					sbt_vk_pr_pop(pr, m2553);
 				}
-				sbt_vk_pr_pop(pr, m2550);
+				sbt_vk_pr_pop(pr, m2552);
 			}
-			sbt_vk_pr_pop(pr, m2549);
+			sbt_vk_pr_pop(pr, m2551);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -34400,13 +34455,13 @@ static void sbt_vk_pc_vkCmdDecodeVideoKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 	if (!s->pDecodeInfo) {
 		sbt_vk_pr_null(pr, "pDecodeInfo");
 	} else {
-		size_t m2552 = sbt_vk_pr_enter(pr, "pDecodeInfo");
+		size_t m2554 = sbt_vk_pr_enter(pr, "pDecodeInfo");
 		{
-			size_t m2553 = sbt_vk_pr_enter(pr, "");
+			size_t m2555 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkVideoDecodeInfoKHR(pr, &(s->pDecodeInfo[0]));
-			sbt_vk_pr_pop(pr, m2553);
+			sbt_vk_pr_pop(pr, m2555);
 		}
-		sbt_vk_pr_pop(pr, m2552);
+		sbt_vk_pr_pop(pr, m2554);
 	}
 }
 
@@ -34416,13 +34471,13 @@ static void sbt_vk_pc_vkCmdBeginVideoCodingKHR(sbt_vk_pr *pr, const sbt_vk_args_
 	if (!s->pBeginInfo) {
 		sbt_vk_pr_null(pr, "pBeginInfo");
 	} else {
-		size_t m2554 = sbt_vk_pr_enter(pr, "pBeginInfo");
+		size_t m2556 = sbt_vk_pr_enter(pr, "pBeginInfo");
 		{
-			size_t m2555 = sbt_vk_pr_enter(pr, "");
+			size_t m2557 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkVideoBeginCodingInfoKHR(pr, &(s->pBeginInfo[0]));
-			sbt_vk_pr_pop(pr, m2555);
+			sbt_vk_pr_pop(pr, m2557);
 		}
-		sbt_vk_pr_pop(pr, m2554);
+		sbt_vk_pr_pop(pr, m2556);
 	}
 }
 
@@ -34432,13 +34487,13 @@ static void sbt_vk_pc_vkCmdControlVideoCodingKHR(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pCodingControlInfo) {
 		sbt_vk_pr_null(pr, "pCodingControlInfo");
 	} else {
-		size_t m2556 = sbt_vk_pr_enter(pr, "pCodingControlInfo");
+		size_t m2558 = sbt_vk_pr_enter(pr, "pCodingControlInfo");
 		{
-			size_t m2557 = sbt_vk_pr_enter(pr, "");
+			size_t m2559 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkVideoCodingControlInfoKHR(pr, &(s->pCodingControlInfo[0]));
-			sbt_vk_pr_pop(pr, m2557);
+			sbt_vk_pr_pop(pr, m2559);
 		}
-		sbt_vk_pr_pop(pr, m2556);
+		sbt_vk_pr_pop(pr, m2558);
 	}
 }
 
@@ -34448,13 +34503,13 @@ static void sbt_vk_pc_vkCmdEndVideoCodingKHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 	if (!s->pEndCodingInfo) {
 		sbt_vk_pr_null(pr, "pEndCodingInfo");
 	} else {
-		size_t m2558 = sbt_vk_pr_enter(pr, "pEndCodingInfo");
+		size_t m2560 = sbt_vk_pr_enter(pr, "pEndCodingInfo");
 		{
-			size_t m2559 = sbt_vk_pr_enter(pr, "");
+			size_t m2561 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkVideoEndCodingInfoKHR(pr, &(s->pEndCodingInfo[0]));
-			sbt_vk_pr_pop(pr, m2559);
+			sbt_vk_pr_pop(pr, m2561);
 		}
-		sbt_vk_pr_pop(pr, m2558);
+		sbt_vk_pr_pop(pr, m2560);
 	}
 }
 
@@ -34466,19 +34521,19 @@ static void sbt_vk_pc_vkCmdDecompressMemoryNV(sbt_vk_pr *pr, const sbt_vk_args_v
 		sbt_vk_pr_null(pr, "pDecompressMemoryRegions");
 	} else if (!sbt_vk_pr_blob(pr, "pDecompressMemoryRegions", s->pDecompressMemoryRegions)) {
 		{
-			const uint64_t n2560 = (uint64_t)s->decompressRegionCount;
-			sbt_vk_pr_u(pr, "pDecompressMemoryRegions.count", n2560);
-			size_t m2562 = sbt_vk_pr_enter(pr, "pDecompressMemoryRegions");
-			for (uint64_t i2561 = 0; i2561 < n2560 && i2561 < SBT_VK_PR_MAX_ELEMS; i2561++) {
-				size_t m2563 = sbt_vk_pr_pushi(pr, i2561);
+			const uint64_t n2562 = (uint64_t)s->decompressRegionCount;
+			sbt_vk_pr_u(pr, "pDecompressMemoryRegions.count", n2562);
+			size_t m2564 = sbt_vk_pr_enter(pr, "pDecompressMemoryRegions");
+			for (uint64_t i2563 = 0; i2563 < n2562 && i2563 < SBT_VK_PR_MAX_ELEMS; i2563++) {
+				size_t m2565 = sbt_vk_pr_pushi(pr, i2563);
 				{
-					size_t m2564 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkDecompressMemoryRegionNV(pr, &(s->pDecompressMemoryRegions[i2561]));
-					sbt_vk_pr_pop(pr, m2564);
+					size_t m2566 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkDecompressMemoryRegionNV(pr, &(s->pDecompressMemoryRegions[i2563]));
+					sbt_vk_pr_pop(pr, m2566);
 				}
-				sbt_vk_pr_pop(pr, m2563);
+				sbt_vk_pr_pop(pr, m2565);
 			}
-			sbt_vk_pr_pop(pr, m2562);
+			sbt_vk_pr_pop(pr, m2564);
 		}
 	}
 }
@@ -34497,31 +34552,31 @@ static void sbt_vk_pc_vkCreateCuModuleNVX(sbt_vk_pr *pr, const sbt_vk_args_vkCre
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2565 = sbt_vk_pr_enter(pr, "pCreateInfo");
-		{
-			size_t m2566 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkCuModuleCreateInfoNVX(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2566);
-		}
-		sbt_vk_pr_pop(pr, m2565);
-	}
-	if (!s->pAllocator) {
-		sbt_vk_pr_null(pr, "pAllocator");
-	} else {
-		size_t m2567 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2567 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
 			size_t m2568 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_p_VkCuModuleCreateInfoNVX(pr, &(s->pCreateInfo[0]));
 			sbt_vk_pr_pop(pr, m2568);
 		}
 		sbt_vk_pr_pop(pr, m2567);
 	}
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m2569 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m2570 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m2570);
+		}
+		sbt_vk_pr_pop(pr, m2569);
+	}
 	if (!s->pModule) {
 		sbt_vk_pr_null(pr, "pModule");
 	} else {
-		size_t m2569 = sbt_vk_pr_enter(pr, "pModule");
+		size_t m2571 = sbt_vk_pr_enter(pr, "pModule");
 		sbt_vk_pr_h(pr, "", "VkCuModuleNVX", (uint64_t)(uintptr_t)(s->pModule[0]));
-		sbt_vk_pr_pop(pr, m2569);
+		sbt_vk_pr_pop(pr, m2571);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -34532,31 +34587,31 @@ static void sbt_vk_pc_vkCreateCuFunctionNVX(sbt_vk_pr *pr, const sbt_vk_args_vkC
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2570 = sbt_vk_pr_enter(pr, "pCreateInfo");
-		{
-			size_t m2571 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkCuFunctionCreateInfoNVX(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2571);
-		}
-		sbt_vk_pr_pop(pr, m2570);
-	}
-	if (!s->pAllocator) {
-		sbt_vk_pr_null(pr, "pAllocator");
-	} else {
-		size_t m2572 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2572 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
 			size_t m2573 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_p_VkCuFunctionCreateInfoNVX(pr, &(s->pCreateInfo[0]));
 			sbt_vk_pr_pop(pr, m2573);
 		}
 		sbt_vk_pr_pop(pr, m2572);
 	}
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m2574 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m2575 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m2575);
+		}
+		sbt_vk_pr_pop(pr, m2574);
+	}
 	if (!s->pFunction) {
 		sbt_vk_pr_null(pr, "pFunction");
 	} else {
-		size_t m2574 = sbt_vk_pr_enter(pr, "pFunction");
+		size_t m2576 = sbt_vk_pr_enter(pr, "pFunction");
 		sbt_vk_pr_h(pr, "", "VkCuFunctionNVX", (uint64_t)(uintptr_t)(s->pFunction[0]));
-		sbt_vk_pr_pop(pr, m2574);
+		sbt_vk_pr_pop(pr, m2576);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -34565,23 +34620,6 @@ static void sbt_vk_pc_vkDestroyCuModuleNVX(sbt_vk_pr *pr, const sbt_vk_args_vkDe
 {
 	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_h(pr, "module", "VkCuModuleNVX", (uint64_t)(uintptr_t)(s->module));
-	if (!s->pAllocator) {
-		sbt_vk_pr_null(pr, "pAllocator");
-	} else {
-		size_t m2575 = sbt_vk_pr_enter(pr, "pAllocator");
-		{
-			size_t m2576 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2576);
-		}
-		sbt_vk_pr_pop(pr, m2575);
-	}
-}
-
-static void sbt_vk_pc_vkDestroyCuFunctionNVX(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyCuFunctionNVX *s)
-{
-	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_h(pr, "function", "VkCuFunctionNVX", (uint64_t)(uintptr_t)(s->function));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -34595,6 +34633,23 @@ static void sbt_vk_pc_vkDestroyCuFunctionNVX(sbt_vk_pr *pr, const sbt_vk_args_vk
 	}
 }
 
+static void sbt_vk_pc_vkDestroyCuFunctionNVX(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyCuFunctionNVX *s)
+{
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "function", "VkCuFunctionNVX", (uint64_t)(uintptr_t)(s->function));
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m2579 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m2580 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m2580);
+		}
+		sbt_vk_pr_pop(pr, m2579);
+	}
+}
+
 static void sbt_vk_pc_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetDescriptorSetLayoutSizeEXT *s)
 {
 	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
@@ -34602,9 +34657,9 @@ static void sbt_vk_pc_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_pr *pr, const sbt_v
 	if (!s->pLayoutSizeInBytes) {
 		sbt_vk_pr_null(pr, "pLayoutSizeInBytes");
 	} else {
-		size_t m2579 = sbt_vk_pr_enter(pr, "pLayoutSizeInBytes");
+		size_t m2581 = sbt_vk_pr_enter(pr, "pLayoutSizeInBytes");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pLayoutSizeInBytes[0]));
-		sbt_vk_pr_pop(pr, m2579);
+		sbt_vk_pr_pop(pr, m2581);
 	}
 }
 
@@ -34616,9 +34671,9 @@ static void sbt_vk_pc_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_pr *pr, co
 	if (!s->pOffset) {
 		sbt_vk_pr_null(pr, "pOffset");
 	} else {
-		size_t m2580 = sbt_vk_pr_enter(pr, "pOffset");
+		size_t m2582 = sbt_vk_pr_enter(pr, "pOffset");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffset[0]));
-		sbt_vk_pr_pop(pr, m2580);
+		sbt_vk_pr_pop(pr, m2582);
 	}
 }
 
@@ -34628,13 +34683,13 @@ static void sbt_vk_pc_vkGetDescriptorEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetD
 	if (!s->pDescriptorInfo) {
 		sbt_vk_pr_null(pr, "pDescriptorInfo");
 	} else {
-		size_t m2581 = sbt_vk_pr_enter(pr, "pDescriptorInfo");
+		size_t m2583 = sbt_vk_pr_enter(pr, "pDescriptorInfo");
 		{
-			size_t m2582 = sbt_vk_pr_enter(pr, "");
+			size_t m2584 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDescriptorGetInfoEXT(pr, &(s->pDescriptorInfo[0]));
-			sbt_vk_pr_pop(pr, m2582);
+			sbt_vk_pr_pop(pr, m2584);
 		}
-		sbt_vk_pr_pop(pr, m2581);
+		sbt_vk_pr_pop(pr, m2583);
 	}
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
 	if (!s->pDescriptor) {
@@ -34652,19 +34707,19 @@ static void sbt_vk_pc_vkCmdBindDescriptorBuffersEXT(sbt_vk_pr *pr, const sbt_vk_
 		sbt_vk_pr_null(pr, "pBindingInfos");
 	} else if (!sbt_vk_pr_blob(pr, "pBindingInfos", s->pBindingInfos)) {
 		{
-			const uint64_t n2583 = (uint64_t)s->bufferCount;
-			sbt_vk_pr_u(pr, "pBindingInfos.count", n2583);
-			size_t m2585 = sbt_vk_pr_enter(pr, "pBindingInfos");
-			for (uint64_t i2584 = 0; i2584 < n2583 && i2584 < SBT_VK_PR_MAX_ELEMS; i2584++) {
-				size_t m2586 = sbt_vk_pr_pushi(pr, i2584);
+			const uint64_t n2585 = (uint64_t)s->bufferCount;
+			sbt_vk_pr_u(pr, "pBindingInfos.count", n2585);
+			size_t m2587 = sbt_vk_pr_enter(pr, "pBindingInfos");
+			for (uint64_t i2586 = 0; i2586 < n2585 && i2586 < SBT_VK_PR_MAX_ELEMS; i2586++) {
+				size_t m2588 = sbt_vk_pr_pushi(pr, i2586);
 				{
-					size_t m2587 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkDescriptorBufferBindingInfoEXT(pr, &(s->pBindingInfos[i2584]));
-					sbt_vk_pr_pop(pr, m2587);
+					size_t m2589 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkDescriptorBufferBindingInfoEXT(pr, &(s->pBindingInfos[i2586]));
+					sbt_vk_pr_pop(pr, m2589);
 				}
-				sbt_vk_pr_pop(pr, m2586);
+				sbt_vk_pr_pop(pr, m2588);
 			}
-			sbt_vk_pr_pop(pr, m2585);
+			sbt_vk_pr_pop(pr, m2587);
 		}
 	}
 }
@@ -34680,30 +34735,30 @@ static void sbt_vk_pc_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_pr *pr, const sb
 		sbt_vk_pr_null(pr, "pBufferIndices");
 	} else if (!sbt_vk_pr_blob(pr, "pBufferIndices", s->pBufferIndices)) {
 		{
-			const uint64_t n2588 = (uint64_t)s->setCount;
-			sbt_vk_pr_u(pr, "pBufferIndices.count", n2588);
-			size_t m2590 = sbt_vk_pr_enter(pr, "pBufferIndices");
-			for (uint64_t i2589 = 0; i2589 < n2588 && i2589 < SBT_VK_PR_MAX_ELEMS; i2589++) {
-				size_t m2591 = sbt_vk_pr_pushi(pr, i2589);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pBufferIndices[i2589]));
-				sbt_vk_pr_pop(pr, m2591);
+			const uint64_t n2590 = (uint64_t)s->setCount;
+			sbt_vk_pr_u(pr, "pBufferIndices.count", n2590);
+			size_t m2592 = sbt_vk_pr_enter(pr, "pBufferIndices");
+			for (uint64_t i2591 = 0; i2591 < n2590 && i2591 < SBT_VK_PR_MAX_ELEMS; i2591++) {
+				size_t m2593 = sbt_vk_pr_pushi(pr, i2591);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pBufferIndices[i2591]));
+				sbt_vk_pr_pop(pr, m2593);
 			}
-			sbt_vk_pr_pop(pr, m2590);
+			sbt_vk_pr_pop(pr, m2592);
 		}
 	}
 	if (!s->pOffsets) {
 		sbt_vk_pr_null(pr, "pOffsets");
 	} else if (!sbt_vk_pr_blob(pr, "pOffsets", s->pOffsets)) {
 		{
-			const uint64_t n2592 = (uint64_t)s->setCount;
-			sbt_vk_pr_u(pr, "pOffsets.count", n2592);
-			size_t m2594 = sbt_vk_pr_enter(pr, "pOffsets");
-			for (uint64_t i2593 = 0; i2593 < n2592 && i2593 < SBT_VK_PR_MAX_ELEMS; i2593++) {
-				size_t m2595 = sbt_vk_pr_pushi(pr, i2593);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffsets[i2593]));
-				sbt_vk_pr_pop(pr, m2595);
+			const uint64_t n2594 = (uint64_t)s->setCount;
+			sbt_vk_pr_u(pr, "pOffsets.count", n2594);
+			size_t m2596 = sbt_vk_pr_enter(pr, "pOffsets");
+			for (uint64_t i2595 = 0; i2595 < n2594 && i2595 < SBT_VK_PR_MAX_ELEMS; i2595++) {
+				size_t m2597 = sbt_vk_pr_pushi(pr, i2595);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffsets[i2595]));
+				sbt_vk_pr_pop(pr, m2597);
 			}
-			sbt_vk_pr_pop(pr, m2594);
+			sbt_vk_pr_pop(pr, m2596);
 		}
 	}
 }
@@ -34739,9 +34794,9 @@ static void sbt_vk_pc_vkGetDrmDisplayEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetD
 	if (!s->display) {
 		sbt_vk_pr_null(pr, "display");
 	} else {
-		size_t m2596 = sbt_vk_pr_enter(pr, "display");
+		size_t m2598 = sbt_vk_pr_enter(pr, "display");
 		sbt_vk_pr_h(pr, "", "VkDisplayKHR", (uint64_t)(uintptr_t)(s->display[0]));
-		sbt_vk_pr_pop(pr, m2596);
+		sbt_vk_pr_pop(pr, m2598);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -34761,13 +34816,13 @@ static void sbt_vk_pc_vkCmdBeginRendering(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 	if (!s->pRenderingInfo) {
 		sbt_vk_pr_null(pr, "pRenderingInfo");
 	} else {
-		size_t m2597 = sbt_vk_pr_enter(pr, "pRenderingInfo");
+		size_t m2599 = sbt_vk_pr_enter(pr, "pRenderingInfo");
 		{
-			size_t m2598 = sbt_vk_pr_enter(pr, "");
+			size_t m2600 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkRenderingInfo(pr, &(s->pRenderingInfo[0]));
-			sbt_vk_pr_pop(pr, m2598);
+			sbt_vk_pr_pop(pr, m2600);
 		}
-		sbt_vk_pr_pop(pr, m2597);
+		sbt_vk_pr_pop(pr, m2599);
 	}
 }
 
@@ -34777,13 +34832,13 @@ static void sbt_vk_pc_vkCmdBeginRenderingKHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 	if (!s->pRenderingInfo) {
 		sbt_vk_pr_null(pr, "pRenderingInfo");
 	} else {
-		size_t m2599 = sbt_vk_pr_enter(pr, "pRenderingInfo");
+		size_t m2601 = sbt_vk_pr_enter(pr, "pRenderingInfo");
 		{
-			size_t m2600 = sbt_vk_pr_enter(pr, "");
+			size_t m2602 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkRenderingInfo(pr, &(s->pRenderingInfo[0]));
-			sbt_vk_pr_pop(pr, m2600);
+			sbt_vk_pr_pop(pr, m2602);
 		}
-		sbt_vk_pr_pop(pr, m2599);
+		sbt_vk_pr_pop(pr, m2601);
 	}
 }
 
@@ -34803,24 +34858,24 @@ static void sbt_vk_pc_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_pr *pr
 	if (!s->pBindingReference) {
 		sbt_vk_pr_null(pr, "pBindingReference");
 	} else {
-		size_t m2601 = sbt_vk_pr_enter(pr, "pBindingReference");
+		size_t m2603 = sbt_vk_pr_enter(pr, "pBindingReference");
 		{
-			size_t m2602 = sbt_vk_pr_enter(pr, "");
+			size_t m2604 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDescriptorSetBindingReferenceVALVE(pr, &(s->pBindingReference[0]));
-			sbt_vk_pr_pop(pr, m2602);
+			sbt_vk_pr_pop(pr, m2604);
 		}
-		sbt_vk_pr_pop(pr, m2601);
+		sbt_vk_pr_pop(pr, m2603);
 	}
 	if (!s->pHostMapping) {
 		sbt_vk_pr_null(pr, "pHostMapping");
 	} else {
-		size_t m2603 = sbt_vk_pr_enter(pr, "pHostMapping");
+		size_t m2605 = sbt_vk_pr_enter(pr, "pHostMapping");
 		{
-			size_t m2604 = sbt_vk_pr_enter(pr, "");
+			size_t m2606 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDescriptorSetLayoutHostMappingInfoVALVE(pr, &(s->pHostMapping[0]));
-			sbt_vk_pr_pop(pr, m2604);
+			sbt_vk_pr_pop(pr, m2606);
 		}
-		sbt_vk_pr_pop(pr, m2603);
+		sbt_vk_pr_pop(pr, m2605);
 	}
 }
 
@@ -34831,9 +34886,9 @@ static void sbt_vk_pc_vkGetDescriptorSetHostMappingVALVE(sbt_vk_pr *pr, const sb
 	if (!s->ppData) {
 		sbt_vk_pr_null(pr, "ppData");
 	} else {
-		size_t m2605 = sbt_vk_pr_enter(pr, "ppData");
+		size_t m2607 = sbt_vk_pr_enter(pr, "ppData");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->ppData[0]));
-		sbt_vk_pr_pop(pr, m2605);
+		sbt_vk_pr_pop(pr, m2607);
 	}
 }
 
@@ -34843,31 +34898,31 @@ static void sbt_vk_pc_vkCreateMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCre
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2606 = sbt_vk_pr_enter(pr, "pCreateInfo");
-		{
-			size_t m2607 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkMicromapCreateInfoEXT(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2607);
-		}
-		sbt_vk_pr_pop(pr, m2606);
-	}
-	if (!s->pAllocator) {
-		sbt_vk_pr_null(pr, "pAllocator");
-	} else {
-		size_t m2608 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2608 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
 			size_t m2609 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_p_VkMicromapCreateInfoEXT(pr, &(s->pCreateInfo[0]));
 			sbt_vk_pr_pop(pr, m2609);
 		}
 		sbt_vk_pr_pop(pr, m2608);
 	}
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m2610 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m2611 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m2611);
+		}
+		sbt_vk_pr_pop(pr, m2610);
+	}
 	if (!s->pMicromap) {
 		sbt_vk_pr_null(pr, "pMicromap");
 	} else {
-		size_t m2610 = sbt_vk_pr_enter(pr, "pMicromap");
+		size_t m2612 = sbt_vk_pr_enter(pr, "pMicromap");
 		sbt_vk_pr_h(pr, "", "VkMicromapEXT", (uint64_t)(uintptr_t)(s->pMicromap[0]));
-		sbt_vk_pr_pop(pr, m2610);
+		sbt_vk_pr_pop(pr, m2612);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -34880,19 +34935,19 @@ static void sbt_vk_pc_vkCmdBuildMicromapsEXT(sbt_vk_pr *pr, const sbt_vk_args_vk
 		sbt_vk_pr_null(pr, "pInfos");
 	} else if (!sbt_vk_pr_blob(pr, "pInfos", s->pInfos)) {
 		{
-			const uint64_t n2611 = (uint64_t)s->infoCount;
-			sbt_vk_pr_u(pr, "pInfos.count", n2611);
-			size_t m2613 = sbt_vk_pr_enter(pr, "pInfos");
-			for (uint64_t i2612 = 0; i2612 < n2611 && i2612 < SBT_VK_PR_MAX_ELEMS; i2612++) {
-				size_t m2614 = sbt_vk_pr_pushi(pr, i2612);
+			const uint64_t n2613 = (uint64_t)s->infoCount;
+			sbt_vk_pr_u(pr, "pInfos.count", n2613);
+			size_t m2615 = sbt_vk_pr_enter(pr, "pInfos");
+			for (uint64_t i2614 = 0; i2614 < n2613 && i2614 < SBT_VK_PR_MAX_ELEMS; i2614++) {
+				size_t m2616 = sbt_vk_pr_pushi(pr, i2614);
 				{
-					size_t m2615 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkMicromapBuildInfoEXT(pr, &(s->pInfos[i2612]));
-					sbt_vk_pr_pop(pr, m2615);
+					size_t m2617 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkMicromapBuildInfoEXT(pr, &(s->pInfos[i2614]));
+					sbt_vk_pr_pop(pr, m2617);
 				}
-				sbt_vk_pr_pop(pr, m2614);
+				sbt_vk_pr_pop(pr, m2616);
 			}
-			sbt_vk_pr_pop(pr, m2613);
+			sbt_vk_pr_pop(pr, m2615);
 		}
 	}
 }
@@ -34906,19 +34961,19 @@ static void sbt_vk_pc_vkBuildMicromapsEXT(sbt_vk_pr *pr, const sbt_vk_args_vkBui
 		sbt_vk_pr_null(pr, "pInfos");
 	} else if (!sbt_vk_pr_blob(pr, "pInfos", s->pInfos)) {
 		{
-			const uint64_t n2616 = (uint64_t)s->infoCount;
-			sbt_vk_pr_u(pr, "pInfos.count", n2616);
-			size_t m2618 = sbt_vk_pr_enter(pr, "pInfos");
-			for (uint64_t i2617 = 0; i2617 < n2616 && i2617 < SBT_VK_PR_MAX_ELEMS; i2617++) {
-				size_t m2619 = sbt_vk_pr_pushi(pr, i2617);
+			const uint64_t n2618 = (uint64_t)s->infoCount;
+			sbt_vk_pr_u(pr, "pInfos.count", n2618);
+			size_t m2620 = sbt_vk_pr_enter(pr, "pInfos");
+			for (uint64_t i2619 = 0; i2619 < n2618 && i2619 < SBT_VK_PR_MAX_ELEMS; i2619++) {
+				size_t m2621 = sbt_vk_pr_pushi(pr, i2619);
 				{
-					size_t m2620 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkMicromapBuildInfoEXT(pr, &(s->pInfos[i2617]));
-					sbt_vk_pr_pop(pr, m2620);
+					size_t m2622 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkMicromapBuildInfoEXT(pr, &(s->pInfos[i2619]));
+					sbt_vk_pr_pop(pr, m2622);
 				}
-				sbt_vk_pr_pop(pr, m2619);
+				sbt_vk_pr_pop(pr, m2621);
 			}
-			sbt_vk_pr_pop(pr, m2618);
+			sbt_vk_pr_pop(pr, m2620);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -34931,36 +34986,19 @@ static void sbt_vk_pc_vkDestroyMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDe
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2621 = sbt_vk_pr_enter(pr, "pAllocator");
-		{
-			size_t m2622 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2622);
-		}
-		sbt_vk_pr_pop(pr, m2621);
-	}
-}
-
-static void sbt_vk_pc_vkCmdCopyMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyMicromapEXT *s)
-{
-	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	if (!s->pInfo) {
-		sbt_vk_pr_null(pr, "pInfo");
-	} else {
-		size_t m2623 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2623 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
 			size_t m2624 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkCopyMicromapInfoEXT(pr, &(s->pInfo[0]));
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
 			sbt_vk_pr_pop(pr, m2624);
 		}
 		sbt_vk_pr_pop(pr, m2623);
 	}
 }
 
-static void sbt_vk_pc_vkCopyMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCopyMicromapEXT *s)
+static void sbt_vk_pc_vkCmdCopyMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyMicromapEXT *s)
 {
-	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_h(pr, "deferredOperation", "VkDeferredOperationKHR", (uint64_t)(uintptr_t)(s->deferredOperation));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -34972,29 +35010,29 @@ static void sbt_vk_pc_vkCopyMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCopyM
 		}
 		sbt_vk_pr_pop(pr, m2625);
 	}
-	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkCmdCopyMicromapToMemoryEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyMicromapToMemoryEXT *s)
+static void sbt_vk_pc_vkCopyMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCopyMicromapEXT *s)
 {
-	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "deferredOperation", "VkDeferredOperationKHR", (uint64_t)(uintptr_t)(s->deferredOperation));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
 		size_t m2627 = sbt_vk_pr_enter(pr, "pInfo");
 		{
 			size_t m2628 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkCopyMicromapToMemoryInfoEXT(pr, &(s->pInfo[0]));
+			sbt_vk_p_VkCopyMicromapInfoEXT(pr, &(s->pInfo[0]));
 			sbt_vk_pr_pop(pr, m2628);
 		}
 		sbt_vk_pr_pop(pr, m2627);
 	}
+	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkCopyMicromapToMemoryEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCopyMicromapToMemoryEXT *s)
+static void sbt_vk_pc_vkCmdCopyMicromapToMemoryEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyMicromapToMemoryEXT *s)
 {
-	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_h(pr, "deferredOperation", "VkDeferredOperationKHR", (uint64_t)(uintptr_t)(s->deferredOperation));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -35006,29 +35044,29 @@ static void sbt_vk_pc_vkCopyMicromapToMemoryEXT(sbt_vk_pr *pr, const sbt_vk_args
 		}
 		sbt_vk_pr_pop(pr, m2629);
 	}
-	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkCmdCopyMemoryToMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyMemoryToMicromapEXT *s)
+static void sbt_vk_pc_vkCopyMicromapToMemoryEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCopyMicromapToMemoryEXT *s)
 {
-	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "deferredOperation", "VkDeferredOperationKHR", (uint64_t)(uintptr_t)(s->deferredOperation));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
 		size_t m2631 = sbt_vk_pr_enter(pr, "pInfo");
 		{
 			size_t m2632 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkCopyMemoryToMicromapInfoEXT(pr, &(s->pInfo[0]));
+			sbt_vk_p_VkCopyMicromapToMemoryInfoEXT(pr, &(s->pInfo[0]));
 			sbt_vk_pr_pop(pr, m2632);
 		}
 		sbt_vk_pr_pop(pr, m2631);
 	}
+	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkCopyMemoryToMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCopyMemoryToMicromapEXT *s)
+static void sbt_vk_pc_vkCmdCopyMemoryToMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyMemoryToMicromapEXT *s)
 {
-	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_h(pr, "deferredOperation", "VkDeferredOperationKHR", (uint64_t)(uintptr_t)(s->deferredOperation));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -35039,6 +35077,23 @@ static void sbt_vk_pc_vkCopyMemoryToMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args
 			sbt_vk_pr_pop(pr, m2634);
 		}
 		sbt_vk_pr_pop(pr, m2633);
+	}
+}
+
+static void sbt_vk_pc_vkCopyMemoryToMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCopyMemoryToMicromapEXT *s)
+{
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "deferredOperation", "VkDeferredOperationKHR", (uint64_t)(uintptr_t)(s->deferredOperation));
+	if (!s->pInfo) {
+		sbt_vk_pr_null(pr, "pInfo");
+	} else {
+		size_t m2635 = sbt_vk_pr_enter(pr, "pInfo");
+		{
+			size_t m2636 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkCopyMemoryToMicromapInfoEXT(pr, &(s->pInfo[0]));
+			sbt_vk_pr_pop(pr, m2636);
+		}
+		sbt_vk_pr_pop(pr, m2635);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -35051,15 +35106,15 @@ static void sbt_vk_pc_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_pr *pr, const sbt_
 		sbt_vk_pr_null(pr, "pMicromaps");
 	} else if (!sbt_vk_pr_blob(pr, "pMicromaps", s->pMicromaps)) {
 		{
-			const uint64_t n2635 = (uint64_t)s->micromapCount;
-			sbt_vk_pr_u(pr, "pMicromaps.count", n2635);
-			size_t m2637 = sbt_vk_pr_enter(pr, "pMicromaps");
-			for (uint64_t i2636 = 0; i2636 < n2635 && i2636 < SBT_VK_PR_MAX_ELEMS; i2636++) {
-				size_t m2638 = sbt_vk_pr_pushi(pr, i2636);
-				sbt_vk_pr_h(pr, "", "VkMicromapEXT", (uint64_t)(uintptr_t)(s->pMicromaps[i2636]));
-				sbt_vk_pr_pop(pr, m2638);
+			const uint64_t n2637 = (uint64_t)s->micromapCount;
+			sbt_vk_pr_u(pr, "pMicromaps.count", n2637);
+			size_t m2639 = sbt_vk_pr_enter(pr, "pMicromaps");
+			for (uint64_t i2638 = 0; i2638 < n2637 && i2638 < SBT_VK_PR_MAX_ELEMS; i2638++) {
+				size_t m2640 = sbt_vk_pr_pushi(pr, i2638);
+				sbt_vk_pr_h(pr, "", "VkMicromapEXT", (uint64_t)(uintptr_t)(s->pMicromaps[i2638]));
+				sbt_vk_pr_pop(pr, m2640);
 			}
-			sbt_vk_pr_pop(pr, m2637);
+			sbt_vk_pr_pop(pr, m2639);
 		}
 	}
 	sbt_vk_pr_e(pr, "queryType", sbt_vk_en_VkQueryType((int64_t)(s->queryType)), (int64_t)(s->queryType));
@@ -35075,15 +35130,15 @@ static void sbt_vk_pc_vkWriteMicromapsPropertiesEXT(sbt_vk_pr *pr, const sbt_vk_
 		sbt_vk_pr_null(pr, "pMicromaps");
 	} else if (!sbt_vk_pr_blob(pr, "pMicromaps", s->pMicromaps)) {
 		{
-			const uint64_t n2639 = (uint64_t)s->micromapCount;
-			sbt_vk_pr_u(pr, "pMicromaps.count", n2639);
-			size_t m2641 = sbt_vk_pr_enter(pr, "pMicromaps");
-			for (uint64_t i2640 = 0; i2640 < n2639 && i2640 < SBT_VK_PR_MAX_ELEMS; i2640++) {
-				size_t m2642 = sbt_vk_pr_pushi(pr, i2640);
-				sbt_vk_pr_h(pr, "", "VkMicromapEXT", (uint64_t)(uintptr_t)(s->pMicromaps[i2640]));
-				sbt_vk_pr_pop(pr, m2642);
+			const uint64_t n2641 = (uint64_t)s->micromapCount;
+			sbt_vk_pr_u(pr, "pMicromaps.count", n2641);
+			size_t m2643 = sbt_vk_pr_enter(pr, "pMicromaps");
+			for (uint64_t i2642 = 0; i2642 < n2641 && i2642 < SBT_VK_PR_MAX_ELEMS; i2642++) {
+				size_t m2644 = sbt_vk_pr_pushi(pr, i2642);
+				sbt_vk_pr_h(pr, "", "VkMicromapEXT", (uint64_t)(uintptr_t)(s->pMicromaps[i2642]));
+				sbt_vk_pr_pop(pr, m2644);
 			}
-			sbt_vk_pr_pop(pr, m2641);
+			sbt_vk_pr_pop(pr, m2643);
 		}
 	}
 	sbt_vk_pr_e(pr, "queryType", sbt_vk_en_VkQueryType((int64_t)(s->queryType)), (int64_t)(s->queryType));
@@ -35103,20 +35158,20 @@ static void sbt_vk_pc_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_pr *pr, const s
 	if (!s->pVersionInfo) {
 		sbt_vk_pr_null(pr, "pVersionInfo");
 	} else {
-		size_t m2643 = sbt_vk_pr_enter(pr, "pVersionInfo");
+		size_t m2645 = sbt_vk_pr_enter(pr, "pVersionInfo");
 		{
-			size_t m2644 = sbt_vk_pr_enter(pr, "");
+			size_t m2646 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMicromapVersionInfoEXT(pr, &(s->pVersionInfo[0]));
-			sbt_vk_pr_pop(pr, m2644);
+			sbt_vk_pr_pop(pr, m2646);
 		}
-		sbt_vk_pr_pop(pr, m2643);
+		sbt_vk_pr_pop(pr, m2645);
 	}
 	if (!s->pCompatibility) {
 		sbt_vk_pr_null(pr, "pCompatibility");
 	} else {
-		size_t m2645 = sbt_vk_pr_enter(pr, "pCompatibility");
+		size_t m2647 = sbt_vk_pr_enter(pr, "pCompatibility");
 		sbt_vk_pr_e(pr, "", sbt_vk_en_VkAccelerationStructureCompatibilityKHR((int64_t)(s->pCompatibility[0])), (int64_t)(s->pCompatibility[0]));
-		sbt_vk_pr_pop(pr, m2645);
+		sbt_vk_pr_pop(pr, m2647);
 	}
 }
 
@@ -35127,24 +35182,24 @@ static void sbt_vk_pc_vkGetMicromapBuildSizesEXT(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pBuildInfo) {
 		sbt_vk_pr_null(pr, "pBuildInfo");
 	} else {
-		size_t m2646 = sbt_vk_pr_enter(pr, "pBuildInfo");
+		size_t m2648 = sbt_vk_pr_enter(pr, "pBuildInfo");
 		{
-			size_t m2647 = sbt_vk_pr_enter(pr, "");
+			size_t m2649 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMicromapBuildInfoEXT(pr, &(s->pBuildInfo[0]));
-			sbt_vk_pr_pop(pr, m2647);
+			sbt_vk_pr_pop(pr, m2649);
 		}
-		sbt_vk_pr_pop(pr, m2646);
+		sbt_vk_pr_pop(pr, m2648);
 	}
 	if (!s->pSizeInfo) {
 		sbt_vk_pr_null(pr, "pSizeInfo");
 	} else {
-		size_t m2648 = sbt_vk_pr_enter(pr, "pSizeInfo");
+		size_t m2650 = sbt_vk_pr_enter(pr, "pSizeInfo");
 		{
-			size_t m2649 = sbt_vk_pr_enter(pr, "");
+			size_t m2651 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMicromapBuildSizesInfoEXT(pr, &(s->pSizeInfo[0]));
-			sbt_vk_pr_pop(pr, m2649);
+			sbt_vk_pr_pop(pr, m2651);
 		}
-		sbt_vk_pr_pop(pr, m2648);
+		sbt_vk_pr_pop(pr, m2650);
 	}
 }
 
@@ -35155,13 +35210,13 @@ static void sbt_vk_pc_vkGetShaderModuleIdentifierEXT(sbt_vk_pr *pr, const sbt_vk
 	if (!s->pIdentifier) {
 		sbt_vk_pr_null(pr, "pIdentifier");
 	} else {
-		size_t m2650 = sbt_vk_pr_enter(pr, "pIdentifier");
+		size_t m2652 = sbt_vk_pr_enter(pr, "pIdentifier");
 		{
-			size_t m2651 = sbt_vk_pr_enter(pr, "");
+			size_t m2653 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkShaderModuleIdentifierEXT(pr, &(s->pIdentifier[0]));
-			sbt_vk_pr_pop(pr, m2651);
+			sbt_vk_pr_pop(pr, m2653);
 		}
-		sbt_vk_pr_pop(pr, m2650);
+		sbt_vk_pr_pop(pr, m2652);
 	}
 }
 
@@ -35171,24 +35226,24 @@ static void sbt_vk_pc_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_pr *pr, co
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2652 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2654 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m2653 = sbt_vk_pr_enter(pr, "");
+			size_t m2655 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkShaderModuleCreateInfo(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2653);
+			sbt_vk_pr_pop(pr, m2655);
 		}
-		sbt_vk_pr_pop(pr, m2652);
+		sbt_vk_pr_pop(pr, m2654);
 	}
 	if (!s->pIdentifier) {
 		sbt_vk_pr_null(pr, "pIdentifier");
 	} else {
-		size_t m2654 = sbt_vk_pr_enter(pr, "pIdentifier");
+		size_t m2656 = sbt_vk_pr_enter(pr, "pIdentifier");
 		{
-			size_t m2655 = sbt_vk_pr_enter(pr, "");
+			size_t m2657 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkShaderModuleIdentifierEXT(pr, &(s->pIdentifier[0]));
-			sbt_vk_pr_pop(pr, m2655);
+			sbt_vk_pr_pop(pr, m2657);
 		}
-		sbt_vk_pr_pop(pr, m2654);
+		sbt_vk_pr_pop(pr, m2656);
 	}
 }
 
@@ -35199,24 +35254,24 @@ static void sbt_vk_pc_vkGetImageSubresourceLayout2EXT(sbt_vk_pr *pr, const sbt_v
 	if (!s->pSubresource) {
 		sbt_vk_pr_null(pr, "pSubresource");
 	} else {
-		size_t m2656 = sbt_vk_pr_enter(pr, "pSubresource");
+		size_t m2658 = sbt_vk_pr_enter(pr, "pSubresource");
 		{
-			size_t m2657 = sbt_vk_pr_enter(pr, "");
+			size_t m2659 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkImageSubresource2EXT(pr, &(s->pSubresource[0]));
-			sbt_vk_pr_pop(pr, m2657);
+			sbt_vk_pr_pop(pr, m2659);
 		}
-		sbt_vk_pr_pop(pr, m2656);
+		sbt_vk_pr_pop(pr, m2658);
 	}
 	if (!s->pLayout) {
 		sbt_vk_pr_null(pr, "pLayout");
 	} else {
-		size_t m2658 = sbt_vk_pr_enter(pr, "pLayout");
+		size_t m2660 = sbt_vk_pr_enter(pr, "pLayout");
 		{
-			size_t m2659 = sbt_vk_pr_enter(pr, "");
+			size_t m2661 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkSubresourceLayout2EXT(pr, &(s->pLayout[0]));
-			sbt_vk_pr_pop(pr, m2659);
+			sbt_vk_pr_pop(pr, m2661);
 		}
-		sbt_vk_pr_pop(pr, m2658);
+		sbt_vk_pr_pop(pr, m2660);
 	}
 }
 
@@ -35226,24 +35281,24 @@ static void sbt_vk_pc_vkGetPipelinePropertiesEXT(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pPipelineInfo) {
 		sbt_vk_pr_null(pr, "pPipelineInfo");
 	} else {
-		size_t m2660 = sbt_vk_pr_enter(pr, "pPipelineInfo");
+		size_t m2662 = sbt_vk_pr_enter(pr, "pPipelineInfo");
 		{
-			size_t m2661 = sbt_vk_pr_enter(pr, "");
+			size_t m2663 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPipelineInfoKHR(pr, &(s->pPipelineInfo[0]));
-			sbt_vk_pr_pop(pr, m2661);
+			sbt_vk_pr_pop(pr, m2663);
 		}
-		sbt_vk_pr_pop(pr, m2660);
+		sbt_vk_pr_pop(pr, m2662);
 	}
 	if (!s->pPipelineProperties) {
 		sbt_vk_pr_null(pr, "pPipelineProperties");
 	} else {
-		size_t m2662 = sbt_vk_pr_enter(pr, "pPipelineProperties");
+		size_t m2664 = sbt_vk_pr_enter(pr, "pPipelineProperties");
 		{
-			size_t m2663 = sbt_vk_pr_enter(pr, "");
+			size_t m2665 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkBaseOutStructure(pr, &(s->pPipelineProperties[0]));
-			sbt_vk_pr_pop(pr, m2663);
+			sbt_vk_pr_pop(pr, m2665);
 		}
-		sbt_vk_pr_pop(pr, m2662);
+		sbt_vk_pr_pop(pr, m2664);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -35255,27 +35310,27 @@ static void sbt_vk_pc_vkGetFramebufferTilePropertiesQCOM(sbt_vk_pr *pr, const sb
 	if (!s->pPropertiesCount) {
 		sbt_vk_pr_null(pr, "pPropertiesCount");
 	} else {
-		size_t m2664 = sbt_vk_pr_enter(pr, "pPropertiesCount");
+		size_t m2666 = sbt_vk_pr_enter(pr, "pPropertiesCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pPropertiesCount[0]));
-		sbt_vk_pr_pop(pr, m2664);
+		sbt_vk_pr_pop(pr, m2666);
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
-			const uint64_t n2665 = (s->pPropertiesCount ? (uint64_t)*s->pPropertiesCount : 0);
-			sbt_vk_pr_u(pr, "pProperties.count", n2665);
-			size_t m2667 = sbt_vk_pr_enter(pr, "pProperties");
-			for (uint64_t i2666 = 0; i2666 < n2665 && i2666 < SBT_VK_PR_MAX_ELEMS; i2666++) {
-				size_t m2668 = sbt_vk_pr_pushi(pr, i2666);
+			const uint64_t n2667 = (s->pPropertiesCount ? (uint64_t)*s->pPropertiesCount : 0);
+			sbt_vk_pr_u(pr, "pProperties.count", n2667);
+			size_t m2669 = sbt_vk_pr_enter(pr, "pProperties");
+			for (uint64_t i2668 = 0; i2668 < n2667 && i2668 < SBT_VK_PR_MAX_ELEMS; i2668++) {
+				size_t m2670 = sbt_vk_pr_pushi(pr, i2668);
 				{
-					size_t m2669 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkTilePropertiesQCOM(pr, &(s->pProperties[i2666]));
-					sbt_vk_pr_pop(pr, m2669);
+					size_t m2671 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkTilePropertiesQCOM(pr, &(s->pProperties[i2668]));
+					sbt_vk_pr_pop(pr, m2671);
 				}
-				sbt_vk_pr_pop(pr, m2668);
+				sbt_vk_pr_pop(pr, m2670);
 			}
-			sbt_vk_pr_pop(pr, m2667);
+			sbt_vk_pr_pop(pr, m2669);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -35287,24 +35342,24 @@ static void sbt_vk_pc_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_pr *pr, con
 	if (!s->pRenderingInfo) {
 		sbt_vk_pr_null(pr, "pRenderingInfo");
 	} else {
-		size_t m2670 = sbt_vk_pr_enter(pr, "pRenderingInfo");
+		size_t m2672 = sbt_vk_pr_enter(pr, "pRenderingInfo");
 		{
-			size_t m2671 = sbt_vk_pr_enter(pr, "");
+			size_t m2673 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkRenderingInfo(pr, &(s->pRenderingInfo[0]));
-			sbt_vk_pr_pop(pr, m2671);
+			sbt_vk_pr_pop(pr, m2673);
 		}
-		sbt_vk_pr_pop(pr, m2670);
+		sbt_vk_pr_pop(pr, m2672);
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
-		size_t m2672 = sbt_vk_pr_enter(pr, "pProperties");
+		size_t m2674 = sbt_vk_pr_enter(pr, "pProperties");
 		{
-			size_t m2673 = sbt_vk_pr_enter(pr, "");
+			size_t m2675 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkTilePropertiesQCOM(pr, &(s->pProperties[0]));
-			sbt_vk_pr_pop(pr, m2673);
+			sbt_vk_pr_pop(pr, m2675);
 		}
-		sbt_vk_pr_pop(pr, m2672);
+		sbt_vk_pr_pop(pr, m2674);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -35315,38 +35370,38 @@ static void sbt_vk_pc_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_pr *pr
 	if (!s->pOpticalFlowImageFormatInfo) {
 		sbt_vk_pr_null(pr, "pOpticalFlowImageFormatInfo");
 	} else {
-		size_t m2674 = sbt_vk_pr_enter(pr, "pOpticalFlowImageFormatInfo");
+		size_t m2676 = sbt_vk_pr_enter(pr, "pOpticalFlowImageFormatInfo");
 		{
-			size_t m2675 = sbt_vk_pr_enter(pr, "");
+			size_t m2677 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkOpticalFlowImageFormatInfoNV(pr, &(s->pOpticalFlowImageFormatInfo[0]));
-			sbt_vk_pr_pop(pr, m2675);
+			sbt_vk_pr_pop(pr, m2677);
 		}
-		sbt_vk_pr_pop(pr, m2674);
+		sbt_vk_pr_pop(pr, m2676);
 	}
 	if (!s->pFormatCount) {
 		sbt_vk_pr_null(pr, "pFormatCount");
 	} else {
-		size_t m2676 = sbt_vk_pr_enter(pr, "pFormatCount");
+		size_t m2678 = sbt_vk_pr_enter(pr, "pFormatCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pFormatCount[0]));
-		sbt_vk_pr_pop(pr, m2676);
+		sbt_vk_pr_pop(pr, m2678);
 	}
 	if (!s->pImageFormatProperties) {
 		sbt_vk_pr_null(pr, "pImageFormatProperties");
 	} else if (!sbt_vk_pr_blob(pr, "pImageFormatProperties", s->pImageFormatProperties)) {
 		{
-			const uint64_t n2677 = (s->pFormatCount ? (uint64_t)*s->pFormatCount : 0);
-			sbt_vk_pr_u(pr, "pImageFormatProperties.count", n2677);
-			size_t m2679 = sbt_vk_pr_enter(pr, "pImageFormatProperties");
-			for (uint64_t i2678 = 0; i2678 < n2677 && i2678 < SBT_VK_PR_MAX_ELEMS; i2678++) {
-				size_t m2680 = sbt_vk_pr_pushi(pr, i2678);
+			const uint64_t n2679 = (s->pFormatCount ? (uint64_t)*s->pFormatCount : 0);
+			sbt_vk_pr_u(pr, "pImageFormatProperties.count", n2679);
+			size_t m2681 = sbt_vk_pr_enter(pr, "pImageFormatProperties");
+			for (uint64_t i2680 = 0; i2680 < n2679 && i2680 < SBT_VK_PR_MAX_ELEMS; i2680++) {
+				size_t m2682 = sbt_vk_pr_pushi(pr, i2680);
 				{
-					size_t m2681 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkOpticalFlowImageFormatPropertiesNV(pr, &(s->pImageFormatProperties[i2678]));
-					sbt_vk_pr_pop(pr, m2681);
+					size_t m2683 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkOpticalFlowImageFormatPropertiesNV(pr, &(s->pImageFormatProperties[i2680]));
+					sbt_vk_pr_pop(pr, m2683);
 				}
-				sbt_vk_pr_pop(pr, m2680);
+				sbt_vk_pr_pop(pr, m2682);
 			}
-			sbt_vk_pr_pop(pr, m2679);
+			sbt_vk_pr_pop(pr, m2681);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -35358,31 +35413,31 @@ static void sbt_vk_pc_vkCreateOpticalFlowSessionNV(sbt_vk_pr *pr, const sbt_vk_a
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2682 = sbt_vk_pr_enter(pr, "pCreateInfo");
-		{
-			size_t m2683 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkOpticalFlowSessionCreateInfoNV(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2683);
-		}
-		sbt_vk_pr_pop(pr, m2682);
-	}
-	if (!s->pAllocator) {
-		sbt_vk_pr_null(pr, "pAllocator");
-	} else {
-		size_t m2684 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2684 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
 			size_t m2685 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_p_VkOpticalFlowSessionCreateInfoNV(pr, &(s->pCreateInfo[0]));
 			sbt_vk_pr_pop(pr, m2685);
 		}
 		sbt_vk_pr_pop(pr, m2684);
 	}
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m2686 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m2687 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m2687);
+		}
+		sbt_vk_pr_pop(pr, m2686);
+	}
 	if (!s->pSession) {
 		sbt_vk_pr_null(pr, "pSession");
 	} else {
-		size_t m2686 = sbt_vk_pr_enter(pr, "pSession");
+		size_t m2688 = sbt_vk_pr_enter(pr, "pSession");
 		sbt_vk_pr_h(pr, "", "VkOpticalFlowSessionNV", (uint64_t)(uintptr_t)(s->pSession[0]));
-		sbt_vk_pr_pop(pr, m2686);
+		sbt_vk_pr_pop(pr, m2688);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -35394,13 +35449,13 @@ static void sbt_vk_pc_vkDestroyOpticalFlowSessionNV(sbt_vk_pr *pr, const sbt_vk_
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2687 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2689 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2688 = sbt_vk_pr_enter(pr, "");
+			size_t m2690 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2688);
+			sbt_vk_pr_pop(pr, m2690);
 		}
-		sbt_vk_pr_pop(pr, m2687);
+		sbt_vk_pr_pop(pr, m2689);
 	}
 }
 
@@ -35421,13 +35476,13 @@ static void sbt_vk_pc_vkCmdOpticalFlowExecuteNV(sbt_vk_pr *pr, const sbt_vk_args
 	if (!s->pExecuteInfo) {
 		sbt_vk_pr_null(pr, "pExecuteInfo");
 	} else {
-		size_t m2689 = sbt_vk_pr_enter(pr, "pExecuteInfo");
+		size_t m2691 = sbt_vk_pr_enter(pr, "pExecuteInfo");
 		{
-			size_t m2690 = sbt_vk_pr_enter(pr, "");
+			size_t m2692 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkOpticalFlowExecuteInfoNV(pr, &(s->pExecuteInfo[0]));
-			sbt_vk_pr_pop(pr, m2690);
+			sbt_vk_pr_pop(pr, m2692);
 		}
-		sbt_vk_pr_pop(pr, m2689);
+		sbt_vk_pr_pop(pr, m2691);
 	}
 }
 
@@ -35437,13 +35492,13 @@ static void sbt_vk_pc_vkReleaseSwapchainImagesEXT(sbt_vk_pr *pr, const sbt_vk_ar
 	if (!s->pReleaseInfo) {
 		sbt_vk_pr_null(pr, "pReleaseInfo");
 	} else {
-		size_t m2691 = sbt_vk_pr_enter(pr, "pReleaseInfo");
+		size_t m2693 = sbt_vk_pr_enter(pr, "pReleaseInfo");
 		{
-			size_t m2692 = sbt_vk_pr_enter(pr, "");
+			size_t m2694 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkReleaseSwapchainImagesInfoEXT(pr, &(s->pReleaseInfo[0]));
-			sbt_vk_pr_pop(pr, m2692);
+			sbt_vk_pr_pop(pr, m2694);
 		}
-		sbt_vk_pr_pop(pr, m2691);
+		sbt_vk_pr_pop(pr, m2693);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -36356,6 +36411,9 @@ void sbt_vk_print_args(sbt_vk_pr *pr, enum sbt_vk_cmd cmd, const void *args)
 		break;
 	case SBT_VK_CMD_vkSubmitDebugUtilsMessageEXT:
 		sbt_vk_pc_vkSubmitDebugUtilsMessageEXT(pr, args);
+		break;
+	case SBT_VK_CMD_vkGetMemoryHostPointerPropertiesEXT:
+		sbt_vk_pc_vkGetMemoryHostPointerPropertiesEXT(pr, args);
 		break;
 	case SBT_VK_CMD_vkCmdWriteBufferMarkerAMD:
 		sbt_vk_pc_vkCmdWriteBufferMarkerAMD(pr, args);

@@ -17,8 +17,8 @@
 #include "serializer/generated/sbt_vk_codec_internal.h"
 #include "serializer/sbt_vk_selftest_support.h"
 
-#define SBT_VK_T_EXCLUDED_CMDS 59
-#define SBT_VK_T_EXCLUDED_STRUCTS 119
+#define SBT_VK_T_EXCLUDED_CMDS 58
+#define SBT_VK_T_EXCLUDED_STRUCTS 118
 
 static int sbt_vk_c_chain(sbt_vk_c *c, const void *va, const void *vb, int in);
 static void sbt_vk_f_VkBaseOutStructure(sbt_vk_t *f, void *vs, int depth);
@@ -641,6 +641,10 @@ static void sbt_vk_f_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT(sbt_vk_t *f, 
 static int sbt_vk_c_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT(sbt_vk_c *c, const void *va, const void *vb, int in);
 static void sbt_vk_f_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_t *f, void *vs, int depth);
 static int sbt_vk_c_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_c *c, const void *va, const void *vb, int in);
+static void sbt_vk_f_VkImportMemoryHostPointerInfoEXT(sbt_vk_t *f, void *vs, int depth);
+static int sbt_vk_c_VkImportMemoryHostPointerInfoEXT(sbt_vk_c *c, const void *va, const void *vb, int in);
+static void sbt_vk_f_VkMemoryHostPointerPropertiesEXT(sbt_vk_t *f, void *vs, int depth);
+static int sbt_vk_c_VkMemoryHostPointerPropertiesEXT(sbt_vk_c *c, const void *va, const void *vb, int in);
 static void sbt_vk_f_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(sbt_vk_t *f, void *vs, int depth);
 static int sbt_vk_c_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(sbt_vk_c *c, const void *va, const void *vb, int in);
 static void sbt_vk_f_VkPhysicalDeviceConservativeRasterizationPropertiesEXT(sbt_vk_t *f, void *vs, int depth);
@@ -2107,6 +2111,10 @@ static sbt_vk_status sbt_vk_te_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT(sbt
 static sbt_vk_status sbt_vk_td_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT(sbt_vk_d *d, void *s, int in);
 static sbt_vk_status sbt_vk_te_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_e *e, const void *s);
 static sbt_vk_status sbt_vk_td_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_d *d, void *s, int in);
+static sbt_vk_status sbt_vk_te_VkImportMemoryHostPointerInfoEXT(sbt_vk_e *e, const void *s);
+static sbt_vk_status sbt_vk_td_VkImportMemoryHostPointerInfoEXT(sbt_vk_d *d, void *s, int in);
+static sbt_vk_status sbt_vk_te_VkMemoryHostPointerPropertiesEXT(sbt_vk_e *e, const void *s);
+static sbt_vk_status sbt_vk_td_VkMemoryHostPointerPropertiesEXT(sbt_vk_d *d, void *s, int in);
 static sbt_vk_status sbt_vk_te_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(sbt_vk_e *e, const void *s);
 static sbt_vk_status sbt_vk_td_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(sbt_vk_d *d, void *s, int in);
 static sbt_vk_status sbt_vk_te_VkPhysicalDeviceConservativeRasterizationPropertiesEXT(sbt_vk_e *e, const void *s);
@@ -3489,6 +3497,8 @@ static void sbt_vk_fa_vkDestroyDebugUtilsMessengerEXT(sbt_vk_t *f, void *vs);
 static int sbt_vk_ca_vkDestroyDebugUtilsMessengerEXT(sbt_vk_c *c, const void *va, const void *vb);
 static void sbt_vk_fa_vkSubmitDebugUtilsMessageEXT(sbt_vk_t *f, void *vs);
 static int sbt_vk_ca_vkSubmitDebugUtilsMessageEXT(sbt_vk_c *c, const void *va, const void *vb);
+static void sbt_vk_fa_vkGetMemoryHostPointerPropertiesEXT(sbt_vk_t *f, void *vs);
+static int sbt_vk_ca_vkGetMemoryHostPointerPropertiesEXT(sbt_vk_c *c, const void *va, const void *vb);
 static void sbt_vk_fa_vkCmdWriteBufferMarkerAMD(sbt_vk_t *f, void *vs);
 static int sbt_vk_ca_vkCmdWriteBufferMarkerAMD(sbt_vk_c *c, const void *va, const void *vb);
 static void sbt_vk_fa_vkCreateRenderPass2(sbt_vk_t *f, void *vs);
@@ -14112,6 +14122,55 @@ static int sbt_vk_c_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_c *c, const v
 		return sbt_vk_t_fail(c, "VkDeviceDeviceMemoryReportCreateInfoEXT.pfnUserCallback");
 	if ((uintptr_t)a->pUserData != (uintptr_t)b->pUserData)
 		return sbt_vk_t_fail(c, "VkDeviceDeviceMemoryReportCreateInfoEXT.pUserData");
+	return 0;
+}
+
+static void sbt_vk_f_VkImportMemoryHostPointerInfoEXT(sbt_vk_t *f, void *vs, int depth)
+{
+	VkImportMemoryHostPointerInfoEXT *s = vs;
+	(void)depth;
+	(void)f;
+	s->sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT;
+	s->handleType = (VkExternalMemoryHandleTypeFlagBits)sbt_vk_t_rand(f);
+	s->pHostPointer = (void *)(uintptr_t)sbt_vk_t_rand(f);
+}
+
+static int sbt_vk_c_VkImportMemoryHostPointerInfoEXT(sbt_vk_c *c, const void *va, const void *vb, int in)
+{
+	const VkImportMemoryHostPointerInfoEXT *a = va, *b = vb;
+	(void)in;
+	(void)c;
+	if (a->sType != b->sType)
+		return sbt_vk_t_fail(c, "VkImportMemoryHostPointerInfoEXT.sType");
+	if (sbt_vk_c_chain(c, a->pNext, b->pNext, in))
+		return sbt_vk_t_fail(c, "VkImportMemoryHostPointerInfoEXT.pNext");
+	if ((a->handleType) != (b->handleType))
+		return sbt_vk_t_fail(c, "VkImportMemoryHostPointerInfoEXT.handleType");
+	if ((uintptr_t)a->pHostPointer != (uintptr_t)b->pHostPointer)
+		return sbt_vk_t_fail(c, "VkImportMemoryHostPointerInfoEXT.pHostPointer");
+	return 0;
+}
+
+static void sbt_vk_f_VkMemoryHostPointerPropertiesEXT(sbt_vk_t *f, void *vs, int depth)
+{
+	VkMemoryHostPointerPropertiesEXT *s = vs;
+	(void)depth;
+	(void)f;
+	s->sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT;
+	s->memoryTypeBits = (uint32_t)sbt_vk_t_rand(f);
+}
+
+static int sbt_vk_c_VkMemoryHostPointerPropertiesEXT(sbt_vk_c *c, const void *va, const void *vb, int in)
+{
+	const VkMemoryHostPointerPropertiesEXT *a = va, *b = vb;
+	(void)in;
+	(void)c;
+	if (a->sType != b->sType)
+		return sbt_vk_t_fail(c, "VkMemoryHostPointerPropertiesEXT.sType");
+	if (sbt_vk_c_chain(c, a->pNext, b->pNext, in))
+		return sbt_vk_t_fail(c, "VkMemoryHostPointerPropertiesEXT.pNext");
+	if ((a->memoryTypeBits) != (b->memoryTypeBits))
+		return sbt_vk_t_fail(c, "VkMemoryHostPointerPropertiesEXT.memoryTypeBits");
 	return 0;
 }
 
@@ -28681,6 +28740,10 @@ static int sbt_vk_c_chain(sbt_vk_c *c, const void *va, const void *vb, int in)
 			if (sbt_vk_c_VkDeviceDeviceMemoryReportCreateInfoEXT(c, x, y, in))
 				return 1;
 			break;
+		case VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT:
+			if (sbt_vk_c_VkImportMemoryHostPointerInfoEXT(c, x, y, in))
+				return 1;
+			break;
 		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT:
 			if (sbt_vk_c_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(c, x, y, in))
 				return 1;
@@ -32924,6 +32987,26 @@ static sbt_vk_status sbt_vk_te_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_e 
 static sbt_vk_status sbt_vk_td_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_d *d, void *s, int in)
 {
 	return sbt_vk_d_VkDeviceDeviceMemoryReportCreateInfoEXT(d, s, in);
+}
+
+static sbt_vk_status sbt_vk_te_VkImportMemoryHostPointerInfoEXT(sbt_vk_e *e, const void *s)
+{
+	return sbt_vk_e_VkImportMemoryHostPointerInfoEXT(e, s);
+}
+
+static sbt_vk_status sbt_vk_td_VkImportMemoryHostPointerInfoEXT(sbt_vk_d *d, void *s, int in)
+{
+	return sbt_vk_d_VkImportMemoryHostPointerInfoEXT(d, s, in);
+}
+
+static sbt_vk_status sbt_vk_te_VkMemoryHostPointerPropertiesEXT(sbt_vk_e *e, const void *s)
+{
+	return sbt_vk_e_VkMemoryHostPointerPropertiesEXT(e, s);
+}
+
+static sbt_vk_status sbt_vk_td_VkMemoryHostPointerPropertiesEXT(sbt_vk_d *d, void *s, int in)
+{
+	return sbt_vk_d_VkMemoryHostPointerPropertiesEXT(d, s, in);
 }
 
 static sbt_vk_status sbt_vk_te_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(sbt_vk_e *e, const void *s)
@@ -47249,6 +47332,42 @@ static int sbt_vk_ca_vkSubmitDebugUtilsMessageEXT(sbt_vk_c *c, const void *va, c
 	return 0;
 }
 
+static void sbt_vk_fa_vkGetMemoryHostPointerPropertiesEXT(sbt_vk_t *f, void *vs)
+{
+	sbt_vk_args_vkGetMemoryHostPointerPropertiesEXT *s = vs;
+	const int depth = 0;
+	(void)depth;
+	(void)f;
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->handleType = (VkExternalMemoryHandleTypeFlagBits)sbt_vk_t_rand(f);
+	s->ret = VK_SUCCESS;
+	s->pHostPointer = (const void *)(uintptr_t)sbt_vk_t_rand(f);
+	if (depth < SBT_VK_T_MAX_DEPTH) {
+		VkMemoryHostPointerPropertiesEXT *t1214 = sbt_vk_t_alloc(f, sizeof(*t1214));
+		sbt_vk_f_VkMemoryHostPointerPropertiesEXT(f, &(t1214[0]), depth + 1);
+		s->pMemoryHostPointerProperties = t1214;
+	}
+}
+
+static int sbt_vk_ca_vkGetMemoryHostPointerPropertiesEXT(sbt_vk_c *c, const void *va, const void *vb)
+{
+	const sbt_vk_args_vkGetMemoryHostPointerPropertiesEXT *a = va, *b = vb;
+	(void)c;
+	if ((uint64_t)(uintptr_t)(b->device) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->device), 1))
+		return sbt_vk_t_fail(c, "vkGetMemoryHostPointerPropertiesEXT.device");
+	if ((a->handleType) != (b->handleType))
+		return sbt_vk_t_fail(c, "vkGetMemoryHostPointerPropertiesEXT.handleType");
+	if ((uintptr_t)a->pHostPointer != (uintptr_t)b->pHostPointer)
+		return sbt_vk_t_fail(c, "vkGetMemoryHostPointerPropertiesEXT.pHostPointer");
+	if (!a->pMemoryHostPointerProperties != !b->pMemoryHostPointerProperties)
+		return sbt_vk_t_fail(c, "vkGetMemoryHostPointerPropertiesEXT.pMemoryHostPointerProperties");
+	if (a->pMemoryHostPointerProperties && (sbt_vk_c_VkMemoryHostPointerPropertiesEXT(c, &(a->pMemoryHostPointerProperties[0]), &(b->pMemoryHostPointerProperties[0]), 0)))
+		return sbt_vk_t_fail(c, "vkGetMemoryHostPointerPropertiesEXT.pMemoryHostPointerProperties");
+	if ((a->ret) != (b->ret))
+		return sbt_vk_t_fail(c, "vkGetMemoryHostPointerPropertiesEXT.ret");
+	return 0;
+}
+
 static void sbt_vk_fa_vkCmdWriteBufferMarkerAMD(sbt_vk_t *f, void *vs)
 {
 	sbt_vk_args_vkCmdWriteBufferMarkerAMD *s = vs;
@@ -47288,19 +47407,19 @@ static void sbt_vk_fa_vkCreateRenderPass2(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkRenderPassCreateInfo2 *t1214 = sbt_vk_t_alloc(f, sizeof(*t1214));
-		sbt_vk_f_VkRenderPassCreateInfo2(f, &(t1214[0]), depth + 1);
-		s->pCreateInfo = t1214;
+		VkRenderPassCreateInfo2 *t1215 = sbt_vk_t_alloc(f, sizeof(*t1215));
+		sbt_vk_f_VkRenderPassCreateInfo2(f, &(t1215[0]), depth + 1);
+		s->pCreateInfo = t1215;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1215 = sbt_vk_t_alloc(f, sizeof(*t1215));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1215[0]), depth + 1);
-		s->pAllocator = t1215;
+		VkAllocationCallbacks *t1216 = sbt_vk_t_alloc(f, sizeof(*t1216));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1216[0]), depth + 1);
+		s->pAllocator = t1216;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkRenderPass *t1216 = sbt_vk_t_alloc(f, sizeof(*t1216));
-		t1216[0] = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
-		s->pRenderPass = t1216;
+		VkRenderPass *t1217 = sbt_vk_t_alloc(f, sizeof(*t1217));
+		t1217[0] = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
+		s->pRenderPass = t1217;
 	}
 }
 
@@ -47335,14 +47454,14 @@ static void sbt_vk_fa_vkCmdBeginRenderPass2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkRenderPassBeginInfo *t1217 = sbt_vk_t_alloc(f, sizeof(*t1217));
-		sbt_vk_f_VkRenderPassBeginInfo(f, &(t1217[0]), depth + 1);
-		s->pRenderPassBegin = t1217;
+		VkRenderPassBeginInfo *t1218 = sbt_vk_t_alloc(f, sizeof(*t1218));
+		sbt_vk_f_VkRenderPassBeginInfo(f, &(t1218[0]), depth + 1);
+		s->pRenderPassBegin = t1218;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkSubpassBeginInfo *t1218 = sbt_vk_t_alloc(f, sizeof(*t1218));
-		sbt_vk_f_VkSubpassBeginInfo(f, &(t1218[0]), depth + 1);
-		s->pSubpassBeginInfo = t1218;
+		VkSubpassBeginInfo *t1219 = sbt_vk_t_alloc(f, sizeof(*t1219));
+		sbt_vk_f_VkSubpassBeginInfo(f, &(t1219[0]), depth + 1);
+		s->pSubpassBeginInfo = t1219;
 	}
 }
 
@@ -47371,14 +47490,14 @@ static void sbt_vk_fa_vkCmdNextSubpass2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkSubpassBeginInfo *t1219 = sbt_vk_t_alloc(f, sizeof(*t1219));
-		sbt_vk_f_VkSubpassBeginInfo(f, &(t1219[0]), depth + 1);
-		s->pSubpassBeginInfo = t1219;
+		VkSubpassBeginInfo *t1220 = sbt_vk_t_alloc(f, sizeof(*t1220));
+		sbt_vk_f_VkSubpassBeginInfo(f, &(t1220[0]), depth + 1);
+		s->pSubpassBeginInfo = t1220;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkSubpassEndInfo *t1220 = sbt_vk_t_alloc(f, sizeof(*t1220));
-		sbt_vk_f_VkSubpassEndInfo(f, &(t1220[0]), depth + 1);
-		s->pSubpassEndInfo = t1220;
+		VkSubpassEndInfo *t1221 = sbt_vk_t_alloc(f, sizeof(*t1221));
+		sbt_vk_f_VkSubpassEndInfo(f, &(t1221[0]), depth + 1);
+		s->pSubpassEndInfo = t1221;
 	}
 }
 
@@ -47407,9 +47526,9 @@ static void sbt_vk_fa_vkCmdEndRenderPass2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkSubpassEndInfo *t1221 = sbt_vk_t_alloc(f, sizeof(*t1221));
-		sbt_vk_f_VkSubpassEndInfo(f, &(t1221[0]), depth + 1);
-		s->pSubpassEndInfo = t1221;
+		VkSubpassEndInfo *t1222 = sbt_vk_t_alloc(f, sizeof(*t1222));
+		sbt_vk_f_VkSubpassEndInfo(f, &(t1222[0]), depth + 1);
+		s->pSubpassEndInfo = t1222;
 	}
 }
 
@@ -47436,9 +47555,9 @@ static void sbt_vk_fa_vkGetSemaphoreCounterValue(sbt_vk_t *f, void *vs)
 	s->semaphore = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint64_t *t1222 = sbt_vk_t_alloc(f, sizeof(*t1222));
-		t1222[0] = (uint64_t)sbt_vk_t_rand(f);
-		s->pValue = t1222;
+		uint64_t *t1223 = sbt_vk_t_alloc(f, sizeof(*t1223));
+		t1223[0] = (uint64_t)sbt_vk_t_rand(f);
+		s->pValue = t1223;
 	}
 }
 
@@ -47469,9 +47588,9 @@ static void sbt_vk_fa_vkWaitSemaphores(sbt_vk_t *f, void *vs)
 	s->timeout = (uint64_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkSemaphoreWaitInfo *t1223 = sbt_vk_t_alloc(f, sizeof(*t1223));
-		sbt_vk_f_VkSemaphoreWaitInfo(f, &(t1223[0]), depth + 1);
-		s->pWaitInfo = t1223;
+		VkSemaphoreWaitInfo *t1224 = sbt_vk_t_alloc(f, sizeof(*t1224));
+		sbt_vk_f_VkSemaphoreWaitInfo(f, &(t1224[0]), depth + 1);
+		s->pWaitInfo = t1224;
 	}
 }
 
@@ -47501,9 +47620,9 @@ static void sbt_vk_fa_vkSignalSemaphore(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkSemaphoreSignalInfo *t1224 = sbt_vk_t_alloc(f, sizeof(*t1224));
-		sbt_vk_f_VkSemaphoreSignalInfo(f, &(t1224[0]), depth + 1);
-		s->pSignalInfo = t1224;
+		VkSemaphoreSignalInfo *t1225 = sbt_vk_t_alloc(f, sizeof(*t1225));
+		sbt_vk_f_VkSemaphoreSignalInfo(f, &(t1225[0]), depth + 1);
+		s->pSignalInfo = t1225;
 	}
 }
 
@@ -47623,17 +47742,17 @@ static void sbt_vk_fa_vkGetQueueCheckpointDataNV(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1225 = sbt_vk_t_alloc(f, sizeof(*t1225));
-		t1225[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pCheckpointDataCount = t1225;
+		uint32_t *t1226 = sbt_vk_t_alloc(f, sizeof(*t1226));
+		t1226[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pCheckpointDataCount = t1226;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1228 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
-		VkCheckpointDataNV *t1226 = sbt_vk_t_alloc(f, n1228 * sizeof(*t1226));
-		for (uint64_t i1227 = 0; i1227 < n1228; i1227++) {
-			sbt_vk_f_VkCheckpointDataNV(f, &(t1226[i1227]), depth + 1);
+		const uint64_t n1229 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
+		VkCheckpointDataNV *t1227 = sbt_vk_t_alloc(f, n1229 * sizeof(*t1227));
+		for (uint64_t i1228 = 0; i1228 < n1229; i1228++) {
+			sbt_vk_f_VkCheckpointDataNV(f, &(t1227[i1228]), depth + 1);
 		}
-		s->pCheckpointData = t1226;
+		s->pCheckpointData = t1227;
 	}
 }
 
@@ -47650,8 +47769,8 @@ static int sbt_vk_ca_vkGetQueueCheckpointDataNV(sbt_vk_c *c, const void *va, con
 	if (!a->pCheckpointData != !b->pCheckpointData)
 		return sbt_vk_t_fail(c, "vkGetQueueCheckpointDataNV.pCheckpointData");
 	if (a->pCheckpointData)
-		for (uint64_t i1229 = 0; i1229 < (a->pCheckpointDataCount ? (uint64_t)*a->pCheckpointDataCount : 0); i1229++)
-			if (sbt_vk_c_VkCheckpointDataNV(c, &(a->pCheckpointData[i1229]), &(b->pCheckpointData[i1229]), 0))
+		for (uint64_t i1230 = 0; i1230 < (a->pCheckpointDataCount ? (uint64_t)*a->pCheckpointDataCount : 0); i1230++)
+			if (sbt_vk_c_VkCheckpointDataNV(c, &(a->pCheckpointData[i1230]), &(b->pCheckpointData[i1230]), 0))
 				return sbt_vk_t_fail(c, "vkGetQueueCheckpointDataNV.pCheckpointData");
 	return 0;
 }
@@ -47666,28 +47785,28 @@ static void sbt_vk_fa_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_t *f, void *vs
 	s->firstBinding = (uint32_t)sbt_vk_t_rand(f);
 	s->bindingCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1232 = (uint64_t)s->bindingCount;
-		VkBuffer *t1230 = sbt_vk_t_alloc(f, n1232 * sizeof(*t1230));
-		for (uint64_t i1231 = 0; i1231 < n1232; i1231++) {
-			t1230[i1231] = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+		const uint64_t n1233 = (uint64_t)s->bindingCount;
+		VkBuffer *t1231 = sbt_vk_t_alloc(f, n1233 * sizeof(*t1231));
+		for (uint64_t i1232 = 0; i1232 < n1233; i1232++) {
+			t1231[i1232] = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
-		s->pBuffers = t1230;
+		s->pBuffers = t1231;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1235 = (uint64_t)s->bindingCount;
-		VkDeviceSize *t1233 = sbt_vk_t_alloc(f, n1235 * sizeof(*t1233));
-		for (uint64_t i1234 = 0; i1234 < n1235; i1234++) {
-			t1233[i1234] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1236 = (uint64_t)s->bindingCount;
+		VkDeviceSize *t1234 = sbt_vk_t_alloc(f, n1236 * sizeof(*t1234));
+		for (uint64_t i1235 = 0; i1235 < n1236; i1235++) {
+			t1234[i1235] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pOffsets = t1233;
+		s->pOffsets = t1234;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1238 = (uint64_t)s->bindingCount;
-		VkDeviceSize *t1236 = sbt_vk_t_alloc(f, n1238 * sizeof(*t1236));
-		for (uint64_t i1237 = 0; i1237 < n1238; i1237++) {
-			t1236[i1237] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1239 = (uint64_t)s->bindingCount;
+		VkDeviceSize *t1237 = sbt_vk_t_alloc(f, n1239 * sizeof(*t1237));
+		for (uint64_t i1238 = 0; i1238 < n1239; i1238++) {
+			t1237[i1238] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pSizes = t1236;
+		s->pSizes = t1237;
 	}
 }
 
@@ -47708,8 +47827,8 @@ static int sbt_vk_ca_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_c *c, const voi
 		if (!a->pBuffers != !b->pBuffers)
 			return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers");
 		if (a->pBuffers)
-			for (uint64_t i1239 = 0; i1239 < (uint64_t)a->bindingCount; i1239++)
-				if ((uint64_t)(uintptr_t)(b->pBuffers[i1239]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i1239]), 1))
+			for (uint64_t i1240 = 0; i1240 < (uint64_t)a->bindingCount; i1240++)
+				if ((uint64_t)(uintptr_t)(b->pBuffers[i1240]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i1240]), 1))
 					return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers");
 	}
 	if ((((uint64_t)a->bindingCount) == 0)) {
@@ -47743,20 +47862,20 @@ static void sbt_vk_fa_vkCmdBeginTransformFeedbackEXT(sbt_vk_t *f, void *vs)
 	s->firstCounterBuffer = (uint32_t)sbt_vk_t_rand(f);
 	s->counterBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1242 = (uint64_t)s->counterBufferCount;
-		VkBuffer *t1240 = sbt_vk_t_alloc(f, n1242 * sizeof(*t1240));
-		for (uint64_t i1241 = 0; i1241 < n1242; i1241++) {
-			t1240[i1241] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1243 = (uint64_t)s->counterBufferCount;
+		VkBuffer *t1241 = sbt_vk_t_alloc(f, n1243 * sizeof(*t1241));
+		for (uint64_t i1242 = 0; i1242 < n1243; i1242++) {
+			t1241[i1242] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pCounterBuffers = t1240;
+		s->pCounterBuffers = t1241;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1245 = (uint64_t)s->counterBufferCount;
-		VkDeviceSize *t1243 = sbt_vk_t_alloc(f, n1245 * sizeof(*t1243));
-		for (uint64_t i1244 = 0; i1244 < n1245; i1244++) {
-			t1243[i1244] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1246 = (uint64_t)s->counterBufferCount;
+		VkDeviceSize *t1244 = sbt_vk_t_alloc(f, n1246 * sizeof(*t1244));
+		for (uint64_t i1245 = 0; i1245 < n1246; i1245++) {
+			t1244[i1245] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pCounterBufferOffsets = t1243;
+		s->pCounterBufferOffsets = t1244;
 	}
 }
 
@@ -47777,8 +47896,8 @@ static int sbt_vk_ca_vkCmdBeginTransformFeedbackEXT(sbt_vk_c *c, const void *va,
 		if (!a->pCounterBuffers != !b->pCounterBuffers)
 			return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.pCounterBuffers");
 		if (a->pCounterBuffers)
-			for (uint64_t i1246 = 0; i1246 < (uint64_t)a->counterBufferCount; i1246++)
-				if ((uint64_t)(uintptr_t)(b->pCounterBuffers[i1246]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCounterBuffers[i1246]), 1))
+			for (uint64_t i1247 = 0; i1247 < (uint64_t)a->counterBufferCount; i1247++)
+				if ((uint64_t)(uintptr_t)(b->pCounterBuffers[i1247]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCounterBuffers[i1247]), 1))
 					return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.pCounterBuffers");
 	}
 	if ((((uint64_t)a->counterBufferCount) == 0)) {
@@ -47803,20 +47922,20 @@ static void sbt_vk_fa_vkCmdEndTransformFeedbackEXT(sbt_vk_t *f, void *vs)
 	s->firstCounterBuffer = (uint32_t)sbt_vk_t_rand(f);
 	s->counterBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1249 = (uint64_t)s->counterBufferCount;
-		VkBuffer *t1247 = sbt_vk_t_alloc(f, n1249 * sizeof(*t1247));
-		for (uint64_t i1248 = 0; i1248 < n1249; i1248++) {
-			t1247[i1248] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1250 = (uint64_t)s->counterBufferCount;
+		VkBuffer *t1248 = sbt_vk_t_alloc(f, n1250 * sizeof(*t1248));
+		for (uint64_t i1249 = 0; i1249 < n1250; i1249++) {
+			t1248[i1249] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pCounterBuffers = t1247;
+		s->pCounterBuffers = t1248;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1252 = (uint64_t)s->counterBufferCount;
-		VkDeviceSize *t1250 = sbt_vk_t_alloc(f, n1252 * sizeof(*t1250));
-		for (uint64_t i1251 = 0; i1251 < n1252; i1251++) {
-			t1250[i1251] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1253 = (uint64_t)s->counterBufferCount;
+		VkDeviceSize *t1251 = sbt_vk_t_alloc(f, n1253 * sizeof(*t1251));
+		for (uint64_t i1252 = 0; i1252 < n1253; i1252++) {
+			t1251[i1252] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pCounterBufferOffsets = t1250;
+		s->pCounterBufferOffsets = t1251;
 	}
 }
 
@@ -47837,8 +47956,8 @@ static int sbt_vk_ca_vkCmdEndTransformFeedbackEXT(sbt_vk_c *c, const void *va, c
 		if (!a->pCounterBuffers != !b->pCounterBuffers)
 			return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.pCounterBuffers");
 		if (a->pCounterBuffers)
-			for (uint64_t i1253 = 0; i1253 < (uint64_t)a->counterBufferCount; i1253++)
-				if ((uint64_t)(uintptr_t)(b->pCounterBuffers[i1253]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCounterBuffers[i1253]), 1))
+			for (uint64_t i1254 = 0; i1254 < (uint64_t)a->counterBufferCount; i1254++)
+				if ((uint64_t)(uintptr_t)(b->pCounterBuffers[i1254]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCounterBuffers[i1254]), 1))
 					return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.pCounterBuffers");
 	}
 	if ((((uint64_t)a->counterBufferCount) == 0)) {
@@ -47956,12 +48075,12 @@ static void sbt_vk_fa_vkCmdSetExclusiveScissorNV(sbt_vk_t *f, void *vs)
 	s->firstExclusiveScissor = (uint32_t)sbt_vk_t_rand(f);
 	s->exclusiveScissorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1256 = (uint64_t)s->exclusiveScissorCount;
-		VkRect2D *t1254 = sbt_vk_t_alloc(f, n1256 * sizeof(*t1254));
-		for (uint64_t i1255 = 0; i1255 < n1256; i1255++) {
-			sbt_vk_t_bytes(f, &(t1254[i1255]), sizeof(t1254[i1255]));
+		const uint64_t n1257 = (uint64_t)s->exclusiveScissorCount;
+		VkRect2D *t1255 = sbt_vk_t_alloc(f, n1257 * sizeof(*t1255));
+		for (uint64_t i1256 = 0; i1256 < n1257; i1256++) {
+			sbt_vk_t_bytes(f, &(t1255[i1256]), sizeof(t1255[i1256]));
 		}
-		s->pExclusiveScissors = t1254;
+		s->pExclusiveScissors = t1255;
 	}
 }
 
@@ -48021,12 +48140,12 @@ static void sbt_vk_fa_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_t *f, void *vs
 	s->firstViewport = (uint32_t)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1259 = (uint64_t)s->viewportCount;
-		VkShadingRatePaletteNV *t1257 = sbt_vk_t_alloc(f, n1259 * sizeof(*t1257));
-		for (uint64_t i1258 = 0; i1258 < n1259; i1258++) {
-			sbt_vk_f_VkShadingRatePaletteNV(f, &(t1257[i1258]), depth + 1);
+		const uint64_t n1260 = (uint64_t)s->viewportCount;
+		VkShadingRatePaletteNV *t1258 = sbt_vk_t_alloc(f, n1260 * sizeof(*t1258));
+		for (uint64_t i1259 = 0; i1259 < n1260; i1259++) {
+			sbt_vk_f_VkShadingRatePaletteNV(f, &(t1258[i1259]), depth + 1);
 		}
-		s->pShadingRatePalettes = t1257;
+		s->pShadingRatePalettes = t1258;
 	}
 }
 
@@ -48047,8 +48166,8 @@ static int sbt_vk_ca_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_c *c, const voi
 		if (!a->pShadingRatePalettes != !b->pShadingRatePalettes)
 			return sbt_vk_t_fail(c, "vkCmdSetViewportShadingRatePaletteNV.pShadingRatePalettes");
 		if (a->pShadingRatePalettes)
-			for (uint64_t i1260 = 0; i1260 < (uint64_t)a->viewportCount; i1260++)
-				if (sbt_vk_c_VkShadingRatePaletteNV(c, &(a->pShadingRatePalettes[i1260]), &(b->pShadingRatePalettes[i1260]), 1))
+			for (uint64_t i1261 = 0; i1261 < (uint64_t)a->viewportCount; i1261++)
+				if (sbt_vk_c_VkShadingRatePaletteNV(c, &(a->pShadingRatePalettes[i1261]), &(b->pShadingRatePalettes[i1261]), 1))
 					return sbt_vk_t_fail(c, "vkCmdSetViewportShadingRatePaletteNV.pShadingRatePalettes");
 	}
 	return 0;
@@ -48064,12 +48183,12 @@ static void sbt_vk_fa_vkCmdSetCoarseSampleOrderNV(sbt_vk_t *f, void *vs)
 	s->sampleOrderType = (VkCoarseSampleOrderTypeNV)(int32_t)sbt_vk_t_rand(f);
 	s->customSampleOrderCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1263 = (uint64_t)s->customSampleOrderCount;
-		VkCoarseSampleOrderCustomNV *t1261 = sbt_vk_t_alloc(f, n1263 * sizeof(*t1261));
-		for (uint64_t i1262 = 0; i1262 < n1263; i1262++) {
-			sbt_vk_f_VkCoarseSampleOrderCustomNV(f, &(t1261[i1262]), depth + 1);
+		const uint64_t n1264 = (uint64_t)s->customSampleOrderCount;
+		VkCoarseSampleOrderCustomNV *t1262 = sbt_vk_t_alloc(f, n1264 * sizeof(*t1262));
+		for (uint64_t i1263 = 0; i1263 < n1264; i1263++) {
+			sbt_vk_f_VkCoarseSampleOrderCustomNV(f, &(t1262[i1263]), depth + 1);
 		}
-		s->pCustomSampleOrders = t1261;
+		s->pCustomSampleOrders = t1262;
 	}
 }
 
@@ -48090,8 +48209,8 @@ static int sbt_vk_ca_vkCmdSetCoarseSampleOrderNV(sbt_vk_c *c, const void *va, co
 		if (!a->pCustomSampleOrders != !b->pCustomSampleOrders)
 			return sbt_vk_t_fail(c, "vkCmdSetCoarseSampleOrderNV.pCustomSampleOrders");
 		if (a->pCustomSampleOrders)
-			for (uint64_t i1264 = 0; i1264 < (uint64_t)a->customSampleOrderCount; i1264++)
-				if (sbt_vk_c_VkCoarseSampleOrderCustomNV(c, &(a->pCustomSampleOrders[i1264]), &(b->pCustomSampleOrders[i1264]), 1))
+			for (uint64_t i1265 = 0; i1265 < (uint64_t)a->customSampleOrderCount; i1265++)
+				if (sbt_vk_c_VkCoarseSampleOrderCustomNV(c, &(a->pCustomSampleOrders[i1265]), &(b->pCustomSampleOrders[i1265]), 1))
 					return sbt_vk_t_fail(c, "vkCmdSetCoarseSampleOrderNV.pCustomSampleOrders");
 	}
 	return 0;
@@ -48316,19 +48435,19 @@ static void sbt_vk_fa_vkCreateAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAccelerationStructureCreateInfoNV *t1265 = sbt_vk_t_alloc(f, sizeof(*t1265));
-		sbt_vk_f_VkAccelerationStructureCreateInfoNV(f, &(t1265[0]), depth + 1);
-		s->pCreateInfo = t1265;
+		VkAccelerationStructureCreateInfoNV *t1266 = sbt_vk_t_alloc(f, sizeof(*t1266));
+		sbt_vk_f_VkAccelerationStructureCreateInfoNV(f, &(t1266[0]), depth + 1);
+		s->pCreateInfo = t1266;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1266 = sbt_vk_t_alloc(f, sizeof(*t1266));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1266[0]), depth + 1);
-		s->pAllocator = t1266;
+		VkAllocationCallbacks *t1267 = sbt_vk_t_alloc(f, sizeof(*t1267));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1267[0]), depth + 1);
+		s->pAllocator = t1267;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureNV *t1267 = sbt_vk_t_alloc(f, sizeof(*t1267));
-		t1267[0] = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
-		s->pAccelerationStructure = t1267;
+		VkAccelerationStructureNV *t1268 = sbt_vk_t_alloc(f, sizeof(*t1268));
+		t1268[0] = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
+		s->pAccelerationStructure = t1268;
 	}
 }
 
@@ -48388,9 +48507,9 @@ static void sbt_vk_fa_vkDestroyAccelerationStructureKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->accelerationStructure = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1268 = sbt_vk_t_alloc(f, sizeof(*t1268));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1268[0]), depth + 1);
-		s->pAllocator = t1268;
+		VkAllocationCallbacks *t1269 = sbt_vk_t_alloc(f, sizeof(*t1269));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1269[0]), depth + 1);
+		s->pAllocator = t1269;
 	}
 }
 
@@ -48418,9 +48537,9 @@ static void sbt_vk_fa_vkDestroyAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1269 = sbt_vk_t_alloc(f, sizeof(*t1269));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1269[0]), depth + 1);
-		s->pAllocator = t1269;
+		VkAllocationCallbacks *t1270 = sbt_vk_t_alloc(f, sizeof(*t1270));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1270[0]), depth + 1);
+		s->pAllocator = t1270;
 	}
 }
 
@@ -48447,14 +48566,14 @@ static void sbt_vk_fa_vkGetAccelerationStructureMemoryRequirementsNV(sbt_vk_t *f
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAccelerationStructureMemoryRequirementsInfoNV *t1270 = sbt_vk_t_alloc(f, sizeof(*t1270));
-		sbt_vk_f_VkAccelerationStructureMemoryRequirementsInfoNV(f, &(t1270[0]), depth + 1);
-		s->pInfo = t1270;
+		VkAccelerationStructureMemoryRequirementsInfoNV *t1271 = sbt_vk_t_alloc(f, sizeof(*t1271));
+		sbt_vk_f_VkAccelerationStructureMemoryRequirementsInfoNV(f, &(t1271[0]), depth + 1);
+		s->pInfo = t1271;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryRequirements2 *t1271 = sbt_vk_t_alloc(f, sizeof(*t1271));
-		sbt_vk_f_VkMemoryRequirements2(f, &(t1271[0]), depth + 1);
-		s->pMemoryRequirements = t1271;
+		VkMemoryRequirements2 *t1272 = sbt_vk_t_alloc(f, sizeof(*t1272));
+		sbt_vk_f_VkMemoryRequirements2(f, &(t1272[0]), depth + 1);
+		s->pMemoryRequirements = t1272;
 	}
 }
 
@@ -48485,12 +48604,12 @@ static void sbt_vk_fa_vkBindAccelerationStructureMemoryNV(sbt_vk_t *f, void *vs)
 	s->bindInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1274 = (uint64_t)s->bindInfoCount;
-		VkBindAccelerationStructureMemoryInfoNV *t1272 = sbt_vk_t_alloc(f, n1274 * sizeof(*t1272));
-		for (uint64_t i1273 = 0; i1273 < n1274; i1273++) {
-			sbt_vk_f_VkBindAccelerationStructureMemoryInfoNV(f, &(t1272[i1273]), depth + 1);
+		const uint64_t n1275 = (uint64_t)s->bindInfoCount;
+		VkBindAccelerationStructureMemoryInfoNV *t1273 = sbt_vk_t_alloc(f, n1275 * sizeof(*t1273));
+		for (uint64_t i1274 = 0; i1274 < n1275; i1274++) {
+			sbt_vk_f_VkBindAccelerationStructureMemoryInfoNV(f, &(t1273[i1274]), depth + 1);
 		}
-		s->pBindInfos = t1272;
+		s->pBindInfos = t1273;
 	}
 }
 
@@ -48509,8 +48628,8 @@ static int sbt_vk_ca_vkBindAccelerationStructureMemoryNV(sbt_vk_c *c, const void
 		if (!a->pBindInfos != !b->pBindInfos)
 			return sbt_vk_t_fail(c, "vkBindAccelerationStructureMemoryNV.pBindInfos");
 		if (a->pBindInfos)
-			for (uint64_t i1275 = 0; i1275 < (uint64_t)a->bindInfoCount; i1275++)
-				if (sbt_vk_c_VkBindAccelerationStructureMemoryInfoNV(c, &(a->pBindInfos[i1275]), &(b->pBindInfos[i1275]), 1))
+			for (uint64_t i1276 = 0; i1276 < (uint64_t)a->bindInfoCount; i1276++)
+				if (sbt_vk_c_VkBindAccelerationStructureMemoryInfoNV(c, &(a->pBindInfos[i1276]), &(b->pBindInfos[i1276]), 1))
 					return sbt_vk_t_fail(c, "vkBindAccelerationStructureMemoryNV.pBindInfos");
 	}
 	if ((a->ret) != (b->ret))
@@ -48553,9 +48672,9 @@ static void sbt_vk_fa_vkCmdCopyAccelerationStructureKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyAccelerationStructureInfoKHR *t1276 = sbt_vk_t_alloc(f, sizeof(*t1276));
-		sbt_vk_f_VkCopyAccelerationStructureInfoKHR(f, &(t1276[0]), depth + 1);
-		s->pInfo = t1276;
+		VkCopyAccelerationStructureInfoKHR *t1277 = sbt_vk_t_alloc(f, sizeof(*t1277));
+		sbt_vk_f_VkCopyAccelerationStructureInfoKHR(f, &(t1277[0]), depth + 1);
+		s->pInfo = t1277;
 	}
 }
 
@@ -48580,9 +48699,9 @@ static void sbt_vk_fa_vkCmdCopyAccelerationStructureToMemoryKHR(sbt_vk_t *f, voi
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyAccelerationStructureToMemoryInfoKHR *t1277 = sbt_vk_t_alloc(f, sizeof(*t1277));
-		sbt_vk_f_VkCopyAccelerationStructureToMemoryInfoKHR(f, &(t1277[0]), depth + 1);
-		s->pInfo = t1277;
+		VkCopyAccelerationStructureToMemoryInfoKHR *t1278 = sbt_vk_t_alloc(f, sizeof(*t1278));
+		sbt_vk_f_VkCopyAccelerationStructureToMemoryInfoKHR(f, &(t1278[0]), depth + 1);
+		s->pInfo = t1278;
 	}
 }
 
@@ -48607,9 +48726,9 @@ static void sbt_vk_fa_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_t *f, voi
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyMemoryToAccelerationStructureInfoKHR *t1278 = sbt_vk_t_alloc(f, sizeof(*t1278));
-		sbt_vk_f_VkCopyMemoryToAccelerationStructureInfoKHR(f, &(t1278[0]), depth + 1);
-		s->pInfo = t1278;
+		VkCopyMemoryToAccelerationStructureInfoKHR *t1279 = sbt_vk_t_alloc(f, sizeof(*t1279));
+		sbt_vk_f_VkCopyMemoryToAccelerationStructureInfoKHR(f, &(t1279[0]), depth + 1);
+		s->pInfo = t1279;
 	}
 }
 
@@ -48638,12 +48757,12 @@ static void sbt_vk_fa_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_t *f,
 	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1281 = (uint64_t)s->accelerationStructureCount;
-		VkAccelerationStructureKHR *t1279 = sbt_vk_t_alloc(f, n1281 * sizeof(*t1279));
-		for (uint64_t i1280 = 0; i1280 < n1281; i1280++) {
-			t1279[i1280] = (VkAccelerationStructureKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+		const uint64_t n1282 = (uint64_t)s->accelerationStructureCount;
+		VkAccelerationStructureKHR *t1280 = sbt_vk_t_alloc(f, n1282 * sizeof(*t1280));
+		for (uint64_t i1281 = 0; i1281 < n1282; i1281++) {
+			t1280[i1281] = (VkAccelerationStructureKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
-		s->pAccelerationStructures = t1279;
+		s->pAccelerationStructures = t1280;
 	}
 }
 
@@ -48662,8 +48781,8 @@ static int sbt_vk_ca_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_c *c, 
 		if (!a->pAccelerationStructures != !b->pAccelerationStructures)
 			return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures");
 		if (a->pAccelerationStructures)
-			for (uint64_t i1282 = 0; i1282 < (uint64_t)a->accelerationStructureCount; i1282++)
-				if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i1282]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i1282]), 1))
+			for (uint64_t i1283 = 0; i1283 < (uint64_t)a->accelerationStructureCount; i1283++)
+				if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i1283]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i1283]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures");
 	}
 	if ((a->queryType) != (b->queryType))
@@ -48687,12 +48806,12 @@ static void sbt_vk_fa_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_t *f, 
 	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1285 = (uint64_t)s->accelerationStructureCount;
-		VkAccelerationStructureNV *t1283 = sbt_vk_t_alloc(f, n1285 * sizeof(*t1283));
-		for (uint64_t i1284 = 0; i1284 < n1285; i1284++) {
-			t1283[i1284] = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+		const uint64_t n1286 = (uint64_t)s->accelerationStructureCount;
+		VkAccelerationStructureNV *t1284 = sbt_vk_t_alloc(f, n1286 * sizeof(*t1284));
+		for (uint64_t i1285 = 0; i1285 < n1286; i1285++) {
+			t1284[i1285] = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
-		s->pAccelerationStructures = t1283;
+		s->pAccelerationStructures = t1284;
 	}
 }
 
@@ -48711,8 +48830,8 @@ static int sbt_vk_ca_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_c *c, c
 		if (!a->pAccelerationStructures != !b->pAccelerationStructures)
 			return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures");
 		if (a->pAccelerationStructures)
-			for (uint64_t i1286 = 0; i1286 < (uint64_t)a->accelerationStructureCount; i1286++)
-				if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i1286]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i1286]), 1))
+			for (uint64_t i1287 = 0; i1287 < (uint64_t)a->accelerationStructureCount; i1287++)
+				if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i1287]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i1287]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures");
 	}
 	if ((a->queryType) != (b->queryType))
@@ -48739,9 +48858,9 @@ static void sbt_vk_fa_vkCmdBuildAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	s->scratch = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->scratchOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAccelerationStructureInfoNV *t1287 = sbt_vk_t_alloc(f, sizeof(*t1287));
-		sbt_vk_f_VkAccelerationStructureInfoNV(f, &(t1287[0]), depth + 1);
-		s->pInfo = t1287;
+		VkAccelerationStructureInfoNV *t1288 = sbt_vk_t_alloc(f, sizeof(*t1288));
+		sbt_vk_f_VkAccelerationStructureInfoNV(f, &(t1288[0]), depth + 1);
+		s->pInfo = t1288;
 	}
 }
 
@@ -48783,24 +48902,24 @@ static void sbt_vk_fa_vkCmdTraceRaysKHR(sbt_vk_t *f, void *vs)
 	s->height = (uint32_t)sbt_vk_t_rand(f);
 	s->depth = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkStridedDeviceAddressRegionKHR *t1288 = sbt_vk_t_alloc(f, sizeof(*t1288));
-		sbt_vk_t_bytes(f, &(t1288[0]), sizeof(t1288[0]));
-		s->pRaygenShaderBindingTable = t1288;
-	}
-	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1289 = sbt_vk_t_alloc(f, sizeof(*t1289));
 		sbt_vk_t_bytes(f, &(t1289[0]), sizeof(t1289[0]));
-		s->pMissShaderBindingTable = t1289;
+		s->pRaygenShaderBindingTable = t1289;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1290 = sbt_vk_t_alloc(f, sizeof(*t1290));
 		sbt_vk_t_bytes(f, &(t1290[0]), sizeof(t1290[0]));
-		s->pHitShaderBindingTable = t1290;
+		s->pMissShaderBindingTable = t1290;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1291 = sbt_vk_t_alloc(f, sizeof(*t1291));
 		sbt_vk_t_bytes(f, &(t1291[0]), sizeof(t1291[0]));
-		s->pCallableShaderBindingTable = t1291;
+		s->pHitShaderBindingTable = t1291;
+	}
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
+		VkStridedDeviceAddressRegionKHR *t1292 = sbt_vk_t_alloc(f, sizeof(*t1292));
+		sbt_vk_t_bytes(f, &(t1292[0]), sizeof(t1292[0]));
+		s->pCallableShaderBindingTable = t1292;
 	}
 }
 
@@ -49014,25 +49133,25 @@ static void sbt_vk_fa_vkCreateRayTracingPipelinesNV(sbt_vk_t *f, void *vs)
 	s->createInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1294 = (uint64_t)s->createInfoCount;
-		VkRayTracingPipelineCreateInfoNV *t1292 = sbt_vk_t_alloc(f, n1294 * sizeof(*t1292));
-		for (uint64_t i1293 = 0; i1293 < n1294; i1293++) {
-			sbt_vk_f_VkRayTracingPipelineCreateInfoNV(f, &(t1292[i1293]), depth + 1);
+		const uint64_t n1295 = (uint64_t)s->createInfoCount;
+		VkRayTracingPipelineCreateInfoNV *t1293 = sbt_vk_t_alloc(f, n1295 * sizeof(*t1293));
+		for (uint64_t i1294 = 0; i1294 < n1295; i1294++) {
+			sbt_vk_f_VkRayTracingPipelineCreateInfoNV(f, &(t1293[i1294]), depth + 1);
 		}
-		s->pCreateInfos = t1292;
+		s->pCreateInfos = t1293;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1295 = sbt_vk_t_alloc(f, sizeof(*t1295));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1295[0]), depth + 1);
-		s->pAllocator = t1295;
+		VkAllocationCallbacks *t1296 = sbt_vk_t_alloc(f, sizeof(*t1296));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1296[0]), depth + 1);
+		s->pAllocator = t1296;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1298 = (uint64_t)s->createInfoCount;
-		VkPipeline *t1296 = sbt_vk_t_alloc(f, n1298 * sizeof(*t1296));
-		for (uint64_t i1297 = 0; i1297 < n1298; i1297++) {
-			t1296[i1297] = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1299 = (uint64_t)s->createInfoCount;
+		VkPipeline *t1297 = sbt_vk_t_alloc(f, n1299 * sizeof(*t1297));
+		for (uint64_t i1298 = 0; i1298 < n1299; i1298++) {
+			t1297[i1298] = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pPipelines = t1296;
+		s->pPipelines = t1297;
 	}
 }
 
@@ -49053,8 +49172,8 @@ static int sbt_vk_ca_vkCreateRayTracingPipelinesNV(sbt_vk_c *c, const void *va, 
 		if (!a->pCreateInfos != !b->pCreateInfos)
 			return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pCreateInfos");
 		if (a->pCreateInfos)
-			for (uint64_t i1299 = 0; i1299 < (uint64_t)a->createInfoCount; i1299++)
-				if (sbt_vk_c_VkRayTracingPipelineCreateInfoNV(c, &(a->pCreateInfos[i1299]), &(b->pCreateInfos[i1299]), 1))
+			for (uint64_t i1300 = 0; i1300 < (uint64_t)a->createInfoCount; i1300++)
+				if (sbt_vk_c_VkRayTracingPipelineCreateInfoNV(c, &(a->pCreateInfos[i1300]), &(b->pCreateInfos[i1300]), 1))
 					return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pCreateInfos");
 	}
 	if (!a->pAllocator != !b->pAllocator)
@@ -49064,8 +49183,8 @@ static int sbt_vk_ca_vkCreateRayTracingPipelinesNV(sbt_vk_c *c, const void *va, 
 	if (!a->pPipelines != !b->pPipelines)
 		return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pPipelines");
 	if (a->pPipelines)
-		for (uint64_t i1300 = 0; i1300 < (uint64_t)a->createInfoCount; i1300++)
-			if ((uint64_t)(uintptr_t)(b->pPipelines[i1300]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pPipelines[i1300]), 0))
+		for (uint64_t i1301 = 0; i1301 < (uint64_t)a->createInfoCount; i1301++)
+			if ((uint64_t)(uintptr_t)(b->pPipelines[i1301]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pPipelines[i1301]), 0))
 				return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pPipelines");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.ret");
@@ -49081,17 +49200,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_t 
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1301 = sbt_vk_t_alloc(f, sizeof(*t1301));
-		t1301[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertyCount = t1301;
+		uint32_t *t1302 = sbt_vk_t_alloc(f, sizeof(*t1302));
+		t1302[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertyCount = t1302;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1304 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-		VkCooperativeMatrixPropertiesNV *t1302 = sbt_vk_t_alloc(f, n1304 * sizeof(*t1302));
-		for (uint64_t i1303 = 0; i1303 < n1304; i1303++) {
-			sbt_vk_f_VkCooperativeMatrixPropertiesNV(f, &(t1302[i1303]), depth + 1);
+		const uint64_t n1305 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+		VkCooperativeMatrixPropertiesNV *t1303 = sbt_vk_t_alloc(f, n1305 * sizeof(*t1303));
+		for (uint64_t i1304 = 0; i1304 < n1305; i1304++) {
+			sbt_vk_f_VkCooperativeMatrixPropertiesNV(f, &(t1303[i1304]), depth + 1);
 		}
-		s->pProperties = t1302;
+		s->pProperties = t1303;
 	}
 }
 
@@ -49108,8 +49227,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_c *
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1305 = 0; i1305 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1305++)
-			if (sbt_vk_c_VkCooperativeMatrixPropertiesNV(c, &(a->pProperties[i1305]), &(b->pProperties[i1305]), 0))
+		for (uint64_t i1306 = 0; i1306 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1306++)
+			if (sbt_vk_c_VkCooperativeMatrixPropertiesNV(c, &(a->pProperties[i1306]), &(b->pProperties[i1306]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.ret");
@@ -49125,24 +49244,24 @@ static void sbt_vk_fa_vkCmdTraceRaysIndirectKHR(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->indirectDeviceAddress = (VkDeviceAddress)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkStridedDeviceAddressRegionKHR *t1306 = sbt_vk_t_alloc(f, sizeof(*t1306));
-		sbt_vk_t_bytes(f, &(t1306[0]), sizeof(t1306[0]));
-		s->pRaygenShaderBindingTable = t1306;
-	}
-	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1307 = sbt_vk_t_alloc(f, sizeof(*t1307));
 		sbt_vk_t_bytes(f, &(t1307[0]), sizeof(t1307[0]));
-		s->pMissShaderBindingTable = t1307;
+		s->pRaygenShaderBindingTable = t1307;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1308 = sbt_vk_t_alloc(f, sizeof(*t1308));
 		sbt_vk_t_bytes(f, &(t1308[0]), sizeof(t1308[0]));
-		s->pHitShaderBindingTable = t1308;
+		s->pMissShaderBindingTable = t1308;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1309 = sbt_vk_t_alloc(f, sizeof(*t1309));
 		sbt_vk_t_bytes(f, &(t1309[0]), sizeof(t1309[0]));
-		s->pCallableShaderBindingTable = t1309;
+		s->pHitShaderBindingTable = t1309;
+	}
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
+		VkStridedDeviceAddressRegionKHR *t1310 = sbt_vk_t_alloc(f, sizeof(*t1310));
+		sbt_vk_t_bytes(f, &(t1310[0]), sizeof(t1310[0]));
+		s->pCallableShaderBindingTable = t1310;
 	}
 }
 
@@ -49202,14 +49321,14 @@ static void sbt_vk_fa_vkGetDeviceAccelerationStructureCompatibilityKHR(sbt_vk_t 
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAccelerationStructureVersionInfoKHR *t1310 = sbt_vk_t_alloc(f, sizeof(*t1310));
-		sbt_vk_f_VkAccelerationStructureVersionInfoKHR(f, &(t1310[0]), depth + 1);
-		s->pVersionInfo = t1310;
+		VkAccelerationStructureVersionInfoKHR *t1311 = sbt_vk_t_alloc(f, sizeof(*t1311));
+		sbt_vk_f_VkAccelerationStructureVersionInfoKHR(f, &(t1311[0]), depth + 1);
+		s->pVersionInfo = t1311;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureCompatibilityKHR *t1311 = sbt_vk_t_alloc(f, sizeof(*t1311));
-		t1311[0] = (VkAccelerationStructureCompatibilityKHR)(int32_t)sbt_vk_t_rand(f);
-		s->pCompatibility = t1311;
+		VkAccelerationStructureCompatibilityKHR *t1312 = sbt_vk_t_alloc(f, sizeof(*t1312));
+		t1312[0] = (VkAccelerationStructureCompatibilityKHR)(int32_t)sbt_vk_t_rand(f);
+		s->pCompatibility = t1312;
 	}
 }
 
@@ -49290,9 +49409,9 @@ static void sbt_vk_fa_vkGetImageViewHandleNVX(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkImageViewHandleInfoNVX *t1312 = sbt_vk_t_alloc(f, sizeof(*t1312));
-		sbt_vk_f_VkImageViewHandleInfoNVX(f, &(t1312[0]), depth + 1);
-		s->pInfo = t1312;
+		VkImageViewHandleInfoNVX *t1313 = sbt_vk_t_alloc(f, sizeof(*t1313));
+		sbt_vk_f_VkImageViewHandleInfoNVX(f, &(t1313[0]), depth + 1);
+		s->pInfo = t1313;
 	}
 }
 
@@ -49321,9 +49440,9 @@ static void sbt_vk_fa_vkGetImageViewAddressNVX(sbt_vk_t *f, void *vs)
 	s->imageView = (VkImageView)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkImageViewAddressPropertiesNVX *t1313 = sbt_vk_t_alloc(f, sizeof(*t1313));
-		sbt_vk_f_VkImageViewAddressPropertiesNVX(f, &(t1313[0]), depth + 1);
-		s->pProperties = t1313;
+		VkImageViewAddressPropertiesNVX *t1314 = sbt_vk_t_alloc(f, sizeof(*t1314));
+		sbt_vk_f_VkImageViewAddressPropertiesNVX(f, &(t1314[0]), depth + 1);
+		s->pProperties = t1314;
 	}
 }
 
@@ -49354,25 +49473,25 @@ static void sbt_vk_fa_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCounte
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1314 = sbt_vk_t_alloc(f, sizeof(*t1314));
-		t1314[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pCounterCount = t1314;
+		uint32_t *t1315 = sbt_vk_t_alloc(f, sizeof(*t1315));
+		t1315[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pCounterCount = t1315;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1317 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
-		VkPerformanceCounterKHR *t1315 = sbt_vk_t_alloc(f, n1317 * sizeof(*t1315));
-		for (uint64_t i1316 = 0; i1316 < n1317; i1316++) {
-			sbt_vk_f_VkPerformanceCounterKHR(f, &(t1315[i1316]), depth + 1);
+		const uint64_t n1318 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
+		VkPerformanceCounterKHR *t1316 = sbt_vk_t_alloc(f, n1318 * sizeof(*t1316));
+		for (uint64_t i1317 = 0; i1317 < n1318; i1317++) {
+			sbt_vk_f_VkPerformanceCounterKHR(f, &(t1316[i1317]), depth + 1);
 		}
-		s->pCounters = t1315;
+		s->pCounters = t1316;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1320 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
-		VkPerformanceCounterDescriptionKHR *t1318 = sbt_vk_t_alloc(f, n1320 * sizeof(*t1318));
-		for (uint64_t i1319 = 0; i1319 < n1320; i1319++) {
-			sbt_vk_f_VkPerformanceCounterDescriptionKHR(f, &(t1318[i1319]), depth + 1);
+		const uint64_t n1321 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
+		VkPerformanceCounterDescriptionKHR *t1319 = sbt_vk_t_alloc(f, n1321 * sizeof(*t1319));
+		for (uint64_t i1320 = 0; i1320 < n1321; i1320++) {
+			sbt_vk_f_VkPerformanceCounterDescriptionKHR(f, &(t1319[i1320]), depth + 1);
 		}
-		s->pCounterDescriptions = t1318;
+		s->pCounterDescriptions = t1319;
 	}
 }
 
@@ -49391,14 +49510,14 @@ static int sbt_vk_ca_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCounter
 	if (!a->pCounters != !b->pCounters)
 		return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.pCounters");
 	if (a->pCounters)
-		for (uint64_t i1321 = 0; i1321 < (a->pCounterCount ? (uint64_t)*a->pCounterCount : 0); i1321++)
-			if (sbt_vk_c_VkPerformanceCounterKHR(c, &(a->pCounters[i1321]), &(b->pCounters[i1321]), 0))
+		for (uint64_t i1322 = 0; i1322 < (a->pCounterCount ? (uint64_t)*a->pCounterCount : 0); i1322++)
+			if (sbt_vk_c_VkPerformanceCounterKHR(c, &(a->pCounters[i1322]), &(b->pCounters[i1322]), 0))
 				return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.pCounters");
 	if (!a->pCounterDescriptions != !b->pCounterDescriptions)
 		return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.pCounterDescriptions");
 	if (a->pCounterDescriptions)
-		for (uint64_t i1322 = 0; i1322 < (a->pCounterCount ? (uint64_t)*a->pCounterCount : 0); i1322++)
-			if (sbt_vk_c_VkPerformanceCounterDescriptionKHR(c, &(a->pCounterDescriptions[i1322]), &(b->pCounterDescriptions[i1322]), 0))
+		for (uint64_t i1323 = 0; i1323 < (a->pCounterCount ? (uint64_t)*a->pCounterCount : 0); i1323++)
+			if (sbt_vk_c_VkPerformanceCounterDescriptionKHR(c, &(a->pCounterDescriptions[i1323]), &(b->pCounterDescriptions[i1323]), 0))
 				return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.pCounterDescriptions");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.ret");
@@ -49413,14 +49532,14 @@ static void sbt_vk_fa_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(sb
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkQueryPoolPerformanceCreateInfoKHR *t1323 = sbt_vk_t_alloc(f, sizeof(*t1323));
-		sbt_vk_f_VkQueryPoolPerformanceCreateInfoKHR(f, &(t1323[0]), depth + 1);
-		s->pPerformanceQueryCreateInfo = t1323;
+		VkQueryPoolPerformanceCreateInfoKHR *t1324 = sbt_vk_t_alloc(f, sizeof(*t1324));
+		sbt_vk_f_VkQueryPoolPerformanceCreateInfoKHR(f, &(t1324[0]), depth + 1);
+		s->pPerformanceQueryCreateInfo = t1324;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1324 = sbt_vk_t_alloc(f, sizeof(*t1324));
-		t1324[0] = (uint32_t)sbt_vk_t_rand(f);
-		s->pNumPasses = t1324;
+		uint32_t *t1325 = sbt_vk_t_alloc(f, sizeof(*t1325));
+		t1325[0] = (uint32_t)sbt_vk_t_rand(f);
+		s->pNumPasses = t1325;
 	}
 }
 
@@ -49450,9 +49569,9 @@ static void sbt_vk_fa_vkAcquireProfilingLockKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAcquireProfilingLockInfoKHR *t1325 = sbt_vk_t_alloc(f, sizeof(*t1325));
-		sbt_vk_f_VkAcquireProfilingLockInfoKHR(f, &(t1325[0]), depth + 1);
-		s->pInfo = t1325;
+		VkAcquireProfilingLockInfoKHR *t1326 = sbt_vk_t_alloc(f, sizeof(*t1326));
+		sbt_vk_f_VkAcquireProfilingLockInfoKHR(f, &(t1326[0]), depth + 1);
+		s->pInfo = t1326;
 	}
 }
 
@@ -49499,9 +49618,9 @@ static void sbt_vk_fa_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_t *f, void
 	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkImageDrmFormatModifierPropertiesEXT *t1326 = sbt_vk_t_alloc(f, sizeof(*t1326));
-		sbt_vk_f_VkImageDrmFormatModifierPropertiesEXT(f, &(t1326[0]), depth + 1);
-		s->pProperties = t1326;
+		VkImageDrmFormatModifierPropertiesEXT *t1327 = sbt_vk_t_alloc(f, sizeof(*t1327));
+		sbt_vk_f_VkImageDrmFormatModifierPropertiesEXT(f, &(t1327[0]), depth + 1);
+		s->pProperties = t1327;
 	}
 }
 
@@ -49531,9 +49650,9 @@ static void sbt_vk_fa_vkGetBufferOpaqueCaptureAddress(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (uint64_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkBufferDeviceAddressInfo *t1327 = sbt_vk_t_alloc(f, sizeof(*t1327));
-		sbt_vk_f_VkBufferDeviceAddressInfo(f, &(t1327[0]), depth + 1);
-		s->pInfo = t1327;
+		VkBufferDeviceAddressInfo *t1328 = sbt_vk_t_alloc(f, sizeof(*t1328));
+		sbt_vk_f_VkBufferDeviceAddressInfo(f, &(t1328[0]), depth + 1);
+		s->pInfo = t1328;
 	}
 }
 
@@ -49561,9 +49680,9 @@ static void sbt_vk_fa_vkGetBufferDeviceAddress(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (VkDeviceAddress)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkBufferDeviceAddressInfo *t1328 = sbt_vk_t_alloc(f, sizeof(*t1328));
-		sbt_vk_f_VkBufferDeviceAddressInfo(f, &(t1328[0]), depth + 1);
-		s->pInfo = t1328;
+		VkBufferDeviceAddressInfo *t1329 = sbt_vk_t_alloc(f, sizeof(*t1329));
+		sbt_vk_f_VkBufferDeviceAddressInfo(f, &(t1329[0]), depth + 1);
+		s->pInfo = t1329;
 	}
 }
 
@@ -49591,19 +49710,19 @@ static void sbt_vk_fa_vkCreateHeadlessSurfaceEXT(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkHeadlessSurfaceCreateInfoEXT *t1329 = sbt_vk_t_alloc(f, sizeof(*t1329));
-		sbt_vk_f_VkHeadlessSurfaceCreateInfoEXT(f, &(t1329[0]), depth + 1);
-		s->pCreateInfo = t1329;
+		VkHeadlessSurfaceCreateInfoEXT *t1330 = sbt_vk_t_alloc(f, sizeof(*t1330));
+		sbt_vk_f_VkHeadlessSurfaceCreateInfoEXT(f, &(t1330[0]), depth + 1);
+		s->pCreateInfo = t1330;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1330 = sbt_vk_t_alloc(f, sizeof(*t1330));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1330[0]), depth + 1);
-		s->pAllocator = t1330;
+		VkAllocationCallbacks *t1331 = sbt_vk_t_alloc(f, sizeof(*t1331));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1331[0]), depth + 1);
+		s->pAllocator = t1331;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSurfaceKHR *t1331 = sbt_vk_t_alloc(f, sizeof(*t1331));
-		t1331[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pSurface = t1331;
+		VkSurfaceKHR *t1332 = sbt_vk_t_alloc(f, sizeof(*t1332));
+		t1332[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pSurface = t1332;
 	}
 }
 
@@ -49639,17 +49758,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombina
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1332 = sbt_vk_t_alloc(f, sizeof(*t1332));
-		t1332[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pCombinationCount = t1332;
+		uint32_t *t1333 = sbt_vk_t_alloc(f, sizeof(*t1333));
+		t1333[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pCombinationCount = t1333;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1335 = (s->pCombinationCount ? (uint64_t)*s->pCombinationCount : 0);
-		VkFramebufferMixedSamplesCombinationNV *t1333 = sbt_vk_t_alloc(f, n1335 * sizeof(*t1333));
-		for (uint64_t i1334 = 0; i1334 < n1335; i1334++) {
-			sbt_vk_f_VkFramebufferMixedSamplesCombinationNV(f, &(t1333[i1334]), depth + 1);
+		const uint64_t n1336 = (s->pCombinationCount ? (uint64_t)*s->pCombinationCount : 0);
+		VkFramebufferMixedSamplesCombinationNV *t1334 = sbt_vk_t_alloc(f, n1336 * sizeof(*t1334));
+		for (uint64_t i1335 = 0; i1335 < n1336; i1335++) {
+			sbt_vk_f_VkFramebufferMixedSamplesCombinationNV(f, &(t1334[i1335]), depth + 1);
 		}
-		s->pCombinations = t1333;
+		s->pCombinations = t1334;
 	}
 }
 
@@ -49666,8 +49785,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinat
 	if (!a->pCombinations != !b->pCombinations)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.pCombinations");
 	if (a->pCombinations)
-		for (uint64_t i1336 = 0; i1336 < (a->pCombinationCount ? (uint64_t)*a->pCombinationCount : 0); i1336++)
-			if (sbt_vk_c_VkFramebufferMixedSamplesCombinationNV(c, &(a->pCombinations[i1336]), &(b->pCombinations[i1336]), 0))
+		for (uint64_t i1337 = 0; i1337 < (a->pCombinationCount ? (uint64_t)*a->pCombinationCount : 0); i1337++)
+			if (sbt_vk_c_VkFramebufferMixedSamplesCombinationNV(c, &(a->pCombinations[i1337]), &(b->pCombinations[i1337]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.pCombinations");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.ret");
@@ -49683,9 +49802,9 @@ static void sbt_vk_fa_vkInitializePerformanceApiINTEL(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkInitializePerformanceApiInfoINTEL *t1337 = sbt_vk_t_alloc(f, sizeof(*t1337));
-		sbt_vk_f_VkInitializePerformanceApiInfoINTEL(f, &(t1337[0]), depth + 1);
-		s->pInitializeInfo = t1337;
+		VkInitializePerformanceApiInfoINTEL *t1338 = sbt_vk_t_alloc(f, sizeof(*t1338));
+		sbt_vk_f_VkInitializePerformanceApiInfoINTEL(f, &(t1338[0]), depth + 1);
+		s->pInitializeInfo = t1338;
 	}
 }
 
@@ -49731,9 +49850,9 @@ static void sbt_vk_fa_vkCmdSetPerformanceMarkerINTEL(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPerformanceMarkerInfoINTEL *t1338 = sbt_vk_t_alloc(f, sizeof(*t1338));
-		sbt_vk_f_VkPerformanceMarkerInfoINTEL(f, &(t1338[0]), depth + 1);
-		s->pMarkerInfo = t1338;
+		VkPerformanceMarkerInfoINTEL *t1339 = sbt_vk_t_alloc(f, sizeof(*t1339));
+		sbt_vk_f_VkPerformanceMarkerInfoINTEL(f, &(t1339[0]), depth + 1);
+		s->pMarkerInfo = t1339;
 	}
 }
 
@@ -49761,9 +49880,9 @@ static void sbt_vk_fa_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_t *f, void *vs
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPerformanceStreamMarkerInfoINTEL *t1339 = sbt_vk_t_alloc(f, sizeof(*t1339));
-		sbt_vk_f_VkPerformanceStreamMarkerInfoINTEL(f, &(t1339[0]), depth + 1);
-		s->pMarkerInfo = t1339;
+		VkPerformanceStreamMarkerInfoINTEL *t1340 = sbt_vk_t_alloc(f, sizeof(*t1340));
+		sbt_vk_f_VkPerformanceStreamMarkerInfoINTEL(f, &(t1340[0]), depth + 1);
+		s->pMarkerInfo = t1340;
 	}
 }
 
@@ -49791,9 +49910,9 @@ static void sbt_vk_fa_vkCmdSetPerformanceOverrideINTEL(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPerformanceOverrideInfoINTEL *t1340 = sbt_vk_t_alloc(f, sizeof(*t1340));
-		sbt_vk_f_VkPerformanceOverrideInfoINTEL(f, &(t1340[0]), depth + 1);
-		s->pOverrideInfo = t1340;
+		VkPerformanceOverrideInfoINTEL *t1341 = sbt_vk_t_alloc(f, sizeof(*t1341));
+		sbt_vk_f_VkPerformanceOverrideInfoINTEL(f, &(t1341[0]), depth + 1);
+		s->pOverrideInfo = t1341;
 	}
 }
 
@@ -49821,14 +49940,14 @@ static void sbt_vk_fa_vkAcquirePerformanceConfigurationINTEL(sbt_vk_t *f, void *
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPerformanceConfigurationAcquireInfoINTEL *t1341 = sbt_vk_t_alloc(f, sizeof(*t1341));
-		sbt_vk_f_VkPerformanceConfigurationAcquireInfoINTEL(f, &(t1341[0]), depth + 1);
-		s->pAcquireInfo = t1341;
+		VkPerformanceConfigurationAcquireInfoINTEL *t1342 = sbt_vk_t_alloc(f, sizeof(*t1342));
+		sbt_vk_f_VkPerformanceConfigurationAcquireInfoINTEL(f, &(t1342[0]), depth + 1);
+		s->pAcquireInfo = t1342;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPerformanceConfigurationINTEL *t1342 = sbt_vk_t_alloc(f, sizeof(*t1342));
-		t1342[0] = (VkPerformanceConfigurationINTEL)(uintptr_t)sbt_vk_t_handle(f);
-		s->pConfiguration = t1342;
+		VkPerformanceConfigurationINTEL *t1343 = sbt_vk_t_alloc(f, sizeof(*t1343));
+		t1343[0] = (VkPerformanceConfigurationINTEL)(uintptr_t)sbt_vk_t_handle(f);
+		s->pConfiguration = t1343;
 	}
 }
 
@@ -49909,9 +50028,9 @@ static void sbt_vk_fa_vkGetPerformanceParameterINTEL(sbt_vk_t *f, void *vs)
 	s->parameter = (VkPerformanceParameterTypeINTEL)(int32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPerformanceValueINTEL *t1343 = sbt_vk_t_alloc(f, sizeof(*t1343));
-		sbt_vk_f_VkPerformanceValueINTEL(f, &(t1343[0]), depth + 1);
-		s->pValue = t1343;
+		VkPerformanceValueINTEL *t1344 = sbt_vk_t_alloc(f, sizeof(*t1344));
+		sbt_vk_f_VkPerformanceValueINTEL(f, &(t1344[0]), depth + 1);
+		s->pValue = t1344;
 	}
 }
 
@@ -49941,9 +50060,9 @@ static void sbt_vk_fa_vkGetDeviceMemoryOpaqueCaptureAddress(sbt_vk_t *f, void *v
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (uint64_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDeviceMemoryOpaqueCaptureAddressInfo *t1344 = sbt_vk_t_alloc(f, sizeof(*t1344));
-		sbt_vk_f_VkDeviceMemoryOpaqueCaptureAddressInfo(f, &(t1344[0]), depth + 1);
-		s->pInfo = t1344;
+		VkDeviceMemoryOpaqueCaptureAddressInfo *t1345 = sbt_vk_t_alloc(f, sizeof(*t1345));
+		sbt_vk_f_VkDeviceMemoryOpaqueCaptureAddressInfo(f, &(t1345[0]), depth + 1);
+		s->pInfo = t1345;
 	}
 }
 
@@ -49971,22 +50090,22 @@ static void sbt_vk_fa_vkGetPipelineExecutablePropertiesKHR(sbt_vk_t *f, void *vs
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPipelineInfoKHR *t1345 = sbt_vk_t_alloc(f, sizeof(*t1345));
-		sbt_vk_f_VkPipelineInfoKHR(f, &(t1345[0]), depth + 1);
-		s->pPipelineInfo = t1345;
+		VkPipelineInfoKHR *t1346 = sbt_vk_t_alloc(f, sizeof(*t1346));
+		sbt_vk_f_VkPipelineInfoKHR(f, &(t1346[0]), depth + 1);
+		s->pPipelineInfo = t1346;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1346 = sbt_vk_t_alloc(f, sizeof(*t1346));
-		t1346[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pExecutableCount = t1346;
+		uint32_t *t1347 = sbt_vk_t_alloc(f, sizeof(*t1347));
+		t1347[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pExecutableCount = t1347;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1349 = (s->pExecutableCount ? (uint64_t)*s->pExecutableCount : 0);
-		VkPipelineExecutablePropertiesKHR *t1347 = sbt_vk_t_alloc(f, n1349 * sizeof(*t1347));
-		for (uint64_t i1348 = 0; i1348 < n1349; i1348++) {
-			sbt_vk_f_VkPipelineExecutablePropertiesKHR(f, &(t1347[i1348]), depth + 1);
+		const uint64_t n1350 = (s->pExecutableCount ? (uint64_t)*s->pExecutableCount : 0);
+		VkPipelineExecutablePropertiesKHR *t1348 = sbt_vk_t_alloc(f, n1350 * sizeof(*t1348));
+		for (uint64_t i1349 = 0; i1349 < n1350; i1349++) {
+			sbt_vk_f_VkPipelineExecutablePropertiesKHR(f, &(t1348[i1349]), depth + 1);
 		}
-		s->pProperties = t1347;
+		s->pProperties = t1348;
 	}
 }
 
@@ -50007,8 +50126,8 @@ static int sbt_vk_ca_vkGetPipelineExecutablePropertiesKHR(sbt_vk_c *c, const voi
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutablePropertiesKHR.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1350 = 0; i1350 < (a->pExecutableCount ? (uint64_t)*a->pExecutableCount : 0); i1350++)
-			if (sbt_vk_c_VkPipelineExecutablePropertiesKHR(c, &(a->pProperties[i1350]), &(b->pProperties[i1350]), 0))
+		for (uint64_t i1351 = 0; i1351 < (a->pExecutableCount ? (uint64_t)*a->pExecutableCount : 0); i1351++)
+			if (sbt_vk_c_VkPipelineExecutablePropertiesKHR(c, &(a->pProperties[i1351]), &(b->pProperties[i1351]), 0))
 				return sbt_vk_t_fail(c, "vkGetPipelineExecutablePropertiesKHR.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutablePropertiesKHR.ret");
@@ -50024,22 +50143,22 @@ static void sbt_vk_fa_vkGetPipelineExecutableStatisticsKHR(sbt_vk_t *f, void *vs
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPipelineExecutableInfoKHR *t1351 = sbt_vk_t_alloc(f, sizeof(*t1351));
-		sbt_vk_f_VkPipelineExecutableInfoKHR(f, &(t1351[0]), depth + 1);
-		s->pExecutableInfo = t1351;
+		VkPipelineExecutableInfoKHR *t1352 = sbt_vk_t_alloc(f, sizeof(*t1352));
+		sbt_vk_f_VkPipelineExecutableInfoKHR(f, &(t1352[0]), depth + 1);
+		s->pExecutableInfo = t1352;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1352 = sbt_vk_t_alloc(f, sizeof(*t1352));
-		t1352[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pStatisticCount = t1352;
+		uint32_t *t1353 = sbt_vk_t_alloc(f, sizeof(*t1353));
+		t1353[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pStatisticCount = t1353;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1355 = (s->pStatisticCount ? (uint64_t)*s->pStatisticCount : 0);
-		VkPipelineExecutableStatisticKHR *t1353 = sbt_vk_t_alloc(f, n1355 * sizeof(*t1353));
-		for (uint64_t i1354 = 0; i1354 < n1355; i1354++) {
-			sbt_vk_f_VkPipelineExecutableStatisticKHR(f, &(t1353[i1354]), depth + 1);
+		const uint64_t n1356 = (s->pStatisticCount ? (uint64_t)*s->pStatisticCount : 0);
+		VkPipelineExecutableStatisticKHR *t1354 = sbt_vk_t_alloc(f, n1356 * sizeof(*t1354));
+		for (uint64_t i1355 = 0; i1355 < n1356; i1355++) {
+			sbt_vk_f_VkPipelineExecutableStatisticKHR(f, &(t1354[i1355]), depth + 1);
 		}
-		s->pStatistics = t1353;
+		s->pStatistics = t1354;
 	}
 }
 
@@ -50060,8 +50179,8 @@ static int sbt_vk_ca_vkGetPipelineExecutableStatisticsKHR(sbt_vk_c *c, const voi
 	if (!a->pStatistics != !b->pStatistics)
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutableStatisticsKHR.pStatistics");
 	if (a->pStatistics)
-		for (uint64_t i1356 = 0; i1356 < (a->pStatisticCount ? (uint64_t)*a->pStatisticCount : 0); i1356++)
-			if (sbt_vk_c_VkPipelineExecutableStatisticKHR(c, &(a->pStatistics[i1356]), &(b->pStatistics[i1356]), 0))
+		for (uint64_t i1357 = 0; i1357 < (a->pStatisticCount ? (uint64_t)*a->pStatisticCount : 0); i1357++)
+			if (sbt_vk_c_VkPipelineExecutableStatisticKHR(c, &(a->pStatistics[i1357]), &(b->pStatistics[i1357]), 0))
 				return sbt_vk_t_fail(c, "vkGetPipelineExecutableStatisticsKHR.pStatistics");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutableStatisticsKHR.ret");
@@ -50077,22 +50196,22 @@ static void sbt_vk_fa_vkGetPipelineExecutableInternalRepresentationsKHR(sbt_vk_t
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPipelineExecutableInfoKHR *t1357 = sbt_vk_t_alloc(f, sizeof(*t1357));
-		sbt_vk_f_VkPipelineExecutableInfoKHR(f, &(t1357[0]), depth + 1);
-		s->pExecutableInfo = t1357;
+		VkPipelineExecutableInfoKHR *t1358 = sbt_vk_t_alloc(f, sizeof(*t1358));
+		sbt_vk_f_VkPipelineExecutableInfoKHR(f, &(t1358[0]), depth + 1);
+		s->pExecutableInfo = t1358;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1358 = sbt_vk_t_alloc(f, sizeof(*t1358));
-		t1358[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pInternalRepresentationCount = t1358;
+		uint32_t *t1359 = sbt_vk_t_alloc(f, sizeof(*t1359));
+		t1359[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pInternalRepresentationCount = t1359;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1361 = (s->pInternalRepresentationCount ? (uint64_t)*s->pInternalRepresentationCount : 0);
-		VkPipelineExecutableInternalRepresentationKHR *t1359 = sbt_vk_t_alloc(f, n1361 * sizeof(*t1359));
-		for (uint64_t i1360 = 0; i1360 < n1361; i1360++) {
-			sbt_vk_f_VkPipelineExecutableInternalRepresentationKHR(f, &(t1359[i1360]), depth + 1);
+		const uint64_t n1362 = (s->pInternalRepresentationCount ? (uint64_t)*s->pInternalRepresentationCount : 0);
+		VkPipelineExecutableInternalRepresentationKHR *t1360 = sbt_vk_t_alloc(f, n1362 * sizeof(*t1360));
+		for (uint64_t i1361 = 0; i1361 < n1362; i1361++) {
+			sbt_vk_f_VkPipelineExecutableInternalRepresentationKHR(f, &(t1360[i1361]), depth + 1);
 		}
-		s->pInternalRepresentations = t1359;
+		s->pInternalRepresentations = t1360;
 	}
 }
 
@@ -50113,8 +50232,8 @@ static int sbt_vk_ca_vkGetPipelineExecutableInternalRepresentationsKHR(sbt_vk_c 
 	if (!a->pInternalRepresentations != !b->pInternalRepresentations)
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutableInternalRepresentationsKHR.pInternalRepresentations");
 	if (a->pInternalRepresentations)
-		for (uint64_t i1362 = 0; i1362 < (a->pInternalRepresentationCount ? (uint64_t)*a->pInternalRepresentationCount : 0); i1362++)
-			if (sbt_vk_c_VkPipelineExecutableInternalRepresentationKHR(c, &(a->pInternalRepresentations[i1362]), &(b->pInternalRepresentations[i1362]), 0))
+		for (uint64_t i1363 = 0; i1363 < (a->pInternalRepresentationCount ? (uint64_t)*a->pInternalRepresentationCount : 0); i1363++)
+			if (sbt_vk_c_VkPipelineExecutableInternalRepresentationKHR(c, &(a->pInternalRepresentations[i1363]), &(b->pInternalRepresentations[i1363]), 0))
 				return sbt_vk_t_fail(c, "vkGetPipelineExecutableInternalRepresentationsKHR.pInternalRepresentations");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutableInternalRepresentationsKHR.ret");
@@ -50154,17 +50273,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceToolProperties(sbt_vk_t *f, void *vs)
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1363 = sbt_vk_t_alloc(f, sizeof(*t1363));
-		t1363[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pToolCount = t1363;
+		uint32_t *t1364 = sbt_vk_t_alloc(f, sizeof(*t1364));
+		t1364[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pToolCount = t1364;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1366 = (s->pToolCount ? (uint64_t)*s->pToolCount : 0);
-		VkPhysicalDeviceToolProperties *t1364 = sbt_vk_t_alloc(f, n1366 * sizeof(*t1364));
-		for (uint64_t i1365 = 0; i1365 < n1366; i1365++) {
-			sbt_vk_f_VkPhysicalDeviceToolProperties(f, &(t1364[i1365]), depth + 1);
+		const uint64_t n1367 = (s->pToolCount ? (uint64_t)*s->pToolCount : 0);
+		VkPhysicalDeviceToolProperties *t1365 = sbt_vk_t_alloc(f, n1367 * sizeof(*t1365));
+		for (uint64_t i1366 = 0; i1366 < n1367; i1366++) {
+			sbt_vk_f_VkPhysicalDeviceToolProperties(f, &(t1365[i1366]), depth + 1);
 		}
-		s->pToolProperties = t1364;
+		s->pToolProperties = t1365;
 	}
 }
 
@@ -50181,8 +50300,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceToolProperties(sbt_vk_c *c, const void *
 	if (!a->pToolProperties != !b->pToolProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceToolProperties.pToolProperties");
 	if (a->pToolProperties)
-		for (uint64_t i1367 = 0; i1367 < (a->pToolCount ? (uint64_t)*a->pToolCount : 0); i1367++)
-			if (sbt_vk_c_VkPhysicalDeviceToolProperties(c, &(a->pToolProperties[i1367]), &(b->pToolProperties[i1367]), 0))
+		for (uint64_t i1368 = 0; i1368 < (a->pToolCount ? (uint64_t)*a->pToolCount : 0); i1368++)
+			if (sbt_vk_c_VkPhysicalDeviceToolProperties(c, &(a->pToolProperties[i1368]), &(b->pToolProperties[i1368]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceToolProperties.pToolProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceToolProperties.ret");
@@ -50198,19 +50317,19 @@ static void sbt_vk_fa_vkCreateAccelerationStructureKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAccelerationStructureCreateInfoKHR *t1368 = sbt_vk_t_alloc(f, sizeof(*t1368));
-		sbt_vk_f_VkAccelerationStructureCreateInfoKHR(f, &(t1368[0]), depth + 1);
-		s->pCreateInfo = t1368;
+		VkAccelerationStructureCreateInfoKHR *t1369 = sbt_vk_t_alloc(f, sizeof(*t1369));
+		sbt_vk_f_VkAccelerationStructureCreateInfoKHR(f, &(t1369[0]), depth + 1);
+		s->pCreateInfo = t1369;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1369 = sbt_vk_t_alloc(f, sizeof(*t1369));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1369[0]), depth + 1);
-		s->pAllocator = t1369;
+		VkAllocationCallbacks *t1370 = sbt_vk_t_alloc(f, sizeof(*t1370));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1370[0]), depth + 1);
+		s->pAllocator = t1370;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureKHR *t1370 = sbt_vk_t_alloc(f, sizeof(*t1370));
-		t1370[0] = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pAccelerationStructure = t1370;
+		VkAccelerationStructureKHR *t1371 = sbt_vk_t_alloc(f, sizeof(*t1371));
+		t1371[0] = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pAccelerationStructure = t1371;
 	}
 }
 
@@ -50246,9 +50365,9 @@ static void sbt_vk_fa_vkGetAccelerationStructureDeviceAddressKHR(sbt_vk_t *f, vo
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (VkDeviceAddress)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAccelerationStructureDeviceAddressInfoKHR *t1371 = sbt_vk_t_alloc(f, sizeof(*t1371));
-		sbt_vk_f_VkAccelerationStructureDeviceAddressInfoKHR(f, &(t1371[0]), depth + 1);
-		s->pInfo = t1371;
+		VkAccelerationStructureDeviceAddressInfoKHR *t1372 = sbt_vk_t_alloc(f, sizeof(*t1372));
+		sbt_vk_f_VkAccelerationStructureDeviceAddressInfoKHR(f, &(t1372[0]), depth + 1);
+		s->pInfo = t1372;
 	}
 }
 
@@ -50276,14 +50395,14 @@ static void sbt_vk_fa_vkCreateDeferredOperationKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1372 = sbt_vk_t_alloc(f, sizeof(*t1372));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1372[0]), depth + 1);
-		s->pAllocator = t1372;
+		VkAllocationCallbacks *t1373 = sbt_vk_t_alloc(f, sizeof(*t1373));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1373[0]), depth + 1);
+		s->pAllocator = t1373;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeferredOperationKHR *t1373 = sbt_vk_t_alloc(f, sizeof(*t1373));
-		t1373[0] = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pDeferredOperation = t1373;
+		VkDeferredOperationKHR *t1374 = sbt_vk_t_alloc(f, sizeof(*t1374));
+		t1374[0] = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pDeferredOperation = t1374;
 	}
 }
 
@@ -50315,9 +50434,9 @@ static void sbt_vk_fa_vkDestroyDeferredOperationKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->operation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1374 = sbt_vk_t_alloc(f, sizeof(*t1374));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1374[0]), depth + 1);
-		s->pAllocator = t1374;
+		VkAllocationCallbacks *t1375 = sbt_vk_t_alloc(f, sizeof(*t1375));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1375[0]), depth + 1);
+		s->pAllocator = t1375;
 	}
 }
 
@@ -50480,12 +50599,12 @@ static void sbt_vk_fa_vkCmdSetViewportWithCount(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1377 = (uint64_t)s->viewportCount;
-		VkViewport *t1375 = sbt_vk_t_alloc(f, n1377 * sizeof(*t1375));
-		for (uint64_t i1376 = 0; i1376 < n1377; i1376++) {
-			sbt_vk_t_bytes(f, &(t1375[i1376]), sizeof(t1375[i1376]));
+		const uint64_t n1378 = (uint64_t)s->viewportCount;
+		VkViewport *t1376 = sbt_vk_t_alloc(f, n1378 * sizeof(*t1376));
+		for (uint64_t i1377 = 0; i1377 < n1378; i1377++) {
+			sbt_vk_t_bytes(f, &(t1376[i1377]), sizeof(t1376[i1377]));
 		}
-		s->pViewports = t1375;
+		s->pViewports = t1376;
 	}
 }
 
@@ -50518,12 +50637,12 @@ static void sbt_vk_fa_vkCmdSetScissorWithCount(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->scissorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1380 = (uint64_t)s->scissorCount;
-		VkRect2D *t1378 = sbt_vk_t_alloc(f, n1380 * sizeof(*t1378));
-		for (uint64_t i1379 = 0; i1379 < n1380; i1379++) {
-			sbt_vk_t_bytes(f, &(t1378[i1379]), sizeof(t1378[i1379]));
+		const uint64_t n1381 = (uint64_t)s->scissorCount;
+		VkRect2D *t1379 = sbt_vk_t_alloc(f, n1381 * sizeof(*t1379));
+		for (uint64_t i1380 = 0; i1380 < n1381; i1380++) {
+			sbt_vk_t_bytes(f, &(t1379[i1380]), sizeof(t1379[i1380]));
 		}
-		s->pScissors = t1378;
+		s->pScissors = t1379;
 	}
 }
 
@@ -50557,36 +50676,36 @@ static void sbt_vk_fa_vkCmdBindVertexBuffers2(sbt_vk_t *f, void *vs)
 	s->firstBinding = (uint32_t)sbt_vk_t_rand(f);
 	s->bindingCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1383 = (uint64_t)s->bindingCount;
-		VkBuffer *t1381 = sbt_vk_t_alloc(f, n1383 * sizeof(*t1381));
-		for (uint64_t i1382 = 0; i1382 < n1383; i1382++) {
-			t1381[i1382] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1384 = (uint64_t)s->bindingCount;
+		VkBuffer *t1382 = sbt_vk_t_alloc(f, n1384 * sizeof(*t1382));
+		for (uint64_t i1383 = 0; i1383 < n1384; i1383++) {
+			t1382[i1383] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pBuffers = t1381;
+		s->pBuffers = t1382;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1386 = (uint64_t)s->bindingCount;
-		VkDeviceSize *t1384 = sbt_vk_t_alloc(f, n1386 * sizeof(*t1384));
-		for (uint64_t i1385 = 0; i1385 < n1386; i1385++) {
-			t1384[i1385] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1387 = (uint64_t)s->bindingCount;
+		VkDeviceSize *t1385 = sbt_vk_t_alloc(f, n1387 * sizeof(*t1385));
+		for (uint64_t i1386 = 0; i1386 < n1387; i1386++) {
+			t1385[i1386] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pOffsets = t1384;
+		s->pOffsets = t1385;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1389 = (uint64_t)s->bindingCount;
-		VkDeviceSize *t1387 = sbt_vk_t_alloc(f, n1389 * sizeof(*t1387));
-		for (uint64_t i1388 = 0; i1388 < n1389; i1388++) {
-			t1387[i1388] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1390 = (uint64_t)s->bindingCount;
+		VkDeviceSize *t1388 = sbt_vk_t_alloc(f, n1390 * sizeof(*t1388));
+		for (uint64_t i1389 = 0; i1389 < n1390; i1389++) {
+			t1388[i1389] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pSizes = t1387;
+		s->pSizes = t1388;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1392 = (uint64_t)s->bindingCount;
-		VkDeviceSize *t1390 = sbt_vk_t_alloc(f, n1392 * sizeof(*t1390));
-		for (uint64_t i1391 = 0; i1391 < n1392; i1391++) {
-			t1390[i1391] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1393 = (uint64_t)s->bindingCount;
+		VkDeviceSize *t1391 = sbt_vk_t_alloc(f, n1393 * sizeof(*t1391));
+		for (uint64_t i1392 = 0; i1392 < n1393; i1392++) {
+			t1391[i1392] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pStrides = t1390;
+		s->pStrides = t1391;
 	}
 }
 
@@ -50607,8 +50726,8 @@ static int sbt_vk_ca_vkCmdBindVertexBuffers2(sbt_vk_c *c, const void *va, const 
 		if (!a->pBuffers != !b->pBuffers)
 			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pBuffers");
 		if (a->pBuffers)
-			for (uint64_t i1393 = 0; i1393 < (uint64_t)a->bindingCount; i1393++)
-				if ((uint64_t)(uintptr_t)(b->pBuffers[i1393]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i1393]), 1))
+			for (uint64_t i1394 = 0; i1394 < (uint64_t)a->bindingCount; i1394++)
+				if ((uint64_t)(uintptr_t)(b->pBuffers[i1394]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i1394]), 1))
 					return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pBuffers");
 	}
 	if ((((uint64_t)a->bindingCount) == 0)) {
@@ -50977,12 +51096,12 @@ static void sbt_vk_fa_vkCmdSetSampleMaskEXT(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->samples = (VkSampleCountFlagBits)((VkSampleCountFlagBits)(1u << (sbt_vk_t_rand(f) % 7)));
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1396 = (uint64_t)((s->samples + 31) / 32);
-		VkSampleMask *t1394 = sbt_vk_t_alloc(f, n1396 * sizeof(*t1394));
-		for (uint64_t i1395 = 0; i1395 < n1396; i1395++) {
-			t1394[i1395] = (VkSampleMask)sbt_vk_t_rand(f);
+		const uint64_t n1397 = (uint64_t)((s->samples + 31) / 32);
+		VkSampleMask *t1395 = sbt_vk_t_alloc(f, n1397 * sizeof(*t1395));
+		for (uint64_t i1396 = 0; i1396 < n1397; i1396++) {
+			t1395[i1396] = (VkSampleMask)sbt_vk_t_rand(f);
 		}
-		s->pSampleMask = t1394;
+		s->pSampleMask = t1395;
 	}
 }
 
@@ -51079,12 +51198,12 @@ static void sbt_vk_fa_vkCmdSetColorBlendEnableEXT(sbt_vk_t *f, void *vs)
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1399 = (uint64_t)s->attachmentCount;
-		VkBool32 *t1397 = sbt_vk_t_alloc(f, n1399 * sizeof(*t1397));
-		for (uint64_t i1398 = 0; i1398 < n1399; i1398++) {
-			t1397[i1398] = (VkBool32)sbt_vk_t_rand(f);
+		const uint64_t n1400 = (uint64_t)s->attachmentCount;
+		VkBool32 *t1398 = sbt_vk_t_alloc(f, n1400 * sizeof(*t1398));
+		for (uint64_t i1399 = 0; i1399 < n1400; i1399++) {
+			t1398[i1399] = (VkBool32)sbt_vk_t_rand(f);
 		}
-		s->pColorBlendEnables = t1397;
+		s->pColorBlendEnables = t1398;
 	}
 }
 
@@ -51120,12 +51239,12 @@ static void sbt_vk_fa_vkCmdSetColorBlendEquationEXT(sbt_vk_t *f, void *vs)
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1402 = (uint64_t)s->attachmentCount;
-		VkColorBlendEquationEXT *t1400 = sbt_vk_t_alloc(f, n1402 * sizeof(*t1400));
-		for (uint64_t i1401 = 0; i1401 < n1402; i1401++) {
-			sbt_vk_t_bytes(f, &(t1400[i1401]), sizeof(t1400[i1401]));
+		const uint64_t n1403 = (uint64_t)s->attachmentCount;
+		VkColorBlendEquationEXT *t1401 = sbt_vk_t_alloc(f, n1403 * sizeof(*t1401));
+		for (uint64_t i1402 = 0; i1402 < n1403; i1402++) {
+			sbt_vk_t_bytes(f, &(t1401[i1402]), sizeof(t1401[i1402]));
 		}
-		s->pColorBlendEquations = t1400;
+		s->pColorBlendEquations = t1401;
 	}
 }
 
@@ -51161,12 +51280,12 @@ static void sbt_vk_fa_vkCmdSetColorWriteMaskEXT(sbt_vk_t *f, void *vs)
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1405 = (uint64_t)s->attachmentCount;
-		VkColorComponentFlags *t1403 = sbt_vk_t_alloc(f, n1405 * sizeof(*t1403));
-		for (uint64_t i1404 = 0; i1404 < n1405; i1404++) {
-			t1403[i1404] = (VkColorComponentFlags)sbt_vk_t_rand(f);
+		const uint64_t n1406 = (uint64_t)s->attachmentCount;
+		VkColorComponentFlags *t1404 = sbt_vk_t_alloc(f, n1406 * sizeof(*t1404));
+		for (uint64_t i1405 = 0; i1405 < n1406; i1405++) {
+			t1404[i1405] = (VkColorComponentFlags)sbt_vk_t_rand(f);
 		}
-		s->pColorWriteMasks = t1403;
+		s->pColorWriteMasks = t1404;
 	}
 }
 
@@ -51307,12 +51426,12 @@ static void sbt_vk_fa_vkCmdSetColorBlendAdvancedEXT(sbt_vk_t *f, void *vs)
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1408 = (uint64_t)s->attachmentCount;
-		VkColorBlendAdvancedEXT *t1406 = sbt_vk_t_alloc(f, n1408 * sizeof(*t1406));
-		for (uint64_t i1407 = 0; i1407 < n1408; i1407++) {
-			sbt_vk_t_bytes(f, &(t1406[i1407]), sizeof(t1406[i1407]));
+		const uint64_t n1409 = (uint64_t)s->attachmentCount;
+		VkColorBlendAdvancedEXT *t1407 = sbt_vk_t_alloc(f, n1409 * sizeof(*t1407));
+		for (uint64_t i1408 = 0; i1408 < n1409; i1408++) {
+			sbt_vk_t_bytes(f, &(t1407[i1408]), sizeof(t1407[i1408]));
 		}
-		s->pColorBlendAdvanced = t1406;
+		s->pColorBlendAdvanced = t1407;
 	}
 }
 
@@ -51453,12 +51572,12 @@ static void sbt_vk_fa_vkCmdSetViewportSwizzleNV(sbt_vk_t *f, void *vs)
 	s->firstViewport = (uint32_t)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1411 = (uint64_t)s->viewportCount;
-		VkViewportSwizzleNV *t1409 = sbt_vk_t_alloc(f, n1411 * sizeof(*t1409));
-		for (uint64_t i1410 = 0; i1410 < n1411; i1410++) {
-			sbt_vk_t_bytes(f, &(t1409[i1410]), sizeof(t1409[i1410]));
+		const uint64_t n1412 = (uint64_t)s->viewportCount;
+		VkViewportSwizzleNV *t1410 = sbt_vk_t_alloc(f, n1412 * sizeof(*t1410));
+		for (uint64_t i1411 = 0; i1411 < n1412; i1411++) {
+			sbt_vk_t_bytes(f, &(t1410[i1411]), sizeof(t1410[i1411]));
 		}
-		s->pViewportSwizzles = t1409;
+		s->pViewportSwizzles = t1410;
 	}
 }
 
@@ -51577,12 +51696,12 @@ static void sbt_vk_fa_vkCmdSetCoverageModulationTableNV(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->coverageModulationTableCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1414 = (uint64_t)s->coverageModulationTableCount;
-		float *t1412 = sbt_vk_t_alloc(f, n1414 * sizeof(*t1412));
-		for (uint64_t i1413 = 0; i1413 < n1414; i1413++) {
-			t1412[i1413] = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
+		const uint64_t n1415 = (uint64_t)s->coverageModulationTableCount;
+		float *t1413 = sbt_vk_t_alloc(f, n1415 * sizeof(*t1413));
+		for (uint64_t i1414 = 0; i1414 < n1415; i1414++) {
+			t1413[i1414] = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 		}
-		s->pCoverageModulationTable = t1412;
+		s->pCoverageModulationTable = t1413;
 	}
 }
 
@@ -51678,19 +51797,19 @@ static void sbt_vk_fa_vkCreatePrivateDataSlot(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPrivateDataSlotCreateInfo *t1415 = sbt_vk_t_alloc(f, sizeof(*t1415));
-		sbt_vk_f_VkPrivateDataSlotCreateInfo(f, &(t1415[0]), depth + 1);
-		s->pCreateInfo = t1415;
+		VkPrivateDataSlotCreateInfo *t1416 = sbt_vk_t_alloc(f, sizeof(*t1416));
+		sbt_vk_f_VkPrivateDataSlotCreateInfo(f, &(t1416[0]), depth + 1);
+		s->pCreateInfo = t1416;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1416 = sbt_vk_t_alloc(f, sizeof(*t1416));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1416[0]), depth + 1);
-		s->pAllocator = t1416;
+		VkAllocationCallbacks *t1417 = sbt_vk_t_alloc(f, sizeof(*t1417));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1417[0]), depth + 1);
+		s->pAllocator = t1417;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPrivateDataSlot *t1417 = sbt_vk_t_alloc(f, sizeof(*t1417));
-		t1417[0] = (VkPrivateDataSlot)(uintptr_t)sbt_vk_t_handle(f);
-		s->pPrivateDataSlot = t1417;
+		VkPrivateDataSlot *t1418 = sbt_vk_t_alloc(f, sizeof(*t1418));
+		t1418[0] = (VkPrivateDataSlot)(uintptr_t)sbt_vk_t_handle(f);
+		s->pPrivateDataSlot = t1418;
 	}
 }
 
@@ -51726,9 +51845,9 @@ static void sbt_vk_fa_vkDestroyPrivateDataSlot(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1418 = sbt_vk_t_alloc(f, sizeof(*t1418));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1418[0]), depth + 1);
-		s->pAllocator = t1418;
+		VkAllocationCallbacks *t1419 = sbt_vk_t_alloc(f, sizeof(*t1419));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1419[0]), depth + 1);
+		s->pAllocator = t1419;
 	}
 }
 
@@ -51791,9 +51910,9 @@ static void sbt_vk_fa_vkGetPrivateData(sbt_vk_t *f, void *vs)
 	s->objectHandle = sbt_vk_t_handle(f);
 	s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint64_t *t1419 = sbt_vk_t_alloc(f, sizeof(*t1419));
-		t1419[0] = (uint64_t)sbt_vk_t_rand(f);
-		s->pData = t1419;
+		uint64_t *t1420 = sbt_vk_t_alloc(f, sizeof(*t1420));
+		t1420[0] = (uint64_t)sbt_vk_t_rand(f);
+		s->pData = t1420;
 	}
 }
 
@@ -51824,9 +51943,9 @@ static void sbt_vk_fa_vkCmdCopyBuffer2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyBufferInfo2 *t1420 = sbt_vk_t_alloc(f, sizeof(*t1420));
-		sbt_vk_f_VkCopyBufferInfo2(f, &(t1420[0]), depth + 1);
-		s->pCopyBufferInfo = t1420;
+		VkCopyBufferInfo2 *t1421 = sbt_vk_t_alloc(f, sizeof(*t1421));
+		sbt_vk_f_VkCopyBufferInfo2(f, &(t1421[0]), depth + 1);
+		s->pCopyBufferInfo = t1421;
 	}
 }
 
@@ -51851,9 +51970,9 @@ static void sbt_vk_fa_vkCmdCopyImage2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyImageInfo2 *t1421 = sbt_vk_t_alloc(f, sizeof(*t1421));
-		sbt_vk_f_VkCopyImageInfo2(f, &(t1421[0]), depth + 1);
-		s->pCopyImageInfo = t1421;
+		VkCopyImageInfo2 *t1422 = sbt_vk_t_alloc(f, sizeof(*t1422));
+		sbt_vk_f_VkCopyImageInfo2(f, &(t1422[0]), depth + 1);
+		s->pCopyImageInfo = t1422;
 	}
 }
 
@@ -51878,9 +51997,9 @@ static void sbt_vk_fa_vkCmdBlitImage2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkBlitImageInfo2 *t1422 = sbt_vk_t_alloc(f, sizeof(*t1422));
-		sbt_vk_f_VkBlitImageInfo2(f, &(t1422[0]), depth + 1);
-		s->pBlitImageInfo = t1422;
+		VkBlitImageInfo2 *t1423 = sbt_vk_t_alloc(f, sizeof(*t1423));
+		sbt_vk_f_VkBlitImageInfo2(f, &(t1423[0]), depth + 1);
+		s->pBlitImageInfo = t1423;
 	}
 }
 
@@ -51905,9 +52024,9 @@ static void sbt_vk_fa_vkCmdCopyBufferToImage2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyBufferToImageInfo2 *t1423 = sbt_vk_t_alloc(f, sizeof(*t1423));
-		sbt_vk_f_VkCopyBufferToImageInfo2(f, &(t1423[0]), depth + 1);
-		s->pCopyBufferToImageInfo = t1423;
+		VkCopyBufferToImageInfo2 *t1424 = sbt_vk_t_alloc(f, sizeof(*t1424));
+		sbt_vk_f_VkCopyBufferToImageInfo2(f, &(t1424[0]), depth + 1);
+		s->pCopyBufferToImageInfo = t1424;
 	}
 }
 
@@ -51932,9 +52051,9 @@ static void sbt_vk_fa_vkCmdCopyImageToBuffer2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyImageToBufferInfo2 *t1424 = sbt_vk_t_alloc(f, sizeof(*t1424));
-		sbt_vk_f_VkCopyImageToBufferInfo2(f, &(t1424[0]), depth + 1);
-		s->pCopyImageToBufferInfo = t1424;
+		VkCopyImageToBufferInfo2 *t1425 = sbt_vk_t_alloc(f, sizeof(*t1425));
+		sbt_vk_f_VkCopyImageToBufferInfo2(f, &(t1425[0]), depth + 1);
+		s->pCopyImageToBufferInfo = t1425;
 	}
 }
 
@@ -51959,9 +52078,9 @@ static void sbt_vk_fa_vkCmdResolveImage2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkResolveImageInfo2 *t1425 = sbt_vk_t_alloc(f, sizeof(*t1425));
-		sbt_vk_f_VkResolveImageInfo2(f, &(t1425[0]), depth + 1);
-		s->pResolveImageInfo = t1425;
+		VkResolveImageInfo2 *t1426 = sbt_vk_t_alloc(f, sizeof(*t1426));
+		sbt_vk_f_VkResolveImageInfo2(f, &(t1426[0]), depth + 1);
+		s->pResolveImageInfo = t1426;
 	}
 }
 
@@ -51986,17 +52105,17 @@ static void sbt_vk_fa_vkCmdSetFragmentShadingRateKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkExtent2D *t1426 = sbt_vk_t_alloc(f, sizeof(*t1426));
-		sbt_vk_t_bytes(f, &(t1426[0]), sizeof(t1426[0]));
-		s->pFragmentSize = t1426;
+		VkExtent2D *t1427 = sbt_vk_t_alloc(f, sizeof(*t1427));
+		sbt_vk_t_bytes(f, &(t1427[0]), sizeof(t1427[0]));
+		s->pFragmentSize = t1427;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1429 = (uint64_t)(2);
-		VkFragmentShadingRateCombinerOpKHR *t1427 = sbt_vk_t_alloc(f, n1429 * sizeof(*t1427));
-		for (uint64_t i1428 = 0; i1428 < n1429; i1428++) {
-			t1427[i1428] = (VkFragmentShadingRateCombinerOpKHR)(int32_t)sbt_vk_t_rand(f);
+		const uint64_t n1430 = (uint64_t)(2);
+		VkFragmentShadingRateCombinerOpKHR *t1428 = sbt_vk_t_alloc(f, n1430 * sizeof(*t1428));
+		for (uint64_t i1429 = 0; i1429 < n1430; i1429++) {
+			t1428[i1429] = (VkFragmentShadingRateCombinerOpKHR)(int32_t)sbt_vk_t_rand(f);
 		}
-		s->combinerOps = t1427;
+		s->combinerOps = t1428;
 	}
 }
 
@@ -52026,17 +52145,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_t *f, vo
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1430 = sbt_vk_t_alloc(f, sizeof(*t1430));
-		t1430[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pFragmentShadingRateCount = t1430;
+		uint32_t *t1431 = sbt_vk_t_alloc(f, sizeof(*t1431));
+		t1431[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pFragmentShadingRateCount = t1431;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1433 = (s->pFragmentShadingRateCount ? (uint64_t)*s->pFragmentShadingRateCount : 0);
-		VkPhysicalDeviceFragmentShadingRateKHR *t1431 = sbt_vk_t_alloc(f, n1433 * sizeof(*t1431));
-		for (uint64_t i1432 = 0; i1432 < n1433; i1432++) {
-			sbt_vk_f_VkPhysicalDeviceFragmentShadingRateKHR(f, &(t1431[i1432]), depth + 1);
+		const uint64_t n1434 = (s->pFragmentShadingRateCount ? (uint64_t)*s->pFragmentShadingRateCount : 0);
+		VkPhysicalDeviceFragmentShadingRateKHR *t1432 = sbt_vk_t_alloc(f, n1434 * sizeof(*t1432));
+		for (uint64_t i1433 = 0; i1433 < n1434; i1433++) {
+			sbt_vk_f_VkPhysicalDeviceFragmentShadingRateKHR(f, &(t1432[i1433]), depth + 1);
 		}
-		s->pFragmentShadingRates = t1431;
+		s->pFragmentShadingRates = t1432;
 	}
 }
 
@@ -52053,8 +52172,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_c *c, con
 	if (!a->pFragmentShadingRates != !b->pFragmentShadingRates)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceFragmentShadingRatesKHR.pFragmentShadingRates");
 	if (a->pFragmentShadingRates)
-		for (uint64_t i1434 = 0; i1434 < (a->pFragmentShadingRateCount ? (uint64_t)*a->pFragmentShadingRateCount : 0); i1434++)
-			if (sbt_vk_c_VkPhysicalDeviceFragmentShadingRateKHR(c, &(a->pFragmentShadingRates[i1434]), &(b->pFragmentShadingRates[i1434]), 0))
+		for (uint64_t i1435 = 0; i1435 < (a->pFragmentShadingRateCount ? (uint64_t)*a->pFragmentShadingRateCount : 0); i1435++)
+			if (sbt_vk_c_VkPhysicalDeviceFragmentShadingRateKHR(c, &(a->pFragmentShadingRates[i1435]), &(b->pFragmentShadingRates[i1435]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceFragmentShadingRatesKHR.pFragmentShadingRates");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceFragmentShadingRatesKHR.ret");
@@ -52070,12 +52189,12 @@ static void sbt_vk_fa_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->shadingRate = (VkFragmentShadingRateNV)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1437 = (uint64_t)(2);
-		VkFragmentShadingRateCombinerOpKHR *t1435 = sbt_vk_t_alloc(f, n1437 * sizeof(*t1435));
-		for (uint64_t i1436 = 0; i1436 < n1437; i1436++) {
-			t1435[i1436] = (VkFragmentShadingRateCombinerOpKHR)(int32_t)sbt_vk_t_rand(f);
+		const uint64_t n1438 = (uint64_t)(2);
+		VkFragmentShadingRateCombinerOpKHR *t1436 = sbt_vk_t_alloc(f, n1438 * sizeof(*t1436));
+		for (uint64_t i1437 = 0; i1437 < n1438; i1437++) {
+			t1436[i1437] = (VkFragmentShadingRateCombinerOpKHR)(int32_t)sbt_vk_t_rand(f);
 		}
-		s->combinerOps = t1435;
+		s->combinerOps = t1436;
 	}
 }
 
@@ -52103,22 +52222,22 @@ static void sbt_vk_fa_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_t *f, void 
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->buildType = (VkAccelerationStructureBuildTypeKHR)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAccelerationStructureBuildGeometryInfoKHR *t1438 = sbt_vk_t_alloc(f, sizeof(*t1438));
-		sbt_vk_f_VkAccelerationStructureBuildGeometryInfoKHR(f, &(t1438[0]), depth + 1);
-		s->pBuildInfo = t1438;
+		VkAccelerationStructureBuildGeometryInfoKHR *t1439 = sbt_vk_t_alloc(f, sizeof(*t1439));
+		sbt_vk_f_VkAccelerationStructureBuildGeometryInfoKHR(f, &(t1439[0]), depth + 1);
+		s->pBuildInfo = t1439;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1441 = (s->pBuildInfo ? (uint64_t)s->pBuildInfo->geometryCount : 0);
-		uint32_t *t1439 = sbt_vk_t_alloc(f, n1441 * sizeof(*t1439));
-		for (uint64_t i1440 = 0; i1440 < n1441; i1440++) {
-			t1439[i1440] = (uint32_t)sbt_vk_t_rand(f);
+		const uint64_t n1442 = (s->pBuildInfo ? (uint64_t)s->pBuildInfo->geometryCount : 0);
+		uint32_t *t1440 = sbt_vk_t_alloc(f, n1442 * sizeof(*t1440));
+		for (uint64_t i1441 = 0; i1441 < n1442; i1441++) {
+			t1440[i1441] = (uint32_t)sbt_vk_t_rand(f);
 		}
-		s->pMaxPrimitiveCounts = t1439;
+		s->pMaxPrimitiveCounts = t1440;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureBuildSizesInfoKHR *t1442 = sbt_vk_t_alloc(f, sizeof(*t1442));
-		sbt_vk_f_VkAccelerationStructureBuildSizesInfoKHR(f, &(t1442[0]), depth + 1);
-		s->pSizeInfo = t1442;
+		VkAccelerationStructureBuildSizesInfoKHR *t1443 = sbt_vk_t_alloc(f, sizeof(*t1443));
+		sbt_vk_f_VkAccelerationStructureBuildSizesInfoKHR(f, &(t1443[0]), depth + 1);
+		s->pSizeInfo = t1443;
 	}
 }
 
@@ -52160,20 +52279,20 @@ static void sbt_vk_fa_vkCmdSetVertexInputEXT(sbt_vk_t *f, void *vs)
 	s->vertexBindingDescriptionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->vertexAttributeDescriptionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1445 = (uint64_t)s->vertexBindingDescriptionCount;
-		VkVertexInputBindingDescription2EXT *t1443 = sbt_vk_t_alloc(f, n1445 * sizeof(*t1443));
-		for (uint64_t i1444 = 0; i1444 < n1445; i1444++) {
-			sbt_vk_f_VkVertexInputBindingDescription2EXT(f, &(t1443[i1444]), depth + 1);
+		const uint64_t n1446 = (uint64_t)s->vertexBindingDescriptionCount;
+		VkVertexInputBindingDescription2EXT *t1444 = sbt_vk_t_alloc(f, n1446 * sizeof(*t1444));
+		for (uint64_t i1445 = 0; i1445 < n1446; i1445++) {
+			sbt_vk_f_VkVertexInputBindingDescription2EXT(f, &(t1444[i1445]), depth + 1);
 		}
-		s->pVertexBindingDescriptions = t1443;
+		s->pVertexBindingDescriptions = t1444;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1448 = (uint64_t)s->vertexAttributeDescriptionCount;
-		VkVertexInputAttributeDescription2EXT *t1446 = sbt_vk_t_alloc(f, n1448 * sizeof(*t1446));
-		for (uint64_t i1447 = 0; i1447 < n1448; i1447++) {
-			sbt_vk_f_VkVertexInputAttributeDescription2EXT(f, &(t1446[i1447]), depth + 1);
+		const uint64_t n1449 = (uint64_t)s->vertexAttributeDescriptionCount;
+		VkVertexInputAttributeDescription2EXT *t1447 = sbt_vk_t_alloc(f, n1449 * sizeof(*t1447));
+		for (uint64_t i1448 = 0; i1448 < n1449; i1448++) {
+			sbt_vk_f_VkVertexInputAttributeDescription2EXT(f, &(t1447[i1448]), depth + 1);
 		}
-		s->pVertexAttributeDescriptions = t1446;
+		s->pVertexAttributeDescriptions = t1447;
 	}
 }
 
@@ -52192,8 +52311,8 @@ static int sbt_vk_ca_vkCmdSetVertexInputEXT(sbt_vk_c *c, const void *va, const v
 		if (!a->pVertexBindingDescriptions != !b->pVertexBindingDescriptions)
 			return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexBindingDescriptions");
 		if (a->pVertexBindingDescriptions)
-			for (uint64_t i1449 = 0; i1449 < (uint64_t)a->vertexBindingDescriptionCount; i1449++)
-				if (sbt_vk_c_VkVertexInputBindingDescription2EXT(c, &(a->pVertexBindingDescriptions[i1449]), &(b->pVertexBindingDescriptions[i1449]), 1))
+			for (uint64_t i1450 = 0; i1450 < (uint64_t)a->vertexBindingDescriptionCount; i1450++)
+				if (sbt_vk_c_VkVertexInputBindingDescription2EXT(c, &(a->pVertexBindingDescriptions[i1450]), &(b->pVertexBindingDescriptions[i1450]), 1))
 					return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexBindingDescriptions");
 	}
 	if ((a->vertexAttributeDescriptionCount) != (b->vertexAttributeDescriptionCount))
@@ -52205,8 +52324,8 @@ static int sbt_vk_ca_vkCmdSetVertexInputEXT(sbt_vk_c *c, const void *va, const v
 		if (!a->pVertexAttributeDescriptions != !b->pVertexAttributeDescriptions)
 			return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexAttributeDescriptions");
 		if (a->pVertexAttributeDescriptions)
-			for (uint64_t i1450 = 0; i1450 < (uint64_t)a->vertexAttributeDescriptionCount; i1450++)
-				if (sbt_vk_c_VkVertexInputAttributeDescription2EXT(c, &(a->pVertexAttributeDescriptions[i1450]), &(b->pVertexAttributeDescriptions[i1450]), 1))
+			for (uint64_t i1451 = 0; i1451 < (uint64_t)a->vertexAttributeDescriptionCount; i1451++)
+				if (sbt_vk_c_VkVertexInputAttributeDescription2EXT(c, &(a->pVertexAttributeDescriptions[i1451]), &(b->pVertexAttributeDescriptions[i1451]), 1))
 					return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexAttributeDescriptions");
 	}
 	return 0;
@@ -52221,12 +52340,12 @@ static void sbt_vk_fa_vkCmdSetColorWriteEnableEXT(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1453 = (uint64_t)s->attachmentCount;
-		VkBool32 *t1451 = sbt_vk_t_alloc(f, n1453 * sizeof(*t1451));
-		for (uint64_t i1452 = 0; i1452 < n1453; i1452++) {
-			t1451[i1452] = (VkBool32)sbt_vk_t_rand(f);
+		const uint64_t n1454 = (uint64_t)s->attachmentCount;
+		VkBool32 *t1452 = sbt_vk_t_alloc(f, n1454 * sizeof(*t1452));
+		for (uint64_t i1453 = 0; i1453 < n1454; i1453++) {
+			t1452[i1453] = (VkBool32)sbt_vk_t_rand(f);
 		}
-		s->pColorWriteEnables = t1451;
+		s->pColorWriteEnables = t1452;
 	}
 }
 
@@ -52259,9 +52378,9 @@ static void sbt_vk_fa_vkCmdSetEvent2(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->event = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDependencyInfo *t1454 = sbt_vk_t_alloc(f, sizeof(*t1454));
-		sbt_vk_f_VkDependencyInfo(f, &(t1454[0]), depth + 1);
-		s->pDependencyInfo = t1454;
+		VkDependencyInfo *t1455 = sbt_vk_t_alloc(f, sizeof(*t1455));
+		sbt_vk_f_VkDependencyInfo(f, &(t1455[0]), depth + 1);
+		s->pDependencyInfo = t1455;
 	}
 }
 
@@ -52313,20 +52432,20 @@ static void sbt_vk_fa_vkCmdWaitEvents2(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->eventCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1457 = (uint64_t)s->eventCount;
-		VkEvent *t1455 = sbt_vk_t_alloc(f, n1457 * sizeof(*t1455));
-		for (uint64_t i1456 = 0; i1456 < n1457; i1456++) {
-			t1455[i1456] = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+		const uint64_t n1458 = (uint64_t)s->eventCount;
+		VkEvent *t1456 = sbt_vk_t_alloc(f, n1458 * sizeof(*t1456));
+		for (uint64_t i1457 = 0; i1457 < n1458; i1457++) {
+			t1456[i1457] = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
-		s->pEvents = t1455;
+		s->pEvents = t1456;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1460 = (uint64_t)s->eventCount;
-		VkDependencyInfo *t1458 = sbt_vk_t_alloc(f, n1460 * sizeof(*t1458));
-		for (uint64_t i1459 = 0; i1459 < n1460; i1459++) {
-			sbt_vk_f_VkDependencyInfo(f, &(t1458[i1459]), depth + 1);
+		const uint64_t n1461 = (uint64_t)s->eventCount;
+		VkDependencyInfo *t1459 = sbt_vk_t_alloc(f, n1461 * sizeof(*t1459));
+		for (uint64_t i1460 = 0; i1460 < n1461; i1460++) {
+			sbt_vk_f_VkDependencyInfo(f, &(t1459[i1460]), depth + 1);
 		}
-		s->pDependencyInfos = t1458;
+		s->pDependencyInfos = t1459;
 	}
 }
 
@@ -52345,8 +52464,8 @@ static int sbt_vk_ca_vkCmdWaitEvents2(sbt_vk_c *c, const void *va, const void *v
 		if (!a->pEvents != !b->pEvents)
 			return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pEvents");
 		if (a->pEvents)
-			for (uint64_t i1461 = 0; i1461 < (uint64_t)a->eventCount; i1461++)
-				if ((uint64_t)(uintptr_t)(b->pEvents[i1461]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pEvents[i1461]), 1))
+			for (uint64_t i1462 = 0; i1462 < (uint64_t)a->eventCount; i1462++)
+				if ((uint64_t)(uintptr_t)(b->pEvents[i1462]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pEvents[i1462]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pEvents");
 	}
 	if ((((uint64_t)a->eventCount) == 0)) {
@@ -52356,8 +52475,8 @@ static int sbt_vk_ca_vkCmdWaitEvents2(sbt_vk_c *c, const void *va, const void *v
 		if (!a->pDependencyInfos != !b->pDependencyInfos)
 			return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pDependencyInfos");
 		if (a->pDependencyInfos)
-			for (uint64_t i1462 = 0; i1462 < (uint64_t)a->eventCount; i1462++)
-				if (sbt_vk_c_VkDependencyInfo(c, &(a->pDependencyInfos[i1462]), &(b->pDependencyInfos[i1462]), 1))
+			for (uint64_t i1463 = 0; i1463 < (uint64_t)a->eventCount; i1463++)
+				if (sbt_vk_c_VkDependencyInfo(c, &(a->pDependencyInfos[i1463]), &(b->pDependencyInfos[i1463]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pDependencyInfos");
 	}
 	return 0;
@@ -52371,9 +52490,9 @@ static void sbt_vk_fa_vkCmdPipelineBarrier2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDependencyInfo *t1463 = sbt_vk_t_alloc(f, sizeof(*t1463));
-		sbt_vk_f_VkDependencyInfo(f, &(t1463[0]), depth + 1);
-		s->pDependencyInfo = t1463;
+		VkDependencyInfo *t1464 = sbt_vk_t_alloc(f, sizeof(*t1464));
+		sbt_vk_f_VkDependencyInfo(f, &(t1464[0]), depth + 1);
+		s->pDependencyInfo = t1464;
 	}
 }
 
@@ -52401,12 +52520,12 @@ static void sbt_vk_fa_vkQueueSubmit2(sbt_vk_t *f, void *vs)
 	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1466 = (uint64_t)s->submitCount;
-		VkSubmitInfo2 *t1464 = sbt_vk_t_alloc(f, n1466 * sizeof(*t1464));
-		for (uint64_t i1465 = 0; i1465 < n1466; i1465++) {
-			sbt_vk_f_VkSubmitInfo2(f, &(t1464[i1465]), depth + 1);
+		const uint64_t n1467 = (uint64_t)s->submitCount;
+		VkSubmitInfo2 *t1465 = sbt_vk_t_alloc(f, n1467 * sizeof(*t1465));
+		for (uint64_t i1466 = 0; i1466 < n1467; i1466++) {
+			sbt_vk_f_VkSubmitInfo2(f, &(t1465[i1466]), depth + 1);
 		}
-		s->pSubmits = t1464;
+		s->pSubmits = t1465;
 	}
 }
 
@@ -52425,8 +52544,8 @@ static int sbt_vk_ca_vkQueueSubmit2(sbt_vk_c *c, const void *va, const void *vb)
 		if (!a->pSubmits != !b->pSubmits)
 			return sbt_vk_t_fail(c, "vkQueueSubmit2.pSubmits");
 		if (a->pSubmits)
-			for (uint64_t i1467 = 0; i1467 < (uint64_t)a->submitCount; i1467++)
-				if (sbt_vk_c_VkSubmitInfo2(c, &(a->pSubmits[i1467]), &(b->pSubmits[i1467]), 1))
+			for (uint64_t i1468 = 0; i1468 < (uint64_t)a->submitCount; i1468++)
+				if (sbt_vk_c_VkSubmitInfo2(c, &(a->pSubmits[i1468]), &(b->pSubmits[i1468]), 1))
 					return sbt_vk_t_fail(c, "vkQueueSubmit2.pSubmits");
 	}
 	if ((uint64_t)(uintptr_t)(b->fence) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->fence), 1))
@@ -52501,17 +52620,17 @@ static void sbt_vk_fa_vkGetQueueCheckpointData2NV(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1468 = sbt_vk_t_alloc(f, sizeof(*t1468));
-		t1468[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pCheckpointDataCount = t1468;
+		uint32_t *t1469 = sbt_vk_t_alloc(f, sizeof(*t1469));
+		t1469[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pCheckpointDataCount = t1469;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1471 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
-		VkCheckpointData2NV *t1469 = sbt_vk_t_alloc(f, n1471 * sizeof(*t1469));
-		for (uint64_t i1470 = 0; i1470 < n1471; i1470++) {
-			sbt_vk_f_VkCheckpointData2NV(f, &(t1469[i1470]), depth + 1);
+		const uint64_t n1472 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
+		VkCheckpointData2NV *t1470 = sbt_vk_t_alloc(f, n1472 * sizeof(*t1470));
+		for (uint64_t i1471 = 0; i1471 < n1472; i1471++) {
+			sbt_vk_f_VkCheckpointData2NV(f, &(t1470[i1471]), depth + 1);
 		}
-		s->pCheckpointData = t1469;
+		s->pCheckpointData = t1470;
 	}
 }
 
@@ -52528,8 +52647,8 @@ static int sbt_vk_ca_vkGetQueueCheckpointData2NV(sbt_vk_c *c, const void *va, co
 	if (!a->pCheckpointData != !b->pCheckpointData)
 		return sbt_vk_t_fail(c, "vkGetQueueCheckpointData2NV.pCheckpointData");
 	if (a->pCheckpointData)
-		for (uint64_t i1472 = 0; i1472 < (a->pCheckpointDataCount ? (uint64_t)*a->pCheckpointDataCount : 0); i1472++)
-			if (sbt_vk_c_VkCheckpointData2NV(c, &(a->pCheckpointData[i1472]), &(b->pCheckpointData[i1472]), 0))
+		for (uint64_t i1473 = 0; i1473 < (a->pCheckpointDataCount ? (uint64_t)*a->pCheckpointDataCount : 0); i1473++)
+			if (sbt_vk_c_VkCheckpointData2NV(c, &(a->pCheckpointData[i1473]), &(b->pCheckpointData[i1473]), 0))
 				return sbt_vk_t_fail(c, "vkGetQueueCheckpointData2NV.pCheckpointData");
 	return 0;
 }
@@ -52543,14 +52662,14 @@ static void sbt_vk_fa_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_t *f, void 
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkVideoProfileInfoKHR *t1473 = sbt_vk_t_alloc(f, sizeof(*t1473));
-		sbt_vk_f_VkVideoProfileInfoKHR(f, &(t1473[0]), depth + 1);
-		s->pVideoProfile = t1473;
+		VkVideoProfileInfoKHR *t1474 = sbt_vk_t_alloc(f, sizeof(*t1474));
+		sbt_vk_f_VkVideoProfileInfoKHR(f, &(t1474[0]), depth + 1);
+		s->pVideoProfile = t1474;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoCapabilitiesKHR *t1474 = sbt_vk_t_alloc(f, sizeof(*t1474));
-		sbt_vk_f_VkVideoCapabilitiesKHR(f, &(t1474[0]), depth + 1);
-		s->pCapabilities = t1474;
+		VkVideoCapabilitiesKHR *t1475 = sbt_vk_t_alloc(f, sizeof(*t1475));
+		sbt_vk_f_VkVideoCapabilitiesKHR(f, &(t1475[0]), depth + 1);
+		s->pCapabilities = t1475;
 	}
 }
 
@@ -52582,22 +52701,22 @@ static void sbt_vk_fa_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_t *f, v
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPhysicalDeviceVideoFormatInfoKHR *t1475 = sbt_vk_t_alloc(f, sizeof(*t1475));
-		sbt_vk_f_VkPhysicalDeviceVideoFormatInfoKHR(f, &(t1475[0]), depth + 1);
-		s->pVideoFormatInfo = t1475;
+		VkPhysicalDeviceVideoFormatInfoKHR *t1476 = sbt_vk_t_alloc(f, sizeof(*t1476));
+		sbt_vk_f_VkPhysicalDeviceVideoFormatInfoKHR(f, &(t1476[0]), depth + 1);
+		s->pVideoFormatInfo = t1476;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1476 = sbt_vk_t_alloc(f, sizeof(*t1476));
-		t1476[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pVideoFormatPropertyCount = t1476;
+		uint32_t *t1477 = sbt_vk_t_alloc(f, sizeof(*t1477));
+		t1477[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pVideoFormatPropertyCount = t1477;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1479 = (s->pVideoFormatPropertyCount ? (uint64_t)*s->pVideoFormatPropertyCount : 0);
-		VkVideoFormatPropertiesKHR *t1477 = sbt_vk_t_alloc(f, n1479 * sizeof(*t1477));
-		for (uint64_t i1478 = 0; i1478 < n1479; i1478++) {
-			sbt_vk_f_VkVideoFormatPropertiesKHR(f, &(t1477[i1478]), depth + 1);
+		const uint64_t n1480 = (s->pVideoFormatPropertyCount ? (uint64_t)*s->pVideoFormatPropertyCount : 0);
+		VkVideoFormatPropertiesKHR *t1478 = sbt_vk_t_alloc(f, n1480 * sizeof(*t1478));
+		for (uint64_t i1479 = 0; i1479 < n1480; i1479++) {
+			sbt_vk_f_VkVideoFormatPropertiesKHR(f, &(t1478[i1479]), depth + 1);
 		}
-		s->pVideoFormatProperties = t1477;
+		s->pVideoFormatProperties = t1478;
 	}
 }
 
@@ -52618,8 +52737,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_c *c, co
 	if (!a->pVideoFormatProperties != !b->pVideoFormatProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceVideoFormatPropertiesKHR.pVideoFormatProperties");
 	if (a->pVideoFormatProperties)
-		for (uint64_t i1480 = 0; i1480 < (a->pVideoFormatPropertyCount ? (uint64_t)*a->pVideoFormatPropertyCount : 0); i1480++)
-			if (sbt_vk_c_VkVideoFormatPropertiesKHR(c, &(a->pVideoFormatProperties[i1480]), &(b->pVideoFormatProperties[i1480]), 0))
+		for (uint64_t i1481 = 0; i1481 < (a->pVideoFormatPropertyCount ? (uint64_t)*a->pVideoFormatPropertyCount : 0); i1481++)
+			if (sbt_vk_c_VkVideoFormatPropertiesKHR(c, &(a->pVideoFormatProperties[i1481]), &(b->pVideoFormatProperties[i1481]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceVideoFormatPropertiesKHR.pVideoFormatProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceVideoFormatPropertiesKHR.ret");
@@ -52635,19 +52754,19 @@ static void sbt_vk_fa_vkCreateVideoSessionKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkVideoSessionCreateInfoKHR *t1481 = sbt_vk_t_alloc(f, sizeof(*t1481));
-		sbt_vk_f_VkVideoSessionCreateInfoKHR(f, &(t1481[0]), depth + 1);
-		s->pCreateInfo = t1481;
+		VkVideoSessionCreateInfoKHR *t1482 = sbt_vk_t_alloc(f, sizeof(*t1482));
+		sbt_vk_f_VkVideoSessionCreateInfoKHR(f, &(t1482[0]), depth + 1);
+		s->pCreateInfo = t1482;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1482 = sbt_vk_t_alloc(f, sizeof(*t1482));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1482[0]), depth + 1);
-		s->pAllocator = t1482;
+		VkAllocationCallbacks *t1483 = sbt_vk_t_alloc(f, sizeof(*t1483));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1483[0]), depth + 1);
+		s->pAllocator = t1483;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoSessionKHR *t1483 = sbt_vk_t_alloc(f, sizeof(*t1483));
-		t1483[0] = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pVideoSession = t1483;
+		VkVideoSessionKHR *t1484 = sbt_vk_t_alloc(f, sizeof(*t1484));
+		t1484[0] = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pVideoSession = t1484;
 	}
 }
 
@@ -52683,9 +52802,9 @@ static void sbt_vk_fa_vkDestroyVideoSessionKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->videoSession = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1484 = sbt_vk_t_alloc(f, sizeof(*t1484));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1484[0]), depth + 1);
-		s->pAllocator = t1484;
+		VkAllocationCallbacks *t1485 = sbt_vk_t_alloc(f, sizeof(*t1485));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1485[0]), depth + 1);
+		s->pAllocator = t1485;
 	}
 }
 
@@ -52713,19 +52832,19 @@ static void sbt_vk_fa_vkCreateVideoSessionParametersKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkVideoSessionParametersCreateInfoKHR *t1485 = sbt_vk_t_alloc(f, sizeof(*t1485));
-		sbt_vk_f_VkVideoSessionParametersCreateInfoKHR(f, &(t1485[0]), depth + 1);
-		s->pCreateInfo = t1485;
+		VkVideoSessionParametersCreateInfoKHR *t1486 = sbt_vk_t_alloc(f, sizeof(*t1486));
+		sbt_vk_f_VkVideoSessionParametersCreateInfoKHR(f, &(t1486[0]), depth + 1);
+		s->pCreateInfo = t1486;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1486 = sbt_vk_t_alloc(f, sizeof(*t1486));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1486[0]), depth + 1);
-		s->pAllocator = t1486;
+		VkAllocationCallbacks *t1487 = sbt_vk_t_alloc(f, sizeof(*t1487));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1487[0]), depth + 1);
+		s->pAllocator = t1487;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoSessionParametersKHR *t1487 = sbt_vk_t_alloc(f, sizeof(*t1487));
-		t1487[0] = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pVideoSessionParameters = t1487;
+		VkVideoSessionParametersKHR *t1488 = sbt_vk_t_alloc(f, sizeof(*t1488));
+		t1488[0] = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pVideoSessionParameters = t1488;
 	}
 }
 
@@ -52762,9 +52881,9 @@ static void sbt_vk_fa_vkUpdateVideoSessionParametersKHR(sbt_vk_t *f, void *vs)
 	s->videoSessionParameters = (VkVideoSessionParametersKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkVideoSessionParametersUpdateInfoKHR *t1488 = sbt_vk_t_alloc(f, sizeof(*t1488));
-		sbt_vk_f_VkVideoSessionParametersUpdateInfoKHR(f, &(t1488[0]), depth + 1);
-		s->pUpdateInfo = t1488;
+		VkVideoSessionParametersUpdateInfoKHR *t1489 = sbt_vk_t_alloc(f, sizeof(*t1489));
+		sbt_vk_f_VkVideoSessionParametersUpdateInfoKHR(f, &(t1489[0]), depth + 1);
+		s->pUpdateInfo = t1489;
 	}
 }
 
@@ -52794,9 +52913,9 @@ static void sbt_vk_fa_vkDestroyVideoSessionParametersKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->videoSessionParameters = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1489 = sbt_vk_t_alloc(f, sizeof(*t1489));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1489[0]), depth + 1);
-		s->pAllocator = t1489;
+		VkAllocationCallbacks *t1490 = sbt_vk_t_alloc(f, sizeof(*t1490));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1490[0]), depth + 1);
+		s->pAllocator = t1490;
 	}
 }
 
@@ -52825,17 +52944,17 @@ static void sbt_vk_fa_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_t *f, void *
 	s->videoSession = (VkVideoSessionKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1490 = sbt_vk_t_alloc(f, sizeof(*t1490));
-		t1490[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pMemoryRequirementsCount = t1490;
+		uint32_t *t1491 = sbt_vk_t_alloc(f, sizeof(*t1491));
+		t1491[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pMemoryRequirementsCount = t1491;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1493 = (s->pMemoryRequirementsCount ? (uint64_t)*s->pMemoryRequirementsCount : 0);
-		VkVideoSessionMemoryRequirementsKHR *t1491 = sbt_vk_t_alloc(f, n1493 * sizeof(*t1491));
-		for (uint64_t i1492 = 0; i1492 < n1493; i1492++) {
-			sbt_vk_f_VkVideoSessionMemoryRequirementsKHR(f, &(t1491[i1492]), depth + 1);
+		const uint64_t n1494 = (s->pMemoryRequirementsCount ? (uint64_t)*s->pMemoryRequirementsCount : 0);
+		VkVideoSessionMemoryRequirementsKHR *t1492 = sbt_vk_t_alloc(f, n1494 * sizeof(*t1492));
+		for (uint64_t i1493 = 0; i1493 < n1494; i1493++) {
+			sbt_vk_f_VkVideoSessionMemoryRequirementsKHR(f, &(t1492[i1493]), depth + 1);
 		}
-		s->pMemoryRequirements = t1491;
+		s->pMemoryRequirements = t1492;
 	}
 }
 
@@ -52854,8 +52973,8 @@ static int sbt_vk_ca_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_c *c, const v
 	if (!a->pMemoryRequirements != !b->pMemoryRequirements)
 		return sbt_vk_t_fail(c, "vkGetVideoSessionMemoryRequirementsKHR.pMemoryRequirements");
 	if (a->pMemoryRequirements)
-		for (uint64_t i1494 = 0; i1494 < (a->pMemoryRequirementsCount ? (uint64_t)*a->pMemoryRequirementsCount : 0); i1494++)
-			if (sbt_vk_c_VkVideoSessionMemoryRequirementsKHR(c, &(a->pMemoryRequirements[i1494]), &(b->pMemoryRequirements[i1494]), 0))
+		for (uint64_t i1495 = 0; i1495 < (a->pMemoryRequirementsCount ? (uint64_t)*a->pMemoryRequirementsCount : 0); i1495++)
+			if (sbt_vk_c_VkVideoSessionMemoryRequirementsKHR(c, &(a->pMemoryRequirements[i1495]), &(b->pMemoryRequirements[i1495]), 0))
 				return sbt_vk_t_fail(c, "vkGetVideoSessionMemoryRequirementsKHR.pMemoryRequirements");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetVideoSessionMemoryRequirementsKHR.ret");
@@ -52873,12 +52992,12 @@ static void sbt_vk_fa_vkBindVideoSessionMemoryKHR(sbt_vk_t *f, void *vs)
 	s->bindSessionMemoryInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1497 = (uint64_t)s->bindSessionMemoryInfoCount;
-		VkBindVideoSessionMemoryInfoKHR *t1495 = sbt_vk_t_alloc(f, n1497 * sizeof(*t1495));
-		for (uint64_t i1496 = 0; i1496 < n1497; i1496++) {
-			sbt_vk_f_VkBindVideoSessionMemoryInfoKHR(f, &(t1495[i1496]), depth + 1);
+		const uint64_t n1498 = (uint64_t)s->bindSessionMemoryInfoCount;
+		VkBindVideoSessionMemoryInfoKHR *t1496 = sbt_vk_t_alloc(f, n1498 * sizeof(*t1496));
+		for (uint64_t i1497 = 0; i1497 < n1498; i1497++) {
+			sbt_vk_f_VkBindVideoSessionMemoryInfoKHR(f, &(t1496[i1497]), depth + 1);
 		}
-		s->pBindSessionMemoryInfos = t1495;
+		s->pBindSessionMemoryInfos = t1496;
 	}
 }
 
@@ -52899,8 +53018,8 @@ static int sbt_vk_ca_vkBindVideoSessionMemoryKHR(sbt_vk_c *c, const void *va, co
 		if (!a->pBindSessionMemoryInfos != !b->pBindSessionMemoryInfos)
 			return sbt_vk_t_fail(c, "vkBindVideoSessionMemoryKHR.pBindSessionMemoryInfos");
 		if (a->pBindSessionMemoryInfos)
-			for (uint64_t i1498 = 0; i1498 < (uint64_t)a->bindSessionMemoryInfoCount; i1498++)
-				if (sbt_vk_c_VkBindVideoSessionMemoryInfoKHR(c, &(a->pBindSessionMemoryInfos[i1498]), &(b->pBindSessionMemoryInfos[i1498]), 1))
+			for (uint64_t i1499 = 0; i1499 < (uint64_t)a->bindSessionMemoryInfoCount; i1499++)
+				if (sbt_vk_c_VkBindVideoSessionMemoryInfoKHR(c, &(a->pBindSessionMemoryInfos[i1499]), &(b->pBindSessionMemoryInfos[i1499]), 1))
 					return sbt_vk_t_fail(c, "vkBindVideoSessionMemoryKHR.pBindSessionMemoryInfos");
 	}
 	if ((a->ret) != (b->ret))
@@ -52916,9 +53035,9 @@ static void sbt_vk_fa_vkCmdDecodeVideoKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkVideoDecodeInfoKHR *t1499 = sbt_vk_t_alloc(f, sizeof(*t1499));
-		sbt_vk_f_VkVideoDecodeInfoKHR(f, &(t1499[0]), depth + 1);
-		s->pDecodeInfo = t1499;
+		VkVideoDecodeInfoKHR *t1500 = sbt_vk_t_alloc(f, sizeof(*t1500));
+		sbt_vk_f_VkVideoDecodeInfoKHR(f, &(t1500[0]), depth + 1);
+		s->pDecodeInfo = t1500;
 	}
 }
 
@@ -52943,9 +53062,9 @@ static void sbt_vk_fa_vkCmdBeginVideoCodingKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkVideoBeginCodingInfoKHR *t1500 = sbt_vk_t_alloc(f, sizeof(*t1500));
-		sbt_vk_f_VkVideoBeginCodingInfoKHR(f, &(t1500[0]), depth + 1);
-		s->pBeginInfo = t1500;
+		VkVideoBeginCodingInfoKHR *t1501 = sbt_vk_t_alloc(f, sizeof(*t1501));
+		sbt_vk_f_VkVideoBeginCodingInfoKHR(f, &(t1501[0]), depth + 1);
+		s->pBeginInfo = t1501;
 	}
 }
 
@@ -52970,9 +53089,9 @@ static void sbt_vk_fa_vkCmdControlVideoCodingKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkVideoCodingControlInfoKHR *t1501 = sbt_vk_t_alloc(f, sizeof(*t1501));
-		sbt_vk_f_VkVideoCodingControlInfoKHR(f, &(t1501[0]), depth + 1);
-		s->pCodingControlInfo = t1501;
+		VkVideoCodingControlInfoKHR *t1502 = sbt_vk_t_alloc(f, sizeof(*t1502));
+		sbt_vk_f_VkVideoCodingControlInfoKHR(f, &(t1502[0]), depth + 1);
+		s->pCodingControlInfo = t1502;
 	}
 }
 
@@ -52997,9 +53116,9 @@ static void sbt_vk_fa_vkCmdEndVideoCodingKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkVideoEndCodingInfoKHR *t1502 = sbt_vk_t_alloc(f, sizeof(*t1502));
-		sbt_vk_f_VkVideoEndCodingInfoKHR(f, &(t1502[0]), depth + 1);
-		s->pEndCodingInfo = t1502;
+		VkVideoEndCodingInfoKHR *t1503 = sbt_vk_t_alloc(f, sizeof(*t1503));
+		sbt_vk_f_VkVideoEndCodingInfoKHR(f, &(t1503[0]), depth + 1);
+		s->pEndCodingInfo = t1503;
 	}
 }
 
@@ -53025,12 +53144,12 @@ static void sbt_vk_fa_vkCmdDecompressMemoryNV(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->decompressRegionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1505 = (uint64_t)s->decompressRegionCount;
-		VkDecompressMemoryRegionNV *t1503 = sbt_vk_t_alloc(f, n1505 * sizeof(*t1503));
-		for (uint64_t i1504 = 0; i1504 < n1505; i1504++) {
-			sbt_vk_t_bytes(f, &(t1503[i1504]), sizeof(t1503[i1504]));
+		const uint64_t n1506 = (uint64_t)s->decompressRegionCount;
+		VkDecompressMemoryRegionNV *t1504 = sbt_vk_t_alloc(f, n1506 * sizeof(*t1504));
+		for (uint64_t i1505 = 0; i1505 < n1506; i1505++) {
+			sbt_vk_t_bytes(f, &(t1504[i1505]), sizeof(t1504[i1505]));
 		}
-		s->pDecompressMemoryRegions = t1503;
+		s->pDecompressMemoryRegions = t1504;
 	}
 }
 
@@ -53090,19 +53209,19 @@ static void sbt_vk_fa_vkCreateCuModuleNVX(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCuModuleCreateInfoNVX *t1506 = sbt_vk_t_alloc(f, sizeof(*t1506));
-		sbt_vk_f_VkCuModuleCreateInfoNVX(f, &(t1506[0]), depth + 1);
-		s->pCreateInfo = t1506;
+		VkCuModuleCreateInfoNVX *t1507 = sbt_vk_t_alloc(f, sizeof(*t1507));
+		sbt_vk_f_VkCuModuleCreateInfoNVX(f, &(t1507[0]), depth + 1);
+		s->pCreateInfo = t1507;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1507 = sbt_vk_t_alloc(f, sizeof(*t1507));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1507[0]), depth + 1);
-		s->pAllocator = t1507;
+		VkAllocationCallbacks *t1508 = sbt_vk_t_alloc(f, sizeof(*t1508));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1508[0]), depth + 1);
+		s->pAllocator = t1508;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCuModuleNVX *t1508 = sbt_vk_t_alloc(f, sizeof(*t1508));
-		t1508[0] = (VkCuModuleNVX)(uintptr_t)sbt_vk_t_handle(f);
-		s->pModule = t1508;
+		VkCuModuleNVX *t1509 = sbt_vk_t_alloc(f, sizeof(*t1509));
+		t1509[0] = (VkCuModuleNVX)(uintptr_t)sbt_vk_t_handle(f);
+		s->pModule = t1509;
 	}
 }
 
@@ -53138,19 +53257,19 @@ static void sbt_vk_fa_vkCreateCuFunctionNVX(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCuFunctionCreateInfoNVX *t1509 = sbt_vk_t_alloc(f, sizeof(*t1509));
-		sbt_vk_f_VkCuFunctionCreateInfoNVX(f, &(t1509[0]), depth + 1);
-		s->pCreateInfo = t1509;
+		VkCuFunctionCreateInfoNVX *t1510 = sbt_vk_t_alloc(f, sizeof(*t1510));
+		sbt_vk_f_VkCuFunctionCreateInfoNVX(f, &(t1510[0]), depth + 1);
+		s->pCreateInfo = t1510;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1510 = sbt_vk_t_alloc(f, sizeof(*t1510));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1510[0]), depth + 1);
-		s->pAllocator = t1510;
+		VkAllocationCallbacks *t1511 = sbt_vk_t_alloc(f, sizeof(*t1511));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1511[0]), depth + 1);
+		s->pAllocator = t1511;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCuFunctionNVX *t1511 = sbt_vk_t_alloc(f, sizeof(*t1511));
-		t1511[0] = (VkCuFunctionNVX)(uintptr_t)sbt_vk_t_handle(f);
-		s->pFunction = t1511;
+		VkCuFunctionNVX *t1512 = sbt_vk_t_alloc(f, sizeof(*t1512));
+		t1512[0] = (VkCuFunctionNVX)(uintptr_t)sbt_vk_t_handle(f);
+		s->pFunction = t1512;
 	}
 }
 
@@ -53186,9 +53305,9 @@ static void sbt_vk_fa_vkDestroyCuModuleNVX(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->module = (VkCuModuleNVX)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1512 = sbt_vk_t_alloc(f, sizeof(*t1512));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1512[0]), depth + 1);
-		s->pAllocator = t1512;
+		VkAllocationCallbacks *t1513 = sbt_vk_t_alloc(f, sizeof(*t1513));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1513[0]), depth + 1);
+		s->pAllocator = t1513;
 	}
 }
 
@@ -53216,9 +53335,9 @@ static void sbt_vk_fa_vkDestroyCuFunctionNVX(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->function = (VkCuFunctionNVX)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1513 = sbt_vk_t_alloc(f, sizeof(*t1513));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1513[0]), depth + 1);
-		s->pAllocator = t1513;
+		VkAllocationCallbacks *t1514 = sbt_vk_t_alloc(f, sizeof(*t1514));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1514[0]), depth + 1);
+		s->pAllocator = t1514;
 	}
 }
 
@@ -53246,9 +53365,9 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->layout = (VkDescriptorSetLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeviceSize *t1514 = sbt_vk_t_alloc(f, sizeof(*t1514));
-		t1514[0] = (VkDeviceSize)sbt_vk_t_rand(f);
-		s->pLayoutSizeInBytes = t1514;
+		VkDeviceSize *t1515 = sbt_vk_t_alloc(f, sizeof(*t1515));
+		t1515[0] = (VkDeviceSize)sbt_vk_t_rand(f);
+		s->pLayoutSizeInBytes = t1515;
 	}
 }
 
@@ -53277,9 +53396,9 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_t *f, void
 	s->layout = (VkDescriptorSetLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->binding = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeviceSize *t1515 = sbt_vk_t_alloc(f, sizeof(*t1515));
-		t1515[0] = (VkDeviceSize)sbt_vk_t_rand(f);
-		s->pOffset = t1515;
+		VkDeviceSize *t1516 = sbt_vk_t_alloc(f, sizeof(*t1516));
+		t1516[0] = (VkDeviceSize)sbt_vk_t_rand(f);
+		s->pOffset = t1516;
 	}
 }
 
@@ -53309,9 +53428,9 @@ static void sbt_vk_fa_vkGetDescriptorEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDescriptorGetInfoEXT *t1516 = sbt_vk_t_alloc(f, sizeof(*t1516));
-		sbt_vk_f_VkDescriptorGetInfoEXT(f, &(t1516[0]), depth + 1);
-		s->pDescriptorInfo = t1516;
+		VkDescriptorGetInfoEXT *t1517 = sbt_vk_t_alloc(f, sizeof(*t1517));
+		sbt_vk_f_VkDescriptorGetInfoEXT(f, &(t1517[0]), depth + 1);
+		s->pDescriptorInfo = t1517;
 	}
 	s->pDescriptor = sbt_vk_t_blob(f, (size_t)((uint64_t)s->dataSize));
 }
@@ -53344,12 +53463,12 @@ static void sbt_vk_fa_vkCmdBindDescriptorBuffersEXT(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1519 = (uint64_t)s->bufferCount;
-		VkDescriptorBufferBindingInfoEXT *t1517 = sbt_vk_t_alloc(f, n1519 * sizeof(*t1517));
-		for (uint64_t i1518 = 0; i1518 < n1519; i1518++) {
-			sbt_vk_f_VkDescriptorBufferBindingInfoEXT(f, &(t1517[i1518]), depth + 1);
+		const uint64_t n1520 = (uint64_t)s->bufferCount;
+		VkDescriptorBufferBindingInfoEXT *t1518 = sbt_vk_t_alloc(f, n1520 * sizeof(*t1518));
+		for (uint64_t i1519 = 0; i1519 < n1520; i1519++) {
+			sbt_vk_f_VkDescriptorBufferBindingInfoEXT(f, &(t1518[i1519]), depth + 1);
 		}
-		s->pBindingInfos = t1517;
+		s->pBindingInfos = t1518;
 	}
 }
 
@@ -53368,8 +53487,8 @@ static int sbt_vk_ca_vkCmdBindDescriptorBuffersEXT(sbt_vk_c *c, const void *va, 
 		if (!a->pBindingInfos != !b->pBindingInfos)
 			return sbt_vk_t_fail(c, "vkCmdBindDescriptorBuffersEXT.pBindingInfos");
 		if (a->pBindingInfos)
-			for (uint64_t i1520 = 0; i1520 < (uint64_t)a->bufferCount; i1520++)
-				if (sbt_vk_c_VkDescriptorBufferBindingInfoEXT(c, &(a->pBindingInfos[i1520]), &(b->pBindingInfos[i1520]), 1))
+			for (uint64_t i1521 = 0; i1521 < (uint64_t)a->bufferCount; i1521++)
+				if (sbt_vk_c_VkDescriptorBufferBindingInfoEXT(c, &(a->pBindingInfos[i1521]), &(b->pBindingInfos[i1521]), 1))
 					return sbt_vk_t_fail(c, "vkCmdBindDescriptorBuffersEXT.pBindingInfos");
 	}
 	return 0;
@@ -53387,20 +53506,20 @@ static void sbt_vk_fa_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_t *f, void *vs)
 	s->firstSet = (uint32_t)sbt_vk_t_rand(f);
 	s->setCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1523 = (uint64_t)s->setCount;
-		uint32_t *t1521 = sbt_vk_t_alloc(f, n1523 * sizeof(*t1521));
-		for (uint64_t i1522 = 0; i1522 < n1523; i1522++) {
-			t1521[i1522] = (uint32_t)sbt_vk_t_rand(f);
+		const uint64_t n1524 = (uint64_t)s->setCount;
+		uint32_t *t1522 = sbt_vk_t_alloc(f, n1524 * sizeof(*t1522));
+		for (uint64_t i1523 = 0; i1523 < n1524; i1523++) {
+			t1522[i1523] = (uint32_t)sbt_vk_t_rand(f);
 		}
-		s->pBufferIndices = t1521;
+		s->pBufferIndices = t1522;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1526 = (uint64_t)s->setCount;
-		VkDeviceSize *t1524 = sbt_vk_t_alloc(f, n1526 * sizeof(*t1524));
-		for (uint64_t i1525 = 0; i1525 < n1526; i1525++) {
-			t1524[i1525] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1527 = (uint64_t)s->setCount;
+		VkDeviceSize *t1525 = sbt_vk_t_alloc(f, n1527 * sizeof(*t1525));
+		for (uint64_t i1526 = 0; i1526 < n1527; i1526++) {
+			t1525[i1526] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pOffsets = t1524;
+		s->pOffsets = t1525;
 	}
 }
 
@@ -53528,9 +53647,9 @@ static void sbt_vk_fa_vkGetDrmDisplayEXT(sbt_vk_t *f, void *vs)
 	s->connectorId = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDisplayKHR *t1527 = sbt_vk_t_alloc(f, sizeof(*t1527));
-		t1527[0] = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->display = t1527;
+		VkDisplayKHR *t1528 = sbt_vk_t_alloc(f, sizeof(*t1528));
+		t1528[0] = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->display = t1528;
 	}
 }
 
@@ -53591,9 +53710,9 @@ static void sbt_vk_fa_vkCmdBeginRendering(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkRenderingInfo *t1528 = sbt_vk_t_alloc(f, sizeof(*t1528));
-		sbt_vk_f_VkRenderingInfo(f, &(t1528[0]), depth + 1);
-		s->pRenderingInfo = t1528;
+		VkRenderingInfo *t1529 = sbt_vk_t_alloc(f, sizeof(*t1529));
+		sbt_vk_f_VkRenderingInfo(f, &(t1529[0]), depth + 1);
+		s->pRenderingInfo = t1529;
 	}
 }
 
@@ -53636,14 +53755,14 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_t *f, 
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDescriptorSetBindingReferenceVALVE *t1529 = sbt_vk_t_alloc(f, sizeof(*t1529));
-		sbt_vk_f_VkDescriptorSetBindingReferenceVALVE(f, &(t1529[0]), depth + 1);
-		s->pBindingReference = t1529;
+		VkDescriptorSetBindingReferenceVALVE *t1530 = sbt_vk_t_alloc(f, sizeof(*t1530));
+		sbt_vk_f_VkDescriptorSetBindingReferenceVALVE(f, &(t1530[0]), depth + 1);
+		s->pBindingReference = t1530;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDescriptorSetLayoutHostMappingInfoVALVE *t1530 = sbt_vk_t_alloc(f, sizeof(*t1530));
-		sbt_vk_f_VkDescriptorSetLayoutHostMappingInfoVALVE(f, &(t1530[0]), depth + 1);
-		s->pHostMapping = t1530;
+		VkDescriptorSetLayoutHostMappingInfoVALVE *t1531 = sbt_vk_t_alloc(f, sizeof(*t1531));
+		sbt_vk_f_VkDescriptorSetLayoutHostMappingInfoVALVE(f, &(t1531[0]), depth + 1);
+		s->pHostMapping = t1531;
 	}
 }
 
@@ -53673,9 +53792,9 @@ static void sbt_vk_fa_vkGetDescriptorSetHostMappingVALVE(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorSet = (VkDescriptorSet)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		void* *t1531 = sbt_vk_t_alloc(f, sizeof(*t1531));
-		t1531[0] = (void*)(uintptr_t)sbt_vk_t_rand(f);
-		s->ppData = t1531;
+		void* *t1532 = sbt_vk_t_alloc(f, sizeof(*t1532));
+		t1532[0] = (void*)(uintptr_t)sbt_vk_t_rand(f);
+		s->ppData = t1532;
 	}
 }
 
@@ -53703,19 +53822,19 @@ static void sbt_vk_fa_vkCreateMicromapEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkMicromapCreateInfoEXT *t1532 = sbt_vk_t_alloc(f, sizeof(*t1532));
-		sbt_vk_f_VkMicromapCreateInfoEXT(f, &(t1532[0]), depth + 1);
-		s->pCreateInfo = t1532;
+		VkMicromapCreateInfoEXT *t1533 = sbt_vk_t_alloc(f, sizeof(*t1533));
+		sbt_vk_f_VkMicromapCreateInfoEXT(f, &(t1533[0]), depth + 1);
+		s->pCreateInfo = t1533;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1533 = sbt_vk_t_alloc(f, sizeof(*t1533));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1533[0]), depth + 1);
-		s->pAllocator = t1533;
+		VkAllocationCallbacks *t1534 = sbt_vk_t_alloc(f, sizeof(*t1534));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1534[0]), depth + 1);
+		s->pAllocator = t1534;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMicromapEXT *t1534 = sbt_vk_t_alloc(f, sizeof(*t1534));
-		t1534[0] = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
-		s->pMicromap = t1534;
+		VkMicromapEXT *t1535 = sbt_vk_t_alloc(f, sizeof(*t1535));
+		t1535[0] = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+		s->pMicromap = t1535;
 	}
 }
 
@@ -53751,12 +53870,12 @@ static void sbt_vk_fa_vkCmdBuildMicromapsEXT(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->infoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1537 = (uint64_t)s->infoCount;
-		VkMicromapBuildInfoEXT *t1535 = sbt_vk_t_alloc(f, n1537 * sizeof(*t1535));
-		for (uint64_t i1536 = 0; i1536 < n1537; i1536++) {
-			sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1535[i1536]), depth + 1);
+		const uint64_t n1538 = (uint64_t)s->infoCount;
+		VkMicromapBuildInfoEXT *t1536 = sbt_vk_t_alloc(f, n1538 * sizeof(*t1536));
+		for (uint64_t i1537 = 0; i1537 < n1538; i1537++) {
+			sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1536[i1537]), depth + 1);
 		}
-		s->pInfos = t1535;
+		s->pInfos = t1536;
 	}
 }
 
@@ -53775,8 +53894,8 @@ static int sbt_vk_ca_vkCmdBuildMicromapsEXT(sbt_vk_c *c, const void *va, const v
 		if (!a->pInfos != !b->pInfos)
 			return sbt_vk_t_fail(c, "vkCmdBuildMicromapsEXT.pInfos");
 		if (a->pInfos)
-			for (uint64_t i1538 = 0; i1538 < (uint64_t)a->infoCount; i1538++)
-				if (sbt_vk_c_VkMicromapBuildInfoEXT(c, &(a->pInfos[i1538]), &(b->pInfos[i1538]), 1))
+			for (uint64_t i1539 = 0; i1539 < (uint64_t)a->infoCount; i1539++)
+				if (sbt_vk_c_VkMicromapBuildInfoEXT(c, &(a->pInfos[i1539]), &(b->pInfos[i1539]), 1))
 					return sbt_vk_t_fail(c, "vkCmdBuildMicromapsEXT.pInfos");
 	}
 	return 0;
@@ -53793,12 +53912,12 @@ static void sbt_vk_fa_vkBuildMicromapsEXT(sbt_vk_t *f, void *vs)
 	s->infoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1541 = (uint64_t)s->infoCount;
-		VkMicromapBuildInfoEXT *t1539 = sbt_vk_t_alloc(f, n1541 * sizeof(*t1539));
-		for (uint64_t i1540 = 0; i1540 < n1541; i1540++) {
-			sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1539[i1540]), depth + 1);
+		const uint64_t n1542 = (uint64_t)s->infoCount;
+		VkMicromapBuildInfoEXT *t1540 = sbt_vk_t_alloc(f, n1542 * sizeof(*t1540));
+		for (uint64_t i1541 = 0; i1541 < n1542; i1541++) {
+			sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1540[i1541]), depth + 1);
 		}
-		s->pInfos = t1539;
+		s->pInfos = t1540;
 	}
 }
 
@@ -53819,8 +53938,8 @@ static int sbt_vk_ca_vkBuildMicromapsEXT(sbt_vk_c *c, const void *va, const void
 		if (!a->pInfos != !b->pInfos)
 			return sbt_vk_t_fail(c, "vkBuildMicromapsEXT.pInfos");
 		if (a->pInfos)
-			for (uint64_t i1542 = 0; i1542 < (uint64_t)a->infoCount; i1542++)
-				if (sbt_vk_c_VkMicromapBuildInfoEXT(c, &(a->pInfos[i1542]), &(b->pInfos[i1542]), 1))
+			for (uint64_t i1543 = 0; i1543 < (uint64_t)a->infoCount; i1543++)
+				if (sbt_vk_c_VkMicromapBuildInfoEXT(c, &(a->pInfos[i1543]), &(b->pInfos[i1543]), 1))
 					return sbt_vk_t_fail(c, "vkBuildMicromapsEXT.pInfos");
 	}
 	if ((a->ret) != (b->ret))
@@ -53837,9 +53956,9 @@ static void sbt_vk_fa_vkDestroyMicromapEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->micromap = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1543 = sbt_vk_t_alloc(f, sizeof(*t1543));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1543[0]), depth + 1);
-		s->pAllocator = t1543;
+		VkAllocationCallbacks *t1544 = sbt_vk_t_alloc(f, sizeof(*t1544));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1544[0]), depth + 1);
+		s->pAllocator = t1544;
 	}
 }
 
@@ -53866,9 +53985,9 @@ static void sbt_vk_fa_vkCmdCopyMicromapEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyMicromapInfoEXT *t1544 = sbt_vk_t_alloc(f, sizeof(*t1544));
-		sbt_vk_f_VkCopyMicromapInfoEXT(f, &(t1544[0]), depth + 1);
-		s->pInfo = t1544;
+		VkCopyMicromapInfoEXT *t1545 = sbt_vk_t_alloc(f, sizeof(*t1545));
+		sbt_vk_f_VkCopyMicromapInfoEXT(f, &(t1545[0]), depth + 1);
+		s->pInfo = t1545;
 	}
 }
 
@@ -53895,9 +54014,9 @@ static void sbt_vk_fa_vkCopyMicromapEXT(sbt_vk_t *f, void *vs)
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyMicromapInfoEXT *t1545 = sbt_vk_t_alloc(f, sizeof(*t1545));
-		sbt_vk_f_VkCopyMicromapInfoEXT(f, &(t1545[0]), depth + 1);
-		s->pInfo = t1545;
+		VkCopyMicromapInfoEXT *t1546 = sbt_vk_t_alloc(f, sizeof(*t1546));
+		sbt_vk_f_VkCopyMicromapInfoEXT(f, &(t1546[0]), depth + 1);
+		s->pInfo = t1546;
 	}
 }
 
@@ -53926,9 +54045,9 @@ static void sbt_vk_fa_vkCmdCopyMicromapToMemoryEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyMicromapToMemoryInfoEXT *t1546 = sbt_vk_t_alloc(f, sizeof(*t1546));
-		sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(f, &(t1546[0]), depth + 1);
-		s->pInfo = t1546;
+		VkCopyMicromapToMemoryInfoEXT *t1547 = sbt_vk_t_alloc(f, sizeof(*t1547));
+		sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(f, &(t1547[0]), depth + 1);
+		s->pInfo = t1547;
 	}
 }
 
@@ -53955,9 +54074,9 @@ static void sbt_vk_fa_vkCopyMicromapToMemoryEXT(sbt_vk_t *f, void *vs)
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyMicromapToMemoryInfoEXT *t1547 = sbt_vk_t_alloc(f, sizeof(*t1547));
-		sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(f, &(t1547[0]), depth + 1);
-		s->pInfo = t1547;
+		VkCopyMicromapToMemoryInfoEXT *t1548 = sbt_vk_t_alloc(f, sizeof(*t1548));
+		sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(f, &(t1548[0]), depth + 1);
+		s->pInfo = t1548;
 	}
 }
 
@@ -53986,9 +54105,9 @@ static void sbt_vk_fa_vkCmdCopyMemoryToMicromapEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyMemoryToMicromapInfoEXT *t1548 = sbt_vk_t_alloc(f, sizeof(*t1548));
-		sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(f, &(t1548[0]), depth + 1);
-		s->pInfo = t1548;
+		VkCopyMemoryToMicromapInfoEXT *t1549 = sbt_vk_t_alloc(f, sizeof(*t1549));
+		sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(f, &(t1549[0]), depth + 1);
+		s->pInfo = t1549;
 	}
 }
 
@@ -54015,9 +54134,9 @@ static void sbt_vk_fa_vkCopyMemoryToMicromapEXT(sbt_vk_t *f, void *vs)
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyMemoryToMicromapInfoEXT *t1549 = sbt_vk_t_alloc(f, sizeof(*t1549));
-		sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(f, &(t1549[0]), depth + 1);
-		s->pInfo = t1549;
+		VkCopyMemoryToMicromapInfoEXT *t1550 = sbt_vk_t_alloc(f, sizeof(*t1550));
+		sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(f, &(t1550[0]), depth + 1);
+		s->pInfo = t1550;
 	}
 }
 
@@ -54050,12 +54169,12 @@ static void sbt_vk_fa_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_t *f, void *vs)
 	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1552 = (uint64_t)s->micromapCount;
-		VkMicromapEXT *t1550 = sbt_vk_t_alloc(f, n1552 * sizeof(*t1550));
-		for (uint64_t i1551 = 0; i1551 < n1552; i1551++) {
-			t1550[i1551] = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+		const uint64_t n1553 = (uint64_t)s->micromapCount;
+		VkMicromapEXT *t1551 = sbt_vk_t_alloc(f, n1553 * sizeof(*t1551));
+		for (uint64_t i1552 = 0; i1552 < n1553; i1552++) {
+			t1551[i1552] = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
-		s->pMicromaps = t1550;
+		s->pMicromaps = t1551;
 	}
 }
 
@@ -54074,8 +54193,8 @@ static int sbt_vk_ca_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_c *c, const void *v
 		if (!a->pMicromaps != !b->pMicromaps)
 			return sbt_vk_t_fail(c, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps");
 		if (a->pMicromaps)
-			for (uint64_t i1553 = 0; i1553 < (uint64_t)a->micromapCount; i1553++)
-				if ((uint64_t)(uintptr_t)(b->pMicromaps[i1553]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pMicromaps[i1553]), 1))
+			for (uint64_t i1554 = 0; i1554 < (uint64_t)a->micromapCount; i1554++)
+				if ((uint64_t)(uintptr_t)(b->pMicromaps[i1554]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pMicromaps[i1554]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps");
 	}
 	if ((a->queryType) != (b->queryType))
@@ -54100,12 +54219,12 @@ static void sbt_vk_fa_vkWriteMicromapsPropertiesEXT(sbt_vk_t *f, void *vs)
 	s->stride = (size_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1556 = (uint64_t)s->micromapCount;
-		VkMicromapEXT *t1554 = sbt_vk_t_alloc(f, n1556 * sizeof(*t1554));
-		for (uint64_t i1555 = 0; i1555 < n1556; i1555++) {
-			t1554[i1555] = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+		const uint64_t n1557 = (uint64_t)s->micromapCount;
+		VkMicromapEXT *t1555 = sbt_vk_t_alloc(f, n1557 * sizeof(*t1555));
+		for (uint64_t i1556 = 0; i1556 < n1557; i1556++) {
+			t1555[i1556] = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
-		s->pMicromaps = t1554;
+		s->pMicromaps = t1555;
 	}
 	s->pData = sbt_vk_t_blob(f, (size_t)((uint64_t)s->dataSize));
 }
@@ -54125,8 +54244,8 @@ static int sbt_vk_ca_vkWriteMicromapsPropertiesEXT(sbt_vk_c *c, const void *va, 
 		if (!a->pMicromaps != !b->pMicromaps)
 			return sbt_vk_t_fail(c, "vkWriteMicromapsPropertiesEXT.pMicromaps");
 		if (a->pMicromaps)
-			for (uint64_t i1557 = 0; i1557 < (uint64_t)a->micromapCount; i1557++)
-				if ((uint64_t)(uintptr_t)(b->pMicromaps[i1557]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pMicromaps[i1557]), 1))
+			for (uint64_t i1558 = 0; i1558 < (uint64_t)a->micromapCount; i1558++)
+				if ((uint64_t)(uintptr_t)(b->pMicromaps[i1558]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pMicromaps[i1558]), 1))
 					return sbt_vk_t_fail(c, "vkWriteMicromapsPropertiesEXT.pMicromaps");
 	}
 	if ((a->queryType) != (b->queryType))
@@ -54152,14 +54271,14 @@ static void sbt_vk_fa_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkMicromapVersionInfoEXT *t1558 = sbt_vk_t_alloc(f, sizeof(*t1558));
-		sbt_vk_f_VkMicromapVersionInfoEXT(f, &(t1558[0]), depth + 1);
-		s->pVersionInfo = t1558;
+		VkMicromapVersionInfoEXT *t1559 = sbt_vk_t_alloc(f, sizeof(*t1559));
+		sbt_vk_f_VkMicromapVersionInfoEXT(f, &(t1559[0]), depth + 1);
+		s->pVersionInfo = t1559;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureCompatibilityKHR *t1559 = sbt_vk_t_alloc(f, sizeof(*t1559));
-		t1559[0] = (VkAccelerationStructureCompatibilityKHR)(int32_t)sbt_vk_t_rand(f);
-		s->pCompatibility = t1559;
+		VkAccelerationStructureCompatibilityKHR *t1560 = sbt_vk_t_alloc(f, sizeof(*t1560));
+		t1560[0] = (VkAccelerationStructureCompatibilityKHR)(int32_t)sbt_vk_t_rand(f);
+		s->pCompatibility = t1560;
 	}
 }
 
@@ -54189,14 +54308,14 @@ static void sbt_vk_fa_vkGetMicromapBuildSizesEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->buildType = (VkAccelerationStructureBuildTypeKHR)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkMicromapBuildInfoEXT *t1560 = sbt_vk_t_alloc(f, sizeof(*t1560));
-		sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1560[0]), depth + 1);
-		s->pBuildInfo = t1560;
+		VkMicromapBuildInfoEXT *t1561 = sbt_vk_t_alloc(f, sizeof(*t1561));
+		sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1561[0]), depth + 1);
+		s->pBuildInfo = t1561;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMicromapBuildSizesInfoEXT *t1561 = sbt_vk_t_alloc(f, sizeof(*t1561));
-		sbt_vk_f_VkMicromapBuildSizesInfoEXT(f, &(t1561[0]), depth + 1);
-		s->pSizeInfo = t1561;
+		VkMicromapBuildSizesInfoEXT *t1562 = sbt_vk_t_alloc(f, sizeof(*t1562));
+		sbt_vk_f_VkMicromapBuildSizesInfoEXT(f, &(t1562[0]), depth + 1);
+		s->pSizeInfo = t1562;
 	}
 }
 
@@ -54228,9 +54347,9 @@ static void sbt_vk_fa_vkGetShaderModuleIdentifierEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->shaderModule = (VkShaderModule)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkShaderModuleIdentifierEXT *t1562 = sbt_vk_t_alloc(f, sizeof(*t1562));
-		sbt_vk_f_VkShaderModuleIdentifierEXT(f, &(t1562[0]), depth + 1);
-		s->pIdentifier = t1562;
+		VkShaderModuleIdentifierEXT *t1563 = sbt_vk_t_alloc(f, sizeof(*t1563));
+		sbt_vk_f_VkShaderModuleIdentifierEXT(f, &(t1563[0]), depth + 1);
+		s->pIdentifier = t1563;
 	}
 }
 
@@ -54257,14 +54376,14 @@ static void sbt_vk_fa_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_t *f, void
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkShaderModuleCreateInfo *t1563 = sbt_vk_t_alloc(f, sizeof(*t1563));
-		sbt_vk_f_VkShaderModuleCreateInfo(f, &(t1563[0]), depth + 1);
-		s->pCreateInfo = t1563;
+		VkShaderModuleCreateInfo *t1564 = sbt_vk_t_alloc(f, sizeof(*t1564));
+		sbt_vk_f_VkShaderModuleCreateInfo(f, &(t1564[0]), depth + 1);
+		s->pCreateInfo = t1564;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkShaderModuleIdentifierEXT *t1564 = sbt_vk_t_alloc(f, sizeof(*t1564));
-		sbt_vk_f_VkShaderModuleIdentifierEXT(f, &(t1564[0]), depth + 1);
-		s->pIdentifier = t1564;
+		VkShaderModuleIdentifierEXT *t1565 = sbt_vk_t_alloc(f, sizeof(*t1565));
+		sbt_vk_f_VkShaderModuleIdentifierEXT(f, &(t1565[0]), depth + 1);
+		s->pIdentifier = t1565;
 	}
 }
 
@@ -54294,14 +54413,14 @@ static void sbt_vk_fa_vkGetImageSubresourceLayout2EXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkImageSubresource2EXT *t1565 = sbt_vk_t_alloc(f, sizeof(*t1565));
-		sbt_vk_f_VkImageSubresource2EXT(f, &(t1565[0]), depth + 1);
-		s->pSubresource = t1565;
+		VkImageSubresource2EXT *t1566 = sbt_vk_t_alloc(f, sizeof(*t1566));
+		sbt_vk_f_VkImageSubresource2EXT(f, &(t1566[0]), depth + 1);
+		s->pSubresource = t1566;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSubresourceLayout2EXT *t1566 = sbt_vk_t_alloc(f, sizeof(*t1566));
-		sbt_vk_f_VkSubresourceLayout2EXT(f, &(t1566[0]), depth + 1);
-		s->pLayout = t1566;
+		VkSubresourceLayout2EXT *t1567 = sbt_vk_t_alloc(f, sizeof(*t1567));
+		sbt_vk_f_VkSubresourceLayout2EXT(f, &(t1567[0]), depth + 1);
+		s->pLayout = t1567;
 	}
 }
 
@@ -54333,14 +54452,14 @@ static void sbt_vk_fa_vkGetPipelinePropertiesEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPipelineInfoKHR *t1567 = sbt_vk_t_alloc(f, sizeof(*t1567));
-		sbt_vk_f_VkPipelineInfoKHR(f, &(t1567[0]), depth + 1);
-		s->pPipelineInfo = t1567;
+		VkPipelineInfoKHR *t1568 = sbt_vk_t_alloc(f, sizeof(*t1568));
+		sbt_vk_f_VkPipelineInfoKHR(f, &(t1568[0]), depth + 1);
+		s->pPipelineInfo = t1568;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkBaseOutStructure *t1568 = sbt_vk_t_alloc(f, sizeof(*t1568));
-		sbt_vk_f_VkBaseOutStructure(f, &(t1568[0]), depth + 1);
-		s->pPipelineProperties = t1568;
+		VkBaseOutStructure *t1569 = sbt_vk_t_alloc(f, sizeof(*t1569));
+		sbt_vk_f_VkBaseOutStructure(f, &(t1569[0]), depth + 1);
+		s->pPipelineProperties = t1569;
 	}
 }
 
@@ -54373,17 +54492,17 @@ static void sbt_vk_fa_vkGetFramebufferTilePropertiesQCOM(sbt_vk_t *f, void *vs)
 	s->framebuffer = (VkFramebuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1569 = sbt_vk_t_alloc(f, sizeof(*t1569));
-		t1569[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertiesCount = t1569;
+		uint32_t *t1570 = sbt_vk_t_alloc(f, sizeof(*t1570));
+		t1570[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertiesCount = t1570;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1572 = (s->pPropertiesCount ? (uint64_t)*s->pPropertiesCount : 0);
-		VkTilePropertiesQCOM *t1570 = sbt_vk_t_alloc(f, n1572 * sizeof(*t1570));
-		for (uint64_t i1571 = 0; i1571 < n1572; i1571++) {
-			sbt_vk_f_VkTilePropertiesQCOM(f, &(t1570[i1571]), depth + 1);
+		const uint64_t n1573 = (s->pPropertiesCount ? (uint64_t)*s->pPropertiesCount : 0);
+		VkTilePropertiesQCOM *t1571 = sbt_vk_t_alloc(f, n1573 * sizeof(*t1571));
+		for (uint64_t i1572 = 0; i1572 < n1573; i1572++) {
+			sbt_vk_f_VkTilePropertiesQCOM(f, &(t1571[i1572]), depth + 1);
 		}
-		s->pProperties = t1570;
+		s->pProperties = t1571;
 	}
 }
 
@@ -54402,8 +54521,8 @@ static int sbt_vk_ca_vkGetFramebufferTilePropertiesQCOM(sbt_vk_c *c, const void 
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetFramebufferTilePropertiesQCOM.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1573 = 0; i1573 < (a->pPropertiesCount ? (uint64_t)*a->pPropertiesCount : 0); i1573++)
-			if (sbt_vk_c_VkTilePropertiesQCOM(c, &(a->pProperties[i1573]), &(b->pProperties[i1573]), 0))
+		for (uint64_t i1574 = 0; i1574 < (a->pPropertiesCount ? (uint64_t)*a->pPropertiesCount : 0); i1574++)
+			if (sbt_vk_c_VkTilePropertiesQCOM(c, &(a->pProperties[i1574]), &(b->pProperties[i1574]), 0))
 				return sbt_vk_t_fail(c, "vkGetFramebufferTilePropertiesQCOM.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetFramebufferTilePropertiesQCOM.ret");
@@ -54419,14 +54538,14 @@ static void sbt_vk_fa_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_t *f, void 
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkRenderingInfo *t1574 = sbt_vk_t_alloc(f, sizeof(*t1574));
-		sbt_vk_f_VkRenderingInfo(f, &(t1574[0]), depth + 1);
-		s->pRenderingInfo = t1574;
+		VkRenderingInfo *t1575 = sbt_vk_t_alloc(f, sizeof(*t1575));
+		sbt_vk_f_VkRenderingInfo(f, &(t1575[0]), depth + 1);
+		s->pRenderingInfo = t1575;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkTilePropertiesQCOM *t1575 = sbt_vk_t_alloc(f, sizeof(*t1575));
-		sbt_vk_f_VkTilePropertiesQCOM(f, &(t1575[0]), depth + 1);
-		s->pProperties = t1575;
+		VkTilePropertiesQCOM *t1576 = sbt_vk_t_alloc(f, sizeof(*t1576));
+		sbt_vk_f_VkTilePropertiesQCOM(f, &(t1576[0]), depth + 1);
+		s->pProperties = t1576;
 	}
 }
 
@@ -54458,22 +54577,22 @@ static void sbt_vk_fa_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_t *f, 
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkOpticalFlowImageFormatInfoNV *t1576 = sbt_vk_t_alloc(f, sizeof(*t1576));
-		sbt_vk_f_VkOpticalFlowImageFormatInfoNV(f, &(t1576[0]), depth + 1);
-		s->pOpticalFlowImageFormatInfo = t1576;
+		VkOpticalFlowImageFormatInfoNV *t1577 = sbt_vk_t_alloc(f, sizeof(*t1577));
+		sbt_vk_f_VkOpticalFlowImageFormatInfoNV(f, &(t1577[0]), depth + 1);
+		s->pOpticalFlowImageFormatInfo = t1577;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1577 = sbt_vk_t_alloc(f, sizeof(*t1577));
-		t1577[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pFormatCount = t1577;
+		uint32_t *t1578 = sbt_vk_t_alloc(f, sizeof(*t1578));
+		t1578[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pFormatCount = t1578;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1580 = (s->pFormatCount ? (uint64_t)*s->pFormatCount : 0);
-		VkOpticalFlowImageFormatPropertiesNV *t1578 = sbt_vk_t_alloc(f, n1580 * sizeof(*t1578));
-		for (uint64_t i1579 = 0; i1579 < n1580; i1579++) {
-			sbt_vk_f_VkOpticalFlowImageFormatPropertiesNV(f, &(t1578[i1579]), depth + 1);
+		const uint64_t n1581 = (s->pFormatCount ? (uint64_t)*s->pFormatCount : 0);
+		VkOpticalFlowImageFormatPropertiesNV *t1579 = sbt_vk_t_alloc(f, n1581 * sizeof(*t1579));
+		for (uint64_t i1580 = 0; i1580 < n1581; i1580++) {
+			sbt_vk_f_VkOpticalFlowImageFormatPropertiesNV(f, &(t1579[i1580]), depth + 1);
 		}
-		s->pImageFormatProperties = t1578;
+		s->pImageFormatProperties = t1579;
 	}
 }
 
@@ -54494,8 +54613,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_c *c, c
 	if (!a->pImageFormatProperties != !b->pImageFormatProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.pImageFormatProperties");
 	if (a->pImageFormatProperties)
-		for (uint64_t i1581 = 0; i1581 < (a->pFormatCount ? (uint64_t)*a->pFormatCount : 0); i1581++)
-			if (sbt_vk_c_VkOpticalFlowImageFormatPropertiesNV(c, &(a->pImageFormatProperties[i1581]), &(b->pImageFormatProperties[i1581]), 0))
+		for (uint64_t i1582 = 0; i1582 < (a->pFormatCount ? (uint64_t)*a->pFormatCount : 0); i1582++)
+			if (sbt_vk_c_VkOpticalFlowImageFormatPropertiesNV(c, &(a->pImageFormatProperties[i1582]), &(b->pImageFormatProperties[i1582]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.pImageFormatProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.ret");
@@ -54511,19 +54630,19 @@ static void sbt_vk_fa_vkCreateOpticalFlowSessionNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkOpticalFlowSessionCreateInfoNV *t1582 = sbt_vk_t_alloc(f, sizeof(*t1582));
-		sbt_vk_f_VkOpticalFlowSessionCreateInfoNV(f, &(t1582[0]), depth + 1);
-		s->pCreateInfo = t1582;
+		VkOpticalFlowSessionCreateInfoNV *t1583 = sbt_vk_t_alloc(f, sizeof(*t1583));
+		sbt_vk_f_VkOpticalFlowSessionCreateInfoNV(f, &(t1583[0]), depth + 1);
+		s->pCreateInfo = t1583;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1583 = sbt_vk_t_alloc(f, sizeof(*t1583));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1583[0]), depth + 1);
-		s->pAllocator = t1583;
+		VkAllocationCallbacks *t1584 = sbt_vk_t_alloc(f, sizeof(*t1584));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1584[0]), depth + 1);
+		s->pAllocator = t1584;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkOpticalFlowSessionNV *t1584 = sbt_vk_t_alloc(f, sizeof(*t1584));
-		t1584[0] = (VkOpticalFlowSessionNV)(uintptr_t)sbt_vk_t_handle(f);
-		s->pSession = t1584;
+		VkOpticalFlowSessionNV *t1585 = sbt_vk_t_alloc(f, sizeof(*t1585));
+		t1585[0] = (VkOpticalFlowSessionNV)(uintptr_t)sbt_vk_t_handle(f);
+		s->pSession = t1585;
 	}
 }
 
@@ -54559,9 +54678,9 @@ static void sbt_vk_fa_vkDestroyOpticalFlowSessionNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->session = (VkOpticalFlowSessionNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1585 = sbt_vk_t_alloc(f, sizeof(*t1585));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1585[0]), depth + 1);
-		s->pAllocator = t1585;
+		VkAllocationCallbacks *t1586 = sbt_vk_t_alloc(f, sizeof(*t1586));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1586[0]), depth + 1);
+		s->pAllocator = t1586;
 	}
 }
 
@@ -54622,9 +54741,9 @@ static void sbt_vk_fa_vkCmdOpticalFlowExecuteNV(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->session = (VkOpticalFlowSessionNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkOpticalFlowExecuteInfoNV *t1586 = sbt_vk_t_alloc(f, sizeof(*t1586));
-		sbt_vk_f_VkOpticalFlowExecuteInfoNV(f, &(t1586[0]), depth + 1);
-		s->pExecuteInfo = t1586;
+		VkOpticalFlowExecuteInfoNV *t1587 = sbt_vk_t_alloc(f, sizeof(*t1587));
+		sbt_vk_f_VkOpticalFlowExecuteInfoNV(f, &(t1587[0]), depth + 1);
+		s->pExecuteInfo = t1587;
 	}
 }
 
@@ -54652,9 +54771,9 @@ static void sbt_vk_fa_vkReleaseSwapchainImagesEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkReleaseSwapchainImagesInfoEXT *t1587 = sbt_vk_t_alloc(f, sizeof(*t1587));
-		sbt_vk_f_VkReleaseSwapchainImagesInfoEXT(f, &(t1587[0]), depth + 1);
-		s->pReleaseInfo = t1587;
+		VkReleaseSwapchainImagesInfoEXT *t1588 = sbt_vk_t_alloc(f, sizeof(*t1588));
+		sbt_vk_f_VkReleaseSwapchainImagesInfoEXT(f, &(t1588[0]), depth + 1);
+		s->pReleaseInfo = t1588;
 	}
 }
 
@@ -54673,7 +54792,7 @@ static int sbt_vk_ca_vkReleaseSwapchainImagesEXT(sbt_vk_c *c, const void *va, co
 	return 0;
 }
 
-static const sbt_vk_t_struct sbt_vk_t_structs[729] = {
+static const sbt_vk_t_struct sbt_vk_t_structs[731] = {
 	{"VkBaseOutStructure", sizeof(VkBaseOutStructure), 1, 1, sbt_vk_f_VkBaseOutStructure, sbt_vk_te_VkBaseOutStructure, sbt_vk_td_VkBaseOutStructure, sbt_vk_c_VkBaseOutStructure},
 	{"VkOffset2D", sizeof(VkOffset2D), 1, 0, sbt_vk_f_VkOffset2D, sbt_vk_te_VkOffset2D, sbt_vk_td_VkOffset2D, sbt_vk_c_VkOffset2D},
 	{"VkOffset3D", sizeof(VkOffset3D), 1, 0, sbt_vk_f_VkOffset3D, sbt_vk_te_VkOffset3D, sbt_vk_td_VkOffset3D, sbt_vk_c_VkOffset3D},
@@ -54984,6 +55103,8 @@ static const sbt_vk_t_struct sbt_vk_t_structs[729] = {
 	{"VkDebugUtilsMessengerCallbackDataEXT", sizeof(VkDebugUtilsMessengerCallbackDataEXT), 1, 1, sbt_vk_f_VkDebugUtilsMessengerCallbackDataEXT, sbt_vk_te_VkDebugUtilsMessengerCallbackDataEXT, sbt_vk_td_VkDebugUtilsMessengerCallbackDataEXT, sbt_vk_c_VkDebugUtilsMessengerCallbackDataEXT},
 	{"VkPhysicalDeviceDeviceMemoryReportFeaturesEXT", sizeof(VkPhysicalDeviceDeviceMemoryReportFeaturesEXT), 1, 1, sbt_vk_f_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT, sbt_vk_te_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT, sbt_vk_td_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT, sbt_vk_c_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT},
 	{"VkDeviceDeviceMemoryReportCreateInfoEXT", sizeof(VkDeviceDeviceMemoryReportCreateInfoEXT), 1, 1, sbt_vk_f_VkDeviceDeviceMemoryReportCreateInfoEXT, sbt_vk_te_VkDeviceDeviceMemoryReportCreateInfoEXT, sbt_vk_td_VkDeviceDeviceMemoryReportCreateInfoEXT, sbt_vk_c_VkDeviceDeviceMemoryReportCreateInfoEXT},
+	{"VkImportMemoryHostPointerInfoEXT", sizeof(VkImportMemoryHostPointerInfoEXT), 1, 1, sbt_vk_f_VkImportMemoryHostPointerInfoEXT, sbt_vk_te_VkImportMemoryHostPointerInfoEXT, sbt_vk_td_VkImportMemoryHostPointerInfoEXT, sbt_vk_c_VkImportMemoryHostPointerInfoEXT},
+	{"VkMemoryHostPointerPropertiesEXT", sizeof(VkMemoryHostPointerPropertiesEXT), 0, 1, sbt_vk_f_VkMemoryHostPointerPropertiesEXT, sbt_vk_te_VkMemoryHostPointerPropertiesEXT, sbt_vk_td_VkMemoryHostPointerPropertiesEXT, sbt_vk_c_VkMemoryHostPointerPropertiesEXT},
 	{"VkPhysicalDeviceExternalMemoryHostPropertiesEXT", sizeof(VkPhysicalDeviceExternalMemoryHostPropertiesEXT), 0, 1, sbt_vk_f_VkPhysicalDeviceExternalMemoryHostPropertiesEXT, sbt_vk_te_VkPhysicalDeviceExternalMemoryHostPropertiesEXT, sbt_vk_td_VkPhysicalDeviceExternalMemoryHostPropertiesEXT, sbt_vk_c_VkPhysicalDeviceExternalMemoryHostPropertiesEXT},
 	{"VkPhysicalDeviceConservativeRasterizationPropertiesEXT", sizeof(VkPhysicalDeviceConservativeRasterizationPropertiesEXT), 0, 1, sbt_vk_f_VkPhysicalDeviceConservativeRasterizationPropertiesEXT, sbt_vk_te_VkPhysicalDeviceConservativeRasterizationPropertiesEXT, sbt_vk_td_VkPhysicalDeviceConservativeRasterizationPropertiesEXT, sbt_vk_c_VkPhysicalDeviceConservativeRasterizationPropertiesEXT},
 	{"VkCalibratedTimestampInfoEXT", sizeof(VkCalibratedTimestampInfoEXT), 1, 1, sbt_vk_f_VkCalibratedTimestampInfoEXT, sbt_vk_te_VkCalibratedTimestampInfoEXT, sbt_vk_td_VkCalibratedTimestampInfoEXT, sbt_vk_c_VkCalibratedTimestampInfoEXT},
@@ -55405,7 +55526,7 @@ static const sbt_vk_t_struct sbt_vk_t_structs[729] = {
 	{"VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM", sizeof(VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM), 1, 1, sbt_vk_f_VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM, sbt_vk_te_VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM, sbt_vk_td_VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM, sbt_vk_c_VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM},
 };
 
-static const sbt_vk_t_pair sbt_vk_t_pairs[569] = {
+static const sbt_vk_t_pair sbt_vk_t_pairs[570] = {
 	{14, 300}, /* VkDeviceQueueCreateInfo <- VkDeviceQueueGlobalPriorityCreateInfoKHR */
 	{15, 135}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV */
 	{15, 136}, /* VkDeviceCreateInfo <- VkDevicePrivateDataCreateInfo */
@@ -55430,268 +55551,269 @@ static const sbt_vk_t_pair sbt_vk_t_pairs[569] = {
 	{15, 301}, /* VkDeviceCreateInfo <- VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR */
 	{15, 308}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDeviceMemoryReportFeaturesEXT */
 	{15, 309}, /* VkDeviceCreateInfo <- VkDeviceDeviceMemoryReportCreateInfoEXT */
-	{15, 316}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDescriptorIndexingFeatures */
-	{15, 328}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTimelineSemaphoreFeatures */
-	{15, 339}, /* VkDeviceCreateInfo <- VkPhysicalDevice8BitStorageFeatures */
-	{15, 340}, /* VkDeviceCreateInfo <- VkPhysicalDeviceConditionalRenderingFeaturesEXT */
-	{15, 341}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVulkanMemoryModelFeatures */
-	{15, 342}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderAtomicInt64Features */
-	{15, 343}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderAtomicFloatFeaturesEXT */
-	{15, 344}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT */
-	{15, 345}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT */
-	{15, 351}, /* VkDeviceCreateInfo <- VkPhysicalDeviceASTCDecodeFeaturesEXT */
-	{15, 352}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTransformFeedbackFeaturesEXT */
-	{15, 355}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV */
-	{15, 357}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExclusiveScissorFeaturesNV */
-	{15, 359}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCornerSampledImageFeaturesNV */
-	{15, 360}, /* VkDeviceCreateInfo <- VkPhysicalDeviceComputeShaderDerivativesFeaturesNV */
-	{15, 361}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderImageFootprintFeaturesNV */
-	{15, 362}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV */
-	{15, 363}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCopyMemoryIndirectFeaturesNV */
-	{15, 365}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMemoryDecompressionFeaturesNV */
-	{15, 369}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShadingRateImageFeaturesNV */
-	{15, 371}, /* VkDeviceCreateInfo <- VkPhysicalDeviceInvocationMaskFeaturesHUAWEI */
-	{15, 375}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMeshShaderFeaturesNV */
-	{15, 377}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMeshShaderFeaturesEXT */
-	{15, 391}, /* VkDeviceCreateInfo <- VkPhysicalDeviceAccelerationStructureFeaturesKHR */
-	{15, 392}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayTracingPipelineFeaturesKHR */
-	{15, 393}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayQueryFeaturesKHR */
-	{15, 398}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR */
-	{15, 406}, /* VkDeviceCreateInfo <- VkDeviceMemoryOverallocationCreateInfoAMD */
-	{15, 407}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentDensityMapFeaturesEXT */
-	{15, 408}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentDensityMap2FeaturesEXT */
-	{15, 409}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM */
-	{15, 415}, /* VkDeviceCreateInfo <- VkPhysicalDeviceScalarBlockLayoutFeatures */
-	{15, 417}, /* VkDeviceCreateInfo <- VkPhysicalDeviceUniformBufferStandardLayoutFeatures */
-	{15, 418}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDepthClipEnableFeaturesEXT */
-	{15, 421}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMemoryPriorityFeaturesEXT */
-	{15, 423}, /* VkDeviceCreateInfo <- VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT */
-	{15, 424}, /* VkDeviceCreateInfo <- VkPhysicalDeviceBufferDeviceAddressFeatures */
-	{15, 425}, /* VkDeviceCreateInfo <- VkPhysicalDeviceBufferDeviceAddressFeaturesEXT */
-	{15, 431}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImagelessFramebufferFeatures */
-	{15, 435}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTextureCompressionASTCHDRFeatures */
-	{15, 436}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCooperativeMatrixFeaturesNV */
-	{15, 439}, /* VkDeviceCreateInfo <- VkPhysicalDeviceYcbcrImageArraysFeaturesEXT */
-	{15, 444}, /* VkDeviceCreateInfo <- VkPhysicalDevicePresentBarrierFeaturesNV */
-	{15, 447}, /* VkDeviceCreateInfo <- VkPhysicalDevicePerformanceQueryFeaturesKHR */
-	{15, 455}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCoverageReductionModeFeaturesNV */
-	{15, 458}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL */
-	{15, 466}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderClockFeaturesKHR */
-	{15, 467}, /* VkDeviceCreateInfo <- VkPhysicalDeviceIndexTypeUint8FeaturesEXT */
-	{15, 469}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderSMBuiltinsFeaturesNV */
-	{15, 470}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT */
-	{15, 471}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures */
-	{15, 473}, /* VkDeviceCreateInfo <- VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT */
-	{15, 475}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR */
-	{15, 481}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures */
-	{15, 482}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT */
-	{15, 484}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSubgroupSizeControlFeatures */
-	{15, 492}, /* VkDeviceCreateInfo <- VkPhysicalDeviceLineRasterizationFeaturesEXT */
-	{15, 495}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelineCreationCacheControlFeatures */
-	{15, 496}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVulkan11Features */
-	{15, 498}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVulkan12Features */
-	{15, 500}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVulkan13Features */
-	{15, 503}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCoherentMemoryFeaturesAMD */
-	{15, 507}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCustomBorderColorFeaturesEXT */
-	{15, 509}, /* VkDeviceCreateInfo <- VkPhysicalDeviceBorderColorSwizzleFeaturesEXT */
-	{15, 524}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExtendedDynamicStateFeaturesEXT */
-	{15, 525}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExtendedDynamicState2FeaturesEXT */
-	{15, 526}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExtendedDynamicState3FeaturesEXT */
-	{15, 533}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDiagnosticsConfigFeaturesNV */
-	{15, 534}, /* VkDeviceCreateInfo <- VkDeviceDiagnosticsConfigCreateInfoNV */
-	{15, 535}, /* VkDeviceCreateInfo <- VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures */
-	{15, 536}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR */
-	{15, 537}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRobustness2FeaturesEXT */
-	{15, 539}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageRobustnessFeatures */
-	{15, 540}, /* VkDeviceCreateInfo <- VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR */
-	{15, 541}, /* VkDeviceCreateInfo <- VkPhysicalDevice4444FormatsFeaturesEXT */
-	{15, 542}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSubpassShadingFeaturesHUAWEI */
-	{15, 543}, /* VkDeviceCreateInfo <- VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI */
-	{15, 555}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT */
-	{15, 558}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentShadingRateFeaturesKHR */
-	{15, 561}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderTerminateInvocationFeatures */
-	{15, 562}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV */
-	{15, 566}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImage2DViewOf3DFeaturesEXT */
-	{15, 567}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT */
-	{15, 570}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDepthClipControlFeaturesEXT */
-	{15, 572}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT */
-	{15, 573}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExternalMemoryRDMAFeaturesNV */
-	{15, 576}, /* VkDeviceCreateInfo <- VkPhysicalDeviceColorWriteEnableFeaturesEXT */
-	{15, 587}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSynchronization2Features */
-	{15, 588}, /* VkDeviceCreateInfo <- VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT */
-	{15, 589}, /* VkDeviceCreateInfo <- VkPhysicalDeviceLegacyDitheringFeaturesEXT */
-	{15, 590}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT */
-	{15, 593}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelineProtectedAccessFeaturesEXT */
-	{15, 614}, /* VkDeviceCreateInfo <- VkPhysicalDeviceInheritedViewportScissorFeaturesNV */
-	{15, 616}, /* VkDeviceCreateInfo <- VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT */
-	{15, 617}, /* VkDeviceCreateInfo <- VkPhysicalDeviceProvokingVertexFeaturesEXT */
-	{15, 622}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDescriptorBufferFeaturesEXT */
-	{15, 629}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderIntegerDotProductFeatures */
-	{15, 632}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR */
-	{15, 634}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayTracingMotionBlurFeaturesNV */
-	{15, 638}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT */
-	{15, 647}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDynamicRenderingFeatures */
-	{15, 651}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageViewMinLodFeaturesEXT */
-	{15, 653}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT */
-	{15, 654}, /* VkDeviceCreateInfo <- VkPhysicalDeviceLinearColorAttachmentFeaturesNV */
-	{15, 655}, /* VkDeviceCreateInfo <- VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT */
-	{15, 658}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE */
-	{15, 661}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT */
-	{15, 666}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageCompressionControlFeaturesEXT */
-	{15, 668}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT */
-	{15, 676}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT */
-	{15, 685}, /* VkDeviceCreateInfo <- VkPhysicalDeviceOpacityMicromapFeaturesEXT */
-	{15, 688}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelinePropertiesFeaturesEXT */
-	{15, 689}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD */
-	{15, 690}, /* VkDeviceCreateInfo <- VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT */
-	{15, 691}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelineRobustnessFeaturesEXT */
-	{15, 695}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageProcessingFeaturesQCOM */
-	{15, 697}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTilePropertiesFeaturesQCOM */
-	{15, 699}, /* VkDeviceCreateInfo <- VkPhysicalDeviceAmigoProfilingFeaturesSEC */
-	{15, 701}, /* VkDeviceCreateInfo <- VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT */
-	{15, 702}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDepthClampZeroOneFeaturesEXT */
-	{15, 703}, /* VkDeviceCreateInfo <- VkPhysicalDeviceAddressBindingReportFeaturesEXT */
-	{15, 705}, /* VkDeviceCreateInfo <- VkPhysicalDeviceOpticalFlowFeaturesNV */
-	{15, 711}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFaultFeaturesEXT */
-	{15, 714}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM */
-	{15, 718}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT */
-	{15, 724}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV */
-	{15, 728}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM */
+	{15, 318}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDescriptorIndexingFeatures */
+	{15, 330}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTimelineSemaphoreFeatures */
+	{15, 341}, /* VkDeviceCreateInfo <- VkPhysicalDevice8BitStorageFeatures */
+	{15, 342}, /* VkDeviceCreateInfo <- VkPhysicalDeviceConditionalRenderingFeaturesEXT */
+	{15, 343}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVulkanMemoryModelFeatures */
+	{15, 344}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderAtomicInt64Features */
+	{15, 345}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderAtomicFloatFeaturesEXT */
+	{15, 346}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT */
+	{15, 347}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT */
+	{15, 353}, /* VkDeviceCreateInfo <- VkPhysicalDeviceASTCDecodeFeaturesEXT */
+	{15, 354}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTransformFeedbackFeaturesEXT */
+	{15, 357}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV */
+	{15, 359}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExclusiveScissorFeaturesNV */
+	{15, 361}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCornerSampledImageFeaturesNV */
+	{15, 362}, /* VkDeviceCreateInfo <- VkPhysicalDeviceComputeShaderDerivativesFeaturesNV */
+	{15, 363}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderImageFootprintFeaturesNV */
+	{15, 364}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV */
+	{15, 365}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCopyMemoryIndirectFeaturesNV */
+	{15, 367}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMemoryDecompressionFeaturesNV */
+	{15, 371}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShadingRateImageFeaturesNV */
+	{15, 373}, /* VkDeviceCreateInfo <- VkPhysicalDeviceInvocationMaskFeaturesHUAWEI */
+	{15, 377}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMeshShaderFeaturesNV */
+	{15, 379}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMeshShaderFeaturesEXT */
+	{15, 393}, /* VkDeviceCreateInfo <- VkPhysicalDeviceAccelerationStructureFeaturesKHR */
+	{15, 394}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayTracingPipelineFeaturesKHR */
+	{15, 395}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayQueryFeaturesKHR */
+	{15, 400}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR */
+	{15, 408}, /* VkDeviceCreateInfo <- VkDeviceMemoryOverallocationCreateInfoAMD */
+	{15, 409}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentDensityMapFeaturesEXT */
+	{15, 410}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentDensityMap2FeaturesEXT */
+	{15, 411}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM */
+	{15, 417}, /* VkDeviceCreateInfo <- VkPhysicalDeviceScalarBlockLayoutFeatures */
+	{15, 419}, /* VkDeviceCreateInfo <- VkPhysicalDeviceUniformBufferStandardLayoutFeatures */
+	{15, 420}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDepthClipEnableFeaturesEXT */
+	{15, 423}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMemoryPriorityFeaturesEXT */
+	{15, 425}, /* VkDeviceCreateInfo <- VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT */
+	{15, 426}, /* VkDeviceCreateInfo <- VkPhysicalDeviceBufferDeviceAddressFeatures */
+	{15, 427}, /* VkDeviceCreateInfo <- VkPhysicalDeviceBufferDeviceAddressFeaturesEXT */
+	{15, 433}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImagelessFramebufferFeatures */
+	{15, 437}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTextureCompressionASTCHDRFeatures */
+	{15, 438}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCooperativeMatrixFeaturesNV */
+	{15, 441}, /* VkDeviceCreateInfo <- VkPhysicalDeviceYcbcrImageArraysFeaturesEXT */
+	{15, 446}, /* VkDeviceCreateInfo <- VkPhysicalDevicePresentBarrierFeaturesNV */
+	{15, 449}, /* VkDeviceCreateInfo <- VkPhysicalDevicePerformanceQueryFeaturesKHR */
+	{15, 457}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCoverageReductionModeFeaturesNV */
+	{15, 460}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL */
+	{15, 468}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderClockFeaturesKHR */
+	{15, 469}, /* VkDeviceCreateInfo <- VkPhysicalDeviceIndexTypeUint8FeaturesEXT */
+	{15, 471}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderSMBuiltinsFeaturesNV */
+	{15, 472}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT */
+	{15, 473}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures */
+	{15, 475}, /* VkDeviceCreateInfo <- VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT */
+	{15, 477}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR */
+	{15, 483}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures */
+	{15, 484}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT */
+	{15, 486}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSubgroupSizeControlFeatures */
+	{15, 494}, /* VkDeviceCreateInfo <- VkPhysicalDeviceLineRasterizationFeaturesEXT */
+	{15, 497}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelineCreationCacheControlFeatures */
+	{15, 498}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVulkan11Features */
+	{15, 500}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVulkan12Features */
+	{15, 502}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVulkan13Features */
+	{15, 505}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCoherentMemoryFeaturesAMD */
+	{15, 509}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCustomBorderColorFeaturesEXT */
+	{15, 511}, /* VkDeviceCreateInfo <- VkPhysicalDeviceBorderColorSwizzleFeaturesEXT */
+	{15, 526}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExtendedDynamicStateFeaturesEXT */
+	{15, 527}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExtendedDynamicState2FeaturesEXT */
+	{15, 528}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExtendedDynamicState3FeaturesEXT */
+	{15, 535}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDiagnosticsConfigFeaturesNV */
+	{15, 536}, /* VkDeviceCreateInfo <- VkDeviceDiagnosticsConfigCreateInfoNV */
+	{15, 537}, /* VkDeviceCreateInfo <- VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures */
+	{15, 538}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR */
+	{15, 539}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRobustness2FeaturesEXT */
+	{15, 541}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageRobustnessFeatures */
+	{15, 542}, /* VkDeviceCreateInfo <- VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR */
+	{15, 543}, /* VkDeviceCreateInfo <- VkPhysicalDevice4444FormatsFeaturesEXT */
+	{15, 544}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSubpassShadingFeaturesHUAWEI */
+	{15, 545}, /* VkDeviceCreateInfo <- VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI */
+	{15, 557}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT */
+	{15, 560}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentShadingRateFeaturesKHR */
+	{15, 563}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderTerminateInvocationFeatures */
+	{15, 564}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV */
+	{15, 568}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImage2DViewOf3DFeaturesEXT */
+	{15, 569}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT */
+	{15, 572}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDepthClipControlFeaturesEXT */
+	{15, 574}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT */
+	{15, 575}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExternalMemoryRDMAFeaturesNV */
+	{15, 578}, /* VkDeviceCreateInfo <- VkPhysicalDeviceColorWriteEnableFeaturesEXT */
+	{15, 589}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSynchronization2Features */
+	{15, 590}, /* VkDeviceCreateInfo <- VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT */
+	{15, 591}, /* VkDeviceCreateInfo <- VkPhysicalDeviceLegacyDitheringFeaturesEXT */
+	{15, 592}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT */
+	{15, 595}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelineProtectedAccessFeaturesEXT */
+	{15, 616}, /* VkDeviceCreateInfo <- VkPhysicalDeviceInheritedViewportScissorFeaturesNV */
+	{15, 618}, /* VkDeviceCreateInfo <- VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT */
+	{15, 619}, /* VkDeviceCreateInfo <- VkPhysicalDeviceProvokingVertexFeaturesEXT */
+	{15, 624}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDescriptorBufferFeaturesEXT */
+	{15, 631}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderIntegerDotProductFeatures */
+	{15, 634}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR */
+	{15, 636}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayTracingMotionBlurFeaturesNV */
+	{15, 640}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT */
+	{15, 649}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDynamicRenderingFeatures */
+	{15, 653}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageViewMinLodFeaturesEXT */
+	{15, 655}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT */
+	{15, 656}, /* VkDeviceCreateInfo <- VkPhysicalDeviceLinearColorAttachmentFeaturesNV */
+	{15, 657}, /* VkDeviceCreateInfo <- VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT */
+	{15, 660}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE */
+	{15, 663}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT */
+	{15, 668}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageCompressionControlFeaturesEXT */
+	{15, 670}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT */
+	{15, 678}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT */
+	{15, 687}, /* VkDeviceCreateInfo <- VkPhysicalDeviceOpacityMicromapFeaturesEXT */
+	{15, 690}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelinePropertiesFeaturesEXT */
+	{15, 691}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD */
+	{15, 692}, /* VkDeviceCreateInfo <- VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT */
+	{15, 693}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelineRobustnessFeaturesEXT */
+	{15, 697}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageProcessingFeaturesQCOM */
+	{15, 699}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTilePropertiesFeaturesQCOM */
+	{15, 701}, /* VkDeviceCreateInfo <- VkPhysicalDeviceAmigoProfilingFeaturesSEC */
+	{15, 703}, /* VkDeviceCreateInfo <- VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT */
+	{15, 704}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDepthClampZeroOneFeaturesEXT */
+	{15, 705}, /* VkDeviceCreateInfo <- VkPhysicalDeviceAddressBindingReportFeaturesEXT */
+	{15, 707}, /* VkDeviceCreateInfo <- VkPhysicalDeviceOpticalFlowFeaturesNV */
+	{15, 713}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFaultFeaturesEXT */
+	{15, 716}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM */
+	{15, 720}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT */
+	{15, 726}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV */
+	{15, 730}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM */
 	{16, 122}, /* VkInstanceCreateInfo <- VkDebugReportCallbackCreateInfoEXT */
 	{16, 123}, /* VkInstanceCreateInfo <- VkValidationFlagsEXT */
 	{16, 124}, /* VkInstanceCreateInfo <- VkValidationFeaturesEXT */
 	{16, 306}, /* VkInstanceCreateInfo <- VkDebugUtilsMessengerCreateInfoEXT */
-	{16, 727}, /* VkInstanceCreateInfo <- VkDirectDriverLoadingListLUNARG */
+	{16, 729}, /* VkInstanceCreateInfo <- VkDirectDriverLoadingListLUNARG */
 	{19, 131}, /* VkMemoryAllocateInfo <- VkDedicatedAllocationMemoryAllocateInfoNV */
 	{19, 134}, /* VkMemoryAllocateInfo <- VkExportMemoryAllocateInfoNV */
 	{19, 172}, /* VkMemoryAllocateInfo <- VkExportMemoryAllocateInfo */
 	{19, 173}, /* VkMemoryAllocateInfo <- VkImportMemoryFdInfoKHR */
 	{19, 195}, /* VkMemoryAllocateInfo <- VkMemoryAllocateFlagsInfo */
 	{19, 254}, /* VkMemoryAllocateInfo <- VkMemoryDedicatedAllocateInfo */
-	{19, 422}, /* VkMemoryAllocateInfo <- VkMemoryPriorityAllocateInfoEXT */
-	{19, 490}, /* VkMemoryAllocateInfo <- VkMemoryOpaqueCaptureAddressAllocateInfo */
+	{19, 310}, /* VkMemoryAllocateInfo <- VkImportMemoryHostPointerInfoEXT */
+	{19, 424}, /* VkMemoryAllocateInfo <- VkMemoryPriorityAllocateInfoEXT */
+	{19, 492}, /* VkMemoryAllocateInfo <- VkMemoryOpaqueCaptureAddressAllocateInfo */
 	{30, 286}, /* VkWriteDescriptorSet <- VkWriteDescriptorSetInlineUniformBlock */
-	{30, 388}, /* VkWriteDescriptorSet <- VkWriteDescriptorSetAccelerationStructureKHR */
-	{30, 389}, /* VkWriteDescriptorSet <- VkWriteDescriptorSetAccelerationStructureNV */
+	{30, 390}, /* VkWriteDescriptorSet <- VkWriteDescriptorSetAccelerationStructureKHR */
+	{30, 391}, /* VkWriteDescriptorSet <- VkWriteDescriptorSetAccelerationStructureNV */
 	{32, 130}, /* VkBufferCreateInfo <- VkDedicatedAllocationBufferCreateInfoNV */
 	{32, 171}, /* VkBufferCreateInfo <- VkExternalMemoryBufferCreateInfo */
-	{32, 427}, /* VkBufferCreateInfo <- VkBufferOpaqueCaptureAddressCreateInfo */
-	{32, 428}, /* VkBufferCreateInfo <- VkBufferDeviceAddressCreateInfoEXT */
-	{32, 596}, /* VkBufferCreateInfo <- VkVideoProfileListInfoKHR */
+	{32, 429}, /* VkBufferCreateInfo <- VkBufferOpaqueCaptureAddressCreateInfo */
+	{32, 430}, /* VkBufferCreateInfo <- VkBufferDeviceAddressCreateInfoEXT */
+	{32, 598}, /* VkBufferCreateInfo <- VkVideoProfileListInfoKHR */
 	{39, 272}, /* VkImageMemoryBarrier <- VkSampleLocationsInfoEXT */
 	{40, 129}, /* VkImageCreateInfo <- VkDedicatedAllocationImageCreateInfoNV */
 	{40, 133}, /* VkImageCreateInfo <- VkExternalMemoryImageCreateInfoNV */
 	{40, 170}, /* VkImageCreateInfo <- VkExternalMemoryImageCreateInfo */
 	{40, 205}, /* VkImageCreateInfo <- VkImageSwapchainCreateInfoKHR */
 	{40, 289}, /* VkImageCreateInfo <- VkImageFormatListCreateInfo */
-	{40, 402}, /* VkImageCreateInfo <- VkImageDrmFormatModifierListCreateInfoEXT */
-	{40, 403}, /* VkImageCreateInfo <- VkImageDrmFormatModifierExplicitCreateInfoEXT */
-	{40, 405}, /* VkImageCreateInfo <- VkImageStencilUsageCreateInfo */
-	{40, 596}, /* VkImageCreateInfo <- VkVideoProfileListInfoKHR */
-	{40, 665}, /* VkImageCreateInfo <- VkImageCompressionControlEXT */
-	{40, 707}, /* VkImageCreateInfo <- VkOpticalFlowImageFormatInfoNV */
+	{40, 404}, /* VkImageCreateInfo <- VkImageDrmFormatModifierListCreateInfoEXT */
+	{40, 405}, /* VkImageCreateInfo <- VkImageDrmFormatModifierExplicitCreateInfoEXT */
+	{40, 407}, /* VkImageCreateInfo <- VkImageStencilUsageCreateInfo */
+	{40, 598}, /* VkImageCreateInfo <- VkVideoProfileListInfoKHR */
+	{40, 667}, /* VkImageCreateInfo <- VkImageCompressionControlEXT */
+	{40, 709}, /* VkImageCreateInfo <- VkOpticalFlowImageFormatInfoNV */
 	{42, 255}, /* VkImageViewCreateInfo <- VkImageViewUsageCreateInfo */
 	{42, 257}, /* VkImageViewCreateInfo <- VkSamplerYcbcrConversionInfo */
-	{42, 350}, /* VkImageViewCreateInfo <- VkImageViewASTCDecodeModeEXT */
-	{42, 652}, /* VkImageViewCreateInfo <- VkImageViewMinLodCreateInfoEXT */
-	{42, 694}, /* VkImageViewCreateInfo <- VkImageViewSampleWeightCreateInfoQCOM */
+	{42, 352}, /* VkImageViewCreateInfo <- VkImageViewASTCDecodeModeEXT */
+	{42, 654}, /* VkImageViewCreateInfo <- VkImageViewMinLodCreateInfoEXT */
+	{42, 696}, /* VkImageViewCreateInfo <- VkImageViewSampleWeightCreateInfoQCOM */
 	{49, 203}, /* VkBindSparseInfo <- VkDeviceGroupBindSparseInfo */
-	{49, 331}, /* VkBindSparseInfo <- VkTimelineSemaphoreSubmitInfo */
+	{49, 333}, /* VkBindSparseInfo <- VkTimelineSemaphoreSubmitInfo */
 	{54, 291}, /* VkShaderModuleCreateInfo <- VkShaderModuleValidationCacheCreateInfoEXT */
-	{56, 318}, /* VkDescriptorSetLayoutCreateInfo <- VkDescriptorSetLayoutBindingFlagsCreateInfo */
-	{56, 569}, /* VkDescriptorSetLayoutCreateInfo <- VkMutableDescriptorTypeCreateInfoEXT */
+	{56, 320}, /* VkDescriptorSetLayoutCreateInfo <- VkDescriptorSetLayoutBindingFlagsCreateInfo */
+	{56, 571}, /* VkDescriptorSetLayoutCreateInfo <- VkMutableDescriptorTypeCreateInfoEXT */
 	{58, 287}, /* VkDescriptorPoolCreateInfo <- VkDescriptorPoolInlineUniformBlockCreateInfo */
-	{58, 569}, /* VkDescriptorPoolCreateInfo <- VkMutableDescriptorTypeCreateInfoEXT */
-	{59, 319}, /* VkDescriptorSetAllocateInfo <- VkDescriptorSetVariableDescriptorCountAllocateInfo */
+	{58, 571}, /* VkDescriptorPoolCreateInfo <- VkMutableDescriptorTypeCreateInfoEXT */
+	{59, 321}, /* VkDescriptorSetAllocateInfo <- VkDescriptorSetVariableDescriptorCountAllocateInfo */
 	{62, 54}, /* VkPipelineShaderStageCreateInfo <- VkShaderModuleCreateInfo */
 	{62, 291}, /* VkPipelineShaderStageCreateInfo <- VkShaderModuleValidationCacheCreateInfoEXT */
 	{62, 303}, /* VkPipelineShaderStageCreateInfo <- VkDebugUtilsObjectNameInfoEXT */
-	{62, 486}, /* VkPipelineShaderStageCreateInfo <- VkPipelineShaderStageRequiredSubgroupSizeCreateInfo */
-	{62, 663}, /* VkPipelineShaderStageCreateInfo <- VkPipelineShaderStageModuleIdentifierCreateInfoEXT */
-	{62, 692}, /* VkPipelineShaderStageCreateInfo <- VkPipelineRobustnessCreateInfoEXT */
-	{63, 443}, /* VkComputePipelineCreateInfo <- VkPipelineCreationFeedbackCreateInfo */
-	{63, 487}, /* VkComputePipelineCreateInfo <- VkSubpassShadingPipelineCreateInfoHUAWEI */
-	{63, 502}, /* VkComputePipelineCreateInfo <- VkPipelineCompilerControlCreateInfoAMD */
-	{63, 692}, /* VkComputePipelineCreateInfo <- VkPipelineRobustnessCreateInfoEXT */
-	{66, 335}, /* VkPipelineVertexInputStateCreateInfo <- VkPipelineVertexInputDivisorStateCreateInfoEXT */
+	{62, 488}, /* VkPipelineShaderStageCreateInfo <- VkPipelineShaderStageRequiredSubgroupSizeCreateInfo */
+	{62, 665}, /* VkPipelineShaderStageCreateInfo <- VkPipelineShaderStageModuleIdentifierCreateInfoEXT */
+	{62, 694}, /* VkPipelineShaderStageCreateInfo <- VkPipelineRobustnessCreateInfoEXT */
+	{63, 445}, /* VkComputePipelineCreateInfo <- VkPipelineCreationFeedbackCreateInfo */
+	{63, 489}, /* VkComputePipelineCreateInfo <- VkSubpassShadingPipelineCreateInfoHUAWEI */
+	{63, 504}, /* VkComputePipelineCreateInfo <- VkPipelineCompilerControlCreateInfoAMD */
+	{63, 694}, /* VkComputePipelineCreateInfo <- VkPipelineRobustnessCreateInfoEXT */
+	{66, 337}, /* VkPipelineVertexInputStateCreateInfo <- VkPipelineVertexInputDivisorStateCreateInfoEXT */
 	{68, 256}, /* VkPipelineTessellationStateCreateInfo <- VkPipelineTessellationDomainOriginStateCreateInfo */
 	{69, 225}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportWScalingStateCreateInfoNV */
 	{69, 227}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportSwizzleStateCreateInfoNV */
-	{69, 358}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportExclusiveScissorStateCreateInfoNV */
-	{69, 368}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportShadingRateImageStateCreateInfoNV */
-	{69, 374}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportCoarseSampleOrderStateCreateInfoNV */
-	{69, 571}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportDepthClipControlCreateInfoEXT */
+	{69, 360}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportExclusiveScissorStateCreateInfoNV */
+	{69, 370}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportShadingRateImageStateCreateInfoNV */
+	{69, 376}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportCoarseSampleOrderStateCreateInfoNV */
+	{69, 573}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportDepthClipControlCreateInfoEXT */
 	{70, 125}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationStateRasterizationOrderAMD */
-	{70, 315}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationConservativeStateCreateInfoEXT */
-	{70, 354}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationStateStreamCreateInfoEXT */
-	{70, 419}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationDepthClipStateCreateInfoEXT */
-	{70, 494}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationLineStateCreateInfoEXT */
-	{70, 619}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationProvokingVertexStateCreateInfoEXT */
+	{70, 317}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationConservativeStateCreateInfoEXT */
+	{70, 356}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationStateStreamCreateInfoEXT */
+	{70, 421}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationDepthClipStateCreateInfoEXT */
+	{70, 496}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationLineStateCreateInfoEXT */
+	{70, 621}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationProvokingVertexStateCreateInfoEXT */
 	{71, 269}, /* VkPipelineMultisampleStateCreateInfo <- VkPipelineCoverageToColorStateCreateInfoNV */
 	{71, 276}, /* VkPipelineMultisampleStateCreateInfo <- VkPipelineSampleLocationsStateCreateInfoEXT */
 	{71, 288}, /* VkPipelineMultisampleStateCreateInfo <- VkPipelineCoverageModulationStateCreateInfoNV */
-	{71, 456}, /* VkPipelineMultisampleStateCreateInfo <- VkPipelineCoverageReductionStateCreateInfoNV */
+	{71, 458}, /* VkPipelineMultisampleStateCreateInfo <- VkPipelineCoverageReductionStateCreateInfoNV */
 	{73, 283}, /* VkPipelineColorBlendStateCreateInfo <- VkPipelineColorBlendAdvancedStateCreateInfoEXT */
-	{73, 577}, /* VkPipelineColorBlendStateCreateInfo <- VkPipelineColorWriteCreateInfoEXT */
+	{73, 579}, /* VkPipelineColorBlendStateCreateInfo <- VkPipelineColorWriteCreateInfoEXT */
 	{77, 142}, /* VkGraphicsPipelineCreateInfo <- VkGraphicsPipelineShaderGroupsCreateInfoNV */
 	{77, 229}, /* VkGraphicsPipelineCreateInfo <- VkPipelineDiscardRectangleStateCreateInfoEXT */
-	{77, 356}, /* VkGraphicsPipelineCreateInfo <- VkPipelineRepresentativeFragmentTestStateCreateInfoNV */
-	{77, 443}, /* VkGraphicsPipelineCreateInfo <- VkPipelineCreationFeedbackCreateInfo */
-	{77, 502}, /* VkGraphicsPipelineCreateInfo <- VkPipelineCompilerControlCreateInfoAMD */
-	{77, 523}, /* VkGraphicsPipelineCreateInfo <- VkPipelineLibraryCreateInfoKHR */
-	{77, 557}, /* VkGraphicsPipelineCreateInfo <- VkPipelineFragmentShadingRateStateCreateInfoKHR */
-	{77, 564}, /* VkGraphicsPipelineCreateInfo <- VkPipelineFragmentShadingRateEnumStateCreateInfoNV */
-	{77, 642}, /* VkGraphicsPipelineCreateInfo <- VkPipelineRenderingCreateInfo */
-	{77, 649}, /* VkGraphicsPipelineCreateInfo <- VkAttachmentSampleCountInfoAMD */
-	{77, 650}, /* VkGraphicsPipelineCreateInfo <- VkMultiviewPerViewAttributesInfoNVX */
-	{77, 657}, /* VkGraphicsPipelineCreateInfo <- VkGraphicsPipelineLibraryCreateInfoEXT */
-	{77, 692}, /* VkGraphicsPipelineCreateInfo <- VkPipelineRobustnessCreateInfoEXT */
+	{77, 358}, /* VkGraphicsPipelineCreateInfo <- VkPipelineRepresentativeFragmentTestStateCreateInfoNV */
+	{77, 445}, /* VkGraphicsPipelineCreateInfo <- VkPipelineCreationFeedbackCreateInfo */
+	{77, 504}, /* VkGraphicsPipelineCreateInfo <- VkPipelineCompilerControlCreateInfoAMD */
+	{77, 525}, /* VkGraphicsPipelineCreateInfo <- VkPipelineLibraryCreateInfoKHR */
+	{77, 559}, /* VkGraphicsPipelineCreateInfo <- VkPipelineFragmentShadingRateStateCreateInfoKHR */
+	{77, 566}, /* VkGraphicsPipelineCreateInfo <- VkPipelineFragmentShadingRateEnumStateCreateInfoNV */
+	{77, 644}, /* VkGraphicsPipelineCreateInfo <- VkPipelineRenderingCreateInfo */
+	{77, 651}, /* VkGraphicsPipelineCreateInfo <- VkAttachmentSampleCountInfoAMD */
+	{77, 652}, /* VkGraphicsPipelineCreateInfo <- VkMultiviewPerViewAttributesInfoNVX */
+	{77, 659}, /* VkGraphicsPipelineCreateInfo <- VkGraphicsPipelineLibraryCreateInfoEXT */
+	{77, 694}, /* VkGraphicsPipelineCreateInfo <- VkPipelineRobustnessCreateInfoEXT */
 	{81, 257}, /* VkSamplerCreateInfo <- VkSamplerYcbcrConversionInfo */
 	{81, 279}, /* VkSamplerCreateInfo <- VkSamplerReductionModeCreateInfo */
-	{81, 505}, /* VkSamplerCreateInfo <- VkSamplerCustomBorderColorCreateInfoEXT */
-	{81, 508}, /* VkSamplerCreateInfo <- VkSamplerBorderColorComponentMappingCreateInfoEXT */
-	{84, 338}, /* VkCommandBufferInheritanceInfo <- VkCommandBufferInheritanceConditionalRenderingInfoEXT */
-	{84, 532}, /* VkCommandBufferInheritanceInfo <- VkCommandBufferInheritanceRenderPassTransformInfoQCOM */
-	{84, 615}, /* VkCommandBufferInheritanceInfo <- VkCommandBufferInheritanceViewportScissorInfoNV */
-	{84, 648}, /* VkCommandBufferInheritanceInfo <- VkCommandBufferInheritanceRenderingInfo */
-	{84, 649}, /* VkCommandBufferInheritanceInfo <- VkAttachmentSampleCountInfoAMD */
-	{84, 650}, /* VkCommandBufferInheritanceInfo <- VkMultiviewPerViewAttributesInfoNVX */
+	{81, 507}, /* VkSamplerCreateInfo <- VkSamplerCustomBorderColorCreateInfoEXT */
+	{81, 510}, /* VkSamplerCreateInfo <- VkSamplerBorderColorComponentMappingCreateInfoEXT */
+	{84, 340}, /* VkCommandBufferInheritanceInfo <- VkCommandBufferInheritanceConditionalRenderingInfoEXT */
+	{84, 534}, /* VkCommandBufferInheritanceInfo <- VkCommandBufferInheritanceRenderPassTransformInfoQCOM */
+	{84, 617}, /* VkCommandBufferInheritanceInfo <- VkCommandBufferInheritanceViewportScissorInfoNV */
+	{84, 650}, /* VkCommandBufferInheritanceInfo <- VkCommandBufferInheritanceRenderingInfo */
+	{84, 651}, /* VkCommandBufferInheritanceInfo <- VkAttachmentSampleCountInfoAMD */
+	{84, 652}, /* VkCommandBufferInheritanceInfo <- VkMultiviewPerViewAttributesInfoNVX */
 	{85, 201}, /* VkCommandBufferBeginInfo <- VkDeviceGroupCommandBufferBeginInfo */
 	{86, 200}, /* VkRenderPassBeginInfo <- VkDeviceGroupRenderPassBeginInfo */
 	{86, 275}, /* VkRenderPassBeginInfo <- VkRenderPassSampleLocationsBeginInfoEXT */
-	{86, 434}, /* VkRenderPassBeginInfo <- VkRenderPassAttachmentBeginInfo */
-	{86, 530}, /* VkRenderPassBeginInfo <- VkRenderPassTransformBeginInfoQCOM */
+	{86, 436}, /* VkRenderPassBeginInfo <- VkRenderPassAttachmentBeginInfo */
+	{86, 532}, /* VkRenderPassBeginInfo <- VkRenderPassTransformBeginInfoQCOM */
 	{95, 188}, /* VkRenderPassCreateInfo <- VkRenderPassMultiviewCreateInfo */
 	{95, 232}, /* VkRenderPassCreateInfo <- VkRenderPassInputAttachmentAspectCreateInfo */
-	{95, 413}, /* VkRenderPassCreateInfo <- VkRenderPassFragmentDensityMapCreateInfoEXT */
+	{95, 415}, /* VkRenderPassCreateInfo <- VkRenderPassFragmentDensityMapCreateInfoEXT */
 	{97, 183}, /* VkFenceCreateInfo <- VkExportFenceCreateInfo */
 	{101, 178}, /* VkSemaphoreCreateInfo <- VkExportSemaphoreCreateInfo */
-	{101, 330}, /* VkSemaphoreCreateInfo <- VkSemaphoreTypeCreateInfo */
-	{102, 451}, /* VkQueryPoolCreateInfo <- VkQueryPoolPerformanceCreateInfoKHR */
-	{102, 461}, /* VkQueryPoolCreateInfo <- VkQueryPoolPerformanceQueryCreateInfoINTEL */
-	{102, 599}, /* VkQueryPoolCreateInfo <- VkVideoProfileInfoKHR */
-	{102, 606}, /* VkQueryPoolCreateInfo <- VkVideoDecodeUsageInfoKHR */
-	{103, 432}, /* VkFramebufferCreateInfo <- VkFramebufferAttachmentsCreateInfo */
+	{101, 332}, /* VkSemaphoreCreateInfo <- VkSemaphoreTypeCreateInfo */
+	{102, 453}, /* VkQueryPoolCreateInfo <- VkQueryPoolPerformanceCreateInfoKHR */
+	{102, 463}, /* VkQueryPoolCreateInfo <- VkQueryPoolPerformanceQueryCreateInfoINTEL */
+	{102, 601}, /* VkQueryPoolCreateInfo <- VkVideoProfileInfoKHR */
+	{102, 608}, /* VkQueryPoolCreateInfo <- VkVideoDecodeUsageInfoKHR */
+	{103, 434}, /* VkFramebufferCreateInfo <- VkFramebufferAttachmentsCreateInfo */
 	{106, 202}, /* VkSubmitInfo <- VkDeviceGroupSubmitInfo */
 	{106, 265}, /* VkSubmitInfo <- VkProtectedSubmitInfo */
-	{106, 331}, /* VkSubmitInfo <- VkTimelineSemaphoreSubmitInfo */
-	{106, 453}, /* VkSubmitInfo <- VkPerformanceQuerySubmitInfoKHR */
-	{106, 700}, /* VkSubmitInfo <- VkAmigoProfilingSubmitInfoSEC */
+	{106, 333}, /* VkSubmitInfo <- VkTimelineSemaphoreSubmitInfo */
+	{106, 455}, /* VkSubmitInfo <- VkPerformanceQuerySubmitInfoKHR */
+	{106, 702}, /* VkSubmitInfo <- VkAmigoProfilingSubmitInfoSEC */
 	{120, 193}, /* VkSwapchainCreateInfoKHR <- VkSwapchainCounterCreateInfoEXT */
 	{120, 210}, /* VkSwapchainCreateInfoKHR <- VkDeviceGroupSwapchainCreateInfoKHR */
 	{120, 219}, /* VkSwapchainCreateInfoKHR <- VkSwapchainDisplayNativeHdrCreateInfoAMD */
 	{120, 289}, /* VkSwapchainCreateInfoKHR <- VkImageFormatListCreateInfo */
-	{120, 446}, /* VkSwapchainCreateInfoKHR <- VkSwapchainPresentBarrierCreateInfoNV */
-	{120, 665}, /* VkSwapchainCreateInfoKHR <- VkImageCompressionControlEXT */
-	{120, 720}, /* VkSwapchainCreateInfoKHR <- VkSwapchainPresentModesCreateInfoEXT */
-	{120, 722}, /* VkSwapchainCreateInfoKHR <- VkSwapchainPresentScalingCreateInfoEXT */
+	{120, 448}, /* VkSwapchainCreateInfoKHR <- VkSwapchainPresentBarrierCreateInfoNV */
+	{120, 667}, /* VkSwapchainCreateInfoKHR <- VkImageCompressionControlEXT */
+	{120, 722}, /* VkSwapchainCreateInfoKHR <- VkSwapchainPresentModesCreateInfoEXT */
+	{120, 724}, /* VkSwapchainCreateInfoKHR <- VkSwapchainPresentScalingCreateInfoEXT */
 	{121, 114}, /* VkPresentInfoKHR <- VkDisplayPresentInfoKHR */
 	{121, 160}, /* VkPresentInfoKHR <- VkPresentRegionsKHR */
 	{121, 208}, /* VkPresentInfoKHR <- VkDeviceGroupPresentInfoKHR */
 	{121, 215}, /* VkPresentInfoKHR <- VkPresentIdKHR */
 	{121, 222}, /* VkPresentInfoKHR <- VkPresentTimesInfoGOOGLE */
-	{121, 719}, /* VkPresentInfoKHR <- VkSwapchainPresentFenceInfoEXT */
-	{121, 721}, /* VkPresentInfoKHR <- VkSwapchainPresentModeInfoEXT */
+	{121, 721}, /* VkPresentInfoKHR <- VkSwapchainPresentFenceInfoEXT */
+	{121, 723}, /* VkPresentInfoKHR <- VkSwapchainPresentModeInfoEXT */
 	{148, 135}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV */
 	{148, 138}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePrivateDataFeatures */
 	{148, 163}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVariablePointersFeatures */
@@ -55711,131 +55833,131 @@ static const sbt_vk_t_pair sbt_vk_t_pairs[569] = {
 	{148, 299}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceHostQueryResetFeatures */
 	{148, 301}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR */
 	{148, 308}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDeviceMemoryReportFeaturesEXT */
-	{148, 316}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDescriptorIndexingFeatures */
-	{148, 328}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTimelineSemaphoreFeatures */
-	{148, 339}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevice8BitStorageFeatures */
-	{148, 340}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceConditionalRenderingFeaturesEXT */
-	{148, 341}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVulkanMemoryModelFeatures */
-	{148, 342}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderAtomicInt64Features */
-	{148, 343}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderAtomicFloatFeaturesEXT */
-	{148, 344}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT */
-	{148, 345}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT */
-	{148, 351}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceASTCDecodeFeaturesEXT */
-	{148, 352}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTransformFeedbackFeaturesEXT */
-	{148, 355}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV */
-	{148, 357}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExclusiveScissorFeaturesNV */
-	{148, 359}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCornerSampledImageFeaturesNV */
-	{148, 360}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceComputeShaderDerivativesFeaturesNV */
-	{148, 361}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderImageFootprintFeaturesNV */
-	{148, 362}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV */
-	{148, 363}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCopyMemoryIndirectFeaturesNV */
-	{148, 365}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMemoryDecompressionFeaturesNV */
-	{148, 369}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShadingRateImageFeaturesNV */
-	{148, 371}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceInvocationMaskFeaturesHUAWEI */
-	{148, 375}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMeshShaderFeaturesNV */
-	{148, 377}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMeshShaderFeaturesEXT */
-	{148, 391}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceAccelerationStructureFeaturesKHR */
-	{148, 392}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayTracingPipelineFeaturesKHR */
-	{148, 393}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayQueryFeaturesKHR */
-	{148, 398}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR */
-	{148, 407}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentDensityMapFeaturesEXT */
-	{148, 408}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentDensityMap2FeaturesEXT */
-	{148, 409}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM */
-	{148, 415}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceScalarBlockLayoutFeatures */
-	{148, 417}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceUniformBufferStandardLayoutFeatures */
-	{148, 418}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDepthClipEnableFeaturesEXT */
-	{148, 421}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMemoryPriorityFeaturesEXT */
-	{148, 423}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT */
-	{148, 424}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceBufferDeviceAddressFeatures */
-	{148, 425}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceBufferDeviceAddressFeaturesEXT */
-	{148, 431}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImagelessFramebufferFeatures */
-	{148, 435}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTextureCompressionASTCHDRFeatures */
-	{148, 436}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCooperativeMatrixFeaturesNV */
-	{148, 439}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceYcbcrImageArraysFeaturesEXT */
-	{148, 444}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePresentBarrierFeaturesNV */
-	{148, 447}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePerformanceQueryFeaturesKHR */
-	{148, 455}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCoverageReductionModeFeaturesNV */
-	{148, 458}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL */
-	{148, 466}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderClockFeaturesKHR */
-	{148, 467}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceIndexTypeUint8FeaturesEXT */
-	{148, 469}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderSMBuiltinsFeaturesNV */
-	{148, 470}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT */
-	{148, 471}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures */
-	{148, 473}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT */
-	{148, 475}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR */
-	{148, 481}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures */
-	{148, 482}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT */
-	{148, 484}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSubgroupSizeControlFeatures */
-	{148, 492}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceLineRasterizationFeaturesEXT */
-	{148, 495}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelineCreationCacheControlFeatures */
-	{148, 496}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVulkan11Features */
-	{148, 498}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVulkan12Features */
-	{148, 500}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVulkan13Features */
-	{148, 503}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCoherentMemoryFeaturesAMD */
-	{148, 507}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCustomBorderColorFeaturesEXT */
-	{148, 509}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceBorderColorSwizzleFeaturesEXT */
-	{148, 524}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExtendedDynamicStateFeaturesEXT */
-	{148, 525}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExtendedDynamicState2FeaturesEXT */
-	{148, 526}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExtendedDynamicState3FeaturesEXT */
-	{148, 533}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDiagnosticsConfigFeaturesNV */
-	{148, 535}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures */
-	{148, 536}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR */
-	{148, 537}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRobustness2FeaturesEXT */
-	{148, 539}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageRobustnessFeatures */
-	{148, 540}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR */
-	{148, 541}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevice4444FormatsFeaturesEXT */
-	{148, 542}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSubpassShadingFeaturesHUAWEI */
-	{148, 543}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI */
-	{148, 555}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT */
-	{148, 558}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentShadingRateFeaturesKHR */
-	{148, 561}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderTerminateInvocationFeatures */
-	{148, 562}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV */
-	{148, 566}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImage2DViewOf3DFeaturesEXT */
-	{148, 567}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT */
-	{148, 570}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDepthClipControlFeaturesEXT */
-	{148, 572}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT */
-	{148, 573}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExternalMemoryRDMAFeaturesNV */
-	{148, 576}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceColorWriteEnableFeaturesEXT */
-	{148, 587}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSynchronization2Features */
-	{148, 588}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT */
-	{148, 589}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceLegacyDitheringFeaturesEXT */
-	{148, 590}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT */
-	{148, 593}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelineProtectedAccessFeaturesEXT */
-	{148, 614}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceInheritedViewportScissorFeaturesNV */
-	{148, 616}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT */
-	{148, 617}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceProvokingVertexFeaturesEXT */
-	{148, 622}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDescriptorBufferFeaturesEXT */
-	{148, 629}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderIntegerDotProductFeatures */
-	{148, 632}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR */
-	{148, 634}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayTracingMotionBlurFeaturesNV */
-	{148, 638}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT */
-	{148, 647}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDynamicRenderingFeatures */
-	{148, 651}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageViewMinLodFeaturesEXT */
-	{148, 653}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT */
-	{148, 654}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceLinearColorAttachmentFeaturesNV */
-	{148, 655}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT */
-	{148, 658}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE */
-	{148, 661}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT */
-	{148, 666}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageCompressionControlFeaturesEXT */
-	{148, 668}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT */
-	{148, 676}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT */
-	{148, 685}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceOpacityMicromapFeaturesEXT */
-	{148, 688}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelinePropertiesFeaturesEXT */
-	{148, 689}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD */
-	{148, 690}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT */
-	{148, 691}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelineRobustnessFeaturesEXT */
-	{148, 695}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageProcessingFeaturesQCOM */
-	{148, 697}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTilePropertiesFeaturesQCOM */
-	{148, 699}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceAmigoProfilingFeaturesSEC */
-	{148, 701}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT */
-	{148, 702}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDepthClampZeroOneFeaturesEXT */
-	{148, 703}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceAddressBindingReportFeaturesEXT */
-	{148, 705}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceOpticalFlowFeaturesNV */
-	{148, 711}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFaultFeaturesEXT */
-	{148, 714}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM */
-	{148, 718}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT */
-	{148, 724}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV */
-	{148, 728}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM */
+	{148, 318}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDescriptorIndexingFeatures */
+	{148, 330}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTimelineSemaphoreFeatures */
+	{148, 341}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevice8BitStorageFeatures */
+	{148, 342}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceConditionalRenderingFeaturesEXT */
+	{148, 343}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVulkanMemoryModelFeatures */
+	{148, 344}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderAtomicInt64Features */
+	{148, 345}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderAtomicFloatFeaturesEXT */
+	{148, 346}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT */
+	{148, 347}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT */
+	{148, 353}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceASTCDecodeFeaturesEXT */
+	{148, 354}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTransformFeedbackFeaturesEXT */
+	{148, 357}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV */
+	{148, 359}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExclusiveScissorFeaturesNV */
+	{148, 361}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCornerSampledImageFeaturesNV */
+	{148, 362}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceComputeShaderDerivativesFeaturesNV */
+	{148, 363}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderImageFootprintFeaturesNV */
+	{148, 364}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV */
+	{148, 365}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCopyMemoryIndirectFeaturesNV */
+	{148, 367}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMemoryDecompressionFeaturesNV */
+	{148, 371}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShadingRateImageFeaturesNV */
+	{148, 373}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceInvocationMaskFeaturesHUAWEI */
+	{148, 377}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMeshShaderFeaturesNV */
+	{148, 379}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMeshShaderFeaturesEXT */
+	{148, 393}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceAccelerationStructureFeaturesKHR */
+	{148, 394}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayTracingPipelineFeaturesKHR */
+	{148, 395}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayQueryFeaturesKHR */
+	{148, 400}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR */
+	{148, 409}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentDensityMapFeaturesEXT */
+	{148, 410}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentDensityMap2FeaturesEXT */
+	{148, 411}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM */
+	{148, 417}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceScalarBlockLayoutFeatures */
+	{148, 419}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceUniformBufferStandardLayoutFeatures */
+	{148, 420}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDepthClipEnableFeaturesEXT */
+	{148, 423}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMemoryPriorityFeaturesEXT */
+	{148, 425}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT */
+	{148, 426}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceBufferDeviceAddressFeatures */
+	{148, 427}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceBufferDeviceAddressFeaturesEXT */
+	{148, 433}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImagelessFramebufferFeatures */
+	{148, 437}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTextureCompressionASTCHDRFeatures */
+	{148, 438}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCooperativeMatrixFeaturesNV */
+	{148, 441}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceYcbcrImageArraysFeaturesEXT */
+	{148, 446}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePresentBarrierFeaturesNV */
+	{148, 449}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePerformanceQueryFeaturesKHR */
+	{148, 457}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCoverageReductionModeFeaturesNV */
+	{148, 460}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL */
+	{148, 468}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderClockFeaturesKHR */
+	{148, 469}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceIndexTypeUint8FeaturesEXT */
+	{148, 471}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderSMBuiltinsFeaturesNV */
+	{148, 472}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT */
+	{148, 473}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures */
+	{148, 475}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT */
+	{148, 477}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR */
+	{148, 483}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures */
+	{148, 484}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT */
+	{148, 486}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSubgroupSizeControlFeatures */
+	{148, 494}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceLineRasterizationFeaturesEXT */
+	{148, 497}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelineCreationCacheControlFeatures */
+	{148, 498}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVulkan11Features */
+	{148, 500}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVulkan12Features */
+	{148, 502}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVulkan13Features */
+	{148, 505}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCoherentMemoryFeaturesAMD */
+	{148, 509}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCustomBorderColorFeaturesEXT */
+	{148, 511}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceBorderColorSwizzleFeaturesEXT */
+	{148, 526}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExtendedDynamicStateFeaturesEXT */
+	{148, 527}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExtendedDynamicState2FeaturesEXT */
+	{148, 528}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExtendedDynamicState3FeaturesEXT */
+	{148, 535}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDiagnosticsConfigFeaturesNV */
+	{148, 537}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures */
+	{148, 538}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR */
+	{148, 539}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRobustness2FeaturesEXT */
+	{148, 541}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageRobustnessFeatures */
+	{148, 542}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR */
+	{148, 543}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevice4444FormatsFeaturesEXT */
+	{148, 544}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSubpassShadingFeaturesHUAWEI */
+	{148, 545}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI */
+	{148, 557}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT */
+	{148, 560}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentShadingRateFeaturesKHR */
+	{148, 563}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderTerminateInvocationFeatures */
+	{148, 564}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV */
+	{148, 568}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImage2DViewOf3DFeaturesEXT */
+	{148, 569}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT */
+	{148, 572}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDepthClipControlFeaturesEXT */
+	{148, 574}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT */
+	{148, 575}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExternalMemoryRDMAFeaturesNV */
+	{148, 578}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceColorWriteEnableFeaturesEXT */
+	{148, 589}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSynchronization2Features */
+	{148, 590}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT */
+	{148, 591}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceLegacyDitheringFeaturesEXT */
+	{148, 592}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT */
+	{148, 595}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelineProtectedAccessFeaturesEXT */
+	{148, 616}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceInheritedViewportScissorFeaturesNV */
+	{148, 618}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT */
+	{148, 619}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceProvokingVertexFeaturesEXT */
+	{148, 624}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDescriptorBufferFeaturesEXT */
+	{148, 631}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderIntegerDotProductFeatures */
+	{148, 634}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR */
+	{148, 636}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayTracingMotionBlurFeaturesNV */
+	{148, 640}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT */
+	{148, 649}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDynamicRenderingFeatures */
+	{148, 653}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageViewMinLodFeaturesEXT */
+	{148, 655}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT */
+	{148, 656}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceLinearColorAttachmentFeaturesNV */
+	{148, 657}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT */
+	{148, 660}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE */
+	{148, 663}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT */
+	{148, 668}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageCompressionControlFeaturesEXT */
+	{148, 670}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT */
+	{148, 678}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT */
+	{148, 687}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceOpacityMicromapFeaturesEXT */
+	{148, 690}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelinePropertiesFeaturesEXT */
+	{148, 691}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD */
+	{148, 692}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT */
+	{148, 693}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelineRobustnessFeaturesEXT */
+	{148, 697}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageProcessingFeaturesQCOM */
+	{148, 699}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTilePropertiesFeaturesQCOM */
+	{148, 701}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceAmigoProfilingFeaturesSEC */
+	{148, 703}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT */
+	{148, 704}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDepthClampZeroOneFeaturesEXT */
+	{148, 705}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceAddressBindingReportFeaturesEXT */
+	{148, 707}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceOpticalFlowFeaturesNV */
+	{148, 713}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFaultFeaturesEXT */
+	{148, 716}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM */
+	{148, 720}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT */
+	{148, 726}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV */
+	{148, 730}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM */
 	{149, 139}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV */
 	{149, 140}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMultiDrawPropertiesEXT */
 	{149, 157}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePushDescriptorPropertiesKHR */
@@ -55854,130 +55976,130 @@ static const sbt_vk_t_pair sbt_vk_t_pairs[569] = {
 	{149, 292}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMaintenance3Properties */
 	{149, 294}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMaintenance4Properties */
 	{149, 298}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFloatControlsProperties */
-	{149, 310}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceExternalMemoryHostPropertiesEXT */
-	{149, 311}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceConservativeRasterizationPropertiesEXT */
-	{149, 313}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderCorePropertiesAMD */
-	{149, 314}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderCoreProperties2AMD */
-	{149, 317}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDescriptorIndexingProperties */
-	{149, 329}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceTimelineSemaphoreProperties */
-	{149, 336}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT */
-	{149, 337}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePCIBusInfoPropertiesEXT */
-	{149, 348}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDepthStencilResolveProperties */
-	{149, 353}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceTransformFeedbackPropertiesEXT */
-	{149, 364}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceCopyMemoryIndirectPropertiesNV */
-	{149, 366}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMemoryDecompressionPropertiesNV */
-	{149, 370}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShadingRateImagePropertiesNV */
-	{149, 376}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMeshShaderPropertiesNV */
-	{149, 378}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMeshShaderPropertiesEXT */
-	{149, 394}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceAccelerationStructurePropertiesKHR */
-	{149, 395}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceRayTracingPipelinePropertiesKHR */
-	{149, 396}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceRayTracingPropertiesNV */
-	{149, 410}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentDensityMapPropertiesEXT */
-	{149, 411}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentDensityMap2PropertiesEXT */
-	{149, 412}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM */
-	{149, 437}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceCooperativeMatrixPropertiesNV */
-	{149, 448}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePerformanceQueryPropertiesKHR */
-	{149, 468}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderSMBuiltinsPropertiesNV */
-	{149, 483}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceTexelBufferAlignmentProperties */
-	{149, 485}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceSubgroupSizeControlProperties */
-	{149, 488}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceSubpassShadingPropertiesHUAWEI */
-	{149, 489}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI */
-	{149, 493}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceLineRasterizationPropertiesEXT */
-	{149, 497}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceVulkan11Properties */
-	{149, 499}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceVulkan12Properties */
-	{149, 501}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceVulkan13Properties */
-	{149, 506}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceCustomBorderColorPropertiesEXT */
-	{149, 527}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceExtendedDynamicState3PropertiesEXT */
-	{149, 538}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceRobustness2PropertiesEXT */
-	{149, 559}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentShadingRatePropertiesKHR */
-	{149, 563}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV */
-	{149, 618}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceProvokingVertexPropertiesEXT */
-	{149, 623}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDescriptorBufferPropertiesEXT */
-	{149, 624}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT */
-	{149, 630}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderIntegerDotProductProperties */
-	{149, 631}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDrmPropertiesEXT */
-	{149, 633}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR */
-	{149, 656}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT */
-	{149, 662}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT */
-	{149, 686}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceOpacityMicromapPropertiesEXT */
-	{149, 693}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePipelineRobustnessPropertiesEXT */
-	{149, 696}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceImageProcessingPropertiesQCOM */
-	{149, 706}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceOpticalFlowPropertiesNV */
-	{149, 713}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM */
-	{149, 725}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV */
-	{150, 399}, /* VkFormatProperties2 <- VkDrmFormatModifierPropertiesListEXT */
-	{150, 591}, /* VkFormatProperties2 <- VkSubpassResolvePerformanceQueryEXT */
-	{150, 639}, /* VkFormatProperties2 <- VkFormatProperties3 */
-	{150, 640}, /* VkFormatProperties2 <- VkDrmFormatModifierPropertiesList2EXT */
+	{149, 312}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceExternalMemoryHostPropertiesEXT */
+	{149, 313}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceConservativeRasterizationPropertiesEXT */
+	{149, 315}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderCorePropertiesAMD */
+	{149, 316}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderCoreProperties2AMD */
+	{149, 319}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDescriptorIndexingProperties */
+	{149, 331}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceTimelineSemaphoreProperties */
+	{149, 338}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT */
+	{149, 339}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePCIBusInfoPropertiesEXT */
+	{149, 350}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDepthStencilResolveProperties */
+	{149, 355}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceTransformFeedbackPropertiesEXT */
+	{149, 366}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceCopyMemoryIndirectPropertiesNV */
+	{149, 368}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMemoryDecompressionPropertiesNV */
+	{149, 372}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShadingRateImagePropertiesNV */
+	{149, 378}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMeshShaderPropertiesNV */
+	{149, 380}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMeshShaderPropertiesEXT */
+	{149, 396}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceAccelerationStructurePropertiesKHR */
+	{149, 397}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceRayTracingPipelinePropertiesKHR */
+	{149, 398}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceRayTracingPropertiesNV */
+	{149, 412}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentDensityMapPropertiesEXT */
+	{149, 413}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentDensityMap2PropertiesEXT */
+	{149, 414}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM */
+	{149, 439}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceCooperativeMatrixPropertiesNV */
+	{149, 450}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePerformanceQueryPropertiesKHR */
+	{149, 470}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderSMBuiltinsPropertiesNV */
+	{149, 485}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceTexelBufferAlignmentProperties */
+	{149, 487}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceSubgroupSizeControlProperties */
+	{149, 490}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceSubpassShadingPropertiesHUAWEI */
+	{149, 491}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI */
+	{149, 495}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceLineRasterizationPropertiesEXT */
+	{149, 499}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceVulkan11Properties */
+	{149, 501}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceVulkan12Properties */
+	{149, 503}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceVulkan13Properties */
+	{149, 508}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceCustomBorderColorPropertiesEXT */
+	{149, 529}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceExtendedDynamicState3PropertiesEXT */
+	{149, 540}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceRobustness2PropertiesEXT */
+	{149, 561}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentShadingRatePropertiesKHR */
+	{149, 565}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV */
+	{149, 620}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceProvokingVertexPropertiesEXT */
+	{149, 625}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDescriptorBufferPropertiesEXT */
+	{149, 626}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT */
+	{149, 632}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderIntegerDotProductProperties */
+	{149, 633}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDrmPropertiesEXT */
+	{149, 635}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR */
+	{149, 658}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT */
+	{149, 664}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT */
+	{149, 688}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceOpacityMicromapPropertiesEXT */
+	{149, 695}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePipelineRobustnessPropertiesEXT */
+	{149, 698}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceImageProcessingPropertiesQCOM */
+	{149, 708}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceOpticalFlowPropertiesNV */
+	{149, 715}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM */
+	{149, 727}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV */
+	{150, 401}, /* VkFormatProperties2 <- VkDrmFormatModifierPropertiesListEXT */
+	{150, 593}, /* VkFormatProperties2 <- VkSubpassResolvePerformanceQueryEXT */
+	{150, 641}, /* VkFormatProperties2 <- VkFormatProperties3 */
+	{150, 642}, /* VkFormatProperties2 <- VkDrmFormatModifierPropertiesList2EXT */
 	{151, 166}, /* VkImageFormatProperties2 <- VkExternalImageFormatProperties */
 	{151, 262}, /* VkImageFormatProperties2 <- VkSamplerYcbcrConversionImageFormatProperties */
 	{151, 263}, /* VkImageFormatProperties2 <- VkTextureLODGatherFormatPropertiesAMD */
-	{151, 430}, /* VkImageFormatProperties2 <- VkFilterCubicImageViewImageFormatPropertiesEXT */
-	{151, 667}, /* VkImageFormatProperties2 <- VkImageCompressionPropertiesEXT */
+	{151, 432}, /* VkImageFormatProperties2 <- VkFilterCubicImageViewImageFormatPropertiesEXT */
+	{151, 669}, /* VkImageFormatProperties2 <- VkImageCompressionPropertiesEXT */
 	{152, 165}, /* VkPhysicalDeviceImageFormatInfo2 <- VkPhysicalDeviceExternalImageFormatInfo */
 	{152, 289}, /* VkPhysicalDeviceImageFormatInfo2 <- VkImageFormatListCreateInfo */
-	{152, 401}, /* VkPhysicalDeviceImageFormatInfo2 <- VkPhysicalDeviceImageDrmFormatModifierInfoEXT */
-	{152, 405}, /* VkPhysicalDeviceImageFormatInfo2 <- VkImageStencilUsageCreateInfo */
-	{152, 429}, /* VkPhysicalDeviceImageFormatInfo2 <- VkPhysicalDeviceImageViewImageFormatInfoEXT */
-	{152, 596}, /* VkPhysicalDeviceImageFormatInfo2 <- VkVideoProfileListInfoKHR */
-	{152, 665}, /* VkPhysicalDeviceImageFormatInfo2 <- VkImageCompressionControlEXT */
-	{152, 707}, /* VkPhysicalDeviceImageFormatInfo2 <- VkOpticalFlowImageFormatInfoNV */
+	{152, 403}, /* VkPhysicalDeviceImageFormatInfo2 <- VkPhysicalDeviceImageDrmFormatModifierInfoEXT */
+	{152, 407}, /* VkPhysicalDeviceImageFormatInfo2 <- VkImageStencilUsageCreateInfo */
+	{152, 431}, /* VkPhysicalDeviceImageFormatInfo2 <- VkPhysicalDeviceImageViewImageFormatInfoEXT */
+	{152, 598}, /* VkPhysicalDeviceImageFormatInfo2 <- VkVideoProfileListInfoKHR */
+	{152, 667}, /* VkPhysicalDeviceImageFormatInfo2 <- VkImageCompressionControlEXT */
+	{152, 709}, /* VkPhysicalDeviceImageFormatInfo2 <- VkOpticalFlowImageFormatInfoNV */
 	{153, 302}, /* VkQueueFamilyProperties2 <- VkQueueFamilyGlobalPriorityPropertiesKHR */
-	{153, 346}, /* VkQueueFamilyProperties2 <- VkQueueFamilyCheckpointPropertiesNV */
-	{153, 585}, /* VkQueueFamilyProperties2 <- VkQueueFamilyCheckpointProperties2NV */
-	{153, 594}, /* VkQueueFamilyProperties2 <- VkQueueFamilyVideoPropertiesKHR */
-	{153, 595}, /* VkQueueFamilyProperties2 <- VkQueueFamilyQueryResultStatusPropertiesKHR */
-	{154, 420}, /* VkPhysicalDeviceMemoryProperties2 <- VkPhysicalDeviceMemoryBudgetPropertiesEXT */
-	{176, 330}, /* VkPhysicalDeviceExternalSemaphoreInfo <- VkSemaphoreTypeCreateInfo */
+	{153, 348}, /* VkQueueFamilyProperties2 <- VkQueueFamilyCheckpointPropertiesNV */
+	{153, 587}, /* VkQueueFamilyProperties2 <- VkQueueFamilyCheckpointProperties2NV */
+	{153, 596}, /* VkQueueFamilyProperties2 <- VkQueueFamilyVideoPropertiesKHR */
+	{153, 597}, /* VkQueueFamilyProperties2 <- VkQueueFamilyQueryResultStatusPropertiesKHR */
+	{154, 422}, /* VkPhysicalDeviceMemoryProperties2 <- VkPhysicalDeviceMemoryBudgetPropertiesEXT */
+	{176, 332}, /* VkPhysicalDeviceExternalSemaphoreInfo <- VkSemaphoreTypeCreateInfo */
 	{196, 197}, /* VkBindBufferMemoryInfo <- VkBindBufferMemoryDeviceGroupInfo */
 	{198, 199}, /* VkBindImageMemoryInfo <- VkBindImageMemoryDeviceGroupInfo */
 	{198, 206}, /* VkBindImageMemoryInfo <- VkBindImageMemorySwapchainInfoKHR */
 	{198, 259}, /* VkBindImageMemoryInfo <- VkBindImagePlaneMemoryInfo */
-	{233, 715}, /* VkPhysicalDeviceSurfaceInfo2KHR <- VkSurfacePresentModeEXT */
+	{233, 717}, /* VkPhysicalDeviceSurfaceInfo2KHR <- VkSurfacePresentModeEXT */
 	{234, 218}, /* VkSurfaceCapabilities2KHR <- VkDisplayNativeHdrSurfaceCapabilitiesAMD */
 	{234, 241}, /* VkSurfaceCapabilities2KHR <- VkSharedPresentSurfaceCapabilitiesKHR */
-	{234, 416}, /* VkSurfaceCapabilities2KHR <- VkSurfaceProtectedCapabilitiesKHR */
-	{234, 445}, /* VkSurfaceCapabilities2KHR <- VkSurfaceCapabilitiesPresentBarrierNV */
-	{234, 716}, /* VkSurfaceCapabilities2KHR <- VkSurfacePresentScalingCapabilitiesEXT */
-	{234, 717}, /* VkSurfaceCapabilities2KHR <- VkSurfacePresentModeCompatibilityEXT */
-	{235, 667}, /* VkSurfaceFormat2KHR <- VkImageCompressionPropertiesEXT */
+	{234, 418}, /* VkSurfaceCapabilities2KHR <- VkSurfaceProtectedCapabilitiesKHR */
+	{234, 447}, /* VkSurfaceCapabilities2KHR <- VkSurfaceCapabilitiesPresentBarrierNV */
+	{234, 718}, /* VkSurfaceCapabilities2KHR <- VkSurfacePresentScalingCapabilitiesEXT */
+	{234, 719}, /* VkSurfaceCapabilities2KHR <- VkSurfacePresentModeCompatibilityEXT */
+	{235, 669}, /* VkSurfaceFormat2KHR <- VkImageCompressionPropertiesEXT */
 	{247, 260}, /* VkImageMemoryRequirementsInfo2 <- VkImagePlaneMemoryRequirementsInfo */
 	{250, 253}, /* VkMemoryRequirements2 <- VkMemoryDedicatedRequirements */
-	{295, 320}, /* VkDescriptorSetLayoutSupport <- VkDescriptorSetVariableDescriptorCountLayoutSupport */
-	{307, 704}, /* VkDebugUtilsMessengerCallbackDataEXT <- VkDeviceAddressBindingCallbackDataEXT */
-	{321, 474}, /* VkAttachmentDescription2 <- VkAttachmentDescriptionStencilLayout */
-	{322, 472}, /* VkAttachmentReference2 <- VkAttachmentReferenceStencilLayout */
-	{323, 349}, /* VkSubpassDescription2 <- VkSubpassDescriptionDepthStencilResolve */
-	{323, 556}, /* VkSubpassDescription2 <- VkFragmentShadingRateAttachmentInfoKHR */
-	{323, 592}, /* VkSubpassDescription2 <- VkMultisampledRenderToSingleSampledInfoEXT */
-	{323, 671}, /* VkSubpassDescription2 <- VkRenderPassCreationControlEXT */
-	{323, 675}, /* VkSubpassDescription2 <- VkRenderPassSubpassFeedbackCreateInfoEXT */
-	{324, 578}, /* VkSubpassDependency2 <- VkMemoryBarrier2 */
-	{325, 413}, /* VkRenderPassCreateInfo2 <- VkRenderPassFragmentDensityMapCreateInfoEXT */
-	{325, 671}, /* VkRenderPassCreateInfo2 <- VkRenderPassCreationControlEXT */
-	{325, 673}, /* VkRenderPassCreateInfo2 <- VkRenderPassCreationFeedbackCreateInfoEXT */
-	{327, 414}, /* VkSubpassEndInfo <- VkSubpassFragmentDensityMapOffsetEndInfoQCOM */
-	{380, 443}, /* VkRayTracingPipelineCreateInfoNV <- VkPipelineCreationFeedbackCreateInfo */
-	{512, 635}, /* VkAccelerationStructureGeometryTrianglesDataKHR <- VkAccelerationStructureGeometryMotionTrianglesDataNV */
-	{512, 687}, /* VkAccelerationStructureGeometryTrianglesDataKHR <- VkAccelerationStructureTrianglesOpacityMicromapEXT */
-	{517, 636}, /* VkAccelerationStructureCreateInfoKHR <- VkAccelerationStructureMotionInfoNV */
-	{546, 531}, /* VkImageBlit2 <- VkCopyCommandTransformInfoQCOM */
-	{547, 531}, /* VkBufferImageCopy2 <- VkCopyCommandTransformInfoQCOM */
-	{579, 272}, /* VkImageMemoryBarrier2 <- VkSampleLocationsInfoEXT */
-	{584, 453}, /* VkSubmitInfo2 <- VkPerformanceQuerySubmitInfoKHR */
-	{597, 596}, /* VkPhysicalDeviceVideoFormatInfoKHR <- VkVideoProfileListInfoKHR */
-	{599, 606}, /* VkVideoProfileInfoKHR <- VkVideoDecodeUsageInfoKHR */
-	{600, 605}, /* VkVideoCapabilitiesKHR <- VkVideoDecodeCapabilitiesKHR */
-	{626, 627}, /* VkDescriptorBufferBindingInfoEXT <- VkDescriptorBufferBindingPushDescriptorBufferHandleEXT */
-	{643, 200}, /* VkRenderingInfo <- VkDeviceGroupRenderPassBeginInfo */
-	{643, 592}, /* VkRenderingInfo <- VkMultisampledRenderToSingleSampledInfoEXT */
-	{643, 645}, /* VkRenderingInfo <- VkRenderingFragmentShadingRateAttachmentInfoKHR */
-	{643, 646}, /* VkRenderingInfo <- VkRenderingFragmentDensityMapAttachmentInfoEXT */
-	{643, 650}, /* VkRenderingInfo <- VkMultiviewPerViewAttributesInfoNVX */
-	{670, 667}, /* VkSubresourceLayout2EXT <- VkImageCompressionPropertiesEXT */
+	{295, 322}, /* VkDescriptorSetLayoutSupport <- VkDescriptorSetVariableDescriptorCountLayoutSupport */
+	{307, 706}, /* VkDebugUtilsMessengerCallbackDataEXT <- VkDeviceAddressBindingCallbackDataEXT */
+	{323, 476}, /* VkAttachmentDescription2 <- VkAttachmentDescriptionStencilLayout */
+	{324, 474}, /* VkAttachmentReference2 <- VkAttachmentReferenceStencilLayout */
+	{325, 351}, /* VkSubpassDescription2 <- VkSubpassDescriptionDepthStencilResolve */
+	{325, 558}, /* VkSubpassDescription2 <- VkFragmentShadingRateAttachmentInfoKHR */
+	{325, 594}, /* VkSubpassDescription2 <- VkMultisampledRenderToSingleSampledInfoEXT */
+	{325, 673}, /* VkSubpassDescription2 <- VkRenderPassCreationControlEXT */
+	{325, 677}, /* VkSubpassDescription2 <- VkRenderPassSubpassFeedbackCreateInfoEXT */
+	{326, 580}, /* VkSubpassDependency2 <- VkMemoryBarrier2 */
+	{327, 415}, /* VkRenderPassCreateInfo2 <- VkRenderPassFragmentDensityMapCreateInfoEXT */
+	{327, 673}, /* VkRenderPassCreateInfo2 <- VkRenderPassCreationControlEXT */
+	{327, 675}, /* VkRenderPassCreateInfo2 <- VkRenderPassCreationFeedbackCreateInfoEXT */
+	{329, 416}, /* VkSubpassEndInfo <- VkSubpassFragmentDensityMapOffsetEndInfoQCOM */
+	{382, 445}, /* VkRayTracingPipelineCreateInfoNV <- VkPipelineCreationFeedbackCreateInfo */
+	{514, 637}, /* VkAccelerationStructureGeometryTrianglesDataKHR <- VkAccelerationStructureGeometryMotionTrianglesDataNV */
+	{514, 689}, /* VkAccelerationStructureGeometryTrianglesDataKHR <- VkAccelerationStructureTrianglesOpacityMicromapEXT */
+	{519, 638}, /* VkAccelerationStructureCreateInfoKHR <- VkAccelerationStructureMotionInfoNV */
+	{548, 533}, /* VkImageBlit2 <- VkCopyCommandTransformInfoQCOM */
+	{549, 533}, /* VkBufferImageCopy2 <- VkCopyCommandTransformInfoQCOM */
+	{581, 272}, /* VkImageMemoryBarrier2 <- VkSampleLocationsInfoEXT */
+	{586, 455}, /* VkSubmitInfo2 <- VkPerformanceQuerySubmitInfoKHR */
+	{599, 598}, /* VkPhysicalDeviceVideoFormatInfoKHR <- VkVideoProfileListInfoKHR */
+	{601, 608}, /* VkVideoProfileInfoKHR <- VkVideoDecodeUsageInfoKHR */
+	{602, 607}, /* VkVideoCapabilitiesKHR <- VkVideoDecodeCapabilitiesKHR */
+	{628, 629}, /* VkDescriptorBufferBindingInfoEXT <- VkDescriptorBufferBindingPushDescriptorBufferHandleEXT */
+	{645, 200}, /* VkRenderingInfo <- VkDeviceGroupRenderPassBeginInfo */
+	{645, 594}, /* VkRenderingInfo <- VkMultisampledRenderToSingleSampledInfoEXT */
+	{645, 647}, /* VkRenderingInfo <- VkRenderingFragmentShadingRateAttachmentInfoKHR */
+	{645, 648}, /* VkRenderingInfo <- VkRenderingFragmentDensityMapAttachmentInfoEXT */
+	{645, 652}, /* VkRenderingInfo <- VkMultiviewPerViewAttributesInfoNVX */
+	{672, 669}, /* VkSubresourceLayout2EXT <- VkImageCompressionPropertiesEXT */
 };
 
-static const sbt_vk_t_cmd sbt_vk_t_cmds[570] = {
+static const sbt_vk_t_cmd sbt_vk_t_cmds[571] = {
 	{SBT_VK_CMD_vkCreateInstance, sbt_vk_fa_vkCreateInstance, sbt_vk_ca_vkCreateInstance},
 	{SBT_VK_CMD_vkDestroyInstance, sbt_vk_fa_vkDestroyInstance, sbt_vk_ca_vkDestroyInstance},
 	{SBT_VK_CMD_vkEnumeratePhysicalDevices, sbt_vk_fa_vkEnumeratePhysicalDevices, sbt_vk_ca_vkEnumeratePhysicalDevices},
@@ -56280,6 +56402,7 @@ static const sbt_vk_t_cmd sbt_vk_t_cmds[570] = {
 	{SBT_VK_CMD_vkCreateDebugUtilsMessengerEXT, sbt_vk_fa_vkCreateDebugUtilsMessengerEXT, sbt_vk_ca_vkCreateDebugUtilsMessengerEXT},
 	{SBT_VK_CMD_vkDestroyDebugUtilsMessengerEXT, sbt_vk_fa_vkDestroyDebugUtilsMessengerEXT, sbt_vk_ca_vkDestroyDebugUtilsMessengerEXT},
 	{SBT_VK_CMD_vkSubmitDebugUtilsMessageEXT, sbt_vk_fa_vkSubmitDebugUtilsMessageEXT, sbt_vk_ca_vkSubmitDebugUtilsMessageEXT},
+	{SBT_VK_CMD_vkGetMemoryHostPointerPropertiesEXT, sbt_vk_fa_vkGetMemoryHostPointerPropertiesEXT, sbt_vk_ca_vkGetMemoryHostPointerPropertiesEXT},
 	{SBT_VK_CMD_vkCmdWriteBufferMarkerAMD, sbt_vk_fa_vkCmdWriteBufferMarkerAMD, sbt_vk_ca_vkCmdWriteBufferMarkerAMD},
 	{SBT_VK_CMD_vkCreateRenderPass2, sbt_vk_fa_vkCreateRenderPass2, sbt_vk_ca_vkCreateRenderPass2},
 	{SBT_VK_CMD_vkCreateRenderPass2KHR, sbt_vk_fa_vkCreateRenderPass2, sbt_vk_ca_vkCreateRenderPass2},
@@ -56552,6 +56675,6 @@ static const sbt_vk_t_cmd sbt_vk_t_cmds[570] = {
 
 sbt_vk_status sbt_vk_selftest_run(uint64_t seed, sbt_vk_selftest_report *out)
 {
-	return sbt_vk_t_run(seed, out, sbt_vk_t_structs, 729, sbt_vk_t_pairs, 569, sbt_vk_t_cmds, 570,
+	return sbt_vk_t_run(seed, out, sbt_vk_t_structs, 731, sbt_vk_t_pairs, 570, sbt_vk_t_cmds, 571,
 	                    SBT_VK_T_EXCLUDED_CMDS, SBT_VK_T_EXCLUDED_STRUCTS);
 }

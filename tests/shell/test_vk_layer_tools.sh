@@ -4,8 +4,8 @@
 # - vkGetPhysicalDeviceToolProperties and its EXT alias list TraceSmith
 #   (purpose TRACING = 0x4, layer VK_LAYER_tracesmith) first, then the tools
 #   below it (the validation layer), and VK_EXT_tooling_info is advertised;
-# - an extension the layer cannot capture (VK_EXT_external_memory_host: host
-#   memory bypasses the shadow mapping) is listed by the driver, absent
+# - an extension the layer cannot capture (VK_KHR_external_memory_fd: memory
+#   contents come from another process) is listed by the driver, absent
 #   through the layer, refused by vkCreateDevice (VK_ERROR_EXTENSION_NOT_PRESENT
 #   = -7), and named in an info log line;
 # - commands of platforms we do not build (DirectFB) and names newer than our
@@ -15,14 +15,14 @@ set -eu
 . "$TOP/tests/support/vk_env.sh"
 vk_env_init
 P="$BUILD/tests/programs/vkl_tools"
-ARGS="--ext VK_EXT_external_memory_host --ext VK_EXT_tooling_info --proc vkCmdDraw
+ARGS="--ext VK_KHR_external_memory_fd --ext VK_EXT_tooling_info --proc vkCmdDraw
 	--proc vkCreateDirectFBSurfaceEXT --proc vkCmdDrawFromTheFutureEXT"
 
 vk_env_layers_validation
 # shellcheck disable=SC2086
 vk_env_run "$T/plain.out" "$P" $ARGS || fail "vkl_tools under validation alone"
-grep -q '^ext VK_EXT_external_memory_host listed$' "$T/plain.out" ||
-	fail "the driver does not list VK_EXT_external_memory_host: this test needs lavapipe"
+grep -q '^ext VK_KHR_external_memory_fd listed$' "$T/plain.out" ||
+	fail "the driver does not list VK_KHR_external_memory_fd: this test needs lavapipe"
 grep -q 'TraceSmith' "$T/plain.out" && fail "TraceSmith reported without the layer"
 
 vk_env_layers_ours
@@ -37,9 +37,9 @@ grep -q '^tool-ext 0: TraceSmith | 0x4 | VK_LAYER_tracesmith$' "$o" || fail "EXT
 grep -q '^tool-ext 1: Khronos Validation Layer' "$o" || fail "EXT alias does not chain"
 grep -q '^ext VK_EXT_tooling_info listed$' "$o" || fail "VK_EXT_tooling_info not advertised"
 grep -q '^create VK_EXT_tooling_info: 0$' "$o" || fail "a device enabling VK_EXT_tooling_info fails"
-grep -q '^ext VK_EXT_external_memory_host absent$' "$o" || fail "VK_EXT_external_memory_host not hidden"
-grep -q '^create VK_EXT_external_memory_host: -7$' "$o" || fail "enabling a hidden extension was not refused"
-grep -q 'hides extension VK_EXT_external_memory_host' "$o" || fail "no log line for the hidden extension"
+grep -q '^ext VK_KHR_external_memory_fd absent$' "$o" || fail "VK_KHR_external_memory_fd not hidden"
+grep -q '^create VK_KHR_external_memory_fd: -7$' "$o" || fail "enabling a hidden extension was not refused"
+grep -q 'hides extension VK_KHR_external_memory_fd' "$o" || fail "no log line for the hidden extension"
 grep -q '^proc vkCmdDraw: found found$' "$o" || fail "vkCmdDraw not offered"
 grep -q '^proc vkCreateDirectFBSurfaceEXT: null null$' "$o" || fail "DirectFB command offered"
 grep -q 'hides command vkCreateDirectFBSurfaceEXT' "$o" || fail "no log line for the DirectFB command"

@@ -4,7 +4,6 @@
 
 const vkl_refused_ext vkl_refused_exts[] = {
 	{"VK_EXT_external_memory_dma_buf", "memory contents come from another process"},
-	{"VK_EXT_external_memory_host", "host pointers bypass the shadow mapping"},
 	{"VK_EXT_image_drm_format_modifier", "only useful with imported memory"},
 	{"VK_KHR_external_fence_fd", "fence state comes from another process"},
 	{"VK_KHR_external_memory_fd", "memory contents come from another process"},
@@ -345,6 +344,7 @@ void vkl_device_table_fill(vkl_device_table *t, VkDevice device, PFN_vkGetDevice
 	t->CmdBeginDebugUtilsLabelEXT = (PFN_vkCmdBeginDebugUtilsLabelEXT)gdpa(device, "vkCmdBeginDebugUtilsLabelEXT");
 	t->CmdEndDebugUtilsLabelEXT = (PFN_vkCmdEndDebugUtilsLabelEXT)gdpa(device, "vkCmdEndDebugUtilsLabelEXT");
 	t->CmdInsertDebugUtilsLabelEXT = (PFN_vkCmdInsertDebugUtilsLabelEXT)gdpa(device, "vkCmdInsertDebugUtilsLabelEXT");
+	t->GetMemoryHostPointerPropertiesEXT = (PFN_vkGetMemoryHostPointerPropertiesEXT)gdpa(device, "vkGetMemoryHostPointerPropertiesEXT");
 	t->CmdWriteBufferMarkerAMD = (PFN_vkCmdWriteBufferMarkerAMD)gdpa(device, "vkCmdWriteBufferMarkerAMD");
 	t->CreateRenderPass2 = (PFN_vkCreateRenderPass2)gdpa(device, "vkCreateRenderPass2");
 	t->CreateRenderPass2KHR = (PFN_vkCreateRenderPass2KHR)gdpa(device, "vkCreateRenderPass2KHR");

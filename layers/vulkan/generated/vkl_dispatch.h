@@ -346,6 +346,7 @@ typedef struct vkl_device_table {
 	PFN_vkCmdBeginDebugUtilsLabelEXT CmdBeginDebugUtilsLabelEXT;
 	PFN_vkCmdEndDebugUtilsLabelEXT CmdEndDebugUtilsLabelEXT;
 	PFN_vkCmdInsertDebugUtilsLabelEXT CmdInsertDebugUtilsLabelEXT;
+	PFN_vkGetMemoryHostPointerPropertiesEXT GetMemoryHostPointerPropertiesEXT;
 	PFN_vkCmdWriteBufferMarkerAMD CmdWriteBufferMarkerAMD;
 	PFN_vkCreateRenderPass2 CreateRenderPass2;
 	PFN_vkCreateRenderPass2KHR CreateRenderPass2KHR;

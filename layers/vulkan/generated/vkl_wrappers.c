@@ -5155,6 +5155,23 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkSubmitDebugUtilsMessageEXT(VkInstance 
 	}
 }
 
+static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetMemoryHostPointerPropertiesEXT(VkDevice device, VkExternalMemoryHandleTypeFlagBits handleType, const void* pHostPointer, VkMemoryHostPointerPropertiesEXT* pMemoryHostPointerProperties)
+{
+	const vkl_device *vkl_x = vkl_device_get(device);
+	VkResult vkl_ret;
+	vkl_ret = vkl_x->table.GetMemoryHostPointerPropertiesEXT(device, handleType, pHostPointer, pMemoryHostPointerProperties);
+	if (vkl_records(vkl_x)) {
+		sbt_vk_args_vkGetMemoryHostPointerPropertiesEXT vkl_a;
+		vkl_a.device = device;
+		vkl_a.handleType = handleType;
+		vkl_a.pHostPointer = pHostPointer;
+		vkl_a.pMemoryHostPointerProperties = pMemoryHostPointerProperties;
+		vkl_a.ret = vkl_ret;
+		vkl_emit(SBT_VK_CMD_vkGetMemoryHostPointerPropertiesEXT, 0, &vkl_a);
+	}
+	return vkl_ret;
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteBufferMarkerAMD(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkBuffer dstBuffer, VkDeviceSize dstOffset, uint32_t marker)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
@@ -10848,6 +10865,7 @@ const vkl_proc vkl_procs[] = {
 	{"vkGetInstanceProcAddr", (PFN_vkVoidFunction)vkl_o_vkGetInstanceProcAddr, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
 	{"vkGetMemoryFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetMemoryFdKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryFdKHR)},
 	{"vkGetMemoryFdPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetMemoryFdPropertiesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryFdPropertiesKHR)},
+	{"vkGetMemoryHostPointerPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetMemoryHostPointerPropertiesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryHostPointerPropertiesEXT)},
 	{"vkGetMemoryRemoteAddressNV", (PFN_vkVoidFunction)vkl_w_vkGetMemoryRemoteAddressNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryRemoteAddressNV)},
 	{"vkGetMicromapBuildSizesEXT", (PFN_vkVoidFunction)vkl_w_vkGetMicromapBuildSizesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMicromapBuildSizesEXT)},
 	{"vkGetPastPresentationTimingGOOGLE", (PFN_vkVoidFunction)vkl_w_vkGetPastPresentationTimingGOOGLE, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPastPresentationTimingGOOGLE)},
