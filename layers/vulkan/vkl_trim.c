@@ -1111,10 +1111,12 @@ static void vkl_trim_image_set(vkl_trim_obj *o, const VkImageSubresourceRange *r
 	uint32_t slots = vkl_trim_slot_mask(aspects, ns, r->aspectMask);
 	uint32_t m0 = r->baseMipLevel, l0 = r->baseArrayLayer, m1, l1, sl, m, l;
 	size_t n = (size_t)ns * mips * layers, i;
+	if (o->itype == VK_IMAGE_TYPE_3D)
+		l0 = 0; /* a 2D array view's layers are slices of the one layer */
 	if (!slots || m0 >= mips || l0 >= layers)
 		return;
 	m1 = vkl_trim_range_end(m0, r->levelCount, mips);
-	l1 = vkl_trim_range_end(l0, r->layerCount, layers);
+	l1 = o->itype == VK_IMAGE_TYPE_3D ? 1 : vkl_trim_range_end(l0, r->layerCount, layers);
 	if (slots == (1u << ns) - 1 && m0 == 0 && m1 == mips && l0 == 0 && l1 == layers) {
 		o->layout = layout;
 		free(o->sub);
