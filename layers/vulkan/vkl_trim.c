@@ -39,8 +39,8 @@
  * subresource range (image barriers and render pass final layouts of
  * command buffers, a primary taking on those of the secondaries it
  * executes, applied in order when they are submitted; an image keeps one
- * layout until its subresources part), which queries hold results (writes and resets, the same
- * way, and host resets), fence signal state (created signalled, submitted,
+ * layout until its subresources part), which queries hold results (writes
+ * and resets, the same way, and host resets), fence signal state (created signalled, submitted,
  * reset), binary semaphore state (signalled by a submit or an acquire,
  * waited by a submit or a present), and the swapchain images acquired and
  * not yet presented.
@@ -54,8 +54,8 @@
  * the memory); then, per device, calls with handles of the layer's own
  * (VKL_TRIM_HANDLE_BASE and up: non-canonical addresses, never a driver's
  * handle) that copy staged memory and images back, put each range of
- * each image in its current layout, signal fences and semaphores, reset fences created
- * signalled, reset query pools and write their timestamps again, and
+ * each image in its current layout, signal fences and semaphores, reset
+ * fences created signalled, reset query pools and write their timestamps again, and
  * acquire the images the application holds; last, objects recreated only
  * for others are destroyed again.  A live object whose creation is left
  * out is marked, and its destroy in a window is not recorded.  So that images can be
