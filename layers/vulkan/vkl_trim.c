@@ -2616,6 +2616,9 @@ static int vkl_snap_host_new(vkl_device *d, VkDeviceSize size, vkl_snap_host *h)
 		h->map = NULL;
 		goto out_fail;
 	}
+	/* the gaps an image's aligned regions leave are never copied into:
+	 * zeros, not heap garbage, go into the trace */
+	memset(h->map, 0, (size_t)req.size);
 	h->type = t;
 	h->size = req.size;
 	return 0;
