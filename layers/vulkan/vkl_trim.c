@@ -166,9 +166,10 @@ typedef struct vkl_trim_obj {
 	VkImageSubresourceRange vrange;
 	uint64_t *views;
 	uint32_t nviews;
-	/* render passes: the attachments' final layouts, formats, and whether
-	 * the pass reads their contents (load op LOAD) */
-	VkImageLayout *finals;
+	/* render passes: the attachments' final layouts (of the stencil apart,
+	 * VkAttachmentDescriptionStencilLayout), formats, and whether the pass
+	 * reads their contents (load op LOAD) */
+	VkImageLayout *finals, *sfinals;
 	VkFormat *formats;
 	uint8_t *loads;
 	uint32_t nfinals;
@@ -535,9 +536,10 @@ static vkl_trim_rec *vkl_trim_creation_ref(VkObjectType type, uint64_t handle)
 static int vkl_trim_pass_alloc(vkl_trim_obj *o, uint32_t n)
 {
 	o->finals = calloc(n ? n : 1, sizeof(*o->finals));
+	o->sfinals = calloc(n ? n : 1, sizeof(*o->sfinals));
 	o->formats = calloc(n ? n : 1, sizeof(*o->formats));
 	o->loads = calloc(n ? n : 1, 1);
-	if (!o->finals || !o->formats || !o->loads)
+	if (!o->finals || !o->sfinals || !o->formats || !o->loads)
 		return -1;
 	o->nfinals = n;
 	return 0;
@@ -545,9 +547,10 @@ static int vkl_trim_pass_alloc(vkl_trim_obj *o, uint32_t n)
 
 static void vkl_trim_pass_attachment(vkl_trim_obj *o, uint32_t i, VkFormat format,
                                      VkAttachmentLoadOp load, VkAttachmentLoadOp stencil_load,
-                                     VkImageLayout final)
+                                     VkImageLayout final, VkImageLayout stencil_final)
 {
 	o->finals[i] = final;
+	o->sfinals[i] = stencil_final;
 	o->formats[i] = format;
 	o->loads[i] = load == VK_ATTACHMENT_LOAD_OP_LOAD || stencil_load == VK_ATTACHMENT_LOAD_OP_LOAD;
 }
@@ -624,6 +627,7 @@ static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 			vkl_trim_pass_attachment(o, i, ci->pAttachments[i].format,
 			                         ci->pAttachments[i].loadOp,
 			                         ci->pAttachments[i].stencilLoadOp,
+			                         ci->pAttachments[i].finalLayout,
 			                         ci->pAttachments[i].finalLayout);
 		break;
 	}
@@ -633,11 +637,17 @@ static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 		const VkRenderPassCreateInfo2 *ci = a->pCreateInfo;
 		if (vkl_trim_pass_alloc(o, ci->attachmentCount) != 0)
 			break;
-		for (i = 0; i < ci->attachmentCount; i++)
-			vkl_trim_pass_attachment(o, i, ci->pAttachments[i].format,
-			                         ci->pAttachments[i].loadOp,
-			                         ci->pAttachments[i].stencilLoadOp,
-			                         ci->pAttachments[i].finalLayout);
+		for (i = 0; i < ci->attachmentCount; i++) {
+			const VkAttachmentDescription2 *ad = &ci->pAttachments[i];
+			VkImageLayout sfinal = ad->finalLayout;
+			const VkBaseInStructure *b;
+			for (b = ad->pNext; b; b = b->pNext)
+				if (b->sType == VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_STENCIL_LAYOUT)
+					sfinal = ((const VkAttachmentDescriptionStencilLayout *)(const void *)b)
+					             ->stencilFinalLayout;
+			vkl_trim_pass_attachment(o, i, ad->format, ad->loadOp, ad->stencilLoadOp,
+			                         ad->finalLayout, sfinal);
+		}
 		break;
 	}
 	case SBT_VK_CMD_vkCreateQueryPool: {
@@ -827,6 +837,7 @@ static void vkl_trim_obj_free(vkl_trim_obj *o)
 	free(o->qwritten);
 	free(o->views);
 	free(o->finals);
+	free(o->sfinals);
 	free(o->formats);
 	free(o->loads);
 	free(o);
@@ -1215,18 +1226,21 @@ static void vkl_trim_cb_layout(vkl_trim_obj *cb, uint64_t image, const VkImageSu
 }
 
 /* A render pass leaves each attachment (its view's subresources) in its
- * final layout. */
+ * final layout, the stencil of one with a stencil final layout of its own
+ * in that. */
 static void vkl_trim_cb_render_pass(vkl_trim_obj *cb, VkRenderPass rp, VkFramebuffer fb)
 {
-	VkImageLayout finals[32];
+	VkImageLayout finals[32], sfinals[32];
 	uint64_t views[32];
 	uint32_t nf = 0, nv = 0, i;
 	void *lk;
 	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)(uintptr_t)rp, &lk);
 	if (o && o->trim) {
 		nf = o->trim->nfinals < 32 ? o->trim->nfinals : 32;
-		if (nf)
+		if (nf) {
 			memcpy(finals, o->trim->finals, nf * sizeof(*finals));
+			memcpy(sfinals, o->trim->sfinals, nf * sizeof(*sfinals));
+		}
 	}
 	vkl_objects_unlock(lk);
 	o = vkl_objects_lock(VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)fb, &lk);
@@ -1246,8 +1260,18 @@ static void vkl_trim_cb_render_pass(vkl_trim_obj *cb, VkRenderPass rp, VkFramebu
 			range = o->trim->vrange;
 		}
 		vkl_objects_unlock(lk);
-		if (image)
+		if (!image)
+			continue;
+		if (sfinals[i] != finals[i] && (range.aspectMask & VK_IMAGE_ASPECT_STENCIL_BIT)) {
+			VkImageSubresourceRange stencil = range;
+			stencil.aspectMask = VK_IMAGE_ASPECT_STENCIL_BIT;
+			range.aspectMask &= ~(VkImageAspectFlags)VK_IMAGE_ASPECT_STENCIL_BIT;
+			if (range.aspectMask)
+				vkl_trim_cb_layout(cb, image, &range, finals[i]);
+			vkl_trim_cb_layout(cb, image, &stencil, sfinals[i]);
+		} else {
 			vkl_trim_cb_layout(cb, image, &range, finals[i]);
+		}
 	}
 }
 

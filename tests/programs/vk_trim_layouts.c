@@ -13,7 +13,11 @@
  *     other subresources stay UNDEFINED;
  *   - image D: D32_SFLOAT_S8_UINT, 16x16; depth and stencil uploaded, then
  *     depth in TRANSFER_SRC_OPTIMAL and stencil in GENERAL (the
- *     separateDepthStencilLayouts feature).
+ *     separateDepthStencilLayouts feature);
+ *   - image E: D32_SFLOAT_S8_UINT, 16x16, a depth/stencil attachment;
+ *     uploaded, then left by a render pass that loads and stores it, whose
+ *     final layout is TRANSFER_SRC_OPTIMAL for the depth and GENERAL for
+ *     the stencil (VkAttachmentDescriptionStencilLayout).
  *
  * Each later round, one submit reads every used subresource into one
  * host-visible buffer, each from the layout the program left it in (mip
@@ -41,8 +45,7 @@ static void vtl_usage(FILE *f)
 }
 
 /* The instance and a device with separateDepthStencilLayouts (Vulkan 1.2)
- * on the first physical device's first queue family that does transfers
- * (every graphics or compute family does). */
+ * on the first physical device's first graphics queue family. */
 static void vtl_ctx_init(vkp_ctx *c)
 {
 	VkApplicationInfo app = { .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO };
@@ -80,10 +83,10 @@ static void vtl_ctx_init(vkp_ctx *c)
 	f12.separateDepthStencilLayouts = VK_TRUE;
 	vkGetPhysicalDeviceQueueFamilyProperties(c->phys, &nfam, fams);
 	for (i = 0; i < nfam; i++)
-		if (fams[i].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT))
+		if (fams[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)
 			break;
 	if (i == nfam)
-		vkp_die(c, "no graphics or compute queue family");
+		vkp_die(c, "no graphics queue family");
 	c->qfam = i;
 	qci.queueFamilyIndex = i;
 	qci.queueCount = 1;
@@ -176,7 +179,61 @@ static VkDeviceSize vtl_a_mip_offset(uint32_t m)
 #define VTL_B_AT vtl_a_mip_offset(VTL_MIPS)
 #define VTL_D_AT (VTL_B_AT + VTL_BW * VTL_BW * 4)
 #define VTL_S_AT (VTL_D_AT + VTL_BW * VTL_BW * 4)
-#define VTL_SIZE (VTL_S_AT + VTL_BW * VTL_BW)
+#define VTL_E_AT (VTL_S_AT + VTL_BW * VTL_BW)
+#define VTL_ES_AT (VTL_E_AT + VTL_BW * VTL_BW * 4)
+#define VTL_SIZE (VTL_ES_AT + VTL_BW * VTL_BW)
+
+/* E's render pass: one depth/stencil attachment, loaded and stored, its
+ * depth from DEPTH_ATTACHMENT_OPTIMAL to TRANSFER_SRC_OPTIMAL, its stencil
+ * from STENCIL_ATTACHMENT_OPTIMAL to GENERAL; the copies of the next submit
+ * wait for its writes. */
+static VkRenderPass vtl_render_pass(const vkp_ctx *c)
+{
+	VkAttachmentDescriptionStencilLayout sl = {
+		.sType = VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_STENCIL_LAYOUT
+	};
+	VkAttachmentDescription2 ad = { .sType = VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_2 };
+	VkAttachmentReferenceStencilLayout rsl = {
+		.sType = VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_STENCIL_LAYOUT
+	};
+	VkAttachmentReference2 ref = { .sType = VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_2 };
+	VkSubpassDescription2 sd = { .sType = VK_STRUCTURE_TYPE_SUBPASS_DESCRIPTION_2 };
+	VkSubpassDependency2 dep = { .sType = VK_STRUCTURE_TYPE_SUBPASS_DEPENDENCY_2 };
+	VkRenderPassCreateInfo2 rci = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO_2 };
+	VkRenderPass rp;
+	sl.stencilInitialLayout = VK_IMAGE_LAYOUT_STENCIL_ATTACHMENT_OPTIMAL;
+	sl.stencilFinalLayout = VK_IMAGE_LAYOUT_GENERAL;
+	ad.pNext = &sl;
+	ad.format = VK_FORMAT_D32_SFLOAT_S8_UINT;
+	ad.samples = VK_SAMPLE_COUNT_1_BIT;
+	ad.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+	ad.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+	ad.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+	ad.stencilStoreOp = VK_ATTACHMENT_STORE_OP_STORE;
+	ad.initialLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+	ad.finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+	rsl.stencilLayout = VK_IMAGE_LAYOUT_STENCIL_ATTACHMENT_OPTIMAL;
+	ref.pNext = &rsl;
+	ref.attachment = 0;
+	ref.layout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+	ref.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
+	sd.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+	sd.pDepthStencilAttachment = &ref;
+	dep.srcSubpass = 0;
+	dep.dstSubpass = VK_SUBPASS_EXTERNAL;
+	dep.srcStageMask = VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+	dep.dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
+	dep.srcAccessMask = VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+	dep.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+	rci.attachmentCount = 1;
+	rci.pAttachments = &ad;
+	rci.subpassCount = 1;
+	rci.pSubpasses = &sd;
+	rci.dependencyCount = 1;
+	rci.pDependencies = &dep;
+	VKP_CHECK(c, vkCreateRenderPass2(c->device, &rci, NULL, &rp));
+	return rp;
+}
 
 /* The colour round r clears with. */
 static void vtl_clear_color(uint32_t r, uint32_t out[4])
@@ -197,9 +254,13 @@ static void vtl_submit_wait(const vkp_ctx *c, VkCommandBuffer cb, VkFence fence)
 	VKP_CHECK(c, vkResetFences(c->device, 1, &fence));
 }
 
-/* The uploads (submit 1), leaving the subresources in their layouts. */
-static void vtl_upload(VkCommandBuffer cb, VkBuffer src, VkImage a, VkImage b, VkImage d)
+/* The uploads (submit 1), leaving the subresources in their layouts (E's
+ * through the render pass rp, on framebuffer fb). */
+static void vtl_upload(VkCommandBuffer cb, VkBuffer src, VkImage a, VkImage b, VkImage d,
+                       VkImage e, VkRenderPass rp, VkFramebuffer fb)
 {
+	VkRenderPassBeginInfo rbi = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO };
+	VkBufferImageCopy re[2];
 	const VkImageAspectFlags ds = VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
 	const VkAccessFlags tw = VK_ACCESS_TRANSFER_WRITE_BIT, tr = VK_ACCESS_TRANSFER_READ_BIT;
 	VkBufferImageCopy ra[VTL_MIPS], rb, rd[2];
@@ -209,6 +270,8 @@ static void vtl_upload(VkCommandBuffer cb, VkBuffer src, VkImage a, VkImage b, V
 	rb = vtl_region(VTL_B_AT, VK_IMAGE_ASPECT_COLOR_BIT, VTL_BW, 0, 0, 1);
 	rd[0] = vtl_region(VTL_D_AT, VK_IMAGE_ASPECT_DEPTH_BIT, VTL_BW, 0, 0, 1);
 	rd[1] = vtl_region(VTL_S_AT, VK_IMAGE_ASPECT_STENCIL_BIT, VTL_BW, 0, 0, 1);
+	re[0] = vtl_region(VTL_E_AT, VK_IMAGE_ASPECT_DEPTH_BIT, VTL_BW, 0, 0, 1);
+	re[1] = vtl_region(VTL_ES_AT, VK_IMAGE_ASPECT_STENCIL_BIT, VTL_BW, 0, 0, 1);
 	vtl_barrier(cb, a, VK_IMAGE_ASPECT_COLOR_BIT, 0, VK_REMAINING_MIP_LEVELS, 0,
 	            VK_REMAINING_ARRAY_LAYERS, VK_IMAGE_LAYOUT_UNDEFINED,
 	            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, tw);
@@ -218,7 +281,24 @@ static void vtl_upload(VkCommandBuffer cb, VkBuffer src, VkImage a, VkImage b, V
 	            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, tw);
 	vkCmdCopyBufferToImage(cb, src, a, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VTL_MIPS, ra);
 	vkCmdCopyBufferToImage(cb, src, b, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &rb);
+	vtl_barrier(cb, e, ds, 0, 1, 0, 1, VK_IMAGE_LAYOUT_UNDEFINED,
+	            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, tw);
 	vkCmdCopyBufferToImage(cb, src, d, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 2, rd);
+	vkCmdCopyBufferToImage(cb, src, e, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 2, re);
+	vtl_barrier(cb, e, VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1,
+	            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, tw,
+	            VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
+	                VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
+	vtl_barrier(cb, e, VK_IMAGE_ASPECT_STENCIL_BIT, 0, 1, 0, 1,
+	            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_STENCIL_ATTACHMENT_OPTIMAL, tw,
+	            VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
+	                VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
+	rbi.renderPass = rp;
+	rbi.framebuffer = fb;
+	rbi.renderArea.extent.width = VTL_BW;
+	rbi.renderArea.extent.height = VTL_BW;
+	vkCmdBeginRenderPass(cb, &rbi, VK_SUBPASS_CONTENTS_INLINE);
+	vkCmdEndRenderPass(cb);
 	vtl_barrier(cb, a, VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, VTL_LAYERS,
 	            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, tw, tr);
 	vtl_barrier(cb, a, VK_IMAGE_ASPECT_COLOR_BIT, 1, 1, 0, 2,
@@ -236,7 +316,8 @@ static void vtl_upload(VkCommandBuffer cb, VkBuffer src, VkImage a, VkImage b, V
 
 /* One round's reads into dst, each from the layout its subresources are
  * in, after the clear of A's mip level 2 layer r % 4. */
-static void vtl_read(VkCommandBuffer cb, VkBuffer dst, VkImage a, VkImage b, VkImage d, uint32_t r)
+static void vtl_read(VkCommandBuffer cb, VkBuffer dst, VkImage a, VkImage b, VkImage d, VkImage e,
+                     uint32_t r)
 {
 	const VkAccessFlags tw = VK_ACCESS_TRANSFER_WRITE_BIT, tr = VK_ACCESS_TRANSFER_READ_BIT;
 	VkImageSubresourceRange one = { VK_IMAGE_ASPECT_COLOR_BIT, 2, 1, r % VTL_LAYERS, 1 };
@@ -275,6 +356,11 @@ static void vtl_read(VkCommandBuffer cb, VkBuffer dst, VkImage a, VkImage b, VkI
 	vkCmdCopyImageToBuffer(cb, d, src, dst, 1, &reg);
 	reg = vtl_region(VTL_S_AT, VK_IMAGE_ASPECT_STENCIL_BIT, VTL_BW, 0, 0, 1);
 	vkCmdCopyImageToBuffer(cb, d, VK_IMAGE_LAYOUT_GENERAL, dst, 1, &reg);
+	/* E's depth and stencil, as the render pass left them */
+	reg = vtl_region(VTL_E_AT, VK_IMAGE_ASPECT_DEPTH_BIT, VTL_BW, 0, 0, 1);
+	vkCmdCopyImageToBuffer(cb, e, src, dst, 1, &reg);
+	reg = vtl_region(VTL_ES_AT, VK_IMAGE_ASPECT_STENCIL_BIT, VTL_BW, 0, 0, 1);
+	vkCmdCopyImageToBuffer(cb, e, VK_IMAGE_LAYOUT_GENERAL, dst, 1, &reg);
 	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
 	                     &mb, 0, NULL, 0, NULL);
 }
@@ -284,8 +370,13 @@ int main(int argc, char **argv)
 	uint32_t rounds = 8, r, i, x, y, m, l;
 	vkp_ctx c;
 	vkp_buffer upload, readback;
-	VkImage a, b, d;
-	VkDeviceMemory a_mem, b_mem, d_mem;
+	VkImage a, b, d, e;
+	VkDeviceMemory a_mem, b_mem, d_mem, e_mem;
+	VkImageViewCreateInfo vci = { .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO };
+	VkFramebufferCreateInfo fbci = { .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO };
+	VkImageView e_view;
+	VkRenderPass rp;
+	VkFramebuffer fb;
 	VkCommandPoolCreateInfo cpci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
 	VkCommandBufferAllocateInfo cbai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
 	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
@@ -329,6 +420,25 @@ int main(int argc, char **argv)
 	              VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
 	                  VK_IMAGE_USAGE_TRANSFER_DST_BIT,
 	              &d_mem);
+	e = vtl_image(&c, VK_FORMAT_D32_SFLOAT_S8_UINT, VTL_BW, 1, 1,
+	              VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+	                  VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+	              &e_mem);
+	vci.image = e;
+	vci.viewType = VK_IMAGE_VIEW_TYPE_2D;
+	vci.format = VK_FORMAT_D32_SFLOAT_S8_UINT;
+	vci.subresourceRange.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
+	vci.subresourceRange.levelCount = 1;
+	vci.subresourceRange.layerCount = 1;
+	VKP_CHECK(&c, vkCreateImageView(c.device, &vci, NULL, &e_view));
+	rp = vtl_render_pass(&c);
+	fbci.renderPass = rp;
+	fbci.attachmentCount = 1;
+	fbci.pAttachments = &e_view;
+	fbci.width = VTL_BW;
+	fbci.height = VTL_BW;
+	fbci.layers = 1;
+	VKP_CHECK(&c, vkCreateFramebuffer(c.device, &fbci, NULL, &fb));
 	vkp_buffer_create(&c, &upload, VTL_SIZE, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
 	                  0, 1);
@@ -348,9 +458,12 @@ int main(int argc, char **argv)
 		for (x = 0; x < VTL_BW; x++) {
 			uint32_t word = 0xB0000000u | (((y * VTL_BW + x) * 2654435761u) & 0x0FFFFFFFu);
 			float depth = (float)(x + VTL_BW * y) / 512.0f;
+			float edepth = (float)(x + VTL_BW * y + 256) / 1024.0f;
 			memcpy(model + VTL_B_AT + (y * VTL_BW + x) * 4, &word, 4);
 			memcpy(model + VTL_D_AT + (y * VTL_BW + x) * 4, &depth, 4);
 			model[VTL_S_AT + y * VTL_BW + x] = (uint8_t)(x * 3 + y * 7 + 1);
+			memcpy(model + VTL_E_AT + (y * VTL_BW + x) * 4, &edepth, 4);
+			model[VTL_ES_AT + y * VTL_BW + x] = (uint8_t)(x * 5 + y * 3 + 2);
 		}
 	memcpy(upload.map, model, (size_t)VTL_SIZE);
 
@@ -364,7 +477,7 @@ int main(int argc, char **argv)
 	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fence));
 
 	VKP_CHECK(&c, vkBeginCommandBuffer(cb, &bi));
-	vtl_upload(cb, upload.buf, a, b, d);
+	vtl_upload(cb, upload.buf, a, b, d, e, rp, fb);
 	VKP_CHECK(&c, vkEndCommandBuffer(cb));
 	vtl_submit_wait(&c, cb, fence);
 
@@ -386,7 +499,7 @@ int main(int argc, char **argv)
 		vkp_buffer_flush(&c, &readback);
 		VKP_CHECK(&c, vkResetCommandBuffer(cb, 0));
 		VKP_CHECK(&c, vkBeginCommandBuffer(cb, &bi));
-		vtl_read(cb, readback.buf, a, b, d, r);
+		vtl_read(cb, readback.buf, a, b, d, e, r);
 		VKP_CHECK(&c, vkEndCommandBuffer(cb));
 		vtl_submit_wait(&c, cb, fence);
 		vkp_buffer_invalidate(&c, &readback);
@@ -405,9 +518,14 @@ int main(int argc, char **argv)
 	free(model);
 	vkDestroyFence(c.device, fence, NULL);
 	vkDestroyCommandPool(c.device, cpool, NULL);
+	vkDestroyFramebuffer(c.device, fb, NULL);
+	vkDestroyRenderPass(c.device, rp, NULL);
+	vkDestroyImageView(c.device, e_view, NULL);
+	vkDestroyImage(c.device, e, NULL);
 	vkDestroyImage(c.device, d, NULL);
 	vkDestroyImage(c.device, b, NULL);
 	vkDestroyImage(c.device, a, NULL);
+	vkFreeMemory(c.device, e_mem, NULL);
 	vkFreeMemory(c.device, d_mem, NULL);
 	vkFreeMemory(c.device, b_mem, NULL);
 	vkFreeMemory(c.device, a_mem, NULL);

@@ -5,12 +5,14 @@
 # layers 0-1 in SHADER_READ_ONLY_OPTIMAL and layers 2-3 in GENERAL, mip
 # level 2 in TRANSFER_DST_OPTIMAL; image B with only mip level 0 of layer 0
 # used (the rest UNDEFINED); image D's depth in TRANSFER_SRC_OPTIMAL and
-# its stencil in GENERAL.  Every later submit reads each range from the
-# layout it is in.
+# its stencil in GENERAL; image E, a depth/stencil attachment, left by a
+# render pass whose final layout is TRANSFER_SRC_OPTIMAL for the depth and
+# GENERAL for the stencil (VkAttachmentDescriptionStencilLayout).  Every
+# later submit reads each range from the layout it is in.
 #
 # With TRACESMITH_VK_SNAPSHOT_STAGING=1 the snapshot of `--submits 4-7`
 # copies each range out from its own layout and back in (B: one region,
-# its one used subresource; D: depth and stencil apart), then moves each
+# its one used subresource; D and E: depth and stencil apart), then moves each
 # range on to its layout; without it the same barriers follow the memory
 # restored through a mapping.  Both trimmed traces' checkpoints are the
 # full capture's for the same submits, and their replays under the
@@ -54,7 +56,7 @@ cps() {
 # mask, first mip level, level count, first layer, layer count, new layout,
 # "from", old layout
 snapshot_moves() {
-	"$BUILD/tsinfo" --dump "$1" | awk '/ snapshot_end( |$)/{exit} {print}' |
+	"$BUILD/tsinfo" --dump --elements all "$1" | awk '/ snapshot_end( |$)/{exit} {print}' |
 		grep 'vulkan.vkCmdPipelineBarrier commandBuffer=0xfff5' |
 		tr ' ' '\n' | sed -n 's/^pImageMemoryBarriers\[[0-9]*\]\.//p' | tr -d '"' |
 		awk -F= '
@@ -67,10 +69,11 @@ snapshot_moves() {
 			$1 == "subresourceRange.baseArrayLayer" { l = $2 }
 			$1 == "subresourceRange.layerCount" { print img, a, m, nm, l, $2, new, "from", old }'
 }
-# image_of TRACE FORMAT: the handle of the image of that format the trace creates
+# image_of TRACE FORMAT [N]: the handle of the N-th image (default the
+# first) of that format the trace creates
 image_of() {
 	"$BUILD/tsinfo" --dump "$1" | grep "vulkan.vkCreateImage .*format=\"VK_FORMAT_$2\"" |
-		tr ' ' '\n' | sed -n 's/^pImage=//p' | head -n 1
+		tr ' ' '\n' | sed -n 's/^pImage=//p' | sed -n "${3:-1}p"
 }
 
 vk_env_run "$T/full.log" "$BUILD/tscapture" -o "$T/full.sbt" -- "$PROG" --rounds 8 ||
@@ -95,7 +98,9 @@ for mode in stg map; do
 	A=$(image_of "$W" R8G8B8A8_UINT)
 	B=$(image_of "$W" R32_UINT)
 	D=$(image_of "$W" D32_SFLOAT_S8_UINT)
-	[ -n "$A" ] && [ -n "$B" ] && [ -n "$D" ] || fail "$mode: the snapshot does not create images A, B and D"
+	E=$(image_of "$W" D32_SFLOAT_S8_UINT 2)
+	[ -n "$A" ] && [ -n "$B" ] && [ -n "$D" ] && [ -n "$E" ] ||
+		fail "$mode: the snapshot does not create images A, B, D and E"
 	# A's ranges, B's one subresource, D's aspects, each to its own layout
 	for want in \
 		"$A 1 0 1 0 4 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL" \
@@ -104,7 +109,9 @@ for mode in stg map; do
 		"$A 1 2 1 0 4 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL" \
 		"$B 1 0 1 0 1 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL" \
 		"$D 2 0 1 0 1 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL" \
-		"$D 4 0 1 0 1 VK_IMAGE_LAYOUT_GENERAL"; do
+		"$D 4 0 1 0 1 VK_IMAGE_LAYOUT_GENERAL" \
+		"$E 2 0 1 0 1 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL" \
+		"$E 4 0 1 0 1 VK_IMAGE_LAYOUT_GENERAL"; do
 		grep -q "^$want from " "$T/$mode.moves" ||
 			fail "$mode: no snapshot barrier '$want': $(cat "$T/$mode.moves")"
 	done
@@ -122,8 +129,8 @@ for mode in stg map; do
 done
 
 # with staging: the copies out and in per range, B in one region
-grep -q 'Vulkan snapshot: .*, 3 images copied' "$T/stg.log" ||
-	fail "the snapshot did not copy the 3 images: $(grep 'Vulkan snapshot:' "$T/stg.log")"
+grep -q 'Vulkan snapshot: .*, 4 images copied' "$T/stg.log" ||
+	fail "the snapshot did not copy the 4 images: $(grep 'Vulkan snapshot:' "$T/stg.log")"
 "$BUILD/tsinfo" --dump "$T/stg-submits-4-7.sbt" | awk '/ snapshot_end( |$)/{exit} {print}' |
 	grep 'vulkan.vkCmdCopyBufferToImage commandBuffer=0xfff5' >"$T/stg.copies"
 W=$T/stg-submits-4-7.sbt
@@ -133,6 +140,8 @@ grep "dstImage=$(image_of "$W" R32_UINT) " "$T/stg.copies" | grep -q 'regionCoun
 	fail "image B is not restored in 1 region (its one used subresource)"
 grep "dstImage=$(image_of "$W" D32_SFLOAT_S8_UINT) " "$T/stg.copies" | grep -q 'regionCount=2 ' ||
 	fail "image D is not restored in 2 regions (depth, stencil)"
+grep "dstImage=$(image_of "$W" D32_SFLOAT_S8_UINT 2) " "$T/stg.copies" | grep -q 'regionCount=2 ' ||
+	fail "image E is not restored in 2 regions (depth, stencil)"
 grep -q 'Vulkan snapshot: .*, 0 images copied' "$T/map.log" ||
 	fail "without staging the snapshot copied images: $(grep 'Vulkan snapshot:' "$T/map.log")"
 echo ok
