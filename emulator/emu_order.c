@@ -1,13 +1,15 @@
 /*
- * emu_order.c - sampled legal orders of a CUDA trace's commands, for
- * tsreplay --schedule-seed (docs/emulator.md "Sampled orders").
+ * emu_order.c - sampled legal orders of a CUDA or HIP trace's commands, and
+ * of a Vulkan trace's submits, for tsreplay --schedule-seed
+ * (docs/emulator.md "Sampled orders").
  *
  * What "legal" means here: a device order that the captured program could
  * have seen.  Two rules make it:
  *
  *   - happens-before: a command runs after every step it depends on in
  *     the graph (stream order, events, the legacy stream, host
- *     synchronizations);
+ *     synchronizations; on Vulkan queue order, semaphores, fences and host
+ *     waits);
  *   - issue: a command runs only once the host has issued it (its record
  *     has been read), and everything issued before a host *barrier* has run
  *     before the host passes it.  A barrier is a record whose replay needs
@@ -30,6 +32,15 @@
  * mode, nothing runs until the host waits.  Refused: graph launches (the
  * replay runs the order on one stream, where graphs are not rebuilt) and
  * commands on two devices (one device's stream orders no other's).
+ *
+ * On a Vulkan trace what moves is a whole vkQueueSubmit* (a *unit*: its
+ * batches are steps of the graph, and the replay re-issues the record);
+ * a submit with a batch that runs no command (its waits and signals are
+ * not in the graph), presents and sparse binds stay where they are, as
+ * barriers.  Records that only record command buffers, make objects, bind
+ * memory to new ones or query without waiting are not barriers
+ * (emu_order_vk_harmless); every other one is.  One queue runs its submits
+ * in submission order, so a trace on one queue has one order, its own.
  *
  * The PRNG is splitmix64 (a 64-bit counter through a mixing function):
  * the same seed gives the same order on every machine.  The order's hash
