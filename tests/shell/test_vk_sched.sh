@@ -24,7 +24,13 @@
 #   --check-determinism --schedule-seeds 1,...,10 agrees (exit 0);
 # - the one-queue capture itself: the order is the captured one, said in
 #   one line, and its replay matches (exit 0);
-# - tsreplay --emulate --schedule-seed refuses a bad seed and --json (exit 2).
+# - tsreplay --emulate --schedule-seed refuses a bad seed and --json (exit 2);
+# - on a synthetic three-queue trace (tests/programs/vk_race_gen: 512
+#   submits round-robin, every 16th signalling a semaphore the next one
+#   waits for, vkDeviceWaitIdle after every 256th), for 20 seeds every
+#   submit is in the order once, each queue keeps its submission order,
+#   each waiting submit comes after the one it waits for, none crosses a
+#   vkDeviceWaitIdle, and the seeds draw 20 different orders.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -137,6 +143,50 @@ has one err "tsreplay: --schedule-seed: $T/nowait.one.sbt: every submit goes to 
 has one err "), which runs them in submission order: the order is the captured one"
 has one out "0 of them run after a command the capture issued later"
 has one out "checkpoints: 1 compared, 1 matched, 0 differ"
+# legal orders on a synthetic three-queue trace, checked against its records
+G=$P/vk_race_gen
+[ -x "$G" ] || fail "$G is not built"
+"$G" "$T/gen.sbt" 4096 3 >"$T/gen.log" || fail "vk_race_gen: $(cat "$T/gen.log")"
+"$VK_ENV_BUILD/tsinfo" --dump "$T/gen.sbt" >"$T/gen.dump" || fail "tsinfo --dump"
+for s in $(seq 1 20); do
+	expect_rc 0 gen.o$s "$R" --emulate --schedule-seed "$s" "$T/gen.sbt"
+done
+python3 - "$T" <<'EOF' || fail "synthetic orders"
+import re, sys
+t = sys.argv[1]
+submits, waits, barriers = {}, set(), []
+for line in open(t + "/gen.dump"):
+    m = re.match(r"seq=(\d+) .* vulkan\.vkQueueSubmit queue=0x0*([0-9a-f]+) ", line)
+    if m:
+        submits[int(m.group(1))] = int(m.group(2), 16)
+        if "waitSemaphoreCount=1" in line:
+            waits.add(int(m.group(1)))
+    elif re.match(r"seq=\d+ .* vulkan\.vkDeviceWaitIdle", line):
+        barriers.append(int(line.split()[0][4:]))
+order_seqs = sorted(submits)
+assert len(order_seqs) == 512 and len(waits) == 32 and len(barriers) == 2, (len(order_seqs), len(waits), barriers)
+hashes = set()
+for s in range(1, 21):
+    out = open("%s/gen.o%d.out" % (t, s)).read().splitlines()
+    hashes.add(out[0].split()[4])
+    items = [re.match(r"  seq (\d+) submit on queue 0x([0-9a-f]+) .*, before seq (\d+)$", l) for l in out[1:]]
+    assert all(items), out[:3]
+    seqs = [int(m.group(1)) for m in items]
+    pos = {q: i for i, q in enumerate(seqs)}
+    assert sorted(seqs) == order_seqs, "seed %d: not every submit once" % s
+    last = {}
+    for m in items:
+        q, seq, before = int(m.group(2), 16), int(m.group(1)), int(m.group(3))
+        assert submits[seq] == q, (s, seq)
+        assert last.get(q, 0) < seq, "seed %d: queue 0x%x out of order at seq %d" % (s, q, seq)
+        last[q] = seq
+        assert before == min(b for b in barriers if b > seq), (s, seq, before)
+    for w in waits:
+        prev = order_seqs[order_seqs.index(w) - 1]
+        assert pos[prev] < pos[w], "seed %d: seq %d runs before seq %d it waits for" % (s, w, prev)
+assert len(hashes) == 20, hashes
+EOF
+
 # usage errors of the order listing
 expect_rc 2 bad.seed "$R" --emulate --schedule-seed abc "$T/wait.sbt"
 has bad.seed err "tsreplay: --schedule-seed: expected a decimal number from 0 to 18446744073709551615, got 'abc'"
