@@ -37,6 +37,14 @@
  *       interposer's allocation table, 0 when it cannot); the *Symbol
  *       forms: dst or src = the host shadow variable, name = its device
  *       name when registered, offset.
+ *     hipMemcpy2D(Async) (cuMemcpy2D(Async)): sub, dst, src, dst_pitch,
+ *       src_pitch, width (bytes), height, size = width x height; a host
+ *       source's rows packed as blob, a host destination's packed rows
+ *       checkpointed.  hipMemcpyPeer(Async) (cuMemcpyPeer(Async)): sub =
+ *       device to device, dst, src, size, device = destination device,
+ *       ivalue = source device.  hipMemset2D(Async) (cuMemsetD2D8(Async)):
+ *       dst, pitch, value (the byte), width (bytes), height, elem_size 1,
+ *       size = width x height.
  *     hipSetDevice (cuCtxSetCurrent): device; hipStreamCreateWithFlags
  *       (cuStreamCreate): flags.
  *
@@ -305,7 +313,10 @@ extern "C" {
 	X(hipEventCreate, cuEventCreate) X(hipEventCreateWithFlags, cuEventCreate) \
 	X(hipEventDestroy, cuEventDestroy) X(hipEventRecord, cuEventRecord)        \
 	X(hipEventSynchronize, cuEventSynchronize) X(hipEventQuery, cuEventQuery)   \
-	X(__hipPushCallConfiguration, cuLaunchKernel)
+	X(__hipPushCallConfiguration, cuLaunchKernel)                              \
+	X(hipMemcpy2D, cuMemcpy2D) X(hipMemcpy2DAsync, cuMemcpy2DAsync)            \
+	X(hipMemcpyPeer, cuMemcpyPeer) X(hipMemcpyPeerAsync, cuMemcpyPeerAsync)    \
+	X(hipMemset2D, cuMemsetD2D8) X(hipMemset2DAsync, cuMemsetD2D8Async)
 
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,

@@ -1183,6 +1183,138 @@ hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t sizeBy
 
 /* ---- memsets ------------------------------------------------------------------------------ */
 
+/* A pitched copy (hipMemcpy2D and its async form): height rows of width
+ * bytes.  A host source's rows are stored packed; a host destination's
+ * packed rows are checkpointed (async: at the next synchronization the
+ * program can see), with the source allocation as object. */
+static void thip_copy2d_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                               unsigned dir, void *dst, size_t dpitch, const void *src,
+                               size_t spitch, size_t width, size_t height, int async,
+                               hipStream_t stream)
+{
+	sbt_cm_call c;
+	uint64_t seq;
+	int ok = r == hipSuccess && width && height && (!height || width <= SIZE_MAX / height);
+	if (!call->record)
+		return;
+	sbt_cm_call_init(&c);
+	c.result = (uint64_t)r;
+	c.sub = dir;
+	c.dst = THIP_U(dst);
+	c.src = THIP_U(src);
+	c.dst_pitch = dpitch;
+	c.src_pitch = spitch;
+	c.width = width;
+	c.height = height;
+	c.size = (uint64_t)width * height;
+	c.stream = async ? THIP_U(stream) : 0;
+	c.capture_status = async ? thip_capture_status(stream) : 0;
+	if (dir == SBT_CM_COPY_HTOD) {
+		c.host = THIP_U(src);
+		c.src = 0;
+		if (ok && src) {
+			uint8_t *packed = thip_rows_pack(src, spitch, width, height);
+			if (packed)
+				c.blob = cap_blob(packed, c.size);
+			free(packed);
+		}
+	} else if (dir == SBT_CM_COPY_DTOH) {
+		c.host = THIP_U(dst);
+		c.dst = 0;
+	}
+	seq = thip_record(hcall, &c, CAP_REC_WORK);
+	if (seq && ok && dir == SBT_CM_COPY_DTOH && dst) {
+		if (async) {
+			thip_pending_add_rows(seq, THIP_U(stream), dst, dpitch, THIP_U(src), width, height);
+		} else {
+			uint64_t base = thip_alloc_base(THIP_U(src));
+			uint8_t *packed = thip_rows_pack(dst, dpitch, width, height);
+			if (packed)
+				cap_checkpoint(seq, base, base ? THIP_U(src) - base : THIP_U(src), packed, c.size);
+			free(packed);
+		}
+	}
+}
+
+hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                       size_t height, hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind) =
+		(hipError_t(*)(void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind))thip_begin(
+			&call, THIP_FN_hipMemcpy2D);
+	hipError_t r = real ? real(dst, dpitch, src, spitch, width, height, kind) : THIP_NO_RUNTIME;
+	if (call.record)
+		thip_copy2d_record(&call, SBT_CM_HIP_hipMemcpy2D, r, thip_copy_dir(kind, dst, src), dst,
+		                   dpitch, src, spitch, width, height, 0, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                            size_t height, hipMemcpyKind kind, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind,
+	                   hipStream_t) =
+		(hipError_t(*)(void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind,
+		               hipStream_t))thip_begin(&call, THIP_FN_hipMemcpy2DAsync);
+	hipError_t r = real ? real(dst, dpitch, src, spitch, width, height, kind, stream)
+	                    : THIP_NO_RUNTIME;
+	if (call.record)
+		thip_copy2d_record(&call, SBT_CM_HIP_hipMemcpy2DAsync, r, thip_copy_dir(kind, dst, src),
+		                   dst, dpitch, src, spitch, width, height, 1, stream);
+	thip_end(&call);
+	return r;
+}
+
+/* Peer copies: the runtime (clr's hip_peer.cpp) makes them device-to-device
+ * hipMemcpy / hipMemcpyAsync calls, which arrive here nested and are
+ * passed through; the peer call is the record. */
+static void thip_peer_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r, void *dst,
+                             int dst_device, const void *src, int src_device, size_t size,
+                             hipStream_t stream)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.sub = SBT_CM_COPY_DTOD;
+	c.dst = THIP_U(dst);
+	c.src = THIP_U(src);
+	c.size = size;
+	c.device = dst_device;
+	c.ivalue = src_device;
+	c.stream = THIP_U(stream);
+	c.capture_status = call->record ? thip_capture_status(stream) : 0;
+	thip_simple(call, hcall, r, &c, CAP_REC_WORK);
+}
+
+hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId,
+                         size_t sizeBytes)
+{
+	thip_call call;
+	hipError_t (*real)(void *, int, const void *, int, size_t) =
+		(hipError_t(*)(void *, int, const void *, int, size_t))thip_begin(&call, THIP_FN_hipMemcpyPeer);
+	hipError_t r = real ? real(dst, dstDeviceId, src, srcDeviceId, sizeBytes) : THIP_NO_RUNTIME;
+	thip_peer_record(&call, SBT_CM_HIP_hipMemcpyPeer, r, dst, dstDeviceId, src, srcDeviceId,
+	                 sizeBytes, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice,
+                              size_t sizeBytes, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(void *, int, const void *, int, size_t, hipStream_t) =
+		(hipError_t(*)(void *, int, const void *, int, size_t, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMemcpyPeerAsync);
+	hipError_t r = real ? real(dst, dstDeviceId, src, srcDevice, sizeBytes, stream) : THIP_NO_RUNTIME;
+	thip_peer_record(&call, SBT_CM_HIP_hipMemcpyPeerAsync, r, dst, dstDeviceId, src, srcDevice,
+	                 sizeBytes, stream);
+	thip_end(&call);
+	return r;
+}
+
 static void thip_memset_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
                                const void *dst, uint64_t value, size_t count, unsigned elem,
                                hipStream_t stream)
@@ -1289,6 +1421,50 @@ hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStr
 	hipError_t r = real ? real(dst, value, count, stream) : THIP_NO_RUNTIME;
 	thip_memset_record(&call, SBT_CM_HIP_hipMemsetD32Async, r, dst, (uint32_t)value, count, 4,
 	                   stream);
+	thip_end(&call);
+	return r;
+}
+
+/* A pitched memset: height rows of width bytes, pitch apart. */
+static void thip_memset2d_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                                 void *dst, size_t pitch, int value, size_t width, size_t height,
+                                 hipStream_t stream)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.dst = THIP_U(dst);
+	c.pitch = pitch;
+	c.value = (uint8_t)value;
+	c.width = width;
+	c.height = height;
+	c.elem_size = 1;
+	c.size = (uint64_t)width * height;
+	c.stream = THIP_U(stream);
+	c.capture_status = call->record ? thip_capture_status(stream) : 0;
+	thip_simple(call, hcall, r, &c, CAP_REC_WORK);
+}
+
+hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
+{
+	thip_call call;
+	hipError_t (*real)(void *, size_t, int, size_t, size_t) =
+		(hipError_t(*)(void *, size_t, int, size_t, size_t))thip_begin(&call, THIP_FN_hipMemset2D);
+	hipError_t r = real ? real(dst, pitch, value, width, height) : THIP_NO_RUNTIME;
+	thip_memset2d_record(&call, SBT_CM_HIP_hipMemset2D, r, dst, pitch, value, width, height, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height,
+                            hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(void *, size_t, int, size_t, size_t, hipStream_t) =
+		(hipError_t(*)(void *, size_t, int, size_t, size_t, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMemset2DAsync);
+	hipError_t r = real ? real(dst, pitch, value, width, height, stream) : THIP_NO_RUNTIME;
+	thip_memset2d_record(&call, SBT_CM_HIP_hipMemset2DAsync, r, dst, pitch, value, width, height,
+	                     stream);
 	thip_end(&call);
 	return r;
 }

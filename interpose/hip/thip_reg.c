@@ -34,6 +34,7 @@ typedef struct thip_alloc {
 
 typedef struct thip_pending {
 	uint64_t seq, stream, src, size;
+	uint64_t pitch, width; /* a pitched copy's rows (width 0: one linear range) */
 	const void *host;
 } thip_pending;
 
@@ -286,8 +287,40 @@ void thip_pending_add(uint64_t seq, uint64_t stream, const void *host, uint64_t 
 		p->host = host;
 		p->src = src;
 		p->size = size;
+		p->pitch = p->width = 0;
 	}
 	pthread_mutex_unlock(&thip_reg_mu);
+}
+
+void thip_pending_add_rows(uint64_t seq, uint64_t stream, const void *host, uint64_t pitch,
+                           uint64_t src, uint64_t width, uint64_t height)
+{
+	thip_pending *p;
+	pthread_mutex_lock(&thip_reg_mu);
+	p = thip_vec_push(&thip_pendings, sizeof(*p));
+	if (p) {
+		p->seq = seq;
+		p->stream = stream;
+		p->host = host;
+		p->src = src;
+		p->size = width * height;
+		p->pitch = pitch;
+		p->width = width;
+	}
+	pthread_mutex_unlock(&thip_reg_mu);
+}
+
+uint8_t *thip_rows_pack(const void *rows, uint64_t pitch, uint64_t width, uint64_t height)
+{
+	uint8_t *out;
+	if (width && height > SIZE_MAX / width)
+		return NULL;
+	out = malloc(width && height ? width * height : 1);
+	if (!out)
+		return NULL;
+	for (uint64_t y = 0; y < height; y++)
+		memcpy(out + y * width, (const uint8_t *)rows + y * pitch, width);
+	return out;
 }
 
 void thip_pending_flush(int all, uint64_t stream)
@@ -310,6 +343,13 @@ void thip_pending_flush(int all, uint64_t stream)
 		if (!found)
 			break;
 		base = thip_alloc_base(p.src);
-		cap_checkpoint(p.seq, base, base ? p.src - base : p.src, p.host, p.size);
+		if (p.width && p.pitch != p.width) {
+			uint8_t *packed = thip_rows_pack(p.host, p.pitch, p.width, p.size / p.width);
+			if (packed)
+				cap_checkpoint(p.seq, base, base ? p.src - base : p.src, packed, p.size);
+			free(packed);
+		} else {
+			cap_checkpoint(p.seq, base, base ? p.src - base : p.src, p.host, p.size);
+		}
 	}
 }

@@ -20,9 +20,7 @@ static rp_status rphip_unknown(rphip_state *s, rp_diag *diag, const char *what, 
 	                  (unsigned long long)cap);
 }
 
-/* The live stream of a captured one (0: the null stream; every stream
- * with --streams single). */
-static rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj **obj,
+rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj **obj,
                               rp_diag *diag)
 {
 	rphip_obj *o;
@@ -437,11 +435,16 @@ static int rphip_is_async(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipMemcpyToSymbolAsync: case SBT_CM_HIP_hipMemcpyFromSymbolAsync:
 	case SBT_CM_HIP_hipMemsetAsync: case SBT_CM_HIP_hipMemsetD8Async:
 	case SBT_CM_HIP_hipMemsetD16Async: case SBT_CM_HIP_hipMemsetD32Async:
+	case SBT_CM_HIP_hipMemcpy2DAsync: case SBT_CM_HIP_hipMemcpyPeerAsync:
+	case SBT_CM_HIP_hipMemset2DAsync:
 		return 1;
 	default:
 		return 0;
 	}
 }
+
+static rp_status rphip_copy_keep(rphip_state *s, uint64_t src, uint8_t *buf, uint64_t len,
+                                 rp_diag *diag);
 
 static int rphip_is_symbol(sbt_cm_hip_call hc)
 {
@@ -464,6 +467,12 @@ static rp_status rphip_after(rphip_state *s, hipStream_t stream, const rphip_obj
 		return RP_OK;
 	}
 	if (sync || buf) {
+		/* --profile: the command ends here, not after the host's wait */
+		rp_status st = rphip_profile_end(s, diag);
+		if (st != RP_OK) {
+			free(buf);
+			return st;
+		}
 		r = s->rt.p_hipStreamSynchronize(stream);
 		free(buf);
 		if (r != hipSuccess)
@@ -508,35 +517,23 @@ static rp_status rphip_copy_run(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm
 		if (r != hipSuccess)
 			return rphip_hipfail(s, diag, "hipMemcpyAsync", r);
 		return rphip_after(s, stream, so, sync, NULL, diag);
-	case SBT_CM_COPY_DTOH: {
-		rphip_copy *cp;
+	case SBT_CM_COPY_DTOH:
 		if ((st = rphip_translate(s, src, c->size, "source", &lsrc, diag)) != RP_OK)
 			return st;
 		if (so && so->capturing)
 			return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
 			                  "a device-to-host copy captured into a graph is not replayed yet");
-		buf = malloc(c->size);
-		if (!buf || (s->ncopies == s->capcopies &&
-		             !(s->copies = realloc(s->copies, (s->capcopies = s->capcopies * 2 + 8) *
-		                                                 sizeof(*s->copies))))) {
-			free(buf);
+		if (!(buf = malloc(c->size)))
 			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		}
 		r = s->rt.p_hipMemcpyAsync(buf, (void *)(uintptr_t)lsrc, c->size, hipMemcpyDeviceToHost,
 		                           stream);
 		if (r != hipSuccess) {
 			free(buf);
 			return rphip_hipfail(s, diag, "hipMemcpyAsync", r);
 		}
-		cp = &s->copies[s->ncopies++];
-		memset(cp, 0, sizeof(*cp));
-		cp->seq = s->seq;
-		cp->vstart = src;
-		cp->buf = buf;
-		cp->len = c->size;
-		rp_cm_copy_source_take(&cp->src, &s->ranges[rphip_range_find(s, src)].head);
+		if ((st = rphip_copy_keep(s, src, buf, c->size, diag)) != RP_OK)
+			return st;
 		return rphip_after(s, stream, so, sync, NULL, diag);
-	}
 	case SBT_CM_COPY_HTOH:
 		return RP_OK; /* host memory only: nothing on the device */
 	default:
@@ -571,6 +568,164 @@ static rp_status rphip_memset(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_c
 		r = s->rt.p_hipMemsetAsync((void *)(uintptr_t)live, (int)c->value, c->size, stream);
 	if (r != hipSuccess)
 		return rphip_hipfail(s, diag, "hipMemsetAsync", r);
+	return rphip_after(s, stream, so, !rphip_is_async(hc), NULL, diag);
+}
+
+/* The bytes [p, p + (height - 1) * pitch + width) of height rows; 0 on
+ * overflow (a trace is untrusted). */
+static uint64_t rphip_rows_span(uint64_t pitch, uint64_t width, uint64_t height)
+{
+	if (!height || !width || width > pitch || height - 1 > (UINT64_MAX - width) / pitch)
+		return 0;
+	return (height - 1) * pitch + width;
+}
+
+/* A keep-for-its-checkpoint entry for a device-to-host copy landing in buf
+ * (owned from here on). */
+static rp_status rphip_copy_keep(rphip_state *s, uint64_t src, uint8_t *buf, uint64_t len,
+                                 rp_diag *diag)
+{
+	rphip_copy *cp;
+
+	if (s->ncopies == s->capcopies) {
+		size_t ncap = s->capcopies * 2 + 8;
+		rphip_copy *nv = realloc(s->copies, ncap * sizeof(*nv));
+		if (!nv) {
+			free(buf);
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		}
+		s->copies = nv;
+		s->capcopies = ncap;
+	}
+	cp = &s->copies[s->ncopies++];
+	memset(cp, 0, sizeof(*cp));
+	cp->seq = s->seq;
+	cp->vstart = src;
+	cp->buf = buf;
+	cp->len = len;
+	rp_cm_copy_source_take(&cp->src, &s->ranges[rphip_range_find(s, src)].head);
+	return RP_OK;
+}
+
+/* hipMemcpy2D(Async): height rows of width bytes.  The record carries a
+ * host source packed (width bytes a row), and a host destination's rows
+ * are checkpointed packed: the replay reads them so. */
+static rp_status rphip_copy2d(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                              rp_diag *diag)
+{
+	uint64_t w = c->width, h = c->height, dspan, sspan, ldst, lsrc;
+	hipStream_t stream;
+	rphip_obj *so;
+	uint8_t *buf = NULL;
+	hipError_t r;
+	rp_status st;
+
+	if (!w || !h)
+		return RP_OK;
+	if (h > UINT64_MAX / w || c->size != w * h)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "size %llu is not width %llu x height %llu",
+		                  (unsigned long long)c->size, (unsigned long long)w,
+		                  (unsigned long long)h);
+	if ((st = rphip_stream(s, c->stream, &stream, &so, diag)) != RP_OK)
+		return st;
+	dspan = rphip_rows_span(c->dst_pitch, w, h);
+	sspan = rphip_rows_span(c->src_pitch, w, h);
+	switch (c->sub) {
+	case SBT_CM_COPY_HTOD:
+		if (!dspan)
+			return rphip_fail(s, diag, RP_ERR_TRACE, "a destination pitch of %llu for rows of "
+			                  "%llu bytes", (unsigned long long)c->dst_pitch, (unsigned long long)w);
+		if ((st = rphip_translate(s, c->dst, dspan, "destination", &ldst, diag)) != RP_OK ||
+		    (st = rphip_blob(s, c->blob, c->size, &buf, NULL, diag)) != RP_OK)
+			return st;
+		r = s->rt.p_hipMemcpy2DAsync((void *)(uintptr_t)ldst, c->dst_pitch, buf, w, w, h,
+		                             hipMemcpyHostToDevice, stream);
+		if (r != hipSuccess) {
+			free(buf);
+			return rphip_hipfail(s, diag, "hipMemcpy2DAsync", r);
+		}
+		return rphip_after(s, stream, so, !rphip_is_async(hc), buf, diag);
+	case SBT_CM_COPY_DTOD:
+		if (!dspan || !sspan)
+			return rphip_fail(s, diag, RP_ERR_TRACE, "pitches of %llu and %llu for rows of %llu "
+			                  "bytes", (unsigned long long)c->dst_pitch,
+			                  (unsigned long long)c->src_pitch, (unsigned long long)w);
+		if ((st = rphip_translate(s, c->dst, dspan, "destination", &ldst, diag)) != RP_OK ||
+		    (st = rphip_translate(s, c->src, sspan, "source", &lsrc, diag)) != RP_OK)
+			return st;
+		r = s->rt.p_hipMemcpy2DAsync((void *)(uintptr_t)ldst, c->dst_pitch,
+		                             (void *)(uintptr_t)lsrc, c->src_pitch, w, h,
+		                             hipMemcpyDeviceToDevice, stream);
+		if (r != hipSuccess)
+			return rphip_hipfail(s, diag, "hipMemcpy2DAsync", r);
+		return rphip_after(s, stream, so, !rphip_is_async(hc), NULL, diag);
+	case SBT_CM_COPY_DTOH:
+		if (!sspan)
+			return rphip_fail(s, diag, RP_ERR_TRACE, "a source pitch of %llu for rows of %llu "
+			                  "bytes", (unsigned long long)c->src_pitch, (unsigned long long)w);
+		if ((st = rphip_translate(s, c->src, sspan, "source", &lsrc, diag)) != RP_OK)
+			return st;
+		if (so && so->capturing)
+			return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
+			                  "a device-to-host copy captured into a graph is not replayed yet");
+		if (!(buf = malloc(c->size)))
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		r = s->rt.p_hipMemcpy2DAsync(buf, w, (void *)(uintptr_t)lsrc, c->src_pitch, w, h,
+		                             hipMemcpyDeviceToHost, stream);
+		if (r != hipSuccess) {
+			free(buf);
+			return rphip_hipfail(s, diag, "hipMemcpy2DAsync", r);
+		}
+		if ((st = rphip_copy_keep(s, c->src, buf, c->size, diag)) != RP_OK)
+			return st;
+		return rphip_after(s, stream, so, !rphip_is_async(hc), NULL, diag);
+	case SBT_CM_COPY_HTOH:
+		return RP_OK; /* host memory only: nothing on the device */
+	default:
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
+		                  "a copy whose direction capture could not tell (sub %llu)",
+		                  (unsigned long long)c->sub);
+	}
+}
+
+/* hipMemcpyPeer(Async): the runtime makes it a device-to-device copy
+ * (clr's hip_peer.cpp), the same device on both sides included; the
+ * backend replays on device 0 only. */
+static rp_status rphip_copy_peer(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                                 rp_diag *diag)
+{
+	if (c->device != 0 || c->ivalue != 0)
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
+		                  "a copy from device %lld to device %lld: the HIP backend replays on "
+		                  "device 0 only", (long long)c->ivalue, (long long)c->device);
+	if (c->sub != SBT_CM_COPY_DTOD)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "a peer copy that is not device to device "
+		                  "(sub %llu)", (unsigned long long)c->sub);
+	return rphip_copy_run(s, hc, c, diag);
+}
+
+/* hipMemset2D(Async): height rows of width bytes, pitch apart. */
+static rp_status rphip_memset2d(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                                rp_diag *diag)
+{
+	uint64_t span, live;
+	hipStream_t stream;
+	rphip_obj *so;
+	hipError_t r;
+	rp_status st;
+
+	if (!c->width || !c->height)
+		return RP_OK;
+	if (!(span = rphip_rows_span(c->pitch, c->width, c->height)))
+		return rphip_fail(s, diag, RP_ERR_TRACE, "a pitch of %llu for rows of %llu bytes",
+		                  (unsigned long long)c->pitch, (unsigned long long)c->width);
+	if ((st = rphip_stream(s, c->stream, &stream, &so, diag)) != RP_OK ||
+	    (st = rphip_translate(s, c->dst, span, "destination", &live, diag)) != RP_OK)
+		return st;
+	r = s->rt.p_hipMemset2DAsync((void *)(uintptr_t)live, c->pitch, (int)(uint8_t)c->value,
+	                             c->width, c->height, stream);
+	if (r != hipSuccess)
+		return rphip_hipfail(s, diag, "hipMemset2DAsync", r);
 	return rphip_after(s, stream, so, !rphip_is_async(hc), NULL, diag);
 }
 
@@ -720,7 +875,8 @@ static rp_status rphip_graph(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_ca
 
 /* ---- the table of calls ----------------------------------------------------------------- */
 
-rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                                 rp_diag *diag)
 {
 	hipStream_t stream;
 	hipEvent_t ev = NULL;
@@ -794,6 +950,12 @@ rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, r
 	case SBT_CM_HIP_hipMemsetD8Async: case SBT_CM_HIP_hipMemsetD16Async:
 	case SBT_CM_HIP_hipMemsetD32Async:
 		return rphip_memset(s, hc, c, diag);
+	case SBT_CM_HIP_hipMemcpy2D: case SBT_CM_HIP_hipMemcpy2DAsync:
+		return rphip_copy2d(s, hc, c, diag);
+	case SBT_CM_HIP_hipMemcpyPeer: case SBT_CM_HIP_hipMemcpyPeerAsync:
+		return rphip_copy_peer(s, hc, c, diag);
+	case SBT_CM_HIP_hipMemset2D: case SBT_CM_HIP_hipMemset2DAsync:
+		return rphip_memset2d(s, hc, c, diag);
 	case SBT_CM_HIP_hipStreamCreate:
 	case SBT_CM_HIP_hipStreamCreateWithFlags:
 	case SBT_CM_HIP_hipStreamCreateWithPriority:
@@ -840,6 +1002,39 @@ rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, r
 		break;
 	}
 	return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "not replayed by the HIP backend");
+}
+
+/* What --profile times: launches, copies, memsets and graph launches. */
+static int rphip_is_timed(sbt_cm_hip_call hc)
+{
+	switch (hc) {
+	case SBT_CM_HIP_hipLaunchKernel: case SBT_CM_HIP_hipModuleLaunchKernel:
+	case SBT_CM_HIP_hipExtModuleLaunchKernel: case SBT_CM_HIP_hipLaunchCooperativeKernel:
+	case SBT_CM_HIP_hipGraphLaunch:
+	case SBT_CM_HIP_hipMemcpy: case SBT_CM_HIP_hipMemcpyAsync:
+	case SBT_CM_HIP_hipMemcpyHtoD: case SBT_CM_HIP_hipMemcpyHtoDAsync:
+	case SBT_CM_HIP_hipMemcpyDtoH: case SBT_CM_HIP_hipMemcpyDtoHAsync:
+	case SBT_CM_HIP_hipMemcpyDtoD: case SBT_CM_HIP_hipMemcpyDtoDAsync:
+	case SBT_CM_HIP_hipMemcpyToSymbol: case SBT_CM_HIP_hipMemcpyToSymbolAsync:
+	case SBT_CM_HIP_hipMemcpyFromSymbol: case SBT_CM_HIP_hipMemcpyFromSymbolAsync:
+	case SBT_CM_HIP_hipMemset: case SBT_CM_HIP_hipMemsetAsync:
+	case SBT_CM_HIP_hipMemsetD8: case SBT_CM_HIP_hipMemsetD16: case SBT_CM_HIP_hipMemsetD32:
+	case SBT_CM_HIP_hipMemsetD8Async: case SBT_CM_HIP_hipMemsetD16Async:
+	case SBT_CM_HIP_hipMemsetD32Async:
+	case SBT_CM_HIP_hipMemcpy2D: case SBT_CM_HIP_hipMemcpy2DAsync:
+	case SBT_CM_HIP_hipMemcpyPeer: case SBT_CM_HIP_hipMemcpyPeerAsync:
+	case SBT_CM_HIP_hipMemset2D: case SBT_CM_HIP_hipMemset2DAsync:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag)
+{
+	if (s->profile && rphip_is_timed(hc))
+		return rphip_profile_exec(s, hc, c, rphip_exec_call, diag);
+	return rphip_exec_call(s, hc, c, diag);
 }
 
 void rphip_teardown(rphip_state *s)

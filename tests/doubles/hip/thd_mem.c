@@ -411,3 +411,108 @@ THD_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t co
 {
 	return thd_fill_on(dst, (uint32_t)value, 4, count, s);
 }
+
+/* ---- pitched copies and memsets, peer copies ----------------------------------
+ * clr (hip_memory.cpp) checks what the double checks, in this order: a zero
+ * pitch is hipErrorUnknown, a zero width or height copies nothing and is
+ * hipSuccess, a width past a pitch is hipErrorInvalidValue.  The runtime
+ * copies one rectangle; the double queues one copy per row on the same
+ * stream, in order, which nothing after the copy can tell apart.  Every
+ * row's device span is checked before the first is queued, so a refused
+ * copy changes nothing. */
+
+static hipError_t thd_rows_check(const void *p, size_t pitch, size_t width, size_t height)
+{
+	for (size_t y = 0; y < height; y++)
+		if (!thd_span_ok((const uint8_t *)p + y * pitch, width))
+			return hipErrorInvalidValue;
+	return hipSuccess;
+}
+
+static hipError_t thd_copy2d_on(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                size_t width, size_t height, hipStream_t stream)
+{
+	hipError_t r;
+
+	if (!dpitch || !spitch)
+		return thd_ret(hipErrorUnknown);
+	if (!width || !height)
+		return hipSuccess;
+	if (!dst || !src || width > dpitch || width > spitch || height > SIZE_MAX / dpitch ||
+	    height > SIZE_MAX / spitch || thd_rows_check(dst, dpitch, width, height) != hipSuccess ||
+	    thd_rows_check(src, spitch, width, height) != hipSuccess)
+		return thd_ret(hipErrorInvalidValue);
+	for (size_t y = 0; y < height; y++) {
+		r = thd_copy_on((uint8_t *)dst + y * dpitch, (const uint8_t *)src + y * spitch, width,
+		                stream);
+		if (r != hipSuccess)
+			return r;
+	}
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                  size_t width, size_t height, hipMemcpyKind kind)
+{
+	(void)kind;
+	return thd_copy2d_on(dst, dpitch, src, spitch, width, height, NULL);
+}
+
+THD_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                       size_t width, size_t height, hipMemcpyKind kind,
+                                       hipStream_t stream)
+{
+	(void)kind;
+	return thd_copy2d_on(dst, dpitch, src, spitch, width, height, stream);
+}
+
+static hipError_t thd_memset2d_on(void *dst, size_t pitch, int value, size_t width, size_t height,
+                                  hipStream_t stream)
+{
+	hipError_t r;
+
+	if (!width || !height)
+		return hipSuccess;
+	if (!dst || !pitch || width > pitch || height > SIZE_MAX / pitch)
+		return thd_ret(hipErrorInvalidValue);
+	for (size_t y = 0; y < height; y++)
+		if (!thd_mem_at((uintptr_t)dst + y * pitch, width))
+			return thd_ret(hipErrorInvalidValue);
+	for (size_t y = 0; y < height; y++) {
+		r = thd_fill_on((uint8_t *)dst + y * pitch, (uint8_t)value, 1, width, stream);
+		if (r != hipSuccess)
+			return r;
+	}
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
+{
+	return thd_memset2d_on(dst, pitch, value, width, height, NULL);
+}
+
+THD_EXPORT hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width,
+                                       size_t height, hipStream_t stream)
+{
+	return thd_memset2d_on(dst, pitch, value, width, height, stream);
+}
+
+/* clr (hip_peer.cpp): a device number outside [0, device count) is
+ * hipErrorInvalidDevice; otherwise the copy is hipMemcpy(Async) device to
+ * device, the same device on both sides included.  The double has one
+ * device, 0. */
+THD_EXPORT hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId,
+                                    size_t n)
+{
+	if (dstDeviceId != 0 || srcDeviceId != 0)
+		return thd_ret(hipErrorInvalidDevice);
+	return hipMemcpy(dst, src, n, hipMemcpyDeviceToDevice);
+}
+
+THD_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice,
+                                         size_t n, hipStream_t stream)
+{
+	if (dstDeviceId != 0 || srcDevice != 0)
+		return thd_ret(hipErrorInvalidDevice);
+	return hipMemcpyAsync(dst, src, n, hipMemcpyDeviceToDevice, stream);
+}
