@@ -34,7 +34,7 @@ typedef struct thip_alloc {
 
 typedef struct thip_pending {
 	uint64_t seq, stream, src, size;
-	uint64_t pitch, width; /* a pitched copy's rows (width 0: one linear range) */
+	thip_rows rows;        /* a pitched copy's region (width 0: one linear range) */
 	const void *host;
 } thip_pending;
 
@@ -287,13 +287,13 @@ void thip_pending_add(uint64_t seq, uint64_t stream, const void *host, uint64_t 
 		p->host = host;
 		p->src = src;
 		p->size = size;
-		p->pitch = p->width = 0;
+		memset(&p->rows, 0, sizeof(p->rows));
 	}
 	pthread_mutex_unlock(&thip_reg_mu);
 }
 
-void thip_pending_add_rows(uint64_t seq, uint64_t stream, const void *host, uint64_t pitch,
-                           uint64_t src, uint64_t width, uint64_t height)
+void thip_pending_add_rows(uint64_t seq, uint64_t stream, const void *host, const thip_rows *r,
+                           uint64_t src)
 {
 	thip_pending *p;
 	pthread_mutex_lock(&thip_reg_mu);
@@ -303,23 +303,25 @@ void thip_pending_add_rows(uint64_t seq, uint64_t stream, const void *host, uint
 		p->stream = stream;
 		p->host = host;
 		p->src = src;
-		p->size = width * height;
-		p->pitch = pitch;
-		p->width = width;
+		p->size = r->width * r->height * r->depth;
+		p->rows = *r;
 	}
 	pthread_mutex_unlock(&thip_reg_mu);
 }
 
-uint8_t *thip_rows_pack(const void *rows, uint64_t pitch, uint64_t width, uint64_t height)
+uint8_t *thip_rows_pack(const void *first, const thip_rows *r)
 {
+	uint64_t w = r->width, h = r->height, d = r->depth;
 	uint8_t *out;
-	if (width && height > SIZE_MAX / width)
+	if (!w || !h || !d || h > SIZE_MAX / w || d > SIZE_MAX / (w * h))
 		return NULL;
-	out = malloc(width && height ? width * height : 1);
+	out = malloc(w * h * d);
 	if (!out)
 		return NULL;
-	for (uint64_t y = 0; y < height; y++)
-		memcpy(out + y * width, (const uint8_t *)rows + y * pitch, width);
+	for (uint64_t z = 0; z < d; z++)
+		for (uint64_t y = 0; y < h; y++)
+			memcpy(out + (z * h + y) * w,
+			       (const uint8_t *)first + z * r->pitch * r->slice_rows + y * r->pitch, w);
 	return out;
 }
 
@@ -343,8 +345,8 @@ void thip_pending_flush(int all, uint64_t stream)
 		if (!found)
 			break;
 		base = thip_alloc_base(p.src);
-		if (p.width && p.pitch != p.width) {
-			uint8_t *packed = thip_rows_pack(p.host, p.pitch, p.width, p.size / p.width);
+		if (p.rows.width) {
+			uint8_t *packed = thip_rows_pack(p.host, &p.rows);
 			if (packed)
 				cap_checkpoint(p.seq, base, base ? p.src - base : p.src, packed, p.size);
 			free(packed);

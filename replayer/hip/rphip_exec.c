@@ -436,7 +436,8 @@ static int rphip_is_async(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipMemsetAsync: case SBT_CM_HIP_hipMemsetD8Async:
 	case SBT_CM_HIP_hipMemsetD16Async: case SBT_CM_HIP_hipMemsetD32Async:
 	case SBT_CM_HIP_hipMemcpy2DAsync: case SBT_CM_HIP_hipMemcpyPeerAsync:
-	case SBT_CM_HIP_hipMemset2DAsync:
+	case SBT_CM_HIP_hipMemset2DAsync: case SBT_CM_HIP_hipMemcpy3DAsync:
+	case SBT_CM_HIP_hipMemcpyParam2DAsync: case SBT_CM_HIP_hipMemset3DAsync:
 		return 1;
 	default:
 		return 0;
@@ -571,13 +572,31 @@ static rp_status rphip_memset(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_c
 	return rphip_after(s, stream, so, !rphip_is_async(hc), NULL, diag);
 }
 
-/* The bytes [p, p + (height - 1) * pitch + width) of height rows; 0 on
- * overflow (a trace is untrusted). */
-static uint64_t rphip_rows_span(uint64_t pitch, uint64_t width, uint64_t height)
+/* A pitched region: depth slices of height rows of width bytes, rows
+ * pitch apart, slices pitch x slice_rows apart; first = the captured
+ * address of its first byte (pointer + position), span = bytes from first
+ * to the end of its last row.  rphip_region_of fails on what no copy could
+ * make (a trace is untrusted). */
+typedef struct rphip_region {
+	uint64_t first, span, pitch, slice_rows;
+} rphip_region;
+
+static int rphip_region_of(uint64_t ptr, uint64_t x, uint64_t y, uint64_t z, uint64_t pitch,
+                        uint64_t slice_rows, uint64_t w, uint64_t h, uint64_t d, rphip_region *out)
 {
-	if (!height || !width || width > pitch || height - 1 > (UINT64_MAX - width) / pitch)
-		return 0;
-	return (height - 1) * pitch + width;
+	uint64_t rows = slice_rows ? slice_rows : h, slice;
+
+	if (!w || !h || !d || w > pitch || rows > UINT64_MAX / pitch)
+		return -1;
+	slice = pitch * rows;
+	if ((z && z > (UINT64_MAX >> 1) / (slice ? slice : 1)) || y > (UINT64_MAX >> 2) / pitch ||
+	    (d - 1) > (UINT64_MAX >> 2) / (slice ? slice : 1) || (h - 1) > (UINT64_MAX >> 3) / pitch)
+		return -1;
+	out->first = ptr + z * slice + y * pitch + x;
+	out->span = (d - 1) * slice + (h - 1) * pitch + w;
+	out->pitch = pitch;
+	out->slice_rows = rows;
+	return out->span < w ? -1 : 0;
 }
 
 /* A keep-for-its-checkpoint entry for a device-to-host copy landing in buf
@@ -607,76 +626,103 @@ static rp_status rphip_copy_keep(rphip_state *s, uint64_t src, uint8_t *buf, uin
 	return RP_OK;
 }
 
-/* hipMemcpy2D(Async): height rows of width bytes.  The record carries a
- * host source packed (width bytes a row), and a host destination's rows
- * are checkpointed packed: the replay reads them so. */
-static rp_status rphip_copy2d(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
-                              rp_diag *diag)
+/* Issue one pitched copy between live first bytes: hipMemcpy2DAsync for
+ * one slice, hipMemcpy3DAsync for more. */
+static hipError_t rphip_pitched_issue(rphip_state *s, void *dst, const rphip_region *dr,
+                                      const void *src, const rphip_region *sr, uint64_t w,
+                                      uint64_t h, uint64_t d, hipMemcpyKind kind,
+                                      hipStream_t stream, const char **fn)
 {
-	uint64_t w = c->width, h = c->height, dspan, sspan, ldst, lsrc;
+	struct hipMemcpy3DParms p;
+
+	if (d == 1) {
+		*fn = "hipMemcpy2DAsync";
+		return s->rt.p_hipMemcpy2DAsync(dst, dr->pitch, src, sr->pitch, w, h, kind, stream);
+	}
+	*fn = "hipMemcpy3DAsync";
+	memset(&p, 0, sizeof(p));
+	p.dstPtr = make_hipPitchedPtr(dst, dr->pitch, w, dr->slice_rows);
+	p.srcPtr = make_hipPitchedPtr((void *)(uintptr_t)src, sr->pitch, w, sr->slice_rows);
+	p.extent = make_hipExtent(w, h, d);
+	p.kind = kind;
+	return s->rt.p_hipMemcpy3DAsync(&p, stream);
+}
+
+/* Pitched copies: hipMemcpy2D, hipMemcpyParam2D, hipMemcpy3D and their
+ * async forms (the record's fields: serializer/sbt_compute.h).  A host
+ * source comes packed in the blob, and a host destination's rows are read
+ * packed, as capture checkpointed them. */
+static rp_status rphip_copy_pitched(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                                    rp_diag *diag)
+{
+	uint64_t w = c->width, h = c->height, d = c->depth ? c->depth : 1, ldst, lsrc;
+	rphip_region dr, sr, packed;
 	hipStream_t stream;
 	rphip_obj *so;
 	uint8_t *buf = NULL;
+	const char *fn = "";
 	hipError_t r;
 	rp_status st;
 
 	if (!w || !h)
 		return RP_OK;
-	if (h > UINT64_MAX / w || c->size != w * h)
-		return rphip_fail(s, diag, RP_ERR_TRACE, "size %llu is not width %llu x height %llu",
-		                  (unsigned long long)c->size, (unsigned long long)w,
-		                  (unsigned long long)h);
+	if (c->sub == SBT_CM_COPY_ARRAY)
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "copies to or from HIP arrays are not "
+		                  "replayed (the arrays' creation is not recorded)");
+	if (h > UINT64_MAX / w || d > UINT64_MAX / (w * h) || c->size != w * h * d)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "size %llu is not width %llu x height %llu x "
+		                  "depth %llu", (unsigned long long)c->size, (unsigned long long)w,
+		                  (unsigned long long)h, (unsigned long long)d);
 	if ((st = rphip_stream(s, c->stream, &stream, &so, diag)) != RP_OK)
 		return st;
-	dspan = rphip_rows_span(c->dst_pitch, w, h);
-	sspan = rphip_rows_span(c->src_pitch, w, h);
+	packed = (rphip_region){0, w * h * d, w, h};
+	if ((c->sub != SBT_CM_COPY_DTOH &&
+	     rphip_region_of(c->dst, c->dst_x, c->dst_y, c->dst_z, c->dst_pitch, c->dst_height, w, h, d,
+	                  &dr) != 0) ||
+	    (c->sub != SBT_CM_COPY_HTOD &&
+	     rphip_region_of(c->src, c->src_x, c->src_y, c->src_z, c->src_pitch, c->src_height, w, h, d,
+	                  &sr) != 0))
+		return rphip_fail(s, diag, RP_ERR_TRACE, "pitches %llu and %llu (%llu and %llu rows a "
+		                  "slice) cannot hold rows of %llu bytes at the positions recorded",
+		                  (unsigned long long)c->dst_pitch, (unsigned long long)c->src_pitch,
+		                  (unsigned long long)c->dst_height, (unsigned long long)c->src_height,
+		                  (unsigned long long)w);
 	switch (c->sub) {
 	case SBT_CM_COPY_HTOD:
-		if (!dspan)
-			return rphip_fail(s, diag, RP_ERR_TRACE, "a destination pitch of %llu for rows of "
-			                  "%llu bytes", (unsigned long long)c->dst_pitch, (unsigned long long)w);
-		if ((st = rphip_translate(s, c->dst, dspan, "destination", &ldst, diag)) != RP_OK ||
+		if ((st = rphip_translate(s, dr.first, dr.span, "destination", &ldst, diag)) != RP_OK ||
 		    (st = rphip_blob(s, c->blob, c->size, &buf, NULL, diag)) != RP_OK)
 			return st;
-		r = s->rt.p_hipMemcpy2DAsync((void *)(uintptr_t)ldst, c->dst_pitch, buf, w, w, h,
-		                             hipMemcpyHostToDevice, stream);
+		r = rphip_pitched_issue(s, (void *)(uintptr_t)ldst, &dr, buf, &packed, w, h, d,
+		                        hipMemcpyHostToDevice, stream, &fn);
 		if (r != hipSuccess) {
 			free(buf);
-			return rphip_hipfail(s, diag, "hipMemcpy2DAsync", r);
+			return rphip_hipfail(s, diag, fn, r);
 		}
 		return rphip_after(s, stream, so, !rphip_is_async(hc), buf, diag);
 	case SBT_CM_COPY_DTOD:
-		if (!dspan || !sspan)
-			return rphip_fail(s, diag, RP_ERR_TRACE, "pitches of %llu and %llu for rows of %llu "
-			                  "bytes", (unsigned long long)c->dst_pitch,
-			                  (unsigned long long)c->src_pitch, (unsigned long long)w);
-		if ((st = rphip_translate(s, c->dst, dspan, "destination", &ldst, diag)) != RP_OK ||
-		    (st = rphip_translate(s, c->src, sspan, "source", &lsrc, diag)) != RP_OK)
+		if ((st = rphip_translate(s, dr.first, dr.span, "destination", &ldst, diag)) != RP_OK ||
+		    (st = rphip_translate(s, sr.first, sr.span, "source", &lsrc, diag)) != RP_OK)
 			return st;
-		r = s->rt.p_hipMemcpy2DAsync((void *)(uintptr_t)ldst, c->dst_pitch,
-		                             (void *)(uintptr_t)lsrc, c->src_pitch, w, h,
-		                             hipMemcpyDeviceToDevice, stream);
+		r = rphip_pitched_issue(s, (void *)(uintptr_t)ldst, &dr, (void *)(uintptr_t)lsrc, &sr, w,
+		                        h, d, hipMemcpyDeviceToDevice, stream, &fn);
 		if (r != hipSuccess)
-			return rphip_hipfail(s, diag, "hipMemcpy2DAsync", r);
+			return rphip_hipfail(s, diag, fn, r);
 		return rphip_after(s, stream, so, !rphip_is_async(hc), NULL, diag);
 	case SBT_CM_COPY_DTOH:
-		if (!sspan)
-			return rphip_fail(s, diag, RP_ERR_TRACE, "a source pitch of %llu for rows of %llu "
-			                  "bytes", (unsigned long long)c->src_pitch, (unsigned long long)w);
-		if ((st = rphip_translate(s, c->src, sspan, "source", &lsrc, diag)) != RP_OK)
+		if ((st = rphip_translate(s, sr.first, sr.span, "source", &lsrc, diag)) != RP_OK)
 			return st;
 		if (so && so->capturing)
 			return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
 			                  "a device-to-host copy captured into a graph is not replayed yet");
 		if (!(buf = malloc(c->size)))
 			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		r = s->rt.p_hipMemcpy2DAsync(buf, w, (void *)(uintptr_t)lsrc, c->src_pitch, w, h,
-		                             hipMemcpyDeviceToHost, stream);
+		r = rphip_pitched_issue(s, buf, &packed, (void *)(uintptr_t)lsrc, &sr, w, h, d,
+		                        hipMemcpyDeviceToHost, stream, &fn);
 		if (r != hipSuccess) {
 			free(buf);
-			return rphip_hipfail(s, diag, "hipMemcpy2DAsync", r);
+			return rphip_hipfail(s, diag, fn, r);
 		}
-		if ((st = rphip_copy_keep(s, c->src, buf, c->size, diag)) != RP_OK)
+		if ((st = rphip_copy_keep(s, sr.first, buf, c->size, diag)) != RP_OK)
 			return st;
 		return rphip_after(s, stream, so, !rphip_is_async(hc), NULL, diag);
 	case SBT_CM_COPY_HTOH:
@@ -704,11 +750,15 @@ static rp_status rphip_copy_peer(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	return rphip_copy_run(s, hc, c, diag);
 }
 
-/* hipMemset2D(Async): height rows of width bytes, pitch apart. */
-static rp_status rphip_memset2d(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
-                                rp_diag *diag)
+/* hipMemset2D(Async), hipMemset3D(Async): through hipMemset3DAsync with
+ * the recorded pitch and rows a slice (a 2D one is one slice of height
+ * rows).  The runtime fills width x height x depth bytes in one piece when
+ * the pitch is the width (clr's ihipMemset3D), so that is the span then. */
+static rp_status rphip_memset_pitched(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                                      rp_diag *diag)
 {
-	uint64_t span, live;
+	uint64_t d = c->depth ? c->depth : 1, live;
+	rphip_region rg;
 	hipStream_t stream;
 	rphip_obj *so;
 	hipError_t r;
@@ -716,16 +766,20 @@ static rp_status rphip_memset2d(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm
 
 	if (!c->width || !c->height)
 		return RP_OK;
-	if (!(span = rphip_rows_span(c->pitch, c->width, c->height)))
-		return rphip_fail(s, diag, RP_ERR_TRACE, "a pitch of %llu for rows of %llu bytes",
-		                  (unsigned long long)c->pitch, (unsigned long long)c->width);
+	if (rphip_region_of(c->dst, 0, 0, 0, c->pitch, c->pitch == c->width ? c->height : c->dst_height,
+	                 c->width, c->height, d, &rg) != 0)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "a pitch of %llu (%llu rows a slice) for rows "
+		                  "of %llu bytes", (unsigned long long)c->pitch,
+		                  (unsigned long long)c->dst_height, (unsigned long long)c->width);
 	if ((st = rphip_stream(s, c->stream, &stream, &so, diag)) != RP_OK ||
-	    (st = rphip_translate(s, c->dst, span, "destination", &live, diag)) != RP_OK)
+	    (st = rphip_translate(s, c->dst, rg.span, "destination", &live, diag)) != RP_OK)
 		return st;
-	r = s->rt.p_hipMemset2DAsync((void *)(uintptr_t)live, c->pitch, (int)(uint8_t)c->value,
-	                             c->width, c->height, stream);
+	r = s->rt.p_hipMemset3DAsync(make_hipPitchedPtr((void *)(uintptr_t)live, c->pitch, c->width,
+	                                                rg.slice_rows),
+	                             (int)(uint8_t)c->value, make_hipExtent(c->width, c->height, d),
+	                             stream);
 	if (r != hipSuccess)
-		return rphip_hipfail(s, diag, "hipMemset2DAsync", r);
+		return rphip_hipfail(s, diag, "hipMemset3DAsync", r);
 	return rphip_after(s, stream, so, !rphip_is_async(hc), NULL, diag);
 }
 
@@ -951,11 +1005,14 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	case SBT_CM_HIP_hipMemsetD32Async:
 		return rphip_memset(s, hc, c, diag);
 	case SBT_CM_HIP_hipMemcpy2D: case SBT_CM_HIP_hipMemcpy2DAsync:
-		return rphip_copy2d(s, hc, c, diag);
+	case SBT_CM_HIP_hipMemcpyParam2D: case SBT_CM_HIP_hipMemcpyParam2DAsync:
+	case SBT_CM_HIP_hipMemcpy3D: case SBT_CM_HIP_hipMemcpy3DAsync:
+		return rphip_copy_pitched(s, hc, c, diag);
 	case SBT_CM_HIP_hipMemcpyPeer: case SBT_CM_HIP_hipMemcpyPeerAsync:
 		return rphip_copy_peer(s, hc, c, diag);
 	case SBT_CM_HIP_hipMemset2D: case SBT_CM_HIP_hipMemset2DAsync:
-		return rphip_memset2d(s, hc, c, diag);
+	case SBT_CM_HIP_hipMemset3D: case SBT_CM_HIP_hipMemset3DAsync:
+		return rphip_memset_pitched(s, hc, c, diag);
 	case SBT_CM_HIP_hipStreamCreate:
 	case SBT_CM_HIP_hipStreamCreateWithFlags:
 	case SBT_CM_HIP_hipStreamCreateWithPriority:
@@ -1024,6 +1081,9 @@ static int rphip_is_timed(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipMemcpy2D: case SBT_CM_HIP_hipMemcpy2DAsync:
 	case SBT_CM_HIP_hipMemcpyPeer: case SBT_CM_HIP_hipMemcpyPeerAsync:
 	case SBT_CM_HIP_hipMemset2D: case SBT_CM_HIP_hipMemset2DAsync:
+	case SBT_CM_HIP_hipMemcpy3D: case SBT_CM_HIP_hipMemcpy3DAsync:
+	case SBT_CM_HIP_hipMemcpyParam2D: case SBT_CM_HIP_hipMemcpyParam2DAsync:
+	case SBT_CM_HIP_hipMemset3D: case SBT_CM_HIP_hipMemset3DAsync:
 		return 1;
 	default:
 		return 0;

@@ -46,7 +46,7 @@
 	X(hipMemAddressReserve) X(hipMemAddressFree) X(hipMemCreate) X(hipMemRelease)   \
 	X(hipMemMap) X(hipMemUnmap) X(hipMemSetAccess)                                  \
 	X(hipMemcpyAsync) X(hipMemsetAsync) X(hipMemsetD16Async) X(hipMemsetD32Async)   \
-	X(hipMemcpy2DAsync) X(hipMemset2DAsync)                                         \
+	X(hipMemcpy2DAsync) X(hipMemcpy3DAsync) X(hipMemset3DAsync)                     \
 	X(hipStreamCreateWithPriority) X(hipStreamDestroy) X(hipStreamSynchronize)      \
 	X(hipStreamWaitEvent) X(hipStreamBeginCapture) X(hipStreamEndCapture)           \
 	X(hipEventCreateWithFlags) X(hipEventDestroy) X(hipEventRecord)                 \

@@ -8,8 +8,8 @@
 #   pointer (400, then hipErrorInvalidValue 1);
 # - hip_struct (two streams, an event), hip_module (module launches),
 #   hip_graph (a graph built by stream capture, launched twice) and
-#   hip_copy2d (pitched and peer copies, pitched memsets) captured with
-#   tscapture and replayed with --profile: every checkpoint still
+#   hip_pitched (pitched 2D and 3D and peer copies, pitched memsets)
+#   captured with tscapture and replayed with --profile: every checkpoint still
 #   matches, the trace is byte-identical before and after, TRACE.profile
 #   holds the trace's id, "api hip", the double's device name, and one
 #   entry per launch, copy and memset that worked at capture and was not
@@ -86,7 +86,7 @@ PY
 }
 
 export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-for p in struct module graph copy2d; do
+for p in struct module graph pitched; do
 	case $p in
 	module) args="$H/hip_module_kernels.hsaco" ;;
 	*) args= ;;

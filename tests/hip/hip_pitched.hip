@@ -1,6 +1,6 @@
 /*
- * hip_copy2d.hip - pitched copies and memsets and peer copies through the
- * HIP runtime (docs/hip.md): hipMemset2D over a pitched buffer (its
+ * hip_pitched.hip - pitched copies and memsets and peer copies through the
+ * HIP runtime (docs/hip.md).  2D: hipMemset2D over a pitched buffer (its
  * padding too), hipMemcpy2D host to device from a host pitch of its own,
  * hipMemset2DAsync of an inner rectangle on a created stream,
  * hipMemcpy2DAsync device to device into a packed buffer, hipMemcpyPeer
@@ -8,7 +8,12 @@
  * host into a wider host pitch, hipMemcpy2DAsync device to host read at
  * hipStreamSynchronize, and a linear hipMemcpy of the whole pitched buffer
  * (padding included); then a peer copy naming device 1, which the
- * one-device runtime refuses.  No kernel: every value comes from copies
+ * one-device runtime refuses.  3D: hipMemset3D of a whole two-slice
+ * buffer (pitch = width: one piece), hipMemcpy3D host to device into an
+ * inner box (a position in bytes, rows and slices), hipMemset3DAsync of a
+ * narrower box, hipMemcpyParam2DAsync device to device from a position,
+ * hipMemcpy3DAsync device to host into a wider host pitch, and
+ * hipMemcpyParam2D device to host at a host position.  No kernel: every value comes from copies
  * and memsets.  Prints each call's status; with no AMD GPU the runtime
  * answers with errors and the program still runs to its end (exit 0).
  */
@@ -27,6 +32,11 @@ int main(void)
 	hipStream_t s = NULL;
 	double sum = 0.0;
 	int count = -1;
+	static unsigned char cube[2][2][8], box[2 * 3 * 20], flat[20];
+	unsigned char *v = NULL, *v2 = NULL;
+	struct hipMemcpy3DParms p3;
+	hip_Memcpy2D q;
+	unsigned bsum = 0;
 
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++)
@@ -34,6 +44,10 @@ int main(void)
 	memset(wide, 0, sizeof(wide));
 	memset(packed, 0, sizeof(packed));
 	memset(raw, 0, sizeof(raw));
+	for (int z = 0; z < 2; z++)
+		for (int y = 0; y < 2; y++)
+			for (int x = 0; x < 8; x++)
+				cube[z][y][x] = (unsigned char)(0x40 + 16 * z + 8 * y + x);
 	printf("hipGetDeviceCount %d\n", (int)hipGetDeviceCount(&count));
 	printf("hipStreamCreate %d\n", (int)hipStreamCreate(&s));
 	printf("hipMalloc %d\n", (int)hipMalloc((void **)&d, PITCH * H));
@@ -60,6 +74,54 @@ int main(void)
 	printf("hipStreamSynchronize %d\n", (int)hipStreamSynchronize(s));
 	printf("hipMemcpy %d\n", (int)hipMemcpy(raw, d, sizeof(raw), hipMemcpyDeviceToHost));
 	printf("hipMemcpyPeer device 1 %d\n", (int)hipMemcpyPeer(f, 1, e, 0, sizeof(packed)));
+
+	/* 3D: v is 2 slices of 3 rows of 16 bytes */
+	printf("hipMalloc %d\n", (int)hipMalloc((void **)&v, 96));
+	printf("hipMalloc %d\n", (int)hipMalloc((void **)&v2, 16));
+	printf("hipMemset3D %d\n", (int)hipMemset3D(make_hipPitchedPtr(v, 16, 16, 3), 0x11,
+	                                            make_hipExtent(16, 3, 2)));
+	memset(&p3, 0, sizeof(p3));
+	p3.srcPtr = make_hipPitchedPtr(cube, 8, 8, 2);
+	p3.dstPtr = make_hipPitchedPtr(v, 16, 16, 3);
+	p3.dstPos = make_hipPos(4, 1, 0);
+	p3.extent = make_hipExtent(8, 2, 2);
+	p3.kind = hipMemcpyHostToDevice;
+	printf("hipMemcpy3D %d\n", (int)hipMemcpy3D(&p3));
+	printf("hipMemset3DAsync %d\n", (int)hipMemset3DAsync(make_hipPitchedPtr(v + 4, 16, 2, 3), 0,
+	                                                      make_hipExtent(2, 2, 2), s));
+	memset(&q, 0, sizeof(q));
+	q.srcMemoryType = hipMemoryTypeDevice;
+	q.srcDevice = v;
+	q.srcXInBytes = 6;
+	q.srcY = 1;
+	q.srcPitch = 16;
+	q.dstMemoryType = hipMemoryTypeDevice;
+	q.dstDevice = v2;
+	q.dstPitch = 8;
+	q.WidthInBytes = 8;
+	q.Height = 2;
+	printf("hipMemcpyParam2DAsync %d\n", (int)hipMemcpyParam2DAsync(&q, s));
+	memset(&p3, 0, sizeof(p3));
+	p3.srcPtr = make_hipPitchedPtr(v, 16, 16, 3);
+	p3.srcPos = make_hipPos(2, 0, 0);
+	p3.dstPtr = make_hipPitchedPtr(box, 20, 20, 3);
+	p3.extent = make_hipExtent(12, 3, 2);
+	p3.kind = hipMemcpyDeviceToHost;
+	printf("hipMemcpy3DAsync %d\n", (int)hipMemcpy3DAsync(&p3, s));
+	printf("hipStreamSynchronize %d\n", (int)hipStreamSynchronize(s));
+	memset(&q, 0, sizeof(q));
+	q.srcMemoryType = hipMemoryTypeDevice;
+	q.srcDevice = v2;
+	q.srcPitch = 8;
+	q.dstMemoryType = hipMemoryTypeHost;
+	q.dstHost = flat;
+	q.dstXInBytes = 1;
+	q.dstPitch = 10;
+	q.WidthInBytes = 8;
+	q.Height = 2;
+	printf("hipMemcpyParam2D %d\n", (int)hipMemcpyParam2D(&q));
+	printf("hipFree %d\n", (int)hipFree(v));
+	printf("hipFree %d\n", (int)hipFree(v2));
 	printf("hipFree %d\n", (int)hipFree(d));
 	printf("hipFree %d\n", (int)hipFree(e));
 	printf("hipFree %d\n", (int)hipFree(f));
@@ -71,5 +133,14 @@ int main(void)
 	       wide[1][3], wide[1][4], wide[1][5]);
 	printf("packed[13] %.1f sum %.1f raw[20] 0x%02x raw[%d] 0x%02x\n", packed[13], sum, raw[20],
 	       PITCH * H - 1, raw[PITCH * H - 1]);
+	for (int i = 0; i < (int)sizeof(box); i++)
+		bsum += box[i];
+	printf("box slice 1 row 1:");
+	for (int i = 0; i < 12; i++)
+		printf(" %02x", box[60 + 20 + i]);
+	printf(" (sum %u)\nflat:", bsum);
+	for (int i = 0; i < (int)sizeof(flat); i++)
+		printf(" %02x", flat[i]);
+	printf("\n");
 	return 0;
 }
