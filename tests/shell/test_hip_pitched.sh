@@ -22,6 +22,7 @@
 #   addresses, moved (--hip-no-reserve), with --check-determinism (and
 #   --per-command: the pitched and peer copies' destinations compared after
 #   each), with --streams single;
+# - damaged traces (seeded mutants) end with a result or one named error;
 # - dropping the hipMemset2DAsync, the hipMemcpyPeerAsync or the
 #   hipMemset3DAsync from the trace makes the replay differ (exit 3): each
 #   is replayed;
@@ -121,6 +122,22 @@ all_match percmd 5 --check-determinism --per-command --hip-no-reserve "$T/c.sbt"
 r=$(json_field "$T/percmd.out" command_results)
 [ "$r" = 10 ] || fail "--per-command compared '$r' results, not 10: $(cat "$T/percmd.out")"
 all_match single 5 --streams single "$T/c.sbt"
+
+# Damaged traces (40 seeded mutants: bytes, cuts, moves, drops, handles)
+# end with a result or one named error, never a crash or a hang: a pitched
+# record's numbers are untrusted.
+mkdir -p "$T/mut"
+expect_rc 0 mutants "$MUT" --batch "$T/c.sbt" "$T/mut" 1 40
+for f in "$T/mut"/*.sbt; do
+	rc=0
+	timeout 60 "$RP" -q --check-determinism --runs 2 "$f" >/dev/null 2>"$T/mut.err" || rc=$?
+	case $rc in
+	0 | 3) ;;
+	1) grep -q '^tsreplay: ' "$T/mut.err" ||
+		fail "$f ($(grep "$(basename "$f"):" "$T/mutants.out")): exit 1 without a message: $(cat "$T/mut.err")" ;;
+	*) fail "$f ($(grep "$(basename "$f"):" "$T/mutants.out")): exit $rc: $(cat "$T/mut.err")" ;;
+	esac
+done
 
 # Both the pitched memset and the peer copy are replayed: without them the
 # replay differs.
