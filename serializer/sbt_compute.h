@@ -46,10 +46,10 @@
  *       depth (0 for 2D), size = width x height x depth; a host source's
  *       rows packed as blob (width bytes each), a host destination's
  *       packed rows checkpointed with object = the allocation holding the
- *       source's first byte.  A side that is a HIP array: dst_type or
- *       src_type = 3 (CU_MEMORYTYPE_ARRAY, as CUDA records say it), the
- *       array as dst or src,
- *       sub = SBT_CM_COPY_ARRAY (not replayed).
+ *       source's first byte; dst_type and src_type as CUDA's records
+ *       (CUmemorytype: 1 host, 2 device, 3 array; 0 when the direction is
+ *       unknown).  A side that is a HIP array: type 3, the array as dst or
+ *       src, sub = SBT_CM_COPY_ARRAY (not replayed).
  *     hipMemcpyPeer(Async) (cuMemcpyPeer(Async)): sub = device to device,
  *       dst, src, size, device = destination device, ivalue = source device.
  *     hipMemset2D(Async), hipMemset3D(Async) (cuMemsetD2D8(Async)): dst,

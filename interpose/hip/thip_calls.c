@@ -1192,7 +1192,12 @@ typedef struct thip_side {
 	int array;
 } thip_side;
 
-#define THIP_MEMORYTYPE_ARRAY 3 /* dst_type / src_type of an array side (CUmemorytype's) */
+/* dst_type / src_type: CUmemorytype's numbers, as CUDA's pitched records
+ * carry them (serializer/sbt_compute.h), so that readers of the model
+ * (the emulator's footprints) take HIP's the same way. */
+#define THIP_MEMORYTYPE_HOST 1
+#define THIP_MEMORYTYPE_DEVICE 2
+#define THIP_MEMORYTYPE_ARRAY 3
 
 static uint64_t thip_side_first(const thip_side *sd)
 {
@@ -1232,8 +1237,12 @@ static void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hi
 	c.src_pitch = src->pitch;
 	c.dst_height = dst->slice_rows;
 	c.src_height = src->slice_rows;
-	c.dst_type = dst->array ? THIP_MEMORYTYPE_ARRAY : 0;
-	c.src_type = src->array ? THIP_MEMORYTYPE_ARRAY : 0;
+	c.dst_type = dst->array ? THIP_MEMORYTYPE_ARRAY
+	             : dir == SBT_CM_COPY_HTOD || dir == SBT_CM_COPY_DTOD ? THIP_MEMORYTYPE_DEVICE
+	             : dir ? THIP_MEMORYTYPE_HOST : 0;
+	c.src_type = src->array ? THIP_MEMORYTYPE_ARRAY
+	             : dir == SBT_CM_COPY_DTOH || dir == SBT_CM_COPY_DTOD ? THIP_MEMORYTYPE_DEVICE
+	             : dir ? THIP_MEMORYTYPE_HOST : 0;
 	c.width = width;
 	c.height = height;
 	c.depth = depth;

@@ -12,12 +12,13 @@
 # - tscapture records hipMemset2D, hipMemcpy2D (host to device with its
 #   rows packed as a blob, device to host checkpointed), hipMemset2DAsync,
 #   hipMemcpy2DAsync (device to device; device to host checkpointed at the
-#   stream's synchronization), hipMemcpyPeer and hipMemcpyPeerAsync (device
-#   to device, destination and source devices), hipMemset3D(Async),
+#   stream's synchronization), hipMemcpyPeer and hipMemcpyPeerAsync
+#   (device to device, destination and source devices), hipMemset3D(Async),
 #   hipMemcpy3D (host to device, its box packed as a blob), hipMemcpy3DAsync
 #   and hipMemcpyParam2D (device to host at positions, checkpointed packed),
-#   hipMemcpyParam2DAsync, the failed peer copy with its result; the
-#   output is unchanged;
+#   hipMemcpyParam2DAsync (the pitched copies with CUDA's memory types of
+#   their sides), the failed peer copy with its result; the output is
+#   unchanged;
 # - tsreplay replays it with its five checkpoints equal: at the captured
 #   addresses, moved (--hip-no-reserve), with --check-determinism (and
 #   --per-command: the pitched and peer copies' destinations compared after
@@ -76,11 +77,11 @@ cmp -s "$T/run.out" "$T/cap.out" || fail "output changed under tscapture: $(diff
 expect_rc 0 dump "$INFO" --dump "$T/c.sbt"
 grep -q ' hip\.hipMemset2D .*size=128 pitch=32 width=32 height=4 elem_size=1 value=127' "$T/dump.out" ||
 	fail "no hipMemset2D record: $(grep Memset "$T/dump.out")"
-grep -q ' hip\.hipMemcpy2D .*size=80 width=20 height=4 blob=[0-9]* host=[0-9]* sub=1 dst_pitch=32 src_pitch=20' "$T/dump.out" ||
+grep -q ' hip\.hipMemcpy2D .*size=80 width=20 height=4 blob=[0-9]* host=[0-9]* sub=1 dst_type=2 src_type=1 dst_pitch=32 src_pitch=20' "$T/dump.out" ||
 	fail "no host-to-device hipMemcpy2D record with its rows: $(grep Memcpy2D "$T/dump.out")"
 grep -q ' hip\.hipMemset2DAsync .*size=16 pitch=32 width=8 height=2 elem_size=1 stream=' "$T/dump.out" ||
 	fail "no hipMemset2DAsync record: $(grep Memset "$T/dump.out")"
-grep -q ' hip\.hipMemcpy2DAsync .*width=20 height=4 stream=[0-9]* sub=3 dst_pitch=20 src_pitch=32' "$T/dump.out" ||
+grep -q ' hip\.hipMemcpy2DAsync .*width=20 height=4 stream=[0-9]* sub=3 dst_type=2 src_type=2 dst_pitch=20 src_pitch=32' "$T/dump.out" ||
 	fail "no device-to-device hipMemcpy2DAsync record: $(grep Memcpy2D "$T/dump.out")"
 grep -q ' hip\.hipMemcpyPeer dst=[0-9]* src=[0-9]* size=80 sub=3' "$T/dump.out" ||
 	fail "no hipMemcpyPeer record: $(grep Peer "$T/dump.out")"
@@ -90,15 +91,15 @@ grep -q ' hip\.hipMemcpyPeer result=101 device="1" ' "$T/dump.out" ||
 	fail "no failed hipMemcpyPeer record naming device 1: $(grep Peer "$T/dump.out")"
 grep -q ' hip\.hipMemset3D .*size=96 pitch=16 width=16 height=3 depth=2 elem_size=1 value=17 dst_height=3' "$T/dump.out" ||
 	fail "no hipMemset3D record: $(grep Memset3D "$T/dump.out")"
-grep -q ' hip\.hipMemcpy3D .*size=32 width=8 height=2 depth=2 blob=[0-9]* host=[0-9]* sub=1 dst_x=4 dst_y=1 dst_pitch=16 src_pitch=8 dst_height=3 src_height=2' "$T/dump.out" ||
+grep -q ' hip\.hipMemcpy3D .*size=32 width=8 height=2 depth=2 blob=[0-9]* host=[0-9]* sub=1 dst_type=2 src_type=1 dst_x=4 dst_y=1 dst_pitch=16 src_pitch=8 dst_height=3 src_height=2' "$T/dump.out" ||
 	fail "no host-to-device hipMemcpy3D record with its box: $(grep Memcpy3D "$T/dump.out")"
 grep -q ' hip\.hipMemset3DAsync .*size=8 pitch=16 width=2 height=2 depth=2 elem_size=1 stream=[0-9]* dst_height=3' "$T/dump.out" ||
 	fail "no hipMemset3DAsync record: $(grep Memset3D "$T/dump.out")"
-grep -q ' hip\.hipMemcpyParam2DAsync .*size=16 width=8 height=2 stream=[0-9]* sub=3 src_x=6 src_y=1 dst_pitch=8 src_pitch=16' "$T/dump.out" ||
+grep -q ' hip\.hipMemcpyParam2DAsync .*size=16 width=8 height=2 stream=[0-9]* sub=3 dst_type=2 src_type=2 src_x=6 src_y=1 dst_pitch=8 src_pitch=16' "$T/dump.out" ||
 	fail "no hipMemcpyParam2DAsync record: $(grep Param2D "$T/dump.out")"
-grep -q ' hip\.hipMemcpy3DAsync .*size=72 width=12 height=3 depth=2 stream=[0-9]* host=[0-9]* sub=2 src_x=2 dst_pitch=20 src_pitch=16 dst_height=3 src_height=3' "$T/dump.out" ||
+grep -q ' hip\.hipMemcpy3DAsync .*size=72 width=12 height=3 depth=2 stream=[0-9]* host=[0-9]* sub=2 dst_type=1 src_type=2 src_x=2 dst_pitch=20 src_pitch=16 dst_height=3 src_height=3' "$T/dump.out" ||
 	fail "no device-to-host hipMemcpy3DAsync record: $(grep Memcpy3D "$T/dump.out")"
-grep -q ' hip\.hipMemcpyParam2D .*size=16 width=8 height=2 host=[0-9]* sub=2 dst_x=1 dst_pitch=10 src_pitch=8' "$T/dump.out" ||
+grep -q ' hip\.hipMemcpyParam2D .*size=16 width=8 height=2 host=[0-9]* sub=2 dst_type=1 src_type=2 dst_x=1 dst_pitch=10 src_pitch=8' "$T/dump.out" ||
 	fail "no device-to-host hipMemcpyParam2D record: $(grep Param2D "$T/dump.out")"
 for call in "hipMemcpy2D 2" "hipMemcpy2DAsync 2" "hipMemcpy 1" "hipMemcpy3DAsync 1" "hipMemcpyParam2D 1"; do
 	s=$(seq_of $call)
