@@ -13,7 +13,10 @@
  * inner box (a position in bytes, rows and slices), hipMemset3DAsync of a
  * narrower box, hipMemcpyParam2DAsync device to device from a position,
  * hipMemcpy3DAsync device to host into a wider host pitch, and
- * hipMemcpyParam2D device to host at a host position.  No kernel: every value comes from copies
+ * hipMemcpyParam2D device to host at a host position.  Then on two
+ * non-blocking streams a hipMemcpy3DAsync upload and a
+ * hipMemcpyParam2DAsync reading what it wrote, ordered by an event (with
+ * the argument "racy": not ordered), read back.  No kernel: every value comes from copies
  * and memsets.  Prints each call's status; with no AMD GPU the runtime
  * answers with errors and the program still runs to its end (exit 0).
  */
@@ -23,7 +26,7 @@
 
 enum { W = 5, H = 4, PITCH = 32, HPITCH = 8 };
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static float host[H][W], wide[H][HPITCH], packed[H * W];
 	static unsigned char raw[PITCH * H];
@@ -37,6 +40,11 @@ int main(void)
 	struct hipMemcpy3DParms p3;
 	hip_Memcpy2D q;
 	unsigned bsum = 0;
+	hipStream_t a = NULL, b = NULL;
+	hipEvent_t ev = NULL;
+	unsigned char *w3 = NULL, *w4 = NULL;
+	static unsigned char back[16];
+	int racy = argc > 1 && strcmp(argv[1], "racy") == 0;
 
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++)
@@ -122,6 +130,42 @@ int main(void)
 	printf("hipMemcpyParam2D %d\n", (int)hipMemcpyParam2D(&q));
 	printf("hipFree %d\n", (int)hipFree(v));
 	printf("hipFree %d\n", (int)hipFree(v2));
+
+	/* Two non-blocking streams: a 3D upload into w3 on one, a pitched copy
+	 * reading w3 on the other, ordered by an event unless "racy". */
+	printf("hipStreamCreateWithFlags %d\n", (int)hipStreamCreateWithFlags(&a, hipStreamNonBlocking));
+	printf("hipStreamCreateWithFlags %d\n", (int)hipStreamCreateWithFlags(&b, hipStreamNonBlocking));
+	printf("hipEventCreate %d\n", (int)hipEventCreate(&ev));
+	printf("hipMalloc %d\n", (int)hipMalloc((void **)&w3, 64));
+	printf("hipMalloc %d\n", (int)hipMalloc((void **)&w4, 16));
+	memset(&p3, 0, sizeof(p3));
+	p3.srcPtr = make_hipPitchedPtr(cube, 8, 8, 2);
+	p3.dstPtr = make_hipPitchedPtr(w3, 16, 16, 2);
+	p3.extent = make_hipExtent(8, 2, 2);
+	p3.kind = hipMemcpyHostToDevice;
+	printf("hipMemcpy3DAsync %d\n", (int)hipMemcpy3DAsync(&p3, a));
+	printf("hipEventRecord %d\n", (int)hipEventRecord(ev, a));
+	if (!racy)
+		printf("hipStreamWaitEvent %d\n", (int)hipStreamWaitEvent(b, ev, 0));
+	memset(&q, 0, sizeof(q));
+	q.srcMemoryType = hipMemoryTypeDevice;
+	q.srcDevice = w3;
+	q.srcY = 1;
+	q.srcPitch = 16;
+	q.dstMemoryType = hipMemoryTypeDevice;
+	q.dstDevice = w4;
+	q.dstPitch = 8;
+	q.WidthInBytes = 8;
+	q.Height = 2;
+	printf("hipMemcpyParam2DAsync %d\n", (int)hipMemcpyParam2DAsync(&q, b));
+	printf("hipStreamSynchronize %d\n", (int)hipStreamSynchronize(b));
+	printf("hipStreamSynchronize %d\n", (int)hipStreamSynchronize(a));
+	printf("hipMemcpy %d\n", (int)hipMemcpy(back, w4, sizeof(back), hipMemcpyDeviceToHost));
+	printf("hipFree %d\n", (int)hipFree(w3));
+	printf("hipFree %d\n", (int)hipFree(w4));
+	printf("hipEventDestroy %d\n", (int)hipEventDestroy(ev));
+	printf("hipStreamDestroy %d\n", (int)hipStreamDestroy(a));
+	printf("hipStreamDestroy %d\n", (int)hipStreamDestroy(b));
 	printf("hipFree %d\n", (int)hipFree(d));
 	printf("hipFree %d\n", (int)hipFree(e));
 	printf("hipFree %d\n", (int)hipFree(f));
@@ -141,6 +185,9 @@ int main(void)
 	printf(" (sum %u)\nflat:", bsum);
 	for (int i = 0; i < (int)sizeof(flat); i++)
 		printf(" %02x", flat[i]);
+	printf("\nback:");
+	for (int i = 0; i < (int)sizeof(back); i++)
+		printf(" %02x", back[i]);
 	printf("\n");
 	return 0;
 }

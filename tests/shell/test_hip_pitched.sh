@@ -19,10 +19,13 @@
 #   hipMemcpyParam2DAsync (the pitched copies with CUDA's memory types of
 #   their sides), the failed peer copy with its result; the output is
 #   unchanged;
-# - tsreplay replays it with its five checkpoints equal: at the captured
+# - tsreplay replays it with its six checkpoints equal: at the captured
 #   addresses, moved (--hip-no-reserve), with --check-determinism (and
 #   --per-command: the pitched and peer copies' destinations compared after
 #   each), with --streams single;
+# - tsexport --races: none; with "racy" (no event between the two
+#   non-blocking streams) the 3D upload and the pitched copy reading it
+#   race, each over the bytes its rows cover;
 # - damaged traces (seeded mutants) end with a result or one named error;
 # - dropping the hipMemset2DAsync, the hipMemcpyPeerAsync or the
 #   hipMemset3DAsync from the trace makes the replay differ (exit 3): each
@@ -69,6 +72,7 @@ has run out "packed[13] 23.0 sum 274.0 raw[20] 0x7f raw[127] 0x7f"
 has run out "hipMemcpyPeer device 1 101"
 has run out "box slice 1 row 1: 11 11 00 00 52 53 54 55 56 57 11 11 (sum 2866)"
 has run out "flat: 00 42 43 44 45 46 47 11 11 00 00 4a 4b 4c 4d 4e 4f 11 11 00"
+has run out "back: 48 49 4a 4b 4c 4d 4e 4f 50 51 52 53 54 55 56 57"
 [ "$(grep '^hip' "$T/run.out" | grep -v ' 0$')" = "hipMemcpyPeer device 1 101" ] ||
 	fail "a call other than the device-1 peer copy failed on the double: $(cat "$T/run.out")"
 
@@ -110,19 +114,35 @@ done
 # first byte (srcPos x = 2)
 grep -q "checkpoint call_seq=$(seq_of hipMemcpy3DAsync) object=[0-9a-fx]* offset=2 length=72 " "$T/dump.out" ||
 	fail "the hipMemcpy3DAsync checkpoint: $(grep checkpoint "$T/dump.out")"
-[ "$(grep -c ' checkpoint ' "$T/dump.out")" -eq 5 ] || fail "not 5 checkpoints: $(grep checkpoint "$T/dump.out")"
+[ "$(grep -c ' checkpoint ' "$T/dump.out")" -eq 6 ] || fail "not 6 checkpoints: $(grep checkpoint "$T/dump.out")"
 
-all_match replay 5 "$T/c.sbt"
+all_match replay 6 "$T/c.sbt"
 grep -q "not its captured" "$T/replay.err" && fail "an allocation was moved without --hip-no-reserve: $(cat "$T/replay.err")"
-all_match moved 5 --hip-no-reserve "$T/c.sbt"
-all_match determinism 5 --check-determinism "$T/c.sbt"
-all_match percmd 5 --check-determinism --per-command --hip-no-reserve "$T/c.sbt"
+all_match moved 6 --hip-no-reserve "$T/c.sbt"
+all_match determinism 6 --check-determinism "$T/c.sbt"
+all_match percmd 6 --check-determinism --per-command --hip-no-reserve "$T/c.sbt"
 # one result per write: the memset, the upload, the inner memset, the
 # packed copy, the two peer copies; the 3D memset, the 3D upload, the 3D
-# inner memset, the device-to-device hipMemcpyParam2DAsync
+# inner memset, the device-to-device hipMemcpyParam2DAsync; on the two
+# streams the 3D upload and the pitched copy
 r=$(json_field "$T/percmd.out" command_results)
-[ "$r" = 10 ] || fail "--per-command compared '$r' results, not 10: $(cat "$T/percmd.out")"
-all_match single 5 --streams single "$T/c.sbt"
+[ "$r" = 12 ] || fail "--per-command compared '$r' results, not 12: $(cat "$T/percmd.out")"
+all_match single 6 --streams single "$T/c.sbt"
+
+# The emulator finds the pitched copies' device footprints (CUDA's memory
+# types on HIP records): on two non-blocking streams with no event between
+# them, the hipMemcpy3DAsync writing w3's box and the hipMemcpyParam2DAsync
+# reading two of its rows race (exit 1), over exactly those bytes; with the
+# event they do not.
+expect_rc 0 races "$TOP/$BUILD/tsexport" --races "$T/c.sbt"
+has races out "races: 0 confirmed, 0 possible"
+expect_rc 0 cap.racy $PRE "$CAP" -o "$T/racy.sbt" -- "$H/hip_pitched" racy
+expect_rc 1 races.racy "$TOP/$BUILD/tsexport" --races "$T/racy.sbt"
+has races.racy out "races: 1 confirmed, 0 possible"
+grep -q '^  seq [0-9]* copy_h2d hipMemcpy3DAsync on stream 0x[0-9a-f]* (non-blocking) writes 0x\([0-9a-f]*\)000\.\.0x[0-9a-f]*038 (allocation of 64 bytes' "$T/races.racy.out" ||
+	fail "the race report does not give the 3D upload's box: $(cat "$T/races.racy.out")"
+grep -q '^  seq [0-9]* copy_d2d hipMemcpyParam2DAsync on stream 0x[0-9a-f]* (non-blocking) reads 0x[0-9a-f]*010\.\.0x[0-9a-f]*028 (allocation of 64 bytes' "$T/races.racy.out" ||
+	fail "the race report does not give the pitched copy's rows: $(cat "$T/races.racy.out")"
 
 # Damaged traces (40 seeded mutants: bytes, cuts, moves, drops, handles)
 # end with a result or one named error, never a crash or a hang: a pitched
