@@ -21,7 +21,7 @@ static rp_status rphip_unknown(rphip_state *s, rp_diag *diag, const char *what, 
 }
 
 rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj **obj,
-                              rp_diag *diag)
+                       rp_diag *diag)
 {
 	rphip_obj *o;
 
@@ -444,8 +444,8 @@ static int rphip_is_async(sbt_cm_hip_call hc)
 	}
 }
 
-static rp_status rphip_copy_keep(rphip_state *s, uint64_t src, uint8_t *buf, uint64_t len,
-                                 rp_diag *diag);
+static int rphip_copies_room(rphip_state *s);
+static void rphip_copy_keep(rphip_state *s, uint64_t src, uint8_t *buf, uint64_t len);
 
 static int rphip_is_symbol(sbt_cm_hip_call hc)
 {
@@ -524,7 +524,7 @@ static rp_status rphip_copy_run(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm
 		if (so && so->capturing)
 			return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
 			                  "a device-to-host copy captured into a graph is not replayed yet");
-		if (!(buf = malloc(c->size)))
+		if (rphip_copies_room(s) != 0 || !(buf = malloc(c->size)))
 			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		r = s->rt.p_hipMemcpyAsync(buf, (void *)(uintptr_t)lsrc, c->size, hipMemcpyDeviceToHost,
 		                           stream);
@@ -532,8 +532,7 @@ static rp_status rphip_copy_run(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm
 			free(buf);
 			return rphip_hipfail(s, diag, "hipMemcpyAsync", r);
 		}
-		if ((st = rphip_copy_keep(s, src, buf, c->size, diag)) != RP_OK)
-			return st;
+		rphip_copy_keep(s, src, buf, c->size);
 		return rphip_after(s, stream, so, sync, NULL, diag);
 	case SBT_CM_COPY_HTOH:
 		return RP_OK; /* host memory only: nothing on the device */
@@ -599,31 +598,37 @@ static int rphip_region_of(uint64_t ptr, uint64_t x, uint64_t y, uint64_t z, uin
 	return out->span < w ? -1 : 0;
 }
 
-/* A keep-for-its-checkpoint entry for a device-to-host copy landing in buf
- * (owned from here on). */
-static rp_status rphip_copy_keep(rphip_state *s, uint64_t src, uint8_t *buf, uint64_t len,
-                                 rp_diag *diag)
+/* Room for one more kept copy, made before the copy is issued (so that a
+ * buffer the runtime writes into is never given up); 0, or -1 when out of
+ * memory. */
+static int rphip_copies_room(rphip_state *s)
 {
-	rphip_copy *cp;
+	size_t ncap;
+	rphip_copy *nv;
 
-	if (s->ncopies == s->capcopies) {
-		size_t ncap = s->capcopies * 2 + 8;
-		rphip_copy *nv = realloc(s->copies, ncap * sizeof(*nv));
-		if (!nv) {
-			free(buf);
-			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		}
-		s->copies = nv;
-		s->capcopies = ncap;
-	}
-	cp = &s->copies[s->ncopies++];
+	if (s->ncopies < s->capcopies)
+		return 0;
+	ncap = s->capcopies * 2 + 8;
+	nv = realloc(s->copies, ncap * sizeof(*nv));
+	if (!nv)
+		return -1;
+	s->copies = nv;
+	s->capcopies = ncap;
+	return 0;
+}
+
+/* Keep a device-to-host copy landing in buf (owned from here on) for its
+ * checkpoint; rphip_copies_room made room. */
+static void rphip_copy_keep(rphip_state *s, uint64_t src, uint8_t *buf, uint64_t len)
+{
+	rphip_copy *cp = &s->copies[s->ncopies++];
+
 	memset(cp, 0, sizeof(*cp));
 	cp->seq = s->seq;
 	cp->vstart = src;
 	cp->buf = buf;
 	cp->len = len;
 	rp_cm_copy_source_take(&cp->src, &s->ranges[rphip_range_find(s, src)].head);
-	return RP_OK;
 }
 
 /* Issue one pitched copy between live first bytes: hipMemcpy2DAsync for
@@ -714,7 +719,7 @@ static rp_status rphip_copy_pitched(rphip_state *s, sbt_cm_hip_call hc, const sb
 		if (so && so->capturing)
 			return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
 			                  "a device-to-host copy captured into a graph is not replayed yet");
-		if (!(buf = malloc(c->size)))
+		if (rphip_copies_room(s) != 0 || !(buf = malloc(c->size)))
 			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		r = rphip_pitched_issue(s, buf, &packed, (void *)(uintptr_t)lsrc, &sr, w, h, d,
 		                        hipMemcpyDeviceToHost, stream, &fn);
@@ -722,8 +727,7 @@ static rp_status rphip_copy_pitched(rphip_state *s, sbt_cm_hip_call hc, const sb
 			free(buf);
 			return rphip_hipfail(s, diag, fn, r);
 		}
-		if ((st = rphip_copy_keep(s, sr.first, buf, c->size, diag)) != RP_OK)
-			return st;
+		rphip_copy_keep(s, sr.first, buf, c->size);
 		return rphip_after(s, stream, so, !rphip_is_async(hc), NULL, diag);
 	case SBT_CM_COPY_HTOH:
 		return RP_OK; /* host memory only: nothing on the device */
