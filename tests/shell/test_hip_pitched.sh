@@ -143,6 +143,14 @@ grep -q '^  seq [0-9]* copy_h2d hipMemcpy3DAsync on stream 0x[0-9a-f]* (non-bloc
 	fail "the race report does not give the 3D upload's box: $(cat "$T/races.racy.out")"
 grep -q '^  seq [0-9]* copy_d2d hipMemcpyParam2DAsync on stream 0x[0-9a-f]* (non-blocking) reads 0x[0-9a-f]*010\.\.0x[0-9a-f]*028 (allocation of 64 bytes' "$T/races.racy.out" ||
 	fail "the race report does not give the pitched copy's rows: $(cat "$T/races.racy.out")"
+# A 3D memset covers every slice: hipMemset3D of 16 x 3 x 2 bytes (pitch
+# 16: one piece) and hipMemset3DAsync of a 2 x 2 x 2 box set 96 and 8 bytes
+# (the emulator counted the first slice only before).
+expect_rc 0 json "$TOP/$BUILD/tsexport" -f json -o "$T/p.json" "$T/c.sbt"
+grep -q '"name":"hipMemset3D","cat":"memset",[^}]*"bytes":96,' "$T/p.json" ||
+	fail "hipMemset3D is not 96 bytes in the JSON export: $(grep -o '"name":"hipMemset3D[^}]*' "$T/p.json")"
+grep -q '"name":"hipMemset3DAsync","cat":"memset",[^}]*"bytes":8,' "$T/p.json" ||
+	fail "hipMemset3DAsync is not 8 bytes in the JSON export: $(grep -o '"name":"hipMemset3DAsync[^}]*' "$T/p.json")"
 
 # Damaged traces (40 seeded mutants: bytes, cuts, moves, drops, handles)
 # end with a result or one named error, never a crash or a hang: a pitched
