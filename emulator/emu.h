@@ -140,13 +140,15 @@ emu_status emu_races_each(emu_graph *g, int (*fn)(void *ctx, const emu_race_desc
 
 /*
  * Sampled legal orders (tsreplay --schedule-seed; docs/emulator.md
- * "Sampled orders"): orders of a CUDA trace's commands that keep the
- * happens-before graph and that a replay reading the trace once can issue.
- * emu_order_open builds the graph of the trace at path and what every
- * sample needs; EMU_ERR_NOT_CUDA for a Vulkan or HIP trace and EMU_ERR_STATE for
- * a trace no sampled order is made for (a CUDA graph launch, commands on
- * two devices), err saying which record and why.  emu_order_close(NULL)
- * is a no-op.
+ * "Sampled orders"): orders of a CUDA or HIP trace's commands, or of a
+ * Vulkan trace's submits, that keep the happens-before graph and that a
+ * replay reading the trace once can issue.  emu_order_open builds the
+ * graph of the trace at path and what every sample needs; EMU_ERR_STATE
+ * for a trace no sampled order is made for (a CUDA graph launch, commands
+ * on two devices), err saying which record and why.  On EMU_OK, err holds
+ * a note for the user, or is empty: a Vulkan trace whose submits all go to
+ * one queue has only its captured order.  emu_order_close(NULL) is a
+ * no-op.
  */
 typedef struct emu_order_plan emu_order_plan;
 
@@ -170,6 +172,11 @@ emu_status emu_order_sample(emu_order_plan *p, uint64_t seed, const emu_order_it
  * and its kind into *kind_out ("kernel", "copy_d2h", ...; may be NULL);
  * NULL when that record issued no command.  Borrowed from p. */
 const char *emu_order_describe(const emu_order_plan *p, uint64_t seq, const char **kind_out);
+/* Draw the order of seed and print it to f: a line with its seed, hash,
+ * size and moved count, then a line per command ("  seq S KIND on STREAM",
+ * a Vulkan submit's KIND "submit", and ", before seq B" where it must run
+ * before that record).  tsreplay --emulate --schedule-seed N. */
+emu_status emu_order_print(emu_order_plan *p, uint64_t seed, FILE *f);
 
 /* Exports of the last simulation (docs/emulator.md "tsexport"). */
 emu_status emu_export_json(const emu_graph *g, FILE *f);

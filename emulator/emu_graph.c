@@ -598,9 +598,16 @@ static int emu_fill_transfer(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 		uint64_t row = c->width * (c->elem_size ? c->elem_size : 1);
 
 		n->kind = EMU_K_MEMSET;
-		if (c->height) {
-			emu_range_2d(c->dst, 0, 0, 0, c->pitch, 0, row, c->height, 0, &addr, &len);
-			n->bytes = row * c->height;
+		if (c->height && c->depth && (!c->pitch || c->pitch == row)) {
+			/* hipMemset3D whose pitch is its width: one piece of
+			 * width x height x depth bytes (the rows a slice unused) */
+			addr = c->dst;
+			len = n->bytes = row * c->height * c->depth;
+		} else if (c->height) {
+			/* 2D, and hipMemset3D's slices of dst_height rows */
+			emu_range_2d(c->dst, 0, 0, 0, c->pitch, c->dst_height, row, c->height, c->depth,
+			             &addr, &len);
+			n->bytes = row * c->height * (c->depth ? c->depth : 1);
 		} else {
 			addr = c->dst;
 			len = n->bytes = c->size ? c->size : row;

@@ -1,13 +1,15 @@
 /*
- * emu_order.c - sampled legal orders of a CUDA trace's commands, for
- * tsreplay --schedule-seed (docs/emulator.md "Sampled orders").
+ * emu_order.c - sampled legal orders of a CUDA or HIP trace's commands, and
+ * of a Vulkan trace's submits, for tsreplay --schedule-seed
+ * (docs/emulator.md "Sampled orders").
  *
  * What "legal" means here: a device order that the captured program could
  * have seen.  Two rules make it:
  *
  *   - happens-before: a command runs after every step it depends on in
  *     the graph (stream order, events, the legacy stream, host
- *     synchronizations);
+ *     synchronizations; on Vulkan queue order, semaphores, fences and host
+ *     waits);
  *   - issue: a command runs only once the host has issued it (its record
  *     has been read), and everything issued before a host *barrier* has run
  *     before the host passes it.  A barrier is a record whose replay needs
@@ -31,6 +33,15 @@
  * replay runs the order on one stream, where graphs are not rebuilt) and
  * commands on two devices (one device's stream orders no other's).
  *
+ * On a Vulkan trace what moves is a whole vkQueueSubmit* (a *unit*: its
+ * batches are steps of the graph, and the replay re-issues the record);
+ * a submit with a batch that runs no command (its waits and signals are
+ * not in the graph), presents and sparse binds stay where they are, as
+ * barriers.  Records that only record command buffers, make objects, bind
+ * memory to new ones or query without waiting are not barriers
+ * (emu_order_vk_harmless); every other one is.  One queue runs its submits
+ * in submission order, so a trace on one queue has one order, its own.
+ *
  * The PRNG is splitmix64 (a 64-bit counter through a mixing function):
  * the same seed gives the same order on every machine.  The order's hash
  * is FNV-1a 64 over the commands' seqs, little-endian, in order.
@@ -39,20 +50,32 @@
 #include <string.h>
 
 #include "emulator/emu_internal.h"
+#include "emulator/emu_vk.h"
 #include "serializer/sbt_compute.h"
 
 /* One thing the sampler meets in record order. */
 typedef struct emu_order_ev {
 	uint64_t seq;
-	uint32_t step;   /* the command's step; EMU_NONE: a barrier */
+	uint32_t unit;   /* the command's unit; EMU_NONE: a barrier */
 } emu_order_ev;
 
+/*
+ * What the sampler places is a *unit*: the record of one command.  On a
+ * CUDA or HIP trace a unit is one step of the graph; on a Vulkan trace it
+ * is one vkQueueSubmit* with all its batches (each batch a step), which
+ * the replay re-issues whole.
+ */
 struct emu_order_plan {
 	emu_graph *g;               /* owned */
 	EMU_VEC(emu_order_ev) evs;
-	uint32_t *succ_first;       /* steps + 1 entries: successors of step i are */
+	size_t nunits;
+	uint32_t *unit_step;        /* its first step (the others follow it) */
+	uint32_t *unit_nsteps;
+	uint32_t *step_unit;        /* per step; EMU_NONE: a step no unit holds (a
+	                               Vulkan submit replayed where it is, as a barrier) */
+	uint32_t *succ_first;       /* units + 1 entries: successors of unit i are */
 	uint32_t *succ;             /* succ[succ_first[i] .. succ_first[i + 1]) */
-	uint32_t *npred;            /* distinct predecessors per step */
+	uint32_t *npred;            /* distinct predecessors per unit */
 	/* the last sample (emu_order_sample's out-parameters point here) */
 	emu_order_item *items;
 	uint32_t *remaining, *ready;
@@ -140,11 +163,95 @@ static emu_status emu_order_one_device(emu_order_plan *p, char *err, size_t errl
 	return EMU_OK;
 }
 
-/* Successor lists from the steps' dependencies (which point backwards). */
-static emu_status emu_order_succ(emu_order_plan *p)
+/* Whether a Vulkan submit at seq is one the order may move (emu_vk.h). */
+static int emu_order_vk_whole(const emu_graph *g, uint64_t seq)
+{
+	size_t lo = 0, hi = g->vk->whole.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->vk->whole.v[mid] < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->vk->whole.n && g->vk->whole.v[lo] == seq;
+}
+
+/* The units: a step each (CUDA, HIP), or the steps of one whole submit
+ * (Vulkan; the steps of one record are consecutive). */
+static emu_status emu_order_units(emu_order_plan *p)
 {
 	const emu_graph *g = p->g;
 	size_t n = g->steps.n;
+
+	p->unit_step = malloc((n ? n : 1) * sizeof(uint32_t));
+	p->unit_nsteps = malloc((n ? n : 1) * sizeof(uint32_t));
+	p->step_unit = malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!p->unit_step || !p->unit_nsteps || !p->step_unit)
+		return EMU_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t seq = g->steps.v[i].seq;
+
+		if (g->vk && !emu_order_vk_whole(g, seq)) {
+			p->step_unit[i] = EMU_NONE;
+			continue;
+		}
+		if (g->vk && p->nunits && g->steps.v[p->unit_step[p->nunits - 1]].seq == seq) {
+			p->unit_nsteps[p->nunits - 1]++;
+		} else {
+			p->unit_step[p->nunits] = (uint32_t)i;
+			p->unit_nsteps[p->nunits] = 1;
+			p->nunits++;
+		}
+		p->step_unit[i] = (uint32_t)p->nunits - 1;
+	}
+	return EMU_OK;
+}
+
+/* Calls fn(p, from, to) once per distinct dependency between two units
+ * (a unit's steps depending on another unit's). */
+static void emu_order_unit_deps(emu_order_plan *p, uint32_t *mark,
+                                void (*fn)(emu_order_plan *p, uint32_t from, uint32_t to))
+{
+	const emu_graph *g = p->g;
+
+	for (size_t u = 0; u < p->nunits; u++)
+		mark[u] = EMU_NONE;
+	for (uint32_t u = 0; u < p->nunits; u++)
+		for (uint32_t s = p->unit_step[u]; s < p->unit_step[u] + p->unit_nsteps[u]; s++) {
+			const emu_step *st = &g->steps.v[s];
+
+			for (uint32_t d = 0; d < st->dep_count; d++) {
+				uint32_t from = p->step_unit[g->deps.v[st->dep_first + d].step];
+
+				/* a step no unit holds was replayed as a barrier, before u was read */
+				if (from == EMU_NONE || from == u || mark[from] == u)
+					continue;
+				mark[from] = u;
+				fn(p, from, u);
+			}
+		}
+}
+
+static void emu_order_count_dep(emu_order_plan *p, uint32_t from, uint32_t to)
+{
+	p->npred[to]++;
+	p->succ_first[from + 1]++;
+}
+
+static void emu_order_fill_dep(emu_order_plan *p, uint32_t from, uint32_t to)
+{
+	p->succ[p->remaining[from]++] = to; /* remaining: the next free slot per unit */
+}
+
+/* Successor lists from the units' dependencies (which point backwards). */
+static emu_status emu_order_succ(emu_order_plan *p)
+{
+	const emu_graph *g = p->g;
+	size_t n = p->nunits;
+	uint32_t *mark;
 
 	p->succ_first = calloc(n + 1, sizeof(uint32_t));
 	p->succ = malloc((g->deps.n ? g->deps.n : 1) * sizeof(uint32_t));
@@ -153,33 +260,75 @@ static emu_status emu_order_succ(emu_order_plan *p)
 	p->remaining = malloc((n ? n : 1) * sizeof(uint32_t));
 	p->ready = malloc((n ? n : 1) * sizeof(uint32_t));
 	p->arrived = malloc(n ? n : 1);
+	mark = p->ready; /* scratch until the first sample */
 	if (!p->succ_first || !p->succ || !p->npred || !p->items || !p->remaining || !p->ready ||
 	    !p->arrived)
 		return EMU_ERR_NOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const emu_step *st = &g->steps.v[i];
-
-		p->npred[i] = st->dep_count; /* emu_dep_push keeps them distinct */
-		for (uint32_t d = 0; d < st->dep_count; d++)
-			p->succ_first[g->deps.v[st->dep_first + d].step + 1]++;
-	}
+	emu_order_unit_deps(p, mark, emu_order_count_dep);
 	for (size_t i = 0; i < n; i++)
 		p->succ_first[i + 1] += p->succ_first[i];
-	{
-		uint32_t *fill = p->remaining; /* scratch: next free slot per step */
-
-		memcpy(fill, p->succ_first, n * sizeof(uint32_t));
-		for (size_t i = 0; i < n; i++) {
-			const emu_step *st = &g->steps.v[i];
-
-			for (uint32_t d = 0; d < st->dep_count; d++)
-				p->succ[fill[g->deps.v[st->dep_first + d].step]++] = (uint32_t)i;
-		}
-	}
+	memcpy(p->remaining, p->succ_first, n * sizeof(uint32_t));
+	emu_order_unit_deps(p, mark, emu_order_fill_dep);
 	return EMU_OK;
 }
 
-/* The commands and barriers in record order (a run of barriers is one). */
+/* Vulkan records that are not barriers: recording, making objects,
+ * binding memory to new ones, queries that wait for nothing, and the
+ * result notes of earlier calls.  Nothing a submit read before them can
+ * see what they do (a command buffer or object in use by a pending
+ * submit may not be changed), so a submit may run after them.  Every
+ * other record (waits, frees, destructions, descriptor updates, host
+ * writes to memory, presents, sparse binding, signals and resets from
+ * the host, checkpoints, keyframes) is a barrier. */
+static int emu_order_vk_harmless(const char *name)
+{
+	static const char *const prefixes[] = { "vkCmd", "vkCreate", "vkAllocate", "vkEnumerate", "vkGet" };
+	static const char *const calls[] = {
+		"vkBeginCommandBuffer", "vkEndCommandBuffer", "vkBindBufferMemory", "vkBindImageMemory",
+		"vkBindBufferMemory2", "vkBindImageMemory2", "vkBindBufferMemory2KHR", "vkBindImageMemory2KHR",
+		"tsResult",
+	};
+	/* "vkGet" calls that wait for the device or read what it wrote */
+	static const char *const waits[] = {
+		"vkGetFenceStatus", "vkGetSemaphoreCounterValue", "vkGetSemaphoreCounterValueKHR",
+		"vkGetQueryPoolResults", "vkGetEventStatus", "vkGetSwapchainStatusKHR",
+	};
+
+	if (strncmp(name, "vulkan.", 7) != 0)
+		return 0;
+	name += 7;
+	for (size_t i = 0; i < sizeof(waits) / sizeof(waits[0]); i++)
+		if (strcmp(name, waits[i]) == 0)
+			return 0;
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (strcmp(name, calls[i]) == 0)
+			return 1;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether a record that issues no unit is a barrier. */
+static int emu_order_barrier(const emu_graph *g, const sbt_record *rec)
+{
+	int k;
+
+	if (g->vk) {
+		const char *name = rec->type >= SBT_TYPE_FIRST_API ? sbt_reader_type_name(g->r, rec->type)
+		                                                   : NULL;
+
+		/* the layer's frame marks (one per submit when nothing presents),
+		 * thread names and notes order nothing on the device */
+		if (rec->type == SBT_TYPE_FRAME || rec->type == SBT_TYPE_THREAD || rec->type == SBT_TYPE_NOTE)
+			return 0;
+		return !name || !emu_order_vk_harmless(name);
+	}
+	k = emu_order_kind(g, rec->type);
+	return !(k >= 0 && emu_order_harmless((sbt_cm_kind)k));
+}
+
+/* The units and barriers in record order (a run of barriers is one). */
 static emu_status emu_order_events(emu_order_plan *p, char *err, size_t errlen)
 {
 	emu_graph *g = p->g;
@@ -192,21 +341,21 @@ static emu_status emu_order_events(emu_order_plan *p, char *err, size_t errlen)
 	ss = info.record_count ? sbt_reader_seek_seq(g->r, info.first_seq) : SBT_END;
 	while (ss == SBT_OK && (ss = sbt_reader_next(g->r, &rec)) == SBT_OK) {
 		emu_order_ev ev = { rec.seq, EMU_NONE };
-		int k = emu_order_kind(g, rec.type);
 
-		while (next < g->steps.n && g->steps.v[next].seq < rec.seq)
+		while (next < p->nunits && g->steps.v[p->unit_step[next]].seq < rec.seq)
 			next++;
-		if (next < g->steps.n && g->steps.v[next].seq == rec.seq && k == SBT_CM_K_cuGraphLaunch) {
+		if (!g->vk && next < p->nunits && g->steps.v[p->unit_step[next]].seq == rec.seq &&
+		    emu_order_kind(g, rec.type) == SBT_CM_K_cuGraphLaunch) {
 			snprintf(err, errlen, "%s: seq %llu launches a graph: a sampled order runs every "
 			         "command on one stream, where graphs are not rebuilt (replay it without "
 			         "--schedule-seed)", g->path, (unsigned long long)rec.seq);
 			return EMU_ERR_STATE;
 		}
-		if (next < g->steps.n && g->steps.v[next].seq == rec.seq)
-			ev.step = (uint32_t)next;
-		else if (k >= 0 && emu_order_harmless((sbt_cm_kind)k))
+		if (next < p->nunits && g->steps.v[p->unit_step[next]].seq == rec.seq)
+			ev.unit = (uint32_t)next;
+		else if (!emu_order_barrier(g, &rec))
 			continue;
-		else if (p->evs.n && p->evs.v[p->evs.n - 1].step == EMU_NONE)
+		else if (p->evs.n && p->evs.v[p->evs.n - 1].unit == EMU_NONE)
 			continue;
 		if (EMU_PUSH(p->evs, ev) != 0)
 			return EMU_ERR_NOMEM;
@@ -216,6 +365,26 @@ static emu_status emu_order_events(emu_order_plan *p, char *err, size_t errlen)
 		return EMU_ERR_TRACE;
 	}
 	return EMU_OK;
+}
+
+/* A Vulkan trace whose submits all go to one queue: say that its order is
+ * the captured one (into note; empty otherwise). */
+static void emu_order_vk_note(const emu_order_plan *p, char *note, size_t len)
+{
+	const emu_graph *g = p->g;
+	uint32_t queue = EMU_NONE;
+
+	for (size_t i = 0; i < g->steps.n; i++) {
+		if (queue != EMU_NONE && g->steps.v[i].stream != queue)
+			return;
+		queue = g->steps.v[i].stream;
+	}
+	if (queue == EMU_NONE)
+		snprintf(note, len, "%s: no submit runs a command: the order is the captured one", g->path);
+	else
+		snprintf(note, len, "%s: every submit goes to one queue (0x%llx), which runs them in "
+		         "submission order: the order is the captured one", g->path,
+		         (unsigned long long)g->streams.v[queue].handle);
 }
 
 emu_status emu_order_open(const char *path, emu_order_plan **out, char *err, size_t errlen)
@@ -238,21 +407,18 @@ emu_status emu_order_open(const char *path, emu_order_plan **out, char *err, siz
 	st = emu_graph_build(path, &p->g, err, errlen);
 	if (st != EMU_OK)
 		goto out_free;
-	if (p->g->vk) {
-		snprintf(err, errlen, "%s: a Vulkan trace: each queue runs its submits in order, so a "
-		         "sampled order could only change the order of submits across queues, which is not "
-		         "done (sampled orders are made for CUDA traces; on one queue, as on lavapipe, the "
-		         "submit order is the only one)", path);
-		st = EMU_ERR_NOT_CUDA;
-		goto out_free;
-	}
-	st = emu_order_one_device(p, err, errlen);
+	/* a Vulkan replay serialises across devices too: it waits for each submit */
+	st = p->g->vk ? EMU_OK : emu_order_one_device(p, err, errlen);
+	if (st == EMU_OK)
+		st = emu_order_units(p);
 	if (st == EMU_OK)
 		st = emu_order_succ(p);
 	if (st == EMU_OK)
 		st = emu_order_events(p, err, errlen);
 	if (st != EMU_OK)
 		goto out_free;
+	if (p->g->vk)
+		emu_order_vk_note(p, err, errlen);
 	*out = p;
 	return EMU_OK;
 out_free:
@@ -268,6 +434,9 @@ void emu_order_close(emu_order_plan *p)
 		return;
 	emu_graph_free(p->g);
 	free(p->evs.v);
+	free(p->unit_step);
+	free(p->unit_nsteps);
+	free(p->step_unit);
 	free(p->succ_first);
 	free(p->succ);
 	free(p->npred);
@@ -295,14 +464,14 @@ typedef struct emu_order_draw {
 	uint64_t max_seq, moved;
 } emu_order_draw;
 
-/* Run one ready command, chosen at random, issued before the record with
+/* Run one ready unit, chosen at random, issued before the record with
  * seq release_before. */
 static void emu_order_emit(emu_order_draw *d, uint64_t release_before)
 {
 	emu_order_plan *p = d->p;
 	size_t pick = (size_t)(emu_order_rand(&d->rng) % d->nready);
 	uint32_t s = p->ready[pick];
-	uint64_t seq = p->g->steps.v[s].seq;
+	uint64_t seq = p->g->steps.v[p->unit_step[s]].seq;
 
 	p->ready[pick] = p->ready[--d->nready];
 	p->items[d->nitems].seq = seq;
@@ -325,28 +494,26 @@ emu_status emu_order_sample(emu_order_plan *p, uint64_t seed, const emu_order_it
                             size_t *n_out, uint64_t *hash_out, uint64_t *moved_out)
 {
 	emu_order_draw d = { p, seed, 0, 0, 0, 0, 0 };
-	size_t nsteps;
 	uint64_t h = 0xcbf29ce484222325ull;
 
 	if (!p || !items_out || !n_out)
 		return EMU_ERR_ARG;
-	nsteps = p->g->steps.n;
-	memcpy(p->remaining, p->npred, nsteps * sizeof(uint32_t));
-	memset(p->arrived, 0, nsteps);
+	memcpy(p->remaining, p->npred, p->nunits * sizeof(uint32_t));
+	memset(p->arrived, 0, p->nunits);
 	for (size_t e = 0; e < p->evs.n; e++) {
 		const emu_order_ev *ev = &p->evs.v[e];
 
-		if (ev->step == EMU_NONE) {
+		if (ev->unit == EMU_NONE) {
 			/* every pending command's predecessors are run or pending
 			 * (they point backwards), so one is always ready */
 			while (d.pending)
 				emu_order_emit(&d, ev->seq);
 			continue;
 		}
-		p->arrived[ev->step] = 1;
+		p->arrived[ev->unit] = 1;
 		d.pending++;
-		if (p->remaining[ev->step] == 0)
-			p->ready[d.nready++] = ev->step;
+		if (p->remaining[ev->unit] == 0)
+			p->ready[d.nready++] = ev->unit;
 	}
 	while (d.pending)
 		emu_order_emit(&d, UINT64_MAX);
@@ -380,4 +547,44 @@ const char *emu_order_describe(const emu_order_plan *p, uint64_t seq, const char
 	if (kind_out)
 		*kind_out = emu_kind_name(g->nodes.v[g->steps.v[lo].node_first].kind);
 	return emu_node_name(g, &g->nodes.v[g->steps.v[lo].node_first]);
+}
+
+emu_status emu_order_print(emu_order_plan *p, uint64_t seed, FILE *f)
+{
+	const emu_order_item *items = NULL;
+	uint64_t hash = 0, moved = 0;
+	size_t n = 0;
+	emu_status st;
+
+	if (!p || !f)
+		return EMU_ERR_ARG;
+	st = emu_order_sample(p, seed, &items, &n, &hash, &moved);
+	if (st != EMU_OK)
+		return st;
+	fprintf(f, "schedule seed %llu: order 0x%016llx of %zu commands, %llu of them run after a "
+	        "command the capture issued later\n", (unsigned long long)seed, (unsigned long long)hash,
+	        n, (unsigned long long)moved);
+	for (size_t i = 0; i < n; i++) {
+		const emu_graph *g = p->g;
+		size_t lo = 0, hi = p->nunits;
+		const emu_step *st0;
+		char label[160];
+
+		while (lo < hi) { /* units are in seq order */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (g->steps.v[p->unit_step[mid]].seq < items[i].seq)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		st0 = &g->steps.v[p->unit_step[lo]];
+		fprintf(f, "  seq %llu %s on %s", (unsigned long long)items[i].seq,
+		        g->vk ? "submit" : emu_kind_name(g->nodes.v[st0->node_first].kind),
+		        emu_stream_label(g, st0->stream, label, sizeof(label)));
+		if (items[i].release_before != UINT64_MAX)
+			fprintf(f, ", before seq %llu", (unsigned long long)items[i].release_before);
+		fputc('\n', f);
+	}
+	return EMU_OK;
 }

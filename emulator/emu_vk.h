@@ -61,6 +61,9 @@ struct emu_vk_graph {
 	EMU_VEC(emu_vk_node) node;
 	emu_vk_mbarvec *mbar;         /* per stream, in order of `after` */
 	size_t nmbar;
+	/* the submits (vkQueueSubmit*) each of whose batches is a step, by
+	 * seq: those a sampled order may move (emu_order.c) */
+	EMU_VEC(uint64_t) whole;
 };
 
 /* Build g from a Vulkan trace (records named "vulkan.*"), reading from

@@ -844,8 +844,8 @@ static int rp_main_run(int argc, char **argv, const rp_backend_ops *const *backe
 		opt.orders = extras->orders;
 		/* runs of different orders are compared command by command, to
 		 * name the first command whose result the order changed */
-		if (ma->seeds_given)
-			opt.per_command = 1;
+		if (ma->seeds_given && !opt.per_command)
+			opt.per_command = 2; /* where the backends can (rp_session_per_command) */
 	}
 	opt.progress = !opt.quiet && isatty(STDERR_FILENO);
 
@@ -861,6 +861,7 @@ static int rp_main_run(int argc, char **argv, const rp_backend_ops *const *backe
 		code = st == RP_ERR_USAGE ? RP_EXIT_USAGE : RP_EXIT_ERROR;
 		goto out_report;
 	}
+	opt.per_command = rp_session_per_command(s); /* an implied one may be dropped */
 	if (!opt.quiet && rp_session_window(s, &win))
 		fprintf(stderr, "tsreplay: %s is window %llu of a captured run (trigger '%s'); it "
 		        "starts at frame %llu of that run, and frames keep the run's numbers\n",

@@ -409,6 +409,8 @@ static rp_status rp_session_open_orders(rp_session *s, const rp_backend_ops *con
 		rp_diag_set(diag, "--schedule-seed: %s", od.text[0] ? od.text : rp_strerror(st));
 		return st;
 	}
+	if (od.text[0] && !s->opt.quiet) /* a note: one queue, say */
+		fprintf(stderr, "tsreplay: --schedule-seed: %s\n", od.text);
 	/* the source says first why a trace gets no order (a Vulkan one);
 	 * then a backend that cannot run one is refused */
 	for (i = 0; i < s->nactive; i++) {
@@ -501,7 +503,11 @@ rp_status rp_session_open(const rp_options *opt, const rp_backend_ops *const *ba
 			goto out_fail;
 		args.serialise = 1;
 	}
-	if (opt->per_command) {
+	if (opt->per_command == 2) /* implied: where every backend can */
+		for (i = 0; i < s->nactive; i++)
+			if (!s->active[i].ops->command_results)
+				s->opt.per_command = 0;
+	if (s->opt.per_command) {
 		for (i = 0; i < s->nactive; i++)
 			if (!s->active[i].ops->command_results) {
 				rp_diag_set(diag, "--per-command: backend %s cannot check after every command",
@@ -1285,6 +1291,11 @@ const char *rp_session_run_mode(const rp_session *s, unsigned run)
 	if (!s || !s->run_modes || run == 0 || run > s->opt.runs)
 		return NULL;
 	return s->run_modes[run];
+}
+
+int rp_session_per_command(const rp_session *s)
+{
+	return s && s->opt.per_command;
 }
 
 int rp_session_schedule(const rp_session *s, unsigned run, uint64_t *seed_out, rp_order *out)

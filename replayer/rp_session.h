@@ -22,7 +22,10 @@ typedef struct rp_options {
 	const rp_option_value *backend_options; /* for the backends' open */
 	size_t nbackend_options;
 	const char *profile_path; /* --profile: the sidecar to write; NULL: none */
-	int per_command;     /* --per-command: runs compared after every command */
+	int per_command;     /* --per-command: runs compared after every command;
+	                        2: implied (--schedule-seeds), dropped for the
+	                        checkpoints where a backend cannot check after
+	                        every command (rp_session_per_command says) */
 	/* --schedule-seed(s): run r replays its commands in the order sampled
 	 * from seed schedule_seeds[(r - 1) % nschedule_seeds] (docs/replay.md
 	 * "Sampled orders"); NULL: in seq order.  orders must then be set. */
@@ -111,6 +114,10 @@ const char *rp_session_run_mode(const rp_session *s, unsigned run);
  * (out->items NULL: only the counts and the hash are kept), or 0 when
  * the run kept seq order. */
 int rp_session_schedule(const rp_session *s, unsigned run, uint64_t *seed_out, rp_order *out);
+/* Whether the runs are compared after every command (1) or at the
+ * checkpoints (0): --per-command, or --schedule-seeds where every backend
+ * in use can. */
+int rp_session_per_command(const rp_session *s);
 void rp_session_close(rp_session *s);
 
 /* rp_profile.c: the sidecar of --profile (rp.h has the backends' part). */

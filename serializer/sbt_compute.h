@@ -37,6 +37,25 @@
  *       interposer's allocation table, 0 when it cannot); the *Symbol
  *       forms: dst or src = the host shadow variable, name = its device
  *       name when registered, offset.
+ *     pitched copies: hipMemcpy2D(Async), hipMemcpyParam2D(Async)
+ *       (cuMemcpy2D(Async)), hipMemcpy3D(Async) (cuMemcpy3D(Async)): sub,
+ *       dst, src (the pointers as passed: hipPitchedPtr.ptr, srcDevice or
+ *       srcHost), dst_x/dst_y/dst_z and src_x/... (the position: bytes,
+ *       rows, slices), dst_pitch, src_pitch, dst_height, src_height (rows
+ *       a slice: hipPitchedPtr.ysize; 0 for 2D), width (bytes), height,
+ *       depth (0 for 2D), size = width x height x depth; a host source's
+ *       rows packed as blob (width bytes each), a host destination's
+ *       packed rows checkpointed with object = the allocation holding the
+ *       source's first byte; dst_type and src_type as CUDA's records
+ *       (CUmemorytype: 1 host, 2 device, 3 array; 0 when the direction is
+ *       unknown).  A side that is a HIP array: type 3, the array as dst or
+ *       src, sub = SBT_CM_COPY_ARRAY (not replayed).
+ *     hipMemcpyPeer(Async) (cuMemcpyPeer(Async)): sub = device to device,
+ *       dst, src, size, device = destination device, ivalue = source device.
+ *     hipMemset2D(Async), hipMemset3D(Async) (cuMemsetD2D8(Async)): dst,
+ *       pitch, value (the byte), width (bytes), height, depth (0 for 2D),
+ *       dst_height = rows a slice (hipPitchedPtr.ysize; 0 for 2D),
+ *       elem_size 1, size = width x height x depth.
  *     hipSetDevice (cuCtxSetCurrent): device; hipStreamCreateWithFlags
  *       (cuStreamCreate): flags.
  *
@@ -305,7 +324,13 @@ extern "C" {
 	X(hipEventCreate, cuEventCreate) X(hipEventCreateWithFlags, cuEventCreate) \
 	X(hipEventDestroy, cuEventDestroy) X(hipEventRecord, cuEventRecord)        \
 	X(hipEventSynchronize, cuEventSynchronize) X(hipEventQuery, cuEventQuery)   \
-	X(__hipPushCallConfiguration, cuLaunchKernel)
+	X(__hipPushCallConfiguration, cuLaunchKernel)                              \
+	X(hipMemcpy2D, cuMemcpy2D) X(hipMemcpy2DAsync, cuMemcpy2DAsync)            \
+	X(hipMemcpyPeer, cuMemcpyPeer) X(hipMemcpyPeerAsync, cuMemcpyPeerAsync)    \
+	X(hipMemset2D, cuMemsetD2D8) X(hipMemset2DAsync, cuMemsetD2D8Async)       \
+	X(hipMemcpy3D, cuMemcpy3D) X(hipMemcpy3DAsync, cuMemcpy3DAsync)            \
+	X(hipMemcpyParam2D, cuMemcpy2D) X(hipMemcpyParam2DAsync, cuMemcpy2DAsync)  \
+	X(hipMemset3D, cuMemsetD2D8) X(hipMemset3DAsync, cuMemsetD2D8Async)
 
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,

@@ -1183,6 +1183,316 @@ hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t sizeBy
 
 /* ---- memsets ------------------------------------------------------------------------------ */
 
+/* One side of a pitched copy: the pointer as passed (an array handle when
+ * array is set), the position (bytes, rows, slices), the pitch and the
+ * rows a slice (0 for 2D). */
+typedef struct thip_side {
+	const void *ptr;
+	uint64_t x, y, z, pitch, slice_rows;
+	int array;
+} thip_side;
+
+/* dst_type / src_type: CUmemorytype's numbers, as CUDA's pitched records
+ * carry them (serializer/sbt_compute.h), so that readers of the model
+ * (the emulator's footprints) take HIP's the same way. */
+#define THIP_MEMORYTYPE_HOST 1
+#define THIP_MEMORYTYPE_DEVICE 2
+#define THIP_MEMORYTYPE_ARRAY 3
+
+static uint64_t thip_side_first(const thip_side *sd)
+{
+	return THIP_U(sd->ptr) + sd->z * sd->pitch * sd->slice_rows + sd->y * sd->pitch + sd->x;
+}
+
+/* A pitched copy (hipMemcpy2D, hipMemcpyParam2D, hipMemcpy3D and their
+ * async forms): depth (0: 2D, one slice) slices of height rows of width
+ * bytes.  A host source's rows are stored packed; a host destination's
+ * packed rows are checkpointed (async: at the next synchronization the
+ * program can see), with the allocation holding the source's first byte
+ * as object.  A copy with an array side is recorded, not replayed. */
+static void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                                unsigned dir, const thip_side *dst, const thip_side *src,
+                                uint64_t width, uint64_t height, uint64_t depth, int async,
+                                hipStream_t stream)
+{
+	sbt_cm_call c;
+	uint64_t seq, d = depth ? depth : 1;
+	int ok = r == hipSuccess && width && height && d && height <= SIZE_MAX / width &&
+	         d <= SIZE_MAX / (width * height);
+	thip_rows rows;
+	if (!call->record)
+		return;
+	sbt_cm_call_init(&c);
+	c.result = (uint64_t)r;
+	c.sub = dst->array || src->array ? SBT_CM_COPY_ARRAY : dir;
+	c.dst = THIP_U(dst->ptr);
+	c.src = THIP_U(src->ptr);
+	c.dst_x = dst->x;
+	c.dst_y = dst->y;
+	c.dst_z = dst->z;
+	c.src_x = src->x;
+	c.src_y = src->y;
+	c.src_z = src->z;
+	c.dst_pitch = dst->pitch;
+	c.src_pitch = src->pitch;
+	c.dst_height = dst->slice_rows;
+	c.src_height = src->slice_rows;
+	c.dst_type = dst->array ? THIP_MEMORYTYPE_ARRAY
+	             : dir == SBT_CM_COPY_HTOD || dir == SBT_CM_COPY_DTOD ? THIP_MEMORYTYPE_DEVICE
+	             : dir ? THIP_MEMORYTYPE_HOST : 0;
+	c.src_type = src->array ? THIP_MEMORYTYPE_ARRAY
+	             : dir == SBT_CM_COPY_DTOH || dir == SBT_CM_COPY_DTOD ? THIP_MEMORYTYPE_DEVICE
+	             : dir ? THIP_MEMORYTYPE_HOST : 0;
+	c.width = width;
+	c.height = height;
+	c.depth = depth;
+	c.size = ok ? width * height * d : 0;
+	c.stream = async ? THIP_U(stream) : 0;
+	c.capture_status = async ? thip_capture_status(stream) : 0;
+	if (c.sub == SBT_CM_COPY_HTOD) {
+		c.host = thip_side_first(src);
+		c.src = 0;
+		if (ok && src->ptr) {
+			rows = (thip_rows){src->pitch, src->slice_rows, width, height, d};
+			uint8_t *packed = thip_rows_pack((const void *)(uintptr_t)c.host, &rows);
+			if (packed)
+				c.blob = cap_blob(packed, c.size);
+			free(packed);
+		}
+	} else if (c.sub == SBT_CM_COPY_DTOH) {
+		c.host = thip_side_first(dst);
+		c.dst = 0;
+	}
+	seq = thip_record(hcall, &c, CAP_REC_WORK);
+	if (seq && ok && c.sub == SBT_CM_COPY_DTOH && dst->ptr) {
+		uint64_t from = thip_side_first(src);
+		rows = (thip_rows){dst->pitch, dst->slice_rows, width, height, d};
+		if (async) {
+			thip_pending_add_rows(seq, THIP_U(stream), (const void *)(uintptr_t)c.host, &rows, from);
+		} else {
+			uint64_t base = thip_alloc_base(from);
+			uint8_t *packed = thip_rows_pack((const void *)(uintptr_t)c.host, &rows);
+			if (packed)
+				cap_checkpoint(seq, base, base ? from - base : from, packed, c.size);
+			free(packed);
+		}
+	}
+}
+
+/* hipMemcpy2D(Async): rows from the pointers themselves. */
+static void thip_copy2d_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                               unsigned dir, void *dst, size_t dpitch, const void *src,
+                               size_t spitch, size_t width, size_t height, int async,
+                               hipStream_t stream)
+{
+	thip_side d = {dst, 0, 0, 0, dpitch, 0, 0}, sr = {src, 0, 0, 0, spitch, 0, 0};
+	thip_pitched_record(call, hcall, r, dir, &d, &sr, width, height, 0, async, stream);
+}
+
+hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                       size_t height, hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind) =
+		(hipError_t(*)(void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind))thip_begin(
+			&call, THIP_FN_hipMemcpy2D);
+	hipError_t r = real ? real(dst, dpitch, src, spitch, width, height, kind) : THIP_NO_RUNTIME;
+	if (call.record)
+		thip_copy2d_record(&call, SBT_CM_HIP_hipMemcpy2D, r, thip_copy_dir(kind, dst, src), dst,
+		                   dpitch, src, spitch, width, height, 0, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                            size_t height, hipMemcpyKind kind, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind,
+	                   hipStream_t) =
+		(hipError_t(*)(void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind,
+		               hipStream_t))thip_begin(&call, THIP_FN_hipMemcpy2DAsync);
+	hipError_t r = real ? real(dst, dpitch, src, spitch, width, height, kind, stream)
+	                    : THIP_NO_RUNTIME;
+	if (call.record)
+		thip_copy2d_record(&call, SBT_CM_HIP_hipMemcpy2DAsync, r, thip_copy_dir(kind, dst, src),
+		                   dst, dpitch, src, spitch, width, height, 1, stream);
+	thip_end(&call);
+	return r;
+}
+
+/* hipMemcpyParam2D(Async): each side by its memory type (host, device,
+ * array; unified resolved from the allocation table). */
+static void thip_param2d_side(hipMemoryType type, const void *host, const void *dev, hipArray *array,
+                              size_t x, size_t y, size_t pitch, thip_side *out, int *is_dev)
+{
+	memset(out, 0, sizeof(*out));
+	out->x = x;
+	out->y = y;
+	out->pitch = pitch;
+	switch (type) {
+	case hipMemoryTypeHost:
+		out->ptr = host;
+		*is_dev = 0;
+		break;
+	case hipMemoryTypeArray:
+		out->ptr = array;
+		out->array = 1;
+		*is_dev = 1;
+		break;
+	case hipMemoryTypeDevice:
+		out->ptr = dev;
+		*is_dev = 1;
+		break;
+	default:
+		out->ptr = dev;
+		*is_dev = thip_alloc_base(THIP_U(dev)) != 0;
+		break;
+	}
+}
+
+static void thip_param2d_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                                const hip_Memcpy2D *p, int async, hipStream_t stream)
+{
+	thip_side d, sr;
+	int dd = 0, sd = 0;
+	unsigned dir;
+	if (!call->record)
+		return;
+	if (!p) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.stream = async ? THIP_U(stream) : 0;
+		thip_simple(call, hcall, r, &c, CAP_REC_WORK);
+		return;
+	}
+	thip_param2d_side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, p->dstXInBytes,
+	                  p->dstY, p->dstPitch, &d, &dd);
+	thip_param2d_side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, p->srcXInBytes,
+	                  p->srcY, p->srcPitch, &sr, &sd);
+	dir = dd ? (sd ? SBT_CM_COPY_DTOD : SBT_CM_COPY_HTOD) : (sd ? SBT_CM_COPY_DTOH : SBT_CM_COPY_HTOH);
+	thip_pitched_record(call, hcall, r, dir, &d, &sr, p->WidthInBytes, p->Height, 0, async, stream);
+}
+
+hipError_t hipMemcpyParam2D(const hip_Memcpy2D *pCopy)
+{
+	thip_call call;
+	hipError_t (*real)(const hip_Memcpy2D *) =
+		(hipError_t(*)(const hip_Memcpy2D *))thip_begin(&call, THIP_FN_hipMemcpyParam2D);
+	hipError_t r = real ? real(pCopy) : THIP_NO_RUNTIME;
+	thip_param2d_record(&call, SBT_CM_HIP_hipMemcpyParam2D, r, pCopy, 0, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(const hip_Memcpy2D *, hipStream_t) =
+		(hipError_t(*)(const hip_Memcpy2D *, hipStream_t))thip_begin(&call,
+		                                                             THIP_FN_hipMemcpyParam2DAsync);
+	hipError_t r = real ? real(pCopy, stream) : THIP_NO_RUNTIME;
+	thip_param2d_record(&call, SBT_CM_HIP_hipMemcpyParam2DAsync, r, pCopy, 1, stream);
+	thip_end(&call);
+	return r;
+}
+
+/* hipMemcpy3D(Async): a side is its array or its pitched pointer (rows a
+ * slice: ysize); the direction from kind. */
+static void thip_copy3d_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                               const struct hipMemcpy3DParms *p, int async, hipStream_t stream)
+{
+	thip_side d, sr;
+	if (!call->record)
+		return;
+	if (!p) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.stream = async ? THIP_U(stream) : 0;
+		thip_simple(call, hcall, r, &c, CAP_REC_WORK);
+		return;
+	}
+	d = (thip_side){p->dstArray ? (const void *)p->dstArray : p->dstPtr.ptr, p->dstPos.x,
+	                p->dstPos.y, p->dstPos.z, p->dstPtr.pitch, p->dstPtr.ysize, p->dstArray != NULL};
+	sr = (thip_side){p->srcArray ? (const void *)p->srcArray : p->srcPtr.ptr, p->srcPos.x,
+	                 p->srcPos.y, p->srcPos.z, p->srcPtr.pitch, p->srcPtr.ysize, p->srcArray != NULL};
+	thip_pitched_record(call, hcall, r,
+	                    thip_copy_dir(p->kind, (const void *)(uintptr_t)thip_side_first(&d),
+	                                  (const void *)(uintptr_t)thip_side_first(&sr)),
+	                    &d, &sr, p->extent.width, p->extent.height, p->extent.depth ? p->extent.depth : 1,
+	                    async, stream);
+}
+
+hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
+{
+	thip_call call;
+	hipError_t (*real)(const struct hipMemcpy3DParms *) =
+		(hipError_t(*)(const struct hipMemcpy3DParms *))thip_begin(&call, THIP_FN_hipMemcpy3D);
+	hipError_t r = real ? real(p) : THIP_NO_RUNTIME;
+	thip_copy3d_record(&call, SBT_CM_HIP_hipMemcpy3D, r, p, 0, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(const struct hipMemcpy3DParms *, hipStream_t) =
+		(hipError_t(*)(const struct hipMemcpy3DParms *, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMemcpy3DAsync);
+	hipError_t r = real ? real(p, stream) : THIP_NO_RUNTIME;
+	thip_copy3d_record(&call, SBT_CM_HIP_hipMemcpy3DAsync, r, p, 1, stream);
+	thip_end(&call);
+	return r;
+}
+
+/* Peer copies: the runtime (clr's hip_peer.cpp) makes them device-to-device
+ * hipMemcpy / hipMemcpyAsync calls, which arrive here nested and are
+ * passed through; the peer call is the record. */
+static void thip_peer_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r, void *dst,
+                             int dst_device, const void *src, int src_device, size_t size,
+                             hipStream_t stream)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.sub = SBT_CM_COPY_DTOD;
+	c.dst = THIP_U(dst);
+	c.src = THIP_U(src);
+	c.size = size;
+	c.device = dst_device;
+	c.ivalue = src_device;
+	c.stream = THIP_U(stream);
+	c.capture_status = call->record ? thip_capture_status(stream) : 0;
+	thip_simple(call, hcall, r, &c, CAP_REC_WORK);
+}
+
+hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId,
+                         size_t sizeBytes)
+{
+	thip_call call;
+	hipError_t (*real)(void *, int, const void *, int, size_t) =
+		(hipError_t(*)(void *, int, const void *, int, size_t))thip_begin(&call, THIP_FN_hipMemcpyPeer);
+	hipError_t r = real ? real(dst, dstDeviceId, src, srcDeviceId, sizeBytes) : THIP_NO_RUNTIME;
+	thip_peer_record(&call, SBT_CM_HIP_hipMemcpyPeer, r, dst, dstDeviceId, src, srcDeviceId,
+	                 sizeBytes, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice,
+                              size_t sizeBytes, hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(void *, int, const void *, int, size_t, hipStream_t) =
+		(hipError_t(*)(void *, int, const void *, int, size_t, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMemcpyPeerAsync);
+	hipError_t r = real ? real(dst, dstDeviceId, src, srcDevice, sizeBytes, stream) : THIP_NO_RUNTIME;
+	thip_peer_record(&call, SBT_CM_HIP_hipMemcpyPeerAsync, r, dst, dstDeviceId, src, srcDevice,
+	                 sizeBytes, stream);
+	thip_end(&call);
+	return r;
+}
+
 static void thip_memset_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
                                const void *dst, uint64_t value, size_t count, unsigned elem,
                                hipStream_t stream)
@@ -1289,6 +1599,82 @@ hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStr
 	hipError_t r = real ? real(dst, value, count, stream) : THIP_NO_RUNTIME;
 	thip_memset_record(&call, SBT_CM_HIP_hipMemsetD32Async, r, dst, (uint32_t)value, count, 4,
 	                   stream);
+	thip_end(&call);
+	return r;
+}
+
+/* A pitched memset: depth (0: 2D) slices of height rows of width bytes,
+ * rows pitch apart, slices pitch x slice_rows apart. */
+static void thip_memset3d_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                                 void *dst, size_t pitch, size_t slice_rows, int value,
+                                 size_t width, size_t height, size_t depth, hipStream_t stream)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.dst = THIP_U(dst);
+	c.pitch = pitch;
+	c.dst_height = slice_rows;
+	c.value = (uint8_t)value;
+	c.width = width;
+	c.height = height;
+	c.depth = depth;
+	c.elem_size = 1;
+	c.size = (uint64_t)width * height * (depth ? depth : 1);
+	c.stream = THIP_U(stream);
+	c.capture_status = call->record ? thip_capture_status(stream) : 0;
+	thip_simple(call, hcall, r, &c, CAP_REC_WORK);
+}
+
+hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
+{
+	thip_call call;
+	hipError_t (*real)(void *, size_t, int, size_t, size_t) =
+		(hipError_t(*)(void *, size_t, int, size_t, size_t))thip_begin(&call, THIP_FN_hipMemset2D);
+	hipError_t r = real ? real(dst, pitch, value, width, height) : THIP_NO_RUNTIME;
+	thip_memset3d_record(&call, SBT_CM_HIP_hipMemset2D, r, dst, pitch, 0, value, width, height, 0,
+	                     NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height,
+                            hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(void *, size_t, int, size_t, size_t, hipStream_t) =
+		(hipError_t(*)(void *, size_t, int, size_t, size_t, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMemset2DAsync);
+	hipError_t r = real ? real(dst, pitch, value, width, height, stream) : THIP_NO_RUNTIME;
+	thip_memset3d_record(&call, SBT_CM_HIP_hipMemset2DAsync, r, dst, pitch, 0, value, width, height,
+	                     0, stream);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
+{
+	thip_call call;
+	hipError_t (*real)(hipPitchedPtr, int, hipExtent) =
+		(hipError_t(*)(hipPitchedPtr, int, hipExtent))thip_begin(&call, THIP_FN_hipMemset3D);
+	hipError_t r = real ? real(pitchedDevPtr, value, extent) : THIP_NO_RUNTIME;
+	thip_memset3d_record(&call, SBT_CM_HIP_hipMemset3D, r, pitchedDevPtr.ptr, pitchedDevPtr.pitch,
+	                     pitchedDevPtr.ysize, value, extent.width, extent.height,
+	                     extent.depth ? extent.depth : 1, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent,
+                            hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(hipPitchedPtr, int, hipExtent, hipStream_t) =
+		(hipError_t(*)(hipPitchedPtr, int, hipExtent, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMemset3DAsync);
+	hipError_t r = real ? real(pitchedDevPtr, value, extent, stream) : THIP_NO_RUNTIME;
+	thip_memset3d_record(&call, SBT_CM_HIP_hipMemset3DAsync, r, pitchedDevPtr.ptr,
+	                     pitchedDevPtr.pitch, pitchedDevPtr.ysize, value, extent.width,
+	                     extent.height, extent.depth ? extent.depth : 1, stream);
 	thip_end(&call);
 	return r;
 }

@@ -69,9 +69,13 @@
 	X(hipMemcpyDtoD, 1) X(hipMemcpyDtoDAsync, 1) X(hipMemcpyToSymbol, 1)       \
 	X(hipMemcpyToSymbolAsync, 1) X(hipMemcpyFromSymbol, 1)                     \
 	X(hipMemcpyFromSymbolAsync, 1)                                             \
+	X(hipMemcpy2D, 1) X(hipMemcpy2DAsync, 1) X(hipMemcpyPeer, 1)               \
+	X(hipMemcpyPeerAsync, 1) X(hipMemcpy3D, 1) X(hipMemcpy3DAsync, 1)          \
+	X(hipMemcpyParam2D, 1) X(hipMemcpyParam2DAsync, 1)                         \
 	X(hipMemset, 1) X(hipMemsetAsync, 1) X(hipMemsetD8, 1) X(hipMemsetD16, 1)  \
 	X(hipMemsetD32, 1) X(hipMemsetD8Async, 1) X(hipMemsetD16Async, 1)         \
-	X(hipMemsetD32Async, 1)                                                    \
+	X(hipMemsetD32Async, 1) X(hipMemset2D, 1) X(hipMemset2DAsync, 1)          \
+	X(hipMemset3D, 1) X(hipMemset3DAsync, 1)                                   \
 	X(hipStreamCreate, 1) X(hipStreamCreateWithFlags, 1)                       \
 	X(hipStreamCreateWithPriority, 1) X(hipStreamDestroy, 1)                   \
 	X(hipStreamSynchronize, 1) X(hipStreamQuery, 1) X(hipStreamWaitEvent, 1)   \
@@ -166,6 +170,18 @@ uint64_t thip_alloc_base(uint64_t addr);
  * result: at the stream's synchronize (stream 0 matches any) or a device
  * synchronize. */
 void thip_pending_add(uint64_t seq, uint64_t stream, const void *host, uint64_t src, uint64_t size);
+/* A pitched region: depth slices of height rows of width bytes, rows
+ * pitch bytes apart, slices pitch x slice_rows apart. */
+typedef struct thip_rows {
+	uint64_t pitch, slice_rows, width, height, depth;
+} thip_rows;
+/* The same for a pitched copy (hipMemcpy2DAsync, 3D): the region r at
+ * host (its first byte); checkpointed packed (width bytes a row). */
+void thip_pending_add_rows(uint64_t seq, uint64_t stream, const void *host, const thip_rows *r,
+                           uint64_t src);
+/* The region r at first packed into a new buffer (owned by the caller);
+ * NULL when out of memory or too large. */
+uint8_t *thip_rows_pack(const void *first, const thip_rows *r);
 void thip_pending_flush(int all, uint64_t stream);
 
 /* ---- counters (thip_core.c) ---------------------------------------------- */

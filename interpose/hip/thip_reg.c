@@ -34,6 +34,7 @@ typedef struct thip_alloc {
 
 typedef struct thip_pending {
 	uint64_t seq, stream, src, size;
+	thip_rows rows;        /* a pitched copy's region (width 0: one linear range) */
 	const void *host;
 } thip_pending;
 
@@ -286,8 +287,42 @@ void thip_pending_add(uint64_t seq, uint64_t stream, const void *host, uint64_t 
 		p->host = host;
 		p->src = src;
 		p->size = size;
+		memset(&p->rows, 0, sizeof(p->rows));
 	}
 	pthread_mutex_unlock(&thip_reg_mu);
+}
+
+void thip_pending_add_rows(uint64_t seq, uint64_t stream, const void *host, const thip_rows *r,
+                           uint64_t src)
+{
+	thip_pending *p;
+	pthread_mutex_lock(&thip_reg_mu);
+	p = thip_vec_push(&thip_pendings, sizeof(*p));
+	if (p) {
+		p->seq = seq;
+		p->stream = stream;
+		p->host = host;
+		p->src = src;
+		p->size = r->width * r->height * r->depth;
+		p->rows = *r;
+	}
+	pthread_mutex_unlock(&thip_reg_mu);
+}
+
+uint8_t *thip_rows_pack(const void *first, const thip_rows *r)
+{
+	uint64_t w = r->width, h = r->height, d = r->depth;
+	uint8_t *out;
+	if (!w || !h || !d || h > SIZE_MAX / w || d > SIZE_MAX / (w * h))
+		return NULL;
+	out = malloc(w * h * d);
+	if (!out)
+		return NULL;
+	for (uint64_t z = 0; z < d; z++)
+		for (uint64_t y = 0; y < h; y++)
+			memcpy(out + (z * h + y) * w,
+			       (const uint8_t *)first + z * r->pitch * r->slice_rows + y * r->pitch, w);
+	return out;
 }
 
 void thip_pending_flush(int all, uint64_t stream)
@@ -310,6 +345,13 @@ void thip_pending_flush(int all, uint64_t stream)
 		if (!found)
 			break;
 		base = thip_alloc_base(p.src);
-		cap_checkpoint(p.seq, base, base ? p.src - base : p.src, p.host, p.size);
+		if (p.rows.width) {
+			uint8_t *packed = thip_rows_pack(p.host, &p.rows);
+			if (packed)
+				cap_checkpoint(p.seq, base, base ? p.src - base : p.src, packed, p.size);
+			free(packed);
+		} else {
+			cap_checkpoint(p.seq, base, base ? p.src - base : p.src, p.host, p.size);
+		}
 	}
 }

@@ -214,6 +214,7 @@ static rp_status rphip_open(const rp_backend_open_args *args, void **state_out, 
 	s->trace = args->trace;
 	s->quiet = args->quiet;
 	s->per_command = args->per_command;
+	s->profile = args->profile;
 	for (size_t i = 0; i < args->noptions; i++) {
 		if (strcmp(args->options[i].name, "--hip-no-reserve") == 0)
 			s->no_reserve = 1;
@@ -298,6 +299,7 @@ static rp_status rphip_execute(void *state, const sbt_record *rec, unsigned flag
 		                  "replay it", rec->type);
 	}
 	s->call = sbt_cm_hip_name((sbt_cm_hip_call)hc);
+	s->fast_forward = (flags & RP_EXEC_FAST_FORWARD) != 0;
 	if (sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK)
 		return rphip_fail(s, diag, RP_ERR_DECODE, "the payload (%zu bytes) could not be decoded",
 		                  rec->payload_len);
@@ -386,6 +388,8 @@ static void rphip_close(void *state)
 		return;
 	if (s->rt.p_hipDeviceSynchronize)
 		rphip_teardown(s);
+	if (s->rt.p_hipEventDestroy)
+		rphip_profile_release(s);
 	rp_cm_handles_free(&s->objs, sizeof(rphip_obj), rphip_obj_release);
 	free(s->ranges);
 	free(s->copies);
@@ -408,5 +412,6 @@ const rp_backend_ops rphip_backend_ops = {
 	.check_option = rphip_check_option,
 	.run_mode = rphip_run_mode,
 	.command_results = rphip_command_results,
+	.profile_finish = rphip_profile_finish,
 	.serialises = 1,
 };

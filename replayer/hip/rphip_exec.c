@@ -20,10 +20,8 @@ static rp_status rphip_unknown(rphip_state *s, rp_diag *diag, const char *what, 
 	                  (unsigned long long)cap);
 }
 
-/* The live stream of a captured one (0: the null stream; every stream
- * with --streams single). */
-static rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj **obj,
-                              rp_diag *diag)
+rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj **obj,
+                       rp_diag *diag)
 {
 	rphip_obj *o;
 
@@ -437,11 +435,17 @@ static int rphip_is_async(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipMemcpyToSymbolAsync: case SBT_CM_HIP_hipMemcpyFromSymbolAsync:
 	case SBT_CM_HIP_hipMemsetAsync: case SBT_CM_HIP_hipMemsetD8Async:
 	case SBT_CM_HIP_hipMemsetD16Async: case SBT_CM_HIP_hipMemsetD32Async:
+	case SBT_CM_HIP_hipMemcpy2DAsync: case SBT_CM_HIP_hipMemcpyPeerAsync:
+	case SBT_CM_HIP_hipMemset2DAsync: case SBT_CM_HIP_hipMemcpy3DAsync:
+	case SBT_CM_HIP_hipMemcpyParam2DAsync: case SBT_CM_HIP_hipMemset3DAsync:
 		return 1;
 	default:
 		return 0;
 	}
 }
+
+static int rphip_copies_room(rphip_state *s);
+static void rphip_copy_keep(rphip_state *s, uint64_t src, uint8_t *buf, uint64_t len);
 
 static int rphip_is_symbol(sbt_cm_hip_call hc)
 {
@@ -464,6 +468,12 @@ static rp_status rphip_after(rphip_state *s, hipStream_t stream, const rphip_obj
 		return RP_OK;
 	}
 	if (sync || buf) {
+		/* --profile: the command ends here, not after the host's wait */
+		rp_status st = rphip_profile_end(s, diag);
+		if (st != RP_OK) {
+			free(buf);
+			return st;
+		}
 		r = s->rt.p_hipStreamSynchronize(stream);
 		free(buf);
 		if (r != hipSuccess)
@@ -508,35 +518,22 @@ static rp_status rphip_copy_run(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm
 		if (r != hipSuccess)
 			return rphip_hipfail(s, diag, "hipMemcpyAsync", r);
 		return rphip_after(s, stream, so, sync, NULL, diag);
-	case SBT_CM_COPY_DTOH: {
-		rphip_copy *cp;
+	case SBT_CM_COPY_DTOH:
 		if ((st = rphip_translate(s, src, c->size, "source", &lsrc, diag)) != RP_OK)
 			return st;
 		if (so && so->capturing)
 			return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
 			                  "a device-to-host copy captured into a graph is not replayed yet");
-		buf = malloc(c->size);
-		if (!buf || (s->ncopies == s->capcopies &&
-		             !(s->copies = realloc(s->copies, (s->capcopies = s->capcopies * 2 + 8) *
-		                                                 sizeof(*s->copies))))) {
-			free(buf);
+		if (rphip_copies_room(s) != 0 || !(buf = malloc(c->size)))
 			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		}
 		r = s->rt.p_hipMemcpyAsync(buf, (void *)(uintptr_t)lsrc, c->size, hipMemcpyDeviceToHost,
 		                           stream);
 		if (r != hipSuccess) {
 			free(buf);
 			return rphip_hipfail(s, diag, "hipMemcpyAsync", r);
 		}
-		cp = &s->copies[s->ncopies++];
-		memset(cp, 0, sizeof(*cp));
-		cp->seq = s->seq;
-		cp->vstart = src;
-		cp->buf = buf;
-		cp->len = c->size;
-		rp_cm_copy_source_take(&cp->src, &s->ranges[rphip_range_find(s, src)].head);
+		rphip_copy_keep(s, src, buf, c->size);
 		return rphip_after(s, stream, so, sync, NULL, diag);
-	}
 	case SBT_CM_COPY_HTOH:
 		return RP_OK; /* host memory only: nothing on the device */
 	default:
@@ -571,6 +568,222 @@ static rp_status rphip_memset(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_c
 		r = s->rt.p_hipMemsetAsync((void *)(uintptr_t)live, (int)c->value, c->size, stream);
 	if (r != hipSuccess)
 		return rphip_hipfail(s, diag, "hipMemsetAsync", r);
+	return rphip_after(s, stream, so, !rphip_is_async(hc), NULL, diag);
+}
+
+/* A pitched region: depth slices of height rows of width bytes, rows
+ * pitch apart, slices pitch x slice_rows apart; first = the captured
+ * address of its first byte (pointer + position), span = bytes from first
+ * to the end of its last row.  rphip_region_of fails on what no copy could
+ * make (a trace is untrusted). */
+typedef struct rphip_region {
+	uint64_t first, span, pitch, slice_rows;
+} rphip_region;
+
+static int rphip_region_of(uint64_t ptr, uint64_t x, uint64_t y, uint64_t z, uint64_t pitch,
+                        uint64_t slice_rows, uint64_t w, uint64_t h, uint64_t d, rphip_region *out)
+{
+	uint64_t rows = slice_rows ? slice_rows : h, slice;
+
+	if (!w || !h || !d || w > pitch || rows > UINT64_MAX / pitch)
+		return -1;
+	slice = pitch * rows;
+	if ((z && z > (UINT64_MAX >> 1) / (slice ? slice : 1)) || y > (UINT64_MAX >> 2) / pitch ||
+	    (d - 1) > (UINT64_MAX >> 2) / (slice ? slice : 1) || (h - 1) > (UINT64_MAX >> 3) / pitch)
+		return -1;
+	out->first = ptr + z * slice + y * pitch + x;
+	out->span = (d - 1) * slice + (h - 1) * pitch + w;
+	out->pitch = pitch;
+	out->slice_rows = rows;
+	return out->span < w ? -1 : 0;
+}
+
+/* Room for one more kept copy, made before the copy is issued (so that a
+ * buffer the runtime writes into is never given up); 0, or -1 when out of
+ * memory. */
+static int rphip_copies_room(rphip_state *s)
+{
+	size_t ncap;
+	rphip_copy *nv;
+
+	if (s->ncopies < s->capcopies)
+		return 0;
+	ncap = s->capcopies * 2 + 8;
+	nv = realloc(s->copies, ncap * sizeof(*nv));
+	if (!nv)
+		return -1;
+	s->copies = nv;
+	s->capcopies = ncap;
+	return 0;
+}
+
+/* Keep a device-to-host copy landing in buf (owned from here on) for its
+ * checkpoint; rphip_copies_room made room. */
+static void rphip_copy_keep(rphip_state *s, uint64_t src, uint8_t *buf, uint64_t len)
+{
+	rphip_copy *cp = &s->copies[s->ncopies++];
+
+	memset(cp, 0, sizeof(*cp));
+	cp->seq = s->seq;
+	cp->vstart = src;
+	cp->buf = buf;
+	cp->len = len;
+	rp_cm_copy_source_take(&cp->src, &s->ranges[rphip_range_find(s, src)].head);
+}
+
+/* Issue one pitched copy between live first bytes: hipMemcpy2DAsync for
+ * one slice, hipMemcpy3DAsync for more. */
+static hipError_t rphip_pitched_issue(rphip_state *s, void *dst, const rphip_region *dr,
+                                      const void *src, const rphip_region *sr, uint64_t w,
+                                      uint64_t h, uint64_t d, hipMemcpyKind kind,
+                                      hipStream_t stream, const char **fn)
+{
+	struct hipMemcpy3DParms p;
+
+	if (d == 1) {
+		*fn = "hipMemcpy2DAsync";
+		return s->rt.p_hipMemcpy2DAsync(dst, dr->pitch, src, sr->pitch, w, h, kind, stream);
+	}
+	*fn = "hipMemcpy3DAsync";
+	memset(&p, 0, sizeof(p));
+	p.dstPtr = make_hipPitchedPtr(dst, dr->pitch, w, dr->slice_rows);
+	p.srcPtr = make_hipPitchedPtr((void *)(uintptr_t)src, sr->pitch, w, sr->slice_rows);
+	p.extent = make_hipExtent(w, h, d);
+	p.kind = kind;
+	return s->rt.p_hipMemcpy3DAsync(&p, stream);
+}
+
+/* Pitched copies: hipMemcpy2D, hipMemcpyParam2D, hipMemcpy3D and their
+ * async forms (the record's fields: serializer/sbt_compute.h).  A host
+ * source comes packed in the blob, and a host destination's rows are read
+ * packed, as capture checkpointed them. */
+static rp_status rphip_copy_pitched(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                                    rp_diag *diag)
+{
+	uint64_t w = c->width, h = c->height, d = c->depth ? c->depth : 1, ldst, lsrc;
+	rphip_region dr, sr, packed;
+	hipStream_t stream;
+	rphip_obj *so;
+	uint8_t *buf = NULL;
+	const char *fn = "";
+	hipError_t r;
+	rp_status st;
+
+	if (!w || !h)
+		return RP_OK;
+	if (c->sub == SBT_CM_COPY_ARRAY)
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "copies to or from HIP arrays are not "
+		                  "replayed (the arrays' creation is not recorded)");
+	if (h > UINT64_MAX / w || d > UINT64_MAX / (w * h) || c->size != w * h * d)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "size %llu is not width %llu x height %llu x "
+		                  "depth %llu", (unsigned long long)c->size, (unsigned long long)w,
+		                  (unsigned long long)h, (unsigned long long)d);
+	if ((st = rphip_stream(s, c->stream, &stream, &so, diag)) != RP_OK)
+		return st;
+	packed = (rphip_region){0, w * h * d, w, h};
+	if ((c->sub != SBT_CM_COPY_DTOH &&
+	     rphip_region_of(c->dst, c->dst_x, c->dst_y, c->dst_z, c->dst_pitch, c->dst_height, w, h, d,
+	                  &dr) != 0) ||
+	    (c->sub != SBT_CM_COPY_HTOD &&
+	     rphip_region_of(c->src, c->src_x, c->src_y, c->src_z, c->src_pitch, c->src_height, w, h, d,
+	                  &sr) != 0))
+		return rphip_fail(s, diag, RP_ERR_TRACE, "pitches %llu and %llu (%llu and %llu rows a "
+		                  "slice) cannot hold rows of %llu bytes at the positions recorded",
+		                  (unsigned long long)c->dst_pitch, (unsigned long long)c->src_pitch,
+		                  (unsigned long long)c->dst_height, (unsigned long long)c->src_height,
+		                  (unsigned long long)w);
+	switch (c->sub) {
+	case SBT_CM_COPY_HTOD:
+		if ((st = rphip_translate(s, dr.first, dr.span, "destination", &ldst, diag)) != RP_OK ||
+		    (st = rphip_blob(s, c->blob, c->size, &buf, NULL, diag)) != RP_OK)
+			return st;
+		r = rphip_pitched_issue(s, (void *)(uintptr_t)ldst, &dr, buf, &packed, w, h, d,
+		                        hipMemcpyHostToDevice, stream, &fn);
+		if (r != hipSuccess) {
+			free(buf);
+			return rphip_hipfail(s, diag, fn, r);
+		}
+		return rphip_after(s, stream, so, !rphip_is_async(hc), buf, diag);
+	case SBT_CM_COPY_DTOD:
+		if ((st = rphip_translate(s, dr.first, dr.span, "destination", &ldst, diag)) != RP_OK ||
+		    (st = rphip_translate(s, sr.first, sr.span, "source", &lsrc, diag)) != RP_OK)
+			return st;
+		r = rphip_pitched_issue(s, (void *)(uintptr_t)ldst, &dr, (void *)(uintptr_t)lsrc, &sr, w,
+		                        h, d, hipMemcpyDeviceToDevice, stream, &fn);
+		if (r != hipSuccess)
+			return rphip_hipfail(s, diag, fn, r);
+		return rphip_after(s, stream, so, !rphip_is_async(hc), NULL, diag);
+	case SBT_CM_COPY_DTOH:
+		if ((st = rphip_translate(s, sr.first, sr.span, "source", &lsrc, diag)) != RP_OK)
+			return st;
+		if (so && so->capturing)
+			return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
+			                  "a device-to-host copy captured into a graph is not replayed yet");
+		if (rphip_copies_room(s) != 0 || !(buf = malloc(c->size)))
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		r = rphip_pitched_issue(s, buf, &packed, (void *)(uintptr_t)lsrc, &sr, w, h, d,
+		                        hipMemcpyDeviceToHost, stream, &fn);
+		if (r != hipSuccess) {
+			free(buf);
+			return rphip_hipfail(s, diag, fn, r);
+		}
+		rphip_copy_keep(s, sr.first, buf, c->size);
+		return rphip_after(s, stream, so, !rphip_is_async(hc), NULL, diag);
+	case SBT_CM_COPY_HTOH:
+		return RP_OK; /* host memory only: nothing on the device */
+	default:
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
+		                  "a copy whose direction capture could not tell (sub %llu)",
+		                  (unsigned long long)c->sub);
+	}
+}
+
+/* hipMemcpyPeer(Async): the runtime makes it a device-to-device copy
+ * (clr's hip_peer.cpp), the same device on both sides included; the
+ * backend replays on device 0 only. */
+static rp_status rphip_copy_peer(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                                 rp_diag *diag)
+{
+	if (c->device != 0 || c->ivalue != 0)
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
+		                  "a copy from device %lld to device %lld: the HIP backend replays on "
+		                  "device 0 only", (long long)c->ivalue, (long long)c->device);
+	if (c->sub != SBT_CM_COPY_DTOD)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "a peer copy that is not device to device "
+		                  "(sub %llu)", (unsigned long long)c->sub);
+	return rphip_copy_run(s, hc, c, diag);
+}
+
+/* hipMemset2D(Async), hipMemset3D(Async): through hipMemset3DAsync with
+ * the recorded pitch and rows a slice (a 2D one is one slice of height
+ * rows).  The runtime fills width x height x depth bytes in one piece when
+ * the pitch is the width (clr's ihipMemset3D), so that is the span then. */
+static rp_status rphip_memset_pitched(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                                      rp_diag *diag)
+{
+	uint64_t d = c->depth ? c->depth : 1, live;
+	rphip_region rg;
+	hipStream_t stream;
+	rphip_obj *so;
+	hipError_t r;
+	rp_status st;
+
+	if (!c->width || !c->height)
+		return RP_OK;
+	if (rphip_region_of(c->dst, 0, 0, 0, c->pitch, c->pitch == c->width ? c->height : c->dst_height,
+	                 c->width, c->height, d, &rg) != 0)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "a pitch of %llu (%llu rows a slice) for rows "
+		                  "of %llu bytes", (unsigned long long)c->pitch,
+		                  (unsigned long long)c->dst_height, (unsigned long long)c->width);
+	if ((st = rphip_stream(s, c->stream, &stream, &so, diag)) != RP_OK ||
+	    (st = rphip_translate(s, c->dst, rg.span, "destination", &live, diag)) != RP_OK)
+		return st;
+	r = s->rt.p_hipMemset3DAsync(make_hipPitchedPtr((void *)(uintptr_t)live, c->pitch, c->width,
+	                                                rg.slice_rows),
+	                             (int)(uint8_t)c->value, make_hipExtent(c->width, c->height, d),
+	                             stream);
+	if (r != hipSuccess)
+		return rphip_hipfail(s, diag, "hipMemset3DAsync", r);
 	return rphip_after(s, stream, so, !rphip_is_async(hc), NULL, diag);
 }
 
@@ -720,7 +933,8 @@ static rp_status rphip_graph(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_ca
 
 /* ---- the table of calls ----------------------------------------------------------------- */
 
-rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                                 rp_diag *diag)
 {
 	hipStream_t stream;
 	hipEvent_t ev = NULL;
@@ -794,6 +1008,15 @@ rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, r
 	case SBT_CM_HIP_hipMemsetD8Async: case SBT_CM_HIP_hipMemsetD16Async:
 	case SBT_CM_HIP_hipMemsetD32Async:
 		return rphip_memset(s, hc, c, diag);
+	case SBT_CM_HIP_hipMemcpy2D: case SBT_CM_HIP_hipMemcpy2DAsync:
+	case SBT_CM_HIP_hipMemcpyParam2D: case SBT_CM_HIP_hipMemcpyParam2DAsync:
+	case SBT_CM_HIP_hipMemcpy3D: case SBT_CM_HIP_hipMemcpy3DAsync:
+		return rphip_copy_pitched(s, hc, c, diag);
+	case SBT_CM_HIP_hipMemcpyPeer: case SBT_CM_HIP_hipMemcpyPeerAsync:
+		return rphip_copy_peer(s, hc, c, diag);
+	case SBT_CM_HIP_hipMemset2D: case SBT_CM_HIP_hipMemset2DAsync:
+	case SBT_CM_HIP_hipMemset3D: case SBT_CM_HIP_hipMemset3DAsync:
+		return rphip_memset_pitched(s, hc, c, diag);
 	case SBT_CM_HIP_hipStreamCreate:
 	case SBT_CM_HIP_hipStreamCreateWithFlags:
 	case SBT_CM_HIP_hipStreamCreateWithPriority:
@@ -840,6 +1063,42 @@ rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, r
 		break;
 	}
 	return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "not replayed by the HIP backend");
+}
+
+/* What --profile times: launches, copies, memsets and graph launches. */
+static int rphip_is_timed(sbt_cm_hip_call hc)
+{
+	switch (hc) {
+	case SBT_CM_HIP_hipLaunchKernel: case SBT_CM_HIP_hipModuleLaunchKernel:
+	case SBT_CM_HIP_hipExtModuleLaunchKernel: case SBT_CM_HIP_hipLaunchCooperativeKernel:
+	case SBT_CM_HIP_hipGraphLaunch:
+	case SBT_CM_HIP_hipMemcpy: case SBT_CM_HIP_hipMemcpyAsync:
+	case SBT_CM_HIP_hipMemcpyHtoD: case SBT_CM_HIP_hipMemcpyHtoDAsync:
+	case SBT_CM_HIP_hipMemcpyDtoH: case SBT_CM_HIP_hipMemcpyDtoHAsync:
+	case SBT_CM_HIP_hipMemcpyDtoD: case SBT_CM_HIP_hipMemcpyDtoDAsync:
+	case SBT_CM_HIP_hipMemcpyToSymbol: case SBT_CM_HIP_hipMemcpyToSymbolAsync:
+	case SBT_CM_HIP_hipMemcpyFromSymbol: case SBT_CM_HIP_hipMemcpyFromSymbolAsync:
+	case SBT_CM_HIP_hipMemset: case SBT_CM_HIP_hipMemsetAsync:
+	case SBT_CM_HIP_hipMemsetD8: case SBT_CM_HIP_hipMemsetD16: case SBT_CM_HIP_hipMemsetD32:
+	case SBT_CM_HIP_hipMemsetD8Async: case SBT_CM_HIP_hipMemsetD16Async:
+	case SBT_CM_HIP_hipMemsetD32Async:
+	case SBT_CM_HIP_hipMemcpy2D: case SBT_CM_HIP_hipMemcpy2DAsync:
+	case SBT_CM_HIP_hipMemcpyPeer: case SBT_CM_HIP_hipMemcpyPeerAsync:
+	case SBT_CM_HIP_hipMemset2D: case SBT_CM_HIP_hipMemset2DAsync:
+	case SBT_CM_HIP_hipMemcpy3D: case SBT_CM_HIP_hipMemcpy3DAsync:
+	case SBT_CM_HIP_hipMemcpyParam2D: case SBT_CM_HIP_hipMemcpyParam2DAsync:
+	case SBT_CM_HIP_hipMemset3D: case SBT_CM_HIP_hipMemset3DAsync:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag)
+{
+	if (s->profile && rphip_is_timed(hc))
+		return rphip_profile_exec(s, hc, c, rphip_exec_call, diag);
+	return rphip_exec_call(s, hc, c, diag);
 }
 
 void rphip_teardown(rphip_state *s)

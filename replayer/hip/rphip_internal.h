@@ -18,7 +18,9 @@
  *   - the results of device-to-host copies until their checkpoint asks;
  *   - host buffers a captured graph's copies read, until reset;
  *   - with --per-command, the copies of each command's footprint
- *     (rphip_percmd.c).
+ *     (rphip_percmd.c);
+ *   - with --profile, the two timing events of each timed command until
+ *     the run is measured (rphip_profile.c).
  * Everything is single-threaded: the core calls one entry at a time.
  */
 #ifndef TRACESMITH_RPHIP_INTERNAL_H
@@ -44,10 +46,11 @@
 	X(hipMemAddressReserve) X(hipMemAddressFree) X(hipMemCreate) X(hipMemRelease)   \
 	X(hipMemMap) X(hipMemUnmap) X(hipMemSetAccess)                                  \
 	X(hipMemcpyAsync) X(hipMemsetAsync) X(hipMemsetD16Async) X(hipMemsetD32Async)   \
+	X(hipMemcpy2DAsync) X(hipMemcpy3DAsync) X(hipMemset3DAsync)                     \
 	X(hipStreamCreateWithPriority) X(hipStreamDestroy) X(hipStreamSynchronize)      \
 	X(hipStreamWaitEvent) X(hipStreamBeginCapture) X(hipStreamEndCapture)           \
 	X(hipEventCreateWithFlags) X(hipEventDestroy) X(hipEventRecord)                 \
-	X(hipEventSynchronize)                                                          \
+	X(hipEventSynchronize) X(hipEventElapsedTime) X(hipDeviceGetName)               \
 	X(hipGraphInstantiate) X(hipGraphLaunch) X(hipGraphExecDestroy) X(hipGraphDestroy)
 
 /* The test double's count of launches that ran nothing (tests/doubles/hip/
@@ -126,6 +129,12 @@ typedef struct rphip_state {
 	uint64_t not_run_seq;      /* first launch that ran nothing on the double */
 	int warned_moved, warned_nomem_kind;
 	int noted_mismatch;        /* the first differing copy was described */
+	int fast_forward;          /* the record being executed is before --range's start */
+	/* --profile (rphip_profile.c) */
+	rp_profile *profile;       /* borrowed from open's args; NULL: not profiling */
+	struct rphip_prof *prof;   /* the timed commands of this run (owned) */
+	hipEvent_t prof_end;       /* the end event of the command running, not recorded yet */
+	hipStream_t prof_stream;   /* the live stream it goes on */
 	/* the record being executed, for messages */
 	uint64_t seq;
 	const char *call;
@@ -148,9 +157,28 @@ void rphip_failed_note(rphip_state *s, uint64_t cap);
 int rphip_failed_has(const rphip_state *s, uint64_t cap);
 
 /* rphip_exec.c */
+/* The live stream of a captured one (0: the null stream; every stream
+ * with --streams single); *obj its object when not NULL (NULL for 0). */
+rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj **obj,
+                       rp_diag *diag);
 rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag);
 /* Undo every live object and range (close and reset). */
 void rphip_teardown(rphip_state *s);
+
+/* rphip_profile.c: --profile.  Run command record c (call hc) through
+ * run between two timing events recorded on its live stream (not when it
+ * is fast-forwarded or captured into a graph). */
+rp_status rphip_profile_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                             rp_status (*run)(rphip_state *, sbt_cm_hip_call, const sbt_cm_call *,
+                                              rp_diag *),
+                             rp_diag *diag);
+/* Record the running command's end event now, before the host waits for
+ * its stream (a synchronous copy or memset); nothing when none is pending. */
+rp_status rphip_profile_end(rphip_state *s, rp_diag *diag);
+/* rp_backend_ops.profile_finish: wait, hand every timing to s->profile. */
+rp_status rphip_profile_finish(void *state, rp_diag *diag);
+/* Destroy the timing events; forget the timed commands. */
+void rphip_profile_release(rphip_state *s);
 
 /* rphip_percmd.c: --per-command.  After command record c (call hc, the
  * record being executed) ran: queue copies of its footprint on its

@@ -51,6 +51,16 @@ static int rphip_percmd_kind(sbt_cm_hip_call hc, const sbt_cm_call *c, rp_cm_foo
 	case SBT_CM_HIP_hipExtModuleLaunchKernel: case SBT_CM_HIP_hipLaunchCooperativeKernel:
 		*what = RP_CM_FOOT_LAUNCH;
 		return 1;
+	case SBT_CM_HIP_hipMemcpy2D: case SBT_CM_HIP_hipMemcpy2DAsync:
+	case SBT_CM_HIP_hipMemcpyParam2D: case SBT_CM_HIP_hipMemcpyParam2DAsync:
+	case SBT_CM_HIP_hipMemcpy3D: case SBT_CM_HIP_hipMemcpy3DAsync:
+		/* the destination's first byte names its allocation */
+		if (c->sub == SBT_CM_COPY_DTOH || c->sub == SBT_CM_COPY_HTOH || c->sub == SBT_CM_COPY_ARRAY)
+			return 0;
+		*what = RP_CM_FOOT_WRITE;
+		*dst = c->dst + c->dst_z * c->dst_pitch * (c->dst_height ? c->dst_height : c->height) +
+		       c->dst_y * c->dst_pitch + c->dst_x;
+		return 1;
 	case SBT_CM_HIP_hipGraphLaunch:
 		*what = RP_CM_FOOT_ALL;
 		return 1;
@@ -61,6 +71,7 @@ static int rphip_percmd_kind(sbt_cm_hip_call hc, const sbt_cm_call *c, rp_cm_foo
 	case SBT_CM_HIP_hipMemcpy: case SBT_CM_HIP_hipMemcpyAsync:
 	case SBT_CM_HIP_hipMemcpyHtoD: case SBT_CM_HIP_hipMemcpyHtoDAsync:
 	case SBT_CM_HIP_hipMemcpyDtoD: case SBT_CM_HIP_hipMemcpyDtoDAsync:
+	case SBT_CM_HIP_hipMemcpyPeer: case SBT_CM_HIP_hipMemcpyPeerAsync:
 		if (c->sub == SBT_CM_COPY_DTOH)
 			return 0;
 		/* fall through */
@@ -68,6 +79,8 @@ static int rphip_percmd_kind(sbt_cm_hip_call hc, const sbt_cm_call *c, rp_cm_foo
 	case SBT_CM_HIP_hipMemsetD8: case SBT_CM_HIP_hipMemsetD16: case SBT_CM_HIP_hipMemsetD32:
 	case SBT_CM_HIP_hipMemsetD8Async: case SBT_CM_HIP_hipMemsetD16Async:
 	case SBT_CM_HIP_hipMemsetD32Async:
+	case SBT_CM_HIP_hipMemset2D: case SBT_CM_HIP_hipMemset2DAsync:
+	case SBT_CM_HIP_hipMemset3D: case SBT_CM_HIP_hipMemset3DAsync:
 		*what = RP_CM_FOOT_WRITE;
 		*dst = c->dst;
 		return 1;

@@ -112,6 +112,8 @@ static rp_status tsreplay_order_open(const char *path, void **ctx_out, rp_diag *
 		       : est == EMU_ERR_NOMEM                          ? RP_ERR_NOMEM
 		                                                       : RP_ERR_TRACE;
 	}
+	if (err[0]) /* a note (a Vulkan trace on one queue) */
+		rp_diag_set(diag, "%s", err);
 	*ctx_out = o;
 	return RP_OK;
 }

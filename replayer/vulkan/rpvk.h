@@ -122,6 +122,8 @@ typedef struct rpvk_device {
 	int pending;               /* work submitted since its queues were last
 	                              seen idle (rpvk_device_idle) */
 	uint32_t family_queues[RPVK_MAX_FAMILIES]; /* queues created, by family */
+	uint32_t live_queues[RPVK_MAX_FAMILIES];   /* of those, how many this device has
+	                                              (fewer: captured indexes wrap) */
 } rpvk_device;
 
 /* A captured VkDeviceMemory. */
@@ -178,6 +180,7 @@ typedef struct rpvk_shot_range {
 struct rpvk {
 	sbt_reader *trace;         /* borrowed: random access (blobs, type names) */
 	int quiet;
+	int serialise;             /* --schedule-seed: each submit waited for */
 	int validate;              /* --validate */
 	int offscreen;             /* always 1: the application's swapchain images
 	                              are plain images, also in window mode */
@@ -355,6 +358,14 @@ void rpvk_wait_init(rpvk *r);
 rp_status rpvk_sync_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
 /* After a call: the fence and semaphore states it changed. */
 void rpvk_sync_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
+/* --schedule-seed: after a replayed submit (vkQueueSubmit*, vkQueueBindSparse),
+ * wait (bounded) until its queue is idle, so that the device runs the
+ * submits one at a time in the order the core hands them over. */
+rp_status rpvk_wait_serialised(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
+/* vkGetDeviceQueue(2) of a queue index the device here has fewer queues
+ * for than the trace's (vkCreateDevice asked more than the family has):
+ * index modulo what it has. */
+void rpvk_queue_remap(rpvk *r, enum sbt_vk_cmd cmd, void *args);
 
 /* ---- rpvk_state.c: command buffer state ---------------------------------- */
 

@@ -573,11 +573,14 @@ static rp_status rpvk_execute(void *state, const sbt_record *rec, unsigned flags
 		return st;
 	if (r->profile && (st = rpvk_profile_before(r, cmd, args)) != RP_OK)
 		return st;
+	rpvk_queue_remap(r, cmd, args);
 	st = info->call(r, args);
 	if (st == RP_OK) {
 		rpvk_state_after(r, cmd, args);
 		rpvk_sync_after(r, cmd, args);
 	}
+	if (st == RP_OK && r->serialise)
+		st = rpvk_wait_serialised(r, cmd, args);
 	if (st == RP_OK && r->profile)
 		st = rpvk_profile_after(r, cmd, args, flags);
 	if (st == RP_OK)
@@ -933,6 +936,7 @@ static rp_status rpvk_open(const rp_backend_open_args *args, void **state_out, r
 	r->trace = args->trace;
 	r->frame_base = rpvk_first_frame(r->trace);
 	r->quiet = args->quiet;
+	r->serialise = args->serialise;
 	r->device_sel = args->device;
 	r->run = 1;
 	r->cur_inst = r->cur_dev = -1;
@@ -1030,4 +1034,5 @@ const rp_backend_ops rpvk_backend_ops = {
 	.options = rpvk_options,
 	.check_option = rpvk_check_option,
 	.profile_finish = rpvk_profile_finish,
+	.serialises = 1,
 };

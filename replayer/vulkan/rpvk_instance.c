@@ -502,6 +502,77 @@ static void rpvk_phys_live_mem(rpvk *r, int p)
 	r->phys[p].have_live = 1;
 }
 
+/* A trace made where a queue family had more queues than it has here
+ * (a two-queue trace replayed on lavapipe, which has one): ask for what
+ * the family has, and let vkGetDeviceQueue(2) wrap the captured indexes
+ * onto those (rpvk_queue_remap).  Two captured queues then share a live
+ * one, which runs their submits in the order they are replayed.  Counts
+ * in dv->live_queues; out of memory only. */
+static rp_status rpvk_device_fit_queues(rpvk *r, rpvk_device *dv, const rpvk_itable *t,
+                                        VkPhysicalDevice phys, VkDeviceCreateInfo *ci)
+{
+	VkQueueFamilyProperties fam[RPVK_MAX_FAMILIES];
+	VkDeviceQueueCreateInfo *qci;
+	uint32_t nfam = RPVK_MAX_FAMILIES;
+
+	if (!ci->pQueueCreateInfos || !ci->queueCreateInfoCount)
+		return RP_OK;
+	for (uint32_t q = 0; q < ci->queueCreateInfoCount; q++) {
+		uint32_t f = ci->pQueueCreateInfos[q].queueFamilyIndex;
+		if (f < RPVK_MAX_FAMILIES)
+			dv->live_queues[f] = ci->pQueueCreateInfos[q].queueCount;
+	}
+	if (!t->GetPhysicalDeviceQueueFamilyProperties)
+		return RP_OK;
+	t->GetPhysicalDeviceQueueFamilyProperties(phys, &nfam, fam);
+	qci = rpvk_scratch(r, ci->queueCreateInfoCount * sizeof(*qci));
+	if (!qci)
+		return RP_ERR_NOMEM;
+	memcpy(qci, ci->pQueueCreateInfos, ci->queueCreateInfoCount * sizeof(*qci));
+	for (uint32_t q = 0; q < ci->queueCreateInfoCount; q++) {
+		uint32_t f = qci[q].queueFamilyIndex;
+		if (f >= nfam || f >= RPVK_MAX_FAMILIES || !fam[f].queueCount ||
+		    qci[q].queueCount <= fam[f].queueCount)
+			continue;
+		if (!r->quiet)
+			fprintf(stderr, "tsreplay: vulkan: seq %llu vkCreateDevice: queue family %u has %u "
+			        "queue%s here, the trace asked for %u: its queues share %s (index modulo %u)\n",
+			        (unsigned long long)r->seq, f, fam[f].queueCount,
+			        fam[f].queueCount == 1 ? "" : "s", qci[q].queueCount,
+			        fam[f].queueCount == 1 ? "that one" : "those", fam[f].queueCount);
+		qci[q].queueCount = fam[f].queueCount;
+		dv->live_queues[f] = fam[f].queueCount;
+	}
+	ci->pQueueCreateInfos = qci;
+	return RP_OK;
+}
+
+void rpvk_queue_remap(rpvk *r, enum sbt_vk_cmd cmd, void *args)
+{
+	VkDevice dev;
+	uint32_t family, *index;
+
+	if (cmd == SBT_VK_CMD_vkGetDeviceQueue) {
+		sbt_vk_args_vkGetDeviceQueue *a = args;
+		dev = a->device;
+		family = a->queueFamilyIndex;
+		index = &a->queueIndex;
+	} else if (cmd == SBT_VK_CMD_vkGetDeviceQueue2) {
+		sbt_vk_args_vkGetDeviceQueue2 *a = args;
+		if (!a->pQueueInfo)
+			return;
+		dev = a->device;
+		family = a->pQueueInfo->queueFamilyIndex;
+		index = &((VkDeviceQueueInfo2 *)a->pQueueInfo)->queueIndex;
+	} else {
+		return;
+	}
+	for (int d = 0; d < RPVK_MAX_DEVICES; d++)
+		if (r->dev[d].live && r->dev[d].live == dev && family < RPVK_MAX_FAMILIES &&
+		    r->dev[d].live_queues[family] && *index >= r->dev[d].live_queues[family])
+			*index %= r->dev[d].live_queues[family];
+}
+
 rp_status rpvk_o_vkCreateDevice(rpvk *r, void *args)
 {
 	sbt_vk_args_vkCreateDevice *a = args;
@@ -540,11 +611,20 @@ rp_status rpvk_o_vkCreateDevice(rpvk *r, void *args)
 	windowed = rpvk_window_device_exts(r, r->cur_inst, a->physicalDevice, exts, &ne);
 	ci->enabledExtensionCount = ne;
 	ci->ppEnabledExtensionNames = ne ? exts : NULL;
+	for (uint32_t q = 0; ci->pQueueCreateInfos && q < ci->queueCreateInfoCount; q++)
+		if (ci->pQueueCreateInfos[q].queueFamilyIndex < RPVK_MAX_FAMILIES)
+			dv->family_queues[ci->pQueueCreateInfos[q].queueFamilyIndex] +=
+				ci->pQueueCreateInfos[q].queueCount;
+	if (rpvk_device_fit_queues(r, dv, t, a->physicalDevice, ci) != RP_OK)
+		return rpvk_nomem(r);
 	a->ret = t->CreateDevice(a->physicalDevice, ci, NULL, &live);
 	rpvk_result(r, cap_ret, a->ret);
-	if (a->ret != VK_SUCCESS)
+	if (a->ret != VK_SUCCESS) {
+		memset(dv->family_queues, 0, sizeof(dv->family_queues));
+		memset(dv->live_queues, 0, sizeof(dv->live_queues));
 		return rpvk_fail(r, RP_ERR_BACKEND, "vkCreateDevice failed here: %s (%d)",
 		                 rpvk_result_name(a->ret), (int)a->ret);
+	}
 	p = rpvk_phys_index(r, a->physicalDevice);
 	if (p < 0)
 		p = rpvk_phys_slot(r, a->physicalDevice, r->cur_inst);
@@ -554,10 +634,6 @@ rp_status rpvk_o_vkCreateDevice(rpvk *r, void *args)
 	rpvk_dtable_fill(&dv->t, live, vkGetDeviceProcAddr);
 	rpvk_window_device_bind(r, d, windowed, ci);
 	rpvk_phys_live_mem(r, p);
-	for (uint32_t q = 0; ci->pQueueCreateInfos && q < ci->queueCreateInfoCount; q++)
-		if (ci->pQueueCreateInfos[q].queueFamilyIndex < RPVK_MAX_FAMILIES)
-			dv->family_queues[ci->pQueueCreateInfos[q].queueFamilyIndex] +=
-				ci->pQueueCreateInfos[q].queueCount;
 	if (ci->queueCreateInfoCount && ci->pQueueCreateInfos) {
 		dv->aux_family = ci->pQueueCreateInfos[0].queueFamilyIndex;
 		if (ci->pQueueCreateInfos[0].flags == 0)

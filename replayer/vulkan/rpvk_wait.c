@@ -380,3 +380,32 @@ rp_status rpvk_o_vkDeviceWaitIdle(rpvk *r, void *args)
 	rpvk_result(r, cap_ret, a->ret);
 	return RP_OK;
 }
+
+rp_status rpvk_wait_serialised(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
+{
+	VkQueue q;
+	VkResult ret;
+
+	switch (cmd) {
+	case SBT_VK_CMD_vkQueueSubmit:
+		q = ((const sbt_vk_args_vkQueueSubmit *)args)->queue;
+		ret = ((const sbt_vk_args_vkQueueSubmit *)args)->ret;
+		break;
+	case SBT_VK_CMD_vkQueueSubmit2:
+	case SBT_VK_CMD_vkQueueSubmit2KHR:
+		q = ((const sbt_vk_args_vkQueueSubmit2 *)args)->queue;
+		ret = ((const sbt_vk_args_vkQueueSubmit2 *)args)->ret;
+		break;
+	case SBT_VK_CMD_vkQueueBindSparse:
+		q = ((const sbt_vk_args_vkQueueBindSparse *)args)->queue;
+		ret = ((const sbt_vk_args_vkQueueBindSparse *)args)->ret;
+		break;
+	default:
+		return RP_OK;
+	}
+	if (ret != VK_SUCCESS || !rpvk_dtable_for(r, (uint64_t)(uintptr_t)q))
+		return RP_OK; /* nothing was queued, or not on a device of ours */
+	if (rpvk_device_idle(r, r->cur_dev, q, r->wait_ns) == VK_TIMEOUT)
+		return rpvk_wait_timed_out(r, "the submit (a sampled order waits for each one)");
+	return RP_OK;
+}

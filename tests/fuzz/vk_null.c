@@ -23,8 +23,16 @@
  *     it, or a view of it) has not been waited for: submits complete only
  *     when a fence of theirs, or a later one on the same queue, is waited
  *     for or seen signalled, or the queue or device is waited idle;
- *   - a submit of a command buffer that binds a descriptor set never
- *     written (its layout has bindings);
+ *   - a submit of a command buffer with a draw or dispatch whose
+ *     pipeline's shaders statically use a descriptor binding of a bound
+ *     set that no write or copy reached, unless the set's layout makes the
+ *     binding PARTIALLY_BOUND, gives it no descriptors, or gives it only
+ *     immutable samplers (the specification lets such bindings, and those
+ *     no shader uses, stay unwritten).  "Statically used": an instruction
+ *     of a function of the module names the variable decorated with that
+ *     set and binding (a load, store, access chain, copy, atomic, array
+ *     length, image texel pointer, function call argument); entry points
+ *     are not told apart;
  *   - a wait without a timeout for a fence no submit signals (it would
  *     never return).
  * Functions it does not implement are missing (vkGet*ProcAddr returns
@@ -50,6 +58,24 @@
 #define VN_HEAP ((VkDeviceSize)256 << 20)
 #define VN_QUEUES 4u
 #define VN_REFS_MAX 4096u
+#define VN_SETS 8u                 /* descriptor sets bound per bind point */
+#define VN_SPV_MAX_IDS (1u << 22)
+
+/* A binding of a descriptor set layout (a set keeps a copy). */
+typedef struct vn_dbind {
+	uint32_t binding, count;
+	uint8_t must_write;        /* not PARTIALLY_BOUND, descriptors, not only
+	                              immutable samplers */
+	uint8_t written;           /* sets: a write or copy reached it */
+} vn_dbind;
+
+/* A (set, binding) a shader statically uses; for a command buffer's
+ * draws and dispatches, the set object and its binding's index too. */
+typedef struct vn_use {
+	uint32_t set, binding;
+	struct vn_obj *dset;
+	uint32_t index;
+} vn_use;
 
 typedef struct vn_obj vn_obj;
 struct vn_obj {
@@ -81,6 +107,17 @@ struct vn_obj {
 	uint64_t serial, done;
 	vn_obj *fence_queue;
 	int signaled;
+	/* set layouts, sets: the bindings, sorted by number (owned) */
+	vn_dbind *binds;
+	uint32_t nbinds;
+	/* shader modules, pipelines: the (set, binding) pairs used; command
+	 * buffers: the set bindings its draws and dispatches read (owned) */
+	vn_use *uses;
+	uint32_t nuses, uses_cap;
+	/* command buffers: per bind point (graphics, compute) the pipeline and
+	 * the sets bound */
+	vn_obj *bound_pipe[2];
+	vn_obj *bound_set[2][VN_SETS];
 };
 
 static struct {
@@ -239,6 +276,17 @@ static void vn_gone(vn_obj *x, const char *call)
 			o->pend_queue = NULL;
 		if (o->fence_queue == x)
 			o->fence_queue = NULL;
+		for (uint32_t bp = 0; bp < 2; bp++) {
+			if (o->bound_pipe[bp] == x)
+				o->bound_pipe[bp] = NULL;
+			for (uint32_t k = 0; k < VN_SETS; k++)
+				if (o->bound_set[bp][k] == x)
+					o->bound_set[bp][k] = NULL;
+		}
+		if (o->type == VK_OBJECT_TYPE_COMMAND_BUFFER)
+			for (uint32_t k = 0; k < o->nuses; k++)
+				if (o->uses[k].dset == x)
+					o->uses[k--] = o->uses[--o->nuses];
 		vn_refs_drop(o, x);
 	}
 }
@@ -255,6 +303,8 @@ static void vn_free(vn_obj *o, const char *call)
 	o->magic = 0;
 	free(o->refs);
 	free(o->host);
+	free(o->binds);
+	free(o->uses);
 	free(o);
 }
 
@@ -272,16 +322,20 @@ static void vn_free_pooled(vn_obj *pool, const char *call)
 	}
 }
 
-static VkResult vn_create(VkObjectType type, uint64_t *out)
+/* out: a VkX handle of any type (8 bytes); written with memcpy, since a
+ * dispatchable handle is a pointer and a uint64_t store may not alias it. */
+static VkResult vn_create(VkObjectType type, void *out)
 {
 	vn_obj *o = vn_new(type);
+	uint64_t h;
 	if (!o)
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
-	*out = VN_H(o);
+	h = VN_H(o);
+	memcpy(out, &h, sizeof(h));
 	return VK_SUCCESS;
 }
 
-#define VN_CREATE(type, out) vn_create(type, (uint64_t *)(void *)(out))
+#define VN_CREATE(type, out) vn_create(type, (out))
 
 /* ---- instance and physical device -------------------------------------- */
 
@@ -497,11 +551,13 @@ static void vn_submit_cb(vn_obj *q, VkCommandBuffer cb, const char *call)
 		          "its memory freed (use after free on a device)");
 	if (c->state != 2)
 		vn_report(call, "a command buffer that is not executable is submitted");
+	for (uint32_t i = 0; i < c->nuses; i++)
+		if (!c->uses[i].dset->binds[c->uses[i].index].written)
+			vn_report(call, "a command buffer is submitted whose draw or dispatch reads descriptor "
+			          "set %u binding %u, which its shaders use and no write reached (the device "
+			          "would read what was never initialized)", c->uses[i].set, c->uses[i].binding);
 	for (uint32_t i = 0; i < c->nrefs; i++)
-		if (c->refs[i]->type == VK_OBJECT_TYPE_DESCRIPTOR_SET && c->refs[i]->size && !c->refs[i]->written)
-			vn_report(call, "a command buffer is submitted that binds a descriptor set never "
-			          "written (the device would read what was never initialized)");
-		else if (c->refs[i]->type == VK_OBJECT_TYPE_DESCRIPTOR_SET && c->refs[i]->state == 3)
+		if (c->refs[i]->type == VK_OBJECT_TYPE_DESCRIPTOR_SET && c->refs[i]->state == 3)
 			vn_report(call, "a command buffer is submitted that binds a descriptor set holding "
 			          "an object destroyed since (use after free on a device)");
 		else if (c->refs[i]->type == VK_OBJECT_TYPE_BUFFER || c->refs[i]->type == VK_OBJECT_TYPE_IMAGE)
@@ -856,16 +912,179 @@ static void VKAPI_CALL vn_DestroyBufferView(VkDevice dev, VkBufferView v, const 
 	}
 
 VN_PLAIN(Sampler, VkSampler, VkSamplerCreateInfo, VK_OBJECT_TYPE_SAMPLER)
-VN_PLAIN(ShaderModule, VkShaderModule, VkShaderModuleCreateInfo, VK_OBJECT_TYPE_SHADER_MODULE)
 VN_PLAIN(PipelineLayout, VkPipelineLayout, VkPipelineLayoutCreateInfo, VK_OBJECT_TYPE_PIPELINE_LAYOUT)
+
+/* ---- shaders: the resource variables functions use ------------------------- */
+
+static void vn_use_add(vn_obj *o, uint32_t set, uint32_t binding, vn_obj *dset, uint32_t index)
+{
+	for (uint32_t i = 0; i < o->nuses; i++)
+		if (o->uses[i].set == set && o->uses[i].binding == binding && o->uses[i].dset == dset)
+			return;
+	if (o->nuses == o->uses_cap) {
+		uint32_t ncap = o->uses_cap ? 2 * o->uses_cap : 8;
+		vn_use *n = realloc(o->uses, ncap * sizeof(*n));
+		if (!n)
+			return;
+		o->uses = n;
+		o->uses_cap = ncap;
+	}
+	o->uses[o->nuses].set = set;
+	o->uses[o->nuses].binding = binding;
+	o->uses[o->nuses].dset = dset;
+	o->uses[o->nuses].index = index;
+	o->nuses++;
+}
+
+/* Per SPIR-V id: a resource variable (OpVariable of storage class
+ * UniformConstant, Uniform or StorageBuffer) and its decorations. */
+typedef struct vn_spv_id {
+	uint8_t var, has_set, has_binding, used;
+	uint32_t set, binding;
+} vn_spv_id;
+
+static void vn_spv_mark(vn_spv_id *ids, uint32_t bound, uint32_t id)
+{
+	if (id < bound && ids[id].var)
+		ids[id].used = 1;
+}
+
+/* The operands of an instruction that name a pointer it reads, writes or
+ * passes on. */
+static void vn_spv_operands(vn_spv_id *ids, uint32_t bound, const uint32_t *w, uint32_t n)
+{
+	uint32_t op = w[0] & 0xffffu;
+
+	switch (op) {
+	case 60: case 61: case 65: case 66: case 67: case 68: case 70: case 83: /* texel pointer, load,
+		access chains, array length, ptr access chain, copy object: pointer at word 3 */
+	case 227: case 229: case 230: case 231: case 232: case 233: case 234: case 235: case 236:
+	case 237: case 238: case 239: case 240: case 241: case 242: case 318: /* atomics */
+		if (n > 3)
+			vn_spv_mark(ids, bound, w[3]);
+		break;
+	case 62: case 228: case 319: /* store, atomic store, atomic flag clear: pointer at word 1 */
+		if (n > 1)
+			vn_spv_mark(ids, bound, w[1]);
+		break;
+	case 63: case 64: /* copy memory (sized): target and source */
+		for (uint32_t i = 1; i < 3 && i < n; i++)
+			vn_spv_mark(ids, bound, w[i]);
+		break;
+	case 57: /* function call: the arguments */
+		for (uint32_t i = 4; i < n; i++)
+			vn_spv_mark(ids, bound, w[i]);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The (set, binding) of every resource variable the module's functions
+ * use, into m->uses.  Code that is not SPIR-V gives none (nothing judged). */
+static void vn_spv_scan(vn_obj *m, const uint32_t *code, size_t n)
+{
+	vn_spv_id *ids;
+	uint32_t bound;
+
+	if (!code || n < 5 || code[0] != 0x07230203u || code[3] == 0 || code[3] > VN_SPV_MAX_IDS)
+		return;
+	bound = code[3];
+	ids = calloc(bound, sizeof(*ids));
+	if (!ids)
+		return;
+	for (int pass = 0; pass < 2; pass++) {
+		int in_function = 0;
+		for (size_t i = 5; i < n;) {
+			const uint32_t *w = &code[i];
+			uint32_t wc = w[0] >> 16, op = w[0] & 0xffffu;
+			if (wc == 0 || wc > n - i)
+				break;
+			if (op == 54)
+				in_function = 1;
+			else if (op == 56)
+				in_function = 0;
+			else if (pass == 1 && in_function)
+				vn_spv_operands(ids, bound, w, wc);
+			else if (pass == 0 && op == 59 && wc > 3 && w[2] < bound &&
+			         (w[3] == 0 || w[3] == 2 || w[3] == 12))
+				ids[w[2]].var = 1;
+			else if (pass == 0 && op == 71 && wc > 3 && w[1] < bound && w[2] == 34) {
+				ids[w[1]].set = w[3];
+				ids[w[1]].has_set = 1;
+			} else if (pass == 0 && op == 71 && wc > 3 && w[1] < bound && w[2] == 33) {
+				ids[w[1]].binding = w[3];
+				ids[w[1]].has_binding = 1;
+			}
+			i += wc;
+		}
+	}
+	for (uint32_t id = 0; id < bound; id++)
+		if (ids[id].var && ids[id].used && ids[id].has_set && ids[id].has_binding)
+			vn_use_add(m, ids[id].set, ids[id].binding, NULL, 0);
+	free(ids);
+}
+
+static VkResult VKAPI_CALL vn_CreateShaderModule(VkDevice dev, const VkShaderModuleCreateInfo *ci,
+                                                 const VkAllocationCallbacks *a, VkShaderModule *out)
+{
+	VkResult res = VN_CREATE(VK_OBJECT_TYPE_SHADER_MODULE, out);
+	if (res == VK_SUCCESS && ci)
+		vn_spv_scan((vn_obj *)(uintptr_t)*out, ci->pCode, ci->codeSize / 4);
+	return res;
+}
+
+static void VKAPI_CALL vn_DestroyShaderModule(VkDevice dev, VkShaderModule h, const VkAllocationCallbacks *a)
+{
+	vn_free(VN_GET(h, VK_OBJECT_TYPE_SHADER_MODULE, "vkDestroyShaderModule"), "vkDestroyShaderModule");
+}
+
+static int vn_dbind_cmp(const void *a, const void *b)
+{
+	const vn_dbind *x = a, *y = b;
+	return x->binding < y->binding ? -1 : x->binding > y->binding;
+}
+
+/* The index of binding in o's bindings; -1: none. */
+static int vn_dbind_find(const vn_obj *o, uint32_t binding)
+{
+	for (uint32_t i = 0; i < o->nbinds; i++)
+		if (o->binds[i].binding == binding)
+			return (int)i;
+	return -1;
+}
 
 static VkResult VKAPI_CALL vn_CreateDescriptorSetLayout(VkDevice dev, const VkDescriptorSetLayoutCreateInfo *ci,
                                                         const VkAllocationCallbacks *a, VkDescriptorSetLayout *out)
 {
+	const VkDescriptorSetLayoutBindingFlagsCreateInfo *fl = NULL;
 	VkResult res = VN_CREATE(VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, out);
-	if (res == VK_SUCCESS)
-		((vn_obj *)(uintptr_t)*out)->size = ci->bindingCount;
-	return res;
+	vn_obj *l;
+
+	if (res != VK_SUCCESS)
+		return res;
+	l = (vn_obj *)(uintptr_t)*out;
+	l->size = ci->bindingCount;
+	for (const VkBaseInStructure *p = ci->pNext; p; p = p->pNext)
+		if (p->sType == VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO)
+			fl = (const VkDescriptorSetLayoutBindingFlagsCreateInfo *)p;
+	if (!ci->bindingCount || !ci->pBindings)
+		return VK_SUCCESS;
+	l->binds = calloc(ci->bindingCount, sizeof(*l->binds));
+	if (!l->binds)
+		return VK_SUCCESS; /* nothing judged */
+	for (uint32_t i = 0; i < ci->bindingCount; i++) {
+		const VkDescriptorSetLayoutBinding *b = &ci->pBindings[i];
+		int partial = fl && fl->pBindingFlags && i < fl->bindingCount &&
+		              (fl->pBindingFlags[i] & VK_DESCRIPTOR_BINDING_PARTIALLY_BOUND_BIT);
+		int immutable = b->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER && b->pImmutableSamplers;
+		l->binds[i].binding = b->binding;
+		l->binds[i].count = b->descriptorCount;
+		l->binds[i].must_write = !partial && b->descriptorCount && !immutable;
+	}
+	l->nbinds = ci->bindingCount;
+	qsort(l->binds, l->nbinds, sizeof(*l->binds), vn_dbind_cmp);
+	return VK_SUCCESS;
 }
 
 static void VKAPI_CALL vn_DestroyDescriptorSetLayout(VkDevice dev, VkDescriptorSetLayout h,
@@ -887,11 +1106,20 @@ static VkResult VKAPI_CALL vn_CreateRenderPass2(VkDevice dev, const VkRenderPass
 	return VN_CREATE(VK_OBJECT_TYPE_RENDER_PASS, out);
 }
 
-static VkResult vn_pipelines(uint32_t n, VkPipeline *out)
+/* A pipeline using what its stages' modules use. */
+static VkResult vn_pipeline(const VkPipelineShaderStageCreateInfo *st, uint32_t nst, VkPipeline *out,
+                            const char *call)
 {
-	for (uint32_t i = 0; i < n; i++)
-		if (VN_CREATE(VK_OBJECT_TYPE_PIPELINE, &out[i]) != VK_SUCCESS)
-			return VK_ERROR_OUT_OF_HOST_MEMORY;
+	vn_obj *p;
+
+	if (VN_CREATE(VK_OBJECT_TYPE_PIPELINE, out) != VK_SUCCESS)
+		return VK_ERROR_OUT_OF_HOST_MEMORY;
+	p = (vn_obj *)(uintptr_t)*out;
+	for (uint32_t j = 0; st && j < nst; j++) {
+		vn_obj *m = VN_GET(st[j].module, VK_OBJECT_TYPE_SHADER_MODULE, call);
+		for (uint32_t k = 0; m && k < m->nuses; k++)
+			vn_use_add(p, m->uses[k].set, m->uses[k].binding, NULL, 0);
+	}
 	return VK_SUCCESS;
 }
 
@@ -900,8 +1128,9 @@ static VkResult VKAPI_CALL vn_CreateComputePipelines(VkDevice dev, VkPipelineCac
                                                      const VkAllocationCallbacks *a, VkPipeline *out)
 {
 	for (uint32_t i = 0; i < n; i++)
-		VN_GET(ci[i].stage.module, VK_OBJECT_TYPE_SHADER_MODULE, "vkCreateComputePipelines");
-	return vn_pipelines(n, out);
+		if (vn_pipeline(&ci[i].stage, 1, &out[i], "vkCreateComputePipelines") != VK_SUCCESS)
+			return VK_ERROR_OUT_OF_HOST_MEMORY;
+	return VK_SUCCESS;
 }
 
 static VkResult VKAPI_CALL vn_CreateGraphicsPipelines(VkDevice dev, VkPipelineCache c, uint32_t n,
@@ -909,9 +1138,9 @@ static VkResult VKAPI_CALL vn_CreateGraphicsPipelines(VkDevice dev, VkPipelineCa
                                                       const VkAllocationCallbacks *a, VkPipeline *out)
 {
 	for (uint32_t i = 0; i < n; i++)
-		for (uint32_t j = 0; ci[i].pStages && j < ci[i].stageCount; j++)
-			VN_GET(ci[i].pStages[j].module, VK_OBJECT_TYPE_SHADER_MODULE, "vkCreateGraphicsPipelines");
-	return vn_pipelines(n, out);
+		if (vn_pipeline(ci[i].pStages, ci[i].stageCount, &out[i], "vkCreateGraphicsPipelines") != VK_SUCCESS)
+			return VK_ERROR_OUT_OF_HOST_MEMORY;
+	return VK_SUCCESS;
 }
 
 static void VKAPI_CALL vn_DestroyPipeline(VkDevice dev, VkPipeline p, const VkAllocationCallbacks *a)
@@ -947,8 +1176,13 @@ static VkResult VKAPI_CALL vn_AllocateDescriptorSets(VkDevice dev, const VkDescr
 		vn_obj *l = VN_GET(ai->pSetLayouts[i], VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, "vkAllocateDescriptorSets");
 		if (VN_CREATE(VK_OBJECT_TYPE_DESCRIPTOR_SET, &out[i]) != VK_SUCCESS)
 			return VK_ERROR_OUT_OF_HOST_MEMORY;
-		((vn_obj *)(uintptr_t)out[i])->pool = pool;
-		((vn_obj *)(uintptr_t)out[i])->size = l ? l->size : 0; /* bindings */
+		vn_obj *set = (vn_obj *)(uintptr_t)out[i];
+		set->pool = pool;
+		set->size = l ? l->size : 0; /* bindings */
+		if (l && l->nbinds && (set->binds = malloc(l->nbinds * sizeof(*set->binds))) != NULL) {
+			memcpy(set->binds, l->binds, l->nbinds * sizeof(*set->binds));
+			set->nbinds = l->nbinds;
+		}
 	}
 	return VK_SUCCESS;
 }
@@ -960,6 +1194,20 @@ static VkResult VKAPI_CALL vn_FreeDescriptorSets(VkDevice dev, VkDescriptorPool 
 		vn_free(VN_GET(sets[i], VK_OBJECT_TYPE_DESCRIPTOR_SET, "vkFreeDescriptorSets"),
 		        "vkFreeDescriptorSets");
 	return VK_SUCCESS;
+}
+
+/* A write or copy of n descriptors from element e of binding b reached
+ * it, and those that do not fit went on into the next bindings (the
+ * specification's consecutive binding updates). */
+static void vn_dset_written(vn_obj *set, uint32_t b, uint32_t e, uint32_t n)
+{
+	int i = vn_dbind_find(set, b);
+
+	for (; i >= 0 && (uint32_t)i < set->nbinds && n; i++, e = 0) {
+		uint32_t fit = set->binds[i].count > e ? set->binds[i].count - e : 0;
+		set->binds[i].written = 1;
+		n = n > fit ? n - fit : 0;
+	}
 }
 
 static void VKAPI_CALL vn_UpdateDescriptorSets(VkDevice dev, uint32_t nw, const VkWriteDescriptorSet *w,
@@ -977,6 +1225,7 @@ static void VKAPI_CALL vn_UpdateDescriptorSets(VkDevice dev, uint32_t nw, const 
 						          "submitted command buffer not yet waited for", i);
 		set->state = 0;
 		set->written = 1;
+		vn_dset_written(set, w[i].dstBinding, w[i].dstArrayElement, w[i].descriptorCount);
 		for (uint32_t j = 0; j < w[i].descriptorCount; j++) {
 			if (w[i].pBufferInfo) {
 				vn_obj *b = VN_GET(w[i].pBufferInfo[j].buffer, VK_OBJECT_TYPE_BUFFER, "vkUpdateDescriptorSets");
@@ -1000,8 +1249,10 @@ static void VKAPI_CALL vn_UpdateDescriptorSets(VkDevice dev, uint32_t nw, const 
 		vn_obj *dst = VN_GET(c[i].dstSet, VK_OBJECT_TYPE_DESCRIPTOR_SET, "vkUpdateDescriptorSets");
 		for (uint32_t j = 0; src && dst && j < src->nrefs; j++)
 			vn_refs_add(dst, src->refs[j]);
-		if (dst)
+		if (dst) {
 			dst->written = 1;
+			vn_dset_written(dst, c[i].dstBinding, c[i].dstArrayElement, c[i].descriptorCount);
+		}
 	}
 }
 
@@ -1029,6 +1280,9 @@ static void vn_cb_reset(vn_obj *c, const char *call)
 	c->state = 0;
 	c->invalid = 0;
 	c->nrefs = 0;
+	c->nuses = 0;
+	memset(c->bound_pipe, 0, sizeof(c->bound_pipe));
+	memset(c->bound_set, 0, sizeof(c->bound_set));
 }
 
 static VkResult VKAPI_CALL vn_ResetCommandPool(VkDevice dev, VkCommandPool p, VkCommandPoolResetFlags f)
@@ -1150,18 +1404,44 @@ static void vn_use_range(vn_obj *c, VkImage i, const VkImageSubresourceRange *r,
 #define VN_CMD(Name, Params) static void VKAPI_CALL vn_Cmd##Name Params
 #define VN_REC(Name) vn_obj *c = vn_cmd(cb, "vkCmd" #Name); (void)c
 
+/* 0 graphics, 1 compute; -1 another bind point (not judged). */
+static int vn_bind_point(VkPipelineBindPoint bp)
+{
+	return bp == VK_PIPELINE_BIND_POINT_GRAPHICS ? 0 : bp == VK_PIPELINE_BIND_POINT_COMPUTE ? 1 : -1;
+}
+
 VN_CMD(BindPipeline, (VkCommandBuffer cb, VkPipelineBindPoint bp, VkPipeline p))
 {
 	VN_REC(BindPipeline);
-	VN_GET(p, VK_OBJECT_TYPE_PIPELINE, "vkCmdBindPipeline");
+	vn_obj *o = VN_GET(p, VK_OBJECT_TYPE_PIPELINE, "vkCmdBindPipeline");
+	if (vn_bind_point(bp) >= 0)
+		c->bound_pipe[vn_bind_point(bp)] = o;
 }
 
 VN_CMD(BindDescriptorSets, (VkCommandBuffer cb, VkPipelineBindPoint bp, VkPipelineLayout l, uint32_t first,
                             uint32_t n, const VkDescriptorSet *sets, uint32_t nd, const uint32_t *dyn))
 {
 	VN_REC(BindDescriptorSets);
-	for (uint32_t i = 0; i < n; i++)
-		vn_refs_add(c, VN_GET(sets[i], VK_OBJECT_TYPE_DESCRIPTOR_SET, "vkCmdBindDescriptorSets"));
+	for (uint32_t i = 0; i < n; i++) {
+		vn_obj *set = VN_GET(sets[i], VK_OBJECT_TYPE_DESCRIPTOR_SET, "vkCmdBindDescriptorSets");
+		vn_refs_add(c, set);
+		if (vn_bind_point(bp) >= 0 && first + i < VN_SETS)
+			c->bound_set[vn_bind_point(bp)][first + i] = set;
+	}
+}
+
+/* A draw (bind point 0) or dispatch (1): the bindings of the bound sets
+ * its pipeline's shaders use, that must be written by the submit. */
+static void vn_reads(vn_obj *c, int bp)
+{
+	const vn_obj *p = c->bound_pipe[bp];
+
+	for (uint32_t i = 0; p && i < p->nuses; i++) {
+		vn_obj *set = p->uses[i].set < VN_SETS ? c->bound_set[bp][p->uses[i].set] : NULL;
+		int k = set ? vn_dbind_find(set, p->uses[i].binding) : -1;
+		if (k >= 0 && set->binds[k].must_write)
+			vn_use_add(c, p->uses[i].set, p->uses[i].binding, set, (uint32_t)k);
+	}
 }
 
 VN_CMD(BindVertexBuffers, (VkCommandBuffer cb, uint32_t first, uint32_t n, const VkBuffer *b,
@@ -1197,22 +1477,26 @@ VN_CMD(SetScissor, (VkCommandBuffer cb, uint32_t first, uint32_t n, const VkRect
 VN_CMD(Dispatch, (VkCommandBuffer cb, uint32_t x, uint32_t y, uint32_t z))
 {
 	VN_REC(Dispatch);
+	vn_reads(c, 1);
 }
 
 VN_CMD(DispatchIndirect, (VkCommandBuffer cb, VkBuffer b, VkDeviceSize off))
 {
 	VN_REC(DispatchIndirect);
+	vn_reads(c, 1);
 	vn_use_buffer(c, b, off, sizeof(VkDispatchIndirectCommand), "vkCmdDispatchIndirect");
 }
 
 VN_CMD(Draw, (VkCommandBuffer cb, uint32_t nv, uint32_t ni, uint32_t fv, uint32_t fi))
 {
 	VN_REC(Draw);
+	vn_reads(c, 0);
 }
 
 VN_CMD(DrawIndexed, (VkCommandBuffer cb, uint32_t n, uint32_t ni, uint32_t fi, int32_t vo, uint32_t fin))
 {
 	VN_REC(DrawIndexed);
+	vn_reads(c, 0);
 }
 
 VN_CMD(CopyBuffer, (VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t n, const VkBufferCopy *r))
@@ -1441,6 +1725,8 @@ void vk_null_reset(void)
 		o->magic = 0;
 		free(o->refs);
 		free(o->host);
+		free(o->binds);
+		free(o->uses);
 		free(o);
 	}
 }

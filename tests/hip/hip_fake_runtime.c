@@ -14,12 +14,13 @@ static int hipfake_mix(uint64_t h, uint64_t v)
 	return (int)(h & 0x3fffffff);
 }
 
-hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                       size_t height, hipMemcpyKind kind)
+hipError_t hipMemcpy2DToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src,
+                              size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
 	uint64_t h = 0;
 	h = (uint64_t)hipfake_mix(h, (uintptr_t)dst);
-	h = (uint64_t)hipfake_mix(h, dpitch);
+	h = (uint64_t)hipfake_mix(h, wOffset);
+	h = (uint64_t)hipfake_mix(h, hOffset);
 	h = (uint64_t)hipfake_mix(h, (uintptr_t)src);
 	h = (uint64_t)hipfake_mix(h, spitch);
 	h = (uint64_t)hipfake_mix(h, width);
@@ -27,16 +28,16 @@ hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
 	return (hipError_t)hipfake_mix(h, (uint64_t)kind);
 }
 
-hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice,
-                              size_t sizeBytes, hipStream_t stream)
+hipError_t hipMemRangeGetAttributes(void **data, size_t *data_sizes, hipMemRangeAttribute *attributes,
+                                    size_t num_attributes, const void *dev_ptr, size_t count)
 {
 	uint64_t h = 7;
-	h = (uint64_t)hipfake_mix(h, (uintptr_t)dst);
-	h = (uint64_t)hipfake_mix(h, (uint64_t)(int64_t)dstDeviceId);
-	h = (uint64_t)hipfake_mix(h, (uintptr_t)src);
-	h = (uint64_t)hipfake_mix(h, (uint64_t)(int64_t)srcDevice);
-	h = (uint64_t)hipfake_mix(h, sizeBytes);
-	return (hipError_t)hipfake_mix(h, (uintptr_t)stream);
+	h = (uint64_t)hipfake_mix(h, (uintptr_t)data);
+	h = (uint64_t)hipfake_mix(h, (uintptr_t)data_sizes);
+	h = (uint64_t)hipfake_mix(h, (uintptr_t)attributes);
+	h = (uint64_t)hipfake_mix(h, num_attributes);
+	h = (uint64_t)hipfake_mix(h, (uintptr_t)dev_ptr);
+	return (hipError_t)hipfake_mix(h, count);
 }
 
 hipError_t hipGetLastError(void)

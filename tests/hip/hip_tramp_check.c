@@ -1,9 +1,11 @@
 /*
  * hip_tramp_check - calls three functions of libhip_fake.so (a fake HIP
  * runtime that returns a checksum of its arguments) with arguments in
- * every integer register and on the stack, and prints what came back and
- * what the fake computes for the same arguments called directly by
- * address: under the interposer the two must agree (its trampolines pass
+ * every integer register and on the stack (hipMemcpy2DToArray's eight,
+ * hipMemRangeGetAttributes' six; calls the interposer does not wrap by
+ * hand, so they go through its generated trampolines), and prints what
+ * came back and what the fake computes for the same arguments called
+ * directly by address: under the interposer the two must agree (its trampolines pass
  * everything through).  Exit status 1 when they differ.
  */
 #include <dlfcn.h>
@@ -13,26 +15,33 @@
 
 int main(void)
 {
-	typedef hipError_t (*memcpy2d_fn)(void *, size_t, const void *, size_t, size_t, size_t,
-	                                  hipMemcpyKind);
-	typedef hipError_t (*peer_fn)(void *, int, const void *, int, size_t, hipStream_t);
+	typedef hipError_t (*toarray_fn)(hipArray *, size_t, size_t, const void *, size_t, size_t,
+	                                 size_t, hipMemcpyKind);
+	typedef hipError_t (*range_fn)(void **, size_t *, hipMemRangeAttribute *, size_t, const void *,
+	                               size_t);
 	/* the fake's own functions, found past any interposer */
 	void *lib = dlopen("libhip_fake.so", RTLD_NOW | RTLD_NOLOAD);
-	memcpy2d_fn direct2d = lib ? (memcpy2d_fn)dlsym(lib, "hipMemcpy2D") : NULL;
-	peer_fn directpeer = lib ? (peer_fn)dlsym(lib, "hipMemcpyPeerAsync") : NULL;
+	toarray_fn direct2d = lib ? (toarray_fn)dlsym(lib, "hipMemcpy2DToArray") : NULL;
+	range_fn directrange = lib ? (range_fn)dlsym(lib, "hipMemRangeGetAttributes") : NULL;
 	int bad = 0;
-	if (!direct2d || !directpeer) {
+	if (!direct2d || !directrange) {
 		fprintf(stderr, "hip_tramp_check: libhip_fake.so not loaded\n");
 		return 2;
 	}
 	for (int i = 0; i < 3; i++) {
-		void *dst = (void *)(uintptr_t)(0x1000u + i), *src = (void *)(uintptr_t)(0x2000u + i);
-		hipStream_t s = (hipStream_t)(uintptr_t)(0x3000u + i);
-		int a = (int)hipMemcpy2D(dst, 111 + i, src, 222, 333, 444 + i, hipMemcpyDeviceToHost);
-		int b = (int)direct2d(dst, 111 + i, src, 222, 333, 444 + i, hipMemcpyDeviceToHost);
-		int c = (int)hipMemcpyPeerAsync(dst, -1 - i, src, 5, 666, s);
-		int d = (int)directpeer(dst, -1 - i, src, 5, 666, s);
-		printf("hipMemcpy2D %d %d\nhipMemcpyPeerAsync %d %d\n", a, b, c, d);
+		hipArray *dst = (hipArray *)(uintptr_t)(0x1000u + i);
+		void *src = (void *)(uintptr_t)(0x2000u + i);
+		void **data = (void **)(uintptr_t)(0x3000u + i);
+		size_t *sizes = (size_t *)(uintptr_t)0x4000u;
+		hipMemRangeAttribute *attrs = (hipMemRangeAttribute *)(uintptr_t)0x5000u;
+		/* eight arguments: the last two on the stack */
+		int a = (int)hipMemcpy2DToArray(dst, 111 + i, 222, src, 333, 444, 555 + i,
+		                                hipMemcpyDeviceToHost);
+		int b = (int)direct2d(dst, 111 + i, 222, src, 333, 444, 555 + i, hipMemcpyDeviceToHost);
+		/* six: every integer argument register */
+		int c = (int)hipMemRangeGetAttributes(data, sizes, attrs, 4, src, 666 + (size_t)i);
+		int d = (int)directrange(data, sizes, attrs, 4, src, 666 + (size_t)i);
+		printf("hipMemcpy2DToArray %d %d\nhipMemRangeGetAttributes %d %d\n", a, b, c, d);
 		bad |= a != b || c != d;
 	}
 	printf("hipGetLastError %d\n", (int)hipGetLastError());

@@ -18,10 +18,16 @@
  * from a binary semaphore the first signals and the second waits for
  * (--semaphore transfer: at the copy's stage; --semaphore compute: at a
  * stage that does not cover the copy), or, with --split, from a fence the
- * host waits for between the two submits (--fence).
+ * host waits for between the two submits (--fence).  --second-queue
+ * (with --split) makes the second submit through the handle of a second
+ * vkGetDeviceQueue of queue 0 (lavapipe has one queue, so it is the same
+ * queue here); tests/programs/vk_requeue then rewrites the trace so that
+ * it is queue 1 of the family: a two-queue trace whose barrier no longer
+ * orders the copy after the dispatch.
  *
  * usage: vk_race [--barrier] [--split|--split-batches|--split-cbs]
- *                [--semaphore transfer|compute] [--fence] [--size N]
+ *                [--semaphore transfer|compute] [--fence] [--second-queue]
+ *                [--size N]
  * Prints "vk_race: barrier B split S size N hash H" (S: 0 none, 1 --split,
  * 2 --split-batches, 3 --split-cbs; H the XXH3-64 of the
  * words read back).  With --barrier the results are checked against the
@@ -30,7 +36,7 @@
 #include "tests/programs/vk_prog.h"
 
 typedef struct vkr_opts {
-	int barrier, split, fence;
+	int barrier, split, fence, second_queue;
 	VkPipelineStageFlags semaphore; /* the wait's stage; 0: no semaphore */
 	uint32_t size;
 } vkr_opts;
@@ -46,6 +52,7 @@ static void vkr_usage(FILE *f)
 	           "  --semaphore transfer|compute  a semaphore between the two batches,\n"
 	           "                   waited for at that stage\n"
 	           "  --fence          (--split) the host waits for the first submit's fence\n"
+	           "  --second-queue   (--split) the second submit through a second vkGetDeviceQueue\n"
 	           "  --size N         words (64..1048576, default 1024)\n");
 }
 
@@ -77,6 +84,8 @@ static void vkr_parse(int argc, char **argv, vkr_opts *o)
 			}
 		} else if (!strcmp(a, "--fence")) {
 			o->fence = 1;
+		} else if (!strcmp(a, "--second-queue")) {
+			o->second_queue = 1;
 		} else if (!strcmp(a, "--size")) {
 			o->size = vkp_parse_u32("vk_race", a, vkp_need_arg("vk_race", a, argc, argv, &i), 64,
 			                        1048576);
@@ -89,8 +98,9 @@ static void vkr_parse(int argc, char **argv, vkr_opts *o)
 			exit(2);
 		}
 	}
-	if ((o->semaphore && o->split != 1 && o->split != 2) || (o->fence && o->split != 1)) {
-		fprintf(stderr, "vk_race: --semaphore needs --split or --split-batches, --fence needs --split\n");
+	if ((o->semaphore && o->split != 1 && o->split != 2) || ((o->fence || o->second_queue) && o->split != 1)) {
+		fprintf(stderr, "vk_race: --semaphore needs --split or --split-batches, --fence and "
+		        "--second-queue need --split\n");
 		exit(2);
 	}
 }
@@ -146,12 +156,16 @@ int main(int argc, char **argv)
 	VkCommandPool cpool;
 	VkCommandBuffer cb[2];
 	VkFence fence;
+	VkQueue queue2;
 	VkDeviceSize bytes;
 	uint32_t *x, *y, *pw;
 
 	vkr_parse(argc, argv, &o);
 	bytes = (VkDeviceSize)o.size * 4;
 	vkp_ctx_init(&c, "vk_race", 0);
+	queue2 = c.queue;
+	if (o.second_queue)
+		vkGetDeviceQueue(c.device, c.qfam, 0, &queue2);
 	vkp_buffer_create(&c, &params, 256, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0, 1);
 	vkp_buffer_create(&c, &inputs, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
@@ -234,7 +248,7 @@ int main(int argc, char **argv)
 		VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si[0], first_fence));
 		if (o.fence)
 			VKP_CHECK(&c, vkWaitForFences(c.device, 1, &first_fence, VK_TRUE, UINT64_MAX));
-		VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si[1], fence));
+		VKP_CHECK(&c, vkQueueSubmit(queue2, 1, &si[1], fence));
 	} else {
 		VKP_CHECK(&c, vkQueueSubmit(c.queue, o.split == 2 ? 2 : 1, si, fence));
 	}

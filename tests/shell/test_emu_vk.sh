@@ -147,7 +147,7 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['races']; asser
 expect_rc 2 emulate.none "$R" --emulate
 has emulate.none err "--emulate needs a trace"
 expect_rc 2 emulate.opt "$R" --emulate --offscreen "$T/barrier.sbt"
-has emulate.opt err "--emulate takes only --json and a trace, not '--offscreen'"
+has emulate.opt err "--emulate takes only --json or --schedule-seed N and a trace, not '--offscreen'"
 expect_rc 2 emulate.missing "$R" --emulate "$T/absent.sbt"
 has emulate.missing err "$T/absent.sbt"
 

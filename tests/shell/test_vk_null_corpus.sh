@@ -3,7 +3,10 @@
 # device (build/tests/vk_null_main: tsreplay's Vulkan backend with
 # tests/fuzz/vk_null.c in place of a driver; docs/hostile-traces.md):
 #   - vk_compute and vk_offscreen, small traces of the test programs,
-#     replay to their end;
+#     replay to their end, and so does vk_partial (vk_partial --size 64
+#     --submits 1: a binding no shader uses and one never read left
+#     unwritten, as the specification allows; the null device aborted on it
+#     while it judged every bound set by whether any write reached it);
 #   - each crash_* input, a mutant of one of them for a class of call the
 #     null device aborted on before the replay checked it (it stands for a
 #     driver crash), stops with a message naming the record:
@@ -33,7 +36,7 @@ R="$BUILD/tests/vk_null_main"
 [ -x "$R" ] || { echo "the null-device replay is not built"; exit 77; }
 C="$TOP/tests/fuzz/corpus_vk_null"
 expect_rc 0 corpus "$R" --timeout 20 "$C"/*
-for t in vk_compute vk_offscreen; do
+for t in vk_compute vk_offscreen vk_partial; do
 	grep -qx "replayed $C/$t" "$T/corpus.out" || fail "$t did not replay: $(grep " $C/$t" "$T/corpus.out")"
 done
 n=0
@@ -52,4 +55,4 @@ for t in vk_compute vk_offscreen; do
 	m=$(grep -c '^\(replayed\|stopped\) ' "$T/mutants-$t.out")
 	[ "$m" -eq 40 ] || fail "$t: $m of 40 mutants ended: $(tail -3 "$T/mutants-$t.out")"
 done
-echo "ok: 2 traces replayed, $n crash inputs stopped naming the record, 80 mutants ended, against the null device"
+echo "ok: 3 traces replayed, $n crash inputs stopped naming the record, 80 mutants ended, against the null device"

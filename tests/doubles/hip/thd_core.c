@@ -454,17 +454,25 @@ THD_EXPORT hipError_t hipEventQuery(hipEvent_t event)
 	return hipEventSynchronize(event);
 }
 
+/* As clr's hipEventElapsedTime and hip::Event::elapsedTime check, in their
+ * order: a null event is hipErrorInvalidHandle before a null ms is
+ * hipErrorInvalidValue; an event never recorded, or one created with
+ * hipEventDisableTiming (either of the two), is hipErrorInvalidHandle; a
+ * recording not run yet is hipErrorNotReady; an event against itself is
+ * 0 ms. */
 THD_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)
 {
-	if (!ms)
-		return thd_ret(hipErrorInvalidValue);
 	if (!start || !stop || start->magic != THD_LIVE || stop->magic != THD_LIVE)
 		return thd_ret(hipErrorInvalidHandle);
+	if (!ms)
+		return thd_ret(hipErrorInvalidValue);
 	if (!start->gen_queued || !stop->gen_queued)
+		return thd_ret(hipErrorInvalidHandle);
+	if ((start->flags | stop->flags) & hipEventDisableTiming)
 		return thd_ret(hipErrorInvalidHandle);
 	if (start->gen_done < start->gen_queued || stop->gen_done < stop->gen_queued)
 		return thd_ret(hipErrorNotReady);
-	*ms = (float)((double)(int64_t)(stop->ns - start->ns) / 1e6);
+	*ms = start == stop ? 0.0f : (float)((double)(int64_t)(stop->ns - start->ns) / 1e6);
 	return hipSuccess;
 }
 

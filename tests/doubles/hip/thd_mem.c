@@ -411,3 +411,228 @@ THD_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t co
 {
 	return thd_fill_on(dst, (uint32_t)value, 4, count, s);
 }
+
+/* ---- pitched copies and memsets, peer copies ----------------------------------
+ * clr (hip_memory.cpp) checks what the double checks, in this order: a zero
+ * pitch is hipErrorUnknown, a zero width or height copies nothing and is
+ * hipSuccess, a width past a pitch is hipErrorInvalidValue.  The runtime
+ * copies one rectangle; the double queues one copy per row on the same
+ * stream, in order, which nothing after the copy can tell apart.  Every
+ * row's device span is checked before the first is queued, so a refused
+ * copy changes nothing. */
+
+/* Every row of depth slices of height rows of width bytes at p, rows
+ * pitch apart, slices slice apart, lies in one allocation or in host
+ * memory. */
+static hipError_t thd_rows_check(const void *p, size_t pitch, size_t slice, size_t width,
+                                 size_t height, size_t depth)
+{
+	for (size_t z = 0; z < depth; z++)
+		for (size_t y = 0; y < height; y++)
+			if (!thd_span_ok((const uint8_t *)p + z * slice + y * pitch, width))
+				return hipErrorInvalidValue;
+	return hipSuccess;
+}
+
+/* Both sides of a pitched copy checked, then one copy per row in order. */
+static hipError_t thd_copy3d_on(void *dst, size_t dpitch, size_t dslice, const void *src,
+                                size_t spitch, size_t sslice, size_t width, size_t height,
+                                size_t depth, hipStream_t stream)
+{
+	hipError_t r;
+
+	if (!dst || !src || width > dpitch || width > spitch || height > SIZE_MAX / dpitch ||
+	    height > SIZE_MAX / spitch || (depth > 1 && (depth > SIZE_MAX / (dslice ? dslice : 1) ||
+	                                                 depth > SIZE_MAX / (sslice ? sslice : 1))) ||
+	    thd_rows_check(dst, dpitch, dslice, width, height, depth) != hipSuccess ||
+	    thd_rows_check(src, spitch, sslice, width, height, depth) != hipSuccess)
+		return thd_ret(hipErrorInvalidValue);
+	for (size_t z = 0; z < depth; z++)
+		for (size_t y = 0; y < height; y++) {
+			r = thd_copy_on((uint8_t *)dst + z * dslice + y * dpitch,
+			                (const uint8_t *)src + z * sslice + y * spitch, width, stream);
+			if (r != hipSuccess)
+				return r;
+		}
+	return hipSuccess;
+}
+
+static hipError_t thd_copy2d_on(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                size_t width, size_t height, hipStream_t stream)
+{
+	if (!dpitch || !spitch)
+		return thd_ret(hipErrorUnknown);
+	if (!width || !height)
+		return hipSuccess;
+	return thd_copy3d_on(dst, dpitch, 0, src, spitch, 0, width, height, 1, stream);
+}
+
+THD_EXPORT hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                  size_t width, size_t height, hipMemcpyKind kind)
+{
+	(void)kind;
+	return thd_copy2d_on(dst, dpitch, src, spitch, width, height, NULL);
+}
+
+THD_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                       size_t width, size_t height, hipMemcpyKind kind,
+                                       hipStream_t stream)
+{
+	(void)kind;
+	return thd_copy2d_on(dst, dpitch, src, spitch, width, height, stream);
+}
+
+/* clr (hip_memory.cpp, ihipMemset3D): a pitch equal to the width fills
+ * width x height x depth bytes in one piece (slice_rows is not used then);
+ * otherwise each row of each slice, slices pitch x slice_rows apart. */
+static hipError_t thd_memset3d_on(void *dst, size_t pitch, size_t slice_rows, int value,
+                                  size_t width, size_t height, size_t depth, hipStream_t stream)
+{
+	size_t slice;
+	hipError_t r;
+
+	if (!width || !height || !depth)
+		return hipSuccess;
+	if (!dst || !pitch || width > pitch || height > SIZE_MAX / pitch)
+		return thd_ret(hipErrorInvalidValue);
+	if (pitch == width) {
+		if (depth > SIZE_MAX / (width * height))
+			return thd_ret(hipErrorInvalidValue);
+		return thd_fill_on(dst, (uint8_t)value, 1, width * height * depth, stream);
+	}
+	slice = pitch * slice_rows;
+	if (depth > 1 && (!slice_rows || slice_rows > SIZE_MAX / pitch || depth > SIZE_MAX / slice))
+		return thd_ret(hipErrorInvalidValue);
+	for (size_t z = 0; z < depth; z++)
+		for (size_t y = 0; y < height; y++)
+			if (!thd_mem_at((uintptr_t)dst + z * slice + y * pitch, width))
+				return thd_ret(hipErrorInvalidValue);
+	for (size_t z = 0; z < depth; z++)
+		for (size_t y = 0; y < height; y++) {
+			r = thd_fill_on((uint8_t *)dst + z * slice + y * pitch, (uint8_t)value, 1, width,
+			                stream);
+			if (r != hipSuccess)
+				return r;
+		}
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
+{
+	return thd_memset3d_on(dst, pitch, height, value, width, height, 1, NULL);
+}
+
+THD_EXPORT hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width,
+                                       size_t height, hipStream_t stream)
+{
+	return thd_memset3d_on(dst, pitch, height, value, width, height, 1, stream);
+}
+
+THD_EXPORT hipError_t hipMemset3D(hipPitchedPtr p, int value, hipExtent extent)
+{
+	return thd_memset3d_on(p.ptr, p.pitch, p.ysize, value, extent.width, extent.height,
+	                       extent.depth, NULL);
+}
+
+THD_EXPORT hipError_t hipMemset3DAsync(hipPitchedPtr p, int value, hipExtent extent,
+                                       hipStream_t stream)
+{
+	return thd_memset3d_on(p.ptr, p.pitch, p.ysize, value, extent.width, extent.height,
+	                       extent.depth, stream);
+}
+
+/* hipMemcpy3D(Async) on linear memory: a side's first byte is ptr + z x
+ * pitch x ysize + y x pitch + x, slices pitch x ysize apart (clr's
+ * getDrvMemcpy3DDesc).  The double has no arrays: a side naming one is
+ * hipErrorInvalidValue, as a handle the runtime never made would be. */
+static hipError_t thd_copy3d_parms(const struct hipMemcpy3DParms *p, hipStream_t stream)
+{
+	const hipPitchedPtr *d, *sr;
+	size_t dslice, sslice;
+
+	if (!p || p->dstArray || p->srcArray)
+		return thd_ret(hipErrorInvalidValue);
+	if (!p->extent.width || !p->extent.height || !p->extent.depth)
+		return hipSuccess;
+	d = &p->dstPtr;
+	sr = &p->srcPtr;
+	if (!d->pitch || !sr->pitch || d->ysize > SIZE_MAX / d->pitch || sr->ysize > SIZE_MAX / sr->pitch)
+		return thd_ret(hipErrorInvalidValue);
+	dslice = d->pitch * d->ysize;
+	sslice = sr->pitch * sr->ysize;
+	if ((p->dstPos.z && p->dstPos.z > SIZE_MAX / (dslice ? dslice : 1)) ||
+	    (p->srcPos.z && p->srcPos.z > SIZE_MAX / (sslice ? sslice : 1)) ||
+	    p->dstPos.y > SIZE_MAX / d->pitch || p->srcPos.y > SIZE_MAX / sr->pitch)
+		return thd_ret(hipErrorInvalidValue);
+	return thd_copy3d_on((uint8_t *)d->ptr + p->dstPos.z * dslice + p->dstPos.y * d->pitch +
+	                         p->dstPos.x,
+	                     d->pitch, dslice,
+	                     (const uint8_t *)sr->ptr + p->srcPos.z * sslice + p->srcPos.y * sr->pitch +
+	                         p->srcPos.x,
+	                     sr->pitch, sslice, p->extent.width, p->extent.height, p->extent.depth,
+	                     stream);
+}
+
+THD_EXPORT hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
+{
+	return thd_copy3d_parms(p, NULL);
+}
+
+THD_EXPORT hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream)
+{
+	return thd_copy3d_parms(p, stream);
+}
+
+/* hipMemcpyParam2D(Async): each side by its memory type; host and device
+ * pointers alike are rows at x + y x pitch; no arrays on the double. */
+static hipError_t thd_param2d(const hip_Memcpy2D *p, hipStream_t stream)
+{
+	const uint8_t *src;
+	uint8_t *dst;
+
+	if (!p || p->srcMemoryType == hipMemoryTypeArray || p->dstMemoryType == hipMemoryTypeArray)
+		return thd_ret(hipErrorInvalidValue);
+	if (!p->WidthInBytes || !p->Height)
+		return hipSuccess;
+	if (!p->srcPitch || !p->dstPitch || p->srcY > SIZE_MAX / p->srcPitch ||
+	    p->dstY > SIZE_MAX / p->dstPitch)
+		return thd_ret(hipErrorInvalidValue);
+	src = p->srcMemoryType == hipMemoryTypeHost ? (const uint8_t *)p->srcHost
+	                                            : (const uint8_t *)p->srcDevice;
+	dst = p->dstMemoryType == hipMemoryTypeHost ? (uint8_t *)p->dstHost : (uint8_t *)p->dstDevice;
+	if (!src || !dst)
+		return thd_ret(hipErrorInvalidValue);
+	return thd_copy3d_on(dst + p->dstY * p->dstPitch + p->dstXInBytes, p->dstPitch, 0,
+	                     src + p->srcY * p->srcPitch + p->srcXInBytes, p->srcPitch, 0,
+	                     p->WidthInBytes, p->Height, 1, stream);
+}
+
+THD_EXPORT hipError_t hipMemcpyParam2D(const hip_Memcpy2D *pCopy)
+{
+	return thd_param2d(pCopy, NULL);
+}
+
+THD_EXPORT hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
+{
+	return thd_param2d(pCopy, stream);
+}
+
+/* clr (hip_peer.cpp): a device number outside [0, device count) is
+ * hipErrorInvalidDevice; otherwise the copy is hipMemcpy(Async) device to
+ * device, the same device on both sides included.  The double has one
+ * device, 0. */
+THD_EXPORT hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId,
+                                    size_t n)
+{
+	if (dstDeviceId != 0 || srcDeviceId != 0)
+		return thd_ret(hipErrorInvalidDevice);
+	return hipMemcpy(dst, src, n, hipMemcpyDeviceToDevice);
+}
+
+THD_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice,
+                                         size_t n, hipStream_t stream)
+{
+	if (dstDeviceId != 0 || srcDevice != 0)
+		return thd_ret(hipErrorInvalidDevice);
+	return hipMemcpyAsync(dst, src, n, hipMemcpyDeviceToDevice, stream);
+}
