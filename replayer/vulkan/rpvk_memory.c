@@ -618,6 +618,26 @@ rp_status rpvk_memory_checkpoint(rpvk *r, const sbt_checkpoint *cp, const void *
 	return RP_OK;
 }
 
+int rpvk_memory_read_host(rpvk *r, rpvk_mem *m, uint8_t *out)
+{
+	const rpvk_phys *p = &r->phys[r->dev[m->dev].phys];
+	uint8_t *src;
+	int temp;
+	if (!p->have_live || m->live_type >= p->live_mem.memoryTypeCount ||
+	    !(p->live_mem.memoryTypes[m->live_type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+		return 0;
+	if (m->ptr && (m->map_off != 0 || m->map_size < m->size))
+		return 0;
+	src = rpvk_mem_access(r, m, 0, m->size, &temp);
+	if (!src)
+		return -1;
+	rpvk_mem_sync(r, m, 0, m->size, 0);
+	memcpy(out, src, (size_t)m->size);
+	if (temp)
+		r->dev[m->dev].t.UnmapMemory(r->dev[m->dev].live, m->live);
+	return 1;
+}
+
 /* ---- descriptor update templates ------------------------------------------------- */
 
 static rp_status rpvk_template_create(rpvk *r, VkDevice device,
