@@ -17,8 +17,10 @@
 #   missing semaphore wait): --schedule-seeds 2,1 (per-command implied) and
 #   with --per-command given exit 4 naming the copy's submit as the first
 #   after which the runs part, the readback memory, offset 0 and run 2's
-#   bytes (zeros: the copy ran before the dispatch); --json names it in
-#   commands_part; the dispatch's submit, earlier in the trace, agrees;
+#   bytes (zeros: the copy ran before the dispatch), and as a likely race
+#   the emulator's dispatch/copy pair on the device buffer the readback was
+#   copied from; --json names it in commands_part; the dispatch's submit,
+#   earlier in the trace, agrees;
 # - the same trace in its captured order (--per-command, no seeds): the
 #   runs agree; with the semaphore wait ten seeds agree (exit 0).
 set -eu
@@ -96,6 +98,8 @@ for how in implied given; do
 	has race.$how err "  offset:   0 (first differing block: 64 bytes)"
 	has race.$how err "  run 2 bytes: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
 	has race.$how out "tsreplay: per-command: 3 results (command, allocation) compared per run"
+	grep -q '^  race (possible): seq [0-9]* dispatch vkCmdDispatch reads and may write 0x0\.\.0x1000 <-> seq [0-9]* transfer vkCmdCopyBuffer reads 0x0\.\.0x1000$' "$T/race.$how.err" ||
+		fail "$how: the likely race names no dispatch/copy pair: $(cat "$T/race.$how.err")"
 done
 mem=$(sed -n 's/^  memory:   \(0x[0-9a-f]*\), 4096 bytes it may have written$/\1/p' "$T/race.implied.err")
 # the memory named is the one the trace's checkpoint (the host's readback) covers
