@@ -137,6 +137,7 @@ typedef struct rpvk_mem {
 	int coherent;
 	void *ptr;                 /* live mapping, NULL when unmapped */
 	VkDeviceSize map_off, map_size;
+	int dedicated;             /* allocated for one buffer or image only */
 } rpvk_mem;
 
 /* An offscreen swapchain: plain images with memory. */

@@ -331,6 +331,11 @@ rp_status rpvk_o_vkAllocateMemory(rpvk *r, void *args)
 	m->coherent = p->have_live && ai->memoryTypeIndex < p->live_mem.memoryTypeCount &&
 	              (p->live_mem.memoryTypes[ai->memoryTypeIndex].propertyFlags &
 	               VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+	for (const VkBaseInStructure *n = ai->pNext; n; n = n->pNext)
+		if (n->sType == VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO) {
+			const VkMemoryDedicatedAllocateInfo *d = (const VkMemoryDedicatedAllocateInfo *)n;
+			m->dedicated = d->buffer || d->image;
+		}
 	if (rpvk_map_put(&r->mems, VK_OBJECT_TYPE_DEVICE_MEMORY, captured, (uint64_t)(uintptr_t)m, 0) != 0) {
 		free(m);
 		return rpvk_nomem(r);

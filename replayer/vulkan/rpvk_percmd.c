@@ -24,9 +24,10 @@
  * between runs (--schedule-seeds), not as two submits overlapping.
  *
  * Not followed: push descriptors, template updates (their sets' contents
- * are not kept: rpvk_dset.c), acceleration structures, and memory with a
- * dedicated allocation for an image or bound to no resource of ours that
- * the alias buffer cannot be bound to (a warning; no result).
+ * are not kept: rpvk_dset.c), acceleration structures.  Memory that is
+ * not host-visible and that no buffer of ours may be bound to (a dedicated
+ * allocation, a type or size the buffer does not take) is left out with a
+ * warning: no result.
  */
 #include "replayer/vulkan/rpvk.h"
 #include "replayer/rp_cm.h"
@@ -431,6 +432,12 @@ static int rpvk_pc_read_device(rpvk *r, rpvk_mem *m, uint64_t captured, uint8_t 
 			rpvk_fail(r, RP_ERR_BACKEND, "--per-command: cannot create a command pool");
 			return -1;
 		}
+	}
+	if (m->dedicated) {
+		rpvk_warn(r, "--per-command: memory 0x%llx cannot be read here: it is a dedicated "
+		          "allocation, not host-visible, that no buffer of ours may be bound to; its "
+		          "results are left out", (unsigned long long)captured);
+		return 0;
 	}
 	bi.size = m->size;
 	bi.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
