@@ -137,6 +137,17 @@ typedef struct emu_race_desc {
 	emu_race_side first, second;
 } emu_race_desc;
 emu_status emu_races_each(emu_graph *g, int (*fn)(void *ctx, const emu_race_desc *r), void *ctx);
+/* emu_races_each for the pairs with a side touching captured memory
+ * [lo, hi) (a checkpoint's, or a --per-command result's).  CUDA and HIP:
+ * device addresses, a side's range overlapping it.  Vulkan: lo is a
+ * VkDeviceMemory handle plus an offset (the memory the nearest handle at
+ * or below lo names); the buffers and images bound there over those bytes
+ * are touched, and so, followed backwards through the transfer commands
+ * that write them (copies, blits, resolves), the ranges those commands
+ * read, again and again: a race on a device-local buffer shows in the
+ * host-visible memory it was copied into (docs/emulator.md "Races"). */
+emu_status emu_races_touching(emu_graph *g, uint64_t lo, uint64_t hi,
+                              int (*fn)(void *ctx, const emu_race_desc *r), void *ctx);
 
 /*
  * Sampled legal orders (tsreplay --schedule-seed; docs/emulator.md

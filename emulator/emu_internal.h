@@ -92,6 +92,7 @@ typedef struct emu_alloc {
 	uint8_t host;          /* host memory (pinned, registered) */
 	uint8_t vk;            /* Vulkan: EMU_VK_BUFFER or EMU_VK_IMAGE (base 0, offsets in it) */
 	uint64_t handle;       /* Vulkan: the buffer or image */
+	uint64_t mem, mem_off; /* Vulkan: the VkDeviceMemory bound to it (0: none) and where */
 } emu_alloc;
 
 enum { EMU_VK_NONE, EMU_VK_BUFFER, EMU_VK_IMAGE };

@@ -412,6 +412,138 @@ emu_status emu_races_each(emu_graph *g, int (*fn)(void *ctx, const emu_race_desc
 	return EMU_OK;
 }
 
+/* ---- races touching memory (emu_races_touching) --------------------------------------- */
+
+/* A range of an allocation the memory asked about reaches. */
+typedef struct emu_reach {
+	uint32_t alloc;
+	uint64_t lo, hi;
+} emu_reach;
+
+typedef EMU_VEC(emu_reach) emu_reachvec;
+
+static int emu_reach_hits(const emu_reachvec *t, uint32_t alloc, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].alloc == alloc && t->v[i].lo < hi && lo < t->v[i].hi)
+			return 1;
+	return 0;
+}
+
+/* 1 added, 0 already there (exactly), -1 out of memory. */
+static int emu_reach_add(emu_reachvec *t, uint32_t alloc, uint64_t lo, uint64_t hi)
+{
+	emu_reach r = { alloc, lo, hi };
+
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].alloc == alloc && t->v[i].lo <= lo && hi <= t->v[i].hi)
+			return 0;
+	return EMU_PUSH(*t, r) != 0 ? -1 : 1;
+}
+
+/* Vulkan: the ranges of buffers and images memory [lo, hi) reaches: those
+ * bound over it, then, again and again, what the transfer commands that
+ * write a range reached read. */
+static emu_status emu_reach_vk(const emu_graph *g, uint64_t lo, uint64_t hi, emu_reachvec *t)
+{
+	uint64_t mem = 0;
+	int grew = 1;
+
+	for (size_t i = 1; i < g->allocs.n; i++)
+		if (g->allocs.v[i].mem && g->allocs.v[i].mem <= lo && g->allocs.v[i].mem > mem)
+			mem = g->allocs.v[i].mem;
+	if (!mem)
+		return EMU_OK;
+	for (size_t i = 1; i < g->allocs.n; i++) {
+		const emu_alloc *a = &g->allocs.v[i];
+		uint64_t off_lo = lo - mem, off_hi = hi - mem, blo, bhi;
+
+		if (a->mem != mem || a->mem_off >= off_hi || off_lo >= a->mem_off + a->size)
+			continue;
+		/* buffers by byte range; images whole (their layout in memory is the driver's) */
+		blo = a->vk == EMU_VK_BUFFER && off_lo > a->mem_off ? off_lo - a->mem_off : 0;
+		bhi = a->vk == EMU_VK_BUFFER && off_hi - a->mem_off < a->size ? off_hi - a->mem_off : a->size;
+		if (emu_reach_add(t, (uint32_t)i, blo, bhi) < 0)
+			return EMU_ERR_NOMEM;
+	}
+	while (grew) {
+		grew = 0;
+		for (size_t n = 0; n < g->nodes.n; n++) {
+			const emu_node *nd = &g->nodes.v[n];
+			int writes = 0;
+
+			if (nd->kind != EMU_K_TRANSFER)
+				continue;
+			for (uint32_t k = 0; k < nd->acc_count && !writes; k++) {
+				const emu_access *a = &g->acc.v[nd->acc_first + k];
+				writes = (a->mode & EMU_A_WRITE) && emu_reach_hits(t, a->alloc, a->lo, a->hi);
+			}
+			for (uint32_t k = 0; writes && k < nd->acc_count; k++) {
+				const emu_access *a = &g->acc.v[nd->acc_first + k];
+				int r;
+
+				if (!(a->mode & EMU_A_READ) || !a->alloc)
+					continue;
+				r = emu_reach_add(t, a->alloc, a->lo, a->hi);
+				if (r < 0)
+					return EMU_ERR_NOMEM;
+				grew |= r;
+			}
+		}
+	}
+	return EMU_OK;
+}
+
+static int emu_touches(const emu_graph *g, const emu_reachvec *t, const emu_access *a, uint64_t lo,
+                       uint64_t hi)
+{
+	if (g->vk)
+		return emu_reach_hits(t, a->alloc, a->lo, a->hi);
+	return a->lo < hi && lo < a->hi;
+}
+
+emu_status emu_races_touching(emu_graph *g, uint64_t lo, uint64_t hi,
+                              int (*fn)(void *ctx, const emu_race_desc *r), void *ctx)
+{
+	emu_racevec races = { 0 };
+	emu_reachvec reach = { 0 };
+	emu_status st;
+
+	if (!g || !fn)
+		return EMU_ERR_ARG;
+	if (g->vk) {
+		st = emu_reach_vk(g, lo, hi, &reach);
+		if (st != EMU_OK)
+			goto out_free;
+	}
+	st = emu_races_collect(g, &races);
+	if (st != EMU_OK)
+		goto out_free;
+	for (size_t i = 0; i < races.n;) {
+		size_t k = emu_race_pair_end(g, &races, i);
+		size_t hit = k;
+		emu_race_desc d;
+
+		/* the command pair touches when one of its access pairs does */
+		for (size_t j = i; j < k && hit == k; j++)
+			if (emu_touches(g, &reach, &g->acc.v[races.v[j].a], lo, hi) ||
+			    emu_touches(g, &reach, &g->acc.v[races.v[j].b], lo, hi))
+				hit = j;
+		if (hit < k) {
+			d.confirmed = races.v[hit].confirmed;
+			emu_race_side_fill(g, &g->acc.v[races.v[hit].a], &d.first);
+			emu_race_side_fill(g, &g->acc.v[races.v[hit].b], &d.second);
+			if (fn(ctx, &d))
+				break;
+		}
+		i = k;
+	}
+out_free:
+	free(races.v);
+	free(reach.v);
+	return st;
+}
+
 emu_status emu_races_report(emu_graph *g, FILE *f, int json, emu_race_counts *out)
 {
 	emu_racevec races = { 0 };

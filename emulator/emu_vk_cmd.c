@@ -117,6 +117,15 @@ static uint32_t emu_vk_buffer(const emu_vk_builder *b, VkBuffer h)
 	return i == EMU_NONE ? 0 : b->buffer_alloc.v[i];
 }
 
+/* Memory mem bound to alloc al at off (what emu_races_touching follows). */
+static void emu_vk_bound(emu_vk_builder *b, uint32_t al, uint64_t mem, uint64_t off)
+{
+	if (!al || al >= b->g->allocs.n)
+		return;
+	b->g->allocs.v[al].mem = mem;
+	b->g->allocs.v[al].mem_off = off;
+}
+
 static const emu_vk_image *emu_vk_image_of(const emu_vk_builder *b, VkImage h)
 {
 	uint32_t i = emu_vk_map_get(&b->images, (uint64_t)h);
@@ -1137,6 +1146,42 @@ static int emu_vk_r_object(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 				emu_vk_cb_clear(&b->cb.v[i]);
 		return 0;
 	}
+	case SBT_VK_CMD_vkBindBufferMemory: {
+		const sbt_vk_args_vkBindBufferMemory *a = b->args;
+
+		if (a->ret == VK_SUCCESS)
+			emu_vk_bound(b, emu_vk_buffer(b, a->buffer), (uint64_t)a->memory, a->memoryOffset);
+		return 0;
+	}
+	case SBT_VK_CMD_vkBindBufferMemory2:
+	case SBT_VK_CMD_vkBindBufferMemory2KHR: {
+		const sbt_vk_args_vkBindBufferMemory2 *a = b->args;
+
+		for (uint32_t i = 0; a->ret == VK_SUCCESS && a->pBindInfos && i < a->bindInfoCount; i++)
+			emu_vk_bound(b, emu_vk_buffer(b, a->pBindInfos[i].buffer), (uint64_t)a->pBindInfos[i].memory,
+			             a->pBindInfos[i].memoryOffset);
+		return 0;
+	}
+	case SBT_VK_CMD_vkBindImageMemory: {
+		const sbt_vk_args_vkBindImageMemory *a = b->args;
+		const emu_vk_image *im = emu_vk_image_of(b, a->image);
+
+		if (a->ret == VK_SUCCESS && im)
+			emu_vk_bound(b, im->alloc, (uint64_t)a->memory, a->memoryOffset);
+		return 0;
+	}
+	case SBT_VK_CMD_vkBindImageMemory2:
+	case SBT_VK_CMD_vkBindImageMemory2KHR: {
+		const sbt_vk_args_vkBindImageMemory2 *a = b->args;
+
+		for (uint32_t i = 0; a->ret == VK_SUCCESS && a->pBindInfos && i < a->bindInfoCount; i++) {
+			const emu_vk_image *im = emu_vk_image_of(b, a->pBindInfos[i].image);
+			if (im)
+				emu_vk_bound(b, im->alloc, (uint64_t)a->pBindInfos[i].memory,
+				             a->pBindInfos[i].memoryOffset);
+		}
+		return 0;
+	}
 	case SBT_VK_CMD_vkAllocateMemory: {
 		const sbt_vk_args_vkAllocateMemory *a = b->args;
 		emu_memev m = { b->rec->seq, 0, 0 };
@@ -1253,6 +1298,12 @@ emu_vk_handler emu_vk_cmd_handler(enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkResetCommandPool:
 	case SBT_VK_CMD_vkAllocateMemory:
 	case SBT_VK_CMD_vkFreeMemory:
+	case SBT_VK_CMD_vkBindBufferMemory:
+	case SBT_VK_CMD_vkBindBufferMemory2:
+	case SBT_VK_CMD_vkBindBufferMemory2KHR:
+	case SBT_VK_CMD_vkBindImageMemory:
+	case SBT_VK_CMD_vkBindImageMemory2:
+	case SBT_VK_CMD_vkBindImageMemory2KHR:
 		return emu_vk_r_object;
 	default:
 		return NULL;

@@ -21,7 +21,8 @@
 #endif
 
 /* rp_race_lookup_fn on the emulator: the races with a side touching
- * [lo, hi). */
+ * [lo, hi) (emu_races_touching: on Vulkan also through the copies that
+ * filled it). */
 typedef struct tsreplay_races {
 	uint64_t lo, hi;
 	rp_race_pair *pairs;
@@ -41,10 +42,6 @@ static void tsreplay_race_side(const emu_race_side *e, rp_race_side *out)
 static int tsreplay_race_one(void *ctx, const emu_race_desc *r)
 {
 	tsreplay_races *c = ctx;
-	int touches = (r->first.lo < c->hi && c->lo < r->first.hi) ||
-	              (r->second.lo < c->hi && c->lo < r->second.hi);
-	if (!touches)
-		return 0;
 	if (c->n < c->max) {
 		c->pairs[c->n].confirmed = r->confirmed;
 		tsreplay_race_side(&r->first, &c->pairs[c->n].first);
@@ -66,7 +63,7 @@ static rp_status tsreplay_races_touching(const char *path, uint64_t lo, uint64_t
 	*n_out = 0;
 	est = emu_graph_build(path, &g, err, sizeof(err));
 	if (est == EMU_OK)
-		est = emu_races_each(g, tsreplay_race_one, &c);
+		est = emu_races_touching(g, lo, hi, tsreplay_race_one, &c);
 	emu_graph_free(g);
 	if (est != EMU_OK) {
 		rp_diag_set(diag, "%s", err[0] ? err : emu_strerror(est));

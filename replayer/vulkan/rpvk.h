@@ -137,6 +137,7 @@ typedef struct rpvk_mem {
 	int coherent;
 	void *ptr;                 /* live mapping, NULL when unmapped */
 	VkDeviceSize map_off, map_size;
+	int dedicated;             /* allocated for one buffer or image only */
 } rpvk_mem;
 
 /* An offscreen swapchain: plain images with memory. */
@@ -279,6 +280,9 @@ struct rpvk {
 	/* --profile (rpvk_profile.c) */
 	rp_profile *profile;       /* borrowed from open's args; NULL: not profiling */
 	struct rpvk_prof *prof;    /* query pools and what they time; owned */
+	/* --per-command (rpvk_percmd.c): what command buffers may write, and
+	 * the run's results; owned; NULL without the flag */
+	struct rpvk_pc *pc;
 };
 
 /* ---- used by the generated glue and the overrides ---------------------- */
@@ -405,6 +409,12 @@ int rpvk_dset_unwritten(rpvk *r, uint64_t set, uint32_t binding, char *why, size
  * layout, of the layout's type, and elements the layout has (RP_ERR_TRACE,
  * diag set, otherwise; sets whose layout is not known are not judged). */
 rp_status rpvk_dset_write_check(rpvk *r, uint32_t i, const VkWriteDescriptorSet *w);
+/* fn(ctx, type, live) for each buffer or image a storage descriptor of set
+ * reaches (storage buffer, storage image, storage texel buffer; views
+ * resolved to what they view; every entry when the set's layout is not
+ * known): what a shader may write through it. */
+void rpvk_dset_each_storage(rpvk *r, uint64_t set, void (*fn)(void *ctx, uint32_t type, uint64_t live),
+                            void *ctx);
 void rpvk_dset_clear(rpvk *r);
 void rpvk_dset_free(rpvk *r);
 
@@ -490,6 +500,10 @@ rp_status rpvk_memory_ranges_check(rpvk *r, uint32_t n, const VkMappedMemoryRang
 rp_status rpvk_memory_bind_check(rpvk *r, VkObjectType type, uint64_t res, VkDeviceMemory mem,
                                  VkDeviceSize off);
 rp_status rpvk_memory_checkpoint(rpvk *r, const sbt_checkpoint *cp, const void **bytes_out);
+/* --per-command: all of m (m->size bytes) into out through a mapping: 1
+ * read; 0 when m is not host-visible here, or the application has mapped
+ * only part of it (read it on the device); -1 (diag set) on failure. */
+int rpvk_memory_read_host(rpvk *r, rpvk_mem *m, uint8_t *out);
 /* rpvk_swapchain.c: a checkpoint whose call is the present just replayed
  * (a frame hash): 1 with *st its outcome (bytes in *bytes_out), 0 when it
  * is not one. */
@@ -515,6 +529,19 @@ rp_status rpvk_profile_finish(void *state, rp_diag *diag);
 /* Destroy the query pools (teardown, while the devices live). */
 void rpvk_profile_release(rpvk *r);
 void rpvk_profile_free(rpvk *r);
+
+/* ---- rpvk_percmd.c: --per-command -------------------------------------- */
+
+rp_status rpvk_percmd_open(rpvk *r);
+/* After a call that succeeded (flags: execute's): follow command buffer
+ * recording; after a submit not fast-forwarded, wait for its queue and
+ * keep what the memory it may have written holds. */
+rp_status rpvk_percmd_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args, unsigned flags);
+/* The backend's command_results. */
+rp_status rpvk_percmd_results(void *state, rp_command_result_fn fn, void *ctx, rp_diag *diag);
+/* Forget the command buffers and results (reset), or everything (close). */
+void rpvk_percmd_clear(rpvk *r);
+void rpvk_percmd_free(rpvk *r);
 
 /* ---- rpvk_window.c: the swapchain shown in an X window ------------------ */
 

@@ -581,6 +581,8 @@ static rp_status rpvk_execute(void *state, const sbt_record *rec, unsigned flags
 	}
 	if (st == RP_OK && r->serialise)
 		st = rpvk_wait_serialised(r, cmd, args);
+	if (st == RP_OK && r->pc)
+		st = rpvk_percmd_after(r, cmd, args, flags);
 	if (st == RP_OK && r->profile)
 		st = rpvk_profile_after(r, cmd, args, flags);
 	if (st == RP_OK)
@@ -743,6 +745,7 @@ static rp_status rpvk_reset(void *state, rp_diag *diag)
 	rpvk *r = state;
 	r->diag = diag;
 	rpvk_clear(r);
+	rpvk_percmd_clear(r);
 	rpvk_summary(r);
 	r->run++;
 	r->calls = r->frames = r->shots_written = r->window_frames = 0;
@@ -772,6 +775,7 @@ static void rpvk_close(void *state)
 	rpvk_map_free(&r->templates);
 	rpvk_map_free(&r->types);
 	rpvk_profile_free(r);
+	rpvk_percmd_free(r);
 	rpvk_map_free(&r->syncs);
 	rpvk_state_free(r);
 	free(r->args);
@@ -937,6 +941,11 @@ static rp_status rpvk_open(const rp_backend_open_args *args, void **state_out, r
 	r->frame_base = rpvk_first_frame(r->trace);
 	r->quiet = args->quiet;
 	r->serialise = args->serialise;
+	if (args->per_command && rpvk_percmd_open(r) != RP_OK) {
+		rp_diag_set(diag, "out of memory");
+		st = RP_ERR_NOMEM;
+		goto out_fail;
+	}
 	r->device_sel = args->device;
 	r->run = 1;
 	r->cur_inst = r->cur_dev = -1;
@@ -1034,5 +1043,6 @@ const rp_backend_ops rpvk_backend_ops = {
 	.options = rpvk_options,
 	.check_option = rpvk_check_option,
 	.profile_finish = rpvk_profile_finish,
+	.command_results = rpvk_percmd_results,
 	.serialises = 1,
 };

@@ -153,6 +153,32 @@ static uint64_t rpvk_dset_viewed(rpvk *r, uint32_t type, uint64_t live)
 	return s ? s->val : 0;
 }
 
+void rpvk_dset_each_storage(rpvk *r, uint64_t set, void (*fn)(void *ctx, uint32_t type, uint64_t live),
+                            void *ctx)
+{
+	rpvk_dset *d = rpvk_dset_get(r, set);
+	for (uint32_t i = 0; d && i < d->n; i++) {
+		const rpvk_dset_entry *e = &d->e[i];
+		uint32_t type = e->type;
+		uint64_t live = e->live;
+		if (d->lay.known) {
+			int b = rpvk_sh_layout_find(&d->lay, e->binding);
+			uint32_t dt = b >= 0 ? d->lay.b[b].type : 0;
+			if (b < 0 || (dt != VK_DESCRIPTOR_TYPE_STORAGE_BUFFER &&
+			              dt != VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC &&
+			              dt != VK_DESCRIPTOR_TYPE_STORAGE_IMAGE &&
+			              dt != VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER))
+				continue;
+		}
+		if (type == VK_OBJECT_TYPE_IMAGE_VIEW || type == VK_OBJECT_TYPE_BUFFER_VIEW) {
+			live = rpvk_dset_viewed(r, type, live);
+			type = type == VK_OBJECT_TYPE_IMAGE_VIEW ? VK_OBJECT_TYPE_IMAGE : VK_OBJECT_TYPE_BUFFER;
+		}
+		if (live && (type == VK_OBJECT_TYPE_BUFFER || type == VK_OBJECT_TYPE_IMAGE))
+			fn(ctx, type, live);
+	}
+}
+
 /* Entries that reach (type, live) are gone. */
 static void rpvk_dset_resource_gone(rpvk *r, VkObjectType type, uint64_t live)
 {

@@ -367,6 +367,11 @@ rp_status rpvk_o_vkAllocateMemory(rpvk *r, void *args)
 	m->coherent = p->have_live && ai->memoryTypeIndex < p->live_mem.memoryTypeCount &&
 	              (p->live_mem.memoryTypes[ai->memoryTypeIndex].propertyFlags &
 	               VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+	for (const VkBaseInStructure *n = ai->pNext; n; n = n->pNext)
+		if (n->sType == VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO) {
+			const VkMemoryDedicatedAllocateInfo *d = (const VkMemoryDedicatedAllocateInfo *)n;
+			m->dedicated = d->buffer || d->image;
+		}
 	if (rpvk_map_put(&r->mems, VK_OBJECT_TYPE_DEVICE_MEMORY, captured, (uint64_t)(uintptr_t)m, 0) != 0) {
 		free(m);
 		return rpvk_nomem(r);
@@ -652,6 +657,26 @@ rp_status rpvk_memory_checkpoint(rpvk *r, const sbt_checkpoint *cp, const void *
 	r->dev[m->dev].t.UnmapMemory(r->dev[m->dev].live, m->live);
 	*bytes_out = r->cp_buf;
 	return RP_OK;
+}
+
+int rpvk_memory_read_host(rpvk *r, rpvk_mem *m, uint8_t *out)
+{
+	const rpvk_phys *p = &r->phys[r->dev[m->dev].phys];
+	uint8_t *src;
+	int temp;
+	if (!p->have_live || m->live_type >= p->live_mem.memoryTypeCount ||
+	    !(p->live_mem.memoryTypes[m->live_type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+		return 0;
+	if (m->ptr && (m->map_off != 0 || m->map_size < m->size))
+		return 0;
+	src = rpvk_mem_access(r, m, 0, m->size, &temp);
+	if (!src)
+		return -1;
+	rpvk_mem_sync(r, m, 0, m->size, 0);
+	memcpy(out, src, (size_t)m->size);
+	if (temp)
+		r->dev[m->dev].t.UnmapMemory(r->dev[m->dev].live, m->live);
+	return 1;
 }
 
 /* ---- descriptor update templates ------------------------------------------------- */

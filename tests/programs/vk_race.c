@@ -23,11 +23,15 @@
  * vkGetDeviceQueue of queue 0 (lavapipe has one queue, so it is the same
  * queue here); tests/programs/vk_requeue then rewrites the trace so that
  * it is queue 1 of the family: a two-queue trace whose barrier no longer
- * orders the copy after the dispatch.
+ * orders the copy after the dispatch.  --map-part puts the buffer the
+ * dispatch writes in host-visible memory and maps its first half (the
+ * host never reads it), so that tsreplay --per-command, which cannot map
+ * all of a memory the application has mapped in part, reads it with a
+ * copy on the device (tests/shell/test_vk_percmd.sh).
  *
  * usage: vk_race [--barrier] [--split|--split-batches|--split-cbs]
  *                [--semaphore transfer|compute] [--fence] [--second-queue]
- *                [--size N]
+ *                [--map-part] [--size N]
  * Prints "vk_race: barrier B split S size N hash H" (S: 0 none, 1 --split,
  * 2 --split-batches, 3 --split-cbs; H the XXH3-64 of the
  * words read back).  With --barrier the results are checked against the
@@ -36,7 +40,7 @@
 #include "tests/programs/vk_prog.h"
 
 typedef struct vkr_opts {
-	int barrier, split, fence, second_queue;
+	int barrier, split, fence, second_queue, map_part;
 	VkPipelineStageFlags semaphore; /* the wait's stage; 0: no semaphore */
 	uint32_t size;
 } vkr_opts;
@@ -53,6 +57,7 @@ static void vkr_usage(FILE *f)
 	           "                   waited for at that stage\n"
 	           "  --fence          (--split) the host waits for the first submit's fence\n"
 	           "  --second-queue   (--split) the second submit through a second vkGetDeviceQueue\n"
+	           "  --map-part       the dispatch's buffer host-visible, its first half mapped\n"
 	           "  --size N         words (64..1048576, default 1024)\n");
 }
 
@@ -86,6 +91,8 @@ static void vkr_parse(int argc, char **argv, vkr_opts *o)
 			o->fence = 1;
 		} else if (!strcmp(a, "--second-queue")) {
 			o->second_queue = 1;
+		} else if (!strcmp(a, "--map-part")) {
+			o->map_part = 1;
 		} else if (!strcmp(a, "--size")) {
 			o->size = vkp_parse_u32("vk_race", a, vkp_need_arg("vk_race", a, argc, argv, &i), 64,
 			                        1048576);
@@ -171,7 +178,10 @@ int main(int argc, char **argv)
 	vkp_buffer_create(&c, &inputs, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0, 1);
 	vkp_buffer_create(&c, &work, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-	                  0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+	                  o.map_part ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT : 0,
+	                  VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+	if (o.map_part)
+		VKP_CHECK(&c, vkMapMemory(c.device, work.mem, 0, work.alloc_size / 2, 0, &work.map));
 	vkp_buffer_create(&c, &readback, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 1);
 

@@ -19,7 +19,10 @@
 #   hash), matching the capture in the captured order (exit 0) and not in
 #   the other (exit 3, the readback all zeros); --check-determinism
 #   --schedule-seeds 2,1 exits 4 naming the first differing checkpoint and
-#   its call (vkWaitForFences), and --json says the same;
+#   its call (vkWaitForFences), and --json says the same; the likely race
+#   at the checkpoint and after the copy's submit (--per-command, implied)
+#   names the dispatch/copy pair on the device buffer, followed back from
+#   the readback memory through the copy;
 # - with the wait: ten seeds draw one order, the captured one, and
 #   --check-determinism --schedule-seeds 1,...,10 agrees (exit 0);
 # - the one-queue capture itself: the order is the captured one, said in
@@ -111,6 +114,15 @@ cp_seq=$(sed -n 's/^tsreplay: runs differ: run 1 and run 2 part first at checkpo
 [ -n "$cp_seq" ] || fail "no checkpoint named: $(cat "$T/nowait.det.err")"
 has nowait.det err "  call:     seq $((cp_seq - 1)) vulkan.vkWaitForFences"
 has nowait.det err "tsreplay: likely race: run 1 (seed 2) and run 2 (seed 1) part at checkpoint seq $cp_seq"
+# the checkpoint covers the host-visible readback; the emulator follows the
+# copy back to the device buffer the dispatch writes and names that pair,
+# here and for the submit --per-command (implied by the seeds) names first
+has nowait.det err "tsreplay: likely race: run 1 (seed 2) and run 2 (seed 1) part after the command at seq $copy_submit (vulkan.vkQueueSubmit, memory 0x"
+[ "$(grep -c '^  race (possible): seq [0-9]* dispatch vkCmdDispatch reads and may write 0x0\.\.0x1000 <-> seq [0-9]* transfer vkCmdCopyBuffer reads 0x0\.\.0x1000$' "$T/nowait.det.err")" = 2 ] ||
+	fail "the dispatch/copy pair is not named twice: $(cat "$T/nowait.det.err")"
+if grep -q "the emulator finds no unordered pair" "$T/nowait.det.err"; then
+	fail "a likely race without its pair: $(cat "$T/nowait.det.err")"
+fi
 has nowait.det out "tsreplay: run 1: schedule seed 2: order $h2"
 has nowait.det out "tsreplay: run 2: schedule seed 1: order $h1"
 expect_rc 4 nowait.json "$R" --json --check-determinism --schedule-seeds 2,1 "$T/nowait.sbt"
