@@ -791,6 +791,8 @@ hipError_t hipGraphDestroy(hipGraph_t graph)
 
 /* ---- allocations --------------------------------------------------------------------- */
 
+#define THIP_PITCH_ALIGN 256u
+
 /* An allocation call: ptr_out (may be NULL) names the address made. */
 static void thip_alloc_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
                               sbt_cm_call *c, void **ptr_out, int device)
@@ -811,8 +813,12 @@ hipError_t hipMalloc(void **ptr, size_t size)
 {
 	thip_call call;
 	hipError_t (*real)(void **, size_t) = (hipError_t(*)(void **, size_t))thip_begin(&call, THIP_FN_hipMalloc);
-	hipError_t r = real ? real(ptr, size) : THIP_NO_RUNTIME;
+	hipError_t r;
 	sbt_cm_call c;
+	if (real && call.record && thip_va_alloc(size, ptr))
+		r = hipSuccess; /* placed in the address window (thip_va.c) */
+	else
+		r = real ? real(ptr, size) : THIP_NO_RUNTIME;
 	sbt_cm_call_init(&c);
 	c.size = size;
 	c.sub = SBT_CM_MEM_DEVICE;
@@ -826,8 +832,20 @@ hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height
 	thip_call call;
 	hipError_t (*real)(void **, size_t *, size_t, size_t) =
 		(hipError_t(*)(void **, size_t *, size_t, size_t))thip_begin(&call, THIP_FN_hipMallocPitch);
-	hipError_t r = real ? real(ptr, pitch, width, height) : THIP_NO_RUNTIME;
+	hipError_t r;
 	sbt_cm_call c;
+	/* Rows THIP_PITCH_ALIGN apart, as the runtime lays them out (clr:
+	 * the device's image pitch alignment, 256 bytes). */
+	size_t rows = width && width <= SIZE_MAX - THIP_PITCH_ALIGN
+	                  ? (width + THIP_PITCH_ALIGN - 1) / THIP_PITCH_ALIGN * THIP_PITCH_ALIGN
+	                  : 0;
+	if (real && call.record && pitch && rows && height && height <= SIZE_MAX / rows &&
+	    thip_va_alloc(rows * height, ptr)) {
+		*pitch = rows;
+		r = hipSuccess;
+	} else {
+		r = real ? real(ptr, pitch, width, height) : THIP_NO_RUNTIME;
+	}
 	sbt_cm_call_init(&c);
 	c.width = width;
 	c.height = height;
@@ -927,7 +945,11 @@ hipError_t hipFree(void *ptr)
 {
 	thip_call call;
 	hipError_t (*real)(void *) = (hipError_t(*)(void *))thip_begin(&call, THIP_FN_hipFree);
-	hipError_t r = real ? real(ptr) : THIP_NO_RUNTIME;
+	hipError_t r;
+	if (real && !call.nested && thip_va_free(ptr))
+		r = hipSuccess; /* it was placed in the address window */
+	else
+		r = real ? real(ptr) : THIP_NO_RUNTIME;
 	thip_free_record(&call, SBT_CM_HIP_hipFree, r, THIP_U(ptr), 1, SBT_CM_MEM_DEVICE, 0);
 	thip_end(&call);
 	return r;
