@@ -11,6 +11,8 @@
 #     rewritten);
 #   - hip_pitched frees two small allocations and makes two more: the
 #     freed ranges are reused (first fit, the same addresses);
+#   - hipMallocPitch (hip_pitch_alloc): rows 256 bytes apart, as clr lays
+#     them out, placed in the window and replayed equal;
 #   - TRACESMITH_HIP_VA=off: one warning, no window, the runtime's
 #     addresses, a replay as before;
 #   - a window the double cannot honour (past x86-64's 47-bit user end:
@@ -120,6 +122,18 @@ a7=$(sed -n 7p "$T/churn.addrs") a8=$(sed -n 8p "$T/churn.addrs")
 [ -n "$a8" ] && [ "$a7" = "$a5" ] && [ "$a8" = "$a6" ] ||
 	fail "churn: freed ranges not reused: $(tr '\n' ' ' <"$T/churn.addrs")"
 all_match churn.replay 6 "$T/churn.sbt"
+
+# hipMallocPitch: rows 256 bytes apart as the runtime (and the double) lay
+# them out, placed in the window beside a linear allocation, replayed equal.
+capture pitch hip_pitch_alloc
+has pitch.cap out "pitch 256 256"
+sed -n 's/.* hip\.hipMallocPitch dst=\([0-9]*\) size=768 pitch=256 .*/\1/p' "$T/pitch.dump" >>"$T/pitch.addrs"
+[ "$(wc -l <"$T/pitch.addrs")" -eq 3 ] || fail "pitch: not three allocations: $(grep Malloc "$T/pitch.dump")"
+in_window pitch
+all_match pitch.replay 1 "$T/pitch.sbt"
+if grep -q "not its captured\|address window" "$T/pitch.replay.err"; then
+	fail "pitch: moved at replay: $(cat "$T/pitch.replay.err")"
+fi
 
 # ---- off ------------------------------------------------------------------------
 export TRACESMITH_HIP_VA=off

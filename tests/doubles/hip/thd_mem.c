@@ -113,6 +113,28 @@ THD_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
 	return hipSuccess;
 }
 
+/* As clr's ihipMallocPitch: rows THD_PITCH_ALIGN apart (the device's
+ * image pitch alignment); a zero width or height makes nothing. */
+#define THD_PITCH_ALIGN 256u
+THD_EXPORT hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
+{
+	size_t rows;
+
+	if (!ptr || !pitch)
+		return thd_ret(hipErrorInvalidValue);
+	if (width == 0 || height == 0) {
+		*ptr = NULL;
+		return hipSuccess;
+	}
+	if (width > SIZE_MAX - THD_PITCH_ALIGN)
+		return thd_ret(hipErrorOutOfMemory);
+	rows = (width + THD_PITCH_ALIGN - 1) / THD_PITCH_ALIGN * THD_PITCH_ALIGN;
+	if (height > SIZE_MAX / rows)
+		return thd_ret(hipErrorOutOfMemory);
+	*pitch = rows;
+	return hipMalloc(ptr, rows * height);
+}
+
 THD_EXPORT hipError_t hipFree(void *ptr)
 {
 	uint64_t map_size = 0;
