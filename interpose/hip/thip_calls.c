@@ -862,8 +862,12 @@ hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
 	thip_call call;
 	hipError_t (*real)(void **, size_t, hipStream_t) =
 		(hipError_t(*)(void **, size_t, hipStream_t))thip_begin(&call, THIP_FN_hipMallocAsync);
-	hipError_t r = real ? real(dev_ptr, size, stream) : THIP_NO_RUNTIME;
+	hipError_t r;
 	sbt_cm_call c;
+	if (real && call.record && thip_va_alloc(size, dev_ptr))
+		r = hipSuccess; /* placed in the address window: there at once */
+	else
+		r = real ? real(dev_ptr, size, stream) : THIP_NO_RUNTIME;
 	sbt_cm_call_init(&c);
 	c.size = size;
 	c.stream = THIP_U(stream);
@@ -960,7 +964,11 @@ hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
 	thip_call call;
 	hipError_t (*real)(void *, hipStream_t) =
 		(hipError_t(*)(void *, hipStream_t))thip_begin(&call, THIP_FN_hipFreeAsync);
-	hipError_t r = real ? real(dev_ptr, stream) : THIP_NO_RUNTIME;
+	hipError_t r;
+	if (real && !call.nested && thip_va_free_async(dev_ptr, stream))
+		r = hipSuccess; /* released once the stream reaches it */
+	else
+		r = real ? real(dev_ptr, stream) : THIP_NO_RUNTIME;
 	thip_free_record(&call, SBT_CM_HIP_hipFreeAsync, r, THIP_U(dev_ptr), 1, SBT_CM_MEM_ASYNC,
 	                 THIP_U(stream));
 	thip_end(&call);

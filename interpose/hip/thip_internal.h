@@ -118,13 +118,18 @@ uint64_t thip_record(sbt_cm_hip_call hcall, const sbt_cm_call *c, unsigned flags
 
 /* ---- same-address capture (thip_va.c) ------------------------------------ */
 
-/* Place size bytes for the program's hipMalloc in the current device's
+/* Place size bytes for the program's hipMalloc (Pitch, Async) in the current device's
  * window: 1 and *ptr, or 0 when the runtime is to be asked (no window, no
  * room: said once). */
 int thip_va_alloc(size_t size, void **ptr);
 /* Free what thip_va_alloc placed at ptr (after waiting for the device, as
  * hipFree does): 1, or 0 when ptr is not ours. */
 int thip_va_free(void *ptr);
+/* hipFreeAsync of what thip_va_alloc placed at ptr, on stream: released
+ * once the stream has reached the free (told by an event recorded there
+ * now, polled at later allocations and frees).  1, or 0 when ptr is not
+ * ours. */
+int thip_va_free_async(void *ptr, hipStream_t stream);
 
 /* ---- registries (thip_reg.c) ------------------------------------------- */
 

@@ -23,7 +23,12 @@
  *
  * Only the program's own calls are placed (a call nested in another
  * wrapped call goes to the runtime as it came).  hipFree of placed memory
- * waits for the device first, as the runtime's hipFree does.
+ * waits for the device first, as the runtime's hipFree does.  hipMallocAsync
+ * is placed too; hipFreeAsync of placed memory returns at once: an event
+ * recorded on its stream says when the stream has reached the free, and
+ * the memory is released at a later allocation or free that finds the
+ * event complete, never before (on a capturing stream the free becomes a
+ * graph node, and the memory is kept until exit).
  *
  * Locking: thip_va_g.mu guards everything here and is held across the
  * runtime calls made for it (they are looked up with RTLD_NEXT and never
@@ -47,6 +52,16 @@
 	X(hipMemAddressReserve) X(hipMemAddressFree) X(hipMemCreate)               \
 	X(hipMemRelease) X(hipMemMap) X(hipMemUnmap) X(hipMemSetAccess)
 #define THIP_VA_PEER_LIST(X) X(hipGetDeviceCount) X(hipDeviceCanAccessPeer)
+/* ... and those stream-ordered frees need (hipFreeAsync of placed memory). */
+#define THIP_VA_ASYNC_LIST(X)                                                  \
+	X(hipEventCreateWithFlags) X(hipEventRecord) X(hipEventQuery)              \
+	X(hipEventDestroy) X(hipStreamSynchronize) X(hipStreamIsCapturing)
+
+/* A stream-ordered free waiting for its stream to reach it. */
+typedef struct thip_va_deferred {
+	uint64_t addr;
+	hipEvent_t done; /* recorded on the stream at the free */
+} thip_va_deferred;
 
 typedef struct thip_va_window {
 	int state; /* 0 not tried, 1 reserved, -1 unavailable */
@@ -61,9 +76,13 @@ static struct {
 	thip_va_window win[CAP_VA_MAX_DEVICES];
 	cap_va *alloc;
 	int fallback_said;
+	thip_va_deferred *deferred; /* oldest first */
+	size_t ndeferred, cap_deferred;
+	uint64_t kept; /* freed on a capturing stream: kept until exit */
 #define THIP_VA_X_MEMBER(name) __typeof__(name) *p_##name;
 	THIP_VA_RUNTIME_LIST(THIP_VA_X_MEMBER)
 	THIP_VA_PEER_LIST(THIP_VA_X_MEMBER)
+	THIP_VA_ASYNC_LIST(THIP_VA_X_MEMBER)
 #undef THIP_VA_X_MEMBER
 } thip_va_g = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
@@ -105,6 +124,7 @@ static int thip_va_lookup_runtime(void)
 #define THIP_VA_X_LOOKUP(name) thip_va_g.p_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name);
 		THIP_VA_RUNTIME_LIST(THIP_VA_X_LOOKUP)
 		THIP_VA_PEER_LIST(THIP_VA_X_LOOKUP)
+		THIP_VA_ASYNC_LIST(THIP_VA_X_LOOKUP)
 #undef THIP_VA_X_LOOKUP
 	}
 #define THIP_VA_X_CHECK(name) missing |= !thip_va_g.p_##name;
@@ -264,6 +284,23 @@ static void thip_va_unback(void *ctx, int device, uint64_t base, uint64_t len, u
 	thip_va_g.p_hipMemRelease((hipMemGenericAllocationHandle_t)(uintptr_t)mem);
 }
 
+/* Release the deferred frees whose streams have reached them (mu held). */
+static void thip_va_poll_deferred(void)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < thip_va_g.ndeferred; i++) {
+		thip_va_deferred *d = &thip_va_g.deferred[i];
+		if (thip_va_g.p_hipEventQuery(d->done) == hipSuccess) {
+			cap_va_release(thip_va_g.alloc, d->addr, 0);
+			thip_va_g.p_hipEventDestroy(d->done);
+			continue;
+		}
+		thip_va_g.deferred[k++] = *d;
+	}
+	thip_va_g.ndeferred = k;
+}
+
 int thip_va_alloc(size_t size, void **ptr)
 {
 	uint64_t addr = 0;
@@ -275,6 +312,7 @@ int thip_va_alloc(size_t size, void **ptr)
 	dev = thip_va_window_get();
 	if (dev < 0)
 		goto out_unlock;
+	thip_va_poll_deferred();
 	switch (cap_va_alloc(thip_va_g.alloc, dev, size, 0, 0, &addr, &err)) {
 	case CAP_VA_OK:
 		*ptr = (void *)(uintptr_t)addr;
@@ -307,7 +345,60 @@ int thip_va_free(void *ptr)
 	/* hipFree waits for the device: so does ours, before the range can be
 	 * handed out again or unmapped. */
 	thip_va_g.p_hipDeviceSynchronize();
+	thip_va_poll_deferred();
 	ours = cap_va_release(thip_va_g.alloc, addr, 0) == CAP_VA_OK;
+out_unlock:
+	pthread_mutex_unlock(&thip_va_g.mu);
+	return ours;
+}
+
+int thip_va_free_async(void *ptr, hipStream_t stream)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)ptr;
+	hipStreamCaptureStatus cs = hipStreamCaptureStatusNone;
+	hipEvent_t ev = NULL;
+	int ours = 0;
+
+	pthread_mutex_lock(&thip_va_g.mu);
+	if (!ptr || !cap_va_placed(thip_va_g.alloc, addr))
+		goto out_unlock;
+	ours = 1;
+	thip_va_poll_deferred();
+	if (thip_va_g.p_hipStreamIsCapturing &&
+	    thip_va_g.p_hipStreamIsCapturing(stream, &cs) == hipSuccess &&
+	    cs != hipStreamCaptureStatusNone) {
+		/* The free becomes a node of the graph: nothing says when it
+		 * runs, so the memory is never handed out again. */
+		thip_va_g.kept++;
+		goto out_unlock;
+	}
+	if (thip_va_g.ndeferred == thip_va_g.cap_deferred) {
+		size_t cap = thip_va_g.cap_deferred ? thip_va_g.cap_deferred * 2 : 16;
+		thip_va_deferred *n = realloc(thip_va_g.deferred, cap * sizeof(*n));
+		if (!n)
+			goto out_sync;
+		thip_va_g.deferred = n;
+		thip_va_g.cap_deferred = cap;
+	}
+	if (!thip_va_g.p_hipEventCreateWithFlags || !thip_va_g.p_hipEventRecord ||
+	    !thip_va_g.p_hipEventQuery || !thip_va_g.p_hipEventDestroy ||
+	    thip_va_g.p_hipEventCreateWithFlags(&ev, hipEventDisableTiming) != hipSuccess)
+		goto out_sync;
+	if (thip_va_g.p_hipEventRecord(ev, stream) != hipSuccess) {
+		thip_va_g.p_hipEventDestroy(ev);
+		goto out_sync;
+	}
+	thip_va_g.deferred[thip_va_g.ndeferred].addr = addr;
+	thip_va_g.deferred[thip_va_g.ndeferred].done = ev;
+	thip_va_g.ndeferred++;
+	goto out_unlock;
+out_sync:
+	/* No event to tell when the stream reaches the free: wait for it. */
+	if (thip_va_g.p_hipStreamSynchronize)
+		thip_va_g.p_hipStreamSynchronize(stream);
+	else
+		thip_va_g.p_hipDeviceSynchronize();
+	cap_va_release(thip_va_g.alloc, addr, 0);
 out_unlock:
 	pthread_mutex_unlock(&thip_va_g.mu);
 	return ours;

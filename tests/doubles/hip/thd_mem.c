@@ -156,6 +156,38 @@ THD_EXPORT hipError_t hipFree(void *ptr)
 	return hipSuccess;
 }
 
+/* Stream-ordered allocation (clr's hipMallocAsync / hipFreeAsync on the
+ * device's default pool): the memory is there from the call on (at once is
+ * a valid stream order) and given back once the stream's work queued
+ * before the free has run (here: the free waits for the stream).  Inside a
+ * stream capture they would become graph nodes: not modelled,
+ * hipErrorNotSupported. */
+THD_EXPORT hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream)
+{
+	int bad;
+
+	if (thd_stream_capture(stream, &bad) || bad)
+		return thd_ret(bad ? hipErrorInvalidHandle : hipErrorNotSupported);
+	if (!ptr)
+		return thd_ret(hipErrorInvalidValue);
+	return hipMalloc(ptr, size);
+}
+
+THD_EXPORT hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
+{
+	int bad;
+	hipError_t r;
+
+	if (thd_stream_capture(stream, &bad) || bad)
+		return thd_ret(bad ? hipErrorInvalidHandle : hipErrorNotSupported);
+	if (!ptr)
+		return thd_ret(hipErrorInvalidValue);
+	r = thd_sync_stream(stream);
+	if (r != hipSuccess)
+		return thd_ret(r);
+	return hipFree(ptr);
+}
+
 /* ---- virtual memory ----------------------------------------------------------- */
 
 /* The end of x86-64's 47-bit user half, where the runtime's address
