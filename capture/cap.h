@@ -344,6 +344,12 @@ typedef struct cap_va_ops {
 	int (*back)(void *ctx, int device, uint64_t base, uint64_t len, uint64_t *mem_out);
 	/* Unmap and release what back made (the device's work on it is done). */
 	void (*unback)(void *ctx, int device, uint64_t base, uint64_t len, uint64_t mem);
+	/* Stream-ordered frees (cap_va_defer): 1 when the stream has reached
+	 * the free token stands for (an event recorded there), else 0; and
+	 * the token of a free whose range was released, the interposer's to
+	 * reuse or drop. */
+	int (*reached)(void *ctx, uint64_t token);
+	void (*retire)(void *ctx, uint64_t token);
 	void *ctx; /* borrowed, passed back */
 } cap_va_ops;
 
@@ -379,6 +385,14 @@ int cap_va_placed(const cap_va *va, uint64_t addr);
 /* Give back the block placed at addr, of the same kind (the caller waited
  * for the device's work on it); CAP_VA_PASS when there is none. */
 cap_va_status cap_va_release(cap_va *va, uint64_t addr, int reserve_only);
+/* A stream-ordered free of the block placed at addr: kept until
+ * cap_va_poll finds ops->reached(token), then released, never before.
+ * CAP_VA_PASS when nothing is placed there, CAP_VA_NO_ROOM when out of
+ * memory (nothing kept). */
+cap_va_status cap_va_defer(cap_va *va, uint64_t addr, uint64_t token);
+/* Release the deferred frees whose streams have reached them, oldest
+ * first (each token retired). */
+void cap_va_poll(cap_va *va);
 /* The placed block containing addr: 1 and its base and size, or 0. */
 int cap_va_lookup(const cap_va *va, uint64_t addr, uint64_t *base_out, uint64_t *size_out);
 

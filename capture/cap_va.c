@@ -11,7 +11,8 @@
  * its chunks (one granule each, sorted by address, each with the free
  * ranges inside it and a count of live allocations); the one emptied chunk
  * kept backed; the cache of freed large blocks (oldest first).  Across
- * windows: every placed block (allocation or reservation) by address.
+ * windows: every placed block (allocation or reservation) by address, and
+ * the stream-ordered frees not yet reached (oldest first).
  *
  * Reentrant: everything hangs off the cap_va; the caller serialises calls.
  */
@@ -69,10 +70,17 @@ typedef struct cap_va_window {
 	uint64_t cache_bytes;
 } cap_va_window;
 
+/* A stream-ordered free waiting for its stream to reach it. */
+typedef struct cap_va_deferred {
+	uint64_t addr, token;
+} cap_va_deferred;
+
 struct cap_va {
 	cap_va_ops ops;
 	cap_va_window *win[CAP_VA_MAX_DEVICES];
 	cap_va_map blocks; /* placed address -> cap_va_block */
+	cap_va_deferred *deferred; /* oldest first */
+	size_t ndeferred, cap_deferred;
 };
 
 /* ---- sorted map ------------------------------------------------------------ */
@@ -296,6 +304,7 @@ void cap_va_free(cap_va *va)
 	for (size_t i = 0; i < va->blocks.n; i++)
 		free(va->blocks.vals[i]);
 	cap_va_map_free(&va->blocks);
+	free(va->deferred);
 	free(va);
 }
 
@@ -550,6 +559,41 @@ cap_va_status cap_va_release(cap_va *va, uint64_t addr, int reserve_only)
 	}
 	free(b);
 	return CAP_VA_OK;
+}
+
+cap_va_status cap_va_defer(cap_va *va, uint64_t addr, uint64_t token)
+{
+	if (!cap_va_placed(va, addr))
+		return CAP_VA_PASS;
+	if (va->ndeferred == va->cap_deferred) {
+		size_t cap = va->cap_deferred ? va->cap_deferred * 2 : 16;
+		cap_va_deferred *n = realloc(va->deferred, cap * sizeof(*n));
+		if (!n)
+			return CAP_VA_NO_ROOM;
+		va->deferred = n;
+		va->cap_deferred = cap;
+	}
+	va->deferred[va->ndeferred].addr = addr;
+	va->deferred[va->ndeferred].token = token;
+	va->ndeferred++;
+	return CAP_VA_OK;
+}
+
+void cap_va_poll(cap_va *va)
+{
+	size_t k = 0;
+	if (!va)
+		return;
+	for (size_t i = 0; i < va->ndeferred; i++) {
+		cap_va_deferred *d = &va->deferred[i];
+		if (va->ops.reached(va->ops.ctx, d->token)) {
+			cap_va_release(va, d->addr, 0);
+			va->ops.retire(va->ops.ctx, d->token);
+			continue;
+		}
+		va->deferred[k++] = *d;
+	}
+	va->ndeferred = k;
 }
 
 int cap_va_lookup(const cap_va *va, uint64_t addr, uint64_t *base_out, uint64_t *size_out)

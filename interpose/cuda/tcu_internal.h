@@ -157,18 +157,11 @@ typedef struct tcu_va_window {
 	CUmemAccessDesc access[TCU_VA_MAX_DEVICES]; /* who may use its memory */
 	size_t naccess;
 } tcu_va_window;
-/* A stream-ordered free waiting for its stream to reach it (tcu_va.c). */
-typedef struct tcu_va_deferred {
-	uint64_t addr;
-	CUevent done; /* recorded on the stream at the free */
-} tcu_va_deferred;
 typedef struct tcu_va_state {
 	int configured, enabled;
 	uint64_t base, size; /* of device 0's window; device n at base + n * size */
 	tcu_va_window win[TCU_VA_MAX_DEVICES];
-	cap_va *alloc;       /* placement (NULL until the first window) */
-	tcu_va_deferred *deferred; /* oldest first */
-	size_t ndeferred, cap_deferred;
+	cap_va *alloc;       /* placement and deferred frees (NULL until the first window) */
 	CUevent *idle_events; /* events of finished deferred frees, for reuse */
 	size_t nidle, cap_idle;
 	_Atomic uint64_t unplaced; /* managed allocations left to the driver */

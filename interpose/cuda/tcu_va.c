@@ -26,7 +26,8 @@
  * kept mapped for a request of their size; the program's own
  * cuMemAddressReserve(addr = 0) takes a range of the window too, left
  * unmapped for the program to map.  This file reserves the windows and
- * makes the memory: cuMemCreate (pinned device memory of the device) +
+ * makes the memory (and the events of stream-ordered frees, whose list
+ * is the shared core's too): cuMemCreate (pinned device memory of the device) +
  * cuMemMap + cuMemSetAccess for the device and every device that can
  * access it as a peer, one allocation per chunk or block, mapped whole.
  *
@@ -54,6 +55,8 @@
 
 static int tcu_va_back(void *ctx, int device, uint64_t base, uint64_t len, uint64_t *mem_out);
 static void tcu_va_unback(void *ctx, int device, uint64_t base, uint64_t len, uint64_t mem);
+static int tcu_va_reached(void *ctx, uint64_t token);
+static void tcu_va_retire(void *ctx, uint64_t token);
 
 /* Read TRACESMITH_CUDA_VA once (under va_mu). */
 static void tcu_va_config(void)
@@ -88,7 +91,8 @@ static void tcu_va_config(void)
  * when there is none (off, unavailable, no context). */
 static int tcu_va_window_get(void)
 {
-	static const cap_va_ops ops = {tcu_va_back, tcu_va_unback, NULL};
+	static const cap_va_ops ops = {tcu_va_back, tcu_va_unback, tcu_va_reached, tcu_va_retire,
+	                               NULL};
 	tcu_pfn_cuCtxGetDevice getdev;
 	tcu_pfn_cuMemAddressReserve reserve;
 	tcu_pfn_cuMemGetAllocationGranularity granf;
@@ -236,8 +240,6 @@ static void tcu_va_unback(void *ctx, int device, uint64_t base, uint64_t len, ui
 
 /* ---- allocation ------------------------------------------------------------- */
 
-static void tcu_va_poll_deferred(void);
-
 CUresult tcu_va_alloc(size_t size, int reserve_only, size_t align, uint64_t *out)
 {
 	CUresult r = CUDA_ERROR_NOT_SUPPORTED;
@@ -246,7 +248,7 @@ CUresult tcu_va_alloc(size_t size, int reserve_only, size_t align, uint64_t *out
 	dev = tcu_va_window_get();
 	if (dev < 0 || size == 0)
 		goto out_unlock;
-	tcu_va_poll_deferred();
+	cap_va_poll(tcu_g.va.alloc);
 	switch (cap_va_alloc(tcu_g.va.alloc, dev, size, reserve_only, align, out, &err)) {
 	case CAP_VA_OK: r = CUDA_SUCCESS; break;
 	case CAP_VA_PASS: r = CUDA_ERROR_NOT_SUPPORTED; break;
@@ -258,25 +260,30 @@ out_unlock:
 	return r;
 }
 
-/* Release the deferred frees whose streams have reached them (va_mu held). */
-static void tcu_va_poll_deferred(void)
+/* Whether a deferred free's stream has reached it (cap_va_ops.reached):
+ * its event (the token) has completed. */
+static int tcu_va_reached(void *ctx, uint64_t token)
 {
-	tcu_pfn_cuEventQuery query;
-	size_t k = 0;
-	if (!tcu_g.va.ndeferred)
-		return;
-	query = (tcu_pfn_cuEventQuery)tcu_g.real[TCU_FN_cuEventQuery];
-	for (size_t i = 0; i < tcu_g.va.ndeferred; i++) {
-		tcu_va_deferred *d = &tcu_g.va.deferred[i];
-		if (query && ((tcu_pfn_cuEventQuery)tcu_own(TCU_FN_cuEventQuery))(d->done) == CUDA_SUCCESS) {
-			cap_va_release(tcu_g.va.alloc, d->addr, 0);
-			if (tcu_g.va.nidle < tcu_g.va.cap_idle)
-				tcu_g.va.idle_events[tcu_g.va.nidle++] = d->done;
-			continue;
-		}
-		tcu_g.va.deferred[k++] = *d;
+	(void)ctx;
+	return tcu_g.real[TCU_FN_cuEventQuery] &&
+	       ((tcu_pfn_cuEventQuery)tcu_own(TCU_FN_cuEventQuery))((CUevent)(uintptr_t)token) ==
+	           CUDA_SUCCESS;
+}
+
+/* A finished deferred free's event, kept for the next one
+ * (cap_va_ops.retire; va_mu held). */
+static void tcu_va_retire(void *ctx, uint64_t token)
+{
+	(void)ctx;
+	if (tcu_g.va.nidle == tcu_g.va.cap_idle) {
+		size_t cap = tcu_g.va.cap_idle ? tcu_g.va.cap_idle * 2 : 16;
+		CUevent *e = realloc(tcu_g.va.idle_events, cap * sizeof(*e));
+		if (!e)
+			return;
+		tcu_g.va.idle_events = e;
+		tcu_g.va.cap_idle = cap;
 	}
-	tcu_g.va.ndeferred = k;
+	tcu_g.va.idle_events[tcu_g.va.nidle++] = (CUevent)(uintptr_t)token;
 }
 
 CUresult tcu_va_release(uint64_t addr, int reserve_only)
@@ -290,7 +297,7 @@ CUresult tcu_va_release(uint64_t addr, int reserve_only)
 	 * range can be handed out again or unmapped. */
 	if (!reserve_only && (sync = (tcu_pfn_cuCtxSynchronize)tcu_own(TCU_FN_cuCtxSynchronize)))
 		sync();
-	tcu_va_poll_deferred();
+	cap_va_poll(tcu_g.va.alloc);
 	if (cap_va_release(tcu_g.va.alloc, addr, reserve_only) == CAP_VA_OK)
 		r = CUDA_SUCCESS;
 out_unlock:
@@ -312,7 +319,6 @@ static CUresult tcu_va_event(CUevent *out)
 
 CUresult tcu_va_release_async(uint64_t addr, CUstream s)
 {
-	tcu_va_deferred *d;
 	CUevent ev = NULL;
 	CUresult r;
 	pthread_mutex_lock(&tcu_g.va_mu);
@@ -320,37 +326,16 @@ CUresult tcu_va_release_async(uint64_t addr, CUstream s)
 		r = CUDA_ERROR_NOT_SUPPORTED;
 		goto out_unlock;
 	}
-	tcu_va_poll_deferred();
-	if (tcu_g.va.ndeferred == tcu_g.va.cap_deferred) {
-		size_t cap = tcu_g.va.cap_deferred ? tcu_g.va.cap_deferred * 2 : 16;
-		tcu_va_deferred *n = realloc(tcu_g.va.deferred, cap * sizeof(*n));
-		CUevent *e = realloc(tcu_g.va.idle_events, cap * sizeof(*e));
-		if (e) {
-			tcu_g.va.idle_events = e;
-			tcu_g.va.cap_idle = cap;
-		}
-		if (!n || !e) {
-			if (n)
-				tcu_g.va.deferred = n;
-			r = CUDA_ERROR_OUT_OF_MEMORY;
-			goto out_unlock;
-		}
-		tcu_g.va.deferred = n;
-		tcu_g.va.cap_deferred = cap;
-	}
+	cap_va_poll(tcu_g.va.alloc);
 	r = tcu_va_event(&ev);
 	if (r == CUDA_SUCCESS && tcu_g.real[TCU_FN_cuEventRecord])
 		r = ((tcu_pfn_cuEventRecord)tcu_own(TCU_FN_cuEventRecord))(ev, s);
 	else if (r == CUDA_SUCCESS)
 		r = CUDA_ERROR_NOT_SUPPORTED;
-	if (r != CUDA_SUCCESS) {
-		if (ev && tcu_g.va.nidle < tcu_g.va.cap_idle)
-			tcu_g.va.idle_events[tcu_g.va.nidle++] = ev;
-		goto out_unlock;
-	}
-	d = &tcu_g.va.deferred[tcu_g.va.ndeferred++];
-	d->addr = addr;
-	d->done = ev;
+	if (r == CUDA_SUCCESS && cap_va_defer(tcu_g.va.alloc, addr, (uint64_t)(uintptr_t)ev) != CAP_VA_OK)
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	if (r != CUDA_SUCCESS && ev)
+		tcu_va_retire(NULL, (uint64_t)(uintptr_t)ev);
 out_unlock:
 	pthread_mutex_unlock(&tcu_g.va_mu);
 	return r;

@@ -57,12 +57,6 @@
 	X(hipEventCreateWithFlags) X(hipEventRecord) X(hipEventQuery)              \
 	X(hipEventDestroy) X(hipStreamSynchronize) X(hipStreamIsCapturing)
 
-/* A stream-ordered free waiting for its stream to reach it. */
-typedef struct thip_va_deferred {
-	uint64_t addr;
-	hipEvent_t done; /* recorded on the stream at the free */
-} thip_va_deferred;
-
 typedef struct thip_va_window {
 	int state; /* 0 not tried, 1 reserved, -1 unavailable */
 	hipMemAccessDesc access[CAP_VA_MAX_DEVICES];
@@ -76,8 +70,6 @@ static struct {
 	thip_va_window win[CAP_VA_MAX_DEVICES];
 	cap_va *alloc;
 	int fallback_said;
-	thip_va_deferred *deferred; /* oldest first */
-	size_t ndeferred, cap_deferred;
 	uint64_t kept; /* freed on a capturing stream: kept until exit */
 #define THIP_VA_X_MEMBER(name) __typeof__(name) *p_##name;
 	THIP_VA_RUNTIME_LIST(THIP_VA_X_MEMBER)
@@ -151,12 +143,15 @@ static void thip_va_fallback_note(const char *fmt, ...)
 
 static int thip_va_back(void *ctx, int device, uint64_t base, uint64_t len, uint64_t *mem_out);
 static void thip_va_unback(void *ctx, int device, uint64_t base, uint64_t len, uint64_t mem);
+static int thip_va_reached(void *ctx, uint64_t token);
+static void thip_va_retire(void *ctx, uint64_t token);
 
 /* The current device, its window reserved on first use; -1 when there is
  * none (off, unavailable, no device).  mu held. */
 static int thip_va_window_get(void)
 {
-	static const cap_va_ops ops = {thip_va_back, thip_va_unback, NULL};
+	static const cap_va_ops ops = {thip_va_back, thip_va_unback, thip_va_reached, thip_va_retire,
+	                               NULL};
 	hipMemAllocationProp prop;
 	thip_va_window *w;
 	void *got = NULL;
@@ -284,21 +279,19 @@ static void thip_va_unback(void *ctx, int device, uint64_t base, uint64_t len, u
 	thip_va_g.p_hipMemRelease((hipMemGenericAllocationHandle_t)(uintptr_t)mem);
 }
 
-/* Release the deferred frees whose streams have reached them (mu held). */
-static void thip_va_poll_deferred(void)
+/* Whether a deferred free's stream has reached it (cap_va_ops.reached):
+ * its event (the token) has completed. */
+static int thip_va_reached(void *ctx, uint64_t token)
 {
-	size_t k = 0;
+	(void)ctx;
+	return thip_va_g.p_hipEventQuery((hipEvent_t)(uintptr_t)token) == hipSuccess;
+}
 
-	for (size_t i = 0; i < thip_va_g.ndeferred; i++) {
-		thip_va_deferred *d = &thip_va_g.deferred[i];
-		if (thip_va_g.p_hipEventQuery(d->done) == hipSuccess) {
-			cap_va_release(thip_va_g.alloc, d->addr, 0);
-			thip_va_g.p_hipEventDestroy(d->done);
-			continue;
-		}
-		thip_va_g.deferred[k++] = *d;
-	}
-	thip_va_g.ndeferred = k;
+/* A finished deferred free's event (cap_va_ops.retire). */
+static void thip_va_retire(void *ctx, uint64_t token)
+{
+	(void)ctx;
+	thip_va_g.p_hipEventDestroy((hipEvent_t)(uintptr_t)token);
 }
 
 int thip_va_alloc(size_t size, void **ptr)
@@ -312,7 +305,7 @@ int thip_va_alloc(size_t size, void **ptr)
 	dev = thip_va_window_get();
 	if (dev < 0)
 		goto out_unlock;
-	thip_va_poll_deferred();
+	cap_va_poll(thip_va_g.alloc);
 	switch (cap_va_alloc(thip_va_g.alloc, dev, size, 0, 0, &addr, &err)) {
 	case CAP_VA_OK:
 		*ptr = (void *)(uintptr_t)addr;
@@ -345,7 +338,7 @@ int thip_va_free(void *ptr)
 	/* hipFree waits for the device: so does ours, before the range can be
 	 * handed out again or unmapped. */
 	thip_va_g.p_hipDeviceSynchronize();
-	thip_va_poll_deferred();
+	cap_va_poll(thip_va_g.alloc);
 	ours = cap_va_release(thip_va_g.alloc, addr, 0) == CAP_VA_OK;
 out_unlock:
 	pthread_mutex_unlock(&thip_va_g.mu);
@@ -363,7 +356,7 @@ int thip_va_free_async(void *ptr, hipStream_t stream)
 	if (!ptr || !cap_va_placed(thip_va_g.alloc, addr))
 		goto out_unlock;
 	ours = 1;
-	thip_va_poll_deferred();
+	cap_va_poll(thip_va_g.alloc);
 	if (thip_va_g.p_hipStreamIsCapturing &&
 	    thip_va_g.p_hipStreamIsCapturing(stream, &cs) == hipSuccess &&
 	    cs != hipStreamCaptureStatusNone) {
@@ -372,25 +365,15 @@ int thip_va_free_async(void *ptr, hipStream_t stream)
 		thip_va_g.kept++;
 		goto out_unlock;
 	}
-	if (thip_va_g.ndeferred == thip_va_g.cap_deferred) {
-		size_t cap = thip_va_g.cap_deferred ? thip_va_g.cap_deferred * 2 : 16;
-		thip_va_deferred *n = realloc(thip_va_g.deferred, cap * sizeof(*n));
-		if (!n)
-			goto out_sync;
-		thip_va_g.deferred = n;
-		thip_va_g.cap_deferred = cap;
-	}
 	if (!thip_va_g.p_hipEventCreateWithFlags || !thip_va_g.p_hipEventRecord ||
 	    !thip_va_g.p_hipEventQuery || !thip_va_g.p_hipEventDestroy ||
 	    thip_va_g.p_hipEventCreateWithFlags(&ev, hipEventDisableTiming) != hipSuccess)
 		goto out_sync;
-	if (thip_va_g.p_hipEventRecord(ev, stream) != hipSuccess) {
+	if (thip_va_g.p_hipEventRecord(ev, stream) != hipSuccess ||
+	    cap_va_defer(thip_va_g.alloc, addr, (uint64_t)(uintptr_t)ev) != CAP_VA_OK) {
 		thip_va_g.p_hipEventDestroy(ev);
 		goto out_sync;
 	}
-	thip_va_g.deferred[thip_va_g.ndeferred].addr = addr;
-	thip_va_g.deferred[thip_va_g.ndeferred].done = ev;
-	thip_va_g.ndeferred++;
 	goto out_unlock;
 out_sync:
 	/* No event to tell when the stream reaches the free: wait for it. */
