@@ -130,6 +130,9 @@ int thip_va_free(void *ptr);
  * now, polled at later allocations and frees).  1, or 0 when ptr is not
  * ours. */
 int thip_va_free_async(void *ptr, hipStream_t stream);
+/* Stream-ordered frees of placed memory on a capturing stream: kept until
+ * exit (the graph runs them). */
+uint64_t thip_va_kept(void);
 
 /* ---- registries (thip_reg.c) ------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /*
- * thip_va.c - same-address capture for HIP: hipMalloc and hipMallocPitch
- * are served from one address window per device, placed by the allocator
+ * thip_va.c - same-address capture for HIP: hipMalloc, hipMallocPitch and
+ * hipMallocAsync are served from one address window per device, placed by the allocator
  * the CUDA interposer uses (capture/cap_va.c), so that replay can map
  * every allocation at its captured address and pointers the program keeps
  * (in structs passed by value, in device memory) stay valid.
@@ -385,4 +385,14 @@ out_sync:
 out_unlock:
 	pthread_mutex_unlock(&thip_va_g.mu);
 	return ours;
+}
+
+uint64_t thip_va_kept(void)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&thip_va_g.mu);
+	n = thip_va_g.kept;
+	pthread_mutex_unlock(&thip_va_g.mu);
+	return n;
 }
