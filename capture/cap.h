@@ -393,8 +393,10 @@ cap_va_status cap_va_defer(cap_va *va, uint64_t addr, uint64_t token);
 /* Release the deferred frees whose streams have reached them, oldest
  * first (each token retired). */
 void cap_va_poll(cap_va *va);
-/* The placed block containing addr: 1 and its base and size, or 0. */
-int cap_va_lookup(const cap_va *va, uint64_t addr, uint64_t *base_out, uint64_t *size_out);
+/* The placed block containing addr: 1 and its base and size as placed,
+ * or 0; *asked_out (may be NULL) the size the request asked for. */
+int cap_va_lookup(const cap_va *va, uint64_t addr, uint64_t *base_out, uint64_t *size_out,
+                  uint64_t *asked_out);
 
 /* Path of the trace this process writes (NULL before start). */
 const char *cap_output_path(void);

@@ -48,6 +48,7 @@ typedef struct cap_va_chunk {
 /* One placed allocation or reservation. */
 typedef struct cap_va_block {
 	uint64_t base, size; /* size as placed (rounded) */
+	uint64_t asked;      /* size as asked */
 	cap_va_chunk *chunk; /* small: its chunk */
 	uint64_t mem;        /* large: its memory */
 	int reserved;        /* a reservation: nothing backs it */
@@ -508,6 +509,7 @@ cap_va_status cap_va_alloc(cap_va *va, int device, uint64_t size, int reserve_on
 out_placed:
 	b->base = addr;
 	b->size = len;
+	b->asked = size;
 	b->reserved = reserve_only;
 	b->device = device;
 	if (cap_va_map_put(&va->blocks, addr, b) != 0)
@@ -596,7 +598,8 @@ void cap_va_poll(cap_va *va)
 	va->ndeferred = k;
 }
 
-int cap_va_lookup(const cap_va *va, uint64_t addr, uint64_t *base_out, uint64_t *size_out)
+int cap_va_lookup(const cap_va *va, uint64_t addr, uint64_t *base_out, uint64_t *size_out,
+                  uint64_t *asked_out)
 {
 	if (!va)
 		return 0;
@@ -610,6 +613,8 @@ int cap_va_lookup(const cap_va *va, uint64_t addr, uint64_t *base_out, uint64_t 
 		} else {
 			*base_out = b->base;
 			*size_out = b->size;
+			if (asked_out)
+				*asked_out = b->asked;
 			return 1;
 		}
 	}

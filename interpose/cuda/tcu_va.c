@@ -345,7 +345,7 @@ int tcu_va_lookup(uint64_t addr, uint64_t *base_out, uint64_t *size_out)
 {
 	int found;
 	pthread_mutex_lock(&tcu_g.va_mu);
-	found = cap_va_lookup(tcu_g.va.alloc, addr, base_out, size_out);
+	found = cap_va_lookup(tcu_g.va.alloc, addr, base_out, size_out, NULL);
 	pthread_mutex_unlock(&tcu_g.va_mu);
 	return found;
 }

@@ -926,6 +926,29 @@ hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
 	return r;
 }
 
+/* The runtime knows window memory by its mapping (a chunk several
+ * allocations share): the range of a placed allocation is the
+ * allocator's, the base it was given and the size it asked for, as the
+ * runtime answers for its own allocations (clr: the memory object's). */
+hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)
+{
+	thip_call call;
+	hipError_t (*real)(hipDeviceptr_t *, size_t *, hipDeviceptr_t) =
+		(hipError_t(*)(hipDeviceptr_t *, size_t *, hipDeviceptr_t))thip_begin(
+			&call, THIP_FN_hipMemGetAddressRange);
+	uint64_t base = 0, asked = 0;
+	hipError_t r;
+	if (real && !call.nested && pbase && psize && thip_va_range(THIP_U(dptr), &base, &asked)) {
+		*pbase = (hipDeviceptr_t)(uintptr_t)base;
+		*psize = (size_t)asked;
+		r = hipSuccess;
+	} else {
+		r = real ? real(pbase, psize, dptr) : THIP_NO_RUNTIME;
+	}
+	thip_end(&call);
+	return r;
+}
+
 /* A free: addr is the device address (device = 1) or host address. */
 static void thip_free_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
                              uint64_t addr, int device, unsigned sub, uint64_t stream)

@@ -64,6 +64,7 @@
 	X(hipMalloc, 1) X(hipMallocPitch, 1) X(hipMallocAsync, 1)                  \
 	X(hipMallocManaged, 1) X(hipHostMalloc, 1) X(hipHostRegister, 1)           \
 	X(hipFree, 1) X(hipFreeAsync, 1) X(hipHostFree, 1) X(hipHostUnregister, 1) \
+	X(hipMemGetAddressRange, 0)                                                \
 	X(hipMemcpy, 1) X(hipMemcpyAsync, 1) X(hipMemcpyHtoD, 1)                   \
 	X(hipMemcpyHtoDAsync, 1) X(hipMemcpyDtoH, 1) X(hipMemcpyDtoHAsync, 1)      \
 	X(hipMemcpyDtoD, 1) X(hipMemcpyDtoDAsync, 1) X(hipMemcpyToSymbol, 1)       \
@@ -133,6 +134,9 @@ int thip_va_free_async(void *ptr, hipStream_t stream);
 /* Stream-ordered frees of placed memory on a capturing stream: kept until
  * exit (the graph runs them). */
 uint64_t thip_va_kept(void);
+/* The placed allocation holding addr: 1 and its base and the size it
+ * asked for, or 0. */
+int thip_va_range(uint64_t addr, uint64_t *base_out, uint64_t *asked_out);
 
 /* ---- registries (thip_reg.c) ------------------------------------------- */
 

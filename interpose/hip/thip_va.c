@@ -396,3 +396,14 @@ uint64_t thip_va_kept(void)
 	pthread_mutex_unlock(&thip_va_g.mu);
 	return n;
 }
+
+int thip_va_range(uint64_t addr, uint64_t *base_out, uint64_t *asked_out)
+{
+	uint64_t placed;
+	int found;
+
+	pthread_mutex_lock(&thip_va_g.mu);
+	found = cap_va_lookup(thip_va_g.alloc, addr, base_out, &placed, asked_out);
+	pthread_mutex_unlock(&thip_va_g.mu);
+	return found;
+}

@@ -2,7 +2,9 @@
  * hip_pitch_alloc.hip - pitched allocations (hipMallocPitch) beside a
  * linear one, filled and read back with pitched copies, for same-address
  * capture (tests/shell/test_hip_va.sh): the rows' pitch the program is
- * given, the bytes it reads back.  No kernel.  Prints each call's status;
+ * given, the range hipMemGetAddressRange gives for a pointer inside the
+ * linear one (its own base and size, though it shares a mapping), the
+ * bytes it reads back.  No kernel.  Prints each call's status;
  * runs to its end whatever the device.
  */
 #include <hip/hip_runtime.h>
@@ -22,6 +24,13 @@ int main(void)
 	printf("hipMalloc %d\n", (int)hipMalloc((void **)&lin, 64));
 	printf("hipMallocPitch %d\n", (int)hipMallocPitch((void **)&b, &pb, W, H));
 	printf("pitch %zu %zu\n", pa, pb);
+	{
+		hipDeviceptr_t base = NULL;
+		size_t size = 0;
+		hipError_t r = hipMemGetAddressRange(&base, &size, lin + 10);
+		printf("hipMemGetAddressRange %d: base %+td, %zu bytes\n", (int)r,
+		       r == hipSuccess ? (char *)base - (char *)lin : (ptrdiff_t)0, size);
+	}
 	printf("hipMemcpy2D %d\n", (int)hipMemcpy2D(a, pa, host, W, W, H, hipMemcpyHostToDevice));
 	printf("hipMemcpy2D %d\n", (int)hipMemcpy2D(b, pb, a, pa, W, H, hipMemcpyDeviceToDevice));
 	memset(back, 0, sizeof(back));

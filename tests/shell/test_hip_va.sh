@@ -12,7 +12,9 @@
 #   - hip_pitched frees two small allocations and makes two more: the
 #     freed ranges are reused (first fit, the same addresses);
 #   - hipMallocPitch (hip_pitch_alloc): rows 256 bytes apart, as clr lays
-#     them out, placed in the window and replayed equal;
+#     them out, placed in the window and replayed equal; hipMemGetAddressRange
+#     of a pointer into a placed allocation names the allocation, not the
+#     chunk it shares;
 #   - hipMallocAsync / hipFreeAsync (hip_async_alloc): placed, the freed
 #     range handed out again only after the stream reached the free;
 #   - TRACESMITH_HIP_VA=off: one warning, no window, the runtime's
@@ -128,6 +130,10 @@ all_match churn.replay 6 "$T/churn.sbt"
 # them out, placed in the window beside a linear allocation, replayed equal.
 capture pitch hip_pitch_alloc
 has pitch.cap out "pitch 256 256"
+# a pointer inside the linear allocation: its own range, though the
+# runtime maps it with its neighbours in one chunk (the output equals the
+# double's alone, checked above)
+has pitch.cap out "hipMemGetAddressRange 0: base +0, 64 bytes"
 sed -n 's/.* hip\.hipMallocPitch dst=\([0-9]*\) size=768 pitch=256 .*/\1/p' "$T/pitch.dump" >>"$T/pitch.addrs"
 [ "$(wc -l <"$T/pitch.addrs")" -eq 3 ] || fail "pitch: not three allocations: $(grep Malloc "$T/pitch.dump")"
 in_window pitch

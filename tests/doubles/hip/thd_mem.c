@@ -188,6 +188,30 @@ THD_EXPORT hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
 	return hipFree(ptr);
 }
 
+/* As clr: the memory object holding dptr, its base and size (a hipMalloc:
+ * the size asked; a hipMemMap: the whole mapping); none is
+ * hipErrorInvalidDevicePointer. */
+THD_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)
+{
+	uint64_t base = 0, size = 0;
+	long i;
+
+	if (!pbase || !psize)
+		return thd_ret(hipErrorInvalidValue);
+	thd_lock();
+	i = thd_mem_find((uintptr_t)dptr);
+	if (i >= 0) {
+		base = thd_mem_g.v[i].base;
+		size = thd_mem_g.v[i].size;
+	}
+	thd_unlock();
+	if (i < 0)
+		return thd_ret(hipErrorInvalidDevicePointer);
+	*pbase = (hipDeviceptr_t)(uintptr_t)base;
+	*psize = (size_t)size;
+	return hipSuccess;
+}
+
 /* ---- virtual memory ----------------------------------------------------------- */
 
 /* The end of x86-64's 47-bit user half, where the runtime's address
