@@ -315,6 +315,89 @@ typedef struct cap_stats {
 } cap_stats;
 void cap_get_stats(cap_stats *out);
 
+/* ---- same-address windows (cap_va.c) ---------------------------------
+ * The deterministic allocator the compute interposers (CUDA, HIP) place
+ * device allocations with, inside one address window per device that the
+ * interposer reserved (docs/cuda.md "Same-address capture"): requests up to
+ * CAP_VA_SMALL bytes are rounded to CAP_VA_ALIGN and sub-allocated first
+ * fit from chunks of one granule, tried in address order; larger ones are
+ * rounded to the granule and take the lowest free range; freed ranges are
+ * reused; a chunk whose last allocation is freed is given back, except the
+ * last one to empty; freed large blocks stay backed (CAP_VA_CACHE_BYTES in
+ * all, oldest dropped first) for the next request of their exact size.
+ * Placement depends only on the sequence of calls.  The interposer makes
+ * and drops the physical memory through cap_va_ops, one piece per chunk or
+ * block, always mapped whole.  Not thread-safe: the caller serialises
+ * every call on one cap_va (and may make runtime calls meanwhile).
+ */
+#define CAP_VA_MAX_DEVICES 64
+#define CAP_VA_SMALL (1u << 20) /* sub-allocated from chunks up to this */
+#define CAP_VA_ALIGN 512u       /* what the runtimes' addresses are aligned to */
+#define CAP_VA_MIN_GRAN (2u << 20)
+#define CAP_VA_CACHE_BYTES (256ull << 20) /* freed large blocks kept backed */
+
+typedef struct cap_va cap_va;
+typedef struct cap_va_ops {
+	/* Physical memory for [base, base + len) of device's window, mapped
+	 * whole and accessible: 0 and *mem_out (the interposer's handle, not
+	 * 0), or the runtime's error (not 0) with nothing left behind. */
+	int (*back)(void *ctx, int device, uint64_t base, uint64_t len, uint64_t *mem_out);
+	/* Unmap and release what back made (the device's work on it is done). */
+	void (*unback)(void *ctx, int device, uint64_t base, uint64_t len, uint64_t mem);
+	/* Stream-ordered frees (cap_va_defer): 1 when the stream has reached
+	 * the free token stands for (an event recorded there), else 0; and
+	 * the token of a free whose range was released, the interposer's to
+	 * reuse or drop. */
+	int (*reached)(void *ctx, uint64_t token);
+	void (*retire)(void *ctx, uint64_t token);
+	void *ctx; /* borrowed, passed back */
+} cap_va_ops;
+
+typedef enum cap_va_status {
+	CAP_VA_OK = 0,
+	CAP_VA_PASS,    /* not placed here (no window, size 0, not ours): ask the runtime */
+	CAP_VA_NO_ROOM, /* the window (or host memory) has no room for it */
+	CAP_VA_BACKING  /* ops->back failed; *err_out holds its error */
+} cap_va_status;
+
+/* NULL when out of memory; ops copied.  cap_va_free drops the bookkeeping
+ * only (what is backed stays backed: the process is ending); NULL is a
+ * no-op. */
+cap_va *cap_va_create(const cap_va_ops *ops);
+void cap_va_free(cap_va *va);
+/* TRACESMITH_<API>_VA's value: 1 for "off", 0 and *base, *size (when
+ * given; both 2 MiB multiples, not 0) for BASE[:SIZE] with K/M/G/T
+ * suffixes, -1 when malformed (nothing written). */
+int cap_va_parse(const char *v, uint64_t *base, uint64_t *size);
+/* The window the interposer reserved for device: [base, base + size),
+ * chunks of gran bytes (a power of two, at least CAP_VA_MIN_GRAN).  0, or
+ * -1 when out of memory or device is out of range or has one. */
+int cap_va_window_add(cap_va *va, int device, uint64_t base, uint64_t size, uint64_t gran);
+/* 1 and device's window, or 0 when it has none. */
+int cap_va_window_get(const cap_va *va, int device, uint64_t *base_out, uint64_t *size_out);
+/* Place size bytes in device's window (reserve_only: an address range
+ * left unbacked, aligned to align and the granule).  *err_out (may be
+ * NULL) gets ops->back's error for CAP_VA_BACKING. */
+cap_va_status cap_va_alloc(cap_va *va, int device, uint64_t size, int reserve_only, uint64_t align,
+                           uint64_t *out, int *err_out);
+/* 1 when a placed block starts at addr. */
+int cap_va_placed(const cap_va *va, uint64_t addr);
+/* Give back the block placed at addr, of the same kind (the caller waited
+ * for the device's work on it); CAP_VA_PASS when there is none. */
+cap_va_status cap_va_release(cap_va *va, uint64_t addr, int reserve_only);
+/* A stream-ordered free of the block placed at addr: kept until
+ * cap_va_poll finds ops->reached(token), then released, never before.
+ * CAP_VA_PASS when nothing is placed there, CAP_VA_NO_ROOM when out of
+ * memory (nothing kept). */
+cap_va_status cap_va_defer(cap_va *va, uint64_t addr, uint64_t token);
+/* Release the deferred frees whose streams have reached them, oldest
+ * first (each token retired). */
+void cap_va_poll(cap_va *va);
+/* The placed block containing addr: 1 and its base and size as placed,
+ * or 0; *asked_out (may be NULL) the size the request asked for. */
+int cap_va_lookup(const cap_va *va, uint64_t addr, uint64_t *base_out, uint64_t *size_out,
+                  uint64_t *asked_out);
+
 /* Path of the trace this process writes (NULL before start). */
 const char *cap_output_path(void);
 

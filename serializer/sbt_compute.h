@@ -211,7 +211,8 @@
  *       height; the bytes as they lie in the row (elements packed).
  *     tsVaWindow: the device address window capture placed device
  *       allocations in (device = ordinal, dst = base, size), written when
- *       it is reserved, before the first allocation placed in it.
+ *       it is reserved, before the first allocation placed in it.  HIP
+ *       capture writes it as hip.tsVaWindow (SBT_CM_HIP_LIST).
  *       The `count` tsSnapshot records after a marker belong to it (other
  *       threads' records may come between them; keyframes never overlap).
  *
@@ -330,7 +331,8 @@ extern "C" {
 	X(hipMemset2D, cuMemsetD2D8) X(hipMemset2DAsync, cuMemsetD2D8Async)       \
 	X(hipMemcpy3D, cuMemcpy3D) X(hipMemcpy3DAsync, cuMemcpy3DAsync)            \
 	X(hipMemcpyParam2D, cuMemcpy2D) X(hipMemcpyParam2DAsync, cuMemcpy2DAsync)  \
-	X(hipMemset3D, cuMemsetD2D8) X(hipMemset3DAsync, cuMemsetD2D8Async)
+	X(hipMemset3D, cuMemsetD2D8) X(hipMemset3DAsync, cuMemsetD2D8Async)     \
+	X(tsVaWindow, tsVaWindow)
 
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,

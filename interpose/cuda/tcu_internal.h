@@ -150,46 +150,18 @@ typedef struct tcu_pending {
 	size_t len;
 } tcu_pending;
 
-/* Same-address capture (tcu_va.c). */
-#define TCU_VA_MAX_DEVICES 64
-typedef struct tcu_va_range {
-	uint64_t off, len;
-} tcu_va_range;
-typedef struct tcu_va_free { /* free ranges, sorted by offset, coalesced */
-	tcu_va_range *r;
-	size_t n, cap;
-} tcu_va_free;
-/* A freed large block whose memory stays mapped for the next request of
- * its size (tcu_va.c). */
-typedef struct tcu_va_cached {
-	uint64_t base, len;
-	CUmemGenericAllocationHandle h;
-} tcu_va_cached;
+/* Same-address capture (tcu_va.c; the allocator is capture/cap_va.c's). */
+#define TCU_VA_MAX_DEVICES CAP_VA_MAX_DEVICES
 typedef struct tcu_va_window {
-	int state;        /* 0 not tried, 1 reserved, -1 unavailable */
-	int device;
-	uint64_t base, size, gran;
-	tcu_va_free space; /* offsets within the window not in use */
-	CUmemAccessDesc access[TCU_VA_MAX_DEVICES];
+	int state; /* 0 not tried, 1 reserved, -1 unavailable */
+	CUmemAccessDesc access[TCU_VA_MAX_DEVICES]; /* who may use its memory */
 	size_t naccess;
-	struct tcu_va_chunk *empty; /* the one emptied chunk kept mapped */
-	tcu_va_cached *cache;       /* oldest first */
-	size_t ncache, cap_cache;
-	uint64_t cache_bytes;
 } tcu_va_window;
-/* A stream-ordered free waiting for its stream to reach it (tcu_va.c). */
-typedef struct tcu_va_deferred {
-	uint64_t addr;
-	CUevent done; /* recorded on the stream at the free */
-} tcu_va_deferred;
 typedef struct tcu_va_state {
 	int configured, enabled;
 	uint64_t base, size; /* of device 0's window; device n at base + n * size */
 	tcu_va_window win[TCU_VA_MAX_DEVICES];
-	tcu_map chunks;      /* chunk base -> tcu_va_chunk */
-	tcu_map blocks;      /* placed address -> tcu_va_block */
-	tcu_va_deferred *deferred; /* oldest first */
-	size_t ndeferred, cap_deferred;
+	cap_va *alloc;       /* placement and deferred frees (NULL until the first window) */
 	CUevent *idle_events; /* events of finished deferred frees, for reuse */
 	size_t nidle, cap_idle;
 	_Atomic uint64_t unplaced; /* managed allocations left to the driver */
@@ -536,6 +508,8 @@ CUresult tcu_va_release(uint64_t addr, int reserve_only);
 CUresult tcu_va_release_async(uint64_t addr, CUstream s);
 /* The placed block containing addr: 1 and its base and size, or 0. */
 int tcu_va_lookup(uint64_t addr, uint64_t *base_out, uint64_t *size_out);
+/* Device's reserved window: 1 and its base and size, or 0 (va_mu held). */
+int tcu_va_window_range(int device, uint64_t *base_out, uint64_t *size_out);
 /* Memory left at a driver address (managed memory): counted, said once. */
 void tcu_va_note_unplaced(const char *what);
 

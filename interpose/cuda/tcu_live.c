@@ -379,14 +379,14 @@ static void tcu_live_emit_windows(void)
 {
 	pthread_mutex_lock(&tcu_g.va_mu);
 	for (int d = 0; d < TCU_VA_MAX_DEVICES; d++) {
-		const tcu_va_window *w = &tcu_g.va.win[d];
+		uint64_t base, size;
 		sbt_cm_call c;
-		if (w->state <= 0)
+		if (tcu_g.va.win[d].state <= 0 || !tcu_va_window_range(d, &base, &size))
 			continue;
 		sbt_cm_call_init(&c);
-		c.device = w->device;
-		c.dst = w->base;
-		c.size = w->size;
+		c.device = d;
+		c.dst = base;
+		c.size = size;
 		tcu_emit(SBT_CM_K_tsVaWindow, TCU_FN_cuMemAddressReserve, &c, 0);
 	}
 	pthread_mutex_unlock(&tcu_g.va_mu);

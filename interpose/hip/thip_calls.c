@@ -791,6 +791,8 @@ hipError_t hipGraphDestroy(hipGraph_t graph)
 
 /* ---- allocations --------------------------------------------------------------------- */
 
+#define THIP_PITCH_ALIGN 256u
+
 /* An allocation call: ptr_out (may be NULL) names the address made. */
 static void thip_alloc_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
                               sbt_cm_call *c, void **ptr_out, int device)
@@ -811,8 +813,12 @@ hipError_t hipMalloc(void **ptr, size_t size)
 {
 	thip_call call;
 	hipError_t (*real)(void **, size_t) = (hipError_t(*)(void **, size_t))thip_begin(&call, THIP_FN_hipMalloc);
-	hipError_t r = real ? real(ptr, size) : THIP_NO_RUNTIME;
+	hipError_t r;
 	sbt_cm_call c;
+	if (real && call.record && thip_va_alloc(size, ptr))
+		r = hipSuccess; /* placed in the address window (thip_va.c) */
+	else
+		r = real ? real(ptr, size) : THIP_NO_RUNTIME;
 	sbt_cm_call_init(&c);
 	c.size = size;
 	c.sub = SBT_CM_MEM_DEVICE;
@@ -826,8 +832,20 @@ hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height
 	thip_call call;
 	hipError_t (*real)(void **, size_t *, size_t, size_t) =
 		(hipError_t(*)(void **, size_t *, size_t, size_t))thip_begin(&call, THIP_FN_hipMallocPitch);
-	hipError_t r = real ? real(ptr, pitch, width, height) : THIP_NO_RUNTIME;
+	hipError_t r;
 	sbt_cm_call c;
+	/* Rows THIP_PITCH_ALIGN apart, as the runtime lays them out (clr:
+	 * the device's image pitch alignment, 256 bytes). */
+	size_t rows = width && width <= SIZE_MAX - THIP_PITCH_ALIGN
+	                  ? (width + THIP_PITCH_ALIGN - 1) / THIP_PITCH_ALIGN * THIP_PITCH_ALIGN
+	                  : 0;
+	if (real && call.record && pitch && rows && height && height <= SIZE_MAX / rows &&
+	    thip_va_alloc(rows * height, ptr)) {
+		*pitch = rows;
+		r = hipSuccess;
+	} else {
+		r = real ? real(ptr, pitch, width, height) : THIP_NO_RUNTIME;
+	}
 	sbt_cm_call_init(&c);
 	c.width = width;
 	c.height = height;
@@ -844,8 +862,12 @@ hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
 	thip_call call;
 	hipError_t (*real)(void **, size_t, hipStream_t) =
 		(hipError_t(*)(void **, size_t, hipStream_t))thip_begin(&call, THIP_FN_hipMallocAsync);
-	hipError_t r = real ? real(dev_ptr, size, stream) : THIP_NO_RUNTIME;
+	hipError_t r;
 	sbt_cm_call c;
+	if (real && call.record && thip_va_alloc(size, dev_ptr))
+		r = hipSuccess; /* placed in the address window: there at once */
+	else
+		r = real ? real(dev_ptr, size, stream) : THIP_NO_RUNTIME;
 	sbt_cm_call_init(&c);
 	c.size = size;
 	c.stream = THIP_U(stream);
@@ -904,6 +926,29 @@ hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
 	return r;
 }
 
+/* The runtime knows window memory by its mapping (a chunk several
+ * allocations share): the range of a placed allocation is the
+ * allocator's, the base it was given and the size it asked for, as the
+ * runtime answers for its own allocations (clr: the memory object's). */
+hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)
+{
+	thip_call call;
+	hipError_t (*real)(hipDeviceptr_t *, size_t *, hipDeviceptr_t) =
+		(hipError_t(*)(hipDeviceptr_t *, size_t *, hipDeviceptr_t))thip_begin(
+			&call, THIP_FN_hipMemGetAddressRange);
+	uint64_t base = 0, asked = 0;
+	hipError_t r;
+	if (real && !call.nested && pbase && psize && thip_va_range(THIP_U(dptr), &base, &asked)) {
+		*pbase = (hipDeviceptr_t)(uintptr_t)base;
+		*psize = (size_t)asked;
+		r = hipSuccess;
+	} else {
+		r = real ? real(pbase, psize, dptr) : THIP_NO_RUNTIME;
+	}
+	thip_end(&call);
+	return r;
+}
+
 /* A free: addr is the device address (device = 1) or host address. */
 static void thip_free_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
                              uint64_t addr, int device, unsigned sub, uint64_t stream)
@@ -927,7 +972,11 @@ hipError_t hipFree(void *ptr)
 {
 	thip_call call;
 	hipError_t (*real)(void *) = (hipError_t(*)(void *))thip_begin(&call, THIP_FN_hipFree);
-	hipError_t r = real ? real(ptr) : THIP_NO_RUNTIME;
+	hipError_t r;
+	if (real && !call.nested && thip_va_free(ptr))
+		r = hipSuccess; /* it was placed in the address window */
+	else
+		r = real ? real(ptr) : THIP_NO_RUNTIME;
 	thip_free_record(&call, SBT_CM_HIP_hipFree, r, THIP_U(ptr), 1, SBT_CM_MEM_DEVICE, 0);
 	thip_end(&call);
 	return r;
@@ -938,7 +987,11 @@ hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
 	thip_call call;
 	hipError_t (*real)(void *, hipStream_t) =
 		(hipError_t(*)(void *, hipStream_t))thip_begin(&call, THIP_FN_hipFreeAsync);
-	hipError_t r = real ? real(dev_ptr, stream) : THIP_NO_RUNTIME;
+	hipError_t r;
+	if (real && !call.nested && thip_va_free_async(dev_ptr, stream))
+		r = hipSuccess; /* released once the stream reaches it */
+	else
+		r = real ? real(dev_ptr, stream) : THIP_NO_RUNTIME;
 	thip_free_record(&call, SBT_CM_HIP_hipFreeAsync, r, THIP_U(dev_ptr), 1, SBT_CM_MEM_ASYNC,
 	                 THIP_U(stream));
 	thip_end(&call);

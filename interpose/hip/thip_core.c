@@ -226,13 +226,18 @@ static void thip_report(void)
 	char *un = thip_count_list(0, &unmodeled, &names);
 	uint64_t launches = atomic_load(&thip_g.launches);
 	uint64_t modules = atomic_load(&thip_g.modules), no_image = atomic_load(&thip_g.no_image);
-	char extra[96] = "";
+	uint64_t kept = thip_va_kept();
+	char extra[192] = "";
+	size_t n = 0;
 
 	if (!all)
 		goto out;
 	if (no_image)
-		snprintf(extra, sizeof(extra), ", %" PRIu64 " module%s without image", no_image,
-		         no_image == 1 ? "" : "s");
+		n += (size_t)snprintf(extra, sizeof(extra), ", %" PRIu64 " module%s without image",
+		                      no_image, no_image == 1 ? "" : "s");
+	if (kept && n < sizeof(extra))
+		snprintf(extra + n, sizeof(extra) - n,
+		         ", %" PRIu64 " stream-ordered frees in a capture kept until exit", kept);
 	if (seen)
 		cap_set_meta("hip.calls", seen);
 	if (un)

@@ -64,6 +64,7 @@
 	X(hipMalloc, 1) X(hipMallocPitch, 1) X(hipMallocAsync, 1)                  \
 	X(hipMallocManaged, 1) X(hipHostMalloc, 1) X(hipHostRegister, 1)           \
 	X(hipFree, 1) X(hipFreeAsync, 1) X(hipHostFree, 1) X(hipHostUnregister, 1) \
+	X(hipMemGetAddressRange, 0)                                                \
 	X(hipMemcpy, 1) X(hipMemcpyAsync, 1) X(hipMemcpyHtoD, 1)                   \
 	X(hipMemcpyHtoDAsync, 1) X(hipMemcpyDtoH, 1) X(hipMemcpyDtoHAsync, 1)      \
 	X(hipMemcpyDtoD, 1) X(hipMemcpyDtoDAsync, 1) X(hipMemcpyToSymbol, 1)       \
@@ -115,6 +116,27 @@ void thip_end(thip_call *call);
 /* Record c as the HIP call `hcall` (payload encoded here); returns its seq
  * (0 when not recording). */
 uint64_t thip_record(sbt_cm_hip_call hcall, const sbt_cm_call *c, unsigned flags);
+
+/* ---- same-address capture (thip_va.c) ------------------------------------ */
+
+/* Place size bytes for the program's hipMalloc (Pitch, Async) in the current device's
+ * window: 1 and *ptr, or 0 when the runtime is to be asked (no window, no
+ * room: said once). */
+int thip_va_alloc(size_t size, void **ptr);
+/* Free what thip_va_alloc placed at ptr (after waiting for the device, as
+ * hipFree does): 1, or 0 when ptr is not ours. */
+int thip_va_free(void *ptr);
+/* hipFreeAsync of what thip_va_alloc placed at ptr, on stream: released
+ * once the stream has reached the free (told by an event recorded there
+ * now, polled at later allocations and frees).  1, or 0 when ptr is not
+ * ours. */
+int thip_va_free_async(void *ptr, hipStream_t stream);
+/* Stream-ordered frees of placed memory on a capturing stream: kept until
+ * exit (the graph runs them). */
+uint64_t thip_va_kept(void);
+/* The placed allocation holding addr: 1 and its base and the size it
+ * asked for, or 0. */
+int thip_va_range(uint64_t addr, uint64_t *base_out, uint64_t *asked_out);
 
 /* ---- registries (thip_reg.c) ------------------------------------------- */
 

@@ -392,6 +392,8 @@ static void rphip_close(void *state)
 		rphip_profile_release(s);
 	rp_cm_handles_free(&s->objs, sizeof(rphip_obj), rphip_obj_release);
 	free(s->ranges);
+	free(s->windows);
+	free(s->pieces);
 	free(s->copies);
 	free(s->keep);
 	rp_cm_handle_set_free(&s->failed);

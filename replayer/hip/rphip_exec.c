@@ -316,14 +316,7 @@ static int rphip_place(rphip_state *s, uint64_t cap, uint64_t size, rphip_range 
 	prop.type = hipMemAllocationTypePinned;
 	prop.location.type = hipMemLocationTypeDevice;
 	prop.location.id = 0;
-	if (!s->granularity) {
-		size_t g = 0;
-		if (s->rt.p_hipMemGetAllocationGranularity(&g, &prop, hipMemAllocationGranularityMinimum) !=
-		        hipSuccess || !g || (g & (g - 1)))
-			g = SIZE_MAX;
-		s->granularity = g;
-	}
-	if (s->granularity == SIZE_MAX || cap % s->granularity)
+	if (rphip_granularity(s) == SIZE_MAX || cap % s->granularity)
 		return -1;
 	rsize = (size + s->granularity - 1) / s->granularity * s->granularity;
 	if (s->rt.p_hipMemAddressReserve(&p, rsize, 0, (void *)(uintptr_t)cap, 0) != hipSuccess)
@@ -360,7 +353,9 @@ static void rphip_range_release(rphip_state *s, size_t i)
 {
 	rphip_range *r = &s->ranges[i];
 
-	if (r->placed) {
+	if (r->in_window) {
+		rphip_window_unmap(s, r->cap, r->size);
+	} else if (r->placed) {
 		s->rt.p_hipMemUnmap((void *)(uintptr_t)r->live, r->res_size);
 		s->rt.p_hipMemRelease(r->handle);
 		s->rt.p_hipMemAddressFree((void *)(uintptr_t)r->live, r->res_size);
@@ -383,7 +378,13 @@ static rp_status rphip_alloc(rphip_state *s, const sbt_cm_call *c, rp_diag *diag
 	while ((i = rphip_range_find(s, c->dst)) >= 0 ||
 	       (i = rphip_range_find(s, c->dst + c->size - 1)) >= 0)
 		rphip_range_release(s, (size_t)i);
-	if (s->no_reserve || rphip_place(s, c->dst, c->size, &rg) != 0) {
+	if (!s->no_reserve && rphip_window_map(s, c->dst, c->size) == 0) {
+		memset(&rg, 0, sizeof(rg));
+		rg.cap = c->dst;
+		rg.size = c->size;
+		rg.live = c->dst;
+		rg.in_window = 1;
+	} else if (s->no_reserve || rphip_place(s, c->dst, c->size, &rg) != 0) {
 		r = s->rt.p_hipMalloc(&p, c->size);
 		if (r != hipSuccess)
 			return rphip_hipfail(s, diag, "hipMalloc", r);
@@ -1059,6 +1060,8 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	case SBT_CM_HIP_hipGraphExecDestroy:
 	case SBT_CM_HIP_hipGraphDestroy:
 		return rphip_graph(s, hc, c, diag);
+	case SBT_CM_HIP_tsVaWindow:
+		return rphip_window_reserve(s, c, diag);
 	case SBT_CM_HIP_COUNT:
 		break;
 	}
@@ -1134,6 +1137,7 @@ void rphip_teardown(rphip_state *s)
 	rp_cm_handles_free(&s->objs, sizeof(rphip_obj), rphip_obj_release);
 	while (s->nranges)
 		rphip_range_release(s, s->nranges - 1);
+	rphip_windows_release(s);
 	for (size_t i = 0; i < s->ncopies; i++)
 		free(s->copies[i].buf);
 	s->ncopies = 0;

@@ -90,10 +90,24 @@ typedef struct rphip_obj {
 typedef struct rphip_range {
 	RP_CM_RANGE_HEAD;          /* cap, size, live, seq, kernel_seq, kernel, moved */
 	int placed;                /* reserved + mapped at cap (placement pieces) */
+	int in_window;             /* at cap in a reserved window (rphip_window.c) */
 	int global;                /* a module global or a __device__ shadow: not freed */
 	uint64_t res_size;         /* placed: the reservation's size */
 	hipMemGenericAllocationHandle_t handle;
 } rphip_range;
+
+/* A captured address window (tsVaWindow record) reserved at its address. */
+typedef struct rphip_window {
+	uint64_t base, size;
+} rphip_window;
+
+/* Memory mapped in a window: [base, base + len), whole granules, one
+ * handle, used by refs live ranges. */
+typedef struct rphip_piece {
+	uint64_t base, len;
+	hipMemGenericAllocationHandle_t h;
+	unsigned refs;
+} rphip_piece;
 
 /* A device-to-host copy's result, kept for its checkpoint. */
 typedef struct rphip_copy {
@@ -117,6 +131,11 @@ typedef struct rphip_state {
 	int single;                /* this run: every stream is the null stream */
 	size_t granularity;        /* 0: not asked yet; SIZE_MAX: placement unavailable */
 	rp_cm_handles objs;        /* of rphip_obj (rp_cm.h) */
+	rphip_window *windows;     /* reserved this run (rphip_window.c) */
+	size_t nwindows, capwindows;
+	rphip_piece *pieces;       /* sorted by base */
+	size_t npieces, cappieces;
+	int warned_window;         /* a window could not be had: said once */
 	rphip_range *ranges;       /* sorted by cap */
 	size_t nranges, capranges;
 	rphip_copy *copies;
@@ -164,6 +183,24 @@ rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj
 rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag);
 /* Undo every live object and range (close and reset). */
 void rphip_teardown(rphip_state *s);
+
+/* rphip_window.c: same-address replay of a captured address window.
+ * The runtime's minimum allocation granularity (asked once); SIZE_MAX
+ * when it has none. */
+size_t rphip_granularity(rphip_state *s);
+/* A tsVaWindow record: reserve [c->dst, c->dst + c->size) at that address;
+ * when the runtime places it elsewhere, release it and say once that its
+ * allocations are moved. */
+rp_status rphip_window_reserve(rphip_state *s, const sbt_cm_call *c, rp_diag *diag);
+/* Map what [cap, cap + size) needs inside a reserved window (granules it
+ * shares with live ranges are mapped already): 0, or -1 when no window
+ * holds it or the runtime refused (nothing left behind). */
+int rphip_window_map(rphip_state *s, uint64_t cap, uint64_t size);
+/* The range [cap, cap + size) is gone: unmap the granules no live range
+ * uses any more (the device's work is done). */
+void rphip_window_unmap(rphip_state *s, uint64_t cap, uint64_t size);
+/* Every window and what is still mapped in it released (teardown). */
+void rphip_windows_release(rphip_state *s);
 
 /* rphip_profile.c: --profile.  Run command record c (call hc) through
  * run between two timing events recorded on its live stream (not when it

@@ -188,7 +188,6 @@ const char *const thip_gen_names[THIP_GEN_COUNT] = {
 	"hipMemCreate",
 	"hipMemExportToShareableHandle",
 	"hipMemGetAccess",
-	"hipMemGetAddressRange",
 	"hipMemGetAllocationGranularity",
 	"hipMemGetAllocationPropertiesFromHandle",
 	"hipMemGetInfo",

@@ -7,6 +7,7 @@
  */
 #include "tests/doubles/hip/thd.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,28 @@ THD_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
 	return hipSuccess;
 }
 
+/* As clr's ihipMallocPitch: rows THD_PITCH_ALIGN apart (the device's
+ * image pitch alignment); a zero width or height makes nothing. */
+#define THD_PITCH_ALIGN 256u
+THD_EXPORT hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
+{
+	size_t rows;
+
+	if (!ptr || !pitch)
+		return thd_ret(hipErrorInvalidValue);
+	if (width == 0 || height == 0) {
+		*ptr = NULL;
+		return hipSuccess;
+	}
+	if (width > SIZE_MAX - THD_PITCH_ALIGN)
+		return thd_ret(hipErrorOutOfMemory);
+	rows = (width + THD_PITCH_ALIGN - 1) / THD_PITCH_ALIGN * THD_PITCH_ALIGN;
+	if (height > SIZE_MAX / rows)
+		return thd_ret(hipErrorOutOfMemory);
+	*pitch = rows;
+	return hipMalloc(ptr, rows * height);
+}
+
 THD_EXPORT hipError_t hipFree(void *ptr)
 {
 	uint64_t map_size = 0;
@@ -133,29 +156,132 @@ THD_EXPORT hipError_t hipFree(void *ptr)
 	return hipSuccess;
 }
 
+/* Stream-ordered allocation (clr's hipMallocAsync / hipFreeAsync on the
+ * device's default pool): the memory is there from the call on (at once is
+ * a valid stream order) and given back once the stream's work queued
+ * before the free has run (here: the free waits for the stream).  Inside a
+ * stream capture they would become graph nodes: not modelled,
+ * hipErrorNotSupported. */
+THD_EXPORT hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream)
+{
+	int bad;
+
+	if (thd_stream_capture(stream, &bad) || bad)
+		return thd_ret(bad ? hipErrorInvalidHandle : hipErrorNotSupported);
+	if (!ptr)
+		return thd_ret(hipErrorInvalidValue);
+	return hipMalloc(ptr, size);
+}
+
+THD_EXPORT hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
+{
+	int bad;
+	hipError_t r;
+
+	if (thd_stream_capture(stream, &bad) || bad)
+		return thd_ret(bad ? hipErrorInvalidHandle : hipErrorNotSupported);
+	if (!ptr)
+		return thd_ret(hipErrorInvalidValue);
+	r = thd_sync_stream(stream);
+	if (r != hipSuccess)
+		return thd_ret(r);
+	return hipFree(ptr);
+}
+
+/* As clr: the memory object holding dptr, its base and size (a hipMalloc:
+ * the size asked; a hipMemMap: the whole mapping); none is
+ * hipErrorInvalidDevicePointer. */
+THD_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)
+{
+	uint64_t base = 0, size = 0;
+	long i;
+
+	if (!pbase || !psize)
+		return thd_ret(hipErrorInvalidValue);
+	thd_lock();
+	i = thd_mem_find((uintptr_t)dptr);
+	if (i >= 0) {
+		base = thd_mem_g.v[i].base;
+		size = thd_mem_g.v[i].size;
+	}
+	thd_unlock();
+	if (i < 0)
+		return thd_ret(hipErrorInvalidDevicePointer);
+	*pbase = (hipDeviceptr_t)(uintptr_t)base;
+	*psize = (size_t)size;
+	return hipSuccess;
+}
+
 /* ---- virtual memory ----------------------------------------------------------- */
+
+/* The end of x86-64's 47-bit user half, where the runtime's address
+ * apertures (the HSA thunk's) lie. */
+#define THD_USER_END 0x800000000000ull
+/* Under ThreadSanitizer its interceptor kills the process for a mapping
+ * outside its application ranges, and above 2^39 it keeps its shadow: a
+ * hint outside [2^32, 2^39) is then never taken (as the CUDA double). */
+#define THD_TSAN_LO (1ull << 32)
+#define THD_TSAN_HI (1ull << 39)
+
+/* Whether the hint [addr, addr + size) may be taken at all. */
+static int thd_hint_ok(uint64_t addr, uint64_t size)
+{
+	uint64_t lo = 0, hi = THD_USER_END;
+
+	if (dlsym(RTLD_DEFAULT, "__tsan_init")) {
+		lo = THD_TSAN_LO;
+		hi = THD_TSAN_HI;
+	}
+	return addr >= lo && addr < hi && size <= hi - addr;
+}
+
+/* What clr checks of a property before it asks the device (hip_vm.cpp):
+ * pinned device memory of device 0, no export handle. */
+static hipError_t thd_prop_check(const hipMemAllocationProp *prop)
+{
+	if (!prop || prop->type != hipMemAllocationTypePinned ||
+	    prop->location.type != hipMemLocationTypeDevice || prop->location.id != 0)
+		return hipErrorInvalidValue;
+	if (prop->requestedHandleType != hipMemHandleTypeNone)
+		return hipErrorNotSupported;
+	return hipSuccess;
+}
+
 
 THD_EXPORT hipError_t hipMemGetAllocationGranularity(size_t *granularity,
                                                      const hipMemAllocationProp *prop,
                                                      hipMemAllocationGranularity_flags option)
 {
-	(void)option;
-	if (!granularity || !prop)
+	if (!granularity || thd_prop_check(prop) != hipSuccess ||
+	    (option != hipMemAllocationGranularityMinimum &&
+	     option != hipMemAllocationGranularityRecommended))
 		return thd_ret(hipErrorInvalidValue);
 	*granularity = THD_PAGE;
 	return hipSuccess;
 }
 
-/* As the runtime: the address asked for is a hint; a range that is taken
- * gets another address. */
+/* As the runtime (hip_vm.cpp): the address asked for is a hint; a range
+ * that is taken, or that reaches past the user half (THD_USER_END), gets
+ * another address, with hipSuccess.  TSHIP_DOUBLE_RESERVE=refuse takes no
+ * hint at all (tests of the callers' fallback). */
 THD_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr,
                                            unsigned long long flags)
 {
+	const char *mode = getenv("TSHIP_DOUBLE_RESERVE");
 	void *p = MAP_FAILED;
 
-	(void)alignment;
-	if (!ptr || size == 0 || size % THD_PAGE || flags)
+	if (!ptr || flags)
 		return thd_ret(hipErrorInvalidValue);
+	if (size == 0 || size % THD_PAGE || (alignment & (alignment - 1)))
+		return thd_ret(hipErrorMemoryAllocation);
+	if (mode && *mode && strcmp(mode, "refuse") != 0 && strcmp(mode, "honour") != 0) {
+		thd_say("TSHIP_DOUBLE_RESERVE='%s': expected honour or refuse", mode);
+		return thd_ret(hipErrorInvalidValue);
+	}
+	if (mode && strcmp(mode, "refuse") == 0)
+		addr = NULL;
+	if (addr && !thd_hint_ok((uint64_t)(uintptr_t)addr, size))
+		addr = NULL;
 	if (addr)
 		p = mmap(addr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
 		         MAP_FIXED_NOREPLACE, -1, 0);
@@ -185,8 +311,11 @@ THD_EXPORT hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size
                                    const hipMemAllocationProp *prop, unsigned long long flags)
 {
 	struct ihipMemGenericAllocationHandle *h;
+	hipError_t r = thd_prop_check(prop);
 
-	if (!handle || !prop || size == 0 || size % THD_PAGE || flags)
+	if (r != hipSuccess)
+		return thd_ret(r);
+	if (!handle || size == 0 || size % THD_PAGE || flags)
 		return thd_ret(hipErrorInvalidValue);
 	h = thd_object_new(sizeof(*h));
 	if (!h)
@@ -226,6 +355,9 @@ THD_EXPORT hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccess
 {
 	if (!ptr || !size || !desc || !count)
 		return thd_ret(hipErrorInvalidValue);
+	for (size_t i = 0; i < count; i++)
+		if (desc[i].location.type != hipMemLocationTypeDevice || desc[i].location.id != 0)
+			return thd_ret(hipErrorInvalidValue);
 	return hipSuccess;
 }
 
