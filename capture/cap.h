@@ -83,6 +83,8 @@ typedef struct cap_config {
 	char api[64];                  /* TRACESMITH_API, "" = every front-end */
 	int frame_hash;                /* TRACESMITH_FRAME_HASH=1: the Vulkan layer
 	                                  checkpoints every presented image */
+	int clock_monotonic;           /* TRACESMITH_CLOCK=monotonic: records read
+	                                  CLOCK_MONOTONIC, never the TSC */
 } cap_config;
 
 /* 1 when TRACESMITH_API lets front-end `api` ("vulkan", "cuda", "hip")

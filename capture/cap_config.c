@@ -266,7 +266,7 @@ static const char *cap_config_default_output(void)
 
 static const char *const cap_setting_names[] = {
 	"log", "output", "stacks", "snapshot", "memory_mb", "flush_ms",
-	"disable", "trigger", "snapshot_frames", "api", "frame_hash",
+	"disable", "trigger", "snapshot_frames", "api", "frame_hash", "clock",
 };
 
 static struct {
@@ -469,6 +469,12 @@ void cap_config_parse_(cap_config *cfg)
 		else if (strcmp(v, "0") != 0 && v[0])
 			cap_config_warn(cfg, "TRACESMITH_FRAME_HASH='%s' is not 0 or 1; presented images "
 			                "are not hashed", v);
+	}
+	if ((v = cap_setting("TRACESMITH_CLOCK")) != NULL) {
+		if (strcmp(v, "monotonic") == 0)
+			cfg->clock_monotonic = 1;
+		else if (strcmp(v, "auto") != 0 && v[0])
+			cap_config_warn(cfg, "TRACESMITH_CLOCK='%s' is not auto or monotonic; using auto", v);
 	}
 	if ((v = cap_setting("TRACESMITH_TRIGGER")) != NULL && v[0])
 		cap_config_parse_trigger(cfg, v);

@@ -14,16 +14,22 @@
  *   cap_fast_begin_deferred / cap_fast_commit
  *                                            = cap_record_begin_deferred /
  *                                              cap_record_commit
+ *   cap_fast_record_deferred                 = both, for a small raw record
+ *                                              copied in one call (or 0:
+ *                                              the caller takes them)
  *
- * The fast begin applies when this thread is registered, the runtime is
+ * The fast paths apply when this thread is registered, the runtime is
  * running, the record is not nested, no host stack is wanted for it and the
  * thread's block has room; the fast commit is the runtime's own seal
- * (cap_rt_seal_entry, shared with cap_runtime.c, not a copy).  The state
- * these read is described in cap_internal.h; nothing here takes a lock or
- * makes a call except the timestamp.  After the trace is finished at exit
- * (CAP_ST_LATE) the begin is the out-of-line one, which sets max_len 0, so
- * the commit goes out of line too and writes the record (cap_internal.h,
- * cap_rec).
+ * (cap_rt_seal_entry, shared with cap_runtime.c, not a copy).  A registered
+ * thread (cap_tls_thread set) is never the writer, which never records, and
+ * belongs to this process image: a fork child clears the forking thread's
+ * (cap_rt_atfork_child), the only thread it has.  The state these read is
+ * described in cap_internal.h; nothing here takes a lock or makes a call
+ * (the time is a counter read where the CPU allows, cap_clock.h).  After
+ * the trace is finished at exit (CAP_ST_LATE) the state is not running, so
+ * the begin is the out-of-line one, which sets max_len 0, and the commit
+ * goes out of line too and writes the record (cap_internal.h, cap_rec).
  */
 #ifndef TRACESMITH_CAP_FAST_H
 #define TRACESMITH_CAP_FAST_H
@@ -31,24 +37,17 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
+#include <string.h>
 
 #include "capture/cap.h"
+#include "capture/cap_clock.h"
 #include "capture/cap_internal.h"
 
 extern CAP_TLS cap_thread *cap_tls_thread;
-extern CAP_TLS uint64_t cap_tls_gen;
 extern CAP_TLS int cap_tls_depth;
 
 /* The out-of-line answer of cap_active for a state other than running. */
 int cap_rt_ready_slow_(void);
-
-static inline uint64_t cap_now_inline(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static inline int cap_enter_inline(void)
 {
@@ -83,10 +82,15 @@ static inline size_t cap_rt_entry_size(size_t body)
 	return (sizeof(cap_entry) + body + 7) & ~(size_t)7;
 }
 
+static inline void cap_rt_publish_size(cap_thread *t, size_t size)
+{
+	t->wpos += size;
+	atomic_store_explicit(&t->tail->committed, t->wpos, memory_order_release);
+}
+
 static inline void cap_rt_publish(cap_thread *t, cap_entry *e)
 {
-	t->wpos += e->size;
-	atomic_store_explicit(&t->tail->committed, t->wpos, memory_order_release);
+	cap_rt_publish_size(t, e->size);
 }
 
 /* Take the seq of a record entry whose kind, type and key are filled in,
@@ -94,12 +98,10 @@ static inline void cap_rt_publish(cap_thread *t, cap_entry *e)
  * publish it. */
 static inline uint64_t cap_rt_seal_entry(cap_thread *t, cap_entry *e, size_t head, size_t len)
 {
+	size_t size = cap_rt_entry_size(head + len);
 	uint64_t lb, seq;
-	if (e->type >= SBT_TYPE_FIRST_API &&
-	    !atomic_load_explicit(&cap_g.win_api_seen, memory_order_relaxed))
-		atomic_store_explicit(&cap_g.win_api_seen, 1, memory_order_relaxed);
 	e->len = len;
-	e->size = cap_rt_entry_size(head + len);
+	e->size = size;
 	/* Advertise a lower bound of the seq about to be taken (see
 	 * cap_internal.h): the writer emits nothing at or above it until the
 	 * record is published.  A release store is enough: the writer loads
@@ -110,8 +112,8 @@ static inline uint64_t cap_rt_seal_entry(cap_thread *t, cap_entry *e, size_t hea
 	atomic_store_explicit(&t->inflight, lb, memory_order_release);
 	seq = atomic_fetch_add(&cap_g.next_seq, 1);
 	e->seq = seq;
-	e->time_ns = cap_now_inline() - cap_g.start_mono_ns;
-	cap_rt_publish(t, e);
+	e->time_ns = cap_clock_read(); /* the writer makes it ns since the header */
+	cap_rt_publish_size(t, size);
 	atomic_store_explicit(&t->inflight, 0, memory_order_release);
 	return seq;
 }
@@ -123,6 +125,15 @@ static inline int cap_rt_wants_stack(unsigned flags)
 	return m == CAP_STACKS_ALL || (m == CAP_STACKS_WORK && (flags & CAP_REC_WORK));
 }
 
+/* Whether a record of `need` entry bytes may take the fast path on the
+ * thread t (cap_tls_thread; see the top). */
+static inline int cap_rt_fast_ok(const cap_thread *t, unsigned flags, size_t need)
+{
+	return t && !t->in_record &&
+	       atomic_load_explicit(&cap_g.state, memory_order_acquire) == CAP_ST_RUNNING &&
+	       !cap_rt_wants_stack(flags) && t->tail->cap - t->wpos >= need;
+}
+
 /* cap_record_begin_deferred, inline where it can be (see the top). */
 static inline uint8_t *cap_fast_begin_deferred(uint32_t type, unsigned flags, cap_encode_fn encode,
                                                size_t max_raw, cap_rec **rec_out)
@@ -130,12 +141,7 @@ static inline uint8_t *cap_fast_begin_deferred(uint32_t type, unsigned flags, ca
 	cap_thread *t = cap_tls_thread;
 	size_t need = cap_rt_entry_size(sizeof(cap_deferred) + max_raw);
 	cap_entry *e;
-	if (__builtin_expect(!t || cap_tls_gen != cap_g.generation || t->in_record ||
-	                         atomic_load_explicit(&cap_g.state, memory_order_acquire) !=
-	                             CAP_ST_RUNNING ||
-	                         cap_tls_is_writer || cap_rt_wants_stack(flags) ||
-	                         t->tail->cap - t->wpos < need,
-	                     0))
+	if (__builtin_expect(!cap_rt_fast_ok(t, flags, need), 0))
 		return cap_record_begin_deferred(type, flags, encode, max_raw, rec_out);
 	e = (cap_entry *)(t->tail->data + t->wpos);
 	e->size = need;
@@ -162,6 +168,73 @@ static inline uint64_t cap_fast_commit(cap_rec *rec, size_t len)
 	seq = cap_rt_seal_entry(t, rec->entry, rec->head, len);
 	t->in_record = 0;
 	return seq;
+}
+
+/* memcpy for a record's small parts (argument structs, a few values):
+ * 8 to 64 bytes as overlapping 8- and 16-byte moves, without a call. */
+static inline __attribute__((always_inline)) void cap_copy_small(uint8_t *dst, const void *src,
+                                                                 size_t n)
+{
+	const uint8_t *s = src;
+	uint64_t w0, w1;
+	struct cap_copy16 {
+		uint64_t a, b;
+	} q0, q1, q2, q3;
+	if (n >= 8 && n <= 16) {
+		memcpy(&w0, s, 8);
+		memcpy(&w1, s + n - 8, 8);
+		memcpy(dst, &w0, 8);
+		memcpy(dst + n - 8, &w1, 8);
+	} else if (n > 16 && n <= 32) {
+		memcpy(&q0, s, 16);
+		memcpy(&q1, s + n - 16, 16);
+		memcpy(dst, &q0, 16);
+		memcpy(dst + n - 16, &q1, 16);
+	} else if (n > 32 && n <= 64) {
+		memcpy(&q0, s, 16);
+		memcpy(&q1, s + 16, 16);
+		memcpy(&q2, s + n - 32, 16);
+		memcpy(&q3, s + n - 16, 16);
+		memcpy(dst, &q0, 16);
+		memcpy(dst + 16, &q1, 16);
+		memcpy(dst + n - 32, &q2, 16);
+		memcpy(dst + n - 16, &q3, 16);
+	} else if (n) {
+		memcpy(dst, src, n);
+	}
+}
+
+/*
+ * One deferred record (cap_record_begin_deferred's) whose raw bytes are
+ * the 8 bytes of `word`, the a_len bytes at a and the b_len bytes at b
+ * (cap_copy_small), reserved, copied, numbered and published here, with no
+ * pending-record state: nothing else is recorded on this thread between
+ * the reservation and the publication.  Returns 1, or 0 when the fast
+ * path does not apply (see the top): the caller then records the same
+ * through cap_record_begin_deferred, which handles every case.
+ */
+static inline __attribute__((always_inline)) int
+cap_fast_record_deferred(uint32_t type, unsigned flags, cap_encode_fn encode, uint64_t word,
+                         const void *a, size_t a_len, const void *b, size_t b_len)
+{
+	cap_thread *t = cap_tls_thread;
+	size_t len = sizeof(word) + a_len + b_len;
+	cap_entry *e;
+	uint8_t *raw;
+	if (__builtin_expect(!cap_rt_fast_ok(t, flags, cap_rt_entry_size(sizeof(cap_deferred) + len)),
+	                     0))
+		return 0;
+	e = (cap_entry *)(t->tail->data + t->wpos);
+	e->kind = CAP_ENT_DEFERRED;
+	e->type = type;
+	e->key = 0;
+	((cap_deferred *)(e + 1))->encode = encode;
+	raw = (uint8_t *)(e + 1) + sizeof(cap_deferred);
+	memcpy(raw, &word, sizeof(word));
+	memcpy(raw + sizeof(word), a, a_len);
+	cap_copy_small(raw + sizeof(word) + a_len, b, b_len);
+	cap_rt_seal_entry(t, e, sizeof(cap_deferred), len);
+	return 1;
 }
 
 #endif /* TRACESMITH_CAP_FAST_H */

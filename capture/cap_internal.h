@@ -105,7 +105,9 @@ enum {
 
 /*
  * Every entry starts with this header; the body follows and the whole is
- * padded to 8 bytes.  RECORD: key = stack hash (0: none), len = payload
+ * padded to 8 bytes.  time_ns: a record's cap_clock_read() (the counter or
+ * CLOCK_MONOTONIC ns, cap_clock.h), which the writer turns into ns since
+ * its file's header.  RECORD: key = stack hash (0: none), len = payload
  * bytes.  BLOB: key = blob id, len = data bytes.  STACK: key = hash of the
  * frames, len = frame count, body = uint64_t ips.  DEFERRED: as RECORD,
  * but the body is a cap_deferred and then len raw bytes, which the writer
@@ -199,6 +201,7 @@ typedef struct cap_thread {
 	/* writer side */
 	cap_block *head;
 	size_t rpos;
+	uint64_t last_mono;           /* its latest record's CLOCK_MONOTONIC time */
 } cap_thread;
 
 typedef enum {
@@ -302,7 +305,8 @@ typedef struct cap_global {
 	uint64_t win_count;           /* windows opened so far */
 	atomic_int range_opened;      /* the TRACESMITH_TRIGGER range's window opened */
 	sbt_window win;               /* the open window */
-	atomic_int win_api_seen;      /* a front-end record since the window opened */
+	atomic_int win_api_seen;      /* a front-end record since the window opened
+	                                 (set by the writer as it emits one) */
 	char *win_main_path;          /* the name another runtime held when this
 	                                 window's file was opened, or NULL */
 	void (*on_window_open[8])(void);
@@ -318,7 +322,9 @@ typedef struct cap_global {
 	_Atomic uint64_t n_stacks_taken, n_stacks_unique;
 } cap_global;
 
-extern cap_global cap_g;
+/* Hidden: every front-end links the runtime into its own object, so the
+ * recording path reaches it without a GOT load. */
+extern cap_global cap_g __attribute__((visibility("hidden")));
 
 /* Set on the writer thread: it never records. */
 /*

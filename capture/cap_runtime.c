@@ -24,6 +24,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "capture/cap_clock.h"
 #include "capture/cap_fast.h"
 #include "capture/cap_internal.h"
 
@@ -44,7 +45,7 @@ cap_global cap_g = {
 CAP_TLS int cap_tls_is_writer;
 CAP_TLS int cap_tls_opening;
 CAP_TLS cap_thread *cap_tls_thread;
-CAP_TLS uint64_t cap_tls_gen;
+static CAP_TLS uint64_t cap_tls_gen;
 CAP_TLS int cap_tls_depth;
 
 static pthread_once_t cap_rt_once = PTHREAD_ONCE_INIT;
@@ -82,6 +83,8 @@ static void cap_rt_thread_exit(void *arg)
 static void cap_rt_global_init(void)
 {
 	cap_config_parse_(&cap_g.cfg);
+	/* Before any record: the mode never changes (cap_clock.h). */
+	cap_clock_init(&cap_clock_g, !cap_g.cfg.clock_monotonic);
 	if (pthread_key_create(&cap_g.thread_key, cap_rt_thread_exit) != 0)
 		CAP_ERROR("cannot create the thread key; thread exit is not tracked");
 	pthread_atfork(cap_rt_atfork_prepare, cap_rt_atfork_parent, cap_rt_atfork_child);

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/cap_clock.h"
 #include "capture/cap_internal.h"
 
 /* How long a flush waits for records still being published. */
@@ -66,6 +67,7 @@ typedef struct cap_wctx {
 	uint8_t *enc;              /* deferred records' payloads are encoded here */
 	size_t enc_cap;
 	int late;                  /* rounds run after the finish at exit */
+	uint64_t start_mono_ns;    /* the file's header: record times count from it */
 } cap_wctx;
 
 /* The writer thread's context, left behind when it finished the file at
@@ -516,6 +518,17 @@ static void cap_wr_say_late(const sbt_record *r)
 		         " (type %" PRIu32 ")", r->seq, r->type);
 }
 
+/* A record's time as its file counts it (cap_clock.h): never before the
+ * thread's previous record, never before the header. */
+static uint64_t cap_wr_time(cap_wctx *x, cap_thread *t, uint64_t stamp)
+{
+	uint64_t mono = cap_clock_record_mono(stamp);
+	if (mono < t->last_mono)
+		mono = t->last_mono;
+	t->last_mono = mono;
+	return mono > x->start_mono_ns ? mono - x->start_mono_ns : 0;
+}
+
 static void cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 {
 	sbt_record r;
@@ -526,6 +539,11 @@ static void cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 		          e->seq, x->next_expected);
 	}
 	x->next_expected = e->seq + 1;
+	/* Read once the writer has answered a rotation, or has stopped
+	 * (cap_window.c): every record of the window is emitted by then. */
+	if (e->type >= SBT_TYPE_FIRST_API &&
+	    !atomic_load_explicit(&cap_g.win_api_seen, memory_order_relaxed))
+		atomic_store_explicit(&cap_g.win_api_seen, 1, memory_order_relaxed);
 	if (x->failed)
 		return;
 	if (e->key && !cap_wmap_get(&x->stacks, e->key, &sid))
@@ -533,7 +551,7 @@ static void cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 	r.type = e->type;
 	r.stack_id = sid;
 	r.seq = e->seq;
-	r.time_ns = e->time_ns;
+	r.time_ns = cap_wr_time(x, t, e->time_ns);
 	r.thread = t->tid;
 	r.payload = (const uint8_t *)(e + 1);
 	r.payload_len = (size_t)e->len;
@@ -648,6 +666,8 @@ static void cap_wr_round(cap_wctx *x)
 
 	cap_wr_apply_registry(x, 0);
 	x->progress = 0;
+	if (cap_clock_g.tsc)
+		cap_clock_tick(&cap_clock_g);
 	wm = atomic_load(&cap_g.next_seq);
 	for (t = atomic_load(&cap_g.threads); t; t = t->next) {
 		uint64_t f = atomic_load(&t->inflight);
@@ -821,6 +841,11 @@ static void cap_wr_begin_file(cap_wctx *x, sbt_writer *w)
 	x->last_flush_ns = cap_now_ns_();
 	if (!w)
 		return;
+	{
+		sbt_header_info hdr;
+		sbt_writer_get_header(w, &hdr);
+		x->start_mono_ns = hdr.start_mono_ns;
+	}
 	x->reg_last = NULL;
 	cap_wr_start_meta(x);
 	if (cap_g.win.index) {

@@ -240,9 +240,10 @@ uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *dat
  * byte ptr_off of the struct; NULL, 0, 0 for none).  Recording the whole
  * run, the raw form [u32 cmd][u32 ptr_off][struct][array] goes into a
  * deferred record (vkl_flat_encode encodes it on the capture runtime's
- * writer thread), inline in the wrapper; everything else (tracking for
- * trimmed capture, arrays for the blob store, the first call) takes
- * vkl_emit_flat_slow.
+ * writer thread), inline in the wrapper in one call
+ * (cap_fast_record_deferred); everything else (tracking for trimmed
+ * capture, arrays for the blob store, the first call, whatever the
+ * runtime's fast path leaves) takes vkl_emit_flat_slow.
  */
 #define VKL_BLOB_THRESHOLD 1024 /* byte arrays this long go to the blob store */
 #define VKL_FLAT_HEAD 8         /* [u32 cmd][u32 ptr_off] */
@@ -260,41 +261,6 @@ uint64_t vkl_record_flat(uint32_t cmd, const void *args, size_t args_len, const 
 /* vkl_trim.c: 1 when tracking (cap_tracking()), 0 when not, -1 until
  * vkl_trim_on first asks. */
 extern _Atomic(int) vkl_trim_tracking __attribute__((visibility("hidden")));
-
-/* memcpy for what a vkCmd* copies (argument structs, push constants, a
- * region or two): 8 to 64 bytes as overlapping 8- and 16-byte moves,
- * without a call. */
-static inline __attribute__((always_inline)) void vkl_copy(uint8_t *dst, const void *src,
-                                                           size_t n)
-{
-	const uint8_t *s = src;
-	uint64_t w0, w1;
-	struct vkl_copy16 {
-		uint64_t a, b;
-	} q0, q1, q2, q3;
-	if (n >= 8 && n <= 16) {
-		memcpy(&w0, s, 8);
-		memcpy(&w1, s + n - 8, 8);
-		memcpy(dst, &w0, 8);
-		memcpy(dst + n - 8, &w1, 8);
-	} else if (n > 16 && n <= 32) {
-		memcpy(&q0, s, 16);
-		memcpy(&q1, s + n - 16, 16);
-		memcpy(dst, &q0, 16);
-		memcpy(dst + n - 16, &q1, 16);
-	} else if (n > 32 && n <= 64) {
-		memcpy(&q0, s, 16);
-		memcpy(&q1, s + 16, 16);
-		memcpy(&q2, s + n - 32, 16);
-		memcpy(&q3, s + n - 16, 16);
-		memcpy(dst, &q0, 16);
-		memcpy(dst + 16, &q1, 16);
-		memcpy(dst + n - 32, &q2, 16);
-		memcpy(dst + n - 16, &q3, 16);
-	} else if (n) {
-		memcpy(dst, src, n);
-	}
-}
 
 /*
  * Trimmed capture's state that the inlined keep of a flat vkCmd* reads
@@ -385,7 +351,7 @@ vkl_trim_keep_flat(uint32_t cmd, const void *args, size_t args_len, const void *
 	hdr[1] = (uint32_t)(args_len + array_len);
 	memcpy(p, hdr, 8);
 	memcpy(p + 8, args, args_len);
-	vkl_copy(p + 8 + args_len, array, array_len);
+	cap_copy_small(p + 8 + args_len, array, array_len);
 	e->len += need;
 	*t->cb_order = atomic_load_explicit(&vkl_trim_g.order, memory_order_relaxed);
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
@@ -400,29 +366,20 @@ static inline __attribute__((always_inline)) void
 vkl_emit_flat(uint32_t cmd, const void *args, size_t args_len, const void *array,
               size_t array_len, size_t ptr_off)
 {
-	cap_rec *rec;
-	uint8_t *raw;
-	uint32_t head[2];
+	uint32_t head[2] = {cmd, (uint32_t)ptr_off};
+	uint64_t word;
 	int tracking = atomic_load_explicit(&vkl_trim_tracking, memory_order_relaxed);
 	if (tracking > 0) {
 		vkl_trim_keep_flat(cmd, args, args_len, array, array_len, ptr_off);
 		return;
 	}
+	memcpy(&word, head, sizeof(word));
 	if (__builtin_expect(tracking < 0 || array_len >= VKL_BLOB_THRESHOLD ||
-	                     args_len > VKL_FLAT_ARGS_MAX, 0)) {
+	                         args_len > VKL_FLAT_ARGS_MAX ||
+	                         !cap_fast_record_deferred(SBT_VK_CMD_TYPE(cmd), 0, vkl_flat_encode,
+	                                                   word, args, args_len, array, array_len),
+	                     0))
 		vkl_emit_flat_slow(cmd, args, args_len, array, array_len, ptr_off);
-		return;
-	}
-	raw = cap_fast_begin_deferred(SBT_VK_CMD_TYPE(cmd), 0, vkl_flat_encode,
-	                                VKL_FLAT_HEAD + args_len + array_len, &rec);
-	if (!raw)
-		return;
-	head[0] = cmd;
-	head[1] = (uint32_t)ptr_off;
-	memcpy(raw, head, sizeof(head));
-	memcpy(raw + VKL_FLAT_HEAD, args, args_len);
-	vkl_copy(raw + VKL_FLAT_HEAD + args_len, array, array_len);
-	cap_fast_commit(rec, VKL_FLAT_HEAD + args_len + array_len);
 }
 /* This thread's vkl_trim_t, its address taken once (each use would ask
  * the TLS descriptor again where registers run short). */

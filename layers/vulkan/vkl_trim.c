@@ -1061,8 +1061,8 @@ static void vkl_trim_cb_put_flat(vkl_trim_obj *cb, uint32_t cmd, const void *arg
 	hdr[0] = SBT_VK_CMD_TYPE(cmd) | VKL_TRIM_FLAT;
 	hdr[1] = (uint32_t)(args_len + array_len);
 	memcpy(p, hdr, 8);
-	vkl_copy(p + 8, args, args_len);
-	vkl_copy(p + 8 + args_len, array, array_len);
+	cap_copy_small(p + 8, args, args_len);
+	cap_copy_small(p + 8 + args_len, array, array_len);
 	e->len += 8 + args_len + array_len;
 	cb->cmds_order = atomic_load_explicit(&vkl_trim_g.order, memory_order_relaxed);
 }

@@ -402,6 +402,24 @@ def gen_wrapper(reg, n, c, rf, flat=None):
             L.append("	%s;" % call)
         L.append("}")
         return L
+    if fast:
+        # Recorded before the call goes down, which is then the wrapper's
+        # last act with its arguments read back from vkl_a: only the device
+        # is kept across the record's out-of-line path, so the inline one
+        # needs few registers (vkl_emit_flat; has_fast_keep: nothing else
+        # is done with the call).
+        L.append("	if (vkl_records(vkl_x)) {")
+        L.append("		sbt_vk_args_%s vkl_a;" % n)
+        L += fill
+        L.append("		%s;" % emit)
+        L.append("		vkl_x->table.%s(%s);" % (table_member(n),
+                                                    ", ".join("vkl_a." + p for p in pnames)))
+        L.append("		return;")
+        L.append("	}")
+        L.append("	%s;" % call)
+        L.append("}")
+        L += [""] + fast_keep(n, c, flat)
+        return L
     if n in LAYER_ADJUST:
         par, fn = LAYER_ADJUST[n]
         L.append("	if (vkl_records(vkl_x))")

@@ -1359,14 +1359,16 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkResetCommandBuffer(VkCommandBuffer
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline_rest(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdBindPipeline(commandBuffer, pipelineBindPoint, pipeline);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindPipeline vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
 		vkl_a.pipeline = pipeline;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBindPipeline, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdBindPipeline(vkl_a.commandBuffer, vkl_a.pipelineBindPoint, vkl_a.pipeline);
+		return;
 	}
+	vkl_x->table.CmdBindPipeline(commandBuffer, pipelineBindPoint, pipeline);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
@@ -1389,7 +1391,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline(VkCommandBuffer comman
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport_rest(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetViewport(commandBuffer, firstViewport, viewportCount, pViewports);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewport vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -1397,7 +1398,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport_rest(VkComman
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewports = pViewports;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewport, &vkl_a, sizeof(vkl_a), vkl_a.pViewports, vkl_a.pViewports ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewports) : 0, offsetof(sbt_vk_args_vkCmdSetViewport, pViewports));
+		vkl_x->table.CmdSetViewport(vkl_a.commandBuffer, vkl_a.firstViewport, vkl_a.viewportCount, vkl_a.pViewports);
+		return;
 	}
+	vkl_x->table.CmdSetViewport(commandBuffer, firstViewport, viewportCount, pViewports);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
@@ -1423,7 +1427,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport(VkCommandBuffer command
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor_rest(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetScissor(commandBuffer, firstScissor, scissorCount, pScissors);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetScissor vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -1431,7 +1434,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor_rest(VkCommand
 		vkl_a.scissorCount = scissorCount;
 		vkl_a.pScissors = pScissors;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetScissor, &vkl_a, sizeof(vkl_a), vkl_a.pScissors, vkl_a.pScissors ? (size_t)((uint64_t)vkl_a.scissorCount) * sizeof(*vkl_a.pScissors) : 0, offsetof(sbt_vk_args_vkCmdSetScissor, pScissors));
+		vkl_x->table.CmdSetScissor(vkl_a.commandBuffer, vkl_a.firstScissor, vkl_a.scissorCount, vkl_a.pScissors);
+		return;
 	}
+	vkl_x->table.CmdSetScissor(commandBuffer, firstScissor, scissorCount, pScissors);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
@@ -1457,13 +1463,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor(VkCommandBuffer commandB
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth_rest(VkCommandBuffer commandBuffer, float lineWidth)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetLineWidth(commandBuffer, lineWidth);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLineWidth vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.lineWidth = lineWidth;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineWidth, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetLineWidth(vkl_a.commandBuffer, vkl_a.lineWidth);
+		return;
 	}
+	vkl_x->table.CmdSetLineWidth(commandBuffer, lineWidth);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth(VkCommandBuffer commandBuffer, float lineWidth)
@@ -1485,7 +1493,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth(VkCommandBuffer comman
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias_rest(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDepthBias(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBias vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -1493,7 +1500,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias_rest(VkComma
 		vkl_a.depthBiasClamp = depthBiasClamp;
 		vkl_a.depthBiasSlopeFactor = depthBiasSlopeFactor;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBias, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDepthBias(vkl_a.commandBuffer, vkl_a.depthBiasConstantFactor, vkl_a.depthBiasClamp, vkl_a.depthBiasSlopeFactor);
+		return;
 	}
+	vkl_x->table.CmdSetDepthBias(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
@@ -1517,13 +1527,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer comman
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants_rest(VkCommandBuffer commandBuffer, const float blendConstants[4])
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetBlendConstants(commandBuffer, blendConstants);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetBlendConstants vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.blendConstants = blendConstants;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetBlendConstants, &vkl_a, sizeof(vkl_a), vkl_a.blendConstants, vkl_a.blendConstants ? (size_t)((uint64_t)(4)) * sizeof(*vkl_a.blendConstants) : 0, offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants));
+		vkl_x->table.CmdSetBlendConstants(vkl_a.commandBuffer, vkl_a.blendConstants);
+		return;
 	}
+	vkl_x->table.CmdSetBlendConstants(commandBuffer, blendConstants);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants(VkCommandBuffer commandBuffer, const float blendConstants[4])
@@ -1547,14 +1559,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants(VkCommandBuffer c
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds_rest(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDepthBounds(commandBuffer, minDepthBounds, maxDepthBounds);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBounds vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.minDepthBounds = minDepthBounds;
 		vkl_a.maxDepthBounds = maxDepthBounds;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBounds, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDepthBounds(vkl_a.commandBuffer, vkl_a.minDepthBounds, vkl_a.maxDepthBounds);
+		return;
 	}
+	vkl_x->table.CmdSetDepthBounds(commandBuffer, minDepthBounds, maxDepthBounds);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
@@ -1577,14 +1591,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds(VkCommandBuffer comm
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetStencilCompareMask(commandBuffer, faceMask, compareMask);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilCompareMask vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
 		vkl_a.compareMask = compareMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilCompareMask, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetStencilCompareMask(vkl_a.commandBuffer, vkl_a.faceMask, vkl_a.compareMask);
+		return;
 	}
+	vkl_x->table.CmdSetStencilCompareMask(commandBuffer, faceMask, compareMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
@@ -1607,14 +1623,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask(VkCommandBuff
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetStencilWriteMask(commandBuffer, faceMask, writeMask);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilWriteMask vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
 		vkl_a.writeMask = writeMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilWriteMask, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetStencilWriteMask(vkl_a.commandBuffer, vkl_a.faceMask, vkl_a.writeMask);
+		return;
 	}
+	vkl_x->table.CmdSetStencilWriteMask(commandBuffer, faceMask, writeMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
@@ -1637,14 +1655,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask(VkCommandBuffer
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetStencilReference(commandBuffer, faceMask, reference);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilReference vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
 		vkl_a.reference = reference;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilReference, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetStencilReference(vkl_a.commandBuffer, vkl_a.faceMask, vkl_a.reference);
+		return;
 	}
+	vkl_x->table.CmdSetStencilReference(commandBuffer, faceMask, reference);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
@@ -1717,7 +1737,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers(VkCommandBuffer c
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw_rest(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdDraw(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDraw vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -1726,7 +1745,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw_rest(VkCommandBuffer
 		vkl_a.firstVertex = firstVertex;
 		vkl_a.firstInstance = firstInstance;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDraw, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdDraw(vkl_a.commandBuffer, vkl_a.vertexCount, vkl_a.instanceCount, vkl_a.firstVertex, vkl_a.firstInstance);
+		return;
 	}
+	vkl_x->table.CmdDraw(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
@@ -1751,7 +1773,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer,
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed_rest(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdDrawIndexed(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawIndexed vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -1761,7 +1782,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed_rest(VkComman
 		vkl_a.vertexOffset = vertexOffset;
 		vkl_a.firstInstance = firstInstance;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawIndexed, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdDrawIndexed(vkl_a.commandBuffer, vkl_a.indexCount, vkl_a.instanceCount, vkl_a.firstIndex, vkl_a.vertexOffset, vkl_a.firstInstance);
+		return;
 	}
+	vkl_x->table.CmdDrawIndexed(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
@@ -1787,7 +1811,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer command
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT_rest(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawMultiEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -1797,7 +1820,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT_rest(VkComma
 		vkl_a.firstInstance = firstInstance;
 		vkl_a.stride = stride;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMultiEXT, &vkl_a, sizeof(vkl_a), vkl_a.pVertexInfo, vkl_a.pVertexInfo ? (size_t)((uint64_t)vkl_a.drawCount) * sizeof(*vkl_a.pVertexInfo) : 0, offsetof(sbt_vk_args_vkCmdDrawMultiEXT, pVertexInfo));
+		vkl_x->table.CmdDrawMultiEXT(vkl_a.commandBuffer, vkl_a.drawCount, vkl_a.pVertexInfo, vkl_a.instanceCount, vkl_a.firstInstance, vkl_a.stride);
+		return;
 	}
+	vkl_x->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
@@ -1874,7 +1900,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirect(VkCommandBuffer
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch_rest(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdDispatch(commandBuffer, groupCountX, groupCountY, groupCountZ);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDispatch vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -1882,7 +1907,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch_rest(VkCommandBu
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDispatch, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdDispatch(vkl_a.commandBuffer, vkl_a.groupCountX, vkl_a.groupCountY, vkl_a.groupCountZ);
+		return;
 	}
+	vkl_x->table.CmdDispatch(commandBuffer, groupCountX, groupCountY, groupCountZ);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
@@ -1920,12 +1948,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchIndirect(VkCommandBuffer co
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSubpassShadingHUAWEI(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSubpassShadingHUAWEI vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSubpassShadingHUAWEI(vkl_a.commandBuffer);
+		return;
 	}
+	vkl_x->table.CmdSubpassShadingHUAWEI(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI(VkCommandBuffer commandBuffer)
@@ -1946,7 +1976,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI(VkCommandBuffe
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI_rest(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdDrawClusterHUAWEI(commandBuffer, groupCountX, groupCountY, groupCountZ);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawClusterHUAWEI vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -1954,7 +1983,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI_rest(Vk
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawClusterHUAWEI, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdDrawClusterHUAWEI(vkl_a.commandBuffer, vkl_a.groupCountX, vkl_a.groupCountY, vkl_a.groupCountZ);
+		return;
 	}
+	vkl_x->table.CmdDrawClusterHUAWEI(commandBuffer, groupCountX, groupCountY, groupCountZ);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
@@ -2079,7 +2111,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImageToBuffer(VkCommandBuffer c
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV_rest(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdCopyMemoryIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyMemoryIndirectNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -2087,7 +2118,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV_rest
 		vkl_a.copyCount = copyCount;
 		vkl_a.stride = stride;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdCopyMemoryIndirectNV(vkl_a.commandBuffer, vkl_a.copyBufferAddress, vkl_a.copyCount, vkl_a.stride);
+		return;
 	}
+	vkl_x->table.CmdCopyMemoryIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
@@ -2228,14 +2262,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResolveImage(VkCommandBuffer comman
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetEvent(commandBuffer, event, stageMask);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetEvent vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetEvent, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetEvent(vkl_a.commandBuffer, vkl_a.event, vkl_a.stageMask);
+		return;
 	}
+	vkl_x->table.CmdSetEvent(commandBuffer, event, stageMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
@@ -2258,14 +2294,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent(VkCommandBuffer commandBuf
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdResetEvent(commandBuffer, event, stageMask);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdResetEvent vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdResetEvent, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdResetEvent(vkl_a.commandBuffer, vkl_a.event, vkl_a.stageMask);
+		return;
 	}
+	vkl_x->table.CmdResetEvent(commandBuffer, event, stageMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
@@ -2331,7 +2369,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier(VkCommandBuffer com
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdBeginQuery(commandBuffer, queryPool, query, flags);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBeginQuery vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -2339,7 +2376,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery_rest(VkCommand
 		vkl_a.query = query;
 		vkl_a.flags = flags;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBeginQuery, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdBeginQuery(vkl_a.commandBuffer, vkl_a.queryPool, vkl_a.query, vkl_a.flags);
+		return;
 	}
+	vkl_x->table.CmdBeginQuery(commandBuffer, queryPool, query, flags);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
@@ -2363,14 +2403,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandB
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdEndQuery(commandBuffer, queryPool, query);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndQuery vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndQuery, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdEndQuery(vkl_a.commandBuffer, vkl_a.queryPool, vkl_a.query);
+		return;
 	}
+	vkl_x->table.CmdEndQuery(commandBuffer, queryPool, query);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
@@ -2406,12 +2448,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginConditionalRenderingEXT(VkComm
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdEndConditionalRenderingEXT(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndConditionalRenderingEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdEndConditionalRenderingEXT(vkl_a.commandBuffer);
+		return;
 	}
+	vkl_x->table.CmdEndConditionalRenderingEXT(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT(VkCommandBuffer commandBuffer)
@@ -2432,7 +2476,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT(VkComman
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdResetQueryPool(commandBuffer, queryPool, firstQuery, queryCount);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdResetQueryPool vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -2440,7 +2483,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool_rest(VkCom
 		vkl_a.firstQuery = firstQuery;
 		vkl_a.queryCount = queryCount;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdResetQueryPool, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdResetQueryPool(vkl_a.commandBuffer, vkl_a.queryPool, vkl_a.firstQuery, vkl_a.queryCount);
+		return;
 	}
+	vkl_x->table.CmdResetQueryPool(commandBuffer, queryPool, firstQuery, queryCount);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
@@ -2464,7 +2510,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer comm
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp_rest(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdWriteTimestamp(commandBuffer, pipelineStage, queryPool, query);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWriteTimestamp vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -2472,7 +2517,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp_rest(VkCom
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdWriteTimestamp, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdWriteTimestamp(vkl_a.commandBuffer, vkl_a.pipelineStage, vkl_a.queryPool, vkl_a.query);
+		return;
 	}
+	vkl_x->table.CmdWriteTimestamp(commandBuffer, pipelineStage, queryPool, query);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
@@ -2515,7 +2563,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyQueryPoolResults(VkCommandBuffe
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants_rest(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdPushConstants(commandBuffer, layout, stageFlags, offset, size, pValues);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdPushConstants vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -2525,7 +2572,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants_rest(VkComm
 		vkl_a.size = size;
 		vkl_a.pValues = pValues;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdPushConstants, &vkl_a, sizeof(vkl_a), vkl_a.pValues, vkl_a.pValues ? (size_t)((uint64_t)vkl_a.size) * 1 : 0, offsetof(sbt_vk_args_vkCmdPushConstants, pValues));
+		vkl_x->table.CmdPushConstants(vkl_a.commandBuffer, vkl_a.layout, vkl_a.stageFlags, vkl_a.offset, vkl_a.size, vkl_a.pValues);
+		return;
 	}
+	vkl_x->table.CmdPushConstants(commandBuffer, layout, stageFlags, offset, size, pValues);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
@@ -2567,13 +2617,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderPass(VkCommandBuffer com
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass_rest(VkCommandBuffer commandBuffer, VkSubpassContents contents)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdNextSubpass(commandBuffer, contents);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdNextSubpass vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.contents = contents;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdNextSubpass, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdNextSubpass(vkl_a.commandBuffer, vkl_a.contents);
+		return;
 	}
+	vkl_x->table.CmdNextSubpass(commandBuffer, contents);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass(VkCommandBuffer commandBuffer, VkSubpassContents contents)
@@ -2595,12 +2647,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass(VkCommandBuffer command
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdEndRenderPass(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndRenderPass vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRenderPass, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdEndRenderPass(vkl_a.commandBuffer);
+		return;
 	}
+	vkl_x->table.CmdEndRenderPass(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass(VkCommandBuffer commandBuffer)
@@ -3194,12 +3248,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerBeginEXT(VkCommandBuffer
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdDebugMarkerEndEXT(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDebugMarkerEndEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDebugMarkerEndEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdDebugMarkerEndEXT(vkl_a.commandBuffer);
+		return;
 	}
+	vkl_x->table.CmdDebugMarkerEndEXT(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT(VkCommandBuffer commandBuffer)
@@ -3280,7 +3336,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPreprocessGeneratedCommandsNV(VkCom
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV_rest(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdBindPipelineShaderGroupNV(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindPipelineShaderGroupNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -3288,7 +3343,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV
 		vkl_a.pipeline = pipeline;
 		vkl_a.groupIndex = groupIndex;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdBindPipelineShaderGroupNV(vkl_a.commandBuffer, vkl_a.pipelineBindPoint, vkl_a.pipeline, vkl_a.groupIndex);
+		return;
 	}
+	vkl_x->table.CmdBindPipelineShaderGroupNV(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
@@ -4012,13 +4070,15 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindImageMemory2KHR(VkDevice devic
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask_rest(VkCommandBuffer commandBuffer, uint32_t deviceMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDeviceMask(commandBuffer, deviceMask);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDeviceMask vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.deviceMask = deviceMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDeviceMask, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDeviceMask(vkl_a.commandBuffer, vkl_a.deviceMask);
+		return;
 	}
+	vkl_x->table.CmdSetDeviceMask(commandBuffer, deviceMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask(VkCommandBuffer commandBuffer, uint32_t deviceMask)
@@ -4040,13 +4100,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask(VkCommandBuffer comma
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR_rest(VkCommandBuffer commandBuffer, uint32_t deviceMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDeviceMaskKHR(commandBuffer, deviceMask);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDeviceMaskKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.deviceMask = deviceMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDeviceMaskKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDeviceMaskKHR(vkl_a.commandBuffer, vkl_a.deviceMask);
+		return;
 	}
+	vkl_x->table.CmdSetDeviceMaskKHR(commandBuffer, deviceMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR(VkCommandBuffer commandBuffer, uint32_t deviceMask)
@@ -4115,7 +4177,6 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAcquireNextImage2KHR(VkDevice devi
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase_rest(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdDispatchBase(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDispatchBase vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -4126,7 +4187,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase_rest(VkComma
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDispatchBase, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdDispatchBase(vkl_a.commandBuffer, vkl_a.baseGroupX, vkl_a.baseGroupY, vkl_a.baseGroupZ, vkl_a.groupCountX, vkl_a.groupCountY, vkl_a.groupCountZ);
+		return;
 	}
+	vkl_x->table.CmdDispatchBase(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
@@ -4153,7 +4217,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer comman
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR_rest(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdDispatchBaseKHR(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDispatchBaseKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -4164,7 +4227,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR_rest(VkCo
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDispatchBaseKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdDispatchBaseKHR(vkl_a.commandBuffer, vkl_a.baseGroupX, vkl_a.baseGroupY, vkl_a.baseGroupZ, vkl_a.groupCountX, vkl_a.groupCountY, vkl_a.groupCountZ);
+		return;
 	}
+	vkl_x->table.CmdDispatchBaseKHR(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
@@ -4394,7 +4460,6 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPastPresentationTimingGOOGLE(Vk
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV_rest(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetViewportWScalingNV(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewportWScalingNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -4402,7 +4467,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV_res
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewportWScalings = pViewportWScalings;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWScalingNV, &vkl_a, sizeof(vkl_a), vkl_a.pViewportWScalings, vkl_a.pViewportWScalings ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewportWScalings) : 0, offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, pViewportWScalings));
+		vkl_x->table.CmdSetViewportWScalingNV(vkl_a.commandBuffer, vkl_a.firstViewport, vkl_a.viewportCount, vkl_a.pViewportWScalings);
+		return;
 	}
+	vkl_x->table.CmdSetViewportWScalingNV(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
@@ -4428,7 +4496,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV(VkCommandBuff
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDiscardRectangleEXT(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDiscardRectangleEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -4436,7 +4503,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT_re
 		vkl_a.discardRectangleCount = discardRectangleCount;
 		vkl_a.pDiscardRectangles = pDiscardRectangles;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, &vkl_a, sizeof(vkl_a), vkl_a.pDiscardRectangles, vkl_a.pDiscardRectangles ? (size_t)((uint64_t)vkl_a.discardRectangleCount) * sizeof(*vkl_a.pDiscardRectangles) : 0, offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles));
+		vkl_x->table.CmdSetDiscardRectangleEXT(vkl_a.commandBuffer, vkl_a.firstDiscardRectangle, vkl_a.discardRectangleCount, vkl_a.pDiscardRectangles);
+		return;
 	}
+	vkl_x->table.CmdSetDiscardRectangleEXT(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
@@ -5068,12 +5138,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginDebugUtilsLabelEXT(VkCommandBu
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdEndDebugUtilsLabelEXT(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndDebugUtilsLabelEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdEndDebugUtilsLabelEXT(vkl_a.commandBuffer);
+		return;
 	}
+	vkl_x->table.CmdEndDebugUtilsLabelEXT(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT(VkCommandBuffer commandBuffer)
@@ -5563,7 +5635,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndTransformFeedbackEXT(VkCommandBu
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdBeginQueryIndexedEXT(commandBuffer, queryPool, query, flags, index);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBeginQueryIndexedEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -5572,7 +5643,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT_rest
 		vkl_a.flags = flags;
 		vkl_a.index = index;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBeginQueryIndexedEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdBeginQueryIndexedEXT(vkl_a.commandBuffer, vkl_a.queryPool, vkl_a.query, vkl_a.flags, vkl_a.index);
+		return;
 	}
+	vkl_x->table.CmdBeginQueryIndexedEXT(commandBuffer, queryPool, query, flags, index);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
@@ -5597,7 +5671,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffe
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT_rest(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdEndQueryIndexedEXT(commandBuffer, queryPool, query, index);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndQueryIndexedEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -5605,7 +5678,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT_rest(V
 		vkl_a.query = query;
 		vkl_a.index = index;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndQueryIndexedEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdEndQueryIndexedEXT(vkl_a.commandBuffer, vkl_a.queryPool, vkl_a.query, vkl_a.index);
+		return;
 	}
+	vkl_x->table.CmdEndQueryIndexedEXT(commandBuffer, queryPool, query, index);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
@@ -5647,7 +5723,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectByteCountEXT(VkCommandB
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV_rest(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetExclusiveScissorNV(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetExclusiveScissorNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -5655,7 +5730,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV_res
 		vkl_a.exclusiveScissorCount = exclusiveScissorCount;
 		vkl_a.pExclusiveScissors = pExclusiveScissors;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetExclusiveScissorNV, &vkl_a, sizeof(vkl_a), vkl_a.pExclusiveScissors, vkl_a.pExclusiveScissors ? (size_t)((uint64_t)vkl_a.exclusiveScissorCount) * sizeof(*vkl_a.pExclusiveScissors) : 0, offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors));
+		vkl_x->table.CmdSetExclusiveScissorNV(vkl_a.commandBuffer, vkl_a.firstExclusiveScissor, vkl_a.exclusiveScissorCount, vkl_a.pExclusiveScissors);
+		return;
 	}
+	vkl_x->table.CmdSetExclusiveScissorNV(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
@@ -5723,14 +5801,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoarseSampleOrderNV(VkCommandBuf
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV_rest(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdDrawMeshTasksNV(commandBuffer, taskCount, firstTask);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawMeshTasksNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.taskCount = taskCount;
 		vkl_a.firstTask = firstTask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMeshTasksNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdDrawMeshTasksNV(vkl_a.commandBuffer, vkl_a.taskCount, vkl_a.firstTask);
+		return;
 	}
+	vkl_x->table.CmdDrawMeshTasksNV(commandBuffer, taskCount, firstTask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
@@ -5787,7 +5867,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectCountNV(VkComm
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT_rest(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdDrawMeshTasksEXT(commandBuffer, groupCountX, groupCountY, groupCountZ);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawMeshTasksEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -5795,7 +5874,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT_rest(VkC
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMeshTasksEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdDrawMeshTasksEXT(vkl_a.commandBuffer, vkl_a.groupCountX, vkl_a.groupCountY, vkl_a.groupCountZ);
+		return;
 	}
+	vkl_x->table.CmdDrawMeshTasksEXT(commandBuffer, groupCountX, groupCountY, groupCountZ);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
@@ -6251,13 +6333,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirectKHR(VkCommandBuffe
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR_rest(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdTraceRaysIndirect2KHR(commandBuffer, indirectDeviceAddress);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdTraceRaysIndirect2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.indirectDeviceAddress = indirectDeviceAddress;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdTraceRaysIndirect2KHR(vkl_a.commandBuffer, vkl_a.indirectDeviceAddress);
+		return;
 	}
+	vkl_x->table.CmdTraceRaysIndirect2KHR(commandBuffer, indirectDeviceAddress);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
@@ -6309,13 +6393,15 @@ static VKAPI_ATTR VkDeviceSize VKAPI_CALL vkl_w_vkGetRayTracingShaderGroupStackS
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetRayTracingPipelineStackSizeKHR(commandBuffer, pipelineStackSize);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineStackSize = pipelineStackSize;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetRayTracingPipelineStackSizeKHR(vkl_a.commandBuffer, vkl_a.pipelineStackSize);
+		return;
 	}
+	vkl_x->table.CmdSetRayTracingPipelineStackSizeKHR(commandBuffer, pipelineStackSize);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
@@ -6773,14 +6859,16 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPipelineExecutableInternalRepre
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT_rest(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetLineStippleEXT(commandBuffer, lineStippleFactor, lineStipplePattern);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLineStippleEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.lineStippleFactor = lineStippleFactor;
 		vkl_a.lineStipplePattern = lineStipplePattern;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineStippleEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetLineStippleEXT(vkl_a.commandBuffer, vkl_a.lineStippleFactor, vkl_a.lineStipplePattern);
+		return;
 	}
+	vkl_x->table.CmdSetLineStippleEXT(commandBuffer, lineStippleFactor, lineStipplePattern);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
@@ -6922,13 +7010,15 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkDeferredOperationJoinKHR(VkDevice 
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode_rest(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetCullMode(commandBuffer, cullMode);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCullMode vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.cullMode = cullMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCullMode, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetCullMode(vkl_a.commandBuffer, vkl_a.cullMode);
+		return;
 	}
+	vkl_x->table.CmdSetCullMode(commandBuffer, cullMode);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
@@ -6950,13 +7040,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode(VkCommandBuffer command
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT_rest(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetCullModeEXT(commandBuffer, cullMode);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCullModeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.cullMode = cullMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCullModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetCullModeEXT(vkl_a.commandBuffer, vkl_a.cullMode);
+		return;
 	}
+	vkl_x->table.CmdSetCullModeEXT(commandBuffer, cullMode);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
@@ -6978,13 +7070,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT(VkCommandBuffer comm
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace_rest(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetFrontFace(commandBuffer, frontFace);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetFrontFace vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.frontFace = frontFace;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetFrontFace, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetFrontFace(vkl_a.commandBuffer, vkl_a.frontFace);
+		return;
 	}
+	vkl_x->table.CmdSetFrontFace(commandBuffer, frontFace);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
@@ -7006,13 +7100,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace(VkCommandBuffer comman
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT_rest(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetFrontFaceEXT(commandBuffer, frontFace);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetFrontFaceEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.frontFace = frontFace;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetFrontFaceEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetFrontFaceEXT(vkl_a.commandBuffer, vkl_a.frontFace);
+		return;
 	}
+	vkl_x->table.CmdSetFrontFaceEXT(commandBuffer, frontFace);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
@@ -7034,13 +7130,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT(VkCommandBuffer com
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology_rest(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetPrimitiveTopology(commandBuffer, primitiveTopology);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPrimitiveTopology vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveTopology = primitiveTopology;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveTopology, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetPrimitiveTopology(vkl_a.commandBuffer, vkl_a.primitiveTopology);
+		return;
 	}
+	vkl_x->table.CmdSetPrimitiveTopology(commandBuffer, primitiveTopology);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
@@ -7062,13 +7160,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology(VkCommandBuffe
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT_rest(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetPrimitiveTopologyEXT(commandBuffer, primitiveTopology);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPrimitiveTopologyEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveTopology = primitiveTopology;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetPrimitiveTopologyEXT(vkl_a.commandBuffer, vkl_a.primitiveTopology);
+		return;
 	}
+	vkl_x->table.CmdSetPrimitiveTopologyEXT(commandBuffer, primitiveTopology);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
@@ -7090,14 +7190,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT(VkCommandBu
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount_rest(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetViewportWithCount(commandBuffer, viewportCount, pViewports);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewportWithCount vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewports = pViewports;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWithCount, &vkl_a, sizeof(vkl_a), vkl_a.pViewports, vkl_a.pViewports ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewports) : 0, offsetof(sbt_vk_args_vkCmdSetViewportWithCount, pViewports));
+		vkl_x->table.CmdSetViewportWithCount(vkl_a.commandBuffer, vkl_a.viewportCount, vkl_a.pViewports);
+		return;
 	}
+	vkl_x->table.CmdSetViewportWithCount(commandBuffer, viewportCount, pViewports);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
@@ -7122,14 +7224,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount(VkCommandBuffe
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT_rest(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetViewportWithCountEXT(commandBuffer, viewportCount, pViewports);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewportWithCountEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewports = pViewports;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWithCountEXT, &vkl_a, sizeof(vkl_a), vkl_a.pViewports, vkl_a.pViewports ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewports) : 0, offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, pViewports));
+		vkl_x->table.CmdSetViewportWithCountEXT(vkl_a.commandBuffer, vkl_a.viewportCount, vkl_a.pViewports);
+		return;
 	}
+	vkl_x->table.CmdSetViewportWithCountEXT(commandBuffer, viewportCount, pViewports);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
@@ -7154,14 +7258,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT(VkCommandBu
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount_rest(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetScissorWithCount(commandBuffer, scissorCount, pScissors);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetScissorWithCount vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.scissorCount = scissorCount;
 		vkl_a.pScissors = pScissors;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetScissorWithCount, &vkl_a, sizeof(vkl_a), vkl_a.pScissors, vkl_a.pScissors ? (size_t)((uint64_t)vkl_a.scissorCount) * sizeof(*vkl_a.pScissors) : 0, offsetof(sbt_vk_args_vkCmdSetScissorWithCount, pScissors));
+		vkl_x->table.CmdSetScissorWithCount(vkl_a.commandBuffer, vkl_a.scissorCount, vkl_a.pScissors);
+		return;
 	}
+	vkl_x->table.CmdSetScissorWithCount(commandBuffer, scissorCount, pScissors);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
@@ -7186,14 +7292,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount(VkCommandBuffer
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT_rest(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetScissorWithCountEXT(commandBuffer, scissorCount, pScissors);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetScissorWithCountEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.scissorCount = scissorCount;
 		vkl_a.pScissors = pScissors;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetScissorWithCountEXT, &vkl_a, sizeof(vkl_a), vkl_a.pScissors, vkl_a.pScissors ? (size_t)((uint64_t)vkl_a.scissorCount) * sizeof(*vkl_a.pScissors) : 0, offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors));
+		vkl_x->table.CmdSetScissorWithCountEXT(vkl_a.commandBuffer, vkl_a.scissorCount, vkl_a.pScissors);
+		return;
 	}
+	vkl_x->table.CmdSetScissorWithCountEXT(commandBuffer, scissorCount, pScissors);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
@@ -7254,13 +7362,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers2EXT(VkCommandBuff
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDepthTestEnable(commandBuffer, depthTestEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthTestEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthTestEnable = depthTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthTestEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDepthTestEnable(vkl_a.commandBuffer, vkl_a.depthTestEnable);
+		return;
 	}
+	vkl_x->table.CmdSetDepthTestEnable(commandBuffer, depthTestEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
@@ -7282,13 +7392,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable(VkCommandBuffer 
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDepthTestEnableEXT(commandBuffer, depthTestEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthTestEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthTestEnable = depthTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDepthTestEnableEXT(vkl_a.commandBuffer, vkl_a.depthTestEnable);
+		return;
 	}
+	vkl_x->table.CmdSetDepthTestEnableEXT(commandBuffer, depthTestEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
@@ -7310,13 +7422,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT(VkCommandBuff
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDepthWriteEnable(commandBuffer, depthWriteEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthWriteEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthWriteEnable = depthWriteEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthWriteEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDepthWriteEnable(vkl_a.commandBuffer, vkl_a.depthWriteEnable);
+		return;
 	}
+	vkl_x->table.CmdSetDepthWriteEnable(commandBuffer, depthWriteEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
@@ -7338,13 +7452,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable(VkCommandBuffer
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDepthWriteEnableEXT(commandBuffer, depthWriteEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthWriteEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthWriteEnable = depthWriteEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDepthWriteEnableEXT(vkl_a.commandBuffer, vkl_a.depthWriteEnable);
+		return;
 	}
+	vkl_x->table.CmdSetDepthWriteEnableEXT(commandBuffer, depthWriteEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
@@ -7366,13 +7482,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT(VkCommandBuf
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp_rest(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDepthCompareOp(commandBuffer, depthCompareOp);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthCompareOp vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthCompareOp = depthCompareOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthCompareOp, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDepthCompareOp(vkl_a.commandBuffer, vkl_a.depthCompareOp);
+		return;
 	}
+	vkl_x->table.CmdSetDepthCompareOp(commandBuffer, depthCompareOp);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
@@ -7394,13 +7512,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp(VkCommandBuffer c
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT_rest(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDepthCompareOpEXT(commandBuffer, depthCompareOp);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthCompareOpEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthCompareOp = depthCompareOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDepthCompareOpEXT(vkl_a.commandBuffer, vkl_a.depthCompareOp);
+		return;
 	}
+	vkl_x->table.CmdSetDepthCompareOpEXT(commandBuffer, depthCompareOp);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
@@ -7422,13 +7542,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT(VkCommandBuffe
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDepthBoundsTestEnable(commandBuffer, depthBoundsTestEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBoundsTestEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBoundsTestEnable = depthBoundsTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDepthBoundsTestEnable(vkl_a.commandBuffer, vkl_a.depthBoundsTestEnable);
+		return;
 	}
+	vkl_x->table.CmdSetDepthBoundsTestEnable(commandBuffer, depthBoundsTestEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
@@ -7450,13 +7572,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable(VkCommandB
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDepthBoundsTestEnableEXT(commandBuffer, depthBoundsTestEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBoundsTestEnable = depthBoundsTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDepthBoundsTestEnableEXT(vkl_a.commandBuffer, vkl_a.depthBoundsTestEnable);
+		return;
 	}
+	vkl_x->table.CmdSetDepthBoundsTestEnableEXT(commandBuffer, depthBoundsTestEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
@@ -7478,13 +7602,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT(VkComma
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable_rest(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetStencilTestEnable(commandBuffer, stencilTestEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilTestEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stencilTestEnable = stencilTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilTestEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetStencilTestEnable(vkl_a.commandBuffer, vkl_a.stencilTestEnable);
+		return;
 	}
+	vkl_x->table.CmdSetStencilTestEnable(commandBuffer, stencilTestEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
@@ -7506,13 +7632,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable(VkCommandBuffe
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetStencilTestEnableEXT(commandBuffer, stencilTestEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilTestEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stencilTestEnable = stencilTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetStencilTestEnableEXT(vkl_a.commandBuffer, vkl_a.stencilTestEnable);
+		return;
 	}
+	vkl_x->table.CmdSetStencilTestEnableEXT(commandBuffer, stencilTestEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
@@ -7534,7 +7662,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT(VkCommandBu
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetStencilOp(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilOp vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -7544,7 +7671,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp_rest(VkComma
 		vkl_a.depthFailOp = depthFailOp;
 		vkl_a.compareOp = compareOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilOp, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetStencilOp(vkl_a.commandBuffer, vkl_a.faceMask, vkl_a.failOp, vkl_a.passOp, vkl_a.depthFailOp, vkl_a.compareOp);
+		return;
 	}
+	vkl_x->table.CmdSetStencilOp(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
@@ -7570,7 +7700,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer comman
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT_rest(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetStencilOpEXT(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilOpEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -7580,7 +7709,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT_rest(VkCo
 		vkl_a.depthFailOp = depthFailOp;
 		vkl_a.compareOp = compareOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilOpEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetStencilOpEXT(vkl_a.commandBuffer, vkl_a.faceMask, vkl_a.failOp, vkl_a.passOp, vkl_a.depthFailOp, vkl_a.compareOp);
+		return;
 	}
+	vkl_x->table.CmdSetStencilOpEXT(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
@@ -7606,13 +7738,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer com
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT_rest(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetPatchControlPointsEXT(commandBuffer, patchControlPoints);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPatchControlPointsEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.patchControlPoints = patchControlPoints;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetPatchControlPointsEXT(vkl_a.commandBuffer, vkl_a.patchControlPoints);
+		return;
 	}
+	vkl_x->table.CmdSetPatchControlPointsEXT(commandBuffer, patchControlPoints);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
@@ -7634,13 +7768,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT(VkCommandB
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable_rest(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetRasterizerDiscardEnable(commandBuffer, rasterizerDiscardEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRasterizerDiscardEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizerDiscardEnable = rasterizerDiscardEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetRasterizerDiscardEnable(vkl_a.commandBuffer, vkl_a.rasterizerDiscardEnable);
+		return;
 	}
+	vkl_x->table.CmdSetRasterizerDiscardEnable(commandBuffer, rasterizerDiscardEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
@@ -7662,13 +7798,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable(VkComman
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetRasterizerDiscardEnableEXT(commandBuffer, rasterizerDiscardEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizerDiscardEnable = rasterizerDiscardEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetRasterizerDiscardEnableEXT(vkl_a.commandBuffer, vkl_a.rasterizerDiscardEnable);
+		return;
 	}
+	vkl_x->table.CmdSetRasterizerDiscardEnableEXT(commandBuffer, rasterizerDiscardEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
@@ -7690,13 +7828,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT(VkCom
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable_rest(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDepthBiasEnable(commandBuffer, depthBiasEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBiasEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBiasEnable = depthBiasEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBiasEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDepthBiasEnable(vkl_a.commandBuffer, vkl_a.depthBiasEnable);
+		return;
 	}
+	vkl_x->table.CmdSetDepthBiasEnable(commandBuffer, depthBiasEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
@@ -7718,13 +7858,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable(VkCommandBuffer 
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDepthBiasEnableEXT(commandBuffer, depthBiasEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBiasEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBiasEnable = depthBiasEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDepthBiasEnableEXT(vkl_a.commandBuffer, vkl_a.depthBiasEnable);
+		return;
 	}
+	vkl_x->table.CmdSetDepthBiasEnableEXT(commandBuffer, depthBiasEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
@@ -7746,13 +7888,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT(VkCommandBuff
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT_rest(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetLogicOpEXT(commandBuffer, logicOp);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLogicOpEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.logicOp = logicOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLogicOpEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetLogicOpEXT(vkl_a.commandBuffer, vkl_a.logicOp);
+		return;
 	}
+	vkl_x->table.CmdSetLogicOpEXT(commandBuffer, logicOp);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
@@ -7774,13 +7918,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT(VkCommandBuffer comma
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable_rest(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetPrimitiveRestartEnable(commandBuffer, primitiveRestartEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPrimitiveRestartEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveRestartEnable = primitiveRestartEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetPrimitiveRestartEnable(vkl_a.commandBuffer, vkl_a.primitiveRestartEnable);
+		return;
 	}
+	vkl_x->table.CmdSetPrimitiveRestartEnable(commandBuffer, primitiveRestartEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
@@ -7802,13 +7948,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable(VkCommand
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetPrimitiveRestartEnableEXT(commandBuffer, primitiveRestartEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveRestartEnable = primitiveRestartEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetPrimitiveRestartEnableEXT(vkl_a.commandBuffer, vkl_a.primitiveRestartEnable);
+		return;
 	}
+	vkl_x->table.CmdSetPrimitiveRestartEnableEXT(commandBuffer, primitiveRestartEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
@@ -7830,13 +7978,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT(VkComm
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT_rest(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetTessellationDomainOriginEXT(commandBuffer, domainOrigin);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetTessellationDomainOriginEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.domainOrigin = domainOrigin;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetTessellationDomainOriginEXT(vkl_a.commandBuffer, vkl_a.domainOrigin);
+		return;
 	}
+	vkl_x->table.CmdSetTessellationDomainOriginEXT(commandBuffer, domainOrigin);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
@@ -7858,13 +8008,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT(VkCo
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDepthClampEnableEXT(commandBuffer, depthClampEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthClampEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthClampEnable = depthClampEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDepthClampEnableEXT(vkl_a.commandBuffer, vkl_a.depthClampEnable);
+		return;
 	}
+	vkl_x->table.CmdSetDepthClampEnableEXT(commandBuffer, depthClampEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
@@ -7886,13 +8038,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT(VkCommandBuf
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT_rest(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetPolygonModeEXT(commandBuffer, polygonMode);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPolygonModeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.polygonMode = polygonMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPolygonModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetPolygonModeEXT(vkl_a.commandBuffer, vkl_a.polygonMode);
+		return;
 	}
+	vkl_x->table.CmdSetPolygonModeEXT(commandBuffer, polygonMode);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
@@ -7914,13 +8068,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT(VkCommandBuffer c
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT_rest(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetRasterizationSamplesEXT(commandBuffer, rasterizationSamples);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRasterizationSamplesEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizationSamples = rasterizationSamples;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetRasterizationSamplesEXT(vkl_a.commandBuffer, vkl_a.rasterizationSamples);
+		return;
 	}
+	vkl_x->table.CmdSetRasterizationSamplesEXT(commandBuffer, rasterizationSamples);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
@@ -7942,14 +8098,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT(VkComman
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT_rest(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetSampleMaskEXT(commandBuffer, samples, pSampleMask);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetSampleMaskEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.samples = samples;
 		vkl_a.pSampleMask = pSampleMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetSampleMaskEXT, &vkl_a, sizeof(vkl_a), vkl_a.pSampleMask, vkl_a.pSampleMask ? (size_t)((uint64_t)((vkl_a.samples + 31) / 32)) * sizeof(*vkl_a.pSampleMask) : 0, offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, pSampleMask));
+		vkl_x->table.CmdSetSampleMaskEXT(vkl_a.commandBuffer, vkl_a.samples, vkl_a.pSampleMask);
+		return;
 	}
+	vkl_x->table.CmdSetSampleMaskEXT(commandBuffer, samples, pSampleMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
@@ -7974,13 +8132,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT(VkCommandBuffer co
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetAlphaToCoverageEnableEXT(commandBuffer, alphaToCoverageEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.alphaToCoverageEnable = alphaToCoverageEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetAlphaToCoverageEnableEXT(vkl_a.commandBuffer, vkl_a.alphaToCoverageEnable);
+		return;
 	}
+	vkl_x->table.CmdSetAlphaToCoverageEnableEXT(commandBuffer, alphaToCoverageEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
@@ -8002,13 +8162,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT(VkComma
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetAlphaToOneEnableEXT(commandBuffer, alphaToOneEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetAlphaToOneEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.alphaToOneEnable = alphaToOneEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetAlphaToOneEnableEXT(vkl_a.commandBuffer, vkl_a.alphaToOneEnable);
+		return;
 	}
+	vkl_x->table.CmdSetAlphaToOneEnableEXT(commandBuffer, alphaToOneEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
@@ -8030,13 +8192,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT(VkCommandBuf
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetLogicOpEnableEXT(commandBuffer, logicOpEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLogicOpEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.logicOpEnable = logicOpEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetLogicOpEnableEXT(vkl_a.commandBuffer, vkl_a.logicOpEnable);
+		return;
 	}
+	vkl_x->table.CmdSetLogicOpEnableEXT(commandBuffer, logicOpEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
@@ -8058,7 +8222,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT(VkCommandBuffer
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetColorBlendEnableEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetColorBlendEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -8066,7 +8229,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT_re
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorBlendEnables = pColorBlendEnables;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorBlendEnables, vkl_a.pColorBlendEnables ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorBlendEnables) : 0, offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, pColorBlendEnables));
+		vkl_x->table.CmdSetColorBlendEnableEXT(vkl_a.commandBuffer, vkl_a.firstAttachment, vkl_a.attachmentCount, vkl_a.pColorBlendEnables);
+		return;
 	}
+	vkl_x->table.CmdSetColorBlendEnableEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
@@ -8092,7 +8258,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT(VkCommandBuf
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetColorBlendEquationEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetColorBlendEquationEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -8100,7 +8265,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT_
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorBlendEquations = pColorBlendEquations;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorBlendEquations, vkl_a.pColorBlendEquations ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorBlendEquations) : 0, offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, pColorBlendEquations));
+		vkl_x->table.CmdSetColorBlendEquationEXT(vkl_a.commandBuffer, vkl_a.firstAttachment, vkl_a.attachmentCount, vkl_a.pColorBlendEquations);
+		return;
 	}
+	vkl_x->table.CmdSetColorBlendEquationEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
@@ -8126,7 +8294,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT(VkCommandB
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetColorWriteMaskEXT(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetColorWriteMaskEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -8134,7 +8301,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT_rest
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorWriteMasks = pColorWriteMasks;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorWriteMasks, vkl_a.pColorWriteMasks ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorWriteMasks) : 0, offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, pColorWriteMasks));
+		vkl_x->table.CmdSetColorWriteMaskEXT(vkl_a.commandBuffer, vkl_a.firstAttachment, vkl_a.attachmentCount, vkl_a.pColorWriteMasks);
+		return;
 	}
+	vkl_x->table.CmdSetColorWriteMaskEXT(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
@@ -8160,13 +8330,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT(VkCommandBuffe
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT_rest(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetRasterizationStreamEXT(commandBuffer, rasterizationStream);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRasterizationStreamEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizationStream = rasterizationStream;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetRasterizationStreamEXT(vkl_a.commandBuffer, vkl_a.rasterizationStream);
+		return;
 	}
+	vkl_x->table.CmdSetRasterizationStreamEXT(commandBuffer, rasterizationStream);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
@@ -8188,13 +8360,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT(VkCommand
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetConservativeRasterizationModeEXT(commandBuffer, conservativeRasterizationMode);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.conservativeRasterizationMode = conservativeRasterizationMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetConservativeRasterizationModeEXT(vkl_a.commandBuffer, vkl_a.conservativeRasterizationMode);
+		return;
 	}
+	vkl_x->table.CmdSetConservativeRasterizationModeEXT(commandBuffer, conservativeRasterizationMode);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
@@ -8216,13 +8390,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetExtraPrimitiveOverestimationSizeEXT(commandBuffer, extraPrimitiveOverestimationSize);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.extraPrimitiveOverestimationSize = extraPrimitiveOverestimationSize;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetExtraPrimitiveOverestimationSizeEXT(vkl_a.commandBuffer, vkl_a.extraPrimitiveOverestimationSize);
+		return;
 	}
+	vkl_x->table.CmdSetExtraPrimitiveOverestimationSizeEXT(commandBuffer, extraPrimitiveOverestimationSize);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
@@ -8244,13 +8420,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSize
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDepthClipEnableEXT(commandBuffer, depthClipEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthClipEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthClipEnable = depthClipEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDepthClipEnableEXT(vkl_a.commandBuffer, vkl_a.depthClipEnable);
+		return;
 	}
+	vkl_x->table.CmdSetDepthClipEnableEXT(commandBuffer, depthClipEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
@@ -8272,13 +8450,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT(VkCommandBuff
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetSampleLocationsEnableEXT(commandBuffer, sampleLocationsEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetSampleLocationsEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.sampleLocationsEnable = sampleLocationsEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetSampleLocationsEnableEXT(vkl_a.commandBuffer, vkl_a.sampleLocationsEnable);
+		return;
 	}
+	vkl_x->table.CmdSetSampleLocationsEnableEXT(commandBuffer, sampleLocationsEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
@@ -8300,7 +8480,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT(VkComma
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT_rest(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetColorBlendAdvancedEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetColorBlendAdvancedEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -8308,7 +8487,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT_
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorBlendAdvanced = pColorBlendAdvanced;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorBlendAdvanced, vkl_a.pColorBlendAdvanced ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorBlendAdvanced) : 0, offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, pColorBlendAdvanced));
+		vkl_x->table.CmdSetColorBlendAdvancedEXT(vkl_a.commandBuffer, vkl_a.firstAttachment, vkl_a.attachmentCount, vkl_a.pColorBlendAdvanced);
+		return;
 	}
+	vkl_x->table.CmdSetColorBlendAdvancedEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
@@ -8334,13 +8516,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT(VkCommandB
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT_rest(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetProvokingVertexModeEXT(commandBuffer, provokingVertexMode);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetProvokingVertexModeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.provokingVertexMode = provokingVertexMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetProvokingVertexModeEXT(vkl_a.commandBuffer, vkl_a.provokingVertexMode);
+		return;
 	}
+	vkl_x->table.CmdSetProvokingVertexModeEXT(commandBuffer, provokingVertexMode);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
@@ -8362,13 +8546,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT(VkCommand
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT_rest(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetLineRasterizationModeEXT(commandBuffer, lineRasterizationMode);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLineRasterizationModeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.lineRasterizationMode = lineRasterizationMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetLineRasterizationModeEXT(vkl_a.commandBuffer, vkl_a.lineRasterizationMode);
+		return;
 	}
+	vkl_x->table.CmdSetLineRasterizationModeEXT(commandBuffer, lineRasterizationMode);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
@@ -8390,13 +8576,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT(VkComma
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT_rest(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetLineStippleEnableEXT(commandBuffer, stippledLineEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLineStippleEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stippledLineEnable = stippledLineEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetLineStippleEnableEXT(vkl_a.commandBuffer, vkl_a.stippledLineEnable);
+		return;
 	}
+	vkl_x->table.CmdSetLineStippleEnableEXT(commandBuffer, stippledLineEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
@@ -8418,13 +8606,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT(VkCommandBu
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetDepthClipNegativeOneToOneEXT(commandBuffer, negativeOneToOne);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.negativeOneToOne = negativeOneToOne;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetDepthClipNegativeOneToOneEXT(vkl_a.commandBuffer, vkl_a.negativeOneToOne);
+		return;
 	}
+	vkl_x->table.CmdSetDepthClipNegativeOneToOneEXT(commandBuffer, negativeOneToOne);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
@@ -8446,13 +8636,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT(VkC
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetViewportWScalingEnableNV(commandBuffer, viewportWScalingEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewportWScalingEnableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.viewportWScalingEnable = viewportWScalingEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetViewportWScalingEnableNV(vkl_a.commandBuffer, vkl_a.viewportWScalingEnable);
+		return;
 	}
+	vkl_x->table.CmdSetViewportWScalingEnableNV(commandBuffer, viewportWScalingEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
@@ -8474,7 +8666,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV(VkComma
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV_rest(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetViewportSwizzleNV(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewportSwizzleNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -8482,7 +8673,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV_rest
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewportSwizzles = pViewportSwizzles;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportSwizzleNV, &vkl_a, sizeof(vkl_a), vkl_a.pViewportSwizzles, vkl_a.pViewportSwizzles ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewportSwizzles) : 0, offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, pViewportSwizzles));
+		vkl_x->table.CmdSetViewportSwizzleNV(vkl_a.commandBuffer, vkl_a.firstViewport, vkl_a.viewportCount, vkl_a.pViewportSwizzles);
+		return;
 	}
+	vkl_x->table.CmdSetViewportSwizzleNV(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
@@ -8508,13 +8702,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV(VkCommandBuffe
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetCoverageToColorEnableNV(commandBuffer, coverageToColorEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageToColorEnableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageToColorEnable = coverageToColorEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetCoverageToColorEnableNV(vkl_a.commandBuffer, vkl_a.coverageToColorEnable);
+		return;
 	}
+	vkl_x->table.CmdSetCoverageToColorEnableNV(commandBuffer, coverageToColorEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
@@ -8536,13 +8732,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV(VkComman
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV_rest(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetCoverageToColorLocationNV(commandBuffer, coverageToColorLocation);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageToColorLocationNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageToColorLocation = coverageToColorLocation;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetCoverageToColorLocationNV(vkl_a.commandBuffer, vkl_a.coverageToColorLocation);
+		return;
 	}
+	vkl_x->table.CmdSetCoverageToColorLocationNV(commandBuffer, coverageToColorLocation);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
@@ -8564,13 +8762,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV(VkComm
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV_rest(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetCoverageModulationModeNV(commandBuffer, coverageModulationMode);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageModulationModeNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageModulationMode = coverageModulationMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetCoverageModulationModeNV(vkl_a.commandBuffer, vkl_a.coverageModulationMode);
+		return;
 	}
+	vkl_x->table.CmdSetCoverageModulationModeNV(commandBuffer, coverageModulationMode);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
@@ -8592,13 +8792,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV(VkComma
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetCoverageModulationTableEnableNV(commandBuffer, coverageModulationTableEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageModulationTableEnable = coverageModulationTableEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetCoverageModulationTableEnableNV(vkl_a.commandBuffer, vkl_a.coverageModulationTableEnable);
+		return;
 	}
+	vkl_x->table.CmdSetCoverageModulationTableEnableNV(commandBuffer, coverageModulationTableEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
@@ -8620,14 +8822,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV(
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV_rest(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetCoverageModulationTableNV(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageModulationTableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageModulationTableCount = coverageModulationTableCount;
 		vkl_a.pCoverageModulationTable = pCoverageModulationTable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, &vkl_a, sizeof(vkl_a), vkl_a.pCoverageModulationTable, vkl_a.pCoverageModulationTable ? (size_t)((uint64_t)vkl_a.coverageModulationTableCount) * sizeof(*vkl_a.pCoverageModulationTable) : 0, offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, pCoverageModulationTable));
+		vkl_x->table.CmdSetCoverageModulationTableNV(vkl_a.commandBuffer, vkl_a.coverageModulationTableCount, vkl_a.pCoverageModulationTable);
+		return;
 	}
+	vkl_x->table.CmdSetCoverageModulationTableNV(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
@@ -8652,13 +8856,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV(VkComm
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetShadingRateImageEnableNV(commandBuffer, shadingRateImageEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetShadingRateImageEnableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.shadingRateImageEnable = shadingRateImageEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetShadingRateImageEnableNV(vkl_a.commandBuffer, vkl_a.shadingRateImageEnable);
+		return;
 	}
+	vkl_x->table.CmdSetShadingRateImageEnableNV(commandBuffer, shadingRateImageEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
@@ -8680,13 +8886,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV(VkComma
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV_rest(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetCoverageReductionModeNV(commandBuffer, coverageReductionMode);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageReductionModeNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageReductionMode = coverageReductionMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetCoverageReductionModeNV(vkl_a.commandBuffer, vkl_a.coverageReductionMode);
+		return;
 	}
+	vkl_x->table.CmdSetCoverageReductionModeNV(commandBuffer, coverageReductionMode);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
@@ -8708,13 +8916,15 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV(VkComman
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetRepresentativeFragmentTestEnableNV(commandBuffer, representativeFragmentTestEnable);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.representativeFragmentTestEnable = representativeFragmentTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdSetRepresentativeFragmentTestEnableNV(vkl_a.commandBuffer, vkl_a.representativeFragmentTestEnable);
+		return;
 	}
+	vkl_x->table.CmdSetRepresentativeFragmentTestEnableNV(commandBuffer, representativeFragmentTestEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
@@ -9063,14 +9273,16 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceFragmentShadingRa
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetFragmentShadingRateEnumNV(commandBuffer, shadingRate, combinerOps);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.shadingRate = shadingRate;
 		vkl_a.combinerOps = combinerOps;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, &vkl_a, sizeof(vkl_a), vkl_a.combinerOps, vkl_a.combinerOps ? (size_t)((uint64_t)(2)) * sizeof(*vkl_a.combinerOps) : 0, offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps));
+		vkl_x->table.CmdSetFragmentShadingRateEnumNV(vkl_a.commandBuffer, vkl_a.shadingRate, vkl_a.combinerOps);
+		return;
 	}
+	vkl_x->table.CmdSetFragmentShadingRateEnumNV(commandBuffer, shadingRate, combinerOps);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
@@ -9125,14 +9337,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetVertexInputEXT(VkCommandBuffer c
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT_rest(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdSetColorWriteEnableEXT(commandBuffer, attachmentCount, pColorWriteEnables);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetColorWriteEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorWriteEnables = pColorWriteEnables;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorWriteEnables, vkl_a.pColorWriteEnables ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorWriteEnables) : 0, offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables));
+		vkl_x->table.CmdSetColorWriteEnableEXT(vkl_a.commandBuffer, vkl_a.attachmentCount, vkl_a.pColorWriteEnables);
+		return;
 	}
+	vkl_x->table.CmdSetColorWriteEnableEXT(commandBuffer, attachmentCount, pColorWriteEnables);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
@@ -9185,14 +9399,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent2KHR(VkCommandBuffer comman
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdResetEvent2(commandBuffer, event, stageMask);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdResetEvent2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdResetEvent2, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdResetEvent2(vkl_a.commandBuffer, vkl_a.event, vkl_a.stageMask);
+		return;
 	}
+	vkl_x->table.CmdResetEvent2(commandBuffer, event, stageMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
@@ -9215,14 +9431,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2(VkCommandBuffer command
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR_rest(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdResetEvent2KHR(commandBuffer, event, stageMask);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdResetEvent2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdResetEvent2KHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdResetEvent2KHR(vkl_a.commandBuffer, vkl_a.event, vkl_a.stageMask);
+		return;
 	}
+	vkl_x->table.CmdResetEvent2KHR(commandBuffer, event, stageMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
@@ -9301,7 +9519,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier2KHR(VkCommandBuffer
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2_rest(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdWriteTimestamp2(commandBuffer, stage, queryPool, query);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWriteTimestamp2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -9309,7 +9526,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2_rest(VkCo
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdWriteTimestamp2, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdWriteTimestamp2(vkl_a.commandBuffer, vkl_a.stage, vkl_a.queryPool, vkl_a.query);
+		return;
 	}
+	vkl_x->table.CmdWriteTimestamp2(commandBuffer, stage, queryPool, query);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
@@ -9333,7 +9553,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer com
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR_rest(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdWriteTimestamp2KHR(commandBuffer, stage, queryPool, query);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWriteTimestamp2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -9341,7 +9560,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR_rest(V
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdWriteTimestamp2KHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdWriteTimestamp2KHR(vkl_a.commandBuffer, vkl_a.stage, vkl_a.queryPool, vkl_a.query);
+		return;
 	}
+	vkl_x->table.CmdWriteTimestamp2KHR(commandBuffer, stage, queryPool, query);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
@@ -9603,14 +9825,16 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndVideoCodingKHR(VkCommandBuffer c
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV_rest(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdDecompressMemoryNV(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDecompressMemoryNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.decompressRegionCount = decompressRegionCount;
 		vkl_a.pDecompressMemoryRegions = pDecompressMemoryRegions;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDecompressMemoryNV, &vkl_a, sizeof(vkl_a), vkl_a.pDecompressMemoryRegions, vkl_a.pDecompressMemoryRegions ? (size_t)((uint64_t)vkl_a.decompressRegionCount) * sizeof(*vkl_a.pDecompressMemoryRegions) : 0, offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, pDecompressMemoryRegions));
+		vkl_x->table.CmdDecompressMemoryNV(vkl_a.commandBuffer, vkl_a.decompressRegionCount, vkl_a.pDecompressMemoryRegions);
+		return;
 	}
+	vkl_x->table.CmdDecompressMemoryNV(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
@@ -9635,7 +9859,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV(VkCommandBuffer 
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdDecompressMemoryIndirectCountNV(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -9643,7 +9866,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectC
 		vkl_a.indirectCommandsCountAddress = indirectCommandsCountAddress;
 		vkl_a.stride = stride;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdDecompressMemoryIndirectCountNV(vkl_a.commandBuffer, vkl_a.indirectCommandsAddress, vkl_a.indirectCommandsCountAddress, vkl_a.stride);
+		return;
 	}
+	vkl_x->table.CmdDecompressMemoryIndirectCountNV(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
@@ -9815,7 +10041,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDescriptorBufferOffsetsEXT(VkCom
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(commandBuffer, pipelineBindPoint, layout, set);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
@@ -9823,7 +10048,10 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbed
 		vkl_a.layout = layout;
 		vkl_a.set = set;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(vkl_a.commandBuffer, vkl_a.pipelineBindPoint, vkl_a.layout, vkl_a.set);
+		return;
 	}
+	vkl_x->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(commandBuffer, pipelineBindPoint, layout, set);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
@@ -9941,12 +10169,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderingKHR(VkCommandBuffer c
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdEndRendering(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndRendering vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRendering, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdEndRendering(vkl_a.commandBuffer);
+		return;
 	}
+	vkl_x->table.CmdEndRendering(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering(VkCommandBuffer commandBuffer)
@@ -9967,12 +10197,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering(VkCommandBuffer comman
 VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR_rest(VkCommandBuffer commandBuffer)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
-	vkl_x->table.CmdEndRenderingKHR(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndRenderingKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRenderingKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
+		vkl_x->table.CmdEndRenderingKHR(vkl_a.commandBuffer);
+		return;
 	}
+	vkl_x->table.CmdEndRenderingKHR(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR(VkCommandBuffer commandBuffer)
