@@ -594,6 +594,7 @@ void rpcu_teardown(rpcu_state *s)
 	s->vmaps = NULL;
 	s->readonly = NULL;
 	s->nreadonly = s->cap_readonly = 0;
+	s->nfreed = 0;
 	s->scratch = NULL;
 	s->npieces = s->cap_pieces = s->ncopies = s->cap_copies = 0;
 	s->nstages = s->stage_head = s->cap_stages = s->nthreads = s->cap_threads = 0;

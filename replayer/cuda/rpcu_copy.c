@@ -49,6 +49,16 @@ rp_status rpcu_translate(rpcu_state *s, uint64_t addr, uint64_t len, const char 
 		                 "0x%llx (%llu bytes, seq %llu)", what, (unsigned long long)addr,
 		                 (unsigned long long)len, (unsigned long long)s->ranges.v[i].cap,
 		                 (unsigned long long)s->ranges.v[i].size, (unsigned long long)s->ranges.v[i].seq);
+	/* The latest free of an allocation that held it, if one is kept. */
+	for (uint64_t k = s->nfreed; k-- > 0 && s->nfreed - k <= RPCU_FREED_KEEP;) {
+		const rpcu_freed *f = &s->freed[k % RPCU_FREED_KEEP];
+		if (addr >= f->cap && addr - f->cap < f->size)
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx (%llu bytes) lies in no allocation the "
+			                 "trace made (the allocation 0x%llx of %llu bytes made at seq %llu was freed "
+			                 "at seq %llu)", what, (unsigned long long)addr, (unsigned long long)len,
+			                 (unsigned long long)f->cap, (unsigned long long)f->size,
+			                 (unsigned long long)f->seq, (unsigned long long)f->freed_seq);
+	}
 	return rpcu_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx (%llu bytes) lies in no allocation the trace "
 	                 "made", what, (unsigned long long)addr, (unsigned long long)len);
 }

@@ -329,6 +329,15 @@ typedef struct rpcu_vmap {
 /* Captured device memory the application's cuMemSetAccess made read-only
  * (CU_MEM_ACCESS_FLAGS_PROT_READ): a copy or memset into it faults on a
  * GPU, so one is refused first. */
+/* An allocation the trace freed, for the message of a later record that
+ * still names it (the last RPCU_FREED_KEEP frees are kept). */
+#define RPCU_FREED_KEEP 64
+typedef struct rpcu_freed {
+	uint64_t cap, size;
+	uint64_t seq;          /* the record that made it */
+	uint64_t freed_seq;    /* the free */
+} rpcu_freed;
+
 typedef struct rpcu_readonly {
 	uint64_t cap, size;
 	uint64_t seq;          /* the cuMemSetAccess */
@@ -371,6 +380,8 @@ typedef struct rpcu_state {
 	size_t nvmaps, cap_vmaps;
 	rpcu_readonly *readonly;
 	size_t nreadonly, cap_readonly;
+	rpcu_freed freed[RPCU_FREED_KEEP]; /* a ring: the next goes at nfreed % KEEP */
+	uint64_t nfreed;
 	rpcu_gone *gone;         /* destroyed objects, in the order they went */
 	size_t ngone, cap_gone;
 	/* Work issued since rpcu_wait_work last saw the device idle: the

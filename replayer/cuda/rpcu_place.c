@@ -440,6 +440,8 @@ static rp_status rpcu_free(rpcu_state *s, uint64_t cap, rpcu_rkind kind, const c
 	}
 	if (kind == RPCU_R_HOST && (st = rpcu_copies_detach(s, &s->ranges.v[i], diag)) != RP_OK)
 		return st;
+	s->freed[s->nfreed++ % RPCU_FREED_KEEP] =
+		(rpcu_freed){s->ranges.v[i].cap, s->ranges.v[i].size, s->ranges.v[i].seq, s->seq};
 	r = rpcu_range_release(s, (size_t)i, 1);
 	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, fn, r, NULL);
 }

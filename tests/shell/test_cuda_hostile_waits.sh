@@ -152,7 +152,7 @@ done
 replay lingone 1 "$T/lin.sbt" -- --move "$LIN_FREE:$READ"
 has lingone err "record seq $((READ + 1)) (cuda.cuLaunchKernel): parameter 0 of kernel 'array_read' holds texture object 1 (made at seq $TEX), and its memory at 0x200000000800 (allocated at seq $LIN_ALLOC) was freed since: the kernel would read freed memory"
 replay linfirst 1 "$T/lin.sbt" -- --move "$LIN_FREE:$TEX"
-has linfirst err "record seq $((TEX + 1)) (cuda.cuTexObjectCreate): the linear texture resource 0x200000000800 (512 bytes) lies in no allocation the trace made"
+has linfirst err "record seq $((TEX + 1)) (cuda.cuTexObjectCreate): the linear texture resource 0x200000000800 (512 bytes) lies in no allocation the trace made (the allocation 0x200000000800 of 512 bytes made at seq $LIN_ALLOC was freed at seq $TEX)"
 
 # ---- read-only memory ---------------------------------------------------------------------
 expect_rc 0 capvmm "$CAP" -o "$T/vmm.sbt" -- "$P/cuda_vmm_app" --nodes 8
