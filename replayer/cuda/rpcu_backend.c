@@ -28,6 +28,7 @@ static const rp_option_desc rpcu_options[] = {
 	{"--streams", "MODE[,...]", "CUDA: single (capture order) or multi (as captured); a list alternates runs"},
 	{"--cuda-no-reserve", NULL, "CUDA: allocate anywhere, not at the captured addresses"},
 	{"--cuda-relocate-memory", NULL, "CUDA: also rewrite pointers in uploaded data (heuristic)"},
+	{"--wait-timeout", "SECONDS", "CUDA: the longest one record may wait for the device (default 60)"},
 	{NULL, NULL, NULL}};
 
 /* ---- messages -------------------------------------------------------------------- */
@@ -452,6 +453,7 @@ static rp_status rpcu_run_record(rpcu_state *s, const sbt_record *rec, rp_diag *
 		                 "replay it", rec->type);
 	}
 	s->call = sbt_cm_type_name(k);
+	rpcu_bound_arm(s, s->seq, s->call, NULL);
 	if (sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK)
 		return rpcu_fail(s, diag, RP_ERR_DECODE, "the payload (%zu bytes) could not be decoded",
 		                 rec->payload_len);
@@ -576,18 +578,23 @@ void rpcu_teardown(rpcu_state *s)
 	}
 	d->p_cuCtxSetCurrent(NULL);
 	rpcu_objs_free(&s->objs);
+	s->ntexobjs = 0;
 	rpcu_ranges_free(&s->ranges);
 	free(s->pieces);
 	free(s->copies);
 	free(s->stages);
 	free(s->threads);
 	free(s->vmaps);
+	free(s->readonly);
 	free(s->scratch);
 	s->pieces = NULL;
 	s->copies = NULL;
 	s->stages = NULL;
 	s->threads = NULL;
 	s->vmaps = NULL;
+	s->readonly = NULL;
+	s->nreadonly = s->cap_readonly = 0;
+	s->nfreed = 0;
 	s->scratch = NULL;
 	s->npieces = s->cap_pieces = s->ncopies = s->cap_copies = 0;
 	s->nstages = s->stage_head = s->cap_stages = s->nthreads = s->cap_threads = 0;
@@ -680,10 +687,15 @@ static rp_status rpcu_check_option(const rp_option_value *o, rp_diag *diag)
 {
 	int ignored;
 	rp_cm_streams streams;
+	uint64_t ns;
 	if (strcmp(o->name, "--streams") == 0)
 		return rp_cm_streams_parse(o->value, &streams, diag);
 	if (strcmp(o->name, "--device") == 0)
 		return rpcu_parse_ordinal(o->value ? o->value : "", &ignored, diag);
+	if (strcmp(o->name, "--wait-timeout") == 0 && rpcu_bound_parse(o->value, &ns) != RP_OK) {
+		rp_diag_set(diag, "--wait-timeout: expected seconds (> 0), got '%s'", o->value ? o->value : "");
+		return RP_ERR_USAGE;
+	}
 	return RP_OK;
 }
 
@@ -702,6 +714,10 @@ static rp_status rpcu_parse_options(rpcu_state *s, const rp_backend_open_args *a
 			s->no_reserve = 1;
 		} else if (strcmp(o->name, "--cuda-relocate-memory") == 0) {
 			s->relocate_memory = 1;
+		} else if (strcmp(o->name, "--wait-timeout") == 0 &&
+		           rpcu_bound_parse(o->value, &s->wait_ns) != RP_OK) {
+			rp_diag_set(diag, "--wait-timeout: expected seconds (> 0), got '%s'", o->value ? o->value : "");
+			return RP_ERR_USAGE;
 		}
 	}
 	if (args->device)
@@ -722,6 +738,7 @@ static rp_status rpcu_open(const rp_backend_open_args *args, void **state_out, r
 	s->quiet = args->quiet;
 	s->profile = args->profile;
 	s->per_command = args->per_command;
+	s->wait_ns = RPCU_WAIT_DEFAULT_NS;
 	st = rpcu_parse_options(s, args, diag);
 	if (st == RP_OK && args->serialise && s->streams.n) {
 		rp_diag_set(diag, "--streams does not go with --schedule-seed: a sampled order runs every "
@@ -756,6 +773,9 @@ static rp_status rpcu_open(const rp_backend_open_args *args, void **state_out, r
 	*(void **)&s->drv.not_run = dlsym(s->drv.dl, RPCU_NOT_RUN_SYMBOL);
 	if (s->drv.not_run)
 		s->not_run_seen = s->drv.not_run(); /* the process's count so far */
+	st = rpcu_bound_init(s, s->wait_ns, diag);
+	if (st != RP_OK)
+		goto out_fail;
 	*state_out = s;
 	return RP_OK;
 out_fail:
@@ -777,20 +797,29 @@ static rp_status rpcu_execute(void *state, const sbt_record *rec, unsigned flags
 	st = rpcu_run_record(s, rec, diag);
 	if (st == RP_OK && s->per_command && !s->fast_forward)
 		st = rpcu_percmd_record(s, rec, diag);
+	rpcu_bound_disarm(s);
 	return st;
 }
 
 static rp_status rpcu_command_results(void *state, rp_command_result_fn fn, void *ctx, rp_diag *diag)
 {
-	return rpcu_percmd_results(state, fn, ctx, diag);
+	rp_status st;
+	rpcu_bound_arm(state, 0, NULL, "waiting for the per-command results");
+	st = rpcu_percmd_results(state, fn, ctx, diag);
+	rpcu_bound_disarm(state);
+	return st;
 }
 
 static rp_status rpcu_checkpoint(void *state, const sbt_checkpoint *expected, const void **bytes_out,
                                  rp_diag *diag)
 {
 	rpcu_state *s = state;
+	rp_status st;
 	rpcu_copies_release_served(s);
-	return rpcu_checkpoint_bytes(s, expected, bytes_out, diag);
+	rpcu_bound_arm(s, expected->call_seq, "the checkpoint of its copy", NULL);
+	st = rpcu_checkpoint_bytes(s, expected, bytes_out, diag);
+	rpcu_bound_disarm(s);
+	return st;
 }
 
 /* Restore: replay the object-making records before the marker (from the
@@ -866,6 +895,7 @@ static rp_status rpcu_keyframe(void *state, const sbt_record *marker, int restor
 	s->restore_seq = marker->seq;
 	s->snap_left = kf.count;
 out_free:
+	rpcu_bound_disarm(s);
 	free(copy);
 	return st;
 }
@@ -883,10 +913,22 @@ static rp_status rpcu_reset(void *state, rp_diag *diag)
 {
 	rpcu_state *s = state;
 	(void)diag;
+	rpcu_bound_arm(s, 0, NULL, "the end of a run (waiting for its work)");
 	rpcu_teardown(s);
+	rpcu_bound_disarm(s);
 	s->run++;
 	rpcu_pick_stream_mode(s);
 	return RP_OK;
+}
+
+/* rp_backend_ops.profile_finish, under the bound. */
+static rp_status rpcu_profile_finish_bounded(void *state, rp_diag *diag)
+{
+	rp_status st;
+	rpcu_bound_arm(state, 0, NULL, "waiting for the profile's timings");
+	st = rpcu_profile_finish(state, diag);
+	rpcu_bound_disarm(state);
+	return st;
 }
 
 /* rp_backend_ops.run_mode: only when --streams names both modes. */
@@ -901,7 +943,9 @@ static void rpcu_close(void *state)
 	rpcu_state *s = state;
 	if (!s)
 		return;
+	rpcu_bound_arm(s, 0, NULL, "the end of the replay (waiting for its work)");
 	rpcu_teardown(s);
+	rpcu_bound_free(s);
 	while (s->n_not_run_names)
 		free(s->not_run_names[--s->n_not_run_names]);
 	free(s->not_run_names);
@@ -923,7 +967,7 @@ const rp_backend_ops rpcu_backend_ops = {
 	.close = rpcu_close,
 	.options = rpcu_options,
 	.check_option = rpcu_check_option,
-	.profile_finish = rpcu_profile_finish,
+	.profile_finish = rpcu_profile_finish_bounded,
 	.run_mode = rpcu_run_mode,
 	.command_results = rpcu_command_results,
 	.serialises = 1,

@@ -29,13 +29,36 @@ rp_status rpcu_translate(rpcu_state *s, uint64_t addr, uint64_t len, const char 
                          rp_diag *diag)
 {
 	long i;
-	if (rpcu_ranges_translate(&s->ranges, addr, len, live, &i) == 0)
+	if (rpcu_ranges_translate(&s->ranges, addr, len, live, &i) == 0) {
+		/* what is written: a copy's or memset's destination, a snapshot */
+		int writes = strcmp(what, "destination") == 0 || strcmp(what, "snapshot of") == 0;
+		for (size_t k = 0; writes && k < s->nreadonly; k++) {
+			const rpcu_readonly *ro = &s->readonly[k];
+			if (ro->cap < addr + len && addr < ro->cap + ro->size)
+				return rpcu_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx + %llu is read-only memory "
+				                 "(cuMemSetAccess at seq %llu made 0x%llx + %llu "
+				                 "CU_MEM_ACCESS_FLAGS_PROT_READ): writing it faults on a GPU",
+				                 what, (unsigned long long)addr, (unsigned long long)len,
+				                 (unsigned long long)ro->seq, (unsigned long long)ro->cap,
+				                 (unsigned long long)ro->size);
+		}
 		return RP_OK;
+	}
 	if (i >= 0)
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx + %llu runs past the end of the allocation "
 		                 "0x%llx (%llu bytes, seq %llu)", what, (unsigned long long)addr,
 		                 (unsigned long long)len, (unsigned long long)s->ranges.v[i].cap,
 		                 (unsigned long long)s->ranges.v[i].size, (unsigned long long)s->ranges.v[i].seq);
+	/* The latest free of an allocation that held it, if one is kept. */
+	for (uint64_t k = s->nfreed; k-- > 0 && s->nfreed - k <= RPCU_FREED_KEEP;) {
+		const rpcu_freed *f = &s->freed[k % RPCU_FREED_KEEP];
+		if (addr >= f->cap && addr - f->cap < f->size)
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx (%llu bytes) lies in no allocation the "
+			                 "trace made (the allocation 0x%llx of %llu bytes made at seq %llu was freed "
+			                 "at seq %llu)", what, (unsigned long long)addr, (unsigned long long)len,
+			                 (unsigned long long)f->cap, (unsigned long long)f->size,
+			                 (unsigned long long)f->seq, (unsigned long long)f->freed_seq);
+	}
 	return rpcu_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx (%llu bytes) lies in no allocation the trace "
 	                 "made", what, (unsigned long long)addr, (unsigned long long)len);
 }

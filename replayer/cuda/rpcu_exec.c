@@ -1289,6 +1289,9 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 		                         kernel);
 	if (buf && nlayout && (st = rpcu_check_params(s, f, c, nlayout, kernel, diag)) != RP_OK)
 		goto out_free;
+	if (nlayout && (st = rpcu_texobj_check_launch(s, c, c->params_len ? c->params : c->extra, nlayout, kernel,
+	                                              diag)) != RP_OK)
+		goto out_free;
 	if (buf && nlayout) {
 		/* kernelParams: one pointer per parameter into the packed bytes */
 		args = calloc(nlayout, sizeof(*args));

@@ -145,7 +145,15 @@ typedef struct rpcu_obj {
 	uint8_t capturing;  /* streams: between Begin/EndCapture */
 	int32_t ordinal;    /* devices and contexts: the live device ordinal */
 	unsigned retains;   /* primary contexts: retains to release */
-	uint64_t parent;    /* captured module/library/kernel it came from */
+	uint64_t parent;    /* captured module/library/kernel it came from; texture
+	                       and surface objects: the captured address of
+	                       their memory, or their CUDA array */
+	uint64_t res_seq;   /* texture and surface objects: the record that made
+	                       that memory or array (a later one at the same
+	                       address or handle is not theirs) */
+	uint8_t res_type;   /* texture and surface objects: CU_RESOURCE_TYPE_* */
+	uint8_t surface;    /* a surface object (else a texture object) */
+	uint64_t made_seq;  /* texture and surface objects: their creation record */
 	CUcontext ctx;      /* live context current when it was made */
 	char *name;         /* functions and kernels: owned */
 } rpcu_obj;
@@ -318,6 +326,23 @@ typedef struct rpcu_vmap {
 	uint64_t live, size;
 } rpcu_vmap;
 
+/* Captured device memory the application's cuMemSetAccess made read-only
+ * (CU_MEM_ACCESS_FLAGS_PROT_READ): a copy or memset into it faults on a
+ * GPU, so one is refused first. */
+/* An allocation the trace freed, for the message of a later record that
+ * still names it (the last RPCU_FREED_KEEP frees are kept). */
+#define RPCU_FREED_KEEP 64
+typedef struct rpcu_freed {
+	uint64_t cap, size;
+	uint64_t seq;          /* the record that made it */
+	uint64_t freed_seq;    /* the free */
+} rpcu_freed;
+
+typedef struct rpcu_readonly {
+	uint64_t cap, size;
+	uint64_t seq;          /* the cuMemSetAccess */
+} rpcu_readonly;
+
 typedef struct rpcu_state {
 	rpcu_driver drv;
 	sbt_reader *trace;
@@ -353,6 +378,10 @@ typedef struct rpcu_state {
 	size_t nthreads, cap_threads;
 	rpcu_vmap *vmaps;
 	size_t nvmaps, cap_vmaps;
+	rpcu_readonly *readonly;
+	size_t nreadonly, cap_readonly;
+	rpcu_freed freed[RPCU_FREED_KEEP]; /* a ring: the next goes at nfreed % KEEP */
+	uint64_t nfreed;
 	rpcu_gone *gone;         /* destroyed objects, in the order they went */
 	size_t ngone, cap_gone;
 	/* Work issued since rpcu_wait_work last saw the device idle: the
@@ -398,11 +427,16 @@ typedef struct rpcu_state {
 	int warned_attr;
 	int warned_texobj;
 	int noted_mismatch;
+	size_t ntexobjs;        /* live texture and surface objects */
 	uint8_t *scratch;       /* checkpoint bytes read at the checkpoint */
 	/* --profile (rpcu_profile.c) */
 	rp_profile *profile;    /* borrowed from open's args; NULL: not profiling */
 	struct rpcu_prof *prof; /* the timed commands of this run; owned */
 	int fast_forward;       /* the record being executed is fast-forwarded */
+	/* --wait-timeout: the longest one entry point may stay in the driver
+	 * (rpcu_bound.c; its own thread and mutex) */
+	uint64_t wait_ns;
+	struct rpcu_bound *bound;
 } rpcu_state;
 
 /* ---- rpcu_driver.c ----------------------------------------------------------- */
@@ -564,6 +598,9 @@ void rpcu_copies_release_served(rpcu_state *s);
 
 /* ---- rpcu_copy.c: copies and memsets -------------------------------------------------- */
 
+/* Forget the read-only spans overlapping captured [addr, addr + len)
+ * (their access changed, or their mapping went). */
+void rpcu_readonly_forget(rpcu_state *s, uint64_t addr, uint64_t len);
 /* The kind is a stream-ordered (async) copy or memset. */
 int rpcu_is_async(sbt_cm_kind k);
 /* The live address of captured [addr, addr + len), or a message naming what. */
@@ -622,9 +659,31 @@ rp_status rpcu_profile_finish(void *state, rp_diag *diag);
 /* Destroy the timing events (teardown, while their contexts live). */
 void rpcu_profile_release(rpcu_state *s);
 
+/* ---- rpcu_bound.c: the bound on a call into the driver ------------------------------------ */
+
+/* The default of tsreplay --wait-timeout, as the Vulkan backend's. */
+#define RPCU_WAIT_DEFAULT_NS (60ull * 1000000000ull)
+/* --wait-timeout SECONDS (> 0, fractions allowed) in ns, or RP_ERR_USAGE. */
+rp_status rpcu_bound_parse(const char *text, uint64_t *ns_out);
+rp_status rpcu_bound_init(rpcu_state *s, uint64_t ns, rp_diag *diag);
+/* An entry point begins: record seq (static call name), or, with seq 0,
+ * doing (a static phrase).  Past the bound the process ends with exit 1
+ * and a message naming it. */
+void rpcu_bound_arm(rpcu_state *s, uint64_t seq, const char *call, const char *doing);
+void rpcu_bound_disarm(rpcu_state *s);
+/* Stop the watchdog (NULL-safe). */
+void rpcu_bound_free(rpcu_state *s);
+
 /* ---- rpcu_texobj.c: CUDA arrays, texture and surface objects ---------------------------- */
 
 rp_status rpcu_exec_texobj(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* A launch whose parameter (8 bytes, as CUtexObject and CUsurfObject
+ * are) holds a texture or surface object of the trace whose memory or
+ * array was freed or destroyed since it was made: RP_ERR_TRACE naming
+ * both, before the kernel reads freed memory.  buf: the record's packed
+ * parameters, as captured. */
+rp_status rpcu_texobj_check_launch(rpcu_state *s, const sbt_cm_call *c, const uint8_t *buf, size_t nlayout,
+                                   const char *kernel, rp_diag *diag);
 /* cuArrayCreate, cuArray3DCreate, cuArrayDestroy. */
 rp_status rpcu_exec_array(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 /* The live handle of the array side of a copy whose region (x in bytes,

@@ -440,6 +440,8 @@ static rp_status rpcu_free(rpcu_state *s, uint64_t cap, rpcu_rkind kind, const c
 	}
 	if (kind == RPCU_R_HOST && (st = rpcu_copies_detach(s, &s->ranges.v[i], diag)) != RP_OK)
 		return st;
+	s->freed[s->nfreed++ % RPCU_FREED_KEEP] =
+		(rpcu_freed){s->ranges.v[i].cap, s->ranges.v[i].size, s->ranges.v[i].seq, s->seq};
 	r = rpcu_range_release(s, (size_t)i, 1);
 	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, fn, r, NULL);
 }
@@ -584,6 +586,7 @@ rp_status rpcu_do_cuMemAddressFree(rpcu_state *s, sbt_cm_kind k, const sbt_cm_ca
 	(void)k;
 	if (!rpcu_have_vmm(s))
 		return rpcu_vmm_missing(s, diag);
+	rpcu_readonly_forget(s, c->dst, c->size);
 	return rpcu_free(s, c->dst, RPCU_R_VMM, "cuMemAddressFree", diag);
 }
 
@@ -690,6 +693,7 @@ rp_status rpcu_do_cuMemUnmap(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
 	r = s->drv.p_cuMemUnmap((CUdeviceptr)live, c->size);
 	if (r != CUDA_SUCCESS)
 		return rpcu_cufail(s, diag, "cuMemUnmap", r, NULL);
+	rpcu_readonly_forget(s, c->dst, c->size);
 	for (m = 0; m < s->nvmaps; m++)
 		if (s->vmaps[m].live == live) {
 			s->vmaps[m] = s->vmaps[--s->nvmaps];
@@ -715,7 +719,30 @@ rp_status rpcu_do_cuMemSetAccess(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call
 	d.location.id = s->device_base + (int)c->device;
 	d.flags = (CUmemAccess_flags)c->flags;
 	r = s->drv.p_cuMemSetAccess((CUdeviceptr)live, c->size, &d, 1);
-	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemSetAccess", r, NULL);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuMemSetAccess", r, NULL);
+	rpcu_readonly_forget(s, c->dst, c->size);
+	if (c->flags == CU_MEM_ACCESS_FLAGS_PROT_READ) {
+		if (s->nreadonly == s->cap_readonly) {
+			size_t ncap = s->cap_readonly ? s->cap_readonly * 2 : 8;
+			rpcu_readonly *n = realloc(s->readonly, ncap * sizeof(*n));
+			if (!n)
+				return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			s->readonly = n;
+			s->cap_readonly = ncap;
+		}
+		s->readonly[s->nreadonly++] = (rpcu_readonly){c->dst, c->size, s->seq};
+	}
+	return RP_OK;
+}
+
+void rpcu_readonly_forget(rpcu_state *s, uint64_t addr, uint64_t len)
+{
+	for (size_t i = s->nreadonly; i-- > 0;) {
+		const rpcu_readonly *ro = &s->readonly[i];
+		if (ro->cap < addr + len && addr < ro->cap + ro->size)
+			s->readonly[i] = s->readonly[--s->nreadonly];
+	}
 }
 
 

@@ -236,6 +236,62 @@ void rpcu_arrays_release(rpcu_state *s)
 
 /* ---- texture and surface objects ------------------------------------------------------------ */
 
+/* The device memory under a linear or pitch-2D resource: its live address
+ * and the record that allocated it. */
+static rp_status rpcu_texobj_memory(rpcu_state *s, uint64_t cap, uint64_t len, const char *what, uint64_t *live,
+                                    uint64_t *seq, rp_diag *diag)
+{
+	rp_status st = rpcu_translate(s, cap, len, what, live, diag);
+	long i;
+	if (st != RP_OK)
+		return st;
+	i = rpcu_ranges_find(&s->ranges, cap);
+	*seq = i >= 0 ? s->ranges.v[i].seq : 0;
+	return RP_OK;
+}
+
+/* Whether the memory or array texture object o was made over is still
+ * the one it was made over. */
+static int rpcu_texobj_resource_lives(rpcu_state *s, const rpcu_obj *o)
+{
+	if (o->res_type == CU_RESOURCE_TYPE_ARRAY) {
+		const rpcu_array *a = rpcu_array_find(s, o->parent);
+		return a && a->seq == o->res_seq;
+	}
+	long i = rpcu_ranges_find(&s->ranges, o->parent);
+	return i >= 0 && s->ranges.v[i].seq == o->res_seq;
+}
+
+rp_status rpcu_texobj_check_launch(rpcu_state *s, const sbt_cm_call *c, const uint8_t *buf, size_t nlayout,
+                                   const char *kernel, rp_diag *diag)
+{
+	for (size_t i = 0; s->ntexobjs && i < nlayout; i++) {
+		uint32_t off, size;
+		uint64_t v;
+		const rpcu_obj *o;
+		sbt_cm_layout_at(c, i, &off, &size);
+		if (size != 8)
+			continue;
+		memcpy(&v, buf + off, 8);
+		o = v ? rpcu_objs_get(&s->objs, RPCU_O_TEXOBJ, v) : NULL;
+		if (!o || rpcu_texobj_resource_lives(s, o))
+			continue;
+		if (o->res_type == CU_RESOURCE_TYPE_ARRAY)
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "parameter %zu of kernel '%s' holds %s object %llu "
+			                 "(made at seq %llu), and its CUDA array 0x%llx (made at seq %llu) was "
+			                 "destroyed since: the kernel would reach an array that is gone", i,
+			                 kernel ? kernel : "(unnamed)", o->surface ? "surface" : "texture",
+			                 (unsigned long long)v, (unsigned long long)o->made_seq,
+			                 (unsigned long long)o->parent, (unsigned long long)o->res_seq);
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "parameter %zu of kernel '%s' holds texture object %llu "
+		                 "(made at seq %llu), and its memory at 0x%llx (allocated at seq %llu) was freed "
+		                 "since: the kernel would read freed memory", i, kernel ? kernel : "(unnamed)",
+		                 (unsigned long long)v, (unsigned long long)o->made_seq, (unsigned long long)o->parent,
+		                 (unsigned long long)o->res_seq);
+	}
+	return RP_OK;
+}
+
 /*
  * Created again from the recorded descriptions, in the recorded order, over
  * the replay's memory (a relocated resource is translated).  Their handles
@@ -255,7 +311,7 @@ rp_status rpcu_exec_texobj(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 	CUDA_TEXTURE_DESC td;
 	CUDA_RESOURCE_VIEW_DESC view;
 	unsigned long long h = 0;
-	uint64_t live = 0;
+	uint64_t live = 0, res_cap = 0, res_seq = 0;
 	rpcu_obj *o;
 	rp_status st;
 	CUresult r;
@@ -270,6 +326,8 @@ rp_status rpcu_exec_texobj(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 		r = tex ? s->drv.p_cuTexObjectDestroy((CUtexObject)o->live)
 		        : s->drv.p_cuSurfObjectDestroy((CUsurfObject)o->live);
 		rpcu_objs_del(&s->objs, o);
+		if (s->ntexobjs)
+			s->ntexobjs--;
 		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, fn, r, NULL);
 	}
 	if (c->res_desc_len != sizeof(res) || (tex && c->tex_desc_len != sizeof(td)) ||
@@ -285,24 +343,33 @@ rp_status rpcu_exec_texobj(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 		memcpy(&view, c->view_desc, sizeof(view));
 	switch (res.resType) {
 	case CU_RESOURCE_TYPE_LINEAR:
-		if ((st = rpcu_translate(s, res.res.linear.devPtr, res.res.linear.sizeInBytes,
-		                         "the linear texture resource", &live, diag)) != RP_OK)
+		res_cap = res.res.linear.devPtr;
+		if ((st = rpcu_texobj_memory(s, res_cap, res.res.linear.sizeInBytes, "the linear texture resource",
+		                             &live, &res_seq, diag)) != RP_OK)
 			return st;
 		res.res.linear.devPtr = (CUdeviceptr)live;
 		break;
-	case CU_RESOURCE_TYPE_PITCH2D:
-		if ((st = rpcu_translate(s, res.res.pitch2D.devPtr,
-		                         (uint64_t)res.res.pitch2D.pitchInBytes * res.res.pitch2D.height,
-		                         "the pitch-2D texture resource", &live, diag)) != RP_OK)
+	case CU_RESOURCE_TYPE_PITCH2D: {
+		uint64_t bytes;
+		res_cap = res.res.pitch2D.devPtr;
+		if (__builtin_mul_overflow((uint64_t)res.res.pitch2D.pitchInBytes, (uint64_t)res.res.pitch2D.height,
+		                           &bytes))
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "%s: the pitch-2D resource's pitch %zu x height %zu "
+			                 "overflows", fn, res.res.pitch2D.pitchInBytes, res.res.pitch2D.height);
+		if ((st = rpcu_texobj_memory(s, res_cap, bytes, "the pitch-2D texture resource", &live, &res_seq,
+		                             diag)) != RP_OK)
 			return st;
 		res.res.pitch2D.devPtr = (CUdeviceptr)live;
 		break;
+	}
 	case CU_RESOURCE_TYPE_ARRAY: {
 		rpcu_array *a = rpcu_array_find(s, (uint64_t)(uintptr_t)res.res.array.hArray);
+		res_cap = (uint64_t)(uintptr_t)res.res.array.hArray;
 		if (!a)
 			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "%s: the resource's CUDA array 0x%llx was "
 			                 "never created in the trace (" RPCU_ARRAY_UNRECORDED "), or was destroyed", fn,
-			                 (unsigned long long)(uintptr_t)res.res.array.hArray);
+			                 (unsigned long long)res_cap);
+		res_seq = a->seq;
 		res.res.array.hArray = (CUarray)(uintptr_t)a->live;
 		break;
 	}
@@ -319,11 +386,18 @@ rp_status rpcu_exec_texobj(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 	        : s->drv.p_cuSurfObjectCreate(&h, &res);
 	if (r != CUDA_SUCCESS)
 		return rpcu_cufail(s, diag, fn, r, NULL);
+	if (!rpcu_objs_get(&s->objs, RPCU_O_TEXOBJ, c->handle))
+		s->ntexobjs++;
 	o = rpcu_objs_put(&s->objs, RPCU_O_TEXOBJ, c->handle);
 	if (!o)
 		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	o->live = h;
 	o->ctx = s->cur_ctx;
+	o->parent = res_cap;
+	o->res_seq = res_seq;
+	o->res_type = (uint8_t)res.resType;
+	o->surface = !tex;
+	o->made_seq = s->seq;
 	if (h != c->handle && !s->warned_texobj) {
 		s->warned_texobj = 1;
 		rpcu_warn(s, "seq %llu: the %s object was %llu at capture and is %llu in this replay; "

@@ -7,7 +7,7 @@
 #
 # Without TRACE it captures the double's test programs (small sizes) with
 # tscapture and adds the H100 traces of tests/fixtures/h100 that replay on
-# the double.  N mutants (tests/fuzz/sbt_mutate --seed S, S = FIRST ..
+# the double (and cuda_array_app with CU_MUTANT_ARRAYS=1).  N mutants (tests/fuzz/sbt_mutate --seed S, S = FIRST ..
 # FIRST + N - 1, FIRST from MUTANT_FIRST, default 1; the traces taken in
 # turn; every checksum, index and trailer rewritten, so the damage reaches
 # the decoder, the backend and the double) are made BATCH at a time
@@ -66,6 +66,13 @@ if [ $# -eq 0 ]; then
 	H=$TOP/tests/fixtures/h100
 	set -- "$W/driver.sbt" "$W/runtime.sbt" "$W/vmm.sbt" "$W/graph.sbt" "$W/window.sbt" \
 		"$H/fixed-va/driver_cubin.sbt" "$H/as-captured/driver_cubin.sbt" "$H/fixed-va/saxpy_static.sbt"
+	# CU_MUTANT_ARRAYS=1: cuda_array_app too (CUDA arrays, texture and
+	# surface objects), as a ninth trace (the seeds then fall on other
+	# traces than in runs without it)
+	if [ "${CU_MUTANT_ARRAYS:-0}" = 1 ]; then
+		cap array "$P/cuda_array_app"
+		set -- "$@" "$W/array.sbt"
+	fi
 fi
 ntraces=$#
 ok=0 stopped=0 other=0 crash=0 report=0 hang=0

@@ -30,6 +30,10 @@
  * target abort, naming the signal, so the caller sees the crash.
  * FUZZ_CU_FORK=0 replays in the calling process instead (for a debugger).
  *
+ * A device call that does not return within 10 s (tsreplay --wait-timeout
+ * 10: a kernel that never finishes) ends the child with exit 1 and a
+ * message naming the record, well inside the callers' time bounds.
+ *
  * FUZZ_CU_REPORT=1 prints "exit N" after each input (what tsreplay would
  * have exited with); rp_main's own messages go to stderr as tsreplay's do.
  */
@@ -151,8 +155,8 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const rp_backend_ops *const ops[] = {&rpcu_backend_ops};
-	char arg0[] = "tsreplay";
-	char *argv[] = {arg0, fz_cu.path, NULL};
+	char arg0[] = "tsreplay", arg1[] = "--wait-timeout", arg2[] = "10";
+	char *argv[] = {arg0, arg1, arg2, fz_cu.path, NULL};
 	FILE *f;
 	int rc;
 
@@ -178,7 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		}
 		if (pid == 0) {
-			rc = rp_main(2, argv, ops, 1);
+			rc = rp_main(4, argv, ops, 1);
 			fflush(stdout);
 			fflush(stderr);
 			_exit(rc);
@@ -195,7 +199,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		rc = WEXITSTATUS(status);
 	} else {
-		rc = rp_main(2, argv, ops, 1);
+		rc = rp_main(4, argv, ops, 1);
 		fflush(stdout);
 		fflush(stderr);
 	}

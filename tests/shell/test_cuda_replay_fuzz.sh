@@ -19,7 +19,10 @@
 #   - a module unloaded ahead of the launch of a graph captured from its
 #     kernels (cuda_graph_app: the double unmapped the module, and
 #     cuGraphLaunch read its kernel table from unmapped memory: SIGSEGV,
-#     found by cu_replay_mutants.sh at seeds 41108 and 140700).
+#     found by cu_replay_mutants.sh at seeds 41108 and 140700);
+#   - a cuMemcpyHtoD into VMM memory a mutated cuMemSetAccess made
+#     read-only (cuda_vmm_app, cu_replay_mutants.sh seed 54003: the
+#     double's stream worker died of SIGSEGV at 0x200000000000).
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 F="$TOP/$BUILD/tests/fuzz_cu_replay_replay"
@@ -39,6 +42,8 @@ LD_LIBRARY_PATH="$DBL" expect_rc 0 cap "$TOP/$BUILD/tscapture" -o "$T/drv.sbt" -
 	"$TOP/$BUILD/tests/cuda/cuda_driver_app" --size 256
 LD_LIBRARY_PATH="$DBL" expect_rc 0 capgraph "$TOP/$BUILD/tscapture" -o "$T/graph.sbt" -- \
 	"$TOP/$BUILD/tests/cuda/cuda_graph_app" --launches 3
+LD_LIBRARY_PATH="$DBL" expect_rc 0 capvmm "$TOP/$BUILD/tscapture" -o "$T/vmm.sbt" -- \
+	"$TOP/$BUILD/tests/cuda/cuda_vmm_app" --nodes 8
 set -- "$H/fixed-va/driver_cubin.sbt" "$H/as-captured/driver_cubin.sbt" "$H/fixed-va/saxpy_static.sbt" \
 	"$T/drv.sbt" "$T/graph.sbt"
 
@@ -65,7 +70,9 @@ mutant bigtwin "$H/fixed-va/driver_cubin.sbt" "^seq=15 .*grid_x=2147483647 " --v
 GUNLOAD=$(seq_of "$T/graph.sbt" "cuda.cuModuleUnload ")
 GLAUNCH=$(seq_of "$T/graph.sbt" "cuda.cuGraphLaunch ")
 mutant graphunload "$T/graph.sbt" "^seq=$GLAUNCH .*cuda.cuModuleUnload " --move "$GUNLOAD:$GLAUNCH"
+mutant readonly "$T/vmm.sbt" "^seq=13 .*cuda.cuMemSetAccess flags=1 " --seed 54003
 inputs="$* $T/c_freehost.sbt $T/c_unload.sbt $T/c_wild.sbt $T/c_bigtwin.sbt $T/c_graphunload.sbt"
+inputs="$inputs $T/c_readonly.sbt"
 
 ntraces=$#
 s=1
@@ -90,11 +97,13 @@ bad=$(grep '^exit ' "$T/fuzz.out" | grep -v '^exit [013]$' | head -n 1)
 # The classes end as they should: each stops with exit 1 and a message,
 # the unmutated fixed-va driver_cubin replays with its checkpoints equal.
 awk '/^exit /{e=$2} / bytes ok$/{print $1, e}' "$T/fuzz.out" >"$T/results"
-for c in freehost unload wild bigtwin; do
+for c in freehost unload wild bigtwin readonly; do
 	grep -q "c_$c.sbt: 1\$" "$T/results" || fail "$c: $(grep "c_$c" "$T/results")"
 done
 grep -q "fixed-va/driver_cubin.sbt: 0\$" "$T/results" || fail "driver_cubin: $(head -n 1 "$T/results")"
 grep -q "CUDA_ERROR_ILLEGAL_ADDRESS" "$T/fuzz.err" || fail "no illegal address reported"
 grep -q "CUDA_ERROR_LAUNCH_TIMEOUT" "$T/fuzz.err" || fail "no launch timeout reported"
+grep -q "record seq 16 (cuda.cuMemcpyHtoD): destination 0x200000000000 + 4194304 is read-only memory" "$T/fuzz.err" ||
+	fail "seed 54003's copy into read-only memory not refused: $(grep -m1 "seq 16" "$T/fuzz.err")"
 echo "ok: $want inputs through the CUDA replay fuzz target: $(grep -c '^exit [03]$' "$T/fuzz.out") replayed," \
 	"$(grep -c '^exit 1$' "$T/fuzz.out") stopped with a message"

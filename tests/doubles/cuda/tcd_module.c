@@ -789,7 +789,7 @@ CUresult tcd_ctx_sticky(struct tcd_ctx *ctx, const char *call)
 
 	if (e == CUDA_SUCCESS)
 		return CUDA_SUCCESS;
-	return tcd_fail(e, call, "context %p is broken: an earlier kernel made an illegal memory access", (const void *)ctx);
+	return tcd_fail(e, call, "context %p is broken: an earlier kernel or copy made an illegal memory access", (const void *)ctx);
 }
 
 /* A launch of a real kernel with no twin: counted, and said once per name.

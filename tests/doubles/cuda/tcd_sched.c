@@ -41,17 +41,12 @@ static bool tcd_op_ready_locked(const struct tcd_op *op)
 	return true;
 }
 
-/* Runs op of stream s.  Once a kernel broke the context, its work does
- * nothing more: the real driver runs nothing in a context after a fault. */
-static void tcd_op_run(struct tcd_op *op, struct tcd_stream *s)
+/* The bytes a copy or memset moves, run under the fault guard. */
+static void tcd_op_move(void *arg)
 {
-	if (atomic_load(&s->ctx->sticky) && op->kind != TCD_OP_RECORD && op->kind != TCD_OP_WAIT &&
-	    op->kind != TCD_OP_FREE)
-		return;
+	struct tcd_op *op = arg;
+
 	switch (op->kind) {
-	case TCD_OP_KERNEL:
-		tcd_kernel_run(op, s->ctx);
-		break;
 	case TCD_OP_COPY:
 		for (size_t z = 0; z < (op->u.copy.depth ? op->u.copy.depth : 1); z++)
 			for (size_t r = 0; r < op->u.copy.height; r++)
@@ -75,6 +70,40 @@ static void tcd_op_run(struct tcd_op *op, struct tcd_stream *s)
 		}
 		break;
 	}
+	default:
+		break;
+	}
+}
+
+/* Runs op of stream s.  Once a kernel broke the context, its work does
+ * nothing more: the real driver runs nothing in a context after a fault.
+ * Copies and memsets were checked against the registry when they were
+ * queued, but memory may change under them before they run (an access
+ * made read-only, a range unmapped by a later call): they run under the
+ * fault guard too, and a fault breaks the context as a kernel's does
+ * (CUDA_ERROR_ILLEGAL_ADDRESS), where the host process would have died
+ * (a cuMemcpyHtoD into memory cuMemSetAccess made read-only: seed 54003
+ * of cu_replay_mutants.sh). */
+static void tcd_op_run(struct tcd_op *op, struct tcd_stream *s)
+{
+	uintptr_t fault = 0;
+
+	if (atomic_load(&s->ctx->sticky) && op->kind != TCD_OP_RECORD && op->kind != TCD_OP_WAIT &&
+	    op->kind != TCD_OP_FREE)
+		return;
+	switch (op->kind) {
+	case TCD_OP_KERNEL:
+		tcd_kernel_run(op, s->ctx);
+		break;
+	case TCD_OP_COPY:
+	case TCD_OP_MEMSET:
+		if (tcd_guard_call(tcd_op_move, op, &fault)) {
+			atomic_store(&s->ctx->sticky, (int)CUDA_ERROR_ILLEGAL_ADDRESS);
+			if (!tcd_g.quiet)
+				tcd_warn("a %s faulted at %p: context %p is broken (CUDA_ERROR_ILLEGAL_ADDRESS)",
+					 op->kind == TCD_OP_COPY ? "copy" : "memset", (void *)fault, (void *)s->ctx);
+		}
+		break;
 	case TCD_OP_FREE:
 		tcd_free_now(op->u.free.ptr);
 		break;

@@ -5,6 +5,7 @@
  * as on a GPU.  The parameter structs are the kernels' device-side parameter
  * layout (what cuFuncGetParamInfo reports).
  */
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -250,6 +251,29 @@ static void krn_surf_inc(const struct tcd_kernel_launch *l)
 	krn_array_run(l, 1);
 }
 
+/* wait_flag: spin until the 32-bit word at flag is not 0, then write 1
+ * to done: a consumer waiting for a producer on another stream, the shape
+ * of a GPU kernel that never finishes when the producer's work is gone
+ * (a replay's wait bound is tested with it).  The flag is read with
+ * acquire loads, as a GPU's volatile load sees another stream's store. */
+struct krn_wait_params {
+	uint32_t *flag;
+	uint32_t *done;
+};
+static const struct tcd_param krn_wait_layout[] = {
+	TCD_PARAM(struct krn_wait_params, flag), TCD_PARAM(struct krn_wait_params, done),
+};
+static void krn_wait_flag(const struct tcd_kernel_launch *l)
+{
+	const struct krn_wait_params *p = l->params;
+
+	KRN_REACH(l, p->flag, 1);
+	KRN_REACH(l, p->done, 1);
+	while (!__atomic_load_n(p->flag, __ATOMIC_ACQUIRE))
+		sched_yield();
+	*p->done = 1;
+}
+
 static void krn_empty(const struct tcd_kernel_launch *l)
 {
 	(void)l;
@@ -266,6 +290,7 @@ static const struct tcd_kernel_desc krn_kernels[] = {
 	TCD_KERNEL("scale_by_table", krn_scale_by_table, struct krn_scale_params, krn_scale_layout),
 	TCD_KERNEL("array_read", krn_array_read, struct krn_array_params, krn_array_layout),
 	TCD_KERNEL("surf_inc", krn_surf_inc, struct krn_array_params, krn_array_layout),
+	TCD_KERNEL("wait_flag", krn_wait_flag, struct krn_wait_params, krn_wait_layout),
 	{ "empty", krn_empty, 0, 0, NULL },
 };
 
