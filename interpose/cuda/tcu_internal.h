@@ -540,6 +540,8 @@ typedef enum tcu_live_class {
 	TCU_LIVE_VMM_ACCESS,
 	TCU_LIVE_ARRAY,   /* CUDA arrays */
 	TCU_LIVE_TEXOBJ,  /* texture and surface objects (after the arrays they name) */
+	TCU_LIVE_CAPTURE, /* a stream capture's records, by serial; parent: its graph */
+	TCU_LIVE_EXEC,    /* cuGraphInstantiate of a captured graph, by exec; parent: the graph */
 	TCU_LIVE_CLASSES
 } tcu_live_class;
 
@@ -571,6 +573,33 @@ void tcu_live_vmm_release(uint64_t handle);
 /* A mapping went (cuMemUnmap): its access goes, and its handle when the
  * program released it. */
 void tcu_live_vmm_unmap(uint64_t addr);
+/*
+ * Stream captures made outside a window (windowed capture only): the
+ * records from cuStreamBeginCapture to cuStreamEndCapture and the
+ * instantiations of the graph are kept until the graph and its execs are
+ * destroyed.  tcu_live_captured: mode is COUNTED, some capture is going
+ * on, and s captures (tcu_capture_query; its capture id in *cid).
+ * tcu_live_capture_call keeps a record of a call on such a stream (host,
+ * n: the bytes of a copy from the host, kept as its blob);
+ * tcu_live_capture_encoded one already encoded (a launch).
+ */
+int tcu_live_captured(tcu_mode mode, CUstream s, int ptds, uint64_t *cid);
+void tcu_live_capture_begin(tcu_fn id, const sbt_cm_call *c);
+void tcu_live_capture_call(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c, const void *host,
+                           size_t n);
+void tcu_live_capture_encoded(sbt_cm_kind k, tcu_fn id, uint64_t stream, const uint8_t *p,
+                              size_t len);
+/* cuStreamEndCapture (c: stream, result, graph): the stream's records now
+ * belong to the graph, or go when it failed. */
+void tcu_live_capture_end(tcu_fn id, const sbt_cm_call *c);
+/* cuGraphInstantiate (c: exec in handle, graph in parent): kept when the
+ * graph is one of the kept captures. */
+void tcu_live_graph_exec(tcu_fn id, const sbt_cm_call *c);
+void tcu_live_graph_exec_destroy(uint64_t exec);
+void tcu_live_graph_destroy(uint64_t graph);
+/* An event was recorded (outside a stream capture): the snapshot records
+ * it again after its keyframe. */
+void tcu_live_event_recorded(uint64_t event);
 /* A launch: before it is recorded, and after; *mode is made RECORD when a
  * window opened for it.  Returns 1 when unit_end must follow.  Inline: a
  * launch without a trigger pays one load and two tests. */

@@ -13,9 +13,11 @@
  * allocations (placed by tcu_va.c, so the replay maps them at the same
  * addresses), VMM handles, reservations, mappings and access.  The call
  * that ends an object drops it and what belongs to it (a module's
- * functions, a mapping's access).  Graphs, texture objects and the
- * recorded state of events are not kept: docs/cuda.md says what that
- * means.
+ * functions, a mapping's access).  Graphs made by stream capture are
+ * kept as their capture's records and instantiations (below); graphs built
+ * node by node are not, nor texture objects: docs/cuda.md says what that
+ * means.  Events recorded are marked, and recorded again after the
+ * snapshot's keyframe.
  *
  * When a window opens the runtime calls tcu_live_snapshot on the opening
  * thread: it writes the tsVaWindow records, then every kept record in
@@ -43,7 +45,10 @@ typedef struct tcu_live_obj {
 	sbt_cm_kind kind;
 	tcu_fn id;
 	uint32_t refs;     /* primary contexts: retains */
-	int released;      /* VMM handles: the program released it while mapped */
+	int released;      /* VMM handles: the program released it while mapped;
+	                    * captures: the graph was destroyed, an exec still lives */
+	int open;          /* captures: still going on (parent: the stream) */
+	int recorded;      /* events: recorded before (the snapshot records it again) */
 	uint8_t *payload;  /* the encoded record */
 	size_t len;
 	uint8_t *image;    /* modules: the image, and prelinked fatbins */
@@ -56,6 +61,8 @@ typedef struct tcu_live_obj {
 typedef struct tcu_live {
 	tcu_live_obj *head, *tail;
 	tcu_map by[TCU_LIVE_CLASSES]; /* key -> tcu_live_obj */
+	uint64_t serial;              /* the last TCU_LIVE_CAPTURE key */
+	atomic_uint capturing;        /* stream captures kept, going on */
 } tcu_live;
 
 /* ---- configuration ------------------------------------------------------ */
@@ -178,6 +185,49 @@ static int tcu_live_copy_image(tcu_live_obj *o, const void *image, size_t image_
 	return 0;
 }
 
+/* With mu held: append o, kept under its class and key; 0, or -1 (o
+ * freed) when out of memory. */
+static int tcu_live_link_locked(tcu_live *l, tcu_live_obj *o)
+{
+	if (tcu_map_put(&l->by[o->cls], o->key, o) == o) {
+		tcu_live_free(o);
+		return -1;
+	}
+	o->prev = l->tail;
+	if (l->tail)
+		l->tail->next = o;
+	else
+		l->head = o;
+	l->tail = o;
+	return 0;
+}
+
+static tcu_live_obj *tcu_live_new(tcu_live_class cls, uint64_t key, uint64_t parent,
+                                  sbt_cm_kind kind, tcu_fn id)
+{
+	tcu_live_obj *o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->cls = cls;
+	o->key = key;
+	o->parent = parent;
+	o->kind = kind;
+	o->id = id;
+	o->refs = 1;
+	o->open = cls == TCU_LIVE_CAPTURE;
+	o->ctx = cls == TCU_LIVE_CTX ? 0 : tcu_live_current_ctx();
+	if (parent == TCU_LIVE_IN_CTX)
+		o->parent = o->ctx;
+	return o;
+}
+
+static void tcu_live_oom(sbt_cm_kind kind)
+{
+	CAP_ERROR("cuda: out of memory keeping a %s for capture windows: a window's trace may "
+	          "lack it",
+	          sbt_cm_kind_name(kind));
+}
+
 void tcu_live_add(tcu_live_class cls, uint64_t key, uint64_t parent, sbt_cm_kind kind, tcu_fn id,
                   const sbt_cm_call *c, const void *image, size_t image_len,
                   const void *const *prelinked, const size_t *prelinked_len, size_t nprelinked)
@@ -189,18 +239,9 @@ void tcu_live_add(tcu_live_class cls, uint64_t key, uint64_t parent, sbt_cm_kind
 
 	if (!l || !key || !tcu_tracking())
 		return;
-	o = calloc(1, sizeof(*o));
+	o = tcu_live_new(cls, key, parent, kind, id);
 	if (!o)
 		goto out_oom;
-	o->cls = cls;
-	o->key = key;
-	o->parent = parent;
-	o->kind = kind;
-	o->id = id;
-	o->refs = 1;
-	o->ctx = cls == TCU_LIVE_CTX ? 0 : tcu_live_current_ctx();
-	if (parent == TCU_LIVE_IN_CTX)
-		o->parent = o->ctx;
 	/* Blob ids belong to one window's file: the snapshot stores anew. */
 	copy.blob = 0;
 	copy.prelinked = NULL;
@@ -228,23 +269,16 @@ void tcu_live_add(tcu_live_class cls, uint64_t key, uint64_t parent, sbt_cm_kind
 	}
 	if (old) /* the handle or address came back for a new object */
 		tcu_live_drop_locked(l, old);
-	if (tcu_map_put(&l->by[cls], key, o) == o) {
+	if (tcu_live_link_locked(l, o) != 0) {
 		pthread_mutex_unlock(&tcu_g.mu);
-		goto out_oom;
+		tcu_live_oom(kind);
+		return;
 	}
-	o->prev = l->tail;
-	if (l->tail)
-		l->tail->next = o;
-	else
-		l->head = o;
-	l->tail = o;
 	pthread_mutex_unlock(&tcu_g.mu);
 	return;
 out_oom:
 	tcu_live_free(o);
-	CAP_ERROR("cuda: out of memory keeping a %s for capture windows: a window's trace may "
-	          "lack it",
-	          sbt_cm_kind_name(kind));
+	tcu_live_oom(kind);
 }
 
 void tcu_live_drop(tcu_live_class cls, uint64_t key)
@@ -339,6 +373,209 @@ out_unlock:
 	pthread_mutex_unlock(&tcu_g.mu);
 }
 
+/* ---- stream captures and their graphs ------------------------------------ */
+
+/*
+ * A graph made by stream capture before a window and launched in it: the
+ * window's snapshot captures it again.  Each record from
+ * cuStreamBeginCapture to cuStreamEndCapture is kept as a TCU_LIVE_CAPTURE
+ * of its own (keyed by a serial, in creation order among the rest: a
+ * capture may use a stream or event made while it goes on), its parent
+ * the stream while the capture is open, the graph once it ended; each
+ * cuGraphInstantiate of such a graph is a TCU_LIVE_EXEC.  The graph's
+ * records go once the graph and every exec of it are destroyed.  Graphs
+ * built node by node are not kept (their launches are refused by replay).
+ */
+
+int tcu_live_captured(tcu_mode mode, CUstream s, int ptds, uint64_t *cid)
+{
+	tcu_live *l = tcu_g.live;
+	int status;
+	uint64_t id;
+	if (mode == TCU_MODE_NESTED || !l ||
+	    !atomic_load_explicit(&l->capturing, memory_order_relaxed))
+		return 0;
+	if (!tcu_capture_query(s, ptds, &status, &id) || status != CU_STREAM_CAPTURE_STATUS_ACTIVE)
+		return 0;
+	if (cid)
+		*cid = id;
+	return 1;
+}
+
+/* The open capture of stream s kept here: 1. */
+static int tcu_live_capture_open(tcu_live *l, uint64_t stream)
+{
+	int open = 0;
+	pthread_mutex_lock(&tcu_g.mu);
+	for (const tcu_live_obj *o = l->head; o && !open; o = o->next)
+		open = o->cls == TCU_LIVE_CAPTURE && o->open && o->parent == stream &&
+		       o->kind == SBT_CM_K_cuStreamBeginCapture;
+	pthread_mutex_unlock(&tcu_g.mu);
+	return open;
+}
+
+static uint64_t tcu_live_serial(tcu_live *l)
+{
+	uint64_t k;
+	pthread_mutex_lock(&tcu_g.mu);
+	k = ++l->serial;
+	pthread_mutex_unlock(&tcu_g.mu);
+	return k;
+}
+
+void tcu_live_capture_begin(tcu_fn id, const sbt_cm_call *c)
+{
+	tcu_live *l = tcu_g.live;
+	if (!l || !tcu_tracking() || c->result != CUDA_SUCCESS)
+		return;
+	tcu_live_add(TCU_LIVE_CAPTURE, tcu_live_serial(l), c->stream, SBT_CM_K_cuStreamBeginCapture,
+	             id, c, NULL, 0, NULL, NULL, 0);
+	if (tcu_live_capture_open(l, c->stream))
+		atomic_fetch_add_explicit(&l->capturing, 1, memory_order_relaxed);
+}
+
+void tcu_live_capture_call(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c, const void *host,
+                           size_t n)
+{
+	tcu_live *l = tcu_g.live;
+	if (!l || !tcu_tracking() || c->result != CUDA_SUCCESS || !tcu_live_capture_open(l, c->stream))
+		return;
+	tcu_live_add(TCU_LIVE_CAPTURE, tcu_live_serial(l), c->stream, k, id, c, host, host ? n : 0,
+	             NULL, NULL, 0);
+}
+
+void tcu_live_capture_encoded(sbt_cm_kind k, tcu_fn id, uint64_t stream, const uint8_t *p,
+                              size_t len)
+{
+	tcu_live *l = tcu_g.live;
+	tcu_live_obj *o;
+	if (!l || !tcu_tracking() || !tcu_live_capture_open(l, stream))
+		return;
+	o = tcu_live_new(TCU_LIVE_CAPTURE, tcu_live_serial(l), stream, k, id);
+	if (!o || !(o->payload = malloc(len ? len : 1))) {
+		tcu_live_free(o);
+		tcu_live_oom(k);
+		return;
+	}
+	memcpy(o->payload, p, len);
+	o->len = len;
+	pthread_mutex_lock(&tcu_g.mu);
+	if (tcu_live_link_locked(l, o) != 0) {
+		pthread_mutex_unlock(&tcu_g.mu);
+		tcu_live_oom(k);
+		return;
+	}
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+void tcu_live_capture_end(tcu_fn id, const sbt_cm_call *c)
+{
+	tcu_live *l = tcu_g.live;
+	int ok = c->result == CUDA_SUCCESS && c->handle;
+	if (!l || !tcu_tracking() || !tcu_live_capture_open(l, c->stream))
+		return;
+	if (ok)
+		tcu_live_add(TCU_LIVE_CAPTURE, tcu_live_serial(l), c->stream,
+		             SBT_CM_K_cuStreamEndCapture, id, c, NULL, 0, NULL, NULL, 0);
+	pthread_mutex_lock(&tcu_g.mu);
+	for (tcu_live_obj *o = l->head; o;) {
+		tcu_live_obj *next = o->next;
+		if (o->cls == TCU_LIVE_CAPTURE && o->open && o->parent == c->stream) {
+			if (ok) {
+				o->open = 0;
+				o->parent = c->handle; /* the graph */
+			} else {
+				tcu_live_unlink(l, o); /* the capture failed: no graph */
+			}
+		}
+		o = next;
+	}
+	pthread_mutex_unlock(&tcu_g.mu);
+	atomic_fetch_sub_explicit(&l->capturing, 1, memory_order_relaxed);
+}
+
+/* With mu held: whether graph is a kept capture's. */
+static int tcu_live_graph_kept_locked(tcu_live *l, uint64_t graph)
+{
+	for (const tcu_live_obj *o = l->head; o; o = o->next)
+		if (o->cls == TCU_LIVE_CAPTURE && !o->open && o->parent == graph)
+			return 1;
+	return 0;
+}
+
+/* With mu held: the graph's records go when it was destroyed and no exec
+ * of it is left. */
+static void tcu_live_graph_gc_locked(tcu_live *l, uint64_t graph)
+{
+	tcu_live_obj *o;
+	for (o = l->head; o; o = o->next)
+		if ((o->cls == TCU_LIVE_EXEC && o->parent == graph) ||
+		    (o->cls == TCU_LIVE_CAPTURE && !o->open && o->parent == graph && !o->released))
+			return;
+	for (o = l->head; o;) {
+		tcu_live_obj *next = o->next;
+		if (o->cls == TCU_LIVE_CAPTURE && !o->open && o->parent == graph)
+			tcu_live_unlink(l, o);
+		o = next;
+	}
+}
+
+void tcu_live_graph_exec(tcu_fn id, const sbt_cm_call *c)
+{
+	tcu_live *l = tcu_g.live;
+	int kept;
+	if (!l || !tcu_tracking() || c->result != CUDA_SUCCESS || !c->handle)
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	kept = tcu_live_graph_kept_locked(l, c->parent);
+	pthread_mutex_unlock(&tcu_g.mu);
+	if (kept)
+		tcu_live_add(TCU_LIVE_EXEC, c->handle, c->parent, SBT_CM_K_cuGraphInstantiate, id, c,
+		             NULL, 0, NULL, NULL, 0);
+}
+
+void tcu_live_graph_exec_destroy(uint64_t exec)
+{
+	tcu_live *l = tcu_g.live;
+	tcu_live_obj *o;
+	if (!l || !tcu_tracking())
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	o = tcu_map_get(&l->by[TCU_LIVE_EXEC], exec);
+	if (o) {
+		uint64_t graph = o->parent;
+		tcu_live_unlink(l, o);
+		tcu_live_graph_gc_locked(l, graph);
+	}
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+void tcu_live_graph_destroy(uint64_t graph)
+{
+	tcu_live *l = tcu_g.live;
+	if (!l || !tcu_tracking())
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	for (tcu_live_obj *o = l->head; o; o = o->next)
+		if (o->cls == TCU_LIVE_CAPTURE && !o->open && o->parent == graph)
+			o->released = 1;
+	tcu_live_graph_gc_locked(l, graph);
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+void tcu_live_event_recorded(uint64_t event)
+{
+	tcu_live *l = tcu_g.live;
+	tcu_live_obj *o;
+	if (!l || !tcu_tracking())
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	o = tcu_map_get(&l->by[TCU_LIVE_EVENT], event);
+	if (o)
+		o->recorded = 1;
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
 /* ---- the snapshot ------------------------------------------------------- */
 
 static void tcu_live_emit_ctx(sbt_cm_kind k, tcu_fn id, uint64_t ctx)
@@ -399,6 +636,34 @@ static int tcu_live_ctx_device(const tcu_live_obj *o)
 	if (o->cls != TCU_LIVE_CTX || sbt_cm_decode(o->payload, o->len, &c) != SBT_OK)
 		return -1;
 	return (int)c.device;
+}
+
+/*
+ * After the keyframe: every live event recorded before the window is
+ * recorded again, on its context's null stream, so that a wait on it in
+ * the window waits for the restored state, as the program's wait waited
+ * for work that is done by now (the keyframe's copies synchronized).
+ */
+static void tcu_live_emit_events(uint64_t mine)
+{
+	tcu_live *l = tcu_g.live;
+	uint64_t cur = mine;
+	pthread_mutex_lock(&tcu_g.mu);
+	for (const tcu_live_obj *o = l->head; o; o = o->next) {
+		sbt_cm_call c;
+		if (o->cls != TCU_LIVE_EVENT || !o->recorded)
+			continue;
+		if (o->ctx && o->ctx != cur) {
+			tcu_live_emit_ctx(SBT_CM_K_cuCtxSetCurrent, TCU_FN_cuCtxSetCurrent, o->ctx);
+			cur = o->ctx;
+		}
+		sbt_cm_call_init(&c);
+		c.event = o->key;
+		tcu_emit(SBT_CM_K_cuEventRecord, TCU_FN_cuEventRecord, &c, 0);
+	}
+	pthread_mutex_unlock(&tcu_g.mu);
+	if (mine && mine != cur)
+		tcu_live_emit_ctx(SBT_CM_K_cuCtxSetCurrent, TCU_FN_cuCtxSetCurrent, mine);
 }
 
 static void tcu_live_snapshot(void)
@@ -462,6 +727,7 @@ static void tcu_live_snapshot(void)
 	} else {
 		tcu_keyframe_window();
 	}
+	tcu_live_emit_events(mine);
 }
 
 void tcu_live_init(void)

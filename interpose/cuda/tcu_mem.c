@@ -760,21 +760,39 @@ out:
 
 /* Records a linear copy; a host source's bytes go in as a blob.  Returns
  * the record's seq for the checkpoint of a host destination. */
+static void tcu_copy_call(sbt_cm_call *c, CUresult r, unsigned dir, uint64_t dst, uint64_t src,
+                          const void *host, size_t n, CUstream s)
+{
+	sbt_cm_call_init(c);
+	c->result = r;
+	c->sub = dir;
+	c->dst = dst;
+	c->src = src;
+	c->host = TCU_H(host);
+	c->size = n;
+	c->stream = TCU_H(s);
+}
+
 static uint64_t tcu_copy_record(sbt_cm_kind k, tcu_fn id, CUresult r, unsigned dir, uint64_t dst,
                                 uint64_t src, const void *host, size_t n, CUstream s)
 {
 	sbt_cm_call c;
-	sbt_cm_call_init(&c);
+	tcu_copy_call(&c, r, dir, dst, src, host, n, s);
 	if (dir == SBT_CM_COPY_HTOD && r == CUDA_SUCCESS && host && n)
 		c.blob = cap_blob(host, n);
-	c.result = r;
-	c.sub = dir;
-	c.dst = dst;
-	c.src = src;
-	c.host = TCU_H(host);
-	c.size = n;
-	c.stream = TCU_H(s);
 	return tcu_emit(k, id, &c, CAP_REC_WORK);
+}
+
+/* An async copy into a stream capture kept for capture windows
+ * (tcu_live.c): the bytes of a host source kept as its blob. */
+static void tcu_copy_keep(tcu_mode mode, sbt_cm_kind k, tcu_fn id, CUresult r, unsigned dir,
+                          uint64_t dst, uint64_t src, const void *host, size_t n, CUstream s)
+{
+	sbt_cm_call c;
+	if (!tcu_live_captured(mode, s, (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0, NULL))
+		return;
+	tcu_copy_call(&c, r, dir, dst, src, host, n, s);
+	tcu_live_capture_call(k, id, &c, dir == SBT_CM_COPY_HTOD ? host : NULL, n);
 }
 
 CUresult tcu_m_cuMemcpyHtoD_v2(tcu_fn id, CUdeviceptr dst, const void *src, size_t n)
@@ -808,6 +826,7 @@ CUresult tcu_m_cuMemcpyHtoDAsync_v2(tcu_fn id, CUdeviceptr dst, const void *src,
 	r = real(dst, src, n, s);
 	if (mode == TCU_MODE_RECORD)
 		tcu_copy_record(SBT_CM_K_cuMemcpyHtoDAsync, id, r, SBT_CM_COPY_HTOD, dst, 0, src, n, s);
+	tcu_copy_keep(mode, SBT_CM_K_cuMemcpyHtoDAsync, id, r, SBT_CM_COPY_HTOD, dst, 0, src, n, s);
 out:
 	tcu_call_end();
 	return r;
@@ -870,6 +889,7 @@ CUresult tcu_m_cuMemcpyDtoHAsync_v2(tcu_fn id, void *dst, CUdeviceptr src, size_
 		if (r == CUDA_SUCCESS && tcu_dtoh_checkpointable(s, id))
 			tcu_pending_add(seq, TCU_H(s), src, dst, n);
 	}
+	tcu_copy_keep(mode, SBT_CM_K_cuMemcpyDtoHAsync, id, r, SBT_CM_COPY_DTOH, 0, src, dst, n, s);
 out:
 	tcu_call_end();
 	return r;
@@ -906,6 +926,7 @@ CUresult tcu_m_cuMemcpyDtoDAsync_v2(tcu_fn id, CUdeviceptr dst, CUdeviceptr src,
 	r = real(dst, src, n, s);
 	if (mode == TCU_MODE_RECORD)
 		tcu_copy_record(SBT_CM_K_cuMemcpyDtoDAsync, id, r, SBT_CM_COPY_DTOD, dst, src, NULL, n, s);
+	tcu_copy_keep(mode, SBT_CM_K_cuMemcpyDtoDAsync, id, r, SBT_CM_COPY_DTOD, dst, src, NULL, n, s);
 out:
 	tcu_call_end();
 	return r;
@@ -1440,9 +1461,11 @@ out:
 
 /* ---- memsets ----------------------------------------------------------------------- */
 
+/* Records a memset; with keep (tcu_mode), instead keeps it when s is a
+ * stream capture kept for capture windows (tcu_live.c). */
 static void tcu_memset_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr dst, size_t pitch,
                               uint64_t value, unsigned elem, size_t width, size_t height,
-                              CUstream s)
+                              CUstream s, int keep)
 {
 	sbt_cm_call c;
 	sbt_cm_call_init(&c);
@@ -1455,7 +1478,10 @@ static void tcu_memset_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr 
 	c.height = height;
 	c.size = (uint64_t)width * elem * (height ? height : 1);
 	c.stream = TCU_H(s);
-	tcu_emit(k, id, &c, CAP_REC_WORK);
+	if (keep)
+		tcu_live_capture_call(k, id, &c, NULL, 0);
+	else
+		tcu_emit(k, id, &c, CAP_REC_WORK);
 }
 
 #define TCU_MEMSET_1D(canon, kind, T, elem)                                            \
@@ -1470,7 +1496,7 @@ static void tcu_memset_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr 
 		}                                                                              \
 		r = real(dst, v, n);                                                           \
 		if (mode == TCU_MODE_RECORD)                                                   \
-			tcu_memset_record(SBT_CM_K_##kind, id, r, dst, 0, v, elem, n, 0, NULL);    \
+			tcu_memset_record(SBT_CM_K_##kind, id, r, dst, 0, v, elem, n, 0, NULL, 0); \
 	out:                                                                               \
 		tcu_call_end();                                                                \
 		return r;                                                                      \
@@ -1487,7 +1513,9 @@ static void tcu_memset_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr 
 		}                                                                              \
 		r = real(dst, v, n, s);                                                        \
 		if (mode == TCU_MODE_RECORD)                                                   \
-			tcu_memset_record(SBT_CM_K_##kind, id, r, dst, 0, v, elem, n, 0, s);       \
+			tcu_memset_record(SBT_CM_K_##kind, id, r, dst, 0, v, elem, n, 0, s, 0);    \
+		if (tcu_live_captured(mode, s, (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0, NULL)) \
+			tcu_memset_record(SBT_CM_K_##kind, id, r, dst, 0, v, elem, n, 0, s, 1);    \
 	out:                                                                               \
 		tcu_call_end();                                                                \
 		return r;                                                                      \
@@ -1505,7 +1533,7 @@ static void tcu_memset_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr 
 		}                                                                              \
 		r = real(dst, pitch, v, w, h);                                                 \
 		if (mode == TCU_MODE_RECORD)                                                   \
-			tcu_memset_record(SBT_CM_K_##kind, id, r, dst, pitch, v, elem, w, h, NULL); \
+			tcu_memset_record(SBT_CM_K_##kind, id, r, dst, pitch, v, elem, w, h, NULL, 0); \
 	out:                                                                               \
 		tcu_call_end();                                                                \
 		return r;                                                                      \
@@ -1523,7 +1551,9 @@ static void tcu_memset_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr 
 		}                                                                              \
 		r = real(dst, pitch, v, w, h, s);                                              \
 		if (mode == TCU_MODE_RECORD)                                                   \
-			tcu_memset_record(SBT_CM_K_##kind, id, r, dst, pitch, v, elem, w, h, s);   \
+			tcu_memset_record(SBT_CM_K_##kind, id, r, dst, pitch, v, elem, w, h, s, 0); \
+		if (tcu_live_captured(mode, s, (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0, NULL)) \
+			tcu_memset_record(SBT_CM_K_##kind, id, r, dst, pitch, v, elem, w, h, s, 1); \
 	out:                                                                               \
 		tcu_call_end();                                                                \
 		return r;                                                                      \

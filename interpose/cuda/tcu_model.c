@@ -1034,36 +1034,42 @@ static size_t tcu_launch_encode(const uint8_t *raw, size_t raw_len, uint8_t *out
  * and formats, allocates and locks nothing here.  Inlined into each
  * launch wrapper, so that the tcu_launch is never built in memory.
  */
-static inline __attribute__((always_inline)) void tcu_launch_record(sbt_cm_kind k, CUresult r,
-                                                                   const tcu_launch *l)
+/* The variable parts of l's raw launch (tcu_enc.h): its function's
+ * encoding and layout, parameter, extra and attribute bytes. */
+typedef struct tcu_launch_parts {
+	const tcu_layout *lay;
+	const void *extra;
+	size_t extra_len, param_bytes, nattrs;
+} tcu_launch_parts;
+
+static inline __attribute__((always_inline)) void tcu_launch_parts_get(const tcu_launch *l,
+                                                                      tcu_launch_parts *p)
 {
 	tcu_func *f = tcu_func_get(TCU_H(l->f));
-	const tcu_layout *lay = f ? tcu_func_layout(f) : NULL;
-	int by_layout = lay && lay->known > 0;
-	const void *extra = NULL;
-	size_t extra_len = 0, param_bytes = 0, nattrs = 0;
-	tcu_enc_raw *raw;
-	uint8_t *tail;
-	cap_rec *rec;
-
+	int by_layout;
+	p->lay = f ? tcu_func_layout(f) : NULL;
+	by_layout = p->lay && p->lay->known > 0;
+	p->extra = NULL;
+	p->extra_len = p->param_bytes = p->nattrs = 0;
 	if (l->params) {
 		if (by_layout)
-			param_bytes = lay->param_bytes;
+			p->param_bytes = p->lay->param_bytes;
 		else if (atomic_exchange(&tcu_g.layout_warned, 1) == 0)
 			CAP_WARN("cuda: the driver does not give the parameter layout of kernel %s: its "
 			         "launches are recorded without parameters and cannot be replayed",
 			         f && f->name ? f->name : "(unnamed)");
 	} else if (l->extra) {
-		tcu_extra_buffer(l->extra, &extra, &extra_len);
+		tcu_extra_buffer(l->extra, &p->extra, &p->extra_len);
 	}
 	if (l->attrs)
-		nattrs = l->nattrs;
-	raw = (tcu_enc_raw *)cap_fast_begin_deferred(
-	    SBT_CM_TYPE(k), CAP_REC_WORK, tcu_launch_encode,
-	    tcu_enc_raw_size(param_bytes, extra_len, nattrs), &rec);
-	if (!raw)
-		return;
-	raw->fn = lay ? &lay->enc : NULL;
+		p->nattrs = l->nattrs;
+}
+
+static inline __attribute__((always_inline)) void
+tcu_launch_fill(tcu_enc_raw *raw, CUresult r, const tcu_launch *l, const tcu_launch_parts *p)
+{
+	uint8_t *tail;
+	raw->fn = p->lay ? &p->lay->enc : NULL;
 	raw->handle = TCU_H(l->f);
 	raw->stream = TCU_H(l->stream);
 	raw->capture_id = l->capture_id;
@@ -1074,18 +1080,74 @@ static inline __attribute__((always_inline)) void tcu_launch_record(sbt_cm_kind 
 	raw->shared_mem = l->shared;
 	raw->result = (uint32_t)r;
 	raw->capture_status = (uint32_t)l->capturing;
-	raw->param_bytes = (uint32_t)param_bytes;
-	raw->extra_len = (uint32_t)extra_len;
-	raw->nattrs = (uint32_t)nattrs;
+	raw->param_bytes = (uint32_t)p->param_bytes;
+	raw->extra_len = (uint32_t)p->extra_len;
+	raw->nattrs = (uint32_t)p->nattrs;
 	raw->ptds = (uint8_t)l->ptds;
 	tail = (uint8_t *)(raw + 1);
-	if (param_bytes)
-		tcu_enc_params(tail, l->params, lay->pl, lay->nparams, param_bytes);
-	if (extra_len)
-		memcpy(tail + param_bytes, extra, extra_len);
-	if (nattrs)
-		memcpy(tail + param_bytes + extra_len, l->attrs, nattrs * TCU_ENC_ATTR_STRIDE);
-	cap_fast_commit(rec, tcu_enc_raw_size(param_bytes, extra_len, nattrs));
+	if (p->param_bytes)
+		tcu_enc_params(tail, l->params, p->lay->pl, p->lay->nparams, p->param_bytes);
+	if (p->extra_len)
+		memcpy(tail + p->param_bytes, p->extra, p->extra_len);
+	if (p->nattrs && l->attrs)
+		memcpy(tail + p->param_bytes + p->extra_len, l->attrs, p->nattrs * TCU_ENC_ATTR_STRIDE);
+}
+
+/*
+ * The launch record, left raw for the writer thread to encode
+ * (cap_record_begin_deferred, tcu_enc.h): the function's entry gives its
+ * encoded handle, name and layout by pointer (entries and layouts live as
+ * long as the process), so a launch copies its values and parameter bytes
+ * and formats, allocates and locks nothing here.  Inlined into each
+ * launch wrapper, so that the tcu_launch is never built in memory.
+ */
+static inline __attribute__((always_inline)) void tcu_launch_record(sbt_cm_kind k, CUresult r,
+                                                                   const tcu_launch *l)
+{
+	tcu_launch_parts p;
+	tcu_enc_raw *raw;
+	cap_rec *rec;
+
+	tcu_launch_parts_get(l, &p);
+	raw = (tcu_enc_raw *)cap_fast_begin_deferred(
+	    SBT_CM_TYPE(k), CAP_REC_WORK, tcu_launch_encode,
+	    tcu_enc_raw_size(p.param_bytes, p.extra_len, p.nattrs), &rec);
+	if (!raw)
+		return;
+	tcu_launch_fill(raw, r, l, &p);
+	cap_fast_commit(rec, tcu_enc_raw_size(p.param_bytes, p.extra_len, p.nattrs));
+}
+
+/* A launch into a stream capture kept for capture windows (tcu_live.c):
+ * the record encoded here, as the writer would. */
+static __attribute__((noinline)) void tcu_launch_keep(sbt_cm_kind k, tcu_fn id, CUresult r,
+                                                      tcu_launch l, uint64_t capture_id)
+{
+	tcu_launch_parts p;
+	uint8_t *raw, *enc = NULL;
+	size_t raw_len, max, n = 0;
+
+	if (r != CUDA_SUCCESS)
+		return;
+	l.capturing = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+	l.capture_id = capture_id;
+	tcu_launch_parts_get(&l, &p);
+	raw_len = tcu_enc_raw_size(p.param_bytes, p.extra_len, p.nattrs);
+	raw = calloc(1, raw_len);
+	if (raw) {
+		tcu_launch_fill((tcu_enc_raw *)raw, r, &l, &p);
+		max = tcu_enc_raw_encode(raw, raw_len, NULL, 0);
+		enc = malloc(max ? max : 1);
+		if (enc)
+			n = tcu_enc_raw_encode(raw, raw_len, enc, max);
+	}
+	if (enc && n)
+		tcu_live_capture_encoded(k, id, TCU_H(l.stream), enc, n);
+	else
+		CAP_ERROR("cuda: out of memory keeping a captured launch for capture windows: a "
+		          "window's trace may lack it");
+	free(enc);
+	free(raw);
 }
 
 _Static_assert(sizeof(CUlaunchAttribute) == TCU_ENC_ATTR_STRIDE &&
@@ -1123,6 +1185,11 @@ tcu_launch_kernel(tcu_fn id, int ptds, CUfunction f, unsigned int gx, unsigned i
 		                extra, NULL,         0,            capturing, capture_id, ptds};
 		tcu_launch_record(SBT_CM_K_cuLaunchKernel, r, &l);
 		tcu_launch_after(ordinal, s, ptds, capturing);
+	}
+	if (unit && tcu_live_captured(mode, s, ptds, &capture_id)) {
+		tcu_launch l = {f,      {gx, gy, gz}, {bx, by, bz}, shared, s,   params,
+		                extra, NULL,         0,            0,      0,   ptds};
+		tcu_launch_keep(SBT_CM_K_cuLaunchKernel, id, r, l, capture_id);
 	}
 	tcu_launch_unit_end(unit);
 out:
@@ -1175,6 +1242,11 @@ CUresult tcu_m_cuLaunchCooperativeKernel(tcu_fn id, CUfunction f, unsigned int g
 		tcu_launch_record(SBT_CM_K_cuLaunchCooperativeKernel, r, &l);
 		tcu_launch_after(ordinal, s, ptds, capturing);
 	}
+	if (unit && tcu_live_captured(mode, s, ptds, &capture_id)) {
+		tcu_launch l = {f,      {gx, gy, gz}, {bx, by, bz}, shared, s,   params,
+		                NULL, NULL,         0,            0,      0,   ptds};
+		tcu_launch_keep(SBT_CM_K_cuLaunchCooperativeKernel, id, r, l, capture_id);
+	}
 	tcu_launch_unit_end(unit);
 out:
 	tcu_call_end();
@@ -1220,6 +1292,11 @@ CUresult tcu_m_cuLaunchKernelEx(tcu_fn id, const CUlaunchConfig *cfg, CUfunction
 	if (mode == TCU_MODE_RECORD) {
 		tcu_launch_record(SBT_CM_K_cuLaunchKernelEx, r, &l);
 		tcu_launch_after(ordinal, l.stream, ptds, l.capturing);
+	}
+	{
+		uint64_t cid;
+		if (unit && tcu_live_captured(mode, l.stream, ptds, &cid))
+			tcu_launch_keep(SBT_CM_K_cuLaunchKernelEx, id, r, l, cid);
 	}
 	tcu_launch_unit_end(unit);
 out:
@@ -1362,6 +1439,18 @@ static void tcu_graph_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t hand
 	tcu_emit(k, id, &c, 0);
 }
 
+/* An instantiation of a graph kept for capture windows (tcu_live.c). */
+static void tcu_graph_keep(tcu_fn id, CUresult r, uint64_t exec, uint64_t graph, uint64_t flags)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.handle = exec;
+	c.parent = graph;
+	c.flags = flags;
+	tcu_live_graph_exec(id, &c);
+}
+
 CUresult tcu_m_cuGraphInstantiateWithFlags(tcu_fn id, CUgraphExec *exec, CUgraph g,
                                            unsigned long long flags)
 {
@@ -1377,6 +1466,8 @@ CUresult tcu_m_cuGraphInstantiateWithFlags(tcu_fn id, CUgraphExec *exec, CUgraph
 	if (mode == TCU_MODE_RECORD)
 		tcu_graph_record(SBT_CM_K_cuGraphInstantiate, id, r,
 		                 r == CUDA_SUCCESS && exec ? TCU_H(*exec) : 0, TCU_H(g), flags);
+	if (mode != TCU_MODE_NESTED)
+		tcu_graph_keep(id, r, r == CUDA_SUCCESS && exec ? TCU_H(*exec) : 0, TCU_H(g), flags);
 out:
 	tcu_call_end();
 	return r;
@@ -1400,6 +1491,9 @@ CUresult tcu_m_cuGraphInstantiateWithParams(tcu_fn id, CUgraphExec *exec, CUgrap
 		tcu_graph_record(SBT_CM_K_cuGraphInstantiate, id, r,
 		                 r == CUDA_SUCCESS && exec ? TCU_H(*exec) : 0, TCU_H(g),
 		                 params ? params->flags : 0);
+	if (mode != TCU_MODE_NESTED)
+		tcu_graph_keep(id, r, r == CUDA_SUCCESS && exec ? TCU_H(*exec) : 0, TCU_H(g),
+		               params ? params->flags : 0);
 out:
 	tcu_call_end();
 	return r;
@@ -1417,6 +1511,8 @@ CUresult tcu_m_cuGraphExecDestroy(tcu_fn id, CUgraphExec exec)
 	r = real(exec);
 	if (mode == TCU_MODE_RECORD)
 		tcu_graph_record(SBT_CM_K_cuGraphExecDestroy, id, r, TCU_H(exec), 0, 0);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
+		tcu_live_graph_exec_destroy(TCU_H(exec));
 out:
 	tcu_call_end();
 	return r;
@@ -1434,6 +1530,8 @@ CUresult tcu_m_cuGraphDestroy(tcu_fn id, CUgraph g)
 	r = real(g);
 	if (mode == TCU_MODE_RECORD)
 		tcu_graph_record(SBT_CM_K_cuGraphDestroy, id, r, TCU_H(g), 0, 0);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
+		tcu_live_graph_destroy(TCU_H(g));
 out:
 	tcu_call_end();
 	return r;
@@ -1821,6 +1919,14 @@ CUresult tcu_m_cuStreamBeginCapture_v2(tcu_fn id, CUstream s, CUstreamCaptureMod
 	tcu_capture_begin_post(s, ptds, r);
 	if (mode == TCU_MODE_RECORD)
 		tcu_stream_record(SBT_CM_K_cuStreamBeginCapture, id, r, s, NULL, (unsigned)m);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && tcu_windowed()) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r;
+		c.stream = TCU_H(s);
+		c.flags = (unsigned)m;
+		tcu_live_capture_begin(id, &c);
+	}
 out:
 	tcu_call_end();
 	return r;
@@ -1877,13 +1983,16 @@ CUresult tcu_m_cuStreamEndCapture(tcu_fn id, CUstream s, CUgraph *graph)
 	}
 	r = real(s, graph);
 	tcu_capture_end(s, (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0, r);
-	if (mode == TCU_MODE_RECORD) {
+	if (mode != TCU_MODE_NESTED) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.result = r;
 		c.stream = TCU_H(s);
 		c.handle = r == CUDA_SUCCESS && graph ? TCU_H(*graph) : 0;
-		tcu_emit(SBT_CM_K_cuStreamEndCapture, id, &c, 0);
+		if (tcu_windowed())
+			tcu_live_capture_end(id, &c);
+		if (mode == TCU_MODE_RECORD)
+			tcu_emit(SBT_CM_K_cuStreamEndCapture, id, &c, 0);
 	}
 out:
 	tcu_call_end();
@@ -1940,6 +2049,17 @@ out:
 	return r;
 }
 
+/* An event recorded outside a stream capture: the snapshot of a later
+ * window records it again (tcu_live.c). */
+static void tcu_event_keep(CUevent e, CUstream s, tcu_fn id)
+{
+	int status;
+	uint64_t cid;
+	if (tcu_capture_query(s, (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0, &status, &cid))
+		return;
+	tcu_live_event_recorded(TCU_H(e));
+}
+
 CUresult tcu_m_cuEventRecord(tcu_fn id, CUevent e, CUstream s)
 {
 	tcu_mode mode;
@@ -1955,6 +2075,8 @@ CUresult tcu_m_cuEventRecord(tcu_fn id, CUevent e, CUstream s)
 		if (r == CUDA_SUCCESS)
 			tcu_event_note(TCU_H(e), TCU_H(s), seq);
 	}
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && tcu_windowed())
+		tcu_event_keep(e, s, id);
 out:
 	tcu_call_end();
 	return r;
@@ -1976,6 +2098,8 @@ CUresult tcu_m_cuEventRecordWithFlags(tcu_fn id, CUevent e, CUstream s, unsigned
 		if (r == CUDA_SUCCESS)
 			tcu_event_note(TCU_H(e), TCU_H(s), seq);
 	}
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && tcu_windowed())
+		tcu_event_keep(e, s, id);
 out:
 	tcu_call_end();
 	return r;

@@ -5,8 +5,18 @@
  * prints the hash.  --readback also captures a copy of the result to the
  * host into the graph (written at every graph launch), and prints its hash
  * too.
- *   cuda_graph_app [--launches N] [--readback]
+ *
+ * --window (for tests/shell/test_cuda_windows.sh): first a spare graph
+ * (one memset) is captured, instantiated, launched once and destroyed
+ * with its exec; then the graph above is captured and instantiated (and,
+ * with --drop-graph, the graph destroyed at once: its exec lives on), and
+ * only then are cuProfilerStart and cuProfilerStop called around the
+ * graph's launches and the read-back: a capture window that launches an
+ * executable graph made before it.
+ *   cuda_graph_app [--launches N] [--readback] [--window [--drop-graph]]
  */
+#include <cudaProfiler.h>
+
 #include "tests/cuda/cuprog.h"
 
 int main(int argc, char **argv)
@@ -23,7 +33,7 @@ int main(int argc, char **argv)
 	CUstreamCaptureStatus st;
 	uint32_t *h = malloc(n * sizeof(uint32_t)), *back = malloc(n * sizeof(uint32_t));
 	uint32_t *inside = calloc(n, sizeof(uint32_t));
-	int readback = 0;
+	int readback = 0, window = 0, drop_graph = 0;
 	void *image;
 	static const struct cup_api errs = { .GetErrorName = cuGetErrorName };
 
@@ -34,8 +44,12 @@ int main(int argc, char **argv)
 			launches = cup_parse_uint("--launches", argv[++i], 1, 1000);
 		} else if (!strcmp(argv[i], "--readback")) {
 			readback = 1;
+		} else if (!strcmp(argv[i], "--window")) {
+			window = 1;
+		} else if (!strcmp(argv[i], "--drop-graph")) {
+			drop_graph = 1;
 		} else if (!strcmp(argv[i], "--help")) {
-			printf("usage: cuda_graph_app [--launches N] [--readback]\n");
+			printf("usage: cuda_graph_app [--launches N] [--readback] [--window [--drop-graph]]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_app: unknown option '%s' (try --help)\n", argv[i]);
@@ -61,6 +75,19 @@ int main(int argc, char **argv)
 	CUP_CK(cuMemAlloc(&d_acc, n * 4));
 	CUP_CK(cuMemsetD32(d_acc, 1, n));
 	CUP_CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	if (window) {
+		/* A graph made, launched and gone before the window. */
+		CUgraph spare;
+		CUgraphExec spare_exec;
+		CUP_CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+		CUP_CK(cuMemsetD32Async(d_b, 9, n, s));
+		CUP_CK(cuStreamEndCapture(s, &spare));
+		CUP_CK(cuGraphInstantiate(&spare_exec, spare, 0));
+		CUP_CK(cuGraphLaunch(spare_exec, s));
+		CUP_CK(cuStreamSynchronize(s));
+		CUP_CK(cuGraphExecDestroy(spare_exec));
+		CUP_CK(cuGraphDestroy(spare));
+	}
 
 	CUP_CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
 	CUP_CK(cuStreamIsCapturing(s, &st));
@@ -91,16 +118,23 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	CUP_CK(cuGraphInstantiate(&exec, graph, 0));
+	if (drop_graph)
+		CUP_CK(cuGraphDestroy(graph));
+	if (window)
+		CUP_CK(cuProfilerStart());
 	for (unsigned i = 0; i < launches; i++)
 		CUP_CK(cuGraphLaunch(exec, s));
 	CUP_CK(cuStreamSynchronize(s));
 	CUP_CK(cuMemcpyDtoH(back, d_acc, n * 4));
+	if (window)
+		CUP_CK(cuProfilerStop());
 	printf("cuda_graph_app: launches %u hash 0x%016llx\n", launches, (unsigned long long)XXH64(back, n * 4, 0));
 	if (readback)
 		printf("cuda_graph_app: read back in the graph 0x%016llx\n",
 		       (unsigned long long)XXH64(inside, n * 4, 0));
 	CUP_CK(cuGraphExecDestroy(exec));
-	CUP_CK(cuGraphDestroy(graph));
+	if (!drop_graph)
+		CUP_CK(cuGraphDestroy(graph));
 	CUP_CK(cuStreamDestroy(s));
 	CUP_CK(cuMemFree(d_a));
 	CUP_CK(cuMemFree(d_b));

@@ -97,10 +97,26 @@ window_check() {
 	# the program's before the window's first launch (or its opening).
 	"$INFO" --dump "$wc_trace" >"$T/$wc_name.dump" || fail "$wc_name: tsinfo --dump"
 	# (SNAPSHOT_END: record type 8, named by tsinfo or shown as type#8)
+	# (The snapshot's own event records, after its keyframe, are looked at
+	# below.)
 	before=$(awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }' "$T/$wc_name.dump")
 	echo "$before" | grep -qiE 'snapshot.end|type#8 ' || fail "$wc_name: no SNAPSHOT_END record in the window's trace"
-	echo "$before" | grep -qE ' cuda\.cu(Memcpy|Memset|Launch|GraphLaunch|StreamSynchronize|EventRecord)' &&
-		fail "$wc_name: work of the program before the window's SNAPSHOT_END: $(echo "$before" | grep -E ' cuda\.cu(Memcpy|Memset|Launch)' | head -n 3)"
+	echo "$before" | awk '/ keyframe / { kf = 1 } !(kf && / cuda\.cuEventRecord /)' |
+		grep -qE ' cuda\.cu(Memcpy|Memset|Launch|GraphLaunch|StreamSynchronize|EventRecord)' &&
+		fail "$wc_name: work of the program before the window's SNAPSHOT_END: $(echo "$before" | grep -E ' cuda\.cu(Memcpy|Memset|Launch|EventRecord)' | head -n 3)"
+	# The event the program records every round (and waits on) is recorded
+	# again after the keyframe when a round ran before the window (launch
+	# 3 on), the event the snapshot creates.
+	want_ev=0
+	[ "$wc_first" -ge 3 ] && want_ev=1
+	nev=$(echo "$before" | awk '/ keyframe / { kf = 1 } kf && / cuda\.cuEventRecord /' | wc -l)
+	[ "$nev" -eq "$want_ev" ] ||
+		fail "$wc_name: $nev event records after the snapshot's keyframe, expected $want_ev: $(echo "$before" | grep -E 'cuda\.cuEvent')"
+	if [ "$want_ev" -eq 1 ]; then
+		ev=$(echo "$before" | sed -n 's/.* cuda\.cuEventCreate .*event=\([0-9]*\).*/\1/p')
+		echo "$before" | grep -qE " cuda\.cuEventRecord event=$ev( |\$)" ||
+			fail "$wc_name: the snapshot records another event than the one it creates ($ev): $(echo "$before" | grep -E 'cuda\.cuEvent')"
+	fi
 	expect_rc 0 "$wc_name.info" "$INFO" "$wc_trace"
 	has "$wc_name.info" out "trigger '$wc_trig'"
 }
@@ -197,4 +213,47 @@ window_check nvtx.early "$T/nve-window-1.sbt" 15 0 11 10 "nvtx window"
 TRACESMITH_TRIGGER=nvtx:elsewhere NVTX_INJECTION64_PATH="$NVTX_LIB" \
 	expect_rc 0 nv.other.cap "$CAP" -o "$T/nvo.sbt" -- "$PROG" --marks nvtx --from 3 --to 5
 [ -z "$(ls "$T" | grep '^nvo-window')" ] || fail "nvtx: a range of another name opened a window: $(ls "$T")"
+# ---- a graph made by stream capture before the window, launched in it ---------------
+# cuda_graph_app --window: a spare graph captured, launched and destroyed
+# (launch 1), then the graph (captured launches 2..4) instantiated before
+# cuProfilerStart, launched three times (launches 5..7) in the window,
+# which ends after the read-back (one checkpoint).  The snapshot captures
+# the graph again and instantiates it; the spare graph is not in it.  With
+# --drop-graph the graph is destroyed before the window (its exec lives on).
+GP="$TOP/$BUILD/tests/cuda/cuda_graph_app"
+expect_rc 0 g.plain "$GP" --window
+expect_rc 0 g.full "$CAP" -o "$T/gfull.sbt" -- "$GP" --window
+all_match g.full.replay 2 "$T/gfull.sbt"
+for drop in "" --drop-graph; do
+	# shellcheck disable=SC2086
+	TRACESMITH_TRIGGER=profiler expect_rc 0 "g$drop.cap" "$CAP" -o "$T/g$drop.sbt" -- "$GP" --window $drop
+	cmp -s "$T/g.plain.out" "$T/g$drop.cap.out" ||
+		fail "graph$drop: the window's run printed '$(cat "$T/g$drop.cap.out")', the plain one '$(cat "$T/g.plain.out")'"
+	gw="$T/g$drop-window-1.sbt"
+	[ -s "$gw" ] || fail "graph$drop: no window trace $gw: $(ls "$T")"
+	all_match "g$drop.replay" 1 "$gw"
+	ckpts "$gw" >"$T/g$drop.ck"
+	ckpts "$T/gfull.sbt" 5 0 >"$T/g$drop.full.ck"
+	[ "$(wc -l <"$T/g$drop.ck")" -eq 1 ] || fail "graph$drop: $(wc -l <"$T/g$drop.ck") checkpoints in the window, expected 1"
+	cmp -s "$T/g$drop.ck" "$T/g$drop.full.ck" ||
+		fail "graph$drop: the window's checkpoints differ from the whole run's after launch 5: $(diff "$T/g$drop.ck" "$T/g$drop.full.ck")"
+	"$INFO" --dump "$gw" >"$T/g$drop.dump" || fail "graph$drop: tsinfo --dump"
+	awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }' "$T/g$drop.dump" >"$T/g$drop.before"
+	grep -qiE 'snapshot.end|type#8 ' "$T/g$drop.before" || fail "graph$drop: no SNAPSHOT_END record"
+	# one capture (the graph's: the spare one is gone), its three launches
+	# and memset and copy, one instantiation; no graph launch
+	for want in "cuStreamBeginCapture 1" "cuStreamEndCapture 1" "cuLaunchKernel 3" \
+		"cuMemsetD32Async 1" "cuMemcpyHtoDAsync 1" "cuGraphInstantiate 1" "cuGraphLaunch 0"; do
+		set -- $want
+		n=$(grep -c " cuda\.$1 " "$T/g$drop.before" || true)
+		[ "$n" -eq "$2" ] || fail "graph$drop: $n $1 records in the snapshot, expected $2: $(grep -E ' cuda\.(cuStream|cuGraph|cuLaunch|cuMem)' "$T/g$drop.before" | head -n 20)"
+	done
+	# (value 0, not shown by tsinfo; the spare graph's is 9)
+	grep ' cuda\.cuMemsetD32Async ' "$T/g$drop.before" | grep -q 'value=' &&
+		fail "graph$drop: the snapshot's memset is not the graph's: $(grep ' cuda\.cuMemsetD32Async ' "$T/g$drop.before")"
+	grep ' cuda\.cuMemcpyHtoDAsync ' "$T/g$drop.before" | grep -q 'blob=' ||
+		fail "graph$drop: the captured upload has no blob in the snapshot"
+	[ "$(launches "$gw")" -eq 6 ] || fail "graph$drop: $(launches "$gw") launch records, expected 6 (3 captured, 3 graph launches)"
+done
+
 echo ok
