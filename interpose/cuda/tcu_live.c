@@ -62,7 +62,8 @@ typedef struct tcu_live {
 	tcu_live_obj *head, *tail;
 	tcu_map by[TCU_LIVE_CLASSES]; /* key -> tcu_live_obj */
 	uint64_t serial;              /* the last TCU_LIVE_CAPTURE key */
-	atomic_uint capturing;        /* stream captures kept, going on */
+	tcu_map open;                 /* stream -> its open capture's kept begin */
+	atomic_uint capturing;        /* open captures kept (open's entries) */
 } tcu_live;
 
 /* ---- configuration ------------------------------------------------------ */
@@ -405,11 +406,9 @@ int tcu_live_captured(tcu_mode mode, CUstream s, int ptds, uint64_t *cid)
 /* The open capture of stream s kept here: 1. */
 static int tcu_live_capture_open(tcu_live *l, uint64_t stream)
 {
-	int open = 0;
+	int open;
 	pthread_mutex_lock(&tcu_g.mu);
-	for (const tcu_live_obj *o = l->head; o && !open; o = o->next)
-		open = o->cls == TCU_LIVE_CAPTURE && o->open && o->parent == stream &&
-		       o->kind == SBT_CM_K_cuStreamBeginCapture;
+	open = tcu_map_get(&l->open, stream) != NULL;
 	pthread_mutex_unlock(&tcu_g.mu);
 	return open;
 }
@@ -426,12 +425,19 @@ static uint64_t tcu_live_serial(tcu_live *l)
 void tcu_live_capture_begin(tcu_fn id, const sbt_cm_call *c)
 {
 	tcu_live *l = tcu_g.live;
+	tcu_live_obj *o;
+	uint64_t key;
 	if (!l || !tcu_tracking() || c->result != CUDA_SUCCESS)
 		return;
-	tcu_live_add(TCU_LIVE_CAPTURE, tcu_live_serial(l), c->stream, SBT_CM_K_cuStreamBeginCapture,
-	             id, c, NULL, 0, NULL, NULL, 0);
-	if (tcu_live_capture_open(l, c->stream))
+	key = tcu_live_serial(l);
+	tcu_live_add(TCU_LIVE_CAPTURE, key, c->stream, SBT_CM_K_cuStreamBeginCapture, id, c, NULL, 0,
+	             NULL, NULL, 0);
+	pthread_mutex_lock(&tcu_g.mu);
+	o = tcu_map_get(&l->by[TCU_LIVE_CAPTURE], key);
+	/* (out of memory: not kept, and nothing of the capture will be) */
+	if (o && tcu_map_put(&l->open, c->stream, o) == NULL)
 		atomic_fetch_add_explicit(&l->capturing, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&tcu_g.mu);
 }
 
 void tcu_live_capture_call(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c, const void *host,
@@ -490,8 +496,9 @@ void tcu_live_capture_end(tcu_fn id, const sbt_cm_call *c)
 		}
 		o = next;
 	}
+	if (tcu_map_del(&l->open, c->stream))
+		atomic_fetch_sub_explicit(&l->capturing, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&tcu_g.mu);
-	atomic_fetch_sub_explicit(&l->capturing, 1, memory_order_relaxed);
 }
 
 /* With mu held: whether graph is a kept capture's. */

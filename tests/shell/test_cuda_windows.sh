@@ -13,7 +13,10 @@
 # with two windows, the profiler markers reached through cuGetProcAddress,
 # the markers without the trigger (a whole-run trace), an NVTX range of
 # another name (no window), and a window of cuda_runtime_like (cudart's
-# side-door primary context and library, kept and recreated).
+# side-door primary context and library, kept and recreated); the event
+# recorded before each window recorded again after its snapshot's keyframe;
+# a graph made by stream capture before a profiler window and launched in it
+# (cuda_graph_app --window), rebuilt by the snapshot.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
