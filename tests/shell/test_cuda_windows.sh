@@ -258,5 +258,12 @@ for drop in "" --drop-graph; do
 		fail "graph$drop: the captured upload has no blob in the snapshot"
 	[ "$(launches "$gw")" -eq 6 ] || fail "graph$drop: $(launches "$gw") launch records, expected 6 (3 captured, 3 graph launches)"
 done
+# --range from the window's second graph launch restores the window's
+# keyframe, the graph rebuilt before it; --check-determinism agrees.
+second=$("$INFO" --dump "$T/g-window-1.sbt" | grep ' cuda\.cuGraphLaunch ' | sed -n '2s/^seq=\([0-9]*\) .*/\1/p')
+[ -n "$second" ] || fail "graph: no second graph launch in the window"
+all_match g.range 1 --range "$second:" "$T/g-window-1.sbt"
+has g.range err "restored keyframe at seq"
+expect_rc 0 g.det "$RP" --check-determinism --runs 2 "$T/g-window-1.sbt"
 
 echo ok
