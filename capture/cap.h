@@ -317,6 +317,28 @@ typedef struct cap_stats {
 } cap_stats;
 void cap_get_stats(cap_stats *out);
 
+/* ---- sorted maps (cap_umap.c) ------------------------------------------ */
+
+/* A sorted map from a 64-bit key (a handle or an address) to a pointer;
+ * zero-initialised is empty.  Not thread-safe. */
+typedef struct cap_umap {
+	uint64_t *keys;
+	void **vals;
+	size_t n, cap;
+} cap_umap;
+
+/* Index of the first key >= key (m->n when none): for range look-ups. */
+size_t cap_umap_lower(const cap_umap *m, uint64_t key);
+/* The value under key, or NULL. */
+void *cap_umap_get(const cap_umap *m, uint64_t key);
+/* Sets key to val: returns the value it replaces, NULL for a new key, or
+ * val itself when out of memory (the map unchanged). */
+void *cap_umap_put(cap_umap *m, uint64_t key, void *val);
+/* Removes key: returns its value, or NULL when absent. */
+void *cap_umap_del(cap_umap *m, uint64_t key);
+/* Frees the map's arrays (not the values); the map is empty after. */
+void cap_umap_free(cap_umap *m);
+
 /* ---- same-address windows (cap_va.c) ---------------------------------
  * The deterministic allocator the compute interposers (CUDA, HIP) place
  * device allocations with, inside one address window per device that the

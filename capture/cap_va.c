@@ -30,13 +30,6 @@ typedef struct cap_va_free_list { /* free ranges, sorted by offset, coalesced */
 	size_t n, cap;
 } cap_va_free_list;
 
-/* A sorted map from an address to an owned value. */
-typedef struct cap_va_map {
-	uint64_t *keys;
-	void **vals;
-	size_t n, cap;
-} cap_va_map;
-
 /* A granule of small allocations. */
 typedef struct cap_va_chunk {
 	uint64_t base;
@@ -64,7 +57,7 @@ typedef struct cap_va_window {
 	int device;
 	uint64_t base, size, gran;
 	cap_va_free_list space; /* offsets within the window not in use */
-	cap_va_map chunks;      /* chunk base -> cap_va_chunk */
+	cap_umap chunks;      /* chunk base -> cap_va_chunk */
 	cap_va_chunk *empty;    /* the one emptied chunk kept backed */
 	cap_va_cached *cache;   /* oldest first */
 	size_t ncache, cap_cache;
@@ -79,77 +72,10 @@ typedef struct cap_va_deferred {
 struct cap_va {
 	cap_va_ops ops;
 	cap_va_window *win[CAP_VA_MAX_DEVICES];
-	cap_va_map blocks; /* placed address -> cap_va_block */
+	cap_umap blocks; /* placed address -> cap_va_block */
 	cap_va_deferred *deferred; /* oldest first */
 	size_t ndeferred, cap_deferred;
 };
-
-/* ---- sorted map ------------------------------------------------------------ */
-
-/* Index of the first key >= key. */
-static size_t cap_va_map_lower(const cap_va_map *m, uint64_t key)
-{
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (m->keys[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static void *cap_va_map_get(const cap_va_map *m, uint64_t key)
-{
-	size_t i = cap_va_map_lower(m, key);
-	return i < m->n && m->keys[i] == key ? m->vals[i] : NULL;
-}
-
-/* 0, or -1 when out of memory (the map unchanged).  key is not in it. */
-static int cap_va_map_put(cap_va_map *m, uint64_t key, void *val)
-{
-	size_t i = cap_va_map_lower(m, key);
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		uint64_t *k = realloc(m->keys, cap * sizeof(*k));
-		void **v;
-		if (!k)
-			return -1;
-		m->keys = k;
-		v = realloc(m->vals, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		m->vals = v;
-		m->cap = cap;
-	}
-	memmove(m->keys + i + 1, m->keys + i, (m->n - i) * sizeof(*m->keys));
-	memmove(m->vals + i + 1, m->vals + i, (m->n - i) * sizeof(*m->vals));
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->n++;
-	return 0;
-}
-
-static void *cap_va_map_del(cap_va_map *m, uint64_t key)
-{
-	size_t i = cap_va_map_lower(m, key);
-	void *v;
-	if (i >= m->n || m->keys[i] != key)
-		return NULL;
-	v = m->vals[i];
-	memmove(m->keys + i, m->keys + i + 1, (m->n - i - 1) * sizeof(*m->keys));
-	memmove(m->vals + i, m->vals + i + 1, (m->n - i - 1) * sizeof(*m->vals));
-	m->n--;
-	return v;
-}
-
-static void cap_va_map_free(cap_va_map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
 
 /* ---- free ranges ------------------------------------------------------------- */
 
@@ -297,14 +223,14 @@ void cap_va_free(cap_va *va)
 			continue;
 		for (size_t i = 0; i < w->chunks.n; i++)
 			cap_va_chunk_free(w->chunks.vals[i]);
-		cap_va_map_free(&w->chunks);
+		cap_umap_free(&w->chunks);
 		free(w->space.r);
 		free(w->cache);
 		free(w);
 	}
 	for (size_t i = 0; i < va->blocks.n; i++)
 		free(va->blocks.vals[i]);
-	cap_va_map_free(&va->blocks);
+	cap_umap_free(&va->blocks);
 	free(va->deferred);
 	free(va);
 }
@@ -353,7 +279,7 @@ static void cap_va_chunk_release(cap_va *va, cap_va_window *w, cap_va_chunk *ch)
 {
 	if (w->empty == ch)
 		w->empty = NULL;
-	cap_va_map_del(&w->chunks, ch->base);
+	cap_umap_del(&w->chunks, ch->base);
 	cap_va_unback(va, w, ch->base, w->gran, ch->mem);
 	cap_va_give(&w->space, ch->base - w->base, w->gran);
 	cap_va_chunk_free(ch);
@@ -446,7 +372,7 @@ static cap_va_status cap_va_alloc_small(cap_va *va, cap_va_window *w, uint64_t l
 		st = CAP_VA_BACKING;
 		goto out_undo;
 	}
-	if (cap_va_map_put(&w->chunks, ch->base, ch) != 0) {
+	if (cap_umap_put(&w->chunks, ch->base, ch) != NULL) {
 		cap_va_unback(va, w, ch->base, w->gran, ch->mem);
 		goto out_undo;
 	}
@@ -512,7 +438,7 @@ out_placed:
 	b->asked = size;
 	b->reserved = reserve_only;
 	b->device = device;
-	if (cap_va_map_put(&va->blocks, addr, b) != 0)
+	if (cap_umap_put(&va->blocks, addr, b) != NULL)
 		goto out_unplace; /* untracked, it could never be freed */
 	*out = addr;
 	return CAP_VA_OK;
@@ -533,16 +459,16 @@ out_free:
 
 int cap_va_placed(const cap_va *va, uint64_t addr)
 {
-	return va && cap_va_map_get(&va->blocks, addr) != NULL;
+	return va && cap_umap_get(&va->blocks, addr) != NULL;
 }
 
 cap_va_status cap_va_release(cap_va *va, uint64_t addr, int reserve_only)
 {
-	cap_va_block *b = va ? cap_va_map_get(&va->blocks, addr) : NULL;
+	cap_va_block *b = va ? cap_umap_get(&va->blocks, addr) : NULL;
 	cap_va_window *w;
 	if (!b || reserve_only != b->reserved)
 		return CAP_VA_PASS;
-	cap_va_map_del(&va->blocks, addr);
+	cap_umap_del(&va->blocks, addr);
 	w = va->win[b->device];
 	if (b->chunk) {
 		cap_va_chunk *ch = b->chunk;

@@ -54,13 +54,6 @@
 #define TCU_MAX_UNWRAPPED 64
 #define TCU_MAX_PARAMS 1024 /* the driver's own limit is far lower */
 
-/* A sorted map from a 64-bit key (a handle or address) to an owned value. */
-typedef struct tcu_map {
-	uint64_t *keys;
-	void **vals;
-	size_t n, cap;
-} tcu_map;
-
 /* A live allocation (device memory, or host memory the driver knows). */
 typedef struct tcu_alloc {
 	uint64_t base;
@@ -192,14 +185,14 @@ typedef struct tcu_state {
 	_Atomic uint64_t procaddr_fallbacks;
 
 	pthread_mutex_t mu;
-	tcu_map allocs;  /* base -> tcu_alloc */
-	tcu_map ctxs;    /* contexts the trace saw made (value unused) */
+	cap_umap allocs;  /* base -> tcu_alloc */
+	cap_umap ctxs;    /* contexts the trace saw made (value unused) */
 	tcu_lfmap funcs; /* CUfunction or CUkernel -> tcu_func (lock-free reads) */
 	tcu_func *funcs_retired;
 	_Atomic uint64_t funcs_gen; /* entries stored in funcs: launches' per-thread
 	                               cache of their last entry is good while it holds */
 	_Atomic uint64_t unloads; /* successful module and library unloads */
-	tcu_map events;  /* CUevent -> tcu_event */
+	cap_umap events;  /* CUevent -> tcu_event */
 	tcu_array *arrays; /* live CUDA arrays, in creation order */
 	size_t narrays, cap_arrays;
 	tcu_pending *pending;
@@ -336,12 +329,6 @@ int tcu_fn_find(const char *name);
 void tcu_ctx_note_inferred(uint64_t ctx);
 
 /* ---- tcu_track.c --------------------------------------------------------- */
-
-void *tcu_map_get(const tcu_map *m, uint64_t key);
-/* Inserts or replaces; returns the old value (owned by the caller) or NULL.
- * On allocation failure the map is unchanged and val is returned. */
-void *tcu_map_put(tcu_map *m, uint64_t key, void *val);
-void *tcu_map_del(tcu_map *m, uint64_t key);
 
 void tcu_alloc_add(uint64_t base, uint64_t size, unsigned kind);
 void tcu_alloc_del(uint64_t base);

@@ -60,9 +60,9 @@ typedef struct tcu_live_obj {
 
 typedef struct tcu_live {
 	tcu_live_obj *head, *tail;
-	tcu_map by[TCU_LIVE_CLASSES]; /* key -> tcu_live_obj */
+	cap_umap by[TCU_LIVE_CLASSES]; /* key -> tcu_live_obj */
 	uint64_t serial;              /* the last TCU_LIVE_CAPTURE key */
-	tcu_map open;                 /* stream -> its open capture's kept begin */
+	cap_umap open;                 /* stream -> its open capture's kept begin */
 	atomic_uint capturing;        /* open captures kept (open's entries) */
 } tcu_live;
 
@@ -115,7 +115,7 @@ static void tcu_live_free(tcu_live_obj *o)
 /* With mu held: unlink o and free it. */
 static void tcu_live_unlink(tcu_live *l, tcu_live_obj *o)
 {
-	tcu_map_del(&l->by[o->cls], o->key);
+	cap_umap_del(&l->by[o->cls], o->key);
 	if (o->prev)
 		o->prev->next = o->next;
 	else
@@ -190,7 +190,7 @@ static int tcu_live_copy_image(tcu_live_obj *o, const void *image, size_t image_
  * freed) when out of memory. */
 static int tcu_live_link_locked(tcu_live *l, tcu_live_obj *o)
 {
-	if (tcu_map_put(&l->by[o->cls], o->key, o) == o) {
+	if (cap_umap_put(&l->by[o->cls], o->key, o) == o) {
 		tcu_live_free(o);
 		return -1;
 	}
@@ -254,7 +254,7 @@ void tcu_live_add(tcu_live_class cls, uint64_t key, uint64_t parent, sbt_cm_kind
 		goto out_oom;
 
 	pthread_mutex_lock(&tcu_g.mu);
-	old = tcu_map_get(&l->by[cls], key);
+	old = cap_umap_get(&l->by[cls], key);
 	if (old && cls == TCU_LIVE_CTX) {
 		/* A primary context retained again: one more release to come. */
 		old->refs++;
@@ -289,7 +289,7 @@ void tcu_live_drop(tcu_live_class cls, uint64_t key)
 	if (!l || !key || !tcu_tracking())
 		return;
 	pthread_mutex_lock(&tcu_g.mu);
-	o = tcu_map_get(&l->by[cls], key);
+	o = cap_umap_get(&l->by[cls], key);
 	if (o)
 		tcu_live_drop_locked(l, o);
 	pthread_mutex_unlock(&tcu_g.mu);
@@ -302,7 +302,7 @@ int tcu_live_has(tcu_live_class cls, uint64_t key)
 	if (!l)
 		return 0;
 	pthread_mutex_lock(&tcu_g.mu);
-	has = tcu_map_get(&l->by[cls], key) != NULL;
+	has = cap_umap_get(&l->by[cls], key) != NULL;
 	pthread_mutex_unlock(&tcu_g.mu);
 	return has;
 }
@@ -332,7 +332,7 @@ void tcu_live_vmm_release(uint64_t handle)
 	if (!l || !tcu_tracking())
 		return;
 	pthread_mutex_lock(&tcu_g.mu);
-	h = tcu_map_get(&l->by[TCU_LIVE_VMM_HANDLE], handle);
+	h = cap_umap_get(&l->by[TCU_LIVE_VMM_HANDLE], handle);
 	for (o = l->head; h && o; o = o->next)
 		if (o->cls == TCU_LIVE_VMM_MAP && o->parent == handle)
 			break;
@@ -352,7 +352,7 @@ void tcu_live_vmm_unmap(uint64_t addr)
 	if (!l || !tcu_tracking())
 		return;
 	pthread_mutex_lock(&tcu_g.mu);
-	m = tcu_map_get(&l->by[TCU_LIVE_VMM_MAP], addr);
+	m = cap_umap_get(&l->by[TCU_LIVE_VMM_MAP], addr);
 	if (!m)
 		goto out_unlock;
 	handle = m->parent;
@@ -364,7 +364,7 @@ void tcu_live_vmm_unmap(uint64_t addr)
 		o = next;
 	}
 	tcu_live_unlink(l, m);
-	h = tcu_map_get(&l->by[TCU_LIVE_VMM_HANDLE], handle);
+	h = cap_umap_get(&l->by[TCU_LIVE_VMM_HANDLE], handle);
 	for (o = l->head; h && o; o = o->next)
 		if (o->cls == TCU_LIVE_VMM_MAP && o->parent == handle)
 			break;
@@ -408,7 +408,7 @@ static int tcu_live_capture_open(tcu_live *l, uint64_t stream)
 {
 	int open;
 	pthread_mutex_lock(&tcu_g.mu);
-	open = tcu_map_get(&l->open, stream) != NULL;
+	open = cap_umap_get(&l->open, stream) != NULL;
 	pthread_mutex_unlock(&tcu_g.mu);
 	return open;
 }
@@ -433,9 +433,9 @@ void tcu_live_capture_begin(tcu_fn id, const sbt_cm_call *c)
 	tcu_live_add(TCU_LIVE_CAPTURE, key, c->stream, SBT_CM_K_cuStreamBeginCapture, id, c, NULL, 0,
 	             NULL, NULL, 0);
 	pthread_mutex_lock(&tcu_g.mu);
-	o = tcu_map_get(&l->by[TCU_LIVE_CAPTURE], key);
+	o = cap_umap_get(&l->by[TCU_LIVE_CAPTURE], key);
 	/* (out of memory: not kept, and nothing of the capture will be) */
-	if (o && tcu_map_put(&l->open, c->stream, o) == NULL)
+	if (o && cap_umap_put(&l->open, c->stream, o) == NULL)
 		atomic_fetch_add_explicit(&l->capturing, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&tcu_g.mu);
 }
@@ -496,7 +496,7 @@ void tcu_live_capture_end(tcu_fn id, const sbt_cm_call *c)
 		}
 		o = next;
 	}
-	if (tcu_map_del(&l->open, c->stream))
+	if (cap_umap_del(&l->open, c->stream))
 		atomic_fetch_sub_explicit(&l->capturing, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&tcu_g.mu);
 }
@@ -548,7 +548,7 @@ void tcu_live_graph_exec_destroy(uint64_t exec)
 	if (!l || !tcu_tracking())
 		return;
 	pthread_mutex_lock(&tcu_g.mu);
-	o = tcu_map_get(&l->by[TCU_LIVE_EXEC], exec);
+	o = cap_umap_get(&l->by[TCU_LIVE_EXEC], exec);
 	if (o) {
 		uint64_t graph = o->parent;
 		tcu_live_unlink(l, o);
@@ -577,7 +577,7 @@ void tcu_live_event_recorded(uint64_t event)
 	if (!l || !tcu_tracking())
 		return;
 	pthread_mutex_lock(&tcu_g.mu);
-	o = tcu_map_get(&l->by[TCU_LIVE_EVENT], event);
+	o = cap_umap_get(&l->by[TCU_LIVE_EVENT], event);
 	if (o)
 		o->recorded = 1;
 	pthread_mutex_unlock(&tcu_g.mu);

@@ -80,9 +80,9 @@ static int tcu_ctx_seen(uint64_t ctx, int add)
 {
 	int seen;
 	pthread_mutex_lock(&tcu_g.mu);
-	seen = tcu_map_get(&tcu_g.ctxs, ctx) != NULL;
+	seen = cap_umap_get(&tcu_g.ctxs, ctx) != NULL;
 	if (!seen && add)
-		tcu_map_put(&tcu_g.ctxs, ctx, (void *)(uintptr_t)1);
+		cap_umap_put(&tcu_g.ctxs, ctx, (void *)(uintptr_t)1);
 	pthread_mutex_unlock(&tcu_g.mu);
 	return seen;
 }
@@ -216,7 +216,7 @@ CUresult tcu_m_cuCtxDestroy_v2(tcu_fn id, CUcontext ctx)
 	r = real(ctx);
 	if (r == CUDA_SUCCESS) { /* the handle may come back for another context */
 		pthread_mutex_lock(&tcu_g.mu);
-		tcu_map_del(&tcu_g.ctxs, TCU_H(ctx));
+		cap_umap_del(&tcu_g.ctxs, TCU_H(ctx));
 		pthread_mutex_unlock(&tcu_g.mu);
 		if (mode != TCU_MODE_NESTED)
 			tcu_live_drop(TCU_LIVE_CTX, TCU_H(ctx));
@@ -2037,7 +2037,7 @@ CUresult tcu_m_cuEventDestroy_v2(tcu_fn id, CUevent e)
 	r = real(e);
 	if (mode != TCU_MODE_NESTED) {
 		pthread_mutex_lock(&tcu_g.mu);
-		free(tcu_map_del(&tcu_g.events, TCU_H(e)));
+		free(cap_umap_del(&tcu_g.events, TCU_H(e)));
 		pthread_mutex_unlock(&tcu_g.mu);
 		if (r == CUDA_SUCCESS)
 			tcu_live_drop(TCU_LIVE_EVENT, TCU_H(e));

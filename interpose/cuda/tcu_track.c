@@ -13,70 +13,6 @@
 
 #include "interpose/cuda/tcu_internal.h"
 
-/* ---- sorted map ----------------------------------------------------------- */
-
-/* Index of the first key >= key. */
-static size_t tcu_map_lower(const tcu_map *m, uint64_t key)
-{
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (m->keys[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-void *tcu_map_get(const tcu_map *m, uint64_t key)
-{
-	size_t i = tcu_map_lower(m, key);
-	return i < m->n && m->keys[i] == key ? m->vals[i] : NULL;
-}
-
-void *tcu_map_put(tcu_map *m, uint64_t key, void *val)
-{
-	size_t i = tcu_map_lower(m, key);
-	if (i < m->n && m->keys[i] == key) {
-		void *old = m->vals[i];
-		m->vals[i] = val;
-		return old;
-	}
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		uint64_t *k = realloc(m->keys, cap * sizeof(*k));
-		void **v;
-		if (!k)
-			return val;
-		m->keys = k;
-		v = realloc(m->vals, cap * sizeof(*v));
-		if (!v)
-			return val;
-		m->vals = v;
-		m->cap = cap;
-	}
-	memmove(m->keys + i + 1, m->keys + i, (m->n - i) * sizeof(*m->keys));
-	memmove(m->vals + i + 1, m->vals + i, (m->n - i) * sizeof(*m->vals));
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->n++;
-	return NULL;
-}
-
-void *tcu_map_del(tcu_map *m, uint64_t key)
-{
-	size_t i = tcu_map_lower(m, key);
-	void *v;
-	if (i >= m->n || m->keys[i] != key)
-		return NULL;
-	v = m->vals[i];
-	memmove(m->keys + i, m->keys + i + 1, (m->n - i - 1) * sizeof(*m->keys));
-	memmove(m->vals + i, m->vals + i + 1, (m->n - i - 1) * sizeof(*m->vals));
-	m->n--;
-	return v;
-}
-
 /* ---- allocations ------------------------------------------------------------ */
 
 /* Pinned host memory: kernels may read it directly (tcu_host_inputs). */
@@ -106,7 +42,7 @@ void tcu_alloc_add(uint64_t base, uint64_t size, unsigned kind)
 	a->kind = kind;
 	a->recorded = cap_active();
 	pthread_mutex_lock(&tcu_g.mu);
-	tcu_alloc_forget_locked(tcu_map_put(&tcu_g.allocs, base, a));
+	tcu_alloc_forget_locked(cap_umap_put(&tcu_g.allocs, base, a));
 	if (tcu_kind_is_host(kind))
 		atomic_fetch_add_explicit(&tcu_g.host_live, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&tcu_g.mu);
@@ -115,14 +51,14 @@ void tcu_alloc_add(uint64_t base, uint64_t size, unsigned kind)
 void tcu_alloc_del(uint64_t base)
 {
 	pthread_mutex_lock(&tcu_g.mu);
-	tcu_alloc_forget_locked(tcu_map_del(&tcu_g.allocs, base));
+	tcu_alloc_forget_locked(cap_umap_del(&tcu_g.allocs, base));
 	pthread_mutex_unlock(&tcu_g.mu);
 }
 
 /* The allocation holding addr (a size-0 one holds its base), or NULL; mu held. */
 static const tcu_alloc *tcu_alloc_at_locked(uint64_t addr)
 {
-	size_t i = tcu_map_lower(&tcu_g.allocs, addr);
+	size_t i = cap_umap_lower(&tcu_g.allocs, addr);
 	const tcu_alloc *a;
 	if (i < tcu_g.allocs.n && tcu_g.allocs.keys[i] == addr)
 		i++;
@@ -443,7 +379,7 @@ void tcu_event_note(uint64_t event, uint64_t stream, uint64_t seq)
 	e->stream = stream;
 	e->seq = seq;
 	pthread_mutex_lock(&tcu_g.mu);
-	free(tcu_map_put(&tcu_g.events, event, e));
+	free(cap_umap_put(&tcu_g.events, event, e));
 	pthread_mutex_unlock(&tcu_g.mu);
 }
 
@@ -585,7 +521,7 @@ void tcu_pending_flush_event(uint64_t event)
 	int known = 0;
 	pthread_mutex_lock(&tcu_g.mu);
 	{
-		const tcu_event *p = tcu_map_get(&tcu_g.events, event);
+		const tcu_event *p = cap_umap_get(&tcu_g.events, event);
 		if (p) {
 			e = *p;
 			known = 1;

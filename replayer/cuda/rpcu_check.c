@@ -81,8 +81,11 @@ rp_status rpcu_checkpoint_bytes(rpcu_state *s, const sbt_checkpoint *cp, const v
 			r = s->drv.p_cuEventSynchronize(c->done);
 			if (r != CUDA_SUCCESS) {
 				char err[96];
-				rp_diag_set(diag, "waiting for the copy at seq %llu: cuEventSynchronize failed with %s",
-				            (unsigned long long)c->seq, rpcu_cu_name(&s->drv, r, err, sizeof(err)));
+				/* An error of this copy or of earlier work on its
+				 * context (a kernel's fault is reported late). */
+				rp_diag_set(diag, "record seq %llu (%s): waiting for its copy: cuEventSynchronize "
+				            "failed with %s", (unsigned long long)c->seq,
+				            c->call ? c->call : "a copy", rpcu_cu_name(&s->drv, r, err, sizeof(err)));
 				return RP_ERR_BACKEND;
 			}
 		}

@@ -279,6 +279,7 @@ typedef struct rpcu_granule {
 /* The replay's result of a copy a checkpoint may name. */
 typedef struct rpcu_copy {
 	uint64_t seq;          /* the copy's record */
+	const char *call;      /* its call's name (static) */
 	uint8_t *ptr;          /* its bytes: buf, or live pinned memory */
 	uint8_t *buf;          /* owned, or NULL */
 	uint64_t len;

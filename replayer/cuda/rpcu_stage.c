@@ -122,6 +122,7 @@ rpcu_copy *rpcu_copy_add(rpcu_state *s, uint8_t *ptr, uint8_t *buf, uint64_t len
 	c = &s->copies[s->ncopies++];
 	memset(c, 0, sizeof(*c));
 	c->seq = s->seq;
+	c->call = s->call;
 	c->ptr = ptr;
 	c->buf = buf;
 	c->len = len;
