@@ -887,9 +887,9 @@ static rp_status rp_session_command_results(rp_session *s, rp_report *rep, unsig
 	return RP_OK;
 }
 
-/* A keyframe's difference as a mismatch note: run's memory against the
- * capture (other_run 0) or against run 1's (other_run 1; kr is the run
- * that differs from the capture first, shown_run the run it is). */
+/* A keyframe's difference as a mismatch note: kr is what run found (its
+ * bytes are shown), compared with the capture (other_run 0) or with a run
+ * that matched the capture there (other_run). */
 static void rp_session_keyframe_mismatch(rp_session *s, rp_mismatch *m, const rp_keyframe_report *kr,
                                          unsigned run, unsigned other_run)
 {

@@ -150,7 +150,9 @@ static rp_status rpcu_snapshot_compare(rpcu_state *s, const sbt_cm_call *c, rp_d
 	long i;
 	CUresult cr;
 
-	if (!c->size || c->sub == SBT_CM_MEM_ARRAY || (i = rpcu_ranges_find(&s->ranges, c->dst)) < 0)
+	/* a chunk the capture could not copy has neither data nor value=1 */
+	if (!c->size || c->sub == SBT_CM_MEM_ARRAY || (!c->blob && c->value != 1) ||
+	    (i = rpcu_ranges_find(&s->ranges, c->dst)) < 0)
 		goto out_next;
 	r = &s->ranges.v[i];
 	if (!r->dirty_seq || (r->kind != RPCU_R_DEVICE && r->kind != RPCU_R_GLOBAL))
