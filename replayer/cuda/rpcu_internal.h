@@ -440,7 +440,7 @@ typedef struct rpcu_state {
 	int kf_check;           /* the trace has full keyframes, and no --schedule-seed */
 	uint64_t kf_left;       /* tsSnapshot records of the keyframe being compared to come */
 	uint64_t kf_seq;        /* its marker */
-	int kf_synced;          /* its context work waited for */
+	int kf_synced;          /* its context work waited for (-1: that failed, not compared) */
 	uint64_t kf_ranges_now; /* ranges compared in it so far */
 	int kf_differs_now;     /* one of them differed */
 	int kf_noted;           /* the first difference was told (once per replay) */
