@@ -12,6 +12,9 @@
 #   is that launch, at the keyframe right after it, before the checkpoint
 #   that reads its result (exit 3), with and without --check-determinism
 #   --per-command, and from a --range that restores the keyframe before it;
+# - cuda_driver_app --racy with a keyframe every 2nd launch: under some
+#   seed of the double's reordering, runs part at a keyframe after a
+#   launch the emulator puts in a race (exit 4);
 # - not compared: a trace of the default policy (only a partial start
 #   keyframe), and a sampled order (--schedule-seed).
 . "$TOP/tests/support/shell.sh"
@@ -113,6 +116,35 @@ before=$(awk -v s="$saxpy" '/ keyframe / { q = substr($1, 5) + 0; if (q < s) k =
 expect_rc 3 bad.range "$RP" --range "$before:" "$T/bad.sbt"
 has bad.range err "tsreplay: restored keyframe at seq $before"
 has bad.range err "tsreplay: the replay differs from the capture after the command at seq $saxpy (keyframe seq $kf)"
+
+# ---- a racy program between keyframes: runs part at a keyframe ------------------------
+# cuda_driver_app --racy (non-commuting kernels on two streams, no events)
+# with a keyframe after every 2nd launch: the launches between two
+# keyframes run in another order under the double's seeded reordering, so
+# some run differs from the capture, or from run 1, at a keyframe; the
+# command named is one the emulator puts in a race (exit 4).
+R="$T/racy.sbt"
+TRACESMITH_SNAPSHOT=2 expect_rc 0 cap.racy "$CAP" -o "$R" -- "$PROGS/cuda_driver_app" --racy
+expect_rc 1 emu.racy "$TOP/$BUILD/tsexport" --races "$R"
+racy_seqs=" $(sed -n 's/^  seq \([0-9]*\) .*/\1/p' "$T/emu.racy.out" | sort -un | tr '\n' ' ')"
+parted=0
+for seed in 1 2 3 4 5 6 7 8; do
+	rc=0
+	TSCUDA_DOUBLE_SEED=$seed "$RP" --check-determinism --runs 3 "$R" >"$T/racy.$seed.out" \
+		2>"$T/racy.$seed.err" || rc=$?
+	[ $rc -eq 0 ] || [ $rc -eq 4 ] || { cat "$T/racy.$seed.err" >&2; fail "racy seed $seed: exit $rc"; }
+	first=$(sed -n 's/^tsreplay: runs differ: run [0-9]* and run [0-9]* part first after the command at seq \([0-9]*\) (keyframe seq [0-9]*: one matches the capture there)$/\1/p' "$T/racy.$seed.err")
+	[ -n "$first" ] || continue
+	[ $rc -eq 4 ] || fail "racy seed $seed: runs part after seq $first but exit $rc"
+	parted=$((parted + 1))
+	case "$racy_seqs" in
+	*" $first "*) ;;
+	*) fail "racy seed $seed: seq $first is in no race the emulator finds ($racy_seqs)" ;;
+	esac
+	grep -A1 "part first after the command at seq $first " "$T/racy.$seed.err" |
+		grep -q "^  call:     seq $first cuda\.cuLaunchKernel" || fail "racy seed $seed: $(cat "$T/racy.$seed.err")"
+done
+[ "$parted" -gt 0 ] || fail "no seed made the runs of the racy program part at a keyframe"
 
 # ---- nothing compared ----------------------------------------------------------------
 expect_rc 0 cap.default "$CAP" -o "$T/default.sbt" -- "$PROGS/cuda_driver_app" --size 3000
