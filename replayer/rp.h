@@ -136,6 +136,26 @@ typedef struct rp_backend_open_args {
 typedef rp_status (*rp_command_result_fn)(void *ctx, uint64_t seq, uint64_t object,
                                           const void *bytes, uint64_t len, rp_diag *diag);
 
+/* What a backend found comparing the full keyframes it met in the middle
+ * of one run with the replay's memory there (docs/replay.md "Keyframes
+ * compared with the capture"). */
+typedef struct rp_keyframe_report {
+	uint64_t compared;      /* keyframes with at least one range compared */
+	uint64_t differ;        /* of them, those where some range differed */
+	uint64_t ranges;        /* (keyframe, range) pairs compared */
+	uint64_t bytes;         /* bytes compared */
+	/* The first range that differed (valid when differ): */
+	uint64_t keyframe_seq;  /* the keyframe's marker */
+	uint64_t command_seq;   /* the last command before it that may have written the range */
+	uint64_t object;        /* captured address where the compared range starts */
+	uint64_t length;        /* bytes compared there */
+	uint64_t diff_offset;   /* first differing block, from object */
+	uint64_t diff_len;      /* its bytes */
+	uint8_t bytes_replay[16], bytes_capture[16]; /* from diff_offset */
+	size_t nbytes;
+	uint64_t expected_hash, actual_hash; /* of the whole range: capture, replay */
+} rp_keyframe_report;
+
 /* Flags for execute. */
 enum {
 	/* The record lies before the range's start: it is executed to build
@@ -228,6 +248,12 @@ typedef struct rp_backend_ops {
 	 * its commands one at a time, in execute order).  0: tsreplay
 	 * --schedule-seed refuses this backend's traces. */
 	int serialises;
+
+	/* After each run's last record (before command_results): what the
+	 * backend found comparing the full keyframes met mid-replay with its
+	 * memory, into *out (zeroed by the caller).  NULL: this backend does
+	 * not compare keyframes (their snapshots only change nothing). */
+	rp_status (*keyframe_results)(void *state, rp_keyframe_report *out, rp_diag *diag);
 } rp_backend_ops;
 
 /* ---- the program ------------------------------------------------------ */

@@ -266,5 +266,13 @@ rp_status rp_cm_copy_offset(const sbt_checkpoint *cp, uint64_t vstart, uint64_t 
  * ...") and return 1; 0 when they match (or cannot be compared). */
 int rp_cm_note_mismatch(const char *api, uint64_t copy_seq, const rp_cm_copy_source *src, const char *how,
                         const sbt_checkpoint *cp, const uint8_t *bytes);
+/* Print to stderr where the replay's memory first differs from the full
+ * keyframe at keyframe_seq: the allocation src (the range compared), the
+ * offset in it of the first differing block (block bytes), the command at
+ * command_seq that may have written it last, and the last kernel given a
+ * pointer into it ("tsreplay: <api>: the memory after the command at seq N
+ * differs from the keyframe at seq K"). */
+void rp_cm_note_keyframe(const char *api, uint64_t keyframe_seq, uint64_t command_seq,
+                         const rp_cm_copy_source *src, uint64_t offset, uint64_t block);
 
 #endif

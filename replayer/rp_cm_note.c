@@ -4,7 +4,8 @@
  * it, and the note printed for the first copy whose bytes differ from the
  * capture: which allocation it read, where in it the first difference
  * lies, and the last kernel given a pointer into it (the likeliest
- * writer).  The backends print the note once per run.
+ * writer).  The backends print the note once per run.  The same note
+ * tells where memory first differs from a full keyframe met mid-replay.
  */
 #include "replayer/rp_cm.h"
 
@@ -66,4 +67,21 @@ int rp_cm_note_mismatch(const char *api, uint64_t copy_seq, const rp_cm_copy_sou
 	else
 		fprintf(stderr, "  kernel:   none was given a pointer into it before the copy\n");
 	return 1;
+}
+
+void rp_cm_note_keyframe(const char *api, uint64_t keyframe_seq, uint64_t command_seq,
+                         const rp_cm_copy_source *src, uint64_t offset, uint64_t block)
+{
+	fprintf(stderr, "tsreplay: %s: the memory after the command at seq %llu differs from the keyframe "
+	        "at seq %llu\n", api, (unsigned long long)command_seq, (unsigned long long)keyframe_seq);
+	fprintf(stderr, "  allocation: 0x%llx (made at seq %llu, %llu bytes)\n",
+	        (unsigned long long)src->alloc_cap, (unsigned long long)src->alloc_seq,
+	        (unsigned long long)src->alloc_size);
+	fprintf(stderr, "  offset:   %llu in the allocation (first differing block of %llu bytes)\n",
+	        (unsigned long long)offset, (unsigned long long)block);
+	if (src->kernel_seq)
+		fprintf(stderr, "  kernel:   %s (launch seq %llu), the last kernel given a pointer into it\n",
+		        src->kernel, (unsigned long long)src->kernel_seq);
+	else
+		fprintf(stderr, "  kernel:   none was given a pointer into it before the keyframe\n");
 }

@@ -140,7 +140,15 @@ static void rp_main_json_string(FILE *f, const char *s)
 
 static void rp_main_print_mismatch(const rp_session *s, const rp_mismatch *m)
 {
-	if (m->other_run == 0)
+	if (m->keyframe && m->other_run == 0)
+		fprintf(stderr, "tsreplay: the replay differs from the capture after the command at seq %llu "
+		        "(keyframe seq %llu)\n", (unsigned long long)m->call_seq,
+		        (unsigned long long)m->checkpoint_seq);
+	else if (m->keyframe)
+		fprintf(stderr, "tsreplay: runs differ: run %u and run %u part first after the command at "
+		        "seq %llu (keyframe seq %llu: one matches the capture there)\n", m->other_run, m->run,
+		        (unsigned long long)m->call_seq, (unsigned long long)m->checkpoint_seq);
+	else if (m->other_run == 0)
 		fprintf(stderr, "tsreplay: the replay differs from the capture at checkpoint seq %llu\n",
 		        (unsigned long long)m->checkpoint_seq);
 	else if (m->per_command)
@@ -152,7 +160,10 @@ static void rp_main_print_mismatch(const rp_session *s, const rp_mismatch *m)
 		        "seq %llu\n", m->other_run, m->run, (unsigned long long)m->checkpoint_seq);
 	fprintf(stderr, "  call:     seq %llu %s\n", (unsigned long long)m->call_seq,
 	        m->call_found ? m->call_name : "(record not found in the trace)");
-	if (m->per_command)
+	if (m->keyframe)
+		fprintf(stderr, "  memory:   0x%llx, %llu bytes compared with the keyframe\n",
+		        (unsigned long long)m->object, (unsigned long long)m->range_length);
+	else if (m->per_command)
 		fprintf(stderr, "  memory:   0x%llx, %llu bytes it may have written\n",
 		        (unsigned long long)m->object, (unsigned long long)m->range_length);
 	else
@@ -168,12 +179,20 @@ static void rp_main_print_mismatch(const rp_session *s, const rp_mismatch *m)
 			fputs("  replay bytes: ", stderr);
 		rp_main_hex(stderr, m->bytes, m->nbytes, " ");
 		fputs(m->diff_len > m->nbytes ? " ...\n" : "\n", stderr);
+		if (m->keyframe) {
+			fputs("  capture bytes: ", stderr);
+			rp_main_hex(stderr, m->capture_bytes, m->nbytes, " ");
+			fputs(m->diff_len > m->nbytes ? " ...\n" : "\n", stderr);
+		}
 	} else {
 		fputs("  offset:   unknown (block hashes not comparable)\n", stderr);
 	}
 	if (m->other_run == 0)
 		fprintf(stderr, "  hashes:   capture 0x%016llx, replay 0x%016llx\n",
 		        (unsigned long long)m->expected_hash, (unsigned long long)m->actual_hash);
+	else if (m->keyframe)
+		fprintf(stderr, "  hashes:   capture 0x%016llx, run %u 0x%016llx\n",
+		        (unsigned long long)m->expected_hash, m->run, (unsigned long long)m->actual_hash);
 	else {
 		char groups[512];
 		rp_session_run_groups(s, m, groups, sizeof(groups));
@@ -209,9 +228,13 @@ static void rp_main_json_mismatch(FILE *f, const rp_mismatch *m)
 	        "\"compared_with\":",
 	        (unsigned long long)m->expected_hash, (unsigned long long)m->actual_hash, m->run);
 	if (m->other_run)
-		fprintf(f, "%u}", m->other_run);
+		fprintf(f, "%u", m->other_run);
 	else
-		fputs("\"capture\"}", f);
+		fputs("\"capture\"", f);
+	if (m->keyframe)
+		fprintf(f, ",\"at_keyframe\":%llu}", (unsigned long long)m->checkpoint_seq);
+	else
+		fputs(",\"at_keyframe\":null}", f);
 }
 
 static const char *rp_main_result_name(int code)
@@ -337,6 +360,14 @@ static void rp_main_json(const rp_options *opt, const rp_session *s, const rp_re
 		fputs("null", f);
 	fputs(",\"commands_part\":", f);
 	rp_main_json_mismatch(f, &rep->command);
+	if (rep->keyframes_on)
+		fprintf(f, ",\"keyframes_compared\":%llu,\"keyframes_differ\":%llu,\"keyframe_ranges\":%llu,"
+		        "\"keyframe_bytes\":%llu", (unsigned long long)rep->keyframes,
+		        (unsigned long long)rep->keyframes_differ, (unsigned long long)rep->keyframe_ranges,
+		        (unsigned long long)rep->keyframe_bytes);
+	else
+		fputs(",\"keyframes_compared\":null,\"keyframes_differ\":null,\"keyframe_ranges\":null,"
+		      "\"keyframe_bytes\":null", f);
 	fputs(",\"profile\":", f);
 	if (opt->profile_path && rep->runs_done) {
 		fputs("{\"file\":", f);
@@ -390,6 +421,11 @@ static void rp_main_summary(const rp_options *opt, const rp_session *s, const rp
 	} else {
 		printf("\n");
 	}
+	if (rep->keyframes_on && rep->keyframes)
+		printf("tsreplay: keyframes: %llu compared with the replay's memory (%llu ranges, %llu bytes), "
+		       "%llu differ\n", (unsigned long long)rep->keyframes,
+		       (unsigned long long)rep->keyframe_ranges, (unsigned long long)rep->keyframe_bytes,
+		       (unsigned long long)rep->keyframes_differ);
 	if (rep->checkpoints == 0 && rep->not_compared == 0)
 		printf("tsreplay: no checkpoints to compare: the %s holds none (a program that only "
 		       "presents makes none: capture it with TRACESMITH_FRAME_HASH=1 to compare its "
@@ -701,7 +737,7 @@ static void rp_main_print_race(const rp_session *s, const rp_mismatch *m, const 
 
 	if (!a || !b || strcmp(a, b) == 0)
 		return;
-	if (m->per_command)
+	if (m->per_command || m->keyframe)
 		fprintf(stderr, "tsreplay: likely race: run %u (%s) and run %u (%s) part after the command "
 		        "at seq %llu (%s, memory 0x%llx..0x%llx); only the order of the work differed\n",
 		        m->other_run, a, m->run, b, (unsigned long long)m->call_seq,
@@ -877,9 +913,12 @@ static int rp_main_run(int argc, char **argv, const rp_backend_ops *const *backe
 	/* A mismatch found before an error is still worth showing. */
 	if (rep.capture.valid)
 		rp_main_print_mismatch(s, &rep.capture);
-	if (rep.capture.valid && rep.mismatched > 1)
+	if (rep.capture.valid && !rep.capture.keyframe && rep.mismatched > 1)
 		fprintf(stderr, "tsreplay: %llu more checkpoints differ from the capture after it\n",
 		        (unsigned long long)(rep.mismatched - 1));
+	else if (rep.capture.keyframe && rep.mismatched)
+		fprintf(stderr, "tsreplay: %llu checkpoints differ from the capture after it\n",
+		        (unsigned long long)rep.mismatched);
 	if (rep.command.valid) {
 		rp_main_print_mismatch(s, &rep.command);
 		rp_main_print_race(s, &rep.command, opt.trace_path, extras->races);

@@ -128,6 +128,7 @@ struct rp_session {
 	rp_held *held;        /* per item of order: its record, while held; owned */
 	rp_seq_index *order_index; /* items by seq; owned */
 	rp_cmd_key *cmd_sorted; /* --per-command: run 1's results by (seq, object); owned */
+	rp_keyframe_report kf_ref; /* run 1's first keyframe that differed (differ 0: none) */
 	double start_time;
 	double last_progress;
 	int progress_shown;
@@ -886,6 +887,88 @@ static rp_status rp_session_command_results(rp_session *s, rp_report *rep, unsig
 	return RP_OK;
 }
 
+/* A keyframe's difference as a mismatch note: kr is what run found (its
+ * bytes are shown), compared with the capture (other_run 0) or with a run
+ * that matched the capture there (other_run). */
+static void rp_session_keyframe_mismatch(rp_session *s, rp_mismatch *m, const rp_keyframe_report *kr,
+                                         unsigned run, unsigned other_run)
+{
+	memset(m, 0, sizeof(*m));
+	m->valid = 1;
+	m->keyframe = 1;
+	m->run = run;
+	m->other_run = other_run;
+	m->checkpoint_seq = kr->keyframe_seq;
+	m->call_seq = kr->command_seq;
+	m->object = kr->object;
+	m->range_length = kr->length;
+	m->expected_hash = kr->expected_hash;
+	m->actual_hash = kr->actual_hash;
+	m->located = 1;
+	m->diff_offset = kr->diff_offset;
+	m->diff_len = kr->diff_len;
+	m->nbytes = kr->nbytes;
+	memcpy(m->bytes, kr->bytes_replay, sizeof(m->bytes));
+	memcpy(m->capture_bytes, kr->bytes_capture, sizeof(m->capture_bytes));
+	rp_session_describe_call(s, m);
+}
+
+/* After a run: the keyframes the backends compared with their memory.
+ * Run 1's first difference is a difference from the capture (the earlier
+ * of it and the first checkpoint that differs is reported); a later run
+ * that differs from the capture at a keyframe where run 1 did not (or
+ * not with the same bytes) parts from run 1 there. */
+static rp_status rp_session_keyframe_results(rp_session *s, rp_report *rep, unsigned run,
+                                             rp_diag *diag)
+{
+	rp_keyframe_report first;
+	const rp_keyframe_report *ref = &s->kf_ref;
+	size_t i;
+
+	memset(&first, 0, sizeof(first));
+	for (i = 0; i < s->nactive; i++) {
+		rp_keyframe_report kr;
+		rp_diag bd = {""};
+		rp_status st;
+		if (!s->active[i].ops->keyframe_results)
+			continue;
+		memset(&kr, 0, sizeof(kr));
+		st = s->active[i].ops->keyframe_results(s->active[i].state, &kr, &bd);
+		if (st != RP_OK) {
+			rp_diag_set(diag, "keyframes: backend %s: %s", s->active[i].ops->name,
+			            bd.text[0] ? bd.text : rp_strerror(st));
+			return st;
+		}
+		if (run == 1) {
+			rep->keyframes_on = 1;
+			rep->keyframes += kr.compared;
+			rep->keyframes_differ += kr.differ;
+			rep->keyframe_ranges += kr.ranges;
+			rep->keyframe_bytes += kr.bytes;
+		}
+		if (kr.differ && (!first.differ || kr.keyframe_seq < first.keyframe_seq))
+			first = kr;
+	}
+	if (run == 1) {
+		s->kf_ref = first;
+		if (first.differ && (!rep->capture.valid || first.keyframe_seq < rep->capture.checkpoint_seq))
+			rp_session_keyframe_mismatch(s, &rep->capture, &first, 1, 0);
+		return RP_OK;
+	}
+	if (first.differ == ref->differ && (!first.differ ||
+	    (first.keyframe_seq == ref->keyframe_seq && first.object == ref->object &&
+	     first.actual_hash == ref->actual_hash)))
+		return RP_OK; /* the runs agree at every keyframe compared */
+	if (first.differ && (!ref->differ || first.keyframe_seq <= ref->keyframe_seq)) {
+		if (!rep->runs.valid || first.keyframe_seq < rep->runs.checkpoint_seq)
+			rp_session_keyframe_mismatch(s, &rep->runs, &first, run, 1);
+	} else if (!rep->runs.valid || ref->keyframe_seq < rep->runs.checkpoint_seq) {
+		/* run 1 differs from the capture first; this run matched it there */
+		rp_session_keyframe_mismatch(s, &rep->runs, ref, 1, run);
+	}
+	return RP_OK;
+}
+
 static int rp_session_seq_index_cmp(const void *a, const void *b)
 {
 	const rp_seq_index *x = a, *y = b;
@@ -1176,6 +1259,8 @@ out_done:
 		            s->cps.n);
 		st = RP_ERR_BACKEND;
 	}
+	if (st == RP_OK)
+		st = rp_session_keyframe_results(s, rep, run, diag);
 	if (st == RP_OK && s->opt.per_command)
 		st = rp_session_command_results(s, rep, run, diag);
 	return st;

@@ -57,6 +57,12 @@ typedef struct rp_mismatch {
 	uint32_t call_type;
 	char call_name[96];
 	uint32_t stack_id;
+	/* A keyframe compared with the replay's memory (rp_keyframe_report):
+	 * checkpoint_seq = the keyframe, call_seq = the last command that may
+	 * have written the range, object = where the range starts (captured),
+	 * range_offset 0; capture_bytes the keyframe's at diff_offset. */
+	int keyframe;
+	uint8_t capture_bytes[16];
 } rp_mismatch;
 
 #define RP_NOT_COMPARED_LISTED 32
@@ -85,6 +91,9 @@ typedef struct rp_report {
 	rp_mismatch runs;            /* first place where runs part */
 	rp_mismatch command;         /* --per-command: first command after which runs part */
 	uint64_t command_results;    /* --per-command: (command, range) results per run */
+	int keyframes_on;            /* some backend compares keyframes (keyframe_results) */
+	uint64_t keyframes, keyframes_differ; /* in run 1: compared, and of them differing */
+	uint64_t keyframe_ranges, keyframe_bytes; /* in run 1: (keyframe, range) pairs, bytes */
 	double seconds;
 	uint64_t profiled;           /* --profile: commands timed (entries written) */
 	char profile_device[256];    /* --profile: the device that timed them */

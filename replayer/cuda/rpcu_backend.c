@@ -605,6 +605,7 @@ void rpcu_teardown(rpcu_state *s)
 	s->granularity = 0;
 	s->restore_seq = 0;
 	s->snap_left = 0;
+	s->kf_left = 0;
 	s->state_only = 0;
 	free(s->gone);
 	s->gone = NULL;
@@ -773,6 +774,8 @@ static rp_status rpcu_open(const rp_backend_open_args *args, void **state_out, r
 	*(void **)&s->drv.not_run = dlsym(s->drv.dl, RPCU_NOT_RUN_SYMBOL);
 	if (s->drv.not_run)
 		s->not_run_seen = s->drv.not_run(); /* the process's count so far */
+	/* a sampled order may hold a command past the keyframe after it */
+	s->kf_check = !args->serialise && rpcu_snapshot_has_full(s);
 	st = rpcu_bound_init(s, s->wait_ns, diag);
 	if (st != RP_OK)
 		goto out_fail;
@@ -795,7 +798,7 @@ static rp_status rpcu_execute(void *state, const sbt_record *rec, unsigned flags
 	rpcu_copies_release_served(s);
 	rpcu_stages_poll(s, 0);
 	st = rpcu_run_record(s, rec, diag);
-	if (st == RP_OK && s->per_command && !s->fast_forward)
+	if (st == RP_OK && ((s->per_command && !s->fast_forward) || s->kf_check))
 		st = rpcu_percmd_record(s, rec, diag);
 	rpcu_bound_disarm(s);
 	return st;
@@ -856,6 +859,8 @@ static rp_status rpcu_keyframe(void *state, const sbt_record *marker, int restor
 		 * trace rebuilds it). */
 		if ((kf.flags & SBT_CM_KF_PARTIAL) || marker->seq < s->window_snapshot_end)
 			s->snap_left = kf.count;
+		else if (s->kf_check)
+			rpcu_snapshot_compare_begin(s, marker->seq, kf.count);
 		return RP_OK;
 	}
 	sst = sbt_reader_seek_seq(s->trace, 0);
@@ -907,6 +912,16 @@ static int rpcu_keyframe_is_start(const sbt_record *marker)
 	sbt_cm_call kf;
 	return sbt_cm_decode(marker->payload, marker->payload_len, &kf) == SBT_OK &&
 	       !(kf.flags & SBT_CM_KF_PARTIAL);
+}
+
+/* rp_backend_ops.keyframe_results: this run's, then cleared for the next. */
+static rp_status rpcu_keyframe_results(void *state, rp_keyframe_report *out, rp_diag *diag)
+{
+	rpcu_state *s = state;
+	(void)diag;
+	*out = s->kf;
+	memset(&s->kf, 0, sizeof(s->kf));
+	return RP_OK;
 }
 
 static rp_status rpcu_reset(void *state, rp_diag *diag)
@@ -971,4 +986,5 @@ const rp_backend_ops rpcu_backend_ops = {
 	.run_mode = rpcu_run_mode,
 	.command_results = rpcu_command_results,
 	.serialises = 1,
+	.keyframe_results = rpcu_keyframe_results,
 };

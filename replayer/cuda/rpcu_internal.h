@@ -203,6 +203,8 @@ typedef struct rpcu_range {
 	uint64_t owner;     /* globals: captured module or library */
 	CUcontext ctx;      /* live context it was made in */
 	void *host_buf;     /* registered host memory: our buffer (owned) */
+	uint64_t dirty_seq; /* the last command since the last keyframe compared that
+	                       may have written it (its footprint), 0: none */
 } rpcu_range;
 
 typedef struct rpcu_ranges {
@@ -434,6 +436,16 @@ typedef struct rpcu_state {
 	rp_profile *profile;    /* borrowed from open's args; NULL: not profiling */
 	struct rpcu_prof *prof; /* the timed commands of this run; owned */
 	int fast_forward;       /* the record being executed is fast-forwarded */
+	/* Full keyframes met mid-replay compared with the replay's memory
+	 * (rpcu_snapshot.c; docs/cuda-replay.md "Keyframes compared") */
+	int kf_check;           /* the trace has full keyframes, and no --schedule-seed */
+	uint64_t kf_left;       /* tsSnapshot records of the keyframe being compared to come */
+	uint64_t kf_seq;        /* its marker */
+	int kf_synced;          /* its context work waited for (-1: that failed, not compared) */
+	uint64_t kf_ranges_now; /* ranges compared in it so far */
+	int kf_differs_now;     /* one of them differed */
+	int kf_noted;           /* the first difference was told (once per replay) */
+	rp_keyframe_report kf;  /* this run's */
 	/* --wait-timeout: the longest one entry point may stay in the driver
 	 * (rpcu_bound.c; its own thread and mutex) */
 	uint64_t wait_ns;
@@ -532,6 +544,8 @@ rp_status rpcu_percmd_after(rpcu_state *s, uint64_t seq, const char *name, const
 rp_status rpcu_percmd_results(rpcu_state *s, rp_command_result_fn fn, void *ctx, rp_diag *diag);
 /* Free the results of this run (their copies must have finished). */
 void rpcu_percmd_free(rpcu_state *s);
+/* Wait for the work of every context the trace made (what: for messages). */
+rp_status rpcu_sync_contexts(rpcu_state *s, const char *what, rp_diag *diag);
 
 /* ---- rpcu_exec.c: contexts, modules, launches, streams, events ------------------- */
 
@@ -636,6 +650,11 @@ rp_status rpcu_capture_work(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 /* ---- rpcu_snapshot.c: keyframe snapshots ------------------------------------------------ */
 
 rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* A full keyframe (count snapshot records) met mid-replay at marker seq:
+ * its records are compared with the replay's memory as they come. */
+void rpcu_snapshot_compare_begin(rpcu_state *s, uint64_t seq, uint64_t count);
+/* Whether the trace holds a full keyframe (read at open). */
+int rpcu_snapshot_has_full(rpcu_state *s);
 
 /* ---- rpcu_check.c: checkpoints ---------------------------------------------------------- */
 

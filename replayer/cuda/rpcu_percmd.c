@@ -23,6 +23,11 @@
  * checkpoints compare; they are left out.  Allocations over
  * RP_CM_PERCMD_MAX_BYTES are left out (a lazy 8 GiB reservation would be
  * read in full after every command).
+ *
+ * The same footprint, with no size limit, marks the ranges a command may
+ * have written (dirty_seq) when the trace has full keyframes: the next
+ * keyframe met mid-replay compares those ranges with the capture's bytes
+ * (rpcu_snapshot.c), with or without --per-command.
  */
 #include "replayer/cuda/rpcu_internal.h"
 
@@ -62,6 +67,23 @@ static rp_status rpcu_percmd_queue(void *ctx, const rp_cm_range *r, rp_diag *dia
 	return RP_OK;
 }
 
+/* Whether range r can be compared with a keyframe's bytes. */
+static int rpcu_percmd_markable(const rp_cm_range *head)
+{
+	const rpcu_range *r = (const rpcu_range *)head;
+	return (r->kind == RPCU_R_DEVICE || r->kind == RPCU_R_GLOBAL) && r->size;
+}
+
+/* The command may have written r: the next keyframe compares it. */
+static rp_status rpcu_percmd_mark(void *ctx, const rp_cm_range *r, rp_diag *diag)
+{
+	rpcu_percmd_ctx *q = ctx;
+	rpcu_state *s = q->s;
+	(void)diag;
+	s->ranges.v[(const rpcu_range *)(const void *)r - s->ranges.v].dirty_seq = q->seq;
+	return RP_OK;
+}
+
 rp_status rpcu_percmd_after(rpcu_state *s, uint64_t seq, const char *name, const sbt_cm_call *c,
                             rp_diag *diag)
 {
@@ -82,35 +104,45 @@ rp_status rpcu_percmd_after(rpcu_state *s, uint64_t seq, const char *name, const
 		return st;
 	if (capturing)
 		return RP_OK; /* recorded into a graph, not run */
+	if (s->kf_check)
+		st = rp_cm_footprint(&t, launch ? RP_CM_FOOT_LAUNCH : write ? RP_CM_FOOT_WRITE : RP_CM_FOOT_ALL,
+		                     seq, c->dst, rpcu_percmd_markable, rpcu_percmd_mark, &q, diag);
+	if (st != RP_OK || !s->per_command || s->fast_forward)
+		return st;
 	return rp_cm_footprint(&t, launch ? RP_CM_FOOT_LAUNCH : write ? RP_CM_FOOT_WRITE : RP_CM_FOOT_ALL,
 	                       seq, c->dst, rpcu_percmd_readable, rpcu_percmd_queue, &q, diag);
 }
 
-rp_status rpcu_percmd_results(rpcu_state *s, rp_command_result_fn fn, void *ctx, rp_diag *diag)
+rp_status rpcu_sync_contexts(rpcu_state *s, const char *what, rp_diag *diag)
 {
 	const rpcu_driver *d = &s->drv;
 	rp_status st = RP_OK;
 	size_t i;
 
-	/* The copies sit on streams of every context the trace made. */
-	for (i = 0; i < s->objs.cap; i++) {
+	for (i = 0; i < s->objs.cap && st == RP_OK; i++) {
 		rpcu_obj *o = &s->objs.slot[i];
 		CUresult r;
 		if (o->kind != RPCU_O_CTX || o->dead ||
 		    d->p_cuCtxSetCurrent((CUcontext)(uintptr_t)o->live) != CUDA_SUCCESS)
 			continue;
 		r = d->p_cuCtxSynchronize();
-		if (r != CUDA_SUCCESS) {
-			st = rpcu_cufail(s, diag, "cuCtxSynchronize", r, "waiting for the --per-command copies");
-			goto out_free;
-		}
+		if (r != CUDA_SUCCESS)
+			st = rpcu_cufail(s, diag, "cuCtxSynchronize", r, what);
 	}
 	if (s->cur_ctx)
 		d->p_cuCtxSetCurrent(s->cur_ctx);
-	return rp_cm_results_hand(&s->percmd, fn, ctx, diag);
-out_free:
-	rpcu_percmd_free(s);
 	return st;
+}
+
+rp_status rpcu_percmd_results(rpcu_state *s, rp_command_result_fn fn, void *ctx, rp_diag *diag)
+{
+	/* The copies sit on streams of every context the trace made. */
+	rp_status st = rpcu_sync_contexts(s, "waiting for the --per-command copies", diag);
+	if (st != RP_OK) {
+		rpcu_percmd_free(s);
+		return st;
+	}
+	return rp_cm_results_hand(&s->percmd, fn, ctx, diag);
 }
 
 void rpcu_percmd_free(rpcu_state *s)

@@ -1,6 +1,20 @@
 /*
  * rpcu_snapshot.c - keyframe snapshots: the tsSnapshot records that put
- * back the contents of device memory when replay starts at a keyframe.
+ * back the contents of device memory when replay starts at a keyframe,
+ * and the comparison of a full keyframe met mid-replay with the replay's
+ * memory.
+ *
+ * A full keyframe (TRACESMITH_SNAPSHOT=launch or =N) holds the captured
+ * bytes of every live allocation after (or before) a launch.  Met in the
+ * middle of a replay it changes nothing (applying it would hide a
+ * divergence); instead each of its device-memory records whose range a
+ * command since the last keyframe may have written (rpcu_range.dirty_seq,
+ * the --per-command footprint: rpcu_percmd.c) is read back from the
+ * device, once the work of every context is done, and compared byte for
+ * byte.  The first range that differs names the keyframe, the command
+ * (dirty_seq), the allocation and the first differing 64-byte block; the
+ * core reports it as a difference from the capture.  Arrays, pinned host
+ * memory and VMM mappings are not compared.
  */
 #include "replayer/cuda/rpcu_internal.h"
 
@@ -37,6 +51,160 @@ static rp_status rpcu_snapshot_host(rpcu_state *s, const sbt_cm_call *c, rp_diag
 	return RP_OK;
 }
 
+/* The block compared in the report: the first differing one. */
+#define RPCU_KF_BLOCK 64
+
+int rpcu_snapshot_has_full(rpcu_state *s)
+{
+	const uint64_t *seqs = NULL;
+	size_t n = 0, i;
+	int full = 0;
+
+	if (sbt_reader_keyframes(s->trace, &seqs, &n) != SBT_OK)
+		return 0;
+	for (i = 0; i < n && !full; i++) {
+		sbt_record rec;
+		sbt_cm_call kf;
+		if (sbt_reader_seek_seq(s->trace, seqs[i]) == SBT_OK && sbt_reader_next(s->trace, &rec) == SBT_OK &&
+		    rec.type == SBT_TYPE_KEYFRAME && rec.seq == seqs[i] &&
+		    !(rec.payload_len >= 8 && memcmp(rec.payload, "snapshot", 8) == 0) &&
+		    sbt_cm_decode(rec.payload, rec.payload_len, &kf) == SBT_OK)
+			full = !(kf.flags & SBT_CM_KF_PARTIAL);
+	}
+	return full;
+}
+
+/* The end of the keyframe being compared: counted, and every range is
+ * clean again (the next keyframe compares what the commands after this
+ * one may write). */
+static void rpcu_snapshot_compare_end(rpcu_state *s)
+{
+	size_t i;
+	if (s->kf_ranges_now)
+		s->kf.compared++;
+	if (s->kf_differs_now)
+		s->kf.differ++;
+	for (i = 0; i < s->ranges.n; i++)
+		s->ranges.v[i].dirty_seq = 0;
+	s->kf_left = 0;
+}
+
+void rpcu_snapshot_compare_begin(rpcu_state *s, uint64_t seq, uint64_t count)
+{
+	s->kf_seq = seq;
+	s->kf_left = count;
+	s->kf_synced = 0;
+	s->kf_ranges_now = 0;
+	s->kf_differs_now = 0;
+	if (!count)
+		rpcu_snapshot_compare_end(s);
+}
+
+/* The first difference: into the run's report, and told once in CUDA
+ * terms (the allocation, where in it, the last kernel given a pointer
+ * into it). */
+static void rpcu_snapshot_differs(rpcu_state *s, const rpcu_range *r, const sbt_cm_call *c,
+                                  const uint8_t *capture, const uint8_t *replay)
+{
+	rp_keyframe_report *kr = &s->kf;
+	sbt_checkpoint a = {0}, b = {0};
+	rp_cm_copy_source src;
+	uint64_t at = 0;
+
+	s->kf_differs_now = 1;
+	if (kr->length)
+		return; /* the run's first is kept (compared ranges are never empty) */
+	while (at < c->size && capture[at] == replay[at])
+		at++;
+	at -= at % RPCU_KF_BLOCK;
+	kr->keyframe_seq = s->kf_seq;
+	kr->command_seq = r->dirty_seq;
+	kr->object = c->dst;
+	kr->length = c->size;
+	kr->diff_offset = at;
+	kr->diff_len = c->size - at < RPCU_KF_BLOCK ? c->size - at : RPCU_KF_BLOCK;
+	kr->nbytes = kr->diff_len < sizeof(kr->bytes_replay) ? (size_t)kr->diff_len : sizeof(kr->bytes_replay);
+	memcpy(kr->bytes_replay, replay + at, kr->nbytes);
+	memcpy(kr->bytes_capture, capture + at, kr->nbytes);
+	if (sbt_checkpoint_compute(capture, c->size, &a) == SBT_OK &&
+	    sbt_checkpoint_compute(replay, c->size, &b) == SBT_OK) {
+		kr->expected_hash = a.hash;
+		kr->actual_hash = b.hash;
+	}
+	sbt_checkpoint_free(&a);
+	sbt_checkpoint_free(&b);
+	if (s->kf_noted || s->quiet)
+		return;
+	s->kf_noted = 1;
+	rp_cm_copy_source_take(&src, &r->head);
+	rp_cm_note_keyframe("cuda", s->kf_seq, r->dirty_seq, &src, c->dst - r->cap + at, kr->diff_len);
+}
+
+/* One record of a full keyframe met mid-replay (rpcu_snapshot_compare_begin). */
+static rp_status rpcu_snapshot_compare(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	uint8_t *capture = NULL, *replay = NULL;
+	const rpcu_range *r;
+	uint64_t live;
+	rp_status st = RP_OK;
+	long i;
+	CUresult cr;
+
+	/* a chunk the capture could not copy has neither data nor value=1 */
+	if (!c->size || c->sub == SBT_CM_MEM_ARRAY || (!c->blob && c->value != 1) ||
+	    (i = rpcu_ranges_find(&s->ranges, c->dst)) < 0)
+		goto out_next;
+	r = &s->ranges.v[i];
+	if (!r->dirty_seq || (r->kind != RPCU_R_DEVICE && r->kind != RPCU_R_GLOBAL))
+		goto out_next;
+	if ((st = rpcu_translate(s, c->dst, c->size, "keyframe record of", &live, diag)) != RP_OK ||
+	    (st = RPCU_NEED(cuMemcpyDtoH)) != RP_OK)
+		goto out_next;
+	if (!s->kf_synced) {
+		/* the capture waited for the launch's stream; the replay waits
+		 * for all its work, so the bytes do not depend on timing.  Work
+		 * that failed (a kernel's illegal address) leaves the keyframe
+		 * uncompared: the call that waits for it next reports it, as
+		 * without the comparison. */
+		rp_diag ignored;
+		if (rpcu_sync_contexts(s, "waiting for the work before a keyframe", &ignored) != RP_OK) {
+			s->kf_synced = -1;
+			goto out_next;
+		}
+		s->kf_synced = 1;
+	}
+	if (s->kf_synced < 0)
+		goto out_next;
+	if (c->value == 1 && !c->blob)
+		capture = calloc(1, (size_t)c->size);
+	else if ((st = rpcu_blob_exact(s, c->blob, c->size, &capture, diag)) != RP_OK)
+		goto out_next;
+	replay = malloc((size_t)c->size);
+	if (!capture || !replay) {
+		st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory comparing %llu bytes with the keyframe",
+		               (unsigned long long)c->size);
+		goto out_next;
+	}
+	if (s->relocate_memory)
+		rpcu_ranges_patch_data(&s->ranges, capture, c->size, c->dst);
+	cr = s->drv.p_cuMemcpyDtoH(replay, (CUdeviceptr)live, (size_t)c->size);
+	if (cr != CUDA_SUCCESS) {
+		s->kf_synced = -1; /* as above: left to the next call that waits */
+		goto out_next;
+	}
+	s->kf.ranges++;
+	s->kf.bytes += c->size;
+	s->kf_ranges_now++;
+	if (memcmp(capture, replay, (size_t)c->size) != 0)
+		rpcu_snapshot_differs(s, r, c, capture, replay);
+out_next:
+	free(capture);
+	free(replay);
+	if (--s->kf_left == 0)
+		rpcu_snapshot_compare_end(s);
+	return st;
+}
+
 rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	uint64_t live;
@@ -44,6 +212,8 @@ rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_d
 	rp_status st;
 	CUresult r;
 	(void)k;
+	if (!s->snap_left && s->kf_left)
+		return rpcu_snapshot_compare(s, c, diag);
 	if (!s->snap_left)
 		return RP_OK; /* not restoring from this keyframe: changes nothing */
 	s->snap_left--;
