@@ -631,8 +631,8 @@ static rp_status rpvk_sc_read(rpvk *r, rpvk_swapchain *sc, uint32_t idx, VkDevic
 	si.commandBufferCount = 1;
 	si.pCommandBuffers = &cb;
 	if (t->QueueSubmit(dv->aux_queue, 1, &si, fence) != VK_SUCCESS ||
-	    t->WaitForFences(dv->live, 1, &fence, VK_TRUE, UINT64_MAX) != VK_SUCCESS) {
-		st = rpvk_fail(r, RP_ERR_BACKEND, "%s: the copy did not complete", what);
+	    t->WaitForFences(dv->live, 1, &fence, VK_TRUE, r->wait_ns) != VK_SUCCESS) {
+		st = rpvk_fail(r, RP_ERR_BACKEND, "%s: the copy did not complete within --wait-timeout", what);
 		goto out_free;
 	}
 	*out = malloc(size ? (size_t)size : 1);

@@ -751,8 +751,8 @@ static void rpvk_win_sc_free(rpvk *r, struct rpvk_wsc *x)
 {
 	rpvk_device *dv = &r->dev[x->dev];
 	if (dv->live) {
-		if (x->copying)
-			dv->t.WaitForFences(dv->live, 1, &x->copied, VK_TRUE, UINT64_MAX);
+		if (x->copying) /* bounded: teardown goes on either way */
+			dv->t.WaitForFences(dv->live, 1, &x->copied, VK_TRUE, r->wait_ns);
 		/* Presents wait on the semaphores: let them finish too. */
 		dv->t.DeviceWaitIdle(dv->live);
 		rpvk_win_sc_release(r, x, 0);
@@ -813,7 +813,15 @@ void rpvk_window_acquire_wait(rpvk *r, rpvk_swapchain *sc)
 	rpvk_device *dv = &r->dev[sc->dev];
 	if (!x || !x->copying)
 		return;
-	dv->t.WaitForFences(dv->live, 1, &x->copied, VK_TRUE, UINT64_MAX);
+	if (dv->t.WaitForFences(dv->live, 1, &x->copied, VK_TRUE, r->wait_ns) != VK_SUCCESS) {
+		/* the fence stays as it is: the window is not used again */
+		x->broken = 1;
+		rpvk_warn(r, "seq %llu %s: the window: the copy into its image did not complete within "
+		          "--wait-timeout; later frames of this swapchain are not shown",
+		          (unsigned long long)r->seq, rpvk_cmd_label(r));
+		x->copying = 0;
+		return;
+	}
 	dv->t.ResetFences(dv->live, 1, &x->copied);
 	x->copying = 0;
 }
@@ -962,7 +970,7 @@ static int64_t rpvk_win_acquire(rpvk *r, rpvk_swapchain *sc, struct rpvk_wsc *x)
 			x->broken = 1;
 			return -1;
 		}
-		res = dv->t.AcquireNextImageKHR(dv->live, x->live, UINT64_MAX, VK_NULL_HANDLE, x->acquired, &k);
+		res = dv->t.AcquireNextImageKHR(dv->live, x->live, r->wait_ns, VK_NULL_HANDLE, x->acquired, &k);
 		if (res == VK_ERROR_OUT_OF_DATE_KHR) {
 			x->stale = 1;
 			continue;
@@ -975,7 +983,11 @@ static int64_t rpvk_win_acquire(rpvk *r, rpvk_swapchain *sc, struct rpvk_wsc *x)
 	}
 	if (res == VK_SUBOPTIMAL_KHR)
 		x->stale = 1; /* use this image, rebuild for the next frame */
-	dv->t.WaitForFences(dv->live, 1, &x->acquired, VK_TRUE, UINT64_MAX);
+	res = dv->t.WaitForFences(dv->live, 1, &x->acquired, VK_TRUE, r->wait_ns);
+	if (res != VK_SUCCESS) {
+		rpvk_win_break(r, x, "the acquired image was not ready within --wait-timeout", res);
+		return -1;
+	}
 	dv->t.ResetFences(dv->live, 1, &x->acquired);
 	if (k >= x->count) {
 		rpvk_win_break(r, x, "the live swapchain returned an image index out of range", VK_SUCCESS);
