@@ -1026,14 +1026,6 @@ static size_t tcu_launch_encode(const uint8_t *raw, size_t raw_len, uint8_t *out
 	return tcu_enc_raw_encode(raw, raw_len, out, out_cap);
 }
 
-/*
- * The launch record, left raw for the writer thread to encode
- * (cap_record_begin_deferred, tcu_enc.h): the function's entry gives its
- * encoded handle, name and layout by pointer (entries and layouts live as
- * long as the process), so a launch copies its values and parameter bytes
- * and formats, allocates and locks nothing here.  Inlined into each
- * launch wrapper, so that the tcu_launch is never built in memory.
- */
 /* The variable parts of l's raw launch (tcu_enc.h): its function's
  * encoding and layout, parameter, extra and attribute bytes. */
 typedef struct tcu_launch_parts {

@@ -511,6 +511,12 @@ int rpvk_frame_checkpoint(rpvk *r, const sbt_checkpoint *cp, const void **bytes_
                           rp_status *st);
 /* A live memory type for the requirement bits and property flags (-1: none). */
 int rpvk_memory_type(const rpvk_phys *p, uint32_t bits, VkMemoryPropertyFlags want);
+/* Records the copy of a read back into dst (rpvk_read_back). */
+typedef void (*rpvk_read_back_fn)(const rpvk_dtable *t, VkCommandBuffer cb, VkBuffer dst, void *ctx);
+/* size bytes read to out through a host-visible buffer and a submit of the
+ * replay's own, waited for at most --wait-timeout (rpvk_memory.c). */
+rp_status rpvk_read_back(rpvk *r, rpvk_device *dv, VkDeviceSize size, const char *what,
+                         rpvk_read_back_fn record, void *ctx, uint8_t *out);
 /* Rewrite PRESENT_SRC_KHR layouts of a decoded call (offscreen). */
 void rpvk_rewrite_layouts(rpvk *r, enum sbt_vk_cmd cmd, void *args);
 void rpvk_swapchain_destroy_all(rpvk *r, int dev);

@@ -948,3 +948,95 @@ rp_status rpvk_o_vkCmdPushDescriptorSetWithTemplateKHR(rpvk *r, void *args)
 	                                       a->set, data);
 	return RP_OK;
 }
+
+/* Reads size bytes to the host with a submit of the replay's own on the
+ * device's queue: record() records the copy into dst (a host-visible
+ * buffer of ours, size bytes); then a barrier for the host, the submit,
+ * a wait bounded by --wait-timeout, and every object of the read destroyed
+ * again.  out gets the bytes.  what names the use in messages. */
+rp_status rpvk_read_back(rpvk *r, rpvk_device *dv, VkDeviceSize size, const char *what,
+                         rpvk_read_back_fn record, void *ctx, uint8_t *out)
+{
+	const rpvk_dtable *t = &dv->t;
+	VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+	VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+	VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+	VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+	VkBufferMemoryBarrier bb = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
+	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+	VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+	VkMemoryRequirements req;
+	VkBuffer buf = VK_NULL_HANDLE;
+	VkDeviceMemory mem = VK_NULL_HANDLE;
+	VkCommandBuffer cb = VK_NULL_HANDLE;
+	VkFence fence = VK_NULL_HANDLE;
+	void *ptr = NULL;
+	int type;
+	rp_status st = RP_OK;
+
+	if (!dv->aux_queue)
+		return rpvk_fail(r, RP_ERR_BACKEND, "%s: the device has no queue of ours", what);
+	if (!dv->aux_pool) {
+		VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+		pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+		pi.queueFamilyIndex = dv->aux_family;
+		if (t->CreateCommandPool(dv->live, &pi, NULL, &dv->aux_pool) != VK_SUCCESS)
+			return rpvk_fail(r, RP_ERR_BACKEND, "%s: cannot create a command pool", what);
+	}
+	bi.size = size;
+	bi.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+	if (t->CreateBuffer(dv->live, &bi, NULL, &buf) != VK_SUCCESS) {
+		st = rpvk_fail(r, RP_ERR_BACKEND, "%s: cannot create a %llu-byte buffer", what,
+		               (unsigned long long)size);
+		goto out_free;
+	}
+	t->GetBufferMemoryRequirements(dv->live, buf, &req);
+	type = rpvk_memory_type(&r->phys[dv->phys], req.memoryTypeBits,
+	                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+	ai.allocationSize = req.size;
+	ai.memoryTypeIndex = (uint32_t)type;
+	if (type < 0 || t->AllocateMemory(dv->live, &ai, NULL, &mem) != VK_SUCCESS ||
+	    t->BindBufferMemory(dv->live, buf, mem, 0) != VK_SUCCESS ||
+	    t->MapMemory(dv->live, mem, 0, VK_WHOLE_SIZE, 0, &ptr) != VK_SUCCESS) {
+		st = rpvk_fail(r, RP_ERR_BACKEND, "%s: no host-visible memory for the copy", what);
+		goto out_free;
+	}
+	cai.commandPool = dv->aux_pool;
+	cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+	cai.commandBufferCount = 1;
+	if (t->AllocateCommandBuffers(dv->live, &cai, &cb) != VK_SUCCESS ||
+	    t->CreateFence(dv->live, &fi, NULL, &fence) != VK_SUCCESS) {
+		st = rpvk_fail(r, RP_ERR_BACKEND, "%s: cannot allocate a command buffer", what);
+		goto out_free;
+	}
+	begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+	t->BeginCommandBuffer(cb, &begin);
+	record(t, cb, buf, ctx);
+	bb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+	bb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+	bb.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	bb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	bb.buffer = buf;
+	bb.size = VK_WHOLE_SIZE;
+	t->CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL,
+	                      1, &bb, 0, NULL);
+	t->EndCommandBuffer(cb);
+	si.commandBufferCount = 1;
+	si.pCommandBuffers = &cb;
+	if (t->QueueSubmit(dv->aux_queue, 1, &si, fence) != VK_SUCCESS ||
+	    t->WaitForFences(dv->live, 1, &fence, VK_TRUE, r->wait_ns) != VK_SUCCESS) {
+		st = rpvk_fail(r, RP_ERR_BACKEND, "%s: the copy did not complete within --wait-timeout", what);
+		goto out_free;
+	}
+	memcpy(out, ptr, (size_t)size);
+out_free:
+	if (fence)
+		t->DestroyFence(dv->live, fence, NULL);
+	if (cb)
+		t->FreeCommandBuffers(dv->live, dv->aux_pool, 1, &cb);
+	if (buf)
+		t->DestroyBuffer(dv->live, buf, NULL);
+	if (mem)
+		t->FreeMemory(dv->live, mem, NULL);
+	return st;
+}

@@ -397,42 +397,30 @@ static rpvk_mem *rpvk_pc_mem_find(rpvk *r, uint64_t live, uint64_t *captured_out
 	return NULL;
 }
 
+struct rpvk_pc_copy {
+	VkBuffer src;
+	VkDeviceSize size;
+};
+
+static void rpvk_pc_copy_record(const rpvk_dtable *t, VkCommandBuffer cb, VkBuffer dst, void *ctx)
+{
+	const struct rpvk_pc_copy *x = ctx;
+	VkBufferCopy copy = {0, 0, x->size};
+	t->CmdCopyBuffer(cb, x->src, dst, 1, &copy);
+}
+
 /* All of m (m->size bytes) into out by a copy on the device: a buffer of
- * ours bound to m at 0, copied into a host-visible buffer of ours.  1 read,
- * 0 when no buffer can alias m here (a warning), -1 (diag set) on failure. */
+ * ours bound to m at 0, read back (rpvk_read_back).  1 read, 0 when no
+ * buffer can alias m here (a warning), -1 (diag set) on failure. */
 static int rpvk_pc_read_device(rpvk *r, rpvk_mem *m, uint64_t captured, uint8_t *out)
 {
 	rpvk_device *dv = &r->dev[m->dev];
 	const rpvk_dtable *t = &dv->t;
 	VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-	VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-	VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-	VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-	VkBufferMemoryBarrier bb = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
-	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
-	VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-	VkBufferCopy copy = {0, 0, m->size};
 	VkMemoryRequirements req;
-	VkBuffer src = VK_NULL_HANDLE, dst = VK_NULL_HANDLE;
-	VkDeviceMemory mem = VK_NULL_HANDLE;
-	VkCommandBuffer cb = VK_NULL_HANDLE;
-	VkFence fence = VK_NULL_HANDLE;
-	void *ptr = NULL;
-	int type, ret = 1;
+	struct rpvk_pc_copy x = {VK_NULL_HANDLE, m->size};
+	int ret = 1;
 
-	if (!dv->aux_queue) {
-		rpvk_fail(r, RP_ERR_BACKEND, "--per-command: the device has no queue of ours");
-		return -1;
-	}
-	if (!dv->aux_pool) {
-		VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-		pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-		pi.queueFamilyIndex = dv->aux_family;
-		if (t->CreateCommandPool(dv->live, &pi, NULL, &dv->aux_pool) != VK_SUCCESS) {
-			rpvk_fail(r, RP_ERR_BACKEND, "--per-command: cannot create a command pool");
-			return -1;
-		}
-	}
 	if (m->dedicated) {
 		rpvk_warn(r, "--per-command: memory 0x%llx cannot be read here: it is a dedicated "
 		          "allocation, not host-visible, that no buffer of ours may be bound to; its "
@@ -441,82 +429,26 @@ static int rpvk_pc_read_device(rpvk *r, rpvk_mem *m, uint64_t captured, uint8_t 
 	}
 	bi.size = m->size;
 	bi.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
-	if (t->CreateBuffer(dv->live, &bi, NULL, &src) != VK_SUCCESS) {
-		ret = -1;
+	if (t->CreateBuffer(dv->live, &bi, NULL, &x.src) != VK_SUCCESS) {
 		rpvk_fail(r, RP_ERR_BACKEND, "--per-command: cannot create a %llu-byte buffer",
 		          (unsigned long long)m->size);
-		goto out_free;
+		return -1;
 	}
-	t->GetBufferMemoryRequirements(dv->live, src, &req);
+	t->GetBufferMemoryRequirements(dv->live, x.src, &req);
 	if (!(req.memoryTypeBits & (1u << m->live_type)) || req.size > m->size) {
 		rpvk_warn(r, "--per-command: memory 0x%llx (type %u, %llu bytes) cannot be read here: a "
 		          "buffer over it needs %llu bytes of types 0x%x; its results are left out",
 		          (unsigned long long)captured, m->live_type, (unsigned long long)m->size,
 		          (unsigned long long)req.size, req.memoryTypeBits);
 		ret = 0;
-		goto out_free;
-	}
-	bi.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-	if (t->BindBufferMemory(dv->live, src, m->live, 0) != VK_SUCCESS ||
-	    t->CreateBuffer(dv->live, &bi, NULL, &dst) != VK_SUCCESS) {
+	} else if (t->BindBufferMemory(dv->live, x.src, m->live, 0) != VK_SUCCESS) {
+		rpvk_fail(r, RP_ERR_BACKEND, "--per-command: cannot bind a buffer to memory 0x%llx",
+		          (unsigned long long)captured);
 		ret = -1;
-		rpvk_fail(r, RP_ERR_BACKEND, "--per-command: cannot bind or create the copy's buffers");
-		goto out_free;
-	}
-	t->GetBufferMemoryRequirements(dv->live, dst, &req);
-	type = rpvk_memory_type(&r->phys[dv->phys], req.memoryTypeBits,
-	                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-	ai.allocationSize = req.size;
-	ai.memoryTypeIndex = (uint32_t)type;
-	if (type < 0 || t->AllocateMemory(dv->live, &ai, NULL, &mem) != VK_SUCCESS ||
-	    t->BindBufferMemory(dv->live, dst, mem, 0) != VK_SUCCESS ||
-	    t->MapMemory(dv->live, mem, 0, VK_WHOLE_SIZE, 0, &ptr) != VK_SUCCESS) {
+	} else if (rpvk_read_back(r, dv, m->size, "--per-command", rpvk_pc_copy_record, &x, out) != RP_OK) {
 		ret = -1;
-		rpvk_fail(r, RP_ERR_BACKEND, "--per-command: no host-visible memory for the copy");
-		goto out_free;
 	}
-	cai.commandPool = dv->aux_pool;
-	cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-	cai.commandBufferCount = 1;
-	if (t->AllocateCommandBuffers(dv->live, &cai, &cb) != VK_SUCCESS ||
-	    t->CreateFence(dv->live, &fi, NULL, &fence) != VK_SUCCESS) {
-		ret = -1;
-		rpvk_fail(r, RP_ERR_BACKEND, "--per-command: cannot allocate a command buffer");
-		goto out_free;
-	}
-	begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-	t->BeginCommandBuffer(cb, &begin);
-	t->CmdCopyBuffer(cb, src, dst, 1, &copy);
-	bb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-	bb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-	bb.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-	bb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-	bb.buffer = dst;
-	bb.size = VK_WHOLE_SIZE;
-	t->CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL,
-	                      1, &bb, 0, NULL);
-	t->EndCommandBuffer(cb);
-	si.commandBufferCount = 1;
-	si.pCommandBuffers = &cb;
-	if (t->QueueSubmit(dv->aux_queue, 1, &si, fence) != VK_SUCCESS ||
-	    t->WaitForFences(dv->live, 1, &fence, VK_TRUE, r->wait_ns) != VK_SUCCESS) {
-		ret = -1;
-		rpvk_fail(r, RP_ERR_BACKEND, "--per-command: the copy of memory 0x%llx did not complete "
-		          "within --wait-timeout", (unsigned long long)captured);
-		goto out_free;
-	}
-	memcpy(out, ptr, (size_t)m->size);
-out_free:
-	if (fence)
-		t->DestroyFence(dv->live, fence, NULL);
-	if (cb)
-		t->FreeCommandBuffers(dv->live, dv->aux_pool, 1, &cb);
-	if (dst)
-		t->DestroyBuffer(dv->live, dst, NULL);
-	if (src)
-		t->DestroyBuffer(dv->live, src, NULL);
-	if (mem)
-		t->FreeMemory(dv->live, mem, NULL);
+	t->DestroyBuffer(dv->live, x.src, NULL);
 	return ret;
 }
 

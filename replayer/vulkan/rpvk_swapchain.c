@@ -536,78 +536,25 @@ out_close:
 	return st;
 }
 
-/* Copy image idx of sc (in GENERAL, its work finished: mip 0, layer 0,
- * rows packed, size bytes) into *out (malloc'd, owned by the caller).
- * what names the use in messages ("screenshot"). */
-static rp_status rpvk_sc_read(rpvk *r, rpvk_swapchain *sc, uint32_t idx, VkDeviceSize size,
-                              const char *what, uint8_t **out)
-{
-	rpvk_device *dv = &r->dev[sc->dev];
-	const rpvk_dtable *t = &dv->t;
-	uint32_t w = sc->info.imageExtent.width, h = sc->info.imageExtent.height;
-	VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-	VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-	VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-	VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-	VkImageMemoryBarrier ib = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-	VkBufferMemoryBarrier bb = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
-	VkBufferImageCopy copy = {0};
-	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
-	VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-	VkMemoryRequirements req;
-	VkBuffer buf = VK_NULL_HANDLE;
-	VkDeviceMemory mem = VK_NULL_HANDLE;
-	VkCommandBuffer cb = VK_NULL_HANDLE;
-	VkFence fence = VK_NULL_HANDLE;
-	void *ptr = NULL;
-	int type;
-	rp_status st = RP_OK;
+struct rpvk_sc_copy {
+	VkImage image;
+	uint32_t w, h;
+};
 
-	*out = NULL;
-	if (!dv->aux_queue)
-		return rpvk_fail(r, RP_ERR_BACKEND, "%s: the device has no queue of ours", what);
-	if (!dv->aux_pool) {
-		VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-		pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-		pi.queueFamilyIndex = dv->aux_family;
-		if (t->CreateCommandPool(dv->live, &pi, NULL, &dv->aux_pool) != VK_SUCCESS)
-			return rpvk_fail(r, RP_ERR_BACKEND, "%s: cannot create a command pool", what);
-	}
-	bi.size = size;
-	bi.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-	if (t->CreateBuffer(dv->live, &bi, NULL, &buf) != VK_SUCCESS) {
-		st = rpvk_fail(r, RP_ERR_BACKEND, "%s: cannot create a %llu-byte buffer", what,
-		               (unsigned long long)size);
-		goto out_free;
-	}
-	t->GetBufferMemoryRequirements(dv->live, buf, &req);
-	type = rpvk_memory_type(&r->phys[dv->phys], req.memoryTypeBits,
-	                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-	ai.allocationSize = req.size;
-	ai.memoryTypeIndex = (uint32_t)type;
-	if (type < 0 || t->AllocateMemory(dv->live, &ai, NULL, &mem) != VK_SUCCESS ||
-	    t->BindBufferMemory(dv->live, buf, mem, 0) != VK_SUCCESS ||
-	    t->MapMemory(dv->live, mem, 0, VK_WHOLE_SIZE, 0, &ptr) != VK_SUCCESS) {
-		st = rpvk_fail(r, RP_ERR_BACKEND, "%s: no host-visible memory for the copy", what);
-		goto out_free;
-	}
-	cai.commandPool = dv->aux_pool;
-	cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-	cai.commandBufferCount = 1;
-	if (t->AllocateCommandBuffers(dv->live, &cai, &cb) != VK_SUCCESS ||
-	    t->CreateFence(dv->live, &fi, NULL, &fence) != VK_SUCCESS) {
-		st = rpvk_fail(r, RP_ERR_BACKEND, "%s: cannot allocate a command buffer", what);
-		goto out_free;
-	}
-	begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-	t->BeginCommandBuffer(cb, &begin);
+/* The presentable image (GENERAL once presented offscreen) into dst. */
+static void rpvk_sc_record(const rpvk_dtable *t, VkCommandBuffer cb, VkBuffer dst, void *ctx)
+{
+	const struct rpvk_sc_copy *x = ctx;
+	VkImageMemoryBarrier ib = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+	VkBufferImageCopy copy = {0};
+
 	ib.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
 	ib.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
 	ib.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
 	ib.newLayout = VK_IMAGE_LAYOUT_GENERAL;
 	ib.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
 	ib.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-	ib.image = sc->images[idx];
+	ib.image = x->image;
 	ib.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
 	ib.subresourceRange.levelCount = 1;
 	ib.subresourceRange.layerCount = 1;
@@ -615,41 +562,30 @@ static rp_status rpvk_sc_read(rpvk *r, rpvk_swapchain *sc, uint32_t idx, VkDevic
 	                      0, NULL, 0, NULL, 1, &ib);
 	copy.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
 	copy.imageSubresource.layerCount = 1;
-	copy.imageExtent.width = w;
-	copy.imageExtent.height = h;
+	copy.imageExtent.width = x->w;
+	copy.imageExtent.height = x->h;
 	copy.imageExtent.depth = 1;
-	t->CmdCopyImageToBuffer(cb, sc->images[idx], VK_IMAGE_LAYOUT_GENERAL, buf, 1, &copy);
-	bb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-	bb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-	bb.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-	bb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-	bb.buffer = buf;
-	bb.size = VK_WHOLE_SIZE;
-	t->CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL,
-	                      1, &bb, 0, NULL);
-	t->EndCommandBuffer(cb);
-	si.commandBufferCount = 1;
-	si.pCommandBuffers = &cb;
-	if (t->QueueSubmit(dv->aux_queue, 1, &si, fence) != VK_SUCCESS ||
-	    t->WaitForFences(dv->live, 1, &fence, VK_TRUE, r->wait_ns) != VK_SUCCESS) {
-		st = rpvk_fail(r, RP_ERR_BACKEND, "%s: the copy did not complete within --wait-timeout", what);
-		goto out_free;
-	}
+	t->CmdCopyImageToBuffer(cb, x->image, VK_IMAGE_LAYOUT_GENERAL, dst, 1, &copy);
+}
+
+/* Copy image idx of sc (in GENERAL, its work finished: mip 0, layer 0,
+ * rows packed, size bytes) into *out (malloc'd, owned by the caller).
+ * what names the use in messages ("screenshot"). */
+static rp_status rpvk_sc_read(rpvk *r, rpvk_swapchain *sc, uint32_t idx, VkDeviceSize size,
+                              const char *what, uint8_t **out)
+{
+	struct rpvk_sc_copy x = {sc->images[idx], sc->info.imageExtent.width,
+	                         sc->info.imageExtent.height};
+	rp_status st;
+
 	*out = malloc(size ? (size_t)size : 1);
-	if (!*out) {
-		st = rpvk_nomem(r);
-		goto out_free;
+	if (!*out)
+		return rpvk_nomem(r);
+	st = rpvk_read_back(r, &r->dev[sc->dev], size, what, rpvk_sc_record, &x, *out);
+	if (st != RP_OK) {
+		free(*out);
+		*out = NULL;
 	}
-	memcpy(*out, ptr, (size_t)size);
-out_free:
-	if (fence)
-		t->DestroyFence(dv->live, fence, NULL);
-	if (cb)
-		t->FreeCommandBuffers(dv->live, dv->aux_pool, 1, &cb);
-	if (buf)
-		t->DestroyBuffer(dv->live, buf, NULL);
-	if (mem)
-		t->FreeMemory(dv->live, mem, NULL);
 	return st;
 }
 
