@@ -274,5 +274,15 @@ int rp_cm_note_mismatch(const char *api, uint64_t copy_seq, const rp_cm_copy_sou
  * differs from the keyframe at seq K"). */
 void rp_cm_note_keyframe(const char *api, uint64_t keyframe_seq, uint64_t command_seq,
                          const rp_cm_copy_source *src, uint64_t offset, uint64_t block);
+/* A range of size bytes at captured address object differs from the full
+ * keyframe at keyframe_seq (capture: its bytes there; replay: the
+ * replay's); command_seq may have written it last.  Kept in kr as the
+ * run's first difference when kr holds none yet (then 1, and *at_out the
+ * offset of the first differing block of RP_CM_KF_BLOCK bytes, its
+ * bytes, the hashes of both sides); 0 when kr had one. */
+#define RP_CM_KF_BLOCK 64
+int rp_cm_keyframe_differs(rp_keyframe_report *kr, uint64_t keyframe_seq, uint64_t command_seq,
+                           uint64_t object, const uint8_t *capture, const uint8_t *replay,
+                           uint64_t size, uint64_t *at_out);
 
 #endif

@@ -85,3 +85,35 @@ void rp_cm_note_keyframe(const char *api, uint64_t keyframe_seq, uint64_t comman
 	else
 		fprintf(stderr, "  kernel:   none was given a pointer into it before the keyframe\n");
 }
+
+int rp_cm_keyframe_differs(rp_keyframe_report *kr, uint64_t keyframe_seq, uint64_t command_seq,
+                           uint64_t object, const uint8_t *capture, const uint8_t *replay,
+                           uint64_t size, uint64_t *at_out)
+{
+	sbt_checkpoint a = {0}, b = {0};
+	uint64_t at = 0;
+
+	if (kr->length)
+		return 0; /* the run's first is kept (compared ranges are never empty) */
+	while (at < size && capture[at] == replay[at])
+		at++;
+	at -= at % RP_CM_KF_BLOCK;
+	kr->keyframe_seq = keyframe_seq;
+	kr->command_seq = command_seq;
+	kr->object = object;
+	kr->length = size;
+	kr->diff_offset = at;
+	kr->diff_len = size - at < RP_CM_KF_BLOCK ? size - at : RP_CM_KF_BLOCK;
+	kr->nbytes = kr->diff_len < sizeof(kr->bytes_replay) ? (size_t)kr->diff_len : sizeof(kr->bytes_replay);
+	memcpy(kr->bytes_replay, replay + at, kr->nbytes);
+	memcpy(kr->bytes_capture, capture + at, kr->nbytes);
+	if (sbt_checkpoint_compute(capture, size, &a) == SBT_OK &&
+	    sbt_checkpoint_compute(replay, size, &b) == SBT_OK) {
+		kr->expected_hash = a.hash;
+		kr->actual_hash = b.hash;
+	}
+	sbt_checkpoint_free(&a);
+	sbt_checkpoint_free(&b);
+	*at_out = at;
+	return 1;
+}

@@ -212,7 +212,8 @@
  *     tsVaWindow: the device address window capture placed device
  *       allocations in (device = ordinal, dst = base, size), written when
  *       it is reserved, before the first allocation placed in it.  HIP
- *       capture writes it as hip.tsVaWindow (SBT_CM_HIP_LIST).
+ *       capture writes it as hip.tsVaWindow (SBT_CM_HIP_LIST), and its
+ *       keyframes' snapshot records as hip.tsSnapshot.
  *       The `count` tsSnapshot records after a marker belong to it (other
  *       threads' records may come between them; keyframes never overlap).
  *
@@ -332,7 +333,8 @@ extern "C" {
 	X(hipMemcpy3D, cuMemcpy3D) X(hipMemcpy3DAsync, cuMemcpy3DAsync)            \
 	X(hipMemcpyParam2D, cuMemcpy2D) X(hipMemcpyParam2DAsync, cuMemcpy2DAsync)  \
 	X(hipMemset3D, cuMemsetD2D8) X(hipMemset3DAsync, cuMemsetD2D8Async)     \
-	X(tsVaWindow, tsVaWindow)
+	X(tsVaWindow, tsVaWindow) X(tsSnapshot, tsSnapshot)                        \
+	X(hipMallocFromPoolAsync, cuMemAllocFromPoolAsync)
 
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,

@@ -66,6 +66,12 @@ static uint64_t thip_capture_status(hipStream_t stream)
 	return (uint64_t)st;
 }
 
+/* Whether any stream capture is going on (keyframes wait then). */
+static int thip_capturing_any(void)
+{
+	return atomic_load_explicit(&thip_captures, memory_order_relaxed) > 0;
+}
+
 /* hipMemcpyKind -> SBT_CM_COPY_*; hipMemcpyDefault from the allocation
  * table (0 when neither side is a known allocation). */
 static unsigned thip_copy_dir(hipMemcpyKind kind, const void *dst, const void *src)
@@ -165,7 +171,7 @@ void __hipRegisterVar(void **modules, void *var, char *hostVar, char *deviceVar,
 	if (real)
 		real(modules, var, hostVar, deviceVar, ext, size, constant, global);
 	if (!call.nested) {
-		thip_var_add(THIP_U(var), deviceVar, size);
+		thip_var_add(THIP_U(var), deviceVar, size, THIP_U(modules));
 		if (call.record) {
 			sbt_cm_call c;
 			sbt_cm_call_init(&c);
@@ -341,12 +347,16 @@ static hipError_t thip_launch_kernel(thip_fn fn, const void *f, dim3 grid, dim3 
 	thip_call call;
 	hipError_t (*real)(const void *, dim3, dim3, void **, size_t, hipStream_t) =
 		(hipError_t(*)(const void *, dim3, dim3, void **, size_t, hipStream_t))thip_begin(&call, fn);
+	int capturing = thip_capturing_any();
+	uint64_t ordinal = call.record && real ? thip_kf_before(stream, capturing) : 0;
 	hipError_t r = real ? real(f, grid, block, args, shared, stream) : THIP_NO_RUNTIME;
 	if (call.record) {
 		thip_launch l = {THIP_U(f), {grid.x, grid.y, grid.z}, {block.x, block.y, block.z},
 		                 shared, THIP_U(stream), args, NULL, fn == THIP_FN_hipLaunchKernel_spt,
 		                 0, 0, 0};
 		thip_launch_record(SBT_CM_HIP_hipLaunchKernel, &l, r, 1);
+		if (ordinal)
+			thip_kf_after(ordinal, stream, capturing);
 	}
 	thip_end(&call);
 	return r;
@@ -374,6 +384,8 @@ hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDim
 	hipError_t (*real)(const void *, dim3, dim3, void **, unsigned int, hipStream_t) =
 		(hipError_t(*)(const void *, dim3, dim3, void **, unsigned int, hipStream_t))thip_begin(
 			&call, THIP_FN_hipLaunchCooperativeKernel);
+	int capturing = thip_capturing_any();
+	uint64_t ordinal = call.record && real ? thip_kf_before(stream, capturing) : 0;
 	hipError_t r = real ? real(f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream)
 	                    : THIP_NO_RUNTIME;
 	if (call.record) {
@@ -381,6 +393,8 @@ hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDim
 		                 {blockDimX.x, blockDimX.y, blockDimX.z}, sharedMemBytes, THIP_U(stream),
 		                 kernelParams, NULL, 0, 0, 0, 0};
 		thip_launch_record(SBT_CM_HIP_hipLaunchCooperativeKernel, &l, r, 1);
+		if (ordinal)
+			thip_kf_after(ordinal, stream, capturing);
 	}
 	thip_end(&call);
 	return r;
@@ -398,6 +412,8 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
 		(hipError_t(*)(hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int,
 	                   unsigned int, unsigned int, unsigned int, hipStream_t, void **,
 	                   void **))thip_begin(&call, THIP_FN_hipModuleLaunchKernel);
+	int capturing = thip_capturing_any();
+	uint64_t ordinal = call.record && real ? thip_kf_before(stream, capturing) : 0;
 	hipError_t r = real ? real(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
 	                           sharedMemBytes, stream, kernelParams, extra)
 	                    : THIP_NO_RUNTIME;
@@ -406,6 +422,8 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
 		                 {blockDimX, blockDimY, blockDimZ}, sharedMemBytes, THIP_U(stream),
 		                 kernelParams, extra, 0, 0, 0, 0};
 		thip_launch_record(SBT_CM_HIP_hipModuleLaunchKernel, &l, r, 1);
+		if (ordinal)
+			thip_kf_after(ordinal, stream, capturing);
 	}
 	thip_end(&call);
 	return r;
@@ -422,6 +440,8 @@ static hipError_t thip_ext_launch(thip_fn fn, hipFunction_t f, uint32_t gx, uint
 		(hipError_t(*)(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
 	                   size_t, hipStream_t, void **, void **, hipEvent_t, hipEvent_t,
 	                   uint32_t))thip_begin(&call, fn);
+	int capturing = thip_capturing_any();
+	uint64_t ordinal = call.record && real ? thip_kf_before(stream, capturing) : 0;
 	hipError_t r = real ? real(f, gx, gy, gz, lx, ly, lz, shared, stream, params, extra, start,
 	                           stop, flags)
 	                    : THIP_NO_RUNTIME;
@@ -429,6 +449,8 @@ static hipError_t thip_ext_launch(thip_fn fn, hipFunction_t f, uint32_t gx, uint
 		thip_launch l = {THIP_U(f), {gx, gy, gz}, {lx, ly, lz}, shared, THIP_U(stream),
 		                 params, extra, 0, flags, THIP_U(start), THIP_U(stop)};
 		thip_launch_record(SBT_CM_HIP_hipExtModuleLaunchKernel, &l, r, 1);
+		if (ordinal)
+			thip_kf_after(ordinal, stream, capturing);
 	}
 	thip_end(&call);
 	return r;
@@ -659,6 +681,8 @@ hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipModule_t h
 		}
 		thip_record(SBT_CM_HIP_hipModuleGetGlobal, &c, 0);
 	}
+	if (!call.nested && r == hipSuccess && dptr && bytes && hmod)
+		thip_alloc_add(THIP_U(*dptr), *bytes, SBT_CM_MEM_GLOBAL, call.record, THIP_U(hmod));
 	thip_end(&call);
 	return r;
 }
@@ -801,7 +825,7 @@ static void thip_alloc_record(const thip_call *call, sbt_cm_hip_call hcall, hipE
 	if (call->nested)
 		return;
 	if (device && addr)
-		thip_alloc_add(addr, c->size);
+		thip_alloc_add(addr, c->size, c->sub, call->record, 0);
 	if (c->sub == SBT_CM_MEM_HOST_ALLOC || c->sub == SBT_CM_MEM_HOST_REGISTER)
 		c->host = addr ? addr : c->host;
 	else
@@ -873,6 +897,32 @@ hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
 	c.stream = THIP_U(stream);
 	c.sub = SBT_CM_MEM_ASYNC;
 	thip_alloc_record(&call, SBT_CM_HIP_hipMallocAsync, r, &c, dev_ptr, 1);
+	thip_end(&call);
+	return r;
+}
+
+/* From a pool: placed in the window as hipMallocAsync is (the pool's
+ * own properties, its release threshold or export handles, do not apply
+ * to placed memory; TRACESMITH_HIP_VA=off leaves it to the pool). */
+hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool,
+                                  hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(void **, size_t, hipMemPool_t, hipStream_t) =
+		(hipError_t(*)(void **, size_t, hipMemPool_t, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMallocFromPoolAsync);
+	hipError_t r;
+	sbt_cm_call c;
+	if (real && call.record && mem_pool && thip_va_alloc(size, dev_ptr))
+		r = hipSuccess; /* placed in the address window: there at once */
+	else
+		r = real ? real(dev_ptr, size, mem_pool, stream) : THIP_NO_RUNTIME;
+	sbt_cm_call_init(&c);
+	c.size = size;
+	c.stream = THIP_U(stream);
+	c.parent = THIP_U(mem_pool);
+	c.sub = SBT_CM_MEM_POOL;
+	thip_alloc_record(&call, SBT_CM_HIP_hipMallocFromPoolAsync, r, &c, dev_ptr, 1);
 	thip_end(&call);
 	return r;
 }

@@ -84,6 +84,12 @@ static void *thip_real(thip_fn fn)
 	return f;
 }
 
+void *thip_own(thip_fn fn)
+{
+	pthread_once(&thip_g.once, thip_init_once);
+	return thip_real(fn);
+}
+
 void *thip_begin(thip_call *call, thip_fn fn)
 {
 	void *real;
@@ -226,8 +232,8 @@ static void thip_report(void)
 	char *un = thip_count_list(0, &unmodeled, &names);
 	uint64_t launches = atomic_load(&thip_g.launches);
 	uint64_t modules = atomic_load(&thip_g.modules), no_image = atomic_load(&thip_g.no_image);
-	uint64_t kept = thip_va_kept();
-	char extra[192] = "";
+	uint64_t kept = thip_va_kept(), keyframes = thip_kf_count();
+	char extra[256] = "";
 	size_t n = 0;
 
 	if (!all)
@@ -236,8 +242,11 @@ static void thip_report(void)
 		n += (size_t)snprintf(extra, sizeof(extra), ", %" PRIu64 " module%s without image",
 		                      no_image, no_image == 1 ? "" : "s");
 	if (kept && n < sizeof(extra))
-		snprintf(extra + n, sizeof(extra) - n,
-		         ", %" PRIu64 " stream-ordered frees in a capture kept until exit", kept);
+		n += (size_t)snprintf(extra + n, sizeof(extra) - n,
+		                      ", %" PRIu64 " stream-ordered frees in a capture kept until exit", kept);
+	if (keyframes && n < sizeof(extra))
+		snprintf(extra + n, sizeof(extra) - n, ", %" PRIu64 " keyframe%s", keyframes,
+		         keyframes == 1 ? "" : "s");
 	if (seen)
 		cap_set_meta("hip.calls", seen);
 	if (un)

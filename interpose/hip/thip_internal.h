@@ -62,6 +62,7 @@
 	X(hipGraphLaunch, 1) X(hipGraphInstantiate, 1) X(hipGraphExecDestroy, 1)   \
 	X(hipGraphDestroy, 1)                                                      \
 	X(hipMalloc, 1) X(hipMallocPitch, 1) X(hipMallocAsync, 1)                  \
+	X(hipMallocFromPoolAsync, 1)                                               \
 	X(hipMallocManaged, 1) X(hipHostMalloc, 1) X(hipHostRegister, 1)           \
 	X(hipFree, 1) X(hipFreeAsync, 1) X(hipHostFree, 1) X(hipHostUnregister, 1) \
 	X(hipMemGetAddressRange, 0)                                                \
@@ -111,6 +112,9 @@ typedef struct thip_call {
  * thip_end. */
 void *thip_begin(thip_call *call, thip_fn fn);
 void thip_end(thip_call *call);
+/* The runtime's fn for the interposer's own calls (keyframes): neither
+ * counted nor recorded; NULL when the runtime does not export it. */
+void *thip_own(thip_fn fn);
 #define THIP_NO_RUNTIME hipErrorNotInitialized
 
 /* Record c as the HIP call `hcall` (payload encoded here); returns its seq
@@ -176,17 +180,48 @@ typedef struct thip_fninfo {
 } thip_fninfo;
 int thip_function_get(uint64_t handle, thip_fninfo *out);
 
-/* Variables registered with __hipRegisterVar: the device name of the host
- * shadow at address host (NULL when unknown; borrowed, never freed). */
-void thip_var_add(uint64_t host, const char *name, size_t size);
+/* Variables registered with __hipRegisterVar by the fat binary module:
+ * the device name of the host shadow at address host (NULL when unknown;
+ * borrowed, never freed). */
+void thip_var_add(uint64_t host, const char *name, size_t size, uint64_t module);
 const char *thip_var_name(uint64_t host);
 
-/* Device allocations, for hipMemcpyDefault directions and checkpoint
- * objects. */
-void thip_alloc_add(uint64_t base, uint64_t size);
+/* Device allocations (kind SBT_CM_MEM_*; recorded: its call was recorded;
+ * module: the module of a global hipModuleGetGlobal named, dropped with
+ * it, else 0), for hipMemcpyDefault directions, checkpoint objects and
+ * keyframes. */
+void thip_alloc_add(uint64_t base, uint64_t size, unsigned kind, int recorded, uint64_t module);
 void thip_alloc_remove(uint64_t base);
 /* Base of the allocation holding addr; 0 when none does. */
 uint64_t thip_alloc_base(uint64_t addr);
+
+/* What a keyframe may copy: a live device allocation or module global, or
+ * a __device__ variable of a registered fat binary (symbol = 1: addr is
+ * its host shadow, read with hipMemcpyFromSymbol). */
+typedef struct thip_live {
+	uint64_t addr, size;
+	unsigned kind;  /* SBT_CM_MEM_* */
+	int recorded;   /* made by a recorded call */
+	int symbol;
+} thip_live;
+/* Every one live now, into a new array *out (owned by the caller; NULL
+ * and 0 when out of memory). */
+size_t thip_live_list(thip_live **out);
+
+/* ---- keyframes (thip_kf.c) --------------------------------------------------------- */
+
+/* Before a kernel launch the program makes on stream (recorded): the
+ * launch's ordinal (from 1), after taking the keyframe the snapshot
+ * policy asks for here (the start keyframe at the first launch; with
+ * TRACESMITH_SNAPSHOT=launch one before every launch).  capturing: a
+ * stream capture is going on (no keyframe: the device cannot be
+ * synchronized). */
+uint64_t thip_kf_before(hipStream_t stream, int capturing);
+/* After the launch was recorded: the keyframe after it the policy asks
+ * for (launch, or every N-th). */
+void thip_kf_after(uint64_t ordinal, hipStream_t stream, int capturing);
+/* Keyframes written, for the exit report. */
+uint64_t thip_kf_count(void);
 
 /* Async device-to-host copies, checkpointed when the program can see the
  * result: at the stream's synchronize (stream 0 matches any) or a device

@@ -26,10 +26,15 @@ typedef struct thip_function {
 typedef struct thip_var {
 	uint64_t host;
 	char *name;
+	uint64_t size;
+	uint64_t module;       /* the fat binary that registered it */
 } thip_var;
 
 typedef struct thip_alloc {
 	uint64_t base, size;
+	unsigned kind;         /* SBT_CM_MEM_* */
+	int recorded;          /* its call was recorded */
+	uint64_t module;       /* module globals (hipModuleGetGlobal): their module */
 } thip_alloc;
 
 typedef struct thip_pending {
@@ -140,7 +145,20 @@ void thip_module_remove(uint64_t handle)
 			break;
 		}
 	}
+	/* its globals go with it */
+	for (size_t i = thip_allocs.n; handle && i-- > 0;)
+		if (((thip_alloc *)thip_allocs.items)[i].module == handle)
+			thip_vec_drop(&thip_allocs, i, sizeof(thip_alloc));
 	pthread_mutex_unlock(&thip_reg_mu);
+}
+
+/* Whether module handle is registered or loaded (thip_reg_mu held). */
+static int thip_module_live_locked(uint64_t handle)
+{
+	for (size_t i = 0; handle && i < thip_modules.n; i++)
+		if (((thip_module *)thip_modules.items)[i].handle == handle)
+			return 1;
+	return 0;
 }
 
 void thip_function_add(uint64_t handle, uint64_t module, const char *name)
@@ -202,11 +220,10 @@ int thip_function_get(uint64_t handle, thip_fninfo *out)
 
 /* ---- variables ------------------------------------------------------------------ */
 
-void thip_var_add(uint64_t host, const char *name, size_t size)
+void thip_var_add(uint64_t host, const char *name, size_t size, uint64_t module)
 {
 	thip_var *v;
 	char *copy = name ? strdup(name) : NULL;
-	(void)size;
 	if (!copy)
 		return;
 	pthread_mutex_lock(&thip_reg_mu);
@@ -214,6 +231,8 @@ void thip_var_add(uint64_t host, const char *name, size_t size)
 	if (v) {
 		v->host = host;
 		v->name = copy;
+		v->size = size;
+		v->module = module;
 	} else {
 		free(copy);
 	}
@@ -235,17 +254,25 @@ const char *thip_var_name(uint64_t host)
 
 /* ---- allocations ------------------------------------------------------------------- */
 
-void thip_alloc_add(uint64_t base, uint64_t size)
+void thip_alloc_add(uint64_t base, uint64_t size, unsigned kind, int recorded, uint64_t module)
 {
 	thip_alloc *a;
 	if (!base)
 		return;
 	pthread_mutex_lock(&thip_reg_mu);
+	/* a module global looked up again is the same memory */
+	for (size_t i = 0; module && i < thip_allocs.n; i++)
+		if (((thip_alloc *)thip_allocs.items)[i].base == base)
+			goto out_unlock;
 	a = thip_vec_push(&thip_allocs, sizeof(*a));
 	if (a) {
 		a->base = base;
 		a->size = size;
+		a->kind = kind;
+		a->recorded = recorded;
+		a->module = module;
 	}
+out_unlock:
 	pthread_mutex_unlock(&thip_reg_mu);
 }
 
@@ -272,6 +299,37 @@ uint64_t thip_alloc_base(uint64_t addr)
 	}
 	pthread_mutex_unlock(&thip_reg_mu);
 	return base;
+}
+
+size_t thip_live_list(thip_live **out)
+{
+	thip_live *v;
+	size_t n = 0;
+	pthread_mutex_lock(&thip_reg_mu);
+	v = malloc((thip_allocs.n + thip_vars.n + 1) * sizeof(*v));
+	for (size_t i = 0; v && i < thip_allocs.n; i++) {
+		const thip_alloc *a = (const thip_alloc *)thip_allocs.items + i;
+		v[n].addr = a->base;
+		v[n].size = a->size;
+		v[n].kind = a->kind;
+		v[n].recorded = a->recorded;
+		v[n].symbol = 0;
+		n++;
+	}
+	for (size_t i = 0; v && i < thip_vars.n; i++) {
+		const thip_var *r = (const thip_var *)thip_vars.items + i;
+		if (!thip_module_live_locked(r->module))
+			continue;
+		v[n].addr = r->host;
+		v[n].size = r->size;
+		v[n].kind = SBT_CM_MEM_GLOBAL;
+		v[n].recorded = 1;
+		v[n].symbol = 1;
+		n++;
+	}
+	pthread_mutex_unlock(&thip_reg_mu);
+	*out = v;
+	return v ? n : 0;
 }
 
 /* ---- async device-to-host checkpoints -------------------------------------------- */

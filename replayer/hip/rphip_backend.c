@@ -250,6 +250,8 @@ static rp_status rphip_open(const rp_backend_open_args *args, void **state_out, 
 		rphip_close(s);
 		return st;
 	}
+	/* a sampled order may hold a command past the keyframe after it */
+	s->kf_check = !args->serialise && rphip_snapshot_has_full(s);
 	*state_out = s;
 	return RP_OK;
 }
@@ -303,16 +305,111 @@ static rp_status rphip_execute(void *state, const sbt_record *rec, unsigned flag
 	if (sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK)
 		return rphip_fail(s, diag, RP_ERR_DECODE, "the payload (%zu bytes) could not be decoded",
 		                  rec->payload_len);
-	if (c.result != hipSuccess) {
+	if (hc != SBT_CM_HIP_tsSnapshot && c.result != hipSuccess) {
 		/* It failed at capture and changed nothing there; what it returned
 		 * names nothing. */
 		rphip_failed_note(s, c.handle);
 		return RP_OK;
 	}
+	/* Restoring a keyframe: objects only, but work recorded into a graph
+	 * by stream capture is part of the graph, an object. */
+	if (s->state_only && !rphip_exec_is_state((sbt_cm_hip_call)hc) && !c.capture_status)
+		return RP_OK;
 	st = rphip_exec(s, (sbt_cm_hip_call)hc, &c, diag);
-	if (st == RP_OK && s->per_command && !(flags & RP_EXEC_FAST_FORWARD))
+	if (st == RP_OK && !s->state_only &&
+	    ((s->per_command && !(flags & RP_EXEC_FAST_FORWARD)) || s->kf_check))
 		st = rphip_percmd_after(s, (sbt_cm_hip_call)hc, &c, diag);
 	return st;
+}
+
+/* ---- keyframes ---------------------------------------------------------------------- */
+
+/* rp_backend_ops.keyframe.  Restore: replay the object-making records
+ * before the marker (from the random-access reader; each payload is
+ * copied, because fetching a module image moves that reader), then let the
+ * snapshot records after the marker fill memory.  Met mid-replay: a
+ * partial keyframe is applied where it stands (it holds only memory the
+ * replay cannot rebuild); a full one is compared (rphip_snapshot.c). */
+static rp_status rphip_keyframe(void *state, const sbt_record *marker, int restore, rp_diag *diag)
+{
+	rphip_state *s = state;
+	sbt_cm_call kf;
+	sbt_record rec;
+	uint8_t *copy = NULL;
+	size_t copy_cap = 0;
+	sbt_status sst;
+	rp_status st = RP_OK;
+
+	rphip_copies_release_served(s);
+	/* the runtime's own marker of a periodic snapshot, not a HIP keyframe */
+	if (marker->payload_len >= 8 && memcmp(marker->payload, "snapshot", 8) == 0)
+		return RP_OK;
+	if (sbt_cm_decode(marker->payload, marker->payload_len, &kf) != SBT_OK) {
+		rp_diag_set(diag, "keyframe seq %llu: its payload could not be decoded",
+		            (unsigned long long)marker->seq);
+		return RP_ERR_DECODE;
+	}
+	if (!restore) {
+		if (kf.flags & SBT_CM_KF_PARTIAL)
+			s->snap_left = kf.count;
+		else
+			rphip_snapshot_compare_begin(s, marker->seq, kf.count, s->kf_check);
+		return RP_OK;
+	}
+	sst = sbt_reader_seek_seq(s->trace, 0);
+	while (sst == SBT_OK && (sst = sbt_reader_next(s->trace, &rec)) == SBT_OK && rec.seq < marker->seq) {
+		int hc = rec.type >= SBT_TYPE_FIRST_API ? rphip_call_of(s, rec.type) : -1;
+		if (hc < 0 || hc == SBT_CM_HIP_tsSnapshot)
+			continue;
+		if (rec.payload_len > copy_cap) {
+			uint8_t *n = realloc(copy, rec.payload_len);
+			if (!n) {
+				rp_diag_set(diag, "out of memory");
+				st = RP_ERR_NOMEM;
+				goto out_free;
+			}
+			copy = n;
+			copy_cap = rec.payload_len;
+		}
+		if (rec.payload_len)
+			memcpy(copy, rec.payload, rec.payload_len);
+		rec.payload = copy;
+		s->state_only = 1;
+		st = rphip_execute(s, &rec, RP_EXEC_FAST_FORWARD, diag);
+		s->state_only = 0;
+		if (st != RP_OK)
+			goto out_free;
+	}
+	if (sst != SBT_OK && sst != SBT_END) {
+		const char *msg = sbt_reader_message(s->trace);
+		rp_diag_set(diag, "keyframe seq %llu: reading the records before it: %s",
+		            (unsigned long long)marker->seq, *msg ? msg : sbt_strerror(sst));
+		st = RP_ERR_TRACE;
+		goto out_free;
+	}
+	s->snap_left = kf.count;
+out_free:
+	free(copy);
+	return st;
+}
+
+/* A partial keyframe (the default policy's start keyframe) is no place to
+ * start: the memory made while recording is not in it. */
+static int rphip_keyframe_is_start(const sbt_record *marker)
+{
+	sbt_cm_call kf;
+	return sbt_cm_decode(marker->payload, marker->payload_len, &kf) == SBT_OK &&
+	       !(kf.flags & SBT_CM_KF_PARTIAL);
+}
+
+/* rp_backend_ops.keyframe_results: this run's, then cleared for the next. */
+static rp_status rphip_keyframe_results(void *state, rp_keyframe_report *out, rp_diag *diag)
+{
+	rphip_state *s = state;
+	(void)diag;
+	*out = s->kf;
+	memset(&s->kf, 0, sizeof(s->kf));
+	return RP_OK;
 }
 
 /* The first difference with the capture, told in HIP terms (rp_cm.h).
@@ -416,4 +513,7 @@ const rp_backend_ops rphip_backend_ops = {
 	.command_results = rphip_command_results,
 	.profile_finish = rphip_profile_finish,
 	.serialises = 1,
+	.keyframe = rphip_keyframe,
+	.keyframe_is_start = rphip_keyframe_is_start,
+	.keyframe_results = rphip_keyframe_results,
 };

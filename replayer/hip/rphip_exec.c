@@ -39,8 +39,7 @@ rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj
 	return RP_OK;
 }
 
-/* The live address of captured [addr, addr + len). */
-static rp_status rphip_translate(rphip_state *s, uint64_t addr, uint64_t len, const char *what,
+rp_status rphip_translate(rphip_state *s, uint64_t addr, uint64_t len, const char *what,
                                  uint64_t *live, rp_diag *diag)
 {
 	rp_cm_span t = RP_CM_SPAN(s->ranges, s->nranges);
@@ -52,9 +51,8 @@ static rp_status rphip_translate(rphip_state *s, uint64_t addr, uint64_t len, co
 	return RP_OK;
 }
 
-/* Blob id into *out (owned), holding exactly size bytes (UINT64_MAX:
- * any); *len_out its length when not NULL. */
-static rp_status rphip_blob(rphip_state *s, uint64_t id, uint64_t size, uint8_t **out,
+/* *len_out: the blob's length when not NULL. */
+rp_status rphip_blob(rphip_state *s, uint64_t id, uint64_t size, uint8_t **out,
                             size_t *len_out, rp_diag *diag)
 {
 	void *data = NULL;
@@ -982,8 +980,9 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	case SBT_CM_HIP_hipMalloc:
 	case SBT_CM_HIP_hipMallocPitch:
 	case SBT_CM_HIP_hipMallocAsync:
+	case SBT_CM_HIP_hipMallocFromPoolAsync:
 	case SBT_CM_HIP_hipMallocManaged:
-		if (hc == SBT_CM_HIP_hipMallocAsync || hc == SBT_CM_HIP_hipMallocManaged) {
+		if (hc != SBT_CM_HIP_hipMalloc && hc != SBT_CM_HIP_hipMallocPitch) {
 			if (!s->warned_nomem_kind && !s->quiet)
 				fprintf(stderr, "tsreplay: hip: %s replayed as a device allocation\n", s->call);
 			s->warned_nomem_kind = 1;
@@ -1062,10 +1061,40 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 		return rphip_graph(s, hc, c, diag);
 	case SBT_CM_HIP_tsVaWindow:
 		return rphip_window_reserve(s, c, diag);
+	case SBT_CM_HIP_tsSnapshot:
+		return rphip_snapshot(s, c, diag);
 	case SBT_CM_HIP_COUNT:
 		break;
 	}
 	return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "not replayed by the HIP backend");
+}
+
+int rphip_exec_is_state(sbt_cm_hip_call hc)
+{
+	switch (hc) {
+	case SBT_CM_HIP___hipRegisterFatBinary: case SBT_CM_HIP___hipRegisterFunction:
+	case SBT_CM_HIP___hipRegisterVar: case SBT_CM_HIP___hipUnregisterFatBinary:
+	case SBT_CM_HIP_hipInit: case SBT_CM_HIP_hipSetDevice:
+	case SBT_CM_HIP_hipModuleLoad: case SBT_CM_HIP_hipModuleLoadData:
+	case SBT_CM_HIP_hipModuleLoadDataEx: case SBT_CM_HIP_hipModuleUnload:
+	case SBT_CM_HIP_hipModuleGetFunction: case SBT_CM_HIP_hipModuleGetGlobal:
+	case SBT_CM_HIP_hipGraphInstantiate: case SBT_CM_HIP_hipGraphExecDestroy:
+	case SBT_CM_HIP_hipGraphDestroy:
+	case SBT_CM_HIP_hipMalloc: case SBT_CM_HIP_hipMallocPitch: case SBT_CM_HIP_hipMallocAsync:
+	case SBT_CM_HIP_hipMallocFromPoolAsync: case SBT_CM_HIP_hipMallocManaged:
+	case SBT_CM_HIP_hipHostMalloc: case SBT_CM_HIP_hipHostRegister:
+	case SBT_CM_HIP_hipFree: case SBT_CM_HIP_hipFreeAsync: case SBT_CM_HIP_hipHostFree:
+	case SBT_CM_HIP_hipHostUnregister:
+	case SBT_CM_HIP_hipStreamCreate: case SBT_CM_HIP_hipStreamCreateWithFlags:
+	case SBT_CM_HIP_hipStreamCreateWithPriority: case SBT_CM_HIP_hipStreamDestroy:
+	case SBT_CM_HIP_hipStreamBeginCapture: case SBT_CM_HIP_hipStreamEndCapture:
+	case SBT_CM_HIP_hipEventCreate: case SBT_CM_HIP_hipEventCreateWithFlags:
+	case SBT_CM_HIP_hipEventDestroy:
+	case SBT_CM_HIP_tsVaWindow:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* What --profile times: launches, copies, memsets and graph launches. */
@@ -1148,6 +1177,10 @@ void rphip_teardown(rphip_state *s)
 	s->moved = s->placed = 0;
 	s->not_run_seq = 0;
 	s->noted_mismatch = 0;
+	s->snap_left = 0;
+	s->kf_left = 0;
+	s->kf_noted = 0;
+	s->state_only = 0;
 	if (s->rt.not_run)
 		s->not_run_seen = s->rt.not_run();
 }

@@ -20,7 +20,10 @@
  *   - with --per-command, the copies of each command's footprint
  *     (rphip_percmd.c);
  *   - with --profile, the two timing events of each timed command until
- *     the run is measured (rphip_profile.c).
+ *     the run is measured (rphip_profile.c);
+ *   - keyframes (rphip_snapshot.c): the snapshot records left to restore,
+ *     or to compare with the replay's memory, and what the comparison
+ *     found (per range: the last command that may have written it).
  * Everything is single-threaded: the core calls one entry at a time.
  */
 #ifndef TRACESMITH_RPHIP_INTERNAL_H
@@ -93,6 +96,8 @@ typedef struct rphip_range {
 	int in_window;             /* at cap in a reserved window (rphip_window.c) */
 	int global;                /* a module global or a __device__ shadow: not freed */
 	uint64_t res_size;         /* placed: the reservation's size */
+	uint64_t dirty_seq;        /* the last command since the last keyframe that may
+	                              have written it (0: none): compared at the next one */
 	hipMemGenericAllocationHandle_t handle;
 } rphip_range;
 
@@ -149,6 +154,18 @@ typedef struct rphip_state {
 	int warned_moved, warned_nomem_kind;
 	int noted_mismatch;        /* the first differing copy was described */
 	int fast_forward;          /* the record being executed is before --range's start */
+	/* keyframes (rphip_snapshot.c) */
+	int kf_check;              /* the trace has full keyframes: compare them mid-replay */
+	int state_only;            /* restoring a keyframe: objects only, no work */
+	uint64_t snap_left;        /* snapshot records left to apply (restore, partial) */
+	uint64_t kf_left;          /* records left of a full keyframe met mid-replay */
+	int kf_compare;            /* compare them (kf_check), else only apply managed ones */
+	uint64_t kf_seq;           /* the keyframe being compared */
+	int kf_synced;             /* its wait for the device: 0 not yet, 1 done, -1 failed */
+	uint64_t kf_ranges_now;    /* ranges compared at it */
+	int kf_differs_now;        /* one of them differed */
+	int kf_noted;              /* the first difference was described */
+	rp_keyframe_report kf;     /* this run's comparisons */
 	/* --profile (rphip_profile.c) */
 	rp_profile *profile;       /* borrowed from open's args; NULL: not profiling */
 	struct rphip_prof *prof;   /* the timed commands of this run (owned) */
@@ -217,8 +234,28 @@ rp_status rphip_profile_finish(void *state, rp_diag *diag);
 /* Destroy the timing events; forget the timed commands. */
 void rphip_profile_release(rphip_state *s);
 
-/* rphip_percmd.c: --per-command.  After command record c (call hc, the
- * record being executed) ran: queue copies of its footprint on its
+/* rphip_snapshot.c: keyframe snapshots.  A hip.tsSnapshot record:
+ * restored (s->snap_left), compared (s->kf_left) or passed over. */
+rp_status rphip_snapshot(rphip_state *s, const sbt_cm_call *c, rp_diag *diag);
+/* A full keyframe of count records at seq met mid-replay: its managed
+ * memory applied, the rest compared when compare is set. */
+void rphip_snapshot_compare_begin(rphip_state *s, uint64_t seq, uint64_t count, int compare);
+/* Whether the trace has a full keyframe (at open). */
+int rphip_snapshot_has_full(rphip_state *s);
+/* Whether call hc makes or drops an object (what a keyframe restore
+ * replays from the trace's start). */
+int rphip_exec_is_state(sbt_cm_hip_call hc);
+/* The live address of captured [addr, addr + len) (what: for the message). */
+rp_status rphip_translate(rphip_state *s, uint64_t addr, uint64_t len, const char *what,
+                          uint64_t *live, rp_diag *diag);
+/* Blob id into *out (owned), holding exactly size bytes (UINT64_MAX: any). */
+rp_status rphip_blob(rphip_state *s, uint64_t id, uint64_t size, uint8_t **out, size_t *len_out,
+                     rp_diag *diag);
+
+/* rphip_percmd.c: --per-command, and the marks of keyframe comparison.
+ * After command record c (call hc, the record being executed) ran: mark
+ * the ranges of its footprint as written by it (when the trace has full
+ * keyframes), and with --per-command queue copies of them on its
  * stream. */
 rp_status rphip_percmd_after(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag);
 /* rp_backend_ops.command_results: wait, hand every result to fn, free. */

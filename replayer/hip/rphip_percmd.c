@@ -89,6 +89,21 @@ static int rphip_percmd_kind(sbt_cm_hip_call hc, const sbt_cm_call *c, rp_cm_foo
 	}
 }
 
+/* The command may have written r: the next keyframe compares it. */
+static rp_status rphip_percmd_mark(void *ctx, const rp_cm_range *r, rp_diag *diag)
+{
+	rphip_percmd_ctx *q = ctx;
+	rphip_state *s = q->s;
+	(void)diag;
+	s->ranges[(const rphip_range *)(const void *)r - s->ranges].dirty_seq = q->seq;
+	return RP_OK;
+}
+
+static int rphip_percmd_markable(const rp_cm_range *r)
+{
+	return r->size != 0;
+}
+
 rp_status rphip_percmd_after(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag)
 {
 	rphip_percmd_ctx q = {s, s->seq, NULL};
@@ -96,6 +111,7 @@ rp_status rphip_percmd_after(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_ca
 	rp_cm_foot what = RP_CM_FOOT_ALL;
 	uint64_t dst = 0;
 	rphip_obj *so = NULL;
+	rp_status st = RP_OK;
 
 	if (!rphip_percmd_kind(hc, c, &what, &dst))
 		return RP_OK;
@@ -110,6 +126,10 @@ rp_status rphip_percmd_after(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_ca
 			return RP_OK; /* recorded into a graph, not run */
 		q.stream = s->single ? NULL : so->live;
 	}
+	if (s->kf_check)
+		st = rp_cm_footprint(&t, what, s->seq, dst, rphip_percmd_markable, rphip_percmd_mark, &q, diag);
+	if (st != RP_OK || !s->per_command || s->fast_forward)
+		return st;
 	return rp_cm_footprint(&t, what, s->seq, dst, rphip_percmd_readable, rphip_percmd_queue, &q,
 	                       diag);
 }

@@ -177,7 +177,6 @@ const char *const thip_gen_names[THIP_GEN_COUNT] = {
 	"hipMalloc3D",
 	"hipMalloc3DArray",
 	"hipMallocArray",
-	"hipMallocFromPoolAsync",
 	"hipMallocHost",
 	"hipMallocMipmappedArray",
 	"hipMemAddressFree",

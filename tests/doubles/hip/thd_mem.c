@@ -188,6 +188,87 @@ THD_EXPORT hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
 	return hipFree(ptr);
 }
 
+/* Managed memory (clr's hipMallocManaged): host memory here, as all of
+ * the double's device memory is, freed by hipFree.  A null pointer, a
+ * zero size or flags other than hipMemAttachGlobal / hipMemAttachHost are
+ * hipErrorInvalidValue, as clr checks them. */
+THD_EXPORT hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags)
+{
+	if (!ptr || !size || (flags != hipMemAttachGlobal && flags != hipMemAttachHost))
+		return thd_ret(hipErrorInvalidValue);
+	return hipMalloc(ptr, size);
+}
+
+/* Memory pools (clr's hip_mempool.cpp): a pool of device 0's pinned
+ * memory; hipMallocFromPoolAsync allocates as hipMallocAsync does (the
+ * memory is there at once), hipFreeAsync gives it back.  The device's
+ * default pool is one object made at its first use. */
+struct ihipMemPoolHandle_t {
+	uint32_t magic;
+};
+
+static struct ihipMemPoolHandle_t *thd_pool_default;
+
+THD_EXPORT hipError_t hipMemPoolCreate(hipMemPool_t *pool, const hipMemPoolProps *props)
+{
+	struct ihipMemPoolHandle_t *p;
+
+	if (!pool || !props || props->allocType != hipMemAllocationTypePinned ||
+	    props->location.type != hipMemLocationTypeDevice)
+		return thd_ret(hipErrorInvalidValue);
+	if (props->location.id != 0)
+		return thd_ret(hipErrorInvalidDevice);
+	p = thd_object_new(sizeof(*p));
+	if (!p)
+		return thd_ret(hipErrorOutOfMemory);
+	p->magic = THD_LIVE;
+	*pool = p;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *pool, int device)
+{
+	struct ihipMemPoolHandle_t *p;
+
+	if (!pool)
+		return thd_ret(hipErrorInvalidValue);
+	if (device != 0)
+		return thd_ret(hipErrorInvalidDevice);
+	thd_lock();
+	p = thd_pool_default;
+	thd_unlock();
+	if (!p) {
+		p = thd_object_new(sizeof(*p));
+		if (!p)
+			return thd_ret(hipErrorOutOfMemory);
+		p->magic = THD_LIVE;
+		thd_lock();
+		if (thd_pool_default)
+			p = thd_pool_default; /* another thread made it first; p stays in the registry */
+		else
+			thd_pool_default = p;
+		thd_unlock();
+	}
+	*pool = p;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipMemPoolDestroy(hipMemPool_t pool)
+{
+	if (!pool || pool->magic != THD_LIVE)
+		return thd_ret(hipErrorInvalidValue);
+	pool->magic = THD_DEAD;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipMallocFromPoolAsync(void **ptr, size_t size, hipMemPool_t pool,
+                                             hipStream_t stream)
+{
+	if (!pool || pool->magic != THD_LIVE)
+		return thd_ret(hipErrorInvalidValue);
+	return hipMallocAsync(ptr, size, stream);
+}
+
 /* As clr: the memory object holding dptr, its base and size (a hipMalloc:
  * the size asked; a hipMemMap: the whole mapping); none is
  * hipErrorInvalidDevicePointer. */
