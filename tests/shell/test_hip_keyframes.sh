@@ -26,6 +26,8 @@
 #   placed in the address window, hipMallocManaged is not (the runtime's
 #   address, replayed as device memory, said once), and with
 #   TRACESMITH_HIP_VA=off the pool allocations are the runtime's, equal;
+# - seeded mutants of a trace with keyframes, replayed whole and from a
+#   keyframe: a result or one named error, never a crash or a hang;
 # - a stream capture takes no keyframes (hip_graph).
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/hip"
@@ -207,6 +209,23 @@ TRACESMITH_HIP_VA=off expect_rc 0 moff.cap $PRE "$CAP" -o "$T/moff.sbt" -- "$H/h
 if "$INFO" --dump "$T/moff.sbt" | grep -q tsVaWindow; then fail "moff: a window with TRACESMITH_HIP_VA=off"; fi
 expect_rc 0 moff.replay "$RP" "$T/moff.sbt"
 has moff.replay out "checkpoints: 3 compared, 3 matched, 0 differ"
+
+# ---- damaged keyframes: a result or one named error, never a crash ---------------------
+mkdir -p "$T/mut"
+expect_rc 0 mut.batch "$MUT" --batch "$T/module.sbt" "$T/mut" 7 40
+for f in "$T/mut"/*.sbt; do
+	rc=0
+	timeout 60 "$RP" -q --check-determinism --runs 2 "$f" >/dev/null 2>"$T/mut.err" || rc=$?
+	rc2=0
+	timeout 60 "$RP" -q --range "$l2:" "$f" >/dev/null 2>"$T/mut2.err" || rc2=$?
+	for r in "$rc:$T/mut.err" "$rc2:$T/mut2.err"; do
+		case ${r%%:*} in
+		0 | 3) ;;
+		1) grep -q '^tsreplay: ' "${r#*:}" || fail "$f: exit 1 without a message: $(cat "${r#*:}")" ;;
+		*) fail "$f: exit ${r%%:*}: $(cat "${r#*:}")" ;;
+		esac
+	done
+done
 
 # ---- a stream capture takes none ---------------------------------------------------------
 TRACESMITH_SNAPSHOT=launch expect_rc 0 graph.cap $PRE "$CAP" -o "$T/graph.sbt" -- "$H/hip_graph"
