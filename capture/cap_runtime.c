@@ -8,6 +8,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -280,6 +282,26 @@ static void cap_rt_say_recording(const char *path)
 		CAP_INFO("recording to %s", path);
 }
 
+/* Whether this process has the file at path open (another front-end
+ * library's capture runtime: each library links its own, so a process
+ * using two APIs has two, and the second finds the name locked). */
+static int cap_rt_open_here(const char *path)
+{
+	struct stat want, st;
+	struct dirent *e;
+	DIR *d;
+	int found = 0;
+	if (stat(path, &want) != 0 || !(d = opendir("/proc/self/fd")))
+		return 0;
+	while (!found && (e = readdir(d)) != NULL) {
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] != '.' && fd != dirfd(d) && fstat(fd, &st) == 0)
+			found = st.st_dev == want.st_dev && st.st_ino == want.st_ino;
+	}
+	closedir(d);
+	return found;
+}
+
 /* <stem>-<pid>.sbt for a trace name another process holds. */
 static char *cap_rt_busy_alt_path(const char *path)
 {
@@ -341,9 +363,20 @@ int cap_rt_start_file_(const char *path_in, int final_state)
 			char *alt = cap_rt_busy_alt_path(path);
 			close(fd);
 			fd = -1;
-			if (alt) {
+			if (alt && cap_rt_open_here(path)) {
+				char api[64] = "this library's API";
+				pthread_mutex_lock(&cap_g.reg_mu);
+				if (cap_g.api_list)
+					snprintf(api, sizeof(api), "%s", cap_g.api_list);
+				pthread_mutex_unlock(&cap_g.reg_mu);
+				CAP_WARN("trace '%s' is being written by another TraceSmith library in this "
+				         "process (each front-end library has its own capture runtime, so "
+				         "each records its API to a trace of its own); recording %s to '%s' "
+				         "instead", path, api, alt);
+			} else if (alt)
 				CAP_WARN("trace '%s' is being written by another process; recording to "
 				         "'%s' instead", path, alt);
+			if (alt) {
 				free(path);
 				path = alt;
 				fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
