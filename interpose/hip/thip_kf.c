@@ -60,19 +60,21 @@ static int thip_kf_all_zero(const uint8_t *p, size_t n)
 	return memcmp(p, zero, n) == 0;
 }
 
+typedef hipError_t (*thip_kf_copy_fn)(void *, const void *, size_t, hipMemcpyKind);
+typedef hipError_t (*thip_kf_from_symbol_fn)(void *, const void *, size_t, size_t, hipMemcpyKind);
+
 /* Copy n bytes at off of m into the staging buffer. */
 static hipError_t thip_kf_read(const thip_live *m, uint64_t off, size_t n)
 {
+	thip_kf_from_symbol_fn from;
+	thip_kf_copy_fn copy;
 	if (m->symbol) {
-		hipError_t (*from)(void *, const void *, size_t, size_t, hipMemcpyKind) =
-			(hipError_t(*)(void *, const void *, size_t, size_t, hipMemcpyKind))thip_own(
-				THIP_FN_hipMemcpyFromSymbol);
+		from = (thip_kf_from_symbol_fn)thip_own(THIP_FN_hipMemcpyFromSymbol);
 		return from ? from(thip_kf_g.buf, (const void *)(uintptr_t)m->addr, n, (size_t)off,
 		                   hipMemcpyDeviceToHost)
 		            : THIP_NO_RUNTIME;
 	}
-	hipError_t (*copy)(void *, const void *, size_t, hipMemcpyKind) =
-		(hipError_t(*)(void *, const void *, size_t, hipMemcpyKind))thip_own(THIP_FN_hipMemcpy);
+	copy = (thip_kf_copy_fn)thip_own(THIP_FN_hipMemcpy);
 	return copy ? copy(thip_kf_g.buf, (const void *)(uintptr_t)(m->addr + off), n,
 	                   hipMemcpyDeviceToHost)
 	            : THIP_NO_RUNTIME;
