@@ -46,6 +46,13 @@ SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $
 PRE=${SANRT:+env LD_PRELOAD=$SANRT}
 BASE=70368744177664 # 0x400000000000, the default window
 SIZE=549755813888   # 512 GiB
+# Under ThreadSanitizer the default window lies outside TSan's memory
+# layout (the double takes no hint there): as test_hip_va.sh, the window
+# goes in TSan's low application range.
+if tsan_build; then
+	TRACESMITH_HIP_VA=0x4000000000:64G BASE=274877906944 SIZE=68719476736
+	export TRACESMITH_HIP_VA
+fi
 
 # seq_of TRACE CALL [N]: the seq of the Nth (default 1st) record of CALL.
 seq_of() {
