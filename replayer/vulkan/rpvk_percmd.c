@@ -130,6 +130,7 @@ struct rpvk_pc {
 	rpvk_map cbs;              /* (COMMAND_BUFFER, live) -> rpvk_pc_cb* (owned) */
 	rpvk_map aliases;          /* (DEVICE_MEMORY, live) -> our VkBuffer over all of it
 	                              (0: none may be, warned); aux: its device */
+	rpvk_map livemem;          /* (DEVICE_MEMORY, live) -> captured: rpvk_pc_mem_find's memo */
 	rp_cm_results results;     /* this run's, in submit order */
 	rpvk_pc_inners ref;        /* run 1's commands' own results: kept until free */
 	rpvk_pc_inners cur;        /* a later run's, until its end */
@@ -229,6 +230,7 @@ void rpvk_percmd_release(rpvk *r)
 		return;
 	rpvk_pc_cbs_drop(r, VK_NULL_HANDLE);
 	rpvk_pc_aliases_drop(r, VK_NULL_HANDLE);
+	rpvk_map_clear(&r->pc->livemem);
 }
 
 void rpvk_percmd_clear(rpvk *r)
@@ -249,6 +251,7 @@ void rpvk_percmd_free(rpvk *r)
 	rpvk_percmd_clear(r);
 	rpvk_map_free(&r->pc->cbs);
 	rpvk_map_free(&r->pc->aliases);
+	rpvk_map_free(&r->pc->livemem);
 	rp_cm_results_free(&r->pc->results);
 	free(r->pc->ref.v);
 	free(r->pc->cur.v);
@@ -569,9 +572,20 @@ static rp_status rpvk_pc_collect(rpvk *r, const rpvk_pc_list *l, int depth)
 	return w.st;
 }
 
-/* The rpvk_mem of a live memory, and its captured handle; NULL if none. */
+/* The rpvk_mem of a live memory, and its captured handle; NULL if none.
+ * Asked after every command that writes: remembered (forgotten when the
+ * memory is freed). */
 static rpvk_mem *rpvk_pc_mem_find(rpvk *r, uint64_t live, uint64_t *captured_out)
 {
+	const rpvk_map_slot *memo = rpvk_map_get(&r->pc->livemem, VK_OBJECT_TYPE_DEVICE_MEMORY, live);
+	if (memo) {
+		const rpvk_map_slot *s = rpvk_map_get(&r->mems, VK_OBJECT_TYPE_DEVICE_MEMORY, memo->val);
+		rpvk_mem *m = s ? (rpvk_mem *)(uintptr_t)s->val : NULL;
+		if (m && (uint64_t)(uintptr_t)m->live == live) {
+			*captured_out = memo->val;
+			return m;
+		}
+	}
 	for (size_t i = 0; i < r->mems.cap; i++) {
 		const rpvk_map_slot *s = &r->mems.slots[i];
 		rpvk_mem *m;
@@ -580,6 +594,7 @@ static rpvk_mem *rpvk_pc_mem_find(rpvk *r, uint64_t live, uint64_t *captured_out
 		m = (rpvk_mem *)(uintptr_t)s->val;
 		if (m && (uint64_t)(uintptr_t)m->live == live) {
 			*captured_out = s->key;
+			rpvk_map_put(&r->pc->livemem, VK_OBJECT_TYPE_DEVICE_MEMORY, live, s->key, 0); /* a hint */
 			return m;
 		}
 	}
@@ -1058,6 +1073,7 @@ rp_status rpvk_percmd_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		const sbt_vk_args_vkFreeMemory *a = args;
 		const rpvk_map_slot *s = rpvk_map_get(&r->pc->aliases, VK_OBJECT_TYPE_DEVICE_MEMORY,
 		                                      (uint64_t)(uintptr_t)a->memory);
+		rpvk_map_del(&r->pc->livemem, VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)a->memory);
 		if (s) {
 			int d = s->aux;
 			if (s->val && d >= 0 && d < RPVK_MAX_DEVICES && r->dev[d].live)
