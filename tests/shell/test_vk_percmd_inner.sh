@@ -18,9 +18,11 @@
 #   so;
 # - the captured order (no seeds): the runs agree after every command;
 # - a program with render passes (vk_offscreen: draws, then a copy of the
-#   image) and one with several submits (vk_compute): the runs agree, and
-#   the copies the replay records behind each render pass and command draw
-#   no validation message.
+#   image), one with several submits (vk_compute), one with secondary
+#   command buffers (vk_reach) and one submitting a command buffer recorded
+#   once in every round (vk_trim_churn): the runs agree, and the copies the
+#   replay records behind each render pass and command draw no validation
+#   message.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -33,7 +35,8 @@ vk_env_init
 R=$VK_ENV_BUILD/tsreplay
 I=$VK_ENV_BUILD/tsinfo
 P=$VK_ENV_BUILD/tests/programs
-for f in "$R" "$I" "$P/vk_race" "$P/vk_requeue" "$P/vk_offscreen" "$P/vk_compute"; do
+for f in "$R" "$I" "$P/vk_race" "$P/vk_requeue" "$P/vk_offscreen" "$P/vk_compute" "$P/vk_reach" \
+	"$P/vk_trim_churn"; do
 	[ -x "$f" ] || fail "$f is not built"
 done
 unset DISPLAY
@@ -107,4 +110,9 @@ capture comp "$P/vk_compute" --size 4096 --submits 3
 replay 0 comp.det --check-determinism --per-command --runs 3 "$T/comp.sbt"
 has comp.det out "tsreplay: runs agree with each other at every checkpoint and after every command"
 has comp.det out "tsreplay: per-command: 9 results (command, allocation) compared per run"
+for prog in vk_reach vk_trim_churn; do
+	capture "$prog" "$P/$prog"
+	replay 0 "$prog.det" --check-determinism --per-command "$T/$prog.sbt"
+	has "$prog.det" out "tsreplay: runs agree with each other at every checkpoint and after every command"
+done
 echo "test_vk_percmd_inner: ok"
