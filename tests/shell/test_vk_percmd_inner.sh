@@ -16,6 +16,10 @@
 #   and index 2 of the submit, the same in --json (commands_part.command);
 # - without --barrier the copy is index 1 of its command buffer, and named
 #   so;
+# - with --consumer a second dispatch (reading the first one's buffer
+#   through a second descriptor set, writing one of its own) comes before
+#   the copy: the vkCmdDispatch is named (index 4: fill, barrier, bind
+#   pipeline, bind sets, dispatch);
 # - the captured order (no seeds): the runs agree after every command;
 # - a program with render passes (vk_offscreen: draws, then a copy of the
 #   image), one with several submits (vk_compute), one with secondary
@@ -101,6 +105,13 @@ has race.same out "tsreplay: runs agree with each other at every checkpoint and 
 two_queues nobar
 replay 4 nobar.det --check-determinism --schedule-seeds 2,1 "$T/nobar.sbt"
 has nobar.det err "tsreplay: runs differ: run 1 and run 2 part first after the command at seq $copy_seq (vkCmdCopyBuffer, command buffer 0, index 1 in it) of the submit at seq $copy_submit (--per-command)"
+
+# ---- a dispatch ahead of the copy is named instead ------------------------------
+two_queues cons --barrier --consumer
+disp_seq=$(sed -n 's/^seq=\([0-9]*\) .* vulkan\.vkCmdDispatch .*/\1/p' "$T/cons.dump" | tail -n 1)
+[ -n "$disp_seq" ] && [ "$disp_seq" -lt "$copy_seq" ] || fail "cons: no second dispatch before the copy"
+replay 4 cons.det --check-determinism --schedule-seeds 2,1 "$T/cons.sbt"
+has cons.det err "tsreplay: runs differ: run 1 and run 2 part first after the command at seq $disp_seq (vkCmdDispatch, command buffer 0, index 4 in it) of the submit at seq $copy_submit (--per-command)"
 
 # ---- render passes and many submits: agreeing runs, no validation message ------
 capture off "$P/vk_offscreen" --frames 2
