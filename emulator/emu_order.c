@@ -43,10 +43,10 @@
  * is, as a barrier.  Records that only record command buffers, make
  * objects, bind memory to new ones or query without waiting are not
  * barriers (emu_order_vk_harmless); every other one is, and so is the
- * layer's frame mark in a trace that presents (it follows each present:
- * the replay counts a frame's presents there).  One queue runs its
- * submits in submission order, so a trace on one queue has one order,
- * its own.
+ * layer's frame mark in a trace that presents (it follows each present,
+ * so presents keep their order and the replay's frames their numbers).
+ * One queue runs its submits in submission order, so a trace on one
+ * queue has one order, its own.
  *
  * The PRNG is splitmix64 (a 64-bit counter through a mixing function):
  * the same seed gives the same order on every machine.  The order's hash
@@ -380,10 +380,10 @@ static int emu_order_barrier(const emu_graph *g, const sbt_record *rec, int pres
 		const char *name = rec->type >= SBT_TYPE_FIRST_API ? sbt_reader_type_name(g->r, rec->type)
 		                                                   : NULL;
 
-		/* the layer's frame marks follow each present (the replay counts
-		 * the frame's presents there; one per submit when nothing
-		 * presents, ordering nothing then); thread names and notes order
-		 * nothing on the device */
+		/* the layer's frame marks follow each present: presents keep
+		 * their order, so frames keep their numbers (--screenshot N); a
+		 * program that never presents gets one per submit, ordering
+		 * nothing; thread names and notes order nothing on the device */
 		if (rec->type == SBT_TYPE_FRAME)
 			return presents;
 		if (rec->type == SBT_TYPE_THREAD || rec->type == SBT_TYPE_NOTE)
