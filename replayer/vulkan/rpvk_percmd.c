@@ -98,6 +98,7 @@ typedef struct rpvk_pc_cb {
 	rpvk_pc_list unit;         /* what the command (or render pass) being recorded may write */
 	VkDevice device;           /* live */
 	int dev;
+	uint64_t pool;             /* live VkCommandPool, when its allocation was seen */
 	int split;                 /* a primary: its commands are read one by one */
 	int in_pass;               /* inside a render pass or dynamic rendering */
 	int suspending;            /* that rendering is suspended at its end: nothing
@@ -277,17 +278,16 @@ static void rpvk_pc_cb_forget(rpvk *r, VkCommandBuffer cb)
 	rpvk_pc_cb_free(r, c);
 }
 
-/* vkBeginCommandBuffer: empty lists (made on first use); a recording
- * before it is no longer pending (the application waited), so its slots
- * go, its staging memory stays for this one. */
-static rp_status rpvk_pc_cb_begin(rpvk *r, const sbt_vk_args_vkBeginCommandBuffer *a)
+/* The entry of a live command buffer of ours, made when missing (NULL
+ * with *st RP_OK when cb is not one of ours). */
+static rpvk_pc_cb *rpvk_pc_cb_make(rpvk *r, VkCommandBuffer cb, rp_status *st)
 {
-	VkCommandBuffer cb = a->commandBuffer;
 	rpvk_pc_cb *c = rpvk_pc_cb_get(r, cb);
 	VkDevice device;
 
+	*st = RP_OK;
 	if (!rpvk_dtable_for(r, (uint64_t)(uintptr_t)cb))
-		return RP_OK; /* not a command buffer of ours: its begin failed already */
+		return NULL; /* not a command buffer of ours: its call failed already */
 	device = r->dev[r->cur_dev].live;
 	if (c && c->device != device) { /* a handle reused on another device */
 		rpvk_pc_cb_forget(r, cb);
@@ -298,11 +298,45 @@ static rp_status rpvk_pc_cb_begin(rpvk *r, const sbt_vk_args_vkBeginCommandBuffe
 		if (!c || rpvk_map_put(&r->pc->cbs, VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)cb,
 		                       (uint64_t)(uintptr_t)c, 0) != 0) {
 			free(c);
-			return rpvk_nomem(r);
+			*st = rpvk_nomem(r);
+			return NULL;
 		}
 		c->device = device;
 		c->dev = r->cur_dev;
 	}
+	return c;
+}
+
+/* The command buffers of a pool that goes, forgotten (none is pending:
+ * the application may not destroy a pool whose buffers are). */
+static void rpvk_pc_pool_gone(rpvk *r, uint64_t pool)
+{
+	struct rpvk_pc *pc = r->pc;
+	for (size_t i = 0; pool && i < pc->cbs.cap; i++) {
+		rpvk_map_slot *s = &pc->cbs.slots[i];
+		rpvk_pc_cb *c;
+		if (!s->type || s->type == RPVK_MAP_TOMB)
+			continue;
+		c = (rpvk_pc_cb *)(uintptr_t)s->val;
+		if (c->pool != pool)
+			continue;
+		rpvk_pc_cb_free(r, c);
+		s->type = RPVK_MAP_TOMB;
+		pc->cbs.live--;
+	}
+}
+
+/* vkBeginCommandBuffer: empty lists; a recording before it is no longer
+ * pending (the application waited), so its slots go, its staging memory
+ * stays for this one. */
+static rp_status rpvk_pc_cb_begin(rpvk *r, const sbt_vk_args_vkBeginCommandBuffer *a)
+{
+	VkCommandBuffer cb = a->commandBuffer;
+	rp_status st;
+	rpvk_pc_cb *c = rpvk_pc_cb_make(r, cb, &st);
+
+	if (!c)
+		return st;
 	rpvk_pc_cb_drop_slots(r, c, 0);
 	c->all.n = c->unit.n = 0;
 	c->ncmds = 0;
@@ -1095,6 +1129,22 @@ rp_status rpvk_percmd_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args, unsi
 			rpvk_pc_cb_forget(r, a->pCommandBuffers[i]);
 		return RP_OK;
 	}
+	case SBT_VK_CMD_vkAllocateCommandBuffers: {
+		/* their pool, so that they go with it */
+		const sbt_vk_args_vkAllocateCommandBuffers *a = args;
+		rp_status st = RP_OK;
+		if (a->ret != VK_SUCCESS || !a->pAllocateInfo || !a->pCommandBuffers)
+			return RP_OK;
+		for (uint32_t i = 0; i < a->pAllocateInfo->commandBufferCount && st == RP_OK; i++) {
+			rpvk_pc_cb *c = rpvk_pc_cb_make(r, a->pCommandBuffers[i], &st);
+			if (c)
+				c->pool = (uint64_t)(uintptr_t)a->pAllocateInfo->commandPool;
+		}
+		return st;
+	}
+	case SBT_VK_CMD_vkDestroyCommandPool:
+		rpvk_pc_pool_gone(r, (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyCommandPool *)args)->commandPool);
+		return RP_OK;
 	case SBT_VK_CMD_vkQueueSubmit: {
 		const sbt_vk_args_vkQueueSubmit *a = args;
 		if (a->ret != VK_SUCCESS || (flags & RP_EXEC_FAST_FORWARD))
