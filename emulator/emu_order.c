@@ -34,13 +34,19 @@
  * commands on two devices (one device's stream orders no other's).
  *
  * On a Vulkan trace what moves is a whole vkQueueSubmit* (a *unit*: its
- * batches are steps of the graph, and the replay re-issues the record);
- * a submit with a batch that runs no command (its waits and signals are
- * not in the graph), presents and sparse binds stay where they are, as
- * barriers.  Records that only record command buffers, make objects, bind
- * memory to new ones or query without waiting are not barriers
- * (emu_order_vk_harmless); every other one is.  One queue runs its submits
- * in submission order, so a trace on one queue has one order, its own.
+ * batches are steps of the graph, and the replay re-issues the record),
+ * and a vkQueuePresentKHR or vkQueueBindSparse (a unit with no step: it
+ * follows what emu_vk.c links it to, its queue's earlier work and the
+ * signals it waits for, and the steps that wait for what it signals or
+ * come next on its queue follow it); a submit with a batch that runs no
+ * command (its waits and signals are not in the graph) stays where it
+ * is, as a barrier.  Records that only record command buffers, make
+ * objects, bind memory to new ones or query without waiting are not
+ * barriers (emu_order_vk_harmless); every other one is, and so is the
+ * layer's frame mark in a trace that presents (it follows each present,
+ * so presents keep their order and the replay's frames their numbers).
+ * One queue runs its submits in submission order, so a trace on one
+ * queue has one order, its own.
  *
  * The PRNG is splitmix64 (a 64-bit counter through a mixing function):
  * the same seed gives the same order on every machine.  The order's hash
@@ -69,6 +75,10 @@ struct emu_order_plan {
 	emu_graph *g;               /* owned */
 	EMU_VEC(emu_order_ev) evs;
 	size_t nunits;
+	uint64_t *unit_seq;         /* its record; units are in seq order */
+	uint32_t *unit_sync;        /* 1 + its present or sparse bind (emu_vk_graph.sync);
+	                               0: a unit of steps */
+	uint32_t *sync_unit;        /* per present or sparse bind: its unit */
 	uint32_t *unit_step;        /* its first step (the others follow it) */
 	uint32_t *unit_nsteps;
 	uint32_t *step_unit;        /* per step; EMU_NONE: a step no unit holds (a
@@ -179,28 +189,44 @@ static int emu_order_vk_whole(const emu_graph *g, uint64_t seq)
 	return lo < g->vk->whole.n && g->vk->whole.v[lo] == seq;
 }
 
-/* The units: a step each (CUDA, HIP), or the steps of one whole submit
- * (Vulkan; the steps of one record are consecutive). */
+/* The units, in seq order: a step each (CUDA, HIP), or the steps of one
+ * whole submit (Vulkan; the steps of one record are consecutive), or a
+ * present or sparse bind (Vulkan, no step). */
 static emu_status emu_order_units(emu_order_plan *p)
 {
 	const emu_graph *g = p->g;
-	size_t n = g->steps.n;
+	size_t n = g->steps.n, nsync = g->vk ? g->vk->sync.n : 0, j = 0, cap = n + nsync;
 
-	p->unit_step = malloc((n ? n : 1) * sizeof(uint32_t));
-	p->unit_nsteps = malloc((n ? n : 1) * sizeof(uint32_t));
+	p->unit_seq = malloc((cap ? cap : 1) * sizeof(uint64_t));
+	p->unit_sync = malloc((cap ? cap : 1) * sizeof(uint32_t));
+	p->sync_unit = malloc((nsync ? nsync : 1) * sizeof(uint32_t));
+	p->unit_step = malloc((cap ? cap : 1) * sizeof(uint32_t));
+	p->unit_nsteps = malloc((cap ? cap : 1) * sizeof(uint32_t));
 	p->step_unit = malloc((n ? n : 1) * sizeof(uint32_t));
-	if (!p->unit_step || !p->unit_nsteps || !p->step_unit)
+	if (!p->unit_seq || !p->unit_sync || !p->sync_unit || !p->unit_step || !p->unit_nsteps ||
+	    !p->step_unit)
 		return EMU_ERR_NOMEM;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t seq = g->steps.v[i].seq;
+	for (size_t i = 0; i <= n; i++) {
+		uint64_t seq = i < n ? g->steps.v[i].seq : UINT64_MAX;
 
+		for (; j < nsync && g->vk->sync.v[j].seq < seq; j++) {
+			p->unit_seq[p->nunits] = g->vk->sync.v[j].seq;
+			p->unit_sync[p->nunits] = (uint32_t)j + 1;
+			p->unit_step[p->nunits] = EMU_NONE;
+			p->unit_nsteps[p->nunits] = 0;
+			p->sync_unit[j] = (uint32_t)p->nunits++;
+		}
+		if (i == n)
+			break;
 		if (g->vk && !emu_order_vk_whole(g, seq)) {
 			p->step_unit[i] = EMU_NONE;
 			continue;
 		}
-		if (g->vk && p->nunits && g->steps.v[p->unit_step[p->nunits - 1]].seq == seq) {
+		if (g->vk && p->nunits && !p->unit_sync[p->nunits - 1] && p->unit_seq[p->nunits - 1] == seq) {
 			p->unit_nsteps[p->nunits - 1]++;
 		} else {
+			p->unit_seq[p->nunits] = seq;
+			p->unit_sync[p->nunits] = 0;
 			p->unit_step[p->nunits] = (uint32_t)i;
 			p->unit_nsteps[p->nunits] = 1;
 			p->nunits++;
@@ -210,6 +236,13 @@ static emu_status emu_order_units(emu_order_plan *p)
 	return EMU_OK;
 }
 
+/* The unit a link names (emu_vk.h): a step's, or a present's or sparse
+ * bind's; EMU_NONE for a step no unit holds. */
+static uint32_t emu_order_link_unit(const emu_order_plan *p, const emu_vk_link *l)
+{
+	return l->step != EMU_NONE ? p->step_unit[l->step] : p->sync_unit[l->sync - 1];
+}
+
 /* Calls fn(p, from, to) once per distinct dependency between two units
  * (a unit's steps depending on another unit's). */
 static void emu_order_unit_deps(emu_order_plan *p, uint32_t *mark,
@@ -217,9 +250,25 @@ static void emu_order_unit_deps(emu_order_plan *p, uint32_t *mark,
 {
 	const emu_graph *g = p->g;
 
+	const struct emu_vk_graph *vk = g->vk;
+	size_t k = 0; /* into vk->after_sync, in step order */
+
 	for (size_t u = 0; u < p->nunits; u++)
 		mark[u] = EMU_NONE;
-	for (uint32_t u = 0; u < p->nunits; u++)
+	for (uint32_t u = 0; u < p->nunits; u++) {
+		if (p->unit_sync[u]) {
+			const emu_vk_sync *sy = &vk->sync.v[p->unit_sync[u] - 1];
+
+			for (uint32_t l = sy->link_first; l < sy->link_first + sy->link_count; l++) {
+				uint32_t from = emu_order_link_unit(p, &vk->sync_link.v[l]);
+
+				if (from == EMU_NONE || from == u || mark[from] == u)
+					continue;
+				mark[from] = u;
+				fn(p, from, u);
+			}
+			continue;
+		}
 		for (uint32_t s = p->unit_step[u]; s < p->unit_step[u] + p->unit_nsteps[u]; s++) {
 			const emu_step *st = &g->steps.v[s];
 
@@ -232,7 +281,18 @@ static void emu_order_unit_deps(emu_order_plan *p, uint32_t *mark,
 				mark[from] = u;
 				fn(p, from, u);
 			}
+			for (; vk && k < vk->after_sync.n && vk->after_sync.v[k].step < s; k++)
+				;
+			for (; vk && k < vk->after_sync.n && vk->after_sync.v[k].step == s; k++) {
+				uint32_t from = p->sync_unit[vk->after_sync.v[k].sync - 1];
+
+				if (from == u || mark[from] == u)
+					continue;
+				mark[from] = u;
+				fn(p, from, u);
+			}
 		}
+	}
 }
 
 static void emu_order_count_dep(emu_order_plan *p, uint32_t from, uint32_t to)
@@ -254,7 +314,8 @@ static emu_status emu_order_succ(emu_order_plan *p)
 	uint32_t *mark;
 
 	p->succ_first = calloc(n + 1, sizeof(uint32_t));
-	p->succ = malloc((g->deps.n ? g->deps.n : 1) * sizeof(uint32_t));
+	p->succ = malloc((g->deps.n + (g->vk ? g->vk->sync_link.n + g->vk->after_sync.n : 0) + 1) *
+	                 sizeof(uint32_t));
 	p->npred = calloc(n ? n : 1, sizeof(uint32_t));
 	p->items = malloc((n ? n : 1) * sizeof(*p->items));
 	p->remaining = malloc((n ? n : 1) * sizeof(uint32_t));
@@ -309,8 +370,9 @@ static int emu_order_vk_harmless(const char *name)
 	return 0;
 }
 
-/* Whether a record that issues no unit is a barrier. */
-static int emu_order_barrier(const emu_graph *g, const sbt_record *rec)
+/* Whether a record that issues no unit is a barrier (presents: the trace
+ * has a present). */
+static int emu_order_barrier(const emu_graph *g, const sbt_record *rec, int presents)
 {
 	int k;
 
@@ -318,9 +380,13 @@ static int emu_order_barrier(const emu_graph *g, const sbt_record *rec)
 		const char *name = rec->type >= SBT_TYPE_FIRST_API ? sbt_reader_type_name(g->r, rec->type)
 		                                                   : NULL;
 
-		/* the layer's frame marks (one per submit when nothing presents),
-		 * thread names and notes order nothing on the device */
-		if (rec->type == SBT_TYPE_FRAME || rec->type == SBT_TYPE_THREAD || rec->type == SBT_TYPE_NOTE)
+		/* the layer's frame marks follow each present: presents keep
+		 * their order, so frames keep their numbers (--screenshot N); a
+		 * program that never presents gets one per submit, ordering
+		 * nothing; thread names and notes order nothing on the device */
+		if (rec->type == SBT_TYPE_FRAME)
+			return presents;
+		if (rec->type == SBT_TYPE_THREAD || rec->type == SBT_TYPE_NOTE)
 			return 0;
 		return !name || !emu_order_vk_harmless(name);
 	}
@@ -336,24 +402,27 @@ static emu_status emu_order_events(emu_order_plan *p, char *err, size_t errlen)
 	sbt_record rec;
 	sbt_status ss;
 	sbt_trace_info info;
+	int presents = 0;
 
+	for (size_t i = 0; g->vk && i < g->vk->sync.n && !presents; i++)
+		presents = g->vk->sync.v[i].present;
 	sbt_reader_get_info(g->r, &info);
 	ss = info.record_count ? sbt_reader_seek_seq(g->r, info.first_seq) : SBT_END;
 	while (ss == SBT_OK && (ss = sbt_reader_next(g->r, &rec)) == SBT_OK) {
 		emu_order_ev ev = { rec.seq, EMU_NONE };
 
-		while (next < p->nunits && g->steps.v[p->unit_step[next]].seq < rec.seq)
+		while (next < p->nunits && p->unit_seq[next] < rec.seq)
 			next++;
-		if (!g->vk && next < p->nunits && g->steps.v[p->unit_step[next]].seq == rec.seq &&
+		if (!g->vk && next < p->nunits && p->unit_seq[next] == rec.seq &&
 		    emu_order_kind(g, rec.type) == SBT_CM_K_cuGraphLaunch) {
 			snprintf(err, errlen, "%s: seq %llu launches a graph: a sampled order runs every "
 			         "command on one stream, where graphs are not rebuilt (replay it without "
 			         "--schedule-seed)", g->path, (unsigned long long)rec.seq);
 			return EMU_ERR_STATE;
 		}
-		if (next < p->nunits && g->steps.v[p->unit_step[next]].seq == rec.seq)
+		if (next < p->nunits && p->unit_seq[next] == rec.seq)
 			ev.unit = (uint32_t)next;
-		else if (!emu_order_barrier(g, &rec))
+		else if (!emu_order_barrier(g, &rec, presents))
 			continue;
 		else if (p->evs.n && p->evs.v[p->evs.n - 1].unit == EMU_NONE)
 			continue;
@@ -374,10 +443,12 @@ static void emu_order_vk_note(const emu_order_plan *p, char *note, size_t len)
 	const emu_graph *g = p->g;
 	uint32_t queue = EMU_NONE;
 
-	for (size_t i = 0; i < g->steps.n; i++) {
-		if (queue != EMU_NONE && g->steps.v[i].stream != queue)
+	for (size_t i = 0; i < g->steps.n + g->vk->sync.n; i++) {
+		uint32_t stream = i < g->steps.n ? g->steps.v[i].stream : g->vk->sync.v[i - g->steps.n].stream;
+
+		if (queue != EMU_NONE && stream != queue)
 			return;
-		queue = g->steps.v[i].stream;
+		queue = stream;
 	}
 	if (queue == EMU_NONE)
 		snprintf(note, len, "%s: no submit runs a command: the order is the captured one", g->path);
@@ -434,6 +505,9 @@ void emu_order_close(emu_order_plan *p)
 		return;
 	emu_graph_free(p->g);
 	free(p->evs.v);
+	free(p->unit_seq);
+	free(p->unit_sync);
+	free(p->sync_unit);
 	free(p->unit_step);
 	free(p->unit_nsteps);
 	free(p->step_unit);
@@ -471,7 +545,7 @@ static void emu_order_emit(emu_order_draw *d, uint64_t release_before)
 	emu_order_plan *p = d->p;
 	size_t pick = (size_t)(emu_order_rand(&d->rng) % d->nready);
 	uint32_t s = p->ready[pick];
-	uint64_t seq = p->g->steps.v[p->unit_step[s]].seq;
+	uint64_t seq = p->unit_seq[s];
 
 	p->ready[pick] = p->ready[--d->nready];
 	p->items[d->nitems].seq = seq;
@@ -573,15 +647,23 @@ emu_status emu_order_print(emu_order_plan *p, uint64_t seed, FILE *f)
 		while (lo < hi) { /* units are in seq order */
 			size_t mid = lo + (hi - lo) / 2;
 
-			if (g->steps.v[p->unit_step[mid]].seq < items[i].seq)
+			if (p->unit_seq[mid] < items[i].seq)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		st0 = &g->steps.v[p->unit_step[lo]];
-		fprintf(f, "  seq %llu %s on %s", (unsigned long long)items[i].seq,
-		        g->vk ? "submit" : emu_kind_name(g->nodes.v[st0->node_first].kind),
-		        emu_stream_label(g, st0->stream, label, sizeof(label)));
+		if (p->unit_sync[lo]) {
+			const emu_vk_sync *sy = &g->vk->sync.v[p->unit_sync[lo] - 1];
+
+			fprintf(f, "  seq %llu %s on %s", (unsigned long long)items[i].seq,
+			        sy->present ? "present" : "sparse bind",
+			        emu_stream_label(g, sy->stream, label, sizeof(label)));
+		} else {
+			st0 = &g->steps.v[p->unit_step[lo]];
+			fprintf(f, "  seq %llu %s on %s", (unsigned long long)items[i].seq,
+			        g->vk ? "submit" : emu_kind_name(g->nodes.v[st0->node_first].kind),
+			        emu_stream_label(g, st0->stream, label, sizeof(label)));
+		}
 		if (items[i].release_before != UINT64_MAX)
 			fprintf(f, ", before seq %llu", (unsigned long long)items[i].release_before);
 		fputc('\n', f);

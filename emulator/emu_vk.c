@@ -210,6 +210,7 @@ static void emu_vk_queue_sig(const emu_vk_builder *b, uint32_t qi, emu_vk_sig *o
 	memcpy(out->vc, q->all, sizeof(emu_vk_vc));
 	out->vc[qi] = q->batch;
 	out->step = q->last_step;
+	out->sync = q->last_sync;
 }
 
 /* The host thread has waited for what sig signals. */
@@ -244,7 +245,10 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 		return -1;
 	q->batch++;
 	b->tmp.n = 0;
+	b->tmp_sync.n = 0;
 	if (emu_vk_dep(b, q->last_step, EMU_D_STREAM) != 0)
+		return -1;
+	if (q->last_sync && EMU_PUSH(b->tmp_sync, q->last_sync) != 0)
 		return -1;
 	/* what the submitting thread waited for precedes everything submitted */
 	for (uint32_t c = 0; c < EMU_VK_CLASSES; c++)
@@ -265,6 +269,8 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 			if (cls & (1u << c))
 				emu_vk_vc_max(q->front[c], s->vc, b->q.n);
 		if (emu_vk_dep(b, s->step, EMU_D_SEMAPHORE) != 0)
+			return -1;
+		if (s->sync && EMU_PUSH(b->tmp_sync, s->sync) != 0)
 			return -1;
 	}
 	for (uint32_t c = 0; c < EMU_VK_CLASSES; c++)
@@ -388,6 +394,16 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 		if (g->first_ns == UINT64_MAX)
 			g->first_ns = b->rec->time_ns;
 		q->last_step = step;
+		q->last_sync = 0; /* the step follows it */
+		for (size_t k = 0; k < b->tmp_sync.n; k++) {
+			emu_vk_link l = { step, b->tmp_sync.v[k] };
+			size_t j;
+
+			for (j = 0; j < k && b->tmp_sync.v[j] != l.sync; j++)
+				;
+			if (j == k && EMU_PUSH(b->vk->after_sync, l) != 0)
+				return -1;
+		}
 	}
 	if (EMU_PUSH(q->batch_step, q->last_step) != 0)
 		return -1;
@@ -484,12 +500,120 @@ static int emu_vk_r_submit(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 	return st;
 }
 
+/* ---- presents and sparse binds -------------------------------------------------------- */
+
+static int emu_vk_sync_link(emu_vk_builder *b, uint32_t step, uint32_t sync)
+{
+	emu_vk_link l = { step, sync };
+
+	if (step == EMU_NONE && !sync)
+		return 0;
+	if (EMU_PUSH(b->vk->sync_link, l) != 0)
+		return -1;
+	b->vk->sync.v[b->vk->sync.n - 1].link_count++;
+	return 0;
+}
+
+/* A present or sparse bind on queue qi begins: after its queue's work. */
+static int emu_vk_sync_begin(emu_vk_builder *b, uint32_t qi, int present)
+{
+	const emu_vk_queue *q = &b->q.v[qi];
+	emu_vk_sync s;
+
+	memset(&s, 0, sizeof(s));
+	s.seq = b->rec->seq;
+	s.stream = q->stream;
+	s.present = (uint8_t)present;
+	s.link_first = (uint32_t)b->vk->sync_link.n;
+	if (EMU_PUSH(b->vk->sync, s) != 0)
+		return -1;
+	if (emu_vk_sync_link(b, q->last_step, 0) != 0)
+		return -1;
+	return emu_vk_sync_link(b, EMU_NONE, q->last_sync);
+}
+
+/* ... and after what one of its waits waited for. */
+static int emu_vk_sync_wait(emu_vk_builder *b, const emu_vk_sig *x)
+{
+	if (emu_vk_sync_link(b, x->step, 0) != 0)
+		return -1;
+	return emu_vk_sync_link(b, EMU_NONE, x->sync);
+}
+
+/* ... and ends: the next step of its queue follows it. */
+static void emu_vk_sync_end(emu_vk_builder *b, uint32_t qi)
+{
+	b->q.v[qi].last_sync = (uint32_t)b->vk->sync.n;
+}
+
+/* vkQueueBindSparse: a sync unit; what it signals is after its queue's
+ * work and what it waited for. */
+static int emu_vk_r_bind_sparse(emu_vk_builder *b)
+{
+	const sbt_vk_args_vkQueueBindSparse *a = b->args;
+	emu_vk_queue *q = emu_vk_queue_of(b, a->queue, 0, 0, 0);
+	emu_vk_sig s;
+	emu_vk_vc waited;
+	uint32_t qi;
+
+	if (!q)
+		return -1;
+	if (a->ret != VK_SUCCESS)
+		return 0;
+	qi = (uint32_t)(q - b->q.v);
+	memset(waited, 0, sizeof(waited));
+	if (emu_vk_sync_begin(b, qi, 0) != 0)
+		return -1;
+	for (uint32_t i = 0; a->pBindInfo && i < a->bindInfoCount; i++) {
+		const VkBindSparseInfo *bi = &a->pBindInfo[i];
+		const VkTimelineSemaphoreSubmitInfo *tl = emu_vk_timeline_info(bi->pNext);
+
+		for (uint32_t k = 0; bi->pWaitSemaphores && k < bi->waitSemaphoreCount; k++) {
+			uint64_t v = tl && tl->pWaitSemaphoreValues && k < tl->waitSemaphoreValueCount
+			             ? tl->pWaitSemaphoreValues[k] : 0;
+			const emu_vk_sig *x = emu_vk_wait_sig(b, bi->pWaitSemaphores[k], v, 1);
+
+			if (!x)
+				continue;
+			emu_vk_vc_max(waited, x->vc, b->q.n);
+			if (emu_vk_sync_wait(b, x) != 0)
+				return -1;
+		}
+	}
+	emu_vk_sync_end(b, qi);
+	emu_vk_queue_sig(b, qi, &s);
+	emu_vk_vc_max(s.vc, waited, b->q.n);
+	for (uint32_t i = 0; a->pBindInfo && i < a->bindInfoCount; i++) {
+		const VkBindSparseInfo *bi = &a->pBindInfo[i];
+		const VkTimelineSemaphoreSubmitInfo *tl = emu_vk_timeline_info(bi->pNext);
+
+		for (uint32_t k = 0; bi->pSignalSemaphores && k < bi->signalSemaphoreCount; k++) {
+			uint64_t v = tl && tl->pSignalSemaphoreValues && k < tl->signalSemaphoreValueCount
+			             ? tl->pSignalSemaphoreValues[k] : 0;
+
+			if (emu_vk_signal(b, bi->pSignalSemaphores[k], v, &s) != 0)
+				return -1;
+		}
+	}
+	if (a->fence) {
+		emu_vk_sig *f = emu_vk_fence_of(b, a->fence);
+
+		if (!f)
+			return -1;
+		*f = s;
+		f->value = 1;
+	}
+	return 0;
+}
+
 /* Host waits, semaphore signals from the host, presentation. */
 static int emu_vk_r_sync(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 {
 	emu_vk_sig s;
 
 	switch (cmd) {
+	case SBT_VK_CMD_vkQueueBindSparse:
+		return emu_vk_r_bind_sparse(b);
 	case SBT_VK_CMD_vkGetDeviceQueue: {
 		const sbt_vk_args_vkGetDeviceQueue *a = b->args;
 
@@ -629,9 +753,17 @@ static int emu_vk_r_sync(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 		 * acquire that returns it next signals that */
 		const sbt_vk_args_vkQueuePresentKHR *a = b->args;
 		const VkPresentInfoKHR *p = a->pPresentInfo;
+		emu_vk_queue *q = emu_vk_queue_of(b, a->queue, 0, 0, 0);
+		uint32_t qi;
 
+		if (!q)
+			return -1;
 		if (!p)
 			return 0;
+		/* a sampled order moves it, after its queue's work and its waits */
+		qi = (uint32_t)(q - b->q.v);
+		if (emu_vk_sync_begin(b, qi, 1) != 0)
+			return -1;
 		memset(&s, 0, sizeof(s));
 		s.step = EMU_NONE;
 		for (uint32_t i = 0; p->pWaitSemaphores && i < p->waitSemaphoreCount; i++) {
@@ -641,8 +773,11 @@ static int emu_vk_r_sync(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 				emu_vk_vc_max(s.vc, x->vc, b->q.n);
 				if (x->step != EMU_NONE && (s.step == EMU_NONE || x->step > s.step))
 					s.step = x->step;
+				if (emu_vk_sync_wait(b, x) != 0)
+					return -1;
 			}
 		}
+		emu_vk_sync_end(b, qi);
 		for (uint32_t i = 0; p->pSwapchains && p->pImageIndices && i < p->swapchainCount; i++) {
 			uint64_t key = (uint64_t)p->pSwapchains[i] * 31u + p->pImageIndices[i];
 			size_t k;
@@ -704,6 +839,7 @@ static emu_vk_handler emu_vk_handler_of(enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkSignalSemaphore:
 	case SBT_VK_CMD_vkSignalSemaphoreKHR:
 	case SBT_VK_CMD_vkQueuePresentKHR:
+	case SBT_VK_CMD_vkQueueBindSparse:
 	case SBT_VK_CMD_vkAcquireNextImageKHR:
 	case SBT_VK_CMD_vkCreateSemaphore:
 	case SBT_VK_CMD_vkCreateFence:
@@ -776,6 +912,7 @@ static void emu_vk_builder_finish(emu_vk_builder *b)
 	free(b->present.v);
 	free(b->present_key.v);
 	free(b->tmp.v);
+	free(b->tmp_sync.v);
 	free(b->cmd_of);
 	free(b->args);
 	sbt_vk_arena_free(b->arena);
@@ -787,6 +924,9 @@ void emu_vk_free(struct emu_vk_graph *vk)
 		return;
 	free(vk->node.v);
 	free(vk->whole.v);
+	free(vk->sync.v);
+	free(vk->sync_link.v);
+	free(vk->after_sync.v);
 	for (size_t i = 0; vk->mbar && i < EMU_VK_QMAX; i++)
 		free(vk->mbar[i].v);
 	free(vk->mbar);

@@ -57,6 +57,24 @@ typedef struct emu_vk_mbar {
 
 typedef EMU_VEC(emu_vk_mbar) emu_vk_mbarvec;
 
+/* What a present or sparse bind follows, or what follows one: a step, or
+ * (step EMU_NONE) 1 + another of them (emu_vk_graph.sync). */
+typedef struct emu_vk_link {
+	uint32_t step;
+	uint32_t sync;
+} emu_vk_link;
+
+/* A vkQueuePresentKHR or vkQueueBindSparse: it runs no command, so it is
+ * no step, but a sampled order moves it like a submit (emu_order.c).  It
+ * follows its queue's last step and last such record, and the steps (or
+ * such records) that signaled what it waits for. */
+typedef struct emu_vk_sync {
+	uint64_t seq;
+	uint32_t stream;              /* its queue */
+	uint8_t present;              /* 1 vkQueuePresentKHR, 0 vkQueueBindSparse */
+	uint32_t link_first, link_count; /* into emu_vk_graph.sync_link */
+} emu_vk_sync;
+
 struct emu_vk_graph {
 	EMU_VEC(emu_vk_node) node;
 	emu_vk_mbarvec *mbar;         /* per stream, in order of `after` */
@@ -64,6 +82,13 @@ struct emu_vk_graph {
 	/* the submits (vkQueueSubmit*) each of whose batches is a step, by
 	 * seq: those a sampled order may move (emu_order.c) */
 	EMU_VEC(uint64_t) whole;
+	/* presents and sparse binds, by seq; what each follows */
+	EMU_VEC(emu_vk_sync) sync;
+	EMU_VEC(emu_vk_link) sync_link;
+	/* steps that follow one of them (the next step of its queue, a batch
+	 * that waits for what a sparse bind signals), in step order: (step,
+	 * 1 + sync) */
+	EMU_VEC(emu_vk_link) after_sync;
 };
 
 /* Build g from a Vulkan trace (records named "vulkan.*"), reading from

@@ -106,10 +106,13 @@ typedef struct emu_vk_image {
 	VkFormat format;
 } emu_vk_image;
 
-/* What a signal made known: the clock, and the step that signaled (EMU_NONE: none). */
+/* What a signal made known: the clock, and the step that signaled (EMU_NONE: none),
+ * and the present or sparse bind it follows last (1 + its index in
+ * emu_vk_graph.sync; 0: none). */
 typedef struct emu_vk_sig {
 	uint64_t value;
 	uint32_t step;
+	uint32_t sync;
 	emu_vk_vc vc;
 } emu_vk_sig;
 
@@ -123,6 +126,7 @@ typedef struct emu_vk_queue {
 	uint32_t stream;
 	uint32_t batch, pos;
 	uint32_t last_step;             /* EMU_NONE */
+	uint32_t last_sync;             /* 1 + its last present or sparse bind since last_step; 0 */
 	EMU_VEC(uint32_t) batch_step;   /* per batch: its step or the last one before (EMU_NONE) */
 	emu_vk_vc front[EMU_VK_CLASSES]; /* what the next command of each class is after */
 	emu_vk_vc all;                  /* what its commands so far are after */
@@ -161,6 +165,7 @@ typedef struct emu_vk_builder {
 	EMU_VEC(emu_vk_sig) present;    /* per (swapchain, image index): what its last present waited for */
 	EMU_VEC(uint64_t) present_key;
 	emu_depvec tmp;
+	EMU_VEC(uint32_t) tmp_sync;     /* 1 + the presents and sparse binds the step being made follows */
 	char *err;
 	size_t errlen;
 } emu_vk_builder;

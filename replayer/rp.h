@@ -136,6 +136,18 @@ typedef struct rp_backend_open_args {
 typedef rp_status (*rp_command_result_fn)(void *ctx, uint64_t seq, uint64_t object,
                                           const void *bytes, uint64_t len, rp_diag *diag);
 
+/* --per-command: the command inside one of a backend's units of results
+ * (a Vulkan submit: its command buffers' vkCmd*) whose own result first
+ * differs between two runs (rp_backend_ops.command_part). */
+typedef struct rp_command_part {
+	uint64_t seq;              /* its record */
+	char call[48];             /* its call: "vkCmdDispatch" */
+	char unit[24];             /* what the unit is: "submit" */
+	char group[24];            /* what holds it in the unit: "command buffer" */
+	uint32_t group_index;      /* which of the unit's groups, from 0 */
+	uint32_t index;            /* its place in that group, from 0 */
+} rp_command_part;
+
 /* What a backend found comparing the full keyframes it met in the middle
  * of one run with the replay's memory there (docs/replay.md "Keyframes
  * compared with the capture"). */
@@ -254,6 +266,13 @@ typedef struct rp_backend_ops {
 	 * memory, into *out (zeroed by the caller).  NULL: this backend does
 	 * not compare keyframes (their snapshots only change nothing). */
 	rp_status (*keyframe_results)(void *state, rp_keyframe_report *out, rp_diag *diag);
+
+	/* --per-command (optional), after command_results of a run whose
+	 * result of the command at seq (a unit of several commands) differs
+	 * from run 1's: the command inside it whose own result first differs
+	 * between this run and run 1, into *out.  1: named; 0: none found
+	 * (the unit is named alone).  NULL: results name whole commands. */
+	int (*command_part)(void *state, uint64_t seq, rp_command_part *out);
 } rp_backend_ops;
 
 /* ---- the program ------------------------------------------------------ */

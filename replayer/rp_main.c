@@ -151,6 +151,11 @@ static void rp_main_print_mismatch(const rp_session *s, const rp_mismatch *m)
 	else if (m->other_run == 0)
 		fprintf(stderr, "tsreplay: the replay differs from the capture at checkpoint seq %llu\n",
 		        (unsigned long long)m->checkpoint_seq);
+	else if (m->per_command && m->part_found)
+		fprintf(stderr, "tsreplay: runs differ: run %u and run %u part first after the command "
+		        "at seq %llu (%s, %s %u, index %u in it) of the %s at seq %llu (--per-command)\n",
+		        m->other_run, m->run, (unsigned long long)m->part.seq, m->part.call, m->part.group,
+		        m->part.group_index, m->part.index, m->part.unit, (unsigned long long)m->call_seq);
 	else if (m->per_command)
 		fprintf(stderr, "tsreplay: runs differ: run %u and run %u part first after the command "
 		        "at seq %llu (--per-command)\n", m->other_run, m->run,
@@ -231,6 +236,17 @@ static void rp_main_json_mismatch(FILE *f, const rp_mismatch *m)
 		fprintf(f, "%u", m->other_run);
 	else
 		fputs("\"capture\"", f);
+	if (m->per_command && m->part_found) {
+		fprintf(f, ",\"command\":{\"seq\":%llu,\"call\":", (unsigned long long)m->part.seq);
+		rp_main_json_string(f, m->part.call);
+		fputs(",\"unit\":", f);
+		rp_main_json_string(f, m->part.unit);
+		fputs(",\"group\":", f);
+		rp_main_json_string(f, m->part.group);
+		fprintf(f, ",\"group_index\":%u,\"index\":%u}", m->part.group_index, m->part.index);
+	} else if (m->per_command) {
+		fputs(",\"command\":null", f);
+	}
 	if (m->keyframe)
 		fprintf(f, ",\"at_keyframe\":%llu}", (unsigned long long)m->checkpoint_seq);
 	else

@@ -875,6 +875,15 @@ static rp_status rp_session_command_results(rp_session *s, rp_report *rep, unsig
 	}
 	if (st != RP_OK)
 		return st;
+	if (rep->command.valid && rep->command.run == run) {
+		/* found in this run: the command inside the unit, where a backend names it */
+		rp_mismatch *m = &rep->command;
+		m->part_found = 0;
+		for (i = 0; i < s->nactive && !m->part_found; i++)
+			if (s->active[i].ops->command_part)
+				m->part_found = s->active[i].ops->command_part(s->active[i].state, m->call_seq,
+				                                               &m->part) == 1;
+	}
 	if (run == 1) {
 		rep->command_results = s->cmd_index;
 		if (s->orders && s->opt.runs > 1)

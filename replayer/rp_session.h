@@ -53,6 +53,9 @@ typedef struct rp_mismatch {
 	size_t nbytes;
 	int per_command;          /* a --per-command result: checkpoint_seq = call_seq = the
 	                             command, object = the captured allocation */
+	int part_found;           /* --per-command: part names the command inside the
+	                             unit at call_seq (rp_backend_ops.command_part) */
+	rp_command_part part;
 	int call_found;           /* the call record was found in the trace */
 	uint32_t call_type;
 	char call_name[96];

@@ -385,6 +385,8 @@ void rpvk_state_clear(rpvk *r);
 void rpvk_state_free(rpvk *r);
 /* A buffer's size as created (0: not known). */
 uint64_t rpvk_state_buffer_size(rpvk *r, VkBuffer b);
+/* Whether a command buffer was allocated as a secondary one. */
+int rpvk_state_cb_secondary(rpvk *r, VkCommandBuffer cb);
 /* Device d was seen idle: none of its command buffers is pending. */
 void rpvk_state_idle(rpvk *r, int d);
 /* Whether the memory of a buffer or image was freed. */
@@ -543,9 +545,19 @@ rp_status rpvk_percmd_open(rpvk *r);
  * recording; after a submit not fast-forwarded, wait for its queue and
  * keep what the memory it may have written holds. */
 rp_status rpvk_percmd_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args, unsigned flags);
+/* Before a call: our objects on a device it destroys, or over a memory it
+ * frees, go first. */
+rp_status rpvk_percmd_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
 /* The backend's command_results. */
 rp_status rpvk_percmd_results(void *state, rp_command_result_fn fn, void *ctx, rp_diag *diag);
-/* Forget the command buffers and results (reset), or everything (close). */
+/* The backend's command_part: the vkCmd* of the submit at seq whose own
+ * results first differ between this run and run 1. */
+int rpvk_percmd_part(void *state, uint64_t seq, rp_command_part *out);
+/* Destroy our objects on the devices (before they go) and forget the
+ * command buffers. */
+void rpvk_percmd_release(rpvk *r);
+/* Forget the command buffers and this run's results (reset; run 1's own
+ * results of each command are kept), or everything (close). */
 void rpvk_percmd_clear(rpvk *r);
 void rpvk_percmd_free(rpvk *r);
 

@@ -573,6 +573,8 @@ static rp_status rpvk_execute(void *state, const sbt_record *rec, unsigned flags
 		return st;
 	if (r->profile && (st = rpvk_profile_before(r, cmd, args)) != RP_OK)
 		return st;
+	if (r->pc && (st = rpvk_percmd_before(r, cmd, args)) != RP_OK)
+		return st;
 	rpvk_queue_remap(r, cmd, args);
 	st = info->call(r, args);
 	if (st == RP_OK) {
@@ -654,6 +656,7 @@ static void rpvk_clear(rpvk *r)
 {
 	rpvk_pending_settle_all(r);
 	rpvk_profile_release(r);
+	rpvk_percmd_release(r);
 	rpvk_instance_teardown(r);
 	rpvk_mem_clear(r);
 	rpvk_template_clear(r);
@@ -1044,5 +1047,6 @@ const rp_backend_ops rpvk_backend_ops = {
 	.check_option = rpvk_check_option,
 	.profile_finish = rpvk_profile_finish,
 	.command_results = rpvk_percmd_results,
+	.command_part = rpvk_percmd_part,
 	.serialises = 1,
 };

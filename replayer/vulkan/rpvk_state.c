@@ -101,6 +101,12 @@ static rpvk_cb *rpvk_cb_get(rpvk *r, VkCommandBuffer cb)
 	return s ? (rpvk_cb *)(uintptr_t)s->val : NULL;
 }
 
+int rpvk_state_cb_secondary(rpvk *r, VkCommandBuffer cb)
+{
+	const rpvk_cb *c = rpvk_cb_get(r, cb);
+	return c && c->secondary;
+}
+
 static void rpvk_cb_forget(rpvk *r, VkCommandBuffer cb)
 {
 	rpvk_cb *c = rpvk_cb_get(r, cb);

@@ -27,11 +27,20 @@
  * dispatch writes in host-visible memory and maps its first half (the
  * host never reads it), so that tsreplay --per-command, which cannot map
  * all of a memory the application has mapped in part, reads it with a
- * copy on the device (tests/shell/test_vk_percmd.sh).
+ * copy on the device (tests/shell/test_vk_percmd.sh).  --neighbours (with
+ * --split) surrounds the copy in its command buffer with commands whose
+ * results do not depend on the order of the submits: a vkCmdFillBuffer of
+ * a buffer of its own before it, a vkCmdUpdateBuffer of that buffer after
+ * it (tsreplay --per-command names the copy inside the submit,
+ * tests/shell/test_vk_percmd_inner.sh).  --consumer (with --split) puts a
+ * second dispatch ahead of the copy in its command buffer: it reads the
+ * buffer the first dispatch writes (a second descriptor set) and writes a
+ * buffer of its own, so that it is the first command of its submit whose
+ * result depends on the order of the submits.
  *
  * usage: vk_race [--barrier] [--split|--split-batches|--split-cbs]
  *                [--semaphore transfer|compute] [--fence] [--second-queue]
- *                [--map-part] [--size N]
+ *                [--map-part] [--neighbours] [--consumer] [--size N]
  * Prints "vk_race: barrier B split S size N hash H" (S: 0 none, 1 --split,
  * 2 --split-batches, 3 --split-cbs; H the XXH3-64 of the
  * words read back).  With --barrier the results are checked against the
@@ -40,7 +49,7 @@
 #include "tests/programs/vk_prog.h"
 
 typedef struct vkr_opts {
-	int barrier, split, fence, second_queue, map_part;
+	int barrier, split, fence, second_queue, map_part, neighbours, consumer;
 	VkPipelineStageFlags semaphore; /* the wait's stage; 0: no semaphore */
 	uint32_t size;
 } vkr_opts;
@@ -58,6 +67,8 @@ static void vkr_usage(FILE *f)
 	           "  --fence          (--split) the host waits for the first submit's fence\n"
 	           "  --second-queue   (--split) the second submit through a second vkGetDeviceQueue\n"
 	           "  --map-part       the dispatch's buffer host-visible, its first half mapped\n"
+	           "  --neighbours     (--split) a fill before the copy and an update after it\n"
+	           "  --consumer       (--split) a dispatch reading the first one's buffer before the copy\n"
 	           "  --size N         words (64..1048576, default 1024)\n");
 }
 
@@ -93,6 +104,10 @@ static void vkr_parse(int argc, char **argv, vkr_opts *o)
 			o->second_queue = 1;
 		} else if (!strcmp(a, "--map-part")) {
 			o->map_part = 1;
+		} else if (!strcmp(a, "--neighbours")) {
+			o->neighbours = 1;
+		} else if (!strcmp(a, "--consumer")) {
+			o->consumer = 1;
 		} else if (!strcmp(a, "--size")) {
 			o->size = vkp_parse_u32("vk_race", a, vkp_need_arg("vk_race", a, argc, argv, &i), 64,
 			                        1048576);
@@ -105,9 +120,10 @@ static void vkr_parse(int argc, char **argv, vkr_opts *o)
 			exit(2);
 		}
 	}
-	if ((o->semaphore && o->split != 1 && o->split != 2) || ((o->fence || o->second_queue) && o->split != 1)) {
-		fprintf(stderr, "vk_race: --semaphore needs --split or --split-batches, --fence and "
-		        "--second-queue need --split\n");
+	if ((o->semaphore && o->split != 1 && o->split != 2) ||
+	    ((o->fence || o->second_queue || o->neighbours || o->consumer) && o->split != 1)) {
+		fprintf(stderr, "vk_race: --semaphore needs --split or --split-batches, --fence, "
+		        "--second-queue, --neighbours and --consumer need --split\n");
 		exit(2);
 	}
 }
@@ -139,9 +155,9 @@ int main(int argc, char **argv)
 {
 	vkr_opts o;
 	vkp_ctx c;
-	vkp_buffer params, inputs, work, readback;
-	VkDescriptorPoolSize psizes[2] = { { VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1 },
-		                           { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 } };
+	vkp_buffer params, inputs, work, readback, side, out2;
+	VkDescriptorPoolSize psizes[2] = { { VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2 },
+		                           { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4 } };
 	VkDescriptorPoolCreateInfo dpci = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
 	VkDescriptorSetAllocateInfo dsai = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
 	VkPipelineLayoutCreateInfo plci = { .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
@@ -156,7 +172,7 @@ int main(int argc, char **argv)
 	VkBufferCopy region;
 	VkDescriptorSetLayout dsl;
 	VkDescriptorPool pool;
-	VkDescriptorSet set;
+	VkDescriptorSet set, set2 = VK_NULL_HANDLE;
 	VkPipelineLayout layout;
 	VkShaderModule mod;
 	VkPipeline pipe;
@@ -184,9 +200,15 @@ int main(int argc, char **argv)
 		VKP_CHECK(&c, vkMapMemory(c.device, work.mem, 0, work.alloc_size / 2, 0, &work.map));
 	vkp_buffer_create(&c, &readback, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 1);
+	if (o.neighbours)
+		vkp_buffer_create(&c, &side, 256, VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0,
+		                  VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+	if (o.consumer)
+		vkp_buffer_create(&c, &out2, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, 0,
+		                  VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
 
 	dsl = vkp_compute_set_layout(&c);
-	dpci.maxSets = 1;
+	dpci.maxSets = 2;
 	dpci.poolSizeCount = 2;
 	dpci.pPoolSizes = psizes;
 	VKP_CHECK(&c, vkCreateDescriptorPool(c.device, &dpci, NULL, &pool));
@@ -195,6 +217,10 @@ int main(int argc, char **argv)
 	dsai.pSetLayouts = &dsl;
 	VKP_CHECK(&c, vkAllocateDescriptorSets(c.device, &dsai, &set));
 	vkp_compute_set_write(&c, set, &params, &inputs, &work);
+	if (o.consumer) {
+		VKP_CHECK(&c, vkAllocateDescriptorSets(c.device, &dsai, &set2));
+		vkp_compute_set_write(&c, set2, &params, &work, &out2);
+	}
 	plci.setLayoutCount = 1;
 	plci.pSetLayouts = &dsl;
 	VKP_CHECK(&c, vkCreatePipelineLayout(c.device, &plci, NULL, &layout));
@@ -231,16 +257,31 @@ int main(int argc, char **argv)
 		VKP_CHECK(&c, vkEndCommandBuffer(cb[0]));
 		vkr_begin(&c, cb[1]);
 	}
+	if (o.neighbours)
+		vkCmdFillBuffer(cb[second], side.buf, 0, VK_WHOLE_SIZE, 0x5a5a5a5au);
 	/* ... and the copy reads it: ordered only with --barrier */
 	if (o.barrier)
 		vkr_barrier(cb[second], work.buf, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-		            VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+		            VK_PIPELINE_STAGE_TRANSFER_BIT | (o.consumer ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : 0),
+		            VK_ACCESS_TRANSFER_READ_BIT | (o.consumer ? VK_ACCESS_SHADER_READ_BIT : 0));
+	if (o.consumer) {
+		/* as does a second dispatch, into out2 */
+		vkCmdBindPipeline(cb[second], VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+		vkCmdBindDescriptorSets(cb[second], VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set2, 0, NULL);
+		vkCmdDispatch(cb[second], (o.size + 63) / 64, 1, 1);
+	}
 	region.srcOffset = 0;
 	region.dstOffset = 0;
 	region.size = bytes;
 	vkCmdCopyBuffer(cb[second], work.buf, readback.buf, 1, &region);
 	vkr_barrier(cb[second], readback.buf, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
 	            VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+	if (o.neighbours) {
+		static const uint32_t words[4] = {1, 2, 3, 4};
+		vkr_barrier(cb[second], side.buf, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+		            VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+		vkCmdUpdateBuffer(cb[second], side.buf, 0, sizeof(words), words);
+	}
 	VKP_CHECK(&c, vkEndCommandBuffer(cb[second]));
 
 	si[0].commandBufferCount = o.split == 3 ? 2 : 1;
@@ -284,6 +325,10 @@ int main(int argc, char **argv)
 	vkDestroyPipelineLayout(c.device, layout, NULL);
 	vkDestroyDescriptorPool(c.device, pool, NULL);
 	vkDestroyDescriptorSetLayout(c.device, dsl, NULL);
+	if (o.neighbours)
+		vkp_buffer_destroy(&c, &side);
+	if (o.consumer)
+		vkp_buffer_destroy(&c, &out2);
 	vkp_buffer_destroy(&c, &readback);
 	vkp_buffer_destroy(&c, &work);
 	vkp_buffer_destroy(&c, &inputs);

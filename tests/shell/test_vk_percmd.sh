@@ -16,7 +16,9 @@
 #   --second-queue, the copy's submit moved to queue 1 by vk_requeue: a
 #   missing semaphore wait): --schedule-seeds 2,1 (per-command implied) and
 #   with --per-command given exit 4 naming the copy's submit as the first
-#   after which the runs part, the readback memory, offset 0 and run 2's
+#   after which the runs part, and inside it the vkCmdCopyBuffer (index 1
+#   of its command buffer, after the barrier; more in
+#   test_vk_percmd_inner.sh), the readback memory, offset 0 and run 2's
 #   bytes (zeros: the copy ran before the dispatch), and as a likely race
 #   the emulator's dispatch/copy pair on the device buffer the readback was
 #   copied from; --json names it in commands_part; the dispatch's submit,
@@ -91,7 +93,8 @@ for how in implied given; do
 	else
 		replay 4 race.$how --check-determinism --per-command --schedule-seeds 2,1 "$T/race.sbt"
 	fi
-	has race.$how err "tsreplay: runs differ: run 1 and run 2 part first after the command at seq $copy_submit (--per-command)"
+	grep -q "^tsreplay: runs differ: run 1 and run 2 part first after the command at seq [0-9]* (vkCmdCopyBuffer, command buffer 0, index 1 in it) of the submit at seq $copy_submit (--per-command)$" "$T/race.$how.err" ||
+		fail "$how: the copy inside the submit is not named: $(cat "$T/race.$how.err")"
 	has race.$how err "  call:     seq $copy_submit vulkan.vkQueueSubmit"
 	grep -q "^  memory:   0x[0-9a-f]*, 4096 bytes it may have written$" "$T/race.$how.err" ||
 		fail "$how: no memory named: $(cat "$T/race.$how.err")"
