@@ -1110,36 +1110,69 @@ static inline __attribute__((always_inline)) void tcu_launch_record(sbt_cm_kind 
 	cap_fast_commit(rec, tcu_enc_raw_size(p.param_bytes, p.extra_len, p.nattrs));
 }
 
-/* A launch into a stream capture kept for capture windows (tcu_live.c):
- * the record encoded here, as the writer would. */
-static __attribute__((noinline)) void tcu_launch_keep(sbt_cm_kind k, tcu_fn id, CUresult r,
-                                                      tcu_launch l, uint64_t capture_id)
+/* l's launch record encoded here, as the writer thread would (malloc'd;
+ * NULL when out of memory). */
+static __attribute__((noinline)) uint8_t *tcu_launch_encoded(const tcu_launch *l, CUresult r,
+                                                             size_t *len_out)
 {
 	tcu_launch_parts p;
 	uint8_t *raw, *enc = NULL;
 	size_t raw_len, max, n = 0;
 
-	if (r != CUDA_SUCCESS)
-		return;
-	l.capturing = CU_STREAM_CAPTURE_STATUS_ACTIVE;
-	l.capture_id = capture_id;
-	tcu_launch_parts_get(&l, &p);
+	tcu_launch_parts_get(l, &p);
 	raw_len = tcu_enc_raw_size(p.param_bytes, p.extra_len, p.nattrs);
 	raw = calloc(1, raw_len);
 	if (raw) {
-		tcu_launch_fill((tcu_enc_raw *)raw, r, &l, &p);
+		tcu_launch_fill((tcu_enc_raw *)raw, r, l, &p);
 		max = tcu_enc_raw_encode(raw, raw_len, NULL, 0);
 		enc = malloc(max ? max : 1);
 		if (enc)
 			n = tcu_enc_raw_encode(raw, raw_len, enc, max);
 	}
-	if (enc && n)
+	free(raw);
+	if (enc && !n) {
+		free(enc);
+		enc = NULL;
+	}
+	*len_out = n;
+	return enc;
+}
+
+/* A launch into a stream capture kept for capture windows (tcu_live.c). */
+static __attribute__((noinline)) void tcu_launch_keep(sbt_cm_kind k, tcu_fn id, CUresult r,
+                                                      tcu_launch l, uint64_t capture_id)
+{
+	uint8_t *enc;
+	size_t n;
+
+	if (r != CUDA_SUCCESS)
+		return;
+	l.capturing = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+	l.capture_id = capture_id;
+	enc = tcu_launch_encoded(&l, r, &n);
+	if (enc)
 		tcu_live_capture_encoded(k, id, TCU_H(l.stream), enc, n);
 	else
 		CAP_ERROR("cuda: out of memory keeping a captured launch for capture windows: a "
 		          "window's trace may lack it");
 	free(enc);
-	free(raw);
+}
+
+uint8_t *tcu_kernel_node_encoded(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                                 unsigned shared, void **params, void **extra, CUresult r,
+                                 size_t *len_out)
+{
+	tcu_launch l;
+	memset(&l, 0, sizeof(l));
+	l.f = f;
+	for (int i = 0; i < 3; i++) {
+		l.grid[i] = grid[i];
+		l.block[i] = block[i];
+	}
+	l.shared = shared;
+	l.params = params;
+	l.extra = extra;
+	return tcu_launch_encoded(&l, r, len_out);
 }
 
 _Static_assert(sizeof(CUlaunchAttribute) == TCU_ENC_ATTR_STRIDE &&
@@ -2047,9 +2080,10 @@ static void tcu_event_keep(CUevent e, CUstream s, tcu_fn id)
 {
 	int status;
 	uint64_t cid;
-	if (tcu_capture_query(s, (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0, &status, &cid))
+	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
+	if (tcu_capture_query(s, ptds, &status, &cid))
 		return;
-	tcu_live_event_recorded(TCU_H(e));
+	tcu_live_event_recorded(TCU_H(e), TCU_H(s), ptds);
 }
 
 CUresult tcu_m_cuEventRecord(tcu_fn id, CUevent e, CUstream s)

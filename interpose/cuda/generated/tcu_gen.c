@@ -1064,50 +1064,32 @@ CUresult CUDAAPI cuGraphAddBatchMemOpNode(CUgraphNode * a0, CUgraph a1, const CU
 
 CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUgraph a4)
 {
-	tcu_pfn_cuGraphAddChildGraphNode real = (tcu_pfn_cuGraphAddChildGraphNode)tcu_call_begin(TCU_FN_cuGraphAddChildGraphNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddChildGraphNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddChildGraphNode(TCU_FN_cuGraphAddChildGraphNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddDependencies(CUgraph a0, const CUgraphNode * a1, const CUgraphNode * a2, size_t a3)
 {
-	tcu_pfn_cuGraphAddDependencies real = (tcu_pfn_cuGraphAddDependencies)tcu_call_begin(TCU_FN_cuGraphAddDependencies);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuGraphAddDependencies);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddDependencies(TCU_FN_cuGraphAddDependencies, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuGraphAddDependencies_v2(CUgraph a0, const CUgraphNode * a1, const CUgraphNode * a2, const CUgraphEdgeData * a3, size_t a4)
 {
-	tcu_pfn_cuGraphAddDependencies_v2 real = (tcu_pfn_cuGraphAddDependencies_v2)tcu_call_begin(TCU_FN_cuGraphAddDependencies_v2);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddDependencies_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddDependencies_v2(TCU_FN_cuGraphAddDependencies_v2, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3)
 {
-	tcu_pfn_cuGraphAddEmptyNode real = (tcu_pfn_cuGraphAddEmptyNode)tcu_call_begin(TCU_FN_cuGraphAddEmptyNode);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuGraphAddEmptyNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddEmptyNode(TCU_FN_cuGraphAddEmptyNode, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUevent a4)
 {
-	tcu_pfn_cuGraphAddEventRecordNode real = (tcu_pfn_cuGraphAddEventRecordNode)tcu_call_begin(TCU_FN_cuGraphAddEventRecordNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddEventRecordNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddEventRecordNode(TCU_FN_cuGraphAddEventRecordNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUevent a4)
 {
-	tcu_pfn_cuGraphAddEventWaitNode real = (tcu_pfn_cuGraphAddEventWaitNode)tcu_call_begin(TCU_FN_cuGraphAddEventWaitNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddEventWaitNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddEventWaitNode(TCU_FN_cuGraphAddEventWaitNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddExternalSemaphoresSignalNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * a4)
@@ -1128,74 +1110,47 @@ CUresult CUDAAPI cuGraphAddExternalSemaphoresWaitNode(CUgraphNode * a0, CUgraph 
 
 CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_HOST_NODE_PARAMS * a4)
 {
-	tcu_pfn_cuGraphAddHostNode real = (tcu_pfn_cuGraphAddHostNode)tcu_call_begin(TCU_FN_cuGraphAddHostNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddHostNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddHostNode(TCU_FN_cuGraphAddHostNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_KERNEL_NODE_PARAMS_v1 * a4)
 {
-	tcu_pfn_cuGraphAddKernelNode real = (tcu_pfn_cuGraphAddKernelNode)tcu_call_begin(TCU_FN_cuGraphAddKernelNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddKernelNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddKernelNode(TCU_FN_cuGraphAddKernelNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_KERNEL_NODE_PARAMS * a4)
 {
-	tcu_pfn_cuGraphAddKernelNode_v2 real = (tcu_pfn_cuGraphAddKernelNode_v2)tcu_call_begin(TCU_FN_cuGraphAddKernelNode_v2);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddKernelNode_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddKernelNode_v2(TCU_FN_cuGraphAddKernelNode_v2, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUDA_MEM_ALLOC_NODE_PARAMS * a4)
 {
-	tcu_pfn_cuGraphAddMemAllocNode real = (tcu_pfn_cuGraphAddMemAllocNode)tcu_call_begin(TCU_FN_cuGraphAddMemAllocNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddMemAllocNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddMemAllocNode(TCU_FN_cuGraphAddMemAllocNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUdeviceptr a4)
 {
-	tcu_pfn_cuGraphAddMemFreeNode real = (tcu_pfn_cuGraphAddMemFreeNode)tcu_call_begin(TCU_FN_cuGraphAddMemFreeNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddMemFreeNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddMemFreeNode(TCU_FN_cuGraphAddMemFreeNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_MEMCPY3D * a4, CUcontext a5)
 {
-	tcu_pfn_cuGraphAddMemcpyNode real = (tcu_pfn_cuGraphAddMemcpyNode)tcu_call_begin(TCU_FN_cuGraphAddMemcpyNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4, a5) : tcu_no_driver(TCU_FN_cuGraphAddMemcpyNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddMemcpyNode(TCU_FN_cuGraphAddMemcpyNode, a0, a1, a2, a3, a4, a5);
 }
 
 CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_MEMSET_NODE_PARAMS * a4, CUcontext a5)
 {
-	tcu_pfn_cuGraphAddMemsetNode real = (tcu_pfn_cuGraphAddMemsetNode)tcu_call_begin(TCU_FN_cuGraphAddMemsetNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4, a5) : tcu_no_driver(TCU_FN_cuGraphAddMemsetNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddMemsetNode(TCU_FN_cuGraphAddMemsetNode, a0, a1, a2, a3, a4, a5);
 }
 
 CUresult CUDAAPI cuGraphAddNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUgraphNodeParams * a4)
 {
-	tcu_pfn_cuGraphAddNode real = (tcu_pfn_cuGraphAddNode)tcu_call_begin(TCU_FN_cuGraphAddNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddNode(TCU_FN_cuGraphAddNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, const CUgraphEdgeData * a3, size_t a4, CUgraphNodeParams * a5)
 {
-	tcu_pfn_cuGraphAddNode_v2 real = (tcu_pfn_cuGraphAddNode_v2)tcu_call_begin(TCU_FN_cuGraphAddNode_v2);
-	CUresult r = real ? real(a0, a1, a2, a3, a4, a5) : tcu_no_driver(TCU_FN_cuGraphAddNode_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddNode_v2(TCU_FN_cuGraphAddNode_v2, a0, a1, a2, a3, a4, a5);
 }
 
 CUresult CUDAAPI cuGraphBatchMemOpNodeGetParams(CUgraphNode a0, CUDA_BATCH_MEM_OP_NODE_PARAMS * a1)
@@ -1240,10 +1195,7 @@ CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHandle * a0, C
 
 CUresult CUDAAPI cuGraphCreate(CUgraph * a0, unsigned int a1)
 {
-	tcu_pfn_cuGraphCreate real = (tcu_pfn_cuGraphCreate)tcu_call_begin(TCU_FN_cuGraphCreate);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphCreate);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphCreate(TCU_FN_cuGraphCreate, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph a0, const char * a1, unsigned int a2)
@@ -1370,18 +1322,12 @@ CUresult CUDAAPI cuGraphExecHostNodeSetParams(CUgraphExec a0, CUgraphNode a1, co
 
 CUresult CUDAAPI cuGraphExecKernelNodeSetParams(CUgraphExec a0, CUgraphNode a1, const CUDA_KERNEL_NODE_PARAMS_v1 * a2)
 {
-	tcu_pfn_cuGraphExecKernelNodeSetParams real = (tcu_pfn_cuGraphExecKernelNodeSetParams)tcu_call_begin(TCU_FN_cuGraphExecKernelNodeSetParams);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphExecKernelNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecKernelNodeSetParams(TCU_FN_cuGraphExecKernelNodeSetParams, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphExecKernelNodeSetParams_v2(CUgraphExec a0, CUgraphNode a1, const CUDA_KERNEL_NODE_PARAMS * a2)
 {
-	tcu_pfn_cuGraphExecKernelNodeSetParams_v2 real = (tcu_pfn_cuGraphExecKernelNodeSetParams_v2)tcu_call_begin(TCU_FN_cuGraphExecKernelNodeSetParams_v2);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphExecKernelNodeSetParams_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecKernelNodeSetParams_v2(TCU_FN_cuGraphExecKernelNodeSetParams_v2, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphExecMemcpyNodeSetParams(CUgraphExec a0, CUgraphNode a1, const CUDA_MEMCPY3D * a2, CUcontext a3)
@@ -1577,18 +1523,12 @@ CUresult CUDAAPI cuGraphKernelNodeSetAttribute(CUgraphNode a0, CUkernelNodeAttrI
 
 CUresult CUDAAPI cuGraphKernelNodeSetParams(CUgraphNode a0, const CUDA_KERNEL_NODE_PARAMS_v1 * a1)
 {
-	tcu_pfn_cuGraphKernelNodeSetParams real = (tcu_pfn_cuGraphKernelNodeSetParams)tcu_call_begin(TCU_FN_cuGraphKernelNodeSetParams);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphKernelNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphKernelNodeSetParams(TCU_FN_cuGraphKernelNodeSetParams, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphKernelNodeSetParams_v2(CUgraphNode a0, const CUDA_KERNEL_NODE_PARAMS * a1)
 {
-	tcu_pfn_cuGraphKernelNodeSetParams_v2 real = (tcu_pfn_cuGraphKernelNodeSetParams_v2)tcu_call_begin(TCU_FN_cuGraphKernelNodeSetParams_v2);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphKernelNodeSetParams_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphKernelNodeSetParams_v2(TCU_FN_cuGraphKernelNodeSetParams_v2, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphLaunch(CUgraphExec a0, CUstream a1)
@@ -4787,29 +4727,29 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuGetProcAddress", "cuGetProcAddress", (void *)cuGetProcAddress, TCU_FNF_LEGACY | TCU_FNF_SPECIAL},
 	{"cuGetProcAddress_v2", "cuGetProcAddress", (void *)cuGetProcAddress_v2, TCU_FNF_SPECIAL},
 	{"cuGraphAddBatchMemOpNode", "cuGraphAddBatchMemOpNode", (void *)cuGraphAddBatchMemOpNode, 0},
-	{"cuGraphAddChildGraphNode", "cuGraphAddChildGraphNode", (void *)cuGraphAddChildGraphNode, 0},
-	{"cuGraphAddDependencies", "cuGraphAddDependencies", (void *)cuGraphAddDependencies, TCU_FNF_LEGACY},
-	{"cuGraphAddDependencies_v2", "cuGraphAddDependencies", (void *)cuGraphAddDependencies_v2, 0},
-	{"cuGraphAddEmptyNode", "cuGraphAddEmptyNode", (void *)cuGraphAddEmptyNode, 0},
-	{"cuGraphAddEventRecordNode", "cuGraphAddEventRecordNode", (void *)cuGraphAddEventRecordNode, 0},
-	{"cuGraphAddEventWaitNode", "cuGraphAddEventWaitNode", (void *)cuGraphAddEventWaitNode, 0},
+	{"cuGraphAddChildGraphNode", "cuGraphAddChildGraphNode", (void *)cuGraphAddChildGraphNode, TCU_FNF_MODELED},
+	{"cuGraphAddDependencies", "cuGraphAddDependencies", (void *)cuGraphAddDependencies, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuGraphAddDependencies_v2", "cuGraphAddDependencies", (void *)cuGraphAddDependencies_v2, TCU_FNF_MODELED},
+	{"cuGraphAddEmptyNode", "cuGraphAddEmptyNode", (void *)cuGraphAddEmptyNode, TCU_FNF_MODELED},
+	{"cuGraphAddEventRecordNode", "cuGraphAddEventRecordNode", (void *)cuGraphAddEventRecordNode, TCU_FNF_MODELED},
+	{"cuGraphAddEventWaitNode", "cuGraphAddEventWaitNode", (void *)cuGraphAddEventWaitNode, TCU_FNF_MODELED},
 	{"cuGraphAddExternalSemaphoresSignalNode", "cuGraphAddExternalSemaphoresSignalNode", (void *)cuGraphAddExternalSemaphoresSignalNode, 0},
 	{"cuGraphAddExternalSemaphoresWaitNode", "cuGraphAddExternalSemaphoresWaitNode", (void *)cuGraphAddExternalSemaphoresWaitNode, 0},
-	{"cuGraphAddHostNode", "cuGraphAddHostNode", (void *)cuGraphAddHostNode, 0},
-	{"cuGraphAddKernelNode", "cuGraphAddKernelNode", (void *)cuGraphAddKernelNode, TCU_FNF_LEGACY},
-	{"cuGraphAddKernelNode_v2", "cuGraphAddKernelNode", (void *)cuGraphAddKernelNode_v2, 0},
-	{"cuGraphAddMemAllocNode", "cuGraphAddMemAllocNode", (void *)cuGraphAddMemAllocNode, 0},
-	{"cuGraphAddMemFreeNode", "cuGraphAddMemFreeNode", (void *)cuGraphAddMemFreeNode, 0},
-	{"cuGraphAddMemcpyNode", "cuGraphAddMemcpyNode", (void *)cuGraphAddMemcpyNode, 0},
-	{"cuGraphAddMemsetNode", "cuGraphAddMemsetNode", (void *)cuGraphAddMemsetNode, 0},
-	{"cuGraphAddNode", "cuGraphAddNode", (void *)cuGraphAddNode, TCU_FNF_LEGACY},
-	{"cuGraphAddNode_v2", "cuGraphAddNode", (void *)cuGraphAddNode_v2, 0},
+	{"cuGraphAddHostNode", "cuGraphAddHostNode", (void *)cuGraphAddHostNode, TCU_FNF_MODELED},
+	{"cuGraphAddKernelNode", "cuGraphAddKernelNode", (void *)cuGraphAddKernelNode, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuGraphAddKernelNode_v2", "cuGraphAddKernelNode", (void *)cuGraphAddKernelNode_v2, TCU_FNF_MODELED},
+	{"cuGraphAddMemAllocNode", "cuGraphAddMemAllocNode", (void *)cuGraphAddMemAllocNode, TCU_FNF_MODELED},
+	{"cuGraphAddMemFreeNode", "cuGraphAddMemFreeNode", (void *)cuGraphAddMemFreeNode, TCU_FNF_MODELED},
+	{"cuGraphAddMemcpyNode", "cuGraphAddMemcpyNode", (void *)cuGraphAddMemcpyNode, TCU_FNF_MODELED},
+	{"cuGraphAddMemsetNode", "cuGraphAddMemsetNode", (void *)cuGraphAddMemsetNode, TCU_FNF_MODELED},
+	{"cuGraphAddNode", "cuGraphAddNode", (void *)cuGraphAddNode, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuGraphAddNode_v2", "cuGraphAddNode", (void *)cuGraphAddNode_v2, TCU_FNF_MODELED},
 	{"cuGraphBatchMemOpNodeGetParams", "cuGraphBatchMemOpNodeGetParams", (void *)cuGraphBatchMemOpNodeGetParams, 0},
 	{"cuGraphBatchMemOpNodeSetParams", "cuGraphBatchMemOpNodeSetParams", (void *)cuGraphBatchMemOpNodeSetParams, 0},
 	{"cuGraphChildGraphNodeGetGraph", "cuGraphChildGraphNodeGetGraph", (void *)cuGraphChildGraphNodeGetGraph, 0},
 	{"cuGraphClone", "cuGraphClone", (void *)cuGraphClone, 0},
 	{"cuGraphConditionalHandleCreate", "cuGraphConditionalHandleCreate", (void *)cuGraphConditionalHandleCreate, 0},
-	{"cuGraphCreate", "cuGraphCreate", (void *)cuGraphCreate, 0},
+	{"cuGraphCreate", "cuGraphCreate", (void *)cuGraphCreate, TCU_FNF_MODELED},
 	{"cuGraphDebugDotPrint", "cuGraphDebugDotPrint", (void *)cuGraphDebugDotPrint, 0},
 	{"cuGraphDestroy", "cuGraphDestroy", (void *)cuGraphDestroy, TCU_FNF_MODELED},
 	{"cuGraphDestroyNode", "cuGraphDestroyNode", (void *)cuGraphDestroyNode, 0},
@@ -4826,8 +4766,8 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuGraphExecExternalSemaphoresWaitNodeSetParams", "cuGraphExecExternalSemaphoresWaitNodeSetParams", (void *)cuGraphExecExternalSemaphoresWaitNodeSetParams, 0},
 	{"cuGraphExecGetFlags", "cuGraphExecGetFlags", (void *)cuGraphExecGetFlags, 0},
 	{"cuGraphExecHostNodeSetParams", "cuGraphExecHostNodeSetParams", (void *)cuGraphExecHostNodeSetParams, 0},
-	{"cuGraphExecKernelNodeSetParams", "cuGraphExecKernelNodeSetParams", (void *)cuGraphExecKernelNodeSetParams, TCU_FNF_LEGACY},
-	{"cuGraphExecKernelNodeSetParams_v2", "cuGraphExecKernelNodeSetParams", (void *)cuGraphExecKernelNodeSetParams_v2, 0},
+	{"cuGraphExecKernelNodeSetParams", "cuGraphExecKernelNodeSetParams", (void *)cuGraphExecKernelNodeSetParams, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuGraphExecKernelNodeSetParams_v2", "cuGraphExecKernelNodeSetParams", (void *)cuGraphExecKernelNodeSetParams_v2, TCU_FNF_MODELED},
 	{"cuGraphExecMemcpyNodeSetParams", "cuGraphExecMemcpyNodeSetParams", (void *)cuGraphExecMemcpyNodeSetParams, 0},
 	{"cuGraphExecMemsetNodeSetParams", "cuGraphExecMemsetNodeSetParams", (void *)cuGraphExecMemsetNodeSetParams, 0},
 	{"cuGraphExecNodeSetParams", "cuGraphExecNodeSetParams", (void *)cuGraphExecNodeSetParams, 0},
@@ -4853,8 +4793,8 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuGraphKernelNodeGetParams", "cuGraphKernelNodeGetParams", (void *)cuGraphKernelNodeGetParams, TCU_FNF_LEGACY},
 	{"cuGraphKernelNodeGetParams_v2", "cuGraphKernelNodeGetParams", (void *)cuGraphKernelNodeGetParams_v2, 0},
 	{"cuGraphKernelNodeSetAttribute", "cuGraphKernelNodeSetAttribute", (void *)cuGraphKernelNodeSetAttribute, 0},
-	{"cuGraphKernelNodeSetParams", "cuGraphKernelNodeSetParams", (void *)cuGraphKernelNodeSetParams, TCU_FNF_LEGACY},
-	{"cuGraphKernelNodeSetParams_v2", "cuGraphKernelNodeSetParams", (void *)cuGraphKernelNodeSetParams_v2, 0},
+	{"cuGraphKernelNodeSetParams", "cuGraphKernelNodeSetParams", (void *)cuGraphKernelNodeSetParams, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuGraphKernelNodeSetParams_v2", "cuGraphKernelNodeSetParams", (void *)cuGraphKernelNodeSetParams_v2, TCU_FNF_MODELED},
 	{"cuGraphLaunch", "cuGraphLaunch", (void *)cuGraphLaunch, TCU_FNF_MODELED},
 	{"cuGraphLaunch_ptsz", "cuGraphLaunch", (void *)cuGraphLaunch_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuGraphMemAllocNodeGetParams", "cuGraphMemAllocNodeGetParams", (void *)cuGraphMemAllocNodeGetParams, 0},

@@ -1422,6 +1422,26 @@ CUresult tcu_m_cuDevicePrimaryCtxRelease(tcu_fn id, CUdevice a0);
 CUresult tcu_m_cuDevicePrimaryCtxReset(tcu_fn id, CUdevice a0);
 CUresult tcu_m_cuProfilerStart(tcu_fn id);
 CUresult tcu_m_cuProfilerStop(tcu_fn id);
+CUresult tcu_m_cuGraphCreate(tcu_fn id, CUgraph * a0, unsigned int a1);
+CUresult tcu_m_cuGraphAddKernelNode(tcu_fn id, CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_KERNEL_NODE_PARAMS_v1 * a4);
+CUresult tcu_m_cuGraphAddKernelNode_v2(tcu_fn id, CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_KERNEL_NODE_PARAMS * a4);
+CUresult tcu_m_cuGraphAddMemcpyNode(tcu_fn id, CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_MEMCPY3D * a4, CUcontext a5);
+CUresult tcu_m_cuGraphAddMemsetNode(tcu_fn id, CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_MEMSET_NODE_PARAMS * a4, CUcontext a5);
+CUresult tcu_m_cuGraphAddEmptyNode(tcu_fn id, CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3);
+CUresult tcu_m_cuGraphAddEventRecordNode(tcu_fn id, CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUevent a4);
+CUresult tcu_m_cuGraphAddEventWaitNode(tcu_fn id, CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUevent a4);
+CUresult tcu_m_cuGraphAddHostNode(tcu_fn id, CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_HOST_NODE_PARAMS * a4);
+CUresult tcu_m_cuGraphAddChildGraphNode(tcu_fn id, CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUgraph a4);
+CUresult tcu_m_cuGraphAddMemAllocNode(tcu_fn id, CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUDA_MEM_ALLOC_NODE_PARAMS * a4);
+CUresult tcu_m_cuGraphAddMemFreeNode(tcu_fn id, CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUdeviceptr a4);
+CUresult tcu_m_cuGraphAddDependencies(tcu_fn id, CUgraph a0, const CUgraphNode * a1, const CUgraphNode * a2, size_t a3);
+CUresult tcu_m_cuGraphAddDependencies_v2(tcu_fn id, CUgraph a0, const CUgraphNode * a1, const CUgraphNode * a2, const CUgraphEdgeData * a3, size_t a4);
+CUresult tcu_m_cuGraphAddNode(tcu_fn id, CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUgraphNodeParams * a4);
+CUresult tcu_m_cuGraphAddNode_v2(tcu_fn id, CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, const CUgraphEdgeData * a3, size_t a4, CUgraphNodeParams * a5);
+CUresult tcu_m_cuGraphKernelNodeSetParams(tcu_fn id, CUgraphNode a0, const CUDA_KERNEL_NODE_PARAMS_v1 * a1);
+CUresult tcu_m_cuGraphKernelNodeSetParams_v2(tcu_fn id, CUgraphNode a0, const CUDA_KERNEL_NODE_PARAMS * a1);
+CUresult tcu_m_cuGraphExecKernelNodeSetParams(tcu_fn id, CUgraphExec a0, CUgraphNode a1, const CUDA_KERNEL_NODE_PARAMS_v1 * a2);
+CUresult tcu_m_cuGraphExecKernelNodeSetParams_v2(tcu_fn id, CUgraphExec a0, CUgraphNode a1, const CUDA_KERNEL_NODE_PARAMS * a2);
 
 enum {
 	TCU_FNF_PTDS = 1u << 0,    /* a per-thread default stream variant */
