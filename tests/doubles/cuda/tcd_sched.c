@@ -132,7 +132,7 @@ void tcd_op_free(struct tcd_op *op)
 	free(op);
 }
 
-static struct tcd_op *tcd_op_clone(const struct tcd_op *t)
+struct tcd_op *tcd_op_clone(const struct tcd_op *t)
 {
 	struct tcd_op *op = tcd_op_new(t->kind);
 
@@ -1063,7 +1063,9 @@ static CUresult tcd_graph_instantiate(CUgraphExec *out, CUgraph hg, const char *
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
 	x->tail = &x->ops;
 	pthread_mutex_lock(&tcd_g.lock);
-	for (const struct tcd_op *t = g->ops; t; t = t->next) {
+	if (g->nnodes) /* built node by node (tcd_graph.c) */
+		r = tcd_graph_nodes_instantiate_locked(g, x, call);
+	for (const struct tcd_op *t = g->nnodes ? NULL : g->ops; t; t = t->next) {
 		struct tcd_op *op = tcd_op_clone(t);
 
 		if (!op) {
@@ -1131,6 +1133,18 @@ static CUresult tcd_graph_launch(CUgraphExec hx, CUstream h, bool pt, const char
 
 		if (!op)
 			return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+		if (op->kind == TCD_OP_WAIT && op->u.wait.event) {
+			/* an event wait node: the event's last record as of this launch */
+			struct tcd_event *e = op->u.wait.event;
+			pthread_mutex_lock(&tcd_g.lock);
+			if (e->stream && tcd_dep_add(op, e->stream, e->seq) != CUDA_SUCCESS)
+				r = CUDA_ERROR_OUT_OF_MEMORY;
+			pthread_mutex_unlock(&tcd_g.lock);
+			if (r != CUDA_SUCCESS) {
+				tcd_op_free(op);
+				return tcd_fail(r, call, "out of host memory");
+			}
+		}
 		r = tcd_enqueue(s, op, call, NULL);
 	}
 	return r;
