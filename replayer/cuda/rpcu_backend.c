@@ -290,7 +290,7 @@ static void rpcu_failed_outputs(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call 
 	case SBT_CM_K_cuLibraryGetKernel: case SBT_CM_K_cuLibraryGetModule:
 	case SBT_CM_K_cuKernelGetFunction: case SBT_CM_K_cuStreamCreate:
 	case SBT_CM_K_cuStreamCreateWithPriority: case SBT_CM_K_cuStreamEndCapture:
-	case SBT_CM_K_cuGraphInstantiate: case SBT_CM_K_cuMemCreate:
+	case SBT_CM_K_cuGraphInstantiate: case SBT_CM_K_cuMemCreate: case SBT_CM_K_cuGraphCreate:
 		note(s, c->handle);
 		break;
 	default:
@@ -531,7 +531,7 @@ void rpcu_teardown(rpcu_state *s)
 				d->p_cuCtxSetCurrent(o->ctx);
 			if (k && d->p_cuGraphDestroy)
 				d->p_cuGraphDestroy((CUgraph)(uintptr_t)o->live);
-			else if (!k && d->p_cuGraphExecDestroy)
+			else if (!k && o->live && d->p_cuGraphExecDestroy)
 				d->p_cuGraphExecDestroy((CUgraphExec)(uintptr_t)o->live);
 			rpcu_objs_del(&s->objs, o);
 		}
