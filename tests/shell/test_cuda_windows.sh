@@ -14,7 +14,9 @@
 # the markers without the trigger (a whole-run trace), an NVTX range of
 # another name (no window), and a window of cuda_runtime_like (cudart's
 # side-door primary context and library, kept and recreated); the event
-# recorded before each window recorded again after its snapshot's keyframe;
+# recorded before each window recorded again after its snapshot's keyframe,
+# on the stream it was recorded on (test_cuda_graph_nodes.sh also shows
+# the null stream taking the place of a destroyed one);
 # a graph made by stream capture before a profiler window and launched in it
 # (cuda_graph_app --window), rebuilt by the snapshot.
 . "$TOP/tests/support/shell.sh"
@@ -116,9 +118,11 @@ window_check() {
 	[ "$nev" -eq "$want_ev" ] ||
 		fail "$wc_name: $nev event records after the snapshot's keyframe, expected $want_ev: $(echo "$before" | grep -E 'cuda\.cuEvent')"
 	if [ "$want_ev" -eq 1 ]; then
+		# on the stream the program recorded it on (its first stream, live)
 		ev=$(echo "$before" | sed -n 's/.* cuda\.cuEventCreate .*event=\([0-9]*\).*/\1/p')
-		echo "$before" | grep -qE " cuda\.cuEventRecord event=$ev( |\$)" ||
-			fail "$wc_name: the snapshot records another event than the one it creates ($ev): $(echo "$before" | grep -E 'cuda\.cuEvent')"
+		st=$(echo "$before" | sed -n 's/.* cuda\.cuStreamCreate .*handle=\([0-9]*\).*/\1/p' | head -n 1)
+		echo "$before" | grep -qE " cuda\.cuEventRecord stream=$st event=$ev( |\$)" ||
+			fail "$wc_name: the snapshot does not record the event it creates ($ev) on stream $st: $(echo "$before" | grep -E 'cuda\.cuEvent')"
 	fi
 	expect_rc 0 "$wc_name.info" "$INFO" "$wc_trace"
 	has "$wc_name.info" out "trigger '$wc_trig'"
