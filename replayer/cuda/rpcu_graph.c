@@ -246,9 +246,6 @@ static rp_status rpcu_graph_set_params(rpcu_state *s, sbt_cm_kind k, const sbt_c
 	rp_status st;
 	CUresult r;
 
-	if (!n)
-		return rpcu_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx was never added in the trace",
-		                 (unsigned long long)c->node);
 	if (k == SBT_CM_K_cuGraphExecKernelNodeSetParams) {
 		x = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->parent);
 		if (!x || !x->live)
@@ -258,6 +255,9 @@ static rp_status rpcu_graph_set_params(rpcu_state *s, sbt_cm_kind k, const sbt_c
 	} else if ((st = RPCU_NEED(cuGraphKernelNodeSetParams)) != RP_OK) {
 		return st;
 	}
+	if (!n)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx was never added in the trace",
+		                 (unsigned long long)c->node);
 	if ((st = rpcu_kernel_params(s, c, &p, &ka, diag)) != RP_OK)
 		return st;
 	if (x)
@@ -272,8 +272,28 @@ static rp_status rpcu_graph_set_params(rpcu_state *s, sbt_cm_kind k, const sbt_c
 	return st;
 }
 
+/* A graph already known to hold a node replay does not model is never
+ * instantiated: the rest of its construction (whose nodes may depend on
+ * that node, which has no live node) is passed over. */
+static int rpcu_graph_given_up(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	const rpcu_obj *g, *n;
+	uint64_t graph = c->parent;
+	if (k == SBT_CM_K_cuGraphCreate || k == SBT_CM_K_cuGraphExecKernelNodeSetParams)
+		return 0;
+	if (k == SBT_CM_K_cuGraphKernelNodeSetParams) {
+		if (!(n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node)))
+			return 0;
+		graph = n->parent;
+	}
+	g = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, graph);
+	return g && g->name;
+}
+
 rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
+	if (rpcu_graph_given_up(s, k, c))
+		return RP_OK;
 	switch (k) {
 	case SBT_CM_K_cuGraphCreate:
 		return rpcu_graph_create(s, c, diag);

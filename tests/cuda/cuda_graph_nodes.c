@@ -11,7 +11,7 @@
  *   --exec-set  after the first launch, the exec's last kernel node gets
  *               other parameters (cuGraphExecKernelNodeSetParams)
  *   --child     the graph also holds a child graph node (one the replay
- *               does not model)
+ *               does not model) and an empty node after it
  *   --window    the graph, an event recorded on the work stream and one
  *               recorded on a stream destroyed since are made before
  *               cuProfilerStart; the launches, waits on those events and
@@ -185,6 +185,8 @@ int main(int argc, char **argv)
 		CUP_CK(cuGraphAddEmptyNode(&n_in, c, NULL, 0));
 		CUP_CK(cuGraphAddChildGraphNode(&n_child, g, &n_back, 1, c));
 		CUP_CK(cuGraphDestroy(c));
+		/* a node after it, depending on it */
+		CUP_CK(cuGraphAddEmptyNode(&n_in, g, &n_child, 1));
 	}
 	CUP_CK(cuGraphInstantiate(&exec, g, 0));
 	/* an event recorded on s before the window, waited on inside it */
