@@ -136,13 +136,18 @@
  *     value, elem_size, width, height, ctx; cuGraphAddEventRecordNode and
  *     cuGraphAddEventWaitNode event; cuGraphAddEmptyNode nothing more.
  *     cuGraphAddNode(_v2) of a modeled node type is recorded as that
- *     type's kind; cuGraphAddNode records a node the model does not
- *     cover (sub = CUgraphNodeType, name = the call that added it, e.g.
- *     "cuGraphAddHostNode"): replay refuses to instantiate its graph.
- *     cuGraphAddDependencies (parent = graph, deps = from nodes, deps_to
- *     = to nodes, same count).  cuGraphKernelNodeSetParams (node, the
- *     kernel fields as above) and cuGraphExecKernelNodeSetParams (the
- *     same, parent = the graph exec).  cuLaunchHostFunc (stream): host code is never replayed.
+ *     type's kind.  cuGraphAddDependencies (parent = graph, deps = from
+ *     nodes, deps_to = to nodes, same count).  cuGraphKernelNodeSetParams
+ *     (node, the kernel fields as above) and
+ *     cuGraphExecKernelNodeSetParams (the same, parent = the graph exec).
+ *     cuGraphDestroyNode (node); cuGraphRemoveDependencies (as
+ *     cuGraphAddDependencies).
+ *     tsGraphNotModeled: a call changed a graph or an exec in a way the
+ *     model does not cover (name = the call, e.g. "cuGraphAddHostNode";
+ *     parent = the graph, or handle = the exec; a call that added a node:
+ *     node, deps, sub = its CUgraphNodeType): replay refuses a launch of
+ *     that graph's or exec's work, naming the call.
+ *     cuLaunchHostFunc (stream): host code is never replayed.
  *     cuKernelSetAttribute (handle = kernel, attr = CUfunction_attribute,
  *     ivalue, device); cuFuncSetAttribute (handle = function, attr,
  *     ivalue).
@@ -294,8 +299,9 @@ extern "C" {
 	X(cuMemcpyAtoA) X(cuMemcpyHtoAAsync) X(cuMemcpyAtoHAsync)              \
 	X(cuGraphCreate) X(cuGraphAddKernelNode) X(cuGraphAddMemcpyNode)         \
 	X(cuGraphAddMemsetNode) X(cuGraphAddEmptyNode) X(cuGraphAddEventRecordNode) \
-	X(cuGraphAddEventWaitNode) X(cuGraphAddDependencies) X(cuGraphAddNode)   \
-	X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)
+	X(cuGraphAddEventWaitNode) X(cuGraphAddDependencies) X(tsGraphNotModeled) \
+	X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)         \
+	X(cuGraphDestroyNode) X(cuGraphRemoveDependencies)
 
 /* X(HIP runtime call, kind it records as).  Append only: the position is
  * the type number above SBT_CM_HIP_TYPE_BASE. */

@@ -553,7 +553,8 @@ static void tcu_report(void)
 		pthread_mutex_lock(&tcu_g.mu);
 		if (tcu_g.ngraphs_partial && n < sizeof(extra))
 			n += (size_t)snprintf(extra + n, sizeof(extra) - n,
-			                      ", %" PRIu64 " graph%s with nodes not modeled", tcu_g.ngraphs_partial,
+			                      ", %" PRIu64 " graph%s or exec%s changed by calls not modeled",
+			                      tcu_g.ngraphs_partial, tcu_g.ngraphs_partial == 1 ? "" : "s",
 			                      tcu_g.ngraphs_partial == 1 ? "" : "s");
 		pthread_mutex_unlock(&tcu_g.mu);
 		if (nunmod && n < sizeof(extra))

@@ -6,9 +6,12 @@
  * node carries its kernel exactly as a launch record does (the same
  * encoder, tcu_kernel_node_encoded).  A node of a kind the model does not
  * cover (host, child graph, memory allocation and free nodes, and
- * cuGraphAddNode of any other type) is recorded as cuGraphAddNode naming
- * the call, so that replay refuses its graph by name instead of running
- * it without the node; such graphs are counted in the exit report.
+ * cuGraphAddNode of any other type), and every other call that changes a
+ * graph or an exec (node removal, edge removal, cloning, the setters of
+ * other node kinds, exec updates and setters), is recorded as
+ * tsGraphNotModeled naming the call, so that replay refuses to launch
+ * that graph's or exec's work by name instead of running it without the
+ * change; such graphs and execs are counted in the exit report.
  *
  * While capture is windowed the records of a graph made by cuGraphCreate
  * are kept for a later window's snapshot (tcu_live.c), as a stream
@@ -46,6 +49,11 @@ static uint8_t *tcu_graph_pack_nodes(const CUgraphNode *nodes, size_t n)
 static void tcu_graph_emit(sbt_cm_kind k, tcu_fn id, tcu_mode mode, sbt_cm_call *c, uint64_t graph,
                            const void *host, size_t host_len)
 {
+	if (mode != TCU_MODE_NESTED && c->result == CUDA_SUCCESS && c->node && graph) {
+		pthread_mutex_lock(&tcu_g.mu);
+		cap_umap_put(&tcu_g.graph_of_node, c->node, (void *)(uintptr_t)graph);
+		pthread_mutex_unlock(&tcu_g.mu);
+	}
 	if (mode == TCU_MODE_RECORD) {
 		uint64_t blob = c->blob;
 		if (host && host_len)
@@ -341,10 +349,48 @@ out:
 	return r;
 }
 
-/* ---- nodes the model does not cover ------------------------------------------------ */
+/* ---- calls the model does not cover ------------------------------------------------ */
 
-/* Recorded by the call's name: replay refuses the graph (and counted, per
- * graph, for the exit report). */
+/* Counts key (a graph or an exec) once for the exit report. */
+static void tcu_graph_partial(uint64_t key)
+{
+	pthread_mutex_lock(&tcu_g.mu);
+	if (key && !cap_umap_get(&tcu_g.graphs_partial, key) &&
+	    !cap_umap_put(&tcu_g.graphs_partial, key, (void *)(uintptr_t)1))
+		tcu_g.ngraphs_partial++;
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+/* A successful call that changed graph, exec or node (the graph it
+ * belongs to looked up) in a way the model does not cover: recorded as
+ * tsGraphNotModeled by the call's name (replay refuses that work). */
+static void tcu_graph_not_modeled(tcu_fn id, tcu_mode mode, CUresult r, uint64_t graph, uint64_t exec,
+                                  uint64_t node, const char *call)
+{
+	sbt_cm_call c;
+	if (mode == TCU_MODE_NESTED || r != CUDA_SUCCESS)
+		return;
+	if (!graph && !exec && node) {
+		pthread_mutex_lock(&tcu_g.mu);
+		graph = (uint64_t)(uintptr_t)cap_umap_get(&tcu_g.graph_of_node, node);
+		pthread_mutex_unlock(&tcu_g.mu);
+	}
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.parent = exec ? 0 : graph;
+	c.handle = exec;
+	c.node = node;
+	c.name = (const uint8_t *)call;
+	c.name_len = strlen(call);
+	tcu_graph_partial(exec ? exec : graph ? graph : node);
+	CAP_INFO("cuda: %s changes a graph in a way the model does not cover: replay refuses its work", call);
+	if (mode == TCU_MODE_RECORD)
+		tcu_emit(SBT_CM_K_tsGraphNotModeled, id, &c, 0);
+	tcu_live_graph_call(SBT_CM_K_tsGraphNotModeled, id, graph, &c, NULL, 0);
+}
+
+/* A node the model does not cover: recorded as tsGraphNotModeled with
+ * the node (sub = its type) and its dependencies. */
 static void tcu_graph_unmodeled_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out,
                                      CUgraph g, const CUgraphNode *deps, size_t ndeps,
                                      CUgraphNodeType type, const char *call)
@@ -360,93 +406,111 @@ static void tcu_graph_unmodeled_node(tcu_fn id, tcu_mode mode, CUresult r, CUgra
 	packed = tcu_graph_pack_nodes(deps, ndeps);
 	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
 	if (r == CUDA_SUCCESS) {
-		pthread_mutex_lock(&tcu_g.mu);
-		if (!cap_umap_get(&tcu_g.graphs_partial, TCU_H(g)) &&
-		    !cap_umap_put(&tcu_g.graphs_partial, TCU_H(g), (void *)(uintptr_t)1))
-			tcu_g.ngraphs_partial++;
-		pthread_mutex_unlock(&tcu_g.mu);
+		tcu_graph_partial(TCU_H(g));
 		CAP_INFO("cuda: %s: a graph node the model does not cover; replay refuses graph %p",
 		         call, (void *)g);
 	}
-	tcu_graph_emit(SBT_CM_K_cuGraphAddNode, id, mode, &c, TCU_H(g), NULL, 0);
+	tcu_graph_emit(SBT_CM_K_tsGraphNotModeled, id, mode, &c, TCU_H(g), NULL, 0);
 	free(packed);
 }
 
-CUresult tcu_m_cuGraphAddHostNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
-                                  size_t ndeps, const CUDA_HOST_NODE_PARAMS *p)
-{
-	tcu_mode mode;
-	CUresult r;
-	tcu_pfn_cuGraphAddHostNode real = (tcu_pfn_cuGraphAddHostNode)tcu_call_begin_mode(id, &mode);
-	if (!real) {
-		r = tcu_no_driver(id);
-		goto out;
+/*
+ * The wrappers of calls not covered: each passes the call through and
+ * marks what it changed.  TCU_GRAPH_NM(canon, (params), (args), graph,
+ * exec, node): graph, exec and node are expressions of the parameters
+ * (0 where the call names none).
+ */
+#define TCU_GRAPH_ID(...) __VA_ARGS__
+#define TCU_GRAPH_NM(canon, params, args, graph, exec, node)                                       \
+	CUresult tcu_m_##canon(tcu_fn id, TCU_GRAPH_ID params)                                         \
+	{                                                                                              \
+		tcu_mode mode;                                                                             \
+		CUresult r;                                                                                \
+		tcu_pfn_##canon real = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode);                    \
+		if (!real) {                                                                               \
+			r = tcu_no_driver(id);                                                                 \
+			goto out;                                                                              \
+		}                                                                                          \
+		r = real args;                                                                             \
+		tcu_graph_not_modeled(id, mode, r, TCU_H(graph), TCU_H(exec), TCU_H(node), #canon);        \
+	out:                                                                                           \
+		tcu_call_end();                                                                            \
+		return r;                                                                                  \
 	}
-	r = real(out, g, deps, ndeps, p);
-	tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, CU_GRAPH_NODE_TYPE_HOST,
-	                         "cuGraphAddHostNode");
-out:
-	tcu_call_end();
-	return r;
-}
 
-CUresult tcu_m_cuGraphAddChildGraphNode(tcu_fn id, CUgraphNode *out, CUgraph g,
-                                        const CUgraphNode *deps, size_t ndeps, CUgraph child)
-{
-	tcu_mode mode;
-	CUresult r;
-	tcu_pfn_cuGraphAddChildGraphNode real =
-	    (tcu_pfn_cuGraphAddChildGraphNode)tcu_call_begin_mode(id, &mode);
-	if (!real) {
-		r = tcu_no_driver(id);
-		goto out;
-	}
-	r = real(out, g, deps, ndeps, child);
-	tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, CU_GRAPH_NODE_TYPE_GRAPH,
-	                         "cuGraphAddChildGraphNode");
-out:
-	tcu_call_end();
-	return r;
-}
+TCU_GRAPH_NM(cuGraphClone, (CUgraph *out, CUgraph g), (out, g), out && r == CUDA_SUCCESS ? *out : NULL,
+             0, 0)
+TCU_GRAPH_NM(cuGraphMemcpyNodeSetParams, (CUgraphNode n, const CUDA_MEMCPY3D *p), (n, p), 0, 0, n)
+TCU_GRAPH_NM(cuGraphMemsetNodeSetParams, (CUgraphNode n, const CUDA_MEMSET_NODE_PARAMS *p), (n, p), 0, 0, n)
+TCU_GRAPH_NM(cuGraphHostNodeSetParams, (CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p), (n, p), 0, 0, n)
+TCU_GRAPH_NM(cuGraphNodeSetParams, (CUgraphNode n, CUgraphNodeParams *p), (n, p), 0, 0, n)
+TCU_GRAPH_NM(cuGraphEventRecordNodeSetEvent, (CUgraphNode n, CUevent e), (n, e), 0, 0, n)
+TCU_GRAPH_NM(cuGraphEventWaitNodeSetEvent, (CUgraphNode n, CUevent e), (n, e), 0, 0, n)
+TCU_GRAPH_NM(cuGraphKernelNodeSetAttribute,
+             (CUgraphNode n, CUkernelNodeAttrID a, const CUkernelNodeAttrValue *v), (n, a, v), 0, 0, n)
+TCU_GRAPH_NM(cuGraphKernelNodeCopyAttributes, (CUgraphNode d, CUgraphNode sn), (d, sn), 0, 0, d)
+TCU_GRAPH_NM(cuGraphExternalSemaphoresSignalNodeSetParams,
+             (CUgraphNode n, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *p), (n, p), 0, 0, n)
+TCU_GRAPH_NM(cuGraphExternalSemaphoresWaitNodeSetParams,
+             (CUgraphNode n, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *p), (n, p), 0, 0, n)
+TCU_GRAPH_NM(cuGraphBatchMemOpNodeSetParams, (CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p), (n, p),
+             0, 0, n)
+TCU_GRAPH_NM(cuGraphExecMemcpyNodeSetParams,
+             (CUgraphExec x, CUgraphNode n, const CUDA_MEMCPY3D *p, CUcontext c), (x, n, p, c), 0, x, n)
+TCU_GRAPH_NM(cuGraphExecMemsetNodeSetParams,
+             (CUgraphExec x, CUgraphNode n, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext c), (x, n, p, c), 0,
+             x, n)
+TCU_GRAPH_NM(cuGraphExecHostNodeSetParams, (CUgraphExec x, CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p),
+             (x, n, p), 0, x, n)
+TCU_GRAPH_NM(cuGraphExecChildGraphNodeSetParams, (CUgraphExec x, CUgraphNode n, CUgraph c), (x, n, c), 0, x,
+             n)
+TCU_GRAPH_NM(cuGraphExecEventRecordNodeSetEvent, (CUgraphExec x, CUgraphNode n, CUevent e), (x, n, e), 0, x,
+             n)
+TCU_GRAPH_NM(cuGraphExecEventWaitNodeSetEvent, (CUgraphExec x, CUgraphNode n, CUevent e), (x, n, e), 0, x, n)
+TCU_GRAPH_NM(cuGraphExecNodeSetParams, (CUgraphExec x, CUgraphNode n, CUgraphNodeParams *p), (x, n, p), 0, x,
+             n)
+TCU_GRAPH_NM(cuGraphExecUpdate,
+             (CUgraphExec x, CUgraph g, CUgraphNode *err, CUgraphExecUpdateResult *res), (x, g, err, res), 0,
+             x, 0)
+TCU_GRAPH_NM(cuGraphExecUpdate_v2, (CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *res), (x, g, res),
+             0, x, 0)
+TCU_GRAPH_NM(cuGraphNodeSetEnabled, (CUgraphExec x, CUgraphNode n, unsigned int on), (x, n, on), 0, x, n)
+TCU_GRAPH_NM(cuGraphExecExternalSemaphoresSignalNodeSetParams,
+             (CUgraphExec x, CUgraphNode n, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *p), (x, n, p), 0, x, n)
+TCU_GRAPH_NM(cuGraphExecExternalSemaphoresWaitNodeSetParams,
+             (CUgraphExec x, CUgraphNode n, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *p), (x, n, p), 0, x, n)
+TCU_GRAPH_NM(cuGraphExecBatchMemOpNodeSetParams,
+             (CUgraphExec x, CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p), (x, n, p), 0, x, n)
 
-CUresult tcu_m_cuGraphAddMemAllocNode(tcu_fn id, CUgraphNode *out, CUgraph g,
-                                      const CUgraphNode *deps, size_t ndeps,
-                                      CUDA_MEM_ALLOC_NODE_PARAMS *p)
-{
-	tcu_mode mode;
-	CUresult r;
-	tcu_pfn_cuGraphAddMemAllocNode real =
-	    (tcu_pfn_cuGraphAddMemAllocNode)tcu_call_begin_mode(id, &mode);
-	if (!real) {
-		r = tcu_no_driver(id);
-		goto out;
+/* Nodes added by a call of their own that the model does not cover. */
+#define TCU_GRAPH_NM_NODE(canon, ptype, type)                                                     \
+	CUresult tcu_m_##canon(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,        \
+	                       size_t ndeps, ptype p)                                                  \
+	{                                                                                              \
+		tcu_mode mode;                                                                             \
+		CUresult r;                                                                                \
+		tcu_pfn_##canon real = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode);                    \
+		if (!real) {                                                                               \
+			r = tcu_no_driver(id);                                                                 \
+			goto out;                                                                              \
+		}                                                                                          \
+		r = real(out, g, deps, ndeps, p);                                                          \
+		tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, type, #canon);                  \
+	out:                                                                                           \
+		tcu_call_end();                                                                            \
+		return r;                                                                                  \
 	}
-	r = real(out, g, deps, ndeps, p);
-	tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, CU_GRAPH_NODE_TYPE_MEM_ALLOC,
-	                         "cuGraphAddMemAllocNode");
-out:
-	tcu_call_end();
-	return r;
-}
 
-CUresult tcu_m_cuGraphAddMemFreeNode(tcu_fn id, CUgraphNode *out, CUgraph g,
-                                     const CUgraphNode *deps, size_t ndeps, CUdeviceptr p)
-{
-	tcu_mode mode;
-	CUresult r;
-	tcu_pfn_cuGraphAddMemFreeNode real =
-	    (tcu_pfn_cuGraphAddMemFreeNode)tcu_call_begin_mode(id, &mode);
-	if (!real) {
-		r = tcu_no_driver(id);
-		goto out;
-	}
-	r = real(out, g, deps, ndeps, p);
-	tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, CU_GRAPH_NODE_TYPE_MEM_FREE,
-	                         "cuGraphAddMemFreeNode");
-out:
-	tcu_call_end();
-	return r;
-}
+TCU_GRAPH_NM_NODE(cuGraphAddHostNode, const CUDA_HOST_NODE_PARAMS *, CU_GRAPH_NODE_TYPE_HOST)
+TCU_GRAPH_NM_NODE(cuGraphAddChildGraphNode, CUgraph, CU_GRAPH_NODE_TYPE_GRAPH)
+TCU_GRAPH_NM_NODE(cuGraphAddMemAllocNode, CUDA_MEM_ALLOC_NODE_PARAMS *, CU_GRAPH_NODE_TYPE_MEM_ALLOC)
+TCU_GRAPH_NM_NODE(cuGraphAddMemFreeNode, CUdeviceptr, CU_GRAPH_NODE_TYPE_MEM_FREE)
+TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresSignalNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *,
+                  CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL)
+TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresWaitNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *,
+                  CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT)
+TCU_GRAPH_NM_NODE(cuGraphAddBatchMemOpNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *,
+                  CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
 
 /* ---- the generic form --------------------------------------------------------------- */
 
@@ -536,7 +600,8 @@ out:
 
 /* ---- edges ---------------------------------------------------------------------------- */
 
-static void tcu_graph_edges(tcu_fn id, tcu_mode mode, CUresult r, CUgraph g,
+/* cuGraphAddDependencies and cuGraphRemoveDependencies (k). */
+static void tcu_graph_edges(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresult r, CUgraph g,
                             const CUgraphNode *from, const CUgraphNode *to, size_t n)
 {
 	sbt_cm_call c;
@@ -554,7 +619,7 @@ static void tcu_graph_edges(tcu_fn id, tcu_mode mode, CUresult r, CUgraph g,
 		c.deps_to = pt;
 		c.deps_to_len = n * 8;
 	}
-	tcu_graph_emit(SBT_CM_K_cuGraphAddDependencies, id, mode, &c, TCU_H(g), NULL, 0);
+	tcu_graph_emit(k, id, mode, &c, TCU_H(g), NULL, 0);
 	free(pf);
 	free(pt);
 }
@@ -571,7 +636,7 @@ CUresult tcu_m_cuGraphAddDependencies(tcu_fn id, CUgraph g, const CUgraphNode *f
 		goto out;
 	}
 	r = real(g, from, to, n);
-	tcu_graph_edges(id, mode, r, g, from, to, n);
+	tcu_graph_edges(SBT_CM_K_cuGraphAddDependencies, id, mode, r, g, from, to, n);
 out:
 	tcu_call_end();
 	return r;
@@ -595,11 +660,87 @@ CUresult tcu_m_cuGraphAddDependencies_v2(tcu_fn id, CUgraph g, const CUgraphNode
 	r = real(g, from, to, edges, n);
 	for (size_t i = 0; edges && i < n && mode != TCU_MODE_NESTED; i++)
 		if (memcmp(&edges[i], &plain, sizeof(plain)) != 0) {
-			tcu_graph_unmodeled_node(id, mode, r, NULL, g, NULL, 0, CU_GRAPH_NODE_TYPE_EMPTY,
-			                         "cuGraphAddDependencies_v2 (edge data)");
+			tcu_graph_not_modeled(id, mode, r, TCU_H(g), 0, 0,
+			                      "cuGraphAddDependencies_v2 (edge data)");
 			break;
 		}
-	tcu_graph_edges(id, mode, r, g, from, to, n);
+	tcu_graph_edges(SBT_CM_K_cuGraphAddDependencies, id, mode, r, g, from, to, n);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphRemoveDependencies(tcu_fn id, CUgraph g, const CUgraphNode *from,
+                                         const CUgraphNode *to, size_t n)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphRemoveDependencies real =
+	    (tcu_pfn_cuGraphRemoveDependencies)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(g, from, to, n);
+	tcu_graph_edges(SBT_CM_K_cuGraphRemoveDependencies, id, mode, r, g, from, to, n);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* Only default edges can be removed as the model records them: others
+ * (programmatic edges) were never added by a modeled call. */
+CUresult tcu_m_cuGraphRemoveDependencies_v2(tcu_fn id, CUgraph g, const CUgraphNode *from,
+                                            const CUgraphNode *to, const CUgraphEdgeData *edges,
+                                            size_t n)
+{
+	static const CUgraphEdgeData plain;
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphRemoveDependencies_v2 real =
+	    (tcu_pfn_cuGraphRemoveDependencies_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(g, from, to, edges, n);
+	for (size_t i = 0; edges && i < n; i++)
+		if (memcmp(&edges[i], &plain, sizeof(plain)) != 0) {
+			tcu_graph_not_modeled(id, mode, r, TCU_H(g), 0, 0,
+			                      "cuGraphRemoveDependencies_v2 (edge data)");
+			break;
+		}
+	tcu_graph_edges(SBT_CM_K_cuGraphRemoveDependencies, id, mode, r, g, from, to, n);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* The node goes with its edges; the record is kept with its graph. */
+CUresult tcu_m_cuGraphDestroyNode(tcu_fn id, CUgraphNode node)
+{
+	tcu_mode mode;
+	CUresult r;
+	uint64_t graph;
+	sbt_cm_call c;
+	tcu_pfn_cuGraphDestroyNode real = (tcu_pfn_cuGraphDestroyNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(node);
+	if (mode == TCU_MODE_NESTED)
+		goto out;
+	pthread_mutex_lock(&tcu_g.mu);
+	graph = (uint64_t)(uintptr_t)cap_umap_get(&tcu_g.graph_of_node, TCU_H(node));
+	pthread_mutex_unlock(&tcu_g.mu);
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.node = TCU_H(node);
+	if (mode == TCU_MODE_RECORD)
+		tcu_emit(SBT_CM_K_cuGraphDestroyNode, id, &c, 0);
+	if (r == CUDA_SUCCESS)
+		tcu_live_graph_call(SBT_CM_K_cuGraphDestroyNode, id, graph, &c, NULL, 0);
 out:
 	tcu_call_end();
 	return r;

@@ -187,8 +187,10 @@ typedef struct tcu_state {
 	pthread_mutex_t mu;
 	cap_umap allocs;  /* base -> tcu_alloc */
 	cap_umap ctxs;    /* contexts the trace saw made (value unused) */
-	cap_umap graphs_partial; /* graphs with a node the model does not cover (tcu_graph.c) */
+	cap_umap graphs_partial; /* graphs and execs a call changed in a way the model does
+	                            not cover (tcu_graph.c) */
 	uint64_t ngraphs_partial; /* their number, for the exit report (under mu) */
+	cap_umap graph_of_node;   /* node -> the graph built node by node it was added to */
 	tcu_lfmap funcs; /* CUfunction or CUkernel -> tcu_func (lock-free reads) */
 	tcu_func *funcs_retired;
 	_Atomic uint64_t funcs_gen; /* entries stored in funcs: launches' per-thread

@@ -561,8 +561,11 @@ void tcu_live_graph_exec_destroy(uint64_t exec)
 		for (tcu_live_obj *p = l->head; p;) {
 			tcu_live_obj *next = p->next;
 			sbt_cm_call c;
-			if (p->cls == TCU_LIVE_CAPTURE && p->kind == SBT_CM_K_cuGraphExecKernelNodeSetParams &&
-			    sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.parent == exec)
+			if (p->cls == TCU_LIVE_CAPTURE &&
+			    ((p->kind == SBT_CM_K_cuGraphExecKernelNodeSetParams &&
+			      sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.parent == exec) ||
+			     (p->kind == SBT_CM_K_tsGraphNotModeled &&
+			      sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.handle == exec)))
 				tcu_live_unlink(l, p);
 			p = next;
 		}
@@ -620,7 +623,17 @@ void tcu_live_graph_call(sbt_cm_kind k, tcu_fn id, uint64_t graph, const sbt_cm_
 {
 	tcu_live *l = tcu_g.live;
 	int kept;
-	if (!l || !tcu_tracking() || c->result != CUDA_SUCCESS || !graph)
+	if (!l || !tcu_tracking() || c->result != CUDA_SUCCESS)
+		return;
+	if (!graph && k == SBT_CM_K_tsGraphNotModeled && c->handle) {
+		/* an exec changed: kept with its graph, until the exec goes */
+		tcu_live_obj *x;
+		pthread_mutex_lock(&tcu_g.mu);
+		x = cap_umap_get(&l->by[TCU_LIVE_EXEC], c->handle);
+		graph = x ? x->parent : 0;
+		pthread_mutex_unlock(&tcu_g.mu);
+	}
+	if (!graph)
 		return;
 	if (k != SBT_CM_K_cuGraphCreate) {
 		pthread_mutex_lock(&tcu_g.mu);
@@ -638,7 +651,7 @@ static uint64_t tcu_live_node_graph_locked(tcu_live *l, uint64_t node)
 	for (const tcu_live_obj *o = l->head; o; o = o->next) {
 		sbt_cm_call c;
 		if (o->cls != TCU_LIVE_CAPTURE || o->open || o->kind < SBT_CM_K_cuGraphAddKernelNode ||
-		    o->kind > SBT_CM_K_cuGraphAddNode || sbt_cm_decode(o->payload, o->len, &c) != SBT_OK)
+		    o->kind > SBT_CM_K_tsGraphNotModeled || sbt_cm_decode(o->payload, o->len, &c) != SBT_OK)
 			continue;
 		if (c.node == node)
 			return o->parent;

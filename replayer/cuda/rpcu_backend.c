@@ -529,7 +529,7 @@ void rpcu_teardown(rpcu_state *s)
 				continue;
 			if (o->ctx)
 				d->p_cuCtxSetCurrent(o->ctx);
-			if (k && d->p_cuGraphDestroy)
+			if (k && o->live && d->p_cuGraphDestroy)
 				d->p_cuGraphDestroy((CUgraph)(uintptr_t)o->live);
 			else if (!k && o->live && d->p_cuGraphExecDestroy)
 				d->p_cuGraphExecDestroy((CUgraphExec)(uintptr_t)o->live);
@@ -539,6 +539,8 @@ void rpcu_teardown(rpcu_state *s)
 		free(s->graph_bufs[i]);
 	free(s->graph_bufs);
 	s->graph_bufs = NULL;
+	free(s->graphs_refused);
+	s->graphs_refused = NULL;
 	s->ngraph_bufs = s->cap_graph_bufs = 0;
 	rpcu_arrays_release(s);
 	/* Objects, contexts last; each made current in its own context. */

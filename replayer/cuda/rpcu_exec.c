@@ -1054,11 +1054,11 @@ static rp_status rpcu_do_cuGraphInstantiate(rpcu_state *s, sbt_cm_kind k, const 
 	g = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, c->parent);
 	if (!g)
 		return RP_OK; /* not captured in the trace: its launch says so */
-	if (g->name) {
+	if (g->name || !g->live) {
 		/* a node replay does not model: the exec is not made, its launch
 		 * names the node's call */
 		o = rpcu_obj_new(s, RPCU_O_GRAPHEXEC, c->handle, 0, diag, &st);
-		if (o && !(o->name = strdup(g->name)))
+		if (o && !(o->name = strdup(g->name ? g->name : "a call not recorded")))
 			st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		return st;
 	}
@@ -1086,11 +1086,15 @@ static rp_status rpcu_do_cuGraphLaunch(rpcu_state *s, sbt_cm_kind k, const sbt_c
 	if (!o && s->single_stream)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graphs are not rebuilt with --streams "
 		                 "single (stream capture needs a stream); replay with --streams multi");
-	if (o && !o->live)
-		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx cannot be replayed: its graph "
-		                 "holds a node replay does not model, added by %s; replay a --range that ends "
-		                 "before seq %llu", (unsigned long long)c->handle, o->name ? o->name : "a call",
-		                 (unsigned long long)s->seq);
+	if (o && (!o->live || o->name))
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx cannot be replayed: it or its "
+		                 "graph was changed by %s, which replay does not model; replay a --range that "
+		                 "ends before seq %llu", (unsigned long long)c->handle,
+		                 o->name ? o->name : "a call", (unsigned long long)s->seq);
+	if (o && s->graphs_refused)
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx cannot be replayed: %s; "
+		                 "replay a --range that ends before seq %llu", (unsigned long long)c->handle,
+		                 s->graphs_refused, (unsigned long long)s->seq);
 	if (!o)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx was not built from the "
 		                 "trace: its graph was not made by stream capture there (built node by "
@@ -1129,7 +1133,7 @@ static rp_status rpcu_do_cuGraphDestroy(rpcu_state *s, sbt_cm_kind k, const sbt_
 
 	(void)k;
 	(void)diag;
-	if (o && s->drv.p_cuGraphDestroy)
+	if (o && o->live && s->drv.p_cuGraphDestroy)
 		s->drv.p_cuGraphDestroy((CUgraph)(uintptr_t)o->live);
 	if (o)
 		rpcu_objs_del(&s->objs, o);
@@ -1604,9 +1608,11 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuGraphAddEventRecordNode] =  {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphAddEventWaitNode] =    {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphAddDependencies] =     {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
-	[SBT_CM_K_cuGraphAddNode] =             {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_tsGraphNotModeled] =             {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphKernelNodeSetParams] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphExecKernelNodeSetParams] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphDestroyNode] =         {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphRemoveDependencies] =  {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 };
 
 int rpcu_exec_is_state(sbt_cm_kind k)

@@ -9,9 +9,11 @@
  * kernel node setters are issued again.  Instantiation and launch are the
  * ones stream-captured graphs use (rpcu_exec.c), on any stream mode: with
  * --streams single the graph is launched on the one stream.  A node the
- * model does not cover (a cuGraphAddNode record naming the call) marks its
- * graph: the graph's instantiation is not made, and a launch of it stops
- * the replay naming that call.
+ * model does not cover, or another change it does not cover (a
+ * tsGraphNotModeled record naming the call), marks its graph or exec: a
+ * marked graph is not instantiated (the rest of its construction is
+ * passed over), and a launch of a marked graph's or exec's work stops the
+ * replay naming that call.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,21 +79,51 @@ static rp_status rpcu_graph_create(rpcu_state *s, const sbt_cm_call *c, rp_diag 
 	return RP_OK;
 }
 
-/* A node of a kind replay does not model: its graph is marked (the first
- * such node names it). */
+/* Marks o (a graph or an exec, NULL: every later graph launch) as
+ * changed by the call the record names, the first such call kept. */
+static rp_status rpcu_graph_mark(rpcu_state *s, rpcu_obj *o, const sbt_cm_call *c, rp_diag *diag)
+{
+	char why[240];
+	char **slot = o ? &o->name : &s->graphs_refused;
+	if (*slot)
+		return RP_OK;
+	if (o)
+		snprintf(why, sizeof(why), "%.*s at seq %llu", (int)c->name_len,
+		         c->name ? (const char *)c->name : "a call", (unsigned long long)s->seq);
+	else
+		snprintf(why, sizeof(why), "%.*s at seq %llu changed node 0x%llx of a graph the trace does not "
+		         "name, which replay does not model", (int)c->name_len,
+		         c->name ? (const char *)c->name : "a call", (unsigned long long)s->seq,
+		         (unsigned long long)c->node);
+	rpcu_printable(why);
+	*slot = strdup(why);
+	return *slot ? RP_OK : rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+}
+
+/* tsGraphNotModeled: a call changed an exec (handle), a graph (parent;
+ * one the trace never made, a clone, gets a graph of its own that never
+ * instantiates) or a node (the graph it was added to; a node the trace
+ * never added: every later graph launch is refused). */
 static rp_status rpcu_graph_unmodeled(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
 {
-	rpcu_obj *g;
-	char why[200];
-	rp_status st = rpcu_graph_get(s, c->parent, &g, diag);
-	if (st != RP_OK || g->name)
-		return st;
-	snprintf(why, sizeof(why), "%.*s (node type %llu) at seq %llu", (int)c->name_len,
-	         c->name ? (const char *)c->name : "a call", (unsigned long long)c->sub,
-	         (unsigned long long)s->seq);
-	rpcu_printable(why);
-	g->name = strdup(why);
-	return g->name ? RP_OK : rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	rpcu_obj *o;
+	uint64_t graph = c->parent;
+	if (c->handle) {
+		o = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle);
+		return o ? rpcu_graph_mark(s, o, c, diag) : RP_OK; /* no exec: its launch says so */
+	}
+	if (!graph && c->node) {
+		o = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node);
+		if (!o)
+			return rpcu_graph_mark(s, NULL, c, diag);
+		graph = o->parent;
+	}
+	if (!graph)
+		return RP_OK;
+	o = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, graph);
+	if (!o && !(o = rpcu_objs_put(&s->objs, RPCU_O_GRAPH, graph)))
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	return rpcu_graph_mark(s, o, c, diag);
 }
 
 /* cuGraphAddKernelNode_v2's parameters of a kernel record (what the
@@ -212,7 +244,8 @@ out_free:
 	return st;
 }
 
-static rp_status rpcu_graph_edges(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+/* cuGraphAddDependencies and cuGraphRemoveDependencies (k). */
+static rp_status rpcu_graph_edges(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	rpcu_obj *g;
 	CUgraphNode *from = NULL, *to = NULL;
@@ -224,16 +257,40 @@ static rp_status rpcu_graph_edges(rpcu_state *s, const sbt_cm_call *c, rp_diag *
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "%zu edges start and %zu end", n, c->deps_to_len / 8);
 	if ((st = rpcu_graph_get(s, c->parent, &g, diag)) != RP_OK ||
 	    (st = rpcu_graph_nodes(s, c->deps, n, "edge start", &from, diag)) != RP_OK ||
-	    (st = rpcu_graph_nodes(s, c->deps_to, n, "edge end", &to, diag)) != RP_OK ||
-	    (st = RPCU_NEED(cuGraphAddDependencies)) != RP_OK)
+	    (st = rpcu_graph_nodes(s, c->deps_to, n, "edge end", &to, diag)) != RP_OK)
 		goto out_free;
-	r = s->drv.p_cuGraphAddDependencies((CUgraph)(uintptr_t)g->live, from, to, n);
+	if (k == SBT_CM_K_cuGraphAddDependencies) {
+		if ((st = RPCU_NEED(cuGraphAddDependencies)) != RP_OK)
+			goto out_free;
+		r = s->drv.p_cuGraphAddDependencies((CUgraph)(uintptr_t)g->live, from, to, n);
+	} else {
+		if ((st = RPCU_NEED(cuGraphRemoveDependencies)) != RP_OK)
+			goto out_free;
+		r = s->drv.p_cuGraphRemoveDependencies((CUgraph)(uintptr_t)g->live, from, to, n);
+	}
 	if (r != CUDA_SUCCESS)
-		st = rpcu_cufail(s, diag, "cuGraphAddDependencies", r, NULL);
+		st = rpcu_cufail(s, diag, sbt_cm_kind_name(k), r, NULL);
 out_free:
 	free(from);
 	free(to);
 	return st;
+}
+
+static rp_status rpcu_graph_destroy_node(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node);
+	rp_status st;
+	CUresult r;
+	if (!n)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx was never added in the trace",
+		                 (unsigned long long)c->node);
+	if ((st = RPCU_NEED(cuGraphDestroyNode)) != RP_OK)
+		return st;
+	r = s->drv.p_cuGraphDestroyNode((CUgraphNode)(uintptr_t)n->live);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuGraphDestroyNode", r, NULL);
+	rpcu_objs_del(&s->objs, n);
+	return RP_OK;
 }
 
 /* cuGraphKernelNodeSetParams (c->parent 0) and
@@ -281,7 +338,7 @@ static int rpcu_graph_given_up(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 	uint64_t graph = c->parent;
 	if (k == SBT_CM_K_cuGraphCreate || k == SBT_CM_K_cuGraphExecKernelNodeSetParams)
 		return 0;
-	if (k == SBT_CM_K_cuGraphKernelNodeSetParams) {
+	if (k == SBT_CM_K_cuGraphKernelNodeSetParams || k == SBT_CM_K_cuGraphDestroyNode) {
 		if (!(n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node)))
 			return 0;
 		graph = n->parent;
@@ -297,10 +354,13 @@ rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 	switch (k) {
 	case SBT_CM_K_cuGraphCreate:
 		return rpcu_graph_create(s, c, diag);
-	case SBT_CM_K_cuGraphAddNode:
+	case SBT_CM_K_tsGraphNotModeled:
 		return rpcu_graph_unmodeled(s, c, diag);
 	case SBT_CM_K_cuGraphAddDependencies:
-		return rpcu_graph_edges(s, c, diag);
+	case SBT_CM_K_cuGraphRemoveDependencies:
+		return rpcu_graph_edges(s, k, c, diag);
+	case SBT_CM_K_cuGraphDestroyNode:
+		return rpcu_graph_destroy_node(s, c, diag);
 	case SBT_CM_K_cuGraphKernelNodeSetParams:
 	case SBT_CM_K_cuGraphExecKernelNodeSetParams:
 		return rpcu_graph_set_params(s, k, c, diag);

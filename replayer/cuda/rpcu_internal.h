@@ -107,7 +107,8 @@
 	X(cuGraphAddEmptyNode, 10000, 0) X(cuGraphAddEventRecordNode, 11010, 0)    \
 	X(cuGraphAddEventWaitNode, 11010, 0) X(cuGraphAddDependencies, 10000, 0)   \
 	X(cuGraphKernelNodeSetParams, 12000, 0)                                    \
-	X(cuGraphExecKernelNodeSetParams, 12000, 0)
+	X(cuGraphExecKernelNodeSetParams, 12000, 0)                                \
+	X(cuGraphDestroyNode, 10000, 0) X(cuGraphRemoveDependencies, 10000, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */
@@ -410,6 +411,9 @@ typedef struct rpcu_state {
 	rp_cm_handle_set failed; /* handles only calls that failed at capture returned */
 	void **graph_bufs;      /* host buffers captured into graphs: live until teardown */
 	size_t ngraph_bufs, cap_graph_bufs;
+	char *graphs_refused;   /* owned: a call not modeled changed a node of a graph the
+	                           trace cannot name, so every later graph launch is refused
+	                           naming it (rpcu_graph.c); NULL when none did */
 	unsigned capturing;     /* stream captures begun in the replay and not ended */
 	unsigned long long not_run_seen; /* the double's not-run count after the last launch */
 	uint64_t not_run_seq;   /* first launch that ran nothing, 0: none */

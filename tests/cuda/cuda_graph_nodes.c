@@ -10,14 +10,19 @@
  *
  *   --exec-set  after the first launch, the exec's last kernel node gets
  *               other parameters (cuGraphExecKernelNodeSetParams)
+ *   --destroy   a memset node that would zero the result is added with
+ *               an edge to the read-back node; the edge is removed and the
+ *               node destroyed before instantiation
  *   --child     the graph also holds a child graph node (one the replay
  *               does not model) and an empty node after it
+ *   --exec-event  after the first launch the exec's event record node
+ *               records another event (a change replay does not model)
  *   --window    the graph, an event recorded on the work stream and one
  *               recorded on a stream destroyed since are made before
  *               cuProfilerStart; the launches, waits on those events and
  *               the read-back are inside the profiler range
  *
- *   cuda_graph_nodes [--launches N] [--exec-set] [--child] [--window]
+ *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--window]
  */
 #include <cudaProfiler.h>
 
@@ -54,7 +59,7 @@ static CUDA_MEMCPY3D cgn_copy(size_t bytes)
 int main(int argc, char **argv)
 {
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
-	int exec_set = 0, child = 0, window = 0;
+	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0;
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
@@ -79,10 +84,15 @@ int main(int argc, char **argv)
 			exec_set = 1;
 		} else if (!strcmp(argv[i], "--child")) {
 			child = 1;
+		} else if (!strcmp(argv[i], "--destroy")) {
+			destroy = 1;
+		} else if (!strcmp(argv[i], "--exec-event")) {
+			exec_event = 1;
 		} else if (!strcmp(argv[i], "--window")) {
 			window = 1;
 		} else if (!strcmp(argv[i], "--help")) {
-			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--child] [--window]\n");
+			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
+			       "[--window]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -178,6 +188,19 @@ int main(int argc, char **argv)
 		down.dstHost = inside;
 		CUP_CK(cuGraphAddMemcpyNode(&n_back, g, &n_scale, 1, &down, ctx));
 	}
+	if (destroy) {
+		CUDA_MEMSET_NODE_PARAMS ms;
+		CUgraphNode n_bad;
+		memset(&ms, 0, sizeof(ms));
+		ms.dst = d_acc;
+		ms.elementSize = 4;
+		ms.width = n;
+		ms.height = 1;
+		CUP_CK(cuGraphAddMemsetNode(&n_bad, g, &n_scale, 1, &ms, ctx));
+		CUP_CK(cuGraphAddDependencies(g, &n_bad, &n_back, NULL, 1));
+		CUP_CK(cuGraphRemoveDependencies(g, &n_bad, &n_back, NULL, 1));
+		CUP_CK(cuGraphDestroyNode(n_bad));
+	}
 	if (child) {
 		CUgraph c;
 		CUgraphNode n_child, n_in;
@@ -219,6 +242,8 @@ int main(int argc, char **argv)
 			p.kernelParams = scale_args;
 			CUP_CK(cuGraphExecKernelNodeSetParams(exec, n_scale, &p));
 		}
+		if (exec_event && i == 0)
+			CUP_CK(cuGraphExecEventRecordNodeSetEvent(exec, n_rec, ev_before));
 	}
 	CUP_CK(cuEventSynchronize(ev));
 	CUP_CK(cuStreamSynchronize(s));

@@ -10,7 +10,10 @@
 # cuGraphExecKernelNodeSetParams changed the exec between launches).  A
 # graph holding a child graph node (a node kind the model does not cover)
 # is counted in the exit report, and its launch is refused on replay naming
-# the call that added it.  A capture window (--profiler) that launches a
+# the call that added it, and an exec changed by a call not modeled is
+# refused from the launch after the change.  A node and an edge removed
+# (cuGraphDestroyNode, cuGraphRemoveDependencies) are removed on replay.
+# A capture window (--profiler) that launches a
 # graph built before it: the snapshot rebuilds it, the window's checkpoint
 # equals the whole run's, and the events recorded before the window are
 # recorded again on their stream (the null stream for the one whose stream
@@ -60,7 +63,7 @@ capture graph --launches 3
 for want in 'cuda.cuGraphCreate :1' 'cuda.cuGraphAddKernelNode :3' 'cuda.cuGraphAddMemcpyNode :2' \
 	'cuda.cuGraphAddMemsetNode :1' 'cuda.cuGraphAddEmptyNode :1' 'cuda.cuGraphAddDependencies :1' \
 	'cuda.cuGraphAddEventRecordNode :1' 'cuda.cuGraphKernelNodeSetParams :1' 'cuda.cuGraphInstantiate :1' \
-	'cuda.cuGraphLaunch :3' 'cuda.cuGraphAddNode :0'; do
+	'cuda.cuGraphLaunch :3' 'cuda.tsGraphNotModeled :0'; do
 	what=${want% :*}
 	n=$(count "$T/graph.sbt" "$what ")
 	[ "$n" = "${want##*:}" ] || fail "graph: $n $what records, expected ${want##*:}"
@@ -91,17 +94,36 @@ all_match execset.replay 1 "$T/execset.sbt"
 
 # ---- a node kind not modeled ------------------------------------------------------------
 capture child --child
-has child.cap err ", 1 graph with nodes not modeled; trace "
-"$INFO" --dump "$T/child.sbt" | grep -q 'cuda.cuGraphAddNode .*name="cuGraphAddChildGraphNode"' ||
-	fail "child: the child graph node is not recorded by name"
-cs=$("$INFO" --dump "$T/child.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphAddNode .*/\1/p')
+has child.cap err ", 1 graph or exec changed by calls not modeled; trace "
+"$INFO" --dump "$T/child.sbt" | grep -q 'cuda.tsGraphNotModeled .*name="cuGraphAddChildGraphNode" .*sub=4 ' ||
+	fail "child: the child graph node is not recorded by name: $("$INFO" --dump "$T/child.sbt" | grep tsGraph)"
+cs=$("$INFO" --dump "$T/child.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.tsGraphNotModeled .*/\1/p')
 ls=$("$INFO" --dump "$T/child.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | head -n 1)
 ex=$("$INFO" --dump "$T/child.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | head -n 1)
 ex=$(printf '0x%x' "$ex")
 expect_rc 1 child.replay "$RP" "$T/child.sbt"
-has child.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: its graph holds a node replay does not model, added by cuGraphAddChildGraphNode (node type 4) at seq $cs; replay a --range that ends before seq $ls"
+has child.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: it or its graph was changed by cuGraphAddChildGraphNode at seq $cs, which replay does not model; replay a --range that ends before seq $ls"
 # what comes before the launch replays
 expect_rc 0 child.range "$RP" --range ":$ls" "$T/child.sbt"
+# an exec changed after its first launch: that launch replays, the next
+# is refused naming the call
+capture xev --exec-event --launches 2
+has xev.cap err ", 1 graph or exec changed by calls not modeled; trace "
+es=$("$INFO" --dump "$T/xev.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.tsGraphNotModeled .*name="cuGraphExecEventRecordNodeSetEvent".*/\1/p')
+ls=$("$INFO" --dump "$T/xev.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | tail -n 1)
+ex=$(printf '0x%x' "$("$INFO" --dump "$T/xev.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | head -n 1)")
+[ -n "$es" ] && [ "$es" -lt "$ls" ] || fail "xev: the exec's change is not recorded before the second launch"
+expect_rc 1 xev.replay "$RP" "$T/xev.sbt"
+has xev.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: it or its graph was changed by cuGraphExecEventRecordNodeSetEvent at seq $es, which replay does not model; replay a --range that ends before seq $ls"
+
+# ---- nodes and edges removed ----------------------------------------------------------------
+# (the memset node removed would zero the result: the checkpoint shows the
+# replay removed it too)
+capture destroy --destroy --launches 3
+cmp -s "$T/graph.plain.out" "$T/destroy.plain.out" || fail "destroy: the removed node changed the result"
+[ "$(count "$T/destroy.sbt" 'cuda.cuGraphDestroyNode ')" = 1 ] && [ "$(count "$T/destroy.sbt" 'cuda.cuGraphRemoveDependencies ')" = 1 ] ||
+	fail "destroy: cuGraphDestroyNode or cuGraphRemoveDependencies not recorded once"
+all_match destroy.replay 1 "$T/destroy.sbt"
 
 # ---- a capture window launching a graph built before it --------------------------------------
 capture whole --window --launches 3

@@ -1442,6 +1442,37 @@ CUresult tcu_m_cuGraphKernelNodeSetParams(tcu_fn id, CUgraphNode a0, const CUDA_
 CUresult tcu_m_cuGraphKernelNodeSetParams_v2(tcu_fn id, CUgraphNode a0, const CUDA_KERNEL_NODE_PARAMS * a1);
 CUresult tcu_m_cuGraphExecKernelNodeSetParams(tcu_fn id, CUgraphExec a0, CUgraphNode a1, const CUDA_KERNEL_NODE_PARAMS_v1 * a2);
 CUresult tcu_m_cuGraphExecKernelNodeSetParams_v2(tcu_fn id, CUgraphExec a0, CUgraphNode a1, const CUDA_KERNEL_NODE_PARAMS * a2);
+CUresult tcu_m_cuGraphAddExternalSemaphoresSignalNode(tcu_fn id, CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * a4);
+CUresult tcu_m_cuGraphAddExternalSemaphoresWaitNode(tcu_fn id, CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * a4);
+CUresult tcu_m_cuGraphAddBatchMemOpNode(tcu_fn id, CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_BATCH_MEM_OP_NODE_PARAMS * a4);
+CUresult tcu_m_cuGraphDestroyNode(tcu_fn id, CUgraphNode a0);
+CUresult tcu_m_cuGraphRemoveDependencies(tcu_fn id, CUgraph a0, const CUgraphNode * a1, const CUgraphNode * a2, size_t a3);
+CUresult tcu_m_cuGraphRemoveDependencies_v2(tcu_fn id, CUgraph a0, const CUgraphNode * a1, const CUgraphNode * a2, const CUgraphEdgeData * a3, size_t a4);
+CUresult tcu_m_cuGraphClone(tcu_fn id, CUgraph * a0, CUgraph a1);
+CUresult tcu_m_cuGraphMemcpyNodeSetParams(tcu_fn id, CUgraphNode a0, const CUDA_MEMCPY3D * a1);
+CUresult tcu_m_cuGraphMemsetNodeSetParams(tcu_fn id, CUgraphNode a0, const CUDA_MEMSET_NODE_PARAMS * a1);
+CUresult tcu_m_cuGraphHostNodeSetParams(tcu_fn id, CUgraphNode a0, const CUDA_HOST_NODE_PARAMS * a1);
+CUresult tcu_m_cuGraphNodeSetParams(tcu_fn id, CUgraphNode a0, CUgraphNodeParams * a1);
+CUresult tcu_m_cuGraphEventRecordNodeSetEvent(tcu_fn id, CUgraphNode a0, CUevent a1);
+CUresult tcu_m_cuGraphEventWaitNodeSetEvent(tcu_fn id, CUgraphNode a0, CUevent a1);
+CUresult tcu_m_cuGraphKernelNodeSetAttribute(tcu_fn id, CUgraphNode a0, CUkernelNodeAttrID a1, const CUkernelNodeAttrValue * a2);
+CUresult tcu_m_cuGraphKernelNodeCopyAttributes(tcu_fn id, CUgraphNode a0, CUgraphNode a1);
+CUresult tcu_m_cuGraphExternalSemaphoresSignalNodeSetParams(tcu_fn id, CUgraphNode a0, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * a1);
+CUresult tcu_m_cuGraphExternalSemaphoresWaitNodeSetParams(tcu_fn id, CUgraphNode a0, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * a1);
+CUresult tcu_m_cuGraphBatchMemOpNodeSetParams(tcu_fn id, CUgraphNode a0, const CUDA_BATCH_MEM_OP_NODE_PARAMS * a1);
+CUresult tcu_m_cuGraphExecMemcpyNodeSetParams(tcu_fn id, CUgraphExec a0, CUgraphNode a1, const CUDA_MEMCPY3D * a2, CUcontext a3);
+CUresult tcu_m_cuGraphExecMemsetNodeSetParams(tcu_fn id, CUgraphExec a0, CUgraphNode a1, const CUDA_MEMSET_NODE_PARAMS * a2, CUcontext a3);
+CUresult tcu_m_cuGraphExecHostNodeSetParams(tcu_fn id, CUgraphExec a0, CUgraphNode a1, const CUDA_HOST_NODE_PARAMS * a2);
+CUresult tcu_m_cuGraphExecChildGraphNodeSetParams(tcu_fn id, CUgraphExec a0, CUgraphNode a1, CUgraph a2);
+CUresult tcu_m_cuGraphExecEventRecordNodeSetEvent(tcu_fn id, CUgraphExec a0, CUgraphNode a1, CUevent a2);
+CUresult tcu_m_cuGraphExecEventWaitNodeSetEvent(tcu_fn id, CUgraphExec a0, CUgraphNode a1, CUevent a2);
+CUresult tcu_m_cuGraphExecNodeSetParams(tcu_fn id, CUgraphExec a0, CUgraphNode a1, CUgraphNodeParams * a2);
+CUresult tcu_m_cuGraphExecUpdate(tcu_fn id, CUgraphExec a0, CUgraph a1, CUgraphNode * a2, CUgraphExecUpdateResult * a3);
+CUresult tcu_m_cuGraphExecUpdate_v2(tcu_fn id, CUgraphExec a0, CUgraph a1, CUgraphExecUpdateResultInfo * a2);
+CUresult tcu_m_cuGraphNodeSetEnabled(tcu_fn id, CUgraphExec a0, CUgraphNode a1, unsigned int a2);
+CUresult tcu_m_cuGraphExecExternalSemaphoresSignalNodeSetParams(tcu_fn id, CUgraphExec a0, CUgraphNode a1, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * a2);
+CUresult tcu_m_cuGraphExecExternalSemaphoresWaitNodeSetParams(tcu_fn id, CUgraphExec a0, CUgraphNode a1, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * a2);
+CUresult tcu_m_cuGraphExecBatchMemOpNodeSetParams(tcu_fn id, CUgraphExec a0, CUgraphNode a1, const CUDA_BATCH_MEM_OP_NODE_PARAMS * a2);
 
 enum {
 	TCU_FNF_PTDS = 1u << 0,    /* a per-thread default stream variant */

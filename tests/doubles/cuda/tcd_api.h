@@ -237,6 +237,10 @@
 	X(cuGraphKernelNodeSetParams_v2) \
 	X(cuGraphExecKernelNodeSetParams) \
 	X(cuGraphExecKernelNodeSetParams_v2) \
+	X(cuGraphDestroyNode) \
+	X(cuGraphRemoveDependencies) \
+	X(cuGraphRemoveDependencies_v2) \
+	X(cuGraphExecEventRecordNodeSetEvent) \
 	X(cuProfilerStart) \
 	X(cuProfilerStop) \
 	/* end of TCD_EXPORTS */
@@ -300,7 +304,9 @@
 	X(cuGraphAddNode, 12030, 0, cuGraphAddNode_v2) \
 	X(cuGraphCreate, 10000, 0, cuGraphCreate) \
 	X(cuGraphDestroy, 10000, 0, cuGraphDestroy) \
+	X(cuGraphDestroyNode, 10000, 0, cuGraphDestroyNode) \
 	X(cuGraphExecDestroy, 10000, 0, cuGraphExecDestroy) \
+	X(cuGraphExecEventRecordNodeSetEvent, 11010, 0, cuGraphExecEventRecordNodeSetEvent) \
 	X(cuGraphExecKernelNodeSetParams, 10010, 0, cuGraphExecKernelNodeSetParams) \
 	X(cuGraphExecKernelNodeSetParams, 12000, 0, cuGraphExecKernelNodeSetParams_v2) \
 	X(cuGraphInstantiate, 10000, 0, cuGraphInstantiate) \
@@ -310,6 +316,8 @@
 	X(cuGraphKernelNodeSetParams, 12000, 0, cuGraphKernelNodeSetParams_v2) \
 	X(cuGraphLaunch, 10000, 0, cuGraphLaunch) \
 	X(cuGraphLaunch, 10000, 1, cuGraphLaunch_ptsz) \
+	X(cuGraphRemoveDependencies, 10000, 0, cuGraphRemoveDependencies) \
+	X(cuGraphRemoveDependencies, 12030, 0, cuGraphRemoveDependencies_v2) \
 	X(cuInit, 2000, 0, cuInit) \
 	X(cuIpcCloseMemHandle, 4010, 0, cuIpcCloseMemHandle) \
 	X(cuIpcGetMemHandle, 4010, 0, cuIpcGetMemHandle) \

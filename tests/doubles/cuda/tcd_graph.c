@@ -2,7 +2,9 @@
  * tcd_graph.c - graphs built node by node: cuGraphCreate, the
  * cuGraphAdd*Node calls the double models (kernel, memcpy, memset, empty,
  * event record, event wait, child graph, and cuGraphAddNode of those
- * types), cuGraphAddDependencies and the kernel node parameter setters.
+ * types), cuGraphAddDependencies, cuGraphRemoveDependencies,
+ * cuGraphDestroyNode, the kernel node parameter setters and
+ * cuGraphExecEventRecordNodeSetEvent.
  *
  * A node holds the ops it runs as templates (a memset of several rows is
  * one op per row; a child graph node, its child's ops in the child's
@@ -477,6 +479,128 @@ TCD_API(CUresult, cuGraphAddDependencies_v2)(CUgraph hGraph, const CUgraphNode *
 	return tcd_add_edges(hGraph, from, to, numDependencies, "cuGraphAddDependencies_v2");
 }
 TCD_EXPORT(cuGraphAddDependencies_v2)
+
+/* Edges removed: every one must exist (checked whole first). */
+static CUresult tcd_remove_edges(CUgraph hg, const CUgraphNode *from, const CUgraphNode *to, size_t n,
+				 const char *call)
+{
+	struct tcd_graph *g;
+	CUresult r;
+
+	if (n && (!from || !to))
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "from or to is NULL with %zu dependencies", n);
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g);
+	for (size_t i = 0; r == CUDA_SUCCESS && i < n; i++) {
+		struct tcd_gnode *a, *b;
+		size_t j;
+		if ((r = tcd_obj_get_locked(from[i], TCD_KIND_GRAPH_NODE, call, "from[i]", &a)) != CUDA_SUCCESS ||
+		    (r = tcd_obj_get_locked(to[i], TCD_KIND_GRAPH_NODE, call, "to[i]", &b)) != CUDA_SUCCESS)
+			break;
+		for (j = 0; j < b->ndeps && b->deps[j] != a; j++)
+			;
+		if (a->graph != g || b->graph != g || j == b->ndeps)
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "edge %zu is not an edge of graph %p", i, (void *)g);
+	}
+	for (size_t i = 0; r == CUDA_SUCCESS && i < n; i++) {
+		struct tcd_gnode *a = (struct tcd_gnode *)from[i], *b = (struct tcd_gnode *)to[i];
+		size_t j;
+		for (j = 0; j < b->ndeps && b->deps[j] != a; j++)
+			;
+		if (j < b->ndeps) /* (a repeated edge was removed already) */
+			b->deps[j] = b->deps[--b->ndeps];
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphRemoveDependencies)(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+					     size_t numDependencies)
+{
+	TCD_ENTER_INIT(cuGraphRemoveDependencies);
+	return tcd_remove_edges(hGraph, from, to, numDependencies, "cuGraphRemoveDependencies");
+}
+TCD_EXPORT(cuGraphRemoveDependencies)
+
+TCD_API(CUresult, cuGraphRemoveDependencies_v2)(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+						const CUgraphEdgeData *edgeData, size_t numDependencies)
+{
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphRemoveDependencies_v2);
+	if ((r = tcd_edges_plain(edgeData, numDependencies, "cuGraphRemoveDependencies_v2")) != CUDA_SUCCESS)
+		return r;
+	return tcd_remove_edges(hGraph, from, to, numDependencies, "cuGraphRemoveDependencies_v2");
+}
+TCD_EXPORT(cuGraphRemoveDependencies_v2)
+
+/* The node goes, with the edges to and from it; execs made from its graph
+ * keep their copy. */
+TCD_API(CUresult, cuGraphDestroyNode)(CUgraphNode hNode)
+{
+	struct tcd_gnode *n;
+	struct tcd_graph *g;
+	struct tcd_op *ops = NULL;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphDestroyNode);
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, "cuGraphDestroyNode", "hNode", &n);
+	if (r == CUDA_SUCCESS) {
+		g = n->graph;
+		for (size_t i = n->index + 1; i < g->nnodes; i++) {
+			g->nodes[i - 1] = g->nodes[i];
+			g->nodes[i - 1]->index = i - 1;
+		}
+		g->nnodes--;
+		for (size_t i = 0; i < g->nnodes; i++) {
+			struct tcd_gnode *m = g->nodes[i];
+			for (size_t j = 0; j < m->ndeps;)
+				if (m->deps[j] == n)
+					m->deps[j] = m->deps[--m->ndeps];
+				else
+					j++;
+		}
+		ops = n->ops;
+		n->ops = NULL;
+		free(n->deps);
+		n->deps = NULL;
+		n->ndeps = 0;
+		tcd_obj_kill(n);
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	tcd_ops_free(ops);
+	return r;
+}
+TCD_EXPORT(cuGraphDestroyNode)
+
+/* An exec's event record node records another event from its next launch. */
+TCD_API(CUresult, cuGraphExecEventRecordNodeSetEvent)(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+{
+	static const char call[] = "cuGraphExecEventRecordNodeSetEvent";
+	struct tcd_graph *x;
+	struct tcd_gnode *n;
+	struct tcd_event *e;
+	CUresult r;
+	size_t i = 0;
+
+	TCD_ENTER_INIT(cuGraphExecEventRecordNodeSetEvent);
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_obj_get_locked(hGraphExec, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x)) == CUDA_SUCCESS &&
+	    (r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, call, "hNode", &n)) == CUDA_SUCCESS &&
+	    (r = tcd_obj_get_locked(event, TCD_KIND_EVENT, call, "event", &e)) == CUDA_SUCCESS) {
+		for (i = 0; i < x->nnodes && x->nodes[i] != n; i++)
+			;
+		if (i == x->nnodes || !x->node_ops[i] || x->node_ops[i]->kind != TCD_OP_RECORD)
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not an event record node of exec %p",
+				     (void *)n, (void *)x);
+		else
+			x->node_ops[i]->u.record.event = e;
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+TCD_EXPORT(cuGraphExecEventRecordNodeSetEvent)
 
 /* ---- instantiation ---- */
 
