@@ -1909,6 +1909,9 @@ out:
 	return r;
 }
 
+static void tcu_event_keep(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUevent e, CUstream s,
+                           unsigned flags);
+
 CUresult tcu_m_cuStreamWaitEvent(tcu_fn id, CUstream s, CUevent e, unsigned int flags)
 {
 	tcu_mode mode;
@@ -1921,6 +1924,8 @@ CUresult tcu_m_cuStreamWaitEvent(tcu_fn id, CUstream s, CUevent e, unsigned int 
 	r = real(s, e, flags);
 	if (mode == TCU_MODE_RECORD)
 		tcu_stream_record(SBT_CM_K_cuStreamWaitEvent, id, r, s, e, flags);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && tcu_windowed())
+		tcu_event_keep(SBT_CM_K_cuStreamWaitEvent, id, mode, e, s, flags);
 out:
 	tcu_call_end();
 	return r;
@@ -2074,14 +2079,26 @@ out:
 	return r;
 }
 
-/* An event recorded outside a stream capture: the snapshot of a later
- * window records it again (tcu_live.c). */
-static void tcu_event_keep(CUevent e, CUstream s, tcu_fn id)
+/* An event recorded (k) or waited on (cuStreamWaitEvent) while windowed:
+ * inside a stream capture kept for windows the call is kept with it (the
+ * snapshot's capture makes it again); a record outside any capture is
+ * recorded again by the snapshot of a later window (tcu_live.c). */
+static void tcu_event_keep(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUevent e, CUstream s,
+                           unsigned flags)
 {
 	int status;
 	uint64_t cid;
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
-	if (tcu_capture_query(s, ptds, &status, &cid))
+	if (tcu_live_captured(mode, s, ptds, &cid)) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.event = TCU_H(e);
+		c.stream = TCU_H(s);
+		c.flags = flags;
+		tcu_live_capture_call(k, id, &c, NULL, 0);
+		return;
+	}
+	if (k == SBT_CM_K_cuStreamWaitEvent || tcu_capture_query(s, ptds, &status, &cid))
 		return;
 	tcu_live_event_recorded(TCU_H(e), TCU_H(s), ptds);
 }
@@ -2102,7 +2119,7 @@ CUresult tcu_m_cuEventRecord(tcu_fn id, CUevent e, CUstream s)
 			tcu_event_note(TCU_H(e), TCU_H(s), seq);
 	}
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && tcu_windowed())
-		tcu_event_keep(e, s, id);
+		tcu_event_keep(SBT_CM_K_cuEventRecord, id, mode, e, s, 0);
 out:
 	tcu_call_end();
 	return r;
@@ -2125,7 +2142,7 @@ CUresult tcu_m_cuEventRecordWithFlags(tcu_fn id, CUevent e, CUstream s, unsigned
 			tcu_event_note(TCU_H(e), TCU_H(s), seq);
 	}
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && tcu_windowed())
-		tcu_event_keep(e, s, id);
+		tcu_event_keep(SBT_CM_K_cuEventRecordWithFlags, id, mode, e, s, flags);
 out:
 	tcu_call_end();
 	return r;

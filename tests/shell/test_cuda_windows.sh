@@ -18,7 +18,9 @@
 # on the stream it was recorded on (test_cuda_graph_nodes.sh also shows
 # the null stream taking the place of a destroyed one);
 # a graph made by stream capture before a profiler window and launched in it
-# (cuda_graph_app --window), rebuilt by the snapshot.
+# (cuda_graph_app --window), rebuilt by the snapshot, also with an event
+# recorded and waited on inside its capture (kept with it, not recorded
+# again after the keyframe).
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
@@ -269,5 +271,21 @@ second=$("$INFO" --dump "$T/g-window-1.sbt" | grep ' cuda\.cuGraphLaunch ' | sed
 all_match g.range 1 --range "$second:" "$T/g-window-1.sbt"
 has g.range err "restored keyframe at seq"
 expect_rc 0 g.det "$RP" --check-determinism --runs 2 "$T/g-window-1.sbt"
+# An event recorded inside the capture (and waited on there): kept with the
+# capture, made again inside the snapshot's capture, and not recorded
+# again after the keyframe (it was never recorded outside a capture).
+expect_rc 0 ge.plain "$GP" --window --capture-event
+cmp -s "$T/g.plain.out" "$T/ge.plain.out" || fail "graph event: the event in the capture changed the result"
+TRACESMITH_TRIGGER=profiler expect_rc 0 ge.cap "$CAP" -o "$T/ge.sbt" -- "$GP" --window --capture-event
+cmp -s "$T/ge.plain.out" "$T/ge.cap.out" || fail "graph event: the window's run printed '$(cat "$T/ge.cap.out")'"
+all_match ge.replay 1 "$T/ge-window-1.sbt"
+ckpts "$T/ge-window-1.sbt" >"$T/ge.ck"
+cmp -s "$T/ge.ck" "$T/g.ck" || fail "graph event: the window's checkpoint differs from the plain capture's: $(diff "$T/ge.ck" "$T/g.ck")"
+"$INFO" --dump "$T/ge-window-1.sbt" | awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }' >"$T/ge.before"
+awk '/ cuda\.cuStreamBeginCapture / { c = 1 } / cuda\.cuStreamEndCapture / { c = 0 }
+	c && / cuda\.(cuEventRecord|cuStreamWaitEvent) / { n++ } END { exit n == 2 ? 0 : 1 }' "$T/ge.before" ||
+	fail "graph event: the snapshot's capture lacks the event record and wait: $(grep -E ' cuda\.(cuStream|cuEvent)' "$T/ge.before")"
+[ "$(awk '/ keyframe / { kf = 1 } kf && / cuda\.cuEventRecord /' "$T/ge.before" | wc -l)" -eq 0 ] ||
+	fail "graph event: the event recorded only in the capture is recorded again after the keyframe"
 
 echo ok

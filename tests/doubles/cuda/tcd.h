@@ -158,6 +158,7 @@ struct tcd_op {
 		struct {
 			struct tcd_event *event;
 			uint64_t generation;
+			bool external; /* CU_EVENT_RECORD_EXTERNAL: a node when captured */
 		} record;
 		struct {
 			uintptr_t ptr;
@@ -195,6 +196,10 @@ struct tcd_event {
 	uint64_t generation;
 	bool timed;
 	uint64_t ns;               /* completion time of the last record */
+	/* Its last record was made in a stream capture (no node: it marks
+	 * where that capture stood, for waits in the same capture). */
+	const struct tcd_graph *capture;
+	const struct tcd_stream *capture_stream;
 };
 
 struct tcd_gnode;

@@ -300,7 +300,12 @@ static void tcd_graph_append_locked(struct tcd_graph *g, struct tcd_op *op)
 }
 
 /* Queues op on s (taking ownership, also on failure), or appends it to the
- * graph s is capturing (*seq_out is then 0). */
+ * graph s is capturing (*seq_out is then 0).  In a capture, an event
+ * record (not CU_EVENT_RECORD_EXTERNAL) adds no node, and a wait on an
+ * event recorded earlier on the same stream of the same capture adds
+ * nothing; a wait on an event from outside the capture invalidates it
+ * (CUDA_ERROR_STREAM_CAPTURE_ISOLATION), and one joining another stream
+ * is not modelled (CUDA_ERROR_NOT_SUPPORTED). */
 CUresult tcd_enqueue(struct tcd_stream *s, struct tcd_op *op, const char *call, uint64_t *seq_out)
 {
 	CUresult r = CUDA_SUCCESS;
@@ -313,15 +318,40 @@ CUresult tcd_enqueue(struct tcd_stream *s, struct tcd_op *op, const char *call, 
 	if ((r = tcd_ctx_sticky(s->ctx, call)) != CUDA_SUCCESS)
 		goto out_unlock;
 	if (s->capture) {
-		if (op->kind == TCD_OP_RECORD || op->kind == TCD_OP_WAIT || op->kind == TCD_OP_FREE) {
-			s->capture_invalid = true;
-			r = tcd_fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, call,
-				     "the double captures launches, copies and memsets only; the capture is now invalid");
-			goto out_unlock;
-		}
 		if (s->capture_invalid) {
 			r = tcd_fail(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, call, "the capture on stream %p was invalidated",
 				     (void *)s);
+			goto out_unlock;
+		}
+		if (op->kind == TCD_OP_FREE) {
+			s->capture_invalid = true;
+			r = tcd_fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, call,
+				     "the double does not capture frees; the capture is now invalid");
+			goto out_unlock;
+		}
+		if (op->kind == TCD_OP_RECORD && !op->u.record.external) {
+			/* no node: the event now stands for this point of the capture */
+			op->u.record.event->capture = s->capture;
+			op->u.record.event->capture_stream = s;
+			if (seq_out)
+				*seq_out = 0;
+			goto out_unlock;
+		}
+		if (op->kind == TCD_OP_WAIT) {
+			const struct tcd_event *e = op->u.wait.event;
+			if (e && e->capture == s->capture && e->capture_stream == s) {
+				if (seq_out)
+					*seq_out = 0;
+				goto out_unlock; /* in-stream order: nothing to add */
+			}
+			if (e && e->capture == s->capture) {
+				r = tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call,
+					     "a wait joining another stream to the capture: cross-stream capture is not modelled");
+				goto out_unlock;
+			}
+			s->capture_invalid = true;
+			r = tcd_fail(CUDA_ERROR_STREAM_CAPTURE_ISOLATION, call, "the event was not recorded in this "
+				     "capture: a dependency on work outside it; the capture is now invalid");
 			goto out_unlock;
 		}
 		free(op->deps);
@@ -356,6 +386,8 @@ CUresult tcd_enqueue(struct tcd_stream *s, struct tcd_op *op, const char *call, 
 	if (op->kind == TCD_OP_RECORD) {
 		struct tcd_event *e = op->u.record.event;
 
+		e->capture = NULL;
+		e->capture_stream = NULL;
 		e->stream = s;
 		e->seq = op->seq;
 		e->generation++;
@@ -664,6 +696,7 @@ static CUresult tcd_stream_wait_event(CUstream h, CUevent ev, unsigned flags, bo
 	op = tcd_op_new(TCD_OP_WAIT);
 	if (!op)
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	op->u.wait.event = e; /* (a capturing stream looks at where it was recorded) */
 	pthread_mutex_lock(&tcd_g.lock);
 	/* An event never recorded has nothing to wait for. */
 	if (e->stream && tcd_dep_add(op, e->stream, e->seq) != CUDA_SUCCESS)
@@ -779,6 +812,7 @@ static CUresult tcd_event_record(CUevent ev, CUstream h, unsigned flags, bool pt
 	if (!op)
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
 	op->u.record.event = e;
+	op->u.record.external = (flags & CU_EVENT_RECORD_EXTERNAL) != 0;
 	return tcd_enqueue(s, op, call, NULL);
 }
 
