@@ -645,20 +645,6 @@ void tcu_live_graph_call(sbt_cm_kind k, tcu_fn id, uint64_t graph, const sbt_cm_
 	tcu_live_graph_keep(k, id, graph, c, host, n);
 }
 
-/* With mu held: the graph a kept node belongs to; 0 when none is kept. */
-static uint64_t tcu_live_node_graph_locked(tcu_live *l, uint64_t node)
-{
-	for (const tcu_live_obj *o = l->head; o; o = o->next) {
-		sbt_cm_call c;
-		if (o->cls != TCU_LIVE_CAPTURE || o->open || o->kind < SBT_CM_K_cuGraphAddKernelNode ||
-		    o->kind > SBT_CM_K_tsGraphNotModeled || sbt_cm_decode(o->payload, o->len, &c) != SBT_OK)
-			continue;
-		if (c.node == node)
-			return o->parent;
-	}
-	return 0;
-}
-
 void tcu_live_graph_set_params(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c)
 {
 	tcu_live *l = tcu_g.live;
@@ -666,7 +652,9 @@ void tcu_live_graph_set_params(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c)
 	if (!l || !tcu_tracking())
 		return;
 	pthread_mutex_lock(&tcu_g.mu);
-	graph = tcu_live_node_graph_locked(l, c->node);
+	graph = (uint64_t)(uintptr_t)cap_umap_get(&tcu_g.graph_of_node, c->node);
+	if (graph && !tcu_live_graph_kept_locked(l, graph))
+		graph = 0;
 	if (graph && c->parent) { /* on an exec: kept only while the exec is */
 		tcu_live_obj *x = cap_umap_get(&l->by[TCU_LIVE_EXEC], c->parent);
 		if (!x || x->parent != graph)
