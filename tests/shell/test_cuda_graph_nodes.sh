@@ -17,7 +17,8 @@
 # graph built before it: the snapshot rebuilds it, the window's checkpoint
 # equals the whole run's, and the events recorded before the window are
 # recorded again on their stream (the null stream for the one whose stream
-# was destroyed).
+# was destroyed); a node and an edge removed before the window are removed
+# by its snapshot too, and a node not modeled is refused by name there too.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
@@ -156,4 +157,14 @@ echo "$after_kf" | grep -qE " cuda\.cuEventRecord stream=$s event=$ev_before( |\
 echo "$after_kf" | grep -qE " cuda\.cuEventRecord event=$ev_gone( |\$)" ||
 	fail "win: the event of the destroyed stream is not recorded on the null stream: $after_kf"
 [ "$(echo "$after_kf" | wc -l)" = 2 ] || fail "win: expected 2 event records after the keyframe: $after_kf"
+# the removed node and edge are in the snapshot, and so is the mark of a
+# node not modeled: the window refuses that graph's launch by name
+(cd "$T" && expect_rc 0 wd.cap "$CAP" --profiler -o "$T/wd.sbt" -- "$PROG" --window --destroy --launches 3)
+all_match wd.replay 1 "$T/wd-window-1.sbt"
+[ "$(count "$T/wd-window-1.sbt" 'cuda.cuGraphDestroyNode ')" = 1 ] &&
+	[ "$(count "$T/wd-window-1.sbt" 'cuda.cuGraphRemoveDependencies ')" = 1 ] ||
+	fail "wd: the snapshot lacks the node or edge removal"
+(cd "$T" && expect_rc 0 wc.cap "$CAP" --profiler -o "$T/wc.sbt" -- "$PROG" --window --child)
+expect_rc 1 wc.replay "$RP" "$T/wc-window-1.sbt"
+has wc.replay err "cannot be replayed: it or its graph was changed by cuGraphAddChildGraphNode at seq "
 exit 0
