@@ -364,8 +364,8 @@ static void tcu_graph_partial(uint64_t key)
 /* A successful call that changed graph, exec or node (the graph it
  * belongs to looked up) in a way the model does not cover: recorded as
  * tsGraphNotModeled by the call's name (replay refuses that work). */
-static void tcu_graph_not_modeled(tcu_fn id, tcu_mode mode, CUresult r, uint64_t graph, uint64_t exec,
-                                  uint64_t node, const char *call)
+void tcu_graph_changed(tcu_fn id, tcu_mode mode, CUresult r, uint64_t graph, uint64_t exec,
+                       uint64_t node, const char *call)
 {
 	sbt_cm_call c;
 	if (mode == TCU_MODE_NESTED || r != CUDA_SUCCESS)
@@ -432,7 +432,7 @@ static void tcu_graph_unmodeled_node(tcu_fn id, tcu_mode mode, CUresult r, CUgra
 			goto out;                                                                              \
 		}                                                                                          \
 		r = real args;                                                                             \
-		tcu_graph_not_modeled(id, mode, r, TCU_H(graph), TCU_H(exec), TCU_H(node), #canon);        \
+		tcu_graph_changed(id, mode, r, TCU_H(graph), TCU_H(exec), TCU_H(node), #canon);        \
 	out:                                                                                           \
 		tcu_call_end();                                                                            \
 		return r;                                                                                  \
@@ -660,7 +660,7 @@ CUresult tcu_m_cuGraphAddDependencies_v2(tcu_fn id, CUgraph g, const CUgraphNode
 	r = real(g, from, to, edges, n);
 	for (size_t i = 0; edges && i < n && mode != TCU_MODE_NESTED; i++)
 		if (memcmp(&edges[i], &plain, sizeof(plain)) != 0) {
-			tcu_graph_not_modeled(id, mode, r, TCU_H(g), 0, 0,
+			tcu_graph_changed(id, mode, r, TCU_H(g), 0, 0,
 			                      "cuGraphAddDependencies_v2 (edge data)");
 			break;
 		}
@@ -706,7 +706,7 @@ CUresult tcu_m_cuGraphRemoveDependencies_v2(tcu_fn id, CUgraph g, const CUgraphN
 	r = real(g, from, to, edges, n);
 	for (size_t i = 0; edges && i < n; i++)
 		if (memcmp(&edges[i], &plain, sizeof(plain)) != 0) {
-			tcu_graph_not_modeled(id, mode, r, TCU_H(g), 0, 0,
+			tcu_graph_changed(id, mode, r, TCU_H(g), 0, 0,
 			                      "cuGraphRemoveDependencies_v2 (edge data)");
 			break;
 		}

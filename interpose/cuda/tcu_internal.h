@@ -340,6 +340,15 @@ uint8_t *tcu_kernel_node_encoded(CUfunction f, const unsigned grid[3], const uns
                                  unsigned shared, void **params, void **extra, CUresult r,
                                  size_t *len_out);
 
+/* ---- tcu_graph.c --------------------------------------------------------- */
+
+/* A successful call (r) changed a graph, an exec, or a node's graph in a
+ * way the model does not cover: recorded as tsGraphNotModeled naming
+ * call, so that replay refuses that work (0 for what the call names
+ * none of). */
+void tcu_graph_changed(tcu_fn id, tcu_mode mode, CUresult r, uint64_t graph, uint64_t exec,
+                       uint64_t node, const char *call);
+
 /* ---- tcu_track.c --------------------------------------------------------- */
 
 void tcu_alloc_add(uint64_t base, uint64_t size, unsigned kind);

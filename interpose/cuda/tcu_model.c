@@ -1997,6 +1997,8 @@ CUresult tcu_m_cuStreamBeginCaptureToGraph(tcu_fn id, CUstream s, CUgraph g,
 	tcu_capture_begin_pre(s, ptds);
 	r = real(s, g, deps, data, ndeps, m);
 	tcu_capture_begin_post(s, ptds, r);
+	/* the capture's work goes into g, which replay does not rebuild */
+	tcu_graph_changed(id, mode, r, TCU_H(g), 0, 0, "cuStreamBeginCaptureToGraph");
 out:
 	tcu_call_end();
 	return r;

@@ -17,12 +17,15 @@
  *               does not model) and an empty node after it
  *   --exec-event  after the first launch the exec's event record node
  *               records another event (a change replay does not model)
+ *   --capture-to  a second graph (an empty node, then a memset captured
+ *               into it with cuStreamBeginCaptureToGraph) is launched
+ *               after the first graph's launches
  *   --window    the graph, an event recorded on the work stream and one
  *               recorded on a stream destroyed since are made before
  *               cuProfilerStart; the launches, waits on those events and
  *               the read-back are inside the profiler range
  *
- *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--window]
+ *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to] [--window]
  */
 #include <cudaProfiler.h>
 
@@ -59,7 +62,7 @@ static CUDA_MEMCPY3D cgn_copy(size_t bytes)
 int main(int argc, char **argv)
 {
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
-	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0;
+	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0;
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
@@ -88,11 +91,13 @@ int main(int argc, char **argv)
 			destroy = 1;
 		} else if (!strcmp(argv[i], "--exec-event")) {
 			exec_event = 1;
+		} else if (!strcmp(argv[i], "--capture-to")) {
+			capture_to = 1;
 		} else if (!strcmp(argv[i], "--window")) {
 			window = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--window]\n");
+			       "[--capture-to] [--window]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -244,6 +249,25 @@ int main(int argc, char **argv)
 		}
 		if (exec_event && i == 0)
 			CUP_CK(cuGraphExecEventRecordNodeSetEvent(exec, n_rec, ev_before));
+	}
+	if (capture_to) {
+		CUgraph g2, out = NULL;
+		CUgraphNode first;
+		CUgraphExec x2;
+		CUP_CK(cuGraphCreate(&g2, 0));
+		CUP_CK(cuGraphAddEmptyNode(&first, g2, NULL, 0));
+		CUP_CK(cuStreamBeginCaptureToGraph(s2, g2, &first, NULL, 1, CU_STREAM_CAPTURE_MODE_RELAXED));
+		CUP_CK(cuMemsetD32Async(d_b, 5, n, s2));
+		CUP_CK(cuStreamEndCapture(s2, &out));
+		if (out != g2) {
+			fprintf(stderr, "cuda_graph_nodes: the capture into a graph ended in another graph\n");
+			return 1;
+		}
+		CUP_CK(cuGraphInstantiate(&x2, g2, 0));
+		CUP_CK(cuGraphLaunch(x2, s2));
+		CUP_CK(cuStreamSynchronize(s2));
+		CUP_CK(cuGraphExecDestroy(x2));
+		CUP_CK(cuGraphDestroy(g2));
 	}
 	CUP_CK(cuEventSynchronize(ev));
 	CUP_CK(cuStreamSynchronize(s));

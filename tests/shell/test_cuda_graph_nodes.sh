@@ -11,7 +11,8 @@
 # graph holding a child graph node (a node kind the model does not cover)
 # is counted in the exit report, and its launch is refused on replay naming
 # the call that added it, and an exec changed by a call not modeled is
-# refused from the launch after the change.  A node and an edge removed
+# refused from the launch after the change, as is a graph filled by
+# cuStreamBeginCaptureToGraph.  A node and an edge removed
 # (cuGraphDestroyNode, cuGraphRemoveDependencies) are removed on replay.
 # A capture window (--profiler) that launches a
 # graph built before it: the snapshot rebuilds it, the window's checkpoint
@@ -116,6 +117,12 @@ ex=$(printf '0x%x' "$("$INFO" --dump "$T/xev.sbt" | sed -n 's/^seq=[0-9]* .* cud
 [ -n "$es" ] && [ "$es" -lt "$ls" ] || fail "xev: the exec's change is not recorded before the second launch"
 expect_rc 1 xev.replay "$RP" "$T/xev.sbt"
 has xev.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: it or its graph was changed by cuGraphExecEventRecordNodeSetEvent at seq $es, which replay does not model; replay a --range that ends before seq $ls"
+
+# a graph made by cuGraphCreate and filled by cuStreamBeginCaptureToGraph
+# (the capture's work is not rebuilt into it): refused by name
+capture cto --capture-to
+expect_rc 1 cto.replay "$RP" "$T/cto.sbt"
+has cto.replay err "cannot be replayed: it or its graph was changed by cuStreamBeginCaptureToGraph at seq "
 
 # ---- nodes and edges removed ----------------------------------------------------------------
 # (the memset node removed would zero the result: the checkpoint shows the

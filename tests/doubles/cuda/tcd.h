@@ -182,6 +182,11 @@ struct tcd_stream {
 	struct tcd_op *head, *tail;
 	uint64_t submitted, completed;
 	struct tcd_graph *capture;       /* non-NULL while capturing */
+	/* cuStreamBeginCaptureToGraph: the graph the capture ends in, as one
+	 * node after these nodes (owned array). */
+	struct tcd_graph *capture_into;
+	CUgraphNode *capture_deps;
+	size_t ncapture_deps;
 	CUstreamCaptureMode capture_mode;
 	bool capture_invalid;
 	struct tcd_stream *next_in_ctx;
@@ -367,6 +372,14 @@ TCD_HIDDEN struct tcd_op *tcd_op_clone(const struct tcd_op *t);
  * that keeps every dependency (creation order among independent nodes),
  * cloned into exec x.  CUDA_ERROR_INVALID_VALUE when the edges make a
  * cycle (tcd_graph.c). */
+/* Adds a node holding ops (owned, also on failure) to graph hg after
+ * deps (tcd_graph.c); *out gets it. */
+TCD_HIDDEN CUresult tcd_graph_node_add(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+				       struct tcd_op *ops, const char *call);
+/* Begins a capture on stream h (tcd_sched.c); into: the graph it ends in
+ * (cuStreamBeginCaptureToGraph: after the ndeps nodes deps), or NULL. */
+TCD_HIDDEN CUresult tcd_capture_begin(CUstream h, CUstreamCaptureMode mode, bool pt, struct tcd_graph *into,
+				      const CUgraphNode *deps, size_t ndeps, const char *call);
 TCD_HIDDEN CUresult tcd_graph_nodes_instantiate_locked(const struct tcd_graph *g, struct tcd_graph *x,
 						       const char *call);
 TCD_HIDDEN struct tcd_op *tcd_op_new(enum tcd_op_kind kind);

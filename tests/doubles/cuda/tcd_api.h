@@ -241,6 +241,8 @@
 	X(cuGraphRemoveDependencies) \
 	X(cuGraphRemoveDependencies_v2) \
 	X(cuGraphExecEventRecordNodeSetEvent) \
+	X(cuStreamBeginCaptureToGraph) \
+	X(cuStreamBeginCaptureToGraph_ptsz) \
 	X(cuProfilerStart) \
 	X(cuProfilerStop) \
 	/* end of TCD_EXPORTS */
@@ -446,6 +448,8 @@
 	X(cuStreamBeginCapture, 10000, 1, cuStreamBeginCapture_ptsz) \
 	X(cuStreamBeginCapture, 10010, 0, cuStreamBeginCapture_v2) \
 	X(cuStreamBeginCapture, 10010, 1, cuStreamBeginCapture_v2_ptsz) \
+	X(cuStreamBeginCaptureToGraph, 12030, 0, cuStreamBeginCaptureToGraph) \
+	X(cuStreamBeginCaptureToGraph, 12030, 1, cuStreamBeginCaptureToGraph_ptsz) \
 	X(cuStreamCreate, 2000, 0, cuStreamCreate) \
 	X(cuStreamCreateWithPriority, 5050, 0, cuStreamCreateWithPriority) \
 	X(cuStreamDestroy, 2000, 0, cuStreamDestroy) \

@@ -3,8 +3,10 @@
  * cuGraphAdd*Node calls the double models (kernel, memcpy, memset, empty,
  * event record, event wait, child graph, and cuGraphAddNode of those
  * types), cuGraphAddDependencies, cuGraphRemoveDependencies,
- * cuGraphDestroyNode, the kernel node parameter setters and
- * cuGraphExecEventRecordNodeSetEvent.
+ * cuGraphDestroyNode, the kernel node parameter setters,
+ * cuGraphExecEventRecordNodeSetEvent, and cuStreamBeginCaptureToGraph
+ * (the capture's work becomes one node of the graph after the nodes named,
+ * when the capture ends).
  *
  * A node holds the ops it runs as templates (a memset of several rows is
  * one op per row; a child graph node, its child's ops in the child's
@@ -33,10 +35,8 @@ static void tcd_ops_free(struct tcd_op *op)
 	}
 }
 
-/* Adds a node holding ops (owned, also on failure) to graph hg after
- * deps; *out gets it. */
-static CUresult tcd_node_add(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
-			     struct tcd_op *ops, const char *call)
+CUresult tcd_graph_node_add(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+			    struct tcd_op *ops, const char *call)
 {
 	struct tcd_graph *g;
 	struct tcd_gnode *n = NULL;
@@ -164,7 +164,7 @@ TCD_API(CUresult, cuGraphAddKernelNode)(CUgraphNode *phGraphNode, CUgraph hGraph
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphAddKernelNode", "nodeParams is NULL");
 	if ((r = TCD_KNP_OP(nodeParams, "cuGraphAddKernelNode", &op)) != CUDA_SUCCESS)
 		return r;
-	return tcd_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddKernelNode");
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddKernelNode");
 }
 TCD_EXPORT(cuGraphAddKernelNode)
 
@@ -179,7 +179,7 @@ TCD_API(CUresult, cuGraphAddKernelNode_v2)(CUgraphNode *phGraphNode, CUgraph hGr
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphAddKernelNode_v2", "nodeParams is NULL");
 	if ((r = TCD_KNP2_OP(nodeParams, "cuGraphAddKernelNode_v2", &op)) != CUDA_SUCCESS)
 		return r;
-	return tcd_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddKernelNode_v2");
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddKernelNode_v2");
 }
 TCD_EXPORT(cuGraphAddKernelNode_v2)
 
@@ -195,7 +195,7 @@ TCD_API(CUresult, cuGraphAddMemcpyNode)(CUgraphNode *phGraphNode, CUgraph hGraph
 	(void)ctx;
 	if ((r = tcd_copy3d_op(copyParams, "cuGraphAddMemcpyNode", &op)) != CUDA_SUCCESS)
 		return r;
-	return tcd_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddMemcpyNode");
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddMemcpyNode");
 }
 TCD_EXPORT(cuGraphAddMemcpyNode)
 
@@ -239,7 +239,7 @@ TCD_API(CUresult, cuGraphAddMemsetNode)(CUgraphNode *phGraphNode, CUgraph hGraph
 	if ((r = tcd_memset_node_ops(p->dst, p->pitch, p->value, p->elementSize, p->width, p->height,
 				     "cuGraphAddMemsetNode", &ops)) != CUDA_SUCCESS)
 		return r;
-	return tcd_node_add(phGraphNode, hGraph, dependencies, numDependencies, ops, "cuGraphAddMemsetNode");
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, ops, "cuGraphAddMemsetNode");
 }
 TCD_EXPORT(cuGraphAddMemsetNode)
 
@@ -247,7 +247,7 @@ TCD_API(CUresult, cuGraphAddEmptyNode)(CUgraphNode *phGraphNode, CUgraph hGraph,
 				       size_t numDependencies)
 {
 	TCD_ENTER_INIT(cuGraphAddEmptyNode);
-	return tcd_node_add(phGraphNode, hGraph, dependencies, numDependencies, NULL, "cuGraphAddEmptyNode");
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, NULL, "cuGraphAddEmptyNode");
 }
 TCD_EXPORT(cuGraphAddEmptyNode)
 
@@ -280,7 +280,7 @@ TCD_API(CUresult, cuGraphAddEventRecordNode)(CUgraphNode *phGraphNode, CUgraph h
 	TCD_ENTER_INIT(cuGraphAddEventRecordNode);
 	if ((r = tcd_event_node_op(event, TCD_OP_RECORD, "cuGraphAddEventRecordNode", &op)) != CUDA_SUCCESS)
 		return r;
-	return tcd_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddEventRecordNode");
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddEventRecordNode");
 }
 TCD_EXPORT(cuGraphAddEventRecordNode)
 
@@ -293,7 +293,7 @@ TCD_API(CUresult, cuGraphAddEventWaitNode)(CUgraphNode *phGraphNode, CUgraph hGr
 	TCD_ENTER_INIT(cuGraphAddEventWaitNode);
 	if ((r = tcd_event_node_op(event, TCD_OP_WAIT, "cuGraphAddEventWaitNode", &op)) != CUDA_SUCCESS)
 		return r;
-	return tcd_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddEventWaitNode");
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddEventWaitNode");
 }
 TCD_EXPORT(cuGraphAddEventWaitNode)
 
@@ -345,7 +345,7 @@ TCD_API(CUresult, cuGraphAddChildGraphNode)(CUgraphNode *phGraphNode, CUgraph hG
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphAddChildGraphNode", "a graph cannot be its own child");
 	if ((r = tcd_child_ops(childGraph, "cuGraphAddChildGraphNode", &ops)) != CUDA_SUCCESS)
 		return r;
-	return tcd_node_add(phGraphNode, hGraph, dependencies, numDependencies, ops, "cuGraphAddChildGraphNode");
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, ops, "cuGraphAddChildGraphNode");
 }
 TCD_EXPORT(cuGraphAddChildGraphNode)
 
@@ -400,7 +400,7 @@ static CUresult tcd_add_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *de
 	}
 	if (r != CUDA_SUCCESS)
 		return r;
-	return tcd_node_add(out, hg, deps, ndeps, ops, call);
+	return tcd_graph_node_add(out, hg, deps, ndeps, ops, call);
 }
 
 TCD_API(CUresult, cuGraphAddNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
@@ -601,6 +601,39 @@ TCD_API(CUresult, cuGraphExecEventRecordNodeSetEvent)(CUgraphExec hGraphExec, CU
 	return r;
 }
 TCD_EXPORT(cuGraphExecEventRecordNodeSetEvent)
+
+TCD_API(CUresult, cuStreamBeginCaptureToGraph)(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+					       const CUgraphEdgeData *dependencyData, size_t numDependencies,
+					       CUstreamCaptureMode mode)
+{
+	static const char call[] = "cuStreamBeginCaptureToGraph";
+	struct tcd_graph *g;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuStreamBeginCaptureToGraph);
+	if ((r = tcd_edges_plain(dependencyData, numDependencies, call)) != CUDA_SUCCESS ||
+	    (r = tcd_obj_get(hGraph, TCD_KIND_GRAPH, call, "hGraph", &g)) != CUDA_SUCCESS)
+		return r;
+	return tcd_capture_begin(hStream, mode, false, g, dependencies, numDependencies, call);
+}
+TCD_EXPORT(cuStreamBeginCaptureToGraph)
+
+TCD_API(CUresult, cuStreamBeginCaptureToGraph_ptsz)(CUstream hStream, CUgraph hGraph,
+						    const CUgraphNode *dependencies,
+						    const CUgraphEdgeData *dependencyData, size_t numDependencies,
+						    CUstreamCaptureMode mode)
+{
+	static const char call[] = "cuStreamBeginCaptureToGraph_ptsz";
+	struct tcd_graph *g;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuStreamBeginCaptureToGraph_ptsz);
+	if ((r = tcd_edges_plain(dependencyData, numDependencies, call)) != CUDA_SUCCESS ||
+	    (r = tcd_obj_get(hGraph, TCD_KIND_GRAPH, call, "hGraph", &g)) != CUDA_SUCCESS)
+		return r;
+	return tcd_capture_begin(hStream, mode, true, g, dependencies, numDependencies, call);
+}
+TCD_EXPORT(cuStreamBeginCaptureToGraph_ptsz)
 
 /* ---- instantiation ---- */
 

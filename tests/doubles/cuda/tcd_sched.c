@@ -951,10 +951,12 @@ TCD_EXPORT(cuEventElapsedTime_v2)
 
 /* ---- stream capture and graphs ---- */
 
-static CUresult tcd_capture_begin(CUstream h, CUstreamCaptureMode mode, bool pt, const char *call)
+CUresult tcd_capture_begin(CUstream h, CUstreamCaptureMode mode, bool pt, struct tcd_graph *into,
+			   const CUgraphNode *deps, size_t ndeps, const char *call)
 {
 	struct tcd_stream *s;
 	struct tcd_graph *g;
+	CUgraphNode *kept = NULL;
 	CUresult r;
 
 	if (mode != CU_STREAM_CAPTURE_MODE_GLOBAL && mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
@@ -965,18 +967,30 @@ static CUresult tcd_capture_begin(CUstream h, CUstreamCaptureMode mode, bool pt,
 		return r;
 	if (s->special == TCD_STREAM_LEGACY)
 		return tcd_fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, call, "the legacy stream cannot be captured");
-	g = tcd_obj_new(sizeof(*g), TCD_KIND_GRAPH);
-	if (!g)
+	if (ndeps && !deps)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "dependencies is NULL with %zu of them", ndeps);
+	if (ndeps && !(kept = malloc(ndeps * sizeof(*kept))))
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	if (ndeps)
+		memcpy(kept, deps, ndeps * sizeof(*kept));
+	g = tcd_obj_new(sizeof(*g), TCD_KIND_GRAPH);
+	if (!g) {
+		free(kept);
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	}
 	g->tail = &g->ops;
 	pthread_mutex_lock(&tcd_g.lock);
 	if (s->capture) {
 		r = tcd_fail(CUDA_ERROR_ILLEGAL_STATE, call, "stream %p is already capturing", (void *)s);
 		tcd_obj_kill(g);
+		free(kept);
 	} else {
 		s->capture = g;
 		s->capture_mode = mode;
 		s->capture_invalid = false;
+		s->capture_into = into;
+		s->capture_deps = kept;
+		s->ncapture_deps = ndeps;
 	}
 	pthread_mutex_unlock(&tcd_g.lock);
 	return r;
@@ -985,34 +999,38 @@ static CUresult tcd_capture_begin(CUstream h, CUstreamCaptureMode mode, bool pt,
 TCD_API(CUresult, cuStreamBeginCapture)(CUstream hStream)
 {
 	TCD_ENTER_INIT(cuStreamBeginCapture);
-	return tcd_capture_begin(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, false, "cuStreamBeginCapture");
+	return tcd_capture_begin(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, false, NULL, NULL, 0, "cuStreamBeginCapture");
 }
 TCD_EXPORT(cuStreamBeginCapture)
 
 TCD_API(CUresult, cuStreamBeginCapture_ptsz)(CUstream hStream)
 {
 	TCD_ENTER_INIT(cuStreamBeginCapture_ptsz);
-	return tcd_capture_begin(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, true, "cuStreamBeginCapture_ptsz");
+	return tcd_capture_begin(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, true, NULL, NULL, 0,
+				 "cuStreamBeginCapture_ptsz");
 }
 TCD_EXPORT(cuStreamBeginCapture_ptsz)
 
 TCD_API(CUresult, cuStreamBeginCapture_v2)(CUstream hStream, CUstreamCaptureMode mode)
 {
 	TCD_ENTER_INIT(cuStreamBeginCapture_v2);
-	return tcd_capture_begin(hStream, mode, false, "cuStreamBeginCapture_v2");
+	return tcd_capture_begin(hStream, mode, false, NULL, NULL, 0, "cuStreamBeginCapture_v2");
 }
 TCD_EXPORT(cuStreamBeginCapture_v2)
 
 TCD_API(CUresult, cuStreamBeginCapture_v2_ptsz)(CUstream hStream, CUstreamCaptureMode mode)
 {
 	TCD_ENTER_INIT(cuStreamBeginCapture_v2_ptsz);
-	return tcd_capture_begin(hStream, mode, true, "cuStreamBeginCapture_v2_ptsz");
+	return tcd_capture_begin(hStream, mode, true, NULL, NULL, 0, "cuStreamBeginCapture_v2_ptsz");
 }
 TCD_EXPORT(cuStreamBeginCapture_v2_ptsz)
 
 static CUresult tcd_capture_end(CUstream h, CUgraph *out, bool pt, const char *call)
 {
 	struct tcd_stream *s;
+	struct tcd_graph *into = NULL, *captured = NULL;
+	CUgraphNode *deps = NULL, node;
+	size_t ndeps = 0;
 	CUresult r;
 
 	if (!out)
@@ -1028,12 +1046,32 @@ static CUresult tcd_capture_end(CUstream h, CUgraph *out, bool pt, const char *c
 		*out = NULL;
 		r = tcd_fail(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, call, "the capture on stream %p was invalidated",
 			     (void *)s);
+	} else if (s->capture_into) {
+		captured = s->capture;
+		into = s->capture_into;
 	} else {
 		*out = (CUgraph)s->capture;
+	}
+	if (s->capture) {
+		deps = s->capture_deps;
+		ndeps = s->ncapture_deps;
+		s->capture_into = NULL;
+		s->capture_deps = NULL;
+		s->ncapture_deps = 0;
 	}
 	s->capture = NULL;
 	s->capture_invalid = false;
 	pthread_mutex_unlock(&tcd_g.lock);
+	if (captured) {
+		/* cuStreamBeginCaptureToGraph: the work is one node of into */
+		struct tcd_op *ops = captured->ops;
+		captured->ops = NULL;
+		tcd_obj_kill(captured);
+		r = tcd_graph_node_add(&node, (CUgraph)into, deps, ndeps, ops, call);
+		if (r == CUDA_SUCCESS)
+			*out = (CUgraph)into;
+	}
+	free(deps);
 	return r;
 }
 
