@@ -16,7 +16,8 @@
 # (cuGraphDestroyNode, cuGraphRemoveDependencies) are removed on replay.
 # A capture window (--profiler) that launches a
 # graph built before it: the snapshot rebuilds it, the window's checkpoint
-# equals the whole run's, and the events recorded before the window are
+# equals the whole run's (also from a --range restoring its keyframe), and
+# the events recorded before the window are
 # recorded again on their stream (the null stream for the one whose stream
 # was destroyed); a node and an edge removed before the window are removed
 # by its snapshot too, and a node not modeled is refused by name there too.
@@ -164,6 +165,12 @@ echo "$after_kf" | grep -qE " cuda\.cuEventRecord stream=$s event=$ev_before( |\
 echo "$after_kf" | grep -qE " cuda\.cuEventRecord event=$ev_gone( |\$)" ||
 	fail "win: the event of the destroyed stream is not recorded on the null stream: $after_kf"
 [ "$(echo "$after_kf" | wc -l)" = 2 ] || fail "win: expected 2 event records after the keyframe: $after_kf"
+# --range from the window's second graph launch restores the window's
+# keyframe, the graph rebuilt by the snapshot's records before it
+second=$(grep ' cuda\.cuGraphLaunch ' "$T/win.dump" | sed -n '2s/^seq=\([0-9]*\) .*/\1/p')
+[ -n "$second" ] || fail "win: no second graph launch"
+all_match win.range 1 --range "$second:" "$W"
+has win.range err "restored keyframe at seq"
 # the removed node and edge are in the snapshot, and so is the mark of a
 # node not modeled: the window refuses that graph's launch by name
 (cd "$T" && expect_rc 0 wd.cap "$CAP" --profiler -o "$T/wd.sbt" -- "$PROG" --window --destroy --launches 3)
