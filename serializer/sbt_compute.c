@@ -259,7 +259,8 @@ sbt_status sbt_cm_encode(const sbt_cm_call *c, uint8_t *buf, size_t cap, size_t 
 static int sbt_cm_decoded_valid(const sbt_cm_call *c)
 {
 	if (c->layout_len % SBT_CM_LAYOUT_BYTES || c->attrs_len % SBT_CM_ATTR_BYTES ||
-	    c->jit_len % SBT_CM_JIT_BYTES || c->prelinked_len % 8)
+	    c->jit_len % SBT_CM_JIT_BYTES || c->prelinked_len % 8 || c->deps_len % 8 ||
+	    c->deps_to_len % 8)
 		return 0;
 	if ((c->name_len && memchr(c->name, 0, c->name_len)) ||
 	    (c->note_len && memchr(c->note, 0, c->note_len)))

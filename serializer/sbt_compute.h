@@ -124,7 +124,30 @@
  *     (handle), cuGraphDestroy (handle): with cuStreamBeginCapture /
  *     cuStreamEndCapture and the launches, copies and memsets recorded
  *     with capture_status, a graph built by stream capture is rebuilt on
- *     replay.  cuLaunchHostFunc (stream): host code is never replayed.
+ *     replay.
+ *     Graphs built node by node: cuGraphCreate (handle = graph out,
+ *     flags); every cuGraphAdd*Node (node = the node out, parent = the
+ *     graph, deps = its dependencies, packed u64 LE node handles):
+ *     cuGraphAddKernelNode carries the kernel as a launch record does
+ *     (handle, sub, name, grid, block, shared_mem, layout + params or
+ *     extra; ctx for the _v2 params' ctx); cuGraphAddMemcpyNode the
+ *     fields of cuMemcpy3D (a host source's packed rows as blob, taken
+ *     when the node was added) and ctx; cuGraphAddMemsetNode dst, pitch,
+ *     value, elem_size, width, height, ctx; cuGraphAddEventRecordNode and
+ *     cuGraphAddEventWaitNode event; cuGraphAddEmptyNode nothing more.
+ *     cuGraphAddNode(_v2) of a modeled node type is recorded as that
+ *     type's kind.  cuGraphAddDependencies (parent = graph, deps = from
+ *     nodes, deps_to = to nodes, same count).  cuGraphKernelNodeSetParams
+ *     (node, the kernel fields as above) and
+ *     cuGraphExecKernelNodeSetParams (the same, parent = the graph exec).
+ *     cuGraphDestroyNode (node); cuGraphRemoveDependencies (as
+ *     cuGraphAddDependencies).
+ *     tsGraphNotModeled: a call changed a graph or an exec in a way the
+ *     model does not cover (name = the call, e.g. "cuGraphAddHostNode";
+ *     parent = the graph, or handle = the exec; a call that added a node:
+ *     node, deps, sub = its CUgraphNodeType): replay refuses a launch of
+ *     that graph's or exec's work, naming the call.
+ *     cuLaunchHostFunc (stream): host code is never replayed.
  *     cuKernelSetAttribute (handle = kernel, attr = CUfunction_attribute,
  *     ivalue, device); cuFuncSetAttribute (handle = function, attr,
  *     ivalue).
@@ -274,7 +297,12 @@ extern "C" {
 	X(cuTexObjectCreate) X(cuTexObjectDestroy) X(cuSurfObjectCreate)         \
 	X(cuSurfObjectDestroy) X(cuArrayCreate) X(cuArray3DCreate) X(cuArrayDestroy) \
 	X(cuMemcpyHtoA) X(cuMemcpyAtoH) X(cuMemcpyAtoD) X(cuMemcpyDtoA)          \
-	X(cuMemcpyAtoA) X(cuMemcpyHtoAAsync) X(cuMemcpyAtoHAsync)
+	X(cuMemcpyAtoA) X(cuMemcpyHtoAAsync) X(cuMemcpyAtoHAsync)              \
+	X(cuGraphCreate) X(cuGraphAddKernelNode) X(cuGraphAddMemcpyNode)         \
+	X(cuGraphAddMemsetNode) X(cuGraphAddEmptyNode) X(cuGraphAddEventRecordNode) \
+	X(cuGraphAddEventWaitNode) X(cuGraphAddDependencies) X(tsGraphNotModeled) \
+	X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)         \
+	X(cuGraphDestroyNode) X(cuGraphRemoveDependencies)
 
 /* X(HIP runtime call, kind it records as).  Append only: the position is
  * the type number above SBT_CM_HIP_TYPE_BASE. */
@@ -440,7 +468,8 @@ enum { /* flags of the keyframe marker */
 	X(52, dst_height, U) X(53, src_height, U) X(54, note, B)                   \
 	X(55, attr, U) X(56, ivalue, S) X(57, jit, B) X(58, prelinked, B)         \
 	X(59, res_desc, B) X(60, tex_desc, B) X(61, view_desc, B)                 \
-	X(62, format, U) X(63, channels, U)
+	X(62, format, U) X(63, channels, U) X(64, node, U) X(65, deps, B)        \
+	X(66, deps_to, B)
 
 #define SBT_CM_MEMBER_U(name) uint64_t name;
 #define SBT_CM_MEMBER_S(name) int64_t name;

@@ -550,6 +550,13 @@ static void tcu_report(void)
 			n += (size_t)snprintf(extra + n, sizeof(extra) - n,
 			                      ", %" PRIu64 " snapshots of pinned host memory kernels read",
 			                      tcu_g.host_snapshots);
+		pthread_mutex_lock(&tcu_g.mu);
+		if (tcu_g.ngraphs_partial && n < sizeof(extra))
+			n += (size_t)snprintf(extra + n, sizeof(extra) - n,
+			                      ", %" PRIu64 " graph%s or exec%s changed by calls not modeled",
+			                      tcu_g.ngraphs_partial, tcu_g.ngraphs_partial == 1 ? "" : "s",
+			                      tcu_g.ngraphs_partial == 1 ? "" : "s");
+		pthread_mutex_unlock(&tcu_g.mu);
 		if (nunmod && n < sizeof(extra))
 			n += (size_t)snprintf(extra + n, sizeof(extra) - n,
 			                      ", %" PRIu64 " to %zu entry points not modeled "

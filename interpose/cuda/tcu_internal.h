@@ -187,6 +187,10 @@ typedef struct tcu_state {
 	pthread_mutex_t mu;
 	cap_umap allocs;  /* base -> tcu_alloc */
 	cap_umap ctxs;    /* contexts the trace saw made (value unused) */
+	cap_umap graphs_partial; /* graphs and execs a call changed in a way the model does
+	                            not cover (tcu_graph.c) */
+	uint64_t ngraphs_partial; /* their number, for the exit report (under mu) */
+	cap_umap graph_of_node;   /* node -> the graph built node by node it was added to */
 	tcu_lfmap funcs; /* CUfunction or CUkernel -> tcu_func (lock-free reads) */
 	tcu_func *funcs_retired;
 	_Atomic uint64_t funcs_gen; /* entries stored in funcs: launches' per-thread
@@ -327,6 +331,23 @@ int tcu_fn_find(const char *name);
 /* A context current on this thread that no kept record made: kept as its
  * device's primary context (sub = 1), for a window's snapshot. */
 void tcu_ctx_note_inferred(uint64_t ctx);
+
+/* The fields a launch record of kernel f carries (handle, sub, name,
+ * grid, block, shared_mem, layout + params or extra, result), encoded as
+ * a launch's are, for a graph's kernel node (tcu_graph.c); malloc'd, NULL
+ * when out of memory. */
+uint8_t *tcu_kernel_node_encoded(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                                 unsigned shared, void **params, void **extra, CUresult r,
+                                 size_t *len_out);
+
+/* ---- tcu_graph.c --------------------------------------------------------- */
+
+/* A successful call (r) changed a graph, an exec, or a node's graph in a
+ * way the model does not cover: recorded as tsGraphNotModeled naming
+ * call, so that replay refuses that work (0 for what the call names
+ * none of). */
+void tcu_graph_changed(tcu_fn id, tcu_mode mode, CUresult r, uint64_t graph, uint64_t exec,
+                       uint64_t node, const char *call);
 
 /* ---- tcu_track.c --------------------------------------------------------- */
 
@@ -478,6 +499,14 @@ static inline void tcu_launch_after(uint64_t ordinal, CUstream stream, int ptds,
 	tcu_launch_after_slow(ordinal, stream, ptds);
 }
 
+/* ---- tcu_mem.c ---------------------------------------------------------- */
+
+/* The copy fields of a record of the 3D copy p (cuMemcpy3D's); a host
+ * source's packed rows in *packed_out (malloc'd, or NULL), their length in
+ * *bytes_out. */
+void tcu_copy3d_node_fill(const CUDA_MEMCPY3D *p, CUresult r, sbt_cm_call *c, uint8_t **packed_out,
+                          size_t *bytes_out);
+
 /* ---- tcu_va.c ------------------------------------------------------------ */
 
 /* Place size bytes in the current device's window (reserve_only: a range
@@ -584,9 +613,19 @@ void tcu_live_capture_end(tcu_fn id, const sbt_cm_call *c);
 void tcu_live_graph_exec(tcu_fn id, const sbt_cm_call *c);
 void tcu_live_graph_exec_destroy(uint64_t exec);
 void tcu_live_graph_destroy(uint64_t graph);
-/* An event was recorded (outside a stream capture): the snapshot records
- * it again after its keyframe. */
-void tcu_live_event_recorded(uint64_t event);
+/* An event was recorded on stream (outside a stream capture; ptds: by a
+ * per-thread variant): the snapshot records it again after its keyframe,
+ * on that stream while it lives. */
+void tcu_live_event_recorded(uint64_t event, uint64_t stream, int ptds);
+/* Graphs built node by node (tcu_graph.c): cuGraphCreate (graph = the
+ * new graph) and every call that builds one (graph = the graph) are kept
+ * as that graph's records, as a stream capture's are, from a graph made
+ * while tracking; host: a memcpy node's host bytes, kept as its blob. */
+void tcu_live_graph_call(sbt_cm_kind k, tcu_fn id, uint64_t graph, const sbt_cm_call *c,
+                         const void *host, size_t n);
+/* A kernel node's parameters set (c->parent: the graph exec, 0 for the
+ * graph's own node): kept with the node's graph. */
+void tcu_live_graph_set_params(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c);
 /* A launch: before it is recorded, and after; *mode is made RECORD when a
  * window opened for it.  Returns 1 when unit_end must follow.  Inline: a
  * launch without a trigger pays one load and two tests. */

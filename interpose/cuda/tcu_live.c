@@ -15,9 +15,9 @@
  * that ends an object drops it and what belongs to it (a module's
  * functions, a mapping's access).  Graphs made by stream capture are
  * kept as their capture's records and instantiations (below); graphs built
- * node by node are not, nor texture objects: docs/cuda.md says what that
- * means.  Events recorded are marked, and recorded again after the
- * snapshot's keyframe.
+ * node by node are kept as their cuGraphCreate and the calls that built
+ * them, the same way.  Events recorded are marked, and recorded again
+ * after the snapshot's keyframe, on their stream while it lives.
  *
  * When a window opens the runtime calls tcu_live_snapshot on the opening
  * thread: it writes the tsVaWindow records, then every kept record in
@@ -49,6 +49,8 @@ typedef struct tcu_live_obj {
 	                    * captures: the graph was destroyed, an exec still lives */
 	int open;          /* captures: still going on (parent: the stream) */
 	int recorded;      /* events: recorded before (the snapshot records it again) */
+	uint64_t rec_stream; /* events: the stream of that record */
+	int rec_ptds;        /* events: recorded through a per-thread variant */
 	uint8_t *payload;  /* the encoded record */
 	size_t len;
 	uint8_t *image;    /* modules: the image, and prelinked fatbins */
@@ -384,8 +386,11 @@ out_unlock:
  * capture may use a stream or event made while it goes on), its parent
  * the stream while the capture is open, the graph once it ended; each
  * cuGraphInstantiate of such a graph is a TCU_LIVE_EXEC.  The graph's
- * records go once the graph and every exec of it are destroyed.  Graphs
- * built node by node are not kept (their launches are refused by replay).
+ * records go once the graph and every exec of it are destroyed.  A graph
+ * built node by node is kept the same way: its cuGraphCreate and every
+ * call that built it (tcu_graph.c) are TCU_LIVE_CAPTURE records of it,
+ * never open, and a kernel node's parameters set on an exec of it are
+ * kept with it until that exec goes.
  */
 
 int tcu_live_captured(tcu_mode mode, CUstream s, int ptds, uint64_t *cid)
@@ -552,6 +557,18 @@ void tcu_live_graph_exec_destroy(uint64_t exec)
 	if (o) {
 		uint64_t graph = o->parent;
 		tcu_live_unlink(l, o);
+		/* the parameters set on it go with it */
+		for (tcu_live_obj *p = l->head; p;) {
+			tcu_live_obj *next = p->next;
+			sbt_cm_call c;
+			if (p->cls == TCU_LIVE_CAPTURE &&
+			    ((p->kind == SBT_CM_K_cuGraphExecKernelNodeSetParams &&
+			      sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.parent == exec) ||
+			     (p->kind == SBT_CM_K_tsGraphNotModeled &&
+			      sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.handle == exec)))
+				tcu_live_unlink(l, p);
+			p = next;
+		}
 		tcu_live_graph_gc_locked(l, graph);
 	}
 	pthread_mutex_unlock(&tcu_g.mu);
@@ -570,7 +587,7 @@ void tcu_live_graph_destroy(uint64_t graph)
 	pthread_mutex_unlock(&tcu_g.mu);
 }
 
-void tcu_live_event_recorded(uint64_t event)
+void tcu_live_event_recorded(uint64_t event, uint64_t stream, int ptds)
 {
 	tcu_live *l = tcu_g.live;
 	tcu_live_obj *o;
@@ -578,9 +595,74 @@ void tcu_live_event_recorded(uint64_t event)
 		return;
 	pthread_mutex_lock(&tcu_g.mu);
 	o = cap_umap_get(&l->by[TCU_LIVE_EVENT], event);
-	if (o)
+	if (o) {
 		o->recorded = 1;
+		o->rec_stream = stream;
+		o->rec_ptds = ptds;
+	}
 	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+/* Keeps c as one of graph's records (never open). */
+static void tcu_live_graph_keep(sbt_cm_kind k, tcu_fn id, uint64_t graph, const sbt_cm_call *c,
+                                const void *host, size_t n)
+{
+	tcu_live *l = tcu_g.live;
+	uint64_t key = tcu_live_serial(l);
+	tcu_live_obj *o;
+	tcu_live_add(TCU_LIVE_CAPTURE, key, graph, k, id, c, host, host ? n : 0, NULL, NULL, 0);
+	pthread_mutex_lock(&tcu_g.mu);
+	o = cap_umap_get(&l->by[TCU_LIVE_CAPTURE], key);
+	if (o)
+		o->open = 0;
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+void tcu_live_graph_call(sbt_cm_kind k, tcu_fn id, uint64_t graph, const sbt_cm_call *c,
+                         const void *host, size_t n)
+{
+	tcu_live *l = tcu_g.live;
+	int kept;
+	if (!l || !tcu_tracking() || c->result != CUDA_SUCCESS)
+		return;
+	if (!graph && k == SBT_CM_K_tsGraphNotModeled && c->handle) {
+		/* an exec changed: kept with its graph, until the exec goes */
+		tcu_live_obj *x;
+		pthread_mutex_lock(&tcu_g.mu);
+		x = cap_umap_get(&l->by[TCU_LIVE_EXEC], c->handle);
+		graph = x ? x->parent : 0;
+		pthread_mutex_unlock(&tcu_g.mu);
+	}
+	if (!graph)
+		return;
+	if (k != SBT_CM_K_cuGraphCreate) {
+		pthread_mutex_lock(&tcu_g.mu);
+		kept = tcu_live_graph_kept_locked(l, graph);
+		pthread_mutex_unlock(&tcu_g.mu);
+		if (!kept)
+			return;
+	}
+	tcu_live_graph_keep(k, id, graph, c, host, n);
+}
+
+void tcu_live_graph_set_params(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c)
+{
+	tcu_live *l = tcu_g.live;
+	uint64_t graph;
+	if (!l || !tcu_tracking())
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	graph = (uint64_t)(uintptr_t)cap_umap_get(&tcu_g.graph_of_node, c->node);
+	if (graph && !tcu_live_graph_kept_locked(l, graph))
+		graph = 0;
+	if (graph && c->parent) { /* on an exec: kept only while the exec is */
+		tcu_live_obj *x = cap_umap_get(&l->by[TCU_LIVE_EXEC], c->parent);
+		if (!x || x->parent != graph)
+			graph = 0;
+	}
+	pthread_mutex_unlock(&tcu_g.mu);
+	if (graph)
+		tcu_live_graph_keep(k, id, graph, c, NULL, 0);
 }
 
 /* ---- the snapshot ------------------------------------------------------- */
@@ -647,9 +729,11 @@ static int tcu_live_ctx_device(const tcu_live_obj *o)
 
 /*
  * After the keyframe: every live event recorded before the window is
- * recorded again, on its context's null stream, so that a wait on it in
- * the window waits for the restored state, as the program's wait waited
- * for work that is done by now (the keyframe's copies synchronized).
+ * recorded again, so that a wait on it in the window waits for the
+ * restored state, as the program's wait waited for work that is done by
+ * now (the keyframe's copies synchronized).  It is recorded on the stream
+ * it was recorded on while that stream lives (a default stream always
+ * does), else on its context's null stream.
  */
 static void tcu_live_emit_events(uint64_t mine)
 {
@@ -666,6 +750,12 @@ static void tcu_live_emit_events(uint64_t mine)
 		}
 		sbt_cm_call_init(&c);
 		c.event = o->key;
+		if (o->rec_stream == TCU_H(CU_STREAM_LEGACY) ||
+		    o->rec_stream == TCU_H(CU_STREAM_PER_THREAD) ||
+		    cap_umap_get(&l->by[TCU_LIVE_STREAM], o->rec_stream))
+			c.stream = o->rec_stream;
+		else if (!o->rec_stream && o->rec_ptds)
+			c.stream = TCU_H(CU_STREAM_PER_THREAD);
 		tcu_emit(SBT_CM_K_cuEventRecord, TCU_FN_cuEventRecord, &c, 0);
 	}
 	pthread_mutex_unlock(&tcu_g.mu);

@@ -1085,54 +1085,69 @@ static uint8_t *tcu_pack_rows(const uint8_t *base, size_t x, size_t y, size_t z,
 	return out;
 }
 
+/* The fields of a 2D or 3D copy's record (its stream apart); a host
+ * source's packed rows in *packed_out (malloc'd; NULL when none, or out
+ * of memory), bytes in *bytes_out. */
+static void tcu_copy3_fill(CUresult r, const tcu_copy3 *m, sbt_cm_call *c, uint8_t **packed_out,
+                           size_t *bytes_out)
+{
+	CUmemorytype dt = tcu_resolve_type(m->dtype, m->ddev);
+	CUmemorytype st = tcu_resolve_type(m->stype, m->sdev);
+	const uint8_t *shost = m->stype == CU_MEMORYTYPE_UNIFIED ? (const uint8_t *)(uintptr_t)m->sdev
+	                                                          : m->shost;
+	size_t bytes = m->width * m->height * m->depth;
+
+	sbt_cm_call_init(c);
+	c->result = r;
+	c->dst_type = dt;
+	c->src_type = st;
+	c->dst_x = m->dx;
+	c->dst_y = m->dy;
+	c->dst_z = m->dz;
+	c->src_x = m->sx;
+	c->src_y = m->sy;
+	c->src_z = m->sz;
+	c->dst_pitch = m->dpitch;
+	c->src_pitch = m->spitch;
+	c->dst_height = m->dheight;
+	c->src_height = m->sheight;
+	c->width = m->width;
+	c->height = m->height;
+	c->depth = m->depth;
+	c->size = bytes;
+	c->dst = dt == CU_MEMORYTYPE_ARRAY ? TCU_H(m->darr) : dt == CU_MEMORYTYPE_HOST ? 0 : m->ddev;
+	c->src = st == CU_MEMORYTYPE_ARRAY ? TCU_H(m->sarr) : st == CU_MEMORYTYPE_HOST ? 0 : m->sdev;
+	if (dt == CU_MEMORYTYPE_ARRAY || st == CU_MEMORYTYPE_ARRAY)
+		c->sub = SBT_CM_COPY_ARRAY;
+	else if (st == CU_MEMORYTYPE_HOST)
+		c->sub = dt == CU_MEMORYTYPE_HOST ? SBT_CM_COPY_HTOH : SBT_CM_COPY_HTOD;
+	else
+		c->sub = dt == CU_MEMORYTYPE_HOST ? SBT_CM_COPY_DTOH : SBT_CM_COPY_DTOD;
+	*packed_out = NULL;
+	*bytes_out = bytes;
+	if (st == CU_MEMORYTYPE_HOST && shost && r == CUDA_SUCCESS && bytes) {
+		*packed_out = tcu_pack_rows(shost, m->sx, m->sy, m->sz, m->spitch, m->sheight, m);
+		c->host = TCU_H(shost);
+	}
+}
+
 static void tcu_copy3_record(sbt_cm_kind k, tcu_fn id, CUresult r, const tcu_copy3 *m, CUstream s,
                              int async)
 {
 	sbt_cm_call c;
 	CUmemorytype dt = tcu_resolve_type(m->dtype, m->ddev);
 	CUmemorytype st = tcu_resolve_type(m->stype, m->sdev);
-	const uint8_t *shost = m->stype == CU_MEMORYTYPE_UNIFIED ? (const uint8_t *)(uintptr_t)m->sdev
-	                                                          : m->shost;
 	uint8_t *dhost = m->dtype == CU_MEMORYTYPE_UNIFIED ? (uint8_t *)(uintptr_t)m->ddev : m->dhost;
 	uint8_t *packed = NULL;
-	size_t bytes = m->width * m->height * m->depth;
+	size_t bytes;
 	uint64_t seq;
 
-	sbt_cm_call_init(&c);
-	c.result = r;
-	c.dst_type = dt;
-	c.src_type = st;
-	c.dst_x = m->dx;
-	c.dst_y = m->dy;
-	c.dst_z = m->dz;
-	c.src_x = m->sx;
-	c.src_y = m->sy;
-	c.src_z = m->sz;
-	c.dst_pitch = m->dpitch;
-	c.src_pitch = m->spitch;
-	c.dst_height = m->dheight;
-	c.src_height = m->sheight;
-	c.width = m->width;
-	c.height = m->height;
-	c.depth = m->depth;
-	c.size = bytes;
+	tcu_copy3_fill(r, m, &c, &packed, &bytes);
 	c.stream = TCU_H(s);
-	c.dst = dt == CU_MEMORYTYPE_ARRAY ? TCU_H(m->darr) : dt == CU_MEMORYTYPE_HOST ? 0 : m->ddev;
-	c.src = st == CU_MEMORYTYPE_ARRAY ? TCU_H(m->sarr) : st == CU_MEMORYTYPE_HOST ? 0 : m->sdev;
-	if (dt == CU_MEMORYTYPE_ARRAY || st == CU_MEMORYTYPE_ARRAY)
-		c.sub = SBT_CM_COPY_ARRAY;
-	else if (st == CU_MEMORYTYPE_HOST)
-		c.sub = dt == CU_MEMORYTYPE_HOST ? SBT_CM_COPY_HTOH : SBT_CM_COPY_HTOD;
-	else
-		c.sub = dt == CU_MEMORYTYPE_HOST ? SBT_CM_COPY_DTOH : SBT_CM_COPY_DTOD;
-	if (st == CU_MEMORYTYPE_HOST && shost && r == CUDA_SUCCESS && bytes) {
-		packed = tcu_pack_rows(shost, m->sx, m->sy, m->sz, m->spitch, m->sheight, m);
-		c.host = TCU_H(shost);
-		if (packed)
-			c.blob = cap_blob(packed, bytes);
-		free(packed);
-		packed = NULL;
-	}
+	if (packed)
+		c.blob = cap_blob(packed, bytes);
+	free(packed);
+	packed = NULL;
 	seq = tcu_emit(k, id, &c, CAP_REC_WORK);
 	/* A host destination is what the program observes: checkpoint its
 	 * packed rows.  Only synchronous copies are checkpointed: the async
@@ -1194,6 +1209,15 @@ static void tcu_copy3_from_3d(const CUDA_MEMCPY3D *p, tcu_copy3 *m)
 	m->width = p->WidthInBytes;
 	m->height = p->Height;
 	m->depth = p->Depth ? p->Depth : 1;
+}
+
+/* A graph's memcpy node (tcu_graph.c): its record's copy fields. */
+void tcu_copy3d_node_fill(const CUDA_MEMCPY3D *p, CUresult r, sbt_cm_call *c, uint8_t **packed_out,
+                          size_t *bytes_out)
+{
+	tcu_copy3 m;
+	tcu_copy3_from_3d(p, &m);
+	tcu_copy3_fill(r, &m, c, packed_out, bytes_out);
 }
 
 CUresult tcu_m_cuMemcpy2D_v2(tcu_fn id, const CUDA_MEMCPY2D *p)

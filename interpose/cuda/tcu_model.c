@@ -1110,36 +1110,69 @@ static inline __attribute__((always_inline)) void tcu_launch_record(sbt_cm_kind 
 	cap_fast_commit(rec, tcu_enc_raw_size(p.param_bytes, p.extra_len, p.nattrs));
 }
 
-/* A launch into a stream capture kept for capture windows (tcu_live.c):
- * the record encoded here, as the writer would. */
-static __attribute__((noinline)) void tcu_launch_keep(sbt_cm_kind k, tcu_fn id, CUresult r,
-                                                      tcu_launch l, uint64_t capture_id)
+/* l's launch record encoded here, as the writer thread would (malloc'd;
+ * NULL when out of memory). */
+static __attribute__((noinline)) uint8_t *tcu_launch_encoded(const tcu_launch *l, CUresult r,
+                                                             size_t *len_out)
 {
 	tcu_launch_parts p;
 	uint8_t *raw, *enc = NULL;
 	size_t raw_len, max, n = 0;
 
-	if (r != CUDA_SUCCESS)
-		return;
-	l.capturing = CU_STREAM_CAPTURE_STATUS_ACTIVE;
-	l.capture_id = capture_id;
-	tcu_launch_parts_get(&l, &p);
+	tcu_launch_parts_get(l, &p);
 	raw_len = tcu_enc_raw_size(p.param_bytes, p.extra_len, p.nattrs);
 	raw = calloc(1, raw_len);
 	if (raw) {
-		tcu_launch_fill((tcu_enc_raw *)raw, r, &l, &p);
+		tcu_launch_fill((tcu_enc_raw *)raw, r, l, &p);
 		max = tcu_enc_raw_encode(raw, raw_len, NULL, 0);
 		enc = malloc(max ? max : 1);
 		if (enc)
 			n = tcu_enc_raw_encode(raw, raw_len, enc, max);
 	}
-	if (enc && n)
+	free(raw);
+	if (enc && !n) {
+		free(enc);
+		enc = NULL;
+	}
+	*len_out = n;
+	return enc;
+}
+
+/* A launch into a stream capture kept for capture windows (tcu_live.c). */
+static __attribute__((noinline)) void tcu_launch_keep(sbt_cm_kind k, tcu_fn id, CUresult r,
+                                                      tcu_launch l, uint64_t capture_id)
+{
+	uint8_t *enc;
+	size_t n;
+
+	if (r != CUDA_SUCCESS)
+		return;
+	l.capturing = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+	l.capture_id = capture_id;
+	enc = tcu_launch_encoded(&l, r, &n);
+	if (enc)
 		tcu_live_capture_encoded(k, id, TCU_H(l.stream), enc, n);
 	else
 		CAP_ERROR("cuda: out of memory keeping a captured launch for capture windows: a "
 		          "window's trace may lack it");
 	free(enc);
-	free(raw);
+}
+
+uint8_t *tcu_kernel_node_encoded(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                                 unsigned shared, void **params, void **extra, CUresult r,
+                                 size_t *len_out)
+{
+	tcu_launch l;
+	memset(&l, 0, sizeof(l));
+	l.f = f;
+	for (int i = 0; i < 3; i++) {
+		l.grid[i] = grid[i];
+		l.block[i] = block[i];
+	}
+	l.shared = shared;
+	l.params = params;
+	l.extra = extra;
+	return tcu_launch_encoded(&l, r, len_out);
 }
 
 _Static_assert(sizeof(CUlaunchAttribute) == TCU_ENC_ATTR_STRIDE &&
@@ -1876,6 +1909,9 @@ out:
 	return r;
 }
 
+static void tcu_event_keep(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUevent e, CUstream s,
+                           unsigned flags);
+
 CUresult tcu_m_cuStreamWaitEvent(tcu_fn id, CUstream s, CUevent e, unsigned int flags)
 {
 	tcu_mode mode;
@@ -1888,6 +1924,8 @@ CUresult tcu_m_cuStreamWaitEvent(tcu_fn id, CUstream s, CUevent e, unsigned int 
 	r = real(s, e, flags);
 	if (mode == TCU_MODE_RECORD)
 		tcu_stream_record(SBT_CM_K_cuStreamWaitEvent, id, r, s, e, flags);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && tcu_windowed())
+		tcu_event_keep(SBT_CM_K_cuStreamWaitEvent, id, mode, e, s, flags);
 out:
 	tcu_call_end();
 	return r;
@@ -1959,6 +1997,8 @@ CUresult tcu_m_cuStreamBeginCaptureToGraph(tcu_fn id, CUstream s, CUgraph g,
 	tcu_capture_begin_pre(s, ptds);
 	r = real(s, g, deps, data, ndeps, m);
 	tcu_capture_begin_post(s, ptds, r);
+	/* the capture's work goes into g, which replay does not rebuild */
+	tcu_graph_changed(id, mode, r, TCU_H(g), 0, 0, "cuStreamBeginCaptureToGraph");
 out:
 	tcu_call_end();
 	return r;
@@ -2041,15 +2081,28 @@ out:
 	return r;
 }
 
-/* An event recorded outside a stream capture: the snapshot of a later
- * window records it again (tcu_live.c). */
-static void tcu_event_keep(CUevent e, CUstream s, tcu_fn id)
+/* An event recorded (k) or waited on (cuStreamWaitEvent) while windowed:
+ * inside a stream capture kept for windows the call is kept with it (the
+ * snapshot's capture makes it again); a record outside any capture is
+ * recorded again by the snapshot of a later window (tcu_live.c). */
+static void tcu_event_keep(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUevent e, CUstream s,
+                           unsigned flags)
 {
 	int status;
 	uint64_t cid;
-	if (tcu_capture_query(s, (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0, &status, &cid))
+	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
+	if (tcu_live_captured(mode, s, ptds, &cid)) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.event = TCU_H(e);
+		c.stream = TCU_H(s);
+		c.flags = flags;
+		tcu_live_capture_call(k, id, &c, NULL, 0);
 		return;
-	tcu_live_event_recorded(TCU_H(e));
+	}
+	if (k == SBT_CM_K_cuStreamWaitEvent || tcu_capture_query(s, ptds, &status, &cid))
+		return;
+	tcu_live_event_recorded(TCU_H(e), TCU_H(s), ptds);
 }
 
 CUresult tcu_m_cuEventRecord(tcu_fn id, CUevent e, CUstream s)
@@ -2068,7 +2121,7 @@ CUresult tcu_m_cuEventRecord(tcu_fn id, CUevent e, CUstream s)
 			tcu_event_note(TCU_H(e), TCU_H(s), seq);
 	}
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && tcu_windowed())
-		tcu_event_keep(e, s, id);
+		tcu_event_keep(SBT_CM_K_cuEventRecord, id, mode, e, s, 0);
 out:
 	tcu_call_end();
 	return r;
@@ -2091,7 +2144,7 @@ CUresult tcu_m_cuEventRecordWithFlags(tcu_fn id, CUevent e, CUstream s, unsigned
 			tcu_event_note(TCU_H(e), TCU_H(s), seq);
 	}
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && tcu_windowed())
-		tcu_event_keep(e, s, id);
+		tcu_event_keep(SBT_CM_K_cuEventRecordWithFlags, id, mode, e, s, flags);
 out:
 	tcu_call_end();
 	return r;

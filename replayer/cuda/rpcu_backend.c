@@ -290,7 +290,7 @@ static void rpcu_failed_outputs(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call 
 	case SBT_CM_K_cuLibraryGetKernel: case SBT_CM_K_cuLibraryGetModule:
 	case SBT_CM_K_cuKernelGetFunction: case SBT_CM_K_cuStreamCreate:
 	case SBT_CM_K_cuStreamCreateWithPriority: case SBT_CM_K_cuStreamEndCapture:
-	case SBT_CM_K_cuGraphInstantiate: case SBT_CM_K_cuMemCreate:
+	case SBT_CM_K_cuGraphInstantiate: case SBT_CM_K_cuMemCreate: case SBT_CM_K_cuGraphCreate:
 		note(s, c->handle);
 		break;
 	default:
@@ -529,9 +529,9 @@ void rpcu_teardown(rpcu_state *s)
 				continue;
 			if (o->ctx)
 				d->p_cuCtxSetCurrent(o->ctx);
-			if (k && d->p_cuGraphDestroy)
+			if (k && o->live && d->p_cuGraphDestroy)
 				d->p_cuGraphDestroy((CUgraph)(uintptr_t)o->live);
-			else if (!k && d->p_cuGraphExecDestroy)
+			else if (!k && o->live && d->p_cuGraphExecDestroy)
 				d->p_cuGraphExecDestroy((CUgraphExec)(uintptr_t)o->live);
 			rpcu_objs_del(&s->objs, o);
 		}
@@ -539,6 +539,8 @@ void rpcu_teardown(rpcu_state *s)
 		free(s->graph_bufs[i]);
 	free(s->graph_bufs);
 	s->graph_bufs = NULL;
+	free(s->graphs_refused);
+	s->graphs_refused = NULL;
 	s->ngraph_bufs = s->cap_graph_bufs = 0;
 	rpcu_arrays_release(s);
 	/* Objects, contexts last; each made current in its own context. */

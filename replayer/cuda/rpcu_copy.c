@@ -330,19 +330,20 @@ static rp_status rpcu_region_live(rpcu_state *s, const char *what, uint64_t base
  * source from the trace, the destination ours; an array side is the live
  * array the trace's handle maps to, its region checked against the
  * recorded extent. */
-rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
-                       rp_diag *diag)
+/* The live CUDA_MEMCPY3D of a 2D or 3D copy record (three_d: its z
+ * fields count): a host source's bytes from the trace in *src_out, a
+ * host destination in a buffer of ours in *dst_out (both owned by the
+ * caller, NULL when none), *bytes_out the bytes copied (0: nothing). */
+static rp_status rpcu_copy3d_desc(rpcu_state *s, const sbt_cm_call *c, int three_d, CUDA_MEMCPY3D *m_out,
+                                  uint8_t **src_out, uint8_t **dst_out, uint64_t *bytes_out, rp_diag *diag)
 {
-	int sync = !rpcu_is_async(k);
 	CUDA_MEMCPY3D m;
-	int three_d = k == SBT_CM_K_cuMemcpy3D || k == SBT_CM_K_cuMemcpy3DAsync;
 	uint64_t depth = c->depth && three_d ? c->depth : 1, bytes, live;
 	uint8_t *src = NULL, *dst = NULL;
 	rp_status st = RP_OK;
-	CUresult r;
-	const char *fn;
-	int missing = 0;
 
+	*src_out = *dst_out = NULL;
+	*bytes_out = 0;
 	if (__builtin_mul_overflow(c->width, c->height, &bytes) || __builtin_mul_overflow(bytes, depth, &bytes))
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "%llu x %llu x %llu bytes overflow", (unsigned long long)c->width,
 		                 (unsigned long long)c->height, (unsigned long long)depth);
@@ -383,7 +384,7 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 	if (c->dst_type == CU_MEMORYTYPE_ARRAY) {
 		if ((st = rpcu_array_region(s, "destination", c->dst, c->dst_x, c->dst_y, three_d ? c->dst_z : 0,
 		                            c->width, c->height, depth, &m.dstArray, diag)) != RP_OK)
-			goto out_free;
+			goto out_fail;
 		m.dstXInBytes = c->dst_x;
 		m.dstY = c->dst_y;
 		m.dstZ = three_d ? c->dst_z : 0;
@@ -391,12 +392,12 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 	           (st = rpcu_region_live(s, "destination", c->dst, c->dst_x, c->dst_y, three_d ? c->dst_z : 0,
 	                           c->dst_pitch, three_d ? c->dst_height : c->height, c->width, c->height, depth,
 	                           &live, diag)) != RP_OK)
-		goto out_free;
+		goto out_fail;
 	if (c->dst_type == CU_MEMORYTYPE_HOST) {
 		dst = malloc(bytes);
 		if (!dst) {
 			st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory for %llu bytes", (unsigned long long)bytes);
-			goto out_free;
+			goto out_fail;
 		}
 		m.dstHost = dst;
 		m.dstPitch = c->width;
@@ -410,6 +411,32 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 		m.dstPitch = c->dst_pitch;
 		m.dstHeight = c->dst_height;
 	}
+	*m_out = m;
+	*src_out = src;
+	*dst_out = dst;
+	*bytes_out = bytes;
+	return RP_OK;
+out_fail:
+	free(src);
+	free(dst);
+	return st;
+}
+
+rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                       rp_diag *diag)
+{
+	int sync = !rpcu_is_async(k);
+	CUDA_MEMCPY3D m;
+	int three_d = k == SBT_CM_K_cuMemcpy3D || k == SBT_CM_K_cuMemcpy3DAsync;
+	uint64_t bytes;
+	uint8_t *src = NULL, *dst = NULL;
+	rp_status st = RP_OK;
+	CUresult r;
+	const char *fn;
+	int missing = 0;
+
+	if ((st = rpcu_copy3d_desc(s, c, three_d, &m, &src, &dst, &bytes, diag)) != RP_OK || !bytes)
+		return st;
 	if (k == SBT_CM_K_cuMemcpy3D || k == SBT_CM_K_cuMemcpy3DAsync) {
 		fn = sync && !stream ? "cuMemcpy3D" : "cuMemcpy3DAsync";
 		if (sync && !stream)
@@ -608,24 +635,19 @@ rp_status rpcu_copy_any(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUst
 
 /* ---- memsets ---------------------------------------------------------------------------------- */
 
-rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream, rp_diag *diag)
+/* The live destination of a memset record (two_d: rows of pitch bytes),
+ * checked to lie in one allocation from the record's own width, height
+ * and pitch (not its size field); *d_out 0 when it writes nothing. */
+rp_status rpcu_memset_dst(rpcu_state *s, const sbt_cm_call *c, int two_d, CUdeviceptr *d_out, rp_diag *diag)
 {
-	int sync = !rpcu_is_async(k);
-	int two_d = k == SBT_CM_K_cuMemsetD2D8 || k == SBT_CM_K_cuMemsetD2D16 || k == SBT_CM_K_cuMemsetD2D32 ||
-	            k == SBT_CM_K_cuMemsetD2D8Async || k == SBT_CM_K_cuMemsetD2D16Async ||
-	            k == SBT_CM_K_cuMemsetD2D32Async;
 	unsigned elem = c->elem_size ? (unsigned)c->elem_size : 1;
 	uint64_t extent = 0, row, live;
-	CUdeviceptr d;
 	size_t w = (size_t)c->width, h = (size_t)c->height, pitch = (size_t)c->pitch;
-	int legacy = sync && !stream;
 	rp_status st;
-	CUresult r = CUDA_ERROR_NOT_FOUND;
 
+	*d_out = 0;
 	if (elem != 1 && elem != 2 && elem != 4)
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "element size %u is not 1, 2 or 4", elem);
-	/* What the driver will write, from the record's own width, height and
-	 * pitch (not its size field): that must lie in one allocation. */
 	if (__builtin_mul_overflow((uint64_t)w, (uint64_t)elem, &row))
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "%zu elements of %u bytes overflow", w, elem);
 	if (!two_d) {
@@ -642,7 +664,25 @@ rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstre
 		return RP_OK;
 	if ((st = rpcu_translate(s, c->dst, extent, "destination", &live, diag)) != RP_OK)
 		return st;
-	d = (CUdeviceptr)live;
+	*d_out = (CUdeviceptr)live;
+	return RP_OK;
+}
+
+rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream, rp_diag *diag)
+{
+	int sync = !rpcu_is_async(k);
+	int two_d = k == SBT_CM_K_cuMemsetD2D8 || k == SBT_CM_K_cuMemsetD2D16 || k == SBT_CM_K_cuMemsetD2D32 ||
+	            k == SBT_CM_K_cuMemsetD2D8Async || k == SBT_CM_K_cuMemsetD2D16Async ||
+	            k == SBT_CM_K_cuMemsetD2D32Async;
+	unsigned elem = c->elem_size ? (unsigned)c->elem_size : 1;
+	CUdeviceptr d;
+	size_t w = (size_t)c->width, h = (size_t)c->height, pitch = (size_t)c->pitch;
+	int legacy = sync && !stream;
+	rp_status st;
+	CUresult r = CUDA_ERROR_NOT_FOUND;
+
+	if ((st = rpcu_memset_dst(s, c, two_d, &d, diag)) != RP_OK || !d)
+		return st;
 	/* Host-synchronous originals off the legacy stream need no wait: a
 	 * memset of device memory may return before it is done anyway. */
 	switch (elem) {
@@ -683,7 +723,7 @@ rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstre
 
 /* Host memory a graph node reads or writes whenever the graph is launched:
  * kept (owned) until the end of the run. */
-static rp_status rpcu_graph_keep(rpcu_state *s, void *buf, rp_diag *diag)
+rp_status rpcu_graph_keep(rpcu_state *s, void *buf, rp_diag *diag)
 {
 	if (s->ngraph_bufs == s->cap_graph_bufs) {
 		size_t ncap = s->cap_graph_bufs ? s->cap_graph_bufs * 2 : 16;
@@ -757,4 +797,28 @@ rp_status rpcu_capture_work(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 	default:
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "this copy cannot be replayed into a graph");
 	}
+}
+
+/* A graph's memcpy node: the copy of its record (cuMemcpy3D's fields), its
+ * host buffers kept for the graph's lifetime (a host source holds the
+ * bytes the node was made with; a host destination is ours, no
+ * checkpoint: the node's copies run at each launch). */
+rp_status rpcu_copy3d_node(rpcu_state *s, const sbt_cm_call *c, CUDA_MEMCPY3D *m, rp_diag *diag)
+{
+	uint8_t *src, *dst;
+	uint64_t bytes;
+	rp_status st = rpcu_copy3d_desc(s, c, 1, m, &src, &dst, &bytes, diag);
+	if (st != RP_OK)
+		return st;
+	if (!bytes)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "the memcpy node copies nothing");
+	if (src && s->relocate_memory && c->dst_type == CU_MEMORYTYPE_DEVICE)
+		rpcu_ranges_patch_data(&s->ranges, src, bytes, c->dst);
+	if (src && (st = rpcu_graph_keep(s, src, diag)) != RP_OK) {
+		free(dst);
+		return st;
+	}
+	if (dst && (st = rpcu_graph_keep(s, dst, diag)) != RP_OK)
+		return st;
+	return RP_OK;
 }

@@ -1054,6 +1054,14 @@ static rp_status rpcu_do_cuGraphInstantiate(rpcu_state *s, sbt_cm_kind k, const 
 	g = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, c->parent);
 	if (!g)
 		return RP_OK; /* not captured in the trace: its launch says so */
+	if (g->name || !g->live) {
+		/* a node replay does not model: the exec is not made, its launch
+		 * names the node's call */
+		o = rpcu_obj_new(s, RPCU_O_GRAPHEXEC, c->handle, 0, diag, &st);
+		if (o && !(o->name = strdup(g->name ? g->name : "a call not recorded")))
+			st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		return st;
+	}
 	if ((st = RPCU_NEED(cuGraphInstantiateWithFlags)) != RP_OK)
 		return st;
 	r = s->drv.p_cuGraphInstantiateWithFlags(&e, (CUgraph)(uintptr_t)g->live, c->flags);
@@ -1074,10 +1082,19 @@ static rp_status rpcu_do_cuGraphLaunch(rpcu_state *s, sbt_cm_kind k, const sbt_c
 	CUresult r;
 
 	(void)k;
-	if (s->single_stream)
+	o = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle);
+	if (!o && s->single_stream)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graphs are not rebuilt with --streams "
 		                 "single (stream capture needs a stream); replay with --streams multi");
-	o = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle);
+	if (o && (!o->live || o->name))
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx cannot be replayed: it or its "
+		                 "graph was changed by %s, which replay does not model; replay a --range that "
+		                 "ends before seq %llu", (unsigned long long)c->handle,
+		                 o->name ? o->name : "a call", (unsigned long long)s->seq);
+	if (o && s->graphs_refused)
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx cannot be replayed: %s; "
+		                 "replay a --range that ends before seq %llu", (unsigned long long)c->handle,
+		                 s->graphs_refused, (unsigned long long)s->seq);
 	if (!o)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx was not built from the "
 		                 "trace: its graph was not made by stream capture there (built node by "
@@ -1102,7 +1119,7 @@ static rp_status rpcu_do_cuGraphExecDestroy(rpcu_state *s, sbt_cm_kind k, const 
 
 	(void)k;
 	(void)diag;
-	if (o && s->drv.p_cuGraphExecDestroy)
+	if (o && o->live && s->drv.p_cuGraphExecDestroy)
 		s->drv.p_cuGraphExecDestroy((CUgraphExec)(uintptr_t)o->live);
 	if (o)
 		rpcu_objs_del(&s->objs, o);
@@ -1116,10 +1133,16 @@ static rp_status rpcu_do_cuGraphDestroy(rpcu_state *s, sbt_cm_kind k, const sbt_
 
 	(void)k;
 	(void)diag;
-	if (o && s->drv.p_cuGraphDestroy)
+	if (o && o->live && s->drv.p_cuGraphDestroy)
 		s->drv.p_cuGraphDestroy((CUgraph)(uintptr_t)o->live);
 	if (o)
 		rpcu_objs_del(&s->objs, o);
+	/* its nodes (a graph built node by node) go with it */
+	for (size_t i = 0; o && i < s->objs.cap; i++) {
+		rpcu_obj *n = &s->objs.slot[i];
+		if (!n->dead && n->kind == RPCU_O_GRAPHNODE && n->parent == c->handle)
+			rpcu_objs_del(&s->objs, n);
+	}
 	return RP_OK;
 }
 
@@ -1217,24 +1240,9 @@ static rp_status rpcu_check_params(rpcu_state *s, const rpcu_obj *f, const sbt_c
 	}
 }
 
-rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+rp_status rpcu_kfunc_find(rpcu_state *s, const sbt_cm_call *c, rpcu_obj **out, rp_diag *diag)
 {
 	rpcu_obj *f;
-	CUstream stream;
-	int capturing;
-	rp_status st;
-	CUresult r = CUDA_SUCCESS;
-	uint8_t *buf = NULL;
-	size_t buf_len = 0, nlayout = sbt_cm_layout_count(c), i;
-	void **args = NULL;
-	void *extra[5];
-	void **extra_arg = NULL;
-	CUlaunchAttribute *attrs = NULL;
-	char name_buf[256];
-	const char *kernel;
-	const char *fn_name = k == SBT_CM_K_cuLaunchKernelEx ? "cuLaunchKernelEx"
-	                      : k == SBT_CM_K_cuLaunchCooperativeKernel ? "cuLaunchCooperativeKernel"
-	                                                                : "cuLaunchKernel";
 
 	f = rpcu_objs_get(&s->objs, c->sub == SBT_CM_FUNC_KERNEL ? RPCU_O_KERNEL : RPCU_O_FUNCTION, c->handle);
 	if (!f)
@@ -1254,65 +1262,111 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 		                 "in the trace", (unsigned long long)c->handle, (int)c->name_len,
 		                 c->name ? (const char *)c->name : "");
 	}
-	if ((st = rpcu_stream_resolve(s, c->stream, &stream, &capturing, diag)) != RP_OK)
-		return st;
-	if (rpcu_capture_skip(s, c, capturing))
-		return RP_OK; /* it became a graph node at capture, it did not run */
-	buf_len = c->params_len ? c->params_len : c->extra_len;
+	*out = f;
+	return RP_OK;
+}
+
+rp_status rpcu_kargs_make(rpcu_state *s, const sbt_cm_call *c, rpcu_obj *f, rpcu_kargs *a, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	size_t nlayout = sbt_cm_layout_count(c), i;
+
+	memset(a, 0, sizeof(*a));
+	a->buf_len = c->params_len ? c->params_len : c->extra_len;
 	for (i = 0; i < nlayout; i++) {
 		/* the layout describes the packed bytes, whichever form carried them */
 		uint32_t off, size;
 		sbt_cm_layout_at(c, i, &off, &size);
-		if ((uint64_t)off + size > buf_len)
+		if ((uint64_t)off + size > a->buf_len)
 			return rpcu_fail(s, diag, RP_ERR_TRACE, "parameter %zu at [%u, +%u) lies outside the %zu "
-			                 "parameter bytes", i, off, size, buf_len);
+			                 "parameter bytes", i, off, size, a->buf_len);
 	}
-	kernel = NULL;
 	if (c->name_len || f->name) {
 		/* The name in the record wins: it is what the capture saw.  For
 		 * messages and notes only: made printable. */
 		if (c->name_len)
-			snprintf(name_buf, sizeof(name_buf), "%.*s", (int)c->name_len, (const char *)c->name);
+			snprintf(a->name_buf, sizeof(a->name_buf), "%.*s", (int)c->name_len, (const char *)c->name);
 		else
-			snprintf(name_buf, sizeof(name_buf), "%s", f->name);
-		rpcu_printable(name_buf);
-		kernel = name_buf;
+			snprintf(a->name_buf, sizeof(a->name_buf), "%s", f->name);
+		rpcu_printable(a->name_buf);
+		a->kernel = a->name_buf;
 	}
-	if (buf_len) {
-		buf = malloc(buf_len);
-		if (!buf)
+	if (a->buf_len) {
+		a->buf = malloc(a->buf_len);
+		if (!a->buf)
 			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		memcpy(buf, c->params_len ? c->params : c->extra, buf_len);
+		memcpy(a->buf, c->params_len ? c->params : c->extra, a->buf_len);
 	}
-	if (buf)
-		rpcu_ranges_patch_params(&s->ranges, buf, buf_len, nlayout ? c->layout : NULL, nlayout, s->seq,
-		                         kernel);
-	if (buf && nlayout && (st = rpcu_check_params(s, f, c, nlayout, kernel, diag)) != RP_OK)
-		goto out_free;
-	if (nlayout && (st = rpcu_texobj_check_launch(s, c, c->params_len ? c->params : c->extra, nlayout, kernel,
+	if (a->buf)
+		rpcu_ranges_patch_params(&s->ranges, a->buf, a->buf_len, nlayout ? c->layout : NULL, nlayout, s->seq,
+		                         a->kernel);
+	if (a->buf && nlayout && (st = rpcu_check_params(s, f, c, nlayout, a->kernel, diag)) != RP_OK)
+		goto out_fail;
+	if (nlayout && (st = rpcu_texobj_check_launch(s, c, c->params_len ? c->params : c->extra, nlayout, a->kernel,
 	                                              diag)) != RP_OK)
-		goto out_free;
-	if (buf && nlayout) {
+		goto out_fail;
+	if (a->buf && nlayout) {
 		/* kernelParams: one pointer per parameter into the packed bytes */
-		args = calloc(nlayout, sizeof(*args));
-		if (!args) {
+		a->args = calloc(nlayout, sizeof(*a->args));
+		if (!a->args) {
 			st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-			goto out_free;
+			goto out_fail;
 		}
 		for (i = 0; i < nlayout; i++) {
 			uint32_t off, size;
 			sbt_cm_layout_at(c, i, &off, &size);
-			args[i] = buf + off;
+			a->args[i] = a->buf + off;
 		}
-	} else if (buf) {
+	} else if (a->buf) {
 		/* no layout: the packed buffer as the `extra` form hands it over */
-		extra[0] = CU_LAUNCH_PARAM_BUFFER_POINTER;
-		extra[1] = buf;
-		extra[2] = CU_LAUNCH_PARAM_BUFFER_SIZE;
-		extra[3] = &buf_len;
-		extra[4] = CU_LAUNCH_PARAM_END;
-		extra_arg = extra;
+		a->extra[0] = CU_LAUNCH_PARAM_BUFFER_POINTER;
+		a->extra[1] = a->buf;
+		a->extra[2] = CU_LAUNCH_PARAM_BUFFER_SIZE;
+		a->extra[3] = &a->buf_len;
+		a->extra[4] = CU_LAUNCH_PARAM_END;
+		a->extra_arg = a->extra;
 	}
+	return RP_OK;
+out_fail:
+	rpcu_kargs_free(a);
+	return st;
+}
+
+void rpcu_kargs_free(rpcu_kargs *a)
+{
+	free(a->args);
+	free(a->buf);
+	a->args = NULL;
+	a->buf = NULL;
+}
+
+rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *f;
+	CUstream stream;
+	int capturing;
+	rp_status st;
+	CUresult r = CUDA_SUCCESS;
+	size_t i;
+	rpcu_kargs ka;
+	void **args, **extra_arg;
+	CUlaunchAttribute *attrs = NULL;
+	const char *kernel;
+	const char *fn_name = k == SBT_CM_K_cuLaunchKernelEx ? "cuLaunchKernelEx"
+	                      : k == SBT_CM_K_cuLaunchCooperativeKernel ? "cuLaunchCooperativeKernel"
+	                                                                : "cuLaunchKernel";
+
+	if ((st = rpcu_kfunc_find(s, c, &f, diag)) != RP_OK)
+		return st;
+	if ((st = rpcu_stream_resolve(s, c->stream, &stream, &capturing, diag)) != RP_OK)
+		return st;
+	if (rpcu_capture_skip(s, c, capturing))
+		return RP_OK; /* it became a graph node at capture, it did not run */
+	if ((st = rpcu_kargs_make(s, c, f, &ka, diag)) != RP_OK)
+		return st;
+	args = ka.args;
+	extra_arg = ka.extra_arg;
+	kernel = ka.kernel;
 	switch (k) {
 	case SBT_CM_K_cuLaunchKernel:
 		if ((st = RPCU_NEED(cuLaunchKernel)) != RP_OK)
@@ -1399,8 +1453,7 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 	}
 out_free:
 	free(attrs);
-	free(args);
-	free(buf);
+	rpcu_kargs_free(&ka);
 	return st;
 }
 
@@ -1547,6 +1600,19 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuMemcpyAtoA] =               {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_array},
 	[SBT_CM_K_cuMemcpyHtoAAsync] =          {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_array},
 	[SBT_CM_K_cuMemcpyAtoHAsync] =          {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_array},
+	[SBT_CM_K_cuGraphCreate] =              {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddKernelNode] =       {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddMemcpyNode] =       {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddMemsetNode] =       {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddEmptyNode] =        {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddEventRecordNode] =  {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddEventWaitNode] =    {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddDependencies] =     {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_tsGraphNotModeled] =             {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphKernelNodeSetParams] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphExecKernelNodeSetParams] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphDestroyNode] =         {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphRemoveDependencies] =  {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 };
 
 int rpcu_exec_is_state(sbt_cm_kind k)

@@ -101,7 +101,14 @@
 	X(cuMemcpyHtoA, 3020, 0) X(cuMemcpyAtoH, 3020, 0) X(cuMemcpyAtoD, 3020, 0) \
 	X(cuMemcpyDtoA, 3020, 0) X(cuMemcpyAtoA, 3020, 0)                          \
 	X(cuMemcpyHtoAAsync, 3020, 0) X(cuMemcpyAtoHAsync, 3020, 0)                \
-	X(cuFuncGetParamInfo, 12040, 0)
+	X(cuFuncGetParamInfo, 12040, 0)                                            \
+	X(cuGraphCreate, 10000, 0) X(cuGraphAddKernelNode, 12000, 0)               \
+	X(cuGraphAddMemcpyNode, 10000, 0) X(cuGraphAddMemsetNode, 10000, 0)        \
+	X(cuGraphAddEmptyNode, 10000, 0) X(cuGraphAddEventRecordNode, 11010, 0)    \
+	X(cuGraphAddEventWaitNode, 11010, 0) X(cuGraphAddDependencies, 10000, 0)   \
+	X(cuGraphKernelNodeSetParams, 12000, 0)                                    \
+	X(cuGraphExecKernelNodeSetParams, 12000, 0)                                \
+	X(cuGraphDestroyNode, 10000, 0) X(cuGraphRemoveDependencies, 10000, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */
@@ -133,9 +140,11 @@ typedef enum rpcu_kind {
 	RPCU_O_STREAM,
 	RPCU_O_EVENT,
 	RPCU_O_MEMHANDLE,
-	RPCU_O_GRAPH,    /* a graph made by stream capture in the replay */
+	RPCU_O_GRAPH,    /* a graph made by stream capture or cuGraphCreate in the replay;
+	                    name: why it cannot be instantiated (a node not modeled) */
 	RPCU_O_GRAPHEXEC,
-	RPCU_O_TEXOBJ    /* a texture or surface object */
+	RPCU_O_TEXOBJ,   /* a texture or surface object */
+	RPCU_O_GRAPHNODE /* a node of a graph built node by node */
 } rpcu_kind;
 
 typedef struct rpcu_obj {
@@ -402,6 +411,9 @@ typedef struct rpcu_state {
 	rp_cm_handle_set failed; /* handles only calls that failed at capture returned */
 	void **graph_bufs;      /* host buffers captured into graphs: live until teardown */
 	size_t ngraph_bufs, cap_graph_bufs;
+	char *graphs_refused;   /* owned: a call not modeled changed a node of a graph the
+	                           trace cannot name, so every later graph launch is refused
+	                           naming it (rpcu_graph.c); NULL when none did */
 	unsigned capturing;     /* stream captures begun in the replay and not ended */
 	unsigned long long not_run_seen; /* the double's not-run count after the last launch */
 	uint64_t not_run_seq;   /* first launch that ran nothing, 0: none */
@@ -554,6 +566,23 @@ rp_status rpcu_exec(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag 
 /* The kind is a state record, replayed while restoring a keyframe. */
 int rpcu_exec_is_state(sbt_cm_kind k);
 rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* The live function or kernel a launch record (or a graph's kernel node)
+ * names, or a message saying why there is none. */
+rp_status rpcu_kfunc_find(rpcu_state *s, const sbt_cm_call *c, rpcu_obj **out, rp_diag *diag);
+/* A launch record's parameters made ready for the driver: the bytes
+ * copied and their pointers patched, checked against the kernel, handed
+ * over as kernelParams (args) or as the extra form (extra_arg). */
+typedef struct rpcu_kargs {
+	uint8_t *buf;       /* owned */
+	size_t buf_len;
+	void **args;        /* owned; NULL when extra_arg is used or nothing is passed */
+	void *extra[5];
+	void **extra_arg;   /* extra, or NULL */
+	char name_buf[256];
+	const char *kernel; /* printable name, or NULL */
+} rpcu_kargs;
+rp_status rpcu_kargs_make(rpcu_state *s, const sbt_cm_call *c, rpcu_obj *f, rpcu_kargs *a, rp_diag *diag);
+void rpcu_kargs_free(rpcu_kargs *a);
 /* Work recorded while its stream was being captured into a graph (or on a
  * stream the replay has capturing) is skipped unless the replay is
  * capturing too, which puts it in the replay's graph. */
@@ -638,6 +667,14 @@ rp_status rpcu_copy_any(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUst
 rp_status rpcu_copy_peer(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                          rp_diag *diag);
 rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream, rp_diag *diag);
+/* Graph nodes (rpcu_graph.c): a memcpy node's live copy (host buffers
+ * kept for the run), a memset record's live destination (0: nothing to
+ * write), host memory a graph node uses, kept (owned) to the run's end. */
+rp_status rpcu_copy3d_node(rpcu_state *s, const sbt_cm_call *c, CUDA_MEMCPY3D *m, rp_diag *diag);
+rp_status rpcu_memset_dst(rpcu_state *s, const sbt_cm_call *c, int two_d, CUdeviceptr *d_out, rp_diag *diag);
+rp_status rpcu_graph_keep(rpcu_state *s, void *buf, rp_diag *diag);
+/* Graphs built node by node (rpcu_graph.c), one per kind. */
+rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 /* cuMemcpyHtoA, AtoH, AtoD, DtoA, AtoA and the async HtoA and AtoH. */
 rp_status rpcu_copy_array(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                           rp_diag *diag);

@@ -13,7 +13,11 @@
  * only then are cuProfilerStart and cuProfilerStop called around the
  * graph's launches and the read-back: a capture window that launches an
  * executable graph made before it.
- *   cuda_graph_app [--launches N] [--readback] [--window [--drop-graph]]
+ *
+ * --capture-event: an event is recorded inside the capture (after the
+ * memset) and the capturing stream waits on it there: no node, in-stream
+ * order (a window's snapshot must capture both again).
+ *   cuda_graph_app [--launches N] [--readback] [--capture-event] [--window [--drop-graph]]
  */
 #include <cudaProfiler.h>
 
@@ -33,7 +37,8 @@ int main(int argc, char **argv)
 	CUstreamCaptureStatus st;
 	uint32_t *h = malloc(n * sizeof(uint32_t)), *back = malloc(n * sizeof(uint32_t));
 	uint32_t *inside = calloc(n, sizeof(uint32_t));
-	int readback = 0, window = 0, drop_graph = 0;
+	int readback = 0, window = 0, drop_graph = 0, capture_event = 0;
+	CUevent ev;
 	void *image;
 	static const struct cup_api errs = { .GetErrorName = cuGetErrorName };
 
@@ -48,8 +53,11 @@ int main(int argc, char **argv)
 			window = 1;
 		} else if (!strcmp(argv[i], "--drop-graph")) {
 			drop_graph = 1;
+		} else if (!strcmp(argv[i], "--capture-event")) {
+			capture_event = 1;
 		} else if (!strcmp(argv[i], "--help")) {
-			printf("usage: cuda_graph_app [--launches N] [--readback] [--window [--drop-graph]]\n");
+			printf("usage: cuda_graph_app [--launches N] [--readback] [--capture-event] [--window "
+			       "[--drop-graph]]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_app: unknown option '%s' (try --help)\n", argv[i]);
@@ -75,6 +83,7 @@ int main(int argc, char **argv)
 	CUP_CK(cuMemAlloc(&d_acc, n * 4));
 	CUP_CK(cuMemsetD32(d_acc, 1, n));
 	CUP_CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	CUP_CK(cuEventCreate(&ev, CU_EVENT_DEFAULT));
 	if (window) {
 		/* A graph made, launched and gone before the window. */
 		CUgraph spare;
@@ -97,6 +106,10 @@ int main(int argc, char **argv)
 	}
 	CUP_CK(cuMemcpyHtoDAsync(d_a, h, n * 4, s));
 	CUP_CK(cuMemsetD32Async(d_b, 0, n, s));
+	if (capture_event) {
+		CUP_CK(cuEventRecord(ev, s));
+		CUP_CK(cuStreamWaitEvent(s, ev, 0));
+	}
 	{
 		uint32_t value = 17, stride = 5, k = 3;
 		void *fill_args[] = { &d_b, &value, &stride, &n };
@@ -135,6 +148,7 @@ int main(int argc, char **argv)
 	CUP_CK(cuGraphExecDestroy(exec));
 	if (!drop_graph)
 		CUP_CK(cuGraphDestroy(graph));
+	CUP_CK(cuEventDestroy(ev));
 	CUP_CK(cuStreamDestroy(s));
 	CUP_CK(cuMemFree(d_a));
 	CUP_CK(cuMemFree(d_b));

@@ -110,9 +110,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "capturing the legacy stream succeeded\n"); return 1;
 	}
 	CK(L(s1, 0, 0));                                    /* 10: after a failed begin */
+	CK(cuEventRecord(e, s2));
 	CK(cuStreamBeginCapture_v2(s1, CU_STREAM_CAPTURE_MODE_RELAXED));
-	if (cuEventRecord(e, s1) == CUDA_SUCCESS) {         /* the double invalidates the capture */
-		fprintf(stderr, "the double recorded an event in a capture\n"); return 1;
+	/* a wait on work outside the capture invalidates it
+	 * (CUDA_ERROR_STREAM_CAPTURE_ISOLATION) */
+	if (cuStreamWaitEvent(s1, e, 0) != CUDA_ERROR_STREAM_CAPTURE_ISOLATION) {
+		fprintf(stderr, "a capture waited on an event recorded outside it\n"); return 1;
 	}
 	if (L(s1, 0, CU_STREAM_CAPTURE_STATUS_INVALIDATED) != CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) { /* 11 */
 		fprintf(stderr, "a launch into an invalidated capture did not fail\n"); return 1;

@@ -14,9 +14,13 @@
 # the markers without the trigger (a whole-run trace), an NVTX range of
 # another name (no window), and a window of cuda_runtime_like (cudart's
 # side-door primary context and library, kept and recreated); the event
-# recorded before each window recorded again after its snapshot's keyframe;
+# recorded before each window recorded again after its snapshot's keyframe,
+# on the stream it was recorded on (test_cuda_graph_nodes.sh also shows
+# the null stream taking the place of a destroyed one);
 # a graph made by stream capture before a profiler window and launched in it
-# (cuda_graph_app --window), rebuilt by the snapshot.
+# (cuda_graph_app --window), rebuilt by the snapshot, also with an event
+# recorded and waited on inside its capture (kept with it, not recorded
+# again after the keyframe).
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
@@ -116,9 +120,11 @@ window_check() {
 	[ "$nev" -eq "$want_ev" ] ||
 		fail "$wc_name: $nev event records after the snapshot's keyframe, expected $want_ev: $(echo "$before" | grep -E 'cuda\.cuEvent')"
 	if [ "$want_ev" -eq 1 ]; then
+		# on the stream the program recorded it on (its first stream, live)
 		ev=$(echo "$before" | sed -n 's/.* cuda\.cuEventCreate .*event=\([0-9]*\).*/\1/p')
-		echo "$before" | grep -qE " cuda\.cuEventRecord event=$ev( |\$)" ||
-			fail "$wc_name: the snapshot records another event than the one it creates ($ev): $(echo "$before" | grep -E 'cuda\.cuEvent')"
+		st=$(echo "$before" | sed -n 's/.* cuda\.cuStreamCreate .*handle=\([0-9]*\).*/\1/p' | head -n 1)
+		echo "$before" | grep -qE " cuda\.cuEventRecord stream=$st event=$ev( |\$)" ||
+			fail "$wc_name: the snapshot does not record the event it creates ($ev) on stream $st: $(echo "$before" | grep -E 'cuda\.cuEvent')"
 	fi
 	expect_rc 0 "$wc_name.info" "$INFO" "$wc_trace"
 	has "$wc_name.info" out "trigger '$wc_trig'"
@@ -265,5 +271,21 @@ second=$("$INFO" --dump "$T/g-window-1.sbt" | grep ' cuda\.cuGraphLaunch ' | sed
 all_match g.range 1 --range "$second:" "$T/g-window-1.sbt"
 has g.range err "restored keyframe at seq"
 expect_rc 0 g.det "$RP" --check-determinism --runs 2 "$T/g-window-1.sbt"
+# An event recorded inside the capture (and waited on there): kept with the
+# capture, made again inside the snapshot's capture, and not recorded
+# again after the keyframe (it was never recorded outside a capture).
+expect_rc 0 ge.plain "$GP" --window --capture-event
+cmp -s "$T/g.plain.out" "$T/ge.plain.out" || fail "graph event: the event in the capture changed the result"
+TRACESMITH_TRIGGER=profiler expect_rc 0 ge.cap "$CAP" -o "$T/ge.sbt" -- "$GP" --window --capture-event
+cmp -s "$T/ge.plain.out" "$T/ge.cap.out" || fail "graph event: the window's run printed '$(cat "$T/ge.cap.out")'"
+all_match ge.replay 1 "$T/ge-window-1.sbt"
+ckpts "$T/ge-window-1.sbt" >"$T/ge.ck"
+cmp -s "$T/ge.ck" "$T/g.ck" || fail "graph event: the window's checkpoint differs from the plain capture's: $(diff "$T/ge.ck" "$T/g.ck")"
+"$INFO" --dump "$T/ge-window-1.sbt" | awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }' >"$T/ge.before"
+awk '/ cuda\.cuStreamBeginCapture / { c = 1 } / cuda\.cuStreamEndCapture / { c = 0 }
+	c && / cuda\.(cuEventRecord|cuStreamWaitEvent) / { n++ } END { exit n == 2 ? 0 : 1 }' "$T/ge.before" ||
+	fail "graph event: the snapshot's capture lacks the event record and wait: $(grep -E ' cuda\.(cuStream|cuEvent)' "$T/ge.before")"
+[ "$(awk '/ keyframe / { kf = 1 } kf && / cuda\.cuEventRecord /' "$T/ge.before" | wc -l)" -eq 0 ] ||
+	fail "graph event: the event recorded only in the capture is recorded again after the keyframe"
 
 echo ok

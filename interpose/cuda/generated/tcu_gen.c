@@ -1056,146 +1056,92 @@ CUresult CUDAAPI cuGetProcAddress_v2(const char * a0, void ** a1, int a2, cuuint
 
 CUresult CUDAAPI cuGraphAddBatchMemOpNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_BATCH_MEM_OP_NODE_PARAMS * a4)
 {
-	tcu_pfn_cuGraphAddBatchMemOpNode real = (tcu_pfn_cuGraphAddBatchMemOpNode)tcu_call_begin(TCU_FN_cuGraphAddBatchMemOpNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddBatchMemOpNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddBatchMemOpNode(TCU_FN_cuGraphAddBatchMemOpNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUgraph a4)
 {
-	tcu_pfn_cuGraphAddChildGraphNode real = (tcu_pfn_cuGraphAddChildGraphNode)tcu_call_begin(TCU_FN_cuGraphAddChildGraphNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddChildGraphNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddChildGraphNode(TCU_FN_cuGraphAddChildGraphNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddDependencies(CUgraph a0, const CUgraphNode * a1, const CUgraphNode * a2, size_t a3)
 {
-	tcu_pfn_cuGraphAddDependencies real = (tcu_pfn_cuGraphAddDependencies)tcu_call_begin(TCU_FN_cuGraphAddDependencies);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuGraphAddDependencies);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddDependencies(TCU_FN_cuGraphAddDependencies, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuGraphAddDependencies_v2(CUgraph a0, const CUgraphNode * a1, const CUgraphNode * a2, const CUgraphEdgeData * a3, size_t a4)
 {
-	tcu_pfn_cuGraphAddDependencies_v2 real = (tcu_pfn_cuGraphAddDependencies_v2)tcu_call_begin(TCU_FN_cuGraphAddDependencies_v2);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddDependencies_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddDependencies_v2(TCU_FN_cuGraphAddDependencies_v2, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3)
 {
-	tcu_pfn_cuGraphAddEmptyNode real = (tcu_pfn_cuGraphAddEmptyNode)tcu_call_begin(TCU_FN_cuGraphAddEmptyNode);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuGraphAddEmptyNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddEmptyNode(TCU_FN_cuGraphAddEmptyNode, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUevent a4)
 {
-	tcu_pfn_cuGraphAddEventRecordNode real = (tcu_pfn_cuGraphAddEventRecordNode)tcu_call_begin(TCU_FN_cuGraphAddEventRecordNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddEventRecordNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddEventRecordNode(TCU_FN_cuGraphAddEventRecordNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUevent a4)
 {
-	tcu_pfn_cuGraphAddEventWaitNode real = (tcu_pfn_cuGraphAddEventWaitNode)tcu_call_begin(TCU_FN_cuGraphAddEventWaitNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddEventWaitNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddEventWaitNode(TCU_FN_cuGraphAddEventWaitNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddExternalSemaphoresSignalNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * a4)
 {
-	tcu_pfn_cuGraphAddExternalSemaphoresSignalNode real = (tcu_pfn_cuGraphAddExternalSemaphoresSignalNode)tcu_call_begin(TCU_FN_cuGraphAddExternalSemaphoresSignalNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddExternalSemaphoresSignalNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddExternalSemaphoresSignalNode(TCU_FN_cuGraphAddExternalSemaphoresSignalNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddExternalSemaphoresWaitNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * a4)
 {
-	tcu_pfn_cuGraphAddExternalSemaphoresWaitNode real = (tcu_pfn_cuGraphAddExternalSemaphoresWaitNode)tcu_call_begin(TCU_FN_cuGraphAddExternalSemaphoresWaitNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddExternalSemaphoresWaitNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddExternalSemaphoresWaitNode(TCU_FN_cuGraphAddExternalSemaphoresWaitNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_HOST_NODE_PARAMS * a4)
 {
-	tcu_pfn_cuGraphAddHostNode real = (tcu_pfn_cuGraphAddHostNode)tcu_call_begin(TCU_FN_cuGraphAddHostNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddHostNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddHostNode(TCU_FN_cuGraphAddHostNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_KERNEL_NODE_PARAMS_v1 * a4)
 {
-	tcu_pfn_cuGraphAddKernelNode real = (tcu_pfn_cuGraphAddKernelNode)tcu_call_begin(TCU_FN_cuGraphAddKernelNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddKernelNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddKernelNode(TCU_FN_cuGraphAddKernelNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_KERNEL_NODE_PARAMS * a4)
 {
-	tcu_pfn_cuGraphAddKernelNode_v2 real = (tcu_pfn_cuGraphAddKernelNode_v2)tcu_call_begin(TCU_FN_cuGraphAddKernelNode_v2);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddKernelNode_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddKernelNode_v2(TCU_FN_cuGraphAddKernelNode_v2, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUDA_MEM_ALLOC_NODE_PARAMS * a4)
 {
-	tcu_pfn_cuGraphAddMemAllocNode real = (tcu_pfn_cuGraphAddMemAllocNode)tcu_call_begin(TCU_FN_cuGraphAddMemAllocNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddMemAllocNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddMemAllocNode(TCU_FN_cuGraphAddMemAllocNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUdeviceptr a4)
 {
-	tcu_pfn_cuGraphAddMemFreeNode real = (tcu_pfn_cuGraphAddMemFreeNode)tcu_call_begin(TCU_FN_cuGraphAddMemFreeNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddMemFreeNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddMemFreeNode(TCU_FN_cuGraphAddMemFreeNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_MEMCPY3D * a4, CUcontext a5)
 {
-	tcu_pfn_cuGraphAddMemcpyNode real = (tcu_pfn_cuGraphAddMemcpyNode)tcu_call_begin(TCU_FN_cuGraphAddMemcpyNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4, a5) : tcu_no_driver(TCU_FN_cuGraphAddMemcpyNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddMemcpyNode(TCU_FN_cuGraphAddMemcpyNode, a0, a1, a2, a3, a4, a5);
 }
 
 CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, const CUDA_MEMSET_NODE_PARAMS * a4, CUcontext a5)
 {
-	tcu_pfn_cuGraphAddMemsetNode real = (tcu_pfn_cuGraphAddMemsetNode)tcu_call_begin(TCU_FN_cuGraphAddMemsetNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4, a5) : tcu_no_driver(TCU_FN_cuGraphAddMemsetNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddMemsetNode(TCU_FN_cuGraphAddMemsetNode, a0, a1, a2, a3, a4, a5);
 }
 
 CUresult CUDAAPI cuGraphAddNode(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, size_t a3, CUgraphNodeParams * a4)
 {
-	tcu_pfn_cuGraphAddNode real = (tcu_pfn_cuGraphAddNode)tcu_call_begin(TCU_FN_cuGraphAddNode);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphAddNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddNode(TCU_FN_cuGraphAddNode, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode * a0, CUgraph a1, const CUgraphNode * a2, const CUgraphEdgeData * a3, size_t a4, CUgraphNodeParams * a5)
 {
-	tcu_pfn_cuGraphAddNode_v2 real = (tcu_pfn_cuGraphAddNode_v2)tcu_call_begin(TCU_FN_cuGraphAddNode_v2);
-	CUresult r = real ? real(a0, a1, a2, a3, a4, a5) : tcu_no_driver(TCU_FN_cuGraphAddNode_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphAddNode_v2(TCU_FN_cuGraphAddNode_v2, a0, a1, a2, a3, a4, a5);
 }
 
 CUresult CUDAAPI cuGraphBatchMemOpNodeGetParams(CUgraphNode a0, CUDA_BATCH_MEM_OP_NODE_PARAMS * a1)
@@ -1208,10 +1154,7 @@ CUresult CUDAAPI cuGraphBatchMemOpNodeGetParams(CUgraphNode a0, CUDA_BATCH_MEM_O
 
 CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode a0, const CUDA_BATCH_MEM_OP_NODE_PARAMS * a1)
 {
-	tcu_pfn_cuGraphBatchMemOpNodeSetParams real = (tcu_pfn_cuGraphBatchMemOpNodeSetParams)tcu_call_begin(TCU_FN_cuGraphBatchMemOpNodeSetParams);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphBatchMemOpNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphBatchMemOpNodeSetParams(TCU_FN_cuGraphBatchMemOpNodeSetParams, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode a0, CUgraph * a1)
@@ -1224,10 +1167,7 @@ CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode a0, CUgraph * a1)
 
 CUresult CUDAAPI cuGraphClone(CUgraph * a0, CUgraph a1)
 {
-	tcu_pfn_cuGraphClone real = (tcu_pfn_cuGraphClone)tcu_call_begin(TCU_FN_cuGraphClone);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphClone);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphClone(TCU_FN_cuGraphClone, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHandle * a0, CUgraph a1, CUcontext a2, unsigned int a3, unsigned int a4)
@@ -1240,10 +1180,7 @@ CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHandle * a0, C
 
 CUresult CUDAAPI cuGraphCreate(CUgraph * a0, unsigned int a1)
 {
-	tcu_pfn_cuGraphCreate real = (tcu_pfn_cuGraphCreate)tcu_call_begin(TCU_FN_cuGraphCreate);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphCreate);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphCreate(TCU_FN_cuGraphCreate, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph a0, const char * a1, unsigned int a2)
@@ -1261,10 +1198,7 @@ CUresult CUDAAPI cuGraphDestroy(CUgraph a0)
 
 CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode a0)
 {
-	tcu_pfn_cuGraphDestroyNode real = (tcu_pfn_cuGraphDestroyNode)tcu_call_begin(TCU_FN_cuGraphDestroyNode);
-	CUresult r = real ? real(a0) : tcu_no_driver(TCU_FN_cuGraphDestroyNode);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphDestroyNode(TCU_FN_cuGraphDestroyNode, a0);
 }
 
 CUresult CUDAAPI cuGraphEventRecordNodeGetEvent(CUgraphNode a0, CUevent * a1)
@@ -1277,10 +1211,7 @@ CUresult CUDAAPI cuGraphEventRecordNodeGetEvent(CUgraphNode a0, CUevent * a1)
 
 CUresult CUDAAPI cuGraphEventRecordNodeSetEvent(CUgraphNode a0, CUevent a1)
 {
-	tcu_pfn_cuGraphEventRecordNodeSetEvent real = (tcu_pfn_cuGraphEventRecordNodeSetEvent)tcu_call_begin(TCU_FN_cuGraphEventRecordNodeSetEvent);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphEventRecordNodeSetEvent);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphEventRecordNodeSetEvent(TCU_FN_cuGraphEventRecordNodeSetEvent, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphEventWaitNodeGetEvent(CUgraphNode a0, CUevent * a1)
@@ -1293,26 +1224,17 @@ CUresult CUDAAPI cuGraphEventWaitNodeGetEvent(CUgraphNode a0, CUevent * a1)
 
 CUresult CUDAAPI cuGraphEventWaitNodeSetEvent(CUgraphNode a0, CUevent a1)
 {
-	tcu_pfn_cuGraphEventWaitNodeSetEvent real = (tcu_pfn_cuGraphEventWaitNodeSetEvent)tcu_call_begin(TCU_FN_cuGraphEventWaitNodeSetEvent);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphEventWaitNodeSetEvent);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphEventWaitNodeSetEvent(TCU_FN_cuGraphEventWaitNodeSetEvent, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphExecBatchMemOpNodeSetParams(CUgraphExec a0, CUgraphNode a1, const CUDA_BATCH_MEM_OP_NODE_PARAMS * a2)
 {
-	tcu_pfn_cuGraphExecBatchMemOpNodeSetParams real = (tcu_pfn_cuGraphExecBatchMemOpNodeSetParams)tcu_call_begin(TCU_FN_cuGraphExecBatchMemOpNodeSetParams);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphExecBatchMemOpNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecBatchMemOpNodeSetParams(TCU_FN_cuGraphExecBatchMemOpNodeSetParams, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec a0, CUgraphNode a1, CUgraph a2)
 {
-	tcu_pfn_cuGraphExecChildGraphNodeSetParams real = (tcu_pfn_cuGraphExecChildGraphNodeSetParams)tcu_call_begin(TCU_FN_cuGraphExecChildGraphNodeSetParams);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphExecChildGraphNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecChildGraphNodeSetParams(TCU_FN_cuGraphExecChildGraphNodeSetParams, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec a0)
@@ -1322,34 +1244,22 @@ CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec a0)
 
 CUresult CUDAAPI cuGraphExecEventRecordNodeSetEvent(CUgraphExec a0, CUgraphNode a1, CUevent a2)
 {
-	tcu_pfn_cuGraphExecEventRecordNodeSetEvent real = (tcu_pfn_cuGraphExecEventRecordNodeSetEvent)tcu_call_begin(TCU_FN_cuGraphExecEventRecordNodeSetEvent);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphExecEventRecordNodeSetEvent);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecEventRecordNodeSetEvent(TCU_FN_cuGraphExecEventRecordNodeSetEvent, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphExecEventWaitNodeSetEvent(CUgraphExec a0, CUgraphNode a1, CUevent a2)
 {
-	tcu_pfn_cuGraphExecEventWaitNodeSetEvent real = (tcu_pfn_cuGraphExecEventWaitNodeSetEvent)tcu_call_begin(TCU_FN_cuGraphExecEventWaitNodeSetEvent);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphExecEventWaitNodeSetEvent);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecEventWaitNodeSetEvent(TCU_FN_cuGraphExecEventWaitNodeSetEvent, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec a0, CUgraphNode a1, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * a2)
 {
-	tcu_pfn_cuGraphExecExternalSemaphoresSignalNodeSetParams real = (tcu_pfn_cuGraphExecExternalSemaphoresSignalNodeSetParams)tcu_call_begin(TCU_FN_cuGraphExecExternalSemaphoresSignalNodeSetParams);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphExecExternalSemaphoresSignalNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecExternalSemaphoresSignalNodeSetParams(TCU_FN_cuGraphExecExternalSemaphoresSignalNodeSetParams, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec a0, CUgraphNode a1, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * a2)
 {
-	tcu_pfn_cuGraphExecExternalSemaphoresWaitNodeSetParams real = (tcu_pfn_cuGraphExecExternalSemaphoresWaitNodeSetParams)tcu_call_begin(TCU_FN_cuGraphExecExternalSemaphoresWaitNodeSetParams);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphExecExternalSemaphoresWaitNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecExternalSemaphoresWaitNodeSetParams(TCU_FN_cuGraphExecExternalSemaphoresWaitNodeSetParams, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphExecGetFlags(CUgraphExec a0, cuuint64_t * a1)
@@ -1362,66 +1272,42 @@ CUresult CUDAAPI cuGraphExecGetFlags(CUgraphExec a0, cuuint64_t * a1)
 
 CUresult CUDAAPI cuGraphExecHostNodeSetParams(CUgraphExec a0, CUgraphNode a1, const CUDA_HOST_NODE_PARAMS * a2)
 {
-	tcu_pfn_cuGraphExecHostNodeSetParams real = (tcu_pfn_cuGraphExecHostNodeSetParams)tcu_call_begin(TCU_FN_cuGraphExecHostNodeSetParams);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphExecHostNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecHostNodeSetParams(TCU_FN_cuGraphExecHostNodeSetParams, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphExecKernelNodeSetParams(CUgraphExec a0, CUgraphNode a1, const CUDA_KERNEL_NODE_PARAMS_v1 * a2)
 {
-	tcu_pfn_cuGraphExecKernelNodeSetParams real = (tcu_pfn_cuGraphExecKernelNodeSetParams)tcu_call_begin(TCU_FN_cuGraphExecKernelNodeSetParams);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphExecKernelNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecKernelNodeSetParams(TCU_FN_cuGraphExecKernelNodeSetParams, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphExecKernelNodeSetParams_v2(CUgraphExec a0, CUgraphNode a1, const CUDA_KERNEL_NODE_PARAMS * a2)
 {
-	tcu_pfn_cuGraphExecKernelNodeSetParams_v2 real = (tcu_pfn_cuGraphExecKernelNodeSetParams_v2)tcu_call_begin(TCU_FN_cuGraphExecKernelNodeSetParams_v2);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphExecKernelNodeSetParams_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecKernelNodeSetParams_v2(TCU_FN_cuGraphExecKernelNodeSetParams_v2, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphExecMemcpyNodeSetParams(CUgraphExec a0, CUgraphNode a1, const CUDA_MEMCPY3D * a2, CUcontext a3)
 {
-	tcu_pfn_cuGraphExecMemcpyNodeSetParams real = (tcu_pfn_cuGraphExecMemcpyNodeSetParams)tcu_call_begin(TCU_FN_cuGraphExecMemcpyNodeSetParams);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuGraphExecMemcpyNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecMemcpyNodeSetParams(TCU_FN_cuGraphExecMemcpyNodeSetParams, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuGraphExecMemsetNodeSetParams(CUgraphExec a0, CUgraphNode a1, const CUDA_MEMSET_NODE_PARAMS * a2, CUcontext a3)
 {
-	tcu_pfn_cuGraphExecMemsetNodeSetParams real = (tcu_pfn_cuGraphExecMemsetNodeSetParams)tcu_call_begin(TCU_FN_cuGraphExecMemsetNodeSetParams);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuGraphExecMemsetNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecMemsetNodeSetParams(TCU_FN_cuGraphExecMemsetNodeSetParams, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec a0, CUgraphNode a1, CUgraphNodeParams * a2)
 {
-	tcu_pfn_cuGraphExecNodeSetParams real = (tcu_pfn_cuGraphExecNodeSetParams)tcu_call_begin(TCU_FN_cuGraphExecNodeSetParams);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphExecNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecNodeSetParams(TCU_FN_cuGraphExecNodeSetParams, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec a0, CUgraph a1, CUgraphNode * a2, CUgraphExecUpdateResult * a3)
 {
-	tcu_pfn_cuGraphExecUpdate real = (tcu_pfn_cuGraphExecUpdate)tcu_call_begin(TCU_FN_cuGraphExecUpdate);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuGraphExecUpdate);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecUpdate(TCU_FN_cuGraphExecUpdate, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec a0, CUgraph a1, CUgraphExecUpdateResultInfo * a2)
 {
-	tcu_pfn_cuGraphExecUpdate_v2 real = (tcu_pfn_cuGraphExecUpdate_v2)tcu_call_begin(TCU_FN_cuGraphExecUpdate_v2);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphExecUpdate_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecUpdate_v2(TCU_FN_cuGraphExecUpdate_v2, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode a0, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * a1)
@@ -1434,10 +1320,7 @@ CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode a0, CU
 
 CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode a0, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * a1)
 {
-	tcu_pfn_cuGraphExternalSemaphoresSignalNodeSetParams real = (tcu_pfn_cuGraphExternalSemaphoresSignalNodeSetParams)tcu_call_begin(TCU_FN_cuGraphExternalSemaphoresSignalNodeSetParams);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphExternalSemaphoresSignalNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExternalSemaphoresSignalNodeSetParams(TCU_FN_cuGraphExternalSemaphoresSignalNodeSetParams, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode a0, CUDA_EXT_SEM_WAIT_NODE_PARAMS * a1)
@@ -1450,10 +1333,7 @@ CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode a0, CUDA
 
 CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode a0, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * a1)
 {
-	tcu_pfn_cuGraphExternalSemaphoresWaitNodeSetParams real = (tcu_pfn_cuGraphExternalSemaphoresWaitNodeSetParams)tcu_call_begin(TCU_FN_cuGraphExternalSemaphoresWaitNodeSetParams);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphExternalSemaphoresWaitNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExternalSemaphoresWaitNodeSetParams(TCU_FN_cuGraphExternalSemaphoresWaitNodeSetParams, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphGetEdges(CUgraph a0, CUgraphNode * a1, CUgraphNode * a2, size_t * a3)
@@ -1498,10 +1378,7 @@ CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode a0, CUDA_HOST_NODE_PARAMS 
 
 CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode a0, const CUDA_HOST_NODE_PARAMS * a1)
 {
-	tcu_pfn_cuGraphHostNodeSetParams real = (tcu_pfn_cuGraphHostNodeSetParams)tcu_call_begin(TCU_FN_cuGraphHostNodeSetParams);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphHostNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphHostNodeSetParams(TCU_FN_cuGraphHostNodeSetParams, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphInstantiate(CUgraphExec * a0, CUgraph a1, CUgraphNode * a2, char * a3, size_t a4)
@@ -1537,10 +1414,7 @@ CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec * a0, CUgraph a1, CUgraphNode
 
 CUresult CUDAAPI cuGraphKernelNodeCopyAttributes(CUgraphNode a0, CUgraphNode a1)
 {
-	tcu_pfn_cuGraphKernelNodeCopyAttributes real = (tcu_pfn_cuGraphKernelNodeCopyAttributes)tcu_call_begin(TCU_FN_cuGraphKernelNodeCopyAttributes);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphKernelNodeCopyAttributes);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphKernelNodeCopyAttributes(TCU_FN_cuGraphKernelNodeCopyAttributes, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphKernelNodeGetAttribute(CUgraphNode a0, CUkernelNodeAttrID a1, CUkernelNodeAttrValue * a2)
@@ -1569,26 +1443,17 @@ CUresult CUDAAPI cuGraphKernelNodeGetParams_v2(CUgraphNode a0, CUDA_KERNEL_NODE_
 
 CUresult CUDAAPI cuGraphKernelNodeSetAttribute(CUgraphNode a0, CUkernelNodeAttrID a1, const CUkernelNodeAttrValue * a2)
 {
-	tcu_pfn_cuGraphKernelNodeSetAttribute real = (tcu_pfn_cuGraphKernelNodeSetAttribute)tcu_call_begin(TCU_FN_cuGraphKernelNodeSetAttribute);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphKernelNodeSetAttribute);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphKernelNodeSetAttribute(TCU_FN_cuGraphKernelNodeSetAttribute, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphKernelNodeSetParams(CUgraphNode a0, const CUDA_KERNEL_NODE_PARAMS_v1 * a1)
 {
-	tcu_pfn_cuGraphKernelNodeSetParams real = (tcu_pfn_cuGraphKernelNodeSetParams)tcu_call_begin(TCU_FN_cuGraphKernelNodeSetParams);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphKernelNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphKernelNodeSetParams(TCU_FN_cuGraphKernelNodeSetParams, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphKernelNodeSetParams_v2(CUgraphNode a0, const CUDA_KERNEL_NODE_PARAMS * a1)
 {
-	tcu_pfn_cuGraphKernelNodeSetParams_v2 real = (tcu_pfn_cuGraphKernelNodeSetParams_v2)tcu_call_begin(TCU_FN_cuGraphKernelNodeSetParams_v2);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphKernelNodeSetParams_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphKernelNodeSetParams_v2(TCU_FN_cuGraphKernelNodeSetParams_v2, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphLaunch(CUgraphExec a0, CUstream a1)
@@ -1627,10 +1492,7 @@ CUresult CUDAAPI cuGraphMemcpyNodeGetParams(CUgraphNode a0, CUDA_MEMCPY3D * a1)
 
 CUresult CUDAAPI cuGraphMemcpyNodeSetParams(CUgraphNode a0, const CUDA_MEMCPY3D * a1)
 {
-	tcu_pfn_cuGraphMemcpyNodeSetParams real = (tcu_pfn_cuGraphMemcpyNodeSetParams)tcu_call_begin(TCU_FN_cuGraphMemcpyNodeSetParams);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphMemcpyNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphMemcpyNodeSetParams(TCU_FN_cuGraphMemcpyNodeSetParams, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode a0, CUDA_MEMSET_NODE_PARAMS * a1)
@@ -1643,10 +1505,7 @@ CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode a0, CUDA_MEMSET_NODE_PAR
 
 CUresult CUDAAPI cuGraphMemsetNodeSetParams(CUgraphNode a0, const CUDA_MEMSET_NODE_PARAMS * a1)
 {
-	tcu_pfn_cuGraphMemsetNodeSetParams real = (tcu_pfn_cuGraphMemsetNodeSetParams)tcu_call_begin(TCU_FN_cuGraphMemsetNodeSetParams);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphMemsetNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphMemsetNodeSetParams(TCU_FN_cuGraphMemsetNodeSetParams, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode * a0, CUgraphNode a1, CUgraph a2)
@@ -1707,18 +1566,12 @@ CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode a0, CUgraphNodeType * a1)
 
 CUresult CUDAAPI cuGraphNodeSetEnabled(CUgraphExec a0, CUgraphNode a1, unsigned int a2)
 {
-	tcu_pfn_cuGraphNodeSetEnabled real = (tcu_pfn_cuGraphNodeSetEnabled)tcu_call_begin(TCU_FN_cuGraphNodeSetEnabled);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphNodeSetEnabled);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphNodeSetEnabled(TCU_FN_cuGraphNodeSetEnabled, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode a0, CUgraphNodeParams * a1)
 {
-	tcu_pfn_cuGraphNodeSetParams real = (tcu_pfn_cuGraphNodeSetParams)tcu_call_begin(TCU_FN_cuGraphNodeSetParams);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphNodeSetParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphNodeSetParams(TCU_FN_cuGraphNodeSetParams, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphReleaseUserObject(CUgraph a0, CUuserObject a1, unsigned int a2)
@@ -1731,18 +1584,12 @@ CUresult CUDAAPI cuGraphReleaseUserObject(CUgraph a0, CUuserObject a1, unsigned 
 
 CUresult CUDAAPI cuGraphRemoveDependencies(CUgraph a0, const CUgraphNode * a1, const CUgraphNode * a2, size_t a3)
 {
-	tcu_pfn_cuGraphRemoveDependencies real = (tcu_pfn_cuGraphRemoveDependencies)tcu_call_begin(TCU_FN_cuGraphRemoveDependencies);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuGraphRemoveDependencies);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphRemoveDependencies(TCU_FN_cuGraphRemoveDependencies, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuGraphRemoveDependencies_v2(CUgraph a0, const CUgraphNode * a1, const CUgraphNode * a2, const CUgraphEdgeData * a3, size_t a4)
 {
-	tcu_pfn_cuGraphRemoveDependencies_v2 real = (tcu_pfn_cuGraphRemoveDependencies_v2)tcu_call_begin(TCU_FN_cuGraphRemoveDependencies_v2);
-	CUresult r = real ? real(a0, a1, a2, a3, a4) : tcu_no_driver(TCU_FN_cuGraphRemoveDependencies_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphRemoveDependencies_v2(TCU_FN_cuGraphRemoveDependencies_v2, a0, a1, a2, a3, a4);
 }
 
 CUresult CUDAAPI cuGraphRetainUserObject(CUgraph a0, CUuserObject a1, unsigned int a2, unsigned int a3)
@@ -4786,83 +4633,83 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuGetExportTable", "cuGetExportTable", (void *)cuGetExportTable, TCU_FNF_SPECIAL},
 	{"cuGetProcAddress", "cuGetProcAddress", (void *)cuGetProcAddress, TCU_FNF_LEGACY | TCU_FNF_SPECIAL},
 	{"cuGetProcAddress_v2", "cuGetProcAddress", (void *)cuGetProcAddress_v2, TCU_FNF_SPECIAL},
-	{"cuGraphAddBatchMemOpNode", "cuGraphAddBatchMemOpNode", (void *)cuGraphAddBatchMemOpNode, 0},
-	{"cuGraphAddChildGraphNode", "cuGraphAddChildGraphNode", (void *)cuGraphAddChildGraphNode, 0},
-	{"cuGraphAddDependencies", "cuGraphAddDependencies", (void *)cuGraphAddDependencies, TCU_FNF_LEGACY},
-	{"cuGraphAddDependencies_v2", "cuGraphAddDependencies", (void *)cuGraphAddDependencies_v2, 0},
-	{"cuGraphAddEmptyNode", "cuGraphAddEmptyNode", (void *)cuGraphAddEmptyNode, 0},
-	{"cuGraphAddEventRecordNode", "cuGraphAddEventRecordNode", (void *)cuGraphAddEventRecordNode, 0},
-	{"cuGraphAddEventWaitNode", "cuGraphAddEventWaitNode", (void *)cuGraphAddEventWaitNode, 0},
-	{"cuGraphAddExternalSemaphoresSignalNode", "cuGraphAddExternalSemaphoresSignalNode", (void *)cuGraphAddExternalSemaphoresSignalNode, 0},
-	{"cuGraphAddExternalSemaphoresWaitNode", "cuGraphAddExternalSemaphoresWaitNode", (void *)cuGraphAddExternalSemaphoresWaitNode, 0},
-	{"cuGraphAddHostNode", "cuGraphAddHostNode", (void *)cuGraphAddHostNode, 0},
-	{"cuGraphAddKernelNode", "cuGraphAddKernelNode", (void *)cuGraphAddKernelNode, TCU_FNF_LEGACY},
-	{"cuGraphAddKernelNode_v2", "cuGraphAddKernelNode", (void *)cuGraphAddKernelNode_v2, 0},
-	{"cuGraphAddMemAllocNode", "cuGraphAddMemAllocNode", (void *)cuGraphAddMemAllocNode, 0},
-	{"cuGraphAddMemFreeNode", "cuGraphAddMemFreeNode", (void *)cuGraphAddMemFreeNode, 0},
-	{"cuGraphAddMemcpyNode", "cuGraphAddMemcpyNode", (void *)cuGraphAddMemcpyNode, 0},
-	{"cuGraphAddMemsetNode", "cuGraphAddMemsetNode", (void *)cuGraphAddMemsetNode, 0},
-	{"cuGraphAddNode", "cuGraphAddNode", (void *)cuGraphAddNode, TCU_FNF_LEGACY},
-	{"cuGraphAddNode_v2", "cuGraphAddNode", (void *)cuGraphAddNode_v2, 0},
+	{"cuGraphAddBatchMemOpNode", "cuGraphAddBatchMemOpNode", (void *)cuGraphAddBatchMemOpNode, TCU_FNF_MODELED},
+	{"cuGraphAddChildGraphNode", "cuGraphAddChildGraphNode", (void *)cuGraphAddChildGraphNode, TCU_FNF_MODELED},
+	{"cuGraphAddDependencies", "cuGraphAddDependencies", (void *)cuGraphAddDependencies, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuGraphAddDependencies_v2", "cuGraphAddDependencies", (void *)cuGraphAddDependencies_v2, TCU_FNF_MODELED},
+	{"cuGraphAddEmptyNode", "cuGraphAddEmptyNode", (void *)cuGraphAddEmptyNode, TCU_FNF_MODELED},
+	{"cuGraphAddEventRecordNode", "cuGraphAddEventRecordNode", (void *)cuGraphAddEventRecordNode, TCU_FNF_MODELED},
+	{"cuGraphAddEventWaitNode", "cuGraphAddEventWaitNode", (void *)cuGraphAddEventWaitNode, TCU_FNF_MODELED},
+	{"cuGraphAddExternalSemaphoresSignalNode", "cuGraphAddExternalSemaphoresSignalNode", (void *)cuGraphAddExternalSemaphoresSignalNode, TCU_FNF_MODELED},
+	{"cuGraphAddExternalSemaphoresWaitNode", "cuGraphAddExternalSemaphoresWaitNode", (void *)cuGraphAddExternalSemaphoresWaitNode, TCU_FNF_MODELED},
+	{"cuGraphAddHostNode", "cuGraphAddHostNode", (void *)cuGraphAddHostNode, TCU_FNF_MODELED},
+	{"cuGraphAddKernelNode", "cuGraphAddKernelNode", (void *)cuGraphAddKernelNode, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuGraphAddKernelNode_v2", "cuGraphAddKernelNode", (void *)cuGraphAddKernelNode_v2, TCU_FNF_MODELED},
+	{"cuGraphAddMemAllocNode", "cuGraphAddMemAllocNode", (void *)cuGraphAddMemAllocNode, TCU_FNF_MODELED},
+	{"cuGraphAddMemFreeNode", "cuGraphAddMemFreeNode", (void *)cuGraphAddMemFreeNode, TCU_FNF_MODELED},
+	{"cuGraphAddMemcpyNode", "cuGraphAddMemcpyNode", (void *)cuGraphAddMemcpyNode, TCU_FNF_MODELED},
+	{"cuGraphAddMemsetNode", "cuGraphAddMemsetNode", (void *)cuGraphAddMemsetNode, TCU_FNF_MODELED},
+	{"cuGraphAddNode", "cuGraphAddNode", (void *)cuGraphAddNode, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuGraphAddNode_v2", "cuGraphAddNode", (void *)cuGraphAddNode_v2, TCU_FNF_MODELED},
 	{"cuGraphBatchMemOpNodeGetParams", "cuGraphBatchMemOpNodeGetParams", (void *)cuGraphBatchMemOpNodeGetParams, 0},
-	{"cuGraphBatchMemOpNodeSetParams", "cuGraphBatchMemOpNodeSetParams", (void *)cuGraphBatchMemOpNodeSetParams, 0},
+	{"cuGraphBatchMemOpNodeSetParams", "cuGraphBatchMemOpNodeSetParams", (void *)cuGraphBatchMemOpNodeSetParams, TCU_FNF_MODELED},
 	{"cuGraphChildGraphNodeGetGraph", "cuGraphChildGraphNodeGetGraph", (void *)cuGraphChildGraphNodeGetGraph, 0},
-	{"cuGraphClone", "cuGraphClone", (void *)cuGraphClone, 0},
+	{"cuGraphClone", "cuGraphClone", (void *)cuGraphClone, TCU_FNF_MODELED},
 	{"cuGraphConditionalHandleCreate", "cuGraphConditionalHandleCreate", (void *)cuGraphConditionalHandleCreate, 0},
-	{"cuGraphCreate", "cuGraphCreate", (void *)cuGraphCreate, 0},
+	{"cuGraphCreate", "cuGraphCreate", (void *)cuGraphCreate, TCU_FNF_MODELED},
 	{"cuGraphDebugDotPrint", "cuGraphDebugDotPrint", (void *)cuGraphDebugDotPrint, 0},
 	{"cuGraphDestroy", "cuGraphDestroy", (void *)cuGraphDestroy, TCU_FNF_MODELED},
-	{"cuGraphDestroyNode", "cuGraphDestroyNode", (void *)cuGraphDestroyNode, 0},
+	{"cuGraphDestroyNode", "cuGraphDestroyNode", (void *)cuGraphDestroyNode, TCU_FNF_MODELED},
 	{"cuGraphEventRecordNodeGetEvent", "cuGraphEventRecordNodeGetEvent", (void *)cuGraphEventRecordNodeGetEvent, 0},
-	{"cuGraphEventRecordNodeSetEvent", "cuGraphEventRecordNodeSetEvent", (void *)cuGraphEventRecordNodeSetEvent, 0},
+	{"cuGraphEventRecordNodeSetEvent", "cuGraphEventRecordNodeSetEvent", (void *)cuGraphEventRecordNodeSetEvent, TCU_FNF_MODELED},
 	{"cuGraphEventWaitNodeGetEvent", "cuGraphEventWaitNodeGetEvent", (void *)cuGraphEventWaitNodeGetEvent, 0},
-	{"cuGraphEventWaitNodeSetEvent", "cuGraphEventWaitNodeSetEvent", (void *)cuGraphEventWaitNodeSetEvent, 0},
-	{"cuGraphExecBatchMemOpNodeSetParams", "cuGraphExecBatchMemOpNodeSetParams", (void *)cuGraphExecBatchMemOpNodeSetParams, 0},
-	{"cuGraphExecChildGraphNodeSetParams", "cuGraphExecChildGraphNodeSetParams", (void *)cuGraphExecChildGraphNodeSetParams, 0},
+	{"cuGraphEventWaitNodeSetEvent", "cuGraphEventWaitNodeSetEvent", (void *)cuGraphEventWaitNodeSetEvent, TCU_FNF_MODELED},
+	{"cuGraphExecBatchMemOpNodeSetParams", "cuGraphExecBatchMemOpNodeSetParams", (void *)cuGraphExecBatchMemOpNodeSetParams, TCU_FNF_MODELED},
+	{"cuGraphExecChildGraphNodeSetParams", "cuGraphExecChildGraphNodeSetParams", (void *)cuGraphExecChildGraphNodeSetParams, TCU_FNF_MODELED},
 	{"cuGraphExecDestroy", "cuGraphExecDestroy", (void *)cuGraphExecDestroy, TCU_FNF_MODELED},
-	{"cuGraphExecEventRecordNodeSetEvent", "cuGraphExecEventRecordNodeSetEvent", (void *)cuGraphExecEventRecordNodeSetEvent, 0},
-	{"cuGraphExecEventWaitNodeSetEvent", "cuGraphExecEventWaitNodeSetEvent", (void *)cuGraphExecEventWaitNodeSetEvent, 0},
-	{"cuGraphExecExternalSemaphoresSignalNodeSetParams", "cuGraphExecExternalSemaphoresSignalNodeSetParams", (void *)cuGraphExecExternalSemaphoresSignalNodeSetParams, 0},
-	{"cuGraphExecExternalSemaphoresWaitNodeSetParams", "cuGraphExecExternalSemaphoresWaitNodeSetParams", (void *)cuGraphExecExternalSemaphoresWaitNodeSetParams, 0},
+	{"cuGraphExecEventRecordNodeSetEvent", "cuGraphExecEventRecordNodeSetEvent", (void *)cuGraphExecEventRecordNodeSetEvent, TCU_FNF_MODELED},
+	{"cuGraphExecEventWaitNodeSetEvent", "cuGraphExecEventWaitNodeSetEvent", (void *)cuGraphExecEventWaitNodeSetEvent, TCU_FNF_MODELED},
+	{"cuGraphExecExternalSemaphoresSignalNodeSetParams", "cuGraphExecExternalSemaphoresSignalNodeSetParams", (void *)cuGraphExecExternalSemaphoresSignalNodeSetParams, TCU_FNF_MODELED},
+	{"cuGraphExecExternalSemaphoresWaitNodeSetParams", "cuGraphExecExternalSemaphoresWaitNodeSetParams", (void *)cuGraphExecExternalSemaphoresWaitNodeSetParams, TCU_FNF_MODELED},
 	{"cuGraphExecGetFlags", "cuGraphExecGetFlags", (void *)cuGraphExecGetFlags, 0},
-	{"cuGraphExecHostNodeSetParams", "cuGraphExecHostNodeSetParams", (void *)cuGraphExecHostNodeSetParams, 0},
-	{"cuGraphExecKernelNodeSetParams", "cuGraphExecKernelNodeSetParams", (void *)cuGraphExecKernelNodeSetParams, TCU_FNF_LEGACY},
-	{"cuGraphExecKernelNodeSetParams_v2", "cuGraphExecKernelNodeSetParams", (void *)cuGraphExecKernelNodeSetParams_v2, 0},
-	{"cuGraphExecMemcpyNodeSetParams", "cuGraphExecMemcpyNodeSetParams", (void *)cuGraphExecMemcpyNodeSetParams, 0},
-	{"cuGraphExecMemsetNodeSetParams", "cuGraphExecMemsetNodeSetParams", (void *)cuGraphExecMemsetNodeSetParams, 0},
-	{"cuGraphExecNodeSetParams", "cuGraphExecNodeSetParams", (void *)cuGraphExecNodeSetParams, 0},
-	{"cuGraphExecUpdate", "cuGraphExecUpdate", (void *)cuGraphExecUpdate, TCU_FNF_LEGACY},
-	{"cuGraphExecUpdate_v2", "cuGraphExecUpdate", (void *)cuGraphExecUpdate_v2, 0},
+	{"cuGraphExecHostNodeSetParams", "cuGraphExecHostNodeSetParams", (void *)cuGraphExecHostNodeSetParams, TCU_FNF_MODELED},
+	{"cuGraphExecKernelNodeSetParams", "cuGraphExecKernelNodeSetParams", (void *)cuGraphExecKernelNodeSetParams, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuGraphExecKernelNodeSetParams_v2", "cuGraphExecKernelNodeSetParams", (void *)cuGraphExecKernelNodeSetParams_v2, TCU_FNF_MODELED},
+	{"cuGraphExecMemcpyNodeSetParams", "cuGraphExecMemcpyNodeSetParams", (void *)cuGraphExecMemcpyNodeSetParams, TCU_FNF_MODELED},
+	{"cuGraphExecMemsetNodeSetParams", "cuGraphExecMemsetNodeSetParams", (void *)cuGraphExecMemsetNodeSetParams, TCU_FNF_MODELED},
+	{"cuGraphExecNodeSetParams", "cuGraphExecNodeSetParams", (void *)cuGraphExecNodeSetParams, TCU_FNF_MODELED},
+	{"cuGraphExecUpdate", "cuGraphExecUpdate", (void *)cuGraphExecUpdate, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuGraphExecUpdate_v2", "cuGraphExecUpdate", (void *)cuGraphExecUpdate_v2, TCU_FNF_MODELED},
 	{"cuGraphExternalSemaphoresSignalNodeGetParams", "cuGraphExternalSemaphoresSignalNodeGetParams", (void *)cuGraphExternalSemaphoresSignalNodeGetParams, 0},
-	{"cuGraphExternalSemaphoresSignalNodeSetParams", "cuGraphExternalSemaphoresSignalNodeSetParams", (void *)cuGraphExternalSemaphoresSignalNodeSetParams, 0},
+	{"cuGraphExternalSemaphoresSignalNodeSetParams", "cuGraphExternalSemaphoresSignalNodeSetParams", (void *)cuGraphExternalSemaphoresSignalNodeSetParams, TCU_FNF_MODELED},
 	{"cuGraphExternalSemaphoresWaitNodeGetParams", "cuGraphExternalSemaphoresWaitNodeGetParams", (void *)cuGraphExternalSemaphoresWaitNodeGetParams, 0},
-	{"cuGraphExternalSemaphoresWaitNodeSetParams", "cuGraphExternalSemaphoresWaitNodeSetParams", (void *)cuGraphExternalSemaphoresWaitNodeSetParams, 0},
+	{"cuGraphExternalSemaphoresWaitNodeSetParams", "cuGraphExternalSemaphoresWaitNodeSetParams", (void *)cuGraphExternalSemaphoresWaitNodeSetParams, TCU_FNF_MODELED},
 	{"cuGraphGetEdges", "cuGraphGetEdges", (void *)cuGraphGetEdges, TCU_FNF_LEGACY},
 	{"cuGraphGetEdges_v2", "cuGraphGetEdges", (void *)cuGraphGetEdges_v2, 0},
 	{"cuGraphGetNodes", "cuGraphGetNodes", (void *)cuGraphGetNodes, 0},
 	{"cuGraphGetRootNodes", "cuGraphGetRootNodes", (void *)cuGraphGetRootNodes, 0},
 	{"cuGraphHostNodeGetParams", "cuGraphHostNodeGetParams", (void *)cuGraphHostNodeGetParams, 0},
-	{"cuGraphHostNodeSetParams", "cuGraphHostNodeSetParams", (void *)cuGraphHostNodeSetParams, 0},
+	{"cuGraphHostNodeSetParams", "cuGraphHostNodeSetParams", (void *)cuGraphHostNodeSetParams, TCU_FNF_MODELED},
 	{"cuGraphInstantiate", "cuGraphInstantiate", (void *)cuGraphInstantiate, TCU_FNF_LEGACY},
 	{"cuGraphInstantiateWithFlags", "cuGraphInstantiateWithFlags", (void *)cuGraphInstantiateWithFlags, TCU_FNF_MODELED},
 	{"cuGraphInstantiateWithParams", "cuGraphInstantiateWithParams", (void *)cuGraphInstantiateWithParams, TCU_FNF_MODELED},
 	{"cuGraphInstantiateWithParams_ptsz", "cuGraphInstantiateWithParams", (void *)cuGraphInstantiateWithParams_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuGraphInstantiate_v2", "cuGraphInstantiate", (void *)cuGraphInstantiate_v2, TCU_FNF_LEGACY},
-	{"cuGraphKernelNodeCopyAttributes", "cuGraphKernelNodeCopyAttributes", (void *)cuGraphKernelNodeCopyAttributes, 0},
+	{"cuGraphKernelNodeCopyAttributes", "cuGraphKernelNodeCopyAttributes", (void *)cuGraphKernelNodeCopyAttributes, TCU_FNF_MODELED},
 	{"cuGraphKernelNodeGetAttribute", "cuGraphKernelNodeGetAttribute", (void *)cuGraphKernelNodeGetAttribute, 0},
 	{"cuGraphKernelNodeGetParams", "cuGraphKernelNodeGetParams", (void *)cuGraphKernelNodeGetParams, TCU_FNF_LEGACY},
 	{"cuGraphKernelNodeGetParams_v2", "cuGraphKernelNodeGetParams", (void *)cuGraphKernelNodeGetParams_v2, 0},
-	{"cuGraphKernelNodeSetAttribute", "cuGraphKernelNodeSetAttribute", (void *)cuGraphKernelNodeSetAttribute, 0},
-	{"cuGraphKernelNodeSetParams", "cuGraphKernelNodeSetParams", (void *)cuGraphKernelNodeSetParams, TCU_FNF_LEGACY},
-	{"cuGraphKernelNodeSetParams_v2", "cuGraphKernelNodeSetParams", (void *)cuGraphKernelNodeSetParams_v2, 0},
+	{"cuGraphKernelNodeSetAttribute", "cuGraphKernelNodeSetAttribute", (void *)cuGraphKernelNodeSetAttribute, TCU_FNF_MODELED},
+	{"cuGraphKernelNodeSetParams", "cuGraphKernelNodeSetParams", (void *)cuGraphKernelNodeSetParams, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuGraphKernelNodeSetParams_v2", "cuGraphKernelNodeSetParams", (void *)cuGraphKernelNodeSetParams_v2, TCU_FNF_MODELED},
 	{"cuGraphLaunch", "cuGraphLaunch", (void *)cuGraphLaunch, TCU_FNF_MODELED},
 	{"cuGraphLaunch_ptsz", "cuGraphLaunch", (void *)cuGraphLaunch_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuGraphMemAllocNodeGetParams", "cuGraphMemAllocNodeGetParams", (void *)cuGraphMemAllocNodeGetParams, 0},
 	{"cuGraphMemFreeNodeGetParams", "cuGraphMemFreeNodeGetParams", (void *)cuGraphMemFreeNodeGetParams, 0},
 	{"cuGraphMemcpyNodeGetParams", "cuGraphMemcpyNodeGetParams", (void *)cuGraphMemcpyNodeGetParams, 0},
-	{"cuGraphMemcpyNodeSetParams", "cuGraphMemcpyNodeSetParams", (void *)cuGraphMemcpyNodeSetParams, 0},
+	{"cuGraphMemcpyNodeSetParams", "cuGraphMemcpyNodeSetParams", (void *)cuGraphMemcpyNodeSetParams, TCU_FNF_MODELED},
 	{"cuGraphMemsetNodeGetParams", "cuGraphMemsetNodeGetParams", (void *)cuGraphMemsetNodeGetParams, 0},
-	{"cuGraphMemsetNodeSetParams", "cuGraphMemsetNodeSetParams", (void *)cuGraphMemsetNodeSetParams, 0},
+	{"cuGraphMemsetNodeSetParams", "cuGraphMemsetNodeSetParams", (void *)cuGraphMemsetNodeSetParams, TCU_FNF_MODELED},
 	{"cuGraphNodeFindInClone", "cuGraphNodeFindInClone", (void *)cuGraphNodeFindInClone, 0},
 	{"cuGraphNodeGetDependencies", "cuGraphNodeGetDependencies", (void *)cuGraphNodeGetDependencies, TCU_FNF_LEGACY},
 	{"cuGraphNodeGetDependencies_v2", "cuGraphNodeGetDependencies", (void *)cuGraphNodeGetDependencies_v2, 0},
@@ -4870,11 +4717,11 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuGraphNodeGetDependentNodes_v2", "cuGraphNodeGetDependentNodes", (void *)cuGraphNodeGetDependentNodes_v2, 0},
 	{"cuGraphNodeGetEnabled", "cuGraphNodeGetEnabled", (void *)cuGraphNodeGetEnabled, 0},
 	{"cuGraphNodeGetType", "cuGraphNodeGetType", (void *)cuGraphNodeGetType, 0},
-	{"cuGraphNodeSetEnabled", "cuGraphNodeSetEnabled", (void *)cuGraphNodeSetEnabled, 0},
-	{"cuGraphNodeSetParams", "cuGraphNodeSetParams", (void *)cuGraphNodeSetParams, 0},
+	{"cuGraphNodeSetEnabled", "cuGraphNodeSetEnabled", (void *)cuGraphNodeSetEnabled, TCU_FNF_MODELED},
+	{"cuGraphNodeSetParams", "cuGraphNodeSetParams", (void *)cuGraphNodeSetParams, TCU_FNF_MODELED},
 	{"cuGraphReleaseUserObject", "cuGraphReleaseUserObject", (void *)cuGraphReleaseUserObject, 0},
-	{"cuGraphRemoveDependencies", "cuGraphRemoveDependencies", (void *)cuGraphRemoveDependencies, TCU_FNF_LEGACY},
-	{"cuGraphRemoveDependencies_v2", "cuGraphRemoveDependencies", (void *)cuGraphRemoveDependencies_v2, 0},
+	{"cuGraphRemoveDependencies", "cuGraphRemoveDependencies", (void *)cuGraphRemoveDependencies, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuGraphRemoveDependencies_v2", "cuGraphRemoveDependencies", (void *)cuGraphRemoveDependencies_v2, TCU_FNF_MODELED},
 	{"cuGraphRetainUserObject", "cuGraphRetainUserObject", (void *)cuGraphRetainUserObject, 0},
 	{"cuGraphUpload", "cuGraphUpload", (void *)cuGraphUpload, 0},
 	{"cuGraphUpload_ptsz", "cuGraphUpload", (void *)cuGraphUpload_ptsz, TCU_FNF_PTDS},

@@ -77,6 +77,7 @@ enum tcd_kind {
 	TCD_KIND_GRAPH_EXEC,
 	TCD_KIND_MEMHANDLE,
 	TCD_KIND_ARRAY,
+	TCD_KIND_GRAPH_NODE,
 };
 
 /* First member of every handle object. */
@@ -157,10 +158,14 @@ struct tcd_op {
 		struct {
 			struct tcd_event *event;
 			uint64_t generation;
+			bool external; /* CU_EVENT_RECORD_EXTERNAL: a node when captured */
 		} record;
 		struct {
 			uintptr_t ptr;
 		} free;
+		struct {
+			struct tcd_event *event; /* a graph's wait node: resolved at each launch */
+		} wait;
 	} u;
 };
 
@@ -177,6 +182,11 @@ struct tcd_stream {
 	struct tcd_op *head, *tail;
 	uint64_t submitted, completed;
 	struct tcd_graph *capture;       /* non-NULL while capturing */
+	/* cuStreamBeginCaptureToGraph: the graph the capture ends in, as one
+	 * node after these nodes (owned array). */
+	struct tcd_graph *capture_into;
+	CUgraphNode *capture_deps;
+	size_t ncapture_deps;
 	CUstreamCaptureMode capture_mode;
 	bool capture_invalid;
 	struct tcd_stream *next_in_ctx;
@@ -191,13 +201,36 @@ struct tcd_event {
 	uint64_t generation;
 	bool timed;
 	uint64_t ns;               /* completion time of the last record */
+	/* Its last record was made in a stream capture (no node: it marks
+	 * where that capture stood, for waits in the same capture). */
+	const struct tcd_graph *capture;
+	const struct tcd_stream *capture_stream;
 };
+
+struct tcd_gnode;
 
 struct tcd_graph {
 	struct tcd_obj h;
-	struct tcd_op *ops; /* templates in capture order, deps unused */
+	struct tcd_op *ops; /* templates in capture (an exec: launch) order, deps unused */
 	size_t count;
 	struct tcd_op **tail;
+	/* Built node by node (tcd_graph.c): its nodes in creation order.  An
+	 * exec of such a graph: its nodes in launch order, and the first op
+	 * each one put in ops (NULL for a node without one). */
+	struct tcd_gnode **nodes;
+	size_t nnodes, cap_nodes;
+	struct tcd_op **node_ops;
+};
+
+/* A node of a graph built node by node: the ops it runs (templates, in
+ * order; none for an empty node) and the nodes it depends on. */
+struct tcd_gnode {
+	struct tcd_obj h;
+	struct tcd_graph *graph;
+	size_t index;             /* in graph->nodes */
+	struct tcd_op *ops;       /* owned */
+	struct tcd_gnode **deps;  /* owned array */
+	size_t ndeps;
 };
 
 struct tcd_image;
@@ -314,6 +347,41 @@ TCD_HIDDEN CUresult tcd_primary_retain(CUcontext *pctx, CUdevice dev, const char
 TCD_HIDDEN struct tcd_stream *tcd_stream_new(struct tcd_ctx *ctx, enum tcd_stream_special special,
 					     unsigned flags, int priority);
 TCD_HIDDEN CUresult tcd_stream_resolve(CUstream h, bool per_thread, const char *call, struct tcd_stream **out);
+/* A launch's arguments (tcd_module.c); a graph's kernel node has them too. */
+struct tcd_launch_args {
+	CUfunction f;
+	unsigned grid[3], block[3], shared;
+	CUstream stream;
+	void **params;
+	void **extra;
+	bool cooperative;
+	bool per_thread;
+};
+/* The kernel op of a launch, checked, its parameters copied (a->stream
+ * unused); tcd_kernel_op_made counts a real kernel without twin as not
+ * run once the launch (or the node) is made. */
+TCD_HIDDEN CUresult tcd_kernel_op(const struct tcd_launch_args *a, const char *call, struct tcd_op **out);
+TCD_HIDDEN void tcd_kernel_op_made(const struct tcd_op *op);
+/* The op of a 3D copy (cuMemcpy3D's checks; counted as accepted) and of
+ * a 1D memset (tcd_copy.c), for graph nodes. */
+TCD_HIDDEN CUresult tcd_copy3d_op(const CUDA_MEMCPY3D *c, const char *call, struct tcd_op **out);
+TCD_HIDDEN CUresult tcd_memset_op(uintptr_t dst, uint32_t value, unsigned elem, size_t count, const char *call,
+				  struct tcd_op **out);
+TCD_HIDDEN struct tcd_op *tcd_op_clone(const struct tcd_op *t);
+/* With the lock held: the ops of graph g built node by node, in an order
+ * that keeps every dependency (creation order among independent nodes),
+ * cloned into exec x.  CUDA_ERROR_INVALID_VALUE when the edges make a
+ * cycle (tcd_graph.c). */
+/* Adds a node holding ops (owned, also on failure) to graph hg after
+ * deps (tcd_graph.c); *out gets it. */
+TCD_HIDDEN CUresult tcd_graph_node_add(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+				       struct tcd_op *ops, const char *call);
+/* Begins a capture on stream h (tcd_sched.c); into: the graph it ends in
+ * (cuStreamBeginCaptureToGraph: after the ndeps nodes deps), or NULL. */
+TCD_HIDDEN CUresult tcd_capture_begin(CUstream h, CUstreamCaptureMode mode, bool pt, struct tcd_graph *into,
+				      const CUgraphNode *deps, size_t ndeps, const char *call);
+TCD_HIDDEN CUresult tcd_graph_nodes_instantiate_locked(const struct tcd_graph *g, struct tcd_graph *x,
+						       const char *call);
 TCD_HIDDEN struct tcd_op *tcd_op_new(enum tcd_op_kind kind);
 TCD_HIDDEN void tcd_op_free(struct tcd_op *op);
 TCD_HIDDEN CUresult tcd_enqueue(struct tcd_stream *s, struct tcd_op *op, const char *call, uint64_t *seq_out);

@@ -220,6 +220,29 @@
 	X(cuGraphLaunch_ptsz) \
 	X(cuGraphExecDestroy) \
 	X(cuGraphDestroy) \
+	X(cuGraphCreate) \
+	X(cuGraphAddKernelNode) \
+	X(cuGraphAddKernelNode_v2) \
+	X(cuGraphAddMemcpyNode) \
+	X(cuGraphAddMemsetNode) \
+	X(cuGraphAddEmptyNode) \
+	X(cuGraphAddEventRecordNode) \
+	X(cuGraphAddEventWaitNode) \
+	X(cuGraphAddChildGraphNode) \
+	X(cuGraphAddDependencies) \
+	X(cuGraphAddDependencies_v2) \
+	X(cuGraphAddNode) \
+	X(cuGraphAddNode_v2) \
+	X(cuGraphKernelNodeSetParams) \
+	X(cuGraphKernelNodeSetParams_v2) \
+	X(cuGraphExecKernelNodeSetParams) \
+	X(cuGraphExecKernelNodeSetParams_v2) \
+	X(cuGraphDestroyNode) \
+	X(cuGraphRemoveDependencies) \
+	X(cuGraphRemoveDependencies_v2) \
+	X(cuGraphExecEventRecordNodeSetEvent) \
+	X(cuStreamBeginCaptureToGraph) \
+	X(cuStreamBeginCaptureToGraph_ptsz) \
 	X(cuProfilerStart) \
 	X(cuProfilerStop) \
 	/* end of TCD_EXPORTS */
@@ -269,13 +292,34 @@
 	X(cuGetExportTable, 3000, 0, cuGetExportTable) \
 	X(cuGetProcAddress, 11030, 0, cuGetProcAddress) \
 	X(cuGetProcAddress, 12000, 0, cuGetProcAddress_v2) \
+	X(cuGraphAddChildGraphNode, 10000, 0, cuGraphAddChildGraphNode) \
+	X(cuGraphAddDependencies, 10000, 0, cuGraphAddDependencies) \
+	X(cuGraphAddDependencies, 12030, 0, cuGraphAddDependencies_v2) \
+	X(cuGraphAddEmptyNode, 10000, 0, cuGraphAddEmptyNode) \
+	X(cuGraphAddEventRecordNode, 11010, 0, cuGraphAddEventRecordNode) \
+	X(cuGraphAddEventWaitNode, 11010, 0, cuGraphAddEventWaitNode) \
+	X(cuGraphAddKernelNode, 10000, 0, cuGraphAddKernelNode) \
+	X(cuGraphAddKernelNode, 12000, 0, cuGraphAddKernelNode_v2) \
+	X(cuGraphAddMemcpyNode, 10000, 0, cuGraphAddMemcpyNode) \
+	X(cuGraphAddMemsetNode, 10000, 0, cuGraphAddMemsetNode) \
+	X(cuGraphAddNode, 12020, 0, cuGraphAddNode) \
+	X(cuGraphAddNode, 12030, 0, cuGraphAddNode_v2) \
+	X(cuGraphCreate, 10000, 0, cuGraphCreate) \
 	X(cuGraphDestroy, 10000, 0, cuGraphDestroy) \
+	X(cuGraphDestroyNode, 10000, 0, cuGraphDestroyNode) \
 	X(cuGraphExecDestroy, 10000, 0, cuGraphExecDestroy) \
+	X(cuGraphExecEventRecordNodeSetEvent, 11010, 0, cuGraphExecEventRecordNodeSetEvent) \
+	X(cuGraphExecKernelNodeSetParams, 10010, 0, cuGraphExecKernelNodeSetParams) \
+	X(cuGraphExecKernelNodeSetParams, 12000, 0, cuGraphExecKernelNodeSetParams_v2) \
 	X(cuGraphInstantiate, 10000, 0, cuGraphInstantiate) \
 	X(cuGraphInstantiate, 11000, 0, cuGraphInstantiate_v2) \
 	X(cuGraphInstantiateWithFlags, 11040, 0, cuGraphInstantiateWithFlags) \
+	X(cuGraphKernelNodeSetParams, 10000, 0, cuGraphKernelNodeSetParams) \
+	X(cuGraphKernelNodeSetParams, 12000, 0, cuGraphKernelNodeSetParams_v2) \
 	X(cuGraphLaunch, 10000, 0, cuGraphLaunch) \
 	X(cuGraphLaunch, 10000, 1, cuGraphLaunch_ptsz) \
+	X(cuGraphRemoveDependencies, 10000, 0, cuGraphRemoveDependencies) \
+	X(cuGraphRemoveDependencies, 12030, 0, cuGraphRemoveDependencies_v2) \
 	X(cuInit, 2000, 0, cuInit) \
 	X(cuIpcCloseMemHandle, 4010, 0, cuIpcCloseMemHandle) \
 	X(cuIpcGetMemHandle, 4010, 0, cuIpcGetMemHandle) \
@@ -404,6 +448,8 @@
 	X(cuStreamBeginCapture, 10000, 1, cuStreamBeginCapture_ptsz) \
 	X(cuStreamBeginCapture, 10010, 0, cuStreamBeginCapture_v2) \
 	X(cuStreamBeginCapture, 10010, 1, cuStreamBeginCapture_v2_ptsz) \
+	X(cuStreamBeginCaptureToGraph, 12030, 0, cuStreamBeginCaptureToGraph) \
+	X(cuStreamBeginCaptureToGraph, 12030, 1, cuStreamBeginCaptureToGraph_ptsz) \
 	X(cuStreamCreate, 2000, 0, cuStreamCreate) \
 	X(cuStreamCreateWithPriority, 5050, 0, cuStreamCreateWithPriority) \
 	X(cuStreamDestroy, 2000, 0, cuStreamDestroy) \

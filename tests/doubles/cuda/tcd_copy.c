@@ -151,18 +151,17 @@ static CUresult tcd_copy3d_side(const struct tcd_copy_side *c, const struct tcd_
 	return tcd_side_check(*out, span, side, call, what);
 }
 
-static CUresult tcd_copy3d(const struct tcd_copy_args *a, CUstream h, bool pt, bool sync, const char *call)
+/* The op of a 2D or 3D copy, checked and counted as accepted; NULL in
+ * *out (and success) when there is nothing to copy. */
+static CUresult tcd_copy3d_make(const struct tcd_copy_args *a, const char *call, struct tcd_op **out)
 {
-	struct tcd_stream *s;
 	struct tcd_op *op;
 	uintptr_t src, dst;
 	size_t spitch, dpitch, sslice, dslice;
 	enum tcd_side sside, dside;
 	CUresult r;
 
-	r = tcd_stream_resolve(h, pt, call, &s);
-	if (r != CUDA_SUCCESS)
-		return r;
+	*out = NULL;
 	if (!a->width || !a->height || !a->depth)
 		return CUDA_SUCCESS;
 	r = tcd_copy3d_side(&a->src, a, &src, &spitch, &sslice, &sside, call, "source");
@@ -182,10 +181,23 @@ static CUresult tcd_copy3d(const struct tcd_copy_args *a, CUstream h, bool pt, b
 	op->u.copy.depth = a->depth;
 	op->u.copy.dslice = dslice;
 	op->u.copy.sslice = sslice;
-	r = sync ? tcd_enqueue_sync(s, op, call) : tcd_enqueue(s, op, call, NULL);
-	if (r == CUDA_SUCCESS)
-		tcd_copy_count(dst, dside, src, sside, a->width * a->height * a->depth);
-	return r;
+	tcd_copy_count(dst, dside, src, sside, a->width * a->height * a->depth);
+	*out = op;
+	return CUDA_SUCCESS;
+}
+
+static CUresult tcd_copy3d(const struct tcd_copy_args *a, CUstream h, bool pt, bool sync, const char *call)
+{
+	struct tcd_stream *s;
+	struct tcd_op *op;
+	CUresult r;
+
+	r = tcd_stream_resolve(h, pt, call, &s);
+	if (r != CUDA_SUCCESS)
+		return r;
+	if ((r = tcd_copy3d_make(a, call, &op)) != CUDA_SUCCESS || !op)
+		return r;
+	return sync ? tcd_enqueue_sync(s, op, call) : tcd_enqueue(s, op, call, NULL);
 }
 
 static CUresult tcd_copy2d(const CUDA_MEMCPY2D *c, CUstream h, bool pt, bool sync, const char *call)
@@ -205,34 +217,54 @@ static CUresult tcd_copy2d(const CUDA_MEMCPY2D *c, CUstream h, bool pt, bool syn
 	return tcd_copy3d(&a, h, pt, sync, call);
 }
 
-static CUresult tcd_copy3d_desc(const CUDA_MEMCPY3D *c, CUstream h, bool pt, bool sync, const char *call)
+/* CUDA_MEMCPY3D as the double's copy arguments. */
+static CUresult tcd_copy3d_args(const CUDA_MEMCPY3D *c, const char *call, struct tcd_copy_args *a)
 {
-	struct tcd_copy_args a;
-
 	if (!c)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "pCopy is NULL");
 	if (c->reserved0 || c->reserved1)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "reserved0 and reserved1 must be NULL");
-	memset(&a, 0, sizeof(a));
-	a.src = (struct tcd_copy_side){c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray,
-				       c->srcXInBytes, c->srcY, c->srcZ, c->srcPitch, c->srcHeight};
-	a.dst = (struct tcd_copy_side){c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray,
-				       c->dstXInBytes, c->dstY, c->dstZ, c->dstPitch, c->dstHeight};
-	a.width = c->WidthInBytes;
-	a.height = c->Height;
-	a.depth = c->Depth;
-	return tcd_copy3d(&a, h, pt, sync, call);
+	memset(a, 0, sizeof(*a));
+	a->src = (struct tcd_copy_side){c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray,
+					c->srcXInBytes, c->srcY, c->srcZ, c->srcPitch, c->srcHeight};
+	a->dst = (struct tcd_copy_side){c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray,
+					c->dstXInBytes, c->dstY, c->dstZ, c->dstPitch, c->dstHeight};
+	a->width = c->WidthInBytes;
+	a->height = c->Height;
+	a->depth = c->Depth;
+	return CUDA_SUCCESS;
 }
 
-static CUresult tcd_memset(uintptr_t dst, uint32_t value, unsigned elem, size_t count, CUstream h, bool pt,
-			   bool sync, const char *call)
+static CUresult tcd_copy3d_desc(const CUDA_MEMCPY3D *c, CUstream h, bool pt, bool sync, const char *call)
 {
-	struct tcd_stream *s;
-	struct tcd_op *op;
-	CUresult r = tcd_stream_resolve(h, pt, call, &s);
+	struct tcd_copy_args a;
+	CUresult r = tcd_copy3d_args(c, call, &a);
 
-	if (r != CUDA_SUCCESS)
-		return r;
+	return r != CUDA_SUCCESS ? r : tcd_copy3d(&a, h, pt, sync, call);
+}
+
+/* A graph's memcpy node: a copy of nothing is an error there (the node
+ * would do nothing the driver can describe). */
+CUresult tcd_copy3d_op(const CUDA_MEMCPY3D *c, const char *call, struct tcd_op **out)
+{
+	struct tcd_copy_args a;
+	CUresult r = tcd_copy3d_args(c, call, &a);
+
+	if (r == CUDA_SUCCESS)
+		r = tcd_copy3d_make(&a, call, out);
+	if (r == CUDA_SUCCESS && !*out)
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the copy is empty (%zu x %zu x %zu bytes)", a.width,
+			     a.height, a.depth);
+	return r;
+}
+
+CUresult tcd_memset_op(uintptr_t dst, uint32_t value, unsigned elem, size_t count, const char *call,
+		       struct tcd_op **out)
+{
+	struct tcd_op *op;
+	CUresult r;
+
+	*out = NULL;
 	if (dst % elem)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "dstDevice 0x%lx is not aligned to %u bytes",
 				(unsigned long)dst, elem);
@@ -249,6 +281,21 @@ static CUresult tcd_memset(uintptr_t dst, uint32_t value, unsigned elem, size_t 
 	op->u.memset.value = value;
 	op->u.memset.elem = elem;
 	op->u.memset.count = count;
+	*out = op;
+	return CUDA_SUCCESS;
+}
+
+static CUresult tcd_memset(uintptr_t dst, uint32_t value, unsigned elem, size_t count, CUstream h, bool pt,
+			   bool sync, const char *call)
+{
+	struct tcd_stream *s;
+	struct tcd_op *op;
+	CUresult r = tcd_stream_resolve(h, pt, call, &s);
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if ((r = tcd_memset_op(dst, value, elem, count, call, &op)) != CUDA_SUCCESS || !op)
+		return r;
 	return sync ? tcd_enqueue_sync(s, op, call) : tcd_enqueue(s, op, call, NULL);
 }
 

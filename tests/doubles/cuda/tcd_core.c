@@ -428,6 +428,7 @@ static const char *const tcd_kind_names[] = {
 	[TCD_KIND_MODULE] = "module", [TCD_KIND_FUNCTION] = "function", [TCD_KIND_LIBRARY] = "library",
 	[TCD_KIND_KERNEL] = "kernel", [TCD_KIND_GRAPH] = "graph", [TCD_KIND_GRAPH_EXEC] = "graph exec",
 	[TCD_KIND_MEMHANDLE] = "allocation handle", [TCD_KIND_ARRAY] = "array",
+	[TCD_KIND_GRAPH_NODE] = "graph node",
 };
 
 /* A live object of that kind, checked without a word on stderr. */

@@ -677,15 +677,6 @@ TCD_EXPORT(cuKernelGetParamInfo)
 
 /* ---- launches ---- */
 
-struct tcd_launch_args {
-	CUfunction f;
-	unsigned grid[3], block[3], shared;
-	CUstream stream;
-	void **params;
-	void **extra;
-	bool cooperative;
-	bool per_thread;
-};
 
 static CUresult tcd_pack_params(const struct tcd_kernel_desc *k, void **params, void **extra, unsigned char *buf,
 				const char *call)
@@ -730,12 +721,14 @@ static CUresult tcd_pack_params(const struct tcd_kernel_desc *k, void **params, 
 
 static void tcd_not_run(const char *name);
 
-static CUresult tcd_launch(const struct tcd_launch_args *a, const char *call)
+/* The kernel op of a launch (or of a graph's kernel node: a->stream
+ * unused), its arguments checked and its parameters copied (the caller
+ * may reuse its storage at once). */
+CUresult tcd_kernel_op(const struct tcd_launch_args *a, const char *call, struct tcd_op **out)
 {
 	static const unsigned max_grid[3] = { 0x7fffffffu, 65535u, 65535u };
 	static const unsigned max_block[3] = { 1024u, 1024u, 64u };
 	struct tcd_function *f;
-	struct tcd_stream *s;
 	struct tcd_op *op;
 	CUresult r;
 
@@ -758,14 +751,11 @@ static CUresult tcd_launch(const struct tcd_launch_args *a, const char *call)
 	if (a->cooperative && (uint64_t)a->grid[0] * a->grid[1] * a->grid[2] > TCD_COOP_MAX_BLOCKS)
 		return tcd_fail(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, call,
 				"a cooperative grid of more than %u blocks cannot be co-resident", TCD_COOP_MAX_BLOCKS);
-	if ((r = tcd_stream_resolve(a->stream, a->per_thread, call, &s)) != CUDA_SUCCESS)
-		return r;
 	op = tcd_op_new(TCD_OP_KERNEL);
 	if (!op || !(op->u.kernel.params = calloc(1, f->k->param_bytes ? f->k->param_bytes : 1))) {
 		tcd_op_free(op);
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
 	}
-	/* Parameters are copied now: the caller may reuse its storage at once. */
 	if ((r = tcd_pack_params(f->k, a->params, a->extra, op->u.kernel.params, call)) != CUDA_SUCCESS) {
 		tcd_op_free(op);
 		return r;
@@ -775,9 +765,33 @@ static CUresult tcd_launch(const struct tcd_launch_args *a, const char *call)
 	memcpy(op->u.kernel.grid, a->grid, sizeof(a->grid));
 	memcpy(op->u.kernel.block, a->block, sizeof(a->block));
 	op->u.kernel.shared = a->shared;
-	r = tcd_enqueue(s, op, call, NULL);
+	*out = op;
+	return CUDA_SUCCESS;
+}
+
+void tcd_kernel_op_made(const struct tcd_op *op)
+{
 	/* Counted when the launch is made, not when a stream worker gets to
 	 * it: a replayer asking right after the launch must already see it. */
+	if (op->u.kernel.f->real && !op->u.kernel.f->twin)
+		tcd_not_run(op->u.kernel.k->name);
+}
+
+static CUresult tcd_launch(const struct tcd_launch_args *a, const char *call)
+{
+	struct tcd_stream *s;
+	struct tcd_op *op;
+	const struct tcd_function *f;
+	CUresult r;
+
+	if ((r = tcd_kernel_op(a, call, &op)) != CUDA_SUCCESS)
+		return r;
+	f = op->u.kernel.f;
+	if ((r = tcd_stream_resolve(a->stream, a->per_thread, call, &s)) != CUDA_SUCCESS) {
+		tcd_op_free(op);
+		return r;
+	}
+	r = tcd_enqueue(s, op, call, NULL);
 	if (r == CUDA_SUCCESS && f->real && !f->twin)
 		tcd_not_run(f->k->name);
 	return r;

@@ -132,7 +132,7 @@ void tcd_op_free(struct tcd_op *op)
 	free(op);
 }
 
-static struct tcd_op *tcd_op_clone(const struct tcd_op *t)
+struct tcd_op *tcd_op_clone(const struct tcd_op *t)
 {
 	struct tcd_op *op = tcd_op_new(t->kind);
 
@@ -300,7 +300,12 @@ static void tcd_graph_append_locked(struct tcd_graph *g, struct tcd_op *op)
 }
 
 /* Queues op on s (taking ownership, also on failure), or appends it to the
- * graph s is capturing (*seq_out is then 0). */
+ * graph s is capturing (*seq_out is then 0).  In a capture, an event
+ * record (not CU_EVENT_RECORD_EXTERNAL) adds no node, and a wait on an
+ * event recorded earlier on the same stream of the same capture adds
+ * nothing; a wait on an event from outside the capture invalidates it
+ * (CUDA_ERROR_STREAM_CAPTURE_ISOLATION), and one joining another stream
+ * is not modelled (CUDA_ERROR_NOT_SUPPORTED). */
 CUresult tcd_enqueue(struct tcd_stream *s, struct tcd_op *op, const char *call, uint64_t *seq_out)
 {
 	CUresult r = CUDA_SUCCESS;
@@ -313,15 +318,40 @@ CUresult tcd_enqueue(struct tcd_stream *s, struct tcd_op *op, const char *call, 
 	if ((r = tcd_ctx_sticky(s->ctx, call)) != CUDA_SUCCESS)
 		goto out_unlock;
 	if (s->capture) {
-		if (op->kind == TCD_OP_RECORD || op->kind == TCD_OP_WAIT || op->kind == TCD_OP_FREE) {
-			s->capture_invalid = true;
-			r = tcd_fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, call,
-				     "the double captures launches, copies and memsets only; the capture is now invalid");
-			goto out_unlock;
-		}
 		if (s->capture_invalid) {
 			r = tcd_fail(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, call, "the capture on stream %p was invalidated",
 				     (void *)s);
+			goto out_unlock;
+		}
+		if (op->kind == TCD_OP_FREE) {
+			s->capture_invalid = true;
+			r = tcd_fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, call,
+				     "the double does not capture frees; the capture is now invalid");
+			goto out_unlock;
+		}
+		if (op->kind == TCD_OP_RECORD && !op->u.record.external) {
+			/* no node: the event now stands for this point of the capture */
+			op->u.record.event->capture = s->capture;
+			op->u.record.event->capture_stream = s;
+			if (seq_out)
+				*seq_out = 0;
+			goto out_unlock;
+		}
+		if (op->kind == TCD_OP_WAIT) {
+			const struct tcd_event *e = op->u.wait.event;
+			if (e && e->capture == s->capture && e->capture_stream == s) {
+				if (seq_out)
+					*seq_out = 0;
+				goto out_unlock; /* in-stream order: nothing to add */
+			}
+			if (e && e->capture == s->capture) {
+				r = tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call,
+					     "a wait joining another stream to the capture: cross-stream capture is not modelled");
+				goto out_unlock;
+			}
+			s->capture_invalid = true;
+			r = tcd_fail(CUDA_ERROR_STREAM_CAPTURE_ISOLATION, call, "the event was not recorded in this "
+				     "capture: a dependency on work outside it; the capture is now invalid");
 			goto out_unlock;
 		}
 		free(op->deps);
@@ -356,6 +386,8 @@ CUresult tcd_enqueue(struct tcd_stream *s, struct tcd_op *op, const char *call, 
 	if (op->kind == TCD_OP_RECORD) {
 		struct tcd_event *e = op->u.record.event;
 
+		e->capture = NULL;
+		e->capture_stream = NULL;
 		e->stream = s;
 		e->seq = op->seq;
 		e->generation++;
@@ -664,6 +696,7 @@ static CUresult tcd_stream_wait_event(CUstream h, CUevent ev, unsigned flags, bo
 	op = tcd_op_new(TCD_OP_WAIT);
 	if (!op)
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	op->u.wait.event = e; /* (a capturing stream looks at where it was recorded) */
 	pthread_mutex_lock(&tcd_g.lock);
 	/* An event never recorded has nothing to wait for. */
 	if (e->stream && tcd_dep_add(op, e->stream, e->seq) != CUDA_SUCCESS)
@@ -779,6 +812,7 @@ static CUresult tcd_event_record(CUevent ev, CUstream h, unsigned flags, bool pt
 	if (!op)
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
 	op->u.record.event = e;
+	op->u.record.external = (flags & CU_EVENT_RECORD_EXTERNAL) != 0;
 	return tcd_enqueue(s, op, call, NULL);
 }
 
@@ -917,10 +951,12 @@ TCD_EXPORT(cuEventElapsedTime_v2)
 
 /* ---- stream capture and graphs ---- */
 
-static CUresult tcd_capture_begin(CUstream h, CUstreamCaptureMode mode, bool pt, const char *call)
+CUresult tcd_capture_begin(CUstream h, CUstreamCaptureMode mode, bool pt, struct tcd_graph *into,
+			   const CUgraphNode *deps, size_t ndeps, const char *call)
 {
 	struct tcd_stream *s;
 	struct tcd_graph *g;
+	CUgraphNode *kept = NULL;
 	CUresult r;
 
 	if (mode != CU_STREAM_CAPTURE_MODE_GLOBAL && mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
@@ -931,18 +967,30 @@ static CUresult tcd_capture_begin(CUstream h, CUstreamCaptureMode mode, bool pt,
 		return r;
 	if (s->special == TCD_STREAM_LEGACY)
 		return tcd_fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, call, "the legacy stream cannot be captured");
-	g = tcd_obj_new(sizeof(*g), TCD_KIND_GRAPH);
-	if (!g)
+	if (ndeps && !deps)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "dependencies is NULL with %zu of them", ndeps);
+	if (ndeps && !(kept = malloc(ndeps * sizeof(*kept))))
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	if (ndeps)
+		memcpy(kept, deps, ndeps * sizeof(*kept));
+	g = tcd_obj_new(sizeof(*g), TCD_KIND_GRAPH);
+	if (!g) {
+		free(kept);
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	}
 	g->tail = &g->ops;
 	pthread_mutex_lock(&tcd_g.lock);
 	if (s->capture) {
 		r = tcd_fail(CUDA_ERROR_ILLEGAL_STATE, call, "stream %p is already capturing", (void *)s);
 		tcd_obj_kill(g);
+		free(kept);
 	} else {
 		s->capture = g;
 		s->capture_mode = mode;
 		s->capture_invalid = false;
+		s->capture_into = into;
+		s->capture_deps = kept;
+		s->ncapture_deps = ndeps;
 	}
 	pthread_mutex_unlock(&tcd_g.lock);
 	return r;
@@ -951,34 +999,38 @@ static CUresult tcd_capture_begin(CUstream h, CUstreamCaptureMode mode, bool pt,
 TCD_API(CUresult, cuStreamBeginCapture)(CUstream hStream)
 {
 	TCD_ENTER_INIT(cuStreamBeginCapture);
-	return tcd_capture_begin(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, false, "cuStreamBeginCapture");
+	return tcd_capture_begin(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, false, NULL, NULL, 0, "cuStreamBeginCapture");
 }
 TCD_EXPORT(cuStreamBeginCapture)
 
 TCD_API(CUresult, cuStreamBeginCapture_ptsz)(CUstream hStream)
 {
 	TCD_ENTER_INIT(cuStreamBeginCapture_ptsz);
-	return tcd_capture_begin(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, true, "cuStreamBeginCapture_ptsz");
+	return tcd_capture_begin(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, true, NULL, NULL, 0,
+				 "cuStreamBeginCapture_ptsz");
 }
 TCD_EXPORT(cuStreamBeginCapture_ptsz)
 
 TCD_API(CUresult, cuStreamBeginCapture_v2)(CUstream hStream, CUstreamCaptureMode mode)
 {
 	TCD_ENTER_INIT(cuStreamBeginCapture_v2);
-	return tcd_capture_begin(hStream, mode, false, "cuStreamBeginCapture_v2");
+	return tcd_capture_begin(hStream, mode, false, NULL, NULL, 0, "cuStreamBeginCapture_v2");
 }
 TCD_EXPORT(cuStreamBeginCapture_v2)
 
 TCD_API(CUresult, cuStreamBeginCapture_v2_ptsz)(CUstream hStream, CUstreamCaptureMode mode)
 {
 	TCD_ENTER_INIT(cuStreamBeginCapture_v2_ptsz);
-	return tcd_capture_begin(hStream, mode, true, "cuStreamBeginCapture_v2_ptsz");
+	return tcd_capture_begin(hStream, mode, true, NULL, NULL, 0, "cuStreamBeginCapture_v2_ptsz");
 }
 TCD_EXPORT(cuStreamBeginCapture_v2_ptsz)
 
 static CUresult tcd_capture_end(CUstream h, CUgraph *out, bool pt, const char *call)
 {
 	struct tcd_stream *s;
+	struct tcd_graph *into = NULL, *captured = NULL;
+	CUgraphNode *deps = NULL, node;
+	size_t ndeps = 0;
 	CUresult r;
 
 	if (!out)
@@ -994,12 +1046,32 @@ static CUresult tcd_capture_end(CUstream h, CUgraph *out, bool pt, const char *c
 		*out = NULL;
 		r = tcd_fail(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, call, "the capture on stream %p was invalidated",
 			     (void *)s);
+	} else if (s->capture_into) {
+		captured = s->capture;
+		into = s->capture_into;
 	} else {
 		*out = (CUgraph)s->capture;
+	}
+	if (s->capture) {
+		deps = s->capture_deps;
+		ndeps = s->ncapture_deps;
+		s->capture_into = NULL;
+		s->capture_deps = NULL;
+		s->ncapture_deps = 0;
 	}
 	s->capture = NULL;
 	s->capture_invalid = false;
 	pthread_mutex_unlock(&tcd_g.lock);
+	if (captured) {
+		/* cuStreamBeginCaptureToGraph: the work is one node of into */
+		struct tcd_op *ops = captured->ops;
+		captured->ops = NULL;
+		tcd_obj_kill(captured);
+		r = tcd_graph_node_add(&node, (CUgraph)into, deps, ndeps, ops, call);
+		if (r == CUDA_SUCCESS)
+			*out = (CUgraph)into;
+	}
+	free(deps);
 	return r;
 }
 
@@ -1063,7 +1135,9 @@ static CUresult tcd_graph_instantiate(CUgraphExec *out, CUgraph hg, const char *
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
 	x->tail = &x->ops;
 	pthread_mutex_lock(&tcd_g.lock);
-	for (const struct tcd_op *t = g->ops; t; t = t->next) {
+	if (g->nnodes) /* built node by node (tcd_graph.c) */
+		r = tcd_graph_nodes_instantiate_locked(g, x, call);
+	for (const struct tcd_op *t = g->nnodes ? NULL : g->ops; t; t = t->next) {
 		struct tcd_op *op = tcd_op_clone(t);
 
 		if (!op) {
@@ -1131,6 +1205,18 @@ static CUresult tcd_graph_launch(CUgraphExec hx, CUstream h, bool pt, const char
 
 		if (!op)
 			return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+		if (op->kind == TCD_OP_WAIT && op->u.wait.event) {
+			/* an event wait node: the event's last record as of this launch */
+			struct tcd_event *e = op->u.wait.event;
+			pthread_mutex_lock(&tcd_g.lock);
+			if (e->stream && tcd_dep_add(op, e->stream, e->seq) != CUDA_SUCCESS)
+				r = CUDA_ERROR_OUT_OF_MEMORY;
+			pthread_mutex_unlock(&tcd_g.lock);
+			if (r != CUDA_SUCCESS) {
+				tcd_op_free(op);
+				return tcd_fail(r, call, "out of host memory");
+			}
+		}
 		r = tcd_enqueue(s, op, call, NULL);
 	}
 	return r;

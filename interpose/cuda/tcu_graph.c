@@ -1,0 +1,845 @@
+/*
+ * tcu_graph.c - recording of CUDA graphs built node by node (cudart's
+ * cudaGraphAddKernelNode and friends call these): cuGraphCreate, the
+ * cuGraphAdd*Node calls, cuGraphAddDependencies and the kernel node
+ * parameter setters.  sbt_compute.h says what each record holds; a kernel
+ * node carries its kernel exactly as a launch record does (the same
+ * encoder, tcu_kernel_node_encoded).  A node of a kind the model does not
+ * cover (host, child graph, memory allocation and free nodes, and
+ * cuGraphAddNode of any other type), and every other call that changes a
+ * graph or an exec (node removal, edge removal, cloning, the setters of
+ * other node kinds, exec updates and setters), is recorded as
+ * tsGraphNotModeled naming the call, so that replay refuses to launch
+ * that graph's or exec's work by name instead of running it without the
+ * change; such graphs and execs are counted in the exit report.
+ *
+ * While capture is windowed the records of a graph made by cuGraphCreate
+ * are kept for a later window's snapshot (tcu_live.c), as a stream
+ * capture's are.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "interpose/cuda/tcu_internal.h"
+
+#define TCU_H(x) ((uint64_t)(uintptr_t)(x))
+
+/* Node handles as the record's packed deps field: u64 LE each (x86-64 is
+ * little-endian, and CUgraphNode is a pointer).  NULL when n is 0 or out
+ * of memory (the record then lacks them: said). */
+static uint8_t *tcu_graph_pack_nodes(const CUgraphNode *nodes, size_t n)
+{
+	uint8_t *p;
+	if (!nodes || !n)
+		return NULL;
+	p = malloc(n * 8);
+	if (!p) {
+		CAP_ERROR("cuda: out of memory recording %zu graph dependencies", n);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = TCU_H(nodes[i]);
+		memcpy(p + i * 8, &h, 8);
+	}
+	return p;
+}
+
+/* Records c (and keeps it for windows when its graph is kept); host: the
+ * bytes of a memcpy node's host source, stored as its blob. */
+static void tcu_graph_emit(sbt_cm_kind k, tcu_fn id, tcu_mode mode, sbt_cm_call *c, uint64_t graph,
+                           const void *host, size_t host_len)
+{
+	if (mode != TCU_MODE_NESTED && c->result == CUDA_SUCCESS && c->node && graph) {
+		pthread_mutex_lock(&tcu_g.mu);
+		cap_umap_put(&tcu_g.graph_of_node, c->node, (void *)(uintptr_t)graph);
+		pthread_mutex_unlock(&tcu_g.mu);
+	}
+	if (mode == TCU_MODE_RECORD) {
+		uint64_t blob = c->blob;
+		if (host && host_len)
+			c->blob = cap_blob(host, host_len);
+		tcu_emit(k, id, c, 0);
+		c->blob = blob;
+	}
+	if (mode != TCU_MODE_NESTED && c->result == CUDA_SUCCESS)
+		tcu_live_graph_call(k, id, graph, c, host, host_len);
+}
+
+/* The common fields of an added node. */
+static void tcu_graph_node_call(sbt_cm_call *c, CUresult r, const CUgraphNode *out, CUgraph g,
+                                uint8_t *deps, size_t ndeps)
+{
+	c->result = r;
+	c->node = r == CUDA_SUCCESS && out ? TCU_H(*out) : 0;
+	c->parent = TCU_H(g);
+	c->deps = deps;
+	c->deps_len = deps ? ndeps * 8 : 0;
+}
+
+/* The kernel of a kernel node, decoded into c from the launch encoder's
+ * bytes (*enc_out: the bytes c points into, freed by the caller). */
+static void tcu_graph_kernel_call(sbt_cm_call *c, CUresult r, CUfunction f, CUkernel kern,
+                                  const unsigned grid[3], const unsigned block[3], unsigned shared,
+                                  void **params, void **extra, uint8_t **enc_out)
+{
+	size_t n = 0;
+	uint8_t *enc = tcu_kernel_node_encoded(f ? f : (CUfunction)kern, grid, block, shared, params,
+	                                       extra, r, &n);
+	sbt_cm_call_init(c);
+	if (!enc || sbt_cm_decode(enc, n, c) != SBT_OK) {
+		CAP_ERROR("cuda: cannot encode a graph's kernel node: its record lacks the kernel");
+		sbt_cm_call_init(c);
+		c->result = r;
+	}
+	*enc_out = enc;
+}
+
+static void tcu_graph_kernel_v1(sbt_cm_call *c, CUresult r, const CUDA_KERNEL_NODE_PARAMS_v1 *p,
+                                uint8_t **enc_out)
+{
+	unsigned grid[3] = {p->gridDimX, p->gridDimY, p->gridDimZ};
+	unsigned block[3] = {p->blockDimX, p->blockDimY, p->blockDimZ};
+	tcu_graph_kernel_call(c, r, p->func, NULL, grid, block, p->sharedMemBytes, p->kernelParams,
+	                      p->extra, enc_out);
+}
+
+static void tcu_graph_kernel_v2(sbt_cm_call *c, CUresult r, const CUDA_KERNEL_NODE_PARAMS *p,
+                                uint8_t **enc_out)
+{
+	unsigned grid[3] = {p->gridDimX, p->gridDimY, p->gridDimZ};
+	unsigned block[3] = {p->blockDimX, p->blockDimY, p->blockDimZ};
+	tcu_graph_kernel_call(c, r, p->func, p->kern, grid, block, p->sharedMemBytes, p->kernelParams,
+	                      p->extra, enc_out);
+	if (!p->func)
+		c->ctx = TCU_H(p->ctx);
+}
+
+/* ---- the graph ------------------------------------------------------------------ */
+
+CUresult tcu_m_cuGraphCreate(tcu_fn id, CUgraph *out, unsigned int flags)
+{
+	tcu_mode mode;
+	CUresult r;
+	sbt_cm_call c;
+	tcu_pfn_cuGraphCreate real = (tcu_pfn_cuGraphCreate)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, flags);
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.handle = r == CUDA_SUCCESS && out ? TCU_H(*out) : 0;
+	c.flags = flags;
+	tcu_graph_emit(SBT_CM_K_cuGraphCreate, id, mode, &c, c.handle, NULL, 0);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* ---- nodes the model covers --------------------------------------------------- */
+
+static void tcu_graph_kernel_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out, CUgraph g,
+                                  const CUgraphNode *deps, size_t ndeps,
+                                  const CUDA_KERNEL_NODE_PARAMS_v1 *p1,
+                                  const CUDA_KERNEL_NODE_PARAMS *p2)
+{
+	sbt_cm_call c;
+	uint8_t *enc = NULL, *packed;
+	if (mode == TCU_MODE_NESTED || (!p1 && !p2))
+		return;
+	if (p1)
+		tcu_graph_kernel_v1(&c, r, p1, &enc);
+	else
+		tcu_graph_kernel_v2(&c, r, p2, &enc);
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
+	tcu_graph_emit(SBT_CM_K_cuGraphAddKernelNode, id, mode, &c, TCU_H(g), NULL, 0);
+	free(packed);
+	free(enc);
+}
+
+CUresult tcu_m_cuGraphAddKernelNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                    size_t ndeps, const CUDA_KERNEL_NODE_PARAMS_v1 *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddKernelNode real =
+	    (tcu_pfn_cuGraphAddKernelNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, p);
+	tcu_graph_kernel_node(id, mode, r, out, g, deps, ndeps, p, NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphAddKernelNode_v2(tcu_fn id, CUgraphNode *out, CUgraph g,
+                                       const CUgraphNode *deps, size_t ndeps,
+                                       const CUDA_KERNEL_NODE_PARAMS *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddKernelNode_v2 real =
+	    (tcu_pfn_cuGraphAddKernelNode_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, p);
+	tcu_graph_kernel_node(id, mode, r, out, g, deps, ndeps, NULL, p);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* A memcpy node: cuMemcpy3D's fields; a host source is read now (the
+ * driver reads it at every launch of the graph: a program that changes
+ * it between launches is not replayed as it ran). */
+static void tcu_graph_memcpy_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out,
+                                  CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                                  const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+	sbt_cm_call c;
+	uint8_t *packed = NULL, *host = NULL;
+	size_t bytes = 0;
+	if (mode == TCU_MODE_NESTED || !p)
+		return;
+	tcu_copy3d_node_fill(p, r, &c, &host, &bytes);
+	c.ctx = TCU_H(ctx);
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
+	tcu_graph_emit(SBT_CM_K_cuGraphAddMemcpyNode, id, mode, &c, TCU_H(g), host, host ? bytes : 0);
+	free(packed);
+	free(host);
+}
+
+CUresult tcu_m_cuGraphAddMemcpyNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                    size_t ndeps, const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddMemcpyNode real =
+	    (tcu_pfn_cuGraphAddMemcpyNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, p, ctx);
+	tcu_graph_memcpy_node(id, mode, r, out, g, deps, ndeps, p, ctx);
+out:
+	tcu_call_end();
+	return r;
+}
+
+static void tcu_graph_memset_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out,
+                                  CUgraph g, const CUgraphNode *deps, size_t ndeps, CUdeviceptr dst,
+                                  size_t pitch, unsigned value, unsigned elem, size_t width,
+                                  size_t height, CUcontext ctx)
+{
+	sbt_cm_call c;
+	uint8_t *packed;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	c.dst = dst;
+	c.pitch = pitch;
+	c.value = value;
+	c.elem_size = elem;
+	c.width = width;
+	c.height = height;
+	c.size = (uint64_t)width * elem * (height ? height : 1);
+	c.ctx = TCU_H(ctx);
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
+	tcu_graph_emit(SBT_CM_K_cuGraphAddMemsetNode, id, mode, &c, TCU_H(g), NULL, 0);
+	free(packed);
+}
+
+CUresult tcu_m_cuGraphAddMemsetNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                    size_t ndeps, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddMemsetNode real =
+	    (tcu_pfn_cuGraphAddMemsetNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, p, ctx);
+	if (p)
+		tcu_graph_memset_node(id, mode, r, out, g, deps, ndeps, p->dst, p->pitch, p->value,
+		                      p->elementSize, p->width, p->height, ctx);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* Empty, event record and event wait nodes: event is 0 for an empty one. */
+static void tcu_graph_plain_node(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresult r,
+                                 CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                                 CUevent e)
+{
+	sbt_cm_call c;
+	uint8_t *packed;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	c.event = TCU_H(e);
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
+	tcu_graph_emit(k, id, mode, &c, TCU_H(g), NULL, 0);
+	free(packed);
+}
+
+CUresult tcu_m_cuGraphAddEmptyNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                   size_t ndeps)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddEmptyNode real = (tcu_pfn_cuGraphAddEmptyNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps);
+	tcu_graph_plain_node(SBT_CM_K_cuGraphAddEmptyNode, id, mode, r, out, g, deps, ndeps, NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphAddEventRecordNode(tcu_fn id, CUgraphNode *out, CUgraph g,
+                                         const CUgraphNode *deps, size_t ndeps, CUevent e)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddEventRecordNode real =
+	    (tcu_pfn_cuGraphAddEventRecordNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, e);
+	tcu_graph_plain_node(SBT_CM_K_cuGraphAddEventRecordNode, id, mode, r, out, g, deps, ndeps, e);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphAddEventWaitNode(tcu_fn id, CUgraphNode *out, CUgraph g,
+                                       const CUgraphNode *deps, size_t ndeps, CUevent e)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddEventWaitNode real =
+	    (tcu_pfn_cuGraphAddEventWaitNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, e);
+	tcu_graph_plain_node(SBT_CM_K_cuGraphAddEventWaitNode, id, mode, r, out, g, deps, ndeps, e);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* ---- calls the model does not cover ------------------------------------------------ */
+
+/* Counts key (a graph or an exec) once for the exit report. */
+static void tcu_graph_partial(uint64_t key)
+{
+	pthread_mutex_lock(&tcu_g.mu);
+	if (key && !cap_umap_get(&tcu_g.graphs_partial, key) &&
+	    !cap_umap_put(&tcu_g.graphs_partial, key, (void *)(uintptr_t)1))
+		tcu_g.ngraphs_partial++;
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+/* A successful call that changed graph, exec or node (the graph it
+ * belongs to looked up) in a way the model does not cover: recorded as
+ * tsGraphNotModeled by the call's name (replay refuses that work). */
+void tcu_graph_changed(tcu_fn id, tcu_mode mode, CUresult r, uint64_t graph, uint64_t exec,
+                       uint64_t node, const char *call)
+{
+	sbt_cm_call c;
+	if (mode == TCU_MODE_NESTED || r != CUDA_SUCCESS)
+		return;
+	if (!graph && !exec && node) {
+		pthread_mutex_lock(&tcu_g.mu);
+		graph = (uint64_t)(uintptr_t)cap_umap_get(&tcu_g.graph_of_node, node);
+		pthread_mutex_unlock(&tcu_g.mu);
+	}
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.parent = exec ? 0 : graph;
+	c.handle = exec;
+	c.node = node;
+	c.name = (const uint8_t *)call;
+	c.name_len = strlen(call);
+	tcu_graph_partial(exec ? exec : graph ? graph : node);
+	CAP_INFO("cuda: %s changes a graph in a way the model does not cover: replay refuses its work", call);
+	if (mode == TCU_MODE_RECORD)
+		tcu_emit(SBT_CM_K_tsGraphNotModeled, id, &c, 0);
+	tcu_live_graph_call(SBT_CM_K_tsGraphNotModeled, id, graph, &c, NULL, 0);
+}
+
+/* A node the model does not cover: recorded as tsGraphNotModeled with
+ * the node (sub = its type) and its dependencies. */
+static void tcu_graph_unmodeled_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out,
+                                     CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                                     CUgraphNodeType type, const char *call)
+{
+	sbt_cm_call c;
+	uint8_t *packed;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	c.sub = (uint64_t)type;
+	c.name = (const uint8_t *)call;
+	c.name_len = strlen(call);
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
+	if (r == CUDA_SUCCESS) {
+		tcu_graph_partial(TCU_H(g));
+		CAP_INFO("cuda: %s: a graph node the model does not cover; replay refuses graph %p",
+		         call, (void *)g);
+	}
+	tcu_graph_emit(SBT_CM_K_tsGraphNotModeled, id, mode, &c, TCU_H(g), NULL, 0);
+	free(packed);
+}
+
+/*
+ * The wrappers of calls not covered: each passes the call through and
+ * marks what it changed.  TCU_GRAPH_NM(canon, (params), (args), graph,
+ * exec, node): graph, exec and node are expressions of the parameters
+ * (0 where the call names none).
+ */
+#define TCU_GRAPH_ID(...) __VA_ARGS__
+#define TCU_GRAPH_NM(canon, params, args, graph, exec, node)                                       \
+	CUresult tcu_m_##canon(tcu_fn id, TCU_GRAPH_ID params)                                         \
+	{                                                                                              \
+		tcu_mode mode;                                                                             \
+		CUresult r;                                                                                \
+		tcu_pfn_##canon real = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode);                    \
+		if (!real) {                                                                               \
+			r = tcu_no_driver(id);                                                                 \
+			goto out;                                                                              \
+		}                                                                                          \
+		r = real args;                                                                             \
+		tcu_graph_changed(id, mode, r, TCU_H(graph), TCU_H(exec), TCU_H(node), #canon);        \
+	out:                                                                                           \
+		tcu_call_end();                                                                            \
+		return r;                                                                                  \
+	}
+
+TCU_GRAPH_NM(cuGraphClone, (CUgraph *out, CUgraph g), (out, g), out && r == CUDA_SUCCESS ? *out : NULL,
+             0, 0)
+TCU_GRAPH_NM(cuGraphMemcpyNodeSetParams, (CUgraphNode n, const CUDA_MEMCPY3D *p), (n, p), 0, 0, n)
+TCU_GRAPH_NM(cuGraphMemsetNodeSetParams, (CUgraphNode n, const CUDA_MEMSET_NODE_PARAMS *p), (n, p), 0, 0, n)
+TCU_GRAPH_NM(cuGraphHostNodeSetParams, (CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p), (n, p), 0, 0, n)
+TCU_GRAPH_NM(cuGraphNodeSetParams, (CUgraphNode n, CUgraphNodeParams *p), (n, p), 0, 0, n)
+TCU_GRAPH_NM(cuGraphEventRecordNodeSetEvent, (CUgraphNode n, CUevent e), (n, e), 0, 0, n)
+TCU_GRAPH_NM(cuGraphEventWaitNodeSetEvent, (CUgraphNode n, CUevent e), (n, e), 0, 0, n)
+TCU_GRAPH_NM(cuGraphKernelNodeSetAttribute,
+             (CUgraphNode n, CUkernelNodeAttrID a, const CUkernelNodeAttrValue *v), (n, a, v), 0, 0, n)
+TCU_GRAPH_NM(cuGraphKernelNodeCopyAttributes, (CUgraphNode d, CUgraphNode sn), (d, sn), 0, 0, d)
+TCU_GRAPH_NM(cuGraphExternalSemaphoresSignalNodeSetParams,
+             (CUgraphNode n, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *p), (n, p), 0, 0, n)
+TCU_GRAPH_NM(cuGraphExternalSemaphoresWaitNodeSetParams,
+             (CUgraphNode n, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *p), (n, p), 0, 0, n)
+TCU_GRAPH_NM(cuGraphBatchMemOpNodeSetParams, (CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p), (n, p),
+             0, 0, n)
+TCU_GRAPH_NM(cuGraphExecMemcpyNodeSetParams,
+             (CUgraphExec x, CUgraphNode n, const CUDA_MEMCPY3D *p, CUcontext c), (x, n, p, c), 0, x, n)
+TCU_GRAPH_NM(cuGraphExecMemsetNodeSetParams,
+             (CUgraphExec x, CUgraphNode n, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext c), (x, n, p, c), 0,
+             x, n)
+TCU_GRAPH_NM(cuGraphExecHostNodeSetParams, (CUgraphExec x, CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p),
+             (x, n, p), 0, x, n)
+TCU_GRAPH_NM(cuGraphExecChildGraphNodeSetParams, (CUgraphExec x, CUgraphNode n, CUgraph c), (x, n, c), 0, x,
+             n)
+TCU_GRAPH_NM(cuGraphExecEventRecordNodeSetEvent, (CUgraphExec x, CUgraphNode n, CUevent e), (x, n, e), 0, x,
+             n)
+TCU_GRAPH_NM(cuGraphExecEventWaitNodeSetEvent, (CUgraphExec x, CUgraphNode n, CUevent e), (x, n, e), 0, x, n)
+TCU_GRAPH_NM(cuGraphExecNodeSetParams, (CUgraphExec x, CUgraphNode n, CUgraphNodeParams *p), (x, n, p), 0, x,
+             n)
+TCU_GRAPH_NM(cuGraphExecUpdate,
+             (CUgraphExec x, CUgraph g, CUgraphNode *err, CUgraphExecUpdateResult *res), (x, g, err, res), 0,
+             x, 0)
+TCU_GRAPH_NM(cuGraphExecUpdate_v2, (CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *res), (x, g, res),
+             0, x, 0)
+TCU_GRAPH_NM(cuGraphNodeSetEnabled, (CUgraphExec x, CUgraphNode n, unsigned int on), (x, n, on), 0, x, n)
+TCU_GRAPH_NM(cuGraphExecExternalSemaphoresSignalNodeSetParams,
+             (CUgraphExec x, CUgraphNode n, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *p), (x, n, p), 0, x, n)
+TCU_GRAPH_NM(cuGraphExecExternalSemaphoresWaitNodeSetParams,
+             (CUgraphExec x, CUgraphNode n, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *p), (x, n, p), 0, x, n)
+TCU_GRAPH_NM(cuGraphExecBatchMemOpNodeSetParams,
+             (CUgraphExec x, CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p), (x, n, p), 0, x, n)
+
+/* Nodes added by a call of their own that the model does not cover. */
+#define TCU_GRAPH_NM_NODE(canon, ptype, type)                                                     \
+	CUresult tcu_m_##canon(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,        \
+	                       size_t ndeps, ptype p)                                                  \
+	{                                                                                              \
+		tcu_mode mode;                                                                             \
+		CUresult r;                                                                                \
+		tcu_pfn_##canon real = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode);                    \
+		if (!real) {                                                                               \
+			r = tcu_no_driver(id);                                                                 \
+			goto out;                                                                              \
+		}                                                                                          \
+		r = real(out, g, deps, ndeps, p);                                                          \
+		tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, type, #canon);                  \
+	out:                                                                                           \
+		tcu_call_end();                                                                            \
+		return r;                                                                                  \
+	}
+
+TCU_GRAPH_NM_NODE(cuGraphAddHostNode, const CUDA_HOST_NODE_PARAMS *, CU_GRAPH_NODE_TYPE_HOST)
+TCU_GRAPH_NM_NODE(cuGraphAddChildGraphNode, CUgraph, CU_GRAPH_NODE_TYPE_GRAPH)
+TCU_GRAPH_NM_NODE(cuGraphAddMemAllocNode, CUDA_MEM_ALLOC_NODE_PARAMS *, CU_GRAPH_NODE_TYPE_MEM_ALLOC)
+TCU_GRAPH_NM_NODE(cuGraphAddMemFreeNode, CUdeviceptr, CU_GRAPH_NODE_TYPE_MEM_FREE)
+TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresSignalNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *,
+                  CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL)
+TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresWaitNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *,
+                  CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT)
+TCU_GRAPH_NM_NODE(cuGraphAddBatchMemOpNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *,
+                  CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
+
+/* ---- the generic form --------------------------------------------------------------- */
+
+/* cuGraphAddNode(_v2): a node type the model covers is recorded as that
+ * type's Add*Node call; edge data other than the default (programmatic
+ * edges) and every other type as a node not modeled. */
+static void tcu_graph_generic_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out,
+                                   CUgraph g, const CUgraphNode *deps, const CUgraphEdgeData *edges,
+                                   size_t ndeps, const CUgraphNodeParams *p, const char *call)
+{
+	static const CUgraphEdgeData plain;
+	if (mode == TCU_MODE_NESTED || !p)
+		return;
+	for (size_t i = 0; edges && i < ndeps; i++)
+		if (memcmp(&edges[i], &plain, sizeof(plain)) != 0) {
+			tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, p->type, call);
+			return;
+		}
+	switch (p->type) {
+	case CU_GRAPH_NODE_TYPE_KERNEL:
+		tcu_graph_kernel_node(id, mode, r, out, g, deps, ndeps, NULL,
+		                      (const CUDA_KERNEL_NODE_PARAMS *)&p->kernel);
+		break;
+	case CU_GRAPH_NODE_TYPE_MEMCPY:
+		tcu_graph_memcpy_node(id, mode, r, out, g, deps, ndeps, &p->memcpy.copyParams,
+		                      p->memcpy.copyCtx);
+		break;
+	case CU_GRAPH_NODE_TYPE_MEMSET:
+		tcu_graph_memset_node(id, mode, r, out, g, deps, ndeps, p->memset.dst, p->memset.pitch,
+		                      p->memset.value, p->memset.elementSize, p->memset.width,
+		                      p->memset.height, p->memset.ctx);
+		break;
+	case CU_GRAPH_NODE_TYPE_EMPTY:
+		tcu_graph_plain_node(SBT_CM_K_cuGraphAddEmptyNode, id, mode, r, out, g, deps, ndeps, NULL);
+		break;
+	case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+		tcu_graph_plain_node(SBT_CM_K_cuGraphAddEventRecordNode, id, mode, r, out, g, deps, ndeps,
+		                     p->eventRecord.event);
+		break;
+	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+		tcu_graph_plain_node(SBT_CM_K_cuGraphAddEventWaitNode, id, mode, r, out, g, deps, ndeps,
+		                     p->eventWait.event);
+		break;
+	default:
+		tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, p->type, call);
+		break;
+	}
+}
+
+_Static_assert(sizeof(CUDA_KERNEL_NODE_PARAMS_v3) == sizeof(CUDA_KERNEL_NODE_PARAMS) &&
+                   offsetof(CUDA_KERNEL_NODE_PARAMS_v3, ctx) == offsetof(CUDA_KERNEL_NODE_PARAMS, ctx),
+               "cuGraphAddNode's kernel parameters are laid out as cuGraphAddKernelNode_v2's");
+
+CUresult tcu_m_cuGraphAddNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                              size_t ndeps, CUgraphNodeParams *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddNode real = (tcu_pfn_cuGraphAddNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, p);
+	tcu_graph_generic_node(id, mode, r, out, g, deps, NULL, ndeps, p, "cuGraphAddNode");
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphAddNode_v2(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                 const CUgraphEdgeData *edges, size_t ndeps, CUgraphNodeParams *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddNode_v2 real = (tcu_pfn_cuGraphAddNode_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, edges, ndeps, p);
+	tcu_graph_generic_node(id, mode, r, out, g, deps, edges, ndeps, p, "cuGraphAddNode_v2");
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* ---- edges ---------------------------------------------------------------------------- */
+
+/* cuGraphAddDependencies and cuGraphRemoveDependencies (k). */
+static void tcu_graph_edges(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresult r, CUgraph g,
+                            const CUgraphNode *from, const CUgraphNode *to, size_t n)
+{
+	sbt_cm_call c;
+	uint8_t *pf, *pt;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	pf = tcu_graph_pack_nodes(from, n);
+	pt = tcu_graph_pack_nodes(to, n);
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.parent = TCU_H(g);
+	if (pf && pt) {
+		c.deps = pf;
+		c.deps_len = n * 8;
+		c.deps_to = pt;
+		c.deps_to_len = n * 8;
+	}
+	tcu_graph_emit(k, id, mode, &c, TCU_H(g), NULL, 0);
+	free(pf);
+	free(pt);
+}
+
+CUresult tcu_m_cuGraphAddDependencies(tcu_fn id, CUgraph g, const CUgraphNode *from,
+                                      const CUgraphNode *to, size_t n)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddDependencies real =
+	    (tcu_pfn_cuGraphAddDependencies)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(g, from, to, n);
+	tcu_graph_edges(SBT_CM_K_cuGraphAddDependencies, id, mode, r, g, from, to, n);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* Edge data other than the default (programmatic edges) is not modeled:
+ * the edges are recorded plain and the graph counted as not modeled. */
+CUresult tcu_m_cuGraphAddDependencies_v2(tcu_fn id, CUgraph g, const CUgraphNode *from,
+                                         const CUgraphNode *to, const CUgraphEdgeData *edges,
+                                         size_t n)
+{
+	static const CUgraphEdgeData plain;
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddDependencies_v2 real =
+	    (tcu_pfn_cuGraphAddDependencies_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(g, from, to, edges, n);
+	for (size_t i = 0; edges && i < n && mode != TCU_MODE_NESTED; i++)
+		if (memcmp(&edges[i], &plain, sizeof(plain)) != 0) {
+			tcu_graph_changed(id, mode, r, TCU_H(g), 0, 0,
+			                      "cuGraphAddDependencies_v2 (edge data)");
+			break;
+		}
+	tcu_graph_edges(SBT_CM_K_cuGraphAddDependencies, id, mode, r, g, from, to, n);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphRemoveDependencies(tcu_fn id, CUgraph g, const CUgraphNode *from,
+                                         const CUgraphNode *to, size_t n)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphRemoveDependencies real =
+	    (tcu_pfn_cuGraphRemoveDependencies)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(g, from, to, n);
+	tcu_graph_edges(SBT_CM_K_cuGraphRemoveDependencies, id, mode, r, g, from, to, n);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* Only default edges can be removed as the model records them: others
+ * (programmatic edges) were never added by a modeled call. */
+CUresult tcu_m_cuGraphRemoveDependencies_v2(tcu_fn id, CUgraph g, const CUgraphNode *from,
+                                            const CUgraphNode *to, const CUgraphEdgeData *edges,
+                                            size_t n)
+{
+	static const CUgraphEdgeData plain;
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphRemoveDependencies_v2 real =
+	    (tcu_pfn_cuGraphRemoveDependencies_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(g, from, to, edges, n);
+	for (size_t i = 0; edges && i < n; i++)
+		if (memcmp(&edges[i], &plain, sizeof(plain)) != 0) {
+			tcu_graph_changed(id, mode, r, TCU_H(g), 0, 0,
+			                      "cuGraphRemoveDependencies_v2 (edge data)");
+			break;
+		}
+	tcu_graph_edges(SBT_CM_K_cuGraphRemoveDependencies, id, mode, r, g, from, to, n);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* The node goes with its edges; the record is kept with its graph. */
+CUresult tcu_m_cuGraphDestroyNode(tcu_fn id, CUgraphNode node)
+{
+	tcu_mode mode;
+	CUresult r;
+	uint64_t graph;
+	sbt_cm_call c;
+	tcu_pfn_cuGraphDestroyNode real = (tcu_pfn_cuGraphDestroyNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(node);
+	if (mode == TCU_MODE_NESTED)
+		goto out;
+	pthread_mutex_lock(&tcu_g.mu);
+	graph = (uint64_t)(uintptr_t)cap_umap_get(&tcu_g.graph_of_node, TCU_H(node));
+	pthread_mutex_unlock(&tcu_g.mu);
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.node = TCU_H(node);
+	if (mode == TCU_MODE_RECORD)
+		tcu_emit(SBT_CM_K_cuGraphDestroyNode, id, &c, 0);
+	if (r == CUDA_SUCCESS)
+		tcu_live_graph_call(SBT_CM_K_cuGraphDestroyNode, id, graph, &c, NULL, 0);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* ---- kernel node parameters ------------------------------------------------------------ */
+
+/* exec: 0 for the graph's node (cuGraphKernelNodeSetParams); the graph
+ * exec for cuGraphExecKernelNodeSetParams. */
+static void tcu_graph_set_params(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresult r,
+                                 CUgraphExec exec, CUgraphNode node,
+                                 const CUDA_KERNEL_NODE_PARAMS_v1 *p1,
+                                 const CUDA_KERNEL_NODE_PARAMS *p2)
+{
+	sbt_cm_call c;
+	uint8_t *enc = NULL;
+	if (mode == TCU_MODE_NESTED || (!p1 && !p2))
+		return;
+	if (p1)
+		tcu_graph_kernel_v1(&c, r, p1, &enc);
+	else
+		tcu_graph_kernel_v2(&c, r, p2, &enc);
+	c.node = TCU_H(node);
+	c.parent = TCU_H(exec);
+	if (mode == TCU_MODE_RECORD)
+		tcu_emit(k, id, &c, 0);
+	if (c.result == CUDA_SUCCESS)
+		tcu_live_graph_set_params(k, id, &c);
+	free(enc);
+}
+
+CUresult tcu_m_cuGraphKernelNodeSetParams(tcu_fn id, CUgraphNode node,
+                                          const CUDA_KERNEL_NODE_PARAMS_v1 *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphKernelNodeSetParams real =
+	    (tcu_pfn_cuGraphKernelNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(node, p);
+	tcu_graph_set_params(SBT_CM_K_cuGraphKernelNodeSetParams, id, mode, r, NULL, node, p, NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphKernelNodeSetParams_v2(tcu_fn id, CUgraphNode node,
+                                             const CUDA_KERNEL_NODE_PARAMS *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphKernelNodeSetParams_v2 real =
+	    (tcu_pfn_cuGraphKernelNodeSetParams_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(node, p);
+	tcu_graph_set_params(SBT_CM_K_cuGraphKernelNodeSetParams, id, mode, r, NULL, node, NULL, p);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphExecKernelNodeSetParams(tcu_fn id, CUgraphExec exec, CUgraphNode node,
+                                              const CUDA_KERNEL_NODE_PARAMS_v1 *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphExecKernelNodeSetParams real =
+	    (tcu_pfn_cuGraphExecKernelNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(exec, node, p);
+	tcu_graph_set_params(SBT_CM_K_cuGraphExecKernelNodeSetParams, id, mode, r, exec, node, p, NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphExecKernelNodeSetParams_v2(tcu_fn id, CUgraphExec exec, CUgraphNode node,
+                                                 const CUDA_KERNEL_NODE_PARAMS *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphExecKernelNodeSetParams_v2 real =
+	    (tcu_pfn_cuGraphExecKernelNodeSetParams_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(exec, node, p);
+	tcu_graph_set_params(SBT_CM_K_cuGraphExecKernelNodeSetParams, id, mode, r, exec, node, NULL, p);
+out:
+	tcu_call_end();
+	return r;
+}

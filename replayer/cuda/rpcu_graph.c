@@ -1,0 +1,370 @@
+/*
+ * rpcu_graph.c - replay of graphs built node by node (docs/cuda-replay.md
+ * "Graphs"): cuGraphCreate makes a graph, each recorded cuGraphAdd*Node
+ * adds the same node to it with the real driver call (kernel nodes with
+ * cuGraphAddKernelNode_v2, their function and parameters mapped as a
+ * launch's are; memcpy nodes with cuGraphAddMemcpyNode, addresses mapped;
+ * memset, empty, event record and event wait nodes), after the live nodes
+ * its dependencies map to; cuGraphAddDependencies adds the edges; the
+ * kernel node setters are issued again.  Instantiation and launch are the
+ * ones stream-captured graphs use (rpcu_exec.c), on any stream mode: with
+ * --streams single the graph is launched on the one stream.  A node the
+ * model does not cover, or another change it does not cover (a
+ * tsGraphNotModeled record naming the call), marks its graph or exec: a
+ * marked graph is not instantiated (the rest of its construction is
+ * passed over), and a launch of a marked graph's or exec's work stops the
+ * replay naming that call.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replayer/cuda/rpcu_internal.h"
+
+/* The live nodes of a packed node list (n entries), or a message naming
+ * the one the trace never made; *out owned by the caller. */
+static rp_status rpcu_graph_nodes(rpcu_state *s, const uint8_t *packed, size_t n, const char *what,
+                                  CUgraphNode **out, rp_diag *diag)
+{
+	CUgraphNode *v;
+	*out = NULL;
+	if (!n)
+		return RP_OK;
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t cap;
+		rpcu_obj *o;
+		memcpy(&cap, packed + i * 8, 8);
+		o = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, cap);
+		if (!o) {
+			free(v);
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "%s %zu names graph node 0x%llx, which the trace "
+			                 "never added", what, i, (unsigned long long)cap);
+		}
+		v[i] = (CUgraphNode)(uintptr_t)o->live;
+	}
+	*out = v;
+	return RP_OK;
+}
+
+static rp_status rpcu_graph_get(rpcu_state *s, uint64_t cap, rpcu_obj **out, rp_diag *diag)
+{
+	*out = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, cap);
+	if (!*out)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "graph 0x%llx was never made in the trace",
+		                 (unsigned long long)cap);
+	return RP_OK;
+}
+
+static rp_status rpcu_graph_create(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	CUgraph g;
+	CUresult r;
+	rpcu_obj *o;
+	rp_status st;
+	if ((st = RPCU_NEED(cuGraphCreate)) != RP_OK)
+		return st;
+	r = s->drv.p_cuGraphCreate(&g, (unsigned)c->flags);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuGraphCreate", r, NULL);
+	if (!(o = rpcu_objs_put(&s->objs, RPCU_O_GRAPH, c->handle))) {
+		if (s->drv.p_cuGraphDestroy)
+			s->drv.p_cuGraphDestroy(g);
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	}
+	o->live = (uint64_t)(uintptr_t)g;
+	o->ctx = s->cur_ctx;
+	return RP_OK;
+}
+
+/* Marks o (a graph or an exec, NULL: every later graph launch) as
+ * changed by the call the record names, the first such call kept. */
+static rp_status rpcu_graph_mark(rpcu_state *s, rpcu_obj *o, const sbt_cm_call *c, rp_diag *diag)
+{
+	char why[240];
+	char **slot = o ? &o->name : &s->graphs_refused;
+	if (*slot)
+		return RP_OK;
+	if (o)
+		snprintf(why, sizeof(why), "%.*s at seq %llu", (int)c->name_len,
+		         c->name ? (const char *)c->name : "a call", (unsigned long long)s->seq);
+	else
+		snprintf(why, sizeof(why), "%.*s at seq %llu changed node 0x%llx of a graph the trace does not "
+		         "name, which replay does not model", (int)c->name_len,
+		         c->name ? (const char *)c->name : "a call", (unsigned long long)s->seq,
+		         (unsigned long long)c->node);
+	rpcu_printable(why);
+	*slot = strdup(why);
+	return *slot ? RP_OK : rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+}
+
+/* tsGraphNotModeled: a call changed an exec (handle), a graph (parent;
+ * one the trace never made, a clone, gets a graph of its own that never
+ * instantiates) or a node (the graph it was added to; a node the trace
+ * never added: every later graph launch is refused). */
+static rp_status rpcu_graph_unmodeled(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *o;
+	uint64_t graph = c->parent;
+	if (c->handle) {
+		o = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle);
+		return o ? rpcu_graph_mark(s, o, c, diag) : RP_OK; /* no exec: its launch says so */
+	}
+	if (!graph && c->node) {
+		o = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node);
+		if (!o)
+			return rpcu_graph_mark(s, NULL, c, diag);
+		graph = o->parent;
+	}
+	if (!graph)
+		return RP_OK;
+	o = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, graph);
+	if (!o && !(o = rpcu_objs_put(&s->objs, RPCU_O_GRAPH, graph)))
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	return rpcu_graph_mark(s, o, c, diag);
+}
+
+/* cuGraphAddKernelNode_v2's parameters of a kernel record (what the
+ * launch of it passes); a->... owned by the caller. */
+static rp_status rpcu_kernel_params(rpcu_state *s, const sbt_cm_call *c, CUDA_KERNEL_NODE_PARAMS *p,
+                                    rpcu_kargs *a, rp_diag *diag)
+{
+	rpcu_obj *f;
+	rp_status st;
+	if ((st = rpcu_kfunc_find(s, c, &f, diag)) != RP_OK || (st = rpcu_kargs_make(s, c, f, a, diag)) != RP_OK)
+		return st;
+	memset(p, 0, sizeof(*p));
+	if (f->kind == RPCU_O_KERNEL)
+		p->kern = (CUkernel)(uintptr_t)f->live;
+	else
+		p->func = (CUfunction)(uintptr_t)f->live;
+	p->gridDimX = (unsigned)c->grid_x;
+	p->gridDimY = (unsigned)c->grid_y;
+	p->gridDimZ = (unsigned)c->grid_z;
+	p->blockDimX = (unsigned)c->block_x;
+	p->blockDimY = (unsigned)c->block_y;
+	p->blockDimZ = (unsigned)c->block_z;
+	p->sharedMemBytes = (unsigned)c->shared_mem;
+	p->kernelParams = a->args;
+	p->extra = a->extra_arg;
+	return RP_OK;
+}
+
+/* Every cuGraphAdd*Node the model covers. */
+static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *g, *e = NULL, *n;
+	CUgraphNode *deps = NULL, node = NULL;
+	size_t ndeps = c->deps_len / 8;
+	rpcu_kargs ka;
+	int have_ka = 0;
+	const char *fn = sbt_cm_kind_name(k);
+	rp_status st;
+	CUresult r = CUDA_ERROR_NOT_FOUND;
+
+	if ((st = rpcu_graph_get(s, c->parent, &g, diag)) != RP_OK ||
+	    (st = rpcu_graph_nodes(s, c->deps, ndeps, "dependency", &deps, diag)) != RP_OK)
+		return st;
+	if ((k == SBT_CM_K_cuGraphAddEventRecordNode || k == SBT_CM_K_cuGraphAddEventWaitNode) &&
+	    !(e = rpcu_objs_get(&s->objs, RPCU_O_EVENT, c->event))) {
+		st = rpcu_fail(s, diag, RP_ERR_TRACE, "event 0x%llx was never created in the trace",
+		               (unsigned long long)c->event);
+		goto out_free;
+	}
+	switch (k) {
+	case SBT_CM_K_cuGraphAddKernelNode: {
+		CUDA_KERNEL_NODE_PARAMS p;
+		if ((st = RPCU_NEED(cuGraphAddKernelNode)) != RP_OK ||
+		    (st = rpcu_kernel_params(s, c, &p, &ka, diag)) != RP_OK)
+			goto out_free;
+		have_ka = 1;
+		fn = "cuGraphAddKernelNode_v2";
+		r = s->drv.p_cuGraphAddKernelNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps, &p);
+		if (r == CUDA_SUCCESS)
+			rpcu_not_run_check(s, ka.kernel ? ka.kernel : "");
+		break;
+	}
+	case SBT_CM_K_cuGraphAddMemcpyNode: {
+		CUDA_MEMCPY3D m;
+		if ((st = RPCU_NEED(cuGraphAddMemcpyNode)) != RP_OK || (st = rpcu_copy3d_node(s, c, &m, diag)) != RP_OK)
+			goto out_free;
+		r = s->drv.p_cuGraphAddMemcpyNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps, &m, s->cur_ctx);
+		break;
+	}
+	case SBT_CM_K_cuGraphAddMemsetNode: {
+		CUDA_MEMSET_NODE_PARAMS p;
+		CUdeviceptr d;
+		if ((st = RPCU_NEED(cuGraphAddMemsetNode)) != RP_OK ||
+		    (st = rpcu_memset_dst(s, c, 1, &d, diag)) != RP_OK)
+			goto out_free;
+		memset(&p, 0, sizeof(p));
+		p.dst = d;
+		p.pitch = c->pitch;
+		p.value = (unsigned)c->value;
+		p.elementSize = (unsigned)c->elem_size;
+		p.width = c->width;
+		p.height = c->height;
+		r = s->drv.p_cuGraphAddMemsetNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps, &p, s->cur_ctx);
+		break;
+	}
+	case SBT_CM_K_cuGraphAddEmptyNode:
+		if ((st = RPCU_NEED(cuGraphAddEmptyNode)) != RP_OK)
+			goto out_free;
+		r = s->drv.p_cuGraphAddEmptyNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps);
+		break;
+	case SBT_CM_K_cuGraphAddEventRecordNode:
+		if ((st = RPCU_NEED(cuGraphAddEventRecordNode)) != RP_OK)
+			goto out_free;
+		r = s->drv.p_cuGraphAddEventRecordNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps,
+		                                       (CUevent)(uintptr_t)e->live);
+		break;
+	default:
+		if ((st = RPCU_NEED(cuGraphAddEventWaitNode)) != RP_OK)
+			goto out_free;
+		r = s->drv.p_cuGraphAddEventWaitNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps,
+		                                     (CUevent)(uintptr_t)e->live);
+		break;
+	}
+	if (r != CUDA_SUCCESS) {
+		st = rpcu_cufail(s, diag, fn, r, NULL);
+		goto out_free;
+	}
+	if (!(n = rpcu_objs_put(&s->objs, RPCU_O_GRAPHNODE, c->node))) {
+		st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		goto out_free;
+	}
+	n->live = (uint64_t)(uintptr_t)node; /* goes with its graph in the driver */
+	n->parent = c->parent;
+out_free:
+	if (have_ka)
+		rpcu_kargs_free(&ka);
+	free(deps);
+	return st;
+}
+
+/* cuGraphAddDependencies and cuGraphRemoveDependencies (k). */
+static rp_status rpcu_graph_edges(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *g;
+	CUgraphNode *from = NULL, *to = NULL;
+	size_t n = c->deps_len / 8;
+	rp_status st;
+	CUresult r;
+
+	if (c->deps_to_len != c->deps_len)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "%zu edges start and %zu end", n, c->deps_to_len / 8);
+	if ((st = rpcu_graph_get(s, c->parent, &g, diag)) != RP_OK ||
+	    (st = rpcu_graph_nodes(s, c->deps, n, "edge start", &from, diag)) != RP_OK ||
+	    (st = rpcu_graph_nodes(s, c->deps_to, n, "edge end", &to, diag)) != RP_OK)
+		goto out_free;
+	if (k == SBT_CM_K_cuGraphAddDependencies) {
+		if ((st = RPCU_NEED(cuGraphAddDependencies)) != RP_OK)
+			goto out_free;
+		r = s->drv.p_cuGraphAddDependencies((CUgraph)(uintptr_t)g->live, from, to, n);
+	} else {
+		if ((st = RPCU_NEED(cuGraphRemoveDependencies)) != RP_OK)
+			goto out_free;
+		r = s->drv.p_cuGraphRemoveDependencies((CUgraph)(uintptr_t)g->live, from, to, n);
+	}
+	if (r != CUDA_SUCCESS)
+		st = rpcu_cufail(s, diag, sbt_cm_kind_name(k), r, NULL);
+out_free:
+	free(from);
+	free(to);
+	return st;
+}
+
+static rp_status rpcu_graph_destroy_node(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node);
+	rp_status st;
+	CUresult r;
+	if (!n)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx was never added in the trace",
+		                 (unsigned long long)c->node);
+	if ((st = RPCU_NEED(cuGraphDestroyNode)) != RP_OK)
+		return st;
+	r = s->drv.p_cuGraphDestroyNode((CUgraphNode)(uintptr_t)n->live);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuGraphDestroyNode", r, NULL);
+	rpcu_objs_del(&s->objs, n);
+	return RP_OK;
+}
+
+/* cuGraphKernelNodeSetParams (c->parent 0) and
+ * cuGraphExecKernelNodeSetParams (c->parent: the exec). */
+static rp_status rpcu_graph_set_params(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node), *x = NULL;
+	CUDA_KERNEL_NODE_PARAMS p;
+	rpcu_kargs ka;
+	rp_status st;
+	CUresult r;
+
+	if (k == SBT_CM_K_cuGraphExecKernelNodeSetParams) {
+		x = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->parent);
+		if (!x || !x->live)
+			return RP_OK; /* its graph could not be instantiated: its launch says why */
+		if ((st = RPCU_NEED(cuGraphExecKernelNodeSetParams)) != RP_OK)
+			return st;
+	} else if ((st = RPCU_NEED(cuGraphKernelNodeSetParams)) != RP_OK) {
+		return st;
+	}
+	if (!n)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx was never added in the trace",
+		                 (unsigned long long)c->node);
+	if ((st = rpcu_kernel_params(s, c, &p, &ka, diag)) != RP_OK)
+		return st;
+	if (x)
+		r = s->drv.p_cuGraphExecKernelNodeSetParams((CUgraphExec)(uintptr_t)x->live,
+		                                            (CUgraphNode)(uintptr_t)n->live, &p);
+	else
+		r = s->drv.p_cuGraphKernelNodeSetParams((CUgraphNode)(uintptr_t)n->live, &p);
+	if (r != CUDA_SUCCESS)
+		st = rpcu_cufail(s, diag, x ? "cuGraphExecKernelNodeSetParams_v2" : "cuGraphKernelNodeSetParams_v2",
+		                 r, NULL);
+	rpcu_kargs_free(&ka);
+	return st;
+}
+
+/* A graph already known to hold a node replay does not model is never
+ * instantiated: the rest of its construction (whose nodes may depend on
+ * that node, which has no live node) is passed over. */
+static int rpcu_graph_given_up(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	const rpcu_obj *g, *n;
+	uint64_t graph = c->parent;
+	if (k == SBT_CM_K_cuGraphCreate || k == SBT_CM_K_cuGraphExecKernelNodeSetParams)
+		return 0;
+	if (k == SBT_CM_K_cuGraphKernelNodeSetParams || k == SBT_CM_K_cuGraphDestroyNode) {
+		if (!(n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node)))
+			return 0;
+		graph = n->parent;
+	}
+	g = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, graph);
+	return g && g->name;
+}
+
+rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	if (rpcu_graph_given_up(s, k, c))
+		return RP_OK;
+	switch (k) {
+	case SBT_CM_K_cuGraphCreate:
+		return rpcu_graph_create(s, c, diag);
+	case SBT_CM_K_tsGraphNotModeled:
+		return rpcu_graph_unmodeled(s, c, diag);
+	case SBT_CM_K_cuGraphAddDependencies:
+	case SBT_CM_K_cuGraphRemoveDependencies:
+		return rpcu_graph_edges(s, k, c, diag);
+	case SBT_CM_K_cuGraphDestroyNode:
+		return rpcu_graph_destroy_node(s, c, diag);
+	case SBT_CM_K_cuGraphKernelNodeSetParams:
+	case SBT_CM_K_cuGraphExecKernelNodeSetParams:
+		return rpcu_graph_set_params(s, k, c, diag);
+	default:
+		return rpcu_graph_add(s, k, c, diag);
+	}
+}

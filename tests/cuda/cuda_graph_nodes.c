@@ -1,0 +1,296 @@
+/*
+ * cuda_graph_nodes - a CUDA graph built node by node (what cudart's
+ * cudaGraphAddKernelNode and friends do): cuGraphCreate, an upload
+ * (memcpy node from the host), a memset node, a kernel node whose
+ * parameters are set again before instantiation, an empty node joining
+ * the two branches, a kernel node joined by cuGraphAddDependencies, a
+ * kernel node added by cuGraphAddNode, an event record node and a memcpy
+ * node back to the host.  Instantiated, launched --launches times, read
+ * back; prints the hash of the result and of what the graph copied back.
+ *
+ *   --exec-set  after the first launch, the exec's last kernel node gets
+ *               other parameters (cuGraphExecKernelNodeSetParams)
+ *   --destroy   a memset node that would zero the result is added with
+ *               an edge to the read-back node; the edge is removed and the
+ *               node destroyed before instantiation
+ *   --child     the graph also holds a child graph node (one the replay
+ *               does not model) and an empty node after it
+ *   --exec-event  after the first launch the exec's event record node
+ *               records another event (a change replay does not model)
+ *   --capture-to  a second graph (an empty node, then a memset captured
+ *               into it with cuStreamBeginCaptureToGraph) is launched
+ *               after the first graph's launches
+ *   --window    the graph, an event recorded on the work stream and one
+ *               recorded on a stream destroyed since are made before
+ *               cuProfilerStart; the launches, waits on those events and
+ *               the read-back are inside the profiler range
+ *
+ *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to] [--window]
+ */
+#include <cudaProfiler.h>
+
+#include "tests/cuda/cuprog.h"
+
+static CUgraphNode cgn_kernel(CUgraph g, const CUgraphNode *deps, size_t ndeps, CUfunction f, unsigned grid,
+			      unsigned block, void **args)
+{
+	CUDA_KERNEL_NODE_PARAMS p;
+	CUgraphNode n;
+
+	memset(&p, 0, sizeof(p));
+	p.func = f;
+	p.gridDimX = grid;
+	p.gridDimY = p.gridDimZ = 1;
+	p.blockDimX = block;
+	p.blockDimY = p.blockDimZ = 1;
+	p.kernelParams = args;
+	CUP_CK(cuGraphAddKernelNode(&n, g, deps, ndeps, &p));
+	return n;
+}
+
+static CUDA_MEMCPY3D cgn_copy(size_t bytes)
+{
+	CUDA_MEMCPY3D m;
+
+	memset(&m, 0, sizeof(m));
+	m.WidthInBytes = bytes;
+	m.Height = 1;
+	m.Depth = 1;
+	return m;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
+	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0;
+	CUdevice dev;
+	CUcontext ctx;
+	CUmodule mod;
+	CUfunction f_fill, f_vadd, f_scale;
+	CUdeviceptr d_a, d_b, d_acc;
+	CUstream s, s2;
+	CUevent ev, ev_before, ev_gone;
+	CUgraph g;
+	CUgraphExec exec;
+	CUgraphNode n_up, n_set, n_fill, n_join, n_vadd, n_scale, n_rec, n_back;
+	uint32_t *h = malloc(n * 4), *back = malloc(n * 4), *inside = calloc(n, 4);
+	uint32_t value = 17, value2 = 23, stride = 5, k = 3, k2 = 2;
+	void *image;
+	static const struct cup_api errs = { .GetErrorName = cuGetErrorName };
+
+	cup_prog = "cuda_graph_nodes";
+	cup_api_for_errors = &errs;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--launches") && i + 1 < argc) {
+			launches = cup_parse_uint("--launches", argv[++i], 1, 1000);
+		} else if (!strcmp(argv[i], "--exec-set")) {
+			exec_set = 1;
+		} else if (!strcmp(argv[i], "--child")) {
+			child = 1;
+		} else if (!strcmp(argv[i], "--destroy")) {
+			destroy = 1;
+		} else if (!strcmp(argv[i], "--exec-event")) {
+			exec_event = 1;
+		} else if (!strcmp(argv[i], "--capture-to")) {
+			capture_to = 1;
+		} else if (!strcmp(argv[i], "--window")) {
+			window = 1;
+		} else if (!strcmp(argv[i], "--help")) {
+			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
+			       "[--capture-to] [--window]\n");
+			return 0;
+		} else {
+			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
+			return 2;
+		}
+	}
+	if (!h || !back || !inside)
+		return 1;
+	for (unsigned i = 0; i < n; i++)
+		h[i] = i ^ 0x5a5au;
+	CUP_CK(cuInit(0));
+	CUP_CK(cuDeviceGet(&dev, 0));
+	CUP_CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+	CUP_CK(cuCtxSetCurrent(ctx));
+	image = cup_module_image("kernels", NULL);
+	CUP_CK(cuModuleLoadData(&mod, image));
+	free(image);
+	CUP_CK(cuModuleGetFunction(&f_fill, mod, "fill"));
+	CUP_CK(cuModuleGetFunction(&f_vadd, mod, "vadd"));
+	CUP_CK(cuModuleGetFunction(&f_scale, mod, "racy_scale"));
+	CUP_CK(cuMemAlloc(&d_a, n * 4));
+	CUP_CK(cuMemAlloc(&d_b, n * 4));
+	CUP_CK(cuMemAlloc(&d_acc, n * 4));
+	CUP_CK(cuMemsetD32(d_acc, 1, n));
+	CUP_CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	CUP_CK(cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
+	CUP_CK(cuEventCreate(&ev, CU_EVENT_DEFAULT));
+	CUP_CK(cuEventCreate(&ev_before, CU_EVENT_DEFAULT));
+	CUP_CK(cuEventCreate(&ev_gone, CU_EVENT_DEFAULT));
+
+	CUP_CK(cuGraphCreate(&g, 0));
+	{
+		CUDA_MEMCPY3D up = cgn_copy(n * 4);
+		up.srcMemoryType = CU_MEMORYTYPE_HOST;
+		up.srcHost = h;
+		up.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+		up.dstDevice = d_a;
+		CUP_CK(cuGraphAddMemcpyNode(&n_up, g, NULL, 0, &up, ctx));
+	}
+	{
+		CUDA_MEMSET_NODE_PARAMS ms;
+		memset(&ms, 0, sizeof(ms));
+		ms.dst = d_b;
+		ms.value = 0;
+		ms.elementSize = 4;
+		ms.width = n;
+		ms.height = 1;
+		CUP_CK(cuGraphAddMemsetNode(&n_set, g, NULL, 0, &ms, ctx));
+	}
+	{
+		void *fill_args[] = { &d_b, &value, &stride, &n };
+		void *fill_args2[] = { &d_b, &value2, &stride, &n };
+		CUDA_KERNEL_NODE_PARAMS p;
+		n_fill = cgn_kernel(g, &n_set, 1, f_fill, grid, block, fill_args);
+		/* set again before instantiation: the value the graph runs with is value2 */
+		memset(&p, 0, sizeof(p));
+		p.func = f_fill;
+		p.gridDimX = grid;
+		p.gridDimY = p.gridDimZ = 1;
+		p.blockDimX = block;
+		p.blockDimY = p.blockDimZ = 1;
+		p.kernelParams = fill_args2;
+		CUP_CK(cuGraphKernelNodeSetParams(n_fill, &p));
+	}
+	{
+		CUgraphNode both[2] = { n_up, n_fill };
+		CUP_CK(cuGraphAddEmptyNode(&n_join, g, both, 2));
+	}
+	{
+		void *vadd_args[] = { &d_acc, &d_b, &d_acc, &n };
+		n_vadd = cgn_kernel(g, NULL, 0, f_vadd, grid, block, vadd_args);
+		CUP_CK(cuGraphAddDependencies(g, &n_join, &n_vadd, NULL, 1));
+	}
+	{
+		void *scale_args[] = { &d_acc, &k, &n };
+		CUgraphNodeParams p;
+		memset(&p, 0, sizeof(p));
+		p.type = CU_GRAPH_NODE_TYPE_KERNEL;
+		p.kernel.func = f_scale;
+		p.kernel.gridDimX = grid;
+		p.kernel.gridDimY = p.kernel.gridDimZ = 1;
+		p.kernel.blockDimX = block;
+		p.kernel.blockDimY = p.kernel.blockDimZ = 1;
+		p.kernel.kernelParams = scale_args;
+		CUP_CK(cuGraphAddNode(&n_scale, g, &n_vadd, NULL, 1, &p));
+	}
+	CUP_CK(cuGraphAddEventRecordNode(&n_rec, g, &n_scale, 1, ev));
+	{
+		CUDA_MEMCPY3D down = cgn_copy(n * 4);
+		down.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+		down.srcDevice = d_acc;
+		down.dstMemoryType = CU_MEMORYTYPE_HOST;
+		down.dstHost = inside;
+		CUP_CK(cuGraphAddMemcpyNode(&n_back, g, &n_scale, 1, &down, ctx));
+	}
+	if (destroy) {
+		CUDA_MEMSET_NODE_PARAMS ms;
+		CUgraphNode n_bad;
+		memset(&ms, 0, sizeof(ms));
+		ms.dst = d_acc;
+		ms.elementSize = 4;
+		ms.width = n;
+		ms.height = 1;
+		CUP_CK(cuGraphAddMemsetNode(&n_bad, g, &n_scale, 1, &ms, ctx));
+		CUP_CK(cuGraphAddDependencies(g, &n_bad, &n_back, NULL, 1));
+		CUP_CK(cuGraphRemoveDependencies(g, &n_bad, &n_back, NULL, 1));
+		CUP_CK(cuGraphDestroyNode(n_bad));
+	}
+	if (child) {
+		CUgraph c;
+		CUgraphNode n_child, n_in;
+		CUP_CK(cuGraphCreate(&c, 0));
+		CUP_CK(cuGraphAddEmptyNode(&n_in, c, NULL, 0));
+		CUP_CK(cuGraphAddChildGraphNode(&n_child, g, &n_back, 1, c));
+		CUP_CK(cuGraphDestroy(c));
+		/* a node after it, depending on it */
+		CUP_CK(cuGraphAddEmptyNode(&n_in, g, &n_child, 1));
+	}
+	CUP_CK(cuGraphInstantiate(&exec, g, 0));
+	/* an event recorded on s before the window, waited on inside it */
+	CUP_CK(cuMemsetD32Async(d_b, 7, n, s));
+	CUP_CK(cuEventRecord(ev_before, s));
+	CUP_CK(cuStreamSynchronize(s));
+	{
+		/* an event whose stream is gone before the window */
+		CUstream s3;
+		CUP_CK(cuStreamCreate(&s3, CU_STREAM_NON_BLOCKING));
+		CUP_CK(cuEventRecord(ev_gone, s3));
+		CUP_CK(cuStreamSynchronize(s3));
+		CUP_CK(cuStreamDestroy(s3));
+	}
+	if (window)
+		CUP_CK(cuProfilerStart());
+	CUP_CK(cuStreamWaitEvent(s2, ev_before, 0));
+	CUP_CK(cuStreamWaitEvent(s2, ev_gone, 0));
+	for (unsigned i = 0; i < launches; i++) {
+		CUP_CK(cuGraphLaunch(exec, s));
+		if (exec_set && i == 0) {
+			void *scale_args[] = { &d_acc, &k2, &n };
+			CUDA_KERNEL_NODE_PARAMS p;
+			memset(&p, 0, sizeof(p));
+			p.func = f_scale;
+			p.gridDimX = grid;
+			p.gridDimY = p.gridDimZ = 1;
+			p.blockDimX = block;
+			p.blockDimY = p.blockDimZ = 1;
+			p.kernelParams = scale_args;
+			CUP_CK(cuGraphExecKernelNodeSetParams(exec, n_scale, &p));
+		}
+		if (exec_event && i == 0)
+			CUP_CK(cuGraphExecEventRecordNodeSetEvent(exec, n_rec, ev_before));
+	}
+	if (capture_to) {
+		CUgraph g2, out = NULL;
+		CUgraphNode first;
+		CUgraphExec x2;
+		CUP_CK(cuGraphCreate(&g2, 0));
+		CUP_CK(cuGraphAddEmptyNode(&first, g2, NULL, 0));
+		CUP_CK(cuStreamBeginCaptureToGraph(s2, g2, &first, NULL, 1, CU_STREAM_CAPTURE_MODE_RELAXED));
+		CUP_CK(cuMemsetD32Async(d_b, 5, n, s2));
+		CUP_CK(cuStreamEndCapture(s2, &out));
+		if (out != g2) {
+			fprintf(stderr, "cuda_graph_nodes: the capture into a graph ended in another graph\n");
+			return 1;
+		}
+		CUP_CK(cuGraphInstantiate(&x2, g2, 0));
+		CUP_CK(cuGraphLaunch(x2, s2));
+		CUP_CK(cuStreamSynchronize(s2));
+		CUP_CK(cuGraphExecDestroy(x2));
+		CUP_CK(cuGraphDestroy(g2));
+	}
+	CUP_CK(cuEventSynchronize(ev));
+	CUP_CK(cuStreamSynchronize(s));
+	CUP_CK(cuMemcpyDtoH(back, d_acc, n * 4));
+	if (window)
+		CUP_CK(cuProfilerStop());
+	printf("cuda_graph_nodes: launches %u hash 0x%016llx\n", launches,
+	       (unsigned long long)XXH64(back, n * 4, 0));
+	printf("cuda_graph_nodes: copied back by the graph 0x%016llx\n", (unsigned long long)XXH64(inside, n * 4, 0));
+	CUP_CK(cuGraphExecDestroy(exec));
+	CUP_CK(cuGraphDestroy(g));
+	CUP_CK(cuEventDestroy(ev));
+	CUP_CK(cuEventDestroy(ev_before));
+	CUP_CK(cuEventDestroy(ev_gone));
+	CUP_CK(cuStreamDestroy(s));
+	CUP_CK(cuStreamDestroy(s2));
+	CUP_CK(cuMemFree(d_a));
+	CUP_CK(cuMemFree(d_b));
+	CUP_CK(cuMemFree(d_acc));
+	CUP_CK(cuModuleUnload(mod));
+	CUP_CK(cuDevicePrimaryCtxRelease(dev));
+	free(h);
+	free(back);
+	free(inside);
+	return 0;
+}

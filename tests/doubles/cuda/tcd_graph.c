@@ -1,0 +1,791 @@
+/*
+ * tcd_graph.c - graphs built node by node: cuGraphCreate, the
+ * cuGraphAdd*Node calls the double models (kernel, memcpy, memset, empty,
+ * event record, event wait, child graph, and cuGraphAddNode of those
+ * types), cuGraphAddDependencies, cuGraphRemoveDependencies,
+ * cuGraphDestroyNode, the kernel node parameter setters,
+ * cuGraphExecEventRecordNodeSetEvent, and cuStreamBeginCaptureToGraph
+ * (the capture's work becomes one node of the graph after the nodes named,
+ * when the capture ends).
+ *
+ * A node holds the ops it runs as templates (a memset of several rows is
+ * one op per row; a child graph node, its child's ops in the child's
+ * order, copied when it is added as the driver copies the child).  As on
+ * the driver, parameters are copied when the node is made, and a node's
+ * pointers are checked then.  Instantiation orders the nodes so that
+ * every dependency runs first (creation order among independent ones: a
+ * topological order, which is all the driver promises) and a launch runs
+ * them one after another on the launch stream (tcd_sched.c): independent
+ * nodes never run at once here, which the driver allows but does not
+ * promise.  An event wait node waits for the event's last record as of
+ * each launch.  Edge data other than the default (programmatic edges) is
+ * refused with CUDA_ERROR_NOT_SUPPORTED.
+ */
+#include "tests/doubles/cuda/tcd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void tcd_ops_free(struct tcd_op *op)
+{
+	while (op) {
+		struct tcd_op *next = op->next;
+		tcd_op_free(op);
+		op = next;
+	}
+}
+
+CUresult tcd_graph_node_add(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+			    struct tcd_op *ops, const char *call)
+{
+	struct tcd_graph *g;
+	struct tcd_gnode *n = NULL;
+	CUresult r;
+
+	if (!out) {
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "phGraphNode is NULL");
+		goto out_free;
+	}
+	if (ndeps && !deps) {
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "dependencies is NULL with %zu of them", ndeps);
+		goto out_free;
+	}
+	n = tcd_obj_new(sizeof(*n), TCD_KIND_GRAPH_NODE);
+	if (!n || (ndeps && !(n->deps = calloc(ndeps, sizeof(*n->deps))))) {
+		r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+		goto out_free;
+	}
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g);
+	if (r == CUDA_SUCCESS && g->count)
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "graph %p was made by stream capture: the double "
+			     "adds nodes to graphs made by cuGraphCreate only", (void *)g);
+	for (size_t i = 0; r == CUDA_SUCCESS && i < ndeps; i++) {
+		struct tcd_gnode *d;
+		r = tcd_obj_get_locked(deps[i], TCD_KIND_GRAPH_NODE, call, "dependencies[i]", &d);
+		if (r == CUDA_SUCCESS && d->graph != g)
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "dependencies[%zu] belongs to another graph", i);
+		for (size_t j = 0; r == CUDA_SUCCESS && j < i; j++)
+			if (n->deps[j] == d)
+				r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "dependencies[%zu] repeats dependencies[%zu]",
+					     i, j);
+		if (r == CUDA_SUCCESS)
+			n->deps[i] = d;
+	}
+	if (r == CUDA_SUCCESS && g->nnodes == g->cap_nodes) {
+		size_t cap = g->cap_nodes ? g->cap_nodes * 2 : 8;
+		struct tcd_gnode **grown = realloc(g->nodes, cap * sizeof(*grown));
+		if (!grown)
+			r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+		else {
+			g->nodes = grown;
+			g->cap_nodes = cap;
+		}
+	}
+	if (r == CUDA_SUCCESS) {
+		n->graph = g;
+		n->ndeps = ndeps;
+		n->ops = ops;
+		n->index = g->nnodes;
+		g->nodes[g->nnodes++] = n;
+		ops = NULL;
+		*out = (CUgraphNode)n;
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	if (r == CUDA_SUCCESS)
+		return r;
+out_free:
+	if (n) {
+		free(n->deps);
+		n->deps = NULL;
+		tcd_obj_kill(n);
+	}
+	tcd_ops_free(ops);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphCreate)(CUgraph *phGraph, unsigned int flags)
+{
+	struct tcd_graph *g;
+
+	TCD_ENTER_INIT(cuGraphCreate);
+	if (!phGraph)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphCreate", "phGraph is NULL");
+	if (flags)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphCreate", "flags must be 0, not 0x%x", flags);
+	g = tcd_obj_new(sizeof(*g), TCD_KIND_GRAPH);
+	if (!g)
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, "cuGraphCreate", "out of host memory");
+	g->tail = &g->ops;
+	*phGraph = (CUgraph)g;
+	return CUDA_SUCCESS;
+}
+TCD_EXPORT(cuGraphCreate)
+
+/* ---- kernel nodes ---- */
+
+static CUresult tcd_kernel_node_op(CUfunction f, CUkernel kern, const unsigned grid[3], const unsigned block[3],
+				   unsigned shared, void **params, void **extra, const char *call, struct tcd_op **out)
+{
+	struct tcd_launch_args a;
+	CUresult r;
+
+	memset(&a, 0, sizeof(a));
+	a.f = f ? f : (CUfunction)kern;
+	memcpy(a.grid, grid, sizeof(a.grid));
+	memcpy(a.block, block, sizeof(a.block));
+	a.shared = shared;
+	a.params = params;
+	a.extra = extra;
+	r = tcd_kernel_op(&a, call, out);
+	if (r == CUDA_SUCCESS)
+		tcd_kernel_op_made(*out);
+	return r;
+}
+
+#define TCD_KNP_OP(p, call, out)                                                                    \
+	tcd_kernel_node_op((p)->func, NULL, (const unsigned[3]){(p)->gridDimX, (p)->gridDimY, (p)->gridDimZ}, \
+			   (const unsigned[3]){(p)->blockDimX, (p)->blockDimY, (p)->blockDimZ},              \
+			   (p)->sharedMemBytes, (p)->kernelParams, (p)->extra, call, out)
+#define TCD_KNP2_OP(p, call, out)                                                                   \
+	tcd_kernel_node_op((p)->func, (p)->kern,                                                        \
+			   (const unsigned[3]){(p)->gridDimX, (p)->gridDimY, (p)->gridDimZ},                 \
+			   (const unsigned[3]){(p)->blockDimX, (p)->blockDimY, (p)->blockDimZ},              \
+			   (p)->sharedMemBytes, (p)->kernelParams, (p)->extra, call, out)
+
+TCD_API(CUresult, cuGraphAddKernelNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
+{
+	struct tcd_op *op;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphAddKernelNode);
+	if (!nodeParams)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphAddKernelNode", "nodeParams is NULL");
+	if ((r = TCD_KNP_OP(nodeParams, "cuGraphAddKernelNode", &op)) != CUDA_SUCCESS)
+		return r;
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddKernelNode");
+}
+TCD_EXPORT(cuGraphAddKernelNode)
+
+TCD_API(CUresult, cuGraphAddKernelNode_v2)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					   size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	struct tcd_op *op;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphAddKernelNode_v2);
+	if (!nodeParams)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphAddKernelNode_v2", "nodeParams is NULL");
+	if ((r = TCD_KNP2_OP(nodeParams, "cuGraphAddKernelNode_v2", &op)) != CUDA_SUCCESS)
+		return r;
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddKernelNode_v2");
+}
+TCD_EXPORT(cuGraphAddKernelNode_v2)
+
+/* ---- copies, memsets, empty and event nodes ---- */
+
+TCD_API(CUresult, cuGraphAddMemcpyNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
+{
+	struct tcd_op *op;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphAddMemcpyNode);
+	(void)ctx;
+	if ((r = tcd_copy3d_op(copyParams, "cuGraphAddMemcpyNode", &op)) != CUDA_SUCCESS)
+		return r;
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddMemcpyNode");
+}
+TCD_EXPORT(cuGraphAddMemcpyNode)
+
+/* One memset op per row (rows pitch bytes apart). */
+static CUresult tcd_memset_node_ops(CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem, size_t width,
+				    size_t height, const char *call, struct tcd_op **out)
+{
+	struct tcd_op *head = NULL, **tail = &head;
+
+	if (elem != 1 && elem != 2 && elem != 4)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "elementSize %u is not 1, 2 or 4", elem);
+	if (!width || !height)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the memset is empty (%zu x %zu)", width, height);
+	if (height > 1 && pitch < width * elem)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "pitch %zu is narrower than a row of %zu bytes", pitch,
+				width * elem);
+	for (size_t row = 0; row < height; row++) {
+		struct tcd_op *op;
+		CUresult r = tcd_memset_op((uintptr_t)dst + row * pitch, value, elem, width, call, &op);
+		if (r != CUDA_SUCCESS) {
+			tcd_ops_free(head);
+			return r;
+		}
+		*tail = op;
+		tail = &op->next;
+	}
+	*out = head;
+	return CUDA_SUCCESS;
+}
+
+TCD_API(CUresult, cuGraphAddMemsetNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+	struct tcd_op *ops;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphAddMemsetNode);
+	(void)ctx;
+	if (!p)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphAddMemsetNode", "memsetParams is NULL");
+	if ((r = tcd_memset_node_ops(p->dst, p->pitch, p->value, p->elementSize, p->width, p->height,
+				     "cuGraphAddMemsetNode", &ops)) != CUDA_SUCCESS)
+		return r;
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, ops, "cuGraphAddMemsetNode");
+}
+TCD_EXPORT(cuGraphAddMemsetNode)
+
+TCD_API(CUresult, cuGraphAddEmptyNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				       size_t numDependencies)
+{
+	TCD_ENTER_INIT(cuGraphAddEmptyNode);
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, NULL, "cuGraphAddEmptyNode");
+}
+TCD_EXPORT(cuGraphAddEmptyNode)
+
+/* kind: TCD_OP_RECORD or TCD_OP_WAIT (resolved at each launch). */
+static CUresult tcd_event_node_op(CUevent ev, enum tcd_op_kind kind, const char *call, struct tcd_op **out)
+{
+	struct tcd_event *e;
+	struct tcd_op *op;
+	CUresult r = tcd_obj_get(ev, TCD_KIND_EVENT, call, "event", &e);
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	op = tcd_op_new(kind);
+	if (!op)
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	if (kind == TCD_OP_RECORD)
+		op->u.record.event = e;
+	else
+		op->u.wait.event = e;
+	*out = op;
+	return CUDA_SUCCESS;
+}
+
+TCD_API(CUresult, cuGraphAddEventRecordNode)(CUgraphNode *phGraphNode, CUgraph hGraph,
+					     const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
+{
+	struct tcd_op *op;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphAddEventRecordNode);
+	if ((r = tcd_event_node_op(event, TCD_OP_RECORD, "cuGraphAddEventRecordNode", &op)) != CUDA_SUCCESS)
+		return r;
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddEventRecordNode");
+}
+TCD_EXPORT(cuGraphAddEventRecordNode)
+
+TCD_API(CUresult, cuGraphAddEventWaitNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					   size_t numDependencies, CUevent event)
+{
+	struct tcd_op *op;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphAddEventWaitNode);
+	if ((r = tcd_event_node_op(event, TCD_OP_WAIT, "cuGraphAddEventWaitNode", &op)) != CUDA_SUCCESS)
+		return r;
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddEventWaitNode");
+}
+TCD_EXPORT(cuGraphAddEventWaitNode)
+
+/* ---- child graphs ---- */
+
+/* The child's ops as one exec would run them, copied (the driver copies
+ * the child graph into the node). */
+static CUresult tcd_child_ops(CUgraph hchild, const char *call, struct tcd_op **out)
+{
+	struct tcd_graph *child, flat;
+	CUresult r;
+
+	memset(&flat, 0, sizeof(flat));
+	flat.tail = &flat.ops;
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hchild, TCD_KIND_GRAPH, call, "childGraph", &child);
+	if (r == CUDA_SUCCESS && child->nnodes) {
+		r = tcd_graph_nodes_instantiate_locked(child, &flat, call);
+	} else if (r == CUDA_SUCCESS) {
+		for (const struct tcd_op *t = child->ops; t && r == CUDA_SUCCESS; t = t->next) {
+			struct tcd_op *op = tcd_op_clone(t);
+			if (!op) {
+				r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+				break;
+			}
+			*flat.tail = op;
+			flat.tail = &op->next;
+		}
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	free(flat.nodes);
+	free(flat.node_ops);
+	if (r != CUDA_SUCCESS) {
+		tcd_ops_free(flat.ops);
+		return r;
+	}
+	*out = flat.ops;
+	return CUDA_SUCCESS;
+}
+
+TCD_API(CUresult, cuGraphAddChildGraphNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					    size_t numDependencies, CUgraph childGraph)
+{
+	struct tcd_op *ops;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphAddChildGraphNode);
+	if (childGraph == hGraph)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphAddChildGraphNode", "a graph cannot be its own child");
+	if ((r = tcd_child_ops(childGraph, "cuGraphAddChildGraphNode", &ops)) != CUDA_SUCCESS)
+		return r;
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, ops, "cuGraphAddChildGraphNode");
+}
+TCD_EXPORT(cuGraphAddChildGraphNode)
+
+/* ---- the generic form ---- */
+
+static CUresult tcd_edges_plain(const CUgraphEdgeData *edges, size_t n, const char *call)
+{
+	static const CUgraphEdgeData plain;
+
+	for (size_t i = 0; edges && i < n; i++)
+		if (memcmp(&edges[i], &plain, sizeof(plain)) != 0)
+			return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call,
+					"edge data %zu is not the default: the double has no programmatic edges", i);
+	return CUDA_SUCCESS;
+}
+
+static CUresult tcd_add_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, const CUgraphEdgeData *edges,
+			     size_t ndeps, CUgraphNodeParams *p, const char *call)
+{
+	struct tcd_op *ops = NULL;
+	CUresult r;
+
+	if (!p)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "nodeParams is NULL");
+	if ((r = tcd_edges_plain(edges, ndeps, call)) != CUDA_SUCCESS)
+		return r;
+	switch (p->type) {
+	case CU_GRAPH_NODE_TYPE_KERNEL:
+		r = TCD_KNP2_OP(&p->kernel, call, &ops);
+		break;
+	case CU_GRAPH_NODE_TYPE_MEMCPY:
+		r = tcd_copy3d_op(&p->memcpy.copyParams, call, &ops);
+		break;
+	case CU_GRAPH_NODE_TYPE_MEMSET:
+		r = tcd_memset_node_ops(p->memset.dst, p->memset.pitch, p->memset.value, p->memset.elementSize,
+					p->memset.width, p->memset.height, call, &ops);
+		break;
+	case CU_GRAPH_NODE_TYPE_EMPTY:
+		break;
+	case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+		r = tcd_event_node_op(p->eventRecord.event, TCD_OP_RECORD, call, &ops);
+		break;
+	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+		r = tcd_event_node_op(p->eventWait.event, TCD_OP_WAIT, call, &ops);
+		break;
+	case CU_GRAPH_NODE_TYPE_GRAPH:
+		r = tcd_child_ops(p->graph.graph, call, &ops);
+		break;
+	default:
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "node type %d is not modelled by the double",
+				(int)p->type);
+	}
+	if (r != CUDA_SUCCESS)
+		return r;
+	return tcd_graph_node_add(out, hg, deps, ndeps, ops, call);
+}
+
+TCD_API(CUresult, cuGraphAddNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				  size_t numDependencies, CUgraphNodeParams *nodeParams)
+{
+	TCD_ENTER_INIT(cuGraphAddNode);
+	return tcd_add_node(phGraphNode, hGraph, dependencies, NULL, numDependencies, nodeParams, "cuGraphAddNode");
+}
+TCD_EXPORT(cuGraphAddNode)
+
+TCD_API(CUresult, cuGraphAddNode_v2)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				     const CUgraphEdgeData *dependencyData, size_t numDependencies,
+				     CUgraphNodeParams *nodeParams)
+{
+	TCD_ENTER_INIT(cuGraphAddNode_v2);
+	return tcd_add_node(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams,
+			    "cuGraphAddNode_v2");
+}
+TCD_EXPORT(cuGraphAddNode_v2)
+
+/* ---- edges ---- */
+
+static CUresult tcd_add_edges(CUgraph hg, const CUgraphNode *from, const CUgraphNode *to, size_t n, const char *call)
+{
+	struct tcd_graph *g;
+	CUresult r;
+
+	if (n && (!from || !to))
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "from or to is NULL with %zu dependencies", n);
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g);
+	/* Checked whole before any edge is added. */
+	for (size_t i = 0; r == CUDA_SUCCESS && i < n; i++) {
+		struct tcd_gnode *a, *b;
+		if ((r = tcd_obj_get_locked(from[i], TCD_KIND_GRAPH_NODE, call, "from[i]", &a)) != CUDA_SUCCESS ||
+		    (r = tcd_obj_get_locked(to[i], TCD_KIND_GRAPH_NODE, call, "to[i]", &b)) != CUDA_SUCCESS)
+			break;
+		if (a->graph != g || b->graph != g)
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "edge %zu joins a node of another graph", i);
+		else if (a == b)
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "edge %zu joins a node to itself", i);
+		for (size_t j = 0; r == CUDA_SUCCESS && j < b->ndeps; j++)
+			if (b->deps[j] == a)
+				r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "edge %zu already exists", i);
+	}
+	for (size_t i = 0; r == CUDA_SUCCESS && i < n; i++) {
+		struct tcd_gnode *a = (struct tcd_gnode *)from[i], *b = (struct tcd_gnode *)to[i];
+		struct tcd_gnode **grown = realloc(b->deps, (b->ndeps + 1) * sizeof(*grown));
+		if (!grown) {
+			r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+			break;
+		}
+		b->deps = grown;
+		b->deps[b->ndeps++] = a;
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphAddDependencies)(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+					  size_t numDependencies)
+{
+	TCD_ENTER_INIT(cuGraphAddDependencies);
+	return tcd_add_edges(hGraph, from, to, numDependencies, "cuGraphAddDependencies");
+}
+TCD_EXPORT(cuGraphAddDependencies)
+
+TCD_API(CUresult, cuGraphAddDependencies_v2)(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+					     const CUgraphEdgeData *edgeData, size_t numDependencies)
+{
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphAddDependencies_v2);
+	if ((r = tcd_edges_plain(edgeData, numDependencies, "cuGraphAddDependencies_v2")) != CUDA_SUCCESS)
+		return r;
+	return tcd_add_edges(hGraph, from, to, numDependencies, "cuGraphAddDependencies_v2");
+}
+TCD_EXPORT(cuGraphAddDependencies_v2)
+
+/* Edges removed: every one must exist (checked whole first). */
+static CUresult tcd_remove_edges(CUgraph hg, const CUgraphNode *from, const CUgraphNode *to, size_t n,
+				 const char *call)
+{
+	struct tcd_graph *g;
+	CUresult r;
+
+	if (n && (!from || !to))
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "from or to is NULL with %zu dependencies", n);
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g);
+	for (size_t i = 0; r == CUDA_SUCCESS && i < n; i++) {
+		struct tcd_gnode *a, *b;
+		size_t j;
+		if ((r = tcd_obj_get_locked(from[i], TCD_KIND_GRAPH_NODE, call, "from[i]", &a)) != CUDA_SUCCESS ||
+		    (r = tcd_obj_get_locked(to[i], TCD_KIND_GRAPH_NODE, call, "to[i]", &b)) != CUDA_SUCCESS)
+			break;
+		for (j = 0; j < b->ndeps && b->deps[j] != a; j++)
+			;
+		if (a->graph != g || b->graph != g || j == b->ndeps)
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "edge %zu is not an edge of graph %p", i, (void *)g);
+	}
+	for (size_t i = 0; r == CUDA_SUCCESS && i < n; i++) {
+		struct tcd_gnode *a = (struct tcd_gnode *)from[i], *b = (struct tcd_gnode *)to[i];
+		size_t j;
+		for (j = 0; j < b->ndeps && b->deps[j] != a; j++)
+			;
+		if (j < b->ndeps) /* (a repeated edge was removed already) */
+			b->deps[j] = b->deps[--b->ndeps];
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphRemoveDependencies)(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+					     size_t numDependencies)
+{
+	TCD_ENTER_INIT(cuGraphRemoveDependencies);
+	return tcd_remove_edges(hGraph, from, to, numDependencies, "cuGraphRemoveDependencies");
+}
+TCD_EXPORT(cuGraphRemoveDependencies)
+
+TCD_API(CUresult, cuGraphRemoveDependencies_v2)(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+						const CUgraphEdgeData *edgeData, size_t numDependencies)
+{
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphRemoveDependencies_v2);
+	if ((r = tcd_edges_plain(edgeData, numDependencies, "cuGraphRemoveDependencies_v2")) != CUDA_SUCCESS)
+		return r;
+	return tcd_remove_edges(hGraph, from, to, numDependencies, "cuGraphRemoveDependencies_v2");
+}
+TCD_EXPORT(cuGraphRemoveDependencies_v2)
+
+/* The node goes, with the edges to and from it; execs made from its graph
+ * keep their copy. */
+TCD_API(CUresult, cuGraphDestroyNode)(CUgraphNode hNode)
+{
+	struct tcd_gnode *n;
+	struct tcd_graph *g;
+	struct tcd_op *ops = NULL;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphDestroyNode);
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, "cuGraphDestroyNode", "hNode", &n);
+	if (r == CUDA_SUCCESS) {
+		g = n->graph;
+		for (size_t i = n->index + 1; i < g->nnodes; i++) {
+			g->nodes[i - 1] = g->nodes[i];
+			g->nodes[i - 1]->index = i - 1;
+		}
+		g->nnodes--;
+		for (size_t i = 0; i < g->nnodes; i++) {
+			struct tcd_gnode *m = g->nodes[i];
+			for (size_t j = 0; j < m->ndeps;)
+				if (m->deps[j] == n)
+					m->deps[j] = m->deps[--m->ndeps];
+				else
+					j++;
+		}
+		ops = n->ops;
+		n->ops = NULL;
+		free(n->deps);
+		n->deps = NULL;
+		n->ndeps = 0;
+		tcd_obj_kill(n);
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	tcd_ops_free(ops);
+	return r;
+}
+TCD_EXPORT(cuGraphDestroyNode)
+
+/* An exec's event record node records another event from its next launch. */
+TCD_API(CUresult, cuGraphExecEventRecordNodeSetEvent)(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+{
+	static const char call[] = "cuGraphExecEventRecordNodeSetEvent";
+	struct tcd_graph *x;
+	struct tcd_gnode *n;
+	struct tcd_event *e;
+	CUresult r;
+	size_t i = 0;
+
+	TCD_ENTER_INIT(cuGraphExecEventRecordNodeSetEvent);
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_obj_get_locked(hGraphExec, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x)) == CUDA_SUCCESS &&
+	    (r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, call, "hNode", &n)) == CUDA_SUCCESS &&
+	    (r = tcd_obj_get_locked(event, TCD_KIND_EVENT, call, "event", &e)) == CUDA_SUCCESS) {
+		for (i = 0; i < x->nnodes && x->nodes[i] != n; i++)
+			;
+		if (i == x->nnodes || !x->node_ops[i] || x->node_ops[i]->kind != TCD_OP_RECORD)
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not an event record node of exec %p",
+				     (void *)n, (void *)x);
+		else
+			x->node_ops[i]->u.record.event = e;
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+TCD_EXPORT(cuGraphExecEventRecordNodeSetEvent)
+
+TCD_API(CUresult, cuStreamBeginCaptureToGraph)(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+					       const CUgraphEdgeData *dependencyData, size_t numDependencies,
+					       CUstreamCaptureMode mode)
+{
+	static const char call[] = "cuStreamBeginCaptureToGraph";
+	struct tcd_graph *g;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuStreamBeginCaptureToGraph);
+	if ((r = tcd_edges_plain(dependencyData, numDependencies, call)) != CUDA_SUCCESS ||
+	    (r = tcd_obj_get(hGraph, TCD_KIND_GRAPH, call, "hGraph", &g)) != CUDA_SUCCESS)
+		return r;
+	return tcd_capture_begin(hStream, mode, false, g, dependencies, numDependencies, call);
+}
+TCD_EXPORT(cuStreamBeginCaptureToGraph)
+
+TCD_API(CUresult, cuStreamBeginCaptureToGraph_ptsz)(CUstream hStream, CUgraph hGraph,
+						    const CUgraphNode *dependencies,
+						    const CUgraphEdgeData *dependencyData, size_t numDependencies,
+						    CUstreamCaptureMode mode)
+{
+	static const char call[] = "cuStreamBeginCaptureToGraph_ptsz";
+	struct tcd_graph *g;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuStreamBeginCaptureToGraph_ptsz);
+	if ((r = tcd_edges_plain(dependencyData, numDependencies, call)) != CUDA_SUCCESS ||
+	    (r = tcd_obj_get(hGraph, TCD_KIND_GRAPH, call, "hGraph", &g)) != CUDA_SUCCESS)
+		return r;
+	return tcd_capture_begin(hStream, mode, true, g, dependencies, numDependencies, call);
+}
+TCD_EXPORT(cuStreamBeginCaptureToGraph_ptsz)
+
+/* ---- instantiation ---- */
+
+CUresult tcd_graph_nodes_instantiate_locked(const struct tcd_graph *g, struct tcd_graph *x, const char *call)
+{
+	size_t n = g->nnodes, done = 0;
+	unsigned char *placed = calloc(n ? n : 1, 1);
+	CUresult r = CUDA_SUCCESS;
+
+	x->nodes = calloc(n ? n : 1, sizeof(*x->nodes));
+	x->node_ops = calloc(n ? n : 1, sizeof(*x->node_ops));
+	if (!placed || !x->nodes || !x->node_ops) {
+		free(placed);
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	}
+	/* Kahn's order, taking the first ready node in creation order each time. */
+	while (done < n && r == CUDA_SUCCESS) {
+		size_t i;
+		for (i = 0; i < n; i++) {
+			const struct tcd_gnode *nd = g->nodes[i];
+			size_t j;
+			if (placed[i])
+				continue;
+			for (j = 0; j < nd->ndeps && placed[nd->deps[j]->index]; j++)
+				;
+			if (j == nd->ndeps)
+				break;
+		}
+		if (i == n) {
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the graph's dependencies make a cycle");
+			break;
+		}
+		placed[i] = 1;
+		x->nodes[x->nnodes] = g->nodes[i];
+		for (const struct tcd_op *t = g->nodes[i]->ops; t; t = t->next) {
+			struct tcd_op *op = tcd_op_clone(t);
+			if (!op) {
+				r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+				break;
+			}
+			if (!x->node_ops[x->nnodes])
+				x->node_ops[x->nnodes] = op;
+			op->next = NULL;
+			*x->tail = op;
+			x->tail = &op->next;
+			x->count++;
+		}
+		x->nnodes++;
+		done++;
+	}
+	free(placed);
+	return r;
+}
+
+/* ---- kernel node parameters ---- */
+
+/* Replaces the kernel op of node hn (in graph: exec NULL) or of its copy
+ * in exec hx by op (owned, also on failure). */
+static CUresult tcd_kernel_node_set(CUgraphExec hx, CUgraphNode hn, struct tcd_op *op, const char *call)
+{
+	struct tcd_gnode *n;
+	struct tcd_graph *x = NULL;
+	struct tcd_op *old = NULL;
+	CUresult r;
+
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hn, TCD_KIND_GRAPH_NODE, call, "hNode", &n);
+	if (r == CUDA_SUCCESS && (!n->ops || n->ops->kind != TCD_OP_KERNEL || n->ops->next))
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a kernel node", (void *)n);
+	if (r == CUDA_SUCCESS && hx)
+		r = tcd_obj_get_locked(hx, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x);
+	if (r == CUDA_SUCCESS && !x) {
+		old = n->ops;
+		n->ops = op;
+		op = NULL;
+	} else if (r == CUDA_SUCCESS) {
+		size_t i;
+		for (i = 0; i < x->nnodes && x->nodes[i] != n; i++)
+			;
+		if (i == x->nnodes) {
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not in graph exec %p", (void *)n,
+				     (void *)x);
+		} else {
+			/* The exec's op is its own copy: its parameters and shape change in place. */
+			struct tcd_op *t = x->node_ops[i];
+			unsigned char *params = t->u.kernel.params;
+			t->u.kernel = op->u.kernel;
+			op->u.kernel.params = params;
+		}
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	tcd_op_free(old);
+	tcd_op_free(op);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphKernelNodeSetParams)(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
+{
+	struct tcd_op *op;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphKernelNodeSetParams);
+	if (!nodeParams)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphKernelNodeSetParams", "nodeParams is NULL");
+	if ((r = TCD_KNP_OP(nodeParams, "cuGraphKernelNodeSetParams", &op)) != CUDA_SUCCESS)
+		return r;
+	return tcd_kernel_node_set(NULL, hNode, op, "cuGraphKernelNodeSetParams");
+}
+TCD_EXPORT(cuGraphKernelNodeSetParams)
+
+TCD_API(CUresult, cuGraphKernelNodeSetParams_v2)(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	struct tcd_op *op;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphKernelNodeSetParams_v2);
+	if (!nodeParams)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphKernelNodeSetParams_v2", "nodeParams is NULL");
+	if ((r = TCD_KNP2_OP(nodeParams, "cuGraphKernelNodeSetParams_v2", &op)) != CUDA_SUCCESS)
+		return r;
+	return tcd_kernel_node_set(NULL, hNode, op, "cuGraphKernelNodeSetParams_v2");
+}
+TCD_EXPORT(cuGraphKernelNodeSetParams_v2)
+
+TCD_API(CUresult, cuGraphExecKernelNodeSetParams)(CUgraphExec hGraphExec, CUgraphNode hNode,
+						  const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
+{
+	struct tcd_op *op;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphExecKernelNodeSetParams);
+	if (!nodeParams || !hGraphExec)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecKernelNodeSetParams",
+				"nodeParams or hGraphExec is NULL");
+	if ((r = TCD_KNP_OP(nodeParams, "cuGraphExecKernelNodeSetParams", &op)) != CUDA_SUCCESS)
+		return r;
+	return tcd_kernel_node_set(hGraphExec, hNode, op, "cuGraphExecKernelNodeSetParams");
+}
+TCD_EXPORT(cuGraphExecKernelNodeSetParams)
+
+TCD_API(CUresult, cuGraphExecKernelNodeSetParams_v2)(CUgraphExec hGraphExec, CUgraphNode hNode,
+						     const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	struct tcd_op *op;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphExecKernelNodeSetParams_v2);
+	if (!nodeParams || !hGraphExec)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecKernelNodeSetParams_v2",
+				"nodeParams or hGraphExec is NULL");
+	if ((r = TCD_KNP2_OP(nodeParams, "cuGraphExecKernelNodeSetParams_v2", &op)) != CUDA_SUCCESS)
+		return r;
+	return tcd_kernel_node_set(hGraphExec, hNode, op, "cuGraphExecKernelNodeSetParams_v2");
+}
+TCD_EXPORT(cuGraphExecKernelNodeSetParams_v2)
