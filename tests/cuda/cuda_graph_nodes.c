@@ -254,6 +254,8 @@ int main(int argc, char **argv)
 		CUgraph g2, out = NULL;
 		CUgraphNode first;
 		CUgraphExec x2;
+		/* the graph's launches on s read d_b: done before s2 writes it */
+		CUP_CK(cuStreamSynchronize(s));
 		CUP_CK(cuGraphCreate(&g2, 0));
 		CUP_CK(cuGraphAddEmptyNode(&first, g2, NULL, 0));
 		CUP_CK(cuStreamBeginCaptureToGraph(s2, g2, &first, NULL, 1, CU_STREAM_CAPTURE_MODE_RELAXED));
