@@ -49,7 +49,22 @@
  *       source's first byte; dst_type and src_type as CUDA's records
  *       (CUmemorytype: 1 host, 2 device, 3 array; 0 when the direction is
  *       unknown).  A side that is a HIP array: type 3, the array as dst or
- *       src, sub = SBT_CM_COPY_ARRAY (not replayed).
+ *       src, sub = SBT_CM_COPY_ARRAY, x in bytes (hipMemcpy3D's elements
+ *       times the array's element size, and its width too), pitch 0; a
+ *       host side as above (blob; checkpoint).
+ *     HIP arrays: hipMallocArray, hipArrayCreate (cuArrayCreate: handle
+ *       out, width, height, format = hipArray_Format, channels, flags;
+ *       hipMallocArray's format and channels from its channel descriptor
+ *       as clr derives them), hipArray3DCreate (cuArray3DCreate: + depth),
+ *       hipFreeArray, hipArrayDestroy (cuArrayDestroy: handle).  Copies by
+ *       their own calls, as pitched copies (cuMemcpy2D(Async)) with the
+ *       array side above (a host destination's checkpoint: object 0,
+ *       offset = the array handle): hipMemcpy2DToArray(Async),
+ *       hipMemcpy2DFromArray(Async) (the linear side's pitch as passed),
+ *       hipMemcpyToArray, hipMemcpyFromArray (count bytes as the rows clr
+ *       makes of them: width = count / the array's height (or 1), height =
+ *       count / the array's width / its element size, the linear side
+ *       packed: pitch = width; size = width x height).
  *     hipMemcpyPeer(Async) (cuMemcpyPeer(Async)): sub = device to device,
  *       dst, src, size, device = destination device, ivalue = source device.
  *     hipMemset2D(Async), hipMemset3D(Async) (cuMemsetD2D8(Async)): dst,
@@ -334,7 +349,14 @@ extern "C" {
 	X(hipMemcpyParam2D, cuMemcpy2D) X(hipMemcpyParam2DAsync, cuMemcpy2DAsync)  \
 	X(hipMemset3D, cuMemsetD2D8) X(hipMemset3DAsync, cuMemsetD2D8Async)     \
 	X(tsVaWindow, tsVaWindow) X(tsSnapshot, tsSnapshot)                        \
-	X(hipMallocFromPoolAsync, cuMemAllocFromPoolAsync)
+	X(hipMallocFromPoolAsync, cuMemAllocFromPoolAsync)                         \
+	X(hipMallocArray, cuArrayCreate) X(hipArrayCreate, cuArrayCreate)          \
+	X(hipArray3DCreate, cuArray3DCreate) X(hipFreeArray, cuArrayDestroy)       \
+	X(hipArrayDestroy, cuArrayDestroy)                                         \
+	X(hipMemcpy2DToArray, cuMemcpy2D) X(hipMemcpy2DToArrayAsync, cuMemcpy2DAsync) \
+	X(hipMemcpy2DFromArray, cuMemcpy2D)                                        \
+	X(hipMemcpy2DFromArrayAsync, cuMemcpy2DAsync)                              \
+	X(hipMemcpyToArray, cuMemcpy2D) X(hipMemcpyFromArray, cuMemcpy2D)
 
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,

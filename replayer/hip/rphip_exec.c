@@ -418,6 +418,10 @@ static rp_status rphip_free(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
 	if (i < 0 || s->ranges[i].cap != c->dst || s->ranges[i].global)
 		return rphip_failed_has(s, c->dst) ? RP_OK
 		                                   : rphip_unknown(s, diag, "allocation", c->dst);
+	/* a stream-ordered free captured into a graph: capture kept the memory
+	 * until exit (docs/hip.md), and so does the replay, until the run ends */
+	if (c->capture_status)
+		return RP_OK;
 	/* a careful program waits before it frees what work may use */
 	s->rt.p_hipDeviceSynchronize();
 	rphip_range_release(s, (size_t)i);
@@ -426,7 +430,7 @@ static rp_status rphip_free(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
 
 /* ---- copies and memsets ------------------------------------------------------------------ */
 
-static int rphip_is_async(sbt_cm_hip_call hc)
+int rphip_is_async(sbt_cm_hip_call hc)
 {
 	switch (hc) {
 	case SBT_CM_HIP_hipMemcpyAsync: case SBT_CM_HIP_hipMemcpyHtoDAsync:
@@ -437,14 +441,12 @@ static int rphip_is_async(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipMemcpy2DAsync: case SBT_CM_HIP_hipMemcpyPeerAsync:
 	case SBT_CM_HIP_hipMemset2DAsync: case SBT_CM_HIP_hipMemcpy3DAsync:
 	case SBT_CM_HIP_hipMemcpyParam2DAsync: case SBT_CM_HIP_hipMemset3DAsync:
+	case SBT_CM_HIP_hipMemcpy2DToArrayAsync: case SBT_CM_HIP_hipMemcpy2DFromArrayAsync:
 		return 1;
 	default:
 		return 0;
 	}
 }
-
-static int rphip_copies_room(rphip_state *s);
-static void rphip_copy_keep(rphip_state *s, uint64_t src, uint8_t *buf, uint64_t len);
 
 static int rphip_is_symbol(sbt_cm_hip_call hc)
 {
@@ -454,8 +456,8 @@ static int rphip_is_symbol(sbt_cm_hip_call hc)
 
 /* After a host-synchronous call, or to free a host buffer: wait for the
  * stream (not while the replay captures it: the work became a node). */
-static rp_status rphip_after(rphip_state *s, hipStream_t stream, const rphip_obj *so, int sync,
-                             void *buf, rp_diag *diag)
+rp_status rphip_after(rphip_state *s, hipStream_t stream, const rphip_obj *so, int sync, void *buf,
+                      rp_diag *diag)
 {
 	hipError_t r;
 
@@ -575,11 +577,7 @@ static rp_status rphip_memset(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_c
  * address of its first byte (pointer + position), span = bytes from first
  * to the end of its last row.  rphip_region_of fails on what no copy could
  * make (a trace is untrusted). */
-typedef struct rphip_region {
-	uint64_t first, span, pitch, slice_rows;
-} rphip_region;
-
-static int rphip_region_of(uint64_t ptr, uint64_t x, uint64_t y, uint64_t z, uint64_t pitch,
+int rphip_region_of(uint64_t ptr, uint64_t x, uint64_t y, uint64_t z, uint64_t pitch,
                         uint64_t slice_rows, uint64_t w, uint64_t h, uint64_t d, rphip_region *out)
 {
 	uint64_t rows = slice_rows ? slice_rows : h, slice;
@@ -600,7 +598,7 @@ static int rphip_region_of(uint64_t ptr, uint64_t x, uint64_t y, uint64_t z, uin
 /* Room for one more kept copy, made before the copy is issued (so that a
  * buffer the runtime writes into is never given up); 0, or -1 when out of
  * memory. */
-static int rphip_copies_room(rphip_state *s)
+int rphip_copies_room(rphip_state *s)
 {
 	size_t ncap;
 	rphip_copy *nv;
@@ -618,16 +616,17 @@ static int rphip_copies_room(rphip_state *s)
 
 /* Keep a device-to-host copy landing in buf (owned from here on) for its
  * checkpoint; rphip_copies_room made room. */
-static void rphip_copy_keep(rphip_state *s, uint64_t src, uint8_t *buf, uint64_t len)
+void rphip_copy_keep(rphip_state *s, uint64_t src, uint8_t *buf, uint64_t len)
 {
 	rphip_copy *cp = &s->copies[s->ncopies++];
+	long i = rphip_range_find(s, src);
 
 	memset(cp, 0, sizeof(*cp));
 	cp->seq = s->seq;
 	cp->vstart = src;
 	cp->buf = buf;
 	cp->len = len;
-	rp_cm_copy_source_take(&cp->src, &s->ranges[rphip_range_find(s, src)].head);
+	rp_cm_copy_source_take(&cp->src, i >= 0 ? &s->ranges[i].head : NULL);
 }
 
 /* Issue one pitched copy between live first bytes: hipMemcpy2DAsync for
@@ -671,8 +670,7 @@ static rp_status rphip_copy_pitched(rphip_state *s, sbt_cm_hip_call hc, const sb
 	if (!w || !h)
 		return RP_OK;
 	if (c->sub == SBT_CM_COPY_ARRAY)
-		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "copies to or from HIP arrays are not "
-		                  "replayed (the arrays' creation is not recorded)");
+		return rphip_copy_array(s, hc, c, diag);
 	if (h > UINT64_MAX / w || d > UINT64_MAX / (w * h) || c->size != w * h * d)
 		return rphip_fail(s, diag, RP_ERR_TRACE, "size %llu is not width %llu x height %llu x "
 		                  "depth %llu", (unsigned long long)c->size, (unsigned long long)w,
@@ -830,7 +828,7 @@ static rp_status rphip_event(rphip_state *s, uint64_t cap, hipEvent_t *out, rp_d
 
 static rp_status rphip_destroy(rphip_state *s, rphip_kind kind, uint64_t cap, rp_diag *diag)
 {
-	static const char *what[] = {"", "module", "function", "stream", "event", "graph", "graph exec"};
+	static const char *what[] = {"", "module", "function", "stream", "event", "graph", "graph exec", "HIP array"};
 	rphip_obj *o = rphip_obj_get(s, kind, cap);
 	hipError_t r = hipSuccess;
 	const char *fn = "";
@@ -1011,7 +1009,15 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	case SBT_CM_HIP_hipMemcpy2D: case SBT_CM_HIP_hipMemcpy2DAsync:
 	case SBT_CM_HIP_hipMemcpyParam2D: case SBT_CM_HIP_hipMemcpyParam2DAsync:
 	case SBT_CM_HIP_hipMemcpy3D: case SBT_CM_HIP_hipMemcpy3DAsync:
+	case SBT_CM_HIP_hipMemcpy2DToArray: case SBT_CM_HIP_hipMemcpy2DToArrayAsync:
+	case SBT_CM_HIP_hipMemcpy2DFromArray: case SBT_CM_HIP_hipMemcpy2DFromArrayAsync:
+	case SBT_CM_HIP_hipMemcpyToArray: case SBT_CM_HIP_hipMemcpyFromArray:
 		return rphip_copy_pitched(s, hc, c, diag);
+	case SBT_CM_HIP_hipMallocArray: case SBT_CM_HIP_hipArrayCreate:
+	case SBT_CM_HIP_hipArray3DCreate:
+		return rphip_array_create(s, c, diag);
+	case SBT_CM_HIP_hipFreeArray: case SBT_CM_HIP_hipArrayDestroy:
+		return rphip_array_destroy(s, c, diag);
 	case SBT_CM_HIP_hipMemcpyPeer: case SBT_CM_HIP_hipMemcpyPeerAsync:
 		return rphip_copy_peer(s, hc, c, diag);
 	case SBT_CM_HIP_hipMemset2D: case SBT_CM_HIP_hipMemset2DAsync:
@@ -1091,6 +1097,9 @@ int rphip_exec_is_state(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipEventCreate: case SBT_CM_HIP_hipEventCreateWithFlags:
 	case SBT_CM_HIP_hipEventDestroy:
 	case SBT_CM_HIP_tsVaWindow:
+	case SBT_CM_HIP_hipMallocArray: case SBT_CM_HIP_hipArrayCreate:
+	case SBT_CM_HIP_hipArray3DCreate: case SBT_CM_HIP_hipFreeArray:
+	case SBT_CM_HIP_hipArrayDestroy:
 		return 1;
 	default:
 		return 0;
@@ -1120,6 +1129,9 @@ static int rphip_is_timed(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipMemcpy3D: case SBT_CM_HIP_hipMemcpy3DAsync:
 	case SBT_CM_HIP_hipMemcpyParam2D: case SBT_CM_HIP_hipMemcpyParam2DAsync:
 	case SBT_CM_HIP_hipMemset3D: case SBT_CM_HIP_hipMemset3DAsync:
+	case SBT_CM_HIP_hipMemcpy2DToArray: case SBT_CM_HIP_hipMemcpy2DToArrayAsync:
+	case SBT_CM_HIP_hipMemcpy2DFromArray: case SBT_CM_HIP_hipMemcpy2DFromArrayAsync:
+	case SBT_CM_HIP_hipMemcpyToArray: case SBT_CM_HIP_hipMemcpyFromArray:
 		return 1;
 	default:
 		return 0;
@@ -1138,7 +1150,7 @@ void rphip_teardown(rphip_state *s)
 	/* what uses another goes first: graph execs, graphs, events, streams,
 	 * then the modules their functions came from */
 	static const rphip_kind order[] = {RPHIP_O_GRAPHEXEC, RPHIP_O_GRAPH, RPHIP_O_EVENT,
-	                                   RPHIP_O_STREAM, RPHIP_O_MODULE};
+	                                   RPHIP_O_STREAM, RPHIP_O_MODULE, RPHIP_O_ARRAY};
 
 	s->rt.p_hipDeviceSynchronize();
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
@@ -1159,6 +1171,7 @@ void rphip_teardown(rphip_state *s)
 				s->rt.p_hipStreamDestroy(o->live);
 				break;
 			case RPHIP_O_MODULE: s->rt.p_hipModuleUnload(o->live); break;
+			case RPHIP_O_ARRAY: s->rt.p_hipFreeArray(o->live); break;
 			default: break;
 			}
 		}

@@ -756,15 +756,16 @@ THD_EXPORT hipError_t hipMemset3DAsync(hipPitchedPtr p, int value, hipExtent ext
 
 /* hipMemcpy3D(Async) on linear memory: a side's first byte is ptr + z x
  * pitch x ysize + y x pitch + x, slices pitch x ysize apart (clr's
- * getDrvMemcpy3DDesc).  The double has no arrays: a side naming one is
- * hipErrorInvalidValue, as a handle the runtime never made would be. */
+ * getDrvMemcpy3DDesc).  A side naming an array: thd_array.c. */
 static hipError_t thd_copy3d_parms(const struct hipMemcpy3DParms *p, hipStream_t stream)
 {
 	const hipPitchedPtr *d, *sr;
 	size_t dslice, sslice;
 
-	if (!p || p->dstArray || p->srcArray)
+	if (!p)
 		return thd_ret(hipErrorInvalidValue);
+	if (p->dstArray || p->srcArray)
+		return thd_array_copy3d(p, stream);
 	if (!p->extent.width || !p->extent.height || !p->extent.depth)
 		return hipSuccess;
 	d = &p->dstPtr;
@@ -797,14 +798,16 @@ THD_EXPORT hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStre
 }
 
 /* hipMemcpyParam2D(Async): each side by its memory type; host and device
- * pointers alike are rows at x + y x pitch; no arrays on the double. */
+ * pointers alike are rows at x + y x pitch; an array side: thd_array.c. */
 static hipError_t thd_param2d(const hip_Memcpy2D *p, hipStream_t stream)
 {
 	const uint8_t *src;
 	uint8_t *dst;
 
-	if (!p || p->srcMemoryType == hipMemoryTypeArray || p->dstMemoryType == hipMemoryTypeArray)
+	if (!p)
 		return thd_ret(hipErrorInvalidValue);
+	if (p->srcMemoryType == hipMemoryTypeArray || p->dstMemoryType == hipMemoryTypeArray)
+		return thd_array_param2d(p, stream);
 	if (!p->WidthInBytes || !p->Height)
 		return hipSuccess;
 	if (!p->srcPitch || !p->dstPitch || p->srcY > SIZE_MAX / p->srcPitch ||
