@@ -387,6 +387,22 @@ static rp_status rphip_keyframe(void *state, const sbt_record *marker, int resto
 		st = RP_ERR_TRACE;
 		goto out_free;
 	}
+	/* keyframes hold no array contents (docs/hip.md "Keyframes") */
+	if (!(kf.flags & SBT_CM_KF_ARRAYS)) {
+		for (size_t i = 0; i < s->objs.cap; i++) {
+			rphip_obj *o = (rphip_obj *)rp_cm_handles_at(&s->objs, sizeof(rphip_obj), i);
+			if (o->dead || o->kind != RPHIP_O_ARRAY)
+				continue;
+			rp_diag_set(diag, "cannot start at the keyframe at seq %llu: the HIP array 0x%llx "
+			            "made at seq %llu is live there, and this keyframe does not hold the "
+			            "contents of HIP arrays; start the range before seq %llu or after the "
+			            "arrays are freed", (unsigned long long)marker->seq,
+			            (unsigned long long)o->cap, (unsigned long long)o->made_seq,
+			            (unsigned long long)o->made_seq);
+			st = RP_ERR_UNSUPPORTED;
+			goto out_free;
+		}
+	}
 	s->snap_left = kf.count;
 out_free:
 	free(copy);
