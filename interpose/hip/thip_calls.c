@@ -717,6 +717,8 @@ hipError_t hipSetDevice(int deviceId)
 	hipError_t (*real)(int) = (hipError_t(*)(int))thip_begin(&call, THIP_FN_hipSetDevice);
 	hipError_t r = real ? real(deviceId) : THIP_NO_RUNTIME;
 	sbt_cm_call c;
+	if (r == hipSuccess && !call.nested)
+		thip_device_set(deviceId);
 	sbt_cm_call_init(&c);
 	c.device = deviceId;
 	thip_simple(&call, SBT_CM_HIP_hipSetDevice, r, &c, 0);

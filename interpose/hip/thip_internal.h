@@ -125,6 +125,10 @@ void *thip_own(thip_fn fn);
 /* Record c as the HIP call `hcall` (payload encoded here); returns its seq
  * (0 when not recording). */
 uint64_t thip_record(sbt_cm_hip_call hcall, const sbt_cm_call *c, unsigned flags);
+/* Records of allocations, streams, module loads and arrays carry the
+ * thread's current device (device, absent for 0), which a successful
+ * hipSetDevice of the program's sets (thip_core.c). */
+void thip_device_set(int device);
 
 /* ---- same-address capture (thip_va.c) ------------------------------------ */
 

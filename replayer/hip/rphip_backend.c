@@ -157,6 +157,8 @@ static rp_status rphip_runtime_open(rphip_state *s, rp_diag *diag)
 		            r != hipSuccess ? rphip_err_name(s, r) : "hipSuccess", (int)r, path);
 		return RP_ERR_BACKEND;
 	}
+	s->live_devices = count;
+	s->cur_dev = 0;
 	r = s->rt.p_hipSetDevice(0);
 	if (r != hipSuccess) {
 		rp_diag_set(diag, "no usable AMD GPU: hipSetDevice(0) failed with %s (%d) from %s",

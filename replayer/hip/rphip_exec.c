@@ -39,6 +39,30 @@ rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj
 	return RP_OK;
 }
 
+rp_status rphip_use_device(rphip_state *s, int64_t device, rp_diag *diag)
+{
+	int live;
+	hipError_t r;
+
+	if (device < 0 || device > 1024)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "device %lld is not a device ordinal",
+		                  (long long)device);
+	live = device < s->live_devices ? (int)device : 0;
+	if (live != device && !s->noted_devices && !s->quiet) {
+		s->noted_devices = 1;
+		fprintf(stderr, "tsreplay: hip: the trace uses device %lld and the runtime has %d "
+		        "device%s: the work of every device it does not have replays on device 0\n",
+		        (long long)device, s->live_devices, s->live_devices == 1 ? "" : "s");
+	}
+	if (live == s->cur_dev)
+		return RP_OK;
+	r = s->rt.p_hipSetDevice(live);
+	if (r != hipSuccess)
+		return rphip_hipfail(s, diag, "hipSetDevice", r);
+	s->cur_dev = live;
+	return RP_OK;
+}
+
 rp_status rphip_translate(rphip_state *s, uint64_t addr, uint64_t len, const char *what,
                                  uint64_t *live, rp_diag *diag)
 {
@@ -313,7 +337,7 @@ static int rphip_place(rphip_state *s, uint64_t cap, uint64_t size, rphip_range 
 	memset(&prop, 0, sizeof(prop));
 	prop.type = hipMemAllocationTypePinned;
 	prop.location.type = hipMemLocationTypeDevice;
-	prop.location.id = 0;
+	prop.location.id = s->cur_dev;
 	if (rphip_granularity(s) == SIZE_MAX || cap % s->granularity)
 		return -1;
 	rsize = (size + s->granularity - 1) / s->granularity * s->granularity;
@@ -736,15 +760,15 @@ static rp_status rphip_copy_pitched(rphip_state *s, sbt_cm_hip_call hc, const sb
 }
 
 /* hipMemcpyPeer(Async): the runtime makes it a device-to-device copy
- * (clr's hip_peer.cpp), the same device on both sides included; the
- * backend replays on device 0 only. */
+ * (clr's hip_peer.cpp), the same device on both sides included; so does
+ * the replay, whichever live devices the two map to (the addresses say
+ * which memory). */
 static rp_status rphip_copy_peer(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
                                  rp_diag *diag)
 {
-	if (c->device != 0 || c->ivalue != 0)
-		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
-		                  "a copy from device %lld to device %lld: the HIP backend replays on "
-		                  "device 0 only", (long long)c->ivalue, (long long)c->device);
+	if (c->device < 0 || c->device > 1024 || c->ivalue < 0 || c->ivalue > 1024)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "a copy from device %lld to device %lld: not "
+		                  "device ordinals", (long long)c->ivalue, (long long)c->device);
 	if (c->sub != SBT_CM_COPY_DTOD)
 		return rphip_fail(s, diag, RP_ERR_TRACE, "a peer copy that is not device to device "
 		                  "(sub %llu)", (unsigned long long)c->sub);
@@ -930,6 +954,24 @@ static rp_status rphip_graph(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_ca
 
 /* ---- the table of calls ----------------------------------------------------------------- */
 
+/* Records made on a device (their device field; absent: 0). */
+static int rphip_is_per_device(sbt_cm_hip_call hc)
+{
+	switch (hc) {
+	case SBT_CM_HIP_hipMalloc: case SBT_CM_HIP_hipMallocPitch: case SBT_CM_HIP_hipMallocAsync:
+	case SBT_CM_HIP_hipMallocFromPoolAsync: case SBT_CM_HIP_hipMallocManaged:
+	case SBT_CM_HIP_hipStreamCreate: case SBT_CM_HIP_hipStreamCreateWithFlags:
+	case SBT_CM_HIP_hipStreamCreateWithPriority:
+	case SBT_CM_HIP_hipModuleLoad: case SBT_CM_HIP_hipModuleLoadData:
+	case SBT_CM_HIP_hipModuleLoadDataEx:
+	case SBT_CM_HIP_hipMallocArray: case SBT_CM_HIP_hipArrayCreate:
+	case SBT_CM_HIP_hipArray3DCreate:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
                                  rp_diag *diag)
 {
@@ -938,6 +980,8 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	hipError_t r;
 	rp_status st;
 
+	if (rphip_is_per_device(hc) && (st = rphip_use_device(s, c->device, diag)) != RP_OK)
+		return st;
 	switch (hc) {
 	case SBT_CM_HIP___hipRegisterFatBinary:
 	case SBT_CM_HIP_hipModuleLoad:
@@ -966,11 +1010,7 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	case SBT_CM_HIP_hipInit:
 		return RP_OK;
 	case SBT_CM_HIP_hipSetDevice:
-		if (c->device != 0)
-			return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
-			                  "device %lld: the HIP backend replays on device 0 only",
-			                  (long long)c->device);
-		return RP_OK;
+		return rphip_use_device(s, c->device, diag);
 	case SBT_CM_HIP_hipDeviceSynchronize:
 	case SBT_CM_HIP_hipDeviceReset: /* reset: what it would destroy is rebuilt by the trace */
 		r = s->rt.p_hipDeviceSynchronize();
@@ -1153,6 +1193,8 @@ void rphip_teardown(rphip_state *s)
 	                                   RPHIP_O_STREAM, RPHIP_O_MODULE, RPHIP_O_ARRAY};
 
 	s->rt.p_hipDeviceSynchronize();
+	if (s->cur_dev != 0 && s->rt.p_hipSetDevice(0) == hipSuccess)
+		s->cur_dev = 0;
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 		for (size_t i = 0; i < s->objs.cap; i++) {
 			rphip_obj *o = (rphip_obj *)rp_cm_handles_at(&s->objs, sizeof(rphip_obj), i);

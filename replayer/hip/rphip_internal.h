@@ -176,6 +176,11 @@ typedef struct rphip_state {
 	struct rphip_prof *prof;   /* the timed commands of this run (owned) */
 	hipEvent_t prof_end;       /* the end event of the command running, not recorded yet */
 	hipStream_t prof_stream;   /* the live stream it goes on */
+	/* devices: a trace's device k replays on device k when the runtime has
+	 * it, else on device 0 (said once) */
+	int live_devices;          /* the runtime's hipGetDeviceCount */
+	int cur_dev;               /* the live device made current last */
+	int noted_devices;         /* the note about a device mapped to 0 was given */
 	/* the record being executed, for messages */
 	uint64_t seq;
 	const char *call;
@@ -198,6 +203,9 @@ void rphip_failed_note(rphip_state *s, uint64_t cap);
 int rphip_failed_has(const rphip_state *s, uint64_t cap);
 
 /* rphip_exec.c */
+/* The live device a trace's device replays on, made current (hipSetDevice
+ * when it is not already). */
+rp_status rphip_use_device(rphip_state *s, int64_t device, rp_diag *diag);
 /* The live stream of a captured one (0: the null stream; every stream
  * with --streams single); *obj its object when not NULL (NULL for 0). */
 rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj **obj,

@@ -222,6 +222,12 @@ THD_HIDDEN hipError_t thd_array_copy3d(const struct hipMemcpy3DParms *p, hipStre
  * registry until the process ends: never freed (a destroyed one keeps its
  * dead magic), and so never a leak to LeakSanitizer or valgrind.  NULL
  * when out of memory. */
+/* Devices (thd_core.c): TSHIP_DOUBLE_DEVICES of them, default 1. */
+#define THD_MAX_DEVICES 16
+THD_HIDDEN int thd_device_count(void);
+THD_HIDDEN int thd_device_ok(long device);
+THD_HIDDEN int thd_device_current(void);
+
 THD_HIDDEN void *thd_object_new(size_t size);
 THD_HIDDEN void thd_lock(void);
 THD_HIDDEN void thd_unlock(void);

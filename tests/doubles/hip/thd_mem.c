@@ -199,15 +199,15 @@ THD_EXPORT hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int fla
 	return hipMalloc(ptr, size);
 }
 
-/* Memory pools (clr's hip_mempool.cpp): a pool of device 0's pinned
+/* Memory pools (clr's hip_mempool.cpp): a pool of a device's pinned
  * memory; hipMallocFromPoolAsync allocates as hipMallocAsync does (the
- * memory is there at once), hipFreeAsync gives it back.  The device's
+ * memory is there at once), hipFreeAsync gives it back.  Each device's
  * default pool is one object made at its first use. */
 struct ihipMemPoolHandle_t {
 	uint32_t magic;
 };
 
-static struct ihipMemPoolHandle_t *thd_pool_default;
+static struct ihipMemPoolHandle_t *thd_pool_default[THD_MAX_DEVICES];
 
 THD_EXPORT hipError_t hipMemPoolCreate(hipMemPool_t *pool, const hipMemPoolProps *props)
 {
@@ -216,7 +216,7 @@ THD_EXPORT hipError_t hipMemPoolCreate(hipMemPool_t *pool, const hipMemPoolProps
 	if (!pool || !props || props->allocType != hipMemAllocationTypePinned ||
 	    props->location.type != hipMemLocationTypeDevice)
 		return thd_ret(hipErrorInvalidValue);
-	if (props->location.id != 0)
+	if (!thd_device_ok(props->location.id))
 		return thd_ret(hipErrorInvalidDevice);
 	p = thd_object_new(sizeof(*p));
 	if (!p)
@@ -232,10 +232,10 @@ THD_EXPORT hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *pool, int device)
 
 	if (!pool)
 		return thd_ret(hipErrorInvalidValue);
-	if (device != 0)
+	if (!thd_device_ok(device))
 		return thd_ret(hipErrorInvalidDevice);
 	thd_lock();
-	p = thd_pool_default;
+	p = thd_pool_default[device];
 	thd_unlock();
 	if (!p) {
 		p = thd_object_new(sizeof(*p));
@@ -243,10 +243,10 @@ THD_EXPORT hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *pool, int device)
 			return thd_ret(hipErrorOutOfMemory);
 		p->magic = THD_LIVE;
 		thd_lock();
-		if (thd_pool_default)
-			p = thd_pool_default; /* another thread made it first; p stays in the registry */
+		if (thd_pool_default[device])
+			p = thd_pool_default[device]; /* another thread made it first; p stays in the registry */
 		else
-			thd_pool_default = p;
+			thd_pool_default[device] = p;
 		thd_unlock();
 	}
 	*pool = p;
@@ -317,11 +317,11 @@ static int thd_hint_ok(uint64_t addr, uint64_t size)
 }
 
 /* What clr checks of a property before it asks the device (hip_vm.cpp):
- * pinned device memory of device 0, no export handle. */
+ * pinned device memory of one of the double's devices, no export handle. */
 static hipError_t thd_prop_check(const hipMemAllocationProp *prop)
 {
 	if (!prop || prop->type != hipMemAllocationTypePinned ||
-	    prop->location.type != hipMemLocationTypeDevice || prop->location.id != 0)
+	    prop->location.type != hipMemLocationTypeDevice || !thd_device_ok(prop->location.id))
 		return hipErrorInvalidValue;
 	if (prop->requestedHandleType != hipMemHandleTypeNone)
 		return hipErrorNotSupported;
@@ -437,7 +437,8 @@ THD_EXPORT hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccess
 	if (!ptr || !size || !desc || !count)
 		return thd_ret(hipErrorInvalidValue);
 	for (size_t i = 0; i < count; i++)
-		if (desc[i].location.type != hipMemLocationTypeDevice || desc[i].location.id != 0)
+		if (desc[i].location.type != hipMemLocationTypeDevice ||
+		    !thd_device_ok(desc[i].location.id))
 			return thd_ret(hipErrorInvalidValue);
 	return hipSuccess;
 }
@@ -835,12 +836,12 @@ THD_EXPORT hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream
 
 /* clr (hip_peer.cpp): a device number outside [0, device count) is
  * hipErrorInvalidDevice; otherwise the copy is hipMemcpy(Async) device to
- * device, the same device on both sides included.  The double has one
- * device, 0. */
+ * device, the same device on both sides included (the double's devices
+ * share one memory). */
 THD_EXPORT hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId,
                                     size_t n)
 {
-	if (dstDeviceId != 0 || srcDeviceId != 0)
+	if (!thd_device_ok(dstDeviceId) || !thd_device_ok(srcDeviceId))
 		return thd_ret(hipErrorInvalidDevice);
 	return hipMemcpy(dst, src, n, hipMemcpyDeviceToDevice);
 }
@@ -848,7 +849,7 @@ THD_EXPORT hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src,
 THD_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice,
                                          size_t n, hipStream_t stream)
 {
-	if (dstDeviceId != 0 || srcDevice != 0)
+	if (!thd_device_ok(dstDeviceId) || !thd_device_ok(srcDevice))
 		return thd_ret(hipErrorInvalidDevice);
 	return hipMemcpyAsync(dst, src, n, hipMemcpyDeviceToDevice, stream);
 }
