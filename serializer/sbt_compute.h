@@ -71,7 +71,9 @@
  *       pitch, value (the byte), width (bytes), height, depth (0 for 2D),
  *       dst_height = rows a slice (hipPitchedPtr.ysize; 0 for 2D),
  *       elem_size 1, size = width x height x depth.
- *     hipSetDevice (cuCtxSetCurrent): device; hipStreamCreateWithFlags
+ *     hipSetDevice (cuCtxSetCurrent): device; allocations, stream
+ *       creations, module loads and arrays: device = the calling thread's
+ *       current device (absent for 0); hipStreamCreateWithFlags
  *       (cuStreamCreate): flags.
  *
  * PAYLOAD (one encoding for every kind)
