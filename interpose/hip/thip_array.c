@@ -71,6 +71,21 @@ int thip_array_get(uint64_t handle, thip_array_info *out)
 	return found;
 }
 
+size_t thip_array_list(thip_array_live **out)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&thip_array_mu);
+	*out = thip_arrays.n ? malloc(thip_arrays.n * sizeof(**out)) : NULL;
+	if (*out) {
+		for (size_t i = 0; i < thip_arrays.n; i++)
+			(*out)[i] = (thip_array_live){thip_arrays.v[i].handle, thip_arrays.v[i].info};
+		n = thip_arrays.n;
+	}
+	pthread_mutex_unlock(&thip_array_mu);
+	return n;
+}
+
 /* Bytes of one channel of a hipArray_Format (0: not one). */
 static uint64_t thip_format_bytes(unsigned format)
 {

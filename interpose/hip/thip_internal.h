@@ -291,6 +291,13 @@ typedef struct thip_array_info {
 	uint64_t elem, width, height, depth; /* width in elements; height, depth as created */
 } thip_array_info;
 int thip_array_get(uint64_t handle, thip_array_info *out);
+/* Every live array, into a new array *out (owned by the caller; NULL and
+ * 0 when there is none or out of memory). */
+typedef struct thip_array_live {
+	uint64_t handle;
+	thip_array_info info;
+} thip_array_live;
+size_t thip_array_list(thip_array_live **out);
 
 /* ---- counters (thip_core.c) ---------------------------------------------- */
 

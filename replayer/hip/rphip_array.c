@@ -230,3 +230,45 @@ rp_status rphip_copy_array(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call
 		rphip_copy_keep(s, c->src, dst_buf, c->size);
 	return rphip_after(s, stream, so, !rphip_is_async(hc), src_buf, diag);
 }
+
+rp_status rphip_array_snapshot(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	HIP_MEMCPY3D m;
+	uint8_t *buf = NULL;
+	hipError_t r;
+	rp_status st;
+
+	if (!c->width || !c->height || c->height > UINT64_MAX / c->width ||
+	    c->size != c->width * c->height || c->width > UINT32_MAX || c->height > UINT32_MAX)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "an array snapshot of %llu rows of %llu bytes "
+		                  "says it holds %llu bytes", (unsigned long long)c->height,
+		                  (unsigned long long)c->width, (unsigned long long)c->size);
+	memset(&m, 0, sizeof(m));
+	if ((st = rphip_array_region(s, "snapshot's", c->handle, 0, c->dst_y, c->dst_z, c->width,
+	                             c->height, 1, &m.dstArray, diag)) != RP_OK)
+		return st;
+	if (c->value == 1 && !c->blob)
+		buf = calloc(1, (size_t)c->size);
+	else if ((st = rphip_blob(s, c->blob, c->size, &buf, NULL, diag)) != RP_OK)
+		return st;
+	if (!buf)
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	m.dstMemoryType = hipMemoryTypeArray;
+	m.dstY = (unsigned)c->dst_y;
+	m.dstZ = (unsigned)c->dst_z;
+	m.srcMemoryType = hipMemoryTypeHost;
+	m.srcHost = buf;
+	m.srcPitch = (unsigned)c->width;
+	m.srcHeight = (unsigned)c->height;
+	m.WidthInBytes = (unsigned)c->width;
+	m.Height = (unsigned)c->height;
+	m.Depth = 1;
+	r = s->rt.p_hipDeviceSynchronize();
+	if (r == hipSuccess)
+		r = s->rt.p_hipDrvMemcpy3DAsync(&m, NULL);
+	if (r == hipSuccess)
+		r = s->rt.p_hipStreamSynchronize(NULL);
+	free(buf);
+	return r == hipSuccess ? RP_OK
+	                       : rphip_hipfail(s, diag, "hipDrvMemcpy3DAsync (restoring an array snapshot)", r);
+}

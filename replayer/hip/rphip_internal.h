@@ -224,6 +224,10 @@ rp_status rphip_array_destroy(rphip_state *s, const sbt_cm_call *c, rp_diag *dia
  * against its recorded extent first. */
 rp_status rphip_copy_array(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
                            rp_diag *diag);
+/* A keyframe's rows of a HIP array (tsSnapshot sub SBT_CM_MEM_ARRAY:
+ * handle, dst_y, dst_z, height rows of width bytes) written back, once the
+ * work before it is done. */
+rp_status rphip_array_snapshot(rphip_state *s, const sbt_cm_call *c, rp_diag *diag);
 /* rphip_exec.c's helpers for it. */
 int rphip_is_async(sbt_cm_hip_call hc);
 rp_status rphip_after(rphip_state *s, hipStream_t stream, const rphip_obj *so, int sync, void *buf,

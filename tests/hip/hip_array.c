@@ -12,6 +12,11 @@
  * what the copies made and each failing call; exit status 0 once it ran to
  * its end.  With the argument "past", one more hipMemcpy2DToArray runs a
  * row past the 2D array (the runtime refuses it: its error is printed).
+ * With the path of hip_module_kernels.hsaco as an argument, the rows read
+ * into device memory are doubled by its kernel `scale` (hipModuleLoad,
+ * hipModuleLaunchKernel on the stream) and copied back into the array
+ * (hipMemcpy2DToArray from device memory) before they are read, so that
+ * keyframes at the launch hold arrays the later copies read.
  */
 #include <hip/hip_runtime_api.h>
 #include <stdio.h>
@@ -51,6 +56,15 @@ int main(int argc, char **argv)
 	unsigned char box[2][3][5], vol[3][4][8];
 	hip_Memcpy2D p2;
 	struct hipMemcpy3DParms p3;
+	const char *module_path = NULL;
+	int past = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "past") == 0)
+			past = 1;
+		else
+			module_path = argv[i];
+	}
 
 	for (int y = 0; y < HIPA_H; y++)
 		for (int x = 0; x < HIPA_W + 4; x++)
@@ -94,6 +108,20 @@ int main(int argc, char **argv)
 	                                     HIPA_W * sizeof(float), 3, hipMemcpyDeviceToDevice, s));
 	memset(rows, 0, sizeof(rows));
 	hipa_check("hipStreamSynchronize", hipStreamSynchronize(s));
+	if (module_path) {
+		hipModule_t mod = NULL;
+		hipFunction_t scale = NULL;
+		int n = 3 * HIPA_W;
+		void *params[] = {&dev, &n};
+		hipa_check("hipModuleLoad", hipModuleLoad(&mod, module_path));
+		hipa_check("hipModuleGetFunction", hipModuleGetFunction(&scale, mod, "scale"));
+		hipa_check("hipModuleLaunchKernel",
+		           hipModuleLaunchKernel(scale, 1, 1, 1, 64, 1, 1, 0, s, params, NULL));
+		hipa_check("hipStreamSynchronize", hipStreamSynchronize(s));
+		hipa_check("hipMemcpy2DToArray (scaled)",
+		           hipMemcpy2DToArray(a2, 0, 5, dev, HIPA_W * sizeof(float), HIPA_W * sizeof(float),
+		                              3, hipMemcpyDeviceToDevice));
+	}
 	hipa_check("hipMemcpy (back)", hipMemcpy(rows, dev, sizeof(rows), hipMemcpyDeviceToHost));
 	printf("device rows: %.0f %.0f sum %.0f\n", rows[0][0], rows[2][15],
 	       hipa_sum(&rows[0][0], 3 * HIPA_W));
@@ -150,7 +178,7 @@ int main(int argc, char **argv)
 	hipa_check("hipMemcpy3D (out)", hipMemcpy3D(&p3));
 	printf("vol: %02x %02x %02x %02x\n", vol[1][1][2], vol[2][3][6], vol[1][2][4], vol[0][1][2]);
 
-	if (argc > 1 && strcmp(argv[1], "past") == 0)
+	if (past)
 		printf("past the array: %d\n",
 		       (int)hipMemcpy2DToArray(a2, 0, 1, host, sizeof(host[0]), HIPA_W * sizeof(float),
 		                               HIPA_H, hipMemcpyHostToDevice));

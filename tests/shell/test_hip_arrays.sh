@@ -17,6 +17,12 @@
 # - a copy mutated to run past its array stops the replay naming the
 #   record, the region and the array; damaged traces (seeded mutants) end
 #   with a result or one named error;
+# - keyframes (TRACESMITH_SNAPSHOT=launch, with the module kernel that
+#   doubles rows read from the array): each holds every live array
+#   (tsSnapshot sub=13, one record a slice), the replay compares them
+#   equal, and a --range from the keyframe after the launch restores the
+#   arrays from it (with the 2D array's record pointed at other bytes, the
+#   reads after it differ);
 # - the real runtime (Debian's, no AMD GPU): the program runs to its end,
 #   tscapture records the calls with the runtime's errors, and tsreplay
 #   ends with the one line naming the missing device (exit 1).
@@ -157,7 +163,43 @@ done
 expect_rc 0 mut.param "$MUT" "$T/c.sbt" "$T/noparam.sbt" --drop "$(seq_of hipMemcpyParam2D)"
 expect_rc 3 drop.param "$RP" "$T/noparam.sbt"
 has drop.param out "differ"
-) || exit 1
+
+# Keyframes hold the arrays (the module kernel: built by hipcc --genco).
+KS="$H/hip_module_kernels.hsaco"
+if [ -e "$KS" ]; then
+	expect_rc 0 kf.run $PRE "$H/hip_array" "$KS"
+	has kf.run out "device rows: 1000 1430 sum 58320"
+	has kf.run out "a2 row 7: 1422 100 103 sum 56844"
+	TRACESMITH_SNAPSHOT=launch expect_rc 0 kf.cap $PRE "$CAP" -o "$T/k.sbt" -- "$H/hip_array" "$KS"
+	cmp -s "$T/kf.run.out" "$T/kf.cap.out" || fail "output changed under tscapture with keyframes"
+	expect_rc 0 kf.dump "$INFO" --dump "$T/k.sbt"
+	cp "$T/kf.dump.out" "$T/dump.out"
+	# two keyframes (before and after the launch), each with the 2D array,
+	# the 1D array and the three slices of the 3D one
+	[ "$(grep -c ' keyframe ' "$T/dump.out")" -eq 2 ] || fail "not 2 keyframes: $(grep keyframe "$T/dump.out")"
+	[ "$(grep -c ' hip\.tsSnapshot handle=[0-9]* size=512 width=64 height=8 blob=[0-9]* sub=13$' "$T/dump.out")" -eq 2 ] ||
+		fail "the 2D array is not in both keyframes: $(grep tsSnapshot "$T/dump.out")"
+	[ "$(grep -c ' hip\.tsSnapshot handle=[0-9]* size=32 width=8 height=4 value=1 sub=13' "$T/dump.out")" -eq 6 ] ||
+		fail "the 3D array's slices are not in both keyframes: $(grep tsSnapshot "$T/dump.out")"
+	expect_rc 0 kf.replay "$RP" --json "$T/k.sbt"
+	[ "$(json_field "$T/kf.replay.out" keyframes_compared)" = 2 ] && [ "$(json_field "$T/kf.replay.out" matched)" = 6 ] ||
+		fail "keyframed replay: $(cat "$T/kf.replay.out")"
+	K=$(grep ' keyframe ' "$T/dump.out" | sed -n '2s/^seq=\([0-9]*\) .*/\1/p')
+	all_match kf.range 5 --range "$((K + 1)):" "$T/k.sbt"
+	has kf.range err "restored keyframe at seq $K"
+	# the 2D array's record of that keyframe pointed at the first upload's
+	# bytes: the reads of the restored array differ
+	S=$(grep ' hip\.tsSnapshot handle=[0-9]* size=512 ' "$T/dump.out" | sed -n '2s/^seq=\([0-9]*\) .*/\1/p')
+	B=$(sed -n 's/^seq=[0-9]* .* hip\.hipMemcpy2DToArray dst=[0-9]* size=512 width=64 height=8 blob=\([0-9]*\) .*/\1/p' "$T/dump.out")
+	cp "$T/k.sbt" "$T/c.sbt"
+	"$MUT" "$T/c.sbt" "$T/kbad.sbt" --varint "$(varint_of "$S" blob "$B")" >/dev/null || fail "sbt_mutate blob"
+	expect_rc 3 kf.bad "$RP" --range "$((K + 1)):" "$T/kbad.sbt"
+	has kf.bad out "differ"
+else
+	echo "no $KS (hipcc builds it): the keyframe part was not run"
+	exit 77
+fi
+) || exit $?
 
 # The real runtime with no AMD GPU: the program runs to its end, the calls
 # are recorded with the runtime's errors, the replay ends with one line.
