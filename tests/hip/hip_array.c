@@ -12,7 +12,10 @@
  * what the copies made and each failing call; exit status 0 once it ran to
  * its end.  With the argument "past", one more hipMemcpy2DToArray runs a
  * row past the 2D array (the runtime refuses it: its error is printed).
- * With the path of hip_module_kernels.hsaco as an argument, the rows read
+ * With the argument "checks", calls the runtime refuses print their
+ * results: three channels, a cubemap, a surface array, a null free, a
+ * second free, a pitch below the width, a null array, a direction that
+ * is not one.  With the path of hip_module_kernels.hsaco as an argument, the rows read
  * into device memory are doubled by its kernel `scale` (hipModuleLoad,
  * hipModuleLaunchKernel on the stream) and copied back into the array
  * (hipMemcpy2DToArray from device memory) before they are read, so that
@@ -57,11 +60,13 @@ int main(int argc, char **argv)
 	hip_Memcpy2D p2;
 	struct hipMemcpy3DParms p3;
 	const char *module_path = NULL;
-	int past = 0;
+	int past = 0, checks = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "past") == 0)
 			past = 1;
+		else if (strcmp(argv[i], "checks") == 0)
+			checks = 1;
 		else
 			module_path = argv[i];
 	}
@@ -178,6 +183,25 @@ int main(int argc, char **argv)
 	hipa_check("hipMemcpy3D (out)", hipMemcpy3D(&p3));
 	printf("vol: %02x %02x %02x %02x\n", vol[1][1][2], vol[2][3][6], vol[1][2][4], vol[0][1][2]);
 
+	if (checks) {
+		hipChannelFormatDesc three = {32, 32, 32, 0, hipChannelFormatKindFloat};
+		HIP_ARRAY3D_DESCRIPTOR cube = {4, 4, 6, HIP_AD_FORMAT_FLOAT, 1, hipArrayCubemap};
+		HIP_ARRAY3D_DESCRIPTOR surf = {4, 4, 0, HIP_AD_FORMAT_FLOAT, 1, hipArraySurfaceLoadStore};
+		hipArray *x = NULL;
+		printf("three channels %d\n", (int)hipMallocArray(&x, &three, 4, 4, hipArrayDefault));
+		printf("cubemap %d\n", (int)hipArray3DCreate(&x, &cube));
+		printf("surface %d\n", (int)hipArray3DCreate(&x, &surf));
+		printf("null free %d\n", (int)hipFreeArray(NULL));
+		hipa_check("hipMallocArray (x)", hipMallocArray(&x, &fdesc, 4, 4, hipArrayDefault));
+		hipa_check("hipFreeArray (x)", hipFreeArray(x));
+		printf("second free %d\n", (int)hipFreeArray(x));
+		printf("pitch below width %d\n",
+		       (int)hipMemcpy2DToArray(a2, 0, 0, host, 8, 16, 1, hipMemcpyHostToDevice));
+		printf("null array %d\n", (int)hipMemcpy2DToArray(NULL, 0, 0, host, sizeof(host[0]), 16,
+		                                                  1, hipMemcpyHostToDevice));
+		printf("direction %d\n", (int)hipMemcpy2DFromArray(back, sizeof(back[0]), a2, 0, 0, 16, 1,
+		                                                    (hipMemcpyKind)7));
+	}
 	if (past)
 		printf("past the array: %d\n",
 		       (int)hipMemcpy2DToArray(a2, 0, 1, host, sizeof(host[0]), HIPA_W * sizeof(float),

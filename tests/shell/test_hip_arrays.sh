@@ -7,6 +7,7 @@
 #   corner read on a stream, a hipMemcpyParam2D at a position, a 1D array
 #   by byte count, a box into a 3D array at a position and the volume
 #   out), and its copy past the 2D array ("past") is hipErrorInvalidValue;
+#   what clr refuses the double refuses with clr's codes ("checks");
 # - tscapture records the creations with their descriptors, the copies
 #   with the array side (handle, x in bytes, type 3) and the host side's
 #   rows (blob, or a checkpoint named by the array's handle), the frees;
@@ -82,6 +83,16 @@ has run out "vol: 40 5e 47 00"
 [ "$(grep -c '^hip' "$T/run.out")" -eq 0 ] || fail "a call failed on the double: $(cat "$T/run.out")"
 expect_rc 0 past $PRE "$H/hip_array" past
 has past out "past the array: 1"
+# what the double refuses, as clr's hip_memory.cpp does
+expect_rc 0 checks $PRE "$H/hip_array" checks
+has checks out "three channels 1"
+has checks out "cubemap 1"
+has checks out "surface 801"
+has checks out "null free 1"
+has checks out "second free 709"
+has checks out "pitch below width 12"
+has checks out "null array 400"
+has checks out "direction 21"
 
 expect_rc 0 cap $PRE "$CAP" -o "$T/c.sbt" -- "$H/hip_array"
 cmp -s "$T/run.out" "$T/cap.out" || fail "output changed under tscapture: $(diff "$T/run.out" "$T/cap.out")"
@@ -124,6 +135,14 @@ expect_rc 0 cap.past $PRE "$CAP" -o "$T/past.sbt" -- "$H/hip_array" past
 expect_rc 0 dump.past "$INFO" --dump "$T/past.sbt"
 grep -q ' hip\.hipMemcpy2DToArray result=1 ' "$T/dump.past.out" || fail "no failed hipMemcpy2DToArray record"
 all_match replay.past 6 "$T/past.sbt"
+# so are the refused calls of "checks"
+expect_rc 0 cap.checks $PRE "$CAP" -o "$T/checks.sbt" -- "$H/hip_array" checks
+cmp -s "$T/checks.out" "$T/cap.checks.out" || fail "checks: output changed under tscapture"
+expect_rc 0 dump.checks "$INFO" --dump "$T/checks.sbt"
+grep -q ' hip\.hipFreeArray result=709 handle=' "$T/dump.checks.out" || fail "no failed second hipFreeArray record"
+grep -q ' hip\.hipArray3DCreate result=801 flags=2 width=4 height=4 format=32 channels=1$' "$T/dump.checks.out" ||
+	fail "no failed hipArray3DCreate of a surface array: $(grep Array3D "$T/dump.checks.out")"
+all_match replay.checks 6 "$T/checks.sbt"
 
 # A copy mutated to run past its array (rows 6..8 of an array of 8 rows)
 # stops the replay before the runtime is asked, naming what it read.
