@@ -64,7 +64,9 @@
  *       hipMemcpyToArray, hipMemcpyFromArray (count bytes as the rows clr
  *       makes of them: width = count / the array's height (or 1), height =
  *       count / the array's width / its element size, the linear side
- *       packed: pitch = width; size = width x height).
+ *       packed: pitch = width; size = width x height).  Keyframes hold
+ *       every live HIP array as CUDA's hold CUDA arrays (tsSnapshot sub
+ *       SBT_CM_MEM_ARRAY, the marker's SBT_CM_KF_ARRAYS).
  *     hipMemcpyPeer(Async) (cuMemcpyPeer(Async)): sub = device to device,
  *       dst, src, size, device = destination device, ivalue = source device.
  *     hipMemset2D(Async), hipMemset3D(Async) (cuMemsetD2D8(Async)): dst,
