@@ -293,6 +293,7 @@ static rp_status rphip_execute(void *state, const sbt_record *rec, unsigned flag
 
 	rphip_copies_release_served(s);
 	s->seq = rec->seq;
+	s->thread = rec->thread;
 	s->call = NULL;
 	hc = rphip_call_of(s, rec->type);
 	if (hc < 0) {
@@ -511,6 +512,7 @@ static void rphip_close(void *state)
 	free(s->pieces);
 	free(s->copies);
 	free(s->keep);
+	free(s->thread_devs);
 	rp_cm_handle_set_free(&s->failed);
 	rp_cm_results_free(&s->percmd);
 	/* The runtime stays loaded: ROCm's exit handlers run from it. */

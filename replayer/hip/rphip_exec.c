@@ -63,6 +63,41 @@ rp_status rphip_use_device(rphip_state *s, int64_t device, rp_diag *diag)
 	return RP_OK;
 }
 
+/* The captured thread's entry (made at its first hipSetDevice); NULL when
+ * it has none or out of memory (*oom set). */
+static struct rphip_thread_dev *rphip_thread_dev(rphip_state *s, int make, int *oom)
+{
+	struct rphip_thread_dev *t;
+
+	for (size_t i = 0; i < s->nthread_devs; i++)
+		if (s->thread_devs[i].thread == s->thread)
+			return &s->thread_devs[i];
+	if (!make)
+		return NULL;
+	if (s->nthread_devs == s->capthread_devs) {
+		size_t cap = s->capthread_devs ? s->capthread_devs * 2 : 8;
+		t = realloc(s->thread_devs, cap * sizeof(*t));
+		if (!t) {
+			*oom = 1;
+			return NULL;
+		}
+		s->thread_devs = t;
+		s->capthread_devs = cap;
+	}
+	t = &s->thread_devs[s->nthread_devs++];
+	t->thread = s->thread;
+	t->device = 0;
+	return t;
+}
+
+rp_status rphip_use_thread_device(rphip_state *s, rp_diag *diag)
+{
+	int oom = 0;
+	struct rphip_thread_dev *t = rphip_thread_dev(s, 0, &oom);
+
+	return rphip_use_device(s, t ? t->device : 0, diag);
+}
+
 rp_status rphip_translate(rphip_state *s, uint64_t addr, uint64_t len, const char *what,
                                  uint64_t *live, rp_diag *diag)
 {
@@ -980,7 +1015,9 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	hipError_t r;
 	rp_status st;
 
-	if (rphip_is_per_device(hc) && (st = rphip_use_device(s, c->device, diag)) != RP_OK)
+	if (hc != SBT_CM_HIP_hipSetDevice &&
+	    (st = rphip_is_per_device(hc) ? rphip_use_device(s, c->device, diag)
+	                                  : rphip_use_thread_device(s, diag)) != RP_OK)
 		return st;
 	switch (hc) {
 	case SBT_CM_HIP___hipRegisterFatBinary:
@@ -1009,8 +1046,16 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 		return RP_OK; /* host code is never replayed */
 	case SBT_CM_HIP_hipInit:
 		return RP_OK;
-	case SBT_CM_HIP_hipSetDevice:
-		return rphip_use_device(s, c->device, diag);
+	case SBT_CM_HIP_hipSetDevice: {
+		int oom = 0;
+		struct rphip_thread_dev *t;
+		if ((st = rphip_use_device(s, c->device, diag)) != RP_OK)
+			return st;
+		if (!(t = rphip_thread_dev(s, 1, &oom)))
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		t->device = c->device;
+		return RP_OK;
+	}
 	case SBT_CM_HIP_hipDeviceSynchronize:
 	case SBT_CM_HIP_hipDeviceReset: /* reset: what it would destroy is rebuilt by the trace */
 		r = s->rt.p_hipDeviceSynchronize();
@@ -1195,6 +1240,7 @@ void rphip_teardown(rphip_state *s)
 	s->rt.p_hipDeviceSynchronize();
 	if (s->cur_dev != 0 && s->rt.p_hipSetDevice(0) == hipSuccess)
 		s->cur_dev = 0;
+	s->nthread_devs = 0;
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 		for (size_t i = 0; i < s->objs.cap; i++) {
 			rphip_obj *o = (rphip_obj *)rp_cm_handles_at(&s->objs, sizeof(rphip_obj), i);

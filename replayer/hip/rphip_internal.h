@@ -181,6 +181,12 @@ typedef struct rphip_state {
 	int live_devices;          /* the runtime's hipGetDeviceCount */
 	int cur_dev;               /* the live device made current last */
 	int noted_devices;         /* the note about a device mapped to 0 was given */
+	struct rphip_thread_dev {  /* each captured thread's current device (trace's) */
+		uint64_t thread;
+		int64_t device;
+	} *thread_devs;
+	size_t nthread_devs, capthread_devs;
+	uint64_t thread;           /* the captured thread of the record being executed */
 	/* the record being executed, for messages */
 	uint64_t seq;
 	const char *call;
@@ -206,6 +212,10 @@ int rphip_failed_has(const rphip_state *s, uint64_t cap);
 /* The live device a trace's device replays on, made current (hipSetDevice
  * when it is not already). */
 rp_status rphip_use_device(rphip_state *s, int64_t device, rp_diag *diag);
+/* Every record but those made on a device of their own runs on its
+ * captured thread's current device (0 until the thread's hipSetDevice):
+ * the null stream and hipDeviceSynchronize are that device's. */
+rp_status rphip_use_thread_device(rphip_state *s, rp_diag *diag);
 /* The live stream of a captured one (0: the null stream; every stream
  * with --streams single); *obj its object when not NULL (NULL for 0). */
 rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj **obj,
