@@ -158,11 +158,16 @@ static rp_status rphip_runtime_open(rphip_state *s, rp_diag *diag)
 		return RP_ERR_BACKEND;
 	}
 	s->live_devices = count;
-	s->cur_dev = 0;
-	r = s->rt.p_hipSetDevice(0);
+	if (s->device_base >= count) {
+		rp_diag_set(diag, "--device %d: the HIP runtime %s has %d device%s (ordinals from 0)",
+		            s->device_base, path, count, count == 1 ? "" : "s");
+		return RP_ERR_USAGE;
+	}
+	s->cur_dev = s->device_base;
+	r = s->rt.p_hipSetDevice(s->device_base);
 	if (r != hipSuccess) {
-		rp_diag_set(diag, "no usable AMD GPU: hipSetDevice(0) failed with %s (%d) from %s",
-		            rphip_err_name(s, r), (int)r, path);
+		rp_diag_set(diag, "no usable AMD GPU: hipSetDevice(%d) failed with %s (%d) from %s",
+		            s->device_base, rphip_err_name(s, r), (int)r, path);
 		return RP_ERR_BACKEND;
 	}
 	return RP_OK;
@@ -182,16 +187,35 @@ static void rphip_pick_stream_mode(rphip_state *s)
 	s->single = rp_cm_streams_single(&s->streams, s->run);
 }
 
+/* The highest --device ordinal accepted (as the CUDA backend's). */
+#define RPHIP_MAX_DEVICE_ORDINAL 1024
+
+/* --device N: a plain decimal ordinal (no sign, no spaces). */
+static rp_status rphip_parse_ordinal(const char *text, int *out, rp_diag *diag)
+{
+	const char *p;
+	long v = 0;
+
+	for (p = text; *p >= '0' && *p <= '9' && v <= RPHIP_MAX_DEVICE_ORDINAL; p++)
+		v = v * 10 + (*p - '0');
+	if (p == text || *p || v > RPHIP_MAX_DEVICE_ORDINAL) {
+		rp_diag_set(diag, "--device: expected a HIP device ordinal from 0 to %d, got '%s'",
+		            RPHIP_MAX_DEVICE_ORDINAL, text);
+		return RP_ERR_USAGE;
+	}
+	*out = (int)v;
+	return RP_OK;
+}
+
 static rp_status rphip_check_option(const rp_option_value *o, rp_diag *diag)
 {
 	rp_cm_streams streams;
+	int ignored;
 
 	if (strcmp(o->name, "--streams") == 0)
 		return rp_cm_streams_parse(o->value, &streams, diag);
-	if (strcmp(o->name, "--device") == 0 && o->value && strcmp(o->value, "0") != 0) {
-		rp_diag_set(diag, "--device: the HIP backend replays on device 0 only, got '%s'", o->value);
-		return RP_ERR_USAGE;
-	}
+	if (strcmp(o->name, "--device") == 0)
+		return rphip_parse_ordinal(o->value ? o->value : "", &ignored, diag);
 	return RP_OK;
 }
 
@@ -241,11 +265,9 @@ static rp_status rphip_open(const rp_backend_open_args *args, void **state_out, 
 		s->streams.n = 1;
 	}
 	rphip_pick_stream_mode(s);
-	if (args->device && strcmp(args->device, "0") != 0) {
-		rp_diag_set(diag, "--device: the HIP backend replays on device 0 only, got '%s'",
-		            args->device);
+	if (args->device && (st = rphip_parse_ordinal(args->device, &s->device_base, diag)) != RP_OK) {
 		free(s);
-		return RP_ERR_USAGE;
+		return st;
 	}
 	st = rphip_runtime_open(s, diag);
 	if (st != RP_OK) {

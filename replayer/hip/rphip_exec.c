@@ -47,12 +47,20 @@ rp_status rphip_use_device(rphip_state *s, int64_t device, rp_diag *diag)
 	if (device < 0 || device > 1024)
 		return rphip_fail(s, diag, RP_ERR_TRACE, "device %lld is not a device ordinal",
 		                  (long long)device);
-	live = device < s->live_devices ? (int)device : 0;
-	if (live != device && !s->noted_devices && !s->quiet) {
+	live = s->device_base + device < s->live_devices ? s->device_base + (int)device
+	                                                 : s->device_base;
+	if (live != s->device_base + device && !s->noted_devices && !s->quiet) {
 		s->noted_devices = 1;
-		fprintf(stderr, "tsreplay: hip: the trace uses device %lld and the runtime has %d "
-		        "device%s: the work of every device it does not have replays on device 0\n",
-		        (long long)device, s->live_devices, s->live_devices == 1 ? "" : "s");
+		if (s->device_base)
+			fprintf(stderr, "tsreplay: hip: the trace uses device %lld, which --device %d puts "
+			        "on device %lld, and the runtime has %d device%s: the work of every device "
+			        "it does not have replays on device %d\n", (long long)device,
+			        s->device_base, (long long)(s->device_base + device), s->live_devices,
+			        s->live_devices == 1 ? "" : "s", s->device_base);
+		else
+			fprintf(stderr, "tsreplay: hip: the trace uses device %lld and the runtime has %d "
+			        "device%s: the work of every device it does not have replays on device 0\n",
+			        (long long)device, s->live_devices, s->live_devices == 1 ? "" : "s");
 	}
 	if (live == s->cur_dev)
 		return RP_OK;
@@ -1238,8 +1246,8 @@ void rphip_teardown(rphip_state *s)
 	                                   RPHIP_O_STREAM, RPHIP_O_MODULE, RPHIP_O_ARRAY};
 
 	s->rt.p_hipDeviceSynchronize();
-	if (s->cur_dev != 0 && s->rt.p_hipSetDevice(0) == hipSuccess)
-		s->cur_dev = 0;
+	if (s->cur_dev != s->device_base && s->rt.p_hipSetDevice(s->device_base) == hipSuccess)
+		s->cur_dev = s->device_base;
 	s->nthread_devs = 0;
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 		for (size_t i = 0; i < s->objs.cap; i++) {

@@ -176,9 +176,10 @@ typedef struct rphip_state {
 	struct rphip_prof *prof;   /* the timed commands of this run (owned) */
 	hipEvent_t prof_end;       /* the end event of the command running, not recorded yet */
 	hipStream_t prof_stream;   /* the live stream it goes on */
-	/* devices: a trace's device k replays on device k when the runtime has
-	 * it, else on device 0 (said once) */
+	/* devices: a trace's device k replays on device base + k when the
+	 * runtime has it, else on device base (said once) */
 	int live_devices;          /* the runtime's hipGetDeviceCount */
+	int device_base;           /* --device N: the trace's device k on N + k */
 	int cur_dev;               /* the live device made current last */
 	int noted_devices;         /* the note about a device mapped to 0 was given */
 	struct rphip_thread_dev {  /* each captured thread's current device (trace's) */

@@ -93,4 +93,11 @@ all_match determinism 2 --check-determinism "$T/c.sbt"
 TSHIP_DOUBLE_DEVICES=1 all_match single 2 "$T/c.sbt"
 [ "$(cat "$T/single.err")" = "tsreplay: hip: the trace uses device 1 and the runtime has 1 device: the work of every device it does not have replays on device 0" ] ||
 	fail "the one-device note: $(cat "$T/single.err")"
+# --device 1 on a three-device double: device 0's work on 1, device 1's on 2
+TSHIP_DOUBLE_DEVICES=3 all_match base 2 --device 1 "$T/c.sbt"
+[ -s "$T/base.err" ] && fail "a note with --device 1 on three devices: $(cat "$T/base.err")"
+# ... and on two: device 1's work has no device 2, so it stays on 1
+TSHIP_DOUBLE_DEVICES=2 all_match base.two 2 --device 1 "$T/c.sbt"
+[ "$(cat "$T/base.two.err")" = "tsreplay: hip: the trace uses device 1, which --device 1 puts on device 2, and the runtime has 2 devices: the work of every device it does not have replays on device 1" ] ||
+	fail "the --device 1 note: $(cat "$T/base.two.err")"
 echo "ok"
