@@ -253,11 +253,15 @@ THIP_SO := $(if $(THIP_SRC),$(BUILD)/interpose/libtracesmith_hip.so)
 HIP_TRAMP_BINS := $(if $(THIP_SRC),$(BUILD)/tests/hip/libhip_fake.so $(BUILD)/tests/hip/hip_tramp_check \
 	$(BUILD)/tests/hip/hip_success_app)
 HIP_READER_BINS := $(if $(AMD_SRC),$(LIB_AMD) $(BUILD)/tests/hip/hip_reader_check $(BUILD)/tests/fuzz_amd_image_replay)
+# HIP test programs in C with no kernel (built by $(CC) against libamdhip64,
+# no hipcc needed): tests/hip/hip_array.c
+HIP_C_PROGS := $(BUILD)/tests/hip/hip_array $(BUILD)/tests/hip/hip_capture_free $(BUILD)/tests/hip/hip_multi
 HIP_PROGS := $(if $(HAVE_HIPCC),$(patsubst tests/hip/%.hip,$(BUILD)/tests/hip/%,$(filter-out %_kernels.hip,$(wildcard tests/hip/*.hip))) \
-	$(BUILD)/tests/hip/hip_module $(BUILD)/tests/hip/hip_module_kernels.hsaco)
+	$(BUILD)/tests/hip/hip_module $(BUILD)/tests/hip/hip_module_kernels.hsaco) \
+	$(if $(HAVE_HIP),$(HIP_C_PROGS))
 all: $(HIP_READER_BINS) $(THIP_SO) $(HIP_PROGS) $(HIP_TRAMP_BINS)
 $(call obj,$(THIP_SRC) tests/hip/hip_module.c tests/hip/hip_fake_runtime.c tests/hip/hip_tramp_check.c \
-	tests/hip/hip_success_app.c): \
+	tests/hip/hip_success_app.c $(patsubst $(BUILD)/tests/hip/%,tests/hip/%.c,$(HIP_C_PROGS))): \
 	CFLAGS_ALL += -D__HIP_PLATFORM_AMD__
 # a fake runtime answering with checksums of its arguments, and its caller
 # (tests/shell/test_hip_interpose.sh: the trampolines pass arguments through)
@@ -295,6 +299,9 @@ $(BUILD)/tests/hip/%: tests/hip/%.hip
 $(BUILD)/tests/hip/%.hsaco: tests/hip/%.hip
 	@mkdir -p $(dir $@)
 	$(HIPCC) $(HIP_ARCHS) -O2 --genco -o $@ $<
+$(HIP_C_PROGS): $(BUILD)/tests/hip/%: $(BUILD)/obj/tests/hip/%.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) $< -lamdhip64 -o $@
 $(BUILD)/tests/hip/hip_module: $(BUILD)/obj/tests/hip/hip_module.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) $< -lamdhip64 -o $@

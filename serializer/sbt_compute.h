@@ -49,14 +49,33 @@
  *       source's first byte; dst_type and src_type as CUDA's records
  *       (CUmemorytype: 1 host, 2 device, 3 array; 0 when the direction is
  *       unknown).  A side that is a HIP array: type 3, the array as dst or
- *       src, sub = SBT_CM_COPY_ARRAY (not replayed).
+ *       src, sub = SBT_CM_COPY_ARRAY, x in bytes (hipMemcpy3D's elements
+ *       times the array's element size, and its width too), pitch 0; a
+ *       host side as above (blob; checkpoint).
+ *     HIP arrays: hipMallocArray, hipArrayCreate (cuArrayCreate: handle
+ *       out, width, height, format = hipArray_Format, channels, flags;
+ *       hipMallocArray's format and channels from its channel descriptor
+ *       as clr derives them), hipArray3DCreate (cuArray3DCreate: + depth),
+ *       hipFreeArray, hipArrayDestroy (cuArrayDestroy: handle).  Copies by
+ *       their own calls, as pitched copies (cuMemcpy2D(Async)) with the
+ *       array side above (a host destination's checkpoint: object 0,
+ *       offset = the array handle): hipMemcpy2DToArray(Async),
+ *       hipMemcpy2DFromArray(Async) (the linear side's pitch as passed),
+ *       hipMemcpyToArray, hipMemcpyFromArray (count bytes as the rows clr
+ *       makes of them: width = count / the array's height (or 1), height =
+ *       count / the array's width / its element size, the linear side
+ *       packed: pitch = width; size = width x height).  Keyframes hold
+ *       every live HIP array as CUDA's hold CUDA arrays (tsSnapshot sub
+ *       SBT_CM_MEM_ARRAY, the marker's SBT_CM_KF_ARRAYS).
  *     hipMemcpyPeer(Async) (cuMemcpyPeer(Async)): sub = device to device,
  *       dst, src, size, device = destination device, ivalue = source device.
  *     hipMemset2D(Async), hipMemset3D(Async) (cuMemsetD2D8(Async)): dst,
  *       pitch, value (the byte), width (bytes), height, depth (0 for 2D),
  *       dst_height = rows a slice (hipPitchedPtr.ysize; 0 for 2D),
  *       elem_size 1, size = width x height x depth.
- *     hipSetDevice (cuCtxSetCurrent): device; hipStreamCreateWithFlags
+ *     hipSetDevice (cuCtxSetCurrent): device; allocations, stream
+ *       creations, module loads and arrays: device = the calling thread's
+ *       current device (absent for 0); hipStreamCreateWithFlags
  *       (cuStreamCreate): flags.
  *
  * PAYLOAD (one encoding for every kind)
@@ -362,7 +381,14 @@ extern "C" {
 	X(hipMemcpyParam2D, cuMemcpy2D) X(hipMemcpyParam2DAsync, cuMemcpy2DAsync)  \
 	X(hipMemset3D, cuMemsetD2D8) X(hipMemset3DAsync, cuMemsetD2D8Async)     \
 	X(tsVaWindow, tsVaWindow) X(tsSnapshot, tsSnapshot)                        \
-	X(hipMallocFromPoolAsync, cuMemAllocFromPoolAsync)
+	X(hipMallocFromPoolAsync, cuMemAllocFromPoolAsync)                         \
+	X(hipMallocArray, cuArrayCreate) X(hipArrayCreate, cuArrayCreate)          \
+	X(hipArray3DCreate, cuArray3DCreate) X(hipFreeArray, cuArrayDestroy)       \
+	X(hipArrayDestroy, cuArrayDestroy)                                         \
+	X(hipMemcpy2DToArray, cuMemcpy2D) X(hipMemcpy2DToArrayAsync, cuMemcpy2DAsync) \
+	X(hipMemcpy2DFromArray, cuMemcpy2D)                                        \
+	X(hipMemcpy2DFromArrayAsync, cuMemcpy2DAsync)                              \
+	X(hipMemcpyToArray, cuMemcpy2D) X(hipMemcpyFromArray, cuMemcpy2D)
 
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,

@@ -38,7 +38,6 @@ hipError_t thip_ext_module_launch_mangled(hipFunction_t f, uint32_t gx, uint32_t
 hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
                                void **args, size_t sharedMemBytes, hipStream_t stream);
 
-#define THIP_U(p) ((uint64_t)(uintptr_t)(p))
 
 /* Stream captures begun and not yet ended (hipStreamBeginCapture /
  * hipStreamEndCapture that worked).  While there are any, the work
@@ -74,7 +73,7 @@ static int thip_capturing_any(void)
 
 /* hipMemcpyKind -> SBT_CM_COPY_*; hipMemcpyDefault from the allocation
  * table (0 when neither side is a known allocation). */
-static unsigned thip_copy_dir(hipMemcpyKind kind, const void *dst, const void *src)
+unsigned thip_copy_dir(hipMemcpyKind kind, const void *dst, const void *src)
 {
 	int dd, sd;
 	switch (kind) {
@@ -718,6 +717,8 @@ hipError_t hipSetDevice(int deviceId)
 	hipError_t (*real)(int) = (hipError_t(*)(int))thip_begin(&call, THIP_FN_hipSetDevice);
 	hipError_t r = real ? real(deviceId) : THIP_NO_RUNTIME;
 	sbt_cm_call c;
+	if (r == hipSuccess && !call.nested)
+		thip_device_set(deviceId);
 	sbt_cm_call_init(&c);
 	c.device = deviceId;
 	thip_simple(&call, SBT_CM_HIP_hipSetDevice, r, &c, 0);
@@ -1015,6 +1016,8 @@ static void thip_free_record(const thip_call *call, sbt_cm_hip_call hcall, hipEr
 		c.host = addr;
 	c.sub = sub;
 	c.stream = stream;
+	/* on a capturing stream the free became a graph node */
+	c.capture_status = hcall == SBT_CM_HIP_hipFreeAsync ? thip_capture_status((hipStream_t)(uintptr_t)stream) : 0;
 	thip_simple(call, hcall, r, &c, CAP_REC_WORK);
 }
 
@@ -1286,37 +1289,14 @@ hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t sizeBy
 
 /* ---- memsets ------------------------------------------------------------------------------ */
 
-/* One side of a pitched copy: the pointer as passed (an array handle when
- * array is set), the position (bytes, rows, slices), the pitch and the
- * rows a slice (0 for 2D). */
-typedef struct thip_side {
-	const void *ptr;
-	uint64_t x, y, z, pitch, slice_rows;
-	int array;
-} thip_side;
-
-/* dst_type / src_type: CUmemorytype's numbers, as CUDA's pitched records
- * carry them (serializer/sbt_compute.h), so that readers of the model
- * (the emulator's footprints) take HIP's the same way. */
-#define THIP_MEMORYTYPE_HOST 1
-#define THIP_MEMORYTYPE_DEVICE 2
-#define THIP_MEMORYTYPE_ARRAY 3
-
 static uint64_t thip_side_first(const thip_side *sd)
 {
 	return THIP_U(sd->ptr) + sd->z * sd->pitch * sd->slice_rows + sd->y * sd->pitch + sd->x;
 }
 
-/* A pitched copy (hipMemcpy2D, hipMemcpyParam2D, hipMemcpy3D and their
- * async forms): depth (0: 2D, one slice) slices of height rows of width
- * bytes.  A host source's rows are stored packed; a host destination's
- * packed rows are checkpointed (async: at the next synchronization the
- * program can see), with the allocation holding the source's first byte
- * as object.  A copy with an array side is recorded, not replayed. */
-static void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
-                                unsigned dir, const thip_side *dst, const thip_side *src,
-                                uint64_t width, uint64_t height, uint64_t depth, int async,
-                                hipStream_t stream)
+void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r, unsigned dir,
+                         const thip_side *dst, const thip_side *src, uint64_t width,
+                         uint64_t height, uint64_t depth, int async, hipStream_t stream)
 {
 	sbt_cm_call c;
 	uint64_t seq, d = depth ? depth : 1;
@@ -1336,8 +1316,8 @@ static void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hi
 	c.src_x = src->x;
 	c.src_y = src->y;
 	c.src_z = src->z;
-	c.dst_pitch = dst->pitch;
-	c.src_pitch = src->pitch;
+	c.dst_pitch = dst->array ? 0 : dst->pitch;
+	c.src_pitch = src->array ? 0 : src->pitch;
 	c.dst_height = dst->slice_rows;
 	c.src_height = src->slice_rows;
 	c.dst_type = dst->array ? THIP_MEMORYTYPE_ARRAY
@@ -1352,7 +1332,7 @@ static void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hi
 	c.size = ok ? width * height * d : 0;
 	c.stream = async ? THIP_U(stream) : 0;
 	c.capture_status = async ? thip_capture_status(stream) : 0;
-	if (c.sub == SBT_CM_COPY_HTOD) {
+	if (c.src_type == THIP_MEMORYTYPE_HOST && c.dst_type != THIP_MEMORYTYPE_HOST) {
 		c.host = thip_side_first(src);
 		c.src = 0;
 		if (ok && src->ptr) {
@@ -1362,13 +1342,15 @@ static void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hi
 				c.blob = cap_blob(packed, c.size);
 			free(packed);
 		}
-	} else if (c.sub == SBT_CM_COPY_DTOH) {
+	} else if (c.dst_type == THIP_MEMORYTYPE_HOST && c.src_type != THIP_MEMORYTYPE_HOST) {
 		c.host = thip_side_first(dst);
 		c.dst = 0;
 	}
 	seq = thip_record(hcall, &c, CAP_REC_WORK);
-	if (seq && ok && c.sub == SBT_CM_COPY_DTOH && dst->ptr) {
-		uint64_t from = thip_side_first(src);
+	if (seq && ok && c.dst_type == THIP_MEMORYTYPE_HOST && c.src_type != THIP_MEMORYTYPE_HOST &&
+	    dst->ptr) {
+		/* an array's bytes are named by its handle (offset 0 of object 0) */
+		uint64_t from = src->array ? THIP_U(src->ptr) : thip_side_first(src);
 		rows = (thip_rows){dst->pitch, dst->slice_rows, width, height, d};
 		if (async) {
 			thip_pending_add_rows(seq, THIP_U(stream), (const void *)(uintptr_t)c.host, &rows, from);
@@ -1506,6 +1488,9 @@ static void thip_copy3d_record(const thip_call *call, sbt_cm_hip_call hcall, hip
                                const struct hipMemcpy3DParms *p, int async, hipStream_t stream)
 {
 	thip_side d, sr;
+	thip_array_info ai;
+	uint64_t width;
+	unsigned dir;
 	if (!call->record)
 		return;
 	if (!p) {
@@ -1519,11 +1504,32 @@ static void thip_copy3d_record(const thip_call *call, sbt_cm_hip_call hcall, hip
 	                p->dstPos.y, p->dstPos.z, p->dstPtr.pitch, p->dstPtr.ysize, p->dstArray != NULL};
 	sr = (thip_side){p->srcArray ? (const void *)p->srcArray : p->srcPtr.ptr, p->srcPos.x,
 	                 p->srcPos.y, p->srcPos.z, p->srcPtr.pitch, p->srcPtr.ysize, p->srcArray != NULL};
-	thip_pitched_record(call, hcall, r,
-	                    thip_copy_dir(p->kind, (const void *)(uintptr_t)thip_side_first(&d),
-	                                  (const void *)(uintptr_t)thip_side_first(&sr)),
-	                    &d, &sr, p->extent.width, p->extent.height, p->extent.depth ? p->extent.depth : 1,
-	                    async, stream);
+	/* clr's getDrvMemcpy3DDesc: an array side's x and the width are in
+	 * elements (the destination array's when both are arrays) */
+	width = p->extent.width;
+	if (sr.array && thip_array_get(THIP_U(p->srcArray), &ai))
+		sr.x *= ai.elem;
+	if (d.array && thip_array_get(THIP_U(p->dstArray), &ai))
+		d.x *= ai.elem;
+	if ((d.array && thip_array_get(THIP_U(p->dstArray), &ai)) ||
+	    (sr.array && thip_array_get(THIP_U(p->srcArray), &ai)))
+		width *= ai.elem;
+	if (d.array || sr.array) {
+		/* an array counts as device memory */
+		int dd = d.array || (p->kind == hipMemcpyDefault ? thip_alloc_base(thip_side_first(&d)) != 0
+		                                                 : p->kind == hipMemcpyHostToDevice ||
+		                                                   p->kind == hipMemcpyDeviceToDevice);
+		int sd = sr.array || (p->kind == hipMemcpyDefault ? thip_alloc_base(thip_side_first(&sr)) != 0
+		                                                  : p->kind == hipMemcpyDeviceToHost ||
+		                                                    p->kind == hipMemcpyDeviceToDevice);
+		dir = dd ? (sd ? SBT_CM_COPY_DTOD : SBT_CM_COPY_HTOD)
+		         : (sd ? SBT_CM_COPY_DTOH : SBT_CM_COPY_HTOH);
+	} else {
+		dir = thip_copy_dir(p->kind, (const void *)(uintptr_t)thip_side_first(&d),
+		                    (const void *)(uintptr_t)thip_side_first(&sr));
+	}
+	thip_pitched_record(call, hcall, r, dir, &d, &sr, width, p->extent.height,
+	                    p->extent.depth ? p->extent.depth : 1, async, stream);
 }
 
 hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)

@@ -145,12 +145,48 @@ void thip_end(thip_call *call)
 	cap_leave();
 }
 
-uint64_t thip_record(sbt_cm_hip_call hcall, const sbt_cm_call *c, unsigned flags)
+/* The calling thread's current device, as the runtime keeps it (per
+ * thread, 0 until the thread's first hipSetDevice that worked). */
+static _Thread_local int thip_cur_dev;
+
+void thip_device_set(int device)
+{
+	thip_cur_dev = device;
+}
+
+/* Records of what belongs to a device: made on the thread's current one. */
+static int thip_is_per_device(sbt_cm_hip_call hcall)
+{
+	switch (hcall) {
+	case SBT_CM_HIP_hipMalloc: case SBT_CM_HIP_hipMallocPitch: case SBT_CM_HIP_hipMallocAsync:
+	case SBT_CM_HIP_hipMallocFromPoolAsync: case SBT_CM_HIP_hipMallocManaged:
+	case SBT_CM_HIP_hipStreamCreate: case SBT_CM_HIP_hipStreamCreateWithFlags:
+	case SBT_CM_HIP_hipStreamCreateWithPriority:
+	case SBT_CM_HIP_hipModuleLoad: case SBT_CM_HIP_hipModuleLoadData:
+	case SBT_CM_HIP_hipModuleLoadDataEx:
+	case SBT_CM_HIP_hipMallocArray: case SBT_CM_HIP_hipArrayCreate:
+	case SBT_CM_HIP_hipArray3DCreate:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+uint64_t thip_record(sbt_cm_hip_call hcall, const sbt_cm_call *call, unsigned flags)
 {
 	uint8_t stack_buf[512];
 	uint8_t *buf = stack_buf;
-	size_t max = sbt_cm_encoded_max(c), len = 0;
+	sbt_cm_call dc;
+	const sbt_cm_call *c = call;
+	size_t max, len = 0;
 	uint64_t seq = 0;
+
+	if (thip_cur_dev && thip_is_per_device(hcall)) {
+		dc = *call;
+		dc.device = thip_cur_dev;
+		c = &dc;
+	}
+	max = sbt_cm_encoded_max(c);
 	if (max > sizeof(stack_buf)) {
 		buf = malloc(max);
 		if (!buf) {

@@ -83,7 +83,12 @@
 	X(hipStreamSynchronize, 1) X(hipStreamQuery, 1) X(hipStreamWaitEvent, 1)   \
 	X(hipStreamBeginCapture, 1) X(hipStreamEndCapture, 1)                      \
 	X(hipEventCreate, 1) X(hipEventCreateWithFlags, 1) X(hipEventDestroy, 1)   \
-	X(hipEventRecord, 1) X(hipEventSynchronize, 1) X(hipEventQuery, 1)
+	X(hipEventRecord, 1) X(hipEventSynchronize, 1) X(hipEventQuery, 1)         \
+	X(hipMallocArray, 1) X(hipArrayCreate, 1) X(hipArray3DCreate, 1)           \
+	X(hipFreeArray, 1) X(hipArrayDestroy, 1)                                   \
+	X(hipMemcpy2DToArray, 1) X(hipMemcpy2DToArrayAsync, 1)                     \
+	X(hipMemcpy2DFromArray, 1) X(hipMemcpy2DFromArrayAsync, 1)                 \
+	X(hipMemcpyToArray, 1) X(hipMemcpyFromArray, 1)
 
 typedef enum thip_fn {
 #define THIP_X_FN(n, m) THIP_FN_##n,
@@ -120,6 +125,10 @@ void *thip_own(thip_fn fn);
 /* Record c as the HIP call `hcall` (payload encoded here); returns its seq
  * (0 when not recording). */
 uint64_t thip_record(sbt_cm_hip_call hcall, const sbt_cm_call *c, unsigned flags);
+/* Records of allocations, streams, module loads and arrays carry the
+ * thread's current device (device, absent for 0), which a successful
+ * hipSetDevice of the program's sets (thip_core.c). */
+void thip_device_set(int device);
 
 /* ---- same-address capture (thip_va.c) ------------------------------------ */
 
@@ -240,6 +249,55 @@ void thip_pending_add_rows(uint64_t seq, uint64_t stream, const void *host, cons
  * NULL when out of memory or too large. */
 uint8_t *thip_rows_pack(const void *first, const thip_rows *r);
 void thip_pending_flush(int all, uint64_t stream);
+
+/* ---- pitched copies and arrays (thip_calls.c, thip_array.c) ------------- */
+
+#define THIP_U(p) ((uint64_t)(uintptr_t)(p))
+
+/* One side of a pitched copy: the pointer as passed (an array handle when
+ * array is set), the position (bytes, rows, slices), the pitch and the
+ * rows a slice (0 for 2D). */
+typedef struct thip_side {
+	const void *ptr;
+	uint64_t x, y, z, pitch, slice_rows;
+	int array;
+} thip_side;
+
+/* dst_type / src_type: CUmemorytype's numbers, as CUDA's pitched records
+ * carry them (serializer/sbt_compute.h), so that readers of the model
+ * (the emulator's footprints) take HIP's the same way. */
+#define THIP_MEMORYTYPE_HOST 1
+#define THIP_MEMORYTYPE_DEVICE 2
+#define THIP_MEMORYTYPE_ARRAY 3
+
+/* Record a pitched copy (hipMemcpy2D, hipMemcpyParam2D, hipMemcpy3D, the
+ * array copies, and their async forms): depth (0: 2D, one slice) slices
+ * of height rows of width bytes; dir as thip_copy_dir gives it, an array
+ * side counting as device memory.  A host source's rows are stored
+ * packed; a host destination's packed rows are checkpointed (async: at
+ * the next synchronization the program can see), with the allocation
+ * holding the source's first byte as object, or for an array source
+ * object 0 and offset = its handle. */
+void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r, unsigned dir,
+                         const thip_side *dst, const thip_side *src, uint64_t width,
+                         uint64_t height, uint64_t depth, int async, hipStream_t stream);
+/* The direction of a copy of kind between dst and src (hipMemcpyDefault
+ * from the allocation table). */
+unsigned thip_copy_dir(hipMemcpyKind kind, const void *dst, const void *src);
+
+/* Arrays the program made (thip_array.c): the element size and extent of
+ * a live one, 0 when the handle is not one. */
+typedef struct thip_array_info {
+	uint64_t elem, width, height, depth; /* width in elements; height, depth as created */
+} thip_array_info;
+int thip_array_get(uint64_t handle, thip_array_info *out);
+/* Every live array, into a new array *out (owned by the caller; NULL and
+ * 0 when there is none or out of memory). */
+typedef struct thip_array_live {
+	uint64_t handle;
+	thip_array_info info;
+} thip_array_live;
+size_t thip_array_list(thip_array_live **out);
 
 /* ---- counters (thip_core.c) ---------------------------------------------- */
 

@@ -157,10 +157,17 @@ static rp_status rphip_runtime_open(rphip_state *s, rp_diag *diag)
 		            r != hipSuccess ? rphip_err_name(s, r) : "hipSuccess", (int)r, path);
 		return RP_ERR_BACKEND;
 	}
-	r = s->rt.p_hipSetDevice(0);
+	s->live_devices = count;
+	if (s->device_base >= count) {
+		rp_diag_set(diag, "--device %d: the HIP runtime %s has %d device%s (ordinals from 0)",
+		            s->device_base, path, count, count == 1 ? "" : "s");
+		return RP_ERR_USAGE;
+	}
+	s->cur_dev = s->device_base;
+	r = s->rt.p_hipSetDevice(s->device_base);
 	if (r != hipSuccess) {
-		rp_diag_set(diag, "no usable AMD GPU: hipSetDevice(0) failed with %s (%d) from %s",
-		            rphip_err_name(s, r), (int)r, path);
+		rp_diag_set(diag, "no usable AMD GPU: hipSetDevice(%d) failed with %s (%d) from %s",
+		            s->device_base, rphip_err_name(s, r), (int)r, path);
 		return RP_ERR_BACKEND;
 	}
 	return RP_OK;
@@ -180,16 +187,35 @@ static void rphip_pick_stream_mode(rphip_state *s)
 	s->single = rp_cm_streams_single(&s->streams, s->run);
 }
 
+/* The highest --device ordinal accepted (as the CUDA backend's). */
+#define RPHIP_MAX_DEVICE_ORDINAL 1024
+
+/* --device N: a plain decimal ordinal (no sign, no spaces). */
+static rp_status rphip_parse_ordinal(const char *text, int *out, rp_diag *diag)
+{
+	const char *p;
+	long v = 0;
+
+	for (p = text; *p >= '0' && *p <= '9' && v <= RPHIP_MAX_DEVICE_ORDINAL; p++)
+		v = v * 10 + (*p - '0');
+	if (p == text || *p || v > RPHIP_MAX_DEVICE_ORDINAL) {
+		rp_diag_set(diag, "--device: expected a HIP device ordinal from 0 to %d, got '%s'",
+		            RPHIP_MAX_DEVICE_ORDINAL, text);
+		return RP_ERR_USAGE;
+	}
+	*out = (int)v;
+	return RP_OK;
+}
+
 static rp_status rphip_check_option(const rp_option_value *o, rp_diag *diag)
 {
 	rp_cm_streams streams;
+	int ignored;
 
 	if (strcmp(o->name, "--streams") == 0)
 		return rp_cm_streams_parse(o->value, &streams, diag);
-	if (strcmp(o->name, "--device") == 0 && o->value && strcmp(o->value, "0") != 0) {
-		rp_diag_set(diag, "--device: the HIP backend replays on device 0 only, got '%s'", o->value);
-		return RP_ERR_USAGE;
-	}
+	if (strcmp(o->name, "--device") == 0)
+		return rphip_parse_ordinal(o->value ? o->value : "", &ignored, diag);
 	return RP_OK;
 }
 
@@ -239,11 +265,9 @@ static rp_status rphip_open(const rp_backend_open_args *args, void **state_out, 
 		s->streams.n = 1;
 	}
 	rphip_pick_stream_mode(s);
-	if (args->device && strcmp(args->device, "0") != 0) {
-		rp_diag_set(diag, "--device: the HIP backend replays on device 0 only, got '%s'",
-		            args->device);
+	if (args->device && (st = rphip_parse_ordinal(args->device, &s->device_base, diag)) != RP_OK) {
 		free(s);
-		return RP_ERR_USAGE;
+		return st;
 	}
 	st = rphip_runtime_open(s, diag);
 	if (st != RP_OK) {
@@ -291,6 +315,7 @@ static rp_status rphip_execute(void *state, const sbt_record *rec, unsigned flag
 
 	rphip_copies_release_served(s);
 	s->seq = rec->seq;
+	s->thread = rec->thread;
 	s->call = NULL;
 	hc = rphip_call_of(s, rec->type);
 	if (hc < 0) {
@@ -386,6 +411,22 @@ static rp_status rphip_keyframe(void *state, const sbt_record *marker, int resto
 		            (unsigned long long)marker->seq, *msg ? msg : sbt_strerror(sst));
 		st = RP_ERR_TRACE;
 		goto out_free;
+	}
+	/* keyframes hold no array contents (docs/hip.md "Keyframes") */
+	if (!(kf.flags & SBT_CM_KF_ARRAYS)) {
+		for (size_t i = 0; i < s->objs.cap; i++) {
+			rphip_obj *o = (rphip_obj *)rp_cm_handles_at(&s->objs, sizeof(rphip_obj), i);
+			if (o->dead || o->kind != RPHIP_O_ARRAY)
+				continue;
+			rp_diag_set(diag, "cannot start at the keyframe at seq %llu: the HIP array 0x%llx "
+			            "made at seq %llu is live there, and this keyframe does not hold the "
+			            "contents of HIP arrays; start the range before seq %llu or after the "
+			            "arrays are freed", (unsigned long long)marker->seq,
+			            (unsigned long long)o->cap, (unsigned long long)o->made_seq,
+			            (unsigned long long)o->made_seq);
+			st = RP_ERR_UNSUPPORTED;
+			goto out_free;
+		}
 	}
 	s->snap_left = kf.count;
 out_free:
@@ -493,6 +534,7 @@ static void rphip_close(void *state)
 	free(s->pieces);
 	free(s->copies);
 	free(s->keep);
+	free(s->thread_devs);
 	rp_cm_handle_set_free(&s->failed);
 	rp_cm_results_free(&s->percmd);
 	/* The runtime stays loaded: ROCm's exit handlers run from it. */

@@ -39,6 +39,73 @@ rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj
 	return RP_OK;
 }
 
+rp_status rphip_use_device(rphip_state *s, int64_t device, rp_diag *diag)
+{
+	int live;
+	hipError_t r;
+
+	if (device < 0 || device > 1024)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "device %lld is not a device ordinal",
+		                  (long long)device);
+	live = s->device_base + device < s->live_devices ? s->device_base + (int)device
+	                                                 : s->device_base;
+	if (live != s->device_base + device && !s->noted_devices && !s->quiet) {
+		s->noted_devices = 1;
+		if (s->device_base)
+			fprintf(stderr, "tsreplay: hip: the trace uses device %lld, which --device %d puts "
+			        "on device %lld, and the runtime has %d device%s: the work of every device "
+			        "it does not have replays on device %d\n", (long long)device,
+			        s->device_base, (long long)(s->device_base + device), s->live_devices,
+			        s->live_devices == 1 ? "" : "s", s->device_base);
+		else
+			fprintf(stderr, "tsreplay: hip: the trace uses device %lld and the runtime has %d "
+			        "device%s: the work of every device it does not have replays on device 0\n",
+			        (long long)device, s->live_devices, s->live_devices == 1 ? "" : "s");
+	}
+	if (live == s->cur_dev)
+		return RP_OK;
+	r = s->rt.p_hipSetDevice(live);
+	if (r != hipSuccess)
+		return rphip_hipfail(s, diag, "hipSetDevice", r);
+	s->cur_dev = live;
+	return RP_OK;
+}
+
+/* The captured thread's entry (made at its first hipSetDevice); NULL when
+ * it has none or out of memory (*oom set). */
+static struct rphip_thread_dev *rphip_thread_dev(rphip_state *s, int make, int *oom)
+{
+	struct rphip_thread_dev *t;
+
+	for (size_t i = 0; i < s->nthread_devs; i++)
+		if (s->thread_devs[i].thread == s->thread)
+			return &s->thread_devs[i];
+	if (!make)
+		return NULL;
+	if (s->nthread_devs == s->capthread_devs) {
+		size_t cap = s->capthread_devs ? s->capthread_devs * 2 : 8;
+		t = realloc(s->thread_devs, cap * sizeof(*t));
+		if (!t) {
+			*oom = 1;
+			return NULL;
+		}
+		s->thread_devs = t;
+		s->capthread_devs = cap;
+	}
+	t = &s->thread_devs[s->nthread_devs++];
+	t->thread = s->thread;
+	t->device = 0;
+	return t;
+}
+
+rp_status rphip_use_thread_device(rphip_state *s, rp_diag *diag)
+{
+	int oom = 0;
+	struct rphip_thread_dev *t = rphip_thread_dev(s, 0, &oom);
+
+	return rphip_use_device(s, t ? t->device : 0, diag);
+}
+
 rp_status rphip_translate(rphip_state *s, uint64_t addr, uint64_t len, const char *what,
                                  uint64_t *live, rp_diag *diag)
 {
@@ -313,7 +380,7 @@ static int rphip_place(rphip_state *s, uint64_t cap, uint64_t size, rphip_range 
 	memset(&prop, 0, sizeof(prop));
 	prop.type = hipMemAllocationTypePinned;
 	prop.location.type = hipMemLocationTypeDevice;
-	prop.location.id = 0;
+	prop.location.id = s->cur_dev;
 	if (rphip_granularity(s) == SIZE_MAX || cap % s->granularity)
 		return -1;
 	rsize = (size + s->granularity - 1) / s->granularity * s->granularity;
@@ -418,6 +485,10 @@ static rp_status rphip_free(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
 	if (i < 0 || s->ranges[i].cap != c->dst || s->ranges[i].global)
 		return rphip_failed_has(s, c->dst) ? RP_OK
 		                                   : rphip_unknown(s, diag, "allocation", c->dst);
+	/* a stream-ordered free captured into a graph: capture kept the memory
+	 * until exit (docs/hip.md), and so does the replay, until the run ends */
+	if (c->capture_status)
+		return RP_OK;
 	/* a careful program waits before it frees what work may use */
 	s->rt.p_hipDeviceSynchronize();
 	rphip_range_release(s, (size_t)i);
@@ -426,7 +497,7 @@ static rp_status rphip_free(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
 
 /* ---- copies and memsets ------------------------------------------------------------------ */
 
-static int rphip_is_async(sbt_cm_hip_call hc)
+int rphip_is_async(sbt_cm_hip_call hc)
 {
 	switch (hc) {
 	case SBT_CM_HIP_hipMemcpyAsync: case SBT_CM_HIP_hipMemcpyHtoDAsync:
@@ -437,14 +508,12 @@ static int rphip_is_async(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipMemcpy2DAsync: case SBT_CM_HIP_hipMemcpyPeerAsync:
 	case SBT_CM_HIP_hipMemset2DAsync: case SBT_CM_HIP_hipMemcpy3DAsync:
 	case SBT_CM_HIP_hipMemcpyParam2DAsync: case SBT_CM_HIP_hipMemset3DAsync:
+	case SBT_CM_HIP_hipMemcpy2DToArrayAsync: case SBT_CM_HIP_hipMemcpy2DFromArrayAsync:
 		return 1;
 	default:
 		return 0;
 	}
 }
-
-static int rphip_copies_room(rphip_state *s);
-static void rphip_copy_keep(rphip_state *s, uint64_t src, uint8_t *buf, uint64_t len);
 
 static int rphip_is_symbol(sbt_cm_hip_call hc)
 {
@@ -454,8 +523,8 @@ static int rphip_is_symbol(sbt_cm_hip_call hc)
 
 /* After a host-synchronous call, or to free a host buffer: wait for the
  * stream (not while the replay captures it: the work became a node). */
-static rp_status rphip_after(rphip_state *s, hipStream_t stream, const rphip_obj *so, int sync,
-                             void *buf, rp_diag *diag)
+rp_status rphip_after(rphip_state *s, hipStream_t stream, const rphip_obj *so, int sync, void *buf,
+                      rp_diag *diag)
 {
 	hipError_t r;
 
@@ -575,11 +644,7 @@ static rp_status rphip_memset(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_c
  * address of its first byte (pointer + position), span = bytes from first
  * to the end of its last row.  rphip_region_of fails on what no copy could
  * make (a trace is untrusted). */
-typedef struct rphip_region {
-	uint64_t first, span, pitch, slice_rows;
-} rphip_region;
-
-static int rphip_region_of(uint64_t ptr, uint64_t x, uint64_t y, uint64_t z, uint64_t pitch,
+int rphip_region_of(uint64_t ptr, uint64_t x, uint64_t y, uint64_t z, uint64_t pitch,
                         uint64_t slice_rows, uint64_t w, uint64_t h, uint64_t d, rphip_region *out)
 {
 	uint64_t rows = slice_rows ? slice_rows : h, slice;
@@ -600,7 +665,7 @@ static int rphip_region_of(uint64_t ptr, uint64_t x, uint64_t y, uint64_t z, uin
 /* Room for one more kept copy, made before the copy is issued (so that a
  * buffer the runtime writes into is never given up); 0, or -1 when out of
  * memory. */
-static int rphip_copies_room(rphip_state *s)
+int rphip_copies_room(rphip_state *s)
 {
 	size_t ncap;
 	rphip_copy *nv;
@@ -618,16 +683,17 @@ static int rphip_copies_room(rphip_state *s)
 
 /* Keep a device-to-host copy landing in buf (owned from here on) for its
  * checkpoint; rphip_copies_room made room. */
-static void rphip_copy_keep(rphip_state *s, uint64_t src, uint8_t *buf, uint64_t len)
+void rphip_copy_keep(rphip_state *s, uint64_t src, uint8_t *buf, uint64_t len)
 {
 	rphip_copy *cp = &s->copies[s->ncopies++];
+	long i = rphip_range_find(s, src);
 
 	memset(cp, 0, sizeof(*cp));
 	cp->seq = s->seq;
 	cp->vstart = src;
 	cp->buf = buf;
 	cp->len = len;
-	rp_cm_copy_source_take(&cp->src, &s->ranges[rphip_range_find(s, src)].head);
+	rp_cm_copy_source_take(&cp->src, i >= 0 ? &s->ranges[i].head : NULL);
 }
 
 /* Issue one pitched copy between live first bytes: hipMemcpy2DAsync for
@@ -671,8 +737,7 @@ static rp_status rphip_copy_pitched(rphip_state *s, sbt_cm_hip_call hc, const sb
 	if (!w || !h)
 		return RP_OK;
 	if (c->sub == SBT_CM_COPY_ARRAY)
-		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "copies to or from HIP arrays are not "
-		                  "replayed (the arrays' creation is not recorded)");
+		return rphip_copy_array(s, hc, c, diag);
 	if (h > UINT64_MAX / w || d > UINT64_MAX / (w * h) || c->size != w * h * d)
 		return rphip_fail(s, diag, RP_ERR_TRACE, "size %llu is not width %llu x height %llu x "
 		                  "depth %llu", (unsigned long long)c->size, (unsigned long long)w,
@@ -738,15 +803,15 @@ static rp_status rphip_copy_pitched(rphip_state *s, sbt_cm_hip_call hc, const sb
 }
 
 /* hipMemcpyPeer(Async): the runtime makes it a device-to-device copy
- * (clr's hip_peer.cpp), the same device on both sides included; the
- * backend replays on device 0 only. */
+ * (clr's hip_peer.cpp), the same device on both sides included; so does
+ * the replay, whichever live devices the two map to (the addresses say
+ * which memory). */
 static rp_status rphip_copy_peer(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
                                  rp_diag *diag)
 {
-	if (c->device != 0 || c->ivalue != 0)
-		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
-		                  "a copy from device %lld to device %lld: the HIP backend replays on "
-		                  "device 0 only", (long long)c->ivalue, (long long)c->device);
+	if (c->device < 0 || c->device > 1024 || c->ivalue < 0 || c->ivalue > 1024)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "a copy from device %lld to device %lld: not "
+		                  "device ordinals", (long long)c->ivalue, (long long)c->device);
 	if (c->sub != SBT_CM_COPY_DTOD)
 		return rphip_fail(s, diag, RP_ERR_TRACE, "a peer copy that is not device to device "
 		                  "(sub %llu)", (unsigned long long)c->sub);
@@ -830,7 +895,7 @@ static rp_status rphip_event(rphip_state *s, uint64_t cap, hipEvent_t *out, rp_d
 
 static rp_status rphip_destroy(rphip_state *s, rphip_kind kind, uint64_t cap, rp_diag *diag)
 {
-	static const char *what[] = {"", "module", "function", "stream", "event", "graph", "graph exec"};
+	static const char *what[] = {"", "module", "function", "stream", "event", "graph", "graph exec", "HIP array"};
 	rphip_obj *o = rphip_obj_get(s, kind, cap);
 	hipError_t r = hipSuccess;
 	const char *fn = "";
@@ -932,6 +997,24 @@ static rp_status rphip_graph(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_ca
 
 /* ---- the table of calls ----------------------------------------------------------------- */
 
+/* Records made on a device (their device field; absent: 0). */
+static int rphip_is_per_device(sbt_cm_hip_call hc)
+{
+	switch (hc) {
+	case SBT_CM_HIP_hipMalloc: case SBT_CM_HIP_hipMallocPitch: case SBT_CM_HIP_hipMallocAsync:
+	case SBT_CM_HIP_hipMallocFromPoolAsync: case SBT_CM_HIP_hipMallocManaged:
+	case SBT_CM_HIP_hipStreamCreate: case SBT_CM_HIP_hipStreamCreateWithFlags:
+	case SBT_CM_HIP_hipStreamCreateWithPriority:
+	case SBT_CM_HIP_hipModuleLoad: case SBT_CM_HIP_hipModuleLoadData:
+	case SBT_CM_HIP_hipModuleLoadDataEx:
+	case SBT_CM_HIP_hipMallocArray: case SBT_CM_HIP_hipArrayCreate:
+	case SBT_CM_HIP_hipArray3DCreate:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
                                  rp_diag *diag)
 {
@@ -940,6 +1023,10 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	hipError_t r;
 	rp_status st;
 
+	if (hc != SBT_CM_HIP_hipSetDevice &&
+	    (st = rphip_is_per_device(hc) ? rphip_use_device(s, c->device, diag)
+	                                  : rphip_use_thread_device(s, diag)) != RP_OK)
+		return st;
 	switch (hc) {
 	case SBT_CM_HIP___hipRegisterFatBinary:
 	case SBT_CM_HIP_hipModuleLoad:
@@ -967,12 +1054,16 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 		return RP_OK; /* host code is never replayed */
 	case SBT_CM_HIP_hipInit:
 		return RP_OK;
-	case SBT_CM_HIP_hipSetDevice:
-		if (c->device != 0)
-			return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
-			                  "device %lld: the HIP backend replays on device 0 only",
-			                  (long long)c->device);
+	case SBT_CM_HIP_hipSetDevice: {
+		int oom = 0;
+		struct rphip_thread_dev *t;
+		if ((st = rphip_use_device(s, c->device, diag)) != RP_OK)
+			return st;
+		if (!(t = rphip_thread_dev(s, 1, &oom)))
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		t->device = c->device;
 		return RP_OK;
+	}
 	case SBT_CM_HIP_hipDeviceSynchronize:
 	case SBT_CM_HIP_hipDeviceReset: /* reset: what it would destroy is rebuilt by the trace */
 		r = s->rt.p_hipDeviceSynchronize();
@@ -1011,7 +1102,15 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	case SBT_CM_HIP_hipMemcpy2D: case SBT_CM_HIP_hipMemcpy2DAsync:
 	case SBT_CM_HIP_hipMemcpyParam2D: case SBT_CM_HIP_hipMemcpyParam2DAsync:
 	case SBT_CM_HIP_hipMemcpy3D: case SBT_CM_HIP_hipMemcpy3DAsync:
+	case SBT_CM_HIP_hipMemcpy2DToArray: case SBT_CM_HIP_hipMemcpy2DToArrayAsync:
+	case SBT_CM_HIP_hipMemcpy2DFromArray: case SBT_CM_HIP_hipMemcpy2DFromArrayAsync:
+	case SBT_CM_HIP_hipMemcpyToArray: case SBT_CM_HIP_hipMemcpyFromArray:
 		return rphip_copy_pitched(s, hc, c, diag);
+	case SBT_CM_HIP_hipMallocArray: case SBT_CM_HIP_hipArrayCreate:
+	case SBT_CM_HIP_hipArray3DCreate:
+		return rphip_array_create(s, c, diag);
+	case SBT_CM_HIP_hipFreeArray: case SBT_CM_HIP_hipArrayDestroy:
+		return rphip_array_destroy(s, c, diag);
 	case SBT_CM_HIP_hipMemcpyPeer: case SBT_CM_HIP_hipMemcpyPeerAsync:
 		return rphip_copy_peer(s, hc, c, diag);
 	case SBT_CM_HIP_hipMemset2D: case SBT_CM_HIP_hipMemset2DAsync:
@@ -1091,6 +1190,9 @@ int rphip_exec_is_state(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipEventCreate: case SBT_CM_HIP_hipEventCreateWithFlags:
 	case SBT_CM_HIP_hipEventDestroy:
 	case SBT_CM_HIP_tsVaWindow:
+	case SBT_CM_HIP_hipMallocArray: case SBT_CM_HIP_hipArrayCreate:
+	case SBT_CM_HIP_hipArray3DCreate: case SBT_CM_HIP_hipFreeArray:
+	case SBT_CM_HIP_hipArrayDestroy:
 		return 1;
 	default:
 		return 0;
@@ -1120,6 +1222,9 @@ static int rphip_is_timed(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipMemcpy3D: case SBT_CM_HIP_hipMemcpy3DAsync:
 	case SBT_CM_HIP_hipMemcpyParam2D: case SBT_CM_HIP_hipMemcpyParam2DAsync:
 	case SBT_CM_HIP_hipMemset3D: case SBT_CM_HIP_hipMemset3DAsync:
+	case SBT_CM_HIP_hipMemcpy2DToArray: case SBT_CM_HIP_hipMemcpy2DToArrayAsync:
+	case SBT_CM_HIP_hipMemcpy2DFromArray: case SBT_CM_HIP_hipMemcpy2DFromArrayAsync:
+	case SBT_CM_HIP_hipMemcpyToArray: case SBT_CM_HIP_hipMemcpyFromArray:
 		return 1;
 	default:
 		return 0;
@@ -1138,9 +1243,12 @@ void rphip_teardown(rphip_state *s)
 	/* what uses another goes first: graph execs, graphs, events, streams,
 	 * then the modules their functions came from */
 	static const rphip_kind order[] = {RPHIP_O_GRAPHEXEC, RPHIP_O_GRAPH, RPHIP_O_EVENT,
-	                                   RPHIP_O_STREAM, RPHIP_O_MODULE};
+	                                   RPHIP_O_STREAM, RPHIP_O_MODULE, RPHIP_O_ARRAY};
 
 	s->rt.p_hipDeviceSynchronize();
+	if (s->cur_dev != s->device_base && s->rt.p_hipSetDevice(s->device_base) == hipSuccess)
+		s->cur_dev = s->device_base;
+	s->nthread_devs = 0;
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 		for (size_t i = 0; i < s->objs.cap; i++) {
 			rphip_obj *o = (rphip_obj *)rp_cm_handles_at(&s->objs, sizeof(rphip_obj), i);
@@ -1159,6 +1267,7 @@ void rphip_teardown(rphip_state *s)
 				s->rt.p_hipStreamDestroy(o->live);
 				break;
 			case RPHIP_O_MODULE: s->rt.p_hipModuleUnload(o->live); break;
+			case RPHIP_O_ARRAY: s->rt.p_hipFreeArray(o->live); break;
 			default: break;
 			}
 		}

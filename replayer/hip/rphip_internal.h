@@ -54,7 +54,8 @@
 	X(hipStreamWaitEvent) X(hipStreamBeginCapture) X(hipStreamEndCapture)           \
 	X(hipEventCreateWithFlags) X(hipEventDestroy) X(hipEventRecord)                 \
 	X(hipEventSynchronize) X(hipEventElapsedTime) X(hipDeviceGetName)               \
-	X(hipGraphInstantiate) X(hipGraphLaunch) X(hipGraphExecDestroy) X(hipGraphDestroy)
+	X(hipGraphInstantiate) X(hipGraphLaunch) X(hipGraphExecDestroy) X(hipGraphDestroy) \
+	X(hipArray3DCreate) X(hipFreeArray) X(hipDrvMemcpy3DAsync)
 
 /* The test double's count of launches that ran nothing (tests/doubles/hip/
  * thd_ext.h); absent from the real runtime. */
@@ -76,7 +77,8 @@ typedef enum rphip_kind {
 	RPHIP_O_STREAM,
 	RPHIP_O_EVENT,
 	RPHIP_O_GRAPH,
-	RPHIP_O_GRAPHEXEC
+	RPHIP_O_GRAPHEXEC,
+	RPHIP_O_ARRAY     /* a HIP array (rphip_array.c) */
 } rphip_kind;
 
 typedef struct rphip_obj {
@@ -88,6 +90,9 @@ typedef struct rphip_obj {
 	uint64_t module;           /* functions from hipModuleGetFunction: the captured module */
 	int unloaded;              /* functions: their module was unloaded (k is gone) */
 	char name[96];             /* functions: the kernel */
+	/* arrays: the recorded extent (row bytes 0: the format's element size
+	 * is not known here, the runtime checks), and the record that made it */
+	uint64_t row_bytes, rows, slices, made_seq;
 } rphip_obj;
 
 typedef struct rphip_range {
@@ -171,6 +176,18 @@ typedef struct rphip_state {
 	struct rphip_prof *prof;   /* the timed commands of this run (owned) */
 	hipEvent_t prof_end;       /* the end event of the command running, not recorded yet */
 	hipStream_t prof_stream;   /* the live stream it goes on */
+	/* devices: a trace's device k replays on device base + k when the
+	 * runtime has it, else on device base (said once) */
+	int live_devices;          /* the runtime's hipGetDeviceCount */
+	int device_base;           /* --device N: the trace's device k on N + k */
+	int cur_dev;               /* the live device made current last */
+	int noted_devices;         /* the note about a device mapped to 0 was given */
+	struct rphip_thread_dev {  /* each captured thread's current device (trace's) */
+		uint64_t thread;
+		int64_t device;
+	} *thread_devs;
+	size_t nthread_devs, capthread_devs;
+	uint64_t thread;           /* the captured thread of the record being executed */
 	/* the record being executed, for messages */
 	uint64_t seq;
 	const char *call;
@@ -193,6 +210,13 @@ void rphip_failed_note(rphip_state *s, uint64_t cap);
 int rphip_failed_has(const rphip_state *s, uint64_t cap);
 
 /* rphip_exec.c */
+/* The live device a trace's device replays on, made current (hipSetDevice
+ * when it is not already). */
+rp_status rphip_use_device(rphip_state *s, int64_t device, rp_diag *diag);
+/* Every record but those made on a device of their own runs on its
+ * captured thread's current device (0 until the thread's hipSetDevice):
+ * the null stream and hipDeviceSynchronize are that device's. */
+rp_status rphip_use_thread_device(rphip_state *s, rp_diag *diag);
 /* The live stream of a captured one (0: the null stream; every stream
  * with --streams single); *obj its object when not NULL (NULL for 0). */
 rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj **obj,
@@ -200,6 +224,35 @@ rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj
 rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag);
 /* Undo every live object and range (close and reset). */
 void rphip_teardown(rphip_state *s);
+
+/* rphip_array.c: HIP arrays.  hipMallocArray, hipArrayCreate,
+ * hipArray3DCreate (all through hipArray3DCreate from the recorded
+ * descriptor); hipFreeArray, hipArrayDestroy. */
+rp_status rphip_array_create(rphip_state *s, const sbt_cm_call *c, rp_diag *diag);
+rp_status rphip_array_destroy(rphip_state *s, const sbt_cm_call *c, rp_diag *diag);
+/* A pitched copy with an array side (sub SBT_CM_COPY_ARRAY): through
+ * hipDrvMemcpy3DAsync on the record's stream, each array's region checked
+ * against its recorded extent first. */
+rp_status rphip_copy_array(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                           rp_diag *diag);
+/* A keyframe's rows of a HIP array (tsSnapshot sub SBT_CM_MEM_ARRAY:
+ * handle, dst_y, dst_z, height rows of width bytes) written back, once the
+ * work before it is done. */
+rp_status rphip_array_snapshot(rphip_state *s, const sbt_cm_call *c, rp_diag *diag);
+/* rphip_exec.c's helpers for it. */
+int rphip_is_async(sbt_cm_hip_call hc);
+rp_status rphip_after(rphip_state *s, hipStream_t stream, const rphip_obj *so, int sync, void *buf,
+                      rp_diag *diag);
+int rphip_copies_room(rphip_state *s);
+/* Keep a device-to-host copy's result (buf, owned from here on) whose
+ * first byte is checkpoint coordinate src (an allocation's address, or an
+ * array's handle). */
+void rphip_copy_keep(rphip_state *s, uint64_t src, uint8_t *buf, uint64_t len);
+typedef struct rphip_region {
+	uint64_t first, span, pitch, slice_rows;
+} rphip_region;
+int rphip_region_of(uint64_t ptr, uint64_t x, uint64_t y, uint64_t z, uint64_t pitch,
+                    uint64_t slice_rows, uint64_t w, uint64_t h, uint64_t d, rphip_region *out);
 
 /* rphip_window.c: same-address replay of a captured address window.
  * The runtime's minimum allocation granularity (asked once); SIZE_MAX

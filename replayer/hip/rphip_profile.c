@@ -6,8 +6,10 @@
  * on the device timeline.  The CUDA backend does the same with CUDA
  * events (replayer/cuda/rpcu_profile.c).
  *
- * The timeline: one device (the backend replays on device 0 only), whose
- * origin is the earliest start event (times are shifted so that it is 0).
+ * The timeline: one clock, that of the device --device names (0 by
+ * default; a trace of several devices has events on each, which only a
+ * runtime whose devices share a clock puts on one timeline: not checked
+ * here), whose origin is the earliest start event (times are shifted so that it is 0).
  * Elapsed times come in milliseconds as a float.  A synchronous copy or
  * memset has its end event recorded before the host waits for its stream
  * (rphip_profile_end), so the wait is not timed.  The events add two
@@ -185,7 +187,7 @@ rp_status rphip_profile_finish(void *state, rp_diag *diag)
 		if (rp_profile_add(s->profile, &e) != RP_OK)
 			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	}
-	if (s->rt.p_hipDeviceGetName(name, (int)sizeof(name), 0) != hipSuccess)
+	if (s->rt.p_hipDeviceGetName(name, (int)sizeof(name), s->device_base) != hipSuccess)
 		name[0] = '\0';
 	name[sizeof(name) - 1] = '\0';
 	rp_profile_set_device(s->profile, name);

@@ -16,7 +16,9 @@
  * --per-command footprint: rphip_percmd.c) is read back once the device's
  * work is done (hipDeviceSynchronize, as capture waited before copying)
  * and compared byte for byte.  The first range that differs in a run is
- * kept and handed to the core with the counts.
+ * kept and handed to the core with the counts.  Rows of HIP arrays (sub
+ * SBT_CM_MEM_ARRAY) are restored (rphip_array_snapshot), never compared:
+ * array copies mark no footprint.
  */
 #include "replayer/hip/rphip_internal.h"
 
@@ -144,6 +146,8 @@ static rp_status rphip_snapshot_apply(rphip_state *s, const sbt_cm_call *c, rp_d
 
 	if (!c->size || c->result)
 		return RP_OK; /* the capture could not read it: left as the replay has it */
+	if (c->sub == SBT_CM_MEM_ARRAY)
+		return rphip_array_snapshot(s, c, diag);
 	if ((st = rphip_translate(s, c->dst, c->size, "snapshot of", &live, diag)) != RP_OK)
 		return st;
 	/* every stream's work before the keyframe may use it (the capture

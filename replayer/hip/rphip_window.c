@@ -155,7 +155,7 @@ static int rphip_piece_make(rphip_state *s, uint64_t base, uint64_t len)
 	memset(&prop, 0, sizeof(prop));
 	prop.type = hipMemAllocationTypePinned;
 	prop.location.type = hipMemLocationTypeDevice;
-	prop.location.id = 0;
+	prop.location.id = s->cur_dev; /* the allocation's device, made current */
 	if (s->rt.p_hipMemCreate(&h, len, &prop, 0) != hipSuccess)
 		return -1;
 	if (s->rt.p_hipMemMap(va, len, 0, h, 0) != hipSuccess)

@@ -14,8 +14,8 @@ static int hipfake_mix(uint64_t h, uint64_t v)
 	return (int)(h & 0x3fffffff);
 }
 
-hipError_t hipMemcpy2DToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src,
-                              size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
+hipError_t hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset, const void *src,
+                                  size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
 	uint64_t h = 0;
 	h = (uint64_t)hipfake_mix(h, (uintptr_t)dst);

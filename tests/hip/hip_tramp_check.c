@@ -1,7 +1,7 @@
 /*
  * hip_tramp_check - calls three functions of libhip_fake.so (a fake HIP
  * runtime that returns a checksum of its arguments) with arguments in
- * every integer register and on the stack (hipMemcpy2DToArray's eight,
+ * every integer register and on the stack (hipMemcpy2DToArray_spt's eight,
  * hipMemRangeGetAttributes' six; calls the interposer does not wrap by
  * hand, so they go through its generated trampolines), and prints what
  * came back and what the fake computes for the same arguments called
@@ -21,7 +21,7 @@ int main(void)
 	                               size_t);
 	/* the fake's own functions, found past any interposer */
 	void *lib = dlopen("libhip_fake.so", RTLD_NOW | RTLD_NOLOAD);
-	toarray_fn direct2d = lib ? (toarray_fn)dlsym(lib, "hipMemcpy2DToArray") : NULL;
+	toarray_fn direct2d = lib ? (toarray_fn)dlsym(lib, "hipMemcpy2DToArray_spt") : NULL;
 	range_fn directrange = lib ? (range_fn)dlsym(lib, "hipMemRangeGetAttributes") : NULL;
 	int bad = 0;
 	if (!direct2d || !directrange) {
@@ -35,13 +35,13 @@ int main(void)
 		size_t *sizes = (size_t *)(uintptr_t)0x4000u;
 		hipMemRangeAttribute *attrs = (hipMemRangeAttribute *)(uintptr_t)0x5000u;
 		/* eight arguments: the last two on the stack */
-		int a = (int)hipMemcpy2DToArray(dst, 111 + i, 222, src, 333, 444, 555 + i,
+		int a = (int)hipMemcpy2DToArray_spt(dst, 111 + i, 222, src, 333, 444, 555 + i,
 		                                hipMemcpyDeviceToHost);
 		int b = (int)direct2d(dst, 111 + i, 222, src, 333, 444, 555 + i, hipMemcpyDeviceToHost);
 		/* six: every integer argument register */
 		int c = (int)hipMemRangeGetAttributes(data, sizes, attrs, 4, src, 666 + (size_t)i);
 		int d = (int)directrange(data, sizes, attrs, 4, src, 666 + (size_t)i);
-		printf("hipMemcpy2DToArray %d %d\nhipMemRangeGetAttributes %d %d\n", a, b, c, d);
+		printf("hipMemcpy2DToArray_spt %d %d\nhipMemRangeGetAttributes %d %d\n", a, b, c, d);
 		bad |= a != b || c != d;
 	}
 	printf("hipGetLastError %d\n", (int)hipGetLastError());

@@ -140,7 +140,10 @@ has graph.single err "(hip.hipStreamBeginCapture): stream capture cannot be repl
 expect_rc 2 streams.bogus "$RP" --streams bogus "$T/saxpy.sbt"
 has streams.bogus err "tsreplay: --streams: expected single or multi, got 'bogus'"
 expect_rc 2 device.one "$RP" --device 1 "$T/saxpy.sbt"
-has device.one err "--device: the HIP backend replays on device 0 only, got '1'"
+has device.one err "tsreplay: backend hip: cannot open: --device 1: the HIP runtime libamdhip64.so.5 has 1 device (ordinals from 0)"
+expect_rc 2 device.bad "$RP" --device x "$T/saxpy.sbt"
+has device.bad err "--device: expected a HIP device ordinal from 0 to 1024, got 'x'"
+TSHIP_DOUBLE_DEVICES=2 all_match device.two 1 --device 1 "$T/saxpy.sbt"
 
 # The double runs queued work in a seeded order that keeps only what the
 # program orders: hip_struct's two streams are ordered by its event alone.

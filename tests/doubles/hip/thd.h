@@ -58,7 +58,8 @@
 typedef enum thd_mem_kind {
 	THD_MEM_DEVICE = 1, /* hipMalloc */
 	THD_MEM_GLOBAL,     /* a module's global variable */
-	THD_MEM_MAPPED      /* hipMemMap into a reservation */
+	THD_MEM_MAPPED,     /* hipMemMap into a reservation */
+	THD_MEM_ARRAY       /* a HIP array's buffer (thd_array.c) */
 } thd_mem_kind;
 
 typedef struct thd_mem {
@@ -210,6 +211,10 @@ THD_HIDDEN hipError_t thd_fill(void *dst, uint32_t value, unsigned elem, size_t 
 /* A copy on a stream: into its capture, queued (host bytes staged), or at
  * once on the null stream.  Checks the device spans first. */
 THD_HIDDEN hipError_t thd_copy_on(void *dst, const void *src, size_t n, hipStream_t stream);
+/* thd_array.c: hipMemcpyParam2D(Async) and hipMemcpy3D(Async) with an
+ * array side. */
+THD_HIDDEN hipError_t thd_array_param2d(const hip_Memcpy2D *p, hipStream_t stream);
+THD_HIDDEN hipError_t thd_array_copy3d(const struct hipMemcpy3DParms *p, hipStream_t stream);
 
 /* ---- state --------------------------------------------------------------- */
 
@@ -217,6 +222,12 @@ THD_HIDDEN hipError_t thd_copy_on(void *dst, const void *src, size_t n, hipStrea
  * registry until the process ends: never freed (a destroyed one keeps its
  * dead magic), and so never a leak to LeakSanitizer or valgrind.  NULL
  * when out of memory. */
+/* Devices (thd_core.c): TSHIP_DOUBLE_DEVICES of them, default 1. */
+#define THD_MAX_DEVICES 16
+THD_HIDDEN int thd_device_count(void);
+THD_HIDDEN int thd_device_ok(long device);
+THD_HIDDEN int thd_device_current(void);
+
 THD_HIDDEN void *thd_object_new(size_t size);
 THD_HIDDEN void thd_lock(void);
 THD_HIDDEN void thd_unlock(void);

@@ -79,24 +79,86 @@ THD_EXPORT hipError_t hipInit(unsigned int flags)
 	return thd_ret(flags ? hipErrorInvalidValue : hipSuccess);
 }
 
+/* TSHIP_DOUBLE_DEVICES=N (1 to THD_MAX_DEVICES, default 1): how many
+ * devices the double has.  They share one memory (host memory, as every
+ * allocation of the double is), one scheduler and one registry; what is
+ * per device is what a program can ask: the current device of each thread
+ * (hipSetDevice / hipGetDevice, 0 at first, as clr's), the ordinals calls
+ * check, a default memory pool each. */
+static pthread_once_t thd_devices_once = PTHREAD_ONCE_INIT;
+static int thd_devices = 1;
+static _Thread_local int thd_cur_device;
+
+static void thd_devices_read(void)
+{
+	const char *v = getenv("TSHIP_DOUBLE_DEVICES");
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return;
+	n = strtol(v, &end, 10);
+	if (*end || n < 1 || n > THD_MAX_DEVICES) {
+		thd_say("TSHIP_DOUBLE_DEVICES=%s is not a device count from 1 to %d: 1 device", v,
+		        THD_MAX_DEVICES);
+		return;
+	}
+	thd_devices = (int)n;
+}
+
+int thd_device_count(void)
+{
+	pthread_once(&thd_devices_once, thd_devices_read);
+	return thd_devices;
+}
+
+int thd_device_ok(long device)
+{
+	return device >= 0 && device < thd_device_count();
+}
+
+int thd_device_current(void)
+{
+	return thd_cur_device;
+}
+
 THD_EXPORT hipError_t hipGetDeviceCount(int *count)
 {
 	if (!count)
 		return thd_ret(hipErrorInvalidValue);
-	*count = 1;
+	*count = thd_device_count();
 	return hipSuccess;
 }
 
+/* clr's hipSetDevice: an ordinal outside [0, count) is hipErrorInvalidDevice. */
 THD_EXPORT hipError_t hipSetDevice(int device)
 {
-	return thd_ret(device == 0 ? hipSuccess : hipErrorInvalidDevice);
+	if (!thd_device_ok(device))
+		return thd_ret(hipErrorInvalidDevice);
+	thd_cur_device = device;
+	return hipSuccess;
 }
 
 THD_EXPORT hipError_t hipGetDevice(int *device)
 {
 	if (!device)
 		return thd_ret(hipErrorInvalidValue);
-	*device = 0;
+	*device = thd_cur_device;
+	return hipSuccess;
+}
+
+/* Every device of the double reaches every other's memory (one memory). */
+THD_EXPORT hipError_t hipDeviceCanAccessPeer(int *can, int device, int peer)
+{
+	if (!can)
+		return thd_ret(hipErrorInvalidValue);
+	if (device == peer) { /* clr: a device is not its own peer */
+		*can = 0;
+		return hipSuccess;
+	}
+	if (!thd_device_ok(device) || !thd_device_ok(peer))
+		return thd_ret(hipErrorInvalidDevice);
+	*can = 1;
 	return hipSuccess;
 }
 
@@ -104,7 +166,7 @@ THD_EXPORT hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device)
 {
 	if (!name || len <= 0)
 		return thd_ret(hipErrorInvalidValue);
-	if (device != 0)
+	if (!thd_device_ok(device))
 		return thd_ret(hipErrorInvalidDevice);
 	snprintf(name, (size_t)len, "libamdhip64 test double (gfx90a twins on the CPU)");
 	return hipSuccess;

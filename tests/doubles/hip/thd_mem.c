@@ -199,15 +199,15 @@ THD_EXPORT hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int fla
 	return hipMalloc(ptr, size);
 }
 
-/* Memory pools (clr's hip_mempool.cpp): a pool of device 0's pinned
+/* Memory pools (clr's hip_mempool.cpp): a pool of a device's pinned
  * memory; hipMallocFromPoolAsync allocates as hipMallocAsync does (the
- * memory is there at once), hipFreeAsync gives it back.  The device's
+ * memory is there at once), hipFreeAsync gives it back.  Each device's
  * default pool is one object made at its first use. */
 struct ihipMemPoolHandle_t {
 	uint32_t magic;
 };
 
-static struct ihipMemPoolHandle_t *thd_pool_default;
+static struct ihipMemPoolHandle_t *thd_pool_default[THD_MAX_DEVICES];
 
 THD_EXPORT hipError_t hipMemPoolCreate(hipMemPool_t *pool, const hipMemPoolProps *props)
 {
@@ -216,7 +216,7 @@ THD_EXPORT hipError_t hipMemPoolCreate(hipMemPool_t *pool, const hipMemPoolProps
 	if (!pool || !props || props->allocType != hipMemAllocationTypePinned ||
 	    props->location.type != hipMemLocationTypeDevice)
 		return thd_ret(hipErrorInvalidValue);
-	if (props->location.id != 0)
+	if (!thd_device_ok(props->location.id))
 		return thd_ret(hipErrorInvalidDevice);
 	p = thd_object_new(sizeof(*p));
 	if (!p)
@@ -232,10 +232,10 @@ THD_EXPORT hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *pool, int device)
 
 	if (!pool)
 		return thd_ret(hipErrorInvalidValue);
-	if (device != 0)
+	if (!thd_device_ok(device))
 		return thd_ret(hipErrorInvalidDevice);
 	thd_lock();
-	p = thd_pool_default;
+	p = thd_pool_default[device];
 	thd_unlock();
 	if (!p) {
 		p = thd_object_new(sizeof(*p));
@@ -243,10 +243,10 @@ THD_EXPORT hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *pool, int device)
 			return thd_ret(hipErrorOutOfMemory);
 		p->magic = THD_LIVE;
 		thd_lock();
-		if (thd_pool_default)
-			p = thd_pool_default; /* another thread made it first; p stays in the registry */
+		if (thd_pool_default[device])
+			p = thd_pool_default[device]; /* another thread made it first; p stays in the registry */
 		else
-			thd_pool_default = p;
+			thd_pool_default[device] = p;
 		thd_unlock();
 	}
 	*pool = p;
@@ -317,11 +317,11 @@ static int thd_hint_ok(uint64_t addr, uint64_t size)
 }
 
 /* What clr checks of a property before it asks the device (hip_vm.cpp):
- * pinned device memory of device 0, no export handle. */
+ * pinned device memory of one of the double's devices, no export handle. */
 static hipError_t thd_prop_check(const hipMemAllocationProp *prop)
 {
 	if (!prop || prop->type != hipMemAllocationTypePinned ||
-	    prop->location.type != hipMemLocationTypeDevice || prop->location.id != 0)
+	    prop->location.type != hipMemLocationTypeDevice || !thd_device_ok(prop->location.id))
 		return hipErrorInvalidValue;
 	if (prop->requestedHandleType != hipMemHandleTypeNone)
 		return hipErrorNotSupported;
@@ -437,7 +437,8 @@ THD_EXPORT hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccess
 	if (!ptr || !size || !desc || !count)
 		return thd_ret(hipErrorInvalidValue);
 	for (size_t i = 0; i < count; i++)
-		if (desc[i].location.type != hipMemLocationTypeDevice || desc[i].location.id != 0)
+		if (desc[i].location.type != hipMemLocationTypeDevice ||
+		    !thd_device_ok(desc[i].location.id))
 			return thd_ret(hipErrorInvalidValue);
 	return hipSuccess;
 }
@@ -756,15 +757,16 @@ THD_EXPORT hipError_t hipMemset3DAsync(hipPitchedPtr p, int value, hipExtent ext
 
 /* hipMemcpy3D(Async) on linear memory: a side's first byte is ptr + z x
  * pitch x ysize + y x pitch + x, slices pitch x ysize apart (clr's
- * getDrvMemcpy3DDesc).  The double has no arrays: a side naming one is
- * hipErrorInvalidValue, as a handle the runtime never made would be. */
+ * getDrvMemcpy3DDesc).  A side naming an array: thd_array.c. */
 static hipError_t thd_copy3d_parms(const struct hipMemcpy3DParms *p, hipStream_t stream)
 {
 	const hipPitchedPtr *d, *sr;
 	size_t dslice, sslice;
 
-	if (!p || p->dstArray || p->srcArray)
+	if (!p)
 		return thd_ret(hipErrorInvalidValue);
+	if (p->dstArray || p->srcArray)
+		return thd_array_copy3d(p, stream);
 	if (!p->extent.width || !p->extent.height || !p->extent.depth)
 		return hipSuccess;
 	d = &p->dstPtr;
@@ -797,14 +799,16 @@ THD_EXPORT hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStre
 }
 
 /* hipMemcpyParam2D(Async): each side by its memory type; host and device
- * pointers alike are rows at x + y x pitch; no arrays on the double. */
+ * pointers alike are rows at x + y x pitch; an array side: thd_array.c. */
 static hipError_t thd_param2d(const hip_Memcpy2D *p, hipStream_t stream)
 {
 	const uint8_t *src;
 	uint8_t *dst;
 
-	if (!p || p->srcMemoryType == hipMemoryTypeArray || p->dstMemoryType == hipMemoryTypeArray)
+	if (!p)
 		return thd_ret(hipErrorInvalidValue);
+	if (p->srcMemoryType == hipMemoryTypeArray || p->dstMemoryType == hipMemoryTypeArray)
+		return thd_array_param2d(p, stream);
 	if (!p->WidthInBytes || !p->Height)
 		return hipSuccess;
 	if (!p->srcPitch || !p->dstPitch || p->srcY > SIZE_MAX / p->srcPitch ||
@@ -832,12 +836,12 @@ THD_EXPORT hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream
 
 /* clr (hip_peer.cpp): a device number outside [0, device count) is
  * hipErrorInvalidDevice; otherwise the copy is hipMemcpy(Async) device to
- * device, the same device on both sides included.  The double has one
- * device, 0. */
+ * device, the same device on both sides included (the double's devices
+ * share one memory). */
 THD_EXPORT hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId,
                                     size_t n)
 {
-	if (dstDeviceId != 0 || srcDeviceId != 0)
+	if (!thd_device_ok(dstDeviceId) || !thd_device_ok(srcDeviceId))
 		return thd_ret(hipErrorInvalidDevice);
 	return hipMemcpy(dst, src, n, hipMemcpyDeviceToDevice);
 }
@@ -845,7 +849,7 @@ THD_EXPORT hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src,
 THD_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice,
                                          size_t n, hipStream_t stream)
 {
-	if (dstDeviceId != 0 || srcDevice != 0)
+	if (!thd_device_ok(dstDeviceId) || !thd_device_ok(srcDevice))
 		return thd_ret(hipErrorInvalidDevice);
 	return hipMemcpyAsync(dst, src, n, hipMemcpyDeviceToDevice, stream);
 }
