@@ -447,11 +447,10 @@ emu_status emu_schedule(emu_graph *g, const emu_options *o)
 		emu_states(g, &m, t);
 		if (m.done.n)
 			next = m.end[m.done.v[0]];
+		/* (a ready queue holds only what was ready by t: the rest waits
+		 * in the issue heap) */
 		if (m.issue.n && m.ready[m.issue.v[0]] < next)
 			next = m.ready[m.issue.v[0]];
-		for (int c = 0; c < 3; c++)
-			if (m.rq[c].n && m.ready[m.rq[c].v[0]] > t && m.ready[m.rq[c].v[0]] < next)
-				next = m.ready[m.rq[c].v[0]];
 		if (next == UINT64_MAX) {
 			st = EMU_ERR_STATE; /* a cycle: cannot happen with backward references */
 			goto out;
