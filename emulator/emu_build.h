@@ -89,6 +89,28 @@ typedef struct emu_scache {
 
 #define EMU_SCACHE 64u         /* entries of the cache (a power of two) */
 
+/* VMM physical memory (cuMemCreate) for the memory counter, counted as
+ * tsinfo --memory counts it: held until cuMemRelease and the cuMemUnmap of
+ * its last mapping, whichever comes last. */
+typedef struct emu_vmm {
+	uint64_t handle, size;
+	uint32_t maps;             /* live mappings of it */
+	uint8_t live, released;    /* released: cuMemRelease came while mapped */
+} emu_vmm;
+
+/* A live cuMemMap of a VMM allocation. */
+typedef struct emu_vmm_map {
+	uint64_t dst, size;
+	uint32_t vmm;              /* index in emu_builder.vmms */
+} emu_vmm_map;
+
+/* A CUDA module global counted in the memory counter (as tsinfo --memory
+ * counts it: from its first lookup until its module or library unloads). */
+typedef struct emu_global {
+	uint64_t module, base, size;
+	uint8_t live;
+} emu_global;
+
 typedef struct emu_builder {
 	emu_graph *g;
 	const sbt_record *rec;
@@ -108,6 +130,9 @@ typedef struct emu_builder {
 	EMU_VEC(uint32_t) launches; /* node (or EMU_NONE) of each launch ordinal - 1 */
 	EMU_VEC(emu_kf) kfs;
 	EMU_VEC(emu_snap) snaps;
+	EMU_VEC(emu_vmm) vmms;
+	EMU_VEC(emu_vmm_map) vmm_maps;
+	EMU_VEC(emu_global) globals;
 	uint64_t kf_left;          /* snapshots the open keyframe still expects */
 	emu_depvec tmp;
 	size_t thread_last;        /* threads.v index emu_thread_of found last */

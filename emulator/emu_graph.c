@@ -895,6 +895,9 @@ static void emu_builder_finish(emu_builder *b)
 	free(b->launches.v);
 	free(b->kfs.v);
 	free(b->snaps.v);
+	free(b->vmms.v);
+	free(b->vmm_maps.v);
+	free(b->globals.v);
 	free(b->tmp.v);
 	free(b->kind_of);
 	free(b->hip_of);

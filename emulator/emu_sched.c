@@ -230,6 +230,7 @@ typedef struct emu_sim {
 	uint64_t *ready;             /* per node: ready time; then heap key */
 	uint64_t *end;               /* per node: end time (completion heap key) */
 	emu_heap rq[3], done;
+	emu_heap issue;              /* dependencies met, not issued yet (--issue-times) */
 	uint8_t *engine_busy;
 	uint32_t *running, *nready, *cursor;
 	uint8_t *state;
@@ -248,6 +249,7 @@ static void emu_sim_free(emu_sim *m)
 	for (int c = 0; c < 3; c++)
 		free(m->rq[c].v);
 	free(m->done.v);
+	free(m->issue.v);
 	free(m->engine_busy);
 	free(m->running);
 	free(m->nready);
@@ -256,14 +258,33 @@ static void emu_sim_free(emu_sim *m)
 	free(m->since);
 }
 
+/* Node id's dependencies are met at t.  It joins its class's ready queue
+ * at once, or, when the host has not issued it yet (--issue-times), at its
+ * issue time (emu_issue_due): until then its stream is Idle, not Pending. */
 static void emu_make_ready(emu_graph *g, emu_sim *m, uint32_t id, uint64_t t)
 {
 	const emu_node *n = &g->nodes.v[id];
 	uint64_t issue = emu_issue_rel(g, n);
 
 	m->ready[id] = t > issue ? t : issue;
+	if (m->ready[id] > t) {
+		emu_heap_push(&m->issue, id);
+		return;
+	}
 	emu_heap_push(&m->rq[emu_kind_class(n->kind)], id);
 	m->nready[n->stream]++;
+}
+
+/* Move the nodes issued by t into their ready queues. */
+static void emu_issue_due(emu_graph *g, emu_sim *m, uint64_t t)
+{
+	while (m->issue.n && m->ready[m->issue.v[0]] <= t) {
+		uint32_t id = emu_heap_pop(&m->issue);
+		const emu_node *n = &g->nodes.v[id];
+
+		emu_heap_push(&m->rq[emu_kind_class(n->kind)], id);
+		m->nready[n->stream]++;
+	}
 }
 
 /* Re-evaluate every stream's state at time t. */
@@ -338,6 +359,8 @@ emu_status emu_schedule(emu_graph *g, const emu_options *o)
 	m.ready = calloc(nn + 1, sizeof(uint64_t));
 	m.end = calloc(nn + 1, sizeof(uint64_t));
 	m.done.v = malloc((nn + 1) * sizeof(uint32_t));
+	m.issue.v = malloc((nn + 1) * sizeof(uint32_t));
+	m.issue.key = m.ready;
 	m.engine_busy = calloc(ne, 1);
 	m.running = calloc(nst + 1, sizeof(uint32_t));
 	m.nready = calloc(nst + 1, sizeof(uint32_t));
@@ -346,7 +369,7 @@ emu_status emu_schedule(emu_graph *g, const emu_options *o)
 	m.since = calloc(nst + 1, sizeof(uint64_t));
 	m.sn.first = calloc(nst + 2, sizeof(uint32_t));
 	m.sn.idx = malloc((nn + 1) * sizeof(uint32_t));
-	if (!m.waits || !m.step_left || !m.ready || !m.end || !m.done.v || !m.engine_busy ||
+	if (!m.waits || !m.step_left || !m.ready || !m.end || !m.done.v || !m.issue.v || !m.engine_busy ||
 	    !m.running || !m.nready || !m.cursor || !m.state || !m.since || !m.sn.first || !m.sn.idx)
 		goto out;
 	for (int c = 0; c < 3; c++) {
@@ -384,6 +407,7 @@ emu_status emu_schedule(emu_graph *g, const emu_options *o)
 	while (finished < nn) {
 		uint64_t next = UINT64_MAX;
 
+		emu_issue_due(g, &m, t);
 		/* start what can start now */
 		for (int c = 0; c < 3; c++) {
 			emu_heap *h = &m.rq[c];
@@ -423,9 +447,10 @@ emu_status emu_schedule(emu_graph *g, const emu_options *o)
 		emu_states(g, &m, t);
 		if (m.done.n)
 			next = m.end[m.done.v[0]];
-		for (int c = 0; c < 3; c++)
-			if (m.rq[c].n && m.ready[m.rq[c].v[0]] > t && m.ready[m.rq[c].v[0]] < next)
-				next = m.ready[m.rq[c].v[0]];
+		/* (a ready queue holds only what was ready by t: the rest waits
+		 * in the issue heap) */
+		if (m.issue.n && m.ready[m.issue.v[0]] < next)
+			next = m.ready[m.issue.v[0]];
 		if (next == UINT64_MAX) {
 			st = EMU_ERR_STATE; /* a cycle: cannot happen with backward references */
 			goto out;

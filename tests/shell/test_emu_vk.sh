@@ -23,7 +23,8 @@
 #   its image wait for the render pass (its attachments) and the draws
 #   through the render pass's external dependency;
 # - a synthetic two-queue trace (tests/programs/vk_race_gen): a track per
-#   queue, the semaphore between them one flow in the JSON and one dashed
+#   queue, the semaphore between them one flow in the JSON and in the
+#   Perfetto protobuf (64 slices on the two queue tracks) and one dashed
 #   edge in the DOT graph, no race.
 set -eu
 BUILD=${BUILD:-build}
@@ -226,6 +227,27 @@ assert len(s)==1 and len(f)==1 and s[0]['id']==f[0]['id'], (s,f)
 assert tracks[s[0]['tid']].startswith('queue 0x9000') and tracks[f[0]['tid']].startswith('queue 0x9001'), (s,f)
 assert f[0]['ts']>=s[0]['ts']
 " "$T/gen.json" || fail "two queues' JSON export"
+# the same in the Perfetto protobuf: a track per queue, 64 slices, the
+# semaphore one flow from queue 0x9000's slice to queue 0x9001's
+if "$X" -f perfetto -o "$T/probe.pt" "$T/compute.sbt" 2>/dev/null; then
+	expect_rc 0 gen.pf "$X" -f perfetto -o "$T/gen.pt" "$T/gen.sbt"
+	protoc --proto_path="$TOP/emulator/proto" --decode perfetto.protos.Trace \
+		"$TOP/emulator/proto/perfetto_trace.proto" <"$T/gen.pt" >"$T/gen.pt.txt" ||
+		fail "protoc cannot decode gen.pt"
+	python3 -c "
+import re, sys
+P = open(sys.argv[1]).read().split('packet {')[1:]
+D = dict(m.groups() for m in (re.search(r'^    uuid: (\d+)\n    name: \"(.*?)\"', b, re.M) for b in P) if m)
+Q = sorted(n for n in D.values() if n.startswith('queue '))
+assert Q == ['queue 0x9000 (family 0, index 0)', 'queue 0x9001 (family 1, index 0)'], D
+B = [b for b in P if 'TYPE_SLICE_BEGIN' in b]
+assert len(B) == 64, len(B)
+tr = lambda b: D[re.search(r'^    track_uuid: (\d+)$', b, re.M).group(1)]
+out = [tr(b) for b in B if re.search(r'^    flow_ids: ', b, re.M)]
+inn = [tr(b) for b in B if re.search(r'^    terminating_flow_ids: ', b, re.M)]
+assert len(out) == 1 and len(inn) == 1 and out[0].startswith('queue 0x9000') and inn[0].startswith('queue 0x9001'), (out, inn)
+" "$T/gen.pt.txt" || fail "two queues' Perfetto export: $(head -c 3000 "$T/gen.pt.txt")"
+fi
 expect_rc 0 gen.dot "$X" -f dot "$T/gen.sbt"
 [ "$(grep -c 'label="semaphore"' "$T/gen.dot.out")" = 1 ] || fail "gen.dot: one semaphore edge"
 [ "$(grep -c 'subgraph cluster_' "$T/gen.dot.out")" = 2 ] || fail "gen.dot: a cluster per queue"

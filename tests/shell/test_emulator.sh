@@ -12,8 +12,10 @@
 #   a confirmed race; the shared driver-API workload race-free, and with
 #   --racy exactly the pairs it plants; a stream-captured graph expanded
 #   into its nodes;
-# - the H100 traces of tests/fixtures/h100: summary, timeline, JSON and
-#   graph without errors, and no race (the programs synchronize properly);
+# - the H100 traces of tests/fixtures/h100 (the team's ../shared/gpu-fixtures,
+#   copied unchanged): summary, timeline, JSON, Perfetto and graph without
+#   errors (nothing on standard error), each export holding every command
+#   on a track per stream, and no race (the programs synchronize properly);
 # - option errors, a trace that is not CUDA.
 . "$TOP/tests/support/shell.sh"
 X="$TOP/$BUILD/tsexport"
@@ -206,19 +208,51 @@ fi
 
 # (fx, not name: expect_rc sets name)
 # ---- the H100 traces --------------------------------------------------------------
+# each gives a timeline and a graph without errors: every export exits 0
+# with nothing on standard error, and each holds every command the summary
+# counts (a JSON slice, a DOT node drawn by graphviz, a Perfetto slice
+# decoded by protoc) on one track per stream, with the memory counter
+noerr() {
+	[ ! -s "$T/$1.err" ] || fail "$1: standard error not empty: $(cat "$T/$1.err")"
+}
 for f in "$TOP"/tests/fixtures/h100/*/*.sbt; do
 	fx=h100_$(basename "$(dirname "$f")")_$(basename "$f" .sbt)
 	expect_rc 0 "$fx.sum" "$X" --summary "$f"
+	noerr "$fx.sum"
 	has "$fx.sum" out "critical path: "
+	nc=$(sed -n 's/^commands: \([0-9]*\) on \([0-9]*\) streams.*/\1/p' "$T/$fx.sum.out")
+	ns=$(sed -n 's/^commands: \([0-9]*\) on \([0-9]*\) streams.*/\2/p' "$T/$fx.sum.out")
+	[ "${nc:-0}" -gt 0 ] && [ "${ns:-0}" -gt 0 ] || fail "$fx: no commands: $(cat "$T/$fx.sum.out")"
 	expect_rc 0 "$fx.ascii" "$X" -f ascii "$f"
+	noerr "$fx.ascii"
+	[ "$(grep -c '^stream \|^legacy default stream\|^per-thread default stream' "$T/$fx.ascii.out")" = "$ns" ] ||
+		fail "$fx.ascii: not $ns stream rows: $(cat "$T/$fx.ascii.out")"
 	expect_rc 0 "$fx.json" "$X" -f json -o "$T/$fx.json" "$f"
-	py "X=[x for x in d['traceEvents'] if x['ph']=='X']; assert X and all(x['dur']>0 for x in X)" "$T/$fx.json"
+	noerr "$fx.json"
+	py "e=d['traceEvents']; X=[x for x in e if x['ph']=='X']; assert len(X)==$nc and all(x['dur']>0 for x in X), X; tr=[x for x in e if x['ph']=='M' and x['name']=='thread_name']; assert len(tr)==$ns, tr; assert [x for x in e if x['ph']=='C' and x['name']=='memory in use'], 'no memory counter'" "$T/$fx.json"
 	expect_rc 0 "$fx.dot" "$X" -f dot -o "$T/$fx.dot" "$f"
+	noerr "$fx.dot"
+	[ "$(grep -c '\[label="seq' "$T/$fx.dot")" = "$nc" ] || fail "$fx.dot: not $nc nodes"
 	if command -v dot >/dev/null 2>&1; then
-		dot -Tsvg "$T/$fx.dot" -o "$T/$fx.svg" || fail "graphviz refused $fx.dot"
+		dot -Tsvg "$T/$fx.dot" -o "$T/$fx.svg" 2>"$T/$fx.svg.err" || fail "graphviz refused $fx.dot"
+		noerr "$fx.svg"
+		[ "$(grep -c 'class="node"' "$T/$fx.svg")" = "$nc" ] || fail "$fx.svg: not $nc nodes drawn"
+	fi
+	if command -v protoc >/dev/null 2>&1 && "$X" -f perfetto -o "$T/probe.pt" "$T/fork.sbt" 2>/dev/null; then
+		pf "$f" "$fx"
+		noerr "$fx.pf"
+		python3 -c "$pfpy
+B=[e for e in E if e[1]=='TYPE_SLICE_BEGIN']; assert len(B)==$nc and len([e for e in E if e[1]=='TYPE_SLICE_END'])==$nc, E
+lanes=set(e[0] for e in B); assert len(lanes)==$ns and all(u in D for u in lanes), (lanes, D)
+assert [e for e in E if e[1]=='TYPE_COUNTER'], 'no memory counter'" "$T/$fx.txt" ||
+			fail "$fx.perfetto-trace: $(head -c 3000 "$T/$fx.txt")"
 	fi
 	expect_rc 0 "$fx.races" "$X" --races "$f"
+	noerr "$fx.races"
 	has "$fx.races" out "races: 0 confirmed, 0 possible"
+	expect_rc 0 "$fx.emulate" "$TOP/$BUILD/tsreplay" --emulate "$f"
+	noerr "$fx.emulate"
+	has "$fx.emulate" out "races: 0 confirmed, 0 possible"
 done
 # saxpy: 12 commands on two streams, one edge across them
 expect_rc 0 saxpy "$X" "$TOP/tests/fixtures/h100/as-captured/saxpy_static.sbt"
