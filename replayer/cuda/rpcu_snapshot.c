@@ -7,14 +7,19 @@
  * A full keyframe (TRACESMITH_SNAPSHOT=launch or =N) holds the captured
  * bytes of every live allocation after (or before) a launch.  Met in the
  * middle of a replay it changes nothing (applying it would hide a
- * divergence); instead each of its device-memory records whose range a
+ * divergence), except for managed memory, which the CPU writes with no
+ * recorded call: its records are applied, as a partial keyframe's are
+ * (without them the bytes the program wrote before its first launch, or
+ * between launches, never reach the replay).  With the comparison on (the
+ * trace has full keyframes and the order is not sampled) each of its other
+ * device-memory records whose range a
  * command since the last keyframe may have written (rpcu_range.dirty_seq,
  * the --per-command footprint: rpcu_percmd.c) is read back from the
  * device, once the work of every context is done, and compared byte for
  * byte.  The first range that differs names the keyframe, the command
  * (dirty_seq), the allocation and the first differing 64-byte block; the
  * core reports it as a difference from the capture.  Arrays, pinned host
- * memory and VMM mappings are not compared.
+ * memory, managed memory and VMM mappings are not compared.
  */
 #include "replayer/cuda/rpcu_internal.h"
 
@@ -89,8 +94,9 @@ static void rpcu_snapshot_compare_end(rpcu_state *s)
 	s->kf_left = 0;
 }
 
-void rpcu_snapshot_compare_begin(rpcu_state *s, uint64_t seq, uint64_t count)
+void rpcu_snapshot_compare_begin(rpcu_state *s, uint64_t seq, uint64_t count, int compare)
 {
+	s->kf_compare = compare;
 	s->kf_seq = seq;
 	s->kf_left = count;
 	s->kf_synced = 0;
@@ -151,7 +157,7 @@ static rp_status rpcu_snapshot_compare(rpcu_state *s, const sbt_cm_call *c, rp_d
 	CUresult cr;
 
 	/* a chunk the capture could not copy has neither data nor value=1 */
-	if (!c->size || c->sub == SBT_CM_MEM_ARRAY || (!c->blob && c->value != 1) ||
+	if (!s->kf_compare || !c->size || c->sub == SBT_CM_MEM_ARRAY || (!c->blob && c->value != 1) ||
 	    (i = rpcu_ranges_find(&s->ranges, c->dst)) < 0)
 		goto out_next;
 	r = &s->ranges.v[i];
@@ -205,18 +211,13 @@ out_next:
 	return st;
 }
 
-rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+/* Restore one record: its bytes (or zeros) into the replay's memory. */
+static rp_status rpcu_snapshot_apply(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
 {
 	uint64_t live;
 	uint8_t *buf = NULL;
 	rp_status st;
 	CUresult r;
-	(void)k;
-	if (!s->snap_left && s->kf_left)
-		return rpcu_snapshot_compare(s, c, diag);
-	if (!s->snap_left)
-		return RP_OK; /* not restoring from this keyframe: changes nothing */
-	s->snap_left--;
 	if (!c->size)
 		return RP_OK;
 	if (c->sub == SBT_CM_MEM_ARRAY)
@@ -241,4 +242,39 @@ rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_d
 	r = s->drv.p_cuMemcpyHtoD((CUdeviceptr)live, buf, c->size);
 	free(buf);
 	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemcpyHtoD", r, "restoring the snapshot");
+}
+
+/* A managed-memory record of a full keyframe met mid-replay: applied once
+ * the work of every context before the keyframe is done (a kernel before
+ * it may still read or write the memory; the capture waited for it). */
+static rp_status rpcu_snapshot_managed(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+
+	/* a chunk the capture could not copy is left as the replay has it */
+	if (c->size && (c->blob || c->value == 1)) {
+		if (s->kf_synced <= 0 &&
+		    (st = rpcu_sync_contexts(s, "waiting for the work before a keyframe", diag)) != RP_OK)
+			goto out_next;
+		s->kf_synced = 1;
+		st = rpcu_snapshot_apply(s, c, diag);
+	}
+out_next:
+	if (--s->kf_left == 0)
+		rpcu_snapshot_compare_end(s);
+	return st;
+}
+
+rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	(void)k;
+	if (s->snap_left) {
+		s->snap_left--;
+		return rpcu_snapshot_apply(s, c, diag);
+	}
+	if (s->kf_left && c->sub == SBT_CM_MEM_MANAGED)
+		return rpcu_snapshot_managed(s, c, diag);
+	if (s->kf_left)
+		return rpcu_snapshot_compare(s, c, diag);
+	return RP_OK; /* not restoring from this keyframe: changes nothing */
 }
