@@ -56,9 +56,6 @@ static rp_status rpcu_snapshot_host(rpcu_state *s, const sbt_cm_call *c, rp_diag
 	return RP_OK;
 }
 
-/* The block compared in the report: the first differing one. */
-#define RPCU_KF_BLOCK 64
-
 int rpcu_snapshot_has_full(rpcu_state *s)
 {
 	const uint64_t *seqs = NULL;
@@ -106,44 +103,22 @@ void rpcu_snapshot_compare_begin(rpcu_state *s, uint64_t seq, uint64_t count, in
 		rpcu_snapshot_compare_end(s);
 }
 
-/* The first difference: into the run's report, and told once in CUDA
- * terms (the allocation, where in it, the last kernel given a pointer
- * into it). */
+/* The first difference: into the run's report (rp_cm_keyframe_differs,
+ * shared with HIP), and told once in CUDA terms (the allocation, where in
+ * it, the last kernel given a pointer into it). */
 static void rpcu_snapshot_differs(rpcu_state *s, const rpcu_range *r, const sbt_cm_call *c,
                                   const uint8_t *capture, const uint8_t *replay)
 {
-	rp_keyframe_report *kr = &s->kf;
-	sbt_checkpoint a = {0}, b = {0};
 	rp_cm_copy_source src;
 	uint64_t at = 0;
 
 	s->kf_differs_now = 1;
-	if (kr->length)
-		return; /* the run's first is kept (compared ranges are never empty) */
-	while (at < c->size && capture[at] == replay[at])
-		at++;
-	at -= at % RPCU_KF_BLOCK;
-	kr->keyframe_seq = s->kf_seq;
-	kr->command_seq = r->dirty_seq;
-	kr->object = c->dst;
-	kr->length = c->size;
-	kr->diff_offset = at;
-	kr->diff_len = c->size - at < RPCU_KF_BLOCK ? c->size - at : RPCU_KF_BLOCK;
-	kr->nbytes = kr->diff_len < sizeof(kr->bytes_replay) ? (size_t)kr->diff_len : sizeof(kr->bytes_replay);
-	memcpy(kr->bytes_replay, replay + at, kr->nbytes);
-	memcpy(kr->bytes_capture, capture + at, kr->nbytes);
-	if (sbt_checkpoint_compute(capture, c->size, &a) == SBT_OK &&
-	    sbt_checkpoint_compute(replay, c->size, &b) == SBT_OK) {
-		kr->expected_hash = a.hash;
-		kr->actual_hash = b.hash;
-	}
-	sbt_checkpoint_free(&a);
-	sbt_checkpoint_free(&b);
-	if (s->kf_noted || s->quiet)
+	if (!rp_cm_keyframe_differs(&s->kf, s->kf_seq, r->dirty_seq, c->dst, capture, replay, c->size, &at) ||
+	    s->kf_noted || s->quiet)
 		return;
 	s->kf_noted = 1;
 	rp_cm_copy_source_take(&src, &r->head);
-	rp_cm_note_keyframe("cuda", s->kf_seq, r->dirty_seq, &src, c->dst - r->cap + at, kr->diff_len);
+	rp_cm_note_keyframe("cuda", s->kf_seq, r->dirty_seq, &src, c->dst - r->cap + at, s->kf.diff_len);
 }
 
 /* One record of a full keyframe met mid-replay (rpcu_snapshot_compare_begin). */
