@@ -10,7 +10,8 @@
 #   --check-determinism --per-command, a sampled order (--schedule-seed:
 #   nothing compared, managed memory still applied), and a --range from
 #   the keyframe before the second launch; the keyframes compared are
-#   those after which a command wrote device memory, none differing;
+#   those after which a command wrote device memory, none differing; the
+#   full start keyframe of TRACESMITH_SNAPSHOT=2 is applied the same way;
 # - the default policy (a partial start keyframe): the first round equals
 #   the capture; the CPU's later writes are in no keyframe, so the second
 #   round's checkpoint differs (docs/cuda.md "Limits").
@@ -77,6 +78,15 @@ expect_rc 0 range "$RP" --json --range "$before:" "$L"
 has range err "tsreplay: restored keyframe at seq $before"
 [ "$(json_field "$T/range.out" checkpoints)" = 2 ] && [ "$(json_field "$T/range.out" matched)" = 2 ] ||
 	fail "range: $(cat "$T/range.out")"
+
+# TRACESMITH_SNAPSHOT=N: its start keyframe is full too
+TRACESMITH_SNAPSHOT=2 expect_rc 0 cap.every "$CAP" -o "$T/every.sbt" -- "$APP" --rounds 1
+"$INFO" --dump "$T/every.sbt" >"$T/every.dump"
+em=$(sed -n 's/^seq=[0-9]* .* cuda\.cuMemAllocManaged .*dst=\([0-9]*\) .*/\1/p' "$T/every.dump")
+[ -n "$em" ] && grep -q " cuda\.tsSnapshot dst=$em " "$T/every.dump" || fail "every: managed memory in no keyframe"
+expect_rc 0 every "$RP" --json "$T/every.sbt"
+[ "$(json_field "$T/every.out" checkpoints)" = 1 ] && [ "$(json_field "$T/every.out" matched)" = 1 ] ||
+	fail "every: $(cat "$T/every.out")"
 
 # ---- the default policy: managed memory in the start keyframe only -----------------
 D="$T/default.sbt"
