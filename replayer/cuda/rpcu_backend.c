@@ -853,7 +853,8 @@ static rp_status rpcu_keyframe(void *state, const sbt_record *marker, int restor
 	}
 	if (!restore) {
 		/* A full keyframe's snapshot must change nothing mid-replay (it
-		 * would hide a divergence); a partial one holds only memory the
+		 * would hide a divergence) but managed memory (the CPU writes it
+		 * with no recorded call: rpcu_snapshot.c); a partial one holds only memory the
 		 * replay cannot rebuild (made before recording began, managed
 		 * memory the CPU wrote), so it is applied where it stands; so is
 		 * the keyframe of a capture window's state snapshot, which holds
@@ -861,8 +862,8 @@ static rp_status rpcu_keyframe(void *state, const sbt_record *marker, int restor
 		 * trace rebuilds it). */
 		if ((kf.flags & SBT_CM_KF_PARTIAL) || marker->seq < s->window_snapshot_end)
 			s->snap_left = kf.count;
-		else if (s->kf_check)
-			rpcu_snapshot_compare_begin(s, marker->seq, kf.count);
+		else
+			rpcu_snapshot_compare_begin(s, marker->seq, kf.count, s->kf_check);
 		return RP_OK;
 	}
 	sst = sbt_reader_seek_seq(s->trace, 0);

@@ -1039,9 +1039,9 @@ static rp_status rpcu_do_cuEventSynchronize(rpcu_state *s, sbt_cm_kind k, const 
 
 /* ---- graphs, host functions, attributes ----------------------------------------------------- */
 
-/* Graphs built by stream capture in the trace were rebuilt by the replay's
- * own capture (rpcu_capture_begin/end); one the trace built node by node
- * has no record to rebuild it from. */
+/* Graphs the trace built were rebuilt: by the replay's own stream capture
+ * (rpcu_capture_begin/end) or node by node (rpcu_graph.c); one built
+ * before recording began has no record to rebuild it from. */
 static rp_status rpcu_do_cuGraphInstantiate(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
                                             rp_diag *diag)
 {
@@ -1053,7 +1053,7 @@ static rp_status rpcu_do_cuGraphInstantiate(rpcu_state *s, sbt_cm_kind k, const 
 	(void)k;
 	g = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, c->parent);
 	if (!g)
-		return RP_OK; /* not captured in the trace: its launch says so */
+		return RP_OK; /* not built in the trace: its launch says so */
 	if (g->name || !g->live) {
 		/* a node replay does not model: the exec is not made, its launch
 		 * names the node's call */
@@ -1097,9 +1097,9 @@ static rp_status rpcu_do_cuGraphLaunch(rpcu_state *s, sbt_cm_kind k, const sbt_c
 		                 s->graphs_refused, (unsigned long long)s->seq);
 	if (!o)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx was not built from the "
-		                 "trace: its graph was not made by stream capture there (built node by "
-		                 "node, or its instantiation was not recorded), so it cannot be replayed; "
-		                 "replay a --range that ends before seq %llu", (unsigned long long)c->handle,
+		                 "trace: neither its graph's construction (stream capture, or cuGraphCreate "
+		                 "and its nodes) nor its instantiation is there (made before recording "
+		                 "began?), so it cannot be replayed; replay a --range that ends before seq %llu", (unsigned long long)c->handle,
 		                 (unsigned long long)s->seq);
 	if ((st = rpcu_stream_resolve(s, c->stream, &live, NULL, diag)) != RP_OK ||
 	    (st = RPCU_NEED(cuGraphLaunch)) != RP_OK)

@@ -451,7 +451,8 @@ typedef struct rpcu_state {
 	/* Full keyframes met mid-replay compared with the replay's memory
 	 * (rpcu_snapshot.c; docs/cuda-replay.md "Keyframes compared") */
 	int kf_check;           /* the trace has full keyframes, and no --schedule-seed */
-	uint64_t kf_left;       /* tsSnapshot records of the keyframe being compared to come */
+	uint64_t kf_left;       /* tsSnapshot records of the full keyframe met mid-replay to come */
+	int kf_compare;         /* that keyframe is compared (kf_check), not only its managed memory applied */
 	uint64_t kf_seq;        /* its marker */
 	int kf_synced;          /* its context work waited for (-1: that failed, not compared) */
 	uint64_t kf_ranges_now; /* ranges compared in it so far */
@@ -688,8 +689,9 @@ rp_status rpcu_capture_work(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 
 rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 /* A full keyframe (count snapshot records) met mid-replay at marker seq:
- * its records are compared with the replay's memory as they come. */
-void rpcu_snapshot_compare_begin(rpcu_state *s, uint64_t seq, uint64_t count);
+ * its managed-memory records are applied and, with compare set, its others
+ * compared with the replay's memory as they come. */
+void rpcu_snapshot_compare_begin(rpcu_state *s, uint64_t seq, uint64_t count, int compare);
 /* Whether the trace holds a full keyframe (read at open). */
 int rpcu_snapshot_has_full(rpcu_state *s);
 

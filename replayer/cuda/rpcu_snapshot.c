@@ -7,14 +7,19 @@
  * A full keyframe (TRACESMITH_SNAPSHOT=launch or =N) holds the captured
  * bytes of every live allocation after (or before) a launch.  Met in the
  * middle of a replay it changes nothing (applying it would hide a
- * divergence); instead each of its device-memory records whose range a
+ * divergence), except for managed memory, which the CPU writes with no
+ * recorded call: its records are applied, as a partial keyframe's are
+ * (without them the bytes the program wrote before its first launch, or
+ * between launches, never reach the replay).  With the comparison on (the
+ * trace has full keyframes and the order is not sampled) each of its other
+ * device-memory records whose range a
  * command since the last keyframe may have written (rpcu_range.dirty_seq,
  * the --per-command footprint: rpcu_percmd.c) is read back from the
  * device, once the work of every context is done, and compared byte for
  * byte.  The first range that differs names the keyframe, the command
  * (dirty_seq), the allocation and the first differing 64-byte block; the
  * core reports it as a difference from the capture.  Arrays, pinned host
- * memory and VMM mappings are not compared.
+ * memory, managed memory and VMM mappings are not compared.
  */
 #include "replayer/cuda/rpcu_internal.h"
 
@@ -51,9 +56,6 @@ static rp_status rpcu_snapshot_host(rpcu_state *s, const sbt_cm_call *c, rp_diag
 	return RP_OK;
 }
 
-/* The block compared in the report: the first differing one. */
-#define RPCU_KF_BLOCK 64
-
 int rpcu_snapshot_has_full(rpcu_state *s)
 {
 	const uint64_t *seqs = NULL;
@@ -89,8 +91,9 @@ static void rpcu_snapshot_compare_end(rpcu_state *s)
 	s->kf_left = 0;
 }
 
-void rpcu_snapshot_compare_begin(rpcu_state *s, uint64_t seq, uint64_t count)
+void rpcu_snapshot_compare_begin(rpcu_state *s, uint64_t seq, uint64_t count, int compare)
 {
+	s->kf_compare = compare;
 	s->kf_seq = seq;
 	s->kf_left = count;
 	s->kf_synced = 0;
@@ -100,44 +103,22 @@ void rpcu_snapshot_compare_begin(rpcu_state *s, uint64_t seq, uint64_t count)
 		rpcu_snapshot_compare_end(s);
 }
 
-/* The first difference: into the run's report, and told once in CUDA
- * terms (the allocation, where in it, the last kernel given a pointer
- * into it). */
+/* The first difference: into the run's report (rp_cm_keyframe_differs,
+ * shared with HIP), and told once in CUDA terms (the allocation, where in
+ * it, the last kernel given a pointer into it). */
 static void rpcu_snapshot_differs(rpcu_state *s, const rpcu_range *r, const sbt_cm_call *c,
                                   const uint8_t *capture, const uint8_t *replay)
 {
-	rp_keyframe_report *kr = &s->kf;
-	sbt_checkpoint a = {0}, b = {0};
 	rp_cm_copy_source src;
 	uint64_t at = 0;
 
 	s->kf_differs_now = 1;
-	if (kr->length)
-		return; /* the run's first is kept (compared ranges are never empty) */
-	while (at < c->size && capture[at] == replay[at])
-		at++;
-	at -= at % RPCU_KF_BLOCK;
-	kr->keyframe_seq = s->kf_seq;
-	kr->command_seq = r->dirty_seq;
-	kr->object = c->dst;
-	kr->length = c->size;
-	kr->diff_offset = at;
-	kr->diff_len = c->size - at < RPCU_KF_BLOCK ? c->size - at : RPCU_KF_BLOCK;
-	kr->nbytes = kr->diff_len < sizeof(kr->bytes_replay) ? (size_t)kr->diff_len : sizeof(kr->bytes_replay);
-	memcpy(kr->bytes_replay, replay + at, kr->nbytes);
-	memcpy(kr->bytes_capture, capture + at, kr->nbytes);
-	if (sbt_checkpoint_compute(capture, c->size, &a) == SBT_OK &&
-	    sbt_checkpoint_compute(replay, c->size, &b) == SBT_OK) {
-		kr->expected_hash = a.hash;
-		kr->actual_hash = b.hash;
-	}
-	sbt_checkpoint_free(&a);
-	sbt_checkpoint_free(&b);
-	if (s->kf_noted || s->quiet)
+	if (!rp_cm_keyframe_differs(&s->kf, s->kf_seq, r->dirty_seq, c->dst, capture, replay, c->size, &at) ||
+	    s->kf_noted || s->quiet)
 		return;
 	s->kf_noted = 1;
 	rp_cm_copy_source_take(&src, &r->head);
-	rp_cm_note_keyframe("cuda", s->kf_seq, r->dirty_seq, &src, c->dst - r->cap + at, kr->diff_len);
+	rp_cm_note_keyframe("cuda", s->kf_seq, r->dirty_seq, &src, c->dst - r->cap + at, s->kf.diff_len);
 }
 
 /* One record of a full keyframe met mid-replay (rpcu_snapshot_compare_begin). */
@@ -151,7 +132,7 @@ static rp_status rpcu_snapshot_compare(rpcu_state *s, const sbt_cm_call *c, rp_d
 	CUresult cr;
 
 	/* a chunk the capture could not copy has neither data nor value=1 */
-	if (!c->size || c->sub == SBT_CM_MEM_ARRAY || (!c->blob && c->value != 1) ||
+	if (!s->kf_compare || !c->size || c->sub == SBT_CM_MEM_ARRAY || (!c->blob && c->value != 1) ||
 	    (i = rpcu_ranges_find(&s->ranges, c->dst)) < 0)
 		goto out_next;
 	r = &s->ranges.v[i];
@@ -205,18 +186,13 @@ out_next:
 	return st;
 }
 
-rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+/* Restore one record: its bytes (or zeros) into the replay's memory. */
+static rp_status rpcu_snapshot_apply(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
 {
 	uint64_t live;
 	uint8_t *buf = NULL;
 	rp_status st;
 	CUresult r;
-	(void)k;
-	if (!s->snap_left && s->kf_left)
-		return rpcu_snapshot_compare(s, c, diag);
-	if (!s->snap_left)
-		return RP_OK; /* not restoring from this keyframe: changes nothing */
-	s->snap_left--;
 	if (!c->size)
 		return RP_OK;
 	if (c->sub == SBT_CM_MEM_ARRAY)
@@ -241,4 +217,39 @@ rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_d
 	r = s->drv.p_cuMemcpyHtoD((CUdeviceptr)live, buf, c->size);
 	free(buf);
 	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemcpyHtoD", r, "restoring the snapshot");
+}
+
+/* A managed-memory record of a full keyframe met mid-replay: applied once
+ * the work of every context before the keyframe is done (a kernel before
+ * it may still read or write the memory; the capture waited for it). */
+static rp_status rpcu_snapshot_managed(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+
+	/* a chunk the capture could not copy is left as the replay has it */
+	if (c->size && (c->blob || c->value == 1)) {
+		if (s->kf_synced <= 0 &&
+		    (st = rpcu_sync_contexts(s, "waiting for the work before a keyframe", diag)) != RP_OK)
+			goto out_next;
+		s->kf_synced = 1;
+		st = rpcu_snapshot_apply(s, c, diag);
+	}
+out_next:
+	if (--s->kf_left == 0)
+		rpcu_snapshot_compare_end(s);
+	return st;
+}
+
+rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	(void)k;
+	if (s->snap_left) {
+		s->snap_left--;
+		return rpcu_snapshot_apply(s, c, diag);
+	}
+	if (s->kf_left && c->sub == SBT_CM_MEM_MANAGED)
+		return rpcu_snapshot_managed(s, c, diag);
+	if (s->kf_left)
+		return rpcu_snapshot_compare(s, c, diag);
+	return RP_OK; /* not restoring from this keyframe: changes nothing */
 }

@@ -262,32 +262,64 @@ static int rpcu_texobj_resource_lives(rpcu_state *s, const rpcu_obj *o)
 	return i >= 0 && s->ranges.v[i].seq == o->res_seq;
 }
 
+/* The word v of parameter i of a launch (whole: the whole 8-byte
+ * parameter; else at byte `at` of a by-value struct of `size` bytes):
+ * RP_OK unless it holds a texture or surface object of the trace whose
+ * array or memory went since the object was made. */
+static rp_status rpcu_texobj_judge(rpcu_state *s, uint64_t v, size_t i, int whole, uint32_t at, uint32_t size,
+                                   const char *kernel, rp_diag *diag)
+{
+	const rpcu_obj *o = v ? rpcu_objs_get(&s->objs, RPCU_O_TEXOBJ, v) : NULL;
+	char holds[192];
+
+	if (!o || rpcu_texobj_resource_lives(s, o))
+		return RP_OK;
+	kernel = kernel ? kernel : "(unnamed)";
+	if (whole)
+		snprintf(holds, sizeof(holds), "parameter %zu of kernel '%s' holds", i, kernel);
+	else
+		snprintf(holds, sizeof(holds), "parameter %zu of kernel '%s' (a struct of %u bytes) holds at "
+		         "byte %u", i, kernel, size, at);
+	if (o->res_type == CU_RESOURCE_TYPE_ARRAY)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "%s %s object %llu (made at seq %llu), and its CUDA "
+		                 "array 0x%llx (made at seq %llu) was destroyed since: the kernel would reach "
+		                 "an array that is gone", holds, o->surface ? "surface" : "texture",
+		                 (unsigned long long)v, (unsigned long long)o->made_seq,
+		                 (unsigned long long)o->parent, (unsigned long long)o->res_seq);
+	return rpcu_fail(s, diag, RP_ERR_TRACE, "%s texture object %llu (made at seq %llu), and its memory "
+	                 "at 0x%llx (allocated at seq %llu) was freed since: the kernel would read freed "
+	                 "memory", holds, (unsigned long long)v, (unsigned long long)o->made_seq,
+	                 (unsigned long long)o->parent, (unsigned long long)o->res_seq);
+}
+
+/*
+ * A texture or surface object travels in a launch as a whole 8-byte
+ * parameter, or as a member of a by-value struct: the layout (the module's
+ * parameter info) gives only each parameter's offset and size, so in a
+ * parameter larger than 8 bytes every 8-aligned word is looked at (a
+ * member of 8 bytes is 8-aligned in the buffer, as the struct holding it
+ * is).  Words that equal an object's handle but are integers cannot be
+ * told apart (docs/hostile-traces.md).
+ */
 rp_status rpcu_texobj_check_launch(rpcu_state *s, const sbt_cm_call *c, const uint8_t *buf, size_t nlayout,
                                    const char *kernel, rp_diag *diag)
 {
 	for (size_t i = 0; s->ntexobjs && i < nlayout; i++) {
-		uint32_t off, size;
+		uint32_t off, size, at;
 		uint64_t v;
-		const rpcu_obj *o;
+		rp_status st;
 		sbt_cm_layout_at(c, i, &off, &size);
-		if (size != 8)
+		if (size == 8) {
+			memcpy(&v, buf + off, 8);
+			if ((st = rpcu_texobj_judge(s, v, i, 1, 0, size, kernel, diag)) != RP_OK)
+				return st;
 			continue;
-		memcpy(&v, buf + off, 8);
-		o = v ? rpcu_objs_get(&s->objs, RPCU_O_TEXOBJ, v) : NULL;
-		if (!o || rpcu_texobj_resource_lives(s, o))
-			continue;
-		if (o->res_type == CU_RESOURCE_TYPE_ARRAY)
-			return rpcu_fail(s, diag, RP_ERR_TRACE, "parameter %zu of kernel '%s' holds %s object %llu "
-			                 "(made at seq %llu), and its CUDA array 0x%llx (made at seq %llu) was "
-			                 "destroyed since: the kernel would reach an array that is gone", i,
-			                 kernel ? kernel : "(unnamed)", o->surface ? "surface" : "texture",
-			                 (unsigned long long)v, (unsigned long long)o->made_seq,
-			                 (unsigned long long)o->parent, (unsigned long long)o->res_seq);
-		return rpcu_fail(s, diag, RP_ERR_TRACE, "parameter %zu of kernel '%s' holds texture object %llu "
-		                 "(made at seq %llu), and its memory at 0x%llx (allocated at seq %llu) was freed "
-		                 "since: the kernel would read freed memory", i, kernel ? kernel : "(unnamed)",
-		                 (unsigned long long)v, (unsigned long long)o->made_seq, (unsigned long long)o->parent,
-		                 (unsigned long long)o->res_seq);
+		}
+		for (at = (8 - off % 8) % 8; size > 8 && at <= size - 8; at += 8) {
+			memcpy(&v, buf + off + at, 8);
+			if ((st = rpcu_texobj_judge(s, v, i, 0, at, size, kernel, diag)) != RP_OK)
+				return st;
+		}
 	}
 	return RP_OK;
 }

@@ -15,6 +15,9 @@
  *   --hostile  instead, one cuMemcpy2D into the 2D array whose region runs
  *              one row past it: the driver refuses it, and the program
  *              prints what it returned (capture records the failed call).
+ *   --struct   the texture read goes through array_read_s, which takes the
+ *              texture object and the output pointer inside a by-value
+ *              struct (the same values read, the same hash).
  */
 #include "tests/cuda/cuprog.h"
 
@@ -35,16 +38,27 @@ static void caa_launch(CUfunction f, struct caa_params *p, unsigned n)
 	CUP_CK(cuLaunchKernel(f, (n + 63) / 64, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
 }
 
+/* array_read_s: the object and the output pointer in a by-value struct */
+static void caa_launch_struct(CUfunction f, struct caa_params *p, unsigned n)
+{
+	struct {
+		unsigned long long obj;
+		CUdeviceptr out;
+	} desc = { p->obj, p->out };
+	void *args[] = { &desc, &p->w, &p->h, &p->d, &p->add };
+	CUP_CK(cuLaunchKernel(f, (n + 63) / 64, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct cup_api errs = { .GetErrorName = cuGetErrorName };
 	static uint32_t host2[CAA_H][CAA_W], host3[CAA_D][CAA_H][CAA_W], back2[CAA_H][CAA_W];
 	static uint32_t back3[CAA_D][CAA_H][CAA_W], out[CAA_D * CAA_H * CAA_W];
-	int hostile = 0;
+	int hostile = 0, by_struct = 0;
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
-	CUfunction f_read, f_inc;
+	CUfunction f_read, f_read_s = NULL, f_inc;
 	CUarray a2, a3, a3b;
 	CUDA_ARRAY_DESCRIPTOR d2;
 	CUDA_ARRAY3D_DESCRIPTOR d3;
@@ -64,9 +78,11 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--hostile")) {
 			hostile = 1;
+		} else if (!strcmp(argv[i], "--struct")) {
+			by_struct = 1;
 		} else {
-			fprintf(stderr, "cuda_array_app: unknown option '%s' (usage: cuda_array_app [--hostile])\n",
-			        argv[i]);
+			fprintf(stderr, "cuda_array_app: unknown option '%s' (usage: cuda_array_app [--hostile] "
+			        "[--struct])\n", argv[i]);
 			return 2;
 		}
 	}
@@ -87,6 +103,8 @@ int main(int argc, char **argv)
 	free(image);
 	CUP_CK(cuModuleGetFunction(&f_read, mod, "array_read"));
 	CUP_CK(cuModuleGetFunction(&f_inc, mod, "surf_inc"));
+	if (by_struct)
+		CUP_CK(cuModuleGetFunction(&f_read_s, mod, "array_read_s"));
 
 	memset(&d2, 0, sizeof(d2));
 	d2.Width = CAA_W;
@@ -149,7 +167,10 @@ int main(int argc, char **argv)
 	td.flags = CU_TRSF_READ_AS_INTEGER;
 	CUP_CK(cuTexObjectCreate(&tex, &res, &td, NULL));
 	p = (struct caa_params){ tex, dout, CAA_W, CAA_H, 1, 5 };
-	caa_launch(f_read, &p, CAA_W * CAA_H);
+	if (by_struct)
+		caa_launch_struct(f_read_s, &p, CAA_W * CAA_H);
+	else
+		caa_launch(f_read, &p, CAA_W * CAA_H);
 	CUP_CK(cuMemcpyDtoH(out, dout, sizeof(host2)));
 	h = XXH3_64bits_withSeed(out, sizeof(host2), h);
 

@@ -9,7 +9,7 @@
 # --streams single, another scheduling seed, and after
 # cuGraphExecKernelNodeSetParams changed the exec between launches).  A
 # graph holding a child graph node (a node kind the model does not cover)
-# is counted in the exit report, and its launch is refused on replay naming
+# is counted in the exit report and by tsinfo (which names the call), and its launch is refused on replay naming
 # the call that added it, and an exec changed by a call not modeled is
 # refused from the launch after the change, as is a graph filled by
 # cuStreamBeginCaptureToGraph.  A node and an edge removed
@@ -100,6 +100,15 @@ capture child --child
 has child.cap err ", 1 graph or exec changed by calls not modeled; trace "
 "$INFO" --dump "$T/child.sbt" | grep -q 'cuda.tsGraphNotModeled .*name="cuGraphAddChildGraphNode" .*sub=4 ' ||
 	fail "child: the child graph node is not recorded by name: $("$INFO" --dump "$T/child.sbt" | grep tsGraph)"
+# tsinfo counts and names them as the exit report does
+expect_rc 0 child.info "$INFO" "$T/child.sbt"
+has child.info out "cuda graphs  1 graph or exec changed by calls not modeled (replay refuses their launches): cuGraphAddChildGraphNode=1"
+expect_rc 0 child.infojson "$INFO" --json "$T/child.sbt"
+has child.infojson out '"cuda_graphs_not_modeled":{"graphs":1,"calls":[{"name":"cuGraphAddChildGraphNode","records":1}]}'
+expect_rc 0 graph.info "$INFO" "$T/graph.sbt"
+if grep -q "cuda graphs" "$T/graph.info.out"; then fail "graph.info: $(cat "$T/graph.info.out")"; fi
+expect_rc 0 graph.infojson "$INFO" --json "$T/graph.sbt"
+has graph.infojson out '"cuda_graphs_not_modeled":{"graphs":0,"calls":[]}'
 cs=$("$INFO" --dump "$T/child.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.tsGraphNotModeled .*/\1/p')
 ls=$("$INFO" --dump "$T/child.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | head -n 1)
 ex=$("$INFO" --dump "$T/child.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | head -n 1)
@@ -112,6 +121,8 @@ expect_rc 0 child.range "$RP" --range ":$ls" "$T/child.sbt"
 # is refused naming the call
 capture xev --exec-event --launches 2
 has xev.cap err ", 1 graph or exec changed by calls not modeled; trace "
+expect_rc 0 xev.info "$INFO" "$T/xev.sbt"
+has xev.info out "cuda graphs  1 graph or exec changed by calls not modeled (replay refuses their launches): cuGraphExecEventRecordNodeSetEvent=1"
 es=$("$INFO" --dump "$T/xev.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.tsGraphNotModeled .*name="cuGraphExecEventRecordNodeSetEvent".*/\1/p')
 ls=$("$INFO" --dump "$T/xev.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | tail -n 1)
 ex=$(printf '0x%x' "$("$INFO" --dump "$T/xev.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | head -n 1)")

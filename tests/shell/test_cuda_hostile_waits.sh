@@ -18,7 +18,10 @@
 #     ahead of the kernel launch that reads it, the array destroyed ahead
 #     of cuTexObjectCreate, and the texture object's resource made linear
 #     memory (record bytes changed) whose cuMemFree moved ahead of the
-#     launch or of the creation: refused naming the record, exit 1;
+#     launch or of the creation: refused naming the record, exit 1; the
+#     texture object inside a by-value struct parameter (--struct): equal
+#     while its array lives, refused naming the struct's byte when the
+#     array is destroyed ahead of the launch;
 #   - a copy into memory cuMemSetAccess made read-only (cuda_vmm_app,
 #     cu_replay_mutants.sh seed 54003: the double's stream worker died of
 #     SIGSEGV): refused before the driver is asked, and the double, given
@@ -138,6 +141,26 @@ replay arrgone 1 "$T/arr.sbt" -- --move "$A2_DESTROY:$READ"
 has arrgone err "record seq $((READ + 1)) (cuda.cuLaunchKernel): parameter 0 of kernel 'array_read' holds texture object 1 (made at seq $TEX), and its CUDA array $A2_HEX (made at seq $A2_SEQ) was destroyed since: the kernel would reach an array that is gone"
 replay surfgone 1 "$T/arr.sbt" -- --move "$A3_DESTROY:$INC"
 has surfgone err "record seq $((INC + 1)) (cuda.cuLaunchKernel): parameter 0 of kernel 'surf_inc' holds surface object 2 (made at seq $SURF), and its CUDA array $A3_HEX (made at seq $A3_SEQ) was destroyed since"
+# The texture object inside a by-value struct parameter (cuda_array_app
+# --struct: array_read_s's first parameter, 16 bytes): it replays equal
+# while its array lives, and is refused naming the struct's byte when the
+# array is destroyed ahead of the launch.
+expect_rc 0 capst "$CAP" -o "$T/st.sbt" -- "$P/cuda_array_app" --struct
+[ "$(cat "$T/capst.out")" = "$(cat "$T/caparr.out")" ] || fail "--struct: $(cat "$T/capst.out") vs $(cat "$T/caparr.out")"
+ST_TEX=$(seq_of "$T/st.sbt" "cuda.cuTexObjectCreate ")
+ST_READ=$(seq_of "$T/st.sbt" 'name="array_read_s" grid_x=')
+ST_A2=$("$INFO" --dump "$T/st.sbt" | sed -n 's/^seq=\([0-9]*\) .*cuda.cuArrayCreate handle=\([0-9]*\) width=16 .*/\1 \2/p')
+ST_A2_SEQ=${ST_A2% *}
+ST_A2_HEX=$(printf '0x%x' "${ST_A2#* }")
+ST_A2_DESTROY=$(seq_of "$T/st.sbt" "cuda.cuArrayDestroy handle=${ST_A2#* }")
+[ -n "$ST_READ" ] && [ -n "$ST_A2_DESTROY" ] && [ -n "$ST_A2_SEQ" ] ||
+	fail "cuda_array_app --struct's trace: read $ST_READ, destroy $ST_A2_DESTROY, array $ST_A2_SEQ"
+"$INFO" --dump "$T/st.sbt" | grep -q "^seq=$ST_READ .* layout=0000000010000000" ||
+	fail "array_read_s's layout: $("$INFO" --dump "$T/st.sbt" | grep "^seq=$ST_READ ")"
+replay stlive 0 "$T/st.sbt" --
+has stlive out "matched"
+replay stgone 1 "$T/st.sbt" -- --move "$ST_A2_DESTROY:$ST_READ"
+has stgone err "record seq $((ST_READ + 1)) (cuda.cuLaunchKernel): parameter 0 of kernel 'array_read_s' (a struct of 16 bytes) holds at byte 0 texture object 1 (made at seq $ST_TEX), and its CUDA array $ST_A2_HEX (made at seq $ST_A2_SEQ) was destroyed since: the kernel would reach an array that is gone"
 replay arrfirst 1 "$T/arr.sbt" -- --move "$A2_DESTROY:$TEX"
 has arrfirst err "record seq $((TEX + 1)) (cuda.cuTexObjectCreate): cuTexObjectCreate: the resource's CUDA array $A2_HEX was never created in the trace"
 # The texture object's resource made linear: 512 bytes of the second

@@ -172,7 +172,7 @@ all_match graph "$ngcp" "$T/graph.sbt"
 lastcp=$("$INFO" --dump "$T/graph.sbt" | sed -n 's/^seq=\([0-9]*\) .* checkpoint .*/\1/p' | tail -n 1)
 [ "$lastcp" -gt "$g" ] || fail "graph: no checkpoint after the graph launch (seq $g)"
 all_match graph.det "$ngcp" --check-determinism --runs 2 "$T/graph.sbt"
-# (A graph built node by node is refused naming the launch: test_rpcuda_backend.)
+# (A launch of an exec the trace did not build is refused naming the launch: test_rpcuda_backend.)
 # A copy to the host captured into the graph ran at each graph launch, not
 # when it was recorded: it gets no checkpoint of its own (one taken at the
 # next synchronization would hash the buffer before the graph ran), and the

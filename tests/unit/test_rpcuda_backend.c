@@ -10,9 +10,9 @@
  *   - bad input, each refused with a message naming the record seq and
  *     call: a function, a stream and an event the trace never created, a
  *     copy outside every allocation, a record type the model does not
- *     have, a graph launch of a graph the trace did not build by stream
- *     capture (built node by node), a checkpoint of a copy that was never
- *     made;
+ *     have, a graph launch of an exec the trace did not build (neither
+ *     by stream capture nor node by node), a checkpoint of a copy that
+ *     was never made;
  *   - same-address replay in a VA window (tsVaWindow, and the default
  *     window of traces without one): exact addresses, granules shared by
  *     allocations with reference counts, the program's own reservation
@@ -1455,8 +1455,10 @@ int main(void)
 	tst_call(&t, SBT_CM_K_cuGraphLaunch, &c);
 	TST_REQUIRE(sbt_writer_close(t.w) == SBT_OK);
 	tst_expect_error(traces[5], RP_ERR_UNSUPPORTED, "record seq 8 (cuda.cuGraphLaunch): graph exec "
-	                 "0x6a6a was not built from the trace: its graph was not made by stream capture "
-	                 "there (built node by node, or its instantiation was not recorded)");
+	                 "0x6a6a was not built from the trace: neither its graph's construction (stream "
+	                 "capture, or cuGraphCreate and its nodes) nor its instantiation is there (made "
+	                 "before recording began?), so it cannot be replayed; replay a --range that ends "
+	                 "before seq 8");
 
 	/* Waiting on an event the trace never created. */
 	tst_begin(&t, traces[6]);

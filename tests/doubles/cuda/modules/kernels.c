@@ -251,6 +251,32 @@ static void krn_surf_inc(const struct tcd_kernel_launch *l)
 	krn_array_run(l, 1);
 }
 
+/* array_read_s: array_read with its object and output pointer inside a
+ * by-value struct (one 16-byte parameter, as nvcc lays out such a struct
+ * and the driver's parameter info reports it). */
+struct krn_array_s_params {
+	struct {
+		unsigned long long obj;
+		uint32_t *out;
+	} desc;
+	uint32_t w, h, d;
+	uint32_t add;
+};
+static const struct tcd_param krn_array_s_layout[] = {
+	TCD_PARAM(struct krn_array_s_params, desc), TCD_PARAM(struct krn_array_s_params, w),
+	TCD_PARAM(struct krn_array_s_params, h),    TCD_PARAM(struct krn_array_s_params, d),
+	TCD_PARAM(struct krn_array_s_params, add),
+};
+static void krn_array_read_s(const struct tcd_kernel_launch *l)
+{
+	const struct krn_array_s_params *p = l->params;
+	struct krn_array_params flat = { p->desc.obj, p->desc.out, p->w, p->h, p->d, p->add };
+	struct tcd_kernel_launch fl = *l;
+
+	fl.params = &flat;
+	krn_array_run(&fl, 0);
+}
+
 /* wait_flag: spin until the 32-bit word at flag is not 0, then write 1
  * to done: a consumer waiting for a producer on another stream, the shape
  * of a GPU kernel that never finishes when the producer's work is gone
@@ -290,6 +316,7 @@ static const struct tcd_kernel_desc krn_kernels[] = {
 	TCD_KERNEL("scale_by_table", krn_scale_by_table, struct krn_scale_params, krn_scale_layout),
 	TCD_KERNEL("array_read", krn_array_read, struct krn_array_params, krn_array_layout),
 	TCD_KERNEL("surf_inc", krn_surf_inc, struct krn_array_params, krn_array_layout),
+	TCD_KERNEL("array_read_s", krn_array_read_s, struct krn_array_s_params, krn_array_s_layout),
 	TCD_KERNEL("wait_flag", krn_wait_flag, struct krn_wait_params, krn_wait_layout),
 	{ "empty", krn_empty, 0, 0, NULL },
 };
