@@ -13,7 +13,8 @@
  * before vkQueueBindSparse, of everything; the ranges of
  * vkFlushMappedMemoryRanges and vkInvalidateMappedMemoryRanges; before
  * vkUnmapMemory): each run of bytes where
- * shadow != reference is copied once, into the reference, and from there
+ * shadow != reference is read once, into the reference (most of it by the
+ * compare that finds the run, vkl_mem_run_wide_sse2), and from there
  * recorded as a blob with a vulkan.tsMemoryWrite record and written into
  * the real mapping.  Only the bytes that differ are written to the real mapping:
  * two runs are merged across a gap only where the gap's real bytes still
@@ -499,20 +500,25 @@ static size_t vkl_mem_run_on(const uint8_t *a, uint8_t *b, uint8_t *out, size_t 
 	return j;
 }
 
-/* Length of the run of differing bytes starting at i (a[i] != b[i]). */
+/* Length of the run of differing bytes starting at i (a[i] != b[i]): at
+ * least 1, even where the device changed a[i] back since it was read (the
+ * callers' loops advance by it).  The steps start at i itself, so that a
+ * run starting on a page boundary is stepped over whole. */
 static size_t vkl_mem_run(const uint8_t *a, const uint8_t *b, size_t i, size_t n)
 {
 	size_t stored;
 	/* out NULL: nothing is stored into b */
-	return vkl_mem_run_on(a, (uint8_t *)(uintptr_t)b, NULL, i + 1, n, &stored) - i;
+	size_t end = vkl_mem_run_on(a, (uint8_t *)(uintptr_t)b, NULL, i, n, &stored);
+	return end > i ? end - i : 1;
 }
 
-/* The same, also storing a stretch of the run [i + 1, *stored_out) of a
- * into b and out (vkl_mem_run_wide_sse2). */
+/* The same, also storing a stretch of the run [i, *stored_out) of a into
+ * b and out (vkl_mem_run_wide_sse2). */
 static size_t vkl_mem_run_copy(const uint8_t *a, uint8_t *b, uint8_t *out, size_t i, size_t n,
                                size_t *stored_out)
 {
-	return vkl_mem_run_on(a, b, out, i + 1, n, stored_out) - i;
+	size_t end = vkl_mem_run_on(a, b, out, i, n, stored_out);
+	return end > i ? end - i : 1;
 }
 
 /* The device's bytes src[0, n) into the shadow where they differ from the
@@ -584,14 +590,11 @@ static void vkl_mem_publish_run(vkl_memory *m, size_t lo, size_t hi)
 		/* one read of the shadow, into the reference: what is recorded
 		 * and what reaches the device are that copy, whatever another
 		 * thread writes into the shadow meanwhile (the compare stored
-		 * [i + 1, stored) into both already, from its own loads) */
-		m->ref[i] = m->shadow[i];
+		 * [i, stored) into both already, from its own loads) */
 		memcpy(m->ref + stored, m->shadow + stored, end - stored);
 		vkl_emit_memory_write((uint64_t)(uintptr_t)m->handle, m->map_offset + i, m->ref + i, len);
-		if (!m->host) { /* imported host memory: the device sees them already */
-			m->real[i] = m->ref[i];
+		if (!m->host) /* imported host memory: the device sees them already */
 			memcpy(m->real + stored, m->ref + stored, end - stored);
-		}
 		i = next;
 	}
 }

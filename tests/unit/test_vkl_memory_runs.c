@@ -114,15 +114,15 @@ static void tst_scans(void)
 				memcpy(ref, b, TST_N);
 				memset(out, 0x5a, TST_N);
 				len = vkl_mem_run_copy(a, ref, out, i, TST_N, &stored);
-				if (len != want || stored < i + 1 || stored > i + len ||
-				    memcmp(ref + i + 1, a + i + 1, stored - i - 1) != 0 ||
-				    memcmp(out + i + 1, a + i + 1, stored - i - 1) != 0 ||
-				    memcmp(ref, b, i + 1) != 0 ||
+				if (len != want || stored < i || stored > i + len ||
+				    memcmp(ref + i, a + i, stored - i) != 0 ||
+				    memcmp(out + i, a + i, stored - i) != 0 ||
+				    memcmp(ref, b, i) != 0 ||
 				    memcmp(ref + stored, b + stored, TST_N - stored) != 0 ||
-				    tst_count(out, 0, i + 1) != i + 1 ||
+				    tst_count(out, 0, i) != i ||
 				    tst_count(out, stored, TST_N) != TST_N - stored)
 					bad_copy++;
-				stored_bytes += stored - i - 1;
+				stored_bytes += stored - i;
 			}
 		/* a stands for the device's bytes, b for the reference */
 		for (size_t off = 0; off < 16; off++) {
