@@ -456,8 +456,9 @@ static void cap_wr_pages(cap_wctx *x, const cap_entry *e)
  * (serializer/sbt_format.h).  On x86 through libxxhash's dispatcher, which
  * picks the widest vectors the CPU has (AVX2 where the inlined copy the
  * serializer compiles for the baseline uses SSE2): the same hash at about
- * half the instructions, and this is most of what the writer does for
- * memory contents (docs/benchmarks.md). */
+ * a third of the instructions, and this is most of what the writer does
+ * for memory contents (docs/benchmarks.md).  Debian's libxxhash (0.8.1)
+ * exports the dispatcher (xxh_x86dispatch.h). */
 static XXH128_hash_t cap_wr_page_hash(const void *p, size_t n)
 {
 #if defined(__x86_64__) || defined(__i386__)
