@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include <xxhash.h>
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)
 #include <xxh_x86dispatch.h>
 #endif
 
@@ -461,7 +461,7 @@ static void cap_wr_pages(cap_wctx *x, const cap_entry *e)
  * exports the dispatcher (xxh_x86dispatch.h). */
 static XXH128_hash_t cap_wr_page_hash(const void *p, size_t n)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)
 	return XXH3_128bits_dispatch(p, n);
 #else
 	return XXH3_128bits(p, n);
