@@ -26,6 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xxhash.h>
+#if defined(__x86_64__)
+#include <xxh_x86dispatch.h>
+#endif
+
 #include "capture/cap_clock.h"
 #include "capture/cap_internal.h"
 
@@ -66,6 +71,8 @@ typedef struct cap_wctx {
 	int gap_reported;
 	uint8_t *enc;              /* deferred records' payloads are encoded here */
 	size_t enc_cap;
+	uint8_t *blob_scratch;     /* a blob's page hashes, then its page flags */
+	size_t blob_scratch_cap;
 	int late;                  /* rounds run after the finish at exit */
 	uint64_t start_mono_ns;    /* the file's header: record times count from it */
 } cap_wctx;
@@ -445,6 +452,52 @@ static void cap_wr_pages(cap_wctx *x, const cap_entry *e)
 	cap_wr_check(x, "blob", st);
 }
 
+/* XXH3-128 of one page of a blob: the page's key in the trace file
+ * (serializer/sbt_format.h).  On x86 through libxxhash's dispatcher, which
+ * picks the widest vectors the CPU has (AVX2 where the inlined copy the
+ * serializer compiles for the baseline uses SSE2): the same hash at about
+ * a third of the instructions, and this is most of what the writer does
+ * for memory contents (docs/benchmarks.md).  Debian's libxxhash (0.8.1)
+ * exports the dispatcher (xxh_x86dispatch.h). */
+static XXH128_hash_t cap_wr_page_hash(const void *p, size_t n)
+{
+#if defined(__x86_64__)
+	return XXH3_128bits_dispatch(p, n);
+#else
+	return XXH3_128bits(p, n);
+#endif
+}
+
+/* A blob copied whole (cap_blob): its pages hashed here and stored with
+ * sbt_writer_put_blob_hashed, the file the same as sbt_writer_put_blob's. */
+static sbt_status cap_wr_blob(cap_wctx *x, const cap_entry *e)
+{
+	const uint8_t *src = (const uint8_t *)(e + 1);
+	size_t len = (size_t)e->len, page = sbt_writer_page_bytes(x->w), npages, need;
+	uint64_t *hashes;
+	if (!page)
+		return SBT_ERR_ARG;
+	npages = len / page + (len % page != 0);
+	need = npages * 17;
+	if (need > x->blob_scratch_cap) {
+		uint8_t *grown = realloc(x->blob_scratch, need);
+		if (!grown)
+			return sbt_writer_put_blob(x->w, e->key, src, len, NULL);
+		x->blob_scratch = grown;
+		x->blob_scratch_cap = need;
+	}
+	hashes = (uint64_t *)(void *)x->blob_scratch;
+	for (size_t i = 0; i < npages; i++) {
+		size_t off = i * page;
+		XXH128_hash_t h = cap_wr_page_hash(src + off, len - off < page ? len - off : page);
+		hashes[2 * i] = h.low64;
+		hashes[2 * i + 1] = h.high64;
+	}
+	memset(x->blob_scratch + npages * 16, 1, npages);
+	return sbt_writer_put_blob_hashed(x->w, e->key, len, (uint32_t)page, hashes,
+	                                  x->blob_scratch + npages * 16, src);
+}
+
 /* Handle blobs and stacks at the cursor; return the next record, if any. */
 static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 {
@@ -453,8 +506,7 @@ static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 	       e->kind != CAP_ENT_DEFERRED) {
 		if (e->kind == CAP_ENT_BLOB && !x->failed) {
 			errno = 0;
-			cap_wr_check(x, "blob",
-			             sbt_writer_put_blob(x->w, e->key, e + 1, (size_t)e->len, NULL));
+			cap_wr_check(x, "blob", cap_wr_blob(x, e));
 		} else if (e->kind == CAP_ENT_PAGES && !x->failed) {
 			cap_wr_pages(x, e);
 		} else if (e->kind == CAP_ENT_STACK) {
@@ -959,6 +1011,7 @@ void *cap_writer_main(void *arg)
 	cap_wmap_free(&x.syms);
 	free(x.heap);
 	free(x.enc);
+	free(x.blob_scratch);
 	atomic_store(&cap_g.writer_alive, 0);
 	pthread_mutex_unlock(&cap_g.fork_mu);
 	return NULL;

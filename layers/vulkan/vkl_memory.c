@@ -13,7 +13,8 @@
  * before vkQueueBindSparse, of everything; the ranges of
  * vkFlushMappedMemoryRanges and vkInvalidateMappedMemoryRanges; before
  * vkUnmapMemory): each run of bytes where
- * shadow != reference is copied once, into the reference, and from there
+ * shadow != reference is read once, into the reference (most of it by the
+ * compare that finds the run, vkl_mem_run_wide_sse2), and from there
  * recorded as a blob with a vulkan.tsMemoryWrite record and written into
  * the real mapping.  Only the bytes that differ are written to the real mapping:
  * two runs are merged across a gap only where the gap's real bytes still
@@ -385,14 +386,23 @@ static inline vkl_mem_v16 vkl_mem_eq16(const uint8_t *a, const uint8_t *b)
 	return (vkl_mem_v16)(x == y);
 }
 
-/* Length of the run of differing bytes starting at i (a[i] != b[i]).
- * Many bytes a step while all of them differ: pages the host rewrote
- * whole, and results the device wrote, run for kilobytes to megabytes. */
-static size_t vkl_mem_run(const uint8_t *a, const uint8_t *b, size_t i, size_t n)
+/*
+ * Where a run of differing bytes of a against b goes on from j, many bytes
+ * a step while none of them is equal (a page the host rewrote whole,
+ * results the device wrote: kilobytes to megabytes).  Returns the first
+ * j' >= j where the steps stopped (an equal byte within the next step, or
+ * too few bytes left).  With out (not NULL) the bytes of a stepped over
+ * are also stored into b and into out, from the loads the compare made:
+ * publishing copies a run of the shadow into the reference and the
+ * driver's mapping, and doing it here saves two passes over the bytes.
+ * Only whole steps found differing are stored, so b still differs from a
+ * wherever the run has not been decided yet.
+ *
+ * SSE2: sixty-four bytes a step, four vector compares and one test.
+ */
+static size_t vkl_mem_run_wide_sse2(const uint8_t *a, uint8_t *b, uint8_t *out, size_t j,
+                                    size_t n)
 {
-	size_t j = i + 1;
-	/* sixty-four bytes a step while none of them is equal (a whole page
-	 * the host rewrote): four vector compares and one test */
 	while (j + 64 <= n) {
 		vkl_mem_v16 eq = vkl_mem_eq16(a + j, b + j) | vkl_mem_eq16(a + j + 16, b + j + 16) |
 		                 vkl_mem_eq16(a + j + 32, b + j + 32) |
@@ -401,9 +411,74 @@ static size_t vkl_mem_run(const uint8_t *a, const uint8_t *b, size_t i, size_t n
 		memcpy(w, &eq, 16);
 		if (w[0] | w[1])
 			break;
+		if (out) {
+			uint8_t v[64];
+			memcpy(v, a + j, 64);
+			memcpy(b + j, v, 64);
+			memcpy(out + j, v, 64);
+		}
 		j += 64;
 	}
-	/* then sixteen */
+	return j;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define VKL_MEM_HAVE_AVX2 1
+typedef uint8_t vkl_mem_v32 __attribute__((vector_size(32)));
+
+/* AVX2: 128 bytes a step (four 32-byte compares, one test), the rest left
+ * to the SSE2 steps.  The compare is most of what publishing a written
+ * page costs the application's thread; this is about a third of the SSE2
+ * steps' instructions (docs/benchmarks.md).  Chosen at run time. */
+__attribute__((target("avx2"))) static size_t vkl_mem_run_wide_avx2(const uint8_t *a,
+                                                                    uint8_t *b, uint8_t *out,
+                                                                    size_t j, size_t n)
+{
+	while (j + 128 <= n) {
+		vkl_mem_v32 x0, x1, x2, x3, y0, y1, y2, y3, eq;
+		memcpy(&x0, a + j, 32);
+		memcpy(&y0, b + j, 32);
+		memcpy(&x1, a + j + 32, 32);
+		memcpy(&y1, b + j + 32, 32);
+		memcpy(&x2, a + j + 64, 32);
+		memcpy(&y2, b + j + 64, 32);
+		memcpy(&x3, a + j + 96, 32);
+		memcpy(&y3, b + j + 96, 32);
+		eq = (vkl_mem_v32)(x0 == y0) | (vkl_mem_v32)(x1 == y1) | (vkl_mem_v32)(x2 == y2) |
+		     (vkl_mem_v32)(x3 == y3);
+		if (!_mm256_testz_si256((__m256i)eq, (__m256i)eq))
+			break;
+		if (out) {
+			memcpy(b + j, &x0, 32);
+			memcpy(b + j + 32, &x1, 32);
+			memcpy(b + j + 64, &x2, 32);
+			memcpy(b + j + 96, &x3, 32);
+			memcpy(out + j, &x0, 32);
+			memcpy(out + j + 32, &x1, 32);
+			memcpy(out + j + 64, &x2, 32);
+			memcpy(out + j + 96, &x3, 32);
+		}
+		j += 128;
+	}
+	return j;
+}
+#endif
+
+/* The run of differing bytes of a against b from j on, the wide steps
+ * first (storing as vkl_mem_run_wide_sse2 says when out is not NULL),
+ * then sixteen, eight and one byte at a time (never storing).  Returns
+ * the run's end; *stored_out: where the stored stretch [j, *stored_out)
+ * ends. */
+static size_t vkl_mem_run_on(const uint8_t *a, uint8_t *b, uint8_t *out, size_t j, size_t n,
+                             size_t *stored_out)
+{
+#ifdef VKL_MEM_HAVE_AVX2
+	if (__builtin_cpu_supports("avx2"))
+		j = vkl_mem_run_wide_avx2(a, b, out, j, n);
+#endif
+	j = vkl_mem_run_wide_sse2(a, b, out, j, n);
+	*stored_out = j;
 	while (j + 16 <= n) {
 		vkl_mem_v16 eq = vkl_mem_eq16(a + j, b + j);
 		uint64_t w[2];
@@ -422,7 +497,28 @@ static size_t vkl_mem_run(const uint8_t *a, const uint8_t *b, size_t i, size_t n
 	}
 	while (j < n && a[j] != b[j])
 		j++;
-	return j - i;
+	return j;
+}
+
+/* Length of the run of differing bytes starting at i (a[i] != b[i]): at
+ * least 1, even where the device changed a[i] back since it was read (the
+ * callers' loops advance by it).  The steps start at i itself, so that a
+ * run starting on a page boundary is stepped over whole. */
+static size_t vkl_mem_run(const uint8_t *a, const uint8_t *b, size_t i, size_t n)
+{
+	size_t stored;
+	/* out NULL: nothing is stored into b */
+	size_t end = vkl_mem_run_on(a, (uint8_t *)(uintptr_t)b, NULL, i, n, &stored);
+	return end > i ? end - i : 1;
+}
+
+/* The same, also storing a stretch of the run [i, *stored_out) of a into
+ * b and out (vkl_mem_run_wide_sse2). */
+static size_t vkl_mem_run_copy(const uint8_t *a, uint8_t *b, uint8_t *out, size_t i, size_t n,
+                               size_t *stored_out)
+{
+	size_t end = vkl_mem_run_on(a, b, out, i, n, stored_out);
+	return end > i ? end - i : 1;
 }
 
 /* The device's bytes src[0, n) into the shadow where they differ from the
@@ -475,8 +571,13 @@ static size_t vkl_mem_next_diff(const uint8_t *a, const uint8_t *b, size_t i, si
 static void vkl_mem_publish_run(vkl_memory *m, size_t lo, size_t hi)
 {
 	size_t i = vkl_mem_next_diff(m->shadow, m->ref, lo, hi);
+	/* imported host memory: the device sees the shadow already, and a
+	 * store into it could undo an application thread's write: the
+	 * stretch the compare stores goes into the reference twice */
+	uint8_t *out = m->host ? m->ref : m->real;
 	while (i < hi) {
-		size_t end = i + vkl_mem_run(m->shadow, m->ref, i, hi), next, len;
+		size_t stored, end = i + vkl_mem_run_copy(m->shadow, m->ref, out, i, hi, &stored);
+		size_t next, len;
 		/* extend over short gaps whose real bytes the device left alone */
 		for (;;) {
 			next = vkl_mem_next_diff(m->shadow, m->ref, end, hi);
@@ -488,11 +589,12 @@ static void vkl_mem_publish_run(vkl_memory *m, size_t lo, size_t hi)
 		len = end - i;
 		/* one read of the shadow, into the reference: what is recorded
 		 * and what reaches the device are that copy, whatever another
-		 * thread writes into the shadow meanwhile */
-		memcpy(m->ref + i, m->shadow + i, len);
+		 * thread writes into the shadow meanwhile (the compare stored
+		 * [i, stored) into both already, from its own loads) */
+		memcpy(m->ref + stored, m->shadow + stored, end - stored);
 		vkl_emit_memory_write((uint64_t)(uintptr_t)m->handle, m->map_offset + i, m->ref + i, len);
 		if (!m->host) /* imported host memory: the device sees them already */
-			memcpy(m->real + i, m->ref + i, len);
+			memcpy(m->real + stored, m->ref + stored, end - stored);
 		i = next;
 	}
 }

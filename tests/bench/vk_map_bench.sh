@@ -28,6 +28,17 @@
 # VK_MAP_SWEEP (MIB:PERMILLE points, default "64:10 64:100 64:1000 16:10
 # 16:1000"), VK_MAP_SUBMITS (default 50), VK_MAP_BASE_LAYERS (above),
 # VK_MAP_RUNS (which runs, default all: e.g. "plain track ours base").
+#
+# VK_MAP_CALLGRIND="N1 N2" counts instructions instead of timing: each of
+# plain, ours and (with VK_MAP_BASE_LAYERS) base runs once under valgrind
+# --tool=callgrind --separate-threads=yes with N1 and with N2 submits, and
+# the difference over N2 - N1 is printed per submit for the application's
+# thread, the writer thread (the one whose profile names cap_writer_main)
+# and the whole process, with the ratios to plain.  Set-up cancels out and
+# the machine's load does not matter.  The layer runs get
+# TRACESMITH_FLUSH_MS=3600000: under valgrind the one-second flushes land
+# a varying number of times in a run.  Valgrind lacks userfaultfd, so the
+# layer runs with the guard tracker there.
 set -eu
 BUILD=${BUILD:-build}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -96,9 +107,73 @@ def gfxr(args, out):
     return run(args, env, out)
 
 
+def callgrind(args, env, n):
+    """Instructions per thread kind of one run of n submits under callgrind."""
+    out = os.path.join(TMP, "cg")
+    subprocess.run(["rm", "-rf", out])
+    os.mkdir(out)
+    env = dict(env)
+    if "TRACESMITH_OUTPUT" in env:
+        env["TRACESMITH_FLUSH_MS"] = "3600000"
+    p = subprocess.run(["valgrind", "--tool=callgrind", "--separate-threads=yes",
+                        "--callgrind-out-file=" + os.path.join(out, "cg.out"), PROG] +
+                       args[:-1] + [str(n)], env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, errors="replace")
+    if p.returncode != 0:
+        raise RuntimeError("callgrind vk_mapwrite %s: exit %d\n%s" % (" ".join(args), p.returncode,
+                                                                      p.stdout[-2000:]))
+    kinds = {"app": 0, "writer": 0, "whole": 0}
+    for f in os.listdir(out):
+        if not f.startswith("cg.out-"):
+            continue
+        text = open(os.path.join(out, f), errors="replace").read()
+        m = re.search(r"^(?:totals|summary): (\d+)", text, re.M)
+        ir = int(m.group(1)) if m else 0
+        kinds["whole"] += ir
+        if "cap_writer_main" in text:
+            kinds["writer"] += ir
+        elif f.endswith("-01"):
+            kinds["app"] += ir
+    return kinds
+
+
+def layer_env(layers=None):
+    env = base_env()
+    if layers:
+        env["VK_ADD_LAYER_PATH"] = layers
+    env["VK_INSTANCE_LAYERS"] = "VK_LAYER_tracesmith"
+    env["TRACESMITH_OUTPUT"] = os.path.join(TMP, "cg.sbt")
+    return env
+
+
 BASE = os.environ.get("VK_MAP_BASE_LAYERS", "")
 if BASE and not os.path.exists(os.path.join(BASE, "VkLayer_tracesmith.json")):
     raise SystemExit("VK_MAP_BASE_LAYERS=%s holds no VkLayer_tracesmith.json" % BASE)
+CG = os.environ.get("VK_MAP_CALLGRIND", "").split()
+if CG:
+    if len(CG) != 2 or not all(x.isdigit() for x in CG) or int(CG[0]) >= int(CG[1]):
+        raise SystemExit("VK_MAP_CALLGRIND=%s: two submit counts, the first smaller" %
+                         " ".join(CG))
+    n1, n2 = int(CG[0]), int(CG[1])
+    print("instructions per submit (callgrind, runs of %d and %d submits)" % (n1, n2))
+    for point in SWEEP:
+        mib, pm = point.split(":")
+        args = ["--mib", mib, "--permille", pm, "--submits", "0"]
+        envs = [("plain", base_env()), ("ours", layer_env())]
+        if BASE:
+            envs.append(("base", layer_env(BASE)))
+        per = {}
+        for name, env in envs:
+            a, b = callgrind(args, env, n1), callgrind(args, env, n2)
+            per[name] = {k: (b[k] - a[k]) / float(n2 - n1) for k in a}
+        print("== %s MiB, %.1f %% of pages written per submit" % (mib, int(pm) / 10.0))
+        for name, _ in envs:
+            c = per[name]
+            print("  %-6s app %9.0f K  writer %9.0f K  whole %9.0f K  whole/plain %.2f  "
+                  "app/plain %.2f" % (name, c["app"] / 1e3, c["writer"] / 1e3, c["whole"] / 1e3,
+                                      c["whole"] / per["plain"]["whole"],
+                                      c["app"] / per["plain"]["app"]), flush=True)
+    raise SystemExit(0)
 WANT = os.environ.get("VK_MAP_RUNS", "").split()
 have_gfxr = os.path.exists(GFXR_JSON)
 print("vk_mapwrite, %s submits, %d alternating rounds; times are the submit loop's, "

@@ -3,8 +3,10 @@
  * memory tracking (layers/vulkan/vkl_memory.c, compiled in) against
  * byte-at-a-time references, on buffers where equal and differing bytes
  * alternate in every pattern a word can hold (runs of 0 to 20 bytes, at
- * every alignment, and differing runs up to 200 bytes for the 64-byte
- * steps), then through the public calls on a fake mapping: a
+ * every alignment, and differing runs up to 200 and 700 bytes for the
+ * 64- and 128-byte steps), the compare that also copies the run (only
+ * whole steps found differing, the same bytes into the reference and the
+ * driver's mapping, nothing outside the run), then through the public calls on a fake mapping: a
  * device write of 3000 bytes with bytes left equal inside it reaches the
  * shadow whole and is never recorded as a host write, and host bytes that
  * share 8-byte words with device bytes survive an observation; publishing
@@ -65,6 +67,15 @@ static size_t tst_run_ref(const uint8_t *a, const uint8_t *b, size_t i, size_t n
 	return j - i;
 }
 
+/* How many of p[lo, hi) still hold the fill byte 0x5a. */
+static size_t tst_count(const uint8_t *p, size_t lo, size_t hi)
+{
+	size_t n = 0;
+	for (size_t i = lo; i < hi; i++)
+		n += p[i] == 0x5a;
+	return n;
+}
+
 /* a and b differ in runs of random length 0..longest separated by equal
  * runs of random length 0..20 */
 static void tst_fill(uint8_t *a, uint8_t *b, size_t n, size_t longest)
@@ -84,17 +95,34 @@ static void tst_fill(uint8_t *a, uint8_t *b, size_t n, size_t longest)
 static void tst_scans(void)
 {
 	uint8_t *a = malloc(TST_N), *b = malloc(TST_N), *shadow = malloc(TST_N);
-	uint8_t *ref = malloc(TST_N), *want_shadow = malloc(TST_N);
-	size_t bad_run = 0, bad_take = 0, runs = 0;
-	TST_REQUIRE(a && b && shadow && ref && want_shadow);
-	for (int round = 0; round < 50; round++) {
-		/* every other round, runs long enough for the 64-byte steps */
-		tst_fill(a, b, TST_N, round % 2 ? 200 : 20);
+	uint8_t *ref = malloc(TST_N), *want_shadow = malloc(TST_N), *out = malloc(TST_N);
+	size_t bad_run = 0, bad_take = 0, bad_copy = 0, runs = 0, stored_bytes = 0;
+	TST_REQUIRE(a && b && shadow && ref && want_shadow && out);
+	for (int round = 0; round < 60; round++) {
+		/* two rounds in three, runs long enough for the 64-byte steps,
+		 * then for the 128-byte ones (AVX2) */
+		tst_fill(a, b, TST_N, round % 3 == 0 ? 20 : round % 3 == 1 ? 200 : 700);
 		for (size_t i = 0; i < TST_N; i++)
 			if (a[i] != b[i]) {
+				size_t want = tst_run_ref(a, b, i, TST_N), len, stored;
 				runs++;
-				if (vkl_mem_run(a, b, i, TST_N) != tst_run_ref(a, b, i, TST_N))
+				if (vkl_mem_run(a, b, i, TST_N) != want)
 					bad_run++;
+				if (i && a[i - 1] != b[i - 1])
+					continue; /* inside a run: copied from its start */
+				/* the copying compare, on copies: b's stand-in is ref */
+				memcpy(ref, b, TST_N);
+				memset(out, 0x5a, TST_N);
+				len = vkl_mem_run_copy(a, ref, out, i, TST_N, &stored);
+				if (len != want || stored < i || stored > i + len ||
+				    memcmp(ref + i, a + i, stored - i) != 0 ||
+				    memcmp(out + i, a + i, stored - i) != 0 ||
+				    memcmp(ref, b, i) != 0 ||
+				    memcmp(ref + stored, b + stored, TST_N - stored) != 0 ||
+				    tst_count(out, 0, i) != i ||
+				    tst_count(out, stored, TST_N) != TST_N - stored)
+					bad_copy++;
+				stored_bytes += stored - i;
 			}
 		/* a stands for the device's bytes, b for the reference */
 		for (size_t off = 0; off < 16; off++) {
@@ -114,8 +142,11 @@ static void tst_scans(void)
 		}
 	}
 	TST_CHECK(runs > 10000);
+	TST_CHECK(stored_bytes > 100000); /* the wide steps stored */
 	TST_CHECK_EQ_U64(bad_run, 0);
 	TST_CHECK_EQ_U64(bad_take, 0);
+	TST_CHECK_EQ_U64(bad_copy, 0);
+	free(out);
 	free(a);
 	free(b);
 	free(shadow);
