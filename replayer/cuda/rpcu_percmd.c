@@ -109,8 +109,18 @@ rp_status rpcu_percmd_after(rpcu_state *s, uint64_t seq, const char *name, const
 		                     seq, c->dst, rpcu_percmd_markable, rpcu_percmd_mark, &q, diag);
 	if (st != RP_OK || !s->per_command || s->fast_forward)
 		return st;
-	return rp_cm_footprint(&t, launch ? RP_CM_FOOT_LAUNCH : write ? RP_CM_FOOT_WRITE : RP_CM_FOOT_ALL,
-	                       seq, c->dst, rpcu_percmd_readable, rpcu_percmd_queue, &q, diag);
+	st = rp_cm_footprint(&t, launch ? RP_CM_FOOT_LAUNCH : write ? RP_CM_FOOT_WRITE : RP_CM_FOOT_ALL,
+	                     seq, c->dst, rpcu_percmd_readable, rpcu_percmd_queue, &q, diag);
+	/* The program went on after a synchronous copy or memset as after
+	 * finished work: its next command, on any stream, may write what the
+	 * copies just queued are to read.  They finish before it is issued. */
+	if (st == RP_OK && write && !strstr(name, "Async")) {
+		CUresult cr = s->drv.p_cuStreamSynchronize(q.stream);
+		if (cr != CUDA_SUCCESS)
+			st = rpcu_cufail(s, diag, "cuStreamSynchronize", cr,
+			                 "waiting for the --per-command copies of a synchronous call");
+	}
+	return st;
 }
 
 rp_status rpcu_sync_contexts(rpcu_state *s, const char *what, rp_diag *diag)

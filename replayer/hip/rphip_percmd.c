@@ -130,8 +130,17 @@ rp_status rphip_percmd_after(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_ca
 		st = rp_cm_footprint(&t, what, s->seq, dst, rphip_percmd_markable, rphip_percmd_mark, &q, diag);
 	if (st != RP_OK || !s->per_command || s->fast_forward)
 		return st;
-	return rp_cm_footprint(&t, what, s->seq, dst, rphip_percmd_readable, rphip_percmd_queue, &q,
-	                       diag);
+	st = rp_cm_footprint(&t, what, s->seq, dst, rphip_percmd_readable, rphip_percmd_queue, &q, diag);
+	/* The program went on after a synchronous copy or memset as after
+	 * finished work: its next command, on any stream, may write what the
+	 * copies just queued are to read.  They finish before it is issued. */
+	if (st == RP_OK && what == RP_CM_FOOT_WRITE && !strstr(sbt_cm_hip_name(hc), "Async")) {
+		hipError_t e = s->rt.p_hipStreamSynchronize(q.stream);
+		if (e != hipSuccess)
+			st = rphip_hipfail(s, diag, "hipStreamSynchronize (waiting for the --per-command copies "
+			                   "of a synchronous call)", e);
+	}
+	return st;
 }
 
 rp_status rphip_percmd_results(rphip_state *s, rp_command_result_fn fn, void *ctx, rp_diag *diag)

@@ -6,7 +6,10 @@
 # - cuda_driver_app (ordered by events) and cuda_race_app --mode event:
 #   under each of the seeds 1..10, tsreplay --check-determinism --runs 10
 #   exits 0, every checkpoint of the ten runs matched the capture, and the
-#   runs agree; cuda_driver_app with --per-command, after every command too;
+#   runs agree; with --per-command, after every command too (cuda_race_app's
+#   synchronous uploads are followed by a kernel on a non-blocking stream:
+#   the replay's copies after a synchronous call finish before the next
+#   command, as the call itself did for the program);
 # - the counterpart with the ordering left out, cuda_driver_app --racy,
 #   under the same ten runs: some seed makes runs part (exit 4), and
 #   --per-command names the first command after which they part, one the
@@ -42,15 +45,13 @@ for p in drv event; do
 		[ ! -s "$T/$n.err" ] || fail "$n: standard error not empty: $(cat "$T/$n.err")"
 	done
 done
-# after every command too (cuda_driver_app only: cuda_race_app's second
-# synchronous upload is followed by a kernel on a non-blocking stream, and
-# the CUDA backend queues the upload's --per-command copy on the legacy
-# stream without waiting for it, so the copy may read the buffer after the
-# kernel wrote it: runs then part after the upload, a difference the
-# program does not have; left to replayer/cuda, see docs/replay.md)
-for seed in $SEEDS; do
-	expect_rc 0 "drv.pc.$seed" env TSCUDA_DOUBLE_SEED=$seed "$RP" --check-determinism --runs 10 --per-command "$T/drv.sbt"
-	has "drv.pc.$seed" out "tsreplay: runs agree with each other at every checkpoint and after every command"
+# after every command too
+for p in drv event; do
+	for seed in $SEEDS; do
+		expect_rc 0 "$p.pc.$seed" env TSCUDA_DOUBLE_SEED=$seed "$RP" --check-determinism --runs 10 \
+			--per-command "$T/$p.sbt"
+		has "$p.pc.$seed" out "tsreplay: runs agree with each other at every checkpoint and after every command"
+	done
 done
 
 # ---- the racy counterpart: runs part, after a command the emulator names ---------
