@@ -512,6 +512,17 @@ TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresWaitNode, const CUDA_EXT_SEM_WAIT_
 TCU_GRAPH_NM_NODE(cuGraphAddBatchMemOpNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *,
                   CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
 
+/* Whether any of the n edges carries data other than the default (a
+ * programmatic edge), which the model does not cover. */
+static int tcu_graph_edges_special(const CUgraphEdgeData *edges, size_t n)
+{
+	static const CUgraphEdgeData plain;
+	for (size_t i = 0; edges && i < n; i++)
+		if (memcmp(&edges[i], &plain, sizeof(plain)) != 0)
+			return 1;
+	return 0;
+}
+
 /* ---- the generic form --------------------------------------------------------------- */
 
 /* cuGraphAddNode(_v2): a node type the model covers is recorded as that
@@ -521,14 +532,12 @@ static void tcu_graph_generic_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraph
                                    CUgraph g, const CUgraphNode *deps, const CUgraphEdgeData *edges,
                                    size_t ndeps, const CUgraphNodeParams *p, const char *call)
 {
-	static const CUgraphEdgeData plain;
 	if (mode == TCU_MODE_NESTED || !p)
 		return;
-	for (size_t i = 0; edges && i < ndeps; i++)
-		if (memcmp(&edges[i], &plain, sizeof(plain)) != 0) {
-			tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, p->type, call);
-			return;
-		}
+	if (tcu_graph_edges_special(edges, ndeps)) {
+		tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, p->type, call);
+		return;
+	}
 	switch (p->type) {
 	case CU_GRAPH_NODE_TYPE_KERNEL:
 		tcu_graph_kernel_node(id, mode, r, out, g, deps, ndeps, NULL,
@@ -648,7 +657,6 @@ CUresult tcu_m_cuGraphAddDependencies_v2(tcu_fn id, CUgraph g, const CUgraphNode
                                          const CUgraphNode *to, const CUgraphEdgeData *edges,
                                          size_t n)
 {
-	static const CUgraphEdgeData plain;
 	tcu_mode mode;
 	CUresult r;
 	tcu_pfn_cuGraphAddDependencies_v2 real =
@@ -658,12 +666,8 @@ CUresult tcu_m_cuGraphAddDependencies_v2(tcu_fn id, CUgraph g, const CUgraphNode
 		goto out;
 	}
 	r = real(g, from, to, edges, n);
-	for (size_t i = 0; edges && i < n && mode != TCU_MODE_NESTED; i++)
-		if (memcmp(&edges[i], &plain, sizeof(plain)) != 0) {
-			tcu_graph_changed(id, mode, r, TCU_H(g), 0, 0,
-			                      "cuGraphAddDependencies_v2 (edge data)");
-			break;
-		}
+	if (mode != TCU_MODE_NESTED && tcu_graph_edges_special(edges, n))
+		tcu_graph_changed(id, mode, r, TCU_H(g), 0, 0, "cuGraphAddDependencies_v2 (edge data)");
 	tcu_graph_edges(SBT_CM_K_cuGraphAddDependencies, id, mode, r, g, from, to, n);
 out:
 	tcu_call_end();
@@ -694,7 +698,6 @@ CUresult tcu_m_cuGraphRemoveDependencies_v2(tcu_fn id, CUgraph g, const CUgraphN
                                             const CUgraphNode *to, const CUgraphEdgeData *edges,
                                             size_t n)
 {
-	static const CUgraphEdgeData plain;
 	tcu_mode mode;
 	CUresult r;
 	tcu_pfn_cuGraphRemoveDependencies_v2 real =
@@ -704,12 +707,8 @@ CUresult tcu_m_cuGraphRemoveDependencies_v2(tcu_fn id, CUgraph g, const CUgraphN
 		goto out;
 	}
 	r = real(g, from, to, edges, n);
-	for (size_t i = 0; edges && i < n; i++)
-		if (memcmp(&edges[i], &plain, sizeof(plain)) != 0) {
-			tcu_graph_changed(id, mode, r, TCU_H(g), 0, 0,
-			                      "cuGraphRemoveDependencies_v2 (edge data)");
-			break;
-		}
+	if (tcu_graph_edges_special(edges, n))
+		tcu_graph_changed(id, mode, r, TCU_H(g), 0, 0, "cuGraphRemoveDependencies_v2 (edge data)");
 	tcu_graph_edges(SBT_CM_K_cuGraphRemoveDependencies, id, mode, r, g, from, to, n);
 out:
 	tcu_call_end();
