@@ -245,13 +245,7 @@ static void tcu_graph_memset_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphN
 	if (mode == TCU_MODE_NESTED)
 		return;
 	sbt_cm_call_init(&c);
-	c.dst = dst;
-	c.pitch = pitch;
-	c.value = value;
-	c.elem_size = elem;
-	c.width = width;
-	c.height = height;
-	c.size = (uint64_t)width * elem * (height ? height : 1);
+	tcu_memset_fields(&c, dst, pitch, value, elem, width, height);
 	c.ctx = TCU_H(ctx);
 	packed = tcu_graph_pack_nodes(deps, ndeps);
 	tcu_graph_node_call(&c, r, out, g, packed, ndeps);

@@ -506,6 +506,9 @@ static inline void tcu_launch_after(uint64_t ordinal, CUstream stream, int ptds,
  * *bytes_out. */
 void tcu_copy3d_node_fill(const CUDA_MEMCPY3D *p, CUresult r, sbt_cm_call *c, uint8_t **packed_out,
                           size_t *bytes_out);
+/* A memset's fields in c (a memset call's record and a memset node's). */
+void tcu_memset_fields(sbt_cm_call *c, CUdeviceptr dst, size_t pitch, uint64_t value, unsigned elem,
+                       size_t width, size_t height);
 
 /* ---- tcu_va.c ------------------------------------------------------------ */
 

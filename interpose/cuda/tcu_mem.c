@@ -1485,6 +1485,20 @@ out:
 
 /* ---- memsets ----------------------------------------------------------------------- */
 
+/* A memset's fields, as a memset call and a graph's memset node record
+ * them: width elements of elem bytes, height rows pitch bytes apart. */
+void tcu_memset_fields(sbt_cm_call *c, CUdeviceptr dst, size_t pitch, uint64_t value, unsigned elem,
+                       size_t width, size_t height)
+{
+	c->dst = dst;
+	c->pitch = pitch;
+	c->value = value;
+	c->elem_size = elem;
+	c->width = width;
+	c->height = height;
+	c->size = (uint64_t)width * elem * (height ? height : 1);
+}
+
 /* Records a memset; with keep (tcu_mode), instead keeps it when s is a
  * stream capture kept for capture windows (tcu_live.c). */
 static void tcu_memset_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr dst, size_t pitch,
@@ -1494,13 +1508,7 @@ static void tcu_memset_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr 
 	sbt_cm_call c;
 	sbt_cm_call_init(&c);
 	c.result = r;
-	c.dst = dst;
-	c.pitch = pitch;
-	c.value = value;
-	c.elem_size = elem;
-	c.width = width;
-	c.height = height;
-	c.size = (uint64_t)width * elem * (height ? height : 1);
+	tcu_memset_fields(&c, dst, pitch, value, elem, width, height);
 	c.stream = TCU_H(s);
 	if (keep)
 		tcu_live_capture_call(k, id, &c, NULL, 0);
