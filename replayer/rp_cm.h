@@ -284,5 +284,9 @@ void rp_cm_note_keyframe(const char *api, uint64_t keyframe_seq, uint64_t comman
 int rp_cm_keyframe_differs(rp_keyframe_report *kr, uint64_t keyframe_seq, uint64_t command_seq,
                            uint64_t object, const uint8_t *capture, const uint8_t *replay,
                            uint64_t size, uint64_t *at_out);
+/* rp_backend_ops.keyframe_is_start of the compute backends: a partial
+ * keyframe (the capture-start keyframe of the default policy) is no place
+ * to start, the memory made while recording is not in it. */
+int rp_cm_keyframe_is_start(const sbt_record *marker);
 
 #endif

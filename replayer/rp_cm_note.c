@@ -8,6 +8,7 @@
  * tells where memory first differs from a full keyframe met mid-replay.
  */
 #include "replayer/rp_cm.h"
+#include "serializer/sbt_compute.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -116,4 +117,11 @@ int rp_cm_keyframe_differs(rp_keyframe_report *kr, uint64_t keyframe_seq, uint64
 	sbt_checkpoint_free(&b);
 	*at_out = at;
 	return 1;
+}
+
+int rp_cm_keyframe_is_start(const sbt_record *marker)
+{
+	sbt_cm_call kf;
+	return sbt_cm_decode(marker->payload, marker->payload_len, &kf) == SBT_OK &&
+	       !(kf.flags & SBT_CM_KF_PARTIAL);
 }

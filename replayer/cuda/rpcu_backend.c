@@ -908,15 +908,6 @@ out_free:
 	return st;
 }
 
-/* A partial keyframe (the capture-start keyframe of the default policy)
- * is no place to start: the memory made while recording is not in it. */
-static int rpcu_keyframe_is_start(const sbt_record *marker)
-{
-	sbt_cm_call kf;
-	return sbt_cm_decode(marker->payload, marker->payload_len, &kf) == SBT_OK &&
-	       !(kf.flags & SBT_CM_KF_PARTIAL);
-}
-
 /* rp_backend_ops.keyframe_results: this run's, then cleared for the next. */
 static rp_status rpcu_keyframe_results(void *state, rp_keyframe_report *out, rp_diag *diag)
 {
@@ -980,7 +971,7 @@ const rp_backend_ops rpcu_backend_ops = {
 	.execute = rpcu_execute,
 	.checkpoint = rpcu_checkpoint,
 	.keyframe = rpcu_keyframe,
-	.keyframe_is_start = rpcu_keyframe_is_start,
+	.keyframe_is_start = rp_cm_keyframe_is_start,
 	.reset = rpcu_reset,
 	.close = rpcu_close,
 	.options = rpcu_options,

@@ -434,15 +434,6 @@ out_free:
 	return st;
 }
 
-/* A partial keyframe (the default policy's start keyframe) is no place to
- * start: the memory made while recording is not in it. */
-static int rphip_keyframe_is_start(const sbt_record *marker)
-{
-	sbt_cm_call kf;
-	return sbt_cm_decode(marker->payload, marker->payload_len, &kf) == SBT_OK &&
-	       !(kf.flags & SBT_CM_KF_PARTIAL);
-}
-
 /* rp_backend_ops.keyframe_results: this run's, then cleared for the next. */
 static rp_status rphip_keyframe_results(void *state, rp_keyframe_report *out, rp_diag *diag)
 {
@@ -556,6 +547,6 @@ const rp_backend_ops rphip_backend_ops = {
 	.profile_finish = rphip_profile_finish,
 	.serialises = 1,
 	.keyframe = rphip_keyframe,
-	.keyframe_is_start = rphip_keyframe_is_start,
+	.keyframe_is_start = rp_cm_keyframe_is_start,
 	.keyframe_results = rphip_keyframe_results,
 };
