@@ -288,5 +288,13 @@ int rp_cm_keyframe_differs(rp_keyframe_report *kr, uint64_t keyframe_seq, uint64
  * keyframe (the capture-start keyframe of the default policy) is no place
  * to start, the memory made while recording is not in it. */
 int rp_cm_keyframe_is_start(const sbt_record *marker);
+/* A restore's first part: every record of trace before seq stop, from the
+ * first, handed to run (which leaves out what it does not replay), each
+ * with its payload copied (run may move the reader: fetching a module
+ * image does).  Stops at run's first failure; a read error is named with
+ * the keyframe at stop (RP_ERR_TRACE). */
+typedef rp_status (*rp_cm_record_fn)(void *ctx, sbt_record *rec, rp_diag *diag);
+rp_status rp_cm_replay_before(sbt_reader *trace, uint64_t stop, rp_cm_record_fn run, void *ctx,
+                              rp_diag *diag);
 
 #endif

@@ -11,6 +11,7 @@
 #include "serializer/sbt_compute.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void rp_cm_copy_source_take(rp_cm_copy_source *out, const rp_cm_range *r)
@@ -124,4 +125,40 @@ int rp_cm_keyframe_is_start(const sbt_record *marker)
 	sbt_cm_call kf;
 	return sbt_cm_decode(marker->payload, marker->payload_len, &kf) == SBT_OK &&
 	       !(kf.flags & SBT_CM_KF_PARTIAL);
+}
+
+rp_status rp_cm_replay_before(sbt_reader *trace, uint64_t stop, rp_cm_record_fn run, void *ctx,
+                              rp_diag *diag)
+{
+	sbt_record rec;
+	uint8_t *copy = NULL;
+	size_t copy_cap = 0;
+	sbt_status sst = sbt_reader_seek_seq(trace, 0);
+	rp_status st = RP_OK;
+
+	while (st == RP_OK && sst == SBT_OK && (sst = sbt_reader_next(trace, &rec)) == SBT_OK &&
+	       rec.seq < stop) {
+		if (rec.payload_len > copy_cap) {
+			uint8_t *n = realloc(copy, rec.payload_len);
+			if (!n) {
+				rp_diag_set(diag, "out of memory");
+				st = RP_ERR_NOMEM;
+				break;
+			}
+			copy = n;
+			copy_cap = rec.payload_len;
+		}
+		if (rec.payload_len)
+			memcpy(copy, rec.payload, rec.payload_len);
+		rec.payload = copy;
+		st = run(ctx, &rec, diag);
+	}
+	if (st == RP_OK && sst != SBT_OK && sst != SBT_END) {
+		const char *msg = sbt_reader_message(trace);
+		rp_diag_set(diag, "keyframe seq %llu: reading the records before it: %s",
+		            (unsigned long long)stop, *msg ? msg : sbt_strerror(sst));
+		st = RP_ERR_TRACE;
+	}
+	free(copy);
+	return st;
 }

@@ -831,14 +831,24 @@ static rp_status rpcu_checkpoint(void *state, const sbt_checkpoint *expected, co
  * random-access reader; the payload is copied because fetching a module
  * image moves that reader), then let the snapshot records that follow the
  * marker fill memory. */
+/* A record before a restored keyframe: CUDA's object-making calls only. */
+static rp_status rpcu_replay_state_only(void *ctx, sbt_record *rec, rp_diag *diag)
+{
+	rpcu_state *s = ctx;
+	sbt_cm_kind k;
+	rp_status st;
+	if (!rpcu_kind_of(s, rec->type, &k) || k == SBT_CM_K_tsSnapshot)
+		return RP_OK;
+	s->state_only = 1;
+	st = rpcu_run_record(s, rec, diag);
+	s->state_only = 0;
+	return st;
+}
+
 static rp_status rpcu_keyframe(void *state, const sbt_record *marker, int restore, rp_diag *diag)
 {
 	rpcu_state *s = state;
 	sbt_cm_call kf;
-	sbt_record rec;
-	uint8_t *copy = NULL;
-	size_t copy_cap = 0;
-	sbt_status sst;
 	rp_status st = RP_OK;
 
 	rpcu_copies_release_served(s);
@@ -866,45 +876,15 @@ static rp_status rpcu_keyframe(void *state, const sbt_record *marker, int restor
 			rpcu_snapshot_compare_begin(s, marker->seq, kf.count, s->kf_check);
 		return RP_OK;
 	}
-	sst = sbt_reader_seek_seq(s->trace, 0);
-	while (sst == SBT_OK && (sst = sbt_reader_next(s->trace, &rec)) == SBT_OK &&
-	       rec.seq < marker->seq) {
-		sbt_cm_kind k;
-		if (!rpcu_kind_of(s, rec.type, &k) || k == SBT_CM_K_tsSnapshot)
-			continue;
-		if (rec.payload_len > copy_cap) {
-			uint8_t *n = realloc(copy, rec.payload_len);
-			if (!n) {
-				rp_diag_set(diag, "out of memory");
-				st = RP_ERR_NOMEM;
-				goto out_free;
-			}
-			copy = n;
-			copy_cap = rec.payload_len;
-		}
-		if (rec.payload_len)
-			memcpy(copy, rec.payload, rec.payload_len);
-		rec.payload = copy;
-		s->state_only = 1;
-		st = rpcu_run_record(s, &rec, diag);
-		s->state_only = 0;
-		if (st != RP_OK)
-			goto out_free;
-	}
-	if (sst != SBT_OK && sst != SBT_END) {
-		const char *msg = sbt_reader_message(s->trace);
-		rp_diag_set(diag, "keyframe seq %llu: reading the records before it: %s",
-		            (unsigned long long)marker->seq, *msg ? msg : sbt_strerror(sst));
-		st = RP_ERR_TRACE;
-		goto out_free;
-	}
+	st = rp_cm_replay_before(s->trace, marker->seq, rpcu_replay_state_only, s, diag);
+	if (st != RP_OK)
+		goto out;
 	if (!(kf.flags & SBT_CM_KF_ARRAYS) && (st = rpcu_arrays_check_start(s, marker->seq, diag)) != RP_OK)
-		goto out_free;
+		goto out;
 	s->restore_seq = marker->seq;
 	s->snap_left = kf.count;
-out_free:
+out:
 	rpcu_bound_disarm(s);
-	free(copy);
 	return st;
 }
 

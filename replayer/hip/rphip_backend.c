@@ -355,15 +355,25 @@ static rp_status rphip_execute(void *state, const sbt_record *rec, unsigned flag
  * snapshot records after the marker fill memory.  Met mid-replay: a
  * partial keyframe is applied where it stands (it holds only memory the
  * replay cannot rebuild); a full one is compared (rphip_snapshot.c). */
+/* A record before a restored keyframe: HIP's object-making calls only. */
+static rp_status rphip_replay_state_only(void *ctx, sbt_record *rec, rp_diag *diag)
+{
+	rphip_state *s = ctx;
+	int hc = rec->type >= SBT_TYPE_FIRST_API ? rphip_call_of(s, rec->type) : -1;
+	rp_status st;
+	if (hc < 0 || hc == SBT_CM_HIP_tsSnapshot)
+		return RP_OK;
+	s->state_only = 1;
+	st = rphip_execute(s, rec, RP_EXEC_FAST_FORWARD, diag);
+	s->state_only = 0;
+	return st;
+}
+
 static rp_status rphip_keyframe(void *state, const sbt_record *marker, int restore, rp_diag *diag)
 {
 	rphip_state *s = state;
 	sbt_cm_call kf;
-	sbt_record rec;
-	uint8_t *copy = NULL;
-	size_t copy_cap = 0;
-	sbt_status sst;
-	rp_status st = RP_OK;
+	rp_status st;
 
 	rphip_copies_release_served(s);
 	/* the runtime's own marker of a periodic snapshot, not a HIP keyframe */
@@ -381,38 +391,10 @@ static rp_status rphip_keyframe(void *state, const sbt_record *marker, int resto
 			rphip_snapshot_compare_begin(s, marker->seq, kf.count, s->kf_check);
 		return RP_OK;
 	}
-	sst = sbt_reader_seek_seq(s->trace, 0);
-	while (sst == SBT_OK && (sst = sbt_reader_next(s->trace, &rec)) == SBT_OK && rec.seq < marker->seq) {
-		int hc = rec.type >= SBT_TYPE_FIRST_API ? rphip_call_of(s, rec.type) : -1;
-		if (hc < 0 || hc == SBT_CM_HIP_tsSnapshot)
-			continue;
-		if (rec.payload_len > copy_cap) {
-			uint8_t *n = realloc(copy, rec.payload_len);
-			if (!n) {
-				rp_diag_set(diag, "out of memory");
-				st = RP_ERR_NOMEM;
-				goto out_free;
-			}
-			copy = n;
-			copy_cap = rec.payload_len;
-		}
-		if (rec.payload_len)
-			memcpy(copy, rec.payload, rec.payload_len);
-		rec.payload = copy;
-		s->state_only = 1;
-		st = rphip_execute(s, &rec, RP_EXEC_FAST_FORWARD, diag);
-		s->state_only = 0;
-		if (st != RP_OK)
-			goto out_free;
-	}
-	if (sst != SBT_OK && sst != SBT_END) {
-		const char *msg = sbt_reader_message(s->trace);
-		rp_diag_set(diag, "keyframe seq %llu: reading the records before it: %s",
-		            (unsigned long long)marker->seq, *msg ? msg : sbt_strerror(sst));
-		st = RP_ERR_TRACE;
-		goto out_free;
-	}
-	/* keyframes hold no array contents (docs/hip.md "Keyframes") */
+	st = rp_cm_replay_before(s->trace, marker->seq, rphip_replay_state_only, s, diag);
+	if (st != RP_OK)
+		return st;
+	/* a keyframe without the arrays flag holds no array contents (docs/hip.md "Keyframes") */
 	if (!(kf.flags & SBT_CM_KF_ARRAYS)) {
 		for (size_t i = 0; i < s->objs.cap; i++) {
 			rphip_obj *o = (rphip_obj *)rp_cm_handles_at(&s->objs, sizeof(rphip_obj), i);
@@ -424,14 +406,11 @@ static rp_status rphip_keyframe(void *state, const sbt_record *marker, int resto
 			            "arrays are freed", (unsigned long long)marker->seq,
 			            (unsigned long long)o->cap, (unsigned long long)o->made_seq,
 			            (unsigned long long)o->made_seq);
-			st = RP_ERR_UNSUPPORTED;
-			goto out_free;
+			return RP_ERR_UNSUPPORTED;
 		}
 	}
 	s->snap_left = kf.count;
-out_free:
-	free(copy);
-	return st;
+	return RP_OK;
 }
 
 /* rp_backend_ops.keyframe_results: this run's, then cleared for the next. */
