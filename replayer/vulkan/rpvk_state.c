@@ -83,6 +83,10 @@ typedef struct rpvk_cb {
 	uint32_t nneed;
 	uint32_t dyn_set;         /* RPVK_DYN_* set since begin, and not
 	                             disturbed by a pipeline with it static */
+	uint32_t dyn_on;          /* of those, the enables set on (and a line
+	                             topology: RPVK_DYN_TOPOLOGY) */
+	uint32_t dyn_inherited;   /* a secondary's inherited from the primary
+	                             (VK_NV_inherited_viewport_scissor) */
 } rpvk_cb;
 
 /* rpvk.cbs keys: (COMMAND_BUFFER, live) -> rpvk_cb* (owned).
@@ -128,6 +132,8 @@ static void rpvk_cb_reset(rpvk_cb *c, uint8_t state)
 	memset(c->bound, 0, sizeof(c->bound));
 	c->nneed = 0;
 	c->dyn_set = 0;
+	c->dyn_on = 0;
+	c->dyn_inherited = 0;
 }
 
 void rpvk_state_clear(rpvk *r)
@@ -418,16 +424,17 @@ static rp_status rpvk_state_bind(rpvk *r, VkObjectType type, uint64_t res, VkDev
 
 /* A draw (k 0) or dispatch (k 1) with pipeline bound: the bindings of bound
  * sets its shaders use are kept for the submit, and a draw needs the
- * dynamic state its pipeline leaves to the command buffer set (and not
- * disturbed since by a pipeline that has it static).  A secondary command
- * buffer's dynamic state is not judged (it may inherit viewport and
- * scissor, VK_NV_inherited_viewport_scissor), nor that of pipelines made
- * from libraries. */
+ * dynamic state its pipeline leaves to the command buffer, and the draw
+ * reads (rpvk_shader_dyn_missing), set (and not disturbed since by a
+ * pipeline that has it static).  A secondary command buffer inherits no
+ * dynamic state but viewport and scissor with
+ * VK_NV_inherited_viewport_scissor.  Pipelines made from libraries are not
+ * judged. */
 static rp_status rpvk_state_draw(rpvk *r, VkCommandBuffer cb, rpvk_cb *c, int k)
 {
 	const rpvk_sh_pipe *p = rpvk_shader_pipe(r, c->pipeline[k]);
 	uint32_t miss;
-	char why[200];
+	char why[320];
 	for (uint32_t u = 0; p && u < p->nuse; u++) {
 		uint64_t set = p->use[u].set < RPVK_CB_SETS ? c->bound[k][p->use[u].set] : 0;
 		uint32_t i = 0;
@@ -439,11 +446,12 @@ static rp_status rpvk_state_draw(rpvk *r, VkCommandBuffer cb, rpvk_cb *c, int k)
 			c->nneed++;
 		}
 	}
-	if (k != 0 || !p || !p->dyn_known || c->secondary || !(miss = p->dyn & ~c->dyn_set))
+	if (k != 0 || !p || !p->dyn_known ||
+	    !(miss = rpvk_shader_dyn_missing(p, c->dyn_set, c->dyn_on, c->dyn_inherited)))
 		return RP_OK;
 	snprintf(why, sizeof(why), "draws with a pipeline whose %s is dynamic state, never set in "
 	         "the command buffer since it began or since a pipeline with it static was bound",
-	         rpvk_shader_dyn_name(miss & -miss));
+	         rpvk_shader_dyn_name(miss));
 	return rpvk_state_refuse(r, cb, why);
 }
 
@@ -747,51 +755,106 @@ static void rpvk_state_pipelines(rpvk *r, uint32_t n, const VkPipeline *out, con
 
 /* The attachments of framebuffer fb are used by command buffer c: a
  * destroy of one of them makes it stale. */
-static void rpvk_state_fb_note(rpvk *r, rpvk_cb *c, VkFramebuffer fb)
+static void rpvk_state_fb_note(rpvk *r, rpvk_cb *c, const VkRenderPassBeginInfo *bi)
 {
 	uint64_t at[32];
-	int n = rpvk_shader_fb_attachments(r, fb, at, 32);
-	rpvk_res_note(c, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)fb);
+	int n = rpvk_shader_pass_attachments(r, bi, at, 32);
+	rpvk_res_note(c, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)bi->framebuffer);
 	for (int i = 0; i + 1 < n; i += 2) {
 		rpvk_res_note(c, VK_OBJECT_TYPE_IMAGE_VIEW, at[i]);
 		rpvk_res_note(c, VK_OBJECT_TYPE_IMAGE, at[i + 1]);
 	}
 }
 
-static void rpvk_state_dyn(rpvk *r, const void *args, uint32_t bit)
+/* A vkCmdSet* of dynamic state bit; on: the value it sets, for the enables
+ * and the topology (whether it is a line topology). */
+static void rpvk_state_dyn(rpvk *r, const void *args, uint32_t bit, int on)
 {
 	rpvk_cb *c = rpvk_cb_get(r, *(const VkCommandBuffer *)args);
-	if (c)
-		c->dyn_set |= bit;
+	if (!c)
+		return;
+	c->dyn_set |= bit;
+	c->dyn_on = on ? c->dyn_on | bit : c->dyn_on & ~bit;
+}
+
+/* The dynamic state a vkCmd* sets (RPVK_DYN_* bit, and its value into
+ * *on), or 0. */
+static uint32_t rpvk_state_dyn_call(enum sbt_vk_cmd cmd, const void *args, int *on)
+{
+	*on = 0;
+	switch (cmd) {
+	case SBT_VK_CMD_vkCmdSetViewport: return RPVK_DYN_VIEWPORT;
+	case SBT_VK_CMD_vkCmdSetScissor: return RPVK_DYN_SCISSOR;
+	case SBT_VK_CMD_vkCmdSetViewportWithCount:
+	case SBT_VK_CMD_vkCmdSetViewportWithCountEXT: return RPVK_DYN_VIEWPORT_COUNT;
+	case SBT_VK_CMD_vkCmdSetScissorWithCount:
+	case SBT_VK_CMD_vkCmdSetScissorWithCountEXT: return RPVK_DYN_SCISSOR_COUNT;
+	case SBT_VK_CMD_vkCmdSetPrimitiveTopology:
+	case SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT: {
+		VkPrimitiveTopology t = ((const sbt_vk_args_vkCmdSetPrimitiveTopology *)args)->primitiveTopology;
+		*on = t == VK_PRIMITIVE_TOPOLOGY_LINE_LIST || t == VK_PRIMITIVE_TOPOLOGY_LINE_STRIP ||
+		      t == VK_PRIMITIVE_TOPOLOGY_LINE_LIST_WITH_ADJACENCY ||
+		      t == VK_PRIMITIVE_TOPOLOGY_LINE_STRIP_WITH_ADJACENCY;
+		return RPVK_DYN_TOPOLOGY;
+	}
+	case SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable:
+	case SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT:
+		*on = ((const sbt_vk_args_vkCmdSetRasterizerDiscardEnable *)args)->rasterizerDiscardEnable != 0;
+		return RPVK_DYN_DISCARD;
+	case SBT_VK_CMD_vkCmdSetLineWidth: return RPVK_DYN_LINE_WIDTH;
+	case SBT_VK_CMD_vkCmdSetDepthBias: return RPVK_DYN_DEPTH_BIAS;
+	case SBT_VK_CMD_vkCmdSetBlendConstants: return RPVK_DYN_BLEND_CONSTANTS;
+	case SBT_VK_CMD_vkCmdSetDepthBounds: return RPVK_DYN_DEPTH_BOUNDS;
+	case SBT_VK_CMD_vkCmdSetStencilCompareMask: return RPVK_DYN_STENCIL_COMPARE_MASK;
+	case SBT_VK_CMD_vkCmdSetStencilWriteMask: return RPVK_DYN_STENCIL_WRITE_MASK;
+	case SBT_VK_CMD_vkCmdSetStencilReference: return RPVK_DYN_STENCIL_REFERENCE;
+	case SBT_VK_CMD_vkCmdSetCullMode:
+	case SBT_VK_CMD_vkCmdSetCullModeEXT: return RPVK_DYN_CULL_MODE;
+	case SBT_VK_CMD_vkCmdSetFrontFace:
+	case SBT_VK_CMD_vkCmdSetFrontFaceEXT: return RPVK_DYN_FRONT_FACE;
+	case SBT_VK_CMD_vkCmdSetDepthTestEnable:
+	case SBT_VK_CMD_vkCmdSetDepthTestEnableEXT:
+		*on = ((const sbt_vk_args_vkCmdSetDepthTestEnable *)args)->depthTestEnable != 0;
+		return RPVK_DYN_DEPTH_TEST_ENABLE;
+	case SBT_VK_CMD_vkCmdSetDepthWriteEnable:
+	case SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT: return RPVK_DYN_DEPTH_WRITE_ENABLE;
+	case SBT_VK_CMD_vkCmdSetDepthCompareOp:
+	case SBT_VK_CMD_vkCmdSetDepthCompareOpEXT: return RPVK_DYN_DEPTH_COMPARE_OP;
+	case SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable:
+	case SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT:
+		*on = ((const sbt_vk_args_vkCmdSetDepthBoundsTestEnable *)args)->depthBoundsTestEnable != 0;
+		return RPVK_DYN_DEPTH_BOUNDS_TEST_ENABLE;
+	case SBT_VK_CMD_vkCmdSetStencilTestEnable:
+	case SBT_VK_CMD_vkCmdSetStencilTestEnableEXT:
+		*on = ((const sbt_vk_args_vkCmdSetStencilTestEnable *)args)->stencilTestEnable != 0;
+		return RPVK_DYN_STENCIL_TEST_ENABLE;
+	case SBT_VK_CMD_vkCmdSetStencilOp:
+	case SBT_VK_CMD_vkCmdSetStencilOpEXT: return RPVK_DYN_STENCIL_OP;
+	case SBT_VK_CMD_vkCmdSetDepthBiasEnable:
+	case SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT:
+		*on = ((const sbt_vk_args_vkCmdSetDepthBiasEnable *)args)->depthBiasEnable != 0;
+		return RPVK_DYN_DEPTH_BIAS_ENABLE;
+	case SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable:
+	case SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT: return RPVK_DYN_PRIMITIVE_RESTART_ENABLE;
+	case SBT_VK_CMD_vkCmdBindVertexBuffers2:
+	case SBT_VK_CMD_vkCmdBindVertexBuffers2EXT:
+		/* sets the strides only when it gives them */
+		return ((const sbt_vk_args_vkCmdBindVertexBuffers2 *)args)->pStrides ? RPVK_DYN_VERTEX_STRIDE : 0;
+	default: return 0;
+	}
 }
 
 void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 {
+	int on;
+	uint32_t bit;
 	rpvk_shader_after(r, cmd, args);
 	rpvk_dset_after(r, cmd, args);
+	if ((bit = rpvk_state_dyn_call(cmd, args, &on)) != 0) {
+		rpvk_state_dyn(r, args, bit, on);
+		return;
+	}
 	switch (cmd) {
-	case SBT_VK_CMD_vkCmdSetViewport:
-		rpvk_state_dyn(r, args, RPVK_DYN_VIEWPORT);
-		break;
-	case SBT_VK_CMD_vkCmdSetScissor:
-		rpvk_state_dyn(r, args, RPVK_DYN_SCISSOR);
-		break;
-	case SBT_VK_CMD_vkCmdSetViewportWithCount:
-	case SBT_VK_CMD_vkCmdSetViewportWithCountEXT:
-		rpvk_state_dyn(r, args, RPVK_DYN_VIEWPORT_COUNT);
-		break;
-	case SBT_VK_CMD_vkCmdSetScissorWithCount:
-	case SBT_VK_CMD_vkCmdSetScissorWithCountEXT:
-		rpvk_state_dyn(r, args, RPVK_DYN_SCISSOR_COUNT);
-		break;
-	case SBT_VK_CMD_vkCmdSetPrimitiveTopology:
-	case SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT:
-		rpvk_state_dyn(r, args, RPVK_DYN_TOPOLOGY);
-		break;
-	case SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable:
-	case SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT:
-		rpvk_state_dyn(r, args, RPVK_DYN_DISCARD);
-		break;
 	case SBT_VK_CMD_vkDestroyImageView:
 		rpvk_state_gone(r, VK_OBJECT_TYPE_IMAGE_VIEW,
 		                (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyImageView *)args)->imageView);
@@ -910,6 +973,12 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		if (c->secondary && a->pBeginInfo &&
 		    (a->pBeginInfo->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT))
 			c->pass = RPVK_PASS_CONTINUE;
+		if (c->secondary && a->pBeginInfo && a->pBeginInfo->pInheritanceInfo)
+			for (const VkBaseInStructure *n = a->pBeginInfo->pInheritanceInfo->pNext; n; n = n->pNext)
+				if (n->sType == VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_VIEWPORT_SCISSOR_INFO_NV &&
+				    ((const VkCommandBufferInheritanceViewportScissorInfoNV *)(const void *)n)->viewportScissor2D)
+					c->dyn_inherited = RPVK_DYN_VIEWPORT | RPVK_DYN_SCISSOR |
+					                   RPVK_DYN_VIEWPORT_COUNT | RPVK_DYN_SCISSOR_COUNT;
 		break;
 	}
 	case SBT_VK_CMD_vkEndCommandBuffer: {
@@ -924,7 +993,7 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
 		rpvk_state_pass(r, a->commandBuffer, RPVK_PASS_RENDER_PASS);
 		if (c && a->pRenderPassBegin)
-			rpvk_state_fb_note(r, c, a->pRenderPassBegin->framebuffer);
+			rpvk_state_fb_note(r, c, a->pRenderPassBegin);
 		break;
 	}
 	case SBT_VK_CMD_vkCmdBeginRenderPass2:
@@ -933,7 +1002,7 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
 		rpvk_state_pass(r, a->commandBuffer, RPVK_PASS_RENDER_PASS);
 		if (c && a->pRenderPassBegin)
-			rpvk_state_fb_note(r, c, a->pRenderPassBegin->framebuffer);
+			rpvk_state_fb_note(r, c, a->pRenderPassBegin);
 		break;
 	}
 	case SBT_VK_CMD_vkCmdBeginRendering:
