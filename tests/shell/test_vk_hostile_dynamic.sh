@@ -2,7 +2,7 @@
 # tsreplay judges every dynamic state a draw reads, and the attachments of
 # imageless framebuffers, before the driver sees them (issue 12;
 # replayer/vulkan/rpvk_shader.c's rpvk_sh_dyn table, rpvk_state.c;
-# docs/hostile-traces.md).  tests/programs/vk_dynstate.c sets 21 dynamic
+# docs/hostile-traces.md).  tests/programs/vk_dynstate.c sets 22 dynamic
 # states, each with one call, and draws a triangle and a line; its trace,
 # its --imageless trace, its --secondary trace (the draws recorded in a
 # secondary command buffer) and its --library trace ("tri" linked from four
@@ -11,10 +11,11 @@
 # Khronos validation layer (tsreplay --validate).
 # Changed with tests/fuzz/sbt_mutate, each must stop with exit 1 and the
 # exact message naming the record:
-#   - each state's call left out: refused at the triangle's draw, naming
-#     the state; vkCmdSetLineWidth left out: refused at the line's draw
-#     only (the triangle rasterizes no line); vkCmdBindVertexBuffers2 (the
-#     call that sets the strides) left out: refused naming the stride;
+#   - each state's call (but vkCmdSetDepthBounds) left out: refused at the
+#     triangle's draw, naming the state; vkCmdSetLineWidth left out:
+#     refused at the line's draw only (the triangle rasterizes no line);
+#     vkCmdBindVertexBuffers2 (the call that sets the strides) left out:
+#     refused naming the stride;
 #   - the states a draw does not read may stay unset: vkCmdSetDepthBounds
 #     left out replays (the depth bounds test is off), and so does
 #     vkCmdSetStencilReference left out with vkCmdSetStencilTestEnable
