@@ -357,6 +357,15 @@ static rp_status rpvk_state_regions(rpvk *r, enum sbt_vk_cmd cmd, const void *ar
 				return rpvk_region_refuse(r, "vertex buffer offset", i);
 		break;
 	}
+	case SBT_VK_CMD_vkCmdBindVertexBuffers2:
+	case SBT_VK_CMD_vkCmdBindVertexBuffers2EXT: {
+		const sbt_vk_args_vkCmdBindVertexBuffers2 *a = args;
+		for (uint32_t i = 0; a->pBuffers && a->pOffsets && i < a->bindingCount; i++)
+			if (a->pBuffers[i] && !rpvk_in_buffer(r, a->pBuffers[i], a->pOffsets[i],
+			                                      a->pSizes ? a->pSizes[i] : VK_WHOLE_SIZE))
+				return rpvk_region_refuse(r, "vertex buffer range", i);
+		break;
+	}
 	case SBT_VK_CMD_vkCmdBindIndexBuffer: {
 		const sbt_vk_args_vkCmdBindIndexBuffer *a = args;
 		if (!rpvk_in_buffer(r, a->buffer, a->offset, VK_WHOLE_SIZE))
@@ -455,6 +464,29 @@ static rp_status rpvk_state_draw(rpvk *r, VkCommandBuffer cb, rpvk_cb *c, int k)
 	return rpvk_state_refuse(r, cb, why);
 }
 
+/* vkCmdExecuteCommands: each secondary command buffer the replay allocated
+ * is one, and executable (ended, and not reset since). */
+static rp_status rpvk_state_execute(rpvk *r, VkCommandBuffer cb, const sbt_vk_args_vkCmdExecuteCommands *a)
+{
+	char why[160];
+	for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++) {
+		const rpvk_cb *s = rpvk_cb_get(r, a->pCommandBuffers[i]);
+		const char *what;
+		if (!s)
+			continue;
+		if (!s->secondary)
+			what = "is a primary command buffer";
+		else if (s->state != RPVK_CB_EXECUTABLE)
+			what = s->state == RPVK_CB_RECORDING ? "is still recording (no vkEndCommandBuffer)"
+			                                     : "has nothing recorded in it (reset, or never begun)";
+		else
+			continue;
+		snprintf(why, sizeof(why), "executes command buffer %u of its list, which %s", i, what);
+		return rpvk_state_refuse(r, cb, why);
+	}
+	return RP_OK;
+}
+
 static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const void *args)
 {
 	VkCommandBuffer cb = *(const VkCommandBuffer *)args;
@@ -478,6 +510,8 @@ static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, co
 		return rpvk_state_refuse(r, cb, "has no render pass begun, and the call belongs inside one");
 	if ((flags & RPVK_F_OUTSIDE) && c->pass != RPVK_PASS_NONE)
 		return rpvk_state_refuse(r, cb, "is inside a render pass, and the call belongs outside one");
+	if (cmd == SBT_VK_CMD_vkCmdExecuteCommands && (st = rpvk_state_execute(r, cb, args)) != RP_OK)
+		return st;
 	k = (flags & RPVK_F_DRAW) ? 0 : (flags & RPVK_F_DISPATCH) ? 1 : -1;
 	if (k >= 0 && !c->pipeline[k])
 		return rpvk_state_refuse(r, cb, k ? "has no compute pipeline bound for the dispatch"

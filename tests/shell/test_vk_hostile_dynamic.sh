@@ -24,7 +24,9 @@
 #     vkCmdSetDepthBoundsTestEnable changed to VK_TRUE and
 #     vkCmdSetDepthBounds left out is refused naming the depth bounds;
 #   - in the secondary command buffer (which inherits no dynamic state),
-#     vkCmdSetScissor left out is refused at its draw;
+#     vkCmdSetScissor left out is refused at its draw; its
+#     vkEndCommandBuffer left out, the vkCmdExecuteCommands that executes it
+#     is refused;
 #   - with "tri" linked from libraries, vkCmdSetDepthBias (a state of the
 #     pre-rasterization library) or vkCmdSetBlendConstants (of the
 #     fragment output library) left out is refused at the draw;
@@ -163,6 +165,16 @@ SSC=$(seq_of vkCmdSetScissor 1 sec)
 hostile secscissor sec "record seq $SDRAW vkCmdDraw: command buffer 0x" --drop "$SSC"
 grep -qF "draws with a pipeline whose scissor (vkCmdSetScissor) $NEVER" "$T/secscissor.err" ||
 	fail "secscissor: $(cat "$T/secscissor.err")"
+n_hostile=$((n_hostile + 1))
+# The secondary's vkEndCommandBuffer left out: the primary executes a
+# command buffer still recording (the null device's class
+# crash_execute_recording, tests/fuzz/corpus_vk_null).
+SEND=$(seq_of vkEndCommandBuffer 1 sec)
+SEXEC=$(seq_of vkCmdExecuteCommands 1 sec)
+[ -n "$SEND" ] && [ -n "$SEXEC" ] || fail "vk_dynstate --secondary's trace lacks its end or execute"
+hostile secnotended sec "record seq $SEXEC vkCmdExecuteCommands: command buffer 0x" --drop "$SEND"
+grep -qF "executes command buffer 0 of its list, which is still recording (no vkEndCommandBuffer)$TAIL" \
+	"$T/secnotended.err" || fail "secnotended: $(cat "$T/secnotended.err")"
 n_hostile=$((n_hostile + 1))
 
 # ---- a pipeline linked from libraries ----------------------------------------------------
