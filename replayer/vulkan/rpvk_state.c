@@ -420,6 +420,17 @@ static int rpvk_queue_created(rpvk *r, VkDevice dev, uint32_t family, uint32_t i
 	return 1; /* not ours to judge */
 }
 
+/* The mip levels of a full chain for extent e (not empty). */
+static uint32_t rpvk_state_full_chain(const VkExtent3D *e)
+{
+	uint32_t m = e->width > e->height ? e->width : e->height, n = 1;
+	if (e->depth > m)
+		m = e->depth;
+	while (m >>= 1)
+		n++;
+	return n;
+}
+
 /* A bind: the resource has no memory yet, and the memory holds it. */
 static rp_status rpvk_state_bind(rpvk *r, VkObjectType type, uint64_t res, VkDeviceMemory mem, VkDeviceSize off)
 {
@@ -692,6 +703,14 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 			                 "valid application never makes this call, and a driver may crash on it",
 			                 ci->extent.width, ci->extent.height, ci->extent.depth, ci->mipLevels,
 			                 ci->arrayLayers);
+		/* VUID-VkImageCreateInfo-mipLevels-00958: at most the full chain,
+		 * floor(log2(largest dimension)) + 1 (lavapipe died of SIGSEGV at
+		 * the memory allocation of a 64x64 image of 256 levels) */
+		if (ci && ci->mipLevels > rpvk_state_full_chain(&ci->extent))
+			return rpvk_fail(r, RP_ERR_TRACE, "an image of %u mip levels, and its extent "
+			                 "%ux%ux%u has %u: a valid application never makes this call, and a "
+			                 "driver may crash on it", ci->mipLevels, ci->extent.width,
+			                 ci->extent.height, ci->extent.depth, rpvk_state_full_chain(&ci->extent));
 		break;
 	}
 	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate:

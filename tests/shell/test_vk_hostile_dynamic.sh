@@ -30,6 +30,7 @@
 #   - with "tri" linked from libraries, vkCmdSetDepthBias (a state of the
 #     pre-rasterization library) or vkCmdSetBlendConstants (of the
 #     fragment output library) left out is refused at the draw;
+#   - an image of 256 mip levels at 64x64 is refused at vkCreateImage;
 #   - imageless framebuffer: the depth attachment's image or the image's
 #     memory destroyed (freed) before vkCmdBeginRenderPass is refused
 #     there, naming attachment 1 (the view destroyed: the begin names an
@@ -156,6 +157,25 @@ replays nostencil "$T/nostencil.sbt"
 hostile boundson dyn "record seq $DRAW1 vkCmdDraw: command buffer 0x" --varint "$BOUNDSON:1:1" --drop "$BOUNDS"
 grep -qF "draws with a pipeline whose depth bounds (vkCmdSetDepthBounds) $NEVER" "$T/boundson.err" ||
 	fail "boundson: $(cat "$T/boundson.err")"
+n_hostile=$((n_hostile + 1))
+
+# ---- an image of more levels than its extent has (lavapipe died of SIGSEGV
+# at the allocation of its memory: replay_mutants.sh seed 52 over the
+# --library trace) ---------------------------------------------------------------------
+# Which varint of vkCreateImage's payload is mipLevels depends on the bytes
+# of the handles before it (sbt_mutate counts runs of bytes): the one whose
+# change to 256 the dump shows as mipLevels.
+IMG=$(seq_of vkCreateImage 1 dyn)
+k=0 MIPS=
+while [ "$k" -lt 48 ] && [ -z "$MIPS" ]; do
+	"$M" "$T/dyn.sbt" "$T/mips.sbt" --varint "$IMG:$k:256" >/dev/null 2>&1 &&
+		"$I" --dump "$T/mips.sbt" | grep -q "^seq=$IMG .* pCreateInfo.mipLevels=256 pCreateInfo.arrayLayers=1 " &&
+		MIPS=$k
+	k=$((k + 1))
+done
+[ -n "$MIPS" ] || fail "no varint of vkCreateImage (seq $IMG) is its mipLevels"
+hostile mips dyn "record seq $IMG vkCreateImage: an image of 256 mip levels, and its extent 64x64x1 has 7$TAIL" \
+	--varint "$IMG:$MIPS:256"
 n_hostile=$((n_hostile + 1))
 
 # ---- a secondary command buffer -------------------------------------------------------
