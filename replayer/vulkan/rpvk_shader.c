@@ -14,16 +14,22 @@
  *     them in each pipeline layout (a set layout may be destroyed while a
  *     pipeline layout made from it lives on);
  *   - of each pipeline, the (set, binding) pairs its shaders use, and for a
- *     graphics pipeline the dynamic state it leaves to the command buffer;
- *   - of each framebuffer, its attachments' image views, and of each view
- *     the image it views.
+ *     graphics pipeline the dynamic state it leaves to the command buffer
+ *     with the static values that say whether a draw reads it (a pipeline
+ *     linked from libraries: theirs, together);
+ *   - of each framebuffer, its attachments' image views (none for an
+ *     imageless one: the begin gives them), and of each view the image it
+ *     views.
  * Refused, naming the record, the call and what is wrong:
  *   - a pipeline whose shader uses a binding its layout lacks, of another
  *     kind, with fewer descriptors than the shader's array, or not
  *     visible to the shader's stage (the layout must match the shader:
  *     lavapipe's compiled code read past its descriptor table);
  *   - vkCmdBeginRenderPass[2] with a framebuffer whose image view, or the
- *     image under it, was destroyed, or whose image's memory was freed.
+ *     image under it, was destroyed, or whose image's memory was freed; of
+ *     an imageless framebuffer, the same of the views the begin gives
+ *     (VkRenderPassAttachmentBeginInfo), and a begin that gives none or
+ *     another number than the framebuffer was made with.
  * rpvk_state.c and rpvk_dset.c use the rest: a draw's dynamic state and
  * the bindings a draw or dispatch reads that no write ever reached.
  * Objects this file never saw created (imported ones, swapchain images,

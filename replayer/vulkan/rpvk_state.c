@@ -15,9 +15,11 @@
  *     outside one with one begun (renderpass=, RPVK_F_INSIDE/OUTSIDE);
  *   - a draw or dispatch with no pipeline of its kind bound, or with none
  *     of the descriptor sets its pipeline's layout has bindings in bound;
- *     a draw whose pipeline leaves viewport, scissor, topology or discard
- *     to the command buffer, when that state was never set (since begin,
- *     or since a pipeline with it static was bound);
+ *     a draw whose pipeline leaves a state to the command buffer that the
+ *     draw reads (rpvk_shader_dyn_missing: rpvk_shader.c's table), when
+ *     that state was never set (since begin, or since a pipeline with it
+ *     static was bound), in a primary or a secondary command buffer;
+ *   - vkCmdExecuteCommands of a secondary command buffer not executable;
  *   - vkEndCommandBuffer of one not recording or inside a render pass;
  *   - a submit of one that is not executable (never ended, or reset), or
  *     that names a buffer or image whose memory was freed or that was
@@ -30,8 +32,8 @@
  *   - a bind of a buffer or image that has memory already, or whose
  *     requirements do not fit the memory at the offset (rpvk_memory.c);
  *     a flush or invalidate of memory not mapped, or outside its mapping;
- *   - a buffer of 0 bytes, an image with an empty extent, no levels or no
- *     layers; a descriptor write or copy that names no set (and one whose
+ *   - a buffer of 0 bytes, an image with an empty extent, no levels, more
+ *     levels than a full chain, or no layers; a descriptor write or copy that names no set (and one whose
  *     set a pending command buffer binds waits for the device first);
  *   - vkGetDeviceQueue[2] of a queue its device was not created with (the
  *     driver hands back memory past its queue array);
