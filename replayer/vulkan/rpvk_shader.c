@@ -972,6 +972,14 @@ rp_status rpvk_shader_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 			uint32_t n = a->pCreateInfos[i].stageCount;
 			const rpvk_sh_playout *pl = rpvk_sh_get(r, VK_OBJECT_TYPE_PIPELINE_LAYOUT,
 			                                        (uint64_t)(uintptr_t)a->pCreateInfos[i].layout);
+			/* pStages may be absent (vk.xml: optional, noautovalidity) where
+			 * a library part has no shaders, and lavapipe then still reads
+			 * stageCount of them (SIGSEGV: replay_mutants.sh seed 604 over
+			 * vk_dynstate --library) */
+			if (n && !stages)
+				return rpvk_fail(r, RP_ERR_TRACE, "pipeline %u: stageCount is %u and pStages is "
+				                 "absent: a valid application never makes this call, and a driver "
+				                 "may crash on it", i, n);
 			for (uint32_t s = 0; st == RP_OK && pl && stages && s < n; s++)
 				st = rpvk_sh_stage_check(r, i, &stages[s], pl, NULL);
 		}

@@ -29,7 +29,9 @@
 #     is refused;
 #   - with "tri" linked from libraries, vkCmdSetDepthBias (a state of the
 #     pre-rasterization library) or vkCmdSetBlendConstants (of the
-#     fragment output library) left out is refused at the draw;
+#     fragment output library) left out is refused at the draw; the vertex
+#     input library (no shaders) given stageCount 1 with no pStages is
+#     refused at its vkCreateGraphicsPipelines;
 #   - an image of 256 mip levels at 64x64 is refused at vkCreateImage;
 #   - imageless framebuffer: the depth attachment's image or the image's
 #     memory destroyed (freed) before vkCmdBeginRenderPass is refused
@@ -210,6 +212,21 @@ for call in vkCmdSetDepthBias:"depth bias (vkCmdSetDepthBias)" vkCmdSetBlendCons
 	grep -qF "draws with a pipeline whose ${call#*:} $NEVER" "$T/lib_$lcall.err" || fail "lib_$lcall: $(cat "$T/lib_$lcall.err")"
 	n_hostile=$((n_hostile + 1))
 done
+# The vertex input library (no shaders, pStages absent) given stageCount 1:
+# lavapipe died of SIGSEGV reading the missing array (replay_mutants.sh
+# seed 604).
+LIBPIPE=$(seq_of vkCreateGraphicsPipelines 1 lib)
+k=0 STAGES=
+while [ "$k" -lt 48 ] && [ -z "$STAGES" ]; do
+	"$M" "$T/lib.sbt" "$T/stages.sbt" --varint "$LIBPIPE:$k:1" >/dev/null 2>&1 &&
+		"$I" --dump "$T/stages.sbt" | grep -q "^seq=$LIBPIPE .* pCreateInfos\[0\].stageCount=1 pCreateInfos\[0\].pStages=\"NULL\" " &&
+		STAGES=$k
+	k=$((k + 1))
+done
+[ -n "$STAGES" ] || fail "no varint of the library's vkCreateGraphicsPipelines (seq $LIBPIPE) is its stageCount"
+hostile stages lib "record seq $LIBPIPE vkCreateGraphicsPipelines: pipeline 0: stageCount is 1 and pStages is absent$TAIL" \
+	--varint "$LIBPIPE:$STAGES:1"
+n_hostile=$((n_hostile + 1))
 
 # ---- imageless framebuffer --------------------------------------------------------------
 RPASS=$(seq_of vkCmdBeginRenderPass 1 il)
