@@ -823,6 +823,29 @@ static void rpvk_sh_pipe_dyn(rpvk *r, const VkGraphicsPipelineCreateInfo *ci, rp
 		}
 }
 
+/* A pipeline's dynamic states: none negative (every enum value a Vulkan
+ * version or extension defines is at least 0, so a newer driver knows no
+ * such value either; lavapipe died of SIGSEGV on one, replay_mutants.sh
+ * seed 51 over vk_dynstate --secondary), none twice
+ * (VUID-VkPipelineDynamicStateCreateInfo-pDynamicStates-01442).  Values
+ * vk.xml 1.3.239 does not name pass, with the codec's warning. */
+static rp_status rpvk_sh_dyn_check(rpvk *r, uint32_t i, const VkPipelineDynamicStateCreateInfo *d)
+{
+	for (uint32_t k = 0; d && d->pDynamicStates && k < d->dynamicStateCount; k++) {
+		if ((int32_t)d->pDynamicStates[k] < 0)
+			return rpvk_fail(r, RP_ERR_TRACE, "pipeline %u: dynamic state %u is %d, which no "
+			                 "Vulkan version or extension defines: a valid application never makes "
+			                 "this call, and a driver may crash on it", i, k,
+			                 (int)d->pDynamicStates[k]);
+		for (uint32_t j = 0; j < k; j++)
+			if (d->pDynamicStates[j] == d->pDynamicStates[k])
+				return rpvk_fail(r, RP_ERR_TRACE, "pipeline %u: dynamic states %u and %u are both "
+				                 "%d: a valid application never makes this call, and a driver may "
+				                 "crash on it", i, j, k, (int)d->pDynamicStates[k]);
+	}
+	return RP_OK;
+}
+
 static rpvk_sh_pipe *rpvk_sh_pipe_new(rpvk *r, const VkPipelineShaderStageCreateInfo *stages, uint32_t n)
 {
 	rpvk_sh_pipe *p = calloc(1, sizeof(*p));
@@ -980,6 +1003,8 @@ rp_status rpvk_shader_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 				return rpvk_fail(r, RP_ERR_TRACE, "pipeline %u: stageCount is %u and pStages is "
 				                 "absent: a valid application never makes this call, and a driver "
 				                 "may crash on it", i, n);
+			if ((st = rpvk_sh_dyn_check(r, i, a->pCreateInfos[i].pDynamicState)) != RP_OK)
+				return st;
 			for (uint32_t s = 0; st == RP_OK && pl && stages && s < n; s++)
 				st = rpvk_sh_stage_check(r, i, &stages[s], pl, NULL);
 		}

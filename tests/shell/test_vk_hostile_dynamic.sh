@@ -32,7 +32,8 @@
 #     fragment output library) left out is refused at the draw; the vertex
 #     input library (no shaders) given stageCount 1 with no pStages is
 #     refused at its vkCreateGraphicsPipelines;
-#   - an image of 256 mip levels at 64x64 is refused at vkCreateImage;
+#   - an image of 256 mip levels at 64x64 is refused at vkCreateImage, a
+#     pipeline listing a dynamic state twice at vkCreateGraphicsPipelines;
 #   - imageless framebuffer: the depth attachment's image or the image's
 #     memory destroyed (freed) before vkCmdBeginRenderPass is refused
 #     there, naming attachment 1 (the view destroyed: the begin names an
@@ -178,6 +179,22 @@ done
 [ -n "$MIPS" ] || fail "no varint of vkCreateImage (seq $IMG) is its mipLevels"
 hostile mips dyn "record seq $IMG vkCreateImage: an image of 256 mip levels, and its extent 64x64x1 has 7$TAIL" \
 	--varint "$IMG:$MIPS:256"
+n_hostile=$((n_hostile + 1))
+
+# ---- "tri"'s first dynamic state (the viewport) made the scissor, which it
+# lists too (VUID-VkPipelineDynamicStateCreateInfo-pDynamicStates-01442; a
+# negative one, which lavapipe died of, is refused the same way) --------------------
+TRI=$(seq_of vkCreateGraphicsPipelines 1 dyn)
+k=0 DYN0=
+while [ "$k" -lt 400 ] && [ -z "$DYN0" ]; do
+	"$M" "$T/dyn.sbt" "$T/twice.sbt" --varint "$TRI:$k:1" >/dev/null 2>&1 &&
+		"$I" --dump "$T/twice.sbt" | grep -q "^seq=$TRI .* pCreateInfos\[0\].pDynamicState.pDynamicStates\[0\]=\"VK_DYNAMIC_STATE_SCISSOR\" " &&
+		DYN0=$k
+	k=$((k + 1))
+done
+[ -n "$DYN0" ] || fail "no varint of vkCreateGraphicsPipelines (seq $TRI) is its first dynamic state"
+hostile twice dyn "record seq $TRI vkCreateGraphicsPipelines: pipeline 0: dynamic states 0 and 1 are both 1$TAIL" \
+	--varint "$TRI:$DYN0:1"
 n_hostile=$((n_hostile + 1))
 
 # ---- a secondary command buffer -------------------------------------------------------
