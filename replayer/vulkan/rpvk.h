@@ -473,8 +473,8 @@ typedef struct rpvk_sh_pipe {
 	struct { uint32_t set, binding; } *use; /* statically used; owned */
 	uint32_t dyn;              /* RPVK_DYN_* it leaves to the command buffer */
 	uint32_t on;               /* RPVK_DYN_* enables it has static and on */
-	uint8_t dyn_known;         /* 0: made from pipeline libraries, whose
-	                              dynamic state is theirs (not judged) */
+	uint8_t dyn_known;         /* 0: linked from a library the replay did
+	                              not see made (not judged) */
 	uint8_t poly_lines;        /* polygonMode LINE (static) */
 	uint8_t blend_consts;      /* an enabled blend uses the constants */
 	uint8_t vertex_bindings;   /* it has vertex input bindings */

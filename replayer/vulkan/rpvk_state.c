@@ -33,8 +33,9 @@
  *     requirements do not fit the memory at the offset (rpvk_memory.c);
  *     a flush or invalidate of memory not mapped, or outside its mapping;
  *   - a buffer of 0 bytes, an image with an empty extent, no levels, more
- *     levels than a full chain, or no layers; a descriptor write or copy that names no set (and one whose
- *     set a pending command buffer binds waits for the device first);
+ *     levels than a full chain, or no layers; a descriptor write or copy
+ *     that names no set (and one whose set a pending command buffer binds
+ *     waits for the device first);
  *   - vkGetDeviceQueue[2] of a queue its device was not created with (the
  *     driver hands back memory past its queue array);
  *   - an image view's subresource range outside its image, a copy, update
@@ -450,8 +451,8 @@ static rp_status rpvk_state_bind(rpvk *r, VkObjectType type, uint64_t res, VkDev
  * reads (rpvk_shader_dyn_missing), set (and not disturbed since by a
  * pipeline that has it static).  A secondary command buffer inherits no
  * dynamic state but viewport and scissor with
- * VK_NV_inherited_viewport_scissor.  Pipelines made from libraries are not
- * judged. */
+ * VK_NV_inherited_viewport_scissor.  A pipeline linked from a library the
+ * replay did not see made is not judged (dyn_known 0). */
 static rp_status rpvk_state_draw(rpvk *r, VkCommandBuffer cb, rpvk_cb *c, int k)
 {
 	const rpvk_sh_pipe *p = rpvk_shader_pipe(r, c->pipeline[k]);
