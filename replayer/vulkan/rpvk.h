@@ -436,14 +436,35 @@ typedef struct rpvk_sh_layout {
 	rpvk_sh_binding *b;        /* owned */
 } rpvk_sh_layout;
 
-/* Dynamic state a draw reads, as bits (the states judged). */
+/* Dynamic state a draw reads, as bits (the states judged; rpvk_shader.c's
+ * rpvk_sh_dyn table says which call sets each and when a draw reads it).
+ * As "on" bits (rpvk_sh_pipe.on, the command buffer's values) the enables
+ * mean enabled, and RPVK_DYN_TOPOLOGY a line topology. */
 enum {
 	RPVK_DYN_VIEWPORT = 1u << 0,
 	RPVK_DYN_SCISSOR = 1u << 1,
 	RPVK_DYN_VIEWPORT_COUNT = 1u << 2,
 	RPVK_DYN_SCISSOR_COUNT = 1u << 3,
 	RPVK_DYN_TOPOLOGY = 1u << 4,
-	RPVK_DYN_DISCARD = 1u << 5
+	RPVK_DYN_DISCARD = 1u << 5,
+	RPVK_DYN_LINE_WIDTH = 1u << 6,
+	RPVK_DYN_DEPTH_BIAS = 1u << 7,
+	RPVK_DYN_BLEND_CONSTANTS = 1u << 8,
+	RPVK_DYN_DEPTH_BOUNDS = 1u << 9,
+	RPVK_DYN_STENCIL_COMPARE_MASK = 1u << 10,
+	RPVK_DYN_STENCIL_WRITE_MASK = 1u << 11,
+	RPVK_DYN_STENCIL_REFERENCE = 1u << 12,
+	RPVK_DYN_CULL_MODE = 1u << 13,
+	RPVK_DYN_FRONT_FACE = 1u << 14,
+	RPVK_DYN_DEPTH_TEST_ENABLE = 1u << 15,
+	RPVK_DYN_DEPTH_WRITE_ENABLE = 1u << 16,
+	RPVK_DYN_DEPTH_COMPARE_OP = 1u << 17,
+	RPVK_DYN_DEPTH_BOUNDS_TEST_ENABLE = 1u << 18,
+	RPVK_DYN_STENCIL_TEST_ENABLE = 1u << 19,
+	RPVK_DYN_STENCIL_OP = 1u << 20,
+	RPVK_DYN_DEPTH_BIAS_ENABLE = 1u << 21,
+	RPVK_DYN_PRIMITIVE_RESTART_ENABLE = 1u << 22,
+	RPVK_DYN_VERTEX_STRIDE = 1u << 23
 };
 
 /* What a pipeline's draws and dispatches need. */
@@ -451,9 +472,20 @@ typedef struct rpvk_sh_pipe {
 	uint32_t nuse, cap;
 	struct { uint32_t set, binding; } *use; /* statically used; owned */
 	uint32_t dyn;              /* RPVK_DYN_* it leaves to the command buffer */
-	uint8_t dyn_known;         /* 0: made from pipeline libraries, whose
-	                              dynamic state is theirs (not judged) */
+	uint32_t on;               /* RPVK_DYN_* enables it has static and on */
+	uint8_t dyn_known;         /* 0: linked from a library the replay did
+	                              not see made (not judged) */
+	uint8_t poly_lines;        /* polygonMode LINE (static) */
+	uint8_t blend_consts;      /* an enabled blend uses the constants */
+	uint8_t vertex_bindings;   /* it has vertex input bindings */
 } rpvk_sh_pipe;
+
+/* The first dynamic state (RPVK_DYN_* bit) the draw with pipeline p reads
+ * and the command buffer has not set: set holds the states set (since it
+ * began, or since a pipeline with them static was bound), on the values
+ * of the enables among them; inherited what a secondary command buffer
+ * inherits.  0 when none. */
+uint32_t rpvk_shader_dyn_missing(const rpvk_sh_pipe *p, uint32_t set, uint32_t on, uint32_t inherited);
 
 /* Before a call: RP_ERR_TRACE (diag set) for a pipeline whose shaders do
  * not fit its layout, or a render pass begun on a framebuffer whose
@@ -470,9 +502,11 @@ int rpvk_shader_layout_copy(rpvk *r, VkDescriptorSetLayout layout, rpvk_sh_layou
 void rpvk_sh_layout_finish(rpvk_sh_layout *l);
 /* The index in l->b of binding, or -1. */
 int rpvk_sh_layout_find(const rpvk_sh_layout *l, uint32_t binding);
-/* The live image views of a framebuffer's attachments still there, each
- * followed by its image, into out (at most max values); the count. */
-int rpvk_shader_fb_attachments(rpvk *r, VkFramebuffer fb, uint64_t *out, uint32_t max);
+/* The live image views of the attachments of the render pass begun with bi
+ * (its framebuffer's, or for an imageless framebuffer those bi gives) still
+ * there, each followed by its image, into out (at most max values); the
+ * count. */
+int rpvk_shader_pass_attachments(rpvk *r, const VkRenderPassBeginInfo *bi, uint64_t *out, uint32_t max);
 /* A name for one RPVK_DYN_* bit. */
 const char *rpvk_shader_dyn_name(uint32_t bit);
 

@@ -389,7 +389,8 @@ static rp_status rpvk_pc_image(rpvk *r, rpvk_pc_cb *c, VkImage i)
 static rp_status rpvk_pc_view(rpvk *r, rpvk_pc_cb *c, VkImageView v)
 {
 	const rpvk_map_slot *s;
-	if (!v || !(s = rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)v)))
+	if (!v || !(s = rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)v)) ||
+	    !s->val) /* a view of an image not seen made */
 		return RP_OK;
 	return rpvk_pc_add(r, c, VK_OBJECT_TYPE_IMAGE, s->val);
 }
@@ -418,7 +419,7 @@ static rp_status rpvk_pc_render_pass(rpvk *r, rpvk_pc_cb *c, const VkRenderPassB
 	rp_status st = RP_OK;
 	if (!bi)
 		return RP_OK;
-	n = rpvk_shader_fb_attachments(r, bi->framebuffer, att, 64);
+	n = rpvk_shader_pass_attachments(r, bi, att, 64);
 	for (int i = 1; i < n && st == RP_OK; i += 2) /* (view, image) pairs */
 		st = rpvk_pc_add(r, c, VK_OBJECT_TYPE_IMAGE, att[i]);
 	return st;

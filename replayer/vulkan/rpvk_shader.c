@@ -14,16 +14,22 @@
  *     them in each pipeline layout (a set layout may be destroyed while a
  *     pipeline layout made from it lives on);
  *   - of each pipeline, the (set, binding) pairs its shaders use, and for a
- *     graphics pipeline the dynamic state it leaves to the command buffer;
- *   - of each framebuffer, its attachments' image views, and of each view
- *     the image it views.
+ *     graphics pipeline the dynamic state it leaves to the command buffer
+ *     with the static values that say whether a draw reads it (a pipeline
+ *     linked from libraries: theirs, together);
+ *   - of each framebuffer, its attachments' image views (none for an
+ *     imageless one: the begin gives them), and of each view the image it
+ *     views.
  * Refused, naming the record, the call and what is wrong:
  *   - a pipeline whose shader uses a binding its layout lacks, of another
  *     kind, with fewer descriptors than the shader's array, or not
  *     visible to the shader's stage (the layout must match the shader:
  *     lavapipe's compiled code read past its descriptor table);
  *   - vkCmdBeginRenderPass[2] with a framebuffer whose image view, or the
- *     image under it, was destroyed, or whose image's memory was freed.
+ *     image under it, was destroyed, or whose image's memory was freed; of
+ *     an imageless framebuffer, the same of the views the begin gives
+ *     (VkRenderPassAttachmentBeginInfo), and a begin that gives none or
+ *     another number than the framebuffer was made with.
  * rpvk_state.c and rpvk_dset.c use the rest: a draw's dynamic state and
  * the bindings a draw or dispatch reads that no write ever reached.
  * Objects this file never saw created (imported ones, swapchain images,
@@ -74,8 +80,10 @@ typedef struct rpvk_sh_playout {
 } rpvk_sh_playout;
 
 typedef struct rpvk_sh_fb {
-	uint32_t n;
-	uint64_t *views;           /* owned; 0 where not judged */
+	uint32_t n;                /* attachments */
+	uint8_t imageless;         /* views given when a render pass begins */
+	uint64_t *views;           /* owned; 0 where not judged (all 0 when
+	                              imageless) */
 } rpvk_sh_fb;
 
 /* ---- SPIR-V --------------------------------------------------------------- */
@@ -607,49 +615,235 @@ static rp_status rpvk_sh_stage_check(rpvk *r, uint32_t i, const VkPipelineShader
 	return RP_OK;
 }
 
-/* Dynamic states a draw needs set, as rpvk_sh_pipe.dyn bits. */
-static const struct { VkDynamicState state; uint32_t bit; } rpvk_sh_dyn[] = {
-	{ VK_DYNAMIC_STATE_VIEWPORT, RPVK_DYN_VIEWPORT },
-	{ VK_DYNAMIC_STATE_SCISSOR, RPVK_DYN_SCISSOR },
-	{ VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT, RPVK_DYN_VIEWPORT_COUNT },
-	{ VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT, RPVK_DYN_SCISSOR_COUNT },
-	{ VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY, RPVK_DYN_TOPOLOGY },
-	{ VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE, RPVK_DYN_DISCARD },
+/* When a draw reads a dynamic state (the specification's VUID-vkCmdDraw-*
+ * rules for "must have been called in the current command buffer prior to
+ * this drawing command", with their conditions): */
+enum {
+	RPVK_WHEN_ALWAYS = 0,     /* every draw */
+	RPVK_WHEN_RASTER,         /* rasterization is not discarded */
+	RPVK_WHEN_LINES,          /* ... and lines are rasterized (a line
+	                             topology, or polygonMode LINE) */
+	RPVK_WHEN_DEPTH_BIAS,     /* ... and depth bias is enabled */
+	RPVK_WHEN_BLEND_CONSTS,   /* ... and an enabled blend uses the constants */
+	RPVK_WHEN_DEPTH_BOUNDS,   /* ... and the depth bounds test is enabled */
+	RPVK_WHEN_STENCIL,        /* ... and the stencil test is enabled */
+	RPVK_WHEN_DEPTH_TEST,     /* ... and the depth test is enabled */
+	RPVK_WHEN_VERTEX_INPUT    /* the pipeline has vertex input bindings */
 };
+
+/* The dynamic states judged: the state, its bit, the call that sets it,
+ * when a draw reads it and the specification's rule.  Enables come first:
+ * when one is missing, the states that depend on it cannot be judged, and
+ * it is the one named. */
+static const struct rpvk_sh_dyn_rule {
+	VkDynamicState state;
+	uint32_t bit;
+	uint8_t when;
+	const char *name;
+	const char *vuid;         /* VUID-vkCmdDraw-<this>, of the specification
+	                             after 1.3.239 (1.3.239 has one rule for
+	                             all, VUID-vkCmdDraw-commandBuffer-02701,
+	                             without the conditions) */
+} rpvk_sh_dyn[] = {
+	{ VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE, RPVK_DYN_DISCARD, RPVK_WHEN_ALWAYS,
+	  "rasterizer discard enable (vkCmdSetRasterizerDiscardEnable)", "None-04876" },
+	{ VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY, RPVK_DYN_TOPOLOGY, RPVK_WHEN_ALWAYS,
+	  "primitive topology (vkCmdSetPrimitiveTopology)", "None-07842" },
+	{ VK_DYNAMIC_STATE_PRIMITIVE_RESTART_ENABLE, RPVK_DYN_PRIMITIVE_RESTART_ENABLE, RPVK_WHEN_ALWAYS,
+	  "primitive restart enable (vkCmdSetPrimitiveRestartEnable)", "None-04879" },
+	{ VK_DYNAMIC_STATE_DEPTH_BIAS_ENABLE, RPVK_DYN_DEPTH_BIAS_ENABLE, RPVK_WHEN_RASTER,
+	  "depth bias enable (vkCmdSetDepthBiasEnable)", "None-04877" },
+	{ VK_DYNAMIC_STATE_DEPTH_TEST_ENABLE, RPVK_DYN_DEPTH_TEST_ENABLE, RPVK_WHEN_RASTER,
+	  "depth test enable (vkCmdSetDepthTestEnable)", "None-07843" },
+	{ VK_DYNAMIC_STATE_DEPTH_BOUNDS_TEST_ENABLE, RPVK_DYN_DEPTH_BOUNDS_TEST_ENABLE, RPVK_WHEN_RASTER,
+	  "depth bounds test enable (vkCmdSetDepthBoundsTestEnable)", "None-07846" },
+	{ VK_DYNAMIC_STATE_STENCIL_TEST_ENABLE, RPVK_DYN_STENCIL_TEST_ENABLE, RPVK_WHEN_RASTER,
+	  "stencil test enable (vkCmdSetStencilTestEnable)", "None-07847" },
+	{ VK_DYNAMIC_STATE_VIEWPORT, RPVK_DYN_VIEWPORT, RPVK_WHEN_RASTER,
+	  "viewport (vkCmdSetViewport)", "None-07831" },
+	{ VK_DYNAMIC_STATE_SCISSOR, RPVK_DYN_SCISSOR, RPVK_WHEN_RASTER,
+	  "scissor (vkCmdSetScissor)", "None-07832" },
+	{ VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT, RPVK_DYN_VIEWPORT_COUNT, RPVK_WHEN_RASTER,
+	  "viewport with count (vkCmdSetViewportWithCount)", "viewportCount-03417" },
+	{ VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT, RPVK_DYN_SCISSOR_COUNT, RPVK_WHEN_RASTER,
+	  "scissor with count (vkCmdSetScissorWithCount)", "scissorCount-03418" },
+	{ VK_DYNAMIC_STATE_CULL_MODE, RPVK_DYN_CULL_MODE, RPVK_WHEN_RASTER,
+	  "cull mode (vkCmdSetCullMode)", "None-07840" },
+	{ VK_DYNAMIC_STATE_FRONT_FACE, RPVK_DYN_FRONT_FACE, RPVK_WHEN_RASTER,
+	  "front face (vkCmdSetFrontFace)", "None-07841" },
+	{ VK_DYNAMIC_STATE_LINE_WIDTH, RPVK_DYN_LINE_WIDTH, RPVK_WHEN_LINES,
+	  "line width (vkCmdSetLineWidth)", "None-07833" },
+	{ VK_DYNAMIC_STATE_DEPTH_BIAS, RPVK_DYN_DEPTH_BIAS, RPVK_WHEN_DEPTH_BIAS,
+	  "depth bias (vkCmdSetDepthBias)", "None-07834" },
+	{ VK_DYNAMIC_STATE_BLEND_CONSTANTS, RPVK_DYN_BLEND_CONSTANTS, RPVK_WHEN_BLEND_CONSTS,
+	  "blend constants (vkCmdSetBlendConstants)", "None-07835" },
+	{ VK_DYNAMIC_STATE_DEPTH_BOUNDS, RPVK_DYN_DEPTH_BOUNDS, RPVK_WHEN_DEPTH_BOUNDS,
+	  "depth bounds (vkCmdSetDepthBounds)", "None-07836" },
+	{ VK_DYNAMIC_STATE_STENCIL_COMPARE_MASK, RPVK_DYN_STENCIL_COMPARE_MASK, RPVK_WHEN_STENCIL,
+	  "stencil compare mask (vkCmdSetStencilCompareMask)", "None-07837" },
+	{ VK_DYNAMIC_STATE_STENCIL_WRITE_MASK, RPVK_DYN_STENCIL_WRITE_MASK, RPVK_WHEN_STENCIL,
+	  "stencil write mask (vkCmdSetStencilWriteMask)", "None-07838" },
+	{ VK_DYNAMIC_STATE_STENCIL_REFERENCE, RPVK_DYN_STENCIL_REFERENCE, RPVK_WHEN_STENCIL,
+	  "stencil reference (vkCmdSetStencilReference)", "None-07839" },
+	{ VK_DYNAMIC_STATE_STENCIL_OP, RPVK_DYN_STENCIL_OP, RPVK_WHEN_STENCIL,
+	  "stencil op (vkCmdSetStencilOp)", "None-07848" },
+	{ VK_DYNAMIC_STATE_DEPTH_WRITE_ENABLE, RPVK_DYN_DEPTH_WRITE_ENABLE, RPVK_WHEN_DEPTH_TEST,
+	  "depth write enable (vkCmdSetDepthWriteEnable)", "None-07844" },
+	{ VK_DYNAMIC_STATE_DEPTH_COMPARE_OP, RPVK_DYN_DEPTH_COMPARE_OP, RPVK_WHEN_DEPTH_TEST,
+	  "depth compare op (vkCmdSetDepthCompareOp)", "None-07845" },
+	{ VK_DYNAMIC_STATE_VERTEX_INPUT_BINDING_STRIDE, RPVK_DYN_VERTEX_STRIDE, RPVK_WHEN_VERTEX_INPUT,
+	  "vertex input binding stride (vkCmdBindVertexBuffers2 with pStrides)", "pStrides-04884" },
+};
+#define RPVK_SH_NDYN (sizeof(rpvk_sh_dyn) / sizeof(rpvk_sh_dyn[0]))
 
 const char *rpvk_shader_dyn_name(uint32_t bit)
 {
-	switch (bit) {
-	case RPVK_DYN_VIEWPORT: return "viewport (vkCmdSetViewport)";
-	case RPVK_DYN_SCISSOR: return "scissor (vkCmdSetScissor)";
-	case RPVK_DYN_VIEWPORT_COUNT: return "viewport with count (vkCmdSetViewportWithCount)";
-	case RPVK_DYN_SCISSOR_COUNT: return "scissor with count (vkCmdSetScissorWithCount)";
-	case RPVK_DYN_TOPOLOGY: return "primitive topology (vkCmdSetPrimitiveTopology)";
-	case RPVK_DYN_DISCARD: return "rasterizer discard enable (vkCmdSetRasterizerDiscardEnable)";
-	default: return "dynamic state";
-	}
+	for (size_t k = 0; k < RPVK_SH_NDYN; k++)
+		if (rpvk_sh_dyn[k].bit == bit)
+			return rpvk_sh_dyn[k].name;
+	return "dynamic state";
 }
 
-static void rpvk_sh_pipe_dyn(const VkGraphicsPipelineCreateInfo *ci, rpvk_sh_pipe *p)
+uint32_t rpvk_shader_dyn_missing(const rpvk_sh_pipe *p, uint32_t set, uint32_t on, uint32_t inherited)
+{
+	/* an enable's value: the command buffer's where the pipeline leaves
+	 * it dynamic (and it was set), the pipeline's otherwise */
+	uint32_t val = (p->on & ~p->dyn) | (on & set & p->dyn);
+	int raster = !(val & RPVK_DYN_DISCARD);
+	for (size_t k = 0; k < RPVK_SH_NDYN; k++) {
+		uint32_t bit = rpvk_sh_dyn[k].bit;
+		int reads;
+		if (!(p->dyn & bit) || (set & bit) || (inherited & bit))
+			continue;
+		switch (rpvk_sh_dyn[k].when) {
+		case RPVK_WHEN_ALWAYS: reads = 1; break;
+		case RPVK_WHEN_RASTER: reads = raster; break;
+		case RPVK_WHEN_LINES: reads = raster && (p->poly_lines || (val & RPVK_DYN_TOPOLOGY)); break;
+		case RPVK_WHEN_DEPTH_BIAS: reads = raster && (val & RPVK_DYN_DEPTH_BIAS_ENABLE); break;
+		case RPVK_WHEN_BLEND_CONSTS: reads = raster && p->blend_consts; break;
+		case RPVK_WHEN_DEPTH_BOUNDS: reads = raster && (val & RPVK_DYN_DEPTH_BOUNDS_TEST_ENABLE); break;
+		case RPVK_WHEN_STENCIL: reads = raster && (val & RPVK_DYN_STENCIL_TEST_ENABLE); break;
+		case RPVK_WHEN_DEPTH_TEST: reads = raster && (val & RPVK_DYN_DEPTH_TEST_ENABLE); break;
+		default: reads = p->vertex_bindings; break;
+		}
+		if (reads)
+			return bit;
+	}
+	return 0;
+}
+
+static int rpvk_sh_blend_const(VkBlendFactor f)
+{
+	return f == VK_BLEND_FACTOR_CONSTANT_COLOR || f == VK_BLEND_FACTOR_ONE_MINUS_CONSTANT_COLOR ||
+	       f == VK_BLEND_FACTOR_CONSTANT_ALPHA || f == VK_BLEND_FACTOR_ONE_MINUS_CONSTANT_ALPHA;
+}
+
+static int rpvk_sh_line_topology(VkPrimitiveTopology t)
+{
+	return t == VK_PRIMITIVE_TOPOLOGY_LINE_LIST || t == VK_PRIMITIVE_TOPOLOGY_LINE_STRIP ||
+	       t == VK_PRIMITIVE_TOPOLOGY_LINE_LIST_WITH_ADJACENCY ||
+	       t == VK_PRIMITIVE_TOPOLOGY_LINE_STRIP_WITH_ADJACENCY;
+}
+
+/* The dynamic states a graphics pipeline leaves to the command buffer, and
+ * the static values that say whether a draw reads them.  States the
+ * pipeline's create info leaves out (no rasterization, depth/stencil or
+ * blend state) count as disabled.  With polygonMode, the blend or the
+ * vertex input left dynamic too (extended dynamic state 3,
+ * VK_EXT_vertex_input_dynamic_state), line width, blend constants and the
+ * stride are taken as not read. */
+static void rpvk_sh_pipe_dyn(rpvk *r, const VkGraphicsPipelineCreateInfo *ci, rpvk_sh_pipe *p)
 {
 	const VkPipelineDynamicStateCreateInfo *d = ci->pDynamicState;
-	int discard_dyn = 0;
-	if (ci->flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR)
-		return;
-	for (const VkBaseInStructure *n = ci->pNext; n; n = n->pNext)
-		if (n->sType == VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR ||
-		    n->sType == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT)
-			return;
+	const VkPipelineRasterizationStateCreateInfo *rs = ci->pRasterizationState;
+	const VkPipelineDepthStencilStateCreateInfo *dss = ci->pDepthStencilState;
+	const VkPipelineColorBlendStateCreateInfo *cbs = ci->pColorBlendState;
+	const VkPipelineLibraryCreateInfoKHR *libs = NULL;
+	int parts = 0; /* it is made of library parts itself (GPL) */
 	p->dyn_known = 1;
+	for (const VkBaseInStructure *n = ci->pNext; n; n = n->pNext)
+		if (n->sType == VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR)
+			libs = (const VkPipelineLibraryCreateInfoKHR *)(const void *)n;
+		else if (n->sType == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT)
+			parts = 1;
+	/* linked from libraries: their dynamic states and static values, all
+	 * together (each library holds some of the state; one the replay does
+	 * not know makes the pipeline not judged) */
+	for (uint32_t i = 0; libs && libs->pLibraries && i < libs->libraryCount; i++) {
+		const rpvk_sh_pipe *l = rpvk_sh_get(r, VK_OBJECT_TYPE_PIPELINE, (uint64_t)(uintptr_t)libs->pLibraries[i]);
+		if (!l || !l->dyn_known) {
+			p->dyn_known = 0;
+			return;
+		}
+		p->dyn |= l->dyn;
+		p->on |= l->on;
+		p->poly_lines |= l->poly_lines;
+		p->blend_consts |= l->blend_consts;
+		p->vertex_bindings |= l->vertex_bindings;
+	}
+	if (libs && !parts)
+		return; /* the link's own state is the libraries' */
 	for (uint32_t i = 0; d && d->pDynamicStates && i < d->dynamicStateCount; i++)
-		for (size_t k = 0; k < sizeof(rpvk_sh_dyn) / sizeof(rpvk_sh_dyn[0]); k++)
+		for (size_t k = 0; k < RPVK_SH_NDYN; k++)
 			if (d->pDynamicStates[i] == rpvk_sh_dyn[k].state)
 				p->dyn |= rpvk_sh_dyn[k].bit;
-	discard_dyn = (p->dyn & RPVK_DYN_DISCARD) != 0;
-	/* rasterization discarded for good: no viewport or scissor is read */
-	if (!discard_dyn && ci->pRasterizationState && ci->pRasterizationState->rasterizerDiscardEnable)
-		p->dyn &= ~(uint32_t)(RPVK_DYN_VIEWPORT | RPVK_DYN_SCISSOR | RPVK_DYN_VIEWPORT_COUNT |
-		                      RPVK_DYN_SCISSOR_COUNT);
+	if (rs && rs->rasterizerDiscardEnable)
+		p->on |= RPVK_DYN_DISCARD;
+	if (rs && rs->depthBiasEnable)
+		p->on |= RPVK_DYN_DEPTH_BIAS_ENABLE;
+	if (rs && rs->polygonMode == VK_POLYGON_MODE_LINE)
+		p->poly_lines = 1;
+	if (ci->pInputAssemblyState && rpvk_sh_line_topology(ci->pInputAssemblyState->topology))
+		p->on |= RPVK_DYN_TOPOLOGY;
+	if (dss && dss->depthTestEnable)
+		p->on |= RPVK_DYN_DEPTH_TEST_ENABLE;
+	if (dss && dss->stencilTestEnable)
+		p->on |= RPVK_DYN_STENCIL_TEST_ENABLE;
+	if (dss && dss->depthBoundsTestEnable)
+		p->on |= RPVK_DYN_DEPTH_BOUNDS_TEST_ENABLE;
+	for (uint32_t i = 0; cbs && cbs->pAttachments && i < cbs->attachmentCount; i++) {
+		const VkPipelineColorBlendAttachmentState *a = &cbs->pAttachments[i];
+		if (a->blendEnable && (rpvk_sh_blend_const(a->srcColorBlendFactor) ||
+		                       rpvk_sh_blend_const(a->dstColorBlendFactor) ||
+		                       rpvk_sh_blend_const(a->srcAlphaBlendFactor) ||
+		                       rpvk_sh_blend_const(a->dstAlphaBlendFactor)))
+			p->blend_consts = 1;
+	}
+	if (ci->pVertexInputState && ci->pVertexInputState->vertexBindingDescriptionCount)
+		p->vertex_bindings = 1;
+	/* what decides whether a draw reads a state left dynamic itself (the
+	 * create info's value is ignored): the state is not judged */
+	for (uint32_t i = 0; d && d->pDynamicStates && i < d->dynamicStateCount; i++)
+		switch (d->pDynamicStates[i]) {
+		case VK_DYNAMIC_STATE_POLYGON_MODE_EXT: p->poly_lines = 0; break;
+		case VK_DYNAMIC_STATE_COLOR_BLEND_ENABLE_EXT:
+		case VK_DYNAMIC_STATE_COLOR_BLEND_EQUATION_EXT: p->blend_consts = 0; break;
+		case VK_DYNAMIC_STATE_VERTEX_INPUT_EXT: p->vertex_bindings = 0; break;
+		default: break;
+		}
+}
+
+/* A pipeline's dynamic states: none negative (every enum value a Vulkan
+ * version or extension defines is at least 0, so a newer driver knows no
+ * such value either; lavapipe died of SIGSEGV on one, replay_mutants.sh
+ * seed 51 over vk_dynstate --secondary), none twice
+ * (VUID-VkPipelineDynamicStateCreateInfo-pDynamicStates-01442).  Values
+ * vk.xml 1.3.239 does not name pass, with the codec's warning. */
+static rp_status rpvk_sh_dyn_check(rpvk *r, uint32_t i, const VkPipelineDynamicStateCreateInfo *d)
+{
+	for (uint32_t k = 0; d && d->pDynamicStates && k < d->dynamicStateCount; k++) {
+		if ((int32_t)d->pDynamicStates[k] < 0)
+			return rpvk_fail(r, RP_ERR_TRACE, "pipeline %u: dynamic state %u is %d, which no "
+			                 "Vulkan version or extension defines: a valid application never makes "
+			                 "this call, and a driver may crash on it", i, k,
+			                 (int)d->pDynamicStates[k]);
+		for (uint32_t j = 0; j < k; j++)
+			if (d->pDynamicStates[j] == d->pDynamicStates[k])
+				return rpvk_fail(r, RP_ERR_TRACE, "pipeline %u: dynamic states %u and %u are both "
+				                 "%d: a valid application never makes this call, and a driver may "
+				                 "crash on it", i, j, k, (int)d->pDynamicStates[k]);
+	}
+	return RP_OK;
 }
 
 static rpvk_sh_pipe *rpvk_sh_pipe_new(rpvk *r, const VkPipelineShaderStageCreateInfo *stages, uint32_t n)
@@ -676,33 +870,66 @@ static rpvk_sh_pipe *rpvk_sh_pipe_new(rpvk *r, const VkPipelineShaderStageCreate
 static void rpvk_sh_fb_created(rpvk *r, const sbt_vk_args_vkCreateFramebuffer *a)
 {
 	const VkFramebufferCreateInfo *ci = a->pCreateInfo;
+	uint32_t n = ci ? ci->attachmentCount : 0;
+	int imageless = ci && (ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT);
 	rpvk_sh_fb *f;
-	if (a->ret != VK_SUCCESS || !a->pFramebuffer || !*a->pFramebuffer || !ci || !ci->pAttachments ||
-	    !ci->attachmentCount || (ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT))
+	if (a->ret != VK_SUCCESS || !a->pFramebuffer || !*a->pFramebuffer || !n || (!imageless && !ci->pAttachments))
 		return;
-	if (!(f = calloc(1, sizeof(*f))) || !(f->views = calloc(ci->attachmentCount, sizeof(*f->views)))) {
+	if (!(f = calloc(1, sizeof(*f))) || !(f->views = calloc(n, sizeof(*f->views)))) {
 		free(f);
 		return;
 	}
-	f->n = ci->attachmentCount;
-	for (uint32_t i = 0; i < f->n; i++) {
+	f->n = n;
+	f->imageless = (uint8_t)imageless;
+	for (uint32_t i = 0; !imageless && i < f->n; i++) {
 		uint64_t v = (uint64_t)(uintptr_t)ci->pAttachments[i];
+		const rpvk_map_slot *s = rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE_VIEW, v);
 		/* only views this file saw made, of images it saw made */
-		if (rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE_VIEW, v))
+		if (s && s->val)
 			f->views[i] = v;
 	}
 	rpvk_sh_keep(r, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)*a->pFramebuffer, f);
 }
 
-int rpvk_shader_fb_attachments(rpvk *r, VkFramebuffer fb, uint64_t *out, uint32_t max)
+/* The VkRenderPassAttachmentBeginInfo of bi, or NULL. */
+static const VkRenderPassAttachmentBeginInfo *rpvk_sh_pass_views(const VkRenderPassBeginInfo *bi)
 {
-	const rpvk_sh_fb *f = rpvk_sh_get(r, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)fb);
+	for (const VkBaseInStructure *n = bi->pNext; n; n = n->pNext)
+		if (n->sType == VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO)
+			return (const VkRenderPassAttachmentBeginInfo *)(const void *)n;
+	return NULL;
+}
+
+/* Attachment i of the render pass f begins with bi: a live view this file
+ * saw made (of an image it saw made), or 0 when not judged. */
+static uint64_t rpvk_sh_pass_view(rpvk *r, const rpvk_sh_fb *f, const VkRenderPassBeginInfo *bi, uint32_t i)
+{
+	const VkRenderPassAttachmentBeginInfo *ab;
+	const rpvk_map_slot *s;
+	uint64_t v;
+	if (!f->imageless)
+		return f->views[i];
+	ab = rpvk_sh_pass_views(bi);
+	if (!ab || !ab->pAttachments || i >= ab->attachmentCount)
+		return 0;
+	v = (uint64_t)(uintptr_t)ab->pAttachments[i];
+	/* one of an image not seen made (a swapchain's) is not judged (a
+	 * destroyed one does not get here: its handle names nothing, and
+	 * the begin does not decode) */
+	s = rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE_VIEW, v);
+	return s && !s->val ? 0 : v;
+}
+
+int rpvk_shader_pass_attachments(rpvk *r, const VkRenderPassBeginInfo *bi, uint64_t *out, uint32_t max)
+{
+	const rpvk_sh_fb *f = bi ? rpvk_sh_get(r, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)bi->framebuffer) : NULL;
 	uint32_t n = 0;
 	for (uint32_t i = 0; f && i < f->n && n + 2 <= max; i++) {
+		uint64_t v = rpvk_sh_pass_view(r, f, bi, i);
 		const rpvk_map_slot *s;
-		if (!f->views[i] || !(s = rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE_VIEW, f->views[i])))
+		if (!v || !(s = rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE_VIEW, v)) || !s->val)
 			continue;
-		out[n++] = f->views[i];
+		out[n++] = v;
 		out[n++] = s->val;
 	}
 	return (int)n;
@@ -711,12 +938,20 @@ int rpvk_shader_fb_attachments(rpvk *r, VkFramebuffer fb, uint64_t *out, uint32_
 static rp_status rpvk_sh_begin_pass(rpvk *r, const VkRenderPassBeginInfo *bi)
 {
 	const rpvk_sh_fb *f = bi ? rpvk_sh_get(r, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)bi->framebuffer) : NULL;
+	const VkRenderPassAttachmentBeginInfo *ab = f && f->imageless ? rpvk_sh_pass_views(bi) : NULL;
+	if (f && f->imageless && (!ab || ab->attachmentCount != f->n || !ab->pAttachments))
+		return rpvk_fail(r, RP_ERR_TRACE, "the framebuffer is imageless and was made with %u "
+		                 "attachments, and the render pass begins with %u "
+		                 "(VkRenderPassAttachmentBeginInfo%s): a valid application never makes this "
+		                 "call, and a driver may crash on it", f->n, ab && ab->pAttachments ?
+		                 ab->attachmentCount : 0, ab ? "" : " absent");
 	for (uint32_t i = 0; f && i < f->n; i++) {
+		uint64_t v = rpvk_sh_pass_view(r, f, bi, i);
 		const rpvk_map_slot *s;
 		const char *why;
-		if (!f->views[i])
+		if (!v)
 			continue;
-		if (!(s = rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE_VIEW, f->views[i])))
+		if (!(s = rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE_VIEW, v)))
 			why = "its image view was destroyed";
 		else if (!rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE, s->val))
 			why = "the image of its image view was destroyed";
@@ -724,9 +959,9 @@ static rp_status rpvk_sh_begin_pass(rpvk *r, const VkRenderPassBeginInfo *bi)
 			why = "the memory of its image was freed";
 		else
 			continue;
-		return rpvk_fail(r, RP_ERR_TRACE, "attachment %u of the framebuffer: %s before the render "
-		                 "pass begins: a valid application never makes this call, and a driver may "
-		                 "crash on it", i, why);
+		return rpvk_fail(r, RP_ERR_TRACE, "attachment %u of the %sframebuffer: %s before the "
+		                 "render pass begins: a valid application never makes this call, and a "
+		                 "driver may crash on it", i, f->imageless ? "imageless " : "", why);
 	}
 	return RP_OK;
 }
@@ -760,6 +995,16 @@ rp_status rpvk_shader_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 			uint32_t n = a->pCreateInfos[i].stageCount;
 			const rpvk_sh_playout *pl = rpvk_sh_get(r, VK_OBJECT_TYPE_PIPELINE_LAYOUT,
 			                                        (uint64_t)(uintptr_t)a->pCreateInfos[i].layout);
+			/* pStages may be absent (vk.xml: optional, noautovalidity) where
+			 * a library part has no shaders, and lavapipe then still reads
+			 * stageCount of them (SIGSEGV: replay_mutants.sh seed 604 over
+			 * vk_dynstate --library) */
+			if (n && !stages)
+				return rpvk_fail(r, RP_ERR_TRACE, "pipeline %u: stageCount is %u and pStages is "
+				                 "absent: a valid application never makes this call, and a driver "
+				                 "may crash on it", i, n);
+			if ((st = rpvk_sh_dyn_check(r, i, a->pCreateInfos[i].pDynamicState)) != RP_OK)
+				return st;
 			for (uint32_t s = 0; st == RP_OK && pl && stages && s < n; s++)
 				st = rpvk_sh_stage_check(r, i, &stages[s], pl, NULL);
 		}
@@ -827,7 +1072,7 @@ void rpvk_shader_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 				continue;
 			p = rpvk_sh_pipe_new(r, a->pCreateInfos[i].pStages, a->pCreateInfos[i].stageCount);
 			if (p)
-				rpvk_sh_pipe_dyn(&a->pCreateInfos[i], p);
+				rpvk_sh_pipe_dyn(r, &a->pCreateInfos[i], p);
 			rpvk_sh_keep(r, VK_OBJECT_TYPE_PIPELINE, (uint64_t)(uintptr_t)a->pPipelines[i], p);
 		}
 		break;
@@ -849,9 +1094,11 @@ void rpvk_shader_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 	case SBT_VK_CMD_vkCreateImageView: {
 		const sbt_vk_args_vkCreateImageView *a = args;
 		uint64_t img = a->pCreateInfo ? (uint64_t)(uintptr_t)a->pCreateInfo->image : 0;
-		if (a->ret == VK_SUCCESS && a->pView && *a->pView && img &&
-		    rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE, img))
-			rpvk_map_put(&r->shobjs, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)*a->pView, img, 0);
+		/* a view of an image not seen made (a swapchain's) is kept with
+		 * image 0: seen made, not judged */
+		if (a->ret == VK_SUCCESS && a->pView && *a->pView)
+			rpvk_map_put(&r->shobjs, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)*a->pView,
+			             img && rpvk_map_get(&r->shobjs, VK_OBJECT_TYPE_IMAGE, img) ? img : 0, 0);
 		break;
 	}
 	case SBT_VK_CMD_vkDestroyImageView:

@@ -15,9 +15,11 @@
  *     outside one with one begun (renderpass=, RPVK_F_INSIDE/OUTSIDE);
  *   - a draw or dispatch with no pipeline of its kind bound, or with none
  *     of the descriptor sets its pipeline's layout has bindings in bound;
- *     a draw whose pipeline leaves viewport, scissor, topology or discard
- *     to the command buffer, when that state was never set (since begin,
- *     or since a pipeline with it static was bound);
+ *     a draw whose pipeline leaves a state to the command buffer that the
+ *     draw reads (rpvk_shader_dyn_missing: rpvk_shader.c's table), when
+ *     that state was never set (since begin, or since a pipeline with it
+ *     static was bound), in a primary or a secondary command buffer;
+ *   - vkCmdExecuteCommands of a secondary command buffer not executable;
  *   - vkEndCommandBuffer of one not recording or inside a render pass;
  *   - a submit of one that is not executable (never ended, or reset), or
  *     that names a buffer or image whose memory was freed or that was
@@ -30,9 +32,10 @@
  *   - a bind of a buffer or image that has memory already, or whose
  *     requirements do not fit the memory at the offset (rpvk_memory.c);
  *     a flush or invalidate of memory not mapped, or outside its mapping;
- *   - a buffer of 0 bytes, an image with an empty extent, no levels or no
- *     layers; a descriptor write or copy that names no set (and one whose
- *     set a pending command buffer binds waits for the device first);
+ *   - a buffer of 0 bytes, an image with an empty extent, no levels, more
+ *     levels than a full chain, or no layers; a descriptor write or copy
+ *     that names no set (and one whose set a pending command buffer binds
+ *     waits for the device first);
  *   - vkGetDeviceQueue[2] of a queue its device was not created with (the
  *     driver hands back memory past its queue array);
  *   - an image view's subresource range outside its image, a copy, update
@@ -83,6 +86,10 @@ typedef struct rpvk_cb {
 	uint32_t nneed;
 	uint32_t dyn_set;         /* RPVK_DYN_* set since begin, and not
 	                             disturbed by a pipeline with it static */
+	uint32_t dyn_on;          /* of those, the enables set on (and a line
+	                             topology: RPVK_DYN_TOPOLOGY) */
+	uint32_t dyn_inherited;   /* a secondary's inherited from the primary
+	                             (VK_NV_inherited_viewport_scissor) */
 } rpvk_cb;
 
 /* rpvk.cbs keys: (COMMAND_BUFFER, live) -> rpvk_cb* (owned).
@@ -128,6 +135,8 @@ static void rpvk_cb_reset(rpvk_cb *c, uint8_t state)
 	memset(c->bound, 0, sizeof(c->bound));
 	c->nneed = 0;
 	c->dyn_set = 0;
+	c->dyn_on = 0;
+	c->dyn_inherited = 0;
 }
 
 void rpvk_state_clear(rpvk *r)
@@ -351,6 +360,15 @@ static rp_status rpvk_state_regions(rpvk *r, enum sbt_vk_cmd cmd, const void *ar
 				return rpvk_region_refuse(r, "vertex buffer offset", i);
 		break;
 	}
+	case SBT_VK_CMD_vkCmdBindVertexBuffers2:
+	case SBT_VK_CMD_vkCmdBindVertexBuffers2EXT: {
+		const sbt_vk_args_vkCmdBindVertexBuffers2 *a = args;
+		for (uint32_t i = 0; a->pBuffers && a->pOffsets && i < a->bindingCount; i++)
+			if (a->pBuffers[i] && !rpvk_in_buffer(r, a->pBuffers[i], a->pOffsets[i],
+			                                      a->pSizes ? a->pSizes[i] : VK_WHOLE_SIZE))
+				return rpvk_region_refuse(r, "vertex buffer range", i);
+		break;
+	}
 	case SBT_VK_CMD_vkCmdBindIndexBuffer: {
 		const sbt_vk_args_vkCmdBindIndexBuffer *a = args;
 		if (!rpvk_in_buffer(r, a->buffer, a->offset, VK_WHOLE_SIZE))
@@ -405,6 +423,17 @@ static int rpvk_queue_created(rpvk *r, VkDevice dev, uint32_t family, uint32_t i
 	return 1; /* not ours to judge */
 }
 
+/* The mip levels of a full chain for extent e (not empty). */
+static uint32_t rpvk_state_full_chain(const VkExtent3D *e)
+{
+	uint32_t m = e->width > e->height ? e->width : e->height, n = 1;
+	if (e->depth > m)
+		m = e->depth;
+	while (m >>= 1)
+		n++;
+	return n;
+}
+
 /* A bind: the resource has no memory yet, and the memory holds it. */
 static rp_status rpvk_state_bind(rpvk *r, VkObjectType type, uint64_t res, VkDeviceMemory mem, VkDeviceSize off)
 {
@@ -418,16 +447,17 @@ static rp_status rpvk_state_bind(rpvk *r, VkObjectType type, uint64_t res, VkDev
 
 /* A draw (k 0) or dispatch (k 1) with pipeline bound: the bindings of bound
  * sets its shaders use are kept for the submit, and a draw needs the
- * dynamic state its pipeline leaves to the command buffer set (and not
- * disturbed since by a pipeline that has it static).  A secondary command
- * buffer's dynamic state is not judged (it may inherit viewport and
- * scissor, VK_NV_inherited_viewport_scissor), nor that of pipelines made
- * from libraries. */
+ * dynamic state its pipeline leaves to the command buffer, and the draw
+ * reads (rpvk_shader_dyn_missing), set (and not disturbed since by a
+ * pipeline that has it static).  A secondary command buffer inherits no
+ * dynamic state but viewport and scissor with
+ * VK_NV_inherited_viewport_scissor.  A pipeline linked from a library the
+ * replay did not see made is not judged (dyn_known 0). */
 static rp_status rpvk_state_draw(rpvk *r, VkCommandBuffer cb, rpvk_cb *c, int k)
 {
 	const rpvk_sh_pipe *p = rpvk_shader_pipe(r, c->pipeline[k]);
 	uint32_t miss;
-	char why[200];
+	char why[320];
 	for (uint32_t u = 0; p && u < p->nuse; u++) {
 		uint64_t set = p->use[u].set < RPVK_CB_SETS ? c->bound[k][p->use[u].set] : 0;
 		uint32_t i = 0;
@@ -439,12 +469,36 @@ static rp_status rpvk_state_draw(rpvk *r, VkCommandBuffer cb, rpvk_cb *c, int k)
 			c->nneed++;
 		}
 	}
-	if (k != 0 || !p || !p->dyn_known || c->secondary || !(miss = p->dyn & ~c->dyn_set))
+	if (k != 0 || !p || !p->dyn_known ||
+	    !(miss = rpvk_shader_dyn_missing(p, c->dyn_set, c->dyn_on, c->dyn_inherited)))
 		return RP_OK;
 	snprintf(why, sizeof(why), "draws with a pipeline whose %s is dynamic state, never set in "
 	         "the command buffer since it began or since a pipeline with it static was bound",
-	         rpvk_shader_dyn_name(miss & -miss));
+	         rpvk_shader_dyn_name(miss));
 	return rpvk_state_refuse(r, cb, why);
+}
+
+/* vkCmdExecuteCommands: each secondary command buffer the replay allocated
+ * is one, and executable (ended, and not reset since). */
+static rp_status rpvk_state_execute(rpvk *r, VkCommandBuffer cb, const sbt_vk_args_vkCmdExecuteCommands *a)
+{
+	char why[160];
+	for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++) {
+		const rpvk_cb *s = rpvk_cb_get(r, a->pCommandBuffers[i]);
+		const char *what;
+		if (!s)
+			continue;
+		if (!s->secondary)
+			what = "is a primary command buffer";
+		else if (s->state != RPVK_CB_EXECUTABLE)
+			what = s->state == RPVK_CB_RECORDING ? "is still recording (no vkEndCommandBuffer)"
+			                                     : "has nothing recorded in it (reset, or never begun)";
+		else
+			continue;
+		snprintf(why, sizeof(why), "executes command buffer %u of its list, which %s", i, what);
+		return rpvk_state_refuse(r, cb, why);
+	}
+	return RP_OK;
 }
 
 static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const void *args)
@@ -470,6 +524,8 @@ static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, co
 		return rpvk_state_refuse(r, cb, "has no render pass begun, and the call belongs inside one");
 	if ((flags & RPVK_F_OUTSIDE) && c->pass != RPVK_PASS_NONE)
 		return rpvk_state_refuse(r, cb, "is inside a render pass, and the call belongs outside one");
+	if (cmd == SBT_VK_CMD_vkCmdExecuteCommands && (st = rpvk_state_execute(r, cb, args)) != RP_OK)
+		return st;
 	k = (flags & RPVK_F_DRAW) ? 0 : (flags & RPVK_F_DISPATCH) ? 1 : -1;
 	if (k >= 0 && !c->pipeline[k])
 		return rpvk_state_refuse(r, cb, k ? "has no compute pipeline bound for the dispatch"
@@ -650,6 +706,14 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 			                 "valid application never makes this call, and a driver may crash on it",
 			                 ci->extent.width, ci->extent.height, ci->extent.depth, ci->mipLevels,
 			                 ci->arrayLayers);
+		/* VUID-VkImageCreateInfo-mipLevels-00958: at most the full chain,
+		 * floor(log2(largest dimension)) + 1 (lavapipe died of SIGSEGV at
+		 * the memory allocation of a 64x64 image of 256 levels) */
+		if (ci && ci->mipLevels > rpvk_state_full_chain(&ci->extent))
+			return rpvk_fail(r, RP_ERR_TRACE, "an image of %u mip levels, and its extent "
+			                 "%ux%ux%u has %u: a valid application never makes this call, and a "
+			                 "driver may crash on it", ci->mipLevels, ci->extent.width,
+			                 ci->extent.height, ci->extent.depth, rpvk_state_full_chain(&ci->extent));
 		break;
 	}
 	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate:
@@ -747,51 +811,106 @@ static void rpvk_state_pipelines(rpvk *r, uint32_t n, const VkPipeline *out, con
 
 /* The attachments of framebuffer fb are used by command buffer c: a
  * destroy of one of them makes it stale. */
-static void rpvk_state_fb_note(rpvk *r, rpvk_cb *c, VkFramebuffer fb)
+static void rpvk_state_fb_note(rpvk *r, rpvk_cb *c, const VkRenderPassBeginInfo *bi)
 {
 	uint64_t at[32];
-	int n = rpvk_shader_fb_attachments(r, fb, at, 32);
-	rpvk_res_note(c, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)fb);
+	int n = rpvk_shader_pass_attachments(r, bi, at, 32);
+	rpvk_res_note(c, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)bi->framebuffer);
 	for (int i = 0; i + 1 < n; i += 2) {
 		rpvk_res_note(c, VK_OBJECT_TYPE_IMAGE_VIEW, at[i]);
 		rpvk_res_note(c, VK_OBJECT_TYPE_IMAGE, at[i + 1]);
 	}
 }
 
-static void rpvk_state_dyn(rpvk *r, const void *args, uint32_t bit)
+/* A vkCmdSet* of dynamic state bit; on: the value it sets, for the enables
+ * and the topology (whether it is a line topology). */
+static void rpvk_state_dyn(rpvk *r, const void *args, uint32_t bit, int on)
 {
 	rpvk_cb *c = rpvk_cb_get(r, *(const VkCommandBuffer *)args);
-	if (c)
-		c->dyn_set |= bit;
+	if (!c)
+		return;
+	c->dyn_set |= bit;
+	c->dyn_on = on ? c->dyn_on | bit : c->dyn_on & ~bit;
+}
+
+/* The dynamic state a vkCmd* sets (RPVK_DYN_* bit, and its value into
+ * *on), or 0. */
+static uint32_t rpvk_state_dyn_call(enum sbt_vk_cmd cmd, const void *args, int *on)
+{
+	*on = 0;
+	switch (cmd) {
+	case SBT_VK_CMD_vkCmdSetViewport: return RPVK_DYN_VIEWPORT;
+	case SBT_VK_CMD_vkCmdSetScissor: return RPVK_DYN_SCISSOR;
+	case SBT_VK_CMD_vkCmdSetViewportWithCount:
+	case SBT_VK_CMD_vkCmdSetViewportWithCountEXT: return RPVK_DYN_VIEWPORT_COUNT;
+	case SBT_VK_CMD_vkCmdSetScissorWithCount:
+	case SBT_VK_CMD_vkCmdSetScissorWithCountEXT: return RPVK_DYN_SCISSOR_COUNT;
+	case SBT_VK_CMD_vkCmdSetPrimitiveTopology:
+	case SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT: {
+		VkPrimitiveTopology t = ((const sbt_vk_args_vkCmdSetPrimitiveTopology *)args)->primitiveTopology;
+		*on = t == VK_PRIMITIVE_TOPOLOGY_LINE_LIST || t == VK_PRIMITIVE_TOPOLOGY_LINE_STRIP ||
+		      t == VK_PRIMITIVE_TOPOLOGY_LINE_LIST_WITH_ADJACENCY ||
+		      t == VK_PRIMITIVE_TOPOLOGY_LINE_STRIP_WITH_ADJACENCY;
+		return RPVK_DYN_TOPOLOGY;
+	}
+	case SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable:
+	case SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT:
+		*on = ((const sbt_vk_args_vkCmdSetRasterizerDiscardEnable *)args)->rasterizerDiscardEnable != 0;
+		return RPVK_DYN_DISCARD;
+	case SBT_VK_CMD_vkCmdSetLineWidth: return RPVK_DYN_LINE_WIDTH;
+	case SBT_VK_CMD_vkCmdSetDepthBias: return RPVK_DYN_DEPTH_BIAS;
+	case SBT_VK_CMD_vkCmdSetBlendConstants: return RPVK_DYN_BLEND_CONSTANTS;
+	case SBT_VK_CMD_vkCmdSetDepthBounds: return RPVK_DYN_DEPTH_BOUNDS;
+	case SBT_VK_CMD_vkCmdSetStencilCompareMask: return RPVK_DYN_STENCIL_COMPARE_MASK;
+	case SBT_VK_CMD_vkCmdSetStencilWriteMask: return RPVK_DYN_STENCIL_WRITE_MASK;
+	case SBT_VK_CMD_vkCmdSetStencilReference: return RPVK_DYN_STENCIL_REFERENCE;
+	case SBT_VK_CMD_vkCmdSetCullMode:
+	case SBT_VK_CMD_vkCmdSetCullModeEXT: return RPVK_DYN_CULL_MODE;
+	case SBT_VK_CMD_vkCmdSetFrontFace:
+	case SBT_VK_CMD_vkCmdSetFrontFaceEXT: return RPVK_DYN_FRONT_FACE;
+	case SBT_VK_CMD_vkCmdSetDepthTestEnable:
+	case SBT_VK_CMD_vkCmdSetDepthTestEnableEXT:
+		*on = ((const sbt_vk_args_vkCmdSetDepthTestEnable *)args)->depthTestEnable != 0;
+		return RPVK_DYN_DEPTH_TEST_ENABLE;
+	case SBT_VK_CMD_vkCmdSetDepthWriteEnable:
+	case SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT: return RPVK_DYN_DEPTH_WRITE_ENABLE;
+	case SBT_VK_CMD_vkCmdSetDepthCompareOp:
+	case SBT_VK_CMD_vkCmdSetDepthCompareOpEXT: return RPVK_DYN_DEPTH_COMPARE_OP;
+	case SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable:
+	case SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT:
+		*on = ((const sbt_vk_args_vkCmdSetDepthBoundsTestEnable *)args)->depthBoundsTestEnable != 0;
+		return RPVK_DYN_DEPTH_BOUNDS_TEST_ENABLE;
+	case SBT_VK_CMD_vkCmdSetStencilTestEnable:
+	case SBT_VK_CMD_vkCmdSetStencilTestEnableEXT:
+		*on = ((const sbt_vk_args_vkCmdSetStencilTestEnable *)args)->stencilTestEnable != 0;
+		return RPVK_DYN_STENCIL_TEST_ENABLE;
+	case SBT_VK_CMD_vkCmdSetStencilOp:
+	case SBT_VK_CMD_vkCmdSetStencilOpEXT: return RPVK_DYN_STENCIL_OP;
+	case SBT_VK_CMD_vkCmdSetDepthBiasEnable:
+	case SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT:
+		*on = ((const sbt_vk_args_vkCmdSetDepthBiasEnable *)args)->depthBiasEnable != 0;
+		return RPVK_DYN_DEPTH_BIAS_ENABLE;
+	case SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable:
+	case SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT: return RPVK_DYN_PRIMITIVE_RESTART_ENABLE;
+	case SBT_VK_CMD_vkCmdBindVertexBuffers2:
+	case SBT_VK_CMD_vkCmdBindVertexBuffers2EXT:
+		/* sets the strides only when it gives them */
+		return ((const sbt_vk_args_vkCmdBindVertexBuffers2 *)args)->pStrides ? RPVK_DYN_VERTEX_STRIDE : 0;
+	default: return 0;
+	}
 }
 
 void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 {
+	int on;
+	uint32_t bit;
 	rpvk_shader_after(r, cmd, args);
 	rpvk_dset_after(r, cmd, args);
+	if ((bit = rpvk_state_dyn_call(cmd, args, &on)) != 0) {
+		rpvk_state_dyn(r, args, bit, on);
+		return;
+	}
 	switch (cmd) {
-	case SBT_VK_CMD_vkCmdSetViewport:
-		rpvk_state_dyn(r, args, RPVK_DYN_VIEWPORT);
-		break;
-	case SBT_VK_CMD_vkCmdSetScissor:
-		rpvk_state_dyn(r, args, RPVK_DYN_SCISSOR);
-		break;
-	case SBT_VK_CMD_vkCmdSetViewportWithCount:
-	case SBT_VK_CMD_vkCmdSetViewportWithCountEXT:
-		rpvk_state_dyn(r, args, RPVK_DYN_VIEWPORT_COUNT);
-		break;
-	case SBT_VK_CMD_vkCmdSetScissorWithCount:
-	case SBT_VK_CMD_vkCmdSetScissorWithCountEXT:
-		rpvk_state_dyn(r, args, RPVK_DYN_SCISSOR_COUNT);
-		break;
-	case SBT_VK_CMD_vkCmdSetPrimitiveTopology:
-	case SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT:
-		rpvk_state_dyn(r, args, RPVK_DYN_TOPOLOGY);
-		break;
-	case SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable:
-	case SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT:
-		rpvk_state_dyn(r, args, RPVK_DYN_DISCARD);
-		break;
 	case SBT_VK_CMD_vkDestroyImageView:
 		rpvk_state_gone(r, VK_OBJECT_TYPE_IMAGE_VIEW,
 		                (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyImageView *)args)->imageView);
@@ -910,6 +1029,12 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		if (c->secondary && a->pBeginInfo &&
 		    (a->pBeginInfo->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT))
 			c->pass = RPVK_PASS_CONTINUE;
+		if (c->secondary && a->pBeginInfo && a->pBeginInfo->pInheritanceInfo)
+			for (const VkBaseInStructure *n = a->pBeginInfo->pInheritanceInfo->pNext; n; n = n->pNext)
+				if (n->sType == VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_VIEWPORT_SCISSOR_INFO_NV &&
+				    ((const VkCommandBufferInheritanceViewportScissorInfoNV *)(const void *)n)->viewportScissor2D)
+					c->dyn_inherited = RPVK_DYN_VIEWPORT | RPVK_DYN_SCISSOR |
+					                   RPVK_DYN_VIEWPORT_COUNT | RPVK_DYN_SCISSOR_COUNT;
 		break;
 	}
 	case SBT_VK_CMD_vkEndCommandBuffer: {
@@ -924,7 +1049,7 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
 		rpvk_state_pass(r, a->commandBuffer, RPVK_PASS_RENDER_PASS);
 		if (c && a->pRenderPassBegin)
-			rpvk_state_fb_note(r, c, a->pRenderPassBegin->framebuffer);
+			rpvk_state_fb_note(r, c, a->pRenderPassBegin);
 		break;
 	}
 	case SBT_VK_CMD_vkCmdBeginRenderPass2:
@@ -933,7 +1058,7 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
 		rpvk_state_pass(r, a->commandBuffer, RPVK_PASS_RENDER_PASS);
 		if (c && a->pRenderPassBegin)
-			rpvk_state_fb_note(r, c, a->pRenderPassBegin->framebuffer);
+			rpvk_state_fb_note(r, c, a->pRenderPassBegin);
 		break;
 	}
 	case SBT_VK_CMD_vkCmdBeginRendering:

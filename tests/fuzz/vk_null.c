@@ -1474,6 +1474,41 @@ VN_CMD(SetScissor, (VkCommandBuffer cb, uint32_t first, uint32_t n, const VkRect
 	VN_REC(SetScissor);
 }
 
+/* The other dynamic state (tests/programs/vk_dynstate.c sets each): only
+ * recorded.  A draw reading a state never set reads values the driver
+ * holds, not memory it must not: the replay judges it (rpvk_sh_dyn), the
+ * null device does not. */
+#define VN_DYN(Name, Params) VN_CMD(Name, Params) { VN_REC(Name); }
+VN_DYN(SetLineWidth, (VkCommandBuffer cb, float w))
+VN_DYN(SetDepthBias, (VkCommandBuffer cb, float constant, float clamp, float slope))
+VN_DYN(SetBlendConstants, (VkCommandBuffer cb, const float constants[4]))
+VN_DYN(SetDepthBounds, (VkCommandBuffer cb, float lo, float hi))
+VN_DYN(SetStencilCompareMask, (VkCommandBuffer cb, VkStencilFaceFlags f, uint32_t v))
+VN_DYN(SetStencilWriteMask, (VkCommandBuffer cb, VkStencilFaceFlags f, uint32_t v))
+VN_DYN(SetStencilReference, (VkCommandBuffer cb, VkStencilFaceFlags f, uint32_t v))
+VN_DYN(SetCullMode, (VkCommandBuffer cb, VkCullModeFlags m))
+VN_DYN(SetFrontFace, (VkCommandBuffer cb, VkFrontFace f))
+VN_DYN(SetPrimitiveTopology, (VkCommandBuffer cb, VkPrimitiveTopology t))
+VN_DYN(SetDepthTestEnable, (VkCommandBuffer cb, VkBool32 on))
+VN_DYN(SetDepthWriteEnable, (VkCommandBuffer cb, VkBool32 on))
+VN_DYN(SetDepthCompareOp, (VkCommandBuffer cb, VkCompareOp op))
+VN_DYN(SetDepthBoundsTestEnable, (VkCommandBuffer cb, VkBool32 on))
+VN_DYN(SetStencilTestEnable, (VkCommandBuffer cb, VkBool32 on))
+VN_DYN(SetStencilOp, (VkCommandBuffer cb, VkStencilFaceFlags f, VkStencilOp fail, VkStencilOp pass,
+                      VkStencilOp depth_fail, VkCompareOp op))
+VN_DYN(SetRasterizerDiscardEnable, (VkCommandBuffer cb, VkBool32 on))
+VN_DYN(SetDepthBiasEnable, (VkCommandBuffer cb, VkBool32 on))
+VN_DYN(SetPrimitiveRestartEnable, (VkCommandBuffer cb, VkBool32 on))
+
+VN_CMD(BindVertexBuffers2, (VkCommandBuffer cb, uint32_t first, uint32_t n, const VkBuffer *b,
+                            const VkDeviceSize *off, const VkDeviceSize *sizes, const VkDeviceSize *strides))
+{
+	VN_REC(BindVertexBuffers2);
+	for (uint32_t i = 0; i < n; i++)
+		vn_use_buffer(c, b[i], off[i], sizes && sizes[i] != VK_WHOLE_SIZE ? sizes[i] : 0,
+		              "vkCmdBindVertexBuffers2");
+}
+
 VN_CMD(Dispatch, (VkCommandBuffer cb, uint32_t x, uint32_t y, uint32_t z))
 {
 	VN_REC(Dispatch);
@@ -1689,6 +1724,21 @@ static const vn_fn vn_fns[] = {
 	VN_F(CmdResolveImage), VN_F(CmdCopyBufferToImage), VN_F(CmdCopyImageToBuffer), VN_F(CmdClearColorImage),
 	VN_F(CmdClearDepthStencilImage), VN_F(CmdPipelineBarrier), VN_F(CmdBeginRenderPass), VN_F(CmdNextSubpass),
 	VN_F(CmdEndRenderPass), VN_F(CmdResetQueryPool), VN_F(CmdWriteTimestamp), VN_F(CmdExecuteCommands),
+	VN_F(CmdSetLineWidth), VN_F(CmdSetDepthBias), VN_F(CmdSetBlendConstants), VN_F(CmdSetDepthBounds),
+	VN_F(CmdSetStencilCompareMask), VN_F(CmdSetStencilWriteMask), VN_F(CmdSetStencilReference),
+	VN_F(CmdSetCullMode), VN_FA(CmdSetCullModeEXT, CmdSetCullMode), VN_F(CmdSetFrontFace),
+	VN_FA(CmdSetFrontFaceEXT, CmdSetFrontFace), VN_F(CmdSetPrimitiveTopology),
+	VN_FA(CmdSetPrimitiveTopologyEXT, CmdSetPrimitiveTopology), VN_F(CmdSetDepthTestEnable),
+	VN_FA(CmdSetDepthTestEnableEXT, CmdSetDepthTestEnable), VN_F(CmdSetDepthWriteEnable),
+	VN_FA(CmdSetDepthWriteEnableEXT, CmdSetDepthWriteEnable), VN_F(CmdSetDepthCompareOp),
+	VN_FA(CmdSetDepthCompareOpEXT, CmdSetDepthCompareOp), VN_F(CmdSetDepthBoundsTestEnable),
+	VN_FA(CmdSetDepthBoundsTestEnableEXT, CmdSetDepthBoundsTestEnable), VN_F(CmdSetStencilTestEnable),
+	VN_FA(CmdSetStencilTestEnableEXT, CmdSetStencilTestEnable), VN_F(CmdSetStencilOp),
+	VN_FA(CmdSetStencilOpEXT, CmdSetStencilOp), VN_F(CmdSetRasterizerDiscardEnable),
+	VN_FA(CmdSetRasterizerDiscardEnableEXT, CmdSetRasterizerDiscardEnable), VN_F(CmdSetDepthBiasEnable),
+	VN_FA(CmdSetDepthBiasEnableEXT, CmdSetDepthBiasEnable), VN_F(CmdSetPrimitiveRestartEnable),
+	VN_FA(CmdSetPrimitiveRestartEnableEXT, CmdSetPrimitiveRestartEnable), VN_F(CmdBindVertexBuffers2),
+	VN_FA(CmdBindVertexBuffers2EXT, CmdBindVertexBuffers2),
 };
 
 static PFN_vkVoidFunction vn_lookup(const char *name)

@@ -1,0 +1,602 @@
+/*
+ * vk_dynstate - a graphics program whose pipelines leave most of their state
+ * to the command buffer, for the replay's dynamic-state and framebuffer
+ * checks (docs/hostile-traces.md, tests/shell/test_vk_hostile_dynamic.sh).
+ *
+ * Vulkan 1.3 (the extended dynamic states are core there).  One render pass
+ * over a colour and a depth/stencil image.  Pipeline "tri" (triangle list)
+ * leaves to the command buffer: viewport, scissor, line width, depth bias,
+ * blend constants, depth bounds, the three stencil masks and reference,
+ * cull mode, front face, primitive topology, depth test, write and compare
+ * op, depth bounds test, stencil test and op, rasterizer discard, depth
+ * bias and primitive restart enables, and the vertex input binding stride.
+ * Pipeline "line" (a static line list) leaves the same but the topology.
+ * Each state is set once with one call, in this order, after "tri" is bound:
+ * vkCmdSetViewport, vkCmdSetScissor, vkCmdSetLineWidth, vkCmdSetDepthBias,
+ * vkCmdSetBlendConstants, vkCmdSetDepthBounds, vkCmdSetStencilCompareMask,
+ * vkCmdSetStencilWriteMask, vkCmdSetStencilReference, vkCmdSetCullMode,
+ * vkCmdSetFrontFace, vkCmdSetPrimitiveTopology, vkCmdSetDepthTestEnable,
+ * vkCmdSetDepthWriteEnable, vkCmdSetDepthCompareOp,
+ * vkCmdSetDepthBoundsTestEnable (VK_FALSE: lavapipe lacks the depthBounds
+ * feature), vkCmdSetStencilTestEnable, vkCmdSetStencilOp,
+ * vkCmdSetRasterizerDiscardEnable, vkCmdSetDepthBiasEnable (VK_TRUE),
+ * vkCmdSetPrimitiveRestartEnable, then vkCmdBindVertexBuffers2 with a
+ * stride.  The blend of "tri" uses the constants (CONSTANT_COLOR).  Then
+ * one triangle draw, "line" bound, one line draw.
+ *
+ * usage: vk_dynstate [--imageless] [--secondary] [--library]
+ *   --imageless   the framebuffer is imageless (VK_FRAMEBUFFER_CREATE_
+ *                 IMAGELESS_BIT, core 1.2): its views are given when the
+ *                 render pass begins (VkRenderPassAttachmentBeginInfo)
+ *   --secondary   the binds, state and draws are recorded in a secondary
+ *                 command buffer the render pass executes
+ *   --library     "tri" is linked from four pipeline libraries
+ *                 (VK_EXT_graphics_pipeline_library), each leaving its
+ *                 part's states dynamic (all but the topology, which is
+ *                 then not set)
+ * Prints the XXH3-64 hash of the colour image (RGBA8, 64 x 64).
+ */
+#include "tests/programs/vk_prog.h"
+
+#define VKD_SIZE 64u
+#define VKD_COLOR VK_FORMAT_R8G8B8A8_UNORM
+
+typedef struct vkd_vertex {
+	float pos[2];
+	float color[3];
+} vkd_vertex;
+
+static const VkDynamicState vkd_dyn[] = {
+	VK_DYNAMIC_STATE_VIEWPORT,
+	VK_DYNAMIC_STATE_SCISSOR,
+	VK_DYNAMIC_STATE_LINE_WIDTH,
+	VK_DYNAMIC_STATE_DEPTH_BIAS,
+	VK_DYNAMIC_STATE_BLEND_CONSTANTS,
+	VK_DYNAMIC_STATE_DEPTH_BOUNDS,
+	VK_DYNAMIC_STATE_STENCIL_COMPARE_MASK,
+	VK_DYNAMIC_STATE_STENCIL_WRITE_MASK,
+	VK_DYNAMIC_STATE_STENCIL_REFERENCE,
+	VK_DYNAMIC_STATE_CULL_MODE,
+	VK_DYNAMIC_STATE_FRONT_FACE,
+	VK_DYNAMIC_STATE_DEPTH_TEST_ENABLE,
+	VK_DYNAMIC_STATE_DEPTH_WRITE_ENABLE,
+	VK_DYNAMIC_STATE_DEPTH_COMPARE_OP,
+	VK_DYNAMIC_STATE_DEPTH_BOUNDS_TEST_ENABLE,
+	VK_DYNAMIC_STATE_STENCIL_TEST_ENABLE,
+	VK_DYNAMIC_STATE_STENCIL_OP,
+	VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE,
+	VK_DYNAMIC_STATE_DEPTH_BIAS_ENABLE,
+	VK_DYNAMIC_STATE_PRIMITIVE_RESTART_ENABLE,
+	VK_DYNAMIC_STATE_VERTEX_INPUT_BINDING_STRIDE,
+	VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY, /* last: "line" has it static */
+};
+#define VKD_NDYN (uint32_t)(sizeof(vkd_dyn) / sizeof(vkd_dyn[0]))
+
+/* vkd_dyn by the part of the pipeline each state belongs to: the vertex
+ * input interface, pre-rasterization shaders, fragment shader and
+ * fragment output (the specification's graphics pipeline library parts).
+ * The topology stays static: the 1.3.239 validation layer does not find a
+ * linked pipeline's topology (VUID-vkCmdDraw-primitiveTopology-03420,
+ * "Unhandled VkPrimitiveTopology"). */
+static const VkDynamicState vkd_dyn_vertex[] = {
+	VK_DYNAMIC_STATE_PRIMITIVE_RESTART_ENABLE, VK_DYNAMIC_STATE_VERTEX_INPUT_BINDING_STRIDE,
+};
+static const VkDynamicState vkd_dyn_raster[] = {
+	VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_LINE_WIDTH,
+	VK_DYNAMIC_STATE_DEPTH_BIAS, VK_DYNAMIC_STATE_CULL_MODE, VK_DYNAMIC_STATE_FRONT_FACE,
+	VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE, VK_DYNAMIC_STATE_DEPTH_BIAS_ENABLE,
+};
+static const VkDynamicState vkd_dyn_fragment[] = {
+	VK_DYNAMIC_STATE_DEPTH_BOUNDS, VK_DYNAMIC_STATE_STENCIL_COMPARE_MASK,
+	VK_DYNAMIC_STATE_STENCIL_WRITE_MASK, VK_DYNAMIC_STATE_STENCIL_REFERENCE,
+	VK_DYNAMIC_STATE_DEPTH_TEST_ENABLE, VK_DYNAMIC_STATE_DEPTH_WRITE_ENABLE,
+	VK_DYNAMIC_STATE_DEPTH_COMPARE_OP, VK_DYNAMIC_STATE_DEPTH_BOUNDS_TEST_ENABLE,
+	VK_DYNAMIC_STATE_STENCIL_TEST_ENABLE, VK_DYNAMIC_STATE_STENCIL_OP,
+};
+static const VkDynamicState vkd_dyn_output[] = { VK_DYNAMIC_STATE_BLEND_CONSTANTS };
+
+/* Instance and device of Vulkan 1.3 with imageless framebuffers (and, with
+ * library, graphics pipeline libraries). */
+static void vkd_ctx_init(vkp_ctx *c, int library)
+{
+	const char *exts[2] = { VK_KHR_PIPELINE_LIBRARY_EXTENSION_NAME,
+	                        VK_EXT_GRAPHICS_PIPELINE_LIBRARY_EXTENSION_NAME };
+	VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT gpl = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GRAPHICS_PIPELINE_LIBRARY_FEATURES_EXT,
+		.graphicsPipelineLibrary = VK_TRUE
+	};
+	VkApplicationInfo app = { .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO };
+	VkInstanceCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO };
+	VkDeviceQueueCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO };
+	VkPhysicalDeviceVulkan12Features f12 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+		.imagelessFramebuffer = VK_TRUE
+	};
+	VkDeviceCreateInfo dci = { .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &f12 };
+	VkPhysicalDevice devs[8];
+	VkQueueFamilyProperties fams[16];
+	uint32_t ndev = 8, nfam = 16, i;
+	float prio = 1.0f;
+	VkResult r;
+
+	memset(c, 0, sizeof(*c));
+	c->prog = "vk_dynstate";
+	app.pApplicationName = c->prog;
+	app.apiVersion = VK_API_VERSION_1_3;
+	ici.pApplicationInfo = &app;
+	VKP_CHECK(c, vkCreateInstance(&ici, NULL, &c->instance));
+	r = vkEnumeratePhysicalDevices(c->instance, &ndev, devs);
+	if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || ndev == 0)
+		vkp_die(c, "no Vulkan physical device");
+	c->phys = devs[0];
+	vkGetPhysicalDeviceProperties(c->phys, &c->dev_props);
+	vkGetPhysicalDeviceMemoryProperties(c->phys, &c->mem_props);
+	if (c->dev_props.apiVersion < VK_API_VERSION_1_3)
+		vkp_die(c, "device '%s' is not Vulkan 1.3", c->dev_props.deviceName);
+	vkGetPhysicalDeviceQueueFamilyProperties(c->phys, &nfam, fams);
+	for (i = 0; i < nfam && !(fams[i].queueFlags & VK_QUEUE_GRAPHICS_BIT); i++)
+		;
+	if (i == nfam)
+		vkp_die(c, "device '%s' has no graphics queue", c->dev_props.deviceName);
+	c->qfam = i;
+	qci.queueFamilyIndex = i;
+	qci.queueCount = 1;
+	qci.pQueuePriorities = &prio;
+	dci.queueCreateInfoCount = 1;
+	dci.pQueueCreateInfos = &qci;
+	if (library) {
+		f12.pNext = &gpl;
+		dci.enabledExtensionCount = 2;
+		dci.ppEnabledExtensionNames = exts;
+	}
+	VKP_CHECK(c, vkCreateDevice(c->phys, &dci, NULL, &c->device));
+	vkGetDeviceQueue(c->device, c->qfam, 0, &c->queue);
+}
+
+static VkFormat vkd_depth_format(const vkp_ctx *c)
+{
+	const VkFormat fmts[] = { VK_FORMAT_D32_SFLOAT_S8_UINT, VK_FORMAT_D24_UNORM_S8_UINT,
+	                          VK_FORMAT_D16_UNORM_S8_UINT };
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		VkFormatProperties p;
+		vkGetPhysicalDeviceFormatProperties(c->phys, fmts[i], &p);
+		if (p.optimalTilingFeatures & VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT)
+			return fmts[i];
+	}
+	vkp_die(c, "no depth/stencil attachment format");
+	return VK_FORMAT_UNDEFINED;
+}
+
+static void vkd_image(const vkp_ctx *c, VkFormat fmt, VkImageUsageFlags usage,
+                      VkImageAspectFlags aspect, VkImage *img, VkDeviceMemory *mem, VkImageView *view)
+{
+	VkImageCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO };
+	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
+	VkImageViewCreateInfo ivci = { .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO };
+	VkMemoryRequirements req;
+
+	ici.imageType = VK_IMAGE_TYPE_2D;
+	ici.format = fmt;
+	ici.extent = (VkExtent3D){ VKD_SIZE, VKD_SIZE, 1 };
+	ici.mipLevels = 1;
+	ici.arrayLayers = 1;
+	ici.samples = VK_SAMPLE_COUNT_1_BIT;
+	ici.tiling = VK_IMAGE_TILING_OPTIMAL;
+	ici.usage = usage;
+	ici.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+	VKP_CHECK(c, vkCreateImage(c->device, &ici, NULL, img));
+	vkGetImageMemoryRequirements(c->device, *img, &req);
+	mai.allocationSize = req.size;
+	mai.memoryTypeIndex = vkp_memory_type(c, req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+	VKP_CHECK(c, vkAllocateMemory(c->device, &mai, NULL, mem));
+	VKP_CHECK(c, vkBindImageMemory(c->device, *img, *mem, 0));
+	ivci.image = *img;
+	ivci.viewType = VK_IMAGE_VIEW_TYPE_2D;
+	ivci.format = fmt;
+	ivci.subresourceRange = (VkImageSubresourceRange){ aspect, 0, 1, 0, 1 };
+	VKP_CHECK(c, vkCreateImageView(c->device, &ivci, NULL, view));
+}
+
+/* The binds, every dynamic state and the two draws. */
+static void vkd_record_draws(VkCommandBuffer cb, VkPipeline tri, VkPipeline line, VkPipelineLayout layout,
+                             VkBuffer vbuf, int library)
+{
+	const VkViewport vp = { 0, 0, (float)VKD_SIZE, (float)VKD_SIZE, 0.0f, 1.0f };
+	const VkRect2D sc = { { 0, 0 }, { VKD_SIZE, VKD_SIZE } };
+	const float blend[4] = { 1.0f, 0.75f, 0.5f, 1.0f };
+	const float push[3] = { 0.0f, 0.0f, 1.0f };
+	VkDeviceSize zero = 0, stride = sizeof(vkd_vertex);
+
+	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, tri);
+	vkCmdSetViewport(cb, 0, 1, &vp);
+	vkCmdSetScissor(cb, 0, 1, &sc);
+	vkCmdSetLineWidth(cb, 1.0f);
+	vkCmdSetDepthBias(cb, 0.0f, 0.0f, 0.0f);
+	vkCmdSetBlendConstants(cb, blend);
+	vkCmdSetDepthBounds(cb, 0.0f, 1.0f);
+	vkCmdSetStencilCompareMask(cb, VK_STENCIL_FACE_FRONT_AND_BACK, 0xff);
+	vkCmdSetStencilWriteMask(cb, VK_STENCIL_FACE_FRONT_AND_BACK, 0xff);
+	vkCmdSetStencilReference(cb, VK_STENCIL_FACE_FRONT_AND_BACK, 1);
+	vkCmdSetCullMode(cb, VK_CULL_MODE_NONE);
+	vkCmdSetFrontFace(cb, VK_FRONT_FACE_COUNTER_CLOCKWISE);
+	if (!library) /* static in the linked "tri" */
+		vkCmdSetPrimitiveTopology(cb, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST);
+	vkCmdSetDepthTestEnable(cb, VK_TRUE);
+	vkCmdSetDepthWriteEnable(cb, VK_TRUE);
+	vkCmdSetDepthCompareOp(cb, VK_COMPARE_OP_LESS_OR_EQUAL);
+	vkCmdSetDepthBoundsTestEnable(cb, VK_FALSE);
+	vkCmdSetStencilTestEnable(cb, VK_TRUE);
+	vkCmdSetStencilOp(cb, VK_STENCIL_FACE_FRONT_AND_BACK, VK_STENCIL_OP_KEEP, VK_STENCIL_OP_REPLACE,
+	                  VK_STENCIL_OP_KEEP, VK_COMPARE_OP_ALWAYS);
+	vkCmdSetRasterizerDiscardEnable(cb, VK_FALSE);
+	vkCmdSetDepthBiasEnable(cb, VK_TRUE);
+	vkCmdSetPrimitiveRestartEnable(cb, VK_FALSE);
+	vkCmdBindVertexBuffers2(cb, 0, 1, &vbuf, &zero, NULL, &stride);
+	vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push), push);
+	vkCmdDraw(cb, 3, 1, 0, 0);
+	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, line);
+	vkCmdDraw(cb, 2, 1, 3, 0);
+}
+
+/* "tri" of full, linked from four libraries (out: the libraries, kept
+ * until the end: the 1.3.239 validation layer died of SIGSEGV at a draw
+ * with a pipeline whose libraries were destroyed), each library part of
+ * full with its part's dynamic states. */
+static VkPipeline vkd_linked(const vkp_ctx *c, const VkGraphicsPipelineCreateInfo *full, VkPipeline libs[4])
+{
+	static const VkGraphicsPipelineLibraryFlagsEXT part[4] = {
+		VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT,
+		VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT,
+		VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_SHADER_BIT_EXT,
+		VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_OUTPUT_INTERFACE_BIT_EXT,
+	};
+	const VkDynamicState *dyn[4] = { vkd_dyn_vertex, vkd_dyn_raster, vkd_dyn_fragment, vkd_dyn_output };
+	const uint32_t ndyn[4] = {
+		sizeof(vkd_dyn_vertex) / sizeof(vkd_dyn_vertex[0]), sizeof(vkd_dyn_raster) / sizeof(vkd_dyn_raster[0]),
+		sizeof(vkd_dyn_fragment) / sizeof(vkd_dyn_fragment[0]), sizeof(vkd_dyn_output) / sizeof(vkd_dyn_output[0]),
+	};
+	VkPipeline linked;
+	VkPipelineLibraryCreateInfoKHR lci = { .sType = VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR };
+	VkGraphicsPipelineCreateInfo ci;
+	for (int i = 0; i < 4; i++) {
+		VkGraphicsPipelineLibraryCreateInfoEXT li = {
+			.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT, .flags = part[i]
+		};
+		VkPipelineDynamicStateCreateInfo ds = {
+			.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+			.dynamicStateCount = ndyn[i], .pDynamicStates = dyn[i]
+		};
+		memset(&ci, 0, sizeof(ci));
+		ci.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO;
+		ci.pNext = &li;
+		ci.flags = VK_PIPELINE_CREATE_LIBRARY_BIT_KHR;
+		ci.pDynamicState = &ds;
+		switch (i) {
+		case 0:
+			ci.pVertexInputState = full->pVertexInputState;
+			ci.pInputAssemblyState = full->pInputAssemblyState;
+			break;
+		case 1:
+			ci.stageCount = 1;
+			ci.pStages = &full->pStages[0];
+			ci.pViewportState = full->pViewportState;
+			ci.pRasterizationState = full->pRasterizationState;
+			ci.layout = full->layout;
+			ci.renderPass = full->renderPass;
+			break;
+		case 2:
+			ci.stageCount = 1;
+			ci.pStages = &full->pStages[1];
+			ci.pMultisampleState = full->pMultisampleState;
+			ci.pDepthStencilState = full->pDepthStencilState;
+			ci.layout = full->layout;
+			ci.renderPass = full->renderPass;
+			break;
+		default:
+			ci.pMultisampleState = full->pMultisampleState;
+			ci.pColorBlendState = full->pColorBlendState;
+			ci.renderPass = full->renderPass;
+			break;
+		}
+		VKP_CHECK(c, vkCreateGraphicsPipelines(c->device, VK_NULL_HANDLE, 1, &ci, NULL, &libs[i]));
+	}
+	lci.libraryCount = 4;
+	lci.pLibraries = libs;
+	memset(&ci, 0, sizeof(ci));
+	ci.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO;
+	ci.pNext = &lci;
+	ci.layout = full->layout;
+	VKP_CHECK(c, vkCreateGraphicsPipelines(c->device, VK_NULL_HANDLE, 1, &ci, NULL, &linked));
+	return linked;
+}
+
+int main(int argc, char **argv)
+{
+	int imageless = 0, secondary = 0, library = 0;
+	vkp_ctx c;
+	vkp_buffer vbuf, readback;
+	VkFormat dfmt;
+	VkImage cimg, dimg;
+	VkDeviceMemory cmem, dmem;
+	VkImageView views[2];
+	VkAttachmentDescription att[2];
+	VkAttachmentReference cref = { 0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL };
+	VkAttachmentReference dref = { 1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL };
+	VkSubpassDescription sub;
+	VkSubpassDependency dep;
+	VkRenderPassCreateInfo rpci = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO };
+	VkFramebufferAttachmentImageInfo fai[2];
+	VkFramebufferAttachmentsCreateInfo fac = { .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENTS_CREATE_INFO };
+	VkFramebufferCreateInfo fbci = { .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO };
+	VkRenderPassAttachmentBeginInfo rpab = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO };
+	VkPushConstantRange pcr = { VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(float) * 3 };
+	VkPipelineLayoutCreateInfo plci = { .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
+	VkPipelineShaderStageCreateInfo stages[2];
+	VkVertexInputBindingDescription vib = { 0, sizeof(vkd_vertex), VK_VERTEX_INPUT_RATE_VERTEX };
+	VkVertexInputAttributeDescription via[2] = {
+		{ 0, 0, VK_FORMAT_R32G32_SFLOAT, 0 },
+		{ 1, 0, VK_FORMAT_R32G32B32_SFLOAT, sizeof(float) * 2 },
+	};
+	VkPipelineVertexInputStateCreateInfo vis = { .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO };
+	VkPipelineInputAssemblyStateCreateInfo ias = { .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO };
+	VkPipelineViewportStateCreateInfo vps = { .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO };
+	VkPipelineRasterizationStateCreateInfo rs = { .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO };
+	VkPipelineMultisampleStateCreateInfo ms = { .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO };
+	VkPipelineDepthStencilStateCreateInfo dss = { .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO };
+	VkPipelineColorBlendAttachmentState cba;
+	VkPipelineColorBlendStateCreateInfo cbs = { .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO };
+	VkPipelineDynamicStateCreateInfo ds = { .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO };
+	VkGraphicsPipelineCreateInfo gpci = { .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO };
+	VkCommandPoolCreateInfo cpci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
+	VkCommandBufferAllocateInfo cbai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
+	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+	VkCommandBufferInheritanceInfo inh = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO };
+	VkRenderPassBeginInfo rpbi = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO };
+	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO };
+	VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+	VkClearValue clear[2];
+	VkBufferImageCopy bic;
+	VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+	VkRenderPass rp;
+	VkFramebuffer fb;
+	VkPipelineLayout layout;
+	VkShaderModule vs, fs;
+	VkPipeline tri, line, libs[4] = { VK_NULL_HANDLE, VK_NULL_HANDLE, VK_NULL_HANDLE, VK_NULL_HANDLE };
+	VkCommandPool cpool;
+	VkCommandBuffer cb, cb2 = VK_NULL_HANDLE;
+	VkFence fence;
+	vkd_vertex *v;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--imageless")) {
+			imageless = 1;
+		} else if (!strcmp(argv[i], "--secondary")) {
+			secondary = 1;
+		} else if (!strcmp(argv[i], "--library")) {
+			library = 1;
+		} else {
+			fprintf(stderr, "usage: vk_dynstate [--imageless] [--secondary] [--library]\n");
+			return 2;
+		}
+	}
+	vkd_ctx_init(&c, library);
+	dfmt = vkd_depth_format(&c);
+	vkd_image(&c, VKD_COLOR, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+	          VK_IMAGE_ASPECT_COLOR_BIT, &cimg, &cmem, &views[0]);
+	vkd_image(&c, dfmt, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+	          VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT, &dimg, &dmem, &views[1]);
+	vkp_buffer_create(&c, &vbuf, sizeof(vkd_vertex) * 5, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0, 1);
+	vkp_buffer_create(&c, &readback, VKD_SIZE * VKD_SIZE * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0, 1);
+	v = vbuf.map;
+	v[0] = (vkd_vertex){ { 0.0f, -0.8f }, { 1.0f, 0.2f, 0.2f } };
+	v[1] = (vkd_vertex){ { 0.8f, 0.7f }, { 0.2f, 1.0f, 0.2f } };
+	v[2] = (vkd_vertex){ { -0.8f, 0.7f }, { 0.2f, 0.2f, 1.0f } };
+	v[3] = (vkd_vertex){ { -0.9f, -0.9f }, { 1.0f, 1.0f, 1.0f } };
+	v[4] = (vkd_vertex){ { 0.9f, 0.9f }, { 1.0f, 1.0f, 1.0f } };
+
+	memset(att, 0, sizeof(att));
+	att[0].format = VKD_COLOR;
+	att[0].samples = VK_SAMPLE_COUNT_1_BIT;
+	att[0].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+	att[0].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+	att[0].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+	att[0].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+	att[0].finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+	att[1] = att[0];
+	att[1].format = dfmt;
+	att[1].storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+	att[1].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+	att[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+	memset(&sub, 0, sizeof(sub));
+	sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+	sub.colorAttachmentCount = 1;
+	sub.pColorAttachments = &cref;
+	sub.pDepthStencilAttachment = &dref;
+	memset(&dep, 0, sizeof(dep));
+	dep.srcSubpass = 0;
+	dep.dstSubpass = VK_SUBPASS_EXTERNAL;
+	dep.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+	dep.dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
+	dep.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+	dep.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+	rpci.attachmentCount = 2;
+	rpci.pAttachments = att;
+	rpci.subpassCount = 1;
+	rpci.pSubpasses = &sub;
+	rpci.dependencyCount = 1;
+	rpci.pDependencies = &dep;
+	VKP_CHECK(&c, vkCreateRenderPass(c.device, &rpci, NULL, &rp));
+
+	fbci.renderPass = rp;
+	fbci.attachmentCount = 2;
+	fbci.width = VKD_SIZE;
+	fbci.height = VKD_SIZE;
+	fbci.layers = 1;
+	if (imageless) {
+		memset(fai, 0, sizeof(fai));
+		for (i = 0; i < 2; i++) {
+			fai[i].sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENT_IMAGE_INFO;
+			fai[i].width = VKD_SIZE;
+			fai[i].height = VKD_SIZE;
+			fai[i].layerCount = 1;
+			fai[i].viewFormatCount = 1;
+			fai[i].pViewFormats = i ? &dfmt : &att[0].format;
+		}
+		fai[0].usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+		fai[1].usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT;
+		fac.attachmentImageInfoCount = 2;
+		fac.pAttachmentImageInfos = fai;
+		fbci.pNext = &fac;
+		fbci.flags = VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT;
+	} else {
+		fbci.pAttachments = views;
+	}
+	VKP_CHECK(&c, vkCreateFramebuffer(c.device, &fbci, NULL, &fb));
+
+	plci.pushConstantRangeCount = 1;
+	plci.pPushConstantRanges = &pcr;
+	VKP_CHECK(&c, vkCreatePipelineLayout(c.device, &plci, NULL, &layout));
+	vs = vkp_shader_load(&c, "vk_tri.vert.spv");
+	fs = vkp_shader_load(&c, "vk_tri.frag.spv");
+	memset(stages, 0, sizeof(stages));
+	stages[0].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+	stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+	stages[0].module = vs;
+	stages[0].pName = "main";
+	stages[1] = stages[0];
+	stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+	stages[1].module = fs;
+	vis.vertexBindingDescriptionCount = 1;
+	vis.pVertexBindingDescriptions = &vib;
+	vis.vertexAttributeDescriptionCount = 2;
+	vis.pVertexAttributeDescriptions = via;
+	ias.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+	vps.viewportCount = 1;
+	vps.scissorCount = 1;
+	rs.polygonMode = VK_POLYGON_MODE_FILL;
+	rs.lineWidth = 1.0f;
+	ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+	dss.maxDepthBounds = 1.0f;
+	memset(&cba, 0, sizeof(cba));
+	cba.blendEnable = VK_TRUE;
+	cba.srcColorBlendFactor = VK_BLEND_FACTOR_CONSTANT_COLOR;
+	cba.dstColorBlendFactor = VK_BLEND_FACTOR_ZERO;
+	cba.colorBlendOp = VK_BLEND_OP_ADD;
+	cba.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
+	cba.dstAlphaBlendFactor = VK_BLEND_FACTOR_ZERO;
+	cba.alphaBlendOp = VK_BLEND_OP_ADD;
+	cba.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+	                     VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+	cbs.attachmentCount = 1;
+	cbs.pAttachments = &cba;
+	ds.dynamicStateCount = VKD_NDYN;
+	ds.pDynamicStates = vkd_dyn;
+	gpci.stageCount = 2;
+	gpci.pStages = stages;
+	gpci.pVertexInputState = &vis;
+	gpci.pInputAssemblyState = &ias;
+	gpci.pViewportState = &vps;
+	gpci.pRasterizationState = &rs;
+	gpci.pMultisampleState = &ms;
+	gpci.pDepthStencilState = &dss;
+	gpci.pColorBlendState = &cbs;
+	gpci.pDynamicState = &ds;
+	gpci.layout = layout;
+	gpci.renderPass = rp;
+	if (library)
+		tri = vkd_linked(&c, &gpci, libs);
+	else
+		VKP_CHECK(&c, vkCreateGraphicsPipelines(c.device, VK_NULL_HANDLE, 1, &gpci, NULL, &tri));
+	ias.topology = VK_PRIMITIVE_TOPOLOGY_LINE_LIST;
+	ds.dynamicStateCount = VKD_NDYN - 1;
+	VKP_CHECK(&c, vkCreateGraphicsPipelines(c.device, VK_NULL_HANDLE, 1, &gpci, NULL, &line));
+
+	cpci.queueFamilyIndex = c.qfam;
+	VKP_CHECK(&c, vkCreateCommandPool(c.device, &cpci, NULL, &cpool));
+	cbai.commandPool = cpool;
+	cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+	cbai.commandBufferCount = 1;
+	VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &cb));
+	if (secondary) {
+		cbai.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &cb2));
+		inh.renderPass = rp;
+		inh.framebuffer = fb;
+		bi.flags = VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT;
+		bi.pInheritanceInfo = &inh;
+		VKP_CHECK(&c, vkBeginCommandBuffer(cb2, &bi));
+		vkd_record_draws(cb2, tri, line, layout, vbuf.buf, library);
+		VKP_CHECK(&c, vkEndCommandBuffer(cb2));
+		bi.flags = 0;
+		bi.pInheritanceInfo = NULL;
+	}
+	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fence));
+
+	VKP_CHECK(&c, vkBeginCommandBuffer(cb, &bi));
+	memset(clear, 0, sizeof(clear));
+	clear[0].color.float32[2] = 0.25f;
+	clear[0].color.float32[3] = 1.0f;
+	clear[1].depthStencil.depth = 1.0f;
+	rpbi.renderPass = rp;
+	rpbi.framebuffer = fb;
+	rpbi.renderArea = (VkRect2D){ { 0, 0 }, { VKD_SIZE, VKD_SIZE } };
+	rpbi.clearValueCount = 2;
+	rpbi.pClearValues = clear;
+	if (imageless) {
+		rpab.attachmentCount = 2;
+		rpab.pAttachments = views;
+		rpbi.pNext = &rpab;
+	}
+	vkCmdBeginRenderPass(cb, &rpbi, secondary ? VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS
+	                                          : VK_SUBPASS_CONTENTS_INLINE);
+	if (secondary)
+		vkCmdExecuteCommands(cb, 1, &cb2);
+	else
+		vkd_record_draws(cb, tri, line, layout, vbuf.buf, library);
+	vkCmdEndRenderPass(cb);
+	memset(&bic, 0, sizeof(bic));
+	bic.imageSubresource = (VkImageSubresourceLayers){ VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 };
+	bic.imageExtent = (VkExtent3D){ VKD_SIZE, VKD_SIZE, 1 };
+	vkCmdCopyImageToBuffer(cb, cimg, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buf, 1, &bic);
+	bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+	bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+	bmb.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	bmb.buffer = readback.buf;
+	bmb.size = VK_WHOLE_SIZE;
+	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL,
+	                     1, &bmb, 0, NULL);
+	VKP_CHECK(&c, vkEndCommandBuffer(cb));
+	si.commandBufferCount = 1;
+	si.pCommandBuffers = &cb;
+	VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
+	vkp_fence_wait_reset(&c, fence);
+	printf("vk_dynstate: %s%s%shash 0x%016llx\n", imageless ? "imageless " : "",
+	       secondary ? "secondary " : "", library ? "library " : "",
+	       (unsigned long long)XXH3_64bits(readback.map, VKD_SIZE * VKD_SIZE * 4));
+
+	vkDestroyFence(c.device, fence, NULL);
+	vkDestroyCommandPool(c.device, cpool, NULL);
+	vkDestroyPipeline(c.device, line, NULL);
+	vkDestroyPipeline(c.device, tri, NULL);
+	for (i = 0; i < 4; i++)
+		vkDestroyPipeline(c.device, libs[i], NULL);
+	vkDestroyShaderModule(c.device, fs, NULL);
+	vkDestroyShaderModule(c.device, vs, NULL);
+	vkDestroyPipelineLayout(c.device, layout, NULL);
+	vkDestroyFramebuffer(c.device, fb, NULL);
+	vkDestroyRenderPass(c.device, rp, NULL);
+	for (i = 1; i >= 0; i--)
+		vkDestroyImageView(c.device, views[i], NULL);
+	vkDestroyImage(c.device, dimg, NULL);
+	vkDestroyImage(c.device, cimg, NULL);
+	vkFreeMemory(c.device, dmem, NULL);
+	vkFreeMemory(c.device, cmem, NULL);
+	vkp_buffer_destroy(&c, &readback);
+	vkp_buffer_destroy(&c, &vbuf);
+	vkp_ctx_finish(&c);
+	return 0;
+}
