@@ -40,8 +40,19 @@
  * the host (vkGetQueryPoolResults, waiting) and checks the second is not
  * before the first: results written before a window, read inside it.
  *
+ * With --occlusion: round 0's submit also resets two occlusion queries and
+ * begins and ends each (on the graphics queue, nothing drawn); every later
+ * round's submit adds a command buffer recorded once, before the rounds,
+ * that copies both results into a host-visible buffer the host zeroes
+ * before (64-bit with availability at offset 0, stride 16; 32-bit with
+ * availability at offset 32, stride 8), and the host reads them too
+ * (vkGetQueryPoolResults, 64-bit with availability, not waiting): all of
+ * them must be available and agree, and the buffer is hashed.  Results
+ * other than timestamps written before a window, read inside it, never
+ * reset.
+ *
  * usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]
- *                      [--secondary] [--timestamps]
+ *                      [--secondary] [--timestamps] [--occlusion]
  * Prints one line: rounds, size and the XXH3-64 hash of every result word.
  */
 #include "tests/programs/vk_prog.h"
@@ -49,7 +60,7 @@
 static void vkt_usage(FILE *f)
 {
 	fprintf(f, "usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]\n"
-	           "                     [--secondary] [--timestamps]\n"
+	           "                     [--secondary] [--timestamps] [--occlusion]\n"
 	           "  --rounds R   rounds, one submit and fence wait each (1..10000, default 12)\n"
 	           "  --size N     words per round (64..1048576, default 1024)\n"
 	           "  --timeline   a timeline semaphore counts the rounds (Vulkan 1.2)\n"
@@ -57,7 +68,9 @@ static void vkt_usage(FILE *f)
 	           "               from; destroyed in round R - 4\n"
 	           "  --secondary  an image uploaded by a secondary command buffer, read back\n"
 	           "               every round\n"
-	           "  --timestamps two timestamps written in round 0, read every later round\n");
+	           "  --timestamps two timestamps written in round 0, read every later round\n"
+	           "  --occlusion  two occlusion queries written in round 0, copied and read\n"
+	           "               every later round\n");
 }
 
 #define VKT_IW 16u /* --secondary's image: VKT_IW x VKT_IW R32_UINT */
@@ -277,6 +290,10 @@ int main(int argc, char **argv)
 	VkSemaphore timeline = VK_NULL_HANDLE;
 	int use_timeline = 0, orphans = 0, secondary = 0, timestamps = 0;
 	VkQueryPool qpool = VK_NULL_HANDLE;
+	int occlusion = 0;
+	VkQueryPool occ_pool = VK_NULL_HANDLE;
+	VkCommandBuffer occ_cb = VK_NULL_HANDLE, occ_copy = VK_NULL_HANDLE;
+	vkp_buffer occ_read;
 	VkCommandBuffer ts_cb = VK_NULL_HANDLE;
 	VkFramebuffer orphan_fb = VK_NULL_HANDLE;
 	VkBufferView orphan_bv = VK_NULL_HANDLE;
@@ -305,6 +322,8 @@ int main(int argc, char **argv)
 			secondary = 1;
 		} else if (!strcmp(argv[i], "--timestamps")) {
 			timestamps = 1;
+		} else if (!strcmp(argv[i], "--occlusion")) {
+			occlusion = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			vkt_usage(stdout);
 			return 0;
@@ -316,7 +335,8 @@ int main(int argc, char **argv)
 		i = (uint32_t)k;
 	}
 
-	vkp_ctx_init(&c, "vk_trim_churn", use_timeline ? VKP_TIMELINE : 0);
+	vkp_ctx_init(&c, "vk_trim_churn",
+	             (use_timeline ? VKP_TIMELINE : 0) | (occlusion ? VKP_NEED_GRAPHICS : 0));
 	if (use_timeline) {
 		VkSemaphoreTypeCreateInfo sti = { VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO, NULL,
 			                              VK_SEMAPHORE_TYPE_TIMELINE, 0 };
@@ -397,6 +417,42 @@ int main(int argc, char **argv)
 		VKP_CHECK(&c, vkEndCommandBuffer(ts_cb));
 	}
 
+	if (occlusion) {
+		VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO };
+		VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+		qci.queryType = VK_QUERY_TYPE_OCCLUSION;
+		qci.queryCount = 2;
+		VKP_CHECK(&c, vkCreateQueryPool(c.device, &qci, NULL, &occ_pool));
+		vkp_buffer_create(&c, &occ_read, 64, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+		                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+		                  0, 1);
+		cbai.commandBufferCount = 1;
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &occ_cb));
+		VKP_CHECK(&c, vkBeginCommandBuffer(occ_cb, &bi));
+		vkCmdResetQueryPool(occ_cb, occ_pool, 0, 2);
+		for (i = 0; i < 2; i++) {
+			vkCmdBeginQuery(occ_cb, occ_pool, i, 0);
+			vkCmdEndQuery(occ_cb, occ_pool, i);
+		}
+		VKP_CHECK(&c, vkEndCommandBuffer(occ_cb));
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &occ_copy));
+		VKP_CHECK(&c, vkBeginCommandBuffer(occ_copy, &bi));
+		vkCmdCopyQueryPoolResults(occ_copy, occ_pool, 0, 2, occ_read.buf, 0, 16,
+		                          VK_QUERY_RESULT_64_BIT |
+		                              VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+		vkCmdCopyQueryPoolResults(occ_copy, occ_pool, 0, 2, occ_read.buf, 32, 8,
+		                          VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+		bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+		bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+		bmb.srcQueueFamilyIndex = bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+		bmb.buffer = occ_read.buf;
+		bmb.size = VK_WHOLE_SIZE;
+		vkCmdPipelineBarrier(occ_copy, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		                     VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL, 1, &bmb, 0, NULL);
+		VKP_CHECK(&c, vkEndCommandBuffer(occ_copy));
+	}
+
 	hs = XXH3_createState();
 	if (!hs || XXH3_64bits_reset(hs) != XXH_OK)
 		vkp_die(&c, "out of memory");
@@ -408,7 +464,7 @@ int main(int argc, char **argv)
 		uint32_t *pw = params.map;
 		int odd = r % 2;
 
-		VkCommandBuffer subs[3];
+		VkCommandBuffer subs[4];
 		VKP_CHECK(&c, vkResetFences(c.device, 1, &fence));
 		if (orphans && r == orphan_round) {
 			vkDestroyFramebuffer(c.device, orphan_fb, NULL);
@@ -445,6 +501,14 @@ int main(int argc, char **argv)
 				subs[0] = cbs[odd];
 			subs[si.commandBufferCount++] = ts_cb;
 			si.pCommandBuffers = subs;
+		}
+		if (occlusion) {
+			if (si.commandBufferCount == 1)
+				subs[0] = cbs[odd];
+			subs[si.commandBufferCount++] = r == 0 ? occ_cb : occ_copy;
+			si.pCommandBuffers = subs;
+			if (r > 0)
+				memset(occ_read.map, 0, 64);
 		}
 		if (use_timeline) {
 			/* round r - 1 left the counter at r: wait for it from the host,
@@ -490,6 +554,25 @@ int main(int argc, char **argv)
 				vkp_die(&c, "round %u: timestamp 1 (%llu) is before timestamp 0 (%llu)",
 				        (unsigned)r, (unsigned long long)ts[1], (unsigned long long)ts[0]);
 		}
+		if (occlusion && r > 0) {
+			uint64_t got[4] = { 0, 0, 0, 0 };
+			const uint64_t *w64 = occ_read.map;
+			const uint32_t *w32 = (const uint32_t *)occ_read.map + 8;
+			VKP_CHECK(&c, vkGetQueryPoolResults(c.device, occ_pool, 0, 2, sizeof(got), got,
+			                                    16, VK_QUERY_RESULT_64_BIT |
+			                                            VK_QUERY_RESULT_WITH_AVAILABILITY_BIT));
+			for (i = 0; i < 2; i++)
+				if (got[2 * i + 1] != 1 || w64[2 * i] != got[2 * i] || w64[2 * i + 1] != 1 ||
+				    w32[2 * i] != (uint32_t)got[2 * i] || w32[2 * i + 1] != 1)
+					vkp_die(&c, "round %u: occlusion query %u: host %llu (available %llu), "
+					        "copied %llu (%llu) and %u (%u)", (unsigned)r, (unsigned)i,
+					        (unsigned long long)got[2 * i],
+					        (unsigned long long)got[2 * i + 1],
+					        (unsigned long long)w64[2 * i], (unsigned long long)w64[2 * i + 1],
+					        (unsigned)w32[2 * i], (unsigned)w32[2 * i + 1]);
+			if (XXH3_64bits_update(hs, occ_read.map, 64) != XXH_OK)
+				vkp_die(&c, "hash update failed");
+		}
 		if (secondary && r > 0) {
 			const uint32_t *t = img_read.map;
 			for (i = 0; i < VKT_IW * VKT_IW; i++)
@@ -507,6 +590,10 @@ int main(int argc, char **argv)
 	XXH3_freeState(hs);
 	if (qpool)
 		vkDestroyQueryPool(c.device, qpool, NULL);
+	if (occ_pool) {
+		vkDestroyQueryPool(c.device, occ_pool, NULL);
+		vkp_buffer_destroy(&c, &occ_read);
+	}
 	if (secondary) {
 		vkDestroyImage(c.device, img, NULL);
 		vkFreeMemory(c.device, img_mem, NULL);

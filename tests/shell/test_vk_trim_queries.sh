@@ -1,0 +1,117 @@
+#!/bin/sh
+# Trimmed Vulkan capture (issue 9): results of queries other than
+# timestamps, written before the window and read inside it.
+#
+# vk_trim_churn --occlusion resets, begins and ends two occlusion queries in
+# round 0 and never resets them again; every later round copies both
+# results into a host-visible buffer (vkCmdCopyQueryPoolResults, 64-bit
+# and 32-bit, with availability; the command buffer is recorded once,
+# before the rounds) and reads them from the host (vkGetQueryPoolResults,
+# not waiting).  A `--submits 6-9` window: the snapshot reads both
+# results when the window opens and writes them as one
+# vulkan.tsQueryResults record right after the pool's creation, and does
+# not reset those queries; the replay hands the recorded results out in
+# place of the driver's (the copy becomes vkCmdUpdateBuffer writes), so
+# the trimmed trace replays under the Khronos validation layer with its
+# checkpoints equal to the same submits of a full capture, and no query
+# read returns other than the capture's.  The same trace without that
+# record (dropped with sbt_mutate): the copies find the queries
+# unavailable and the checkpoints differ, and the host reads return
+# VK_NOT_READY.
+set -eu
+BUILD=${BUILD:-build}
+TOP=${TOP:-.}
+. "$TOP/tests/support/vk_env.sh"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { vk_env_fail "$@"; }
+
+vk_env_init
+for t in tscapture tsinfo tsreplay tests/programs/vk_trim_churn tests/sbt_mutate; do
+	[ -x "$BUILD/$t" ] || fail "$BUILD/$t is not built"
+done
+unset VK_ADD_LAYER_PATH
+vk_env_layers_validation
+CHURN=$BUILD/tests/programs/vk_trim_churn
+
+# checkpoints: object, offset, length, hash
+cps() {
+	"$BUILD/tsinfo" --dump "$1" | grep ' checkpoint ' |
+		sed 's/.*\(object=[^ ]*\).*\(offset=[^ ]*\).*\(length=[^ ]*\).*\(hash=[^ ]*\).*/\1 \2 \3 \4/'
+}
+snapshot() { # TRACE: the records before the snapshot end
+	"$BUILD/tsinfo" --dump "$1" | awk '/ snapshot_end( |$)/{exit} {print}'
+}
+
+vk_env_run "$T/full.log" "$BUILD/tscapture" -o "$T/full.sbt" -- "$CHURN" --rounds 12 --occlusion ||
+	fail "tscapture of vk_trim_churn --occlusion (full)"
+grep -q '^vk_trim_churn: rounds 12 size 1024 hash 0x' "$T/full.log" ||
+	fail "vk_trim_churn --occlusion: $(tail -n 2 "$T/full.log")"
+TRACESMITH_LOG=info vk_env_run "$T/trim.log" "$BUILD/tscapture" --submits 6-9 \
+	-o "$T/trim.sbt" -- "$CHURN" --rounds 12 --occlusion ||
+	fail "tscapture --submits 6-9 of vk_trim_churn --occlusion"
+Q=$T/trim-submits-6-9.sbt
+[ -s "$Q" ] || fail "no $Q (in $T: $(ls "$T"))"
+grep -q 'left out of the snapshot' "$T/trim.log" &&
+	fail "the snapshot left query results out: $(grep 'left out of the snapshot' "$T/trim.log")"
+grep -q " 1 query pools' results recorded" "$T/trim.log" ||
+	fail "the snapshot did not record the pool's results: $(grep 'Vulkan snapshot:' "$T/trim.log" | tail -1)"
+
+# the record: both queries, 64-bit values with availability, after the
+# pool's creation and before the copying command buffer is recorded again
+snapshot "$Q" >"$T/snap.dump"
+n=$(grep -c 'vulkan.tsQueryResults ' "$T/snap.dump" || true)
+[ "$n" = 1 ] || fail "the snapshot has $n vulkan.tsQueryResults records, expected 1"
+rec=$(grep 'vulkan.tsQueryResults ' "$T/snap.dump")
+case $rec in
+*"firstQuery=0 queryCount=2 flags=0x0000000000000005 stride=16 bytes=32"*) ;;
+*) fail "the record: $rec" ;;
+esac
+line_of() { grep -n "$1" "$T/snap.dump" | head -n 1 | cut -d: -f1; }
+created=$(line_of 'vulkan.vkCreateQueryPool ')
+recorded=$(line_of 'vulkan.tsQueryResults ')
+copied=$(line_of 'vulkan.vkCmdCopyQueryPoolResults ')
+[ -n "$created" ] && [ -n "$copied" ] || fail "the snapshot lacks the pool or the copy"
+[ "$created" -lt "$recorded" ] && [ "$recorded" -lt "$copied" ] ||
+	fail "order: pool line $created, record line $recorded, copy line $copied"
+grep -q 'vulkan.vkCmdResetQueryPool commandBuffer=0xfff5' "$T/snap.dump" &&
+	fail "the snapshot resets the queries whose results it recorded"
+
+# checkpoints: the trimmed trace's are the full trace's submits 6-9
+cps "$T/full.sbt" >"$T/full.cps"
+cps "$Q" >"$T/trim.cps"
+n=$(wc -l <"$T/trim.cps" | tr -d ' ')
+[ "$n" -ge 3 ] || fail "the trimmed trace has $n checkpoints"
+end=$(grep -nxF "$(tail -n 1 "$T/trim.cps")" "$T/full.cps" | cut -d: -f1)
+[ "$(echo "$end" | wc -w)" = 1 ] ||
+	fail "the trimmed trace's last checkpoint is not once in the full trace (lines: ${end:-none})"
+sed -n "$((end - n + 1)),${end}p" "$T/full.cps" >"$T/full_window.cps"
+cmp -s "$T/trim.cps" "$T/full_window.cps" ||
+	fail "checkpoints differ: $(diff "$T/full_window.cps" "$T/trim.cps" | head -4)"
+
+# replayed under validation: every checkpoint matches, every query read
+# returns what the capture's did
+VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/replay.log" \
+	"$VK_ENV_BUILD/tsreplay" "$Q" || fail "tsreplay of the trimmed trace"
+grep -q "checkpoints: $n compared, $n matched, 0 differ" "$T/replay.log" ||
+	fail "trimmed replay: $(grep 'checkpoints:' "$T/replay.log")"
+grep -q 'vkGetQueryPoolResults returned' "$T/replay.log" &&
+	fail "the window's query reads: $(grep 'vkGetQueryPoolResults returned' "$T/replay.log" | head -2)"
+grep -q 'differ from what the capture read' "$T/replay.log" &&
+	fail "recorded results: $(grep 'differ from what' "$T/replay.log" | head -1)"
+
+# the same trace without the record: unavailable results on replay
+seq=$(grep "vulkan.tsQueryResults " "$T/snap.dump" | sed "s/^seq=\([0-9]*\) .*/\1/")
+case $seq in '' | *[!0-9]*) fail "no seq in the record's line: $rec" ;; esac
+vk_env_run "$T/drop.log" "$BUILD/tests/sbt_mutate" "$Q" "$T/norec.sbt" --drop "$seq" ||
+	fail "sbt_mutate --drop $seq"
+"$BUILD/tsinfo" --dump "$T/norec.sbt" | grep -q 'vulkan.tsQueryResults ' &&
+	fail "the record is still in the copy"
+rc=0
+"$VK_ENV_BUILD/tsreplay" "$T/norec.sbt" >"$T/norec.log" 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "the replay without the record exits 0: $(grep 'checkpoints:' "$T/norec.log")"
+grep -q "checkpoints: $n compared, .* [1-9][0-9]* differ" "$T/norec.log" ||
+	fail "without the record: $(grep 'checkpoints:' "$T/norec.log")"
+grep -q 'vkGetQueryPoolResults returned VK_NOT_READY' "$T/norec.log" ||
+	fail "without the record the host reads do not return VK_NOT_READY: $(grep -i 'warning' "$T/norec.log" | head -2)"
+echo ok
