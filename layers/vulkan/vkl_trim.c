@@ -2103,6 +2103,8 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 		q->type = o->qtype;
 		q->stats = o->qstats;
 		q->count = o->qcount;
+		q->stride = 0;
+		q->results = NULL; /* read once the collection is done */
 		q->nwritten = n;
 		q->written = malloc(o->qcount);
 		if (q->written)
