@@ -16,7 +16,8 @@
  *     query (a transfer write, like the copy it replaces, so the
  *     application's barriers cover it; only the bytes the copy would
  *     write); runs of other queries are copied by the driver.  The choice
- *     is made when the command is recorded.
+ *     is made when the command is recorded: a query the same command
+ *     buffer reset or began before the copy is copied by the driver.
  *   - A substituted query stops being one when the window resets it
  *     (vkResetQueryPool, or a vkCmdResetQueryPool when its command buffer
  *     is submitted), begins it again (vkCmdBeginQuery(IndexedEXT), at
@@ -117,6 +118,18 @@ static void rpvk_query_submit_cb(struct rpvk_query *q, uint64_t cb)
 		if (q->ops[i].cb == cb)
 			rpvk_query_end(rpvk_query_pool(q, q->ops[i].pool), q->ops[i].first,
 			               q->ops[i].count);
+}
+
+/* Whether command buffer cb resets or begins query k of pool before the
+ * command being recorded: that command reads the new result. */
+static int rpvk_query_redone(const struct rpvk_query *q, uint64_t cb, uint64_t pool, uint32_t k)
+{
+	size_t i;
+	for (i = 0; i < q->nops; i++)
+		if (q->ops[i].cb == cb && q->ops[i].pool == pool && k >= q->ops[i].first &&
+		    k - q->ops[i].first < q->ops[i].count)
+			return 1;
+	return 0;
 }
 
 /* The bytes vkGetQueryPoolResults would write for substituted query k
@@ -277,11 +290,13 @@ static rp_status rpvk_query_get(rpvk *r, rpvk_qpool *p, sbt_vk_args_vkGetQueryPo
 }
 
 /* vkCmdCopyQueryPoolResults with substituted queries: theirs written by
- * vkCmdUpdateBuffer, runs of the others copied by the driver. */
+ * vkCmdUpdateBuffer, runs of the others copied by the driver.  A query the
+ * same command buffer reset or began before is not substituted here. */
 static rp_status rpvk_query_copy(rpvk *r, rpvk_qpool *p,
                                  const sbt_vk_args_vkCmdCopyQueryPoolResults *a)
 {
 	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->commandBuffer);
+	const uint64_t cb = (uint64_t)(uintptr_t)a->commandBuffer;
 	uint8_t one[8 * 64];
 	uint32_t k = 0;
 	if (!t)
@@ -294,15 +309,17 @@ static rp_status rpvk_query_copy(rpvk *r, rpvk_qpool *p,
 	while (k < a->queryCount) {
 		uint32_t at = a->firstQuery + k, n = 0;
 		VkDeviceSize off = a->dstOffset + (VkDeviceSize)k * a->stride;
-		if (at < p->count && p->subst[at]) {
+		if (at < p->count && p->subst[at] && !rpvk_query_redone(r->query, cb, p->pool, at)) {
 			size_t len = rpvk_query_bytes(p, at, a->flags, one);
 			t->CmdUpdateBuffer(a->commandBuffer, a->dstBuffer, off, len, one);
 			k++;
 			continue;
 		}
-		while (k + n < a->queryCount &&
-		       !(a->firstQuery + k + n < p->count && p->subst[a->firstQuery + k + n]))
+		do
 			n++;
+		while (k + n < a->queryCount &&
+		       !(a->firstQuery + k + n < p->count && p->subst[a->firstQuery + k + n] &&
+		         !rpvk_query_redone(r->query, cb, p->pool, a->firstQuery + k + n)));
 		t->CmdCopyQueryPoolResults(a->commandBuffer, a->queryPool, at, n, a->dstBuffer, off,
 		                           a->stride, a->flags);
 		k += n;

@@ -40,16 +40,18 @@
  * the host (vkGetQueryPoolResults, waiting) and checks the second is not
  * before the first: results written before a window, read inside it.
  *
- * With --occlusion: round 0's submit also resets two occlusion queries and
- * begins and ends each (on the graphics queue, nothing drawn); every later
- * round's submit adds a command buffer recorded once, before the rounds,
- * that copies both results into a host-visible buffer the host zeroes
- * before (64-bit with availability at offset 0, stride 16; 32-bit with
- * availability at offset 32, stride 8), and the host reads them too
- * (vkGetQueryPoolResults, 64-bit with availability, not waiting): all of
- * them must be available and agree, and the buffer is hashed.  Results
- * other than timestamps written before a window, read inside it, never
- * reset.
+ * With --occlusion: round 0's submit also resets three occlusion queries
+ * and begins and ends the first two (on the graphics queue, nothing
+ * drawn); every later round's submit adds a command buffer recorded once,
+ * before the rounds, that resets, begins and ends the third, then copies
+ * all three results into a host-visible buffer the host zeroes before
+ * (64-bit with availability at offset 0, stride 16; 32-bit with
+ * availability at offset 48, stride 8; both waiting), and the host reads
+ * them too (vkGetQueryPoolResults, 64-bit with availability, not
+ * waiting): all of them must be available and agree, and the buffer is
+ * hashed.  Results other than timestamps written before a window, read
+ * inside it: the first two never reset, the third measured again in
+ * every submit that reads it.
  *
  * usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]
  *                      [--secondary] [--timestamps] [--occlusion]
@@ -69,8 +71,8 @@ static void vkt_usage(FILE *f)
 	           "  --secondary  an image uploaded by a secondary command buffer, read back\n"
 	           "               every round\n"
 	           "  --timestamps two timestamps written in round 0, read every later round\n"
-	           "  --occlusion  two occlusion queries written in round 0, copied and read\n"
-	           "               every later round\n");
+	           "  --occlusion  two occlusion queries written in round 0, a third in every\n"
+	           "               later round, all copied and read in those rounds\n");
 }
 
 #define VKT_IW 16u /* --secondary's image: VKT_IW x VKT_IW R32_UINT */
@@ -421,16 +423,16 @@ int main(int argc, char **argv)
 		VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO };
 		VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
 		qci.queryType = VK_QUERY_TYPE_OCCLUSION;
-		qci.queryCount = 2;
+		qci.queryCount = 3;
 		VKP_CHECK(&c, vkCreateQueryPool(c.device, &qci, NULL, &occ_pool));
-		vkp_buffer_create(&c, &occ_read, 64, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		vkp_buffer_create(&c, &occ_read, 72, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
 		                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
 		                  0, 1);
 		cbai.commandBufferCount = 1;
 		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &occ_cb));
 		VKP_CHECK(&c, vkBeginCommandBuffer(occ_cb, &bi));
-		vkCmdResetQueryPool(occ_cb, occ_pool, 0, 2);
+		vkCmdResetQueryPool(occ_cb, occ_pool, 0, 3);
 		for (i = 0; i < 2; i++) {
 			vkCmdBeginQuery(occ_cb, occ_pool, i, 0);
 			vkCmdEndQuery(occ_cb, occ_pool, i);
@@ -438,11 +440,15 @@ int main(int argc, char **argv)
 		VKP_CHECK(&c, vkEndCommandBuffer(occ_cb));
 		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &occ_copy));
 		VKP_CHECK(&c, vkBeginCommandBuffer(occ_copy, &bi));
-		vkCmdCopyQueryPoolResults(occ_copy, occ_pool, 0, 2, occ_read.buf, 0, 16,
-		                          VK_QUERY_RESULT_64_BIT |
+		vkCmdResetQueryPool(occ_copy, occ_pool, 2, 1);
+		vkCmdBeginQuery(occ_copy, occ_pool, 2, 0);
+		vkCmdEndQuery(occ_copy, occ_pool, 2);
+		vkCmdCopyQueryPoolResults(occ_copy, occ_pool, 0, 3, occ_read.buf, 0, 16,
+		                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT |
 		                              VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
-		vkCmdCopyQueryPoolResults(occ_copy, occ_pool, 0, 2, occ_read.buf, 32, 8,
-		                          VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+		vkCmdCopyQueryPoolResults(occ_copy, occ_pool, 0, 3, occ_read.buf, 48, 8,
+		                          VK_QUERY_RESULT_WAIT_BIT |
+		                              VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
 		bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
 		bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
 		bmb.srcQueueFamilyIndex = bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
@@ -508,7 +514,7 @@ int main(int argc, char **argv)
 			subs[si.commandBufferCount++] = r == 0 ? occ_cb : occ_copy;
 			si.pCommandBuffers = subs;
 			if (r > 0)
-				memset(occ_read.map, 0, 64);
+				memset(occ_read.map, 0, 72);
 		}
 		if (use_timeline) {
 			/* round r - 1 left the counter at r: wait for it from the host,
@@ -555,13 +561,13 @@ int main(int argc, char **argv)
 				        (unsigned)r, (unsigned long long)ts[1], (unsigned long long)ts[0]);
 		}
 		if (occlusion && r > 0) {
-			uint64_t got[4] = { 0, 0, 0, 0 };
+			uint64_t got[6] = { 0, 0, 0, 0, 0, 0 };
 			const uint64_t *w64 = occ_read.map;
-			const uint32_t *w32 = (const uint32_t *)occ_read.map + 8;
-			VKP_CHECK(&c, vkGetQueryPoolResults(c.device, occ_pool, 0, 2, sizeof(got), got,
+			const uint32_t *w32 = (const uint32_t *)occ_read.map + 12;
+			VKP_CHECK(&c, vkGetQueryPoolResults(c.device, occ_pool, 0, 3, sizeof(got), got,
 			                                    16, VK_QUERY_RESULT_64_BIT |
 			                                            VK_QUERY_RESULT_WITH_AVAILABILITY_BIT));
-			for (i = 0; i < 2; i++)
+			for (i = 0; i < 3; i++)
 				if (got[2 * i + 1] != 1 || w64[2 * i] != got[2 * i] || w64[2 * i + 1] != 1 ||
 				    w32[2 * i] != (uint32_t)got[2 * i] || w32[2 * i + 1] != 1)
 					vkp_die(&c, "round %u: occlusion query %u: host %llu (available %llu), "
@@ -570,7 +576,7 @@ int main(int argc, char **argv)
 					        (unsigned long long)got[2 * i + 1],
 					        (unsigned long long)w64[2 * i], (unsigned long long)w64[2 * i + 1],
 					        (unsigned)w32[2 * i], (unsigned)w32[2 * i + 1]);
-			if (XXH3_64bits_update(hs, occ_read.map, 64) != XXH_OK)
+			if (XXH3_64bits_update(hs, occ_read.map, 72) != XXH_OK)
 				vkp_die(&c, "hash update failed");
 		}
 		if (secondary && r > 0) {

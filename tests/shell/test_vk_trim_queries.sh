@@ -2,20 +2,23 @@
 # Trimmed Vulkan capture (issue 9): results of queries other than
 # timestamps, written before the window and read inside it.
 #
-# vk_trim_churn --occlusion resets, begins and ends two occlusion queries in
-# round 0 and never resets them again; every later round copies both
+# vk_trim_churn --occlusion resets three occlusion queries in round 0 and
+# begins and ends the first two, which it never resets again; every later
+# round's submit resets, begins and ends the third, then copies all three
 # results into a host-visible buffer (vkCmdCopyQueryPoolResults, 64-bit
 # and 32-bit, with availability; the command buffer is recorded once,
-# before the rounds) and reads them from the host (vkGetQueryPoolResults,
-# not waiting).  A `--submits 6-9` window: the snapshot reads both
+# before the rounds), and the host reads them (vkGetQueryPoolResults, not
+# waiting).  A `--submits 6-9` window: the snapshot reads the three
 # results when the window opens and writes them as one
 # vulkan.tsQueryResults record right after the pool's creation, and does
-# not reset those queries; the replay hands the recorded results out in
-# place of the driver's (the copy becomes vkCmdUpdateBuffer writes), so
+# not reset those queries; the replay hands the recorded results of the
+# first two out in place of the driver's (in the copies, vkCmdUpdateBuffer
+# writes) and leaves the third, which the command buffer resets before
+# its copies, to the driver (a copy split in two, a host read in two), so
 # the trimmed trace replays under the Khronos validation layer with its
 # checkpoints equal to the same submits of a full capture, and no query
 # read returns other than the capture's.  The same trace without that
-# record (dropped with sbt_mutate): the copies find the queries
+# record (dropped with sbt_mutate): the copies find the first two queries
 # unavailable and the checkpoints differ, and the host reads return
 # VK_NOT_READY.
 set -eu
@@ -57,14 +60,14 @@ grep -q 'left out of the snapshot' "$T/trim.log" &&
 grep -q " 1 query pools' results recorded" "$T/trim.log" ||
 	fail "the snapshot did not record the pool's results: $(grep 'Vulkan snapshot:' "$T/trim.log" | tail -1)"
 
-# the record: both queries, 64-bit values with availability, after the
+# the record: the three queries, 64-bit values with availability, after the
 # pool's creation and before the copying command buffer is recorded again
 snapshot "$Q" >"$T/snap.dump"
 n=$(grep -c 'vulkan.tsQueryResults ' "$T/snap.dump" || true)
 [ "$n" = 1 ] || fail "the snapshot has $n vulkan.tsQueryResults records, expected 1"
 rec=$(grep 'vulkan.tsQueryResults ' "$T/snap.dump")
 case $rec in
-*"firstQuery=0 queryCount=2 flags=0x0000000000000005 stride=16 bytes=32"*) ;;
+*"firstQuery=0 queryCount=3 flags=0x0000000000000005 stride=16 bytes=48"*) ;;
 *) fail "the record: $rec" ;;
 esac
 line_of() { grep -n "$1" "$T/snap.dump" | head -n 1 | cut -d: -f1; }
