@@ -53,8 +53,17 @@
  * inside it: the first two never reset, the third measured again in
  * every submit that reads it.
  *
+ * With --statistics (the pipelineStatisticsQuery feature): round 0's submit
+ * also runs the compute work once more inside a pipeline statistics query
+ * counting compute shader invocations; every later round reads it from
+ * the host (64-bit with availability, not waiting) and copies it into a
+ * host-visible buffer (32-bit with availability), which must equal the
+ * invocations dispatched; the buffer is hashed.  A result no run of the
+ * same work changes, written before a window, read inside it.
+ *
  * usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]
  *                      [--secondary] [--timestamps] [--occlusion]
+ *                      [--statistics]
  * Prints one line: rounds, size and the XXH3-64 hash of every result word.
  */
 #include "tests/programs/vk_prog.h"
@@ -63,6 +72,7 @@ static void vkt_usage(FILE *f)
 {
 	fprintf(f, "usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]\n"
 	           "                     [--secondary] [--timestamps] [--occlusion]\n"
+	           "                     [--statistics]\n"
 	           "  --rounds R   rounds, one submit and fence wait each (1..10000, default 12)\n"
 	           "  --size N     words per round (64..1048576, default 1024)\n"
 	           "  --timeline   a timeline semaphore counts the rounds (Vulkan 1.2)\n"
@@ -72,7 +82,9 @@ static void vkt_usage(FILE *f)
 	           "               every round\n"
 	           "  --timestamps two timestamps written in round 0, read every later round\n"
 	           "  --occlusion  two occlusion queries written in round 0, a third in every\n"
-	           "               later round, all copied and read in those rounds\n");
+	           "               later round, all copied and read in those rounds\n"
+	           "  --statistics compute invocations counted in round 0, copied and read\n"
+	           "               every later round\n");
 }
 
 #define VKT_IW 16u /* --secondary's image: VKT_IW x VKT_IW R32_UINT */
@@ -292,7 +304,10 @@ int main(int argc, char **argv)
 	VkSemaphore timeline = VK_NULL_HANDLE;
 	int use_timeline = 0, orphans = 0, secondary = 0, timestamps = 0;
 	VkQueryPool qpool = VK_NULL_HANDLE;
-	int occlusion = 0;
+	int occlusion = 0, statistics = 0;
+	VkQueryPool st_pool = VK_NULL_HANDLE;
+	VkCommandBuffer st_cb = VK_NULL_HANDLE, st_copy = VK_NULL_HANDLE;
+	vkp_buffer st_read;
 	VkQueryPool occ_pool = VK_NULL_HANDLE;
 	VkCommandBuffer occ_cb = VK_NULL_HANDLE, occ_copy = VK_NULL_HANDLE;
 	vkp_buffer occ_read;
@@ -326,6 +341,8 @@ int main(int argc, char **argv)
 			timestamps = 1;
 		} else if (!strcmp(argv[i], "--occlusion")) {
 			occlusion = 1;
+		} else if (!strcmp(argv[i], "--statistics")) {
+			statistics = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			vkt_usage(stdout);
 			return 0;
@@ -338,7 +355,8 @@ int main(int argc, char **argv)
 	}
 
 	vkp_ctx_init(&c, "vk_trim_churn",
-	             (use_timeline ? VKP_TIMELINE : 0) | (occlusion ? VKP_NEED_GRAPHICS : 0));
+	             (use_timeline ? VKP_TIMELINE : 0) | (occlusion ? VKP_NEED_GRAPHICS : 0) |
+	                 (statistics ? VKP_PIPELINE_STATS : 0));
 	if (use_timeline) {
 		VkSemaphoreTypeCreateInfo sti = { VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO, NULL,
 			                              VK_SEMAPHORE_TYPE_TIMELINE, 0 };
@@ -459,6 +477,39 @@ int main(int argc, char **argv)
 		VKP_CHECK(&c, vkEndCommandBuffer(occ_copy));
 	}
 
+	if (statistics) {
+		VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO };
+		VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+		qci.queryType = VK_QUERY_TYPE_PIPELINE_STATISTICS;
+		qci.queryCount = 1;
+		qci.pipelineStatistics = VK_QUERY_PIPELINE_STATISTIC_COMPUTE_SHADER_INVOCATIONS_BIT;
+		VKP_CHECK(&c, vkCreateQueryPool(c.device, &qci, NULL, &st_pool));
+		vkp_buffer_create(&c, &st_read, 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+		                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+		                  0, 1);
+		cbai.commandBufferCount = 1;
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &st_cb));
+		VKP_CHECK(&c, vkBeginCommandBuffer(st_cb, &bi));
+		vkCmdResetQueryPool(st_cb, st_pool, 0, 1);
+		vkCmdBeginQuery(st_cb, st_pool, 0, 0);
+		vkp_compute_record(st_cb, pipe, layout, sets[0], size, &work, &readback);
+		vkCmdEndQuery(st_cb, st_pool, 0);
+		VKP_CHECK(&c, vkEndCommandBuffer(st_cb));
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &st_copy));
+		VKP_CHECK(&c, vkBeginCommandBuffer(st_copy, &bi));
+		vkCmdCopyQueryPoolResults(st_copy, st_pool, 0, 1, st_read.buf, 0, 8,
+		                          VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+		bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+		bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+		bmb.srcQueueFamilyIndex = bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+		bmb.buffer = st_read.buf;
+		bmb.size = VK_WHOLE_SIZE;
+		vkCmdPipelineBarrier(st_copy, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		                     VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL, 1, &bmb, 0, NULL);
+		VKP_CHECK(&c, vkEndCommandBuffer(st_copy));
+	}
+
 	hs = XXH3_createState();
 	if (!hs || XXH3_64bits_reset(hs) != XXH_OK)
 		vkp_die(&c, "out of memory");
@@ -470,7 +521,7 @@ int main(int argc, char **argv)
 		uint32_t *pw = params.map;
 		int odd = r % 2;
 
-		VkCommandBuffer subs[4];
+		VkCommandBuffer subs[5];
 		VKP_CHECK(&c, vkResetFences(c.device, 1, &fence));
 		if (orphans && r == orphan_round) {
 			vkDestroyFramebuffer(c.device, orphan_fb, NULL);
@@ -515,6 +566,14 @@ int main(int argc, char **argv)
 			si.pCommandBuffers = subs;
 			if (r > 0)
 				memset(occ_read.map, 0, 72);
+		}
+		if (statistics) {
+			if (si.commandBufferCount == 1)
+				subs[0] = cbs[odd];
+			subs[si.commandBufferCount++] = r == 0 ? st_cb : st_copy;
+			si.pCommandBuffers = subs;
+			if (r > 0)
+				memset(st_read.map, 0, 8);
 		}
 		if (use_timeline) {
 			/* round r - 1 left the counter at r: wait for it from the host,
@@ -579,6 +638,21 @@ int main(int argc, char **argv)
 			if (XXH3_64bits_update(hs, occ_read.map, 72) != XXH_OK)
 				vkp_die(&c, "hash update failed");
 		}
+		if (statistics && r > 0) {
+			uint64_t got[2] = { 0, 0 };
+			const uint32_t *w32 = st_read.map;
+			uint64_t want = (uint64_t)((size + 63) / 64) * 64;
+			VKP_CHECK(&c, vkGetQueryPoolResults(c.device, st_pool, 0, 1, sizeof(got), got, 16,
+			                                    VK_QUERY_RESULT_64_BIT |
+			                                        VK_QUERY_RESULT_WITH_AVAILABILITY_BIT));
+			if (got[0] != want || got[1] != 1 || w32[0] != want || w32[1] != 1)
+				vkp_die(&c, "round %u: compute invocations: host %llu (available %llu), "
+				        "copied %u (%u), dispatched %llu", (unsigned)r,
+				        (unsigned long long)got[0], (unsigned long long)got[1],
+				        (unsigned)w32[0], (unsigned)w32[1], (unsigned long long)want);
+			if (XXH3_64bits_update(hs, st_read.map, 8) != XXH_OK)
+				vkp_die(&c, "hash update failed");
+		}
 		if (secondary && r > 0) {
 			const uint32_t *t = img_read.map;
 			for (i = 0; i < VKT_IW * VKT_IW; i++)
@@ -596,6 +670,10 @@ int main(int argc, char **argv)
 	XXH3_freeState(hs);
 	if (qpool)
 		vkDestroyQueryPool(c.device, qpool, NULL);
+	if (st_pool) {
+		vkDestroyQueryPool(c.device, st_pool, NULL);
+		vkp_buffer_destroy(&c, &st_read);
+	}
 	if (occ_pool) {
 		vkDestroyQueryPool(c.device, occ_pool, NULL);
 		vkp_buffer_destroy(&c, &occ_read);
