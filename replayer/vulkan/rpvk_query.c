@@ -33,6 +33,12 @@
 
 #include "replayer/vulkan/rpvk.h"
 
+/* Bounds on what a record may name (a trace is untrusted input): query
+ * indexes, and values per query (pipeline statistics count at most 11;
+ * one[] below holds them with the availability word). */
+#define RPVK_QUERY_MAX (1u << 24)
+#define RPVK_QUERY_MAX_VALUES 63u
+
 /* A query pool some of whose queries are (or were) substituted. */
 typedef struct rpvk_qpool {
 	uint64_t pool;     /* live */
@@ -181,10 +187,13 @@ rp_status rpvk_query_results(rpvk *r, const uint8_t *payload, size_t len)
 		            SBT_VK_TS_QUERY_RESULTS_NAME, (unsigned long long)rec.pool);
 		return RP_ERR_NOT_FOUND;
 	}
-	if (rec.first > UINT32_MAX - rec.count) {
-		rp_diag_set(r->diag, "record seq %llu %s: queries %u + %u overflow",
+	if (rec.first > RPVK_QUERY_MAX || rec.count > RPVK_QUERY_MAX - rec.first ||
+	    rec.stride / 8 - 1 > RPVK_QUERY_MAX_VALUES) {
+		rp_diag_set(r->diag, "record seq %llu %s: queries %u to %u with %u values each (this "
+		            "replayer takes queries below %u, at most %u values each)",
 		            (unsigned long long)r->seq, SBT_VK_TS_QUERY_RESULTS_NAME, rec.first,
-		            rec.count);
+		            rec.first + (rec.count - 1), rec.stride / 8 - 1, RPVK_QUERY_MAX,
+		            RPVK_QUERY_MAX_VALUES);
 		return RP_ERR_DECODE;
 	}
 	if (!r->query && !(r->query = calloc(1, sizeof(*r->query))))
@@ -241,7 +250,7 @@ static rp_status rpvk_query_get(rpvk *r, rpvk_qpool *p, sbt_vk_args_vkGetQueryPo
 {
 	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);
 	VkResult cap_ret = a->ret, ret = VK_SUCCESS;
-	uint8_t *out, one[8 * 64];
+	uint8_t *out, one[8 * (RPVK_QUERY_MAX_VALUES + 1)];
 	uint32_t k = 0;
 	int differs = 0;
 	if (!t)
@@ -251,8 +260,6 @@ static rp_status rpvk_query_get(rpvk *r, rpvk_qpool *p, sbt_vk_args_vkGetQueryPo
 	out = rpvk_scratch(r, a->dataSize ? a->dataSize : 1);
 	if (!out)
 		return rpvk_nomem(r);
-	if (p->nvalues + 1 > 64)
-		return rpvk_fail(r, RP_ERR_UNSUPPORTED, "%u values per query", p->nvalues);
 	while (k < a->queryCount) {
 		uint32_t at = a->firstQuery + k, n = 0;
 		size_t off = (size_t)k * a->stride;
@@ -297,15 +304,13 @@ static rp_status rpvk_query_copy(rpvk *r, rpvk_qpool *p,
 {
 	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->commandBuffer);
 	const uint64_t cb = (uint64_t)(uintptr_t)a->commandBuffer;
-	uint8_t one[8 * 64];
+	uint8_t one[8 * (RPVK_QUERY_MAX_VALUES + 1)];
 	uint32_t k = 0;
 	if (!t)
 		return RP_ERR_BACKEND;
 	if (!t->CmdCopyQueryPoolResults || !t->CmdUpdateBuffer)
 		return rpvk_missing(r, t->CmdUpdateBuffer ? "vkCmdCopyQueryPoolResults"
 		                                          : "vkCmdUpdateBuffer");
-	if (p->nvalues + 1 > 64)
-		return rpvk_fail(r, RP_ERR_UNSUPPORTED, "%u values per query", p->nvalues);
 	while (k < a->queryCount) {
 		uint32_t at = a->firstQuery + k, n = 0;
 		VkDeviceSize off = a->dstOffset + (VkDeviceSize)k * a->stride;

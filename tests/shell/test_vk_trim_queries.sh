@@ -129,4 +129,22 @@ check() {
 
 check occlusion "firstQuery=0 queryCount=3 flags=0x0000000000000005 stride=16 bytes=48"
 check statistics "firstQuery=0 queryCount=1 flags=0x0000000000000005 stride=16 bytes=16"
+
+# a record naming a pool no record created, or absurd query indexes: the
+# replay stops with an error naming the record ($seq: the statistics one)
+Q=$T/statistics-trim-submits-6-9.sbt
+vk_env_run "$T/bad.log" "$BUILD/tests/sbt_mutate" "$Q" "$T/badpool.sbt" --varint "$seq:0:12345" ||
+	fail "sbt_mutate --varint $seq:0:12345"
+vk_env_run "$T/bad.log" "$BUILD/tests/sbt_mutate" "$Q" "$T/badfirst.sbt" \
+	--varint "$seq:1:4000000000" || fail "sbt_mutate --varint $seq:1:4000000000"
+for bad in badpool badfirst; do
+	rc=0
+	"$VK_ENV_BUILD/tsreplay" "$T/$bad.sbt" >"$T/$bad.log" 2>&1 || rc=$?
+	[ "$rc" -ne 0 ] || fail "$bad: the replay exits 0"
+	case $bad in
+	badpool) want="record seq $seq vulkan.tsQueryResults: unknown VkQueryPool 0x3039" ;;
+	*) want="record seq $seq vulkan.tsQueryResults: queries 4000000000 to 4000000000 with 1 values each" ;;
+	esac
+	grep -qF "$want" "$T/$bad.log" || fail "$bad: $(tail -n 3 "$T/$bad.log")"
+done
 echo ok
