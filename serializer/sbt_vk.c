@@ -398,6 +398,52 @@ sbt_vk_status sbt_vk_ts_result_decode(const uint8_t *p, size_t len, sbt_vk_ts_re
 	return SBT_VK_OK;
 }
 
+sbt_vk_status sbt_vk_ts_query_results_encode(sbt_vk_enc *enc, const sbt_vk_ts_query_results *q)
+{
+	if (!enc || !q || !q->count || q->stride < 8 || q->stride % 8 || !q->bytes ||
+	    q->len != (size_t)q->count * q->stride)
+		return SBT_VK_ERR_ARG;
+	sbt_vk_e e;
+	sbt_vk_e_begin(&e, enc);
+	SBT_VK_ET(sbt_vk_put_u(&e, q->pool));
+	SBT_VK_ET(sbt_vk_put_u(&e, q->first));
+	SBT_VK_ET(sbt_vk_put_u(&e, q->count));
+	SBT_VK_ET(sbt_vk_put_u(&e, q->flags));
+	SBT_VK_ET(sbt_vk_put_u(&e, q->stride));
+	SBT_VK_ET(sbt_vk_put_raw(&e, q->bytes, q->len));
+	sbt_vk_e_commit(&e);
+	return SBT_VK_OK;
+}
+
+sbt_vk_status sbt_vk_ts_query_results_decode(const uint8_t *p, size_t len,
+                                             sbt_vk_ts_query_results *out)
+{
+	if (!out || (!p && len))
+		return SBT_VK_ERR_ARG;
+	sbt_vk_d d = {p, p + len, p, NULL, NULL};
+	uint64_t v[4], rest;
+	sbt_vk_status st;
+	if ((st = sbt_vk_get_u(&d, &out->pool)) || (st = sbt_vk_get_u(&d, &v[0])) ||
+	    (st = sbt_vk_get_u(&d, &v[1])) || (st = sbt_vk_get_u(&d, &v[2])) ||
+	    (st = sbt_vk_get_u(&d, &v[3])))
+		return st;
+	if (v[0] > UINT32_MAX || v[1] > UINT32_MAX || v[2] > UINT32_MAX || v[3] > UINT32_MAX ||
+	    !v[1] || v[3] < 8 || v[3] % 8)
+		return SBT_VK_ERR_CORRUPT;
+	rest = (uint64_t)(d.end - d.p);
+	if (rest / v[3] < v[1])
+		return SBT_VK_ERR_TRUNCATED;
+	if (rest != v[1] * v[3])
+		return SBT_VK_ERR_CORRUPT;
+	out->first = (uint32_t)v[0];
+	out->count = (uint32_t)v[1];
+	out->flags = (uint32_t)v[2];
+	out->stride = (uint32_t)v[3];
+	out->bytes = d.p;
+	out->len = (size_t)rest;
+	return SBT_VK_OK;
+}
+
 /* ---- formatting ---------------------------------------------------------- */
 
 size_t sbt_vk_pr_push(sbt_vk_pr *pr, const char *suffix)
@@ -645,6 +691,22 @@ static sbt_status sbt_vk_dump_result(sbt_dump_emit *em, const sbt_reader *r, con
 	return SBT_OK;
 }
 
+static sbt_status sbt_vk_dump_query_results(sbt_dump_emit *em, const sbt_reader *r,
+                                            const sbt_record *rec)
+{
+	(void)r;
+	sbt_vk_ts_query_results q;
+	if (sbt_vk_ts_query_results_decode(rec->payload, rec->payload_len, &q) != SBT_VK_OK)
+		return SBT_ERR_CORRUPT;
+	sbt_dump_emit_hex64(em, "queryPool", q.pool);
+	sbt_dump_emit_u64(em, "firstQuery", q.first);
+	sbt_dump_emit_u64(em, "queryCount", q.count);
+	sbt_dump_emit_hex64(em, "flags", q.flags);
+	sbt_dump_emit_u64(em, "stride", q.stride);
+	sbt_dump_emit_u64(em, "bytes", q.len);
+	return SBT_OK;
+}
+
 sbt_status sbt_vk_dump_register(struct sbt_dump *d)
 {
 	size_t n = 0;
@@ -652,6 +714,8 @@ sbt_status sbt_vk_dump_register(struct sbt_dump *d)
 	sbt_status st = sbt_dump_register(d, SBT_VK_TS_MEMORY_WRITE_NAME, sbt_vk_dump_memory_write);
 	if (st == SBT_OK)
 		st = sbt_dump_register(d, SBT_VK_TS_RESULT_NAME, sbt_vk_dump_result);
+	if (st == SBT_OK)
+		st = sbt_dump_register(d, SBT_VK_TS_QUERY_RESULTS_NAME, sbt_vk_dump_query_results);
 	for (size_t i = 0; i < n && st == SBT_OK; i++)
 		if (types[i].type >= SBT_VK_TYPE_BASE &&
 		    sbt_vk_cmd_carried((enum sbt_vk_cmd)(types[i].type - SBT_VK_TYPE_BASE)))

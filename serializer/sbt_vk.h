@@ -71,11 +71,13 @@ const char *sbt_vk_strerror(sbt_vk_status st);
 /* Front-end record kinds ("vulkan.ts<Name>"), below the command range. */
 #define SBT_VK_TYPE_TS_MEMORY_WRITE 0x1000u /* "vulkan.tsMemoryWrite" */
 #define SBT_VK_TYPE_TS_RESULT 0x1001u       /* "vulkan.tsResult" */
+#define SBT_VK_TYPE_TS_QUERY_RESULTS 0x1002u /* "vulkan.tsQueryResults" */
 /* Command cmd is record type SBT_VK_TYPE_BASE + cmd. */
 #define SBT_VK_TYPE_BASE 0x1100u
 
 #define SBT_VK_TS_MEMORY_WRITE_NAME "vulkan.tsMemoryWrite"
 #define SBT_VK_TS_RESULT_NAME "vulkan.tsResult"
+#define SBT_VK_TS_QUERY_RESULTS_NAME "vulkan.tsQueryResults"
 #define SBT_VK_API_NAME "vulkan" /* the trace meta "api" */
 
 /*
@@ -278,11 +280,33 @@ typedef struct sbt_vk_ts_result {
 	size_t outputs_len;
 } sbt_vk_ts_result;
 
+/* vulkan.tsQueryResults: the results queries of a pool held when a trimmed
+ * capture's window opened, as the capture's driver gave them
+ * (vkGetQueryPoolResults with flags; the layer asks for
+ * VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT).  The
+ * replay hands them out in place of the driver's until the window resets
+ * or begins those queries again.  Payload: varints pool, first, count,
+ * flags, stride, then count * stride bytes: per query, its values and its
+ * availability word, as vkGetQueryPoolResults wrote them (stride =
+ * (values per query + 1) * 8 with those flags).  Valid: count >= 1,
+ * stride >= 8 and a multiple of 8, the bytes exactly count * stride. */
+typedef struct sbt_vk_ts_query_results {
+	uint64_t pool; /* VkQueryPool, captured value */
+	uint32_t first, count;
+	uint32_t flags; /* VkQueryResultFlags the bytes were read with */
+	uint32_t stride;
+	const uint8_t *bytes; /* borrowed: into the payload when decoded */
+	size_t len;           /* count * stride */
+} sbt_vk_ts_query_results;
+
 sbt_vk_status sbt_vk_ts_memory_write_encode(sbt_vk_enc *e, const sbt_vk_ts_memory_write *w);
 sbt_vk_status sbt_vk_ts_memory_write_decode(const uint8_t *p, size_t len,
                                             sbt_vk_ts_memory_write *out);
 sbt_vk_status sbt_vk_ts_result_encode(sbt_vk_enc *e, const sbt_vk_ts_result *r);
 sbt_vk_status sbt_vk_ts_result_decode(const uint8_t *p, size_t len, sbt_vk_ts_result *out);
+sbt_vk_status sbt_vk_ts_query_results_encode(sbt_vk_enc *e, const sbt_vk_ts_query_results *q);
+sbt_vk_status sbt_vk_ts_query_results_decode(const uint8_t *p, size_t len,
+                                             sbt_vk_ts_query_results *out);
 
 /* ---- text ---------------------------------------------------------------- */
 

@@ -229,6 +229,10 @@ uint64_t vkl_emit_template(uint32_t cmd, unsigned flags, const void *args, size_
 /* vulkan.tsResult for call `seq` recorded before it ran: result, and the
  * payload again (outputs after the call) when args is not NULL. */
 void vkl_emit_result(uint64_t seq, VkResult result, uint32_t cmd, const void *args);
+/* vulkan.tsQueryResults: count queries of pool from first, stride bytes
+ * each at bytes (read with flags); returns its seq (0: not recorded). */
+uint64_t vkl_emit_query_results(uint64_t pool, uint32_t first, uint32_t count, uint32_t flags,
+                                uint32_t stride, const void *bytes);
 /* vulkan.tsMemoryWrite; returns its seq. */
 uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *data,
                                uint64_t size);

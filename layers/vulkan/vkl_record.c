@@ -282,3 +282,29 @@ uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *dat
 	 * otherwise pay an unwind per page */
 	return cap_record(SBT_VK_TYPE_TS_MEMORY_WRITE, 0, t->result.data, t->result.len);
 }
+
+uint64_t vkl_emit_query_results(uint64_t pool, uint32_t first, uint32_t count, uint32_t flags,
+                                uint32_t stride, const void *bytes)
+{
+	vkl_tls *t;
+	sbt_vk_ts_query_results q;
+	sbt_vk_status st;
+	if (!cap_active())
+		return 0;
+	t = vkl_rec_tls();
+	q.pool = pool;
+	q.first = first;
+	q.count = count;
+	q.flags = flags;
+	q.stride = stride;
+	q.bytes = bytes;
+	q.len = (size_t)count * stride;
+	t->result.len = 0;
+	st = sbt_vk_ts_query_results_encode(&t->result, &q);
+	if (st != SBT_VK_OK) {
+		CAP_WARN("Vulkan: %s of VkQueryPool 0x%llx not recorded: %s",
+		         SBT_VK_TS_QUERY_RESULTS_NAME, (unsigned long long)pool, sbt_vk_strerror(st));
+		return 0;
+	}
+	return cap_record(SBT_VK_TYPE_TS_QUERY_RESULTS, 0, t->result.data, t->result.len);
+}

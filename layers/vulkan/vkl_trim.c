@@ -184,6 +184,7 @@ typedef struct vkl_trim_obj {
 	/* query pools: type, size, which queries hold a result written by a
 	 * submitted command buffer and not reset since */
 	VkQueryType qtype;
+	VkQueryPipelineStatisticFlags qstats; /* pipeline statistics pools */
 	uint32_t qcount;
 	uint8_t *qwritten;
 	/* a snapshot left its creation out (it names an object that cannot be
@@ -653,6 +654,7 @@ static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 	case SBT_VK_CMD_vkCreateQueryPool: {
 		const sbt_vk_args_vkCreateQueryPool *a = args;
 		o->qtype = a->pCreateInfo->queryType;
+		o->qstats = a->pCreateInfo->pipelineStatistics;
 		o->qwritten = calloc(a->pCreateInfo->queryCount ? a->pCreateInfo->queryCount : 1, 1);
 		o->qcount = o->qwritten ? a->pCreateInfo->queryCount : 0;
 		break;
@@ -1868,12 +1870,18 @@ typedef struct vkl_snap_sync {
 	uint64_t value;
 } vkl_snap_sync;
 
-/* A query pool holding results written before the window. */
+/* A query pool holding results written before the window.  Queries
+ * other than timestamps: their results as the driver gives them when the
+ * window opens, written as vulkan.tsQueryResults (results NULL: the type's
+ * results cannot be read that way, or reading them failed). */
 typedef struct vkl_snap_query {
 	uint64_t pool, device;
 	VkQueryType type;
+	VkQueryPipelineStatisticFlags stats;
 	uint32_t count, nwritten;
 	uint8_t *written; /* owned: per query, 1 when it holds a result */
+	uint32_t stride;  /* bytes per query in results */
+	uint8_t *results; /* owned: count * stride bytes; those of written queries read */
 } vkl_snap_query;
 
 typedef struct vkl_snap_queue {
@@ -2093,7 +2101,10 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 		q->pool = o->handle;
 		q->device = o->device;
 		q->type = o->qtype;
+		q->stats = o->qstats;
 		q->count = o->qcount;
+		q->stride = 0;
+		q->results = NULL; /* read once the collection is done */
 		q->nwritten = n;
 		q->written = malloc(o->qcount);
 		if (q->written)
@@ -2927,6 +2938,94 @@ static void vkl_snap_image_staging(VkDevice device, const vkl_snap_image *im,
 	out[1] = (uint64_t)(uintptr_t)smem;
 }
 
+/* Values vkGetQueryPoolResults writes per query of a pool (before the
+ * availability word); 0 for the types whose results the snapshot does not
+ * record (performance queries have no availability word, video and
+ * acceleration structure queries are not followed). */
+static uint32_t vkl_snap_query_values(const vkl_snap_query *q)
+{
+	switch (q->type) {
+	case VK_QUERY_TYPE_OCCLUSION:
+	case VK_QUERY_TYPE_PRIMITIVES_GENERATED_EXT:
+	case VK_QUERY_TYPE_MESH_PRIMITIVES_GENERATED_EXT:
+		return 1;
+	case VK_QUERY_TYPE_PIPELINE_STATISTICS:
+		return (uint32_t)__builtin_popcount(q->stats);
+	case VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+/* The results of a pool's queries that hold one, read from the driver
+ * (the device is idle), each run of written queries with one call; 0 when
+ * they were read (q->results set).  A run the driver does not report
+ * available is a warning, and leaves the whole pool out. */
+static int vkl_snap_query_read(vkl_snap_query *q)
+{
+	vkl_device *d = vkl_device_get((const void *)(uintptr_t)q->device);
+	uint32_t nv = vkl_snap_query_values(q), i;
+	const VkQueryResultFlags flags = VK_QUERY_RESULT_64_BIT |
+	                                 VK_QUERY_RESULT_WITH_AVAILABILITY_BIT;
+	if (!d || !nv || !q->written || !d->table.GetQueryPoolResults)
+		return -1;
+	q->stride = (nv + 1) * 8;
+	q->results = calloc(q->count, q->stride);
+	if (!q->results)
+		return -1;
+	for (i = 0; i < q->count;) {
+		uint32_t n = 0, k;
+		VkResult res;
+		if (!q->written[i]) {
+			i++;
+			continue;
+		}
+		while (i + n < q->count && q->written[i + n])
+			n++;
+		res = d->table.GetQueryPoolResults(d->handle, (VkQueryPool)(uintptr_t)q->pool, i, n,
+		                                   (size_t)n * q->stride,
+		                                   q->results + (size_t)i * q->stride, q->stride, flags);
+		for (k = 0; res == VK_SUCCESS && k < n; k++) {
+			uint64_t avail;
+			memcpy(&avail, q->results + (size_t)(i + k) * q->stride + nv * 8, 8);
+			if (!avail)
+				res = VK_NOT_READY;
+		}
+		if (res != VK_SUCCESS) {
+			CAP_WARN("Vulkan snapshot: VkQueryPool 0x%llx: vkGetQueryPoolResults of queries "
+			         "%u-%u on an idle device returned %d: their results are left out",
+			         (unsigned long long)q->pool, i, i + n - 1, (int)res);
+			free(q->results);
+			q->results = NULL;
+			return -1;
+		}
+		i += n;
+	}
+	return 0;
+}
+
+/* vulkan.tsQueryResults for each run of a pool's queries holding results,
+ * right after the pool's creation: command buffers the snapshot records
+ * next may copy them. */
+static void vkl_snap_query_results(const vkl_snap_query *q)
+{
+	uint32_t i;
+	for (i = 0; q->results && i < q->count;) {
+		uint32_t n = 0;
+		if (!q->written[i]) {
+			i++;
+			continue;
+		}
+		while (i + n < q->count && q->written[i + n])
+			n++;
+		vkl_emit_query_results(q->pool, i, n,
+		                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT,
+		                       q->stride, q->results + (size_t)i * q->stride);
+		i += n;
+	}
+}
+
 /* A query pool's queries that hold results when the window opens: the
  * whole pool reset (a new pool's queries must be before use), then each
  * timestamp query written again (a time: no two runs agree on it, so the
@@ -2938,11 +3037,30 @@ static void vkl_snap_queries(VkCommandBuffer cb, const vkl_snap_query *q)
 	VkQueryPool pool = (VkQueryPool)(uintptr_t)q->pool;
 	sbt_vk_args_vkCmdResetQueryPool rq = { cb, pool, 0, q->count };
 	uint32_t i;
+	if (q->results) {
+		/* the queries holding results stay as they are (the replay hands
+		 * out the recorded ones, vkl_snap_query_results); the rest reset */
+		for (i = 0; i < q->count;) {
+			uint32_t n = 0;
+			while (i + n < q->count && !q->written[i + n])
+				n++;
+			if (n) {
+				rq.firstQuery = i;
+				rq.queryCount = n;
+				vkl_snap_put(SBT_VK_CMD_vkCmdResetQueryPool, &rq);
+			}
+			i += n;
+			while (i < q->count && q->written[i])
+				i++;
+		}
+		return;
+	}
 	vkl_snap_put(SBT_VK_CMD_vkCmdResetQueryPool, &rq);
 	if (q->type != VK_QUERY_TYPE_TIMESTAMP || !q->written) {
 		CAP_WARN("Vulkan snapshot: VkQueryPool 0x%llx (query type %d): the results of %u "
-		         "queries written before the window are left out of the snapshot (a window "
-		         "that reads them finds them reset on replay)",
+		         "queries written before the window are left out of the snapshot (results "
+		         "of this type are not recorded: a window that reads them finds them reset "
+		         "on replay)",
 		         (unsigned long long)q->pool, (int)q->type, q->nwritten);
 		return;
 	}
@@ -3259,7 +3377,7 @@ static void vkl_trim_snapshot(void)
 {
 	vkl_snap s;
 	vkl_snap_check ck;
-	size_t i, nw = 0, ncmds = 0, nrec, nlayouts = 0, ncopied = 0, nleft = 0;
+	size_t i, nw = 0, ncmds = 0, nrec, nlayouts = 0, ncopied = 0, nleft = 0, nqresults = 0;
 	int ok = 1;
 	uint64_t next_handle = VKL_TRIM_HANDLE_BASE + 1, mem_bytes = 0;
 	vkl_trim_tls *th;
@@ -3294,6 +3412,9 @@ static void vkl_trim_snapshot(void)
 			s.nomem = 1;
 	if (s.nomem)
 		CAP_ERROR("Vulkan snapshot: out of memory collecting the snapshot: it is incomplete");
+	for (i = 0; i < s.nqueries; i++)
+		if (s.queries[i].type != VK_QUERY_TYPE_TIMESTAMP)
+			nqresults += vkl_snap_query_read(&s.queries[i]) == 0;
 	qsort(s.items, s.nitems, sizeof(*s.items), vkl_snap_item_cmp);
 	if (sbt_vk_arena_create(0, &ck.arena) != SBT_VK_OK)
 		ck.arena = NULL; /* nothing is checked */
@@ -3326,6 +3447,12 @@ static void vkl_trim_snapshot(void)
 		}
 		cap_record(it->rec->type, 0, p, len);
 		nw++;
+		if (it->rec->type == SBT_VK_CMD_TYPE(SBT_VK_CMD_vkCreateQueryPool)) {
+			size_t j;
+			for (j = 0; j < s.nqueries; j++)
+				if (s.queries[j].pool == it->rec->handle)
+					vkl_snap_query_results(&s.queries[j]);
+		}
 		if (atomic_load(&it->rec->dead) && it->rec->handle) {
 			const vkl_trim_rec **z = vkl_snap_push(&s, (void **)&ck.zombies, &ck.nzombies,
 			                                       &ck.capzombies, sizeof(*ck.zombies));
@@ -3406,8 +3533,9 @@ static void vkl_trim_snapshot(void)
 	}
 	CAP_INFO("Vulkan snapshot: %zu calls, %zu command buffer calls, %llu bytes "
 	         "of memory, %zu image layouts, %zu images copied, %zu objects recreated for "
-	         "others, %zu live objects not recreated",
-	         nrec, ncmds, (unsigned long long)mem_bytes, nlayouts, ncopied, ck.nzombies, nleft);
+	         "others, %zu live objects not recreated, %zu query pools' results recorded",
+	         nrec, ncmds, (unsigned long long)mem_bytes, nlayouts, ncopied, ck.nzombies, nleft,
+	         nqresults);
 
 	for (i = 0; i < s.nitems; i++) {
 		vkl_trim_rec_release(s.items[i].rec);
@@ -3430,8 +3558,10 @@ static void vkl_trim_snapshot(void)
 	for (i = 0; i < s.nstaged; i++)
 		free(s.staged[i].bytes);
 	free(s.staged);
-	for (i = 0; i < s.nqueries; i++)
+	for (i = 0; i < s.nqueries; i++) {
 		free(s.queries[i].written);
+		free(s.queries[i].results);
+	}
 	free(s.queries);
 	atomic_store(&vkl_trim_g.snapping, 0);
 }

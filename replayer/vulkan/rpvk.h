@@ -283,6 +283,9 @@ struct rpvk {
 	/* --per-command (rpvk_percmd.c): what command buffers may write, and
 	 * the run's results; owned; NULL without the flag */
 	struct rpvk_pc *pc;
+	/* query results a trimmed trace recorded (rpvk_query.c); owned; NULL
+	 * until a vulkan.tsQueryResults record */
+	struct rpvk_query *query;
 };
 
 /* ---- used by the generated glue and the overrides ---------------------- */
@@ -394,6 +397,16 @@ int rpvk_state_res_freed(rpvk *r, VkObjectType type, uint64_t live);
 /* A buffer, image or descriptor set went: the command buffers that use it
  * may not be submitted until recorded again. */
 void rpvk_state_gone(rpvk *r, VkObjectType type, uint64_t live);
+
+/* ---- rpvk_query.c: recorded query results -------------------------------- */
+
+/* A vulkan.tsQueryResults record: its queries are substituted from now on. */
+rp_status rpvk_query_results(rpvk *r, const uint8_t *payload, size_t len);
+/* Before a call: *done_out set when the call was replayed here (recorded
+ * results handed out in place of the driver's) and must not be called. */
+rp_status rpvk_query_before(rpvk *r, enum sbt_vk_cmd cmd, void *args, int *done_out);
+/* Forget every substitution (reset and close). */
+void rpvk_query_clear(rpvk *r);
 
 /* ---- rpvk_dset.c: descriptor set contents -------------------------------- */
 

@@ -23,6 +23,7 @@
 #define RPVK_KIND_MEMORY_WRITE ((uint64_t)SBT_VK_CMD_COUNT + 1)
 #define RPVK_KIND_RESULT ((uint64_t)SBT_VK_CMD_COUNT + 2)
 #define RPVK_KIND_UNKNOWN ((uint64_t)SBT_VK_CMD_COUNT + 3)
+#define RPVK_KIND_QUERY_RESULTS ((uint64_t)SBT_VK_CMD_COUNT + 4)
 
 /* ---- map ----------------------------------------------------------------- */
 
@@ -498,6 +499,8 @@ static enum sbt_vk_cmd rpvk_kind(rpvk *r, uint32_t type, uint64_t *kind_out)
 			kind = RPVK_KIND_MEMORY_WRITE;
 		else if (name && strcmp(name, SBT_VK_TS_RESULT_NAME) == 0)
 			kind = RPVK_KIND_RESULT;
+		else if (name && strcmp(name, SBT_VK_TS_QUERY_RESULTS_NAME) == 0)
+			kind = RPVK_KIND_QUERY_RESULTS;
 		else if (name && sbt_vk_cmd_by_name(name, &cmd) == 0)
 			kind = (uint64_t)cmd;
 		else
@@ -517,6 +520,7 @@ static rp_status rpvk_execute(void *state, const sbt_record *rec, unsigned flags
 	sbt_vk_status vst;
 	void *args;
 	rp_status st;
+	int done;
 
 	if (r->skip_seq) {
 		/* a snapshot's records follow its marker without a gap (the
@@ -536,6 +540,8 @@ static rp_status rpvk_execute(void *state, const sbt_record *rec, unsigned flags
 		return rpvk_memory_write(r, rec->payload, rec->payload_len);
 	if (kind == RPVK_KIND_RESULT)
 		return rpvk_ts_result(r, rec);
+	if (kind == RPVK_KIND_QUERY_RESULTS)
+		return rpvk_query_results(r, rec->payload, rec->payload_len);
 	if (kind == RPVK_KIND_UNKNOWN) {
 		const char *name = sbt_reader_type_name(r->trace, rec->type);
 		rp_diag_set(diag, "record seq %llu: '%s' is not a Vulkan command this replayer knows "
@@ -576,7 +582,9 @@ static rp_status rpvk_execute(void *state, const sbt_record *rec, unsigned flags
 	if (r->pc && (st = rpvk_percmd_before(r, cmd, args)) != RP_OK)
 		return st;
 	rpvk_queue_remap(r, cmd, args);
-	st = info->call(r, args);
+	st = rpvk_query_before(r, cmd, args, &done);
+	if (st == RP_OK && !done)
+		st = info->call(r, args);
 	if (st == RP_OK) {
 		rpvk_state_after(r, cmd, args);
 		rpvk_sync_after(r, cmd, args);
@@ -665,6 +673,7 @@ static void rpvk_clear(rpvk *r)
 	rpvk_map_clear(&r->swapchains);
 	rpvk_map_clear(&r->syncs);
 	rpvk_state_clear(r);
+	rpvk_query_clear(r);
 	memset(r->pending, 0, sizeof(r->pending));
 	r->nreqs = 0;
 	r->settled_seq = 0;
@@ -781,6 +790,7 @@ static void rpvk_close(void *state)
 	rpvk_percmd_free(r);
 	rpvk_map_free(&r->syncs);
 	rpvk_state_free(r);
+	rpvk_query_clear(r);
 	free(r->args);
 	sbt_vk_arena_free(r->arena);
 	free(r->cp_buf);

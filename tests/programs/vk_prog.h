@@ -71,7 +71,8 @@ typedef struct vkp_ctx {
 enum {
 	VKP_NEED_GRAPHICS = 1 << 0, /* the queue family must do graphics too */
 	VKP_DEBUG_UTILS = 1 << 1,   /* enable VK_EXT_debug_utils (labels, names) */
-	VKP_TIMELINE = 1 << 2       /* Vulkan 1.2 with the timelineSemaphore feature */
+	VKP_TIMELINE = 1 << 2,      /* Vulkan 1.2 with the timelineSemaphore feature */
+	VKP_PIPELINE_STATS = 1 << 3 /* the pipelineStatisticsQuery feature */
 };
 
 static inline const char *vkp_result_name(VkResult r)
@@ -218,6 +219,15 @@ static inline void vkp_ctx_init(vkp_ctx *c, const char *prog, unsigned flags)
 			.timelineSemaphore = VK_TRUE
 		};
 		dci.pNext = &f12;
+	}
+	if (flags & VKP_PIPELINE_STATS) {
+		static VkPhysicalDeviceFeatures f10 = { .pipelineStatisticsQuery = VK_TRUE };
+		VkPhysicalDeviceFeatures have;
+		vkGetPhysicalDeviceFeatures(c->phys, &have);
+		if (!have.pipelineStatisticsQuery)
+			vkp_die(c, "device '%s' has no pipelineStatisticsQuery feature",
+			        c->dev_props.deviceName);
+		dci.pEnabledFeatures = &f10;
 	}
 	VKP_CHECK(c, vkCreateDevice(c->phys, &dci, NULL, &c->device));
 	vkGetDeviceQueue(c->device, c->qfam, 0, &c->queue);

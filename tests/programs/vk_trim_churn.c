@@ -40,8 +40,30 @@
  * the host (vkGetQueryPoolResults, waiting) and checks the second is not
  * before the first: results written before a window, read inside it.
  *
+ * With --occlusion: round 0's submit also resets three occlusion queries
+ * and begins and ends the first two (on the graphics queue, nothing
+ * drawn); every later round's submit adds a command buffer recorded once,
+ * before the rounds, that resets, begins and ends the third, then copies
+ * all three results into a host-visible buffer the host zeroes before
+ * (64-bit with availability at offset 0, stride 16; 32-bit with
+ * availability at offset 48, stride 8; both waiting), and the host reads
+ * them too (vkGetQueryPoolResults, 64-bit with availability, not
+ * waiting): all of them must be available and agree, and the buffer is
+ * hashed.  Results other than timestamps written before a window, read
+ * inside it: the first two never reset, the third measured again in
+ * every submit that reads it.
+ *
+ * With --statistics (the pipelineStatisticsQuery feature): round 0's submit
+ * also runs the compute work once more inside a pipeline statistics query
+ * counting compute shader invocations; every later round reads it from
+ * the host (64-bit with availability, not waiting) and copies it into a
+ * host-visible buffer (32-bit with availability), which must equal the
+ * invocations dispatched; the buffer is hashed.  A result no run of the
+ * same work changes, written before a window, read inside it.
+ *
  * usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]
- *                      [--secondary] [--timestamps]
+ *                      [--secondary] [--timestamps] [--occlusion]
+ *                      [--statistics]
  * Prints one line: rounds, size and the XXH3-64 hash of every result word.
  */
 #include "tests/programs/vk_prog.h"
@@ -49,7 +71,8 @@
 static void vkt_usage(FILE *f)
 {
 	fprintf(f, "usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]\n"
-	           "                     [--secondary] [--timestamps]\n"
+	           "                     [--secondary] [--timestamps] [--occlusion]\n"
+	           "                     [--statistics]\n"
 	           "  --rounds R   rounds, one submit and fence wait each (1..10000, default 12)\n"
 	           "  --size N     words per round (64..1048576, default 1024)\n"
 	           "  --timeline   a timeline semaphore counts the rounds (Vulkan 1.2)\n"
@@ -57,7 +80,11 @@ static void vkt_usage(FILE *f)
 	           "               from; destroyed in round R - 4\n"
 	           "  --secondary  an image uploaded by a secondary command buffer, read back\n"
 	           "               every round\n"
-	           "  --timestamps two timestamps written in round 0, read every later round\n");
+	           "  --timestamps two timestamps written in round 0, read every later round\n"
+	           "  --occlusion  two occlusion queries written in round 0, a third in every\n"
+	           "               later round, all copied and read in those rounds\n"
+	           "  --statistics compute invocations counted in round 0, copied and read\n"
+	           "               every later round\n");
 }
 
 #define VKT_IW 16u /* --secondary's image: VKT_IW x VKT_IW R32_UINT */
@@ -277,6 +304,13 @@ int main(int argc, char **argv)
 	VkSemaphore timeline = VK_NULL_HANDLE;
 	int use_timeline = 0, orphans = 0, secondary = 0, timestamps = 0;
 	VkQueryPool qpool = VK_NULL_HANDLE;
+	int occlusion = 0, statistics = 0;
+	VkQueryPool st_pool = VK_NULL_HANDLE;
+	VkCommandBuffer st_cb = VK_NULL_HANDLE, st_copy = VK_NULL_HANDLE;
+	vkp_buffer st_read;
+	VkQueryPool occ_pool = VK_NULL_HANDLE;
+	VkCommandBuffer occ_cb = VK_NULL_HANDLE, occ_copy = VK_NULL_HANDLE;
+	vkp_buffer occ_read;
 	VkCommandBuffer ts_cb = VK_NULL_HANDLE;
 	VkFramebuffer orphan_fb = VK_NULL_HANDLE;
 	VkBufferView orphan_bv = VK_NULL_HANDLE;
@@ -305,6 +339,10 @@ int main(int argc, char **argv)
 			secondary = 1;
 		} else if (!strcmp(argv[i], "--timestamps")) {
 			timestamps = 1;
+		} else if (!strcmp(argv[i], "--occlusion")) {
+			occlusion = 1;
+		} else if (!strcmp(argv[i], "--statistics")) {
+			statistics = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			vkt_usage(stdout);
 			return 0;
@@ -316,7 +354,9 @@ int main(int argc, char **argv)
 		i = (uint32_t)k;
 	}
 
-	vkp_ctx_init(&c, "vk_trim_churn", use_timeline ? VKP_TIMELINE : 0);
+	vkp_ctx_init(&c, "vk_trim_churn",
+	             (use_timeline ? VKP_TIMELINE : 0) | (occlusion ? VKP_NEED_GRAPHICS : 0) |
+	                 (statistics ? VKP_PIPELINE_STATS : 0));
 	if (use_timeline) {
 		VkSemaphoreTypeCreateInfo sti = { VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO, NULL,
 			                              VK_SEMAPHORE_TYPE_TIMELINE, 0 };
@@ -397,6 +437,79 @@ int main(int argc, char **argv)
 		VKP_CHECK(&c, vkEndCommandBuffer(ts_cb));
 	}
 
+	if (occlusion) {
+		VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO };
+		VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+		qci.queryType = VK_QUERY_TYPE_OCCLUSION;
+		qci.queryCount = 3;
+		VKP_CHECK(&c, vkCreateQueryPool(c.device, &qci, NULL, &occ_pool));
+		vkp_buffer_create(&c, &occ_read, 72, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+		                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+		                  0, 1);
+		cbai.commandBufferCount = 1;
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &occ_cb));
+		VKP_CHECK(&c, vkBeginCommandBuffer(occ_cb, &bi));
+		vkCmdResetQueryPool(occ_cb, occ_pool, 0, 3);
+		for (i = 0; i < 2; i++) {
+			vkCmdBeginQuery(occ_cb, occ_pool, i, 0);
+			vkCmdEndQuery(occ_cb, occ_pool, i);
+		}
+		VKP_CHECK(&c, vkEndCommandBuffer(occ_cb));
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &occ_copy));
+		VKP_CHECK(&c, vkBeginCommandBuffer(occ_copy, &bi));
+		vkCmdResetQueryPool(occ_copy, occ_pool, 2, 1);
+		vkCmdBeginQuery(occ_copy, occ_pool, 2, 0);
+		vkCmdEndQuery(occ_copy, occ_pool, 2);
+		vkCmdCopyQueryPoolResults(occ_copy, occ_pool, 0, 3, occ_read.buf, 0, 16,
+		                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT |
+		                              VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+		vkCmdCopyQueryPoolResults(occ_copy, occ_pool, 0, 3, occ_read.buf, 48, 8,
+		                          VK_QUERY_RESULT_WAIT_BIT |
+		                              VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+		bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+		bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+		bmb.srcQueueFamilyIndex = bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+		bmb.buffer = occ_read.buf;
+		bmb.size = VK_WHOLE_SIZE;
+		vkCmdPipelineBarrier(occ_copy, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		                     VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL, 1, &bmb, 0, NULL);
+		VKP_CHECK(&c, vkEndCommandBuffer(occ_copy));
+	}
+
+	if (statistics) {
+		VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO };
+		VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+		qci.queryType = VK_QUERY_TYPE_PIPELINE_STATISTICS;
+		qci.queryCount = 1;
+		qci.pipelineStatistics = VK_QUERY_PIPELINE_STATISTIC_COMPUTE_SHADER_INVOCATIONS_BIT;
+		VKP_CHECK(&c, vkCreateQueryPool(c.device, &qci, NULL, &st_pool));
+		vkp_buffer_create(&c, &st_read, 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+		                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+		                  0, 1);
+		cbai.commandBufferCount = 1;
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &st_cb));
+		VKP_CHECK(&c, vkBeginCommandBuffer(st_cb, &bi));
+		vkCmdResetQueryPool(st_cb, st_pool, 0, 1);
+		vkCmdBeginQuery(st_cb, st_pool, 0, 0);
+		vkp_compute_record(st_cb, pipe, layout, sets[0], size, &work, &readback);
+		vkCmdEndQuery(st_cb, st_pool, 0);
+		VKP_CHECK(&c, vkEndCommandBuffer(st_cb));
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &st_copy));
+		VKP_CHECK(&c, vkBeginCommandBuffer(st_copy, &bi));
+		vkCmdCopyQueryPoolResults(st_copy, st_pool, 0, 1, st_read.buf, 0, 8,
+		                          VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+		bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+		bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+		bmb.srcQueueFamilyIndex = bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+		bmb.buffer = st_read.buf;
+		bmb.size = VK_WHOLE_SIZE;
+		vkCmdPipelineBarrier(st_copy, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		                     VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL, 1, &bmb, 0, NULL);
+		VKP_CHECK(&c, vkEndCommandBuffer(st_copy));
+	}
+
 	hs = XXH3_createState();
 	if (!hs || XXH3_64bits_reset(hs) != XXH_OK)
 		vkp_die(&c, "out of memory");
@@ -408,7 +521,7 @@ int main(int argc, char **argv)
 		uint32_t *pw = params.map;
 		int odd = r % 2;
 
-		VkCommandBuffer subs[3];
+		VkCommandBuffer subs[5];
 		VKP_CHECK(&c, vkResetFences(c.device, 1, &fence));
 		if (orphans && r == orphan_round) {
 			vkDestroyFramebuffer(c.device, orphan_fb, NULL);
@@ -445,6 +558,22 @@ int main(int argc, char **argv)
 				subs[0] = cbs[odd];
 			subs[si.commandBufferCount++] = ts_cb;
 			si.pCommandBuffers = subs;
+		}
+		if (occlusion) {
+			if (si.commandBufferCount == 1)
+				subs[0] = cbs[odd];
+			subs[si.commandBufferCount++] = r == 0 ? occ_cb : occ_copy;
+			si.pCommandBuffers = subs;
+			if (r > 0)
+				memset(occ_read.map, 0, 72);
+		}
+		if (statistics) {
+			if (si.commandBufferCount == 1)
+				subs[0] = cbs[odd];
+			subs[si.commandBufferCount++] = r == 0 ? st_cb : st_copy;
+			si.pCommandBuffers = subs;
+			if (r > 0)
+				memset(st_read.map, 0, 8);
 		}
 		if (use_timeline) {
 			/* round r - 1 left the counter at r: wait for it from the host,
@@ -490,6 +619,40 @@ int main(int argc, char **argv)
 				vkp_die(&c, "round %u: timestamp 1 (%llu) is before timestamp 0 (%llu)",
 				        (unsigned)r, (unsigned long long)ts[1], (unsigned long long)ts[0]);
 		}
+		if (occlusion && r > 0) {
+			uint64_t got[6] = { 0, 0, 0, 0, 0, 0 };
+			const uint64_t *w64 = occ_read.map;
+			const uint32_t *w32 = (const uint32_t *)occ_read.map + 12;
+			VKP_CHECK(&c, vkGetQueryPoolResults(c.device, occ_pool, 0, 3, sizeof(got), got,
+			                                    16, VK_QUERY_RESULT_64_BIT |
+			                                            VK_QUERY_RESULT_WITH_AVAILABILITY_BIT));
+			for (i = 0; i < 3; i++)
+				if (got[2 * i + 1] != 1 || w64[2 * i] != got[2 * i] || w64[2 * i + 1] != 1 ||
+				    w32[2 * i] != (uint32_t)got[2 * i] || w32[2 * i + 1] != 1)
+					vkp_die(&c, "round %u: occlusion query %u: host %llu (available %llu), "
+					        "copied %llu (%llu) and %u (%u)", (unsigned)r, (unsigned)i,
+					        (unsigned long long)got[2 * i],
+					        (unsigned long long)got[2 * i + 1],
+					        (unsigned long long)w64[2 * i], (unsigned long long)w64[2 * i + 1],
+					        (unsigned)w32[2 * i], (unsigned)w32[2 * i + 1]);
+			if (XXH3_64bits_update(hs, occ_read.map, 72) != XXH_OK)
+				vkp_die(&c, "hash update failed");
+		}
+		if (statistics && r > 0) {
+			uint64_t got[2] = { 0, 0 };
+			const uint32_t *w32 = st_read.map;
+			uint64_t want = (uint64_t)((size + 63) / 64) * 64;
+			VKP_CHECK(&c, vkGetQueryPoolResults(c.device, st_pool, 0, 1, sizeof(got), got, 16,
+			                                    VK_QUERY_RESULT_64_BIT |
+			                                        VK_QUERY_RESULT_WITH_AVAILABILITY_BIT));
+			if (got[0] != want || got[1] != 1 || w32[0] != want || w32[1] != 1)
+				vkp_die(&c, "round %u: compute invocations: host %llu (available %llu), "
+				        "copied %u (%u), dispatched %llu", (unsigned)r,
+				        (unsigned long long)got[0], (unsigned long long)got[1],
+				        (unsigned)w32[0], (unsigned)w32[1], (unsigned long long)want);
+			if (XXH3_64bits_update(hs, st_read.map, 8) != XXH_OK)
+				vkp_die(&c, "hash update failed");
+		}
 		if (secondary && r > 0) {
 			const uint32_t *t = img_read.map;
 			for (i = 0; i < VKT_IW * VKT_IW; i++)
@@ -507,6 +670,14 @@ int main(int argc, char **argv)
 	XXH3_freeState(hs);
 	if (qpool)
 		vkDestroyQueryPool(c.device, qpool, NULL);
+	if (st_pool) {
+		vkDestroyQueryPool(c.device, st_pool, NULL);
+		vkp_buffer_destroy(&c, &st_read);
+	}
+	if (occ_pool) {
+		vkDestroyQueryPool(c.device, occ_pool, NULL);
+		vkp_buffer_destroy(&c, &occ_read);
+	}
 	if (secondary) {
 		vkDestroyImage(c.device, img, NULL);
 		vkFreeMemory(c.device, img_mem, NULL);

@@ -189,9 +189,9 @@ static void test_tables(void)
 	TST_CHECK(sbt_vk_cmd_name(SBT_VK_CMD_COUNT) == NULL);
 	size_t n = 0;
 	const sbt_vk_type_desc *t = sbt_vk_types(&n);
-	TST_CHECK_EQ_U64(n, SBT_VK_CMD_COUNT + 2);
+	TST_CHECK_EQ_U64(n, SBT_VK_CMD_COUNT + 3);
 	TST_CHECK(strcmp(t[0].name, "vulkan.tsMemoryWrite") == 0);
-	TST_CHECK_EQ_U64(t[2 + SBT_VK_CMD_vkCmdDraw].type, SBT_VK_CMD_TYPE(SBT_VK_CMD_vkCmdDraw));
+	TST_CHECK_EQ_U64(t[3 + SBT_VK_CMD_vkCmdDraw].type, SBT_VK_CMD_TYPE(SBT_VK_CMD_vkCmdDraw));
 	TST_CHECK(sbt_vk_extension_carried("VK_KHR_swapchain"));
 	TST_CHECK(sbt_vk_extension_carried("VK_KHR_xcb_surface"));
 	TST_CHECK(!sbt_vk_extension_carried("VK_KHR_win32_surface"));
@@ -216,6 +216,21 @@ static void test_tables(void)
 	TST_REQUIRE(sbt_vk_ts_memory_write_decode(e.data, e.len, &w2) == SBT_VK_OK);
 	TST_CHECK(w2.memory == 0xabc && w2.offset == 64 && w2.size == 1000 && w2.blob_id == 7);
 	TST_CHECK(sbt_vk_ts_memory_write_decode(e.data, e.len - 1, &w2) != SBT_VK_OK);
+	e.len = 0;
+	uint64_t qv[4] = {7, 1, 9, 1}; /* two queries: value, availability */
+	sbt_vk_ts_query_results q = {0xdef, 3, 2, 3, 16, (const uint8_t *)qv, sizeof(qv)}, q2;
+	TST_REQUIRE(sbt_vk_ts_query_results_encode(&e, &q) == SBT_VK_OK);
+	TST_REQUIRE(sbt_vk_ts_query_results_decode(e.data, e.len, &q2) == SBT_VK_OK);
+	TST_CHECK(q2.pool == 0xdef && q2.first == 3 && q2.count == 2 && q2.flags == 3 &&
+	          q2.stride == 16 && q2.len == sizeof(qv) && memcmp(q2.bytes, qv, sizeof(qv)) == 0);
+	TST_CHECK(sbt_vk_ts_query_results_decode(e.data, e.len - 1, &q2) == SBT_VK_ERR_TRUNCATED);
+	q.len = 24; /* not count * stride */
+	TST_CHECK(sbt_vk_ts_query_results_encode(&e, &q) == SBT_VK_ERR_ARG);
+	q.len = sizeof(qv);
+	q.stride = 12; /* not a multiple of 8 */
+	q.count = 1;
+	q.len = 12;
+	TST_CHECK(sbt_vk_ts_query_results_encode(&e, &q) == SBT_VK_ERR_ARG);
 	sbt_vk_enc_free(&e);
 }
 
