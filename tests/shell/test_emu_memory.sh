@@ -6,10 +6,13 @@
 # in use" and the Perfetto counter tracks "device memory in use" / "host
 # memory in use" (decoded by protoc) reach the GPU's and the host's peak
 # that tsinfo --memory --json gives, and end at its in_use_end:
-# - the H100 traces tests/fixtures/h100/{as-captured,fixed-va}/driver_cubin
+# - the H100 traces tests/fixtures/h100/*/*.sbt, among them driver_cubin
 #   (three cuMemAlloc ended by the context's teardown, cuCtxDestroy: the
 #   counter ends at 0, where it ended at 26,624 bytes before the two shared
-#   one accounting);
+#   one accounting) and triton_add (memory live at the end, on the GPU and
+#   the host);
+# - on the HIP double: hip_race (two hipMalloc, a __device__ global counted
+#   from its __hipRegisterVar to its __hipUnregisterFatBinary);
 # - on the libcuda test double: cuda_leak_app (device, pitch, async,
 #   managed and VMM memory, a VMM allocation released while mapped, one
 #   leak of 3000 bytes) and cuda_driver_app (two module globals, counted
@@ -68,12 +71,27 @@ assert got == ($3, $4, $5, $6), (got, V)
 	echo "$1: counter peak $3 bytes, $4 at the end (device); $5, $6 (host): as tsinfo --memory"
 }
 
-# ---- the H100 traces: allocations ended by cuCtxDestroy ---------------------------
-for v in as-captured fixed-va; do
-	agree "h100-$v" "$TOP/tests/fixtures/h100/$v/driver_cubin.sbt"
-	[ "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['live'])" "$T/mem.h100-$v.out")" = 0 ] ||
-		fail "h100-$v: tsinfo counts memory live at the end: $(cat "$T/mem.h100-$v.out")"
+# ---- the H100 traces ------------------------------------------------------------------
+for f in "$TOP"/tests/fixtures/h100/*/*.sbt; do
+	n="h100-$(basename "$(dirname "$f")")-$(basename "$f" .sbt)"
+	agree "$n" "$f"
 done
+# driver_cubin: its allocations are ended by cuCtxDestroy, nothing is live
+for v in as-captured fixed-va; do
+	[ "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['live'])" "$T/mem.h100-$v-driver_cubin.out")" = 0 ] ||
+		fail "h100-$v: tsinfo counts memory live at the end: $(cat "$T/mem.h100-$v-driver_cubin.out")"
+done
+
+# ---- the HIP double: hip_race (two hipMalloc, a __device__ global) ------------------
+HDBL="$TOP/$BUILD/tests/doubles/hip"
+if [ -e "$HDBL/libamdhip64.so.5" ] && [ -x "$TOP/$BUILD/tests/hip/hip_race" ]; then
+	SANRT=$(ldd "$HDBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+	expect_rc 0 cap.hip env ${SANRT:+LD_PRELOAD=$SANRT} LD_LIBRARY_PATH="$HDBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		TSHIP_DOUBLE_SEED= "$TOP/$BUILD/tscapture" -o "$T/hip.sbt" -- "$TOP/$BUILD/tests/hip/hip_race"
+	agree hip "$T/hip.sbt"
+else
+	echo "no HIP double or hipcc: hip_race not checked"
+fi
 
 # ---- the libcuda double -----------------------------------------------------------
 DBL="$TOP/$BUILD/tests/doubles/cuda"

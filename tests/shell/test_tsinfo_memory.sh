@@ -10,6 +10,8 @@
 #   kind, device, call, seq and the host stack through cuda_leak_app_leak
 #   and main (text and --json); cuda_driver_app's two module globals,
 #   counted from cuModuleGetGlobal to its module's unload;
+# - the HIP double running tests/hip/hip_race: its hipMalloc and
+#   __device__ table counted as tsinfo counts cuMemAlloc and globals;
 # - vk_compute under tscapture (lavapipe, validation layer on): its
 #   vkAllocateMemory calls per memory type with the heap and flags
 #   vkGetPhysicalDeviceMemoryProperties gave, the device's name, the bytes
@@ -159,6 +161,25 @@ assert [e['seq'] for e in d['events'] if e['kind']=='global' and e['delta']<0]==
 assert d['live']==0 and not d['leaks'], d['leaks']" "$T/drv.out"
 else
 	echo "no CUDA double built: the CUDA part is not run"
+fi
+
+# ---- HIP: the HIP double running tests/hip/hip_race -------------------------------
+# two hipMalloc of 256 floats on device 0 (hipSetDevice(0)), both freed, and
+# the 4-byte x 8 __device__ table: a global from its __hipRegisterVar to
+# __hipUnregisterFatBinary; the peak is all three, at the second hipMalloc
+HDBL="$TOP/$BUILD/tests/doubles/hip"
+if [ -e "$HDBL/libamdhip64.so.5" ] && [ -x "$TOP/$BUILD/tests/hip/hip_race" ]; then
+	SANRT=$(ldd "$HDBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+	expect_rc 0 hipcap env ${SANRT:+LD_PRELOAD=$SANRT} LD_LIBRARY_PATH="$HDBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		TSHIP_DOUBLE_SEED= "$CAP" -o "$T/hip.sbt" -- "$TOP/$BUILD/tests/hip/hip_race"
+	"$INFO" --dump "$T/hip.sbt" >"$T/hip.dump" || fail "tsinfo --dump hip.sbt"
+	mseq=$(grep 'hip.hipMalloc' "$T/hip.dump" | tail -1 | sed -n 's/^seq=\([0-9][0-9]*\) .*/\1/p')
+	[ -n "$mseq" ] || fail "no hip.hipMalloc in the dump: $(head -c 2000 "$T/hip.dump")"
+	expect_rc 0 hip "$INFO" --memory --json "$T/hip.sbt"
+	py "[g]=d['devices']; assert (g['device'],g['peak_bytes'],g['peak_seq'],g['in_use_end'])==('GPU 0',2048+32,$mseq,0), g
+k={x['kind']:(x['allocations'],x['frees'],x['bytes_allocated']) for x in g['kinds']}; assert k=={'device':(2,2,2048),'global':(1,1,32)}, k
+assert (d['live'],d['leaks'])==(0,[]), d" "$T/hip.out"
+	counter hip "$T/hip.sbt"
 fi
 
 # ---- Vulkan: vk_compute on lavapipe ------------------------------------------------
