@@ -22,6 +22,7 @@ const uint8_t sbt_mem_kind_host[SBT_MEM_K_COUNT] = {
 #undef SBT_MEM_X_HOST
 };
 
+/* Growable arrays: SBT_MEM_PUSH(vec, value) is 0, or -1 when out of memory. */
 static int sbt_mem_grow(void **v, size_t *cap, size_t n, size_t elem)
 {
 	size_t ncap = *cap ? *cap * 2 : 16;
@@ -800,6 +801,12 @@ static int sbt_mem_hip_call_of(const char *name)
 	return -1;
 }
 
+/* Record types from here on are none of ours (the writers number theirs
+ * below 0x4000, sbt_compute.h, sbt_vk.h): passed over, so that a type
+ * number in a hostile trace cannot make the tables below huge (the
+ * emulator reads the same bound). */
+#define SBT_MEM_TYPE_LIMIT 0x100000u
+
 /* Which record types are CUDA or HIP calls that change memory, and which
  * Vulkan commands we read; every other record is passed over unread. */
 static int sbt_mem_types(sbt_mem *m)
@@ -817,7 +824,7 @@ static int sbt_mem_types(sbt_mem *m)
 	size_t i, j;
 
 	for (i = 0; sbt_reader_type_at(m->r, i, &type, &name) == SBT_OK; i++)
-		if (type > max)
+		if (type > max && type < SBT_MEM_TYPE_LIMIT)
 			max = type;
 	m->ntypes = (size_t)max + 1;
 	m->kind_of = malloc(m->ntypes * sizeof(*m->kind_of));
@@ -834,7 +841,7 @@ static int sbt_mem_types(sbt_mem *m)
 		sbt_cm_kind k;
 		enum sbt_vk_cmd cmd;
 		int hip;
-		if (!name)
+		if (!name || type >= SBT_MEM_TYPE_LIMIT)
 			continue;
 		hip = strncmp(name, "hip.", 4) == 0 ? sbt_mem_hip_call_of(name) : -1;
 		if ((strncmp(name, "cuda.", 5) == 0 || hip >= 0) && sbt_cm_kind_by_name(name, &k) == 0 &&
