@@ -8,6 +8,7 @@
 
 #include "emulator/emu_internal.h"
 #include "serializer/sbt_compute.h"
+#include "serializer/sbt_mem.h"
 
 #define EMU_STREAM_LEGACY_HANDLE 0x1u
 #define EMU_STREAM_PER_THREAD_HANDLE 0x2u
@@ -89,28 +90,6 @@ typedef struct emu_scache {
 
 #define EMU_SCACHE 64u         /* entries of the cache (a power of two) */
 
-/* VMM physical memory (cuMemCreate) for the memory counter, counted as
- * tsinfo --memory counts it: held until cuMemRelease and the cuMemUnmap of
- * its last mapping, whichever comes last. */
-typedef struct emu_vmm {
-	uint64_t handle, size;
-	uint32_t maps;             /* live mappings of it */
-	uint8_t live, released;    /* released: cuMemRelease came while mapped */
-} emu_vmm;
-
-/* A live cuMemMap of a VMM allocation. */
-typedef struct emu_vmm_map {
-	uint64_t dst, size;
-	uint32_t vmm;              /* index in emu_builder.vmms */
-} emu_vmm_map;
-
-/* A CUDA module global counted in the memory counter (as tsinfo --memory
- * counts it: from its first lookup until its module or library unloads). */
-typedef struct emu_global {
-	uint64_t module, base, size;
-	uint8_t live;
-} emu_global;
-
 typedef struct emu_builder {
 	emu_graph *g;
 	const sbt_record *rec;
@@ -130,9 +109,7 @@ typedef struct emu_builder {
 	EMU_VEC(uint32_t) launches; /* node (or EMU_NONE) of each launch ordinal - 1 */
 	EMU_VEC(emu_kf) kfs;
 	EMU_VEC(emu_snap) snaps;
-	EMU_VEC(emu_vmm) vmms;
-	EMU_VEC(emu_vmm_map) vmm_maps;
-	EMU_VEC(emu_global) globals;
+	sbt_mem mem;               /* memory in use (g->mem is made from it: emu_mem_counter) */
 	uint64_t kf_left;          /* snapshots the open keyframe still expects */
 	emu_depvec tmp;
 	size_t thread_last;        /* threads.v index emu_thread_of found last */
@@ -164,10 +141,10 @@ uint32_t emu_alloc_find(const emu_builder *b, uint64_t addr);
 /* A live allocation from now on. */
 int emu_alloc_add(emu_builder *b, uint64_t base, uint64_t size, int host, uint64_t seq,
                   uint32_t stack_id);
-/* The allocation at exactly base ends at seq; its size, 0 if none. */
-uint64_t emu_alloc_end(emu_builder *b, uint64_t base, uint64_t seq, int *host_out);
-/* Memory in use changes by delta at seq. */
-int emu_mem_event(emu_builder *b, uint64_t seq, int64_t delta, int host);
+/* The allocation at exactly base (if any) ends at seq. */
+void emu_alloc_end(emu_builder *b, uint64_t base, uint64_t seq);
+/* The exports' memory counter (g->mem) from what m accounted for. */
+emu_status emu_mem_counter(emu_graph *g, const sbt_mem *m);
 /* A device command issued on stream s: a step of one node; the node. */
 uint32_t emu_command(emu_builder *b, uint32_t s, sbt_cm_kind k, const sbt_cm_call *c, unsigned kind,
                      uint32_t name);

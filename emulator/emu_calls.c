@@ -218,96 +218,25 @@ static int emu_r_stream_sync(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 }
 
 /* cuCtxSynchronize and the frees that wait for the device: the host waited
- * for everything; the frees end their allocation. */
+ * for everything; the frees end their allocation's range. */
 static int emu_r_sync_all(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
-	uint64_t size;
-	int host = 0;
-
 	if (c->result != 0)
 		return 0;
 	if (emu_host_sync_all(b, b->rec->thread) != 0)
 		return -1;
-	if (k == SBT_CM_K_cuCtxSynchronize)
-		return 0;
-	size = emu_alloc_end(b, k == SBT_CM_K_cuMemFree ? c->dst : c->host, b->rec->seq, &host);
-	return emu_mem_event(b, b->rec->seq, -(int64_t)size, host);
-}
-
-/* The live VMM allocation of handle (index + 1), or 0: one made before
- * the trace, or released. */
-static uint32_t emu_vmm_find(const emu_builder *b, uint64_t handle)
-{
-	for (size_t i = b->vmms.n; i-- > 0;)
-		if (b->vmms.v[i].live && !b->vmms.v[i].released && b->vmms.v[i].handle == handle)
-			return (uint32_t)i + 1;
+	if (k != SBT_CM_K_cuCtxSynchronize)
+		emu_alloc_end(b, k == SBT_CM_K_cuMemFree ? c->dst : c->host, b->rec->seq);
 	return 0;
 }
 
-/* A VMM allocation's memory goes back: the counter drops. */
-static int emu_vmm_finish(emu_builder *b, emu_vmm *m)
-{
-	m->live = 0;
-	return emu_mem_event(b, b->rec->seq, -(int64_t)m->size, 0);
-}
-
-/* cuMemFreeAsync, cuMemUnmap: the range ends, nothing waits.  An unmap
- * also ends the VMM mappings inside it: a released allocation with no
- * mapping left goes back. */
+/* cuMemFreeAsync, cuMemUnmap: the range ends, nothing waits. */
 static int emu_r_release(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
-	uint64_t size;
-	int host = 0;
-
-	if (c->result != 0)
-		return 0;
-	size = emu_alloc_end(b, c->dst, b->rec->seq, &host);
-	if (k == SBT_CM_K_cuMemFreeAsync)
-		return emu_mem_event(b, b->rec->seq, -(int64_t)size, host);
-	for (size_t i = 0; i < b->vmm_maps.n;) {
-		emu_vmm_map *x = &b->vmm_maps.v[i];
-		emu_vmm *m;
-
-		if (x->dst < c->dst || x->dst - c->dst >= c->size) {
-			i++;
-			continue;
-		}
-		m = &b->vmms.v[x->vmm];
-		*x = b->vmm_maps.v[--b->vmm_maps.n];
-		if (--m->maps == 0 && m->released && emu_vmm_finish(b, m) != 0)
-			return -1;
-	}
+	(void)k;
+	if (c->result == 0)
+		emu_alloc_end(b, c->dst, b->rec->seq);
 	return 0;
-}
-
-/* cuMemCreate: physical memory, counted from now on. */
-static int emu_r_vmm_create(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
-{
-	emu_vmm m = { c->handle, c->size, 0, 1, 0 };
-
-	(void)k;
-	if (c->result != 0 || !c->size)
-		return 0;
-	if (EMU_PUSH(b->vmms, m) != 0)
-		return -1;
-	return emu_mem_event(b, b->rec->seq, (int64_t)c->size, 0);
-}
-
-/* cuMemRelease: the handle goes; the memory stays while a mapping holds it. */
-static int emu_r_vmm_release(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
-{
-	uint32_t i1 = c->result == 0 ? emu_vmm_find(b, c->handle) : 0;
-	emu_vmm *m;
-
-	(void)k;
-	if (!i1)
-		return 0;
-	m = &b->vmms.v[i1 - 1];
-	if (m->maps) {
-		m->released = 1;
-		return 0;
-	}
-	return emu_vmm_finish(b, m);
 }
 
 /* An event captures everything issued to the stream so far, waits
@@ -463,67 +392,24 @@ static int emu_r_alloc(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	int host = k == SBT_CM_K_cuMemAllocHost || k == SBT_CM_K_cuMemHostAlloc ||
 	           k == SBT_CM_K_cuMemHostRegister;
-	uint64_t base = host ? c->host : c->dst;
 
 	if (c->result != 0)
 		return 0;
-	if (emu_alloc_add(b, base, c->size, host, b->rec->seq, b->rec->stack_id) != 0)
-		return -1;
-	return emu_mem_event(b, b->rec->seq, (int64_t)c->size, host);
+	return emu_alloc_add(b, host ? c->host : c->dst, c->size, host, b->rec->seq, b->rec->stack_id);
 }
 
-/* Module globals and mapped VMM ranges: memory kernels reach, not counted
- * as allocated (the physical memory behind a map is cuMemCreate's, counted
- * there; a map of it holds it past its cuMemRelease). */
+/* Module globals and mapped VMM ranges: memory kernels reach (what they
+ * count for in memory in use is serializer/sbt_mem.c's to say). */
 static int emu_r_range(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	/* __hipRegisterVar gives no device address: its host shadow, which
 	 * symbol copies name, stands for the global */
 	uint64_t base = b->hip == SBT_CM_HIP___hipRegisterVar ? c->host : c->dst;
 
-	if (c->result != 0 || !base)
-		return 0;
-	if (k == SBT_CM_K_cuMemMap) {
-		uint32_t i1 = emu_vmm_find(b, c->handle);
-		emu_vmm_map x = { c->dst, c->size, i1 - 1 };
-
-		if (i1 && EMU_PUSH(b->vmm_maps, x) != 0)
-			return -1;
-		if (i1)
-			b->vmms.v[i1 - 1].maps++;
-	}
-	if (emu_alloc_find(b, base))
-		return 0;
-	if (emu_alloc_add(b, base, c->size, 0, b->rec->seq, b->rec->stack_id) != 0)
-		return -1;
-	if (k != SBT_CM_K_cuMemMap && b->hip < 0 && c->size) {
-		emu_global gl = { c->parent, base, c->size, 1 };
-
-		if (EMU_PUSH(b->globals, gl) != 0)
-			return -1;
-		return emu_mem_event(b, b->rec->seq, (int64_t)c->size, 0);
-	}
-	return 0;
-}
-
-/* cuModuleUnload, cuLibraryUnload: the globals looked up in it end. */
-static int emu_r_unload(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
-{
 	(void)k;
-	if (c->result != 0 || b->hip >= 0)
+	if (c->result != 0 || !base || emu_alloc_find(b, base))
 		return 0;
-	for (size_t i = 0; i < b->globals.n; i++) {
-		emu_global *gl = &b->globals.v[i];
-		int host;
-
-		if (!gl->live || gl->module != c->handle)
-			continue;
-		gl->live = 0;
-		emu_alloc_end(b, gl->base, b->rec->seq, &host);
-		if (emu_mem_event(b, b->rec->seq, -(int64_t)gl->size, 0) != 0)
-			return -1;
-	}
-	return 0;
+	return emu_alloc_add(b, base, c->size, 0, b->rec->seq, b->rec->stack_id);
 }
 
 /* hipDeviceReset: the runtime waits for the device before tearing it down. */
@@ -596,8 +482,6 @@ static const emu_handler emu_handlers[SBT_CM_KIND_COUNT] = {
 	EMU_H(cuMemHostAlloc, emu_r_alloc), EMU_H(cuMemHostRegister, emu_r_alloc),
 	EMU_H(cuModuleGetGlobal, emu_r_range), EMU_H(cuLibraryGetGlobal, emu_r_range),
 	EMU_H(cuMemMap, emu_r_range), EMU_H(cuDevicePrimaryCtxReset, emu_r_device_reset),
-	EMU_H(cuMemCreate, emu_r_vmm_create), EMU_H(cuMemRelease, emu_r_vmm_release),
-	EMU_H(cuModuleUnload, emu_r_unload), EMU_H(cuLibraryUnload, emu_r_unload),
 	EMU_H(tsSnapshot, emu_r_snapshot),
 };
 #undef EMU_H
@@ -618,6 +502,11 @@ static emu_status emu_keyframe(emu_builder *b, const sbt_record *rec)
 	return EMU_PUSH(b->kfs, kf) == 0 ? EMU_OK : EMU_ERR_NOMEM;
 }
 
+/* Every record also goes to the memory accounting (the one tsinfo
+ * --memory reads: the exports' counter), with the call when decoded here.
+ * A periodic snapshot (a KEYFRAME "snapshot" marker up to its
+ * SNAPSHOT_END) re-creates what the trace already holds: the accounting
+ * says so, and it is passed over, as a replay of the whole trace does. */
 emu_status emu_record(emu_builder *b, const sbt_record *rec)
 {
 	sbt_cm_call c;
@@ -625,15 +514,20 @@ emu_status emu_record(emu_builder *b, const sbt_record *rec)
 
 	b->rec = rec;
 	b->hip = rec->type < b->ntypes ? b->hip_of[rec->type] : -1;
-	if (rec->type == SBT_TYPE_KEYFRAME)
+	if (rec->type >= b->ntypes || b->kind_of[rec->type] < 0 ||
+	    !emu_handlers[b->kind_of[rec->type]]) {
+		if (sbt_mem_record(&b->mem, rec, NULL) != 0)
+			return EMU_ERR_NOMEM;
+		if (rec->type != SBT_TYPE_KEYFRAME || b->mem.periodic)
+			return EMU_OK;
 		return emu_keyframe(b, rec);
-	if (rec->type >= b->ntypes || b->kind_of[rec->type] < 0)
-		return EMU_OK;
+	}
 	k = (sbt_cm_kind)b->kind_of[rec->type];
-	if (!emu_handlers[k])
-		return EMU_OK;
 	if (sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK)
 		return EMU_ERR_CORRUPT;
+	if (sbt_mem_record(&b->mem, rec, &c) != 0)
+		return EMU_ERR_NOMEM;
+	if (b->mem.periodic)
+		return EMU_OK;
 	return emu_handlers[k](b, k, &c) == 0 ? EMU_OK : EMU_ERR_NOMEM;
 }
-

@@ -8,7 +8,8 @@
  * needs where its commands overlap (the nodes of a graph launch); a flow
  * per dependency between commands on different tracks; a counter of the
  * memory in use, stepped at the emulated time the host reached each
- * allocation or free.
+ * allocation or free (one sample per instant; where memory went up and
+ * back down within one, a sample of the most held in it first).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -167,7 +168,7 @@ emu_status emu_export_json(const emu_graph *g, FILE *f)
 {
 	emu_lanes l = { 0 };
 	uint64_t flow = 0;
-	int64_t dev = 0, host = 0;
+	int64_t dev = 0, host = 0, dev_most = 0, host_most = 0;
 	char lbl[96];
 
 	if (!g || !f)
@@ -243,14 +244,31 @@ emu_status emu_export_json(const emu_graph *g, FILE *f)
 			fprintf(f, "}");
 		}
 	}
-	for (size_t i = 0; i < g->mem.n; i++) {
+	/* one sample per instant, the last value; where memory went up and
+	 * back down within the instant, a sample of the most each held in it
+	 * comes first, so that the counter reaches the peak */
+	for (size_t i = 0, first = 1; i < g->mem.n; i++) {
+		uint64_t ts = emu_time_of_seq(g, g->mem.v[i].seq);
+
 		dev += g->mem.v[i].device_delta;
 		host += g->mem.v[i].host_delta;
-		if (i + 1 < g->mem.n && emu_time_of_seq(g, g->mem.v[i + 1].seq) == emu_time_of_seq(g, g->mem.v[i].seq))
-			continue; /* one sample per instant: the last value */
+		if (first || dev > dev_most)
+			dev_most = dev;
+		if (first || host > host_most)
+			host_most = host;
+		first = 0;
+		if (i + 1 < g->mem.n && emu_time_of_seq(g, g->mem.v[i + 1].seq) == ts)
+			continue;
+		if (dev_most != dev || host_most != host) {
+			fprintf(f, ",\n{\"ph\":\"C\",\"pid\":1,\"name\":\"memory in use\",\"ts\":");
+			emu_us(f, ts);
+			fprintf(f, ",\"args\":{\"device\":%lld,\"host\":%lld}}", (long long)dev_most,
+			        (long long)host_most);
+		}
 		fprintf(f, ",\n{\"ph\":\"C\",\"pid\":1,\"name\":\"memory in use\",\"ts\":");
-		emu_us(f, emu_time_of_seq(g, g->mem.v[i].seq));
+		emu_us(f, ts);
 		fprintf(f, ",\"args\":{\"device\":%lld,\"host\":%lld}}", (long long)dev, (long long)host);
+		first = 1;
 	}
 	fprintf(f, "\n]}\n");
 	emu_lanes_free(&l);

@@ -315,30 +315,34 @@ int emu_alloc_add(emu_builder *b, uint64_t base, uint64_t size, int host, uint64
 	return 0;
 }
 
-/* The allocation at exactly base ends at seq; its size, 0 if none. */
-uint64_t emu_alloc_end(emu_builder *b, uint64_t base, uint64_t seq, int *host_out)
+/* The allocation at exactly base (if any) ends at seq. */
+void emu_alloc_end(emu_builder *b, uint64_t base, uint64_t seq)
 {
 	for (size_t i = 0; i < b->live.n; i++) {
 		emu_alloc *a = &b->g->allocs.v[b->live.v[i]];
 
 		if (a->base == base) {
-			uint64_t size = a->size;
-
 			a->free_seq = seq;
-			*host_out = a->host;
 			memmove(&b->live.v[i], &b->live.v[i + 1], (b->live.n - i - 1) * sizeof(uint32_t));
 			b->live.n--;
-			return size;
+			return;
 		}
 	}
-	return 0;
 }
 
-int emu_mem_event(emu_builder *b, uint64_t seq, int64_t delta, int host)
+/* The exports' memory counter: every change of memory in use that m
+ * accounted for, in sequence order, on the host or on a device. */
+emu_status emu_mem_counter(emu_graph *g, const sbt_mem *m)
 {
-	emu_memev m = { seq, host ? 0 : delta, host ? delta : 0 };
+	for (size_t i = 0; i < m->events.n; i++) {
+		const sbt_mem_event *e = &m->events.v[i];
+		int host = m->devs.v[m->groups.v[e->group].dev].api == SBT_MEM_API_HOST;
+		emu_memev x = { e->seq, host ? 0 : e->delta, host ? e->delta : 0 };
 
-	return delta ? EMU_PUSH(b->g->mem, m) : 0;
+		if (e->delta && EMU_PUSH(g->mem, x) != 0)
+			return EMU_ERR_NOMEM;
+	}
+	return EMU_OK;
 }
 
 /* ---- steps and nodes -------------------------------------------------------- */
@@ -895,9 +899,7 @@ static void emu_builder_finish(emu_builder *b)
 	free(b->launches.v);
 	free(b->kfs.v);
 	free(b->snaps.v);
-	free(b->vmms.v);
-	free(b->vmm_maps.v);
-	free(b->globals.v);
+	sbt_mem_finish(&b->mem);
 	free(b->tmp.v);
 	free(b->kind_of);
 	free(b->hip_of);
@@ -1001,10 +1003,14 @@ emu_status emu_graph_build(const char *path, emu_graph **out, char *err, size_t 
 		st = EMU_ERR_NOMEM;
 		goto out_free_graph;
 	}
+	if (sbt_mem_init(&b.mem, g->r) != 0) {
+		st = EMU_ERR_NOMEM;
+		goto out_free_builder;
+	}
 	st = emu_types(&b);
 	if (st == EMU_ERR_NOT_CUDA) {
 		/* no CUDA records: a Vulkan trace, read by emu_vk.c */
-		st = emu_vk_build(g, err, errlen);
+		st = emu_vk_build(g, &b.mem, err, errlen);
 		if (st == EMU_ERR_NOT_CUDA)
 			snprintf(err, errlen, "%s: %s, nor a HIP or Vulkan one (no cuda.*, hip.* or vulkan.* record types)", path,
 			         emu_strerror(st));
@@ -1012,6 +1018,9 @@ emu_status emu_graph_build(const char *path, emu_graph **out, char *err, size_t 
 			goto out_free_builder;
 		if (g->first_ns == UINT64_MAX)
 			g->first_ns = 0;
+		st = emu_mem_counter(g, &b.mem);
+		if (st != EMU_OK)
+			goto out_free_builder;
 		emu_builder_finish(&b);
 		*out = g;
 		return EMU_OK;
@@ -1040,6 +1049,9 @@ emu_status emu_graph_build(const char *path, emu_graph **out, char *err, size_t 
 		snprintf(err, errlen, "%s: comparing keyframes: %s", path, emu_strerror(st));
 		goto out_free_builder;
 	}
+	st = emu_mem_counter(g, &b.mem);
+	if (st != EMU_OK)
+		goto out_free_builder;
 	emu_builder_finish(&b);
 	*out = g;
 	return EMU_OK;

@@ -49,7 +49,9 @@ enum { EMU_PF_SEQ_CLEARED = 1, EMU_PF_SEQ_NEEDS_STATE = 2 };
  * the graph's arena, literals).  So the same pointer is the same string,
  * and a small cache by address answers most look-ups (an annotation's name,
  * a category, a kernel launched again: the arena holds one copy of a
- * launch's name) without hashing the bytes. */
+ * launch's name) without hashing the bytes.  The cache is two-way (pairs
+ * of entries, the newer first): where the linker happens to put two
+ * literals used for every slice ("seq", "engine") in one pair, both stay. */
 typedef struct emu_pf_intern {
 	const char **key;
 	uint64_t *iid;
@@ -78,10 +80,12 @@ static uint64_t emu_pf_hash(const char *s)
 /* s's iid in t (from 1); *fresh set when s is new.  0 when out of memory. */
 static uint64_t emu_pf_iid(emu_pf_intern *t, const char *s, int *fresh)
 {
-	size_t i, pc = ((uintptr_t)s >> 3 ^ (uintptr_t)s >> 9) & (EMU_PF_PCACHE - 1);
+	size_t i, pc = ((uintptr_t)s >> 3 ^ (uintptr_t)s >> 9) & (EMU_PF_PCACHE - 2);
 	*fresh = 0;
 	if (t->pc_key[pc] == s)
 		return t->pc_iid[pc];
+	if (t->pc_key[pc + 1] == s)
+		return t->pc_iid[pc + 1];
 	if (2 * (t->n + 1) > t->cap) {
 		size_t ncap = t->cap ? 2 * t->cap : 64;
 		const char **nk = calloc(ncap, sizeof(*nk));
@@ -112,6 +116,8 @@ static uint64_t emu_pf_iid(emu_pf_intern *t, const char *s, int *fresh)
 	t->iid[i] = ++t->n;
 	*fresh = 1;
 out_cache:
+	t->pc_key[pc + 1] = t->pc_key[pc];
+	t->pc_iid[pc + 1] = t->pc_iid[pc];
 	t->pc_key[pc] = s;
 	t->pc_iid[pc] = t->iid[i];
 	return t->iid[i];

@@ -877,7 +877,7 @@ static emu_status emu_vk_types(emu_vk_builder *b)
 static void emu_vk_builder_finish(emu_vk_builder *b)
 {
 	emu_vk_map *maps[] = { &b->buffers, &b->images, &b->bviews, &b->iviews, &b->sets, &b->cbs,
-		               &b->queues, &b->sems, &b->fences, &b->memory, &b->swapchains, &b->rpasses, &b->fbs };
+		               &b->queues, &b->sems, &b->fences, &b->swapchains, &b->rpasses, &b->fbs };
 
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		emu_vk_map_free(maps[i]);
@@ -907,7 +907,6 @@ static void emu_vk_builder_finish(emu_vk_builder *b)
 	free(b->q.v);
 	free(b->sem.v);
 	free(b->fence.v);
-	free(b->mem_size.v);
 	free(b->threads.v);
 	free(b->present.v);
 	free(b->present_key.v);
@@ -933,7 +932,7 @@ void emu_vk_free(struct emu_vk_graph *vk)
 	free(vk);
 }
 
-emu_status emu_vk_build(emu_graph *g, char *err, size_t errlen)
+emu_status emu_vk_build(emu_graph *g, sbt_mem *mem, char *err, size_t errlen)
 {
 	emu_vk_builder b;
 	emu_status st;
@@ -967,6 +966,10 @@ emu_status emu_vk_build(emu_graph *g, char *err, size_t errlen)
 		emu_vk_handler h;
 		sbt_vk_status vs;
 
+		if (sbt_mem_record(mem, &rec, NULL) != 0) {
+			st = EMU_ERR_NOMEM;
+			goto out;
+		}
 		if (rec.type >= b.ntypes || b.cmd_of[rec.type] < 0)
 			continue;
 		cmd = (enum sbt_vk_cmd)b.cmd_of[rec.type];

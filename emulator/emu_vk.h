@@ -26,6 +26,7 @@
 #define TRACESMITH_EMU_VK_H
 
 #include "emulator/emu_internal.h"
+#include "serializer/sbt_mem.h"
 
 #define EMU_VK_QMAX 16       /* queues a trace may use */
 #define EMU_VK_CLASSES 3
@@ -92,8 +93,9 @@ struct emu_vk_graph {
 };
 
 /* Build g from a Vulkan trace (records named "vulkan.*"), reading from
- * the open reader g->r.  EMU_ERR_NOT_CUDA when it has none. */
-emu_status emu_vk_build(emu_graph *g, char *err, size_t errlen);
+ * the open reader g->r; every record also goes to mem (borrowed, made by
+ * sbt_mem_init), memory in use.  EMU_ERR_NOT_CUDA when it has none. */
+emu_status emu_vk_build(emu_graph *g, sbt_mem *mem, char *err, size_t errlen);
 void emu_vk_free(struct emu_vk_graph *vk);
 
 /*

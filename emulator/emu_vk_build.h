@@ -148,7 +148,7 @@ typedef struct emu_vk_builder {
 	void *args;
 	int16_t *cmd_of;                /* record type -> sbt_vk_cmd, -1 */
 	uint32_t ntypes;
-	emu_vk_map buffers, images, bviews, iviews, sets, cbs, queues, sems, fences, memory, swapchains, rpasses,
+	emu_vk_map buffers, images, bviews, iviews, sets, cbs, queues, sems, fences, swapchains, rpasses,
 	        fbs;
 	EMU_VEC(emu_vk_rpass) rpass;
 	EMU_VEC(emu_vk_fb) fb;
@@ -160,7 +160,6 @@ typedef struct emu_vk_builder {
 	EMU_VEC(emu_vk_queue) q;
 	EMU_VEC(emu_vk_sem) sem;
 	EMU_VEC(emu_vk_sig) fence;      /* value 1: signaled by a submit */
-	EMU_VEC(uint64_t) mem_size;
 	EMU_VEC(emu_vk_thread) threads;
 	EMU_VEC(emu_vk_sig) present;    /* per (swapchain, image index): what its last present waited for */
 	EMU_VEC(uint64_t) present_key;

@@ -1182,30 +1182,6 @@ static int emu_vk_r_object(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 		}
 		return 0;
 	}
-	case SBT_VK_CMD_vkAllocateMemory: {
-		const sbt_vk_args_vkAllocateMemory *a = b->args;
-		emu_memev m = { b->rec->seq, 0, 0 };
-
-		if (a->ret != VK_SUCCESS || !a->pMemory || !a->pAllocateInfo)
-			return 0;
-		m.device_delta = (int64_t)a->pAllocateInfo->allocationSize;
-		if (EMU_PUSH(b->mem_size, a->pAllocateInfo->allocationSize) != 0 ||
-		    emu_vk_map_put(&b->memory, (uint64_t)*a->pMemory, (uint32_t)b->mem_size.n - 1) != 0)
-			return -1;
-		return EMU_PUSH(b->g->mem, m);
-	}
-	case SBT_VK_CMD_vkFreeMemory: {
-		const sbt_vk_args_vkFreeMemory *a = b->args;
-		uint32_t i = emu_vk_map_get(&b->memory, (uint64_t)a->memory);
-		emu_memev m = { b->rec->seq, 0, 0 };
-
-		if (i == EMU_NONE)
-			return 0;
-		m.device_delta = -(int64_t)b->mem_size.v[i];
-		if (emu_vk_map_put(&b->memory, (uint64_t)a->memory, EMU_NONE) != 0)
-			return -1;
-		return EMU_PUSH(b->g->mem, m);
-	}
 	default:
 		return 0;
 	}
@@ -1296,8 +1272,6 @@ emu_vk_handler emu_vk_cmd_handler(enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkBeginCommandBuffer:
 	case SBT_VK_CMD_vkResetCommandBuffer:
 	case SBT_VK_CMD_vkResetCommandPool:
-	case SBT_VK_CMD_vkAllocateMemory:
-	case SBT_VK_CMD_vkFreeMemory:
 	case SBT_VK_CMD_vkBindBufferMemory:
 	case SBT_VK_CMD_vkBindBufferMemory2:
 	case SBT_VK_CMD_vkBindBufferMemory2KHR:

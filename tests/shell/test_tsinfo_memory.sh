@@ -10,6 +10,8 @@
 #   kind, device, call, seq and the host stack through cuda_leak_app_leak
 #   and main (text and --json); cuda_driver_app's two module globals,
 #   counted from cuModuleGetGlobal to its module's unload;
+# - the HIP double running tests/hip/hip_race: its hipMalloc and
+#   __device__ table counted as tsinfo counts cuMemAlloc and globals;
 # - vk_compute under tscapture (lavapipe, validation layer on): its
 #   vkAllocateMemory calls per memory type with the heap and flags
 #   vkGetPhysicalDeviceMemoryProperties gave, the device's name, the bytes
@@ -20,7 +22,10 @@
 #   older than the trace, unknown frees, failed calls, periodic snapshots,
 #   context teardown, each changing exactly what it should; random
 #   payloads under the same types, read with totals that agree;
-# - a trace without allocations says so; option errors.
+# - a trace without allocations says so; option errors;
+# - on each trace above that tsexport reads, its JSON memory counter (the
+#   same accounting, serializer/sbt_mem.c) reaches the peak and ends at
+#   what tsinfo --memory says (test_emu_memory.sh: Perfetto too).
 . "$TOP/tests/support/shell.sh"
 INFO="$TOP/$BUILD/tsinfo"
 CAP="$TOP/$BUILD/tscapture"
@@ -30,6 +35,36 @@ CAP="$TOP/$BUILD/tscapture"
 py() {
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $1" "$2" ||
 		fail "the check '$1' failed on $2: $(head -c 3000 "$2")"
+}
+
+# counter NAME TRACE: tsexport -f json's "memory in use" counter against
+# tsinfo --memory --json's $T/NAME.out of TRACE: the device series reaches
+# the one GPU's (or Vulkan device's) peak and ends at its in_use_end, the
+# host series the host's (with several devices, their sum's peak: the
+# counter adds them up).
+X="$TOP/$BUILD/tsexport"
+counter() {
+	expect_rc 0 "$1.x" "$X" -f json -o "$T/$1.json" "$2"
+	python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+C = [e['args'] for e in json.load(open(sys.argv[2]))['traceEvents'] if e['ph'] == 'C' and e['name'] == 'memory in use']
+host = [i for i, x in enumerate(d['devices']) if x['api'] == 'host']
+dev = [x for x in d['devices'] if x['api'] != 'host']
+if len(dev) == 1:
+    want_dev = (dev[0]['peak_bytes'], dev[0]['in_use_end'])
+else:
+    run = peak = 0
+    for e in d['events']:
+        if e['device'] not in host:
+            run += e['delta']
+            peak = max(peak, run)
+    want_dev = (peak, sum(x['in_use_end'] for x in dev))
+h = [d['devices'][i] for i in host] or [{'peak_bytes': 0, 'in_use_end': 0}]
+want = want_dev + (h[0]['peak_bytes'], h[0]['in_use_end'])
+got = (max(c['device'] for c in C), C[-1]['device'], max(c['host'] for c in C), C[-1]['host']) if C else (0, 0, 0, 0)
+assert got == want, (got, want)
+" "$T/$1.out" "$T/$1.json" || fail "$1: the exports' memory counter is not tsinfo --memory's"
 }
 
 # ---- CUDA: the double -----------------------------------------------------------
@@ -91,6 +126,7 @@ if [ -e "$DBL/libcuda.so.1" ] && [ -x "$TOP/$BUILD/tests/cuda/cuda_leak_app" ]; 
 	grep -q 'libtracesmith' "$T/leak.out" && fail "the capture's own frames are shown: $(cat "$T/leak.out")"
 
 	expect_rc 0 leak.j "$INFO" --memory --json "$T/leak.sbt"
+	counter leak.j "$T/leak.sbt"
 	py "g={x['device']:x for x in d['devices']}; assert list(g)==['GPU 0','host'], g; gpu=g['GPU 0']
 assert (gpu['peak_bytes'],gpu['peak_seq'],gpu['in_use_end'])==($PEAK,$BSEQ,3000), gpu
 k={x['kind']:x for x in gpu['kinds']}; assert sorted(k)==['async','device','managed','pitch','vmm'], k
@@ -118,12 +154,32 @@ s=[f['symbol'].split('+')[0] for f in l['stack'] if f['symbol']]; i=s.index('cud
 	USEQ=$(grep ' cuda\.cuModuleUnload ' "$T/drv.dump" | sed 's/^seq=\([0-9]*\) .*/\1/')
 	[ "$GN" -ge 2 ] && [ -n "$USEQ" ] || fail "cuda_driver_app: $GN globals, unload at '$USEQ'"
 	expect_rc 0 drv "$INFO" --memory --json "$T/drv.sbt"
+	counter drv "$T/drv.sbt"
 	py "[g]=[k for x in d['devices'] for k in x['kinds'] if k['kind']=='global']
 assert (g['allocations'],g['frees'],g['bytes_allocated'],g['live'])==($GN,$GN,$GSUM,0), g
 assert [e['seq'] for e in d['events'] if e['kind']=='global' and e['delta']<0]==[$USEQ]*$GN, d['events']
 assert d['live']==0 and not d['leaks'], d['leaks']" "$T/drv.out"
 else
 	echo "no CUDA double built: the CUDA part is not run"
+fi
+
+# ---- HIP: the HIP double running tests/hip/hip_race -------------------------------
+# two hipMalloc of 256 floats on device 0 (hipSetDevice(0)), both freed, and
+# the 4-byte x 8 __device__ table: a global from its __hipRegisterVar to
+# __hipUnregisterFatBinary; the peak is all three, at the second hipMalloc
+HDBL="$TOP/$BUILD/tests/doubles/hip"
+if [ -e "$HDBL/libamdhip64.so.5" ] && [ -x "$TOP/$BUILD/tests/hip/hip_race" ]; then
+	SANRT=$(ldd "$HDBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+	expect_rc 0 hipcap env ${SANRT:+LD_PRELOAD=$SANRT} LD_LIBRARY_PATH="$HDBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		TSHIP_DOUBLE_SEED= "$CAP" -o "$T/hip.sbt" -- "$TOP/$BUILD/tests/hip/hip_race"
+	"$INFO" --dump "$T/hip.sbt" >"$T/hip.dump" || fail "tsinfo --dump hip.sbt"
+	mseq=$(grep 'hip.hipMalloc' "$T/hip.dump" | tail -1 | sed -n 's/^seq=\([0-9][0-9]*\) .*/\1/p')
+	[ -n "$mseq" ] || fail "no hip.hipMalloc in the dump: $(head -c 2000 "$T/hip.dump")"
+	expect_rc 0 hip "$INFO" --memory --json "$T/hip.sbt"
+	py "[g]=d['devices']; assert (g['device'],g['peak_bytes'],g['peak_seq'],g['in_use_end'])==('GPU 0',2048+32,$mseq,0), g
+k={x['kind']:(x['allocations'],x['frees'],x['bytes_allocated']) for x in g['kinds']}; assert k=={'device':(2,2,2048),'global':(1,1,32)}, k
+assert (d['live'],d['leaks'])==(0,[]), d" "$T/hip.out"
+	counter hip "$T/hip.sbt"
 fi
 
 # ---- Vulkan: vk_compute on lavapipe ------------------------------------------------
@@ -163,6 +219,7 @@ grep -q "^peak         VkDevice 0x[0-9a-f]* (llvmpipe[^)]*)): $VPEAK bytes .* at
 grep -q '^  memory type [0-9]* (heap [0-9]*: device-local' "$T/vk.out" || fail "no memory type row: $(cat "$T/vk.out")"
 has vk out "live at the end of the trace: nothing (every allocation was freed)"
 expect_rc 0 vk.j "$INFO" --memory --json "$T/vk.sbt"
+counter vk.j "$T/vk.sbt"
 py "assert (d['allocations'],d['frees'],d['live'])==($VN,$VN,0), d; [v]=d['devices']; assert v['api']=='vulkan' and 'llvmpipe' in v['device'], v
 assert (v['peak_bytes'],v['peak_seq'],v['in_use_end'])==($VPEAK,$VSEQ,0), v
 assert sum(k['bytes_allocated'] for k in v['kinds'])==$VTOTAL and all(k['kind']=='memory type' for k in v['kinds']), v['kinds']
@@ -180,6 +237,7 @@ snapn=$(grep ' vulkan.vkAllocateMemory ' "$T/trim.dump.out" | sed 's/^seq=\([0-9
 	awk -v a="${range% *}" -v b="${range#* }" '$1 >= a && $1 <= b { n++ } END { print n + 0 }')
 [ "$snapn" -ge 3 ] || fail "the window's snapshot recreates $snapn allocations: $(cat "$T/trim.dump.out")"
 expect_rc 0 trim "$INFO" --memory --json "$W"
+counter trim "$W"
 py "L=d['leaks']; assert d['allocations']==$snapn and len(L)==$snapn, d; assert all(l['before']=='window' and not l['stack'] for l in L), L" "$T/trim.out"
 expect_rc 0 trim.text "$INFO" --memory "$W"
 [ "$(grep -c "in the window's snapshot (allocated before the window)" "$T/trim.text.out")" = "$snapn" ] ||
@@ -242,6 +300,7 @@ assert lib.sbt_writer_close(w) == 0
 EOF
 ts_python "$T/gen.py" "$TS_SO" "$T/syn.sbt" || fail "writing the synthetic trace"
 expect_rc 0 syn "$INFO" --memory --json "$T/syn.sbt"
+counter syn "$T/syn.sbt"
 py "assert (d['allocations'],d['frees'],d['unknown_frees'],d['live'],d['live_bytes'])==(3,2,1,1,4096), d
 [g]=d['devices']; assert (g['device'],g['peak_bytes'],g['peak_seq'],g['in_use_end'])==('GPU 0',48*2**20+4096+1000,6,0+4096), g
 assert [(e['seq'],e['delta']) for e in d['events']]==[(3,2**25),(4,2**24),(5,4096),(6,1000),(7,-48*2**20),(13,-1000)], d['events']
@@ -291,6 +350,16 @@ EOF
 for seed in 1 2 3; do
 	ts_python "$T/rand.py" "$TS_SO" "$T/rand$seed.sbt" $seed || fail "writing random trace $seed"
 	expect_rc 0 "rand$seed" "$INFO" --memory --json "$T/rand$seed.sbt"
+	# tsexport refuses a trace with a payload that does not decode (tsinfo
+	# --memory passes over it); where it reads one, the counter agrees
+	rc=0
+	"$X" -f json -o "$T/rand$seed.probe.json" "$T/rand$seed.sbt" 2>"$T/rand$seed.probe.err" || rc=$?
+	if [ "$rc" = 0 ]; then
+		counter "rand$seed" "$T/rand$seed.sbt"
+	else
+		[ "$rc" = 2 ] || fail "rand$seed: tsexport exit $rc: $(cat "$T/rand$seed.probe.err")"
+		has "rand$seed.probe" err "a record of the trace is corrupt"
+	fi
 	py "M=2**64; assert d['allocations']-d['frees']==d['live']==len(d['leaks']), d['live']
 assert sum(e['delta'] for e in d['events'])%M==d['live_bytes']%M==sum(l['size'] for l in d['leaks'])%M
 assert sum(x['in_use_end'] for x in d['devices'])%M==d['live_bytes']%M" "$T/rand$seed.out"
