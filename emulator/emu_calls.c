@@ -516,12 +516,13 @@ static int emu_r_graph_destroy(emu_builder *b, sbt_cm_kind k, const sbt_cm_call 
 	return 0;
 }
 
-/* An edge from -> to of ng, once. */
-static int emu_gedge_add(emu_ngraph *ng, uint32_t from, uint32_t to)
+/* An edge from -> to of ng, once (the edges before first are known not
+ * to hold it: a new node's dependencies look only at its own). */
+static int emu_gedge_add(emu_ngraph *ng, uint32_t from, uint32_t to, size_t first)
 {
 	emu_gedge e = { from, to };
 
-	for (size_t i = 0; i < ng->edges.n; i++)
+	for (size_t i = first; i < ng->edges.n; i++)
 		if (ng->edges.v[i].from == from && ng->edges.v[i].to == to)
 			return 0;
 	return EMU_PUSH(ng->edges, e);
@@ -534,6 +535,7 @@ static int emu_r_graph_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 	emu_ngraph *ng;
 	emu_gnode gn;
 	uint32_t idx;
+	size_t first;
 
 	if (c->result != 0)
 		return 0;
@@ -555,6 +557,7 @@ static int emu_r_graph_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 		return -1;
 	if (EMU_PUSH(ng->nodes, gn) != 0)
 		return -1;
+	first = ng->edges.n;
 	for (size_t off = 0; off + 8 <= c->deps_len; off += 8) {
 		uint64_t h = 0;
 		uint32_t from;
@@ -563,7 +566,7 @@ static int emu_r_graph_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 			h = h << 8 | c->deps[off + (size_t)i];
 		from = emu_gnode_in(ng, h);
 		/* a dependency on a node not modeled: the graph is marked so already */
-		if (from != EMU_NONE && from != idx && emu_gedge_add(ng, from, idx) != 0)
+		if (from != EMU_NONE && from != idx && emu_gedge_add(ng, from, idx, first) != 0)
 			return -1;
 	}
 	return 0;
@@ -594,7 +597,7 @@ static int emu_r_graph_deps(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 		if (from == EMU_NONE || to == EMU_NONE)
 			continue;
 		if (k == SBT_CM_K_cuGraphAddDependencies) {
-			if (emu_gedge_add(ng, from, to) != 0)
+			if (emu_gedge_add(ng, from, to, 0) != 0)
 				return -1;
 			continue;
 		}
