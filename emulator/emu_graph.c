@@ -6,8 +6,9 @@
  * know at each call: the streams and their flags, the last step of each
  * stream and the event waits not yet followed by work, what each event
  * captured when it was recorded, what each host thread has synchronized
- * with, the live allocations (to resolve kernel pointer arguments), and the
- * graphs built by stream capture (the state: emu_build.h; what each call
+ * with, the live allocations (to resolve kernel pointer arguments), the
+ * graphs built by stream capture or node by node, and the snapshot each
+ * instantiation of the latter took (the state: emu_build.h; what each call
  * does to it: emu_calls.c).  Keyframes bracketing launches are kept and
  * compared after the pass (emu_kf_apply) to prove write sets.  HIP traces
  * (hip.* records, the same model: docs/emulator.md "HIP") are read the
