@@ -48,17 +48,48 @@ typedef struct emu_bevent {
 	emu_u32vec cap_nodes;   /* then: the template nodes */
 } emu_bevent;
 
-/* A graph built by stream capture: its nodes as templates. */
+/* A graph's nodes as templates: a graph built by stream capture, or the
+ * snapshot a cuGraphInstantiate took of a graph built node by node (then
+ * one per exec, in dependency order, with the node handles the exec's
+ * setters name and the events its event nodes record and wait for). */
 typedef struct emu_capture {
-	uint64_t graph;         /* handle from cuStreamEndCapture, 0 while open */
+	uint64_t graph;         /* handle from cuStreamEndCapture, 0 while open (or changed since) */
 	EMU_VEC(emu_node) nodes;
 	EMU_VEC(uint32_t) ipreds;
 	emu_accvec acc;
+	EMU_VEC(uint64_t) handles;  /* node-built: per template node, its node handle */
+	EMU_VEC(uint64_t) records;  /* node-built: events recorded by event record nodes */
+	EMU_VEC(uint64_t) waits;    /* node-built: events waited for by event wait nodes */
 } emu_capture;
+
+/* What a node of a graph built node by node does. */
+enum { EMU_GN_WORK, EMU_GN_EMPTY, EMU_GN_RECORD, EMU_GN_WAIT };
+
+/* A node made by cuGraphAdd*Node: work (its template) or an ordering node. */
+typedef struct emu_gnode {
+	uint64_t handle;
+	uint64_t event;         /* EMU_GN_RECORD, EMU_GN_WAIT: the event */
+	uint8_t what;
+	uint8_t live;           /* 0 after cuGraphDestroyNode */
+	emu_node n;             /* EMU_GN_WORK: accesses in the graph's acc, node = its index */
+} emu_gnode;
+
+typedef struct emu_gedge {
+	uint32_t from, to;      /* indices in emu_ngraph.nodes */
+} emu_gedge;
+
+/* A graph made by cuGraphCreate, as its calls have built it so far. */
+typedef struct emu_ngraph {
+	uint64_t handle;        /* 0 once destroyed */
+	uint8_t not_modeled;    /* a tsGraphNotModeled change: its launches are one command */
+	EMU_VEC(emu_gnode) nodes;
+	EMU_VEC(emu_gedge) edges;
+	emu_accvec acc;
+} emu_ngraph;
 
 typedef struct emu_exec {
 	uint64_t handle;
-	uint32_t capture;
+	uint32_t capture;       /* EMU_NONE: its launches are one command */
 } emu_exec;
 
 typedef struct emu_snap {
@@ -104,6 +135,7 @@ typedef struct emu_builder {
 	EMU_VEC(emu_bctx) ctxs;    /* context -> device */
 	EMU_VEC(emu_bevent) events;
 	EMU_VEC(emu_capture) caps;
+	EMU_VEC(emu_ngraph) ngraphs; /* graphs built node by node */
 	EMU_VEC(emu_exec) execs;
 	EMU_VEC(uint32_t) live;    /* live allocations, sorted by base */
 	EMU_VEC(uint32_t) launches; /* node (or EMU_NONE) of each launch ordinal - 1 */
@@ -150,7 +182,17 @@ uint32_t emu_command(emu_builder *b, uint32_t s, sbt_cm_kind k, const sbt_cm_cal
                      uint32_t name);
 /* A command recorded while stream s captures: a node of the capture. */
 int emu_capture_node(emu_builder *b, uint32_t s, sbt_cm_kind k, const sbt_cm_call *c, uint32_t name);
-/* cuGraphLaunch: the captured graph's nodes as one step, else one node. */
+/* The template of a graph node: a cuGraphAddKernelNode (or a kernel node
+ * setter), cuGraphAddMemcpyNode or cuGraphAddMemsetNode record's command,
+ * its accesses appended to acc with node = idx. */
+int emu_graph_node_fill(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, emu_accvec *acc, uint32_t idx,
+                        emu_node *n);
+/* cuGraphInstantiate of a graph built node by node: a new template of its
+ * live work nodes in dependency order (ordering nodes become edges between
+ * the work around them); its index in b->caps, EMU_NONE when the graph
+ * has a cycle (then -1 in *rc only when out of memory). */
+uint32_t emu_ngraph_snapshot(emu_builder *b, const emu_ngraph *ng, int *rc);
+/* cuGraphLaunch: the graph's nodes (captured or snapshot) as one step, else one node. */
 int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c);
 /* The launch's kernel name (or its function handle) in the arena. */
 uint32_t emu_kernel_name(emu_builder *b, const sbt_cm_call *c);

@@ -374,15 +374,289 @@ static int emu_r_end_capture(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 	return 0;
 }
 
+/* ---- graphs built node by node ------------------------------------------------
+ * Their calls build an emu_ngraph; cuGraphInstantiate snapshots it into a
+ * template of its own (emu_ngraph_snapshot), which the exec's kernel node
+ * setter changes and each launch runs.  A graph or exec changed by a call
+ * the model does not cover (tsGraphNotModeled) is launched as one command. */
+
+static emu_ngraph *emu_ngraph_of(emu_builder *b, uint64_t handle)
+{
+	for (size_t i = b->ngraphs.n; handle && i-- > 0;)
+		if (b->ngraphs.v[i].handle == handle)
+			return &b->ngraphs.v[i];
+	return NULL;
+}
+
+/* The live node of that handle in ng: its index, EMU_NONE if none. */
+static uint32_t emu_gnode_in(const emu_ngraph *ng, uint64_t node)
+{
+	for (size_t i = ng->nodes.n; node && i-- > 0;)
+		if (ng->nodes.v[i].live && ng->nodes.v[i].handle == node)
+			return (uint32_t)i;
+	return EMU_NONE;
+}
+
+/* The graph holding the live node of that handle (its index in *idx). */
+static emu_ngraph *emu_gnode_find(emu_builder *b, uint64_t node, uint32_t *idx)
+{
+	for (size_t i = b->ngraphs.n; i-- > 0;) {
+		emu_ngraph *ng = &b->ngraphs.v[i];
+
+		if (ng->handle && (*idx = emu_gnode_in(ng, node)) != EMU_NONE)
+			return ng;
+	}
+	return NULL;
+}
+
+/* A graph made by stream capture changed by node calls: its later
+ * instantiations are launched as one command (execs made before keep
+ * what they snapshot). */
+static void emu_capture_changed(emu_builder *b, uint64_t graph)
+{
+	for (size_t i = 0; graph && i < b->caps.n; i++)
+		if (b->caps.v[i].graph == graph)
+			b->caps.v[i].graph = 0;
+}
+
+static int emu_r_graph_create(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_ngraph ng = { 0 };
+
+	(void)k;
+	if (c->result != 0 || !c->handle)
+		return 0;
+	ng.handle = c->handle;
+	return EMU_PUSH(b->ngraphs, ng);
+}
+
+static int emu_r_graph_destroy(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_ngraph *ng = emu_ngraph_of(b, c->handle);
+
+	(void)k;
+	if (c->result != 0)
+		return 0;
+	if (ng) {
+		ng->handle = 0;
+		ng->nodes.n = ng->edges.n = ng->acc.n = 0;
+	}
+	emu_capture_changed(b, c->handle);
+	return 0;
+}
+
+/* An edge from -> to of ng, once (the edges before first are known not
+ * to hold it: a new node's dependencies look only at its own). */
+static int emu_gedge_add(emu_ngraph *ng, uint32_t from, uint32_t to, size_t first)
+{
+	emu_gedge e = { from, to };
+
+	for (size_t i = first; i < ng->edges.n; i++)
+		if (ng->edges.v[i].from == from && ng->edges.v[i].to == to)
+			return 0;
+	return EMU_PUSH(ng->edges, e);
+}
+
+/* cuGraphAdd{Kernel,Memcpy,Memset,Empty,EventRecord,EventWait}Node: a node
+ * after its dependencies. */
+static int emu_r_graph_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_ngraph *ng;
+	emu_gnode gn;
+	uint32_t idx;
+	size_t first;
+
+	if (c->result != 0)
+		return 0;
+	ng = emu_ngraph_of(b, c->parent);
+	if (!ng) {
+		emu_capture_changed(b, c->parent);
+		return 0;
+	}
+	memset(&gn, 0, sizeof(gn));
+	idx = (uint32_t)ng->nodes.n;
+	gn.handle = c->node;
+	gn.live = 1;
+	gn.event = c->event;
+	gn.what = k == SBT_CM_K_cuGraphAddEmptyNode         ? EMU_GN_EMPTY
+	          : k == SBT_CM_K_cuGraphAddEventRecordNode ? EMU_GN_RECORD
+	          : k == SBT_CM_K_cuGraphAddEventWaitNode   ? EMU_GN_WAIT
+	                                                    : EMU_GN_WORK;
+	if (gn.what == EMU_GN_WORK && emu_graph_node_fill(b, k, c, &ng->acc, idx, &gn.n) != 0)
+		return -1;
+	if (EMU_PUSH(ng->nodes, gn) != 0)
+		return -1;
+	first = ng->edges.n;
+	for (size_t off = 0; off + 8 <= c->deps_len; off += 8) {
+		uint64_t h = 0;
+		uint32_t from;
+
+		for (int i = 7; i >= 0; i--)
+			h = h << 8 | c->deps[off + (size_t)i];
+		from = emu_gnode_in(ng, h);
+		/* a dependency on a node not modeled: the graph is marked so already */
+		if (from != EMU_NONE && from != idx && emu_gedge_add(ng, from, idx, first) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* cuGraphAddDependencies, cuGraphRemoveDependencies: deps[i] -> deps_to[i]. */
+static int emu_r_graph_deps(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_ngraph *ng;
+
+	if (c->result != 0)
+		return 0;
+	ng = emu_ngraph_of(b, c->parent);
+	if (!ng) {
+		emu_capture_changed(b, c->parent);
+		return 0;
+	}
+	for (size_t off = 0; off + 8 <= c->deps_len && off + 8 <= c->deps_to_len; off += 8) {
+		uint64_t hf = 0, ht = 0;
+		uint32_t from, to;
+
+		for (int i = 7; i >= 0; i--) {
+			hf = hf << 8 | c->deps[off + (size_t)i];
+			ht = ht << 8 | c->deps_to[off + (size_t)i];
+		}
+		from = emu_gnode_in(ng, hf);
+		to = emu_gnode_in(ng, ht);
+		if (from == EMU_NONE || to == EMU_NONE)
+			continue;
+		if (k == SBT_CM_K_cuGraphAddDependencies) {
+			if (emu_gedge_add(ng, from, to, 0) != 0)
+				return -1;
+			continue;
+		}
+		for (size_t e = 0; e < ng->edges.n; e++)
+			if (ng->edges.v[e].from == from && ng->edges.v[e].to == to) {
+				ng->edges.v[e] = ng->edges.v[--ng->edges.n];
+				break;
+			}
+	}
+	return 0;
+}
+
+/* cuGraphDestroyNode: the node and its edges go. */
+static int emu_r_graph_destroy_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	uint32_t idx;
+	emu_ngraph *ng;
+
+	(void)k;
+	if (c->result != 0)
+		return 0;
+	ng = emu_gnode_find(b, c->node, &idx);
+	if (!ng)
+		return 0;
+	ng->nodes.v[idx].live = 0;
+	for (size_t e = ng->edges.n; e-- > 0;)
+		if (ng->edges.v[e].from == idx || ng->edges.v[e].to == idx)
+			ng->edges.v[e] = ng->edges.v[--ng->edges.n];
+	return 0;
+}
+
+/* cuGraphKernelNodeSetParams: the node's kernel (and accesses) from now on. */
+static int emu_r_kernel_node_set(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	uint32_t idx;
+	emu_ngraph *ng;
+	emu_gnode *gn;
+
+	if (c->result != 0)
+		return 0;
+	ng = emu_gnode_find(b, c->node, &idx);
+	if (!ng)
+		return 0;
+	gn = &ng->nodes.v[idx];
+	if (gn->what != EMU_GN_WORK || gn->n.kind != EMU_K_KERNEL)
+		return 0;
+	return emu_graph_node_fill(b, k, c, &ng->acc, idx, &gn->n);
+}
+
+/* The exec that handle names (the last made). */
+static emu_exec *emu_exec_of(emu_builder *b, uint64_t handle)
+{
+	for (size_t i = b->execs.n; handle && i-- > 0;)
+		if (b->execs.v[i].handle == handle)
+			return &b->execs.v[i];
+	return NULL;
+}
+
+/* cuGraphExecKernelNodeSetParams (parent = the exec): that exec's node
+ * from its next launch on.  A node the exec's template does not name (a
+ * captured graph's) makes its launches one command. */
+static int emu_r_exec_kernel_node_set(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_exec *x;
+	emu_capture *cap;
+
+	if (c->result != 0)
+		return 0;
+	x = emu_exec_of(b, c->parent);
+	if (!x || x->capture == EMU_NONE)
+		return 0;
+	cap = &b->caps.v[x->capture];
+	for (size_t i = 0; i < cap->handles.n; i++) {
+		emu_node *n = &cap->nodes.v[i];
+		emu_node fresh;
+
+		if (cap->handles.v[i] != c->node || n->kind != EMU_K_KERNEL)
+			continue;
+		if (emu_graph_node_fill(b, k, c, &cap->acc, (uint32_t)i, &fresh) != 0)
+			return -1;
+		/* the edges stay; what it runs and touches change */
+		fresh.ipred_first = n->ipred_first;
+		fresh.ipred_count = n->ipred_count;
+		*n = fresh;
+		return 0;
+	}
+	x->capture = EMU_NONE;
+	return 0;
+}
+
+/* tsGraphNotModeled: the graph (parent, or the one holding node) or the
+ * exec (handle) is launched as one command from now on. */
+static int emu_r_graph_not_modeled(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_exec *x = emu_exec_of(b, c->handle);
+	emu_ngraph *ng = emu_ngraph_of(b, c->parent);
+	uint32_t idx;
+
+	(void)k;
+	if (x)
+		x->capture = EMU_NONE;
+	if (!ng && !c->parent && !c->handle)
+		ng = emu_gnode_find(b, c->node, &idx);
+	if (ng)
+		ng->not_modeled = 1;
+	emu_capture_changed(b, c->parent);
+	return 0;
+}
+
 static int emu_r_instantiate(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
+	emu_ngraph *ng;
+	emu_exec e = { c->handle, EMU_NONE };
+	int rc;
+
 	(void)k;
 	if (c->result != 0 || !c->parent)
 		return 0;
+	ng = emu_ngraph_of(b, c->parent);
+	if (ng) {
+		if (!ng->not_modeled) {
+			e.capture = emu_ngraph_snapshot(b, ng, &rc);
+			if (rc != 0)
+				return -1;
+		}
+		return EMU_PUSH(b->execs, e);
+	}
 	for (size_t i = b->caps.n; i-- > 0;)
 		if (b->caps.v[i].graph == c->parent) {
-			emu_exec e = { c->handle, (uint32_t)i };
-
+			e.capture = (uint32_t)i;
 			return EMU_PUSH(b->execs, e);
 		}
 	return 0;
@@ -476,6 +750,15 @@ static const emu_handler emu_handlers[SBT_CM_KIND_COUNT] = {
 	EMU_H(cuEventSynchronize, emu_r_event_sync), EMU_H(cuEventQuery, emu_r_event_sync),
 	EMU_H(cuStreamBeginCapture, emu_r_begin_capture), EMU_H(cuStreamEndCapture, emu_r_end_capture),
 	EMU_H(cuGraphInstantiate, emu_r_instantiate),
+	EMU_H(cuGraphCreate, emu_r_graph_create), EMU_H(cuGraphDestroy, emu_r_graph_destroy),
+	EMU_H(cuGraphAddKernelNode, emu_r_graph_node), EMU_H(cuGraphAddMemcpyNode, emu_r_graph_node),
+	EMU_H(cuGraphAddMemsetNode, emu_r_graph_node), EMU_H(cuGraphAddEmptyNode, emu_r_graph_node),
+	EMU_H(cuGraphAddEventRecordNode, emu_r_graph_node), EMU_H(cuGraphAddEventWaitNode, emu_r_graph_node),
+	EMU_H(cuGraphAddDependencies, emu_r_graph_deps), EMU_H(cuGraphRemoveDependencies, emu_r_graph_deps),
+	EMU_H(cuGraphDestroyNode, emu_r_graph_destroy_node),
+	EMU_H(cuGraphKernelNodeSetParams, emu_r_kernel_node_set),
+	EMU_H(cuGraphExecKernelNodeSetParams, emu_r_exec_kernel_node_set),
+	EMU_H(tsGraphNotModeled, emu_r_graph_not_modeled),
 	EMU_H(cuMemAlloc, emu_r_alloc), EMU_H(cuMemAllocPitch, emu_r_alloc),
 	EMU_H(cuMemAllocAsync, emu_r_alloc), EMU_H(cuMemAllocFromPoolAsync, emu_r_alloc),
 	EMU_H(cuMemAllocManaged, emu_r_alloc), EMU_H(cuMemAllocHost, emu_r_alloc),

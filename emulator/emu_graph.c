@@ -6,8 +6,9 @@
  * know at each call: the streams and their flags, the last step of each
  * stream and the event waits not yet followed by work, what each event
  * captured when it was recorded, what each host thread has synchronized
- * with, the live allocations (to resolve kernel pointer arguments), and the
- * graphs built by stream capture (the state: emu_build.h; what each call
+ * with, the live allocations (to resolve kernel pointer arguments), the
+ * graphs built by stream capture or node by node, and the snapshot each
+ * instantiation of the latter took (the state: emu_build.h; what each call
  * does to it: emu_calls.c).  Keyframes bracketing launches are kept and
  * compared after the pass (emu_kf_apply) to prove write sets.  HIP traces
  * (hip.* records, the same model: docs/emulator.md "HIP") are read the
@@ -705,6 +706,163 @@ int emu_capture_node(emu_builder *b, uint32_t s, sbt_cm_kind k, const sbt_cm_cal
 	return EMU_PUSH(bs->cap_front, (uint32_t)cap->nodes.n - 1);
 }
 
+int emu_graph_node_fill(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, emu_accvec *acc, uint32_t idx,
+                        emu_node *n)
+{
+	emu_target t = { acc, idx };
+	const char *kn = sbt_cm_kind_name(k);
+	size_t first = acc->n;
+
+	if (k == SBT_CM_K_cuGraphAddKernelNode || k == SBT_CM_K_cuGraphKernelNodeSetParams ||
+	    k == SBT_CM_K_cuGraphExecKernelNodeSetParams) {
+		emu_node_init(b, n, EMU_K_KERNEL, emu_kernel_name(b, c));
+		if (emu_access_args(b, &t, c, first) != 0)
+			return -1;
+	} else {
+		/* a memcpy node holds a cuMemcpy3D's fields, a memset node a 2D memset's */
+		emu_node_init(b, n, EMU_K_COPY, emu_name_put(b->g, kn, strlen(kn)));
+		if (emu_fill_transfer(b, k == SBT_CM_K_cuGraphAddMemcpyNode ? SBT_CM_K_cuMemcpy3D : SBT_CM_K_cuMemsetD2D8,
+		                      c, n, &t) != 0)
+			return -1;
+	}
+	n->acc_first = (uint32_t)first;
+	n->acc_count = (uint32_t)(acc->n - first);
+	return 0;
+}
+
+uint32_t emu_ngraph_snapshot(emu_builder *b, const emu_ngraph *ng, int *rc)
+{
+	size_t nn = ng->nodes.n, ne = ng->edges.n, done = 0, live = 0;
+	uint32_t *in_first = calloc(nn + 1, sizeof(uint32_t)), *in_from = malloc((ne + 1) * sizeof(uint32_t));
+	uint32_t *indeg = calloc(nn + 1, sizeof(uint32_t)), *order = malloc((nn + 1) * sizeof(uint32_t));
+	uint32_t *out_first = calloc(nn + 1, sizeof(uint32_t)), *out_to = malloc((ne + 1) * sizeof(uint32_t));
+	uint32_t *newidx = malloc((nn + 1) * sizeof(uint32_t)), *fill = calloc(nn + 1, sizeof(uint32_t));
+	emu_u32vec *real = calloc(nn + 1, sizeof(emu_u32vec)); /* per node: the work it follows */
+	emu_capture cap = { 0 };
+	uint32_t ci = EMU_NONE;
+
+	*rc = -1;
+	if (!in_first || !in_from || !indeg || !order || !out_first || !out_to || !newidx || !fill || !real)
+		goto out_free;
+	/* edges by their target and by their source (destroyed nodes have none) */
+	for (size_t e = 0; e < ne; e++) {
+		in_first[ng->edges.v[e].to]++;
+		out_first[ng->edges.v[e].from]++;
+		indeg[ng->edges.v[e].to]++;
+	}
+	for (size_t i = 0, a = 0, o = 0; i <= nn; i++) {
+		uint32_t x = in_first[i], y = out_first[i];
+
+		in_first[i] = (uint32_t)a;
+		out_first[i] = (uint32_t)o;
+		a += x;
+		o += y;
+	}
+	for (size_t e = 0; e < ne; e++) {
+		const emu_gedge *ed = &ng->edges.v[e];
+
+		in_from[in_first[ed->to] + fill[ed->to]++] = ed->from;
+	}
+	memset(fill, 0, (nn + 1) * sizeof(uint32_t));
+	for (size_t e = 0; e < ne; e++) {
+		const emu_gedge *ed = &ng->edges.v[e];
+
+		out_to[out_first[ed->from] + fill[ed->from]++] = ed->to;
+	}
+	/* Kahn's order, ready nodes first come first served in creation order */
+	for (size_t i = 0; i < nn; i++) {
+		if (!ng->nodes.v[i].live)
+			continue;
+		live++;
+		if (indeg[i] == 0)
+			order[done++] = (uint32_t)i;
+	}
+	for (size_t h = 0; h < done; h++)
+		for (uint32_t e = out_first[order[h]]; e < out_first[order[h] + 1]; e++)
+			if (--indeg[out_to[e]] == 0)
+				order[done++] = out_to[e];
+	if (done < live) {
+		*rc = 0; /* a cycle: CUDA refuses it; the launch stays one command */
+		goto out_free;
+	}
+	cap.graph = 0;
+	for (size_t h = 0; h < done; h++) {
+		uint32_t i = order[h];
+		const emu_gnode *gn = &ng->nodes.v[i];
+
+		/* the work before i: its work predecessors, and what its
+		 * ordering predecessors follow */
+		for (uint32_t e = in_first[i]; e < in_first[i + 1]; e++) {
+			uint32_t p = in_from[e];
+			const emu_u32vec *src = &real[p];
+			uint32_t one = newidx[p];
+
+			if (ng->nodes.v[p].what == EMU_GN_WORK)
+				src = NULL;
+			for (size_t q = 0; q < (src ? src->n : 1); q++) {
+				uint32_t w = src ? src->v[q] : one;
+				size_t d = 0;
+
+				while (d < real[i].n && real[i].v[d] != w)
+					d++;
+				if (d == real[i].n && EMU_PUSH(real[i], w) != 0)
+					goto out_free;
+			}
+		}
+		newidx[i] = EMU_NONE;
+		if (gn->what == EMU_GN_RECORD && EMU_PUSH(cap.records, gn->event) != 0)
+			goto out_free;
+		if (gn->what == EMU_GN_WAIT && EMU_PUSH(cap.waits, gn->event) != 0)
+			goto out_free;
+		if (gn->what != EMU_GN_WORK)
+			continue;
+		{
+			emu_node n = gn->n;
+
+			newidx[i] = (uint32_t)cap.nodes.n;
+			n.ipred_first = (uint32_t)cap.ipreds.n;
+			n.ipred_count = (uint32_t)real[i].n;
+			for (size_t q = 0; q < real[i].n; q++)
+				if (EMU_PUSH(cap.ipreds, real[i].v[q]) != 0)
+					goto out_free;
+			n.acc_first = (uint32_t)cap.acc.n;
+			for (uint32_t a = 0; a < gn->n.acc_count; a++) {
+				emu_access x = ng->acc.v[gn->n.acc_first + a];
+
+				x.node = newidx[i];
+				if (EMU_PUSH(cap.acc, x) != 0)
+					goto out_free;
+			}
+			if (EMU_PUSH(cap.nodes, n) != 0 || EMU_PUSH(cap.handles, gn->handle) != 0)
+				goto out_free;
+		}
+	}
+	if (EMU_PUSH(b->caps, cap) != 0)
+		goto out_free;
+	memset(&cap, 0, sizeof(cap));
+	ci = (uint32_t)b->caps.n - 1;
+	*rc = 0;
+out_free:
+	for (size_t i = 0; real && i < nn; i++)
+		free(real[i].v);
+	free(real);
+	free(cap.nodes.v);
+	free(cap.ipreds.v);
+	free(cap.acc.v);
+	free(cap.handles.v);
+	free(cap.records.v);
+	free(cap.waits.v);
+	free(in_first);
+	free(in_from);
+	free(indeg);
+	free(order);
+	free(out_first);
+	free(out_to);
+	free(newidx);
+	free(fill);
+	return ci;
+}
+
 /* A device command issued on stream s (one node of its own step). */
 uint32_t emu_command(emu_builder *b, uint32_t s, sbt_cm_kind k, const sbt_cm_call *c,
                             unsigned kind, uint32_t name)
@@ -733,8 +891,11 @@ uint32_t emu_command(emu_builder *b, uint32_t s, sbt_cm_kind k, const sbt_cm_cal
 	return (uint32_t)g->nodes.n - 1;
 }
 
-/* cuGraphLaunch: the graph's nodes when its capture is in the trace, else
- * one node. */
+/* cuGraphLaunch: the graph's nodes when its capture (or, built node by
+ * node, the snapshot its instantiation took) is in the trace, else one
+ * node.  Event wait nodes make the whole launch wait for their events;
+ * event record nodes record the whole launch (neither is placed between
+ * the nodes: the order they give inside the graph is kept by the edges). */
 int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 {
 	emu_graph *g = b->g;
@@ -744,42 +905,67 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 
 	for (size_t i = b->execs.n; i-- > 0;)
 		if (b->execs.v[i].handle == c->handle) {
-			cap = &b->caps.v[b->execs.v[i].capture];
+			if (b->execs.v[i].capture != EMU_NONE)
+				cap = &b->caps.v[b->execs.v[i].capture];
 			break;
 		}
-	if (!cap || cap->nodes.n == 0) {
-		snprintf(buf, sizeof(buf), "graph 0x%llx", (unsigned long long)c->handle);
-		return emu_command(b, s, SBT_CM_K_cuGraphLaunch, c, EMU_K_GRAPH,
-		                   emu_name_put(g, buf, strlen(buf))) == EMU_NONE ? -1 : 0;
-	}
-	step = emu_step_begin(b, s);
-	if (step == EMU_NONE)
-		return -1;
-	base = (uint32_t)g->nodes.n;
-	for (size_t i = 0; i < cap->nodes.n; i++) {
-		emu_node n = cap->nodes.v[i];
+	for (size_t i = 0; cap && i < cap->waits.n; i++) {
+		emu_bevent *ev = emu_event_of(b, cap->waits.v[i], 0);
 
-		n.seq = b->rec->seq;
-		n.issue_ns = b->rec->time_ns;
-		n.tid = b->rec->thread;
-		n.step = step;
-		n.stream = s;
-		n.ipred_first = (uint32_t)g->ipreds.n;
-		for (uint32_t p = 0; p < n.ipred_count; p++)
-			if (EMU_PUSH(g->ipreds, base + cap->ipreds.v[cap->nodes.v[i].ipred_first + p]) != 0)
-				return -1;
-		n.acc_first = (uint32_t)g->acc.n;
-		for (uint32_t a = 0; a < n.acc_count; a++) {
-			emu_access x = cap->acc.v[cap->nodes.v[i].acc_first + a];
+		for (size_t j = 0; ev && ev->capture == EMU_NONE && j < ev->steps.n; j++) {
+			emu_dep d = { ev->steps.v[j], EMU_D_EVENT };
 
-			x.node = base + (uint32_t)i;
-			if (EMU_PUSH(g->acc, x) != 0)
+			if (EMU_PUSH(b->bs.v[s].pending, d) != 0)
 				return -1;
 		}
-		if (EMU_PUSH(g->nodes, n) != 0)
+	}
+	if (!cap || cap->nodes.n == 0) {
+		snprintf(buf, sizeof(buf), "graph 0x%llx", (unsigned long long)c->handle);
+		if (emu_command(b, s, SBT_CM_K_cuGraphLaunch, c, EMU_K_GRAPH, emu_name_put(g, buf, strlen(buf))) ==
+		    EMU_NONE)
+			return -1;
+		step = b->bs.v[s].last;
+	} else {
+		step = emu_step_begin(b, s);
+		if (step == EMU_NONE)
+			return -1;
+		base = (uint32_t)g->nodes.n;
+		for (size_t i = 0; i < cap->nodes.n; i++) {
+			emu_node n = cap->nodes.v[i];
+
+			n.seq = b->rec->seq;
+			n.issue_ns = b->rec->time_ns;
+			n.tid = b->rec->thread;
+			n.step = step;
+			n.stream = s;
+			n.ipred_first = (uint32_t)g->ipreds.n;
+			for (uint32_t p = 0; p < n.ipred_count; p++)
+				if (EMU_PUSH(g->ipreds, base + cap->ipreds.v[cap->nodes.v[i].ipred_first + p]) != 0)
+					return -1;
+			n.acc_first = (uint32_t)g->acc.n;
+			for (uint32_t a = 0; a < n.acc_count; a++) {
+				emu_access x = cap->acc.v[cap->nodes.v[i].acc_first + a];
+
+				x.node = base + (uint32_t)i;
+				if (EMU_PUSH(g->acc, x) != 0)
+					return -1;
+			}
+			if (EMU_PUSH(g->nodes, n) != 0)
+				return -1;
+		}
+		g->steps.v[step].node_count = (uint32_t)cap->nodes.n;
+	}
+	for (size_t i = 0; cap && i < cap->records.n; i++) {
+		emu_bevent *ev = emu_event_of(b, cap->records.v[i], 1);
+
+		if (!ev)
+			return -1;
+		ev->steps.n = 0;
+		ev->cap_nodes.n = 0;
+		ev->capture = EMU_NONE;
+		if (EMU_PUSH(ev->steps, step) != 0)
 			return -1;
 	}
-	g->steps.v[step].node_count = (uint32_t)cap->nodes.n;
 	return 0;
 }
 
@@ -889,7 +1075,16 @@ static void emu_builder_finish(emu_builder *b)
 		free(b->caps.v[i].nodes.v);
 		free(b->caps.v[i].ipreds.v);
 		free(b->caps.v[i].acc.v);
+		free(b->caps.v[i].handles.v);
+		free(b->caps.v[i].records.v);
+		free(b->caps.v[i].waits.v);
 	}
+	for (size_t i = 0; i < b->ngraphs.n; i++) {
+		free(b->ngraphs.v[i].nodes.v);
+		free(b->ngraphs.v[i].edges.v);
+		free(b->ngraphs.v[i].acc.v);
+	}
+	free(b->ngraphs.v);
 	free(b->bs.v);
 	free(b->threads.v);
 	free(b->events.v);

@@ -20,12 +20,16 @@
  *   --capture-to  a second graph (an empty node, then a memset captured
  *               into it with cuStreamBeginCaptureToGraph) is launched
  *               after the first graph's launches
+ *   --unordered the vadd node is not made to follow the join node: it
+ *               reads and writes buffers while the memset and fill nodes
+ *               write one of them, with no edge between them (a race)
  *   --window    the graph, an event recorded on the work stream and one
  *               recorded on a stream destroyed since are made before
  *               cuProfilerStart; the launches, waits on those events and
  *               the read-back are inside the profiler range
  *
- *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to] [--window]
+ *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to]
+ *                    [--unordered] [--window]
  */
 #include <cudaProfiler.h>
 
@@ -62,7 +66,7 @@ static CUDA_MEMCPY3D cgn_copy(size_t bytes)
 int main(int argc, char **argv)
 {
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
-	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0;
+	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
@@ -93,11 +97,13 @@ int main(int argc, char **argv)
 			exec_event = 1;
 		} else if (!strcmp(argv[i], "--capture-to")) {
 			capture_to = 1;
+		} else if (!strcmp(argv[i], "--unordered")) {
+			unordered = 1;
 		} else if (!strcmp(argv[i], "--window")) {
 			window = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--window]\n");
+			       "[--capture-to] [--unordered] [--window]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -169,7 +175,8 @@ int main(int argc, char **argv)
 	{
 		void *vadd_args[] = { &d_acc, &d_b, &d_acc, &n };
 		n_vadd = cgn_kernel(g, NULL, 0, f_vadd, grid, block, vadd_args);
-		CUP_CK(cuGraphAddDependencies(g, &n_join, &n_vadd, NULL, 1));
+		if (!unordered)
+			CUP_CK(cuGraphAddDependencies(g, &n_join, &n_vadd, NULL, 1));
 	}
 	{
 		void *scale_args[] = { &d_acc, &k, &n };

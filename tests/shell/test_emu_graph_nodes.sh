@@ -1,0 +1,120 @@
+#!/bin/sh
+# The emulator on CUDA graphs built node by node (docs/emulator.md "CUDA
+# graphs built node by node"), traces of tests/cuda/cuda_graph_nodes
+# captured on the libcuda test double (as test_cuda_graph_nodes.sh does):
+# - each of the 2 launches runs the graph's 6 work nodes (upload, memset,
+#   fill, vadd, racy_scale, read-back; the empty and event record nodes are
+#   not commands): 15 commands in the summary and the JSON timeline; the DOT
+#   graph has the edge fill -> vadd that the empty join node and
+#   cuGraphAddDependencies make, bold (inside a graph);
+# - races: the program's synchronous cuMemsetD32 of the accumulator on the
+#   legacy stream is unordered with the graph's nodes on a non-blocking
+#   stream (6 pairs, each with that memset on one side: races between a
+#   graph and another stream), and no pair of two graph nodes; with
+#   --unordered (vadd not made to follow the join) vadd also races with
+#   the memset and fill nodes writing the buffer it reads, in each launch,
+#   and the DOT graph loses fill -> vadd;
+# - the node destroyed and the edge removed (--destroy) are gone: no
+#   command more, no race more; an exec kernel node setter (--exec-set)
+#   keeps the nodes;
+# - a graph with a child graph node (--child, recorded as tsGraphNotModeled)
+#   is one command per launch;
+# - tsreplay --emulate --schedule-seed refuses a trace launching such a graph.
+. "$TOP/tests/support/shell.sh"
+X="$TOP/$BUILD/tsexport"
+DBL="$TOP/$BUILD/tests/doubles/cuda"
+[ -x "$X" ] || fail "no $X (make $BUILD/tsexport)"
+[ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
+unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
+	TRACESMITH_SNAPSHOT TRACESMITH_CUDA_DRIVER TSCUDA_DOUBLE_STATS TSCUDA_DOUBLE_SEED \
+	TSCUDA_DOUBLE_ADDR_SEED TSCUDA_DOUBLE_RESERVE TRACESMITH_CUDA_VA TRACESMITH_TRIGGER \
+	TRACESMITH_API TRACESMITH_SNAPSHOT_FRAMES
+cuda_window
+export TSCUDA_DOUBLE_QUIET=1
+export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+CAP="$TOP/$BUILD/tscapture"
+PROG="$TOP/$BUILD/tests/cuda/cuda_graph_nodes"
+
+# pairs NAME: the race pairs of $T/NAME.out as "first second" command names
+# (sorted within and between pairs), one per line.
+pairs() {
+	grep '^  seq' "$T/$1.out" | sed 's/^  seq [0-9]* [a-z_0-9]* \([A-Za-z_0-9]*\) .*/\1/' | paste -d' ' - - |
+		awk '{ if ($1 > $2) print $2, $1; else print $1, $2 }' | sort | uniq -c | awk '{ print $1, $2, $3 }' |
+		tr '\n' ';'
+}
+
+# dot_edge DOT A B: whether the DOT file has a bold edge from the first
+# node labelled A to the first labelled B.
+dot_edge() {
+	a=$(sed -n "s/^[[:space:]]*\(n[0-9]*\) \[label=\"seq [0-9]*\\\\n$2\"\];/\1/p" "$1" | head -n 1)
+	b=$(sed -n "s/^[[:space:]]*\(n[0-9]*\) \[label=\"seq [0-9]*\\\\n$3\"\];/\1/p" "$1" | head -n 1)
+	[ -n "$a" ] && [ -n "$b" ] || fail "$1: no node '$2' or '$3': $(cat "$1")"
+	grep -q "^[[:space:]]*$a -> $b \[style=bold\];" "$1"
+}
+
+for v in plain unordered destroy exec-set child; do
+	case $v in
+	plain) args= ;;
+	*) args=--$v ;;
+	esac
+	expect_rc 0 "cap.$v" "$CAP" -o "$T/$v.sbt" -- "$PROG" --launches 2 $args
+done
+
+# ---- nodes in the timeline -------------------------------------------------------------
+expect_rc 0 plain.sum "$X" --summary "$T/plain.sbt"
+has plain.sum out "commands: 15 on 2 streams"
+expect_rc 0 plain.json "$X" -f json -o "$T/plain.json" "$T/plain.sbt"
+python3 -c "
+import json, sys
+e = json.load(open(sys.argv[1]))['traceEvents']
+X = [x['name'] for x in e if x['ph'] == 'X']
+assert len(X) == 15, X
+for name, n in (('fill', 2), ('vadd', 2), ('racy_scale', 2), ('cuGraphAddMemsetNode', 2), ('cuGraphAddMemcpyNode', 4)):
+    assert X.count(name) == n, (name, X)
+" "$T/plain.json" || fail "plain.json: not the graph's 12 nodes and the 3 other commands"
+expect_rc 0 plain.dot "$X" -f dot -o "$T/plain.dot" "$T/plain.sbt"
+dot_edge "$T/plain.dot" "kernel fill" "kernel vadd" || fail "plain.dot: no edge fill -> vadd: $(cat "$T/plain.dot")"
+dot_edge "$T/plain.dot" "memset cuGraphAddMemsetNode" "kernel fill" ||
+	fail "plain.dot: no edge memset -> fill: $(cat "$T/plain.dot")"
+# 5 edges inside each launch
+[ "$(grep -c 'style=bold' "$T/plain.dot")" = 10 ] || fail "plain.dot: not 10 edges inside graphs: $(cat "$T/plain.dot")"
+
+# ---- races --------------------------------------------------------------------------
+expect_rc 1 plain.r "$X" --races "$T/plain.sbt"
+has plain.r out "races: 6 confirmed, 0 possible"
+p=$(pairs plain.r)
+[ "$p" = "2 cuGraphAddMemcpyNode cuMemsetD32;2 cuMemsetD32 racy_scale;2 cuMemsetD32 vadd;" ] ||
+	fail "plain: race pairs '$p': $(cat "$T/plain.r.out")"
+expect_rc 1 unordered.r "$X" --races "$T/unordered.sbt"
+has unordered.r out "races: 8 confirmed, 2 possible"
+p=$(pairs unordered.r)
+[ "$p" = "2 cuGraphAddMemcpyNode cuMemsetD32;2 cuGraphAddMemsetNode vadd;2 cuMemsetD32 racy_scale;2 cuMemsetD32 vadd;2 fill vadd;" ] ||
+	fail "unordered: race pairs '$p': $(cat "$T/unordered.r.out")"
+grep -q '^  seq [0-9]* memset cuGraphAddMemsetNode on stream 0x[0-9a-f]* (non-blocking) writes 0x' "$T/unordered.r.out" ||
+	fail "unordered: the memset node is not named: $(cat "$T/unordered.r.out")"
+expect_rc 0 unordered.dot "$X" -f dot -o "$T/unordered.dot" "$T/unordered.sbt"
+dot_edge "$T/unordered.dot" "kernel fill" "kernel vadd" && fail "unordered.dot: an edge fill -> vadd"
+[ "$(grep -c 'style=bold' "$T/unordered.dot")" = 6 ] || fail "unordered.dot: not 6 edges inside graphs: $(cat "$T/unordered.dot")"
+
+# ---- removed node and edge, exec setter --------------------------------------------------
+expect_rc 0 destroy.sum "$X" --summary "$T/destroy.sbt"
+has destroy.sum out "commands: 15 on 2 streams"
+expect_rc 1 destroy.r "$X" --races "$T/destroy.sbt"
+has destroy.r out "races: 6 confirmed, 0 possible"
+expect_rc 0 execset.sum "$X" --summary "$T/exec-set.sbt"
+has execset.sum out "commands: 15 on 2 streams"
+
+# ---- a node not modeled: one command per launch --------------------------------------------
+expect_rc 0 child.sum "$X" --summary "$T/child.sbt"
+has child.sum out "commands: 5 on 2 streams"
+expect_rc 0 child.json "$X" -f json -o "$T/child.json" "$T/child.sbt"
+python3 -c "
+import json, sys
+X = [x['name'] for x in json.load(open(sys.argv[1]))['traceEvents'] if x['ph'] == 'X']
+assert len([n for n in X if n.startswith('graph 0x')]) == 2, X
+" "$T/child.json" || fail "child.json: not two graph commands"
+
+# ---- sampled orders refuse graph launches ------------------------------------------------------
+expect_rc 2 plain.seed "$TOP/$BUILD/tsreplay" --emulate --schedule-seed 1 "$T/plain.sbt"
+has plain.seed err "launches a graph: a sampled order runs every command on one stream, where graphs are not rebuilt"
+exit 0

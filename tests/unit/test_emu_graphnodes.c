@@ -1,0 +1,251 @@
+/*
+ * test_emu_graphnodes.c - CUDA graphs built node by node (cuGraphCreate,
+ * cuGraphAdd*Node, edges added and removed, a node destroyed, kernel node
+ * setters, tsGraphNotModeled) in the emulator, on synthetic traces written
+ * here through tests/support/emu_gen.c:
+ * - each launch runs the exec's work nodes on its stream, in dependency
+ *   order: empty and event nodes are not commands, their edges are kept
+ *   between the work around them; a destroyed node and a removed edge are
+ *   gone;
+ * - two unordered nodes of a launch touching one buffer race (and two
+ *   launches on one stream do not);
+ * - instantiation snapshots the graph: a graph setter after it changes no
+ *   exec, an exec setter changes that exec's later launches;
+ * - an event record node records the launch: a stream waiting on the event
+ *   is ordered after it;
+ * - a graph changed by a call the model does not cover is one command.
+ */
+#include <string.h>
+
+#include "emulator/emu.h"
+#include "tests/support/emu_gen.h"
+#include "tests/support/tst.h"
+
+#define X_BUF 0x7000100000ull
+#define Y_BUF 0x7000200000ull
+#define S1 0x100ull
+#define S2 0x200ull
+#define GRAPH 0x900ull
+#define EXEC 0xe00ull
+#define EVENT 0xe7ull
+
+enum { GN_ORDERED = 1, GN_NOT_MODELED = 2 };
+
+/* A kernel's fields (emu_gen_kernel's layout) with the pointers ptrs[0..n). */
+static void gn_kernel(sbt_cm_call *c, uint8_t *params, uint8_t *layout, const char *name, const uint64_t *ptrs,
+                      size_t n)
+{
+	sbt_cm_call_init(c);
+	for (size_t i = 0; i < n; i++) {
+		for (unsigned k = 0; k < 8; k++)
+			params[i * 8 + k] = (uint8_t)(ptrs[i] >> (8 * k));
+		sbt_cm_layout_put(layout + i * 8, (uint32_t)(i * 8), 8);
+	}
+	c->handle = 0xf00;
+	c->name = (const uint8_t *)name;
+	c->name_len = strlen(name);
+	c->grid_x = c->grid_y = c->grid_z = 1;
+	c->block_x = c->block_y = c->block_z = 32;
+	c->params = params;
+	c->params_len = n * 8;
+	c->layout = layout;
+	c->layout_len = n * 8;
+}
+
+static void gn_pack(uint8_t *out, uint64_t h)
+{
+	for (unsigned k = 0; k < 8; k++)
+		out[k] = (uint8_t)(h >> (8 * k));
+}
+
+/* A kernel node (node) of GRAPH after dep (0: none). */
+static void gn_kernel_node(emu_gen *g, uint64_t node, uint64_t dep, const char *name, const uint64_t *ptrs,
+                           size_t n)
+{
+	sbt_cm_call c;
+	uint8_t params[32], layout[32], deps[8];
+
+	gn_kernel(&c, params, layout, name, ptrs, n);
+	c.node = node;
+	c.parent = GRAPH;
+	if (dep) {
+		gn_pack(deps, dep);
+		c.deps = deps;
+		c.deps_len = 8;
+	}
+	emu_gen_call(g, SBT_CM_K_cuGraphAddKernelNode, &c);
+}
+
+static void gn_edge(emu_gen *g, sbt_cm_kind k, uint64_t from, uint64_t to)
+{
+	sbt_cm_call c;
+	uint8_t a[8], b[8];
+
+	sbt_cm_call_init(&c);
+	gn_pack(a, from);
+	gn_pack(b, to);
+	c.parent = GRAPH;
+	c.deps = a;
+	c.deps_len = 8;
+	c.deps_to = b;
+	c.deps_to_len = 8;
+	emu_gen_call(g, k, &c);
+}
+
+/*
+ * memset X (a1) -> fill X (a2) -> empty (a3) -> use X, Y (a4) -> record EVENT (a6);
+ * bad X (a5) after a2, with an edge a5 -> a4 added, removed, and a5
+ * destroyed.  Unordered: no edge a3 -> a4, and between instantiation and
+ * the second launch both setters give a4 Y alone (the graph's first: the
+ * exec keeps X, Y for its first launch).  Launched twice on S1; then S2
+ * waits on EVENT and reads X.
+ */
+static void gn_write(const char *path, int flags)
+{
+	emu_gen *g = emu_gen_open(path);
+	sbt_cm_call c;
+	uint8_t params[32], layout[32], deps[8];
+	uint64_t x[1] = { X_BUF }, xy[2] = { X_BUF, Y_BUF }, y[1] = { Y_BUF };
+
+	TST_REQUIRE(g != NULL);
+	emu_gen_alloc(g, X_BUF, 4096);
+	emu_gen_alloc(g, Y_BUF, 4096);
+	emu_gen_stream(g, S1, 1);
+	emu_gen_stream(g, S2, 1);
+	sbt_cm_call_init(&c);
+	c.handle = GRAPH;
+	emu_gen_call(g, SBT_CM_K_cuGraphCreate, &c);
+	sbt_cm_call_init(&c);
+	c.node = 0xa1;
+	c.parent = GRAPH;
+	c.dst = X_BUF;
+	c.elem_size = 4;
+	c.width = 1024;
+	c.height = 1;
+	emu_gen_call(g, SBT_CM_K_cuGraphAddMemsetNode, &c);
+	gn_kernel_node(g, 0xa2, 0xa1, "fill", x, 1);
+	sbt_cm_call_init(&c);
+	c.node = 0xa3;
+	c.parent = GRAPH;
+	gn_pack(deps, 0xa2);
+	c.deps = deps;
+	c.deps_len = 8;
+	emu_gen_call(g, SBT_CM_K_cuGraphAddEmptyNode, &c);
+	gn_kernel_node(g, 0xa4, 0, "use", xy, 2);
+	if (flags & GN_ORDERED)
+		gn_edge(g, SBT_CM_K_cuGraphAddDependencies, 0xa3, 0xa4);
+	gn_kernel_node(g, 0xa5, 0xa2, "bad", x, 1);
+	gn_edge(g, SBT_CM_K_cuGraphAddDependencies, 0xa5, 0xa4);
+	gn_edge(g, SBT_CM_K_cuGraphRemoveDependencies, 0xa5, 0xa4);
+	sbt_cm_call_init(&c);
+	c.node = 0xa5;
+	emu_gen_call(g, SBT_CM_K_cuGraphDestroyNode, &c);
+	sbt_cm_call_init(&c);
+	c.node = 0xa6;
+	c.parent = GRAPH;
+	c.event = EVENT;
+	gn_pack(deps, 0xa4);
+	c.deps = deps;
+	c.deps_len = 8;
+	emu_gen_call(g, SBT_CM_K_cuGraphAddEventRecordNode, &c);
+	if (flags & GN_NOT_MODELED) {
+		sbt_cm_call_init(&c);
+		c.parent = GRAPH;
+		c.name = (const uint8_t *)"cuGraphAddHostNode";
+		c.name_len = strlen("cuGraphAddHostNode");
+		emu_gen_call(g, SBT_CM_K_tsGraphNotModeled, &c);
+	}
+	sbt_cm_call_init(&c);
+	c.handle = EXEC;
+	c.parent = GRAPH;
+	emu_gen_call(g, SBT_CM_K_cuGraphInstantiate, &c);
+	if (!(flags & GN_ORDERED)) {
+		gn_kernel(&c, params, layout, "use", y, 1);
+		c.node = 0xa4;
+		emu_gen_call(g, SBT_CM_K_cuGraphKernelNodeSetParams, &c);
+	}
+	sbt_cm_call_init(&c);
+	c.handle = EXEC;
+	c.stream = S1;
+	emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+	if (!(flags & GN_ORDERED)) {
+		gn_kernel(&c, params, layout, "use", y, 1);
+		c.node = 0xa4;
+		c.parent = EXEC;
+		emu_gen_call(g, SBT_CM_K_cuGraphExecKernelNodeSetParams, &c);
+	}
+	sbt_cm_call_init(&c);
+	c.handle = EXEC;
+	c.stream = S1;
+	emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+	emu_gen_wait(g, S2, EVENT);
+	emu_gen_kernel(g, S2, "after", x, 1, 0);
+	emu_gen_close(g);
+}
+
+static emu_graph *gn_load(const char *name, int flags, emu_summary *s, emu_race_counts *n, char *rep,
+                          size_t cap)
+{
+	const char *path = tst_path(name);
+	emu_graph *g = NULL;
+	emu_options o;
+	char err[512];
+	FILE *f = fmemopen(rep, cap, "w");
+
+	TST_REQUIRE(f != NULL);
+	gn_write(path, flags);
+	if (emu_graph_build(path, &g, err, sizeof(err)) != EMU_OK) {
+		fprintf(stderr, "%s: %s\n", name, err);
+		exit(1);
+	}
+	emu_options_default(&o);
+	o.kernel_ns = 1000;
+	TST_REQUIRE(emu_schedule(g, &o) == EMU_OK);
+	TST_REQUIRE(emu_summary_get(g, s) == EMU_OK);
+	TST_REQUIRE(emu_races_report(g, f, 0, n) == EMU_OK);
+	fclose(f);
+	return g;
+}
+
+int main(void)
+{
+	static char rep[16384];
+	emu_summary s;
+	emu_race_counts n;
+	emu_graph *g;
+
+	/* memset, fill, use per launch; the empty, record and destroyed nodes are not commands */
+	g = gn_load("ordered.sbt", GN_ORDERED, &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 7);
+	TST_CHECK_EQ_U64(s.streams, 2);
+	/* per launch memset -> fill -> use (through the empty node); launch 2
+	 * after launch 1; "after" after launch 2 (the event) */
+	TST_CHECK_EQ_U64(s.edges, 6);
+	TST_CHECK_EQ_U64(s.cross_edges, 1);
+	/* three nodes in a chain per launch, then "after": nothing overlaps */
+	TST_CHECK_EQ_U64(s.max_concurrency, 1);
+	TST_CHECK_EQ_U64(n.confirmed + n.possible, 0);
+	emu_graph_free(g);
+
+	/* "use" unordered with the memset and fill of X, in the first launch
+	 * only: the exec setter gave it Y alone for the second, the graph
+	 * setter (after instantiation) changed nothing */
+	g = gn_load("unordered.sbt", 0, &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 7);
+	TST_CHECK_EQ_U64(s.edges, 4);
+	/* the memset writes what "use" reads: confirmed; fill may write it: possible */
+	TST_CHECK_EQ_U64(n.confirmed, 1);
+	TST_CHECK_EQ_U64(n.possible, 1);
+	TST_CHECK(strstr(rep, "kernel use on stream 0x100 (non-blocking) reads and may write "
+	                      "0x7000100000..0x7000101000") != NULL);
+	TST_CHECK(strstr(rep, "memset cuGraphAddMemsetNode on stream 0x100 (non-blocking) writes "
+	                      "0x7000100000..0x7000101000") != NULL);
+	TST_CHECK(strstr(rep, "kernel fill on stream 0x100 (non-blocking) reads and may write") != NULL);
+	emu_graph_free(g);
+
+	/* a node the model does not cover: each launch is one command */
+	g = gn_load("notmodeled.sbt", GN_ORDERED | GN_NOT_MODELED, &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 3);
+	emu_graph_free(g);
+	return tst_done();
+}
