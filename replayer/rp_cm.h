@@ -293,6 +293,14 @@ int rp_cm_keyframe_is_start(const sbt_record *marker);
  * with its payload copied (run may move the reader: fetching a module
  * image does).  Stops at run's first failure; a read error is named with
  * the keyframe at stop (RP_ERR_TRACE). */
+/* Whether trace holds a full keyframe (one a --range may start at, which
+ * a replay compares with its memory mid-run); read at open. */
+int rp_cm_trace_has_full_keyframe(sbt_reader *trace);
+/* --device N of the compute backends: a plain decimal ordinal from 0 to
+ * RP_CM_MAX_DEVICE_ORDINAL (no sign, no spaces), which keeps ordinal plus
+ * captured device within an int; api names the devices in the message. */
+#define RP_CM_MAX_DEVICE_ORDINAL 1024
+rp_status rp_cm_parse_ordinal(const char *text, const char *api, int *out, rp_diag *diag);
 typedef rp_status (*rp_cm_record_fn)(void *ctx, sbt_record *rec, rp_diag *diag);
 rp_status rp_cm_replay_before(sbt_reader *trace, uint64_t stop, rp_cm_record_fn run, void *ctx,
                               rp_diag *diag);

@@ -162,3 +162,39 @@ rp_status rp_cm_replay_before(sbt_reader *trace, uint64_t stop, rp_cm_record_fn 
 	free(copy);
 	return st;
 }
+
+int rp_cm_trace_has_full_keyframe(sbt_reader *trace)
+{
+	const uint64_t *seqs = NULL;
+	size_t n = 0;
+	int full = 0;
+
+	if (sbt_reader_keyframes(trace, &seqs, &n) != SBT_OK)
+		return 0;
+	for (size_t i = 0; i < n && !full; i++) {
+		sbt_record rec;
+		sbt_cm_call kf;
+		if (sbt_reader_seek_seq(trace, seqs[i]) == SBT_OK && sbt_reader_next(trace, &rec) == SBT_OK &&
+		    rec.type == SBT_TYPE_KEYFRAME && rec.seq == seqs[i] &&
+		    !(rec.payload_len >= 8 && memcmp(rec.payload, "snapshot", 8) == 0) &&
+		    sbt_cm_decode(rec.payload, rec.payload_len, &kf) == SBT_OK)
+			full = !(kf.flags & SBT_CM_KF_PARTIAL);
+	}
+	return full;
+}
+
+rp_status rp_cm_parse_ordinal(const char *text, const char *api, int *out, rp_diag *diag)
+{
+	const char *p;
+	long v = 0;
+
+	for (p = text; *p >= '0' && *p <= '9' && v <= RP_CM_MAX_DEVICE_ORDINAL; p++)
+		v = v * 10 + (*p - '0');
+	if (p == text || *p || v > RP_CM_MAX_DEVICE_ORDINAL) {
+		rp_diag_set(diag, "--device: expected a %s device ordinal from 0 to %d, got '%s'", api,
+		            RP_CM_MAX_DEVICE_ORDINAL, text);
+		return RP_ERR_USAGE;
+	}
+	*out = (int)v;
+	return RP_OK;
+}

@@ -658,26 +658,6 @@ static rp_status rpcu_build_types(rpcu_state *s, rp_diag *diag)
 	return RP_OK;
 }
 
-/* The highest --device ordinal accepted; keeps ordinal + captured device
- * within an int. */
-#define RPCU_MAX_DEVICE_ORDINAL 1024
-
-/* --device N: a plain decimal ordinal (no sign, no spaces). */
-static rp_status rpcu_parse_ordinal(const char *text, int *out, rp_diag *diag)
-{
-	const char *p;
-	long v = 0;
-	for (p = text; *p >= '0' && *p <= '9' && v <= RPCU_MAX_DEVICE_ORDINAL; p++)
-		v = v * 10 + (*p - '0');
-	if (p == text || *p || v > RPCU_MAX_DEVICE_ORDINAL) {
-		rp_diag_set(diag, "--device: expected a CUDA device ordinal from 0 to %d, got '%s'",
-		            RPCU_MAX_DEVICE_ORDINAL, text);
-		return RP_ERR_USAGE;
-	}
-	*out = (int)v;
-	return RP_OK;
-}
-
 /* The --streams entry of the run now starting. */
 static void rpcu_pick_stream_mode(rpcu_state *s)
 {
@@ -694,7 +674,7 @@ static rp_status rpcu_check_option(const rp_option_value *o, rp_diag *diag)
 	if (strcmp(o->name, "--streams") == 0)
 		return rp_cm_streams_parse(o->value, &streams, diag);
 	if (strcmp(o->name, "--device") == 0)
-		return rpcu_parse_ordinal(o->value ? o->value : "", &ignored, diag);
+		return rp_cm_parse_ordinal(o->value ? o->value : "", "CUDA", &ignored, diag);
 	if (strcmp(o->name, "--wait-timeout") == 0 && rpcu_bound_parse(o->value, &ns) != RP_OK) {
 		rp_diag_set(diag, "--wait-timeout: expected seconds (> 0), got '%s'", o->value ? o->value : "");
 		return RP_ERR_USAGE;
@@ -724,7 +704,7 @@ static rp_status rpcu_parse_options(rpcu_state *s, const rp_backend_open_args *a
 		}
 	}
 	if (args->device)
-		return rpcu_parse_ordinal(args->device, &s->device_base, diag);
+		return rp_cm_parse_ordinal(args->device, "CUDA", &s->device_base, diag);
 	return RP_OK;
 }
 
@@ -777,7 +757,7 @@ static rp_status rpcu_open(const rp_backend_open_args *args, void **state_out, r
 	if (s->drv.not_run)
 		s->not_run_seen = s->drv.not_run(); /* the process's count so far */
 	/* a sampled order may hold a command past the keyframe after it */
-	s->kf_check = !args->serialise && rpcu_snapshot_has_full(s);
+	s->kf_check = !args->serialise && rp_cm_trace_has_full_keyframe(s->trace);
 	st = rpcu_bound_init(s, s->wait_ns, diag);
 	if (st != RP_OK)
 		goto out_fail;

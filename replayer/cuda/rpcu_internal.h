@@ -692,8 +692,6 @@ rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_d
  * its managed-memory records are applied and, with compare set, its others
  * compared with the replay's memory as they come. */
 void rpcu_snapshot_compare_begin(rpcu_state *s, uint64_t seq, uint64_t count, int compare);
-/* Whether the trace holds a full keyframe (read at open). */
-int rpcu_snapshot_has_full(rpcu_state *s);
 
 /* ---- rpcu_check.c: checkpoints ---------------------------------------------------------- */
 

@@ -56,26 +56,6 @@ static rp_status rpcu_snapshot_host(rpcu_state *s, const sbt_cm_call *c, rp_diag
 	return RP_OK;
 }
 
-int rpcu_snapshot_has_full(rpcu_state *s)
-{
-	const uint64_t *seqs = NULL;
-	size_t n = 0, i;
-	int full = 0;
-
-	if (sbt_reader_keyframes(s->trace, &seqs, &n) != SBT_OK)
-		return 0;
-	for (i = 0; i < n && !full; i++) {
-		sbt_record rec;
-		sbt_cm_call kf;
-		if (sbt_reader_seek_seq(s->trace, seqs[i]) == SBT_OK && sbt_reader_next(s->trace, &rec) == SBT_OK &&
-		    rec.type == SBT_TYPE_KEYFRAME && rec.seq == seqs[i] &&
-		    !(rec.payload_len >= 8 && memcmp(rec.payload, "snapshot", 8) == 0) &&
-		    sbt_cm_decode(rec.payload, rec.payload_len, &kf) == SBT_OK)
-			full = !(kf.flags & SBT_CM_KF_PARTIAL);
-	}
-	return full;
-}
-
 /* The end of the keyframe being compared: counted, and every range is
  * clean again (the next keyframe compares what the commands after this
  * one may write). */

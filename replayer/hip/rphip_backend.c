@@ -187,26 +187,6 @@ static void rphip_pick_stream_mode(rphip_state *s)
 	s->single = rp_cm_streams_single(&s->streams, s->run);
 }
 
-/* The highest --device ordinal accepted (as the CUDA backend's). */
-#define RPHIP_MAX_DEVICE_ORDINAL 1024
-
-/* --device N: a plain decimal ordinal (no sign, no spaces). */
-static rp_status rphip_parse_ordinal(const char *text, int *out, rp_diag *diag)
-{
-	const char *p;
-	long v = 0;
-
-	for (p = text; *p >= '0' && *p <= '9' && v <= RPHIP_MAX_DEVICE_ORDINAL; p++)
-		v = v * 10 + (*p - '0');
-	if (p == text || *p || v > RPHIP_MAX_DEVICE_ORDINAL) {
-		rp_diag_set(diag, "--device: expected a HIP device ordinal from 0 to %d, got '%s'",
-		            RPHIP_MAX_DEVICE_ORDINAL, text);
-		return RP_ERR_USAGE;
-	}
-	*out = (int)v;
-	return RP_OK;
-}
-
 static rp_status rphip_check_option(const rp_option_value *o, rp_diag *diag)
 {
 	rp_cm_streams streams;
@@ -215,7 +195,7 @@ static rp_status rphip_check_option(const rp_option_value *o, rp_diag *diag)
 	if (strcmp(o->name, "--streams") == 0)
 		return rp_cm_streams_parse(o->value, &streams, diag);
 	if (strcmp(o->name, "--device") == 0)
-		return rphip_parse_ordinal(o->value ? o->value : "", &ignored, diag);
+		return rp_cm_parse_ordinal(o->value ? o->value : "", "HIP", &ignored, diag);
 	return RP_OK;
 }
 
@@ -265,7 +245,7 @@ static rp_status rphip_open(const rp_backend_open_args *args, void **state_out, 
 		s->streams.n = 1;
 	}
 	rphip_pick_stream_mode(s);
-	if (args->device && (st = rphip_parse_ordinal(args->device, &s->device_base, diag)) != RP_OK) {
+	if (args->device && (st = rp_cm_parse_ordinal(args->device, "HIP", &s->device_base, diag)) != RP_OK) {
 		free(s);
 		return st;
 	}
@@ -275,7 +255,7 @@ static rp_status rphip_open(const rp_backend_open_args *args, void **state_out, 
 		return st;
 	}
 	/* a sampled order may hold a command past the keyframe after it */
-	s->kf_check = !args->serialise && rphip_snapshot_has_full(s);
+	s->kf_check = !args->serialise && rp_cm_trace_has_full_keyframe(s->trace);
 	*state_out = s;
 	return RP_OK;
 }

@@ -293,8 +293,6 @@ rp_status rphip_snapshot(rphip_state *s, const sbt_cm_call *c, rp_diag *diag);
 /* A full keyframe of count records at seq met mid-replay: its managed
  * memory applied, the rest compared when compare is set. */
 void rphip_snapshot_compare_begin(rphip_state *s, uint64_t seq, uint64_t count, int compare);
-/* Whether the trace has a full keyframe (at open). */
-int rphip_snapshot_has_full(rphip_state *s);
 /* Whether call hc makes or drops an object (what a keyframe restore
  * replays from the trace's start). */
 int rphip_exec_is_state(sbt_cm_hip_call hc);
