@@ -143,6 +143,8 @@ int sbt_vk_cmd_carried(enum sbt_vk_cmd cmd);
 int sbt_vk_cmd_carried_by_name(const char *name);
 int sbt_vk_extension_carried(const char *name);
 int sbt_vk_stype_carried(VkStructureType stype);
+/* Whether vk.xml names v as a VkDynamicState (any extension, any platform). */
+int sbt_vk_known_dynamic_state(int64_t v);
 
 /* ---- encoding ---------------------------------------------------------- */
 

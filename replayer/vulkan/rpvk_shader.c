@@ -826,9 +826,12 @@ static void rpvk_sh_pipe_dyn(rpvk *r, const VkGraphicsPipelineCreateInfo *ci, rp
 /* A pipeline's dynamic states: none negative (every enum value a Vulkan
  * version or extension defines is at least 0, so a newer driver knows no
  * such value either; lavapipe died of SIGSEGV on one, replay_mutants.sh
- * seed 51 over vk_dynstate --secondary), none twice
- * (VUID-VkPipelineDynamicStateCreateInfo-pDynamicStates-01442).  Values
- * vk.xml 1.3.239 does not name pass, with the codec's warning. */
+ * seed 51 over vk_dynstate --secondary), none vk.xml 1.3.239 does not
+ * name (an extension's values need it enabled, and the layer lets a
+ * program enable only extensions vk.xml 1.3.239 knows, all of whose
+ * values it names; later core versions' dynamic states are values of
+ * such extensions; lavapipe died of SIGSEGV on 1006623992, seed 105),
+ * none twice (VUID-VkPipelineDynamicStateCreateInfo-pDynamicStates-01442). */
 static rp_status rpvk_sh_dyn_check(rpvk *r, uint32_t i, const VkPipelineDynamicStateCreateInfo *d)
 {
 	for (uint32_t k = 0; d && d->pDynamicStates && k < d->dynamicStateCount; k++) {
@@ -837,6 +840,11 @@ static rp_status rpvk_sh_dyn_check(rpvk *r, uint32_t i, const VkPipelineDynamicS
 			                 "Vulkan version or extension defines: a valid application never makes "
 			                 "this call, and a driver may crash on it", i, k,
 			                 (int)d->pDynamicStates[k]);
+		if (!sbt_vk_known_dynamic_state((int64_t)d->pDynamicStates[k]))
+			return rpvk_fail(r, RP_ERR_TRACE, "pipeline %u: dynamic state %u is %d, which vk.xml "
+			                 "1.3.239 does not name: no extension a traced device can enable defines "
+			                 "it, so a valid application never makes this call, and a driver may "
+			                 "crash on it", i, k, (int)d->pDynamicStates[k]);
 		for (uint32_t j = 0; j < k; j++)
 			if (d->pDynamicStates[j] == d->pDynamicStates[k])
 				return rpvk_fail(r, RP_ERR_TRACE, "pipeline %u: dynamic states %u and %u are both "

@@ -1783,7 +1783,19 @@ def gen_codec_c(cx):
           "\treturn SBT_VK_OK;", "}", ""]
     at = L.index("/* Bodies of structs with a pNext chain (the chain is walked by the caller). */")
     L[at:at] = _gen_known_enums(cx, sorted(em.known_enums))
+    L += _gen_known_dynamic_state(cx)
     return "\n".join(L)
+
+
+def _gen_known_dynamic_state(cx):
+    """sbt_vk_known_dynamic_state (sbt_vk.h): the replay refuses a dynamic
+    state vk.xml does not name (drivers index tables with it)."""
+    e = cx.reg.enums.get("VkDynamicState")
+    vals = sorted({v.value for v in e.values.values() if v.value is not None}) if e else []
+    L = ["int sbt_vk_known_dynamic_state(int64_t v)", "{", "\tswitch (v) {"]
+    L += ["\tcase %d:" % v for v in vals]
+    L += ["\t\treturn 1;", "\tdefault:", "\t\treturn 0;", "\t}", "}", ""]
+    return L
 
 
 def _gen_known_enums(cx, enums):

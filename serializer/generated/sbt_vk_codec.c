@@ -87072,3 +87072,80 @@ sbt_vk_status sbt_vk_decode(enum sbt_vk_cmd cmd, const uint8_t *p, size_t len,
 		return sbt_vk_d_fail(&d, SBT_VK_ERR_CORRUPT, "bytes after the last parameter");
 	return SBT_VK_OK;
 }
+
+int sbt_vk_known_dynamic_state(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 1000087000:
+	case 1000099000:
+	case 1000143000:
+	case 1000164004:
+	case 1000164006:
+	case 1000205001:
+	case 1000226000:
+	case 1000259000:
+	case 1000267000:
+	case 1000267001:
+	case 1000267002:
+	case 1000267003:
+	case 1000267004:
+	case 1000267005:
+	case 1000267006:
+	case 1000267007:
+	case 1000267008:
+	case 1000267009:
+	case 1000267010:
+	case 1000267011:
+	case 1000347000:
+	case 1000352000:
+	case 1000377000:
+	case 1000377001:
+	case 1000377002:
+	case 1000377003:
+	case 1000377004:
+	case 1000381000:
+	case 1000455002:
+	case 1000455003:
+	case 1000455004:
+	case 1000455005:
+	case 1000455006:
+	case 1000455007:
+	case 1000455008:
+	case 1000455009:
+	case 1000455010:
+	case 1000455011:
+	case 1000455012:
+	case 1000455013:
+	case 1000455014:
+	case 1000455015:
+	case 1000455016:
+	case 1000455017:
+	case 1000455018:
+	case 1000455019:
+	case 1000455020:
+	case 1000455021:
+	case 1000455022:
+	case 1000455023:
+	case 1000455024:
+	case 1000455025:
+	case 1000455026:
+	case 1000455027:
+	case 1000455028:
+	case 1000455029:
+	case 1000455030:
+	case 1000455031:
+	case 1000455032:
+		return 1;
+	default:
+		return 0;
+	}
+}

@@ -183,7 +183,8 @@ n_hostile=$((n_hostile + 1))
 
 # ---- "tri"'s first dynamic state (the viewport) made the scissor, which it
 # lists too (VUID-VkPipelineDynamicStateCreateInfo-pDynamicStates-01442; a
-# negative one, which lavapipe died of, is refused the same way) --------------------
+# negative one, which lavapipe died of, is refused the same way, and so is one
+# vk.xml does not name) -------------------------------------------------------------
 TRI=$(seq_of vkCreateGraphicsPipelines 1 dyn)
 k=0 DYN0=
 while [ "$k" -lt 400 ] && [ -z "$DYN0" ]; do
@@ -195,6 +196,22 @@ done
 [ -n "$DYN0" ] || fail "no varint of vkCreateGraphicsPipelines (seq $TRI) is its first dynamic state"
 hostile twice dyn "record seq $TRI vkCreateGraphicsPipelines: pipeline 0: dynamic states 0 and 1 are both 1$TAIL" \
 	--varint "$TRI:$DYN0:1"
+n_hostile=$((n_hostile + 1))
+# a positive value vk.xml 1.3.239 does not name (lavapipe died of SIGSEGV on
+# 1006623992, replay_mutants.sh seed 105): no extension a traced device can
+# enable defines it
+# pDynamicStates is stored raw (4 bytes little-endian each): the byte whose
+# change to 1 the dump shows as the first state made the scissor starts it.
+k=0 RAW0=
+while [ "$k" -lt 600 ] && [ -z "$RAW0" ]; do
+	"$M" "$T/dyn.sbt" "$T/unnamed.sbt" --set "$TRI:$k:1" >/dev/null 2>&1 &&
+		"$I" --dump "$T/unnamed.sbt" | grep -q "^seq=$TRI .* pCreateInfos\[0\].pDynamicState.pDynamicStates\[0\]=\"VK_DYNAMIC_STATE_SCISSOR\" " &&
+		RAW0=$k
+	k=$((k + 1))
+done
+[ -n "$RAW0" ] || fail "no byte of vkCreateGraphicsPipelines (seq $TRI) starts its first dynamic state"
+hostile unnamed dyn "record seq $TRI vkCreateGraphicsPipelines: pipeline 0: dynamic state 0 is 1006623992, which vk.xml 1.3.239 does not name: no extension a traced device can enable defines it, so a valid application never makes this call, and a driver may crash on it" \
+	--set "$TRI:$RAW0:248" --set "$TRI:$((RAW0 + 1)):220" --set "$TRI:$((RAW0 + 2)):255" --set "$TRI:$((RAW0 + 3)):59"
 n_hostile=$((n_hostile + 1))
 
 # ---- a secondary command buffer -------------------------------------------------------
