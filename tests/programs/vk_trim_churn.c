@@ -61,9 +61,32 @@
  * invocations dispatched; the buffer is hashed.  A result no run of the
  * same work changes, written before a window, read inside it.
  *
+ * With --submit2 (Vulkan 1.3, the synchronization2 feature; not with
+ * --timeline): every round submits through vkQueueSubmit2, the same
+ * command buffers in the same order.
+ *
+ * With --occlusion --query-secondary: the command buffer that measures
+ * the third occlusion query again and copies the three results does it
+ * all in a secondary command buffer, which it executes
+ * (vkCmdExecuteCommands) and then ends with its barrier; and in round
+ * R - 5 the submit ends with a primary executing a secondary that resets
+ * the second query (vkCmdResetQueryPool, nothing else), after which the
+ * host reads it (not waiting): VK_NOT_READY, unavailable; round R - 4's
+ * submit begins and ends it again (no reset) before the copies.  A query
+ * written before a window, reset inside it by a secondary.
+ *
+ * With --occlusion --host-reset (Vulkan 1.2, the hostQueryReset feature):
+ * in round R - 5 the host resets the first occlusion query
+ * (vkResetQueryPool) before the submit and reads it (64-bit with
+ * availability, not waiting): it must be VK_NOT_READY and unavailable;
+ * that round's submit begins and ends it again (a command buffer recorded
+ * once, no reset in it) before the copies.  A query written before a
+ * window, reset from the host inside it.
+ *
  * usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]
  *                      [--secondary] [--timestamps] [--occlusion]
- *                      [--statistics]
+ *                      [--statistics] [--submit2] [--query-secondary]
+ *                      [--host-reset]
  * Prints one line: rounds, size and the XXH3-64 hash of every result word.
  */
 #include "tests/programs/vk_prog.h"
@@ -72,7 +95,8 @@ static void vkt_usage(FILE *f)
 {
 	fprintf(f, "usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]\n"
 	           "                     [--secondary] [--timestamps] [--occlusion]\n"
-	           "                     [--statistics]\n"
+	           "                     [--statistics] [--submit2] [--query-secondary]\n"
+	           "                     [--host-reset]\n"
 	           "  --rounds R   rounds, one submit and fence wait each (1..10000, default 12)\n"
 	           "  --size N     words per round (64..1048576, default 1024)\n"
 	           "  --timeline   a timeline semaphore counts the rounds (Vulkan 1.2)\n"
@@ -84,7 +108,32 @@ static void vkt_usage(FILE *f)
 	           "  --occlusion  two occlusion queries written in round 0, a third in every\n"
 	           "               later round, all copied and read in those rounds\n"
 	           "  --statistics compute invocations counted in round 0, copied and read\n"
-	           "               every later round\n");
+	           "               every later round\n"
+	           "  --submit2    submit through vkQueueSubmit2 (Vulkan 1.3; not with --timeline)\n"
+	           "  --query-secondary  with --occlusion: the copies recorded in a secondary\n"
+	           "               command buffer\n"
+	           "  --host-reset with --occlusion: the host resets the first query in round\n"
+	           "               R - 5, and that round measures it again (Vulkan 1.2)\n");
+}
+
+/* Submits si's command buffers through vkQueueSubmit2 (no semaphores:
+ * --submit2 excludes --timeline). */
+static VkResult vkt_submit2(const vkp_ctx *c, const VkSubmitInfo *si, VkFence fence)
+{
+	VkCommandBufferSubmitInfo cbi[8];
+	VkSubmitInfo2 s2 = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2 };
+	uint32_t i;
+	if (si->commandBufferCount > 8)
+		vkp_die(c, "vkt_submit2: %u command buffers (at most 8)",
+		        (unsigned)si->commandBufferCount);
+	for (i = 0; i < si->commandBufferCount; i++) {
+		memset(&cbi[i], 0, sizeof(cbi[i]));
+		cbi[i].sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO;
+		cbi[i].commandBuffer = si->pCommandBuffers[i];
+	}
+	s2.commandBufferInfoCount = si->commandBufferCount;
+	s2.pCommandBufferInfos = cbi;
+	return vkQueueSubmit2(c->queue, 1, &s2, fence);
 }
 
 #define VKT_IW 16u /* --secondary's image: VKT_IW x VKT_IW R32_UINT */
@@ -304,7 +353,12 @@ int main(int argc, char **argv)
 	VkSemaphore timeline = VK_NULL_HANDLE;
 	int use_timeline = 0, orphans = 0, secondary = 0, timestamps = 0;
 	VkQueryPool qpool = VK_NULL_HANDLE;
-	int occlusion = 0, statistics = 0;
+	int occlusion = 0, statistics = 0, submit2 = 0, query_secondary = 0, host_reset = 0;
+	uint32_t reset_round = 0;
+	/* occ_redo[q]: begins and ends occlusion query q (no reset);
+	 * occ_unset: executes occ_unset_sec, which resets query 1 */
+	VkCommandBuffer occ_sec = VK_NULL_HANDLE, occ_redo[2] = { VK_NULL_HANDLE, VK_NULL_HANDLE };
+	VkCommandBuffer occ_unset = VK_NULL_HANDLE, occ_unset_sec = VK_NULL_HANDLE;
 	VkQueryPool st_pool = VK_NULL_HANDLE;
 	VkCommandBuffer st_cb = VK_NULL_HANDLE, st_copy = VK_NULL_HANDLE;
 	vkp_buffer st_read;
@@ -343,6 +397,12 @@ int main(int argc, char **argv)
 			occlusion = 1;
 		} else if (!strcmp(argv[i], "--statistics")) {
 			statistics = 1;
+		} else if (!strcmp(argv[i], "--submit2")) {
+			submit2 = 1;
+		} else if (!strcmp(argv[i], "--query-secondary")) {
+			query_secondary = 1;
+		} else if (!strcmp(argv[i], "--host-reset")) {
+			host_reset = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			vkt_usage(stdout);
 			return 0;
@@ -353,10 +413,19 @@ int main(int argc, char **argv)
 		}
 		i = (uint32_t)k;
 	}
+	if (submit2 && use_timeline) {
+		fprintf(stderr, "vk_trim_churn: --submit2 does not go with --timeline\n");
+		return 2;
+	}
+	if ((query_secondary || host_reset) && !occlusion) {
+		fprintf(stderr, "vk_trim_churn: --query-secondary and --host-reset need --occlusion\n");
+		return 2;
+	}
 
 	vkp_ctx_init(&c, "vk_trim_churn",
 	             (use_timeline ? VKP_TIMELINE : 0) | (occlusion ? VKP_NEED_GRAPHICS : 0) |
-	                 (statistics ? VKP_PIPELINE_STATS : 0));
+	                 (statistics ? VKP_PIPELINE_STATS : 0) | (submit2 ? VKP_SYNC2 : 0) |
+	                 (host_reset ? VKP_HOST_QUERY_RESET : 0));
 	if (use_timeline) {
 		VkSemaphoreTypeCreateInfo sti = { VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO, NULL,
 			                              VK_SEMAPHORE_TYPE_TIMELINE, 0 };
@@ -456,17 +525,64 @@ int main(int argc, char **argv)
 			vkCmdEndQuery(occ_cb, occ_pool, i);
 		}
 		VKP_CHECK(&c, vkEndCommandBuffer(occ_cb));
+		reset_round = rounds > 5 ? rounds - 5 : 1;
+		for (i = 0; i < 2; i++) {
+			if (!(i == 0 ? host_reset : query_secondary))
+				continue;
+			VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &occ_redo[i]));
+			VKP_CHECK(&c, vkBeginCommandBuffer(occ_redo[i], &bi));
+			vkCmdBeginQuery(occ_redo[i], occ_pool, i, 0);
+			vkCmdEndQuery(occ_redo[i], occ_pool, i);
+			VKP_CHECK(&c, vkEndCommandBuffer(occ_redo[i]));
+		}
 		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &occ_copy));
-		VKP_CHECK(&c, vkBeginCommandBuffer(occ_copy, &bi));
-		vkCmdResetQueryPool(occ_copy, occ_pool, 2, 1);
-		vkCmdBeginQuery(occ_copy, occ_pool, 2, 0);
-		vkCmdEndQuery(occ_copy, occ_pool, 2);
-		vkCmdCopyQueryPoolResults(occ_copy, occ_pool, 0, 3, occ_read.buf, 0, 16,
-		                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT |
-		                              VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
-		vkCmdCopyQueryPoolResults(occ_copy, occ_pool, 0, 3, occ_read.buf, 48, 8,
-		                          VK_QUERY_RESULT_WAIT_BIT |
-		                              VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+		if (query_secondary) {
+			VkCommandBufferInheritanceInfo inh = {
+				.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO
+			};
+			VkCommandBufferBeginInfo sbi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+			sbi.pInheritanceInfo = &inh;
+			cbai.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+			VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &occ_sec));
+			cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+			VKP_CHECK(&c, vkBeginCommandBuffer(occ_sec, &sbi));
+		}
+		{
+			VkCommandBuffer rec = query_secondary ? occ_sec : occ_copy;
+			if (!query_secondary)
+				VKP_CHECK(&c, vkBeginCommandBuffer(occ_copy, &bi));
+			vkCmdResetQueryPool(rec, occ_pool, 2, 1);
+			vkCmdBeginQuery(rec, occ_pool, 2, 0);
+			vkCmdEndQuery(rec, occ_pool, 2);
+			vkCmdCopyQueryPoolResults(rec, occ_pool, 0, 3, occ_read.buf, 0, 16,
+			                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT |
+			                              VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+			vkCmdCopyQueryPoolResults(rec, occ_pool, 0, 3, occ_read.buf, 48, 8,
+			                          VK_QUERY_RESULT_WAIT_BIT |
+			                              VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+			if (query_secondary) {
+				VKP_CHECK(&c, vkEndCommandBuffer(occ_sec));
+				VKP_CHECK(&c, vkBeginCommandBuffer(occ_copy, &bi));
+				vkCmdExecuteCommands(occ_copy, 1, &occ_sec);
+			}
+		}
+		if (query_secondary) {
+			VkCommandBufferInheritanceInfo inh = {
+				.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO
+			};
+			VkCommandBufferBeginInfo sbi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+			sbi.pInheritanceInfo = &inh;
+			cbai.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+			VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &occ_unset_sec));
+			cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+			VKP_CHECK(&c, vkBeginCommandBuffer(occ_unset_sec, &sbi));
+			vkCmdResetQueryPool(occ_unset_sec, occ_pool, 1, 1);
+			VKP_CHECK(&c, vkEndCommandBuffer(occ_unset_sec));
+			VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &occ_unset));
+			VKP_CHECK(&c, vkBeginCommandBuffer(occ_unset, &bi));
+			vkCmdExecuteCommands(occ_unset, 1, &occ_unset_sec);
+			VKP_CHECK(&c, vkEndCommandBuffer(occ_unset));
+		}
 		bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
 		bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
 		bmb.srcQueueFamilyIndex = bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
@@ -521,7 +637,7 @@ int main(int argc, char **argv)
 		uint32_t *pw = params.map;
 		int odd = r % 2;
 
-		VkCommandBuffer subs[5];
+		VkCommandBuffer subs[6];
 		VKP_CHECK(&c, vkResetFences(c.device, 1, &fence));
 		if (orphans && r == orphan_round) {
 			vkDestroyFramebuffer(c.device, orphan_fb, NULL);
@@ -562,7 +678,24 @@ int main(int argc, char **argv)
 		if (occlusion) {
 			if (si.commandBufferCount == 1)
 				subs[0] = cbs[odd];
+			if (host_reset && r == reset_round) {
+				uint64_t got[2] = { 7, 7 };
+				VkResult res;
+				vkResetQueryPool(c.device, occ_pool, 0, 1);
+				res = vkGetQueryPoolResults(c.device, occ_pool, 0, 1, sizeof(got), got, 16,
+				                            VK_QUERY_RESULT_64_BIT |
+				                                VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+				if (res != VK_NOT_READY || got[1] != 0)
+					vkp_die(&c, "round %u: occlusion query 0 after a host reset: %s, "
+					        "available %llu", (unsigned)r, vkp_result_name(res),
+					        (unsigned long long)got[1]);
+				subs[si.commandBufferCount++] = occ_redo[0];
+			}
+			if (query_secondary && r == reset_round + 1)
+				subs[si.commandBufferCount++] = occ_redo[1];
 			subs[si.commandBufferCount++] = r == 0 ? occ_cb : occ_copy;
+			if (query_secondary && r == reset_round)
+				subs[si.commandBufferCount++] = occ_unset;
 			si.pCommandBuffers = subs;
 			if (r > 0)
 				memset(occ_read.map, 0, 72);
@@ -595,6 +728,8 @@ int main(int argc, char **argv)
 			si.signalSemaphoreCount = 1;
 			si.pSignalSemaphores = &timeline;
 			VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
+		} else if (submit2) {
+			VKP_CHECK(&c, vkt_submit2(&c, &si, fence));
 		} else {
 			VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
 		}
@@ -623,9 +758,29 @@ int main(int argc, char **argv)
 			uint64_t got[6] = { 0, 0, 0, 0, 0, 0 };
 			const uint64_t *w64 = occ_read.map;
 			const uint32_t *w32 = (const uint32_t *)occ_read.map + 12;
-			VKP_CHECK(&c, vkGetQueryPoolResults(c.device, occ_pool, 0, 3, sizeof(got), got,
-			                                    16, VK_QUERY_RESULT_64_BIT |
-			                                            VK_QUERY_RESULT_WITH_AVAILABILITY_BIT));
+			if (query_secondary && r == reset_round) {
+				/* query 1 was reset after the copies: those compare with
+				 * what the host read before it (round r - 1's) */
+				VkResult res = vkGetQueryPoolResults(c.device, occ_pool, 1, 1, 16, got + 2, 16,
+				                                     VK_QUERY_RESULT_64_BIT |
+				                                         VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+				if (res != VK_NOT_READY || got[3] != 0)
+					vkp_die(&c, "round %u: occlusion query 1 after a reset in a secondary: "
+					        "%s, available %llu", (unsigned)r, vkp_result_name(res),
+					        (unsigned long long)got[3]);
+				got[3] = 1;
+				got[2] = w64[2];
+				VKP_CHECK(&c, vkGetQueryPoolResults(c.device, occ_pool, 0, 1, 16, got, 16,
+				                                    VK_QUERY_RESULT_64_BIT |
+				                                        VK_QUERY_RESULT_WITH_AVAILABILITY_BIT));
+				VKP_CHECK(&c, vkGetQueryPoolResults(c.device, occ_pool, 2, 1, 16, got + 4, 16,
+				                                    VK_QUERY_RESULT_64_BIT |
+				                                        VK_QUERY_RESULT_WITH_AVAILABILITY_BIT));
+			} else {
+				VKP_CHECK(&c, vkGetQueryPoolResults(c.device, occ_pool, 0, 3, sizeof(got), got,
+				                                    16, VK_QUERY_RESULT_64_BIT |
+				                                            VK_QUERY_RESULT_WITH_AVAILABILITY_BIT));
+			}
 			for (i = 0; i < 3; i++)
 				if (got[2 * i + 1] != 1 || w64[2 * i] != got[2 * i] || w64[2 * i + 1] != 1 ||
 				    w32[2 * i] != (uint32_t)got[2 * i] || w32[2 * i + 1] != 1)
