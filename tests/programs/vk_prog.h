@@ -74,7 +74,9 @@ enum {
 	VKP_TIMELINE = 1 << 2,      /* Vulkan 1.2 with the timelineSemaphore feature */
 	VKP_PIPELINE_STATS = 1 << 3, /* the pipelineStatisticsQuery feature */
 	VKP_HOST_QUERY_RESET = 1 << 4, /* Vulkan 1.2 with the hostQueryReset feature */
-	VKP_SYNC2 = 1 << 5             /* Vulkan 1.3 with the synchronization2 feature */
+	VKP_SYNC2 = 1 << 5,            /* Vulkan 1.3 with the synchronization2 feature */
+	VKP_PRIMITIVES = 1 << 6        /* VK_EXT_primitives_generated_query (and the
+	                                  VK_EXT_transform_feedback it requires) */
 };
 
 static inline const char *vkp_result_name(VkResult r)
@@ -242,6 +244,19 @@ static inline void vkp_ctx_init(vkp_ctx *c, const char *prog, unsigned flags)
 			vkp_die(c, "device '%s' has no pipelineStatisticsQuery feature",
 			        c->dev_props.deviceName);
 		dci.pEnabledFeatures = &f10;
+	}
+	if (flags & VKP_PRIMITIVES) {
+		/* the extension requires VK_EXT_transform_feedback */
+		static const char *dexts[2] = { VK_EXT_TRANSFORM_FEEDBACK_EXTENSION_NAME,
+			                            VK_EXT_PRIMITIVES_GENERATED_QUERY_EXTENSION_NAME };
+		static VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT fpg = {
+			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRIMITIVES_GENERATED_QUERY_FEATURES_EXT,
+			.primitivesGeneratedQuery = VK_TRUE
+		};
+		fpg.pNext = (void *)dci.pNext;
+		dci.pNext = &fpg;
+		dci.enabledExtensionCount = 2;
+		dci.ppEnabledExtensionNames = dexts;
 	}
 	VKP_CHECK(c, vkCreateDevice(c->phys, &dci, NULL, &c->device));
 	vkGetDeviceQueue(c->device, c->qfam, 0, &c->queue);

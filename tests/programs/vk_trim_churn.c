@@ -83,10 +83,17 @@
  * once, no reset in it) before the copies.  A query written before a
  * window, reset from the host inside it.
  *
+ * With --primitives (VK_EXT_primitives_generated_query): round 0's submit
+ * also draws one triangle (vk_tri.vert alone, a render pass without
+ * attachments) inside a primitives generated query; every later round
+ * reads it from the host (64-bit with availability, not waiting) and
+ * copies it into a host-visible buffer (32-bit with availability), which
+ * must count one primitive; the buffer is hashed.
+ *
  * usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]
  *                      [--secondary] [--timestamps] [--occlusion]
  *                      [--statistics] [--submit2] [--query-secondary]
- *                      [--host-reset]
+ *                      [--host-reset] [--primitives]
  * Prints one line: rounds, size and the XXH3-64 hash of every result word.
  */
 #include "tests/programs/vk_prog.h"
@@ -96,7 +103,7 @@ static void vkt_usage(FILE *f)
 	fprintf(f, "usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]\n"
 	           "                     [--secondary] [--timestamps] [--occlusion]\n"
 	           "                     [--statistics] [--submit2] [--query-secondary]\n"
-	           "                     [--host-reset]\n"
+	           "                     [--host-reset] [--primitives]\n"
 	           "  --rounds R   rounds, one submit and fence wait each (1..10000, default 12)\n"
 	           "  --size N     words per round (64..1048576, default 1024)\n"
 	           "  --timeline   a timeline semaphore counts the rounds (Vulkan 1.2)\n"
@@ -113,7 +120,106 @@ static void vkt_usage(FILE *f)
 	           "  --query-secondary  with --occlusion: the copies recorded in a secondary\n"
 	           "               command buffer\n"
 	           "  --host-reset with --occlusion: the host resets the first query in round\n"
-	           "               R - 5, and that round measures it again (Vulkan 1.2)\n");
+	           "               R - 5, and that round measures it again (Vulkan 1.2)\n"
+	           "  --primitives a triangle's primitives generated query written in round 0,\n"
+	           "               copied and read every later round\n");
+}
+
+/* --primitives: a render pass without attachments and a pipeline of
+ * vk_tri.vert alone (push constants: offset, scale) drawing one triangle
+ * of vb, recorded into cb inside query 0 of pool (reset first). */
+static void vkt_primitives(const vkp_ctx *c, VkCommandBuffer cb, VkQueryPool pool,
+                           const vkp_buffer *vb, VkRenderPass *rp_out, VkFramebuffer *fb_out,
+                           VkPipelineLayout *layout_out, VkPipeline *pipe_out)
+{
+	VkSubpassDescription sub = { .pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS };
+	VkRenderPassCreateInfo rpci = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO };
+	VkFramebufferCreateInfo fbci = { .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO };
+	VkPushConstantRange pcr = { VK_SHADER_STAGE_VERTEX_BIT, 0, 12 };
+	VkPipelineLayoutCreateInfo plci = { .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
+	VkPipelineShaderStageCreateInfo stage = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO
+	};
+	VkVertexInputBindingDescription vib = { 0, 20, VK_VERTEX_INPUT_RATE_VERTEX };
+	VkVertexInputAttributeDescription via[2] = { { 0, 0, VK_FORMAT_R32G32_SFLOAT, 0 },
+		                                         { 1, 0, VK_FORMAT_R32G32B32_SFLOAT, 8 } };
+	VkPipelineVertexInputStateCreateInfo vis = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO
+	};
+	VkPipelineInputAssemblyStateCreateInfo ias = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO
+	};
+	VkViewport vp = { 0, 0, 16, 16, 0, 1 };
+	VkRect2D sc = { { 0, 0 }, { 16, 16 } };
+	VkPipelineViewportStateCreateInfo vps = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO
+	};
+	VkPipelineRasterizationStateCreateInfo rs = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO
+	};
+	VkPipelineMultisampleStateCreateInfo ms = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO
+	};
+	VkGraphicsPipelineCreateInfo gpci = { .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO };
+	VkRenderPassBeginInfo rpbi = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO };
+	const float push[3] = { 0.0f, 0.0f, 1.0f };
+	const float tri[15] = { -0.5f, -0.5f, 1, 0, 0, 0.5f, -0.5f, 0, 1, 0, 0.0f, 0.5f, 0, 0, 1 };
+	VkDeviceSize zero = 0;
+	VkShaderModule vs;
+
+	rpci.subpassCount = 1;
+	rpci.pSubpasses = &sub;
+	VKP_CHECK(c, vkCreateRenderPass(c->device, &rpci, NULL, rp_out));
+	fbci.renderPass = *rp_out;
+	fbci.width = fbci.height = 16;
+	fbci.layers = 1;
+	VKP_CHECK(c, vkCreateFramebuffer(c->device, &fbci, NULL, fb_out));
+	plci.pushConstantRangeCount = 1;
+	plci.pPushConstantRanges = &pcr;
+	VKP_CHECK(c, vkCreatePipelineLayout(c->device, &plci, NULL, layout_out));
+	vs = vkp_shader_load(c, "vk_tri.vert.spv");
+	stage.stage = VK_SHADER_STAGE_VERTEX_BIT;
+	stage.module = vs;
+	stage.pName = "main";
+	vis.vertexBindingDescriptionCount = 1;
+	vis.pVertexBindingDescriptions = &vib;
+	vis.vertexAttributeDescriptionCount = 2;
+	vis.pVertexAttributeDescriptions = via;
+	ias.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+	vps.viewportCount = 1;
+	vps.pViewports = &vp;
+	vps.scissorCount = 1;
+	vps.pScissors = &sc;
+	rs.polygonMode = VK_POLYGON_MODE_FILL;
+	rs.cullMode = VK_CULL_MODE_NONE;
+	rs.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
+	rs.lineWidth = 1.0f;
+	ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+	gpci.stageCount = 1;
+	gpci.pStages = &stage;
+	gpci.pVertexInputState = &vis;
+	gpci.pInputAssemblyState = &ias;
+	gpci.pViewportState = &vps;
+	gpci.pRasterizationState = &rs;
+	gpci.pMultisampleState = &ms;
+	gpci.layout = *layout_out;
+	gpci.renderPass = *rp_out;
+	VKP_CHECK(c, vkCreateGraphicsPipelines(c->device, VK_NULL_HANDLE, 1, &gpci, NULL, pipe_out));
+	vkDestroyShaderModule(c->device, vs, NULL);
+	memcpy(vb->map, tri, sizeof(tri));
+
+	vkCmdResetQueryPool(cb, pool, 0, 1);
+	vkCmdBeginQuery(cb, pool, 0, 0);
+	rpbi.renderPass = *rp_out;
+	rpbi.framebuffer = *fb_out;
+	rpbi.renderArea = sc;
+	vkCmdBeginRenderPass(cb, &rpbi, VK_SUBPASS_CONTENTS_INLINE);
+	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, *pipe_out);
+	vkCmdBindVertexBuffers(cb, 0, 1, &vb->buf, &zero);
+	vkCmdPushConstants(cb, *layout_out, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push), push);
+	vkCmdDraw(cb, 3, 1, 0, 0);
+	vkCmdEndRenderPass(cb);
+	vkCmdEndQuery(cb, pool, 0);
 }
 
 /* Submits si's command buffers through vkQueueSubmit2 (no semaphores:
@@ -355,6 +461,14 @@ int main(int argc, char **argv)
 	VkQueryPool qpool = VK_NULL_HANDLE;
 	int occlusion = 0, statistics = 0, submit2 = 0, query_secondary = 0, host_reset = 0;
 	uint32_t reset_round = 0;
+	int primitives = 0;
+	VkQueryPool pg_pool = VK_NULL_HANDLE;
+	VkCommandBuffer pg_cb = VK_NULL_HANDLE, pg_copy = VK_NULL_HANDLE;
+	VkRenderPass pg_rp = VK_NULL_HANDLE;
+	VkFramebuffer pg_fb = VK_NULL_HANDLE;
+	VkPipelineLayout pg_layout = VK_NULL_HANDLE;
+	VkPipeline pg_pipe = VK_NULL_HANDLE;
+	vkp_buffer pg_vb, pg_read;
 	/* occ_redo[q]: begins and ends occlusion query q (no reset);
 	 * occ_unset: executes occ_unset_sec, which resets query 1 */
 	VkCommandBuffer occ_sec = VK_NULL_HANDLE, occ_redo[2] = { VK_NULL_HANDLE, VK_NULL_HANDLE };
@@ -403,6 +517,8 @@ int main(int argc, char **argv)
 			query_secondary = 1;
 		} else if (!strcmp(argv[i], "--host-reset")) {
 			host_reset = 1;
+		} else if (!strcmp(argv[i], "--primitives")) {
+			primitives = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			vkt_usage(stdout);
 			return 0;
@@ -423,7 +539,9 @@ int main(int argc, char **argv)
 	}
 
 	vkp_ctx_init(&c, "vk_trim_churn",
-	             (use_timeline ? VKP_TIMELINE : 0) | (occlusion ? VKP_NEED_GRAPHICS : 0) |
+	             (use_timeline ? VKP_TIMELINE : 0) |
+	                 (occlusion || primitives ? VKP_NEED_GRAPHICS : 0) |
+	                 (primitives ? VKP_PRIMITIVES : 0) |
 	                 (statistics ? VKP_PIPELINE_STATS : 0) | (submit2 ? VKP_SYNC2 : 0) |
 	                 (host_reset ? VKP_HOST_QUERY_RESET : 0));
 	if (use_timeline) {
@@ -626,6 +744,39 @@ int main(int argc, char **argv)
 		VKP_CHECK(&c, vkEndCommandBuffer(st_copy));
 	}
 
+	if (primitives) {
+		VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO };
+		VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+		qci.queryType = VK_QUERY_TYPE_PRIMITIVES_GENERATED_EXT;
+		qci.queryCount = 1;
+		VKP_CHECK(&c, vkCreateQueryPool(c.device, &qci, NULL, &pg_pool));
+		vkp_buffer_create(&c, &pg_vb, 60, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+		                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+		                  0, 1);
+		vkp_buffer_create(&c, &pg_read, 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+		                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+		                  0, 1);
+		cbai.commandBufferCount = 1;
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &pg_cb));
+		VKP_CHECK(&c, vkBeginCommandBuffer(pg_cb, &bi));
+		vkt_primitives(&c, pg_cb, pg_pool, &pg_vb, &pg_rp, &pg_fb, &pg_layout, &pg_pipe);
+		VKP_CHECK(&c, vkEndCommandBuffer(pg_cb));
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &pg_copy));
+		VKP_CHECK(&c, vkBeginCommandBuffer(pg_copy, &bi));
+		vkCmdCopyQueryPoolResults(pg_copy, pg_pool, 0, 1, pg_read.buf, 0, 8,
+		                          VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+		bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+		bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+		bmb.srcQueueFamilyIndex = bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+		bmb.buffer = pg_read.buf;
+		bmb.size = VK_WHOLE_SIZE;
+		vkCmdPipelineBarrier(pg_copy, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		                     VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL, 1, &bmb, 0, NULL);
+		VKP_CHECK(&c, vkEndCommandBuffer(pg_copy));
+	}
+
 	hs = XXH3_createState();
 	if (!hs || XXH3_64bits_reset(hs) != XXH_OK)
 		vkp_die(&c, "out of memory");
@@ -707,6 +858,14 @@ int main(int argc, char **argv)
 			si.pCommandBuffers = subs;
 			if (r > 0)
 				memset(st_read.map, 0, 8);
+		}
+		if (primitives) {
+			if (si.commandBufferCount == 1)
+				subs[0] = cbs[odd];
+			subs[si.commandBufferCount++] = r == 0 ? pg_cb : pg_copy;
+			si.pCommandBuffers = subs;
+			if (r > 0)
+				memset(pg_read.map, 0, 8);
 		}
 		if (use_timeline) {
 			/* round r - 1 left the counter at r: wait for it from the host,
@@ -808,6 +967,19 @@ int main(int argc, char **argv)
 			if (XXH3_64bits_update(hs, st_read.map, 8) != XXH_OK)
 				vkp_die(&c, "hash update failed");
 		}
+		if (primitives && r > 0) {
+			uint64_t got[2] = { 0, 0 };
+			const uint32_t *w32 = pg_read.map;
+			VKP_CHECK(&c, vkGetQueryPoolResults(c.device, pg_pool, 0, 1, sizeof(got), got, 16,
+			                                    VK_QUERY_RESULT_64_BIT |
+			                                        VK_QUERY_RESULT_WITH_AVAILABILITY_BIT));
+			if (got[0] != 1 || got[1] != 1 || w32[0] != 1 || w32[1] != 1)
+				vkp_die(&c, "round %u: primitives generated: host %llu (available %llu), "
+				        "copied %u (%u), drawn 1", (unsigned)r, (unsigned long long)got[0],
+				        (unsigned long long)got[1], (unsigned)w32[0], (unsigned)w32[1]);
+			if (XXH3_64bits_update(hs, pg_read.map, 8) != XXH_OK)
+				vkp_die(&c, "hash update failed");
+		}
 		if (secondary && r > 0) {
 			const uint32_t *t = img_read.map;
 			for (i = 0; i < VKT_IW * VKT_IW; i++)
@@ -828,6 +1000,15 @@ int main(int argc, char **argv)
 	if (st_pool) {
 		vkDestroyQueryPool(c.device, st_pool, NULL);
 		vkp_buffer_destroy(&c, &st_read);
+	}
+	if (pg_pool) {
+		vkDestroyQueryPool(c.device, pg_pool, NULL);
+		vkDestroyPipeline(c.device, pg_pipe, NULL);
+		vkDestroyPipelineLayout(c.device, pg_layout, NULL);
+		vkDestroyFramebuffer(c.device, pg_fb, NULL);
+		vkDestroyRenderPass(c.device, pg_rp, NULL);
+		vkp_buffer_destroy(&c, &pg_read);
+		vkp_buffer_destroy(&c, &pg_vb);
 	}
 	if (occ_pool) {
 		vkDestroyQueryPool(c.device, occ_pool, NULL);

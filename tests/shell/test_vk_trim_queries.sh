@@ -41,6 +41,9 @@
 #   hostreset: --occlusion --host-reset: in round 7 the host resets the
 #     first query (vkResetQueryPool) and reads it before the submit that
 #     measures it again.
+# And vk_trim_churn --primitives (VK_EXT_primitives_generated_query) does
+# what --statistics does with a primitives generated query counting one
+# drawn triangle.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -155,6 +158,7 @@ check secondary "firstQuery=0 queryCount=3 flags=0x0000000000000005 stride=16 by
 	--occlusion --query-secondary
 check hostreset "firstQuery=0 queryCount=3 flags=0x0000000000000005 stride=16 bytes=48" \
 	--occlusion --host-reset
+check primitives "firstQuery=0 queryCount=1 flags=0x0000000000000005 stride=16 bytes=16"
 
 # a record naming a pool no record created, or absurd query indexes: the
 # replay stops with an error naming the record (the statistics one)
