@@ -34,7 +34,7 @@
 # VK_NOT_READY and unavailable):
 #   secondary: --occlusion --query-secondary: the third query's reset,
 #     begin and copies are recorded in a secondary command buffer the
-#     copying one executes, and in round 7 (submit 8) a primary executes a
+#     copying one executes, and in round 7 (in the window) a primary executes a
 #     secondary that resets the second query, which the host then reads:
 #     the replay must end its substitution through vkCmdExecuteCommands;
 #   submit2: the same through vkQueueSubmit2 (--submit2);
