@@ -72,7 +72,11 @@ enum {
 	VKP_NEED_GRAPHICS = 1 << 0, /* the queue family must do graphics too */
 	VKP_DEBUG_UTILS = 1 << 1,   /* enable VK_EXT_debug_utils (labels, names) */
 	VKP_TIMELINE = 1 << 2,      /* Vulkan 1.2 with the timelineSemaphore feature */
-	VKP_PIPELINE_STATS = 1 << 3 /* the pipelineStatisticsQuery feature */
+	VKP_PIPELINE_STATS = 1 << 3, /* the pipelineStatisticsQuery feature */
+	VKP_HOST_QUERY_RESET = 1 << 4, /* Vulkan 1.2 with the hostQueryReset feature */
+	VKP_SYNC2 = 1 << 5,            /* Vulkan 1.3 with the synchronization2 feature */
+	VKP_PRIMITIVES = 1 << 6        /* VK_EXT_primitives_generated_query (and the
+	                                  VK_EXT_transform_feedback it requires) */
 };
 
 static inline const char *vkp_result_name(VkResult r)
@@ -179,7 +183,9 @@ static inline void vkp_ctx_init(vkp_ctx *c, const char *prog, unsigned flags)
 	app.pApplicationName = prog;
 	app.applicationVersion = 1;
 	app.pEngineName = "tracesmith-tests";
-	app.apiVersion = (flags & VKP_TIMELINE) ? VK_API_VERSION_1_2 : VK_API_VERSION_1_1;
+	app.apiVersion = (flags & VKP_SYNC2)                                   ? VK_API_VERSION_1_3
+	                 : (flags & (VKP_TIMELINE | VKP_HOST_QUERY_RESET)) ? VK_API_VERSION_1_2
+	                                                                   : VK_API_VERSION_1_1;
 	ici.pApplicationInfo = &app;
 	if (flags & VKP_DEBUG_UTILS) {
 		ici.enabledExtensionCount = 1;
@@ -213,12 +219,22 @@ static inline void vkp_ctx_init(vkp_ctx *c, const char *prog, unsigned flags)
 	qci.pQueuePriorities = &prio;
 	dci.queueCreateInfoCount = 1;
 	dci.pQueueCreateInfos = &qci;
-	if (flags & VKP_TIMELINE) {
+	if (flags & (VKP_TIMELINE | VKP_HOST_QUERY_RESET)) {
 		static VkPhysicalDeviceVulkan12Features f12 = {
-			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-			.timelineSemaphore = VK_TRUE
+			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
 		};
+		f12.timelineSemaphore = !!(flags & VKP_TIMELINE);
+		f12.hostQueryReset = !!(flags & VKP_HOST_QUERY_RESET);
+		f12.pNext = (void *)dci.pNext;
 		dci.pNext = &f12;
+	}
+	if (flags & VKP_SYNC2) {
+		static VkPhysicalDeviceVulkan13Features f13 = {
+			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+			.synchronization2 = VK_TRUE
+		};
+		f13.pNext = (void *)dci.pNext;
+		dci.pNext = &f13;
 	}
 	if (flags & VKP_PIPELINE_STATS) {
 		static VkPhysicalDeviceFeatures f10 = { .pipelineStatisticsQuery = VK_TRUE };
@@ -228,6 +244,19 @@ static inline void vkp_ctx_init(vkp_ctx *c, const char *prog, unsigned flags)
 			vkp_die(c, "device '%s' has no pipelineStatisticsQuery feature",
 			        c->dev_props.deviceName);
 		dci.pEnabledFeatures = &f10;
+	}
+	if (flags & VKP_PRIMITIVES) {
+		/* the extension requires VK_EXT_transform_feedback */
+		static const char *dexts[2] = { VK_EXT_TRANSFORM_FEEDBACK_EXTENSION_NAME,
+			                            VK_EXT_PRIMITIVES_GENERATED_QUERY_EXTENSION_NAME };
+		static VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT fpg = {
+			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRIMITIVES_GENERATED_QUERY_FEATURES_EXT,
+			.primitivesGeneratedQuery = VK_TRUE
+		};
+		fpg.pNext = (void *)dci.pNext;
+		dci.pNext = &fpg;
+		dci.enabledExtensionCount = 2;
+		dci.ppEnabledExtensionNames = dexts;
 	}
 	VKP_CHECK(c, vkCreateDevice(c->phys, &dci, NULL, &c->device));
 	vkGetDeviceQueue(c->device, c->qfam, 0, &c->queue);

@@ -61,9 +61,39 @@
  * invocations dispatched; the buffer is hashed.  A result no run of the
  * same work changes, written before a window, read inside it.
  *
+ * With --submit2 (Vulkan 1.3, the synchronization2 feature; not with
+ * --timeline): every round submits through vkQueueSubmit2, the same
+ * command buffers in the same order.
+ *
+ * With --occlusion --query-secondary: the command buffer that measures
+ * the third occlusion query again and copies the three results does it
+ * all in a secondary command buffer, which it executes
+ * (vkCmdExecuteCommands) and then ends with its barrier; and in round
+ * R - 5 the submit ends with a primary executing a secondary that resets
+ * the second query (vkCmdResetQueryPool, nothing else), after which the
+ * host reads it (not waiting): VK_NOT_READY, unavailable; round R - 4's
+ * submit begins and ends it again (no reset) before the copies.  A query
+ * written before a window, reset inside it by a secondary.
+ *
+ * With --occlusion --host-reset (Vulkan 1.2, the hostQueryReset feature):
+ * in round R - 5 the host resets the first occlusion query
+ * (vkResetQueryPool) before the submit and reads it (64-bit with
+ * availability, not waiting): it must be VK_NOT_READY and unavailable;
+ * that round's submit begins and ends it again (a command buffer recorded
+ * once, no reset in it) before the copies.  A query written before a
+ * window, reset from the host inside it.
+ *
+ * With --primitives (VK_EXT_primitives_generated_query): round 0's submit
+ * also draws one triangle (vk_tri.vert alone, a render pass without
+ * attachments) inside a primitives generated query; every later round
+ * reads it from the host (64-bit with availability, not waiting) and
+ * copies it into a host-visible buffer (32-bit with availability), which
+ * must count one primitive; the buffer is hashed.
+ *
  * usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]
  *                      [--secondary] [--timestamps] [--occlusion]
- *                      [--statistics]
+ *                      [--statistics] [--submit2] [--query-secondary]
+ *                      [--host-reset] [--primitives]
  * Prints one line: rounds, size and the XXH3-64 hash of every result word.
  */
 #include "tests/programs/vk_prog.h"
@@ -72,7 +102,8 @@ static void vkt_usage(FILE *f)
 {
 	fprintf(f, "usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]\n"
 	           "                     [--secondary] [--timestamps] [--occlusion]\n"
-	           "                     [--statistics]\n"
+	           "                     [--statistics] [--submit2] [--query-secondary]\n"
+	           "                     [--host-reset] [--primitives]\n"
 	           "  --rounds R   rounds, one submit and fence wait each (1..10000, default 12)\n"
 	           "  --size N     words per round (64..1048576, default 1024)\n"
 	           "  --timeline   a timeline semaphore counts the rounds (Vulkan 1.2)\n"
@@ -84,7 +115,131 @@ static void vkt_usage(FILE *f)
 	           "  --occlusion  two occlusion queries written in round 0, a third in every\n"
 	           "               later round, all copied and read in those rounds\n"
 	           "  --statistics compute invocations counted in round 0, copied and read\n"
-	           "               every later round\n");
+	           "               every later round\n"
+	           "  --submit2    submit through vkQueueSubmit2 (Vulkan 1.3; not with --timeline)\n"
+	           "  --query-secondary  with --occlusion: the copies recorded in a secondary\n"
+	           "               command buffer\n"
+	           "  --host-reset with --occlusion: the host resets the first query in round\n"
+	           "               R - 5, and that round measures it again (Vulkan 1.2)\n"
+	           "  --primitives a triangle's primitives generated query written in round 0,\n"
+	           "               copied and read every later round\n");
+}
+
+/* --primitives: a render pass without attachments and a pipeline of
+ * vk_tri.vert alone (push constants: offset, scale) drawing one triangle
+ * of vb, recorded into cb inside query 0 of pool (reset first). */
+static void vkt_primitives(const vkp_ctx *c, VkCommandBuffer cb, VkQueryPool pool,
+                           const vkp_buffer *vb, VkRenderPass *rp_out, VkFramebuffer *fb_out,
+                           VkPipelineLayout *layout_out, VkPipeline *pipe_out)
+{
+	VkSubpassDescription sub = { .pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS };
+	VkRenderPassCreateInfo rpci = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO };
+	VkFramebufferCreateInfo fbci = { .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO };
+	VkPushConstantRange pcr = { VK_SHADER_STAGE_VERTEX_BIT, 0, 12 };
+	VkPipelineLayoutCreateInfo plci = { .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
+	VkPipelineShaderStageCreateInfo stage = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO
+	};
+	VkVertexInputBindingDescription vib = { 0, 20, VK_VERTEX_INPUT_RATE_VERTEX };
+	VkVertexInputAttributeDescription via[2] = { { 0, 0, VK_FORMAT_R32G32_SFLOAT, 0 },
+		                                         { 1, 0, VK_FORMAT_R32G32B32_SFLOAT, 8 } };
+	VkPipelineVertexInputStateCreateInfo vis = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO
+	};
+	VkPipelineInputAssemblyStateCreateInfo ias = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO
+	};
+	VkViewport vp = { 0, 0, 16, 16, 0, 1 };
+	VkRect2D sc = { { 0, 0 }, { 16, 16 } };
+	VkPipelineViewportStateCreateInfo vps = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO
+	};
+	VkPipelineRasterizationStateCreateInfo rs = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO
+	};
+	VkPipelineMultisampleStateCreateInfo ms = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO
+	};
+	VkGraphicsPipelineCreateInfo gpci = { .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO };
+	VkRenderPassBeginInfo rpbi = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO };
+	const float push[3] = { 0.0f, 0.0f, 1.0f };
+	const float tri[15] = { -0.5f, -0.5f, 1, 0, 0, 0.5f, -0.5f, 0, 1, 0, 0.0f, 0.5f, 0, 0, 1 };
+	VkDeviceSize zero = 0;
+	VkShaderModule vs;
+
+	rpci.subpassCount = 1;
+	rpci.pSubpasses = &sub;
+	VKP_CHECK(c, vkCreateRenderPass(c->device, &rpci, NULL, rp_out));
+	fbci.renderPass = *rp_out;
+	fbci.width = fbci.height = 16;
+	fbci.layers = 1;
+	VKP_CHECK(c, vkCreateFramebuffer(c->device, &fbci, NULL, fb_out));
+	plci.pushConstantRangeCount = 1;
+	plci.pPushConstantRanges = &pcr;
+	VKP_CHECK(c, vkCreatePipelineLayout(c->device, &plci, NULL, layout_out));
+	vs = vkp_shader_load(c, "vk_tri.vert.spv");
+	stage.stage = VK_SHADER_STAGE_VERTEX_BIT;
+	stage.module = vs;
+	stage.pName = "main";
+	vis.vertexBindingDescriptionCount = 1;
+	vis.pVertexBindingDescriptions = &vib;
+	vis.vertexAttributeDescriptionCount = 2;
+	vis.pVertexAttributeDescriptions = via;
+	ias.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+	vps.viewportCount = 1;
+	vps.pViewports = &vp;
+	vps.scissorCount = 1;
+	vps.pScissors = &sc;
+	rs.polygonMode = VK_POLYGON_MODE_FILL;
+	rs.cullMode = VK_CULL_MODE_NONE;
+	rs.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
+	rs.lineWidth = 1.0f;
+	ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+	gpci.stageCount = 1;
+	gpci.pStages = &stage;
+	gpci.pVertexInputState = &vis;
+	gpci.pInputAssemblyState = &ias;
+	gpci.pViewportState = &vps;
+	gpci.pRasterizationState = &rs;
+	gpci.pMultisampleState = &ms;
+	gpci.layout = *layout_out;
+	gpci.renderPass = *rp_out;
+	VKP_CHECK(c, vkCreateGraphicsPipelines(c->device, VK_NULL_HANDLE, 1, &gpci, NULL, pipe_out));
+	vkDestroyShaderModule(c->device, vs, NULL);
+	memcpy(vb->map, tri, sizeof(tri));
+
+	vkCmdResetQueryPool(cb, pool, 0, 1);
+	vkCmdBeginQuery(cb, pool, 0, 0);
+	rpbi.renderPass = *rp_out;
+	rpbi.framebuffer = *fb_out;
+	rpbi.renderArea = sc;
+	vkCmdBeginRenderPass(cb, &rpbi, VK_SUBPASS_CONTENTS_INLINE);
+	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, *pipe_out);
+	vkCmdBindVertexBuffers(cb, 0, 1, &vb->buf, &zero);
+	vkCmdPushConstants(cb, *layout_out, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push), push);
+	vkCmdDraw(cb, 3, 1, 0, 0);
+	vkCmdEndRenderPass(cb);
+	vkCmdEndQuery(cb, pool, 0);
+}
+
+/* Submits si's command buffers through vkQueueSubmit2 (no semaphores:
+ * --submit2 excludes --timeline). */
+static VkResult vkt_submit2(const vkp_ctx *c, const VkSubmitInfo *si, VkFence fence)
+{
+	VkCommandBufferSubmitInfo cbi[8];
+	VkSubmitInfo2 s2 = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2 };
+	uint32_t i;
+	if (si->commandBufferCount > 8)
+		vkp_die(c, "vkt_submit2: %u command buffers (at most 8)",
+		        (unsigned)si->commandBufferCount);
+	for (i = 0; i < si->commandBufferCount; i++) {
+		memset(&cbi[i], 0, sizeof(cbi[i]));
+		cbi[i].sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO;
+		cbi[i].commandBuffer = si->pCommandBuffers[i];
+	}
+	s2.commandBufferInfoCount = si->commandBufferCount;
+	s2.pCommandBufferInfos = cbi;
+	return vkQueueSubmit2(c->queue, 1, &s2, fence);
 }
 
 #define VKT_IW 16u /* --secondary's image: VKT_IW x VKT_IW R32_UINT */
@@ -304,7 +459,20 @@ int main(int argc, char **argv)
 	VkSemaphore timeline = VK_NULL_HANDLE;
 	int use_timeline = 0, orphans = 0, secondary = 0, timestamps = 0;
 	VkQueryPool qpool = VK_NULL_HANDLE;
-	int occlusion = 0, statistics = 0;
+	int occlusion = 0, statistics = 0, submit2 = 0, query_secondary = 0, host_reset = 0;
+	uint32_t reset_round = 0;
+	int primitives = 0;
+	VkQueryPool pg_pool = VK_NULL_HANDLE;
+	VkCommandBuffer pg_cb = VK_NULL_HANDLE, pg_copy = VK_NULL_HANDLE;
+	VkRenderPass pg_rp = VK_NULL_HANDLE;
+	VkFramebuffer pg_fb = VK_NULL_HANDLE;
+	VkPipelineLayout pg_layout = VK_NULL_HANDLE;
+	VkPipeline pg_pipe = VK_NULL_HANDLE;
+	vkp_buffer pg_vb, pg_read;
+	/* occ_redo[q]: begins and ends occlusion query q (no reset);
+	 * occ_unset: executes occ_unset_sec, which resets query 1 */
+	VkCommandBuffer occ_sec = VK_NULL_HANDLE, occ_redo[2] = { VK_NULL_HANDLE, VK_NULL_HANDLE };
+	VkCommandBuffer occ_unset = VK_NULL_HANDLE, occ_unset_sec = VK_NULL_HANDLE;
 	VkQueryPool st_pool = VK_NULL_HANDLE;
 	VkCommandBuffer st_cb = VK_NULL_HANDLE, st_copy = VK_NULL_HANDLE;
 	vkp_buffer st_read;
@@ -343,6 +511,14 @@ int main(int argc, char **argv)
 			occlusion = 1;
 		} else if (!strcmp(argv[i], "--statistics")) {
 			statistics = 1;
+		} else if (!strcmp(argv[i], "--submit2")) {
+			submit2 = 1;
+		} else if (!strcmp(argv[i], "--query-secondary")) {
+			query_secondary = 1;
+		} else if (!strcmp(argv[i], "--host-reset")) {
+			host_reset = 1;
+		} else if (!strcmp(argv[i], "--primitives")) {
+			primitives = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			vkt_usage(stdout);
 			return 0;
@@ -353,10 +529,21 @@ int main(int argc, char **argv)
 		}
 		i = (uint32_t)k;
 	}
+	if (submit2 && use_timeline) {
+		fprintf(stderr, "vk_trim_churn: --submit2 does not go with --timeline\n");
+		return 2;
+	}
+	if ((query_secondary || host_reset) && !occlusion) {
+		fprintf(stderr, "vk_trim_churn: --query-secondary and --host-reset need --occlusion\n");
+		return 2;
+	}
 
 	vkp_ctx_init(&c, "vk_trim_churn",
-	             (use_timeline ? VKP_TIMELINE : 0) | (occlusion ? VKP_NEED_GRAPHICS : 0) |
-	                 (statistics ? VKP_PIPELINE_STATS : 0));
+	             (use_timeline ? VKP_TIMELINE : 0) |
+	                 (occlusion || primitives ? VKP_NEED_GRAPHICS : 0) |
+	                 (primitives ? VKP_PRIMITIVES : 0) |
+	                 (statistics ? VKP_PIPELINE_STATS : 0) | (submit2 ? VKP_SYNC2 : 0) |
+	                 (host_reset ? VKP_HOST_QUERY_RESET : 0));
 	if (use_timeline) {
 		VkSemaphoreTypeCreateInfo sti = { VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO, NULL,
 			                              VK_SEMAPHORE_TYPE_TIMELINE, 0 };
@@ -456,17 +643,64 @@ int main(int argc, char **argv)
 			vkCmdEndQuery(occ_cb, occ_pool, i);
 		}
 		VKP_CHECK(&c, vkEndCommandBuffer(occ_cb));
+		reset_round = rounds > 5 ? rounds - 5 : 1;
+		for (i = 0; i < 2; i++) {
+			if (!(i == 0 ? host_reset : query_secondary))
+				continue;
+			VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &occ_redo[i]));
+			VKP_CHECK(&c, vkBeginCommandBuffer(occ_redo[i], &bi));
+			vkCmdBeginQuery(occ_redo[i], occ_pool, i, 0);
+			vkCmdEndQuery(occ_redo[i], occ_pool, i);
+			VKP_CHECK(&c, vkEndCommandBuffer(occ_redo[i]));
+		}
 		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &occ_copy));
-		VKP_CHECK(&c, vkBeginCommandBuffer(occ_copy, &bi));
-		vkCmdResetQueryPool(occ_copy, occ_pool, 2, 1);
-		vkCmdBeginQuery(occ_copy, occ_pool, 2, 0);
-		vkCmdEndQuery(occ_copy, occ_pool, 2);
-		vkCmdCopyQueryPoolResults(occ_copy, occ_pool, 0, 3, occ_read.buf, 0, 16,
-		                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT |
-		                              VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
-		vkCmdCopyQueryPoolResults(occ_copy, occ_pool, 0, 3, occ_read.buf, 48, 8,
-		                          VK_QUERY_RESULT_WAIT_BIT |
-		                              VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+		if (query_secondary) {
+			VkCommandBufferInheritanceInfo inh = {
+				.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO
+			};
+			VkCommandBufferBeginInfo sbi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+			sbi.pInheritanceInfo = &inh;
+			cbai.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+			VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &occ_sec));
+			cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+			VKP_CHECK(&c, vkBeginCommandBuffer(occ_sec, &sbi));
+		}
+		{
+			VkCommandBuffer rec = query_secondary ? occ_sec : occ_copy;
+			if (!query_secondary)
+				VKP_CHECK(&c, vkBeginCommandBuffer(occ_copy, &bi));
+			vkCmdResetQueryPool(rec, occ_pool, 2, 1);
+			vkCmdBeginQuery(rec, occ_pool, 2, 0);
+			vkCmdEndQuery(rec, occ_pool, 2);
+			vkCmdCopyQueryPoolResults(rec, occ_pool, 0, 3, occ_read.buf, 0, 16,
+			                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT |
+			                              VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+			vkCmdCopyQueryPoolResults(rec, occ_pool, 0, 3, occ_read.buf, 48, 8,
+			                          VK_QUERY_RESULT_WAIT_BIT |
+			                              VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+			if (query_secondary) {
+				VKP_CHECK(&c, vkEndCommandBuffer(occ_sec));
+				VKP_CHECK(&c, vkBeginCommandBuffer(occ_copy, &bi));
+				vkCmdExecuteCommands(occ_copy, 1, &occ_sec);
+			}
+		}
+		if (query_secondary) {
+			VkCommandBufferInheritanceInfo inh = {
+				.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO
+			};
+			VkCommandBufferBeginInfo sbi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+			sbi.pInheritanceInfo = &inh;
+			cbai.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+			VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &occ_unset_sec));
+			cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+			VKP_CHECK(&c, vkBeginCommandBuffer(occ_unset_sec, &sbi));
+			vkCmdResetQueryPool(occ_unset_sec, occ_pool, 1, 1);
+			VKP_CHECK(&c, vkEndCommandBuffer(occ_unset_sec));
+			VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &occ_unset));
+			VKP_CHECK(&c, vkBeginCommandBuffer(occ_unset, &bi));
+			vkCmdExecuteCommands(occ_unset, 1, &occ_unset_sec);
+			VKP_CHECK(&c, vkEndCommandBuffer(occ_unset));
+		}
 		bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
 		bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
 		bmb.srcQueueFamilyIndex = bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
@@ -510,6 +744,39 @@ int main(int argc, char **argv)
 		VKP_CHECK(&c, vkEndCommandBuffer(st_copy));
 	}
 
+	if (primitives) {
+		VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO };
+		VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+		qci.queryType = VK_QUERY_TYPE_PRIMITIVES_GENERATED_EXT;
+		qci.queryCount = 1;
+		VKP_CHECK(&c, vkCreateQueryPool(c.device, &qci, NULL, &pg_pool));
+		vkp_buffer_create(&c, &pg_vb, 60, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+		                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+		                  0, 1);
+		vkp_buffer_create(&c, &pg_read, 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+		                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+		                  0, 1);
+		cbai.commandBufferCount = 1;
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &pg_cb));
+		VKP_CHECK(&c, vkBeginCommandBuffer(pg_cb, &bi));
+		vkt_primitives(&c, pg_cb, pg_pool, &pg_vb, &pg_rp, &pg_fb, &pg_layout, &pg_pipe);
+		VKP_CHECK(&c, vkEndCommandBuffer(pg_cb));
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &pg_copy));
+		VKP_CHECK(&c, vkBeginCommandBuffer(pg_copy, &bi));
+		vkCmdCopyQueryPoolResults(pg_copy, pg_pool, 0, 1, pg_read.buf, 0, 8,
+		                          VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+		bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+		bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+		bmb.srcQueueFamilyIndex = bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+		bmb.buffer = pg_read.buf;
+		bmb.size = VK_WHOLE_SIZE;
+		vkCmdPipelineBarrier(pg_copy, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		                     VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL, 1, &bmb, 0, NULL);
+		VKP_CHECK(&c, vkEndCommandBuffer(pg_copy));
+	}
+
 	hs = XXH3_createState();
 	if (!hs || XXH3_64bits_reset(hs) != XXH_OK)
 		vkp_die(&c, "out of memory");
@@ -521,7 +788,7 @@ int main(int argc, char **argv)
 		uint32_t *pw = params.map;
 		int odd = r % 2;
 
-		VkCommandBuffer subs[5];
+		VkCommandBuffer subs[6];
 		VKP_CHECK(&c, vkResetFences(c.device, 1, &fence));
 		if (orphans && r == orphan_round) {
 			vkDestroyFramebuffer(c.device, orphan_fb, NULL);
@@ -562,7 +829,24 @@ int main(int argc, char **argv)
 		if (occlusion) {
 			if (si.commandBufferCount == 1)
 				subs[0] = cbs[odd];
+			if (host_reset && r == reset_round) {
+				uint64_t got[2] = { 7, 7 };
+				VkResult res;
+				vkResetQueryPool(c.device, occ_pool, 0, 1);
+				res = vkGetQueryPoolResults(c.device, occ_pool, 0, 1, sizeof(got), got, 16,
+				                            VK_QUERY_RESULT_64_BIT |
+				                                VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+				if (res != VK_NOT_READY || got[1] != 0)
+					vkp_die(&c, "round %u: occlusion query 0 after a host reset: %s, "
+					        "available %llu", (unsigned)r, vkp_result_name(res),
+					        (unsigned long long)got[1]);
+				subs[si.commandBufferCount++] = occ_redo[0];
+			}
+			if (query_secondary && r == reset_round + 1)
+				subs[si.commandBufferCount++] = occ_redo[1];
 			subs[si.commandBufferCount++] = r == 0 ? occ_cb : occ_copy;
+			if (query_secondary && r == reset_round)
+				subs[si.commandBufferCount++] = occ_unset;
 			si.pCommandBuffers = subs;
 			if (r > 0)
 				memset(occ_read.map, 0, 72);
@@ -574,6 +858,14 @@ int main(int argc, char **argv)
 			si.pCommandBuffers = subs;
 			if (r > 0)
 				memset(st_read.map, 0, 8);
+		}
+		if (primitives) {
+			if (si.commandBufferCount == 1)
+				subs[0] = cbs[odd];
+			subs[si.commandBufferCount++] = r == 0 ? pg_cb : pg_copy;
+			si.pCommandBuffers = subs;
+			if (r > 0)
+				memset(pg_read.map, 0, 8);
 		}
 		if (use_timeline) {
 			/* round r - 1 left the counter at r: wait for it from the host,
@@ -595,6 +887,8 @@ int main(int argc, char **argv)
 			si.signalSemaphoreCount = 1;
 			si.pSignalSemaphores = &timeline;
 			VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
+		} else if (submit2) {
+			VKP_CHECK(&c, vkt_submit2(&c, &si, fence));
 		} else {
 			VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
 		}
@@ -623,9 +917,29 @@ int main(int argc, char **argv)
 			uint64_t got[6] = { 0, 0, 0, 0, 0, 0 };
 			const uint64_t *w64 = occ_read.map;
 			const uint32_t *w32 = (const uint32_t *)occ_read.map + 12;
-			VKP_CHECK(&c, vkGetQueryPoolResults(c.device, occ_pool, 0, 3, sizeof(got), got,
-			                                    16, VK_QUERY_RESULT_64_BIT |
-			                                            VK_QUERY_RESULT_WITH_AVAILABILITY_BIT));
+			if (query_secondary && r == reset_round) {
+				/* query 1 was reset after the copies: those compare with
+				 * what the host read before it (round r - 1's) */
+				VkResult res = vkGetQueryPoolResults(c.device, occ_pool, 1, 1, 16, got + 2, 16,
+				                                     VK_QUERY_RESULT_64_BIT |
+				                                         VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+				if (res != VK_NOT_READY || got[3] != 0)
+					vkp_die(&c, "round %u: occlusion query 1 after a reset in a secondary: "
+					        "%s, available %llu", (unsigned)r, vkp_result_name(res),
+					        (unsigned long long)got[3]);
+				got[3] = 1;
+				got[2] = w64[2];
+				VKP_CHECK(&c, vkGetQueryPoolResults(c.device, occ_pool, 0, 1, 16, got, 16,
+				                                    VK_QUERY_RESULT_64_BIT |
+				                                        VK_QUERY_RESULT_WITH_AVAILABILITY_BIT));
+				VKP_CHECK(&c, vkGetQueryPoolResults(c.device, occ_pool, 2, 1, 16, got + 4, 16,
+				                                    VK_QUERY_RESULT_64_BIT |
+				                                        VK_QUERY_RESULT_WITH_AVAILABILITY_BIT));
+			} else {
+				VKP_CHECK(&c, vkGetQueryPoolResults(c.device, occ_pool, 0, 3, sizeof(got), got,
+				                                    16, VK_QUERY_RESULT_64_BIT |
+				                                            VK_QUERY_RESULT_WITH_AVAILABILITY_BIT));
+			}
 			for (i = 0; i < 3; i++)
 				if (got[2 * i + 1] != 1 || w64[2 * i] != got[2 * i] || w64[2 * i + 1] != 1 ||
 				    w32[2 * i] != (uint32_t)got[2 * i] || w32[2 * i + 1] != 1)
@@ -653,6 +967,19 @@ int main(int argc, char **argv)
 			if (XXH3_64bits_update(hs, st_read.map, 8) != XXH_OK)
 				vkp_die(&c, "hash update failed");
 		}
+		if (primitives && r > 0) {
+			uint64_t got[2] = { 0, 0 };
+			const uint32_t *w32 = pg_read.map;
+			VKP_CHECK(&c, vkGetQueryPoolResults(c.device, pg_pool, 0, 1, sizeof(got), got, 16,
+			                                    VK_QUERY_RESULT_64_BIT |
+			                                        VK_QUERY_RESULT_WITH_AVAILABILITY_BIT));
+			if (got[0] != 1 || got[1] != 1 || w32[0] != 1 || w32[1] != 1)
+				vkp_die(&c, "round %u: primitives generated: host %llu (available %llu), "
+				        "copied %u (%u), drawn 1", (unsigned)r, (unsigned long long)got[0],
+				        (unsigned long long)got[1], (unsigned)w32[0], (unsigned)w32[1]);
+			if (XXH3_64bits_update(hs, pg_read.map, 8) != XXH_OK)
+				vkp_die(&c, "hash update failed");
+		}
 		if (secondary && r > 0) {
 			const uint32_t *t = img_read.map;
 			for (i = 0; i < VKT_IW * VKT_IW; i++)
@@ -673,6 +1000,15 @@ int main(int argc, char **argv)
 	if (st_pool) {
 		vkDestroyQueryPool(c.device, st_pool, NULL);
 		vkp_buffer_destroy(&c, &st_read);
+	}
+	if (pg_pool) {
+		vkDestroyQueryPool(c.device, pg_pool, NULL);
+		vkDestroyPipeline(c.device, pg_pipe, NULL);
+		vkDestroyPipelineLayout(c.device, pg_layout, NULL);
+		vkDestroyFramebuffer(c.device, pg_fb, NULL);
+		vkDestroyRenderPass(c.device, pg_rp, NULL);
+		vkp_buffer_destroy(&c, &pg_read);
+		vkp_buffer_destroy(&c, &pg_vb);
 	}
 	if (occ_pool) {
 		vkDestroyQueryPool(c.device, occ_pool, NULL);

@@ -27,6 +27,23 @@
 # shares), written in round 0, read from the host and copied (32-bit with
 # availability) in every later round: the record holds it, the trimmed
 # replay matches, and without the record it does not.
+#
+# The paths that end a substitution, each its own case (the record and
+# the checks above hold for each; a fault in the path they take shows as
+# a host read whose recorded results differ from what the capture read,
+# VK_NOT_READY and unavailable):
+#   secondary: --occlusion --query-secondary: the third query's reset,
+#     begin and copies are recorded in a secondary command buffer the
+#     copying one executes, and in round 7 (in the window) a primary executes a
+#     secondary that resets the second query, which the host then reads:
+#     the replay must end its substitution through vkCmdExecuteCommands;
+#   submit2: the same through vkQueueSubmit2 (--submit2);
+#   hostreset: --occlusion --host-reset: in round 7 the host resets the
+#     first query (vkResetQueryPool) and reads it before the submit that
+#     measures it again.
+# And vk_trim_churn --primitives (VK_EXT_primitives_generated_query) does
+# what --statistics does with a primitives generated query counting one
+# drawn triangle.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -52,15 +69,20 @@ snapshot() { # TRACE: the records before the snapshot end
 	"$BUILD/tsinfo" --dump "$1" | awk '/ snapshot_end( |$)/{exit} {print}'
 }
 
-# NAME (the vk_trim_churn option) EXPECTED (the record's fields)
+# NAME (the case) EXPECTED (the record's fields) [OPTIONS of vk_trim_churn,
+# words without blanks: --NAME when none]
 check() {
-	vk_env_run "$T/$1.full.log" "$BUILD/tscapture" -o "$T/$1.sbt" -- "$CHURN" --rounds 12 "--$1" ||
-		fail "$1: tscapture of vk_trim_churn --$1 (full)"
+	opts=--$1
+	[ $# -le 2 ] || opts=$(shift 2 && echo "$*")
+	# shellcheck disable=SC2086 # opts: words without blanks
+	vk_env_run "$T/$1.full.log" "$BUILD/tscapture" -o "$T/$1.sbt" -- "$CHURN" --rounds 12 $opts ||
+		fail "$1: tscapture of vk_trim_churn $opts (full)"
 	grep -q '^vk_trim_churn: rounds 12 size 1024 hash 0x' "$T/$1.full.log" ||
-		fail "$1: vk_trim_churn --$1: $(tail -n 2 "$T/$1.full.log")"
+		fail "$1: vk_trim_churn $opts: $(tail -n 2 "$T/$1.full.log")"
+	# shellcheck disable=SC2086
 	TRACESMITH_LOG=info vk_env_run "$T/$1.trim.log" "$BUILD/tscapture" --submits 6-9 \
-		-o "$T/$1-trim.sbt" -- "$CHURN" --rounds 12 "--$1" ||
-		fail "$1: tscapture --submits 6-9 of vk_trim_churn --$1"
+		-o "$T/$1-trim.sbt" -- "$CHURN" --rounds 12 $opts ||
+		fail "$1: tscapture --submits 6-9 of vk_trim_churn $opts"
 	Q=$T/$1-trim-submits-6-9.sbt
 	[ -s "$Q" ] || fail "$1: no $Q (in $T: $(ls "$T"))"
 	grep -q 'left out of the snapshot' "$T/$1.trim.log" &&
@@ -129,9 +151,18 @@ check() {
 
 check occlusion "firstQuery=0 queryCount=3 flags=0x0000000000000005 stride=16 bytes=48"
 check statistics "firstQuery=0 queryCount=1 flags=0x0000000000000005 stride=16 bytes=16"
+stat_seq=$seq
+check submit2 "firstQuery=0 queryCount=3 flags=0x0000000000000005 stride=16 bytes=48" \
+	--occlusion --query-secondary --submit2
+check secondary "firstQuery=0 queryCount=3 flags=0x0000000000000005 stride=16 bytes=48" \
+	--occlusion --query-secondary
+check hostreset "firstQuery=0 queryCount=3 flags=0x0000000000000005 stride=16 bytes=48" \
+	--occlusion --host-reset
+check primitives "firstQuery=0 queryCount=1 flags=0x0000000000000005 stride=16 bytes=16"
 
 # a record naming a pool no record created, or absurd query indexes: the
-# replay stops with an error naming the record ($seq: the statistics one)
+# replay stops with an error naming the record (the statistics one)
+seq=$stat_seq
 Q=$T/statistics-trim-submits-6-9.sbt
 vk_env_run "$T/bad.log" "$BUILD/tests/sbt_mutate" "$Q" "$T/badpool.sbt" --varint "$seq:0:12345" ||
 	fail "sbt_mutate --varint $seq:0:12345"
