@@ -32,7 +32,15 @@
 #     lavapipe died with SIGSEGV on it), crash_query_range (vk_trim_occlusion
 #     with a vkCmdBeginQuery of query 7 of a pool of 3), crash_query_copy
 #     (its vkCmdCopyQueryPoolResults with stride 4096: the substituted
-#     queries' vkCmdUpdateBuffer writes landed past the 72-byte buffer).
+#     queries' vkCmdUpdateBuffer writes landed past the 72-byte buffer),
+#     crash_alloc_repeated (vk_compute's vkAllocateMemory record repeated:
+#     the replay lost the first allocation, which LeakSanitizer reported).
+# pc_crash_mem_freed (seed 2637 of vk_trim_occlusion: a submit moved ahead
+# of its command buffer's new recording, after the memory its set held was
+# freed) replays without --per-command; with it (VK_NULL_PER_COMMAND=1: two
+# runs) the replay's own per-command copies read that memory through a
+# buffer of ours destroyed with it (the null device aborted), and the
+# submit is refused naming the record.
 # Then 40 mutants of each trace (tests/fuzz/sbt_mutate --batch, seeds 1-40:
 # checksums valid, so the damage reaches the decoder and the replayer) all
 # end, replayed or stopped naming the record or checkpoint.
@@ -54,7 +62,14 @@ for f in "$C"/crash_*; do
 		fail "$(basename "$f") did not stop naming the record: $(grep " $f" "$T/corpus.out")"
 	n=$((n + 1))
 done
-[ "$n" -ge 18 ] || fail "expected 18 crash inputs, found $n"
+[ "$n" -ge 19 ] || fail "expected 19 crash inputs, found $n"
+grep -qx "replayed $C/pc_crash_mem_freed" "$T/corpus.out" ||
+	fail "pc_crash_mem_freed did not replay: $(grep " $C/pc_crash_mem_freed" "$T/corpus.out")"
+expect_rc 0 percmd env VK_NULL_PER_COMMAND=1 "$R" --timeout 20 "$C/pc_crash_mem_freed" "$C/vk_trim_occlusion"
+grep -q "^stopped $C/pc_crash_mem_freed: backend vulkan: record seq 141 vkQueueSubmit: --per-command: command buffer 0x[0-9a-f]* is submitted, and VkDeviceMemory 0x200000000020, which its commands' per-command copies read, was freed since it was recorded" "$T/percmd.out" ||
+	fail "pc_crash_mem_freed with --per-command: $(grep " $C/pc_crash_mem_freed" "$T/percmd.out")"
+grep -qx "replayed $C/vk_trim_occlusion" "$T/percmd.out" ||
+	fail "vk_trim_occlusion with --per-command: $(grep " $C/vk_trim_occlusion" "$T/percmd.out")"
 M="$BUILD/tests/sbt_mutate"
 [ -x "$M" ] || fail "$M is not built"
 for t in vk_compute vk_offscreen; do
