@@ -388,6 +388,9 @@ void rpvk_state_clear(rpvk *r);
 void rpvk_state_free(rpvk *r);
 /* A buffer's size as created (0: not known). */
 uint64_t rpvk_state_buffer_size(rpvk *r, VkBuffer b);
+/* A query pool's queryCount as created (0: not known), and the values
+ * each query's result holds (0: not known). */
+uint32_t rpvk_state_query_count(rpvk *r, VkQueryPool p, uint32_t *values_out);
 /* Whether a command buffer was allocated as a secondary one. */
 int rpvk_state_cb_secondary(rpvk *r, VkCommandBuffer cb);
 /* Device d was seen idle: none of its command buffers is pending. */

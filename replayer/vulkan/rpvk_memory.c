@@ -317,6 +317,12 @@ rp_status rpvk_o_vkAllocateMemory(rpvk *r, void *args)
 	if (!ai->allocationSize)
 		return rpvk_fail(r, RP_ERR_TRACE, "an allocation of 0 bytes: a valid application never "
 		                 "makes this call");
+	/* a handle a driver handed out once is not handed out again while it
+	 * lives: the record was repeated (the replay would lose the first) */
+	if (captured && rpvk_map_get(&r->mems, VK_OBJECT_TYPE_DEVICE_MEMORY, captured))
+		return rpvk_fail(r, RP_ERR_TRACE, "VkDeviceMemory 0x%llx was allocated already and not "
+		                 "freed since: a valid trace never has this call",
+		                 (unsigned long long)captured);
 	if (ai->memoryTypeIndex >= VK_MAX_MEMORY_TYPES ||
 	    (p->have_captured && ai->memoryTypeIndex >= p->captured_mem.memoryTypeCount))
 		return rpvk_fail(r, RP_ERR_TRACE, "memory type %u does not exist on the captured device: "

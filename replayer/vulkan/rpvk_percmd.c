@@ -104,6 +104,9 @@ typedef struct rpvk_pc_cb {
 	int suspending;            /* that rendering is suspended at its end: nothing
 	                              may come between it and its resumption */
 	uint32_t ncmds;            /* vkCmd* recorded */
+	uint64_t mem_gone;         /* a captured memory its slots copy from, freed
+	                              since it was recorded (our buffer over it
+	                              went with it); 0: none */
 	VkDeviceSize staged;       /* bytes of its slots */
 	rpvk_pc_slot *slots;       /* owned */
 	uint32_t nslots, slots_cap;
@@ -340,6 +343,7 @@ static rp_status rpvk_pc_cb_begin(rpvk *r, const sbt_vk_args_vkBeginCommandBuffe
 	rpvk_pc_cb_drop_slots(r, c, 0);
 	c->all.n = c->unit.n = 0;
 	c->ncmds = 0;
+	c->mem_gone = 0;
 	c->in_pass = 0;
 	c->split = !rpvk_state_cb_secondary(r, cb);
 	return RP_OK;
@@ -1097,8 +1101,57 @@ int rpvk_percmd_part(void *state, uint64_t seq, rp_command_part *out)
 	return 0;
 }
 
+/* Every command buffer with a slot copying captured memory mem notes it
+ * gone. */
+static void rpvk_pc_mem_gone(rpvk *r, uint64_t mem)
+{
+	struct rpvk_pc *pc = r->pc;
+	for (size_t i = 0; i < pc->cbs.cap; i++) {
+		const rpvk_map_slot *s = &pc->cbs.slots[i];
+		rpvk_pc_cb *c;
+		if (!s->type || s->type == RPVK_MAP_TOMB)
+			continue;
+		c = (rpvk_pc_cb *)(uintptr_t)s->val;
+		for (uint32_t k = 0; c && !c->mem_gone && k < c->nslots; k++)
+			if (c->slots[k].memory == mem)
+				c->mem_gone = mem;
+	}
+}
+
+/* A submitted command buffer whose slots copy memory freed since it was
+ * recorded: refused (a valid application records it again first; a set
+ * updated after it was bound, as VK_EXT_descriptor_indexing allows, is
+ * not followed here). */
+static rp_status rpvk_pc_submit_check(rpvk *r, VkCommandBuffer cb)
+{
+	const rpvk_pc_cb *c = rpvk_pc_cb_get(r, cb);
+	if (!c || !c->mem_gone)
+		return RP_OK;
+	return rpvk_fail(r, RP_ERR_TRACE, "--per-command: command buffer 0x%llx is submitted, and "
+	                 "VkDeviceMemory 0x%llx, which its commands' per-command copies read, was "
+	                 "freed since it was recorded: a valid application records it again first",
+	                 (unsigned long long)(uintptr_t)cb, (unsigned long long)c->mem_gone);
+}
+
 rp_status rpvk_percmd_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 {
+	rp_status st = RP_OK;
+	if (cmd == SBT_VK_CMD_vkQueueSubmit) {
+		const sbt_vk_args_vkQueueSubmit *a = args;
+		for (uint32_t i = 0; st == RP_OK && a->pSubmits && i < a->submitCount; i++)
+			for (uint32_t j = 0; st == RP_OK && a->pSubmits[i].pCommandBuffers &&
+			                     j < a->pSubmits[i].commandBufferCount; j++)
+				st = rpvk_pc_submit_check(r, a->pSubmits[i].pCommandBuffers[j]);
+		return st;
+	}
+	if (cmd == SBT_VK_CMD_vkQueueSubmit2 || cmd == SBT_VK_CMD_vkQueueSubmit2KHR) {
+		const sbt_vk_args_vkQueueSubmit2 *a = args;
+		for (uint32_t i = 0; st == RP_OK && a->pSubmits && i < a->submitCount; i++)
+			for (uint32_t j = 0; st == RP_OK && a->pSubmits[i].pCommandBufferInfos &&
+			                     j < a->pSubmits[i].commandBufferInfoCount; j++)
+				st = rpvk_pc_submit_check(r, a->pSubmits[i].pCommandBufferInfos[j].commandBuffer);
+		return st;
+	}
 	if (cmd == SBT_VK_CMD_vkDestroyDevice) {
 		/* our objects on it go before it */
 		VkDevice device = *(const VkDevice *)args;
@@ -1108,6 +1161,12 @@ rp_status rpvk_percmd_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		const sbt_vk_args_vkFreeMemory *a = args;
 		const rpvk_map_slot *s = rpvk_map_get(&r->pc->aliases, VK_OBJECT_TYPE_DEVICE_MEMORY,
 		                                      (uint64_t)(uintptr_t)a->memory);
+		uint64_t captured;
+		/* command buffers whose copies read it through our buffer over it,
+		 * which goes now: submitted again unrecorded, they would read
+		 * through a destroyed buffer */
+		if (s && s->val && rpvk_pc_mem_find(r, (uint64_t)(uintptr_t)a->memory, &captured))
+			rpvk_pc_mem_gone(r, captured);
 		rpvk_map_del(&r->pc->livemem, VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)a->memory);
 		if (s) {
 			int d = s->aux;

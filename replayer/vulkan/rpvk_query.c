@@ -167,7 +167,7 @@ rp_status rpvk_query_results(rpvk *r, const uint8_t *payload, size_t len)
 	const rpvk_map_slot *s;
 	struct rpvk_query *q;
 	rpvk_qpool *p;
-	uint32_t i, nv, end;
+	uint32_t i, nv, end, count, values;
 	if (sbt_vk_ts_query_results_decode(payload, len, &rec) != SBT_VK_OK) {
 		rp_diag_set(r->diag, "record seq %llu %s: cannot decode its payload (%zu bytes)",
 		            (unsigned long long)r->seq, SBT_VK_TS_QUERY_RESULTS_NAME, len);
@@ -195,6 +195,22 @@ rp_status rpvk_query_results(rpvk *r, const uint8_t *payload, size_t len)
 		            rec.first + (rec.count - 1), rec.stride / 8 - 1, RPVK_QUERY_MAX,
 		            RPVK_QUERY_MAX_VALUES);
 		return RP_ERR_DECODE;
+	}
+	/* the pool's own queries and values: copies and reads are checked
+	 * against those before the recorded bytes stand in for them */
+	count = rpvk_state_query_count(r, (VkQueryPool)(uintptr_t)s->val, &values);
+	if (count && (rec.first > count || rec.count > count - rec.first)) {
+		rp_diag_set(r->diag, "record seq %llu %s: queries %u+%u lie outside VkQueryPool 0x%llx "
+		            "(%u queries)", (unsigned long long)r->seq, SBT_VK_TS_QUERY_RESULTS_NAME,
+		            rec.first, rec.count, (unsigned long long)rec.pool, count);
+		return RP_ERR_TRACE;
+	}
+	if (values && rec.stride / 8 - 1 != values) {
+		rp_diag_set(r->diag, "record seq %llu %s: %u values per query, and the queries of "
+		            "VkQueryPool 0x%llx hold %u", (unsigned long long)r->seq,
+		            SBT_VK_TS_QUERY_RESULTS_NAME, rec.stride / 8 - 1,
+		            (unsigned long long)rec.pool, values);
+		return RP_ERR_TRACE;
 	}
 	if (!r->query && !(r->query = calloc(1, sizeof(*r->query))))
 		return rpvk_nomem(r);

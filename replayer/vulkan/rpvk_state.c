@@ -41,7 +41,12 @@
  *   - an image view's subresource range outside its image, a copy, update
  *     or fill outside its buffer (vkCmdCopyBuffer[2], vkCmdUpdateBuffer,
  *     vkCmdFillBuffer); image copies, blits, resolves and clears outside
- *     their images and buffers (rpvk_region.c).
+ *     their images and buffers (rpvk_region.c);
+ *   - a query pool of 0 queries; queries a call names outside their pool
+ *     (resets, begins, ends, timestamps, result reads and copies), and
+ *     results read into fewer bytes than they take (vkGetQueryPoolResults'
+ *     dataSize) or copied past the end of their buffer
+ *     (vkCmdCopyQueryPoolResults).
  * Command buffers the replay did not allocate are not judged.  The rules
  * are those of the Vulkan specification; a valid application never breaks
  * them, so a valid trace never meets them.
@@ -97,7 +102,10 @@ typedef struct rpvk_cb {
  * (PIPELINE_LAYOUT, live) -> set layouts with bindings;
  * (PIPELINE, live) -> that of its layout;
  * (BUFFER, live) -> RPVK_RES_UNBOUND or RPVK_RES_BOUND | size << 8;
- * (IMAGE, live) -> the same | mipLevels << 8 | arrayLayers << 32. */
+ * (IMAGE, live) -> the same | mipLevels << 8 | arrayLayers << 32;
+ * (QUERY_POOL, live) -> queryCount << 8 | values per query << 40 (occlusion
+ * and timestamp queries: one; pipeline statistics: one per statistic
+ * counted; other types: 0, not known). */
 enum { RPVK_RES_UNBOUND = 1, RPVK_RES_BOUND = 2, RPVK_RES_FREED = 3 /* its memory was freed */ };
 /* rpvk.resmem: (BUFFER or IMAGE, live) -> the live memory bound to it. */
 
@@ -333,8 +341,48 @@ static rp_status rpvk_region_refuse(rpvk *r, const char *what, uint32_t i)
 	                 "makes this call, and a driver may crash on it", what, i);
 }
 
+uint32_t rpvk_state_query_count(rpvk *r, VkQueryPool p, uint32_t *values_out)
+{
+	uint64_t v = rpvk_sobj(r, VK_OBJECT_TYPE_QUERY_POOL, (uint64_t)(uintptr_t)p);
+	if (values_out)
+		*values_out = (uint32_t)(v >> 40) & 0xff;
+	return (uint32_t)(v >> 8);
+}
+
+/* Queries [first, first + n) of pool p inside it (when the replay saw it
+ * created): drivers index their query arrays with them. */
+static rp_status rpvk_queries_in(rpvk *r, VkQueryPool p, uint32_t first, uint32_t n)
+{
+	uint32_t count = rpvk_state_query_count(r, p, NULL);
+	if (count && (first > count || n > count - first))
+		return rpvk_fail(r, RP_ERR_TRACE, "queries %u+%u lie outside their query pool (%u queries): "
+		                 "a valid application never makes this call, and a driver may crash on it",
+		                 first, n, count);
+	return RP_OK;
+}
+
+/* The bytes n results of pool p take written with stride and flags (0
+ * when n is 0); UINT64_MAX when that overflows. */
+static uint64_t rpvk_query_span(rpvk *r, VkQueryPool p, uint32_t n, VkDeviceSize stride,
+                                VkQueryResultFlags flags)
+{
+	uint32_t known;
+	uint64_t vals, one;
+	rpvk_state_query_count(r, p, &known);
+	vals = known ? known : 1; /* at least one */
+	if (flags & (VK_QUERY_RESULT_WITH_AVAILABILITY_BIT | VK_QUERY_RESULT_WITH_STATUS_BIT_KHR))
+		vals++;
+	one = vals * ((flags & VK_QUERY_RESULT_64_BIT) ? 8 : 4);
+	if (!n)
+		return 0;
+	if (n > 1 && stride > (UINT64_MAX - one) / (n - 1))
+		return UINT64_MAX;
+	return (uint64_t)(n - 1) * stride + one;
+}
+
 static rp_status rpvk_state_regions(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 {
+	rp_status st;
 	switch (cmd) {
 	case SBT_VK_CMD_vkCmdCopyBuffer: {
 		const sbt_vk_args_vkCmdCopyBuffer *a = args;
@@ -391,6 +439,36 @@ static rp_status rpvk_state_regions(rpvk *r, enum sbt_vk_cmd cmd, const void *ar
 		const sbt_vk_args_vkCmdFillBuffer *a = args;
 		if (!rpvk_in_buffer(r, a->dstBuffer, a->dstOffset, a->size))
 			return rpvk_region_refuse(r, "fill", 0);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdResetQueryPool: {
+		const sbt_vk_args_vkCmdResetQueryPool *a = args;
+		return rpvk_queries_in(r, a->queryPool, a->firstQuery, a->queryCount);
+	}
+	case SBT_VK_CMD_vkCmdBeginQuery:
+	case SBT_VK_CMD_vkCmdBeginQueryIndexedEXT:
+	case SBT_VK_CMD_vkCmdEndQuery:
+	case SBT_VK_CMD_vkCmdEndQueryIndexedEXT: {
+		/* the same leading members: commandBuffer, queryPool, query */
+		const sbt_vk_args_vkCmdEndQuery *a = args;
+		return rpvk_queries_in(r, a->queryPool, a->query, 1);
+	}
+	case SBT_VK_CMD_vkCmdWriteTimestamp: {
+		const sbt_vk_args_vkCmdWriteTimestamp *a = args;
+		return rpvk_queries_in(r, a->queryPool, a->query, 1);
+	}
+	case SBT_VK_CMD_vkCmdWriteTimestamp2:
+	case SBT_VK_CMD_vkCmdWriteTimestamp2KHR: {
+		const sbt_vk_args_vkCmdWriteTimestamp2 *a = args;
+		return rpvk_queries_in(r, a->queryPool, a->query, 1);
+	}
+	case SBT_VK_CMD_vkCmdCopyQueryPoolResults: {
+		const sbt_vk_args_vkCmdCopyQueryPoolResults *a = args;
+		uint64_t span = rpvk_query_span(r, a->queryPool, a->queryCount, a->stride, a->flags);
+		if ((st = rpvk_queries_in(r, a->queryPool, a->firstQuery, a->queryCount)) != RP_OK)
+			return st;
+		if (span == UINT64_MAX || !rpvk_in_buffer(r, a->dstBuffer, a->dstOffset, span))
+			return rpvk_region_refuse(r, "query results copy", 0);
 		break;
 	}
 	default:
@@ -582,6 +660,30 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 	if ((st = rpvk_shader_before(r, cmd, args)) != RP_OK)
 		return st;
 	switch (cmd) {
+	case SBT_VK_CMD_vkCreateQueryPool: {
+		const sbt_vk_args_vkCreateQueryPool *a = args;
+		if (a->pCreateInfo && !a->pCreateInfo->queryCount)
+			return rpvk_fail(r, RP_ERR_TRACE, "a query pool of 0 queries: a valid application never "
+			                 "makes this call, and a driver may crash on it");
+		break;
+	}
+	case SBT_VK_CMD_vkResetQueryPool:
+	case SBT_VK_CMD_vkResetQueryPoolEXT: {
+		const sbt_vk_args_vkResetQueryPool *a = args;
+		return rpvk_queries_in(r, a->queryPool, a->firstQuery, a->queryCount);
+	}
+	case SBT_VK_CMD_vkGetQueryPoolResults: {
+		const sbt_vk_args_vkGetQueryPoolResults *a = args;
+		uint64_t span = rpvk_query_span(r, a->queryPool, a->queryCount, a->stride, a->flags);
+		if ((st = rpvk_queries_in(r, a->queryPool, a->firstQuery, a->queryCount)) != RP_OK)
+			return st;
+		if (span > a->dataSize)
+			return rpvk_fail(r, RP_ERR_TRACE, "%u query results with stride %llu take more than "
+			                 "dataSize %zu: a valid application never makes this call, and a driver "
+			                 "may crash on it", a->queryCount, (unsigned long long)a->stride,
+			                 a->dataSize);
+		break;
+	}
 	/* Objects work may use: destroyed only once that work is done, as a
 	 * careful application would have waited (a trace whose destroy was
 	 * moved ahead of its wait would otherwise pull a resource from under
@@ -1169,6 +1271,25 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		for (uint32_t i = 0; a->pBindInfos && i < a->bindInfoCount; i++)
 			rpvk_res_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pBindInfos[i].image,
 			              a->pBindInfos[i].memory);
+		break;
+	}
+	case SBT_VK_CMD_vkCreateQueryPool: {
+		const sbt_vk_args_vkCreateQueryPool *a = args;
+		const VkQueryPoolCreateInfo *ci = a->pCreateInfo;
+		uint64_t vals = 0;
+		if (a->ret != VK_SUCCESS || !a->pQueryPool || !ci || !ci->queryCount)
+			break;
+		if (ci->queryType == VK_QUERY_TYPE_OCCLUSION || ci->queryType == VK_QUERY_TYPE_TIMESTAMP)
+			vals = 1;
+		else if (ci->queryType == VK_QUERY_TYPE_PIPELINE_STATISTICS)
+			vals = (uint64_t)__builtin_popcount(ci->pipelineStatistics);
+		rpvk_map_put(&r->sobjs, VK_OBJECT_TYPE_QUERY_POOL, (uint64_t)(uintptr_t)*a->pQueryPool,
+		             (uint64_t)ci->queryCount << 8 | vals << 40, 0);
+		break;
+	}
+	case SBT_VK_CMD_vkDestroyQueryPool: {
+		const sbt_vk_args_vkDestroyQueryPool *a = args;
+		rpvk_map_del(&r->sobjs, VK_OBJECT_TYPE_QUERY_POOL, (uint64_t)(uintptr_t)a->queryPool);
 		break;
 	}
 	case SBT_VK_CMD_vkDestroyBuffer: {

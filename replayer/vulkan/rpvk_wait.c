@@ -295,7 +295,10 @@ rp_status rpvk_o_vkWaitForFences(rpvk *r, void *args)
 			;
 		return rpvk_sync_never(r, "fence", VK_OBJECT_TYPE_FENCE, (uint64_t)(uintptr_t)a->pFences[i]);
 	}
-	if (cap_ret == VK_SUCCESS)
+	/* one that did not succeed at capture (it timed out, or its result
+	 * was damaged) waits its own timeout, at most --wait-timeout: with no
+	 * timeout, on a fence nothing signals, it would never return */
+	if (cap_ret == VK_SUCCESS || a->timeout > r->wait_ns)
 		a->timeout = r->wait_ns;
 	a->ret = t->WaitForFences(a->device, a->fenceCount, a->pFences, a->waitAll, a->timeout);
 	if (cap_ret == VK_SUCCESS && a->ret == VK_TIMEOUT)
@@ -336,7 +339,8 @@ static rp_status rpvk_wait_semaphores(rpvk *r, VkDevice device, const VkSemaphor
 	fn = t->WaitSemaphores ? t->WaitSemaphores : t->WaitSemaphoresKHR;
 	if (!fn)
 		return rpvk_missing(r, "vkWaitSemaphores");
-	*ret = fn(device, info, cap_ret == VK_SUCCESS ? r->wait_ns : timeout);
+	/* as vkWaitForFences: at most --wait-timeout */
+	*ret = fn(device, info, cap_ret == VK_SUCCESS || timeout > r->wait_ns ? r->wait_ns : timeout);
 	if (cap_ret == VK_SUCCESS && *ret == VK_TIMEOUT)
 		return rpvk_wait_timed_out(r, "the semaphore wait");
 	rpvk_result(r, cap_ret, *ret);

@@ -52,6 +52,12 @@ int fvn_replay(const uint8_t *data, size_t size, char *msg, size_t msg_len)
 	opt.trace_path = path;
 	opt.range.end = UINT64_MAX;
 	opt.runs = 1;
+	/* VK_NULL_PER_COMMAND=1: two runs compared after every command, so the
+	 * replay's per-command splitting (rpvk_percmd.c) runs too */
+	if (getenv("VK_NULL_PER_COMMAND") && !strcmp(getenv("VK_NULL_PER_COMMAND"), "1")) {
+		opt.runs = 2;
+		opt.per_command = 1;
+	}
 	opt.quiet = 1;
 	opt.backend_options = bopts;
 	opt.nbackend_options = sizeof(bopts) / sizeof(bopts[0]);

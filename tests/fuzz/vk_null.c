@@ -69,6 +69,14 @@ typedef struct vn_dbind {
 	uint8_t written;           /* sets: a write or copy reached it */
 } vn_dbind;
 
+/* An object a descriptor set holds, and the (binding, element) a write
+ * or copy put it in (in the write's own terms: a write spilling into the
+ * next binding keeps its first binding's numbers). */
+typedef struct vn_slot {
+	uint32_t binding, elem;
+	struct vn_obj *obj;
+} vn_slot;
+
 /* A (set, binding) a shader statically uses; for a command buffer's
  * draws and dispatches, the set object and its binding's index too. */
 typedef struct vn_use {
@@ -118,6 +126,10 @@ struct vn_obj {
 	 * the sets bound */
 	vn_obj *bound_pipe[2];
 	vn_obj *bound_set[2][VN_SETS];
+	/* sets: what each descriptor holds (owned); refs are made from them,
+	 * so an object a later write replaced is no longer the set's */
+	vn_slot *slots;
+	uint32_t nslots, slots_cap;
 };
 
 static struct {
@@ -288,6 +300,9 @@ static void vn_gone(vn_obj *x, const char *call)
 				if (o->uses[k].dset == x)
 					o->uses[k--] = o->uses[--o->nuses];
 		vn_refs_drop(o, x);
+		for (uint32_t k = 0; k < o->nslots; k++)
+			if (o->slots[k].obj == x)
+				o->slots[k--] = o->slots[--o->nslots];
 	}
 }
 
@@ -305,6 +320,7 @@ static void vn_free(vn_obj *o, const char *call)
 	free(o->host);
 	free(o->binds);
 	free(o->uses);
+	free(o->slots);
 	free(o);
 }
 
@@ -1096,7 +1112,56 @@ static void VKAPI_CALL vn_DestroyDescriptorSetLayout(VkDevice dev, VkDescriptorS
 VN_PLAIN(PipelineCache, VkPipelineCache, VkPipelineCacheCreateInfo, VK_OBJECT_TYPE_PIPELINE_CACHE)
 VN_PLAIN(RenderPass, VkRenderPass, VkRenderPassCreateInfo, VK_OBJECT_TYPE_RENDER_PASS)
 VN_PLAIN(Framebuffer, VkFramebuffer, VkFramebufferCreateInfo, VK_OBJECT_TYPE_FRAMEBUFFER)
-VN_PLAIN(QueryPool, VkQueryPool, VkQueryPoolCreateInfo, VK_OBJECT_TYPE_QUERY_POOL)
+/* ---- queries: a pool's size, and the queries and bytes a call names ------- */
+
+/* Query pools keep their queryCount in size and the values each query's
+ * result holds (pipeline statistics: one per statistic; other types: one,
+ * a lower bound for performance queries) in mips. */
+static VkResult VKAPI_CALL vn_CreateQueryPool(VkDevice dev, const VkQueryPoolCreateInfo *ci,
+                                              const VkAllocationCallbacks *a, VkQueryPool *out)
+{
+	VkResult res;
+	if (!ci->queryCount)
+		vn_report("vkCreateQueryPool", "a pool of 0 queries");
+	if ((res = VN_CREATE(VK_OBJECT_TYPE_QUERY_POOL, out)) == VK_SUCCESS) {
+		vn_obj *o = VN_GET(*out, VK_OBJECT_TYPE_QUERY_POOL, "vkCreateQueryPool");
+		o->size = ci->queryCount;
+		o->mips = ci->queryType == VK_QUERY_TYPE_PIPELINE_STATISTICS ?
+		          (uint32_t)__builtin_popcount(ci->pipelineStatistics) : 1;
+	}
+	return res;
+}
+
+static void VKAPI_CALL vn_DestroyQueryPool(VkDevice dev, VkQueryPool h, const VkAllocationCallbacks *a)
+{
+	vn_free(VN_GET(h, VK_OBJECT_TYPE_QUERY_POOL, "vkDestroyQueryPool"), "vkDestroyQueryPool");
+}
+
+/* Queries [first, first + n) of pool p, which must lie inside it (drivers
+ * index their query array with them). */
+static vn_obj *vn_queries(VkQueryPool p, uint32_t first, uint32_t n, const char *call)
+{
+	vn_obj *o = VN_GET(p, VK_OBJECT_TYPE_QUERY_POOL, call);
+	if (!o)
+		vn_report(call, "a null query pool");
+	if (first > o->size || n > o->size - first)
+		vn_report(call, "queries %u+%u outside the pool (%llu queries)", first, n,
+		          (unsigned long long)o->size);
+	return o;
+}
+
+/* The bytes n results of pool o take written with stride and flags (0
+ * when n is 0); UINT64_MAX when that overflows. */
+static uint64_t vn_query_bytes(const vn_obj *o, uint32_t n, VkDeviceSize stride, VkQueryResultFlags flags)
+{
+	uint64_t one = (uint64_t)(o->mips + ((flags & VK_QUERY_RESULT_WITH_AVAILABILITY_BIT) ? 1 : 0)) *
+	               ((flags & VK_QUERY_RESULT_64_BIT) ? 8 : 4);
+	if (!n)
+		return 0;
+	if (n > 1 && stride > (UINT64_MAX - one) / (n - 1))
+		return UINT64_MAX;
+	return (uint64_t)(n - 1) * stride + one;
+}
 VN_PLAIN(DescriptorUpdateTemplate, VkDescriptorUpdateTemplate, VkDescriptorUpdateTemplateCreateInfo,
          VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE)
 
@@ -1152,7 +1217,10 @@ static VkResult VKAPI_CALL vn_GetQueryPoolResults(VkDevice dev, VkQueryPool p, u
                                                   size_t size, void *data, VkDeviceSize stride,
                                                   VkQueryResultFlags flags)
 {
-	VN_GET(p, VK_OBJECT_TYPE_QUERY_POOL, "vkGetQueryPoolResults");
+	vn_obj *o = vn_queries(p, first, n, "vkGetQueryPoolResults");
+	if (vn_query_bytes(o, n, stride, flags) > size)
+		vn_report("vkGetQueryPoolResults", "%u results with stride %llu past dataSize %zu", n,
+		          (unsigned long long)stride, size);
 	memset(data, 0, size);
 	return VK_SUCCESS;
 }
@@ -1210,6 +1278,38 @@ static void vn_dset_written(vn_obj *set, uint32_t b, uint32_t e, uint32_t n)
 	}
 }
 
+/* Descriptor (binding, elem) of set now holds obj (NULL: nothing more);
+ * clear: what it held before goes. */
+static void vn_slot_put(vn_obj *set, uint32_t binding, uint32_t elem, vn_obj *obj, int clear)
+{
+	if (clear)
+		for (uint32_t k = 0; k < set->nslots; k++)
+			if (set->slots[k].binding == binding && set->slots[k].elem == elem)
+				set->slots[k--] = set->slots[--set->nslots];
+	if (!obj)
+		return;
+	if (set->nslots == set->slots_cap) {
+		uint32_t ncap = set->slots_cap ? 2 * set->slots_cap : 8;
+		vn_slot *n = realloc(set->slots, ncap * sizeof(*n));
+		if (!n)
+			return;
+		set->slots = n;
+		set->slots_cap = ncap;
+	}
+	set->slots[set->nslots].binding = binding;
+	set->slots[set->nslots].elem = elem;
+	set->slots[set->nslots].obj = obj;
+	set->nslots++;
+}
+
+/* A set's refs: the objects its descriptors hold now. */
+static void vn_slot_refs(vn_obj *set)
+{
+	set->nrefs = 0;
+	for (uint32_t k = 0; k < set->nslots; k++)
+		vn_refs_add(set, set->slots[k].obj);
+}
+
 static void VKAPI_CALL vn_UpdateDescriptorSets(VkDevice dev, uint32_t nw, const VkWriteDescriptorSet *w,
                                                uint32_t nc, const VkCopyDescriptorSet *c)
 {
@@ -1227,29 +1327,40 @@ static void VKAPI_CALL vn_UpdateDescriptorSets(VkDevice dev, uint32_t nw, const 
 		set->written = 1;
 		vn_dset_written(set, w[i].dstBinding, w[i].dstArrayElement, w[i].descriptorCount);
 		for (uint32_t j = 0; j < w[i].descriptorCount; j++) {
+			uint32_t b = w[i].dstBinding, e = w[i].dstArrayElement + j;
+			vn_slot_put(set, b, e, NULL, 1);
 			if (w[i].pBufferInfo) {
-				vn_obj *b = VN_GET(w[i].pBufferInfo[j].buffer, VK_OBJECT_TYPE_BUFFER, "vkUpdateDescriptorSets");
-				if (b && !b->mem)
+				vn_obj *buf = VN_GET(w[i].pBufferInfo[j].buffer, VK_OBJECT_TYPE_BUFFER,
+				                     "vkUpdateDescriptorSets");
+				if (buf && !buf->mem)
 					vn_report("vkUpdateDescriptorSets", "a buffer with no memory bound");
-				vn_refs_add(set, b);
+				vn_slot_put(set, b, e, buf, 0);
 			}
 			if (w[i].pImageInfo) {
-				vn_refs_add(set, VN_GET(w[i].pImageInfo[j].imageView, VK_OBJECT_TYPE_IMAGE_VIEW,
-				                        "vkUpdateDescriptorSets"));
-				vn_refs_add(set, VN_GET(w[i].pImageInfo[j].sampler, VK_OBJECT_TYPE_SAMPLER,
-				                        "vkUpdateDescriptorSets"));
+				vn_slot_put(set, b, e, VN_GET(w[i].pImageInfo[j].imageView, VK_OBJECT_TYPE_IMAGE_VIEW,
+				                              "vkUpdateDescriptorSets"), 0);
+				vn_slot_put(set, b, e, VN_GET(w[i].pImageInfo[j].sampler, VK_OBJECT_TYPE_SAMPLER,
+				                              "vkUpdateDescriptorSets"), 0);
 			}
 			if (w[i].pTexelBufferView)
-				vn_refs_add(set, VN_GET(w[i].pTexelBufferView[j], VK_OBJECT_TYPE_BUFFER_VIEW,
-				                        "vkUpdateDescriptorSets"));
+				vn_slot_put(set, b, e, VN_GET(w[i].pTexelBufferView[j], VK_OBJECT_TYPE_BUFFER_VIEW,
+				                              "vkUpdateDescriptorSets"), 0);
 		}
+		vn_slot_refs(set);
 	}
 	for (uint32_t i = 0; i < nc; i++) {
 		vn_obj *src = VN_GET(c[i].srcSet, VK_OBJECT_TYPE_DESCRIPTOR_SET, "vkUpdateDescriptorSets");
 		vn_obj *dst = VN_GET(c[i].dstSet, VK_OBJECT_TYPE_DESCRIPTOR_SET, "vkUpdateDescriptorSets");
-		for (uint32_t j = 0; src && dst && j < src->nrefs; j++)
-			vn_refs_add(dst, src->refs[j]);
+		for (uint32_t j = 0; src && dst && j < c[i].descriptorCount; j++) {
+			uint32_t e = c[i].dstArrayElement + j, n = src->nslots;
+			vn_slot_put(dst, c[i].dstBinding, e, NULL, 1);
+			for (uint32_t k = 0; k < n; k++)
+				if (src->slots[k].binding == c[i].srcBinding &&
+				    src->slots[k].elem == c[i].srcArrayElement + j)
+					vn_slot_put(dst, c[i].dstBinding, e, src->slots[k].obj, 0);
+		}
 		if (dst) {
+			vn_slot_refs(dst);
 			dst->written = 1;
 			vn_dset_written(dst, c[i].dstBinding, c[i].dstArrayElement, c[i].descriptorCount);
 		}
@@ -1657,13 +1768,37 @@ VN_CMD(EndRenderPass, (VkCommandBuffer cb))
 VN_CMD(ResetQueryPool, (VkCommandBuffer cb, VkQueryPool p, uint32_t first, uint32_t n))
 {
 	VN_REC(ResetQueryPool);
-	vn_refs_add(c, VN_GET(p, VK_OBJECT_TYPE_QUERY_POOL, "vkCmdResetQueryPool"));
+	vn_refs_add(c, vn_queries(p, first, n, "vkCmdResetQueryPool"));
 }
 
 VN_CMD(WriteTimestamp, (VkCommandBuffer cb, VkPipelineStageFlagBits s, VkQueryPool p, uint32_t q))
 {
 	VN_REC(WriteTimestamp);
-	vn_refs_add(c, VN_GET(p, VK_OBJECT_TYPE_QUERY_POOL, "vkCmdWriteTimestamp"));
+	vn_refs_add(c, vn_queries(p, q, 1, "vkCmdWriteTimestamp"));
+}
+
+VN_CMD(BeginQuery, (VkCommandBuffer cb, VkQueryPool p, uint32_t q, VkQueryControlFlags f))
+{
+	VN_REC(BeginQuery);
+	vn_refs_add(c, vn_queries(p, q, 1, "vkCmdBeginQuery"));
+}
+
+VN_CMD(EndQuery, (VkCommandBuffer cb, VkQueryPool p, uint32_t q))
+{
+	VN_REC(EndQuery);
+	vn_refs_add(c, vn_queries(p, q, 1, "vkCmdEndQuery"));
+}
+
+VN_CMD(CopyQueryPoolResults, (VkCommandBuffer cb, VkQueryPool p, uint32_t first, uint32_t n, VkBuffer dst,
+                              VkDeviceSize off, VkDeviceSize stride, VkQueryResultFlags flags))
+{
+	VN_REC(CopyQueryPoolResults);
+	vn_obj *o = vn_queries(p, first, n, "vkCmdCopyQueryPoolResults");
+	uint64_t bytes = vn_query_bytes(o, n, stride, flags);
+	vn_refs_add(c, o);
+	if (bytes == UINT64_MAX)
+		vn_report("vkCmdCopyQueryPoolResults", "%u results with stride %llu", n, (unsigned long long)stride);
+	vn_use_buffer(c, dst, off, bytes, "vkCmdCopyQueryPoolResults");
 }
 
 VN_CMD(ExecuteCommands, (VkCommandBuffer cb, uint32_t n, const VkCommandBuffer *cbs))
@@ -1723,7 +1858,8 @@ static const vn_fn vn_fns[] = {
 	VN_F(CmdCopyBuffer), VN_F(CmdUpdateBuffer), VN_F(CmdFillBuffer), VN_F(CmdCopyImage), VN_F(CmdBlitImage),
 	VN_F(CmdResolveImage), VN_F(CmdCopyBufferToImage), VN_F(CmdCopyImageToBuffer), VN_F(CmdClearColorImage),
 	VN_F(CmdClearDepthStencilImage), VN_F(CmdPipelineBarrier), VN_F(CmdBeginRenderPass), VN_F(CmdNextSubpass),
-	VN_F(CmdEndRenderPass), VN_F(CmdResetQueryPool), VN_F(CmdWriteTimestamp), VN_F(CmdExecuteCommands),
+	VN_F(CmdEndRenderPass), VN_F(CmdResetQueryPool), VN_F(CmdWriteTimestamp), VN_F(CmdBeginQuery), VN_F(CmdEndQuery),
+	VN_F(CmdCopyQueryPoolResults), VN_F(CmdExecuteCommands),
 	VN_F(CmdSetLineWidth), VN_F(CmdSetDepthBias), VN_F(CmdSetBlendConstants), VN_F(CmdSetDepthBounds),
 	VN_F(CmdSetStencilCompareMask), VN_F(CmdSetStencilWriteMask), VN_F(CmdSetStencilReference),
 	VN_F(CmdSetCullMode), VN_FA(CmdSetCullModeEXT, CmdSetCullMode), VN_F(CmdSetFrontFace),
@@ -1777,6 +1913,7 @@ void vk_null_reset(void)
 		free(o->host);
 		free(o->binds);
 		free(o->uses);
+		free(o->slots);
 		free(o);
 	}
 }

@@ -6,7 +6,13 @@
 #     replay to their end, and so does vk_partial (vk_partial --size 64
 #     --submits 1: a binding no shader uses and one never read left
 #     unwritten, as the specification allows; the null device aborted on it
-#     while it judged every bound set by whether any write reached it);
+#     while it judged every bound set by whether any write reached it), and
+#     so does vk_trim_occlusion (vk_trim_churn --rounds 12 --occlusion
+#     captured with tscapture --submits 6-9: a vulkan.tsQueryResults record,
+#     query copies and reads of substituted queries, and a descriptor set
+#     written again each round before the buffer it held is destroyed; the
+#     null device aborted on that while a set kept every object any write
+#     had put in it);
 #   - each crash_* input, a mutant of one of them for a class of call the
 #     null device aborted on before the replay checked it (it stands for a
 #     driver crash), stops with a message naming the record:
@@ -23,7 +29,23 @@
 #     set), crash_buffer_empty (a buffer of 0 bytes), crash_update_pending
 #     (the descriptor update moved after the submit of the command buffer
 #     that binds the set: the set was never written when it was submitted;
-#     lavapipe died with SIGSEGV on it).
+#     lavapipe died with SIGSEGV on it), crash_query_range (vk_trim_occlusion
+#     with a vkCmdBeginQuery of query 7 of a pool of 3), crash_query_copy
+#     (its vkCmdCopyQueryPoolResults with stride 4096: the substituted
+#     queries' vkCmdUpdateBuffer writes landed past the 72-byte buffer),
+#     crash_alloc_repeated (vk_compute's vkAllocateMemory record repeated:
+#     the replay lost the first allocation, which LeakSanitizer reported),
+#     crash_wait_unsignaled (seed 7558 of vk_dynstate_secondary: its submit
+#     moved after a vkWaitForFences with no timeout whose result was
+#     damaged; the wait went to the device unbounded, on a fence nothing
+#     signals, and now waits at most --wait-timeout; the replay stops later,
+#     at a record it cannot decode).
+# pc_crash_mem_freed (seed 2637 of vk_trim_occlusion: a submit moved ahead
+# of its command buffer's new recording, after the memory its set held was
+# freed) replays without --per-command; with it (VK_NULL_PER_COMMAND=1: two
+# runs) the replay's own per-command copies read that memory through a
+# buffer of ours destroyed with it (the null device aborted), and the
+# submit is refused naming the record.
 # Then 40 mutants of each trace (tests/fuzz/sbt_mutate --batch, seeds 1-40:
 # checksums valid, so the damage reaches the decoder and the replayer) all
 # end, replayed or stopped naming the record or checkpoint.
@@ -36,7 +58,7 @@ R="$BUILD/tests/vk_null_main"
 [ -x "$R" ] || { echo "the null-device replay is not built"; exit 77; }
 C="$TOP/tests/fuzz/corpus_vk_null"
 expect_rc 0 corpus "$R" --timeout 20 "$C"/*
-for t in vk_compute vk_offscreen vk_partial; do
+for t in vk_compute vk_offscreen vk_partial vk_trim_occlusion; do
 	grep -qx "replayed $C/$t" "$T/corpus.out" || fail "$t did not replay: $(grep " $C/$t" "$T/corpus.out")"
 done
 n=0
@@ -45,7 +67,14 @@ for f in "$C"/crash_*; do
 		fail "$(basename "$f") did not stop naming the record: $(grep " $f" "$T/corpus.out")"
 	n=$((n + 1))
 done
-[ "$n" -ge 15 ] || fail "expected 15 crash inputs, found $n"
+[ "$n" -ge 20 ] || fail "expected 20 crash inputs, found $n"
+grep -qx "replayed $C/pc_crash_mem_freed" "$T/corpus.out" ||
+	fail "pc_crash_mem_freed did not replay: $(grep " $C/pc_crash_mem_freed" "$T/corpus.out")"
+expect_rc 0 percmd env VK_NULL_PER_COMMAND=1 "$R" --timeout 20 "$C/pc_crash_mem_freed" "$C/vk_trim_occlusion"
+grep -q "^stopped $C/pc_crash_mem_freed: backend vulkan: record seq 141 vkQueueSubmit: --per-command: command buffer 0x[0-9a-f]* is submitted, and VkDeviceMemory 0x200000000020, which its commands' per-command copies read, was freed since it was recorded" "$T/percmd.out" ||
+	fail "pc_crash_mem_freed with --per-command: $(grep " $C/pc_crash_mem_freed" "$T/percmd.out")"
+grep -qx "replayed $C/vk_trim_occlusion" "$T/percmd.out" ||
+	fail "vk_trim_occlusion with --per-command: $(grep " $C/vk_trim_occlusion" "$T/percmd.out")"
 M="$BUILD/tests/sbt_mutate"
 [ -x "$M" ] || fail "$M is not built"
 for t in vk_compute vk_offscreen; do
@@ -55,4 +84,4 @@ for t in vk_compute vk_offscreen; do
 	m=$(grep -c '^\(replayed\|stopped\) ' "$T/mutants-$t.out")
 	[ "$m" -eq 40 ] || fail "$t: $m of 40 mutants ended: $(tail -3 "$T/mutants-$t.out")"
 done
-echo "ok: 3 traces replayed, $n crash inputs stopped naming the record, 80 mutants ended, against the null device"
+echo "ok: 4 traces replayed, $n crash inputs stopped naming the record, 80 mutants ended, against the null device"
