@@ -59,6 +59,10 @@ TRACESMITH_OUTPUT=$T/comp.sbt vk_env_run "$T/comp.capture.log" "$VK_ENV_BUILD/te
 	--size 4096 --submits 4 || fail "vk_compute under VK_LAYER_tracesmith"
 TRACESMITH_OUTPUT=$T/off.sbt vk_env_run "$T/off.capture.log" "$VK_ENV_BUILD/tests/programs/vk_offscreen" \
 	--frames 2 || fail "vk_offscreen under VK_LAYER_tracesmith"
+# work long enough (a 4 MiB dispatch: milliseconds on lavapipe) that a
+# 1 ns --wait-timeout always finds it unfinished
+TRACESMITH_OUTPUT=$T/long.sbt vk_env_run "$T/long.capture.log" "$VK_ENV_BUILD/tests/programs/vk_compute" \
+	--size 1048576 --submits 2 || fail "vk_compute --size 1048576 under VK_LAYER_tracesmith"
 vk_env_layers_none
 
 timeout 120 "$R" "$T/comp.sbt" >"$T/orig.out" 2>&1 || fail "the untouched trace: $(cat "$T/orig.out")"
@@ -210,7 +214,7 @@ grep -qF "which nothing replayed so far signals (a wait moved ahead of its submi
 # Work that takes longer than the bound (1 ns): a fence wait stops the
 # replay with the bound, naming the record (never a hang).
 rc=0
-timeout 120 "$R" --wait-timeout 0.000000001 "$T/comp.sbt" >"$T/tiny.out" 2>"$T/tiny.err" || rc=$?
+timeout 120 "$R" --wait-timeout 0.000000001 "$T/long.sbt" >"$T/tiny.out" 2>"$T/tiny.err" || rc=$?
 [ "$rc" -eq 1 ] || fail "--wait-timeout 1 ns: exit $rc: $(cat "$T/tiny.err")"
 grep -q "record seq [0-9]* vk\(WaitForFences\|GetFenceStatus\): the fence.* did not finish within 1e-09 s, although it did at capture" \
 	"$T/tiny.err" || fail "--wait-timeout 1 ns: $(cat "$T/tiny.err")"
