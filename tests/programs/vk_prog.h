@@ -75,8 +75,10 @@ enum {
 	VKP_PIPELINE_STATS = 1 << 3, /* the pipelineStatisticsQuery feature */
 	VKP_HOST_QUERY_RESET = 1 << 4, /* Vulkan 1.2 with the hostQueryReset feature */
 	VKP_SYNC2 = 1 << 5,            /* Vulkan 1.3 with the synchronization2 feature */
-	VKP_PRIMITIVES = 1 << 6        /* VK_EXT_primitives_generated_query (and the
+	VKP_PRIMITIVES = 1 << 6,       /* VK_EXT_primitives_generated_query (and the
 	                                  VK_EXT_transform_feedback it requires) */
+	VKP_XFB = 1 << 7               /* VK_EXT_transform_feedback with its
+	                                  transformFeedback feature */
 };
 
 static inline const char *vkp_result_name(VkResult r)
@@ -257,6 +259,28 @@ static inline void vkp_ctx_init(vkp_ctx *c, const char *prog, unsigned flags)
 		dci.pNext = &fpg;
 		dci.enabledExtensionCount = 2;
 		dci.ppEnabledExtensionNames = dexts;
+	}
+	if (flags & VKP_XFB) {
+		static const char *xexts[1] = { VK_EXT_TRANSFORM_FEEDBACK_EXTENSION_NAME };
+		static VkPhysicalDeviceTransformFeedbackFeaturesEXT fxfb = {
+			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT,
+			.transformFeedback = VK_TRUE
+		};
+		VkPhysicalDeviceTransformFeedbackFeaturesEXT have = {
+			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT
+		};
+		VkPhysicalDeviceFeatures2 f2 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+			                             .pNext = &have };
+		vkGetPhysicalDeviceFeatures2(c->phys, &f2);
+		if (!have.transformFeedback)
+			vkp_die(c, "device '%s' has no transformFeedback feature",
+			        c->dev_props.deviceName);
+		fxfb.pNext = (void *)dci.pNext;
+		dci.pNext = &fxfb;
+		if (!(flags & VKP_PRIMITIVES)) {
+			dci.enabledExtensionCount = 1;
+			dci.ppEnabledExtensionNames = xexts;
+		}
 	}
 	VKP_CHECK(c, vkCreateDevice(c->phys, &dci, NULL, &c->device));
 	vkGetDeviceQueue(c->device, c->qfam, 0, &c->queue);

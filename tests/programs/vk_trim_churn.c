@@ -90,10 +90,18 @@
  * copies it into a host-visible buffer (32-bit with availability), which
  * must count one primitive; the buffer is hashed.
  *
+ * With --xfb (VK_EXT_transform_feedback): the same triangle, drawn by
+ * vk_xfb.vert into a transform feedback buffer inside query 0 of a
+ * transform feedback stream query (vkCmdBeginQueryIndexedEXT, stream 0:
+ * two values a query, primitives written and primitives needed); every
+ * later round reads it from the host and copies it as --primitives does,
+ * both values must be 1, and the copy and the feedback buffer's three
+ * vertices are hashed.
+ *
  * usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]
  *                      [--secondary] [--timestamps] [--occlusion]
  *                      [--statistics] [--submit2] [--query-secondary]
- *                      [--host-reset] [--primitives]
+ *                      [--host-reset] [--primitives] [--xfb]
  * Prints one line: rounds, size and the XXH3-64 hash of every result word.
  */
 #include "tests/programs/vk_prog.h"
@@ -103,7 +111,7 @@ static void vkt_usage(FILE *f)
 	fprintf(f, "usage: vk_trim_churn [--rounds R] [--size N] [--timeline] [--orphans]\n"
 	           "                     [--secondary] [--timestamps] [--occlusion]\n"
 	           "                     [--statistics] [--submit2] [--query-secondary]\n"
-	           "                     [--host-reset] [--primitives]\n"
+	           "                     [--host-reset] [--primitives] [--xfb]\n"
 	           "  --rounds R   rounds, one submit and fence wait each (1..10000, default 12)\n"
 	           "  --size N     words per round (64..1048576, default 1024)\n"
 	           "  --timeline   a timeline semaphore counts the rounds (Vulkan 1.2)\n"
@@ -122,15 +130,20 @@ static void vkt_usage(FILE *f)
 	           "  --host-reset with --occlusion: the host resets the first query in round\n"
 	           "               R - 5, and that round measures it again (Vulkan 1.2)\n"
 	           "  --primitives a triangle's primitives generated query written in round 0,\n"
-	           "               copied and read every later round\n");
+	           "               copied and read every later round\n"
+	           "  --xfb        a triangle's transform feedback stream query and feedback\n"
+	           "               buffer written in round 0, read every later round\n");
 }
 
 /* --primitives: a render pass without attachments and a pipeline of
  * vk_tri.vert alone (push constants: offset, scale) drawing one triangle
- * of vb, recorded into cb inside query 0 of pool (reset first). */
+ * of vb, recorded into cb inside query 0 of pool (reset first).  With xb
+ * (--xfb), vk_xfb.vert draws it with transform feedback into xb, inside
+ * query 0 begun on stream 0 by vkCmdBeginQueryIndexedEXT. */
 static void vkt_primitives(const vkp_ctx *c, VkCommandBuffer cb, VkQueryPool pool,
-                           const vkp_buffer *vb, VkRenderPass *rp_out, VkFramebuffer *fb_out,
-                           VkPipelineLayout *layout_out, VkPipeline *pipe_out)
+                           const vkp_buffer *vb, const vkp_buffer *xb, VkRenderPass *rp_out,
+                           VkFramebuffer *fb_out, VkPipelineLayout *layout_out,
+                           VkPipeline *pipe_out)
 {
 	VkSubpassDescription sub = { .pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS };
 	VkRenderPassCreateInfo rpci = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO };
@@ -177,7 +190,7 @@ static void vkt_primitives(const vkp_ctx *c, VkCommandBuffer cb, VkQueryPool poo
 	plci.pushConstantRangeCount = 1;
 	plci.pPushConstantRanges = &pcr;
 	VKP_CHECK(c, vkCreatePipelineLayout(c->device, &plci, NULL, layout_out));
-	vs = vkp_shader_load(c, "vk_tri.vert.spv");
+	vs = vkp_shader_load(c, xb ? "vk_xfb.vert.spv" : "vk_tri.vert.spv");
 	stage.stage = VK_SHADER_STAGE_VERTEX_BIT;
 	stage.module = vs;
 	stage.pName = "main";
@@ -209,7 +222,19 @@ static void vkt_primitives(const vkp_ctx *c, VkCommandBuffer cb, VkQueryPool poo
 	memcpy(vb->map, tri, sizeof(tri));
 
 	vkCmdResetQueryPool(cb, pool, 0, 1);
-	vkCmdBeginQuery(cb, pool, 0, 0);
+	if (xb) {
+		PFN_vkCmdBindTransformFeedbackBuffersEXT bind_xfb =
+			(PFN_vkCmdBindTransformFeedbackBuffersEXT)vkGetDeviceProcAddr(
+				c->device, "vkCmdBindTransformFeedbackBuffersEXT");
+		PFN_vkCmdBeginQueryIndexedEXT begin_q = (PFN_vkCmdBeginQueryIndexedEXT)
+			vkGetDeviceProcAddr(c->device, "vkCmdBeginQueryIndexedEXT");
+		if (!bind_xfb || !begin_q)
+			vkp_die(c, "VK_EXT_transform_feedback is enabled but its commands are missing");
+		bind_xfb(cb, 0, 1, &xb->buf, &zero, NULL);
+		begin_q(cb, pool, 0, 0, 0);
+	} else {
+		vkCmdBeginQuery(cb, pool, 0, 0);
+	}
 	rpbi.renderPass = *rp_out;
 	rpbi.framebuffer = *fb_out;
 	rpbi.renderArea = sc;
@@ -217,6 +242,22 @@ static void vkt_primitives(const vkp_ctx *c, VkCommandBuffer cb, VkQueryPool poo
 	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, *pipe_out);
 	vkCmdBindVertexBuffers(cb, 0, 1, &vb->buf, &zero);
 	vkCmdPushConstants(cb, *layout_out, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push), push);
+	if (xb) {
+		PFN_vkCmdBeginTransformFeedbackEXT begin_xfb = (PFN_vkCmdBeginTransformFeedbackEXT)
+			vkGetDeviceProcAddr(c->device, "vkCmdBeginTransformFeedbackEXT");
+		PFN_vkCmdEndTransformFeedbackEXT end_xfb = (PFN_vkCmdEndTransformFeedbackEXT)
+			vkGetDeviceProcAddr(c->device, "vkCmdEndTransformFeedbackEXT");
+		PFN_vkCmdEndQueryIndexedEXT end_q = (PFN_vkCmdEndQueryIndexedEXT)vkGetDeviceProcAddr(
+			c->device, "vkCmdEndQueryIndexedEXT");
+		if (!begin_xfb || !end_xfb || !end_q)
+			vkp_die(c, "VK_EXT_transform_feedback is enabled but its commands are missing");
+		begin_xfb(cb, 0, 0, NULL, NULL);
+		vkCmdDraw(cb, 3, 1, 0, 0);
+		end_xfb(cb, 0, 0, NULL, NULL);
+		vkCmdEndRenderPass(cb);
+		end_q(cb, pool, 0, 0);
+		return;
+	}
 	vkCmdDraw(cb, 3, 1, 0, 0);
 	vkCmdEndRenderPass(cb);
 	vkCmdEndQuery(cb, pool, 0);
@@ -461,14 +502,15 @@ int main(int argc, char **argv)
 	VkQueryPool qpool = VK_NULL_HANDLE;
 	int occlusion = 0, statistics = 0, submit2 = 0, query_secondary = 0, host_reset = 0;
 	uint32_t reset_round = 0;
-	int primitives = 0;
+	int primitives = 0, xfb = 0;
+	uint32_t pg_values = 1; /* values a query: 2 for --xfb's stream query */
 	VkQueryPool pg_pool = VK_NULL_HANDLE;
 	VkCommandBuffer pg_cb = VK_NULL_HANDLE, pg_copy = VK_NULL_HANDLE;
 	VkRenderPass pg_rp = VK_NULL_HANDLE;
 	VkFramebuffer pg_fb = VK_NULL_HANDLE;
 	VkPipelineLayout pg_layout = VK_NULL_HANDLE;
 	VkPipeline pg_pipe = VK_NULL_HANDLE;
-	vkp_buffer pg_vb, pg_read;
+	vkp_buffer pg_vb, pg_read, pg_xfb;
 	/* occ_redo[q]: begins and ends occlusion query q (no reset);
 	 * occ_unset: executes occ_unset_sec, which resets query 1 */
 	VkCommandBuffer occ_sec = VK_NULL_HANDLE, occ_redo[2] = { VK_NULL_HANDLE, VK_NULL_HANDLE };
@@ -519,6 +561,8 @@ int main(int argc, char **argv)
 			host_reset = 1;
 		} else if (!strcmp(argv[i], "--primitives")) {
 			primitives = 1;
+		} else if (!strcmp(argv[i], "--xfb")) {
+			xfb = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			vkt_usage(stdout);
 			return 0;
@@ -533,6 +577,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vk_trim_churn: --submit2 does not go with --timeline\n");
 		return 2;
 	}
+	if (primitives && xfb) {
+		fprintf(stderr, "vk_trim_churn: --primitives does not go with --xfb\n");
+		return 2;
+	}
+	if (xfb) {
+		primitives = 1; /* the same draw, submits and reads */
+		pg_values = 2;
+	}
 	if ((query_secondary || host_reset) && !occlusion) {
 		fprintf(stderr, "vk_trim_churn: --query-secondary and --host-reset need --occlusion\n");
 		return 2;
@@ -541,7 +593,7 @@ int main(int argc, char **argv)
 	vkp_ctx_init(&c, "vk_trim_churn",
 	             (use_timeline ? VKP_TIMELINE : 0) |
 	                 (occlusion || primitives ? VKP_NEED_GRAPHICS : 0) |
-	                 (primitives ? VKP_PRIMITIVES : 0) |
+	                 (xfb ? VKP_XFB : primitives ? VKP_PRIMITIVES : 0) |
 	                 (statistics ? VKP_PIPELINE_STATS : 0) | (submit2 ? VKP_SYNC2 : 0) |
 	                 (host_reset ? VKP_HOST_QUERY_RESET : 0));
 	if (use_timeline) {
@@ -747,25 +799,32 @@ int main(int argc, char **argv)
 	if (primitives) {
 		VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO };
 		VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
-		qci.queryType = VK_QUERY_TYPE_PRIMITIVES_GENERATED_EXT;
+		qci.queryType = xfb ? VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT
+		                    : VK_QUERY_TYPE_PRIMITIVES_GENERATED_EXT;
 		qci.queryCount = 1;
 		VKP_CHECK(&c, vkCreateQueryPool(c.device, &qci, NULL, &pg_pool));
 		vkp_buffer_create(&c, &pg_vb, 60, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
 		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
 		                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
 		                  0, 1);
-		vkp_buffer_create(&c, &pg_read, 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		if (xfb)
+			vkp_buffer_create(&c, &pg_xfb, 48, VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_BUFFER_BIT_EXT,
+			                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+			                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+			                  0, 1);
+		vkp_buffer_create(&c, &pg_read, 4 * (pg_values + 1), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
 		                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
 		                  0, 1);
 		cbai.commandBufferCount = 1;
 		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &pg_cb));
 		VKP_CHECK(&c, vkBeginCommandBuffer(pg_cb, &bi));
-		vkt_primitives(&c, pg_cb, pg_pool, &pg_vb, &pg_rp, &pg_fb, &pg_layout, &pg_pipe);
+		vkt_primitives(&c, pg_cb, pg_pool, &pg_vb, xfb ? &pg_xfb : NULL, &pg_rp, &pg_fb,
+		               &pg_layout, &pg_pipe);
 		VKP_CHECK(&c, vkEndCommandBuffer(pg_cb));
 		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &pg_copy));
 		VKP_CHECK(&c, vkBeginCommandBuffer(pg_copy, &bi));
-		vkCmdCopyQueryPoolResults(pg_copy, pg_pool, 0, 1, pg_read.buf, 0, 8,
+		vkCmdCopyQueryPoolResults(pg_copy, pg_pool, 0, 1, pg_read.buf, 0, 4 * (pg_values + 1),
 		                          VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
 		bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
 		bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
@@ -865,7 +924,7 @@ int main(int argc, char **argv)
 			subs[si.commandBufferCount++] = r == 0 ? pg_cb : pg_copy;
 			si.pCommandBuffers = subs;
 			if (r > 0)
-				memset(pg_read.map, 0, 8);
+				memset(pg_read.map, 0, 4 * (pg_values + 1));
 		}
 		if (use_timeline) {
 			/* round r - 1 left the counter at r: wait for it from the host,
@@ -968,16 +1027,22 @@ int main(int argc, char **argv)
 				vkp_die(&c, "hash update failed");
 		}
 		if (primitives && r > 0) {
-			uint64_t got[2] = { 0, 0 };
+			/* values, then availability: every word is 1 */
+			uint64_t got[3] = { 0, 0, 0 };
 			const uint32_t *w32 = pg_read.map;
-			VKP_CHECK(&c, vkGetQueryPoolResults(c.device, pg_pool, 0, 1, sizeof(got), got, 16,
+			uint32_t v;
+			VKP_CHECK(&c, vkGetQueryPoolResults(c.device, pg_pool, 0, 1, 8 * (pg_values + 1),
+			                                    got, 8 * (pg_values + 1),
 			                                    VK_QUERY_RESULT_64_BIT |
 			                                        VK_QUERY_RESULT_WITH_AVAILABILITY_BIT));
-			if (got[0] != 1 || got[1] != 1 || w32[0] != 1 || w32[1] != 1)
-				vkp_die(&c, "round %u: primitives generated: host %llu (available %llu), "
-				        "copied %u (%u), drawn 1", (unsigned)r, (unsigned long long)got[0],
-				        (unsigned long long)got[1], (unsigned)w32[0], (unsigned)w32[1]);
-			if (XXH3_64bits_update(hs, pg_read.map, 8) != XXH_OK)
+			for (v = 0; v <= pg_values; v++)
+				if (got[v] != 1 || w32[v] != 1)
+					vkp_die(&c, "round %u: %s word %u: host %llu, copied %u, drawn 1",
+					        (unsigned)r,
+					        xfb ? "transform feedback stream" : "primitives generated",
+					        (unsigned)v, (unsigned long long)got[v], (unsigned)w32[v]);
+			if (XXH3_64bits_update(hs, pg_read.map, 4 * (pg_values + 1)) != XXH_OK ||
+			    (xfb && XXH3_64bits_update(hs, pg_xfb.map, 48) != XXH_OK))
 				vkp_die(&c, "hash update failed");
 		}
 		if (secondary && r > 0) {
@@ -1009,6 +1074,8 @@ int main(int argc, char **argv)
 		vkDestroyRenderPass(c.device, pg_rp, NULL);
 		vkp_buffer_destroy(&c, &pg_read);
 		vkp_buffer_destroy(&c, &pg_vb);
+		if (xfb)
+			vkp_buffer_destroy(&c, &pg_xfb);
 	}
 	if (occ_pool) {
 		vkDestroyQueryPool(c.device, occ_pool, NULL);

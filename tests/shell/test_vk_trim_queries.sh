@@ -43,7 +43,12 @@
 #     measures it again.
 # And vk_trim_churn --primitives (VK_EXT_primitives_generated_query) does
 # what --statistics does with a primitives generated query counting one
-# drawn triangle.
+# drawn triangle, and vk_trim_churn --xfb (VK_EXT_transform_feedback) with
+# a transform feedback stream query, begun with vkCmdBeginQueryIndexedEXT
+# on stream 0: two values a query (primitives written, primitives needed),
+# so the record's stride is 24 and the host reads and copies carry three
+# words; the feedback buffer the draw wrote before the window is hashed by
+# the program in every round too.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -159,6 +164,7 @@ check secondary "firstQuery=0 queryCount=3 flags=0x0000000000000005 stride=16 by
 check hostreset "firstQuery=0 queryCount=3 flags=0x0000000000000005 stride=16 bytes=48" \
 	--occlusion --host-reset
 check primitives "firstQuery=0 queryCount=1 flags=0x0000000000000005 stride=16 bytes=16"
+check xfb "firstQuery=0 queryCount=1 flags=0x0000000000000005 stride=24 bytes=24"
 
 # a record naming a pool no record created, or absurd query indexes: the
 # replay stops with an error naming the record (the statistics one)
