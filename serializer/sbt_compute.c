@@ -328,11 +328,12 @@ static inline int sbt_cm_varint(const uint8_t **p, const uint8_t *end, uint64_t 
  * unchecked varint path together. */
 sbt_status sbt_cm_decode(const uint8_t *p, size_t len, sbt_cm_call *c)
 {
-	const uint8_t *end = p + len;
+	const uint8_t *end;
 	uint64_t seen[(SBT_CM_MAX_TAG + 64) / 64] = {0};
 	if (!c || (!p && len))
 		return SBT_ERR_ARG;
 	memset(c, 0, sizeof(*c));
+	end = len ? p + len : p; /* an empty payload's p may be NULL */
 	while (p < end) {
 		uint64_t key, v, bit;
 		unsigned wire, act;
