@@ -2,7 +2,9 @@
  * thip_array.c - HIP arrays: hipMallocArray, hipArrayCreate,
  * hipArray3DCreate, hipFreeArray, hipArrayDestroy, and the copies to and
  * from arrays by their own calls (hipMemcpy2DToArray(Async),
- * hipMemcpy2DFromArray(Async), hipMemcpyToArray, hipMemcpyFromArray),
+ * hipMemcpy2DFromArray(Async), hipMemcpyToArray, hipMemcpyFromArray, the
+ * _spt forms of the 2D ones), hipMalloc3DArray, and the mipmapped array
+ * calls (failed calls under ROCm 5.2),
  * recorded as the compute model's arrays and pitched copies
  * (serializer/sbt_compute.h, docs/hip.md).
  *
@@ -402,6 +404,151 @@ hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t src, size_t wOffset, s
 		thip_count_rows(src, count, &w, &h);
 		thip_array_copy_record(&call, SBT_CM_HIP_hipMemcpyFromArray, r, 0, src, wOffset, hOffset,
 		                       dst, w, w, h, kind, 0, NULL);
+	}
+	thip_end(&call);
+	return r;
+}
+
+/* ---- the per-thread default stream's array copies (_spt) -------------------------------- */
+
+/* clr's hipMemcpy2DToArray_spt / hipMemcpy2DFromArray_spt: the copy of the
+ * call without _spt on the calling thread's per-thread default stream,
+ * synchronous; recorded as that call with ptds = 1. */
+hipError_t hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset, const void *src,
+                                  size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(hipArray *, size_t, size_t, const void *, size_t, size_t, size_t,
+	                   hipMemcpyKind) =
+		(hipError_t(*)(hipArray *, size_t, size_t, const void *, size_t, size_t, size_t,
+		               hipMemcpyKind))thip_begin(&call, THIP_FN_hipMemcpy2DToArray_spt);
+	hipError_t r = real ? real(dst, wOffset, hOffset, src, spitch, width, height, kind)
+	                    : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	thip_array_copy_record(&call, SBT_CM_HIP_hipMemcpy2DToArray, r, 1, dst, wOffset, hOffset, src,
+	                       spitch, width, height, kind, 0, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset,
+                                    size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(void *, size_t, hipArray_const_t, size_t, size_t, size_t, size_t,
+	                   hipMemcpyKind) =
+		(hipError_t(*)(void *, size_t, hipArray_const_t, size_t, size_t, size_t, size_t,
+		               hipMemcpyKind))thip_begin(&call, THIP_FN_hipMemcpy2DFromArray_spt);
+	hipError_t r = real ? real(dst, dpitch, src, wOffset, hOffset, width, height, kind)
+	                    : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	thip_array_copy_record(&call, SBT_CM_HIP_hipMemcpy2DFromArray, r, 0, src, wOffset, hOffset,
+	                       dst, dpitch, width, height, kind, 0, NULL);
+	thip_end(&call);
+	return r;
+}
+
+/* ---- hipMalloc3DArray and mipmapped arrays -------------------------------------------- */
+
+/* clr's hipMalloc3DArray: hipArray3DCreate's descriptor from the channel
+ * descriptor (getArrayFormat, getNumChannels) and the extent. */
+hipError_t hipMalloc3DArray(hipArray **array, const struct hipChannelFormatDesc *desc,
+                            struct hipExtent extent, unsigned int flags)
+{
+	thip_call call;
+	hipError_t (*real)(hipArray **, const struct hipChannelFormatDesc *, struct hipExtent,
+	                   unsigned) =
+		(hipError_t(*)(hipArray **, const struct hipChannelFormatDesc *, struct hipExtent,
+		               unsigned))thip_begin(&call, THIP_FN_hipMalloc3DArray);
+	hipError_t r = real ? real(array, desc, extent, flags) : THIP_NO_RUNTIME;
+	unsigned format = desc ? thip_desc_format(desc) : 0;
+	unsigned channels = desc ? (unsigned)((desc->x != 0) + (desc->y != 0) + (desc->z != 0) +
+	                                      (desc->w != 0))
+	                         : 0;
+	thip_array_created(&call, SBT_CM_HIP_hipMalloc3DArray, r, array, extent.width, extent.height,
+	                   extent.depth, format, channels, flags);
+	thip_end(&call);
+	return r;
+}
+
+/*
+ * Mipmapped arrays: ROCm 5.2's clr answers hipErrorNotSupported to all
+ * three (hip_memory.cpp), so what is recorded is a failed call, which
+ * replay skips.  They are recorded all the same (sub 1: mipmapped), so a
+ * runtime that makes them leaves a record replay names rather than a
+ * handle it has never seen.
+ */
+hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray,
+                                   const struct hipChannelFormatDesc *desc,
+                                   struct hipExtent extent, unsigned int numLevels,
+                                   unsigned int flags)
+{
+	thip_call call;
+	hipError_t (*real)(hipMipmappedArray_t *, const struct hipChannelFormatDesc *,
+	                   struct hipExtent, unsigned, unsigned) =
+		(hipError_t(*)(hipMipmappedArray_t *, const struct hipChannelFormatDesc *,
+		               struct hipExtent, unsigned, unsigned))thip_begin(
+			&call, THIP_FN_hipMallocMipmappedArray);
+	hipError_t r = real ? real(mipmappedArray, desc, extent, numLevels, flags) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+
+	if (call.record) {
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.sub = 1;
+		c.handle = r == hipSuccess && mipmappedArray ? THIP_U(*mipmappedArray) : 0;
+		c.width = extent.width;
+		c.height = extent.height;
+		c.depth = extent.depth;
+		c.format = desc ? thip_desc_format(desc) : 0;
+		c.channels = desc ? (unsigned)((desc->x != 0) + (desc->y != 0) + (desc->z != 0) +
+		                               (desc->w != 0))
+		                  : 0;
+		c.count = numLevels;
+		c.flags = flags;
+		thip_record(SBT_CM_HIP_hipMallocMipmappedArray, &c, 0);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
+{
+	thip_call call;
+	hipError_t (*real)(hipMipmappedArray_t) =
+		(hipError_t(*)(hipMipmappedArray_t))thip_begin(&call, THIP_FN_hipFreeMipmappedArray);
+	hipError_t r = real ? real(mipmappedArray) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+
+	if (call.record) {
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.sub = 1;
+		c.handle = THIP_U(mipmappedArray);
+		thip_record(SBT_CM_HIP_hipFreeMipmappedArray, &c, 0);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray, hipMipmappedArray_const_t mipmappedArray,
+                                     unsigned int level)
+{
+	thip_call call;
+	hipError_t (*real)(hipArray_t *, hipMipmappedArray_const_t, unsigned) =
+		(hipError_t(*)(hipArray_t *, hipMipmappedArray_const_t, unsigned))thip_begin(
+			&call, THIP_FN_hipGetMipmappedArrayLevel);
+	hipError_t r = real ? real(levelArray, mipmappedArray, level) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+
+	if (call.record) {
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.sub = 1;
+		c.handle = r == hipSuccess && levelArray ? THIP_U(*levelArray) : 0;
+		c.parent = THIP_U(mipmappedArray);
+		c.value = level;
+		thip_record(SBT_CM_HIP_hipGetMipmappedArrayLevel, &c, 0);
 	}
 	thip_end(&call);
 	return r;

@@ -1332,6 +1332,7 @@ void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_
 	c.size = ok ? width * height * d : 0;
 	c.stream = async ? THIP_U(stream) : 0;
 	c.capture_status = async ? thip_capture_status(stream) : 0;
+	c.ptds = (uint64_t)call->ptds;
 	if (c.src_type == THIP_MEMORYTYPE_HOST && c.dst_type != THIP_MEMORYTYPE_HOST) {
 		c.host = thip_side_first(src);
 		c.src = 0;
@@ -1448,6 +1449,7 @@ static void thip_param2d_record(const thip_call *call, sbt_cm_hip_call hcall, hi
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.stream = async ? THIP_U(stream) : 0;
+		c.ptds = (uint64_t)call->ptds;
 		thip_simple(call, hcall, r, &c, CAP_REC_WORK);
 		return;
 	}
@@ -1497,6 +1499,7 @@ static void thip_copy3d_record(const thip_call *call, sbt_cm_hip_call hcall, hip
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.stream = async ? THIP_U(stream) : 0;
+		c.ptds = (uint64_t)call->ptds;
 		thip_simple(call, hcall, r, &c, CAP_REC_WORK);
 		return;
 	}
@@ -1538,6 +1541,21 @@ hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
 	hipError_t (*real)(const struct hipMemcpy3DParms *) =
 		(hipError_t(*)(const struct hipMemcpy3DParms *))thip_begin(&call, THIP_FN_hipMemcpy3D);
 	hipError_t r = real ? real(p) : THIP_NO_RUNTIME;
+	thip_copy3d_record(&call, SBT_CM_HIP_hipMemcpy3D, r, p, 0, NULL);
+	thip_end(&call);
+	return r;
+}
+
+/* clr's hipMemcpy3D_spt: hipMemcpy3D on the calling thread's per-thread
+ * default stream (recorded as hipMemcpy3D with ptds = 1). */
+hipError_t hipMemcpy3D_spt(const struct hipMemcpy3DParms *p)
+{
+	thip_call call;
+	hipError_t (*real)(const struct hipMemcpy3DParms *) =
+		(hipError_t(*)(const struct hipMemcpy3DParms *))thip_begin(&call,
+		                                                          THIP_FN_hipMemcpy3D_spt);
+	hipError_t r = real ? real(p) : THIP_NO_RUNTIME;
+	call.ptds = 1;
 	thip_copy3d_record(&call, SBT_CM_HIP_hipMemcpy3D, r, p, 0, NULL);
 	thip_end(&call);
 	return r;

@@ -88,7 +88,15 @@
 	X(hipFreeArray, 1) X(hipArrayDestroy, 1)                                   \
 	X(hipMemcpy2DToArray, 1) X(hipMemcpy2DToArrayAsync, 1)                     \
 	X(hipMemcpy2DFromArray, 1) X(hipMemcpy2DFromArrayAsync, 1)                 \
-	X(hipMemcpyToArray, 1) X(hipMemcpyFromArray, 1)
+	X(hipMemcpyToArray, 1) X(hipMemcpyFromArray, 1)                           \
+	X(hipMalloc3DArray, 1) X(hipMallocMipmappedArray, 1)                       \
+	X(hipFreeMipmappedArray, 1) X(hipGetMipmappedArrayLevel, 1)                \
+	X(hipMemcpy2DToArray_spt, 1) X(hipMemcpy2DFromArray_spt, 1)                \
+	X(hipMemcpy3D_spt, 1)                                                      \
+	X(hipCtxCreate, 1) X(hipCtxDestroy, 1) X(hipCtxSetCurrent, 1)              \
+	X(hipCtxGetCurrent, 1) X(hipCtxPushCurrent, 1) X(hipCtxPopCurrent, 1)      \
+	X(hipDevicePrimaryCtxRetain, 1) X(hipDevicePrimaryCtxRelease, 1)           \
+	X(hipCtxGetDevice, 1)
 
 typedef enum thip_fn {
 #define THIP_X_FN(n, m) THIP_FN_##n,
@@ -109,6 +117,7 @@ typedef struct thip_call {
 	thip_fn fn;
 	int nested;  /* inside another wrapped call: pass through */
 	int record;  /* record it (outermost, recording, TRACESMITH_API lets hip) */
+	int ptds;    /* a _spt call: its record says ptds = 1 (set by the wrapper) */
 } thip_call;
 
 /* Start a wrapped call: set up on first use, count it, and return the real
@@ -129,6 +138,8 @@ uint64_t thip_record(sbt_cm_hip_call hcall, const sbt_cm_call *c, unsigned flags
  * thread's current device (device, absent for 0), which a successful
  * hipSetDevice of the program's sets (thip_core.c). */
 void thip_device_set(int device);
+/* The calling thread's current device as thip_device_set last set it. */
+int thip_device_get(void);
 
 /* ---- same-address capture (thip_va.c) ------------------------------------ */
 

@@ -98,6 +98,20 @@ static struct rphip_thread_dev *rphip_thread_dev(rphip_state *s, int make, int *
 	return t;
 }
 
+rp_status rphip_set_thread_device(rphip_state *s, int64_t device, rp_diag *diag)
+{
+	int oom = 0;
+	struct rphip_thread_dev *t;
+	rp_status st;
+
+	if ((st = rphip_use_device(s, device, diag)) != RP_OK)
+		return st;
+	if (!(t = rphip_thread_dev(s, 1, &oom)))
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	t->device = device;
+	return RP_OK;
+}
+
 rp_status rphip_use_thread_device(rphip_state *s, rp_diag *diag)
 {
 	int oom = 0;
@@ -1008,7 +1022,7 @@ static int rphip_is_per_device(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipModuleLoad: case SBT_CM_HIP_hipModuleLoadData:
 	case SBT_CM_HIP_hipModuleLoadDataEx:
 	case SBT_CM_HIP_hipMallocArray: case SBT_CM_HIP_hipArrayCreate:
-	case SBT_CM_HIP_hipArray3DCreate:
+	case SBT_CM_HIP_hipArray3DCreate: case SBT_CM_HIP_hipMalloc3DArray:
 		return 1;
 	default:
 		return 0;
@@ -1023,7 +1037,7 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	hipError_t r;
 	rp_status st;
 
-	if (hc != SBT_CM_HIP_hipSetDevice &&
+	if (hc != SBT_CM_HIP_hipSetDevice && !rphip_is_ctx(hc) &&
 	    (st = rphip_is_per_device(hc) ? rphip_use_device(s, c->device, diag)
 	                                  : rphip_use_thread_device(s, diag)) != RP_OK)
 		return st;
@@ -1054,16 +1068,14 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 		return RP_OK; /* host code is never replayed */
 	case SBT_CM_HIP_hipInit:
 		return RP_OK;
-	case SBT_CM_HIP_hipSetDevice: {
-		int oom = 0;
-		struct rphip_thread_dev *t;
-		if ((st = rphip_use_device(s, c->device, diag)) != RP_OK)
-			return st;
-		if (!(t = rphip_thread_dev(s, 1, &oom)))
-			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		t->device = c->device;
-		return RP_OK;
-	}
+	case SBT_CM_HIP_hipSetDevice:
+		return rphip_set_thread_device(s, c->device, diag);
+	case SBT_CM_HIP_hipCtxCreate: case SBT_CM_HIP_hipCtxDestroy:
+	case SBT_CM_HIP_hipCtxSetCurrent: case SBT_CM_HIP_hipCtxGetCurrent:
+	case SBT_CM_HIP_hipCtxPushCurrent: case SBT_CM_HIP_hipCtxPopCurrent:
+	case SBT_CM_HIP_hipDevicePrimaryCtxRetain: case SBT_CM_HIP_hipDevicePrimaryCtxRelease:
+	case SBT_CM_HIP_hipCtxGetDevice:
+		return rphip_ctx(s, hc, c, diag);
 	case SBT_CM_HIP_hipDeviceSynchronize:
 	case SBT_CM_HIP_hipDeviceReset: /* reset: what it would destroy is rebuilt by the trace */
 		r = s->rt.p_hipDeviceSynchronize();
@@ -1107,8 +1119,15 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	case SBT_CM_HIP_hipMemcpyToArray: case SBT_CM_HIP_hipMemcpyFromArray:
 		return rphip_copy_pitched(s, hc, c, diag);
 	case SBT_CM_HIP_hipMallocArray: case SBT_CM_HIP_hipArrayCreate:
-	case SBT_CM_HIP_hipArray3DCreate:
+	case SBT_CM_HIP_hipArray3DCreate: case SBT_CM_HIP_hipMalloc3DArray:
 		return rphip_array_create(s, c, diag);
+	case SBT_CM_HIP_hipMallocMipmappedArray: case SBT_CM_HIP_hipFreeMipmappedArray:
+	case SBT_CM_HIP_hipGetMipmappedArrayLevel:
+		/* failed calls (ROCm 5.2's clr answers hipErrorNotSupported) were
+		 * skipped before here */
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "a mipmapped array call that worked at "
+		                  "capture: mipmapped arrays are not replayed by the HIP backend (ROCm "
+		                  "5.2's runtime refuses them with hipErrorNotSupported)");
 	case SBT_CM_HIP_hipFreeArray: case SBT_CM_HIP_hipArrayDestroy:
 		return rphip_array_destroy(s, c, diag);
 	case SBT_CM_HIP_hipMemcpyPeer: case SBT_CM_HIP_hipMemcpyPeerAsync:
@@ -1192,7 +1211,11 @@ int rphip_exec_is_state(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_tsVaWindow:
 	case SBT_CM_HIP_hipMallocArray: case SBT_CM_HIP_hipArrayCreate:
 	case SBT_CM_HIP_hipArray3DCreate: case SBT_CM_HIP_hipFreeArray:
-	case SBT_CM_HIP_hipArrayDestroy:
+	case SBT_CM_HIP_hipArrayDestroy: case SBT_CM_HIP_hipMalloc3DArray:
+	case SBT_CM_HIP_hipCtxCreate: case SBT_CM_HIP_hipCtxDestroy:
+	case SBT_CM_HIP_hipCtxSetCurrent: case SBT_CM_HIP_hipCtxGetCurrent:
+	case SBT_CM_HIP_hipCtxPushCurrent: case SBT_CM_HIP_hipCtxPopCurrent:
+	case SBT_CM_HIP_hipDevicePrimaryCtxRetain:
 		return 1;
 	default:
 		return 0;

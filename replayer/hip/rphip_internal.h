@@ -78,7 +78,8 @@ typedef enum rphip_kind {
 	RPHIP_O_EVENT,
 	RPHIP_O_GRAPH,
 	RPHIP_O_GRAPHEXEC,
-	RPHIP_O_ARRAY     /* a HIP array (rphip_array.c) */
+	RPHIP_O_ARRAY,    /* a HIP array (rphip_array.c) */
+	RPHIP_O_CTX       /* a context: its device (rphip_ctx.c) */
 } rphip_kind;
 
 typedef struct rphip_obj {
@@ -93,6 +94,7 @@ typedef struct rphip_obj {
 	/* arrays: the recorded extent (row bytes 0: the format's element size
 	 * is not known here, the runtime checks), and the record that made it */
 	uint64_t row_bytes, rows, slices, made_seq;
+	int64_t device;            /* contexts: the trace's device it is */
 } rphip_obj;
 
 typedef struct rphip_range {
@@ -217,6 +219,17 @@ rp_status rphip_use_device(rphip_state *s, int64_t device, rp_diag *diag);
  * captured thread's current device (0 until the thread's hipSetDevice):
  * the null stream and hipDeviceSynchronize are that device's. */
 rp_status rphip_use_thread_device(rphip_state *s, rp_diag *diag);
+/* The captured thread's current device becomes the trace's device
+ * (hipSetDevice, and the context calls that change it). */
+rp_status rphip_set_thread_device(rphip_state *s, int64_t device, rp_diag *diag);
+
+/* rphip_ctx.c: contexts.  Whether hc is a context call, and its replay:
+ * a context maps to the trace's device it is (clr's hipCtx_t is its
+ * device); hipCtxSetCurrent / PushCurrent make that device the captured
+ * thread's current one, PopCurrent and SetCurrent(NULL) the device the
+ * record says was current after the call. */
+int rphip_is_ctx(sbt_cm_hip_call hc);
+rp_status rphip_ctx(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag);
 /* The live stream of a captured one (0: the null stream; every stream
  * with --streams single); *obj its object when not NULL (NULL for 0). */
 rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj **obj,

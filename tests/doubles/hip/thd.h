@@ -227,6 +227,14 @@ THD_HIDDEN hipError_t thd_array_copy3d(const struct hipMemcpy3DParms *p, hipStre
 THD_HIDDEN int thd_device_count(void);
 THD_HIDDEN int thd_device_ok(long device);
 THD_HIDDEN int thd_device_current(void);
+/* Make device (checked by the caller) the calling thread's current one. */
+THD_HIDDEN void thd_device_make_current(int device);
+/* The calling thread's per-thread default stream (the _spt calls'), made
+ * at its first use: a blocking stream (NULL when it cannot be made). */
+THD_HIDDEN hipStream_t thd_per_thread_stream(void);
+/* A synchronous _spt call's end: r, or when it is hipSuccess the first
+ * error of the work it queued on stream, run to its end. */
+THD_HIDDEN hipError_t thd_spt_finish(hipStream_t stream, hipError_t r);
 
 THD_HIDDEN void *thd_object_new(size_t size);
 THD_HIDDEN void thd_lock(void);

@@ -623,3 +623,80 @@ THD_EXPORT hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t src, size_t
 	thd_count_shape(a, count, &w, &h);
 	return thd_from_array(dst, 0, src, wOffset, hOffset, w, h, kind, NULL);
 }
+
+/* clr's hipMemcpy2DToArray_spt / hipMemcpy2DFromArray_spt: the same
+ * checks and copy on the calling thread's per-thread default stream,
+ * waited for. */
+THD_EXPORT hipError_t hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset,
+                                             const void *src, size_t spitch, size_t width,
+                                             size_t height, hipMemcpyKind kind)
+{
+	hipStream_t s = thd_per_thread_stream();
+
+	return thd_spt_finish(s, thd_2d_to_array(dst, wOffset, hOffset, src, spitch, width, height,
+	                                         kind, s));
+}
+
+THD_EXPORT hipError_t hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, hipArray_const_t src,
+                                               size_t wOffset, size_t hOffset, size_t width,
+                                               size_t height, hipMemcpyKind kind)
+{
+	hipStream_t s = thd_per_thread_stream();
+
+	return thd_spt_finish(s, thd_2d_from_array(dst, dpitch, src, wOffset, hOffset, width, height,
+	                                           kind, s));
+}
+
+/* clr's hipMalloc3DArray: a null out pointer or descriptor is
+ * hipErrorInvalidValue; the descriptor's format (getArrayFormat) and
+ * channels (getNumChannels) and the extent make hipArray3DCreate's
+ * descriptor, with no check of the channel descriptor's bits (unlike
+ * hipMallocArray's CheckArrayFormat): a format clr does not know makes no
+ * image (hipErrorInvalidValue here). */
+THD_EXPORT hipError_t hipMalloc3DArray(hipArray **array, const struct hipChannelFormatDesc *desc,
+                                       struct hipExtent extent, unsigned int flags)
+{
+	HIP_ARRAY3D_DESCRIPTOR d;
+
+	if (!array || !desc)
+		return thd_ret(hipErrorInvalidValue);
+	memset(&d, 0, sizeof(d));
+	d.Width = extent.width;
+	d.Height = extent.height;
+	d.Depth = extent.depth;
+	d.Format = (enum hipArray_Format)thd_desc_format(desc);
+	d.NumChannels = (unsigned)((desc->x != 0) + (desc->y != 0) + (desc->z != 0) + (desc->w != 0));
+	d.Flags = flags;
+	return thd_array_create(array, &d);
+}
+
+/* ROCm 5.2's clr answers every one of these hipErrorNotSupported
+ * (hip_memory.cpp), whatever the arguments. */
+THD_EXPORT hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray,
+                                              const struct hipChannelFormatDesc *desc,
+                                              struct hipExtent extent, unsigned int numLevels,
+                                              unsigned int flags)
+{
+	(void)mipmappedArray;
+	(void)desc;
+	(void)extent;
+	(void)numLevels;
+	(void)flags;
+	return thd_ret(hipErrorNotSupported);
+}
+
+THD_EXPORT hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
+{
+	(void)mipmappedArray;
+	return thd_ret(hipErrorNotSupported);
+}
+
+THD_EXPORT hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray,
+                                                hipMipmappedArray_const_t mipmappedArray,
+                                                unsigned int level)
+{
+	(void)levelArray;
+	(void)mipmappedArray;
+	(void)level;
+	return thd_ret(hipErrorNotSupported);
+}

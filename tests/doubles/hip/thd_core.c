@@ -122,6 +122,11 @@ int thd_device_current(void)
 	return thd_cur_device;
 }
 
+void thd_device_make_current(int device)
+{
+	thd_cur_device = device;
+}
+
 THD_EXPORT hipError_t hipGetDeviceCount(int *count)
 {
 	if (!count)
@@ -275,6 +280,25 @@ static hipError_t thd_stream_new(hipStream_t *out, unsigned flags, int priority)
 	thd_sched_add_stream(s);
 	*out = s;
 	return hipSuccess;
+}
+
+/* clr's getPerThreadDefaultStream: a blocking stream of the calling
+ * thread's own, made at its first _spt call (NULL, the null stream, when
+ * it cannot be made). */
+static _Thread_local hipStream_t thd_pt_stream;
+
+hipStream_t thd_per_thread_stream(void)
+{
+	if (!thd_pt_stream && thd_stream_new(&thd_pt_stream, 0, 0) != hipSuccess)
+		thd_pt_stream = NULL;
+	return thd_pt_stream;
+}
+
+hipError_t thd_spt_finish(hipStream_t stream, hipError_t r)
+{
+	if (r != hipSuccess || !stream)
+		return r;
+	return thd_ret(thd_sync_stream(stream));
 }
 
 THD_EXPORT hipError_t hipStreamCreate(hipStream_t *stream)
