@@ -64,11 +64,11 @@ int main(int argc, char **argv)
 	hctx_check("hipMemcpy (0 to 1)", hipMemcpy(b1 + HCTX_N / 4, b0, HCTX_N / 2,
 	                                           hipMemcpyDeviceToDevice));
 	hctx_check("hipCtxPopCurrent", hipCtxPopCurrent(&popped));
-	printf("popped %s\n", popped == c0 ? "device 0's context" : popped ? "another" : "none");
+	printf("popped %s\n", !popped ? "none" : popped == c0 ? "device 0's context" : "another");
 	hctx_where("after hipCtxPopCurrent");
 	hctx_check("hipCtxGetCurrent", hipCtxGetCurrent(&cur));
-	printf("current %s\n", cur == c0 ? "device 0's context" : cur == c1 ? "device 1's context"
-	                                                                     : "another");
+	printf("current %s\n", !cur ? "none" : cur == c0 ? "device 0's context"
+	                       : cur == c1 ? "device 1's context" : "another");
 
 	hctx_check("hipCtxSetCurrent (1) again", hipCtxSetCurrent(c1));
 	hctx_where("after hipCtxSetCurrent again");
