@@ -91,6 +91,18 @@
  *       (cuDevicePrimaryCtxRetain: ctx out, device = its device; sub 1 for
  *       hipCtxGetCurrent), hipDevicePrimaryCtxRelease (device),
  *       hipCtxGetDevice (cuDeviceGet: device out).
+ *     graphs built node by node, as CUDA's: hipGraphCreate (handle,
+ *       flags); hipGraphAddKernelNode (node, parent = the graph, deps; the
+ *       kernel as hipLaunchKernel records it: handle = the host stub,
+ *       name, grid, block, shared_mem, layout + params, or extra);
+ *       hipGraphAddMemcpyNode (the pitched copy fields of hipMemcpy3D),
+ *       hipGraphAddMemcpyNode1D (the same for one row of count bytes:
+ *       width = size = count, height 1, pitches = count); a host source's
+ *       bytes as blob, taken when the node was added; no checkpoint);
+ *       hipGraphAddMemsetNode (dst, pitch, value, elem_size, width in
+ *       elements, height); hipGraphAddEmptyNode; hipGraphAddDependencies
+ *       (parent, deps = from, deps_to = to); hipGraphInstantiateWithFlags
+ *       (as hipGraphInstantiate, + flags).
  *     hipSetDevice (cuCtxSetCurrent): device; allocations, stream
  *       creations, module loads and arrays: device = the calling thread's
  *       current device (absent for 0); hipStreamCreateWithFlags
@@ -417,7 +429,15 @@ extern "C" {
 	X(hipCtxPushCurrent, cuCtxPushCurrent) X(hipCtxPopCurrent, cuCtxPopCurrent) \
 	X(hipDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain)                     \
 	X(hipDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease)                   \
-	X(hipCtxGetDevice, cuDeviceGet)
+	X(hipCtxGetDevice, cuDeviceGet)                                           \
+	X(hipGraphCreate, cuGraphCreate)                                           \
+	X(hipGraphAddKernelNode, cuGraphAddKernelNode)                             \
+	X(hipGraphAddMemcpyNode, cuGraphAddMemcpyNode)                             \
+	X(hipGraphAddMemcpyNode1D, cuGraphAddMemcpyNode)                           \
+	X(hipGraphAddMemsetNode, cuGraphAddMemsetNode)                             \
+	X(hipGraphAddEmptyNode, cuGraphAddEmptyNode)                               \
+	X(hipGraphAddDependencies, cuGraphAddDependencies)                         \
+	X(hipGraphInstantiateWithFlags, cuGraphInstantiate)
 
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,

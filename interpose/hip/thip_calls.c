@@ -229,6 +229,7 @@ typedef struct thip_launch {
 	void **extra;
 	int ptds;
 	uint64_t flags, event, value;
+	const thip_node *node; /* a kernel node being added, not a launch */
 } thip_launch;
 
 /* The HIP_LAUNCH_PARAM_BUFFER_POINTER bytes of an `extra` array (at most
@@ -274,7 +275,13 @@ static void thip_launch_record(sbt_cm_hip_call hcall, const thip_launch *l, hipE
 	c.flags = l->flags;
 	c.event = l->event;
 	c.value = l->value;
-	c.capture_status = thip_capture_status((hipStream_t)(uintptr_t)l->stream);
+	c.capture_status = l->node ? 0 : thip_capture_status((hipStream_t)(uintptr_t)l->stream);
+	if (l->node) {
+		c.node = l->node->node;
+		c.parent = l->node->graph;
+		c.deps = l->node->deps;
+		c.deps_len = l->node->deps_len;
+	}
 	if (known) {
 		c.name = (const uint8_t *)fi.name;
 		c.name_len = strlen(fi.name);
@@ -302,10 +309,33 @@ static void thip_launch_record(sbt_cm_hip_call hcall, const thip_launch *l, hipE
 		c.extra = buf;
 		c.extra_len = len;
 	}
-	thip_record(hcall, &c, CAP_REC_WORK);
+	thip_record(hcall, &c, l->node ? 0 : CAP_REC_WORK);
 	if (counted)
 		thip_count_launch();
 	free(params);
+}
+
+void thip_kernel_node_record(const thip_call *call, hipError_t r, const hipKernelNodeParams *p)
+{
+	thip_launch l;
+
+	if (!call->record)
+		return;
+	memset(&l, 0, sizeof(l));
+	l.node = call->node;
+	if (p) {
+		l.fn = THIP_U(p->func);
+		l.grid[0] = p->gridDim.x;
+		l.grid[1] = p->gridDim.y;
+		l.grid[2] = p->gridDim.z;
+		l.block[0] = p->blockDim.x;
+		l.block[1] = p->blockDim.y;
+		l.block[2] = p->blockDim.z;
+		l.shared = p->sharedMemBytes;
+		l.params = p->kernelParams;
+		l.extra = p->extra;
+	}
+	thip_launch_record(SBT_CM_HIP_hipGraphAddKernelNode, &l, r, 0);
 }
 
 hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
@@ -321,7 +351,7 @@ hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t shared
 	 * ROCm 5.2 and no GPU: 101, and no hipLaunchKernel follows). */
 	if (call.record && r != hipSuccess) {
 		thip_launch l = {0, {gridDim.x, gridDim.y, gridDim.z}, {blockDim.x, blockDim.y, blockDim.z},
-		                 sharedMem, THIP_U(stream), NULL, NULL, 0, 0, 0, 0};
+		                 sharedMem, THIP_U(stream), NULL, NULL, 0, 0, 0, 0, NULL};
 		thip_launch_record(SBT_CM_HIP___hipPushCallConfiguration, &l, r, 0);
 	}
 	thip_end(&call);
@@ -352,7 +382,7 @@ static hipError_t thip_launch_kernel(thip_fn fn, const void *f, dim3 grid, dim3 
 	if (call.record) {
 		thip_launch l = {THIP_U(f), {grid.x, grid.y, grid.z}, {block.x, block.y, block.z},
 		                 shared, THIP_U(stream), args, NULL, fn == THIP_FN_hipLaunchKernel_spt,
-		                 0, 0, 0};
+		                 0, 0, 0, NULL};
 		thip_launch_record(SBT_CM_HIP_hipLaunchKernel, &l, r, 1);
 		if (ordinal)
 			thip_kf_after(ordinal, stream, capturing);
@@ -390,7 +420,7 @@ hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDim
 	if (call.record) {
 		thip_launch l = {THIP_U(f), {gridDim.x, gridDim.y, gridDim.z},
 		                 {blockDimX.x, blockDimX.y, blockDimX.z}, sharedMemBytes, THIP_U(stream),
-		                 kernelParams, NULL, 0, 0, 0, 0};
+		                 kernelParams, NULL, 0, 0, 0, 0, NULL};
 		thip_launch_record(SBT_CM_HIP_hipLaunchCooperativeKernel, &l, r, 1);
 		if (ordinal)
 			thip_kf_after(ordinal, stream, capturing);
@@ -419,7 +449,7 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
 	if (call.record) {
 		thip_launch l = {THIP_U(f), {gridDimX, gridDimY, gridDimZ},
 		                 {blockDimX, blockDimY, blockDimZ}, sharedMemBytes, THIP_U(stream),
-		                 kernelParams, extra, 0, 0, 0, 0};
+		                 kernelParams, extra, 0, 0, 0, 0, NULL};
 		thip_launch_record(SBT_CM_HIP_hipModuleLaunchKernel, &l, r, 1);
 		if (ordinal)
 			thip_kf_after(ordinal, stream, capturing);
@@ -446,7 +476,7 @@ static hipError_t thip_ext_launch(thip_fn fn, hipFunction_t f, uint32_t gx, uint
 	                    : THIP_NO_RUNTIME;
 	if (call.record) {
 		thip_launch l = {THIP_U(f), {gx, gy, gz}, {lx, ly, lz}, shared, THIP_U(stream),
-		                 params, extra, 0, flags, THIP_U(start), THIP_U(stop)};
+		                 params, extra, 0, flags, THIP_U(start), THIP_U(stop), NULL};
 		thip_launch_record(SBT_CM_HIP_hipExtModuleLaunchKernel, &l, r, 1);
 		if (ordinal)
 			thip_kf_after(ordinal, stream, capturing);
@@ -1333,6 +1363,12 @@ void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_
 	c.stream = async ? THIP_U(stream) : 0;
 	c.capture_status = async ? thip_capture_status(stream) : 0;
 	c.ptds = (uint64_t)call->ptds;
+	if (call->node) {
+		c.node = call->node->node;
+		c.parent = call->node->graph;
+		c.deps = call->node->deps;
+		c.deps_len = call->node->deps_len;
+	}
 	if (c.src_type == THIP_MEMORYTYPE_HOST && c.dst_type != THIP_MEMORYTYPE_HOST) {
 		c.host = thip_side_first(src);
 		c.src = 0;
@@ -1347,8 +1383,9 @@ void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_
 		c.host = thip_side_first(dst);
 		c.dst = 0;
 	}
-	seq = thip_record(hcall, &c, CAP_REC_WORK);
-	if (seq && ok && c.dst_type == THIP_MEMORYTYPE_HOST && c.src_type != THIP_MEMORYTYPE_HOST &&
+	seq = thip_record(hcall, &c, call->node ? 0 : CAP_REC_WORK);
+	/* a node's copy runs at each launch of the graph: no checkpoint here */
+	if (seq && ok && !call->node && c.dst_type == THIP_MEMORYTYPE_HOST && c.src_type != THIP_MEMORYTYPE_HOST &&
 	    dst->ptr) {
 		/* an array's bytes are named by its handle (offset 0 of object 0) */
 		uint64_t from = src->array ? THIP_U(src->ptr) : thip_side_first(src);
@@ -1486,7 +1523,7 @@ hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
 
 /* hipMemcpy3D(Async): a side is its array or its pitched pointer (rows a
  * slice: ysize); the direction from kind. */
-static void thip_copy3d_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+void thip_copy3d_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
                                const struct hipMemcpy3DParms *p, int async, hipStream_t stream)
 {
 	thip_side d, sr;

@@ -98,6 +98,7 @@ void *thip_begin(thip_call *call, thip_fn fn)
 	call->nested = cap_enter();
 	call->record = 0;
 	call->ptds = 0;
+	call->node = NULL;
 	if (!call->nested) {
 		atomic_fetch_add_explicit(&thip_g.calls[fn], 1, memory_order_relaxed);
 		call->record = thip_g.enabled && cap_active();

@@ -96,7 +96,11 @@
 	X(hipCtxCreate, 1) X(hipCtxDestroy, 1) X(hipCtxSetCurrent, 1)              \
 	X(hipCtxGetCurrent, 1) X(hipCtxPushCurrent, 1) X(hipCtxPopCurrent, 1)      \
 	X(hipDevicePrimaryCtxRetain, 1) X(hipDevicePrimaryCtxRelease, 1)           \
-	X(hipCtxGetDevice, 1)
+	X(hipCtxGetDevice, 1)                                                      \
+	X(hipGraphCreate, 1) X(hipGraphAddKernelNode, 1)                           \
+	X(hipGraphAddMemcpyNode, 1) X(hipGraphAddMemcpyNode1D, 1)                  \
+	X(hipGraphAddMemsetNode, 1) X(hipGraphAddEmptyNode, 1)                     \
+	X(hipGraphAddDependencies, 1) X(hipGraphInstantiateWithFlags, 1)
 
 typedef enum thip_fn {
 #define THIP_X_FN(n, m) THIP_FN_##n,
@@ -118,7 +122,16 @@ typedef struct thip_call {
 	int nested;  /* inside another wrapped call: pass through */
 	int record;  /* record it (outermost, recording, TRACESMITH_API lets hip) */
 	int ptds;    /* a _spt call: its record says ptds = 1 (set by the wrapper) */
+	const struct thip_node *node; /* adding a graph node: its record's node fields */
 } thip_call;
+
+/* A graph node being added (thip_graph.c): node, parent and deps of its
+ * record.  Its copy is recorded with no checkpoint and no work flag. */
+typedef struct thip_node {
+	uint64_t node, graph;
+	const uint8_t *deps; /* packed u64 LE node handles */
+	size_t deps_len;
+} thip_node;
 
 /* Start a wrapped call: set up on first use, count it, and return the real
  * function (NULL when the runtime does not export it: the caller returns
@@ -292,6 +305,13 @@ typedef struct thip_side {
 void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r, unsigned dir,
                          const thip_side *dst, const thip_side *src, uint64_t width,
                          uint64_t height, uint64_t depth, int async, hipStream_t stream);
+/* hipMemcpy3D's record (hcall) of p: the pitched copy fields, array sides
+ * in bytes (thip_calls.c). */
+void thip_copy3d_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                        const struct hipMemcpy3DParms *p, int async, hipStream_t stream);
+/* A kernel node's record (hipGraphAddKernelNode): the launch fields of
+ * params as hipLaunchKernel records them, with node's fields. */
+void thip_kernel_node_record(const thip_call *call, hipError_t r, const hipKernelNodeParams *params);
 /* The direction of a copy of kind between dst and src (hipMemcpyDefault
  * from the allocation table). */
 unsigned thip_copy_dir(hipMemcpyKind kind, const void *dst, const void *src);

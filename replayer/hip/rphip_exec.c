@@ -28,6 +28,12 @@ rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj
 	*out = NULL;
 	if (obj)
 		*obj = NULL;
+	if (s->build && cap == RPHIP_BUILD_STREAM) {
+		*out = s->build->live;
+		if (obj)
+			*obj = s->build;
+		return RP_OK;
+	}
 	if (!cap)
 		return RP_OK;
 	o = rphip_obj_get(s, RPHIP_O_STREAM, cap);
@@ -909,7 +915,8 @@ static rp_status rphip_event(rphip_state *s, uint64_t cap, hipEvent_t *out, rp_d
 
 static rp_status rphip_destroy(rphip_state *s, rphip_kind kind, uint64_t cap, rp_diag *diag)
 {
-	static const char *what[] = {"", "module", "function", "stream", "event", "graph", "graph exec", "HIP array"};
+	static const char *what[] = {"", "module", "function", "stream", "event", "graph", "graph exec",
+	                             "HIP array", "HIP context", "graph node"};
 	rphip_obj *o = rphip_obj_get(s, kind, cap);
 	hipError_t r = hipSuccess;
 	const char *fn = "";
@@ -927,12 +934,15 @@ static rp_status rphip_destroy(rphip_state *s, rphip_kind kind, uint64_t cap, rp
 		fn = "hipEventDestroy";
 		break;
 	case RPHIP_O_GRAPH:
-		r = s->rt.p_hipGraphDestroy(o->live);
+		if (o->live) /* a graph built node by node has none until instantiated */
+			r = s->rt.p_hipGraphDestroy(o->live);
 		fn = "hipGraphDestroy";
 		break;
 	case RPHIP_O_GRAPHEXEC:
 		s->rt.p_hipDeviceSynchronize();
 		r = s->rt.p_hipGraphExecDestroy(o->live);
+		if (o->live_graph)
+			s->rt.p_hipGraphDestroy(o->live_graph);
 		fn = "hipGraphExecDestroy";
 		break;
 	default:
@@ -978,11 +988,14 @@ static rp_status rphip_graph(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_ca
 		o->live = g;
 		return RP_OK;
 	}
-	case SBT_CM_HIP_hipGraphInstantiate: {
+	case SBT_CM_HIP_hipGraphInstantiate:
+	case SBT_CM_HIP_hipGraphInstantiateWithFlags: {
 		hipGraphExec_t e = NULL;
 		rphip_obj *g = rphip_obj_get(s, RPHIP_O_GRAPH, c->parent);
 		if (!g)
 			return rphip_unknown(s, diag, "graph", c->parent);
+		if (g->gn)
+			return rphip_graph_instantiate_nodes(s, g, c, diag);
 		r = s->rt.p_hipGraphInstantiate(&e, g->live, NULL, NULL, 0);
 		if (r != hipSuccess)
 			return rphip_hipfail(s, diag, "hipGraphInstantiate", r);
@@ -1176,7 +1189,13 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	case SBT_CM_HIP_hipGraphLaunch:
 	case SBT_CM_HIP_hipGraphExecDestroy:
 	case SBT_CM_HIP_hipGraphDestroy:
+	case SBT_CM_HIP_hipGraphInstantiateWithFlags:
 		return rphip_graph(s, hc, c, diag);
+	case SBT_CM_HIP_hipGraphCreate: case SBT_CM_HIP_hipGraphAddKernelNode:
+	case SBT_CM_HIP_hipGraphAddMemcpyNode: case SBT_CM_HIP_hipGraphAddMemcpyNode1D:
+	case SBT_CM_HIP_hipGraphAddMemsetNode: case SBT_CM_HIP_hipGraphAddEmptyNode:
+	case SBT_CM_HIP_hipGraphAddDependencies:
+		return rphip_graph_build(s, hc, c, diag);
 	case SBT_CM_HIP_tsVaWindow:
 		return rphip_window_reserve(s, c, diag);
 	case SBT_CM_HIP_tsSnapshot:
@@ -1216,6 +1235,10 @@ int rphip_exec_is_state(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipCtxSetCurrent: case SBT_CM_HIP_hipCtxGetCurrent:
 	case SBT_CM_HIP_hipCtxPushCurrent: case SBT_CM_HIP_hipCtxPopCurrent:
 	case SBT_CM_HIP_hipDevicePrimaryCtxRetain:
+	case SBT_CM_HIP_hipGraphCreate: case SBT_CM_HIP_hipGraphAddKernelNode:
+	case SBT_CM_HIP_hipGraphAddMemcpyNode: case SBT_CM_HIP_hipGraphAddMemcpyNode1D:
+	case SBT_CM_HIP_hipGraphAddMemsetNode: case SBT_CM_HIP_hipGraphAddEmptyNode:
+	case SBT_CM_HIP_hipGraphAddDependencies: case SBT_CM_HIP_hipGraphInstantiateWithFlags:
 		return 1;
 	default:
 		return 0;
@@ -1278,8 +1301,15 @@ void rphip_teardown(rphip_state *s)
 			if (o->dead || o->kind != order[k])
 				continue;
 			switch (o->kind) {
-			case RPHIP_O_GRAPHEXEC: s->rt.p_hipGraphExecDestroy(o->live); break;
-			case RPHIP_O_GRAPH: s->rt.p_hipGraphDestroy(o->live); break;
+			case RPHIP_O_GRAPHEXEC:
+				s->rt.p_hipGraphExecDestroy(o->live);
+				if (o->live_graph)
+					s->rt.p_hipGraphDestroy(o->live_graph);
+				break;
+			case RPHIP_O_GRAPH:
+				if (o->live)
+					s->rt.p_hipGraphDestroy(o->live);
+				break;
 			case RPHIP_O_EVENT: s->rt.p_hipEventDestroy(o->live); break;
 			case RPHIP_O_STREAM:
 				if (o->capturing) {

@@ -79,7 +79,8 @@ typedef enum rphip_kind {
 	RPHIP_O_GRAPH,
 	RPHIP_O_GRAPHEXEC,
 	RPHIP_O_ARRAY,    /* a HIP array (rphip_array.c) */
-	RPHIP_O_CTX       /* a context: its device (rphip_ctx.c) */
+	RPHIP_O_CTX,      /* a context: its device (rphip_ctx.c) */
+	RPHIP_O_GRAPHNODE /* a node of a graph built node by node (rphip_graph.c) */
 } rphip_kind;
 
 typedef struct rphip_obj {
@@ -95,6 +96,10 @@ typedef struct rphip_obj {
 	 * is not known here, the runtime checks), and the record that made it */
 	uint64_t row_bytes, rows, slices, made_seq;
 	int64_t device;            /* contexts: the trace's device it is */
+	struct rphip_gnodes *gn;   /* graphs built node by node: their nodes (owned) */
+	void *live_graph;          /* graph execs of such graphs: the live graph built
+	                              for the instantiation (destroyed with the exec) */
+	uint64_t graph;            /* graph nodes: the captured graph they are in */
 } rphip_obj;
 
 typedef struct rphip_range {
@@ -190,6 +195,7 @@ typedef struct rphip_state {
 	} *thread_devs;
 	size_t nthread_devs, capthread_devs;
 	uint64_t thread;           /* the captured thread of the record being executed */
+	rphip_obj *build;          /* a node-built graph's capture stream, while it is built */
 	/* the record being executed, for messages */
 	uint64_t seq;
 	const char *call;
@@ -222,6 +228,23 @@ rp_status rphip_use_thread_device(rphip_state *s, rp_diag *diag);
 /* The captured thread's current device becomes the trace's device
  * (hipSetDevice, and the context calls that change it). */
 rp_status rphip_set_thread_device(rphip_state *s, int64_t device, rp_diag *diag);
+
+/* rphip_graph.c: graphs built node by node (hipGraphCreate, the
+ * hipGraphAdd*Node records, hipGraphAddDependencies): the nodes are kept
+ * as records; hipGraphInstantiate(WithFlags) of such a graph builds a live
+ * graph by capturing each node's work on a stream of its own, in an order
+ * its dependencies allow, and instantiates it. */
+int rphip_is_graph_build(sbt_cm_hip_call hc);
+rp_status rphip_graph_build(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                            rp_diag *diag);
+/* hipGraphInstantiate(WithFlags) of graph object g, built node by node. */
+rp_status rphip_graph_instantiate_nodes(rphip_state *s, rphip_obj *g, const sbt_cm_call *c,
+                                        rp_diag *diag);
+/* What a graph object built node by node owns, freed. */
+void rphip_gnodes_free(struct rphip_gnodes *gn);
+/* The captured stream handle of the stream the nodes are captured on
+ * while one is built: rphip_stream answers s->build for it. */
+#define RPHIP_BUILD_STREAM UINT64_MAX
 
 /* rphip_ctx.c: contexts.  Whether hc is a context call, and its replay:
  * a context maps to the trace's device it is (clr's hipCtx_t is its

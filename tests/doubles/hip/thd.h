@@ -135,7 +135,15 @@ struct ihipGraph {
 	uint32_t magic;
 	thd_node *nodes;
 	size_t n;
+	struct hipGraphNode **gnodes; /* added node by node (thd_graph.c) */
+	size_t ngnodes;
 };
+
+/* Instantiation: the graph's work in the order it runs, into a new array
+ * (*out owned by the caller): the nodes of a stream capture in order,
+ * then those added node by node in an order their dependencies allow
+ * (thd_graph.c). */
+THD_HIDDEN hipError_t thd_graph_flatten(const struct ihipGraph *g, thd_node **out, size_t *n);
 
 struct hipGraphExec {
 	uint32_t magic;

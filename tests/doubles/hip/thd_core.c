@@ -434,6 +434,7 @@ THD_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *exec, hipGraph_t graph
                                           hipGraphNode_t *error_node, char *log, size_t log_size)
 {
 	struct hipGraphExec *e;
+	hipError_t r;
 
 	(void)error_node;
 	if (log && log_size)
@@ -441,11 +442,12 @@ THD_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *exec, hipGraph_t graph
 	if (!exec || !graph || graph->magic != THD_LIVE)
 		return thd_ret(!exec ? hipErrorInvalidValue : hipErrorInvalidHandle);
 	e = thd_object_new(sizeof(*e));
-	if (!e || (graph->n && !(e->nodes = calloc(graph->n, sizeof(*e->nodes)))))
-		return thd_ret(hipErrorOutOfMemory); /* e stays in the registry */
-	for (size_t i = 0; i < graph->n; i++)
-		e->nodes[i] = graph->nodes[i]; /* kernarg bytes shared with the graph */
-	e->n = graph->n;
+	if (!e)
+		return thd_ret(hipErrorOutOfMemory);
+	/* kernarg bytes shared with the graph; e stays in the registry */
+	r = thd_graph_flatten(graph, &e->nodes, &e->n);
+	if (r != hipSuccess)
+		return thd_ret(r);
 	e->graph = graph;
 	e->magic = THD_LIVE;
 	*exec = e;
