@@ -10,7 +10,9 @@
  * hipGraphInstantiateWithFlags and launched twice on a stream, and by
  * hipGraphInstantiate and launched once more; z read back after each
  * (hipMemcpy).  With the argument "checks", calls the runtime refuses
- * print their codes.  Prints each failing call and what z holds; exit
+ * print their codes; with the path of hip_module_kernels.hsaco, a kernel
+ * node of its add_offset, by the hipFunction_t of hipModuleGetFunction,
+ * adds 0.5 to z after the copy (z[5] 11.5).  Prints each failing call and what z holds; exit
  * status 0 once it ran to its end.
  */
 #include <hip/hip_runtime.h>
@@ -103,6 +105,23 @@ int main(int argc, char **argv)
 	cp.extent = make_hipExtent(sizeof(hx), 1, 1);
 	cp.kind = hipMemcpyDeviceToDevice;
 	hgn_check("hipGraphAddMemcpyNode", hipGraphAddMemcpyNode(&out, g, &pk, 1, &cp));
+	if (argc > 1 && strcmp(argv[1], "checks") != 0) {
+		/* a kernel node by hipFunction_t (clr's getFunc takes one): the
+		 * module's add_offset adds 0.5 to z after the copy */
+		hipModule_t m = NULL;
+		hipFunction_t f = NULL;
+		hipGraphNode_t off = NULL;
+		float half = 0.5f;
+		void *offargs[] = {&dz, &half, &n};
+		hgn_check("hipModuleLoad", hipModuleLoad(&m, argv[1]));
+		hgn_check("hipModuleGetFunction",
+		          hipModuleGetFunction(&f, m, "_Z10add_offsetPffi"));
+		kp.func = (void *)f;
+		kp.gridDim = dim3(N / 256);
+		kp.blockDim = dim3(256);
+		kp.kernelParams = offargs;
+		hgn_check("hipGraphAddKernelNode add_offset", hipGraphAddKernelNode(&off, g, &out, 1, &kp));
+	}
 
 	hgn_check("hipGraphInstantiateWithFlags", hipGraphInstantiateWithFlags(&e, g, 0));
 	for (int k = 0; k < 2; k++) {

@@ -16,8 +16,8 @@
 #   --per-command, --streams single, --range after the first launch;
 #   without the hipGraphAddDependencies record poke runs before saxpy and
 #   the replay differs (exit 3); a graph or node the trace never made is
-#   refused by name; 40 seeded mutants end with a result or one named
-#   error.
+#   refused by name; a kernel node by a module's hipFunction_t replays
+#   equal too; 40 seeded mutants end with a result or one named error.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/hip"
 H="$TOP/$BUILD/tests/hip"
@@ -111,6 +111,22 @@ has nonode err ", which the trace never added to graph 0x$(printf '%x' "$G")"
 expect_rc 0 mut.graph "$MUT" "$T/c.sbt" "$T/nograph.sbt" --drop "$(seq_of hipGraphCreate)"
 expect_rc 1 nograph "$RP" "$T/nograph.sbt"
 has nograph err "(hip.hipGraphAddMemcpyNode1D): graph 0x$(printf '%x' "$G") was never made in the trace"
+
+# a kernel node by the hipFunction_t of hipModuleGetFunction (clr's
+# getFunc takes one), with the --genco module
+KS="$H/hip_module_kernels.hsaco"
+if [ -e "$KS" ]; then
+	expect_rc 0 mrun $PRE "$H/hip_graph_nodes" "$KS"
+	has mrun out "second exec: z[3] 100.5 z[5] 11.5 z[1023] 2047.5 sum 1049181.0"
+	expect_rc 0 mcap $PRE "$CAP" -o "$T/m.sbt" -- "$H/hip_graph_nodes" "$KS"
+	cmp -s "$T/mrun.out" "$T/mcap.out" || fail "module: output changed under tscapture"
+	expect_rc 0 mdump "$INFO" --dump "$T/m.sbt"
+	F=$(sed -n 's/.* hip\.hipModuleGetFunction handle=\([0-9]*\) .*name="_Z10add_offsetPffi"$/\1/p' "$T/mdump.out")
+	[ -n "$F" ] || fail "no hipModuleGetFunction of add_offset"
+	grep -q " hip\.hipGraphAddKernelNode handle=$F parent=[0-9]* name=\"_Z10add_offsetPffi\" grid_x=4 " "$T/mdump.out" ||
+		fail "no kernel node of the module's function: $(grep KernelNode "$T/mdump.out")"
+	all_match mreplay 3 --check-determinism "$T/m.sbt"
+fi
 
 mkdir -p "$T/mut"
 expect_rc 0 mutants "$MUT" --batch "$T/c.sbt" "$T/mut" 1 40

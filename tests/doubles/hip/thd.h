@@ -103,6 +103,9 @@ struct ihipModuleSymbol_t {
 
 /* The global of module m named name, NULL when absent. */
 THD_HIDDEN thd_global *thd_module_global(struct ihipModule_t *m, const char *name);
+/* Whether p is a hipFunction_t hipModuleGetFunction handed out (never
+ * dereferenced first). */
+THD_HIDDEN int thd_function_known(const void *p);
 
 /* ---- streams and stream capture ---------------------------------------- */
 

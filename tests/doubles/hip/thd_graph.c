@@ -15,8 +15,10 @@
  *     not given: hipErrorInvalidValue; a dependency that is not a node of
  *     this graph: hipErrorInvalidValue;
  *   - kernel: null parameters, function or kernelParams:
- *     hipErrorInvalidValue (clr 5.2 takes no kernel node by `extra`); a
- *     function no fat binary registered: hipErrorInvalidDeviceFunction;
+ *     hipErrorInvalidValue (clr 5.2 takes no kernel node by `extra`); the
+ *     function a registered host stub, else a hipFunction_t of
+ *     hipModuleGetFunction (clr's getFunc), else
+ *     hipErrorInvalidDeviceFunction;
  *   - memset: null parameters, height 0 or an element size other than 1,
  *     2 or 4: hipErrorInvalidValue; height 1 fills width elements of the
  *     element size; a taller one is filled as clr 5.2's node does it
@@ -120,12 +122,20 @@ static hipError_t thd_gnode_add(hipGraphNode_t *out, hipGraph_t graph, const hip
 	return hipSuccess;
 }
 
+/* clr's hipGraphKernelNode::getFunc: a host stub a fat binary registered,
+ * else the pointer taken as a hipFunction_t (clr then uses it as one; the
+ * double answers hipErrorInvalidDeviceFunction for a pointer that is
+ * neither, where clr would read through it). */
 static hipError_t thd_build_kernel(const void *ctx, hipStream_t s)
 {
 	const hipKernelNodeParams *p = ctx;
 	hipError_t r = hipLaunchKernel(p->func, p->gridDim, p->blockDim, p->kernelParams,
 	                               p->sharedMemBytes, s);
 
+	if (r == hipErrorInvalidDeviceFunction && thd_function_known(p->func))
+		r = hipModuleLaunchKernel((hipFunction_t)p->func, p->gridDim.x, p->gridDim.y,
+		                          p->gridDim.z, p->blockDim.x, p->blockDim.y, p->blockDim.z,
+		                          p->sharedMemBytes, s, p->kernelParams, NULL);
 	return r == hipErrorInvalidResourceHandle ? hipErrorInvalidDeviceFunction : r;
 }
 
