@@ -2,10 +2,12 @@
  * rphip_graph.c - HIP graphs built node by node on replay (the records:
  * serializer/sbt_compute.h; docs/hip.md "Replay").
  *
- * The nodes are not added to a live graph one by one: ROCm 5.2's
- * hipGraphAddKernelNode takes only a host stub the runtime registered,
- * and the replay launches by hipModuleLaunchKernel (no stub is
- * registered).  So a graph built node by node is kept as its records
+ * The nodes are not added to a live graph one by one (ROCm 5.2's
+ * hipGraphAddKernelNode would take the live hipFunction_t, clr's getFunc
+ * falls back to one, but every node's addresses, function and host bytes
+ * would have to be mapped a second time beside the paths that map them
+ * for launches, copies and memsets).  A graph built node by node is kept
+ * as its records
  * (hipGraphCreate makes the graph object, each hipGraphAdd*Node record is
  * re-encoded and kept with its dependencies, hipGraphAddDependencies adds
  * edges), and hipGraphInstantiate(WithFlags) of it builds the live graph
