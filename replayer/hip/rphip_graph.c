@@ -147,8 +147,6 @@ static rp_status rphip_gnode_add(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 		if ((st = rphip_gnode_find(s, g, rphip_u64_at(c->deps + i * 8), "dependency", i, &at,
 		                           diag)) != RP_OK)
 			return st;
-	if ((st = rphip_gnode_check(s, hc, c, diag)) != RP_OK)
-		return st;
 	if (g->gn->n == g->gn->cap) {
 		size_t cap = g->gn->cap ? g->gn->cap * 2 : 8;
 		rphip_gnode *v = realloc(g->gn->v, cap * sizeof(*v));
@@ -266,12 +264,16 @@ static rp_status rphip_gnode_issue(rphip_state *s, const rphip_gnode *n, rp_diag
 {
 	sbt_cm_call c;
 	sbt_cm_hip_call hc;
+	rp_status st;
 
 	if (n->hc == SBT_CM_HIP_hipGraphAddEmptyNode)
 		return RP_OK;
 	if (sbt_cm_decode(n->rec, n->rec_len, &c) != SBT_OK)
 		return rphip_fail(s, diag, RP_ERR_DECODE, "graph node 0x%llx (seq %llu) could not be read "
 		                  "back", (unsigned long long)n->cap, (unsigned long long)n->seq);
+	/* named at its own seq (s->seq is the node's while it is issued) */
+	if ((st = rphip_gnode_check(s, n->hc, &c, diag)) != RP_OK)
+		return st;
 	c.stream = RPHIP_BUILD_STREAM;
 	c.capture_status = hipStreamCaptureStatusActive;
 	c.ptds = 0;

@@ -112,6 +112,19 @@ expect_rc 0 mut.graph "$MUT" "$T/c.sbt" "$T/nograph.sbt" --drop "$(seq_of hipGra
 expect_rc 1 nograph "$RP" "$T/nograph.sbt"
 has nograph err "(hip.hipGraphAddMemcpyNode1D): graph 0x$(printf '%x' "$G") was never made in the trace"
 
+# a memset node made two rows tall: named at its own record when the
+# graph is instantiated
+S=$(seq_of hipGraphAddMemsetNode)
+i=0
+while [ "$i" -lt 40 ]; do
+	"$MUT" "$T/c.sbt" "$T/tall.sbt" --varint "$S:$i:2" >/dev/null 2>&1 &&
+		"$INFO" --dump "$T/tall.sbt" | grep -q "^seq=$S .* width=1024 height=2 elem_size=4 " && break
+	i=$((i + 1))
+done
+[ "$i" -lt 40 ] || fail "no varint of record $S is its height"
+expect_rc 1 tall "$RP" "$T/tall.sbt"
+has tall err "record seq $S (hip.hipGraphAddMemsetNode): a memset node of 2 rows of 1024 elements of 4 bytes is not replayed (one row of 1, 2 or 4-byte elements is)"
+
 # a kernel node by the hipFunction_t of hipModuleGetFunction (clr's
 # getFunc takes one), with the --genco module
 KS="$H/hip_module_kernels.hsaco"

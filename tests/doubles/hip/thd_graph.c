@@ -103,12 +103,14 @@ static hipError_t thd_gnode_add(hipGraphNode_t *out, hipGraph_t graph, const hip
 	}
 	n = thd_object_new(sizeof(*n));
 	v = realloc(graph->gnodes, (graph->ngnodes + 1) * sizeof(*v));
+	if (v)
+		graph->gnodes = v;
 	if (!n || !v || (ndeps && !(n->deps = calloc(ndeps, sizeof(*n->deps))))) {
-		if (v)
-			graph->gnodes = v;
+		for (size_t i = 0; i < tmp.n; i++)
+			free(tmp.nodes[i].args);
+		free(tmp.nodes);
 		return thd_ret(hipErrorOutOfMemory);
 	}
-	graph->gnodes = v;
 	n->graph = graph;
 	n->index = graph->ngnodes;
 	n->items = tmp.nodes;
