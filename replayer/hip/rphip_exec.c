@@ -916,7 +916,7 @@ static rp_status rphip_event(rphip_state *s, uint64_t cap, hipEvent_t *out, rp_d
 static rp_status rphip_destroy(rphip_state *s, rphip_kind kind, uint64_t cap, rp_diag *diag)
 {
 	static const char *what[] = {"", "module", "function", "stream", "event", "graph", "graph exec",
-	                             "HIP array", "HIP context", "graph node"};
+	                             "HIP array", "HIP context"};
 	rphip_obj *o = rphip_obj_get(s, kind, cap);
 	hipError_t r = hipSuccess;
 	const char *fn = "";

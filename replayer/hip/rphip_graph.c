@@ -125,7 +125,7 @@ static rp_status rphip_gnode_check(rphip_state *s, sbt_cm_hip_call hc, const sbt
 static rp_status rphip_gnode_add(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
                                  rp_diag *diag)
 {
-	rphip_obj *g, *no;
+	rphip_obj *g;
 	rphip_gnode *n;
 	size_t ndeps = c->deps_len / 8, at, max;
 	rp_status st;
@@ -170,13 +170,6 @@ static rp_status rphip_gnode_add(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	n->cap = c->node;
 	n->seq = s->seq;
 	n->hc = hc;
-	if (!(no = rphip_obj_put(s, RPHIP_O_GRAPHNODE, c->node))) {
-		free(n->rec);
-		free(n->deps);
-		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-	}
-	no->graph = c->parent;
-	no->made_seq = s->seq;
 	g->gn->n++;
 	return RP_OK;
 }

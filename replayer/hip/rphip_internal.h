@@ -79,8 +79,7 @@ typedef enum rphip_kind {
 	RPHIP_O_GRAPH,
 	RPHIP_O_GRAPHEXEC,
 	RPHIP_O_ARRAY,    /* a HIP array (rphip_array.c) */
-	RPHIP_O_CTX,      /* a context: its device (rphip_ctx.c) */
-	RPHIP_O_GRAPHNODE /* a node of a graph built node by node (rphip_graph.c) */
+	RPHIP_O_CTX       /* a context: its device (rphip_ctx.c) */
 } rphip_kind;
 
 typedef struct rphip_obj {
@@ -99,7 +98,6 @@ typedef struct rphip_obj {
 	struct rphip_gnodes *gn;   /* graphs built node by node: their nodes (owned) */
 	void *live_graph;          /* graph execs of such graphs: the live graph built
 	                              for the instantiation (destroyed with the exec) */
-	uint64_t graph;            /* graph nodes: the captured graph they are in */
 } rphip_obj;
 
 typedef struct rphip_range {
