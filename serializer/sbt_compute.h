@@ -81,6 +81,11 @@
  *       1), hipFreeMipmappedArray (cuArrayDestroy: handle, sub 1),
  *       hipGetMipmappedArrayLevel (cuArrayCreate: handle = the level's
  *       array, parent = the mipmapped array, value = the level, sub 1).
+ *     The driver-style hipMipmappedArrayCreate, hipMipmappedArrayGetLevel
+ *       and hipMipmappedArrayDestroy (implemented by ROCm 5.2) record the
+ *       same fields as those three, sub 1; a level's array (a new handle
+ *       at each hipMipmappedArrayGetLevel, a view of the level) is then
+ *       an array like any other for the copies.
  *     _spt copies (hipMemcpy2DToArray_spt, hipMemcpy2DFromArray_spt,
  *       hipMemcpy3D_spt): the record of the call without _spt, ptds = 1.
  *     contexts (clr's hipCtx_t is its device): hipCtxCreate (cuCtxCreate:
@@ -437,7 +442,10 @@ extern "C" {
 	X(hipGraphAddMemsetNode, cuGraphAddMemsetNode)                             \
 	X(hipGraphAddEmptyNode, cuGraphAddEmptyNode)                               \
 	X(hipGraphAddDependencies, cuGraphAddDependencies)                         \
-	X(hipGraphInstantiateWithFlags, cuGraphInstantiate)
+	X(hipGraphInstantiateWithFlags, cuGraphInstantiate)                        \
+	X(hipMipmappedArrayCreate, cuArray3DCreate)                                \
+	X(hipMipmappedArrayGetLevel, cuArrayCreate)                                \
+	X(hipMipmappedArrayDestroy, cuArrayDestroy)
 
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,

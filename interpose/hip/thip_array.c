@@ -23,6 +23,7 @@
 typedef struct thip_array {
 	uint64_t handle;
 	thip_array_info info;
+	uint64_t mipmap; /* a level's view: its mipmapped array (dropped with it), else 0 */
 } thip_array;
 
 static pthread_mutex_t thip_array_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -31,7 +32,7 @@ static struct {
 	size_t n, cap;
 } thip_arrays;
 
-static void thip_array_add(uint64_t handle, const thip_array_info *info)
+static void thip_array_add(uint64_t handle, const thip_array_info *info, uint64_t mipmap)
 {
 	pthread_mutex_lock(&thip_array_mu);
 	if (thip_arrays.n == thip_arrays.cap) {
@@ -42,8 +43,20 @@ static void thip_array_add(uint64_t handle, const thip_array_info *info)
 		thip_arrays.v = v;
 		thip_arrays.cap = cap;
 	}
-	thip_arrays.v[thip_arrays.n++] = (thip_array){handle, *info};
+	thip_arrays.v[thip_arrays.n++] = (thip_array){handle, *info, mipmap};
 out_unlock:
+	pthread_mutex_unlock(&thip_array_mu);
+}
+
+/* The views of mipmapped array mipmap's levels: gone with it. */
+static void thip_array_remove_levels(uint64_t mipmap)
+{
+	pthread_mutex_lock(&thip_array_mu);
+	for (size_t i = 0; i < thip_arrays.n;)
+		if (thip_arrays.v[i].mipmap == mipmap)
+			thip_arrays.v[i] = thip_arrays.v[--thip_arrays.n];
+		else
+			i++;
 	pthread_mutex_unlock(&thip_array_mu);
 }
 
@@ -132,7 +145,7 @@ static void thip_array_created(const thip_call *call, sbt_cm_hip_call hcall, hip
 		return;
 	if (handle) {
 		thip_array_info info = {thip_format_bytes(format) * channels, w, h, d};
-		thip_array_add(handle, &info);
+		thip_array_add(handle, &info, 0);
 	}
 	if (!call->record)
 		return;
@@ -549,6 +562,95 @@ hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray, hipMipmappedArray_c
 		c.parent = THIP_U(mipmappedArray);
 		c.value = level;
 		thip_record(SBT_CM_HIP_hipGetMipmappedArrayLevel, &c, 0);
+	}
+	thip_end(&call);
+	return r;
+}
+
+/*
+ * The driver-style mipmapped arrays, which ROCm 5.2's clr implements: one
+ * image with its levels.  hipMipmappedArrayGetLevel hands out a new
+ * hipArray (a view of the level) at each call, filled by the runtime with
+ * the level's extent, format and channels: the interposer takes them from
+ * there into its table of arrays, so copies to and from a level are
+ * recorded in bytes and keyframes hold it like any array.
+ */
+hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t *pHandle, HIP_ARRAY3D_DESCRIPTOR *desc,
+                                   unsigned int numMipmapLevels)
+{
+	thip_call call;
+	hipError_t (*real)(hipMipmappedArray_t *, HIP_ARRAY3D_DESCRIPTOR *, unsigned) =
+		(hipError_t(*)(hipMipmappedArray_t *, HIP_ARRAY3D_DESCRIPTOR *, unsigned))thip_begin(
+			&call, THIP_FN_hipMipmappedArrayCreate);
+	hipError_t r = real ? real(pHandle, desc, numMipmapLevels) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+
+	if (call.record) {
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.sub = 1;
+		c.handle = r == hipSuccess && pHandle ? THIP_U(*pHandle) : 0;
+		if (desc) {
+			c.width = desc->Width;
+			c.height = desc->Height;
+			c.depth = desc->Depth;
+			c.format = (uint64_t)desc->Format;
+			c.channels = desc->NumChannels;
+			c.flags = desc->Flags;
+		}
+		c.count = numMipmapLevels;
+		thip_record(SBT_CM_HIP_hipMipmappedArrayCreate, &c, 0);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipmappedArray_t hMipMappedArray,
+                                     unsigned int level)
+{
+	thip_call call;
+	hipError_t (*real)(hipArray_t *, hipMipmappedArray_t, unsigned) =
+		(hipError_t(*)(hipArray_t *, hipMipmappedArray_t, unsigned))thip_begin(
+			&call, THIP_FN_hipMipmappedArrayGetLevel);
+	hipError_t r = real ? real(pLevelArray, hMipMappedArray, level) : THIP_NO_RUNTIME;
+	uint64_t handle = r == hipSuccess && pLevelArray ? THIP_U(*pLevelArray) : 0;
+	sbt_cm_call c;
+
+	if (handle && !call.nested) {
+		const hipArray *a = *pLevelArray;
+		thip_array_info info = {thip_format_bytes((unsigned)a->Format) * a->NumChannels, a->width,
+		                        a->height, a->depth};
+		thip_array_add(handle, &info, THIP_U(hMipMappedArray));
+	}
+	if (call.record) {
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.sub = 1;
+		c.handle = handle;
+		c.parent = THIP_U(hMipMappedArray);
+		c.value = level;
+		thip_record(SBT_CM_HIP_hipMipmappedArrayGetLevel, &c, 0);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMipmappedArrayDestroy(hipMipmappedArray_t hMipmappedArray)
+{
+	thip_call call;
+	hipError_t (*real)(hipMipmappedArray_t) =
+		(hipError_t(*)(hipMipmappedArray_t))thip_begin(&call, THIP_FN_hipMipmappedArrayDestroy);
+	hipError_t r = real ? real(hMipmappedArray) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+
+	if (r == hipSuccess && !call.nested && hMipmappedArray)
+		thip_array_remove_levels(THIP_U(hMipmappedArray));
+	if (call.record) {
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.sub = 1;
+		c.handle = THIP_U(hMipmappedArray);
+		thip_record(SBT_CM_HIP_hipMipmappedArrayDestroy, &c, 0);
 	}
 	thip_end(&call);
 	return r;

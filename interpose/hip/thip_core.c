@@ -173,7 +173,7 @@ static int thip_is_per_device(sbt_cm_hip_call hcall)
 	case SBT_CM_HIP_hipModuleLoadDataEx:
 	case SBT_CM_HIP_hipMallocArray: case SBT_CM_HIP_hipArrayCreate:
 	case SBT_CM_HIP_hipArray3DCreate: case SBT_CM_HIP_hipMalloc3DArray:
-	case SBT_CM_HIP_hipMallocMipmappedArray:
+	case SBT_CM_HIP_hipMallocMipmappedArray: case SBT_CM_HIP_hipMipmappedArrayCreate:
 		return 1;
 	default:
 		return 0;

@@ -100,7 +100,9 @@
 	X(hipGraphCreate, 1) X(hipGraphAddKernelNode, 1)                           \
 	X(hipGraphAddMemcpyNode, 1) X(hipGraphAddMemcpyNode1D, 1)                  \
 	X(hipGraphAddMemsetNode, 1) X(hipGraphAddEmptyNode, 1)                     \
-	X(hipGraphAddDependencies, 1) X(hipGraphInstantiateWithFlags, 1)
+	X(hipGraphAddDependencies, 1) X(hipGraphInstantiateWithFlags, 1)           \
+	X(hipMipmappedArrayCreate, 1) X(hipMipmappedArrayGetLevel, 1)              \
+	X(hipMipmappedArrayDestroy, 1)
 
 typedef enum thip_fn {
 #define THIP_X_FN(n, m) THIP_FN_##n,

@@ -916,7 +916,7 @@ static rp_status rphip_event(rphip_state *s, uint64_t cap, hipEvent_t *out, rp_d
 static rp_status rphip_destroy(rphip_state *s, rphip_kind kind, uint64_t cap, rp_diag *diag)
 {
 	static const char *what[] = {"", "module", "function", "stream", "event", "graph", "graph exec",
-	                             "HIP array", "HIP context"};
+	                             "HIP array", "HIP context", "mipmapped array"};
 	rphip_obj *o = rphip_obj_get(s, kind, cap);
 	hipError_t r = hipSuccess;
 	const char *fn = "";
@@ -1036,6 +1036,7 @@ static int rphip_is_per_device(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipModuleLoadDataEx:
 	case SBT_CM_HIP_hipMallocArray: case SBT_CM_HIP_hipArrayCreate:
 	case SBT_CM_HIP_hipArray3DCreate: case SBT_CM_HIP_hipMalloc3DArray:
+	case SBT_CM_HIP_hipMipmappedArrayCreate:
 		return 1;
 	default:
 		return 0;
@@ -1134,6 +1135,9 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	case SBT_CM_HIP_hipMallocArray: case SBT_CM_HIP_hipArrayCreate:
 	case SBT_CM_HIP_hipArray3DCreate: case SBT_CM_HIP_hipMalloc3DArray:
 		return rphip_array_create(s, c, diag);
+	case SBT_CM_HIP_hipMipmappedArrayCreate: case SBT_CM_HIP_hipMipmappedArrayGetLevel:
+	case SBT_CM_HIP_hipMipmappedArrayDestroy:
+		return rphip_mipmap(s, hc, c, diag);
 	case SBT_CM_HIP_hipMallocMipmappedArray: case SBT_CM_HIP_hipFreeMipmappedArray:
 	case SBT_CM_HIP_hipGetMipmappedArrayLevel:
 		/* failed calls (ROCm 5.2's clr answers hipErrorNotSupported) were
@@ -1239,6 +1243,8 @@ int rphip_exec_is_state(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipGraphAddMemcpyNode: case SBT_CM_HIP_hipGraphAddMemcpyNode1D:
 	case SBT_CM_HIP_hipGraphAddMemsetNode: case SBT_CM_HIP_hipGraphAddEmptyNode:
 	case SBT_CM_HIP_hipGraphAddDependencies: case SBT_CM_HIP_hipGraphInstantiateWithFlags:
+	case SBT_CM_HIP_hipMipmappedArrayCreate: case SBT_CM_HIP_hipMipmappedArrayGetLevel:
+	case SBT_CM_HIP_hipMipmappedArrayDestroy:
 		return 1;
 	default:
 		return 0;
@@ -1289,7 +1295,8 @@ void rphip_teardown(rphip_state *s)
 	/* what uses another goes first: graph execs, graphs, events, streams,
 	 * then the modules their functions came from */
 	static const rphip_kind order[] = {RPHIP_O_GRAPHEXEC, RPHIP_O_GRAPH, RPHIP_O_EVENT,
-	                                   RPHIP_O_STREAM, RPHIP_O_MODULE, RPHIP_O_ARRAY};
+	                                   RPHIP_O_STREAM, RPHIP_O_MODULE, RPHIP_O_ARRAY,
+	                                   RPHIP_O_MIPMAP};
 
 	s->rt.p_hipDeviceSynchronize();
 	if (s->cur_dev != s->device_base && s->rt.p_hipSetDevice(s->device_base) == hipSuccess)
@@ -1320,7 +1327,11 @@ void rphip_teardown(rphip_state *s)
 				s->rt.p_hipStreamDestroy(o->live);
 				break;
 			case RPHIP_O_MODULE: s->rt.p_hipModuleUnload(o->live); break;
-			case RPHIP_O_ARRAY: s->rt.p_hipFreeArray(o->live); break;
+			case RPHIP_O_ARRAY: /* a level's view goes with its mipmapped array */
+				if (!o->module)
+					s->rt.p_hipFreeArray(o->live);
+				break;
+			case RPHIP_O_MIPMAP: s->rt.p_hipMipmappedArrayDestroy(o->live); break;
 			default: break;
 			}
 		}

@@ -55,7 +55,8 @@
 	X(hipEventCreateWithFlags) X(hipEventDestroy) X(hipEventRecord)                 \
 	X(hipEventSynchronize) X(hipEventElapsedTime) X(hipDeviceGetName)               \
 	X(hipGraphInstantiate) X(hipGraphLaunch) X(hipGraphExecDestroy) X(hipGraphDestroy) \
-	X(hipArray3DCreate) X(hipFreeArray) X(hipDrvMemcpy3DAsync)
+	X(hipArray3DCreate) X(hipFreeArray) X(hipDrvMemcpy3DAsync)                      \
+	X(hipMipmappedArrayCreate) X(hipMipmappedArrayGetLevel) X(hipMipmappedArrayDestroy)
 
 /* The test double's count of launches that ran nothing (tests/doubles/hip/
  * thd_ext.h); absent from the real runtime. */
@@ -79,7 +80,8 @@ typedef enum rphip_kind {
 	RPHIP_O_GRAPH,
 	RPHIP_O_GRAPHEXEC,
 	RPHIP_O_ARRAY,    /* a HIP array (rphip_array.c) */
-	RPHIP_O_CTX       /* a context: its device (rphip_ctx.c) */
+	RPHIP_O_CTX,      /* a context: its device (rphip_ctx.c) */
+	RPHIP_O_MIPMAP    /* a mipmapped array (rphip_array.c) */
 } rphip_kind;
 
 typedef struct rphip_obj {
@@ -264,6 +266,11 @@ void rphip_teardown(rphip_state *s);
  * descriptor); hipFreeArray, hipArrayDestroy. */
 rp_status rphip_array_create(rphip_state *s, const sbt_cm_call *c, rp_diag *diag);
 rp_status rphip_array_destroy(rphip_state *s, const sbt_cm_call *c, rp_diag *diag);
+/* The driver-style mipmapped arrays: hipMipmappedArrayCreate from the
+ * recorded descriptor and level count; hipMipmappedArrayGetLevel maps the
+ * recorded level array to a new live view (an array whose `module` is
+ * its mipmapped array: never freed by itself); hipMipmappedArrayDestroy. */
+rp_status rphip_mipmap(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag);
 /* A pitched copy with an array side (sub SBT_CM_COPY_ARRAY): through
  * hipDrvMemcpy3DAsync on the record's stream, each array's region checked
  * against its recorded extent first. */

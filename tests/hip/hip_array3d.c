@@ -14,7 +14,11 @@
  *     own and read by hipMemcpy2DFromArray_spt to host;
  *   - hipMallocMipmappedArray, hipGetMipmappedArrayLevel and
  *     hipFreeMipmappedArray (ROCm 5.2 answers each hipErrorNotSupported:
- *     their codes are printed);
+ *     their codes are printed); the driver-style hipMipmappedArrayCreate
+ *     (16 x 8 floats, 3 levels, which ROCm 5.2 makes), level 1 (8 x 4)
+ *     written by hipMemcpy2DToArray through one hipMipmappedArrayGetLevel
+ *     view and a region read by hipMemcpy2DFromArray through a second
+ *     view, hipMipmappedArrayDestroy;
  *   - hipFreeArray of each.
  * Prints a sum of every read and each failing call; exit status 0 once it
  * ran to its end.  With the argument "checks", hipMalloc3DArray calls the
@@ -142,6 +146,39 @@ int main(int argc, char **argv)
 	       (int)hipMallocMipmappedArray(&mip, &f32, (struct hipExtent){8, 8, 0}, 3, 0));
 	printf("hipGetMipmappedArrayLevel %d\n", (int)hipGetMipmappedArrayLevel(&level, mip, 1));
 	printf("hipFreeMipmappedArray %d\n", (int)hipFreeMipmappedArray(mip));
+
+	/* the driver-style mipmapped array, which ROCm 5.2 makes: 16 x 8
+	 * floats, 3 levels; level 1 (8 x 4) written through one view and read
+	 * through another */
+	{
+		HIP_ARRAY3D_DESCRIPTOR md;
+		hipMipmappedArray_t mm = NULL;
+		hipArray_t l1 = NULL, l1b = NULL;
+		float lv[4][8], back[2][3];
+		memset(&md, 0, sizeof(md));
+		md.Width = 16;
+		md.Height = 8;
+		md.Format = HIP_AD_FORMAT_FLOAT;
+		md.NumChannels = 1;
+		for (int y = 0; y < 4; y++)
+			for (int x = 0; x < 8; x++)
+				lv[y][x] = (float)(y * 8 + x) + 0.25f;
+		ha3_check("hipMipmappedArrayCreate", hipMipmappedArrayCreate(&mm, &md, 3));
+		ha3_check("hipMipmappedArrayGetLevel (1)", hipMipmappedArrayGetLevel(&l1, mm, 1));
+		if (l1)
+			printf("level 1: %u x %u\n", l1->width, l1->height);
+		ha3_check("hipMemcpy2DToArray (level 1)",
+		          hipMemcpy2DToArray(l1, 0, 0, lv, sizeof(lv[0]), sizeof(lv[0]), 4,
+		                             hipMemcpyHostToDevice));
+		ha3_check("hipMipmappedArrayGetLevel (1) again", hipMipmappedArrayGetLevel(&l1b, mm, 1));
+		printf("level 1's views %s\n", l1 && l1b && l1 != l1b ? "differ" : "do not differ");
+		memset(back, 0, sizeof(back));
+		ha3_check("hipMemcpy2DFromArray (level 1)",
+		          hipMemcpy2DFromArray(back, sizeof(back[0]), l1b, 4 * sizeof(float), 2,
+		                               sizeof(back[0]), 2, hipMemcpyDeviceToHost));
+		printf("level 1 [3][6] %.2f\n", back[1][2]);
+		ha3_check("hipMipmappedArrayDestroy", hipMipmappedArrayDestroy(mm));
+	}
 
 	if (argc > 1 && strcmp(argv[1], "checks") == 0) {
 		struct hipChannelFormatDesc three = {8, 8, 8, 0, hipChannelFormatKindUnsigned};

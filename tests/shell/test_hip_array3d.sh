@@ -14,8 +14,12 @@
 #   --check-determinism with --per-command, --streams single, a --range
 #   starting after the arrays were made), skips the failed mipmapped calls,
 #   and refuses by name a _spt copy mutated to run past its array, an
-#   array copy naming an array the trace never made, and a mipmapped array
-#   call mutated into one that worked; 40 seeded mutants end with a result
+#   array copy naming an array the trace never made, a mipmapped array
+#   call mutated into one that worked, a read through a level view whose
+#   hipMipmappedArrayGetLevel was dropped and a level of a mipmapped array
+#   whose creation was dropped; the driver-style hipMipmappedArrayCreate /
+#   GetLevel / Destroy (which ROCm 5.2 implements) are recorded and
+#   replayed with the level copies' checkpoint equal; 40 seeded mutants end with a result
 #   or one named error; against the real runtime (no GPU) the program runs
 #   to its end and the replay ends with the one line.
 . "$TOP/tests/support/shell.sh"
@@ -74,6 +78,11 @@ has run out "flat[5][11] 7013"
 has run out "hipMallocMipmappedArray 801"
 has run out "hipGetMipmappedArrayLevel 801"
 has run out "hipFreeMipmappedArray 801"
+# the driver-style mipmapped array: level 1 is 8 x 4, each hipMipmappedArrayGetLevel
+# a new view
+has run out "level 1: 8 x 4"
+has run out "level 1's views differ"
+has run out "level 1 [3][6] 30.25"
 # clr's ihipArrayCreate behind hipMalloc3DArray
 has run out "null out 1"
 has run out "null desc 1"
@@ -85,7 +94,7 @@ has run out "three channels 1"
 expect_rc 0 plain $PRE "$H/hip_array3d"
 expect_rc 0 cap $PRE "$CAP" -o "$T/c.sbt" -- "$H/hip_array3d"
 cmp -s "$T/plain.out" "$T/cap.out" || fail "output changed under tscapture: $(diff "$T/plain.out" "$T/cap.out")"
-has cap err "tracesmith: hip: 23 calls, 0 launches, 0 modules, 0 to 0 entry points not modeled"
+has cap err "tracesmith: hip: 29 calls, 0 launches, 0 modules, 0 to 0 entry points not modeled"
 expect_rc 0 dump "$INFO" --dump "$T/c.sbt"
 grep -q ' hip\.hipMalloc3DArray handle=[0-9]* width=8 height=4 depth=3 format=32 channels=1$' "$T/dump.out" ||
 	fail "no hipMalloc3DArray of the 3D array: $(grep Malloc3DArray "$T/dump.out")"
@@ -104,17 +113,25 @@ grep -q ' hip\.hipMallocMipmappedArray result=801 width=8 height=8 sub=1 count=3
 	fail "no failed hipMallocMipmappedArray record: $(grep Mipmapped "$T/dump.out")"
 grep -q ' hip\.hipGetMipmappedArrayLevel result=801 value=1 sub=1$' "$T/dump.out" || fail "no failed hipGetMipmappedArrayLevel record"
 grep -q ' hip\.hipFreeMipmappedArray result=801 sub=1$' "$T/dump.out" || fail "no failed hipFreeMipmappedArray record"
-[ "$(grep -c ' checkpoint ' "$T/dump.out")" -eq 4 ] || fail "not 4 checkpoints: $(grep checkpoint "$T/dump.out")"
+M=$(sed -n 's/.* hip\.hipMipmappedArrayCreate handle=\([0-9]*\) width=16 height=8 sub=1 count=3 format=32 channels=1$/\1/p' "$T/dump.out")
+[ -n "$M" ] || fail "no hipMipmappedArrayCreate record: $(grep Mipmapped "$T/dump.out")"
+[ "$(grep -c " hip\.hipMipmappedArrayGetLevel handle=[0-9]* parent=$M value=1 sub=1\$" "$T/dump.out")" -eq 2 ] ||
+	fail "not two hipMipmappedArrayGetLevel records of level 1: $(grep GetLevel "$T/dump.out")"
+grep -q " hip\.hipMipmappedArrayDestroy handle=$M sub=1\$" "$T/dump.out" || fail "no hipMipmappedArrayDestroy record"
+# the copies through the views are in bytes: the level's rows are 32 bytes
+grep -q ' hip\.hipMemcpy2DFromArray src=[0-9]* size=24 width=12 height=2 host=[0-9]* sub=5 dst_type=1 src_type=3 src_x=16 src_y=2 dst_pitch=12 ' "$T/dump.out" ||
+	fail "no copy from level 1's second view: $(grep 2DFromArray "$T/dump.out")"
+[ "$(grep -c ' checkpoint ' "$T/dump.out")" -eq 5 ] || fail "not 5 checkpoints: $(grep checkpoint "$T/dump.out")"
 
-all_match replay 4 "$T/c.sbt"
-all_match moved 4 --hip-no-reserve "$T/c.sbt"
-all_match determinism 4 --check-determinism --per-command "$T/c.sbt"
+all_match replay 5 "$T/c.sbt"
+all_match moved 5 --hip-no-reserve "$T/c.sbt"
+all_match determinism 5 --check-determinism --per-command "$T/c.sbt"
 has determinism out '"runs_done":3'
 has determinism out '"commands_part":null'
-all_match single 4 --streams single "$T/c.sbt"
+all_match single 5 --streams single "$T/c.sbt"
 # from the layered array's first copy on: the arrays are made on the way
 S=$(seq_of hipMemcpy 2)
-all_match range 2 --range "$S:" "$T/c.sbt"
+all_match range 3 --range "$S:" "$T/c.sbt"
 
 # a _spt copy mutated to run past its array (x 4 + 24 bytes of rows of 32
 # is fine; x 12 is not)
@@ -141,6 +158,18 @@ done
 [ "$i" -lt 40 ] || fail "no varint of record $S is its result"
 expect_rc 1 mip "$RP" "$T/mip.sbt"
 has mip err "record seq $S (hip.hipMallocMipmappedArray): a mipmapped array call that worked at capture: mipmapped arrays are not replayed by the HIP backend"
+
+# the second view's hipMipmappedArrayGetLevel dropped: the read through it
+# names an array the trace never made
+S=$(seq_of hipMipmappedArrayGetLevel 2)
+V=$(grep "^seq=$S " "$T/dump.out" | sed 's/.* handle=\([0-9]*\) .*/\1/')
+expect_rc 0 mut.view "$MUT" "$T/c.sbt" "$T/noview.sbt" --drop "$S"
+expect_rc 1 noview "$RP" "$T/noview.sbt"
+has noview err "(hip.hipMemcpy2DFromArray): the source HIP array 0x$(printf '%x' "$V") was never created in the trace, or was freed"
+# the mipmapped array's creation dropped: its level names it
+expect_rc 0 mut.mip "$MUT" "$T/c.sbt" "$T/nomip.sbt" --drop "$(seq_of hipMipmappedArrayCreate)"
+expect_rc 1 nomip "$RP" "$T/nomip.sbt"
+has nomip err "(hip.hipMipmappedArrayGetLevel): mipmapped array 0x$(printf '%x' "$M") was never created in the trace, or was destroyed"
 
 mkdir -p "$T/mut"
 expect_rc 0 mutants "$MUT" --batch "$T/c.sbt" "$T/mut" 1 40
