@@ -725,6 +725,8 @@ static void thip_simple(const thip_call *call, sbt_cm_hip_call hcall, hipError_t
 	if (!call->record)
 		return;
 	c->result = (uint64_t)r;
+	if (call->ptds)
+		c->ptds = 1;
 	thip_record(hcall, c, flags);
 }
 
@@ -1123,6 +1125,7 @@ static void thip_copy_record(const thip_call *call, sbt_cm_hip_call hcall, hipEr
 	c.size = size;
 	c.offset = offset;
 	c.stream = async ? THIP_U(stream) : 0;
+	c.ptds = (uint64_t)call->ptds;
 	c.capture_status = async ? thip_capture_status(stream) : 0;
 	if (dir == SBT_CM_COPY_HTOD) {
 		c.host = THIP_U(src);
@@ -1886,12 +1889,14 @@ hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags, 
 
 /* A call taking one stream; sync = 1 when its success means the stream's
  * earlier work is done (its async copies to the host can be checkpointed). */
-static hipError_t thip_stream_call(thip_fn fn, sbt_cm_hip_call hcall, hipStream_t stream, int sync)
+static hipError_t thip_stream_call(thip_fn fn, sbt_cm_hip_call hcall, hipStream_t stream, int sync,
+                                   int ptds)
 {
 	thip_call call;
 	hipError_t (*real)(hipStream_t) = (hipError_t(*)(hipStream_t))thip_begin(&call, fn);
 	hipError_t r = real ? real(stream) : THIP_NO_RUNTIME;
 	sbt_cm_call c;
+	call.ptds = ptds;
 	sbt_cm_call_init(&c);
 	c.stream = THIP_U(stream);
 	thip_simple(&call, hcall, r, &c, 0);
@@ -1903,26 +1908,42 @@ static hipError_t thip_stream_call(thip_fn fn, sbt_cm_hip_call hcall, hipStream_
 
 hipError_t hipStreamDestroy(hipStream_t stream)
 {
-	return thip_stream_call(THIP_FN_hipStreamDestroy, SBT_CM_HIP_hipStreamDestroy, stream, 0);
+	return thip_stream_call(THIP_FN_hipStreamDestroy, SBT_CM_HIP_hipStreamDestroy, stream, 0, 0);
 }
 
 hipError_t hipStreamSynchronize(hipStream_t stream)
 {
-	return thip_stream_call(THIP_FN_hipStreamSynchronize, SBT_CM_HIP_hipStreamSynchronize, stream, 1);
+	return thip_stream_call(THIP_FN_hipStreamSynchronize, SBT_CM_HIP_hipStreamSynchronize, stream, 1,
+	                        0);
+}
+
+/* clr's _spt stream calls: stream 0 is the calling thread's per-thread
+ * default stream (recorded as the call without _spt, ptds = 1). */
+hipError_t hipStreamSynchronize_spt(hipStream_t stream)
+{
+	return thip_stream_call(THIP_FN_hipStreamSynchronize_spt, SBT_CM_HIP_hipStreamSynchronize,
+	                        stream, 1, 1);
+}
+
+hipError_t hipStreamQuery_spt(hipStream_t stream)
+{
+	return thip_stream_call(THIP_FN_hipStreamQuery_spt, SBT_CM_HIP_hipStreamQuery, stream, 1, 1);
 }
 
 hipError_t hipStreamQuery(hipStream_t stream)
 {
-	return thip_stream_call(THIP_FN_hipStreamQuery, SBT_CM_HIP_hipStreamQuery, stream, 1);
+	return thip_stream_call(THIP_FN_hipStreamQuery, SBT_CM_HIP_hipStreamQuery, stream, 1, 0);
 }
 
-hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
+static hipError_t thip_stream_wait(thip_fn fn, hipStream_t stream, hipEvent_t event,
+                                   unsigned int flags)
 {
 	thip_call call;
 	hipError_t (*real)(hipStream_t, hipEvent_t, unsigned int) =
-		(hipError_t(*)(hipStream_t, hipEvent_t, unsigned int))thip_begin(&call, THIP_FN_hipStreamWaitEvent);
+		(hipError_t(*)(hipStream_t, hipEvent_t, unsigned int))thip_begin(&call, fn);
 	hipError_t r = real ? real(stream, event, flags) : THIP_NO_RUNTIME;
 	sbt_cm_call c;
+	call.ptds = fn == THIP_FN_hipStreamWaitEvent_spt;
 	sbt_cm_call_init(&c);
 	c.stream = THIP_U(stream);
 	c.event = THIP_U(event);
@@ -1930,6 +1951,16 @@ hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int
 	thip_simple(&call, SBT_CM_HIP_hipStreamWaitEvent, r, &c, 0);
 	thip_end(&call);
 	return r;
+}
+
+hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
+{
+	return thip_stream_wait(THIP_FN_hipStreamWaitEvent, stream, event, flags);
+}
+
+hipError_t hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t event, unsigned int flags)
+{
+	return thip_stream_wait(THIP_FN_hipStreamWaitEvent_spt, stream, event, flags);
 }
 
 hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
@@ -2036,6 +2067,131 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
 	c.event = THIP_U(event);
 	c.stream = THIP_U(stream);
 	thip_simple(&call, SBT_CM_HIP_hipEventRecord, r, &c, 0);
+	thip_end(&call);
+	return r;
+}
+
+/* ---- the per-thread default stream's copies and memsets (_spt) --------------------------- */
+
+/* clr runs each on the calling thread's per-thread default stream (the
+ * stream argument 0 of hipMemcpyAsync_spt means it too): recorded as the
+ * call without _spt, ptds = 1. */
+hipError_t hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(void *, const void *, size_t, hipMemcpyKind) =
+		(hipError_t(*)(void *, const void *, size_t, hipMemcpyKind))thip_begin(&call,
+		                                                                      THIP_FN_hipMemcpy_spt);
+	hipError_t r = real ? real(dst, src, sizeBytes, kind) : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	if (call.record)
+		thip_copy_record(&call, SBT_CM_HIP_hipMemcpy, r, thip_copy_dir(kind, dst, src), dst, src,
+		                 sizeBytes, 0, NULL, NULL, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
+                              hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(void *, const void *, size_t, hipMemcpyKind, hipStream_t) =
+		(hipError_t(*)(void *, const void *, size_t, hipMemcpyKind, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMemcpyAsync_spt);
+	hipError_t r = real ? real(dst, src, sizeBytes, kind, stream) : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	if (call.record)
+		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyAsync, r, thip_copy_dir(kind, dst, src), dst,
+		                 src, sizeBytes, 1, stream, NULL, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyToSymbol_spt(const void *symbol, const void *src, size_t sizeBytes,
+                                 size_t offset, hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(const void *, const void *, size_t, size_t, hipMemcpyKind) =
+		(hipError_t(*)(const void *, const void *, size_t, size_t, hipMemcpyKind))thip_begin(
+			&call, THIP_FN_hipMemcpyToSymbol_spt);
+	hipError_t r = real ? real(symbol, src, sizeBytes, offset, kind) : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	if (call.record)
+		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyToSymbol, r,
+		                 kind == hipMemcpyDeviceToDevice ? SBT_CM_COPY_DTOD : SBT_CM_COPY_HTOD,
+		                 symbol, src, sizeBytes, 0, NULL, thip_var_name(THIP_U(symbol)), offset);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size_t sizeBytes, size_t offset,
+                                   hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(void *, const void *, size_t, size_t, hipMemcpyKind) =
+		(hipError_t(*)(void *, const void *, size_t, size_t, hipMemcpyKind))thip_begin(
+			&call, THIP_FN_hipMemcpyFromSymbol_spt);
+	hipError_t r = real ? real(dst, symbol, sizeBytes, offset, kind) : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	if (call.record)
+		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyFromSymbol, r,
+		                 kind == hipMemcpyDeviceToDevice ? SBT_CM_COPY_DTOD : SBT_CM_COPY_DTOH,
+		                 dst, symbol, sizeBytes, 0, NULL, thip_var_name(THIP_U(symbol)), offset);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                           size_t height, hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind) =
+		(hipError_t(*)(void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind))thip_begin(
+			&call, THIP_FN_hipMemcpy2D_spt);
+	hipError_t r = real ? real(dst, dpitch, src, spitch, width, height, kind) : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	if (call.record)
+		thip_copy2d_record(&call, SBT_CM_HIP_hipMemcpy2D, r, thip_copy_dir(kind, dst, src), dst,
+		                   dpitch, src, spitch, width, height, 0, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemset_spt(void *dst, int value, size_t sizeBytes)
+{
+	thip_call call;
+	hipError_t (*real)(void *, int, size_t) =
+		(hipError_t(*)(void *, int, size_t))thip_begin(&call, THIP_FN_hipMemset_spt);
+	hipError_t r = real ? real(dst, value, sizeBytes) : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	thip_memset_record(&call, SBT_CM_HIP_hipMemset, r, dst, (uint8_t)value, sizeBytes, 1, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemset2D_spt(void *dst, size_t pitch, int value, size_t width, size_t height)
+{
+	thip_call call;
+	hipError_t (*real)(void *, size_t, int, size_t, size_t) =
+		(hipError_t(*)(void *, size_t, int, size_t, size_t))thip_begin(&call, THIP_FN_hipMemset2D_spt);
+	hipError_t r = real ? real(dst, pitch, value, width, height) : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	thip_memset3d_record(&call, SBT_CM_HIP_hipMemset2D, r, dst, pitch, 0, value, width, height, 0,
+	                     NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemset3D_spt(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
+{
+	thip_call call;
+	hipError_t (*real)(hipPitchedPtr, int, hipExtent) =
+		(hipError_t(*)(hipPitchedPtr, int, hipExtent))thip_begin(&call, THIP_FN_hipMemset3D_spt);
+	hipError_t r = real ? real(pitchedDevPtr, value, extent) : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	thip_memset3d_record(&call, SBT_CM_HIP_hipMemset3D, r, pitchedDevPtr.ptr, pitchedDevPtr.pitch,
+	                     pitchedDevPtr.ysize, value, extent.width, extent.height,
+	                     extent.depth ? extent.depth : 1, NULL);
 	thip_end(&call);
 	return r;
 }

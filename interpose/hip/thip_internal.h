@@ -102,7 +102,11 @@
 	X(hipGraphAddMemsetNode, 1) X(hipGraphAddEmptyNode, 1)                     \
 	X(hipGraphAddDependencies, 1) X(hipGraphInstantiateWithFlags, 1)           \
 	X(hipMipmappedArrayCreate, 1) X(hipMipmappedArrayGetLevel, 1)              \
-	X(hipMipmappedArrayDestroy, 1)
+	X(hipMipmappedArrayDestroy, 1)                                             \
+	X(hipMemcpy_spt, 1) X(hipMemcpyAsync_spt, 1) X(hipMemcpyToSymbol_spt, 1)  \
+	X(hipMemcpyFromSymbol_spt, 1) X(hipMemcpy2D_spt, 1) X(hipMemset_spt, 1)    \
+	X(hipMemset2D_spt, 1) X(hipMemset3D_spt, 1) X(hipStreamSynchronize_spt, 1) \
+	X(hipStreamQuery_spt, 1) X(hipStreamWaitEvent_spt, 1)
 
 typedef enum thip_fn {
 #define THIP_X_FN(n, m) THIP_FN_##n,

@@ -1294,563 +1294,486 @@ hipMemUnmap:
 	jmp thip_gen_common
 	.size hipMemUnmap, .-hipMemUnmap
 	.p2align 4
-	.globl hipMemcpy2D_spt
-	.type hipMemcpy2D_spt, @function
-hipMemcpy2D_spt:
-	movl $184, %r11d
-	jmp thip_gen_common
-	.size hipMemcpy2D_spt, .-hipMemcpy2D_spt
-	.p2align 4
-	.globl hipMemcpyAsync_spt
-	.type hipMemcpyAsync_spt, @function
-hipMemcpyAsync_spt:
-	movl $185, %r11d
-	jmp thip_gen_common
-	.size hipMemcpyAsync_spt, .-hipMemcpyAsync_spt
-	.p2align 4
 	.globl hipMemcpyAtoH
 	.type hipMemcpyAtoH, @function
 hipMemcpyAtoH:
-	movl $186, %r11d
+	movl $184, %r11d
 	jmp thip_gen_common
 	.size hipMemcpyAtoH, .-hipMemcpyAtoH
-	.p2align 4
-	.globl hipMemcpyFromSymbol_spt
-	.type hipMemcpyFromSymbol_spt, @function
-hipMemcpyFromSymbol_spt:
-	movl $187, %r11d
-	jmp thip_gen_common
-	.size hipMemcpyFromSymbol_spt, .-hipMemcpyFromSymbol_spt
 	.p2align 4
 	.globl hipMemcpyHtoA
 	.type hipMemcpyHtoA, @function
 hipMemcpyHtoA:
-	movl $188, %r11d
+	movl $185, %r11d
 	jmp thip_gen_common
 	.size hipMemcpyHtoA, .-hipMemcpyHtoA
-	.p2align 4
-	.globl hipMemcpyToSymbol_spt
-	.type hipMemcpyToSymbol_spt, @function
-hipMemcpyToSymbol_spt:
-	movl $189, %r11d
-	jmp thip_gen_common
-	.size hipMemcpyToSymbol_spt, .-hipMemcpyToSymbol_spt
 	.p2align 4
 	.globl hipMemcpyWithStream
 	.type hipMemcpyWithStream, @function
 hipMemcpyWithStream:
-	movl $190, %r11d
+	movl $186, %r11d
 	jmp thip_gen_common
 	.size hipMemcpyWithStream, .-hipMemcpyWithStream
-	.p2align 4
-	.globl hipMemcpy_spt
-	.type hipMemcpy_spt, @function
-hipMemcpy_spt:
-	movl $191, %r11d
-	jmp thip_gen_common
-	.size hipMemcpy_spt, .-hipMemcpy_spt
-	.p2align 4
-	.globl hipMemset2D_spt
-	.type hipMemset2D_spt, @function
-hipMemset2D_spt:
-	movl $192, %r11d
-	jmp thip_gen_common
-	.size hipMemset2D_spt, .-hipMemset2D_spt
-	.p2align 4
-	.globl hipMemset3D_spt
-	.type hipMemset3D_spt, @function
-hipMemset3D_spt:
-	movl $193, %r11d
-	jmp thip_gen_common
-	.size hipMemset3D_spt, .-hipMemset3D_spt
-	.p2align 4
-	.globl hipMemset_spt
-	.type hipMemset_spt, @function
-hipMemset_spt:
-	movl $194, %r11d
-	jmp thip_gen_common
-	.size hipMemset_spt, .-hipMemset_spt
 	.p2align 4
 	.globl hipModuleGetTexRef
 	.type hipModuleGetTexRef, @function
 hipModuleGetTexRef:
-	movl $195, %r11d
+	movl $187, %r11d
 	jmp thip_gen_common
 	.size hipModuleGetTexRef, .-hipModuleGetTexRef
 	.p2align 4
 	.globl hipModuleOccupancyMaxActiveBlocksPerMultiprocessor
 	.type hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, @function
 hipModuleOccupancyMaxActiveBlocksPerMultiprocessor:
-	movl $196, %r11d
+	movl $188, %r11d
 	jmp thip_gen_common
 	.size hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, .-hipModuleOccupancyMaxActiveBlocksPerMultiprocessor
 	.p2align 4
 	.globl hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 	.type hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, @function
 hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags:
-	movl $197, %r11d
+	movl $189, %r11d
 	jmp thip_gen_common
 	.size hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, .-hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 	.p2align 4
 	.globl hipModuleOccupancyMaxPotentialBlockSize
 	.type hipModuleOccupancyMaxPotentialBlockSize, @function
 hipModuleOccupancyMaxPotentialBlockSize:
-	movl $198, %r11d
+	movl $190, %r11d
 	jmp thip_gen_common
 	.size hipModuleOccupancyMaxPotentialBlockSize, .-hipModuleOccupancyMaxPotentialBlockSize
 	.p2align 4
 	.globl hipModuleOccupancyMaxPotentialBlockSizeWithFlags
 	.type hipModuleOccupancyMaxPotentialBlockSizeWithFlags, @function
 hipModuleOccupancyMaxPotentialBlockSizeWithFlags:
-	movl $199, %r11d
+	movl $191, %r11d
 	jmp thip_gen_common
 	.size hipModuleOccupancyMaxPotentialBlockSizeWithFlags, .-hipModuleOccupancyMaxPotentialBlockSizeWithFlags
 	.p2align 4
 	.globl hipOccupancyMaxActiveBlocksPerMultiprocessor
 	.type hipOccupancyMaxActiveBlocksPerMultiprocessor, @function
 hipOccupancyMaxActiveBlocksPerMultiprocessor:
-	movl $200, %r11d
+	movl $192, %r11d
 	jmp thip_gen_common
 	.size hipOccupancyMaxActiveBlocksPerMultiprocessor, .-hipOccupancyMaxActiveBlocksPerMultiprocessor
 	.p2align 4
 	.globl hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 	.type hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, @function
 hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags:
-	movl $201, %r11d
+	movl $193, %r11d
 	jmp thip_gen_common
 	.size hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, .-hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 	.p2align 4
 	.globl hipOccupancyMaxPotentialBlockSize
 	.type hipOccupancyMaxPotentialBlockSize, @function
 hipOccupancyMaxPotentialBlockSize:
-	movl $202, %r11d
+	movl $194, %r11d
 	jmp thip_gen_common
 	.size hipOccupancyMaxPotentialBlockSize, .-hipOccupancyMaxPotentialBlockSize
 	.p2align 4
 	.globl hipPeekAtLastError
 	.type hipPeekAtLastError, @function
 hipPeekAtLastError:
-	movl $203, %r11d
+	movl $195, %r11d
 	jmp thip_gen_common
 	.size hipPeekAtLastError, .-hipPeekAtLastError
 	.p2align 4
 	.globl hipPointerGetAttribute
 	.type hipPointerGetAttribute, @function
 hipPointerGetAttribute:
-	movl $204, %r11d
+	movl $196, %r11d
 	jmp thip_gen_common
 	.size hipPointerGetAttribute, .-hipPointerGetAttribute
 	.p2align 4
 	.globl hipPointerGetAttributes
 	.type hipPointerGetAttributes, @function
 hipPointerGetAttributes:
-	movl $205, %r11d
+	movl $197, %r11d
 	jmp thip_gen_common
 	.size hipPointerGetAttributes, .-hipPointerGetAttributes
 	.p2align 4
 	.globl hipProfilerStart
 	.type hipProfilerStart, @function
 hipProfilerStart:
-	movl $206, %r11d
+	movl $198, %r11d
 	jmp thip_gen_common
 	.size hipProfilerStart, .-hipProfilerStart
 	.p2align 4
 	.globl hipProfilerStop
 	.type hipProfilerStop, @function
 hipProfilerStop:
-	movl $207, %r11d
+	movl $199, %r11d
 	jmp thip_gen_common
 	.size hipProfilerStop, .-hipProfilerStop
 	.p2align 4
 	.globl hipRegisterActivityCallback
 	.type hipRegisterActivityCallback, @function
 hipRegisterActivityCallback:
-	movl $208, %r11d
+	movl $200, %r11d
 	jmp thip_gen_common
 	.size hipRegisterActivityCallback, .-hipRegisterActivityCallback
 	.p2align 4
 	.globl hipRegisterApiCallback
 	.type hipRegisterApiCallback, @function
 hipRegisterApiCallback:
-	movl $209, %r11d
+	movl $201, %r11d
 	jmp thip_gen_common
 	.size hipRegisterApiCallback, .-hipRegisterApiCallback
 	.p2align 4
 	.globl hipRemoveActivityCallback
 	.type hipRemoveActivityCallback, @function
 hipRemoveActivityCallback:
-	movl $210, %r11d
+	movl $202, %r11d
 	jmp thip_gen_common
 	.size hipRemoveActivityCallback, .-hipRemoveActivityCallback
 	.p2align 4
 	.globl hipRemoveApiCallback
 	.type hipRemoveApiCallback, @function
 hipRemoveApiCallback:
-	movl $211, %r11d
+	movl $203, %r11d
 	jmp thip_gen_common
 	.size hipRemoveApiCallback, .-hipRemoveApiCallback
 	.p2align 4
 	.globl hipRuntimeGetVersion
 	.type hipRuntimeGetVersion, @function
 hipRuntimeGetVersion:
-	movl $212, %r11d
+	movl $204, %r11d
 	jmp thip_gen_common
 	.size hipRuntimeGetVersion, .-hipRuntimeGetVersion
 	.p2align 4
 	.globl hipSetDeviceFlags
 	.type hipSetDeviceFlags, @function
 hipSetDeviceFlags:
-	movl $213, %r11d
+	movl $205, %r11d
 	jmp thip_gen_common
 	.size hipSetDeviceFlags, .-hipSetDeviceFlags
 	.p2align 4
 	.globl hipSetupArgument
 	.type hipSetupArgument, @function
 hipSetupArgument:
-	movl $214, %r11d
+	movl $206, %r11d
 	jmp thip_gen_common
 	.size hipSetupArgument, .-hipSetupArgument
 	.p2align 4
 	.globl hipSignalExternalSemaphoresAsync
 	.type hipSignalExternalSemaphoresAsync, @function
 hipSignalExternalSemaphoresAsync:
-	movl $215, %r11d
+	movl $207, %r11d
 	jmp thip_gen_common
 	.size hipSignalExternalSemaphoresAsync, .-hipSignalExternalSemaphoresAsync
 	.p2align 4
 	.globl hipStreamAddCallback
 	.type hipStreamAddCallback, @function
 hipStreamAddCallback:
-	movl $216, %r11d
+	movl $208, %r11d
 	jmp thip_gen_common
 	.size hipStreamAddCallback, .-hipStreamAddCallback
 	.p2align 4
 	.globl hipStreamAttachMemAsync
 	.type hipStreamAttachMemAsync, @function
 hipStreamAttachMemAsync:
-	movl $217, %r11d
+	movl $209, %r11d
 	jmp thip_gen_common
 	.size hipStreamAttachMemAsync, .-hipStreamAttachMemAsync
 	.p2align 4
 	.globl hipStreamGetCaptureInfo
 	.type hipStreamGetCaptureInfo, @function
 hipStreamGetCaptureInfo:
-	movl $218, %r11d
+	movl $210, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetCaptureInfo, .-hipStreamGetCaptureInfo
 	.p2align 4
 	.globl hipStreamGetCaptureInfo_v2
 	.type hipStreamGetCaptureInfo_v2, @function
 hipStreamGetCaptureInfo_v2:
-	movl $219, %r11d
+	movl $211, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetCaptureInfo_v2, .-hipStreamGetCaptureInfo_v2
 	.p2align 4
 	.globl hipStreamGetFlags
 	.type hipStreamGetFlags, @function
 hipStreamGetFlags:
-	movl $220, %r11d
+	movl $212, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetFlags, .-hipStreamGetFlags
 	.p2align 4
 	.globl hipStreamGetFlags_spt
 	.type hipStreamGetFlags_spt, @function
 hipStreamGetFlags_spt:
-	movl $221, %r11d
+	movl $213, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetFlags_spt, .-hipStreamGetFlags_spt
 	.p2align 4
 	.globl hipStreamGetPriority
 	.type hipStreamGetPriority, @function
 hipStreamGetPriority:
-	movl $222, %r11d
+	movl $214, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetPriority, .-hipStreamGetPriority
 	.p2align 4
 	.globl hipStreamGetPriority_spt
 	.type hipStreamGetPriority_spt, @function
 hipStreamGetPriority_spt:
-	movl $223, %r11d
+	movl $215, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetPriority_spt, .-hipStreamGetPriority_spt
 	.p2align 4
 	.globl hipStreamIsCapturing
 	.type hipStreamIsCapturing, @function
 hipStreamIsCapturing:
-	movl $224, %r11d
+	movl $216, %r11d
 	jmp thip_gen_common
 	.size hipStreamIsCapturing, .-hipStreamIsCapturing
-	.p2align 4
-	.globl hipStreamQuery_spt
-	.type hipStreamQuery_spt, @function
-hipStreamQuery_spt:
-	movl $225, %r11d
-	jmp thip_gen_common
-	.size hipStreamQuery_spt, .-hipStreamQuery_spt
-	.p2align 4
-	.globl hipStreamSynchronize_spt
-	.type hipStreamSynchronize_spt, @function
-hipStreamSynchronize_spt:
-	movl $226, %r11d
-	jmp thip_gen_common
-	.size hipStreamSynchronize_spt, .-hipStreamSynchronize_spt
 	.p2align 4
 	.globl hipStreamUpdateCaptureDependencies
 	.type hipStreamUpdateCaptureDependencies, @function
 hipStreamUpdateCaptureDependencies:
-	movl $227, %r11d
+	movl $217, %r11d
 	jmp thip_gen_common
 	.size hipStreamUpdateCaptureDependencies, .-hipStreamUpdateCaptureDependencies
-	.p2align 4
-	.globl hipStreamWaitEvent_spt
-	.type hipStreamWaitEvent_spt, @function
-hipStreamWaitEvent_spt:
-	movl $228, %r11d
-	jmp thip_gen_common
-	.size hipStreamWaitEvent_spt, .-hipStreamWaitEvent_spt
 	.p2align 4
 	.globl hipStreamWaitValue32
 	.type hipStreamWaitValue32, @function
 hipStreamWaitValue32:
-	movl $229, %r11d
+	movl $218, %r11d
 	jmp thip_gen_common
 	.size hipStreamWaitValue32, .-hipStreamWaitValue32
 	.p2align 4
 	.globl hipStreamWaitValue64
 	.type hipStreamWaitValue64, @function
 hipStreamWaitValue64:
-	movl $230, %r11d
+	movl $219, %r11d
 	jmp thip_gen_common
 	.size hipStreamWaitValue64, .-hipStreamWaitValue64
 	.p2align 4
 	.globl hipStreamWriteValue32
 	.type hipStreamWriteValue32, @function
 hipStreamWriteValue32:
-	movl $231, %r11d
+	movl $220, %r11d
 	jmp thip_gen_common
 	.size hipStreamWriteValue32, .-hipStreamWriteValue32
 	.p2align 4
 	.globl hipStreamWriteValue64
 	.type hipStreamWriteValue64, @function
 hipStreamWriteValue64:
-	movl $232, %r11d
+	movl $221, %r11d
 	jmp thip_gen_common
 	.size hipStreamWriteValue64, .-hipStreamWriteValue64
 	.p2align 4
 	.globl hipTexObjectCreate
 	.type hipTexObjectCreate, @function
 hipTexObjectCreate:
-	movl $233, %r11d
+	movl $222, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectCreate, .-hipTexObjectCreate
 	.p2align 4
 	.globl hipTexObjectDestroy
 	.type hipTexObjectDestroy, @function
 hipTexObjectDestroy:
-	movl $234, %r11d
+	movl $223, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectDestroy, .-hipTexObjectDestroy
 	.p2align 4
 	.globl hipTexObjectGetResourceDesc
 	.type hipTexObjectGetResourceDesc, @function
 hipTexObjectGetResourceDesc:
-	movl $235, %r11d
+	movl $224, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectGetResourceDesc, .-hipTexObjectGetResourceDesc
 	.p2align 4
 	.globl hipTexObjectGetResourceViewDesc
 	.type hipTexObjectGetResourceViewDesc, @function
 hipTexObjectGetResourceViewDesc:
-	movl $236, %r11d
+	movl $225, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectGetResourceViewDesc, .-hipTexObjectGetResourceViewDesc
 	.p2align 4
 	.globl hipTexObjectGetTextureDesc
 	.type hipTexObjectGetTextureDesc, @function
 hipTexObjectGetTextureDesc:
-	movl $237, %r11d
+	movl $226, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectGetTextureDesc, .-hipTexObjectGetTextureDesc
 	.p2align 4
 	.globl hipTexRefGetAddress
 	.type hipTexRefGetAddress, @function
 hipTexRefGetAddress:
-	movl $238, %r11d
+	movl $227, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetAddress, .-hipTexRefGetAddress
 	.p2align 4
 	.globl hipTexRefGetAddressMode
 	.type hipTexRefGetAddressMode, @function
 hipTexRefGetAddressMode:
-	movl $239, %r11d
+	movl $228, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetAddressMode, .-hipTexRefGetAddressMode
 	.p2align 4
 	.globl hipTexRefGetFilterMode
 	.type hipTexRefGetFilterMode, @function
 hipTexRefGetFilterMode:
-	movl $240, %r11d
+	movl $229, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetFilterMode, .-hipTexRefGetFilterMode
 	.p2align 4
 	.globl hipTexRefGetFlags
 	.type hipTexRefGetFlags, @function
 hipTexRefGetFlags:
-	movl $241, %r11d
+	movl $230, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetFlags, .-hipTexRefGetFlags
 	.p2align 4
 	.globl hipTexRefGetFormat
 	.type hipTexRefGetFormat, @function
 hipTexRefGetFormat:
-	movl $242, %r11d
+	movl $231, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetFormat, .-hipTexRefGetFormat
 	.p2align 4
 	.globl hipTexRefGetMaxAnisotropy
 	.type hipTexRefGetMaxAnisotropy, @function
 hipTexRefGetMaxAnisotropy:
-	movl $243, %r11d
+	movl $232, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMaxAnisotropy, .-hipTexRefGetMaxAnisotropy
 	.p2align 4
 	.globl hipTexRefGetMipMappedArray
 	.type hipTexRefGetMipMappedArray, @function
 hipTexRefGetMipMappedArray:
-	movl $244, %r11d
+	movl $233, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMipMappedArray, .-hipTexRefGetMipMappedArray
 	.p2align 4
 	.globl hipTexRefGetMipmapFilterMode
 	.type hipTexRefGetMipmapFilterMode, @function
 hipTexRefGetMipmapFilterMode:
-	movl $245, %r11d
+	movl $234, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMipmapFilterMode, .-hipTexRefGetMipmapFilterMode
 	.p2align 4
 	.globl hipTexRefGetMipmapLevelBias
 	.type hipTexRefGetMipmapLevelBias, @function
 hipTexRefGetMipmapLevelBias:
-	movl $246, %r11d
+	movl $235, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMipmapLevelBias, .-hipTexRefGetMipmapLevelBias
 	.p2align 4
 	.globl hipTexRefGetMipmapLevelClamp
 	.type hipTexRefGetMipmapLevelClamp, @function
 hipTexRefGetMipmapLevelClamp:
-	movl $247, %r11d
+	movl $236, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMipmapLevelClamp, .-hipTexRefGetMipmapLevelClamp
 	.p2align 4
 	.globl hipTexRefSetAddress
 	.type hipTexRefSetAddress, @function
 hipTexRefSetAddress:
-	movl $248, %r11d
+	movl $237, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetAddress, .-hipTexRefSetAddress
 	.p2align 4
 	.globl hipTexRefSetAddress2D
 	.type hipTexRefSetAddress2D, @function
 hipTexRefSetAddress2D:
-	movl $249, %r11d
+	movl $238, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetAddress2D, .-hipTexRefSetAddress2D
 	.p2align 4
 	.globl hipTexRefSetAddressMode
 	.type hipTexRefSetAddressMode, @function
 hipTexRefSetAddressMode:
-	movl $250, %r11d
+	movl $239, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetAddressMode, .-hipTexRefSetAddressMode
 	.p2align 4
 	.globl hipTexRefSetArray
 	.type hipTexRefSetArray, @function
 hipTexRefSetArray:
-	movl $251, %r11d
+	movl $240, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetArray, .-hipTexRefSetArray
 	.p2align 4
 	.globl hipTexRefSetBorderColor
 	.type hipTexRefSetBorderColor, @function
 hipTexRefSetBorderColor:
-	movl $252, %r11d
+	movl $241, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetBorderColor, .-hipTexRefSetBorderColor
 	.p2align 4
 	.globl hipTexRefSetFilterMode
 	.type hipTexRefSetFilterMode, @function
 hipTexRefSetFilterMode:
-	movl $253, %r11d
+	movl $242, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetFilterMode, .-hipTexRefSetFilterMode
 	.p2align 4
 	.globl hipTexRefSetFlags
 	.type hipTexRefSetFlags, @function
 hipTexRefSetFlags:
-	movl $254, %r11d
+	movl $243, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetFlags, .-hipTexRefSetFlags
 	.p2align 4
 	.globl hipTexRefSetFormat
 	.type hipTexRefSetFormat, @function
 hipTexRefSetFormat:
-	movl $255, %r11d
+	movl $244, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetFormat, .-hipTexRefSetFormat
 	.p2align 4
 	.globl hipTexRefSetMaxAnisotropy
 	.type hipTexRefSetMaxAnisotropy, @function
 hipTexRefSetMaxAnisotropy:
-	movl $256, %r11d
+	movl $245, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMaxAnisotropy, .-hipTexRefSetMaxAnisotropy
 	.p2align 4
 	.globl hipTexRefSetMipmapFilterMode
 	.type hipTexRefSetMipmapFilterMode, @function
 hipTexRefSetMipmapFilterMode:
-	movl $257, %r11d
+	movl $246, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMipmapFilterMode, .-hipTexRefSetMipmapFilterMode
 	.p2align 4
 	.globl hipTexRefSetMipmapLevelBias
 	.type hipTexRefSetMipmapLevelBias, @function
 hipTexRefSetMipmapLevelBias:
-	movl $258, %r11d
+	movl $247, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMipmapLevelBias, .-hipTexRefSetMipmapLevelBias
 	.p2align 4
 	.globl hipTexRefSetMipmapLevelClamp
 	.type hipTexRefSetMipmapLevelClamp, @function
 hipTexRefSetMipmapLevelClamp:
-	movl $259, %r11d
+	movl $248, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMipmapLevelClamp, .-hipTexRefSetMipmapLevelClamp
 	.p2align 4
 	.globl hipTexRefSetMipmappedArray
 	.type hipTexRefSetMipmappedArray, @function
 hipTexRefSetMipmappedArray:
-	movl $260, %r11d
+	movl $249, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMipmappedArray, .-hipTexRefSetMipmappedArray
 	.p2align 4
 	.globl hipThreadExchangeStreamCaptureMode
 	.type hipThreadExchangeStreamCaptureMode, @function
 hipThreadExchangeStreamCaptureMode:
-	movl $261, %r11d
+	movl $250, %r11d
 	jmp thip_gen_common
 	.size hipThreadExchangeStreamCaptureMode, .-hipThreadExchangeStreamCaptureMode
 	.p2align 4
 	.globl hipUnbindTexture
 	.type hipUnbindTexture, @function
 hipUnbindTexture:
-	movl $262, %r11d
+	movl $251, %r11d
 	jmp thip_gen_common
 	.size hipUnbindTexture, .-hipUnbindTexture
 	.p2align 4
 	.globl hipWaitExternalSemaphoresAsync
 	.type hipWaitExternalSemaphoresAsync, @function
 hipWaitExternalSemaphoresAsync:
-	movl $263, %r11d
+	movl $252, %r11d
 	jmp thip_gen_common
 	.size hipWaitExternalSemaphoresAsync, .-hipWaitExternalSemaphoresAsync
 
