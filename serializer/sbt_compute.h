@@ -73,6 +73,41 @@
  *       pitch, value (the byte), width (bytes), height, depth (0 for 2D),
  *       dst_height = rows a slice (hipPitchedPtr.ysize; 0 for 2D),
  *       elem_size 1, size = width x height x depth.
+ *     hipMalloc3DArray (cuArray3DCreate) as hipArray3DCreate, its format
+ *       and channels from its channel descriptor.  Mipmapped arrays (ROCm
+ *       5.2's clr answers hipErrorNotSupported to all three, so these are
+ *       failed calls): hipMallocMipmappedArray (cuArray3DCreate: handle,
+ *       width, height, depth, format, channels, flags, count = levels, sub
+ *       1), hipFreeMipmappedArray (cuArrayDestroy: handle, sub 1),
+ *       hipGetMipmappedArrayLevel (cuArrayCreate: handle = the level's
+ *       array, parent = the mipmapped array, value = the level, sub 1).
+ *     The driver-style hipMipmappedArrayCreate, hipMipmappedArrayGetLevel
+ *       and hipMipmappedArrayDestroy (implemented by ROCm 5.2) record the
+ *       same fields as those three, sub 1; a level's array (a new handle
+ *       at each hipMipmappedArrayGetLevel, a view of the level) is then
+ *       an array like any other for the copies.
+ *     _spt copies (hipMemcpy2DToArray_spt, hipMemcpy2DFromArray_spt,
+ *       hipMemcpy3D_spt): the record of the call without _spt, ptds = 1.
+ *     contexts (clr's hipCtx_t is its device): hipCtxCreate (cuCtxCreate:
+ *       ctx out, flags, device), hipCtxDestroy (cuCtxDestroy: ctx),
+ *       hipCtxSetCurrent, hipCtxPushCurrent (ctx), hipCtxPopCurrent (ctx
+ *       out) with device = the thread's current device after the call;
+ *       hipCtxGetCurrent and hipDevicePrimaryCtxRetain
+ *       (cuDevicePrimaryCtxRetain: ctx out, device = its device; sub 1 for
+ *       hipCtxGetCurrent), hipDevicePrimaryCtxRelease (device),
+ *       hipCtxGetDevice (cuDeviceGet: device out).
+ *     graphs built node by node, as CUDA's: hipGraphCreate (handle,
+ *       flags); hipGraphAddKernelNode (node, parent = the graph, deps; the
+ *       kernel as hipLaunchKernel records it: handle = the host stub,
+ *       name, grid, block, shared_mem, layout + params, or extra);
+ *       hipGraphAddMemcpyNode (the pitched copy fields of hipMemcpy3D),
+ *       hipGraphAddMemcpyNode1D (the same for one row of count bytes:
+ *       width = size = count, height 1, pitches = count); a host source's
+ *       bytes as blob, taken when the node was added; no checkpoint);
+ *       hipGraphAddMemsetNode (dst, pitch, value, elem_size, width in
+ *       elements, height); hipGraphAddEmptyNode; hipGraphAddDependencies
+ *       (parent, deps = from, deps_to = to); hipGraphInstantiateWithFlags
+ *       (as hipGraphInstantiate, + flags).
  *     hipSetDevice (cuCtxSetCurrent): device; allocations, stream
  *       creations, module loads and arrays: device = the calling thread's
  *       current device (absent for 0); hipStreamCreateWithFlags
@@ -388,7 +423,29 @@ extern "C" {
 	X(hipMemcpy2DToArray, cuMemcpy2D) X(hipMemcpy2DToArrayAsync, cuMemcpy2DAsync) \
 	X(hipMemcpy2DFromArray, cuMemcpy2D)                                        \
 	X(hipMemcpy2DFromArrayAsync, cuMemcpy2DAsync)                              \
-	X(hipMemcpyToArray, cuMemcpy2D) X(hipMemcpyFromArray, cuMemcpy2D)
+	X(hipMemcpyToArray, cuMemcpy2D) X(hipMemcpyFromArray, cuMemcpy2D)          \
+	X(hipMalloc3DArray, cuArray3DCreate)                                       \
+	X(hipMallocMipmappedArray, cuArray3DCreate)                                \
+	X(hipFreeMipmappedArray, cuArrayDestroy)                                   \
+	X(hipGetMipmappedArrayLevel, cuArrayCreate)                                \
+	X(hipCtxCreate, cuCtxCreate) X(hipCtxDestroy, cuCtxDestroy)                \
+	X(hipCtxSetCurrent, cuCtxSetCurrent)                                       \
+	X(hipCtxGetCurrent, cuDevicePrimaryCtxRetain)                              \
+	X(hipCtxPushCurrent, cuCtxPushCurrent) X(hipCtxPopCurrent, cuCtxPopCurrent) \
+	X(hipDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain)                     \
+	X(hipDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease)                   \
+	X(hipCtxGetDevice, cuDeviceGet)                                           \
+	X(hipGraphCreate, cuGraphCreate)                                           \
+	X(hipGraphAddKernelNode, cuGraphAddKernelNode)                             \
+	X(hipGraphAddMemcpyNode, cuGraphAddMemcpyNode)                             \
+	X(hipGraphAddMemcpyNode1D, cuGraphAddMemcpyNode)                           \
+	X(hipGraphAddMemsetNode, cuGraphAddMemsetNode)                             \
+	X(hipGraphAddEmptyNode, cuGraphAddEmptyNode)                               \
+	X(hipGraphAddDependencies, cuGraphAddDependencies)                         \
+	X(hipGraphInstantiateWithFlags, cuGraphInstantiate)                        \
+	X(hipMipmappedArrayCreate, cuArray3DCreate)                                \
+	X(hipMipmappedArrayGetLevel, cuArrayCreate)                                \
+	X(hipMipmappedArrayDestroy, cuArrayDestroy)
 
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,

@@ -2,7 +2,9 @@
  * thip_array.c - HIP arrays: hipMallocArray, hipArrayCreate,
  * hipArray3DCreate, hipFreeArray, hipArrayDestroy, and the copies to and
  * from arrays by their own calls (hipMemcpy2DToArray(Async),
- * hipMemcpy2DFromArray(Async), hipMemcpyToArray, hipMemcpyFromArray),
+ * hipMemcpy2DFromArray(Async), hipMemcpyToArray, hipMemcpyFromArray, the
+ * _spt forms of the 2D ones), hipMalloc3DArray, and the mipmapped array
+ * calls (failed calls under ROCm 5.2),
  * recorded as the compute model's arrays and pitched copies
  * (serializer/sbt_compute.h, docs/hip.md).
  *
@@ -21,6 +23,7 @@
 typedef struct thip_array {
 	uint64_t handle;
 	thip_array_info info;
+	uint64_t mipmap; /* a level's view: its mipmapped array (dropped with it), else 0 */
 } thip_array;
 
 static pthread_mutex_t thip_array_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -29,7 +32,7 @@ static struct {
 	size_t n, cap;
 } thip_arrays;
 
-static void thip_array_add(uint64_t handle, const thip_array_info *info)
+static void thip_array_add(uint64_t handle, const thip_array_info *info, uint64_t mipmap)
 {
 	pthread_mutex_lock(&thip_array_mu);
 	if (thip_arrays.n == thip_arrays.cap) {
@@ -40,8 +43,20 @@ static void thip_array_add(uint64_t handle, const thip_array_info *info)
 		thip_arrays.v = v;
 		thip_arrays.cap = cap;
 	}
-	thip_arrays.v[thip_arrays.n++] = (thip_array){handle, *info};
+	thip_arrays.v[thip_arrays.n++] = (thip_array){handle, *info, mipmap};
 out_unlock:
+	pthread_mutex_unlock(&thip_array_mu);
+}
+
+/* The views of mipmapped array mipmap's levels: gone with it. */
+static void thip_array_remove_levels(uint64_t mipmap)
+{
+	pthread_mutex_lock(&thip_array_mu);
+	for (size_t i = 0; i < thip_arrays.n;)
+		if (thip_arrays.v[i].mipmap == mipmap)
+			thip_arrays.v[i] = thip_arrays.v[--thip_arrays.n];
+		else
+			i++;
 	pthread_mutex_unlock(&thip_array_mu);
 }
 
@@ -130,7 +145,7 @@ static void thip_array_created(const thip_call *call, sbt_cm_hip_call hcall, hip
 		return;
 	if (handle) {
 		thip_array_info info = {thip_format_bytes(format) * channels, w, h, d};
-		thip_array_add(handle, &info);
+		thip_array_add(handle, &info, 0);
 	}
 	if (!call->record)
 		return;
@@ -402,6 +417,240 @@ hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t src, size_t wOffset, s
 		thip_count_rows(src, count, &w, &h);
 		thip_array_copy_record(&call, SBT_CM_HIP_hipMemcpyFromArray, r, 0, src, wOffset, hOffset,
 		                       dst, w, w, h, kind, 0, NULL);
+	}
+	thip_end(&call);
+	return r;
+}
+
+/* ---- the per-thread default stream's array copies (_spt) -------------------------------- */
+
+/* clr's hipMemcpy2DToArray_spt / hipMemcpy2DFromArray_spt: the copy of the
+ * call without _spt on the calling thread's per-thread default stream,
+ * synchronous; recorded as that call with ptds = 1. */
+hipError_t hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset, const void *src,
+                                  size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(hipArray *, size_t, size_t, const void *, size_t, size_t, size_t,
+	                   hipMemcpyKind) =
+		(hipError_t(*)(hipArray *, size_t, size_t, const void *, size_t, size_t, size_t,
+		               hipMemcpyKind))thip_begin(&call, THIP_FN_hipMemcpy2DToArray_spt);
+	hipError_t r = real ? real(dst, wOffset, hOffset, src, spitch, width, height, kind)
+	                    : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	thip_array_copy_record(&call, SBT_CM_HIP_hipMemcpy2DToArray, r, 1, dst, wOffset, hOffset, src,
+	                       spitch, width, height, kind, 0, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset,
+                                    size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(void *, size_t, hipArray_const_t, size_t, size_t, size_t, size_t,
+	                   hipMemcpyKind) =
+		(hipError_t(*)(void *, size_t, hipArray_const_t, size_t, size_t, size_t, size_t,
+		               hipMemcpyKind))thip_begin(&call, THIP_FN_hipMemcpy2DFromArray_spt);
+	hipError_t r = real ? real(dst, dpitch, src, wOffset, hOffset, width, height, kind)
+	                    : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	thip_array_copy_record(&call, SBT_CM_HIP_hipMemcpy2DFromArray, r, 0, src, wOffset, hOffset,
+	                       dst, dpitch, width, height, kind, 0, NULL);
+	thip_end(&call);
+	return r;
+}
+
+/* ---- hipMalloc3DArray and mipmapped arrays -------------------------------------------- */
+
+/* clr's hipMalloc3DArray: hipArray3DCreate's descriptor from the channel
+ * descriptor (getArrayFormat, getNumChannels) and the extent. */
+hipError_t hipMalloc3DArray(hipArray **array, const struct hipChannelFormatDesc *desc,
+                            struct hipExtent extent, unsigned int flags)
+{
+	thip_call call;
+	hipError_t (*real)(hipArray **, const struct hipChannelFormatDesc *, struct hipExtent,
+	                   unsigned) =
+		(hipError_t(*)(hipArray **, const struct hipChannelFormatDesc *, struct hipExtent,
+		               unsigned))thip_begin(&call, THIP_FN_hipMalloc3DArray);
+	hipError_t r = real ? real(array, desc, extent, flags) : THIP_NO_RUNTIME;
+	unsigned format = desc ? thip_desc_format(desc) : 0;
+	unsigned channels = desc ? (unsigned)((desc->x != 0) + (desc->y != 0) + (desc->z != 0) +
+	                                      (desc->w != 0))
+	                         : 0;
+	thip_array_created(&call, SBT_CM_HIP_hipMalloc3DArray, r, array, extent.width, extent.height,
+	                   extent.depth, format, channels, flags);
+	thip_end(&call);
+	return r;
+}
+
+/*
+ * Mipmapped arrays: ROCm 5.2's clr answers hipErrorNotSupported to all
+ * three (hip_memory.cpp), so what is recorded is a failed call, which
+ * replay skips.  They are recorded all the same (sub 1: mipmapped), so a
+ * runtime that makes them leaves a record replay names rather than a
+ * handle it has never seen.
+ */
+hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray,
+                                   const struct hipChannelFormatDesc *desc,
+                                   struct hipExtent extent, unsigned int numLevels,
+                                   unsigned int flags)
+{
+	thip_call call;
+	hipError_t (*real)(hipMipmappedArray_t *, const struct hipChannelFormatDesc *,
+	                   struct hipExtent, unsigned, unsigned) =
+		(hipError_t(*)(hipMipmappedArray_t *, const struct hipChannelFormatDesc *,
+		               struct hipExtent, unsigned, unsigned))thip_begin(
+			&call, THIP_FN_hipMallocMipmappedArray);
+	hipError_t r = real ? real(mipmappedArray, desc, extent, numLevels, flags) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+
+	if (call.record) {
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.sub = 1;
+		c.handle = r == hipSuccess && mipmappedArray ? THIP_U(*mipmappedArray) : 0;
+		c.width = extent.width;
+		c.height = extent.height;
+		c.depth = extent.depth;
+		c.format = desc ? thip_desc_format(desc) : 0;
+		c.channels = desc ? (unsigned)((desc->x != 0) + (desc->y != 0) + (desc->z != 0) +
+		                               (desc->w != 0))
+		                  : 0;
+		c.count = numLevels;
+		c.flags = flags;
+		thip_record(SBT_CM_HIP_hipMallocMipmappedArray, &c, 0);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
+{
+	thip_call call;
+	hipError_t (*real)(hipMipmappedArray_t) =
+		(hipError_t(*)(hipMipmappedArray_t))thip_begin(&call, THIP_FN_hipFreeMipmappedArray);
+	hipError_t r = real ? real(mipmappedArray) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+
+	if (call.record) {
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.sub = 1;
+		c.handle = THIP_U(mipmappedArray);
+		thip_record(SBT_CM_HIP_hipFreeMipmappedArray, &c, 0);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray, hipMipmappedArray_const_t mipmappedArray,
+                                     unsigned int level)
+{
+	thip_call call;
+	hipError_t (*real)(hipArray_t *, hipMipmappedArray_const_t, unsigned) =
+		(hipError_t(*)(hipArray_t *, hipMipmappedArray_const_t, unsigned))thip_begin(
+			&call, THIP_FN_hipGetMipmappedArrayLevel);
+	hipError_t r = real ? real(levelArray, mipmappedArray, level) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+
+	if (call.record) {
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.sub = 1;
+		c.handle = r == hipSuccess && levelArray ? THIP_U(*levelArray) : 0;
+		c.parent = THIP_U(mipmappedArray);
+		c.value = level;
+		thip_record(SBT_CM_HIP_hipGetMipmappedArrayLevel, &c, 0);
+	}
+	thip_end(&call);
+	return r;
+}
+
+/*
+ * The driver-style mipmapped arrays, which ROCm 5.2's clr implements: one
+ * image with its levels.  hipMipmappedArrayGetLevel hands out a new
+ * hipArray (a view of the level) at each call, filled by the runtime with
+ * the level's extent, format and channels: the interposer takes them from
+ * there into its table of arrays, so copies to and from a level are
+ * recorded in bytes and keyframes hold it like any array.
+ */
+hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t *pHandle, HIP_ARRAY3D_DESCRIPTOR *desc,
+                                   unsigned int numMipmapLevels)
+{
+	thip_call call;
+	hipError_t (*real)(hipMipmappedArray_t *, HIP_ARRAY3D_DESCRIPTOR *, unsigned) =
+		(hipError_t(*)(hipMipmappedArray_t *, HIP_ARRAY3D_DESCRIPTOR *, unsigned))thip_begin(
+			&call, THIP_FN_hipMipmappedArrayCreate);
+	hipError_t r = real ? real(pHandle, desc, numMipmapLevels) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+
+	if (call.record) {
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.sub = 1;
+		c.handle = r == hipSuccess && pHandle ? THIP_U(*pHandle) : 0;
+		if (desc) {
+			c.width = desc->Width;
+			c.height = desc->Height;
+			c.depth = desc->Depth;
+			c.format = (uint64_t)desc->Format;
+			c.channels = desc->NumChannels;
+			c.flags = desc->Flags;
+		}
+		c.count = numMipmapLevels;
+		thip_record(SBT_CM_HIP_hipMipmappedArrayCreate, &c, 0);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipmappedArray_t hMipMappedArray,
+                                     unsigned int level)
+{
+	thip_call call;
+	hipError_t (*real)(hipArray_t *, hipMipmappedArray_t, unsigned) =
+		(hipError_t(*)(hipArray_t *, hipMipmappedArray_t, unsigned))thip_begin(
+			&call, THIP_FN_hipMipmappedArrayGetLevel);
+	hipError_t r = real ? real(pLevelArray, hMipMappedArray, level) : THIP_NO_RUNTIME;
+	uint64_t handle = r == hipSuccess && pLevelArray ? THIP_U(*pLevelArray) : 0;
+	sbt_cm_call c;
+
+	if (handle && !call.nested) {
+		const hipArray *a = *pLevelArray;
+		thip_array_info info = {thip_format_bytes((unsigned)a->Format) * a->NumChannels, a->width,
+		                        a->height, a->depth};
+		thip_array_add(handle, &info, THIP_U(hMipMappedArray));
+	}
+	if (call.record) {
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.sub = 1;
+		c.handle = handle;
+		c.parent = THIP_U(hMipMappedArray);
+		c.value = level;
+		thip_record(SBT_CM_HIP_hipMipmappedArrayGetLevel, &c, 0);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMipmappedArrayDestroy(hipMipmappedArray_t hMipmappedArray)
+{
+	thip_call call;
+	hipError_t (*real)(hipMipmappedArray_t) =
+		(hipError_t(*)(hipMipmappedArray_t))thip_begin(&call, THIP_FN_hipMipmappedArrayDestroy);
+	hipError_t r = real ? real(hMipmappedArray) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+
+	if (r == hipSuccess && !call.nested && hMipmappedArray)
+		thip_array_remove_levels(THIP_U(hMipmappedArray));
+	if (call.record) {
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.sub = 1;
+		c.handle = THIP_U(hMipmappedArray);
+		thip_record(SBT_CM_HIP_hipMipmappedArrayDestroy, &c, 0);
 	}
 	thip_end(&call);
 	return r;

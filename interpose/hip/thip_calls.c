@@ -229,6 +229,7 @@ typedef struct thip_launch {
 	void **extra;
 	int ptds;
 	uint64_t flags, event, value;
+	const thip_node *node; /* a kernel node being added, not a launch */
 } thip_launch;
 
 /* The HIP_LAUNCH_PARAM_BUFFER_POINTER bytes of an `extra` array (at most
@@ -274,7 +275,13 @@ static void thip_launch_record(sbt_cm_hip_call hcall, const thip_launch *l, hipE
 	c.flags = l->flags;
 	c.event = l->event;
 	c.value = l->value;
-	c.capture_status = thip_capture_status((hipStream_t)(uintptr_t)l->stream);
+	c.capture_status = l->node ? 0 : thip_capture_status((hipStream_t)(uintptr_t)l->stream);
+	if (l->node) {
+		c.node = l->node->node;
+		c.parent = l->node->graph;
+		c.deps = l->node->deps;
+		c.deps_len = l->node->deps_len;
+	}
 	if (known) {
 		c.name = (const uint8_t *)fi.name;
 		c.name_len = strlen(fi.name);
@@ -302,10 +309,33 @@ static void thip_launch_record(sbt_cm_hip_call hcall, const thip_launch *l, hipE
 		c.extra = buf;
 		c.extra_len = len;
 	}
-	thip_record(hcall, &c, CAP_REC_WORK);
+	thip_record(hcall, &c, l->node ? 0 : CAP_REC_WORK);
 	if (counted)
 		thip_count_launch();
 	free(params);
+}
+
+void thip_kernel_node_record(const thip_call *call, hipError_t r, const hipKernelNodeParams *p)
+{
+	thip_launch l;
+
+	if (!call->record)
+		return;
+	memset(&l, 0, sizeof(l));
+	l.node = call->node;
+	if (p) {
+		l.fn = THIP_U(p->func);
+		l.grid[0] = p->gridDim.x;
+		l.grid[1] = p->gridDim.y;
+		l.grid[2] = p->gridDim.z;
+		l.block[0] = p->blockDim.x;
+		l.block[1] = p->blockDim.y;
+		l.block[2] = p->blockDim.z;
+		l.shared = p->sharedMemBytes;
+		l.params = p->kernelParams;
+		l.extra = p->extra;
+	}
+	thip_launch_record(SBT_CM_HIP_hipGraphAddKernelNode, &l, r, 0);
 }
 
 hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
@@ -321,7 +351,7 @@ hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t shared
 	 * ROCm 5.2 and no GPU: 101, and no hipLaunchKernel follows). */
 	if (call.record && r != hipSuccess) {
 		thip_launch l = {0, {gridDim.x, gridDim.y, gridDim.z}, {blockDim.x, blockDim.y, blockDim.z},
-		                 sharedMem, THIP_U(stream), NULL, NULL, 0, 0, 0, 0};
+		                 sharedMem, THIP_U(stream), NULL, NULL, 0, 0, 0, 0, NULL};
 		thip_launch_record(SBT_CM_HIP___hipPushCallConfiguration, &l, r, 0);
 	}
 	thip_end(&call);
@@ -352,7 +382,7 @@ static hipError_t thip_launch_kernel(thip_fn fn, const void *f, dim3 grid, dim3 
 	if (call.record) {
 		thip_launch l = {THIP_U(f), {grid.x, grid.y, grid.z}, {block.x, block.y, block.z},
 		                 shared, THIP_U(stream), args, NULL, fn == THIP_FN_hipLaunchKernel_spt,
-		                 0, 0, 0};
+		                 0, 0, 0, NULL};
 		thip_launch_record(SBT_CM_HIP_hipLaunchKernel, &l, r, 1);
 		if (ordinal)
 			thip_kf_after(ordinal, stream, capturing);
@@ -390,7 +420,7 @@ hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDim
 	if (call.record) {
 		thip_launch l = {THIP_U(f), {gridDim.x, gridDim.y, gridDim.z},
 		                 {blockDimX.x, blockDimX.y, blockDimX.z}, sharedMemBytes, THIP_U(stream),
-		                 kernelParams, NULL, 0, 0, 0, 0};
+		                 kernelParams, NULL, 0, 0, 0, 0, NULL};
 		thip_launch_record(SBT_CM_HIP_hipLaunchCooperativeKernel, &l, r, 1);
 		if (ordinal)
 			thip_kf_after(ordinal, stream, capturing);
@@ -419,7 +449,7 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
 	if (call.record) {
 		thip_launch l = {THIP_U(f), {gridDimX, gridDimY, gridDimZ},
 		                 {blockDimX, blockDimY, blockDimZ}, sharedMemBytes, THIP_U(stream),
-		                 kernelParams, extra, 0, 0, 0, 0};
+		                 kernelParams, extra, 0, 0, 0, 0, NULL};
 		thip_launch_record(SBT_CM_HIP_hipModuleLaunchKernel, &l, r, 1);
 		if (ordinal)
 			thip_kf_after(ordinal, stream, capturing);
@@ -446,7 +476,7 @@ static hipError_t thip_ext_launch(thip_fn fn, hipFunction_t f, uint32_t gx, uint
 	                    : THIP_NO_RUNTIME;
 	if (call.record) {
 		thip_launch l = {THIP_U(f), {gx, gy, gz}, {lx, ly, lz}, shared, THIP_U(stream),
-		                 params, extra, 0, flags, THIP_U(start), THIP_U(stop)};
+		                 params, extra, 0, flags, THIP_U(start), THIP_U(stop), NULL};
 		thip_launch_record(SBT_CM_HIP_hipExtModuleLaunchKernel, &l, r, 1);
 		if (ordinal)
 			thip_kf_after(ordinal, stream, capturing);
@@ -695,6 +725,8 @@ static void thip_simple(const thip_call *call, sbt_cm_hip_call hcall, hipError_t
 	if (!call->record)
 		return;
 	c->result = (uint64_t)r;
+	if (call->ptds)
+		c->ptds = 1;
 	thip_record(hcall, c, flags);
 }
 
@@ -1093,6 +1125,7 @@ static void thip_copy_record(const thip_call *call, sbt_cm_hip_call hcall, hipEr
 	c.size = size;
 	c.offset = offset;
 	c.stream = async ? THIP_U(stream) : 0;
+	c.ptds = (uint64_t)call->ptds;
 	c.capture_status = async ? thip_capture_status(stream) : 0;
 	if (dir == SBT_CM_COPY_HTOD) {
 		c.host = THIP_U(src);
@@ -1332,6 +1365,13 @@ void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_
 	c.size = ok ? width * height * d : 0;
 	c.stream = async ? THIP_U(stream) : 0;
 	c.capture_status = async ? thip_capture_status(stream) : 0;
+	c.ptds = (uint64_t)call->ptds;
+	if (call->node) {
+		c.node = call->node->node;
+		c.parent = call->node->graph;
+		c.deps = call->node->deps;
+		c.deps_len = call->node->deps_len;
+	}
 	if (c.src_type == THIP_MEMORYTYPE_HOST && c.dst_type != THIP_MEMORYTYPE_HOST) {
 		c.host = thip_side_first(src);
 		c.src = 0;
@@ -1346,8 +1386,9 @@ void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_
 		c.host = thip_side_first(dst);
 		c.dst = 0;
 	}
-	seq = thip_record(hcall, &c, CAP_REC_WORK);
-	if (seq && ok && c.dst_type == THIP_MEMORYTYPE_HOST && c.src_type != THIP_MEMORYTYPE_HOST &&
+	seq = thip_record(hcall, &c, call->node ? 0 : CAP_REC_WORK);
+	/* a node's copy runs at each launch of the graph: no checkpoint here */
+	if (seq && ok && !call->node && c.dst_type == THIP_MEMORYTYPE_HOST && c.src_type != THIP_MEMORYTYPE_HOST &&
 	    dst->ptr) {
 		/* an array's bytes are named by its handle (offset 0 of object 0) */
 		uint64_t from = src->array ? THIP_U(src->ptr) : thip_side_first(src);
@@ -1448,6 +1489,7 @@ static void thip_param2d_record(const thip_call *call, sbt_cm_hip_call hcall, hi
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.stream = async ? THIP_U(stream) : 0;
+		c.ptds = (uint64_t)call->ptds;
 		thip_simple(call, hcall, r, &c, CAP_REC_WORK);
 		return;
 	}
@@ -1484,7 +1526,7 @@ hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
 
 /* hipMemcpy3D(Async): a side is its array or its pitched pointer (rows a
  * slice: ysize); the direction from kind. */
-static void thip_copy3d_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+void thip_copy3d_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
                                const struct hipMemcpy3DParms *p, int async, hipStream_t stream)
 {
 	thip_side d, sr;
@@ -1497,6 +1539,7 @@ static void thip_copy3d_record(const thip_call *call, sbt_cm_hip_call hcall, hip
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.stream = async ? THIP_U(stream) : 0;
+		c.ptds = (uint64_t)call->ptds;
 		thip_simple(call, hcall, r, &c, CAP_REC_WORK);
 		return;
 	}
@@ -1538,6 +1581,21 @@ hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
 	hipError_t (*real)(const struct hipMemcpy3DParms *) =
 		(hipError_t(*)(const struct hipMemcpy3DParms *))thip_begin(&call, THIP_FN_hipMemcpy3D);
 	hipError_t r = real ? real(p) : THIP_NO_RUNTIME;
+	thip_copy3d_record(&call, SBT_CM_HIP_hipMemcpy3D, r, p, 0, NULL);
+	thip_end(&call);
+	return r;
+}
+
+/* clr's hipMemcpy3D_spt: hipMemcpy3D on the calling thread's per-thread
+ * default stream (recorded as hipMemcpy3D with ptds = 1). */
+hipError_t hipMemcpy3D_spt(const struct hipMemcpy3DParms *p)
+{
+	thip_call call;
+	hipError_t (*real)(const struct hipMemcpy3DParms *) =
+		(hipError_t(*)(const struct hipMemcpy3DParms *))thip_begin(&call,
+		                                                          THIP_FN_hipMemcpy3D_spt);
+	hipError_t r = real ? real(p) : THIP_NO_RUNTIME;
+	call.ptds = 1;
 	thip_copy3d_record(&call, SBT_CM_HIP_hipMemcpy3D, r, p, 0, NULL);
 	thip_end(&call);
 	return r;
@@ -1831,12 +1889,14 @@ hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags, 
 
 /* A call taking one stream; sync = 1 when its success means the stream's
  * earlier work is done (its async copies to the host can be checkpointed). */
-static hipError_t thip_stream_call(thip_fn fn, sbt_cm_hip_call hcall, hipStream_t stream, int sync)
+static hipError_t thip_stream_call(thip_fn fn, sbt_cm_hip_call hcall, hipStream_t stream, int sync,
+                                   int ptds)
 {
 	thip_call call;
 	hipError_t (*real)(hipStream_t) = (hipError_t(*)(hipStream_t))thip_begin(&call, fn);
 	hipError_t r = real ? real(stream) : THIP_NO_RUNTIME;
 	sbt_cm_call c;
+	call.ptds = ptds;
 	sbt_cm_call_init(&c);
 	c.stream = THIP_U(stream);
 	thip_simple(&call, hcall, r, &c, 0);
@@ -1848,26 +1908,42 @@ static hipError_t thip_stream_call(thip_fn fn, sbt_cm_hip_call hcall, hipStream_
 
 hipError_t hipStreamDestroy(hipStream_t stream)
 {
-	return thip_stream_call(THIP_FN_hipStreamDestroy, SBT_CM_HIP_hipStreamDestroy, stream, 0);
+	return thip_stream_call(THIP_FN_hipStreamDestroy, SBT_CM_HIP_hipStreamDestroy, stream, 0, 0);
 }
 
 hipError_t hipStreamSynchronize(hipStream_t stream)
 {
-	return thip_stream_call(THIP_FN_hipStreamSynchronize, SBT_CM_HIP_hipStreamSynchronize, stream, 1);
+	return thip_stream_call(THIP_FN_hipStreamSynchronize, SBT_CM_HIP_hipStreamSynchronize, stream, 1,
+	                        0);
+}
+
+/* clr's _spt stream calls: stream 0 is the calling thread's per-thread
+ * default stream (recorded as the call without _spt, ptds = 1). */
+hipError_t hipStreamSynchronize_spt(hipStream_t stream)
+{
+	return thip_stream_call(THIP_FN_hipStreamSynchronize_spt, SBT_CM_HIP_hipStreamSynchronize,
+	                        stream, 1, 1);
+}
+
+hipError_t hipStreamQuery_spt(hipStream_t stream)
+{
+	return thip_stream_call(THIP_FN_hipStreamQuery_spt, SBT_CM_HIP_hipStreamQuery, stream, 1, 1);
 }
 
 hipError_t hipStreamQuery(hipStream_t stream)
 {
-	return thip_stream_call(THIP_FN_hipStreamQuery, SBT_CM_HIP_hipStreamQuery, stream, 1);
+	return thip_stream_call(THIP_FN_hipStreamQuery, SBT_CM_HIP_hipStreamQuery, stream, 1, 0);
 }
 
-hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
+static hipError_t thip_stream_wait(thip_fn fn, hipStream_t stream, hipEvent_t event,
+                                   unsigned int flags)
 {
 	thip_call call;
 	hipError_t (*real)(hipStream_t, hipEvent_t, unsigned int) =
-		(hipError_t(*)(hipStream_t, hipEvent_t, unsigned int))thip_begin(&call, THIP_FN_hipStreamWaitEvent);
+		(hipError_t(*)(hipStream_t, hipEvent_t, unsigned int))thip_begin(&call, fn);
 	hipError_t r = real ? real(stream, event, flags) : THIP_NO_RUNTIME;
 	sbt_cm_call c;
+	call.ptds = fn == THIP_FN_hipStreamWaitEvent_spt;
 	sbt_cm_call_init(&c);
 	c.stream = THIP_U(stream);
 	c.event = THIP_U(event);
@@ -1875,6 +1951,16 @@ hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int
 	thip_simple(&call, SBT_CM_HIP_hipStreamWaitEvent, r, &c, 0);
 	thip_end(&call);
 	return r;
+}
+
+hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
+{
+	return thip_stream_wait(THIP_FN_hipStreamWaitEvent, stream, event, flags);
+}
+
+hipError_t hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t event, unsigned int flags)
+{
+	return thip_stream_wait(THIP_FN_hipStreamWaitEvent_spt, stream, event, flags);
 }
 
 hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
@@ -1981,6 +2067,131 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
 	c.event = THIP_U(event);
 	c.stream = THIP_U(stream);
 	thip_simple(&call, SBT_CM_HIP_hipEventRecord, r, &c, 0);
+	thip_end(&call);
+	return r;
+}
+
+/* ---- the per-thread default stream's copies and memsets (_spt) --------------------------- */
+
+/* clr runs each on the calling thread's per-thread default stream (the
+ * stream argument 0 of hipMemcpyAsync_spt means it too): recorded as the
+ * call without _spt, ptds = 1. */
+hipError_t hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(void *, const void *, size_t, hipMemcpyKind) =
+		(hipError_t(*)(void *, const void *, size_t, hipMemcpyKind))thip_begin(&call,
+		                                                                      THIP_FN_hipMemcpy_spt);
+	hipError_t r = real ? real(dst, src, sizeBytes, kind) : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	if (call.record)
+		thip_copy_record(&call, SBT_CM_HIP_hipMemcpy, r, thip_copy_dir(kind, dst, src), dst, src,
+		                 sizeBytes, 0, NULL, NULL, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
+                              hipStream_t stream)
+{
+	thip_call call;
+	hipError_t (*real)(void *, const void *, size_t, hipMemcpyKind, hipStream_t) =
+		(hipError_t(*)(void *, const void *, size_t, hipMemcpyKind, hipStream_t))thip_begin(
+			&call, THIP_FN_hipMemcpyAsync_spt);
+	hipError_t r = real ? real(dst, src, sizeBytes, kind, stream) : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	if (call.record)
+		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyAsync, r, thip_copy_dir(kind, dst, src), dst,
+		                 src, sizeBytes, 1, stream, NULL, 0);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyToSymbol_spt(const void *symbol, const void *src, size_t sizeBytes,
+                                 size_t offset, hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(const void *, const void *, size_t, size_t, hipMemcpyKind) =
+		(hipError_t(*)(const void *, const void *, size_t, size_t, hipMemcpyKind))thip_begin(
+			&call, THIP_FN_hipMemcpyToSymbol_spt);
+	hipError_t r = real ? real(symbol, src, sizeBytes, offset, kind) : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	if (call.record)
+		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyToSymbol, r,
+		                 kind == hipMemcpyDeviceToDevice ? SBT_CM_COPY_DTOD : SBT_CM_COPY_HTOD,
+		                 symbol, src, sizeBytes, 0, NULL, thip_var_name(THIP_U(symbol)), offset);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size_t sizeBytes, size_t offset,
+                                   hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(void *, const void *, size_t, size_t, hipMemcpyKind) =
+		(hipError_t(*)(void *, const void *, size_t, size_t, hipMemcpyKind))thip_begin(
+			&call, THIP_FN_hipMemcpyFromSymbol_spt);
+	hipError_t r = real ? real(dst, symbol, sizeBytes, offset, kind) : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	if (call.record)
+		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyFromSymbol, r,
+		                 kind == hipMemcpyDeviceToDevice ? SBT_CM_COPY_DTOD : SBT_CM_COPY_DTOH,
+		                 dst, symbol, sizeBytes, 0, NULL, thip_var_name(THIP_U(symbol)), offset);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                           size_t height, hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind) =
+		(hipError_t(*)(void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind))thip_begin(
+			&call, THIP_FN_hipMemcpy2D_spt);
+	hipError_t r = real ? real(dst, dpitch, src, spitch, width, height, kind) : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	if (call.record)
+		thip_copy2d_record(&call, SBT_CM_HIP_hipMemcpy2D, r, thip_copy_dir(kind, dst, src), dst,
+		                   dpitch, src, spitch, width, height, 0, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemset_spt(void *dst, int value, size_t sizeBytes)
+{
+	thip_call call;
+	hipError_t (*real)(void *, int, size_t) =
+		(hipError_t(*)(void *, int, size_t))thip_begin(&call, THIP_FN_hipMemset_spt);
+	hipError_t r = real ? real(dst, value, sizeBytes) : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	thip_memset_record(&call, SBT_CM_HIP_hipMemset, r, dst, (uint8_t)value, sizeBytes, 1, NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemset2D_spt(void *dst, size_t pitch, int value, size_t width, size_t height)
+{
+	thip_call call;
+	hipError_t (*real)(void *, size_t, int, size_t, size_t) =
+		(hipError_t(*)(void *, size_t, int, size_t, size_t))thip_begin(&call, THIP_FN_hipMemset2D_spt);
+	hipError_t r = real ? real(dst, pitch, value, width, height) : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	thip_memset3d_record(&call, SBT_CM_HIP_hipMemset2D, r, dst, pitch, 0, value, width, height, 0,
+	                     NULL);
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipMemset3D_spt(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
+{
+	thip_call call;
+	hipError_t (*real)(hipPitchedPtr, int, hipExtent) =
+		(hipError_t(*)(hipPitchedPtr, int, hipExtent))thip_begin(&call, THIP_FN_hipMemset3D_spt);
+	hipError_t r = real ? real(pitchedDevPtr, value, extent) : THIP_NO_RUNTIME;
+	call.ptds = 1;
+	thip_memset3d_record(&call, SBT_CM_HIP_hipMemset3D, r, pitchedDevPtr.ptr, pitchedDevPtr.pitch,
+	                     pitchedDevPtr.ysize, value, extent.width, extent.height,
+	                     extent.depth ? extent.depth : 1, NULL);
 	thip_end(&call);
 	return r;
 }

@@ -97,6 +97,8 @@ void *thip_begin(thip_call *call, thip_fn fn)
 	call->fn = fn;
 	call->nested = cap_enter();
 	call->record = 0;
+	call->ptds = 0;
+	call->node = NULL;
 	if (!call->nested) {
 		atomic_fetch_add_explicit(&thip_g.calls[fn], 1, memory_order_relaxed);
 		call->record = thip_g.enabled && cap_active();
@@ -154,6 +156,11 @@ void thip_device_set(int device)
 	thip_cur_dev = device;
 }
 
+int thip_device_get(void)
+{
+	return thip_cur_dev;
+}
+
 /* Records of what belongs to a device: made on the thread's current one. */
 static int thip_is_per_device(sbt_cm_hip_call hcall)
 {
@@ -165,7 +172,8 @@ static int thip_is_per_device(sbt_cm_hip_call hcall)
 	case SBT_CM_HIP_hipModuleLoad: case SBT_CM_HIP_hipModuleLoadData:
 	case SBT_CM_HIP_hipModuleLoadDataEx:
 	case SBT_CM_HIP_hipMallocArray: case SBT_CM_HIP_hipArrayCreate:
-	case SBT_CM_HIP_hipArray3DCreate:
+	case SBT_CM_HIP_hipArray3DCreate: case SBT_CM_HIP_hipMalloc3DArray:
+	case SBT_CM_HIP_hipMallocMipmappedArray: case SBT_CM_HIP_hipMipmappedArrayCreate:
 		return 1;
 	default:
 		return 0;

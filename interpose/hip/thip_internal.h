@@ -88,7 +88,25 @@
 	X(hipFreeArray, 1) X(hipArrayDestroy, 1)                                   \
 	X(hipMemcpy2DToArray, 1) X(hipMemcpy2DToArrayAsync, 1)                     \
 	X(hipMemcpy2DFromArray, 1) X(hipMemcpy2DFromArrayAsync, 1)                 \
-	X(hipMemcpyToArray, 1) X(hipMemcpyFromArray, 1)
+	X(hipMemcpyToArray, 1) X(hipMemcpyFromArray, 1)                           \
+	X(hipMalloc3DArray, 1) X(hipMallocMipmappedArray, 1)                       \
+	X(hipFreeMipmappedArray, 1) X(hipGetMipmappedArrayLevel, 1)                \
+	X(hipMemcpy2DToArray_spt, 1) X(hipMemcpy2DFromArray_spt, 1)                \
+	X(hipMemcpy3D_spt, 1)                                                      \
+	X(hipCtxCreate, 1) X(hipCtxDestroy, 1) X(hipCtxSetCurrent, 1)              \
+	X(hipCtxGetCurrent, 1) X(hipCtxPushCurrent, 1) X(hipCtxPopCurrent, 1)      \
+	X(hipDevicePrimaryCtxRetain, 1) X(hipDevicePrimaryCtxRelease, 1)           \
+	X(hipCtxGetDevice, 1)                                                      \
+	X(hipGraphCreate, 1) X(hipGraphAddKernelNode, 1)                           \
+	X(hipGraphAddMemcpyNode, 1) X(hipGraphAddMemcpyNode1D, 1)                  \
+	X(hipGraphAddMemsetNode, 1) X(hipGraphAddEmptyNode, 1)                     \
+	X(hipGraphAddDependencies, 1) X(hipGraphInstantiateWithFlags, 1)           \
+	X(hipMipmappedArrayCreate, 1) X(hipMipmappedArrayGetLevel, 1)              \
+	X(hipMipmappedArrayDestroy, 1)                                             \
+	X(hipMemcpy_spt, 1) X(hipMemcpyAsync_spt, 1) X(hipMemcpyToSymbol_spt, 1)  \
+	X(hipMemcpyFromSymbol_spt, 1) X(hipMemcpy2D_spt, 1) X(hipMemset_spt, 1)    \
+	X(hipMemset2D_spt, 1) X(hipMemset3D_spt, 1) X(hipStreamSynchronize_spt, 1) \
+	X(hipStreamQuery_spt, 1) X(hipStreamWaitEvent_spt, 1)
 
 typedef enum thip_fn {
 #define THIP_X_FN(n, m) THIP_FN_##n,
@@ -109,7 +127,17 @@ typedef struct thip_call {
 	thip_fn fn;
 	int nested;  /* inside another wrapped call: pass through */
 	int record;  /* record it (outermost, recording, TRACESMITH_API lets hip) */
+	int ptds;    /* a _spt call: its record says ptds = 1 (set by the wrapper) */
+	const struct thip_node *node; /* adding a graph node: its record's node fields */
 } thip_call;
+
+/* A graph node being added (thip_graph.c): node, parent and deps of its
+ * record.  Its copy is recorded with no checkpoint and no work flag. */
+typedef struct thip_node {
+	uint64_t node, graph;
+	const uint8_t *deps; /* packed u64 LE node handles */
+	size_t deps_len;
+} thip_node;
 
 /* Start a wrapped call: set up on first use, count it, and return the real
  * function (NULL when the runtime does not export it: the caller returns
@@ -129,6 +157,8 @@ uint64_t thip_record(sbt_cm_hip_call hcall, const sbt_cm_call *c, unsigned flags
  * thread's current device (device, absent for 0), which a successful
  * hipSetDevice of the program's sets (thip_core.c). */
 void thip_device_set(int device);
+/* The calling thread's current device as thip_device_set last set it. */
+int thip_device_get(void);
 
 /* ---- same-address capture (thip_va.c) ------------------------------------ */
 
@@ -281,6 +311,13 @@ typedef struct thip_side {
 void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r, unsigned dir,
                          const thip_side *dst, const thip_side *src, uint64_t width,
                          uint64_t height, uint64_t depth, int async, hipStream_t stream);
+/* hipMemcpy3D's record (hcall) of p: the pitched copy fields, array sides
+ * in bytes (thip_calls.c). */
+void thip_copy3d_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                        const struct hipMemcpy3DParms *p, int async, hipStream_t stream);
+/* A kernel node's record (hipGraphAddKernelNode): the launch fields of
+ * params as hipLaunchKernel records them, with node's fields. */
+void thip_kernel_node_record(const thip_call *call, hipError_t r, const hipKernelNodeParams *params);
 /* The direction of a copy of kind between dst and src (hipMemcpyDefault
  * from the allocation table). */
 unsigned thip_copy_dir(hipMemcpyKind kind, const void *dst, const void *src);

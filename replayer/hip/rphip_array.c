@@ -272,3 +272,78 @@ rp_status rphip_array_snapshot(rphip_state *s, const sbt_cm_call *c, rp_diag *di
 	return r == hipSuccess ? RP_OK
 	                       : rphip_hipfail(s, diag, "hipDrvMemcpy3DAsync (restoring an array snapshot)", r);
 }
+
+rp_status rphip_mipmap(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag)
+{
+	rphip_obj *o;
+	hipError_t r;
+
+	switch (hc) {
+	case SBT_CM_HIP_hipMipmappedArrayCreate: {
+		HIP_ARRAY3D_DESCRIPTOR d;
+		hipMipmappedArray_t m = NULL;
+		if (!c->handle)
+			return rphip_fail(s, diag, RP_ERR_TRACE, "a mipmapped array created with no handle");
+		if (c->width > UINT32_MAX || c->height > UINT32_MAX || c->depth > UINT32_MAX ||
+		    c->channels > 4 || c->flags > UINT32_MAX || !c->count || c->count > 32)
+			return rphip_fail(s, diag, RP_ERR_TRACE, "a mipmapped array of %llu x %llu x %llu "
+			                  "elements of %llu channels and %llu levels: no runtime makes one",
+			                  (unsigned long long)c->width, (unsigned long long)c->height,
+			                  (unsigned long long)c->depth, (unsigned long long)c->channels,
+			                  (unsigned long long)c->count);
+		memset(&d, 0, sizeof(d));
+		d.Width = c->width;
+		d.Height = c->height;
+		d.Depth = c->depth;
+		d.Format = (enum hipArray_Format)c->format;
+		d.NumChannels = (unsigned)c->channels;
+		d.Flags = (unsigned)c->flags;
+		r = s->rt.p_hipMipmappedArrayCreate(&m, &d, (unsigned)c->count);
+		if (r != hipSuccess)
+			return rphip_hipfail(s, diag, "hipMipmappedArrayCreate", r);
+		if (!(o = rphip_obj_put(s, RPHIP_O_MIPMAP, c->handle))) {
+			s->rt.p_hipMipmappedArrayDestroy(m);
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		}
+		o->live = m;
+		o->made_seq = s->seq;
+		return RP_OK;
+	}
+	case SBT_CM_HIP_hipMipmappedArrayGetLevel: {
+		hipArray_t a = NULL;
+		uint64_t elem, made;
+		void *live;
+		if (!(o = rphip_obj_get(s, RPHIP_O_MIPMAP, c->parent)))
+			return rphip_fail(s, diag, RP_ERR_TRACE, "mipmapped array 0x%llx was never created in "
+			                  "the trace, or was destroyed", (unsigned long long)c->parent);
+		if (!c->handle || c->value > UINT32_MAX)
+			return rphip_fail(s, diag, RP_ERR_TRACE, "a level %llu with no array",
+			                  (unsigned long long)c->value);
+		live = o->live;
+		made = o->made_seq;
+		r = s->rt.p_hipMipmappedArrayGetLevel(&a, live, (unsigned)c->value);
+		if (r != hipSuccess || !a)
+			return rphip_hipfail(s, diag, "hipMipmappedArrayGetLevel", r);
+		/* the put may move the table's objects: o is not used after it */
+		if (!(o = rphip_obj_put(s, RPHIP_O_ARRAY, c->handle)))
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		elem = rphip_format_bytes((uint64_t)a->Format) * a->NumChannels;
+		o->live = a;
+		o->module = c->parent;
+		o->row_bytes = elem ? (uint64_t)a->width * elem : 0;
+		o->rows = a->height ? a->height : 1;
+		o->slices = a->depth ? a->depth : 1;
+		o->made_seq = made;
+		return RP_OK;
+	}
+	case SBT_CM_HIP_hipMipmappedArrayDestroy:
+		if (!(o = rphip_obj_get(s, RPHIP_O_MIPMAP, c->handle)))
+			return rphip_fail(s, diag, RP_ERR_TRACE, "mipmapped array 0x%llx was never created in "
+			                  "the trace, or was destroyed", (unsigned long long)c->handle);
+		r = s->rt.p_hipMipmappedArrayDestroy(o->live);
+		rphip_obj_del(s, o);
+		return r == hipSuccess ? RP_OK : rphip_hipfail(s, diag, "hipMipmappedArrayDestroy", r);
+	default:
+		return RP_OK;
+	}
+}

@@ -66,6 +66,8 @@ void rphip_obj_release(void *obj)
 
 	sbt_amd_meta_free(o->meta);
 	o->meta = NULL;
+	rphip_gnodes_free(o->gn);
+	o->gn = NULL;
 }
 
 rphip_obj *rphip_obj_get(rphip_state *s, rphip_kind kind, uint64_t cap)

@@ -55,7 +55,8 @@
 	X(hipEventCreateWithFlags) X(hipEventDestroy) X(hipEventRecord)                 \
 	X(hipEventSynchronize) X(hipEventElapsedTime) X(hipDeviceGetName)               \
 	X(hipGraphInstantiate) X(hipGraphLaunch) X(hipGraphExecDestroy) X(hipGraphDestroy) \
-	X(hipArray3DCreate) X(hipFreeArray) X(hipDrvMemcpy3DAsync)
+	X(hipArray3DCreate) X(hipFreeArray) X(hipDrvMemcpy3DAsync)                      \
+	X(hipMipmappedArrayCreate) X(hipMipmappedArrayGetLevel) X(hipMipmappedArrayDestroy)
 
 /* The test double's count of launches that ran nothing (tests/doubles/hip/
  * thd_ext.h); absent from the real runtime. */
@@ -78,7 +79,9 @@ typedef enum rphip_kind {
 	RPHIP_O_EVENT,
 	RPHIP_O_GRAPH,
 	RPHIP_O_GRAPHEXEC,
-	RPHIP_O_ARRAY     /* a HIP array (rphip_array.c) */
+	RPHIP_O_ARRAY,    /* a HIP array (rphip_array.c) */
+	RPHIP_O_CTX,      /* a context: its device (rphip_ctx.c) */
+	RPHIP_O_MIPMAP    /* a mipmapped array (rphip_array.c) */
 } rphip_kind;
 
 typedef struct rphip_obj {
@@ -93,6 +96,10 @@ typedef struct rphip_obj {
 	/* arrays: the recorded extent (row bytes 0: the format's element size
 	 * is not known here, the runtime checks), and the record that made it */
 	uint64_t row_bytes, rows, slices, made_seq;
+	int64_t device;            /* contexts: the trace's device it is */
+	struct rphip_gnodes *gn;   /* graphs built node by node: their nodes (owned) */
+	void *live_graph;          /* graph execs of such graphs: the live graph built
+	                              for the instantiation (destroyed with the exec) */
 } rphip_obj;
 
 typedef struct rphip_range {
@@ -188,6 +195,7 @@ typedef struct rphip_state {
 	} *thread_devs;
 	size_t nthread_devs, capthread_devs;
 	uint64_t thread;           /* the captured thread of the record being executed */
+	rphip_obj *build;          /* a node-built graph's capture stream, while it is built */
 	/* the record being executed, for messages */
 	uint64_t seq;
 	const char *call;
@@ -217,6 +225,34 @@ rp_status rphip_use_device(rphip_state *s, int64_t device, rp_diag *diag);
  * captured thread's current device (0 until the thread's hipSetDevice):
  * the null stream and hipDeviceSynchronize are that device's. */
 rp_status rphip_use_thread_device(rphip_state *s, rp_diag *diag);
+/* The captured thread's current device becomes the trace's device
+ * (hipSetDevice, and the context calls that change it). */
+rp_status rphip_set_thread_device(rphip_state *s, int64_t device, rp_diag *diag);
+
+/* rphip_graph.c: graphs built node by node (hipGraphCreate, the
+ * hipGraphAdd*Node records, hipGraphAddDependencies): the nodes are kept
+ * as records; hipGraphInstantiate(WithFlags) of such a graph builds a live
+ * graph by capturing each node's work on a stream of its own, in an order
+ * its dependencies allow, and instantiates it. */
+int rphip_is_graph_build(sbt_cm_hip_call hc);
+rp_status rphip_graph_build(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                            rp_diag *diag);
+/* hipGraphInstantiate(WithFlags) of graph object g, built node by node. */
+rp_status rphip_graph_instantiate_nodes(rphip_state *s, rphip_obj *g, const sbt_cm_call *c,
+                                        rp_diag *diag);
+/* What a graph object built node by node owns, freed. */
+void rphip_gnodes_free(struct rphip_gnodes *gn);
+/* The captured stream handle of the stream the nodes are captured on
+ * while one is built: rphip_stream answers s->build for it. */
+#define RPHIP_BUILD_STREAM UINT64_MAX
+
+/* rphip_ctx.c: contexts.  Whether hc is a context call, and its replay:
+ * a context maps to the trace's device it is (clr's hipCtx_t is its
+ * device); hipCtxSetCurrent / PushCurrent make that device the captured
+ * thread's current one, PopCurrent and SetCurrent(NULL) the device the
+ * record says was current after the call. */
+int rphip_is_ctx(sbt_cm_hip_call hc);
+rp_status rphip_ctx(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag);
 /* The live stream of a captured one (0: the null stream; every stream
  * with --streams single); *obj its object when not NULL (NULL for 0). */
 rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj **obj,
@@ -230,6 +266,11 @@ void rphip_teardown(rphip_state *s);
  * descriptor); hipFreeArray, hipArrayDestroy. */
 rp_status rphip_array_create(rphip_state *s, const sbt_cm_call *c, rp_diag *diag);
 rp_status rphip_array_destroy(rphip_state *s, const sbt_cm_call *c, rp_diag *diag);
+/* The driver-style mipmapped arrays: hipMipmappedArrayCreate from the
+ * recorded descriptor and level count; hipMipmappedArrayGetLevel maps the
+ * recorded level array to a new live view (an array whose `module` is
+ * its mipmapped array: never freed by itself); hipMipmappedArrayDestroy. */
+rp_status rphip_mipmap(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag);
 /* A pitched copy with an array side (sub SBT_CM_COPY_ARRAY): through
  * hipDrvMemcpy3DAsync on the record's stream, each array's region checked
  * against its recorded extent first. */

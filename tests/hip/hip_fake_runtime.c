@@ -14,17 +14,20 @@ static int hipfake_mix(uint64_t h, uint64_t v)
 	return (int)(h & 0x3fffffff);
 }
 
-hipError_t hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset, const void *src,
-                                  size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
+hipError_t hipGraphAddMemcpyNodeToSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                         const hipGraphNode_t *pDependencies, size_t numDependencies,
+                                         const void *symbol, const void *src, size_t count,
+                                         size_t offset, hipMemcpyKind kind)
 {
 	uint64_t h = 0;
-	h = (uint64_t)hipfake_mix(h, (uintptr_t)dst);
-	h = (uint64_t)hipfake_mix(h, wOffset);
-	h = (uint64_t)hipfake_mix(h, hOffset);
+	h = (uint64_t)hipfake_mix(h, (uintptr_t)pGraphNode);
+	h = (uint64_t)hipfake_mix(h, (uintptr_t)graph);
+	h = (uint64_t)hipfake_mix(h, (uintptr_t)pDependencies);
+	h = (uint64_t)hipfake_mix(h, numDependencies);
+	h = (uint64_t)hipfake_mix(h, (uintptr_t)symbol);
 	h = (uint64_t)hipfake_mix(h, (uintptr_t)src);
-	h = (uint64_t)hipfake_mix(h, spitch);
-	h = (uint64_t)hipfake_mix(h, width);
-	h = (uint64_t)hipfake_mix(h, height);
+	h = (uint64_t)hipfake_mix(h, count);
+	h = (uint64_t)hipfake_mix(h, offset);
 	return (hipError_t)hipfake_mix(h, (uint64_t)kind);
 }
 

@@ -76,1970 +76,1704 @@ hipCreateTextureObject:
 	jmp thip_gen_common
 	.size hipCreateTextureObject, .-hipCreateTextureObject
 	.p2align 4
-	.globl hipCtxCreate
-	.type hipCtxCreate, @function
-hipCtxCreate:
-	movl $10, %r11d
-	jmp thip_gen_common
-	.size hipCtxCreate, .-hipCtxCreate
-	.p2align 4
-	.globl hipCtxDestroy
-	.type hipCtxDestroy, @function
-hipCtxDestroy:
-	movl $11, %r11d
-	jmp thip_gen_common
-	.size hipCtxDestroy, .-hipCtxDestroy
-	.p2align 4
 	.globl hipCtxDisablePeerAccess
 	.type hipCtxDisablePeerAccess, @function
 hipCtxDisablePeerAccess:
-	movl $12, %r11d
+	movl $10, %r11d
 	jmp thip_gen_common
 	.size hipCtxDisablePeerAccess, .-hipCtxDisablePeerAccess
 	.p2align 4
 	.globl hipCtxEnablePeerAccess
 	.type hipCtxEnablePeerAccess, @function
 hipCtxEnablePeerAccess:
-	movl $13, %r11d
+	movl $11, %r11d
 	jmp thip_gen_common
 	.size hipCtxEnablePeerAccess, .-hipCtxEnablePeerAccess
 	.p2align 4
 	.globl hipCtxGetApiVersion
 	.type hipCtxGetApiVersion, @function
 hipCtxGetApiVersion:
-	movl $14, %r11d
+	movl $12, %r11d
 	jmp thip_gen_common
 	.size hipCtxGetApiVersion, .-hipCtxGetApiVersion
 	.p2align 4
 	.globl hipCtxGetCacheConfig
 	.type hipCtxGetCacheConfig, @function
 hipCtxGetCacheConfig:
-	movl $15, %r11d
+	movl $13, %r11d
 	jmp thip_gen_common
 	.size hipCtxGetCacheConfig, .-hipCtxGetCacheConfig
-	.p2align 4
-	.globl hipCtxGetCurrent
-	.type hipCtxGetCurrent, @function
-hipCtxGetCurrent:
-	movl $16, %r11d
-	jmp thip_gen_common
-	.size hipCtxGetCurrent, .-hipCtxGetCurrent
-	.p2align 4
-	.globl hipCtxGetDevice
-	.type hipCtxGetDevice, @function
-hipCtxGetDevice:
-	movl $17, %r11d
-	jmp thip_gen_common
-	.size hipCtxGetDevice, .-hipCtxGetDevice
 	.p2align 4
 	.globl hipCtxGetFlags
 	.type hipCtxGetFlags, @function
 hipCtxGetFlags:
-	movl $18, %r11d
+	movl $14, %r11d
 	jmp thip_gen_common
 	.size hipCtxGetFlags, .-hipCtxGetFlags
 	.p2align 4
 	.globl hipCtxGetSharedMemConfig
 	.type hipCtxGetSharedMemConfig, @function
 hipCtxGetSharedMemConfig:
-	movl $19, %r11d
+	movl $15, %r11d
 	jmp thip_gen_common
 	.size hipCtxGetSharedMemConfig, .-hipCtxGetSharedMemConfig
-	.p2align 4
-	.globl hipCtxPopCurrent
-	.type hipCtxPopCurrent, @function
-hipCtxPopCurrent:
-	movl $20, %r11d
-	jmp thip_gen_common
-	.size hipCtxPopCurrent, .-hipCtxPopCurrent
-	.p2align 4
-	.globl hipCtxPushCurrent
-	.type hipCtxPushCurrent, @function
-hipCtxPushCurrent:
-	movl $21, %r11d
-	jmp thip_gen_common
-	.size hipCtxPushCurrent, .-hipCtxPushCurrent
 	.p2align 4
 	.globl hipCtxSetCacheConfig
 	.type hipCtxSetCacheConfig, @function
 hipCtxSetCacheConfig:
-	movl $22, %r11d
+	movl $16, %r11d
 	jmp thip_gen_common
 	.size hipCtxSetCacheConfig, .-hipCtxSetCacheConfig
-	.p2align 4
-	.globl hipCtxSetCurrent
-	.type hipCtxSetCurrent, @function
-hipCtxSetCurrent:
-	movl $23, %r11d
-	jmp thip_gen_common
-	.size hipCtxSetCurrent, .-hipCtxSetCurrent
 	.p2align 4
 	.globl hipCtxSetSharedMemConfig
 	.type hipCtxSetSharedMemConfig, @function
 hipCtxSetSharedMemConfig:
-	movl $24, %r11d
+	movl $17, %r11d
 	jmp thip_gen_common
 	.size hipCtxSetSharedMemConfig, .-hipCtxSetSharedMemConfig
 	.p2align 4
 	.globl hipCtxSynchronize
 	.type hipCtxSynchronize, @function
 hipCtxSynchronize:
-	movl $25, %r11d
+	movl $18, %r11d
 	jmp thip_gen_common
 	.size hipCtxSynchronize, .-hipCtxSynchronize
 	.p2align 4
 	.globl hipDestroyExternalMemory
 	.type hipDestroyExternalMemory, @function
 hipDestroyExternalMemory:
-	movl $26, %r11d
+	movl $19, %r11d
 	jmp thip_gen_common
 	.size hipDestroyExternalMemory, .-hipDestroyExternalMemory
 	.p2align 4
 	.globl hipDestroyExternalSemaphore
 	.type hipDestroyExternalSemaphore, @function
 hipDestroyExternalSemaphore:
-	movl $27, %r11d
+	movl $20, %r11d
 	jmp thip_gen_common
 	.size hipDestroyExternalSemaphore, .-hipDestroyExternalSemaphore
 	.p2align 4
 	.globl hipDestroyTextureObject
 	.type hipDestroyTextureObject, @function
 hipDestroyTextureObject:
-	movl $28, %r11d
+	movl $21, %r11d
 	jmp thip_gen_common
 	.size hipDestroyTextureObject, .-hipDestroyTextureObject
 	.p2align 4
 	.globl hipDeviceCanAccessPeer
 	.type hipDeviceCanAccessPeer, @function
 hipDeviceCanAccessPeer:
-	movl $29, %r11d
+	movl $22, %r11d
 	jmp thip_gen_common
 	.size hipDeviceCanAccessPeer, .-hipDeviceCanAccessPeer
 	.p2align 4
 	.globl hipDeviceComputeCapability
 	.type hipDeviceComputeCapability, @function
 hipDeviceComputeCapability:
-	movl $30, %r11d
+	movl $23, %r11d
 	jmp thip_gen_common
 	.size hipDeviceComputeCapability, .-hipDeviceComputeCapability
 	.p2align 4
 	.globl hipDeviceDisablePeerAccess
 	.type hipDeviceDisablePeerAccess, @function
 hipDeviceDisablePeerAccess:
-	movl $31, %r11d
+	movl $24, %r11d
 	jmp thip_gen_common
 	.size hipDeviceDisablePeerAccess, .-hipDeviceDisablePeerAccess
 	.p2align 4
 	.globl hipDeviceEnablePeerAccess
 	.type hipDeviceEnablePeerAccess, @function
 hipDeviceEnablePeerAccess:
-	movl $32, %r11d
+	movl $25, %r11d
 	jmp thip_gen_common
 	.size hipDeviceEnablePeerAccess, .-hipDeviceEnablePeerAccess
 	.p2align 4
 	.globl hipDeviceGet
 	.type hipDeviceGet, @function
 hipDeviceGet:
-	movl $33, %r11d
+	movl $26, %r11d
 	jmp thip_gen_common
 	.size hipDeviceGet, .-hipDeviceGet
 	.p2align 4
 	.globl hipDeviceGetAttribute
 	.type hipDeviceGetAttribute, @function
 hipDeviceGetAttribute:
-	movl $34, %r11d
+	movl $27, %r11d
 	jmp thip_gen_common
 	.size hipDeviceGetAttribute, .-hipDeviceGetAttribute
 	.p2align 4
 	.globl hipDeviceGetByPCIBusId
 	.type hipDeviceGetByPCIBusId, @function
 hipDeviceGetByPCIBusId:
-	movl $35, %r11d
+	movl $28, %r11d
 	jmp thip_gen_common
 	.size hipDeviceGetByPCIBusId, .-hipDeviceGetByPCIBusId
 	.p2align 4
 	.globl hipDeviceGetCacheConfig
 	.type hipDeviceGetCacheConfig, @function
 hipDeviceGetCacheConfig:
-	movl $36, %r11d
+	movl $29, %r11d
 	jmp thip_gen_common
 	.size hipDeviceGetCacheConfig, .-hipDeviceGetCacheConfig
 	.p2align 4
 	.globl hipDeviceGetDefaultMemPool
 	.type hipDeviceGetDefaultMemPool, @function
 hipDeviceGetDefaultMemPool:
-	movl $37, %r11d
+	movl $30, %r11d
 	jmp thip_gen_common
 	.size hipDeviceGetDefaultMemPool, .-hipDeviceGetDefaultMemPool
 	.p2align 4
 	.globl hipDeviceGetLimit
 	.type hipDeviceGetLimit, @function
 hipDeviceGetLimit:
-	movl $38, %r11d
+	movl $31, %r11d
 	jmp thip_gen_common
 	.size hipDeviceGetLimit, .-hipDeviceGetLimit
 	.p2align 4
 	.globl hipDeviceGetMemPool
 	.type hipDeviceGetMemPool, @function
 hipDeviceGetMemPool:
-	movl $39, %r11d
+	movl $32, %r11d
 	jmp thip_gen_common
 	.size hipDeviceGetMemPool, .-hipDeviceGetMemPool
 	.p2align 4
 	.globl hipDeviceGetName
 	.type hipDeviceGetName, @function
 hipDeviceGetName:
-	movl $40, %r11d
+	movl $33, %r11d
 	jmp thip_gen_common
 	.size hipDeviceGetName, .-hipDeviceGetName
 	.p2align 4
 	.globl hipDeviceGetP2PAttribute
 	.type hipDeviceGetP2PAttribute, @function
 hipDeviceGetP2PAttribute:
-	movl $41, %r11d
+	movl $34, %r11d
 	jmp thip_gen_common
 	.size hipDeviceGetP2PAttribute, .-hipDeviceGetP2PAttribute
 	.p2align 4
 	.globl hipDeviceGetPCIBusId
 	.type hipDeviceGetPCIBusId, @function
 hipDeviceGetPCIBusId:
-	movl $42, %r11d
+	movl $35, %r11d
 	jmp thip_gen_common
 	.size hipDeviceGetPCIBusId, .-hipDeviceGetPCIBusId
 	.p2align 4
 	.globl hipDeviceGetSharedMemConfig
 	.type hipDeviceGetSharedMemConfig, @function
 hipDeviceGetSharedMemConfig:
-	movl $43, %r11d
+	movl $36, %r11d
 	jmp thip_gen_common
 	.size hipDeviceGetSharedMemConfig, .-hipDeviceGetSharedMemConfig
 	.p2align 4
 	.globl hipDeviceGetStreamPriorityRange
 	.type hipDeviceGetStreamPriorityRange, @function
 hipDeviceGetStreamPriorityRange:
-	movl $44, %r11d
+	movl $37, %r11d
 	jmp thip_gen_common
 	.size hipDeviceGetStreamPriorityRange, .-hipDeviceGetStreamPriorityRange
 	.p2align 4
 	.globl hipDeviceGetUuid
 	.type hipDeviceGetUuid, @function
 hipDeviceGetUuid:
-	movl $45, %r11d
+	movl $38, %r11d
 	jmp thip_gen_common
 	.size hipDeviceGetUuid, .-hipDeviceGetUuid
 	.p2align 4
 	.globl hipDevicePrimaryCtxGetState
 	.type hipDevicePrimaryCtxGetState, @function
 hipDevicePrimaryCtxGetState:
-	movl $46, %r11d
+	movl $39, %r11d
 	jmp thip_gen_common
 	.size hipDevicePrimaryCtxGetState, .-hipDevicePrimaryCtxGetState
-	.p2align 4
-	.globl hipDevicePrimaryCtxRelease
-	.type hipDevicePrimaryCtxRelease, @function
-hipDevicePrimaryCtxRelease:
-	movl $47, %r11d
-	jmp thip_gen_common
-	.size hipDevicePrimaryCtxRelease, .-hipDevicePrimaryCtxRelease
 	.p2align 4
 	.globl hipDevicePrimaryCtxReset
 	.type hipDevicePrimaryCtxReset, @function
 hipDevicePrimaryCtxReset:
-	movl $48, %r11d
+	movl $40, %r11d
 	jmp thip_gen_common
 	.size hipDevicePrimaryCtxReset, .-hipDevicePrimaryCtxReset
-	.p2align 4
-	.globl hipDevicePrimaryCtxRetain
-	.type hipDevicePrimaryCtxRetain, @function
-hipDevicePrimaryCtxRetain:
-	movl $49, %r11d
-	jmp thip_gen_common
-	.size hipDevicePrimaryCtxRetain, .-hipDevicePrimaryCtxRetain
 	.p2align 4
 	.globl hipDevicePrimaryCtxSetFlags
 	.type hipDevicePrimaryCtxSetFlags, @function
 hipDevicePrimaryCtxSetFlags:
-	movl $50, %r11d
+	movl $41, %r11d
 	jmp thip_gen_common
 	.size hipDevicePrimaryCtxSetFlags, .-hipDevicePrimaryCtxSetFlags
 	.p2align 4
 	.globl hipDeviceSetCacheConfig
 	.type hipDeviceSetCacheConfig, @function
 hipDeviceSetCacheConfig:
-	movl $51, %r11d
+	movl $42, %r11d
 	jmp thip_gen_common
 	.size hipDeviceSetCacheConfig, .-hipDeviceSetCacheConfig
 	.p2align 4
 	.globl hipDeviceSetMemPool
 	.type hipDeviceSetMemPool, @function
 hipDeviceSetMemPool:
-	movl $52, %r11d
+	movl $43, %r11d
 	jmp thip_gen_common
 	.size hipDeviceSetMemPool, .-hipDeviceSetMemPool
 	.p2align 4
 	.globl hipDeviceSetSharedMemConfig
 	.type hipDeviceSetSharedMemConfig, @function
 hipDeviceSetSharedMemConfig:
-	movl $53, %r11d
+	movl $44, %r11d
 	jmp thip_gen_common
 	.size hipDeviceSetSharedMemConfig, .-hipDeviceSetSharedMemConfig
 	.p2align 4
 	.globl hipDeviceTotalMem
 	.type hipDeviceTotalMem, @function
 hipDeviceTotalMem:
-	movl $54, %r11d
+	movl $45, %r11d
 	jmp thip_gen_common
 	.size hipDeviceTotalMem, .-hipDeviceTotalMem
 	.p2align 4
 	.globl hipDriverGetVersion
 	.type hipDriverGetVersion, @function
 hipDriverGetVersion:
-	movl $55, %r11d
+	movl $46, %r11d
 	jmp thip_gen_common
 	.size hipDriverGetVersion, .-hipDriverGetVersion
 	.p2align 4
 	.globl hipDrvMemcpy2DUnaligned
 	.type hipDrvMemcpy2DUnaligned, @function
 hipDrvMemcpy2DUnaligned:
-	movl $56, %r11d
+	movl $47, %r11d
 	jmp thip_gen_common
 	.size hipDrvMemcpy2DUnaligned, .-hipDrvMemcpy2DUnaligned
 	.p2align 4
 	.globl hipDrvMemcpy3D
 	.type hipDrvMemcpy3D, @function
 hipDrvMemcpy3D:
-	movl $57, %r11d
+	movl $48, %r11d
 	jmp thip_gen_common
 	.size hipDrvMemcpy3D, .-hipDrvMemcpy3D
 	.p2align 4
 	.globl hipDrvMemcpy3DAsync
 	.type hipDrvMemcpy3DAsync, @function
 hipDrvMemcpy3DAsync:
-	movl $58, %r11d
+	movl $49, %r11d
 	jmp thip_gen_common
 	.size hipDrvMemcpy3DAsync, .-hipDrvMemcpy3DAsync
 	.p2align 4
 	.globl hipDrvPointerGetAttributes
 	.type hipDrvPointerGetAttributes, @function
 hipDrvPointerGetAttributes:
-	movl $59, %r11d
+	movl $50, %r11d
 	jmp thip_gen_common
 	.size hipDrvPointerGetAttributes, .-hipDrvPointerGetAttributes
 	.p2align 4
 	.globl hipEventElapsedTime
 	.type hipEventElapsedTime, @function
 hipEventElapsedTime:
-	movl $60, %r11d
+	movl $51, %r11d
 	jmp thip_gen_common
 	.size hipEventElapsedTime, .-hipEventElapsedTime
 	.p2align 4
 	.globl hipExtGetLinkTypeAndHopCount
 	.type hipExtGetLinkTypeAndHopCount, @function
 hipExtGetLinkTypeAndHopCount:
-	movl $61, %r11d
+	movl $52, %r11d
 	jmp thip_gen_common
 	.size hipExtGetLinkTypeAndHopCount, .-hipExtGetLinkTypeAndHopCount
 	.p2align 4
 	.globl hipExtLaunchKernel
 	.type hipExtLaunchKernel, @function
 hipExtLaunchKernel:
-	movl $62, %r11d
+	movl $53, %r11d
 	jmp thip_gen_common
 	.size hipExtLaunchKernel, .-hipExtLaunchKernel
 	.p2align 4
 	.globl hipExtLaunchMultiKernelMultiDevice
 	.type hipExtLaunchMultiKernelMultiDevice, @function
 hipExtLaunchMultiKernelMultiDevice:
-	movl $63, %r11d
+	movl $54, %r11d
 	jmp thip_gen_common
 	.size hipExtLaunchMultiKernelMultiDevice, .-hipExtLaunchMultiKernelMultiDevice
 	.p2align 4
 	.globl hipExtMallocWithFlags
 	.type hipExtMallocWithFlags, @function
 hipExtMallocWithFlags:
-	movl $64, %r11d
+	movl $55, %r11d
 	jmp thip_gen_common
 	.size hipExtMallocWithFlags, .-hipExtMallocWithFlags
 	.p2align 4
 	.globl hipExtStreamCreateWithCUMask
 	.type hipExtStreamCreateWithCUMask, @function
 hipExtStreamCreateWithCUMask:
-	movl $65, %r11d
+	movl $56, %r11d
 	jmp thip_gen_common
 	.size hipExtStreamCreateWithCUMask, .-hipExtStreamCreateWithCUMask
 	.p2align 4
 	.globl hipExtStreamGetCUMask
 	.type hipExtStreamGetCUMask, @function
 hipExtStreamGetCUMask:
-	movl $66, %r11d
+	movl $57, %r11d
 	jmp thip_gen_common
 	.size hipExtStreamGetCUMask, .-hipExtStreamGetCUMask
 	.p2align 4
 	.globl hipExternalMemoryGetMappedBuffer
 	.type hipExternalMemoryGetMappedBuffer, @function
 hipExternalMemoryGetMappedBuffer:
-	movl $67, %r11d
+	movl $58, %r11d
 	jmp thip_gen_common
 	.size hipExternalMemoryGetMappedBuffer, .-hipExternalMemoryGetMappedBuffer
 	.p2align 4
 	.globl hipFreeHost
 	.type hipFreeHost, @function
 hipFreeHost:
-	movl $68, %r11d
+	movl $59, %r11d
 	jmp thip_gen_common
 	.size hipFreeHost, .-hipFreeHost
-	.p2align 4
-	.globl hipFreeMipmappedArray
-	.type hipFreeMipmappedArray, @function
-hipFreeMipmappedArray:
-	movl $69, %r11d
-	jmp thip_gen_common
-	.size hipFreeMipmappedArray, .-hipFreeMipmappedArray
 	.p2align 4
 	.globl hipFuncGetAttribute
 	.type hipFuncGetAttribute, @function
 hipFuncGetAttribute:
-	movl $70, %r11d
+	movl $60, %r11d
 	jmp thip_gen_common
 	.size hipFuncGetAttribute, .-hipFuncGetAttribute
 	.p2align 4
 	.globl hipFuncGetAttributes
 	.type hipFuncGetAttributes, @function
 hipFuncGetAttributes:
-	movl $71, %r11d
+	movl $61, %r11d
 	jmp thip_gen_common
 	.size hipFuncGetAttributes, .-hipFuncGetAttributes
 	.p2align 4
 	.globl hipFuncSetAttribute
 	.type hipFuncSetAttribute, @function
 hipFuncSetAttribute:
-	movl $72, %r11d
+	movl $62, %r11d
 	jmp thip_gen_common
 	.size hipFuncSetAttribute, .-hipFuncSetAttribute
 	.p2align 4
 	.globl hipFuncSetCacheConfig
 	.type hipFuncSetCacheConfig, @function
 hipFuncSetCacheConfig:
-	movl $73, %r11d
+	movl $63, %r11d
 	jmp thip_gen_common
 	.size hipFuncSetCacheConfig, .-hipFuncSetCacheConfig
 	.p2align 4
 	.globl hipFuncSetSharedMemConfig
 	.type hipFuncSetSharedMemConfig, @function
 hipFuncSetSharedMemConfig:
-	movl $74, %r11d
+	movl $64, %r11d
 	jmp thip_gen_common
 	.size hipFuncSetSharedMemConfig, .-hipFuncSetSharedMemConfig
 	.p2align 4
 	.globl hipGLGetDevices
 	.type hipGLGetDevices, @function
 hipGLGetDevices:
-	movl $75, %r11d
+	movl $65, %r11d
 	jmp thip_gen_common
 	.size hipGLGetDevices, .-hipGLGetDevices
 	.p2align 4
 	.globl hipGetChannelDesc
 	.type hipGetChannelDesc, @function
 hipGetChannelDesc:
-	movl $76, %r11d
+	movl $66, %r11d
 	jmp thip_gen_common
 	.size hipGetChannelDesc, .-hipGetChannelDesc
 	.p2align 4
 	.globl hipGetDevice
 	.type hipGetDevice, @function
 hipGetDevice:
-	movl $77, %r11d
+	movl $67, %r11d
 	jmp thip_gen_common
 	.size hipGetDevice, .-hipGetDevice
 	.p2align 4
 	.globl hipGetDeviceCount
 	.type hipGetDeviceCount, @function
 hipGetDeviceCount:
-	movl $78, %r11d
+	movl $68, %r11d
 	jmp thip_gen_common
 	.size hipGetDeviceCount, .-hipGetDeviceCount
 	.p2align 4
 	.globl hipGetDeviceFlags
 	.type hipGetDeviceFlags, @function
 hipGetDeviceFlags:
-	movl $79, %r11d
+	movl $69, %r11d
 	jmp thip_gen_common
 	.size hipGetDeviceFlags, .-hipGetDeviceFlags
 	.p2align 4
 	.globl hipGetDeviceProperties
 	.type hipGetDeviceProperties, @function
 hipGetDeviceProperties:
-	movl $80, %r11d
+	movl $70, %r11d
 	jmp thip_gen_common
 	.size hipGetDeviceProperties, .-hipGetDeviceProperties
 	.p2align 4
 	.globl hipGetErrorName
 	.type hipGetErrorName, @function
 hipGetErrorName:
-	movl $81, %r11d
+	movl $71, %r11d
 	jmp thip_gen_common
 	.size hipGetErrorName, .-hipGetErrorName
 	.p2align 4
 	.globl hipGetErrorString
 	.type hipGetErrorString, @function
 hipGetErrorString:
-	movl $82, %r11d
+	movl $72, %r11d
 	jmp thip_gen_common
 	.size hipGetErrorString, .-hipGetErrorString
 	.p2align 4
 	.globl hipGetLastError
 	.type hipGetLastError, @function
 hipGetLastError:
-	movl $83, %r11d
+	movl $73, %r11d
 	jmp thip_gen_common
 	.size hipGetLastError, .-hipGetLastError
-	.p2align 4
-	.globl hipGetMipmappedArrayLevel
-	.type hipGetMipmappedArrayLevel, @function
-hipGetMipmappedArrayLevel:
-	movl $84, %r11d
-	jmp thip_gen_common
-	.size hipGetMipmappedArrayLevel, .-hipGetMipmappedArrayLevel
 	.p2align 4
 	.globl hipGetStreamDeviceId
 	.type hipGetStreamDeviceId, @function
 hipGetStreamDeviceId:
-	movl $85, %r11d
+	movl $74, %r11d
 	jmp thip_gen_common
 	.size hipGetStreamDeviceId, .-hipGetStreamDeviceId
 	.p2align 4
 	.globl hipGetSymbolAddress
 	.type hipGetSymbolAddress, @function
 hipGetSymbolAddress:
-	movl $86, %r11d
+	movl $75, %r11d
 	jmp thip_gen_common
 	.size hipGetSymbolAddress, .-hipGetSymbolAddress
 	.p2align 4
 	.globl hipGetSymbolSize
 	.type hipGetSymbolSize, @function
 hipGetSymbolSize:
-	movl $87, %r11d
+	movl $76, %r11d
 	jmp thip_gen_common
 	.size hipGetSymbolSize, .-hipGetSymbolSize
 	.p2align 4
 	.globl hipGetTextureAlignmentOffset
 	.type hipGetTextureAlignmentOffset, @function
 hipGetTextureAlignmentOffset:
-	movl $88, %r11d
+	movl $77, %r11d
 	jmp thip_gen_common
 	.size hipGetTextureAlignmentOffset, .-hipGetTextureAlignmentOffset
 	.p2align 4
 	.globl hipGetTextureObjectResourceDesc
 	.type hipGetTextureObjectResourceDesc, @function
 hipGetTextureObjectResourceDesc:
-	movl $89, %r11d
+	movl $78, %r11d
 	jmp thip_gen_common
 	.size hipGetTextureObjectResourceDesc, .-hipGetTextureObjectResourceDesc
 	.p2align 4
 	.globl hipGetTextureObjectResourceViewDesc
 	.type hipGetTextureObjectResourceViewDesc, @function
 hipGetTextureObjectResourceViewDesc:
-	movl $90, %r11d
+	movl $79, %r11d
 	jmp thip_gen_common
 	.size hipGetTextureObjectResourceViewDesc, .-hipGetTextureObjectResourceViewDesc
 	.p2align 4
 	.globl hipGetTextureObjectTextureDesc
 	.type hipGetTextureObjectTextureDesc, @function
 hipGetTextureObjectTextureDesc:
-	movl $91, %r11d
+	movl $80, %r11d
 	jmp thip_gen_common
 	.size hipGetTextureObjectTextureDesc, .-hipGetTextureObjectTextureDesc
 	.p2align 4
 	.globl hipGetTextureReference
 	.type hipGetTextureReference, @function
 hipGetTextureReference:
-	movl $92, %r11d
+	movl $81, %r11d
 	jmp thip_gen_common
 	.size hipGetTextureReference, .-hipGetTextureReference
 	.p2align 4
 	.globl hipGraphAddChildGraphNode
 	.type hipGraphAddChildGraphNode, @function
 hipGraphAddChildGraphNode:
-	movl $93, %r11d
+	movl $82, %r11d
 	jmp thip_gen_common
 	.size hipGraphAddChildGraphNode, .-hipGraphAddChildGraphNode
-	.p2align 4
-	.globl hipGraphAddDependencies
-	.type hipGraphAddDependencies, @function
-hipGraphAddDependencies:
-	movl $94, %r11d
-	jmp thip_gen_common
-	.size hipGraphAddDependencies, .-hipGraphAddDependencies
-	.p2align 4
-	.globl hipGraphAddEmptyNode
-	.type hipGraphAddEmptyNode, @function
-hipGraphAddEmptyNode:
-	movl $95, %r11d
-	jmp thip_gen_common
-	.size hipGraphAddEmptyNode, .-hipGraphAddEmptyNode
 	.p2align 4
 	.globl hipGraphAddEventRecordNode
 	.type hipGraphAddEventRecordNode, @function
 hipGraphAddEventRecordNode:
-	movl $96, %r11d
+	movl $83, %r11d
 	jmp thip_gen_common
 	.size hipGraphAddEventRecordNode, .-hipGraphAddEventRecordNode
 	.p2align 4
 	.globl hipGraphAddEventWaitNode
 	.type hipGraphAddEventWaitNode, @function
 hipGraphAddEventWaitNode:
-	movl $97, %r11d
+	movl $84, %r11d
 	jmp thip_gen_common
 	.size hipGraphAddEventWaitNode, .-hipGraphAddEventWaitNode
 	.p2align 4
 	.globl hipGraphAddHostNode
 	.type hipGraphAddHostNode, @function
 hipGraphAddHostNode:
-	movl $98, %r11d
+	movl $85, %r11d
 	jmp thip_gen_common
 	.size hipGraphAddHostNode, .-hipGraphAddHostNode
-	.p2align 4
-	.globl hipGraphAddKernelNode
-	.type hipGraphAddKernelNode, @function
-hipGraphAddKernelNode:
-	movl $99, %r11d
-	jmp thip_gen_common
-	.size hipGraphAddKernelNode, .-hipGraphAddKernelNode
-	.p2align 4
-	.globl hipGraphAddMemcpyNode
-	.type hipGraphAddMemcpyNode, @function
-hipGraphAddMemcpyNode:
-	movl $100, %r11d
-	jmp thip_gen_common
-	.size hipGraphAddMemcpyNode, .-hipGraphAddMemcpyNode
-	.p2align 4
-	.globl hipGraphAddMemcpyNode1D
-	.type hipGraphAddMemcpyNode1D, @function
-hipGraphAddMemcpyNode1D:
-	movl $101, %r11d
-	jmp thip_gen_common
-	.size hipGraphAddMemcpyNode1D, .-hipGraphAddMemcpyNode1D
 	.p2align 4
 	.globl hipGraphAddMemcpyNodeFromSymbol
 	.type hipGraphAddMemcpyNodeFromSymbol, @function
 hipGraphAddMemcpyNodeFromSymbol:
-	movl $102, %r11d
+	movl $86, %r11d
 	jmp thip_gen_common
 	.size hipGraphAddMemcpyNodeFromSymbol, .-hipGraphAddMemcpyNodeFromSymbol
 	.p2align 4
 	.globl hipGraphAddMemcpyNodeToSymbol
 	.type hipGraphAddMemcpyNodeToSymbol, @function
 hipGraphAddMemcpyNodeToSymbol:
-	movl $103, %r11d
+	movl $87, %r11d
 	jmp thip_gen_common
 	.size hipGraphAddMemcpyNodeToSymbol, .-hipGraphAddMemcpyNodeToSymbol
-	.p2align 4
-	.globl hipGraphAddMemsetNode
-	.type hipGraphAddMemsetNode, @function
-hipGraphAddMemsetNode:
-	movl $104, %r11d
-	jmp thip_gen_common
-	.size hipGraphAddMemsetNode, .-hipGraphAddMemsetNode
 	.p2align 4
 	.globl hipGraphChildGraphNodeGetGraph
 	.type hipGraphChildGraphNodeGetGraph, @function
 hipGraphChildGraphNodeGetGraph:
-	movl $105, %r11d
+	movl $88, %r11d
 	jmp thip_gen_common
 	.size hipGraphChildGraphNodeGetGraph, .-hipGraphChildGraphNodeGetGraph
 	.p2align 4
 	.globl hipGraphClone
 	.type hipGraphClone, @function
 hipGraphClone:
-	movl $106, %r11d
+	movl $89, %r11d
 	jmp thip_gen_common
 	.size hipGraphClone, .-hipGraphClone
-	.p2align 4
-	.globl hipGraphCreate
-	.type hipGraphCreate, @function
-hipGraphCreate:
-	movl $107, %r11d
-	jmp thip_gen_common
-	.size hipGraphCreate, .-hipGraphCreate
 	.p2align 4
 	.globl hipGraphDestroyNode
 	.type hipGraphDestroyNode, @function
 hipGraphDestroyNode:
-	movl $108, %r11d
+	movl $90, %r11d
 	jmp thip_gen_common
 	.size hipGraphDestroyNode, .-hipGraphDestroyNode
 	.p2align 4
 	.globl hipGraphEventRecordNodeGetEvent
 	.type hipGraphEventRecordNodeGetEvent, @function
 hipGraphEventRecordNodeGetEvent:
-	movl $109, %r11d
+	movl $91, %r11d
 	jmp thip_gen_common
 	.size hipGraphEventRecordNodeGetEvent, .-hipGraphEventRecordNodeGetEvent
 	.p2align 4
 	.globl hipGraphEventRecordNodeSetEvent
 	.type hipGraphEventRecordNodeSetEvent, @function
 hipGraphEventRecordNodeSetEvent:
-	movl $110, %r11d
+	movl $92, %r11d
 	jmp thip_gen_common
 	.size hipGraphEventRecordNodeSetEvent, .-hipGraphEventRecordNodeSetEvent
 	.p2align 4
 	.globl hipGraphEventWaitNodeGetEvent
 	.type hipGraphEventWaitNodeGetEvent, @function
 hipGraphEventWaitNodeGetEvent:
-	movl $111, %r11d
+	movl $93, %r11d
 	jmp thip_gen_common
 	.size hipGraphEventWaitNodeGetEvent, .-hipGraphEventWaitNodeGetEvent
 	.p2align 4
 	.globl hipGraphEventWaitNodeSetEvent
 	.type hipGraphEventWaitNodeSetEvent, @function
 hipGraphEventWaitNodeSetEvent:
-	movl $112, %r11d
+	movl $94, %r11d
 	jmp thip_gen_common
 	.size hipGraphEventWaitNodeSetEvent, .-hipGraphEventWaitNodeSetEvent
 	.p2align 4
 	.globl hipGraphExecChildGraphNodeSetParams
 	.type hipGraphExecChildGraphNodeSetParams, @function
 hipGraphExecChildGraphNodeSetParams:
-	movl $113, %r11d
+	movl $95, %r11d
 	jmp thip_gen_common
 	.size hipGraphExecChildGraphNodeSetParams, .-hipGraphExecChildGraphNodeSetParams
 	.p2align 4
 	.globl hipGraphExecEventRecordNodeSetEvent
 	.type hipGraphExecEventRecordNodeSetEvent, @function
 hipGraphExecEventRecordNodeSetEvent:
-	movl $114, %r11d
+	movl $96, %r11d
 	jmp thip_gen_common
 	.size hipGraphExecEventRecordNodeSetEvent, .-hipGraphExecEventRecordNodeSetEvent
 	.p2align 4
 	.globl hipGraphExecEventWaitNodeSetEvent
 	.type hipGraphExecEventWaitNodeSetEvent, @function
 hipGraphExecEventWaitNodeSetEvent:
-	movl $115, %r11d
+	movl $97, %r11d
 	jmp thip_gen_common
 	.size hipGraphExecEventWaitNodeSetEvent, .-hipGraphExecEventWaitNodeSetEvent
 	.p2align 4
 	.globl hipGraphExecHostNodeSetParams
 	.type hipGraphExecHostNodeSetParams, @function
 hipGraphExecHostNodeSetParams:
-	movl $116, %r11d
+	movl $98, %r11d
 	jmp thip_gen_common
 	.size hipGraphExecHostNodeSetParams, .-hipGraphExecHostNodeSetParams
 	.p2align 4
 	.globl hipGraphExecKernelNodeSetParams
 	.type hipGraphExecKernelNodeSetParams, @function
 hipGraphExecKernelNodeSetParams:
-	movl $117, %r11d
+	movl $99, %r11d
 	jmp thip_gen_common
 	.size hipGraphExecKernelNodeSetParams, .-hipGraphExecKernelNodeSetParams
 	.p2align 4
 	.globl hipGraphExecMemcpyNodeSetParams
 	.type hipGraphExecMemcpyNodeSetParams, @function
 hipGraphExecMemcpyNodeSetParams:
-	movl $118, %r11d
+	movl $100, %r11d
 	jmp thip_gen_common
 	.size hipGraphExecMemcpyNodeSetParams, .-hipGraphExecMemcpyNodeSetParams
 	.p2align 4
 	.globl hipGraphExecMemcpyNodeSetParams1D
 	.type hipGraphExecMemcpyNodeSetParams1D, @function
 hipGraphExecMemcpyNodeSetParams1D:
-	movl $119, %r11d
+	movl $101, %r11d
 	jmp thip_gen_common
 	.size hipGraphExecMemcpyNodeSetParams1D, .-hipGraphExecMemcpyNodeSetParams1D
 	.p2align 4
 	.globl hipGraphExecMemcpyNodeSetParamsFromSymbol
 	.type hipGraphExecMemcpyNodeSetParamsFromSymbol, @function
 hipGraphExecMemcpyNodeSetParamsFromSymbol:
-	movl $120, %r11d
+	movl $102, %r11d
 	jmp thip_gen_common
 	.size hipGraphExecMemcpyNodeSetParamsFromSymbol, .-hipGraphExecMemcpyNodeSetParamsFromSymbol
 	.p2align 4
 	.globl hipGraphExecMemcpyNodeSetParamsToSymbol
 	.type hipGraphExecMemcpyNodeSetParamsToSymbol, @function
 hipGraphExecMemcpyNodeSetParamsToSymbol:
-	movl $121, %r11d
+	movl $103, %r11d
 	jmp thip_gen_common
 	.size hipGraphExecMemcpyNodeSetParamsToSymbol, .-hipGraphExecMemcpyNodeSetParamsToSymbol
 	.p2align 4
 	.globl hipGraphExecMemsetNodeSetParams
 	.type hipGraphExecMemsetNodeSetParams, @function
 hipGraphExecMemsetNodeSetParams:
-	movl $122, %r11d
+	movl $104, %r11d
 	jmp thip_gen_common
 	.size hipGraphExecMemsetNodeSetParams, .-hipGraphExecMemsetNodeSetParams
 	.p2align 4
 	.globl hipGraphExecUpdate
 	.type hipGraphExecUpdate, @function
 hipGraphExecUpdate:
-	movl $123, %r11d
+	movl $105, %r11d
 	jmp thip_gen_common
 	.size hipGraphExecUpdate, .-hipGraphExecUpdate
 	.p2align 4
 	.globl hipGraphGetEdges
 	.type hipGraphGetEdges, @function
 hipGraphGetEdges:
-	movl $124, %r11d
+	movl $106, %r11d
 	jmp thip_gen_common
 	.size hipGraphGetEdges, .-hipGraphGetEdges
 	.p2align 4
 	.globl hipGraphGetNodes
 	.type hipGraphGetNodes, @function
 hipGraphGetNodes:
-	movl $125, %r11d
+	movl $107, %r11d
 	jmp thip_gen_common
 	.size hipGraphGetNodes, .-hipGraphGetNodes
 	.p2align 4
 	.globl hipGraphGetRootNodes
 	.type hipGraphGetRootNodes, @function
 hipGraphGetRootNodes:
-	movl $126, %r11d
+	movl $108, %r11d
 	jmp thip_gen_common
 	.size hipGraphGetRootNodes, .-hipGraphGetRootNodes
 	.p2align 4
 	.globl hipGraphHostNodeGetParams
 	.type hipGraphHostNodeGetParams, @function
 hipGraphHostNodeGetParams:
-	movl $127, %r11d
+	movl $109, %r11d
 	jmp thip_gen_common
 	.size hipGraphHostNodeGetParams, .-hipGraphHostNodeGetParams
 	.p2align 4
 	.globl hipGraphHostNodeSetParams
 	.type hipGraphHostNodeSetParams, @function
 hipGraphHostNodeSetParams:
-	movl $128, %r11d
+	movl $110, %r11d
 	jmp thip_gen_common
 	.size hipGraphHostNodeSetParams, .-hipGraphHostNodeSetParams
-	.p2align 4
-	.globl hipGraphInstantiateWithFlags
-	.type hipGraphInstantiateWithFlags, @function
-hipGraphInstantiateWithFlags:
-	movl $129, %r11d
-	jmp thip_gen_common
-	.size hipGraphInstantiateWithFlags, .-hipGraphInstantiateWithFlags
 	.p2align 4
 	.globl hipGraphKernelNodeGetAttribute
 	.type hipGraphKernelNodeGetAttribute, @function
 hipGraphKernelNodeGetAttribute:
-	movl $130, %r11d
+	movl $111, %r11d
 	jmp thip_gen_common
 	.size hipGraphKernelNodeGetAttribute, .-hipGraphKernelNodeGetAttribute
 	.p2align 4
 	.globl hipGraphKernelNodeGetParams
 	.type hipGraphKernelNodeGetParams, @function
 hipGraphKernelNodeGetParams:
-	movl $131, %r11d
+	movl $112, %r11d
 	jmp thip_gen_common
 	.size hipGraphKernelNodeGetParams, .-hipGraphKernelNodeGetParams
 	.p2align 4
 	.globl hipGraphKernelNodeSetAttribute
 	.type hipGraphKernelNodeSetAttribute, @function
 hipGraphKernelNodeSetAttribute:
-	movl $132, %r11d
+	movl $113, %r11d
 	jmp thip_gen_common
 	.size hipGraphKernelNodeSetAttribute, .-hipGraphKernelNodeSetAttribute
 	.p2align 4
 	.globl hipGraphKernelNodeSetParams
 	.type hipGraphKernelNodeSetParams, @function
 hipGraphKernelNodeSetParams:
-	movl $133, %r11d
+	movl $114, %r11d
 	jmp thip_gen_common
 	.size hipGraphKernelNodeSetParams, .-hipGraphKernelNodeSetParams
 	.p2align 4
 	.globl hipGraphMemcpyNodeGetParams
 	.type hipGraphMemcpyNodeGetParams, @function
 hipGraphMemcpyNodeGetParams:
-	movl $134, %r11d
+	movl $115, %r11d
 	jmp thip_gen_common
 	.size hipGraphMemcpyNodeGetParams, .-hipGraphMemcpyNodeGetParams
 	.p2align 4
 	.globl hipGraphMemcpyNodeSetParams
 	.type hipGraphMemcpyNodeSetParams, @function
 hipGraphMemcpyNodeSetParams:
-	movl $135, %r11d
+	movl $116, %r11d
 	jmp thip_gen_common
 	.size hipGraphMemcpyNodeSetParams, .-hipGraphMemcpyNodeSetParams
 	.p2align 4
 	.globl hipGraphMemcpyNodeSetParams1D
 	.type hipGraphMemcpyNodeSetParams1D, @function
 hipGraphMemcpyNodeSetParams1D:
-	movl $136, %r11d
+	movl $117, %r11d
 	jmp thip_gen_common
 	.size hipGraphMemcpyNodeSetParams1D, .-hipGraphMemcpyNodeSetParams1D
 	.p2align 4
 	.globl hipGraphMemcpyNodeSetParamsFromSymbol
 	.type hipGraphMemcpyNodeSetParamsFromSymbol, @function
 hipGraphMemcpyNodeSetParamsFromSymbol:
-	movl $137, %r11d
+	movl $118, %r11d
 	jmp thip_gen_common
 	.size hipGraphMemcpyNodeSetParamsFromSymbol, .-hipGraphMemcpyNodeSetParamsFromSymbol
 	.p2align 4
 	.globl hipGraphMemcpyNodeSetParamsToSymbol
 	.type hipGraphMemcpyNodeSetParamsToSymbol, @function
 hipGraphMemcpyNodeSetParamsToSymbol:
-	movl $138, %r11d
+	movl $119, %r11d
 	jmp thip_gen_common
 	.size hipGraphMemcpyNodeSetParamsToSymbol, .-hipGraphMemcpyNodeSetParamsToSymbol
 	.p2align 4
 	.globl hipGraphMemsetNodeGetParams
 	.type hipGraphMemsetNodeGetParams, @function
 hipGraphMemsetNodeGetParams:
-	movl $139, %r11d
+	movl $120, %r11d
 	jmp thip_gen_common
 	.size hipGraphMemsetNodeGetParams, .-hipGraphMemsetNodeGetParams
 	.p2align 4
 	.globl hipGraphMemsetNodeSetParams
 	.type hipGraphMemsetNodeSetParams, @function
 hipGraphMemsetNodeSetParams:
-	movl $140, %r11d
+	movl $121, %r11d
 	jmp thip_gen_common
 	.size hipGraphMemsetNodeSetParams, .-hipGraphMemsetNodeSetParams
 	.p2align 4
 	.globl hipGraphNodeFindInClone
 	.type hipGraphNodeFindInClone, @function
 hipGraphNodeFindInClone:
-	movl $141, %r11d
+	movl $122, %r11d
 	jmp thip_gen_common
 	.size hipGraphNodeFindInClone, .-hipGraphNodeFindInClone
 	.p2align 4
 	.globl hipGraphNodeGetDependencies
 	.type hipGraphNodeGetDependencies, @function
 hipGraphNodeGetDependencies:
-	movl $142, %r11d
+	movl $123, %r11d
 	jmp thip_gen_common
 	.size hipGraphNodeGetDependencies, .-hipGraphNodeGetDependencies
 	.p2align 4
 	.globl hipGraphNodeGetDependentNodes
 	.type hipGraphNodeGetDependentNodes, @function
 hipGraphNodeGetDependentNodes:
-	movl $143, %r11d
+	movl $124, %r11d
 	jmp thip_gen_common
 	.size hipGraphNodeGetDependentNodes, .-hipGraphNodeGetDependentNodes
 	.p2align 4
 	.globl hipGraphNodeGetType
 	.type hipGraphNodeGetType, @function
 hipGraphNodeGetType:
-	movl $144, %r11d
+	movl $125, %r11d
 	jmp thip_gen_common
 	.size hipGraphNodeGetType, .-hipGraphNodeGetType
 	.p2align 4
 	.globl hipGraphRemoveDependencies
 	.type hipGraphRemoveDependencies, @function
 hipGraphRemoveDependencies:
-	movl $145, %r11d
+	movl $126, %r11d
 	jmp thip_gen_common
 	.size hipGraphRemoveDependencies, .-hipGraphRemoveDependencies
 	.p2align 4
 	.globl hipGraphicsGLRegisterBuffer
 	.type hipGraphicsGLRegisterBuffer, @function
 hipGraphicsGLRegisterBuffer:
-	movl $146, %r11d
+	movl $127, %r11d
 	jmp thip_gen_common
 	.size hipGraphicsGLRegisterBuffer, .-hipGraphicsGLRegisterBuffer
 	.p2align 4
 	.globl hipGraphicsGLRegisterImage
 	.type hipGraphicsGLRegisterImage, @function
 hipGraphicsGLRegisterImage:
-	movl $147, %r11d
+	movl $128, %r11d
 	jmp thip_gen_common
 	.size hipGraphicsGLRegisterImage, .-hipGraphicsGLRegisterImage
 	.p2align 4
 	.globl hipGraphicsMapResources
 	.type hipGraphicsMapResources, @function
 hipGraphicsMapResources:
-	movl $148, %r11d
+	movl $129, %r11d
 	jmp thip_gen_common
 	.size hipGraphicsMapResources, .-hipGraphicsMapResources
 	.p2align 4
 	.globl hipGraphicsResourceGetMappedPointer
 	.type hipGraphicsResourceGetMappedPointer, @function
 hipGraphicsResourceGetMappedPointer:
-	movl $149, %r11d
+	movl $130, %r11d
 	jmp thip_gen_common
 	.size hipGraphicsResourceGetMappedPointer, .-hipGraphicsResourceGetMappedPointer
 	.p2align 4
 	.globl hipGraphicsSubResourceGetMappedArray
 	.type hipGraphicsSubResourceGetMappedArray, @function
 hipGraphicsSubResourceGetMappedArray:
-	movl $150, %r11d
+	movl $131, %r11d
 	jmp thip_gen_common
 	.size hipGraphicsSubResourceGetMappedArray, .-hipGraphicsSubResourceGetMappedArray
 	.p2align 4
 	.globl hipGraphicsUnmapResources
 	.type hipGraphicsUnmapResources, @function
 hipGraphicsUnmapResources:
-	movl $151, %r11d
+	movl $132, %r11d
 	jmp thip_gen_common
 	.size hipGraphicsUnmapResources, .-hipGraphicsUnmapResources
 	.p2align 4
 	.globl hipGraphicsUnregisterResource
 	.type hipGraphicsUnregisterResource, @function
 hipGraphicsUnregisterResource:
-	movl $152, %r11d
+	movl $133, %r11d
 	jmp thip_gen_common
 	.size hipGraphicsUnregisterResource, .-hipGraphicsUnregisterResource
 	.p2align 4
 	.globl hipHostAlloc
 	.type hipHostAlloc, @function
 hipHostAlloc:
-	movl $153, %r11d
+	movl $134, %r11d
 	jmp thip_gen_common
 	.size hipHostAlloc, .-hipHostAlloc
 	.p2align 4
 	.globl hipHostGetDevicePointer
 	.type hipHostGetDevicePointer, @function
 hipHostGetDevicePointer:
-	movl $154, %r11d
+	movl $135, %r11d
 	jmp thip_gen_common
 	.size hipHostGetDevicePointer, .-hipHostGetDevicePointer
 	.p2align 4
 	.globl hipHostGetFlags
 	.type hipHostGetFlags, @function
 hipHostGetFlags:
-	movl $155, %r11d
+	movl $136, %r11d
 	jmp thip_gen_common
 	.size hipHostGetFlags, .-hipHostGetFlags
 	.p2align 4
 	.globl hipImportExternalMemory
 	.type hipImportExternalMemory, @function
 hipImportExternalMemory:
-	movl $156, %r11d
+	movl $137, %r11d
 	jmp thip_gen_common
 	.size hipImportExternalMemory, .-hipImportExternalMemory
 	.p2align 4
 	.globl hipImportExternalSemaphore
 	.type hipImportExternalSemaphore, @function
 hipImportExternalSemaphore:
-	movl $157, %r11d
+	movl $138, %r11d
 	jmp thip_gen_common
 	.size hipImportExternalSemaphore, .-hipImportExternalSemaphore
 	.p2align 4
 	.globl hipIpcCloseMemHandle
 	.type hipIpcCloseMemHandle, @function
 hipIpcCloseMemHandle:
-	movl $158, %r11d
+	movl $139, %r11d
 	jmp thip_gen_common
 	.size hipIpcCloseMemHandle, .-hipIpcCloseMemHandle
 	.p2align 4
 	.globl hipIpcGetEventHandle
 	.type hipIpcGetEventHandle, @function
 hipIpcGetEventHandle:
-	movl $159, %r11d
+	movl $140, %r11d
 	jmp thip_gen_common
 	.size hipIpcGetEventHandle, .-hipIpcGetEventHandle
 	.p2align 4
 	.globl hipIpcGetMemHandle
 	.type hipIpcGetMemHandle, @function
 hipIpcGetMemHandle:
-	movl $160, %r11d
+	movl $141, %r11d
 	jmp thip_gen_common
 	.size hipIpcGetMemHandle, .-hipIpcGetMemHandle
 	.p2align 4
 	.globl hipIpcOpenEventHandle
 	.type hipIpcOpenEventHandle, @function
 hipIpcOpenEventHandle:
-	movl $161, %r11d
+	movl $142, %r11d
 	jmp thip_gen_common
 	.size hipIpcOpenEventHandle, .-hipIpcOpenEventHandle
 	.p2align 4
 	.globl hipIpcOpenMemHandle
 	.type hipIpcOpenMemHandle, @function
 hipIpcOpenMemHandle:
-	movl $162, %r11d
+	movl $143, %r11d
 	jmp thip_gen_common
 	.size hipIpcOpenMemHandle, .-hipIpcOpenMemHandle
 	.p2align 4
 	.globl hipKernelNameRef
 	.type hipKernelNameRef, @function
 hipKernelNameRef:
-	movl $163, %r11d
+	movl $144, %r11d
 	jmp thip_gen_common
 	.size hipKernelNameRef, .-hipKernelNameRef
 	.p2align 4
 	.globl hipKernelNameRefByPtr
 	.type hipKernelNameRefByPtr, @function
 hipKernelNameRefByPtr:
-	movl $164, %r11d
+	movl $145, %r11d
 	jmp thip_gen_common
 	.size hipKernelNameRefByPtr, .-hipKernelNameRefByPtr
 	.p2align 4
 	.globl hipLaunchByPtr
 	.type hipLaunchByPtr, @function
 hipLaunchByPtr:
-	movl $165, %r11d
+	movl $146, %r11d
 	jmp thip_gen_common
 	.size hipLaunchByPtr, .-hipLaunchByPtr
 	.p2align 4
 	.globl hipLaunchCooperativeKernelMultiDevice
 	.type hipLaunchCooperativeKernelMultiDevice, @function
 hipLaunchCooperativeKernelMultiDevice:
-	movl $166, %r11d
+	movl $147, %r11d
 	jmp thip_gen_common
 	.size hipLaunchCooperativeKernelMultiDevice, .-hipLaunchCooperativeKernelMultiDevice
 	.p2align 4
 	.globl hipLaunchCooperativeKernel_spt
 	.type hipLaunchCooperativeKernel_spt, @function
 hipLaunchCooperativeKernel_spt:
-	movl $167, %r11d
+	movl $148, %r11d
 	jmp thip_gen_common
 	.size hipLaunchCooperativeKernel_spt, .-hipLaunchCooperativeKernel_spt
 	.p2align 4
 	.globl hipMalloc3D
 	.type hipMalloc3D, @function
 hipMalloc3D:
-	movl $168, %r11d
+	movl $149, %r11d
 	jmp thip_gen_common
 	.size hipMalloc3D, .-hipMalloc3D
-	.p2align 4
-	.globl hipMalloc3DArray
-	.type hipMalloc3DArray, @function
-hipMalloc3DArray:
-	movl $169, %r11d
-	jmp thip_gen_common
-	.size hipMalloc3DArray, .-hipMalloc3DArray
 	.p2align 4
 	.globl hipMallocHost
 	.type hipMallocHost, @function
 hipMallocHost:
-	movl $170, %r11d
+	movl $150, %r11d
 	jmp thip_gen_common
 	.size hipMallocHost, .-hipMallocHost
-	.p2align 4
-	.globl hipMallocMipmappedArray
-	.type hipMallocMipmappedArray, @function
-hipMallocMipmappedArray:
-	movl $171, %r11d
-	jmp thip_gen_common
-	.size hipMallocMipmappedArray, .-hipMallocMipmappedArray
 	.p2align 4
 	.globl hipMemAddressFree
 	.type hipMemAddressFree, @function
 hipMemAddressFree:
-	movl $172, %r11d
+	movl $151, %r11d
 	jmp thip_gen_common
 	.size hipMemAddressFree, .-hipMemAddressFree
 	.p2align 4
 	.globl hipMemAddressReserve
 	.type hipMemAddressReserve, @function
 hipMemAddressReserve:
-	movl $173, %r11d
+	movl $152, %r11d
 	jmp thip_gen_common
 	.size hipMemAddressReserve, .-hipMemAddressReserve
 	.p2align 4
 	.globl hipMemAdvise
 	.type hipMemAdvise, @function
 hipMemAdvise:
-	movl $174, %r11d
+	movl $153, %r11d
 	jmp thip_gen_common
 	.size hipMemAdvise, .-hipMemAdvise
 	.p2align 4
 	.globl hipMemAllocHost
 	.type hipMemAllocHost, @function
 hipMemAllocHost:
-	movl $175, %r11d
+	movl $154, %r11d
 	jmp thip_gen_common
 	.size hipMemAllocHost, .-hipMemAllocHost
 	.p2align 4
 	.globl hipMemAllocPitch
 	.type hipMemAllocPitch, @function
 hipMemAllocPitch:
-	movl $176, %r11d
+	movl $155, %r11d
 	jmp thip_gen_common
 	.size hipMemAllocPitch, .-hipMemAllocPitch
 	.p2align 4
 	.globl hipMemCreate
 	.type hipMemCreate, @function
 hipMemCreate:
-	movl $177, %r11d
+	movl $156, %r11d
 	jmp thip_gen_common
 	.size hipMemCreate, .-hipMemCreate
 	.p2align 4
 	.globl hipMemExportToShareableHandle
 	.type hipMemExportToShareableHandle, @function
 hipMemExportToShareableHandle:
-	movl $178, %r11d
+	movl $157, %r11d
 	jmp thip_gen_common
 	.size hipMemExportToShareableHandle, .-hipMemExportToShareableHandle
 	.p2align 4
 	.globl hipMemGetAccess
 	.type hipMemGetAccess, @function
 hipMemGetAccess:
-	movl $179, %r11d
+	movl $158, %r11d
 	jmp thip_gen_common
 	.size hipMemGetAccess, .-hipMemGetAccess
 	.p2align 4
 	.globl hipMemGetAllocationGranularity
 	.type hipMemGetAllocationGranularity, @function
 hipMemGetAllocationGranularity:
-	movl $180, %r11d
+	movl $159, %r11d
 	jmp thip_gen_common
 	.size hipMemGetAllocationGranularity, .-hipMemGetAllocationGranularity
 	.p2align 4
 	.globl hipMemGetAllocationPropertiesFromHandle
 	.type hipMemGetAllocationPropertiesFromHandle, @function
 hipMemGetAllocationPropertiesFromHandle:
-	movl $181, %r11d
+	movl $160, %r11d
 	jmp thip_gen_common
 	.size hipMemGetAllocationPropertiesFromHandle, .-hipMemGetAllocationPropertiesFromHandle
 	.p2align 4
 	.globl hipMemGetInfo
 	.type hipMemGetInfo, @function
 hipMemGetInfo:
-	movl $182, %r11d
+	movl $161, %r11d
 	jmp thip_gen_common
 	.size hipMemGetInfo, .-hipMemGetInfo
 	.p2align 4
 	.globl hipMemImportFromShareableHandle
 	.type hipMemImportFromShareableHandle, @function
 hipMemImportFromShareableHandle:
-	movl $183, %r11d
+	movl $162, %r11d
 	jmp thip_gen_common
 	.size hipMemImportFromShareableHandle, .-hipMemImportFromShareableHandle
 	.p2align 4
 	.globl hipMemMap
 	.type hipMemMap, @function
 hipMemMap:
-	movl $184, %r11d
+	movl $163, %r11d
 	jmp thip_gen_common
 	.size hipMemMap, .-hipMemMap
 	.p2align 4
 	.globl hipMemMapArrayAsync
 	.type hipMemMapArrayAsync, @function
 hipMemMapArrayAsync:
-	movl $185, %r11d
+	movl $164, %r11d
 	jmp thip_gen_common
 	.size hipMemMapArrayAsync, .-hipMemMapArrayAsync
 	.p2align 4
 	.globl hipMemPoolCreate
 	.type hipMemPoolCreate, @function
 hipMemPoolCreate:
-	movl $186, %r11d
+	movl $165, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolCreate, .-hipMemPoolCreate
 	.p2align 4
 	.globl hipMemPoolDestroy
 	.type hipMemPoolDestroy, @function
 hipMemPoolDestroy:
-	movl $187, %r11d
+	movl $166, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolDestroy, .-hipMemPoolDestroy
 	.p2align 4
 	.globl hipMemPoolExportPointer
 	.type hipMemPoolExportPointer, @function
 hipMemPoolExportPointer:
-	movl $188, %r11d
+	movl $167, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolExportPointer, .-hipMemPoolExportPointer
 	.p2align 4
 	.globl hipMemPoolExportToShareableHandle
 	.type hipMemPoolExportToShareableHandle, @function
 hipMemPoolExportToShareableHandle:
-	movl $189, %r11d
+	movl $168, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolExportToShareableHandle, .-hipMemPoolExportToShareableHandle
 	.p2align 4
 	.globl hipMemPoolGetAccess
 	.type hipMemPoolGetAccess, @function
 hipMemPoolGetAccess:
-	movl $190, %r11d
+	movl $169, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolGetAccess, .-hipMemPoolGetAccess
 	.p2align 4
 	.globl hipMemPoolGetAttribute
 	.type hipMemPoolGetAttribute, @function
 hipMemPoolGetAttribute:
-	movl $191, %r11d
+	movl $170, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolGetAttribute, .-hipMemPoolGetAttribute
 	.p2align 4
 	.globl hipMemPoolImportFromShareableHandle
 	.type hipMemPoolImportFromShareableHandle, @function
 hipMemPoolImportFromShareableHandle:
-	movl $192, %r11d
+	movl $171, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolImportFromShareableHandle, .-hipMemPoolImportFromShareableHandle
 	.p2align 4
 	.globl hipMemPoolImportPointer
 	.type hipMemPoolImportPointer, @function
 hipMemPoolImportPointer:
-	movl $193, %r11d
+	movl $172, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolImportPointer, .-hipMemPoolImportPointer
 	.p2align 4
 	.globl hipMemPoolSetAccess
 	.type hipMemPoolSetAccess, @function
 hipMemPoolSetAccess:
-	movl $194, %r11d
+	movl $173, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolSetAccess, .-hipMemPoolSetAccess
 	.p2align 4
 	.globl hipMemPoolSetAttribute
 	.type hipMemPoolSetAttribute, @function
 hipMemPoolSetAttribute:
-	movl $195, %r11d
+	movl $174, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolSetAttribute, .-hipMemPoolSetAttribute
 	.p2align 4
 	.globl hipMemPoolTrimTo
 	.type hipMemPoolTrimTo, @function
 hipMemPoolTrimTo:
-	movl $196, %r11d
+	movl $175, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolTrimTo, .-hipMemPoolTrimTo
 	.p2align 4
 	.globl hipMemPrefetchAsync
 	.type hipMemPrefetchAsync, @function
 hipMemPrefetchAsync:
-	movl $197, %r11d
+	movl $176, %r11d
 	jmp thip_gen_common
 	.size hipMemPrefetchAsync, .-hipMemPrefetchAsync
 	.p2align 4
 	.globl hipMemPtrGetInfo
 	.type hipMemPtrGetInfo, @function
 hipMemPtrGetInfo:
-	movl $198, %r11d
+	movl $177, %r11d
 	jmp thip_gen_common
 	.size hipMemPtrGetInfo, .-hipMemPtrGetInfo
 	.p2align 4
 	.globl hipMemRangeGetAttribute
 	.type hipMemRangeGetAttribute, @function
 hipMemRangeGetAttribute:
-	movl $199, %r11d
+	movl $178, %r11d
 	jmp thip_gen_common
 	.size hipMemRangeGetAttribute, .-hipMemRangeGetAttribute
 	.p2align 4
 	.globl hipMemRangeGetAttributes
 	.type hipMemRangeGetAttributes, @function
 hipMemRangeGetAttributes:
-	movl $200, %r11d
+	movl $179, %r11d
 	jmp thip_gen_common
 	.size hipMemRangeGetAttributes, .-hipMemRangeGetAttributes
 	.p2align 4
 	.globl hipMemRelease
 	.type hipMemRelease, @function
 hipMemRelease:
-	movl $201, %r11d
+	movl $180, %r11d
 	jmp thip_gen_common
 	.size hipMemRelease, .-hipMemRelease
 	.p2align 4
 	.globl hipMemRetainAllocationHandle
 	.type hipMemRetainAllocationHandle, @function
 hipMemRetainAllocationHandle:
-	movl $202, %r11d
+	movl $181, %r11d
 	jmp thip_gen_common
 	.size hipMemRetainAllocationHandle, .-hipMemRetainAllocationHandle
 	.p2align 4
 	.globl hipMemSetAccess
 	.type hipMemSetAccess, @function
 hipMemSetAccess:
-	movl $203, %r11d
+	movl $182, %r11d
 	jmp thip_gen_common
 	.size hipMemSetAccess, .-hipMemSetAccess
 	.p2align 4
 	.globl hipMemUnmap
 	.type hipMemUnmap, @function
 hipMemUnmap:
-	movl $204, %r11d
+	movl $183, %r11d
 	jmp thip_gen_common
 	.size hipMemUnmap, .-hipMemUnmap
-	.p2align 4
-	.globl hipMemcpy2DFromArray_spt
-	.type hipMemcpy2DFromArray_spt, @function
-hipMemcpy2DFromArray_spt:
-	movl $205, %r11d
-	jmp thip_gen_common
-	.size hipMemcpy2DFromArray_spt, .-hipMemcpy2DFromArray_spt
-	.p2align 4
-	.globl hipMemcpy2DToArray_spt
-	.type hipMemcpy2DToArray_spt, @function
-hipMemcpy2DToArray_spt:
-	movl $206, %r11d
-	jmp thip_gen_common
-	.size hipMemcpy2DToArray_spt, .-hipMemcpy2DToArray_spt
-	.p2align 4
-	.globl hipMemcpy2D_spt
-	.type hipMemcpy2D_spt, @function
-hipMemcpy2D_spt:
-	movl $207, %r11d
-	jmp thip_gen_common
-	.size hipMemcpy2D_spt, .-hipMemcpy2D_spt
-	.p2align 4
-	.globl hipMemcpy3D_spt
-	.type hipMemcpy3D_spt, @function
-hipMemcpy3D_spt:
-	movl $208, %r11d
-	jmp thip_gen_common
-	.size hipMemcpy3D_spt, .-hipMemcpy3D_spt
-	.p2align 4
-	.globl hipMemcpyAsync_spt
-	.type hipMemcpyAsync_spt, @function
-hipMemcpyAsync_spt:
-	movl $209, %r11d
-	jmp thip_gen_common
-	.size hipMemcpyAsync_spt, .-hipMemcpyAsync_spt
 	.p2align 4
 	.globl hipMemcpyAtoH
 	.type hipMemcpyAtoH, @function
 hipMemcpyAtoH:
-	movl $210, %r11d
+	movl $184, %r11d
 	jmp thip_gen_common
 	.size hipMemcpyAtoH, .-hipMemcpyAtoH
-	.p2align 4
-	.globl hipMemcpyFromSymbol_spt
-	.type hipMemcpyFromSymbol_spt, @function
-hipMemcpyFromSymbol_spt:
-	movl $211, %r11d
-	jmp thip_gen_common
-	.size hipMemcpyFromSymbol_spt, .-hipMemcpyFromSymbol_spt
 	.p2align 4
 	.globl hipMemcpyHtoA
 	.type hipMemcpyHtoA, @function
 hipMemcpyHtoA:
-	movl $212, %r11d
+	movl $185, %r11d
 	jmp thip_gen_common
 	.size hipMemcpyHtoA, .-hipMemcpyHtoA
-	.p2align 4
-	.globl hipMemcpyToSymbol_spt
-	.type hipMemcpyToSymbol_spt, @function
-hipMemcpyToSymbol_spt:
-	movl $213, %r11d
-	jmp thip_gen_common
-	.size hipMemcpyToSymbol_spt, .-hipMemcpyToSymbol_spt
 	.p2align 4
 	.globl hipMemcpyWithStream
 	.type hipMemcpyWithStream, @function
 hipMemcpyWithStream:
-	movl $214, %r11d
+	movl $186, %r11d
 	jmp thip_gen_common
 	.size hipMemcpyWithStream, .-hipMemcpyWithStream
-	.p2align 4
-	.globl hipMemcpy_spt
-	.type hipMemcpy_spt, @function
-hipMemcpy_spt:
-	movl $215, %r11d
-	jmp thip_gen_common
-	.size hipMemcpy_spt, .-hipMemcpy_spt
-	.p2align 4
-	.globl hipMemset2D_spt
-	.type hipMemset2D_spt, @function
-hipMemset2D_spt:
-	movl $216, %r11d
-	jmp thip_gen_common
-	.size hipMemset2D_spt, .-hipMemset2D_spt
-	.p2align 4
-	.globl hipMemset3D_spt
-	.type hipMemset3D_spt, @function
-hipMemset3D_spt:
-	movl $217, %r11d
-	jmp thip_gen_common
-	.size hipMemset3D_spt, .-hipMemset3D_spt
-	.p2align 4
-	.globl hipMemset_spt
-	.type hipMemset_spt, @function
-hipMemset_spt:
-	movl $218, %r11d
-	jmp thip_gen_common
-	.size hipMemset_spt, .-hipMemset_spt
-	.p2align 4
-	.globl hipMipmappedArrayCreate
-	.type hipMipmappedArrayCreate, @function
-hipMipmappedArrayCreate:
-	movl $219, %r11d
-	jmp thip_gen_common
-	.size hipMipmappedArrayCreate, .-hipMipmappedArrayCreate
-	.p2align 4
-	.globl hipMipmappedArrayDestroy
-	.type hipMipmappedArrayDestroy, @function
-hipMipmappedArrayDestroy:
-	movl $220, %r11d
-	jmp thip_gen_common
-	.size hipMipmappedArrayDestroy, .-hipMipmappedArrayDestroy
-	.p2align 4
-	.globl hipMipmappedArrayGetLevel
-	.type hipMipmappedArrayGetLevel, @function
-hipMipmappedArrayGetLevel:
-	movl $221, %r11d
-	jmp thip_gen_common
-	.size hipMipmappedArrayGetLevel, .-hipMipmappedArrayGetLevel
 	.p2align 4
 	.globl hipModuleGetTexRef
 	.type hipModuleGetTexRef, @function
 hipModuleGetTexRef:
-	movl $222, %r11d
+	movl $187, %r11d
 	jmp thip_gen_common
 	.size hipModuleGetTexRef, .-hipModuleGetTexRef
 	.p2align 4
 	.globl hipModuleOccupancyMaxActiveBlocksPerMultiprocessor
 	.type hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, @function
 hipModuleOccupancyMaxActiveBlocksPerMultiprocessor:
-	movl $223, %r11d
+	movl $188, %r11d
 	jmp thip_gen_common
 	.size hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, .-hipModuleOccupancyMaxActiveBlocksPerMultiprocessor
 	.p2align 4
 	.globl hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 	.type hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, @function
 hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags:
-	movl $224, %r11d
+	movl $189, %r11d
 	jmp thip_gen_common
 	.size hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, .-hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 	.p2align 4
 	.globl hipModuleOccupancyMaxPotentialBlockSize
 	.type hipModuleOccupancyMaxPotentialBlockSize, @function
 hipModuleOccupancyMaxPotentialBlockSize:
-	movl $225, %r11d
+	movl $190, %r11d
 	jmp thip_gen_common
 	.size hipModuleOccupancyMaxPotentialBlockSize, .-hipModuleOccupancyMaxPotentialBlockSize
 	.p2align 4
 	.globl hipModuleOccupancyMaxPotentialBlockSizeWithFlags
 	.type hipModuleOccupancyMaxPotentialBlockSizeWithFlags, @function
 hipModuleOccupancyMaxPotentialBlockSizeWithFlags:
-	movl $226, %r11d
+	movl $191, %r11d
 	jmp thip_gen_common
 	.size hipModuleOccupancyMaxPotentialBlockSizeWithFlags, .-hipModuleOccupancyMaxPotentialBlockSizeWithFlags
 	.p2align 4
 	.globl hipOccupancyMaxActiveBlocksPerMultiprocessor
 	.type hipOccupancyMaxActiveBlocksPerMultiprocessor, @function
 hipOccupancyMaxActiveBlocksPerMultiprocessor:
-	movl $227, %r11d
+	movl $192, %r11d
 	jmp thip_gen_common
 	.size hipOccupancyMaxActiveBlocksPerMultiprocessor, .-hipOccupancyMaxActiveBlocksPerMultiprocessor
 	.p2align 4
 	.globl hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 	.type hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, @function
 hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags:
-	movl $228, %r11d
+	movl $193, %r11d
 	jmp thip_gen_common
 	.size hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, .-hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 	.p2align 4
 	.globl hipOccupancyMaxPotentialBlockSize
 	.type hipOccupancyMaxPotentialBlockSize, @function
 hipOccupancyMaxPotentialBlockSize:
-	movl $229, %r11d
+	movl $194, %r11d
 	jmp thip_gen_common
 	.size hipOccupancyMaxPotentialBlockSize, .-hipOccupancyMaxPotentialBlockSize
 	.p2align 4
 	.globl hipPeekAtLastError
 	.type hipPeekAtLastError, @function
 hipPeekAtLastError:
-	movl $230, %r11d
+	movl $195, %r11d
 	jmp thip_gen_common
 	.size hipPeekAtLastError, .-hipPeekAtLastError
 	.p2align 4
 	.globl hipPointerGetAttribute
 	.type hipPointerGetAttribute, @function
 hipPointerGetAttribute:
-	movl $231, %r11d
+	movl $196, %r11d
 	jmp thip_gen_common
 	.size hipPointerGetAttribute, .-hipPointerGetAttribute
 	.p2align 4
 	.globl hipPointerGetAttributes
 	.type hipPointerGetAttributes, @function
 hipPointerGetAttributes:
-	movl $232, %r11d
+	movl $197, %r11d
 	jmp thip_gen_common
 	.size hipPointerGetAttributes, .-hipPointerGetAttributes
 	.p2align 4
 	.globl hipProfilerStart
 	.type hipProfilerStart, @function
 hipProfilerStart:
-	movl $233, %r11d
+	movl $198, %r11d
 	jmp thip_gen_common
 	.size hipProfilerStart, .-hipProfilerStart
 	.p2align 4
 	.globl hipProfilerStop
 	.type hipProfilerStop, @function
 hipProfilerStop:
-	movl $234, %r11d
+	movl $199, %r11d
 	jmp thip_gen_common
 	.size hipProfilerStop, .-hipProfilerStop
 	.p2align 4
 	.globl hipRegisterActivityCallback
 	.type hipRegisterActivityCallback, @function
 hipRegisterActivityCallback:
-	movl $235, %r11d
+	movl $200, %r11d
 	jmp thip_gen_common
 	.size hipRegisterActivityCallback, .-hipRegisterActivityCallback
 	.p2align 4
 	.globl hipRegisterApiCallback
 	.type hipRegisterApiCallback, @function
 hipRegisterApiCallback:
-	movl $236, %r11d
+	movl $201, %r11d
 	jmp thip_gen_common
 	.size hipRegisterApiCallback, .-hipRegisterApiCallback
 	.p2align 4
 	.globl hipRemoveActivityCallback
 	.type hipRemoveActivityCallback, @function
 hipRemoveActivityCallback:
-	movl $237, %r11d
+	movl $202, %r11d
 	jmp thip_gen_common
 	.size hipRemoveActivityCallback, .-hipRemoveActivityCallback
 	.p2align 4
 	.globl hipRemoveApiCallback
 	.type hipRemoveApiCallback, @function
 hipRemoveApiCallback:
-	movl $238, %r11d
+	movl $203, %r11d
 	jmp thip_gen_common
 	.size hipRemoveApiCallback, .-hipRemoveApiCallback
 	.p2align 4
 	.globl hipRuntimeGetVersion
 	.type hipRuntimeGetVersion, @function
 hipRuntimeGetVersion:
-	movl $239, %r11d
+	movl $204, %r11d
 	jmp thip_gen_common
 	.size hipRuntimeGetVersion, .-hipRuntimeGetVersion
 	.p2align 4
 	.globl hipSetDeviceFlags
 	.type hipSetDeviceFlags, @function
 hipSetDeviceFlags:
-	movl $240, %r11d
+	movl $205, %r11d
 	jmp thip_gen_common
 	.size hipSetDeviceFlags, .-hipSetDeviceFlags
 	.p2align 4
 	.globl hipSetupArgument
 	.type hipSetupArgument, @function
 hipSetupArgument:
-	movl $241, %r11d
+	movl $206, %r11d
 	jmp thip_gen_common
 	.size hipSetupArgument, .-hipSetupArgument
 	.p2align 4
 	.globl hipSignalExternalSemaphoresAsync
 	.type hipSignalExternalSemaphoresAsync, @function
 hipSignalExternalSemaphoresAsync:
-	movl $242, %r11d
+	movl $207, %r11d
 	jmp thip_gen_common
 	.size hipSignalExternalSemaphoresAsync, .-hipSignalExternalSemaphoresAsync
 	.p2align 4
 	.globl hipStreamAddCallback
 	.type hipStreamAddCallback, @function
 hipStreamAddCallback:
-	movl $243, %r11d
+	movl $208, %r11d
 	jmp thip_gen_common
 	.size hipStreamAddCallback, .-hipStreamAddCallback
 	.p2align 4
 	.globl hipStreamAttachMemAsync
 	.type hipStreamAttachMemAsync, @function
 hipStreamAttachMemAsync:
-	movl $244, %r11d
+	movl $209, %r11d
 	jmp thip_gen_common
 	.size hipStreamAttachMemAsync, .-hipStreamAttachMemAsync
 	.p2align 4
 	.globl hipStreamGetCaptureInfo
 	.type hipStreamGetCaptureInfo, @function
 hipStreamGetCaptureInfo:
-	movl $245, %r11d
+	movl $210, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetCaptureInfo, .-hipStreamGetCaptureInfo
 	.p2align 4
 	.globl hipStreamGetCaptureInfo_v2
 	.type hipStreamGetCaptureInfo_v2, @function
 hipStreamGetCaptureInfo_v2:
-	movl $246, %r11d
+	movl $211, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetCaptureInfo_v2, .-hipStreamGetCaptureInfo_v2
 	.p2align 4
 	.globl hipStreamGetFlags
 	.type hipStreamGetFlags, @function
 hipStreamGetFlags:
-	movl $247, %r11d
+	movl $212, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetFlags, .-hipStreamGetFlags
 	.p2align 4
 	.globl hipStreamGetFlags_spt
 	.type hipStreamGetFlags_spt, @function
 hipStreamGetFlags_spt:
-	movl $248, %r11d
+	movl $213, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetFlags_spt, .-hipStreamGetFlags_spt
 	.p2align 4
 	.globl hipStreamGetPriority
 	.type hipStreamGetPriority, @function
 hipStreamGetPriority:
-	movl $249, %r11d
+	movl $214, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetPriority, .-hipStreamGetPriority
 	.p2align 4
 	.globl hipStreamGetPriority_spt
 	.type hipStreamGetPriority_spt, @function
 hipStreamGetPriority_spt:
-	movl $250, %r11d
+	movl $215, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetPriority_spt, .-hipStreamGetPriority_spt
 	.p2align 4
 	.globl hipStreamIsCapturing
 	.type hipStreamIsCapturing, @function
 hipStreamIsCapturing:
-	movl $251, %r11d
+	movl $216, %r11d
 	jmp thip_gen_common
 	.size hipStreamIsCapturing, .-hipStreamIsCapturing
-	.p2align 4
-	.globl hipStreamQuery_spt
-	.type hipStreamQuery_spt, @function
-hipStreamQuery_spt:
-	movl $252, %r11d
-	jmp thip_gen_common
-	.size hipStreamQuery_spt, .-hipStreamQuery_spt
-	.p2align 4
-	.globl hipStreamSynchronize_spt
-	.type hipStreamSynchronize_spt, @function
-hipStreamSynchronize_spt:
-	movl $253, %r11d
-	jmp thip_gen_common
-	.size hipStreamSynchronize_spt, .-hipStreamSynchronize_spt
 	.p2align 4
 	.globl hipStreamUpdateCaptureDependencies
 	.type hipStreamUpdateCaptureDependencies, @function
 hipStreamUpdateCaptureDependencies:
-	movl $254, %r11d
+	movl $217, %r11d
 	jmp thip_gen_common
 	.size hipStreamUpdateCaptureDependencies, .-hipStreamUpdateCaptureDependencies
-	.p2align 4
-	.globl hipStreamWaitEvent_spt
-	.type hipStreamWaitEvent_spt, @function
-hipStreamWaitEvent_spt:
-	movl $255, %r11d
-	jmp thip_gen_common
-	.size hipStreamWaitEvent_spt, .-hipStreamWaitEvent_spt
 	.p2align 4
 	.globl hipStreamWaitValue32
 	.type hipStreamWaitValue32, @function
 hipStreamWaitValue32:
-	movl $256, %r11d
+	movl $218, %r11d
 	jmp thip_gen_common
 	.size hipStreamWaitValue32, .-hipStreamWaitValue32
 	.p2align 4
 	.globl hipStreamWaitValue64
 	.type hipStreamWaitValue64, @function
 hipStreamWaitValue64:
-	movl $257, %r11d
+	movl $219, %r11d
 	jmp thip_gen_common
 	.size hipStreamWaitValue64, .-hipStreamWaitValue64
 	.p2align 4
 	.globl hipStreamWriteValue32
 	.type hipStreamWriteValue32, @function
 hipStreamWriteValue32:
-	movl $258, %r11d
+	movl $220, %r11d
 	jmp thip_gen_common
 	.size hipStreamWriteValue32, .-hipStreamWriteValue32
 	.p2align 4
 	.globl hipStreamWriteValue64
 	.type hipStreamWriteValue64, @function
 hipStreamWriteValue64:
-	movl $259, %r11d
+	movl $221, %r11d
 	jmp thip_gen_common
 	.size hipStreamWriteValue64, .-hipStreamWriteValue64
 	.p2align 4
 	.globl hipTexObjectCreate
 	.type hipTexObjectCreate, @function
 hipTexObjectCreate:
-	movl $260, %r11d
+	movl $222, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectCreate, .-hipTexObjectCreate
 	.p2align 4
 	.globl hipTexObjectDestroy
 	.type hipTexObjectDestroy, @function
 hipTexObjectDestroy:
-	movl $261, %r11d
+	movl $223, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectDestroy, .-hipTexObjectDestroy
 	.p2align 4
 	.globl hipTexObjectGetResourceDesc
 	.type hipTexObjectGetResourceDesc, @function
 hipTexObjectGetResourceDesc:
-	movl $262, %r11d
+	movl $224, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectGetResourceDesc, .-hipTexObjectGetResourceDesc
 	.p2align 4
 	.globl hipTexObjectGetResourceViewDesc
 	.type hipTexObjectGetResourceViewDesc, @function
 hipTexObjectGetResourceViewDesc:
-	movl $263, %r11d
+	movl $225, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectGetResourceViewDesc, .-hipTexObjectGetResourceViewDesc
 	.p2align 4
 	.globl hipTexObjectGetTextureDesc
 	.type hipTexObjectGetTextureDesc, @function
 hipTexObjectGetTextureDesc:
-	movl $264, %r11d
+	movl $226, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectGetTextureDesc, .-hipTexObjectGetTextureDesc
 	.p2align 4
 	.globl hipTexRefGetAddress
 	.type hipTexRefGetAddress, @function
 hipTexRefGetAddress:
-	movl $265, %r11d
+	movl $227, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetAddress, .-hipTexRefGetAddress
 	.p2align 4
 	.globl hipTexRefGetAddressMode
 	.type hipTexRefGetAddressMode, @function
 hipTexRefGetAddressMode:
-	movl $266, %r11d
+	movl $228, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetAddressMode, .-hipTexRefGetAddressMode
 	.p2align 4
 	.globl hipTexRefGetFilterMode
 	.type hipTexRefGetFilterMode, @function
 hipTexRefGetFilterMode:
-	movl $267, %r11d
+	movl $229, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetFilterMode, .-hipTexRefGetFilterMode
 	.p2align 4
 	.globl hipTexRefGetFlags
 	.type hipTexRefGetFlags, @function
 hipTexRefGetFlags:
-	movl $268, %r11d
+	movl $230, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetFlags, .-hipTexRefGetFlags
 	.p2align 4
 	.globl hipTexRefGetFormat
 	.type hipTexRefGetFormat, @function
 hipTexRefGetFormat:
-	movl $269, %r11d
+	movl $231, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetFormat, .-hipTexRefGetFormat
 	.p2align 4
 	.globl hipTexRefGetMaxAnisotropy
 	.type hipTexRefGetMaxAnisotropy, @function
 hipTexRefGetMaxAnisotropy:
-	movl $270, %r11d
+	movl $232, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMaxAnisotropy, .-hipTexRefGetMaxAnisotropy
 	.p2align 4
 	.globl hipTexRefGetMipMappedArray
 	.type hipTexRefGetMipMappedArray, @function
 hipTexRefGetMipMappedArray:
-	movl $271, %r11d
+	movl $233, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMipMappedArray, .-hipTexRefGetMipMappedArray
 	.p2align 4
 	.globl hipTexRefGetMipmapFilterMode
 	.type hipTexRefGetMipmapFilterMode, @function
 hipTexRefGetMipmapFilterMode:
-	movl $272, %r11d
+	movl $234, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMipmapFilterMode, .-hipTexRefGetMipmapFilterMode
 	.p2align 4
 	.globl hipTexRefGetMipmapLevelBias
 	.type hipTexRefGetMipmapLevelBias, @function
 hipTexRefGetMipmapLevelBias:
-	movl $273, %r11d
+	movl $235, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMipmapLevelBias, .-hipTexRefGetMipmapLevelBias
 	.p2align 4
 	.globl hipTexRefGetMipmapLevelClamp
 	.type hipTexRefGetMipmapLevelClamp, @function
 hipTexRefGetMipmapLevelClamp:
-	movl $274, %r11d
+	movl $236, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMipmapLevelClamp, .-hipTexRefGetMipmapLevelClamp
 	.p2align 4
 	.globl hipTexRefSetAddress
 	.type hipTexRefSetAddress, @function
 hipTexRefSetAddress:
-	movl $275, %r11d
+	movl $237, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetAddress, .-hipTexRefSetAddress
 	.p2align 4
 	.globl hipTexRefSetAddress2D
 	.type hipTexRefSetAddress2D, @function
 hipTexRefSetAddress2D:
-	movl $276, %r11d
+	movl $238, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetAddress2D, .-hipTexRefSetAddress2D
 	.p2align 4
 	.globl hipTexRefSetAddressMode
 	.type hipTexRefSetAddressMode, @function
 hipTexRefSetAddressMode:
-	movl $277, %r11d
+	movl $239, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetAddressMode, .-hipTexRefSetAddressMode
 	.p2align 4
 	.globl hipTexRefSetArray
 	.type hipTexRefSetArray, @function
 hipTexRefSetArray:
-	movl $278, %r11d
+	movl $240, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetArray, .-hipTexRefSetArray
 	.p2align 4
 	.globl hipTexRefSetBorderColor
 	.type hipTexRefSetBorderColor, @function
 hipTexRefSetBorderColor:
-	movl $279, %r11d
+	movl $241, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetBorderColor, .-hipTexRefSetBorderColor
 	.p2align 4
 	.globl hipTexRefSetFilterMode
 	.type hipTexRefSetFilterMode, @function
 hipTexRefSetFilterMode:
-	movl $280, %r11d
+	movl $242, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetFilterMode, .-hipTexRefSetFilterMode
 	.p2align 4
 	.globl hipTexRefSetFlags
 	.type hipTexRefSetFlags, @function
 hipTexRefSetFlags:
-	movl $281, %r11d
+	movl $243, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetFlags, .-hipTexRefSetFlags
 	.p2align 4
 	.globl hipTexRefSetFormat
 	.type hipTexRefSetFormat, @function
 hipTexRefSetFormat:
-	movl $282, %r11d
+	movl $244, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetFormat, .-hipTexRefSetFormat
 	.p2align 4
 	.globl hipTexRefSetMaxAnisotropy
 	.type hipTexRefSetMaxAnisotropy, @function
 hipTexRefSetMaxAnisotropy:
-	movl $283, %r11d
+	movl $245, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMaxAnisotropy, .-hipTexRefSetMaxAnisotropy
 	.p2align 4
 	.globl hipTexRefSetMipmapFilterMode
 	.type hipTexRefSetMipmapFilterMode, @function
 hipTexRefSetMipmapFilterMode:
-	movl $284, %r11d
+	movl $246, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMipmapFilterMode, .-hipTexRefSetMipmapFilterMode
 	.p2align 4
 	.globl hipTexRefSetMipmapLevelBias
 	.type hipTexRefSetMipmapLevelBias, @function
 hipTexRefSetMipmapLevelBias:
-	movl $285, %r11d
+	movl $247, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMipmapLevelBias, .-hipTexRefSetMipmapLevelBias
 	.p2align 4
 	.globl hipTexRefSetMipmapLevelClamp
 	.type hipTexRefSetMipmapLevelClamp, @function
 hipTexRefSetMipmapLevelClamp:
-	movl $286, %r11d
+	movl $248, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMipmapLevelClamp, .-hipTexRefSetMipmapLevelClamp
 	.p2align 4
 	.globl hipTexRefSetMipmappedArray
 	.type hipTexRefSetMipmappedArray, @function
 hipTexRefSetMipmappedArray:
-	movl $287, %r11d
+	movl $249, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMipmappedArray, .-hipTexRefSetMipmappedArray
 	.p2align 4
 	.globl hipThreadExchangeStreamCaptureMode
 	.type hipThreadExchangeStreamCaptureMode, @function
 hipThreadExchangeStreamCaptureMode:
-	movl $288, %r11d
+	movl $250, %r11d
 	jmp thip_gen_common
 	.size hipThreadExchangeStreamCaptureMode, .-hipThreadExchangeStreamCaptureMode
 	.p2align 4
 	.globl hipUnbindTexture
 	.type hipUnbindTexture, @function
 hipUnbindTexture:
-	movl $289, %r11d
+	movl $251, %r11d
 	jmp thip_gen_common
 	.size hipUnbindTexture, .-hipUnbindTexture
 	.p2align 4
 	.globl hipWaitExternalSemaphoresAsync
 	.type hipWaitExternalSemaphoresAsync, @function
 hipWaitExternalSemaphoresAsync:
-	movl $290, %r11d
+	movl $252, %r11d
 	jmp thip_gen_common
 	.size hipWaitExternalSemaphoresAsync, .-hipWaitExternalSemaphoresAsync
 

@@ -103,6 +103,9 @@ struct ihipModuleSymbol_t {
 
 /* The global of module m named name, NULL when absent. */
 THD_HIDDEN thd_global *thd_module_global(struct ihipModule_t *m, const char *name);
+/* Whether p is a hipFunction_t hipModuleGetFunction handed out (never
+ * dereferenced first). */
+THD_HIDDEN int thd_function_known(const void *p);
 
 /* ---- streams and stream capture ---------------------------------------- */
 
@@ -135,7 +138,15 @@ struct ihipGraph {
 	uint32_t magic;
 	thd_node *nodes;
 	size_t n;
+	struct hipGraphNode **gnodes; /* added node by node (thd_graph.c) */
+	size_t ngnodes;
 };
+
+/* Instantiation: the graph's work in the order it runs, into a new array
+ * (*out owned by the caller): the nodes of a stream capture in order,
+ * then those added node by node in an order their dependencies allow
+ * (thd_graph.c). */
+THD_HIDDEN hipError_t thd_graph_flatten(const struct ihipGraph *g, thd_node **out, size_t *n);
 
 struct hipGraphExec {
 	uint32_t magic;
@@ -227,6 +238,14 @@ THD_HIDDEN hipError_t thd_array_copy3d(const struct hipMemcpy3DParms *p, hipStre
 THD_HIDDEN int thd_device_count(void);
 THD_HIDDEN int thd_device_ok(long device);
 THD_HIDDEN int thd_device_current(void);
+/* Make device (checked by the caller) the calling thread's current one. */
+THD_HIDDEN void thd_device_make_current(int device);
+/* The calling thread's per-thread default stream (the _spt calls'), made
+ * at its first use: a blocking stream (NULL when it cannot be made). */
+THD_HIDDEN hipStream_t thd_per_thread_stream(void);
+/* A synchronous _spt call's end: r, or when it is hipSuccess the first
+ * error of the work it queued on stream, run to its end. */
+THD_HIDDEN hipError_t thd_spt_finish(hipStream_t stream, hipError_t r);
 
 THD_HIDDEN void *thd_object_new(size_t size);
 THD_HIDDEN void thd_lock(void);

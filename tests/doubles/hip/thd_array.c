@@ -45,6 +45,7 @@ typedef struct thd_array {
 	size_t map_size;
 	size_t elem;            /* bytes an element */
 	size_t row, rows, slices; /* row bytes; rows a slice and slices, at least 1 */
+	int view;               /* a mipmapped array's level: bytes are the level's */
 } thd_array;
 
 /* Every array ever made (live or freed: the registry keeps them). */
@@ -251,8 +252,10 @@ THD_EXPORT hipError_t hipFreeArray(hipArray *array)
 	thd_lock();
 	a->magic = THD_DEAD;
 	thd_unlock();
-	thd_mem_remove((uintptr_t)a->bytes);
-	munmap(a->bytes, a->map_size);
+	if (!a->view) { /* a level's view leaves the level's bytes to its array */
+		thd_mem_remove((uintptr_t)a->bytes);
+		munmap(a->bytes, a->map_size);
+	}
 	a->bytes = NULL;
 	return hipSuccess;
 }
@@ -622,4 +625,255 @@ THD_EXPORT hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t src, size_t
 		return thd_ret(hipErrorInvalidValue);
 	thd_count_shape(a, count, &w, &h);
 	return thd_from_array(dst, 0, src, wOffset, hOffset, w, h, kind, NULL);
+}
+
+/* clr's hipMemcpy2DToArray_spt / hipMemcpy2DFromArray_spt: the same
+ * checks and copy on the calling thread's per-thread default stream,
+ * waited for. */
+THD_EXPORT hipError_t hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset,
+                                             const void *src, size_t spitch, size_t width,
+                                             size_t height, hipMemcpyKind kind)
+{
+	hipStream_t s = thd_per_thread_stream();
+
+	return thd_spt_finish(s, thd_2d_to_array(dst, wOffset, hOffset, src, spitch, width, height,
+	                                         kind, s));
+}
+
+THD_EXPORT hipError_t hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, hipArray_const_t src,
+                                               size_t wOffset, size_t hOffset, size_t width,
+                                               size_t height, hipMemcpyKind kind)
+{
+	hipStream_t s = thd_per_thread_stream();
+
+	return thd_spt_finish(s, thd_2d_from_array(dst, dpitch, src, wOffset, hOffset, width, height,
+	                                           kind, s));
+}
+
+/* clr's hipMalloc3DArray: a null out pointer or descriptor is
+ * hipErrorInvalidValue; the descriptor's format (getArrayFormat) and
+ * channels (getNumChannels) and the extent make hipArray3DCreate's
+ * descriptor, with no check of the channel descriptor's bits (unlike
+ * hipMallocArray's CheckArrayFormat): a format clr does not know makes no
+ * image (hipErrorInvalidValue here). */
+THD_EXPORT hipError_t hipMalloc3DArray(hipArray **array, const struct hipChannelFormatDesc *desc,
+                                       struct hipExtent extent, unsigned int flags)
+{
+	HIP_ARRAY3D_DESCRIPTOR d;
+
+	if (!array || !desc)
+		return thd_ret(hipErrorInvalidValue);
+	memset(&d, 0, sizeof(d));
+	d.Width = extent.width;
+	d.Height = extent.height;
+	d.Depth = extent.depth;
+	d.Format = (enum hipArray_Format)thd_desc_format(desc);
+	d.NumChannels = (unsigned)((desc->x != 0) + (desc->y != 0) + (desc->z != 0) + (desc->w != 0));
+	d.Flags = flags;
+	return thd_array_create(array, &d);
+}
+
+/* ROCm 5.2's clr answers every one of these hipErrorNotSupported
+ * (hip_memory.cpp), whatever the arguments. */
+THD_EXPORT hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray,
+                                              const struct hipChannelFormatDesc *desc,
+                                              struct hipExtent extent, unsigned int numLevels,
+                                              unsigned int flags)
+{
+	(void)mipmappedArray;
+	(void)desc;
+	(void)extent;
+	(void)numLevels;
+	(void)flags;
+	return thd_ret(hipErrorNotSupported);
+}
+
+THD_EXPORT hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
+{
+	(void)mipmappedArray;
+	return thd_ret(hipErrorNotSupported);
+}
+
+THD_EXPORT hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray,
+                                                hipMipmappedArray_const_t mipmappedArray,
+                                                unsigned int level)
+{
+	(void)levelArray;
+	(void)mipmappedArray;
+	(void)level;
+	return thd_ret(hipErrorNotSupported);
+}
+
+/* ---- mipmapped arrays by the driver-style calls ---------------------------------- */
+
+/*
+ * clr 5.2 implements hipMipmappedArrayCreate / GetLevel / Destroy (the
+ * runtime-style hipMallocMipmappedArray family answers
+ * hipErrorNotSupported): one image with its levels; GetLevel makes a new
+ * hipArray, a view of the level, each time it is called (width, height
+ * and depth of the level: each extent halved per level, at least 1, a
+ * layered array's layers kept), and Destroy releases the image after the
+ * devices' null streams finish.  Here each level is an array of its own,
+ * made with the mipmapped array; a view shares its level's bytes and
+ * dies with the mipmapped array.  clr checks nothing more before making
+ * the image; the double refuses a null out pointer or descriptor and a
+ * level count of 0 or more than the largest extent allows
+ * (hipErrorInvalidValue), where clr would fail inside the image.
+ */
+#define THD_MIP_MAGIC 0x7468644du /* "thdM" */
+#define THD_MIP_MAX 16
+
+typedef struct thd_mipmap {
+	hipMipmappedArray pub;  /* first: the handle the program holds */
+	uint32_t magic;
+	unsigned levels;
+	unsigned layered;
+	thd_array *level[THD_MIP_MAX];
+	thd_array **views;      /* every view GetLevel made (owned array) */
+	size_t nviews;
+} thd_mipmap;
+
+static struct {
+	thd_mipmap **v;
+	size_t n;
+} thd_mipmaps;
+
+static thd_mipmap *thd_mipmap_find(const void *m)
+{
+	thd_mipmap *found = NULL;
+
+	if (!m)
+		return NULL;
+	thd_lock();
+	for (size_t i = 0; i < thd_mipmaps.n; i++)
+		if ((const void *)thd_mipmaps.v[i] == m && thd_mipmaps.v[i]->magic == THD_MIP_MAGIC) {
+			found = thd_mipmaps.v[i];
+			break;
+		}
+	thd_unlock();
+	return found;
+}
+
+static size_t thd_mip_extent(size_t e, unsigned l)
+{
+	if (!e)
+		return 0;
+	e >>= l;
+	return e ? e : 1;
+}
+
+THD_EXPORT hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t *pHandle,
+                                              HIP_ARRAY3D_DESCRIPTOR *desc, unsigned int levels)
+{
+	thd_mipmap *m, **v;
+	size_t top;
+	unsigned most = 0;
+	hipError_t r;
+
+	if (!pHandle || !desc || !levels)
+		return thd_ret(hipErrorInvalidValue);
+	top = desc->Width > desc->Height ? desc->Width : desc->Height;
+	if (!(desc->Flags & hipArrayLayered) && desc->Depth > top)
+		top = desc->Depth;
+	while (most < THD_MIP_MAX && (top >> most))
+		most++;
+	if (levels > most)
+		return thd_ret(hipErrorInvalidValue);
+	m = thd_object_new(sizeof(*m));
+	if (!m)
+		return thd_ret(hipErrorOutOfMemory);
+	m->layered = (desc->Flags & hipArrayLayered) != 0;
+	for (unsigned l = 0; l < levels; l++) {
+		HIP_ARRAY3D_DESCRIPTOR d = *desc;
+		hipArray *a = NULL;
+		d.Width = thd_mip_extent(desc->Width, l);
+		d.Height = thd_mip_extent(desc->Height, l);
+		d.Depth = m->layered ? desc->Depth : thd_mip_extent(desc->Depth, l);
+		r = thd_array_create(&a, &d);
+		if (r != hipSuccess)
+			return r; /* the levels made stay in the registry */
+		m->level[l] = thd_array_find(a);
+		m->levels = l + 1;
+	}
+	m->pub.data = m;
+	m->pub.desc = m->level[0]->pub.desc;
+	m->pub.width = (unsigned)desc->Width;
+	m->pub.height = (unsigned)desc->Height;
+	m->pub.depth = (unsigned)desc->Depth;
+	m->pub.max_mipmap_level = levels;
+	m->pub.flags = desc->Flags;
+	m->pub.format = desc->Format;
+	thd_lock();
+	v = realloc(thd_mipmaps.v, (thd_mipmaps.n + 1) * sizeof(*v));
+	if (v) {
+		thd_mipmaps.v = v;
+		v[thd_mipmaps.n++] = m;
+		m->magic = THD_MIP_MAGIC;
+	}
+	thd_unlock();
+	if (!v)
+		return thd_ret(hipErrorOutOfMemory);
+	*pHandle = &m->pub;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipMipmappedArrayGetLevel(hipArray_t *pLevelArray,
+                                                hipMipmappedArray_t hMipMappedArray,
+                                                unsigned int level)
+{
+	thd_mipmap *m;
+	thd_array *lv, *a, **v;
+
+	if (!pLevelArray || !hMipMappedArray)
+		return thd_ret(hipErrorInvalidValue);
+	if (!(m = thd_mipmap_find(hMipMappedArray)) || level >= m->levels)
+		return thd_ret(hipErrorInvalidValue);
+	lv = m->level[level];
+	a = thd_object_new(sizeof(*a));
+	if (!a)
+		return thd_ret(hipErrorOutOfMemory);
+	*a = *lv;
+	a->magic = 0;
+	a->view = 1;
+	a->pub.data = a;
+	/* clr fills the view from the level image: a 2D level's depth is 1 */
+	a->pub.depth = (unsigned)lv->slices;
+	thd_lock();
+	v = thd_arrays.v;
+	if (thd_arrays.n == thd_arrays.cap) {
+		size_t cap = thd_arrays.cap ? thd_arrays.cap * 2 : 16;
+		if ((v = realloc(thd_arrays.v, cap * sizeof(*v)))) {
+			thd_arrays.v = v;
+			thd_arrays.cap = cap;
+		}
+	}
+	if (v)
+		v[thd_arrays.n++] = a;
+	if (v && (v = realloc(m->views, (m->nviews + 1) * sizeof(*v)))) {
+		m->views = v;
+		v[m->nviews++] = a;
+		a->magic = THD_ARRAY_MAGIC;
+	}
+	thd_unlock();
+	if (a->magic != THD_ARRAY_MAGIC)
+		return thd_ret(hipErrorOutOfMemory);
+	*pLevelArray = &a->pub;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipMipmappedArrayDestroy(hipMipmappedArray_t hMipmappedArray)
+{
+	thd_mipmap *m;
+
+	if (!hMipmappedArray || !(m = thd_mipmap_find(hMipmappedArray)))
+		return thd_ret(hipErrorInvalidValue);
+	thd_sync_device();
+	thd_lock();
+	m->magic = THD_DEAD;
+	for (size_t i = 0; i < m->nviews; i++)
+		m->views[i]->magic = THD_DEAD;
+	thd_unlock();
+	for (unsigned l = 0; l < m->levels; l++)
+		hipFreeArray(&m->level[l]->pub);
+	return hipSuccess;
 }

@@ -122,6 +122,11 @@ int thd_device_current(void)
 	return thd_cur_device;
 }
 
+void thd_device_make_current(int device)
+{
+	thd_cur_device = device;
+}
+
 THD_EXPORT hipError_t hipGetDeviceCount(int *count)
 {
 	if (!count)
@@ -277,6 +282,25 @@ static hipError_t thd_stream_new(hipStream_t *out, unsigned flags, int priority)
 	return hipSuccess;
 }
 
+/* clr's getPerThreadDefaultStream: a blocking stream of the calling
+ * thread's own, made at its first _spt call (NULL, the null stream, when
+ * it cannot be made). */
+static _Thread_local hipStream_t thd_pt_stream;
+
+hipStream_t thd_per_thread_stream(void)
+{
+	if (!thd_pt_stream && thd_stream_new(&thd_pt_stream, 0, 0) != hipSuccess)
+		thd_pt_stream = NULL;
+	return thd_pt_stream;
+}
+
+hipError_t thd_spt_finish(hipStream_t stream, hipError_t r)
+{
+	if (r != hipSuccess || !stream)
+		return r;
+	return thd_ret(thd_sync_stream(stream));
+}
+
 THD_EXPORT hipError_t hipStreamCreate(hipStream_t *stream)
 {
 	return thd_stream_new(stream, 0, 0);
@@ -410,6 +434,7 @@ THD_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *exec, hipGraph_t graph
                                           hipGraphNode_t *error_node, char *log, size_t log_size)
 {
 	struct hipGraphExec *e;
+	hipError_t r;
 
 	(void)error_node;
 	if (log && log_size)
@@ -417,11 +442,12 @@ THD_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *exec, hipGraph_t graph
 	if (!exec || !graph || graph->magic != THD_LIVE)
 		return thd_ret(!exec ? hipErrorInvalidValue : hipErrorInvalidHandle);
 	e = thd_object_new(sizeof(*e));
-	if (!e || (graph->n && !(e->nodes = calloc(graph->n, sizeof(*e->nodes)))))
-		return thd_ret(hipErrorOutOfMemory); /* e stays in the registry */
-	for (size_t i = 0; i < graph->n; i++)
-		e->nodes[i] = graph->nodes[i]; /* kernarg bytes shared with the graph */
-	e->n = graph->n;
+	if (!e)
+		return thd_ret(hipErrorOutOfMemory);
+	/* kernarg bytes shared with the graph; e stays in the registry */
+	r = thd_graph_flatten(graph, &e->nodes, &e->n);
+	if (r != hipSuccess)
+		return thd_ret(r);
 	e->graph = graph;
 	e->magic = THD_LIVE;
 	*exec = e;

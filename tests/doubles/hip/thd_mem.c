@@ -793,6 +793,14 @@ THD_EXPORT hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
 	return thd_copy3d_parms(p, NULL);
 }
 
+/* clr's hipMemcpy3D_spt: hipMemcpy3D on the per-thread default stream. */
+THD_EXPORT hipError_t hipMemcpy3D_spt(const struct hipMemcpy3DParms *p)
+{
+	hipStream_t s = thd_per_thread_stream();
+
+	return thd_spt_finish(s, thd_copy3d_parms(p, s));
+}
+
 THD_EXPORT hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream)
 {
 	return thd_copy3d_parms(p, stream);

@@ -40,6 +40,8 @@ static struct {
 	atomic_ullong not_run;
 	char **not_run_names;
 	size_t n_not_run_names;
+	struct ihipModuleSymbol_t **fns; /* every hipFunction_t handed out */
+	size_t nfns;
 } thd_mod_g;
 
 typedef struct thd_config {
@@ -242,10 +244,26 @@ static hipError_t thd_function_get(struct ihipModule_t *m, const char *name,
 	f->mod = m;
 	f->k = k;
 	m->fns[m->nfns++] = f;
+	v = realloc(thd_mod_g.fns, (thd_mod_g.nfns + 1) * sizeof(*v));
+	if (v) {
+		thd_mod_g.fns = v;
+		v[thd_mod_g.nfns++] = f;
+	}
 	*out = f;
 out:
 	thd_unlock();
 	return r;
+}
+
+int thd_function_known(const void *p)
+{
+	int found = 0;
+
+	thd_lock();
+	for (size_t i = 0; i < thd_mod_g.nfns && !found; i++)
+		found = (const void *)thd_mod_g.fns[i] == p;
+	thd_unlock();
+	return found;
 }
 
 /* ---- registration (what hipcc's generated constructor calls) ------------------ */

@@ -1,0 +1,366 @@
+/*
+ * rphip_graph.c - HIP graphs built node by node on replay (the records:
+ * serializer/sbt_compute.h; docs/hip.md "Replay").
+ *
+ * The nodes are not added to a live graph one by one (ROCm 5.2's
+ * hipGraphAddKernelNode would take the live hipFunction_t, clr's getFunc
+ * falls back to one, but every node's addresses, function and host bytes
+ * would have to be mapped a second time beside the paths that map them
+ * for launches, copies and memsets).  A graph built node by node is kept
+ * as its records
+ * (hipGraphCreate makes the graph object, each hipGraphAdd*Node record is
+ * re-encoded and kept with its dependencies, hipGraphAddDependencies adds
+ * edges), and hipGraphInstantiate(WithFlags) of it builds the live graph
+ * the way graphs made by stream capture are rebuilt: on a stream of its
+ * own that captures, each node's work is issued through the replay's
+ * own launch, copy and memset paths (pointers, functions and host bytes
+ * mapped as for any such record), in an order the dependencies allow
+ * (Kahn's, ties by the order added); the captured graph is instantiated
+ * and kept with the exec.  The live graph is a chain: its nodes run one
+ * after another, an order the trace allowed, more than it asked for but
+ * never less.  A trace is untrusted: a node or dependency naming a node
+ * the graph does not hold, a cycle, or a node the replay cannot issue
+ * (a copy to host memory, whose result the interposer does not keep; a
+ * memset node taller than one row of wider elements) is refused by name.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replayer/hip/rphip_internal.h"
+
+typedef struct rphip_gnode {
+	uint64_t cap, seq;
+	sbt_cm_hip_call hc;
+	uint8_t *rec;        /* the record, re-encoded (owned) */
+	size_t rec_len;
+	uint64_t *deps;      /* captured node handles it waits for (owned) */
+	size_t ndeps;
+} rphip_gnode;
+
+struct rphip_gnodes {
+	rphip_gnode *v;
+	size_t n, cap;
+};
+
+int rphip_is_graph_build(sbt_cm_hip_call hc)
+{
+	switch (hc) {
+	case SBT_CM_HIP_hipGraphCreate: case SBT_CM_HIP_hipGraphAddKernelNode:
+	case SBT_CM_HIP_hipGraphAddMemcpyNode: case SBT_CM_HIP_hipGraphAddMemcpyNode1D:
+	case SBT_CM_HIP_hipGraphAddMemsetNode: case SBT_CM_HIP_hipGraphAddEmptyNode:
+	case SBT_CM_HIP_hipGraphAddDependencies:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void rphip_gnodes_free(struct rphip_gnodes *gn)
+{
+	if (!gn)
+		return;
+	for (size_t i = 0; i < gn->n; i++) {
+		free(gn->v[i].rec);
+		free(gn->v[i].deps);
+	}
+	free(gn->v);
+	free(gn);
+}
+
+static uint64_t rphip_u64_at(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int k = 7; k >= 0; k--)
+		v = v << 8 | p[k];
+	return v;
+}
+
+/* The node of graph g at index *out for captured node cap (what: for the
+ * message). */
+static rp_status rphip_gnode_find(rphip_state *s, const rphip_obj *g, uint64_t cap, const char *what,
+                                  size_t i, size_t *out, rp_diag *diag)
+{
+	for (size_t k = 0; k < g->gn->n; k++)
+		if (g->gn->v[k].cap == cap) {
+			*out = k;
+			return RP_OK;
+		}
+	return rphip_fail(s, diag, RP_ERR_TRACE, "%s %zu names graph node 0x%llx, which the trace "
+	                  "never added to graph 0x%llx", what, i, (unsigned long long)cap,
+	                  (unsigned long long)g->cap);
+}
+
+static rp_status rphip_graph_of(rphip_state *s, uint64_t cap, rphip_obj **out, rp_diag *diag)
+{
+	*out = rphip_obj_get(s, RPHIP_O_GRAPH, cap);
+	if (!*out)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "graph 0x%llx was never made in the trace",
+		                  (unsigned long long)cap);
+	if (!(*out)->gn)
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "graph 0x%llx was made by stream capture: "
+		                  "nodes added to it are not replayed", (unsigned long long)cap);
+	return RP_OK;
+}
+
+/* Whether the replay can issue node record c (hc) into a capture. */
+static rp_status rphip_gnode_check(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                                   rp_diag *diag)
+{
+	if ((hc == SBT_CM_HIP_hipGraphAddMemcpyNode || hc == SBT_CM_HIP_hipGraphAddMemcpyNode1D) &&
+	    c->dst_type == 1)
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "a graph node copying to host memory is not "
+		                  "replayed (capture keeps no result of it to compare)");
+	if (hc == SBT_CM_HIP_hipGraphAddMemsetNode &&
+	    (c->height != 1 || (c->elem_size != 1 && c->elem_size != 2 && c->elem_size != 4) ||
+	     c->width > UINT64_MAX / 4))
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "a memset node of %llu rows of %llu "
+		                  "elements of %llu bytes is not replayed (one row of 1, 2 or 4-byte "
+		                  "elements is)", (unsigned long long)c->height,
+		                  (unsigned long long)c->width, (unsigned long long)c->elem_size);
+	return RP_OK;
+}
+
+static rp_status rphip_gnode_add(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                                 rp_diag *diag)
+{
+	rphip_obj *g;
+	rphip_gnode *n;
+	size_t ndeps = c->deps_len / 8, at, max;
+	rp_status st;
+
+	if ((st = rphip_graph_of(s, c->parent, &g, diag)) != RP_OK)
+		return st;
+	if (!c->node)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "a node added to graph 0x%llx with no handle",
+		                  (unsigned long long)c->parent);
+	if (c->deps_len % 8)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "its dependencies are %zu bytes, not a list of "
+		                  "8-byte handles", c->deps_len);
+	for (size_t k = 0; k < g->gn->n; k++)
+		if (g->gn->v[k].cap == c->node)
+			return rphip_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx was added to graph 0x%llx "
+			                  "already (seq %llu)", (unsigned long long)c->node,
+			                  (unsigned long long)c->parent, (unsigned long long)g->gn->v[k].seq);
+	for (size_t i = 0; i < ndeps; i++)
+		if ((st = rphip_gnode_find(s, g, rphip_u64_at(c->deps + i * 8), "dependency", i, &at,
+		                           diag)) != RP_OK)
+			return st;
+	if (g->gn->n == g->gn->cap) {
+		size_t cap = g->gn->cap ? g->gn->cap * 2 : 8;
+		rphip_gnode *v = realloc(g->gn->v, cap * sizeof(*v));
+		if (!v)
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		g->gn->v = v;
+		g->gn->cap = cap;
+	}
+	n = &g->gn->v[g->gn->n];
+	memset(n, 0, sizeof(*n));
+	max = sbt_cm_encoded_max(c);
+	if (!(n->rec = malloc(max)) || (ndeps && !(n->deps = calloc(ndeps, sizeof(*n->deps)))) ||
+	    sbt_cm_encode(c, n->rec, max, &n->rec_len) != SBT_OK) {
+		free(n->rec);
+		free(n->deps);
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < ndeps; i++)
+		n->deps[i] = rphip_u64_at(c->deps + i * 8);
+	n->ndeps = ndeps;
+	n->cap = c->node;
+	n->seq = s->seq;
+	n->hc = hc;
+	g->gn->n++;
+	return RP_OK;
+}
+
+static rp_status rphip_gnode_deps(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rphip_obj *g;
+	size_t n = c->deps_len / 8, from = 0, to = 0;
+	rp_status st;
+
+	if ((st = rphip_graph_of(s, c->parent, &g, diag)) != RP_OK)
+		return st;
+	if (c->deps_len % 8 || c->deps_len != c->deps_to_len)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "%zu bytes of 'from' nodes and %zu of 'to' "
+		                  "nodes: not two lists of as many 8-byte handles", c->deps_len,
+		                  c->deps_to_len);
+	for (size_t i = 0; i < n; i++) {
+		rphip_gnode *t;
+		uint64_t *v;
+		if ((st = rphip_gnode_find(s, g, rphip_u64_at(c->deps + i * 8), "'from' node", i, &from,
+		                           diag)) != RP_OK ||
+		    (st = rphip_gnode_find(s, g, rphip_u64_at(c->deps_to + i * 8), "'to' node", i, &to,
+		                           diag)) != RP_OK)
+			return st;
+		t = &g->gn->v[to];
+		if (t->ndeps == SIZE_MAX / sizeof(*v) ||
+		    !(v = realloc(t->deps, (t->ndeps + 1) * sizeof(*v))))
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		t->deps = v;
+		v[t->ndeps++] = g->gn->v[from].cap;
+	}
+	return RP_OK;
+}
+
+rp_status rphip_graph_build(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                            rp_diag *diag)
+{
+	rphip_obj *g;
+
+	switch (hc) {
+	case SBT_CM_HIP_hipGraphCreate:
+		if (!(g = rphip_obj_put(s, RPHIP_O_GRAPH, c->handle)) ||
+		    !(g->gn = calloc(1, sizeof(*g->gn))))
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		g->made_seq = s->seq;
+		return RP_OK;
+	case SBT_CM_HIP_hipGraphAddDependencies:
+		return rphip_gnode_deps(s, c, diag);
+	default:
+		return rphip_gnode_add(s, hc, c, diag);
+	}
+}
+
+/* The order the nodes are issued in: each after its dependencies (Kahn's,
+ * ties by the order added); -1 on a cycle. */
+static int rphip_gnode_order(const struct rphip_gnodes *gn, size_t *order)
+{
+	unsigned char *done = calloc(gn->n ? gn->n : 1, 1);
+	size_t k = 0;
+
+	if (!done)
+		return -1;
+	while (k < gn->n) {
+		size_t pick = gn->n;
+		for (size_t i = 0; i < gn->n && pick == gn->n; i++) {
+			int ready = !done[i];
+			for (size_t d = 0; ready && d < gn->v[i].ndeps; d++)
+				for (size_t j = 0; j < gn->n; j++)
+					if (gn->v[j].cap == gn->v[i].deps[d] && !done[j])
+						ready = 0;
+			if (ready)
+				pick = i;
+		}
+		if (pick == gn->n)
+			break;
+		done[pick] = 1;
+		order[k++] = pick;
+	}
+	free(done);
+	return k == gn->n ? 0 : -1;
+}
+
+/* Issue node n's work on the build stream, as the call that makes it. */
+static rp_status rphip_gnode_issue(rphip_state *s, const rphip_gnode *n, rp_diag *diag)
+{
+	sbt_cm_call c;
+	sbt_cm_hip_call hc;
+	rp_status st;
+
+	if (n->hc == SBT_CM_HIP_hipGraphAddEmptyNode)
+		return RP_OK;
+	if (sbt_cm_decode(n->rec, n->rec_len, &c) != SBT_OK)
+		return rphip_fail(s, diag, RP_ERR_DECODE, "graph node 0x%llx (seq %llu) could not be read "
+		                  "back", (unsigned long long)n->cap, (unsigned long long)n->seq);
+	/* named at its own seq (s->seq is the node's while it is issued) */
+	if ((st = rphip_gnode_check(s, n->hc, &c, diag)) != RP_OK)
+		return st;
+	c.stream = RPHIP_BUILD_STREAM;
+	c.capture_status = hipStreamCaptureStatusActive;
+	c.ptds = 0;
+	switch (n->hc) {
+	case SBT_CM_HIP_hipGraphAddKernelNode:
+		hc = SBT_CM_HIP_hipLaunchKernel;
+		break;
+	case SBT_CM_HIP_hipGraphAddMemsetNode:
+		hc = c.elem_size == 2 ? SBT_CM_HIP_hipMemsetD16Async
+		     : c.elem_size == 4 ? SBT_CM_HIP_hipMemsetD32Async : SBT_CM_HIP_hipMemsetD8Async;
+		c.size = c.width * c.elem_size;
+		break;
+	default: /* the memcpy nodes: pitched copies */
+		hc = SBT_CM_HIP_hipMemcpy3DAsync;
+		break;
+	}
+	return rphip_exec(s, hc, &c, diag);
+}
+
+rp_status rphip_graph_instantiate_nodes(rphip_state *s, rphip_obj *g, const sbt_cm_call *c,
+                                        rp_diag *diag)
+{
+	struct rphip_gnodes *gn = g->gn;
+	size_t *order = calloc(gn->n ? gn->n : 1, sizeof(*order));
+	rphip_obj build, *eo;
+	hipStream_t stream = NULL;
+	hipGraph_t live = NULL;
+	hipGraphExec_t exec = NULL;
+	uint64_t seq = s->seq;
+	const char *call = s->call;
+	int single = s->single;
+	hipError_t r;
+	rp_status st = RP_OK;
+
+	if (!order)
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	if (rphip_gnode_order(gn, order) != 0) {
+		st = rphip_fail(s, diag, RP_ERR_TRACE, "graph 0x%llx's dependencies make a cycle: no "
+		                "order runs its nodes", (unsigned long long)g->cap);
+		goto out_free_order;
+	}
+	r = s->rt.p_hipStreamCreateWithPriority(&stream, hipStreamNonBlocking, 0);
+	if (r != hipSuccess) {
+		st = rphip_hipfail(s, diag, "hipStreamCreateWithPriority", r);
+		goto out_free_order;
+	}
+	r = s->rt.p_hipStreamBeginCapture(stream, hipStreamCaptureModeRelaxed);
+	if (r != hipSuccess) {
+		st = rphip_hipfail(s, diag, "hipStreamBeginCapture", r);
+		goto out_destroy_stream;
+	}
+	memset(&build, 0, sizeof(build));
+	build.cap = RPHIP_BUILD_STREAM;
+	build.kind = RPHIP_O_STREAM;
+	build.live = stream;
+	build.capturing = 1;
+	s->build = &build;
+	s->single = 0; /* the nodes go on this stream whatever --streams says */
+	for (size_t i = 0; i < gn->n && st == RP_OK; i++) {
+		const rphip_gnode *n = &gn->v[order[i]];
+		s->seq = n->seq;
+		s->call = sbt_cm_hip_name(n->hc);
+		st = rphip_gnode_issue(s, n, diag);
+	}
+	s->seq = seq;
+	s->call = call;
+	s->single = single;
+	s->build = NULL;
+	r = s->rt.p_hipStreamEndCapture(stream, &live);
+	if (st != RP_OK)
+		goto out_destroy_graph;
+	if (r != hipSuccess) {
+		st = rphip_hipfail(s, diag, "hipStreamEndCapture", r);
+		goto out_destroy_graph;
+	}
+	r = s->rt.p_hipGraphInstantiate(&exec, live, NULL, NULL, 0);
+	if (r != hipSuccess) {
+		st = rphip_hipfail(s, diag, "hipGraphInstantiate", r);
+		goto out_destroy_graph;
+	}
+	if (!(eo = rphip_obj_put(s, RPHIP_O_GRAPHEXEC, c->handle))) {
+		s->rt.p_hipGraphExecDestroy(exec);
+		st = rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		goto out_destroy_graph;
+	}
+	eo->live = exec;
+	eo->live_graph = live;
+	live = NULL;
+out_destroy_graph:
+	if (live)
+		s->rt.p_hipGraphDestroy(live);
+out_destroy_stream:
+	s->rt.p_hipStreamDestroy(stream);
+out_free_order:
+	free(order);
+	return st;
+}

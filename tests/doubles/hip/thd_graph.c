@@ -1,0 +1,315 @@
+/*
+ * thd_graph.c - graphs built node by node on the double, as ROCm 5.2's
+ * clr builds them (hip_graph.cpp): hipGraphCreate, hipGraphAddKernelNode,
+ * hipGraphAddMemcpyNode, hipGraphAddMemcpyNode1D, hipGraphAddMemsetNode,
+ * hipGraphAddEmptyNode, hipGraphAddDependencies and
+ * hipGraphInstantiateWithFlags (hipGraphInstantiate, launch and the
+ * destroys: thd_core.c, shared with stream capture).
+ *
+ * A node is the work its call would queue, made by that call on a stream
+ * of the node's own that captures into a graph of its own (so a kernel
+ * node's arguments are packed, and a copy node's rows cut, exactly as a
+ * launch or copy on a capturing stream does), kept with its dependencies.
+ * What is checked follows clr, in its order:
+ *   - every add: a null out pointer or graph, or dependencies counted but
+ *     not given: hipErrorInvalidValue; a dependency that is not a node of
+ *     this graph: hipErrorInvalidValue;
+ *   - kernel: null parameters, function or kernelParams:
+ *     hipErrorInvalidValue (clr 5.2 takes no kernel node by `extra`); the
+ *     function a registered host stub, else a hipFunction_t of
+ *     hipModuleGetFunction (clr's getFunc), else
+ *     hipErrorInvalidDeviceFunction;
+ *   - memset: null parameters, height 0 or an element size other than 1,
+ *     2 or 4: hipErrorInvalidValue; height 1 fills width elements of the
+ *     element size; a taller one is filled as clr 5.2's node does it
+ *     (ihipMemset3DCommand given the element size where the value goes:
+ *     width bytes of each of height rows, pitch apart, set to the element
+ *     size);
+ *   - hipGraphCreate: flags other than 0: hipErrorInvalidValue;
+ *   - hipGraphAddDependencies: a null graph, or from / to null with a
+ *     count: hipErrorInvalidValue; count 0: hipSuccess; a pair naming a
+ *     node of another graph, the same node twice, or an edge already
+ *     there: hipErrorInvalidValue;
+ *   - hipGraphInstantiateWithFlags: flags other than 0 and
+ *     hipGraphInstantiateFlagAutoFreeOnLaunch: hipErrorInvalidValue.
+ * Instantiation orders the nodes so that each runs after its
+ * dependencies (Kahn's order, ties by the order they were added); a
+ * cycle is hipErrorInvalidValue.
+ */
+#include "tests/doubles/hip/thd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct hipGraphNode {
+	uint32_t magic;
+	struct ihipGraph *graph;
+	size_t index;               /* in graph->gnodes */
+	thd_node *items;            /* its work (owned; kernarg bytes too) */
+	size_t nitems;
+	struct hipGraphNode **deps; /* owned array */
+	size_t ndeps;
+};
+
+THD_EXPORT hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
+{
+	struct ihipGraph *g;
+
+	if (!pGraph || flags)
+		return thd_ret(hipErrorInvalidValue);
+	g = thd_object_new(sizeof(*g));
+	if (!g)
+		return thd_ret(hipErrorOutOfMemory);
+	g->magic = THD_LIVE;
+	*pGraph = g;
+	return hipSuccess;
+}
+
+static int thd_gnode_of(const struct ihipGraph *g, const struct hipGraphNode *n)
+{
+	for (size_t i = 0; i < g->ngnodes; i++)
+		if (g->gnodes[i] == n)
+			return 1;
+	return 0;
+}
+
+/* The checks every add makes; then build(ctx) queues the node's work on
+ * a capturing stream of its own, whose graph becomes the node. */
+static hipError_t thd_gnode_add(hipGraphNode_t *out, hipGraph_t graph, const hipGraphNode_t *deps,
+                                size_t ndeps, hipError_t (*build)(const void *, hipStream_t),
+                                const void *ctx)
+{
+	struct ihipGraph tmp;
+	struct ihipStream_t cap;
+	struct hipGraphNode *n, **v;
+	hipError_t r;
+
+	if (!out || !graph || graph->magic != THD_LIVE || (ndeps && !deps))
+		return thd_ret(hipErrorInvalidValue);
+	for (size_t i = 0; i < ndeps; i++)
+		if (!deps[i] || !thd_gnode_of(graph, deps[i]))
+			return thd_ret(hipErrorInvalidValue);
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.magic = THD_LIVE;
+	memset(&cap, 0, sizeof(cap));
+	cap.magic = THD_LIVE;
+	cap.capture = &tmp;
+	r = build ? build(ctx, &cap) : hipSuccess;
+	if (r != hipSuccess) {
+		for (size_t i = 0; i < tmp.n; i++)
+			free(tmp.nodes[i].args);
+		free(tmp.nodes);
+		return thd_ret(r);
+	}
+	n = thd_object_new(sizeof(*n));
+	v = realloc(graph->gnodes, (graph->ngnodes + 1) * sizeof(*v));
+	if (v)
+		graph->gnodes = v;
+	if (!n || !v || (ndeps && !(n->deps = calloc(ndeps, sizeof(*n->deps))))) {
+		for (size_t i = 0; i < tmp.n; i++)
+			free(tmp.nodes[i].args);
+		free(tmp.nodes);
+		return thd_ret(hipErrorOutOfMemory);
+	}
+	n->graph = graph;
+	n->index = graph->ngnodes;
+	n->items = tmp.nodes;
+	n->nitems = tmp.n;
+	for (size_t i = 0; i < ndeps; i++)
+		n->deps[i] = deps[i];
+	n->ndeps = ndeps;
+	n->magic = THD_LIVE;
+	v[graph->ngnodes++] = n;
+	*out = n;
+	return hipSuccess;
+}
+
+/* clr's hipGraphKernelNode::getFunc: a host stub a fat binary registered,
+ * else the pointer taken as a hipFunction_t (clr then uses it as one; the
+ * double answers hipErrorInvalidDeviceFunction for a pointer that is
+ * neither, where clr would read through it). */
+static hipError_t thd_build_kernel(const void *ctx, hipStream_t s)
+{
+	const hipKernelNodeParams *p = ctx;
+	hipError_t r = hipLaunchKernel(p->func, p->gridDim, p->blockDim, p->kernelParams,
+	                               p->sharedMemBytes, s);
+
+	if (r == hipErrorInvalidDeviceFunction && thd_function_known(p->func))
+		r = hipModuleLaunchKernel((hipFunction_t)p->func, p->gridDim.x, p->gridDim.y,
+		                          p->gridDim.z, p->blockDim.x, p->blockDim.y, p->blockDim.z,
+		                          p->sharedMemBytes, s, p->kernelParams, NULL);
+	return r == hipErrorInvalidResourceHandle ? hipErrorInvalidDeviceFunction : r;
+}
+
+THD_EXPORT hipError_t hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                            const hipGraphNode_t *pDependencies,
+                                            size_t numDependencies,
+                                            const hipKernelNodeParams *pNodeParams)
+{
+	if (!pNodeParams || !pNodeParams->func || !pNodeParams->kernelParams)
+		return thd_ret(hipErrorInvalidValue);
+	return thd_gnode_add(pGraphNode, graph, pDependencies, numDependencies, thd_build_kernel,
+	                     pNodeParams);
+}
+
+static hipError_t thd_build_copy(const void *ctx, hipStream_t s)
+{
+	return hipMemcpy3DAsync(ctx, s);
+}
+
+THD_EXPORT hipError_t hipGraphAddMemcpyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                            const hipGraphNode_t *pDependencies,
+                                            size_t numDependencies,
+                                            const struct hipMemcpy3DParms *pCopyParams)
+{
+	if (!pCopyParams)
+		return thd_ret(hipErrorInvalidValue);
+	return thd_gnode_add(pGraphNode, graph, pDependencies, numDependencies, thd_build_copy,
+	                     pCopyParams);
+}
+
+typedef struct thd_copy1d {
+	void *dst;
+	const void *src;
+	size_t count;
+	hipMemcpyKind kind;
+} thd_copy1d;
+
+static hipError_t thd_build_copy1d(const void *ctx, hipStream_t s)
+{
+	const thd_copy1d *c = ctx;
+
+	if (!c->dst || !c->src)
+		return hipErrorInvalidValue;
+	return hipMemcpyAsync(c->dst, c->src, c->count, c->kind, s);
+}
+
+THD_EXPORT hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                              const hipGraphNode_t *pDependencies,
+                                              size_t numDependencies, void *dst, const void *src,
+                                              size_t count, hipMemcpyKind kind)
+{
+	thd_copy1d c = {dst, src, count, kind};
+
+	return thd_gnode_add(pGraphNode, graph, pDependencies, numDependencies, thd_build_copy1d, &c);
+}
+
+static hipError_t thd_build_memset(const void *ctx, hipStream_t s)
+{
+	const hipMemsetParams *p = ctx;
+
+	if (p->height == 1) {
+		switch (p->elementSize) {
+		case 1: return hipMemsetD8Async((hipDeviceptr_t)p->dst, (unsigned char)p->value, p->width, s);
+		case 2: return hipMemsetD16Async((hipDeviceptr_t)p->dst, (unsigned short)p->value, p->width, s);
+		default: return hipMemsetD32Async((hipDeviceptr_t)p->dst, (int)p->value, p->width, s);
+		}
+	}
+	/* clr 5.2's node: the element size where the value goes, width bytes */
+	return hipMemset2DAsync(p->dst, p->pitch, (int)p->elementSize, p->width, p->height, s);
+}
+
+THD_EXPORT hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                            const hipGraphNode_t *pDependencies,
+                                            size_t numDependencies,
+                                            const hipMemsetParams *pMemsetParams)
+{
+	if (!pMemsetParams || !pMemsetParams->height ||
+	    (pMemsetParams->elementSize != 1 && pMemsetParams->elementSize != 2 &&
+	     pMemsetParams->elementSize != 4))
+		return thd_ret(hipErrorInvalidValue);
+	return thd_gnode_add(pGraphNode, graph, pDependencies, numDependencies, thd_build_memset,
+	                     pMemsetParams);
+}
+
+THD_EXPORT hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                           const hipGraphNode_t *pDependencies,
+                                           size_t numDependencies)
+{
+	return thd_gnode_add(pGraphNode, graph, pDependencies, numDependencies, NULL, NULL);
+}
+
+THD_EXPORT hipError_t hipGraphAddDependencies(hipGraph_t graph, const hipGraphNode_t *from,
+                                              const hipGraphNode_t *to, size_t numDependencies)
+{
+	if (!graph || graph->magic != THD_LIVE)
+		return thd_ret(hipErrorInvalidValue);
+	if (!numDependencies)
+		return hipSuccess;
+	if (!from || !to)
+		return thd_ret(hipErrorInvalidValue);
+	for (size_t i = 0; i < numDependencies; i++)
+		if (!from[i] || !to[i] || from[i] == to[i] || !thd_gnode_of(graph, from[i]) ||
+		    !thd_gnode_of(graph, to[i]))
+			return thd_ret(hipErrorInvalidValue);
+	for (size_t i = 0; i < numDependencies; i++) {
+		struct hipGraphNode *t = to[i], **v;
+		for (size_t k = 0; k < t->ndeps; k++)
+			if (t->deps[k] == from[i])
+				return thd_ret(hipErrorInvalidValue);
+		v = realloc(t->deps, (t->ndeps + 1) * sizeof(*v));
+		if (!v)
+			return thd_ret(hipErrorOutOfMemory);
+		t->deps = v;
+		v[t->ndeps++] = from[i];
+	}
+	return hipSuccess;
+}
+
+hipError_t thd_graph_flatten(const struct ihipGraph *g, thd_node **out, size_t *n)
+{
+	size_t total = g->n, done = 0, k = 0;
+	unsigned char *ran = NULL;
+	thd_node *v;
+
+	for (size_t i = 0; i < g->ngnodes; i++)
+		total += g->gnodes[i]->nitems;
+	*out = NULL;
+	*n = 0;
+	if (!total)
+		return hipSuccess;
+	v = calloc(total, sizeof(*v));
+	ran = calloc(g->ngnodes ? g->ngnodes : 1, 1);
+	if (!v || !ran) {
+		free(v);
+		free(ran);
+		return hipErrorOutOfMemory;
+	}
+	for (size_t i = 0; i < g->n; i++)
+		v[k++] = g->nodes[i];
+	while (done < g->ngnodes) {
+		size_t before = done;
+		for (size_t i = 0; i < g->ngnodes; i++) {
+			const struct hipGraphNode *gn = g->gnodes[i];
+			int ready = !ran[i];
+			for (size_t d = 0; ready && d < gn->ndeps; d++)
+				ready = ran[gn->deps[d]->index];
+			if (!ready)
+				continue;
+			for (size_t j = 0; j < gn->nitems; j++)
+				v[k++] = gn->items[j];
+			ran[i] = 1;
+			done++;
+			break; /* the first ready one in the order added, then look again */
+		}
+		if (done == before) {
+			free(v);
+			free(ran);
+			return hipErrorInvalidValue; /* a cycle */
+		}
+	}
+	free(ran);
+	*out = v;
+	*n = k;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph,
+                                                   unsigned long long flags)
+{
+	if (!pGraphExec || !graph)
+		return thd_ret(hipErrorInvalidValue);
+	if (flags != 0 && flags != hipGraphInstantiateFlagAutoFreeOnLaunch)
+		return thd_ret(hipErrorInvalidValue);
+	return hipGraphInstantiate(pGraphExec, graph, NULL, NULL, 0);
+}
