@@ -161,6 +161,10 @@
  *     cuGraphExecKernelNodeSetParams (the same, parent = the graph exec).
  *     cuGraphDestroyNode (node); cuGraphRemoveDependencies (as
  *     cuGraphAddDependencies).
+ *     tsGraphHostSource: before a cuGraphLaunch of an exec holding memcpy
+ *     nodes that read host memory, one per such node (handle = the exec,
+ *     node, host = the source pointer, size, blob = the source's packed
+ *     rows as they are at that launch: the driver reads them then).
  *     tsGraphNotModeled: a call changed a graph or an exec in a way the
  *     model does not cover (name = the call, e.g. "cuGraphAddHostNode";
  *     parent = the graph, or handle = the exec; a call that added a node:
@@ -321,7 +325,7 @@ extern "C" {
 	X(cuGraphAddMemsetNode) X(cuGraphAddEmptyNode) X(cuGraphAddEventRecordNode) \
 	X(cuGraphAddEventWaitNode) X(cuGraphAddDependencies) X(tsGraphNotModeled) \
 	X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)         \
-	X(cuGraphDestroyNode) X(cuGraphRemoveDependencies)
+	X(cuGraphDestroyNode) X(cuGraphRemoveDependencies) X(tsGraphHostSource)
 
 /* X(HIP runtime call, kind it records as).  Append only: the position is
  * the type number above SBT_CM_HIP_TYPE_BASE. */

@@ -196,9 +196,157 @@ out:
 	return r;
 }
 
-/* A memcpy node: cuMemcpy3D's fields; a host source is read now (the
- * driver reads it at every launch of the graph: a program that changes
- * it between launches is not replayed as it ran). */
+/* ---- host sources of memcpy nodes --------------------------------------------- */
+
+/*
+ * The driver reads a memcpy node's host source at each launch, not when
+ * the node is added.  A graph's memcpy nodes that read host memory are
+ * kept here (node and copy parameters), copied to each exec made from
+ * it; before each launch of such an exec, one tsGraphHostSource record
+ * per node carries the bytes as they are then (a blob: unchanged bytes
+ * are stored once), which replay writes into the node's host buffer.
+ * Launches of execs without such nodes look at nothing but hsrc_execs.
+ */
+typedef struct tcu_hsrc {
+	uint64_t node;
+	CUDA_MEMCPY3D p; /* as the node was made (its host pointer borrowed from the program) */
+} tcu_hsrc;
+
+typedef struct tcu_hsrc_set {
+	size_t n;
+	tcu_hsrc v[];
+} tcu_hsrc_set;
+
+static tcu_hsrc_set *tcu_hsrc_copy(const tcu_hsrc_set *set)
+{
+	tcu_hsrc_set *c;
+	if (!set || !set->n)
+		return NULL;
+	c = malloc(sizeof(*c) + set->n * sizeof(c->v[0]));
+	if (!c) {
+		CAP_ERROR("cuda: out of memory copying a graph's %zu host sources: its launches lack them",
+		          set->n);
+		return NULL;
+	}
+	memcpy(c, set, sizeof(*c) + set->n * sizeof(c->v[0]));
+	return c;
+}
+
+/* With mu held: set's entries (graph's set, NULL for none) gain add's. */
+static void tcu_hsrc_append_locked(uint64_t graph, const tcu_hsrc *add, size_t n)
+{
+	tcu_hsrc_set *set = cap_umap_get(&tcu_g.hsrc_of_graph, graph), *grown;
+	size_t have = set ? set->n : 0;
+	if (!n)
+		return;
+	grown = realloc(set, sizeof(*grown) + (have + n) * sizeof(grown->v[0]));
+	if (!grown) {
+		CAP_ERROR("cuda: out of memory keeping a memcpy node's host source: its launches lack it");
+		return;
+	}
+	memcpy(grown->v + have, add, n * sizeof(*add));
+	grown->n = have + n;
+	if (cap_umap_put(&tcu_g.hsrc_of_graph, graph, grown) == grown && grown != set) {
+		CAP_ERROR("cuda: out of memory keeping a memcpy node's host source: its launches lack it");
+		free(grown);
+		cap_umap_del(&tcu_g.hsrc_of_graph, graph);
+	}
+}
+
+static void tcu_hsrc_add(uint64_t graph, uint64_t node, const CUDA_MEMCPY3D *p)
+{
+	tcu_hsrc h;
+	h.node = node;
+	h.p = *p;
+	pthread_mutex_lock(&tcu_g.mu);
+	tcu_hsrc_append_locked(graph, &h, 1);
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+static void tcu_hsrc_node_gone(uint64_t graph, uint64_t node)
+{
+	tcu_hsrc_set *set;
+	pthread_mutex_lock(&tcu_g.mu);
+	set = cap_umap_get(&tcu_g.hsrc_of_graph, graph);
+	for (size_t i = 0; set && i < set->n;)
+		if (set->v[i].node == node)
+			set->v[i] = set->v[--set->n];
+		else
+			i++;
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+void tcu_graph_hsrc_instantiate(uint64_t exec, uint64_t graph)
+{
+	tcu_hsrc_set *copy, *old;
+	if (!exec)
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	copy = tcu_hsrc_copy(cap_umap_get(&tcu_g.hsrc_of_graph, graph));
+	old = cap_umap_del(&tcu_g.hsrc_of_exec, exec); /* a handle reused */
+	if (old)
+		atomic_fetch_sub_explicit(&tcu_g.hsrc_execs, 1, memory_order_relaxed);
+	if (copy && cap_umap_put(&tcu_g.hsrc_of_exec, exec, copy) == copy) {
+		CAP_ERROR("cuda: out of memory keeping an exec's host sources: its launches lack them");
+		free(copy);
+		copy = NULL;
+	}
+	if (copy)
+		atomic_fetch_add_explicit(&tcu_g.hsrc_execs, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&tcu_g.mu);
+	free(old);
+}
+
+void tcu_graph_hsrc_exec_destroy(uint64_t exec)
+{
+	tcu_hsrc_set *old;
+	if (!atomic_load_explicit(&tcu_g.hsrc_execs, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	old = cap_umap_del(&tcu_g.hsrc_of_exec, exec);
+	if (old)
+		atomic_fetch_sub_explicit(&tcu_g.hsrc_execs, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&tcu_g.mu);
+	free(old);
+}
+
+void tcu_graph_hsrc_graph_destroy(uint64_t graph)
+{
+	tcu_hsrc_set *old;
+	pthread_mutex_lock(&tcu_g.mu);
+	old = cap_umap_del(&tcu_g.hsrc_of_graph, graph);
+	pthread_mutex_unlock(&tcu_g.mu);
+	free(old);
+}
+
+void tcu_graph_hsrc_launch(tcu_fn id, uint64_t exec)
+{
+	tcu_hsrc_set *set;
+	if (!atomic_load_explicit(&tcu_g.hsrc_execs, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	set = tcu_hsrc_copy(cap_umap_get(&tcu_g.hsrc_of_exec, exec));
+	pthread_mutex_unlock(&tcu_g.mu);
+	for (size_t i = 0; set && i < set->n; i++) {
+		sbt_cm_call c, h;
+		uint8_t *host = NULL;
+		size_t bytes = 0;
+		tcu_copy3d_node_fill(&set->v[i].p, CUDA_SUCCESS, &c, &host, &bytes);
+		sbt_cm_call_init(&h);
+		h.handle = exec;
+		h.node = set->v[i].node;
+		h.host = c.host;
+		h.size = host ? bytes : 0;
+		h.blob = host ? cap_blob(host, bytes) : 0;
+		tcu_emit(SBT_CM_K_tsGraphHostSource, id, &h, 0);
+		free(host);
+	}
+	free(set);
+}
+
+/* A memcpy node: cuMemcpy3D's fields; a host source's bytes as they are
+ * now (the driver reads them at every launch of the graph: each launch
+ * records them again, above). */
 static void tcu_graph_memcpy_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out,
                                   CUgraph g, const CUgraphNode *deps, size_t ndeps,
                                   const CUDA_MEMCPY3D *p, CUcontext ctx)
@@ -213,6 +361,8 @@ static void tcu_graph_memcpy_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphN
 	packed = tcu_graph_pack_nodes(deps, ndeps);
 	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
 	tcu_graph_emit(SBT_CM_K_cuGraphAddMemcpyNode, id, mode, &c, TCU_H(g), host, host ? bytes : 0);
+	if (host && c.result == CUDA_SUCCESS && c.node)
+		tcu_hsrc_add(TCU_H(g), c.node, p);
 	free(packed);
 	free(host);
 }
@@ -730,6 +880,8 @@ CUresult tcu_m_cuGraphDestroyNode(tcu_fn id, CUgraphNode node)
 	sbt_cm_call_init(&c);
 	c.result = r;
 	c.node = TCU_H(node);
+	if (r == CUDA_SUCCESS)
+		tcu_hsrc_node_gone(graph, c.node);
 	if (mode == TCU_MODE_RECORD)
 		tcu_emit(SBT_CM_K_cuGraphDestroyNode, id, &c, 0);
 	if (r == CUDA_SUCCESS)

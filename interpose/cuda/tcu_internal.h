@@ -191,6 +191,10 @@ typedef struct tcu_state {
 	                            not cover (tcu_graph.c) */
 	uint64_t ngraphs_partial; /* their number, for the exit report (under mu) */
 	cap_umap graph_of_node;   /* node -> the graph built node by node it was added to */
+	cap_umap hsrc_of_graph;   /* graph -> tcu_hsrc_set: its memcpy nodes reading host memory */
+	cap_umap hsrc_of_exec;    /* exec -> tcu_hsrc_set: the same, as instantiated (owned copy) */
+	_Atomic uint64_t hsrc_execs; /* entries of hsrc_of_exec: cuGraphLaunch looks only when
+	                                some exec has such nodes */
 	tcu_lfmap funcs; /* CUfunction or CUkernel -> tcu_func (lock-free reads) */
 	tcu_func *funcs_retired;
 	_Atomic uint64_t funcs_gen; /* entries stored in funcs: launches' per-thread
@@ -348,6 +352,14 @@ uint8_t *tcu_kernel_node_encoded(CUfunction f, const unsigned grid[3], const uns
  * none of). */
 void tcu_graph_changed(tcu_fn id, tcu_mode mode, CUresult r, uint64_t graph, uint64_t exec,
                        uint64_t node, const char *call);
+/* Host sources of memcpy nodes, which the driver reads at each launch:
+ * exec made from graph (its nodes' host sources copied to it), exec
+ * destroyed, graph destroyed, and before exec's launch (mode RECORD):
+ * one tsGraphHostSource record per such node with the bytes read now. */
+void tcu_graph_hsrc_instantiate(uint64_t exec, uint64_t graph);
+void tcu_graph_hsrc_exec_destroy(uint64_t exec);
+void tcu_graph_hsrc_graph_destroy(uint64_t graph);
+void tcu_graph_hsrc_launch(tcu_fn id, uint64_t exec);
 
 /* ---- tcu_track.c --------------------------------------------------------- */
 

@@ -152,6 +152,47 @@ static rp_status rpcu_kernel_params(rpcu_state *s, const sbt_cm_call *c, CUDA_KE
 	return RP_OK;
 }
 
+/* ---- host sources of memcpy nodes ---- */
+
+/* The buffer a memcpy node reads host bytes from (rpcu_copy3d_node's,
+ * kept in graph_bufs), by the captured node: tsGraphHostSource writes it.
+ * Kept after its graph goes (a child graph node's copy reads it too). */
+static rp_status rpcu_graph_hsrc_note(rpcu_state *s, const sbt_cm_call *c, const void *buf, rp_diag *diag)
+{
+	rpcu_obj *o = rpcu_objs_put(&s->objs, RPCU_O_HOSTSRC, c->node);
+	if (!o)
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	o->live = (uint64_t)(uintptr_t)buf;
+	o->bytes = c->width * c->height * (c->depth ? c->depth : 1);
+	o->parent = c->dst_type == CU_MEMORYTYPE_DEVICE ? c->dst : 0;
+	return RP_OK;
+}
+
+/* tsGraphHostSource: the bytes a memcpy node's host source held at the
+ * launch that follows, written into the buffer the node reads.  The
+ * program's own ordering (a launch still reading the source was waited
+ * for before the program changed it) is the replay's: the record comes
+ * where the launch was made. */
+static rp_status rpcu_graph_hsrc(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *o = rpcu_objs_get(&s->objs, RPCU_O_HOSTSRC, c->node);
+	uint8_t *bytes;
+	rp_status st;
+	if (!o)
+		return RP_OK; /* its graph was not rebuilt (not modeled): the launch says why */
+	if (c->size != o->bytes)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "the host source of memcpy node 0x%llx holds %llu bytes, "
+		                 "the node copies %llu", (unsigned long long)c->node, (unsigned long long)c->size,
+		                 (unsigned long long)o->bytes);
+	if ((st = rpcu_blob_exact(s, c->blob, c->size, &bytes, diag)) != RP_OK)
+		return st;
+	if (s->relocate_memory && o->parent)
+		rpcu_ranges_patch_data(&s->ranges, bytes, c->size, o->parent);
+	memcpy((void *)(uintptr_t)o->live, bytes, c->size);
+	free(bytes);
+	return RP_OK;
+}
+
 /* Every cuGraphAdd*Node the model covers. */
 static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
@@ -191,6 +232,9 @@ static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call 
 		if ((st = RPCU_NEED(cuGraphAddMemcpyNode)) != RP_OK || (st = rpcu_copy3d_node(s, c, &m, diag)) != RP_OK)
 			goto out_free;
 		r = s->drv.p_cuGraphAddMemcpyNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps, &m, s->cur_ctx);
+		if (r == CUDA_SUCCESS && m.srcMemoryType == CU_MEMORYTYPE_HOST && m.srcHost &&
+		    (st = rpcu_graph_hsrc_note(s, c, m.srcHost, diag)) != RP_OK)
+			goto out_free;
 		break;
 	}
 	case SBT_CM_K_cuGraphAddMemsetNode: {
@@ -336,7 +380,8 @@ static int rpcu_graph_given_up(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 {
 	const rpcu_obj *g, *n;
 	uint64_t graph = c->parent;
-	if (k == SBT_CM_K_cuGraphCreate || k == SBT_CM_K_cuGraphExecKernelNodeSetParams)
+	if (k == SBT_CM_K_cuGraphCreate || k == SBT_CM_K_cuGraphExecKernelNodeSetParams ||
+	    k == SBT_CM_K_tsGraphHostSource)
 		return 0;
 	if (k == SBT_CM_K_cuGraphKernelNodeSetParams || k == SBT_CM_K_cuGraphDestroyNode) {
 		if (!(n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node)))
@@ -356,6 +401,8 @@ rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 		return rpcu_graph_create(s, c, diag);
 	case SBT_CM_K_tsGraphNotModeled:
 		return rpcu_graph_unmodeled(s, c, diag);
+	case SBT_CM_K_tsGraphHostSource:
+		return rpcu_graph_hsrc(s, c, diag);
 	case SBT_CM_K_cuGraphAddDependencies:
 	case SBT_CM_K_cuGraphRemoveDependencies:
 		return rpcu_graph_edges(s, k, c, diag);

@@ -144,7 +144,10 @@ typedef enum rpcu_kind {
 	                    name: why it cannot be instantiated (a node not modeled) */
 	RPCU_O_GRAPHEXEC,
 	RPCU_O_TEXOBJ,   /* a texture or surface object */
-	RPCU_O_GRAPHNODE /* a node of a graph built node by node */
+	RPCU_O_GRAPHNODE, /* a node of a graph built node by node */
+	RPCU_O_HOSTSRC   /* a memcpy node's host source, by node: live = the buffer the
+	                    node reads (in graph_bufs), bytes its size, parent the
+	                    captured destination address (for relocation), 0 if none */
 } rpcu_kind;
 
 typedef struct rpcu_obj {
@@ -165,6 +168,7 @@ typedef struct rpcu_obj {
 	uint64_t made_seq;  /* texture and surface objects: their creation record */
 	CUcontext ctx;      /* live context current when it was made */
 	char *name;         /* functions and kernels: owned */
+	uint64_t bytes;     /* graph host sources: the buffer's size */
 } rpcu_obj;
 
 /* The core's table (rp_cm_handles), seen with typed slots. */

@@ -23,13 +23,17 @@
  *   --unordered the vadd node is not made to follow the join node: it
  *               reads and writes buffers while the memset and fill nodes
  *               write one of them, with no edge between them (a race)
+ *   --host-src  the upload node's host source changes between launches
+ *               (after the stream is synchronized), and a second vadd node
+ *               adds the uploaded buffer to the result: each launch reads
+ *               the host bytes of its own time, as the driver does
  *   --window    the graph, an event recorded on the work stream and one
  *               recorded on a stream destroyed since are made before
  *               cuProfilerStart; the launches, waits on those events and
  *               the read-back are inside the profiler range
  *
  *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to]
- *                    [--unordered] [--window]
+ *                    [--unordered] [--host-src] [--window]
  */
 #include <cudaProfiler.h>
 
@@ -67,6 +71,7 @@ int main(int argc, char **argv)
 {
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
+	int host_src = 0;
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
@@ -101,9 +106,11 @@ int main(int argc, char **argv)
 			unordered = 1;
 		} else if (!strcmp(argv[i], "--window")) {
 			window = 1;
+		} else if (!strcmp(argv[i], "--host-src")) {
+			host_src = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--window]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--window]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -177,6 +184,12 @@ int main(int argc, char **argv)
 		n_vadd = cgn_kernel(g, NULL, 0, f_vadd, grid, block, vadd_args);
 		if (!unordered)
 			CUP_CK(cuGraphAddDependencies(g, &n_join, &n_vadd, NULL, 1));
+	}
+	if (host_src) {
+		/* the result also gains what the upload node read at this launch */
+		void *vadd_args[] = { &d_acc, &d_a, &d_acc, &n };
+		CUgraphNode after[2] = { n_vadd, n_up };
+		n_vadd = cgn_kernel(g, after, 2, f_vadd, grid, block, vadd_args);
 	}
 	{
 		void *scale_args[] = { &d_acc, &k, &n };
@@ -256,6 +269,12 @@ int main(int argc, char **argv)
 		}
 		if (exec_event && i == 0)
 			CUP_CK(cuGraphExecEventRecordNodeSetEvent(exec, n_rec, ev_before));
+		if (host_src) {
+			/* the launch read h: done before h changes */
+			CUP_CK(cuStreamSynchronize(s));
+			for (unsigned j = 0; j < n; j++)
+				h[j] += j * 7u + i + 1u;
+		}
 	}
 	if (capture_to) {
 		CUgraph g2, out = NULL;
