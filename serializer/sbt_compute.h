@@ -161,6 +161,14 @@
  *     cuGraphExecKernelNodeSetParams (the same, parent = the graph exec).
  *     cuGraphDestroyNode (node); cuGraphRemoveDependencies (as
  *     cuGraphAddDependencies).
+ *     cuGraphAddChildGraphNode (as a node, handle = the child graph: the
+ *     driver copies it into the node when it is added).  cuGraphClone
+ *     (handle = the clone, parent = the graph cloned);
+ *     cuGraphNodeFindInClone (node = the clone's node found, handle = the
+ *     original node, parent = the clone).  cuGraphNodeSetEnabled (parent
+ *     = the exec, node, value = isEnabled).  cuGraphAddHostNode (as a
+ *     node, note: the host function is never replayed: replay adds an
+ *     empty node in its place).
  *     tsGraphHostSource: before a cuGraphLaunch of an exec holding memcpy
  *     nodes that read host memory, one per such node (handle = the exec,
  *     node, host = the source pointer, size, blob = the source's packed
@@ -325,7 +333,9 @@ extern "C" {
 	X(cuGraphAddMemsetNode) X(cuGraphAddEmptyNode) X(cuGraphAddEventRecordNode) \
 	X(cuGraphAddEventWaitNode) X(cuGraphAddDependencies) X(tsGraphNotModeled) \
 	X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)         \
-	X(cuGraphDestroyNode) X(cuGraphRemoveDependencies) X(tsGraphHostSource)
+	X(cuGraphDestroyNode) X(cuGraphRemoveDependencies) X(tsGraphHostSource)   \
+	X(cuGraphAddChildGraphNode) X(cuGraphClone) X(cuGraphNodeFindInClone)     \
+	X(cuGraphNodeSetEnabled) X(cuGraphAddHostNode)
 
 /* X(HIP runtime call, kind it records as).  Append only: the position is
  * the type number above SBT_CM_HIP_TYPE_BASE. */

@@ -582,8 +582,6 @@ static void tcu_graph_unmodeled_node(tcu_fn id, tcu_mode mode, CUresult r, CUgra
 		return r;                                                                                  \
 	}
 
-TCU_GRAPH_NM(cuGraphClone, (CUgraph *out, CUgraph g), (out, g), out && r == CUDA_SUCCESS ? *out : NULL,
-             0, 0)
 TCU_GRAPH_NM(cuGraphMemcpyNodeSetParams, (CUgraphNode n, const CUDA_MEMCPY3D *p), (n, p), 0, 0, n)
 TCU_GRAPH_NM(cuGraphMemsetNodeSetParams, (CUgraphNode n, const CUDA_MEMSET_NODE_PARAMS *p), (n, p), 0, 0, n)
 TCU_GRAPH_NM(cuGraphHostNodeSetParams, (CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p), (n, p), 0, 0, n)
@@ -618,7 +616,6 @@ TCU_GRAPH_NM(cuGraphExecUpdate,
              x, 0)
 TCU_GRAPH_NM(cuGraphExecUpdate_v2, (CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *res), (x, g, res),
              0, x, 0)
-TCU_GRAPH_NM(cuGraphNodeSetEnabled, (CUgraphExec x, CUgraphNode n, unsigned int on), (x, n, on), 0, x, n)
 TCU_GRAPH_NM(cuGraphExecExternalSemaphoresSignalNodeSetParams,
              (CUgraphExec x, CUgraphNode n, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *p), (x, n, p), 0, x, n)
 TCU_GRAPH_NM(cuGraphExecExternalSemaphoresWaitNodeSetParams,
@@ -645,8 +642,6 @@ TCU_GRAPH_NM(cuGraphExecBatchMemOpNodeSetParams,
 		return r;                                                                                  \
 	}
 
-TCU_GRAPH_NM_NODE(cuGraphAddHostNode, const CUDA_HOST_NODE_PARAMS *, CU_GRAPH_NODE_TYPE_HOST)
-TCU_GRAPH_NM_NODE(cuGraphAddChildGraphNode, CUgraph, CU_GRAPH_NODE_TYPE_GRAPH)
 TCU_GRAPH_NM_NODE(cuGraphAddMemAllocNode, CUDA_MEM_ALLOC_NODE_PARAMS *, CU_GRAPH_NODE_TYPE_MEM_ALLOC)
 TCU_GRAPH_NM_NODE(cuGraphAddMemFreeNode, CUdeviceptr, CU_GRAPH_NODE_TYPE_MEM_FREE)
 TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresSignalNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *,
@@ -655,6 +650,183 @@ TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresWaitNode, const CUDA_EXT_SEM_WAIT_
                   CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT)
 TCU_GRAPH_NM_NODE(cuGraphAddBatchMemOpNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *,
                   CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
+
+/* ---- child graphs, host nodes, clones ---------------------------------------------- */
+
+/* What graph dst takes from graph src, copied into it (a child graph
+ * node) or cloned from it: src's memcpy nodes reading host memory (under
+ * src's node handles: replay's copy of such a node reads the buffer of
+ * src's node), and the mark of a call not modeled. */
+static void tcu_graph_inherit(uint64_t dst, uint64_t src)
+{
+	tcu_hsrc_set *set;
+	int partial;
+	pthread_mutex_lock(&tcu_g.mu);
+	set = tcu_hsrc_copy(cap_umap_get(&tcu_g.hsrc_of_graph, src));
+	if (set)
+		tcu_hsrc_append_locked(dst, set->v, set->n);
+	partial = cap_umap_get(&tcu_g.graphs_partial, src) != NULL;
+	pthread_mutex_unlock(&tcu_g.mu);
+	free(set);
+	if (partial)
+		tcu_graph_partial(dst);
+}
+
+/* A child graph node: the driver copies the child into it when it is
+ * added, so later changes to the child do not reach the parent (replay
+ * adds the node from its own child graph, rebuilt as it was then). */
+static void tcu_graph_child_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out, CUgraph g,
+                                 const CUgraphNode *deps, size_t ndeps, CUgraph child)
+{
+	sbt_cm_call c;
+	uint8_t *packed;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	c.handle = TCU_H(child);
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
+	tcu_graph_emit(SBT_CM_K_cuGraphAddChildGraphNode, id, mode, &c, TCU_H(g), NULL, 0);
+	if (r == CUDA_SUCCESS)
+		tcu_graph_inherit(TCU_H(g), TCU_H(child));
+	free(packed);
+}
+
+CUresult tcu_m_cuGraphAddChildGraphNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                        size_t ndeps, CUgraph child)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddChildGraphNode real =
+	    (tcu_pfn_cuGraphAddChildGraphNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, child);
+	tcu_graph_child_node(id, mode, r, out, g, deps, ndeps, child);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* A host node: its place in the graph is recorded, its function is not
+ * (host code is never replayed: replay puts an empty node there). */
+static void tcu_graph_host_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out, CUgraph g,
+                                const CUgraphNode *deps, size_t ndeps)
+{
+	static const char note[] = "host code is never replayed";
+	sbt_cm_call c;
+	uint8_t *packed;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	c.note = (const uint8_t *)note;
+	c.note_len = sizeof(note) - 1;
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
+	tcu_graph_emit(SBT_CM_K_cuGraphAddHostNode, id, mode, &c, TCU_H(g), NULL, 0);
+	free(packed);
+}
+
+CUresult tcu_m_cuGraphAddHostNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                  size_t ndeps, const CUDA_HOST_NODE_PARAMS *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddHostNode real = (tcu_pfn_cuGraphAddHostNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, p);
+	tcu_graph_host_node(id, mode, r, out, g, deps, ndeps);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* The clone is kept for windows as long as the graph it was cloned from
+ * is (tcu_live.c): its record names that graph. */
+CUresult tcu_m_cuGraphClone(tcu_fn id, CUgraph *out, CUgraph g)
+{
+	tcu_mode mode;
+	CUresult r;
+	sbt_cm_call c;
+	tcu_pfn_cuGraphClone real = (tcu_pfn_cuGraphClone)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g);
+	if (mode == TCU_MODE_NESTED)
+		goto out;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.handle = r == CUDA_SUCCESS && out ? TCU_H(*out) : 0;
+	c.parent = TCU_H(g);
+	tcu_graph_emit(SBT_CM_K_cuGraphClone, id, mode, &c, c.handle, NULL, 0);
+	if (c.handle)
+		tcu_graph_inherit(c.handle, TCU_H(g));
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* The clone's copy of a node: later calls name it (kept with the clone). */
+CUresult tcu_m_cuGraphNodeFindInClone(tcu_fn id, CUgraphNode *out, CUgraphNode orig, CUgraph clone)
+{
+	tcu_mode mode;
+	CUresult r;
+	sbt_cm_call c;
+	tcu_pfn_cuGraphNodeFindInClone real =
+	    (tcu_pfn_cuGraphNodeFindInClone)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, orig, clone);
+	if (mode == TCU_MODE_NESTED)
+		goto out;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.node = r == CUDA_SUCCESS && out ? TCU_H(*out) : 0;
+	c.handle = TCU_H(orig);
+	c.parent = TCU_H(clone);
+	tcu_graph_emit(SBT_CM_K_cuGraphNodeFindInClone, id, mode, &c, TCU_H(clone), NULL, 0);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* A node of an exec enabled or disabled: kept with the exec. */
+CUresult tcu_m_cuGraphNodeSetEnabled(tcu_fn id, CUgraphExec exec, CUgraphNode node, unsigned int on)
+{
+	tcu_mode mode;
+	CUresult r;
+	sbt_cm_call c;
+	tcu_pfn_cuGraphNodeSetEnabled real =
+	    (tcu_pfn_cuGraphNodeSetEnabled)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(exec, node, on);
+	if (mode == TCU_MODE_NESTED)
+		goto out;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.parent = TCU_H(exec);
+	c.node = TCU_H(node);
+	c.value = on;
+	if (mode == TCU_MODE_RECORD)
+		tcu_emit(SBT_CM_K_cuGraphNodeSetEnabled, id, &c, 0);
+	if (r == CUDA_SUCCESS)
+		tcu_live_graph_set_params(SBT_CM_K_cuGraphNodeSetEnabled, id, &c);
+out:
+	tcu_call_end();
+	return r;
+}
 
 /* Whether any of the n edges carries data other than the default (a
  * programmatic edge), which the model does not cover. */
@@ -706,6 +878,12 @@ static void tcu_graph_generic_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraph
 	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
 		tcu_graph_plain_node(SBT_CM_K_cuGraphAddEventWaitNode, id, mode, r, out, g, deps, ndeps,
 		                     p->eventWait.event);
+		break;
+	case CU_GRAPH_NODE_TYPE_GRAPH:
+		tcu_graph_child_node(id, mode, r, out, g, deps, ndeps, p->graph.graph);
+		break;
+	case CU_GRAPH_NODE_TYPE_HOST:
+		tcu_graph_host_node(id, mode, r, out, g, deps, ndeps);
 		break;
 	default:
 		tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, p->type, call);

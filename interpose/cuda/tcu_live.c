@@ -515,21 +515,47 @@ static int tcu_live_graph_kept_locked(tcu_live *l, uint64_t graph)
 	return 0;
 }
 
+/* The graph a kept graph record needs rebuilt before it (the child of a
+ * child graph node, the graph a clone copies), or 0. */
+static uint64_t tcu_live_graph_ref(const tcu_live_obj *o)
+{
+	sbt_cm_call c;
+	if (o->cls != TCU_LIVE_CAPTURE || o->open ||
+	    (o->kind != SBT_CM_K_cuGraphAddChildGraphNode && o->kind != SBT_CM_K_cuGraphClone) ||
+	    sbt_cm_decode(o->payload, o->len, &c) != SBT_OK)
+		return 0;
+	return o->kind == SBT_CM_K_cuGraphClone ? c.parent : c.handle;
+}
+
 /* With mu held: the graph's records go when it was destroyed and no exec
- * of it is left. */
+ * of it, and no kept graph made from it (a child graph node, a clone), is
+ * left; the graphs its own records needed are looked at again then. */
 static void tcu_live_graph_gc_locked(tcu_live *l, uint64_t graph)
 {
 	tcu_live_obj *o;
+	uint64_t *refs = NULL;
+	size_t nrefs = 0;
 	for (o = l->head; o; o = o->next)
 		if ((o->cls == TCU_LIVE_EXEC && o->parent == graph) ||
-		    (o->cls == TCU_LIVE_CAPTURE && !o->open && o->parent == graph && !o->released))
+		    (o->cls == TCU_LIVE_CAPTURE && !o->open && o->parent == graph && !o->released) ||
+		    (o->parent != graph && tcu_live_graph_ref(o) == graph))
 			return;
 	for (o = l->head; o;) {
 		tcu_live_obj *next = o->next;
-		if (o->cls == TCU_LIVE_CAPTURE && !o->open && o->parent == graph)
+		if (o->cls == TCU_LIVE_CAPTURE && !o->open && o->parent == graph) {
+			uint64_t ref = tcu_live_graph_ref(o);
+			uint64_t *grown = ref ? realloc(refs, (nrefs + 1) * sizeof(*refs)) : NULL;
+			if (grown) {
+				refs = grown;
+				refs[nrefs++] = ref;
+			}
 			tcu_live_unlink(l, o);
+		}
 		o = next;
 	}
+	for (size_t i = 0; i < nrefs; i++)
+		tcu_live_graph_gc_locked(l, refs[i]);
+	free(refs);
 }
 
 void tcu_live_graph_exec(tcu_fn id, const sbt_cm_call *c)
@@ -563,6 +589,8 @@ void tcu_live_graph_exec_destroy(uint64_t exec)
 			sbt_cm_call c;
 			if (p->cls == TCU_LIVE_CAPTURE &&
 			    ((p->kind == SBT_CM_K_cuGraphExecKernelNodeSetParams &&
+			      sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.parent == exec) ||
+			     (p->kind == SBT_CM_K_cuGraphNodeSetEnabled &&
 			      sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.parent == exec) ||
 			     (p->kind == SBT_CM_K_tsGraphNotModeled &&
 			      sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.handle == exec)))
@@ -636,8 +664,9 @@ void tcu_live_graph_call(sbt_cm_kind k, tcu_fn id, uint64_t graph, const sbt_cm_
 	if (!graph)
 		return;
 	if (k != SBT_CM_K_cuGraphCreate) {
+		/* a clone is kept when the graph it copies is */
 		pthread_mutex_lock(&tcu_g.mu);
-		kept = tcu_live_graph_kept_locked(l, graph);
+		kept = tcu_live_graph_kept_locked(l, k == SBT_CM_K_cuGraphClone ? c->parent : graph);
 		pthread_mutex_unlock(&tcu_g.mu);
 		if (!kept)
 			return;

@@ -1614,6 +1614,11 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuGraphDestroyNode] =         {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphRemoveDependencies] =  {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_tsGraphHostSource] =          {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddChildGraphNode] =   {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphClone] =               {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphNodeFindInClone] =     {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphNodeSetEnabled] =      {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddHostNode] =         {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 };
 
 int rpcu_exec_is_state(sbt_cm_kind k)

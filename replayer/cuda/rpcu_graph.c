@@ -100,6 +100,16 @@ static rp_status rpcu_graph_mark(rpcu_state *s, rpcu_obj *o, const sbt_cm_call *
 	return *slot ? RP_OK : rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 }
 
+/* Marks o (a graph or an exec) with why, another object's mark (a child
+ * graph copied into it, the graph it was cloned from). */
+static rp_status rpcu_graph_mark_as(rpcu_state *s, rpcu_obj *o, const char *why, rp_diag *diag)
+{
+	if (o->name)
+		return RP_OK;
+	o->name = strdup(why);
+	return o->name ? RP_OK : rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+}
+
 /* tsGraphNotModeled: a call changed an exec (handle), a graph (parent;
  * one the trace never made, a clone, gets a graph of its own that never
  * instantiates) or a node (the graph it was added to; a node the trace
@@ -253,11 +263,34 @@ static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call 
 		r = s->drv.p_cuGraphAddMemsetNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps, &p, s->cur_ctx);
 		break;
 	}
+	case SBT_CM_K_cuGraphAddHostNode:
+		if (!s->warned_hostnode++ && !s->quiet)
+			fprintf(stderr, "tsreplay: cuda: note: seq %llu: cuGraphAddHostNode: host nodes are rebuilt as "
+			        "empty nodes (host functions are not run on replay); each keeps its place in the "
+			        "graph\n", (unsigned long long)s->seq);
+		/* fall through */
 	case SBT_CM_K_cuGraphAddEmptyNode:
 		if ((st = RPCU_NEED(cuGraphAddEmptyNode)) != RP_OK)
 			goto out_free;
 		r = s->drv.p_cuGraphAddEmptyNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps);
 		break;
+	case SBT_CM_K_cuGraphAddChildGraphNode: {
+		rpcu_obj *child = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, c->handle);
+		if (!child || (!child->live && !child->name)) {
+			st = rpcu_fail(s, diag, RP_ERR_TRACE, "child graph 0x%llx was never made in the trace",
+			               (unsigned long long)c->handle);
+			goto out_free;
+		}
+		if (child->name) { /* its copy holds what replay does not model: so does g */
+			st = rpcu_graph_mark_as(s, g, child->name, diag);
+			goto out_free;
+		}
+		if ((st = RPCU_NEED(cuGraphAddChildGraphNode)) != RP_OK)
+			goto out_free;
+		r = s->drv.p_cuGraphAddChildGraphNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps,
+		                                      (CUgraph)(uintptr_t)child->live);
+		break;
+	}
 	case SBT_CM_K_cuGraphAddEventRecordNode:
 		if ((st = RPCU_NEED(cuGraphAddEventRecordNode)) != RP_OK)
 			goto out_free;
@@ -373,6 +406,80 @@ static rp_status rpcu_graph_set_params(rpcu_state *s, sbt_cm_kind k, const sbt_c
 	return st;
 }
 
+/* cuGraphClone: the replay's graph cloned; a clone of a marked graph is
+ * marked the same way (never instantiated). */
+static rp_status rpcu_graph_clone(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *g, *o;
+	CUgraph live = NULL;
+	rp_status st;
+	CUresult r;
+	if ((st = rpcu_graph_get(s, c->parent, &g, diag)) != RP_OK)
+		return st;
+	if (!g->name) {
+		if (!g->live)
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "graph 0x%llx, which is cloned, was never made in the "
+			                 "trace", (unsigned long long)c->parent);
+		if ((st = RPCU_NEED(cuGraphClone)) != RP_OK)
+			return st;
+		r = s->drv.p_cuGraphClone(&live, (CUgraph)(uintptr_t)g->live);
+		if (r != CUDA_SUCCESS)
+			return rpcu_cufail(s, diag, "cuGraphClone", r, NULL);
+	}
+	if (!(o = rpcu_objs_put(&s->objs, RPCU_O_GRAPH, c->handle))) {
+		if (live && s->drv.p_cuGraphDestroy)
+			s->drv.p_cuGraphDestroy(live);
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	}
+	o->live = (uint64_t)(uintptr_t)live;
+	o->ctx = s->cur_ctx;
+	return g->name ? rpcu_graph_mark_as(s, o, g->name, diag) : RP_OK;
+}
+
+/* cuGraphNodeFindInClone: the clone's copy of a node, mapped. */
+static rp_status rpcu_graph_find_in_clone(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *g, *orig, *n;
+	CUgraphNode live;
+	rp_status st;
+	CUresult r;
+	if ((st = rpcu_graph_get(s, c->parent, &g, diag)) != RP_OK)
+		return st;
+	if (!(orig = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->handle)))
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx was never added in the trace",
+		                 (unsigned long long)c->handle);
+	if ((st = RPCU_NEED(cuGraphNodeFindInClone)) != RP_OK)
+		return st;
+	r = s->drv.p_cuGraphNodeFindInClone(&live, (CUgraphNode)(uintptr_t)orig->live, (CUgraph)(uintptr_t)g->live);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuGraphNodeFindInClone", r, NULL);
+	if (!(n = rpcu_objs_put(&s->objs, RPCU_O_GRAPHNODE, c->node)))
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	n->live = (uint64_t)(uintptr_t)live;
+	n->parent = c->parent;
+	return RP_OK;
+}
+
+/* cuGraphNodeSetEnabled on the replay's exec (none: its graph could not
+ * be instantiated, and its launch says why). */
+static rp_status rpcu_graph_set_enabled(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *x = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->parent);
+	rpcu_obj *n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node);
+	rp_status st;
+	CUresult r;
+	if (!x || !x->live)
+		return RP_OK;
+	if (!n)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx was never added in the trace",
+		                 (unsigned long long)c->node);
+	if ((st = RPCU_NEED(cuGraphNodeSetEnabled)) != RP_OK)
+		return st;
+	r = s->drv.p_cuGraphNodeSetEnabled((CUgraphExec)(uintptr_t)x->live, (CUgraphNode)(uintptr_t)n->live,
+	                                   (unsigned)c->value);
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuGraphNodeSetEnabled", r, NULL);
+}
+
 /* A graph already known to hold a node replay does not model is never
  * instantiated: the rest of its construction (whose nodes may depend on
  * that node, which has no live node) is passed over. */
@@ -381,7 +488,8 @@ static int rpcu_graph_given_up(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 	const rpcu_obj *g, *n;
 	uint64_t graph = c->parent;
 	if (k == SBT_CM_K_cuGraphCreate || k == SBT_CM_K_cuGraphExecKernelNodeSetParams ||
-	    k == SBT_CM_K_tsGraphHostSource)
+	    k == SBT_CM_K_tsGraphHostSource || k == SBT_CM_K_cuGraphClone ||
+	    k == SBT_CM_K_cuGraphNodeSetEnabled)
 		return 0;
 	if (k == SBT_CM_K_cuGraphKernelNodeSetParams || k == SBT_CM_K_cuGraphDestroyNode) {
 		if (!(n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node)))
@@ -403,6 +511,12 @@ rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 		return rpcu_graph_unmodeled(s, c, diag);
 	case SBT_CM_K_tsGraphHostSource:
 		return rpcu_graph_hsrc(s, c, diag);
+	case SBT_CM_K_cuGraphClone:
+		return rpcu_graph_clone(s, c, diag);
+	case SBT_CM_K_cuGraphNodeFindInClone:
+		return rpcu_graph_find_in_clone(s, c, diag);
+	case SBT_CM_K_cuGraphNodeSetEnabled:
+		return rpcu_graph_set_enabled(s, c, diag);
 	case SBT_CM_K_cuGraphAddDependencies:
 	case SBT_CM_K_cuGraphRemoveDependencies:
 		return rpcu_graph_edges(s, k, c, diag);

@@ -108,7 +108,9 @@
 	X(cuGraphAddEventWaitNode, 11010, 0) X(cuGraphAddDependencies, 10000, 0)   \
 	X(cuGraphKernelNodeSetParams, 12000, 0)                                    \
 	X(cuGraphExecKernelNodeSetParams, 12000, 0)                                \
-	X(cuGraphDestroyNode, 10000, 0) X(cuGraphRemoveDependencies, 10000, 0)
+	X(cuGraphDestroyNode, 10000, 0) X(cuGraphRemoveDependencies, 10000, 0)     \
+	X(cuGraphAddChildGraphNode, 10000, 0) X(cuGraphClone, 10000, 0)            \
+	X(cuGraphNodeFindInClone, 10000, 0) X(cuGraphNodeSetEnabled, 11060, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */
@@ -443,6 +445,7 @@ typedef struct rpcu_state {
 	/* once per instance */
 	int warned_moved;
 	int warned_hostfn;
+	int warned_hostnode;  /* the note on graph host nodes was printed */
 	int warned_attr;
 	int warned_texobj;
 	int noted_mismatch;

@@ -13,8 +13,18 @@
  *   --destroy   a memset node that would zero the result is added with
  *               an edge to the read-back node; the edge is removed and the
  *               node destroyed before instantiation
- *   --child     the graph also holds a child graph node (one the replay
- *               does not model) and an empty node after it
+ *   --child     the graph also holds a child graph node (a kernel node
+ *               scaling the result by 3) and an empty node after it; the
+ *               child's kernel node is set to scale by 2 after it was
+ *               added, and the child destroyed (the parent keeps its copy)
+ *   --clone     the graph is cloned, the clone's copy of the last kernel
+ *               node found (cuGraphNodeFindInClone) and set to scale by 2;
+ *               the clone is instantiated instead of the graph
+ *   --disable   the exec's last kernel node is disabled before the first
+ *               launch and enabled again after it (cuGraphNodeSetEnabled,
+ *               checked with cuGraphNodeGetEnabled)
+ *   --host-node a host node after the read-back counts the launches
+ *               (printed)
  *   --exec-event  after the first launch the exec's event record node
  *               records another event (a change replay does not model)
  *   --capture-to  a second graph (an empty node, then a memset captured
@@ -33,7 +43,7 @@
  *               the read-back are inside the profiler range
  *
  *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to]
- *                    [--unordered] [--host-src] [--window]
+ *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--window]
  */
 #include <cudaProfiler.h>
 
@@ -56,6 +66,23 @@ static CUgraphNode cgn_kernel(CUgraph g, const CUgraphNode *deps, size_t ndeps, 
 	return n;
 }
 
+/* The host node's function: counts its runs. */
+static void CUDA_CB cgn_count(void *user)
+{
+	(*(unsigned *)user)++;
+}
+
+static void cgn_scale_params(CUDA_KERNEL_NODE_PARAMS *p, CUfunction f, unsigned grid, unsigned block, void **args)
+{
+	memset(p, 0, sizeof(*p));
+	p->func = f;
+	p->gridDimX = grid;
+	p->gridDimY = p->gridDimZ = 1;
+	p->blockDimX = block;
+	p->blockDimY = p->blockDimZ = 1;
+	p->kernelParams = args;
+}
+
 static CUDA_MEMCPY3D cgn_copy(size_t bytes)
 {
 	CUDA_MEMCPY3D m;
@@ -71,7 +98,7 @@ int main(int argc, char **argv)
 {
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
-	int host_src = 0;
+	int host_src = 0, clone = 0, disable = 0, host_node = 0;
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
@@ -79,11 +106,13 @@ int main(int argc, char **argv)
 	CUdeviceptr d_a, d_b, d_acc;
 	CUstream s, s2;
 	CUevent ev, ev_before, ev_gone;
-	CUgraph g;
+	CUgraph g, gc = NULL;
 	CUgraphExec exec;
 	CUgraphNode n_up, n_set, n_fill, n_join, n_vadd, n_scale, n_rec, n_back;
+	CUgraphNode n_xscale; /* n_scale in the graph instantiated (the clone's copy with --clone) */
 	uint32_t *h = malloc(n * 4), *back = malloc(n * 4), *inside = calloc(n, 4);
 	uint32_t value = 17, value2 = 23, stride = 5, k = 3, k2 = 2;
+	unsigned host_runs = 0;
 	void *image;
 	static const struct cup_api errs = { .GetErrorName = cuGetErrorName };
 
@@ -108,9 +137,15 @@ int main(int argc, char **argv)
 			window = 1;
 		} else if (!strcmp(argv[i], "--host-src")) {
 			host_src = 1;
+		} else if (!strcmp(argv[i], "--clone")) {
+			clone = 1;
+		} else if (!strcmp(argv[i], "--disable")) {
+			disable = 1;
+		} else if (!strcmp(argv[i], "--host-node")) {
+			host_node = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--host-src] [--window]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--window]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -228,15 +263,51 @@ int main(int argc, char **argv)
 	}
 	if (child) {
 		CUgraph c;
-		CUgraphNode n_child, n_in;
+		CUgraphNode n_child, n_in, n_cscale;
+		void *scale_args[] = { &d_acc, &k, &n };
+		void *scale_args2[] = { &d_acc, &k2, &n };
+		CUDA_KERNEL_NODE_PARAMS p;
 		CUP_CK(cuGraphCreate(&c, 0));
 		CUP_CK(cuGraphAddEmptyNode(&n_in, c, NULL, 0));
+		n_cscale = cgn_kernel(c, &n_in, 1, f_scale, grid, block, scale_args);
 		CUP_CK(cuGraphAddChildGraphNode(&n_child, g, &n_back, 1, c));
+		/* the parent holds a copy: this changes the child only */
+		cgn_scale_params(&p, f_scale, grid, block, scale_args2);
+		CUP_CK(cuGraphKernelNodeSetParams(n_cscale, &p));
 		CUP_CK(cuGraphDestroy(c));
 		/* a node after it, depending on it */
 		CUP_CK(cuGraphAddEmptyNode(&n_in, g, &n_child, 1));
 	}
-	CUP_CK(cuGraphInstantiate(&exec, g, 0));
+	if (host_node) {
+		CUDA_HOST_NODE_PARAMS hp;
+		CUgraphNode n_host;
+		hp.fn = cgn_count;
+		hp.userData = &host_runs;
+		CUP_CK(cuGraphAddHostNode(&n_host, g, &n_back, 1, &hp));
+	}
+	if (clone) {
+		CUgraphNode n_cs;
+		void *scale_args2[] = { &d_acc, &k2, &n };
+		CUDA_KERNEL_NODE_PARAMS p;
+		CUP_CK(cuGraphClone(&gc, g));
+		CUP_CK(cuGraphNodeFindInClone(&n_cs, n_scale, gc));
+		cgn_scale_params(&p, f_scale, grid, block, scale_args2);
+		CUP_CK(cuGraphKernelNodeSetParams(n_cs, &p));
+		CUP_CK(cuGraphInstantiate(&exec, gc, 0));
+		n_xscale = n_cs;
+	} else {
+		CUP_CK(cuGraphInstantiate(&exec, g, 0));
+		n_xscale = n_scale;
+	}
+	if (disable) {
+		unsigned on = 1;
+		CUP_CK(cuGraphNodeSetEnabled(exec, n_xscale, 0));
+		CUP_CK(cuGraphNodeGetEnabled(exec, n_xscale, &on));
+		if (on) {
+			fprintf(stderr, "cuda_graph_nodes: the disabled node reads as enabled\n");
+			return 1;
+		}
+	}
 	/* an event recorded on s before the window, waited on inside it */
 	CUP_CK(cuMemsetD32Async(d_b, 7, n, s));
 	CUP_CK(cuEventRecord(ev_before, s));
@@ -265,10 +336,12 @@ int main(int argc, char **argv)
 			p.blockDimX = block;
 			p.blockDimY = p.blockDimZ = 1;
 			p.kernelParams = scale_args;
-			CUP_CK(cuGraphExecKernelNodeSetParams(exec, n_scale, &p));
+			CUP_CK(cuGraphExecKernelNodeSetParams(exec, n_xscale, &p));
 		}
 		if (exec_event && i == 0)
 			CUP_CK(cuGraphExecEventRecordNodeSetEvent(exec, n_rec, ev_before));
+		if (disable && i == 0)
+			CUP_CK(cuGraphNodeSetEnabled(exec, n_xscale, 1));
 		if (host_src) {
 			/* the launch read h: done before h changes */
 			CUP_CK(cuStreamSynchronize(s));
@@ -305,8 +378,12 @@ int main(int argc, char **argv)
 	printf("cuda_graph_nodes: launches %u hash 0x%016llx\n", launches,
 	       (unsigned long long)XXH64(back, n * 4, 0));
 	printf("cuda_graph_nodes: copied back by the graph 0x%016llx\n", (unsigned long long)XXH64(inside, n * 4, 0));
+	if (host_node)
+		printf("cuda_graph_nodes: the host node ran %u times\n", host_runs);
 	CUP_CK(cuGraphExecDestroy(exec));
 	CUP_CK(cuGraphDestroy(g));
+	if (gc) /* its nodes named the exec's until here */
+		CUP_CK(cuGraphDestroy(gc));
 	CUP_CK(cuEventDestroy(ev));
 	CUP_CK(cuEventDestroy(ev_before));
 	CUP_CK(cuEventDestroy(ev_gone));

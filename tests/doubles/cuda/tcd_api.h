@@ -241,6 +241,11 @@
 	X(cuGraphRemoveDependencies) \
 	X(cuGraphRemoveDependencies_v2) \
 	X(cuGraphExecEventRecordNodeSetEvent) \
+	X(cuGraphClone) \
+	X(cuGraphAddHostNode) \
+	X(cuGraphNodeFindInClone) \
+	X(cuGraphNodeSetEnabled) \
+	X(cuGraphNodeGetEnabled) \
 	X(cuStreamBeginCaptureToGraph) \
 	X(cuStreamBeginCaptureToGraph_ptsz) \
 	X(cuProfilerStart) \
@@ -294,6 +299,7 @@
 	X(cuGetProcAddress, 12000, 0, cuGetProcAddress_v2) \
 	X(cuGraphAddChildGraphNode, 10000, 0, cuGraphAddChildGraphNode) \
 	X(cuGraphAddDependencies, 10000, 0, cuGraphAddDependencies) \
+	X(cuGraphAddHostNode, 10000, 0, cuGraphAddHostNode) \
 	X(cuGraphAddDependencies, 12030, 0, cuGraphAddDependencies_v2) \
 	X(cuGraphAddEmptyNode, 10000, 0, cuGraphAddEmptyNode) \
 	X(cuGraphAddEventRecordNode, 11010, 0, cuGraphAddEventRecordNode) \
@@ -304,6 +310,7 @@
 	X(cuGraphAddMemsetNode, 10000, 0, cuGraphAddMemsetNode) \
 	X(cuGraphAddNode, 12020, 0, cuGraphAddNode) \
 	X(cuGraphAddNode, 12030, 0, cuGraphAddNode_v2) \
+	X(cuGraphClone, 10000, 0, cuGraphClone) \
 	X(cuGraphCreate, 10000, 0, cuGraphCreate) \
 	X(cuGraphDestroy, 10000, 0, cuGraphDestroy) \
 	X(cuGraphDestroyNode, 10000, 0, cuGraphDestroyNode) \
@@ -317,6 +324,9 @@
 	X(cuGraphKernelNodeSetParams, 10000, 0, cuGraphKernelNodeSetParams) \
 	X(cuGraphKernelNodeSetParams, 12000, 0, cuGraphKernelNodeSetParams_v2) \
 	X(cuGraphLaunch, 10000, 0, cuGraphLaunch) \
+	X(cuGraphNodeFindInClone, 10000, 0, cuGraphNodeFindInClone) \
+	X(cuGraphNodeGetEnabled, 11060, 0, cuGraphNodeGetEnabled) \
+	X(cuGraphNodeSetEnabled, 11060, 0, cuGraphNodeSetEnabled) \
 	X(cuGraphLaunch, 10000, 1, cuGraphLaunch_ptsz) \
 	X(cuGraphRemoveDependencies, 10000, 0, cuGraphRemoveDependencies) \
 	X(cuGraphRemoveDependencies, 12030, 0, cuGraphRemoveDependencies_v2) \

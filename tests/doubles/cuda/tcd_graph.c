@@ -297,6 +297,40 @@ TCD_API(CUresult, cuGraphAddEventWaitNode)(CUgraphNode *phGraphNode, CUgraph hGr
 }
 TCD_EXPORT(cuGraphAddEventWaitNode)
 
+/* ---- host nodes ---- */
+
+/* The function runs on the stream's worker when the node's turn comes, as
+ * the driver runs it at each launch (it must not call CUDA). */
+static CUresult tcd_host_node_op(CUhostFn fn, void *user, const char *call, struct tcd_op **out)
+{
+	struct tcd_op *op;
+
+	if (!fn)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the host node has no function");
+	op = tcd_op_new(TCD_OP_HOST);
+	if (!op)
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	op->u.host.fn = fn;
+	op->u.host.user = user;
+	*out = op;
+	return CUDA_SUCCESS;
+}
+
+TCD_API(CUresult, cuGraphAddHostNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				      size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+	struct tcd_op *op = NULL;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphAddHostNode);
+	if (!nodeParams)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphAddHostNode", "nodeParams is NULL");
+	if ((r = tcd_host_node_op(nodeParams->fn, nodeParams->userData, "cuGraphAddHostNode", &op)) != CUDA_SUCCESS)
+		return r;
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddHostNode");
+}
+TCD_EXPORT(cuGraphAddHostNode)
+
 /* ---- child graphs ---- */
 
 /* The child's ops as one exec would run them, copied (the driver copies
@@ -393,6 +427,9 @@ static CUresult tcd_add_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *de
 		break;
 	case CU_GRAPH_NODE_TYPE_GRAPH:
 		r = tcd_child_ops(p->graph.graph, call, &ops);
+		break;
+	case CU_GRAPH_NODE_TYPE_HOST:
+		r = tcd_host_node_op(p->host.fn, p->host.userData, call, &ops);
 		break;
 	default:
 		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "node type %d is not modelled by the double",
@@ -789,3 +826,199 @@ TCD_API(CUresult, cuGraphExecKernelNodeSetParams_v2)(CUgraphExec hGraphExec, CUg
 	return tcd_kernel_node_set(hGraphExec, hNode, op, "cuGraphExecKernelNodeSetParams_v2");
 }
 TCD_EXPORT(cuGraphExecKernelNodeSetParams_v2)
+
+/* ---- clones ---- */
+
+/* A copy of every node (ops, edges) of a graph built node by node, or of
+ * a captured graph's ops; each node of the clone remembers the node it
+ * copies, for cuGraphNodeFindInClone.  Later changes to either graph do
+ * not reach the other, as the driver documents. */
+TCD_API(CUresult, cuGraphClone)(CUgraph *phGraphClone, CUgraph originalGraph)
+{
+	static const char call[] = "cuGraphClone";
+	struct tcd_graph *g, *c = NULL;
+	struct tcd_gnode **made = NULL;
+	size_t n = 0;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphClone);
+	if (!phGraphClone)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "phGraphClone is NULL");
+	/* the objects are made first (tcd_obj_new takes the lock) */
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(originalGraph, TCD_KIND_GRAPH, call, "originalGraph", &g);
+	if (r == CUDA_SUCCESS)
+		n = g->nnodes;
+	pthread_mutex_unlock(&tcd_g.lock);
+	if (r != CUDA_SUCCESS)
+		return r;
+	c = tcd_obj_new(sizeof(*c), TCD_KIND_GRAPH);
+	made = calloc(n ? n : 1, sizeof(*made));
+	if (c && made && n && !(c->nodes = calloc(n, sizeof(*c->nodes))))
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	for (size_t i = 0; c && made && r == CUDA_SUCCESS && i < n; i++)
+		if (!(made[i] = tcd_obj_new(sizeof(*made[i]), TCD_KIND_GRAPH_NODE)))
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+	if (!c || !made || r != CUDA_SUCCESS) {
+		r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+		goto out_fail;
+	}
+	c->tail = &c->ops;
+	c->cap_nodes = n;
+	pthread_mutex_lock(&tcd_g.lock);
+	if (!tcd_obj_is_locked(g, TCD_KIND_GRAPH) || g->nnodes != n)
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "graph %p changed while it was cloned", (void *)g);
+	for (const struct tcd_op *t = g->ops; r == CUDA_SUCCESS && t; t = t->next) {
+		struct tcd_op *op = tcd_op_clone(t);
+		if (!op) {
+			r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+			break;
+		}
+		*c->tail = op;
+		c->tail = &op->next;
+		c->count++;
+	}
+	for (size_t i = 0; r == CUDA_SUCCESS && i < n; i++) {
+		const struct tcd_gnode *o = g->nodes[i];
+		struct tcd_gnode *d = made[i];
+		struct tcd_op **tail = &d->ops;
+		d->graph = c;
+		d->index = i;
+		d->origin = g->nodes[i];
+		if (o->ndeps && !(d->deps = calloc(o->ndeps, sizeof(*d->deps)))) {
+			r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+			break;
+		}
+		d->ndeps = o->ndeps;
+		for (size_t j = 0; j < o->ndeps; j++)
+			d->deps[j] = made[o->deps[j]->index];
+		for (const struct tcd_op *t = o->ops; t; t = t->next) {
+			struct tcd_op *op = tcd_op_clone(t);
+			if (!op) {
+				r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+				break;
+			}
+			*tail = op;
+			tail = &op->next;
+		}
+		c->nodes[i] = d;
+		c->nnodes = i + 1;
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	if (r != CUDA_SUCCESS)
+		goto out_fail;
+	free(made);
+	*phGraphClone = (CUgraph)c;
+	return CUDA_SUCCESS;
+out_fail:
+	for (size_t i = 0; made && i < n; i++)
+		if (made[i]) {
+			tcd_ops_free(made[i]->ops);
+			made[i]->ops = NULL;
+			free(made[i]->deps);
+			made[i]->deps = NULL;
+			tcd_obj_kill(made[i]);
+		}
+	free(made);
+	if (c) {
+		tcd_ops_free(c->ops);
+		c->ops = NULL;
+		free(c->nodes);
+		c->nodes = NULL;
+		c->nnodes = 0;
+		tcd_obj_kill(c);
+	}
+	return r;
+}
+TCD_EXPORT(cuGraphClone)
+
+TCD_API(CUresult, cuGraphNodeFindInClone)(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
+{
+	static const char call[] = "cuGraphNodeFindInClone";
+	struct tcd_graph *c;
+	struct tcd_gnode *o;
+	CUresult r;
+	size_t i = 0;
+
+	TCD_ENTER_INIT(cuGraphNodeFindInClone);
+	if (!phNode)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "phNode is NULL");
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_obj_get_locked(hClonedGraph, TCD_KIND_GRAPH, call, "hClonedGraph", &c)) == CUDA_SUCCESS &&
+	    (r = tcd_obj_get_locked(hOriginalNode, TCD_KIND_GRAPH_NODE, call, "hOriginalNode", &o)) == CUDA_SUCCESS) {
+		for (i = 0; i < c->nnodes && c->nodes[i]->origin != o; i++)
+			;
+		if (i == c->nnodes)
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p has no copy in graph %p (not its clone?)",
+				     (void *)o, (void *)c);
+		else
+			*phNode = (CUgraphNode)c->nodes[i];
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+TCD_EXPORT(cuGraphNodeFindInClone)
+
+/* ---- enabled nodes of an exec ---- */
+
+/* With the lock held: the ops of node hn in exec hx (first, and the op
+ * after its last), checked to be a kernel, memset or memcpy node as the
+ * driver documents for the enable calls. */
+static CUresult tcd_exec_node_ops_locked(CUgraphExec hx, CUgraphNode hn, const char *call, struct tcd_op **first,
+					 struct tcd_op **end)
+{
+	struct tcd_graph *x;
+	struct tcd_gnode *n;
+	CUresult r;
+	size_t i, j;
+
+	if ((r = tcd_obj_get_locked(hx, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x)) != CUDA_SUCCESS ||
+	    (r = tcd_obj_get_locked(hn, TCD_KIND_GRAPH_NODE, call, "hNode", &n)) != CUDA_SUCCESS)
+		return r;
+	for (i = 0; i < x->nnodes && x->nodes[i] != n; i++)
+		;
+	if (i == x->nnodes)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not in graph exec %p", (void *)n, (void *)x);
+	if (!x->node_ops[i] || (x->node_ops[i]->kind != TCD_OP_KERNEL && x->node_ops[i]->kind != TCD_OP_COPY &&
+				x->node_ops[i]->kind != TCD_OP_MEMSET))
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a kernel, memset or memcpy node: only "
+				"those can be disabled", (void *)n);
+	for (j = i + 1; j < x->nnodes && !x->node_ops[j]; j++)
+		;
+	*first = x->node_ops[i];
+	*end = j < x->nnodes ? x->node_ops[j] : NULL;
+	return CUDA_SUCCESS;
+}
+
+/* Disabled, a node runs as an empty node from the next launch on. */
+TCD_API(CUresult, cuGraphNodeSetEnabled)(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
+{
+	struct tcd_op *first, *end;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphNodeSetEnabled);
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_exec_node_ops_locked(hGraphExec, hNode, "cuGraphNodeSetEnabled", &first, &end);
+	for (struct tcd_op *t = first; r == CUDA_SUCCESS && t != end; t = t->next)
+		__atomic_store_n(&t->disabled, !isEnabled, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+TCD_EXPORT(cuGraphNodeSetEnabled)
+
+TCD_API(CUresult, cuGraphNodeGetEnabled)(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
+{
+	struct tcd_op *first, *end;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphNodeGetEnabled);
+	if (!isEnabled)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphNodeGetEnabled", "isEnabled is NULL");
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_exec_node_ops_locked(hGraphExec, hNode, "cuGraphNodeGetEnabled", &first, &end);
+	if (r == CUDA_SUCCESS)
+		*isEnabled = !first->disabled;
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+TCD_EXPORT(cuGraphNodeGetEnabled)
