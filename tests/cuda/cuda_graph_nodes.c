@@ -28,8 +28,8 @@
  *   --exec-event  after the first launch the exec's event record node
  *               records another event (a change replay does not model)
  *   --capture-to  a second graph (an empty node, then a memset captured
- *               into it with cuStreamBeginCaptureToGraph) is launched
- *               after the first graph's launches
+ *               into it with cuStreamBeginCaptureToGraph), made before the
+ *               launches (before the window), is launched after them
  *   --unordered the vadd node is not made to follow the join node: it
  *               reads and writes buffers while the memset and fill nodes
  *               write one of them, with no edge between them (a race)
@@ -106,8 +106,8 @@ int main(int argc, char **argv)
 	CUdeviceptr d_a, d_b, d_acc;
 	CUstream s, s2;
 	CUevent ev, ev_before, ev_gone;
-	CUgraph g, gc = NULL;
-	CUgraphExec exec;
+	CUgraph g, gc = NULL, g2 = NULL;
+	CUgraphExec exec, x2 = NULL;
 	CUgraphNode n_up, n_set, n_fill, n_join, n_vadd, n_scale, n_rec, n_back;
 	CUgraphNode n_xscale; /* n_scale in the graph instantiated (the clone's copy with --clone) */
 	uint32_t *h = malloc(n * 4), *back = malloc(n * 4), *inside = calloc(n, 4);
@@ -320,6 +320,21 @@ int main(int argc, char **argv)
 		CUP_CK(cuStreamSynchronize(s3));
 		CUP_CK(cuStreamDestroy(s3));
 	}
+	if (capture_to) {
+		/* made before the window: the window's snapshot keeps its mark */
+		CUgraph out = NULL;
+		CUgraphNode first;
+		CUP_CK(cuGraphCreate(&g2, 0));
+		CUP_CK(cuGraphAddEmptyNode(&first, g2, NULL, 0));
+		CUP_CK(cuStreamBeginCaptureToGraph(s2, g2, &first, NULL, 1, CU_STREAM_CAPTURE_MODE_RELAXED));
+		CUP_CK(cuMemsetD32Async(d_b, 5, n, s2));
+		CUP_CK(cuStreamEndCapture(s2, &out));
+		if (out != g2) {
+			fprintf(stderr, "cuda_graph_nodes: the capture into a graph ended in another graph\n");
+			return 1;
+		}
+		CUP_CK(cuGraphInstantiate(&x2, g2, 0));
+	}
 	if (window)
 		CUP_CK(cuProfilerStart());
 	CUP_CK(cuStreamWaitEvent(s2, ev_before, 0));
@@ -350,21 +365,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (capture_to) {
-		CUgraph g2, out = NULL;
-		CUgraphNode first;
-		CUgraphExec x2;
 		/* the graph's launches on s read d_b: done before s2 writes it */
 		CUP_CK(cuStreamSynchronize(s));
-		CUP_CK(cuGraphCreate(&g2, 0));
-		CUP_CK(cuGraphAddEmptyNode(&first, g2, NULL, 0));
-		CUP_CK(cuStreamBeginCaptureToGraph(s2, g2, &first, NULL, 1, CU_STREAM_CAPTURE_MODE_RELAXED));
-		CUP_CK(cuMemsetD32Async(d_b, 5, n, s2));
-		CUP_CK(cuStreamEndCapture(s2, &out));
-		if (out != g2) {
-			fprintf(stderr, "cuda_graph_nodes: the capture into a graph ended in another graph\n");
-			return 1;
-		}
-		CUP_CK(cuGraphInstantiate(&x2, g2, 0));
 		CUP_CK(cuGraphLaunch(x2, s2));
 		CUP_CK(cuStreamSynchronize(s2));
 		CUP_CK(cuGraphExecDestroy(x2));
