@@ -169,6 +169,11 @@
  *     = the exec, node, value = isEnabled).  cuGraphAddHostNode (as a
  *     node, note: the host function is never replayed: replay adds an
  *     empty node in its place).
+ *     cuGraphMemcpyNodeSetParams, cuGraphMemsetNodeSetParams,
+ *     cuGraphEventRecordNodeSetEvent, cuGraphEventWaitNodeSetEvent (node
+ *     and the fields of the matching cuGraphAdd*Node record: a host
+ *     source's bytes as blob); their cuGraphExec* forms the same, parent
+ *     = the exec.
  *     tsGraphHostSource: before a cuGraphLaunch of an exec holding memcpy
  *     nodes that read host memory, one per such node (handle = the exec,
  *     node, host = the source pointer, size, blob = the source's packed
@@ -335,7 +340,11 @@ extern "C" {
 	X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)         \
 	X(cuGraphDestroyNode) X(cuGraphRemoveDependencies) X(tsGraphHostSource)   \
 	X(cuGraphAddChildGraphNode) X(cuGraphClone) X(cuGraphNodeFindInClone)     \
-	X(cuGraphNodeSetEnabled) X(cuGraphAddHostNode)
+	X(cuGraphNodeSetEnabled) X(cuGraphAddHostNode)                            \
+	X(cuGraphMemcpyNodeSetParams) X(cuGraphExecMemcpyNodeSetParams)           \
+	X(cuGraphMemsetNodeSetParams) X(cuGraphExecMemsetNodeSetParams)           \
+	X(cuGraphEventRecordNodeSetEvent) X(cuGraphEventWaitNodeSetEvent)         \
+	X(cuGraphExecEventRecordNodeSetEvent) X(cuGraphExecEventWaitNodeSetEvent)
 
 /* X(HIP runtime call, kind it records as).  Append only: the position is
  * the type number above SBT_CM_HIP_TYPE_BASE. */

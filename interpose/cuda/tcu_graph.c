@@ -232,10 +232,11 @@ static tcu_hsrc_set *tcu_hsrc_copy(const tcu_hsrc_set *set)
 	return c;
 }
 
-/* With mu held: set's entries (graph's set, NULL for none) gain add's. */
-static void tcu_hsrc_append_locked(uint64_t graph, const tcu_hsrc *add, size_t n)
+/* With mu held: the set of key in m (hsrc_of_graph or hsrc_of_exec)
+ * gains add's n entries. */
+static void tcu_hsrc_append_in_locked(cap_umap *m, uint64_t key, const tcu_hsrc *add, size_t n)
 {
-	tcu_hsrc_set *set = cap_umap_get(&tcu_g.hsrc_of_graph, graph), *grown;
+	tcu_hsrc_set *set = cap_umap_get(m, key), *grown;
 	size_t have = set ? set->n : 0;
 	if (!n)
 		return;
@@ -246,11 +247,44 @@ static void tcu_hsrc_append_locked(uint64_t graph, const tcu_hsrc *add, size_t n
 	}
 	memcpy(grown->v + have, add, n * sizeof(*add));
 	grown->n = have + n;
-	if (cap_umap_put(&tcu_g.hsrc_of_graph, graph, grown) == grown && grown != set) {
+	if (cap_umap_put(m, key, grown) == grown && grown != set) {
 		CAP_ERROR("cuda: out of memory keeping a memcpy node's host source: its launches lack it");
 		free(grown);
-		cap_umap_del(&tcu_g.hsrc_of_graph, graph);
+		cap_umap_del(m, key);
+		if (set && m == &tcu_g.hsrc_of_exec)
+			atomic_fetch_sub_explicit(&tcu_g.hsrc_execs, 1, memory_order_relaxed);
+	} else if (!set && m == &tcu_g.hsrc_of_exec) {
+		atomic_fetch_add_explicit(&tcu_g.hsrc_execs, 1, memory_order_relaxed);
 	}
+}
+
+static void tcu_hsrc_append_locked(uint64_t graph, const tcu_hsrc *add, size_t n)
+{
+	tcu_hsrc_append_in_locked(&tcu_g.hsrc_of_graph, graph, add, n);
+}
+
+/* A memcpy node's parameters set (exec 0: the graph's node): its host
+ * source, if it now has one, replaces what the set held for it. */
+static void tcu_hsrc_node_set(uint64_t exec, uint64_t node, const CUDA_MEMCPY3D *p)
+{
+	cap_umap *m = exec ? &tcu_g.hsrc_of_exec : &tcu_g.hsrc_of_graph;
+	uint64_t key;
+	tcu_hsrc_set *set;
+	pthread_mutex_lock(&tcu_g.mu);
+	key = exec ? exec : (uint64_t)(uintptr_t)cap_umap_get(&tcu_g.graph_of_node, node);
+	set = key ? cap_umap_get(m, key) : NULL;
+	for (size_t i = 0; set && i < set->n;)
+		if (set->v[i].node == node)
+			set->v[i] = set->v[--set->n];
+		else
+			i++;
+	if (key && p) {
+		tcu_hsrc h;
+		h.node = node;
+		h.p = *p;
+		tcu_hsrc_append_in_locked(m, key, &h, 1);
+	}
+	pthread_mutex_unlock(&tcu_g.mu);
 }
 
 static void tcu_hsrc_add(uint64_t graph, uint64_t node, const CUDA_MEMCPY3D *p)
@@ -582,12 +616,8 @@ static void tcu_graph_unmodeled_node(tcu_fn id, tcu_mode mode, CUresult r, CUgra
 		return r;                                                                                  \
 	}
 
-TCU_GRAPH_NM(cuGraphMemcpyNodeSetParams, (CUgraphNode n, const CUDA_MEMCPY3D *p), (n, p), 0, 0, n)
-TCU_GRAPH_NM(cuGraphMemsetNodeSetParams, (CUgraphNode n, const CUDA_MEMSET_NODE_PARAMS *p), (n, p), 0, 0, n)
 TCU_GRAPH_NM(cuGraphHostNodeSetParams, (CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p), (n, p), 0, 0, n)
 TCU_GRAPH_NM(cuGraphNodeSetParams, (CUgraphNode n, CUgraphNodeParams *p), (n, p), 0, 0, n)
-TCU_GRAPH_NM(cuGraphEventRecordNodeSetEvent, (CUgraphNode n, CUevent e), (n, e), 0, 0, n)
-TCU_GRAPH_NM(cuGraphEventWaitNodeSetEvent, (CUgraphNode n, CUevent e), (n, e), 0, 0, n)
 TCU_GRAPH_NM(cuGraphKernelNodeSetAttribute,
              (CUgraphNode n, CUkernelNodeAttrID a, const CUkernelNodeAttrValue *v), (n, a, v), 0, 0, n)
 TCU_GRAPH_NM(cuGraphKernelNodeCopyAttributes, (CUgraphNode d, CUgraphNode sn), (d, sn), 0, 0, d)
@@ -597,18 +627,10 @@ TCU_GRAPH_NM(cuGraphExternalSemaphoresWaitNodeSetParams,
              (CUgraphNode n, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *p), (n, p), 0, 0, n)
 TCU_GRAPH_NM(cuGraphBatchMemOpNodeSetParams, (CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p), (n, p),
              0, 0, n)
-TCU_GRAPH_NM(cuGraphExecMemcpyNodeSetParams,
-             (CUgraphExec x, CUgraphNode n, const CUDA_MEMCPY3D *p, CUcontext c), (x, n, p, c), 0, x, n)
-TCU_GRAPH_NM(cuGraphExecMemsetNodeSetParams,
-             (CUgraphExec x, CUgraphNode n, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext c), (x, n, p, c), 0,
-             x, n)
 TCU_GRAPH_NM(cuGraphExecHostNodeSetParams, (CUgraphExec x, CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p),
              (x, n, p), 0, x, n)
 TCU_GRAPH_NM(cuGraphExecChildGraphNodeSetParams, (CUgraphExec x, CUgraphNode n, CUgraph c), (x, n, c), 0, x,
              n)
-TCU_GRAPH_NM(cuGraphExecEventRecordNodeSetEvent, (CUgraphExec x, CUgraphNode n, CUevent e), (x, n, e), 0, x,
-             n)
-TCU_GRAPH_NM(cuGraphExecEventWaitNodeSetEvent, (CUgraphExec x, CUgraphNode n, CUevent e), (x, n, e), 0, x, n)
 TCU_GRAPH_NM(cuGraphExecNodeSetParams, (CUgraphExec x, CUgraphNode n, CUgraphNodeParams *p), (x, n, p), 0, x,
              n)
 TCU_GRAPH_NM(cuGraphExecUpdate,
@@ -822,11 +844,185 @@ CUresult tcu_m_cuGraphNodeSetEnabled(tcu_fn id, CUgraphExec exec, CUgraphNode no
 	if (mode == TCU_MODE_RECORD)
 		tcu_emit(SBT_CM_K_cuGraphNodeSetEnabled, id, &c, 0);
 	if (r == CUDA_SUCCESS)
-		tcu_live_graph_set_params(SBT_CM_K_cuGraphNodeSetEnabled, id, &c);
+		tcu_live_graph_set_params(SBT_CM_K_cuGraphNodeSetEnabled, id, &c, NULL, 0);
 out:
 	tcu_call_end();
 	return r;
 }
+
+/* ---- the setters of memcpy, memset and event nodes -------------------------------- */
+
+/* c: the setter's record (node; parent = the exec for the cuGraphExec*
+ * forms): recorded, and kept for windows with the node's graph (an exec's
+ * with the exec); host: a memcpy node's host source bytes. */
+static void tcu_graph_setter_emit(sbt_cm_kind k, tcu_fn id, tcu_mode mode, sbt_cm_call *c, const void *host,
+                                  size_t n)
+{
+	if (mode == TCU_MODE_RECORD) {
+		uint64_t blob = c->blob;
+		if (host && n)
+			c->blob = cap_blob(host, n);
+		tcu_emit(k, id, c, 0);
+		c->blob = blob;
+	}
+	if (c->result == CUDA_SUCCESS)
+		tcu_live_graph_set_params(k, id, c, host, host ? n : 0);
+}
+
+static void tcu_graph_memcpy_set(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresult r, CUgraphExec x,
+                                 CUgraphNode node, const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+	sbt_cm_call c;
+	uint8_t *host = NULL;
+	size_t bytes = 0;
+	if (mode == TCU_MODE_NESTED || !p)
+		return;
+	tcu_copy3d_node_fill(p, r, &c, &host, &bytes);
+	c.ctx = TCU_H(ctx);
+	c.node = TCU_H(node);
+	c.parent = TCU_H(x);
+	tcu_graph_setter_emit(k, id, mode, &c, host, host ? bytes : 0);
+	if (r == CUDA_SUCCESS)
+		tcu_hsrc_node_set(TCU_H(x), c.node, host ? p : NULL);
+	free(host);
+}
+
+CUresult tcu_m_cuGraphMemcpyNodeSetParams(tcu_fn id, CUgraphNode node, const CUDA_MEMCPY3D *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphMemcpyNodeSetParams real =
+	    (tcu_pfn_cuGraphMemcpyNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(node, p);
+	tcu_graph_memcpy_set(SBT_CM_K_cuGraphMemcpyNodeSetParams, id, mode, r, NULL, node, p, NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphExecMemcpyNodeSetParams(tcu_fn id, CUgraphExec x, CUgraphNode node,
+                                              const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphExecMemcpyNodeSetParams real =
+	    (tcu_pfn_cuGraphExecMemcpyNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(x, node, p, ctx);
+	tcu_graph_memcpy_set(SBT_CM_K_cuGraphExecMemcpyNodeSetParams, id, mode, r, x, node, p, ctx);
+out:
+	tcu_call_end();
+	return r;
+}
+
+static void tcu_graph_memset_set(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresult r, CUgraphExec x,
+                                 CUgraphNode node, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+	sbt_cm_call c;
+	if (mode == TCU_MODE_NESTED || !p)
+		return;
+	sbt_cm_call_init(&c);
+	tcu_memset_fields(&c, p->dst, p->pitch, p->value, p->elementSize, p->width, p->height);
+	c.result = r;
+	c.ctx = TCU_H(ctx);
+	c.node = TCU_H(node);
+	c.parent = TCU_H(x);
+	tcu_graph_setter_emit(k, id, mode, &c, NULL, 0);
+}
+
+CUresult tcu_m_cuGraphMemsetNodeSetParams(tcu_fn id, CUgraphNode node, const CUDA_MEMSET_NODE_PARAMS *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphMemsetNodeSetParams real =
+	    (tcu_pfn_cuGraphMemsetNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(node, p);
+	tcu_graph_memset_set(SBT_CM_K_cuGraphMemsetNodeSetParams, id, mode, r, NULL, node, p, NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphExecMemsetNodeSetParams(tcu_fn id, CUgraphExec x, CUgraphNode node,
+                                              const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphExecMemsetNodeSetParams real =
+	    (tcu_pfn_cuGraphExecMemsetNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(x, node, p, ctx);
+	tcu_graph_memset_set(SBT_CM_K_cuGraphExecMemsetNodeSetParams, id, mode, r, x, node, p, ctx);
+out:
+	tcu_call_end();
+	return r;
+}
+
+static void tcu_graph_event_set(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresult r, CUgraphExec x,
+                                CUgraphNode node, CUevent e)
+{
+	sbt_cm_call c;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.event = TCU_H(e);
+	c.node = TCU_H(node);
+	c.parent = TCU_H(x);
+	tcu_graph_setter_emit(k, id, mode, &c, NULL, 0);
+}
+
+#define TCU_GRAPH_EVENT_SET(canon)                                                                 \
+	CUresult tcu_m_##canon(tcu_fn id, CUgraphNode node, CUevent e)                                 \
+	{                                                                                              \
+		tcu_mode mode;                                                                             \
+		CUresult r;                                                                                \
+		tcu_pfn_##canon real = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode);                    \
+		if (!real) {                                                                               \
+			r = tcu_no_driver(id);                                                                 \
+			goto out;                                                                              \
+		}                                                                                          \
+		r = real(node, e);                                                                         \
+		tcu_graph_event_set(SBT_CM_K_##canon, id, mode, r, NULL, node, e);                         \
+	out:                                                                                           \
+		tcu_call_end();                                                                            \
+		return r;                                                                                  \
+	}
+#define TCU_GRAPH_EXEC_EVENT_SET(canon)                                                            \
+	CUresult tcu_m_##canon(tcu_fn id, CUgraphExec x, CUgraphNode node, CUevent e)                  \
+	{                                                                                              \
+		tcu_mode mode;                                                                             \
+		CUresult r;                                                                                \
+		tcu_pfn_##canon real = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode);                    \
+		if (!real) {                                                                               \
+			r = tcu_no_driver(id);                                                                 \
+			goto out;                                                                              \
+		}                                                                                          \
+		r = real(x, node, e);                                                                      \
+		tcu_graph_event_set(SBT_CM_K_##canon, id, mode, r, x, node, e);                            \
+	out:                                                                                           \
+		tcu_call_end();                                                                            \
+		return r;                                                                                  \
+	}
+
+TCU_GRAPH_EVENT_SET(cuGraphEventRecordNodeSetEvent)
+TCU_GRAPH_EVENT_SET(cuGraphEventWaitNodeSetEvent)
+TCU_GRAPH_EXEC_EVENT_SET(cuGraphExecEventRecordNodeSetEvent)
+TCU_GRAPH_EXEC_EVENT_SET(cuGraphExecEventWaitNodeSetEvent)
 
 /* Whether any of the n edges carries data other than the default (a
  * programmatic edge), which the model does not cover. */
@@ -1091,7 +1287,7 @@ static void tcu_graph_set_params(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresu
 	if (mode == TCU_MODE_RECORD)
 		tcu_emit(k, id, &c, 0);
 	if (c.result == CUDA_SUCCESS)
-		tcu_live_graph_set_params(k, id, &c);
+		tcu_live_graph_set_params(k, id, &c, NULL, 0);
 	free(enc);
 }
 

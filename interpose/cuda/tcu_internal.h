@@ -640,7 +640,8 @@ void tcu_live_graph_call(sbt_cm_kind k, tcu_fn id, uint64_t graph, const sbt_cm_
                          const void *host, size_t n);
 /* A kernel node's parameters set (c->parent: the graph exec, 0 for the
  * graph's own node): kept with the node's graph. */
-void tcu_live_graph_set_params(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c);
+void tcu_live_graph_set_params(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c, const void *host,
+                               size_t n);
 /* A launch: before it is recorded, and after; *mode is made RECORD when a
  * window opened for it.  Returns 1 when unit_end must follow.  Inline: a
  * launch without a trigger pays one load and two tests. */

@@ -572,6 +572,15 @@ void tcu_live_graph_exec(tcu_fn id, const sbt_cm_call *c)
 		             NULL, 0, NULL, NULL, 0);
 }
 
+/* Records that change an exec's node (parent = the exec): they go with it. */
+static int tcu_live_exec_setter(sbt_cm_kind k)
+{
+	return k == SBT_CM_K_cuGraphExecKernelNodeSetParams || k == SBT_CM_K_cuGraphNodeSetEnabled ||
+	       k == SBT_CM_K_cuGraphExecMemcpyNodeSetParams || k == SBT_CM_K_cuGraphExecMemsetNodeSetParams ||
+	       k == SBT_CM_K_cuGraphExecEventRecordNodeSetEvent ||
+	       k == SBT_CM_K_cuGraphExecEventWaitNodeSetEvent;
+}
+
 void tcu_live_graph_exec_destroy(uint64_t exec)
 {
 	tcu_live *l = tcu_g.live;
@@ -588,9 +597,7 @@ void tcu_live_graph_exec_destroy(uint64_t exec)
 			tcu_live_obj *next = p->next;
 			sbt_cm_call c;
 			if (p->cls == TCU_LIVE_CAPTURE &&
-			    ((p->kind == SBT_CM_K_cuGraphExecKernelNodeSetParams &&
-			      sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.parent == exec) ||
-			     (p->kind == SBT_CM_K_cuGraphNodeSetEnabled &&
+			    ((tcu_live_exec_setter(p->kind) &&
 			      sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.parent == exec) ||
 			     (p->kind == SBT_CM_K_tsGraphNotModeled &&
 			      sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.handle == exec)))
@@ -674,7 +681,8 @@ void tcu_live_graph_call(sbt_cm_kind k, tcu_fn id, uint64_t graph, const sbt_cm_
 	tcu_live_graph_keep(k, id, graph, c, host, n);
 }
 
-void tcu_live_graph_set_params(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c)
+void tcu_live_graph_set_params(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c, const void *host,
+                               size_t n)
 {
 	tcu_live *l = tcu_g.live;
 	uint64_t graph;
@@ -691,7 +699,7 @@ void tcu_live_graph_set_params(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c)
 	}
 	pthread_mutex_unlock(&tcu_g.mu);
 	if (graph)
-		tcu_live_graph_keep(k, id, graph, c, NULL, 0);
+		tcu_live_graph_keep(k, id, graph, c, host, n);
 }
 
 /* ---- the snapshot ------------------------------------------------------- */

@@ -164,16 +164,47 @@ static rp_status rpcu_kernel_params(rpcu_state *s, const sbt_cm_call *c, CUDA_KE
 
 /* ---- host sources of memcpy nodes ---- */
 
-/* The buffer a memcpy node reads host bytes from (rpcu_copy3d_node's,
- * kept in graph_bufs), by the captured node: tsGraphHostSource writes it.
- * Kept after its graph goes (a child graph node's copy reads it too). */
-static rp_status rpcu_graph_hsrc_note(rpcu_state *s, const sbt_cm_call *c, const void *buf, rp_diag *diag)
+/*
+ * The buffer a memcpy node reads host bytes from (rpcu_copy3d_node's, kept
+ * in graph_bufs), by the captured node and the source's size:
+ * tsGraphHostSource writes it before each launch.  A node given another
+ * host source of the same size (a setter, on the graph's node or an exec's
+ * copy) reads the same buffer: every launch writes the bytes of its exec's
+ * own source there first, so the graph and its execs can share it.  Kept
+ * after the node's graph goes (a child graph node's copy, a clone's node
+ * read it too).
+ */
+static uint64_t rpcu_graph_hsrc_key(uint64_t node, uint64_t bytes)
 {
-	rpcu_obj *o = rpcu_objs_put(&s->objs, RPCU_O_HOSTSRC, c->node);
-	if (!o)
+	return node ^ (bytes * 0x9e3779b97f4a7c15ull);
+}
+
+static rpcu_obj *rpcu_graph_hsrc_find(rpcu_state *s, uint64_t node, uint64_t bytes)
+{
+	rpcu_obj *o = rpcu_objs_get(&s->objs, RPCU_O_HOSTSRC, rpcu_graph_hsrc_key(node, bytes));
+	return o && o->made_seq == node && o->bytes == bytes ? o : NULL;
+}
+
+/* m (from rpcu_copy3d_node for c) reads host bytes: from the node's buffer
+ * of that size when it has one (the bytes copied there, m pointed at it). */
+static rp_status rpcu_graph_hsrc_note(rpcu_state *s, const sbt_cm_call *c, CUDA_MEMCPY3D *m, rp_diag *diag)
+{
+	uint64_t bytes = c->width * c->height * (c->depth ? c->depth : 1);
+	uint64_t key = rpcu_graph_hsrc_key(c->node, bytes);
+	rpcu_obj *o = rpcu_objs_get(&s->objs, RPCU_O_HOSTSRC, key);
+	if (o && (o->made_seq != c->node || o->bytes != bytes))
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "the host sources of memcpy nodes 0x%llx and 0x%llx "
+		                 "collide in the replay's table", (unsigned long long)c->node,
+		                 (unsigned long long)o->made_seq);
+	if (o) {
+		memcpy((void *)(uintptr_t)o->live, m->srcHost, bytes);
+		m->srcHost = (void *)(uintptr_t)o->live;
+	} else if (!(o = rpcu_objs_put(&s->objs, RPCU_O_HOSTSRC, key))) {
 		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-	o->live = (uint64_t)(uintptr_t)buf;
-	o->bytes = c->width * c->height * (c->depth ? c->depth : 1);
+	}
+	o->live = (uint64_t)(uintptr_t)m->srcHost;
+	o->bytes = bytes;
+	o->made_seq = c->node;
 	o->parent = c->dst_type == CU_MEMORYTYPE_DEVICE ? c->dst : 0;
 	return RP_OK;
 }
@@ -185,15 +216,17 @@ static rp_status rpcu_graph_hsrc_note(rpcu_state *s, const sbt_cm_call *c, const
  * where the launch was made. */
 static rp_status rpcu_graph_hsrc(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
 {
-	rpcu_obj *o = rpcu_objs_get(&s->objs, RPCU_O_HOSTSRC, c->node);
+	rpcu_obj *o = rpcu_graph_hsrc_find(s, c->node, c->size);
 	uint8_t *bytes;
 	rp_status st;
-	if (!o)
-		return RP_OK; /* its graph was not rebuilt (not modeled): the launch says why */
-	if (c->size != o->bytes)
-		return rpcu_fail(s, diag, RP_ERR_TRACE, "the host source of memcpy node 0x%llx holds %llu bytes, "
-		                 "the node copies %llu", (unsigned long long)c->node, (unsigned long long)c->size,
-		                 (unsigned long long)o->bytes);
+	if (!o) {
+		const rpcu_obj *n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node);
+		const rpcu_obj *x = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle);
+		if (!n || !x || !x->live)
+			return RP_OK; /* its graph was not rebuilt (not modeled): the launch says why */
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "memcpy node 0x%llx was never given a host source of %llu "
+		                 "bytes in the trace", (unsigned long long)c->node, (unsigned long long)c->size);
+	}
 	if ((st = rpcu_blob_exact(s, c->blob, c->size, &bytes, diag)) != RP_OK)
 		return st;
 	if (s->relocate_memory && o->parent)
@@ -243,7 +276,7 @@ static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call 
 			goto out_free;
 		r = s->drv.p_cuGraphAddMemcpyNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps, &m, s->cur_ctx);
 		if (r == CUDA_SUCCESS && m.srcMemoryType == CU_MEMORYTYPE_HOST && m.srcHost &&
-		    (st = rpcu_graph_hsrc_note(s, c, m.srcHost, diag)) != RP_OK)
+		    (st = rpcu_graph_hsrc_note(s, c, &m, diag)) != RP_OK)
 			goto out_free;
 		break;
 	}
@@ -480,6 +513,93 @@ static rp_status rpcu_graph_set_enabled(rpcu_state *s, const sbt_cm_call *c, rp_
 	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuGraphNodeSetEnabled", r, NULL);
 }
 
+/* The memcpy, memset and event node setters: on the graph's node (parent
+ * 0) or on the exec's copy (the cuGraphExec* forms; no exec: its graph
+ * could not be instantiated, and its launch says why). */
+static rp_status rpcu_graph_node_set(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	int on_exec = k == SBT_CM_K_cuGraphExecMemcpyNodeSetParams || k == SBT_CM_K_cuGraphExecMemsetNodeSetParams ||
+	              k == SBT_CM_K_cuGraphExecEventRecordNodeSetEvent ||
+	              k == SBT_CM_K_cuGraphExecEventWaitNodeSetEvent;
+	rpcu_obj *x = NULL, *n, *e = NULL;
+	CUgraphNode node;
+	CUgraphExec exec = NULL;
+	rp_status st = RP_OK;
+	CUresult r;
+
+	if (on_exec) {
+		x = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->parent);
+		if (!x || !x->live)
+			return RP_OK;
+		exec = (CUgraphExec)(uintptr_t)x->live;
+	}
+	if (!(n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node)))
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx was never added in the trace",
+		                 (unsigned long long)c->node);
+	node = (CUgraphNode)(uintptr_t)n->live;
+	switch (k) {
+	case SBT_CM_K_cuGraphMemcpyNodeSetParams:
+	case SBT_CM_K_cuGraphExecMemcpyNodeSetParams: {
+		CUDA_MEMCPY3D m;
+		if ((st = on_exec ? RPCU_NEED(cuGraphExecMemcpyNodeSetParams) : RPCU_NEED(cuGraphMemcpyNodeSetParams)) !=
+		        RP_OK ||
+		    (st = rpcu_copy3d_node(s, c, &m, diag)) != RP_OK)
+			return st;
+		if (m.srcMemoryType == CU_MEMORYTYPE_HOST && m.srcHost &&
+		    (st = rpcu_graph_hsrc_note(s, c, &m, diag)) != RP_OK)
+			return st;
+		r = on_exec ? s->drv.p_cuGraphExecMemcpyNodeSetParams(exec, node, &m, s->cur_ctx)
+		            : s->drv.p_cuGraphMemcpyNodeSetParams(node, &m);
+		break;
+	}
+	case SBT_CM_K_cuGraphMemsetNodeSetParams:
+	case SBT_CM_K_cuGraphExecMemsetNodeSetParams: {
+		CUDA_MEMSET_NODE_PARAMS p;
+		CUdeviceptr d;
+		if ((st = on_exec ? RPCU_NEED(cuGraphExecMemsetNodeSetParams) : RPCU_NEED(cuGraphMemsetNodeSetParams)) !=
+		        RP_OK ||
+		    (st = rpcu_memset_dst(s, c, 1, &d, diag)) != RP_OK)
+			return st;
+		memset(&p, 0, sizeof(p));
+		p.dst = d;
+		p.pitch = c->pitch;
+		p.value = (unsigned)c->value;
+		p.elementSize = (unsigned)c->elem_size;
+		p.width = c->width;
+		p.height = c->height;
+		r = on_exec ? s->drv.p_cuGraphExecMemsetNodeSetParams(exec, node, &p, s->cur_ctx)
+		            : s->drv.p_cuGraphMemsetNodeSetParams(node, &p);
+		break;
+	}
+	default: {
+		CUevent ev;
+		if (!(e = rpcu_objs_get(&s->objs, RPCU_O_EVENT, c->event)))
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "event 0x%llx was never created in the trace",
+			                 (unsigned long long)c->event);
+		ev = (CUevent)(uintptr_t)e->live;
+		if (k == SBT_CM_K_cuGraphEventRecordNodeSetEvent) {
+			if ((st = RPCU_NEED(cuGraphEventRecordNodeSetEvent)) != RP_OK)
+				return st;
+			r = s->drv.p_cuGraphEventRecordNodeSetEvent(node, ev);
+		} else if (k == SBT_CM_K_cuGraphEventWaitNodeSetEvent) {
+			if ((st = RPCU_NEED(cuGraphEventWaitNodeSetEvent)) != RP_OK)
+				return st;
+			r = s->drv.p_cuGraphEventWaitNodeSetEvent(node, ev);
+		} else if (k == SBT_CM_K_cuGraphExecEventRecordNodeSetEvent) {
+			if ((st = RPCU_NEED(cuGraphExecEventRecordNodeSetEvent)) != RP_OK)
+				return st;
+			r = s->drv.p_cuGraphExecEventRecordNodeSetEvent(exec, node, ev);
+		} else {
+			if ((st = RPCU_NEED(cuGraphExecEventWaitNodeSetEvent)) != RP_OK)
+				return st;
+			r = s->drv.p_cuGraphExecEventWaitNodeSetEvent(exec, node, ev);
+		}
+		break;
+	}
+	}
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, sbt_cm_kind_name(k), r, NULL);
+}
+
 /* A graph already known to hold a node replay does not model is never
  * instantiated: the rest of its construction (whose nodes may depend on
  * that node, which has no live node) is passed over. */
@@ -489,9 +609,13 @@ static int rpcu_graph_given_up(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 	uint64_t graph = c->parent;
 	if (k == SBT_CM_K_cuGraphCreate || k == SBT_CM_K_cuGraphExecKernelNodeSetParams ||
 	    k == SBT_CM_K_tsGraphHostSource || k == SBT_CM_K_cuGraphClone ||
-	    k == SBT_CM_K_cuGraphNodeSetEnabled)
+	    k == SBT_CM_K_cuGraphNodeSetEnabled || k == SBT_CM_K_cuGraphExecMemcpyNodeSetParams ||
+	    k == SBT_CM_K_cuGraphExecMemsetNodeSetParams || k == SBT_CM_K_cuGraphExecEventRecordNodeSetEvent ||
+	    k == SBT_CM_K_cuGraphExecEventWaitNodeSetEvent)
 		return 0;
-	if (k == SBT_CM_K_cuGraphKernelNodeSetParams || k == SBT_CM_K_cuGraphDestroyNode) {
+	if (k == SBT_CM_K_cuGraphKernelNodeSetParams || k == SBT_CM_K_cuGraphDestroyNode ||
+	    k == SBT_CM_K_cuGraphMemcpyNodeSetParams || k == SBT_CM_K_cuGraphMemsetNodeSetParams ||
+	    k == SBT_CM_K_cuGraphEventRecordNodeSetEvent || k == SBT_CM_K_cuGraphEventWaitNodeSetEvent) {
 		if (!(n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node)))
 			return 0;
 		graph = n->parent;
@@ -517,6 +641,15 @@ rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 		return rpcu_graph_find_in_clone(s, c, diag);
 	case SBT_CM_K_cuGraphNodeSetEnabled:
 		return rpcu_graph_set_enabled(s, c, diag);
+	case SBT_CM_K_cuGraphMemcpyNodeSetParams:
+	case SBT_CM_K_cuGraphExecMemcpyNodeSetParams:
+	case SBT_CM_K_cuGraphMemsetNodeSetParams:
+	case SBT_CM_K_cuGraphExecMemsetNodeSetParams:
+	case SBT_CM_K_cuGraphEventRecordNodeSetEvent:
+	case SBT_CM_K_cuGraphEventWaitNodeSetEvent:
+	case SBT_CM_K_cuGraphExecEventRecordNodeSetEvent:
+	case SBT_CM_K_cuGraphExecEventWaitNodeSetEvent:
+		return rpcu_graph_node_set(s, k, c, diag);
 	case SBT_CM_K_cuGraphAddDependencies:
 	case SBT_CM_K_cuGraphRemoveDependencies:
 		return rpcu_graph_edges(s, k, c, diag);

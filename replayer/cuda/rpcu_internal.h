@@ -110,7 +110,13 @@
 	X(cuGraphExecKernelNodeSetParams, 12000, 0)                                \
 	X(cuGraphDestroyNode, 10000, 0) X(cuGraphRemoveDependencies, 10000, 0)     \
 	X(cuGraphAddChildGraphNode, 10000, 0) X(cuGraphClone, 10000, 0)            \
-	X(cuGraphNodeFindInClone, 10000, 0) X(cuGraphNodeSetEnabled, 11060, 0)
+	X(cuGraphNodeFindInClone, 10000, 0) X(cuGraphNodeSetEnabled, 11060, 0)     \
+	X(cuGraphMemcpyNodeSetParams, 10000, 0) X(cuGraphMemsetNodeSetParams, 10000, 0) \
+	X(cuGraphExecMemcpyNodeSetParams, 10020, 0)                                \
+	X(cuGraphExecMemsetNodeSetParams, 10020, 0)                                \
+	X(cuGraphEventRecordNodeSetEvent, 11010, 0) X(cuGraphEventWaitNodeSetEvent, 11010, 0) \
+	X(cuGraphExecEventRecordNodeSetEvent, 11010, 0)                            \
+	X(cuGraphExecEventWaitNodeSetEvent, 11010, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */
@@ -147,9 +153,10 @@ typedef enum rpcu_kind {
 	RPCU_O_GRAPHEXEC,
 	RPCU_O_TEXOBJ,   /* a texture or surface object */
 	RPCU_O_GRAPHNODE, /* a node of a graph built node by node */
-	RPCU_O_HOSTSRC   /* a memcpy node's host source, by node: live = the buffer the
-	                    node reads (in graph_bufs), bytes its size, parent the
-	                    captured destination address (for relocation), 0 if none */
+	RPCU_O_HOSTSRC   /* a memcpy node's host source, by node and size (rpcu_graph.c):
+	                    live = the buffer the node reads (in graph_bufs), bytes
+	                    its size, made_seq the node, parent the captured
+	                    destination address (for relocation), 0 if none */
 } rpcu_kind;
 
 typedef struct rpcu_obj {

@@ -25,6 +25,13 @@
  *               checked with cuGraphNodeGetEnabled)
  *   --host-node a host node after the read-back counts the launches
  *               (printed)
+ *   --set-nodes before instantiation the memset node is set to reset the
+ *               accumulator, the upload node to another host source, the
+ *               event record node to another event, and an event wait node
+ *               (added after the read-back) to wait for another event;
+ *               after the first launch the exec's copies are set again:
+ *               the memset to another value, the upload to copy from
+ *               device memory, the event nodes to other events
  *   --exec-event  after the first launch the exec's event record node
  *               records another event (a change replay does not model)
  *   --capture-to  a second graph (an empty node, then a memset captured
@@ -43,7 +50,8 @@
  *               the read-back are inside the profiler range
  *
  *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to]
- *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--window]
+ *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node]
+ *                    [--set-nodes] [--window]
  */
 #include <cudaProfiler.h>
 
@@ -98,19 +106,20 @@ int main(int argc, char **argv)
 {
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
-	int host_src = 0, clone = 0, disable = 0, host_node = 0;
+	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0;
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
 	CUfunction f_fill, f_vadd, f_scale;
 	CUdeviceptr d_a, d_b, d_acc;
 	CUstream s, s2;
-	CUevent ev, ev_before, ev_gone;
+	CUevent ev, ev_before, ev_gone, ev2 = NULL;
+	CUgraphNode n_wait = NULL;
 	CUgraph g, gc = NULL, g2 = NULL;
 	CUgraphExec exec, x2 = NULL;
 	CUgraphNode n_up, n_set, n_fill, n_join, n_vadd, n_scale, n_rec, n_back;
 	CUgraphNode n_xscale; /* n_scale in the graph instantiated (the clone's copy with --clone) */
-	uint32_t *h = malloc(n * 4), *back = malloc(n * 4), *inside = calloc(n, 4);
+	uint32_t *h = malloc(n * 4), *back = malloc(n * 4), *inside = calloc(n, 4), *h2 = malloc(n * 4);
 	uint32_t value = 17, value2 = 23, stride = 5, k = 3, k2 = 2;
 	unsigned host_runs = 0;
 	void *image;
@@ -143,19 +152,23 @@ int main(int argc, char **argv)
 			disable = 1;
 		} else if (!strcmp(argv[i], "--host-node")) {
 			host_node = 1;
+		} else if (!strcmp(argv[i], "--set-nodes")) {
+			set_nodes = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--window]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--window]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
 			return 2;
 		}
 	}
-	if (!h || !back || !inside)
+	if (!h || !back || !inside || !h2)
 		return 1;
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		h[i] = i ^ 0x5a5au;
+		h2[i] = i * 3u + 1u;
+	}
 	CUP_CK(cuInit(0));
 	CUP_CK(cuDeviceGet(&dev, 0));
 	CUP_CK(cuDevicePrimaryCtxRetain(&ctx, dev));
@@ -220,7 +233,7 @@ int main(int argc, char **argv)
 		if (!unordered)
 			CUP_CK(cuGraphAddDependencies(g, &n_join, &n_vadd, NULL, 1));
 	}
-	if (host_src) {
+	if (host_src || set_nodes) {
 		/* the result also gains what the upload node read at this launch */
 		void *vadd_args[] = { &d_acc, &d_a, &d_acc, &n };
 		CUgraphNode after[2] = { n_vadd, n_up };
@@ -284,6 +297,26 @@ int main(int argc, char **argv)
 		hp.fn = cgn_count;
 		hp.userData = &host_runs;
 		CUP_CK(cuGraphAddHostNode(&n_host, g, &n_back, 1, &hp));
+	}
+	if (set_nodes) {
+		CUDA_MEMSET_NODE_PARAMS ms;
+		CUDA_MEMCPY3D up = cgn_copy(n * 4);
+		memset(&ms, 0, sizeof(ms));
+		ms.dst = d_acc;
+		ms.value = 9;
+		ms.elementSize = 4;
+		ms.width = n;
+		ms.height = 1;
+		CUP_CK(cuGraphMemsetNodeSetParams(n_set, &ms));
+		up.srcMemoryType = CU_MEMORYTYPE_HOST;
+		up.srcHost = h2;
+		up.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+		up.dstDevice = d_a;
+		CUP_CK(cuGraphMemcpyNodeSetParams(n_up, &up));
+		CUP_CK(cuEventCreate(&ev2, CU_EVENT_DEFAULT));
+		CUP_CK(cuGraphEventRecordNodeSetEvent(n_rec, ev2));
+		CUP_CK(cuGraphAddEventWaitNode(&n_wait, g, &n_back, 1, ev_before));
+		CUP_CK(cuGraphEventWaitNodeSetEvent(n_wait, ev_gone));
 	}
 	if (clone) {
 		CUgraphNode n_cs;
@@ -357,6 +390,24 @@ int main(int argc, char **argv)
 			CUP_CK(cuGraphExecEventRecordNodeSetEvent(exec, n_rec, ev_before));
 		if (disable && i == 0)
 			CUP_CK(cuGraphNodeSetEnabled(exec, n_xscale, 1));
+		if (set_nodes && i == 0) {
+			CUDA_MEMSET_NODE_PARAMS ms;
+			CUDA_MEMCPY3D up = cgn_copy(n * 4);
+			memset(&ms, 0, sizeof(ms));
+			ms.dst = d_acc;
+			ms.value = 4;
+			ms.elementSize = 4;
+			ms.width = n;
+			ms.height = 1;
+			CUP_CK(cuGraphExecMemsetNodeSetParams(exec, n_set, &ms, ctx));
+			up.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+			up.srcDevice = d_b;
+			up.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+			up.dstDevice = d_a;
+			CUP_CK(cuGraphExecMemcpyNodeSetParams(exec, n_up, &up, ctx));
+			CUP_CK(cuGraphExecEventRecordNodeSetEvent(exec, n_rec, ev));
+			CUP_CK(cuGraphExecEventWaitNodeSetEvent(exec, n_wait, ev_before));
+		}
 		if (host_src) {
 			/* the launch read h: done before h changes */
 			CUP_CK(cuStreamSynchronize(s));
@@ -373,6 +424,8 @@ int main(int argc, char **argv)
 		CUP_CK(cuGraphDestroy(g2));
 	}
 	CUP_CK(cuEventSynchronize(ev));
+	if (ev2)
+		CUP_CK(cuEventSynchronize(ev2));
 	CUP_CK(cuStreamSynchronize(s));
 	CUP_CK(cuMemcpyDtoH(back, d_acc, n * 4));
 	if (window)
@@ -389,6 +442,8 @@ int main(int argc, char **argv)
 	CUP_CK(cuEventDestroy(ev));
 	CUP_CK(cuEventDestroy(ev_before));
 	CUP_CK(cuEventDestroy(ev_gone));
+	if (ev2)
+		CUP_CK(cuEventDestroy(ev2));
 	CUP_CK(cuStreamDestroy(s));
 	CUP_CK(cuStreamDestroy(s2));
 	CUP_CK(cuMemFree(d_a));
@@ -399,5 +454,6 @@ int main(int argc, char **argv)
 	free(h);
 	free(back);
 	free(inside);
+	free(h2);
 	return 0;
 }

@@ -124,7 +124,7 @@ all_match hsrc.single 1 --streams single "$T/hsrc.sbt"
 # set, the clone instantiated; --disable: a node disabled before the first
 # launch, enabled after it; --host-node: rebuilt as an empty node
 # (cn: expect_rc uses the variable name)
-for case in child:--child clone:--clone disable:--disable hnode:--host-node; do
+for case in child:--child clone:--clone disable:--disable hnode:--host-node setn:--set-nodes xev:--exec-event; do
 	cn=${case%%:*}
 	opt=${case#*:}
 	capture "$cn" "$opt" --launches 3
@@ -149,6 +149,17 @@ has hnode.plain out "the host node ran 3 times"
 hs=$("$INFO" --dump "$T/hnode.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphAddHostNode .*/\1/p')
 has hnode.replay err "tsreplay: cuda: note: seq $hs: cuGraphAddHostNode: host nodes are rebuilt as empty nodes (host functions are not run on replay); each keeps its place in the graph"
 [ "$(grep -c 'host nodes are rebuilt' "$T/hnode.replay.err")" = 1 ] || fail "hnode: the note is not said once"
+# the setters of memcpy, memset and event nodes, on the graph's nodes and
+# on the exec's copies; after the exec's upload node is set to copy from
+# device memory, its launches carry no host source
+for k in cuGraphMemsetNodeSetParams cuGraphMemcpyNodeSetParams cuGraphEventRecordNodeSetEvent \
+	cuGraphEventWaitNodeSetEvent cuGraphExecMemsetNodeSetParams cuGraphExecMemcpyNodeSetParams \
+	cuGraphExecEventRecordNodeSetEvent cuGraphExecEventWaitNodeSetEvent; do
+	[ "$(count "$T/setn.sbt" "cuda.$k ")" = 1 ] || fail "setn: not one $k record"
+done
+[ "$(count "$T/setn.sbt" 'cuda.tsGraphHostSource ')" = 1 ] || fail "setn: not one host-source record"
+cmp -s "$T/graph.plain.out" "$T/setn.plain.out" && fail "setn: the setters changed nothing"
+[ "$(count "$T/xev.sbt" 'cuda.cuGraphExecEventRecordNodeSetEvent ')" = 1 ] || fail "xev: the exec's event setter is not recorded"
 # all of them at once, with a host source changing
 capture every --child --clone --disable --host-node --host-src --launches 3
 all_match every.replay 1 "$T/every.sbt"
@@ -177,19 +188,6 @@ expect_rc 1 cto.replay "$RP" "$T/cto.sbt"
 has cto.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: it or its graph was changed by cuStreamBeginCaptureToGraph at seq $cs, which replay does not model; replay a --range that ends before seq $ls"
 # what comes before the launch replays
 expect_rc 0 cto.range "$RP" --range ":$ls" "$T/cto.sbt"
-# an exec changed after its first launch: that launch replays, the next
-# is refused naming the call
-capture xev --exec-event --launches 2
-has xev.cap err ", 1 graph or exec changed by calls not modeled; trace "
-expect_rc 0 xev.info "$INFO" "$T/xev.sbt"
-has xev.info out "cuda graphs  1 graph or exec changed by calls not modeled (replay refuses their launches): cuGraphExecEventRecordNodeSetEvent=1"
-es=$("$INFO" --dump "$T/xev.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.tsGraphNotModeled .*name="cuGraphExecEventRecordNodeSetEvent".*/\1/p')
-ls=$("$INFO" --dump "$T/xev.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | tail -n 1)
-ex=$(printf '0x%x' "$("$INFO" --dump "$T/xev.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | head -n 1)")
-[ -n "$es" ] && [ "$es" -lt "$ls" ] || fail "xev: the exec's change is not recorded before the second launch"
-expect_rc 1 xev.replay "$RP" "$T/xev.sbt"
-has xev.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: it or its graph was changed by cuGraphExecEventRecordNodeSetEvent at seq $es, which replay does not model; replay a --range that ends before seq $ls"
-
 # ---- nodes and edges removed ----------------------------------------------------------------
 # (the memset node removed would zero the result: the checkpoint shows the
 # replay removed it too)
@@ -268,6 +266,19 @@ done
 cg=$(echo "$before" | sed -n 's/.* cuda\.cuGraphAddChildGraphNode handle=\([0-9]*\) .*/\1/p')
 echo "$before" | grep -q " cuda\.cuGraphCreate handle=$cg\( \|\$\)" || fail "wa: the child graph $cg is not in the snapshot"
 [ "$(grep -c ' cuda\.tsGraphHostSource ' "$T/wa.dump")" = 3 ] || fail "wa: not 3 host-source records in the window"
+# the graph's nodes set before the window (kept with it), the exec's
+# copies set inside it
+capture wholeset --window --set-nodes --launches 3
+(cd "$T" && expect_rc 0 ws.cap "$CAP" --profiler -o "$T/ws.sbt" -- "$PROG" --window --set-nodes --launches 3)
+all_match ws.replay 1 "$T/ws-window-1.sbt"
+hw=$("$INFO" --dump "$T/ws-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
+hf=$("$INFO" --dump "$T/wholeset.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "ws: the window's checkpoint $hw is not the whole run's $hf"
+before=$("$INFO" --dump "$T/ws-window-1.sbt" | awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }')
+for k in cuGraphMemsetNodeSetParams cuGraphMemcpyNodeSetParams cuGraphEventRecordNodeSetEvent \
+	cuGraphEventWaitNodeSetEvent; do
+	echo "$before" | grep -q " cuda\.$k " || fail "ws: the snapshot lacks $k"
+done
 # the graph that was both built and destroyed before the window, with
 # nothing made from it still live, is not in the snapshot: the child
 # graph of the --child run is kept only while its parent is

@@ -242,6 +242,13 @@
 	X(cuGraphRemoveDependencies_v2) \
 	X(cuGraphExecEventRecordNodeSetEvent) \
 	X(cuGraphClone) \
+	X(cuGraphMemcpyNodeSetParams) \
+	X(cuGraphMemsetNodeSetParams) \
+	X(cuGraphExecMemcpyNodeSetParams) \
+	X(cuGraphExecMemsetNodeSetParams) \
+	X(cuGraphEventRecordNodeSetEvent) \
+	X(cuGraphEventWaitNodeSetEvent) \
+	X(cuGraphExecEventWaitNodeSetEvent) \
 	X(cuGraphAddHostNode) \
 	X(cuGraphNodeFindInClone) \
 	X(cuGraphNodeSetEnabled) \
@@ -315,7 +322,14 @@
 	X(cuGraphDestroy, 10000, 0, cuGraphDestroy) \
 	X(cuGraphDestroyNode, 10000, 0, cuGraphDestroyNode) \
 	X(cuGraphExecDestroy, 10000, 0, cuGraphExecDestroy) \
+	X(cuGraphEventRecordNodeSetEvent, 11010, 0, cuGraphEventRecordNodeSetEvent) \
+	X(cuGraphEventWaitNodeSetEvent, 11010, 0, cuGraphEventWaitNodeSetEvent) \
 	X(cuGraphExecEventRecordNodeSetEvent, 11010, 0, cuGraphExecEventRecordNodeSetEvent) \
+	X(cuGraphExecEventWaitNodeSetEvent, 11010, 0, cuGraphExecEventWaitNodeSetEvent) \
+	X(cuGraphExecMemcpyNodeSetParams, 10020, 0, cuGraphExecMemcpyNodeSetParams) \
+	X(cuGraphExecMemsetNodeSetParams, 10020, 0, cuGraphExecMemsetNodeSetParams) \
+	X(cuGraphMemcpyNodeSetParams, 10000, 0, cuGraphMemcpyNodeSetParams) \
+	X(cuGraphMemsetNodeSetParams, 10000, 0, cuGraphMemsetNodeSetParams) \
 	X(cuGraphExecKernelNodeSetParams, 10010, 0, cuGraphExecKernelNodeSetParams) \
 	X(cuGraphExecKernelNodeSetParams, 12000, 0, cuGraphExecKernelNodeSetParams_v2) \
 	X(cuGraphInstantiate, 10000, 0, cuGraphInstantiate) \

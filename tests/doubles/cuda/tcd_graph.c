@@ -611,33 +611,209 @@ TCD_API(CUresult, cuGraphDestroyNode)(CUgraphNode hNode)
 }
 TCD_EXPORT(cuGraphDestroyNode)
 
-/* An exec's event record node records another event from its next launch. */
-TCD_API(CUresult, cuGraphExecEventRecordNodeSetEvent)(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+/* ---- event node setters ---- */
+
+/* Event node n (of graph: exec hx NULL, or its copy in exec hx) records
+ * (kind TCD_OP_RECORD) or waits for (TCD_OP_WAIT) another event from the
+ * next launch on. */
+static CUresult tcd_event_node_set(CUgraphExec hx, CUgraphNode hn, CUevent event, enum tcd_op_kind kind,
+				   const char *call)
 {
-	static const char call[] = "cuGraphExecEventRecordNodeSetEvent";
-	struct tcd_graph *x;
+	struct tcd_graph *x = NULL;
 	struct tcd_gnode *n;
 	struct tcd_event *e;
+	struct tcd_op *op = NULL;
 	CUresult r;
-	size_t i = 0;
 
-	TCD_ENTER_INIT(cuGraphExecEventRecordNodeSetEvent);
 	pthread_mutex_lock(&tcd_g.lock);
-	if ((r = tcd_obj_get_locked(hGraphExec, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x)) == CUDA_SUCCESS &&
-	    (r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, call, "hNode", &n)) == CUDA_SUCCESS &&
+	if ((!hx || (r = tcd_obj_get_locked(hx, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x)) == CUDA_SUCCESS) &&
+	    (r = tcd_obj_get_locked(hn, TCD_KIND_GRAPH_NODE, call, "hNode", &n)) == CUDA_SUCCESS &&
 	    (r = tcd_obj_get_locked(event, TCD_KIND_EVENT, call, "event", &e)) == CUDA_SUCCESS) {
-		for (i = 0; i < x->nnodes && x->nodes[i] != n; i++)
-			;
-		if (i == x->nnodes || !x->node_ops[i] || x->node_ops[i]->kind != TCD_OP_RECORD)
-			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not an event record node of exec %p",
-				     (void *)n, (void *)x);
+		if (!x) {
+			op = n->ops;
+		} else {
+			size_t i;
+			for (i = 0; i < x->nnodes && x->nodes[i] != n; i++)
+				;
+			op = i < x->nnodes ? x->node_ops[i] : NULL;
+		}
+		if (!op || op->kind != kind)
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not an event %s node%s", (void *)n,
+				     kind == TCD_OP_RECORD ? "record" : "wait", x ? " of the exec" : "");
+		else if (kind == TCD_OP_RECORD)
+			op->u.record.event = e;
 		else
-			x->node_ops[i]->u.record.event = e;
+			op->u.wait.event = e;
 	}
 	pthread_mutex_unlock(&tcd_g.lock);
 	return r;
 }
+
+TCD_API(CUresult, cuGraphExecEventRecordNodeSetEvent)(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+{
+	TCD_ENTER_INIT(cuGraphExecEventRecordNodeSetEvent);
+	if (!hGraphExec)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecEventRecordNodeSetEvent", "hGraphExec is NULL");
+	return tcd_event_node_set(hGraphExec, hNode, event, TCD_OP_RECORD, "cuGraphExecEventRecordNodeSetEvent");
+}
 TCD_EXPORT(cuGraphExecEventRecordNodeSetEvent)
+
+TCD_API(CUresult, cuGraphExecEventWaitNodeSetEvent)(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+{
+	TCD_ENTER_INIT(cuGraphExecEventWaitNodeSetEvent);
+	if (!hGraphExec)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecEventWaitNodeSetEvent", "hGraphExec is NULL");
+	return tcd_event_node_set(hGraphExec, hNode, event, TCD_OP_WAIT, "cuGraphExecEventWaitNodeSetEvent");
+}
+TCD_EXPORT(cuGraphExecEventWaitNodeSetEvent)
+
+TCD_API(CUresult, cuGraphEventRecordNodeSetEvent)(CUgraphNode hNode, CUevent event)
+{
+	TCD_ENTER_INIT(cuGraphEventRecordNodeSetEvent);
+	return tcd_event_node_set(NULL, hNode, event, TCD_OP_RECORD, "cuGraphEventRecordNodeSetEvent");
+}
+TCD_EXPORT(cuGraphEventRecordNodeSetEvent)
+
+TCD_API(CUresult, cuGraphEventWaitNodeSetEvent)(CUgraphNode hNode, CUevent event)
+{
+	TCD_ENTER_INIT(cuGraphEventWaitNodeSetEvent);
+	return tcd_event_node_set(NULL, hNode, event, TCD_OP_WAIT, "cuGraphEventWaitNodeSetEvent");
+}
+TCD_EXPORT(cuGraphEventWaitNodeSetEvent)
+
+/* ---- memcpy and memset node setters ---- */
+
+/* The node's ops (graph: hx NULL) or its ops in exec hx replaced by ops
+ * (owned, also on failure), after checking the node is of that kind; an
+ * exec's node must stay one-dimensional (one row), as the driver
+ * documents for cuGraphExecMemcpyNodeSetParams and
+ * cuGraphExecMemsetNodeSetParams. */
+static CUresult tcd_node_ops_set(CUgraphExec hx, CUgraphNode hn, struct tcd_op *ops, enum tcd_op_kind kind,
+				 const char *call)
+{
+	struct tcd_graph *x = NULL;
+	struct tcd_gnode *n;
+	struct tcd_op *old = NULL;
+	CUresult r;
+
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_obj_get_locked(hn, TCD_KIND_GRAPH_NODE, call, "hNode", &n)) == CUDA_SUCCESS &&
+	    (!n->ops || n->ops->kind != kind))
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a %s node", (void *)n,
+			     kind == TCD_OP_COPY ? "memcpy" : "memset");
+	if (r == CUDA_SUCCESS && hx)
+		r = tcd_obj_get_locked(hx, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x);
+	if (r == CUDA_SUCCESS && !x) {
+		old = n->ops;
+		n->ops = ops;
+		ops = NULL;
+	} else if (r == CUDA_SUCCESS) {
+		struct tcd_op **link, *first, *end, *last;
+		size_t i, j, nold = 0, nnew = 0;
+		for (i = 0; i < x->nnodes && x->nodes[i] != n; i++)
+			;
+		if (i == x->nnodes || !x->node_ops[i]) {
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not in graph exec %p", (void *)n,
+				     (void *)x);
+			goto out_unlock;
+		}
+		first = x->node_ops[i];
+		for (j = i + 1; j < x->nnodes && !x->node_ops[j]; j++)
+			;
+		end = j < x->nnodes ? x->node_ops[j] : NULL;
+		for (const struct tcd_op *t = first; t != end; t = t->next)
+			nold++;
+		for (last = ops; last; last = last->next) {
+			nnew++;
+			if (!last->next)
+				break;
+		}
+		if (nold != 1 || nnew != 1 || (kind == TCD_OP_COPY && (first->u.copy.height != 1 ||
+								       (first->u.copy.depth > 1) ||
+								       ops->u.copy.height != 1 || ops->u.copy.depth > 1))) {
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the node's operands, at instantiation and now, "
+				     "must be one-dimensional");
+			goto out_unlock;
+		}
+		for (link = &x->ops; *link != first; link = &(*link)->next)
+			;
+		*link = ops;
+		last->next = end;
+		if (!end)
+			x->tail = &last->next;
+		first->next = NULL;
+		old = first;
+		ops->disabled = first->disabled;
+		x->node_ops[i] = ops;
+		ops = NULL;
+	}
+out_unlock:
+	pthread_mutex_unlock(&tcd_g.lock);
+	tcd_ops_free(old);
+	tcd_ops_free(ops);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphMemcpyNodeSetParams)(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)
+{
+	struct tcd_op *op;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphMemcpyNodeSetParams);
+	if ((r = tcd_copy3d_op(nodeParams, "cuGraphMemcpyNodeSetParams", &op)) != CUDA_SUCCESS)
+		return r;
+	return tcd_node_ops_set(NULL, hNode, op, TCD_OP_COPY, "cuGraphMemcpyNodeSetParams");
+}
+TCD_EXPORT(cuGraphMemcpyNodeSetParams)
+
+TCD_API(CUresult, cuGraphExecMemcpyNodeSetParams)(CUgraphExec hGraphExec, CUgraphNode hNode,
+						  const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
+{
+	struct tcd_op *op;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphExecMemcpyNodeSetParams);
+	(void)ctx;
+	if (!hGraphExec)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecMemcpyNodeSetParams", "hGraphExec is NULL");
+	if ((r = tcd_copy3d_op(copyParams, "cuGraphExecMemcpyNodeSetParams", &op)) != CUDA_SUCCESS)
+		return r;
+	return tcd_node_ops_set(hGraphExec, hNode, op, TCD_OP_COPY, "cuGraphExecMemcpyNodeSetParams");
+}
+TCD_EXPORT(cuGraphExecMemcpyNodeSetParams)
+
+TCD_API(CUresult, cuGraphMemsetNodeSetParams)(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *p)
+{
+	struct tcd_op *ops;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphMemsetNodeSetParams);
+	if (!p)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphMemsetNodeSetParams", "nodeParams is NULL");
+	if ((r = tcd_memset_node_ops(p->dst, p->pitch, p->value, p->elementSize, p->width, p->height,
+				     "cuGraphMemsetNodeSetParams", &ops)) != CUDA_SUCCESS)
+		return r;
+	return tcd_node_ops_set(NULL, hNode, ops, TCD_OP_MEMSET, "cuGraphMemsetNodeSetParams");
+}
+TCD_EXPORT(cuGraphMemsetNodeSetParams)
+
+TCD_API(CUresult, cuGraphExecMemsetNodeSetParams)(CUgraphExec hGraphExec, CUgraphNode hNode,
+						  const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+	struct tcd_op *ops;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphExecMemsetNodeSetParams);
+	(void)ctx;
+	if (!p || !hGraphExec)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecMemsetNodeSetParams",
+				"memsetParams or hGraphExec is NULL");
+	if ((r = tcd_memset_node_ops(p->dst, p->pitch, p->value, p->elementSize, p->width, p->height,
+				     "cuGraphExecMemsetNodeSetParams", &ops)) != CUDA_SUCCESS)
+		return r;
+	return tcd_node_ops_set(hGraphExec, hNode, ops, TCD_OP_MEMSET, "cuGraphExecMemsetNodeSetParams");
+}
+TCD_EXPORT(cuGraphExecMemsetNodeSetParams)
 
 TCD_API(CUresult, cuStreamBeginCaptureToGraph)(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
 					       const CUgraphEdgeData *dependencyData, size_t numDependencies,
