@@ -174,6 +174,9 @@
  *     and the fields of the matching cuGraphAdd*Node record: a host
  *     source's bytes as blob); their cuGraphExec* forms the same, parent
  *     = the exec.
+ *     cuGraphExecUpdate (both ABIs: handle = the exec, parent = the graph
+ *     whose parameters it takes, value = the CUgraphExecUpdateResult, node
+ *     = the error node, if any).
  *     tsGraphHostSource: before a cuGraphLaunch of an exec holding memcpy
  *     nodes that read host memory, one per such node (handle = the exec,
  *     node, host = the source pointer, size, blob = the source's packed
@@ -344,7 +347,8 @@ extern "C" {
 	X(cuGraphMemcpyNodeSetParams) X(cuGraphExecMemcpyNodeSetParams)           \
 	X(cuGraphMemsetNodeSetParams) X(cuGraphExecMemsetNodeSetParams)           \
 	X(cuGraphEventRecordNodeSetEvent) X(cuGraphEventWaitNodeSetEvent)         \
-	X(cuGraphExecEventRecordNodeSetEvent) X(cuGraphExecEventWaitNodeSetEvent)
+	X(cuGraphExecEventRecordNodeSetEvent) X(cuGraphExecEventWaitNodeSetEvent) \
+	X(cuGraphExecUpdate)
 
 /* X(HIP runtime call, kind it records as).  Append only: the position is
  * the type number above SBT_CM_HIP_TYPE_BASE. */

@@ -633,11 +633,6 @@ TCU_GRAPH_NM(cuGraphExecChildGraphNodeSetParams, (CUgraphExec x, CUgraphNode n, 
              n)
 TCU_GRAPH_NM(cuGraphExecNodeSetParams, (CUgraphExec x, CUgraphNode n, CUgraphNodeParams *p), (x, n, p), 0, x,
              n)
-TCU_GRAPH_NM(cuGraphExecUpdate,
-             (CUgraphExec x, CUgraph g, CUgraphNode *err, CUgraphExecUpdateResult *res), (x, g, err, res), 0,
-             x, 0)
-TCU_GRAPH_NM(cuGraphExecUpdate_v2, (CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *res), (x, g, res),
-             0, x, 0)
 TCU_GRAPH_NM(cuGraphExecExternalSemaphoresSignalNodeSetParams,
              (CUgraphExec x, CUgraphNode n, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *p), (x, n, p), 0, x, n)
 TCU_GRAPH_NM(cuGraphExecExternalSemaphoresWaitNodeSetParams,
@@ -1023,6 +1018,67 @@ TCU_GRAPH_EVENT_SET(cuGraphEventRecordNodeSetEvent)
 TCU_GRAPH_EVENT_SET(cuGraphEventWaitNodeSetEvent)
 TCU_GRAPH_EXEC_EVENT_SET(cuGraphExecEventRecordNodeSetEvent)
 TCU_GRAPH_EXEC_EVENT_SET(cuGraphExecEventWaitNodeSetEvent)
+
+/* ---- exec updates ------------------------------------------------------------------- */
+
+/* An update that worked gives the exec the graph's parameters: its host
+ * sources become the graph's (under the graph's nodes, whose buffers the
+ * replayed exec then reads); kept for windows with the exec (tcu_live.c:
+ * the graph's records with it). */
+static void tcu_graph_exec_update(tcu_fn id, tcu_mode mode, CUresult r, CUgraphExec x, CUgraph g,
+                                  CUgraphExecUpdateResult res, CUgraphNode err)
+{
+	sbt_cm_call c;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.handle = TCU_H(x);
+	c.parent = TCU_H(g);
+	c.value = (uint64_t)res;
+	c.node = TCU_H(err);
+	if (mode == TCU_MODE_RECORD)
+		tcu_emit(SBT_CM_K_cuGraphExecUpdate, id, &c, 0);
+	if (r != CUDA_SUCCESS)
+		return;
+	tcu_graph_hsrc_exec_destroy(c.handle);
+	tcu_graph_hsrc_instantiate(c.handle, c.parent);
+	tcu_live_graph_exec_update(id, &c);
+}
+
+CUresult tcu_m_cuGraphExecUpdate(tcu_fn id, CUgraphExec x, CUgraph g, CUgraphNode *err,
+                                 CUgraphExecUpdateResult *res)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphExecUpdate real = (tcu_pfn_cuGraphExecUpdate)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(x, g, err, res);
+	tcu_graph_exec_update(id, mode, r, x, g, res ? *res : CU_GRAPH_EXEC_UPDATE_SUCCESS, err ? *err : NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphExecUpdate_v2(tcu_fn id, CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *info)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphExecUpdate_v2 real = (tcu_pfn_cuGraphExecUpdate_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(x, g, info);
+	tcu_graph_exec_update(id, mode, r, x, g, info ? info->result : CU_GRAPH_EXEC_UPDATE_SUCCESS,
+	                      info ? info->errorNode : NULL);
+out:
+	tcu_call_end();
+	return r;
+}
 
 /* Whether any of the n edges carries data other than the default (a
  * programmatic edge), which the model does not cover. */

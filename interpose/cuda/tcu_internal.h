@@ -642,6 +642,9 @@ void tcu_live_graph_call(sbt_cm_kind k, tcu_fn id, uint64_t graph, const sbt_cm_
  * graph's own node): kept with the node's graph. */
 void tcu_live_graph_set_params(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c, const void *host,
                                size_t n);
+/* A successful cuGraphExecUpdate (c: exec in handle, graph in parent):
+ * kept with the exec while both are kept, the graph's records with it. */
+void tcu_live_graph_exec_update(tcu_fn id, const sbt_cm_call *c);
 /* A launch: before it is recorded, and after; *mode is made RECORD when a
  * window opened for it.  Returns 1 when unit_end must follow.  Inline: a
  * launch without a trigger pays one load and two tests. */

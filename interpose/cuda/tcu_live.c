@@ -516,15 +516,17 @@ static int tcu_live_graph_kept_locked(tcu_live *l, uint64_t graph)
 }
 
 /* The graph a kept graph record needs rebuilt before it (the child of a
- * child graph node, the graph a clone copies), or 0. */
+ * child graph node, the graph a clone copies, the graph an exec was
+ * updated from), or 0. */
 static uint64_t tcu_live_graph_ref(const tcu_live_obj *o)
 {
 	sbt_cm_call c;
 	if (o->cls != TCU_LIVE_CAPTURE || o->open ||
-	    (o->kind != SBT_CM_K_cuGraphAddChildGraphNode && o->kind != SBT_CM_K_cuGraphClone) ||
+	    (o->kind != SBT_CM_K_cuGraphAddChildGraphNode && o->kind != SBT_CM_K_cuGraphClone &&
+	     o->kind != SBT_CM_K_cuGraphExecUpdate) ||
 	    sbt_cm_decode(o->payload, o->len, &c) != SBT_OK)
 		return 0;
-	return o->kind == SBT_CM_K_cuGraphClone ? c.parent : c.handle;
+	return o->kind == SBT_CM_K_cuGraphAddChildGraphNode ? c.handle : c.parent;
 }
 
 /* With mu held: the graph's records go when it was destroyed and no exec
@@ -590,21 +592,34 @@ void tcu_live_graph_exec_destroy(uint64_t exec)
 	pthread_mutex_lock(&tcu_g.mu);
 	o = cap_umap_get(&l->by[TCU_LIVE_EXEC], exec);
 	if (o) {
-		uint64_t graph = o->parent;
+		uint64_t graph = o->parent, *updated = NULL;
+		size_t nupdated = 0;
 		tcu_live_unlink(l, o);
-		/* the parameters set on it go with it */
+		/* the parameters set on it and its updates go with it */
 		for (tcu_live_obj *p = l->head; p;) {
 			tcu_live_obj *next = p->next;
 			sbt_cm_call c;
-			if (p->cls == TCU_LIVE_CAPTURE &&
-			    ((tcu_live_exec_setter(p->kind) &&
-			      sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.parent == exec) ||
-			     (p->kind == SBT_CM_K_tsGraphNotModeled &&
-			      sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.handle == exec)))
+			if (p->cls == TCU_LIVE_CAPTURE && p->kind == SBT_CM_K_cuGraphExecUpdate &&
+			    sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.handle == exec) {
+				uint64_t *grown = realloc(updated, (nupdated + 1) * sizeof(*grown));
+				if (grown) {
+					updated = grown;
+					updated[nupdated++] = c.parent;
+				}
 				tcu_live_unlink(l, p);
+			} else if (p->cls == TCU_LIVE_CAPTURE &&
+			           ((tcu_live_exec_setter(p->kind) &&
+			             sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.parent == exec) ||
+			            (p->kind == SBT_CM_K_tsGraphNotModeled &&
+			             sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.handle == exec))) {
+				tcu_live_unlink(l, p);
+			}
 			p = next;
 		}
 		tcu_live_graph_gc_locked(l, graph);
+		for (size_t i = 0; i < nupdated; i++)
+			tcu_live_graph_gc_locked(l, updated[i]);
+		free(updated);
 	}
 	pthread_mutex_unlock(&tcu_g.mu);
 }
@@ -679,6 +694,22 @@ void tcu_live_graph_call(sbt_cm_kind k, tcu_fn id, uint64_t graph, const sbt_cm_
 			return;
 	}
 	tcu_live_graph_keep(k, id, graph, c, host, n);
+}
+
+void tcu_live_graph_exec_update(tcu_fn id, const sbt_cm_call *c)
+{
+	tcu_live *l = tcu_g.live;
+	tcu_live_obj *x;
+	uint64_t graph = 0;
+	if (!l || !tcu_tracking())
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	x = cap_umap_get(&l->by[TCU_LIVE_EXEC], c->handle);
+	if (x && tcu_live_graph_kept_locked(l, c->parent))
+		graph = x->parent;
+	pthread_mutex_unlock(&tcu_g.mu);
+	if (graph)
+		tcu_live_graph_keep(SBT_CM_K_cuGraphExecUpdate, id, graph, c, NULL, 0);
 }
 
 void tcu_live_graph_set_params(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c, const void *host,

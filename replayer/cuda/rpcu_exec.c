@@ -1627,6 +1627,7 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuGraphEventWaitNodeSetEvent] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphExecEventRecordNodeSetEvent] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphExecEventWaitNodeSetEvent] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphExecUpdate] =          {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 };
 
 int rpcu_exec_is_state(sbt_cm_kind k)

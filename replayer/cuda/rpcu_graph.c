@@ -600,6 +600,36 @@ static rp_status rpcu_graph_node_set(rpcu_state *s, sbt_cm_kind k, const sbt_cm_
 	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, sbt_cm_kind_name(k), r, NULL);
 }
 
+/* cuGraphExecUpdate that worked at capture: the replay's exec takes the
+ * replay's graph's parameters.  Where it cannot (the graph holds what
+ * replay does not model, or the driver refuses the update here), the exec
+ * is marked and its later launches are refused naming this record. */
+static rp_status rpcu_graph_exec_update(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *x = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle), *g;
+	CUgraphExecUpdateResultInfo info;
+	char why[240], err[96];
+	rp_status st;
+	CUresult r;
+
+	if (!x || !x->live || x->name)
+		return RP_OK; /* its launch says why it cannot be replayed */
+	if ((st = rpcu_graph_get(s, c->parent, &g, diag)) != RP_OK)
+		return st;
+	if (g->name || !g->live)
+		return rpcu_graph_mark_as(s, x, g->name ? g->name : "a call not recorded", diag);
+	if ((st = RPCU_NEED(cuGraphExecUpdate)) != RP_OK)
+		return st;
+	memset(&info, 0, sizeof(info));
+	r = s->drv.p_cuGraphExecUpdate((CUgraphExec)(uintptr_t)x->live, (CUgraph)(uintptr_t)g->live, &info);
+	if (r == CUDA_SUCCESS)
+		return RP_OK;
+	snprintf(why, sizeof(why), "cuGraphExecUpdate at seq %llu (it failed on replay with %s, update result %d, "
+	         "where it worked at capture)", (unsigned long long)s->seq,
+	         rpcu_cu_name(&s->drv, r, err, sizeof(err)), (int)info.result);
+	return rpcu_graph_mark_as(s, x, why, diag);
+}
+
 /* A graph already known to hold a node replay does not model is never
  * instantiated: the rest of its construction (whose nodes may depend on
  * that node, which has no live node) is passed over. */
@@ -611,7 +641,7 @@ static int rpcu_graph_given_up(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 	    k == SBT_CM_K_tsGraphHostSource || k == SBT_CM_K_cuGraphClone ||
 	    k == SBT_CM_K_cuGraphNodeSetEnabled || k == SBT_CM_K_cuGraphExecMemcpyNodeSetParams ||
 	    k == SBT_CM_K_cuGraphExecMemsetNodeSetParams || k == SBT_CM_K_cuGraphExecEventRecordNodeSetEvent ||
-	    k == SBT_CM_K_cuGraphExecEventWaitNodeSetEvent)
+	    k == SBT_CM_K_cuGraphExecEventWaitNodeSetEvent || k == SBT_CM_K_cuGraphExecUpdate)
 		return 0;
 	if (k == SBT_CM_K_cuGraphKernelNodeSetParams || k == SBT_CM_K_cuGraphDestroyNode ||
 	    k == SBT_CM_K_cuGraphMemcpyNodeSetParams || k == SBT_CM_K_cuGraphMemsetNodeSetParams ||
@@ -650,6 +680,8 @@ rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 	case SBT_CM_K_cuGraphExecEventRecordNodeSetEvent:
 	case SBT_CM_K_cuGraphExecEventWaitNodeSetEvent:
 		return rpcu_graph_node_set(s, k, c, diag);
+	case SBT_CM_K_cuGraphExecUpdate:
+		return rpcu_graph_exec_update(s, c, diag);
 	case SBT_CM_K_cuGraphAddDependencies:
 	case SBT_CM_K_cuGraphRemoveDependencies:
 		return rpcu_graph_edges(s, k, c, diag);

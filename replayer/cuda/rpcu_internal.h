@@ -116,7 +116,7 @@
 	X(cuGraphExecMemsetNodeSetParams, 10020, 0)                                \
 	X(cuGraphEventRecordNodeSetEvent, 11010, 0) X(cuGraphEventWaitNodeSetEvent, 11010, 0) \
 	X(cuGraphExecEventRecordNodeSetEvent, 11010, 0)                            \
-	X(cuGraphExecEventWaitNodeSetEvent, 11010, 0)
+	X(cuGraphExecEventWaitNodeSetEvent, 11010, 0) X(cuGraphExecUpdate, 12000, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */

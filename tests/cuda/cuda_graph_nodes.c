@@ -25,6 +25,10 @@
  *               checked with cuGraphNodeGetEnabled)
  *   --host-node a host node after the read-back counts the launches
  *               (printed)
+ *   --update    after instantiation (before the window) the exec is
+ *               updated (cuGraphExecUpdate) from a clone of the graph whose
+ *               last kernel node scales by 2, the clone then destroyed; an
+ *               update from a graph of another shape fails (checked)
  *   --set-nodes before instantiation the memset node is set to reset the
  *               accumulator, the upload node to another host source, the
  *               event record node to another event, and an event wait node
@@ -51,7 +55,7 @@
  *
  *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to]
  *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node]
- *                    [--set-nodes] [--window]
+ *                    [--set-nodes] [--update] [--window]
  */
 #include <cudaProfiler.h>
 
@@ -106,7 +110,7 @@ int main(int argc, char **argv)
 {
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
-	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0;
+	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0;
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
@@ -154,9 +158,11 @@ int main(int argc, char **argv)
 			host_node = 1;
 		} else if (!strcmp(argv[i], "--set-nodes")) {
 			set_nodes = 1;
+		} else if (!strcmp(argv[i], "--update")) {
+			update = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--window]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -331,6 +337,30 @@ int main(int argc, char **argv)
 	} else {
 		CUP_CK(cuGraphInstantiate(&exec, g, 0));
 		n_xscale = n_scale;
+	}
+	if (update) {
+		CUgraph gu, gb;
+		CUgraphNode n_us, n_only;
+		CUgraphExecUpdateResultInfo info;
+		void *scale_args2[] = { &d_acc, &k2, &n };
+		CUDA_KERNEL_NODE_PARAMS p;
+		CUresult r;
+		CUP_CK(cuGraphClone(&gu, g));
+		CUP_CK(cuGraphNodeFindInClone(&n_us, n_scale, gu));
+		cgn_scale_params(&p, f_scale, grid, block, scale_args2);
+		CUP_CK(cuGraphKernelNodeSetParams(n_us, &p));
+		CUP_CK(cuGraphExecUpdate(exec, gu, &info));
+		CUP_CK(cuGraphDestroy(gu));
+		/* another shape: refused, the exec unchanged */
+		CUP_CK(cuGraphCreate(&gb, 0));
+		CUP_CK(cuGraphAddEmptyNode(&n_only, gb, NULL, 0));
+		r = cuGraphExecUpdate(exec, gb, &info);
+		if (r != CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE || info.result != CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED) {
+			fprintf(stderr, "cuda_graph_nodes: an update from another shape gave %d (result %d)\n", (int)r,
+				(int)info.result);
+			return 1;
+		}
+		CUP_CK(cuGraphDestroy(gb));
 	}
 	if (disable) {
 		unsigned on = 1;

@@ -124,7 +124,8 @@ all_match hsrc.single 1 --streams single "$T/hsrc.sbt"
 # set, the clone instantiated; --disable: a node disabled before the first
 # launch, enabled after it; --host-node: rebuilt as an empty node
 # (cn: expect_rc uses the variable name)
-for case in child:--child clone:--clone disable:--disable hnode:--host-node setn:--set-nodes xev:--exec-event; do
+for case in child:--child clone:--clone disable:--disable hnode:--host-node setn:--set-nodes xev:--exec-event \
+	upd:--update; do
 	cn=${case%%:*}
 	opt=${case#*:}
 	capture "$cn" "$opt" --launches 3
@@ -160,6 +161,13 @@ done
 [ "$(count "$T/setn.sbt" 'cuda.tsGraphHostSource ')" = 1 ] || fail "setn: not one host-source record"
 cmp -s "$T/graph.plain.out" "$T/setn.plain.out" && fail "setn: the setters changed nothing"
 [ "$(count "$T/xev.sbt" 'cuda.cuGraphExecEventRecordNodeSetEvent ')" = 1 ] || fail "xev: the exec's event setter is not recorded"
+# cuGraphExecUpdate: the update that worked gives the exec the clone's
+# scale (the result is --clone's); the one that failed at capture is
+# recorded with its result and not issued again
+cmp -s "$T/clone.plain.out" "$T/upd.plain.out" || fail "upd: the updated exec does not compute what the clone does"
+"$INFO" --dump "$T/upd.sbt" | grep ' cuda\.cuGraphExecUpdate ' >"$T/upd.rec"
+[ "$(wc -l <"$T/upd.rec")" = 2 ] && ! sed -n 1p "$T/upd.rec" | grep -q ' result=' &&
+	sed -n 2p "$T/upd.rec" | grep -q ' result=910 .*value=2\( \|$\)' || fail "upd: $(cat "$T/upd.rec")"
 # all of them at once, with a host source changing
 capture every --child --clone --disable --host-node --host-src --launches 3
 all_match every.replay 1 "$T/every.sbt"
@@ -279,6 +287,18 @@ for k in cuGraphMemsetNodeSetParams cuGraphMemcpyNodeSetParams cuGraphEventRecor
 	cuGraphEventWaitNodeSetEvent; do
 	echo "$before" | grep -q " cuda\.$k " || fail "ws: the snapshot lacks $k"
 done
+# an exec updated before the window from a graph destroyed since: the
+# snapshot rebuilds that graph and updates the exec again
+capture wholeupd --window --update --host-src --launches 3
+(cd "$T" && expect_rc 0 wu.cap "$CAP" --profiler -o "$T/wu.sbt" -- "$PROG" --window --update --host-src --launches 3)
+all_match wu.replay 1 "$T/wu-window-1.sbt"
+hw=$("$INFO" --dump "$T/wu-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
+hf=$("$INFO" --dump "$T/wholeupd.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wu: the window's checkpoint $hw is not the whole run's $hf"
+before=$("$INFO" --dump "$T/wu-window-1.sbt" | awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }')
+ug=$(echo "$before" | sed -n 's/.* cuda\.cuGraphExecUpdate handle=[0-9]* parent=\([0-9]*\).*/\1/p')
+[ -n "$ug" ] && echo "$before" | grep -q " cuda\.cuGraphClone handle=$ug " ||
+	fail "wu: the snapshot lacks the update or the graph it came from: $before"
 # the graph that was both built and destroyed before the window, with
 # nothing made from it still live, is not in the snapshot: the child
 # graph of the --child run is kept only while its parent is

@@ -242,6 +242,8 @@
 	X(cuGraphRemoveDependencies_v2) \
 	X(cuGraphExecEventRecordNodeSetEvent) \
 	X(cuGraphClone) \
+	X(cuGraphExecUpdate) \
+	X(cuGraphExecUpdate_v2) \
 	X(cuGraphMemcpyNodeSetParams) \
 	X(cuGraphMemsetNodeSetParams) \
 	X(cuGraphExecMemcpyNodeSetParams) \
@@ -327,6 +329,8 @@
 	X(cuGraphExecEventRecordNodeSetEvent, 11010, 0, cuGraphExecEventRecordNodeSetEvent) \
 	X(cuGraphExecEventWaitNodeSetEvent, 11010, 0, cuGraphExecEventWaitNodeSetEvent) \
 	X(cuGraphExecMemcpyNodeSetParams, 10020, 0, cuGraphExecMemcpyNodeSetParams) \
+	X(cuGraphExecUpdate, 10020, 0, cuGraphExecUpdate) \
+	X(cuGraphExecUpdate, 12000, 0, cuGraphExecUpdate_v2) \
 	X(cuGraphExecMemsetNodeSetParams, 10020, 0, cuGraphExecMemsetNodeSetParams) \
 	X(cuGraphMemcpyNodeSetParams, 10000, 0, cuGraphMemcpyNodeSetParams) \
 	X(cuGraphMemsetNodeSetParams, 10000, 0, cuGraphMemsetNodeSetParams) \

@@ -1198,3 +1198,166 @@ TCD_API(CUresult, cuGraphNodeGetEnabled)(CUgraphExec hGraphExec, CUgraphNode hNo
 	return r;
 }
 TCD_EXPORT(cuGraphNodeGetEnabled)
+
+/* ---- exec updates ---- */
+
+/* The exec's position of the graph node made rank-th among the exec's
+ * nodes (their creation order in the graph it was made from). */
+static size_t tcd_exec_rank(const struct tcd_graph *x, size_t pos)
+{
+	size_t r = 0;
+
+	for (size_t j = 0; j < x->nnodes; j++)
+		if (x->nodes[j]->index < x->nodes[pos]->index)
+			r++;
+	return r;
+}
+
+static size_t tcd_ops_count(const struct tcd_op *op, const struct tcd_op *end)
+{
+	size_t n = 0;
+
+	for (; op != end; op = op->next)
+		n++;
+	return n;
+}
+
+/* The exec's nodes take the parameters of graph g's nodes, paired in
+ * creation order, as the driver documents: the same number of nodes, of
+ * the same kinds, with the same edges, or nothing changes and *res says
+ * why (CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE).  An enabled or disabled
+ * node stays so.  (The exec's edges are compared as its original graph's
+ * nodes have them now.) */
+static CUresult tcd_exec_update(CUgraphExec hx, CUgraph hg, CUgraphExecUpdateResult *res, CUgraphNode *err,
+				const char *call)
+{
+	struct tcd_graph *x, *g;
+	struct tcd_op *ops = NULL, **tail = &ops, **firsts = NULL, *old = NULL;
+	size_t *rank = NULL, n = 0, count = 0;
+	CUresult r;
+
+	*res = CU_GRAPH_EXEC_UPDATE_ERROR;
+	*err = NULL;
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_obj_get_locked(hx, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x)) != CUDA_SUCCESS ||
+	    (r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g)) != CUDA_SUCCESS)
+		goto out_unlock;
+	n = x->nnodes;
+	if (!n || g->nnodes != n) {
+		*res = !n ? CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED : CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+		r = tcd_fail(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, call, "graph %p has %zu nodes, exec %p %zu%s",
+			     (void *)g, g->nnodes, (void *)x, n, n ? "" : " (made by stream capture?)");
+		goto out_unlock;
+	}
+	rank = calloc(n, sizeof(*rank));
+	firsts = calloc(n, sizeof(*firsts));
+	if (!rank || !firsts) {
+		r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+		goto out_unlock;
+	}
+	for (size_t k = 0; k < n; k++)
+		rank[k] = tcd_exec_rank(x, k);
+	for (size_t k = 0; r == CUDA_SUCCESS && k < n; k++) {
+		const struct tcd_gnode *on = x->nodes[k], *nn = g->nodes[rank[k]];
+		const struct tcd_op *end = NULL;
+		size_t j;
+		for (j = k + 1; j < n && !x->node_ops[j]; j++)
+			;
+		end = j < n ? x->node_ops[j] : NULL;
+		if ((!x->node_ops[k]) != (!nn->ops) ||
+		    (nn->ops && (x->node_ops[k]->kind != nn->ops->kind ||
+				 tcd_ops_count(x->node_ops[k], end) != tcd_ops_count(nn->ops, NULL)))) {
+			*res = CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
+			*err = (CUgraphNode)nn;
+			r = tcd_fail(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, call, "node %p is not of its pair's kind",
+				     (void *)nn);
+			break;
+		}
+		if (on->ndeps != nn->ndeps) {
+			*res = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+			*err = (CUgraphNode)nn;
+			r = tcd_fail(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, call, "node %p has other edges", (void *)nn);
+			break;
+		}
+		for (size_t d = 0; r == CUDA_SUCCESS && d < on->ndeps; d++) {
+			size_t p, e;
+			for (p = 0; p < n && x->nodes[p] != on->deps[d]; p++)
+				;
+			for (e = 0; p < n && e < nn->ndeps && nn->deps[e]->index != rank[p]; e++)
+				;
+			if (p == n || e == nn->ndeps) {
+				*res = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+				*err = (CUgraphNode)nn;
+				r = tcd_fail(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, call, "node %p has other edges",
+					     (void *)nn);
+			}
+		}
+	}
+	/* the new ops, in the exec's order */
+	for (size_t k = 0; r == CUDA_SUCCESS && k < n; k++) {
+		bool off = x->node_ops[k] && x->node_ops[k]->disabled;
+		for (const struct tcd_op *t = g->nodes[rank[k]]->ops; t; t = t->next) {
+			struct tcd_op *op = tcd_op_clone(t);
+			if (!op) {
+				r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+				break;
+			}
+			op->disabled = off;
+			if (!firsts[k])
+				firsts[k] = op;
+			*tail = op;
+			tail = &op->next;
+			count++;
+		}
+	}
+	if (r == CUDA_SUCCESS) {
+		old = x->ops;
+		x->ops = ops;
+		x->tail = tail;
+		x->count = count;
+		memcpy(x->node_ops, firsts, n * sizeof(*firsts));
+		ops = NULL;
+		*res = CU_GRAPH_EXEC_UPDATE_SUCCESS;
+	}
+out_unlock:
+	pthread_mutex_unlock(&tcd_g.lock);
+	tcd_ops_free(old);
+	tcd_ops_free(ops);
+	free(rank);
+	free(firsts);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphExecUpdate)(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out,
+				     CUgraphExecUpdateResult *updateResult_out)
+{
+	CUgraphExecUpdateResult res;
+	CUgraphNode err;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphExecUpdate);
+	if (!hErrorNode_out || !updateResult_out)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecUpdate", "hErrorNode_out or updateResult_out is NULL");
+	r = tcd_exec_update(hGraphExec, hGraph, &res, &err, "cuGraphExecUpdate");
+	*hErrorNode_out = err;
+	*updateResult_out = res;
+	return r;
+}
+TCD_EXPORT(cuGraphExecUpdate)
+
+TCD_API(CUresult, cuGraphExecUpdate_v2)(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
+{
+	CUgraphExecUpdateResult res;
+	CUgraphNode err;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphExecUpdate_v2);
+	if (!resultInfo)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecUpdate_v2", "resultInfo is NULL");
+	r = tcd_exec_update(hGraphExec, hGraph, &res, &err, "cuGraphExecUpdate_v2");
+	resultInfo->result = res;
+	resultInfo->errorNode = err;
+	resultInfo->errorFromNode = NULL;
+	return r;
+}
+TCD_EXPORT(cuGraphExecUpdate_v2)
