@@ -617,7 +617,6 @@ static void tcu_graph_unmodeled_node(tcu_fn id, tcu_mode mode, CUresult r, CUgra
 	}
 
 TCU_GRAPH_NM(cuGraphHostNodeSetParams, (CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p), (n, p), 0, 0, n)
-TCU_GRAPH_NM(cuGraphNodeSetParams, (CUgraphNode n, CUgraphNodeParams *p), (n, p), 0, 0, n)
 TCU_GRAPH_NM(cuGraphKernelNodeSetAttribute,
              (CUgraphNode n, CUkernelNodeAttrID a, const CUkernelNodeAttrValue *v), (n, a, v), 0, 0, n)
 TCU_GRAPH_NM(cuGraphKernelNodeCopyAttributes, (CUgraphNode d, CUgraphNode sn), (d, sn), 0, 0, d)
@@ -630,8 +629,6 @@ TCU_GRAPH_NM(cuGraphBatchMemOpNodeSetParams, (CUgraphNode n, const CUDA_BATCH_ME
 TCU_GRAPH_NM(cuGraphExecHostNodeSetParams, (CUgraphExec x, CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p),
              (x, n, p), 0, x, n)
 TCU_GRAPH_NM(cuGraphExecChildGraphNodeSetParams, (CUgraphExec x, CUgraphNode n, CUgraph c), (x, n, c), 0, x,
-             n)
-TCU_GRAPH_NM(cuGraphExecNodeSetParams, (CUgraphExec x, CUgraphNode n, CUgraphNodeParams *p), (x, n, p), 0, x,
              n)
 TCU_GRAPH_NM(cuGraphExecExternalSemaphoresSignalNodeSetParams,
              (CUgraphExec x, CUgraphNode n, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *p), (x, n, p), 0, x, n)
@@ -1018,6 +1015,89 @@ TCU_GRAPH_EVENT_SET(cuGraphEventRecordNodeSetEvent)
 TCU_GRAPH_EVENT_SET(cuGraphEventWaitNodeSetEvent)
 TCU_GRAPH_EXEC_EVENT_SET(cuGraphExecEventRecordNodeSetEvent)
 TCU_GRAPH_EXEC_EVENT_SET(cuGraphExecEventWaitNodeSetEvent)
+
+static void tcu_graph_set_params(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresult r,
+                                 CUgraphExec exec, CUgraphNode node,
+                                 const CUDA_KERNEL_NODE_PARAMS_v1 *p1,
+                                 const CUDA_KERNEL_NODE_PARAMS *p2);
+
+/* cuGraphNodeSetParams and cuGraphExecNodeSetParams (exec non-NULL): a
+ * node type the model covers is recorded as that type's setter; another
+ * type (a child graph, a host node, memory nodes, ...) as not modeled. */
+static void tcu_graph_generic_set(tcu_fn id, tcu_mode mode, CUresult r, CUgraphExec x, CUgraphNode node,
+                                  const CUgraphNodeParams *p, const char *call)
+{
+	if (mode == TCU_MODE_NESTED || !p)
+		return;
+	switch (p->type) {
+	case CU_GRAPH_NODE_TYPE_KERNEL:
+		tcu_graph_set_params(x ? SBT_CM_K_cuGraphExecKernelNodeSetParams : SBT_CM_K_cuGraphKernelNodeSetParams,
+		                     id, mode, r, x, node, NULL, (const CUDA_KERNEL_NODE_PARAMS *)&p->kernel);
+		break;
+	case CU_GRAPH_NODE_TYPE_MEMCPY:
+		tcu_graph_memcpy_set(x ? SBT_CM_K_cuGraphExecMemcpyNodeSetParams : SBT_CM_K_cuGraphMemcpyNodeSetParams,
+		                     id, mode, r, x, node, &p->memcpy.copyParams, p->memcpy.copyCtx);
+		break;
+	case CU_GRAPH_NODE_TYPE_MEMSET: {
+		CUDA_MEMSET_NODE_PARAMS m;
+		memset(&m, 0, sizeof(m));
+		m.dst = p->memset.dst;
+		m.pitch = p->memset.pitch;
+		m.value = p->memset.value;
+		m.elementSize = p->memset.elementSize;
+		m.width = p->memset.width;
+		m.height = p->memset.height;
+		tcu_graph_memset_set(x ? SBT_CM_K_cuGraphExecMemsetNodeSetParams : SBT_CM_K_cuGraphMemsetNodeSetParams,
+		                     id, mode, r, x, node, &m, p->memset.ctx);
+		break;
+	}
+	case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+		tcu_graph_event_set(x ? SBT_CM_K_cuGraphExecEventRecordNodeSetEvent : SBT_CM_K_cuGraphEventRecordNodeSetEvent,
+		                    id, mode, r, x, node, p->eventRecord.event);
+		break;
+	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+		tcu_graph_event_set(x ? SBT_CM_K_cuGraphExecEventWaitNodeSetEvent : SBT_CM_K_cuGraphEventWaitNodeSetEvent,
+		                    id, mode, r, x, node, p->eventWait.event);
+		break;
+	case CU_GRAPH_NODE_TYPE_EMPTY:
+		break; /* nothing to change */
+	default:
+		tcu_graph_changed(id, mode, r, 0, TCU_H(x), TCU_H(node), call);
+		break;
+	}
+}
+
+CUresult tcu_m_cuGraphNodeSetParams(tcu_fn id, CUgraphNode node, CUgraphNodeParams *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphNodeSetParams real = (tcu_pfn_cuGraphNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(node, p);
+	tcu_graph_generic_set(id, mode, r, NULL, node, p, "cuGraphNodeSetParams");
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphExecNodeSetParams(tcu_fn id, CUgraphExec x, CUgraphNode node, CUgraphNodeParams *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphExecNodeSetParams real = (tcu_pfn_cuGraphExecNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(x, node, p);
+	tcu_graph_generic_set(id, mode, r, x, node, p, "cuGraphExecNodeSetParams");
+out:
+	tcu_call_end();
+	return r;
+}
 
 /* ---- exec updates ------------------------------------------------------------------- */
 

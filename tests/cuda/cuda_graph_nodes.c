@@ -35,7 +35,9 @@
  *               (added after the read-back) to wait for another event;
  *               after the first launch the exec's copies are set again:
  *               the memset to another value, the upload to copy from
- *               device memory, the event nodes to other events
+ *               device memory, the event nodes to other events; the
+ *               generic setters too (cuGraphNodeSetParams on the fill
+ *               node before, cuGraphExecNodeSetParams on the memset after)
  *   --exec-event  after the first launch the exec's event record node
  *               records another event (a change replay does not model)
  *   --capture-to  a second graph (an empty node, then a memset captured
@@ -323,6 +325,16 @@ int main(int argc, char **argv)
 		CUP_CK(cuGraphEventRecordNodeSetEvent(n_rec, ev2));
 		CUP_CK(cuGraphAddEventWaitNode(&n_wait, g, &n_back, 1, ev_before));
 		CUP_CK(cuGraphEventWaitNodeSetEvent(n_wait, ev_gone));
+		{
+			/* the generic setter, on a kernel node */
+			static uint32_t value3 = 29;
+			void *fill_args3[] = { &d_b, &value3, &stride, &n };
+			CUgraphNodeParams gp;
+			memset(&gp, 0, sizeof(gp));
+			gp.type = CU_GRAPH_NODE_TYPE_KERNEL;
+			cgn_scale_params((CUDA_KERNEL_NODE_PARAMS *)&gp.kernel, f_fill, grid, block, fill_args3);
+			CUP_CK(cuGraphNodeSetParams(n_fill, &gp));
+		}
 	}
 	if (clone) {
 		CUgraphNode n_cs;
@@ -437,6 +449,19 @@ int main(int argc, char **argv)
 			CUP_CK(cuGraphExecMemcpyNodeSetParams(exec, n_up, &up, ctx));
 			CUP_CK(cuGraphExecEventRecordNodeSetEvent(exec, n_rec, ev));
 			CUP_CK(cuGraphExecEventWaitNodeSetEvent(exec, n_wait, ev_before));
+			{
+				/* the generic setter, on the exec's memset node */
+				CUgraphNodeParams gp;
+				memset(&gp, 0, sizeof(gp));
+				gp.type = CU_GRAPH_NODE_TYPE_MEMSET;
+				gp.memset.dst = d_acc;
+				gp.memset.value = 6;
+				gp.memset.elementSize = 4;
+				gp.memset.width = n;
+				gp.memset.height = 1;
+				gp.memset.ctx = ctx;
+				CUP_CK(cuGraphExecNodeSetParams(exec, n_set, &gp));
+			}
 		}
 		if (host_src) {
 			/* the launch read h: done before h changes */

@@ -153,10 +153,13 @@ has hnode.replay err "tsreplay: cuda: note: seq $hs: cuGraphAddHostNode: host no
 # the setters of memcpy, memset and event nodes, on the graph's nodes and
 # on the exec's copies; after the exec's upload node is set to copy from
 # device memory, its launches carry no host source
-for k in cuGraphMemsetNodeSetParams cuGraphMemcpyNodeSetParams cuGraphEventRecordNodeSetEvent \
-	cuGraphEventWaitNodeSetEvent cuGraphExecMemsetNodeSetParams cuGraphExecMemcpyNodeSetParams \
-	cuGraphExecEventRecordNodeSetEvent cuGraphExecEventWaitNodeSetEvent; do
-	[ "$(count "$T/setn.sbt" "cuda.$k ")" = 1 ] || fail "setn: not one $k record"
+# (cuGraphNodeSetParams on a kernel node is recorded as
+# cuGraphKernelNodeSetParams, cuGraphExecNodeSetParams on a memset node as
+# cuGraphExecMemsetNodeSetParams)
+for k in cuGraphMemsetNodeSetParams:1 cuGraphMemcpyNodeSetParams:1 cuGraphEventRecordNodeSetEvent:1 \
+	cuGraphEventWaitNodeSetEvent:1 cuGraphExecMemsetNodeSetParams:2 cuGraphExecMemcpyNodeSetParams:1 \
+	cuGraphExecEventRecordNodeSetEvent:1 cuGraphExecEventWaitNodeSetEvent:1 cuGraphKernelNodeSetParams:2; do
+	[ "$(count "$T/setn.sbt" "cuda.${k%:*} ")" = "${k#*:}" ] || fail "setn: not ${k#*:} ${k%:*} records"
 done
 [ "$(count "$T/setn.sbt" 'cuda.tsGraphHostSource ')" = 1 ] || fail "setn: not one host-source record"
 cmp -s "$T/graph.plain.out" "$T/setn.plain.out" && fail "setn: the setters changed nothing"

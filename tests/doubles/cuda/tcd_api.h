@@ -242,6 +242,8 @@
 	X(cuGraphRemoveDependencies_v2) \
 	X(cuGraphExecEventRecordNodeSetEvent) \
 	X(cuGraphClone) \
+	X(cuGraphNodeSetParams) \
+	X(cuGraphExecNodeSetParams) \
 	X(cuGraphExecUpdate) \
 	X(cuGraphExecUpdate_v2) \
 	X(cuGraphMemcpyNodeSetParams) \
@@ -329,6 +331,8 @@
 	X(cuGraphExecEventRecordNodeSetEvent, 11010, 0, cuGraphExecEventRecordNodeSetEvent) \
 	X(cuGraphExecEventWaitNodeSetEvent, 11010, 0, cuGraphExecEventWaitNodeSetEvent) \
 	X(cuGraphExecMemcpyNodeSetParams, 10020, 0, cuGraphExecMemcpyNodeSetParams) \
+	X(cuGraphExecNodeSetParams, 12020, 0, cuGraphExecNodeSetParams) \
+	X(cuGraphNodeSetParams, 12020, 0, cuGraphNodeSetParams) \
 	X(cuGraphExecUpdate, 10020, 0, cuGraphExecUpdate) \
 	X(cuGraphExecUpdate, 12000, 0, cuGraphExecUpdate_v2) \
 	X(cuGraphExecMemsetNodeSetParams, 10020, 0, cuGraphExecMemsetNodeSetParams) \

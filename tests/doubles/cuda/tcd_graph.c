@@ -1361,3 +1361,54 @@ TCD_API(CUresult, cuGraphExecUpdate_v2)(CUgraphExec hGraphExec, CUgraph hGraph, 
 	return r;
 }
 TCD_EXPORT(cuGraphExecUpdate_v2)
+
+/* ---- the generic setters ---- */
+
+/* A node of a kind the double models gets the type's own parameters
+ * (hx NULL: the graph's node; else its copy in exec hx). */
+static CUresult tcd_node_set_generic(CUgraphExec hx, CUgraphNode hn, CUgraphNodeParams *p, const char *call)
+{
+	struct tcd_op *ops = NULL;
+	CUresult r;
+
+	if (!p)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "nodeParams is NULL");
+	switch (p->type) {
+	case CU_GRAPH_NODE_TYPE_KERNEL:
+		if ((r = TCD_KNP2_OP(&p->kernel, call, &ops)) != CUDA_SUCCESS)
+			return r;
+		return tcd_kernel_node_set(hx, hn, ops, call);
+	case CU_GRAPH_NODE_TYPE_MEMCPY:
+		if ((r = tcd_copy3d_op(&p->memcpy.copyParams, call, &ops)) != CUDA_SUCCESS)
+			return r;
+		return tcd_node_ops_set(hx, hn, ops, TCD_OP_COPY, call);
+	case CU_GRAPH_NODE_TYPE_MEMSET:
+		if ((r = tcd_memset_node_ops(p->memset.dst, p->memset.pitch, p->memset.value, p->memset.elementSize,
+					     p->memset.width, p->memset.height, call, &ops)) != CUDA_SUCCESS)
+			return r;
+		return tcd_node_ops_set(hx, hn, ops, TCD_OP_MEMSET, call);
+	case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+		return tcd_event_node_set(hx, hn, p->eventRecord.event, TCD_OP_RECORD, call);
+	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+		return tcd_event_node_set(hx, hn, p->eventWait.event, TCD_OP_WAIT, call);
+	default:
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "node type %d is not modelled by the double's setters",
+				(int)p->type);
+	}
+}
+
+TCD_API(CUresult, cuGraphNodeSetParams)(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+{
+	TCD_ENTER_INIT(cuGraphNodeSetParams);
+	return tcd_node_set_generic(NULL, hNode, nodeParams, "cuGraphNodeSetParams");
+}
+TCD_EXPORT(cuGraphNodeSetParams)
+
+TCD_API(CUresult, cuGraphExecNodeSetParams)(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+{
+	TCD_ENTER_INIT(cuGraphExecNodeSetParams);
+	if (!hGraphExec)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecNodeSetParams", "hGraphExec is NULL");
+	return tcd_node_set_generic(hGraphExec, hNode, nodeParams, "cuGraphExecNodeSetParams");
+}
+TCD_EXPORT(cuGraphExecNodeSetParams)
