@@ -1,21 +1,27 @@
 /*
  * tcu_graph.c - recording of CUDA graphs built node by node (cudart's
  * cudaGraphAddKernelNode and friends call these): cuGraphCreate, the
- * cuGraphAdd*Node calls, cuGraphAddDependencies and the kernel node
- * parameter setters.  sbt_compute.h says what each record holds; a kernel
- * node carries its kernel exactly as a launch record does (the same
- * encoder, tcu_kernel_node_encoded).  A node of a kind the model does not
- * cover (host, child graph, memory allocation and free nodes, and
- * cuGraphAddNode of any other type), and every other call that changes a
- * graph or an exec (node removal, edge removal, cloning, the setters of
- * other node kinds, exec updates and setters), is recorded as
- * tsGraphNotModeled naming the call, so that replay refuses to launch
- * that graph's or exec's work by name instead of running it without the
- * change; such graphs and execs are counted in the exit report.
+ * cuGraphAdd*Node calls (kernel, memcpy, memset, empty, event record and
+ * wait, child graph and host nodes), cuGraphAddDependencies, edge and node
+ * removal, cuGraphClone and cuGraphNodeFindInClone, the setters of those
+ * node kinds (on graphs and on execs, the generic cuGraph(Exec)NodeSetParams
+ * of those kinds included), cuGraphNodeSetEnabled and cuGraphExecUpdate.
+ * sbt_compute.h says what each record holds; a kernel node carries its
+ * kernel exactly as a launch record does (the same encoder,
+ * tcu_kernel_node_encoded).  A memcpy node's host source is recorded
+ * again before each launch of an exec holding it (tsGraphHostSource,
+ * below): the driver reads it then.  A node of a kind the model does not
+ * cover (memory allocation and free nodes, external semaphore and batch
+ * memory-op nodes, programmatic edges) and every other call that changes
+ * a graph or an exec (the setters of those kinds, of host and child graph
+ * nodes, kernel node attributes) is recorded as tsGraphNotModeled naming
+ * the call, so that replay refuses to launch that graph's or exec's work
+ * by name instead of running it without the change; such graphs and
+ * execs are counted in the exit report.
  *
  * While capture is windowed the records of a graph made by cuGraphCreate
- * are kept for a later window's snapshot (tcu_live.c), as a stream
- * capture's are.
+ * (or cloned from a kept one) are kept for a later window's snapshot
+ * (tcu_live.c), as a stream capture's are.
  */
 #include <stdlib.h>
 #include <string.h>

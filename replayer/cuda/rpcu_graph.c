@@ -4,12 +4,15 @@
  * adds the same node to it with the real driver call (kernel nodes with
  * cuGraphAddKernelNode_v2, their function and parameters mapped as a
  * launch's are; memcpy nodes with cuGraphAddMemcpyNode, addresses mapped;
- * memset, empty, event record and event wait nodes), after the live nodes
- * its dependencies map to; cuGraphAddDependencies adds the edges; the
- * kernel node setters are issued again.  Instantiation and launch are the
- * ones stream-captured graphs use (rpcu_exec.c), on any stream mode: with
- * --streams single the graph is launched on the one stream.  A node the
- * model does not cover, or another change it does not cover (a
+ * memset, empty, event record and event wait nodes; child graph nodes from
+ * the replay's child graph; host nodes as empty nodes), after the live
+ * nodes its dependencies map to; cuGraphAddDependencies adds the edges;
+ * clones, the setters (graph and exec), enabled nodes and exec updates
+ * are issued again on the mapped objects; tsGraphHostSource writes a
+ * memcpy node's host bytes before a launch.  Instantiation and launch are
+ * the ones stream-captured graphs use (rpcu_exec.c), on any stream mode:
+ * with --streams single the graph is launched on the one stream.  A node
+ * the model does not cover, or another change it does not cover (a
  * tsGraphNotModeled record naming the call), marks its graph or exec: a
  * marked graph is not instantiated (the rest of its construction is
  * passed over), and a launch of a marked graph's or exec's work stops the

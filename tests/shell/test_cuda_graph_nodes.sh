@@ -7,20 +7,27 @@
 # program prints what it prints plain and the trace holds each of those
 # calls; replayed, its checkpoint is equal (also with --check-determinism,
 # --streams single, another scheduling seed, and after
-# cuGraphExecKernelNodeSetParams changed the exec between launches).  A
-# graph holding a child graph node (a node kind the model does not cover)
-# is counted in the exit report and by tsinfo (which names the call), and its launch is refused on replay naming
-# the call that added it, and an exec changed by a call not modeled is
-# refused from the launch after the change, as is a graph filled by
-# cuStreamBeginCaptureToGraph.  A node and an edge removed
+# cuGraphExecKernelNodeSetParams changed the exec between launches).
+# A memcpy node's host source is recorded at each launch (unchanged bytes
+# deduplicated) and a source changed between launches replays as it ran.
+# Child graph nodes, clones, enabled nodes, host nodes, the memcpy, memset
+# and event node setters (graph and exec, specific and generic) and
+# cuGraphExecUpdate (one that worked, one that failed) are captured and
+# replayed with equal checkpoints and agreeing determinism runs.  A graph
+# filled by cuStreamBeginCaptureToGraph (a call still not modeled) is
+# counted in the exit report and by tsinfo (which names the call), and its
+# launch is refused on replay naming the call.  A node and an edge removed
 # (cuGraphDestroyNode, cuGraphRemoveDependencies) are removed on replay.
-# A capture window (--profiler) that launches a
-# graph built before it: the snapshot rebuilds it, the window's checkpoint
-# equals the whole run's (also from a --range restoring its keyframe), and
-# the events recorded before the window are
-# recorded again on their stream (the null stream for the one whose stream
-# was destroyed); a node and an edge removed before the window are removed
-# by its snapshot too, and a node not modeled is refused by name there too.
+# A capture window (--profiler) that launches a graph built before it: the
+# snapshot rebuilds it, the window's checkpoint equals the whole run's
+# (also from a --range restoring its keyframe), and the events recorded
+# before the window are recorded again on their stream (the null stream
+# for the one whose stream was destroyed); a node and an edge removed
+# before the window are removed by its snapshot too, a graph not modeled
+# is refused by name there too, and child graphs (destroyed before the
+# window), clones, enabled nodes, host nodes, setters and an exec update
+# made before the window are rebuilt by the snapshot with the window's
+# checkpoint equal to the whole run's.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }

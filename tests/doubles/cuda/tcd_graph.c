@@ -1,25 +1,30 @@
 /*
  * tcd_graph.c - graphs built node by node: cuGraphCreate, the
  * cuGraphAdd*Node calls the double models (kernel, memcpy, memset, empty,
- * event record, event wait, child graph, and cuGraphAddNode of those
+ * event record, event wait, host, child graph, and cuGraphAddNode of those
  * types), cuGraphAddDependencies, cuGraphRemoveDependencies,
- * cuGraphDestroyNode, the kernel node parameter setters,
- * cuGraphExecEventRecordNodeSetEvent, and cuStreamBeginCaptureToGraph
- * (the capture's work becomes one node of the graph after the nodes named,
- * when the capture ends).
+ * cuGraphDestroyNode, cuGraphClone and cuGraphNodeFindInClone, the setters
+ * of kernel, memcpy, memset and event nodes (graph and exec forms, and the
+ * generic cuGraph(Exec)NodeSetParams of those types),
+ * cuGraphNodeSetEnabled / cuGraphNodeGetEnabled, cuGraphExecUpdate (both
+ * ABIs), and cuStreamBeginCaptureToGraph (the capture's work becomes one
+ * node of the graph after the nodes named, when the capture ends).  What
+ * the real driver does with these was not measured: the double follows the
+ * driver API documentation (docs/cuda-double.md).
  *
  * A node holds the ops it runs as templates (a memset of several rows is
  * one op per row; a child graph node, its child's ops in the child's
  * order, copied when it is added as the driver copies the child).  As on
  * the driver, parameters are copied when the node is made, and a node's
- * pointers are checked then.  Instantiation orders the nodes so that
- * every dependency runs first (creation order among independent ones: a
- * topological order, which is all the driver promises) and a launch runs
- * them one after another on the launch stream (tcd_sched.c): independent
- * nodes never run at once here, which the driver allows but does not
- * promise.  An event wait node waits for the event's last record as of
- * each launch.  Edge data other than the default (programmatic edges) is
- * refused with CUDA_ERROR_NOT_SUPPORTED.
+ * pointers are checked then; a memcpy node's host source is read when it
+ * runs.  Instantiation orders the nodes so that every dependency runs
+ * first (creation order among independent ones: a topological order,
+ * which is all the driver promises) and a launch runs them one after
+ * another on the launch stream (tcd_sched.c), skipping an exec's disabled
+ * nodes: independent nodes never run at once here, which the driver
+ * allows but does not promise.  An event wait node waits for the event's
+ * last record as of each launch.  Edge data other than the default
+ * (programmatic edges) is refused with CUDA_ERROR_NOT_SUPPORTED.
  */
 #include "tests/doubles/cuda/tcd.h"
 
