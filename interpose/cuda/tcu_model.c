@@ -1341,7 +1341,8 @@ CUresult tcu_m_cuGraphLaunch(tcu_fn id, CUgraphExec exec, CUstream s)
 		goto out;
 	}
 	unit = tcu_launch_unit_begin(&mode);
-	if (mode == TCU_MODE_RECORD)
+	/* (an exec without host sources costs this one load) */
+	if (mode == TCU_MODE_RECORD && atomic_load_explicit(&tcu_g.hsrc_execs, memory_order_relaxed))
 		tcu_graph_hsrc_launch(id, TCU_H(exec));
 	r = real(exec, s);
 	if (mode == TCU_MODE_RECORD) {
