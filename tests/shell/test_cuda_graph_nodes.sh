@@ -181,6 +181,19 @@ cmp -s "$T/clone.plain.out" "$T/upd.plain.out" || fail "upd: the updated exec do
 # all of them at once, with a host source changing
 capture every --child --clone --disable --host-node --host-src --launches 3
 all_match every.replay 1 "$T/every.sbt"
+# the tools read the new records (the emulator does not model them yet:
+# it passes over what it does not know)
+expect_rc 0 every.dump "$INFO" --dump "$T/every.sbt"
+for k in cuGraphAddChildGraphNode cuGraphClone cuGraphNodeFindInClone cuGraphNodeSetEnabled cuGraphAddHostNode \
+	tsGraphHostSource; do
+	grep -q " cuda\.$k " "$T/every.dump.out" || fail "every.dump: no $k record"
+done
+expect_rc 0 setn.dump "$INFO" --dump "$T/setn.sbt"
+expect_rc 0 upd.dump "$INFO" --dump "$T/upd.sbt"
+for tr in every setn upd; do
+	expect_rc 0 "$tr.sum" "$TOP/$BUILD/tsexport" --summary "$T/$tr.sbt"
+	has "$tr.sum" out "commands: "
+done
 
 # ---- calls not modeled -----------------------------------------------------------------------
 # a graph made by cuGraphCreate and filled by cuStreamBeginCaptureToGraph
