@@ -182,7 +182,7 @@
  *     node, host = the source pointer, size, blob = the source's packed
  *     rows as they are at that launch: the driver reads them then).
  *     tsGraphNotModeled: a call changed a graph or an exec in a way the
- *     model does not cover (name = the call, e.g. "cuGraphAddHostNode";
+ *     model does not cover (name = the call, e.g. "cuGraphAddMemAllocNode";
  *     parent = the graph, or handle = the exec; a call that added a node:
  *     node, deps, sub = its CUgraphNodeType): replay refuses a launch of
  *     that graph's or exec's work, naming the call.
