@@ -372,12 +372,19 @@ void tcu_graph_hsrc_launch(tcu_fn id, uint64_t exec)
 		uint8_t *host = NULL;
 		size_t bytes = 0;
 		tcu_copy3d_node_fill(&set->v[i].p, CUDA_SUCCESS, &c, &host, &bytes);
+		if (!host) {
+			/* (no longer a host source as the interposer classifies
+			 * memory now, or out of memory) */
+			CAP_ERROR("cuda: cannot read the host source of graph node %p at a launch: replay uses "
+			          "the bytes of the launch before", (void *)(uintptr_t)set->v[i].node);
+			continue;
+		}
 		sbt_cm_call_init(&h);
 		h.handle = exec;
 		h.node = set->v[i].node;
 		h.host = c.host;
-		h.size = host ? bytes : 0;
-		h.blob = host ? cap_blob(host, bytes) : 0;
+		h.size = bytes;
+		h.blob = cap_blob(host, bytes);
 		tcu_emit(SBT_CM_K_tsGraphHostSource, id, &h, 0);
 		free(host);
 	}
