@@ -196,8 +196,28 @@
  *     cuGraphExecKernelNodeSetParams (the same, parent = the graph exec).
  *     cuGraphDestroyNode (node); cuGraphRemoveDependencies (as
  *     cuGraphAddDependencies).
+ *     cuGraphAddChildGraphNode (as a node, handle = the child graph: the
+ *     driver copies it into the node when it is added).  cuGraphClone
+ *     (handle = the clone, parent = the graph cloned);
+ *     cuGraphNodeFindInClone (node = the clone's node found, handle = the
+ *     original node, parent = the clone).  cuGraphNodeSetEnabled (parent
+ *     = the exec, node, value = isEnabled).  cuGraphAddHostNode (as a
+ *     node, note: the host function is never replayed: replay adds an
+ *     empty node in its place).
+ *     cuGraphMemcpyNodeSetParams, cuGraphMemsetNodeSetParams,
+ *     cuGraphEventRecordNodeSetEvent, cuGraphEventWaitNodeSetEvent (node
+ *     and the fields of the matching cuGraphAdd*Node record: a host
+ *     source's bytes as blob); their cuGraphExec* forms the same, parent
+ *     = the exec.
+ *     cuGraphExecUpdate (both ABIs: handle = the exec, parent = the graph
+ *     whose parameters it takes, value = the CUgraphExecUpdateResult, node
+ *     = the error node, if any).
+ *     tsGraphHostSource: before a cuGraphLaunch of an exec holding memcpy
+ *     nodes that read host memory, one per such node (handle = the exec,
+ *     node, host = the source pointer, size, blob = the source's packed
+ *     rows as they are at that launch: the driver reads them then).
  *     tsGraphNotModeled: a call changed a graph or an exec in a way the
- *     model does not cover (name = the call, e.g. "cuGraphAddHostNode";
+ *     model does not cover (name = the call, e.g. "cuGraphAddMemAllocNode";
  *     parent = the graph, or handle = the exec; a call that added a node:
  *     node, deps, sub = its CUgraphNodeType): replay refuses a launch of
  *     that graph's or exec's work, naming the call.
@@ -356,7 +376,14 @@ extern "C" {
 	X(cuGraphAddMemsetNode) X(cuGraphAddEmptyNode) X(cuGraphAddEventRecordNode) \
 	X(cuGraphAddEventWaitNode) X(cuGraphAddDependencies) X(tsGraphNotModeled) \
 	X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)         \
-	X(cuGraphDestroyNode) X(cuGraphRemoveDependencies)
+	X(cuGraphDestroyNode) X(cuGraphRemoveDependencies) X(tsGraphHostSource)   \
+	X(cuGraphAddChildGraphNode) X(cuGraphClone) X(cuGraphNodeFindInClone)     \
+	X(cuGraphNodeSetEnabled) X(cuGraphAddHostNode)                            \
+	X(cuGraphMemcpyNodeSetParams) X(cuGraphExecMemcpyNodeSetParams)           \
+	X(cuGraphMemsetNodeSetParams) X(cuGraphExecMemsetNodeSetParams)           \
+	X(cuGraphEventRecordNodeSetEvent) X(cuGraphEventWaitNodeSetEvent)         \
+	X(cuGraphExecEventRecordNodeSetEvent) X(cuGraphExecEventWaitNodeSetEvent) \
+	X(cuGraphExecUpdate)
 
 /* X(HIP runtime call, kind it records as).  Append only: the position is
  * the type number above SBT_CM_HIP_TYPE_BASE. */

@@ -1,21 +1,27 @@
 /*
  * tcu_graph.c - recording of CUDA graphs built node by node (cudart's
  * cudaGraphAddKernelNode and friends call these): cuGraphCreate, the
- * cuGraphAdd*Node calls, cuGraphAddDependencies and the kernel node
- * parameter setters.  sbt_compute.h says what each record holds; a kernel
- * node carries its kernel exactly as a launch record does (the same
- * encoder, tcu_kernel_node_encoded).  A node of a kind the model does not
- * cover (host, child graph, memory allocation and free nodes, and
- * cuGraphAddNode of any other type), and every other call that changes a
- * graph or an exec (node removal, edge removal, cloning, the setters of
- * other node kinds, exec updates and setters), is recorded as
- * tsGraphNotModeled naming the call, so that replay refuses to launch
- * that graph's or exec's work by name instead of running it without the
- * change; such graphs and execs are counted in the exit report.
+ * cuGraphAdd*Node calls (kernel, memcpy, memset, empty, event record and
+ * wait, child graph and host nodes), cuGraphAddDependencies, edge and node
+ * removal, cuGraphClone and cuGraphNodeFindInClone, the setters of those
+ * node kinds (on graphs and on execs, the generic cuGraph(Exec)NodeSetParams
+ * of those kinds included), cuGraphNodeSetEnabled and cuGraphExecUpdate.
+ * sbt_compute.h says what each record holds; a kernel node carries its
+ * kernel exactly as a launch record does (the same encoder,
+ * tcu_kernel_node_encoded).  A memcpy node's host source is recorded
+ * again before each launch of an exec holding it (tsGraphHostSource,
+ * below): the driver reads it then.  A node of a kind the model does not
+ * cover (memory allocation and free nodes, external semaphore and batch
+ * memory-op nodes, programmatic edges) and every other call that changes
+ * a graph or an exec (the setters of those kinds, of host and child graph
+ * nodes, kernel node attributes) is recorded as tsGraphNotModeled naming
+ * the call, so that replay refuses to launch that graph's or exec's work
+ * by name instead of running it without the change; such graphs and
+ * execs are counted in the exit report.
  *
  * While capture is windowed the records of a graph made by cuGraphCreate
- * are kept for a later window's snapshot (tcu_live.c), as a stream
- * capture's are.
+ * (or cloned from a kept one) are kept for a later window's snapshot
+ * (tcu_live.c), as a stream capture's are.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -196,9 +202,198 @@ out:
 	return r;
 }
 
-/* A memcpy node: cuMemcpy3D's fields; a host source is read now (the
- * driver reads it at every launch of the graph: a program that changes
- * it between launches is not replayed as it ran). */
+/* ---- host sources of memcpy nodes --------------------------------------------- */
+
+/*
+ * The driver reads a memcpy node's host source at each launch, not when
+ * the node is added.  A graph's memcpy nodes that read host memory are
+ * kept here (node and copy parameters), copied to each exec made from
+ * it; before each launch of such an exec, one tsGraphHostSource record
+ * per node carries the bytes as they are then (a blob: unchanged bytes
+ * are stored once), which replay writes into the node's host buffer.
+ * Launches of execs without such nodes look at nothing but hsrc_execs.
+ */
+typedef struct tcu_hsrc {
+	uint64_t node;
+	CUDA_MEMCPY3D p; /* as the node was made (its host pointer borrowed from the program) */
+} tcu_hsrc;
+
+typedef struct tcu_hsrc_set {
+	size_t n;
+	tcu_hsrc v[];
+} tcu_hsrc_set;
+
+static tcu_hsrc_set *tcu_hsrc_copy(const tcu_hsrc_set *set)
+{
+	tcu_hsrc_set *c;
+	if (!set || !set->n)
+		return NULL;
+	c = malloc(sizeof(*c) + set->n * sizeof(c->v[0]));
+	if (!c) {
+		CAP_ERROR("cuda: out of memory copying a graph's %zu host sources: its launches lack them",
+		          set->n);
+		return NULL;
+	}
+	memcpy(c, set, sizeof(*c) + set->n * sizeof(c->v[0]));
+	return c;
+}
+
+/* With mu held: the set of key in m (hsrc_of_graph or hsrc_of_exec)
+ * gains add's n entries. */
+static void tcu_hsrc_append_in_locked(cap_umap *m, uint64_t key, const tcu_hsrc *add, size_t n)
+{
+	tcu_hsrc_set *set = cap_umap_get(m, key), *grown;
+	size_t have = set ? set->n : 0;
+	if (!n)
+		return;
+	grown = realloc(set, sizeof(*grown) + (have + n) * sizeof(grown->v[0]));
+	if (!grown) {
+		CAP_ERROR("cuda: out of memory keeping a memcpy node's host source: its launches lack it");
+		return;
+	}
+	memcpy(grown->v + have, add, n * sizeof(*add));
+	grown->n = have + n;
+	if (cap_umap_put(m, key, grown) == grown && grown != set) {
+		CAP_ERROR("cuda: out of memory keeping a memcpy node's host source: its launches lack it");
+		free(grown);
+		cap_umap_del(m, key);
+		if (set && m == &tcu_g.hsrc_of_exec)
+			atomic_fetch_sub_explicit(&tcu_g.hsrc_execs, 1, memory_order_relaxed);
+	} else if (!set && m == &tcu_g.hsrc_of_exec) {
+		atomic_fetch_add_explicit(&tcu_g.hsrc_execs, 1, memory_order_relaxed);
+	}
+}
+
+static void tcu_hsrc_append_locked(uint64_t graph, const tcu_hsrc *add, size_t n)
+{
+	tcu_hsrc_append_in_locked(&tcu_g.hsrc_of_graph, graph, add, n);
+}
+
+/* A memcpy node's parameters set (exec 0: the graph's node): its host
+ * source, if it now has one, replaces what the set held for it. */
+static void tcu_hsrc_node_set(uint64_t exec, uint64_t node, const CUDA_MEMCPY3D *p)
+{
+	cap_umap *m = exec ? &tcu_g.hsrc_of_exec : &tcu_g.hsrc_of_graph;
+	uint64_t key;
+	tcu_hsrc_set *set;
+	pthread_mutex_lock(&tcu_g.mu);
+	key = exec ? exec : (uint64_t)(uintptr_t)cap_umap_get(&tcu_g.graph_of_node, node);
+	set = key ? cap_umap_get(m, key) : NULL;
+	for (size_t i = 0; set && i < set->n;)
+		if (set->v[i].node == node)
+			set->v[i] = set->v[--set->n];
+		else
+			i++;
+	if (key && p) {
+		tcu_hsrc h;
+		h.node = node;
+		h.p = *p;
+		tcu_hsrc_append_in_locked(m, key, &h, 1);
+	}
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+static void tcu_hsrc_add(uint64_t graph, uint64_t node, const CUDA_MEMCPY3D *p)
+{
+	tcu_hsrc h;
+	h.node = node;
+	h.p = *p;
+	pthread_mutex_lock(&tcu_g.mu);
+	tcu_hsrc_append_locked(graph, &h, 1);
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+static void tcu_hsrc_node_gone(uint64_t graph, uint64_t node)
+{
+	tcu_hsrc_set *set;
+	pthread_mutex_lock(&tcu_g.mu);
+	set = cap_umap_get(&tcu_g.hsrc_of_graph, graph);
+	for (size_t i = 0; set && i < set->n;)
+		if (set->v[i].node == node)
+			set->v[i] = set->v[--set->n];
+		else
+			i++;
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+void tcu_graph_hsrc_instantiate(uint64_t exec, uint64_t graph)
+{
+	tcu_hsrc_set *copy, *old;
+	if (!exec)
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	copy = tcu_hsrc_copy(cap_umap_get(&tcu_g.hsrc_of_graph, graph));
+	old = cap_umap_del(&tcu_g.hsrc_of_exec, exec); /* a handle reused */
+	if (old)
+		atomic_fetch_sub_explicit(&tcu_g.hsrc_execs, 1, memory_order_relaxed);
+	if (copy && cap_umap_put(&tcu_g.hsrc_of_exec, exec, copy) == copy) {
+		CAP_ERROR("cuda: out of memory keeping an exec's host sources: its launches lack them");
+		free(copy);
+		copy = NULL;
+	}
+	if (copy)
+		atomic_fetch_add_explicit(&tcu_g.hsrc_execs, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&tcu_g.mu);
+	free(old);
+}
+
+void tcu_graph_hsrc_exec_destroy(uint64_t exec)
+{
+	tcu_hsrc_set *old;
+	if (!atomic_load_explicit(&tcu_g.hsrc_execs, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	old = cap_umap_del(&tcu_g.hsrc_of_exec, exec);
+	if (old)
+		atomic_fetch_sub_explicit(&tcu_g.hsrc_execs, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&tcu_g.mu);
+	free(old);
+}
+
+void tcu_graph_hsrc_graph_destroy(uint64_t graph)
+{
+	tcu_hsrc_set *old;
+	pthread_mutex_lock(&tcu_g.mu);
+	old = cap_umap_del(&tcu_g.hsrc_of_graph, graph);
+	pthread_mutex_unlock(&tcu_g.mu);
+	free(old);
+}
+
+void tcu_graph_hsrc_launch(tcu_fn id, uint64_t exec)
+{
+	tcu_hsrc_set *set;
+	if (!atomic_load_explicit(&tcu_g.hsrc_execs, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	set = tcu_hsrc_copy(cap_umap_get(&tcu_g.hsrc_of_exec, exec));
+	pthread_mutex_unlock(&tcu_g.mu);
+	for (size_t i = 0; set && i < set->n; i++) {
+		sbt_cm_call c, h;
+		uint8_t *host = NULL;
+		size_t bytes = 0;
+		tcu_copy3d_node_fill(&set->v[i].p, CUDA_SUCCESS, &c, &host, &bytes);
+		if (!host) {
+			/* (no longer a host source as the interposer classifies
+			 * memory now, or out of memory) */
+			CAP_ERROR("cuda: cannot read the host source of graph node %p at a launch: replay uses "
+			          "the bytes of the launch before", (void *)(uintptr_t)set->v[i].node);
+			continue;
+		}
+		sbt_cm_call_init(&h);
+		h.handle = exec;
+		h.node = set->v[i].node;
+		h.host = c.host;
+		h.size = bytes;
+		h.blob = cap_blob(host, bytes);
+		tcu_emit(SBT_CM_K_tsGraphHostSource, id, &h, 0);
+		free(host);
+	}
+	free(set);
+}
+
+/* A memcpy node: cuMemcpy3D's fields; a host source's bytes as they are
+ * now (the driver reads them at every launch of the graph: each launch
+ * records them again, above). */
 static void tcu_graph_memcpy_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out,
                                   CUgraph g, const CUgraphNode *deps, size_t ndeps,
                                   const CUDA_MEMCPY3D *p, CUcontext ctx)
@@ -213,6 +408,8 @@ static void tcu_graph_memcpy_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphN
 	packed = tcu_graph_pack_nodes(deps, ndeps);
 	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
 	tcu_graph_emit(SBT_CM_K_cuGraphAddMemcpyNode, id, mode, &c, TCU_H(g), host, host ? bytes : 0);
+	if (host && c.result == CUDA_SUCCESS && c.node)
+		tcu_hsrc_add(TCU_H(g), c.node, p);
 	free(packed);
 	free(host);
 }
@@ -432,14 +629,7 @@ static void tcu_graph_unmodeled_node(tcu_fn id, tcu_mode mode, CUresult r, CUgra
 		return r;                                                                                  \
 	}
 
-TCU_GRAPH_NM(cuGraphClone, (CUgraph *out, CUgraph g), (out, g), out && r == CUDA_SUCCESS ? *out : NULL,
-             0, 0)
-TCU_GRAPH_NM(cuGraphMemcpyNodeSetParams, (CUgraphNode n, const CUDA_MEMCPY3D *p), (n, p), 0, 0, n)
-TCU_GRAPH_NM(cuGraphMemsetNodeSetParams, (CUgraphNode n, const CUDA_MEMSET_NODE_PARAMS *p), (n, p), 0, 0, n)
 TCU_GRAPH_NM(cuGraphHostNodeSetParams, (CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p), (n, p), 0, 0, n)
-TCU_GRAPH_NM(cuGraphNodeSetParams, (CUgraphNode n, CUgraphNodeParams *p), (n, p), 0, 0, n)
-TCU_GRAPH_NM(cuGraphEventRecordNodeSetEvent, (CUgraphNode n, CUevent e), (n, e), 0, 0, n)
-TCU_GRAPH_NM(cuGraphEventWaitNodeSetEvent, (CUgraphNode n, CUevent e), (n, e), 0, 0, n)
 TCU_GRAPH_NM(cuGraphKernelNodeSetAttribute,
              (CUgraphNode n, CUkernelNodeAttrID a, const CUkernelNodeAttrValue *v), (n, a, v), 0, 0, n)
 TCU_GRAPH_NM(cuGraphKernelNodeCopyAttributes, (CUgraphNode d, CUgraphNode sn), (d, sn), 0, 0, d)
@@ -449,26 +639,10 @@ TCU_GRAPH_NM(cuGraphExternalSemaphoresWaitNodeSetParams,
              (CUgraphNode n, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *p), (n, p), 0, 0, n)
 TCU_GRAPH_NM(cuGraphBatchMemOpNodeSetParams, (CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p), (n, p),
              0, 0, n)
-TCU_GRAPH_NM(cuGraphExecMemcpyNodeSetParams,
-             (CUgraphExec x, CUgraphNode n, const CUDA_MEMCPY3D *p, CUcontext c), (x, n, p, c), 0, x, n)
-TCU_GRAPH_NM(cuGraphExecMemsetNodeSetParams,
-             (CUgraphExec x, CUgraphNode n, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext c), (x, n, p, c), 0,
-             x, n)
 TCU_GRAPH_NM(cuGraphExecHostNodeSetParams, (CUgraphExec x, CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p),
              (x, n, p), 0, x, n)
 TCU_GRAPH_NM(cuGraphExecChildGraphNodeSetParams, (CUgraphExec x, CUgraphNode n, CUgraph c), (x, n, c), 0, x,
              n)
-TCU_GRAPH_NM(cuGraphExecEventRecordNodeSetEvent, (CUgraphExec x, CUgraphNode n, CUevent e), (x, n, e), 0, x,
-             n)
-TCU_GRAPH_NM(cuGraphExecEventWaitNodeSetEvent, (CUgraphExec x, CUgraphNode n, CUevent e), (x, n, e), 0, x, n)
-TCU_GRAPH_NM(cuGraphExecNodeSetParams, (CUgraphExec x, CUgraphNode n, CUgraphNodeParams *p), (x, n, p), 0, x,
-             n)
-TCU_GRAPH_NM(cuGraphExecUpdate,
-             (CUgraphExec x, CUgraph g, CUgraphNode *err, CUgraphExecUpdateResult *res), (x, g, err, res), 0,
-             x, 0)
-TCU_GRAPH_NM(cuGraphExecUpdate_v2, (CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *res), (x, g, res),
-             0, x, 0)
-TCU_GRAPH_NM(cuGraphNodeSetEnabled, (CUgraphExec x, CUgraphNode n, unsigned int on), (x, n, on), 0, x, n)
 TCU_GRAPH_NM(cuGraphExecExternalSemaphoresSignalNodeSetParams,
              (CUgraphExec x, CUgraphNode n, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *p), (x, n, p), 0, x, n)
 TCU_GRAPH_NM(cuGraphExecExternalSemaphoresWaitNodeSetParams,
@@ -495,8 +669,6 @@ TCU_GRAPH_NM(cuGraphExecBatchMemOpNodeSetParams,
 		return r;                                                                                  \
 	}
 
-TCU_GRAPH_NM_NODE(cuGraphAddHostNode, const CUDA_HOST_NODE_PARAMS *, CU_GRAPH_NODE_TYPE_HOST)
-TCU_GRAPH_NM_NODE(cuGraphAddChildGraphNode, CUgraph, CU_GRAPH_NODE_TYPE_GRAPH)
 TCU_GRAPH_NM_NODE(cuGraphAddMemAllocNode, CUDA_MEM_ALLOC_NODE_PARAMS *, CU_GRAPH_NODE_TYPE_MEM_ALLOC)
 TCU_GRAPH_NM_NODE(cuGraphAddMemFreeNode, CUdeviceptr, CU_GRAPH_NODE_TYPE_MEM_FREE)
 TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresSignalNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *,
@@ -505,6 +677,501 @@ TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresWaitNode, const CUDA_EXT_SEM_WAIT_
                   CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT)
 TCU_GRAPH_NM_NODE(cuGraphAddBatchMemOpNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *,
                   CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
+
+/* ---- child graphs, host nodes, clones ---------------------------------------------- */
+
+/* What graph dst takes from graph src, copied into it (a child graph
+ * node) or cloned from it: src's memcpy nodes reading host memory (under
+ * src's node handles: replay's copy of such a node reads the buffer of
+ * src's node), and the mark of a call not modeled. */
+static void tcu_graph_inherit(uint64_t dst, uint64_t src)
+{
+	tcu_hsrc_set *set;
+	int partial;
+	pthread_mutex_lock(&tcu_g.mu);
+	set = tcu_hsrc_copy(cap_umap_get(&tcu_g.hsrc_of_graph, src));
+	if (set)
+		tcu_hsrc_append_locked(dst, set->v, set->n);
+	partial = cap_umap_get(&tcu_g.graphs_partial, src) != NULL;
+	pthread_mutex_unlock(&tcu_g.mu);
+	free(set);
+	if (partial)
+		tcu_graph_partial(dst);
+}
+
+/* A child graph node: the driver copies the child into it when it is
+ * added, so later changes to the child do not reach the parent (replay
+ * adds the node from its own child graph, rebuilt as it was then). */
+static void tcu_graph_child_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out, CUgraph g,
+                                 const CUgraphNode *deps, size_t ndeps, CUgraph child)
+{
+	sbt_cm_call c;
+	uint8_t *packed;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	c.handle = TCU_H(child);
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
+	tcu_graph_emit(SBT_CM_K_cuGraphAddChildGraphNode, id, mode, &c, TCU_H(g), NULL, 0);
+	if (r == CUDA_SUCCESS)
+		tcu_graph_inherit(TCU_H(g), TCU_H(child));
+	free(packed);
+}
+
+CUresult tcu_m_cuGraphAddChildGraphNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                        size_t ndeps, CUgraph child)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddChildGraphNode real =
+	    (tcu_pfn_cuGraphAddChildGraphNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, child);
+	tcu_graph_child_node(id, mode, r, out, g, deps, ndeps, child);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* A host node: its place in the graph is recorded, its function is not
+ * (host code is never replayed: replay puts an empty node there). */
+static void tcu_graph_host_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out, CUgraph g,
+                                const CUgraphNode *deps, size_t ndeps)
+{
+	static const char note[] = "host code is never replayed";
+	sbt_cm_call c;
+	uint8_t *packed;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	c.note = (const uint8_t *)note;
+	c.note_len = sizeof(note) - 1;
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
+	tcu_graph_emit(SBT_CM_K_cuGraphAddHostNode, id, mode, &c, TCU_H(g), NULL, 0);
+	free(packed);
+}
+
+CUresult tcu_m_cuGraphAddHostNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                  size_t ndeps, const CUDA_HOST_NODE_PARAMS *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddHostNode real = (tcu_pfn_cuGraphAddHostNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, p);
+	tcu_graph_host_node(id, mode, r, out, g, deps, ndeps);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* The clone is kept for windows as long as the graph it was cloned from
+ * is (tcu_live.c): its record names that graph. */
+CUresult tcu_m_cuGraphClone(tcu_fn id, CUgraph *out, CUgraph g)
+{
+	tcu_mode mode;
+	CUresult r;
+	sbt_cm_call c;
+	tcu_pfn_cuGraphClone real = (tcu_pfn_cuGraphClone)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g);
+	if (mode == TCU_MODE_NESTED)
+		goto out;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.handle = r == CUDA_SUCCESS && out ? TCU_H(*out) : 0;
+	c.parent = TCU_H(g);
+	tcu_graph_emit(SBT_CM_K_cuGraphClone, id, mode, &c, c.handle, NULL, 0);
+	if (c.handle)
+		tcu_graph_inherit(c.handle, TCU_H(g));
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* The clone's copy of a node: later calls name it (kept with the clone). */
+CUresult tcu_m_cuGraphNodeFindInClone(tcu_fn id, CUgraphNode *out, CUgraphNode orig, CUgraph clone)
+{
+	tcu_mode mode;
+	CUresult r;
+	sbt_cm_call c;
+	tcu_pfn_cuGraphNodeFindInClone real =
+	    (tcu_pfn_cuGraphNodeFindInClone)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, orig, clone);
+	if (mode == TCU_MODE_NESTED)
+		goto out;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.node = r == CUDA_SUCCESS && out ? TCU_H(*out) : 0;
+	c.handle = TCU_H(orig);
+	c.parent = TCU_H(clone);
+	tcu_graph_emit(SBT_CM_K_cuGraphNodeFindInClone, id, mode, &c, TCU_H(clone), NULL, 0);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* A node of an exec enabled or disabled: kept with the exec. */
+CUresult tcu_m_cuGraphNodeSetEnabled(tcu_fn id, CUgraphExec exec, CUgraphNode node, unsigned int on)
+{
+	tcu_mode mode;
+	CUresult r;
+	sbt_cm_call c;
+	tcu_pfn_cuGraphNodeSetEnabled real =
+	    (tcu_pfn_cuGraphNodeSetEnabled)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(exec, node, on);
+	if (mode == TCU_MODE_NESTED)
+		goto out;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.parent = TCU_H(exec);
+	c.node = TCU_H(node);
+	c.value = on;
+	if (mode == TCU_MODE_RECORD)
+		tcu_emit(SBT_CM_K_cuGraphNodeSetEnabled, id, &c, 0);
+	if (r == CUDA_SUCCESS)
+		tcu_live_graph_set_params(SBT_CM_K_cuGraphNodeSetEnabled, id, &c, NULL, 0);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* ---- the setters of memcpy, memset and event nodes -------------------------------- */
+
+/* c: the setter's record (node; parent = the exec for the cuGraphExec*
+ * forms): recorded, and kept for windows with the node's graph (an exec's
+ * with the exec); host: a memcpy node's host source bytes. */
+static void tcu_graph_setter_emit(sbt_cm_kind k, tcu_fn id, tcu_mode mode, sbt_cm_call *c, const void *host,
+                                  size_t n)
+{
+	if (mode == TCU_MODE_RECORD) {
+		uint64_t blob = c->blob;
+		if (host && n)
+			c->blob = cap_blob(host, n);
+		tcu_emit(k, id, c, 0);
+		c->blob = blob;
+	}
+	if (c->result == CUDA_SUCCESS)
+		tcu_live_graph_set_params(k, id, c, host, host ? n : 0);
+}
+
+static void tcu_graph_memcpy_set(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresult r, CUgraphExec x,
+                                 CUgraphNode node, const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+	sbt_cm_call c;
+	uint8_t *host = NULL;
+	size_t bytes = 0;
+	if (mode == TCU_MODE_NESTED || !p)
+		return;
+	tcu_copy3d_node_fill(p, r, &c, &host, &bytes);
+	c.ctx = TCU_H(ctx);
+	c.node = TCU_H(node);
+	c.parent = TCU_H(x);
+	tcu_graph_setter_emit(k, id, mode, &c, host, host ? bytes : 0);
+	if (r == CUDA_SUCCESS)
+		tcu_hsrc_node_set(TCU_H(x), c.node, host ? p : NULL);
+	free(host);
+}
+
+CUresult tcu_m_cuGraphMemcpyNodeSetParams(tcu_fn id, CUgraphNode node, const CUDA_MEMCPY3D *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphMemcpyNodeSetParams real =
+	    (tcu_pfn_cuGraphMemcpyNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(node, p);
+	tcu_graph_memcpy_set(SBT_CM_K_cuGraphMemcpyNodeSetParams, id, mode, r, NULL, node, p, NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphExecMemcpyNodeSetParams(tcu_fn id, CUgraphExec x, CUgraphNode node,
+                                              const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphExecMemcpyNodeSetParams real =
+	    (tcu_pfn_cuGraphExecMemcpyNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(x, node, p, ctx);
+	tcu_graph_memcpy_set(SBT_CM_K_cuGraphExecMemcpyNodeSetParams, id, mode, r, x, node, p, ctx);
+out:
+	tcu_call_end();
+	return r;
+}
+
+static void tcu_graph_memset_set(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresult r, CUgraphExec x,
+                                 CUgraphNode node, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+	sbt_cm_call c;
+	if (mode == TCU_MODE_NESTED || !p)
+		return;
+	sbt_cm_call_init(&c);
+	tcu_memset_fields(&c, p->dst, p->pitch, p->value, p->elementSize, p->width, p->height);
+	c.result = r;
+	c.ctx = TCU_H(ctx);
+	c.node = TCU_H(node);
+	c.parent = TCU_H(x);
+	tcu_graph_setter_emit(k, id, mode, &c, NULL, 0);
+}
+
+CUresult tcu_m_cuGraphMemsetNodeSetParams(tcu_fn id, CUgraphNode node, const CUDA_MEMSET_NODE_PARAMS *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphMemsetNodeSetParams real =
+	    (tcu_pfn_cuGraphMemsetNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(node, p);
+	tcu_graph_memset_set(SBT_CM_K_cuGraphMemsetNodeSetParams, id, mode, r, NULL, node, p, NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphExecMemsetNodeSetParams(tcu_fn id, CUgraphExec x, CUgraphNode node,
+                                              const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphExecMemsetNodeSetParams real =
+	    (tcu_pfn_cuGraphExecMemsetNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(x, node, p, ctx);
+	tcu_graph_memset_set(SBT_CM_K_cuGraphExecMemsetNodeSetParams, id, mode, r, x, node, p, ctx);
+out:
+	tcu_call_end();
+	return r;
+}
+
+static void tcu_graph_event_set(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresult r, CUgraphExec x,
+                                CUgraphNode node, CUevent e)
+{
+	sbt_cm_call c;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.event = TCU_H(e);
+	c.node = TCU_H(node);
+	c.parent = TCU_H(x);
+	tcu_graph_setter_emit(k, id, mode, &c, NULL, 0);
+}
+
+#define TCU_GRAPH_EVENT_SET(canon)                                                                 \
+	CUresult tcu_m_##canon(tcu_fn id, CUgraphNode node, CUevent e)                                 \
+	{                                                                                              \
+		tcu_mode mode;                                                                             \
+		CUresult r;                                                                                \
+		tcu_pfn_##canon real = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode);                    \
+		if (!real) {                                                                               \
+			r = tcu_no_driver(id);                                                                 \
+			goto out;                                                                              \
+		}                                                                                          \
+		r = real(node, e);                                                                         \
+		tcu_graph_event_set(SBT_CM_K_##canon, id, mode, r, NULL, node, e);                         \
+	out:                                                                                           \
+		tcu_call_end();                                                                            \
+		return r;                                                                                  \
+	}
+#define TCU_GRAPH_EXEC_EVENT_SET(canon)                                                            \
+	CUresult tcu_m_##canon(tcu_fn id, CUgraphExec x, CUgraphNode node, CUevent e)                  \
+	{                                                                                              \
+		tcu_mode mode;                                                                             \
+		CUresult r;                                                                                \
+		tcu_pfn_##canon real = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode);                    \
+		if (!real) {                                                                               \
+			r = tcu_no_driver(id);                                                                 \
+			goto out;                                                                              \
+		}                                                                                          \
+		r = real(x, node, e);                                                                      \
+		tcu_graph_event_set(SBT_CM_K_##canon, id, mode, r, x, node, e);                            \
+	out:                                                                                           \
+		tcu_call_end();                                                                            \
+		return r;                                                                                  \
+	}
+
+TCU_GRAPH_EVENT_SET(cuGraphEventRecordNodeSetEvent)
+TCU_GRAPH_EVENT_SET(cuGraphEventWaitNodeSetEvent)
+TCU_GRAPH_EXEC_EVENT_SET(cuGraphExecEventRecordNodeSetEvent)
+TCU_GRAPH_EXEC_EVENT_SET(cuGraphExecEventWaitNodeSetEvent)
+
+static void tcu_graph_set_params(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresult r,
+                                 CUgraphExec exec, CUgraphNode node,
+                                 const CUDA_KERNEL_NODE_PARAMS_v1 *p1,
+                                 const CUDA_KERNEL_NODE_PARAMS *p2);
+
+/* cuGraphNodeSetParams and cuGraphExecNodeSetParams (exec non-NULL): a
+ * node type the model covers is recorded as that type's setter; another
+ * type (a child graph, a host node, memory nodes, ...) as not modeled. */
+static void tcu_graph_generic_set(tcu_fn id, tcu_mode mode, CUresult r, CUgraphExec x, CUgraphNode node,
+                                  const CUgraphNodeParams *p, const char *call)
+{
+	if (mode == TCU_MODE_NESTED || !p)
+		return;
+	switch (p->type) {
+	case CU_GRAPH_NODE_TYPE_KERNEL:
+		tcu_graph_set_params(x ? SBT_CM_K_cuGraphExecKernelNodeSetParams : SBT_CM_K_cuGraphKernelNodeSetParams,
+		                     id, mode, r, x, node, NULL, (const CUDA_KERNEL_NODE_PARAMS *)&p->kernel);
+		break;
+	case CU_GRAPH_NODE_TYPE_MEMCPY:
+		tcu_graph_memcpy_set(x ? SBT_CM_K_cuGraphExecMemcpyNodeSetParams : SBT_CM_K_cuGraphMemcpyNodeSetParams,
+		                     id, mode, r, x, node, &p->memcpy.copyParams, p->memcpy.copyCtx);
+		break;
+	case CU_GRAPH_NODE_TYPE_MEMSET: {
+		CUDA_MEMSET_NODE_PARAMS m;
+		memset(&m, 0, sizeof(m));
+		m.dst = p->memset.dst;
+		m.pitch = p->memset.pitch;
+		m.value = p->memset.value;
+		m.elementSize = p->memset.elementSize;
+		m.width = p->memset.width;
+		m.height = p->memset.height;
+		tcu_graph_memset_set(x ? SBT_CM_K_cuGraphExecMemsetNodeSetParams : SBT_CM_K_cuGraphMemsetNodeSetParams,
+		                     id, mode, r, x, node, &m, p->memset.ctx);
+		break;
+	}
+	case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+		tcu_graph_event_set(x ? SBT_CM_K_cuGraphExecEventRecordNodeSetEvent : SBT_CM_K_cuGraphEventRecordNodeSetEvent,
+		                    id, mode, r, x, node, p->eventRecord.event);
+		break;
+	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+		tcu_graph_event_set(x ? SBT_CM_K_cuGraphExecEventWaitNodeSetEvent : SBT_CM_K_cuGraphEventWaitNodeSetEvent,
+		                    id, mode, r, x, node, p->eventWait.event);
+		break;
+	case CU_GRAPH_NODE_TYPE_EMPTY:
+		break; /* nothing to change */
+	default:
+		tcu_graph_changed(id, mode, r, 0, TCU_H(x), TCU_H(node), call);
+		break;
+	}
+}
+
+CUresult tcu_m_cuGraphNodeSetParams(tcu_fn id, CUgraphNode node, CUgraphNodeParams *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphNodeSetParams real = (tcu_pfn_cuGraphNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(node, p);
+	tcu_graph_generic_set(id, mode, r, NULL, node, p, "cuGraphNodeSetParams");
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphExecNodeSetParams(tcu_fn id, CUgraphExec x, CUgraphNode node, CUgraphNodeParams *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphExecNodeSetParams real = (tcu_pfn_cuGraphExecNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(x, node, p);
+	tcu_graph_generic_set(id, mode, r, x, node, p, "cuGraphExecNodeSetParams");
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* ---- exec updates ------------------------------------------------------------------- */
+
+/* An update that worked gives the exec the graph's parameters: its host
+ * sources become the graph's (under the graph's nodes, whose buffers the
+ * replayed exec then reads); kept for windows with the exec (tcu_live.c:
+ * the graph's records with it). */
+static void tcu_graph_exec_update(tcu_fn id, tcu_mode mode, CUresult r, CUgraphExec x, CUgraph g,
+                                  CUgraphExecUpdateResult res, CUgraphNode err)
+{
+	sbt_cm_call c;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.handle = TCU_H(x);
+	c.parent = TCU_H(g);
+	c.value = (uint64_t)res;
+	c.node = TCU_H(err);
+	if (mode == TCU_MODE_RECORD)
+		tcu_emit(SBT_CM_K_cuGraphExecUpdate, id, &c, 0);
+	if (r != CUDA_SUCCESS)
+		return;
+	tcu_graph_hsrc_exec_destroy(c.handle);
+	tcu_graph_hsrc_instantiate(c.handle, c.parent);
+	tcu_live_graph_exec_update(id, &c);
+}
+
+CUresult tcu_m_cuGraphExecUpdate(tcu_fn id, CUgraphExec x, CUgraph g, CUgraphNode *err,
+                                 CUgraphExecUpdateResult *res)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphExecUpdate real = (tcu_pfn_cuGraphExecUpdate)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(x, g, err, res);
+	tcu_graph_exec_update(id, mode, r, x, g, res ? *res : CU_GRAPH_EXEC_UPDATE_SUCCESS, err ? *err : NULL);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphExecUpdate_v2(tcu_fn id, CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *info)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphExecUpdate_v2 real = (tcu_pfn_cuGraphExecUpdate_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(x, g, info);
+	tcu_graph_exec_update(id, mode, r, x, g, info ? info->result : CU_GRAPH_EXEC_UPDATE_SUCCESS,
+	                      info ? info->errorNode : NULL);
+out:
+	tcu_call_end();
+	return r;
+}
 
 /* Whether any of the n edges carries data other than the default (a
  * programmatic edge), which the model does not cover. */
@@ -556,6 +1223,12 @@ static void tcu_graph_generic_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraph
 	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
 		tcu_graph_plain_node(SBT_CM_K_cuGraphAddEventWaitNode, id, mode, r, out, g, deps, ndeps,
 		                     p->eventWait.event);
+		break;
+	case CU_GRAPH_NODE_TYPE_GRAPH:
+		tcu_graph_child_node(id, mode, r, out, g, deps, ndeps, p->graph.graph);
+		break;
+	case CU_GRAPH_NODE_TYPE_HOST:
+		tcu_graph_host_node(id, mode, r, out, g, deps, ndeps);
 		break;
 	default:
 		tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, p->type, call);
@@ -730,6 +1403,8 @@ CUresult tcu_m_cuGraphDestroyNode(tcu_fn id, CUgraphNode node)
 	sbt_cm_call_init(&c);
 	c.result = r;
 	c.node = TCU_H(node);
+	if (r == CUDA_SUCCESS)
+		tcu_hsrc_node_gone(graph, c.node);
 	if (mode == TCU_MODE_RECORD)
 		tcu_emit(SBT_CM_K_cuGraphDestroyNode, id, &c, 0);
 	if (r == CUDA_SUCCESS)
@@ -761,7 +1436,7 @@ static void tcu_graph_set_params(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresu
 	if (mode == TCU_MODE_RECORD)
 		tcu_emit(k, id, &c, 0);
 	if (c.result == CUDA_SUCCESS)
-		tcu_live_graph_set_params(k, id, &c);
+		tcu_live_graph_set_params(k, id, &c, NULL, 0);
 	free(enc);
 }
 

@@ -191,6 +191,10 @@ typedef struct tcu_state {
 	                            not cover (tcu_graph.c) */
 	uint64_t ngraphs_partial; /* their number, for the exit report (under mu) */
 	cap_umap graph_of_node;   /* node -> the graph built node by node it was added to */
+	cap_umap hsrc_of_graph;   /* graph -> tcu_hsrc_set: its memcpy nodes reading host memory */
+	cap_umap hsrc_of_exec;    /* exec -> tcu_hsrc_set: the same, as instantiated (owned copy) */
+	_Atomic uint64_t hsrc_execs; /* entries of hsrc_of_exec: cuGraphLaunch looks only when
+	                                some exec has such nodes */
 	tcu_lfmap funcs; /* CUfunction or CUkernel -> tcu_func (lock-free reads) */
 	tcu_func *funcs_retired;
 	_Atomic uint64_t funcs_gen; /* entries stored in funcs: launches' per-thread
@@ -348,6 +352,14 @@ uint8_t *tcu_kernel_node_encoded(CUfunction f, const unsigned grid[3], const uns
  * none of). */
 void tcu_graph_changed(tcu_fn id, tcu_mode mode, CUresult r, uint64_t graph, uint64_t exec,
                        uint64_t node, const char *call);
+/* Host sources of memcpy nodes, which the driver reads at each launch:
+ * exec made from graph (its nodes' host sources copied to it), exec
+ * destroyed, graph destroyed, and before exec's launch (mode RECORD):
+ * one tsGraphHostSource record per such node with the bytes read now. */
+void tcu_graph_hsrc_instantiate(uint64_t exec, uint64_t graph);
+void tcu_graph_hsrc_exec_destroy(uint64_t exec);
+void tcu_graph_hsrc_graph_destroy(uint64_t graph);
+void tcu_graph_hsrc_launch(tcu_fn id, uint64_t exec);
 
 /* ---- tcu_track.c --------------------------------------------------------- */
 
@@ -628,7 +640,11 @@ void tcu_live_graph_call(sbt_cm_kind k, tcu_fn id, uint64_t graph, const sbt_cm_
                          const void *host, size_t n);
 /* A kernel node's parameters set (c->parent: the graph exec, 0 for the
  * graph's own node): kept with the node's graph. */
-void tcu_live_graph_set_params(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c);
+void tcu_live_graph_set_params(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c, const void *host,
+                               size_t n);
+/* A successful cuGraphExecUpdate (c: exec in handle, graph in parent):
+ * kept with the exec while both are kept, the graph's records with it. */
+void tcu_live_graph_exec_update(tcu_fn id, const sbt_cm_call *c);
 /* A launch: before it is recorded, and after; *mode is made RECORD when a
  * window opened for it.  Returns 1 when unit_end must follow.  Inline: a
  * launch without a trigger pays one load and two tests. */

@@ -515,21 +515,49 @@ static int tcu_live_graph_kept_locked(tcu_live *l, uint64_t graph)
 	return 0;
 }
 
+/* The graph a kept graph record needs rebuilt before it (the child of a
+ * child graph node, the graph a clone copies, the graph an exec was
+ * updated from), or 0. */
+static uint64_t tcu_live_graph_ref(const tcu_live_obj *o)
+{
+	sbt_cm_call c;
+	if (o->cls != TCU_LIVE_CAPTURE || o->open ||
+	    (o->kind != SBT_CM_K_cuGraphAddChildGraphNode && o->kind != SBT_CM_K_cuGraphClone &&
+	     o->kind != SBT_CM_K_cuGraphExecUpdate) ||
+	    sbt_cm_decode(o->payload, o->len, &c) != SBT_OK)
+		return 0;
+	return o->kind == SBT_CM_K_cuGraphAddChildGraphNode ? c.handle : c.parent;
+}
+
 /* With mu held: the graph's records go when it was destroyed and no exec
- * of it is left. */
+ * of it, and no kept graph made from it (a child graph node, a clone), is
+ * left; the graphs its own records needed are looked at again then. */
 static void tcu_live_graph_gc_locked(tcu_live *l, uint64_t graph)
 {
 	tcu_live_obj *o;
+	uint64_t *refs = NULL;
+	size_t nrefs = 0;
 	for (o = l->head; o; o = o->next)
 		if ((o->cls == TCU_LIVE_EXEC && o->parent == graph) ||
-		    (o->cls == TCU_LIVE_CAPTURE && !o->open && o->parent == graph && !o->released))
+		    (o->cls == TCU_LIVE_CAPTURE && !o->open && o->parent == graph && !o->released) ||
+		    (o->parent != graph && tcu_live_graph_ref(o) == graph))
 			return;
 	for (o = l->head; o;) {
 		tcu_live_obj *next = o->next;
-		if (o->cls == TCU_LIVE_CAPTURE && !o->open && o->parent == graph)
+		if (o->cls == TCU_LIVE_CAPTURE && !o->open && o->parent == graph) {
+			uint64_t ref = tcu_live_graph_ref(o);
+			uint64_t *grown = ref ? realloc(refs, (nrefs + 1) * sizeof(*refs)) : NULL;
+			if (grown) {
+				refs = grown;
+				refs[nrefs++] = ref;
+			}
 			tcu_live_unlink(l, o);
+		}
 		o = next;
 	}
+	for (size_t i = 0; i < nrefs; i++)
+		tcu_live_graph_gc_locked(l, refs[i]);
+	free(refs);
 }
 
 void tcu_live_graph_exec(tcu_fn id, const sbt_cm_call *c)
@@ -546,6 +574,15 @@ void tcu_live_graph_exec(tcu_fn id, const sbt_cm_call *c)
 		             NULL, 0, NULL, NULL, 0);
 }
 
+/* Records that change an exec's node (parent = the exec): they go with it. */
+static int tcu_live_exec_setter(sbt_cm_kind k)
+{
+	return k == SBT_CM_K_cuGraphExecKernelNodeSetParams || k == SBT_CM_K_cuGraphNodeSetEnabled ||
+	       k == SBT_CM_K_cuGraphExecMemcpyNodeSetParams || k == SBT_CM_K_cuGraphExecMemsetNodeSetParams ||
+	       k == SBT_CM_K_cuGraphExecEventRecordNodeSetEvent ||
+	       k == SBT_CM_K_cuGraphExecEventWaitNodeSetEvent;
+}
+
 void tcu_live_graph_exec_destroy(uint64_t exec)
 {
 	tcu_live *l = tcu_g.live;
@@ -555,21 +592,34 @@ void tcu_live_graph_exec_destroy(uint64_t exec)
 	pthread_mutex_lock(&tcu_g.mu);
 	o = cap_umap_get(&l->by[TCU_LIVE_EXEC], exec);
 	if (o) {
-		uint64_t graph = o->parent;
+		uint64_t graph = o->parent, *updated = NULL;
+		size_t nupdated = 0;
 		tcu_live_unlink(l, o);
-		/* the parameters set on it go with it */
+		/* the parameters set on it and its updates go with it */
 		for (tcu_live_obj *p = l->head; p;) {
 			tcu_live_obj *next = p->next;
 			sbt_cm_call c;
-			if (p->cls == TCU_LIVE_CAPTURE &&
-			    ((p->kind == SBT_CM_K_cuGraphExecKernelNodeSetParams &&
-			      sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.parent == exec) ||
-			     (p->kind == SBT_CM_K_tsGraphNotModeled &&
-			      sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.handle == exec)))
+			if (p->cls == TCU_LIVE_CAPTURE && p->kind == SBT_CM_K_cuGraphExecUpdate &&
+			    sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.handle == exec) {
+				uint64_t *grown = realloc(updated, (nupdated + 1) * sizeof(*grown));
+				if (grown) {
+					updated = grown;
+					updated[nupdated++] = c.parent;
+				}
 				tcu_live_unlink(l, p);
+			} else if (p->cls == TCU_LIVE_CAPTURE &&
+			           ((tcu_live_exec_setter(p->kind) &&
+			             sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.parent == exec) ||
+			            (p->kind == SBT_CM_K_tsGraphNotModeled &&
+			             sbt_cm_decode(p->payload, p->len, &c) == SBT_OK && c.handle == exec))) {
+				tcu_live_unlink(l, p);
+			}
 			p = next;
 		}
 		tcu_live_graph_gc_locked(l, graph);
+		for (size_t i = 0; i < nupdated; i++)
+			tcu_live_graph_gc_locked(l, updated[i]);
+		free(updated);
 	}
 	pthread_mutex_unlock(&tcu_g.mu);
 }
@@ -636,8 +686,9 @@ void tcu_live_graph_call(sbt_cm_kind k, tcu_fn id, uint64_t graph, const sbt_cm_
 	if (!graph)
 		return;
 	if (k != SBT_CM_K_cuGraphCreate) {
+		/* a clone is kept when the graph it copies is */
 		pthread_mutex_lock(&tcu_g.mu);
-		kept = tcu_live_graph_kept_locked(l, graph);
+		kept = tcu_live_graph_kept_locked(l, k == SBT_CM_K_cuGraphClone ? c->parent : graph);
 		pthread_mutex_unlock(&tcu_g.mu);
 		if (!kept)
 			return;
@@ -645,7 +696,24 @@ void tcu_live_graph_call(sbt_cm_kind k, tcu_fn id, uint64_t graph, const sbt_cm_
 	tcu_live_graph_keep(k, id, graph, c, host, n);
 }
 
-void tcu_live_graph_set_params(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c)
+void tcu_live_graph_exec_update(tcu_fn id, const sbt_cm_call *c)
+{
+	tcu_live *l = tcu_g.live;
+	tcu_live_obj *x;
+	uint64_t graph = 0;
+	if (!l || !tcu_tracking())
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	x = cap_umap_get(&l->by[TCU_LIVE_EXEC], c->handle);
+	if (x && tcu_live_graph_kept_locked(l, c->parent))
+		graph = x->parent;
+	pthread_mutex_unlock(&tcu_g.mu);
+	if (graph)
+		tcu_live_graph_keep(SBT_CM_K_cuGraphExecUpdate, id, graph, c, NULL, 0);
+}
+
+void tcu_live_graph_set_params(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c, const void *host,
+                               size_t n)
 {
 	tcu_live *l = tcu_g.live;
 	uint64_t graph;
@@ -662,7 +730,7 @@ void tcu_live_graph_set_params(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c)
 	}
 	pthread_mutex_unlock(&tcu_g.mu);
 	if (graph)
-		tcu_live_graph_keep(k, id, graph, c, NULL, 0);
+		tcu_live_graph_keep(k, id, graph, c, host, n);
 }
 
 /* ---- the snapshot ------------------------------------------------------- */

@@ -1341,6 +1341,9 @@ CUresult tcu_m_cuGraphLaunch(tcu_fn id, CUgraphExec exec, CUstream s)
 		goto out;
 	}
 	unit = tcu_launch_unit_begin(&mode);
+	/* (an exec without host sources costs this one load) */
+	if (mode == TCU_MODE_RECORD && atomic_load_explicit(&tcu_g.hsrc_execs, memory_order_relaxed))
+		tcu_graph_hsrc_launch(id, TCU_H(exec));
 	r = real(exec, s);
 	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
@@ -1474,6 +1477,8 @@ static void tcu_graph_keep(tcu_fn id, CUresult r, uint64_t exec, uint64_t graph,
 	c.parent = graph;
 	c.flags = flags;
 	tcu_live_graph_exec(id, &c);
+	if (r == CUDA_SUCCESS)
+		tcu_graph_hsrc_instantiate(exec, graph);
 }
 
 CUresult tcu_m_cuGraphInstantiateWithFlags(tcu_fn id, CUgraphExec *exec, CUgraph g,
@@ -1536,8 +1541,10 @@ CUresult tcu_m_cuGraphExecDestroy(tcu_fn id, CUgraphExec exec)
 	r = real(exec);
 	if (mode == TCU_MODE_RECORD)
 		tcu_graph_record(SBT_CM_K_cuGraphExecDestroy, id, r, TCU_H(exec), 0, 0);
-	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS) {
 		tcu_live_graph_exec_destroy(TCU_H(exec));
+		tcu_graph_hsrc_exec_destroy(TCU_H(exec));
+	}
 out:
 	tcu_call_end();
 	return r;
@@ -1555,8 +1562,10 @@ CUresult tcu_m_cuGraphDestroy(tcu_fn id, CUgraph g)
 	r = real(g);
 	if (mode == TCU_MODE_RECORD)
 		tcu_graph_record(SBT_CM_K_cuGraphDestroy, id, r, TCU_H(g), 0, 0);
-	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS) {
 		tcu_live_graph_destroy(TCU_H(g));
+		tcu_graph_hsrc_graph_destroy(TCU_H(g));
+	}
 out:
 	tcu_call_end();
 	return r;

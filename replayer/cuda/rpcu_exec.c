@@ -1613,6 +1613,21 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuGraphExecKernelNodeSetParams] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphDestroyNode] =         {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphRemoveDependencies] =  {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_tsGraphHostSource] =          {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddChildGraphNode] =   {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphClone] =               {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphNodeFindInClone] =     {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphNodeSetEnabled] =      {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddHostNode] =         {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphMemcpyNodeSetParams] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphExecMemcpyNodeSetParams] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphMemsetNodeSetParams] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphExecMemsetNodeSetParams] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphEventRecordNodeSetEvent] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphEventWaitNodeSetEvent] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphExecEventRecordNodeSetEvent] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphExecEventWaitNodeSetEvent] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphExecUpdate] =          {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 };
 
 int rpcu_exec_is_state(sbt_cm_kind k)

@@ -4,12 +4,15 @@
  * adds the same node to it with the real driver call (kernel nodes with
  * cuGraphAddKernelNode_v2, their function and parameters mapped as a
  * launch's are; memcpy nodes with cuGraphAddMemcpyNode, addresses mapped;
- * memset, empty, event record and event wait nodes), after the live nodes
- * its dependencies map to; cuGraphAddDependencies adds the edges; the
- * kernel node setters are issued again.  Instantiation and launch are the
- * ones stream-captured graphs use (rpcu_exec.c), on any stream mode: with
- * --streams single the graph is launched on the one stream.  A node the
- * model does not cover, or another change it does not cover (a
+ * memset, empty, event record and event wait nodes; child graph nodes from
+ * the replay's child graph; host nodes as empty nodes), after the live
+ * nodes its dependencies map to; cuGraphAddDependencies adds the edges;
+ * clones, the setters (graph and exec), enabled nodes and exec updates
+ * are issued again on the mapped objects; tsGraphHostSource writes a
+ * memcpy node's host bytes before a launch.  Instantiation and launch are
+ * the ones stream-captured graphs use (rpcu_exec.c), on any stream mode:
+ * with --streams single the graph is launched on the one stream.  A node
+ * the model does not cover, or another change it does not cover (a
  * tsGraphNotModeled record naming the call), marks its graph or exec: a
  * marked graph is not instantiated (the rest of its construction is
  * passed over), and a launch of a marked graph's or exec's work stops the
@@ -100,6 +103,16 @@ static rp_status rpcu_graph_mark(rpcu_state *s, rpcu_obj *o, const sbt_cm_call *
 	return *slot ? RP_OK : rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 }
 
+/* Marks o (a graph or an exec) with why, another object's mark (a child
+ * graph copied into it, the graph it was cloned from). */
+static rp_status rpcu_graph_mark_as(rpcu_state *s, rpcu_obj *o, const char *why, rp_diag *diag)
+{
+	if (o->name)
+		return RP_OK;
+	o->name = strdup(why);
+	return o->name ? RP_OK : rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+}
+
 /* tsGraphNotModeled: a call changed an exec (handle), a graph (parent;
  * one the trace never made, a clone, gets a graph of its own that never
  * instantiates) or a node (the graph it was added to; a node the trace
@@ -152,6 +165,80 @@ static rp_status rpcu_kernel_params(rpcu_state *s, const sbt_cm_call *c, CUDA_KE
 	return RP_OK;
 }
 
+/* ---- host sources of memcpy nodes ---- */
+
+/*
+ * The buffer a memcpy node reads host bytes from (rpcu_copy3d_node's, kept
+ * in graph_bufs), by the captured node and the source's size:
+ * tsGraphHostSource writes it before each launch.  A node given another
+ * host source of the same size (a setter, on the graph's node or an exec's
+ * copy) reads the same buffer: every launch writes the bytes of its exec's
+ * own source there first, so the graph and its execs can share it.  Kept
+ * after the node's graph goes (a child graph node's copy, a clone's node
+ * read it too).
+ */
+static uint64_t rpcu_graph_hsrc_key(uint64_t node, uint64_t bytes)
+{
+	return node ^ (bytes * 0x9e3779b97f4a7c15ull);
+}
+
+static rpcu_obj *rpcu_graph_hsrc_find(rpcu_state *s, uint64_t node, uint64_t bytes)
+{
+	rpcu_obj *o = rpcu_objs_get(&s->objs, RPCU_O_HOSTSRC, rpcu_graph_hsrc_key(node, bytes));
+	return o && o->made_seq == node && o->bytes == bytes ? o : NULL;
+}
+
+/* m (from rpcu_copy3d_node for c) reads host bytes: from the node's buffer
+ * of that size when it has one (the bytes copied there, m pointed at it). */
+static rp_status rpcu_graph_hsrc_note(rpcu_state *s, const sbt_cm_call *c, CUDA_MEMCPY3D *m, rp_diag *diag)
+{
+	uint64_t bytes = c->width * c->height * (c->depth ? c->depth : 1);
+	uint64_t key = rpcu_graph_hsrc_key(c->node, bytes);
+	rpcu_obj *o = rpcu_objs_get(&s->objs, RPCU_O_HOSTSRC, key);
+	if (o && (o->made_seq != c->node || o->bytes != bytes))
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "the host sources of memcpy nodes 0x%llx and 0x%llx "
+		                 "collide in the replay's table", (unsigned long long)c->node,
+		                 (unsigned long long)o->made_seq);
+	if (o) {
+		memcpy((void *)(uintptr_t)o->live, m->srcHost, bytes);
+		m->srcHost = (void *)(uintptr_t)o->live;
+	} else if (!(o = rpcu_objs_put(&s->objs, RPCU_O_HOSTSRC, key))) {
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	}
+	o->live = (uint64_t)(uintptr_t)m->srcHost;
+	o->bytes = bytes;
+	o->made_seq = c->node;
+	o->parent = c->dst_type == CU_MEMORYTYPE_DEVICE ? c->dst : 0;
+	return RP_OK;
+}
+
+/* tsGraphHostSource: the bytes a memcpy node's host source held at the
+ * launch that follows, written into the buffer the node reads.  The
+ * program's own ordering (a launch still reading the source was waited
+ * for before the program changed it) is the replay's: the record comes
+ * where the launch was made. */
+static rp_status rpcu_graph_hsrc(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *o = rpcu_graph_hsrc_find(s, c->node, c->size);
+	uint8_t *bytes;
+	rp_status st;
+	if (!o) {
+		const rpcu_obj *n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node);
+		const rpcu_obj *x = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle);
+		if (!n || !x || !x->live)
+			return RP_OK; /* its graph was not rebuilt (not modeled): the launch says why */
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "memcpy node 0x%llx was never given a host source of %llu "
+		                 "bytes in the trace", (unsigned long long)c->node, (unsigned long long)c->size);
+	}
+	if ((st = rpcu_blob_exact(s, c->blob, c->size, &bytes, diag)) != RP_OK)
+		return st;
+	if (s->relocate_memory && o->parent)
+		rpcu_ranges_patch_data(&s->ranges, bytes, c->size, o->parent);
+	memcpy((void *)(uintptr_t)o->live, bytes, c->size);
+	free(bytes);
+	return RP_OK;
+}
+
 /* Every cuGraphAdd*Node the model covers. */
 static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
@@ -191,6 +278,9 @@ static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call 
 		if ((st = RPCU_NEED(cuGraphAddMemcpyNode)) != RP_OK || (st = rpcu_copy3d_node(s, c, &m, diag)) != RP_OK)
 			goto out_free;
 		r = s->drv.p_cuGraphAddMemcpyNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps, &m, s->cur_ctx);
+		if (r == CUDA_SUCCESS && m.srcMemoryType == CU_MEMORYTYPE_HOST && m.srcHost &&
+		    (st = rpcu_graph_hsrc_note(s, c, &m, diag)) != RP_OK)
+			goto out_free;
 		break;
 	}
 	case SBT_CM_K_cuGraphAddMemsetNode: {
@@ -209,11 +299,34 @@ static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call 
 		r = s->drv.p_cuGraphAddMemsetNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps, &p, s->cur_ctx);
 		break;
 	}
+	case SBT_CM_K_cuGraphAddHostNode:
+		if (!s->warned_hostnode++ && !s->quiet)
+			fprintf(stderr, "tsreplay: cuda: note: seq %llu: cuGraphAddHostNode: host nodes are rebuilt as "
+			        "empty nodes (host functions are not run on replay); each keeps its place in the "
+			        "graph\n", (unsigned long long)s->seq);
+		/* fall through */
 	case SBT_CM_K_cuGraphAddEmptyNode:
 		if ((st = RPCU_NEED(cuGraphAddEmptyNode)) != RP_OK)
 			goto out_free;
 		r = s->drv.p_cuGraphAddEmptyNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps);
 		break;
+	case SBT_CM_K_cuGraphAddChildGraphNode: {
+		rpcu_obj *child = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, c->handle);
+		if (!child || (!child->live && !child->name)) {
+			st = rpcu_fail(s, diag, RP_ERR_TRACE, "child graph 0x%llx was never made in the trace",
+			               (unsigned long long)c->handle);
+			goto out_free;
+		}
+		if (child->name) { /* its copy holds what replay does not model: so does g */
+			st = rpcu_graph_mark_as(s, g, child->name, diag);
+			goto out_free;
+		}
+		if ((st = RPCU_NEED(cuGraphAddChildGraphNode)) != RP_OK)
+			goto out_free;
+		r = s->drv.p_cuGraphAddChildGraphNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps,
+		                                      (CUgraph)(uintptr_t)child->live);
+		break;
+	}
 	case SBT_CM_K_cuGraphAddEventRecordNode:
 		if ((st = RPCU_NEED(cuGraphAddEventRecordNode)) != RP_OK)
 			goto out_free;
@@ -329,6 +442,197 @@ static rp_status rpcu_graph_set_params(rpcu_state *s, sbt_cm_kind k, const sbt_c
 	return st;
 }
 
+/* cuGraphClone: the replay's graph cloned; a clone of a marked graph is
+ * marked the same way (never instantiated). */
+static rp_status rpcu_graph_clone(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *g, *o;
+	CUgraph live = NULL;
+	rp_status st;
+	CUresult r;
+	if ((st = rpcu_graph_get(s, c->parent, &g, diag)) != RP_OK)
+		return st;
+	if (!g->name) {
+		if (!g->live)
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "graph 0x%llx, which is cloned, was never made in the "
+			                 "trace", (unsigned long long)c->parent);
+		if ((st = RPCU_NEED(cuGraphClone)) != RP_OK)
+			return st;
+		r = s->drv.p_cuGraphClone(&live, (CUgraph)(uintptr_t)g->live);
+		if (r != CUDA_SUCCESS)
+			return rpcu_cufail(s, diag, "cuGraphClone", r, NULL);
+	}
+	if (!(o = rpcu_objs_put(&s->objs, RPCU_O_GRAPH, c->handle))) {
+		if (live && s->drv.p_cuGraphDestroy)
+			s->drv.p_cuGraphDestroy(live);
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	}
+	o->live = (uint64_t)(uintptr_t)live;
+	o->ctx = s->cur_ctx;
+	return g->name ? rpcu_graph_mark_as(s, o, g->name, diag) : RP_OK;
+}
+
+/* cuGraphNodeFindInClone: the clone's copy of a node, mapped. */
+static rp_status rpcu_graph_find_in_clone(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *g, *orig, *n;
+	CUgraphNode live;
+	rp_status st;
+	CUresult r;
+	if ((st = rpcu_graph_get(s, c->parent, &g, diag)) != RP_OK)
+		return st;
+	if (!(orig = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->handle)))
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx was never added in the trace",
+		                 (unsigned long long)c->handle);
+	if ((st = RPCU_NEED(cuGraphNodeFindInClone)) != RP_OK)
+		return st;
+	r = s->drv.p_cuGraphNodeFindInClone(&live, (CUgraphNode)(uintptr_t)orig->live, (CUgraph)(uintptr_t)g->live);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuGraphNodeFindInClone", r, NULL);
+	if (!(n = rpcu_objs_put(&s->objs, RPCU_O_GRAPHNODE, c->node)))
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	n->live = (uint64_t)(uintptr_t)live;
+	n->parent = c->parent;
+	return RP_OK;
+}
+
+/* cuGraphNodeSetEnabled on the replay's exec (none: its graph could not
+ * be instantiated, and its launch says why). */
+static rp_status rpcu_graph_set_enabled(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *x = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->parent);
+	rpcu_obj *n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node);
+	rp_status st;
+	CUresult r;
+	if (!x || !x->live)
+		return RP_OK;
+	if (!n)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx was never added in the trace",
+		                 (unsigned long long)c->node);
+	if ((st = RPCU_NEED(cuGraphNodeSetEnabled)) != RP_OK)
+		return st;
+	r = s->drv.p_cuGraphNodeSetEnabled((CUgraphExec)(uintptr_t)x->live, (CUgraphNode)(uintptr_t)n->live,
+	                                   (unsigned)c->value);
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuGraphNodeSetEnabled", r, NULL);
+}
+
+/* The memcpy, memset and event node setters: on the graph's node (parent
+ * 0) or on the exec's copy (the cuGraphExec* forms; no exec: its graph
+ * could not be instantiated, and its launch says why). */
+static rp_status rpcu_graph_node_set(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	int on_exec = k == SBT_CM_K_cuGraphExecMemcpyNodeSetParams || k == SBT_CM_K_cuGraphExecMemsetNodeSetParams ||
+	              k == SBT_CM_K_cuGraphExecEventRecordNodeSetEvent ||
+	              k == SBT_CM_K_cuGraphExecEventWaitNodeSetEvent;
+	rpcu_obj *x = NULL, *n, *e = NULL;
+	CUgraphNode node;
+	CUgraphExec exec = NULL;
+	rp_status st = RP_OK;
+	CUresult r;
+
+	if (on_exec) {
+		x = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->parent);
+		if (!x || !x->live)
+			return RP_OK;
+		exec = (CUgraphExec)(uintptr_t)x->live;
+	}
+	if (!(n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node)))
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx was never added in the trace",
+		                 (unsigned long long)c->node);
+	node = (CUgraphNode)(uintptr_t)n->live;
+	switch (k) {
+	case SBT_CM_K_cuGraphMemcpyNodeSetParams:
+	case SBT_CM_K_cuGraphExecMemcpyNodeSetParams: {
+		CUDA_MEMCPY3D m;
+		if ((st = on_exec ? RPCU_NEED(cuGraphExecMemcpyNodeSetParams) : RPCU_NEED(cuGraphMemcpyNodeSetParams)) !=
+		        RP_OK ||
+		    (st = rpcu_copy3d_node(s, c, &m, diag)) != RP_OK)
+			return st;
+		if (m.srcMemoryType == CU_MEMORYTYPE_HOST && m.srcHost &&
+		    (st = rpcu_graph_hsrc_note(s, c, &m, diag)) != RP_OK)
+			return st;
+		r = on_exec ? s->drv.p_cuGraphExecMemcpyNodeSetParams(exec, node, &m, s->cur_ctx)
+		            : s->drv.p_cuGraphMemcpyNodeSetParams(node, &m);
+		break;
+	}
+	case SBT_CM_K_cuGraphMemsetNodeSetParams:
+	case SBT_CM_K_cuGraphExecMemsetNodeSetParams: {
+		CUDA_MEMSET_NODE_PARAMS p;
+		CUdeviceptr d;
+		if ((st = on_exec ? RPCU_NEED(cuGraphExecMemsetNodeSetParams) : RPCU_NEED(cuGraphMemsetNodeSetParams)) !=
+		        RP_OK ||
+		    (st = rpcu_memset_dst(s, c, 1, &d, diag)) != RP_OK)
+			return st;
+		memset(&p, 0, sizeof(p));
+		p.dst = d;
+		p.pitch = c->pitch;
+		p.value = (unsigned)c->value;
+		p.elementSize = (unsigned)c->elem_size;
+		p.width = c->width;
+		p.height = c->height;
+		r = on_exec ? s->drv.p_cuGraphExecMemsetNodeSetParams(exec, node, &p, s->cur_ctx)
+		            : s->drv.p_cuGraphMemsetNodeSetParams(node, &p);
+		break;
+	}
+	default: {
+		CUevent ev;
+		if (!(e = rpcu_objs_get(&s->objs, RPCU_O_EVENT, c->event)))
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "event 0x%llx was never created in the trace",
+			                 (unsigned long long)c->event);
+		ev = (CUevent)(uintptr_t)e->live;
+		if (k == SBT_CM_K_cuGraphEventRecordNodeSetEvent) {
+			if ((st = RPCU_NEED(cuGraphEventRecordNodeSetEvent)) != RP_OK)
+				return st;
+			r = s->drv.p_cuGraphEventRecordNodeSetEvent(node, ev);
+		} else if (k == SBT_CM_K_cuGraphEventWaitNodeSetEvent) {
+			if ((st = RPCU_NEED(cuGraphEventWaitNodeSetEvent)) != RP_OK)
+				return st;
+			r = s->drv.p_cuGraphEventWaitNodeSetEvent(node, ev);
+		} else if (k == SBT_CM_K_cuGraphExecEventRecordNodeSetEvent) {
+			if ((st = RPCU_NEED(cuGraphExecEventRecordNodeSetEvent)) != RP_OK)
+				return st;
+			r = s->drv.p_cuGraphExecEventRecordNodeSetEvent(exec, node, ev);
+		} else {
+			if ((st = RPCU_NEED(cuGraphExecEventWaitNodeSetEvent)) != RP_OK)
+				return st;
+			r = s->drv.p_cuGraphExecEventWaitNodeSetEvent(exec, node, ev);
+		}
+		break;
+	}
+	}
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, sbt_cm_kind_name(k), r, NULL);
+}
+
+/* cuGraphExecUpdate that worked at capture: the replay's exec takes the
+ * replay's graph's parameters.  Where it cannot (the graph holds what
+ * replay does not model, or the driver refuses the update here), the exec
+ * is marked and its later launches are refused naming this record. */
+static rp_status rpcu_graph_exec_update(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *x = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle), *g;
+	CUgraphExecUpdateResultInfo info;
+	char why[240], err[96];
+	rp_status st;
+	CUresult r;
+
+	if (!x || !x->live || x->name)
+		return RP_OK; /* its launch says why it cannot be replayed */
+	if ((st = rpcu_graph_get(s, c->parent, &g, diag)) != RP_OK)
+		return st;
+	if (g->name || !g->live)
+		return rpcu_graph_mark_as(s, x, g->name ? g->name : "a call not recorded", diag);
+	if ((st = RPCU_NEED(cuGraphExecUpdate)) != RP_OK)
+		return st;
+	memset(&info, 0, sizeof(info));
+	r = s->drv.p_cuGraphExecUpdate((CUgraphExec)(uintptr_t)x->live, (CUgraph)(uintptr_t)g->live, &info);
+	if (r == CUDA_SUCCESS)
+		return RP_OK;
+	snprintf(why, sizeof(why), "cuGraphExecUpdate at seq %llu (it failed on replay with %s, update result %d, "
+	         "where it worked at capture)", (unsigned long long)s->seq,
+	         rpcu_cu_name(&s->drv, r, err, sizeof(err)), (int)info.result);
+	return rpcu_graph_mark_as(s, x, why, diag);
+}
+
 /* A graph already known to hold a node replay does not model is never
  * instantiated: the rest of its construction (whose nodes may depend on
  * that node, which has no live node) is passed over. */
@@ -336,9 +640,15 @@ static int rpcu_graph_given_up(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 {
 	const rpcu_obj *g, *n;
 	uint64_t graph = c->parent;
-	if (k == SBT_CM_K_cuGraphCreate || k == SBT_CM_K_cuGraphExecKernelNodeSetParams)
+	if (k == SBT_CM_K_cuGraphCreate || k == SBT_CM_K_cuGraphExecKernelNodeSetParams ||
+	    k == SBT_CM_K_tsGraphHostSource || k == SBT_CM_K_cuGraphClone ||
+	    k == SBT_CM_K_cuGraphNodeSetEnabled || k == SBT_CM_K_cuGraphExecMemcpyNodeSetParams ||
+	    k == SBT_CM_K_cuGraphExecMemsetNodeSetParams || k == SBT_CM_K_cuGraphExecEventRecordNodeSetEvent ||
+	    k == SBT_CM_K_cuGraphExecEventWaitNodeSetEvent || k == SBT_CM_K_cuGraphExecUpdate)
 		return 0;
-	if (k == SBT_CM_K_cuGraphKernelNodeSetParams || k == SBT_CM_K_cuGraphDestroyNode) {
+	if (k == SBT_CM_K_cuGraphKernelNodeSetParams || k == SBT_CM_K_cuGraphDestroyNode ||
+	    k == SBT_CM_K_cuGraphMemcpyNodeSetParams || k == SBT_CM_K_cuGraphMemsetNodeSetParams ||
+	    k == SBT_CM_K_cuGraphEventRecordNodeSetEvent || k == SBT_CM_K_cuGraphEventWaitNodeSetEvent) {
 		if (!(n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node)))
 			return 0;
 		graph = n->parent;
@@ -356,6 +666,25 @@ rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 		return rpcu_graph_create(s, c, diag);
 	case SBT_CM_K_tsGraphNotModeled:
 		return rpcu_graph_unmodeled(s, c, diag);
+	case SBT_CM_K_tsGraphHostSource:
+		return rpcu_graph_hsrc(s, c, diag);
+	case SBT_CM_K_cuGraphClone:
+		return rpcu_graph_clone(s, c, diag);
+	case SBT_CM_K_cuGraphNodeFindInClone:
+		return rpcu_graph_find_in_clone(s, c, diag);
+	case SBT_CM_K_cuGraphNodeSetEnabled:
+		return rpcu_graph_set_enabled(s, c, diag);
+	case SBT_CM_K_cuGraphMemcpyNodeSetParams:
+	case SBT_CM_K_cuGraphExecMemcpyNodeSetParams:
+	case SBT_CM_K_cuGraphMemsetNodeSetParams:
+	case SBT_CM_K_cuGraphExecMemsetNodeSetParams:
+	case SBT_CM_K_cuGraphEventRecordNodeSetEvent:
+	case SBT_CM_K_cuGraphEventWaitNodeSetEvent:
+	case SBT_CM_K_cuGraphExecEventRecordNodeSetEvent:
+	case SBT_CM_K_cuGraphExecEventWaitNodeSetEvent:
+		return rpcu_graph_node_set(s, k, c, diag);
+	case SBT_CM_K_cuGraphExecUpdate:
+		return rpcu_graph_exec_update(s, c, diag);
 	case SBT_CM_K_cuGraphAddDependencies:
 	case SBT_CM_K_cuGraphRemoveDependencies:
 		return rpcu_graph_edges(s, k, c, diag);

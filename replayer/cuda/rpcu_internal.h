@@ -108,7 +108,15 @@
 	X(cuGraphAddEventWaitNode, 11010, 0) X(cuGraphAddDependencies, 10000, 0)   \
 	X(cuGraphKernelNodeSetParams, 12000, 0)                                    \
 	X(cuGraphExecKernelNodeSetParams, 12000, 0)                                \
-	X(cuGraphDestroyNode, 10000, 0) X(cuGraphRemoveDependencies, 10000, 0)
+	X(cuGraphDestroyNode, 10000, 0) X(cuGraphRemoveDependencies, 10000, 0)     \
+	X(cuGraphAddChildGraphNode, 10000, 0) X(cuGraphClone, 10000, 0)            \
+	X(cuGraphNodeFindInClone, 10000, 0) X(cuGraphNodeSetEnabled, 11060, 0)     \
+	X(cuGraphMemcpyNodeSetParams, 10000, 0) X(cuGraphMemsetNodeSetParams, 10000, 0) \
+	X(cuGraphExecMemcpyNodeSetParams, 10020, 0)                                \
+	X(cuGraphExecMemsetNodeSetParams, 10020, 0)                                \
+	X(cuGraphEventRecordNodeSetEvent, 11010, 0) X(cuGraphEventWaitNodeSetEvent, 11010, 0) \
+	X(cuGraphExecEventRecordNodeSetEvent, 11010, 0)                            \
+	X(cuGraphExecEventWaitNodeSetEvent, 11010, 0) X(cuGraphExecUpdate, 12000, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */
@@ -144,7 +152,11 @@ typedef enum rpcu_kind {
 	                    name: why it cannot be instantiated (a node not modeled) */
 	RPCU_O_GRAPHEXEC,
 	RPCU_O_TEXOBJ,   /* a texture or surface object */
-	RPCU_O_GRAPHNODE /* a node of a graph built node by node */
+	RPCU_O_GRAPHNODE, /* a node of a graph built node by node */
+	RPCU_O_HOSTSRC   /* a memcpy node's host source, by node and size (rpcu_graph.c):
+	                    live = the buffer the node reads (in graph_bufs), bytes
+	                    its size, made_seq the node, parent the captured
+	                    destination address (for relocation), 0 if none */
 } rpcu_kind;
 
 typedef struct rpcu_obj {
@@ -165,6 +177,7 @@ typedef struct rpcu_obj {
 	uint64_t made_seq;  /* texture and surface objects: their creation record */
 	CUcontext ctx;      /* live context current when it was made */
 	char *name;         /* functions and kernels: owned */
+	uint64_t bytes;     /* graph host sources: the buffer's size */
 } rpcu_obj;
 
 /* The core's table (rp_cm_handles), seen with typed slots. */
@@ -439,6 +452,7 @@ typedef struct rpcu_state {
 	/* once per instance */
 	int warned_moved;
 	int warned_hostfn;
+	int warned_hostnode;  /* the note on graph host nodes was printed */
 	int warned_attr;
 	int warned_texobj;
 	int noted_mismatch;

@@ -13,23 +13,51 @@
  *   --destroy   a memset node that would zero the result is added with
  *               an edge to the read-back node; the edge is removed and the
  *               node destroyed before instantiation
- *   --child     the graph also holds a child graph node (one the replay
- *               does not model) and an empty node after it
+ *   --child     the graph also holds a child graph node (a kernel node
+ *               scaling the result by 3) and an empty node after it; the
+ *               child's kernel node is set to scale by 2 after it was
+ *               added, and the child destroyed (the parent keeps its copy)
+ *   --clone     the graph is cloned, the clone's copy of the last kernel
+ *               node found (cuGraphNodeFindInClone) and set to scale by 2;
+ *               the clone is instantiated instead of the graph
+ *   --disable   the exec's last kernel node is disabled before the first
+ *               launch and enabled again after it (cuGraphNodeSetEnabled,
+ *               checked with cuGraphNodeGetEnabled)
+ *   --host-node a host node after the read-back counts the launches
+ *               (printed)
+ *   --update    after instantiation (before the window) the exec is
+ *               updated (cuGraphExecUpdate) from a clone of the graph whose
+ *               last kernel node scales by 2, the clone then destroyed; an
+ *               update from a graph of another shape fails (checked)
+ *   --set-nodes before instantiation the memset node is set to reset the
+ *               accumulator, the upload node to another host source, the
+ *               event record node to another event, and an event wait node
+ *               (added after the read-back) to wait for another event;
+ *               after the first launch the exec's copies are set again:
+ *               the memset to another value, the upload to copy from
+ *               device memory, the event nodes to other events; the
+ *               generic setters too (cuGraphNodeSetParams on the fill
+ *               node before, cuGraphExecNodeSetParams on the memset after)
  *   --exec-event  after the first launch the exec's event record node
  *               records another event (a change replay does not model)
  *   --capture-to  a second graph (an empty node, then a memset captured
- *               into it with cuStreamBeginCaptureToGraph) is launched
- *               after the first graph's launches
+ *               into it with cuStreamBeginCaptureToGraph), made before the
+ *               launches (before the window), is launched after them
  *   --unordered the vadd node is not made to follow the join node: it
  *               reads and writes buffers while the memset and fill nodes
  *               write one of them, with no edge between them (a race)
+ *   --host-src  the upload node's host source changes between launches
+ *               (after the stream is synchronized), and a second vadd node
+ *               adds the uploaded buffer to the result: each launch reads
+ *               the host bytes of its own time, as the driver does
  *   --window    the graph, an event recorded on the work stream and one
  *               recorded on a stream destroyed since are made before
  *               cuProfilerStart; the launches, waits on those events and
  *               the read-back are inside the profiler range
  *
  *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to]
- *                    [--unordered] [--window]
+ *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node]
+ *                    [--set-nodes] [--update] [--window]
  */
 #include <cudaProfiler.h>
 
@@ -52,6 +80,23 @@ static CUgraphNode cgn_kernel(CUgraph g, const CUgraphNode *deps, size_t ndeps, 
 	return n;
 }
 
+/* The host node's function: counts its runs. */
+static void CUDA_CB cgn_count(void *user)
+{
+	(*(unsigned *)user)++;
+}
+
+static void cgn_scale_params(CUDA_KERNEL_NODE_PARAMS *p, CUfunction f, unsigned grid, unsigned block, void **args)
+{
+	memset(p, 0, sizeof(*p));
+	p->func = f;
+	p->gridDimX = grid;
+	p->gridDimY = p->gridDimZ = 1;
+	p->blockDimX = block;
+	p->blockDimY = p->blockDimZ = 1;
+	p->kernelParams = args;
+}
+
 static CUDA_MEMCPY3D cgn_copy(size_t bytes)
 {
 	CUDA_MEMCPY3D m;
@@ -67,18 +112,22 @@ int main(int argc, char **argv)
 {
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
+	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0;
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
 	CUfunction f_fill, f_vadd, f_scale;
 	CUdeviceptr d_a, d_b, d_acc;
 	CUstream s, s2;
-	CUevent ev, ev_before, ev_gone;
-	CUgraph g;
-	CUgraphExec exec;
+	CUevent ev, ev_before, ev_gone, ev2 = NULL;
+	CUgraphNode n_wait = NULL;
+	CUgraph g, gc = NULL, g2 = NULL;
+	CUgraphExec exec, x2 = NULL;
 	CUgraphNode n_up, n_set, n_fill, n_join, n_vadd, n_scale, n_rec, n_back;
-	uint32_t *h = malloc(n * 4), *back = malloc(n * 4), *inside = calloc(n, 4);
+	CUgraphNode n_xscale; /* n_scale in the graph instantiated (the clone's copy with --clone) */
+	uint32_t *h = malloc(n * 4), *back = malloc(n * 4), *inside = calloc(n, 4), *h2 = malloc(n * 4);
 	uint32_t value = 17, value2 = 23, stride = 5, k = 3, k2 = 2;
+	unsigned host_runs = 0;
 	void *image;
 	static const struct cup_api errs = { .GetErrorName = cuGetErrorName };
 
@@ -101,19 +150,33 @@ int main(int argc, char **argv)
 			unordered = 1;
 		} else if (!strcmp(argv[i], "--window")) {
 			window = 1;
+		} else if (!strcmp(argv[i], "--host-src")) {
+			host_src = 1;
+		} else if (!strcmp(argv[i], "--clone")) {
+			clone = 1;
+		} else if (!strcmp(argv[i], "--disable")) {
+			disable = 1;
+		} else if (!strcmp(argv[i], "--host-node")) {
+			host_node = 1;
+		} else if (!strcmp(argv[i], "--set-nodes")) {
+			set_nodes = 1;
+		} else if (!strcmp(argv[i], "--update")) {
+			update = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--window]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
 			return 2;
 		}
 	}
-	if (!h || !back || !inside)
+	if (!h || !back || !inside || !h2)
 		return 1;
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		h[i] = i ^ 0x5a5au;
+		h2[i] = i * 3u + 1u;
+	}
 	CUP_CK(cuInit(0));
 	CUP_CK(cuDeviceGet(&dev, 0));
 	CUP_CK(cuDevicePrimaryCtxRetain(&ctx, dev));
@@ -178,6 +241,12 @@ int main(int argc, char **argv)
 		if (!unordered)
 			CUP_CK(cuGraphAddDependencies(g, &n_join, &n_vadd, NULL, 1));
 	}
+	if (host_src || set_nodes) {
+		/* the result also gains what the upload node read at this launch */
+		void *vadd_args[] = { &d_acc, &d_a, &d_acc, &n };
+		CUgraphNode after[2] = { n_vadd, n_up };
+		n_vadd = cgn_kernel(g, after, 2, f_vadd, grid, block, vadd_args);
+	}
 	{
 		void *scale_args[] = { &d_acc, &k, &n };
 		CUgraphNodeParams p;
@@ -215,15 +284,105 @@ int main(int argc, char **argv)
 	}
 	if (child) {
 		CUgraph c;
-		CUgraphNode n_child, n_in;
+		CUgraphNode n_child, n_in, n_cscale;
+		void *scale_args[] = { &d_acc, &k, &n };
+		void *scale_args2[] = { &d_acc, &k2, &n };
+		CUDA_KERNEL_NODE_PARAMS p;
 		CUP_CK(cuGraphCreate(&c, 0));
 		CUP_CK(cuGraphAddEmptyNode(&n_in, c, NULL, 0));
+		n_cscale = cgn_kernel(c, &n_in, 1, f_scale, grid, block, scale_args);
 		CUP_CK(cuGraphAddChildGraphNode(&n_child, g, &n_back, 1, c));
+		/* the parent holds a copy: this changes the child only */
+		cgn_scale_params(&p, f_scale, grid, block, scale_args2);
+		CUP_CK(cuGraphKernelNodeSetParams(n_cscale, &p));
 		CUP_CK(cuGraphDestroy(c));
 		/* a node after it, depending on it */
 		CUP_CK(cuGraphAddEmptyNode(&n_in, g, &n_child, 1));
 	}
-	CUP_CK(cuGraphInstantiate(&exec, g, 0));
+	if (host_node) {
+		CUDA_HOST_NODE_PARAMS hp;
+		CUgraphNode n_host;
+		hp.fn = cgn_count;
+		hp.userData = &host_runs;
+		CUP_CK(cuGraphAddHostNode(&n_host, g, &n_back, 1, &hp));
+	}
+	if (set_nodes) {
+		CUDA_MEMSET_NODE_PARAMS ms;
+		CUDA_MEMCPY3D up = cgn_copy(n * 4);
+		memset(&ms, 0, sizeof(ms));
+		ms.dst = d_acc;
+		ms.value = 9;
+		ms.elementSize = 4;
+		ms.width = n;
+		ms.height = 1;
+		CUP_CK(cuGraphMemsetNodeSetParams(n_set, &ms));
+		up.srcMemoryType = CU_MEMORYTYPE_HOST;
+		up.srcHost = h2;
+		up.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+		up.dstDevice = d_a;
+		CUP_CK(cuGraphMemcpyNodeSetParams(n_up, &up));
+		CUP_CK(cuEventCreate(&ev2, CU_EVENT_DEFAULT));
+		CUP_CK(cuGraphEventRecordNodeSetEvent(n_rec, ev2));
+		CUP_CK(cuGraphAddEventWaitNode(&n_wait, g, &n_back, 1, ev_before));
+		CUP_CK(cuGraphEventWaitNodeSetEvent(n_wait, ev_gone));
+		{
+			/* the generic setter, on a kernel node */
+			static uint32_t value3 = 29;
+			void *fill_args3[] = { &d_b, &value3, &stride, &n };
+			CUgraphNodeParams gp;
+			memset(&gp, 0, sizeof(gp));
+			gp.type = CU_GRAPH_NODE_TYPE_KERNEL;
+			cgn_scale_params((CUDA_KERNEL_NODE_PARAMS *)&gp.kernel, f_fill, grid, block, fill_args3);
+			CUP_CK(cuGraphNodeSetParams(n_fill, &gp));
+		}
+	}
+	if (clone) {
+		CUgraphNode n_cs;
+		void *scale_args2[] = { &d_acc, &k2, &n };
+		CUDA_KERNEL_NODE_PARAMS p;
+		CUP_CK(cuGraphClone(&gc, g));
+		CUP_CK(cuGraphNodeFindInClone(&n_cs, n_scale, gc));
+		cgn_scale_params(&p, f_scale, grid, block, scale_args2);
+		CUP_CK(cuGraphKernelNodeSetParams(n_cs, &p));
+		CUP_CK(cuGraphInstantiate(&exec, gc, 0));
+		n_xscale = n_cs;
+	} else {
+		CUP_CK(cuGraphInstantiate(&exec, g, 0));
+		n_xscale = n_scale;
+	}
+	if (update) {
+		CUgraph gu, gb;
+		CUgraphNode n_us, n_only;
+		CUgraphExecUpdateResultInfo info;
+		void *scale_args2[] = { &d_acc, &k2, &n };
+		CUDA_KERNEL_NODE_PARAMS p;
+		CUresult r;
+		CUP_CK(cuGraphClone(&gu, g));
+		CUP_CK(cuGraphNodeFindInClone(&n_us, n_scale, gu));
+		cgn_scale_params(&p, f_scale, grid, block, scale_args2);
+		CUP_CK(cuGraphKernelNodeSetParams(n_us, &p));
+		CUP_CK(cuGraphExecUpdate(exec, gu, &info));
+		CUP_CK(cuGraphDestroy(gu));
+		/* another shape: refused, the exec unchanged */
+		CUP_CK(cuGraphCreate(&gb, 0));
+		CUP_CK(cuGraphAddEmptyNode(&n_only, gb, NULL, 0));
+		r = cuGraphExecUpdate(exec, gb, &info);
+		if (r != CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE || info.result != CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED) {
+			fprintf(stderr, "cuda_graph_nodes: an update from another shape gave %d (result %d)\n", (int)r,
+				(int)info.result);
+			return 1;
+		}
+		CUP_CK(cuGraphDestroy(gb));
+	}
+	if (disable) {
+		unsigned on = 1;
+		CUP_CK(cuGraphNodeSetEnabled(exec, n_xscale, 0));
+		CUP_CK(cuGraphNodeGetEnabled(exec, n_xscale, &on));
+		if (on) {
+			fprintf(stderr, "cuda_graph_nodes: the disabled node reads as enabled\n");
+			return 1;
+		}
+	}
 	/* an event recorded on s before the window, waited on inside it */
 	CUP_CK(cuMemsetD32Async(d_b, 7, n, s));
 	CUP_CK(cuEventRecord(ev_before, s));
@@ -235,6 +394,21 @@ int main(int argc, char **argv)
 		CUP_CK(cuEventRecord(ev_gone, s3));
 		CUP_CK(cuStreamSynchronize(s3));
 		CUP_CK(cuStreamDestroy(s3));
+	}
+	if (capture_to) {
+		/* made before the window: the window's snapshot keeps its mark */
+		CUgraph out = NULL;
+		CUgraphNode first;
+		CUP_CK(cuGraphCreate(&g2, 0));
+		CUP_CK(cuGraphAddEmptyNode(&first, g2, NULL, 0));
+		CUP_CK(cuStreamBeginCaptureToGraph(s2, g2, &first, NULL, 1, CU_STREAM_CAPTURE_MODE_RELAXED));
+		CUP_CK(cuMemsetD32Async(d_b, 5, n, s2));
+		CUP_CK(cuStreamEndCapture(s2, &out));
+		if (out != g2) {
+			fprintf(stderr, "cuda_graph_nodes: the capture into a graph ended in another graph\n");
+			return 1;
+		}
+		CUP_CK(cuGraphInstantiate(&x2, g2, 0));
 	}
 	if (window)
 		CUP_CK(cuProfilerStart());
@@ -252,33 +426,61 @@ int main(int argc, char **argv)
 			p.blockDimX = block;
 			p.blockDimY = p.blockDimZ = 1;
 			p.kernelParams = scale_args;
-			CUP_CK(cuGraphExecKernelNodeSetParams(exec, n_scale, &p));
+			CUP_CK(cuGraphExecKernelNodeSetParams(exec, n_xscale, &p));
 		}
 		if (exec_event && i == 0)
 			CUP_CK(cuGraphExecEventRecordNodeSetEvent(exec, n_rec, ev_before));
+		if (disable && i == 0)
+			CUP_CK(cuGraphNodeSetEnabled(exec, n_xscale, 1));
+		if (set_nodes && i == 0) {
+			CUDA_MEMSET_NODE_PARAMS ms;
+			CUDA_MEMCPY3D up = cgn_copy(n * 4);
+			memset(&ms, 0, sizeof(ms));
+			ms.dst = d_acc;
+			ms.value = 4;
+			ms.elementSize = 4;
+			ms.width = n;
+			ms.height = 1;
+			CUP_CK(cuGraphExecMemsetNodeSetParams(exec, n_set, &ms, ctx));
+			up.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+			up.srcDevice = d_b;
+			up.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+			up.dstDevice = d_a;
+			CUP_CK(cuGraphExecMemcpyNodeSetParams(exec, n_up, &up, ctx));
+			CUP_CK(cuGraphExecEventRecordNodeSetEvent(exec, n_rec, ev));
+			CUP_CK(cuGraphExecEventWaitNodeSetEvent(exec, n_wait, ev_before));
+			{
+				/* the generic setter, on the exec's memset node */
+				CUgraphNodeParams gp;
+				memset(&gp, 0, sizeof(gp));
+				gp.type = CU_GRAPH_NODE_TYPE_MEMSET;
+				gp.memset.dst = d_acc;
+				gp.memset.value = 6;
+				gp.memset.elementSize = 4;
+				gp.memset.width = n;
+				gp.memset.height = 1;
+				gp.memset.ctx = ctx;
+				CUP_CK(cuGraphExecNodeSetParams(exec, n_set, &gp));
+			}
+		}
+		if (host_src) {
+			/* the launch read h: done before h changes */
+			CUP_CK(cuStreamSynchronize(s));
+			for (unsigned j = 0; j < n; j++)
+				h[j] += j * 7u + i + 1u;
+		}
 	}
 	if (capture_to) {
-		CUgraph g2, out = NULL;
-		CUgraphNode first;
-		CUgraphExec x2;
 		/* the graph's launches on s read d_b: done before s2 writes it */
 		CUP_CK(cuStreamSynchronize(s));
-		CUP_CK(cuGraphCreate(&g2, 0));
-		CUP_CK(cuGraphAddEmptyNode(&first, g2, NULL, 0));
-		CUP_CK(cuStreamBeginCaptureToGraph(s2, g2, &first, NULL, 1, CU_STREAM_CAPTURE_MODE_RELAXED));
-		CUP_CK(cuMemsetD32Async(d_b, 5, n, s2));
-		CUP_CK(cuStreamEndCapture(s2, &out));
-		if (out != g2) {
-			fprintf(stderr, "cuda_graph_nodes: the capture into a graph ended in another graph\n");
-			return 1;
-		}
-		CUP_CK(cuGraphInstantiate(&x2, g2, 0));
 		CUP_CK(cuGraphLaunch(x2, s2));
 		CUP_CK(cuStreamSynchronize(s2));
 		CUP_CK(cuGraphExecDestroy(x2));
 		CUP_CK(cuGraphDestroy(g2));
 	}
 	CUP_CK(cuEventSynchronize(ev));
+	if (ev2)
+		CUP_CK(cuEventSynchronize(ev2));
 	CUP_CK(cuStreamSynchronize(s));
 	CUP_CK(cuMemcpyDtoH(back, d_acc, n * 4));
 	if (window)
@@ -286,11 +488,17 @@ int main(int argc, char **argv)
 	printf("cuda_graph_nodes: launches %u hash 0x%016llx\n", launches,
 	       (unsigned long long)XXH64(back, n * 4, 0));
 	printf("cuda_graph_nodes: copied back by the graph 0x%016llx\n", (unsigned long long)XXH64(inside, n * 4, 0));
+	if (host_node)
+		printf("cuda_graph_nodes: the host node ran %u times\n", host_runs);
 	CUP_CK(cuGraphExecDestroy(exec));
 	CUP_CK(cuGraphDestroy(g));
+	if (gc) /* its nodes named the exec's until here */
+		CUP_CK(cuGraphDestroy(gc));
 	CUP_CK(cuEventDestroy(ev));
 	CUP_CK(cuEventDestroy(ev_before));
 	CUP_CK(cuEventDestroy(ev_gone));
+	if (ev2)
+		CUP_CK(cuEventDestroy(ev2));
 	CUP_CK(cuStreamDestroy(s));
 	CUP_CK(cuStreamDestroy(s2));
 	CUP_CK(cuMemFree(d_a));
@@ -301,5 +509,6 @@ int main(int argc, char **argv)
 	free(h);
 	free(back);
 	free(inside);
+	free(h2);
 	return 0;
 }

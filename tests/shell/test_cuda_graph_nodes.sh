@@ -7,20 +7,27 @@
 # program prints what it prints plain and the trace holds each of those
 # calls; replayed, its checkpoint is equal (also with --check-determinism,
 # --streams single, another scheduling seed, and after
-# cuGraphExecKernelNodeSetParams changed the exec between launches).  A
-# graph holding a child graph node (a node kind the model does not cover)
-# is counted in the exit report and by tsinfo (which names the call), and its launch is refused on replay naming
-# the call that added it, and an exec changed by a call not modeled is
-# refused from the launch after the change, as is a graph filled by
-# cuStreamBeginCaptureToGraph.  A node and an edge removed
+# cuGraphExecKernelNodeSetParams changed the exec between launches).
+# A memcpy node's host source is recorded at each launch (unchanged bytes
+# deduplicated) and a source changed between launches replays as it ran.
+# Child graph nodes, clones, enabled nodes, host nodes, the memcpy, memset
+# and event node setters (graph and exec, specific and generic) and
+# cuGraphExecUpdate (one that worked, one that failed) are captured and
+# replayed with equal checkpoints and agreeing determinism runs.  A graph
+# filled by cuStreamBeginCaptureToGraph (a call still not modeled) is
+# counted in the exit report and by tsinfo (which names the call), and its
+# launch is refused on replay naming the call.  A node and an edge removed
 # (cuGraphDestroyNode, cuGraphRemoveDependencies) are removed on replay.
-# A capture window (--profiler) that launches a
-# graph built before it: the snapshot rebuilds it, the window's checkpoint
-# equals the whole run's (also from a --range restoring its keyframe), and
-# the events recorded before the window are
-# recorded again on their stream (the null stream for the one whose stream
-# was destroyed); a node and an edge removed before the window are removed
-# by its snapshot too, and a node not modeled is refused by name there too.
+# A capture window (--profiler) that launches a graph built before it: the
+# snapshot rebuilds it, the window's checkpoint equals the whole run's
+# (also from a --range restoring its keyframe), and the events recorded
+# before the window are recorded again on their stream (the null stream
+# for the one whose stream was destroyed); a node and an edge removed
+# before the window are removed by its snapshot too, a graph not modeled
+# is refused by name there too, and child graphs (destroyed before the
+# window), clones, enabled nodes, host nodes, setters and an exec update
+# made before the window are rebuilt by the snapshot with the window's
+# checkpoint equal to the whole run's.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
@@ -95,47 +102,123 @@ cmp -s "$T/graph.plain.out" "$T/execset.plain.out" &&
 	fail "execset: cuGraphExecKernelNodeSetParams not recorded once"
 all_match execset.replay 1 "$T/execset.sbt"
 
-# ---- a node kind not modeled ------------------------------------------------------------
-capture child --child
-has child.cap err ", 1 graph or exec changed by calls not modeled; trace "
-"$INFO" --dump "$T/child.sbt" | grep -q 'cuda.tsGraphNotModeled .*name="cuGraphAddChildGraphNode" .*sub=4 ' ||
-	fail "child: the child graph node is not recorded by name: $("$INFO" --dump "$T/child.sbt" | grep tsGraph)"
-# tsinfo counts and names them as the exit report does
-expect_rc 0 child.info "$INFO" "$T/child.sbt"
-has child.info out "cuda graphs  1 graph or exec changed by calls not modeled (replay refuses their launches): cuGraphAddChildGraphNode=1"
-expect_rc 0 child.infojson "$INFO" --json "$T/child.sbt"
-has child.infojson out '"cuda_graphs_not_modeled":{"graphs":1,"calls":[{"name":"cuGraphAddChildGraphNode","records":1}]}'
+# ---- a memcpy node's host source, read at each launch -------------------------------------
+# (the driver reads it at every launch: each launch records the bytes as
+# they are, in a blob whose pages are stored once while they do not
+# change: unchanged, the three launches' 8 KiB add nothing stored)
+deduped() {
+	"$INFO" --json "$1" | sed -n 's/.*"blobs":{[^}]*"bytes_logical":\([0-9]*\),"bytes_unique":\([0-9]*\).*/\1 \2/p' |
+		{ read -r lg un; echo $((lg - un)); }
+}
+[ "$(count "$T/graph.sbt" 'cuda.tsGraphHostSource ')" = 3 ] ||
+	fail "graph: not 3 host-source records: $("$INFO" --dump "$T/graph.sbt" | grep tsGraphHostSource)"
+[ "$(deduped "$T/graph.sbt")" = 24576 ] || fail "graph: $(deduped "$T/graph.sbt") bytes deduplicated, not 3 x 8192"
+capture hsrc --host-src --launches 3
+cmp -s "$T/graph.plain.out" "$T/hsrc.plain.out" && fail "hsrc: changing the host source changed nothing"
+[ "$(count "$T/hsrc.sbt" 'cuda.tsGraphHostSource ')" = 3 ] ||
+	fail "hsrc: not 3 host-source records: $("$INFO" --dump "$T/hsrc.sbt" | grep tsGraphHostSource)"
+# only the first launch's bytes equal the node's
+[ "$(deduped "$T/hsrc.sbt")" = 8192 ] || fail "hsrc: $(deduped "$T/hsrc.sbt") bytes deduplicated, not 8192"
+all_match hsrc.replay 1 "$T/hsrc.sbt"
+all_match hsrc.det 1 --check-determinism --runs 3 "$T/hsrc.sbt"
+has hsrc.det out '"result":"match"'
+all_match hsrc.single 1 --streams single "$T/hsrc.sbt"
+
+# ---- child graphs, clones, enabled nodes, host nodes ---------------------------------------
+# --child: the child's kernel node is set again after the child was added
+# (the parent keeps its copy: the replay's child graph node is added from
+# the child rebuilt up to that point); --clone: the clone's node found and
+# set, the clone instantiated; --disable: a node disabled before the first
+# launch, enabled after it; --host-node: rebuilt as an empty node
+# (cn: expect_rc uses the variable name)
+for case in child:--child clone:--clone disable:--disable hnode:--host-node setn:--set-nodes xev:--exec-event \
+	upd:--update; do
+	cn=${case%%:*}
+	opt=${case#*:}
+	capture "$cn" "$opt" --launches 3
+	[ "$(count "$T/$cn.sbt" 'cuda.tsGraphNotModeled ')" = 0 ] || fail "$cn: a call recorded as not modeled"
+	grep -q "changed by calls not modeled" "$T/$cn.cap.err" && fail "$cn: $(cat "$T/$cn.cap.err")"
+	all_match "$cn.replay" 1 "$T/$cn.sbt"
+	all_match "$cn.det" 1 --check-determinism --runs 3 "$T/$cn.sbt"
+	has "$cn.det" out '"result":"match"'
+done
+cmp -s "$T/graph.plain.out" "$T/child.plain.out" && fail "child: the child graph node changed nothing"
+cmp -s "$T/graph.plain.out" "$T/clone.plain.out" && fail "clone: the clone's node set changed nothing"
+cmp -s "$T/graph.plain.out" "$T/disable.plain.out" && fail "disable: disabling a node changed nothing"
+[ "$(count "$T/child.sbt" 'cuda.cuGraphAddChildGraphNode ')" = 1 ] || fail "child: no cuGraphAddChildGraphNode record"
+[ "$(count "$T/clone.sbt" 'cuda.cuGraphClone ')" = 1 ] && [ "$(count "$T/clone.sbt" 'cuda.cuGraphNodeFindInClone ')" = 1 ] ||
+	fail "clone: no cuGraphClone or cuGraphNodeFindInClone record"
+"$INFO" --dump "$T/disable.sbt" | grep ' cuda\.cuGraphNodeSetEnabled ' >"$T/disable.en"
+[ "$(wc -l <"$T/disable.en")" = 2 ] && ! sed -n 1p "$T/disable.en" | grep -q ' value=' &&
+	sed -n 2p "$T/disable.en" | grep -q ' value=1 ' || fail "disable: $(cat "$T/disable.en")"
+has hnode.plain out "the host node ran 3 times"
+"$INFO" --dump "$T/hnode.sbt" | grep -q ' cuda\.cuGraphAddHostNode .*note="host code is never replayed"' ||
+	fail "hnode: no cuGraphAddHostNode record"
+hs=$("$INFO" --dump "$T/hnode.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphAddHostNode .*/\1/p')
+has hnode.replay err "tsreplay: cuda: note: seq $hs: cuGraphAddHostNode: host nodes are rebuilt as empty nodes (host functions are not run on replay); each keeps its place in the graph"
+[ "$(grep -c 'host nodes are rebuilt' "$T/hnode.replay.err")" = 1 ] || fail "hnode: the note is not said once"
+# the setters of memcpy, memset and event nodes, on the graph's nodes and
+# on the exec's copies; after the exec's upload node is set to copy from
+# device memory, its launches carry no host source
+# (cuGraphNodeSetParams on a kernel node is recorded as
+# cuGraphKernelNodeSetParams, cuGraphExecNodeSetParams on a memset node as
+# cuGraphExecMemsetNodeSetParams)
+for k in cuGraphMemsetNodeSetParams:1 cuGraphMemcpyNodeSetParams:1 cuGraphEventRecordNodeSetEvent:1 \
+	cuGraphEventWaitNodeSetEvent:1 cuGraphExecMemsetNodeSetParams:2 cuGraphExecMemcpyNodeSetParams:1 \
+	cuGraphExecEventRecordNodeSetEvent:1 cuGraphExecEventWaitNodeSetEvent:1 cuGraphKernelNodeSetParams:2; do
+	[ "$(count "$T/setn.sbt" "cuda.${k%:*} ")" = "${k#*:}" ] || fail "setn: not ${k#*:} ${k%:*} records"
+done
+[ "$(count "$T/setn.sbt" 'cuda.tsGraphHostSource ')" = 1 ] || fail "setn: not one host-source record"
+cmp -s "$T/graph.plain.out" "$T/setn.plain.out" && fail "setn: the setters changed nothing"
+[ "$(count "$T/xev.sbt" 'cuda.cuGraphExecEventRecordNodeSetEvent ')" = 1 ] || fail "xev: the exec's event setter is not recorded"
+# cuGraphExecUpdate: the update that worked gives the exec the clone's
+# scale (the result is --clone's); the one that failed at capture is
+# recorded with its result and not issued again
+cmp -s "$T/clone.plain.out" "$T/upd.plain.out" || fail "upd: the updated exec does not compute what the clone does"
+"$INFO" --dump "$T/upd.sbt" | grep ' cuda\.cuGraphExecUpdate ' >"$T/upd.rec"
+[ "$(wc -l <"$T/upd.rec")" = 2 ] && ! sed -n 1p "$T/upd.rec" | grep -q ' result=' &&
+	sed -n 2p "$T/upd.rec" | grep -q ' result=910 .*value=2\( \|$\)' || fail "upd: $(cat "$T/upd.rec")"
+# all of them at once, with a host source changing
+capture every --child --clone --disable --host-node --host-src --launches 3
+all_match every.replay 1 "$T/every.sbt"
+# the tools read the new records (the emulator does not model them yet:
+# it passes over what it does not know)
+expect_rc 0 every.dump "$INFO" --dump "$T/every.sbt"
+for k in cuGraphAddChildGraphNode cuGraphClone cuGraphNodeFindInClone cuGraphNodeSetEnabled cuGraphAddHostNode \
+	tsGraphHostSource; do
+	grep -q " cuda\.$k " "$T/every.dump.out" || fail "every.dump: no $k record"
+done
+expect_rc 0 setn.dump "$INFO" --dump "$T/setn.sbt"
+expect_rc 0 upd.dump "$INFO" --dump "$T/upd.sbt"
+for tr in every setn upd; do
+	expect_rc 0 "$tr.sum" "$TOP/$BUILD/tsexport" --summary "$T/$tr.sbt"
+	has "$tr.sum" out "commands: "
+done
+
+# ---- calls not modeled -----------------------------------------------------------------------
+# a graph made by cuGraphCreate and filled by cuStreamBeginCaptureToGraph
+# (the capture's work is not rebuilt into it): counted in the exit report
+# and by tsinfo (which names the call), its launch refused by name
+capture cto --capture-to
+has cto.cap err ", 1 graph or exec changed by calls not modeled, "
+"$INFO" --dump "$T/cto.sbt" | grep -q 'cuda.tsGraphNotModeled .*name="cuStreamBeginCaptureToGraph"' ||
+	fail "cto: the capture into a graph is not recorded by name: $("$INFO" --dump "$T/cto.sbt" | grep tsGraph)"
+expect_rc 0 cto.info "$INFO" "$T/cto.sbt"
+has cto.info out "cuda graphs  1 graph or exec changed by calls not modeled (replay refuses their launches): cuStreamBeginCaptureToGraph=1"
+expect_rc 0 cto.infojson "$INFO" --json "$T/cto.sbt"
+has cto.infojson out '"cuda_graphs_not_modeled":{"graphs":1,"calls":[{"name":"cuStreamBeginCaptureToGraph","records":1}]}'
 expect_rc 0 graph.info "$INFO" "$T/graph.sbt"
 if grep -q "cuda graphs" "$T/graph.info.out"; then fail "graph.info: $(cat "$T/graph.info.out")"; fi
 expect_rc 0 graph.infojson "$INFO" --json "$T/graph.sbt"
 has graph.infojson out '"cuda_graphs_not_modeled":{"graphs":0,"calls":[]}'
-cs=$("$INFO" --dump "$T/child.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.tsGraphNotModeled .*/\1/p')
-ls=$("$INFO" --dump "$T/child.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | head -n 1)
-ex=$("$INFO" --dump "$T/child.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | head -n 1)
+cs=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.tsGraphNotModeled .*/\1/p')
+ls=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | tail -n 1)
+ex=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | tail -n 1)
 ex=$(printf '0x%x' "$ex")
-expect_rc 1 child.replay "$RP" "$T/child.sbt"
-has child.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: it or its graph was changed by cuGraphAddChildGraphNode at seq $cs, which replay does not model; replay a --range that ends before seq $ls"
-# what comes before the launch replays
-expect_rc 0 child.range "$RP" --range ":$ls" "$T/child.sbt"
-# an exec changed after its first launch: that launch replays, the next
-# is refused naming the call
-capture xev --exec-event --launches 2
-has xev.cap err ", 1 graph or exec changed by calls not modeled; trace "
-expect_rc 0 xev.info "$INFO" "$T/xev.sbt"
-has xev.info out "cuda graphs  1 graph or exec changed by calls not modeled (replay refuses their launches): cuGraphExecEventRecordNodeSetEvent=1"
-es=$("$INFO" --dump "$T/xev.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.tsGraphNotModeled .*name="cuGraphExecEventRecordNodeSetEvent".*/\1/p')
-ls=$("$INFO" --dump "$T/xev.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | tail -n 1)
-ex=$(printf '0x%x' "$("$INFO" --dump "$T/xev.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | head -n 1)")
-[ -n "$es" ] && [ "$es" -lt "$ls" ] || fail "xev: the exec's change is not recorded before the second launch"
-expect_rc 1 xev.replay "$RP" "$T/xev.sbt"
-has xev.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: it or its graph was changed by cuGraphExecEventRecordNodeSetEvent at seq $es, which replay does not model; replay a --range that ends before seq $ls"
-
-# a graph made by cuGraphCreate and filled by cuStreamBeginCaptureToGraph
-# (the capture's work is not rebuilt into it): refused by name
-capture cto --capture-to
 expect_rc 1 cto.replay "$RP" "$T/cto.sbt"
-has cto.replay err "cannot be replayed: it or its graph was changed by cuStreamBeginCaptureToGraph at seq "
-
+has cto.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: it or its graph was changed by cuStreamBeginCaptureToGraph at seq $cs, which replay does not model; replay a --range that ends before seq $ls"
+# what comes before the launch replays
+expect_rc 0 cto.range "$RP" --range ":$ls" "$T/cto.sbt"
 # ---- nodes and edges removed ----------------------------------------------------------------
 # (the memset node removed would zero the result: the checkpoint shows the
 # replay removed it too)
@@ -189,7 +272,59 @@ all_match wd.replay 1 "$T/wd-window-1.sbt"
 [ "$(count "$T/wd-window-1.sbt" 'cuda.cuGraphDestroyNode ')" = 1 ] &&
 	[ "$(count "$T/wd-window-1.sbt" 'cuda.cuGraphRemoveDependencies ')" = 1 ] ||
 	fail "wd: the snapshot lacks the node or edge removal"
-(cd "$T" && expect_rc 0 wc.cap "$CAP" --profiler -o "$T/wc.sbt" -- "$PROG" --window --child)
+(cd "$T" && expect_rc 0 wc.cap "$CAP" --profiler -o "$T/wc.sbt" -- "$PROG" --window --capture-to)
 expect_rc 1 wc.replay "$RP" "$T/wc-window-1.sbt"
-has wc.replay err "cannot be replayed: it or its graph was changed by cuGraphAddChildGraphNode at seq "
+has wc.replay err "cannot be replayed: it or its graph was changed by cuStreamBeginCaptureToGraph at seq "
+# a child graph node (the child destroyed before the window), a clone (of
+# which a node was found and set), a node disabled and a host node, all
+# made before the window, and a host source changing inside it: the
+# snapshot rebuilds them and the window's checkpoint is the whole run's
+every="--child --clone --disable --host-node --host-src"
+capture wholeall --window $every --launches 3
+(cd "$T" && expect_rc 0 wa.cap "$CAP" --profiler -o "$T/wa.sbt" -- "$PROG" --window $every --launches 3)
+cmp -s "$T/wholeall.plain.out" "$T/wa.cap.out" || fail "wa: the windowed run printed '$(cat "$T/wa.cap.out")'"
+all_match wa.replay 1 "$T/wa-window-1.sbt"
+all_match wa.det 1 --check-determinism --runs 3 "$T/wa-window-1.sbt"
+hw=$("$INFO" --dump "$T/wa-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
+hf=$("$INFO" --dump "$T/wholeall.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wa: the window's checkpoint $hw is not the whole run's $hf"
+"$INFO" --dump "$T/wa-window-1.sbt" >"$T/wa.dump"
+before=$(awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }' "$T/wa.dump")
+for k in cuGraphAddChildGraphNode cuGraphClone cuGraphNodeFindInClone cuGraphNodeSetEnabled cuGraphAddHostNode; do
+	echo "$before" | grep -q " cuda\.$k " || fail "wa: the snapshot lacks $k"
+done
+# the child graph, destroyed before the window, is rebuilt before the node copying it
+cg=$(echo "$before" | sed -n 's/.* cuda\.cuGraphAddChildGraphNode handle=\([0-9]*\) .*/\1/p')
+echo "$before" | grep -q " cuda\.cuGraphCreate handle=$cg\( \|\$\)" || fail "wa: the child graph $cg is not in the snapshot"
+[ "$(grep -c ' cuda\.tsGraphHostSource ' "$T/wa.dump")" = 3 ] || fail "wa: not 3 host-source records in the window"
+# the graph's nodes set before the window (kept with it), the exec's
+# copies set inside it
+capture wholeset --window --set-nodes --launches 3
+(cd "$T" && expect_rc 0 ws.cap "$CAP" --profiler -o "$T/ws.sbt" -- "$PROG" --window --set-nodes --launches 3)
+all_match ws.replay 1 "$T/ws-window-1.sbt"
+hw=$("$INFO" --dump "$T/ws-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
+hf=$("$INFO" --dump "$T/wholeset.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "ws: the window's checkpoint $hw is not the whole run's $hf"
+before=$("$INFO" --dump "$T/ws-window-1.sbt" | awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }')
+for k in cuGraphMemsetNodeSetParams cuGraphMemcpyNodeSetParams cuGraphEventRecordNodeSetEvent \
+	cuGraphEventWaitNodeSetEvent; do
+	echo "$before" | grep -q " cuda\.$k " || fail "ws: the snapshot lacks $k"
+done
+# an exec updated before the window from a graph destroyed since: the
+# snapshot rebuilds that graph and updates the exec again
+capture wholeupd --window --update --host-src --launches 3
+(cd "$T" && expect_rc 0 wu.cap "$CAP" --profiler -o "$T/wu.sbt" -- "$PROG" --window --update --host-src --launches 3)
+all_match wu.replay 1 "$T/wu-window-1.sbt"
+hw=$("$INFO" --dump "$T/wu-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
+hf=$("$INFO" --dump "$T/wholeupd.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wu: the window's checkpoint $hw is not the whole run's $hf"
+before=$("$INFO" --dump "$T/wu-window-1.sbt" | awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }')
+ug=$(echo "$before" | sed -n 's/.* cuda\.cuGraphExecUpdate handle=[0-9]* parent=\([0-9]*\).*/\1/p')
+[ -n "$ug" ] && echo "$before" | grep -q " cuda\.cuGraphClone handle=$ug " ||
+	fail "wu: the snapshot lacks the update or the graph it came from: $before"
+# the graph that was both built and destroyed before the window, with
+# nothing made from it still live, is not in the snapshot: the child
+# graph of the --child run is kept only while its parent is
+(cd "$T" && expect_rc 0 wd2.cap "$CAP" --profiler -o "$T/wd2.sbt" -- "$PROG" --window --child --launches 1)
+all_match wd2.replay 1 "$T/wd2-window-1.sbt"
 exit 0

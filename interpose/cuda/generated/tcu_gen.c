@@ -1510,10 +1510,7 @@ CUresult CUDAAPI cuGraphMemsetNodeSetParams(CUgraphNode a0, const CUDA_MEMSET_NO
 
 CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode * a0, CUgraphNode a1, CUgraph a2)
 {
-	tcu_pfn_cuGraphNodeFindInClone real = (tcu_pfn_cuGraphNodeFindInClone)tcu_call_begin(TCU_FN_cuGraphNodeFindInClone);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphNodeFindInClone);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphNodeFindInClone(TCU_FN_cuGraphNodeFindInClone, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphNodeGetDependencies(CUgraphNode a0, CUgraphNode * a1, size_t * a2)
@@ -4710,7 +4707,7 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuGraphMemcpyNodeSetParams", "cuGraphMemcpyNodeSetParams", (void *)cuGraphMemcpyNodeSetParams, TCU_FNF_MODELED},
 	{"cuGraphMemsetNodeGetParams", "cuGraphMemsetNodeGetParams", (void *)cuGraphMemsetNodeGetParams, 0},
 	{"cuGraphMemsetNodeSetParams", "cuGraphMemsetNodeSetParams", (void *)cuGraphMemsetNodeSetParams, TCU_FNF_MODELED},
-	{"cuGraphNodeFindInClone", "cuGraphNodeFindInClone", (void *)cuGraphNodeFindInClone, 0},
+	{"cuGraphNodeFindInClone", "cuGraphNodeFindInClone", (void *)cuGraphNodeFindInClone, TCU_FNF_MODELED},
 	{"cuGraphNodeGetDependencies", "cuGraphNodeGetDependencies", (void *)cuGraphNodeGetDependencies, TCU_FNF_LEGACY},
 	{"cuGraphNodeGetDependencies_v2", "cuGraphNodeGetDependencies", (void *)cuGraphNodeGetDependencies_v2, 0},
 	{"cuGraphNodeGetDependentNodes", "cuGraphNodeGetDependentNodes", (void *)cuGraphNodeGetDependentNodes, TCU_FNF_LEGACY},

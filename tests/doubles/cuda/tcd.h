@@ -126,6 +126,7 @@ enum tcd_op_kind {
 	TCD_OP_RECORD,
 	TCD_OP_WAIT,
 	TCD_OP_FREE,
+	TCD_OP_HOST, /* a graph's host node: fn(user) in stream order */
 };
 
 struct tcd_event;
@@ -133,6 +134,7 @@ struct tcd_event;
 struct tcd_op {
 	struct tcd_op *next;
 	enum tcd_op_kind kind;
+	bool disabled; /* an exec's template: its node disabled (cuGraphNodeSetEnabled) */
 	uint64_t seq;
 	unsigned ndeps;
 	struct tcd_dep *deps; /* owned */
@@ -163,6 +165,10 @@ struct tcd_op {
 		struct {
 			uintptr_t ptr;
 		} free;
+		struct {
+			CUhostFn fn;
+			void *user;
+		} host;
 		struct {
 			struct tcd_event *event; /* a graph's wait node: resolved at each launch */
 		} wait;
@@ -231,6 +237,7 @@ struct tcd_gnode {
 	struct tcd_op *ops;       /* owned */
 	struct tcd_gnode **deps;  /* owned array */
 	size_t ndeps;
+	struct tcd_gnode *origin; /* a clone's node: the node it copies (cuGraphNodeFindInClone) */
 };
 
 struct tcd_image;

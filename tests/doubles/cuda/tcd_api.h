@@ -241,6 +241,22 @@
 	X(cuGraphRemoveDependencies) \
 	X(cuGraphRemoveDependencies_v2) \
 	X(cuGraphExecEventRecordNodeSetEvent) \
+	X(cuGraphClone) \
+	X(cuGraphNodeSetParams) \
+	X(cuGraphExecNodeSetParams) \
+	X(cuGraphExecUpdate) \
+	X(cuGraphExecUpdate_v2) \
+	X(cuGraphMemcpyNodeSetParams) \
+	X(cuGraphMemsetNodeSetParams) \
+	X(cuGraphExecMemcpyNodeSetParams) \
+	X(cuGraphExecMemsetNodeSetParams) \
+	X(cuGraphEventRecordNodeSetEvent) \
+	X(cuGraphEventWaitNodeSetEvent) \
+	X(cuGraphExecEventWaitNodeSetEvent) \
+	X(cuGraphAddHostNode) \
+	X(cuGraphNodeFindInClone) \
+	X(cuGraphNodeSetEnabled) \
+	X(cuGraphNodeGetEnabled) \
 	X(cuStreamBeginCaptureToGraph) \
 	X(cuStreamBeginCaptureToGraph_ptsz) \
 	X(cuProfilerStart) \
@@ -294,6 +310,7 @@
 	X(cuGetProcAddress, 12000, 0, cuGetProcAddress_v2) \
 	X(cuGraphAddChildGraphNode, 10000, 0, cuGraphAddChildGraphNode) \
 	X(cuGraphAddDependencies, 10000, 0, cuGraphAddDependencies) \
+	X(cuGraphAddHostNode, 10000, 0, cuGraphAddHostNode) \
 	X(cuGraphAddDependencies, 12030, 0, cuGraphAddDependencies_v2) \
 	X(cuGraphAddEmptyNode, 10000, 0, cuGraphAddEmptyNode) \
 	X(cuGraphAddEventRecordNode, 11010, 0, cuGraphAddEventRecordNode) \
@@ -304,11 +321,23 @@
 	X(cuGraphAddMemsetNode, 10000, 0, cuGraphAddMemsetNode) \
 	X(cuGraphAddNode, 12020, 0, cuGraphAddNode) \
 	X(cuGraphAddNode, 12030, 0, cuGraphAddNode_v2) \
+	X(cuGraphClone, 10000, 0, cuGraphClone) \
 	X(cuGraphCreate, 10000, 0, cuGraphCreate) \
 	X(cuGraphDestroy, 10000, 0, cuGraphDestroy) \
 	X(cuGraphDestroyNode, 10000, 0, cuGraphDestroyNode) \
 	X(cuGraphExecDestroy, 10000, 0, cuGraphExecDestroy) \
+	X(cuGraphEventRecordNodeSetEvent, 11010, 0, cuGraphEventRecordNodeSetEvent) \
+	X(cuGraphEventWaitNodeSetEvent, 11010, 0, cuGraphEventWaitNodeSetEvent) \
 	X(cuGraphExecEventRecordNodeSetEvent, 11010, 0, cuGraphExecEventRecordNodeSetEvent) \
+	X(cuGraphExecEventWaitNodeSetEvent, 11010, 0, cuGraphExecEventWaitNodeSetEvent) \
+	X(cuGraphExecMemcpyNodeSetParams, 10020, 0, cuGraphExecMemcpyNodeSetParams) \
+	X(cuGraphExecNodeSetParams, 12020, 0, cuGraphExecNodeSetParams) \
+	X(cuGraphNodeSetParams, 12020, 0, cuGraphNodeSetParams) \
+	X(cuGraphExecUpdate, 10020, 0, cuGraphExecUpdate) \
+	X(cuGraphExecUpdate, 12000, 0, cuGraphExecUpdate_v2) \
+	X(cuGraphExecMemsetNodeSetParams, 10020, 0, cuGraphExecMemsetNodeSetParams) \
+	X(cuGraphMemcpyNodeSetParams, 10000, 0, cuGraphMemcpyNodeSetParams) \
+	X(cuGraphMemsetNodeSetParams, 10000, 0, cuGraphMemsetNodeSetParams) \
 	X(cuGraphExecKernelNodeSetParams, 10010, 0, cuGraphExecKernelNodeSetParams) \
 	X(cuGraphExecKernelNodeSetParams, 12000, 0, cuGraphExecKernelNodeSetParams_v2) \
 	X(cuGraphInstantiate, 10000, 0, cuGraphInstantiate) \
@@ -317,6 +346,9 @@
 	X(cuGraphKernelNodeSetParams, 10000, 0, cuGraphKernelNodeSetParams) \
 	X(cuGraphKernelNodeSetParams, 12000, 0, cuGraphKernelNodeSetParams_v2) \
 	X(cuGraphLaunch, 10000, 0, cuGraphLaunch) \
+	X(cuGraphNodeFindInClone, 10000, 0, cuGraphNodeFindInClone) \
+	X(cuGraphNodeGetEnabled, 11060, 0, cuGraphNodeGetEnabled) \
+	X(cuGraphNodeSetEnabled, 11060, 0, cuGraphNodeSetEnabled) \
 	X(cuGraphLaunch, 10000, 1, cuGraphLaunch_ptsz) \
 	X(cuGraphRemoveDependencies, 10000, 0, cuGraphRemoveDependencies) \
 	X(cuGraphRemoveDependencies, 12030, 0, cuGraphRemoveDependencies_v2) \

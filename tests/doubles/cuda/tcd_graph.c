@@ -1,25 +1,30 @@
 /*
  * tcd_graph.c - graphs built node by node: cuGraphCreate, the
  * cuGraphAdd*Node calls the double models (kernel, memcpy, memset, empty,
- * event record, event wait, child graph, and cuGraphAddNode of those
+ * event record, event wait, host, child graph, and cuGraphAddNode of those
  * types), cuGraphAddDependencies, cuGraphRemoveDependencies,
- * cuGraphDestroyNode, the kernel node parameter setters,
- * cuGraphExecEventRecordNodeSetEvent, and cuStreamBeginCaptureToGraph
- * (the capture's work becomes one node of the graph after the nodes named,
- * when the capture ends).
+ * cuGraphDestroyNode, cuGraphClone and cuGraphNodeFindInClone, the setters
+ * of kernel, memcpy, memset and event nodes (graph and exec forms, and the
+ * generic cuGraph(Exec)NodeSetParams of those types),
+ * cuGraphNodeSetEnabled / cuGraphNodeGetEnabled, cuGraphExecUpdate (both
+ * ABIs), and cuStreamBeginCaptureToGraph (the capture's work becomes one
+ * node of the graph after the nodes named, when the capture ends).  What
+ * the real driver does with these was not measured: the double follows the
+ * driver API documentation (docs/cuda-double.md).
  *
  * A node holds the ops it runs as templates (a memset of several rows is
  * one op per row; a child graph node, its child's ops in the child's
  * order, copied when it is added as the driver copies the child).  As on
  * the driver, parameters are copied when the node is made, and a node's
- * pointers are checked then.  Instantiation orders the nodes so that
- * every dependency runs first (creation order among independent ones: a
- * topological order, which is all the driver promises) and a launch runs
- * them one after another on the launch stream (tcd_sched.c): independent
- * nodes never run at once here, which the driver allows but does not
- * promise.  An event wait node waits for the event's last record as of
- * each launch.  Edge data other than the default (programmatic edges) is
- * refused with CUDA_ERROR_NOT_SUPPORTED.
+ * pointers are checked then; a memcpy node's host source is read when it
+ * runs.  Instantiation orders the nodes so that every dependency runs
+ * first (creation order among independent ones: a topological order,
+ * which is all the driver promises) and a launch runs them one after
+ * another on the launch stream (tcd_sched.c), skipping an exec's disabled
+ * nodes: independent nodes never run at once here, which the driver
+ * allows but does not promise.  An event wait node waits for the event's
+ * last record as of each launch.  Edge data other than the default
+ * (programmatic edges) is refused with CUDA_ERROR_NOT_SUPPORTED.
  */
 #include "tests/doubles/cuda/tcd.h"
 
@@ -297,6 +302,40 @@ TCD_API(CUresult, cuGraphAddEventWaitNode)(CUgraphNode *phGraphNode, CUgraph hGr
 }
 TCD_EXPORT(cuGraphAddEventWaitNode)
 
+/* ---- host nodes ---- */
+
+/* The function runs on the stream's worker when the node's turn comes, as
+ * the driver runs it at each launch (it must not call CUDA). */
+static CUresult tcd_host_node_op(CUhostFn fn, void *user, const char *call, struct tcd_op **out)
+{
+	struct tcd_op *op;
+
+	if (!fn)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the host node has no function");
+	op = tcd_op_new(TCD_OP_HOST);
+	if (!op)
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	op->u.host.fn = fn;
+	op->u.host.user = user;
+	*out = op;
+	return CUDA_SUCCESS;
+}
+
+TCD_API(CUresult, cuGraphAddHostNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				      size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+	struct tcd_op *op = NULL;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphAddHostNode);
+	if (!nodeParams)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphAddHostNode", "nodeParams is NULL");
+	if ((r = tcd_host_node_op(nodeParams->fn, nodeParams->userData, "cuGraphAddHostNode", &op)) != CUDA_SUCCESS)
+		return r;
+	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, op, "cuGraphAddHostNode");
+}
+TCD_EXPORT(cuGraphAddHostNode)
+
 /* ---- child graphs ---- */
 
 /* The child's ops as one exec would run them, copied (the driver copies
@@ -393,6 +432,9 @@ static CUresult tcd_add_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *de
 		break;
 	case CU_GRAPH_NODE_TYPE_GRAPH:
 		r = tcd_child_ops(p->graph.graph, call, &ops);
+		break;
+	case CU_GRAPH_NODE_TYPE_HOST:
+		r = tcd_host_node_op(p->host.fn, p->host.userData, call, &ops);
 		break;
 	default:
 		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "node type %d is not modelled by the double",
@@ -574,33 +616,209 @@ TCD_API(CUresult, cuGraphDestroyNode)(CUgraphNode hNode)
 }
 TCD_EXPORT(cuGraphDestroyNode)
 
-/* An exec's event record node records another event from its next launch. */
-TCD_API(CUresult, cuGraphExecEventRecordNodeSetEvent)(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+/* ---- event node setters ---- */
+
+/* Event node n (of graph: exec hx NULL, or its copy in exec hx) records
+ * (kind TCD_OP_RECORD) or waits for (TCD_OP_WAIT) another event from the
+ * next launch on. */
+static CUresult tcd_event_node_set(CUgraphExec hx, CUgraphNode hn, CUevent event, enum tcd_op_kind kind,
+				   const char *call)
 {
-	static const char call[] = "cuGraphExecEventRecordNodeSetEvent";
-	struct tcd_graph *x;
+	struct tcd_graph *x = NULL;
 	struct tcd_gnode *n;
 	struct tcd_event *e;
+	struct tcd_op *op = NULL;
 	CUresult r;
-	size_t i = 0;
 
-	TCD_ENTER_INIT(cuGraphExecEventRecordNodeSetEvent);
 	pthread_mutex_lock(&tcd_g.lock);
-	if ((r = tcd_obj_get_locked(hGraphExec, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x)) == CUDA_SUCCESS &&
-	    (r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, call, "hNode", &n)) == CUDA_SUCCESS &&
+	if ((!hx || (r = tcd_obj_get_locked(hx, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x)) == CUDA_SUCCESS) &&
+	    (r = tcd_obj_get_locked(hn, TCD_KIND_GRAPH_NODE, call, "hNode", &n)) == CUDA_SUCCESS &&
 	    (r = tcd_obj_get_locked(event, TCD_KIND_EVENT, call, "event", &e)) == CUDA_SUCCESS) {
-		for (i = 0; i < x->nnodes && x->nodes[i] != n; i++)
-			;
-		if (i == x->nnodes || !x->node_ops[i] || x->node_ops[i]->kind != TCD_OP_RECORD)
-			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not an event record node of exec %p",
-				     (void *)n, (void *)x);
+		if (!x) {
+			op = n->ops;
+		} else {
+			size_t i;
+			for (i = 0; i < x->nnodes && x->nodes[i] != n; i++)
+				;
+			op = i < x->nnodes ? x->node_ops[i] : NULL;
+		}
+		if (!op || op->kind != kind)
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not an event %s node%s", (void *)n,
+				     kind == TCD_OP_RECORD ? "record" : "wait", x ? " of the exec" : "");
+		else if (kind == TCD_OP_RECORD)
+			op->u.record.event = e;
 		else
-			x->node_ops[i]->u.record.event = e;
+			op->u.wait.event = e;
 	}
 	pthread_mutex_unlock(&tcd_g.lock);
 	return r;
 }
+
+TCD_API(CUresult, cuGraphExecEventRecordNodeSetEvent)(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+{
+	TCD_ENTER_INIT(cuGraphExecEventRecordNodeSetEvent);
+	if (!hGraphExec)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecEventRecordNodeSetEvent", "hGraphExec is NULL");
+	return tcd_event_node_set(hGraphExec, hNode, event, TCD_OP_RECORD, "cuGraphExecEventRecordNodeSetEvent");
+}
 TCD_EXPORT(cuGraphExecEventRecordNodeSetEvent)
+
+TCD_API(CUresult, cuGraphExecEventWaitNodeSetEvent)(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+{
+	TCD_ENTER_INIT(cuGraphExecEventWaitNodeSetEvent);
+	if (!hGraphExec)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecEventWaitNodeSetEvent", "hGraphExec is NULL");
+	return tcd_event_node_set(hGraphExec, hNode, event, TCD_OP_WAIT, "cuGraphExecEventWaitNodeSetEvent");
+}
+TCD_EXPORT(cuGraphExecEventWaitNodeSetEvent)
+
+TCD_API(CUresult, cuGraphEventRecordNodeSetEvent)(CUgraphNode hNode, CUevent event)
+{
+	TCD_ENTER_INIT(cuGraphEventRecordNodeSetEvent);
+	return tcd_event_node_set(NULL, hNode, event, TCD_OP_RECORD, "cuGraphEventRecordNodeSetEvent");
+}
+TCD_EXPORT(cuGraphEventRecordNodeSetEvent)
+
+TCD_API(CUresult, cuGraphEventWaitNodeSetEvent)(CUgraphNode hNode, CUevent event)
+{
+	TCD_ENTER_INIT(cuGraphEventWaitNodeSetEvent);
+	return tcd_event_node_set(NULL, hNode, event, TCD_OP_WAIT, "cuGraphEventWaitNodeSetEvent");
+}
+TCD_EXPORT(cuGraphEventWaitNodeSetEvent)
+
+/* ---- memcpy and memset node setters ---- */
+
+/* The node's ops (graph: hx NULL) or its ops in exec hx replaced by ops
+ * (owned, also on failure), after checking the node is of that kind; an
+ * exec's node must stay one-dimensional (one row), as the driver
+ * documents for cuGraphExecMemcpyNodeSetParams and
+ * cuGraphExecMemsetNodeSetParams. */
+static CUresult tcd_node_ops_set(CUgraphExec hx, CUgraphNode hn, struct tcd_op *ops, enum tcd_op_kind kind,
+				 const char *call)
+{
+	struct tcd_graph *x = NULL;
+	struct tcd_gnode *n;
+	struct tcd_op *old = NULL;
+	CUresult r;
+
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_obj_get_locked(hn, TCD_KIND_GRAPH_NODE, call, "hNode", &n)) == CUDA_SUCCESS &&
+	    (!n->ops || n->ops->kind != kind))
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a %s node", (void *)n,
+			     kind == TCD_OP_COPY ? "memcpy" : "memset");
+	if (r == CUDA_SUCCESS && hx)
+		r = tcd_obj_get_locked(hx, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x);
+	if (r == CUDA_SUCCESS && !x) {
+		old = n->ops;
+		n->ops = ops;
+		ops = NULL;
+	} else if (r == CUDA_SUCCESS) {
+		struct tcd_op **link, *first, *end, *last;
+		size_t i, j, nold = 0, nnew = 0;
+		for (i = 0; i < x->nnodes && x->nodes[i] != n; i++)
+			;
+		if (i == x->nnodes || !x->node_ops[i]) {
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not in graph exec %p", (void *)n,
+				     (void *)x);
+			goto out_unlock;
+		}
+		first = x->node_ops[i];
+		for (j = i + 1; j < x->nnodes && !x->node_ops[j]; j++)
+			;
+		end = j < x->nnodes ? x->node_ops[j] : NULL;
+		for (const struct tcd_op *t = first; t != end; t = t->next)
+			nold++;
+		for (last = ops; last; last = last->next) {
+			nnew++;
+			if (!last->next)
+				break;
+		}
+		if (nold != 1 || nnew != 1 || (kind == TCD_OP_COPY && (first->u.copy.height != 1 ||
+								       (first->u.copy.depth > 1) ||
+								       ops->u.copy.height != 1 || ops->u.copy.depth > 1))) {
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the node's operands, at instantiation and now, "
+				     "must be one-dimensional");
+			goto out_unlock;
+		}
+		for (link = &x->ops; *link != first; link = &(*link)->next)
+			;
+		*link = ops;
+		last->next = end;
+		if (!end)
+			x->tail = &last->next;
+		first->next = NULL;
+		old = first;
+		ops->disabled = first->disabled;
+		x->node_ops[i] = ops;
+		ops = NULL;
+	}
+out_unlock:
+	pthread_mutex_unlock(&tcd_g.lock);
+	tcd_ops_free(old);
+	tcd_ops_free(ops);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphMemcpyNodeSetParams)(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)
+{
+	struct tcd_op *op;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphMemcpyNodeSetParams);
+	if ((r = tcd_copy3d_op(nodeParams, "cuGraphMemcpyNodeSetParams", &op)) != CUDA_SUCCESS)
+		return r;
+	return tcd_node_ops_set(NULL, hNode, op, TCD_OP_COPY, "cuGraphMemcpyNodeSetParams");
+}
+TCD_EXPORT(cuGraphMemcpyNodeSetParams)
+
+TCD_API(CUresult, cuGraphExecMemcpyNodeSetParams)(CUgraphExec hGraphExec, CUgraphNode hNode,
+						  const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
+{
+	struct tcd_op *op;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphExecMemcpyNodeSetParams);
+	(void)ctx;
+	if (!hGraphExec)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecMemcpyNodeSetParams", "hGraphExec is NULL");
+	if ((r = tcd_copy3d_op(copyParams, "cuGraphExecMemcpyNodeSetParams", &op)) != CUDA_SUCCESS)
+		return r;
+	return tcd_node_ops_set(hGraphExec, hNode, op, TCD_OP_COPY, "cuGraphExecMemcpyNodeSetParams");
+}
+TCD_EXPORT(cuGraphExecMemcpyNodeSetParams)
+
+TCD_API(CUresult, cuGraphMemsetNodeSetParams)(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *p)
+{
+	struct tcd_op *ops;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphMemsetNodeSetParams);
+	if (!p)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphMemsetNodeSetParams", "nodeParams is NULL");
+	if ((r = tcd_memset_node_ops(p->dst, p->pitch, p->value, p->elementSize, p->width, p->height,
+				     "cuGraphMemsetNodeSetParams", &ops)) != CUDA_SUCCESS)
+		return r;
+	return tcd_node_ops_set(NULL, hNode, ops, TCD_OP_MEMSET, "cuGraphMemsetNodeSetParams");
+}
+TCD_EXPORT(cuGraphMemsetNodeSetParams)
+
+TCD_API(CUresult, cuGraphExecMemsetNodeSetParams)(CUgraphExec hGraphExec, CUgraphNode hNode,
+						  const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+	struct tcd_op *ops;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphExecMemsetNodeSetParams);
+	(void)ctx;
+	if (!p || !hGraphExec)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecMemsetNodeSetParams",
+				"memsetParams or hGraphExec is NULL");
+	if ((r = tcd_memset_node_ops(p->dst, p->pitch, p->value, p->elementSize, p->width, p->height,
+				     "cuGraphExecMemsetNodeSetParams", &ops)) != CUDA_SUCCESS)
+		return r;
+	return tcd_node_ops_set(hGraphExec, hNode, ops, TCD_OP_MEMSET, "cuGraphExecMemsetNodeSetParams");
+}
+TCD_EXPORT(cuGraphExecMemsetNodeSetParams)
 
 TCD_API(CUresult, cuStreamBeginCaptureToGraph)(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
 					       const CUgraphEdgeData *dependencyData, size_t numDependencies,
@@ -789,3 +1007,413 @@ TCD_API(CUresult, cuGraphExecKernelNodeSetParams_v2)(CUgraphExec hGraphExec, CUg
 	return tcd_kernel_node_set(hGraphExec, hNode, op, "cuGraphExecKernelNodeSetParams_v2");
 }
 TCD_EXPORT(cuGraphExecKernelNodeSetParams_v2)
+
+/* ---- clones ---- */
+
+/* A copy of every node (ops, edges) of a graph built node by node, or of
+ * a captured graph's ops; each node of the clone remembers the node it
+ * copies, for cuGraphNodeFindInClone.  Later changes to either graph do
+ * not reach the other, as the driver documents. */
+TCD_API(CUresult, cuGraphClone)(CUgraph *phGraphClone, CUgraph originalGraph)
+{
+	static const char call[] = "cuGraphClone";
+	struct tcd_graph *g, *c = NULL;
+	struct tcd_gnode **made = NULL;
+	size_t n = 0;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphClone);
+	if (!phGraphClone)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "phGraphClone is NULL");
+	/* the objects are made first (tcd_obj_new takes the lock) */
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(originalGraph, TCD_KIND_GRAPH, call, "originalGraph", &g);
+	if (r == CUDA_SUCCESS)
+		n = g->nnodes;
+	pthread_mutex_unlock(&tcd_g.lock);
+	if (r != CUDA_SUCCESS)
+		return r;
+	c = tcd_obj_new(sizeof(*c), TCD_KIND_GRAPH);
+	made = calloc(n ? n : 1, sizeof(*made));
+	if (c && made && n && !(c->nodes = calloc(n, sizeof(*c->nodes))))
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	for (size_t i = 0; c && made && r == CUDA_SUCCESS && i < n; i++)
+		if (!(made[i] = tcd_obj_new(sizeof(*made[i]), TCD_KIND_GRAPH_NODE)))
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+	if (!c || !made || r != CUDA_SUCCESS) {
+		r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+		goto out_fail;
+	}
+	c->tail = &c->ops;
+	c->cap_nodes = n;
+	pthread_mutex_lock(&tcd_g.lock);
+	if (!tcd_obj_is_locked(g, TCD_KIND_GRAPH) || g->nnodes != n)
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "graph %p changed while it was cloned", (void *)g);
+	for (const struct tcd_op *t = g->ops; r == CUDA_SUCCESS && t; t = t->next) {
+		struct tcd_op *op = tcd_op_clone(t);
+		if (!op) {
+			r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+			break;
+		}
+		*c->tail = op;
+		c->tail = &op->next;
+		c->count++;
+	}
+	for (size_t i = 0; r == CUDA_SUCCESS && i < n; i++) {
+		const struct tcd_gnode *o = g->nodes[i];
+		struct tcd_gnode *d = made[i];
+		struct tcd_op **tail = &d->ops;
+		d->graph = c;
+		d->index = i;
+		d->origin = g->nodes[i];
+		if (o->ndeps && !(d->deps = calloc(o->ndeps, sizeof(*d->deps)))) {
+			r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+			break;
+		}
+		d->ndeps = o->ndeps;
+		for (size_t j = 0; j < o->ndeps; j++)
+			d->deps[j] = made[o->deps[j]->index];
+		for (const struct tcd_op *t = o->ops; t; t = t->next) {
+			struct tcd_op *op = tcd_op_clone(t);
+			if (!op) {
+				r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+				break;
+			}
+			*tail = op;
+			tail = &op->next;
+		}
+		c->nodes[i] = d;
+		c->nnodes = i + 1;
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	if (r != CUDA_SUCCESS)
+		goto out_fail;
+	free(made);
+	*phGraphClone = (CUgraph)c;
+	return CUDA_SUCCESS;
+out_fail:
+	for (size_t i = 0; made && i < n; i++)
+		if (made[i]) {
+			tcd_ops_free(made[i]->ops);
+			made[i]->ops = NULL;
+			free(made[i]->deps);
+			made[i]->deps = NULL;
+			tcd_obj_kill(made[i]);
+		}
+	free(made);
+	if (c) {
+		tcd_ops_free(c->ops);
+		c->ops = NULL;
+		free(c->nodes);
+		c->nodes = NULL;
+		c->nnodes = 0;
+		tcd_obj_kill(c);
+	}
+	return r;
+}
+TCD_EXPORT(cuGraphClone)
+
+TCD_API(CUresult, cuGraphNodeFindInClone)(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
+{
+	static const char call[] = "cuGraphNodeFindInClone";
+	struct tcd_graph *c;
+	struct tcd_gnode *o;
+	CUresult r;
+	size_t i = 0;
+
+	TCD_ENTER_INIT(cuGraphNodeFindInClone);
+	if (!phNode)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "phNode is NULL");
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_obj_get_locked(hClonedGraph, TCD_KIND_GRAPH, call, "hClonedGraph", &c)) == CUDA_SUCCESS &&
+	    (r = tcd_obj_get_locked(hOriginalNode, TCD_KIND_GRAPH_NODE, call, "hOriginalNode", &o)) == CUDA_SUCCESS) {
+		for (i = 0; i < c->nnodes && c->nodes[i]->origin != o; i++)
+			;
+		if (i == c->nnodes)
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p has no copy in graph %p (not its clone?)",
+				     (void *)o, (void *)c);
+		else
+			*phNode = (CUgraphNode)c->nodes[i];
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+TCD_EXPORT(cuGraphNodeFindInClone)
+
+/* ---- enabled nodes of an exec ---- */
+
+/* With the lock held: the ops of node hn in exec hx (first, and the op
+ * after its last), checked to be a kernel, memset or memcpy node as the
+ * driver documents for the enable calls. */
+static CUresult tcd_exec_node_ops_locked(CUgraphExec hx, CUgraphNode hn, const char *call, struct tcd_op **first,
+					 struct tcd_op **end)
+{
+	struct tcd_graph *x;
+	struct tcd_gnode *n;
+	CUresult r;
+	size_t i, j;
+
+	if ((r = tcd_obj_get_locked(hx, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x)) != CUDA_SUCCESS ||
+	    (r = tcd_obj_get_locked(hn, TCD_KIND_GRAPH_NODE, call, "hNode", &n)) != CUDA_SUCCESS)
+		return r;
+	for (i = 0; i < x->nnodes && x->nodes[i] != n; i++)
+		;
+	if (i == x->nnodes)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not in graph exec %p", (void *)n, (void *)x);
+	if (!x->node_ops[i] || (x->node_ops[i]->kind != TCD_OP_KERNEL && x->node_ops[i]->kind != TCD_OP_COPY &&
+				x->node_ops[i]->kind != TCD_OP_MEMSET))
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a kernel, memset or memcpy node: only "
+				"those can be disabled", (void *)n);
+	for (j = i + 1; j < x->nnodes && !x->node_ops[j]; j++)
+		;
+	*first = x->node_ops[i];
+	*end = j < x->nnodes ? x->node_ops[j] : NULL;
+	return CUDA_SUCCESS;
+}
+
+/* Disabled, a node runs as an empty node from the next launch on. */
+TCD_API(CUresult, cuGraphNodeSetEnabled)(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
+{
+	struct tcd_op *first, *end;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphNodeSetEnabled);
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_exec_node_ops_locked(hGraphExec, hNode, "cuGraphNodeSetEnabled", &first, &end);
+	for (struct tcd_op *t = first; r == CUDA_SUCCESS && t != end; t = t->next)
+		__atomic_store_n(&t->disabled, !isEnabled, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+TCD_EXPORT(cuGraphNodeSetEnabled)
+
+TCD_API(CUresult, cuGraphNodeGetEnabled)(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
+{
+	struct tcd_op *first, *end;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphNodeGetEnabled);
+	if (!isEnabled)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphNodeGetEnabled", "isEnabled is NULL");
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_exec_node_ops_locked(hGraphExec, hNode, "cuGraphNodeGetEnabled", &first, &end);
+	if (r == CUDA_SUCCESS)
+		*isEnabled = !first->disabled;
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+TCD_EXPORT(cuGraphNodeGetEnabled)
+
+/* ---- exec updates ---- */
+
+/* The exec's position of the graph node made rank-th among the exec's
+ * nodes (their creation order in the graph it was made from). */
+static size_t tcd_exec_rank(const struct tcd_graph *x, size_t pos)
+{
+	size_t r = 0;
+
+	for (size_t j = 0; j < x->nnodes; j++)
+		if (x->nodes[j]->index < x->nodes[pos]->index)
+			r++;
+	return r;
+}
+
+static size_t tcd_ops_count(const struct tcd_op *op, const struct tcd_op *end)
+{
+	size_t n = 0;
+
+	for (; op != end; op = op->next)
+		n++;
+	return n;
+}
+
+/* The exec's nodes take the parameters of graph g's nodes, paired in
+ * creation order, as the driver documents: the same number of nodes, of
+ * the same kinds, with the same edges, or nothing changes and *res says
+ * why (CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE).  An enabled or disabled
+ * node stays so.  (The exec's edges are compared as its original graph's
+ * nodes have them now.) */
+static CUresult tcd_exec_update(CUgraphExec hx, CUgraph hg, CUgraphExecUpdateResult *res, CUgraphNode *err,
+				const char *call)
+{
+	struct tcd_graph *x, *g;
+	struct tcd_op *ops = NULL, **tail = &ops, **firsts = NULL, *old = NULL;
+	size_t *rank = NULL, n = 0, count = 0;
+	CUresult r;
+
+	*res = CU_GRAPH_EXEC_UPDATE_ERROR;
+	*err = NULL;
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_obj_get_locked(hx, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x)) != CUDA_SUCCESS ||
+	    (r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g)) != CUDA_SUCCESS)
+		goto out_unlock;
+	n = x->nnodes;
+	if (!n || g->nnodes != n) {
+		*res = !n ? CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED : CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+		r = tcd_fail(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, call, "graph %p has %zu nodes, exec %p %zu%s",
+			     (void *)g, g->nnodes, (void *)x, n, n ? "" : " (made by stream capture?)");
+		goto out_unlock;
+	}
+	rank = calloc(n, sizeof(*rank));
+	firsts = calloc(n, sizeof(*firsts));
+	if (!rank || !firsts) {
+		r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+		goto out_unlock;
+	}
+	for (size_t k = 0; k < n; k++)
+		rank[k] = tcd_exec_rank(x, k);
+	for (size_t k = 0; r == CUDA_SUCCESS && k < n; k++) {
+		const struct tcd_gnode *on = x->nodes[k], *nn = g->nodes[rank[k]];
+		const struct tcd_op *end = NULL;
+		size_t j;
+		for (j = k + 1; j < n && !x->node_ops[j]; j++)
+			;
+		end = j < n ? x->node_ops[j] : NULL;
+		if ((!x->node_ops[k]) != (!nn->ops) ||
+		    (nn->ops && (x->node_ops[k]->kind != nn->ops->kind ||
+				 tcd_ops_count(x->node_ops[k], end) != tcd_ops_count(nn->ops, NULL)))) {
+			*res = CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
+			*err = (CUgraphNode)nn;
+			r = tcd_fail(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, call, "node %p is not of its pair's kind",
+				     (void *)nn);
+			break;
+		}
+		if (on->ndeps != nn->ndeps) {
+			*res = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+			*err = (CUgraphNode)nn;
+			r = tcd_fail(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, call, "node %p has other edges", (void *)nn);
+			break;
+		}
+		for (size_t d = 0; r == CUDA_SUCCESS && d < on->ndeps; d++) {
+			size_t p, e;
+			for (p = 0; p < n && x->nodes[p] != on->deps[d]; p++)
+				;
+			for (e = 0; p < n && e < nn->ndeps && nn->deps[e]->index != rank[p]; e++)
+				;
+			if (p == n || e == nn->ndeps) {
+				*res = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+				*err = (CUgraphNode)nn;
+				r = tcd_fail(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, call, "node %p has other edges",
+					     (void *)nn);
+			}
+		}
+	}
+	/* the new ops, in the exec's order */
+	for (size_t k = 0; r == CUDA_SUCCESS && k < n; k++) {
+		bool off = x->node_ops[k] && x->node_ops[k]->disabled;
+		for (const struct tcd_op *t = g->nodes[rank[k]]->ops; t; t = t->next) {
+			struct tcd_op *op = tcd_op_clone(t);
+			if (!op) {
+				r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+				break;
+			}
+			op->disabled = off;
+			if (!firsts[k])
+				firsts[k] = op;
+			*tail = op;
+			tail = &op->next;
+			count++;
+		}
+	}
+	if (r == CUDA_SUCCESS) {
+		old = x->ops;
+		x->ops = ops;
+		x->tail = tail;
+		x->count = count;
+		memcpy(x->node_ops, firsts, n * sizeof(*firsts));
+		ops = NULL;
+		*res = CU_GRAPH_EXEC_UPDATE_SUCCESS;
+	}
+out_unlock:
+	pthread_mutex_unlock(&tcd_g.lock);
+	tcd_ops_free(old);
+	tcd_ops_free(ops);
+	free(rank);
+	free(firsts);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphExecUpdate)(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out,
+				     CUgraphExecUpdateResult *updateResult_out)
+{
+	CUgraphExecUpdateResult res;
+	CUgraphNode err;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphExecUpdate);
+	if (!hErrorNode_out || !updateResult_out)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecUpdate", "hErrorNode_out or updateResult_out is NULL");
+	r = tcd_exec_update(hGraphExec, hGraph, &res, &err, "cuGraphExecUpdate");
+	*hErrorNode_out = err;
+	*updateResult_out = res;
+	return r;
+}
+TCD_EXPORT(cuGraphExecUpdate)
+
+TCD_API(CUresult, cuGraphExecUpdate_v2)(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
+{
+	CUgraphExecUpdateResult res;
+	CUgraphNode err;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphExecUpdate_v2);
+	if (!resultInfo)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecUpdate_v2", "resultInfo is NULL");
+	r = tcd_exec_update(hGraphExec, hGraph, &res, &err, "cuGraphExecUpdate_v2");
+	resultInfo->result = res;
+	resultInfo->errorNode = err;
+	resultInfo->errorFromNode = NULL;
+	return r;
+}
+TCD_EXPORT(cuGraphExecUpdate_v2)
+
+/* ---- the generic setters ---- */
+
+/* A node of a kind the double models gets the type's own parameters
+ * (hx NULL: the graph's node; else its copy in exec hx). */
+static CUresult tcd_node_set_generic(CUgraphExec hx, CUgraphNode hn, CUgraphNodeParams *p, const char *call)
+{
+	struct tcd_op *ops = NULL;
+	CUresult r;
+
+	if (!p)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "nodeParams is NULL");
+	switch (p->type) {
+	case CU_GRAPH_NODE_TYPE_KERNEL:
+		if ((r = TCD_KNP2_OP(&p->kernel, call, &ops)) != CUDA_SUCCESS)
+			return r;
+		return tcd_kernel_node_set(hx, hn, ops, call);
+	case CU_GRAPH_NODE_TYPE_MEMCPY:
+		if ((r = tcd_copy3d_op(&p->memcpy.copyParams, call, &ops)) != CUDA_SUCCESS)
+			return r;
+		return tcd_node_ops_set(hx, hn, ops, TCD_OP_COPY, call);
+	case CU_GRAPH_NODE_TYPE_MEMSET:
+		if ((r = tcd_memset_node_ops(p->memset.dst, p->memset.pitch, p->memset.value, p->memset.elementSize,
+					     p->memset.width, p->memset.height, call, &ops)) != CUDA_SUCCESS)
+			return r;
+		return tcd_node_ops_set(hx, hn, ops, TCD_OP_MEMSET, call);
+	case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+		return tcd_event_node_set(hx, hn, p->eventRecord.event, TCD_OP_RECORD, call);
+	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+		return tcd_event_node_set(hx, hn, p->eventWait.event, TCD_OP_WAIT, call);
+	default:
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "node type %d is not modelled by the double's setters",
+				(int)p->type);
+	}
+}
+
+TCD_API(CUresult, cuGraphNodeSetParams)(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+{
+	TCD_ENTER_INIT(cuGraphNodeSetParams);
+	return tcd_node_set_generic(NULL, hNode, nodeParams, "cuGraphNodeSetParams");
+}
+TCD_EXPORT(cuGraphNodeSetParams)
+
+TCD_API(CUresult, cuGraphExecNodeSetParams)(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+{
+	TCD_ENTER_INIT(cuGraphExecNodeSetParams);
+	if (!hGraphExec)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecNodeSetParams", "hGraphExec is NULL");
+	return tcd_node_set_generic(hGraphExec, hNode, nodeParams, "cuGraphExecNodeSetParams");
+}
+TCD_EXPORT(cuGraphExecNodeSetParams)

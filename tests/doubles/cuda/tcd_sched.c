@@ -107,6 +107,9 @@ static void tcd_op_run(struct tcd_op *op, struct tcd_stream *s)
 	case TCD_OP_FREE:
 		tcd_free_now(op->u.free.ptr);
 		break;
+	case TCD_OP_HOST:
+		op->u.host.fn(op->u.host.user);
+		break;
 	case TCD_OP_RECORD:
 	case TCD_OP_WAIT:
 		break;
@@ -1201,8 +1204,11 @@ static CUresult tcd_graph_launch(CUgraphExec hx, CUstream h, bool pt, const char
 		return r;
 	/* The exec's op list is immutable once built, so no lock to walk it. */
 	for (const struct tcd_op *t = x->ops; t && r == CUDA_SUCCESS; t = t->next) {
-		struct tcd_op *op = tcd_op_clone(t);
+		struct tcd_op *op;
 
+		if (__atomic_load_n(&t->disabled, __ATOMIC_RELAXED))
+			continue; /* a disabled node runs as an empty one */
+		op = tcd_op_clone(t);
 		if (!op)
 			return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
 		if (op->kind == TCD_OP_WAIT && op->u.wait.event) {
