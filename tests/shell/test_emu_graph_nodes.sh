@@ -17,8 +17,8 @@
 # - the node destroyed and the edge removed (--destroy) are gone: no
 #   command more, no race more; an exec kernel node setter (--exec-set)
 #   keeps the nodes;
-# - a graph with a child graph node (--child, recorded as tsGraphNotModeled)
-#   is one command per launch;
+# - a graph captured into with cuStreamBeginCaptureToGraph (--capture-to,
+#   recorded as tsGraphNotModeled) is one command per launch;
 # - tsreplay --emulate --schedule-seed refuses a trace launching such a graph.
 . "$TOP/tests/support/shell.sh"
 X="$TOP/$BUILD/tsexport"
@@ -52,7 +52,7 @@ dot_edge() {
 	grep -q "^[[:space:]]*$a -> $b \[style=bold\];" "$1"
 }
 
-for v in plain unordered destroy exec-set child; do
+for v in plain unordered destroy exec-set capture-to; do
 	case $v in
 	plain) args= ;;
 	*) args=--$v ;;
@@ -105,14 +105,16 @@ expect_rc 0 execset.sum "$X" --summary "$T/exec-set.sbt"
 has execset.sum out "commands: 15 on 2 streams"
 
 # ---- a node not modeled: one command per launch --------------------------------------------
-expect_rc 0 child.sum "$X" --summary "$T/child.sbt"
-has child.sum out "commands: 5 on 2 streams"
-expect_rc 0 child.json "$X" -f json -o "$T/child.json" "$T/child.sbt"
+# (the first graph's two launches are nodes as in plain; the second graph,
+# launched once, is one command)
+expect_rc 0 captureto.sum "$X" --summary "$T/capture-to.sbt"
+has captureto.sum out "commands: 17 on 3 streams"
+expect_rc 0 captureto.json "$X" -f json -o "$T/capture-to.json" "$T/capture-to.sbt"
 python3 -c "
 import json, sys
 X = [x['name'] for x in json.load(open(sys.argv[1]))['traceEvents'] if x['ph'] == 'X']
-assert len([n for n in X if n.startswith('graph 0x')]) == 2, X
-" "$T/child.json" || fail "child.json: not two graph commands"
+assert len([n for n in X if n.startswith('graph 0x')]) == 1, X
+" "$T/capture-to.json" || fail "capture-to.json: not one graph command"
 
 # ---- sampled orders refuse graph launches ------------------------------------------------------
 expect_rc 2 plain.seed "$TOP/$BUILD/tsreplay" --emulate --schedule-seed 1 "$T/plain.sbt"
