@@ -183,6 +183,15 @@ uint8_t *cap_record_begin_deferred(uint32_t type, unsigned flags, cap_encode_fn 
  * blob id to put in a record's payload, or 0 when not recording. */
 uint64_t cap_blob(const void *data, size_t len);
 
+/* The same, the bytes written by the caller: begin reserves len bytes in
+ * this thread's buffer and returns where they go (NULL when not
+ * recording: then do not commit); commit hands the blob to the writer and
+ * returns its id.  Nothing else may be recorded on this thread between
+ * begin and commit.  Saves the copy of bytes the caller would otherwise
+ * gather first (runs of a mapping). */
+uint8_t *cap_blob_begin(size_t len, cap_rec **rec_out);
+uint64_t cap_blob_commit(cap_rec *rec);
+
 /* The same for large snapshots of memory that mostly repeats what this
  * thread stored before (CUDA keyframe chunks): the pages are hashed here,
  * on the caller's thread, and only the bytes of pages this thread has not

@@ -1026,6 +1026,54 @@ uint64_t cap_blob(const void *data, size_t len)
 	return id;
 }
 
+uint8_t *cap_blob_begin(size_t len, cap_rec **rec_out)
+{
+	cap_thread *t;
+	cap_entry *e;
+	if (!rec_out || !cap_rt_ready())
+		return NULL;
+	t = cap_rt_thread();
+	if (!t)
+		return NULL;
+	if (t->in_record) {
+		CAP_ERROR("blob of %zu bytes begun inside a record; not recorded", len);
+		return NULL;
+	}
+	e = cap_rt_reserve(t, len);
+	if (!e)
+		return NULL;
+	e->kind = CAP_ENT_BLOB;
+	e->type = 0;
+	e->seq = 0;
+	e->time_ns = 0;
+	e->key = 0;
+	e->len = len;
+	t->in_record = 1;
+	t->rec.thread = t;
+	t->rec.entry = e;
+	t->rec.max_len = len;
+	t->rec.head = 0;
+	t->rec.late = 0;
+	t->rec.late_max = len;
+	*rec_out = &t->rec;
+	return (uint8_t *)(e + 1);
+}
+
+uint64_t cap_blob_commit(cap_rec *rec)
+{
+	cap_thread *t;
+	uint64_t id;
+	if (!rec)
+		return 0;
+	t = rec->thread;
+	id = atomic_fetch_add_explicit(&cap_g.next_blob, 1, memory_order_relaxed);
+	rec->entry->key = id;
+	cap_rt_publish(t, rec->entry);
+	t->in_record = 0;
+	atomic_fetch_add_explicit(&cap_g.n_blob_bytes, rec->max_len, memory_order_relaxed);
+	return id;
+}
+
 /* Whether this thread sent the page with hash h to the current file
  * (cap_thread's page_cache); marks it sent when `mark`. */
 static int cap_rt_page_sent(cap_thread *t, XXH128_hash_t h, int mark)

@@ -103,6 +103,10 @@ typedef struct vkl_memory {
 	size_t shadow_len;
 	uint8_t *tmp; /* the device's bytes of a run, copied once (map_size) */
 	vkl_track trk; /* which pages of the shadow the host wrote (vkl_track.c) */
+	/* the runs a publish found (offset from the memory object's start,
+	 * size), recorded together when it ends (vkl_mem_publish_end) */
+	uint64_t (*runs)[2];
+	size_t nruns, runs_cap;
 	/* [dev_lo, dev_hi) of the mapping: what submissions since the last
 	 * observation that found the device idle may write (a buffer whose
 	 * usage only reads is not counted); only that is compared for device
@@ -227,6 +231,9 @@ static void vkl_mem_drop_mapping(vkl_memory *m)
 	}
 	free(m->ref);
 	free(m->tmp);
+	free(m->runs);
+	m->runs = NULL;
+	m->nruns = m->runs_cap = 0;
 	m->shadow_base = NULL;
 	m->shadow = m->ref = m->real = m->tmp = NULL;
 	m->map_size = 0;
@@ -566,8 +573,60 @@ static size_t vkl_mem_next_diff(const uint8_t *a, const uint8_t *b, size_t i, si
 	return i;
 }
 
+/* A run of host writes [i, i + len) of the mapping, its bytes in the
+ * reference: joined to the previous run when they touch.  What the list
+ * holds is recorded first when the run does not come after it (a submit
+ * whose ranges of the mapping are out of order or overlap: a record's runs
+ * ascend) or when the list cannot grow. */
+static void vkl_mem_run_add(vkl_memory *m, size_t i, size_t len)
+{
+	uint64_t off = m->map_offset + i;
+	if (m->nruns) {
+		uint64_t end = m->runs[m->nruns - 1][0] + m->runs[m->nruns - 1][1];
+		if (end == off) {
+			m->runs[m->nruns - 1][1] += len;
+			return;
+		}
+		if (end > off) {
+			vkl_emit_memory_writes((uint64_t)(uintptr_t)m->handle, m->map_offset, m->ref,
+			                       (const uint64_t(*)[2])m->runs, m->nruns);
+			m->nruns = 0;
+		}
+	}
+	if (m->nruns == m->runs_cap) {
+		size_t cap = m->runs_cap ? 2 * m->runs_cap : 64;
+		uint64_t(*grown)[2] = realloc(m->runs, cap * sizeof(*grown));
+		if (!grown) {
+			vkl_emit_memory_writes((uint64_t)(uintptr_t)m->handle, m->map_offset, m->ref,
+			                       (const uint64_t(*)[2])m->runs, m->nruns);
+			m->nruns = 0;
+			if (!m->runs_cap) {
+				vkl_emit_memory_write((uint64_t)(uintptr_t)m->handle, off, m->ref + i, len);
+				return;
+			}
+		} else {
+			m->runs = grown;
+			m->runs_cap = cap;
+		}
+	}
+	m->runs[m->nruns][0] = off;
+	m->runs[m->nruns][1] = len;
+	m->nruns++;
+}
+
+/* The end of a publish of one mapping: the runs it found, as one record
+ * (their bytes are in the reference, which only changes under m->mu). */
+static void vkl_mem_publish_end(vkl_memory *m)
+{
+	if (!m->nruns)
+		return;
+	vkl_emit_memory_writes((uint64_t)(uintptr_t)m->handle, m->map_offset, m->ref,
+	                       (const uint64_t(*)[2])m->runs, m->nruns);
+	m->nruns = 0;
+}
+
 /* Host writes of [lo, hi) of one mapping, every byte compared: called
- * with m->mu held. */
+ * with m->mu held; recorded by vkl_mem_publish_end. */
 static void vkl_mem_publish_run(vkl_memory *m, size_t lo, size_t hi)
 {
 	size_t i = vkl_mem_next_diff(m->shadow, m->ref, lo, hi);
@@ -592,7 +651,7 @@ static void vkl_mem_publish_run(vkl_memory *m, size_t lo, size_t hi)
 		 * thread writes into the shadow meanwhile (the compare stored
 		 * [i, stored) into both already, from its own loads) */
 		memcpy(m->ref + stored, m->shadow + stored, end - stored);
-		vkl_emit_memory_write((uint64_t)(uintptr_t)m->handle, m->map_offset + i, m->ref + i, len);
+		vkl_mem_run_add(m, i, len);
 		if (!m->host) /* imported host memory: the device sees them already */
 			memcpy(m->real + stored, m->ref + stored, end - stored);
 		i = next;
@@ -609,7 +668,8 @@ static void vkl_mem_publish_tracked(void *ctx, size_t lo, size_t hi)
 }
 
 /* Host writes of one mapping, in the pages the tracker reports: called
- * with m->mu held. */
+ * with m->mu held; the caller ends the publish (vkl_mem_publish_end) once
+ * it has looked at every range of the mapping it publishes. */
 static void vkl_mem_publish_locked(vkl_memory *m, size_t lo, size_t hi)
 {
 	size_t lead = (size_t)(m->shadow - (uint8_t *)m->shadow_base);
@@ -751,8 +811,10 @@ static void vkl_mem_apply(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset
 			continue;
 		pthread_mutex_lock(&m->mu);
 		if (vkl_mem_clip(m, mem ? offset : 0, mem ? size : VK_WHOLE_SIZE, &lo, &hi)) {
-			if (op == VKL_MEM_PUBLISH || mem != VK_NULL_HANDLE)
+			if (op == VKL_MEM_PUBLISH || mem != VK_NULL_HANDLE) {
 				vkl_mem_publish_locked(m, lo, hi);
+				vkl_mem_publish_end(m);
+			}
 			/* a submission whose reach is not known: all of it */
 			if (op == VKL_MEM_PUBLISH && mem == VK_NULL_HANDLE)
 				vkl_mem_device_may_write(m, 0, m->map_size);
@@ -810,6 +872,7 @@ void vkl_memory_publish_ranges(vkl_device *d, const vkl_range *ranges, size_t n)
 					vkl_mem_device_may_write(m, lo, hi);
 			}
 		}
+		vkl_mem_publish_end(m);
 		pthread_mutex_unlock(&m->mu);
 	}
 	pthread_mutex_unlock(&d->map_mu);
@@ -837,6 +900,7 @@ void vkl_memory_unmapping(vkl_device *d, VkDeviceMemory mem)
 	pthread_mutex_unlock(&d->map_mu);
 	pthread_mutex_lock(&m->mu);
 	vkl_mem_publish_locked(m, 0, m->map_size);
+	vkl_mem_publish_end(m);
 	vkl_mem_drop_mapping(m);
 	pthread_mutex_unlock(&m->mu);
 }

@@ -6,6 +6,11 @@
  * inlined one): a page repeated inside a blob is stored once, a page that
  * cap_blob_pages sends again after cap_blob stored it is not stored a
  * second time (the two keys are equal), and both blobs read back whole.
+ * A blob whose bytes the caller writes into the room cap_blob_begin hands
+ * out (gathered from two places, as the Vulkan layer gathers the runs of
+ * a publish) is stored and keyed the same way: its pages, already stored,
+ * add nothing, and it reads back whole; nothing else may be recorded
+ * between its begin and its commit.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,7 +45,9 @@ int main(void)
 {
 	const char *path = tst_path("keys.sbt");
 	uint8_t *first = malloc(BK_LEN), *second = malloc(2u * BK_PAGE);
-	uint64_t id_first, id_second;
+	uint64_t id_first, id_second, id_third;
+	uint8_t *room;
+	cap_rec *rec = NULL;
 	sbt_reader *r = NULL;
 	sbt_trace_info info;
 	TST_REQUIRE(first && second);
@@ -63,15 +70,27 @@ int main(void)
 	/* stored in that order: the writer drains one thread's entries in turn */
 	id_second = cap_blob_pages(second, 2u * BK_PAGE);
 	TST_CHECK(id_second != 0);
+	/* third, gathered: D then A */
+	room = cap_blob_begin(2u * BK_PAGE, &rec);
+	TST_REQUIRE(room != NULL && rec != NULL);
+	TST_CHECK(cap_blob(first, 16) == 0); /* refused: a blob is open */
+	memcpy(room, second + BK_PAGE, BK_PAGE);
+	memcpy(room + BK_PAGE, first, BK_PAGE);
+	id_third = cap_blob_commit(rec);
+	TST_CHECK(id_third != 0 && id_third != id_second);
 	cap_shutdown();
 
 	TST_REQUIRE(sbt_reader_open(path, NULL, &r) == SBT_OK);
 	sbt_reader_get_info(r, &info);
-	TST_CHECK_EQ_U64(info.blob_bytes_logical, BK_LEN + 2u * BK_PAGE);
-	/* A, B, C and D once each: B's second copy found by its key */
+	TST_CHECK_EQ_U64(info.blob_bytes_logical, BK_LEN + 4u * BK_PAGE);
+	/* A, B, C and D once each: B's second copy found by its key, D's and
+	 * A's in the gathered blob too */
 	TST_CHECK_EQ_U64(info.blob_bytes_unique, 3u * BK_PAGE + 1000u);
 	bk_check_blob(r, id_first, first, BK_LEN);
 	bk_check_blob(r, id_second, second, 2u * BK_PAGE);
+	memcpy(second, second + BK_PAGE, BK_PAGE);
+	memcpy(second + BK_PAGE, first, BK_PAGE);
+	bk_check_blob(r, id_third, second, 2u * BK_PAGE);
 	sbt_reader_close(r);
 	free(first);
 	free(second);

@@ -53,6 +53,15 @@ uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *dat
 	return 1;
 }
 
+/* vulkan.tsMemoryWrites: its runs, as the tsMemoryWrite above collects them. */
+uint64_t vkl_emit_memory_writes(uint64_t memory, uint64_t base, const uint8_t *src,
+                                const uint64_t (*runs)[2], size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		vkl_emit_memory_write(memory, runs[k][0], src + (runs[k][0] - base), runs[k][1]);
+	return n ? 1 : 0;
+}
+
 #define TST_SIZE 4096
 #define TST_OFFSET 256 /* the mapping starts this far into the memory */
 #define TST_MEM ((VkDeviceMemory)(uintptr_t)0xabc000)

@@ -46,6 +46,15 @@ uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *dat
 	return 1;
 }
 
+/* vulkan.tsMemoryWrites: its runs, as the tsMemoryWrite above collects them. */
+uint64_t vkl_emit_memory_writes(uint64_t memory, uint64_t base, const uint8_t *src,
+                                const uint64_t (*runs)[2], size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		vkl_emit_memory_write(memory, runs[k][0], src + (runs[k][0] - base), runs[k][1]);
+	return n ? 1 : 0;
+}
+
 /* TST_CHECK on two strings, printing both when they differ. */
 #define TST_CHECK_STR_EQ(got, want)                                                \
 	do {                                                                           \
