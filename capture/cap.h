@@ -188,8 +188,13 @@ uint64_t cap_blob(const void *data, size_t len);
  * recording: then do not commit); commit hands the blob to the writer and
  * returns its id.  Nothing else may be recorded on this thread between
  * begin and commit.  Saves the copy of bytes the caller would otherwise
- * gather first (runs of a mapping). */
-uint8_t *cap_blob_begin(size_t len, cap_rec **rec_out);
+ * gather first (runs of a mapping).  npieces > 0: the caller also fills
+ * the npieces lengths at *pieces_out (adding up to len) before commit, and
+ * each piece is split into pages from its own start, so that its pages
+ * are keyed, and deduplicated, as those of a blob of its own would be
+ * (sbt_writer_put_blob_split); npieces 0: pages of the writer's size over
+ * the whole blob, as cap_blob's. */
+uint8_t *cap_blob_begin(size_t len, size_t npieces, uint64_t **pieces_out, cap_rec **rec_out);
 uint64_t cap_blob_commit(cap_rec *rec);
 
 /* The same for large snapshots of memory that mostly repeats what this

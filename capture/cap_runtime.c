@@ -1026,11 +1026,12 @@ uint64_t cap_blob(const void *data, size_t len)
 	return id;
 }
 
-uint8_t *cap_blob_begin(size_t len, cap_rec **rec_out)
+uint8_t *cap_blob_begin(size_t len, size_t npieces, uint64_t **pieces_out, cap_rec **rec_out)
 {
+	size_t head = npieces ? (npieces + 1) * sizeof(uint64_t) : 0;
 	cap_thread *t;
 	cap_entry *e;
-	if (!rec_out || !cap_rt_ready())
+	if (!rec_out || (npieces && !pieces_out) || !cap_rt_ready())
 		return NULL;
 	t = cap_rt_thread();
 	if (!t)
@@ -1039,24 +1040,29 @@ uint8_t *cap_blob_begin(size_t len, cap_rec **rec_out)
 		CAP_ERROR("blob of %zu bytes begun inside a record; not recorded", len);
 		return NULL;
 	}
-	e = cap_rt_reserve(t, len);
+	e = cap_rt_reserve(t, head + len);
 	if (!e)
 		return NULL;
-	e->kind = CAP_ENT_BLOB;
+	e->kind = npieces ? CAP_ENT_PIECES : CAP_ENT_BLOB;
 	e->type = 0;
 	e->seq = 0;
 	e->time_ns = 0;
 	e->key = 0;
 	e->len = len;
+	if (npieces) {
+		uint64_t *p = (uint64_t *)(e + 1);
+		p[0] = npieces;
+		*pieces_out = p + 1;
+	}
 	t->in_record = 1;
 	t->rec.thread = t;
 	t->rec.entry = e;
 	t->rec.max_len = len;
-	t->rec.head = 0;
+	t->rec.head = head;
 	t->rec.late = 0;
 	t->rec.late_max = len;
 	*rec_out = &t->rec;
-	return (uint8_t *)(e + 1);
+	return (uint8_t *)(e + 1) + head;
 }
 
 uint64_t cap_blob_commit(cap_rec *rec)

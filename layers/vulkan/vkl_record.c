@@ -288,18 +288,21 @@ uint64_t vkl_emit_memory_writes(uint64_t memory, uint64_t base, const uint8_t *s
 {
 	vkl_tls *t;
 	cap_rec *rec;
-	uint64_t total = 0, blob_id;
+	uint64_t total = 0, blob_id, *pieces;
 	uint8_t *out;
 	if (!n || !cap_active())
 		return 0;
 	t = vkl_rec_tls();
 	for (size_t k = 0; k < n; k++)
 		total += runs[k][1];
-	/* the runs' bytes go straight into the capture buffer, gathered */
-	out = cap_blob_begin((size_t)total, &rec);
+	/* the runs' bytes go straight into the capture buffer, gathered; each
+	 * run is a piece of the blob, so its pages are keyed as the blob of
+	 * a tsMemoryWrite of that run would be, and deduplicate as well */
+	out = cap_blob_begin((size_t)total, n, &pieces, &rec);
 	if (!out)
 		return 0;
 	for (size_t k = 0; k < n; k++) {
+		pieces[k] = runs[k][1];
 		memcpy(out, src + (runs[k][0] - base), (size_t)runs[k][1]);
 		out += runs[k][1];
 	}

@@ -10,7 +10,8 @@
  * out (gathered from two places, as the Vulkan layer gathers the runs of
  * a publish) is stored and keyed the same way: its pages, already stored,
  * add nothing, and it reads back whole; nothing else may be recorded
- * between its begin and its commit.
+ * between its begin and its commit.  Given in pieces, each piece is paged
+ * from its own start: a stored page at a piece's start is found again.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ int main(void)
 {
 	const char *path = tst_path("keys.sbt");
 	uint8_t *first = malloc(BK_LEN), *second = malloc(2u * BK_PAGE);
-	uint64_t id_first, id_second, id_third;
+	uint64_t id_first, id_second, id_third, id_fourth, *pieces = NULL;
 	uint8_t *room;
 	cap_rec *rec = NULL;
 	sbt_reader *r = NULL;
@@ -71,26 +72,40 @@ int main(void)
 	id_second = cap_blob_pages(second, 2u * BK_PAGE);
 	TST_CHECK(id_second != 0);
 	/* third, gathered: D then A */
-	room = cap_blob_begin(2u * BK_PAGE, &rec);
+	room = cap_blob_begin(2u * BK_PAGE, 0, NULL, &rec);
 	TST_REQUIRE(room != NULL && rec != NULL);
 	TST_CHECK(cap_blob(first, 16) == 0); /* refused: a blob is open */
 	memcpy(room, second + BK_PAGE, BK_PAGE);
 	memcpy(room + BK_PAGE, first, BK_PAGE);
 	id_third = cap_blob_commit(rec);
 	TST_CHECK(id_third != 0 && id_third != id_second);
+	/* fourth, in pieces: C (1000 bytes), then A: A starts a page of its
+	 * own, so it is found stored; in pages of the writer's size it would
+	 * straddle two pages no one stored */
+	room = cap_blob_begin(1000u + BK_PAGE, 2, &pieces, &rec);
+	TST_REQUIRE(room != NULL && pieces != NULL);
+	pieces[0] = 1000;
+	pieces[1] = BK_PAGE;
+	memcpy(room, first + 3u * BK_PAGE, 1000);
+	memcpy(room + 1000, first, BK_PAGE);
+	id_fourth = cap_blob_commit(rec);
+	TST_CHECK(id_fourth != 0 && id_fourth != id_third);
 	cap_shutdown();
 
 	TST_REQUIRE(sbt_reader_open(path, NULL, &r) == SBT_OK);
 	sbt_reader_get_info(r, &info);
-	TST_CHECK_EQ_U64(info.blob_bytes_logical, BK_LEN + 4u * BK_PAGE);
+	TST_CHECK_EQ_U64(info.blob_bytes_logical, BK_LEN + 5u * BK_PAGE + 1000u);
 	/* A, B, C and D once each: B's second copy found by its key, D's and
-	 * A's in the gathered blob too */
+	 * A's in the gathered blob too, C's and A's in the one in pieces */
 	TST_CHECK_EQ_U64(info.blob_bytes_unique, 3u * BK_PAGE + 1000u);
 	bk_check_blob(r, id_first, first, BK_LEN);
 	bk_check_blob(r, id_second, second, 2u * BK_PAGE);
 	memcpy(second, second + BK_PAGE, BK_PAGE);
 	memcpy(second + BK_PAGE, first, BK_PAGE);
 	bk_check_blob(r, id_third, second, 2u * BK_PAGE);
+	memcpy(second, first + 3u * BK_PAGE, 1000);
+	memcpy(second + 1000, first, BK_PAGE);
+	bk_check_blob(r, id_fourth, second, 1000u + BK_PAGE);
 	sbt_reader_close(r);
 	free(first);
 	free(second);
