@@ -116,8 +116,9 @@ enum {
  * blob id, len = blob bytes; the body is a cap_pages_head, then npages
  * (low64, high64) XXH3-128 page hashes, then npages bytes (1: the page's
  * bytes follow) padded to 8, then the bytes of those pages back to back.
- * PIECES: key = blob id, len = blob bytes; the body is a uint64_t npieces,
- * npieces uint64_t piece lengths (adding up to len), then the bytes.
+ * PIECES: key = blob id, len = blob bytes, type = npieces; the body is
+ * the bytes, padded to 8, then npieces uint64_t piece lengths (adding up
+ * to len).
  */
 typedef struct cap_entry {
 	uint32_t kind;

@@ -503,10 +503,10 @@ static sbt_status cap_wr_blob(cap_wctx *x, const cap_entry *e)
  * sbt_writer_put_blob_split. */
 static sbt_status cap_wr_pieces(cap_wctx *x, const cap_entry *e)
 {
-	const uint64_t *head = (const uint64_t *)(const void *)(e + 1);
-	size_t npieces = (size_t)head[0], page = sbt_writer_page_bytes(x->w), npages = 0, need;
-	const uint64_t *pieces = head + 1;
-	const uint8_t *src = (const uint8_t *)(pieces + npieces), *p = src;
+	const uint8_t *src = (const uint8_t *)(e + 1), *p = src;
+	size_t npieces = e->type, page = sbt_writer_page_bytes(x->w), npages = 0, need;
+	const uint64_t *pieces =
+	        (const uint64_t *)(const void *)(src + (((size_t)e->len + 7) & ~(size_t)7));
 	uint64_t *hashes;
 	uint32_t *lens;
 	size_t k, i = 0;

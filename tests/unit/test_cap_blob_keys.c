@@ -72,23 +72,29 @@ int main(void)
 	id_second = cap_blob_pages(second, 2u * BK_PAGE);
 	TST_CHECK(id_second != 0);
 	/* third, gathered: D then A */
-	room = cap_blob_begin(2u * BK_PAGE, 0, NULL, &rec);
+	room = cap_blob_begin(3u * BK_PAGE, 0, &rec); /* more room than used */
 	TST_REQUIRE(room != NULL && rec != NULL);
 	TST_CHECK(cap_blob(first, 16) == 0); /* refused: a blob is open */
 	memcpy(room, second + BK_PAGE, BK_PAGE);
 	memcpy(room + BK_PAGE, first, BK_PAGE);
-	id_third = cap_blob_commit(rec);
+	id_third = cap_blob_commit(rec, 2u * BK_PAGE, 0);
 	TST_CHECK(id_third != 0 && id_third != id_second);
+	/* given back unused: nothing stored */
+	room = cap_blob_begin(BK_PAGE, 4, &rec);
+	TST_REQUIRE(room != NULL);
+	cap_blob_cancel(rec);
 	/* fourth, in pieces: C (1000 bytes), then A: A starts a page of its
 	 * own, so it is found stored; in pages of the writer's size it would
 	 * straddle two pages no one stored */
-	room = cap_blob_begin(1000u + BK_PAGE, 2, &pieces, &rec);
-	TST_REQUIRE(room != NULL && pieces != NULL);
-	pieces[0] = 1000;
-	pieces[1] = BK_PAGE;
+	room = cap_blob_begin(2u * BK_PAGE, 3, &rec);
+	TST_REQUIRE(room != NULL);
 	memcpy(room, first + 3u * BK_PAGE, 1000);
 	memcpy(room + 1000, first, BK_PAGE);
-	id_fourth = cap_blob_commit(rec);
+	pieces = cap_blob_pieces(rec, 1000u + BK_PAGE);
+	TST_REQUIRE(pieces != NULL);
+	pieces[0] = 1000;
+	pieces[1] = BK_PAGE;
+	id_fourth = cap_blob_commit(rec, 1000u + BK_PAGE, 2);
 	TST_CHECK(id_fourth != 0 && id_fourth != id_third);
 	cap_shutdown();
 
