@@ -15,8 +15,12 @@
  * vkUnmapMemory): each run of bytes where
  * shadow != reference is read once, into the reference (most of it by the
  * compare that finds the run, vkl_mem_run_wide_sse2), and from there
- * recorded as a blob with a vulkan.tsMemoryWrite record and written into
- * the real mapping.  Only the bytes that differ are written to the real mapping:
+ * written into the real mapping and recorded: the runs of one publish of
+ * one mapping as one vulkan.tsMemoryWrites record, their bytes one blob
+ * in the capture buffer (stored there by the compare too when the pages
+ * the tracker reports hold at most VKL_MEM_DIRECT_MAX bytes, else copied
+ * there from the reference when the publish ends), each run a piece of it
+ * (deduplicated as a blob of its own).  Only the bytes that differ are written to the real mapping:
  * two runs are merged across a gap only where the gap's real bytes still
  * equal the reference, so a device write next to a host write is never
  * overwritten with stale bytes (in the capture or in the replay).
@@ -426,8 +430,9 @@ static inline vkl_mem_v16 vkl_mem_eq16(const uint8_t *a, const uint8_t *b)
  *
  * SSE2: sixty-four bytes a step, four vector compares and one test.
  */
-static size_t vkl_mem_run_wide_sse2(const uint8_t *a, uint8_t *b, uint8_t *out, uint8_t *room,
-                                    size_t room_at, size_t j, size_t n)
+static inline __attribute__((always_inline)) size_t
+vkl_mem_run_wide_sse2(const uint8_t *a, uint8_t *b, uint8_t *out, uint8_t *room, size_t room_at,
+                      size_t j, size_t n)
 {
 	while (j + 64 <= n) {
 		vkl_mem_v16 eq = vkl_mem_eq16(a + j, b + j) | vkl_mem_eq16(a + j + 16, b + j + 16) |
@@ -459,7 +464,7 @@ typedef uint8_t vkl_mem_v32 __attribute__((vector_size(32)));
  * to the SSE2 steps.  The compare is most of what publishing a written
  * page costs the application's thread; this is about a third of the SSE2
  * steps' instructions (docs/benchmarks.md).  Chosen at run time. */
-__attribute__((target("avx2"))) static size_t
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) size_t
 vkl_mem_run_wide_avx2(const uint8_t *a, uint8_t *b, uint8_t *out, uint8_t *room, size_t room_at,
                       size_t j, size_t n)
 {
@@ -498,6 +503,23 @@ vkl_mem_run_wide_avx2(const uint8_t *a, uint8_t *b, uint8_t *out, uint8_t *room,
 	}
 	return j;
 }
+
+/* The AVX2 steps without and with the capture buffer's store, each its own
+ * copy of the loop: a test of room in every step cost the dense case
+ * about 2 % of its instructions. */
+__attribute__((target("avx2"))) static size_t vkl_mem_run_avx2(const uint8_t *a, uint8_t *b,
+                                                               uint8_t *out, size_t j, size_t n)
+{
+	return vkl_mem_run_wide_avx2(a, b, out, NULL, 0, j, n);
+}
+
+__attribute__((target("avx2"))) static size_t vkl_mem_run_avx2_room(const uint8_t *a, uint8_t *b,
+                                                                    uint8_t *out, uint8_t *room,
+                                                                    size_t room_at, size_t j,
+                                                                    size_t n)
+{
+	return vkl_mem_run_wide_avx2(a, b, out, room, room_at, j, n);
+}
 #endif
 
 /* The run of differing bytes of a against b from j on, the wide steps
@@ -511,9 +533,14 @@ static size_t vkl_mem_run_on(const uint8_t *a, uint8_t *b, uint8_t *out, uint8_t
 	size_t room_at = j;
 #ifdef VKL_MEM_HAVE_AVX2
 	if (__builtin_cpu_supports("avx2"))
-		j = vkl_mem_run_wide_avx2(a, b, out, room, room_at, j, n);
+		j = room ? vkl_mem_run_avx2_room(a, b, out, room, room_at, j, n)
+		         : vkl_mem_run_avx2(a, b, out, j, n);
 #endif
-	j = vkl_mem_run_wide_sse2(a, b, out, room, room_at, j, n);
+	/* the same for the SSE2 steps: the loop inlined twice */
+	if (room)
+		j = vkl_mem_run_wide_sse2(a, b, out, room, room_at, j, n);
+	else
+		j = vkl_mem_run_wide_sse2(a, b, out, NULL, 0, j, n);
 	*stored_out = j;
 	while (j + 16 <= n) {
 		vkl_mem_v16 eq = vkl_mem_eq16(a + j, b + j);
