@@ -12,10 +12,14 @@
  * add nothing, and it reads back whole; nothing else may be recorded
  * between its begin and its commit.  Given in pieces, each piece is paged
  * from its own start: a stored page at a piece's start is found again.
+ * sbt_writer_put_blob_split, which stores such blobs, refuses page
+ * lengths out of range.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <xxhash.h>
 
 #include "capture/cap.h"
 #include "tests/support/tst.h"
@@ -113,6 +117,31 @@ int main(void)
 	memcpy(second + 1000, first, BK_PAGE);
 	bk_check_blob(r, id_fourth, second, 1000u + BK_PAGE);
 	sbt_reader_close(r);
+
+	/* sbt_writer_put_blob_split refuses a page of 0 bytes, one longer
+	 * than the writer's page, and a missing length list; the writer stays
+	 * usable and stores the blob given right */
+	{
+		sbt_writer *w = NULL;
+		uint32_t lens[2] = {1000, 0};
+		uint64_t hashes[4] = {1, 2, 3, 4};
+		TST_REQUIRE(sbt_writer_open(tst_path("split.sbt"), NULL, &w) == SBT_OK);
+		TST_CHECK(sbt_writer_put_blob_split(w, 1, 2, lens, hashes, first) == SBT_ERR_ARG);
+		lens[1] = BK_PAGE + 1;
+		TST_CHECK(sbt_writer_put_blob_split(w, 1, 2, lens, hashes, first) == SBT_ERR_ARG);
+		TST_CHECK(sbt_writer_put_blob_split(w, 1, 2, NULL, hashes, first) == SBT_ERR_ARG);
+		lens[1] = 24;
+		for (int k = 0; k < 2; k++) {
+			XXH128_hash_t h = XXH3_128bits(first + (k ? 1000 : 0), lens[k]);
+			hashes[2 * k] = h.low64;
+			hashes[2 * k + 1] = h.high64;
+		}
+		TST_CHECK(sbt_writer_put_blob_split(w, 1, 2, lens, hashes, first) == SBT_OK);
+		TST_CHECK(sbt_writer_close(w) == SBT_OK);
+		TST_REQUIRE(sbt_reader_open(tst_path("split.sbt"), NULL, &r) == SBT_OK);
+		bk_check_blob(r, 1, first, 1024);
+		sbt_reader_close(r);
+	}
 	free(first);
 	free(second);
 	return tst_done();
