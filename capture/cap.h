@@ -183,6 +183,26 @@ uint8_t *cap_record_begin_deferred(uint32_t type, unsigned flags, cap_encode_fn 
  * blob id to put in a record's payload, or 0 when not recording. */
 uint64_t cap_blob(const void *data, size_t len);
 
+/*
+ * The same, the bytes written by the caller straight into this thread's
+ * buffer (runs of a mapping, gathered or stored there by the compare that
+ * finds them).  begin reserves room for up to max_len bytes and up to
+ * max_pieces piece lengths and returns where the bytes go (NULL when not
+ * recording: then neither commit nor cancel).  Nothing else may be
+ * recorded on this thread until commit or cancel.  commit hands the first
+ * len bytes to the writer as a blob and returns its id; with npieces > 0
+ * the caller first fills the npieces lengths (adding up to len) at
+ * cap_blob_pieces(rec, len), and each piece is split into pages from its
+ * own start, so that its pages are keyed, and deduplicated, as those of a
+ * blob of its own would be (sbt_writer_put_blob_split); npieces 0: pages
+ * of the writer's size over the whole blob, as cap_blob's.  cancel gives
+ * the room back unused.
+ */
+uint8_t *cap_blob_begin(size_t max_len, size_t max_pieces, cap_rec **rec_out);
+uint64_t *cap_blob_pieces(cap_rec *rec, size_t len);
+uint64_t cap_blob_commit(cap_rec *rec, size_t len, size_t npieces);
+void cap_blob_cancel(cap_rec *rec);
+
 /* The same for large snapshots of memory that mostly repeats what this
  * thread stored before (CUDA keyframe chunks): the pages are hashed here,
  * on the caller's thread, and only the bytes of pages this thread has not

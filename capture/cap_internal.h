@@ -100,7 +100,8 @@ enum {
 	CAP_ENT_BLOB = 2,
 	CAP_ENT_STACK = 3,
 	CAP_ENT_DEFERRED = 4, /* a record in its front-end's raw form */
-	CAP_ENT_PAGES = 5     /* a blob as page hashes (cap_blob_pages) */
+	CAP_ENT_PAGES = 5,    /* a blob as page hashes (cap_blob_pages) */
+	CAP_ENT_PIECES = 6    /* a blob gathered from pieces (cap_blob_begin) */
 };
 
 /*
@@ -115,6 +116,9 @@ enum {
  * blob id, len = blob bytes; the body is a cap_pages_head, then npages
  * (low64, high64) XXH3-128 page hashes, then npages bytes (1: the page's
  * bytes follow) padded to 8, then the bytes of those pages back to back.
+ * PIECES: key = blob id, len = blob bytes, type = npieces; the body is
+ * the bytes, padded to 8, then npieces uint64_t piece lengths (adding up
+ * to len).
  */
 typedef struct cap_entry {
 	uint32_t kind;

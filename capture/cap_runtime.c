@@ -1026,6 +1026,90 @@ uint64_t cap_blob(const void *data, size_t len)
 	return id;
 }
 
+/* Bytes of a PIECES body before its piece lengths. */
+static inline size_t cap_rt_pieces_at(size_t len)
+{
+	return (len + 7) & ~(size_t)7;
+}
+
+uint8_t *cap_blob_begin(size_t max_len, size_t max_pieces, cap_rec **rec_out)
+{
+	cap_thread *t;
+	cap_entry *e;
+	if (!rec_out || max_pieces > UINT32_MAX || max_len > SIZE_MAX / 2 ||
+	    max_pieces > (SIZE_MAX / 2) / sizeof(uint64_t) || !cap_rt_ready())
+		return NULL;
+	t = cap_rt_thread();
+	if (!t)
+		return NULL;
+	if (t->in_record) {
+		CAP_ERROR("blob of up to %zu bytes begun inside a record; not recorded", max_len);
+		return NULL;
+	}
+	e = cap_rt_reserve(t, cap_rt_pieces_at(max_len) + max_pieces * sizeof(uint64_t));
+	if (!e)
+		return NULL;
+	e->kind = CAP_ENT_BLOB;
+	e->type = 0;
+	e->seq = 0;
+	e->time_ns = 0;
+	e->key = 0;
+	e->len = 0;
+	t->in_record = 1;
+	t->rec.thread = t;
+	t->rec.entry = e;
+	t->rec.max_len = max_len;
+	t->rec.head = max_pieces; /* here: the most piece lengths reserved */
+	t->rec.late = 0;
+	t->rec.late_max = 0;
+	*rec_out = &t->rec;
+	return (uint8_t *)(e + 1);
+}
+
+uint64_t *cap_blob_pieces(cap_rec *rec, size_t len)
+{
+	if (!rec || !rec->head || len > rec->max_len)
+		return NULL;
+	return (uint64_t *)(void *)((uint8_t *)(rec->entry + 1) + cap_rt_pieces_at(len));
+}
+
+uint64_t cap_blob_commit(cap_rec *rec, size_t len, size_t npieces)
+{
+	cap_thread *t;
+	cap_entry *e;
+	uint64_t id;
+	if (!rec)
+		return 0;
+	t = rec->thread;
+	e = rec->entry;
+	if (len > rec->max_len || npieces > rec->head) {
+		CAP_ERROR("blob committed with %zu bytes in %zu pieces, reserved %zu in %zu; not "
+		          "recorded", len, npieces, rec->max_len, rec->head);
+		t->in_record = 0;
+		return 0;
+	}
+	id = atomic_fetch_add_explicit(&cap_g.next_blob, 1, memory_order_relaxed);
+	e->key = id;
+	e->len = len;
+	if (npieces) {
+		e->kind = CAP_ENT_PIECES;
+		e->type = (uint32_t)npieces;
+		e->size = cap_rt_entry_size(cap_rt_pieces_at(len) + npieces * sizeof(uint64_t));
+	} else {
+		e->size = cap_rt_entry_size(len);
+	}
+	cap_rt_publish(t, e);
+	t->in_record = 0;
+	atomic_fetch_add_explicit(&cap_g.n_blob_bytes, len, memory_order_relaxed);
+	return id;
+}
+
+void cap_blob_cancel(cap_rec *rec)
+{
+	if (rec)
+		rec->thread->in_record = 0;
+}
+
 /* Whether this thread sent the page with hash h to the current file
  * (cap_thread's page_cache); marks it sent when `mark`. */
 static int cap_rt_page_sent(cap_thread *t, XXH128_hash_t h, int mark)

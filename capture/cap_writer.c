@@ -71,7 +71,7 @@ typedef struct cap_wctx {
 	int gap_reported;
 	uint8_t *enc;              /* deferred records' payloads are encoded here */
 	size_t enc_cap;
-	uint8_t *blob_scratch;     /* a blob's page hashes, then its page flags */
+	uint8_t *blob_scratch;     /* a blob's page hashes, then its page flags or lengths */
 	size_t blob_scratch_cap;
 	int late;                  /* rounds run after the finish at exit */
 	uint64_t start_mono_ns;    /* the file's header: record times count from it */
@@ -498,6 +498,45 @@ static sbt_status cap_wr_blob(cap_wctx *x, const cap_entry *e)
 	                                  x->blob_scratch + npages * 16, src);
 }
 
+/* A blob gathered from pieces (cap_blob_begin): each piece split into
+ * pages from its own start, hashed here, stored with
+ * sbt_writer_put_blob_split. */
+static sbt_status cap_wr_pieces(cap_wctx *x, const cap_entry *e)
+{
+	const uint8_t *src = (const uint8_t *)(e + 1), *p = src;
+	size_t npieces = e->type, page = sbt_writer_page_bytes(x->w), npages = 0, need;
+	const uint64_t *pieces =
+	        (const uint64_t *)(const void *)(src + (((size_t)e->len + 7) & ~(size_t)7));
+	uint64_t *hashes;
+	uint32_t *lens;
+	size_t k, i = 0;
+	if (!page)
+		return SBT_ERR_ARG;
+	for (k = 0; k < npieces; k++)
+		npages += (size_t)(pieces[k] / page + (pieces[k] % page != 0));
+	need = npages * 20;
+	if (need > x->blob_scratch_cap) {
+		uint8_t *grown = realloc(x->blob_scratch, need);
+		if (!grown)
+			return sbt_writer_put_blob(x->w, e->key, src, (size_t)e->len, NULL);
+		x->blob_scratch = grown;
+		x->blob_scratch_cap = need;
+	}
+	hashes = (uint64_t *)(void *)x->blob_scratch;
+	lens = (uint32_t *)(void *)(x->blob_scratch + npages * 16);
+	for (k = 0; k < npieces; k++) {
+		for (uint64_t off = 0; off < pieces[k]; off += page) {
+			size_t n = pieces[k] - off < page ? (size_t)(pieces[k] - off) : page;
+			XXH128_hash_t h = cap_wr_page_hash(p, n);
+			hashes[2 * i] = h.low64;
+			hashes[2 * i + 1] = h.high64;
+			lens[i++] = (uint32_t)n;
+			p += n;
+		}
+	}
+	return sbt_writer_put_blob_split(x->w, e->key, npages, lens, hashes, src);
+}
+
 /* Handle blobs and stacks at the cursor; return the next record, if any. */
 static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 {
@@ -507,6 +546,9 @@ static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 		if (e->kind == CAP_ENT_BLOB && !x->failed) {
 			errno = 0;
 			cap_wr_check(x, "blob", cap_wr_blob(x, e));
+		} else if (e->kind == CAP_ENT_PIECES && !x->failed) {
+			errno = 0;
+			cap_wr_check(x, "blob", cap_wr_pieces(x, e));
 		} else if (e->kind == CAP_ENT_PAGES && !x->failed) {
 			cap_wr_pages(x, e);
 		} else if (e->kind == CAP_ENT_STACK) {

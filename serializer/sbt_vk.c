@@ -370,6 +370,89 @@ sbt_vk_status sbt_vk_ts_memory_write_decode(const uint8_t *p, size_t len,
 	return d.p == d.end ? SBT_VK_OK : SBT_VK_ERR_CORRUPT;
 }
 
+sbt_vk_status sbt_vk_ts_memory_writes_encode(sbt_vk_enc *enc, uint64_t memory, uint64_t blob_id,
+                                             const uint64_t (*runs)[2], size_t count)
+{
+	uint64_t pos = 0;
+	if (!enc || !runs || !count)
+		return SBT_VK_ERR_ARG;
+	for (size_t k = 0; k < count; k++) {
+		if (!runs[k][1] || runs[k][0] < pos || runs[k][1] > UINT64_MAX - runs[k][0])
+			return SBT_VK_ERR_ARG;
+		pos = runs[k][0] + runs[k][1];
+	}
+	sbt_vk_e e;
+	sbt_vk_e_begin(&e, enc);
+	SBT_VK_ET(sbt_vk_put_u(&e, memory));
+	SBT_VK_ET(sbt_vk_put_u(&e, blob_id));
+	SBT_VK_ET(sbt_vk_put_u(&e, count));
+	pos = 0;
+	for (size_t k = 0; k < count; k++) {
+		SBT_VK_ET(sbt_vk_put_u(&e, runs[k][0] - pos));
+		SBT_VK_ET(sbt_vk_put_u(&e, runs[k][1]));
+		pos = runs[k][0] + runs[k][1];
+	}
+	sbt_vk_e_commit(&e);
+	return SBT_VK_OK;
+}
+
+sbt_vk_status sbt_vk_ts_memory_writes_decode(const uint8_t *p, size_t len,
+                                             sbt_vk_ts_memory_writes *out)
+{
+	if (!out || (!p && len))
+		return SBT_VK_ERR_ARG;
+	sbt_vk_d d = {p, p + len, p, NULL, NULL};
+	uint64_t pos = 0, bytes = 0, gap, size;
+	sbt_vk_status st;
+	if ((st = sbt_vk_get_u(&d, &out->memory)) || (st = sbt_vk_get_u(&d, &out->blob_id)) ||
+	    (st = sbt_vk_get_u(&d, &out->count)))
+		return st;
+	if (!out->count || out->count > (uint64_t)(d.end - d.p) / 2)
+		return out->count ? SBT_VK_ERR_TRUNCATED : SBT_VK_ERR_CORRUPT;
+	out->runs = d.p;
+	for (uint64_t k = 0; k < out->count; k++) {
+		if ((st = sbt_vk_get_u(&d, &gap)) || (st = sbt_vk_get_u(&d, &size)))
+			return st;
+		if (!size || gap > UINT64_MAX - pos || size > UINT64_MAX - pos - gap)
+			return SBT_VK_ERR_CORRUPT;
+		if (!k)
+			out->lo = pos + gap;
+		pos += gap + size;
+		bytes += size; /* <= pos: cannot wrap */
+	}
+	if (d.p != d.end)
+		return SBT_VK_ERR_CORRUPT;
+	out->runs_len = (size_t)(d.p - out->runs);
+	out->bytes = bytes;
+	out->hi = pos;
+	return SBT_VK_OK;
+}
+
+void sbt_vk_ts_run_iter_init(sbt_vk_ts_run_iter *it, const sbt_vk_ts_memory_writes *w)
+{
+	it->p = w->runs;
+	it->end = w->runs + w->runs_len;
+	it->pos = 0;
+	it->blob_pos = 0;
+}
+
+int sbt_vk_ts_run_iter_next(sbt_vk_ts_run_iter *it, uint64_t *offset_out, uint64_t *size_out,
+                            uint64_t *blob_pos_out)
+{
+	/* the payload was checked whole by the decode */
+	sbt_vk_d d = {it->p, it->end, it->p, NULL, NULL};
+	uint64_t gap, size;
+	if (it->p >= it->end || sbt_vk_get_u(&d, &gap) || sbt_vk_get_u(&d, &size))
+		return 0;
+	it->p = d.p;
+	*offset_out = it->pos + gap;
+	*size_out = size;
+	*blob_pos_out = it->blob_pos;
+	it->pos += gap + size;
+	it->blob_pos += size;
+	return 1;
+}
+
 sbt_vk_status sbt_vk_ts_result_encode(sbt_vk_enc *enc, const sbt_vk_ts_result *r)
 {
 	if (!enc || !r || (!r->outputs && r->outputs_len))
@@ -677,6 +760,35 @@ static sbt_status sbt_vk_dump_memory_write(sbt_dump_emit *em, const sbt_reader *
 	return SBT_OK;
 }
 
+/* The most runs of one tsMemoryWrites a dump line shows (the count is
+ * always there). */
+#define SBT_VK_DUMP_RUNS 64
+
+static sbt_status sbt_vk_dump_memory_writes(sbt_dump_emit *em, const sbt_reader *r,
+                                            const sbt_record *rec)
+{
+	(void)r;
+	sbt_vk_ts_memory_writes w;
+	sbt_vk_ts_run_iter it;
+	uint64_t off, size, at;
+	char key[32];
+	if (sbt_vk_ts_memory_writes_decode(rec->payload, rec->payload_len, &w) != SBT_VK_OK)
+		return SBT_ERR_CORRUPT;
+	sbt_dump_emit_hex64(em, "memory", w.memory);
+	sbt_dump_emit_u64(em, "runs", w.count);
+	sbt_dump_emit_u64(em, "bytes", w.bytes);
+	sbt_dump_emit_blob(em, "blob", w.blob_id, w.bytes);
+	sbt_vk_ts_run_iter_init(&it, &w);
+	for (unsigned k = 0; k < SBT_VK_DUMP_RUNS && sbt_vk_ts_run_iter_next(&it, &off, &size, &at);
+	     k++) {
+		snprintf(key, sizeof(key), "offset[%u]", k);
+		sbt_dump_emit_u64(em, key, off);
+		snprintf(key, sizeof(key), "size[%u]", k);
+		sbt_dump_emit_u64(em, key, size);
+	}
+	return SBT_OK;
+}
+
 static sbt_status sbt_vk_dump_result(sbt_dump_emit *em, const sbt_reader *r, const sbt_record *rec)
 {
 	(void)r;
@@ -716,6 +828,8 @@ sbt_status sbt_vk_dump_register(struct sbt_dump *d)
 		st = sbt_dump_register(d, SBT_VK_TS_RESULT_NAME, sbt_vk_dump_result);
 	if (st == SBT_OK)
 		st = sbt_dump_register(d, SBT_VK_TS_QUERY_RESULTS_NAME, sbt_vk_dump_query_results);
+	if (st == SBT_OK)
+		st = sbt_dump_register(d, SBT_VK_TS_MEMORY_WRITES_NAME, sbt_vk_dump_memory_writes);
 	for (size_t i = 0; i < n && st == SBT_OK; i++)
 		if (types[i].type >= SBT_VK_TYPE_BASE &&
 		    sbt_vk_cmd_carried((enum sbt_vk_cmd)(types[i].type - SBT_VK_TYPE_BASE)))

@@ -72,12 +72,14 @@ const char *sbt_vk_strerror(sbt_vk_status st);
 #define SBT_VK_TYPE_TS_MEMORY_WRITE 0x1000u /* "vulkan.tsMemoryWrite" */
 #define SBT_VK_TYPE_TS_RESULT 0x1001u       /* "vulkan.tsResult" */
 #define SBT_VK_TYPE_TS_QUERY_RESULTS 0x1002u /* "vulkan.tsQueryResults" */
+#define SBT_VK_TYPE_TS_MEMORY_WRITES 0x1003u /* "vulkan.tsMemoryWrites" */
 /* Command cmd is record type SBT_VK_TYPE_BASE + cmd. */
 #define SBT_VK_TYPE_BASE 0x1100u
 
 #define SBT_VK_TS_MEMORY_WRITE_NAME "vulkan.tsMemoryWrite"
 #define SBT_VK_TS_RESULT_NAME "vulkan.tsResult"
 #define SBT_VK_TS_QUERY_RESULTS_NAME "vulkan.tsQueryResults"
+#define SBT_VK_TS_MEMORY_WRITES_NAME "vulkan.tsMemoryWrites"
 #define SBT_VK_API_NAME "vulkan" /* the trace meta "api" */
 
 /*
@@ -272,6 +274,36 @@ typedef struct sbt_vk_ts_memory_write {
 	uint64_t blob_id; /* the bytes, in the blob store */
 } sbt_vk_ts_memory_write;
 
+/* vulkan.tsMemoryWrites: several runs of host bytes written into one
+ * mapped memory object, published together (one submit, flush or unmap),
+ * with one blob holding the runs' bytes back to back.  Written by layers
+ * from this version on for what a publish finds; tsMemoryWrite stays for
+ * single writes (a mapping's initial contents, snapshots) and is still
+ * read.  Payload: varints memory, blob_id, count, then count pairs
+ * (gap, size): run 0 starts at offset gap, run k > 0 at gap bytes after
+ * the end of run k - 1, and is size bytes long.  Valid: count >= 1, every
+ * size >= 1, no offset or end beyond 2^64 - 1; the blob's length is the
+ * sum of the sizes (checked by whoever reads the blob).  So the runs are
+ * in ascending order and do not overlap (adjacent runs may touch). */
+typedef struct sbt_vk_ts_memory_writes {
+	uint64_t memory;  /* VkDeviceMemory, captured value */
+	uint64_t blob_id; /* the runs' bytes, in order */
+	uint64_t count;   /* runs */
+	uint64_t bytes;   /* sum of the sizes: the blob's length */
+	uint64_t lo, hi;  /* from the first run's offset to the last run's end */
+	const uint8_t *runs; /* borrowed: the (gap, size) pairs in the payload */
+	size_t runs_len;
+} sbt_vk_ts_memory_writes;
+
+/* Walks the runs of a decoded tsMemoryWrites: init, then next until it
+ * returns 0; each run's offset from the start of the memory object, its
+ * size, and where its bytes start in the blob. */
+typedef struct sbt_vk_ts_run_iter {
+	const uint8_t *p, *end;
+	uint64_t pos;      /* end of the previous run */
+	uint64_t blob_pos; /* where the next run's bytes start in the blob */
+} sbt_vk_ts_run_iter;
+
 /* vulkan.tsResult: the outcome of a call recorded before it ran.  Payload:
  * varint seq, zigzag varint result, then outputs_len bytes: the command's
  * payload encoded again after the call (empty when it has no outputs). */
@@ -304,6 +336,16 @@ typedef struct sbt_vk_ts_query_results {
 sbt_vk_status sbt_vk_ts_memory_write_encode(sbt_vk_enc *e, const sbt_vk_ts_memory_write *w);
 sbt_vk_status sbt_vk_ts_memory_write_decode(const uint8_t *p, size_t len,
                                             sbt_vk_ts_memory_write *out);
+/* runs: count (offset, size) pairs, in ascending order, not overlapping,
+ * every size >= 1. */
+sbt_vk_status sbt_vk_ts_memory_writes_encode(sbt_vk_enc *e, uint64_t memory, uint64_t blob_id,
+                                             const uint64_t (*runs)[2], size_t count);
+/* Checks the whole payload (see the record's rules) and fills out. */
+sbt_vk_status sbt_vk_ts_memory_writes_decode(const uint8_t *p, size_t len,
+                                             sbt_vk_ts_memory_writes *out);
+void sbt_vk_ts_run_iter_init(sbt_vk_ts_run_iter *it, const sbt_vk_ts_memory_writes *w);
+int sbt_vk_ts_run_iter_next(sbt_vk_ts_run_iter *it, uint64_t *offset_out, uint64_t *size_out,
+                            uint64_t *blob_pos_out);
 sbt_vk_status sbt_vk_ts_result_encode(sbt_vk_enc *e, const sbt_vk_ts_result *r);
 sbt_vk_status sbt_vk_ts_result_decode(const uint8_t *p, size_t len, sbt_vk_ts_result *out);
 sbt_vk_status sbt_vk_ts_query_results_encode(sbt_vk_enc *e, const sbt_vk_ts_query_results *q);

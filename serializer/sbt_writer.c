@@ -640,11 +640,11 @@ static sbt_status sbt_w_blob_entry_done(sbt_writer *w)
 	return sbt_w_table_full(w, SBT_CHUNK_BLOBS, &w->blobs);
 }
 
-/* The checks and the manifest's scratch for a blob of len bytes; picks
- * the id when *blob_id is 0. */
-static sbt_status sbt_w_blob_begin(sbt_writer *w, uint64_t *blob_id, size_t len, size_t *npages_out)
+/* The checks and the manifest's scratch for a blob of npages pages;
+ * picks the id when *blob_id is 0. */
+static sbt_status sbt_w_blob_begin_n(sbt_writer *w, uint64_t *blob_id, size_t npages)
 {
-	size_t cur, npages;
+	size_t cur;
 	uint32_t idx;
 	if (w->err)
 		return w->err;
@@ -655,14 +655,20 @@ static sbt_status sbt_w_blob_begin(sbt_writer *w, uint64_t *blob_id, size_t len,
 	} else if (sbt_map_first(&w->blob_map, *blob_id, &cur, &idx)) {
 		return SBT_ERR_ARG; /* ids are unique per file */
 	}
-	npages = len / w->page_bytes + (len % w->page_bytes != 0);
 	if (npages > (SBT_FMT_MAX_RAW - SBT_W_FIELDS_MAX) / SBT_FMT_HASH_LEN)
 		return SBT_ERR_ARG;
 	w->manifest_scratch.len = 0;
 	if (sbt_buf_reserve(&w->manifest_scratch, npages * SBT_FMT_HASH_LEN) != 0)
 		return sbt_w_fail(w, SBT_ERR_NOMEM);
-	*npages_out = npages;
 	return SBT_OK;
+}
+
+/* The same for a blob of len bytes in pages of the writer's size. */
+static sbt_status sbt_w_blob_begin(sbt_writer *w, uint64_t *blob_id, size_t len, size_t *npages_out)
+{
+	size_t npages = len / w->page_bytes + (len % w->page_bytes != 0);
+	*npages_out = npages;
+	return sbt_w_blob_begin_n(w, blob_id, npages);
 }
 
 /* One page of the blob being stored: its hash goes into the manifest, its
@@ -782,6 +788,34 @@ sbt_status sbt_writer_put_blob_hashed(sbt_writer *w, uint64_t blob_id, size_t le
 			return st;
 		if (present[i])
 			src += n;
+	}
+	return sbt_w_blob_finish(w, blob_id, len, npages, NULL);
+}
+
+sbt_status sbt_writer_put_blob_split(sbt_writer *w, uint64_t blob_id, size_t npages,
+                                     const uint32_t *lens, const uint64_t *hashes,
+                                     const void *data)
+{
+	const uint8_t *src = data;
+	size_t i, len = 0;
+	sbt_status st;
+
+	if (!w || blob_id == 0 || (npages && (!lens || !hashes || !data)))
+		return SBT_ERR_ARG;
+	for (i = 0; i < npages; i++) {
+		if (!lens[i] || lens[i] > w->page_bytes)
+			return SBT_ERR_ARG;
+		len += lens[i];
+	}
+	if ((st = sbt_w_blob_begin_n(w, &blob_id, npages)) != SBT_OK)
+		return st;
+	for (i = 0; i < npages; i++) {
+		XXH128_hash_t h;
+		h.low64 = hashes[2 * i];
+		h.high64 = hashes[2 * i + 1];
+		if ((st = sbt_w_blob_page(w, h, src, lens[i])) != SBT_OK)
+			return st;
+		src += lens[i];
 	}
 	return sbt_w_blob_finish(w, blob_id, len, npages, NULL);
 }

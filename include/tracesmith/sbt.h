@@ -189,6 +189,19 @@ sbt_status sbt_writer_put_blob_hashed(sbt_writer *w, uint64_t blob_id, size_t le
                                       uint32_t page_bytes, const uint64_t *hashes,
                                       const uint8_t *present, const void *data);
 
+/*
+ * A blob whose page boundaries the caller chose: npages pages of lens[i]
+ * bytes each (1 to sbt_writer_page_bytes; the blob's length is their sum),
+ * hashes as for sbt_writer_put_blob_hashed, every page's bytes in data
+ * back to back.  The format lets a page of any length stand anywhere in a
+ * blob (sbt_format.h), so a caller that gathers several pieces into one
+ * blob can keep each piece's pages keyed, and deduplicated, as if the
+ * piece were a blob of its own.  blob_id is nonzero.
+ */
+sbt_status sbt_writer_put_blob_split(sbt_writer *w, uint64_t blob_id, size_t npages,
+                                     const uint32_t *lens, const uint64_t *hashes,
+                                     const void *data);
+
 /* The blob page size the writer was opened with. */
 uint32_t sbt_writer_page_bytes(const sbt_writer *w);
 

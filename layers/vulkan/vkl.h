@@ -236,6 +236,17 @@ uint64_t vkl_emit_query_results(uint64_t pool, uint32_t first, uint32_t count, u
 /* vulkan.tsMemoryWrite; returns its seq. */
 uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *data,
                                uint64_t size);
+/* vulkan.tsMemoryWrites: n runs (offset from the start of the memory
+ * object, size; ascending, not overlapping) whose bytes are at src +
+ * (offset - base); one blob holds them back to back.  Returns its seq
+ * (0: not recorded). */
+uint64_t vkl_emit_memory_writes(uint64_t memory, uint64_t base, const uint8_t *src,
+                                const uint64_t (*runs)[2], size_t n);
+/* The same, the runs' bytes already back to back at room, the blob
+ * cap_blob_begin opened as rec (with room for n pieces), which this
+ * commits. */
+uint64_t vkl_emit_memory_writes_room(uint64_t memory, cap_rec *rec, const uint8_t *room,
+                                     const uint64_t (*runs)[2], size_t n);
 /*
  * A vkCmd* whose arguments have a flat form (sbt_vk_flat; the generated
  * wrappers call vkl_emit_flat for every such command): the argument struct

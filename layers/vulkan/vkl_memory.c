@@ -15,8 +15,12 @@
  * vkUnmapMemory): each run of bytes where
  * shadow != reference is read once, into the reference (most of it by the
  * compare that finds the run, vkl_mem_run_wide_sse2), and from there
- * recorded as a blob with a vulkan.tsMemoryWrite record and written into
- * the real mapping.  Only the bytes that differ are written to the real mapping:
+ * written into the real mapping and recorded: the runs of one publish of
+ * one mapping as one vulkan.tsMemoryWrites record, their bytes one blob
+ * in the capture buffer (stored there by the compare too when the pages
+ * the tracker reports hold at most VKL_MEM_DIRECT_MAX bytes, else copied
+ * there from the reference when the publish ends), each run a piece of it
+ * (deduplicated as a blob of its own).  Only the bytes that differ are written to the real mapping:
  * two runs are merged across a gap only where the gap's real bytes still
  * equal the reference, so a device write next to a host write is never
  * overwritten with stale bytes (in the capture or in the replay).
@@ -76,6 +80,11 @@
 
 /* Runs closer than this are recorded as one write (when the gap allows). */
 #define VKL_MEM_MERGE_GAP 32
+/* A publish whose written pages (as the tracker reports them) come to at
+ * most this many bytes stores its runs into the capture buffer from the
+ * compare (vkl_mem_publish_locked); more (a dense mapping, the shadow
+ * tracker's whole range) gathers them there when it ends. */
+#define VKL_MEM_DIRECT_MAX ((size_t)4 << 20)
 /* Most checkpoints one mapping gets at one observation; more runs are
  * covered by one checkpoint from the first to the last. */
 #define VKL_MEM_MAX_CHECKPOINTS 16
@@ -103,6 +112,19 @@ typedef struct vkl_memory {
 	size_t shadow_len;
 	uint8_t *tmp; /* the device's bytes of a run, copied once (map_size) */
 	vkl_track trk; /* which pages of the shadow the host wrote (vkl_track.c) */
+	/* the runs a publish found (offset from the memory object's start,
+	 * size), recorded together when it ends (vkl_mem_publish_end) */
+	uint64_t (*runs)[2];
+	size_t nruns, runs_cap;
+	/* the ranges the tracker reported for the publish under way (of the
+	 * mapping), before any is compared; and, when it records straight
+	 * into the capture buffer, the blob's room there: room_used bytes
+	 * of room_max filled, runs up to room_pieces */
+	size_t (*spans)[2];
+	size_t nspans, spans_cap, span_bytes;
+	uint8_t *room;
+	cap_rec *room_rec;
+	size_t room_used, room_max, room_pieces;
 	/* [dev_lo, dev_hi) of the mapping: what submissions since the last
 	 * observation that found the device idle may write (a buffer whose
 	 * usage only reads is not counted); only that is compared for device
@@ -227,6 +249,12 @@ static void vkl_mem_drop_mapping(vkl_memory *m)
 	}
 	free(m->ref);
 	free(m->tmp);
+	free(m->runs);
+	m->runs = NULL;
+	m->nruns = m->runs_cap = 0;
+	free(m->spans);
+	m->spans = NULL;
+	m->nspans = m->spans_cap = 0;
 	m->shadow_base = NULL;
 	m->shadow = m->ref = m->real = m->tmp = NULL;
 	m->map_size = 0;
@@ -396,12 +424,15 @@ static inline vkl_mem_v16 vkl_mem_eq16(const uint8_t *a, const uint8_t *b)
  * publishing copies a run of the shadow into the reference and the
  * driver's mapping, and doing it here saves two passes over the bytes.
  * Only whole steps found differing are stored, so b still differs from a
- * wherever the run has not been decided yet.
+ * wherever the run has not been decided yet.  With room (not NULL) they
+ * are stored a third time, at room + (j - room_at): the capture buffer's
+ * blob, when the publish records straight into it.
  *
  * SSE2: sixty-four bytes a step, four vector compares and one test.
  */
-static size_t vkl_mem_run_wide_sse2(const uint8_t *a, uint8_t *b, uint8_t *out, size_t j,
-                                    size_t n)
+static inline __attribute__((always_inline)) size_t
+vkl_mem_run_wide_sse2(const uint8_t *a, uint8_t *b, uint8_t *out, uint8_t *room, size_t room_at,
+                      size_t j, size_t n)
 {
 	while (j + 64 <= n) {
 		vkl_mem_v16 eq = vkl_mem_eq16(a + j, b + j) | vkl_mem_eq16(a + j + 16, b + j + 16) |
@@ -416,6 +447,8 @@ static size_t vkl_mem_run_wide_sse2(const uint8_t *a, uint8_t *b, uint8_t *out, 
 			memcpy(v, a + j, 64);
 			memcpy(b + j, v, 64);
 			memcpy(out + j, v, 64);
+			if (room)
+				memcpy(room + (j - room_at), v, 64);
 		}
 		j += 64;
 	}
@@ -431,9 +464,9 @@ typedef uint8_t vkl_mem_v32 __attribute__((vector_size(32)));
  * to the SSE2 steps.  The compare is most of what publishing a written
  * page costs the application's thread; this is about a third of the SSE2
  * steps' instructions (docs/benchmarks.md).  Chosen at run time. */
-__attribute__((target("avx2"))) static size_t vkl_mem_run_wide_avx2(const uint8_t *a,
-                                                                    uint8_t *b, uint8_t *out,
-                                                                    size_t j, size_t n)
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) size_t
+vkl_mem_run_wide_avx2(const uint8_t *a, uint8_t *b, uint8_t *out, uint8_t *room, size_t room_at,
+                      size_t j, size_t n)
 {
 	while (j + 128 <= n) {
 		vkl_mem_v32 x0, x1, x2, x3, y0, y1, y2, y3, eq;
@@ -458,10 +491,34 @@ __attribute__((target("avx2"))) static size_t vkl_mem_run_wide_avx2(const uint8_
 			memcpy(out + j + 32, &x1, 32);
 			memcpy(out + j + 64, &x2, 32);
 			memcpy(out + j + 96, &x3, 32);
+			if (room) {
+				uint8_t *r = room + (j - room_at);
+				memcpy(r, &x0, 32);
+				memcpy(r + 32, &x1, 32);
+				memcpy(r + 64, &x2, 32);
+				memcpy(r + 96, &x3, 32);
+			}
 		}
 		j += 128;
 	}
 	return j;
+}
+
+/* The AVX2 steps without and with the capture buffer's store, each its own
+ * copy of the loop: a test of room in every step cost the dense case
+ * about 2 % of its instructions. */
+__attribute__((target("avx2"))) static size_t vkl_mem_run_avx2(const uint8_t *a, uint8_t *b,
+                                                               uint8_t *out, size_t j, size_t n)
+{
+	return vkl_mem_run_wide_avx2(a, b, out, NULL, 0, j, n);
+}
+
+__attribute__((target("avx2"))) static size_t vkl_mem_run_avx2_room(const uint8_t *a, uint8_t *b,
+                                                                    uint8_t *out, uint8_t *room,
+                                                                    size_t room_at, size_t j,
+                                                                    size_t n)
+{
+	return vkl_mem_run_wide_avx2(a, b, out, room, room_at, j, n);
 }
 #endif
 
@@ -470,14 +527,20 @@ __attribute__((target("avx2"))) static size_t vkl_mem_run_wide_avx2(const uint8_
  * then sixteen, eight and one byte at a time (never storing).  Returns
  * the run's end; *stored_out: where the stored stretch [j, *stored_out)
  * ends. */
-static size_t vkl_mem_run_on(const uint8_t *a, uint8_t *b, uint8_t *out, size_t j, size_t n,
-                             size_t *stored_out)
+static size_t vkl_mem_run_on(const uint8_t *a, uint8_t *b, uint8_t *out, uint8_t *room,
+                             size_t j, size_t n, size_t *stored_out)
 {
+	size_t room_at = j;
 #ifdef VKL_MEM_HAVE_AVX2
 	if (__builtin_cpu_supports("avx2"))
-		j = vkl_mem_run_wide_avx2(a, b, out, j, n);
+		j = room ? vkl_mem_run_avx2_room(a, b, out, room, room_at, j, n)
+		         : vkl_mem_run_avx2(a, b, out, j, n);
 #endif
-	j = vkl_mem_run_wide_sse2(a, b, out, j, n);
+	/* the same for the SSE2 steps: the loop inlined twice */
+	if (room)
+		j = vkl_mem_run_wide_sse2(a, b, out, room, room_at, j, n);
+	else
+		j = vkl_mem_run_wide_sse2(a, b, out, NULL, 0, j, n);
 	*stored_out = j;
 	while (j + 16 <= n) {
 		vkl_mem_v16 eq = vkl_mem_eq16(a + j, b + j);
@@ -508,16 +571,17 @@ static size_t vkl_mem_run(const uint8_t *a, const uint8_t *b, size_t i, size_t n
 {
 	size_t stored;
 	/* out NULL: nothing is stored into b */
-	size_t end = vkl_mem_run_on(a, (uint8_t *)(uintptr_t)b, NULL, i, n, &stored);
+	size_t end = vkl_mem_run_on(a, (uint8_t *)(uintptr_t)b, NULL, NULL, i, n, &stored);
 	return end > i ? end - i : 1;
 }
 
 /* The same, also storing a stretch of the run [i, *stored_out) of a into
- * b and out (vkl_mem_run_wide_sse2). */
-static size_t vkl_mem_run_copy(const uint8_t *a, uint8_t *b, uint8_t *out, size_t i, size_t n,
-                               size_t *stored_out)
+ * b and out (vkl_mem_run_wide_sse2), and into room[0, *stored_out - i)
+ * when room is not NULL (the capture buffer). */
+static size_t vkl_mem_run_copy(const uint8_t *a, uint8_t *b, uint8_t *out, uint8_t *room,
+                               size_t i, size_t n, size_t *stored_out)
 {
-	size_t end = vkl_mem_run_on(a, b, out, i, n, stored_out);
+	size_t end = vkl_mem_run_on(a, b, out, room, i, n, stored_out);
 	return end > i ? end - i : 1;
 }
 
@@ -566,8 +630,111 @@ static size_t vkl_mem_next_diff(const uint8_t *a, const uint8_t *b, size_t i, si
 	return i;
 }
 
+/* A run of host writes [i, i + len) of the mapping, its bytes in the
+ * reference: joined to the previous run when they touch.  What the list
+ * holds is recorded first when the run does not come after it (a submit
+ * whose ranges of the mapping are out of order or overlap: a record's runs
+ * ascend) or when the list cannot grow. */
+static void vkl_mem_run_add(vkl_memory *m, size_t i, size_t len)
+{
+	uint64_t off = m->map_offset + i;
+	if (m->room) { /* room for room_pieces runs, taken at its begin */
+		if (m->nruns && m->runs[m->nruns - 1][0] + m->runs[m->nruns - 1][1] == off) {
+			m->runs[m->nruns - 1][1] += len;
+			return;
+		}
+		m->runs[m->nruns][0] = off;
+		m->runs[m->nruns][1] = len;
+		m->nruns++;
+		return;
+	}
+	if (m->nruns) {
+		uint64_t end = m->runs[m->nruns - 1][0] + m->runs[m->nruns - 1][1];
+		if (end == off) {
+			m->runs[m->nruns - 1][1] += len;
+			return;
+		}
+		if (end > off) {
+			vkl_emit_memory_writes((uint64_t)(uintptr_t)m->handle, m->map_offset, m->ref,
+			                       (const uint64_t(*)[2])m->runs, m->nruns);
+			m->nruns = 0;
+		}
+	}
+	if (m->nruns == m->runs_cap) {
+		size_t cap = m->runs_cap ? 2 * m->runs_cap : 64;
+		uint64_t(*grown)[2] = realloc(m->runs, cap * sizeof(*grown));
+		if (!grown) {
+			vkl_emit_memory_writes((uint64_t)(uintptr_t)m->handle, m->map_offset, m->ref,
+			                       (const uint64_t(*)[2])m->runs, m->nruns);
+			m->nruns = 0;
+			if (!m->runs_cap) {
+				vkl_emit_memory_write((uint64_t)(uintptr_t)m->handle, off, m->ref + i, len);
+				return;
+			}
+		} else {
+			m->runs = grown;
+			m->runs_cap = cap;
+		}
+	}
+	m->runs[m->nruns][0] = off;
+	m->runs[m->nruns][1] = len;
+	m->nruns++;
+}
+
+/* The end of a publish of one mapping: the runs it found, as one record
+ * (their bytes are in the reference, which only changes under m->mu). */
+static void vkl_mem_publish_end(vkl_memory *m)
+{
+	if (!m->nruns)
+		return;
+	vkl_emit_memory_writes((uint64_t)(uintptr_t)m->handle, m->map_offset, m->ref,
+	                       (const uint64_t(*)[2])m->runs, m->nruns);
+	m->nruns = 0;
+}
+
+/* The end of recording straight into the capture buffer: the runs found
+ * so far as one record whose blob the compare filled (none: the room is
+ * given back). */
+static void vkl_mem_room_end(vkl_memory *m)
+{
+	if (!m->room)
+		return;
+	if (m->nruns)
+		vkl_emit_memory_writes_room((uint64_t)(uintptr_t)m->handle, m->room_rec, m->room,
+		                            (const uint64_t(*)[2])m->runs, m->nruns);
+	else
+		cap_blob_cancel(m->room_rec);
+	m->room = NULL;
+	m->room_rec = NULL;
+	m->nruns = 0;
+}
+
+/* Room in the capture buffer for what the spans the tracker reported can
+ * hold: their bytes, and a piece per run for a few runs per span (more
+ * runs end the room early: vkl_mem_publish_run).  Nothing when not
+ * recording, when they are more than VKL_MEM_DIRECT_MAX bytes, or when
+ * the runs list cannot grow: the runs are gathered at the end then. */
+static void vkl_mem_room_begin(vkl_memory *m)
+{
+	size_t pieces = 4 * m->nspans + 16;
+	if (!m->span_bytes || m->span_bytes > VKL_MEM_DIRECT_MAX || !cap_active())
+		return;
+	vkl_mem_publish_end(m); /* runs gathered earlier go first */
+	if (m->runs_cap < pieces) {
+		uint64_t(*grown)[2] = realloc(m->runs, pieces * sizeof(*grown));
+		if (!grown)
+			return;
+		m->runs = grown;
+		m->runs_cap = pieces;
+	}
+	m->room = cap_blob_begin(m->span_bytes, pieces, &m->room_rec);
+	m->room_used = 0;
+	m->room_max = m->span_bytes;
+	m->room_pieces = pieces;
+}
+
 /* Host writes of [lo, hi) of one mapping, every byte compared: called
- * with m->mu held. */
+ * with m->mu held; recorded by vkl_mem_publish_end. */
 static void vkl_mem_publish_run(vkl_memory *m, size_t lo, size_t hi)
 {
 	size_t i = vkl_mem_next_diff(m->shadow, m->ref, lo, hi);
@@ -576,8 +743,12 @@ static void vkl_mem_publish_run(vkl_memory *m, size_t lo, size_t hi)
 	 * stretch the compare stores goes into the reference twice */
 	uint8_t *out = m->host ? m->ref : m->real;
 	while (i < hi) {
-		size_t stored, end = i + vkl_mem_run_copy(m->shadow, m->ref, out, i, hi, &stored);
-		size_t next, len;
+		size_t stored, end, next, len;
+		uint8_t *room;
+		if (m->room && m->nruns >= m->room_pieces)
+			vkl_mem_room_end(m); /* no piece left: the rest gathered */
+		room = m->room ? m->room + m->room_used : NULL;
+		end = i + vkl_mem_run_copy(m->shadow, m->ref, out, room, i, hi, &stored);
 		/* extend over short gaps whose real bytes the device left alone */
 		for (;;) {
 			next = vkl_mem_next_diff(m->shadow, m->ref, end, hi);
@@ -592,7 +763,11 @@ static void vkl_mem_publish_run(vkl_memory *m, size_t lo, size_t hi)
 		 * thread writes into the shadow meanwhile (the compare stored
 		 * [i, stored) into both already, from its own loads) */
 		memcpy(m->ref + stored, m->shadow + stored, end - stored);
-		vkl_emit_memory_write((uint64_t)(uintptr_t)m->handle, m->map_offset + i, m->ref + i, len);
+		if (room) {
+			memcpy(room + (stored - i), m->ref + stored, end - stored);
+			m->room_used += len;
+		}
+		vkl_mem_run_add(m, i, len);
 		if (!m->host) /* imported host memory: the device sees them already */
 			memcpy(m->real + stored, m->ref + stored, end - stored);
 		i = next;
@@ -600,20 +775,45 @@ static void vkl_mem_publish_run(vkl_memory *m, size_t lo, size_t hi)
 }
 
 /* A run of the shadow the tracker says may be written (offsets from
- * shadow_base). */
+ * shadow_base): kept, as a range of the mapping, to be compared once the
+ * look is over.  When the list cannot grow, compared now. */
 static void vkl_mem_publish_tracked(void *ctx, size_t lo, size_t hi)
 {
 	vkl_memory *m = ctx;
 	size_t lead = (size_t)(m->shadow - (uint8_t *)m->shadow_base);
-	vkl_mem_publish_run(m, lo - lead, hi - lead);
+	if (m->nspans == m->spans_cap) {
+		size_t cap = m->spans_cap ? 2 * m->spans_cap : 64;
+		size_t(*grown)[2] = realloc(m->spans, cap * sizeof(*grown));
+		if (!grown) {
+			vkl_mem_publish_run(m, lo - lead, hi - lead);
+			return;
+		}
+		m->spans = grown;
+		m->spans_cap = cap;
+	}
+	m->spans[m->nspans][0] = lo - lead;
+	m->spans[m->nspans][1] = hi - lead;
+	m->nspans++;
+	m->span_bytes += hi - lo;
 }
 
 /* Host writes of one mapping, in the pages the tracker reports: called
- * with m->mu held. */
+ * with m->mu held; the caller ends the publish (vkl_mem_publish_end) once
+ * it has looked at every range of the mapping it publishes.  The look
+ * comes first, then the compare of what it reported, so that the bytes it
+ * can hold are known before the first is found: up to VKL_MEM_DIRECT_MAX,
+ * the compare stores the runs straight into the capture buffer, and they
+ * are recorded when this look's spans are compared. */
 static void vkl_mem_publish_locked(vkl_memory *m, size_t lo, size_t hi)
 {
 	size_t lead = (size_t)(m->shadow - (uint8_t *)m->shadow_base);
+	m->nspans = 0;
+	m->span_bytes = 0;
 	vkl_track_look(&m->trk, lo + lead, hi + lead, vkl_mem_publish_tracked, m);
+	vkl_mem_room_begin(m);
+	for (size_t k = 0; k < m->nspans; k++)
+		vkl_mem_publish_run(m, m->spans[k][0], m->spans[k][1]);
+	vkl_mem_room_end(m);
 }
 
 /* The device may write [lo, hi) of the mapping from now on. */
@@ -751,8 +951,10 @@ static void vkl_mem_apply(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset
 			continue;
 		pthread_mutex_lock(&m->mu);
 		if (vkl_mem_clip(m, mem ? offset : 0, mem ? size : VK_WHOLE_SIZE, &lo, &hi)) {
-			if (op == VKL_MEM_PUBLISH || mem != VK_NULL_HANDLE)
+			if (op == VKL_MEM_PUBLISH || mem != VK_NULL_HANDLE) {
 				vkl_mem_publish_locked(m, lo, hi);
+				vkl_mem_publish_end(m);
+			}
 			/* a submission whose reach is not known: all of it */
 			if (op == VKL_MEM_PUBLISH && mem == VK_NULL_HANDLE)
 				vkl_mem_device_may_write(m, 0, m->map_size);
@@ -810,6 +1012,7 @@ void vkl_memory_publish_ranges(vkl_device *d, const vkl_range *ranges, size_t n)
 					vkl_mem_device_may_write(m, lo, hi);
 			}
 		}
+		vkl_mem_publish_end(m);
 		pthread_mutex_unlock(&m->mu);
 	}
 	pthread_mutex_unlock(&d->map_mu);
@@ -837,6 +1040,7 @@ void vkl_memory_unmapping(vkl_device *d, VkDeviceMemory mem)
 	pthread_mutex_unlock(&d->map_mu);
 	pthread_mutex_lock(&m->mu);
 	vkl_mem_publish_locked(m, 0, m->map_size);
+	vkl_mem_publish_end(m);
 	vkl_mem_drop_mapping(m);
 	pthread_mutex_unlock(&m->mu);
 }

@@ -283,6 +283,62 @@ uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *dat
 	return cap_record(SBT_VK_TYPE_TS_MEMORY_WRITE, 0, t->result.data, t->result.len);
 }
 
+uint64_t vkl_emit_memory_writes(uint64_t memory, uint64_t base, const uint8_t *src,
+                                const uint64_t (*runs)[2], size_t n)
+{
+	vkl_tls *t;
+	cap_rec *rec;
+	uint64_t total = 0, blob_id, *pieces;
+	uint8_t *out;
+	if (!n || !cap_active())
+		return 0;
+	t = vkl_rec_tls();
+	for (size_t k = 0; k < n; k++)
+		total += runs[k][1];
+	/* the runs' bytes go straight into the capture buffer, gathered; each
+	 * run is a piece of the blob, so its pages are keyed as the blob of
+	 * a tsMemoryWrite of that run would be, and deduplicate as well */
+	out = cap_blob_begin((size_t)total, n, &rec);
+	if (!out)
+		return 0;
+	for (size_t k = 0; k < n; k++) {
+		memcpy(out, src + (runs[k][0] - base), (size_t)runs[k][1]);
+		out += runs[k][1];
+	}
+	pieces = cap_blob_pieces(rec, (size_t)total);
+	for (size_t k = 0; k < n; k++)
+		pieces[k] = runs[k][1];
+	blob_id = cap_blob_commit(rec, (size_t)total, n);
+	t->result.len = 0;
+	if (sbt_vk_ts_memory_writes_encode(&t->result, memory, blob_id, runs, n) != SBT_VK_OK)
+		return 0;
+	/* no CAP_REC_WORK, as for tsMemoryWrite */
+	return cap_record(SBT_VK_TYPE_TS_MEMORY_WRITES, 0, t->result.data, t->result.len);
+}
+
+uint64_t vkl_emit_memory_writes_room(uint64_t memory, cap_rec *rec, const uint8_t *room,
+                                     const uint64_t (*runs)[2], size_t n)
+{
+	vkl_tls *t = vkl_rec_tls();
+	uint64_t total = 0, blob_id, *pieces;
+	(void)room; /* filled by the caller */
+	for (size_t k = 0; k < n; k++)
+		total += runs[k][1];
+	pieces = cap_blob_pieces(rec, (size_t)total);
+	if (!pieces) {
+		cap_blob_cancel(rec);
+		return 0;
+	}
+	for (size_t k = 0; k < n; k++)
+		pieces[k] = runs[k][1];
+	blob_id = cap_blob_commit(rec, (size_t)total, n);
+	t->result.len = 0;
+	if (!blob_id ||
+	    sbt_vk_ts_memory_writes_encode(&t->result, memory, blob_id, runs, n) != SBT_VK_OK)
+		return 0;
+	return cap_record(SBT_VK_TYPE_TS_MEMORY_WRITES, 0, t->result.data, t->result.len);
+}
+
 uint64_t vkl_emit_query_results(uint64_t pool, uint32_t first, uint32_t count, uint32_t flags,
                                 uint32_t stride, const void *bytes)
 {

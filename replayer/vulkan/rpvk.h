@@ -544,6 +544,7 @@ void rpvk_mem_clear(rpvk *r);
 void rpvk_mem_forget_device(rpvk *r, int dev);
 void rpvk_template_clear(rpvk *r);
 rp_status rpvk_memory_write(rpvk *r, const uint8_t *payload, size_t len);
+rp_status rpvk_memory_writes(rpvk *r, const uint8_t *payload, size_t len);
 /* Before a flush or invalidate: every range of memory the replay allocated
  * lies inside its mapping (RP_ERR_TRACE, diag set, otherwise). */
 rp_status rpvk_memory_ranges_check(rpvk *r, uint32_t n, const VkMappedMemoryRange *ranges);

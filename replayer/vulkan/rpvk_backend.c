@@ -1,7 +1,7 @@
 /*
  * rpvk_backend.c - the Vulkan backend's entry points (rp_backend_ops), the
  * captured -> live handle maps, the decode hooks, result comparison and
- * the front-end records (vulkan.tsMemoryWrite, vulkan.tsResult).
+ * the front-end records (vulkan.tsMemoryWrite(s), vulkan.tsResult).
  *
  * Records are found by NAME (the trace's type table), never by number:
  * the first time a record type is met its name is resolved with
@@ -24,6 +24,7 @@
 #define RPVK_KIND_RESULT ((uint64_t)SBT_VK_CMD_COUNT + 2)
 #define RPVK_KIND_UNKNOWN ((uint64_t)SBT_VK_CMD_COUNT + 3)
 #define RPVK_KIND_QUERY_RESULTS ((uint64_t)SBT_VK_CMD_COUNT + 4)
+#define RPVK_KIND_MEMORY_WRITES ((uint64_t)SBT_VK_CMD_COUNT + 5)
 
 /* ---- map ----------------------------------------------------------------- */
 
@@ -497,6 +498,8 @@ static enum sbt_vk_cmd rpvk_kind(rpvk *r, uint32_t type, uint64_t *kind_out)
 		const char *name = sbt_reader_type_name(r->trace, type);
 		if (name && strcmp(name, SBT_VK_TS_MEMORY_WRITE_NAME) == 0)
 			kind = RPVK_KIND_MEMORY_WRITE;
+		else if (name && strcmp(name, SBT_VK_TS_MEMORY_WRITES_NAME) == 0)
+			kind = RPVK_KIND_MEMORY_WRITES;
 		else if (name && strcmp(name, SBT_VK_TS_RESULT_NAME) == 0)
 			kind = RPVK_KIND_RESULT;
 		else if (name && strcmp(name, SBT_VK_TS_QUERY_RESULTS_NAME) == 0)
@@ -538,6 +541,8 @@ static rp_status rpvk_execute(void *state, const sbt_record *rec, unsigned flags
 	sbt_vk_arena_reset(r->arena);
 	if (kind == RPVK_KIND_MEMORY_WRITE)
 		return rpvk_memory_write(r, rec->payload, rec->payload_len);
+	if (kind == RPVK_KIND_MEMORY_WRITES)
+		return rpvk_memory_writes(r, rec->payload, rec->payload_len);
 	if (kind == RPVK_KIND_RESULT)
 		return rpvk_ts_result(r, rec);
 	if (kind == RPVK_KIND_QUERY_RESULTS)

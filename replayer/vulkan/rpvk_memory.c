@@ -19,7 +19,10 @@
  * Host writes: a vulkan.tsMemoryWrite record carries the bytes the program
  * wrote into a mapping; they go into the live mapping at the same offset
  * (mapped for the copy when the memory is not mapped now), flushed when the
- * live type is not host-coherent.  Checkpoints name a captured
+ * live type is not host-coherent; a vulkan.tsMemoryWrites record carries
+ * several runs of one memory object in one blob, written the same way
+ * through one access and one flush of the span from the first run to the
+ * last (bytes between the runs are not touched).  Checkpoints name a captured
  * VkDeviceMemory and a range of it: the bytes come from the live mapping,
  * invalidated first when the type is not host-coherent.
  *
@@ -613,6 +616,66 @@ rp_status rpvk_memory_write(rpvk *r, const uint8_t *payload, size_t len)
 	}
 	memcpy(dst, data, w.size);
 	rpvk_mem_sync(r, m, w.offset, w.size, 1);
+	if (temp)
+		r->dev[m->dev].t.UnmapMemory(r->dev[m->dev].live, m->live);
+out_free:
+	free(data);
+	return st;
+}
+
+rp_status rpvk_memory_writes(rpvk *r, const uint8_t *payload, size_t len)
+{
+	sbt_vk_ts_memory_writes w;
+	sbt_vk_ts_run_iter it;
+	rpvk_mem *m;
+	void *data = NULL;
+	size_t got = 0;
+	uint64_t off, size, at;
+	uint8_t *dst;
+	int temp;
+	rp_status st = RP_OK;
+
+	r->cmd = (enum sbt_vk_cmd)0;
+	if (sbt_vk_ts_memory_writes_decode(payload, len, &w) != SBT_VK_OK) {
+		rp_diag_set(r->diag, "record seq %llu %s: cannot decode its payload (%zu bytes)",
+		            (unsigned long long)r->seq, SBT_VK_TS_MEMORY_WRITES_NAME, len);
+		return RP_ERR_DECODE;
+	}
+	m = rpvk_mem_find(r, w.memory);
+	if (!m) {
+		rp_diag_set(r->diag, "record seq %llu %s: unknown VkDeviceMemory 0x%llx (not allocated "
+		            "in this replay)", (unsigned long long)r->seq, SBT_VK_TS_MEMORY_WRITES_NAME,
+		            (unsigned long long)w.memory);
+		return RP_ERR_NOT_FOUND;
+	}
+	/* the runs ascend (checked by the decode): the last one ends at hi */
+	if (w.hi > m->captured_size) {
+		rp_diag_set(r->diag, "record seq %llu %s: runs [%llu, %llu) exceed the %llu bytes of "
+		            "memory 0x%llx", (unsigned long long)r->seq, SBT_VK_TS_MEMORY_WRITES_NAME,
+		            (unsigned long long)w.lo, (unsigned long long)w.hi,
+		            (unsigned long long)m->captured_size, (unsigned long long)w.memory);
+		return RP_ERR_DECODE;
+	}
+	if (sbt_reader_blob_get(r->trace, w.blob_id, &data, &got) != SBT_OK || got != w.bytes) {
+		rp_diag_set(r->diag, "record seq %llu %s: blob %llu of %llu bytes (%llu runs) cannot "
+		            "be read (got %zu)", (unsigned long long)r->seq,
+		            SBT_VK_TS_MEMORY_WRITES_NAME, (unsigned long long)w.blob_id,
+		            (unsigned long long)w.bytes, (unsigned long long)w.count, got);
+		free(data);
+		return RP_ERR_TRACE;
+	}
+	dst = rpvk_mem_access(r, m, w.lo, w.hi - w.lo, &temp);
+	if (!dst) {
+		size_t used = strlen(r->diag->text);
+		snprintf(r->diag->text + used, sizeof(r->diag->text) - used, " (memory 0x%llx)",
+		         (unsigned long long)w.memory);
+		st = RP_ERR_BACKEND;
+		goto out_free;
+	}
+	sbt_vk_ts_run_iter_init(&it, &w);
+	while (sbt_vk_ts_run_iter_next(&it, &off, &size, &at))
+		memcpy(dst + (off - w.lo), (const uint8_t *)data + at, (size_t)size);
+	rpvk_mem_sync(r, m, w.lo, w.hi - w.lo, 1);
 	if (temp)
 		r->dev[m->dev].t.UnmapMemory(r->dev[m->dev].live, m->live);
 out_free:

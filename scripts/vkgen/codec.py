@@ -1705,10 +1705,11 @@ def gen_codec_c(cx):
     L.append("static const uint16_t sbt_vk_by_name[SBT_VK_CMD_COUNT] = {")
     L += ["\t%d," % i for i in order]
     L += ["};", ""]
-    L.append("static const sbt_vk_type_desc sbt_vk_type_table[SBT_VK_CMD_COUNT + 3] = {")
+    L.append("static const sbt_vk_type_desc sbt_vk_type_table[SBT_VK_CMD_COUNT + 4] = {")
     L.append("\t{SBT_VK_TYPE_TS_MEMORY_WRITE, SBT_VK_TS_MEMORY_WRITE_NAME},")
     L.append("\t{SBT_VK_TYPE_TS_RESULT, SBT_VK_TS_RESULT_NAME},")
     L.append("\t{SBT_VK_TYPE_TS_QUERY_RESULTS, SBT_VK_TS_QUERY_RESULTS_NAME},")
+    L.append("\t{SBT_VK_TYPE_TS_MEMORY_WRITES, SBT_VK_TS_MEMORY_WRITES_NAME},")
     L += ["\t{SBT_VK_TYPE_BASE + %du, \"vulkan.%s\"}," % (i, n) for i, n in enumerate(names)]
     L += ["};", ""]
     exts = sorted(n for n, w in cx.ext_reason.items() if w is None)
@@ -1737,10 +1738,10 @@ def gen_codec_c(cx):
           "\t\tif (c < 0)", "\t\t\thi = mid;", "\t\telse", "\t\t\tlo = mid + 1;", "\t}",
           "\treturn -1;", "}", "",
           "const sbt_vk_type_desc *sbt_vk_types(size_t *count_out)", "{",
-          "\tif (count_out)", "\t\t*count_out = SBT_VK_CMD_COUNT + 3;",
+          "\tif (count_out)", "\t\t*count_out = SBT_VK_CMD_COUNT + 4;",
           "\treturn sbt_vk_type_table;", "}", "",
           "sbt_status sbt_vk_define_types(sbt_writer *w)", "{",
-          "\tfor (size_t i = 0; i < SBT_VK_CMD_COUNT + 3; i++) {",
+          "\tfor (size_t i = 0; i < SBT_VK_CMD_COUNT + 4; i++) {",
           "\t\tsbt_status st = sbt_writer_define_type(w, sbt_vk_type_table[i].type, sbt_vk_type_table[i].name);",
           "\t\tif (st != SBT_OK)", "\t\t\treturn st;", "\t}", "\treturn SBT_OK;", "}", "",
           "int sbt_vk_cmd_carried(enum sbt_vk_cmd cmd)", "{",

@@ -81854,10 +81854,11 @@ static const uint16_t sbt_vk_by_name[SBT_VK_CMD_COUNT] = {
 	612,
 };
 
-static const sbt_vk_type_desc sbt_vk_type_table[SBT_VK_CMD_COUNT + 3] = {
+static const sbt_vk_type_desc sbt_vk_type_table[SBT_VK_CMD_COUNT + 4] = {
 	{SBT_VK_TYPE_TS_MEMORY_WRITE, SBT_VK_TS_MEMORY_WRITE_NAME},
 	{SBT_VK_TYPE_TS_RESULT, SBT_VK_TS_RESULT_NAME},
 	{SBT_VK_TYPE_TS_QUERY_RESULTS, SBT_VK_TS_QUERY_RESULTS_NAME},
+	{SBT_VK_TYPE_TS_MEMORY_WRITES, SBT_VK_TS_MEMORY_WRITES_NAME},
 	{SBT_VK_TYPE_BASE + 0u, "vulkan.vkCreateInstance"},
 	{SBT_VK_TYPE_BASE + 1u, "vulkan.vkDestroyInstance"},
 	{SBT_VK_TYPE_BASE + 2u, "vulkan.vkEnumeratePhysicalDevices"},
@@ -82818,13 +82819,13 @@ int sbt_vk_cmd_by_name(const char *name, enum sbt_vk_cmd *cmd_out)
 const sbt_vk_type_desc *sbt_vk_types(size_t *count_out)
 {
 	if (count_out)
-		*count_out = SBT_VK_CMD_COUNT + 3;
+		*count_out = SBT_VK_CMD_COUNT + 4;
 	return sbt_vk_type_table;
 }
 
 sbt_status sbt_vk_define_types(sbt_writer *w)
 {
-	for (size_t i = 0; i < SBT_VK_CMD_COUNT + 3; i++) {
+	for (size_t i = 0; i < SBT_VK_CMD_COUNT + 4; i++) {
 		sbt_status st = sbt_writer_define_type(w, sbt_vk_type_table[i].type, sbt_vk_type_table[i].name);
 		if (st != SBT_OK)
 			return st;

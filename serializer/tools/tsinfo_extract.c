@@ -15,6 +15,7 @@
  *   update-SEQ.bin              vkCmdUpdateBuffer's data
  *   memwrite-SEQ.bin            host writes into mapped Vulkan memory
  *                               (vulkan.tsMemoryWrite)
+ *   memwrite-SEQ-K.bin          run K (from 0) of a vulkan.tsMemoryWrites
  *   snapshot-SEQ-0xADDR.bin     CUDA keyframe contents (cuda.tsSnapshot)
  *   index.json                  one object per file: file, seq, call, kind,
  *                               size, xxh64 and where it applies
@@ -234,6 +235,34 @@ static int tsi_ex_memwrite(tsi_ex *x, const sbt_record *rec)
 	return rc;
 }
 
+/* One file per run: each names its memory and offset, as a tsMemoryWrite's
+ * file does. */
+static int tsi_ex_memwrites(tsi_ex *x, const sbt_record *rec)
+{
+	sbt_vk_ts_memory_writes w;
+	sbt_vk_ts_run_iter it;
+	uint64_t off, size, at, k = 0;
+	char name[128], where[160];
+	uint8_t *data;
+	int rc = 0;
+	if (sbt_vk_ts_memory_writes_decode(rec->payload, rec->payload_len, &w) != SBT_VK_OK ||
+	    !w.blob_id)
+		return 0;
+	data = tsi_ex_blob(x, w.blob_id, w.bytes, rec->seq, SBT_VK_TS_MEMORY_WRITES_NAME);
+	if (!data)
+		return 0;
+	sbt_vk_ts_run_iter_init(&it, &w);
+	while (rc == 0 && sbt_vk_ts_run_iter_next(&it, &off, &size, &at)) {
+		snprintf(name, sizeof(name), "memwrite-%" PRIu64 "-%" PRIu64 ".bin", rec->seq, k++);
+		snprintf(where, sizeof(where), ",\"memory\":\"0x%" PRIx64 "\",\"offset\":%" PRIu64,
+		         w.memory, off);
+		rc = tsi_ex_write(x, name, rec->seq, SBT_VK_TS_MEMORY_WRITES_NAME, "memwrite",
+		                  data + at, (size_t)size, where);
+	}
+	free(data);
+	return rc;
+}
+
 int tsi_extract(const char *path, sbt_reader *r, const char *dir)
 {
 	tsi_ex x;
@@ -279,6 +308,8 @@ int tsi_extract(const char *path, sbt_reader *r, const char *dir)
 			wrc = tsi_ex_cuda(&x, &rec, k, name);
 		else if (strcmp(name, SBT_VK_TS_MEMORY_WRITE_NAME) == 0)
 			wrc = tsi_ex_memwrite(&x, &rec);
+		else if (strcmp(name, SBT_VK_TS_MEMORY_WRITES_NAME) == 0)
+			wrc = tsi_ex_memwrites(&x, &rec);
 		else if (strncmp(name, "vulkan.", 7) == 0 && sbt_vk_cmd_by_name(name, &cmd) == 0 &&
 		         (cmd == SBT_VK_CMD_vkCreateShaderModule || cmd == SBT_VK_CMD_vkCmdUpdateBuffer))
 			wrc = tsi_ex_vulkan(&x, &rec, cmd, name);

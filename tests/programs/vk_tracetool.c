@@ -7,7 +7,8 @@
  *       "blobs N of M bytes B largest L": the blobs found (see below), the
  *       count the trace declares, their total and largest length.
  *   vk_tracetool memwrites TRACE
- *       one line per vulkan.tsMemoryWrite record:
+ *       one line per vulkan.tsMemoryWrite record and per run of a
+ *       vulkan.tsMemoryWrites record (its lines share seq and blob):
  *       "memwrite seq S memory 0xH offset O size N blob B"
  *   vk_tracetool checkpoints TRACE
  *       one line per checkpoint record:
@@ -23,7 +24,8 @@
  *                           [--xor M]
  *       copies IN to OUT through sbt_reader/sbt_writer, changing one byte
  *       of one blob (XOR M, default 0x01).  --pattern: the first
- *       tsMemoryWrite whose blob holds the W=32 bytes of FILE from offset P
+ *       memory write (a tsMemoryWrite, or a run of a tsMemoryWrites) whose
+ *       bytes hold the W=32 bytes of FILE from offset P
  *       (default 0, rounded down to a multiple of 32); the byte changed is
  *       the one at offset P of FILE.  Prints
  *       "poked blob B byte K seq S memory 0xH memory_offset O" (seq, memory,
@@ -51,7 +53,9 @@
  * declares are found; the tool fails, saying so, if some cannot be found.
  *
  * The tsMemoryWrite payload is read as serializer/sbt_vk.h specifies it
- * (varints memory, offset, size, blob_id) without linking the codec.
+ * (varints memory, offset, size, blob_id) without linking the codec, and
+ * the tsMemoryWrites one too (varints memory, blob_id, count, then count
+ * pairs gap, size).
  * Exit: 0 done, 1 an unreadable, damaged or truncated trace (a torn tail
  * is an error here, unlike in tsinfo) or a failed check, 2 usage.
  */
@@ -66,6 +70,7 @@
 #include "tracesmith/sbt.h"
 
 #define VKT_MEMWRITE_NAME "vulkan.tsMemoryWrite"
+#define VKT_MEMWRITES_NAME "vulkan.tsMemoryWrites"
 #define VKT_MAX_MISSES 65536
 #define VKT_MAX_HITS_SHOWN 10
 
@@ -74,8 +79,10 @@ typedef struct vkt_blob {
 	size_t len;
 } vkt_blob;
 
+/* One write: a tsMemoryWrite, or one run of a tsMemoryWrites, whose bytes
+ * are [blob_pos, blob_pos + size) of its blob. */
 typedef struct vkt_memwrite {
-	uint64_t seq, memory, offset, size, blob_id;
+	uint64_t seq, memory, offset, size, blob_id, blob_pos;
 } vkt_memwrite;
 
 static int vkt_usage(void)
@@ -162,7 +169,46 @@ static int vkt_get_varints(const uint8_t *p, size_t len, uint64_t *v, int n)
 	return 0;
 }
 
-/* Every tsMemoryWrite record, in seq order. */
+/* Appends w to *v (n used of *cap); -1 when out of memory. */
+static int vkt_memwrite_add(vkt_memwrite **v, size_t *n, size_t *cap, vkt_memwrite w)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		vkt_memwrite *nv = realloc(*v, c * sizeof(**v));
+		if (!nv) {
+			fprintf(stderr, "vk_tracetool: out of memory\n");
+			return -1;
+		}
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = w;
+	return 0;
+}
+
+/* The runs of a tsMemoryWrites payload, appended; -1 when malformed. */
+static int vkt_memwrites_runs(const sbt_record *rec, vkt_memwrite **v, size_t *n, size_t *cap)
+{
+	const uint8_t *p = rec->payload, *end = p + rec->payload_len;
+	uint64_t memory, blob, count, gap, size, pos = 0, blob_pos = 0;
+	if (sbt_varint_get(&p, end, &memory) != 0 || sbt_varint_get(&p, end, &blob) != 0 ||
+	    sbt_varint_get(&p, end, &count) != 0 || !count)
+		return -1;
+	for (uint64_t k = 0; k < count; k++) {
+		if (sbt_varint_get(&p, end, &gap) != 0 || sbt_varint_get(&p, end, &size) != 0 || !size)
+			return -1;
+		pos += gap;
+		if (vkt_memwrite_add(v, n, cap,
+		                     (vkt_memwrite){ rec->seq, memory, pos, size, blob, blob_pos }) != 0)
+			return -1;
+		pos += size;
+		blob_pos += size;
+	}
+	return p == end ? 0 : -1;
+}
+
+/* Every tsMemoryWrite record and every run of a tsMemoryWrites, in seq
+ * order. */
 static int vkt_memwrites_list(sbt_reader *r, const char *path, vkt_memwrite **out,
                               size_t *n_out)
 {
@@ -174,27 +220,23 @@ static int vkt_memwrites_list(sbt_reader *r, const char *path, vkt_memwrite **ou
 	if ((st = sbt_reader_seek_seq(r, 0)) != SBT_OK && st != SBT_END)
 		goto out_read_error;
 	while ((st = sbt_reader_next(r, &rec)) == SBT_OK) {
+		const char *name = sbt_reader_type_name(r, rec.type);
 		uint64_t f[4];
-		if (strcmp(sbt_reader_type_name(r, rec.type), VKT_MEMWRITE_NAME) != 0)
+		int bad;
+		if (strcmp(name, VKT_MEMWRITE_NAME) == 0)
+			bad = vkt_get_varints(rec.payload, rec.payload_len, f, 4) != 0 ||
+			      vkt_memwrite_add(&v, &n, &cap,
+			                       (vkt_memwrite){ rec.seq, f[0], f[1], f[2], f[3], 0 }) != 0;
+		else if (strcmp(name, VKT_MEMWRITES_NAME) == 0)
+			bad = vkt_memwrites_runs(&rec, &v, &n, &cap) != 0;
+		else
 			continue;
-		if (vkt_get_varints(rec.payload, rec.payload_len, f, 4) != 0) {
+		if (bad) {
 			fprintf(stderr, "vk_tracetool: %s: record seq %llu: malformed %s payload\n", path,
-			        (unsigned long long)rec.seq, VKT_MEMWRITE_NAME);
+			        (unsigned long long)rec.seq, name);
 			free(v);
 			return -1;
 		}
-		if (n == cap) {
-			vkt_memwrite *nv;
-			cap = cap ? cap * 2 : 64;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				fprintf(stderr, "vk_tracetool: out of memory\n");
-				free(v);
-				return -1;
-			}
-			v = nv;
-		}
-		v[n++] = (vkt_memwrite){ rec.seq, f[0], f[1], f[2], f[3] };
 	}
 	if (st != SBT_END)
 		goto out_read_error;
@@ -953,7 +995,10 @@ static int vkt_cmd_poke(int argc, char **argv, int poke)
 					        (unsigned long long)mw[k].seq, sbt_strerror(st));
 					goto out_free;
 				}
-				for (j = 0; j + w <= len; j++)
+				/* the write's own bytes of its blob */
+				if (mw[k].blob_pos + mw[k].size < len)
+					len = (size_t)(mw[k].blob_pos + mw[k].size);
+				for (j = (size_t)mw[k].blob_pos; j + w <= len; j++)
 					if (!memcmp((uint8_t *)data + j, pat + start, w)) {
 						hit = &mw[k];
 						blob = mw[k].blob_id;
@@ -1001,7 +1046,8 @@ static int vkt_cmd_poke(int argc, char **argv, int poke)
 		pk.xor_mask = (uint8_t)xor_mask;
 		if (!hit && vkt_memwrites_list(r, in, &mw, &nmw) == 0)
 			for (k = 0; k < nmw && !hit; k++)
-				if (mw[k].blob_id == blob)
+				if (mw[k].blob_id == blob && byte >= mw[k].blob_pos &&
+				    byte - mw[k].blob_pos < mw[k].size)
 					hit = &mw[k];
 	}
 	if (vkt_copy(r, in, out, poke ? &pk : NULL) != 0)
@@ -1010,7 +1056,8 @@ static int vkt_cmd_poke(int argc, char **argv, int poke)
 		printf("poked blob %llu byte %llu", (unsigned long long)blob, (unsigned long long)byte);
 		if (hit)
 			printf(" seq %llu memory 0x%llx memory_offset %llu", (unsigned long long)hit->seq,
-			       (unsigned long long)hit->memory, (unsigned long long)(hit->offset + byte));
+			       (unsigned long long)hit->memory,
+			       (unsigned long long)(hit->offset + (byte - hit->blob_pos)));
 		printf("\n");
 	}
 	rc = 0;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tsinfo --extract DIR TRACE: the bytes a trace carries as files.
 #   - vk_compute on lavapipe: one valid SPIR-V file (spirv-val) per
-#     vkCreateShaderModule, the mapped-memory writes, index.json listing
+#     vkCreateShaderModule, the mapped-memory writes (one file per
+#     tsMemoryWrite and per run of a tsMemoryWrites), index.json listing
 #     every file with its size and an xxh64 equal to the file's;
 #   - cuda_driver_app on the libcuda double: the module image byte for byte
 #     what the program loaded, one upload per host->device copy;
@@ -47,12 +48,18 @@ nmw=$(grep -c ' vulkan.tsMemoryWrite ' "$T/vk.dump")
 	fail "$nsm shader modules, files: $(ls "$T/vkx")"
 [ "$(ls "$T/vkx" | grep -c '^memwrite-[0-9]*\.bin$')" -eq "$nmw" ] ||
 	fail "$nmw memory writes, files: $(ls "$T/vkx")"
+# a tsMemoryWrites gives one file per run
+nrun=$(grep ' vulkan.tsMemoryWrites ' "$T/vk.dump" | sed 's/.* runs=\([0-9]*\) .*/\1/' |
+	awk '{ n += $1 } END { print n + 0 }')
+[ "$nrun" -ge 1 ] || fail "vk_compute's trace holds no vulkan.tsMemoryWrites run"
+[ "$(ls "$T/vkx" | grep -c '^memwrite-[0-9]*-[0-9]*\.bin$')" -eq "$nrun" ] ||
+	fail "$nrun runs of memory writes, files: $(ls "$T/vkx")"
 for f in "$T"/vkx/shader-*.spv; do
 	spirv-val "$f" >"$T/val.out" 2>&1 || fail "$f is not valid SPIR-V: $(cat "$T/val.out")"
 done
 check_index "$T/vkx"
 nub=$(grep -c ' vulkan.vkCmdUpdateBuffer ' "$T/vk.dump")
-has vkex out "tsinfo: extracted $((nsm + nmw + nub)) files"
+has vkex out "tsinfo: extracted $((nsm + nmw + nrun + nub)) files"
 
 # ---- CUDA on the double --------------------------------------------------------------------
 DBL="$TOP/$BUILD/tests/doubles/cuda"

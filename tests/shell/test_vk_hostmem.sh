@@ -63,7 +63,14 @@ for k in uffd guard shadow; do
 	src=$(grep -m1 'vulkan.vkAllocateMemory .*VkImportMemoryHostPointerInfoEXT' "$T/$k.dump" |
 		tr ' ' '\n' | sed -n 's/^pMemory=//p')
 	[ -n "$src" ] || fail "$k: no vkAllocateMemory importing host memory in the trace"
-	grep "vulkan.tsMemoryWrite memory=$src " "$T/$k.dump" | sed 's/.* offset=\([0-9]*\) size=\([0-9]*\) .*/\1+\2/' >"$T/$k.writes"
+	# offset+size of each write: a tsMemoryWrite, or each run of a
+	# tsMemoryWrites (offset[K]=O size[K]=S)
+	grep -E "vulkan\.tsMemoryWrites? memory=$src " "$T/$k.dump" | awk '{
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^offset(\[[0-9]+\])?=/) { sub(/^[^=]*=/, "", $i); o = $i }
+			if ($i ~ /^size(\[[0-9]+\])?=/) { sub(/^[^=]*=/, "", $i); print o "+" $i }
+		}
+	}' >"$T/$k.writes"
 	# the contents at the import (page 3 is zero), then per round its page
 	# and word (round 7's word lies in its page: one write)
 	printf '0+12288\n16384+49152\n' >"$T/initial"

@@ -189,9 +189,10 @@ static void test_tables(void)
 	TST_CHECK(sbt_vk_cmd_name(SBT_VK_CMD_COUNT) == NULL);
 	size_t n = 0;
 	const sbt_vk_type_desc *t = sbt_vk_types(&n);
-	TST_CHECK_EQ_U64(n, SBT_VK_CMD_COUNT + 3);
+	TST_CHECK_EQ_U64(n, SBT_VK_CMD_COUNT + 4);
 	TST_CHECK(strcmp(t[0].name, "vulkan.tsMemoryWrite") == 0);
-	TST_CHECK_EQ_U64(t[3 + SBT_VK_CMD_vkCmdDraw].type, SBT_VK_CMD_TYPE(SBT_VK_CMD_vkCmdDraw));
+	TST_CHECK(strcmp(t[3].name, "vulkan.tsMemoryWrites") == 0);
+	TST_CHECK_EQ_U64(t[4 + SBT_VK_CMD_vkCmdDraw].type, SBT_VK_CMD_TYPE(SBT_VK_CMD_vkCmdDraw));
 	TST_CHECK(sbt_vk_extension_carried("VK_KHR_swapchain"));
 	TST_CHECK(sbt_vk_extension_carried("VK_KHR_xcb_surface"));
 	TST_CHECK(!sbt_vk_extension_carried("VK_KHR_win32_surface"));
@@ -216,6 +217,43 @@ static void test_tables(void)
 	TST_REQUIRE(sbt_vk_ts_memory_write_decode(e.data, e.len, &w2) == SBT_VK_OK);
 	TST_CHECK(w2.memory == 0xabc && w2.offset == 64 && w2.size == 1000 && w2.blob_id == 7);
 	TST_CHECK(sbt_vk_ts_memory_write_decode(e.data, e.len - 1, &w2) != SBT_VK_OK);
+	e.len = 0;
+	{
+		/* tsMemoryWrites: runs touching, apart, one past 2^32 */
+		const uint64_t runs[3][2] = {{4096, 4096}, {8192, 1}, {(1ull << 32) + 5, 300}};
+		uint64_t off, size, at, want_at = 0;
+		sbt_vk_ts_memory_writes mw;
+		sbt_vk_ts_run_iter it;
+		size_t k = 0;
+		TST_REQUIRE(sbt_vk_ts_memory_writes_encode(&e, 0xabc, 9, runs, 3) == SBT_VK_OK);
+		TST_REQUIRE(sbt_vk_ts_memory_writes_decode(e.data, e.len, &mw) == SBT_VK_OK);
+		TST_CHECK(mw.memory == 0xabc && mw.blob_id == 9 && mw.count == 3 && mw.bytes == 4397 &&
+		          mw.lo == 4096 && mw.hi == (1ull << 32) + 305);
+		sbt_vk_ts_run_iter_init(&it, &mw);
+		while (sbt_vk_ts_run_iter_next(&it, &off, &size, &at)) {
+			TST_REQUIRE(k < 3);
+			TST_CHECK(off == runs[k][0] && size == runs[k][1] && at == want_at);
+			want_at += size;
+			k++;
+		}
+		TST_CHECK_EQ_U64(k, 3);
+		TST_CHECK(sbt_vk_ts_memory_writes_decode(e.data, e.len - 1, &mw) != SBT_VK_OK);
+		/* out of order, overlapping, empty: refused by the encoder */
+		const uint64_t back[2][2] = {{100, 10}, {105, 10}}, empty[1][2] = {{5, 0}};
+		TST_CHECK(sbt_vk_ts_memory_writes_encode(&e, 1, 1, back, 2) == SBT_VK_ERR_ARG);
+		TST_CHECK(sbt_vk_ts_memory_writes_encode(&e, 1, 1, empty, 1) == SBT_VK_ERR_ARG);
+		TST_CHECK(sbt_vk_ts_memory_writes_encode(&e, 1, 1, runs, 0) == SBT_VK_ERR_ARG);
+		/* a run of size 0, count 0, an end past 2^64: refused by the decoder */
+		const uint8_t zero_size[] = {1, 1, 1, 5, 0}, no_runs[] = {1, 1, 0},
+		              wraps[] = {1, 1, 2, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01,
+		                         1, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+		TST_CHECK(sbt_vk_ts_memory_writes_decode(zero_size, sizeof(zero_size), &mw) ==
+		          SBT_VK_ERR_CORRUPT);
+		TST_CHECK(sbt_vk_ts_memory_writes_decode(no_runs, sizeof(no_runs), &mw) ==
+		          SBT_VK_ERR_CORRUPT);
+		TST_CHECK(sbt_vk_ts_memory_writes_decode(wraps, sizeof(wraps), &mw) ==
+		          SBT_VK_ERR_CORRUPT);
+	}
 	e.len = 0;
 	uint64_t qv[4] = {7, 1, 9, 1}; /* two queries: value, availability */
 	sbt_vk_ts_query_results q = {0xdef, 3, 2, 3, 16, (const uint8_t *)qv, sizeof(qv)}, q2;

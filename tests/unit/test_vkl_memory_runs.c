@@ -49,6 +49,28 @@ uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *dat
 	return 1;
 }
 
+/* vulkan.tsMemoryWrites: its runs, as the tsMemoryWrite above collects them. */
+uint64_t vkl_emit_memory_writes(uint64_t memory, uint64_t base, const uint8_t *src,
+                                const uint64_t (*runs)[2], size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		vkl_emit_memory_write(memory, runs[k][0], src + (runs[k][0] - base), runs[k][1]);
+	return n ? 1 : 0;
+}
+
+/* The same, from the capture buffer's room (its blob given back). */
+uint64_t vkl_emit_memory_writes_room(uint64_t memory, cap_rec *rec, const uint8_t *room,
+                                     const uint64_t (*runs)[2], size_t n)
+{
+	size_t at = 0;
+	for (size_t k = 0; k < n; k++) {
+		vkl_emit_memory_write(memory, runs[k][0], room + at, runs[k][1]);
+		at += runs[k][1];
+	}
+	cap_blob_cancel(rec);
+	return n ? 1 : 0;
+}
+
 #define TST_N 4096
 #define TST_MEM ((VkDeviceMemory)(uintptr_t)0xabc000)
 
@@ -96,8 +118,9 @@ static void tst_scans(void)
 {
 	uint8_t *a = malloc(TST_N), *b = malloc(TST_N), *shadow = malloc(TST_N);
 	uint8_t *ref = malloc(TST_N), *want_shadow = malloc(TST_N), *out = malloc(TST_N);
+	uint8_t *room = malloc(TST_N); /* the capture buffer's stand-in: from the run's start */
 	size_t bad_run = 0, bad_take = 0, bad_copy = 0, runs = 0, stored_bytes = 0;
-	TST_REQUIRE(a && b && shadow && ref && want_shadow && out);
+	TST_REQUIRE(a && b && shadow && ref && want_shadow && out && room);
 	for (int round = 0; round < 60; round++) {
 		/* two rounds in three, runs long enough for the 64-byte steps,
 		 * then for the 128-byte ones (AVX2) */
@@ -113,10 +136,13 @@ static void tst_scans(void)
 				/* the copying compare, on copies: b's stand-in is ref */
 				memcpy(ref, b, TST_N);
 				memset(out, 0x5a, TST_N);
-				len = vkl_mem_run_copy(a, ref, out, i, TST_N, &stored);
+				memset(room, 0x5a, TST_N);
+				len = vkl_mem_run_copy(a, ref, out, room, i, TST_N, &stored);
 				if (len != want || stored < i || stored > i + len ||
 				    memcmp(ref + i, a + i, stored - i) != 0 ||
 				    memcmp(out + i, a + i, stored - i) != 0 ||
+				    memcmp(room, a + i, stored - i) != 0 ||
+				    tst_count(room, stored - i, TST_N) != TST_N - (stored - i) ||
 				    memcmp(ref, b, i) != 0 ||
 				    memcmp(ref + stored, b + stored, TST_N - stored) != 0 ||
 				    tst_count(out, 0, i) != i ||
@@ -147,6 +173,7 @@ static void tst_scans(void)
 	TST_CHECK_EQ_U64(bad_take, 0);
 	TST_CHECK_EQ_U64(bad_copy, 0);
 	free(out);
+	free(room);
 	free(a);
 	free(b);
 	free(shadow);
