@@ -900,13 +900,15 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 {
 	emu_graph *g = b->g;
 	const emu_capture *cap = NULL;
-	uint32_t step, base;
+	uint32_t step, base, tmpl = 0;
 	char buf[48];
 
 	for (size_t i = b->execs.n; i-- > 0;)
 		if (b->execs.v[i].handle == c->handle) {
-			if (b->execs.v[i].capture != EMU_NONE)
+			if (b->execs.v[i].capture != EMU_NONE) {
 				cap = &b->caps.v[b->execs.v[i].capture];
+				tmpl = b->execs.v[i].capture + 1;
+			}
 			break;
 		}
 	for (size_t i = 0; cap && i < cap->waits.n; i++) {
@@ -954,6 +956,7 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 				return -1;
 		}
 		g->steps.v[step].node_count = (uint32_t)cap->nodes.n;
+		g->steps.v[step].tmpl = tmpl;
 	}
 	for (size_t i = 0; cap && i < cap->records.n; i++) {
 		emu_bevent *ev = emu_event_of(b, cap->records.v[i], 1);

@@ -75,6 +75,7 @@ typedef struct emu_step {
 	uint32_t pos;          /* 1-based position on its stream */
 	uint32_t node_first, node_count;
 	uint32_t dep_first, dep_count;
+	uint32_t tmpl;         /* a graph launch: its template (builder's caps index) + 1; else 0 */
 } emu_step;
 
 typedef struct emu_access {

@@ -92,6 +92,182 @@ out:
 	return found;
 }
 
+/* ---- order inside a graph launch: chain clocks ------------------------------------ */
+
+/* Beyond this many clock entries (nodes x chains) a launch's order is
+ * answered by searching its edges instead (emu_node_reaches). */
+#define EMU_LCLK_MAX ((size_t)1 << 24)
+
+/* The order of one launch's nodes as vector clocks over chains: its nodes
+ * (in index order, a topological order) are split into chains, each node
+ * extending the chain of a predecessor that is that chain's last node, or
+ * starting one; node a comes before node b exactly when b's clock has
+ * reached a's position on a's chain.  Launches of one template share the
+ * edges, so one is computed per template and checked against each launch
+ * (the step it was made for and the steps found alike). */
+typedef struct emu_lclk {
+	uint32_t step;          /* the launch it was computed for; EMU_NONE: none yet */
+	uint32_t gen;           /* which computation (emu_lorder.gen when made) */
+	uint32_t nn, w;         /* nodes, chains */
+	int search;             /* too many entries: search the edges */
+	uint32_t *chain, *pos;  /* per node: its chain, its 1-based place in it */
+	uint32_t *clk;          /* nn x w */
+} emu_lclk;
+
+typedef struct emu_lorder {
+	emu_lclk *t;            /* per template (emu_step.tmpl) */
+	size_t nt;
+	uint32_t *fits;         /* per step: the gen of clocks found to fit it (0: none) */
+	uint32_t gen;           /* computations so far */
+	uint32_t *cstamp, *cseen; /* per chain (the widest so far): scratch of the race scan */
+	size_t ncap;
+} emu_lorder;
+
+static void emu_lorder_free(emu_lorder *o)
+{
+	for (size_t i = 0; o->t && i < o->nt; i++) {
+		free(o->t[i].chain);
+		free(o->t[i].pos);
+		free(o->t[i].clk);
+	}
+	free(o->t);
+	free(o->fits);
+	free(o->cstamp);
+	free(o->cseen);
+}
+
+static int emu_lclk_make(const emu_graph *g, emu_lorder *o, emu_lclk *c, uint32_t s)
+{
+	const emu_step *st = &g->steps.v[s];
+	uint32_t nn = st->node_count, w = 0, *tail = NULL;
+	int rc = -1;
+
+	free(c->chain);
+	free(c->pos);
+	free(c->clk);
+	memset(c, 0, sizeof(*c));
+	c->step = s;
+	c->gen = ++o->gen;
+	c->nn = nn;
+	c->chain = malloc((nn + 1) * sizeof(uint32_t));
+	c->pos = malloc((nn + 1) * sizeof(uint32_t));
+	tail = malloc((nn + 1) * sizeof(uint32_t));
+	if (!c->chain || !c->pos || !tail)
+		goto out;
+	for (uint32_t k = 0; k < nn; k++) {
+		const emu_node *n = &g->nodes.v[st->node_first + k];
+		uint32_t ch = EMU_NONE;
+
+		for (uint32_t p = 0; p < n->ipred_count && ch == EMU_NONE; p++) {
+			uint32_t q = g->ipreds.v[n->ipred_first + p] - st->node_first;
+
+			if (tail[c->chain[q]] == q)
+				ch = c->chain[q];
+		}
+		if (ch == EMU_NONE) {
+			ch = w++;
+			c->pos[k] = 1;
+		} else {
+			c->pos[k] = c->pos[tail[ch]] + 1;
+		}
+		c->chain[k] = ch;
+		tail[ch] = k;
+	}
+	c->w = w;
+	if ((size_t)nn * w > EMU_LCLK_MAX) {
+		c->search = 1;
+		rc = 0;
+		goto out;
+	}
+	c->clk = calloc((size_t)nn * w + 1, sizeof(uint32_t));
+	if (!c->clk)
+		goto out;
+	for (uint32_t k = 0; k < nn; k++) {
+		const emu_node *n = &g->nodes.v[st->node_first + k];
+		uint32_t *v = c->clk + (size_t)k * w;
+
+		for (uint32_t p = 0; p < n->ipred_count; p++) {
+			const uint32_t *pv = c->clk + (size_t)(g->ipreds.v[n->ipred_first + p] - st->node_first) * w;
+
+			for (uint32_t x = 0; x < w; x++)
+				if (pv[x] > v[x])
+					v[x] = pv[x];
+		}
+		v[c->chain[k]] = c->pos[k];
+	}
+	if (w > o->ncap) {
+		free(o->cstamp);
+		free(o->cseen);
+		o->cstamp = malloc(w * sizeof(uint32_t));
+		o->cseen = malloc(w * sizeof(uint32_t));
+		if (!o->cstamp || !o->cseen)
+			goto out;
+		o->ncap = w;
+	}
+	for (uint32_t x = 0; x < o->ncap; x++)
+		o->cstamp[x] = o->cseen[x] = UINT32_MAX;
+	rc = 0;
+out:
+	free(tail);
+	return rc;
+}
+
+/* Whether launches a and b have the same internal edges (node for node). */
+static int emu_launch_alike(const emu_graph *g, uint32_t a, uint32_t b)
+{
+	const emu_step *sa = &g->steps.v[a], *sb = &g->steps.v[b];
+
+	if (sa->node_count != sb->node_count)
+		return 0;
+	for (uint32_t k = 0; k < sa->node_count; k++) {
+		const emu_node *na = &g->nodes.v[sa->node_first + k], *nb = &g->nodes.v[sb->node_first + k];
+
+		if (na->ipred_count != nb->ipred_count)
+			return 0;
+		for (uint32_t p = 0; p < na->ipred_count; p++)
+			if (g->ipreds.v[na->ipred_first + p] - sa->node_first !=
+			    g->ipreds.v[nb->ipred_first + p] - sb->node_first)
+				return 0;
+	}
+	return 1;
+}
+
+/* The chain clocks of launch s (a step of several nodes); NULL when out of
+ * memory, or (*search set) when its order is to be searched instead. */
+static const emu_lclk *emu_lorder_of(const emu_graph *g, emu_lorder *o, uint32_t s, int *nomem)
+{
+	uint32_t t = g->steps.v[s].tmpl;
+	emu_lclk *c;
+
+	*nomem = 0;
+	if (!o->t) {
+		for (size_t i = 0; i < g->steps.n; i++)
+			if (g->steps.v[i].tmpl >= o->nt)
+				o->nt = (size_t)g->steps.v[i].tmpl + 1;
+		o->t = calloc(o->nt + 1, sizeof(emu_lclk));
+		o->fits = calloc(g->steps.n + 1, sizeof(uint32_t));
+		if (!o->t || !o->fits)
+			goto nomem;
+		for (size_t i = 0; i <= o->nt; i++)
+			o->t[i].step = EMU_NONE;
+	}
+	/* slot nt: launches of no template (not made by the builder today) */
+	c = &o->t[t && t < o->nt ? t : o->nt];
+	if (c->step == s || (c->step != EMU_NONE && o->fits[s] == c->gen))
+		return c;
+	if (c->step != EMU_NONE && t && emu_launch_alike(g, c->step, s)) {
+		o->fits[s] = c->gen;
+		return c;
+	}
+	if (emu_lclk_make(g, o, c, s) != 0)
+		goto nomem;
+	o->fits[s] = c->gen;
+	return c;
+nomem:
+	*nomem = 1;
+	return NULL;
+}
+
 typedef struct emu_race {
 	uint32_t a, b;          /* accesses, a's node before b's in index order */
 	int confirmed;
@@ -248,6 +424,7 @@ static int emu_acc_order(const emu_graph *g, uint32_t *ord, size_t na)
 static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 {
 	uint32_t *ord = NULL, *stamp = NULL, *seen = NULL;
+	emu_lorder lorder = { 0 };
 	emu_racevec races = { 0 };
 	emu_status st;
 	size_t na;
@@ -269,10 +446,11 @@ static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 	}
 	for (size_t s = 0; s < g->streams.n; s++)
 		stamp[s] = UINT32_MAX;
-	for (size_t j = 0, group = 0, nstreams = 0; j < na && races.n < EMU_RACE_MAX; j++) {
+	for (size_t j = 0, group = 0, nstreams = 0, step_lo = 0, nchains = 0; j < na && races.n < EMU_RACE_MAX;
+	     j++) {
 		const emu_access *aj = &g->acc.v[ord[j]];
 		const emu_node *nj = &g->nodes.v[aj->node];
-		size_t covered = 0;
+		size_t covered = 0, from = j;
 
 		/* streams with accesses to this allocation so far (a new group
 		 * starts where the allocation changes) */
@@ -284,7 +462,59 @@ static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 			seen[nj->stream] = (uint32_t)group + 1;
 			nstreams++;
 		}
-		for (size_t i = j; i-- > 0 && covered < nstreams;) {
+		/* this allocation's accesses by nodes of nj's launch start at
+		 * step_lo (a node's accesses are consecutive, its launch's too) */
+		if (j == group || g->nodes.v[g->acc.v[ord[j - 1]].node].step != nj->step) {
+			step_lo = j;
+			nchains = 0;
+		}
+		if (!g->vk && g->steps.v[nj->step].node_count > 1) {
+			/* inside the launch: an earlier node ordered before nj
+			 * orders every earlier node of its chain too */
+			int nomem;
+			const emu_lclk *lc = emu_lorder_of(g, &lorder, nj->step, &nomem);
+			uint32_t first = g->steps.v[nj->step].node_first, ccov = 0;
+
+			if (nomem) {
+				st = EMU_ERR_NOMEM;
+				goto out;
+			}
+			for (size_t i = j; !lc->search && i-- > step_lo;) {
+				const emu_access *ai = &g->acc.v[ord[i]];
+				uint32_t ka = ai->node - first, kb = aj->node - first, ch = lc->chain[ka];
+
+				if (ai->node == aj->node || lorder.cstamp[ch] == (uint32_t)j)
+					continue;
+				if (lc->clk[(size_t)kb * lc->w + ch] >= lc->pos[ka]) {
+					lorder.cstamp[ch] = (uint32_t)j;
+					if (++ccov == nchains)
+						break;
+					continue;
+				}
+				if (ai->hi <= aj->lo || aj->hi <= ai->lo ||
+				    !((ai->mode | aj->mode) & (EMU_A_WRITE | EMU_A_MAYWRITE)))
+					continue;
+				{
+					emu_race r = { ord[i], ord[j], (ai->mode & EMU_A_WRITE) || (aj->mode & EMU_A_WRITE) };
+
+					if (EMU_PUSH(races, r) != 0) {
+						st = EMU_ERR_NOMEM;
+						goto out;
+					}
+				}
+			}
+			if (!lc->search) {
+				uint32_t ch = lc->chain[aj->node - first];
+
+				/* chains of this launch with accesses to the allocation so far */
+				if (lorder.cseen[ch] != (uint32_t)step_lo + 1) {
+					lorder.cseen[ch] = (uint32_t)step_lo + 1;
+					nchains++;
+				}
+				from = step_lo;
+			}
+		}
+		for (size_t i = from; i-- > 0 && covered < nstreams;) {
 			const emu_access *ai = &g->acc.v[ord[i]];
 			const emu_node *ni = &g->nodes.v[ai->node];
 			uint32_t wj, wi;
@@ -360,6 +590,7 @@ out:
 	free(ord);
 	free(stamp);
 	free(seen);
+	emu_lorder_free(&lorder);
 	return st;
 }
 

@@ -37,6 +37,10 @@
  *   readers_kf two kernels passing A on s1 and s2, keyframes showing A
  *              unchanged by each.
  *   bulk:N     N kernels on 8 streams, for timing (emu_gen_bulk).
+ *   graphs:C:L:N a graph built node by node of C chains of L kernel nodes
+ *              (chain c's nodes pass buffer c), instantiated once and
+ *              launched N times on one non-blocking stream, for timing
+ *              (emu_gen_graphs; C x L x N commands, no race).
  */
 #include "tests/support/emu_gen.h"
 
@@ -186,6 +190,43 @@ void emu_gen_kernel(emu_gen *g, uint64_t stream, const char *name, const uint64_
 	c.layout_len = n * 8;
 	c.capture_status = capturing ? 1 : 0;
 	emu_gen_call(g, SBT_CM_K_cuLaunchKernel, &c);
+}
+
+void emu_gen_kernel_node(emu_gen *g, uint64_t graph, uint64_t node, const uint64_t *deps, size_t ndeps,
+                         const char *name, const uint64_t *ptrs, size_t n)
+{
+	sbt_cm_call c;
+	uint8_t params[64], layout[8 * 8], dep[8 * 8];
+
+	sbt_cm_call_init(&c);
+	if (n > 8)
+		n = 8;
+	if (ndeps > 8)
+		ndeps = 8;
+	for (size_t i = 0; i < n; i++) {
+		for (unsigned k = 0; k < 8; k++)
+			params[i * 8 + k] = (uint8_t)(ptrs[i] >> (8 * k));
+		sbt_cm_layout_put(layout + i * 8, (uint32_t)(i * 8), 8);
+	}
+	for (size_t i = 0; i < ndeps; i++)
+		for (unsigned k = 0; k < 8; k++)
+			dep[i * 8 + k] = (uint8_t)(deps[i] >> (8 * k));
+	c.handle = 0xf00;
+	c.name = (const uint8_t *)name;
+	c.name_len = strlen(name);
+	c.grid_x = c.grid_y = c.grid_z = 1;
+	c.block_x = c.block_y = c.block_z = 32;
+	c.params = params;
+	c.params_len = n * 8;
+	c.layout = layout;
+	c.layout_len = n * 8;
+	c.node = node;
+	c.parent = graph;
+	if (ndeps) {
+		c.deps = dep;
+		c.deps_len = ndeps * 8;
+	}
+	emu_gen_call(g, SBT_CM_K_cuGraphAddKernelNode, &c);
 }
 
 void emu_gen_record(emu_gen *g, uint64_t event, uint64_t stream)
@@ -458,9 +499,50 @@ static void emu_gen_bulk(emu_gen *g, uint64_t n)
 	}
 }
 
+/* chains x len kernel nodes in a graph built node by node (chain c a line
+ * of nodes passing buffer c), launched n times on stream 0x1000.  For
+ * timing the emulator on large graph launches (not checked). */
+static void emu_gen_graphs(emu_gen *g, uint64_t chains, uint64_t len, uint64_t n)
+{
+	sbt_cm_call c;
+
+	emu_gen_stream(g, 0x1000, 1);
+	for (uint64_t k = 0; k < chains; k++)
+		emu_gen_alloc(g, BUF_A + k * 0x100000, BUF_SIZE);
+	sbt_cm_call_init(&c);
+	c.handle = 0x900;
+	emu_gen_call(g, SBT_CM_K_cuGraphCreate, &c);
+	for (uint64_t k = 0; k < chains; k++)
+		for (uint64_t i = 0; i < len; i++) {
+			uint64_t p = BUF_A + k * 0x100000, node = 0x10000000 + k * len + i, dep = node - 1;
+
+			emu_gen_kernel_node(g, 0x900, node, &dep, i ? 1 : 0, "node", &p, 1);
+		}
+	sbt_cm_call_init(&c);
+	c.handle = 0xe00;
+	c.parent = 0x900;
+	emu_gen_call(g, SBT_CM_K_cuGraphInstantiate, &c);
+	for (uint64_t i = 0; i < n; i++) {
+		sbt_cm_call_init(&c);
+		c.handle = 0xe00;
+		c.stream = 0x1000;
+		emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+	}
+}
+
 int emu_gen_scenario(const char *name, const char *path)
 {
 	emu_gen *g;
+	unsigned long long chains, len, n;
+	char end;
+
+	if (sscanf(name, "graphs:%llu:%llu:%llu%c", &chains, &len, &n, &end) == 3) {
+		g = emu_gen_open(path);
+		g->one_stack = 1;
+		emu_gen_graphs(g, chains, len, n);
+		emu_gen_close(g);
+		return 0;
+	}
 
 	if (!strncmp(name, "bulk:", 5)) {
 		g = emu_gen_open(path);
