@@ -44,10 +44,23 @@ enum emu_dep_kind {
 /* access modes (bits) */
 enum { EMU_A_READ = 1, EMU_A_WRITE = 2, EMU_A_MAYWRITE = 4 };
 
+/* A dependency on a step: all of it, or (node1 set) one node of a graph
+ * launch and what comes before that node in the launch (an event record
+ * node's event waits for the nodes before it, not for the whole launch).
+ * Such a point is a vector clock column of its own (col, emu_race.c): its
+ * stream, template and template node. */
 typedef struct emu_dep {
 	uint32_t step;
 	uint32_t kind;
+	uint32_t node1;        /* 0: the whole step; else the node's index + 1 */
+	uint32_t col;          /* node1 set: the point's column in g->cols */
 } emu_dep;
+
+/* A vector clock column beyond the streams': the node tnode of template
+ * tmpl (emu_step.tmpl) in the launches of that template on stream. */
+typedef struct emu_col {
+	uint32_t stream, tmpl, tnode;
+} emu_col;
 
 typedef struct emu_node {
 	uint64_t seq;          /* of the record that issued it (the graph launch's for graph nodes) */
@@ -61,6 +74,8 @@ typedef struct emu_node {
 	uint32_t name;         /* offset in the name arena */
 	uint32_t stack_id;
 	uint32_t ipred_first, ipred_count; /* internal predecessors (graph nodes) */
+	uint32_t xdep_first, xdep_count;   /* in deps: what it waits for beyond its step's
+	                                      dependencies (event wait nodes before it) */
 	uint32_t acc_first, acc_count;     /* accesses made when it was recorded */
 	uint32_t crit_pred;    /* the predecessor that made it start last (critical path) */
 	int32_t engine;        /* -1: none (host functions) */
@@ -128,6 +143,8 @@ struct emu_graph {
 	EMU_VEC(emu_step) steps;
 	EMU_VEC(emu_dep) deps;
 	EMU_VEC(uint32_t) ipreds;
+	EMU_VEC(emu_col) cols;      /* partial points of launches (emu_dep.node1) */
+	int node_deps;              /* some dependency is on a node, or some node has xdeps */
 	emu_accvec acc;
 	EMU_VEC(emu_alloc) allocs;  /* [0]: memory the trace never allocated */
 	EMU_VEC(emu_stream) streams;
@@ -144,9 +161,12 @@ struct emu_graph {
 	unsigned nengines;
 	uint64_t (*state_ns)[5];    /* per stream: time in each state */
 	uint64_t *transitions;      /* per stream */
-	/* races: vector clocks, vc_width entries per step (emu_race.c) */
+	/* races: vector clocks, vc_width entries (streams, then cols) per step,
+	 * and per node with dependencies of its own (xdeps, or after one in
+	 * its launch) a row in nvc, nvc_row[node] (EMU_NONE: its step's) (emu_race.c) */
 	uint32_t *vc;
 	size_t vc_width;
+	uint32_t *nvc, *nvc_row;
 	struct emu_vk_graph *vk;    /* a Vulkan trace's ordering data (emu_vk.h); NULL for CUDA */
 	int hip;                    /* a HIP trace (hip.* records): stream 0 is the "null stream" */
 	/* A replay profile (emu_profile.c): per node the measured duration,
@@ -169,14 +189,29 @@ int emu_vec_grow(void **v, size_t *cap, size_t n, size_t elem);
  * EMU_NONE adds nothing.  0, or -1 out of memory. */
 static inline int emu_dep_push(emu_depvec *tmp, uint32_t step, uint32_t kind)
 {
-	emu_dep d = { step, kind };
+	emu_dep d = { step, kind, 0, 0 };
 
 	if (step == EMU_NONE)
 		return 0;
 	for (size_t i = 0; i < tmp->n; i++)
-		if (tmp->v[i].step == step)
+		if (tmp->v[i].step == step && tmp->v[i].node1 == 0)
 			return 0;
 	return EMU_PUSH(*tmp, d);
+}
+
+/* Adds d (of kind) once: a dependency on a node of a launch is kept beside
+ * one on the whole launch (the scheduler and the clocks take both). */
+static inline int emu_dep_push_dep(emu_depvec *tmp, const emu_dep *d, uint32_t kind)
+{
+	emu_dep x = *d;
+
+	if (!d->node1)
+		return emu_dep_push(tmp, d->step, kind);
+	for (size_t i = 0; i < tmp->n; i++)
+		if (tmp->v[i].step == d->step && tmp->v[i].node1 == d->node1)
+			return 0;
+	x.kind = kind;
+	return EMU_PUSH(*tmp, x);
 }
 
 static inline const char *emu_node_name(const emu_graph *g, const emu_node *n)
@@ -211,6 +246,13 @@ typedef struct emu_lanes {
 int emu_lanes_build(const emu_graph *g, emu_lanes *l);
 void emu_lanes_free(emu_lanes *l);
 uint32_t emu_track(const emu_lanes *l, const emu_node *n, uint32_t id);
+/* The node a flow for dependency d leaves from: its node, or the node of
+ * its step that ends last. */
+static inline uint32_t emu_dep_from(const emu_graph *g, const emu_dep *d)
+{
+	return d->node1 ? d->node1 - 1 : emu_step_exit_node(g, d->step);
+}
+
 /* Emulated time at which the host had reached seq: the start of the first
  * step issued at or after it (the makespan if none). */
 uint64_t emu_time_of_seq(const emu_graph *g, uint64_t seq);

@@ -20,9 +20,40 @@
 #define EMU_RACE_MAX 100000u
 #define EMU_VC_MAX ((size_t)1 << 28)
 
+/* v joins what dependency d brings: the whole clock of its step, or, for
+ * a node of a launch, the clock of that node less the launch itself (the
+ * launch's stream up to the step before it) and the node's column. */
+static void emu_vc_join(const emu_graph *g, uint32_t *v, const emu_dep *d)
+{
+	size_t w = g->vc_width;
+	const uint32_t *p = g->vc + (size_t)d->step * w;
+
+	if (!d->node1) {
+		for (size_t k = 0; k < w; k++)
+			if (p[k] > v[k])
+				v[k] = p[k];
+	} else {
+		const emu_step *st = &g->steps.v[d->step];
+		uint32_t row = g->nvc_row[d->node1 - 1];
+		size_t col = (g->streams.n ? g->streams.n : 1) + d->col;
+
+		if (row != EMU_NONE)
+			p = g->nvc + (size_t)row * w;
+		for (size_t k = 0; k < w; k++)
+			if (k != st->stream && p[k] > v[k])
+				v[k] = p[k];
+		if (st->pos - 1 > v[st->stream])
+			v[st->stream] = st->pos - 1;
+		if (st->pos > v[col])
+			v[col] = st->pos;
+	}
+}
+
+/* Clocks of every step, then, for a launch with a node that waits for more
+ * than its step (xdeps), a clock for each of its nodes. */
 static emu_status emu_vc_build(emu_graph *g)
 {
-	size_t w = g->streams.n ? g->streams.n : 1, ns = g->steps.n;
+	size_t w = (g->streams.n ? g->streams.n : 1) + g->cols.n, ns = g->steps.n, nn = g->nodes.n, rows = 0;
 
 	if (g->vc)
 		return EMU_OK;
@@ -32,20 +63,56 @@ static emu_status emu_vc_build(emu_graph *g)
 	if (!g->vc)
 		return EMU_ERR_NOMEM;
 	g->vc_width = w;
+	if (g->node_deps) {
+		g->nvc_row = malloc((nn + 1) * sizeof(uint32_t));
+		if (!g->nvc_row)
+			goto nomem;
+		for (size_t i = 0; i < nn; i++)
+			g->nvc_row[i] = EMU_NONE;
+		for (size_t s = 0; s < ns; s++) {
+			const emu_step *st = &g->steps.v[s];
+			int any = 0;
+
+			for (uint32_t k = 0; k < st->node_count && !any; k++)
+				any = g->nodes.v[st->node_first + k].xdep_count != 0;
+			for (uint32_t k = 0; any && k < st->node_count; k++)
+				g->nvc_row[st->node_first + k] = (uint32_t)rows++;
+		}
+		g->nvc = rows && w > EMU_VC_MAX / rows ? NULL : calloc(rows * w + 1, sizeof(uint32_t));
+		if (!g->nvc)
+			goto nomem;
+	}
 	for (size_t s = 0; s < ns; s++) {
 		const emu_step *st = &g->steps.v[s];
 		uint32_t *v = g->vc + s * w;
 
-		for (uint32_t d = 0; d < st->dep_count; d++) {
-			const uint32_t *p = g->vc + (size_t)g->deps.v[st->dep_first + d].step * w;
-
-			for (size_t k = 0; k < w; k++)
-				if (p[k] > v[k])
-					v[k] = p[k];
-		}
+		for (uint32_t d = 0; d < st->dep_count; d++)
+			emu_vc_join(g, v, &g->deps.v[st->dep_first + d]);
 		v[st->stream] = st->pos;
+		if (!g->nvc_row || !st->node_count || g->nvc_row[st->node_first] == EMU_NONE)
+			continue;
+		for (uint32_t k = 0; k < st->node_count; k++) {
+			const emu_node *n = &g->nodes.v[st->node_first + k];
+			uint32_t *r = g->nvc + (size_t)g->nvc_row[st->node_first + k] * w;
+
+			memcpy(r, v, w * sizeof(uint32_t));
+			for (uint32_t d = 0; d < n->xdep_count; d++)
+				emu_vc_join(g, r, &g->deps.v[n->xdep_first + d]);
+			for (uint32_t p = 0; p < n->ipred_count; p++) {
+				const uint32_t *q = g->nvc + (size_t)g->nvc_row[g->ipreds.v[n->ipred_first + p]] * w;
+
+				for (size_t x = 0; x < w; x++)
+					if (q[x] > r[x])
+						r[x] = q[x];
+			}
+		}
 	}
 	return EMU_OK;
+nomem:
+	free(g->vc);
+	free(g->nvc_row);
+	g->vc = g->nvc_row = NULL;
+	return EMU_ERR_NOMEM;
 }
 
 int emu_step_before(const emu_graph *g, uint32_t a, uint32_t b)
@@ -266,6 +333,50 @@ static const emu_lclk *emu_lorder_of(const emu_graph *g, emu_lorder *o, uint32_t
 nomem:
 	*nomem = 1;
 	return NULL;
+}
+
+/* Whether node a happens before node b of a later step (a's step before
+ * b's, or, through a dependency on a node of a's launch, a before or at
+ * that node); *full when all of a's step and the steps before it on its
+ * stream do.  -1 out of memory. */
+static int emu_node_before(const emu_graph *g, emu_lorder *o, uint32_t a, uint32_t b, int *full)
+{
+	const emu_node *na = &g->nodes.v[a];
+	const emu_step *sa = &g->steps.v[na->step];
+	uint32_t row = g->nvc_row ? g->nvc_row[b] : EMU_NONE;
+	const uint32_t *v = row != EMU_NONE ? g->nvc + (size_t)row * g->vc_width
+	                                    : g->vc + (size_t)g->nodes.v[b].step * g->vc_width;
+	size_t ws = g->streams.n ? g->streams.n : 1;
+
+	*full = v[sa->stream] >= sa->pos;
+	if (*full)
+		return 1;
+	if (!sa->tmpl || v[sa->stream] + 1 < sa->pos)
+		return 0;
+	for (size_t c = 0; c < g->cols.n; c++) {
+		const emu_col *col = &g->cols.v[c];
+		uint32_t x = sa->node_first + col->tnode;
+		int nomem;
+		const emu_lclk *lc;
+
+		if (col->stream != sa->stream || col->tmpl != sa->tmpl || v[ws + c] < sa->pos || x < a)
+			continue;
+		if (x == a)
+			return 1;
+		lc = emu_lorder_of(g, o, na->step, &nomem);
+		if (nomem)
+			return -1;
+		if (lc->search) {
+			int r = emu_node_reaches(g, a, x);
+
+			if (r)
+				return r;
+		} else if (lc->clk[(size_t)col->tnode * lc->w + lc->chain[a - sa->node_first]] >=
+		           lc->pos[a - sa->node_first]) {
+			return 1;
+		}
+	}
+	return 0;
 }
 
 typedef struct emu_race {
@@ -545,14 +656,25 @@ static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 					continue;
 				}
 			} else if (ni->step != nj->step) {
+				int full = 0, before;
+
 				if (stamp[ni->stream] == (uint32_t)j)
 					continue;
-				if (emu_step_before(g, ni->step, nj->step)) {
+				if (g->node_deps)
+					before = emu_node_before(g, &lorder, ai->node, aj->node, &full);
+				else
+					before = full = emu_step_before(g, ni->step, nj->step);
+				if (before < 0) {
+					st = EMU_ERR_NOMEM;
+					goto out;
+				}
+				if (full) {
 					/* every earlier access on that stream is ordered too */
 					stamp[ni->stream] = (uint32_t)j;
 					covered++;
-					continue;
 				}
+				if (before)
+					continue;
 			}
 			if (ai->hi <= aj->lo || aj->hi <= ai->lo)
 				continue;
