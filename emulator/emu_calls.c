@@ -205,7 +205,9 @@ static int emu_r_stream_destroy(emu_builder *b, sbt_cm_kind k, const sbt_cm_call
 	return 0;
 }
 
-/* cuStreamSynchronize, a successful cuStreamQuery: the host waited for the stream. */
+/* cuStreamSynchronize, a successful cuStreamQuery: the host waited for the
+ * stream, the event waits it holds included (a graph launch's event wait
+ * nodes that no node follows are such waits: emu_graph_launch). */
 static int emu_r_stream_sync(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	uint32_t s;
@@ -214,7 +216,12 @@ static int emu_r_stream_sync(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 	if (c->result != 0)
 		return 0;
 	s = emu_call_stream(b, c);
-	return s == EMU_NONE ? -1 : emu_host_sync(b, b->rec->thread, b->bs.v[s].last);
+	if (s == EMU_NONE)
+		return -1;
+	for (size_t i = 0; i < b->bs.v[s].pending.n; i++)
+		if (emu_host_sync_dep(b, b->rec->thread, &b->bs.v[s].pending.v[i]) != 0)
+			return -1;
+	return emu_host_sync(b, b->rec->thread, b->bs.v[s].last);
 }
 
 /* cuCtxSynchronize and the frees that wait for the device: the host waited

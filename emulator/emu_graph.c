@@ -963,48 +963,66 @@ static int emu_event_deps(emu_builder *b, uint64_t event, emu_depvec *deps, uint
 	return 0;
 }
 
-/* A record node of the launch at step (its template's nodes from base):
- * the event then waits for the work nodes the record node follows (each a
- * dependency on that node of the launch, with its column), the events of
- * the wait nodes before it, or, when it follows nothing, for what the
- * launch waited for. */
+/* What the event of a record node of the launch at step (its template's
+ * nodes from base) waits for, into deps: the work nodes the record node
+ * follows (each a dependency on that node of the launch, with its column),
+ * the events of the wait nodes before it (as they were when the launch
+ * was issued: the caller records every event after), and, when it
+ * follows no work node, what the launch waited for. */
 static int emu_launch_record(emu_builder *b, const emu_capture *cap, const emu_tevent *r, uint32_t step,
-                             uint32_t base, uint32_t tmpl)
+                             uint32_t base, uint32_t tmpl, emu_depvec *deps)
 {
 	emu_graph *g = b->g;
-	emu_depvec deps = { 0 };
-	emu_bevent *ev;
-	int rc = -1;
 
 	for (uint32_t k = 0; k < r->count; k++) {
 		uint32_t tn = cap->after.v[r->first + k];
 		emu_dep d = { step, EMU_D_EVENT, base + tn + 1, emu_col_of(g, g->steps.v[step].stream, tmpl, tn) };
 
-		if (d.col == EMU_NONE || EMU_PUSH(deps, d) != 0)
-			goto out;
+		if (d.col == EMU_NONE || EMU_PUSH(*deps, d) != 0)
+			return -1;
 		g->node_deps = 1;
 	}
 	for (uint32_t k = 0; k < r->ecount; k++)
-		if (emu_event_deps(b, cap->after_ev.v[r->efirst + k], &deps, EMU_D_EVENT) != 0)
-			goto out;
-	if (!r->count && !r->ecount) {
+		if (emu_event_deps(b, cap->after_ev.v[r->efirst + k], deps, EMU_D_EVENT) != 0)
+			return -1;
+	if (!r->count) {
 		const emu_step *st = &g->steps.v[step];
 
 		for (uint32_t d = 0; d < st->dep_count; d++)
-			if (emu_dep_push_dep(&deps, &g->deps.v[st->dep_first + d], EMU_D_EVENT) != 0)
-				goto out;
+			if (emu_dep_push_dep(deps, &g->deps.v[st->dep_first + d], EMU_D_EVENT) != 0)
+				return -1;
 	}
-	ev = emu_event_of(b, r->event, 1);
-	if (!ev)
-		goto out;
-	free(ev->deps.v);
-	ev->deps = deps;
-	memset(&deps, 0, sizeof(deps));
-	ev->cap_nodes.n = 0;
-	ev->capture = EMU_NONE;
+	return 0;
+}
+
+/* The launch's record nodes record their events (in template order: of
+ * two recording one event, the later one's stays). */
+static int emu_launch_records(emu_builder *b, const emu_capture *cap, uint32_t step, uint32_t base, uint32_t tmpl)
+{
+	emu_depvec *deps = calloc(cap->records.n + 1, sizeof(emu_depvec));
+	int rc = -1;
+
+	if (!deps)
+		return -1;
+	for (size_t i = 0; i < cap->records.n; i++)
+		if (emu_launch_record(b, cap, &cap->records.v[i], step, base, tmpl, &deps[i]) != 0)
+			goto out;
+	for (size_t i = 0; i < cap->records.n; i++) {
+		emu_bevent *ev = emu_event_of(b, cap->records.v[i].event, 1);
+
+		if (!ev)
+			goto out;
+		free(ev->deps.v);
+		ev->deps = deps[i];
+		memset(&deps[i], 0, sizeof(deps[i]));
+		ev->cap_nodes.n = 0;
+		ev->capture = EMU_NONE;
+	}
 	rc = 0;
 out:
-	free(deps.v);
+	for (size_t i = 0; i < cap->records.n; i++)
+		free(deps[i].v);
+	free(deps);
 	return rc;
 }
 
@@ -1015,8 +1033,7 @@ out:
  * only; later nodes follow it) waits for the event (xdeps), the rest of the
  * launch does not; an event record node records the nodes it follows.
  * The launch ends when all its nodes do, wait nodes included: the
- * stream's next work waits for their events too.  A launch run as one
- * command waits for the events and records the whole of it. */
+ * stream's next work waits for their events too. */
 int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 {
 	emu_graph *g = b->g;
@@ -1033,26 +1050,20 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 			break;
 		}
 	if (!cap || cap->nodes.n == 0) {
-		for (size_t i = 0; cap && i < cap->waits.n; i++)
-			if (emu_event_deps(b, cap->waits.v[i].event, &b->bs.v[s].pending, EMU_D_EVENT) != 0)
-				return -1;
+		/* one command: a graph not seen built, or one of ordering nodes
+		 * alone (whose event nodes still act per node: its record nodes
+		 * follow no work node) */
 		snprintf(buf, sizeof(buf), "graph 0x%llx", (unsigned long long)c->handle);
 		if (emu_command(b, s, SBT_CM_K_cuGraphLaunch, c, EMU_K_GRAPH, emu_name_put(g, buf, strlen(buf))) ==
 		    EMU_NONE)
 			return -1;
 		step = b->bs.v[s].last;
-		for (size_t i = 0; cap && i < cap->records.n; i++) {
-			emu_bevent *ev = emu_event_of(b, cap->records.v[i].event, 1);
-
-			if (!ev)
+		if (!cap)
+			return 0;
+		for (size_t i = 0; i < cap->waits.n; i++)
+			if (emu_event_deps(b, cap->waits.v[i].event, &b->bs.v[s].pending, EMU_D_EVENT) != 0)
 				return -1;
-			ev->deps.n = 0;
-			ev->cap_nodes.n = 0;
-			ev->capture = EMU_NONE;
-			if (emu_dep_push(&ev->deps, step, EMU_D_EVENT) != 0)
-				return -1;
-		}
-		return 0;
+		return emu_launch_records(b, cap, step, 0, tmpl);
 	}
 	step = emu_step_begin(b, s);
 	if (step == EMU_NONE)
@@ -1107,10 +1118,7 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 	for (size_t i = 0; i < cap->waits.n; i++)
 		if (emu_event_deps(b, cap->waits.v[i].event, &b->bs.v[s].pending, EMU_D_EVENT) != 0)
 			return -1;
-	for (size_t i = 0; i < cap->records.n; i++)
-		if (emu_launch_record(b, cap, &cap->records.v[i], step, base, tmpl) != 0)
-			return -1;
-	return 0;
+	return emu_launch_records(b, cap, step, base, tmpl);
 }
 
 /* The allocation that held addr when the record at seq was made (after
