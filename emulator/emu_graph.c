@@ -929,7 +929,8 @@ uint32_t emu_command(emu_builder *b, uint32_t s, sbt_cm_kind k, const sbt_cm_cal
 	if (kind == EMU_K_KERNEL) {
 		if (emu_access_args(b, &t, c, g->acc.n) != 0)
 			return EMU_NONE;
-	} else if (kind != EMU_K_HOSTFN && emu_fill_transfer(b, k, c, &n, &t) != 0) {
+	} else if (kind != EMU_K_HOSTFN && kind != EMU_K_GRAPH && /* a graph launch touches nothing known */
+	           emu_fill_transfer(b, k, c, &n, &t) != 0) {
 		return EMU_NONE;
 	}
 	n.acc_count = (uint32_t)(g->acc.n - n.acc_first);

@@ -17,7 +17,9 @@
  * creation order, of two recording one event the later wins), a host
  * synchronization before everything issued after it.  Two kernels passing
  * one buffer race unless one reaches the other; the emulator must report
- * exactly those pairs (every kernel argument is a possible write).
+ * exactly those pairs (every kernel argument is a possible write).  With
+ * engines enough for every kernel, 1000 ns a kernel and nothing else taking
+ * time, its makespan must be the model's longest path.
  */
 #include <string.h>
 
@@ -45,6 +47,7 @@ typedef struct ge_model {
 	ge_node n[GE_MAXN];
 	int nn;
 	uint64_t anc[GE_MAXN][GE_WORDS];
+	uint64_t longest;          /* ns, 1000 a kernel */
 } ge_model;
 
 typedef struct ge_pair {
@@ -294,6 +297,20 @@ static void ge_program(uint64_t seed, const char *path, ge_pairs *want, ge_model
 			m->anc[i][q / 64] |= 1ull << (q % 64);
 		}
 	}
+	{
+		uint64_t dist[GE_MAXN];
+
+		m->longest = 0;
+		for (int i = 0; i < m->nn; i++) {
+			dist[i] = 0;
+			for (int k = 0; k < m->n[i].npred; k++)
+				if (dist[m->n[i].pred[k]] > dist[i])
+					dist[i] = dist[m->n[i].pred[k]];
+			dist[i] += m->n[i].name[0] ? 1000 : 0;
+			if (dist[i] > m->longest)
+				m->longest = dist[i];
+		}
+	}
 	for (int i = 0; i < m->nn; i++)
 		for (int j = i + 1; j < m->nn; j++)
 			if (m->n[i].name[0] && m->n[j].name[0] && m->n[i].buf == m->n[j].buf &&
@@ -305,7 +322,14 @@ int main(void)
 {
 	static ge_model m;
 	static ge_pairs want, got;
-	int bad = 0, racy = 0;
+	int bad = 0, racy = 0, late = 0;
+	emu_options o;
+	emu_summary sum;
+
+	emu_options_default(&o);
+	o.compute_engines = 1024;
+	o.kernel_ns = 1000;
+	o.graph_ns = 0;
 
 	for (uint64_t seed = 1; seed <= GE_PROGRAMS; seed++) {
 		const char *path = tst_path("prog.sbt");
@@ -319,7 +343,15 @@ int main(void)
 		}
 		got.n = got.over = 0;
 		TST_REQUIRE(emu_races_each(g, ge_collect, &got) == EMU_OK);
+		TST_REQUIRE(emu_schedule(g, &o) == EMU_OK);
+		TST_REQUIRE(emu_summary_get(g, &sum) == EMU_OK);
 		emu_graph_free(g);
+		if (sum.makespan_ns != m.longest) {
+			fprintf(stderr, "seed %llu: makespan %llu ns, the model's longest path %llu\n",
+			        (unsigned long long)seed, (unsigned long long)sum.makespan_ns,
+			        (unsigned long long)m.longest);
+			late++;
+		}
 		racy += want.n > 0;
 		if (!ge_pairs_equal(&want, &got)) {
 			fprintf(stderr, "seed %llu: the model gives %d racing pairs, the emulator %d\n",
@@ -328,6 +360,7 @@ int main(void)
 		}
 	}
 	TST_CHECK_EQ_U64(bad, 0);
+	TST_CHECK_EQ_U64(late, 0);
 	/* the programs are not all race-free (nor all racy) */
 	TST_CHECK(racy > GE_PROGRAMS / 10 && racy < GE_PROGRAMS * 9 / 10);
 	return tst_done();

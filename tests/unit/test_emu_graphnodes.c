@@ -16,7 +16,8 @@
  *   on its event is ordered after those and races with the rest; an event
  *   wait node orders the nodes after it after the event's work, and the
  *   others run beside that work (and race with it);
- * - a graph changed by a call the model does not cover is one command.
+ * - a graph changed by a call the model does not cover is one command, of
+ *   the cost model's graph launch.
  */
 #include <string.h>
 
@@ -296,6 +297,12 @@ int main(void)
 	/* a node the model does not cover: each launch is one command */
 	g = gn_load("notmodeled.sbt", GN_ORDERED | GN_NOT_MODELED, &s, &n, rep, sizeof(rep));
 	TST_CHECK_EQ_U64(s.commands, 3);
+	/* a graph launch of the cost model (20000 ns on a compute engine), not a
+	 * copy (5000 ns on a copy engine, as it was taken before) */
+	TST_CHECK_EQ_U64(s.makespan_ns, 40000);
+	TST_CHECK_EQ_U64(emu_engine_busy_ns(g, 0) + emu_engine_busy_ns(g, 1) + emu_engine_busy_ns(g, 2) +
+	                     emu_engine_busy_ns(g, 3),
+	                 41000);
 	emu_graph_free(g);
 	return tst_done();
 }
