@@ -86,8 +86,18 @@ static emu_status emu_vc_build(emu_graph *g)
 		const emu_step *st = &g->steps.v[s];
 		uint32_t *v = g->vc + s * w;
 
-		for (uint32_t d = 0; d < st->dep_count; d++)
-			emu_vc_join(g, v, &g->deps.v[st->dep_first + d]);
+		for (uint32_t d = 0; d < st->dep_count; d++) {
+			const emu_dep *dp = &g->deps.v[st->dep_first + d];
+			const uint32_t *p = g->vc + (size_t)dp->step * w;
+
+			if (dp->node1) {
+				emu_vc_join(g, v, dp);
+				continue;
+			}
+			for (size_t k = 0; k < w; k++)
+				if (p[k] > v[k])
+					v[k] = p[k];
+		}
 		v[st->stream] = st->pos;
 		if (!g->nvc_row || !st->node_count || g->nvc_row[st->node_first] == EMU_NONE)
 			continue;
@@ -557,8 +567,8 @@ static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 	}
 	for (size_t s = 0; s < g->streams.n; s++)
 		stamp[s] = UINT32_MAX;
-	for (size_t j = 0, group = 0, nstreams = 0, step_lo = 0, nchains = 0; j < na && races.n < EMU_RACE_MAX;
-	     j++) {
+	for (size_t j = 0, group = 0, nstreams = 0, step_lo = 0, nchains = 0, lo_step = SIZE_MAX;
+	     j < na && races.n < EMU_RACE_MAX; j++) {
 		const emu_access *aj = &g->acc.v[ord[j]];
 		const emu_node *nj = &g->nodes.v[aj->node];
 		size_t covered = 0, from = j;
@@ -573,12 +583,6 @@ static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 			seen[nj->stream] = (uint32_t)group + 1;
 			nstreams++;
 		}
-		/* this allocation's accesses by nodes of nj's launch start at
-		 * step_lo (a node's accesses are consecutive, its launch's too) */
-		if (j == group || g->nodes.v[g->acc.v[ord[j - 1]].node].step != nj->step) {
-			step_lo = j;
-			nchains = 0;
-		}
 		if (!g->vk && g->steps.v[nj->step].node_count > 1) {
 			/* inside the launch: an earlier node ordered before nj
 			 * orders every earlier node of its chain too */
@@ -586,6 +590,13 @@ static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 			const emu_lclk *lc = emu_lorder_of(g, &lorder, nj->step, &nomem);
 			uint32_t first = g->steps.v[nj->step].node_first, ccov = 0;
 
+			/* this allocation's accesses by nodes of nj's launch start at
+			 * step_lo (a node's accesses are consecutive, its launch's too) */
+			if (lo_step != nj->step || step_lo < group) {
+				step_lo = j;
+				lo_step = nj->step;
+				nchains = 0;
+			}
 			if (nomem) {
 				st = EMU_ERR_NOMEM;
 				goto out;

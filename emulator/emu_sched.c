@@ -255,8 +255,17 @@ static int emu_critical(emu_graph *g)
 				}
 			}
 			if (n->ipred_count == 0)
-				for (uint32_t d = 0; d < st->dep_count; d++)
-					emu_crit_dep(&g->deps.v[st->dep_first + d], eft, sarg, &est, &n->crit_pred);
+				for (uint32_t d = 0; d < st->dep_count; d++) {
+					const emu_dep *dp = &g->deps.v[st->dep_first + d];
+					uint32_t q = sarg[dp->step];
+
+					if (dp->node1)
+						emu_crit_dep(dp, eft, sarg, &est, &n->crit_pred);
+					else if (q != EMU_NONE && (eft[q] > est || n->crit_pred == EMU_NONE)) {
+						est = eft[q] > est ? eft[q] : est;
+						n->crit_pred = q;
+					}
+				}
 			for (uint32_t d = 0; d < n->xdep_count; d++)
 				emu_crit_dep(&g->deps.v[n->xdep_first + d], eft, sarg, &est, &n->crit_pred);
 			eft[id] = est + n->cost_ns;
@@ -571,8 +580,17 @@ emu_status emu_schedule(emu_graph *g, const emu_options *o)
 			if (m.xs.first)
 				emu_notify(g, &m, ns + id, t);
 			if (--m.step_left[step] == 0) {
-				for (uint32_t k = m.ss.first[step]; k < m.ss.first[step + 1]; k++)
-					emu_step_notify(g, &m, m.ss.idx[k], t);
+				for (uint32_t k = m.ss.first[step]; k < m.ss.first[step + 1]; k++) {
+					const emu_step *su = &g->steps.v[m.ss.idx[k]];
+
+					/* (emu_step_notify, kept inline on this path) */
+					for (uint32_t x = 0; x < su->node_count; x++) {
+						uint32_t q = su->node_first + x;
+
+						if (g->nodes.v[q].ipred_count == 0 && --m.waits[q] == 0)
+							emu_make_ready(g, &m, q, t);
+					}
+				}
 				if (m.xs.first)
 					emu_notify(g, &m, step, t);
 			}
