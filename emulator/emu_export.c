@@ -224,14 +224,14 @@ emu_status emu_export_json(const emu_graph *g, FILE *f)
 		        emu_node_duration_source(g, n));
 	}
 	/* the steps' dependencies (into their first node), then the nodes' own */
-	for (size_t s = 0, nd = g->node_deps ? g->nodes.n : 0; s < g->steps.n + nd; s++) {
+	for (size_t s = 0; s < g->steps.n + g->xdeps.n; s++) {
 		const emu_step *st = s < g->steps.n ? &g->steps.v[s] : NULL;
-		const emu_node *self = st ? NULL : &g->nodes.v[s - g->steps.n];
-		uint32_t first = st ? st->dep_first : self->xdep_first, count = st ? st->dep_count : self->xdep_count;
+		const emu_xdep *self = st ? NULL : &g->xdeps.v[s - g->steps.n];
+		uint32_t first = st ? st->dep_first : self->first, count = st ? st->dep_count : self->count;
 
 		for (uint32_t d = 0; d < count; d++) {
 			uint32_t from = emu_dep_from(g, &g->deps.v[first + d]);
-			uint32_t to = st ? st->node_first : (uint32_t)(s - g->steps.n);
+			uint32_t to = st ? st->node_first : self->node;
 			const emu_node *a = &g->nodes.v[from], *b = &g->nodes.v[to];
 
 			if (a->stream == b->stream)
@@ -337,7 +337,7 @@ emu_status emu_export_dot(const emu_graph *g, FILE *f)
 			for (uint32_t j = 0; j < ps->node_count; j++) {
 				uint32_t from = ps->node_first + j;
 
-				if (dp->node1 ? from != dp->node1 - 1 : inner[from])
+				if (dp->node1 ? from != emu_dep_node(g, dp) : inner[from])
 					continue;
 				for (uint32_t k = 0; k < st->node_count; k++)
 					if (g->nodes.v[st->node_first + k].ipred_count == 0)
@@ -346,16 +346,16 @@ emu_status emu_export_dot(const emu_graph *g, FILE *f)
 		}
 	}
 	/* a node's own dependencies (event wait nodes before it in its launch) */
-	for (size_t i = 0; g->node_deps && i < g->nodes.n; i++)
-		for (uint32_t d = 0; d < g->nodes.v[i].xdep_count; d++) {
-			const emu_dep *dp = &g->deps.v[g->nodes.v[i].xdep_first + d];
+	for (size_t i = 0; i < g->xdeps.n; i++)
+		for (uint32_t d = 0; d < g->xdeps.v[i].count; d++) {
+			const emu_dep *dp = &g->deps.v[g->xdeps.v[i].first + d];
 			const emu_step *ps = &g->steps.v[dp->step];
 
 			for (uint32_t j = 0; j < ps->node_count; j++) {
 				uint32_t from = ps->node_first + j;
 
-				if (!(dp->node1 ? from != dp->node1 - 1 : inner[from]))
-					fprintf(f, "\tn%u -> n%zu [%s];\n", from, i, styles[dp->kind]);
+				if (!(dp->node1 ? from != emu_dep_node(g, dp) : inner[from]))
+					fprintf(f, "\tn%u -> n%u [%s];\n", from, g->xdeps.v[i].node, styles[dp->kind]);
 			}
 		}
 	for (size_t i = 0; i < g->nodes.n; i++)

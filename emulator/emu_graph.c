@@ -248,7 +248,7 @@ int emu_host_sync(emu_builder *b, uint64_t thread, uint32_t s)
 {
 	if (s == EMU_NONE)
 		return 0;
-	return emu_host_sync_dep(b, thread, &(emu_dep){ s, EMU_D_HOST, 0, 0 });
+	return emu_host_sync_dep(b, thread, &(emu_dep){ s, EMU_D_HOST, 0 });
 }
 
 int emu_host_sync_dep(emu_builder *b, uint64_t thread, const emu_dep *d)
@@ -964,22 +964,27 @@ static int emu_event_deps(emu_builder *b, uint64_t event, emu_depvec *deps, uint
 	return 0;
 }
 
-/* What the event of a record node of the launch at step (its template's
- * nodes from base) waits for, into deps: the work nodes the record node
+/* What the event of a record node of the launch at step (of template
+ * tmpl) waits for, into deps: the work nodes the record node
  * follows (each a dependency on that node of the launch, with its column),
  * the events of the wait nodes before it (as they were when the launch
  * was issued: the caller records every event after), and, when it
  * follows no work node, what the launch waited for. */
 static int emu_launch_record(emu_builder *b, const emu_capture *cap, const emu_tevent *r, uint32_t step,
-                             uint32_t base, uint32_t tmpl, emu_depvec *deps)
+                             uint32_t tmpl, emu_depvec *deps)
 {
 	emu_graph *g = b->g;
 
 	for (uint32_t k = 0; k < r->count; k++) {
 		uint32_t tn = cap->after.v[r->first + k];
-		emu_dep d = { step, EMU_D_EVENT, base + tn + 1, emu_col_of(g, g->steps.v[step].stream, tmpl, tn) };
+		emu_dep d = { step, EMU_D_EVENT, tn + 1 };
 
-		if (d.col == EMU_NONE || EMU_PUSH(*deps, d) != 0)
+		if (tn >= EMU_DEP_NODES) {
+			if (emu_dep_push(deps, step, EMU_D_EVENT) != 0)
+				return -1;
+			continue;
+		}
+		if (emu_col_of(g, g->steps.v[step].stream, tmpl, tn) == EMU_NONE || EMU_PUSH(*deps, d) != 0)
 			return -1;
 		g->node_deps = 1;
 	}
@@ -998,7 +1003,7 @@ static int emu_launch_record(emu_builder *b, const emu_capture *cap, const emu_t
 
 /* The launch's record nodes record their events (in template order: of
  * two recording one event, the later one's stays). */
-static int emu_launch_records(emu_builder *b, const emu_capture *cap, uint32_t step, uint32_t base, uint32_t tmpl)
+static int emu_launch_records(emu_builder *b, const emu_capture *cap, uint32_t step, uint32_t tmpl)
 {
 	emu_depvec *deps = calloc(cap->records.n + 1, sizeof(emu_depvec));
 	int rc = -1;
@@ -1006,7 +1011,7 @@ static int emu_launch_records(emu_builder *b, const emu_capture *cap, uint32_t s
 	if (!deps)
 		return -1;
 	for (size_t i = 0; i < cap->records.n; i++)
-		if (emu_launch_record(b, cap, &cap->records.v[i], step, base, tmpl, &deps[i]) != 0)
+		if (emu_launch_record(b, cap, &cap->records.v[i], step, tmpl, &deps[i]) != 0)
 			goto out;
 	for (size_t i = 0; i < cap->records.n; i++) {
 		emu_bevent *ev = emu_event_of(b, cap->records.v[i].event, 1);
@@ -1064,7 +1069,7 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 		for (size_t i = 0; i < cap->waits.n; i++)
 			if (emu_event_deps(b, cap->waits.v[i].event, &b->bs.v[s].pending, EMU_D_EVENT) != 0)
 				return -1;
-		return emu_launch_records(b, cap, step, 0, tmpl);
+		return emu_launch_records(b, cap, step, tmpl);
 	}
 	step = emu_step_begin(b, s);
 	if (step == EMU_NONE)
@@ -1094,32 +1099,38 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 			return -1;
 	}
 	g->steps.v[step].node_count = (uint32_t)cap->nodes.n;
-	g->steps.v[step].tmpl = tmpl;
+	{
+		emu_launch l = { step, tmpl };
+
+		if (EMU_PUSH(g->launch_tmpl, l) != 0)
+			return -1;
+	}
 	/* xwaits come node by node: each node's dependencies are consecutive in g->deps */
 	for (size_t i = 0; i < cap->xwaits.n; i++) {
-		emu_node *n = &g->nodes.v[base + cap->xwaits.v[i].node];
+		uint32_t node = base + cap->xwaits.v[i].node;
 		emu_depvec tmp = { 0 };
+		emu_xdep x = { node, (uint32_t)g->deps.n, 0 };
 
-		if (emu_event_deps(b, cap->xwaits.v[i].event, &tmp, EMU_D_EVENT) != 0) {
-			free(tmp.v);
-			return -1;
-		}
-		if (!n->xdep_count)
-			n->xdep_first = (uint32_t)g->deps.n;
+		if (emu_event_deps(b, cap->xwaits.v[i].event, &tmp, EMU_D_EVENT) != 0)
+			goto out_tmp;
+		if (tmp.n && !(g->xdeps.n && g->xdeps.v[g->xdeps.n - 1].node == node) && EMU_PUSH(g->xdeps, x) != 0)
+			goto out_tmp;
 		for (size_t j = 0; j < tmp.n; j++) {
-			if (EMU_PUSH(g->deps, tmp.v[j]) != 0) {
-				free(tmp.v);
-				return -1;
-			}
-			n->xdep_count++;
+			if (EMU_PUSH(g->deps, tmp.v[j]) != 0)
+				goto out_tmp;
+			g->xdeps.v[g->xdeps.n - 1].count++;
 			g->node_deps = 1;
 		}
 		free(tmp.v);
+		continue;
+out_tmp:
+		free(tmp.v);
+		return -1;
 	}
 	for (size_t i = 0; i < cap->waits.n; i++)
 		if (emu_event_deps(b, cap->waits.v[i].event, &b->bs.v[s].pending, EMU_D_EVENT) != 0)
 			return -1;
-	return emu_launch_records(b, cap, step, base, tmpl);
+	return emu_launch_records(b, cap, step, tmpl);
 }
 
 /* The allocation that held addr when the record at seq was made (after
@@ -1436,6 +1447,8 @@ void emu_graph_free(emu_graph *g)
 	free(g->nvc);
 	free(g->nvc_row);
 	free(g->cols.v);
+	free(g->launch_tmpl.v);
+	free(g->xdeps.v);
 	emu_vk_free(g->vk);
 	free(g->measured);
 	free(g);

@@ -47,17 +47,18 @@ enum { EMU_A_READ = 1, EMU_A_WRITE = 2, EMU_A_MAYWRITE = 4 };
 /* A dependency on a step: all of it, or (node1 set) one node of a graph
  * launch and what comes before that node in the launch (an event record
  * node's event waits for the nodes before it, not for the whole launch).
- * Such a point is a vector clock column of its own (col, emu_race.c): its
- * stream, template and template node. */
+ * Such a point is a vector clock column of its own (emu_col, emu_race.c):
+ * its stream, template and template node.  8 bytes: a node past the
+ * 2^24th of its launch is not named (the dependency is on the whole step). */
+#define EMU_DEP_NODES ((1u << 24) - 1)
 typedef struct emu_dep {
 	uint32_t step;
-	uint32_t kind;
-	uint32_t node1;        /* 0: the whole step; else the node's index + 1 */
-	uint32_t col;          /* node1 set: the point's column in g->cols */
+	uint32_t kind : 8;
+	uint32_t node1 : 24;   /* 0: the whole step; else the node's index in the step + 1 */
 } emu_dep;
 
 /* A vector clock column beyond the streams': the node tnode of template
- * tmpl (emu_step.tmpl) in the launches of that template on stream. */
+ * tmpl (emu_step_tmpl) in the launches of that template on stream. */
 typedef struct emu_col {
 	uint32_t stream, tmpl, tnode;
 } emu_col;
@@ -74,8 +75,6 @@ typedef struct emu_node {
 	uint32_t name;         /* offset in the name arena */
 	uint32_t stack_id;
 	uint32_t ipred_first, ipred_count; /* internal predecessors (graph nodes) */
-	uint32_t xdep_first, xdep_count;   /* in deps: what it waits for beyond its step's
-	                                      dependencies (event wait nodes before it) */
 	uint32_t acc_first, acc_count;     /* accesses made when it was recorded */
 	uint32_t crit_pred;    /* the predecessor that made it start last (critical path) */
 	int32_t engine;        /* -1: none (host functions) */
@@ -90,8 +89,20 @@ typedef struct emu_step {
 	uint32_t pos;          /* 1-based position on its stream */
 	uint32_t node_first, node_count;
 	uint32_t dep_first, dep_count;
-	uint32_t tmpl;         /* a graph launch: its template (builder's caps index) + 1; else 0 */
 } emu_step;
+
+/* A graph launch run as its nodes: its step and template (the builder's
+ * caps index + 1); in step order (emu_step_tmpl). */
+typedef struct emu_launch {
+	uint32_t step, tmpl;
+} emu_launch;
+
+/* What node waits for beyond its step's dependencies (the events of the
+ * event wait nodes before it in its launch): deps[first .. first + count);
+ * in node order (emu_node_xdeps). */
+typedef struct emu_xdep {
+	uint32_t node, first, count;
+} emu_xdep;
 
 typedef struct emu_access {
 	uint64_t lo, hi;       /* [lo, hi) */
@@ -144,6 +155,8 @@ struct emu_graph {
 	EMU_VEC(emu_dep) deps;
 	EMU_VEC(uint32_t) ipreds;
 	EMU_VEC(emu_col) cols;      /* partial points of launches (emu_dep.node1) */
+	EMU_VEC(emu_launch) launch_tmpl; /* launches run as their nodes, and their templates */
+	EMU_VEC(emu_xdep) xdeps;    /* nodes' own dependencies */
 	int node_deps;              /* some dependency is on a node, or some node has xdeps */
 	emu_accvec acc;
 	EMU_VEC(emu_alloc) allocs;  /* [0]: memory the trace never allocated */
@@ -189,7 +202,7 @@ int emu_vec_grow(void **v, size_t *cap, size_t n, size_t elem);
  * EMU_NONE adds nothing.  0, or -1 out of memory. */
 static inline int emu_dep_push(emu_depvec *tmp, uint32_t step, uint32_t kind)
 {
-	emu_dep d = { step, kind, 0, 0 };
+	emu_dep d = { step, kind, 0 };
 
 	if (step == EMU_NONE)
 		return 0;
@@ -210,7 +223,7 @@ static inline int emu_dep_push_dep(emu_depvec *tmp, const emu_dep *d, uint32_t k
 	for (size_t i = 0; i < tmp->n; i++)
 		if (tmp->v[i].step == d->step && tmp->v[i].node1 == d->node1)
 			return 0;
-	x.kind = kind;
+	x.kind = kind & 0xff;
 	return EMU_PUSH(*tmp, x);
 }
 
@@ -250,7 +263,45 @@ uint32_t emu_track(const emu_lanes *l, const emu_node *n, uint32_t id);
  * its step that ends last. */
 static inline uint32_t emu_dep_from(const emu_graph *g, const emu_dep *d)
 {
-	return d->node1 ? d->node1 - 1 : emu_step_exit_node(g, d->step);
+	return d->node1 ? g->steps.v[d->step].node_first + d->node1 - 1 : emu_step_exit_node(g, d->step);
+}
+
+/* The template (+ 1) of the launch at step s; 0: none (one command). */
+static inline uint32_t emu_step_tmpl(const emu_graph *g, uint32_t s)
+{
+	size_t lo = 0, hi = g->launch_tmpl.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->launch_tmpl.v[mid].step < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->launch_tmpl.n && g->launch_tmpl.v[lo].step == s ? g->launch_tmpl.v[lo].tmpl : 0;
+}
+
+/* Node n's own dependencies; NULL: none. */
+static inline const emu_xdep *emu_node_xdeps(const emu_graph *g, uint32_t n)
+{
+	size_t lo = 0, hi = g->xdeps.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->xdeps.v[mid].node < n)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->xdeps.n && g->xdeps.v[lo].node == n ? &g->xdeps.v[lo] : NULL;
+}
+
+/* The node a dependency with node1 set is on (its index in g->nodes). */
+static inline uint32_t emu_dep_node(const emu_graph *g, const emu_dep *d)
+{
+	return g->steps.v[d->step].node_first + d->node1 - 1;
 }
 
 /* Emulated time at which the host had reached seq: the start of the first

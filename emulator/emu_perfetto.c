@@ -427,15 +427,15 @@ emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
 		uint64_t id = 0;
 
 		/* the steps' dependencies (into their first node), then the nodes' own */
-		for (size_t s = 0, nd = g->node_deps ? g->nodes.n : 0; s < g->steps.n + nd; s++) {
+		for (size_t s = 0; s < g->steps.n + g->xdeps.n; s++) {
 			const emu_step *stp = s < g->steps.n ? &g->steps.v[s] : NULL;
-			const emu_node *self = stp ? NULL : &g->nodes.v[s - g->steps.n];
-			uint32_t first = stp ? stp->dep_first : self->xdep_first;
-			uint32_t count = stp ? stp->dep_count : self->xdep_count;
+			const emu_xdep *self = stp ? NULL : &g->xdeps.v[s - g->steps.n];
+			uint32_t first = stp ? stp->dep_first : self->first;
+			uint32_t count = stp ? stp->dep_count : self->count;
 
 			for (uint32_t d = 0; d < count; d++) {
 				uint32_t from = emu_dep_from(g, &g->deps.v[first + d]);
-				uint32_t to = stp ? stp->node_first : (uint32_t)(s - g->steps.n);
+				uint32_t to = stp ? stp->node_first : self->node;
 
 				if (g->nodes.v[from].stream == g->nodes.v[to].stream)
 					continue;

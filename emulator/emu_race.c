@@ -34,8 +34,17 @@ static void emu_vc_join(const emu_graph *g, uint32_t *v, const emu_dep *d)
 				v[k] = p[k];
 	} else {
 		const emu_step *st = &g->steps.v[d->step];
-		uint32_t row = g->nvc_row[d->node1 - 1];
-		size_t col = (g->streams.n ? g->streams.n : 1) + d->col;
+		uint32_t row = g->nvc_row[emu_dep_node(g, d)], c = 0;
+		size_t col;
+
+		uint32_t tmpl = emu_step_tmpl(g, d->step);
+
+		while (c < g->cols.n && (g->cols.v[c].stream != st->stream || g->cols.v[c].tmpl != tmpl ||
+		                         g->cols.v[c].tnode != (uint32_t)d->node1 - 1))
+			c++;
+		if (c == g->cols.n)
+			return; /* cannot be: made with the dependency (emu_launch_record) */
+		col = (g->streams.n ? g->streams.n : 1) + c;
 
 		if (row != EMU_NONE)
 			p = g->nvc + (size_t)row * w;
@@ -74,7 +83,7 @@ static emu_status emu_vc_build(emu_graph *g)
 			int any = 0;
 
 			for (uint32_t k = 0; k < st->node_count && !any; k++)
-				any = g->nodes.v[st->node_first + k].xdep_count != 0;
+				any = emu_node_xdeps(g, st->node_first + k) != NULL;
 			for (uint32_t k = 0; any && k < st->node_count; k++)
 				g->nvc_row[st->node_first + k] = (uint32_t)rows++;
 		}
@@ -106,8 +115,10 @@ static emu_status emu_vc_build(emu_graph *g)
 			uint32_t *r = g->nvc + (size_t)g->nvc_row[st->node_first + k] * w;
 
 			memcpy(r, v, w * sizeof(uint32_t));
-			for (uint32_t d = 0; d < n->xdep_count; d++)
-				emu_vc_join(g, r, &g->deps.v[n->xdep_first + d]);
+			const emu_xdep *xd = emu_node_xdeps(g, st->node_first + k);
+
+			for (uint32_t d = 0; xd && d < xd->count; d++)
+				emu_vc_join(g, r, &g->deps.v[xd->first + d]);
 			for (uint32_t p = 0; p < n->ipred_count; p++) {
 				const uint32_t *q = g->nvc + (size_t)g->nvc_row[g->ipreds.v[n->ipred_first + p]] * w;
 
@@ -192,7 +203,7 @@ typedef struct emu_lclk {
 } emu_lclk;
 
 typedef struct emu_lorder {
-	emu_lclk *t;            /* per template (emu_step.tmpl) */
+	emu_lclk *t;            /* per template (emu_step_tmpl) */
 	size_t nt;
 	uint32_t *fits;         /* per step: the gen of clocks found to fit it (0: none) */
 	uint32_t gen;           /* computations so far */
@@ -313,14 +324,14 @@ static int emu_launch_alike(const emu_graph *g, uint32_t a, uint32_t b)
  * memory, or (*search set) when its order is to be searched instead. */
 static const emu_lclk *emu_lorder_of(const emu_graph *g, emu_lorder *o, uint32_t s, int *nomem)
 {
-	uint32_t t = g->steps.v[s].tmpl;
+	uint32_t t = emu_step_tmpl(g, s);
 	emu_lclk *c;
 
 	*nomem = 0;
 	if (!o->t) {
-		for (size_t i = 0; i < g->steps.n; i++)
-			if (g->steps.v[i].tmpl >= o->nt)
-				o->nt = (size_t)g->steps.v[i].tmpl + 1;
+		for (size_t i = 0; i < g->launch_tmpl.n; i++)
+			if (g->launch_tmpl.v[i].tmpl >= o->nt)
+				o->nt = (size_t)g->launch_tmpl.v[i].tmpl + 1;
 		o->t = calloc(o->nt + 1, sizeof(emu_lclk));
 		o->fits = calloc(g->steps.n + 1, sizeof(uint32_t));
 		if (!o->t || !o->fits)
@@ -361,7 +372,9 @@ static int emu_node_before(const emu_graph *g, emu_lorder *o, uint32_t a, uint32
 	*full = v[sa->stream] >= sa->pos;
 	if (*full)
 		return 1;
-	if (!sa->tmpl || v[sa->stream] + 1 < sa->pos)
+	uint32_t tmpl;
+
+	if (v[sa->stream] + 1 < sa->pos || !(tmpl = emu_step_tmpl(g, na->step)))
 		return 0;
 	for (size_t c = 0; c < g->cols.n; c++) {
 		const emu_col *col = &g->cols.v[c];
@@ -369,7 +382,7 @@ static int emu_node_before(const emu_graph *g, emu_lorder *o, uint32_t a, uint32
 		int nomem;
 		const emu_lclk *lc;
 
-		if (col->stream != sa->stream || col->tmpl != sa->tmpl || v[ws + c] < sa->pos || x < a)
+		if (col->stream != sa->stream || col->tmpl != tmpl || v[ws + c] < sa->pos || x < a)
 			continue;
 		if (x == a)
 			return 1;

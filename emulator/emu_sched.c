@@ -165,17 +165,17 @@ static void emu_ndep_each(const emu_graph *g, emu_csr *x, int fill)
 			if (!dp->node1)
 				continue;
 			if (fill)
-				x->idx[x->first[ns + dp->node1 - 1]++] = (uint32_t)s;
+				x->idx[x->first[ns + emu_dep_node(g, dp)]++] = (uint32_t)s;
 			else
-				x->first[ns + dp->node1]++;
+				x->first[ns + emu_dep_node(g, dp) + 1]++;
 		}
-	for (size_t n = 0; n < g->nodes.n; n++)
-		for (uint32_t d = 0; d < g->nodes.v[n].xdep_count; d++) {
-			const emu_dep *dp = &g->deps.v[g->nodes.v[n].xdep_first + d];
-			size_t src = dp->node1 ? ns + dp->node1 - 1 : dp->step;
+	for (size_t i = 0; i < g->xdeps.n; i++)
+		for (uint32_t d = 0; d < g->xdeps.v[i].count; d++) {
+			const emu_dep *dp = &g->deps.v[g->xdeps.v[i].first + d];
+			size_t src = dp->node1 ? ns + emu_dep_node(g, dp) : dp->step;
 
 			if (fill)
-				x->idx[x->first[src]++] = (uint32_t)(ns + n);
+				x->idx[x->first[src]++] = (uint32_t)(ns + g->xdeps.v[i].node);
 			else
 				x->first[src + 1]++;
 		}
@@ -205,10 +205,10 @@ static int emu_ndep_build(const emu_graph *g, emu_csr *x)
 /* When dependency d is the latest to finish for a node starting no
  * earlier than *est: its finish (eft of a node; for a step the node of it
  * that ends last, sarg) and that node in *pred. */
-static void emu_crit_dep(const emu_dep *d, const uint64_t *eft, const uint32_t *sarg, uint64_t *est,
-                         uint32_t *pred)
+static void emu_crit_dep(const emu_graph *g, const emu_dep *d, const uint64_t *eft, const uint32_t *sarg,
+                         uint64_t *est, uint32_t *pred)
 {
-	uint32_t q = d->node1 ? d->node1 - 1 : sarg[d->step];
+	uint32_t q = d->node1 ? emu_dep_node(g, d) : sarg[d->step];
 
 	if (q != EMU_NONE && (eft[q] > *est || *pred == EMU_NONE)) {
 		*est = eft[q] > *est ? eft[q] : *est;
@@ -260,14 +260,18 @@ static int emu_critical(emu_graph *g)
 					uint32_t q = sarg[dp->step];
 
 					if (dp->node1)
-						emu_crit_dep(dp, eft, sarg, &est, &n->crit_pred);
+						emu_crit_dep(g, dp, eft, sarg, &est, &n->crit_pred);
 					else if (q != EMU_NONE && (eft[q] > est || n->crit_pred == EMU_NONE)) {
 						est = eft[q] > est ? eft[q] : est;
 						n->crit_pred = q;
 					}
 				}
-			for (uint32_t d = 0; d < n->xdep_count; d++)
-				emu_crit_dep(&g->deps.v[n->xdep_first + d], eft, sarg, &est, &n->crit_pred);
+			if (g->node_deps) {
+				const emu_xdep *x = emu_node_xdeps(g, id);
+
+				for (uint32_t d = 0; x && d < x->count; d++)
+					emu_crit_dep(g, &g->deps.v[x->first + d], eft, sarg, &est, &n->crit_pred);
+			}
 			eft[id] = est + n->cost_ns;
 			if (sarg[s] == EMU_NONE || eft[id] > eft[sarg[s]])
 				sarg[s] = id;
@@ -501,7 +505,12 @@ emu_status emu_schedule(emu_graph *g, const emu_options *o)
 	for (size_t i = 0; i < nn; i++) {
 		const emu_node *n = &g->nodes.v[i];
 
-		m.waits[i] = (n->ipred_count ? n->ipred_count : g->steps.v[n->step].dep_count) + n->xdep_count;
+		m.waits[i] = n->ipred_count ? n->ipred_count : g->steps.v[n->step].dep_count;
+		if (g->node_deps) {
+			const emu_xdep *x = emu_node_xdeps(g, (uint32_t)i);
+
+			m.waits[i] += x ? x->count : 0;
+		}
 		if (m.waits[i] == 0)
 			emu_make_ready(g, &m, (uint32_t)i, 0);
 	}
@@ -622,11 +631,11 @@ emu_status emu_summary_get(const emu_graph *g, emu_summary *out)
 			out->cross_edges +=
 				g->steps.v[g->deps.v[g->steps.v[s].dep_first + d].step].stream != g->steps.v[s].stream;
 		}
-	for (size_t n = 0; g->node_deps && n < g->nodes.n; n++)
-		for (uint32_t d = 0; d < g->nodes.v[n].xdep_count; d++) {
+	for (size_t i = 0; i < g->xdeps.n; i++)
+		for (uint32_t d = 0; d < g->xdeps.v[i].count; d++) {
 			out->edges++;
-			out->cross_edges += g->steps.v[g->deps.v[g->nodes.v[n].xdep_first + d].step].stream !=
-			                    g->nodes.v[n].stream;
+			out->cross_edges += g->steps.v[g->deps.v[g->xdeps.v[i].first + d].step].stream !=
+			                    g->nodes.v[g->xdeps.v[i].node].stream;
 		}
 	out->edges += g->ipreds.n;
 	out->makespan_ns = g->makespan;
