@@ -207,6 +207,8 @@ typedef struct emu_lorder {
 	size_t nt;
 	uint32_t *fits;         /* per step: the gen of clocks found to fit it (0: none) */
 	uint32_t gen;           /* computations so far */
+	uint32_t last_step;     /* the launch asked for last (EMU_NONE: none) and its clocks */
+	const emu_lclk *last;
 	uint32_t *cstamp, *cseen; /* per chain (the widest so far): scratch of the race scan */
 	size_t ncap;
 } emu_lorder;
@@ -324,10 +326,13 @@ static int emu_launch_alike(const emu_graph *g, uint32_t a, uint32_t b)
  * memory, or (*search set) when its order is to be searched instead. */
 static const emu_lclk *emu_lorder_of(const emu_graph *g, emu_lorder *o, uint32_t s, int *nomem)
 {
-	uint32_t t = emu_step_tmpl(g, s);
+	uint32_t t;
 	emu_lclk *c;
 
 	*nomem = 0;
+	if (o->last && o->last_step == s)
+		return o->last;
+	t = emu_step_tmpl(g, s);
 	if (!o->t) {
 		for (size_t i = 0; i < g->launch_tmpl.n; i++)
 			if (g->launch_tmpl.v[i].tmpl >= o->nt)
@@ -342,14 +347,17 @@ static const emu_lclk *emu_lorder_of(const emu_graph *g, emu_lorder *o, uint32_t
 	/* slot nt: launches of no template (not made by the builder today) */
 	c = &o->t[t && t < o->nt ? t : o->nt];
 	if (c->step == s || (c->step != EMU_NONE && o->fits[s] == c->gen))
-		return c;
+		goto out;
 	if (c->step != EMU_NONE && t && emu_launch_alike(g, c->step, s)) {
 		o->fits[s] = c->gen;
-		return c;
+		goto out;
 	}
 	if (emu_lclk_make(g, o, c, s) != 0)
 		goto nomem;
 	o->fits[s] = c->gen;
+out:
+	o->last_step = s;
+	o->last = c;
 	return c;
 nomem:
 	*nomem = 1;
