@@ -8,8 +8,13 @@
  * allocation; within a group, each access is compared with the earlier
  * ones, newest first, and a stream is dropped from the scan once one of its
  * accesses is found ordered before (every earlier one on it is too).
- * Nodes of one graph launch are ordered by the graph's own edges, searched
- * backwards from the later node.
+ * Nodes of one graph launch are ordered by the graph's own edges, through
+ * vector clocks over the launch's chains of nodes (emu_lclk), made once per
+ * template; a launch too large for them is searched backwards from the
+ * later node.  A dependency on one node of a launch (an event record node's
+ * event) is a column of its own beyond the streams' (emu_col), and a node
+ * that waits for more than its step (an event wait node before it) has a
+ * clock of its own (nvc).
  */
 #include <stdlib.h>
 #include <string.h>
