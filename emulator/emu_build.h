@@ -21,7 +21,7 @@ typedef EMU_VEC(uint32_t) emu_u32vec;
 
 typedef struct emu_bstream {
 	uint32_t last;          /* last step, EMU_NONE */
-	EMU_VEC(emu_dep) pending; /* event waits for its next step */
+	emu_depvec pending;     /* event waits for its next step */
 	uint32_t legacy_seen;   /* (blocking streams) the legacy stream's step it waits for */
 	uint32_t legacy_synced; /* the step of this stream the legacy stream already waits for */
 	uint32_t capture;       /* capture it belongs to, EMU_NONE */
@@ -32,7 +32,7 @@ typedef struct emu_bstream {
 
 typedef struct emu_bthread {
 	uint64_t thread;
-	emu_u32vec syncs;       /* steps the thread synchronized with, in order */
+	emu_depvec syncs;       /* what the thread synchronized with, in order (kind unused) */
 	EMU_VEC(uint64_t) ctx;  /* its context stack; the last is current */
 } emu_bthread;
 
@@ -43,10 +43,20 @@ typedef struct emu_bctx {
 
 typedef struct emu_bevent {
 	uint64_t handle;
-	emu_u32vec steps;       /* what a wait on it waits for */
+	emu_depvec deps;        /* what a wait on it waits for (kind unused) */
 	uint32_t capture;       /* recorded inside this capture (EMU_NONE: not) */
 	emu_u32vec cap_nodes;   /* then: the template nodes */
 } emu_bevent;
+
+/* An event node of a template: its event and, for a record node, what it
+ * follows (after[first..+count) the work nodes, after_ev[efirst..+ecount)
+ * the events of the wait nodes before it through ordering nodes only);
+ * for an xwaits entry, the work node (node) waiting for event. */
+typedef struct emu_tevent {
+	uint64_t event;
+	uint32_t node;
+	uint32_t first, count, efirst, ecount;
+} emu_tevent;
 
 /* A graph's nodes as templates: a graph built by stream capture, or the
  * snapshot a cuGraphInstantiate took of a graph built node by node (then
@@ -58,8 +68,12 @@ typedef struct emu_capture {
 	EMU_VEC(uint32_t) ipreds;
 	emu_accvec acc;
 	EMU_VEC(uint64_t) handles;  /* node-built: per template node, its node handle */
-	EMU_VEC(uint64_t) records;  /* node-built: events recorded by event record nodes */
-	EMU_VEC(uint64_t) waits;    /* node-built: events waited for by event wait nodes */
+	EMU_VEC(emu_tevent) records; /* node-built: event record nodes */
+	EMU_VEC(emu_tevent) waits;   /* node-built: event wait nodes */
+	EMU_VEC(emu_tevent) xwaits;  /* node-built: (work node, event) per event wait
+	                                node a work node follows through ordering nodes only */
+	emu_u32vec after;            /* the work nodes records follow */
+	EMU_VEC(uint64_t) after_ev;  /* the events waited for before records */
 } emu_capture;
 
 /* What a node of a graph built node by node does. */
@@ -164,8 +178,9 @@ uint32_t emu_stream_of(emu_builder *b, uint64_t handle, int ptds, uint64_t threa
 emu_bthread *emu_thread_of(emu_builder *b, uint64_t thread);
 /* The event of that handle; made when make is set, else NULL if unknown. */
 emu_bevent *emu_event_of(emu_builder *b, uint64_t handle, int make);
-/* The host thread has waited for step s. */
+/* The host thread has waited for step s; for d (all of a step or a node of it). */
 int emu_host_sync(emu_builder *b, uint64_t thread, uint32_t s);
+int emu_host_sync_dep(emu_builder *b, uint64_t thread, const emu_dep *d);
 /* ... for everything issued so far. */
 int emu_host_sync_all(emu_builder *b, uint64_t thread);
 /* Index in g->allocs of the live allocation holding addr, or 0. */

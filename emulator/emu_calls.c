@@ -205,7 +205,9 @@ static int emu_r_stream_destroy(emu_builder *b, sbt_cm_kind k, const sbt_cm_call
 	return 0;
 }
 
-/* cuStreamSynchronize, a successful cuStreamQuery: the host waited for the stream. */
+/* cuStreamSynchronize, a successful cuStreamQuery: the host waited for the
+ * stream, the event waits it holds included (a graph launch's event wait
+ * nodes that no node follows are such waits: emu_graph_launch). */
 static int emu_r_stream_sync(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	uint32_t s;
@@ -214,7 +216,12 @@ static int emu_r_stream_sync(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 	if (c->result != 0)
 		return 0;
 	s = emu_call_stream(b, c);
-	return s == EMU_NONE ? -1 : emu_host_sync(b, b->rec->thread, b->bs.v[s].last);
+	if (s == EMU_NONE)
+		return -1;
+	for (size_t i = 0; i < b->bs.v[s].pending.n; i++)
+		if (emu_host_sync_dep(b, b->rec->thread, &b->bs.v[s].pending.v[i]) != 0)
+			return -1;
+	return emu_host_sync(b, b->rec->thread, b->bs.v[s].last);
 }
 
 /* cuCtxSynchronize and the frees that wait for the device: the host waited
@@ -255,7 +262,7 @@ static int emu_r_event_record(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *
 	if (s == EMU_NONE || !ev)
 		return -1;
 	bs = &b->bs.v[s];
-	ev->steps.n = 0;
+	ev->deps.n = 0;
 	ev->cap_nodes.n = 0;
 	ev->capture = bs->capture;
 	if (ev->capture != EMU_NONE) {
@@ -264,10 +271,10 @@ static int emu_r_event_record(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *
 				return -1;
 		return 0;
 	}
-	if (bs->last != EMU_NONE && EMU_PUSH(ev->steps, bs->last) != 0)
+	if (emu_dep_push(&ev->deps, bs->last, EMU_D_EVENT) != 0)
 		return -1;
 	for (size_t i = 0; i < bs->pending.n; i++)
-		if (EMU_PUSH(ev->steps, bs->pending.v[i].step) != 0)
+		if (emu_dep_push_dep(&ev->deps, &bs->pending.v[i], EMU_D_EVENT) != 0)
 			return -1;
 	return 0;
 }
@@ -300,12 +307,9 @@ static int emu_r_wait_event(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 				return -1;
 		return 0;
 	}
-	for (size_t i = 0; i < ev->steps.n; i++) {
-		emu_dep d = { ev->steps.v[i], EMU_D_EVENT };
-
-		if (EMU_PUSH(bs->pending, d) != 0)
+	for (size_t i = 0; i < ev->deps.n; i++)
+		if (emu_dep_push_dep(&bs->pending, &ev->deps.v[i], EMU_D_EVENT) != 0)
 			return -1;
-	}
 	return 0;
 }
 
@@ -317,7 +321,7 @@ static int emu_r_event_reset(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 
 	(void)k;
 	if (ev && c->result == 0) {
-		free(ev->steps.v);
+		free(ev->deps.v);
 		free(ev->cap_nodes.v);
 		*ev = b->events.v[--b->events.n];
 	}
@@ -333,8 +337,8 @@ static int emu_r_event_sync(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 	if (c->result != 0)
 		return 0;
 	ev = emu_event_of(b, c->event, 0);
-	for (size_t i = 0; ev && i < ev->steps.n; i++)
-		if (emu_host_sync(b, b->rec->thread, ev->steps.v[i]) != 0)
+	for (size_t i = 0; ev && i < ev->deps.n; i++)
+		if (emu_host_sync_dep(b, b->rec->thread, &ev->deps.v[i]) != 0)
 			return -1;
 	return 0;
 }

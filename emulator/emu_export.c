@@ -223,12 +223,15 @@ emu_status emu_export_json(const emu_graph *g, FILE *f)
 		        (unsigned long long)n->seq, n->engine, (unsigned long long)n->bytes,
 		        emu_node_duration_source(g, n));
 	}
-	for (size_t s = 0; s < g->steps.n; s++) {
-		const emu_step *st = &g->steps.v[s];
+	/* the steps' dependencies (into their first node), then the nodes' own */
+	for (size_t s = 0; s < g->steps.n + g->xdeps.n; s++) {
+		const emu_step *st = s < g->steps.n ? &g->steps.v[s] : NULL;
+		const emu_xdep *self = st ? NULL : &g->xdeps.v[s - g->steps.n];
+		uint32_t first = st ? st->dep_first : self->first, count = st ? st->dep_count : self->count;
 
-		for (uint32_t d = 0; d < st->dep_count; d++) {
-			uint32_t from = emu_step_exit_node(g, g->deps.v[st->dep_first + d].step);
-			uint32_t to = st->node_first;
+		for (uint32_t d = 0; d < count; d++) {
+			uint32_t from = emu_dep_from(g, &g->deps.v[first + d]);
+			uint32_t to = st ? st->node_first : self->node;
 			const emu_node *a = &g->nodes.v[from], *b = &g->nodes.v[to];
 
 			if (a->stream == b->stream)
@@ -326,19 +329,35 @@ emu_status emu_export_dot(const emu_graph *g, FILE *f)
 		const emu_step *st = &g->steps.v[s];
 
 		for (uint32_t d = 0; d < st->dep_count; d++) {
-			const emu_step *ps = &g->steps.v[g->deps.v[st->dep_first + d].step];
+			const emu_dep *dp = &g->deps.v[st->dep_first + d];
+			const emu_step *ps = &g->steps.v[dp->step];
 
-			/* from every last node of the step waited for to every first one */
+			/* from every last node of the step waited for (or the node
+			 * waited for) to every first one */
 			for (uint32_t j = 0; j < ps->node_count; j++) {
-				if (inner[ps->node_first + j])
+				uint32_t from = ps->node_first + j;
+
+				if (dp->node1 ? from != emu_dep_node(g, dp) : inner[from])
 					continue;
 				for (uint32_t k = 0; k < st->node_count; k++)
 					if (g->nodes.v[st->node_first + k].ipred_count == 0)
-						fprintf(f, "\tn%u -> n%u [%s];\n", ps->node_first + j, st->node_first + k,
-						        styles[g->deps.v[st->dep_first + d].kind]);
+						fprintf(f, "\tn%u -> n%u [%s];\n", from, st->node_first + k, styles[dp->kind]);
 			}
 		}
 	}
+	/* a node's own dependencies (event wait nodes before it in its launch) */
+	for (size_t i = 0; i < g->xdeps.n; i++)
+		for (uint32_t d = 0; d < g->xdeps.v[i].count; d++) {
+			const emu_dep *dp = &g->deps.v[g->xdeps.v[i].first + d];
+			const emu_step *ps = &g->steps.v[dp->step];
+
+			for (uint32_t j = 0; j < ps->node_count; j++) {
+				uint32_t from = ps->node_first + j;
+
+				if (!(dp->node1 ? from != emu_dep_node(g, dp) : inner[from]))
+					fprintf(f, "\tn%u -> n%u [%s];\n", from, g->xdeps.v[i].node, styles[dp->kind]);
+			}
+		}
 	for (size_t i = 0; i < g->nodes.n; i++)
 		for (uint32_t p = 0; p < g->nodes.v[i].ipred_count; p++)
 			fprintf(f, "\tn%u -> n%zu [%s];\n", g->ipreds.v[g->nodes.v[i].ipred_first + p], i,

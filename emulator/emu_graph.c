@@ -246,12 +246,16 @@ emu_bevent *emu_event_of(emu_builder *b, uint64_t handle, int make)
 /* The host thread has waited for step s. */
 int emu_host_sync(emu_builder *b, uint64_t thread, uint32_t s)
 {
-	emu_bthread *t;
-
 	if (s == EMU_NONE)
 		return 0;
-	t = emu_thread_of(b, thread);
-	return t ? EMU_PUSH(t->syncs, s) : -1;
+	return emu_host_sync_dep(b, thread, &(emu_dep){ s, EMU_D_HOST, 0 });
+}
+
+int emu_host_sync_dep(emu_builder *b, uint64_t thread, const emu_dep *d)
+{
+	emu_bthread *t = emu_thread_of(b, thread);
+
+	return t ? EMU_PUSH(t->syncs, *d) : -1;
 }
 
 /* ... for everything issued so far (context synchronize, frees). */
@@ -372,7 +376,7 @@ static uint32_t emu_step_begin(emu_builder *b, uint32_t s)
 	if (emu_dep_add(b, bs->last, EMU_D_STREAM) != 0)
 		return EMU_NONE;
 	for (i = 0; i < bs->pending.n; i++)
-		if (emu_dep_add(b, bs->pending.v[i].step, EMU_D_EVENT) != 0)
+		if (emu_dep_push_dep(&b->tmp, &bs->pending.v[i], EMU_D_EVENT) != 0)
 			return EMU_NONE;
 	bs->pending.n = 0;
 	if (st->legacy) {
@@ -412,7 +416,7 @@ static uint32_t emu_step_begin(emu_builder *b, uint32_t s)
 		return EMU_NONE;
 	}
 	for (size_t k = seen; k < t->syncs.n; k++)
-		if (emu_dep_add(b, t->syncs.v[k], EMU_D_HOST) != 0)
+		if (emu_dep_push_dep(&b->tmp, &t->syncs.v[k], EMU_D_HOST) != 0)
 			return EMU_NONE;
 	bs->host_seen.v[i + 1] = t->syncs.n;
 
@@ -738,11 +742,14 @@ uint32_t emu_ngraph_snapshot(emu_builder *b, const emu_ngraph *ng, int *rc)
 	uint32_t *out_first = calloc(nn + 1, sizeof(uint32_t)), *out_to = malloc((ne + 1) * sizeof(uint32_t));
 	uint32_t *newidx = malloc((nn + 1) * sizeof(uint32_t)), *fill = calloc(nn + 1, sizeof(uint32_t));
 	emu_u32vec *real = calloc(nn + 1, sizeof(emu_u32vec)); /* per node: the work it follows */
+	/* per node: the events of the wait nodes it follows through ordering nodes only */
+	EMU_VEC(uint64_t) *wev = calloc(nn + 1, sizeof(*wev));
 	emu_capture cap = { 0 };
 	uint32_t ci = EMU_NONE;
 
 	*rc = -1;
-	if (!in_first || !in_from || !indeg || !order || !out_first || !out_to || !newidx || !fill || !real)
+	if (!in_first || !in_from || !indeg || !order || !out_first || !out_to || !newidx || !fill || !real ||
+	    !wev)
 		goto out_free;
 	/* edges by their target and by their source (destroyed nodes have none) */
 	for (size_t e = 0; e < ne; e++) {
@@ -808,14 +815,49 @@ uint32_t emu_ngraph_snapshot(emu_builder *b, const emu_ngraph *ng, int *rc)
 				if (d == real[i].n && EMU_PUSH(real[i], w) != 0)
 					goto out_free;
 			}
+			/* a wait node's event, and those an ordering node passes on */
+			if (ng->nodes.v[p].what == EMU_GN_WORK)
+				continue;
+			for (size_t q = 0; q <= wev[p].n; q++) {
+				uint64_t ev = q < wev[p].n ? wev[p].v[q] : ng->nodes.v[p].event;
+				size_t d = 0;
+
+				if (q == wev[p].n && ng->nodes.v[p].what != EMU_GN_WAIT)
+					break;
+				while (d < wev[i].n && wev[i].v[d] != ev)
+					d++;
+				if (d == wev[i].n && EMU_PUSH(wev[i], ev) != 0)
+					goto out_free;
+			}
 		}
 		newidx[i] = EMU_NONE;
-		if (gn->what == EMU_GN_RECORD && EMU_PUSH(cap.records, gn->event) != 0)
-			goto out_free;
-		if (gn->what == EMU_GN_WAIT && EMU_PUSH(cap.waits, gn->event) != 0)
-			goto out_free;
+		if (gn->what == EMU_GN_RECORD) {
+			emu_tevent r = { gn->event, EMU_NONE, (uint32_t)cap.after.n, (uint32_t)real[i].n,
+			                 (uint32_t)cap.after_ev.n, (uint32_t)wev[i].n };
+
+			if (EMU_PUSH(cap.records, r) != 0)
+				goto out_free;
+			for (size_t q = 0; q < real[i].n; q++)
+				if (EMU_PUSH(cap.after, real[i].v[q]) != 0)
+					goto out_free;
+			for (size_t q = 0; q < wev[i].n; q++)
+				if (EMU_PUSH(cap.after_ev, wev[i].v[q]) != 0)
+					goto out_free;
+		}
+		if (gn->what == EMU_GN_WAIT) {
+			emu_tevent w = { gn->event, EMU_NONE, 0, 0, 0, 0 };
+
+			if (EMU_PUSH(cap.waits, w) != 0)
+				goto out_free;
+		}
 		if (gn->what != EMU_GN_WORK)
 			continue;
+		for (size_t q = 0; q < wev[i].n; q++) {
+			emu_tevent x = { wev[i].v[q], (uint32_t)cap.nodes.n, 0, 0, 0, 0 };
+
+			if (EMU_PUSH(cap.xwaits, x) != 0)
+				goto out_free;
+		}
 		{
 			emu_node n = gn->n;
 
@@ -845,13 +887,19 @@ uint32_t emu_ngraph_snapshot(emu_builder *b, const emu_ngraph *ng, int *rc)
 out_free:
 	for (size_t i = 0; real && i < nn; i++)
 		free(real[i].v);
+	for (size_t i = 0; wev && i < nn; i++)
+		free(wev[i].v);
 	free(real);
+	free(wev);
 	free(cap.nodes.v);
 	free(cap.ipreds.v);
 	free(cap.acc.v);
 	free(cap.handles.v);
 	free(cap.records.v);
 	free(cap.waits.v);
+	free(cap.xwaits.v);
+	free(cap.after.v);
+	free(cap.after_ev.v);
 	free(in_first);
 	free(in_from);
 	free(indeg);
@@ -881,7 +929,8 @@ uint32_t emu_command(emu_builder *b, uint32_t s, sbt_cm_kind k, const sbt_cm_cal
 	if (kind == EMU_K_KERNEL) {
 		if (emu_access_args(b, &t, c, g->acc.n) != 0)
 			return EMU_NONE;
-	} else if (kind != EMU_K_HOSTFN && emu_fill_transfer(b, k, c, &n, &t) != 0) {
+	} else if (kind != EMU_K_HOSTFN && kind != EMU_K_GRAPH && /* a graph launch touches nothing known */
+	           emu_fill_transfer(b, k, c, &n, &t) != 0) {
 		return EMU_NONE;
 	}
 	n.acc_count = (uint32_t)(g->acc.n - n.acc_first);
@@ -891,82 +940,197 @@ uint32_t emu_command(emu_builder *b, uint32_t s, sbt_cm_kind k, const sbt_cm_cal
 	return (uint32_t)g->nodes.n - 1;
 }
 
+/* The vector clock column of template node tnode in the launches of
+ * template tmpl on stream s (made on first use); EMU_NONE out of memory. */
+static uint32_t emu_col_of(emu_graph *g, uint32_t s, uint32_t tmpl, uint32_t tnode)
+{
+	emu_col c = { s, tmpl, tnode };
+
+	for (size_t i = 0; i < g->cols.n; i++)
+		if (g->cols.v[i].stream == s && g->cols.v[i].tmpl == tmpl && g->cols.v[i].tnode == tnode)
+			return (uint32_t)i;
+	return EMU_PUSH(g->cols, c) == 0 ? (uint32_t)g->cols.n - 1 : EMU_NONE;
+}
+
+/* Appends what event ev (recorded outside any capture) waits for to deps,
+ * as kind. */
+static int emu_event_deps(emu_builder *b, uint64_t event, emu_depvec *deps, uint32_t kind)
+{
+	emu_bevent *ev = emu_event_of(b, event, 0);
+
+	for (size_t j = 0; ev && ev->capture == EMU_NONE && j < ev->deps.n; j++)
+		if (emu_dep_push_dep(deps, &ev->deps.v[j], kind) != 0)
+			return -1;
+	return 0;
+}
+
+/* What the event of a record node of the launch at step (of template
+ * tmpl) waits for, into deps: the work nodes the record node
+ * follows (each a dependency on that node of the launch, with its column),
+ * the events of the wait nodes before it (as they were when the launch
+ * was issued: the caller records every event after), and, when it
+ * follows no work node, what the launch waited for. */
+static int emu_launch_record(emu_builder *b, const emu_capture *cap, const emu_tevent *r, uint32_t step,
+                             uint32_t tmpl, emu_depvec *deps)
+{
+	emu_graph *g = b->g;
+
+	for (uint32_t k = 0; k < r->count; k++) {
+		uint32_t tn = cap->after.v[r->first + k];
+		emu_dep d = { step, EMU_D_EVENT, tn + 1 };
+
+		if (tn >= EMU_DEP_NODES) {
+			if (emu_dep_push(deps, step, EMU_D_EVENT) != 0)
+				return -1;
+			continue;
+		}
+		if (emu_col_of(g, g->steps.v[step].stream, tmpl, tn) == EMU_NONE || EMU_PUSH(*deps, d) != 0)
+			return -1;
+		g->node_deps = 1;
+	}
+	for (uint32_t k = 0; k < r->ecount; k++)
+		if (emu_event_deps(b, cap->after_ev.v[r->efirst + k], deps, EMU_D_EVENT) != 0)
+			return -1;
+	if (!r->count) {
+		const emu_step *st = &g->steps.v[step];
+
+		for (uint32_t d = 0; d < st->dep_count; d++)
+			if (emu_dep_push_dep(deps, &g->deps.v[st->dep_first + d], EMU_D_EVENT) != 0)
+				return -1;
+	}
+	return 0;
+}
+
+/* The launch's record nodes record their events (in template order: of
+ * two recording one event, the later one's stays). */
+static int emu_launch_records(emu_builder *b, const emu_capture *cap, uint32_t step, uint32_t tmpl)
+{
+	emu_depvec *deps = calloc(cap->records.n + 1, sizeof(emu_depvec));
+	int rc = -1;
+
+	if (!deps)
+		return -1;
+	for (size_t i = 0; i < cap->records.n; i++)
+		if (emu_launch_record(b, cap, &cap->records.v[i], step, tmpl, &deps[i]) != 0)
+			goto out;
+	for (size_t i = 0; i < cap->records.n; i++) {
+		emu_bevent *ev = emu_event_of(b, cap->records.v[i].event, 1);
+
+		if (!ev)
+			goto out;
+		free(ev->deps.v);
+		ev->deps = deps[i];
+		memset(&deps[i], 0, sizeof(deps[i]));
+		ev->cap_nodes.n = 0;
+		ev->capture = EMU_NONE;
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; i < cap->records.n; i++)
+		free(deps[i].v);
+	free(deps);
+	return rc;
+}
+
 /* cuGraphLaunch: the graph's nodes when its capture (or, built node by
  * node, the snapshot its instantiation took) is in the trace, else one
- * node.  Event wait nodes make the whole launch wait for their events;
- * event record nodes record the whole launch (neither is placed between
- * the nodes: the order they give inside the graph is kept by the edges). */
+ * node.  Event nodes of a graph built node by node act per node, as CUDA
+ * documents: a work node after an event wait node (through ordering nodes
+ * only; later nodes follow it) waits for the event (xdeps), the rest of the
+ * launch does not; an event record node records the nodes it follows.
+ * The launch ends when all its nodes do, wait nodes included: the
+ * stream's next work waits for their events too. */
 int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 {
 	emu_graph *g = b->g;
 	const emu_capture *cap = NULL;
-	uint32_t step, base;
+	uint32_t step, base, tmpl = 0;
 	char buf[48];
 
 	for (size_t i = b->execs.n; i-- > 0;)
 		if (b->execs.v[i].handle == c->handle) {
-			if (b->execs.v[i].capture != EMU_NONE)
+			if (b->execs.v[i].capture != EMU_NONE) {
 				cap = &b->caps.v[b->execs.v[i].capture];
+				tmpl = b->execs.v[i].capture + 1;
+			}
 			break;
 		}
-	for (size_t i = 0; cap && i < cap->waits.n; i++) {
-		emu_bevent *ev = emu_event_of(b, cap->waits.v[i], 0);
-
-		for (size_t j = 0; ev && ev->capture == EMU_NONE && j < ev->steps.n; j++) {
-			emu_dep d = { ev->steps.v[j], EMU_D_EVENT };
-
-			if (EMU_PUSH(b->bs.v[s].pending, d) != 0)
-				return -1;
-		}
-	}
 	if (!cap || cap->nodes.n == 0) {
+		/* one command: a graph not seen built, or one of ordering nodes
+		 * alone (whose event nodes still act per node: its record nodes
+		 * follow no work node) */
 		snprintf(buf, sizeof(buf), "graph 0x%llx", (unsigned long long)c->handle);
 		if (emu_command(b, s, SBT_CM_K_cuGraphLaunch, c, EMU_K_GRAPH, emu_name_put(g, buf, strlen(buf))) ==
 		    EMU_NONE)
 			return -1;
 		step = b->bs.v[s].last;
-	} else {
-		step = emu_step_begin(b, s);
-		if (step == EMU_NONE)
-			return -1;
-		base = (uint32_t)g->nodes.n;
-		for (size_t i = 0; i < cap->nodes.n; i++) {
-			emu_node n = cap->nodes.v[i];
+		if (!cap)
+			return 0;
+		for (size_t i = 0; i < cap->waits.n; i++)
+			if (emu_event_deps(b, cap->waits.v[i].event, &b->bs.v[s].pending, EMU_D_EVENT) != 0)
+				return -1;
+		return emu_launch_records(b, cap, step, tmpl);
+	}
+	step = emu_step_begin(b, s);
+	if (step == EMU_NONE)
+		return -1;
+	base = (uint32_t)g->nodes.n;
+	for (size_t i = 0; i < cap->nodes.n; i++) {
+		emu_node n = cap->nodes.v[i];
 
-			n.seq = b->rec->seq;
-			n.issue_ns = b->rec->time_ns;
-			n.tid = b->rec->thread;
-			n.step = step;
-			n.stream = s;
-			n.ipred_first = (uint32_t)g->ipreds.n;
-			for (uint32_t p = 0; p < n.ipred_count; p++)
-				if (EMU_PUSH(g->ipreds, base + cap->ipreds.v[cap->nodes.v[i].ipred_first + p]) != 0)
-					return -1;
-			n.acc_first = (uint32_t)g->acc.n;
-			for (uint32_t a = 0; a < n.acc_count; a++) {
-				emu_access x = cap->acc.v[cap->nodes.v[i].acc_first + a];
+		n.seq = b->rec->seq;
+		n.issue_ns = b->rec->time_ns;
+		n.tid = b->rec->thread;
+		n.step = step;
+		n.stream = s;
+		n.ipred_first = (uint32_t)g->ipreds.n;
+		for (uint32_t p = 0; p < n.ipred_count; p++)
+			if (EMU_PUSH(g->ipreds, base + cap->ipreds.v[cap->nodes.v[i].ipred_first + p]) != 0)
+				return -1;
+		n.acc_first = (uint32_t)g->acc.n;
+		for (uint32_t a = 0; a < n.acc_count; a++) {
+			emu_access x = cap->acc.v[cap->nodes.v[i].acc_first + a];
 
-				x.node = base + (uint32_t)i;
-				if (EMU_PUSH(g->acc, x) != 0)
-					return -1;
-			}
-			if (EMU_PUSH(g->nodes, n) != 0)
+			x.node = base + (uint32_t)i;
+			if (EMU_PUSH(g->acc, x) != 0)
 				return -1;
 		}
-		g->steps.v[step].node_count = (uint32_t)cap->nodes.n;
+		if (EMU_PUSH(g->nodes, n) != 0)
+			return -1;
 	}
-	for (size_t i = 0; cap && i < cap->records.n; i++) {
-		emu_bevent *ev = emu_event_of(b, cap->records.v[i], 1);
+	g->steps.v[step].node_count = (uint32_t)cap->nodes.n;
+	{
+		emu_launch l = { step, tmpl };
 
-		if (!ev)
-			return -1;
-		ev->steps.n = 0;
-		ev->cap_nodes.n = 0;
-		ev->capture = EMU_NONE;
-		if (EMU_PUSH(ev->steps, step) != 0)
+		if (EMU_PUSH(g->launch_tmpl, l) != 0)
 			return -1;
 	}
-	return 0;
+	/* xwaits come node by node: each node's dependencies are consecutive in g->deps */
+	for (size_t i = 0; i < cap->xwaits.n; i++) {
+		uint32_t node = base + cap->xwaits.v[i].node;
+		emu_depvec tmp = { 0 };
+		emu_xdep x = { node, (uint32_t)g->deps.n, 0 };
+
+		if (emu_event_deps(b, cap->xwaits.v[i].event, &tmp, EMU_D_EVENT) != 0)
+			goto out_tmp;
+		if (tmp.n && !(g->xdeps.n && g->xdeps.v[g->xdeps.n - 1].node == node) && EMU_PUSH(g->xdeps, x) != 0)
+			goto out_tmp;
+		for (size_t j = 0; j < tmp.n; j++) {
+			if (EMU_PUSH(g->deps, tmp.v[j]) != 0)
+				goto out_tmp;
+			g->xdeps.v[g->xdeps.n - 1].count++;
+			g->node_deps = 1;
+		}
+		free(tmp.v);
+		continue;
+out_tmp:
+		free(tmp.v);
+		return -1;
+	}
+	for (size_t i = 0; i < cap->waits.n; i++)
+		if (emu_event_deps(b, cap->waits.v[i].event, &b->bs.v[s].pending, EMU_D_EVENT) != 0)
+			return -1;
+	return emu_launch_records(b, cap, step, tmpl);
 }
 
 /* The allocation that held addr when the record at seq was made (after
@@ -1068,7 +1232,7 @@ static void emu_builder_finish(emu_builder *b)
 	}
 	free(b->ctxs.v);
 	for (size_t i = 0; i < b->events.n; i++) {
-		free(b->events.v[i].steps.v);
+		free(b->events.v[i].deps.v);
 		free(b->events.v[i].cap_nodes.v);
 	}
 	for (size_t i = 0; i < b->caps.n; i++) {
@@ -1078,6 +1242,9 @@ static void emu_builder_finish(emu_builder *b)
 		free(b->caps.v[i].handles.v);
 		free(b->caps.v[i].records.v);
 		free(b->caps.v[i].waits.v);
+		free(b->caps.v[i].xwaits.v);
+		free(b->caps.v[i].after.v);
+		free(b->caps.v[i].after_ev.v);
 	}
 	for (size_t i = 0; i < b->ngraphs.n; i++) {
 		free(b->ngraphs.v[i].nodes.v);
@@ -1277,6 +1444,11 @@ void emu_graph_free(emu_graph *g)
 	free(g->state_ns);
 	free(g->transitions);
 	free(g->vc);
+	free(g->nvc);
+	free(g->nvc_row);
+	free(g->cols.v);
+	free(g->launch_tmpl.v);
+	free(g->xdeps.v);
 	emu_vk_free(g->vk);
 	free(g->measured);
 	free(g);

@@ -44,10 +44,24 @@ enum emu_dep_kind {
 /* access modes (bits) */
 enum { EMU_A_READ = 1, EMU_A_WRITE = 2, EMU_A_MAYWRITE = 4 };
 
+/* A dependency on a step: all of it, or (node1 set) one node of a graph
+ * launch and what comes before that node in the launch (an event record
+ * node's event waits for the nodes before it, not for the whole launch).
+ * Such a point is a vector clock column of its own (emu_col, emu_race.c):
+ * its stream, template and template node.  8 bytes: a node past the
+ * 2^24th of its launch is not named (the dependency is on the whole step). */
+#define EMU_DEP_NODES ((1u << 24) - 1)
 typedef struct emu_dep {
 	uint32_t step;
-	uint32_t kind;
+	uint32_t kind : 8;
+	uint32_t node1 : 24;   /* 0: the whole step; else the node's index in the step + 1 */
 } emu_dep;
+
+/* A vector clock column beyond the streams': the node tnode of template
+ * tmpl (emu_step_tmpl) in the launches of that template on stream. */
+typedef struct emu_col {
+	uint32_t stream, tmpl, tnode;
+} emu_col;
 
 typedef struct emu_node {
 	uint64_t seq;          /* of the record that issued it (the graph launch's for graph nodes) */
@@ -76,6 +90,19 @@ typedef struct emu_step {
 	uint32_t node_first, node_count;
 	uint32_t dep_first, dep_count;
 } emu_step;
+
+/* A graph launch run as its nodes: its step and template (the builder's
+ * caps index + 1); in step order (emu_step_tmpl). */
+typedef struct emu_launch {
+	uint32_t step, tmpl;
+} emu_launch;
+
+/* What node waits for beyond its step's dependencies (the events of the
+ * event wait nodes before it in its launch): deps[first .. first + count);
+ * in node order (emu_node_xdeps). */
+typedef struct emu_xdep {
+	uint32_t node, first, count;
+} emu_xdep;
 
 typedef struct emu_access {
 	uint64_t lo, hi;       /* [lo, hi) */
@@ -127,6 +154,10 @@ struct emu_graph {
 	EMU_VEC(emu_step) steps;
 	EMU_VEC(emu_dep) deps;
 	EMU_VEC(uint32_t) ipreds;
+	EMU_VEC(emu_col) cols;      /* partial points of launches (emu_dep.node1) */
+	EMU_VEC(emu_launch) launch_tmpl; /* launches run as their nodes, and their templates */
+	EMU_VEC(emu_xdep) xdeps;    /* nodes' own dependencies */
+	int node_deps;              /* some dependency is on a node, or some node has xdeps */
 	emu_accvec acc;
 	EMU_VEC(emu_alloc) allocs;  /* [0]: memory the trace never allocated */
 	EMU_VEC(emu_stream) streams;
@@ -143,9 +174,12 @@ struct emu_graph {
 	unsigned nengines;
 	uint64_t (*state_ns)[5];    /* per stream: time in each state */
 	uint64_t *transitions;      /* per stream */
-	/* races: vector clocks, vc_width entries per step (emu_race.c) */
+	/* races: vector clocks, vc_width entries (streams, then cols) per step,
+	 * and per node with dependencies of its own (xdeps, or after one in
+	 * its launch) a row in nvc, nvc_row[node] (EMU_NONE: its step's) (emu_race.c) */
 	uint32_t *vc;
 	size_t vc_width;
+	uint32_t *nvc, *nvc_row;
 	struct emu_vk_graph *vk;    /* a Vulkan trace's ordering data (emu_vk.h); NULL for CUDA */
 	int hip;                    /* a HIP trace (hip.* records): stream 0 is the "null stream" */
 	/* A replay profile (emu_profile.c): per node the measured duration,
@@ -168,14 +202,29 @@ int emu_vec_grow(void **v, size_t *cap, size_t n, size_t elem);
  * EMU_NONE adds nothing.  0, or -1 out of memory. */
 static inline int emu_dep_push(emu_depvec *tmp, uint32_t step, uint32_t kind)
 {
-	emu_dep d = { step, kind };
+	emu_dep d = { step, kind, 0 };
 
 	if (step == EMU_NONE)
 		return 0;
 	for (size_t i = 0; i < tmp->n; i++)
-		if (tmp->v[i].step == step)
+		if (tmp->v[i].step == step && tmp->v[i].node1 == 0)
 			return 0;
 	return EMU_PUSH(*tmp, d);
+}
+
+/* Adds d (of kind) once: a dependency on a node of a launch is kept beside
+ * one on the whole launch (the scheduler and the clocks take both). */
+static inline int emu_dep_push_dep(emu_depvec *tmp, const emu_dep *d, uint32_t kind)
+{
+	emu_dep x = *d;
+
+	if (!d->node1)
+		return emu_dep_push(tmp, d->step, kind);
+	for (size_t i = 0; i < tmp->n; i++)
+		if (tmp->v[i].step == d->step && tmp->v[i].node1 == d->node1)
+			return 0;
+	x.kind = kind & 0xff;
+	return EMU_PUSH(*tmp, x);
 }
 
 static inline const char *emu_node_name(const emu_graph *g, const emu_node *n)
@@ -210,6 +259,51 @@ typedef struct emu_lanes {
 int emu_lanes_build(const emu_graph *g, emu_lanes *l);
 void emu_lanes_free(emu_lanes *l);
 uint32_t emu_track(const emu_lanes *l, const emu_node *n, uint32_t id);
+/* The node a flow for dependency d leaves from: its node, or the node of
+ * its step that ends last. */
+static inline uint32_t emu_dep_from(const emu_graph *g, const emu_dep *d)
+{
+	return d->node1 ? g->steps.v[d->step].node_first + d->node1 - 1 : emu_step_exit_node(g, d->step);
+}
+
+/* The template (+ 1) of the launch at step s; 0: none (one command). */
+static inline uint32_t emu_step_tmpl(const emu_graph *g, uint32_t s)
+{
+	size_t lo = 0, hi = g->launch_tmpl.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->launch_tmpl.v[mid].step < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->launch_tmpl.n && g->launch_tmpl.v[lo].step == s ? g->launch_tmpl.v[lo].tmpl : 0;
+}
+
+/* Node n's own dependencies; NULL: none. */
+static inline const emu_xdep *emu_node_xdeps(const emu_graph *g, uint32_t n)
+{
+	size_t lo = 0, hi = g->xdeps.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->xdeps.v[mid].node < n)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->xdeps.n && g->xdeps.v[lo].node == n ? &g->xdeps.v[lo] : NULL;
+}
+
+/* The node a dependency with node1 set is on (its index in g->nodes). */
+static inline uint32_t emu_dep_node(const emu_graph *g, const emu_dep *d)
+{
+	return g->steps.v[d->step].node_first + d->node1 - 1;
+}
+
 /* Emulated time at which the host had reached seq: the start of the first
  * step issued at or after it (the makespan if none). */
 uint64_t emu_time_of_seq(const emu_graph *g, uint64_t seq);

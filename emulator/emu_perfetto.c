@@ -426,12 +426,16 @@ emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
 	for (int pass = 0; pass < 2; pass++) {
 		uint64_t id = 0;
 
-		for (size_t s = 0; s < g->steps.n; s++) {
-			const emu_step *stp = &g->steps.v[s];
+		/* the steps' dependencies (into their first node), then the nodes' own */
+		for (size_t s = 0; s < g->steps.n + g->xdeps.n; s++) {
+			const emu_step *stp = s < g->steps.n ? &g->steps.v[s] : NULL;
+			const emu_xdep *self = stp ? NULL : &g->xdeps.v[s - g->steps.n];
+			uint32_t first = stp ? stp->dep_first : self->first;
+			uint32_t count = stp ? stp->dep_count : self->count;
 
-			for (uint32_t d = 0; d < stp->dep_count; d++) {
-				uint32_t from = emu_step_exit_node(g, g->deps.v[stp->dep_first + d].step);
-				uint32_t to = stp->node_first;
+			for (uint32_t d = 0; d < count; d++) {
+				uint32_t from = emu_dep_from(g, &g->deps.v[first + d]);
+				uint32_t to = stp ? stp->node_first : self->node;
 
 				if (g->nodes.v[from].stream == g->nodes.v[to].stream)
 					continue;

@@ -8,8 +8,13 @@
  * allocation; within a group, each access is compared with the earlier
  * ones, newest first, and a stream is dropped from the scan once one of its
  * accesses is found ordered before (every earlier one on it is too).
- * Nodes of one graph launch are ordered by the graph's own edges, searched
- * backwards from the later node.
+ * Nodes of one graph launch are ordered by the graph's own edges, through
+ * vector clocks over the launch's chains of nodes (emu_lclk), made once per
+ * template; a launch too large for them is searched backwards from the
+ * later node.  A dependency on one node of a launch (an event record node's
+ * event) is a column of its own beyond the streams' (emu_col), and a node
+ * that waits for more than its step (an event wait node before it) has a
+ * clock of its own (nvc).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +25,49 @@
 #define EMU_RACE_MAX 100000u
 #define EMU_VC_MAX ((size_t)1 << 28)
 
+/* v joins what dependency d brings: the whole clock of its step, or, for
+ * a node of a launch, the clock of that node less the launch itself (the
+ * launch's stream up to the step before it) and the node's column. */
+static void emu_vc_join(const emu_graph *g, uint32_t *v, const emu_dep *d)
+{
+	size_t w = g->vc_width;
+	const uint32_t *p = g->vc + (size_t)d->step * w;
+
+	if (!d->node1) {
+		for (size_t k = 0; k < w; k++)
+			if (p[k] > v[k])
+				v[k] = p[k];
+	} else {
+		const emu_step *st = &g->steps.v[d->step];
+		uint32_t row = g->nvc_row[emu_dep_node(g, d)], c = 0;
+		size_t col;
+
+		uint32_t tmpl = emu_step_tmpl(g, d->step);
+
+		while (c < g->cols.n && (g->cols.v[c].stream != st->stream || g->cols.v[c].tmpl != tmpl ||
+		                         g->cols.v[c].tnode != (uint32_t)d->node1 - 1))
+			c++;
+		if (c == g->cols.n)
+			return; /* cannot be: made with the dependency (emu_launch_record) */
+		col = (g->streams.n ? g->streams.n : 1) + c;
+
+		if (row != EMU_NONE)
+			p = g->nvc + (size_t)row * w;
+		for (size_t k = 0; k < w; k++)
+			if (k != st->stream && p[k] > v[k])
+				v[k] = p[k];
+		if (st->pos - 1 > v[st->stream])
+			v[st->stream] = st->pos - 1;
+		if (st->pos > v[col])
+			v[col] = st->pos;
+	}
+}
+
+/* Clocks of every step, then, for a launch with a node that waits for more
+ * than its step (xdeps), a clock for each of its nodes. */
 static emu_status emu_vc_build(emu_graph *g)
 {
-	size_t w = g->streams.n ? g->streams.n : 1, ns = g->steps.n;
+	size_t w = (g->streams.n ? g->streams.n : 1) + g->cols.n, ns = g->steps.n, nn = g->nodes.n, rows = 0;
 
 	if (g->vc)
 		return EMU_OK;
@@ -32,20 +77,68 @@ static emu_status emu_vc_build(emu_graph *g)
 	if (!g->vc)
 		return EMU_ERR_NOMEM;
 	g->vc_width = w;
+	if (g->node_deps) {
+		g->nvc_row = malloc((nn + 1) * sizeof(uint32_t));
+		if (!g->nvc_row)
+			goto nomem;
+		for (size_t i = 0; i < nn; i++)
+			g->nvc_row[i] = EMU_NONE;
+		for (size_t s = 0; s < ns; s++) {
+			const emu_step *st = &g->steps.v[s];
+			int any = 0;
+
+			for (uint32_t k = 0; k < st->node_count && !any; k++)
+				any = emu_node_xdeps(g, st->node_first + k) != NULL;
+			for (uint32_t k = 0; any && k < st->node_count; k++)
+				g->nvc_row[st->node_first + k] = (uint32_t)rows++;
+		}
+		g->nvc = rows && w > EMU_VC_MAX / rows ? NULL : calloc(rows * w + 1, sizeof(uint32_t));
+		if (!g->nvc)
+			goto nomem;
+	}
 	for (size_t s = 0; s < ns; s++) {
 		const emu_step *st = &g->steps.v[s];
 		uint32_t *v = g->vc + s * w;
 
 		for (uint32_t d = 0; d < st->dep_count; d++) {
-			const uint32_t *p = g->vc + (size_t)g->deps.v[st->dep_first + d].step * w;
+			const emu_dep *dp = &g->deps.v[st->dep_first + d];
+			const uint32_t *p = g->vc + (size_t)dp->step * w;
 
+			if (dp->node1) {
+				emu_vc_join(g, v, dp);
+				continue;
+			}
 			for (size_t k = 0; k < w; k++)
 				if (p[k] > v[k])
 					v[k] = p[k];
 		}
 		v[st->stream] = st->pos;
+		if (!g->nvc_row || !st->node_count || g->nvc_row[st->node_first] == EMU_NONE)
+			continue;
+		for (uint32_t k = 0; k < st->node_count; k++) {
+			const emu_node *n = &g->nodes.v[st->node_first + k];
+			uint32_t *r = g->nvc + (size_t)g->nvc_row[st->node_first + k] * w;
+
+			memcpy(r, v, w * sizeof(uint32_t));
+			const emu_xdep *xd = emu_node_xdeps(g, st->node_first + k);
+
+			for (uint32_t d = 0; xd && d < xd->count; d++)
+				emu_vc_join(g, r, &g->deps.v[xd->first + d]);
+			for (uint32_t p = 0; p < n->ipred_count; p++) {
+				const uint32_t *q = g->nvc + (size_t)g->nvc_row[g->ipreds.v[n->ipred_first + p]] * w;
+
+				for (size_t x = 0; x < w; x++)
+					if (q[x] > r[x])
+						r[x] = q[x];
+			}
+		}
 	}
 	return EMU_OK;
+nomem:
+	free(g->vc);
+	free(g->nvc_row);
+	g->vc = g->nvc_row = NULL;
+	return EMU_ERR_NOMEM;
 }
 
 int emu_step_before(const emu_graph *g, uint32_t a, uint32_t b)
@@ -90,6 +183,236 @@ out:
 	free(stack);
 	free(seen);
 	return found;
+}
+
+/* ---- order inside a graph launch: chain clocks ------------------------------------ */
+
+/* Beyond this many clock entries (nodes x chains) a launch's order is
+ * answered by searching its edges instead (emu_node_reaches). */
+#define EMU_LCLK_MAX ((size_t)1 << 24)
+
+/* The order of one launch's nodes as vector clocks over chains: its nodes
+ * (in index order, a topological order) are split into chains, each node
+ * extending the chain of a predecessor that is that chain's last node, or
+ * starting one; node a comes before node b exactly when b's clock has
+ * reached a's position on a's chain.  Launches of one template share the
+ * edges, so one is computed per template and checked against each launch
+ * (the step it was made for and the steps found alike). */
+typedef struct emu_lclk {
+	uint32_t step;          /* the launch it was computed for; EMU_NONE: none yet */
+	uint32_t gen;           /* which computation (emu_lorder.gen when made) */
+	uint32_t nn, w;         /* nodes, chains */
+	int search;             /* too many entries: search the edges */
+	uint32_t *chain, *pos;  /* per node: its chain, its 1-based place in it */
+	uint32_t *clk;          /* nn x w */
+} emu_lclk;
+
+typedef struct emu_lorder {
+	emu_lclk *t;            /* per template (emu_step_tmpl) */
+	size_t nt;
+	uint32_t *fits;         /* per step: the gen of clocks found to fit it (0: none) */
+	uint32_t gen;           /* computations so far */
+	uint32_t last_step;     /* the launch asked for last (EMU_NONE: none) and its clocks */
+	const emu_lclk *last;
+	uint32_t *cstamp, *cseen; /* per chain (the widest so far): scratch of the race scan */
+	size_t ncap;
+} emu_lorder;
+
+static void emu_lorder_free(emu_lorder *o)
+{
+	for (size_t i = 0; o->t && i < o->nt; i++) {
+		free(o->t[i].chain);
+		free(o->t[i].pos);
+		free(o->t[i].clk);
+	}
+	free(o->t);
+	free(o->fits);
+	free(o->cstamp);
+	free(o->cseen);
+}
+
+static int emu_lclk_make(const emu_graph *g, emu_lorder *o, emu_lclk *c, uint32_t s)
+{
+	const emu_step *st = &g->steps.v[s];
+	uint32_t nn = st->node_count, w = 0, *tail = NULL;
+	int rc = -1;
+
+	free(c->chain);
+	free(c->pos);
+	free(c->clk);
+	memset(c, 0, sizeof(*c));
+	c->step = s;
+	c->gen = ++o->gen;
+	c->nn = nn;
+	c->chain = malloc((nn + 1) * sizeof(uint32_t));
+	c->pos = malloc((nn + 1) * sizeof(uint32_t));
+	tail = malloc((nn + 1) * sizeof(uint32_t));
+	if (!c->chain || !c->pos || !tail)
+		goto out;
+	for (uint32_t k = 0; k < nn; k++) {
+		const emu_node *n = &g->nodes.v[st->node_first + k];
+		uint32_t ch = EMU_NONE;
+
+		for (uint32_t p = 0; p < n->ipred_count && ch == EMU_NONE; p++) {
+			uint32_t q = g->ipreds.v[n->ipred_first + p] - st->node_first;
+
+			if (tail[c->chain[q]] == q)
+				ch = c->chain[q];
+		}
+		if (ch == EMU_NONE) {
+			ch = w++;
+			c->pos[k] = 1;
+		} else {
+			c->pos[k] = c->pos[tail[ch]] + 1;
+		}
+		c->chain[k] = ch;
+		tail[ch] = k;
+	}
+	c->w = w;
+	if ((size_t)nn * w > EMU_LCLK_MAX) {
+		c->search = 1;
+		rc = 0;
+		goto out;
+	}
+	c->clk = calloc((size_t)nn * w + 1, sizeof(uint32_t));
+	if (!c->clk)
+		goto out;
+	for (uint32_t k = 0; k < nn; k++) {
+		const emu_node *n = &g->nodes.v[st->node_first + k];
+		uint32_t *v = c->clk + (size_t)k * w;
+
+		for (uint32_t p = 0; p < n->ipred_count; p++) {
+			const uint32_t *pv = c->clk + (size_t)(g->ipreds.v[n->ipred_first + p] - st->node_first) * w;
+
+			for (uint32_t x = 0; x < w; x++)
+				if (pv[x] > v[x])
+					v[x] = pv[x];
+		}
+		v[c->chain[k]] = c->pos[k];
+	}
+	if (w > o->ncap) {
+		free(o->cstamp);
+		free(o->cseen);
+		o->cstamp = malloc(w * sizeof(uint32_t));
+		o->cseen = malloc(w * sizeof(uint32_t));
+		if (!o->cstamp || !o->cseen)
+			goto out;
+		o->ncap = w;
+	}
+	for (uint32_t x = 0; x < o->ncap; x++)
+		o->cstamp[x] = o->cseen[x] = UINT32_MAX;
+	rc = 0;
+out:
+	free(tail);
+	return rc;
+}
+
+/* Whether launches a and b have the same internal edges (node for node). */
+static int emu_launch_alike(const emu_graph *g, uint32_t a, uint32_t b)
+{
+	const emu_step *sa = &g->steps.v[a], *sb = &g->steps.v[b];
+
+	if (sa->node_count != sb->node_count)
+		return 0;
+	for (uint32_t k = 0; k < sa->node_count; k++) {
+		const emu_node *na = &g->nodes.v[sa->node_first + k], *nb = &g->nodes.v[sb->node_first + k];
+
+		if (na->ipred_count != nb->ipred_count)
+			return 0;
+		for (uint32_t p = 0; p < na->ipred_count; p++)
+			if (g->ipreds.v[na->ipred_first + p] - sa->node_first !=
+			    g->ipreds.v[nb->ipred_first + p] - sb->node_first)
+				return 0;
+	}
+	return 1;
+}
+
+/* The chain clocks of launch s (a step of several nodes); NULL when out of
+ * memory, or (*search set) when its order is to be searched instead. */
+static const emu_lclk *emu_lorder_of(const emu_graph *g, emu_lorder *o, uint32_t s, int *nomem)
+{
+	uint32_t t;
+	emu_lclk *c;
+
+	*nomem = 0;
+	if (o->last && o->last_step == s)
+		return o->last;
+	t = emu_step_tmpl(g, s);
+	if (!o->t) {
+		for (size_t i = 0; i < g->launch_tmpl.n; i++)
+			if (g->launch_tmpl.v[i].tmpl >= o->nt)
+				o->nt = (size_t)g->launch_tmpl.v[i].tmpl + 1;
+		o->t = calloc(o->nt + 1, sizeof(emu_lclk));
+		o->fits = calloc(g->steps.n + 1, sizeof(uint32_t));
+		if (!o->t || !o->fits)
+			goto nomem;
+		for (size_t i = 0; i <= o->nt; i++)
+			o->t[i].step = EMU_NONE;
+	}
+	/* slot nt: launches of no template (not made by the builder today) */
+	c = &o->t[t && t < o->nt ? t : o->nt];
+	if (c->step == s || (c->step != EMU_NONE && o->fits[s] == c->gen))
+		goto out;
+	if (c->step != EMU_NONE && t && emu_launch_alike(g, c->step, s)) {
+		o->fits[s] = c->gen;
+		goto out;
+	}
+	if (emu_lclk_make(g, o, c, s) != 0)
+		goto nomem;
+	o->fits[s] = c->gen;
+out:
+	o->last_step = s;
+	o->last = c;
+	return c;
+nomem:
+	*nomem = 1;
+	return NULL;
+}
+
+/* Whether node a happens before node b of a later step (a's step before
+ * b's, or, through a dependency on a node of a's launch, a before or at
+ * that node); *full when all of a's step and the steps before it on its
+ * stream do.  -1 out of memory. */
+static int emu_node_before(const emu_graph *g, emu_lorder *o, uint32_t a, uint32_t b, int *full)
+{
+	const emu_node *na = &g->nodes.v[a];
+	const emu_step *sa = &g->steps.v[na->step];
+	uint32_t row = g->nvc_row ? g->nvc_row[b] : EMU_NONE;
+	const uint32_t *v = row != EMU_NONE ? g->nvc + (size_t)row * g->vc_width
+	                                    : g->vc + (size_t)g->nodes.v[b].step * g->vc_width;
+	size_t ws = g->streams.n ? g->streams.n : 1;
+
+	*full = v[sa->stream] >= sa->pos;
+	if (*full)
+		return 1;
+	uint32_t tmpl;
+
+	if (v[sa->stream] + 1 < sa->pos || !(tmpl = emu_step_tmpl(g, na->step)))
+		return 0;
+	for (size_t c = 0; c < g->cols.n; c++) {
+		const emu_col *col = &g->cols.v[c];
+		uint32_t x = sa->node_first + col->tnode;
+		int nomem;
+		const emu_lclk *lc;
+
+		if (col->stream != sa->stream || col->tmpl != tmpl || v[ws + c] < sa->pos || x < a)
+			continue;
+		if (x == a)
+			return 1;
+		lc = emu_lorder_of(g, o, na->step, &nomem);
+		if (nomem)
+			return -1;
+		if (lc->search) {
+			int r = emu_node_reaches(g, a, x);
+
+			if (r)
+				return r;
+		} else if (lc->clk[(size_t)col->tnode * lc->w + lc->chain[a - sa->node_first]] >=
+		           lc->pos[a - sa->node_first]) {
+			return 1;
+		}
+	}
+	return 0;
 }
 
 typedef struct emu_race {
@@ -248,6 +571,7 @@ static int emu_acc_order(const emu_graph *g, uint32_t *ord, size_t na)
 static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 {
 	uint32_t *ord = NULL, *stamp = NULL, *seen = NULL;
+	emu_lorder lorder = { 0 };
 	emu_racevec races = { 0 };
 	emu_status st;
 	size_t na;
@@ -269,10 +593,11 @@ static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 	}
 	for (size_t s = 0; s < g->streams.n; s++)
 		stamp[s] = UINT32_MAX;
-	for (size_t j = 0, group = 0, nstreams = 0; j < na && races.n < EMU_RACE_MAX; j++) {
+	for (size_t j = 0, group = 0, nstreams = 0, step_lo = 0, nchains = 0, lo_step = SIZE_MAX;
+	     j < na && races.n < EMU_RACE_MAX; j++) {
 		const emu_access *aj = &g->acc.v[ord[j]];
 		const emu_node *nj = &g->nodes.v[aj->node];
-		size_t covered = 0;
+		size_t covered = 0, from = j;
 
 		/* streams with accesses to this allocation so far (a new group
 		 * starts where the allocation changes) */
@@ -284,7 +609,60 @@ static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 			seen[nj->stream] = (uint32_t)group + 1;
 			nstreams++;
 		}
-		for (size_t i = j; i-- > 0 && covered < nstreams;) {
+		if (!g->vk && g->steps.v[nj->step].node_count > 1) {
+			/* inside the launch: an earlier node ordered before nj
+			 * orders every earlier node of its chain too */
+			int nomem;
+			const emu_lclk *lc = emu_lorder_of(g, &lorder, nj->step, &nomem);
+			uint32_t first = g->steps.v[nj->step].node_first, ccov = 0;
+
+			/* this allocation's accesses by nodes of nj's launch start at
+			 * step_lo (a node's accesses are consecutive, its launch's too) */
+			if (lo_step != nj->step || step_lo < group) {
+				step_lo = j;
+				lo_step = nj->step;
+				nchains = 0;
+			}
+			if (nomem) {
+				st = EMU_ERR_NOMEM;
+				goto out;
+			}
+			for (size_t i = j; !lc->search && i-- > step_lo;) {
+				const emu_access *ai = &g->acc.v[ord[i]];
+				uint32_t ka = ai->node - first, kb = aj->node - first, ch = lc->chain[ka];
+
+				if (ai->node == aj->node || lorder.cstamp[ch] == (uint32_t)j)
+					continue;
+				if (lc->clk[(size_t)kb * lc->w + ch] >= lc->pos[ka]) {
+					lorder.cstamp[ch] = (uint32_t)j;
+					if (++ccov == nchains)
+						break;
+					continue;
+				}
+				if (ai->hi <= aj->lo || aj->hi <= ai->lo ||
+				    !((ai->mode | aj->mode) & (EMU_A_WRITE | EMU_A_MAYWRITE)))
+					continue;
+				{
+					emu_race r = { ord[i], ord[j], (ai->mode & EMU_A_WRITE) || (aj->mode & EMU_A_WRITE) };
+
+					if (EMU_PUSH(races, r) != 0) {
+						st = EMU_ERR_NOMEM;
+						goto out;
+					}
+				}
+			}
+			if (!lc->search) {
+				uint32_t ch = lc->chain[aj->node - first];
+
+				/* chains of this launch with accesses to the allocation so far */
+				if (lorder.cseen[ch] != (uint32_t)step_lo + 1) {
+					lorder.cseen[ch] = (uint32_t)step_lo + 1;
+					nchains++;
+				}
+				from = step_lo;
+			}
+		}
+		for (size_t i = from; i-- > 0 && covered < nstreams;) {
 			const emu_access *ai = &g->acc.v[ord[i]];
 			const emu_node *ni = &g->nodes.v[ai->node];
 			uint32_t wj, wi;
@@ -315,14 +693,25 @@ static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 					continue;
 				}
 			} else if (ni->step != nj->step) {
+				int full = 0, before;
+
 				if (stamp[ni->stream] == (uint32_t)j)
 					continue;
-				if (emu_step_before(g, ni->step, nj->step)) {
+				if (g->node_deps)
+					before = emu_node_before(g, &lorder, ai->node, aj->node, &full);
+				else
+					before = full = emu_step_before(g, ni->step, nj->step);
+				if (before < 0) {
+					st = EMU_ERR_NOMEM;
+					goto out;
+				}
+				if (full) {
 					/* every earlier access on that stream is ordered too */
 					stamp[ni->stream] = (uint32_t)j;
 					covered++;
-					continue;
 				}
+				if (before)
+					continue;
 			}
 			if (ai->hi <= aj->lo || aj->hi <= ai->lo)
 				continue;
@@ -360,6 +749,7 @@ out:
 	free(ord);
 	free(stamp);
 	free(seen);
+	emu_lorder_free(&lorder);
 	return st;
 }
 

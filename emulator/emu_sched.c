@@ -126,12 +126,14 @@ static int emu_csr_build(const emu_graph *g, emu_csr *steps, emu_csr *nodes)
 		return -1;
 	for (size_t s = 0; s < ns; s++)
 		for (uint32_t d = 0; d < g->steps.v[s].dep_count; d++)
-			steps->first[g->deps.v[g->steps.v[s].dep_first + d].step + 1]++;
+			if (!g->deps.v[g->steps.v[s].dep_first + d].node1)
+				steps->first[g->deps.v[g->steps.v[s].dep_first + d].step + 1]++;
 	for (size_t i = 0; i < ns; i++)
 		steps->first[i + 1] += steps->first[i];
 	for (size_t s = 0; s < ns; s++)
 		for (uint32_t d = 0; d < g->steps.v[s].dep_count; d++)
-			steps->idx[steps->first[g->deps.v[g->steps.v[s].dep_first + d].step]++] = (uint32_t)s;
+			if (!g->deps.v[g->steps.v[s].dep_first + d].node1)
+				steps->idx[steps->first[g->deps.v[g->steps.v[s].dep_first + d].step]++] = (uint32_t)s;
 	for (size_t i = ns; i > 0; i--)
 		steps->first[i] = steps->first[i - 1];
 	steps->first[0] = 0;
@@ -147,6 +149,71 @@ static int emu_csr_build(const emu_graph *g, emu_csr *steps, emu_csr *nodes)
 		nodes->first[i] = nodes->first[i - 1];
 	nodes->first[0] = 0;
 	return 0;
+}
+
+/* Dependencies on a node of a launch, and nodes' own (xdeps): what each
+ * waits for, by source (a step s, or ns + a node) and waiter (a step, whose
+ * first nodes wait, or ns + a node).  Built only when the graph has them. */
+static void emu_ndep_each(const emu_graph *g, emu_csr *x, int fill)
+{
+	size_t ns = g->steps.n;
+
+	for (size_t s = 0; s < ns; s++)
+		for (uint32_t d = 0; d < g->steps.v[s].dep_count; d++) {
+			const emu_dep *dp = &g->deps.v[g->steps.v[s].dep_first + d];
+
+			if (!dp->node1)
+				continue;
+			if (fill)
+				x->idx[x->first[ns + emu_dep_node(g, dp)]++] = (uint32_t)s;
+			else
+				x->first[ns + emu_dep_node(g, dp) + 1]++;
+		}
+	for (size_t i = 0; i < g->xdeps.n; i++)
+		for (uint32_t d = 0; d < g->xdeps.v[i].count; d++) {
+			const emu_dep *dp = &g->deps.v[g->xdeps.v[i].first + d];
+			size_t src = dp->node1 ? ns + emu_dep_node(g, dp) : dp->step;
+
+			if (fill)
+				x->idx[x->first[src]++] = (uint32_t)(ns + g->xdeps.v[i].node);
+			else
+				x->first[src + 1]++;
+		}
+}
+
+static int emu_ndep_build(const emu_graph *g, emu_csr *x)
+{
+	size_t nk = g->steps.n + g->nodes.n, ne;
+
+	x->first = calloc(nk + 2, sizeof(uint32_t));
+	if (!x->first)
+		return -1;
+	emu_ndep_each(g, x, 0);
+	for (size_t i = 0; i < nk; i++)
+		x->first[i + 1] += x->first[i];
+	ne = x->first[nk];
+	x->idx = malloc((ne + 1) * sizeof(uint32_t));
+	if (!x->idx)
+		return -1;
+	emu_ndep_each(g, x, 1);
+	for (size_t i = nk; i > 0; i--)
+		x->first[i] = x->first[i - 1];
+	x->first[0] = 0;
+	return 0;
+}
+
+/* When dependency d is the latest to finish for a node starting no
+ * earlier than *est: its finish (eft of a node; for a step the node of it
+ * that ends last, sarg) and that node in *pred. */
+static void emu_crit_dep(const emu_graph *g, const emu_dep *d, const uint64_t *eft, const uint32_t *sarg,
+                         uint64_t *est, uint32_t *pred)
+{
+	uint32_t q = d->node1 ? emu_dep_node(g, d) : sarg[d->step];
+
+	if (q != EMU_NONE && (eft[q] > *est || *pred == EMU_NONE)) {
+		*est = eft[q] > *est ? eft[q] : *est;
+		*pred = q;
+	}
 }
 
 static uint64_t emu_issue_rel(const emu_graph *g, const emu_node *n)
@@ -189,13 +256,22 @@ static int emu_critical(emu_graph *g)
 			}
 			if (n->ipred_count == 0)
 				for (uint32_t d = 0; d < st->dep_count; d++) {
-					uint32_t q = sarg[g->deps.v[st->dep_first + d].step];
+					const emu_dep *dp = &g->deps.v[st->dep_first + d];
+					uint32_t q = sarg[dp->step];
 
-					if (q != EMU_NONE && (eft[q] > est || n->crit_pred == EMU_NONE)) {
+					if (dp->node1)
+						emu_crit_dep(g, dp, eft, sarg, &est, &n->crit_pred);
+					else if (q != EMU_NONE && (eft[q] > est || n->crit_pred == EMU_NONE)) {
 						est = eft[q] > est ? eft[q] : est;
 						n->crit_pred = q;
 					}
 				}
+			if (g->node_deps) {
+				const emu_xdep *x = emu_node_xdeps(g, id);
+
+				for (uint32_t d = 0; x && d < x->count; d++)
+					emu_crit_dep(g, &g->deps.v[x->first + d], eft, sarg, &est, &n->crit_pred);
+			}
 			eft[id] = est + n->cost_ns;
 			if (sarg[s] == EMU_NONE || eft[id] > eft[sarg[s]])
 				sarg[s] = id;
@@ -224,6 +300,7 @@ out:
 
 typedef struct emu_sim {
 	emu_csr ss, ns;              /* successors */
+	emu_csr xs;                  /* node dependencies (emu_ndep_build); NULL first when none */
 	emu_csr sn;                  /* nodes of each stream */
 	uint32_t *waits;             /* per node: unfinished predecessors */
 	uint32_t *step_left;         /* per step: unfinished nodes */
@@ -241,6 +318,7 @@ static void emu_sim_free(emu_sim *m)
 {
 	emu_csr_free(&m->ss);
 	emu_csr_free(&m->ns);
+	emu_csr_free(&m->xs);
 	emu_csr_free(&m->sn);
 	free(m->waits);
 	free(m->step_left);
@@ -316,6 +394,34 @@ static void emu_states(emu_graph *g, emu_sim *m, uint64_t t)
 	}
 }
 
+/* A dependency of step su's first nodes finished at t. */
+static void emu_step_notify(emu_graph *g, emu_sim *m, uint32_t su, uint64_t t)
+{
+	const emu_step *st = &g->steps.v[su];
+
+	for (uint32_t x = 0; x < st->node_count; x++) {
+		uint32_t q = st->node_first + x;
+
+		if (g->nodes.v[q].ipred_count == 0 && --m->waits[q] == 0)
+			emu_make_ready(g, m, q, t);
+	}
+}
+
+/* Source src of node dependencies (a step, or ns + a node) finished at t. */
+static void emu_notify(emu_graph *g, emu_sim *m, size_t src, uint64_t t)
+{
+	size_t ns = g->steps.n;
+
+	for (uint32_t k = m->xs.first[src]; k < m->xs.first[src + 1]; k++) {
+		uint32_t w = m->xs.idx[k];
+
+		if (w < ns)
+			emu_step_notify(g, m, w, t);
+		else if (--m->waits[w - ns] == 0)
+			emu_make_ready(g, m, (uint32_t)(w - ns), t);
+	}
+}
+
 emu_status emu_schedule(emu_graph *g, const emu_options *o)
 {
 	emu_sim m;
@@ -352,7 +458,7 @@ emu_status emu_schedule(emu_graph *g, const emu_options *o)
 		g->nodes.v[i].engine = -1;
 	}
 	if (!g->busy || !g->state_ns || !g->transitions || emu_csr_build(g, &m.ss, &m.ns) != 0 ||
-	    emu_critical(g) != 0)
+	    (g->node_deps && emu_ndep_build(g, &m.xs) != 0) || emu_critical(g) != 0)
 		goto out;
 	m.waits = malloc((nn + 1) * sizeof(uint32_t));
 	m.step_left = malloc((ns + 1) * sizeof(uint32_t));
@@ -400,6 +506,11 @@ emu_status emu_schedule(emu_graph *g, const emu_options *o)
 		const emu_node *n = &g->nodes.v[i];
 
 		m.waits[i] = n->ipred_count ? n->ipred_count : g->steps.v[n->step].dep_count;
+		if (g->node_deps) {
+			const emu_xdep *x = emu_node_xdeps(g, (uint32_t)i);
+
+			m.waits[i] += x ? x->count : 0;
+		}
 		if (m.waits[i] == 0)
 			emu_make_ready(g, &m, (uint32_t)i, 0);
 	}
@@ -475,10 +586,13 @@ emu_status emu_schedule(emu_graph *g, const emu_options *o)
 			for (uint32_t k = m.ns.first[id]; k < m.ns.first[id + 1]; k++)
 				if (--m.waits[m.ns.idx[k]] == 0)
 					emu_make_ready(g, &m, m.ns.idx[k], t);
-			if (--m.step_left[step] == 0)
+			if (m.xs.first)
+				emu_notify(g, &m, ns + id, t);
+			if (--m.step_left[step] == 0) {
 				for (uint32_t k = m.ss.first[step]; k < m.ss.first[step + 1]; k++) {
 					const emu_step *su = &g->steps.v[m.ss.idx[k]];
 
+					/* (emu_step_notify, kept inline on this path) */
 					for (uint32_t x = 0; x < su->node_count; x++) {
 						uint32_t q = su->node_first + x;
 
@@ -486,6 +600,9 @@ emu_status emu_schedule(emu_graph *g, const emu_options *o)
 							emu_make_ready(g, &m, q, t);
 					}
 				}
+				if (m.xs.first)
+					emu_notify(g, &m, step, t);
+			}
 		}
 	}
 	emu_states(g, &m, t);
@@ -513,6 +630,12 @@ emu_status emu_summary_get(const emu_graph *g, emu_summary *out)
 			out->edges++;
 			out->cross_edges +=
 				g->steps.v[g->deps.v[g->steps.v[s].dep_first + d].step].stream != g->steps.v[s].stream;
+		}
+	for (size_t i = 0; i < g->xdeps.n; i++)
+		for (uint32_t d = 0; d < g->xdeps.v[i].count; d++) {
+			out->edges++;
+			out->cross_edges += g->steps.v[g->deps.v[g->xdeps.v[i].first + d].step].stream !=
+			                    g->nodes.v[g->xdeps.v[i].node].stream;
 		}
 	out->edges += g->ipreds.n;
 	out->makespan_ns = g->makespan;

@@ -20,10 +20,58 @@
 # - a graph captured into with cuStreamBeginCaptureToGraph (--capture-to,
 #   recorded as tsGraphNotModeled) is one command per launch;
 # - tsreplay --emulate --schedule-seed refuses a trace launching such a graph.
+# Event nodes act per node (CUDA's rule), on the synthetic traces of
+# tests/support/emu_gen.c (written first: they need no CUDA double):
+# - graph_wait: an event wait node orders only the node after it (consumer)
+#   after the producer on another stream; "other" runs beside the producer
+#   and races with it (with the whole launch waiting: no race, makespan
+#   3000 ns instead of 2000);
+# - graph_record: an event record node after "early" records early alone:
+#   the reader on the other stream waiting on it races with "late" (with
+#   the whole launch recorded: no race).
 . "$TOP/tests/support/shell.sh"
 X="$TOP/$BUILD/tsexport"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
+GEN="$TOP/$BUILD/tests/programs/emu_gen_trace"
 [ -x "$X" ] || fail "no $X (make $BUILD/tsexport)"
+[ -x "$GEN" ] || fail "no $GEN (make $BUILD/tests/programs/emu_gen_trace)"
+
+# ---- event nodes per node (synthetic) ------------------------------------------------------
+for v in graph_wait graph_record; do
+	expect_rc 0 "gen.$v" "$GEN" $v "$T/$v.sbt"
+	expect_rc 0 "$v.sum" "$X" --kernel-ns 1000 --summary "$T/$v.sbt"
+	has "$v.sum" out "commands: 3 on 2 streams, 2 dependencies (1 across streams)"
+	has "$v.sum" out "makespan: 2000 ns"
+	expect_rc 1 "$v.r" "$X" --races "$T/$v.sbt"
+	has "$v.r" out "races: 0 confirmed, 1 possible"
+done
+[ "$(grep '^  seq' "$T/graph_wait.r.out" | sed 's/^  seq [0-9]* kernel \([a-z]*\) on stream \(0x[0-9]*\) .*/\1 \2/' |
+	tr '\n' ';')" = "producer 0x200;other 0x100;" ] || fail "graph_wait: not the producer and other: $(cat "$T/graph_wait.r.out")"
+[ "$(grep '^  seq' "$T/graph_record.r.out" | sed 's/^  seq [0-9]* kernel \([a-z]*\) on stream \(0x[0-9]*\) .*/\1 \2/' |
+	tr '\n' ';')" = "late 0x100;reader 0x200;" ] || fail "graph_record: not late and the reader: $(cat "$T/graph_record.r.out")"
+# the event edge goes from the producer to the consumer alone, from early to the reader
+expect_rc 0 graph_wait.dot "$X" -f dot -o "$T/graph_wait.dot" "$T/graph_wait.sbt"
+expect_rc 0 graph_record.dot "$X" -f dot -o "$T/graph_record.dot" "$T/graph_record.sbt"
+for e in "graph_wait producer consumer" "graph_record early reader"; do
+	set -- $e
+	a=$(sed -n "s/^[[:space:]]*\(n[0-9]*\) \[label=\"seq [0-9]*\\\\nkernel $2\"\];/\1/p" "$T/$1.dot")
+	b=$(sed -n "s/^[[:space:]]*\(n[0-9]*\) \[label=\"seq [0-9]*\\\\nkernel $3\"\];/\1/p" "$T/$1.dot")
+	[ -n "$a" ] && [ -n "$b" ] || fail "$1.dot: no node $2 or $3: $(cat "$T/$1.dot")"
+	[ "$(grep -c 'label="event"' "$T/$1.dot")" = 1 ] &&
+		grep -q "^[[:space:]]*$a -> $b \[style=dashed,color=blue,label=\"event\"\];" "$T/$1.dot" ||
+		fail "$1.dot: not one event edge $2 -> $3: $(cat "$T/$1.dot")"
+done
+# the JSON timeline: the flow ends on the consumer, which starts when the producer ends; other at 0
+expect_rc 0 graph_wait.json "$X" --kernel-ns 1000 -f json -o "$T/graph_wait.json" "$T/graph_wait.sbt"
+python3 -c "
+import json, sys
+e = json.load(open(sys.argv[1]))['traceEvents']
+X = {x['name']: x for x in e if x['ph'] == 'X'}
+assert X['producer']['ts'] == 0 and X['other']['ts'] == 0 and X['consumer']['ts'] == 1.0, X
+f = [x for x in e if x['ph'] == 'f']
+assert len(f) == 1 and f[0]['ts'] == 1.0 and f[0]['tid'] == X['consumer']['tid'], f
+" "$T/graph_wait.json" || fail "graph_wait.json: not the per-node timeline"
+
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
 unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
 	TRACESMITH_SNAPSHOT TRACESMITH_CUDA_DRIVER TSCUDA_DOUBLE_STATS TSCUDA_DOUBLE_SEED \

@@ -20,6 +20,18 @@
  *              two branches overlapping on s3.
  *   graph_race the same with Kb passing Ka's and Kc's buffer: the two
  *              branches race inside each launch.
+ *   graph_wait a graph built node by node, launched once on s1: event
+ *              wait node (EVENT 0xe7) -> "consumer" of A, and "other" of A
+ *              -> consumer; "producer" of A on s2 before EVENT is
+ *              recorded there.  Per node (CUDA's rule), only the
+ *              consumer follows the producer: one race (producer, other),
+ *              makespan 2000; were the whole launch to wait, no race and
+ *              3000.
+ *   graph_record the same kind of graph: "early" of B -> event record
+ *              node (EVENT), early -> "late" of A; launched on s1, then s2
+ *              waits on EVENT and runs "reader" of A and B.  Per node the
+ *              reader follows early alone: one race (late, reader on A),
+ *              makespan 2000; recording the whole launch, none and 3000.
  *   devices    two devices' primary contexts: s1 (blocking) and K0 on the
  *              legacy stream made under device 0, s2 and K3 on the legacy
  *              stream under device 1 (K1 on s1, K2 on s2): one legacy
@@ -37,6 +49,10 @@
  *   readers_kf two kernels passing A on s1 and s2, keyframes showing A
  *              unchanged by each.
  *   bulk:N     N kernels on 8 streams, for timing (emu_gen_bulk).
+ *   graphs:C:L:N a graph built node by node of C chains of L kernel nodes
+ *              (chain c's nodes pass buffer c), instantiated once and
+ *              launched N times on one non-blocking stream, for timing
+ *              (emu_gen_graphs; C x L x N commands, no race).
  */
 #include "tests/support/emu_gen.h"
 
@@ -188,6 +204,43 @@ void emu_gen_kernel(emu_gen *g, uint64_t stream, const char *name, const uint64_
 	emu_gen_call(g, SBT_CM_K_cuLaunchKernel, &c);
 }
 
+void emu_gen_kernel_node(emu_gen *g, uint64_t graph, uint64_t node, const uint64_t *deps, size_t ndeps,
+                         const char *name, const uint64_t *ptrs, size_t n)
+{
+	sbt_cm_call c;
+	uint8_t params[64], layout[8 * 8], dep[8 * 8];
+
+	sbt_cm_call_init(&c);
+	if (n > 8)
+		n = 8;
+	if (ndeps > 8)
+		ndeps = 8;
+	for (size_t i = 0; i < n; i++) {
+		for (unsigned k = 0; k < 8; k++)
+			params[i * 8 + k] = (uint8_t)(ptrs[i] >> (8 * k));
+		sbt_cm_layout_put(layout + i * 8, (uint32_t)(i * 8), 8);
+	}
+	for (size_t i = 0; i < ndeps; i++)
+		for (unsigned k = 0; k < 8; k++)
+			dep[i * 8 + k] = (uint8_t)(deps[i] >> (8 * k));
+	c.handle = 0xf00;
+	c.name = (const uint8_t *)name;
+	c.name_len = strlen(name);
+	c.grid_x = c.grid_y = c.grid_z = 1;
+	c.block_x = c.block_y = c.block_z = 32;
+	c.params = params;
+	c.params_len = n * 8;
+	c.layout = layout;
+	c.layout_len = n * 8;
+	c.node = node;
+	c.parent = graph;
+	if (ndeps) {
+		c.deps = dep;
+		c.deps_len = ndeps * 8;
+	}
+	emu_gen_call(g, SBT_CM_K_cuGraphAddKernelNode, &c);
+}
+
 void emu_gen_record(emu_gen *g, uint64_t event, uint64_t stream)
 {
 	sbt_cm_call c;
@@ -337,6 +390,82 @@ static void emu_gen_graph(emu_gen *g, int racy)
 	emu_gen_stream_sync(g, S3);
 }
 
+/* A node of graph 0x900 with no fields but its event (0xe7) and dep. */
+static void emu_gen_event_node(emu_gen *g, sbt_cm_kind k, uint64_t node, uint64_t dep)
+{
+	sbt_cm_call c;
+	uint8_t deps[8];
+
+	sbt_cm_call_init(&c);
+	c.node = node;
+	c.parent = 0x900;
+	c.event = 0xe7;
+	if (dep) {
+		for (unsigned k8 = 0; k8 < 8; k8++)
+			deps[k8] = (uint8_t)(dep >> (8 * k8));
+		c.deps = deps;
+		c.deps_len = 8;
+	}
+	emu_gen_call(g, k, &c);
+}
+
+/* Exec 0xe00 of graph 0x900, launched once on s1. */
+static void emu_gen_launch_once(emu_gen *g)
+{
+	sbt_cm_call c;
+
+	sbt_cm_call_init(&c);
+	c.handle = 0xe00;
+	c.parent = 0x900;
+	emu_gen_call(g, SBT_CM_K_cuGraphInstantiate, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe00;
+	c.stream = S1;
+	emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+}
+
+static void emu_gen_graph_events(emu_gen *g, int record)
+{
+	sbt_cm_call c;
+	uint64_t a = BUF_A, b = BUF_B, ab[2] = { BUF_A, BUF_B }, dep;
+	uint8_t from[8], to[8];
+
+	emu_gen_two_streams(g);
+	if (!record) {
+		emu_gen_kernel(g, S2, "producer", &a, 1, 0);
+		emu_gen_record(g, 0xe7, S2);
+	}
+	sbt_cm_call_init(&c);
+	c.handle = 0x900;
+	emu_gen_call(g, SBT_CM_K_cuGraphCreate, &c);
+	if (record) {
+		emu_gen_kernel_node(g, 0x900, 0xc1, NULL, 0, "early", &b, 1);
+		emu_gen_event_node(g, SBT_CM_K_cuGraphAddEventRecordNode, 0xc2, 0xc1);
+		dep = 0xc1;
+		emu_gen_kernel_node(g, 0x900, 0xc3, &dep, 1, "late", &a, 1);
+		emu_gen_launch_once(g);
+		emu_gen_wait(g, S2, 0xe7);
+		emu_gen_kernel(g, S2, "reader", ab, 2, 0);
+		return;
+	}
+	emu_gen_event_node(g, SBT_CM_K_cuGraphAddEventWaitNode, 0xb1, 0);
+	dep = 0xb1;
+	emu_gen_kernel_node(g, 0x900, 0xb2, &dep, 1, "consumer", &a, 1);
+	emu_gen_kernel_node(g, 0x900, 0xb3, NULL, 0, "other", &a, 1);
+	sbt_cm_call_init(&c);
+	for (unsigned k = 0; k < 8; k++) {
+		from[k] = (uint8_t)(0xb3ull >> (8 * k));
+		to[k] = (uint8_t)(0xb2ull >> (8 * k));
+	}
+	c.parent = 0x900;
+	c.deps = from;
+	c.deps_len = 8;
+	c.deps_to = to;
+	c.deps_to_len = 8;
+	emu_gen_call(g, SBT_CM_K_cuGraphAddDependencies, &c);
+	emu_gen_launch_once(g);
+}
+
 static void emu_gen_ctx(emu_gen *g, sbt_cm_kind k, uint64_t ctx, int64_t device)
 {
 	sbt_cm_call c;
@@ -458,9 +587,50 @@ static void emu_gen_bulk(emu_gen *g, uint64_t n)
 	}
 }
 
+/* chains x len kernel nodes in a graph built node by node (chain c a line
+ * of nodes passing buffer c), launched n times on stream 0x1000.  For
+ * timing the emulator on large graph launches (not checked). */
+static void emu_gen_graphs(emu_gen *g, uint64_t chains, uint64_t len, uint64_t n)
+{
+	sbt_cm_call c;
+
+	emu_gen_stream(g, 0x1000, 1);
+	for (uint64_t k = 0; k < chains; k++)
+		emu_gen_alloc(g, BUF_A + k * 0x100000, BUF_SIZE);
+	sbt_cm_call_init(&c);
+	c.handle = 0x900;
+	emu_gen_call(g, SBT_CM_K_cuGraphCreate, &c);
+	for (uint64_t k = 0; k < chains; k++)
+		for (uint64_t i = 0; i < len; i++) {
+			uint64_t p = BUF_A + k * 0x100000, node = 0x10000000 + k * len + i, dep = node - 1;
+
+			emu_gen_kernel_node(g, 0x900, node, &dep, i ? 1 : 0, "node", &p, 1);
+		}
+	sbt_cm_call_init(&c);
+	c.handle = 0xe00;
+	c.parent = 0x900;
+	emu_gen_call(g, SBT_CM_K_cuGraphInstantiate, &c);
+	for (uint64_t i = 0; i < n; i++) {
+		sbt_cm_call_init(&c);
+		c.handle = 0xe00;
+		c.stream = 0x1000;
+		emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+	}
+}
+
 int emu_gen_scenario(const char *name, const char *path)
 {
 	emu_gen *g;
+	unsigned long long chains, len, n;
+	char end;
+
+	if (sscanf(name, "graphs:%llu:%llu:%llu%c", &chains, &len, &n, &end) == 3) {
+		g = emu_gen_open(path);
+		g->one_stack = 1;
+		emu_gen_graphs(g, chains, len, n);
+		emu_gen_close(g);
+		return 0;
+	}
 
 	if (!strncmp(name, "bulk:", 5)) {
 		g = emu_gen_open(path);
@@ -470,7 +640,8 @@ int emu_gen_scenario(const char *name, const char *path)
 		return 0;
 	}
 	if (strcmp(name, "fork") && strcmp(name, "legacy") && strcmp(name, "hostsync") &&
-	    strcmp(name, "copies") && strcmp(name, "graph") && strcmp(name, "graph_race") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
+	    strcmp(name, "copies") && strcmp(name, "graph") && strcmp(name, "graph_race") &&
+	    strcmp(name, "graph_wait") && strcmp(name, "graph_record") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
 	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
 	    strcmp(name, "readers_kf"))
 		return -1;
@@ -487,6 +658,10 @@ int emu_gen_scenario(const char *name, const char *path)
 		emu_gen_graph(g, 0);
 	else if (!strcmp(name, "graph_race"))
 		emu_gen_graph(g, 1);
+	else if (!strcmp(name, "graph_wait"))
+		emu_gen_graph_events(g, 0);
+	else if (!strcmp(name, "graph_record"))
+		emu_gen_graph_events(g, 1);
 	else if (!strcmp(name, "devices"))
 		emu_gen_devices(g);
 	else if (!strcmp(name, "threads"))

@@ -36,6 +36,10 @@ void emu_gen_alloc(emu_gen *g, uint64_t dst, uint64_t size);
  * capturing is set (the launch became a graph node). */
 void emu_gen_kernel(emu_gen *g, uint64_t stream, const char *name, const uint64_t *ptrs, size_t n,
                     int capturing);
+/* A cuGraphAddKernelNode of node to graph after deps[0..ndeps), its
+ * parameters the pointers ptrs[0..n) (at most 8 of each). */
+void emu_gen_kernel_node(emu_gen *g, uint64_t graph, uint64_t node, const uint64_t *deps, size_t ndeps,
+                         const char *name, const uint64_t *ptrs, size_t n);
 void emu_gen_record(emu_gen *g, uint64_t event, uint64_t stream);
 void emu_gen_wait(emu_gen *g, uint64_t stream, uint64_t event);
 

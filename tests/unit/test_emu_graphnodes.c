@@ -11,9 +11,13 @@
  *   launches on one stream do not);
  * - instantiation snapshots the graph: a graph setter after it changes no
  *   exec, an exec setter changes that exec's later launches;
- * - an event record node records the launch: a stream waiting on the event
- *   is ordered after it;
- * - a graph changed by a call the model does not cover is one command.
+ * - event nodes act per node (as CUDA documents), not on the whole launch:
+ *   an event record node records the nodes before it, so a stream waiting
+ *   on its event is ordered after those and races with the rest; an event
+ *   wait node orders the nodes after it after the event's work, and the
+ *   others run beside that work (and race with it);
+ * - a graph changed by a call the model does not cover is one command, of
+ *   the cost model's graph launch.
  */
 #include <string.h>
 
@@ -183,19 +187,17 @@ static void gn_write(const char *path, int flags)
 	emu_gen_close(g);
 }
 
-static emu_graph *gn_load(const char *name, int flags, emu_summary *s, emu_race_counts *n, char *rep,
-                          size_t cap)
+/* Builds, schedules and reports the trace at path (written by the caller). */
+static emu_graph *gn_run(const char *path, emu_summary *s, emu_race_counts *n, char *rep, size_t cap)
 {
-	const char *path = tst_path(name);
 	emu_graph *g = NULL;
 	emu_options o;
 	char err[512];
 	FILE *f = fmemopen(rep, cap, "w");
 
 	TST_REQUIRE(f != NULL);
-	gn_write(path, flags);
 	if (emu_graph_build(path, &g, err, sizeof(err)) != EMU_OK) {
-		fprintf(stderr, "%s: %s\n", name, err);
+		fprintf(stderr, "%s: %s\n", path, err);
 		exit(1);
 	}
 	emu_options_default(&o);
@@ -205,6 +207,15 @@ static emu_graph *gn_load(const char *name, int flags, emu_summary *s, emu_race_
 	TST_REQUIRE(emu_races_report(g, f, 0, n) == EMU_OK);
 	fclose(f);
 	return g;
+}
+
+static emu_graph *gn_load(const char *name, int flags, emu_summary *s, emu_race_counts *n, char *rep,
+                          size_t cap)
+{
+	const char *path = tst_path(name);
+
+	gn_write(path, flags);
+	return gn_run(path, s, n, rep, cap);
 }
 
 int main(void)
@@ -229,13 +240,18 @@ int main(void)
 
 	/* "use" unordered with the memset and fill of X, in the first launch
 	 * only: the exec setter gave it Y alone for the second, the graph
-	 * setter (after instantiation) changed nothing */
+	 * setter (after instantiation) changed nothing.  The record node
+	 * follows "use" alone: "after" on S2 waits for the second launch's
+	 * "use", not for its memset and fill of X (whole-launch recording
+	 * ordered them: 1 confirmed, 1 possible) */
 	g = gn_load("unordered.sbt", 0, &s, &n, rep, sizeof(rep));
 	TST_CHECK_EQ_U64(s.commands, 7);
 	TST_CHECK_EQ_U64(s.edges, 4);
-	/* the memset writes what "use" reads: confirmed; fill may write it: possible */
-	TST_CHECK_EQ_U64(n.confirmed, 1);
-	TST_CHECK_EQ_U64(n.possible, 1);
+	/* the memset writes what "use" and "after" read: confirmed; fill may write it: possible */
+	TST_CHECK_EQ_U64(n.confirmed, 2);
+	TST_CHECK_EQ_U64(n.possible, 2);
+	TST_CHECK(strstr(rep, "kernel after on stream 0x200 (non-blocking) reads and may write "
+	                      "0x7000100000..0x7000101000") != NULL);
 	TST_CHECK(strstr(rep, "kernel use on stream 0x100 (non-blocking) reads and may write "
 	                      "0x7000100000..0x7000101000") != NULL);
 	TST_CHECK(strstr(rep, "memset cuGraphAddMemsetNode on stream 0x100 (non-blocking) writes "
@@ -243,9 +259,50 @@ int main(void)
 	TST_CHECK(strstr(rep, "kernel fill on stream 0x100 (non-blocking) reads and may write") != NULL);
 	emu_graph_free(g);
 
+	/* wait node (emu_gen.c "graph_wait"): the consumer waits for the
+	 * producer, "other" runs beside it (makespan 2000 ns: 3000 if the
+	 * whole launch waited, and no race) */
+	TST_REQUIRE(emu_gen_scenario("graph_wait", tst_path("wait.sbt")) == 0);
+	g = gn_run(tst_path("wait.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 3);
+	TST_CHECK_EQ_U64(s.makespan_ns, 2000);
+	TST_CHECK_EQ_U64(s.max_concurrency, 2);
+	/* other -> consumer inside the launch; producer -> consumer (the wait node) */
+	TST_CHECK_EQ_U64(s.edges, 2);
+	TST_CHECK_EQ_U64(s.cross_edges, 1);
+	TST_CHECK_EQ_U64(n.confirmed, 0);
+	TST_CHECK_EQ_U64(n.possible, 1);
+	TST_CHECK(strstr(rep, "kernel producer on stream 0x200") != NULL);
+	TST_CHECK(strstr(rep, "kernel other on stream 0x100") != NULL);
+	TST_CHECK(strstr(rep, "consumer") == NULL);
+	emu_graph_free(g);
+
+	/* record node ("graph_record"): the reader waits for "early" only:
+	 * early, then late beside the reader (makespan 2000 ns: 3000 if the
+	 * event recorded the whole launch, and no race) */
+	TST_REQUIRE(emu_gen_scenario("graph_record", tst_path("record.sbt")) == 0);
+	g = gn_run(tst_path("record.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 3);
+	TST_CHECK_EQ_U64(s.makespan_ns, 2000);
+	TST_CHECK_EQ_U64(s.max_concurrency, 2);
+	TST_CHECK_EQ_U64(n.confirmed, 0);
+	TST_CHECK_EQ_U64(n.possible, 1);
+	TST_CHECK(strstr(rep, "kernel late on stream 0x100 (non-blocking) reads and may write "
+	                      "0x7000000000..0x7000001000") != NULL);
+	TST_CHECK(strstr(rep, "kernel reader on stream 0x200 (non-blocking) reads and may write "
+	                      "0x7000000000..0x7000001000") != NULL);
+	TST_CHECK(strstr(rep, "early") == NULL);
+	emu_graph_free(g);
+
 	/* a node the model does not cover: each launch is one command */
 	g = gn_load("notmodeled.sbt", GN_ORDERED | GN_NOT_MODELED, &s, &n, rep, sizeof(rep));
 	TST_CHECK_EQ_U64(s.commands, 3);
+	/* a graph launch of the cost model (20000 ns on a compute engine), not a
+	 * copy (5000 ns on a copy engine, as it was taken before) */
+	TST_CHECK_EQ_U64(s.makespan_ns, 40000);
+	TST_CHECK_EQ_U64(emu_engine_busy_ns(g, 0) + emu_engine_busy_ns(g, 1) + emu_engine_busy_ns(g, 2) +
+	                     emu_engine_busy_ns(g, 3),
+	                 41000);
 	emu_graph_free(g);
 	return tst_done();
 }
