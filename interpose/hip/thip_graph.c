@@ -47,6 +47,7 @@ static void thip_graph_node(thip_node *n, hipError_t r, const hipGraphNode_t *ou
 	n->graph = THIP_U(graph);
 	n->deps_len = thip_graph_pack(deps, ndeps, packed);
 	n->deps = *packed;
+	thip_graph_node_add(n->node, n->graph);
 }
 
 hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)

@@ -106,7 +106,25 @@
 	X(hipMemcpy_spt, 1) X(hipMemcpyAsync_spt, 1) X(hipMemcpyToSymbol_spt, 1)  \
 	X(hipMemcpyFromSymbol_spt, 1) X(hipMemcpy2D_spt, 1) X(hipMemset_spt, 1)    \
 	X(hipMemset2D_spt, 1) X(hipMemset3D_spt, 1) X(hipStreamSynchronize_spt, 1) \
-	X(hipStreamQuery_spt, 1) X(hipStreamWaitEvent_spt, 1)
+	X(hipStreamQuery_spt, 1) X(hipStreamWaitEvent_spt, 1)                     \
+	X(hipGraphAddChildGraphNode, 1) X(hipGraphAddEventRecordNode, 1)           \
+	X(hipGraphAddEventWaitNode, 1) X(hipGraphAddHostNode, 1)                   \
+	X(hipGraphAddMemcpyNodeFromSymbol, 1) X(hipGraphAddMemcpyNodeToSymbol, 1)  \
+	X(hipGraphClone, 1) X(hipGraphDestroyNode, 1)                              \
+	X(hipGraphRemoveDependencies, 1) X(hipGraphEventRecordNodeSetEvent, 1)     \
+	X(hipGraphEventWaitNodeSetEvent, 1) X(hipGraphHostNodeSetParams, 1)        \
+	X(hipGraphKernelNodeSetAttribute, 1) X(hipGraphKernelNodeSetParams, 1)     \
+	X(hipGraphMemcpyNodeSetParams, 1) X(hipGraphMemcpyNodeSetParams1D, 1)      \
+	X(hipGraphMemcpyNodeSetParamsFromSymbol, 1)                                \
+	X(hipGraphMemcpyNodeSetParamsToSymbol, 1) X(hipGraphMemsetNodeSetParams, 1) \
+	X(hipGraphExecChildGraphNodeSetParams, 1)                                  \
+	X(hipGraphExecEventRecordNodeSetEvent, 1)                                  \
+	X(hipGraphExecEventWaitNodeSetEvent, 1) X(hipGraphExecHostNodeSetParams, 1) \
+	X(hipGraphExecKernelNodeSetParams, 1) X(hipGraphExecMemcpyNodeSetParams, 1) \
+	X(hipGraphExecMemcpyNodeSetParams1D, 1)                                    \
+	X(hipGraphExecMemcpyNodeSetParamsFromSymbol, 1)                            \
+	X(hipGraphExecMemcpyNodeSetParamsToSymbol, 1)                              \
+	X(hipGraphExecMemsetNodeSetParams, 1) X(hipGraphExecUpdate, 1)
 
 typedef enum thip_fn {
 #define THIP_X_FN(n, m) THIP_FN_##n,
@@ -335,6 +353,15 @@ typedef struct thip_array_live {
 	thip_array_info info;
 } thip_array_live;
 size_t thip_array_list(thip_array_live **out);
+
+/* ---- graph changes the model does not cover (thip_graphnm.c) ------------- */
+
+/* A node the program added to graph (recorded or not): its graph, for
+ * the setters and destroys that name only the node. */
+void thip_graph_node_add(uint64_t node, uint64_t graph);
+/* Graphs and execs changed by calls the model does not cover, for the
+ * exit report (each counted once). */
+uint64_t thip_graph_nm_count(void);
 
 /* ---- counters (thip_core.c) ---------------------------------------------- */
 

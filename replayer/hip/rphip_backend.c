@@ -68,6 +68,8 @@ void rphip_obj_release(void *obj)
 	o->meta = NULL;
 	rphip_gnodes_free(o->gn);
 	o->gn = NULL;
+	free(o->not_modeled);
+	o->not_modeled = NULL;
 }
 
 rphip_obj *rphip_obj_get(rphip_state *s, rphip_kind kind, uint64_t cap)
@@ -487,6 +489,7 @@ static void rphip_close(void *state)
 	free(s->copies);
 	free(s->keep);
 	free(s->thread_devs);
+	free(s->graphs_refused);
 	rp_cm_handle_set_free(&s->failed);
 	rp_cm_results_free(&s->percmd);
 	/* The runtime stays loaded: ROCm's exit handlers run from it. */

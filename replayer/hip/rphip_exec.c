@@ -940,7 +940,8 @@ static rp_status rphip_destroy(rphip_state *s, rphip_kind kind, uint64_t cap, rp
 		break;
 	case RPHIP_O_GRAPHEXEC:
 		s->rt.p_hipDeviceSynchronize();
-		r = s->rt.p_hipGraphExecDestroy(o->live);
+		if (o->live) /* an exec of a graph changed by a call not modeled has none */
+			r = s->rt.p_hipGraphExecDestroy(o->live);
 		if (o->live_graph)
 			s->rt.p_hipGraphDestroy(o->live_graph);
 		fn = "hipGraphExecDestroy";
@@ -994,6 +995,12 @@ static rp_status rphip_graph(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_ca
 		rphip_obj *g = rphip_obj_get(s, RPHIP_O_GRAPH, c->parent);
 		if (!g)
 			return rphip_unknown(s, diag, "graph", c->parent);
+		if (g->not_modeled) { /* kept, never made: its launches are refused */
+			if (!(o = rphip_obj_put(s, RPHIP_O_GRAPHEXEC, c->handle)) ||
+			    !(o->not_modeled = strdup(g->not_modeled)))
+				return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			return RP_OK;
+		}
 		if (g->gn)
 			return rphip_graph_instantiate_nodes(s, g, c, diag);
 		r = s->rt.p_hipGraphInstantiate(&e, g->live, NULL, NULL, 0);
@@ -1008,7 +1015,8 @@ static rp_status rphip_graph(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_ca
 		rphip_obj *e = rphip_obj_get(s, RPHIP_O_GRAPHEXEC, c->handle);
 		if (!e)
 			return rphip_unknown(s, diag, "graph exec", c->handle);
-		if ((st = rphip_stream(s, c->stream, &stream, NULL, diag)) != RP_OK)
+		if ((st = rphip_graph_launch_check(s, e, diag)) != RP_OK ||
+		    (st = rphip_stream(s, c->stream, &stream, NULL, diag)) != RP_OK)
 			return st;
 		r = s->rt.p_hipGraphLaunch(e->live, stream);
 		return r == hipSuccess ? RP_OK : rphip_hipfail(s, diag, "hipGraphLaunch", r);
@@ -1200,6 +1208,8 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	case SBT_CM_HIP_hipGraphAddMemsetNode: case SBT_CM_HIP_hipGraphAddEmptyNode:
 	case SBT_CM_HIP_hipGraphAddDependencies:
 		return rphip_graph_build(s, hc, c, diag);
+	case SBT_CM_HIP_tsGraphNotModeled:
+		return rphip_graph_not_modeled(s, c, diag);
 	case SBT_CM_HIP_tsVaWindow:
 		return rphip_window_reserve(s, c, diag);
 	case SBT_CM_HIP_tsSnapshot:
@@ -1245,6 +1255,7 @@ int rphip_exec_is_state(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipGraphAddDependencies: case SBT_CM_HIP_hipGraphInstantiateWithFlags:
 	case SBT_CM_HIP_hipMipmappedArrayCreate: case SBT_CM_HIP_hipMipmappedArrayGetLevel:
 	case SBT_CM_HIP_hipMipmappedArrayDestroy:
+	case SBT_CM_HIP_tsGraphNotModeled:
 		return 1;
 	default:
 		return 0;
@@ -1309,7 +1320,8 @@ void rphip_teardown(rphip_state *s)
 				continue;
 			switch (o->kind) {
 			case RPHIP_O_GRAPHEXEC:
-				s->rt.p_hipGraphExecDestroy(o->live);
+				if (o->live)
+					s->rt.p_hipGraphExecDestroy(o->live);
 				if (o->live_graph)
 					s->rt.p_hipGraphDestroy(o->live_graph);
 				break;

@@ -22,6 +22,17 @@
  * the graph does not hold, a cycle, or a node the replay cannot issue
  * (a copy to host memory, whose result the interposer does not keep; a
  * memset node taller than one row of wider elements) is refused by name.
+ *
+ * A hip.tsGraphNotModeled record (a call that changed a graph or an exec
+ * in a way the model does not cover: other node kinds, clones, node
+ * removal, setters, exec updates) marks what it names, as CUDA's replay
+ * does (docs/cuda-replay.md): a marked graph is never built (the rest of
+ * its construction is passed over, since its later nodes may depend on
+ * the node with no live counterpart), its instantiation makes an exec
+ * with no live one, and a launch of a marked graph's or exec's work stops
+ * the replay naming the call; launches made before an exec was changed
+ * replay as usual.  A change to a node of a graph the trace does not name
+ * refuses every later graph launch.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,11 +215,79 @@ static rp_status rphip_gnode_deps(rphip_state *s, const sbt_cm_call *c, rp_diag 
 	return RP_OK;
 }
 
+/* The call and seq of a tsGraphNotModeled record, printable, into a new
+ * string; NULL when out of memory. */
+static char *rphip_graph_why(const rphip_state *s, const sbt_cm_call *c, int unnamed)
+{
+	char why[240], call[64];
+	size_t n = c->name && c->name_len ? c->name_len : 0;
+
+	if (n >= sizeof(call))
+		n = sizeof(call) - 1;
+	for (size_t i = 0; i < n; i++) /* the trace's bytes: unprintable ones shown as '?' */
+		call[i] = c->name[i] >= 0x20 && c->name[i] < 0x7f ? (char)c->name[i] : '?';
+	if (!n)
+		n = (size_t)snprintf(call, sizeof(call), "a call");
+	call[n] = 0;
+	if (unnamed)
+		snprintf(why, sizeof(why), "%s at seq %llu changed node 0x%llx of a graph the trace does "
+		         "not name, which replay does not model", call, (unsigned long long)s->seq,
+		         (unsigned long long)c->node);
+	else
+		snprintf(why, sizeof(why), "%s at seq %llu", call, (unsigned long long)s->seq);
+	return strdup(why);
+}
+
+rp_status rphip_graph_not_modeled(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rphip_obj *o;
+	char **slot;
+
+	if (c->handle) {
+		o = rphip_obj_get(s, RPHIP_O_GRAPHEXEC, c->handle);
+		if (!o)
+			return RP_OK; /* no exec: its launch says so */
+	} else if (c->parent) {
+		/* a graph the trace never made (a clone) gets one that never builds */
+		o = rphip_obj_get(s, RPHIP_O_GRAPH, c->parent);
+		if (!o && !(o = rphip_obj_put(s, RPHIP_O_GRAPH, c->parent)))
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	} else if (c->node) {
+		o = NULL;
+	} else {
+		return RP_OK;
+	}
+	slot = o ? &o->not_modeled : &s->graphs_refused;
+	if (*slot) /* the first such call is the one named */
+		return RP_OK;
+	if (!(*slot = rphip_graph_why(s, c, !o)))
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	return RP_OK;
+}
+
+rp_status rphip_graph_launch_check(rphip_state *s, const rphip_obj *e, rp_diag *diag)
+{
+	if (e->not_modeled)
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx cannot be replayed: it or "
+		                  "its graph was changed by %s, which replay does not model; replay a "
+		                  "--range that ends before seq %llu", (unsigned long long)e->cap,
+		                  e->not_modeled, (unsigned long long)s->seq);
+	if (s->graphs_refused)
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx cannot be replayed: %s; "
+		                  "replay a --range that ends before seq %llu", (unsigned long long)e->cap,
+		                  s->graphs_refused, (unsigned long long)s->seq);
+	return RP_OK;
+}
+
 rp_status rphip_graph_build(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
                             rp_diag *diag)
 {
 	rphip_obj *g;
 
+	/* a graph a call not modeled changed: the rest of it is passed over */
+	if (hc != SBT_CM_HIP_hipGraphCreate && (g = rphip_obj_get(s, RPHIP_O_GRAPH, c->parent)) &&
+	    g->not_modeled)
+		return RP_OK;
 	switch (hc) {
 	case SBT_CM_HIP_hipGraphCreate:
 		if (!(g = rphip_obj_put(s, RPHIP_O_GRAPH, c->handle)) ||

@@ -2,7 +2,7 @@
  * thd_graph.c - graphs built node by node on the double, as ROCm 5.2's
  * clr builds them (hip_graph.cpp): hipGraphCreate, hipGraphAddKernelNode,
  * hipGraphAddMemcpyNode, hipGraphAddMemcpyNode1D, hipGraphAddMemsetNode,
- * hipGraphAddEmptyNode, hipGraphAddDependencies and
+ * hipGraphAddEmptyNode, hipGraphAddChildGraphNode, hipGraphAddDependencies and
  * hipGraphInstantiateWithFlags (hipGraphInstantiate, launch and the
  * destroys: thd_core.c, shared with stream capture).
  *
@@ -312,4 +312,48 @@ THD_EXPORT hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, h
 	if (flags != 0 && flags != hipGraphInstantiateFlagAutoFreeOnLaunch)
 		return thd_ret(hipErrorInvalidValue);
 	return hipGraphInstantiate(pGraphExec, graph, NULL, NULL, 0);
+}
+
+/* A child graph node: clr 5.2 clones the child graph into the node
+ * (hipChildGraphNode), so later changes to the child do not reach it; the
+ * double copies the child's work, in its order, now.  A null or dead child
+ * graph: hipErrorInvalidValue. */
+static hipError_t thd_build_child(const void *ctx, hipStream_t s)
+{
+	const struct ihipGraph *child = ctx;
+	struct ihipGraph *into;
+	thd_node *v;
+	size_t n, i;
+	hipError_t r;
+	int bad = 0;
+
+	if (!(into = thd_stream_capture(s, &bad)) || bad)
+		return hipErrorInvalidValue;
+	if ((r = thd_graph_flatten(child, &v, &n)) != hipSuccess)
+		return r;
+	for (i = 0; i < n && r == hipSuccess; i++) {
+		thd_node c = v[i];
+		c.owned = NULL;
+		if (c.args && c.args_len) {
+			if (!(c.args = malloc(c.args_len))) {
+				r = hipErrorOutOfMemory;
+				break;
+			}
+			memcpy(c.args, v[i].args, c.args_len);
+		}
+		if ((r = thd_graph_add(into, &c)) != hipSuccess)
+			free(c.args);
+	}
+	free(v);
+	return r;
+}
+
+THD_EXPORT hipError_t hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                                const hipGraphNode_t *pDependencies,
+                                                size_t numDependencies, hipGraph_t childGraph)
+{
+	if (!childGraph || childGraph->magic != THD_LIVE || childGraph == graph)
+		return thd_ret(hipErrorInvalidValue);
+	return thd_gnode_add(pGraphNode, graph, pDependencies, numDependencies, thd_build_child,
+	                     childGraph);
 }
