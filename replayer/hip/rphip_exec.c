@@ -1051,6 +1051,29 @@ static int rphip_is_per_device(sbt_cm_hip_call hc)
 	}
 }
 
+/* Work recorded into a capture on a stream the replay does not capture:
+ * the capture began where the interposer did not see it (before it was
+ * loaded, or through a call it does not wrap; it found the capture at the
+ * stream's first work and recorded capture_status), so the replay begins
+ * one there now, in relaxed mode as for a recorded hipStreamBeginCapture. */
+static rp_status rphip_capture_unseen(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rphip_obj *so = rphip_obj_get(s, RPHIP_O_STREAM, c->stream);
+	hipError_t r;
+
+	if (!so || so->capturing)
+		return RP_OK; /* an unknown stream: the record's own path names it */
+	if (s->single)
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
+		                  "stream capture cannot be replayed with --streams single (it needs "
+		                  "a stream); replay with --streams multi");
+	r = s->rt.p_hipStreamBeginCapture(so->live, hipStreamCaptureModeRelaxed);
+	if (r != hipSuccess)
+		return rphip_hipfail(s, diag, "hipStreamBeginCapture", r);
+	so->capturing = 1;
+	return RP_OK;
+}
+
 static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
                                  rp_diag *diag)
 {
@@ -1062,6 +1085,9 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	if (hc != SBT_CM_HIP_hipSetDevice && !rphip_is_ctx(hc) &&
 	    (st = rphip_is_per_device(hc) ? rphip_use_device(s, c->device, diag)
 	                                  : rphip_use_thread_device(s, diag)) != RP_OK)
+		return st;
+	if (c->capture_status == hipStreamCaptureStatusActive && c->stream && !s->build &&
+	    (st = rphip_capture_unseen(s, c, diag)) != RP_OK)
 		return st;
 	switch (hc) {
 	case SBT_CM_HIP___hipRegisterFatBinary:
