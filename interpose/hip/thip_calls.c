@@ -2093,6 +2093,12 @@ static hipError_t thip_event_call(thip_fn fn, sbt_cm_hip_call hcall, hipEvent_t 
 	sbt_cm_call_init(&c);
 	c.event = THIP_U(event);
 	thip_simple(&call, hcall, r, &c, 0);
+	/* the event has completed: so has what came before it on its stream */
+	if (call.record && r == hipSuccess &&
+	    (hcall == SBT_CM_HIP_hipEventSynchronize || hcall == SBT_CM_HIP_hipEventQuery))
+		thip_pending_flush_event(THIP_U(event));
+	if (!call.nested && r == hipSuccess && hcall == SBT_CM_HIP_hipEventDestroy)
+		thip_event_drop(THIP_U(event));
 	thip_end(&call);
 	return r;
 }
@@ -2122,7 +2128,13 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
 	sbt_cm_call_init(&c);
 	c.event = THIP_U(event);
 	c.stream = THIP_U(stream);
-	thip_simple(&call, SBT_CM_HIP_hipEventRecord, r, &c, 0);
+	if (call.record) {
+		uint64_t seq;
+		c.result = (uint64_t)r;
+		seq = thip_record(SBT_CM_HIP_hipEventRecord, &c, 0);
+		if (r == hipSuccess && seq)
+			thip_event_note(THIP_U(event), THIP_U(stream), seq);
+	}
 	thip_end(&call);
 	return r;
 }

@@ -297,6 +297,13 @@ void thip_pending_add_rows(uint64_t seq, uint64_t stream, const void *host, cons
  * NULL when out of memory or too large. */
 uint8_t *thip_rows_pack(const void *first, const thip_rows *r);
 void thip_pending_flush(int all, uint64_t stream);
+/* Events: hipEventRecord's stream and record seq noted (thip_event_note),
+ * so that a hipEventSynchronize or hipEventQuery that worked checkpoints
+ * the copies on that stream recorded before the event, as CUDA's
+ * interposer does (thip_pending_flush_event); dropped at hipEventDestroy. */
+void thip_event_note(uint64_t event, uint64_t stream, uint64_t seq);
+void thip_event_drop(uint64_t event);
+void thip_pending_flush_event(uint64_t event);
 
 /* ---- pitched copies and arrays (thip_calls.c, thip_array.c) ------------- */
 
