@@ -460,14 +460,17 @@ hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim
 	                          args, sharedMemBytes, stream);
 }
 
-hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDimX,
-                                      void **kernelParams, unsigned int sharedMemBytes,
-                                      hipStream_t stream)
+/* hipLaunchCooperativeKernel, and its _spt form (recorded as it with
+ * ptds = 1: clr runs it on the thread's per-thread default stream, a
+ * stream argument of 0 meaning that stream). */
+static hipError_t thip_launch_cooperative(thip_fn fn, const void *f, dim3 gridDim,
+                                          dim3 blockDimX, void **kernelParams,
+                                          unsigned int sharedMemBytes, hipStream_t stream)
 {
 	thip_call call;
 	hipError_t (*real)(const void *, dim3, dim3, void **, unsigned int, hipStream_t) =
 		(hipError_t(*)(const void *, dim3, dim3, void **, unsigned int, hipStream_t))thip_begin(
-			&call, THIP_FN_hipLaunchCooperativeKernel);
+			&call, fn);
 	int capturing = thip_capturing_any(stream);
 	uint64_t ordinal = call.record && real ? thip_kf_before(stream, capturing) : 0;
 	hipError_t r = real ? real(f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream)
@@ -475,13 +478,30 @@ hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDim
 	if (call.record) {
 		thip_launch l = {THIP_U(f), {gridDim.x, gridDim.y, gridDim.z},
 		                 {blockDimX.x, blockDimX.y, blockDimX.z}, sharedMemBytes, THIP_U(stream),
-		                 kernelParams, NULL, 0, 0, 0, 0, NULL};
+		                 kernelParams, NULL, fn == THIP_FN_hipLaunchCooperativeKernel_spt, 0, 0, 0,
+		                 NULL};
 		thip_launch_record(SBT_CM_HIP_hipLaunchCooperativeKernel, &l, r, 1);
 		if (ordinal)
 			thip_kf_after(ordinal, stream, capturing);
 	}
 	thip_end(&call);
 	return r;
+}
+
+hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDimX,
+                                      void **kernelParams, unsigned int sharedMemBytes,
+                                      hipStream_t stream)
+{
+	return thip_launch_cooperative(THIP_FN_hipLaunchCooperativeKernel, f, gridDim, blockDimX,
+	                               kernelParams, sharedMemBytes, stream);
+}
+
+hipError_t hipLaunchCooperativeKernel_spt(const void *f, dim3 gridDim, dim3 blockDim,
+                                          void **kernelParams, uint32_t sharedMemBytes,
+                                          hipStream_t hStream)
+{
+	return thip_launch_cooperative(THIP_FN_hipLaunchCooperativeKernel_spt, f, gridDim, blockDim,
+	                               kernelParams, sharedMemBytes, hStream);
 }
 
 hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY,

@@ -58,7 +58,8 @@
 	X(hipLaunchKernel, 1) X(hipLaunchKernel_spt, 1)                            \
 	X(hipModuleLaunchKernel, 1) X(hipExtModuleLaunchKernel, 1)                 \
 	X(hipExtModuleLaunchKernel_mangled, 1)                                     \
-	X(hipLaunchCooperativeKernel, 1) X(hipLaunchHostFunc, 1)                   \
+	X(hipLaunchCooperativeKernel, 1) X(hipLaunchCooperativeKernel_spt, 1)      \
+	X(hipLaunchHostFunc, 1)                                                    \
 	X(hipGraphLaunch, 1) X(hipGraphInstantiate, 1) X(hipGraphExecDestroy, 1)   \
 	X(hipGraphDestroy, 1)                                                      \
 	X(hipMalloc, 1) X(hipMallocPitch, 1) X(hipMallocAsync, 1)                  \

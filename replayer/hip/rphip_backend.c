@@ -314,6 +314,7 @@ static rp_status rphip_execute(void *state, const sbt_record *rec, unsigned flag
 	if (sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK)
 		return rphip_fail(s, diag, RP_ERR_DECODE, "the payload (%zu bytes) could not be decoded",
 		                  rec->payload_len);
+	s->ptds = c.ptds != 0;
 	if (hc != SBT_CM_HIP_tsSnapshot && c.result != hipSuccess) {
 		/* It failed at capture and changed nothing there; what it returned
 		 * names nothing. */

@@ -20,6 +20,43 @@ static rp_status rphip_unknown(rphip_state *s, rp_diag *diag, const char *what, 
 	                  (unsigned long long)cap);
 }
 
+/*
+ * The per-thread default stream of the record's captured thread on the
+ * live device current now (clr keeps one per thread and device): a
+ * blocking stream of the replay's own, as CUDA's replay makes one
+ * (docs/cuda-replay.md), so that work the program put on several threads'
+ * per-thread streams is not serialized on the null stream.  It is a
+ * stream object under a key no captured handle has (those are aligned
+ * pointers; this one ends in 0xa), so teardown destroys it with the
+ * others.  With --streams single there is none: the null stream.
+ */
+static rp_status rphip_pt_stream(rphip_state *s, hipStream_t *out, rphip_obj **obj, rp_diag *diag)
+{
+	uint64_t key = (s->thread << 12 ^ (uint64_t)(unsigned)s->cur_dev << 4) | 0xa;
+	rphip_obj *o;
+	hipStream_t live = NULL;
+	hipError_t r;
+
+	if (s->single)
+		return RP_OK;
+	o = rphip_obj_get(s, RPHIP_O_STREAM, key);
+	if (!o) {
+		r = s->rt.p_hipStreamCreateWithPriority(&live, hipStreamDefault, 0);
+		if (r != hipSuccess)
+			return rphip_hipfail(s, diag, "hipStreamCreateWithPriority (the per-thread stream)", r);
+		if (!(o = rphip_obj_put(s, RPHIP_O_STREAM, key))) {
+			s->rt.p_hipStreamDestroy(live);
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		}
+		o->live = live;
+		o->made_seq = s->seq;
+	}
+	*out = o->live;
+	if (obj)
+		*obj = o;
+	return RP_OK;
+}
+
 rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj **obj,
                        rp_diag *diag)
 {
@@ -34,6 +71,8 @@ rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj
 			*obj = s->build;
 		return RP_OK;
 	}
+	if ((!cap && s->ptds) || cap == (uint64_t)(uintptr_t)hipStreamPerThread)
+		return rphip_pt_stream(s, out, obj, diag);
 	if (!cap)
 		return RP_OK;
 	o = rphip_obj_get(s, RPHIP_O_STREAM, cap);

@@ -198,6 +198,8 @@ typedef struct rphip_state {
 	} *thread_devs;
 	size_t nthread_devs, capthread_devs;
 	uint64_t thread;           /* the captured thread of the record being executed */
+	int ptds;                  /* the record's ptds: its stream 0 is the thread's
+	                              per-thread default stream (rphip_stream) */
 	rphip_obj *build;          /* a node-built graph's capture stream, while it is built */
 	char *graphs_refused;      /* a call not modeled changed a node of a graph the
 	                              trace does not name: every later graph launch is

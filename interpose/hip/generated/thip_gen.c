@@ -120,7 +120,6 @@ const char *const thip_gen_names[THIP_GEN_COUNT] = {
 	"hipKernelNameRefByPtr",
 	"hipLaunchByPtr",
 	"hipLaunchCooperativeKernelMultiDevice",
-	"hipLaunchCooperativeKernel_spt",
 	"hipMalloc3D",
 	"hipMallocHost",
 	"hipMemAddressFree",
