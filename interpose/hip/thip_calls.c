@@ -370,7 +370,8 @@ static void thip_launch_record(sbt_cm_hip_call hcall, const thip_launch *l, hipE
 	free(params);
 }
 
-void thip_kernel_node_record(const thip_call *call, hipError_t r, const hipKernelNodeParams *p)
+void thip_kernel_node_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                             const hipKernelNodeParams *p)
 {
 	thip_launch l;
 
@@ -390,7 +391,7 @@ void thip_kernel_node_record(const thip_call *call, hipError_t r, const hipKerne
 		l.params = p->kernelParams;
 		l.extra = p->extra;
 	}
-	thip_launch_record(SBT_CM_HIP_hipGraphAddKernelNode, &l, r, 0);
+	thip_launch_record(hcall, &l, r, 0);
 }
 
 hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,

@@ -86,7 +86,7 @@ hipError_t hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
 	if (call.record) {
 		thip_graph_node(&n, r, pGraphNode, graph, pDependencies, numDependencies, &packed);
 		call.node = &n;
-		thip_kernel_node_record(&call, r, pNodeParams);
+		thip_kernel_node_record(&call, SBT_CM_HIP_hipGraphAddKernelNode, r, pNodeParams);
 	}
 	free(packed);
 	thip_end(&call);

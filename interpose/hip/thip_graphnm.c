@@ -1,10 +1,12 @@
 /*
- * thip_graphnm.c - the calls that change a HIP graph or graph exec in a
- * way the compute model does not cover (docs/hip.md "Graphs built node by
- * node"): nodes of other kinds (child graph, host, event record and wait,
- * copies to and from symbols), hipGraphClone, hipGraphDestroyNode,
- * hipGraphRemoveDependencies, every node setter, every exec setter and
- * hipGraphExecUpdate.  Each is passed through and recorded as
+ * thip_graphnm.c - the calls that change a HIP graph or graph exec after
+ * its nodes were added (docs/hip.md "Graphs built node by node"): those
+ * the compute model covers (hipGraphKernelNodeSetParams,
+ * hipGraphDestroyNode, hipGraphRemoveDependencies on a graph the
+ * interposer saw built, recorded as themselves), and those it does not:
+ * nodes of other kinds (child graph, host, event record and wait, copies
+ * to and from symbols), hipGraphClone, every other node setter, every exec
+ * setter and hipGraphExecUpdate.  Each is passed through and recorded as
  * hip.tsGraphNotModeled (serializer/sbt_compute.h, as CUDA's): name = the
  * call, parent = the graph it changed (a node's graph is looked up in the
  * table below), or handle = the exec; an added node's record carries the
@@ -194,10 +196,6 @@ THIP_GRAPHNM_ADD(hipGraphAddMemcpyNodeToSymbol, hipGraphNodeTypeMemcpyToSymbol,
 THIP_GRAPHNM(hipGraphClone, (hipGraph_t *pGraphClone, hipGraph_t originalGraph),
              (pGraphClone, originalGraph),
              r == hipSuccess && pGraphClone ? THIP_U(*pGraphClone) : THIP_U(originalGraph), 0, 0)
-THIP_GRAPHNM(hipGraphRemoveDependencies,
-             (hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to,
-              size_t numDependencies),
-             (graph, from, to, numDependencies), THIP_U(graph), 0, 0)
 THIP_GRAPHNM(hipGraphEventRecordNodeSetEvent, (hipGraphNode_t node, hipEvent_t event), (node, event),
              0, 0, THIP_U(node))
 THIP_GRAPHNM(hipGraphEventWaitNodeSetEvent, (hipGraphNode_t node, hipEvent_t event), (node, event),
@@ -207,9 +205,6 @@ THIP_GRAPHNM(hipGraphHostNodeSetParams, (hipGraphNode_t node, const hipHostNodeP
 THIP_GRAPHNM(hipGraphKernelNodeSetAttribute,
              (hipGraphNode_t hNode, hipKernelNodeAttrID attr, const hipKernelNodeAttrValue *value),
              (hNode, attr, value), 0, 0, THIP_U(hNode))
-THIP_GRAPHNM(hipGraphKernelNodeSetParams,
-             (hipGraphNode_t node, const hipKernelNodeParams *pNodeParams), (node, pNodeParams), 0,
-             0, THIP_U(node))
 THIP_GRAPHNM(hipGraphMemcpyNodeSetParams,
              (hipGraphNode_t node, const hipMemcpy3DParms *pNodeParams), (node, pNodeParams), 0, 0,
              THIP_U(node))
@@ -266,6 +261,39 @@ THIP_GRAPHNM(hipGraphExecUpdate,
               hipGraphExecUpdateResult *updateResult_out),
              (hGraphExec, hGraph, hErrorNode_out, updateResult_out), 0, THIP_U(hGraphExec), 0)
 
+/*
+ * The changes the model covers (serializer/sbt_compute.h: as CUDA's
+ * cuGraphKernelNodeSetParams, cuGraphDestroyNode and
+ * cuGraphRemoveDependencies): recorded as themselves when every node they
+ * name was added to a graph the interposer saw built (the nodes table),
+ * else as tsGraphNotModeled (a node of a graph made by stream capture, or
+ * one the trace never saw added).  A call that failed is recorded as
+ * itself with its error: it changed nothing.
+ */
+hipError_t hipGraphKernelNodeSetParams(hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
+{
+	thip_call call;
+	hipError_t (*real)(hipGraphNode_t, const hipKernelNodeParams *) =
+		(hipError_t(*)(hipGraphNode_t, const hipKernelNodeParams *))thip_begin(
+			&call, THIP_FN_hipGraphKernelNodeSetParams);
+	hipError_t r = real ? real(node, pNodeParams) : THIP_NO_RUNTIME;
+	thip_node n;
+
+	if (!call.nested) {
+		memset(&n, 0, sizeof(n));
+		n.node = THIP_U(node);
+		n.graph = thip_graphnm_graph_of(n.node, 0);
+		if (r == hipSuccess && !n.graph) {
+			thip_graphnm_record(&call, r, "hipGraphKernelNodeSetParams", 0, 0, n.node, NULL, 0, 0);
+		} else {
+			call.node = &n;
+			thip_kernel_node_record(&call, SBT_CM_HIP_hipGraphKernelNodeSetParams, r, pNodeParams);
+		}
+	}
+	thip_end(&call);
+	return r;
+}
+
 /* The node is gone afterwards: its graph is looked up before the call. */
 hipError_t hipGraphDestroyNode(hipGraphNode_t node)
 {
@@ -274,12 +302,63 @@ hipError_t hipGraphDestroyNode(hipGraphNode_t node)
 		(hipError_t(*)(hipGraphNode_t))thip_begin(&call, THIP_FN_hipGraphDestroyNode);
 	uint64_t graph = call.nested ? 0 : thip_graphnm_graph_of(THIP_U(node), 0);
 	hipError_t r = real ? real(node) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
 
 	if (!call.nested) {
-		thip_graphnm_record(&call, r, "hipGraphDestroyNode", graph, 0, THIP_U(node), NULL, 0, 0);
+		if (r == hipSuccess && !graph) {
+			thip_graphnm_record(&call, r, "hipGraphDestroyNode", 0, 0, THIP_U(node), NULL, 0, 0);
+		} else if (call.record) {
+			sbt_cm_call_init(&c);
+			c.result = (uint64_t)r;
+			c.node = THIP_U(node);
+			c.parent = graph;
+			thip_record(SBT_CM_HIP_hipGraphDestroyNode, &c, 0);
+		}
 		if (r == hipSuccess)
 			thip_graphnm_graph_of(THIP_U(node), 1);
 	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *from,
+                                      const hipGraphNode_t *to, size_t numDependencies)
+{
+	thip_call call;
+	hipError_t (*real)(hipGraph_t, const hipGraphNode_t *, const hipGraphNode_t *, size_t) =
+		(hipError_t(*)(hipGraph_t, const hipGraphNode_t *, const hipGraphNode_t *, size_t))
+			thip_begin(&call, THIP_FN_hipGraphRemoveDependencies);
+	hipError_t r = real ? real(graph, from, to, numDependencies) : THIP_NO_RUNTIME;
+	uint8_t *pf = NULL, *pt = NULL;
+	int known = 1;
+	sbt_cm_call c;
+
+	if (call.nested)
+		goto out;
+	/* the runtime read both lists when it worked */
+	for (size_t i = 0; r == hipSuccess && known && i < numDependencies; i++)
+		known = thip_graphnm_graph_of(THIP_U(from[i]), 0) == THIP_U(graph) &&
+		        thip_graphnm_graph_of(THIP_U(to[i]), 0) == THIP_U(graph);
+	if (r == hipSuccess && !known) {
+		thip_graphnm_record(&call, r, "hipGraphRemoveDependencies", THIP_U(graph), 0, 0, NULL, 0,
+		                    0);
+		goto out;
+	}
+	if (!call.record)
+		goto out;
+	sbt_cm_call_init(&c);
+	c.result = (uint64_t)r;
+	c.parent = THIP_U(graph);
+	if (r == hipSuccess) {
+		c.deps_len = thip_graphnm_pack(from, numDependencies, &pf);
+		c.deps = pf;
+		c.deps_to_len = thip_graphnm_pack(to, numDependencies, &pt);
+		c.deps_to = pt;
+	}
+	thip_record(SBT_CM_HIP_hipGraphRemoveDependencies, &c, 0);
+	free(pf);
+	free(pt);
+out:
 	thip_end(&call);
 	return r;
 }

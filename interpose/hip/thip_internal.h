@@ -341,9 +341,11 @@ void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_
  * in bytes (thip_calls.c). */
 void thip_copy3d_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
                         const struct hipMemcpy3DParms *p, int async, hipStream_t stream);
-/* A kernel node's record (hipGraphAddKernelNode): the launch fields of
- * params as hipLaunchKernel records them, with node's fields. */
-void thip_kernel_node_record(const thip_call *call, hipError_t r, const hipKernelNodeParams *params);
+/* A kernel node's record (hipGraphAddKernelNode, hipGraphKernelNodeSetParams:
+ * hcall): the launch fields of params as hipLaunchKernel records them,
+ * with node's fields. */
+void thip_kernel_node_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                             const hipKernelNodeParams *params);
 /* The direction of a copy of kind between dst and src (hipMemcpyDefault
  * from the allocation table). */
 unsigned thip_copy_dir(hipMemcpyKind kind, const void *dst, const void *src);

@@ -1271,7 +1271,8 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	case SBT_CM_HIP_hipGraphCreate: case SBT_CM_HIP_hipGraphAddKernelNode:
 	case SBT_CM_HIP_hipGraphAddMemcpyNode: case SBT_CM_HIP_hipGraphAddMemcpyNode1D:
 	case SBT_CM_HIP_hipGraphAddMemsetNode: case SBT_CM_HIP_hipGraphAddEmptyNode:
-	case SBT_CM_HIP_hipGraphAddDependencies:
+	case SBT_CM_HIP_hipGraphAddDependencies: case SBT_CM_HIP_hipGraphKernelNodeSetParams:
+	case SBT_CM_HIP_hipGraphDestroyNode: case SBT_CM_HIP_hipGraphRemoveDependencies:
 		return rphip_graph_build(s, hc, c, diag);
 	case SBT_CM_HIP_tsGraphNotModeled:
 		return rphip_graph_not_modeled(s, c, diag);
@@ -1320,7 +1321,8 @@ int rphip_exec_is_state(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipGraphAddDependencies: case SBT_CM_HIP_hipGraphInstantiateWithFlags:
 	case SBT_CM_HIP_hipMipmappedArrayCreate: case SBT_CM_HIP_hipMipmappedArrayGetLevel:
 	case SBT_CM_HIP_hipMipmappedArrayDestroy:
-	case SBT_CM_HIP_tsGraphNotModeled:
+	case SBT_CM_HIP_tsGraphNotModeled: case SBT_CM_HIP_hipGraphKernelNodeSetParams:
+	case SBT_CM_HIP_hipGraphDestroyNode: case SBT_CM_HIP_hipGraphRemoveDependencies:
 		return 1;
 	default:
 		return 0;

@@ -60,7 +60,8 @@ int rphip_is_graph_build(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipGraphCreate: case SBT_CM_HIP_hipGraphAddKernelNode:
 	case SBT_CM_HIP_hipGraphAddMemcpyNode: case SBT_CM_HIP_hipGraphAddMemcpyNode1D:
 	case SBT_CM_HIP_hipGraphAddMemsetNode: case SBT_CM_HIP_hipGraphAddEmptyNode:
-	case SBT_CM_HIP_hipGraphAddDependencies:
+	case SBT_CM_HIP_hipGraphAddDependencies: case SBT_CM_HIP_hipGraphKernelNodeSetParams:
+	case SBT_CM_HIP_hipGraphDestroyNode: case SBT_CM_HIP_hipGraphRemoveDependencies:
 		return 1;
 	default:
 		return 0;
@@ -279,6 +280,97 @@ rp_status rphip_graph_launch_check(rphip_state *s, const rphip_obj *e, rp_diag *
 	return RP_OK;
 }
 
+/*
+ * hipGraphKernelNodeSetParams (the node's record becomes this one, its
+ * dependencies kept), hipGraphDestroyNode (the node goes, and every edge
+ * to it), hipGraphRemoveDependencies (the edges go; one the graph does not
+ * hold is a damaged trace: clr refuses to remove it).  On a graph made by
+ * stream capture, whose nodes replay does not hold, the change marks the
+ * graph as a call not modeled does.
+ */
+static rp_status rphip_gnode_change(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                                    rp_diag *diag)
+{
+	rphip_obj *g = rphip_obj_get(s, RPHIP_O_GRAPH, c->parent);
+	size_t at = 0, n;
+	rp_status st;
+
+	if (g && !g->gn) {
+		sbt_cm_call nm = *c;
+		nm.name = (const uint8_t *)sbt_cm_hip_name(hc);
+		nm.name_len = strlen(sbt_cm_hip_name(hc));
+		nm.node = 0;
+		return rphip_graph_not_modeled(s, &nm, diag);
+	}
+	if ((st = rphip_graph_of(s, c->parent, &g, diag)) != RP_OK)
+		return st;
+	if (hc == SBT_CM_HIP_hipGraphRemoveDependencies) {
+		n = c->deps_len / 8;
+		if (c->deps_len % 8 || c->deps_len != c->deps_to_len)
+			return rphip_fail(s, diag, RP_ERR_TRACE, "%zu bytes of 'from' nodes and %zu of 'to' "
+			                  "nodes: not two lists of as many 8-byte handles", c->deps_len,
+			                  c->deps_to_len);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t from = rphip_u64_at(c->deps + i * 8);
+			rphip_gnode *t;
+			size_t k;
+			if ((st = rphip_gnode_find(s, g, from, "'from' node", i, &at, diag)) != RP_OK ||
+			    (st = rphip_gnode_find(s, g, rphip_u64_at(c->deps_to + i * 8), "'to' node", i,
+			                           &at, diag)) != RP_OK)
+				return st;
+			t = &g->gn->v[at];
+			for (k = 0; k < t->ndeps && t->deps[k] != from; k++)
+				;
+			if (k == t->ndeps)
+				return rphip_fail(s, diag, RP_ERR_TRACE, "edge %zu (0x%llx -> 0x%llx) is not in "
+				                  "graph 0x%llx", i, (unsigned long long)from,
+				                  (unsigned long long)t->cap, (unsigned long long)g->cap);
+			t->deps[k] = t->deps[--t->ndeps];
+		}
+		return RP_OK;
+	}
+	if ((st = rphip_gnode_find(s, g, c->node, "the node", 0, &at, diag)) != RP_OK)
+		return st;
+	if (hc == SBT_CM_HIP_hipGraphDestroyNode) {
+		rphip_gnode gone = g->gn->v[at];
+		memmove(&g->gn->v[at], &g->gn->v[at + 1], (g->gn->n - at - 1) * sizeof(rphip_gnode));
+		g->gn->n--;
+		for (size_t i = 0; i < g->gn->n; i++) {
+			rphip_gnode *t = &g->gn->v[i];
+			size_t keep = 0;
+			for (size_t k = 0; k < t->ndeps; k++)
+				if (t->deps[k] != gone.cap)
+					t->deps[keep++] = t->deps[k];
+			t->ndeps = keep;
+		}
+		free(gone.rec);
+		free(gone.deps);
+		return RP_OK;
+	}
+	/* hipGraphKernelNodeSetParams */
+	{
+		rphip_gnode *nd = &g->gn->v[at];
+		sbt_cm_call k = *c;
+		uint8_t *rec;
+		size_t max, len;
+		if (nd->hc != SBT_CM_HIP_hipGraphAddKernelNode)
+			return rphip_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx (seq %llu) is not a kernel "
+			                  "node", (unsigned long long)nd->cap, (unsigned long long)nd->seq);
+		k.deps = NULL;
+		k.deps_len = 0;
+		max = sbt_cm_encoded_max(&k);
+		if (!(rec = malloc(max)) || sbt_cm_encode(&k, rec, max, &len) != SBT_OK) {
+			free(rec);
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		}
+		free(nd->rec);
+		nd->rec = rec;
+		nd->rec_len = len;
+		nd->seq = s->seq; /* its work is named at the record that set it */
+		return RP_OK;
+	}
+}
+
 rp_status rphip_graph_build(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
                             rp_diag *diag)
 {
@@ -297,6 +389,10 @@ rp_status rphip_graph_build(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_cal
 		return RP_OK;
 	case SBT_CM_HIP_hipGraphAddDependencies:
 		return rphip_gnode_deps(s, c, diag);
+	case SBT_CM_HIP_hipGraphKernelNodeSetParams:
+	case SBT_CM_HIP_hipGraphDestroyNode:
+	case SBT_CM_HIP_hipGraphRemoveDependencies:
+		return rphip_gnode_change(s, hc, c, diag);
 	default:
 		return rphip_gnode_add(s, hc, c, diag);
 	}
