@@ -125,7 +125,8 @@
 	X(hipGraphExecMemcpyNodeSetParams1D, 1)                                    \
 	X(hipGraphExecMemcpyNodeSetParamsFromSymbol, 1)                            \
 	X(hipGraphExecMemcpyNodeSetParamsToSymbol, 1)                              \
-	X(hipGraphExecMemsetNodeSetParams, 1) X(hipGraphExecUpdate, 1)
+	X(hipGraphExecMemsetNodeSetParams, 1) X(hipGraphExecUpdate, 1)             \
+	X(hipGetProcAddress, 0)
 
 typedef enum thip_fn {
 #define THIP_X_FN(n, m) THIP_FN_##n,
