@@ -472,7 +472,11 @@ extern "C" {
 	X(hipGraphInstantiateWithFlags, cuGraphInstantiate)                        \
 	X(hipMipmappedArrayCreate, cuArray3DCreate)                                \
 	X(hipMipmappedArrayGetLevel, cuArrayCreate)                                \
-	X(hipMipmappedArrayDestroy, cuArrayDestroy)
+	X(hipMipmappedArrayDestroy, cuArrayDestroy)                                \
+	X(tsGraphNotModeled, tsGraphNotModeled)                                    \
+	X(hipGraphKernelNodeSetParams, cuGraphKernelNodeSetParams)                 \
+	X(hipGraphDestroyNode, cuGraphDestroyNode)                                 \
+	X(hipGraphRemoveDependencies, cuGraphRemoveDependencies)
 
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,

@@ -44,16 +44,33 @@ hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim
  * recorded on a stream asks the runtime whether that stream captures: such
  * work was not executed, it became a graph node.  The runtime knows about
  * joined streams and invalidated captures; this count only spares the
- * question when nothing captures. */
+ * question when nothing captures.
+ *
+ * The first work recorded on each created stream asks too, as CUDA's
+ * interposer does (tcu_capture.c): a capture begun before this library
+ * was loaded, or through a path it does not see (the runtime's own
+ * function found with dlsym on its handle), is found there and counted
+ * here as begun, so that the stream's work asks from then on and no
+ * keyframe synchronizes the device meanwhile; the hipStreamEndCapture that
+ * ends it takes it back (one ended where we do not see it keeps it: every
+ * later call asks, correct, only slower).  Only while nothing else
+ * captures: a stream found capturing then may have joined a capture we
+ * saw.  The null stream and the per-thread one are not asked (clr 5.2
+ * does not capture the null stream, and takes no hipStreamPerThread
+ * handle in hipStreamIsCapturing).  thip_streams_asked holds the streams
+ * asked once (under its mutex; a destroyed stream is dropped). */
 static atomic_int thip_captures;
 static void *_Atomic thip_is_capturing_fn;
+static struct {
+	pthread_mutex_t mu;
+	cap_umap asked; /* stream -> 1 */
+} thip_streams_asked = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-static uint64_t thip_capture_status(hipStream_t stream)
+static hipStreamCaptureStatus thip_capture_ask(hipStream_t stream)
 {
 	hipError_t (*f)(hipStream_t, hipStreamCaptureStatus *);
 	hipStreamCaptureStatus st = hipStreamCaptureStatusNone;
-	if (atomic_load_explicit(&thip_captures, memory_order_relaxed) <= 0)
-		return 0;
+
 	f = (hipError_t(*)(hipStream_t, hipStreamCaptureStatus *))atomic_load(&thip_is_capturing_fn);
 	if (!f) {
 		f = (hipError_t(*)(hipStream_t, hipStreamCaptureStatus *))dlsym(RTLD_NEXT,
@@ -61,13 +78,51 @@ static uint64_t thip_capture_status(hipStream_t stream)
 		atomic_store(&thip_is_capturing_fn, (void *)f);
 	}
 	if (!f || f(stream, &st) != hipSuccess)
-		return 0;
-	return (uint64_t)st;
+		return hipStreamCaptureStatusNone;
+	return st;
 }
 
-/* Whether any stream capture is going on (keyframes wait then). */
-static int thip_capturing_any(void)
+/* The first work on a created stream: ask whether it captures (a capture
+ * we did not see begin is counted as begun). */
+static void thip_capture_first(hipStream_t stream)
 {
+	int first;
+
+	if (!stream || stream == hipStreamPerThread)
+		return;
+	pthread_mutex_lock(&thip_streams_asked.mu);
+	first = !cap_umap_get(&thip_streams_asked.asked, THIP_U(stream)) &&
+	        !cap_umap_put(&thip_streams_asked.asked, THIP_U(stream), (void *)(uintptr_t)1);
+	pthread_mutex_unlock(&thip_streams_asked.mu);
+	if (first && atomic_load(&thip_captures) == 0 &&
+	    thip_capture_ask(stream) != hipStreamCaptureStatusNone) {
+		atomic_fetch_add(&thip_captures, 1);
+		CAP_INFO("hip: stream %p captures, begun where the interposer did not see it",
+		         (void *)stream);
+	}
+}
+
+/* A destroyed stream's handle may come back: ask again then. */
+static void thip_capture_forget(hipStream_t stream)
+{
+	pthread_mutex_lock(&thip_streams_asked.mu);
+	cap_umap_del(&thip_streams_asked.asked, THIP_U(stream));
+	pthread_mutex_unlock(&thip_streams_asked.mu);
+}
+
+static uint64_t thip_capture_status(hipStream_t stream)
+{
+	thip_capture_first(stream);
+	if (atomic_load_explicit(&thip_captures, memory_order_relaxed) <= 0)
+		return 0;
+	return (uint64_t)thip_capture_ask(stream);
+}
+
+/* Whether any stream capture is going on (keyframes wait then), after
+ * the first-work question about stream (a launch's). */
+static int thip_capturing_any(hipStream_t stream)
+{
+	thip_capture_first(stream);
 	return atomic_load_explicit(&thip_captures, memory_order_relaxed) > 0;
 }
 
@@ -315,7 +370,8 @@ static void thip_launch_record(sbt_cm_hip_call hcall, const thip_launch *l, hipE
 	free(params);
 }
 
-void thip_kernel_node_record(const thip_call *call, hipError_t r, const hipKernelNodeParams *p)
+void thip_kernel_node_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                             const hipKernelNodeParams *p)
 {
 	thip_launch l;
 
@@ -335,7 +391,7 @@ void thip_kernel_node_record(const thip_call *call, hipError_t r, const hipKerne
 		l.params = p->kernelParams;
 		l.extra = p->extra;
 	}
-	thip_launch_record(SBT_CM_HIP_hipGraphAddKernelNode, &l, r, 0);
+	thip_launch_record(hcall, &l, r, 0);
 }
 
 hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
@@ -376,7 +432,7 @@ static hipError_t thip_launch_kernel(thip_fn fn, const void *f, dim3 grid, dim3 
 	thip_call call;
 	hipError_t (*real)(const void *, dim3, dim3, void **, size_t, hipStream_t) =
 		(hipError_t(*)(const void *, dim3, dim3, void **, size_t, hipStream_t))thip_begin(&call, fn);
-	int capturing = thip_capturing_any();
+	int capturing = thip_capturing_any(stream);
 	uint64_t ordinal = call.record && real ? thip_kf_before(stream, capturing) : 0;
 	hipError_t r = real ? real(f, grid, block, args, shared, stream) : THIP_NO_RUNTIME;
 	if (call.record) {
@@ -405,28 +461,48 @@ hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim
 	                          args, sharedMemBytes, stream);
 }
 
-hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDimX,
-                                      void **kernelParams, unsigned int sharedMemBytes,
-                                      hipStream_t stream)
+/* hipLaunchCooperativeKernel, and its _spt form (recorded as it with
+ * ptds = 1: clr runs it on the thread's per-thread default stream, a
+ * stream argument of 0 meaning that stream). */
+static hipError_t thip_launch_cooperative(thip_fn fn, const void *f, dim3 gridDim,
+                                          dim3 blockDimX, void **kernelParams,
+                                          unsigned int sharedMemBytes, hipStream_t stream)
 {
 	thip_call call;
 	hipError_t (*real)(const void *, dim3, dim3, void **, unsigned int, hipStream_t) =
 		(hipError_t(*)(const void *, dim3, dim3, void **, unsigned int, hipStream_t))thip_begin(
-			&call, THIP_FN_hipLaunchCooperativeKernel);
-	int capturing = thip_capturing_any();
+			&call, fn);
+	int capturing = thip_capturing_any(stream);
 	uint64_t ordinal = call.record && real ? thip_kf_before(stream, capturing) : 0;
 	hipError_t r = real ? real(f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream)
 	                    : THIP_NO_RUNTIME;
 	if (call.record) {
 		thip_launch l = {THIP_U(f), {gridDim.x, gridDim.y, gridDim.z},
 		                 {blockDimX.x, blockDimX.y, blockDimX.z}, sharedMemBytes, THIP_U(stream),
-		                 kernelParams, NULL, 0, 0, 0, 0, NULL};
+		                 kernelParams, NULL, fn == THIP_FN_hipLaunchCooperativeKernel_spt, 0, 0, 0,
+		                 NULL};
 		thip_launch_record(SBT_CM_HIP_hipLaunchCooperativeKernel, &l, r, 1);
 		if (ordinal)
 			thip_kf_after(ordinal, stream, capturing);
 	}
 	thip_end(&call);
 	return r;
+}
+
+hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDimX,
+                                      void **kernelParams, unsigned int sharedMemBytes,
+                                      hipStream_t stream)
+{
+	return thip_launch_cooperative(THIP_FN_hipLaunchCooperativeKernel, f, gridDim, blockDimX,
+	                               kernelParams, sharedMemBytes, stream);
+}
+
+hipError_t hipLaunchCooperativeKernel_spt(const void *f, dim3 gridDim, dim3 blockDim,
+                                          void **kernelParams, uint32_t sharedMemBytes,
+                                          hipStream_t hStream)
+{
+	return thip_launch_cooperative(THIP_FN_hipLaunchCooperativeKernel_spt, f, gridDim, blockDim,
+	                               kernelParams, sharedMemBytes, hStream);
 }
 
 hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY,
@@ -441,7 +517,7 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
 		(hipError_t(*)(hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int,
 	                   unsigned int, unsigned int, unsigned int, hipStream_t, void **,
 	                   void **))thip_begin(&call, THIP_FN_hipModuleLaunchKernel);
-	int capturing = thip_capturing_any();
+	int capturing = thip_capturing_any(stream);
 	uint64_t ordinal = call.record && real ? thip_kf_before(stream, capturing) : 0;
 	hipError_t r = real ? real(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
 	                           sharedMemBytes, stream, kernelParams, extra)
@@ -469,7 +545,7 @@ static hipError_t thip_ext_launch(thip_fn fn, hipFunction_t f, uint32_t gx, uint
 		(hipError_t(*)(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
 	                   size_t, hipStream_t, void **, void **, hipEvent_t, hipEvent_t,
 	                   uint32_t))thip_begin(&call, fn);
-	int capturing = thip_capturing_any();
+	int capturing = thip_capturing_any(stream);
 	uint64_t ordinal = call.record && real ? thip_kf_before(stream, capturing) : 0;
 	hipError_t r = real ? real(f, gx, gy, gz, lx, ly, lz, shared, stream, params, extra, start,
 	                           stop, flags)
@@ -1908,6 +1984,7 @@ static hipError_t thip_stream_call(thip_fn fn, sbt_cm_hip_call hcall, hipStream_
 
 hipError_t hipStreamDestroy(hipStream_t stream)
 {
+	thip_capture_forget(stream);
 	return thip_stream_call(THIP_FN_hipStreamDestroy, SBT_CM_HIP_hipStreamDestroy, stream, 0, 0);
 }
 
@@ -2037,6 +2114,12 @@ static hipError_t thip_event_call(thip_fn fn, sbt_cm_hip_call hcall, hipEvent_t 
 	sbt_cm_call_init(&c);
 	c.event = THIP_U(event);
 	thip_simple(&call, hcall, r, &c, 0);
+	/* the event has completed: so has what came before it on its stream */
+	if (call.record && r == hipSuccess &&
+	    (hcall == SBT_CM_HIP_hipEventSynchronize || hcall == SBT_CM_HIP_hipEventQuery))
+		thip_pending_flush_event(THIP_U(event));
+	if (!call.nested && r == hipSuccess && hcall == SBT_CM_HIP_hipEventDestroy)
+		thip_event_drop(THIP_U(event));
 	thip_end(&call);
 	return r;
 }
@@ -2066,7 +2149,13 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
 	sbt_cm_call_init(&c);
 	c.event = THIP_U(event);
 	c.stream = THIP_U(stream);
-	thip_simple(&call, SBT_CM_HIP_hipEventRecord, r, &c, 0);
+	if (call.record) {
+		uint64_t seq;
+		c.result = (uint64_t)r;
+		seq = thip_record(SBT_CM_HIP_hipEventRecord, &c, 0);
+		if (r == hipSuccess && seq)
+			thip_event_note(THIP_U(event), THIP_U(stream), seq);
+	}
 	thip_end(&call);
 	return r;
 }

@@ -276,8 +276,8 @@ static void thip_report(void)
 	char *un = thip_count_list(0, &unmodeled, &names);
 	uint64_t launches = atomic_load(&thip_g.launches);
 	uint64_t modules = atomic_load(&thip_g.modules), no_image = atomic_load(&thip_g.no_image);
-	uint64_t kept = thip_va_kept(), keyframes = thip_kf_count();
-	char extra[256] = "";
+	uint64_t kept = thip_va_kept(), keyframes = thip_kf_count(), nm = thip_graph_nm_count();
+	char extra[320] = "";
 	size_t n = 0;
 
 	if (!all)
@@ -289,8 +289,11 @@ static void thip_report(void)
 		n += (size_t)snprintf(extra + n, sizeof(extra) - n,
 		                      ", %" PRIu64 " stream-ordered frees in a capture kept until exit", kept);
 	if (keyframes && n < sizeof(extra))
-		snprintf(extra + n, sizeof(extra) - n, ", %" PRIu64 " keyframe%s", keyframes,
-		         keyframes == 1 ? "" : "s");
+		n += (size_t)snprintf(extra + n, sizeof(extra) - n, ", %" PRIu64 " keyframe%s", keyframes,
+		                      keyframes == 1 ? "" : "s");
+	if (nm && n < sizeof(extra))
+		snprintf(extra + n, sizeof(extra) - n, ", %" PRIu64 " graph%s or exec%s changed by calls "
+		         "not modeled", nm, nm == 1 ? "" : "s", nm == 1 ? "" : "s");
 	if (seen)
 		cap_set_meta("hip.calls", seen);
 	if (un)

@@ -47,6 +47,7 @@ static void thip_graph_node(thip_node *n, hipError_t r, const hipGraphNode_t *ou
 	n->graph = THIP_U(graph);
 	n->deps_len = thip_graph_pack(deps, ndeps, packed);
 	n->deps = *packed;
+	thip_graph_node_add(n->node, n->graph);
 }
 
 hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
@@ -85,7 +86,7 @@ hipError_t hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
 	if (call.record) {
 		thip_graph_node(&n, r, pGraphNode, graph, pDependencies, numDependencies, &packed);
 		call.node = &n;
-		thip_kernel_node_record(&call, r, pNodeParams);
+		thip_kernel_node_record(&call, SBT_CM_HIP_hipGraphAddKernelNode, r, pNodeParams);
 	}
 	free(packed);
 	thip_end(&call);

@@ -58,7 +58,8 @@
 	X(hipLaunchKernel, 1) X(hipLaunchKernel_spt, 1)                            \
 	X(hipModuleLaunchKernel, 1) X(hipExtModuleLaunchKernel, 1)                 \
 	X(hipExtModuleLaunchKernel_mangled, 1)                                     \
-	X(hipLaunchCooperativeKernel, 1) X(hipLaunchHostFunc, 1)                   \
+	X(hipLaunchCooperativeKernel, 1) X(hipLaunchCooperativeKernel_spt, 1)      \
+	X(hipLaunchHostFunc, 1)                                                    \
 	X(hipGraphLaunch, 1) X(hipGraphInstantiate, 1) X(hipGraphExecDestroy, 1)   \
 	X(hipGraphDestroy, 1)                                                      \
 	X(hipMalloc, 1) X(hipMallocPitch, 1) X(hipMallocAsync, 1)                  \
@@ -106,7 +107,26 @@
 	X(hipMemcpy_spt, 1) X(hipMemcpyAsync_spt, 1) X(hipMemcpyToSymbol_spt, 1)  \
 	X(hipMemcpyFromSymbol_spt, 1) X(hipMemcpy2D_spt, 1) X(hipMemset_spt, 1)    \
 	X(hipMemset2D_spt, 1) X(hipMemset3D_spt, 1) X(hipStreamSynchronize_spt, 1) \
-	X(hipStreamQuery_spt, 1) X(hipStreamWaitEvent_spt, 1)
+	X(hipStreamQuery_spt, 1) X(hipStreamWaitEvent_spt, 1)                     \
+	X(hipGraphAddChildGraphNode, 1) X(hipGraphAddEventRecordNode, 1)           \
+	X(hipGraphAddEventWaitNode, 1) X(hipGraphAddHostNode, 1)                   \
+	X(hipGraphAddMemcpyNodeFromSymbol, 1) X(hipGraphAddMemcpyNodeToSymbol, 1)  \
+	X(hipGraphClone, 1) X(hipGraphDestroyNode, 1)                              \
+	X(hipGraphRemoveDependencies, 1) X(hipGraphEventRecordNodeSetEvent, 1)     \
+	X(hipGraphEventWaitNodeSetEvent, 1) X(hipGraphHostNodeSetParams, 1)        \
+	X(hipGraphKernelNodeSetAttribute, 1) X(hipGraphKernelNodeSetParams, 1)     \
+	X(hipGraphMemcpyNodeSetParams, 1) X(hipGraphMemcpyNodeSetParams1D, 1)      \
+	X(hipGraphMemcpyNodeSetParamsFromSymbol, 1)                                \
+	X(hipGraphMemcpyNodeSetParamsToSymbol, 1) X(hipGraphMemsetNodeSetParams, 1) \
+	X(hipGraphExecChildGraphNodeSetParams, 1)                                  \
+	X(hipGraphExecEventRecordNodeSetEvent, 1)                                  \
+	X(hipGraphExecEventWaitNodeSetEvent, 1) X(hipGraphExecHostNodeSetParams, 1) \
+	X(hipGraphExecKernelNodeSetParams, 1) X(hipGraphExecMemcpyNodeSetParams, 1) \
+	X(hipGraphExecMemcpyNodeSetParams1D, 1)                                    \
+	X(hipGraphExecMemcpyNodeSetParamsFromSymbol, 1)                            \
+	X(hipGraphExecMemcpyNodeSetParamsToSymbol, 1)                              \
+	X(hipGraphExecMemsetNodeSetParams, 1) X(hipGraphExecUpdate, 1)             \
+	X(hipGetProcAddress, 0)
 
 typedef enum thip_fn {
 #define THIP_X_FN(n, m) THIP_FN_##n,
@@ -279,6 +299,13 @@ void thip_pending_add_rows(uint64_t seq, uint64_t stream, const void *host, cons
  * NULL when out of memory or too large. */
 uint8_t *thip_rows_pack(const void *first, const thip_rows *r);
 void thip_pending_flush(int all, uint64_t stream);
+/* Events: hipEventRecord's stream and record seq noted (thip_event_note),
+ * so that a hipEventSynchronize or hipEventQuery that worked checkpoints
+ * the copies on that stream recorded before the event, as CUDA's
+ * interposer does (thip_pending_flush_event); dropped at hipEventDestroy. */
+void thip_event_note(uint64_t event, uint64_t stream, uint64_t seq);
+void thip_event_drop(uint64_t event);
+void thip_pending_flush_event(uint64_t event);
 
 /* ---- pitched copies and arrays (thip_calls.c, thip_array.c) ------------- */
 
@@ -315,9 +342,11 @@ void thip_pitched_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_
  * in bytes (thip_calls.c). */
 void thip_copy3d_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
                         const struct hipMemcpy3DParms *p, int async, hipStream_t stream);
-/* A kernel node's record (hipGraphAddKernelNode): the launch fields of
- * params as hipLaunchKernel records them, with node's fields. */
-void thip_kernel_node_record(const thip_call *call, hipError_t r, const hipKernelNodeParams *params);
+/* A kernel node's record (hipGraphAddKernelNode, hipGraphKernelNodeSetParams:
+ * hcall): the launch fields of params as hipLaunchKernel records them,
+ * with node's fields. */
+void thip_kernel_node_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t r,
+                             const hipKernelNodeParams *params);
 /* The direction of a copy of kind between dst and src (hipMemcpyDefault
  * from the allocation table). */
 unsigned thip_copy_dir(hipMemcpyKind kind, const void *dst, const void *src);
@@ -335,6 +364,15 @@ typedef struct thip_array_live {
 	thip_array_info info;
 } thip_array_live;
 size_t thip_array_list(thip_array_live **out);
+
+/* ---- graph changes the model does not cover (thip_graphnm.c) ------------- */
+
+/* A node the program added to graph (recorded or not): its graph, for
+ * the setters and destroys that name only the node. */
+void thip_graph_node_add(uint64_t node, uint64_t graph);
+/* Graphs and execs changed by calls the model does not cover, for the
+ * exit report (each counted once). */
+uint64_t thip_graph_nm_count(void);
 
 /* ---- counters (thip_core.c) ---------------------------------------------- */
 

@@ -383,7 +383,8 @@ uint8_t *thip_rows_pack(const void *first, const thip_rows *r)
 	return out;
 }
 
-void thip_pending_flush(int all, uint64_t stream)
+/* Those of stream (0 matches any) recorded before seq_limit, or all. */
+static void thip_pending_flush_if(int all, uint64_t stream, uint64_t seq_limit)
 {
 	for (;;) {
 		thip_pending p;
@@ -392,7 +393,8 @@ void thip_pending_flush(int all, uint64_t stream)
 		pthread_mutex_lock(&thip_reg_mu);
 		for (size_t i = 0; i < thip_pendings.n; i++) {
 			thip_pending *q = (thip_pending *)thip_pendings.items + i;
-			if (all || q->stream == stream || q->stream == 0 || stream == 0) {
+			if (all || ((q->stream == stream || q->stream == 0 || stream == 0) &&
+			            q->seq < seq_limit)) {
 				p = *q;
 				thip_vec_drop(&thip_pendings, i, sizeof(thip_pending));
 				found = 1;
@@ -412,4 +414,54 @@ void thip_pending_flush(int all, uint64_t stream)
 			cap_checkpoint(p.seq, base, base ? p.src - base : p.src, p.host, p.size);
 		}
 	}
+}
+
+void thip_pending_flush(int all, uint64_t stream)
+{
+	thip_pending_flush_if(all, stream, UINT64_MAX);
+}
+
+/* Events recorded (hipEventRecord that worked): the stream and the seq of
+ * the record, so that a synchronization on the event checkpoints what
+ * came before it on that stream; under thip_reg_mu. */
+typedef struct thip_event {
+	uint64_t stream, seq;
+} thip_event;
+static cap_umap thip_events; /* event -> thip_event (owned) */
+
+void thip_event_note(uint64_t event, uint64_t stream, uint64_t seq)
+{
+	thip_event *e = malloc(sizeof(*e)), *old;
+
+	if (!e)
+		return;
+	e->stream = stream;
+	e->seq = seq;
+	pthread_mutex_lock(&thip_reg_mu);
+	old = cap_umap_put(&thip_events, event, e);
+	pthread_mutex_unlock(&thip_reg_mu);
+	if (old == e) /* out of memory: the event checkpoints nothing */
+		free(e);
+	else
+		free(old);
+}
+
+void thip_event_drop(uint64_t event)
+{
+	pthread_mutex_lock(&thip_reg_mu);
+	free(cap_umap_del(&thip_events, event));
+	pthread_mutex_unlock(&thip_reg_mu);
+}
+
+void thip_pending_flush_event(uint64_t event)
+{
+	thip_event e = {0, 0};
+	const thip_event *p;
+
+	pthread_mutex_lock(&thip_reg_mu);
+	if ((p = cap_umap_get(&thip_events, event)))
+		e = *p;
+	pthread_mutex_unlock(&thip_reg_mu);
+	if (p)
+		thip_pending_flush_if(0, e.stream, e.seq);
 }

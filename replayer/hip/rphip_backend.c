@@ -68,6 +68,8 @@ void rphip_obj_release(void *obj)
 	o->meta = NULL;
 	rphip_gnodes_free(o->gn);
 	o->gn = NULL;
+	free(o->not_modeled);
+	o->not_modeled = NULL;
 }
 
 rphip_obj *rphip_obj_get(rphip_state *s, rphip_kind kind, uint64_t cap)
@@ -312,6 +314,7 @@ static rp_status rphip_execute(void *state, const sbt_record *rec, unsigned flag
 	if (sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK)
 		return rphip_fail(s, diag, RP_ERR_DECODE, "the payload (%zu bytes) could not be decoded",
 		                  rec->payload_len);
+	s->ptds = c.ptds != 0;
 	if (hc != SBT_CM_HIP_tsSnapshot && c.result != hipSuccess) {
 		/* It failed at capture and changed nothing there; what it returned
 		 * names nothing. */
@@ -487,6 +490,7 @@ static void rphip_close(void *state)
 	free(s->copies);
 	free(s->keep);
 	free(s->thread_devs);
+	free(s->graphs_refused);
 	rp_cm_handle_set_free(&s->failed);
 	rp_cm_results_free(&s->percmd);
 	/* The runtime stays loaded: ROCm's exit handlers run from it. */

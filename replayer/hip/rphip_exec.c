@@ -20,6 +20,43 @@ static rp_status rphip_unknown(rphip_state *s, rp_diag *diag, const char *what, 
 	                  (unsigned long long)cap);
 }
 
+/*
+ * The per-thread default stream of the record's captured thread on the
+ * live device current now (clr keeps one per thread and device): a
+ * blocking stream of the replay's own, as CUDA's replay makes one
+ * (docs/cuda-replay.md), so that work the program put on several threads'
+ * per-thread streams is not serialized on the null stream.  It is a
+ * stream object under a key no captured handle has (those are aligned
+ * pointers; this one ends in 0xa), so teardown destroys it with the
+ * others.  With --streams single there is none: the null stream.
+ */
+static rp_status rphip_pt_stream(rphip_state *s, hipStream_t *out, rphip_obj **obj, rp_diag *diag)
+{
+	uint64_t key = (s->thread << 12 ^ (uint64_t)(unsigned)s->cur_dev << 4) | 0xa;
+	rphip_obj *o;
+	hipStream_t live = NULL;
+	hipError_t r;
+
+	if (s->single)
+		return RP_OK;
+	o = rphip_obj_get(s, RPHIP_O_STREAM, key);
+	if (!o) {
+		r = s->rt.p_hipStreamCreateWithPriority(&live, hipStreamDefault, 0);
+		if (r != hipSuccess)
+			return rphip_hipfail(s, diag, "hipStreamCreateWithPriority (the per-thread stream)", r);
+		if (!(o = rphip_obj_put(s, RPHIP_O_STREAM, key))) {
+			s->rt.p_hipStreamDestroy(live);
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		}
+		o->live = live;
+		o->made_seq = s->seq;
+	}
+	*out = o->live;
+	if (obj)
+		*obj = o;
+	return RP_OK;
+}
+
 rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj **obj,
                        rp_diag *diag)
 {
@@ -34,6 +71,8 @@ rp_status rphip_stream(rphip_state *s, uint64_t cap, hipStream_t *out, rphip_obj
 			*obj = s->build;
 		return RP_OK;
 	}
+	if ((!cap && s->ptds) || cap == (uint64_t)(uintptr_t)hipStreamPerThread)
+		return rphip_pt_stream(s, out, obj, diag);
 	if (!cap)
 		return RP_OK;
 	o = rphip_obj_get(s, RPHIP_O_STREAM, cap);
@@ -940,7 +979,8 @@ static rp_status rphip_destroy(rphip_state *s, rphip_kind kind, uint64_t cap, rp
 		break;
 	case RPHIP_O_GRAPHEXEC:
 		s->rt.p_hipDeviceSynchronize();
-		r = s->rt.p_hipGraphExecDestroy(o->live);
+		if (o->live) /* an exec of a graph changed by a call not modeled has none */
+			r = s->rt.p_hipGraphExecDestroy(o->live);
 		if (o->live_graph)
 			s->rt.p_hipGraphDestroy(o->live_graph);
 		fn = "hipGraphExecDestroy";
@@ -994,6 +1034,12 @@ static rp_status rphip_graph(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_ca
 		rphip_obj *g = rphip_obj_get(s, RPHIP_O_GRAPH, c->parent);
 		if (!g)
 			return rphip_unknown(s, diag, "graph", c->parent);
+		if (g->not_modeled) { /* kept, never made: its launches are refused */
+			if (!(o = rphip_obj_put(s, RPHIP_O_GRAPHEXEC, c->handle)) ||
+			    !(o->not_modeled = strdup(g->not_modeled)))
+				return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			return RP_OK;
+		}
 		if (g->gn)
 			return rphip_graph_instantiate_nodes(s, g, c, diag);
 		r = s->rt.p_hipGraphInstantiate(&e, g->live, NULL, NULL, 0);
@@ -1008,7 +1054,8 @@ static rp_status rphip_graph(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_ca
 		rphip_obj *e = rphip_obj_get(s, RPHIP_O_GRAPHEXEC, c->handle);
 		if (!e)
 			return rphip_unknown(s, diag, "graph exec", c->handle);
-		if ((st = rphip_stream(s, c->stream, &stream, NULL, diag)) != RP_OK)
+		if ((st = rphip_graph_launch_check(s, e, diag)) != RP_OK ||
+		    (st = rphip_stream(s, c->stream, &stream, NULL, diag)) != RP_OK)
 			return st;
 		r = s->rt.p_hipGraphLaunch(e->live, stream);
 		return r == hipSuccess ? RP_OK : rphip_hipfail(s, diag, "hipGraphLaunch", r);
@@ -1043,6 +1090,29 @@ static int rphip_is_per_device(sbt_cm_hip_call hc)
 	}
 }
 
+/* Work recorded into a capture on a stream the replay does not capture:
+ * the capture began where the interposer did not see it (before it was
+ * loaded, or through a call it does not wrap; it found the capture at the
+ * stream's first work and recorded capture_status), so the replay begins
+ * one there now, in relaxed mode as for a recorded hipStreamBeginCapture. */
+static rp_status rphip_capture_unseen(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rphip_obj *so = rphip_obj_get(s, RPHIP_O_STREAM, c->stream);
+	hipError_t r;
+
+	if (!so || so->capturing)
+		return RP_OK; /* an unknown stream: the record's own path names it */
+	if (s->single)
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED,
+		                  "stream capture cannot be replayed with --streams single (it needs "
+		                  "a stream); replay with --streams multi");
+	r = s->rt.p_hipStreamBeginCapture(so->live, hipStreamCaptureModeRelaxed);
+	if (r != hipSuccess)
+		return rphip_hipfail(s, diag, "hipStreamBeginCapture", r);
+	so->capturing = 1;
+	return RP_OK;
+}
+
 static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
                                  rp_diag *diag)
 {
@@ -1054,6 +1124,9 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	if (hc != SBT_CM_HIP_hipSetDevice && !rphip_is_ctx(hc) &&
 	    (st = rphip_is_per_device(hc) ? rphip_use_device(s, c->device, diag)
 	                                  : rphip_use_thread_device(s, diag)) != RP_OK)
+		return st;
+	if (c->capture_status == hipStreamCaptureStatusActive && c->stream && !s->build &&
+	    (st = rphip_capture_unseen(s, c, diag)) != RP_OK)
 		return st;
 	switch (hc) {
 	case SBT_CM_HIP___hipRegisterFatBinary:
@@ -1198,8 +1271,11 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	case SBT_CM_HIP_hipGraphCreate: case SBT_CM_HIP_hipGraphAddKernelNode:
 	case SBT_CM_HIP_hipGraphAddMemcpyNode: case SBT_CM_HIP_hipGraphAddMemcpyNode1D:
 	case SBT_CM_HIP_hipGraphAddMemsetNode: case SBT_CM_HIP_hipGraphAddEmptyNode:
-	case SBT_CM_HIP_hipGraphAddDependencies:
+	case SBT_CM_HIP_hipGraphAddDependencies: case SBT_CM_HIP_hipGraphKernelNodeSetParams:
+	case SBT_CM_HIP_hipGraphDestroyNode: case SBT_CM_HIP_hipGraphRemoveDependencies:
 		return rphip_graph_build(s, hc, c, diag);
+	case SBT_CM_HIP_tsGraphNotModeled:
+		return rphip_graph_not_modeled(s, c, diag);
 	case SBT_CM_HIP_tsVaWindow:
 		return rphip_window_reserve(s, c, diag);
 	case SBT_CM_HIP_tsSnapshot:
@@ -1245,6 +1321,8 @@ int rphip_exec_is_state(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipGraphAddDependencies: case SBT_CM_HIP_hipGraphInstantiateWithFlags:
 	case SBT_CM_HIP_hipMipmappedArrayCreate: case SBT_CM_HIP_hipMipmappedArrayGetLevel:
 	case SBT_CM_HIP_hipMipmappedArrayDestroy:
+	case SBT_CM_HIP_tsGraphNotModeled: case SBT_CM_HIP_hipGraphKernelNodeSetParams:
+	case SBT_CM_HIP_hipGraphDestroyNode: case SBT_CM_HIP_hipGraphRemoveDependencies:
 		return 1;
 	default:
 		return 0;
@@ -1309,7 +1387,8 @@ void rphip_teardown(rphip_state *s)
 				continue;
 			switch (o->kind) {
 			case RPHIP_O_GRAPHEXEC:
-				s->rt.p_hipGraphExecDestroy(o->live);
+				if (o->live)
+					s->rt.p_hipGraphExecDestroy(o->live);
 				if (o->live_graph)
 					s->rt.p_hipGraphDestroy(o->live_graph);
 				break;

@@ -22,6 +22,17 @@
  * the graph does not hold, a cycle, or a node the replay cannot issue
  * (a copy to host memory, whose result the interposer does not keep; a
  * memset node taller than one row of wider elements) is refused by name.
+ *
+ * A hip.tsGraphNotModeled record (a call that changed a graph or an exec
+ * in a way the model does not cover: other node kinds, clones, node
+ * removal, setters, exec updates) marks what it names, as CUDA's replay
+ * does (docs/cuda-replay.md): a marked graph is never built (the rest of
+ * its construction is passed over, since its later nodes may depend on
+ * the node with no live counterpart), its instantiation makes an exec
+ * with no live one, and a launch of a marked graph's or exec's work stops
+ * the replay naming the call; launches made before an exec was changed
+ * replay as usual.  A change to a node of a graph the trace does not name
+ * refuses every later graph launch.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +60,8 @@ int rphip_is_graph_build(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipGraphCreate: case SBT_CM_HIP_hipGraphAddKernelNode:
 	case SBT_CM_HIP_hipGraphAddMemcpyNode: case SBT_CM_HIP_hipGraphAddMemcpyNode1D:
 	case SBT_CM_HIP_hipGraphAddMemsetNode: case SBT_CM_HIP_hipGraphAddEmptyNode:
-	case SBT_CM_HIP_hipGraphAddDependencies:
+	case SBT_CM_HIP_hipGraphAddDependencies: case SBT_CM_HIP_hipGraphKernelNodeSetParams:
+	case SBT_CM_HIP_hipGraphDestroyNode: case SBT_CM_HIP_hipGraphRemoveDependencies:
 		return 1;
 	default:
 		return 0;
@@ -204,11 +216,170 @@ static rp_status rphip_gnode_deps(rphip_state *s, const sbt_cm_call *c, rp_diag 
 	return RP_OK;
 }
 
+/* The call and seq of a tsGraphNotModeled record, printable, into a new
+ * string; NULL when out of memory. */
+static char *rphip_graph_why(const rphip_state *s, const sbt_cm_call *c, int unnamed)
+{
+	char why[240], call[64];
+	size_t n = c->name && c->name_len ? c->name_len : 0;
+
+	if (n >= sizeof(call))
+		n = sizeof(call) - 1;
+	for (size_t i = 0; i < n; i++) /* the trace's bytes: unprintable ones shown as '?' */
+		call[i] = c->name[i] >= 0x20 && c->name[i] < 0x7f ? (char)c->name[i] : '?';
+	if (!n)
+		n = (size_t)snprintf(call, sizeof(call), "a call");
+	call[n] = 0;
+	if (unnamed)
+		snprintf(why, sizeof(why), "%s at seq %llu changed node 0x%llx of a graph the trace does "
+		         "not name, which replay does not model", call, (unsigned long long)s->seq,
+		         (unsigned long long)c->node);
+	else
+		snprintf(why, sizeof(why), "%s at seq %llu", call, (unsigned long long)s->seq);
+	return strdup(why);
+}
+
+rp_status rphip_graph_not_modeled(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rphip_obj *o;
+	char **slot;
+
+	if (c->handle) {
+		o = rphip_obj_get(s, RPHIP_O_GRAPHEXEC, c->handle);
+		if (!o)
+			return RP_OK; /* no exec: its launch says so */
+	} else if (c->parent) {
+		/* a graph the trace never made (a clone) gets one that never builds */
+		o = rphip_obj_get(s, RPHIP_O_GRAPH, c->parent);
+		if (!o && !(o = rphip_obj_put(s, RPHIP_O_GRAPH, c->parent)))
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	} else if (c->node) {
+		o = NULL;
+	} else {
+		return RP_OK;
+	}
+	slot = o ? &o->not_modeled : &s->graphs_refused;
+	if (*slot) /* the first such call is the one named */
+		return RP_OK;
+	if (!(*slot = rphip_graph_why(s, c, !o)))
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	return RP_OK;
+}
+
+rp_status rphip_graph_launch_check(rphip_state *s, const rphip_obj *e, rp_diag *diag)
+{
+	if (e->not_modeled)
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx cannot be replayed: it or "
+		                  "its graph was changed by %s, which replay does not model; replay a "
+		                  "--range that ends before seq %llu", (unsigned long long)e->cap,
+		                  e->not_modeled, (unsigned long long)s->seq);
+	if (s->graphs_refused)
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx cannot be replayed: %s; "
+		                  "replay a --range that ends before seq %llu", (unsigned long long)e->cap,
+		                  s->graphs_refused, (unsigned long long)s->seq);
+	return RP_OK;
+}
+
+/*
+ * hipGraphKernelNodeSetParams (the node's record becomes this one, its
+ * dependencies kept), hipGraphDestroyNode (the node goes, and every edge
+ * to it), hipGraphRemoveDependencies (the edges go; one the graph does not
+ * hold is a damaged trace: clr refuses to remove it).  On a graph made by
+ * stream capture, whose nodes replay does not hold, the change marks the
+ * graph as a call not modeled does.
+ */
+static rp_status rphip_gnode_change(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                                    rp_diag *diag)
+{
+	rphip_obj *g = rphip_obj_get(s, RPHIP_O_GRAPH, c->parent);
+	size_t at = 0, n;
+	rp_status st;
+
+	if (g && !g->gn) {
+		sbt_cm_call nm = *c;
+		nm.name = (const uint8_t *)sbt_cm_hip_name(hc);
+		nm.name_len = strlen(sbt_cm_hip_name(hc));
+		nm.node = 0;
+		return rphip_graph_not_modeled(s, &nm, diag);
+	}
+	if ((st = rphip_graph_of(s, c->parent, &g, diag)) != RP_OK)
+		return st;
+	if (hc == SBT_CM_HIP_hipGraphRemoveDependencies) {
+		n = c->deps_len / 8;
+		if (c->deps_len % 8 || c->deps_len != c->deps_to_len)
+			return rphip_fail(s, diag, RP_ERR_TRACE, "%zu bytes of 'from' nodes and %zu of 'to' "
+			                  "nodes: not two lists of as many 8-byte handles", c->deps_len,
+			                  c->deps_to_len);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t from = rphip_u64_at(c->deps + i * 8);
+			rphip_gnode *t;
+			size_t k;
+			if ((st = rphip_gnode_find(s, g, from, "'from' node", i, &at, diag)) != RP_OK ||
+			    (st = rphip_gnode_find(s, g, rphip_u64_at(c->deps_to + i * 8), "'to' node", i,
+			                           &at, diag)) != RP_OK)
+				return st;
+			t = &g->gn->v[at];
+			for (k = 0; k < t->ndeps && t->deps[k] != from; k++)
+				;
+			if (k == t->ndeps)
+				return rphip_fail(s, diag, RP_ERR_TRACE, "edge %zu (0x%llx -> 0x%llx) is not in "
+				                  "graph 0x%llx", i, (unsigned long long)from,
+				                  (unsigned long long)t->cap, (unsigned long long)g->cap);
+			t->deps[k] = t->deps[--t->ndeps];
+		}
+		return RP_OK;
+	}
+	if ((st = rphip_gnode_find(s, g, c->node, "the node", 0, &at, diag)) != RP_OK)
+		return st;
+	if (hc == SBT_CM_HIP_hipGraphDestroyNode) {
+		rphip_gnode gone = g->gn->v[at];
+		memmove(&g->gn->v[at], &g->gn->v[at + 1], (g->gn->n - at - 1) * sizeof(rphip_gnode));
+		g->gn->n--;
+		for (size_t i = 0; i < g->gn->n; i++) {
+			rphip_gnode *t = &g->gn->v[i];
+			size_t keep = 0;
+			for (size_t k = 0; k < t->ndeps; k++)
+				if (t->deps[k] != gone.cap)
+					t->deps[keep++] = t->deps[k];
+			t->ndeps = keep;
+		}
+		free(gone.rec);
+		free(gone.deps);
+		return RP_OK;
+	}
+	/* hipGraphKernelNodeSetParams */
+	{
+		rphip_gnode *nd = &g->gn->v[at];
+		sbt_cm_call k = *c;
+		uint8_t *rec;
+		size_t max, len;
+		if (nd->hc != SBT_CM_HIP_hipGraphAddKernelNode)
+			return rphip_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx (seq %llu) is not a kernel "
+			                  "node", (unsigned long long)nd->cap, (unsigned long long)nd->seq);
+		k.deps = NULL;
+		k.deps_len = 0;
+		max = sbt_cm_encoded_max(&k);
+		if (!(rec = malloc(max)) || sbt_cm_encode(&k, rec, max, &len) != SBT_OK) {
+			free(rec);
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		}
+		free(nd->rec);
+		nd->rec = rec;
+		nd->rec_len = len;
+		nd->seq = s->seq; /* its work is named at the record that set it */
+		return RP_OK;
+	}
+}
+
 rp_status rphip_graph_build(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
                             rp_diag *diag)
 {
 	rphip_obj *g;
 
+	/* a graph a call not modeled changed: the rest of it is passed over */
+	if (hc != SBT_CM_HIP_hipGraphCreate && (g = rphip_obj_get(s, RPHIP_O_GRAPH, c->parent)) &&
+	    g->not_modeled)
+		return RP_OK;
 	switch (hc) {
 	case SBT_CM_HIP_hipGraphCreate:
 		if (!(g = rphip_obj_put(s, RPHIP_O_GRAPH, c->handle)) ||
@@ -218,6 +389,10 @@ rp_status rphip_graph_build(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_cal
 		return RP_OK;
 	case SBT_CM_HIP_hipGraphAddDependencies:
 		return rphip_gnode_deps(s, c, diag);
+	case SBT_CM_HIP_hipGraphKernelNodeSetParams:
+	case SBT_CM_HIP_hipGraphDestroyNode:
+	case SBT_CM_HIP_hipGraphRemoveDependencies:
+		return rphip_gnode_change(s, hc, c, diag);
 	default:
 		return rphip_gnode_add(s, hc, c, diag);
 	}

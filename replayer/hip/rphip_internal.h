@@ -100,6 +100,9 @@ typedef struct rphip_obj {
 	struct rphip_gnodes *gn;   /* graphs built node by node: their nodes (owned) */
 	void *live_graph;          /* graph execs of such graphs: the live graph built
 	                              for the instantiation (destroyed with the exec) */
+	char *not_modeled;         /* graphs and execs: the call (and seq) that changed
+	                              them in a way replay does not model (owned; NULL:
+	                              none); such an exec has no live one */
 } rphip_obj;
 
 typedef struct rphip_range {
@@ -195,7 +198,12 @@ typedef struct rphip_state {
 	} *thread_devs;
 	size_t nthread_devs, capthread_devs;
 	uint64_t thread;           /* the captured thread of the record being executed */
+	int ptds;                  /* the record's ptds: its stream 0 is the thread's
+	                              per-thread default stream (rphip_stream) */
 	rphip_obj *build;          /* a node-built graph's capture stream, while it is built */
+	char *graphs_refused;      /* a call not modeled changed a node of a graph the
+	                              trace does not name: every later graph launch is
+	                              refused (owned; the message) */
 	/* the record being executed, for messages */
 	uint64_t seq;
 	const char *call;
@@ -237,6 +245,11 @@ rp_status rphip_set_thread_device(rphip_state *s, int64_t device, rp_diag *diag)
 int rphip_is_graph_build(sbt_cm_hip_call hc);
 rp_status rphip_graph_build(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
                             rp_diag *diag);
+/* hip.tsGraphNotModeled: marks the graph or exec the call changed. */
+rp_status rphip_graph_not_modeled(rphip_state *s, const sbt_cm_call *c, rp_diag *diag);
+/* A launch of exec e: refused (a message naming the call that changed it
+ * or its graph) when a call replay does not model changed it. */
+rp_status rphip_graph_launch_check(rphip_state *s, const rphip_obj *e, rp_diag *diag);
 /* hipGraphInstantiate(WithFlags) of graph object g, built node by node. */
 rp_status rphip_graph_instantiate_nodes(rphip_state *s, rphip_obj *g, const sbt_cm_call *c,
                                         rp_diag *diag);

@@ -363,16 +363,19 @@ typedef struct tsi_scan {
 	 * their images (before dedup), and how many were recorded without one
 	 * (replay cannot load those). */
 	uint64_t cu_loads, cu_image_bytes, cu_no_image;
-	/* CUDA graphs and execs changed by calls replay does not model
-	 * (cuda.tsGraphNotModeled records that worked), counted once each
-	 * as the exit report counts them, and those calls by name, in the
-	 * order first met (replay refuses the launches of such graphs). */
-	tsi_map cu_graphs_nm; /* graph or exec (or node) -> records */
-	struct tsi_call_count {
-		char name[64];
-		uint64_t count;
-	} *cu_nm_calls;
-	size_t n_cu_nm_calls;
+	/* CUDA's and HIP's graphs and execs changed by calls replay does not
+	 * model (cuda. and hip.tsGraphNotModeled records that worked), counted
+	 * once each as the exit reports count them, and those calls by name,
+	 * in the order first met (replay refuses the launches of such
+	 * graphs). */
+	struct tsi_nm {
+		tsi_map graphs; /* graph or exec (or node) -> records */
+		struct tsi_call_count {
+			char name[64];
+			uint64_t count;
+		} *calls;
+		size_t ncalls;
+	} cu_nm, hip_nm;
 	/* A trimmed trace (docs/tsinfo.md "Trimmed traces"): its window, and
 	 * the state snapshot between WINDOW and SNAPSHOT_END. */
 	int has_window;
@@ -397,8 +400,10 @@ static void tsi_scan_free(tsi_scan *s)
 	free(s->types.slots);
 	free(s->threads.slots);
 	free(s->pending.slots);
-	free(s->cu_graphs_nm.slots);
-	free(s->cu_nm_calls);
+	free(s->cu_nm.graphs.slots);
+	free(s->cu_nm.calls);
+	free(s->hip_nm.graphs.slots);
+	free(s->hip_nm.calls);
 }
 
 /* The type number the trace gives `name`, or 0. */
@@ -460,17 +465,17 @@ static sbt_status tsi_scan_frames(tsi_scan *s, const sbt_record *rec)
 
 /* A tsGraphNotModeled record: its graph or exec counted once, its call by
  * name.  SBT_ERR_NOMEM when out of memory. */
-static sbt_status tsi_scan_graph_not_modeled(const sbt_cm_call *c, tsi_scan *s)
+static sbt_status tsi_scan_graph_not_modeled(const sbt_cm_call *c, struct tsi_nm *s)
 {
 	uint64_t key = c->handle ? c->handle : c->parent ? c->parent : c->node;
-	char name[sizeof(s->cu_nm_calls[0].name)];
+	char name[sizeof(s->calls[0].name)];
 	size_t i, len = c->name_len < sizeof(name) ? c->name_len : sizeof(name) - 1;
 	tsi_slot *g;
 
 	if (c->result != 0)
 		return SBT_OK;
 	if (key) {
-		if (!(g = tsi_map_get(&s->cu_graphs_nm, key)))
+		if (!(g = tsi_map_get(&s->graphs, key)))
 			return SBT_ERR_NOMEM;
 		g->count++;
 	}
@@ -478,24 +483,24 @@ static sbt_status tsi_scan_graph_not_modeled(const sbt_cm_call *c, tsi_scan *s)
 	for (i = 0; i < len; i++)
 		name[i] = c->name[i] >= 0x20 && c->name[i] < 0x7f ? (char)c->name[i] : '?';
 	name[len] = 0;
-	for (i = 0; i < s->n_cu_nm_calls; i++)
-		if (strcmp(s->cu_nm_calls[i].name, name) == 0)
+	for (i = 0; i < s->ncalls; i++)
+		if (strcmp(s->calls[i].name, name) == 0)
 			break;
-	if (i == s->n_cu_nm_calls && i >= TSI_NM_CALLS_MAX)
+	if (i == s->ncalls && i >= TSI_NM_CALLS_MAX)
 		snprintf(name, sizeof(name), "(other)");
-	for (i = 0; i < s->n_cu_nm_calls; i++)
-		if (strcmp(s->cu_nm_calls[i].name, name) == 0)
+	for (i = 0; i < s->ncalls; i++)
+		if (strcmp(s->calls[i].name, name) == 0)
 			break;
-	if (i == s->n_cu_nm_calls) {
-		struct tsi_call_count *n = realloc(s->cu_nm_calls, (i + 1) * sizeof(*n));
+	if (i == s->ncalls) {
+		struct tsi_call_count *n = realloc(s->calls, (i + 1) * sizeof(*n));
 		if (!n)
 			return SBT_ERR_NOMEM;
-		s->cu_nm_calls = n;
-		s->n_cu_nm_calls++;
+		s->calls = n;
+		s->ncalls++;
 		memcpy(n[i].name, name, sizeof(name));
 		n[i].count = 0;
 	}
-	s->cu_nm_calls[i].count++;
+	s->calls[i].count++;
 	return SBT_OK;
 }
 
@@ -509,10 +514,16 @@ static sbt_status tsi_scan_compute(const sbt_reader *r, const sbt_record *rec, t
 	sbt_cm_call c;
 	if (!name || sbt_cm_kind_by_name(name, &k) != 0)
 		return SBT_OK;
-	if (k == SBT_CM_K_tsGraphNotModeled && strncmp(name, SBT_CM_API_CUDA ".", strlen(SBT_CM_API_CUDA ".")) == 0)
-		return sbt_cm_decode(rec->payload, rec->payload_len, &c) == SBT_OK
-		               ? tsi_scan_graph_not_modeled(&c, s)
+	if (k == SBT_CM_K_tsGraphNotModeled) {
+		struct tsi_nm *nm = strncmp(name, SBT_CM_API_CUDA ".", strlen(SBT_CM_API_CUDA ".")) == 0 ? &s->cu_nm
+		                    : strncmp(name, SBT_CM_API_HIP ".", strlen(SBT_CM_API_HIP ".")) == 0 ? &s->hip_nm
+		                    : NULL;
+		return nm && sbt_cm_decode(rec->payload, rec->payload_len, &c) == SBT_OK
+		               ? tsi_scan_graph_not_modeled(&c, nm)
 		               : SBT_OK;
+	}
+	if (strncmp(name, SBT_CM_API_HIP ".", strlen(SBT_CM_API_HIP ".")) == 0)
+		return SBT_OK; /* HIP's module loads are not counted as CUDA's */
 	if (k != SBT_CM_K_cuModuleLoad && k != SBT_CM_K_cuModuleLoadData &&
 	    k != SBT_CM_K_cuModuleLoadDataEx && k != SBT_CM_K_cuModuleLoadFatBinary &&
 	    k != SBT_CM_K_cuLibraryLoadData && k != SBT_CM_K_cuLibraryLoadFromFile)
@@ -543,7 +554,8 @@ static sbt_status tsi_scan_records(sbt_reader *r, tsi_scan *s)
 			return SBT_ERR_NOMEM;
 		ty->count++;
 		th->count++;
-		if (rec.type >= SBT_CM_TYPE_BASE && rec.type < SBT_CM_TYPE(SBT_CM_KIND_COUNT) &&
+		if (((rec.type >= SBT_CM_TYPE_BASE && rec.type < SBT_CM_TYPE(SBT_CM_KIND_COUNT)) ||
+		     (rec.type >= SBT_CM_HIP_TYPE_BASE && rec.type < SBT_CM_HIP_TYPE(SBT_CM_HIP_COUNT))) &&
 		    tsi_scan_compute(r, &rec, s) != SBT_OK)
 			return SBT_ERR_NOMEM;
 		if (rec.type == SBT_TYPE_THREAD) {
@@ -781,13 +793,16 @@ static void tsi_summary_text(const char *path, const sbt_reader *r, const sbt_tr
 		       (unsigned long long)s->cu_no_image,
 		       s->cu_no_image ? " (replay cannot load those)" : "");
 	}
-	if (s->cu_graphs_nm.used) {
-		printf("cuda graphs  %zu graph%s or exec%s changed by calls not modeled (replay refuses their "
-		       "launches):", s->cu_graphs_nm.used, s->cu_graphs_nm.used == 1 ? "" : "s",
-		       s->cu_graphs_nm.used == 1 ? "" : "s");
-		for (i = 0; i < s->n_cu_nm_calls; i++)
-			printf("%s %s=%llu", i ? "," : "", s->cu_nm_calls[i].name,
-			       (unsigned long long)s->cu_nm_calls[i].count);
+	for (int api = 0; api < 2; api++) {
+		const struct tsi_nm *nm = api ? &s->hip_nm : &s->cu_nm;
+		if (!nm->graphs.used)
+			continue;
+		printf("%s graphs%s%zu graph%s or exec%s changed by calls not modeled (replay refuses their "
+		       "launches):", api ? "hip" : "cuda", api ? "   " : "  ", nm->graphs.used, nm->graphs.used == 1 ? "" : "s",
+		       nm->graphs.used == 1 ? "" : "s");
+		for (i = 0; i < nm->ncalls; i++)
+			printf("%s %s=%llu", i ? "," : "", nm->calls[i].name,
+			       (unsigned long long)nm->calls[i].count);
 		printf("\n");
 	}
 
@@ -919,13 +934,19 @@ static void tsi_summary_json(const char *path, const sbt_reader *r, const sbt_tr
 	printf(",\"cuda_modules\":{\"loaded\":%llu,\"image_bytes\":%llu,\"without_image\":%llu}",
 	       (unsigned long long)s->cu_loads, (unsigned long long)s->cu_image_bytes,
 	       (unsigned long long)s->cu_no_image);
-	printf(",\"cuda_graphs_not_modeled\":{\"graphs\":%zu,\"calls\":[", s->cu_graphs_nm.used);
-	for (i = 0; i < s->n_cu_nm_calls; i++) {
-		printf("%s{\"name\":", i ? "," : "");
-		tsi_json_str(stdout, s->cu_nm_calls[i].name);
-		printf(",\"records\":%llu}", (unsigned long long)s->cu_nm_calls[i].count);
+	for (int api = 0; api < 2; api++) {
+		const struct tsi_nm *nm = api ? &s->hip_nm : &s->cu_nm;
+		if (api && !nm->graphs.used) /* hip's only when there are some: the CUDA object stays */
+			continue;
+		printf(",\"%s_graphs_not_modeled\":{\"graphs\":%zu,\"calls\":[", api ? "hip" : "cuda",
+		       nm->graphs.used);
+		for (i = 0; i < nm->ncalls; i++) {
+			printf("%s{\"name\":", i ? "," : "");
+			tsi_json_str(stdout, nm->calls[i].name);
+			printf(",\"records\":%llu}", (unsigned long long)nm->calls[i].count);
+		}
+		printf("]}");
 	}
-	printf("]}");
 	printf(",\"types\":[");
 	for (i = 0; i < nrows; i++) {
 		printf("%s{\"type\":%u,\"name\":", i ? "," : "", rows[i].type);

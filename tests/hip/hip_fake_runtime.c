@@ -14,21 +14,24 @@ static int hipfake_mix(uint64_t h, uint64_t v)
 	return (int)(h & 0x3fffffff);
 }
 
-hipError_t hipGraphAddMemcpyNodeToSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph,
-                                         const hipGraphNode_t *pDependencies, size_t numDependencies,
-                                         const void *symbol, const void *src, size_t count,
-                                         size_t offset, hipMemcpyKind kind)
+hipError_t hipExtLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
+                              void **args, size_t sharedMemBytes, hipStream_t stream,
+                              hipEvent_t startEvent, hipEvent_t stopEvent, int flags)
 {
 	uint64_t h = 0;
-	h = (uint64_t)hipfake_mix(h, (uintptr_t)pGraphNode);
-	h = (uint64_t)hipfake_mix(h, (uintptr_t)graph);
-	h = (uint64_t)hipfake_mix(h, (uintptr_t)pDependencies);
-	h = (uint64_t)hipfake_mix(h, numDependencies);
-	h = (uint64_t)hipfake_mix(h, (uintptr_t)symbol);
-	h = (uint64_t)hipfake_mix(h, (uintptr_t)src);
-	h = (uint64_t)hipfake_mix(h, count);
-	h = (uint64_t)hipfake_mix(h, offset);
-	return (hipError_t)hipfake_mix(h, (uint64_t)kind);
+	h = (uint64_t)hipfake_mix(h, (uintptr_t)function_address);
+	h = (uint64_t)hipfake_mix(h, numBlocks.x);
+	h = (uint64_t)hipfake_mix(h, numBlocks.y);
+	h = (uint64_t)hipfake_mix(h, numBlocks.z);
+	h = (uint64_t)hipfake_mix(h, dimBlocks.x);
+	h = (uint64_t)hipfake_mix(h, dimBlocks.y);
+	h = (uint64_t)hipfake_mix(h, dimBlocks.z);
+	h = (uint64_t)hipfake_mix(h, (uintptr_t)args);
+	h = (uint64_t)hipfake_mix(h, sharedMemBytes);
+	h = (uint64_t)hipfake_mix(h, (uintptr_t)stream);
+	h = (uint64_t)hipfake_mix(h, (uintptr_t)startEvent);
+	h = (uint64_t)hipfake_mix(h, (uintptr_t)stopEvent);
+	return (hipError_t)hipfake_mix(h, (uint64_t)(unsigned)flags);
 }
 
 hipError_t hipMemRangeGetAttributes(void **data, size_t *data_sizes, hipMemRangeAttribute *attributes,

@@ -580,1200 +580,983 @@ hipGetTextureReference:
 	jmp thip_gen_common
 	.size hipGetTextureReference, .-hipGetTextureReference
 	.p2align 4
-	.globl hipGraphAddChildGraphNode
-	.type hipGraphAddChildGraphNode, @function
-hipGraphAddChildGraphNode:
-	movl $82, %r11d
-	jmp thip_gen_common
-	.size hipGraphAddChildGraphNode, .-hipGraphAddChildGraphNode
-	.p2align 4
-	.globl hipGraphAddEventRecordNode
-	.type hipGraphAddEventRecordNode, @function
-hipGraphAddEventRecordNode:
-	movl $83, %r11d
-	jmp thip_gen_common
-	.size hipGraphAddEventRecordNode, .-hipGraphAddEventRecordNode
-	.p2align 4
-	.globl hipGraphAddEventWaitNode
-	.type hipGraphAddEventWaitNode, @function
-hipGraphAddEventWaitNode:
-	movl $84, %r11d
-	jmp thip_gen_common
-	.size hipGraphAddEventWaitNode, .-hipGraphAddEventWaitNode
-	.p2align 4
-	.globl hipGraphAddHostNode
-	.type hipGraphAddHostNode, @function
-hipGraphAddHostNode:
-	movl $85, %r11d
-	jmp thip_gen_common
-	.size hipGraphAddHostNode, .-hipGraphAddHostNode
-	.p2align 4
-	.globl hipGraphAddMemcpyNodeFromSymbol
-	.type hipGraphAddMemcpyNodeFromSymbol, @function
-hipGraphAddMemcpyNodeFromSymbol:
-	movl $86, %r11d
-	jmp thip_gen_common
-	.size hipGraphAddMemcpyNodeFromSymbol, .-hipGraphAddMemcpyNodeFromSymbol
-	.p2align 4
-	.globl hipGraphAddMemcpyNodeToSymbol
-	.type hipGraphAddMemcpyNodeToSymbol, @function
-hipGraphAddMemcpyNodeToSymbol:
-	movl $87, %r11d
-	jmp thip_gen_common
-	.size hipGraphAddMemcpyNodeToSymbol, .-hipGraphAddMemcpyNodeToSymbol
-	.p2align 4
 	.globl hipGraphChildGraphNodeGetGraph
 	.type hipGraphChildGraphNodeGetGraph, @function
 hipGraphChildGraphNodeGetGraph:
-	movl $88, %r11d
+	movl $82, %r11d
 	jmp thip_gen_common
 	.size hipGraphChildGraphNodeGetGraph, .-hipGraphChildGraphNodeGetGraph
-	.p2align 4
-	.globl hipGraphClone
-	.type hipGraphClone, @function
-hipGraphClone:
-	movl $89, %r11d
-	jmp thip_gen_common
-	.size hipGraphClone, .-hipGraphClone
-	.p2align 4
-	.globl hipGraphDestroyNode
-	.type hipGraphDestroyNode, @function
-hipGraphDestroyNode:
-	movl $90, %r11d
-	jmp thip_gen_common
-	.size hipGraphDestroyNode, .-hipGraphDestroyNode
 	.p2align 4
 	.globl hipGraphEventRecordNodeGetEvent
 	.type hipGraphEventRecordNodeGetEvent, @function
 hipGraphEventRecordNodeGetEvent:
-	movl $91, %r11d
+	movl $83, %r11d
 	jmp thip_gen_common
 	.size hipGraphEventRecordNodeGetEvent, .-hipGraphEventRecordNodeGetEvent
-	.p2align 4
-	.globl hipGraphEventRecordNodeSetEvent
-	.type hipGraphEventRecordNodeSetEvent, @function
-hipGraphEventRecordNodeSetEvent:
-	movl $92, %r11d
-	jmp thip_gen_common
-	.size hipGraphEventRecordNodeSetEvent, .-hipGraphEventRecordNodeSetEvent
 	.p2align 4
 	.globl hipGraphEventWaitNodeGetEvent
 	.type hipGraphEventWaitNodeGetEvent, @function
 hipGraphEventWaitNodeGetEvent:
-	movl $93, %r11d
+	movl $84, %r11d
 	jmp thip_gen_common
 	.size hipGraphEventWaitNodeGetEvent, .-hipGraphEventWaitNodeGetEvent
-	.p2align 4
-	.globl hipGraphEventWaitNodeSetEvent
-	.type hipGraphEventWaitNodeSetEvent, @function
-hipGraphEventWaitNodeSetEvent:
-	movl $94, %r11d
-	jmp thip_gen_common
-	.size hipGraphEventWaitNodeSetEvent, .-hipGraphEventWaitNodeSetEvent
-	.p2align 4
-	.globl hipGraphExecChildGraphNodeSetParams
-	.type hipGraphExecChildGraphNodeSetParams, @function
-hipGraphExecChildGraphNodeSetParams:
-	movl $95, %r11d
-	jmp thip_gen_common
-	.size hipGraphExecChildGraphNodeSetParams, .-hipGraphExecChildGraphNodeSetParams
-	.p2align 4
-	.globl hipGraphExecEventRecordNodeSetEvent
-	.type hipGraphExecEventRecordNodeSetEvent, @function
-hipGraphExecEventRecordNodeSetEvent:
-	movl $96, %r11d
-	jmp thip_gen_common
-	.size hipGraphExecEventRecordNodeSetEvent, .-hipGraphExecEventRecordNodeSetEvent
-	.p2align 4
-	.globl hipGraphExecEventWaitNodeSetEvent
-	.type hipGraphExecEventWaitNodeSetEvent, @function
-hipGraphExecEventWaitNodeSetEvent:
-	movl $97, %r11d
-	jmp thip_gen_common
-	.size hipGraphExecEventWaitNodeSetEvent, .-hipGraphExecEventWaitNodeSetEvent
-	.p2align 4
-	.globl hipGraphExecHostNodeSetParams
-	.type hipGraphExecHostNodeSetParams, @function
-hipGraphExecHostNodeSetParams:
-	movl $98, %r11d
-	jmp thip_gen_common
-	.size hipGraphExecHostNodeSetParams, .-hipGraphExecHostNodeSetParams
-	.p2align 4
-	.globl hipGraphExecKernelNodeSetParams
-	.type hipGraphExecKernelNodeSetParams, @function
-hipGraphExecKernelNodeSetParams:
-	movl $99, %r11d
-	jmp thip_gen_common
-	.size hipGraphExecKernelNodeSetParams, .-hipGraphExecKernelNodeSetParams
-	.p2align 4
-	.globl hipGraphExecMemcpyNodeSetParams
-	.type hipGraphExecMemcpyNodeSetParams, @function
-hipGraphExecMemcpyNodeSetParams:
-	movl $100, %r11d
-	jmp thip_gen_common
-	.size hipGraphExecMemcpyNodeSetParams, .-hipGraphExecMemcpyNodeSetParams
-	.p2align 4
-	.globl hipGraphExecMemcpyNodeSetParams1D
-	.type hipGraphExecMemcpyNodeSetParams1D, @function
-hipGraphExecMemcpyNodeSetParams1D:
-	movl $101, %r11d
-	jmp thip_gen_common
-	.size hipGraphExecMemcpyNodeSetParams1D, .-hipGraphExecMemcpyNodeSetParams1D
-	.p2align 4
-	.globl hipGraphExecMemcpyNodeSetParamsFromSymbol
-	.type hipGraphExecMemcpyNodeSetParamsFromSymbol, @function
-hipGraphExecMemcpyNodeSetParamsFromSymbol:
-	movl $102, %r11d
-	jmp thip_gen_common
-	.size hipGraphExecMemcpyNodeSetParamsFromSymbol, .-hipGraphExecMemcpyNodeSetParamsFromSymbol
-	.p2align 4
-	.globl hipGraphExecMemcpyNodeSetParamsToSymbol
-	.type hipGraphExecMemcpyNodeSetParamsToSymbol, @function
-hipGraphExecMemcpyNodeSetParamsToSymbol:
-	movl $103, %r11d
-	jmp thip_gen_common
-	.size hipGraphExecMemcpyNodeSetParamsToSymbol, .-hipGraphExecMemcpyNodeSetParamsToSymbol
-	.p2align 4
-	.globl hipGraphExecMemsetNodeSetParams
-	.type hipGraphExecMemsetNodeSetParams, @function
-hipGraphExecMemsetNodeSetParams:
-	movl $104, %r11d
-	jmp thip_gen_common
-	.size hipGraphExecMemsetNodeSetParams, .-hipGraphExecMemsetNodeSetParams
-	.p2align 4
-	.globl hipGraphExecUpdate
-	.type hipGraphExecUpdate, @function
-hipGraphExecUpdate:
-	movl $105, %r11d
-	jmp thip_gen_common
-	.size hipGraphExecUpdate, .-hipGraphExecUpdate
 	.p2align 4
 	.globl hipGraphGetEdges
 	.type hipGraphGetEdges, @function
 hipGraphGetEdges:
-	movl $106, %r11d
+	movl $85, %r11d
 	jmp thip_gen_common
 	.size hipGraphGetEdges, .-hipGraphGetEdges
 	.p2align 4
 	.globl hipGraphGetNodes
 	.type hipGraphGetNodes, @function
 hipGraphGetNodes:
-	movl $107, %r11d
+	movl $86, %r11d
 	jmp thip_gen_common
 	.size hipGraphGetNodes, .-hipGraphGetNodes
 	.p2align 4
 	.globl hipGraphGetRootNodes
 	.type hipGraphGetRootNodes, @function
 hipGraphGetRootNodes:
-	movl $108, %r11d
+	movl $87, %r11d
 	jmp thip_gen_common
 	.size hipGraphGetRootNodes, .-hipGraphGetRootNodes
 	.p2align 4
 	.globl hipGraphHostNodeGetParams
 	.type hipGraphHostNodeGetParams, @function
 hipGraphHostNodeGetParams:
-	movl $109, %r11d
+	movl $88, %r11d
 	jmp thip_gen_common
 	.size hipGraphHostNodeGetParams, .-hipGraphHostNodeGetParams
-	.p2align 4
-	.globl hipGraphHostNodeSetParams
-	.type hipGraphHostNodeSetParams, @function
-hipGraphHostNodeSetParams:
-	movl $110, %r11d
-	jmp thip_gen_common
-	.size hipGraphHostNodeSetParams, .-hipGraphHostNodeSetParams
 	.p2align 4
 	.globl hipGraphKernelNodeGetAttribute
 	.type hipGraphKernelNodeGetAttribute, @function
 hipGraphKernelNodeGetAttribute:
-	movl $111, %r11d
+	movl $89, %r11d
 	jmp thip_gen_common
 	.size hipGraphKernelNodeGetAttribute, .-hipGraphKernelNodeGetAttribute
 	.p2align 4
 	.globl hipGraphKernelNodeGetParams
 	.type hipGraphKernelNodeGetParams, @function
 hipGraphKernelNodeGetParams:
-	movl $112, %r11d
+	movl $90, %r11d
 	jmp thip_gen_common
 	.size hipGraphKernelNodeGetParams, .-hipGraphKernelNodeGetParams
-	.p2align 4
-	.globl hipGraphKernelNodeSetAttribute
-	.type hipGraphKernelNodeSetAttribute, @function
-hipGraphKernelNodeSetAttribute:
-	movl $113, %r11d
-	jmp thip_gen_common
-	.size hipGraphKernelNodeSetAttribute, .-hipGraphKernelNodeSetAttribute
-	.p2align 4
-	.globl hipGraphKernelNodeSetParams
-	.type hipGraphKernelNodeSetParams, @function
-hipGraphKernelNodeSetParams:
-	movl $114, %r11d
-	jmp thip_gen_common
-	.size hipGraphKernelNodeSetParams, .-hipGraphKernelNodeSetParams
 	.p2align 4
 	.globl hipGraphMemcpyNodeGetParams
 	.type hipGraphMemcpyNodeGetParams, @function
 hipGraphMemcpyNodeGetParams:
-	movl $115, %r11d
+	movl $91, %r11d
 	jmp thip_gen_common
 	.size hipGraphMemcpyNodeGetParams, .-hipGraphMemcpyNodeGetParams
-	.p2align 4
-	.globl hipGraphMemcpyNodeSetParams
-	.type hipGraphMemcpyNodeSetParams, @function
-hipGraphMemcpyNodeSetParams:
-	movl $116, %r11d
-	jmp thip_gen_common
-	.size hipGraphMemcpyNodeSetParams, .-hipGraphMemcpyNodeSetParams
-	.p2align 4
-	.globl hipGraphMemcpyNodeSetParams1D
-	.type hipGraphMemcpyNodeSetParams1D, @function
-hipGraphMemcpyNodeSetParams1D:
-	movl $117, %r11d
-	jmp thip_gen_common
-	.size hipGraphMemcpyNodeSetParams1D, .-hipGraphMemcpyNodeSetParams1D
-	.p2align 4
-	.globl hipGraphMemcpyNodeSetParamsFromSymbol
-	.type hipGraphMemcpyNodeSetParamsFromSymbol, @function
-hipGraphMemcpyNodeSetParamsFromSymbol:
-	movl $118, %r11d
-	jmp thip_gen_common
-	.size hipGraphMemcpyNodeSetParamsFromSymbol, .-hipGraphMemcpyNodeSetParamsFromSymbol
-	.p2align 4
-	.globl hipGraphMemcpyNodeSetParamsToSymbol
-	.type hipGraphMemcpyNodeSetParamsToSymbol, @function
-hipGraphMemcpyNodeSetParamsToSymbol:
-	movl $119, %r11d
-	jmp thip_gen_common
-	.size hipGraphMemcpyNodeSetParamsToSymbol, .-hipGraphMemcpyNodeSetParamsToSymbol
 	.p2align 4
 	.globl hipGraphMemsetNodeGetParams
 	.type hipGraphMemsetNodeGetParams, @function
 hipGraphMemsetNodeGetParams:
-	movl $120, %r11d
+	movl $92, %r11d
 	jmp thip_gen_common
 	.size hipGraphMemsetNodeGetParams, .-hipGraphMemsetNodeGetParams
-	.p2align 4
-	.globl hipGraphMemsetNodeSetParams
-	.type hipGraphMemsetNodeSetParams, @function
-hipGraphMemsetNodeSetParams:
-	movl $121, %r11d
-	jmp thip_gen_common
-	.size hipGraphMemsetNodeSetParams, .-hipGraphMemsetNodeSetParams
 	.p2align 4
 	.globl hipGraphNodeFindInClone
 	.type hipGraphNodeFindInClone, @function
 hipGraphNodeFindInClone:
-	movl $122, %r11d
+	movl $93, %r11d
 	jmp thip_gen_common
 	.size hipGraphNodeFindInClone, .-hipGraphNodeFindInClone
 	.p2align 4
 	.globl hipGraphNodeGetDependencies
 	.type hipGraphNodeGetDependencies, @function
 hipGraphNodeGetDependencies:
-	movl $123, %r11d
+	movl $94, %r11d
 	jmp thip_gen_common
 	.size hipGraphNodeGetDependencies, .-hipGraphNodeGetDependencies
 	.p2align 4
 	.globl hipGraphNodeGetDependentNodes
 	.type hipGraphNodeGetDependentNodes, @function
 hipGraphNodeGetDependentNodes:
-	movl $124, %r11d
+	movl $95, %r11d
 	jmp thip_gen_common
 	.size hipGraphNodeGetDependentNodes, .-hipGraphNodeGetDependentNodes
 	.p2align 4
 	.globl hipGraphNodeGetType
 	.type hipGraphNodeGetType, @function
 hipGraphNodeGetType:
-	movl $125, %r11d
+	movl $96, %r11d
 	jmp thip_gen_common
 	.size hipGraphNodeGetType, .-hipGraphNodeGetType
-	.p2align 4
-	.globl hipGraphRemoveDependencies
-	.type hipGraphRemoveDependencies, @function
-hipGraphRemoveDependencies:
-	movl $126, %r11d
-	jmp thip_gen_common
-	.size hipGraphRemoveDependencies, .-hipGraphRemoveDependencies
 	.p2align 4
 	.globl hipGraphicsGLRegisterBuffer
 	.type hipGraphicsGLRegisterBuffer, @function
 hipGraphicsGLRegisterBuffer:
-	movl $127, %r11d
+	movl $97, %r11d
 	jmp thip_gen_common
 	.size hipGraphicsGLRegisterBuffer, .-hipGraphicsGLRegisterBuffer
 	.p2align 4
 	.globl hipGraphicsGLRegisterImage
 	.type hipGraphicsGLRegisterImage, @function
 hipGraphicsGLRegisterImage:
-	movl $128, %r11d
+	movl $98, %r11d
 	jmp thip_gen_common
 	.size hipGraphicsGLRegisterImage, .-hipGraphicsGLRegisterImage
 	.p2align 4
 	.globl hipGraphicsMapResources
 	.type hipGraphicsMapResources, @function
 hipGraphicsMapResources:
-	movl $129, %r11d
+	movl $99, %r11d
 	jmp thip_gen_common
 	.size hipGraphicsMapResources, .-hipGraphicsMapResources
 	.p2align 4
 	.globl hipGraphicsResourceGetMappedPointer
 	.type hipGraphicsResourceGetMappedPointer, @function
 hipGraphicsResourceGetMappedPointer:
-	movl $130, %r11d
+	movl $100, %r11d
 	jmp thip_gen_common
 	.size hipGraphicsResourceGetMappedPointer, .-hipGraphicsResourceGetMappedPointer
 	.p2align 4
 	.globl hipGraphicsSubResourceGetMappedArray
 	.type hipGraphicsSubResourceGetMappedArray, @function
 hipGraphicsSubResourceGetMappedArray:
-	movl $131, %r11d
+	movl $101, %r11d
 	jmp thip_gen_common
 	.size hipGraphicsSubResourceGetMappedArray, .-hipGraphicsSubResourceGetMappedArray
 	.p2align 4
 	.globl hipGraphicsUnmapResources
 	.type hipGraphicsUnmapResources, @function
 hipGraphicsUnmapResources:
-	movl $132, %r11d
+	movl $102, %r11d
 	jmp thip_gen_common
 	.size hipGraphicsUnmapResources, .-hipGraphicsUnmapResources
 	.p2align 4
 	.globl hipGraphicsUnregisterResource
 	.type hipGraphicsUnregisterResource, @function
 hipGraphicsUnregisterResource:
-	movl $133, %r11d
+	movl $103, %r11d
 	jmp thip_gen_common
 	.size hipGraphicsUnregisterResource, .-hipGraphicsUnregisterResource
 	.p2align 4
 	.globl hipHostAlloc
 	.type hipHostAlloc, @function
 hipHostAlloc:
-	movl $134, %r11d
+	movl $104, %r11d
 	jmp thip_gen_common
 	.size hipHostAlloc, .-hipHostAlloc
 	.p2align 4
 	.globl hipHostGetDevicePointer
 	.type hipHostGetDevicePointer, @function
 hipHostGetDevicePointer:
-	movl $135, %r11d
+	movl $105, %r11d
 	jmp thip_gen_common
 	.size hipHostGetDevicePointer, .-hipHostGetDevicePointer
 	.p2align 4
 	.globl hipHostGetFlags
 	.type hipHostGetFlags, @function
 hipHostGetFlags:
-	movl $136, %r11d
+	movl $106, %r11d
 	jmp thip_gen_common
 	.size hipHostGetFlags, .-hipHostGetFlags
 	.p2align 4
 	.globl hipImportExternalMemory
 	.type hipImportExternalMemory, @function
 hipImportExternalMemory:
-	movl $137, %r11d
+	movl $107, %r11d
 	jmp thip_gen_common
 	.size hipImportExternalMemory, .-hipImportExternalMemory
 	.p2align 4
 	.globl hipImportExternalSemaphore
 	.type hipImportExternalSemaphore, @function
 hipImportExternalSemaphore:
-	movl $138, %r11d
+	movl $108, %r11d
 	jmp thip_gen_common
 	.size hipImportExternalSemaphore, .-hipImportExternalSemaphore
 	.p2align 4
 	.globl hipIpcCloseMemHandle
 	.type hipIpcCloseMemHandle, @function
 hipIpcCloseMemHandle:
-	movl $139, %r11d
+	movl $109, %r11d
 	jmp thip_gen_common
 	.size hipIpcCloseMemHandle, .-hipIpcCloseMemHandle
 	.p2align 4
 	.globl hipIpcGetEventHandle
 	.type hipIpcGetEventHandle, @function
 hipIpcGetEventHandle:
-	movl $140, %r11d
+	movl $110, %r11d
 	jmp thip_gen_common
 	.size hipIpcGetEventHandle, .-hipIpcGetEventHandle
 	.p2align 4
 	.globl hipIpcGetMemHandle
 	.type hipIpcGetMemHandle, @function
 hipIpcGetMemHandle:
-	movl $141, %r11d
+	movl $111, %r11d
 	jmp thip_gen_common
 	.size hipIpcGetMemHandle, .-hipIpcGetMemHandle
 	.p2align 4
 	.globl hipIpcOpenEventHandle
 	.type hipIpcOpenEventHandle, @function
 hipIpcOpenEventHandle:
-	movl $142, %r11d
+	movl $112, %r11d
 	jmp thip_gen_common
 	.size hipIpcOpenEventHandle, .-hipIpcOpenEventHandle
 	.p2align 4
 	.globl hipIpcOpenMemHandle
 	.type hipIpcOpenMemHandle, @function
 hipIpcOpenMemHandle:
-	movl $143, %r11d
+	movl $113, %r11d
 	jmp thip_gen_common
 	.size hipIpcOpenMemHandle, .-hipIpcOpenMemHandle
 	.p2align 4
 	.globl hipKernelNameRef
 	.type hipKernelNameRef, @function
 hipKernelNameRef:
-	movl $144, %r11d
+	movl $114, %r11d
 	jmp thip_gen_common
 	.size hipKernelNameRef, .-hipKernelNameRef
 	.p2align 4
 	.globl hipKernelNameRefByPtr
 	.type hipKernelNameRefByPtr, @function
 hipKernelNameRefByPtr:
-	movl $145, %r11d
+	movl $115, %r11d
 	jmp thip_gen_common
 	.size hipKernelNameRefByPtr, .-hipKernelNameRefByPtr
 	.p2align 4
 	.globl hipLaunchByPtr
 	.type hipLaunchByPtr, @function
 hipLaunchByPtr:
-	movl $146, %r11d
+	movl $116, %r11d
 	jmp thip_gen_common
 	.size hipLaunchByPtr, .-hipLaunchByPtr
 	.p2align 4
 	.globl hipLaunchCooperativeKernelMultiDevice
 	.type hipLaunchCooperativeKernelMultiDevice, @function
 hipLaunchCooperativeKernelMultiDevice:
-	movl $147, %r11d
+	movl $117, %r11d
 	jmp thip_gen_common
 	.size hipLaunchCooperativeKernelMultiDevice, .-hipLaunchCooperativeKernelMultiDevice
-	.p2align 4
-	.globl hipLaunchCooperativeKernel_spt
-	.type hipLaunchCooperativeKernel_spt, @function
-hipLaunchCooperativeKernel_spt:
-	movl $148, %r11d
-	jmp thip_gen_common
-	.size hipLaunchCooperativeKernel_spt, .-hipLaunchCooperativeKernel_spt
 	.p2align 4
 	.globl hipMalloc3D
 	.type hipMalloc3D, @function
 hipMalloc3D:
-	movl $149, %r11d
+	movl $118, %r11d
 	jmp thip_gen_common
 	.size hipMalloc3D, .-hipMalloc3D
 	.p2align 4
 	.globl hipMallocHost
 	.type hipMallocHost, @function
 hipMallocHost:
-	movl $150, %r11d
+	movl $119, %r11d
 	jmp thip_gen_common
 	.size hipMallocHost, .-hipMallocHost
 	.p2align 4
 	.globl hipMemAddressFree
 	.type hipMemAddressFree, @function
 hipMemAddressFree:
-	movl $151, %r11d
+	movl $120, %r11d
 	jmp thip_gen_common
 	.size hipMemAddressFree, .-hipMemAddressFree
 	.p2align 4
 	.globl hipMemAddressReserve
 	.type hipMemAddressReserve, @function
 hipMemAddressReserve:
-	movl $152, %r11d
+	movl $121, %r11d
 	jmp thip_gen_common
 	.size hipMemAddressReserve, .-hipMemAddressReserve
 	.p2align 4
 	.globl hipMemAdvise
 	.type hipMemAdvise, @function
 hipMemAdvise:
-	movl $153, %r11d
+	movl $122, %r11d
 	jmp thip_gen_common
 	.size hipMemAdvise, .-hipMemAdvise
 	.p2align 4
 	.globl hipMemAllocHost
 	.type hipMemAllocHost, @function
 hipMemAllocHost:
-	movl $154, %r11d
+	movl $123, %r11d
 	jmp thip_gen_common
 	.size hipMemAllocHost, .-hipMemAllocHost
 	.p2align 4
 	.globl hipMemAllocPitch
 	.type hipMemAllocPitch, @function
 hipMemAllocPitch:
-	movl $155, %r11d
+	movl $124, %r11d
 	jmp thip_gen_common
 	.size hipMemAllocPitch, .-hipMemAllocPitch
 	.p2align 4
 	.globl hipMemCreate
 	.type hipMemCreate, @function
 hipMemCreate:
-	movl $156, %r11d
+	movl $125, %r11d
 	jmp thip_gen_common
 	.size hipMemCreate, .-hipMemCreate
 	.p2align 4
 	.globl hipMemExportToShareableHandle
 	.type hipMemExportToShareableHandle, @function
 hipMemExportToShareableHandle:
-	movl $157, %r11d
+	movl $126, %r11d
 	jmp thip_gen_common
 	.size hipMemExportToShareableHandle, .-hipMemExportToShareableHandle
 	.p2align 4
 	.globl hipMemGetAccess
 	.type hipMemGetAccess, @function
 hipMemGetAccess:
-	movl $158, %r11d
+	movl $127, %r11d
 	jmp thip_gen_common
 	.size hipMemGetAccess, .-hipMemGetAccess
 	.p2align 4
 	.globl hipMemGetAllocationGranularity
 	.type hipMemGetAllocationGranularity, @function
 hipMemGetAllocationGranularity:
-	movl $159, %r11d
+	movl $128, %r11d
 	jmp thip_gen_common
 	.size hipMemGetAllocationGranularity, .-hipMemGetAllocationGranularity
 	.p2align 4
 	.globl hipMemGetAllocationPropertiesFromHandle
 	.type hipMemGetAllocationPropertiesFromHandle, @function
 hipMemGetAllocationPropertiesFromHandle:
-	movl $160, %r11d
+	movl $129, %r11d
 	jmp thip_gen_common
 	.size hipMemGetAllocationPropertiesFromHandle, .-hipMemGetAllocationPropertiesFromHandle
 	.p2align 4
 	.globl hipMemGetInfo
 	.type hipMemGetInfo, @function
 hipMemGetInfo:
-	movl $161, %r11d
+	movl $130, %r11d
 	jmp thip_gen_common
 	.size hipMemGetInfo, .-hipMemGetInfo
 	.p2align 4
 	.globl hipMemImportFromShareableHandle
 	.type hipMemImportFromShareableHandle, @function
 hipMemImportFromShareableHandle:
-	movl $162, %r11d
+	movl $131, %r11d
 	jmp thip_gen_common
 	.size hipMemImportFromShareableHandle, .-hipMemImportFromShareableHandle
 	.p2align 4
 	.globl hipMemMap
 	.type hipMemMap, @function
 hipMemMap:
-	movl $163, %r11d
+	movl $132, %r11d
 	jmp thip_gen_common
 	.size hipMemMap, .-hipMemMap
 	.p2align 4
 	.globl hipMemMapArrayAsync
 	.type hipMemMapArrayAsync, @function
 hipMemMapArrayAsync:
-	movl $164, %r11d
+	movl $133, %r11d
 	jmp thip_gen_common
 	.size hipMemMapArrayAsync, .-hipMemMapArrayAsync
 	.p2align 4
 	.globl hipMemPoolCreate
 	.type hipMemPoolCreate, @function
 hipMemPoolCreate:
-	movl $165, %r11d
+	movl $134, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolCreate, .-hipMemPoolCreate
 	.p2align 4
 	.globl hipMemPoolDestroy
 	.type hipMemPoolDestroy, @function
 hipMemPoolDestroy:
-	movl $166, %r11d
+	movl $135, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolDestroy, .-hipMemPoolDestroy
 	.p2align 4
 	.globl hipMemPoolExportPointer
 	.type hipMemPoolExportPointer, @function
 hipMemPoolExportPointer:
-	movl $167, %r11d
+	movl $136, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolExportPointer, .-hipMemPoolExportPointer
 	.p2align 4
 	.globl hipMemPoolExportToShareableHandle
 	.type hipMemPoolExportToShareableHandle, @function
 hipMemPoolExportToShareableHandle:
-	movl $168, %r11d
+	movl $137, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolExportToShareableHandle, .-hipMemPoolExportToShareableHandle
 	.p2align 4
 	.globl hipMemPoolGetAccess
 	.type hipMemPoolGetAccess, @function
 hipMemPoolGetAccess:
-	movl $169, %r11d
+	movl $138, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolGetAccess, .-hipMemPoolGetAccess
 	.p2align 4
 	.globl hipMemPoolGetAttribute
 	.type hipMemPoolGetAttribute, @function
 hipMemPoolGetAttribute:
-	movl $170, %r11d
+	movl $139, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolGetAttribute, .-hipMemPoolGetAttribute
 	.p2align 4
 	.globl hipMemPoolImportFromShareableHandle
 	.type hipMemPoolImportFromShareableHandle, @function
 hipMemPoolImportFromShareableHandle:
-	movl $171, %r11d
+	movl $140, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolImportFromShareableHandle, .-hipMemPoolImportFromShareableHandle
 	.p2align 4
 	.globl hipMemPoolImportPointer
 	.type hipMemPoolImportPointer, @function
 hipMemPoolImportPointer:
-	movl $172, %r11d
+	movl $141, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolImportPointer, .-hipMemPoolImportPointer
 	.p2align 4
 	.globl hipMemPoolSetAccess
 	.type hipMemPoolSetAccess, @function
 hipMemPoolSetAccess:
-	movl $173, %r11d
+	movl $142, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolSetAccess, .-hipMemPoolSetAccess
 	.p2align 4
 	.globl hipMemPoolSetAttribute
 	.type hipMemPoolSetAttribute, @function
 hipMemPoolSetAttribute:
-	movl $174, %r11d
+	movl $143, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolSetAttribute, .-hipMemPoolSetAttribute
 	.p2align 4
 	.globl hipMemPoolTrimTo
 	.type hipMemPoolTrimTo, @function
 hipMemPoolTrimTo:
-	movl $175, %r11d
+	movl $144, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolTrimTo, .-hipMemPoolTrimTo
 	.p2align 4
 	.globl hipMemPrefetchAsync
 	.type hipMemPrefetchAsync, @function
 hipMemPrefetchAsync:
-	movl $176, %r11d
+	movl $145, %r11d
 	jmp thip_gen_common
 	.size hipMemPrefetchAsync, .-hipMemPrefetchAsync
 	.p2align 4
 	.globl hipMemPtrGetInfo
 	.type hipMemPtrGetInfo, @function
 hipMemPtrGetInfo:
-	movl $177, %r11d
+	movl $146, %r11d
 	jmp thip_gen_common
 	.size hipMemPtrGetInfo, .-hipMemPtrGetInfo
 	.p2align 4
 	.globl hipMemRangeGetAttribute
 	.type hipMemRangeGetAttribute, @function
 hipMemRangeGetAttribute:
-	movl $178, %r11d
+	movl $147, %r11d
 	jmp thip_gen_common
 	.size hipMemRangeGetAttribute, .-hipMemRangeGetAttribute
 	.p2align 4
 	.globl hipMemRangeGetAttributes
 	.type hipMemRangeGetAttributes, @function
 hipMemRangeGetAttributes:
-	movl $179, %r11d
+	movl $148, %r11d
 	jmp thip_gen_common
 	.size hipMemRangeGetAttributes, .-hipMemRangeGetAttributes
 	.p2align 4
 	.globl hipMemRelease
 	.type hipMemRelease, @function
 hipMemRelease:
-	movl $180, %r11d
+	movl $149, %r11d
 	jmp thip_gen_common
 	.size hipMemRelease, .-hipMemRelease
 	.p2align 4
 	.globl hipMemRetainAllocationHandle
 	.type hipMemRetainAllocationHandle, @function
 hipMemRetainAllocationHandle:
-	movl $181, %r11d
+	movl $150, %r11d
 	jmp thip_gen_common
 	.size hipMemRetainAllocationHandle, .-hipMemRetainAllocationHandle
 	.p2align 4
 	.globl hipMemSetAccess
 	.type hipMemSetAccess, @function
 hipMemSetAccess:
-	movl $182, %r11d
+	movl $151, %r11d
 	jmp thip_gen_common
 	.size hipMemSetAccess, .-hipMemSetAccess
 	.p2align 4
 	.globl hipMemUnmap
 	.type hipMemUnmap, @function
 hipMemUnmap:
-	movl $183, %r11d
+	movl $152, %r11d
 	jmp thip_gen_common
 	.size hipMemUnmap, .-hipMemUnmap
 	.p2align 4
 	.globl hipMemcpyAtoH
 	.type hipMemcpyAtoH, @function
 hipMemcpyAtoH:
-	movl $184, %r11d
+	movl $153, %r11d
 	jmp thip_gen_common
 	.size hipMemcpyAtoH, .-hipMemcpyAtoH
 	.p2align 4
 	.globl hipMemcpyHtoA
 	.type hipMemcpyHtoA, @function
 hipMemcpyHtoA:
-	movl $185, %r11d
+	movl $154, %r11d
 	jmp thip_gen_common
 	.size hipMemcpyHtoA, .-hipMemcpyHtoA
 	.p2align 4
 	.globl hipMemcpyWithStream
 	.type hipMemcpyWithStream, @function
 hipMemcpyWithStream:
-	movl $186, %r11d
+	movl $155, %r11d
 	jmp thip_gen_common
 	.size hipMemcpyWithStream, .-hipMemcpyWithStream
 	.p2align 4
 	.globl hipModuleGetTexRef
 	.type hipModuleGetTexRef, @function
 hipModuleGetTexRef:
-	movl $187, %r11d
+	movl $156, %r11d
 	jmp thip_gen_common
 	.size hipModuleGetTexRef, .-hipModuleGetTexRef
 	.p2align 4
 	.globl hipModuleOccupancyMaxActiveBlocksPerMultiprocessor
 	.type hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, @function
 hipModuleOccupancyMaxActiveBlocksPerMultiprocessor:
-	movl $188, %r11d
+	movl $157, %r11d
 	jmp thip_gen_common
 	.size hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, .-hipModuleOccupancyMaxActiveBlocksPerMultiprocessor
 	.p2align 4
 	.globl hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 	.type hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, @function
 hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags:
-	movl $189, %r11d
+	movl $158, %r11d
 	jmp thip_gen_common
 	.size hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, .-hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 	.p2align 4
 	.globl hipModuleOccupancyMaxPotentialBlockSize
 	.type hipModuleOccupancyMaxPotentialBlockSize, @function
 hipModuleOccupancyMaxPotentialBlockSize:
-	movl $190, %r11d
+	movl $159, %r11d
 	jmp thip_gen_common
 	.size hipModuleOccupancyMaxPotentialBlockSize, .-hipModuleOccupancyMaxPotentialBlockSize
 	.p2align 4
 	.globl hipModuleOccupancyMaxPotentialBlockSizeWithFlags
 	.type hipModuleOccupancyMaxPotentialBlockSizeWithFlags, @function
 hipModuleOccupancyMaxPotentialBlockSizeWithFlags:
-	movl $191, %r11d
+	movl $160, %r11d
 	jmp thip_gen_common
 	.size hipModuleOccupancyMaxPotentialBlockSizeWithFlags, .-hipModuleOccupancyMaxPotentialBlockSizeWithFlags
 	.p2align 4
 	.globl hipOccupancyMaxActiveBlocksPerMultiprocessor
 	.type hipOccupancyMaxActiveBlocksPerMultiprocessor, @function
 hipOccupancyMaxActiveBlocksPerMultiprocessor:
-	movl $192, %r11d
+	movl $161, %r11d
 	jmp thip_gen_common
 	.size hipOccupancyMaxActiveBlocksPerMultiprocessor, .-hipOccupancyMaxActiveBlocksPerMultiprocessor
 	.p2align 4
 	.globl hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 	.type hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, @function
 hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags:
-	movl $193, %r11d
+	movl $162, %r11d
 	jmp thip_gen_common
 	.size hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, .-hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 	.p2align 4
 	.globl hipOccupancyMaxPotentialBlockSize
 	.type hipOccupancyMaxPotentialBlockSize, @function
 hipOccupancyMaxPotentialBlockSize:
-	movl $194, %r11d
+	movl $163, %r11d
 	jmp thip_gen_common
 	.size hipOccupancyMaxPotentialBlockSize, .-hipOccupancyMaxPotentialBlockSize
 	.p2align 4
 	.globl hipPeekAtLastError
 	.type hipPeekAtLastError, @function
 hipPeekAtLastError:
-	movl $195, %r11d
+	movl $164, %r11d
 	jmp thip_gen_common
 	.size hipPeekAtLastError, .-hipPeekAtLastError
 	.p2align 4
 	.globl hipPointerGetAttribute
 	.type hipPointerGetAttribute, @function
 hipPointerGetAttribute:
-	movl $196, %r11d
+	movl $165, %r11d
 	jmp thip_gen_common
 	.size hipPointerGetAttribute, .-hipPointerGetAttribute
 	.p2align 4
 	.globl hipPointerGetAttributes
 	.type hipPointerGetAttributes, @function
 hipPointerGetAttributes:
-	movl $197, %r11d
+	movl $166, %r11d
 	jmp thip_gen_common
 	.size hipPointerGetAttributes, .-hipPointerGetAttributes
 	.p2align 4
 	.globl hipProfilerStart
 	.type hipProfilerStart, @function
 hipProfilerStart:
-	movl $198, %r11d
+	movl $167, %r11d
 	jmp thip_gen_common
 	.size hipProfilerStart, .-hipProfilerStart
 	.p2align 4
 	.globl hipProfilerStop
 	.type hipProfilerStop, @function
 hipProfilerStop:
-	movl $199, %r11d
+	movl $168, %r11d
 	jmp thip_gen_common
 	.size hipProfilerStop, .-hipProfilerStop
 	.p2align 4
 	.globl hipRegisterActivityCallback
 	.type hipRegisterActivityCallback, @function
 hipRegisterActivityCallback:
-	movl $200, %r11d
+	movl $169, %r11d
 	jmp thip_gen_common
 	.size hipRegisterActivityCallback, .-hipRegisterActivityCallback
 	.p2align 4
 	.globl hipRegisterApiCallback
 	.type hipRegisterApiCallback, @function
 hipRegisterApiCallback:
-	movl $201, %r11d
+	movl $170, %r11d
 	jmp thip_gen_common
 	.size hipRegisterApiCallback, .-hipRegisterApiCallback
 	.p2align 4
 	.globl hipRemoveActivityCallback
 	.type hipRemoveActivityCallback, @function
 hipRemoveActivityCallback:
-	movl $202, %r11d
+	movl $171, %r11d
 	jmp thip_gen_common
 	.size hipRemoveActivityCallback, .-hipRemoveActivityCallback
 	.p2align 4
 	.globl hipRemoveApiCallback
 	.type hipRemoveApiCallback, @function
 hipRemoveApiCallback:
-	movl $203, %r11d
+	movl $172, %r11d
 	jmp thip_gen_common
 	.size hipRemoveApiCallback, .-hipRemoveApiCallback
 	.p2align 4
 	.globl hipRuntimeGetVersion
 	.type hipRuntimeGetVersion, @function
 hipRuntimeGetVersion:
-	movl $204, %r11d
+	movl $173, %r11d
 	jmp thip_gen_common
 	.size hipRuntimeGetVersion, .-hipRuntimeGetVersion
 	.p2align 4
 	.globl hipSetDeviceFlags
 	.type hipSetDeviceFlags, @function
 hipSetDeviceFlags:
-	movl $205, %r11d
+	movl $174, %r11d
 	jmp thip_gen_common
 	.size hipSetDeviceFlags, .-hipSetDeviceFlags
 	.p2align 4
 	.globl hipSetupArgument
 	.type hipSetupArgument, @function
 hipSetupArgument:
-	movl $206, %r11d
+	movl $175, %r11d
 	jmp thip_gen_common
 	.size hipSetupArgument, .-hipSetupArgument
 	.p2align 4
 	.globl hipSignalExternalSemaphoresAsync
 	.type hipSignalExternalSemaphoresAsync, @function
 hipSignalExternalSemaphoresAsync:
-	movl $207, %r11d
+	movl $176, %r11d
 	jmp thip_gen_common
 	.size hipSignalExternalSemaphoresAsync, .-hipSignalExternalSemaphoresAsync
 	.p2align 4
 	.globl hipStreamAddCallback
 	.type hipStreamAddCallback, @function
 hipStreamAddCallback:
-	movl $208, %r11d
+	movl $177, %r11d
 	jmp thip_gen_common
 	.size hipStreamAddCallback, .-hipStreamAddCallback
 	.p2align 4
 	.globl hipStreamAttachMemAsync
 	.type hipStreamAttachMemAsync, @function
 hipStreamAttachMemAsync:
-	movl $209, %r11d
+	movl $178, %r11d
 	jmp thip_gen_common
 	.size hipStreamAttachMemAsync, .-hipStreamAttachMemAsync
 	.p2align 4
 	.globl hipStreamGetCaptureInfo
 	.type hipStreamGetCaptureInfo, @function
 hipStreamGetCaptureInfo:
-	movl $210, %r11d
+	movl $179, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetCaptureInfo, .-hipStreamGetCaptureInfo
 	.p2align 4
 	.globl hipStreamGetCaptureInfo_v2
 	.type hipStreamGetCaptureInfo_v2, @function
 hipStreamGetCaptureInfo_v2:
-	movl $211, %r11d
+	movl $180, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetCaptureInfo_v2, .-hipStreamGetCaptureInfo_v2
 	.p2align 4
 	.globl hipStreamGetFlags
 	.type hipStreamGetFlags, @function
 hipStreamGetFlags:
-	movl $212, %r11d
+	movl $181, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetFlags, .-hipStreamGetFlags
 	.p2align 4
 	.globl hipStreamGetFlags_spt
 	.type hipStreamGetFlags_spt, @function
 hipStreamGetFlags_spt:
-	movl $213, %r11d
+	movl $182, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetFlags_spt, .-hipStreamGetFlags_spt
 	.p2align 4
 	.globl hipStreamGetPriority
 	.type hipStreamGetPriority, @function
 hipStreamGetPriority:
-	movl $214, %r11d
+	movl $183, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetPriority, .-hipStreamGetPriority
 	.p2align 4
 	.globl hipStreamGetPriority_spt
 	.type hipStreamGetPriority_spt, @function
 hipStreamGetPriority_spt:
-	movl $215, %r11d
+	movl $184, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetPriority_spt, .-hipStreamGetPriority_spt
 	.p2align 4
 	.globl hipStreamIsCapturing
 	.type hipStreamIsCapturing, @function
 hipStreamIsCapturing:
-	movl $216, %r11d
+	movl $185, %r11d
 	jmp thip_gen_common
 	.size hipStreamIsCapturing, .-hipStreamIsCapturing
 	.p2align 4
 	.globl hipStreamUpdateCaptureDependencies
 	.type hipStreamUpdateCaptureDependencies, @function
 hipStreamUpdateCaptureDependencies:
-	movl $217, %r11d
+	movl $186, %r11d
 	jmp thip_gen_common
 	.size hipStreamUpdateCaptureDependencies, .-hipStreamUpdateCaptureDependencies
 	.p2align 4
 	.globl hipStreamWaitValue32
 	.type hipStreamWaitValue32, @function
 hipStreamWaitValue32:
-	movl $218, %r11d
+	movl $187, %r11d
 	jmp thip_gen_common
 	.size hipStreamWaitValue32, .-hipStreamWaitValue32
 	.p2align 4
 	.globl hipStreamWaitValue64
 	.type hipStreamWaitValue64, @function
 hipStreamWaitValue64:
-	movl $219, %r11d
+	movl $188, %r11d
 	jmp thip_gen_common
 	.size hipStreamWaitValue64, .-hipStreamWaitValue64
 	.p2align 4
 	.globl hipStreamWriteValue32
 	.type hipStreamWriteValue32, @function
 hipStreamWriteValue32:
-	movl $220, %r11d
+	movl $189, %r11d
 	jmp thip_gen_common
 	.size hipStreamWriteValue32, .-hipStreamWriteValue32
 	.p2align 4
 	.globl hipStreamWriteValue64
 	.type hipStreamWriteValue64, @function
 hipStreamWriteValue64:
-	movl $221, %r11d
+	movl $190, %r11d
 	jmp thip_gen_common
 	.size hipStreamWriteValue64, .-hipStreamWriteValue64
 	.p2align 4
 	.globl hipTexObjectCreate
 	.type hipTexObjectCreate, @function
 hipTexObjectCreate:
-	movl $222, %r11d
+	movl $191, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectCreate, .-hipTexObjectCreate
 	.p2align 4
 	.globl hipTexObjectDestroy
 	.type hipTexObjectDestroy, @function
 hipTexObjectDestroy:
-	movl $223, %r11d
+	movl $192, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectDestroy, .-hipTexObjectDestroy
 	.p2align 4
 	.globl hipTexObjectGetResourceDesc
 	.type hipTexObjectGetResourceDesc, @function
 hipTexObjectGetResourceDesc:
-	movl $224, %r11d
+	movl $193, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectGetResourceDesc, .-hipTexObjectGetResourceDesc
 	.p2align 4
 	.globl hipTexObjectGetResourceViewDesc
 	.type hipTexObjectGetResourceViewDesc, @function
 hipTexObjectGetResourceViewDesc:
-	movl $225, %r11d
+	movl $194, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectGetResourceViewDesc, .-hipTexObjectGetResourceViewDesc
 	.p2align 4
 	.globl hipTexObjectGetTextureDesc
 	.type hipTexObjectGetTextureDesc, @function
 hipTexObjectGetTextureDesc:
-	movl $226, %r11d
+	movl $195, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectGetTextureDesc, .-hipTexObjectGetTextureDesc
 	.p2align 4
 	.globl hipTexRefGetAddress
 	.type hipTexRefGetAddress, @function
 hipTexRefGetAddress:
-	movl $227, %r11d
+	movl $196, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetAddress, .-hipTexRefGetAddress
 	.p2align 4
 	.globl hipTexRefGetAddressMode
 	.type hipTexRefGetAddressMode, @function
 hipTexRefGetAddressMode:
-	movl $228, %r11d
+	movl $197, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetAddressMode, .-hipTexRefGetAddressMode
 	.p2align 4
 	.globl hipTexRefGetFilterMode
 	.type hipTexRefGetFilterMode, @function
 hipTexRefGetFilterMode:
-	movl $229, %r11d
+	movl $198, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetFilterMode, .-hipTexRefGetFilterMode
 	.p2align 4
 	.globl hipTexRefGetFlags
 	.type hipTexRefGetFlags, @function
 hipTexRefGetFlags:
-	movl $230, %r11d
+	movl $199, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetFlags, .-hipTexRefGetFlags
 	.p2align 4
 	.globl hipTexRefGetFormat
 	.type hipTexRefGetFormat, @function
 hipTexRefGetFormat:
-	movl $231, %r11d
+	movl $200, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetFormat, .-hipTexRefGetFormat
 	.p2align 4
 	.globl hipTexRefGetMaxAnisotropy
 	.type hipTexRefGetMaxAnisotropy, @function
 hipTexRefGetMaxAnisotropy:
-	movl $232, %r11d
+	movl $201, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMaxAnisotropy, .-hipTexRefGetMaxAnisotropy
 	.p2align 4
 	.globl hipTexRefGetMipMappedArray
 	.type hipTexRefGetMipMappedArray, @function
 hipTexRefGetMipMappedArray:
-	movl $233, %r11d
+	movl $202, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMipMappedArray, .-hipTexRefGetMipMappedArray
 	.p2align 4
 	.globl hipTexRefGetMipmapFilterMode
 	.type hipTexRefGetMipmapFilterMode, @function
 hipTexRefGetMipmapFilterMode:
-	movl $234, %r11d
+	movl $203, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMipmapFilterMode, .-hipTexRefGetMipmapFilterMode
 	.p2align 4
 	.globl hipTexRefGetMipmapLevelBias
 	.type hipTexRefGetMipmapLevelBias, @function
 hipTexRefGetMipmapLevelBias:
-	movl $235, %r11d
+	movl $204, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMipmapLevelBias, .-hipTexRefGetMipmapLevelBias
 	.p2align 4
 	.globl hipTexRefGetMipmapLevelClamp
 	.type hipTexRefGetMipmapLevelClamp, @function
 hipTexRefGetMipmapLevelClamp:
-	movl $236, %r11d
+	movl $205, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMipmapLevelClamp, .-hipTexRefGetMipmapLevelClamp
 	.p2align 4
 	.globl hipTexRefSetAddress
 	.type hipTexRefSetAddress, @function
 hipTexRefSetAddress:
-	movl $237, %r11d
+	movl $206, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetAddress, .-hipTexRefSetAddress
 	.p2align 4
 	.globl hipTexRefSetAddress2D
 	.type hipTexRefSetAddress2D, @function
 hipTexRefSetAddress2D:
-	movl $238, %r11d
+	movl $207, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetAddress2D, .-hipTexRefSetAddress2D
 	.p2align 4
 	.globl hipTexRefSetAddressMode
 	.type hipTexRefSetAddressMode, @function
 hipTexRefSetAddressMode:
-	movl $239, %r11d
+	movl $208, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetAddressMode, .-hipTexRefSetAddressMode
 	.p2align 4
 	.globl hipTexRefSetArray
 	.type hipTexRefSetArray, @function
 hipTexRefSetArray:
-	movl $240, %r11d
+	movl $209, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetArray, .-hipTexRefSetArray
 	.p2align 4
 	.globl hipTexRefSetBorderColor
 	.type hipTexRefSetBorderColor, @function
 hipTexRefSetBorderColor:
-	movl $241, %r11d
+	movl $210, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetBorderColor, .-hipTexRefSetBorderColor
 	.p2align 4
 	.globl hipTexRefSetFilterMode
 	.type hipTexRefSetFilterMode, @function
 hipTexRefSetFilterMode:
-	movl $242, %r11d
+	movl $211, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetFilterMode, .-hipTexRefSetFilterMode
 	.p2align 4
 	.globl hipTexRefSetFlags
 	.type hipTexRefSetFlags, @function
 hipTexRefSetFlags:
-	movl $243, %r11d
+	movl $212, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetFlags, .-hipTexRefSetFlags
 	.p2align 4
 	.globl hipTexRefSetFormat
 	.type hipTexRefSetFormat, @function
 hipTexRefSetFormat:
-	movl $244, %r11d
+	movl $213, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetFormat, .-hipTexRefSetFormat
 	.p2align 4
 	.globl hipTexRefSetMaxAnisotropy
 	.type hipTexRefSetMaxAnisotropy, @function
 hipTexRefSetMaxAnisotropy:
-	movl $245, %r11d
+	movl $214, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMaxAnisotropy, .-hipTexRefSetMaxAnisotropy
 	.p2align 4
 	.globl hipTexRefSetMipmapFilterMode
 	.type hipTexRefSetMipmapFilterMode, @function
 hipTexRefSetMipmapFilterMode:
-	movl $246, %r11d
+	movl $215, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMipmapFilterMode, .-hipTexRefSetMipmapFilterMode
 	.p2align 4
 	.globl hipTexRefSetMipmapLevelBias
 	.type hipTexRefSetMipmapLevelBias, @function
 hipTexRefSetMipmapLevelBias:
-	movl $247, %r11d
+	movl $216, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMipmapLevelBias, .-hipTexRefSetMipmapLevelBias
 	.p2align 4
 	.globl hipTexRefSetMipmapLevelClamp
 	.type hipTexRefSetMipmapLevelClamp, @function
 hipTexRefSetMipmapLevelClamp:
-	movl $248, %r11d
+	movl $217, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMipmapLevelClamp, .-hipTexRefSetMipmapLevelClamp
 	.p2align 4
 	.globl hipTexRefSetMipmappedArray
 	.type hipTexRefSetMipmappedArray, @function
 hipTexRefSetMipmappedArray:
-	movl $249, %r11d
+	movl $218, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMipmappedArray, .-hipTexRefSetMipmappedArray
 	.p2align 4
 	.globl hipThreadExchangeStreamCaptureMode
 	.type hipThreadExchangeStreamCaptureMode, @function
 hipThreadExchangeStreamCaptureMode:
-	movl $250, %r11d
+	movl $219, %r11d
 	jmp thip_gen_common
 	.size hipThreadExchangeStreamCaptureMode, .-hipThreadExchangeStreamCaptureMode
 	.p2align 4
 	.globl hipUnbindTexture
 	.type hipUnbindTexture, @function
 hipUnbindTexture:
-	movl $251, %r11d
+	movl $220, %r11d
 	jmp thip_gen_common
 	.size hipUnbindTexture, .-hipUnbindTexture
 	.p2align 4
 	.globl hipWaitExternalSemaphoresAsync
 	.type hipWaitExternalSemaphoresAsync, @function
 hipWaitExternalSemaphoresAsync:
-	movl $252, %r11d
+	movl $221, %r11d
 	jmp thip_gen_common
 	.size hipWaitExternalSemaphoresAsync, .-hipWaitExternalSemaphoresAsync
 

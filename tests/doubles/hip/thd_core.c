@@ -4,6 +4,7 @@
  */
 #include "tests/doubles/hip/thd.h"
 
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -570,4 +571,37 @@ THD_EXPORT hipError_t hipEventDestroy(hipEvent_t event)
 		return thd_ret(hipErrorInvalidHandle);
 	event->magic = THD_DEAD;
 	return hipSuccess;
+}
+
+/* ---- hipGetProcAddress ----------------------------------------------------------------- */
+
+/*
+ * ROCm 6's hipGetProcAddress (5.2 has none; the double serves it so that
+ * the interposer's handling of it can be tested), as clr answers it: a
+ * null or empty symbol or a null pfn: hipErrorInvalidValue; the runtime's
+ * own export of that name (dlsym on its own handle: clr's
+ * getDynamicLibraryHandle), else *pfn = NULL, status 1
+ * (HIP_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND) and hipErrorInvalidValue;
+ * status 0 when found.  clr's renamings for hipVersion >= 600
+ * (hipGetDeviceProperties -> hipGetDevicePropertiesR0600, hipChooseDevice)
+ * are not made: the double has no such variants.
+ */
+THD_EXPORT hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion,
+                                        uint64_t flags, int *symbolStatus)
+{
+	Dl_info me;
+	void *self;
+
+	(void)hipVersion;
+	(void)flags;
+	if (!symbol || !*symbol || !pfn)
+		return thd_ret(hipErrorInvalidValue);
+	if (!dladdr((void *)hipGetProcAddress, &me) || !me.dli_fname ||
+	    !(self = dlopen(me.dli_fname, RTLD_LAZY | RTLD_NOLOAD)))
+		return thd_ret(hipErrorInvalidValue);
+	*pfn = dlsym(self, symbol);
+	dlclose(self);
+	if (symbolStatus)
+		*symbolStatus = *pfn ? 0 : 1;
+	return *pfn ? hipSuccess : thd_ret(hipErrorInvalidValue);
 }

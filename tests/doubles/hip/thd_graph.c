@@ -2,8 +2,10 @@
  * thd_graph.c - graphs built node by node on the double, as ROCm 5.2's
  * clr builds them (hip_graph.cpp): hipGraphCreate, hipGraphAddKernelNode,
  * hipGraphAddMemcpyNode, hipGraphAddMemcpyNode1D, hipGraphAddMemsetNode,
- * hipGraphAddEmptyNode, hipGraphAddDependencies and
- * hipGraphInstantiateWithFlags (hipGraphInstantiate, launch and the
+ * hipGraphAddEmptyNode, hipGraphAddChildGraphNode, hipGraphAddDependencies,
+ * hipGraphKernelNodeSetParams, hipGraphDestroyNode,
+ * hipGraphRemoveDependencies and hipGraphInstantiateWithFlags
+ * (hipGraphInstantiate, launch and the
  * destroys: thd_core.c, shared with stream capture).
  *
  * A node is the work its call would queue, made by that call on a stream
@@ -73,14 +75,44 @@ static int thd_gnode_of(const struct ihipGraph *g, const struct hipGraphNode *n)
 	return 0;
 }
 
-/* The checks every add makes; then build(ctx) queues the node's work on
- * a capturing stream of its own, whose graph becomes the node. */
+static void thd_items_free(thd_node *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(items[i].args);
+	free(items);
+}
+
+/* build(ctx) queues a node's work on a capturing stream of its own, whose
+ * graph's work becomes the node's (*items owned by the caller). */
+static hipError_t thd_gnode_make(hipError_t (*build)(const void *, hipStream_t), const void *ctx,
+                                 thd_node **items, size_t *nitems)
+{
+	struct ihipGraph tmp;
+	struct ihipStream_t cap;
+	hipError_t r;
+
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.magic = THD_LIVE;
+	memset(&cap, 0, sizeof(cap));
+	cap.magic = THD_LIVE;
+	cap.capture = &tmp;
+	r = build ? build(ctx, &cap) : hipSuccess;
+	if (r != hipSuccess) {
+		thd_items_free(tmp.nodes, tmp.n);
+		return r;
+	}
+	*items = tmp.nodes;
+	*nitems = tmp.n;
+	return hipSuccess;
+}
+
+/* The checks every add makes; then the node's work is made
+ * (thd_gnode_make). */
 static hipError_t thd_gnode_add(hipGraphNode_t *out, hipGraph_t graph, const hipGraphNode_t *deps,
                                 size_t ndeps, hipError_t (*build)(const void *, hipStream_t),
                                 const void *ctx)
 {
 	struct ihipGraph tmp;
-	struct ihipStream_t cap;
 	struct hipGraphNode *n, **v;
 	hipError_t r;
 
@@ -90,17 +122,8 @@ static hipError_t thd_gnode_add(hipGraphNode_t *out, hipGraph_t graph, const hip
 		if (!deps[i] || !thd_gnode_of(graph, deps[i]))
 			return thd_ret(hipErrorInvalidValue);
 	memset(&tmp, 0, sizeof(tmp));
-	tmp.magic = THD_LIVE;
-	memset(&cap, 0, sizeof(cap));
-	cap.magic = THD_LIVE;
-	cap.capture = &tmp;
-	r = build ? build(ctx, &cap) : hipSuccess;
-	if (r != hipSuccess) {
-		for (size_t i = 0; i < tmp.n; i++)
-			free(tmp.nodes[i].args);
-		free(tmp.nodes);
+	if ((r = thd_gnode_make(build, ctx, &tmp.nodes, &tmp.n)) != hipSuccess)
 		return thd_ret(r);
-	}
 	n = thd_object_new(sizeof(*n));
 	v = realloc(graph->gnodes, (graph->ngnodes + 1) * sizeof(*v));
 	if (v)
@@ -312,4 +335,131 @@ THD_EXPORT hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, h
 	if (flags != 0 && flags != hipGraphInstantiateFlagAutoFreeOnLaunch)
 		return thd_ret(hipErrorInvalidValue);
 	return hipGraphInstantiate(pGraphExec, graph, NULL, NULL, 0);
+}
+
+/* A child graph node: clr 5.2 clones the child graph into the node
+ * (hipChildGraphNode), so later changes to the child do not reach it; the
+ * double copies the child's work, in its order, now.  A null or dead child
+ * graph: hipErrorInvalidValue. */
+static hipError_t thd_build_child(const void *ctx, hipStream_t s)
+{
+	const struct ihipGraph *child = ctx;
+	struct ihipGraph *into;
+	thd_node *v;
+	size_t n, i;
+	hipError_t r;
+	int bad = 0;
+
+	if (!(into = thd_stream_capture(s, &bad)) || bad)
+		return hipErrorInvalidValue;
+	if ((r = thd_graph_flatten(child, &v, &n)) != hipSuccess)
+		return r;
+	for (i = 0; i < n && r == hipSuccess; i++) {
+		thd_node c = v[i];
+		c.owned = NULL;
+		if (c.args && c.args_len) {
+			if (!(c.args = malloc(c.args_len))) {
+				r = hipErrorOutOfMemory;
+				break;
+			}
+			memcpy(c.args, v[i].args, c.args_len);
+		}
+		if ((r = thd_graph_add(into, &c)) != hipSuccess)
+			free(c.args);
+	}
+	free(v);
+	return r;
+}
+
+THD_EXPORT hipError_t hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                                const hipGraphNode_t *pDependencies,
+                                                size_t numDependencies, hipGraph_t childGraph)
+{
+	if (!childGraph || childGraph->magic != THD_LIVE || childGraph == graph)
+		return thd_ret(hipErrorInvalidValue);
+	return thd_gnode_add(pGraphNode, graph, pDependencies, numDependencies, thd_build_child,
+	                     childGraph);
+}
+
+/* clr 5.2's hipGraphKernelNodeSetParams: null parameters, function or
+ * kernelParams, or a node that is not a kernel node: hipErrorInvalidValue;
+ * the node's work is made again from the new parameters (its
+ * dependencies stay). */
+THD_EXPORT hipError_t hipGraphKernelNodeSetParams(hipGraphNode_t node,
+                                                  const hipKernelNodeParams *pNodeParams)
+{
+	thd_node *items;
+	size_t n;
+	hipError_t r;
+
+	if (!node || node->magic != THD_LIVE || !pNodeParams || !pNodeParams->func ||
+	    !pNodeParams->kernelParams || node->nitems != 1 || node->items[0].kind != THD_NODE_KERNEL)
+		return thd_ret(hipErrorInvalidValue);
+	if ((r = thd_gnode_make(thd_build_kernel, pNodeParams, &items, &n)) != hipSuccess)
+		return thd_ret(r);
+	thd_items_free(node->items, node->nitems);
+	node->items = items;
+	node->nitems = n;
+	return hipSuccess;
+}
+
+/* clr 5.2's hipGraphDestroyNode: a null or dead node:
+ * hipErrorInvalidValue; the node leaves its graph with every edge to it
+ * (its handle keeps a dead magic). */
+THD_EXPORT hipError_t hipGraphDestroyNode(hipGraphNode_t node)
+{
+	struct ihipGraph *g;
+
+	if (!node || node->magic != THD_LIVE)
+		return thd_ret(hipErrorInvalidValue);
+	g = node->graph;
+	memmove(&g->gnodes[node->index], &g->gnodes[node->index + 1],
+	        (g->ngnodes - node->index - 1) * sizeof(*g->gnodes));
+	g->ngnodes--;
+	for (size_t i = 0; i < g->ngnodes; i++) {
+		struct hipGraphNode *t = g->gnodes[i];
+		size_t keep = 0;
+		t->index = i;
+		for (size_t k = 0; k < t->ndeps; k++)
+			if (t->deps[k] != node)
+				t->deps[keep++] = t->deps[k];
+		t->ndeps = keep;
+	}
+	thd_items_free(node->items, node->nitems);
+	node->items = NULL;
+	node->nitems = 0;
+	node->magic = THD_DEAD;
+	return hipSuccess;
+}
+
+/* clr 5.2's hipGraphRemoveDependencies: the checks of
+ * hipGraphAddDependencies, and an edge the graph does not hold:
+ * hipErrorInvalidValue (nothing removed then). */
+THD_EXPORT hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *from,
+                                                 const hipGraphNode_t *to, size_t numDependencies)
+{
+	if (!graph || graph->magic != THD_LIVE)
+		return thd_ret(hipErrorInvalidValue);
+	if (!numDependencies)
+		return hipSuccess;
+	if (!from || !to)
+		return thd_ret(hipErrorInvalidValue);
+	for (size_t i = 0; i < numDependencies; i++) {
+		int has = 0;
+		if (!from[i] || !to[i] || !thd_gnode_of(graph, from[i]) || !thd_gnode_of(graph, to[i]))
+			return thd_ret(hipErrorInvalidValue);
+		for (size_t k = 0; k < to[i]->ndeps; k++)
+			has |= to[i]->deps[k] == from[i];
+		if (!has)
+			return thd_ret(hipErrorInvalidValue);
+	}
+	for (size_t i = 0; i < numDependencies; i++) {
+		struct hipGraphNode *t = to[i];
+		for (size_t k = 0; k < t->ndeps; k++)
+			if (t->deps[k] == from[i]) {
+				t->deps[k] = t->deps[--t->ndeps];
+				break;
+			}
+	}
+	return hipSuccess;
 }

@@ -702,6 +702,17 @@ THD_EXPORT hipError_t hipLaunchKernel(const void *function_address, dim3 numBloc
 	return thd_launch(f, grid, block, stream, args, NULL);
 }
 
+/* clr 5.2's cooperative launch of a registered host stub: the launch
+ * hipLaunchKernel makes (clr's also refuses a grid larger than the blocks
+ * the device holds at once, hipErrorCooperativeLaunchTooLarge: the double
+ * has no such limit). */
+THD_EXPORT hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDimX,
+                                                 void **kernelParams, unsigned int sharedMemBytes,
+                                                 hipStream_t stream)
+{
+	return hipLaunchKernel(f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream);
+}
+
 THD_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX,
                                             unsigned int gridDimY, unsigned int gridDimZ,
                                             unsigned int blockDimX, unsigned int blockDimY,

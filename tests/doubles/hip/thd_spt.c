@@ -89,3 +89,11 @@ THD_EXPORT hipError_t hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t even
 {
 	return hipStreamWaitEvent(thd_spt_stream(stream), event, flags);
 }
+
+THD_EXPORT hipError_t hipLaunchCooperativeKernel_spt(const void *f, dim3 gridDim, dim3 blockDim,
+                                                     void **kernelParams, uint32_t sharedMemBytes,
+                                                     hipStream_t hStream)
+{
+	return hipLaunchCooperativeKernel(f, gridDim, blockDim, kernelParams, sharedMemBytes,
+	                                  thd_spt_stream(hStream));
+}

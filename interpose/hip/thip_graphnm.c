@@ -1,0 +1,364 @@
+/*
+ * thip_graphnm.c - the calls that change a HIP graph or graph exec after
+ * its nodes were added (docs/hip.md "Graphs built node by node"): those
+ * the compute model covers (hipGraphKernelNodeSetParams,
+ * hipGraphDestroyNode, hipGraphRemoveDependencies on a graph the
+ * interposer saw built, recorded as themselves), and those it does not:
+ * nodes of other kinds (child graph, host, event record and wait, copies
+ * to and from symbols), hipGraphClone, every other node setter, every exec
+ * setter and hipGraphExecUpdate.  Each is passed through and recorded as
+ * hip.tsGraphNotModeled (serializer/sbt_compute.h, as CUDA's): name = the
+ * call, parent = the graph it changed (a node's graph is looked up in the
+ * table below), or handle = the exec; an added node's record carries the
+ * node, its dependencies and sub = its hipGraphNodeType.  Replay refuses a
+ * launch of the work such a call changed, naming the call; the exit report
+ * counts the graphs and execs changed.
+ *
+ * State: thip_graphnm_g, the nodes the program added (node -> graph) and
+ * the graphs and execs changed, under its own mutex, held only to look up
+ * or change them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "interpose/hip/thip_internal.h"
+
+static struct {
+	pthread_mutex_t mu;
+	cap_umap graph_of_node; /* node -> graph (as a pointer-sized value) */
+	cap_umap changed;       /* graph or exec -> 1 */
+	uint64_t nchanged;
+} thip_graphnm_g = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+void thip_graph_node_add(uint64_t node, uint64_t graph)
+{
+	if (!node || !graph)
+		return;
+	pthread_mutex_lock(&thip_graphnm_g.mu);
+	/* a node handle the runtime reuses belongs to its new graph */
+	if (cap_umap_get(&thip_graphnm_g.graph_of_node, node) != (void *)(uintptr_t)graph &&
+	    cap_umap_put(&thip_graphnm_g.graph_of_node, node, (void *)(uintptr_t)graph) ==
+	            (void *)(uintptr_t)graph)
+		CAP_ERROR("hip: out of memory keeping graph node %p", (void *)(uintptr_t)node);
+	pthread_mutex_unlock(&thip_graphnm_g.mu);
+}
+
+uint64_t thip_graph_nm_count(void)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&thip_graphnm_g.mu);
+	n = thip_graphnm_g.nchanged;
+	pthread_mutex_unlock(&thip_graphnm_g.mu);
+	return n;
+}
+
+/* The graph node was added to (0: not seen); drop: forget the node. */
+static uint64_t thip_graphnm_graph_of(uint64_t node, int drop)
+{
+	uint64_t g;
+
+	pthread_mutex_lock(&thip_graphnm_g.mu);
+	g = (uint64_t)(uintptr_t)cap_umap_get(&thip_graphnm_g.graph_of_node, node);
+	if (drop && g)
+		cap_umap_del(&thip_graphnm_g.graph_of_node, node);
+	pthread_mutex_unlock(&thip_graphnm_g.mu);
+	return g;
+}
+
+static void thip_graphnm_mark(uint64_t key)
+{
+	pthread_mutex_lock(&thip_graphnm_g.mu);
+	if (key && !cap_umap_get(&thip_graphnm_g.changed, key) &&
+	    !cap_umap_put(&thip_graphnm_g.changed, key, (void *)(uintptr_t)1))
+		thip_graphnm_g.nchanged++;
+	pthread_mutex_unlock(&thip_graphnm_g.mu);
+}
+
+/* deps as packed u64 LE handles into a new buffer (*out owned by the
+ * caller, NULL when there are none or out of memory). */
+static size_t thip_graphnm_pack(const hipGraphNode_t *v, size_t n, uint8_t **out)
+{
+	uint8_t *b;
+
+	*out = NULL;
+	if (!v || !n || n > SIZE_MAX / 8 || !(b = malloc(n * 8)))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = THIP_U(v[i]);
+		for (int k = 0; k < 8; k++)
+			b[i * 8 + (size_t)k] = (uint8_t)(h >> (8 * k));
+	}
+	*out = b;
+	return n * 8;
+}
+
+/*
+ * Record call (hip.tsGraphNotModeled, result r) as having changed exec,
+ * or else graph, or else the graph node belongs to.  An add: node = the
+ * node it made, deps its dependencies, type its hipGraphNodeType.  A call
+ * that failed changed nothing: recorded with its error, not counted.
+ */
+static void thip_graphnm_record(const thip_call *call, hipError_t r, const char *name,
+                                uint64_t graph, uint64_t exec, uint64_t node,
+                                const hipGraphNode_t *deps, size_t ndeps, unsigned type)
+{
+	uint8_t *packed = NULL;
+	sbt_cm_call c;
+
+	if (!exec && !graph && node)
+		graph = thip_graphnm_graph_of(node, 0);
+	if (r == hipSuccess) {
+		thip_graphnm_mark(exec ? exec : graph ? graph : node);
+		CAP_INFO("hip: %s changes a graph in a way the model does not cover: replay refuses its "
+		         "work", name);
+	}
+	if (!call->record)
+		return;
+	sbt_cm_call_init(&c);
+	c.result = (uint64_t)r;
+	c.handle = exec;
+	c.parent = exec ? 0 : graph;
+	c.node = node;
+	c.sub = type;
+	c.name = (const uint8_t *)name;
+	c.name_len = strlen(name);
+	/* a call that failed may have refused what deps points to: not read */
+	c.deps_len = r == hipSuccess ? thip_graphnm_pack(deps, ndeps, &packed) : 0;
+	c.deps = packed;
+	thip_record(SBT_CM_HIP_tsGraphNotModeled, &c, 0);
+	free(packed);
+}
+
+#define THIP_GRAPHNM_ID(...) __VA_ARGS__
+
+/* A node of a kind the model does not cover: type its hipGraphNodeType,
+ * params/args the call's own after the dependencies. */
+#define THIP_GRAPHNM_ADD(fname, type, params, args)                                                \
+	hipError_t fname(hipGraphNode_t *pGraphNode, hipGraph_t graph,                             \
+	                 const hipGraphNode_t *pDependencies, size_t numDependencies,              \
+	                 THIP_GRAPHNM_ID params)                                                   \
+	{                                                                                          \
+		thip_call call;                                                                    \
+		hipError_t (*real)(hipGraphNode_t *, hipGraph_t, const hipGraphNode_t *, size_t,  \
+		                   THIP_GRAPHNM_ID params) =                                       \
+			(hipError_t(*)(hipGraphNode_t *, hipGraph_t, const hipGraphNode_t *,      \
+			               size_t, THIP_GRAPHNM_ID params))thip_begin(&call,          \
+			                                                          THIP_FN_##fname); \
+		hipError_t r = real ? real(pGraphNode, graph, pDependencies, numDependencies,     \
+		                           THIP_GRAPHNM_ID args)                                   \
+		                    : THIP_NO_RUNTIME;                                             \
+		uint64_t node = r == hipSuccess && pGraphNode ? THIP_U(*pGraphNode) : 0;         \
+                                                                                                   \
+		if (!call.nested) {                                                                \
+			thip_graph_node_add(node, THIP_U(graph));                                  \
+			thip_graphnm_record(&call, r, #fname, THIP_U(graph), 0, node,              \
+			                    pDependencies, numDependencies, type);                 \
+		}                                                                                  \
+		thip_end(&call);                                                                   \
+		return r;                                                                          \
+	}
+
+/* Another change: graph, exec and node are expressions of the parameters
+ * and r (0 where the call names none). */
+#define THIP_GRAPHNM(fname, params, args, graph, exec, node)                                       \
+	hipError_t fname(THIP_GRAPHNM_ID params)                                                   \
+	{                                                                                          \
+		thip_call call;                                                                    \
+		hipError_t (*real)(THIP_GRAPHNM_ID params) =                                       \
+			(hipError_t(*)(THIP_GRAPHNM_ID params))thip_begin(&call, THIP_FN_##fname); \
+		hipError_t r = real ? real(THIP_GRAPHNM_ID args) : THIP_NO_RUNTIME;               \
+                                                                                                   \
+		if (!call.nested)                                                                  \
+			thip_graphnm_record(&call, r, #fname, (graph), (exec), (node), NULL, 0,   \
+			                    0);                                                    \
+		thip_end(&call);                                                                   \
+		return r;                                                                          \
+	}
+
+THIP_GRAPHNM_ADD(hipGraphAddChildGraphNode, hipGraphNodeTypeGraph, (hipGraph_t childGraph),
+                 (childGraph))
+THIP_GRAPHNM_ADD(hipGraphAddEventRecordNode, hipGraphNodeTypeEventRecord, (hipEvent_t event),
+                 (event))
+THIP_GRAPHNM_ADD(hipGraphAddEventWaitNode, hipGraphNodeTypeWaitEvent, (hipEvent_t event), (event))
+THIP_GRAPHNM_ADD(hipGraphAddHostNode, hipGraphNodeTypeHost, (const hipHostNodeParams *pNodeParams),
+                 (pNodeParams))
+THIP_GRAPHNM_ADD(hipGraphAddMemcpyNodeFromSymbol, hipGraphNodeTypeMemcpyFromSymbol,
+                 (void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind),
+                 (dst, symbol, count, offset, kind))
+THIP_GRAPHNM_ADD(hipGraphAddMemcpyNodeToSymbol, hipGraphNodeTypeMemcpyToSymbol,
+                 (const void *symbol, const void *src, size_t count, size_t offset,
+                  hipMemcpyKind kind),
+                 (symbol, src, count, offset, kind))
+
+/* The clone is a graph the trace never saw built: replay never
+ * instantiates it. */
+THIP_GRAPHNM(hipGraphClone, (hipGraph_t *pGraphClone, hipGraph_t originalGraph),
+             (pGraphClone, originalGraph),
+             r == hipSuccess && pGraphClone ? THIP_U(*pGraphClone) : THIP_U(originalGraph), 0, 0)
+THIP_GRAPHNM(hipGraphEventRecordNodeSetEvent, (hipGraphNode_t node, hipEvent_t event), (node, event),
+             0, 0, THIP_U(node))
+THIP_GRAPHNM(hipGraphEventWaitNodeSetEvent, (hipGraphNode_t node, hipEvent_t event), (node, event),
+             0, 0, THIP_U(node))
+THIP_GRAPHNM(hipGraphHostNodeSetParams, (hipGraphNode_t node, const hipHostNodeParams *pNodeParams),
+             (node, pNodeParams), 0, 0, THIP_U(node))
+THIP_GRAPHNM(hipGraphKernelNodeSetAttribute,
+             (hipGraphNode_t hNode, hipKernelNodeAttrID attr, const hipKernelNodeAttrValue *value),
+             (hNode, attr, value), 0, 0, THIP_U(hNode))
+THIP_GRAPHNM(hipGraphMemcpyNodeSetParams,
+             (hipGraphNode_t node, const hipMemcpy3DParms *pNodeParams), (node, pNodeParams), 0, 0,
+             THIP_U(node))
+THIP_GRAPHNM(hipGraphMemcpyNodeSetParams1D,
+             (hipGraphNode_t node, void *dst, const void *src, size_t count, hipMemcpyKind kind),
+             (node, dst, src, count, kind), 0, 0, THIP_U(node))
+THIP_GRAPHNM(hipGraphMemcpyNodeSetParamsFromSymbol,
+             (hipGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset,
+              hipMemcpyKind kind),
+             (node, dst, symbol, count, offset, kind), 0, 0, THIP_U(node))
+THIP_GRAPHNM(hipGraphMemcpyNodeSetParamsToSymbol,
+             (hipGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset,
+              hipMemcpyKind kind),
+             (node, symbol, src, count, offset, kind), 0, 0, THIP_U(node))
+THIP_GRAPHNM(hipGraphMemsetNodeSetParams, (hipGraphNode_t node, const hipMemsetParams *pNodeParams),
+             (node, pNodeParams), 0, 0, THIP_U(node))
+THIP_GRAPHNM(hipGraphExecChildGraphNodeSetParams,
+             (hipGraphExec_t hGraphExec, hipGraphNode_t node, hipGraph_t childGraph),
+             (hGraphExec, node, childGraph), 0, THIP_U(hGraphExec), THIP_U(node))
+THIP_GRAPHNM(hipGraphExecEventRecordNodeSetEvent,
+             (hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event),
+             (hGraphExec, hNode, event), 0, THIP_U(hGraphExec), THIP_U(hNode))
+THIP_GRAPHNM(hipGraphExecEventWaitNodeSetEvent,
+             (hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event),
+             (hGraphExec, hNode, event), 0, THIP_U(hGraphExec), THIP_U(hNode))
+THIP_GRAPHNM(hipGraphExecHostNodeSetParams,
+             (hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipHostNodeParams *pNodeParams),
+             (hGraphExec, node, pNodeParams), 0, THIP_U(hGraphExec), THIP_U(node))
+THIP_GRAPHNM(hipGraphExecKernelNodeSetParams,
+             (hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipKernelNodeParams *pNodeParams),
+             (hGraphExec, node, pNodeParams), 0, THIP_U(hGraphExec), THIP_U(node))
+THIP_GRAPHNM(hipGraphExecMemcpyNodeSetParams,
+             (hipGraphExec_t hGraphExec, hipGraphNode_t node, hipMemcpy3DParms *pNodeParams),
+             (hGraphExec, node, pNodeParams), 0, THIP_U(hGraphExec), THIP_U(node))
+THIP_GRAPHNM(hipGraphExecMemcpyNodeSetParams1D,
+             (hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *src,
+              size_t count, hipMemcpyKind kind),
+             (hGraphExec, node, dst, src, count, kind), 0, THIP_U(hGraphExec), THIP_U(node))
+THIP_GRAPHNM(hipGraphExecMemcpyNodeSetParamsFromSymbol,
+             (hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *symbol,
+              size_t count, size_t offset, hipMemcpyKind kind),
+             (hGraphExec, node, dst, symbol, count, offset, kind), 0, THIP_U(hGraphExec),
+             THIP_U(node))
+THIP_GRAPHNM(hipGraphExecMemcpyNodeSetParamsToSymbol,
+             (hipGraphExec_t hGraphExec, hipGraphNode_t node, const void *symbol, const void *src,
+              size_t count, size_t offset, hipMemcpyKind kind),
+             (hGraphExec, node, symbol, src, count, offset, kind), 0, THIP_U(hGraphExec),
+             THIP_U(node))
+THIP_GRAPHNM(hipGraphExecMemsetNodeSetParams,
+             (hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipMemsetParams *pNodeParams),
+             (hGraphExec, node, pNodeParams), 0, THIP_U(hGraphExec), THIP_U(node))
+THIP_GRAPHNM(hipGraphExecUpdate,
+             (hipGraphExec_t hGraphExec, hipGraph_t hGraph, hipGraphNode_t *hErrorNode_out,
+              hipGraphExecUpdateResult *updateResult_out),
+             (hGraphExec, hGraph, hErrorNode_out, updateResult_out), 0, THIP_U(hGraphExec), 0)
+
+/*
+ * The changes the model covers (serializer/sbt_compute.h: as CUDA's
+ * cuGraphKernelNodeSetParams, cuGraphDestroyNode and
+ * cuGraphRemoveDependencies): recorded as themselves when every node they
+ * name was added to a graph the interposer saw built (the nodes table),
+ * else as tsGraphNotModeled (a node of a graph made by stream capture, or
+ * one the trace never saw added).  A call that failed is recorded as
+ * itself with its error: it changed nothing.
+ */
+hipError_t hipGraphKernelNodeSetParams(hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
+{
+	thip_call call;
+	hipError_t (*real)(hipGraphNode_t, const hipKernelNodeParams *) =
+		(hipError_t(*)(hipGraphNode_t, const hipKernelNodeParams *))thip_begin(
+			&call, THIP_FN_hipGraphKernelNodeSetParams);
+	hipError_t r = real ? real(node, pNodeParams) : THIP_NO_RUNTIME;
+	thip_node n;
+
+	if (!call.nested) {
+		memset(&n, 0, sizeof(n));
+		n.node = THIP_U(node);
+		n.graph = thip_graphnm_graph_of(n.node, 0);
+		if (r == hipSuccess && !n.graph) {
+			thip_graphnm_record(&call, r, "hipGraphKernelNodeSetParams", 0, 0, n.node, NULL, 0, 0);
+		} else {
+			call.node = &n;
+			thip_kernel_node_record(&call, SBT_CM_HIP_hipGraphKernelNodeSetParams, r, pNodeParams);
+		}
+	}
+	thip_end(&call);
+	return r;
+}
+
+/* The node is gone afterwards: its graph is looked up before the call. */
+hipError_t hipGraphDestroyNode(hipGraphNode_t node)
+{
+	thip_call call;
+	hipError_t (*real)(hipGraphNode_t) =
+		(hipError_t(*)(hipGraphNode_t))thip_begin(&call, THIP_FN_hipGraphDestroyNode);
+	uint64_t graph = call.nested ? 0 : thip_graphnm_graph_of(THIP_U(node), 0);
+	hipError_t r = real ? real(node) : THIP_NO_RUNTIME;
+	sbt_cm_call c;
+
+	if (!call.nested) {
+		if (r == hipSuccess && !graph) {
+			thip_graphnm_record(&call, r, "hipGraphDestroyNode", 0, 0, THIP_U(node), NULL, 0, 0);
+		} else if (call.record) {
+			sbt_cm_call_init(&c);
+			c.result = (uint64_t)r;
+			c.node = THIP_U(node);
+			c.parent = graph;
+			thip_record(SBT_CM_HIP_hipGraphDestroyNode, &c, 0);
+		}
+		if (r == hipSuccess)
+			thip_graphnm_graph_of(THIP_U(node), 1);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *from,
+                                      const hipGraphNode_t *to, size_t numDependencies)
+{
+	thip_call call;
+	hipError_t (*real)(hipGraph_t, const hipGraphNode_t *, const hipGraphNode_t *, size_t) =
+		(hipError_t(*)(hipGraph_t, const hipGraphNode_t *, const hipGraphNode_t *, size_t))
+			thip_begin(&call, THIP_FN_hipGraphRemoveDependencies);
+	hipError_t r = real ? real(graph, from, to, numDependencies) : THIP_NO_RUNTIME;
+	uint8_t *pf = NULL, *pt = NULL;
+	int known = 1;
+	sbt_cm_call c;
+
+	if (call.nested)
+		goto out;
+	/* the runtime read both lists when it worked */
+	for (size_t i = 0; r == hipSuccess && known && i < numDependencies; i++)
+		known = thip_graphnm_graph_of(THIP_U(from[i]), 0) == THIP_U(graph) &&
+		        thip_graphnm_graph_of(THIP_U(to[i]), 0) == THIP_U(graph);
+	if (r == hipSuccess && !known) {
+		thip_graphnm_record(&call, r, "hipGraphRemoveDependencies", THIP_U(graph), 0, 0, NULL, 0,
+		                    0);
+		goto out;
+	}
+	if (!call.record)
+		goto out;
+	sbt_cm_call_init(&c);
+	c.result = (uint64_t)r;
+	c.parent = THIP_U(graph);
+	if (r == hipSuccess) {
+		c.deps_len = thip_graphnm_pack(from, numDependencies, &pf);
+		c.deps = pf;
+		c.deps_to_len = thip_graphnm_pack(to, numDependencies, &pt);
+		c.deps_to = pt;
+	}
+	thip_record(SBT_CM_HIP_hipGraphRemoveDependencies, &c, 0);
+	free(pf);
+	free(pt);
+out:
+	thip_end(&call);
+	return r;
+}

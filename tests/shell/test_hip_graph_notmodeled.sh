@@ -1,0 +1,83 @@
+#!/bin/sh
+# Graph changes the compute model does not cover (docs/hip.md "Graphs
+# built node by node"), with hip_graph_nm (tests/hip/hip_graph_nm.c, no
+# kernel), on the libamdhip64 test double:
+# - the double runs a child graph node as clr 5.2 does (the child's work
+#   copied into the node when it is added);
+# - tscapture records hipGraphAddChildGraphNode as hip.tsGraphNotModeled
+#   naming the call, the graph, the node, its dependency and its type
+#   (hipGraphNodeTypeGraph, 5); the one that failed (no child graph) is
+#   recorded with its error and does not count; the exit report and
+#   tsinfo (text and --json) count the graph changed;
+# - tsreplay replays the launch made before the change (its checkpoint
+#   equal) and refuses the launch after it by name (exit 1); a --range
+#   that ends before that launch replays with its one checkpoint equal;
+# - a change to a node of a graph the trace does not name (the record's
+#   graph dropped) refuses every later graph launch.
+. "$TOP/tests/support/shell.sh"
+DBL="$TOP/$BUILD/tests/doubles/hip"
+H="$TOP/$BUILD/tests/hip"
+[ -e "$DBL/libamdhip64.so.5" ] || { echo "no HIP headers or code-object reader: the HIP double is not built"; exit 77; }
+[ -x "$H/hip_graph_nm" ] || { echo "no libamdhip64 to link against: hip_graph_nm is not built (scripts/deps.sh installs it)"; exit 77; }
+unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
+	TRACESMITH_TRIGGER TRACESMITH_SNAPSHOT TRACESMITH_API TRACESMITH_HIP_RUNTIME TSHIP_DOUBLE_SEED \
+	TSHIP_DOUBLE_DEVICES
+CAP="$TOP/$BUILD/tscapture"
+RP="$TOP/$BUILD/tsreplay"
+INFO="$TOP/$BUILD/tsinfo"
+MUT="$TOP/$BUILD/tests/sbt_mutate"
+SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+PRE=${SANRT:+env LD_PRELOAD=$SANRT}
+export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if tsan_build; then
+	TRACESMITH_HIP_VA=0x4000000000:64G
+	export TRACESMITH_HIP_VA
+fi
+
+expect_rc 0 run $PRE "$H/hip_graph_nm"
+has run out "first: 11 11 11 hash 17925223560791569925"
+has run out "second: 11 22 11 hash 4464032630387078725"
+[ "$(wc -l <"$T/run.out")" -eq 2 ] || fail "a call failed on the double: $(cat "$T/run.out")"
+
+expect_rc 0 cap $PRE "$CAP" -o "$T/c.sbt" -- "$H/hip_graph_nm"
+cmp -s "$T/run.out" "$T/cap.out" || fail "output changed under tscapture: $(diff "$T/run.out" "$T/cap.out")"
+has cap err ", 1 graph or exec changed by calls not modeled, 0 to 0 entry points not modeled"
+expect_rc 0 dump "$INFO" --dump "$T/c.sbt"
+G=$(sed -n 's/^seq=[0-9]* .* hip\.hipGraphCreate handle=\([0-9]*\).*/\1/p' "$T/dump.out" | head -1)
+SET=$(sed -n 's/^seq=[0-9]* .* hip\.hipGraphAddMemsetNode parent=.* node=\([0-9]*\).*/\1/p' "$T/dump.out" | head -1)
+DEP=$(printf '%016x' "$SET" | sed 's/\(..\)/\1 /g' | awk '{for (i = NF; i > 0; i--) printf "%s", $i}')
+[ "$(grep -c ' hip\.tsGraphNotModeled ' "$T/dump.out")" -eq 2 ] ||
+	fail "not 2 hip.tsGraphNotModeled records: $(grep tsGraphNotModeled "$T/dump.out")"
+grep -q " hip\.tsGraphNotModeled result=1 parent=$G name=\"hipGraphAddChildGraphNode\" sub=5\$" "$T/dump.out" ||
+	fail "the failed add is not recorded with its error: $(grep tsGraphNotModeled "$T/dump.out")"
+grep -q " hip\.tsGraphNotModeled parent=$G name=\"hipGraphAddChildGraphNode\" sub=5 node=[1-9][0-9]* deps=$DEP\$" "$T/dump.out" ||
+	fail "the child graph node is not recorded: $(grep tsGraphNotModeled "$T/dump.out")"
+expect_rc 0 info "$INFO" "$T/c.sbt"
+has info out "hip graphs   1 graph or exec changed by calls not modeled (replay refuses their launches): hipGraphAddChildGraphNode=1"
+grep -q '^cuda graphs' "$T/info.out" && fail "info counts CUDA graphs: $(cat "$T/info.out")"
+expect_rc 0 json "$INFO" --json "$T/c.sbt"
+has json out '"hip_graphs_not_modeled":{"graphs":1,"calls":[{"name":"hipGraphAddChildGraphNode","records":1}]}'
+
+NM=$(sed -n 's/^seq=\([0-9]*\) .* hip\.tsGraphNotModeled parent=.*/\1/p' "$T/dump.out")
+L2=$(sed -n 's/^seq=\([0-9]*\) .* hip\.hipGraphLaunch .*/\1/p' "$T/dump.out" | sed -n 2p)
+E2=$(sed -n "s/^seq=$L2 .* hip\.hipGraphLaunch handle=\([0-9]*\).*/\1/p" "$T/dump.out")
+[ -n "$NM" ] && [ -n "$L2" ] && [ -n "$E2" ] || fail "no change or second launch in the trace"
+expect_rc 1 refuse "$RP" "$T/c.sbt"
+has refuse err "tsreplay: backend hip: record seq $L2 (hip.hipGraphLaunch): graph exec $(printf '0x%x' "$E2") cannot be replayed: it or its graph was changed by hipGraphAddChildGraphNode at seq $NM, which replay does not model; replay a --range that ends before seq $L2"
+expect_rc 0 before "$RP" --json --range ":$L2" "$T/c.sbt"
+n=$(json_field "$T/before.out" checkpoints)
+m=$(json_field "$T/before.out" matched)
+[ "$n" = 1 ] && [ "$m" = 1 ] || fail "before: $n checkpoints, $m matched, expected 1 of 1: $(cat "$T/before.out")"
+
+# the change's graph dropped: a node of a graph the trace does not name
+i=0
+while [ "$i" -lt 40 ]; do
+	"$MUT" "$T/c.sbt" "$T/nograph.sbt" --varint "$NM:$i:0" >/dev/null 2>&1 &&
+		"$INFO" --dump "$T/nograph.sbt" | grep -q "^seq=$NM .* hip\.tsGraphNotModeled name=\"hipGraphAddChildGraphNode\" sub=5 node=" && break
+	i=$((i + 1))
+done
+[ "$i" -lt 40 ] || fail "no varint of record $NM is its graph"
+expect_rc 1 nograph "$RP" "$T/nograph.sbt"
+has nograph err "record seq $L2 (hip.hipGraphLaunch): graph exec $(printf '0x%x' "$E2") cannot be replayed: hipGraphAddChildGraphNode at seq $NM changed node 0x"
+has nograph err " of a graph the trace does not name, which replay does not model; replay a --range that ends before seq $L2"
+exit 0
