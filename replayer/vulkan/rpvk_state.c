@@ -19,13 +19,20 @@
  *     draw reads (rpvk_shader_dyn_missing: rpvk_shader.c's table), when
  *     that state was never set (since begin, or since a pipeline with it
  *     static was bound), in a primary or a secondary command buffer;
+ *   - in a primary command buffer after vkCmdExecuteCommands (which leaves
+ *     its state undefined but the render pass), a draw or dispatch that
+ *     uses its pipeline, descriptor sets, vertex or index buffers, push
+ *     constants or dynamic state without binding or setting them again;
  *   - vkCmdExecuteCommands of a secondary command buffer not executable;
  *   - vkEndCommandBuffer of one not recording or inside a render pass;
  *   - a submit of one that is not executable (never ended, or reset), or
  *     that names a buffer or image whose memory was freed or that was
  *     destroyed since, or binds a descriptor set freed since or holding
  *     such a resource (rpvk_dset.c), or whose draws or dispatches use a
- *     binding of a bound set never written (and not partially bound);
+ *     binding of a bound set never written (and not partially bound), or
+ *     that binds a set updated since the bind in a binding without
+ *     UPDATE_AFTER_BIND or UPDATE_UNUSED_WHILE_PENDING (the update made
+ *     the command buffer invalid);
  *   - a buffer or image with no memory bound named by a vkCmd* parameter
  *     (rpvk_cmd_resources, generated), a view or a descriptor write (the
  *     driver would read through a null pointer; sparse ones not judged);
