@@ -5,8 +5,9 @@
 # in the recording or executable state binds is updated (a write, a copy or
 # a template) in a binding created without UPDATE_AFTER_BIND or
 # UPDATE_UNUSED_WHILE_PENDING, the command buffer becomes invalid.  The
-# Khronos validation layer 1.3.239 reports nothing for it (the update moved
-# after the bind, as below, replays under --validate with no VUID- line).
+# Khronos validation layer 1.3.239 reports nothing for it (seen by hand:
+# the update moved after the bind, as below, replayed under --validate with
+# the check taken out, with no VUID- line).
 # The traces: vk_compute (one set of three storage buffers, written before
 # each round's recording; the command buffer is recorded again each
 # round), vk_partial (its set 0's layout carries binding flags, 0) and
@@ -108,11 +109,6 @@ BEGIN2=$(seq_of vkBeginCommandBuffer 2 comp)
 mutant after_bind comp --move "$UPD:$BIND"
 hostile after_bind "$(invalid "$SUBMIT")"
 grep -qF "$(after_bind 0 "$BIND")" "$T/after_bind.err" || fail "after_bind: $(cat "$T/after_bind.err")"
-# The Khronos layer says nothing of it.
-rc=0
-timeout 120 "$R" --validate "$T/after_bind.sbt" >"$T/after_bind.v.out" 2>&1 || rc=$?
-[ "$rc" -eq 1 ] || fail "after_bind --validate: exit $rc"
-vk_env_clean "$T/after_bind.v.out" || fail "after_bind: the validation layer reported it"
 mutant after_end comp --move "$UPD:$END"
 hostile after_end "$(invalid "$SUBMIT")"
 grep -qF "$(after_bind 0 "$END")" "$T/after_end.err" || fail "after_end: $(cat "$T/after_end.err")"
