@@ -12,7 +12,10 @@
 #     query copies and reads of substituted queries, and a descriptor set
 #     written again each round before the buffer it held is destroyed; the
 #     null device aborted on that while a set kept every object any write
-#     had put in it);
+#     had put in it); so do vk_dynstate_eds3 and vk_dynstate_execute
+#     (vk_dynstate --eds3 and --execute: the extended dynamic state 3
+#     setters, which the null device only records, and a primary that sets
+#     its state again after vkCmdExecuteCommands);
 #   - each crash_* input, a mutant of one of them for a class of call the
 #     null device aborted on before the replay checked it (it stands for a
 #     driver crash), stops with a message naming the record:
@@ -60,7 +63,7 @@ R="$BUILD/tests/vk_null_main"
 [ -x "$R" ] || { echo "the null-device replay is not built"; exit 77; }
 C="$TOP/tests/fuzz/corpus_vk_null"
 expect_rc 0 corpus "$R" --timeout 20 "$C"/*
-for t in vk_compute vk_offscreen vk_partial vk_trim_occlusion; do
+for t in vk_compute vk_offscreen vk_partial vk_trim_occlusion vk_dynstate_eds3 vk_dynstate_execute; do
 	grep -qx "replayed $C/$t" "$T/corpus.out" || fail "$t did not replay: $(grep " $C/$t" "$T/corpus.out")"
 done
 n=0
@@ -87,4 +90,4 @@ for t in vk_compute vk_offscreen; do
 	m=$(grep -c '^\(replayed\|stopped\) ' "$T/mutants-$t.out")
 	[ "$m" -eq 40 ] || fail "$t: $m of 40 mutants ended: $(tail -3 "$T/mutants-$t.out")"
 done
-echo "ok: 4 traces replayed, $n crash inputs stopped naming the record, 80 mutants ended, against the null device"
+echo "ok: 6 traces replayed, $n crash inputs stopped naming the record, 80 mutants ended, against the null device"
