@@ -693,26 +693,58 @@ static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, co
 	return RP_OK;
 }
 
-static rp_status rpvk_state_submit(rpvk *r, VkCommandBuffer cb)
+static rp_status rpvk_state_submit(rpvk *r, VkCommandBuffer cb, int secondary);
+
+/* The secondary command buffers primary c executes (noted at its
+ * vkCmdExecuteCommands), judged as a submit of their own: what they use is
+ * used by the submit.  One level: a secondary's own list is not followed. */
+static rp_status rpvk_state_submit_secondaries(rpvk *r, VkCommandBuffer cb, const rpvk_cb *c)
 {
+	char why[200];
+	rp_status st;
+	for (uint32_t i = 0; i < c->nres; i++) {
+		VkCommandBuffer s = (VkCommandBuffer)(uintptr_t)c->res[i].live;
+		if (c->res[i].type != VK_OBJECT_TYPE_COMMAND_BUFFER)
+			continue;
+		if (!rpvk_cb_get(r, s)) {
+			snprintf(why, sizeof(why), "is submitted, and the secondary command buffer 0x%llx it "
+			         "executes was freed since it was recorded",
+			         (unsigned long long)(uintptr_t)s);
+			return rpvk_state_refuse(r, cb, why);
+		}
+		if ((st = rpvk_state_submit(r, s, 1)) != RP_OK)
+			return st;
+	}
+	return RP_OK;
+}
+
+/* A submit of cb (secondary: executed by the command buffer submitted). */
+static rp_status rpvk_state_submit(rpvk *r, VkCommandBuffer cb, int secondary)
+{
+	/* what the message says of cb */
+	const char *is = secondary ? "is executed by the command buffer submitted" : "is submitted";
 	rpvk_cb *c = rpvk_cb_get(r, cb);
-	char why[160], text[320];
-	if (c && c->state == RPVK_CB_EXECUTABLE && c->stale)
-		return rpvk_state_refuse(r, cb, "is submitted, and a buffer, image, descriptor set, "
-		                                "pipeline or framebuffer it uses was destroyed since it "
-		                                "was recorded");
+	char why[160], text[400];
+	rp_status st;
+	if (c && c->state == RPVK_CB_EXECUTABLE && !secondary &&
+	    (st = rpvk_state_submit_secondaries(r, cb, c)) != RP_OK)
+		return st;
+	if (c && c->state == RPVK_CB_EXECUTABLE && c->stale) {
+		snprintf(text, sizeof(text), "%s, and a buffer, image, descriptor set, pipeline or "
+		         "framebuffer it uses was destroyed since it was recorded", is);
+		return rpvk_state_refuse(r, cb, text);
+	}
 	if (c && c->state == RPVK_CB_EXECUTABLE && c->upd_seq) {
 		if (c->upd_binding == UINT32_MAX)
-			snprintf(text, sizeof(text), "is submitted, and a descriptor set it binds was updated "
-			         "through a template at record seq %llu, after the bind, and its layout has no "
-			         "binding with UPDATE_AFTER_BIND or UPDATE_UNUSED_WHILE_PENDING: that update made "
-			         "the command buffer invalid", (unsigned long long)c->upd_seq);
+			snprintf(text, sizeof(text), "%s, and a descriptor set it binds was updated through a "
+			         "template at record seq %llu, after the bind, and its layout has no binding "
+			         "with UPDATE_AFTER_BIND or UPDATE_UNUSED_WHILE_PENDING: that update made the "
+			         "command buffer invalid", is, (unsigned long long)c->upd_seq);
 		else
-			snprintf(text, sizeof(text), "is submitted, and binding %u of a descriptor set it "
-			         "binds was updated at record seq %llu, after the bind, without "
-			         "UPDATE_AFTER_BIND or UPDATE_UNUSED_WHILE_PENDING in its layout: that update "
-			         "made the command buffer invalid", c->upd_binding,
-			         (unsigned long long)c->upd_seq);
+			snprintf(text, sizeof(text), "%s, and binding %u of a descriptor set it binds was "
+			         "updated at record seq %llu, after the bind, without UPDATE_AFTER_BIND or "
+			         "UPDATE_UNUSED_WHILE_PENDING in its layout: that update made the command "
+			         "buffer invalid", is, c->upd_binding, (unsigned long long)c->upd_seq);
 		return rpvk_state_refuse(r, cb, text);
 	}
 	if (c && c->state == RPVK_CB_EXECUTABLE)
@@ -720,24 +752,33 @@ static rp_status rpvk_state_submit(rpvk *r, VkCommandBuffer cb)
 			if (c->res[i].type == VK_OBJECT_TYPE_DESCRIPTOR_SET) {
 				if (!rpvk_dset_bad(r, c->res[i].live, why, sizeof(why)))
 					continue;
-				snprintf(text, sizeof(text), "is submitted, and a descriptor set it binds is not "
-				         "valid (%s)", why);
+				snprintf(text, sizeof(text), "%s, and a descriptor set it binds is not valid (%s)",
+				         is, why);
 				return rpvk_state_refuse(r, cb, text);
 			}
-			if (c->res[i].type == VK_OBJECT_TYPE_IMAGE_VIEW)
+			if (c->res[i].type == VK_OBJECT_TYPE_IMAGE_VIEW ||
+			    c->res[i].type == VK_OBJECT_TYPE_COMMAND_BUFFER)
 				continue;
-			if ((rpvk_sobj(r, c->res[i].type, c->res[i].live) & 3) == RPVK_RES_FREED)
-				return rpvk_state_refuse(r, cb, "is submitted, and a buffer or image it uses has "
-				                                "had its memory freed since it was recorded");
+			if ((rpvk_sobj(r, c->res[i].type, c->res[i].live) & 3) == RPVK_RES_FREED) {
+				snprintf(text, sizeof(text), "%s, and a buffer or image it uses has had its memory "
+				         "freed since it was recorded", is);
+				return rpvk_state_refuse(r, cb, text);
+			}
 		}
 	for (uint32_t i = 0; c && c->state == RPVK_CB_EXECUTABLE && i < c->nneed; i++)
 		if (rpvk_dset_unwritten(r, c->need[i].set, c->need[i].binding, why, sizeof(why))) {
-			snprintf(text, sizeof(text), "is submitted, and a descriptor set it binds is not "
-			         "valid (%s)", why);
+			snprintf(text, sizeof(text), "%s, and a descriptor set it binds is not valid (%s)", is,
+			         why);
 			return rpvk_state_refuse(r, cb, text);
 		}
 	if (!c || c->state == RPVK_CB_EXECUTABLE)
 		return RP_OK;
+	if (secondary)
+		return rpvk_state_refuse(r, cb, c->state == RPVK_CB_RECORDING ?
+		                         "is executed by the command buffer submitted, and was begun "
+		                         "again since (it is recording)" :
+		                         "is executed by the command buffer submitted, and was reset "
+		                         "since (nothing recorded in it)");
 	return rpvk_state_refuse(r, cb, c->state == RPVK_CB_RECORDING ?
 	                         "is submitted while still recording (no vkEndCommandBuffer)" :
 	                         "is submitted with nothing recorded in it (reset, or never begun)");
@@ -948,7 +989,7 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 		for (uint32_t i = 0; st == RP_OK && a->pSubmits && i < a->submitCount; i++)
 			for (uint32_t j = 0; st == RP_OK && a->pSubmits[i].pCommandBuffers &&
 			                     j < a->pSubmits[i].commandBufferCount; j++)
-				st = rpvk_state_submit(r, a->pSubmits[i].pCommandBuffers[j]);
+				st = rpvk_state_submit(r, a->pSubmits[i].pCommandBuffers[j], 0);
 		break;
 	}
 	case SBT_VK_CMD_vkQueueSubmit2:
@@ -957,7 +998,7 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 		for (uint32_t i = 0; st == RP_OK && a->pSubmits && i < a->submitCount; i++)
 			for (uint32_t j = 0; st == RP_OK && a->pSubmits[i].pCommandBufferInfos &&
 			                     j < a->pSubmits[i].commandBufferInfoCount; j++)
-				st = rpvk_state_submit(r, a->pSubmits[i].pCommandBufferInfos[j].commandBuffer);
+				st = rpvk_state_submit(r, a->pSubmits[i].pCommandBufferInfos[j].commandBuffer, 0);
 		break;
 	}
 	default:
@@ -1382,10 +1423,16 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		                   RPVK_UNDEF_PUSH);
 		break;
 	case SBT_VK_CMD_vkCmdExecuteCommands: {
-		/* the primary's state is undefined now, but its render pass */
-		rpvk_cb *c = rpvk_cb_get(r, ((const sbt_vk_args_vkCmdExecuteCommands *)args)->commandBuffer);
+		/* the secondaries it executes are judged at its submits; the
+		 * primary's state is undefined now, but its render pass */
+		const sbt_vk_args_vkCmdExecuteCommands *a = args;
+		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
 		if (!c || c->secondary)
 			break;
+		for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++)
+			if (rpvk_cb_get(r, a->pCommandBuffers[i]))
+				rpvk_res_note(c, VK_OBJECT_TYPE_COMMAND_BUFFER,
+				              (uint64_t)(uintptr_t)a->pCommandBuffers[i]);
 		c->undef = RPVK_UNDEF_ALL;
 		c->undef_seq = r->seq;
 		c->dyn_set = 0;

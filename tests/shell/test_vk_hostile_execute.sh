@@ -19,7 +19,11 @@
 #   - vkCmdSetViewport: the viewport, a dynamic state not set since;
 # and vkCmdSetDepthBounds moved ahead replays (the depth bounds test is off:
 # no draw reads it; without --validate, since the 1.3.239 layer asks for
-# every dynamic state).
+# every dynamic state).  The scratch buffer the secondary fills destroyed
+# before the primary's submit is refused at the submit, naming the
+# secondary (what a secondary uses, the submit of the primary that executes
+# it uses: the null device aborted on it, vk_null_mutants.sh seed 1446 of
+# corpus_vk_null/vk_dynstate_execute, now crash_secondary_destroyed).
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -107,4 +111,15 @@ BOUNDS=$(seq_of vkCmdSetDepthBounds 1)
 "$I" --dump "$T/bounds.sbt" | grep -q "^seq=$EXEC .* vulkan\.vkCmdSetDepthBounds " ||
 	fail "vkCmdSetDepthBounds did not move ahead of the execute"
 replays bounds "$T/bounds.sbt"
+# The scratch buffer (256 bytes, the only buffer the secondary names)
+# destroyed just before the submit.
+SUBMIT=$(seq_of vkQueueSubmit 1)
+SCRATCH=$("$I" --dump "$T/ex.sbt" | sed -n 's/^seq=[0-9]* .* vulkan\.vkCreateBuffer .* pCreateInfo\.size=256 .* pBuffer=\(0x[0-9a-f]*\).*/\1/p')
+[ -n "$SCRATCH" ] || fail "vk_dynstate --execute's trace lacks its scratch buffer"
+GONE=$("$I" --dump "$T/ex.sbt" | sed -n "s/^seq=\([0-9]*\) .* vulkan\.vkDestroyBuffer .* buffer=$SCRATCH .*/\1/p")
+[ -n "$SUBMIT" ] && [ -n "$GONE" ] || fail "vk_dynstate --execute's trace lacks its submit or the scratch buffer's destroy"
+hostile scratch "record seq $((SUBMIT + 1)) vkQueueSubmit: command buffer 0x" --move "$GONE:$SUBMIT"
+grep -qF "is executed by the command buffer submitted, and a buffer, image, descriptor set, pipeline or framebuffer it uses was destroyed since it was recorded$TAIL" \
+	"$T/scratch.err" || fail "scratch: $(cat "$T/scratch.err")"
+n_hostile=$((n_hostile + 1))
 echo "ok: vk_dynstate --execute replays clean under validation, a state no draw reads set ahead of the execute replays; $n_hostile hostile traces stop with exit 1 naming the record"

@@ -42,7 +42,10 @@
 #     moved after a vkWaitForFences with no timeout whose result was
 #     damaged; the wait went to the device unbounded, on a fence nothing
 #     signals, and now waits at most --wait-timeout; the replay stops later,
-#     at a record it cannot decode).
+#     at a record it cannot decode), crash_secondary_destroyed (seed 1446 of
+#     vk_dynstate_execute: the buffer its secondary command buffer fills
+#     destroyed before the submit of the primary that executes it; the
+#     replay judged the primary's own commands only).
 # pc_crash_mem_freed (seed 2637 of vk_trim_occlusion: a submit moved ahead
 # of its command buffer's new recording, after the memory its set held was
 # freed) replayed without --per-command, and with it (VK_NULL_PER_COMMAND=1:
@@ -72,7 +75,7 @@ for f in "$C"/crash_*; do
 		fail "$(basename "$f") did not stop naming the record: $(grep " $f" "$T/corpus.out")"
 	n=$((n + 1))
 done
-[ "$n" -ge 20 ] || fail "expected 20 crash inputs, found $n"
+[ "$n" -ge 21 ] || fail "expected 21 crash inputs, found $n"
 PC_UPDATED="^stopped $C/pc_crash_mem_freed: backend vulkan: record seq 141 vkQueueSubmit: command buffer 0x[0-9a-f]* is submitted, and binding 0 of a descriptor set it binds was updated at record seq 114, after the bind, without UPDATE_AFTER_BIND or UPDATE_UNUSED_WHILE_PENDING in its layout: that update made the command buffer invalid"
 grep -q "$PC_UPDATED" "$T/corpus.out" ||
 	fail "pc_crash_mem_freed: $(grep " $C/pc_crash_mem_freed" "$T/corpus.out")"
