@@ -13,10 +13,11 @@
  *     stages, VkDescriptorBindingFlags, immutable samplers), and copies of
  *     them in each pipeline layout (a set layout may be destroyed while a
  *     pipeline layout made from it lives on);
- *   - of each pipeline, the (set, binding) pairs its shaders use, and for a
- *     graphics pipeline the dynamic state it leaves to the command buffer
- *     with the static values that say whether a draw reads it (a pipeline
- *     linked from libraries: theirs, together);
+ *   - of each pipeline, the (set, binding) pairs its shaders use, whether
+ *     they use push constants, and for a graphics pipeline the dynamic
+ *     state it leaves to the command buffer with the static values that
+ *     say whether a draw reads it (a pipeline linked from libraries:
+ *     theirs, together);
  *   - of each framebuffer, its attachments' image views (none for an
  *     imageless one: the begin gives them), and of each view the image it
  *     views.
