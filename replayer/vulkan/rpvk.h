@@ -427,6 +427,12 @@ int rpvk_dset_unwritten(rpvk *r, uint64_t set, uint32_t binding, char *why, size
  * layout, of the layout's type, and elements the layout has (RP_ERR_TRACE,
  * diag set, otherwise; sets whose layout is not known are not judged). */
 rp_status rpvk_dset_write_check(rpvk *r, uint32_t i, const VkWriteDescriptorSet *w);
+/* Whether an update of binding of set (all: of bindings not known, a
+ * template's) makes a command buffer that binds the set invalid: the
+ * set's layout is known and the binding (every binding, for all) lacks
+ * UPDATE_AFTER_BIND and UPDATE_UNUSED_WHILE_PENDING; *binding_out the
+ * binding named (UINT32_MAX for all). */
+int rpvk_dset_update_invalidates(rpvk *r, uint64_t set, uint32_t binding, int all, uint32_t *binding_out);
 /* fn(ctx, type, live) for each buffer or image a storage descriptor of set
  * reaches (storage buffer, storage image, storage texel buffer; views
  * resolved to what they view; every entry when the set's layout is not
@@ -455,45 +461,66 @@ typedef struct rpvk_sh_layout {
 /* Dynamic state a draw reads, as bits (the states judged; rpvk_shader.c's
  * rpvk_sh_dyn table says which call sets each and when a draw reads it).
  * As "on" bits (rpvk_sh_pipe.on, the command buffer's values) the enables
- * mean enabled, and RPVK_DYN_TOPOLOGY a line topology. */
-enum {
-	RPVK_DYN_VIEWPORT = 1u << 0,
-	RPVK_DYN_SCISSOR = 1u << 1,
-	RPVK_DYN_VIEWPORT_COUNT = 1u << 2,
-	RPVK_DYN_SCISSOR_COUNT = 1u << 3,
-	RPVK_DYN_TOPOLOGY = 1u << 4,
-	RPVK_DYN_DISCARD = 1u << 5,
-	RPVK_DYN_LINE_WIDTH = 1u << 6,
-	RPVK_DYN_DEPTH_BIAS = 1u << 7,
-	RPVK_DYN_BLEND_CONSTANTS = 1u << 8,
-	RPVK_DYN_DEPTH_BOUNDS = 1u << 9,
-	RPVK_DYN_STENCIL_COMPARE_MASK = 1u << 10,
-	RPVK_DYN_STENCIL_WRITE_MASK = 1u << 11,
-	RPVK_DYN_STENCIL_REFERENCE = 1u << 12,
-	RPVK_DYN_CULL_MODE = 1u << 13,
-	RPVK_DYN_FRONT_FACE = 1u << 14,
-	RPVK_DYN_DEPTH_TEST_ENABLE = 1u << 15,
-	RPVK_DYN_DEPTH_WRITE_ENABLE = 1u << 16,
-	RPVK_DYN_DEPTH_COMPARE_OP = 1u << 17,
-	RPVK_DYN_DEPTH_BOUNDS_TEST_ENABLE = 1u << 18,
-	RPVK_DYN_STENCIL_TEST_ENABLE = 1u << 19,
-	RPVK_DYN_STENCIL_OP = 1u << 20,
-	RPVK_DYN_DEPTH_BIAS_ENABLE = 1u << 21,
-	RPVK_DYN_PRIMITIVE_RESTART_ENABLE = 1u << 22,
-	RPVK_DYN_VERTEX_STRIDE = 1u << 23
-};
+ * mean enabled, RPVK_DYN_TOPOLOGY a line topology, RPVK_DYN_POLYGON_MODE
+ * polygonMode LINE and RPVK_DYN_COLOR_BLEND_ENABLE blending enabled for an
+ * attachment. */
+#define RPVK_DYN(n) ((uint64_t)1 << (n))
+#define RPVK_DYN_VIEWPORT RPVK_DYN(0)
+#define RPVK_DYN_SCISSOR RPVK_DYN(1)
+#define RPVK_DYN_VIEWPORT_COUNT RPVK_DYN(2)
+#define RPVK_DYN_SCISSOR_COUNT RPVK_DYN(3)
+#define RPVK_DYN_TOPOLOGY RPVK_DYN(4)
+#define RPVK_DYN_DISCARD RPVK_DYN(5)
+#define RPVK_DYN_LINE_WIDTH RPVK_DYN(6)
+#define RPVK_DYN_DEPTH_BIAS RPVK_DYN(7)
+#define RPVK_DYN_BLEND_CONSTANTS RPVK_DYN(8)
+#define RPVK_DYN_DEPTH_BOUNDS RPVK_DYN(9)
+#define RPVK_DYN_STENCIL_COMPARE_MASK RPVK_DYN(10)
+#define RPVK_DYN_STENCIL_WRITE_MASK RPVK_DYN(11)
+#define RPVK_DYN_STENCIL_REFERENCE RPVK_DYN(12)
+#define RPVK_DYN_CULL_MODE RPVK_DYN(13)
+#define RPVK_DYN_FRONT_FACE RPVK_DYN(14)
+#define RPVK_DYN_DEPTH_TEST_ENABLE RPVK_DYN(15)
+#define RPVK_DYN_DEPTH_WRITE_ENABLE RPVK_DYN(16)
+#define RPVK_DYN_DEPTH_COMPARE_OP RPVK_DYN(17)
+#define RPVK_DYN_DEPTH_BOUNDS_TEST_ENABLE RPVK_DYN(18)
+#define RPVK_DYN_STENCIL_TEST_ENABLE RPVK_DYN(19)
+#define RPVK_DYN_STENCIL_OP RPVK_DYN(20)
+#define RPVK_DYN_DEPTH_BIAS_ENABLE RPVK_DYN(21)
+#define RPVK_DYN_PRIMITIVE_RESTART_ENABLE RPVK_DYN(22)
+#define RPVK_DYN_VERTEX_STRIDE RPVK_DYN(23)
+/* VK_EXT_extended_dynamic_state3 (those lavapipe 22.3.6 has) */
+#define RPVK_DYN_TESS_DOMAIN_ORIGIN RPVK_DYN(24)
+#define RPVK_DYN_DEPTH_CLAMP_ENABLE RPVK_DYN(25)
+#define RPVK_DYN_POLYGON_MODE RPVK_DYN(26)
+#define RPVK_DYN_RASTERIZATION_SAMPLES RPVK_DYN(27)
+#define RPVK_DYN_SAMPLE_MASK RPVK_DYN(28)
+#define RPVK_DYN_ALPHA_TO_COVERAGE_ENABLE RPVK_DYN(29)
+#define RPVK_DYN_ALPHA_TO_ONE_ENABLE RPVK_DYN(30)
+#define RPVK_DYN_LOGIC_OP_ENABLE RPVK_DYN(31)
+#define RPVK_DYN_COLOR_BLEND_ENABLE RPVK_DYN(32)
+#define RPVK_DYN_COLOR_BLEND_EQUATION RPVK_DYN(33)
+#define RPVK_DYN_COLOR_WRITE_MASK RPVK_DYN(34)
+#define RPVK_DYN_DEPTH_CLIP_ENABLE RPVK_DYN(35)
+#define RPVK_DYN_PROVOKING_VERTEX_MODE RPVK_DYN(36)
+#define RPVK_DYN_LINE_RASTERIZATION_MODE RPVK_DYN(37)
+#define RPVK_DYN_LINE_STIPPLE_ENABLE RPVK_DYN(38)
+#define RPVK_DYN_DEPTH_CLIP_NEGATIVE_ONE_TO_ONE RPVK_DYN(39)
+#define RPVK_DYN_ALL (RPVK_DYN(40) - 1)
 
 /* What a pipeline's draws and dispatches need. */
 typedef struct rpvk_sh_pipe {
 	uint32_t nuse, cap;
 	struct { uint32_t set, binding; } *use; /* statically used; owned */
-	uint32_t dyn;              /* RPVK_DYN_* it leaves to the command buffer */
-	uint32_t on;               /* RPVK_DYN_* enables it has static and on */
+	uint64_t dyn;              /* RPVK_DYN_* it leaves to the command buffer */
+	uint64_t on;               /* RPVK_DYN_* enables it has static and on */
 	uint8_t dyn_known;         /* 0: linked from a library the replay did
 	                              not see made (not judged) */
-	uint8_t poly_lines;        /* polygonMode LINE (static) */
 	uint8_t blend_consts;      /* an enabled blend uses the constants */
 	uint8_t vertex_bindings;   /* it has vertex input bindings */
+	uint8_t colors;            /* it has colour attachments (blend state) */
+	uint8_t tess;              /* it has a tessellation evaluation stage */
+	uint8_t push;              /* a stage's shader uses push constants */
 } rpvk_sh_pipe;
 
 /* The first dynamic state (RPVK_DYN_* bit) the draw with pipeline p reads
@@ -501,7 +528,7 @@ typedef struct rpvk_sh_pipe {
  * began, or since a pipeline with them static was bound), on the values
  * of the enables among them; inherited what a secondary command buffer
  * inherits.  0 when none. */
-uint32_t rpvk_shader_dyn_missing(const rpvk_sh_pipe *p, uint32_t set, uint32_t on, uint32_t inherited);
+uint64_t rpvk_shader_dyn_missing(const rpvk_sh_pipe *p, uint64_t set, uint64_t on, uint64_t inherited);
 
 /* Before a call: RP_ERR_TRACE (diag set) for a pipeline whose shaders do
  * not fit its layout, or a render pass begun on a framebuffer whose
@@ -524,7 +551,7 @@ int rpvk_sh_layout_find(const rpvk_sh_layout *l, uint32_t binding);
  * count. */
 int rpvk_shader_pass_attachments(rpvk *r, const VkRenderPassBeginInfo *bi, uint64_t *out, uint32_t max);
 /* A name for one RPVK_DYN_* bit. */
-const char *rpvk_shader_dyn_name(uint32_t bit);
+const char *rpvk_shader_dyn_name(uint64_t bit);
 
 /* ---- rpvk_region.c: image regions ---------------------------------------- */
 

@@ -343,25 +343,36 @@ static sbt_vk_status rpvk_hook_map(void *ctx, VkObjectType type, uint64_t captur
 }
 
 /* An enum value vk.xml does not name, met by the last decode: warned
- * about once per field and value. */
-static void rpvk_unknown_enum(rpvk *r)
+ * about once per field and value.  A negative one is refused (RP_ERR_TRACE),
+ * but a command's VkResult (".ret"): the registry gives negative values to
+ * VkResult's errors only, so no Vulkan version or extension, and no newer
+ * driver, knows it (lavapipe died of SIGSEGV on a VkImageViewCreateInfo
+ * format of -2147483648, replay_mutants.sh seed 102 over vk_dynstate
+ * --execute's trace). */
+static rp_status rpvk_unknown_enum(rpvk *r)
 {
 	const char *field;
 	int64_t value;
-	size_t i;
+	size_t i, n;
 	if (!sbt_vk_arena_unknown_enum(r->arena, &field, &value))
-		return;
+		return RP_OK;
+	n = strlen(field);
+	if (value < 0 && (n < 4 || strcmp(field + n - 4, ".ret") != 0))
+		return rpvk_fail(r, RP_ERR_TRACE, "%s is %lld, which no Vulkan version or extension "
+		                 "defines (only VkResult has negative values): a valid application never "
+		                 "makes this call, and a driver may crash on it", field, (long long)value);
 	for (i = 0; i < r->nunknown_enums; i++)
 		if (r->unknown_enums[i].value == value && strcmp(r->unknown_enums[i].field, field) == 0)
-			return;
+			return RP_OK;
 	if (i == sizeof(r->unknown_enums) / sizeof(r->unknown_enums[0]))
-		return; /* that many kinds: the first ones said it */
+		return RP_OK; /* that many kinds: the first ones said it */
 	r->unknown_enums[i].field = field; /* a string literal of the codec */
 	r->unknown_enums[i].value = value;
 	r->nunknown_enums++;
 	rpvk_warn(r, "record seq %llu %s: %s is %lld, a value vk.xml %s does not name; passed on "
 	          "as it is (a newer driver may know it)", (unsigned long long)r->seq,
 	          rpvk_cmd_label(r), field, (long long)value, SBT_VK_VKXML_VERSION);
+	return RP_OK;
 }
 
 static sbt_vk_status rpvk_hook_blob(void *ctx, uint64_t blob_id, size_t len, const void **data_out)
@@ -574,7 +585,8 @@ static rp_status rpvk_execute(void *state, const sbt_record *rec, unsigned flags
 		                 rec->payload_len, *sbt_vk_arena_message(r->arena) ?
 		                 sbt_vk_arena_message(r->arena) : sbt_vk_strerror(vst));
 	}
-	rpvk_unknown_enum(r);
+	if ((st = rpvk_unknown_enum(r)) != RP_OK)
+		return st;
 	if ((info->flags & RPVK_F_LAYOUT) && r->offscreen)
 		rpvk_rewrite_layouts(r, cmd, args);
 	st = rpvk_state_before(r, cmd, info->flags, args);

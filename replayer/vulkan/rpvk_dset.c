@@ -348,6 +348,31 @@ int rpvk_dset_unwritten(rpvk *r, uint64_t set, uint32_t binding, char *why, size
 	return 1;
 }
 
+int rpvk_dset_update_invalidates(rpvk *r, uint64_t set, uint32_t binding, int all, uint32_t *binding_out)
+{
+	const VkDescriptorBindingFlags keep = VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT |
+	                                      VK_DESCRIPTOR_BINDING_UPDATE_UNUSED_WHILE_PENDING_BIT;
+	rpvk_dset *d = rpvk_dset_get(r, set);
+	int at;
+	if (!d || !d->lay.known)
+		return 0;
+	if (all) {
+		/* a template's update: judged only when no binding may be
+		 * updated after the bind (which it reaches is not known) */
+		for (uint32_t k = 0; k < d->lay.n; k++)
+			if (d->lay.b[k].flags & keep)
+				return 0;
+		if (!d->lay.n)
+			return 0;
+		*binding_out = UINT32_MAX;
+		return 1;
+	}
+	if ((at = rpvk_sh_layout_find(&d->lay, binding)) < 0 || (d->lay.b[at].flags & keep))
+		return 0;
+	*binding_out = binding;
+	return 1;
+}
+
 void rpvk_dset_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 {
 	switch (cmd) {

@@ -13,10 +13,11 @@
  *     stages, VkDescriptorBindingFlags, immutable samplers), and copies of
  *     them in each pipeline layout (a set layout may be destroyed while a
  *     pipeline layout made from it lives on);
- *   - of each pipeline, the (set, binding) pairs its shaders use, and for a
- *     graphics pipeline the dynamic state it leaves to the command buffer
- *     with the static values that say whether a draw reads it (a pipeline
- *     linked from libraries: theirs, together);
+ *   - of each pipeline, the (set, binding) pairs its shaders use, whether
+ *     they use push constants, and for a graphics pipeline the dynamic
+ *     state it leaves to the command buffer with the static values that
+ *     say whether a draw reads it (a pipeline linked from libraries:
+ *     theirs, together);
  *   - of each framebuffer, its attachments' image views (none for an
  *     imageless one: the begin gives them), and of each view the image it
  *     views.
@@ -72,6 +73,7 @@ typedef struct rpvk_sh_var {
 typedef struct rpvk_sh_module {
 	uint32_t n;
 	rpvk_sh_var *v;            /* owned */
+	uint8_t push;              /* a function uses a push constant block */
 } rpvk_sh_module;
 
 typedef struct rpvk_sh_playout {
@@ -253,8 +255,9 @@ static int rpvk_spv_scan(const uint32_t *code, size_t n, rpvk_sh_module *m)
 					ids[w[2]].a = w[3];
 				}
 				break;
-			case 59: /* OpVariable type, result, storage class */
-				if (wc > 3 && w[2] < bound && (w[3] == 0 || w[3] == 2 || w[3] == 12)) {
+			case 59: /* OpVariable type, result, storage class (uniform
+			            constant, uniform, storage buffer, push constant) */
+				if (wc > 3 && w[2] < bound && (w[3] == 0 || w[3] == 2 || w[3] == 12 || w[3] == 9)) {
 					ids[w[2]].op = op;
 					ids[w[2]].a = w[1];
 					ids[w[2]].c = w[3];
@@ -285,6 +288,9 @@ static int rpvk_spv_scan(const uint32_t *code, size_t n, rpvk_sh_module *m)
 	}
 	m->n = 0;
 	m->v = nv ? calloc(nv, sizeof(*m->v)) : NULL;
+	for (uint32_t id = 0; id < bound; id++)
+		if (ids[id].op == 59 && ids[id].c == (9u | 0x80000000u))
+			m->push = 1;
 	for (uint32_t id = 0; m->v && id < bound; id++) {
 		rpvk_sh_var *v;
 		if (ids[id].op != 59 || !ids[id].has_set || !ids[id].has_binding || m->n >= nv)
@@ -553,6 +559,10 @@ static rp_status rpvk_sh_stage_check(rpvk *r, uint32_t i, const VkPipelineShader
 	const rpvk_sh_module *m = rpvk_sh_get(r, VK_OBJECT_TYPE_SHADER_MODULE, (uint64_t)(uintptr_t)st->module);
 	const char *stage = rpvk_sh_stage_name(st->stage);
 	char what[200];
+	if (out && m && m->push)
+		out->push = 1;
+	if (out && st->stage == VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT)
+		out->tess = 1;
 	for (uint32_t k = 0; m && k < m->n; k++) {
 		const rpvk_sh_var *v = &m->v[k];
 		const rpvk_sh_layout *l;
@@ -628,7 +638,12 @@ enum {
 	RPVK_WHEN_DEPTH_BOUNDS,   /* ... and the depth bounds test is enabled */
 	RPVK_WHEN_STENCIL,        /* ... and the stencil test is enabled */
 	RPVK_WHEN_DEPTH_TEST,     /* ... and the depth test is enabled */
-	RPVK_WHEN_VERTEX_INPUT    /* the pipeline has vertex input bindings */
+	RPVK_WHEN_VERTEX_INPUT,   /* the pipeline has vertex input bindings */
+	RPVK_WHEN_TESS,           /* the pipeline has a tessellation evaluation
+	                             shader */
+	RPVK_WHEN_COLORS,         /* rasterization is not discarded, and the
+	                             pipeline has colour attachments */
+	RPVK_WHEN_BLENDING        /* ... and blending is enabled */
 };
 
 /* The dynamic states judged: the state, its bit, the call that sets it,
@@ -637,7 +652,7 @@ enum {
  * it is the one named. */
 static const struct rpvk_sh_dyn_rule {
 	VkDynamicState state;
-	uint32_t bit;
+	uint64_t bit;
 	uint8_t when;
 	const char *name;
 	const char *vuid;         /* VUID-vkCmdDraw-<this>, of the specification
@@ -693,10 +708,46 @@ static const struct rpvk_sh_dyn_rule {
 	  "depth compare op (vkCmdSetDepthCompareOp)", "None-07845" },
 	{ VK_DYNAMIC_STATE_VERTEX_INPUT_BINDING_STRIDE, RPVK_DYN_VERTEX_STRIDE, RPVK_WHEN_VERTEX_INPUT,
 	  "vertex input binding stride (vkCmdBindVertexBuffers2 with pStrides)", "pStrides-04884" },
+	/* VK_EXT_extended_dynamic_state3: the states lavapipe 22.3.6 has
+	 * (extendedDynamicState3* features); the enables before what depends
+	 * on them */
+	{ VK_DYNAMIC_STATE_DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT, RPVK_DYN_DEPTH_CLIP_NEGATIVE_ONE_TO_ONE,
+	  RPVK_WHEN_ALWAYS, "depth clip negative one to one (vkCmdSetDepthClipNegativeOneToOneEXT)",
+	  "None-07639" },
+	{ VK_DYNAMIC_STATE_TESSELLATION_DOMAIN_ORIGIN_EXT, RPVK_DYN_TESS_DOMAIN_ORIGIN, RPVK_WHEN_TESS,
+	  "tessellation domain origin (vkCmdSetTessellationDomainOriginEXT)", "None-07619" },
+	{ VK_DYNAMIC_STATE_POLYGON_MODE_EXT, RPVK_DYN_POLYGON_MODE, RPVK_WHEN_RASTER,
+	  "polygon mode (vkCmdSetPolygonModeEXT)", "None-07621" },
+	{ VK_DYNAMIC_STATE_COLOR_BLEND_ENABLE_EXT, RPVK_DYN_COLOR_BLEND_ENABLE, RPVK_WHEN_COLORS,
+	  "color blend enable (vkCmdSetColorBlendEnableEXT)", "firstAttachment-07476" },
+	{ VK_DYNAMIC_STATE_DEPTH_CLAMP_ENABLE_EXT, RPVK_DYN_DEPTH_CLAMP_ENABLE, RPVK_WHEN_RASTER,
+	  "depth clamp enable (vkCmdSetDepthClampEnableEXT)", "None-07620" },
+	{ VK_DYNAMIC_STATE_RASTERIZATION_SAMPLES_EXT, RPVK_DYN_RASTERIZATION_SAMPLES, RPVK_WHEN_RASTER,
+	  "rasterization samples (vkCmdSetRasterizationSamplesEXT)", "None-07622" },
+	{ VK_DYNAMIC_STATE_SAMPLE_MASK_EXT, RPVK_DYN_SAMPLE_MASK, RPVK_WHEN_RASTER,
+	  "sample mask (vkCmdSetSampleMaskEXT)", "None-07623" },
+	{ VK_DYNAMIC_STATE_ALPHA_TO_COVERAGE_ENABLE_EXT, RPVK_DYN_ALPHA_TO_COVERAGE_ENABLE, RPVK_WHEN_RASTER,
+	  "alpha to coverage enable (vkCmdSetAlphaToCoverageEnableEXT)", "None-07624" },
+	{ VK_DYNAMIC_STATE_ALPHA_TO_ONE_ENABLE_EXT, RPVK_DYN_ALPHA_TO_ONE_ENABLE, RPVK_WHEN_RASTER,
+	  "alpha to one enable (vkCmdSetAlphaToOneEnableEXT)", "None-07625" },
+	{ VK_DYNAMIC_STATE_LOGIC_OP_ENABLE_EXT, RPVK_DYN_LOGIC_OP_ENABLE, RPVK_WHEN_RASTER,
+	  "logic op enable (vkCmdSetLogicOpEnableEXT)", "None-07626" },
+	{ VK_DYNAMIC_STATE_COLOR_WRITE_MASK_EXT, RPVK_DYN_COLOR_WRITE_MASK, RPVK_WHEN_COLORS,
+	  "color write mask (vkCmdSetColorWriteMaskEXT)", "firstAttachment-07478" },
+	{ VK_DYNAMIC_STATE_DEPTH_CLIP_ENABLE_EXT, RPVK_DYN_DEPTH_CLIP_ENABLE, RPVK_WHEN_RASTER,
+	  "depth clip enable (vkCmdSetDepthClipEnableEXT)", "None-07633" },
+	{ VK_DYNAMIC_STATE_PROVOKING_VERTEX_MODE_EXT, RPVK_DYN_PROVOKING_VERTEX_MODE, RPVK_WHEN_RASTER,
+	  "provoking vertex mode (vkCmdSetProvokingVertexModeEXT)", "None-07636" },
+	{ VK_DYNAMIC_STATE_LINE_RASTERIZATION_MODE_EXT, RPVK_DYN_LINE_RASTERIZATION_MODE, RPVK_WHEN_LINES,
+	  "line rasterization mode (vkCmdSetLineRasterizationModeEXT)", "None-07637" },
+	{ VK_DYNAMIC_STATE_LINE_STIPPLE_ENABLE_EXT, RPVK_DYN_LINE_STIPPLE_ENABLE, RPVK_WHEN_LINES,
+	  "line stipple enable (vkCmdSetLineStippleEnableEXT)", "None-07638" },
+	{ VK_DYNAMIC_STATE_COLOR_BLEND_EQUATION_EXT, RPVK_DYN_COLOR_BLEND_EQUATION, RPVK_WHEN_BLENDING,
+	  "color blend equation (vkCmdSetColorBlendEquationEXT)", "firstAttachment-07477" },
 };
 #define RPVK_SH_NDYN (sizeof(rpvk_sh_dyn) / sizeof(rpvk_sh_dyn[0]))
 
-const char *rpvk_shader_dyn_name(uint32_t bit)
+const char *rpvk_shader_dyn_name(uint64_t bit)
 {
 	for (size_t k = 0; k < RPVK_SH_NDYN; k++)
 		if (rpvk_sh_dyn[k].bit == bit)
@@ -704,26 +755,30 @@ const char *rpvk_shader_dyn_name(uint32_t bit)
 	return "dynamic state";
 }
 
-uint32_t rpvk_shader_dyn_missing(const rpvk_sh_pipe *p, uint32_t set, uint32_t on, uint32_t inherited)
+uint64_t rpvk_shader_dyn_missing(const rpvk_sh_pipe *p, uint64_t set, uint64_t on, uint64_t inherited)
 {
 	/* an enable's value: the command buffer's where the pipeline leaves
 	 * it dynamic (and it was set), the pipeline's otherwise */
-	uint32_t val = (p->on & ~p->dyn) | (on & set & p->dyn);
+	uint64_t val = (p->on & ~p->dyn) | (on & set & p->dyn);
 	int raster = !(val & RPVK_DYN_DISCARD);
+	int lines = raster && (val & (RPVK_DYN_TOPOLOGY | RPVK_DYN_POLYGON_MODE));
 	for (size_t k = 0; k < RPVK_SH_NDYN; k++) {
-		uint32_t bit = rpvk_sh_dyn[k].bit;
+		uint64_t bit = rpvk_sh_dyn[k].bit;
 		int reads;
 		if (!(p->dyn & bit) || (set & bit) || (inherited & bit))
 			continue;
 		switch (rpvk_sh_dyn[k].when) {
 		case RPVK_WHEN_ALWAYS: reads = 1; break;
 		case RPVK_WHEN_RASTER: reads = raster; break;
-		case RPVK_WHEN_LINES: reads = raster && (p->poly_lines || (val & RPVK_DYN_TOPOLOGY)); break;
+		case RPVK_WHEN_LINES: reads = lines; break;
 		case RPVK_WHEN_DEPTH_BIAS: reads = raster && (val & RPVK_DYN_DEPTH_BIAS_ENABLE); break;
 		case RPVK_WHEN_BLEND_CONSTS: reads = raster && p->blend_consts; break;
 		case RPVK_WHEN_DEPTH_BOUNDS: reads = raster && (val & RPVK_DYN_DEPTH_BOUNDS_TEST_ENABLE); break;
 		case RPVK_WHEN_STENCIL: reads = raster && (val & RPVK_DYN_STENCIL_TEST_ENABLE); break;
 		case RPVK_WHEN_DEPTH_TEST: reads = raster && (val & RPVK_DYN_DEPTH_TEST_ENABLE); break;
+		case RPVK_WHEN_TESS: reads = p->tess; break;
+		case RPVK_WHEN_COLORS: reads = raster && p->colors; break;
+		case RPVK_WHEN_BLENDING: reads = raster && p->colors && (val & RPVK_DYN_COLOR_BLEND_ENABLE); break;
 		default: reads = p->vertex_bindings; break;
 		}
 		if (reads)
@@ -748,10 +803,11 @@ static int rpvk_sh_line_topology(VkPrimitiveTopology t)
 /* The dynamic states a graphics pipeline leaves to the command buffer, and
  * the static values that say whether a draw reads them.  States the
  * pipeline's create info leaves out (no rasterization, depth/stencil or
- * blend state) count as disabled.  With polygonMode, the blend or the
- * vertex input left dynamic too (extended dynamic state 3,
- * VK_EXT_vertex_input_dynamic_state), line width, blend constants and the
- * stride are taken as not read. */
+ * blend state) count as disabled.  With the blend or the vertex input
+ * left dynamic too (extended dynamic state 3,
+ * VK_EXT_vertex_input_dynamic_state), blend constants and the stride are
+ * taken as not read; a polygon mode or blend enable left dynamic is the
+ * command buffer's (vkCmdSetPolygonModeEXT, vkCmdSetColorBlendEnableEXT). */
 static void rpvk_sh_pipe_dyn(rpvk *r, const VkGraphicsPipelineCreateInfo *ci, rpvk_sh_pipe *p)
 {
 	const VkPipelineDynamicStateCreateInfo *d = ci->pDynamicState;
@@ -777,9 +833,11 @@ static void rpvk_sh_pipe_dyn(rpvk *r, const VkGraphicsPipelineCreateInfo *ci, rp
 		}
 		p->dyn |= l->dyn;
 		p->on |= l->on;
-		p->poly_lines |= l->poly_lines;
 		p->blend_consts |= l->blend_consts;
 		p->vertex_bindings |= l->vertex_bindings;
+		p->colors |= l->colors;
+		p->tess |= l->tess;
+		p->push |= l->push;
 	}
 	if (libs && !parts)
 		return; /* the link's own state is the libraries' */
@@ -792,7 +850,7 @@ static void rpvk_sh_pipe_dyn(rpvk *r, const VkGraphicsPipelineCreateInfo *ci, rp
 	if (rs && rs->depthBiasEnable)
 		p->on |= RPVK_DYN_DEPTH_BIAS_ENABLE;
 	if (rs && rs->polygonMode == VK_POLYGON_MODE_LINE)
-		p->poly_lines = 1;
+		p->on |= RPVK_DYN_POLYGON_MODE;
 	if (ci->pInputAssemblyState && rpvk_sh_line_topology(ci->pInputAssemblyState->topology))
 		p->on |= RPVK_DYN_TOPOLOGY;
 	if (dss && dss->depthTestEnable)
@@ -801,8 +859,12 @@ static void rpvk_sh_pipe_dyn(rpvk *r, const VkGraphicsPipelineCreateInfo *ci, rp
 		p->on |= RPVK_DYN_STENCIL_TEST_ENABLE;
 	if (dss && dss->depthBoundsTestEnable)
 		p->on |= RPVK_DYN_DEPTH_BOUNDS_TEST_ENABLE;
+	if (cbs && cbs->attachmentCount)
+		p->colors = 1;
 	for (uint32_t i = 0; cbs && cbs->pAttachments && i < cbs->attachmentCount; i++) {
 		const VkPipelineColorBlendAttachmentState *a = &cbs->pAttachments[i];
+		if (a->blendEnable)
+			p->on |= RPVK_DYN_COLOR_BLEND_ENABLE;
 		if (a->blendEnable && (rpvk_sh_blend_const(a->srcColorBlendFactor) ||
 		                       rpvk_sh_blend_const(a->dstColorBlendFactor) ||
 		                       rpvk_sh_blend_const(a->srcAlphaBlendFactor) ||
@@ -811,11 +873,11 @@ static void rpvk_sh_pipe_dyn(rpvk *r, const VkGraphicsPipelineCreateInfo *ci, rp
 	}
 	if (ci->pVertexInputState && ci->pVertexInputState->vertexBindingDescriptionCount)
 		p->vertex_bindings = 1;
-	/* what decides whether a draw reads a state left dynamic itself (the
-	 * create info's value is ignored): the state is not judged */
+	/* what decides whether a draw reads the blend constants or the
+	 * stride left dynamic itself (the create info's value is ignored):
+	 * the state is not judged */
 	for (uint32_t i = 0; d && d->pDynamicStates && i < d->dynamicStateCount; i++)
 		switch (d->pDynamicStates[i]) {
-		case VK_DYNAMIC_STATE_POLYGON_MODE_EXT: p->poly_lines = 0; break;
 		case VK_DYNAMIC_STATE_COLOR_BLEND_ENABLE_EXT:
 		case VK_DYNAMIC_STATE_COLOR_BLEND_EQUATION_EXT: p->blend_consts = 0; break;
 		case VK_DYNAMIC_STATE_VERTEX_INPUT_EXT: p->vertex_bindings = 0; break;

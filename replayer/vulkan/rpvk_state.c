@@ -19,13 +19,20 @@
  *     draw reads (rpvk_shader_dyn_missing: rpvk_shader.c's table), when
  *     that state was never set (since begin, or since a pipeline with it
  *     static was bound), in a primary or a secondary command buffer;
+ *   - in a primary command buffer after vkCmdExecuteCommands (which leaves
+ *     its state undefined but the render pass), a draw or dispatch that
+ *     uses its pipeline, descriptor sets, vertex or index buffers, push
+ *     constants or dynamic state without binding or setting them again;
  *   - vkCmdExecuteCommands of a secondary command buffer not executable;
  *   - vkEndCommandBuffer of one not recording or inside a render pass;
  *   - a submit of one that is not executable (never ended, or reset), or
  *     that names a buffer or image whose memory was freed or that was
  *     destroyed since, or binds a descriptor set freed since or holding
  *     such a resource (rpvk_dset.c), or whose draws or dispatches use a
- *     binding of a bound set never written (and not partially bound);
+ *     binding of a bound set never written (and not partially bound), or
+ *     that binds a set updated since the bind in a binding without
+ *     UPDATE_AFTER_BIND or UPDATE_UNUSED_WHILE_PENDING (the update made
+ *     the command buffer invalid);
  *   - a buffer or image with no memory bound named by a vkCmd* parameter
  *     (rpvk_cmd_resources, generated), a view or a descriptor write (the
  *     driver would read through a null pointer; sparse ones not judged);
@@ -89,13 +96,38 @@ typedef struct rpvk_cb {
 	 * not judged */
 	struct { uint64_t set; uint32_t binding; } need[RPVK_CB_NEED];
 	uint32_t nneed;
-	uint32_t dyn_set;         /* RPVK_DYN_* set since begin, and not
+	uint64_t dyn_set;         /* RPVK_DYN_* set since begin, and not
 	                             disturbed by a pipeline with it static */
-	uint32_t dyn_on;          /* of those, the enables set on (and a line
+	uint64_t dyn_on;          /* of those, the enables set on (and a line
 	                             topology: RPVK_DYN_TOPOLOGY) */
-	uint32_t dyn_inherited;   /* a secondary's inherited from the primary
+	uint64_t dyn_inherited;   /* a secondary's inherited from the primary
 	                             (VK_NV_inherited_viewport_scissor) */
+	/* a primary's state vkCmdExecuteCommands left undefined, and not set
+	 * again since (RPVK_UNDEF_*), and the record of that execute */
+	uint32_t undef;
+	uint64_t undef_seq;
+	/* a descriptor set it binds was updated since it was bound, in a
+	 * binding without UPDATE_AFTER_BIND or UPDATE_UNUSED_WHILE_PENDING:
+	 * the command buffer is invalid (0: none) */
+	uint64_t upd_seq;
+	uint32_t upd_binding;
 } rpvk_cb;
+
+/* What vkCmdExecuteCommands leaves undefined in the primary command buffer
+ * ("all state of the primary command buffer is undefined after an execute
+ * secondary command buffer command is recorded", but the render pass):
+ * the pipeline and descriptor sets of each bind point (<< 0 graphics, << 1
+ * compute), the vertex and index buffers, the push constants and the
+ * dynamic state. */
+enum {
+	RPVK_UNDEF_PIPELINE = 1u << 0, /* << k */
+	RPVK_UNDEF_SETS = 1u << 2,     /* << k */
+	RPVK_UNDEF_VERTEX = 1u << 4,
+	RPVK_UNDEF_INDEX = 1u << 5,
+	RPVK_UNDEF_PUSH = 1u << 6,
+	RPVK_UNDEF_DYNAMIC = 1u << 7,
+	RPVK_UNDEF_ALL = (1u << 8) - 1
+};
 
 /* rpvk.cbs keys: (COMMAND_BUFFER, live) -> rpvk_cb* (owned).
  * rpvk.sobjs: (DESCRIPTOR_SET_LAYOUT, live) -> binding count;
@@ -145,6 +177,10 @@ static void rpvk_cb_reset(rpvk_cb *c, uint8_t state)
 	c->dyn_set = 0;
 	c->dyn_on = 0;
 	c->dyn_inherited = 0;
+	c->undef = 0;
+	c->undef_seq = 0;
+	c->upd_seq = 0;
+	c->upd_binding = 0;
 }
 
 void rpvk_state_clear(rpvk *r)
@@ -534,8 +570,8 @@ static rp_status rpvk_state_bind(rpvk *r, VkObjectType type, uint64_t res, VkDev
 static rp_status rpvk_state_draw(rpvk *r, VkCommandBuffer cb, rpvk_cb *c, int k)
 {
 	const rpvk_sh_pipe *p = rpvk_shader_pipe(r, c->pipeline[k]);
-	uint32_t miss;
-	char why[320];
+	uint64_t miss;
+	char why[400];
 	for (uint32_t u = 0; p && u < p->nuse; u++) {
 		uint64_t set = p->use[u].set < RPVK_CB_SETS ? c->bound[k][p->use[u].set] : 0;
 		uint32_t i = 0;
@@ -550,9 +586,14 @@ static rp_status rpvk_state_draw(rpvk *r, VkCommandBuffer cb, rpvk_cb *c, int k)
 	if (k != 0 || !p || !p->dyn_known ||
 	    !(miss = rpvk_shader_dyn_missing(p, c->dyn_set, c->dyn_on, c->dyn_inherited)))
 		return RP_OK;
-	snprintf(why, sizeof(why), "draws with a pipeline whose %s is dynamic state, never set in "
-	         "the command buffer since it began or since a pipeline with it static was bound",
-	         rpvk_shader_dyn_name(miss));
+	if (c->undef & RPVK_UNDEF_DYNAMIC)
+		snprintf(why, sizeof(why), "draws with a pipeline whose %s is dynamic state, not set "
+		         "since vkCmdExecuteCommands (record seq %llu) left the primary command buffer's "
+		         "state undefined", rpvk_shader_dyn_name(miss), (unsigned long long)c->undef_seq);
+	else
+		snprintf(why, sizeof(why), "draws with a pipeline whose %s is dynamic state, never set in "
+		         "the command buffer since it began or since a pipeline with it static was bound",
+		         rpvk_shader_dyn_name(miss));
 	return rpvk_state_refuse(r, cb, why);
 }
 
@@ -577,6 +618,40 @@ static rp_status rpvk_state_execute(rpvk *r, VkCommandBuffer cb, const sbt_vk_ar
 		return rpvk_state_refuse(r, cb, why);
 	}
 	return RP_OK;
+}
+
+/* A draw (k 0) or dispatch (k 1) in a primary command buffer after
+ * vkCmdExecuteCommands: what it reads of the state the execute left
+ * undefined was set again since (the pipeline, the descriptor sets when
+ * its layout has descriptors, the vertex buffers when it has vertex input
+ * bindings, the index buffer for an indexed draw, the push constants when
+ * its shaders use them; dynamic state: rpvk_state_draw). */
+static rp_status rpvk_state_undefined(rpvk *r, VkCommandBuffer cb, const rpvk_cb *c, enum sbt_vk_cmd cmd, int k)
+{
+	const rpvk_sh_pipe *p = rpvk_shader_pipe(r, c->pipeline[k]);
+	const char *what;
+	char why[400];
+	int indexed = cmd == SBT_VK_CMD_vkCmdDrawIndexed || cmd == SBT_VK_CMD_vkCmdDrawIndexedIndirect ||
+	              cmd == SBT_VK_CMD_vkCmdDrawMultiIndexedEXT ||
+	              cmd == SBT_VK_CMD_vkCmdDrawIndexedIndirectCount ||
+	              cmd == SBT_VK_CMD_vkCmdDrawIndexedIndirectCountKHR ||
+	              cmd == SBT_VK_CMD_vkCmdDrawIndexedIndirectCountAMD;
+	if (c->undef & (RPVK_UNDEF_PIPELINE << k))
+		what = k ? "the compute pipeline it dispatches with" : "the graphics pipeline it draws with";
+	else if ((c->undef & (RPVK_UNDEF_SETS << k)) && rpvk_sobj(r, VK_OBJECT_TYPE_PIPELINE, c->pipeline[k]))
+		what = "the descriptor sets its pipeline's layout has";
+	else if (k == 0 && (c->undef & RPVK_UNDEF_VERTEX) && p && p->vertex_bindings)
+		what = "the vertex buffers its pipeline's vertex input reads";
+	else if (k == 0 && (c->undef & RPVK_UNDEF_INDEX) && indexed)
+		what = "the index buffer the indexed draw reads";
+	else if ((c->undef & RPVK_UNDEF_PUSH) && p && p->push)
+		what = "the push constants its pipeline's shaders use";
+	else
+		return RP_OK;
+	snprintf(why, sizeof(why), "uses %s, bound or set before vkCmdExecuteCommands (record seq %llu) "
+	         "and not since: executing secondary command buffers leaves the primary command "
+	         "buffer's state undefined", what, (unsigned long long)c->undef_seq);
+	return rpvk_state_refuse(r, cb, why);
 }
 
 static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const void *args)
@@ -611,42 +686,99 @@ static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, co
 	if (k >= 0 && !c->sets_bound[k] && rpvk_sobj(r, VK_OBJECT_TYPE_PIPELINE, c->pipeline[k]))
 		return rpvk_state_refuse(r, cb, "has no descriptor set bound, and its pipeline's layout "
 		                                "has descriptors");
+	if (k >= 0 && c->undef && (st = rpvk_state_undefined(r, cb, c, cmd, k)) != RP_OK)
+		return st;
 	if (k >= 0)
 		return rpvk_state_draw(r, cb, c, k);
 	return RP_OK;
 }
 
-static rp_status rpvk_state_submit(rpvk *r, VkCommandBuffer cb)
+static rp_status rpvk_state_submit(rpvk *r, VkCommandBuffer cb, int secondary);
+
+/* The secondary command buffers primary c executes (noted at its
+ * vkCmdExecuteCommands), judged as a submit of their own: what they use is
+ * used by the submit.  One level: a secondary's own list is not followed. */
+static rp_status rpvk_state_submit_secondaries(rpvk *r, VkCommandBuffer cb, const rpvk_cb *c)
 {
+	char why[200];
+	rp_status st;
+	for (uint32_t i = 0; i < c->nres; i++) {
+		VkCommandBuffer s = (VkCommandBuffer)(uintptr_t)c->res[i].live;
+		if (c->res[i].type != VK_OBJECT_TYPE_COMMAND_BUFFER)
+			continue;
+		if (!rpvk_cb_get(r, s)) {
+			snprintf(why, sizeof(why), "is submitted, and the secondary command buffer 0x%llx it "
+			         "executes was freed since it was recorded",
+			         (unsigned long long)(uintptr_t)s);
+			return rpvk_state_refuse(r, cb, why);
+		}
+		if ((st = rpvk_state_submit(r, s, 1)) != RP_OK)
+			return st;
+	}
+	return RP_OK;
+}
+
+/* A submit of cb (secondary: executed by the command buffer submitted). */
+static rp_status rpvk_state_submit(rpvk *r, VkCommandBuffer cb, int secondary)
+{
+	/* what the message says of cb */
+	const char *is = secondary ? "is executed by the command buffer submitted" : "is submitted";
 	rpvk_cb *c = rpvk_cb_get(r, cb);
-	char why[160], text[256];
-	if (c && c->state == RPVK_CB_EXECUTABLE && c->stale)
-		return rpvk_state_refuse(r, cb, "is submitted, and a buffer, image, descriptor set, "
-		                                "pipeline or framebuffer it uses was destroyed since it "
-		                                "was recorded");
+	char why[160], text[400];
+	rp_status st;
+	if (c && c->state == RPVK_CB_EXECUTABLE && !secondary &&
+	    (st = rpvk_state_submit_secondaries(r, cb, c)) != RP_OK)
+		return st;
+	if (c && c->state == RPVK_CB_EXECUTABLE && c->stale) {
+		snprintf(text, sizeof(text), "%s, and a buffer, image, descriptor set, pipeline or "
+		         "framebuffer it uses was destroyed since it was recorded", is);
+		return rpvk_state_refuse(r, cb, text);
+	}
+	if (c && c->state == RPVK_CB_EXECUTABLE && c->upd_seq) {
+		if (c->upd_binding == UINT32_MAX)
+			snprintf(text, sizeof(text), "%s, and a descriptor set it binds was updated through a "
+			         "template at record seq %llu, after the bind, and its layout has no binding "
+			         "with UPDATE_AFTER_BIND or UPDATE_UNUSED_WHILE_PENDING: that update made the "
+			         "command buffer invalid", is, (unsigned long long)c->upd_seq);
+		else
+			snprintf(text, sizeof(text), "%s, and binding %u of a descriptor set it binds was "
+			         "updated at record seq %llu, after the bind, without UPDATE_AFTER_BIND or "
+			         "UPDATE_UNUSED_WHILE_PENDING in its layout: that update made the command "
+			         "buffer invalid", is, c->upd_binding, (unsigned long long)c->upd_seq);
+		return rpvk_state_refuse(r, cb, text);
+	}
 	if (c && c->state == RPVK_CB_EXECUTABLE)
 		for (uint32_t i = 0; i < c->nres; i++) {
 			if (c->res[i].type == VK_OBJECT_TYPE_DESCRIPTOR_SET) {
 				if (!rpvk_dset_bad(r, c->res[i].live, why, sizeof(why)))
 					continue;
-				snprintf(text, sizeof(text), "is submitted, and a descriptor set it binds is not "
-				         "valid (%s)", why);
+				snprintf(text, sizeof(text), "%s, and a descriptor set it binds is not valid (%s)",
+				         is, why);
 				return rpvk_state_refuse(r, cb, text);
 			}
-			if (c->res[i].type == VK_OBJECT_TYPE_IMAGE_VIEW)
+			if (c->res[i].type == VK_OBJECT_TYPE_IMAGE_VIEW ||
+			    c->res[i].type == VK_OBJECT_TYPE_COMMAND_BUFFER)
 				continue;
-			if ((rpvk_sobj(r, c->res[i].type, c->res[i].live) & 3) == RPVK_RES_FREED)
-				return rpvk_state_refuse(r, cb, "is submitted, and a buffer or image it uses has "
-				                                "had its memory freed since it was recorded");
+			if ((rpvk_sobj(r, c->res[i].type, c->res[i].live) & 3) == RPVK_RES_FREED) {
+				snprintf(text, sizeof(text), "%s, and a buffer or image it uses has had its memory "
+				         "freed since it was recorded", is);
+				return rpvk_state_refuse(r, cb, text);
+			}
 		}
 	for (uint32_t i = 0; c && c->state == RPVK_CB_EXECUTABLE && i < c->nneed; i++)
 		if (rpvk_dset_unwritten(r, c->need[i].set, c->need[i].binding, why, sizeof(why))) {
-			snprintf(text, sizeof(text), "is submitted, and a descriptor set it binds is not "
-			         "valid (%s)", why);
+			snprintf(text, sizeof(text), "%s, and a descriptor set it binds is not valid (%s)", is,
+			         why);
 			return rpvk_state_refuse(r, cb, text);
 		}
 	if (!c || c->state == RPVK_CB_EXECUTABLE)
 		return RP_OK;
+	if (secondary)
+		return rpvk_state_refuse(r, cb, c->state == RPVK_CB_RECORDING ?
+		                         "is executed by the command buffer submitted, and was begun "
+		                         "again since (it is recording)" :
+		                         "is executed by the command buffer submitted, and was reset "
+		                         "since (nothing recorded in it)");
 	return rpvk_state_refuse(r, cb, c->state == RPVK_CB_RECORDING ?
 	                         "is submitted while still recording (no vkEndCommandBuffer)" :
 	                         "is submitted with nothing recorded in it (reset, or never begun)");
@@ -857,7 +989,7 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 		for (uint32_t i = 0; st == RP_OK && a->pSubmits && i < a->submitCount; i++)
 			for (uint32_t j = 0; st == RP_OK && a->pSubmits[i].pCommandBuffers &&
 			                     j < a->pSubmits[i].commandBufferCount; j++)
-				st = rpvk_state_submit(r, a->pSubmits[i].pCommandBuffers[j]);
+				st = rpvk_state_submit(r, a->pSubmits[i].pCommandBuffers[j], 0);
 		break;
 	}
 	case SBT_VK_CMD_vkQueueSubmit2:
@@ -866,7 +998,7 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 		for (uint32_t i = 0; st == RP_OK && a->pSubmits && i < a->submitCount; i++)
 			for (uint32_t j = 0; st == RP_OK && a->pSubmits[i].pCommandBufferInfos &&
 			                     j < a->pSubmits[i].commandBufferInfoCount; j++)
-				st = rpvk_state_submit(r, a->pSubmits[i].pCommandBufferInfos[j].commandBuffer);
+				st = rpvk_state_submit(r, a->pSubmits[i].pCommandBufferInfos[j].commandBuffer, 0);
 		break;
 	}
 	default:
@@ -896,8 +1028,45 @@ static void rpvk_state_sets(rpvk *r, VkCommandBuffer cb, VkPipelineBindPoint bp)
 {
 	rpvk_cb *c = rpvk_cb_get(r, cb);
 	int k = rpvk_bind_point(bp);
-	if (c && k >= 0)
+	if (c && k >= 0) {
 		c->sets_bound[k]++;
+		c->undef &= ~(RPVK_UNDEF_SETS << k);
+	}
+}
+
+/* State a vkCmd* sets again after vkCmdExecuteCommands left it undefined. */
+static void rpvk_state_defined(rpvk *r, VkCommandBuffer cb, uint32_t what)
+{
+	rpvk_cb *c = rpvk_cb_get(r, cb);
+	if (c)
+		c->undef &= ~what;
+}
+
+/* Binding binding of set was updated (written or copied into) at the
+ * current record: every command buffer recording or executable that binds
+ * the set becomes invalid, unless the binding's layout flags let it be
+ * updated after the bind (rpvk_dset_update_invalidates). */
+static void rpvk_state_set_updated(rpvk *r, VkDescriptorSet set, uint32_t binding, int all)
+{
+	uint32_t b = binding;
+	if (!set || !rpvk_dset_update_invalidates(r, (uint64_t)(uintptr_t)set, binding, all, &b))
+		return;
+	for (size_t i = 0; i < r->cbs.cap; i++) {
+		rpvk_map_slot *s = &r->cbs.slots[i];
+		rpvk_cb *c;
+		if (!s->type || s->type == RPVK_MAP_TOMB)
+			continue;
+		c = (rpvk_cb *)(uintptr_t)s->val;
+		if (c->upd_seq || (c->state != RPVK_CB_RECORDING && c->state != RPVK_CB_EXECUTABLE))
+			continue;
+		for (uint32_t k = 0; k < c->nres; k++)
+			if (c->res[k].type == VK_OBJECT_TYPE_DESCRIPTOR_SET &&
+			    c->res[k].live == (uint64_t)(uintptr_t)set) {
+				c->upd_seq = r->seq;
+				c->upd_binding = b;
+				break;
+			}
+	}
 }
 
 static void rpvk_state_pipelines(rpvk *r, uint32_t n, const VkPipeline *out, const VkPipelineLayout *layouts,
@@ -926,7 +1095,7 @@ static void rpvk_state_fb_note(rpvk *r, rpvk_cb *c, const VkRenderPassBeginInfo 
 
 /* A vkCmdSet* of dynamic state bit; on: the value it sets, for the enables
  * and the topology (whether it is a line topology). */
-static void rpvk_state_dyn(rpvk *r, const void *args, uint32_t bit, int on)
+static void rpvk_state_dyn(rpvk *r, const void *args, uint64_t bit, int on)
 {
 	rpvk_cb *c = rpvk_cb_get(r, *(const VkCommandBuffer *)args);
 	if (!c)
@@ -937,7 +1106,7 @@ static void rpvk_state_dyn(rpvk *r, const void *args, uint32_t bit, int on)
 
 /* The dynamic state a vkCmd* sets (RPVK_DYN_* bit, and its value into
  * *on), or 0. */
-static uint32_t rpvk_state_dyn_call(enum sbt_vk_cmd cmd, const void *args, int *on)
+static uint64_t rpvk_state_dyn_call(enum sbt_vk_cmd cmd, const void *args, int *on)
 {
 	*on = 0;
 	switch (cmd) {
@@ -998,6 +1167,30 @@ static uint32_t rpvk_state_dyn_call(enum sbt_vk_cmd cmd, const void *args, int *
 	case SBT_VK_CMD_vkCmdBindVertexBuffers2EXT:
 		/* sets the strides only when it gives them */
 		return ((const sbt_vk_args_vkCmdBindVertexBuffers2 *)args)->pStrides ? RPVK_DYN_VERTEX_STRIDE : 0;
+	case SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT: return RPVK_DYN_TESS_DOMAIN_ORIGIN;
+	case SBT_VK_CMD_vkCmdSetDepthClampEnableEXT: return RPVK_DYN_DEPTH_CLAMP_ENABLE;
+	case SBT_VK_CMD_vkCmdSetPolygonModeEXT:
+		*on = ((const sbt_vk_args_vkCmdSetPolygonModeEXT *)args)->polygonMode == VK_POLYGON_MODE_LINE;
+		return RPVK_DYN_POLYGON_MODE;
+	case SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT: return RPVK_DYN_RASTERIZATION_SAMPLES;
+	case SBT_VK_CMD_vkCmdSetSampleMaskEXT: return RPVK_DYN_SAMPLE_MASK;
+	case SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT: return RPVK_DYN_ALPHA_TO_COVERAGE_ENABLE;
+	case SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT: return RPVK_DYN_ALPHA_TO_ONE_ENABLE;
+	case SBT_VK_CMD_vkCmdSetLogicOpEnableEXT: return RPVK_DYN_LOGIC_OP_ENABLE;
+	case SBT_VK_CMD_vkCmdSetColorBlendEnableEXT: {
+		/* on: blending enabled for an attachment this call sets */
+		const sbt_vk_args_vkCmdSetColorBlendEnableEXT *a = args;
+		for (uint32_t i = 0; a->pColorBlendEnables && i < a->attachmentCount; i++)
+			*on |= a->pColorBlendEnables[i] != 0;
+		return RPVK_DYN_COLOR_BLEND_ENABLE;
+	}
+	case SBT_VK_CMD_vkCmdSetColorBlendEquationEXT: return RPVK_DYN_COLOR_BLEND_EQUATION;
+	case SBT_VK_CMD_vkCmdSetColorWriteMaskEXT: return RPVK_DYN_COLOR_WRITE_MASK;
+	case SBT_VK_CMD_vkCmdSetDepthClipEnableEXT: return RPVK_DYN_DEPTH_CLIP_ENABLE;
+	case SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT: return RPVK_DYN_PROVOKING_VERTEX_MODE;
+	case SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT: return RPVK_DYN_LINE_RASTERIZATION_MODE;
+	case SBT_VK_CMD_vkCmdSetLineStippleEnableEXT: return RPVK_DYN_LINE_STIPPLE_ENABLE;
+	case SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT: return RPVK_DYN_DEPTH_CLIP_NEGATIVE_ONE_TO_ONE;
 	default: return 0;
 	}
 }
@@ -1005,13 +1198,11 @@ static uint32_t rpvk_state_dyn_call(enum sbt_vk_cmd cmd, const void *args, int *
 void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 {
 	int on;
-	uint32_t bit;
+	uint64_t bit;
 	rpvk_shader_after(r, cmd, args);
 	rpvk_dset_after(r, cmd, args);
-	if ((bit = rpvk_state_dyn_call(cmd, args, &on)) != 0) {
+	if ((bit = rpvk_state_dyn_call(cmd, args, &on)) != 0)
 		rpvk_state_dyn(r, args, bit, on);
-		return;
-	}
 	switch (cmd) {
 	case SBT_VK_CMD_vkDestroyImageView:
 		rpvk_state_gone(r, VK_OBJECT_TYPE_IMAGE_VIEW,
@@ -1186,13 +1377,15 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		const sbt_vk_args_vkCmdBindPipeline *a = args;
 		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
 		int k = rpvk_bind_point(a->pipelineBindPoint);
-		if (c && k >= 0)
+		if (c && k >= 0) {
 			c->pipeline[k] = (uint64_t)(uintptr_t)a->pipeline;
+			c->undef &= ~(RPVK_UNDEF_PIPELINE << k);
+		}
 		if (c && k == 0) {
 			/* state the new pipeline has static is disturbed; after a
 			 * pipeline not known, none is judged */
 			const rpvk_sh_pipe *p = rpvk_shader_pipe(r, (uint64_t)(uintptr_t)a->pipeline);
-			c->dyn_set = p && p->dyn_known ? c->dyn_set & p->dyn : ~0u;
+			c->dyn_set = p && p->dyn_known ? c->dyn_set & p->dyn : RPVK_DYN_ALL;
 		}
 		if (c)
 			rpvk_res_note(c, VK_OBJECT_TYPE_PIPELINE, (uint64_t)(uintptr_t)a->pipeline);
@@ -1215,6 +1408,51 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		rpvk_state_sets(r, a->commandBuffer, a->pipelineBindPoint);
 		break;
 	}
+	case SBT_VK_CMD_vkCmdBindVertexBuffers:
+	case SBT_VK_CMD_vkCmdBindVertexBuffers2:
+	case SBT_VK_CMD_vkCmdBindVertexBuffers2EXT:
+		/* the same leading member: commandBuffer */
+		rpvk_state_defined(r, *(const VkCommandBuffer *)args, RPVK_UNDEF_VERTEX);
+		break;
+	case SBT_VK_CMD_vkCmdBindIndexBuffer:
+		rpvk_state_defined(r, ((const sbt_vk_args_vkCmdBindIndexBuffer *)args)->commandBuffer,
+		                   RPVK_UNDEF_INDEX);
+		break;
+	case SBT_VK_CMD_vkCmdPushConstants:
+		rpvk_state_defined(r, ((const sbt_vk_args_vkCmdPushConstants *)args)->commandBuffer,
+		                   RPVK_UNDEF_PUSH);
+		break;
+	case SBT_VK_CMD_vkCmdExecuteCommands: {
+		/* the secondaries it executes are judged at its submits; the
+		 * primary's state is undefined now, but its render pass */
+		const sbt_vk_args_vkCmdExecuteCommands *a = args;
+		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
+		if (!c || c->secondary)
+			break;
+		for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++)
+			if (rpvk_cb_get(r, a->pCommandBuffers[i]))
+				rpvk_res_note(c, VK_OBJECT_TYPE_COMMAND_BUFFER,
+				              (uint64_t)(uintptr_t)a->pCommandBuffers[i]);
+		c->undef = RPVK_UNDEF_ALL;
+		c->undef_seq = r->seq;
+		c->dyn_set = 0;
+		c->dyn_on = 0;
+		break;
+	}
+	case SBT_VK_CMD_vkUpdateDescriptorSets: {
+		const sbt_vk_args_vkUpdateDescriptorSets *a = args;
+		for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++)
+			rpvk_state_set_updated(r, a->pDescriptorWrites[i].dstSet, a->pDescriptorWrites[i].dstBinding, 0);
+		for (uint32_t i = 0; a->pDescriptorCopies && i < a->descriptorCopyCount; i++)
+			rpvk_state_set_updated(r, a->pDescriptorCopies[i].dstSet, a->pDescriptorCopies[i].dstBinding, 0);
+		break;
+	}
+	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate:
+	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplateKHR:
+		/* the template's entries are not followed: any binding */
+		rpvk_state_set_updated(r, ((const sbt_vk_args_vkUpdateDescriptorSetWithTemplate *)args)->descriptorSet,
+		                       0, 1);
+		break;
 	case SBT_VK_CMD_vkCmdPushDescriptorSetWithTemplateKHR: {
 		/* the template's bind point is not at hand: both count */
 		const sbt_vk_args_vkCmdPushDescriptorSetWithTemplateKHR *a = args;

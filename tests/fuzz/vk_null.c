@@ -1610,6 +1610,24 @@ VN_DYN(SetStencilOp, (VkCommandBuffer cb, VkStencilFaceFlags f, VkStencilOp fail
 VN_DYN(SetRasterizerDiscardEnable, (VkCommandBuffer cb, VkBool32 on))
 VN_DYN(SetDepthBiasEnable, (VkCommandBuffer cb, VkBool32 on))
 VN_DYN(SetPrimitiveRestartEnable, (VkCommandBuffer cb, VkBool32 on))
+/* VK_EXT_extended_dynamic_state3 (vk_dynstate --eds3 sets these) */
+VN_DYN(SetTessellationDomainOriginEXT, (VkCommandBuffer cb, VkTessellationDomainOrigin o))
+VN_DYN(SetDepthClampEnableEXT, (VkCommandBuffer cb, VkBool32 on))
+VN_DYN(SetPolygonModeEXT, (VkCommandBuffer cb, VkPolygonMode m))
+VN_DYN(SetRasterizationSamplesEXT, (VkCommandBuffer cb, VkSampleCountFlagBits s))
+VN_DYN(SetSampleMaskEXT, (VkCommandBuffer cb, VkSampleCountFlagBits s, const VkSampleMask *m))
+VN_DYN(SetAlphaToCoverageEnableEXT, (VkCommandBuffer cb, VkBool32 on))
+VN_DYN(SetAlphaToOneEnableEXT, (VkCommandBuffer cb, VkBool32 on))
+VN_DYN(SetLogicOpEnableEXT, (VkCommandBuffer cb, VkBool32 on))
+VN_DYN(SetColorBlendEnableEXT, (VkCommandBuffer cb, uint32_t first, uint32_t n, const VkBool32 *on))
+VN_DYN(SetColorBlendEquationEXT, (VkCommandBuffer cb, uint32_t first, uint32_t n,
+                                  const VkColorBlendEquationEXT *eq))
+VN_DYN(SetColorWriteMaskEXT, (VkCommandBuffer cb, uint32_t first, uint32_t n, const VkColorComponentFlags *m))
+VN_DYN(SetDepthClipEnableEXT, (VkCommandBuffer cb, VkBool32 on))
+VN_DYN(SetProvokingVertexModeEXT, (VkCommandBuffer cb, VkProvokingVertexModeEXT m))
+VN_DYN(SetLineRasterizationModeEXT, (VkCommandBuffer cb, VkLineRasterizationModeEXT m))
+VN_DYN(SetLineStippleEnableEXT, (VkCommandBuffer cb, VkBool32 on))
+VN_DYN(SetDepthClipNegativeOneToOneEXT, (VkCommandBuffer cb, VkBool32 on))
 
 VN_CMD(BindVertexBuffers2, (VkCommandBuffer cb, uint32_t first, uint32_t n, const VkBuffer *b,
                             const VkDeviceSize *off, const VkDeviceSize *sizes, const VkDeviceSize *strides))
@@ -1875,6 +1893,12 @@ static const vn_fn vn_fns[] = {
 	VN_FA(CmdSetDepthBiasEnableEXT, CmdSetDepthBiasEnable), VN_F(CmdSetPrimitiveRestartEnable),
 	VN_FA(CmdSetPrimitiveRestartEnableEXT, CmdSetPrimitiveRestartEnable), VN_F(CmdBindVertexBuffers2),
 	VN_FA(CmdBindVertexBuffers2EXT, CmdBindVertexBuffers2),
+	VN_F(CmdSetTessellationDomainOriginEXT), VN_F(CmdSetDepthClampEnableEXT), VN_F(CmdSetPolygonModeEXT),
+	VN_F(CmdSetRasterizationSamplesEXT), VN_F(CmdSetSampleMaskEXT), VN_F(CmdSetAlphaToCoverageEnableEXT),
+	VN_F(CmdSetAlphaToOneEnableEXT), VN_F(CmdSetLogicOpEnableEXT), VN_F(CmdSetColorBlendEnableEXT),
+	VN_F(CmdSetColorBlendEquationEXT), VN_F(CmdSetColorWriteMaskEXT), VN_F(CmdSetDepthClipEnableEXT),
+	VN_F(CmdSetProvokingVertexModeEXT), VN_F(CmdSetLineRasterizationModeEXT), VN_F(CmdSetLineStippleEnableEXT),
+	VN_F(CmdSetDepthClipNegativeOneToOneEXT),
 };
 
 static PFN_vkVoidFunction vn_lookup(const char *name)

@@ -8,9 +8,13 @@
  * Prints one line per file before it runs ("run FILE", flushed, so a crash
  * names its input) and one after: "replayed FILE" or "stopped FILE: the
  * replay's message".  A replay that takes longer than SECONDS (default 10)
- * is a hang: "hang FILE", exit 124.  Exit 0 when every file ran to an end
- * (replayed or stopped with a message naming a record), 1 when a stop's
- * message names no record, 2 on usage.
+ * is a hang: "hang FILE", exit 124.  In a build with AddressSanitizer and
+ * leak detection on (ASAN_OPTIONS detect_leaks=1), memory left unreachable
+ * after a file's replay is a leak: LeakSanitizer's report on stderr, "leak
+ * FILE" and exit 87 right after that file (the leaked blocks would be
+ * reported again after every later one).  Exit 0 when every file ran to an
+ * end (replayed or stopped with a message naming a record), 1 when a
+ * stop's message names no record, 2 on usage.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +24,15 @@
 
 #include "tests/fuzz/fuzz_vk_null.h"
 #include "tests/support/tst.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+/* Nonzero when LeakSanitizer finds unreachable memory now (0 when leak
+ * detection is off). */
+#define VNM_LEAKED() __lsan_do_recoverable_leak_check()
+#else
+#define VNM_LEAKED() 0
+#endif
 
 static const char *vnm_current;
 
@@ -73,6 +86,11 @@ int main(int argc, char **argv)
 			if (!strstr(msg, "record seq ") && !strstr(msg, "checkpoint seq ") &&
 			    !strstr(msg, "/proc/self/fd/"))
 				bad = 1;
+		}
+		if (VNM_LEAKED()) {
+			printf("leak %s\n", argv[i]);
+			fflush(stdout);
+			_exit(87); /* not the exit-time leak check again */
 		}
 		fflush(stdout);
 	}

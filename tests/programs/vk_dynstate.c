@@ -24,7 +24,7 @@
  * stride.  The blend of "tri" uses the constants (CONSTANT_COLOR).  Then
  * one triangle draw, "line" bound, one line draw.
  *
- * usage: vk_dynstate [--imageless] [--secondary] [--library]
+ * usage: vk_dynstate [--imageless] [--secondary] [--library] [--execute] [--eds3]
  *   --imageless   the framebuffer is imageless (VK_FRAMEBUFFER_CREATE_
  *                 IMAGELESS_BIT, core 1.2): its views are given when the
  *                 render pass begins (VkRenderPassAttachmentBeginInfo)
@@ -34,6 +34,26 @@
  *                 (VK_EXT_graphics_pipeline_library), each leaving its
  *                 part's states dynamic (all but the topology, which is
  *                 then not set)
+ *   --execute     the primary command buffer first executes a secondary
+ *                 one (outside the render pass: it fills a scratch buffer),
+ *                 then binds "tri", sets every state, binds the vertex
+ *                 buffer and pushes its constants before it begins the
+ *                 render pass (inline) and draws: state set after
+ *                 vkCmdExecuteCommands, as the specification asks (it
+ *                 leaves the primary's state undefined)
+ *   --eds3        VK_EXT_extended_dynamic_state3: both pipelines also
+ *                 leave to the command buffer the 16 states lavapipe
+ *                 22.3.6 has (tessellation domain origin, depth clamp
+ *                 enable, polygon mode, rasterization samples, sample
+ *                 mask, alpha to coverage and alpha to one enables, logic
+ *                 op enable, color blend enable and equation, color write
+ *                 mask, depth clip enable, provoking vertex mode, line
+ *                 rasterization mode, line stipple enable, depth clip
+ *                 negative one to one; with VK_EXT_depth_clip_enable,
+ *                 VK_EXT_depth_clip_control, VK_EXT_provoking_vertex and
+ *                 VK_EXT_line_rasterization), each set with one call after
+ *                 the others, in this order, to the values the static
+ *                 state has
  * Prints the XXH3-64 hash of the colour image (RGBA8, 64 x 64).
  */
 #include "tests/programs/vk_prog.h"
@@ -95,12 +115,110 @@ static const VkDynamicState vkd_dyn_fragment[] = {
 };
 static const VkDynamicState vkd_dyn_output[] = { VK_DYNAMIC_STATE_BLEND_CONSTANTS };
 
-/* Instance and device of Vulkan 1.3 with imageless framebuffers (and, with
- * library, graphics pipeline libraries). */
-static void vkd_ctx_init(vkp_ctx *c, int library)
+/* --eds3: vkd_dyn, then these (the topology still last) */
+static const VkDynamicState vkd_dyn3[] = {
+	VK_DYNAMIC_STATE_TESSELLATION_DOMAIN_ORIGIN_EXT,
+	VK_DYNAMIC_STATE_DEPTH_CLAMP_ENABLE_EXT,
+	VK_DYNAMIC_STATE_POLYGON_MODE_EXT,
+	VK_DYNAMIC_STATE_RASTERIZATION_SAMPLES_EXT,
+	VK_DYNAMIC_STATE_SAMPLE_MASK_EXT,
+	VK_DYNAMIC_STATE_ALPHA_TO_COVERAGE_ENABLE_EXT,
+	VK_DYNAMIC_STATE_ALPHA_TO_ONE_ENABLE_EXT,
+	VK_DYNAMIC_STATE_LOGIC_OP_ENABLE_EXT,
+	VK_DYNAMIC_STATE_COLOR_BLEND_ENABLE_EXT,
+	VK_DYNAMIC_STATE_COLOR_BLEND_EQUATION_EXT,
+	VK_DYNAMIC_STATE_COLOR_WRITE_MASK_EXT,
+	VK_DYNAMIC_STATE_DEPTH_CLIP_ENABLE_EXT,
+	VK_DYNAMIC_STATE_PROVOKING_VERTEX_MODE_EXT,
+	VK_DYNAMIC_STATE_LINE_RASTERIZATION_MODE_EXT,
+	VK_DYNAMIC_STATE_LINE_STIPPLE_ENABLE_EXT,
+	VK_DYNAMIC_STATE_DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT,
+};
+#define VKD_NDYN3 (uint32_t)(sizeof(vkd_dyn3) / sizeof(vkd_dyn3[0]))
+
+/* The extended dynamic state 3 setters (device functions of extensions:
+ * not exported by the loader). */
+typedef struct vkd_eds3 {
+	PFN_vkCmdSetTessellationDomainOriginEXT domain_origin;
+	PFN_vkCmdSetDepthClampEnableEXT depth_clamp;
+	PFN_vkCmdSetPolygonModeEXT polygon_mode;
+	PFN_vkCmdSetRasterizationSamplesEXT samples;
+	PFN_vkCmdSetSampleMaskEXT sample_mask;
+	PFN_vkCmdSetAlphaToCoverageEnableEXT alpha_to_coverage;
+	PFN_vkCmdSetAlphaToOneEnableEXT alpha_to_one;
+	PFN_vkCmdSetLogicOpEnableEXT logic_op;
+	PFN_vkCmdSetColorBlendEnableEXT blend_enable;
+	PFN_vkCmdSetColorBlendEquationEXT blend_equation;
+	PFN_vkCmdSetColorWriteMaskEXT write_mask;
+	PFN_vkCmdSetDepthClipEnableEXT depth_clip;
+	PFN_vkCmdSetProvokingVertexModeEXT provoking_vertex;
+	PFN_vkCmdSetLineRasterizationModeEXT line_mode;
+	PFN_vkCmdSetLineStippleEnableEXT line_stipple;
+	PFN_vkCmdSetDepthClipNegativeOneToOneEXT clip_negative_one;
+} vkd_eds3;
+
+static PFN_vkVoidFunction vkd_proc(const vkp_ctx *c, const char *name)
 {
-	const char *exts[2] = { VK_KHR_PIPELINE_LIBRARY_EXTENSION_NAME,
-	                        VK_EXT_GRAPHICS_PIPELINE_LIBRARY_EXTENSION_NAME };
+	PFN_vkVoidFunction f = vkGetDeviceProcAddr(c->device, name);
+	if (!f)
+		vkp_die(c, "the device lacks %s", name);
+	return f;
+}
+
+static void vkd_eds3_load(const vkp_ctx *c, vkd_eds3 *e)
+{
+	e->domain_origin = (PFN_vkCmdSetTessellationDomainOriginEXT)vkd_proc(c, "vkCmdSetTessellationDomainOriginEXT");
+	e->depth_clamp = (PFN_vkCmdSetDepthClampEnableEXT)vkd_proc(c, "vkCmdSetDepthClampEnableEXT");
+	e->polygon_mode = (PFN_vkCmdSetPolygonModeEXT)vkd_proc(c, "vkCmdSetPolygonModeEXT");
+	e->samples = (PFN_vkCmdSetRasterizationSamplesEXT)vkd_proc(c, "vkCmdSetRasterizationSamplesEXT");
+	e->sample_mask = (PFN_vkCmdSetSampleMaskEXT)vkd_proc(c, "vkCmdSetSampleMaskEXT");
+	e->alpha_to_coverage = (PFN_vkCmdSetAlphaToCoverageEnableEXT)vkd_proc(c, "vkCmdSetAlphaToCoverageEnableEXT");
+	e->alpha_to_one = (PFN_vkCmdSetAlphaToOneEnableEXT)vkd_proc(c, "vkCmdSetAlphaToOneEnableEXT");
+	e->logic_op = (PFN_vkCmdSetLogicOpEnableEXT)vkd_proc(c, "vkCmdSetLogicOpEnableEXT");
+	e->blend_enable = (PFN_vkCmdSetColorBlendEnableEXT)vkd_proc(c, "vkCmdSetColorBlendEnableEXT");
+	e->blend_equation = (PFN_vkCmdSetColorBlendEquationEXT)vkd_proc(c, "vkCmdSetColorBlendEquationEXT");
+	e->write_mask = (PFN_vkCmdSetColorWriteMaskEXT)vkd_proc(c, "vkCmdSetColorWriteMaskEXT");
+	e->depth_clip = (PFN_vkCmdSetDepthClipEnableEXT)vkd_proc(c, "vkCmdSetDepthClipEnableEXT");
+	e->provoking_vertex = (PFN_vkCmdSetProvokingVertexModeEXT)vkd_proc(c, "vkCmdSetProvokingVertexModeEXT");
+	e->line_mode = (PFN_vkCmdSetLineRasterizationModeEXT)vkd_proc(c, "vkCmdSetLineRasterizationModeEXT");
+	e->line_stipple = (PFN_vkCmdSetLineStippleEnableEXT)vkd_proc(c, "vkCmdSetLineStippleEnableEXT");
+	e->clip_negative_one = (PFN_vkCmdSetDepthClipNegativeOneToOneEXT)vkd_proc(c, "vkCmdSetDepthClipNegativeOneToOneEXT");
+}
+
+/* Instance and device of Vulkan 1.3 with imageless framebuffers (and, with
+ * library, graphics pipeline libraries; with eds3, extended dynamic state
+ * 3 and the extensions its states belong to). */
+static void vkd_ctx_init(vkp_ctx *c, int library, int eds3)
+{
+	const char *exts[7];
+	uint32_t next = 0;
+	VkPhysicalDeviceExtendedDynamicState3FeaturesEXT f3 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTENDED_DYNAMIC_STATE_3_FEATURES_EXT,
+		.extendedDynamicState3TessellationDomainOrigin = VK_TRUE,
+		.extendedDynamicState3DepthClampEnable = VK_TRUE,
+		.extendedDynamicState3PolygonMode = VK_TRUE,
+		.extendedDynamicState3RasterizationSamples = VK_TRUE,
+		.extendedDynamicState3SampleMask = VK_TRUE,
+		.extendedDynamicState3AlphaToCoverageEnable = VK_TRUE,
+		.extendedDynamicState3AlphaToOneEnable = VK_TRUE,
+		.extendedDynamicState3LogicOpEnable = VK_TRUE,
+		.extendedDynamicState3ColorBlendEnable = VK_TRUE,
+		.extendedDynamicState3ColorBlendEquation = VK_TRUE,
+		.extendedDynamicState3ColorWriteMask = VK_TRUE,
+		.extendedDynamicState3DepthClipEnable = VK_TRUE,
+		.extendedDynamicState3ProvokingVertexMode = VK_TRUE,
+		.extendedDynamicState3LineRasterizationMode = VK_TRUE,
+		.extendedDynamicState3LineStippleEnable = VK_TRUE,
+		.extendedDynamicState3DepthClipNegativeOneToOne = VK_TRUE,
+	};
+	VkPhysicalDeviceDepthClipEnableFeaturesEXT fclip = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEPTH_CLIP_ENABLE_FEATURES_EXT, .pNext = &f3,
+		.depthClipEnable = VK_TRUE
+	};
+	VkPhysicalDeviceDepthClipControlFeaturesEXT fctl = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEPTH_CLIP_CONTROL_FEATURES_EXT, .pNext = &fclip,
+		.depthClipControl = VK_TRUE
+	};
 	VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT gpl = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GRAPHICS_PIPELINE_LIBRARY_FEATURES_EXT,
 		.graphicsPipelineLibrary = VK_TRUE
@@ -146,9 +264,21 @@ static void vkd_ctx_init(vkp_ctx *c, int library)
 	dci.pQueueCreateInfos = &qci;
 	if (library) {
 		f12.pNext = &gpl;
-		dci.enabledExtensionCount = 2;
-		dci.ppEnabledExtensionNames = exts;
+		exts[next++] = VK_KHR_PIPELINE_LIBRARY_EXTENSION_NAME;
+		exts[next++] = VK_EXT_GRAPHICS_PIPELINE_LIBRARY_EXTENSION_NAME;
 	}
+	if (eds3) {
+		gpl.pNext = library ? &fctl : NULL;
+		if (!library)
+			f12.pNext = &fctl;
+		exts[next++] = VK_EXT_EXTENDED_DYNAMIC_STATE_3_EXTENSION_NAME;
+		exts[next++] = VK_EXT_DEPTH_CLIP_ENABLE_EXTENSION_NAME;
+		exts[next++] = VK_EXT_DEPTH_CLIP_CONTROL_EXTENSION_NAME;
+		exts[next++] = VK_EXT_PROVOKING_VERTEX_EXTENSION_NAME;
+		exts[next++] = VK_EXT_LINE_RASTERIZATION_EXTENSION_NAME;
+	}
+	dci.enabledExtensionCount = next;
+	dci.ppEnabledExtensionNames = next ? exts : NULL;
 	VKP_CHECK(c, vkCreateDevice(c->phys, &dci, NULL, &c->device));
 	vkGetDeviceQueue(c->device, c->qfam, 0, &c->queue);
 }
@@ -197,9 +327,10 @@ static void vkd_image(const vkp_ctx *c, VkFormat fmt, VkImageUsageFlags usage,
 	VKP_CHECK(c, vkCreateImageView(c->device, &ivci, NULL, view));
 }
 
-/* The binds, every dynamic state and the two draws. */
-static void vkd_record_draws(VkCommandBuffer cb, VkPipeline tri, VkPipeline line, VkPipelineLayout layout,
-                             VkBuffer vbuf, int library)
+/* The binds, every dynamic state (with e, extended dynamic state 3's
+ * too), the vertex buffer and the push constants. */
+static void vkd_record_state(VkCommandBuffer cb, VkPipeline tri, VkPipelineLayout layout, VkBuffer vbuf,
+                             int library, const vkd_eds3 *e)
 {
 	const VkViewport vp = { 0, 0, (float)VKD_SIZE, (float)VKD_SIZE, 0.0f, 1.0f };
 	const VkRect2D sc = { { 0, 0 }, { VKD_SIZE, VKD_SIZE } };
@@ -231,8 +362,39 @@ static void vkd_record_draws(VkCommandBuffer cb, VkPipeline tri, VkPipeline line
 	vkCmdSetRasterizerDiscardEnable(cb, VK_FALSE);
 	vkCmdSetDepthBiasEnable(cb, VK_TRUE);
 	vkCmdSetPrimitiveRestartEnable(cb, VK_FALSE);
+	if (e) {
+		const VkSampleMask mask = ~0u;
+		const VkBool32 on = VK_TRUE;
+		const VkColorBlendEquationEXT eq = {
+			VK_BLEND_FACTOR_CONSTANT_COLOR, VK_BLEND_FACTOR_ZERO, VK_BLEND_OP_ADD,
+			VK_BLEND_FACTOR_ONE, VK_BLEND_FACTOR_ZERO, VK_BLEND_OP_ADD
+		};
+		const VkColorComponentFlags rgba = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+		                                   VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+		e->domain_origin(cb, VK_TESSELLATION_DOMAIN_ORIGIN_UPPER_LEFT);
+		e->depth_clamp(cb, VK_FALSE);
+		e->polygon_mode(cb, VK_POLYGON_MODE_FILL);
+		e->samples(cb, VK_SAMPLE_COUNT_1_BIT);
+		e->sample_mask(cb, VK_SAMPLE_COUNT_1_BIT, &mask);
+		e->alpha_to_coverage(cb, VK_FALSE);
+		e->alpha_to_one(cb, VK_FALSE);
+		e->logic_op(cb, VK_FALSE);
+		e->blend_enable(cb, 0, 1, &on);
+		e->blend_equation(cb, 0, 1, &eq);
+		e->write_mask(cb, 0, 1, &rgba);
+		e->depth_clip(cb, VK_TRUE);
+		e->provoking_vertex(cb, VK_PROVOKING_VERTEX_MODE_FIRST_VERTEX_EXT);
+		e->line_mode(cb, VK_LINE_RASTERIZATION_MODE_DEFAULT_EXT);
+		e->line_stipple(cb, VK_FALSE);
+		e->clip_negative_one(cb, VK_FALSE);
+	}
 	vkCmdBindVertexBuffers2(cb, 0, 1, &vbuf, &zero, NULL, &stride);
 	vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push), push);
+}
+
+/* The two draws ("tri" bound, then "line"). */
+static void vkd_record_calls(VkCommandBuffer cb, VkPipeline line)
+{
 	vkCmdDraw(cb, 3, 1, 0, 0);
 	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, line);
 	vkCmdDraw(cb, 2, 1, 3, 0);
@@ -312,9 +474,11 @@ static VkPipeline vkd_linked(const vkp_ctx *c, const VkGraphicsPipelineCreateInf
 
 int main(int argc, char **argv)
 {
-	int imageless = 0, secondary = 0, library = 0;
+	int imageless = 0, secondary = 0, library = 0, execute = 0, eds3 = 0;
+	VkDynamicState dyn_all[sizeof(vkd_dyn) / sizeof(vkd_dyn[0]) + sizeof(vkd_dyn3) / sizeof(vkd_dyn3[0])];
+	vkd_eds3 e3;
 	vkp_ctx c;
-	vkp_buffer vbuf, readback;
+	vkp_buffer vbuf, readback, scratch;
 	VkFormat dfmt;
 	VkImage cimg, dimg;
 	VkDeviceMemory cmem, dmem;
@@ -375,12 +539,23 @@ int main(int argc, char **argv)
 			secondary = 1;
 		} else if (!strcmp(argv[i], "--library")) {
 			library = 1;
+		} else if (!strcmp(argv[i], "--execute")) {
+			execute = 1;
+		} else if (!strcmp(argv[i], "--eds3")) {
+			eds3 = 1;
 		} else {
-			fprintf(stderr, "usage: vk_dynstate [--imageless] [--secondary] [--library]\n");
+			fprintf(stderr, "usage: vk_dynstate [--imageless] [--secondary] [--library] [--execute] "
+			        "[--eds3]\n");
 			return 2;
 		}
 	}
-	vkd_ctx_init(&c, library);
+	if (execute && secondary) {
+		fprintf(stderr, "vk_dynstate: --execute and --secondary do not go together\n");
+		return 2;
+	}
+	vkd_ctx_init(&c, library, eds3);
+	if (eds3)
+		vkd_eds3_load(&c, &e3);
 	dfmt = vkd_depth_format(&c);
 	vkd_image(&c, VKD_COLOR, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
 	          VK_IMAGE_ASPECT_COLOR_BIT, &cimg, &cmem, &views[0]);
@@ -390,6 +565,9 @@ int main(int argc, char **argv)
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0, 1);
 	vkp_buffer_create(&c, &readback, VKD_SIZE * VKD_SIZE * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0, 1);
+	if (execute)
+		vkp_buffer_create(&c, &scratch, 256, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0, 1);
 	v = vbuf.map;
 	v[0] = (vkd_vertex){ { 0.0f, -0.8f }, { 1.0f, 0.2f, 0.2f } };
 	v[1] = (vkd_vertex){ { 0.8f, 0.7f }, { 0.2f, 1.0f, 0.2f } };
@@ -492,8 +670,13 @@ int main(int argc, char **argv)
 	                     VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
 	cbs.attachmentCount = 1;
 	cbs.pAttachments = &cba;
-	ds.dynamicStateCount = VKD_NDYN;
-	ds.pDynamicStates = vkd_dyn;
+	/* the topology last: "line" leaves it out */
+	memcpy(dyn_all, vkd_dyn, (VKD_NDYN - 1) * sizeof(*vkd_dyn));
+	if (eds3)
+		memcpy(&dyn_all[VKD_NDYN - 1], vkd_dyn3, sizeof(vkd_dyn3));
+	dyn_all[VKD_NDYN - 1 + (eds3 ? VKD_NDYN3 : 0)] = VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY;
+	ds.dynamicStateCount = VKD_NDYN + (eds3 ? VKD_NDYN3 : 0);
+	ds.pDynamicStates = dyn_all;
 	gpci.stageCount = 2;
 	gpci.pStages = stages;
 	gpci.pVertexInputState = &vis;
@@ -511,7 +694,7 @@ int main(int argc, char **argv)
 	else
 		VKP_CHECK(&c, vkCreateGraphicsPipelines(c.device, VK_NULL_HANDLE, 1, &gpci, NULL, &tri));
 	ias.topology = VK_PRIMITIVE_TOPOLOGY_LINE_LIST;
-	ds.dynamicStateCount = VKD_NDYN - 1;
+	ds.dynamicStateCount--;
 	VKP_CHECK(&c, vkCreateGraphicsPipelines(c.device, VK_NULL_HANDLE, 1, &gpci, NULL, &line));
 
 	cpci.queueFamilyIndex = c.qfam;
@@ -528,9 +711,19 @@ int main(int argc, char **argv)
 		bi.flags = VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT;
 		bi.pInheritanceInfo = &inh;
 		VKP_CHECK(&c, vkBeginCommandBuffer(cb2, &bi));
-		vkd_record_draws(cb2, tri, line, layout, vbuf.buf, library);
+		vkd_record_state(cb2, tri, layout, vbuf.buf, library, eds3 ? &e3 : NULL);
+		vkd_record_calls(cb2, line);
 		VKP_CHECK(&c, vkEndCommandBuffer(cb2));
 		bi.flags = 0;
+		bi.pInheritanceInfo = NULL;
+	} else if (execute) {
+		/* executed outside the render pass: no render pass state */
+		cbai.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &cb2));
+		bi.pInheritanceInfo = &inh;
+		VKP_CHECK(&c, vkBeginCommandBuffer(cb2, &bi));
+		vkCmdFillBuffer(cb2, scratch.buf, 0, VK_WHOLE_SIZE, 0x5a5a5a5au);
+		VKP_CHECK(&c, vkEndCommandBuffer(cb2));
 		bi.pInheritanceInfo = NULL;
 	}
 	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fence));
@@ -550,12 +743,20 @@ int main(int argc, char **argv)
 		rpab.pAttachments = views;
 		rpbi.pNext = &rpab;
 	}
+	if (execute) {
+		/* everything the draws use set after the execute */
+		vkCmdExecuteCommands(cb, 1, &cb2);
+		vkd_record_state(cb, tri, layout, vbuf.buf, library, eds3 ? &e3 : NULL);
+	}
 	vkCmdBeginRenderPass(cb, &rpbi, secondary ? VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS
 	                                          : VK_SUBPASS_CONTENTS_INLINE);
-	if (secondary)
+	if (secondary) {
 		vkCmdExecuteCommands(cb, 1, &cb2);
-	else
-		vkd_record_draws(cb, tri, line, layout, vbuf.buf, library);
+	} else {
+		if (!execute)
+			vkd_record_state(cb, tri, layout, vbuf.buf, library, eds3 ? &e3 : NULL);
+		vkd_record_calls(cb, line);
+	}
 	vkCmdEndRenderPass(cb);
 	memset(&bic, 0, sizeof(bic));
 	bic.imageSubresource = (VkImageSubresourceLayers){ VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 };
@@ -574,8 +775,9 @@ int main(int argc, char **argv)
 	si.pCommandBuffers = &cb;
 	VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
 	vkp_fence_wait_reset(&c, fence);
-	printf("vk_dynstate: %s%s%shash 0x%016llx\n", imageless ? "imageless " : "",
-	       secondary ? "secondary " : "", library ? "library " : "",
+	printf("vk_dynstate: %s%s%s%s%shash 0x%016llx\n", imageless ? "imageless " : "",
+	       secondary ? "secondary " : "", library ? "library " : "", execute ? "execute " : "",
+	       eds3 ? "eds3 " : "",
 	       (unsigned long long)XXH3_64bits(readback.map, VKD_SIZE * VKD_SIZE * 4));
 
 	vkDestroyFence(c.device, fence, NULL);
@@ -596,6 +798,8 @@ int main(int argc, char **argv)
 	vkFreeMemory(c.device, dmem, NULL);
 	vkFreeMemory(c.device, cmem, NULL);
 	vkp_buffer_destroy(&c, &readback);
+	if (execute)
+		vkp_buffer_destroy(&c, &scratch);
 	vkp_buffer_destroy(&c, &vbuf);
 	vkp_ctx_finish(&c);
 	return 0;

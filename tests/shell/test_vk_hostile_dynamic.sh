@@ -33,7 +33,10 @@
 #     input library (no shaders) given stageCount 1 with no pStages is
 #     refused at its vkCreateGraphicsPipelines;
 #   - an image of 256 mip levels at 64x64 is refused at vkCreateImage, a
-#     pipeline listing a dynamic state twice at vkCreateGraphicsPipelines;
+#     pipeline listing a dynamic state twice at vkCreateGraphicsPipelines,
+#     an image view of format -2147483648 (no enum but VkResult has negative
+#     values; lavapipe died of SIGSEGV on it, replay_mutants.sh seed 102
+#     over vk_dynstate --execute) at vkCreateImageView;
 #   - imageless framebuffer: the depth attachment's image or the image's
 #     memory destroyed (freed) before vkCmdBeginRenderPass is refused
 #     there, naming attachment 1 (the view destroyed: the begin names an
@@ -179,6 +182,21 @@ done
 [ -n "$MIPS" ] || fail "no varint of vkCreateImage (seq $IMG) is its mipLevels"
 hostile mips dyn "record seq $IMG vkCreateImage: an image of 256 mip levels, and its extent 64x64x1 has 7$TAIL" \
 	--varint "$IMG:$MIPS:256"
+n_hostile=$((n_hostile + 1))
+
+# ---- a negative VkFormat (the varint whose change to 4294967295, zigzag
+# -2147483648, the dump shows as the view's format) ------------------------------------
+VIEW=$(seq_of vkCreateImageView 1 dyn)
+k=0 VFMT=
+while [ "$k" -lt 48 ] && [ -z "$VFMT" ]; do
+	"$M" "$T/dyn.sbt" "$T/negfmt.sbt" --varint "$VIEW:$k:4294967295" >/dev/null 2>&1 &&
+		"$I" --dump "$T/negfmt.sbt" | grep -q "^seq=$VIEW .* pCreateInfo.format=2147483648 " &&
+		VFMT=$k
+	k=$((k + 1))
+done
+[ -n "$VFMT" ] || fail "no varint of vkCreateImageView (seq $VIEW) is its format"
+hostile negfmt dyn "record seq $VIEW vkCreateImageView: VkImageViewCreateInfo.format is -2147483648, which no Vulkan version or extension defines (only VkResult has negative values)$TAIL" \
+	--varint "$VIEW:$VFMT:4294967295"
 n_hostile=$((n_hostile + 1))
 
 # ---- "tri"'s first dynamic state (the viewport) made the scissor, which it

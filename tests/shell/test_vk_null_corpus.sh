@@ -12,7 +12,10 @@
 #     query copies and reads of substituted queries, and a descriptor set
 #     written again each round before the buffer it held is destroyed; the
 #     null device aborted on that while a set kept every object any write
-#     had put in it);
+#     had put in it); so do vk_dynstate_eds3 and vk_dynstate_execute
+#     (vk_dynstate --eds3 and --execute: the extended dynamic state 3
+#     setters, which the null device only records, and a primary that sets
+#     its state again after vkCmdExecuteCommands);
 #   - each crash_* input, a mutant of one of them for a class of call the
 #     null device aborted on before the replay checked it (it stands for a
 #     driver crash), stops with a message naming the record:
@@ -39,13 +42,18 @@
 #     moved after a vkWaitForFences with no timeout whose result was
 #     damaged; the wait went to the device unbounded, on a fence nothing
 #     signals, and now waits at most --wait-timeout; the replay stops later,
-#     at a record it cannot decode).
+#     at a record it cannot decode), crash_secondary_destroyed (seed 1446 of
+#     vk_dynstate_execute: the buffer its secondary command buffer fills
+#     destroyed before the submit of the primary that executes it; the
+#     replay judged the primary's own commands only).
 # pc_crash_mem_freed (seed 2637 of vk_trim_occlusion: a submit moved ahead
 # of its command buffer's new recording, after the memory its set held was
-# freed) replays without --per-command; with it (VK_NULL_PER_COMMAND=1: two
-# runs) the replay's own per-command copies read that memory through a
+# freed) replayed without --per-command, and with it (VK_NULL_PER_COMMAND=1:
+# two runs) the replay's own per-command copies read that memory through a
 # buffer of ours destroyed with it (the null device aborted), and the
-# submit is refused naming the record.
+# submit was refused for it.  The set was updated after the command buffer
+# bound it (the update of the next round), which makes the command buffer
+# invalid: the submit is now refused for that first, in both modes.
 # Then 40 mutants of each trace (tests/fuzz/sbt_mutate --batch, seeds 1-40:
 # checksums valid, so the damage reaches the decoder and the replayer) all
 # end, replayed or stopped naming the record or checkpoint.
@@ -58,7 +66,7 @@ R="$BUILD/tests/vk_null_main"
 [ -x "$R" ] || { echo "the null-device replay is not built"; exit 77; }
 C="$TOP/tests/fuzz/corpus_vk_null"
 expect_rc 0 corpus "$R" --timeout 20 "$C"/*
-for t in vk_compute vk_offscreen vk_partial vk_trim_occlusion; do
+for t in vk_compute vk_offscreen vk_partial vk_trim_occlusion vk_dynstate_eds3 vk_dynstate_execute; do
 	grep -qx "replayed $C/$t" "$T/corpus.out" || fail "$t did not replay: $(grep " $C/$t" "$T/corpus.out")"
 done
 n=0
@@ -67,11 +75,12 @@ for f in "$C"/crash_*; do
 		fail "$(basename "$f") did not stop naming the record: $(grep " $f" "$T/corpus.out")"
 	n=$((n + 1))
 done
-[ "$n" -ge 20 ] || fail "expected 20 crash inputs, found $n"
-grep -qx "replayed $C/pc_crash_mem_freed" "$T/corpus.out" ||
-	fail "pc_crash_mem_freed did not replay: $(grep " $C/pc_crash_mem_freed" "$T/corpus.out")"
+[ "$n" -ge 21 ] || fail "expected 21 crash inputs, found $n"
+PC_UPDATED="^stopped $C/pc_crash_mem_freed: backend vulkan: record seq 141 vkQueueSubmit: command buffer 0x[0-9a-f]* is submitted, and binding 0 of a descriptor set it binds was updated at record seq 114, after the bind, without UPDATE_AFTER_BIND or UPDATE_UNUSED_WHILE_PENDING in its layout: that update made the command buffer invalid"
+grep -q "$PC_UPDATED" "$T/corpus.out" ||
+	fail "pc_crash_mem_freed: $(grep " $C/pc_crash_mem_freed" "$T/corpus.out")"
 expect_rc 0 percmd env VK_NULL_PER_COMMAND=1 "$R" --timeout 20 "$C/pc_crash_mem_freed" "$C/vk_trim_occlusion"
-grep -q "^stopped $C/pc_crash_mem_freed: backend vulkan: record seq 141 vkQueueSubmit: --per-command: command buffer 0x[0-9a-f]* is submitted, and VkDeviceMemory 0x200000000020, which its commands' per-command copies read, was freed since it was recorded" "$T/percmd.out" ||
+grep -q "$PC_UPDATED" "$T/percmd.out" ||
 	fail "pc_crash_mem_freed with --per-command: $(grep " $C/pc_crash_mem_freed" "$T/percmd.out")"
 grep -qx "replayed $C/vk_trim_occlusion" "$T/percmd.out" ||
 	fail "vk_trim_occlusion with --per-command: $(grep " $C/vk_trim_occlusion" "$T/percmd.out")"
@@ -84,4 +93,4 @@ for t in vk_compute vk_offscreen; do
 	m=$(grep -c '^\(replayed\|stopped\) ' "$T/mutants-$t.out")
 	[ "$m" -eq 40 ] || fail "$t: $m of 40 mutants ended: $(tail -3 "$T/mutants-$t.out")"
 done
-echo "ok: 4 traces replayed, $n crash inputs stopped naming the record, 80 mutants ended, against the null device"
+echo "ok: 6 traces replayed, $n crash inputs stopped naming the record, 80 mutants ended, against the null device"

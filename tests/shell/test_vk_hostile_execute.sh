@@ -1,0 +1,125 @@
+#!/bin/sh
+# tsreplay judges the state of a primary command buffer after
+# vkCmdExecuteCommands (issue 12; replayer/vulkan/rpvk_state.c,
+# docs/hostile-traces.md).  The specification: "all state of the primary
+# command buffer is undefined after an execute secondary command buffer
+# command is recorded", the render pass aside.  `vk_dynstate --execute`
+# executes a secondary command buffer first (outside the render pass: it
+# fills a scratch buffer), then binds its pipeline, sets every dynamic state,
+# binds the vertex buffer and pushes its constants, and draws: its trace
+# replays with every checkpoint equal and no VUID- line from the Khronos
+# validation layer (tsreplay --validate), and draws the pixels vk_dynstate
+# draws.
+# Changed with tests/fuzz/sbt_mutate, moving one call ahead of the execute
+# (so that it was made before it and not since), each must stop with exit 1
+# at the triangle's draw and the exact message:
+#   - vkCmdBindPipeline: the pipeline it draws with;
+#   - vkCmdBindVertexBuffers2: the vertex buffers;
+#   - vkCmdPushConstants: the push constants (its vertex shader uses them);
+#   - vkCmdSetViewport: the viewport, a dynamic state not set since;
+# and vkCmdSetDepthBounds moved ahead replays (the depth bounds test is off:
+# no draw reads it; without --validate, since the 1.3.239 layer asks for
+# every dynamic state).  The scratch buffer the secondary fills destroyed
+# before the primary's submit is refused at the submit, naming the
+# secondary (what a secondary uses, the submit of the primary that executes
+# it uses: the null device aborted on it, vk_null_mutants.sh seed 1446 of
+# corpus_vk_null/vk_dynstate_execute, now crash_secondary_destroyed).
+set -eu
+BUILD=${BUILD:-build}
+TOP=${TOP:-.}
+. "$TOP/tests/support/vk_env.sh"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { vk_env_fail "$@"; }
+
+vk_env_init
+R=$VK_ENV_BUILD/tsreplay
+M=$VK_ENV_BUILD/tests/sbt_mutate
+I=$VK_ENV_BUILD/tsinfo
+P=$VK_ENV_BUILD/tests/programs/vk_dynstate
+[ -x "$M" ] || fail "$M is not built"
+[ -x "$P" ] || fail "$P is not built"
+unset DISPLAY
+
+vk_env_layers_validation
+vk_env_run "$T/plain.log" "$P" || fail "vk_dynstate under validation"
+vk_env_layers_ours
+TRACESMITH_OUTPUT=$T/ex.sbt vk_env_run "$T/ex.capture.log" "$P" --execute ||
+	fail "vk_dynstate --execute under VK_LAYER_tracesmith and validation"
+vk_env_layers_none
+H=$(sed -n 's/^vk_dynstate: hash \(0x[0-9a-f]*\)$/\1/p' "$T/plain.log")
+[ -n "$H" ] || fail "vk_dynstate: $(cat "$T/plain.log")"
+grep -qx "vk_dynstate: execute hash $H" "$T/ex.capture.log" || fail "vk_dynstate --execute: $(cat "$T/ex.capture.log")"
+
+# replays NAME TRACE [--validate]: exit 0, every checkpoint equal (and, with
+# --validate, no VUID- line).
+replays() {
+	rc=0
+	timeout 120 "$R" ${3:-} "$2" >"$T/$1.out" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || fail "$1: exit $rc: $(tail -5 "$T/$1.out")"
+	grep -q " 0 differ" "$T/$1.out" || fail "$1: $(tail -5 "$T/$1.out")"
+	vk_env_clean "$T/$1.out" || fail "$1: the validation layer reported the replay"
+}
+# seq_of NAME N: the sequence number of the Nth (from 1) record of call NAME
+# in $T/ex.sbt.
+seq_of() {
+	"$I" --dump "$T/ex.sbt" | sed -n "s/^seq=\([0-9]*\) .* vulkan\.$1 .*/\1/p" | sed -n "${2}p"
+}
+# hostile NAME WANT OP...: the mutant of $T/ex.sbt stops with exit 1, its
+# stderr holding WANT.
+hostile() {
+	name=$1 want=$2
+	shift 2
+	"$M" "$T/ex.sbt" "$T/$name.sbt" "$@" >/dev/null || fail "$name: sbt_mutate $*"
+	rc=0
+	timeout 120 "$R" "$T/$name.sbt" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
+	[ "$rc" -ne 124 ] || fail "$name: tsreplay hung"
+	[ "$rc" -eq 1 ] || fail "$name: exit $rc (expected 1): $(cat "$T/$name.err")"
+	grep -qF -- "$want" "$T/$name.err" || fail "$name: '$want' not in: $(cat "$T/$name.err")"
+}
+TAIL=": a valid application never makes this call, and a driver may crash on it"
+
+replays ex "$T/ex.sbt" --validate
+
+EXEC=$(seq_of vkCmdExecuteCommands 1)
+DRAW=$(seq_of vkCmdDraw 1)
+[ -n "$EXEC" ] && [ -n "$DRAW" ] || fail "vk_dynstate --execute's trace lacks its execute or draw"
+# The primary's first command is the execute: a call moved to its place
+# comes before it, and the execute is then at seq EXEC + 1.
+UNDEF="bound or set before vkCmdExecuteCommands (record seq $((EXEC + 1))) and not since: executing secondary command buffers leaves the primary command buffer's state undefined$TAIL"
+n_hostile=0
+# ahead CALL WHAT: CALL moved ahead of the execute is refused at the draw,
+# naming WHAT.
+ahead() {
+	s=$(seq_of "$1" 1)
+	[ -n "$s" ] && [ "$s" -gt "$EXEC" ] || fail "vk_dynstate --execute's trace lacks $1 after its execute"
+	hostile "ahead_$1" "record seq $DRAW vkCmdDraw: command buffer 0x" --move "$s:$EXEC"
+	grep -qF "uses $2, $UNDEF" "$T/ahead_$1.err" || fail "ahead_$1: $(cat "$T/ahead_$1.err")"
+	n_hostile=$((n_hostile + 1))
+}
+ahead vkCmdBindPipeline "the graphics pipeline it draws with"
+ahead vkCmdBindVertexBuffers2 "the vertex buffers its pipeline's vertex input reads"
+ahead vkCmdPushConstants "the push constants its pipeline's shaders use"
+VP=$(seq_of vkCmdSetViewport 1)
+hostile ahead_viewport "record seq $DRAW vkCmdDraw: command buffer 0x" --move "$VP:$EXEC"
+grep -qF "draws with a pipeline whose viewport (vkCmdSetViewport) is dynamic state, not set since vkCmdExecuteCommands (record seq $((EXEC + 1))) left the primary command buffer's state undefined$TAIL" \
+	"$T/ahead_viewport.err" || fail "ahead_viewport: $(cat "$T/ahead_viewport.err")"
+n_hostile=$((n_hostile + 1))
+# A state no draw reads may stay as the execute left it.
+BOUNDS=$(seq_of vkCmdSetDepthBounds 1)
+"$M" "$T/ex.sbt" "$T/bounds.sbt" --move "$BOUNDS:$EXEC" >/dev/null || fail "sbt_mutate bounds"
+"$I" --dump "$T/bounds.sbt" | grep -q "^seq=$EXEC .* vulkan\.vkCmdSetDepthBounds " ||
+	fail "vkCmdSetDepthBounds did not move ahead of the execute"
+replays bounds "$T/bounds.sbt"
+# The scratch buffer (256 bytes, the only buffer the secondary names)
+# destroyed just before the submit.
+SUBMIT=$(seq_of vkQueueSubmit 1)
+SCRATCH=$("$I" --dump "$T/ex.sbt" | sed -n 's/^seq=[0-9]* .* vulkan\.vkCreateBuffer .* pCreateInfo\.size=256 .* pBuffer=\(0x[0-9a-f]*\).*/\1/p')
+[ -n "$SCRATCH" ] || fail "vk_dynstate --execute's trace lacks its scratch buffer"
+GONE=$("$I" --dump "$T/ex.sbt" | sed -n "s/^seq=\([0-9]*\) .* vulkan\.vkDestroyBuffer .* buffer=$SCRATCH .*/\1/p")
+[ -n "$SUBMIT" ] && [ -n "$GONE" ] || fail "vk_dynstate --execute's trace lacks its submit or the scratch buffer's destroy"
+hostile scratch "record seq $((SUBMIT + 1)) vkQueueSubmit: command buffer 0x" --move "$GONE:$SUBMIT"
+grep -qF "is executed by the command buffer submitted, and a buffer, image, descriptor set, pipeline or framebuffer it uses was destroyed since it was recorded$TAIL" \
+	"$T/scratch.err" || fail "scratch: $(cat "$T/scratch.err")"
+n_hostile=$((n_hostile + 1))
+echo "ok: vk_dynstate --execute replays clean under validation, a state no draw reads set ahead of the execute replays; $n_hostile hostile traces stop with exit 1 naming the record"
