@@ -23,7 +23,7 @@
 
 /* deps as packed u64 LE handles into a new buffer (*out owned by the
  * caller, NULL when there are none or out of memory). */
-static size_t thip_graph_pack(const hipGraphNode_t *v, size_t n, uint8_t **out)
+size_t thip_graph_pack(const hipGraphNode_t *v, size_t n, uint8_t **out)
 {
 	uint8_t *b;
 

@@ -75,24 +75,6 @@ static void thip_graphnm_mark(uint64_t key)
 	pthread_mutex_unlock(&thip_graphnm_g.mu);
 }
 
-/* deps as packed u64 LE handles into a new buffer (*out owned by the
- * caller, NULL when there are none or out of memory). */
-static size_t thip_graphnm_pack(const hipGraphNode_t *v, size_t n, uint8_t **out)
-{
-	uint8_t *b;
-
-	*out = NULL;
-	if (!v || !n || n > SIZE_MAX / 8 || !(b = malloc(n * 8)))
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t h = THIP_U(v[i]);
-		for (int k = 0; k < 8; k++)
-			b[i * 8 + (size_t)k] = (uint8_t)(h >> (8 * k));
-	}
-	*out = b;
-	return n * 8;
-}
-
 /*
  * Record call (hip.tsGraphNotModeled, result r) as having changed exec,
  * or else graph, or else the graph node belongs to.  An add: node = the
@@ -124,7 +106,7 @@ static void thip_graphnm_record(const thip_call *call, hipError_t r, const char 
 	c.name = (const uint8_t *)name;
 	c.name_len = strlen(name);
 	/* a call that failed may have refused what deps points to: not read */
-	c.deps_len = r == hipSuccess ? thip_graphnm_pack(deps, ndeps, &packed) : 0;
+	c.deps_len = r == hipSuccess ? thip_graph_pack(deps, ndeps, &packed) : 0;
 	c.deps = packed;
 	thip_record(SBT_CM_HIP_tsGraphNotModeled, &c, 0);
 	free(packed);
@@ -350,9 +332,9 @@ hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *fr
 	c.result = (uint64_t)r;
 	c.parent = THIP_U(graph);
 	if (r == hipSuccess) {
-		c.deps_len = thip_graphnm_pack(from, numDependencies, &pf);
+		c.deps_len = thip_graph_pack(from, numDependencies, &pf);
 		c.deps = pf;
-		c.deps_to_len = thip_graphnm_pack(to, numDependencies, &pt);
+		c.deps_to_len = thip_graph_pack(to, numDependencies, &pt);
 		c.deps_to = pt;
 	}
 	thip_record(SBT_CM_HIP_hipGraphRemoveDependencies, &c, 0);

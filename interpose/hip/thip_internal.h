@@ -159,6 +159,10 @@ typedef struct thip_node {
 	size_t deps_len;
 } thip_node;
 
+/* deps as packed u64 LE handles into a new buffer (*out owned by the
+ * caller, NULL when there are none or out of memory); returns its length. */
+size_t thip_graph_pack(const hipGraphNode_t *v, size_t n, uint8_t **out);
+
 /* Start a wrapped call: set up on first use, count it, and return the real
  * function (NULL when the runtime does not export it: the caller returns
  * THIP_NO_RUNTIME, and one message said why).  Always pair with
