@@ -83,8 +83,11 @@ enum { EMU_GN_WORK, EMU_GN_EMPTY, EMU_GN_RECORD, EMU_GN_WAIT };
 typedef struct emu_gnode {
 	uint64_t handle;
 	uint64_t event;         /* EMU_GN_RECORD, EMU_GN_WAIT: the event */
+	uint64_t orig;          /* a clone's copy: the original's handle, until
+	                           cuGraphNodeFindInClone names it (handle 0 till then) */
 	uint8_t what;
 	uint8_t live;           /* 0 after cuGraphDestroyNode */
+	uint8_t child;          /* the entry or exit of a child graph node's copy */
 	emu_node n;             /* EMU_GN_WORK: accesses in the graph's acc, node = its index */
 } emu_gnode;
 
@@ -104,6 +107,8 @@ typedef struct emu_ngraph {
 typedef struct emu_exec {
 	uint64_t handle;
 	uint32_t capture;       /* EMU_NONE: its launches are one command */
+	EMU_VEC(uint64_t) off;  /* nodes disabled (cuGraphNodeSetEnabled): while
+	                           any is, its launches are one command */
 } emu_exec;
 
 typedef struct emu_snap {

@@ -717,6 +717,14 @@ int emu_graph_node_fill(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, emu
 	const char *kn = sbt_cm_kind_name(k);
 	size_t first = acc->n;
 
+	int memcpy_node = k == SBT_CM_K_cuGraphAddMemcpyNode || k == SBT_CM_K_cuGraphMemcpyNodeSetParams ||
+	                  k == SBT_CM_K_cuGraphExecMemcpyNodeSetParams;
+
+	/* a setter's node keeps the name of the call that added it */
+	if (memcpy_node)
+		kn = sbt_cm_kind_name(SBT_CM_K_cuGraphAddMemcpyNode);
+	else if (k == SBT_CM_K_cuGraphMemsetNodeSetParams || k == SBT_CM_K_cuGraphExecMemsetNodeSetParams)
+		kn = sbt_cm_kind_name(SBT_CM_K_cuGraphAddMemsetNode);
 	if (k == SBT_CM_K_cuGraphAddKernelNode || k == SBT_CM_K_cuGraphKernelNodeSetParams ||
 	    k == SBT_CM_K_cuGraphExecKernelNodeSetParams) {
 		emu_node_init(b, n, EMU_K_KERNEL, emu_kernel_name(b, c));
@@ -725,7 +733,7 @@ int emu_graph_node_fill(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, emu
 	} else {
 		/* a memcpy node holds a cuMemcpy3D's fields, a memset node a 2D memset's */
 		emu_node_init(b, n, EMU_K_COPY, emu_name_put(b->g, kn, strlen(kn)));
-		if (emu_fill_transfer(b, k == SBT_CM_K_cuGraphAddMemcpyNode ? SBT_CM_K_cuMemcpy3D : SBT_CM_K_cuMemsetD2D8,
+		if (emu_fill_transfer(b, memcpy_node ? SBT_CM_K_cuMemcpy3D : SBT_CM_K_cuMemsetD2D8,
 		                      c, n, &t) != 0)
 			return -1;
 	}
@@ -1049,7 +1057,7 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 
 	for (size_t i = b->execs.n; i-- > 0;)
 		if (b->execs.v[i].handle == c->handle) {
-			if (b->execs.v[i].capture != EMU_NONE) {
+			if (b->execs.v[i].capture != EMU_NONE && b->execs.v[i].off.n == 0) {
 				cap = &b->caps.v[b->execs.v[i].capture];
 				tmpl = b->execs.v[i].capture + 1;
 			}
@@ -1252,6 +1260,8 @@ static void emu_builder_finish(emu_builder *b)
 		free(b->ngraphs.v[i].acc.v);
 	}
 	free(b->ngraphs.v);
+	for (size_t i = 0; i < b->execs.n; i++)
+		free(b->execs.v[i].off.v);
 	free(b->bs.v);
 	free(b->threads.v);
 	free(b->events.v);
