@@ -88,6 +88,7 @@ typedef struct emu_gnode {
 	uint8_t what;
 	uint8_t live;           /* 0 after cuGraphDestroyNode */
 	uint8_t child;          /* the entry or exit of a child graph node's copy */
+	uint8_t off;            /* an exec's copy: disabled (cuGraphNodeSetEnabled), an empty node */
 	emu_node n;             /* EMU_GN_WORK: accesses in the graph's acc, node = its index */
 } emu_gnode;
 
@@ -107,8 +108,9 @@ typedef struct emu_ngraph {
 typedef struct emu_exec {
 	uint64_t handle;
 	uint32_t capture;       /* EMU_NONE: its launches are one command */
-	EMU_VEC(uint64_t) off;  /* nodes disabled (cuGraphNodeSetEnabled): while
-	                           any is, its launches are one command */
+	uint32_t src;           /* built node by node: its own copy of the graph
+	                           (b->ngraphs index), which its setters change */
+	uint8_t dirty;          /* the copy changed: its next launch snapshots it again */
 } emu_exec;
 
 typedef struct emu_snap {

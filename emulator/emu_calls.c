@@ -540,14 +540,6 @@ static int emu_r_graph_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 	return 0;
 }
 
-/* Appends n elements of from to the vector to. */
-#define EMU_APPEND(to, from, count)                                   \
-	do {                                                          \
-		for (size_t emu_i_ = 0; emu_i_ < (count); emu_i_++)   \
-			if (EMU_PUSH(to, (from)[emu_i_]) != 0)        \
-				return -1;                            \
-	} while (0)
-
 /* cuGraphAddChildGraphNode: the child's nodes and edges as they are now
  * (the driver copies them) join the parent between an entry node after
  * the node's deps and an exit node after the child's sinks, both ordering
@@ -640,13 +632,45 @@ static int emu_r_graph_host_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_cal
 	return emu_r_graph_node(b, SBT_CM_K_cuGraphAddEmptyNode, c);
 }
 
+/* A copy of b->ngraphs.v[si] (nodes, edges, footprints) as a new graph of
+ * that handle (0: an exec's own, found by no handle lookup); with
+ * to_orig, its nodes' handles move to orig (a clone's, named by
+ * cuGraphNodeFindInClone).  Its index, EMU_NONE when out of memory. */
+static uint32_t emu_ngraph_copy(emu_builder *b, uint32_t si, uint64_t handle, int to_orig)
+{
+	emu_ngraph cp = { 0 };
+	emu_ngraph *src, *dst;
+
+	cp.handle = handle;
+	cp.not_modeled = b->ngraphs.v[si].not_modeled;
+	if (EMU_PUSH(b->ngraphs, cp) != 0)
+		return EMU_NONE;
+	src = &b->ngraphs.v[si];
+	dst = &b->ngraphs.v[b->ngraphs.n - 1];
+	for (size_t i = 0; i < src->edges.n; i++)
+		if (EMU_PUSH(dst->edges, src->edges.v[i]) != 0)
+			return EMU_NONE;
+	for (size_t i = 0; i < src->acc.n; i++)
+		if (EMU_PUSH(dst->acc, src->acc.v[i]) != 0)
+			return EMU_NONE;
+	for (size_t i = 0; i < src->nodes.n; i++) {
+		emu_gnode gn = src->nodes.v[i];
+
+		if (to_orig) {
+			gn.orig = gn.handle;
+			gn.handle = 0;
+		}
+		if (EMU_PUSH(dst->nodes, gn) != 0)
+			return EMU_NONE;
+	}
+	return (uint32_t)b->ngraphs.n - 1;
+}
+
 /* cuGraphClone: a graph of its own, the original's nodes and edges; its
  * nodes have no handle until cuGraphNodeFindInClone names them. */
 static int emu_r_graph_clone(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
-	emu_ngraph cl = { 0 };
-	emu_ngraph *src, *dst;
-	size_t si;
+	emu_ngraph *src;
 
 	(void)k;
 	if (c->result != 0 || !c->handle)
@@ -657,24 +681,7 @@ static int emu_r_graph_clone(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 		emu_capture_changed(b, c->parent);
 		return 0;
 	}
-	si = (size_t)(src - b->ngraphs.v);
-	cl.handle = c->handle;
-	cl.not_modeled = src->not_modeled;
-	if (EMU_PUSH(b->ngraphs, cl) != 0)
-		return -1;
-	src = &b->ngraphs.v[si];
-	dst = &b->ngraphs.v[b->ngraphs.n - 1];
-	EMU_APPEND(dst->edges, src->edges.v, src->edges.n);
-	EMU_APPEND(dst->acc, src->acc.v, src->acc.n);
-	for (size_t i = 0; i < src->nodes.n; i++) {
-		emu_gnode gn = src->nodes.v[i];
-
-		gn.orig = gn.handle;
-		gn.handle = 0;
-		if (EMU_PUSH(dst->nodes, gn) != 0)
-			return -1;
-	}
-	return 0;
+	return emu_ngraph_copy(b, (uint32_t)(src - b->ngraphs.v), c->handle, 1) == EMU_NONE ? -1 : 0;
 }
 
 /* cuGraphNodeFindInClone (node = the clone's node, handle = the
@@ -820,90 +827,118 @@ static emu_exec *emu_exec_of(emu_builder *b, uint64_t handle)
 	return NULL;
 }
 
+/* The exec's launches are one command from now on. */
+static void emu_exec_not_modeled(emu_exec *x)
+{
+	x->capture = x->src = EMU_NONE;
+	x->dirty = 0;
+}
+
+/* The node of that handle in the exec's own copy of its graph (*out), or
+ * NULL (the exec made one command) when the exec has no copy (a captured
+ * graph's) or the node is not in it. */
+static emu_gnode *emu_exec_node(emu_builder *b, emu_exec *x, uint64_t node, emu_ngraph **out)
+{
+	emu_ngraph *ng;
+	uint32_t idx;
+
+	if (x->src == EMU_NONE) {
+		emu_exec_not_modeled(x);
+		return NULL;
+	}
+	ng = &b->ngraphs.v[x->src];
+	idx = emu_gnode_in(ng, node);
+	if (idx == EMU_NONE) {
+		emu_exec_not_modeled(x);
+		return NULL;
+	}
+	*out = ng;
+	return &ng->nodes.v[idx];
+}
+
 /* cuGraphExec{Kernel,Memcpy,Memset}NodeSetParams (parent = the exec):
- * that exec's node from its next launch on.  A node the exec's template
- * does not name (a captured graph's) makes its launches one command. */
+ * that exec's node from its next launch on (emu_graph_launch snapshots
+ * the exec's copy again).  A node the exec does not hold (a captured
+ * graph's) makes its launches one command. */
 static int emu_r_exec_kernel_node_set(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	emu_exec *x;
-	emu_capture *cap;
+	emu_ngraph *ng = NULL;
+	emu_gnode *gn;
 
 	if (c->result != 0)
 		return 0;
 	x = emu_exec_of(b, c->parent);
-	if (!x || x->capture == EMU_NONE)
+	if (!x || !(gn = emu_exec_node(b, x, c->node, &ng)))
 		return 0;
-	cap = &b->caps.v[x->capture];
-	for (size_t i = 0; i < cap->handles.n; i++) {
-		emu_node *n = &cap->nodes.v[i];
-		emu_node fresh;
-
-		if (cap->handles.v[i] != c->node)
-			continue;
-		if ((n->kind == EMU_K_KERNEL) != (k == SBT_CM_K_cuGraphExecKernelNodeSetParams))
-			break;
-		if (emu_graph_node_fill(b, k, c, &cap->acc, (uint32_t)i, &fresh) != 0)
-			return -1;
-		/* the edges stay; what it runs and touches change */
-		fresh.ipred_first = n->ipred_first;
-		fresh.ipred_count = n->ipred_count;
-		*n = fresh;
+	if (!emu_setter_fits(k, gn)) {
+		emu_exec_not_modeled(x);
 		return 0;
 	}
-	x->capture = EMU_NONE;
-	return 0;
+	x->dirty = 1;
+	return emu_graph_node_fill(b, k, c, &ng->acc, (uint32_t)(gn - ng->nodes.v), &gn->n);
 }
 
-/* cuGraphExecEvent{Record,Wait}NodeSetEvent: the exec's template keeps
- * its event nodes by event, not by node: its launches are one command. */
+/* cuGraphExecEvent{Record,Wait}NodeSetEvent: that exec's node's event. */
 static int emu_r_exec_event_node_set(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	emu_exec *x;
+	emu_ngraph *ng = NULL;
+	emu_gnode *gn;
+	unsigned what = k == SBT_CM_K_cuGraphExecEventRecordNodeSetEvent ? EMU_GN_RECORD : EMU_GN_WAIT;
 
-	(void)k;
 	if (c->result != 0)
 		return 0;
 	x = emu_exec_of(b, c->parent);
-	if (x)
-		x->capture = EMU_NONE;
+	if (!x || !(gn = emu_exec_node(b, x, c->node, &ng)))
+		return 0;
+	if (gn->what != what) {
+		emu_exec_not_modeled(x);
+		return 0;
+	}
+	gn->event = c->event;
+	x->dirty = 1;
 	return 0;
 }
 
-/* cuGraphNodeSetEnabled (parent = the exec, value = enabled): while a node
- * of the exec is disabled, its launches are one command; enabled again,
- * they run the nodes again. */
+/* cuGraphNodeSetEnabled (parent = the exec, value = enabled): a disabled
+ * node is an empty node of that exec (CUDA: "functionally equivalent to
+ * empty nodes until they are reenabled"): no command, its edges kept. */
 static int emu_r_node_set_enabled(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	emu_exec *x;
-	size_t i;
+	emu_ngraph *ng = NULL;
+	emu_gnode *gn;
 
 	(void)k;
 	if (c->result != 0)
 		return 0;
 	x = emu_exec_of(b, c->parent);
-	if (!x)
+	if (!x || !(gn = emu_exec_node(b, x, c->node, &ng)))
 		return 0;
-	for (i = 0; i < x->off.n && x->off.v[i] != c->node; i++)
-		;
-	if (c->value && i < x->off.n)
-		x->off.v[i] = x->off.v[--x->off.n];
-	else if (!c->value && i == x->off.n)
-		return EMU_PUSH(x->off, c->node);
+	if (gn->what != EMU_GN_WORK) {
+		emu_exec_not_modeled(x); /* CUDA takes kernel, memcpy and memset nodes only */
+		return 0;
+	}
+	if (gn->off != !c->value) {
+		gn->off = !c->value;
+		x->dirty = 1;
+	}
 	return 0;
 }
 
 /* cuGraphExecUpdate (handle = the exec, parent = the graph, value = the
- * CUgraphExecUpdateResult): when it worked, the exec runs the graph as it
- * is now (CUDA pairs the nodes, whose shapes match: the graph's
- * parameters are what the exec runs).  The exec's setters after it name
- * the nodes of the graph first instantiated, which this template does not
- * hold: they make its launches one command. */
+ * CUgraphExecUpdateResult): when it worked, the exec takes the graph's
+ * nodes and parameters as they are now, paired with its own in creation
+ * order (the shapes match: CUDA refuses others), so its node handles (the
+ * ones its setters name) and enabled states stay.  One that failed
+ * changes nothing. */
 static int emu_r_exec_update(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	emu_exec *x;
-	emu_ngraph *ng;
-	uint32_t cap = EMU_NONE;
-	int rc = 0;
+	emu_ngraph *ng, *old, *cp;
+	uint32_t ci;
+	size_t i = 0, j = 0;
 
 	(void)k;
 	if (c->result != 0 || c->value != 0)
@@ -912,13 +947,31 @@ static int emu_r_exec_update(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 	if (!x)
 		return 0;
 	ng = emu_ngraph_of(b, c->parent);
-	if (ng && !ng->not_modeled) {
-		cap = emu_ngraph_snapshot(b, ng, &rc);
-		if (rc != 0)
-			return -1;
-		x = emu_exec_of(b, c->handle);
+	if (!ng || ng->not_modeled || x->src == EMU_NONE) {
+		emu_exec_not_modeled(x);
+		return 0;
 	}
-	x->capture = cap;
+	ci = emu_ngraph_copy(b, (uint32_t)(ng - b->ngraphs.v), 0, 0);
+	if (ci == EMU_NONE)
+		return -1;
+	old = &b->ngraphs.v[x->src];
+	cp = &b->ngraphs.v[ci];
+	for (;; i++, j++) {
+		while (i < cp->nodes.n && !cp->nodes.v[i].live)
+			i++;
+		while (j < old->nodes.n && !old->nodes.v[j].live)
+			j++;
+		if (i == cp->nodes.n || j == old->nodes.n)
+			break;
+		cp->nodes.v[i].handle = old->nodes.v[j].handle;
+		cp->nodes.v[i].off = old->nodes.v[j].off && cp->nodes.v[i].what == EMU_GN_WORK;
+	}
+	if (i != cp->nodes.n || j != old->nodes.n) {
+		emu_exec_not_modeled(x); /* not one shape after all */
+		return 0;
+	}
+	x->src = ci;
+	x->dirty = 1;
 	return 0;
 }
 
@@ -935,7 +988,7 @@ static int emu_r_graph_not_modeled(emu_builder *b, sbt_cm_kind k, const sbt_cm_c
 	if (c->result != 0)
 		return 0; /* the call failed: nothing changed */
 	if (x)
-		x->capture = EMU_NONE;
+		emu_exec_not_modeled(x);
 	if (!ng && !c->parent && !c->handle)
 		ng = emu_gnode_find(b, c->node, &idx);
 	if (ng)
@@ -944,10 +997,14 @@ static int emu_r_graph_not_modeled(emu_builder *b, sbt_cm_kind k, const sbt_cm_c
 	return 0;
 }
 
+/* cuGraphInstantiate: an exec of a graph built node by node keeps a copy
+ * of the graph of its own (its setters, enabled states and updates change
+ * that copy) and the snapshot of it its launches run; one of a captured
+ * graph runs the capture's template. */
 static int emu_r_instantiate(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	emu_ngraph *ng;
-	emu_exec e = { .handle = c->handle, .capture = EMU_NONE };
+	emu_exec e = { .handle = c->handle, .capture = EMU_NONE, .src = EMU_NONE };
 	int rc;
 
 	(void)k;
@@ -959,6 +1016,11 @@ static int emu_r_instantiate(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 			e.capture = emu_ngraph_snapshot(b, ng, &rc);
 			if (rc != 0)
 				return -1;
+			if (e.capture != EMU_NONE) {
+				e.src = emu_ngraph_copy(b, (uint32_t)(ng - b->ngraphs.v), 0, 0);
+				if (e.src == EMU_NONE)
+					return -1;
+			}
 		}
 		return EMU_PUSH(b->execs, e);
 	}

@@ -742,6 +742,10 @@ int emu_graph_node_fill(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, emu
 	return 0;
 }
 
+/* What a node is in a snapshot: a disabled work node (an exec's copy) is
+ * an empty one. */
+#define EMU_GN_WHAT(gn) ((gn)->off ? (unsigned)EMU_GN_EMPTY : (unsigned)(gn)->what)
+
 uint32_t emu_ngraph_snapshot(emu_builder *b, const emu_ngraph *ng, int *rc)
 {
 	size_t nn = ng->nodes.n, ne = ng->edges.n, done = 0, live = 0;
@@ -812,7 +816,7 @@ uint32_t emu_ngraph_snapshot(emu_builder *b, const emu_ngraph *ng, int *rc)
 			const emu_u32vec *src = &real[p];
 			uint32_t one = newidx[p];
 
-			if (ng->nodes.v[p].what == EMU_GN_WORK)
+			if (EMU_GN_WHAT(&ng->nodes.v[p]) == EMU_GN_WORK)
 				src = NULL;
 			for (size_t q = 0; q < (src ? src->n : 1); q++) {
 				uint32_t w = src ? src->v[q] : one;
@@ -824,13 +828,13 @@ uint32_t emu_ngraph_snapshot(emu_builder *b, const emu_ngraph *ng, int *rc)
 					goto out_free;
 			}
 			/* a wait node's event, and those an ordering node passes on */
-			if (ng->nodes.v[p].what == EMU_GN_WORK)
+			if (EMU_GN_WHAT(&ng->nodes.v[p]) == EMU_GN_WORK)
 				continue;
 			for (size_t q = 0; q <= wev[p].n; q++) {
 				uint64_t ev = q < wev[p].n ? wev[p].v[q] : ng->nodes.v[p].event;
 				size_t d = 0;
 
-				if (q == wev[p].n && ng->nodes.v[p].what != EMU_GN_WAIT)
+				if (q == wev[p].n && EMU_GN_WHAT(&ng->nodes.v[p]) != EMU_GN_WAIT)
 					break;
 				while (d < wev[i].n && wev[i].v[d] != ev)
 					d++;
@@ -839,7 +843,7 @@ uint32_t emu_ngraph_snapshot(emu_builder *b, const emu_ngraph *ng, int *rc)
 			}
 		}
 		newidx[i] = EMU_NONE;
-		if (gn->what == EMU_GN_RECORD) {
+		if (EMU_GN_WHAT(gn) == EMU_GN_RECORD) {
 			emu_tevent r = { gn->event, EMU_NONE, (uint32_t)cap.after.n, (uint32_t)real[i].n,
 			                 (uint32_t)cap.after_ev.n, (uint32_t)wev[i].n };
 
@@ -852,13 +856,13 @@ uint32_t emu_ngraph_snapshot(emu_builder *b, const emu_ngraph *ng, int *rc)
 				if (EMU_PUSH(cap.after_ev, wev[i].v[q]) != 0)
 					goto out_free;
 		}
-		if (gn->what == EMU_GN_WAIT) {
+		if (EMU_GN_WHAT(gn) == EMU_GN_WAIT) {
 			emu_tevent w = { gn->event, EMU_NONE, 0, 0, 0, 0 };
 
 			if (EMU_PUSH(cap.waits, w) != 0)
 				goto out_free;
 		}
-		if (gn->what != EMU_GN_WORK)
+		if (EMU_GN_WHAT(gn) != EMU_GN_WORK)
 			continue;
 		for (size_t q = 0; q < wev[i].n; q++) {
 			emu_tevent x = { wev[i].v[q], (uint32_t)cap.nodes.n, 0, 0, 0, 0 };
@@ -1057,7 +1061,18 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 
 	for (size_t i = b->execs.n; i-- > 0;)
 		if (b->execs.v[i].handle == c->handle) {
-			if (b->execs.v[i].capture != EMU_NONE && b->execs.v[i].off.n == 0) {
+			emu_exec *x = &b->execs.v[i];
+
+			if (x->dirty) {
+				/* its copy changed since the last snapshot */
+				int rc;
+
+				x->capture = emu_ngraph_snapshot(b, &b->ngraphs.v[x->src], &rc);
+				x->dirty = 0;
+				if (rc != 0)
+					return -1;
+			}
+			if (b->execs.v[i].capture != EMU_NONE) {
 				cap = &b->caps.v[b->execs.v[i].capture];
 				tmpl = b->execs.v[i].capture + 1;
 			}
@@ -1260,8 +1275,6 @@ static void emu_builder_finish(emu_builder *b)
 		free(b->ngraphs.v[i].acc.v);
 	}
 	free(b->ngraphs.v);
-	for (size_t i = 0; i < b->execs.n; i++)
-		free(b->execs.v[i].off.v);
 	free(b->bs.v);
 	free(b->threads.v);
 	free(b->events.v);

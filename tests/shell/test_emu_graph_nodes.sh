@@ -24,12 +24,14 @@
 #   the node was added, after the read-back node (17 commands, the child's
 #   scale racing with the legacy memset too: 8 races); a clone (--clone)
 #   instantiated runs its own nodes (15 commands); a node disabled for the
-#   first launch (--disable) makes that launch one command (10); a host
+#   first launch (--disable) is an empty node of it (14 commands); a host
 #   node (--host-node) is no command and keeps the edges; the memset node
 #   set to write the accumulator (--set-nodes) races with the legacy memset,
-#   and the exec's event node setters make the second launch one command
-#   (11); an exec updated from a clone (--update) keeps running nodes (15);
-#   the host sources read at each launch (--host-src) are no commands (17).
+#   the exec's setters change the second launch (17: its upload node reads
+#   the buffer the fill node writes); an exec updated from a clone
+#   (--update) and one whose record node records another event
+#   (--exec-event) keep running nodes (15); the host sources read at each
+#   launch (--host-src) are no commands (17).
 # Child graph nodes and updates on synthetic traces:
 # - graph_child: the child's nodes between the node's dependencies (one
 #   added by cuGraphAddDependencies) and its dependent: 5 commands, no race,
@@ -146,7 +148,7 @@ dot_edge() {
 	grep -q "^[[:space:]]*$a -> $b \[style=bold\];" "$1"
 }
 
-for v in plain unordered destroy exec-set capture-to child clone disable host-node set-nodes update host-src; do
+for v in plain unordered destroy exec-set capture-to child clone disable host-node set-nodes update host-src exec-event; do
 	case $v in
 	plain) args= ;;
 	*) args=--$v ;;
@@ -220,18 +222,24 @@ X = [x['name'] for x in json.load(open(sys.argv[1]))['traceEvents'] if x['ph'] =
 print(len([n for n in X if n.startswith('graph 0x')]))
 " "$T/$1.json"
 }
-for c in "child 17 8 0" "clone 15 6 0" "disable 10 3 1" "host-node 15 6 0" "set-nodes 11 5 1" "update 15 6 0" \
-	"host-src 17 8 0"; do
+# (name, commands, confirmed and possible races; no launch is one command)
+for c in "child 17 8 0" "clone 15 6 0" "disable 14 5 0" "host-node 15 6 0" "set-nodes 17 10 1" "update 15 6 0" \
+	"host-src 17 8 0" "exec-event 15 6 0"; do
 	set -- $c
 	expect_rc 0 "$1.sum" "$X" --summary "$T/$1.sbt"
 	has "$1.sum" out "commands: $2 on 2 streams"
 	expect_rc 1 "$1.r" "$X" --races "$T/$1.sbt"
-	has "$1.r" out "races: $3 confirmed, 0 possible"
-	[ "$(graph_cmds "$1")" = "$4" ] || fail "$1: not $4 launch(es) as one command"
+	has "$1.r" out "races: $3 confirmed, $4 possible"
+	[ "$(graph_cmds "$1")" = 0 ] || fail "$1: a launch as one command"
 done
+# --disable: the first launch without racy_scale; --set-nodes: the memset
+# node writes the accumulator (both launches), the exec's upload node
+# copies from the buffer the fill node writes, unordered with it (the
+# second launch: a race the program has)
 for c in "child:2 cuGraphAddMemcpyNode cuMemsetD32;4 cuMemsetD32 racy_scale;2 cuMemsetD32 vadd;" \
 	"host-node:2 cuGraphAddMemcpyNode cuMemsetD32;2 cuMemsetD32 racy_scale;2 cuMemsetD32 vadd;" \
-	"set-nodes:1 cuGraphAddMemcpyNode cuMemsetD32;1 cuGraphAddMemsetNode cuMemsetD32;1 cuMemsetD32 racy_scale;2 cuMemsetD32 vadd;"; do
+	"disable:2 cuGraphAddMemcpyNode cuMemsetD32;1 cuMemsetD32 racy_scale;2 cuMemsetD32 vadd;" \
+	"set-nodes:2 cuGraphAddMemcpyNode cuMemsetD32;1 cuGraphAddMemcpyNode fill;2 cuGraphAddMemsetNode cuMemsetD32;2 cuMemsetD32 racy_scale;4 cuMemsetD32 vadd;"; do
 	v=${c%%:*}
 	p=$(pairs "$v.r")
 	[ "$p" = "${c#*:}" ] || fail "$v: race pairs '$p': $(cat "$T/$v.r.out")"
