@@ -552,7 +552,8 @@ static int emu_r_graph_child(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 	emu_gnode gn;
 	uint32_t entry, exit_, base;
 	size_t nn, ne, na;
-	int live = 0;
+	uint8_t *io;
+	int live = 0, rc = 0;
 
 	if (c->result != 0)
 		return 0;
@@ -605,23 +606,27 @@ static int emu_r_graph_child(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 		return -1;
 	/* sources after the entry, sinks before the exit (the exit after the
 	 * entry only when the child is empty: else a needless edge) */
-	for (size_t i = 0; i < nn; i++) {
-		int in = 0, out = 0;
-
+	io = calloc(nn + 1, 1); /* per child node: 1 has an edge in, 2 one out */
+	if (!io)
+		return -1;
+	for (size_t e = 0; e < ne; e++) {
+		io[ch->edges.v[e].to] |= 1;
+		io[ch->edges.v[e].from] |= 2;
+	}
+	for (size_t i = 0; i < nn && rc == 0; i++) {
 		if (!ch->nodes.v[i].live)
 			continue;
 		live = 1;
-		for (size_t e = 0; e < ne; e++) {
-			in |= ch->edges.v[e].to == i;
-			out |= ch->edges.v[e].from == i;
-		}
-		if (!in && emu_gedge_add(ng, entry, base + (uint32_t)i, ng->edges.n) != 0)
-			return -1;
-		if (!out && emu_gedge_add(ng, base + (uint32_t)i, exit_, ng->edges.n) != 0)
-			return -1;
+		if (!(io[i] & 1) && emu_gedge_add(ng, entry, base + (uint32_t)i, ng->edges.n) != 0)
+			rc = -1;
+		else if (!(io[i] & 2) && emu_gedge_add(ng, base + (uint32_t)i, exit_, ng->edges.n) != 0)
+			rc = -1;
 	}
+	free(io);
 	(void)k;
-	return live ? 0 : emu_gedge_add(ng, entry, exit_, ng->edges.n);
+	if (rc == 0 && !live)
+		rc = emu_gedge_add(ng, entry, exit_, ng->edges.n);
+	return rc;
 }
 
 /* cuGraphAddHostNode: no command (the host function is not the device's),
