@@ -47,6 +47,10 @@
  *              another shape that failed (result 2), then one from the
  *              clone that worked; the exec launched on s1, "reader" (B) on
  *              s2 without an event: k now passes B, 1 possible race.
+ *   graph_disable a graph of a chain a (A) -> b (B) -> c (A), exec 0xe00
+ *              launched twice on s1 with b disabled (cuGraphNodeSetEnabled)
+ *              for the first launch: 5 commands, c after a in the first
+ *              launch (b an empty node), makespan 5000.
  *   hip_ctx    HIP records (the meaning of clr): s1 (0x100, blocking) made
  *              on device 0 runs K0 (A); hipCtxCreate of device 1's
  *              context (the current device stays 0); K1 (A) on the null
@@ -677,6 +681,35 @@ static void emu_gen_hip_contexts(emu_gen *g)
 	emu_gen_hip_kernel(g, 0, "K3", BUF_B);
 }
 
+static void emu_gen_graph_disable(emu_gen *g)
+{
+	sbt_cm_call c;
+	uint64_t a = BUF_A, b = BUF_B, d;
+
+	emu_gen_two_streams(g);
+	emu_gen_graph_create(g, 0x900);
+	emu_gen_kernel_node(g, 0x900, 0xa1, NULL, 0, "a", &a, 1);
+	d = 0xa1;
+	emu_gen_kernel_node(g, 0x900, 0xa2, &d, 1, "b", &b, 1);
+	d = 0xa2;
+	emu_gen_kernel_node(g, 0x900, 0xa3, &d, 1, "c", &a, 1);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe00;
+	c.parent = 0x900;
+	emu_gen_call(g, SBT_CM_K_cuGraphInstantiate, &c);
+	for (unsigned i = 0; i < 2; i++) {
+		sbt_cm_call_init(&c);
+		c.parent = 0xe00;
+		c.node = 0xa2;
+		c.value = i; /* disabled, then enabled */
+		emu_gen_call(g, SBT_CM_K_cuGraphNodeSetEnabled, &c);
+		sbt_cm_call_init(&c);
+		c.handle = 0xe00;
+		c.stream = S1;
+		emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+	}
+}
+
 static void emu_gen_ctx(emu_gen *g, sbt_cm_kind k, uint64_t ctx, int64_t device)
 {
 	sbt_cm_call c;
@@ -853,7 +886,7 @@ int emu_gen_scenario(const char *name, const char *path)
 	if (strcmp(name, "fork") && strcmp(name, "legacy") && strcmp(name, "hostsync") &&
 	    strcmp(name, "copies") && strcmp(name, "graph") && strcmp(name, "graph_race") &&
 	    strcmp(name, "graph_wait") && strcmp(name, "graph_record") && strcmp(name, "graph_child") &&
-	    strcmp(name, "graph_update") && strcmp(name, "hip_ctx") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
+	    strcmp(name, "graph_update") && strcmp(name, "graph_disable") && strcmp(name, "hip_ctx") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
 	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
 	    strcmp(name, "readers_kf"))
 		return -1;
@@ -878,6 +911,8 @@ int emu_gen_scenario(const char *name, const char *path)
 		emu_gen_graph_child(g);
 	else if (!strcmp(name, "graph_update"))
 		emu_gen_graph_update(g);
+	else if (!strcmp(name, "graph_disable"))
+		emu_gen_graph_disable(g);
 	else if (!strcmp(name, "hip_ctx"))
 		emu_gen_hip_contexts(g);
 	else if (!strcmp(name, "devices"))

@@ -20,8 +20,9 @@
  *   the cost model's graph launch;
  * - a child graph node runs the child's nodes as they were when it was
  *   added, between the node's dependencies and its dependents; an exec
- *   updated from a clone runs the clone's nodes (emu_gen.c "graph_child",
- *   "graph_update"); HIP contexts go by the device the records carry
+ *   updated from a clone runs the clone's nodes; a disabled node is an
+ *   empty node of its exec (emu_gen.c "graph_child", "graph_update",
+ *   "graph_disable"); HIP contexts go by the device the records carry
  *   ("hip_ctx").
  */
 #include <string.h>
@@ -317,6 +318,16 @@ int main(void)
 	TST_CHECK_EQ_U64(n.possible, 1);
 	TST_CHECK(strstr(rep, "kernel k on stream 0x100 (non-blocking) reads and may write "
 	                      "0x7000100000..0x7000101000") != NULL);
+	emu_graph_free(g);
+
+	/* a node disabled for the first launch ("graph_disable"): a -> c there
+	 * (b an empty node), a -> b -> c in the second */
+	TST_REQUIRE(emu_gen_scenario("graph_disable", tst_path("disable.sbt")) == 0);
+	g = gn_run(tst_path("disable.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 5);
+	TST_CHECK_EQ_U64(s.makespan_ns, 5000);
+	TST_CHECK_EQ_U64(s.max_concurrency, 1);
+	TST_CHECK_EQ_U64(n.confirmed + n.possible, 0);
 	emu_graph_free(g);
 
 	/* HIP contexts by the recorded device ("hip_ctx"): K0 -> K1 on device
