@@ -83,8 +83,12 @@ enum { EMU_GN_WORK, EMU_GN_EMPTY, EMU_GN_RECORD, EMU_GN_WAIT };
 typedef struct emu_gnode {
 	uint64_t handle;
 	uint64_t event;         /* EMU_GN_RECORD, EMU_GN_WAIT: the event */
+	uint64_t orig;          /* a clone's copy: the original's handle, until
+	                           cuGraphNodeFindInClone names it (handle 0 till then) */
 	uint8_t what;
 	uint8_t live;           /* 0 after cuGraphDestroyNode */
+	uint8_t child;          /* the entry or exit of a child graph node's copy */
+	uint8_t off;            /* an exec's copy: disabled (cuGraphNodeSetEnabled), an empty node */
 	emu_node n;             /* EMU_GN_WORK: accesses in the graph's acc, node = its index */
 } emu_gnode;
 
@@ -104,6 +108,9 @@ typedef struct emu_ngraph {
 typedef struct emu_exec {
 	uint64_t handle;
 	uint32_t capture;       /* EMU_NONE: its launches are one command */
+	uint32_t src;           /* built node by node: its own copy of the graph
+	                           (b->ngraphs index), which its setters change */
+	uint8_t dirty;          /* the copy changed: its next launch snapshots it again */
 } emu_exec;
 
 typedef struct emu_snap {

@@ -47,12 +47,29 @@ static int emu_hip_launch_event(emu_builder *b, const sbt_cm_call *c, uint64_t e
 	return emu_r_event_record(b, SBT_CM_K_cuEventRecord, &e);
 }
 
+/* A stream capture begun where the interposer did not see it (docs/hip.md:
+ * through the runtime's own entry point): the stream's first work recorded
+ * with capture_status 1 while no capture is open on it begins one there,
+ * as replay does. */
+static int emu_capture_unseen(emu_builder *b, uint32_t s, const sbt_cm_call *c)
+{
+	emu_capture cap = { 0 };
+
+	if (c->result != 0 || c->capture_status != 1 || b->bs.v[s].capture != EMU_NONE)
+		return 0;
+	if (EMU_PUSH(b->caps, cap) != 0)
+		return -1;
+	b->bs.v[s].capture = (uint32_t)b->caps.n - 1;
+	b->bs.v[s].cap_front.n = 0;
+	return 0;
+}
+
 /* Every launch counts (keyframes number them); captured ones become graph nodes. */
 static int emu_r_launch(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	uint32_t s = emu_call_stream(b, c), node = EMU_NONE;
 
-	if (s == EMU_NONE || emu_hip_launch_event(b, c, c->event) != 0)
+	if (s == EMU_NONE || emu_hip_launch_event(b, c, c->event) != 0 || emu_capture_unseen(b, s, c) != 0)
 		return -1;
 	if (c->result == 0 && c->capture_status == 0) {
 		node = emu_command(b, s, k, c, EMU_K_KERNEL, emu_kernel_name(b, c));
@@ -74,7 +91,7 @@ static int emu_r_host_func(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 	if (c->result != 0)
 		return 0;
 	s = emu_call_stream(b, c);
-	if (s == EMU_NONE)
+	if (s == EMU_NONE || emu_capture_unseen(b, s, c) != 0)
 		return -1;
 	if (b->bs.v[s].capture != EMU_NONE)
 		return 0;
@@ -123,7 +140,7 @@ static int emu_r_transfer(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 		}
 	}
 	s = emu_stream_of(b, async ? c->stream : 0, (int)c->ptds, b->rec->thread);
-	if (s == EMU_NONE)
+	if (s == EMU_NONE || emu_capture_unseen(b, s, c) != 0)
 		return -1;
 	if (b->bs.v[s].capture != EMU_NONE)
 		return emu_capture_node(b, s, k, c, emu_name_put(g, kn, strlen(kn)));
@@ -150,7 +167,9 @@ static int emu_r_ctx_made(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 		return 0;
 	if (EMU_PUSH(b->ctxs, x) != 0)
 		return -1;
-	if (k != SBT_CM_K_cuCtxCreate)
+	/* clr's hipCtxCreate pushes the context but leaves the current device
+	 * (docs/hip.md "Contexts"): what HIP's streams follow */
+	if (k != SBT_CM_K_cuCtxCreate || b->hip >= 0)
 		return 0;
 	t = emu_thread_of(b, b->rec->thread); /* cuCtxCreate makes it current */
 	return !t || EMU_PUSH(t->ctx, c->ctx) != 0 ? -1 : 0;
@@ -165,8 +184,11 @@ static int emu_r_ctx_current(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 	t = emu_thread_of(b, b->rec->thread);
 	if (!t)
 		return -1;
-	if (b->hip == SBT_CM_HIP_hipSetDevice) {
-		/* no context: the device's stand-in becomes the thread's current one */
+	if (b->hip >= 0) {
+		/* HIP's streams follow the current device, which hipSetDevice,
+		 * hipCtxSetCurrent, hipCtxPushCurrent and hipCtxPopCurrent record
+		 * as it is after the call (clr's pop leaves it): the device's
+		 * stand-in becomes the thread's current context */
 		emu_bctx x = { EMU_HIP_DEVICE_CTX(c->device), c->device };
 
 		if (EMU_PUSH(b->ctxs, x) != 0)
@@ -401,6 +423,16 @@ static uint32_t emu_gnode_in(const emu_ngraph *ng, uint64_t node)
 	return EMU_NONE;
 }
 
+/* The first live node of that handle in ng: a child graph node's entry
+ * (emu_gnode_in finds its exit), else the node itself. */
+static uint32_t emu_gnode_entry(const emu_ngraph *ng, uint64_t node)
+{
+	for (size_t i = 0; node && i < ng->nodes.n; i++)
+		if (ng->nodes.v[i].live && ng->nodes.v[i].handle == node)
+			return (uint32_t)i;
+	return EMU_NONE;
+}
+
 /* The graph holding the live node of that handle (its index in *idx). */
 static emu_ngraph *emu_gnode_find(emu_builder *b, uint64_t node, uint32_t *idx)
 {
@@ -498,10 +530,178 @@ static int emu_r_graph_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 		for (int i = 7; i >= 0; i--)
 			h = h << 8 | c->deps[off + (size_t)i];
 		from = emu_gnode_in(ng, h);
-		/* a dependency on a node not modeled: the graph is marked so already */
-		if (from != EMU_NONE && from != idx && emu_gedge_add(ng, from, idx, first) != 0)
+		/* a dependency on a node not seen made (one not modeled marked
+		 * the graph already; a clone's node not found yet) */
+		if (from == EMU_NONE)
+			ng->not_modeled = 1;
+		else if (from != idx && emu_gedge_add(ng, from, idx, first) != 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* cuGraphAddChildGraphNode: the child's nodes and edges as they are now
+ * (the driver copies them) join the parent between an entry node after
+ * the node's deps and an exit node after the child's sinks, both ordering
+ * nodes of the child node's handle (a dependency on it leaves the exit,
+ * one to it reaches the entry).  A child not seen built, or not modeled,
+ * makes the parent not modeled. */
+static int emu_r_graph_child(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_ngraph *ng, *ch;
+	emu_gnode gn;
+	uint32_t entry, exit_, base;
+	size_t nn, ne, na;
+	uint8_t *io;
+	int live = 0, rc = 0;
+
+	if (c->result != 0)
+		return 0;
+	ng = emu_ngraph_of(b, c->parent);
+	if (!ng) {
+		emu_capture_changed(b, c->parent);
+		return 0;
+	}
+	ch = emu_ngraph_of(b, c->handle);
+	if (!ch || ch->not_modeled || ch == ng) {
+		ng->not_modeled = 1;
+		return 0;
+	}
+	/* the entry: an empty node after deps */
+	if (emu_r_graph_node(b, SBT_CM_K_cuGraphAddEmptyNode, c) != 0)
+		return -1;
+	entry = (uint32_t)ng->nodes.n - 1;
+	ng->nodes.v[entry].child = 1;
+	base = (uint32_t)ng->nodes.n;
+	nn = ch->nodes.n;
+	ne = ch->edges.n;
+	na = ch->acc.n;
+	for (size_t i = 0; i < nn; i++) {
+		gn = ch->nodes.v[i];
+		gn.handle = gn.orig = 0; /* the copy's nodes are the parent's own */
+		gn.child = 0;
+		gn.n.acc_first += (uint32_t)ng->acc.n;
+		if (EMU_PUSH(ng->nodes, gn) != 0)
+			return -1;
+	}
+	for (size_t a = 0; a < na; a++) {
+		emu_access x = ch->acc.v[a];
+
+		x.node += base;
+		if (EMU_PUSH(ng->acc, x) != 0)
+			return -1;
+	}
+	for (size_t e = 0; e < ne; e++) {
+		emu_gedge x = { ch->edges.v[e].from + base, ch->edges.v[e].to + base };
+
+		if (EMU_PUSH(ng->edges, x) != 0)
+			return -1;
+	}
+	memset(&gn, 0, sizeof(gn));
+	gn.handle = c->node;
+	gn.live = gn.child = 1;
+	gn.what = EMU_GN_EMPTY;
+	exit_ = (uint32_t)ng->nodes.n;
+	if (EMU_PUSH(ng->nodes, gn) != 0)
+		return -1;
+	/* sources after the entry, sinks before the exit (the exit after the
+	 * entry only when the child is empty: else a needless edge) */
+	io = calloc(nn + 1, 1); /* per child node: 1 has an edge in, 2 one out */
+	if (!io)
+		return -1;
+	for (size_t e = 0; e < ne; e++) {
+		io[ch->edges.v[e].to] |= 1;
+		io[ch->edges.v[e].from] |= 2;
+	}
+	for (size_t i = 0; i < nn && rc == 0; i++) {
+		if (!ch->nodes.v[i].live)
+			continue;
+		live = 1;
+		if (!(io[i] & 1) && emu_gedge_add(ng, entry, base + (uint32_t)i, ng->edges.n) != 0)
+			rc = -1;
+		else if (!(io[i] & 2) && emu_gedge_add(ng, base + (uint32_t)i, exit_, ng->edges.n) != 0)
+			rc = -1;
+	}
+	free(io);
+	(void)k;
+	if (rc == 0 && !live)
+		rc = emu_gedge_add(ng, entry, exit_, ng->edges.n);
+	return rc;
+}
+
+/* cuGraphAddHostNode: no command (the host function is not the device's),
+ * an ordering node that keeps the graph's edges. */
+static int emu_r_graph_host_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	(void)k;
+	return emu_r_graph_node(b, SBT_CM_K_cuGraphAddEmptyNode, c);
+}
+
+/* A copy of b->ngraphs.v[si] (nodes, edges, footprints) as a new graph of
+ * that handle (0: an exec's own, found by no handle lookup); with
+ * to_orig, its nodes' handles move to orig (a clone's, named by
+ * cuGraphNodeFindInClone).  Its index, EMU_NONE when out of memory. */
+static uint32_t emu_ngraph_copy(emu_builder *b, uint32_t si, uint64_t handle, int to_orig)
+{
+	emu_ngraph cp = { 0 };
+	emu_ngraph *src, *dst;
+
+	cp.handle = handle;
+	cp.not_modeled = b->ngraphs.v[si].not_modeled;
+	if (EMU_PUSH(b->ngraphs, cp) != 0)
+		return EMU_NONE;
+	src = &b->ngraphs.v[si];
+	dst = &b->ngraphs.v[b->ngraphs.n - 1];
+	for (size_t i = 0; i < src->edges.n; i++)
+		if (EMU_PUSH(dst->edges, src->edges.v[i]) != 0)
+			return EMU_NONE;
+	for (size_t i = 0; i < src->acc.n; i++)
+		if (EMU_PUSH(dst->acc, src->acc.v[i]) != 0)
+			return EMU_NONE;
+	for (size_t i = 0; i < src->nodes.n; i++) {
+		emu_gnode gn = src->nodes.v[i];
+
+		if (to_orig) {
+			gn.orig = gn.handle;
+			gn.handle = 0;
+		}
+		if (EMU_PUSH(dst->nodes, gn) != 0)
+			return EMU_NONE;
+	}
+	return (uint32_t)b->ngraphs.n - 1;
+}
+
+/* cuGraphClone: a graph of its own, the original's nodes and edges; its
+ * nodes have no handle until cuGraphNodeFindInClone names them. */
+static int emu_r_graph_clone(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_ngraph *src;
+
+	(void)k;
+	if (c->result != 0 || !c->handle)
+		return 0;
+	src = emu_ngraph_of(b, c->parent);
+	if (!src) {
+		/* a graph not seen built: the clone is not either */
+		emu_capture_changed(b, c->parent);
+		return 0;
+	}
+	return emu_ngraph_copy(b, (uint32_t)(src - b->ngraphs.v), c->handle, 1) == EMU_NONE ? -1 : 0;
+}
+
+/* cuGraphNodeFindInClone (node = the clone's node, handle = the
+ * original's, parent = the clone): the copy gets its handle. */
+static int emu_r_graph_find_in_clone(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_ngraph *ng;
+
+	(void)k;
+	if (c->result != 0)
+		return 0;
+	ng = emu_ngraph_of(b, c->parent);
+	for (size_t i = 0; ng && c->handle && i < ng->nodes.n; i++)
+		if (ng->nodes.v[i].orig == c->handle)
+			ng->nodes.v[i].handle = c->node;
 	return 0;
 }
 
@@ -526,9 +726,12 @@ static int emu_r_graph_deps(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 			ht = ht << 8 | c->deps_to[off + (size_t)i];
 		}
 		from = emu_gnode_in(ng, hf);
-		to = emu_gnode_in(ng, ht);
-		if (from == EMU_NONE || to == EMU_NONE)
+		to = emu_gnode_entry(ng, ht);
+		if (from == EMU_NONE || to == EMU_NONE) {
+			/* a node not seen made (a clone's not found yet, say) */
+			ng->not_modeled = 1;
 			continue;
+		}
 		if (k == SBT_CM_K_cuGraphAddDependencies) {
 			if (emu_gedge_add(ng, from, to, 0) != 0)
 				return -1;
@@ -555,6 +758,11 @@ static int emu_r_graph_destroy_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_
 	ng = emu_gnode_find(b, c->node, &idx);
 	if (!ng)
 		return 0;
+	if (ng->nodes.v[idx].child) {
+		/* a child graph node is its copy's nodes too */
+		ng->not_modeled = 1;
+		return 0;
+	}
 	ng->nodes.v[idx].live = 0;
 	for (size_t e = ng->edges.n; e-- > 0;)
 		if (ng->edges.v[e].from == idx || ng->edges.v[e].to == idx)
@@ -562,7 +770,19 @@ static int emu_r_graph_destroy_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_
 	return 0;
 }
 
-/* cuGraphKernelNodeSetParams: the node's kernel (and accesses) from now on. */
+/* Whether a setter of kind k fits node n (a kernel setter a kernel node,
+ * a memcpy or memset setter a copy or memset). */
+static int emu_setter_fits(sbt_cm_kind k, const emu_gnode *gn)
+{
+	if (gn->what != EMU_GN_WORK)
+		return 0;
+	if (k == SBT_CM_K_cuGraphKernelNodeSetParams || k == SBT_CM_K_cuGraphExecKernelNodeSetParams)
+		return gn->n.kind == EMU_K_KERNEL;
+	return gn->n.kind != EMU_K_KERNEL;
+}
+
+/* cuGraph{Kernel,Memcpy,Memset}NodeSetParams: the node's command (and
+ * accesses) from now on. */
 static int emu_r_kernel_node_set(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	uint32_t idx;
@@ -575,9 +795,32 @@ static int emu_r_kernel_node_set(emu_builder *b, sbt_cm_kind k, const sbt_cm_cal
 	if (!ng)
 		return 0;
 	gn = &ng->nodes.v[idx];
-	if (gn->what != EMU_GN_WORK || gn->n.kind != EMU_K_KERNEL)
+	if (!emu_setter_fits(k, gn)) {
+		ng->not_modeled = 1;
 		return 0;
+	}
 	return emu_graph_node_fill(b, k, c, &ng->acc, idx, &gn->n);
+}
+
+/* cuGraphEvent{Record,Wait}NodeSetEvent: the node's event from now on. */
+static int emu_r_event_node_set(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	uint32_t idx;
+	emu_ngraph *ng;
+	emu_gnode *gn;
+	unsigned what = k == SBT_CM_K_cuGraphEventRecordNodeSetEvent ? EMU_GN_RECORD : EMU_GN_WAIT;
+
+	if (c->result != 0)
+		return 0;
+	ng = emu_gnode_find(b, c->node, &idx);
+	if (!ng)
+		return 0;
+	gn = &ng->nodes.v[idx];
+	if (gn->what != what)
+		ng->not_modeled = 1;
+	else
+		gn->event = c->event;
+	return 0;
 }
 
 /* The exec that handle names (the last made). */
@@ -589,40 +832,157 @@ static emu_exec *emu_exec_of(emu_builder *b, uint64_t handle)
 	return NULL;
 }
 
-/* cuGraphExecKernelNodeSetParams (parent = the exec): that exec's node
- * from its next launch on.  A node the exec's template does not name (a
- * captured graph's) makes its launches one command. */
+/* The exec's launches are one command from now on. */
+static void emu_exec_not_modeled(emu_exec *x)
+{
+	x->capture = x->src = EMU_NONE;
+	x->dirty = 0;
+}
+
+/* The node of that handle in the exec's own copy of its graph (*out), or
+ * NULL (the exec made one command) when the exec has no copy (a captured
+ * graph's) or the node is not in it. */
+static emu_gnode *emu_exec_node(emu_builder *b, emu_exec *x, uint64_t node, emu_ngraph **out)
+{
+	emu_ngraph *ng;
+	uint32_t idx;
+
+	if (x->src == EMU_NONE) {
+		emu_exec_not_modeled(x);
+		return NULL;
+	}
+	ng = &b->ngraphs.v[x->src];
+	idx = emu_gnode_in(ng, node);
+	if (idx == EMU_NONE) {
+		emu_exec_not_modeled(x);
+		return NULL;
+	}
+	*out = ng;
+	return &ng->nodes.v[idx];
+}
+
+/* cuGraphExec{Kernel,Memcpy,Memset}NodeSetParams (parent = the exec):
+ * that exec's node from its next launch on (emu_graph_launch snapshots
+ * the exec's copy again).  A node the exec does not hold (a captured
+ * graph's) makes its launches one command. */
 static int emu_r_exec_kernel_node_set(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	emu_exec *x;
-	emu_capture *cap;
+	emu_ngraph *ng = NULL;
+	emu_gnode *gn;
 
 	if (c->result != 0)
 		return 0;
 	x = emu_exec_of(b, c->parent);
-	if (!x || x->capture == EMU_NONE)
+	if (!x || !(gn = emu_exec_node(b, x, c->node, &ng)))
 		return 0;
-	cap = &b->caps.v[x->capture];
-	for (size_t i = 0; i < cap->handles.n; i++) {
-		emu_node *n = &cap->nodes.v[i];
-		emu_node fresh;
-
-		if (cap->handles.v[i] != c->node || n->kind != EMU_K_KERNEL)
-			continue;
-		if (emu_graph_node_fill(b, k, c, &cap->acc, (uint32_t)i, &fresh) != 0)
-			return -1;
-		/* the edges stay; what it runs and touches change */
-		fresh.ipred_first = n->ipred_first;
-		fresh.ipred_count = n->ipred_count;
-		*n = fresh;
+	if (!emu_setter_fits(k, gn)) {
+		emu_exec_not_modeled(x);
 		return 0;
 	}
-	x->capture = EMU_NONE;
+	x->dirty = 1;
+	return emu_graph_node_fill(b, k, c, &ng->acc, (uint32_t)(gn - ng->nodes.v), &gn->n);
+}
+
+/* cuGraphExecEvent{Record,Wait}NodeSetEvent: that exec's node's event. */
+static int emu_r_exec_event_node_set(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_exec *x;
+	emu_ngraph *ng = NULL;
+	emu_gnode *gn;
+	unsigned what = k == SBT_CM_K_cuGraphExecEventRecordNodeSetEvent ? EMU_GN_RECORD : EMU_GN_WAIT;
+
+	if (c->result != 0)
+		return 0;
+	x = emu_exec_of(b, c->parent);
+	if (!x || !(gn = emu_exec_node(b, x, c->node, &ng)))
+		return 0;
+	if (gn->what != what) {
+		emu_exec_not_modeled(x);
+		return 0;
+	}
+	gn->event = c->event;
+	x->dirty = 1;
+	return 0;
+}
+
+/* cuGraphNodeSetEnabled (parent = the exec, value = enabled): a disabled
+ * node is an empty node of that exec (CUDA: "functionally equivalent to
+ * empty nodes until they are reenabled"): no command, its edges kept. */
+static int emu_r_node_set_enabled(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_exec *x;
+	emu_ngraph *ng = NULL;
+	emu_gnode *gn;
+
+	(void)k;
+	if (c->result != 0)
+		return 0;
+	x = emu_exec_of(b, c->parent);
+	if (!x || !(gn = emu_exec_node(b, x, c->node, &ng)))
+		return 0;
+	if (gn->what != EMU_GN_WORK) {
+		emu_exec_not_modeled(x); /* CUDA takes kernel, memcpy and memset nodes only */
+		return 0;
+	}
+	if (gn->off != !c->value) {
+		gn->off = !c->value;
+		x->dirty = 1;
+	}
+	return 0;
+}
+
+/* cuGraphExecUpdate (handle = the exec, parent = the graph, value = the
+ * CUgraphExecUpdateResult): when it worked, the exec takes the graph's
+ * nodes and parameters as they are now, paired with its own in creation
+ * order (the shapes match: CUDA refuses others), so its node handles (the
+ * ones its setters name) and enabled states stay.  One that failed
+ * changes nothing. */
+static int emu_r_exec_update(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_exec *x;
+	emu_ngraph *ng, *old, *cp;
+	uint32_t ci;
+	size_t i = 0, j = 0;
+
+	(void)k;
+	if (c->result != 0 || c->value != 0)
+		return 0;
+	x = emu_exec_of(b, c->handle);
+	if (!x)
+		return 0;
+	ng = emu_ngraph_of(b, c->parent);
+	if (!ng || ng->not_modeled || x->src == EMU_NONE) {
+		emu_exec_not_modeled(x);
+		return 0;
+	}
+	ci = emu_ngraph_copy(b, (uint32_t)(ng - b->ngraphs.v), 0, 0);
+	if (ci == EMU_NONE)
+		return -1;
+	old = &b->ngraphs.v[x->src];
+	cp = &b->ngraphs.v[ci];
+	for (;; i++, j++) {
+		while (i < cp->nodes.n && !cp->nodes.v[i].live)
+			i++;
+		while (j < old->nodes.n && !old->nodes.v[j].live)
+			j++;
+		if (i == cp->nodes.n || j == old->nodes.n)
+			break;
+		cp->nodes.v[i].handle = old->nodes.v[j].handle;
+		cp->nodes.v[i].off = old->nodes.v[j].off && cp->nodes.v[i].what == EMU_GN_WORK;
+	}
+	if (i != cp->nodes.n || j != old->nodes.n) {
+		emu_exec_not_modeled(x); /* not one shape after all */
+		return 0;
+	}
+	x->src = ci;
+	x->dirty = 1;
 	return 0;
 }
 
 /* tsGraphNotModeled: the graph (parent, or the one holding node) or the
- * exec (handle) is launched as one command from now on. */
+ * exec (handle) is launched as one command from now on (unless the call
+ * failed: hip_graph_nm's hipGraphAddChildGraphNode with no child). */
 static int emu_r_graph_not_modeled(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	emu_exec *x = emu_exec_of(b, c->handle);
@@ -630,8 +990,10 @@ static int emu_r_graph_not_modeled(emu_builder *b, sbt_cm_kind k, const sbt_cm_c
 	uint32_t idx;
 
 	(void)k;
+	if (c->result != 0)
+		return 0; /* the call failed: nothing changed */
 	if (x)
-		x->capture = EMU_NONE;
+		emu_exec_not_modeled(x);
 	if (!ng && !c->parent && !c->handle)
 		ng = emu_gnode_find(b, c->node, &idx);
 	if (ng)
@@ -640,10 +1002,14 @@ static int emu_r_graph_not_modeled(emu_builder *b, sbt_cm_kind k, const sbt_cm_c
 	return 0;
 }
 
+/* cuGraphInstantiate: an exec of a graph built node by node keeps a copy
+ * of the graph of its own (its setters, enabled states and updates change
+ * that copy) and the snapshot of it its launches run; one of a captured
+ * graph runs the capture's template. */
 static int emu_r_instantiate(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	emu_ngraph *ng;
-	emu_exec e = { c->handle, EMU_NONE };
+	emu_exec e = { .handle = c->handle, .capture = EMU_NONE, .src = EMU_NONE };
 	int rc;
 
 	(void)k;
@@ -655,6 +1021,11 @@ static int emu_r_instantiate(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 			e.capture = emu_ngraph_snapshot(b, ng, &rc);
 			if (rc != 0)
 				return -1;
+			if (e.capture != EMU_NONE) {
+				e.src = emu_ngraph_copy(b, (uint32_t)(ng - b->ngraphs.v), 0, 0);
+				if (e.src == EMU_NONE)
+					return -1;
+			}
 		}
 		return EMU_PUSH(b->execs, e);
 	}
@@ -761,7 +1132,18 @@ static const emu_handler emu_handlers[SBT_CM_KIND_COUNT] = {
 	EMU_H(cuGraphAddDependencies, emu_r_graph_deps), EMU_H(cuGraphRemoveDependencies, emu_r_graph_deps),
 	EMU_H(cuGraphDestroyNode, emu_r_graph_destroy_node),
 	EMU_H(cuGraphKernelNodeSetParams, emu_r_kernel_node_set),
+	EMU_H(cuGraphMemcpyNodeSetParams, emu_r_kernel_node_set),
+	EMU_H(cuGraphMemsetNodeSetParams, emu_r_kernel_node_set),
 	EMU_H(cuGraphExecKernelNodeSetParams, emu_r_exec_kernel_node_set),
+	EMU_H(cuGraphExecMemcpyNodeSetParams, emu_r_exec_kernel_node_set),
+	EMU_H(cuGraphExecMemsetNodeSetParams, emu_r_exec_kernel_node_set),
+	EMU_H(cuGraphEventRecordNodeSetEvent, emu_r_event_node_set),
+	EMU_H(cuGraphEventWaitNodeSetEvent, emu_r_event_node_set),
+	EMU_H(cuGraphExecEventRecordNodeSetEvent, emu_r_exec_event_node_set),
+	EMU_H(cuGraphExecEventWaitNodeSetEvent, emu_r_exec_event_node_set),
+	EMU_H(cuGraphAddChildGraphNode, emu_r_graph_child), EMU_H(cuGraphAddHostNode, emu_r_graph_host_node),
+	EMU_H(cuGraphClone, emu_r_graph_clone), EMU_H(cuGraphNodeFindInClone, emu_r_graph_find_in_clone),
+	EMU_H(cuGraphNodeSetEnabled, emu_r_node_set_enabled), EMU_H(cuGraphExecUpdate, emu_r_exec_update),
 	EMU_H(tsGraphNotModeled, emu_r_graph_not_modeled),
 	EMU_H(cuMemAlloc, emu_r_alloc), EMU_H(cuMemAllocPitch, emu_r_alloc),
 	EMU_H(cuMemAllocAsync, emu_r_alloc), EMU_H(cuMemAllocFromPoolAsync, emu_r_alloc),

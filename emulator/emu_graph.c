@@ -717,6 +717,14 @@ int emu_graph_node_fill(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, emu
 	const char *kn = sbt_cm_kind_name(k);
 	size_t first = acc->n;
 
+	int memcpy_node = k == SBT_CM_K_cuGraphAddMemcpyNode || k == SBT_CM_K_cuGraphMemcpyNodeSetParams ||
+	                  k == SBT_CM_K_cuGraphExecMemcpyNodeSetParams;
+
+	/* a setter's node keeps the name of the call that added it */
+	if (memcpy_node)
+		kn = sbt_cm_kind_name(SBT_CM_K_cuGraphAddMemcpyNode);
+	else if (k == SBT_CM_K_cuGraphMemsetNodeSetParams || k == SBT_CM_K_cuGraphExecMemsetNodeSetParams)
+		kn = sbt_cm_kind_name(SBT_CM_K_cuGraphAddMemsetNode);
 	if (k == SBT_CM_K_cuGraphAddKernelNode || k == SBT_CM_K_cuGraphKernelNodeSetParams ||
 	    k == SBT_CM_K_cuGraphExecKernelNodeSetParams) {
 		emu_node_init(b, n, EMU_K_KERNEL, emu_kernel_name(b, c));
@@ -725,7 +733,7 @@ int emu_graph_node_fill(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, emu
 	} else {
 		/* a memcpy node holds a cuMemcpy3D's fields, a memset node a 2D memset's */
 		emu_node_init(b, n, EMU_K_COPY, emu_name_put(b->g, kn, strlen(kn)));
-		if (emu_fill_transfer(b, k == SBT_CM_K_cuGraphAddMemcpyNode ? SBT_CM_K_cuMemcpy3D : SBT_CM_K_cuMemsetD2D8,
+		if (emu_fill_transfer(b, memcpy_node ? SBT_CM_K_cuMemcpy3D : SBT_CM_K_cuMemsetD2D8,
 		                      c, n, &t) != 0)
 			return -1;
 	}
@@ -733,6 +741,10 @@ int emu_graph_node_fill(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, emu
 	n->acc_count = (uint32_t)(acc->n - first);
 	return 0;
 }
+
+/* What a node is in a snapshot: a disabled work node (an exec's copy) is
+ * an empty one. */
+#define EMU_GN_WHAT(gn) ((gn)->off ? (unsigned)EMU_GN_EMPTY : (unsigned)(gn)->what)
 
 uint32_t emu_ngraph_snapshot(emu_builder *b, const emu_ngraph *ng, int *rc)
 {
@@ -804,7 +816,7 @@ uint32_t emu_ngraph_snapshot(emu_builder *b, const emu_ngraph *ng, int *rc)
 			const emu_u32vec *src = &real[p];
 			uint32_t one = newidx[p];
 
-			if (ng->nodes.v[p].what == EMU_GN_WORK)
+			if (EMU_GN_WHAT(&ng->nodes.v[p]) == EMU_GN_WORK)
 				src = NULL;
 			for (size_t q = 0; q < (src ? src->n : 1); q++) {
 				uint32_t w = src ? src->v[q] : one;
@@ -816,13 +828,13 @@ uint32_t emu_ngraph_snapshot(emu_builder *b, const emu_ngraph *ng, int *rc)
 					goto out_free;
 			}
 			/* a wait node's event, and those an ordering node passes on */
-			if (ng->nodes.v[p].what == EMU_GN_WORK)
+			if (EMU_GN_WHAT(&ng->nodes.v[p]) == EMU_GN_WORK)
 				continue;
 			for (size_t q = 0; q <= wev[p].n; q++) {
 				uint64_t ev = q < wev[p].n ? wev[p].v[q] : ng->nodes.v[p].event;
 				size_t d = 0;
 
-				if (q == wev[p].n && ng->nodes.v[p].what != EMU_GN_WAIT)
+				if (q == wev[p].n && EMU_GN_WHAT(&ng->nodes.v[p]) != EMU_GN_WAIT)
 					break;
 				while (d < wev[i].n && wev[i].v[d] != ev)
 					d++;
@@ -831,7 +843,7 @@ uint32_t emu_ngraph_snapshot(emu_builder *b, const emu_ngraph *ng, int *rc)
 			}
 		}
 		newidx[i] = EMU_NONE;
-		if (gn->what == EMU_GN_RECORD) {
+		if (EMU_GN_WHAT(gn) == EMU_GN_RECORD) {
 			emu_tevent r = { gn->event, EMU_NONE, (uint32_t)cap.after.n, (uint32_t)real[i].n,
 			                 (uint32_t)cap.after_ev.n, (uint32_t)wev[i].n };
 
@@ -844,13 +856,13 @@ uint32_t emu_ngraph_snapshot(emu_builder *b, const emu_ngraph *ng, int *rc)
 				if (EMU_PUSH(cap.after_ev, wev[i].v[q]) != 0)
 					goto out_free;
 		}
-		if (gn->what == EMU_GN_WAIT) {
+		if (EMU_GN_WHAT(gn) == EMU_GN_WAIT) {
 			emu_tevent w = { gn->event, EMU_NONE, 0, 0, 0, 0 };
 
 			if (EMU_PUSH(cap.waits, w) != 0)
 				goto out_free;
 		}
-		if (gn->what != EMU_GN_WORK)
+		if (EMU_GN_WHAT(gn) != EMU_GN_WORK)
 			continue;
 		for (size_t q = 0; q < wev[i].n; q++) {
 			emu_tevent x = { wev[i].v[q], (uint32_t)cap.nodes.n, 0, 0, 0, 0 };
@@ -1049,6 +1061,17 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 
 	for (size_t i = b->execs.n; i-- > 0;)
 		if (b->execs.v[i].handle == c->handle) {
+			emu_exec *x = &b->execs.v[i];
+
+			if (x->dirty) {
+				/* its copy changed since the last snapshot */
+				int rc;
+
+				x->capture = emu_ngraph_snapshot(b, &b->ngraphs.v[x->src], &rc);
+				x->dirty = 0;
+				if (rc != 0)
+					return -1;
+			}
 			if (b->execs.v[i].capture != EMU_NONE) {
 				cap = &b->caps.v[b->execs.v[i].capture];
 				tmpl = b->execs.v[i].capture + 1;

@@ -19,7 +19,26 @@
 #   keeps the nodes;
 # - a graph captured into with cuStreamBeginCaptureToGraph (--capture-to,
 #   recorded as tsGraphNotModeled) is one command per launch;
-# - tsreplay --emulate --schedule-seed refuses a trace launching such a graph.
+# - tsreplay --emulate --schedule-seed refuses a trace launching such a graph;
+# - a child graph node (--child) runs the child's racy_scale as it was when
+#   the node was added, after the read-back node (17 commands, the child's
+#   scale racing with the legacy memset too: 8 races); a clone (--clone)
+#   instantiated runs its own nodes (15 commands); a node disabled for the
+#   first launch (--disable) is an empty node of it (14 commands); a host
+#   node (--host-node) is no command and keeps the edges; the memset node
+#   set to write the accumulator (--set-nodes) races with the legacy memset,
+#   the exec's setters change the second launch (17: its upload node reads
+#   the buffer the fill node writes); an exec updated from a clone
+#   (--update) and one whose record node records another event
+#   (--exec-event) keep running nodes (15); the host sources read at each
+#   launch (--host-src) are no commands (17).
+# Child graph nodes and updates on synthetic traces:
+# - graph_child: the child's nodes between the node's dependencies (one
+#   added by cuGraphAddDependencies) and its dependent: 5 commands, no race,
+#   makespan 3000; a node added to the child afterwards is not in it;
+# - graph_update: the exec updated from a clone whose kernel node passes B
+#   races with a reader of B on another stream (a failed update before it
+#   changes nothing).
 # Event nodes act per node (CUDA's rule), on the synthetic traces of
 # tests/support/emu_gen.c (written first: they need no CUDA double):
 # - graph_wait: an event wait node orders only the node after it (consumer)
@@ -72,6 +91,35 @@ f = [x for x in e if x['ph'] == 'f']
 assert len(f) == 1 and f[0]['ts'] == 1.0 and f[0]['tid'] == X['consumer']['tid'], f
 " "$T/graph_wait.json" || fail "graph_wait.json: not the per-node timeline"
 
+# ---- child graph nodes and updates (synthetic) ---------------------------------------------
+# dot_edges DOT: its edges as "from-label>to-label style", one per line
+dot_edges() {
+	python3 -c "
+import re, sys
+t = open(sys.argv[1]).read()
+lab = dict(re.findall(r'(n[0-9]+) \[label=\"seq [0-9]*\\\\n([^\"]*)\"\]', t))
+for a, b, st in re.findall(r'(n[0-9]+) -> (n[0-9]+) \[style=([a-z]+)', t):
+    print('%s>%s %s' % (lab[a], lab[b], st))
+" "$1" | sort
+}
+expect_rc 0 gen.graph_child "$GEN" graph_child "$T/graph_child.sbt"
+expect_rc 0 graph_child.sum "$X" --kernel-ns 1000 --summary "$T/graph_child.sbt"
+has graph_child.sum out "commands: 5 on 1 streams"
+has graph_child.sum out "makespan: 3000 ns"
+expect_rc 0 graph_child.r "$X" --races "$T/graph_child.sbt"
+has graph_child.r out "races: 0 confirmed, 0 possible"
+expect_rc 0 graph_child.dot "$X" -f dot -o "$T/graph_child.dot" "$T/graph_child.sbt"
+e=$(dot_edges "$T/graph_child.dot" | tr '\n' ';')
+[ "$e" = "kernel c1>kernel tail bold;kernel c2>kernel tail bold;kernel head>kernel c1 bold;kernel head>kernel c2 bold;kernel pre>kernel c1 bold;kernel pre>kernel c2 bold;" ] ||
+	fail "graph_child.dot: edges '$e': $(cat "$T/graph_child.dot")"
+grep -q 'kernel late' "$T/graph_child.dot" && fail "graph_child.dot: the node added to the child later is in the parent"
+expect_rc 0 gen.graph_update "$GEN" graph_update "$T/graph_update.sbt"
+expect_rc 1 graph_update.r "$X" --races "$T/graph_update.sbt"
+has graph_update.r out "races: 0 confirmed, 1 possible"
+[ "$(grep '^  seq' "$T/graph_update.r.out" | sed 's/^  seq [0-9]* kernel \([a-z]*\) on stream \(0x[0-9]*\) .* \(0x[0-9a-f]*\)\.\..*/\1 \2 \3/' |
+	tr '\n' ';')" = "k 0x100 0x7000100000;reader 0x200 0x7000100000;" ] ||
+	fail "graph_update: not k and the reader on B: $(cat "$T/graph_update.r.out")"
+
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
 unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
 	TRACESMITH_SNAPSHOT TRACESMITH_CUDA_DRIVER TSCUDA_DOUBLE_STATS TSCUDA_DOUBLE_SEED \
@@ -100,7 +148,7 @@ dot_edge() {
 	grep -q "^[[:space:]]*$a -> $b \[style=bold\];" "$1"
 }
 
-for v in plain unordered destroy exec-set capture-to; do
+for v in plain unordered destroy exec-set capture-to child clone disable host-node set-nodes update host-src exec-event; do
 	case $v in
 	plain) args= ;;
 	*) args=--$v ;;
@@ -163,6 +211,47 @@ import json, sys
 X = [x['name'] for x in json.load(open(sys.argv[1]))['traceEvents'] if x['ph'] == 'X']
 assert len([n for n in X if n.startswith('graph 0x')]) == 1, X
 " "$T/capture-to.json" || fail "capture-to.json: not one graph command"
+
+# ---- child graph nodes, clones, enabled nodes, host nodes, setters, updates ---------------------
+# graph_cmds NAME: how many commands of $T/NAME.json are one graph launch
+graph_cmds() {
+	expect_rc 0 "$1.json" "$X" -f json -o "$T/$1.json" "$T/$1.sbt"
+	python3 -c "
+import json, sys
+X = [x['name'] for x in json.load(open(sys.argv[1]))['traceEvents'] if x['ph'] == 'X']
+print(len([n for n in X if n.startswith('graph 0x')]))
+" "$T/$1.json"
+}
+# (name, commands, confirmed and possible races; no launch is one command)
+for c in "child 17 8 0" "clone 15 6 0" "disable 14 5 0" "host-node 15 6 0" "set-nodes 17 10 1" "update 15 6 0" \
+	"host-src 17 8 0" "exec-event 15 6 0"; do
+	set -- $c
+	expect_rc 0 "$1.sum" "$X" --summary "$T/$1.sbt"
+	has "$1.sum" out "commands: $2 on 2 streams"
+	expect_rc 1 "$1.r" "$X" --races "$T/$1.sbt"
+	has "$1.r" out "races: $3 confirmed, $4 possible"
+	[ "$(graph_cmds "$1")" = 0 ] || fail "$1: a launch as one command"
+done
+# --disable: the first launch without racy_scale; --set-nodes: the memset
+# node writes the accumulator (both launches), the exec's upload node
+# copies from the buffer the fill node writes, unordered with it (the
+# second launch: a race the program has)
+for c in "child:2 cuGraphAddMemcpyNode cuMemsetD32;4 cuMemsetD32 racy_scale;2 cuMemsetD32 vadd;" \
+	"host-node:2 cuGraphAddMemcpyNode cuMemsetD32;2 cuMemsetD32 racy_scale;2 cuMemsetD32 vadd;" \
+	"disable:2 cuGraphAddMemcpyNode cuMemsetD32;1 cuMemsetD32 racy_scale;2 cuMemsetD32 vadd;" \
+	"set-nodes:2 cuGraphAddMemcpyNode cuMemsetD32;1 cuGraphAddMemcpyNode fill;2 cuGraphAddMemsetNode cuMemsetD32;2 cuMemsetD32 racy_scale;4 cuMemsetD32 vadd;"; do
+	v=${c%%:*}
+	p=$(pairs "$v.r")
+	[ "$p" = "${c#*:}" ] || fail "$v: race pairs '$p': $(cat "$T/$v.r.out")"
+done
+# the child's scale follows the read-back node in each launch; the host
+# node keeps plain's 10 edges
+expect_rc 0 child.dot "$X" -f dot -o "$T/child.dot" "$T/child.sbt"
+[ "$(dot_edges "$T/child.dot" | grep -c '^copy_d2h cuGraphAddMemcpyNode>kernel racy_scale bold$')" = 2 ] ||
+	fail "child.dot: not an edge read-back -> child scale per launch: $(cat "$T/child.dot")"
+[ "$(grep -c 'style=bold' "$T/child.dot")" = 12 ] || fail "child.dot: not 12 edges inside graphs"
+expect_rc 0 hostnode.dot "$X" -f dot -o "$T/host-node.dot" "$T/host-node.sbt"
+[ "$(grep -c 'style=bold' "$T/host-node.dot")" = 10 ] || fail "host-node.dot: not 10 edges inside graphs"
 
 # ---- sampled orders refuse graph launches ------------------------------------------------------
 expect_rc 2 plain.seed "$TOP/$BUILD/tsreplay" --emulate --schedule-seed 1 "$T/plain.sbt"

@@ -22,12 +22,36 @@
 #   nodes of both launches, race-free;
 # - hip_module (hipModuleLaunchKernel with kernelParams and with extra,
 #   hipExtModuleLaunchKernel): every launch on the null stream, race-free.
+# What landed in HIP's records (docs/emulator.md "HIP"):
+# - contexts by the device the records carry (synthetic hip_ctx of
+#   tests/support/emu_gen.c, clr's meaning: hipCtxCreate leaves the
+#   current device, hipCtxPopCurrent too): no race, makespan 2000; the
+#   double's hip_ctx on two devices: the copies after hipCtxPushCurrent on
+#   device 0's null stream, the read after hipCtxSetCurrent on device 1's
+#   (3 streams), ordered after device 1's blocking stream alone;
+# - hip_spt: the _spt calls on the thread's per-thread stream (8 commands),
+#   the event edge from the other stream's memset into it;
+# - hip_capture_unseen: a capture begun where the interposer did not see it
+#   starts at the stream's first capture_status=1 record: the launch runs
+#   the memset and the copy (one edge), not one command;
+# - hip_graph_edit: the graph as its edits left it (3 nodes, one edge);
+# - hip_graph_nm: the exec instantiated before hip.tsGraphNotModeled runs
+#   its memset node (the failed hipGraphAddChildGraphNode changed
+#   nothing), the one instantiated after it is one command.
 . "$TOP/tests/support/shell.sh"
 X="$TOP/$BUILD/tsexport"
 RP="$TOP/$BUILD/tsreplay"
 DBL="$TOP/$BUILD/tests/doubles/hip"
 H="$TOP/$BUILD/tests/hip"
 [ -x "$X" ] || fail "no $X (make $BUILD/tsexport)"
+GEN="$TOP/$BUILD/tests/programs/emu_gen_trace"
+[ -x "$GEN" ] || fail "no $GEN (make $BUILD/tests/programs/emu_gen_trace)"
+expect_rc 0 gen.hip_ctx "$GEN" hip_ctx "$T/hip_ctx_syn.sbt"
+expect_rc 0 hip_ctx_syn.sum "$X" --kernel-ns 1000 --summary "$T/hip_ctx_syn.sbt"
+has hip_ctx_syn.sum out "commands: 4 on 3 streams, 2 dependencies (1 across streams)"
+has hip_ctx_syn.sum out "makespan: 2000 ns"
+expect_rc 0 hip_ctx_syn.r "$X" --races "$T/hip_ctx_syn.sbt"
+has hip_ctx_syn.r out "races: 0 confirmed, 0 possible"
 [ -e "$DBL/libamdhip64.so.5" ] || { echo "no HIP headers or code-object reader: the HIP double is not built"; exit 77; }
 [ -x "$H/hip_race" ] || { echo "no hipcc: the HIP test programs are not built (scripts/deps.sh installs it)"; exit 77; }
 unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
@@ -203,4 +227,61 @@ expect_rc 0 ordered.ascii "$X" -f ascii --width 40 "$T/ordered.sbt"
 has ordered.ascii out "null stream"
 grep -q '(non-blocking) *[.K]*K[.K]*$' "$T/ordered.ascii.out" || fail "ordered ascii: $(cat "$T/ordered.ascii.out")"
 grep -q '^null stream *H' "$T/ordered.ascii.out" || fail "ordered ascii: $(cat "$T/ordered.ascii.out")"
+# ---- contexts, per-thread streams, captures begun unseen, graph edits -------------
+# dot_edges DOT: its edges as "seq A>seq B attributes", one per line
+dot_edges() {
+	python3 -c "
+import re, sys
+t = open(sys.argv[1]).read()
+lab = dict(re.findall(r'(n[0-9]+) \[label=\"(seq [0-9]*)', t))
+for a, b, at in re.findall(r'(n[0-9]+) -> (n[0-9]+) \[([^]]*)\]', t):
+    print('%s>%s %s' % (lab[a], lab[b], at))
+" "$1" | sort
+}
+# seq_of TRACE NAME [N]: the seq of the Nth record named hip.NAME
+seq_of() {
+	"$TOP/$BUILD/tsinfo" --dump "$1" | awk -v n="hip.$2" -v k="${3:-1}" '$4 == n && ++i == k { sub("seq=", "", $1); print $1 }'
+}
+expect_rc 0 cap.ctx env TSHIP_DOUBLE_DEVICES=2 $PRE "$CAP" -o "$T/ctx.sbt" -- "$H/hip_ctx"
+expect_rc 0 ctx.sum "$X" --summary "$T/ctx.sbt"
+has ctx.sum out "commands: 5 on 3 streams"
+expect_rc 0 ctx.dot "$X" -f dot -o "$T/ctx.dot" "$T/ctx.sbt"
+m1=$(seq_of "$T/ctx.sbt" hipMemsetAsync 1) m2=$(seq_of "$T/ctx.sbt" hipMemsetAsync 2)
+up=$(seq_of "$T/ctx.sbt" hipMemcpy 1) rd=$(seq_of "$T/ctx.sbt" hipMemcpy 3)
+[ -n "$m1" ] && [ -n "$m2" ] && [ -n "$up" ] && [ -n "$rd" ] || fail "ctx.sbt: not the records hip_ctx makes"
+e=$(dot_edges "$T/ctx.dot")
+echo "$e" | grep -q "^seq $m2>seq $rd .*legacy stream" || fail "ctx.dot: the read does not follow device 1's stream: $e"
+echo "$e" | grep -q "^seq $m1>seq $up .*legacy stream" && fail "ctx.dot: device 0's null stream follows device 1's stream: $e"
+[ "$(echo "$e" | grep -c 'legacy stream')" = 1 ] || fail "ctx.dot: not one legacy stream edge: $e"
+
+expect_rc 0 cap.spt $PRE "$CAP" -o "$T/spt.sbt" -- "$H/hip_spt"
+expect_rc 0 spt.dot "$X" -f dot -o "$T/spt.dot" "$T/spt.sbt"
+python3 -c "
+import re, sys
+t = open(sys.argv[1]).read()
+cl = re.findall(r'label=\"(per-thread default stream \(thread [0-9]+\))\";((?:\s*n[0-9]+ \[label=[^\n]*)*)', t)
+assert len(cl) == 1 and cl[0][1].count('[label=') == 8, cl
+assert t.count('label=\"event\"') == 1, t
+" "$T/spt.dot" || fail "spt.dot: not 8 commands on one per-thread stream and the event: $(cat "$T/spt.dot")"
+expect_rc 0 spt.r "$X" --races "$T/spt.sbt"
+has spt.r out "races: 0 confirmed, 0 possible"
+
+expect_rc 0 cap.unseen $PRE "$CAP" -o "$T/unseen.sbt" -- "$H/hip_capture_unseen"
+expect_rc 0 unseen.sum "$X" --summary "$T/unseen.sbt"
+has unseen.sum out "commands: 4 on 2 streams"
+expect_rc 0 unseen.dot "$X" -f dot -o "$T/unseen.dot" "$T/unseen.sbt"
+grep -q 'graph 0x' "$T/unseen.dot" && fail "unseen.dot: the launch is one command: $(cat "$T/unseen.dot")"
+[ "$(grep -c 'style=bold' "$T/unseen.dot")" = 1 ] || fail "unseen.dot: not the edge memset -> copy: $(cat "$T/unseen.dot")"
+
+expect_rc 0 cap.edit $PRE "$CAP" -o "$T/edit.sbt" -- "$H/hip_graph_edit"
+expect_rc 0 edit.sum "$X" --summary "$T/edit.sbt"
+has edit.sum out "commands: 6 on 1 streams"
+expect_rc 0 edit.dot "$X" -f dot -o "$T/edit.dot" "$T/edit.sbt"
+[ "$(grep -c 'style=bold' "$T/edit.dot")" = 1 ] || fail "edit.dot: not one edge inside the graph: $(cat "$T/edit.dot")"
+expect_rc 0 edit.r "$X" --races "$T/edit.sbt"
+
+expect_rc 0 cap.nm $PRE "$CAP" -o "$T/nm.sbt" -- "$H/hip_graph_nm"
+expect_rc 0 nm.dot "$X" -f dot -o "$T/nm.dot" "$T/nm.sbt"
+[ "$(grep -c 'memset cuGraphAddMemsetNode' "$T/nm.dot")" = 1 ] && [ "$(grep -c 'graph 0x' "$T/nm.dot")" = 1 ] ||
+	fail "nm.dot: not the first launch's node and the second one command: $(cat "$T/nm.dot")"
 echo "emulator on HIP: ok"

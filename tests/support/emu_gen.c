@@ -32,6 +32,35 @@
  *              waits on EVENT and runs "reader" of A and B.  Per node the
  *              reader follows early alone: one race (late, reader on A),
  *              makespan 2000; recording the whole launch, none and 3000.
+ *   graph_child a graph built node by node (0x900) holding a child graph
+ *              node: "pre" (A) and "head" (B) with no dependencies, the
+ *              child node after head and, by cuGraphAddDependencies, after
+ *              pre; the child (0x910) holds "c1" (A) and "c2" (B),
+ *              unordered; "tail" (A, B) after the child node (added by
+ *              cuGraphAddDependencies).  A node "late" (A) added to the
+ *              child after the child node was made is not in the parent.
+ *              Launched once on s1: 5 commands, no race, makespan 3000
+ *              (pre || head, c1 || c2, tail).
+ *   graph_update graph 0x900 of one node "k" (A), instantiated; a clone
+ *              0x920 whose copy of k (found by cuGraphNodeFindInClone) is
+ *              set to pass B; an update of the exec from a graph 0x930 of
+ *              another shape that failed (result 2), then one from the
+ *              clone that worked; the exec launched on s1, "reader" (B) on
+ *              s2 without an event: k now passes B, 1 possible race.
+ *   graph_disable a graph of a chain a (A) -> b (B) -> c (A), exec 0xe00
+ *              launched twice on s1 with b disabled (cuGraphNodeSetEnabled)
+ *              for the first launch: 5 commands, c after a in the first
+ *              launch (b an empty node), makespan 5000.
+ *   hip_ctx    HIP records (the meaning of clr): s1 (0x100, blocking) made
+ *              on device 0 runs K0 (A); hipCtxCreate of device 1's
+ *              context (the current device stays 0); K1 (A) on the null
+ *              stream: device 0's, after K0; hipCtxSetCurrent of device
+ *              0's, hipCtxPushCurrent of device 1's, K2 (B) on device 1's
+ *              null stream; hipCtxPopCurrent (device 1 stays current, as
+ *              recorded); K3 (B) on device 1's null stream, after K2.
+ *              4 commands, 2 dependencies, no race, makespan 2000.  (Read
+ *              as CUDA contexts, K1 would be device 1's and race with K0,
+ *              K3 device 0's and race with K2.)
  *   devices    two devices' primary contexts: s1 (blocking) and K0 on the
  *              legacy stream made under device 0, s2 and K3 on the legacy
  *              stream under device 1 (K1 on s1, K2 on s2): one legacy
@@ -204,8 +233,20 @@ void emu_gen_kernel(emu_gen *g, uint64_t stream, const char *name, const uint64_
 	emu_gen_call(g, SBT_CM_K_cuLaunchKernel, &c);
 }
 
+static void emu_gen_kernel_node_as(emu_gen *g, sbt_cm_kind kind, uint64_t graph, uint64_t node,
+                                   const uint64_t *deps, size_t ndeps, const char *name, const uint64_t *ptrs,
+                                   size_t n);
+
 void emu_gen_kernel_node(emu_gen *g, uint64_t graph, uint64_t node, const uint64_t *deps, size_t ndeps,
                          const char *name, const uint64_t *ptrs, size_t n)
+{
+	emu_gen_kernel_node_as(g, SBT_CM_K_cuGraphAddKernelNode, graph, node, deps, ndeps, name, ptrs, n);
+}
+
+/* A kernel node record of that kind (an add, or a setter with graph 0). */
+static void emu_gen_kernel_node_as(emu_gen *g, sbt_cm_kind kind, uint64_t graph, uint64_t node,
+                                   const uint64_t *deps, size_t ndeps, const char *name, const uint64_t *ptrs,
+                                   size_t n)
 {
 	sbt_cm_call c;
 	uint8_t params[64], layout[8 * 8], dep[8 * 8];
@@ -238,7 +279,7 @@ void emu_gen_kernel_node(emu_gen *g, uint64_t graph, uint64_t node, const uint64
 		c.deps = dep;
 		c.deps_len = ndeps * 8;
 	}
-	emu_gen_call(g, SBT_CM_K_cuGraphAddKernelNode, &c);
+	emu_gen_call(g, kind, &c);
 }
 
 void emu_gen_record(emu_gen *g, uint64_t event, uint64_t stream)
@@ -466,6 +507,209 @@ static void emu_gen_graph_events(emu_gen *g, int record)
 	emu_gen_launch_once(g);
 }
 
+/* cuGraphAddDependencies(graph, from -> to). */
+static void emu_gen_edge(emu_gen *g, uint64_t graph, uint64_t from, uint64_t to)
+{
+	sbt_cm_call c;
+	uint8_t f[8], t[8];
+
+	sbt_cm_call_init(&c);
+	for (unsigned k = 0; k < 8; k++) {
+		f[k] = (uint8_t)(from >> (8 * k));
+		t[k] = (uint8_t)(to >> (8 * k));
+	}
+	c.parent = graph;
+	c.deps = f;
+	c.deps_len = 8;
+	c.deps_to = t;
+	c.deps_to_len = 8;
+	emu_gen_call(g, SBT_CM_K_cuGraphAddDependencies, &c);
+}
+
+static void emu_gen_graph_create(emu_gen *g, uint64_t graph)
+{
+	sbt_cm_call c;
+
+	sbt_cm_call_init(&c);
+	c.handle = graph;
+	emu_gen_call(g, SBT_CM_K_cuGraphCreate, &c);
+}
+
+static void emu_gen_graph_child(emu_gen *g)
+{
+	sbt_cm_call c;
+	uint64_t a = BUF_A, b = BUF_B, ab[2] = { BUF_A, BUF_B }, dep = 0xa2;
+	uint8_t d[8];
+
+	emu_gen_two_streams(g);
+	emu_gen_graph_create(g, 0x910);
+	emu_gen_kernel_node(g, 0x910, 0xc1, NULL, 0, "c1", &a, 1);
+	emu_gen_kernel_node(g, 0x910, 0xc2, NULL, 0, "c2", &b, 1);
+	emu_gen_graph_create(g, 0x900);
+	emu_gen_kernel_node(g, 0x900, 0xa1, NULL, 0, "pre", &a, 1);
+	emu_gen_kernel_node(g, 0x900, 0xa2, NULL, 0, "head", &b, 1);
+	sbt_cm_call_init(&c);
+	for (unsigned k = 0; k < 8; k++)
+		d[k] = (uint8_t)(dep >> (8 * k));
+	c.node = 0xd0;
+	c.parent = 0x900;
+	c.handle = 0x910;
+	c.deps = d;
+	c.deps_len = 8;
+	emu_gen_call(g, SBT_CM_K_cuGraphAddChildGraphNode, &c);
+	emu_gen_kernel_node(g, 0x910, 0xc3, NULL, 0, "late", &a, 1);
+	emu_gen_edge(g, 0x900, 0xa1, 0xd0);
+	emu_gen_kernel_node(g, 0x900, 0xa3, NULL, 0, "tail", ab, 2);
+	emu_gen_edge(g, 0x900, 0xd0, 0xa3);
+	emu_gen_launch_once(g);
+}
+
+static void emu_gen_graph_update(emu_gen *g)
+{
+	sbt_cm_call c;
+	uint64_t a = BUF_A, b = BUF_B;
+
+	emu_gen_two_streams(g);
+	emu_gen_graph_create(g, 0x900);
+	emu_gen_kernel_node(g, 0x900, 0xa1, NULL, 0, "k", &a, 1);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe00;
+	c.parent = 0x900;
+	emu_gen_call(g, SBT_CM_K_cuGraphInstantiate, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0x920;
+	c.parent = 0x900;
+	emu_gen_call(g, SBT_CM_K_cuGraphClone, &c);
+	sbt_cm_call_init(&c);
+	c.node = 0xa9;
+	c.handle = 0xa1;
+	c.parent = 0x920;
+	emu_gen_call(g, SBT_CM_K_cuGraphNodeFindInClone, &c);
+	emu_gen_kernel_node_as(g, SBT_CM_K_cuGraphKernelNodeSetParams, 0, 0xa9, NULL, 0, "k", &b, 1);
+	emu_gen_graph_create(g, 0x930);
+	emu_gen_kernel_node(g, 0x930, 0xb1, NULL, 0, "other", &a, 1);
+	emu_gen_kernel_node(g, 0x930, 0xb2, NULL, 0, "other", &a, 1);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe00;
+	c.parent = 0x930;
+	c.result = 910; /* CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE */
+	c.value = 2;    /* CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED */
+	emu_gen_call(g, SBT_CM_K_cuGraphExecUpdate, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe00;
+	c.parent = 0x920;
+	emu_gen_call(g, SBT_CM_K_cuGraphExecUpdate, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe00;
+	c.stream = S1;
+	emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+	emu_gen_kernel(g, S2, "reader", &b, 1, 0);
+}
+
+/* Names the HIP record types on the trace (HIP scenarios). */
+static void emu_gen_hip_types(emu_gen *g)
+{
+	size_t n = 0;
+	const sbt_cm_type_desc *t = sbt_cm_hip_types(&n);
+
+	for (size_t i = 0; i < n; i++)
+		emu_gen_check(g, sbt_writer_define_type(g->w, t[i].type, t[i].name), "define HIP type");
+}
+
+/* A HIP call's record (c as the kind it records as). */
+static void emu_gen_hip(emu_gen *g, sbt_cm_hip_call call, const sbt_cm_call *c)
+{
+	emu_gen_append(g, SBT_CM_HIP_TYPE(call), c);
+}
+
+static void emu_gen_hip_ctx_call(emu_gen *g, sbt_cm_hip_call call, uint64_t ctx, int64_t device)
+{
+	sbt_cm_call c;
+
+	sbt_cm_call_init(&c);
+	c.ctx = ctx;
+	c.device = device;
+	emu_gen_hip(g, call, &c);
+}
+
+/* hipLaunchKernel of name passing one pointer on stream. */
+static void emu_gen_hip_kernel(emu_gen *g, uint64_t stream, const char *name, uint64_t ptr)
+{
+	sbt_cm_call c;
+	uint8_t params[8], layout[8];
+
+	sbt_cm_call_init(&c);
+	for (unsigned k = 0; k < 8; k++)
+		params[k] = (uint8_t)(ptr >> (8 * k));
+	sbt_cm_layout_put(layout, 0, 8);
+	c.handle = 0xf00;
+	c.name = (const uint8_t *)name;
+	c.name_len = strlen(name);
+	c.grid_x = c.grid_y = c.grid_z = 1;
+	c.block_x = c.block_y = c.block_z = 32;
+	c.stream = stream;
+	c.params = params;
+	c.params_len = 8;
+	c.layout = layout;
+	c.layout_len = 8;
+	emu_gen_hip(g, SBT_CM_HIP_hipLaunchKernel, &c);
+}
+
+static void emu_gen_hip_contexts(emu_gen *g)
+{
+	sbt_cm_call c;
+
+	emu_gen_hip_types(g);
+	emu_gen_hip_ctx_call(g, SBT_CM_HIP_hipDevicePrimaryCtxRetain, 0xc0, 0);
+	sbt_cm_call_init(&c);
+	c.handle = S1;
+	emu_gen_hip(g, SBT_CM_HIP_hipStreamCreate, &c);
+	sbt_cm_call_init(&c);
+	c.dst = BUF_A;
+	c.size = BUF_SIZE;
+	c.sub = SBT_CM_MEM_DEVICE;
+	emu_gen_hip(g, SBT_CM_HIP_hipMalloc, &c);
+	c.dst = BUF_B;
+	emu_gen_hip(g, SBT_CM_HIP_hipMalloc, &c);
+	emu_gen_hip_kernel(g, S1, "K0", BUF_A);
+	emu_gen_hip_ctx_call(g, SBT_CM_HIP_hipCtxCreate, 0xc1, 1);
+	emu_gen_hip_kernel(g, 0, "K1", BUF_A);
+	emu_gen_hip_ctx_call(g, SBT_CM_HIP_hipCtxSetCurrent, 0xc0, 0);
+	emu_gen_hip_ctx_call(g, SBT_CM_HIP_hipCtxPushCurrent, 0xc1, 1);
+	emu_gen_hip_kernel(g, 0, "K2", BUF_B);
+	emu_gen_hip_ctx_call(g, SBT_CM_HIP_hipCtxPopCurrent, 0xc1, 1);
+	emu_gen_hip_kernel(g, 0, "K3", BUF_B);
+}
+
+static void emu_gen_graph_disable(emu_gen *g)
+{
+	sbt_cm_call c;
+	uint64_t a = BUF_A, b = BUF_B, d;
+
+	emu_gen_two_streams(g);
+	emu_gen_graph_create(g, 0x900);
+	emu_gen_kernel_node(g, 0x900, 0xa1, NULL, 0, "a", &a, 1);
+	d = 0xa1;
+	emu_gen_kernel_node(g, 0x900, 0xa2, &d, 1, "b", &b, 1);
+	d = 0xa2;
+	emu_gen_kernel_node(g, 0x900, 0xa3, &d, 1, "c", &a, 1);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe00;
+	c.parent = 0x900;
+	emu_gen_call(g, SBT_CM_K_cuGraphInstantiate, &c);
+	for (unsigned i = 0; i < 2; i++) {
+		sbt_cm_call_init(&c);
+		c.parent = 0xe00;
+		c.node = 0xa2;
+		c.value = i; /* disabled, then enabled */
+		emu_gen_call(g, SBT_CM_K_cuGraphNodeSetEnabled, &c);
+		sbt_cm_call_init(&c);
+		c.handle = 0xe00;
+		c.stream = S1;
+		emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+	}
+}
+
 static void emu_gen_ctx(emu_gen *g, sbt_cm_kind k, uint64_t ctx, int64_t device)
 {
 	sbt_cm_call c;
@@ -641,7 +885,8 @@ int emu_gen_scenario(const char *name, const char *path)
 	}
 	if (strcmp(name, "fork") && strcmp(name, "legacy") && strcmp(name, "hostsync") &&
 	    strcmp(name, "copies") && strcmp(name, "graph") && strcmp(name, "graph_race") &&
-	    strcmp(name, "graph_wait") && strcmp(name, "graph_record") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
+	    strcmp(name, "graph_wait") && strcmp(name, "graph_record") && strcmp(name, "graph_child") &&
+	    strcmp(name, "graph_update") && strcmp(name, "graph_disable") && strcmp(name, "hip_ctx") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
 	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
 	    strcmp(name, "readers_kf"))
 		return -1;
@@ -662,6 +907,14 @@ int emu_gen_scenario(const char *name, const char *path)
 		emu_gen_graph_events(g, 0);
 	else if (!strcmp(name, "graph_record"))
 		emu_gen_graph_events(g, 1);
+	else if (!strcmp(name, "graph_child"))
+		emu_gen_graph_child(g);
+	else if (!strcmp(name, "graph_update"))
+		emu_gen_graph_update(g);
+	else if (!strcmp(name, "graph_disable"))
+		emu_gen_graph_disable(g);
+	else if (!strcmp(name, "hip_ctx"))
+		emu_gen_hip_contexts(g);
 	else if (!strcmp(name, "devices"))
 		emu_gen_devices(g);
 	else if (!strcmp(name, "threads"))

@@ -17,7 +17,13 @@
  *   wait node orders the nodes after it after the event's work, and the
  *   others run beside that work (and race with it);
  * - a graph changed by a call the model does not cover is one command, of
- *   the cost model's graph launch.
+ *   the cost model's graph launch;
+ * - a child graph node runs the child's nodes as they were when it was
+ *   added, between the node's dependencies and its dependents; an exec
+ *   updated from a clone runs the clone's nodes; a disabled node is an
+ *   empty node of its exec (emu_gen.c "graph_child", "graph_update",
+ *   "graph_disable"); HIP contexts go by the device the records carry
+ *   ("hip_ctx").
  */
 #include <string.h>
 
@@ -292,6 +298,47 @@ int main(void)
 	TST_CHECK(strstr(rep, "kernel reader on stream 0x200 (non-blocking) reads and may write "
 	                      "0x7000000000..0x7000001000") != NULL);
 	TST_CHECK(strstr(rep, "early") == NULL);
+	emu_graph_free(g);
+
+	/* child graph node ("graph_child"): pre || head, c1 || c2, tail */
+	TST_REQUIRE(emu_gen_scenario("graph_child", tst_path("child.sbt")) == 0);
+	g = gn_run(tst_path("child.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 5);
+	TST_CHECK_EQ_U64(s.makespan_ns, 3000);
+	TST_CHECK_EQ_U64(s.max_concurrency, 2);
+	TST_CHECK_EQ_U64(s.edges, 6);
+	TST_CHECK_EQ_U64(n.confirmed + n.possible, 0);
+	emu_graph_free(g);
+
+	/* update from a clone ("graph_update"): k passes B now, as the reader */
+	TST_REQUIRE(emu_gen_scenario("graph_update", tst_path("update.sbt")) == 0);
+	g = gn_run(tst_path("update.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 2);
+	TST_CHECK_EQ_U64(n.confirmed, 0);
+	TST_CHECK_EQ_U64(n.possible, 1);
+	TST_CHECK(strstr(rep, "kernel k on stream 0x100 (non-blocking) reads and may write "
+	                      "0x7000100000..0x7000101000") != NULL);
+	emu_graph_free(g);
+
+	/* a node disabled for the first launch ("graph_disable"): a -> c there
+	 * (b an empty node), a -> b -> c in the second */
+	TST_REQUIRE(emu_gen_scenario("graph_disable", tst_path("disable.sbt")) == 0);
+	g = gn_run(tst_path("disable.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 5);
+	TST_CHECK_EQ_U64(s.makespan_ns, 5000);
+	TST_CHECK_EQ_U64(s.max_concurrency, 1);
+	TST_CHECK_EQ_U64(n.confirmed + n.possible, 0);
+	emu_graph_free(g);
+
+	/* HIP contexts by the recorded device ("hip_ctx"): K0 -> K1 on device
+	 * 0, K2 -> K3 on device 1 */
+	TST_REQUIRE(emu_gen_scenario("hip_ctx", tst_path("hip_ctx.sbt")) == 0);
+	g = gn_run(tst_path("hip_ctx.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 4);
+	TST_CHECK_EQ_U64(s.streams, 3);
+	TST_CHECK_EQ_U64(s.edges, 2);
+	TST_CHECK_EQ_U64(s.makespan_ns, 2000);
+	TST_CHECK_EQ_U64(n.confirmed + n.possible, 0);
 	emu_graph_free(g);
 
 	/* a node the model does not cover: each launch is one command */
