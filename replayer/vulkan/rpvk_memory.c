@@ -569,15 +569,68 @@ static void rpvk_mem_sync(rpvk *r, rpvk_mem *m, uint64_t off, uint64_t len, int 
 		dv->t.InvalidateMappedMemoryRanges(dv->live, 1, &range);
 }
 
+/* Where a memory-write record's bytes go: memory's [lo, hi), with the
+ * blob that holds them (bytes long) read and the memory's range mapped.
+ * Close with rpvk_write_close whatever the result. */
+typedef struct rpvk_write_target {
+	rpvk_mem *m;
+	void *data;   /* the blob (owned) */
+	uint8_t *dst; /* memory's byte lo, mapped */
+	int temp;     /* mapped for this write only */
+} rpvk_write_target;
+
+static rp_status rpvk_write_open(rpvk *r, const char *name, uint64_t memory, uint64_t lo,
+                                 uint64_t hi, uint64_t blob_id, uint64_t bytes,
+                                 rpvk_write_target *t)
+{
+	size_t got = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->m = rpvk_mem_find(r, memory);
+	if (!t->m) {
+		rp_diag_set(r->diag, "record seq %llu %s: unknown VkDeviceMemory 0x%llx (not allocated "
+		            "in this replay)", (unsigned long long)r->seq, name, (unsigned long long)memory);
+		return RP_ERR_NOT_FOUND;
+	}
+	if (lo > hi || hi > t->m->captured_size) {
+		rp_diag_set(r->diag, "record seq %llu %s: range [%llu, %llu) exceeds the %llu bytes of "
+		            "memory 0x%llx", (unsigned long long)r->seq, name, (unsigned long long)lo,
+		            (unsigned long long)hi, (unsigned long long)t->m->captured_size,
+		            (unsigned long long)memory);
+		return RP_ERR_DECODE;
+	}
+	if (sbt_reader_blob_get(r->trace, blob_id, &t->data, &got) != SBT_OK || got != bytes) {
+		rp_diag_set(r->diag, "record seq %llu %s: blob %llu of %llu bytes cannot be read "
+		            "(got %zu)", (unsigned long long)r->seq, name, (unsigned long long)blob_id,
+		            (unsigned long long)bytes, got);
+		return RP_ERR_TRACE;
+	}
+	t->dst = rpvk_mem_access(r, t->m, lo, hi - lo, &t->temp);
+	if (!t->dst) {
+		size_t used = strlen(r->diag->text);
+		snprintf(r->diag->text + used, sizeof(r->diag->text) - used, " (memory 0x%llx)",
+		         (unsigned long long)memory);
+		return RP_ERR_BACKEND;
+	}
+	return RP_OK;
+}
+
+/* Flushes what was written to [lo, hi) (when it was mapped) and lets go. */
+static void rpvk_write_close(rpvk *r, rpvk_write_target *t, uint64_t lo, uint64_t hi)
+{
+	if (t->dst) {
+		rpvk_mem_sync(r, t->m, lo, hi - lo, 1);
+		if (t->temp)
+			r->dev[t->m->dev].t.UnmapMemory(r->dev[t->m->dev].live, t->m->live);
+	}
+	free(t->data);
+}
+
 rp_status rpvk_memory_write(rpvk *r, const uint8_t *payload, size_t len)
 {
 	sbt_vk_ts_memory_write w;
-	rpvk_mem *m;
-	void *data = NULL;
-	size_t got = 0;
-	uint8_t *dst;
-	int temp;
-	rp_status st = RP_OK;
+	rpvk_write_target t;
+	rp_status st;
 
 	r->cmd = (enum sbt_vk_cmd)0;
 	if (sbt_vk_ts_memory_write_decode(payload, len, &w) != SBT_VK_OK) {
@@ -585,41 +638,17 @@ rp_status rpvk_memory_write(rpvk *r, const uint8_t *payload, size_t len)
 		            (unsigned long long)r->seq, SBT_VK_TS_MEMORY_WRITE_NAME, len);
 		return RP_ERR_DECODE;
 	}
-	m = rpvk_mem_find(r, w.memory);
-	if (!m) {
-		rp_diag_set(r->diag, "record seq %llu %s: unknown VkDeviceMemory 0x%llx (not allocated "
-		            "in this replay)", (unsigned long long)r->seq, SBT_VK_TS_MEMORY_WRITE_NAME,
-		            (unsigned long long)w.memory);
-		return RP_ERR_NOT_FOUND;
-	}
-	if (w.offset > m->captured_size || w.size > m->captured_size - w.offset) {
-		rp_diag_set(r->diag, "record seq %llu %s: range [%llu, %llu) exceeds the %llu bytes of "
-		            "memory 0x%llx", (unsigned long long)r->seq, SBT_VK_TS_MEMORY_WRITE_NAME,
-		            (unsigned long long)w.offset, (unsigned long long)(w.offset + w.size),
-		            (unsigned long long)m->captured_size, (unsigned long long)w.memory);
+	if (w.offset > UINT64_MAX - w.size) {
+		rp_diag_set(r->diag, "record seq %llu %s: offset %llu + size %llu overflow",
+		            (unsigned long long)r->seq, SBT_VK_TS_MEMORY_WRITE_NAME,
+		            (unsigned long long)w.offset, (unsigned long long)w.size);
 		return RP_ERR_DECODE;
 	}
-	if (sbt_reader_blob_get(r->trace, w.blob_id, &data, &got) != SBT_OK || got != w.size) {
-		rp_diag_set(r->diag, "record seq %llu %s: blob %llu of %llu bytes cannot be read "
-		            "(got %zu)", (unsigned long long)r->seq, SBT_VK_TS_MEMORY_WRITE_NAME,
-		            (unsigned long long)w.blob_id, (unsigned long long)w.size, got);
-		free(data);
-		return RP_ERR_TRACE;
-	}
-	dst = rpvk_mem_access(r, m, w.offset, w.size, &temp);
-	if (!dst) {
-		size_t used = strlen(r->diag->text);
-		snprintf(r->diag->text + used, sizeof(r->diag->text) - used, " (memory 0x%llx)",
-		         (unsigned long long)w.memory);
-		st = RP_ERR_BACKEND;
-		goto out_free;
-	}
-	memcpy(dst, data, w.size);
-	rpvk_mem_sync(r, m, w.offset, w.size, 1);
-	if (temp)
-		r->dev[m->dev].t.UnmapMemory(r->dev[m->dev].live, m->live);
-out_free:
-	free(data);
+	st = rpvk_write_open(r, SBT_VK_TS_MEMORY_WRITE_NAME, w.memory, w.offset, w.offset + w.size,
+	                     w.blob_id, w.size, &t);
+	if (st == RP_OK)
+		memcpy(t.dst, t.data, w.size);
+	rpvk_write_close(r, &t, w.offset, w.offset + w.size);
 	return st;
 }
 
@@ -627,13 +656,9 @@ rp_status rpvk_memory_writes(rpvk *r, const uint8_t *payload, size_t len)
 {
 	sbt_vk_ts_memory_writes w;
 	sbt_vk_ts_run_iter it;
-	rpvk_mem *m;
-	void *data = NULL;
-	size_t got = 0;
+	rpvk_write_target t;
 	uint64_t off, size, at;
-	uint8_t *dst;
-	int temp;
-	rp_status st = RP_OK;
+	rp_status st;
 
 	r->cmd = (enum sbt_vk_cmd)0;
 	if (sbt_vk_ts_memory_writes_decode(payload, len, &w) != SBT_VK_OK) {
@@ -641,45 +666,15 @@ rp_status rpvk_memory_writes(rpvk *r, const uint8_t *payload, size_t len)
 		            (unsigned long long)r->seq, SBT_VK_TS_MEMORY_WRITES_NAME, len);
 		return RP_ERR_DECODE;
 	}
-	m = rpvk_mem_find(r, w.memory);
-	if (!m) {
-		rp_diag_set(r->diag, "record seq %llu %s: unknown VkDeviceMemory 0x%llx (not allocated "
-		            "in this replay)", (unsigned long long)r->seq, SBT_VK_TS_MEMORY_WRITES_NAME,
-		            (unsigned long long)w.memory);
-		return RP_ERR_NOT_FOUND;
-	}
 	/* the runs ascend (checked by the decode): the last one ends at hi */
-	if (w.hi > m->captured_size) {
-		rp_diag_set(r->diag, "record seq %llu %s: runs [%llu, %llu) exceed the %llu bytes of "
-		            "memory 0x%llx", (unsigned long long)r->seq, SBT_VK_TS_MEMORY_WRITES_NAME,
-		            (unsigned long long)w.lo, (unsigned long long)w.hi,
-		            (unsigned long long)m->captured_size, (unsigned long long)w.memory);
-		return RP_ERR_DECODE;
+	st = rpvk_write_open(r, SBT_VK_TS_MEMORY_WRITES_NAME, w.memory, w.lo, w.hi, w.blob_id,
+	                     w.bytes, &t);
+	if (st == RP_OK) {
+		sbt_vk_ts_run_iter_init(&it, &w);
+		while (sbt_vk_ts_run_iter_next(&it, &off, &size, &at))
+			memcpy(t.dst + (off - w.lo), (const uint8_t *)t.data + at, (size_t)size);
 	}
-	if (sbt_reader_blob_get(r->trace, w.blob_id, &data, &got) != SBT_OK || got != w.bytes) {
-		rp_diag_set(r->diag, "record seq %llu %s: blob %llu of %llu bytes (%llu runs) cannot "
-		            "be read (got %zu)", (unsigned long long)r->seq,
-		            SBT_VK_TS_MEMORY_WRITES_NAME, (unsigned long long)w.blob_id,
-		            (unsigned long long)w.bytes, (unsigned long long)w.count, got);
-		free(data);
-		return RP_ERR_TRACE;
-	}
-	dst = rpvk_mem_access(r, m, w.lo, w.hi - w.lo, &temp);
-	if (!dst) {
-		size_t used = strlen(r->diag->text);
-		snprintf(r->diag->text + used, sizeof(r->diag->text) - used, " (memory 0x%llx)",
-		         (unsigned long long)w.memory);
-		st = RP_ERR_BACKEND;
-		goto out_free;
-	}
-	sbt_vk_ts_run_iter_init(&it, &w);
-	while (sbt_vk_ts_run_iter_next(&it, &off, &size, &at))
-		memcpy(dst + (off - w.lo), (const uint8_t *)data + at, (size_t)size);
-	rpvk_mem_sync(r, m, w.lo, w.hi - w.lo, 1);
-	if (temp)
-		r->dev[m->dev].t.UnmapMemory(r->dev[m->dev].live, m->live);
-out_free:
-	free(data);
+	rpvk_write_close(r, &t, w.lo, w.hi);
 	return st;
 }
 

@@ -9,7 +9,10 @@
 #   vk_tracetool memwrites lists for them, each one whole 4096-byte page
 #   (the pages are not adjacent), and their bytes add up to bytes=;
 # - tsinfo --extract writes one file per run, each 4096 bytes;
-# - tsreplay replays the trace over validation with every checkpoint equal.
+# - tsreplay replays the trace over validation with every checkpoint equal;
+# - a record naming memory no record allocated, a blob the trace lacks, or a
+#   run past its memory's end stops the replay with a message naming the
+#   record (exit 1).
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -66,4 +69,22 @@ vk_env_layers_validation
 vk_env_run "$T/replay.log" "$VK_ENV_BUILD/tsreplay" "$T/m.sbt" || fail "tsreplay"
 grep -q "checkpoints: \([1-9][0-9]*\) compared, \1 matched, 0 differ" "$T/replay.log" ||
 	fail "replay: $(grep checkpoints "$T/replay.log")"
+
+# hostile copies of the first tsMemoryWrites: its memory, its blob, its
+# first run's gap (the varints: memory, blob, count, then gap and size a run)
+seq=$(head -1 "$T/recs" | sed 's/^seq=\([0-9]*\) .*/\1/')
+case $seq in '' | *[!0-9]*) fail "no seq in: $(head -1 "$T/recs")" ;; esac
+for c in "mem:0:12345:unknown VkDeviceMemory 0x3039 (not allocated in this replay)" \
+	"blob:1:99999:blob 99999 of " "gap:3:1073741824:range [1073741824, "; do
+	name=${c%%:*} rest=${c#*:}
+	i=${rest%%:*} rest=${rest#*:}
+	v=${rest%%:*} want=${rest#*:}
+	vk_env_run "$T/$name.mut.log" "$BUILD/tests/sbt_mutate" "$T/m.sbt" "$T/$name.sbt" \
+		--varint "$seq:$i:$v" || fail "sbt_mutate --varint $seq:$i:$v"
+	rc=0
+	"$VK_ENV_BUILD/tsreplay" "$T/$name.sbt" >"$T/$name.log" 2>&1 || rc=$?
+	[ "$rc" = 1 ] || fail "$name: exit $rc, expected 1: $(tail -n 2 "$T/$name.log")"
+	grep -qF "record seq $seq vulkan.tsMemoryWrites: $want" "$T/$name.log" ||
+		fail "$name: $(tail -n 2 "$T/$name.log")"
+done
 echo ok
