@@ -462,8 +462,9 @@ typedef struct rpvk_sh_layout {
  * rpvk_sh_dyn table says which call sets each and when a draw reads it).
  * As "on" bits (rpvk_sh_pipe.on, the command buffer's values) the enables
  * mean enabled, RPVK_DYN_TOPOLOGY a line topology, RPVK_DYN_POLYGON_MODE
- * polygonMode LINE and RPVK_DYN_COLOR_BLEND_ENABLE blending enabled for an
- * attachment. */
+ * polygonMode LINE, RPVK_DYN_COLOR_BLEND_ENABLE blending enabled for an
+ * attachment, RPVK_DYN_LINE_STIPPLE_ENABLE stippled lines and
+ * RPVK_DYN_LOGIC_OP_ENABLE the logic op enabled. */
 #define RPVK_DYN(n) ((uint64_t)1 << (n))
 #define RPVK_DYN_VIEWPORT RPVK_DYN(0)
 #define RPVK_DYN_SCISSOR RPVK_DYN(1)
@@ -506,7 +507,13 @@ typedef struct rpvk_sh_layout {
 #define RPVK_DYN_LINE_RASTERIZATION_MODE RPVK_DYN(37)
 #define RPVK_DYN_LINE_STIPPLE_ENABLE RPVK_DYN(38)
 #define RPVK_DYN_DEPTH_CLIP_NEGATIVE_ONE_TO_ONE RPVK_DYN(39)
-#define RPVK_DYN_ALL (RPVK_DYN(40) - 1)
+/* VK_EXT_vertex_input_dynamic_state, VK_EXT_line_rasterization,
+ * VK_EXT_extended_dynamic_state2, VK_EXT_color_write_enable */
+#define RPVK_DYN_VERTEX_INPUT RPVK_DYN(40)
+#define RPVK_DYN_LINE_STIPPLE RPVK_DYN(41)
+#define RPVK_DYN_LOGIC_OP RPVK_DYN(42)
+#define RPVK_DYN_COLOR_WRITE_ENABLE RPVK_DYN(43)
+#define RPVK_DYN_ALL (RPVK_DYN(44) - 1)
 
 /* What a pipeline's draws and dispatches need. */
 typedef struct rpvk_sh_pipe {

@@ -643,7 +643,9 @@ enum {
 	                             shader */
 	RPVK_WHEN_COLORS,         /* rasterization is not discarded, and the
 	                             pipeline has colour attachments */
-	RPVK_WHEN_BLENDING        /* ... and blending is enabled */
+	RPVK_WHEN_BLENDING,       /* ... and blending is enabled */
+	RPVK_WHEN_STIPPLE,        /* lines are rasterized, stippled */
+	RPVK_WHEN_LOGIC_OP        /* colour attachments, the logic op enabled */
 };
 
 /* The dynamic states judged: the state, its bit, the call that sets it,
@@ -744,6 +746,16 @@ static const struct rpvk_sh_dyn_rule {
 	  "line stipple enable (vkCmdSetLineStippleEnableEXT)", "None-07638" },
 	{ VK_DYNAMIC_STATE_COLOR_BLEND_EQUATION_EXT, RPVK_DYN_COLOR_BLEND_EQUATION, RPVK_WHEN_BLENDING,
 	  "color blend equation (vkCmdSetColorBlendEquationEXT)", "firstAttachment-07477" },
+	/* the other extensions' states lavapipe 22.3.6 has (it offers no
+	 * sample locations) */
+	{ VK_DYNAMIC_STATE_VERTEX_INPUT_EXT, RPVK_DYN_VERTEX_INPUT, RPVK_WHEN_ALWAYS,
+	  "vertex input (vkCmdSetVertexInputEXT)", "None-04914" },
+	{ VK_DYNAMIC_STATE_LINE_STIPPLE_EXT, RPVK_DYN_LINE_STIPPLE, RPVK_WHEN_STIPPLE,
+	  "line stipple (vkCmdSetLineStippleEXT)", "None-07849" },
+	{ VK_DYNAMIC_STATE_LOGIC_OP_EXT, RPVK_DYN_LOGIC_OP, RPVK_WHEN_LOGIC_OP,
+	  "logic op (vkCmdSetLogicOpEXT)", "logicOp-04878" },
+	{ VK_DYNAMIC_STATE_COLOR_WRITE_ENABLE_EXT, RPVK_DYN_COLOR_WRITE_ENABLE, RPVK_WHEN_COLORS,
+	  "color write enable (vkCmdSetColorWriteEnableEXT)", "None-07749" },
 };
 #define RPVK_SH_NDYN (sizeof(rpvk_sh_dyn) / sizeof(rpvk_sh_dyn[0]))
 
@@ -779,6 +791,8 @@ uint64_t rpvk_shader_dyn_missing(const rpvk_sh_pipe *p, uint64_t set, uint64_t o
 		case RPVK_WHEN_TESS: reads = p->tess; break;
 		case RPVK_WHEN_COLORS: reads = raster && p->colors; break;
 		case RPVK_WHEN_BLENDING: reads = raster && p->colors && (val & RPVK_DYN_COLOR_BLEND_ENABLE); break;
+		case RPVK_WHEN_STIPPLE: reads = lines && (val & RPVK_DYN_LINE_STIPPLE_ENABLE); break;
+		case RPVK_WHEN_LOGIC_OP: reads = raster && p->colors && (val & RPVK_DYN_LOGIC_OP_ENABLE); break;
 		default: reads = p->vertex_bindings; break;
 		}
 		if (reads)
@@ -853,6 +867,10 @@ static void rpvk_sh_pipe_dyn(rpvk *r, const VkGraphicsPipelineCreateInfo *ci, rp
 		p->on |= RPVK_DYN_POLYGON_MODE;
 	if (ci->pInputAssemblyState && rpvk_sh_line_topology(ci->pInputAssemblyState->topology))
 		p->on |= RPVK_DYN_TOPOLOGY;
+	for (const VkBaseInStructure *n = rs ? rs->pNext : NULL; n; n = n->pNext)
+		if (n->sType == VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_EXT &&
+		    ((const VkPipelineRasterizationLineStateCreateInfoEXT *)(const void *)n)->stippledLineEnable)
+			p->on |= RPVK_DYN_LINE_STIPPLE_ENABLE;
 	if (dss && dss->depthTestEnable)
 		p->on |= RPVK_DYN_DEPTH_TEST_ENABLE;
 	if (dss && dss->stencilTestEnable)
@@ -861,6 +879,8 @@ static void rpvk_sh_pipe_dyn(rpvk *r, const VkGraphicsPipelineCreateInfo *ci, rp
 		p->on |= RPVK_DYN_DEPTH_BOUNDS_TEST_ENABLE;
 	if (cbs && cbs->attachmentCount)
 		p->colors = 1;
+	if (cbs && cbs->logicOpEnable)
+		p->on |= RPVK_DYN_LOGIC_OP_ENABLE;
 	for (uint32_t i = 0; cbs && cbs->pAttachments && i < cbs->attachmentCount; i++) {
 		const VkPipelineColorBlendAttachmentState *a = &cbs->pAttachments[i];
 		if (a->blendEnable)

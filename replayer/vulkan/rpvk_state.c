@@ -1176,7 +1176,9 @@ static uint64_t rpvk_state_dyn_call(enum sbt_vk_cmd cmd, const void *args, int *
 	case SBT_VK_CMD_vkCmdSetSampleMaskEXT: return RPVK_DYN_SAMPLE_MASK;
 	case SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT: return RPVK_DYN_ALPHA_TO_COVERAGE_ENABLE;
 	case SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT: return RPVK_DYN_ALPHA_TO_ONE_ENABLE;
-	case SBT_VK_CMD_vkCmdSetLogicOpEnableEXT: return RPVK_DYN_LOGIC_OP_ENABLE;
+	case SBT_VK_CMD_vkCmdSetLogicOpEnableEXT:
+		*on = ((const sbt_vk_args_vkCmdSetLogicOpEnableEXT *)args)->logicOpEnable != 0;
+		return RPVK_DYN_LOGIC_OP_ENABLE;
 	case SBT_VK_CMD_vkCmdSetColorBlendEnableEXT: {
 		/* on: blending enabled for an attachment this call sets */
 		const sbt_vk_args_vkCmdSetColorBlendEnableEXT *a = args;
@@ -1189,8 +1191,14 @@ static uint64_t rpvk_state_dyn_call(enum sbt_vk_cmd cmd, const void *args, int *
 	case SBT_VK_CMD_vkCmdSetDepthClipEnableEXT: return RPVK_DYN_DEPTH_CLIP_ENABLE;
 	case SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT: return RPVK_DYN_PROVOKING_VERTEX_MODE;
 	case SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT: return RPVK_DYN_LINE_RASTERIZATION_MODE;
-	case SBT_VK_CMD_vkCmdSetLineStippleEnableEXT: return RPVK_DYN_LINE_STIPPLE_ENABLE;
+	case SBT_VK_CMD_vkCmdSetLineStippleEnableEXT:
+		*on = ((const sbt_vk_args_vkCmdSetLineStippleEnableEXT *)args)->stippledLineEnable != 0;
+		return RPVK_DYN_LINE_STIPPLE_ENABLE;
 	case SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT: return RPVK_DYN_DEPTH_CLIP_NEGATIVE_ONE_TO_ONE;
+	case SBT_VK_CMD_vkCmdSetVertexInputEXT: return RPVK_DYN_VERTEX_INPUT;
+	case SBT_VK_CMD_vkCmdSetLineStippleEXT: return RPVK_DYN_LINE_STIPPLE;
+	case SBT_VK_CMD_vkCmdSetLogicOpEXT: return RPVK_DYN_LOGIC_OP;
+	case SBT_VK_CMD_vkCmdSetColorWriteEnableEXT: return RPVK_DYN_COLOR_WRITE_ENABLE;
 	default: return 0;
 	}
 }
