@@ -515,6 +515,19 @@ typedef struct rpvk_sh_layout {
 #define RPVK_DYN_COLOR_WRITE_ENABLE RPVK_DYN(43)
 #define RPVK_DYN_ALL (RPVK_DYN(44) - 1)
 
+/* The colour-attachment states, set per attachment (RPVK_ATT_*, the
+ * setter's firstAttachment and attachmentCount; vkCmdSetColorWriteEnableEXT
+ * sets attachments 0 to its attachmentCount - 1 and no others).  A draw
+ * needs each for every colour attachment of its pipeline (for the blend
+ * equation, every one blending); attachments from 32 on are not judged. */
+enum { RPVK_ATT_BLEND_ENABLE, RPVK_ATT_BLEND_EQUATION, RPVK_ATT_WRITE_MASK, RPVK_ATT_WRITE_ENABLE, RPVK_ATT_N };
+typedef struct rpvk_att_state {
+	uint32_t set[RPVK_ATT_N];  /* attachments each state is set for (valid
+	                              while its RPVK_DYN_* bit is set) */
+	uint32_t blend_on;         /* attachments the command buffer's
+	                              vkCmdSetColorBlendEnableEXT enabled */
+} rpvk_att_state;
+
 /* What a pipeline's draws and dispatches need. */
 typedef struct rpvk_sh_pipe {
 	uint32_t nuse, cap;
@@ -525,7 +538,9 @@ typedef struct rpvk_sh_pipe {
 	                              not see made (not judged) */
 	uint8_t blend_consts;      /* an enabled blend uses the constants */
 	uint8_t vertex_bindings;   /* it has vertex input bindings */
-	uint8_t colors;            /* it has colour attachments (blend state) */
+	uint32_t colors;           /* its colour attachments (blend state's
+	                              attachmentCount) */
+	uint32_t blend_on;         /* those with blending enabled, static */
 	uint8_t tess;              /* it has a tessellation evaluation stage */
 	uint8_t push;              /* a stage's shader uses push constants */
 } rpvk_sh_pipe;
@@ -533,9 +548,12 @@ typedef struct rpvk_sh_pipe {
 /* The first dynamic state (RPVK_DYN_* bit) the draw with pipeline p reads
  * and the command buffer has not set: set holds the states set (since it
  * began, or since a pipeline with them static was bound), on the values
- * of the enables among them; inherited what a secondary command buffer
- * inherits.  0 when none. */
-uint64_t rpvk_shader_dyn_missing(const rpvk_sh_pipe *p, uint64_t set, uint64_t on, uint64_t inherited);
+ * of the enables among them, att the colour attachments each colour state
+ * was set for; inherited what a secondary command buffer inherits.  0
+ * when none.  *attachment: the colour attachment a state set for others
+ * lacks, or UINT32_MAX (the state was never set). */
+uint64_t rpvk_shader_dyn_missing(const rpvk_sh_pipe *p, uint64_t set, uint64_t on, uint64_t inherited,
+                                 const rpvk_att_state *att, uint32_t *attachment);
 
 /* Before a call: RP_ERR_TRACE (diag set) for a pipeline whose shaders do
  * not fit its layout, or a render pass begun on a framebuffer whose
