@@ -551,13 +551,67 @@ static const char *rpvk_sh_stage_name(VkShaderStageFlagBits s)
 	}
 }
 
+/* The shader code stage st gives in its pNext (VkShaderModuleCreateInfo,
+ * with no module: VK_EXT_graphics_pipeline_library), or NULL. */
+static const VkShaderModuleCreateInfo *rpvk_sh_stage_code(const VkPipelineShaderStageCreateInfo *st)
+{
+	for (const VkBaseInStructure *n = st->pNext; n; n = n->pNext)
+		if (n->sType == VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO)
+			return (const VkShaderModuleCreateInfo *)(const void *)n;
+	return NULL;
+}
+
+/* The module of stage st: the one it names, or the code its pNext gives
+ * read into *tmp (its variables owned by the caller: free tmp->v); NULL
+ * when not known (a module not seen made, code not read). */
+static const rpvk_sh_module *rpvk_sh_stage_module(rpvk *r, const VkPipelineShaderStageCreateInfo *st,
+                                                  rpvk_sh_module *tmp)
+{
+	const VkShaderModuleCreateInfo *ci;
+	memset(tmp, 0, sizeof(*tmp));
+	if (st->module)
+		return rpvk_sh_get(r, VK_OBJECT_TYPE_SHADER_MODULE, (uint64_t)(uintptr_t)st->module);
+	if (!(ci = rpvk_sh_stage_code(st)) || !ci->pCode)
+		return NULL;
+	if (!rpvk_spv_scan(ci->pCode, ci->codeSize / 4, tmp)) {
+		free(tmp->v);
+		memset(tmp, 0, sizeof(*tmp));
+		return NULL;
+	}
+	return tmp;
+}
+
+/* Pipeline p uses (set, binding). */
+static void rpvk_sh_pipe_use(rpvk_sh_pipe *p, uint32_t set, uint32_t binding)
+{
+	uint32_t u = 0;
+	while (u < p->nuse && (p->use[u].set != set || p->use[u].binding != binding))
+		u++;
+	if (u < p->nuse)
+		return;
+	if (p->nuse == p->cap) {
+		uint32_t cap = p->cap ? p->cap * 2 : 8;
+		void *g = realloc(p->use, cap * sizeof(*p->use));
+		if (!g)
+			return; /* not kept: that binding's writes are not judged */
+		p->use = g;
+		p->cap = cap;
+	}
+	p->use[p->nuse].set = set;
+	p->use[p->nuse].binding = binding;
+	p->nuse++;
+}
+
 /* One stage of pipeline i against its layout: RP_ERR_TRACE (diag set)
- * when a variable the shader uses has no binding that takes it. */
+ * when a variable the shader uses has no binding that takes it.  The
+ * shader is the stage's module's, or the code its pNext gives. */
 static rp_status rpvk_sh_stage_check(rpvk *r, uint32_t i, const VkPipelineShaderStageCreateInfo *st,
                                      const rpvk_sh_playout *pl, rpvk_sh_pipe *out)
 {
-	const rpvk_sh_module *m = rpvk_sh_get(r, VK_OBJECT_TYPE_SHADER_MODULE, (uint64_t)(uintptr_t)st->module);
+	rpvk_sh_module tmp;
+	const rpvk_sh_module *m = rpvk_sh_stage_module(r, st, &tmp);
 	const char *stage = rpvk_sh_stage_name(st->stage);
+	rp_status rs = RP_OK;
 	char what[200];
 	if (out && m && m->push)
 		out->push = 1;
@@ -570,16 +624,8 @@ static rp_status rpvk_sh_stage_check(rpvk *r, uint32_t i, const VkPipelineShader
 		int at;
 		if (!v->used)
 			continue;
-		if (out && out->nuse < out->cap) {
-			uint32_t u = 0;
-			while (u < out->nuse && (out->use[u].set != v->set || out->use[u].binding != v->binding))
-				u++;
-			if (u == out->nuse) {
-				out->use[u].set = v->set;
-				out->use[u].binding = v->binding;
-				out->nuse++;
-			}
-		}
+		if (out)
+			rpvk_sh_pipe_use(out, v->set, v->binding);
 		if (!pl)
 			continue;
 		if (v->set >= pl->nsets) {
@@ -618,11 +664,13 @@ static rp_status rpvk_sh_stage_check(rpvk *r, uint32_t i, const VkPipelineShader
 		}
 		continue;
 	refuse:
-		return rpvk_fail(r, RP_ERR_TRACE, "pipeline %u: its %s shader uses descriptor set %u "
-		                 "binding %u, and %s: a valid application never makes this call, and a "
-		                 "driver may crash on it", i, stage, v->set, v->binding, what);
+		rs = rpvk_fail(r, RP_ERR_TRACE, "pipeline %u: its %s shader uses descriptor set %u "
+		               "binding %u, and %s: a valid application never makes this call, and a "
+		               "driver may crash on it", i, stage, v->set, v->binding, what);
+		break;
 	}
-	return RP_OK;
+	free(tmp.v);
+	return rs;
 }
 
 /* When a draw reads a dynamic state (the specification's VUID-vkCmdDraw-*
@@ -870,6 +918,8 @@ static void rpvk_sh_pipe_dyn(rpvk *r, const VkGraphicsPipelineCreateInfo *ci, rp
 		p->blend_on |= l->blend_on;
 		p->tess |= l->tess;
 		p->push |= l->push;
+		for (uint32_t u = 0; u < l->nuse; u++)
+			rpvk_sh_pipe_use(p, l->use[u].set, l->use[u].binding);
 	}
 	if (libs && !parts)
 		return; /* the link's own state is the libraries' */
@@ -959,17 +1009,8 @@ static rp_status rpvk_sh_dyn_check(rpvk *r, uint32_t i, const VkPipelineDynamicS
 static rpvk_sh_pipe *rpvk_sh_pipe_new(rpvk *r, const VkPipelineShaderStageCreateInfo *stages, uint32_t n)
 {
 	rpvk_sh_pipe *p = calloc(1, sizeof(*p));
-	uint32_t cap = 0;
-	for (uint32_t s = 0; stages && s < n; s++) {
-		const rpvk_sh_module *m = rpvk_sh_get(r, VK_OBJECT_TYPE_SHADER_MODULE,
-		                                      (uint64_t)(uintptr_t)stages[s].module);
-		cap += m ? m->n : 0;
-	}
-	if (!p || (cap && !(p->use = calloc(cap, sizeof(*p->use))))) {
-		free(p);
+	if (!p)
 		return NULL;
-	}
-	p->cap = cap;
 	for (uint32_t s = 0; stages && s < n; s++)
 		rpvk_sh_stage_check(r, 0, &stages[s], NULL, p);
 	return p;
@@ -1092,7 +1133,8 @@ rp_status rpvk_shader_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		for (uint32_t i = 0; st == RP_OK && a->pCreateInfos && i < a->createInfoCount; i++) {
 			const rpvk_sh_playout *pl = rpvk_sh_get(r, VK_OBJECT_TYPE_PIPELINE_LAYOUT,
 			                                        (uint64_t)(uintptr_t)a->pCreateInfos[i].layout);
-			if (pl)
+			st = rpvk_spirv_check(r, rpvk_sh_stage_code(&a->pCreateInfos[i].stage));
+			if (st == RP_OK && pl)
 				st = rpvk_sh_stage_check(r, i, &a->pCreateInfos[i].stage, pl, NULL);
 		}
 		return st;
@@ -1115,6 +1157,8 @@ rp_status rpvk_shader_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 				                 "may crash on it", i, n);
 			if ((st = rpvk_sh_dyn_check(r, i, a->pCreateInfos[i].pDynamicState)) != RP_OK)
 				return st;
+			for (uint32_t s = 0; st == RP_OK && stages && s < n; s++)
+				st = rpvk_spirv_check(r, rpvk_sh_stage_code(&stages[s]));
 			for (uint32_t s = 0; st == RP_OK && pl && stages && s < n; s++)
 				st = rpvk_sh_stage_check(r, i, &stages[s], pl, NULL);
 		}

@@ -25,7 +25,7 @@
  * one triangle draw, "line" bound, one line draw.
  *
  * usage: vk_dynstate [--imageless] [--secondary] [--library] [--execute] [--eds3]
- *                    [--more]
+ *                    [--more] [--inline]
  *   --imageless   the framebuffer is imageless (VK_FRAMEBUFFER_CREATE_
  *                 IMAGELESS_BIT, core 1.2): its views are given when the
  *                 render pass begins (VkRenderPassAttachmentBeginInfo)
@@ -55,6 +55,9 @@
  *                 VK_EXT_line_rasterization), each set with one call after
  *                 the others, in this order, to the values the static
  *                 state has
+ *   --inline      with --library: the two shader libraries give their
+ *                 shader code in the stage's pNext (VkShaderModuleCreateInfo,
+ *                 module VK_NULL_HANDLE), not as a shader module
  *   --more        the states of the other extensions lavapipe 22.3.6 has:
  *                 both pipelines also leave to the command buffer the
  *                 vertex input (VK_EXT_vertex_input_dynamic_state), the
@@ -479,12 +482,47 @@ static void vkd_record_calls(VkCommandBuffer cb, VkPipeline line)
 	vkCmdDraw(cb, 2, 1, 3, 0);
 }
 
+/* The SPIR-V of build/tests/shaders/NAME (beside the program's folder) as
+ * a create info chained to a stage (its code owned by the caller). */
+static VkShaderModuleCreateInfo vkd_code_load(const vkp_ctx *c, const char *name)
+{
+	VkShaderModuleCreateInfo smi = { .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO };
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+	uint32_t *code;
+	FILE *f;
+	long len;
+
+	if (n <= 0)
+		vkp_die(c, "cannot read /proc/self/exe: %s", strerror(errno));
+	exe[n] = '\0';
+	if ((slash = strrchr(exe, '/')) != NULL)
+		*slash = '\0';
+	snprintf(path, sizeof(path), "%s/../shaders/%s", exe, name);
+	if (!(f = fopen(path, "rb")))
+		vkp_die(c, "%s: %s (run make to compile tests/shaders)", path, strerror(errno));
+	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) <= 0 || len % 4 || fseek(f, 0, SEEK_SET) != 0)
+		vkp_die(c, "%s: not a SPIR-V file (size is not a positive multiple of 4)", path);
+	if (!(code = malloc((size_t)len)))
+		vkp_die(c, "out of memory");
+	if (fread(code, 1, (size_t)len, f) != (size_t)len)
+		vkp_die(c, "%s: short read", path);
+	fclose(f);
+	smi.codeSize = (size_t)len;
+	smi.pCode = code;
+	return smi;
+}
+
 /* "tri" of full, linked from four libraries (out: the libraries, kept
  * until the end: the 1.3.239 validation layer died of SIGSEGV at a draw
  * with a pipeline whose libraries were destroyed), each library part of
- * full with its part's dynamic states. */
-static VkPipeline vkd_linked(const vkp_ctx *c, const VkGraphicsPipelineCreateInfo *full, VkPipeline libs[4])
+ * full with its part's dynamic states; with code, the shader libraries
+ * give code[0] and code[1] in their stages' pNext instead of modules. */
+static VkPipeline vkd_linked(const vkp_ctx *c, const VkGraphicsPipelineCreateInfo *full, VkPipeline libs[4],
+                             const VkShaderModuleCreateInfo *code)
 {
+	VkPipelineShaderStageCreateInfo st[2] = { full->pStages[0], full->pStages[1] };
 	static const VkGraphicsPipelineLibraryFlagsEXT part[4] = {
 		VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT,
 		VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT,
@@ -499,6 +537,12 @@ static VkPipeline vkd_linked(const vkp_ctx *c, const VkGraphicsPipelineCreateInf
 	VkPipeline linked;
 	VkPipelineLibraryCreateInfoKHR lci = { .sType = VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR };
 	VkGraphicsPipelineCreateInfo ci;
+	if (code) {
+		for (int i = 0; i < 2; i++) {
+			st[i].pNext = &code[i];
+			st[i].module = VK_NULL_HANDLE;
+		}
+	}
 	for (int i = 0; i < 4; i++) {
 		VkGraphicsPipelineLibraryCreateInfoEXT li = {
 			.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT, .flags = part[i]
@@ -519,7 +563,7 @@ static VkPipeline vkd_linked(const vkp_ctx *c, const VkGraphicsPipelineCreateInf
 			break;
 		case 1:
 			ci.stageCount = 1;
-			ci.pStages = &full->pStages[0];
+			ci.pStages = &st[0];
 			ci.pViewportState = full->pViewportState;
 			ci.pRasterizationState = full->pRasterizationState;
 			ci.layout = full->layout;
@@ -527,7 +571,7 @@ static VkPipeline vkd_linked(const vkp_ctx *c, const VkGraphicsPipelineCreateInf
 			break;
 		case 2:
 			ci.stageCount = 1;
-			ci.pStages = &full->pStages[1];
+			ci.pStages = &st[1];
 			ci.pMultisampleState = full->pMultisampleState;
 			ci.pDepthStencilState = full->pDepthStencilState;
 			ci.layout = full->layout;
@@ -553,7 +597,8 @@ static VkPipeline vkd_linked(const vkp_ctx *c, const VkGraphicsPipelineCreateInf
 
 int main(int argc, char **argv)
 {
-	int imageless = 0, secondary = 0, library = 0, execute = 0, eds3 = 0, more = 0;
+	int imageless = 0, secondary = 0, library = 0, execute = 0, eds3 = 0, more = 0, inl = 0;
+	VkShaderModuleCreateInfo code[2];
 	VkDynamicState dyn_all[sizeof(vkd_dyn) / sizeof(vkd_dyn[0]) + sizeof(vkd_dyn3) / sizeof(vkd_dyn3[0]) +
 	                       sizeof(vkd_dyn_more) / sizeof(vkd_dyn_more[0])];
 	uint32_t nextra;
@@ -632,14 +677,20 @@ int main(int argc, char **argv)
 			eds3 = 1;
 		} else if (!strcmp(argv[i], "--more")) {
 			more = 1;
+		} else if (!strcmp(argv[i], "--inline")) {
+			inl = 1;
 		} else {
 			fprintf(stderr, "usage: vk_dynstate [--imageless] [--secondary] [--library] [--execute] "
-			        "[--eds3] [--more]\n");
+			        "[--eds3] [--more] [--inline]\n");
 			return 2;
 		}
 	}
 	if (execute && secondary) {
 		fprintf(stderr, "vk_dynstate: --execute and --secondary do not go together\n");
+		return 2;
+	}
+	if (inl && !library) {
+		fprintf(stderr, "vk_dynstate: --inline goes with --library\n");
 		return 2;
 	}
 	if (more && (eds3 || library)) {
@@ -794,8 +845,12 @@ int main(int argc, char **argv)
 	gpci.pDynamicState = &ds;
 	gpci.layout = layout;
 	gpci.renderPass = rp;
+	if (inl) {
+		code[0] = vkd_code_load(&c, "vk_tri.vert.spv");
+		code[1] = vkd_code_load(&c, "vk_tri.frag.spv");
+	}
 	if (library)
-		tri = vkd_linked(&c, &gpci, libs);
+		tri = vkd_linked(&c, &gpci, libs, inl ? code : NULL);
 	else
 		VKP_CHECK(&c, vkCreateGraphicsPipelines(c.device, VK_NULL_HANDLE, 1, &gpci, NULL, &tri));
 	ias.topology = VK_PRIMITIVE_TOPOLOGY_LINE_LIST;
@@ -880,9 +935,9 @@ int main(int argc, char **argv)
 	si.pCommandBuffers = &cb;
 	VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
 	vkp_fence_wait_reset(&c, fence);
-	printf("vk_dynstate: %s%s%s%s%s%shash 0x%016llx\n", imageless ? "imageless " : "",
-	       secondary ? "secondary " : "", library ? "library " : "", execute ? "execute " : "",
-	       eds3 ? "eds3 " : "", more ? "more " : "",
+	printf("vk_dynstate: %s%s%s%s%s%s%shash 0x%016llx\n", imageless ? "imageless " : "",
+	       secondary ? "secondary " : "", library ? "library " : "", inl ? "inline " : "",
+	       execute ? "execute " : "", eds3 ? "eds3 " : "", more ? "more " : "",
 	       (unsigned long long)XXH3_64bits(readback.map, VKD_SIZE * VKD_SIZE * 4));
 
 	vkDestroyFence(c.device, fence, NULL);
@@ -906,6 +961,10 @@ int main(int argc, char **argv)
 	if (execute)
 		vkp_buffer_destroy(&c, &scratch);
 	vkp_buffer_destroy(&c, &vbuf);
+	if (inl) {
+		free((void *)code[0].pCode);
+		free((void *)code[1].pCode);
+	}
 	vkp_ctx_finish(&c);
 	return 0;
 }
