@@ -10,10 +10,12 @@
 # checkpoint equal and no VUID- line from the Khronos validation layer
 # (tsreplay --validate).
 # Changed with tests/fuzz/sbt_mutate: vkCmdPushConstants moved ahead of the
-# execute stops with exit 1 and the exact message at the draw: the push
-# constants are read from the inline vertex shader through the linked
-# pipeline (before, such code was not read, and the draw went to the
-# driver with its push constants undefined).
+# execute stops with exit 1 and the exact message at the triangle's draw,
+# the first: the push constants are read from the inline vertex shader
+# through the linked pipeline (before, such code was not read, the
+# triangle's draw went to the driver with its push constants undefined,
+# and the replay stopped only at the line's draw, whose pipeline names a
+# shader module).
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -52,6 +54,8 @@ timeout 120 "$R" --validate "$T/in.sbt" >"$T/in.out" 2>&1 || rc=$?
 grep -q " 0 differ" "$T/in.out" || fail "in: $(tail -5 "$T/in.out")"
 vk_env_clean "$T/in.out" || fail "in: the validation layer reported the replay"
 
+# seq_of NAME N: the sequence number of the Nth (from 1) record of call NAME
+# in $T/in.sbt.
 seq_of() {
 	"$I" --dump "$T/in.sbt" | sed -n "s/^seq=\([0-9]*\) .* vulkan\.$1 .*/\1/p" | sed -n "${2}p"
 }
