@@ -13,11 +13,12 @@
  *     stages, VkDescriptorBindingFlags, immutable samplers), and copies of
  *     them in each pipeline layout (a set layout may be destroyed while a
  *     pipeline layout made from it lives on);
- *   - of each pipeline, the (set, binding) pairs its shaders use, whether
- *     they use push constants, and for a graphics pipeline the dynamic
- *     state it leaves to the command buffer with the static values that
- *     say whether a draw reads it (a pipeline linked from libraries:
- *     theirs, together);
+ *   - of each pipeline, the (set, binding) pairs its shaders use (a
+ *     stage's module's, or the code its pNext gives in a
+ *     VkShaderModuleCreateInfo), whether they use push constants, and for
+ *     a graphics pipeline the dynamic state it leaves to the command
+ *     buffer with the static values that say whether a draw reads it (a
+ *     pipeline linked from libraries: theirs, together, bindings too);
  *   - of each framebuffer, its attachments' image views (none for an
  *     imageless one: the begin gives them), and of each view the image it
  *     views.
@@ -34,7 +35,7 @@
  * rpvk_state.c and rpvk_dset.c use the rest: a draw's dynamic state and
  * the bindings a draw or dispatch reads that no write ever reached.
  * Objects this file never saw created (imported ones, swapchain images,
- * pipeline libraries, shader code in a stage's pNext) are not judged.
+ * pipeline libraries made before the trace began) are not judged.
  */
 #include "replayer/vulkan/rpvk.h"
 
