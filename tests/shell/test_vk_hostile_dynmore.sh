@@ -104,4 +104,14 @@ dropped more vkCmdSetLineStippleEXT "$DRAW2" "line stipple (vkCmdSetLineStippleE
 SDRAW=$(seq_of vkCmdDraw 1 sec)
 [ -n "$SDRAW" ] || fail "vk_dynstate --more --secondary's trace lacks its draw"
 dropped sec vkCmdSetVertexInputEXT "$SDRAW" "vertex input (vkCmdSetVertexInputEXT)"
-echo "ok: 2 traces replay clean under validation; $n_hostile hostile traces stop with exit 1 naming the record"
+# The null device (tests/fuzz/vk_null.c) records the four setters too: the
+# corpus's vk_dynstate --more and --library --inline --execute traces
+# replay on it to their end.
+N=$VK_ENV_BUILD/tests/vk_null_main
+C=$TOP/tests/fuzz/corpus_vk_null
+[ -x "$N" ] || fail "$N is not built"
+for t in vk_dynstate_more vk_dynstate_inline; do
+	"$N" --timeout 20 "$C/$t" >"$T/null_$t.out" 2>&1 || fail "null device $t: $(tail -3 "$T/null_$t.out")"
+	grep -qx "replayed $C/$t" "$T/null_$t.out" || fail "null device $t: $(tail -3 "$T/null_$t.out")"
+done
+echo "ok: 2 traces replay clean under validation, 2 on the null device; $n_hostile hostile traces stop with exit 1 naming the record"
