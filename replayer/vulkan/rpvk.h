@@ -462,8 +462,9 @@ typedef struct rpvk_sh_layout {
  * rpvk_sh_dyn table says which call sets each and when a draw reads it).
  * As "on" bits (rpvk_sh_pipe.on, the command buffer's values) the enables
  * mean enabled, RPVK_DYN_TOPOLOGY a line topology, RPVK_DYN_POLYGON_MODE
- * polygonMode LINE and RPVK_DYN_COLOR_BLEND_ENABLE blending enabled for an
- * attachment. */
+ * polygonMode LINE, RPVK_DYN_COLOR_BLEND_ENABLE blending enabled for an
+ * attachment, RPVK_DYN_LINE_STIPPLE_ENABLE stippled lines and
+ * RPVK_DYN_LOGIC_OP_ENABLE the logic op enabled. */
 #define RPVK_DYN(n) ((uint64_t)1 << (n))
 #define RPVK_DYN_VIEWPORT RPVK_DYN(0)
 #define RPVK_DYN_SCISSOR RPVK_DYN(1)
@@ -506,7 +507,26 @@ typedef struct rpvk_sh_layout {
 #define RPVK_DYN_LINE_RASTERIZATION_MODE RPVK_DYN(37)
 #define RPVK_DYN_LINE_STIPPLE_ENABLE RPVK_DYN(38)
 #define RPVK_DYN_DEPTH_CLIP_NEGATIVE_ONE_TO_ONE RPVK_DYN(39)
-#define RPVK_DYN_ALL (RPVK_DYN(40) - 1)
+/* VK_EXT_vertex_input_dynamic_state, VK_EXT_line_rasterization,
+ * VK_EXT_extended_dynamic_state2, VK_EXT_color_write_enable */
+#define RPVK_DYN_VERTEX_INPUT RPVK_DYN(40)
+#define RPVK_DYN_LINE_STIPPLE RPVK_DYN(41)
+#define RPVK_DYN_LOGIC_OP RPVK_DYN(42)
+#define RPVK_DYN_COLOR_WRITE_ENABLE RPVK_DYN(43)
+#define RPVK_DYN_ALL (RPVK_DYN(44) - 1)
+
+/* The colour-attachment states, set per attachment (RPVK_ATT_*, the
+ * setter's firstAttachment and attachmentCount; vkCmdSetColorWriteEnableEXT
+ * sets attachments 0 to its attachmentCount - 1 and no others).  A draw
+ * needs each for every colour attachment of its pipeline (for the blend
+ * equation, every one blending); attachments from 32 on are not judged. */
+enum { RPVK_ATT_BLEND_ENABLE, RPVK_ATT_BLEND_EQUATION, RPVK_ATT_WRITE_MASK, RPVK_ATT_WRITE_ENABLE, RPVK_ATT_N };
+typedef struct rpvk_att_state {
+	uint32_t set[RPVK_ATT_N];  /* attachments each state is set for (valid
+	                              while its RPVK_DYN_* bit is set) */
+	uint32_t blend_on;         /* attachments the command buffer's
+	                              vkCmdSetColorBlendEnableEXT enabled */
+} rpvk_att_state;
 
 /* What a pipeline's draws and dispatches need. */
 typedef struct rpvk_sh_pipe {
@@ -518,7 +538,9 @@ typedef struct rpvk_sh_pipe {
 	                              not see made (not judged) */
 	uint8_t blend_consts;      /* an enabled blend uses the constants */
 	uint8_t vertex_bindings;   /* it has vertex input bindings */
-	uint8_t colors;            /* it has colour attachments (blend state) */
+	uint32_t colors;           /* its colour attachments (blend state's
+	                              attachmentCount) */
+	uint32_t blend_on;         /* those with blending enabled, static */
 	uint8_t tess;              /* it has a tessellation evaluation stage */
 	uint8_t push;              /* a stage's shader uses push constants */
 } rpvk_sh_pipe;
@@ -526,9 +548,12 @@ typedef struct rpvk_sh_pipe {
 /* The first dynamic state (RPVK_DYN_* bit) the draw with pipeline p reads
  * and the command buffer has not set: set holds the states set (since it
  * began, or since a pipeline with them static was bound), on the values
- * of the enables among them; inherited what a secondary command buffer
- * inherits.  0 when none. */
-uint64_t rpvk_shader_dyn_missing(const rpvk_sh_pipe *p, uint64_t set, uint64_t on, uint64_t inherited);
+ * of the enables among them, att the colour attachments each colour state
+ * was set for; inherited what a secondary command buffer inherits.  0
+ * when none.  *attachment: the colour attachment a state set for others
+ * lacks, or UINT32_MAX (the state was never set). */
+uint64_t rpvk_shader_dyn_missing(const rpvk_sh_pipe *p, uint64_t set, uint64_t on, uint64_t inherited,
+                                 const rpvk_att_state *att, uint32_t *attachment);
 
 /* Before a call: RP_ERR_TRACE (diag set) for a pipeline whose shaders do
  * not fit its layout, or a render pass begun on a framebuffer whose

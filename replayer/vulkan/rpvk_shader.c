@@ -13,11 +13,12 @@
  *     stages, VkDescriptorBindingFlags, immutable samplers), and copies of
  *     them in each pipeline layout (a set layout may be destroyed while a
  *     pipeline layout made from it lives on);
- *   - of each pipeline, the (set, binding) pairs its shaders use, whether
- *     they use push constants, and for a graphics pipeline the dynamic
- *     state it leaves to the command buffer with the static values that
- *     say whether a draw reads it (a pipeline linked from libraries:
- *     theirs, together);
+ *   - of each pipeline, the (set, binding) pairs its shaders use (a
+ *     stage's module's, or the code its pNext gives in a
+ *     VkShaderModuleCreateInfo), whether they use push constants, and for
+ *     a graphics pipeline the dynamic state it leaves to the command
+ *     buffer with the static values that say whether a draw reads it (a
+ *     pipeline linked from libraries: theirs, together, bindings too);
  *   - of each framebuffer, its attachments' image views (none for an
  *     imageless one: the begin gives them), and of each view the image it
  *     views.
@@ -34,7 +35,7 @@
  * rpvk_state.c and rpvk_dset.c use the rest: a draw's dynamic state and
  * the bindings a draw or dispatch reads that no write ever reached.
  * Objects this file never saw created (imported ones, swapchain images,
- * pipeline libraries, shader code in a stage's pNext) are not judged.
+ * pipeline libraries made before the trace began) are not judged.
  */
 #include "replayer/vulkan/rpvk.h"
 
@@ -551,13 +552,67 @@ static const char *rpvk_sh_stage_name(VkShaderStageFlagBits s)
 	}
 }
 
+/* The shader code stage st gives in its pNext (VkShaderModuleCreateInfo,
+ * with no module: VK_EXT_graphics_pipeline_library), or NULL. */
+static const VkShaderModuleCreateInfo *rpvk_sh_stage_code(const VkPipelineShaderStageCreateInfo *st)
+{
+	for (const VkBaseInStructure *n = st->pNext; n; n = n->pNext)
+		if (n->sType == VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO)
+			return (const VkShaderModuleCreateInfo *)(const void *)n;
+	return NULL;
+}
+
+/* The module of stage st: the one it names, or the code its pNext gives
+ * read into *tmp (its variables owned by the caller: free tmp->v); NULL
+ * when not known (a module not seen made, code not read). */
+static const rpvk_sh_module *rpvk_sh_stage_module(rpvk *r, const VkPipelineShaderStageCreateInfo *st,
+                                                  rpvk_sh_module *tmp)
+{
+	const VkShaderModuleCreateInfo *ci;
+	memset(tmp, 0, sizeof(*tmp));
+	if (st->module)
+		return rpvk_sh_get(r, VK_OBJECT_TYPE_SHADER_MODULE, (uint64_t)(uintptr_t)st->module);
+	if (!(ci = rpvk_sh_stage_code(st)) || !ci->pCode)
+		return NULL;
+	if (!rpvk_spv_scan(ci->pCode, ci->codeSize / 4, tmp)) {
+		free(tmp->v);
+		memset(tmp, 0, sizeof(*tmp));
+		return NULL;
+	}
+	return tmp;
+}
+
+/* Pipeline p uses (set, binding). */
+static void rpvk_sh_pipe_use(rpvk_sh_pipe *p, uint32_t set, uint32_t binding)
+{
+	uint32_t u = 0;
+	while (u < p->nuse && (p->use[u].set != set || p->use[u].binding != binding))
+		u++;
+	if (u < p->nuse)
+		return;
+	if (p->nuse == p->cap) {
+		uint32_t cap = p->cap ? p->cap * 2 : 8;
+		void *g = realloc(p->use, cap * sizeof(*p->use));
+		if (!g)
+			return; /* not kept: that binding's writes are not judged */
+		p->use = g;
+		p->cap = cap;
+	}
+	p->use[p->nuse].set = set;
+	p->use[p->nuse].binding = binding;
+	p->nuse++;
+}
+
 /* One stage of pipeline i against its layout: RP_ERR_TRACE (diag set)
- * when a variable the shader uses has no binding that takes it. */
+ * when a variable the shader uses has no binding that takes it.  The
+ * shader is the stage's module's, or the code its pNext gives. */
 static rp_status rpvk_sh_stage_check(rpvk *r, uint32_t i, const VkPipelineShaderStageCreateInfo *st,
                                      const rpvk_sh_playout *pl, rpvk_sh_pipe *out)
 {
-	const rpvk_sh_module *m = rpvk_sh_get(r, VK_OBJECT_TYPE_SHADER_MODULE, (uint64_t)(uintptr_t)st->module);
+	rpvk_sh_module tmp;
+	const rpvk_sh_module *m = rpvk_sh_stage_module(r, st, &tmp);
 	const char *stage = rpvk_sh_stage_name(st->stage);
+	rp_status rs = RP_OK;
 	char what[200];
 	if (out && m && m->push)
 		out->push = 1;
@@ -570,16 +625,8 @@ static rp_status rpvk_sh_stage_check(rpvk *r, uint32_t i, const VkPipelineShader
 		int at;
 		if (!v->used)
 			continue;
-		if (out && out->nuse < out->cap) {
-			uint32_t u = 0;
-			while (u < out->nuse && (out->use[u].set != v->set || out->use[u].binding != v->binding))
-				u++;
-			if (u == out->nuse) {
-				out->use[u].set = v->set;
-				out->use[u].binding = v->binding;
-				out->nuse++;
-			}
-		}
+		if (out)
+			rpvk_sh_pipe_use(out, v->set, v->binding);
 		if (!pl)
 			continue;
 		if (v->set >= pl->nsets) {
@@ -618,11 +665,13 @@ static rp_status rpvk_sh_stage_check(rpvk *r, uint32_t i, const VkPipelineShader
 		}
 		continue;
 	refuse:
-		return rpvk_fail(r, RP_ERR_TRACE, "pipeline %u: its %s shader uses descriptor set %u "
-		                 "binding %u, and %s: a valid application never makes this call, and a "
-		                 "driver may crash on it", i, stage, v->set, v->binding, what);
+		rs = rpvk_fail(r, RP_ERR_TRACE, "pipeline %u: its %s shader uses descriptor set %u "
+		               "binding %u, and %s: a valid application never makes this call, and a "
+		               "driver may crash on it", i, stage, v->set, v->binding, what);
+		break;
 	}
-	return RP_OK;
+	free(tmp.v);
+	return rs;
 }
 
 /* When a draw reads a dynamic state (the specification's VUID-vkCmdDraw-*
@@ -643,7 +692,9 @@ enum {
 	                             shader */
 	RPVK_WHEN_COLORS,         /* rasterization is not discarded, and the
 	                             pipeline has colour attachments */
-	RPVK_WHEN_BLENDING        /* ... and blending is enabled */
+	RPVK_WHEN_BLENDING,       /* ... and blending is enabled */
+	RPVK_WHEN_STIPPLE,        /* lines are rasterized, stippled */
+	RPVK_WHEN_LOGIC_OP        /* colour attachments, the logic op enabled */
 };
 
 /* The dynamic states judged: the state, its bit, the call that sets it,
@@ -655,95 +706,106 @@ static const struct rpvk_sh_dyn_rule {
 	uint64_t bit;
 	uint8_t when;
 	const char *name;
+	int8_t att;               /* RPVK_ATT_*: set per colour attachment; -1 */
 	const char *vuid;         /* VUID-vkCmdDraw-<this>, of the specification
 	                             after 1.3.239 (1.3.239 has one rule for
 	                             all, VUID-vkCmdDraw-commandBuffer-02701,
 	                             without the conditions) */
 } rpvk_sh_dyn[] = {
 	{ VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE, RPVK_DYN_DISCARD, RPVK_WHEN_ALWAYS,
-	  "rasterizer discard enable (vkCmdSetRasterizerDiscardEnable)", "None-04876" },
+	  "rasterizer discard enable (vkCmdSetRasterizerDiscardEnable)", -1, "None-04876" },
 	{ VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY, RPVK_DYN_TOPOLOGY, RPVK_WHEN_ALWAYS,
-	  "primitive topology (vkCmdSetPrimitiveTopology)", "None-07842" },
+	  "primitive topology (vkCmdSetPrimitiveTopology)", -1, "None-07842" },
 	{ VK_DYNAMIC_STATE_PRIMITIVE_RESTART_ENABLE, RPVK_DYN_PRIMITIVE_RESTART_ENABLE, RPVK_WHEN_ALWAYS,
-	  "primitive restart enable (vkCmdSetPrimitiveRestartEnable)", "None-04879" },
+	  "primitive restart enable (vkCmdSetPrimitiveRestartEnable)", -1, "None-04879" },
 	{ VK_DYNAMIC_STATE_DEPTH_BIAS_ENABLE, RPVK_DYN_DEPTH_BIAS_ENABLE, RPVK_WHEN_RASTER,
-	  "depth bias enable (vkCmdSetDepthBiasEnable)", "None-04877" },
+	  "depth bias enable (vkCmdSetDepthBiasEnable)", -1, "None-04877" },
 	{ VK_DYNAMIC_STATE_DEPTH_TEST_ENABLE, RPVK_DYN_DEPTH_TEST_ENABLE, RPVK_WHEN_RASTER,
-	  "depth test enable (vkCmdSetDepthTestEnable)", "None-07843" },
+	  "depth test enable (vkCmdSetDepthTestEnable)", -1, "None-07843" },
 	{ VK_DYNAMIC_STATE_DEPTH_BOUNDS_TEST_ENABLE, RPVK_DYN_DEPTH_BOUNDS_TEST_ENABLE, RPVK_WHEN_RASTER,
-	  "depth bounds test enable (vkCmdSetDepthBoundsTestEnable)", "None-07846" },
+	  "depth bounds test enable (vkCmdSetDepthBoundsTestEnable)", -1, "None-07846" },
 	{ VK_DYNAMIC_STATE_STENCIL_TEST_ENABLE, RPVK_DYN_STENCIL_TEST_ENABLE, RPVK_WHEN_RASTER,
-	  "stencil test enable (vkCmdSetStencilTestEnable)", "None-07847" },
+	  "stencil test enable (vkCmdSetStencilTestEnable)", -1, "None-07847" },
 	{ VK_DYNAMIC_STATE_VIEWPORT, RPVK_DYN_VIEWPORT, RPVK_WHEN_RASTER,
-	  "viewport (vkCmdSetViewport)", "None-07831" },
+	  "viewport (vkCmdSetViewport)", -1, "None-07831" },
 	{ VK_DYNAMIC_STATE_SCISSOR, RPVK_DYN_SCISSOR, RPVK_WHEN_RASTER,
-	  "scissor (vkCmdSetScissor)", "None-07832" },
+	  "scissor (vkCmdSetScissor)", -1, "None-07832" },
 	{ VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT, RPVK_DYN_VIEWPORT_COUNT, RPVK_WHEN_RASTER,
-	  "viewport with count (vkCmdSetViewportWithCount)", "viewportCount-03417" },
+	  "viewport with count (vkCmdSetViewportWithCount)", -1, "viewportCount-03417" },
 	{ VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT, RPVK_DYN_SCISSOR_COUNT, RPVK_WHEN_RASTER,
-	  "scissor with count (vkCmdSetScissorWithCount)", "scissorCount-03418" },
+	  "scissor with count (vkCmdSetScissorWithCount)", -1, "scissorCount-03418" },
 	{ VK_DYNAMIC_STATE_CULL_MODE, RPVK_DYN_CULL_MODE, RPVK_WHEN_RASTER,
-	  "cull mode (vkCmdSetCullMode)", "None-07840" },
+	  "cull mode (vkCmdSetCullMode)", -1, "None-07840" },
 	{ VK_DYNAMIC_STATE_FRONT_FACE, RPVK_DYN_FRONT_FACE, RPVK_WHEN_RASTER,
-	  "front face (vkCmdSetFrontFace)", "None-07841" },
+	  "front face (vkCmdSetFrontFace)", -1, "None-07841" },
 	{ VK_DYNAMIC_STATE_LINE_WIDTH, RPVK_DYN_LINE_WIDTH, RPVK_WHEN_LINES,
-	  "line width (vkCmdSetLineWidth)", "None-07833" },
+	  "line width (vkCmdSetLineWidth)", -1, "None-07833" },
 	{ VK_DYNAMIC_STATE_DEPTH_BIAS, RPVK_DYN_DEPTH_BIAS, RPVK_WHEN_DEPTH_BIAS,
-	  "depth bias (vkCmdSetDepthBias)", "None-07834" },
+	  "depth bias (vkCmdSetDepthBias)", -1, "None-07834" },
 	{ VK_DYNAMIC_STATE_BLEND_CONSTANTS, RPVK_DYN_BLEND_CONSTANTS, RPVK_WHEN_BLEND_CONSTS,
-	  "blend constants (vkCmdSetBlendConstants)", "None-07835" },
+	  "blend constants (vkCmdSetBlendConstants)", -1, "None-07835" },
 	{ VK_DYNAMIC_STATE_DEPTH_BOUNDS, RPVK_DYN_DEPTH_BOUNDS, RPVK_WHEN_DEPTH_BOUNDS,
-	  "depth bounds (vkCmdSetDepthBounds)", "None-07836" },
+	  "depth bounds (vkCmdSetDepthBounds)", -1, "None-07836" },
 	{ VK_DYNAMIC_STATE_STENCIL_COMPARE_MASK, RPVK_DYN_STENCIL_COMPARE_MASK, RPVK_WHEN_STENCIL,
-	  "stencil compare mask (vkCmdSetStencilCompareMask)", "None-07837" },
+	  "stencil compare mask (vkCmdSetStencilCompareMask)", -1, "None-07837" },
 	{ VK_DYNAMIC_STATE_STENCIL_WRITE_MASK, RPVK_DYN_STENCIL_WRITE_MASK, RPVK_WHEN_STENCIL,
-	  "stencil write mask (vkCmdSetStencilWriteMask)", "None-07838" },
+	  "stencil write mask (vkCmdSetStencilWriteMask)", -1, "None-07838" },
 	{ VK_DYNAMIC_STATE_STENCIL_REFERENCE, RPVK_DYN_STENCIL_REFERENCE, RPVK_WHEN_STENCIL,
-	  "stencil reference (vkCmdSetStencilReference)", "None-07839" },
+	  "stencil reference (vkCmdSetStencilReference)", -1, "None-07839" },
 	{ VK_DYNAMIC_STATE_STENCIL_OP, RPVK_DYN_STENCIL_OP, RPVK_WHEN_STENCIL,
-	  "stencil op (vkCmdSetStencilOp)", "None-07848" },
+	  "stencil op (vkCmdSetStencilOp)", -1, "None-07848" },
 	{ VK_DYNAMIC_STATE_DEPTH_WRITE_ENABLE, RPVK_DYN_DEPTH_WRITE_ENABLE, RPVK_WHEN_DEPTH_TEST,
-	  "depth write enable (vkCmdSetDepthWriteEnable)", "None-07844" },
+	  "depth write enable (vkCmdSetDepthWriteEnable)", -1, "None-07844" },
 	{ VK_DYNAMIC_STATE_DEPTH_COMPARE_OP, RPVK_DYN_DEPTH_COMPARE_OP, RPVK_WHEN_DEPTH_TEST,
-	  "depth compare op (vkCmdSetDepthCompareOp)", "None-07845" },
+	  "depth compare op (vkCmdSetDepthCompareOp)", -1, "None-07845" },
 	{ VK_DYNAMIC_STATE_VERTEX_INPUT_BINDING_STRIDE, RPVK_DYN_VERTEX_STRIDE, RPVK_WHEN_VERTEX_INPUT,
-	  "vertex input binding stride (vkCmdBindVertexBuffers2 with pStrides)", "pStrides-04884" },
+	  "vertex input binding stride (vkCmdBindVertexBuffers2 with pStrides)", -1, "pStrides-04884" },
 	/* VK_EXT_extended_dynamic_state3: the states lavapipe 22.3.6 has
 	 * (extendedDynamicState3* features); the enables before what depends
 	 * on them */
 	{ VK_DYNAMIC_STATE_DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT, RPVK_DYN_DEPTH_CLIP_NEGATIVE_ONE_TO_ONE,
 	  RPVK_WHEN_ALWAYS, "depth clip negative one to one (vkCmdSetDepthClipNegativeOneToOneEXT)",
-	  "None-07639" },
+	  -1, "None-07639" },
 	{ VK_DYNAMIC_STATE_TESSELLATION_DOMAIN_ORIGIN_EXT, RPVK_DYN_TESS_DOMAIN_ORIGIN, RPVK_WHEN_TESS,
-	  "tessellation domain origin (vkCmdSetTessellationDomainOriginEXT)", "None-07619" },
+	  "tessellation domain origin (vkCmdSetTessellationDomainOriginEXT)", -1, "None-07619" },
 	{ VK_DYNAMIC_STATE_POLYGON_MODE_EXT, RPVK_DYN_POLYGON_MODE, RPVK_WHEN_RASTER,
-	  "polygon mode (vkCmdSetPolygonModeEXT)", "None-07621" },
+	  "polygon mode (vkCmdSetPolygonModeEXT)", -1, "None-07621" },
 	{ VK_DYNAMIC_STATE_COLOR_BLEND_ENABLE_EXT, RPVK_DYN_COLOR_BLEND_ENABLE, RPVK_WHEN_COLORS,
-	  "color blend enable (vkCmdSetColorBlendEnableEXT)", "firstAttachment-07476" },
+	  "color blend enable (vkCmdSetColorBlendEnableEXT)", RPVK_ATT_BLEND_ENABLE, "firstAttachment-07476" },
 	{ VK_DYNAMIC_STATE_DEPTH_CLAMP_ENABLE_EXT, RPVK_DYN_DEPTH_CLAMP_ENABLE, RPVK_WHEN_RASTER,
-	  "depth clamp enable (vkCmdSetDepthClampEnableEXT)", "None-07620" },
+	  "depth clamp enable (vkCmdSetDepthClampEnableEXT)", -1, "None-07620" },
 	{ VK_DYNAMIC_STATE_RASTERIZATION_SAMPLES_EXT, RPVK_DYN_RASTERIZATION_SAMPLES, RPVK_WHEN_RASTER,
-	  "rasterization samples (vkCmdSetRasterizationSamplesEXT)", "None-07622" },
+	  "rasterization samples (vkCmdSetRasterizationSamplesEXT)", -1, "None-07622" },
 	{ VK_DYNAMIC_STATE_SAMPLE_MASK_EXT, RPVK_DYN_SAMPLE_MASK, RPVK_WHEN_RASTER,
-	  "sample mask (vkCmdSetSampleMaskEXT)", "None-07623" },
+	  "sample mask (vkCmdSetSampleMaskEXT)", -1, "None-07623" },
 	{ VK_DYNAMIC_STATE_ALPHA_TO_COVERAGE_ENABLE_EXT, RPVK_DYN_ALPHA_TO_COVERAGE_ENABLE, RPVK_WHEN_RASTER,
-	  "alpha to coverage enable (vkCmdSetAlphaToCoverageEnableEXT)", "None-07624" },
+	  "alpha to coverage enable (vkCmdSetAlphaToCoverageEnableEXT)", -1, "None-07624" },
 	{ VK_DYNAMIC_STATE_ALPHA_TO_ONE_ENABLE_EXT, RPVK_DYN_ALPHA_TO_ONE_ENABLE, RPVK_WHEN_RASTER,
-	  "alpha to one enable (vkCmdSetAlphaToOneEnableEXT)", "None-07625" },
+	  "alpha to one enable (vkCmdSetAlphaToOneEnableEXT)", -1, "None-07625" },
 	{ VK_DYNAMIC_STATE_LOGIC_OP_ENABLE_EXT, RPVK_DYN_LOGIC_OP_ENABLE, RPVK_WHEN_RASTER,
-	  "logic op enable (vkCmdSetLogicOpEnableEXT)", "None-07626" },
+	  "logic op enable (vkCmdSetLogicOpEnableEXT)", -1, "None-07626" },
 	{ VK_DYNAMIC_STATE_COLOR_WRITE_MASK_EXT, RPVK_DYN_COLOR_WRITE_MASK, RPVK_WHEN_COLORS,
-	  "color write mask (vkCmdSetColorWriteMaskEXT)", "firstAttachment-07478" },
+	  "color write mask (vkCmdSetColorWriteMaskEXT)", RPVK_ATT_WRITE_MASK, "firstAttachment-07478" },
 	{ VK_DYNAMIC_STATE_DEPTH_CLIP_ENABLE_EXT, RPVK_DYN_DEPTH_CLIP_ENABLE, RPVK_WHEN_RASTER,
-	  "depth clip enable (vkCmdSetDepthClipEnableEXT)", "None-07633" },
+	  "depth clip enable (vkCmdSetDepthClipEnableEXT)", -1, "None-07633" },
 	{ VK_DYNAMIC_STATE_PROVOKING_VERTEX_MODE_EXT, RPVK_DYN_PROVOKING_VERTEX_MODE, RPVK_WHEN_RASTER,
-	  "provoking vertex mode (vkCmdSetProvokingVertexModeEXT)", "None-07636" },
+	  "provoking vertex mode (vkCmdSetProvokingVertexModeEXT)", -1, "None-07636" },
 	{ VK_DYNAMIC_STATE_LINE_RASTERIZATION_MODE_EXT, RPVK_DYN_LINE_RASTERIZATION_MODE, RPVK_WHEN_LINES,
-	  "line rasterization mode (vkCmdSetLineRasterizationModeEXT)", "None-07637" },
+	  "line rasterization mode (vkCmdSetLineRasterizationModeEXT)", -1, "None-07637" },
 	{ VK_DYNAMIC_STATE_LINE_STIPPLE_ENABLE_EXT, RPVK_DYN_LINE_STIPPLE_ENABLE, RPVK_WHEN_LINES,
-	  "line stipple enable (vkCmdSetLineStippleEnableEXT)", "None-07638" },
+	  "line stipple enable (vkCmdSetLineStippleEnableEXT)", -1, "None-07638" },
 	{ VK_DYNAMIC_STATE_COLOR_BLEND_EQUATION_EXT, RPVK_DYN_COLOR_BLEND_EQUATION, RPVK_WHEN_BLENDING,
-	  "color blend equation (vkCmdSetColorBlendEquationEXT)", "firstAttachment-07477" },
+	  "color blend equation (vkCmdSetColorBlendEquationEXT)", RPVK_ATT_BLEND_EQUATION, "firstAttachment-07477" },
+	/* the other extensions' states lavapipe 22.3.6 has (it offers no
+	 * sample locations) */
+	{ VK_DYNAMIC_STATE_VERTEX_INPUT_EXT, RPVK_DYN_VERTEX_INPUT, RPVK_WHEN_ALWAYS,
+	  "vertex input (vkCmdSetVertexInputEXT)", -1, "None-04914" },
+	{ VK_DYNAMIC_STATE_LINE_STIPPLE_EXT, RPVK_DYN_LINE_STIPPLE, RPVK_WHEN_STIPPLE,
+	  "line stipple (vkCmdSetLineStippleEXT)", -1, "None-07849" },
+	{ VK_DYNAMIC_STATE_LOGIC_OP_EXT, RPVK_DYN_LOGIC_OP, RPVK_WHEN_LOGIC_OP,
+	  "logic op (vkCmdSetLogicOpEXT)", -1, "logicOp-04878" },
+	{ VK_DYNAMIC_STATE_COLOR_WRITE_ENABLE_EXT, RPVK_DYN_COLOR_WRITE_ENABLE, RPVK_WHEN_COLORS,
+	  "color write enable (vkCmdSetColorWriteEnableEXT)", RPVK_ATT_WRITE_ENABLE, "None-07749" },
 };
 #define RPVK_SH_NDYN (sizeof(rpvk_sh_dyn) / sizeof(rpvk_sh_dyn[0]))
 
@@ -755,18 +817,34 @@ const char *rpvk_shader_dyn_name(uint64_t bit)
 	return "dynamic state";
 }
 
-uint64_t rpvk_shader_dyn_missing(const rpvk_sh_pipe *p, uint64_t set, uint64_t on, uint64_t inherited)
+uint64_t rpvk_shader_dyn_missing(const rpvk_sh_pipe *p, uint64_t set, uint64_t on, uint64_t inherited,
+                                 const rpvk_att_state *att, uint32_t *attachment)
 {
 	/* an enable's value: the command buffer's where the pipeline leaves
 	 * it dynamic (and it was set), the pipeline's otherwise */
 	uint64_t val = (p->on & ~p->dyn) | (on & set & p->dyn);
 	int raster = !(val & RPVK_DYN_DISCARD);
 	int lines = raster && (val & (RPVK_DYN_TOPOLOGY | RPVK_DYN_POLYGON_MODE));
+	/* the colour attachments, and those blending (per attachment: the
+	 * command buffer's where the blend enable is dynamic) */
+	uint32_t colors = p->colors >= 32 ? UINT32_MAX : ((uint32_t)1 << p->colors) - 1;
+	uint32_t blending = colors & ((p->dyn & RPVK_DYN_COLOR_BLEND_ENABLE) ? att->blend_on : p->blend_on);
+	*attachment = UINT32_MAX;
 	for (size_t k = 0; k < RPVK_SH_NDYN; k++) {
 		uint64_t bit = rpvk_sh_dyn[k].bit;
+		uint32_t need = rpvk_sh_dyn[k].att == RPVK_ATT_BLEND_EQUATION ? blending : colors;
 		int reads;
-		if (!(p->dyn & bit) || (set & bit) || (inherited & bit))
+		if (!(p->dyn & bit) || (inherited & bit))
 			continue;
+		if (set & bit) {
+			/* set: for every colour attachment the draw reads it of */
+			if (rpvk_sh_dyn[k].att < 0 || !raster || !(need & ~att->set[rpvk_sh_dyn[k].att]))
+				continue;
+			need &= ~att->set[rpvk_sh_dyn[k].att];
+			for (*attachment = 0; !(need & ((uint32_t)1 << *attachment)); ++*attachment)
+				;
+			return bit;
+		}
 		switch (rpvk_sh_dyn[k].when) {
 		case RPVK_WHEN_ALWAYS: reads = 1; break;
 		case RPVK_WHEN_RASTER: reads = raster; break;
@@ -778,7 +856,9 @@ uint64_t rpvk_shader_dyn_missing(const rpvk_sh_pipe *p, uint64_t set, uint64_t o
 		case RPVK_WHEN_DEPTH_TEST: reads = raster && (val & RPVK_DYN_DEPTH_TEST_ENABLE); break;
 		case RPVK_WHEN_TESS: reads = p->tess; break;
 		case RPVK_WHEN_COLORS: reads = raster && p->colors; break;
-		case RPVK_WHEN_BLENDING: reads = raster && p->colors && (val & RPVK_DYN_COLOR_BLEND_ENABLE); break;
+		case RPVK_WHEN_BLENDING: reads = raster && blending; break;
+		case RPVK_WHEN_STIPPLE: reads = lines && (val & RPVK_DYN_LINE_STIPPLE_ENABLE); break;
+		case RPVK_WHEN_LOGIC_OP: reads = raster && p->colors && (val & RPVK_DYN_LOGIC_OP_ENABLE); break;
 		default: reads = p->vertex_bindings; break;
 		}
 		if (reads)
@@ -835,9 +915,12 @@ static void rpvk_sh_pipe_dyn(rpvk *r, const VkGraphicsPipelineCreateInfo *ci, rp
 		p->on |= l->on;
 		p->blend_consts |= l->blend_consts;
 		p->vertex_bindings |= l->vertex_bindings;
-		p->colors |= l->colors;
+		p->colors = l->colors > p->colors ? l->colors : p->colors;
+		p->blend_on |= l->blend_on;
 		p->tess |= l->tess;
 		p->push |= l->push;
+		for (uint32_t u = 0; u < l->nuse; u++)
+			rpvk_sh_pipe_use(p, l->use[u].set, l->use[u].binding);
 	}
 	if (libs && !parts)
 		return; /* the link's own state is the libraries' */
@@ -853,6 +936,10 @@ static void rpvk_sh_pipe_dyn(rpvk *r, const VkGraphicsPipelineCreateInfo *ci, rp
 		p->on |= RPVK_DYN_POLYGON_MODE;
 	if (ci->pInputAssemblyState && rpvk_sh_line_topology(ci->pInputAssemblyState->topology))
 		p->on |= RPVK_DYN_TOPOLOGY;
+	for (const VkBaseInStructure *n = rs ? rs->pNext : NULL; n; n = n->pNext)
+		if (n->sType == VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_EXT &&
+		    ((const VkPipelineRasterizationLineStateCreateInfoEXT *)(const void *)n)->stippledLineEnable)
+			p->on |= RPVK_DYN_LINE_STIPPLE_ENABLE;
 	if (dss && dss->depthTestEnable)
 		p->on |= RPVK_DYN_DEPTH_TEST_ENABLE;
 	if (dss && dss->stencilTestEnable)
@@ -860,11 +947,15 @@ static void rpvk_sh_pipe_dyn(rpvk *r, const VkGraphicsPipelineCreateInfo *ci, rp
 	if (dss && dss->depthBoundsTestEnable)
 		p->on |= RPVK_DYN_DEPTH_BOUNDS_TEST_ENABLE;
 	if (cbs && cbs->attachmentCount)
-		p->colors = 1;
+		p->colors = cbs->attachmentCount;
+	if (cbs && cbs->logicOpEnable)
+		p->on |= RPVK_DYN_LOGIC_OP_ENABLE;
 	for (uint32_t i = 0; cbs && cbs->pAttachments && i < cbs->attachmentCount; i++) {
 		const VkPipelineColorBlendAttachmentState *a = &cbs->pAttachments[i];
 		if (a->blendEnable)
 			p->on |= RPVK_DYN_COLOR_BLEND_ENABLE;
+		if (a->blendEnable && i < 32)
+			p->blend_on |= (uint32_t)1 << i;
 		if (a->blendEnable && (rpvk_sh_blend_const(a->srcColorBlendFactor) ||
 		                       rpvk_sh_blend_const(a->dstColorBlendFactor) ||
 		                       rpvk_sh_blend_const(a->srcAlphaBlendFactor) ||
@@ -919,17 +1010,8 @@ static rp_status rpvk_sh_dyn_check(rpvk *r, uint32_t i, const VkPipelineDynamicS
 static rpvk_sh_pipe *rpvk_sh_pipe_new(rpvk *r, const VkPipelineShaderStageCreateInfo *stages, uint32_t n)
 {
 	rpvk_sh_pipe *p = calloc(1, sizeof(*p));
-	uint32_t cap = 0;
-	for (uint32_t s = 0; stages && s < n; s++) {
-		const rpvk_sh_module *m = rpvk_sh_get(r, VK_OBJECT_TYPE_SHADER_MODULE,
-		                                      (uint64_t)(uintptr_t)stages[s].module);
-		cap += m ? m->n : 0;
-	}
-	if (!p || (cap && !(p->use = calloc(cap, sizeof(*p->use))))) {
-		free(p);
+	if (!p)
 		return NULL;
-	}
-	p->cap = cap;
 	for (uint32_t s = 0; stages && s < n; s++)
 		rpvk_sh_stage_check(r, 0, &stages[s], NULL, p);
 	return p;
@@ -1052,7 +1134,8 @@ rp_status rpvk_shader_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		for (uint32_t i = 0; st == RP_OK && a->pCreateInfos && i < a->createInfoCount; i++) {
 			const rpvk_sh_playout *pl = rpvk_sh_get(r, VK_OBJECT_TYPE_PIPELINE_LAYOUT,
 			                                        (uint64_t)(uintptr_t)a->pCreateInfos[i].layout);
-			if (pl)
+			st = rpvk_spirv_check(r, rpvk_sh_stage_code(&a->pCreateInfos[i].stage));
+			if (st == RP_OK && pl)
 				st = rpvk_sh_stage_check(r, i, &a->pCreateInfos[i].stage, pl, NULL);
 		}
 		return st;
@@ -1075,6 +1158,8 @@ rp_status rpvk_shader_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 				                 "may crash on it", i, n);
 			if ((st = rpvk_sh_dyn_check(r, i, a->pCreateInfos[i].pDynamicState)) != RP_OK)
 				return st;
+			for (uint32_t s = 0; st == RP_OK && stages && s < n; s++)
+				st = rpvk_spirv_check(r, rpvk_sh_stage_code(&stages[s]));
 			for (uint32_t s = 0; st == RP_OK && pl && stages && s < n; s++)
 				st = rpvk_sh_stage_check(r, i, &stages[s], pl, NULL);
 		}

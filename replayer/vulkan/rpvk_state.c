@@ -102,6 +102,7 @@ typedef struct rpvk_cb {
 	                             topology: RPVK_DYN_TOPOLOGY) */
 	uint64_t dyn_inherited;   /* a secondary's inherited from the primary
 	                             (VK_NV_inherited_viewport_scissor) */
+	rpvk_att_state att;       /* the colour states' attachments */
 	/* a primary's state vkCmdExecuteCommands left undefined, and not set
 	 * again since (RPVK_UNDEF_*), and the record of that execute */
 	uint32_t undef;
@@ -177,6 +178,7 @@ static void rpvk_cb_reset(rpvk_cb *c, uint8_t state)
 	c->dyn_set = 0;
 	c->dyn_on = 0;
 	c->dyn_inherited = 0;
+	memset(&c->att, 0, sizeof(c->att));
 	c->undef = 0;
 	c->undef_seq = 0;
 	c->upd_seq = 0;
@@ -571,7 +573,8 @@ static rp_status rpvk_state_draw(rpvk *r, VkCommandBuffer cb, rpvk_cb *c, int k)
 {
 	const rpvk_sh_pipe *p = rpvk_shader_pipe(r, c->pipeline[k]);
 	uint64_t miss;
-	char why[400];
+	uint32_t at;
+	char why[400], where[64] = "";
 	for (uint32_t u = 0; p && u < p->nuse; u++) {
 		uint64_t set = p->use[u].set < RPVK_CB_SETS ? c->bound[k][p->use[u].set] : 0;
 		uint32_t i = 0;
@@ -584,16 +587,18 @@ static rp_status rpvk_state_draw(rpvk *r, VkCommandBuffer cb, rpvk_cb *c, int k)
 		}
 	}
 	if (k != 0 || !p || !p->dyn_known ||
-	    !(miss = rpvk_shader_dyn_missing(p, c->dyn_set, c->dyn_on, c->dyn_inherited)))
+	    !(miss = rpvk_shader_dyn_missing(p, c->dyn_set, c->dyn_on, c->dyn_inherited, &c->att, &at)))
 		return RP_OK;
+	if (at != UINT32_MAX)
+		snprintf(where, sizeof(where), " for its color attachment %u (of %u)", at, p->colors);
 	if (c->undef & RPVK_UNDEF_DYNAMIC)
-		snprintf(why, sizeof(why), "draws with a pipeline whose %s is dynamic state, not set "
+		snprintf(why, sizeof(why), "draws with a pipeline whose %s is dynamic state, not set%s "
 		         "since vkCmdExecuteCommands (record seq %llu) left the primary command buffer's "
-		         "state undefined", rpvk_shader_dyn_name(miss), (unsigned long long)c->undef_seq);
+		         "state undefined", rpvk_shader_dyn_name(miss), where, (unsigned long long)c->undef_seq);
 	else
-		snprintf(why, sizeof(why), "draws with a pipeline whose %s is dynamic state, never set in "
+		snprintf(why, sizeof(why), "draws with a pipeline whose %s is dynamic state, never set%s in "
 		         "the command buffer since it began or since a pipeline with it static was bound",
-		         rpvk_shader_dyn_name(miss));
+		         rpvk_shader_dyn_name(miss), where);
 	return rpvk_state_refuse(r, cb, why);
 }
 
@@ -1093,13 +1098,68 @@ static void rpvk_state_fb_note(rpvk *r, rpvk_cb *c, const VkRenderPassBeginInfo 
 	}
 }
 
-/* A vkCmdSet* of dynamic state bit; on: the value it sets, for the enables
- * and the topology (whether it is a line topology). */
-static void rpvk_state_dyn(rpvk *r, const void *args, uint64_t bit, int on)
+/* The attachments first to first + count - 1 (those from 32 on are not
+ * judged). */
+static uint32_t rpvk_state_att_range(uint32_t first, uint32_t count)
+{
+	uint32_t m = 0;
+	for (uint32_t i = first; i < 32 && i - first < count; i++)
+		m |= (uint32_t)1 << i;
+	return m;
+}
+
+/* A colour state's setter cmd: the attachments it sets join those set
+ * since the state was last unset (vkCmdSetColorWriteEnableEXT's replace
+ * them), and the blend enables their values. */
+static void rpvk_state_att(rpvk_cb *c, enum sbt_vk_cmd cmd, const void *args, uint64_t bit)
+{
+	uint32_t m, k, first = 0, count = 0;
+	switch (cmd) {
+	case SBT_VK_CMD_vkCmdSetColorBlendEnableEXT: {
+		const sbt_vk_args_vkCmdSetColorBlendEnableEXT *a = args;
+		k = RPVK_ATT_BLEND_ENABLE;
+		first = a->firstAttachment;
+		count = a->pColorBlendEnables ? a->attachmentCount : 0;
+		for (uint32_t i = 0; i < count && first + i < 32; i++)
+			c->att.blend_on = a->pColorBlendEnables[i]
+			                  ? c->att.blend_on | (uint32_t)1 << (first + i)
+			                  : c->att.blend_on & ~((uint32_t)1 << (first + i));
+		break;
+	}
+	case SBT_VK_CMD_vkCmdSetColorBlendEquationEXT: {
+		const sbt_vk_args_vkCmdSetColorBlendEquationEXT *a = args;
+		k = RPVK_ATT_BLEND_EQUATION;
+		first = a->firstAttachment;
+		count = a->pColorBlendEquations ? a->attachmentCount : 0;
+		break;
+	}
+	case SBT_VK_CMD_vkCmdSetColorWriteMaskEXT: {
+		const sbt_vk_args_vkCmdSetColorWriteMaskEXT *a = args;
+		k = RPVK_ATT_WRITE_MASK;
+		first = a->firstAttachment;
+		count = a->pColorWriteMasks ? a->attachmentCount : 0;
+		break;
+	}
+	case SBT_VK_CMD_vkCmdSetColorWriteEnableEXT: {
+		const sbt_vk_args_vkCmdSetColorWriteEnableEXT *a = args;
+		c->att.set[RPVK_ATT_WRITE_ENABLE] = rpvk_state_att_range(0, a->pColorWriteEnables ? a->attachmentCount : 0);
+		return;
+	}
+	default:
+		return;
+	}
+	m = rpvk_state_att_range(first, count);
+	c->att.set[k] = (c->dyn_set & bit) ? c->att.set[k] | m : m;
+}
+
+/* A vkCmdSet* (cmd) of dynamic state bit; on: the value it sets, for the
+ * enables and the topology (whether it is a line topology). */
+static void rpvk_state_dyn(rpvk *r, enum sbt_vk_cmd cmd, const void *args, uint64_t bit, int on)
 {
 	rpvk_cb *c = rpvk_cb_get(r, *(const VkCommandBuffer *)args);
 	if (!c)
 		return;
+	rpvk_state_att(c, cmd, args, bit);
 	c->dyn_set |= bit;
 	c->dyn_on = on ? c->dyn_on | bit : c->dyn_on & ~bit;
 }
@@ -1176,7 +1236,9 @@ static uint64_t rpvk_state_dyn_call(enum sbt_vk_cmd cmd, const void *args, int *
 	case SBT_VK_CMD_vkCmdSetSampleMaskEXT: return RPVK_DYN_SAMPLE_MASK;
 	case SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT: return RPVK_DYN_ALPHA_TO_COVERAGE_ENABLE;
 	case SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT: return RPVK_DYN_ALPHA_TO_ONE_ENABLE;
-	case SBT_VK_CMD_vkCmdSetLogicOpEnableEXT: return RPVK_DYN_LOGIC_OP_ENABLE;
+	case SBT_VK_CMD_vkCmdSetLogicOpEnableEXT:
+		*on = ((const sbt_vk_args_vkCmdSetLogicOpEnableEXT *)args)->logicOpEnable != 0;
+		return RPVK_DYN_LOGIC_OP_ENABLE;
 	case SBT_VK_CMD_vkCmdSetColorBlendEnableEXT: {
 		/* on: blending enabled for an attachment this call sets */
 		const sbt_vk_args_vkCmdSetColorBlendEnableEXT *a = args;
@@ -1189,8 +1251,14 @@ static uint64_t rpvk_state_dyn_call(enum sbt_vk_cmd cmd, const void *args, int *
 	case SBT_VK_CMD_vkCmdSetDepthClipEnableEXT: return RPVK_DYN_DEPTH_CLIP_ENABLE;
 	case SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT: return RPVK_DYN_PROVOKING_VERTEX_MODE;
 	case SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT: return RPVK_DYN_LINE_RASTERIZATION_MODE;
-	case SBT_VK_CMD_vkCmdSetLineStippleEnableEXT: return RPVK_DYN_LINE_STIPPLE_ENABLE;
+	case SBT_VK_CMD_vkCmdSetLineStippleEnableEXT:
+		*on = ((const sbt_vk_args_vkCmdSetLineStippleEnableEXT *)args)->stippledLineEnable != 0;
+		return RPVK_DYN_LINE_STIPPLE_ENABLE;
 	case SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT: return RPVK_DYN_DEPTH_CLIP_NEGATIVE_ONE_TO_ONE;
+	case SBT_VK_CMD_vkCmdSetVertexInputEXT: return RPVK_DYN_VERTEX_INPUT;
+	case SBT_VK_CMD_vkCmdSetLineStippleEXT: return RPVK_DYN_LINE_STIPPLE;
+	case SBT_VK_CMD_vkCmdSetLogicOpEXT: return RPVK_DYN_LOGIC_OP;
+	case SBT_VK_CMD_vkCmdSetColorWriteEnableEXT: return RPVK_DYN_COLOR_WRITE_ENABLE;
 	default: return 0;
 	}
 }
@@ -1202,7 +1270,7 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 	rpvk_shader_after(r, cmd, args);
 	rpvk_dset_after(r, cmd, args);
 	if ((bit = rpvk_state_dyn_call(cmd, args, &on)) != 0)
-		rpvk_state_dyn(r, args, bit, on);
+		rpvk_state_dyn(r, cmd, args, bit, on);
 	switch (cmd) {
 	case SBT_VK_CMD_vkDestroyImageView:
 		rpvk_state_gone(r, VK_OBJECT_TYPE_IMAGE_VIEW,
@@ -1386,6 +1454,8 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 			 * pipeline not known, none is judged */
 			const rpvk_sh_pipe *p = rpvk_shader_pipe(r, (uint64_t)(uintptr_t)a->pipeline);
 			c->dyn_set = p && p->dyn_known ? c->dyn_set & p->dyn : RPVK_DYN_ALL;
+			if (!p || !p->dyn_known)
+				memset(c->att.set, 0xff, sizeof(c->att.set));
 		}
 		if (c)
 			rpvk_res_note(c, VK_OBJECT_TYPE_PIPELINE, (uint64_t)(uintptr_t)a->pipeline);

@@ -1628,6 +1628,12 @@ VN_DYN(SetProvokingVertexModeEXT, (VkCommandBuffer cb, VkProvokingVertexModeEXT 
 VN_DYN(SetLineRasterizationModeEXT, (VkCommandBuffer cb, VkLineRasterizationModeEXT m))
 VN_DYN(SetLineStippleEnableEXT, (VkCommandBuffer cb, VkBool32 on))
 VN_DYN(SetDepthClipNegativeOneToOneEXT, (VkCommandBuffer cb, VkBool32 on))
+/* vk_dynstate --more sets these */
+VN_DYN(SetVertexInputEXT, (VkCommandBuffer cb, uint32_t nb, const VkVertexInputBindingDescription2EXT *b,
+                           uint32_t na, const VkVertexInputAttributeDescription2EXT *at))
+VN_DYN(SetLineStippleEXT, (VkCommandBuffer cb, uint32_t factor, uint16_t pattern))
+VN_DYN(SetLogicOpEXT, (VkCommandBuffer cb, VkLogicOp op))
+VN_DYN(SetColorWriteEnableEXT, (VkCommandBuffer cb, uint32_t n, const VkBool32 *on))
 
 VN_CMD(BindVertexBuffers2, (VkCommandBuffer cb, uint32_t first, uint32_t n, const VkBuffer *b,
                             const VkDeviceSize *off, const VkDeviceSize *sizes, const VkDeviceSize *strides))
@@ -1898,7 +1904,8 @@ static const vn_fn vn_fns[] = {
 	VN_F(CmdSetAlphaToOneEnableEXT), VN_F(CmdSetLogicOpEnableEXT), VN_F(CmdSetColorBlendEnableEXT),
 	VN_F(CmdSetColorBlendEquationEXT), VN_F(CmdSetColorWriteMaskEXT), VN_F(CmdSetDepthClipEnableEXT),
 	VN_F(CmdSetProvokingVertexModeEXT), VN_F(CmdSetLineRasterizationModeEXT), VN_F(CmdSetLineStippleEnableEXT),
-	VN_F(CmdSetDepthClipNegativeOneToOneEXT),
+	VN_F(CmdSetDepthClipNegativeOneToOneEXT), VN_F(CmdSetVertexInputEXT), VN_F(CmdSetLineStippleEXT),
+	VN_F(CmdSetLogicOpEXT), VN_F(CmdSetColorWriteEnableEXT),
 };
 
 static PFN_vkVoidFunction vn_lookup(const char *name)

@@ -25,6 +25,7 @@
  * one triangle draw, "line" bound, one line draw.
  *
  * usage: vk_dynstate [--imageless] [--secondary] [--library] [--execute] [--eds3]
+ *                    [--more] [--inline]
  *   --imageless   the framebuffer is imageless (VK_FRAMEBUFFER_CREATE_
  *                 IMAGELESS_BIT, core 1.2): its views are given when the
  *                 render pass begins (VkRenderPassAttachmentBeginInfo)
@@ -54,6 +55,20 @@
  *                 VK_EXT_line_rasterization), each set with one call after
  *                 the others, in this order, to the values the static
  *                 state has
+ *   --inline      with --library: the two shader libraries give their
+ *                 shader code in the stage's pNext (VkShaderModuleCreateInfo,
+ *                 module VK_NULL_HANDLE), not as a shader module
+ *   --more        the states of the other extensions lavapipe 22.3.6 has:
+ *                 both pipelines also leave to the command buffer the
+ *                 vertex input (VK_EXT_vertex_input_dynamic_state), the
+ *                 line stipple (VK_EXT_line_rasterization: Bresenham lines,
+ *                 stippled), the logic op (VK_EXT_extended_dynamic_state2;
+ *                 the logic op is enabled, COPY) and the colour write
+ *                 enable (VK_EXT_color_write_enable), set in this order
+ *                 after the others by vkCmdSetVertexInputEXT,
+ *                 vkCmdSetLineStippleEXT, vkCmdSetLogicOpEXT and
+ *                 vkCmdSetColorWriteEnableEXT (not with --eds3 or
+ *                 --library)
  * Prints the XXH3-64 hash of the colour image (RGBA8, 64 x 64).
  */
 #include "tests/programs/vk_prog.h"
@@ -136,6 +151,23 @@ static const VkDynamicState vkd_dyn3[] = {
 };
 #define VKD_NDYN3 (uint32_t)(sizeof(vkd_dyn3) / sizeof(vkd_dyn3[0]))
 
+/* --more: vkd_dyn, then these (the topology still last) */
+static const VkDynamicState vkd_dyn_more[] = {
+	VK_DYNAMIC_STATE_VERTEX_INPUT_EXT,
+	VK_DYNAMIC_STATE_LINE_STIPPLE_EXT,
+	VK_DYNAMIC_STATE_LOGIC_OP_EXT,
+	VK_DYNAMIC_STATE_COLOR_WRITE_ENABLE_EXT,
+};
+#define VKD_NMORE (uint32_t)(sizeof(vkd_dyn_more) / sizeof(vkd_dyn_more[0]))
+
+/* The setters of --more's states. */
+typedef struct vkd_more {
+	PFN_vkCmdSetVertexInputEXT vertex_input;
+	PFN_vkCmdSetLineStippleEXT line_stipple;
+	PFN_vkCmdSetLogicOpEXT logic_op;
+	PFN_vkCmdSetColorWriteEnableEXT color_write;
+} vkd_more;
+
 /* The extended dynamic state 3 setters (device functions of extensions:
  * not exported by the loader). */
 typedef struct vkd_eds3 {
@@ -185,12 +217,37 @@ static void vkd_eds3_load(const vkp_ctx *c, vkd_eds3 *e)
 	e->clip_negative_one = (PFN_vkCmdSetDepthClipNegativeOneToOneEXT)vkd_proc(c, "vkCmdSetDepthClipNegativeOneToOneEXT");
 }
 
+static void vkd_more_load(const vkp_ctx *c, vkd_more *m)
+{
+	m->vertex_input = (PFN_vkCmdSetVertexInputEXT)vkd_proc(c, "vkCmdSetVertexInputEXT");
+	m->line_stipple = (PFN_vkCmdSetLineStippleEXT)vkd_proc(c, "vkCmdSetLineStippleEXT");
+	m->logic_op = (PFN_vkCmdSetLogicOpEXT)vkd_proc(c, "vkCmdSetLogicOpEXT");
+	m->color_write = (PFN_vkCmdSetColorWriteEnableEXT)vkd_proc(c, "vkCmdSetColorWriteEnableEXT");
+}
+
 /* Instance and device of Vulkan 1.3 with imageless framebuffers (and, with
  * library, graphics pipeline libraries; with eds3, extended dynamic state
- * 3 and the extensions its states belong to). */
-static void vkd_ctx_init(vkp_ctx *c, int library, int eds3)
+ * 3 and the extensions its states belong to; with more, --more's). */
+static void vkd_ctx_init(vkp_ctx *c, int library, int eds3, int more)
 {
-	const char *exts[7];
+	const char *exts[8];
+	VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT fvi = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VERTEX_INPUT_DYNAMIC_STATE_FEATURES_EXT,
+		.vertexInputDynamicState = VK_TRUE
+	};
+	VkPhysicalDeviceExtendedDynamicState2FeaturesEXT f2 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTENDED_DYNAMIC_STATE_2_FEATURES_EXT, .pNext = &fvi,
+		.extendedDynamicState2LogicOp = VK_TRUE
+	};
+	VkPhysicalDeviceLineRasterizationFeaturesEXT fline = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES_EXT, .pNext = &f2,
+		.bresenhamLines = VK_TRUE, .stippledBresenhamLines = VK_TRUE
+	};
+	VkPhysicalDeviceColorWriteEnableFeaturesEXT fcw = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COLOR_WRITE_ENABLE_FEATURES_EXT, .pNext = &fline,
+		.colorWriteEnable = VK_TRUE
+	};
+	VkPhysicalDeviceFeatures core = { .logicOp = VK_TRUE };
 	uint32_t next = 0;
 	VkPhysicalDeviceExtendedDynamicState3FeaturesEXT f3 = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTENDED_DYNAMIC_STATE_3_FEATURES_EXT,
@@ -277,6 +334,14 @@ static void vkd_ctx_init(vkp_ctx *c, int library, int eds3)
 		exts[next++] = VK_EXT_PROVOKING_VERTEX_EXTENSION_NAME;
 		exts[next++] = VK_EXT_LINE_RASTERIZATION_EXTENSION_NAME;
 	}
+	if (more) {
+		f12.pNext = &fcw;
+		dci.pEnabledFeatures = &core;
+		exts[next++] = VK_EXT_VERTEX_INPUT_DYNAMIC_STATE_EXTENSION_NAME;
+		exts[next++] = VK_EXT_EXTENDED_DYNAMIC_STATE_2_EXTENSION_NAME;
+		exts[next++] = VK_EXT_LINE_RASTERIZATION_EXTENSION_NAME;
+		exts[next++] = VK_EXT_COLOR_WRITE_ENABLE_EXTENSION_NAME;
+	}
 	dci.enabledExtensionCount = next;
 	dci.ppEnabledExtensionNames = next ? exts : NULL;
 	VKP_CHECK(c, vkCreateDevice(c->phys, &dci, NULL, &c->device));
@@ -328,9 +393,9 @@ static void vkd_image(const vkp_ctx *c, VkFormat fmt, VkImageUsageFlags usage,
 }
 
 /* The binds, every dynamic state (with e, extended dynamic state 3's
- * too), the vertex buffer and the push constants. */
+ * too; with m, --more's), the vertex buffer and the push constants. */
 static void vkd_record_state(VkCommandBuffer cb, VkPipeline tri, VkPipelineLayout layout, VkBuffer vbuf,
-                             int library, const vkd_eds3 *e)
+                             int library, const vkd_eds3 *e, const vkd_more *m)
 {
 	const VkViewport vp = { 0, 0, (float)VKD_SIZE, (float)VKD_SIZE, 0.0f, 1.0f };
 	const VkRect2D sc = { { 0, 0 }, { VKD_SIZE, VKD_SIZE } };
@@ -388,6 +453,23 @@ static void vkd_record_state(VkCommandBuffer cb, VkPipeline tri, VkPipelineLayou
 		e->line_stipple(cb, VK_FALSE);
 		e->clip_negative_one(cb, VK_FALSE);
 	}
+	if (m) {
+		const VkVertexInputBindingDescription2EXT b = {
+			VK_STRUCTURE_TYPE_VERTEX_INPUT_BINDING_DESCRIPTION_2_EXT, NULL, 0, sizeof(vkd_vertex),
+			VK_VERTEX_INPUT_RATE_VERTEX, 1
+		};
+		const VkVertexInputAttributeDescription2EXT at[2] = {
+			{ VK_STRUCTURE_TYPE_VERTEX_INPUT_ATTRIBUTE_DESCRIPTION_2_EXT, NULL, 0, 0,
+			  VK_FORMAT_R32G32_SFLOAT, 0 },
+			{ VK_STRUCTURE_TYPE_VERTEX_INPUT_ATTRIBUTE_DESCRIPTION_2_EXT, NULL, 1, 0,
+			  VK_FORMAT_R32G32B32_SFLOAT, sizeof(float) * 2 },
+		};
+		const VkBool32 on = VK_TRUE;
+		m->vertex_input(cb, 1, &b, 2, at);
+		m->line_stipple(cb, 1, 0xf0f0);
+		m->logic_op(cb, VK_LOGIC_OP_COPY);
+		m->color_write(cb, 1, &on);
+	}
 	vkCmdBindVertexBuffers2(cb, 0, 1, &vbuf, &zero, NULL, &stride);
 	vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push), push);
 }
@@ -400,12 +482,47 @@ static void vkd_record_calls(VkCommandBuffer cb, VkPipeline line)
 	vkCmdDraw(cb, 2, 1, 3, 0);
 }
 
+/* The SPIR-V of build/tests/shaders/NAME (beside the program's folder) as
+ * a create info chained to a stage (its code owned by the caller). */
+static VkShaderModuleCreateInfo vkd_code_load(const vkp_ctx *c, const char *name)
+{
+	VkShaderModuleCreateInfo smi = { .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO };
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+	uint32_t *code;
+	FILE *f;
+	long len;
+
+	if (n <= 0)
+		vkp_die(c, "cannot read /proc/self/exe: %s", strerror(errno));
+	exe[n] = '\0';
+	if ((slash = strrchr(exe, '/')) != NULL)
+		*slash = '\0';
+	snprintf(path, sizeof(path), "%s/../shaders/%s", exe, name);
+	if (!(f = fopen(path, "rb")))
+		vkp_die(c, "%s: %s (run make to compile tests/shaders)", path, strerror(errno));
+	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) <= 0 || len % 4 || fseek(f, 0, SEEK_SET) != 0)
+		vkp_die(c, "%s: not a SPIR-V file (size is not a positive multiple of 4)", path);
+	if (!(code = malloc((size_t)len)))
+		vkp_die(c, "out of memory");
+	if (fread(code, 1, (size_t)len, f) != (size_t)len)
+		vkp_die(c, "%s: short read", path);
+	fclose(f);
+	smi.codeSize = (size_t)len;
+	smi.pCode = code;
+	return smi;
+}
+
 /* "tri" of full, linked from four libraries (out: the libraries, kept
  * until the end: the 1.3.239 validation layer died of SIGSEGV at a draw
  * with a pipeline whose libraries were destroyed), each library part of
- * full with its part's dynamic states. */
-static VkPipeline vkd_linked(const vkp_ctx *c, const VkGraphicsPipelineCreateInfo *full, VkPipeline libs[4])
+ * full with its part's dynamic states; with code, the shader libraries
+ * give code[0] and code[1] in their stages' pNext instead of modules. */
+static VkPipeline vkd_linked(const vkp_ctx *c, const VkGraphicsPipelineCreateInfo *full, VkPipeline libs[4],
+                             const VkShaderModuleCreateInfo *code)
 {
+	VkPipelineShaderStageCreateInfo st[2] = { full->pStages[0], full->pStages[1] };
 	static const VkGraphicsPipelineLibraryFlagsEXT part[4] = {
 		VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT,
 		VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT,
@@ -420,6 +537,12 @@ static VkPipeline vkd_linked(const vkp_ctx *c, const VkGraphicsPipelineCreateInf
 	VkPipeline linked;
 	VkPipelineLibraryCreateInfoKHR lci = { .sType = VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR };
 	VkGraphicsPipelineCreateInfo ci;
+	if (code) {
+		for (int i = 0; i < 2; i++) {
+			st[i].pNext = &code[i];
+			st[i].module = VK_NULL_HANDLE;
+		}
+	}
 	for (int i = 0; i < 4; i++) {
 		VkGraphicsPipelineLibraryCreateInfoEXT li = {
 			.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT, .flags = part[i]
@@ -440,7 +563,7 @@ static VkPipeline vkd_linked(const vkp_ctx *c, const VkGraphicsPipelineCreateInf
 			break;
 		case 1:
 			ci.stageCount = 1;
-			ci.pStages = &full->pStages[0];
+			ci.pStages = &st[0];
 			ci.pViewportState = full->pViewportState;
 			ci.pRasterizationState = full->pRasterizationState;
 			ci.layout = full->layout;
@@ -448,7 +571,7 @@ static VkPipeline vkd_linked(const vkp_ctx *c, const VkGraphicsPipelineCreateInf
 			break;
 		case 2:
 			ci.stageCount = 1;
-			ci.pStages = &full->pStages[1];
+			ci.pStages = &st[1];
 			ci.pMultisampleState = full->pMultisampleState;
 			ci.pDepthStencilState = full->pDepthStencilState;
 			ci.layout = full->layout;
@@ -474,9 +597,18 @@ static VkPipeline vkd_linked(const vkp_ctx *c, const VkGraphicsPipelineCreateInf
 
 int main(int argc, char **argv)
 {
-	int imageless = 0, secondary = 0, library = 0, execute = 0, eds3 = 0;
-	VkDynamicState dyn_all[sizeof(vkd_dyn) / sizeof(vkd_dyn[0]) + sizeof(vkd_dyn3) / sizeof(vkd_dyn3[0])];
+	int imageless = 0, secondary = 0, library = 0, execute = 0, eds3 = 0, more = 0, inl = 0;
+	VkShaderModuleCreateInfo code[2];
+	VkDynamicState dyn_all[sizeof(vkd_dyn) / sizeof(vkd_dyn[0]) + sizeof(vkd_dyn3) / sizeof(vkd_dyn3[0]) +
+	                       sizeof(vkd_dyn_more) / sizeof(vkd_dyn_more[0])];
+	uint32_t nextra;
 	vkd_eds3 e3;
+	vkd_more mo;
+	VkPipelineRasterizationLineStateCreateInfoEXT lsci = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_EXT,
+		.lineRasterizationMode = VK_LINE_RASTERIZATION_MODE_BRESENHAM_EXT,
+		.stippledLineEnable = VK_TRUE, .lineStippleFactor = 1, .lineStipplePattern = 0xffff
+	};
 	vkp_ctx c;
 	vkp_buffer vbuf, readback, scratch;
 	VkFormat dfmt;
@@ -543,9 +675,13 @@ int main(int argc, char **argv)
 			execute = 1;
 		} else if (!strcmp(argv[i], "--eds3")) {
 			eds3 = 1;
+		} else if (!strcmp(argv[i], "--more")) {
+			more = 1;
+		} else if (!strcmp(argv[i], "--inline")) {
+			inl = 1;
 		} else {
 			fprintf(stderr, "usage: vk_dynstate [--imageless] [--secondary] [--library] [--execute] "
-			        "[--eds3]\n");
+			        "[--eds3] [--more] [--inline]\n");
 			return 2;
 		}
 	}
@@ -553,9 +689,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vk_dynstate: --execute and --secondary do not go together\n");
 		return 2;
 	}
-	vkd_ctx_init(&c, library, eds3);
+	if (inl && !library) {
+		fprintf(stderr, "vk_dynstate: --inline goes with --library\n");
+		return 2;
+	}
+	if (more && (eds3 || library)) {
+		fprintf(stderr, "vk_dynstate: --more goes with neither --eds3 nor --library\n");
+		return 2;
+	}
+	vkd_ctx_init(&c, library, eds3, more);
 	if (eds3)
 		vkd_eds3_load(&c, &e3);
+	if (more)
+		vkd_more_load(&c, &mo);
 	dfmt = vkd_depth_format(&c);
 	vkd_image(&c, VKD_COLOR, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
 	          VK_IMAGE_ASPECT_COLOR_BIT, &cimg, &cmem, &views[0]);
@@ -672,10 +818,20 @@ int main(int argc, char **argv)
 	cbs.pAttachments = &cba;
 	/* the topology last: "line" leaves it out */
 	memcpy(dyn_all, vkd_dyn, (VKD_NDYN - 1) * sizeof(*vkd_dyn));
-	if (eds3)
+	nextra = 0;
+	if (eds3) {
 		memcpy(&dyn_all[VKD_NDYN - 1], vkd_dyn3, sizeof(vkd_dyn3));
-	dyn_all[VKD_NDYN - 1 + (eds3 ? VKD_NDYN3 : 0)] = VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY;
-	ds.dynamicStateCount = VKD_NDYN + (eds3 ? VKD_NDYN3 : 0);
+		nextra = VKD_NDYN3;
+	}
+	if (more) {
+		memcpy(&dyn_all[VKD_NDYN - 1], vkd_dyn_more, sizeof(vkd_dyn_more));
+		nextra = VKD_NMORE;
+		rs.pNext = &lsci;
+		cbs.logicOpEnable = VK_TRUE;
+		cbs.logicOp = VK_LOGIC_OP_COPY;
+	}
+	dyn_all[VKD_NDYN - 1 + nextra] = VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY;
+	ds.dynamicStateCount = VKD_NDYN + nextra;
 	ds.pDynamicStates = dyn_all;
 	gpci.stageCount = 2;
 	gpci.pStages = stages;
@@ -689,8 +845,12 @@ int main(int argc, char **argv)
 	gpci.pDynamicState = &ds;
 	gpci.layout = layout;
 	gpci.renderPass = rp;
+	if (inl) {
+		code[0] = vkd_code_load(&c, "vk_tri.vert.spv");
+		code[1] = vkd_code_load(&c, "vk_tri.frag.spv");
+	}
 	if (library)
-		tri = vkd_linked(&c, &gpci, libs);
+		tri = vkd_linked(&c, &gpci, libs, inl ? code : NULL);
 	else
 		VKP_CHECK(&c, vkCreateGraphicsPipelines(c.device, VK_NULL_HANDLE, 1, &gpci, NULL, &tri));
 	ias.topology = VK_PRIMITIVE_TOPOLOGY_LINE_LIST;
@@ -711,7 +871,7 @@ int main(int argc, char **argv)
 		bi.flags = VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT;
 		bi.pInheritanceInfo = &inh;
 		VKP_CHECK(&c, vkBeginCommandBuffer(cb2, &bi));
-		vkd_record_state(cb2, tri, layout, vbuf.buf, library, eds3 ? &e3 : NULL);
+		vkd_record_state(cb2, tri, layout, vbuf.buf, library, eds3 ? &e3 : NULL, more ? &mo : NULL);
 		vkd_record_calls(cb2, line);
 		VKP_CHECK(&c, vkEndCommandBuffer(cb2));
 		bi.flags = 0;
@@ -746,7 +906,7 @@ int main(int argc, char **argv)
 	if (execute) {
 		/* everything the draws use set after the execute */
 		vkCmdExecuteCommands(cb, 1, &cb2);
-		vkd_record_state(cb, tri, layout, vbuf.buf, library, eds3 ? &e3 : NULL);
+		vkd_record_state(cb, tri, layout, vbuf.buf, library, eds3 ? &e3 : NULL, more ? &mo : NULL);
 	}
 	vkCmdBeginRenderPass(cb, &rpbi, secondary ? VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS
 	                                          : VK_SUBPASS_CONTENTS_INLINE);
@@ -754,7 +914,7 @@ int main(int argc, char **argv)
 		vkCmdExecuteCommands(cb, 1, &cb2);
 	} else {
 		if (!execute)
-			vkd_record_state(cb, tri, layout, vbuf.buf, library, eds3 ? &e3 : NULL);
+			vkd_record_state(cb, tri, layout, vbuf.buf, library, eds3 ? &e3 : NULL, more ? &mo : NULL);
 		vkd_record_calls(cb, line);
 	}
 	vkCmdEndRenderPass(cb);
@@ -775,9 +935,9 @@ int main(int argc, char **argv)
 	si.pCommandBuffers = &cb;
 	VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
 	vkp_fence_wait_reset(&c, fence);
-	printf("vk_dynstate: %s%s%s%s%shash 0x%016llx\n", imageless ? "imageless " : "",
-	       secondary ? "secondary " : "", library ? "library " : "", execute ? "execute " : "",
-	       eds3 ? "eds3 " : "",
+	printf("vk_dynstate: %s%s%s%s%s%s%shash 0x%016llx\n", imageless ? "imageless " : "",
+	       secondary ? "secondary " : "", library ? "library " : "", inl ? "inline " : "",
+	       execute ? "execute " : "", eds3 ? "eds3 " : "", more ? "more " : "",
 	       (unsigned long long)XXH3_64bits(readback.map, VKD_SIZE * VKD_SIZE * 4));
 
 	vkDestroyFence(c.device, fence, NULL);
@@ -801,6 +961,10 @@ int main(int argc, char **argv)
 	if (execute)
 		vkp_buffer_destroy(&c, &scratch);
 	vkp_buffer_destroy(&c, &vbuf);
+	if (inl) {
+		free((void *)code[0].pCode);
+		free((void *)code[1].pCode);
+	}
 	vkp_ctx_finish(&c);
 	return 0;
 }

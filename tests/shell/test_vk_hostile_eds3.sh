@@ -21,7 +21,12 @@
 #     vkCmdSetLineWidth left out: refused at the triangle's draw, which now
 #     rasterizes lines (the polygon mode is the command buffer's);
 #   - in the secondary command buffer, vkCmdSetColorWriteMaskEXT left out is
-#     refused at its draw.
+#     refused at its draw;
+#   - vkCmdSetColorBlendEnableEXT, vkCmdSetColorBlendEquationEXT or
+#     vkCmdSetColorWriteMaskEXT given for colour attachment 1 instead of 0
+#     (firstAttachment 1): refused at the triangle's draw naming attachment
+#     0, the one the pipeline has (the colour states are judged per
+#     attachment).
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -141,4 +146,21 @@ hostile secmask sec "record seq $SDRAW vkCmdDraw: command buffer 0x" --drop "$SM
 grep -qF "draws with a pipeline whose color write mask (vkCmdSetColorWriteMaskEXT) $NEVER" "$T/secmask.err" ||
 	fail "secmask: $(cat "$T/secmask.err")"
 n_hostile=$((n_hostile + 1))
+# ---- the colour states per attachment -------------------------------------------------
+# varint 1 of each setter is its firstAttachment.
+# wrong_attachment CALL STATE: CALL sets attachment 1, not 0.
+wrong_attachment() {
+	s=$(seq_of "$1" 1 e3)
+	[ -n "$s" ] || fail "vk_dynstate --eds3's trace lacks $1"
+	"$M" "$T/e3.sbt" "$T/at1_$1.sbt" --varint "$s:1:1" >/dev/null || fail "sbt_mutate at1_$1"
+	"$I" --dump "$T/at1_$1.sbt" | grep -q "^seq=$s .* firstAttachment=1 " ||
+		fail "at1_$1: $("$I" --dump "$T/at1_$1.sbt" | grep "^seq=$s ")"
+	hostile "at1_$1" e3 "record seq $DRAW1 vkCmdDraw: command buffer 0x" --varint "$s:1:1"
+	grep -qF "draws with a pipeline whose $2 is dynamic state, never set for its color attachment 0 (of 1) in the command buffer since it began or since a pipeline with it static was bound$TAIL" "$T/at1_$1.err" ||
+		fail "at1_$1: $(cat "$T/at1_$1.err")"
+	n_hostile=$((n_hostile + 1))
+}
+wrong_attachment vkCmdSetColorBlendEnableEXT "color blend enable (vkCmdSetColorBlendEnableEXT)"
+wrong_attachment vkCmdSetColorBlendEquationEXT "color blend equation (vkCmdSetColorBlendEquationEXT)"
+wrong_attachment vkCmdSetColorWriteMaskEXT "color write mask (vkCmdSetColorWriteMaskEXT)"
 echo "ok: 2 traces replay clean under validation, 1 with a state no draw reads left unset replays; $n_hostile hostile traces stop with exit 1 naming the record"
