@@ -286,7 +286,7 @@ expect_rc 0 edit.r "$X" --races "$T/edit.sbt"
 
 expect_rc 0 cap.nm $PRE "$CAP" -o "$T/nm.sbt" -- "$H/hip_graph_nm"
 expect_rc 0 nm.dot "$X" -f dot -o "$T/nm.dot" "$T/nm.sbt"
-[ "$(grep -c 'memset cuGraphAddMemsetNode' "$T/nm.dot")" = 1 ] && [ "$(grep -c 'graph 0x' "$T/nm.dot")" = 1 ] ||
+[ "$(grep -c 'memset hipGraphAddMemsetNode' "$T/nm.dot")" = 1 ] && [ "$(grep -c 'graph 0x' "$T/nm.dot")" = 1 ] ||
 	fail "nm.dot: not the first launch's node and the second one command: $(cat "$T/nm.dot")"
 expect_rc 0 cap.child $PRE "$CAP" -o "$T/child.sbt" -- "$H/hip_graph_nodes" child
 expect_rc 0 child.sum "$X" --summary "$T/child.sbt"
@@ -302,7 +302,7 @@ pre = 'seq %s ' % sys.argv[2]
 e = sorted('%s>%s' % (lab[a][len(pre):], lab[b][len(pre):]) for a, b, at in re.findall(r'(n[0-9]+) -> (n[0-9]+) \[([^]]*)\]', t)
            if lab.get(a, '').startswith(pre) and lab.get(b, '').startswith(pre))
 assert sum(1 for l in lab.values() if l.startswith(pre)) == 8, lab
-k, m, h, p, s = 'kernel _Z5saxpyifPKfPf', 'memset cuGraphAddMemsetNode', 'copy_h2d cuGraphAddMemcpyNode', 'kernel _Z4pokePfxf', 'copy_d2d cuGraphAddMemcpyNode'
+k, m, h, p, s = 'kernel _Z5saxpyifPKfPf', 'memset hipGraphAddMemsetNode', 'copy_h2d hipGraphAddMemcpyNode1D', 'kernel _Z4pokePfxf', 'copy_d2d hipGraphAddMemcpyNode'
 want = sorted([h + '>' + k, m + '>' + k, k + '>' + p, p + '>' + s, h + '>' + m, m + '>' + k, k + '>' + p])
 assert e == want, e
 " "$T/child.dot" "$l1" || fail "child.dot: not the child's nodes between the upload and the poke: $(cat "$T/child.dot")"
