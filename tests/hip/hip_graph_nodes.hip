@@ -13,9 +13,9 @@
  * print their codes; with the path of hip_module_kernels.hsaco, a kernel
  * node of its add_offset, by the hipFunction_t of hipModuleGetFunction,
  * adds 0.5 to z after the copy (z[5] 11.5).  With the argument "child", a
- * child graph (a memset node filling w with 1.0f, a saxpy kernel node
- * w = 3x + w after it) joins the graph by hipGraphAddChildGraphNode after
- * the upload, a poke node (w[5] = 7) after the child node, and a memset
+ * child graph (a memset node filling w with 1.0f, then a child graph node
+ * of its own whose graph holds a saxpy kernel node w = 3x + w) joins the
+ * graph by hipGraphAddChildGraphNode after the upload, a poke node (w[5] = 7) after the child node, and a memset
  * node zeroing w is added to the child afterwards (the parent took its
  * copy before: w[3] stays 10); w is read back after each launch too (w[5]
  * is 22 if poke ran before the child's saxpy, 16 before its memset).
@@ -128,8 +128,8 @@ int main(int argc, char **argv)
 	cp.kind = hipMemcpyDeviceToDevice;
 	hgn_check("hipGraphAddMemcpyNode", hipGraphAddMemcpyNode(&out, g, &pk, 1, &cp));
 	if (argc > 1 && strcmp(argv[1], "child") == 0) {
-		hipGraph_t cg = NULL;
-		hipGraphNode_t cfill = NULL, cax = NULL, ch = NULL, pw = NULL, late = NULL;
+		hipGraph_t cg = NULL, gg = NULL;
+		hipGraphNode_t cfill = NULL, cax = NULL, cgc = NULL, ch = NULL, pw = NULL, late = NULL;
 		static float a3 = 3.0f, seven = 7.0f;
 		static long long five = 5;
 		static void *cargs[4], *pwargs[3];
@@ -141,14 +141,17 @@ int main(int argc, char **argv)
 		pwargs[0] = &dw;
 		pwargs[1] = &five;
 		pwargs[2] = &seven;
-		hgn_check("hipGraphCreate child", hipGraphCreate(&cg, 0));
-		mp.dst = dw;
-		hgn_check("hipGraphAddMemsetNode child", hipGraphAddMemsetNode(&cfill, cg, NULL, 0, &mp));
+		hgn_check("hipGraphCreate grandchild", hipGraphCreate(&gg, 0));
 		kp.func = (void *)saxpy;
 		kp.gridDim = dim3(N / 256);
 		kp.blockDim = dim3(256);
 		kp.kernelParams = cargs;
-		hgn_check("hipGraphAddKernelNode child", hipGraphAddKernelNode(&cax, cg, &cfill, 1, &kp));
+		hgn_check("hipGraphAddKernelNode grandchild", hipGraphAddKernelNode(&cax, gg, NULL, 0, &kp));
+		hgn_check("hipGraphCreate child", hipGraphCreate(&cg, 0));
+		mp.dst = dw;
+		hgn_check("hipGraphAddMemsetNode child", hipGraphAddMemsetNode(&cfill, cg, NULL, 0, &mp));
+		hgn_check("hipGraphAddChildGraphNode grandchild",
+		          hipGraphAddChildGraphNode(&cgc, cg, &cfill, 1, gg));
 		hgn_check("hipGraphAddChildGraphNode", hipGraphAddChildGraphNode(&ch, g, &up, 1, cg));
 		kp.func = (void *)poke;
 		kp.gridDim = dim3(1);
@@ -158,8 +161,9 @@ int main(int argc, char **argv)
 		/* after the parent took its copy: not in the parent */
 		mp.value = 0;
 		hgn_check("hipGraphAddMemsetNode child late",
-		          hipGraphAddMemsetNode(&late, cg, &cax, 1, &mp));
+		          hipGraphAddMemsetNode(&late, cg, &cgc, 1, &mp));
 		hgn_check("hipGraphDestroy child", hipGraphDestroy(cg));
+		hgn_check("hipGraphDestroy grandchild", hipGraphDestroy(gg));
 	} else if (argc > 1 && strcmp(argv[1], "checks") != 0) {
 		/* a kernel node by hipFunction_t (clr's getFunc takes one): the
 		 * module's add_offset adds 0.5 to z after the copy */

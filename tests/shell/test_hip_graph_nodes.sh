@@ -19,8 +19,8 @@
 #   refused by name; a kernel node by a module's hipFunction_t replays
 #   equal too; 40 seeded mutants end with a result or one named error;
 # - hip_graph_nodes child: a child graph node (a child made by
-#   hipGraphCreate: memset, then saxpy) runs the child's nodes as they
-#   were when it was added (a node added to the child later does not run),
+#   hipGraphCreate: memset, then a child graph node of a graph holding
+#   saxpy) runs the child's nodes as they were when it was added (a node added to the child later does not run),
 #   the poke after it after all of them; recorded as
 #   hip.hipGraphAddChildGraphNode (handle = the child), the output
 #   unchanged; replayed with its six checkpoints equal (plain,
@@ -161,12 +161,15 @@ expect_rc 0 ccap $PRE "$CAP" -o "$T/ch.sbt" -- "$H/hip_graph_nodes" child
 cmp -s "$T/crun.out" "$T/ccap.out" || fail "child: output changed under tscapture: $(diff "$T/crun.out" "$T/ccap.out")"
 expect_rc 0 cdump "$INFO" --dump "$T/ch.sbt"
 G=$(sed -n 's/.* hip\.hipGraphCreate handle=\([0-9]*\)$/\1/p' "$T/cdump.out" | sed -n 1p)
-CG=$(sed -n 's/.* hip\.hipGraphCreate handle=\([0-9]*\)$/\1/p' "$T/cdump.out" | sed -n 2p)
+GG=$(sed -n 's/.* hip\.hipGraphCreate handle=\([0-9]*\)$/\1/p' "$T/cdump.out" | sed -n 2p)
+CG=$(sed -n 's/.* hip\.hipGraphCreate handle=\([0-9]*\)$/\1/p' "$T/cdump.out" | sed -n 3p)
 UP=$(sed -n 's/.* hip\.hipGraphAddMemcpyNode1D .* node=\([0-9]*\)$/\1/p' "$T/cdump.out")
-[ -n "$G" ] && [ -n "$CG" ] && [ -n "$UP" ] || fail "child: no graph, child graph or upload node: $(grep Graph "$T/cdump.out")"
+[ -n "$G" ] && [ -n "$GG" ] && [ -n "$CG" ] && [ -n "$UP" ] || fail "child: no graph, child graph or upload node: $(grep Graph "$T/cdump.out")"
 DEP=$(printf '%016x' "$UP" | sed 's/\(..\)/\1 /g' | awk '{for (i = NF; i > 0; i--) printf "%s", $i}')
 grep -q " hip\.hipGraphAddChildGraphNode handle=$CG parent=$G node=[1-9][0-9]* deps=$DEP\$" "$T/cdump.out" ||
 	fail "child: no hipGraphAddChildGraphNode record of the child after the upload: $(grep ChildGraph "$T/cdump.out")"
+grep -q " hip\.hipGraphAddChildGraphNode handle=$GG parent=$CG node=[1-9][0-9]* deps=[0-9a-f]\{16\}\$" "$T/cdump.out" ||
+	fail "child: no hipGraphAddChildGraphNode record of the grandchild: $(grep ChildGraph "$T/cdump.out")"
 grep -q 'tsGraphNotModeled' "$T/cdump.out" && fail "child: recorded as not modeled: $(grep tsGraphNotModeled "$T/cdump.out")"
 [ "$(grep -c " hip\.hipGraphAddMemsetNode parent=$CG " "$T/cdump.out")" -eq 2 ] || fail "child: not 2 memset nodes in the child"
 [ "$(grep -c ' checkpoint ' "$T/cdump.out")" -eq 6 ] || fail "child: not 6 checkpoints"
@@ -175,7 +178,7 @@ all_match cdeterminism 6 --check-determinism --per-command "$T/ch.sbt"
 has cdeterminism out '"commands_part":null'
 # the child node's record dropped: the poke after it names a node the
 # trace never added
-CS=$(sed -n 's/^seq=\([0-9]*\) .* hip\.hipGraphAddChildGraphNode .*/\1/p' "$T/cdump.out")
+CS=$(sed -n "s/^seq=\([0-9]*\) .* hip\.hipGraphAddChildGraphNode .* parent=$G .*/\1/p" "$T/cdump.out")
 PS=$(awk -v c="$CS" '$4 == "hip.hipGraphAddKernelNode" { s = $1; sub("seq=", "", s); if (s + 0 > c + 0) { print s; exit } }' "$T/cdump.out")
 [ -n "$CS" ] && [ -n "$PS" ] || fail "child: no child node or poke after it"
 expect_rc 0 mut.child "$MUT" "$T/ch.sbt" "$T/nochild.sbt" --drop "$CS"
