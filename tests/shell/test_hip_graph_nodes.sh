@@ -25,7 +25,8 @@
 #   hip.hipGraphAddChildGraphNode (handle = the child), the output
 #   unchanged; replayed with its six checkpoints equal (plain,
 #   --check-determinism --per-command); without its record the node after
-#   it is refused by name.
+#   it is refused by name; 40 seeded mutants of its trace end with a
+#   result or one named error.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/hip"
 H="$TOP/$BUILD/tests/hip"
@@ -186,16 +187,18 @@ expect_rc 1 nochild "$RP" "$T/nochild.sbt"
 has nochild err "record seq $PS (hip.hipGraphAddKernelNode): dependency 0 names graph node 0x"
 has nochild err ", which the trace never added to graph 0x$(printf '%x' "$G")"
 
-mkdir -p "$T/mut"
+# 40 seeded mutants of each trace (the child graph node's too)
+mkdir -p "$T/mut" "$T/mutc"
 expect_rc 0 mutants "$MUT" --batch "$T/c.sbt" "$T/mut" 1 40
-for f in "$T/mut"/*.sbt; do
+expect_rc 0 mutantsc "$MUT" --batch "$T/ch.sbt" "$T/mutc" 1 40
+for f in "$T/mut"/*.sbt "$T/mutc"/*.sbt; do
 	rc=0
 	timeout 60 "$RP" -q --check-determinism --runs 2 "$f" >/dev/null 2>"$T/mut.err" || rc=$?
 	case $rc in
 	0 | 3) ;;
 	1) grep -q '^tsreplay: ' "$T/mut.err" ||
-		fail "$f ($(grep "$(basename "$f"):" "$T/mutants.out")): exit 1 without a message: $(cat "$T/mut.err")" ;;
-	*) fail "$f ($(grep "$(basename "$f"):" "$T/mutants.out")): exit $rc: $(cat "$T/mut.err")" ;;
+		fail "$f ($(grep -h "$(basename "$f"):" "$T/mutants.out" "$T/mutantsc.out")): exit 1 without a message: $(cat "$T/mut.err")" ;;
+	*) fail "$f ($(grep -h "$(basename "$f"):" "$T/mutants.out" "$T/mutantsc.out")): exit $rc: $(cat "$T/mut.err")" ;;
 	esac
 done
 exit 0
