@@ -725,6 +725,9 @@ int emu_graph_node_fill(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, emu
 		kn = sbt_cm_kind_name(SBT_CM_K_cuGraphAddMemcpyNode);
 	else if (k == SBT_CM_K_cuGraphMemsetNodeSetParams || k == SBT_CM_K_cuGraphExecMemsetNodeSetParams)
 		kn = sbt_cm_kind_name(SBT_CM_K_cuGraphAddMemsetNode);
+	/* HIP names the call that added it ("hipGraphAddMemcpyNode1D") */
+	if (b->hip >= 0 && (k == SBT_CM_K_cuGraphAddMemcpyNode || k == SBT_CM_K_cuGraphAddMemsetNode))
+		kn = sbt_cm_hip_name((sbt_cm_hip_call)b->hip);
 	if (k == SBT_CM_K_cuGraphAddKernelNode || k == SBT_CM_K_cuGraphKernelNodeSetParams ||
 	    k == SBT_CM_K_cuGraphExecKernelNodeSetParams) {
 		emu_node_init(b, n, EMU_K_KERNEL, emu_kernel_name(b, c));

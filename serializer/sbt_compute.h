@@ -107,7 +107,10 @@
  *       hipGraphAddMemsetNode (dst, pitch, value, elem_size, width in
  *       elements, height); hipGraphAddEmptyNode; hipGraphAddDependencies
  *       (parent, deps = from, deps_to = to); hipGraphInstantiateWithFlags
- *       (as hipGraphInstantiate, + flags).
+ *       (as hipGraphInstantiate, + flags); hipGraphAddChildGraphNode (as
+ *       a node, handle = the child graph, which clr copies into the node
+ *       when it is added; a child the interposer did not see made by
+ *       hipGraphCreate is recorded as tsGraphNotModeled instead).
  *     hipSetDevice (cuCtxSetCurrent): device; allocations, stream
  *       creations, module loads and arrays: device = the calling thread's
  *       current device (absent for 0); hipStreamCreateWithFlags
@@ -476,7 +479,8 @@ extern "C" {
 	X(tsGraphNotModeled, tsGraphNotModeled)                                    \
 	X(hipGraphKernelNodeSetParams, cuGraphKernelNodeSetParams)                 \
 	X(hipGraphDestroyNode, cuGraphDestroyNode)                                 \
-	X(hipGraphRemoveDependencies, cuGraphRemoveDependencies)
+	X(hipGraphRemoveDependencies, cuGraphRemoveDependencies)                   \
+	X(hipGraphAddChildGraphNode, cuGraphAddChildGraphNode)
 
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,

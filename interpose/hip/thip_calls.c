@@ -915,6 +915,8 @@ hipError_t hipGraphDestroy(hipGraph_t graph)
 	hipError_t (*real)(hipGraph_t) = (hipError_t(*)(hipGraph_t))thip_begin(&call, THIP_FN_hipGraphDestroy);
 	hipError_t r = real ? real(graph) : THIP_NO_RUNTIME;
 	sbt_cm_call c;
+	if (!call.nested && r == hipSuccess) /* the handle may come back as a captured graph */
+		thip_graph_made(THIP_U(graph), 0);
 	sbt_cm_call_init(&c);
 	c.handle = THIP_U(graph);
 	thip_simple(&call, SBT_CM_HIP_hipGraphDestroy, r, &c, 0);

@@ -1,8 +1,8 @@
 /*
  * thip_graph.c - HIP graphs built node by node: hipGraphCreate,
  * hipGraphAddKernelNode, hipGraphAddMemcpyNode, hipGraphAddMemcpyNode1D,
- * hipGraphAddMemsetNode, hipGraphAddEmptyNode, hipGraphAddDependencies and
- * hipGraphInstantiateWithFlags, recorded as the compute model's graphs
+ * hipGraphAddMemsetNode, hipGraphAddEmptyNode, hipGraphAddChildGraphNode,
+ * hipGraphAddDependencies and hipGraphInstantiateWithFlags, recorded as the compute model's graphs
  * (serializer/sbt_compute.h, as CUDA's cuGraphAdd*Node records;
  * docs/hip.md "Graphs built node by node").  Launches, instantiation by
  * hipGraphInstantiate and the destroys are thip_calls.c's, shared with
@@ -58,6 +58,8 @@ hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
 	hipError_t r = real ? real(pGraph, flags) : THIP_NO_RUNTIME;
 	sbt_cm_call c;
 
+	if (!call.nested && r == hipSuccess && pGraph)
+		thip_graph_made(THIP_U(*pGraph), 1);
 	if (call.record) {
 		sbt_cm_call_init(&c);
 		c.result = (uint64_t)r;
@@ -207,6 +209,57 @@ hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
 		thip_record(SBT_CM_HIP_hipGraphAddEmptyNode, &c, 0);
 	}
 	free(packed);
+	thip_end(&call);
+	return r;
+}
+
+/*
+ * A child graph node: clr 5.2 clones the child into the node when it is
+ * added (hipChildGraphNode), so later changes to the child do not reach
+ * the parent.  Recorded as itself (handle = the child) when the child is
+ * a graph the interposer saw made by hipGraphCreate, whose nodes replay
+ * holds; else (a graph made by stream capture, a clone, one never seen)
+ * as hip.tsGraphNotModeled.  The child's mark of a call not modeled
+ * passes to the parent.
+ */
+hipError_t hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                     const hipGraphNode_t *pDependencies, size_t numDependencies,
+                                     hipGraph_t childGraph)
+{
+	thip_call call;
+	hipError_t (*real)(hipGraphNode_t *, hipGraph_t, const hipGraphNode_t *, size_t, hipGraph_t) =
+		(hipError_t(*)(hipGraphNode_t *, hipGraph_t, const hipGraphNode_t *, size_t,
+		               hipGraph_t))thip_begin(&call, THIP_FN_hipGraphAddChildGraphNode);
+	hipError_t r = real ? real(pGraphNode, graph, pDependencies, numDependencies, childGraph)
+	                    : THIP_NO_RUNTIME;
+	uint64_t node = r == hipSuccess && pGraphNode ? THIP_U(*pGraphNode) : 0;
+	thip_node n;
+	uint8_t *packed = NULL;
+	sbt_cm_call c;
+
+	if (call.nested)
+		goto out;
+	if (r == hipSuccess && !thip_graph_is_made(THIP_U(childGraph))) {
+		thip_graph_node_add(node, THIP_U(graph));
+		thip_graphnm_record(&call, r, "hipGraphAddChildGraphNode", THIP_U(graph), 0, node,
+		                    pDependencies, numDependencies, hipGraphNodeTypeGraph);
+		goto out;
+	}
+	if (r == hipSuccess)
+		thip_graph_inherit(THIP_U(graph), THIP_U(childGraph));
+	if (!call.record)
+		goto out;
+	thip_graph_node(&n, r, pGraphNode, graph, pDependencies, numDependencies, &packed);
+	sbt_cm_call_init(&c);
+	c.result = (uint64_t)r;
+	c.node = n.node;
+	c.parent = n.graph;
+	c.deps = n.deps;
+	c.deps_len = n.deps_len;
+	c.handle = THIP_U(childGraph);
+	thip_record(SBT_CM_HIP_hipGraphAddChildGraphNode, &c, 0);
+	free(packed);
+out:
 	thip_end(&call);
 	return r;
 }

@@ -3,9 +3,10 @@
  * its nodes were added (docs/hip.md "Graphs built node by node"): those
  * the compute model covers (hipGraphKernelNodeSetParams,
  * hipGraphDestroyNode, hipGraphRemoveDependencies on a graph the
- * interposer saw built, recorded as themselves), and those it does not:
- * nodes of other kinds (child graph, host, event record and wait, copies
- * to and from symbols), hipGraphClone, every other node setter, every exec
+ * interposer saw built, recorded as themselves; child graph nodes:
+ * thip_graph.c), and those it does not: nodes of other kinds (host, event
+ * record and wait, copies to and from symbols; a child graph the
+ * interposer did not see made by hipGraphCreate), hipGraphClone, every other node setter, every exec
  * setter and hipGraphExecUpdate.  Each is passed through and recorded as
  * hip.tsGraphNotModeled (serializer/sbt_compute.h, as CUDA's): name = the
  * call, parent = the graph it changed (a node's graph is looked up in the
@@ -14,8 +15,8 @@
  * launch of the work such a call changed, naming the call; the exit report
  * counts the graphs and execs changed.
  *
- * State: thip_graphnm_g, the nodes the program added (node -> graph) and
- * the graphs and execs changed, under its own mutex, held only to look up
+ * State: thip_graphnm_g, the nodes the program added (node -> graph), the
+ * graphs made by hipGraphCreate and the graphs and execs changed, under its own mutex, held only to look up
  * or change them.
  */
 #include <stdlib.h>
@@ -27,6 +28,7 @@ static struct {
 	pthread_mutex_t mu;
 	cap_umap graph_of_node; /* node -> graph (as a pointer-sized value) */
 	cap_umap changed;       /* graph or exec -> 1 */
+	cap_umap made;          /* graph made by hipGraphCreate, not destroyed -> 1 */
 	uint64_t nchanged;
 } thip_graphnm_g = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
@@ -66,6 +68,29 @@ static uint64_t thip_graphnm_graph_of(uint64_t node, int drop)
 	return g;
 }
 
+void thip_graph_made(uint64_t graph, int live)
+{
+	if (!graph)
+		return;
+	pthread_mutex_lock(&thip_graphnm_g.mu);
+	if (!live)
+		cap_umap_del(&thip_graphnm_g.made, graph);
+	else if (!cap_umap_get(&thip_graphnm_g.made, graph) &&
+	         cap_umap_put(&thip_graphnm_g.made, graph, (void *)(uintptr_t)1))
+		CAP_ERROR("hip: out of memory keeping graph %p", (void *)(uintptr_t)graph);
+	pthread_mutex_unlock(&thip_graphnm_g.mu);
+}
+
+int thip_graph_is_made(uint64_t graph)
+{
+	int made;
+
+	pthread_mutex_lock(&thip_graphnm_g.mu);
+	made = graph && cap_umap_get(&thip_graphnm_g.made, graph) != NULL;
+	pthread_mutex_unlock(&thip_graphnm_g.mu);
+	return made;
+}
+
 static void thip_graphnm_mark(uint64_t key)
 {
 	pthread_mutex_lock(&thip_graphnm_g.mu);
@@ -75,15 +100,28 @@ static void thip_graphnm_mark(uint64_t key)
 	pthread_mutex_unlock(&thip_graphnm_g.mu);
 }
 
+/* A child graph node copies the child as it is: a child changed by a call
+ * not modeled changes the parent too (as CUDA's tcu_graph_inherit). */
+void thip_graph_inherit(uint64_t parent, uint64_t child)
+{
+	int changed;
+
+	pthread_mutex_lock(&thip_graphnm_g.mu);
+	changed = child && cap_umap_get(&thip_graphnm_g.changed, child) != NULL;
+	pthread_mutex_unlock(&thip_graphnm_g.mu);
+	if (changed)
+		thip_graphnm_mark(parent);
+}
+
 /*
  * Record call (hip.tsGraphNotModeled, result r) as having changed exec,
  * or else graph, or else the graph node belongs to.  An add: node = the
  * node it made, deps its dependencies, type its hipGraphNodeType.  A call
  * that failed changed nothing: recorded with its error, not counted.
  */
-static void thip_graphnm_record(const thip_call *call, hipError_t r, const char *name,
-                                uint64_t graph, uint64_t exec, uint64_t node,
-                                const hipGraphNode_t *deps, size_t ndeps, unsigned type)
+void thip_graphnm_record(const thip_call *call, hipError_t r, const char *name, uint64_t graph,
+                         uint64_t exec, uint64_t node, const hipGraphNode_t *deps, size_t ndeps,
+                         unsigned type)
 {
 	uint8_t *packed = NULL;
 	sbt_cm_call c;
@@ -158,8 +196,6 @@ static void thip_graphnm_record(const thip_call *call, hipError_t r, const char 
 		return r;                                                                          \
 	}
 
-THIP_GRAPHNM_ADD(hipGraphAddChildGraphNode, hipGraphNodeTypeGraph, (hipGraph_t childGraph),
-                 (childGraph))
 THIP_GRAPHNM_ADD(hipGraphAddEventRecordNode, hipGraphNodeTypeEventRecord, (hipEvent_t event),
                  (event))
 THIP_GRAPHNM_ADD(hipGraphAddEventWaitNode, hipGraphNodeTypeWaitEvent, (hipEvent_t event), (event))

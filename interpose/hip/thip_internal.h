@@ -377,6 +377,18 @@ void thip_graph_node_add(uint64_t node, uint64_t graph);
 /* Graphs and execs changed by calls the model does not cover, for the
  * exit report (each counted once). */
 uint64_t thip_graph_nm_count(void);
+/* A graph made by hipGraphCreate (live 1) or destroyed (live 0), and
+ * whether graph is one made so and not destroyed (a child graph node of
+ * any other is not modeled). */
+void thip_graph_made(uint64_t graph, int live);
+int thip_graph_is_made(uint64_t graph);
+/* parent took child's nodes: child's mark of a call not modeled too. */
+void thip_graph_inherit(uint64_t parent, uint64_t child);
+/* Record call as hip.tsGraphNotModeled (result r) changing exec, else
+ * graph, else node's graph; an add: node, its deps and type. */
+void thip_graphnm_record(const thip_call *call, hipError_t r, const char *name, uint64_t graph,
+                         uint64_t exec, uint64_t node, const hipGraphNode_t *deps, size_t ndeps,
+                         unsigned type);
 
 /* ---- counters (thip_core.c) ---------------------------------------------- */
 

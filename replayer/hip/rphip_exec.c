@@ -1273,6 +1273,7 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	case SBT_CM_HIP_hipGraphAddMemsetNode: case SBT_CM_HIP_hipGraphAddEmptyNode:
 	case SBT_CM_HIP_hipGraphAddDependencies: case SBT_CM_HIP_hipGraphKernelNodeSetParams:
 	case SBT_CM_HIP_hipGraphDestroyNode: case SBT_CM_HIP_hipGraphRemoveDependencies:
+	case SBT_CM_HIP_hipGraphAddChildGraphNode:
 		return rphip_graph_build(s, hc, c, diag);
 	case SBT_CM_HIP_tsGraphNotModeled:
 		return rphip_graph_not_modeled(s, c, diag);
@@ -1323,6 +1324,7 @@ int rphip_exec_is_state(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipMipmappedArrayDestroy:
 	case SBT_CM_HIP_tsGraphNotModeled: case SBT_CM_HIP_hipGraphKernelNodeSetParams:
 	case SBT_CM_HIP_hipGraphDestroyNode: case SBT_CM_HIP_hipGraphRemoveDependencies:
+	case SBT_CM_HIP_hipGraphAddChildGraphNode:
 		return 1;
 	default:
 		return 0;

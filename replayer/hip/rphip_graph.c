@@ -47,6 +47,8 @@ typedef struct rphip_gnode {
 	size_t rec_len;
 	uint64_t *deps;      /* captured node handles it waits for (owned) */
 	size_t ndeps;
+	struct rphip_gnodes *child; /* a child graph node: the child's nodes as
+	                             * they were when it was added (owned) */
 } rphip_gnode;
 
 struct rphip_gnodes {
@@ -62,6 +64,7 @@ int rphip_is_graph_build(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipGraphAddMemsetNode: case SBT_CM_HIP_hipGraphAddEmptyNode:
 	case SBT_CM_HIP_hipGraphAddDependencies: case SBT_CM_HIP_hipGraphKernelNodeSetParams:
 	case SBT_CM_HIP_hipGraphDestroyNode: case SBT_CM_HIP_hipGraphRemoveDependencies:
+	case SBT_CM_HIP_hipGraphAddChildGraphNode:
 		return 1;
 	default:
 		return 0;
@@ -75,9 +78,41 @@ void rphip_gnodes_free(struct rphip_gnodes *gn)
 	for (size_t i = 0; i < gn->n; i++) {
 		free(gn->v[i].rec);
 		free(gn->v[i].deps);
+		rphip_gnodes_free(gn->v[i].child);
 	}
 	free(gn->v);
 	free(gn);
+}
+
+/* A copy of src's nodes, their children's too (NULL when out of memory). */
+static struct rphip_gnodes *rphip_gnodes_copy(const struct rphip_gnodes *src)
+{
+	struct rphip_gnodes *d = calloc(1, sizeof(*d));
+
+	if (!d || !src->n)
+		return d;
+	if (!(d->v = calloc(src->n, sizeof(*d->v)))) {
+		free(d);
+		return NULL;
+	}
+	d->cap = src->n;
+	for (; d->n < src->n; d->n++) {
+		const rphip_gnode *f = &src->v[d->n];
+		rphip_gnode *t = &d->v[d->n];
+		*t = *f;
+		t->rec = malloc(f->rec_len ? f->rec_len : 1);
+		t->deps = f->ndeps ? malloc(f->ndeps * sizeof(*t->deps)) : NULL;
+		t->child = f->child ? rphip_gnodes_copy(f->child) : NULL;
+		if (!t->rec || (f->ndeps && !t->deps) || (f->child && !t->child)) {
+			d->n++;
+			rphip_gnodes_free(d);
+			return NULL;
+		}
+		memcpy(t->rec, f->rec, f->rec_len);
+		if (f->ndeps)
+			memcpy(t->deps, f->deps, f->ndeps * sizeof(*t->deps));
+	}
+	return d;
 }
 
 static uint64_t rphip_u64_at(const uint8_t *p)
@@ -371,6 +406,46 @@ static rp_status rphip_gnode_change(rphip_state *s, sbt_cm_hip_call hc, const sb
 	}
 }
 
+/*
+ * hipGraphAddChildGraphNode: clr copies the child into the node, so the
+ * node keeps a copy of the child's nodes as they are now (later changes
+ * to the child, or its destroy, do not reach it).  A child a call not
+ * modeled changed marks the parent the same way; a child the trace never
+ * made, or made by stream capture (the interposer records a child node of
+ * such a graph as tsGraphNotModeled), is refused by name.
+ */
+static rp_status rphip_gnode_child(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rphip_obj *g, *ch;
+	struct rphip_gnodes *copy;
+	rp_status st;
+
+	if ((st = rphip_graph_of(s, c->parent, &g, diag)) != RP_OK)
+		return st;
+	ch = rphip_obj_get(s, RPHIP_O_GRAPH, c->handle);
+	if (!ch)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "child graph 0x%llx was never made in the trace",
+		                  (unsigned long long)c->handle);
+	if (ch->not_modeled) {
+		if (!(g->not_modeled = strdup(ch->not_modeled)))
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		return RP_OK;
+	}
+	if (!ch->gn)
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "child graph 0x%llx was made by stream "
+		                  "capture: a child graph node of it is not replayed",
+		                  (unsigned long long)c->handle);
+	/* copied before the node is added: a graph may be its own child */
+	if (!(copy = rphip_gnodes_copy(ch->gn)))
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	if ((st = rphip_gnode_add(s, SBT_CM_HIP_hipGraphAddChildGraphNode, c, diag)) != RP_OK) {
+		rphip_gnodes_free(copy);
+		return st;
+	}
+	g->gn->v[g->gn->n - 1].child = copy;
+	return RP_OK;
+}
+
 rp_status rphip_graph_build(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
                             rp_diag *diag)
 {
@@ -389,6 +464,8 @@ rp_status rphip_graph_build(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_cal
 		return RP_OK;
 	case SBT_CM_HIP_hipGraphAddDependencies:
 		return rphip_gnode_deps(s, c, diag);
+	case SBT_CM_HIP_hipGraphAddChildGraphNode:
+		return rphip_gnode_child(s, c, diag);
 	case SBT_CM_HIP_hipGraphKernelNodeSetParams:
 	case SBT_CM_HIP_hipGraphDestroyNode:
 	case SBT_CM_HIP_hipGraphRemoveDependencies:
@@ -427,7 +504,11 @@ static int rphip_gnode_order(const struct rphip_gnodes *gn, size_t *order)
 	return k == gn->n ? 0 : -1;
 }
 
-/* Issue node n's work on the build stream, as the call that makes it. */
+static rp_status rphip_gnodes_issue(rphip_state *s, const struct rphip_gnodes *gn,
+                                   const char *what, uint64_t cap, rp_diag *diag);
+
+/* Issue node n's work on the build stream, as the call that makes it; a
+ * child graph node's, as its nodes' in their order. */
 static rp_status rphip_gnode_issue(rphip_state *s, const rphip_gnode *n, rp_diag *diag)
 {
 	sbt_cm_call c;
@@ -436,6 +517,9 @@ static rp_status rphip_gnode_issue(rphip_state *s, const rphip_gnode *n, rp_diag
 
 	if (n->hc == SBT_CM_HIP_hipGraphAddEmptyNode)
 		return RP_OK;
+	if (n->hc == SBT_CM_HIP_hipGraphAddChildGraphNode)
+		return n->child ? rphip_gnodes_issue(s, n->child, "child graph node", n->cap, diag)
+		                : RP_OK;
 	if (sbt_cm_decode(n->rec, n->rec_len, &c) != SBT_OK)
 		return rphip_fail(s, diag, RP_ERR_DECODE, "graph node 0x%llx (seq %llu) could not be read "
 		                  "back", (unsigned long long)n->cap, (unsigned long long)n->seq);
@@ -461,11 +545,36 @@ static rp_status rphip_gnode_issue(rphip_state *s, const rphip_gnode *n, rp_diag
 	return rphip_exec(s, hc, &c, diag);
 }
 
+/* Issue the nodes of gn (of graph or child graph node cap: what) in an
+ * order their dependencies allow, each named at its own record. */
+static rp_status rphip_gnodes_issue(rphip_state *s, const struct rphip_gnodes *gn,
+                                   const char *what, uint64_t cap, rp_diag *diag)
+{
+	size_t *order = calloc(gn->n ? gn->n : 1, sizeof(*order));
+	rp_status st = RP_OK;
+
+	if (!order)
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	if (rphip_gnode_order(gn, order) != 0) {
+		st = rphip_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx's dependencies make a cycle: no order "
+		                "runs its nodes", what, (unsigned long long)cap);
+		goto out;
+	}
+	for (size_t i = 0; i < gn->n && st == RP_OK; i++) {
+		const rphip_gnode *n = &gn->v[order[i]];
+		s->seq = n->seq;
+		s->call = sbt_cm_hip_name(n->hc);
+		st = rphip_gnode_issue(s, n, diag);
+	}
+out:
+	free(order);
+	return st;
+}
+
 rp_status rphip_graph_instantiate_nodes(rphip_state *s, rphip_obj *g, const sbt_cm_call *c,
                                         rp_diag *diag)
 {
 	struct rphip_gnodes *gn = g->gn;
-	size_t *order = calloc(gn->n ? gn->n : 1, sizeof(*order));
 	rphip_obj build, *eo;
 	hipStream_t stream = NULL;
 	hipGraph_t live = NULL;
@@ -476,18 +585,9 @@ rp_status rphip_graph_instantiate_nodes(rphip_state *s, rphip_obj *g, const sbt_
 	hipError_t r;
 	rp_status st = RP_OK;
 
-	if (!order)
-		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-	if (rphip_gnode_order(gn, order) != 0) {
-		st = rphip_fail(s, diag, RP_ERR_TRACE, "graph 0x%llx's dependencies make a cycle: no "
-		                "order runs its nodes", (unsigned long long)g->cap);
-		goto out_free_order;
-	}
 	r = s->rt.p_hipStreamCreateWithPriority(&stream, hipStreamNonBlocking, 0);
-	if (r != hipSuccess) {
-		st = rphip_hipfail(s, diag, "hipStreamCreateWithPriority", r);
-		goto out_free_order;
-	}
+	if (r != hipSuccess)
+		return rphip_hipfail(s, diag, "hipStreamCreateWithPriority", r);
 	r = s->rt.p_hipStreamBeginCapture(stream, hipStreamCaptureModeRelaxed);
 	if (r != hipSuccess) {
 		st = rphip_hipfail(s, diag, "hipStreamBeginCapture", r);
@@ -500,12 +600,7 @@ rp_status rphip_graph_instantiate_nodes(rphip_state *s, rphip_obj *g, const sbt_
 	build.capturing = 1;
 	s->build = &build;
 	s->single = 0; /* the nodes go on this stream whatever --streams says */
-	for (size_t i = 0; i < gn->n && st == RP_OK; i++) {
-		const rphip_gnode *n = &gn->v[order[i]];
-		s->seq = n->seq;
-		s->call = sbt_cm_hip_name(n->hc);
-		st = rphip_gnode_issue(s, n, diag);
-	}
+	st = rphip_gnodes_issue(s, gn, "graph", g->cap, diag);
 	s->seq = seq;
 	s->call = call;
 	s->single = single;
@@ -535,7 +630,5 @@ out_destroy_graph:
 		s->rt.p_hipGraphDestroy(live);
 out_destroy_stream:
 	s->rt.p_hipStreamDestroy(stream);
-out_free_order:
-	free(order);
 	return st;
 }

@@ -4,8 +4,9 @@
  * from plain C (no kernel): graph g gets a memset node (256 bytes of
  * 0x11); a hipGraphAddChildGraphNode with no child graph fails; g is
  * instantiated, launched and the buffer read back (the first result);
- * then a child graph holding a memset node (64 bytes of 0x22 at offset
- * 64) is added to g after its memset node, g is instantiated again,
+ * then a child graph made by stream capture (a hipMemsetAsync of 64 bytes
+ * of 0x22 at offset 64; a child graph made by hipGraphCreate is modeled:
+ * hip_graph_nodes child) is added to g after its memset node, g is instantiated again,
  * launched and the buffer read back (the second result).  Prints both
  * results' first bytes and hash and each failing call that should have
  * worked; exit status 0 once it ran to its end.
@@ -35,7 +36,8 @@ int main(void)
 {
 	unsigned char *d = NULL, back[HGNM_N];
 	hipGraph_t g = NULL, child = NULL;
-	hipGraphNode_t set = NULL, inner = NULL, sub = NULL, bad = NULL;
+	hipGraphNode_t set = NULL, sub = NULL, bad = NULL;
+	hipStream_t cs = NULL;
 	hipGraphExec_t e1 = NULL, e2 = NULL;
 	hipMemsetParams p;
 
@@ -57,11 +59,10 @@ int main(void)
 	hgnm_check("hipMemcpy", hipMemcpy(back, d, HGNM_N, hipMemcpyDeviceToHost));
 	hgnm_print("first", back);
 
-	hgnm_check("hipGraphCreate child", hipGraphCreate(&child, 0));
-	p.dst = d + 64;
-	p.value = 0x22;
-	p.width = 64;
-	hgnm_check("hipGraphAddMemsetNode child", hipGraphAddMemsetNode(&inner, child, NULL, 0, &p));
+	hgnm_check("hipStreamCreate", hipStreamCreate(&cs));
+	hgnm_check("hipStreamBeginCapture", hipStreamBeginCapture(cs, hipStreamCaptureModeGlobal));
+	hgnm_check("hipMemsetAsync child", hipMemsetAsync(d + 64, 0x22, 64, cs));
+	hgnm_check("hipStreamEndCapture", hipStreamEndCapture(cs, &child));
 	hgnm_check("hipGraphAddChildGraphNode", hipGraphAddChildGraphNode(&sub, g, &set, 1, child));
 	hgnm_check("hipGraphInstantiate again", hipGraphInstantiate(&e2, g, NULL, NULL, 0));
 	hgnm_check("hipGraphLaunch again", hipGraphLaunch(e2, 0));
@@ -73,6 +74,7 @@ int main(void)
 	hgnm_check("hipGraphExecDestroy again", hipGraphExecDestroy(e2));
 	hgnm_check("hipGraphDestroy child", hipGraphDestroy(child));
 	hgnm_check("hipGraphDestroy", hipGraphDestroy(g));
+	hgnm_check("hipStreamDestroy", hipStreamDestroy(cs));
 	hgnm_check("hipFree", hipFree(d));
 	return 0;
 }

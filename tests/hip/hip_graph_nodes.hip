@@ -12,8 +12,15 @@
  * (hipMemcpy).  With the argument "checks", calls the runtime refuses
  * print their codes; with the path of hip_module_kernels.hsaco, a kernel
  * node of its add_offset, by the hipFunction_t of hipModuleGetFunction,
- * adds 0.5 to z after the copy (z[5] 11.5).  Prints each failing call and what z holds; exit
- * status 0 once it ran to its end.
+ * adds 0.5 to z after the copy (z[5] 11.5).  With the argument "child", a
+ * child graph (a memset node filling w with 1.0f, then a child graph node
+ * of its own whose graph holds a saxpy kernel node w = 3x + w) joins the
+ * graph by hipGraphAddChildGraphNode after the upload, a poke node (w[5] = 7) after the child node, and a memset
+ * node zeroing w is added to the child afterwards (the parent took its
+ * copy before: w[3] stays 10); w is read back after each launch too (w[5]
+ * is 22 if poke ran before the child's saxpy, 16 before its memset).
+ * Prints each failing call and what z (and w) holds; exit status 0 once
+ * it ran to its end.
  */
 #include <hip/hip_runtime.h>
 #include <stdio.h>
@@ -48,10 +55,25 @@ static void hgn_show(const char *what, const float *z)
 	printf("%s: z[3] %.1f z[5] %.1f z[1023] %.1f sum %.1f\n", what, z[3], z[5], z[N - 1], sum);
 }
 
+/* w read back after a launch of the graph with its child node */
+static void hgn_show_w(const char *what, const float *dw)
+{
+	static float hw[N];
+	double sum = 0;
+
+	if (!dw)
+		return;
+	memset(hw, 0, sizeof(hw));
+	hgn_check("hipMemcpy w", hipMemcpy(hw, dw, sizeof(hw), hipMemcpyDeviceToHost));
+	for (int i = 0; i < N; i++)
+		sum += hw[i];
+	printf("%s: w[3] %.1f w[5] %.1f w[1023] %.1f sum %.1f\n", what, hw[3], hw[5], hw[N - 1], sum);
+}
+
 int main(int argc, char **argv)
 {
 	static float hx[N], hz[N];
-	float *dx = NULL, *dy = NULL, *dz = NULL;
+	float *dx = NULL, *dy = NULL, *dz = NULL, *dw = NULL;
 	hipStream_t s = NULL;
 	hipGraph_t g = NULL;
 	hipGraphExec_t e = NULL, e2 = NULL;
@@ -105,7 +127,44 @@ int main(int argc, char **argv)
 	cp.extent = make_hipExtent(sizeof(hx), 1, 1);
 	cp.kind = hipMemcpyDeviceToDevice;
 	hgn_check("hipGraphAddMemcpyNode", hipGraphAddMemcpyNode(&out, g, &pk, 1, &cp));
-	if (argc > 1 && strcmp(argv[1], "checks") != 0) {
+	if (argc > 1 && strcmp(argv[1], "child") == 0) {
+		hipGraph_t cg = NULL, gg = NULL;
+		hipGraphNode_t cfill = NULL, cax = NULL, cgc = NULL, ch = NULL, pw = NULL, late = NULL;
+		static float a3 = 3.0f, seven = 7.0f;
+		static long long five = 5;
+		static void *cargs[4], *pwargs[3];
+		hgn_check("hipMalloc w", hipMalloc((void **)&dw, sizeof(hx)));
+		cargs[0] = &n;
+		cargs[1] = &a3;
+		cargs[2] = &dx;
+		cargs[3] = &dw;
+		pwargs[0] = &dw;
+		pwargs[1] = &five;
+		pwargs[2] = &seven;
+		hgn_check("hipGraphCreate grandchild", hipGraphCreate(&gg, 0));
+		kp.func = (void *)saxpy;
+		kp.gridDim = dim3(N / 256);
+		kp.blockDim = dim3(256);
+		kp.kernelParams = cargs;
+		hgn_check("hipGraphAddKernelNode grandchild", hipGraphAddKernelNode(&cax, gg, NULL, 0, &kp));
+		hgn_check("hipGraphCreate child", hipGraphCreate(&cg, 0));
+		mp.dst = dw;
+		hgn_check("hipGraphAddMemsetNode child", hipGraphAddMemsetNode(&cfill, cg, NULL, 0, &mp));
+		hgn_check("hipGraphAddChildGraphNode grandchild",
+		          hipGraphAddChildGraphNode(&cgc, cg, &cfill, 1, gg));
+		hgn_check("hipGraphAddChildGraphNode", hipGraphAddChildGraphNode(&ch, g, &up, 1, cg));
+		kp.func = (void *)poke;
+		kp.gridDim = dim3(1);
+		kp.blockDim = dim3(1);
+		kp.kernelParams = pwargs;
+		hgn_check("hipGraphAddKernelNode poke w", hipGraphAddKernelNode(&pw, g, &ch, 1, &kp));
+		/* after the parent took its copy: not in the parent */
+		mp.value = 0;
+		hgn_check("hipGraphAddMemsetNode child late",
+		          hipGraphAddMemsetNode(&late, cg, &cgc, 1, &mp));
+		hgn_check("hipGraphDestroy child", hipGraphDestroy(cg));
+		hgn_check("hipGraphDestroy grandchild", hipGraphDestroy(gg));
+	} else if (argc > 1 && strcmp(argv[1], "checks") != 0) {
 		/* a kernel node by hipFunction_t (clr's getFunc takes one): the
 		 * module's add_offset adds 0.5 to z after the copy */
 		hipModule_t m = NULL;
@@ -130,6 +189,7 @@ int main(int argc, char **argv)
 		memset(hz, 0, sizeof(hz));
 		hgn_check("hipMemcpy", hipMemcpy(hz, dz, sizeof(hz), hipMemcpyDeviceToHost));
 		hgn_show(k ? "second launch" : "first launch", hz);
+		hgn_show_w(k ? "second launch" : "first launch", dw);
 	}
 	hgn_check("hipMemset z", hipMemset(dz, 0, sizeof(hz)));
 	hgn_check("hipGraphInstantiate", hipGraphInstantiate(&e2, g, NULL, NULL, 0));
@@ -138,6 +198,7 @@ int main(int argc, char **argv)
 	memset(hz, 0, sizeof(hz));
 	hgn_check("hipMemcpy (2)", hipMemcpy(hz, dz, sizeof(hz), hipMemcpyDeviceToHost));
 	hgn_show("second exec", hz);
+	hgn_show_w("second exec", dw);
 
 	if (argc > 1 && strcmp(argv[1], "checks") == 0) {
 		hipGraph_t x = NULL;
@@ -163,6 +224,8 @@ int main(int argc, char **argv)
 	hgn_check("hipFree", hipFree(dx));
 	hgn_check("hipFree", hipFree(dy));
 	hgn_check("hipFree", hipFree(dz));
+	if (dw)
+		hgn_check("hipFree w", hipFree(dw));
 	hgn_check("hipStreamDestroy", hipStreamDestroy(s));
 	printf("done\n");
 	return 0;

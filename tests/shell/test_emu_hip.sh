@@ -37,7 +37,11 @@
 # - hip_graph_edit: the graph as its edits left it (3 nodes, one edge);
 # - hip_graph_nm: the exec instantiated before hip.tsGraphNotModeled runs
 #   its memset node (the failed hipGraphAddChildGraphNode changed
-#   nothing), the one instantiated after it is one command.
+#   nothing), the one instantiated after it is one command;
+# - hip_graph_nodes child: the child graph node's nodes (memset, saxpy)
+#   join each launch between the upload and the poke after the node
+#   (8 commands a launch, 7 edges inside it; the node added to the child
+#   later is not one of them).
 . "$TOP/tests/support/shell.sh"
 X="$TOP/$BUILD/tsexport"
 RP="$TOP/$BUILD/tsreplay"
@@ -282,6 +286,24 @@ expect_rc 0 edit.r "$X" --races "$T/edit.sbt"
 
 expect_rc 0 cap.nm $PRE "$CAP" -o "$T/nm.sbt" -- "$H/hip_graph_nm"
 expect_rc 0 nm.dot "$X" -f dot -o "$T/nm.dot" "$T/nm.sbt"
-[ "$(grep -c 'memset cuGraphAddMemsetNode' "$T/nm.dot")" = 1 ] && [ "$(grep -c 'graph 0x' "$T/nm.dot")" = 1 ] ||
+[ "$(grep -c 'memset hipGraphAddMemsetNode' "$T/nm.dot")" = 1 ] && [ "$(grep -c 'graph 0x' "$T/nm.dot")" = 1 ] ||
 	fail "nm.dot: not the first launch's node and the second one command: $(cat "$T/nm.dot")"
+expect_rc 0 cap.child $PRE "$CAP" -o "$T/child.sbt" -- "$H/hip_graph_nodes" child
+expect_rc 0 child.sum "$X" --summary "$T/child.sbt"
+has child.sum out "commands: 31 on 2 streams"
+expect_rc 0 child.dot "$X" -f dot -o "$T/child.dot" "$T/child.sbt"
+l1=$(seq_of "$T/child.sbt" hipGraphLaunch 1)
+[ -n "$l1" ] || fail "child.sbt: no graph launch"
+python3 -c "
+import re, sys
+t = open(sys.argv[1]).read()
+lab = dict((n, l.replace(chr(92) + 'n', ' ')) for n, l in re.findall(r'(n[0-9]+) \[label=\"(seq [0-9]*\\\\n[^\"]*)', t))
+pre = 'seq %s ' % sys.argv[2]
+e = sorted('%s>%s' % (lab[a][len(pre):], lab[b][len(pre):]) for a, b, at in re.findall(r'(n[0-9]+) -> (n[0-9]+) \[([^]]*)\]', t)
+           if lab.get(a, '').startswith(pre) and lab.get(b, '').startswith(pre))
+assert sum(1 for l in lab.values() if l.startswith(pre)) == 8, lab
+k, m, h, p, s = 'kernel _Z5saxpyifPKfPf', 'memset hipGraphAddMemsetNode', 'copy_h2d hipGraphAddMemcpyNode1D', 'kernel _Z4pokePfxf', 'copy_d2d hipGraphAddMemcpyNode'
+want = sorted([h + '>' + k, m + '>' + k, k + '>' + p, p + '>' + s, h + '>' + m, m + '>' + k, k + '>' + p])
+assert e == want, e
+" "$T/child.dot" "$l1" || fail "child.dot: not the child's nodes between the upload and the poke: $(cat "$T/child.dot")"
 echo "emulator on HIP: ok"

@@ -17,7 +17,16 @@
 #   without the hipGraphAddDependencies record poke runs before saxpy and
 #   the replay differs (exit 3); a graph or node the trace never made is
 #   refused by name; a kernel node by a module's hipFunction_t replays
-#   equal too; 40 seeded mutants end with a result or one named error.
+#   equal too; 40 seeded mutants end with a result or one named error;
+# - hip_graph_nodes child: a child graph node (a child made by
+#   hipGraphCreate: memset, then a child graph node of a graph holding
+#   saxpy) runs the child's nodes as they were when it was added (a node added to the child later does not run),
+#   the poke after it after all of them; recorded as
+#   hip.hipGraphAddChildGraphNode (handle = the child), the output
+#   unchanged; replayed with its six checkpoints equal (plain,
+#   --check-determinism --per-command); without its record the node after
+#   it is refused by name; 40 seeded mutants of its trace end with a
+#   result or one named error.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/hip"
 H="$TOP/$BUILD/tests/hip"
@@ -141,16 +150,55 @@ if [ -e "$KS" ]; then
 	all_match mreplay 3 --check-determinism "$T/m.sbt"
 fi
 
-mkdir -p "$T/mut"
+# a child graph node
+WW="w[3] 10.0 w[5] 7.0 w[1023] 3070.0 sum 1572343.0"
+expect_rc 0 crun $PRE "$H/hip_graph_nodes" child
+has crun out "first launch: $WANT"
+has crun out "first launch: $WW"
+has crun out "second launch: $WW"
+has crun out "second exec: $WW"
+[ "$(grep -c '^hip' "$T/crun.out")" -eq 0 ] || fail "child: a call failed on the double: $(cat "$T/crun.out")"
+expect_rc 0 ccap $PRE "$CAP" -o "$T/ch.sbt" -- "$H/hip_graph_nodes" child
+cmp -s "$T/crun.out" "$T/ccap.out" || fail "child: output changed under tscapture: $(diff "$T/crun.out" "$T/ccap.out")"
+expect_rc 0 cdump "$INFO" --dump "$T/ch.sbt"
+G=$(sed -n 's/.* hip\.hipGraphCreate handle=\([0-9]*\)$/\1/p' "$T/cdump.out" | sed -n 1p)
+GG=$(sed -n 's/.* hip\.hipGraphCreate handle=\([0-9]*\)$/\1/p' "$T/cdump.out" | sed -n 2p)
+CG=$(sed -n 's/.* hip\.hipGraphCreate handle=\([0-9]*\)$/\1/p' "$T/cdump.out" | sed -n 3p)
+UP=$(sed -n 's/.* hip\.hipGraphAddMemcpyNode1D .* node=\([0-9]*\)$/\1/p' "$T/cdump.out")
+[ -n "$G" ] && [ -n "$GG" ] && [ -n "$CG" ] && [ -n "$UP" ] || fail "child: no graph, child graph or upload node: $(grep Graph "$T/cdump.out")"
+DEP=$(printf '%016x' "$UP" | sed 's/\(..\)/\1 /g' | awk '{for (i = NF; i > 0; i--) printf "%s", $i}')
+grep -q " hip\.hipGraphAddChildGraphNode handle=$CG parent=$G node=[1-9][0-9]* deps=$DEP\$" "$T/cdump.out" ||
+	fail "child: no hipGraphAddChildGraphNode record of the child after the upload: $(grep ChildGraph "$T/cdump.out")"
+grep -q " hip\.hipGraphAddChildGraphNode handle=$GG parent=$CG node=[1-9][0-9]* deps=[0-9a-f]\{16\}\$" "$T/cdump.out" ||
+	fail "child: no hipGraphAddChildGraphNode record of the grandchild: $(grep ChildGraph "$T/cdump.out")"
+grep -q 'tsGraphNotModeled' "$T/cdump.out" && fail "child: recorded as not modeled: $(grep tsGraphNotModeled "$T/cdump.out")"
+[ "$(grep -c " hip\.hipGraphAddMemsetNode parent=$CG " "$T/cdump.out")" -eq 2 ] || fail "child: not 2 memset nodes in the child"
+[ "$(grep -c ' checkpoint ' "$T/cdump.out")" -eq 6 ] || fail "child: not 6 checkpoints"
+all_match creplay 6 "$T/ch.sbt"
+all_match cdeterminism 6 --check-determinism --per-command "$T/ch.sbt"
+has cdeterminism out '"commands_part":null'
+# the child node's record dropped: the poke after it names a node the
+# trace never added
+CS=$(sed -n "s/^seq=\([0-9]*\) .* hip\.hipGraphAddChildGraphNode .* parent=$G .*/\1/p" "$T/cdump.out")
+PS=$(awk -v c="$CS" '$4 == "hip.hipGraphAddKernelNode" { s = $1; sub("seq=", "", s); if (s + 0 > c + 0) { print s; exit } }' "$T/cdump.out")
+[ -n "$CS" ] && [ -n "$PS" ] || fail "child: no child node or poke after it"
+expect_rc 0 mut.child "$MUT" "$T/ch.sbt" "$T/nochild.sbt" --drop "$CS"
+expect_rc 1 nochild "$RP" "$T/nochild.sbt"
+has nochild err "record seq $PS (hip.hipGraphAddKernelNode): dependency 0 names graph node 0x"
+has nochild err ", which the trace never added to graph 0x$(printf '%x' "$G")"
+
+# 40 seeded mutants of each trace (the child graph node's too)
+mkdir -p "$T/mut" "$T/mutc"
 expect_rc 0 mutants "$MUT" --batch "$T/c.sbt" "$T/mut" 1 40
-for f in "$T/mut"/*.sbt; do
+expect_rc 0 mutantsc "$MUT" --batch "$T/ch.sbt" "$T/mutc" 1 40
+for f in "$T/mut"/*.sbt "$T/mutc"/*.sbt; do
 	rc=0
 	timeout 60 "$RP" -q --check-determinism --runs 2 "$f" >/dev/null 2>"$T/mut.err" || rc=$?
 	case $rc in
 	0 | 3) ;;
 	1) grep -q '^tsreplay: ' "$T/mut.err" ||
-		fail "$f ($(grep "$(basename "$f"):" "$T/mutants.out")): exit 1 without a message: $(cat "$T/mut.err")" ;;
-	*) fail "$f ($(grep "$(basename "$f"):" "$T/mutants.out")): exit $rc: $(cat "$T/mut.err")" ;;
+		fail "$f ($(grep -h "$(basename "$f"):" "$T/mutants.out" "$T/mutantsc.out")): exit 1 without a message: $(cat "$T/mut.err")" ;;
+	*) fail "$f ($(grep -h "$(basename "$f"):" "$T/mutants.out" "$T/mutantsc.out")): exit $rc: $(cat "$T/mut.err")" ;;
 	esac
 done
 exit 0

@@ -339,8 +339,9 @@ THD_EXPORT hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, h
 
 /* A child graph node: clr 5.2 clones the child graph into the node
  * (hipChildGraphNode), so later changes to the child do not reach it; the
- * double copies the child's work, in its order, now.  A null or dead child
- * graph: hipErrorInvalidValue. */
+ * double copies the child's work, in its order, now.  A null child graph:
+ * hipErrorInvalidValue (clr's check), a dead one too (clr would read it);
+ * a graph may be its own child (clr clones it before the node joins it). */
 static hipError_t thd_build_child(const void *ctx, hipStream_t s)
 {
 	const struct ihipGraph *child = ctx;
@@ -375,7 +376,7 @@ THD_EXPORT hipError_t hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipG
                                                 const hipGraphNode_t *pDependencies,
                                                 size_t numDependencies, hipGraph_t childGraph)
 {
-	if (!childGraph || childGraph->magic != THD_LIVE || childGraph == graph)
+	if (!childGraph || childGraph->magic != THD_LIVE)
 		return thd_ret(hipErrorInvalidValue);
 	return thd_gnode_add(pGraphNode, graph, pDependencies, numDependencies, thd_build_child,
 	                     childGraph);
