@@ -52,6 +52,30 @@ static uint8_t *tcu_graph_pack_nodes(const CUgraphNode *nodes, size_t n)
 
 /* Records c (and keeps it for windows when its graph is kept); host: the
  * bytes of a memcpy node's host source, stored as its blob. */
+/* With mu held: the graph that owns graph, itself unless it is embedded
+ * in a child graph node (cuGraphChildGraphNodeGetGraph), then the
+ * outermost graph holding that node: a change to the embedded graph
+ * changes that graph's work. */
+static uint64_t tcu_graph_root_locked(uint64_t graph)
+{
+	uint64_t up;
+	for (int depth = 0; depth < 64 && graph; depth++) {
+		up = (uint64_t)(uintptr_t)cap_umap_get(&tcu_g.embedded_in, graph);
+		if (!up)
+			break;
+		graph = up;
+	}
+	return graph;
+}
+
+static uint64_t tcu_graph_root(uint64_t graph)
+{
+	pthread_mutex_lock(&tcu_g.mu);
+	graph = tcu_graph_root_locked(graph);
+	pthread_mutex_unlock(&tcu_g.mu);
+	return graph;
+}
+
 static void tcu_graph_emit(sbt_cm_kind k, tcu_fn id, tcu_mode mode, sbt_cm_call *c, uint64_t graph,
                            const void *host, size_t host_len)
 {
@@ -68,7 +92,7 @@ static void tcu_graph_emit(sbt_cm_kind k, tcu_fn id, tcu_mode mode, sbt_cm_call 
 		c->blob = blob;
 	}
 	if (mode != TCU_MODE_NESTED && c->result == CUDA_SUCCESS)
-		tcu_live_graph_call(k, id, graph, c, host, host_len);
+		tcu_live_graph_call(k, id, tcu_graph_root(graph), c, host, host_len);
 }
 
 /* The common fields of an added node. */
@@ -266,7 +290,10 @@ static void tcu_hsrc_append_in_locked(cap_umap *m, uint64_t key, const tcu_hsrc 
 
 static void tcu_hsrc_append_locked(uint64_t graph, const tcu_hsrc *add, size_t n)
 {
+	uint64_t root = tcu_graph_root_locked(graph);
 	tcu_hsrc_append_in_locked(&tcu_g.hsrc_of_graph, graph, add, n);
+	if (root != graph) /* a node of an embedded graph: read at the owner's launches */
+		tcu_hsrc_append_in_locked(&tcu_g.hsrc_of_graph, root, add, n);
 }
 
 /* A memcpy node's parameters set (exec 0: the graph's node): its host
@@ -542,13 +569,23 @@ out:
 
 /* ---- calls the model does not cover ------------------------------------------------ */
 
-/* Counts key (a graph or an exec) once for the exit report. */
-static void tcu_graph_partial(uint64_t key)
+static void tcu_graph_partial_locked(uint64_t key)
 {
-	pthread_mutex_lock(&tcu_g.mu);
 	if (key && !cap_umap_get(&tcu_g.graphs_partial, key) &&
 	    !cap_umap_put(&tcu_g.graphs_partial, key, (void *)(uintptr_t)1))
 		tcu_g.ngraphs_partial++;
+}
+
+/* Counts key (a graph or an exec) once for the exit report; a graph
+ * embedded in a child graph node marks the graph holding it too. */
+static void tcu_graph_partial(uint64_t key)
+{
+	uint64_t root;
+	pthread_mutex_lock(&tcu_g.mu);
+	tcu_graph_partial_locked(key);
+	root = tcu_graph_root_locked(key);
+	if (root != key)
+		tcu_graph_partial_locked(root);
 	pthread_mutex_unlock(&tcu_g.mu);
 }
 
@@ -732,6 +769,51 @@ CUresult tcu_m_cuGraphAddChildGraphNode(tcu_fn id, CUgraphNode *out, CUgraph g, 
 	}
 	r = real(out, g, deps, ndeps, child);
 	tcu_graph_child_node(id, mode, r, out, g, deps, ndeps, child);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* cuGraphChildGraphNodeGetGraph: the graph embedded in a child graph node
+ * (not a copy: changes to it change the node).  Recorded so that later
+ * calls naming it replay on the replay's own embedded graph; calls on it
+ * are kept, marked and read at launches as the owning graph's. */
+CUresult tcu_m_cuGraphChildGraphNodeGetGraph(tcu_fn id, CUgraphNode node, CUgraph *out)
+{
+	tcu_mode mode;
+	CUresult r;
+	sbt_cm_call c;
+	uint64_t owner = 0;
+	tcu_pfn_cuGraphChildGraphNodeGetGraph real =
+	    (tcu_pfn_cuGraphChildGraphNodeGetGraph)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(node, out);
+	if (mode == TCU_MODE_NESTED)
+		goto out;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.node = TCU_H(node);
+	c.handle = r == CUDA_SUCCESS && out ? TCU_H(*out) : 0;
+	pthread_mutex_lock(&tcu_g.mu);
+	owner = (uint64_t)(uintptr_t)cap_umap_get(&tcu_g.graph_of_node, c.node);
+	if (c.handle && owner && c.handle != owner &&
+	    cap_umap_get(&tcu_g.embedded_in, c.handle) != (void *)(uintptr_t)owner &&
+	    cap_umap_put(&tcu_g.embedded_in, c.handle, (void *)(uintptr_t)owner) == (void *)(uintptr_t)owner)
+		CAP_ERROR("cuda: out of memory noting an embedded graph: changes to it are kept apart from its owner");
+	pthread_mutex_unlock(&tcu_g.mu);
+	c.parent = owner;
+	tcu_graph_emit(SBT_CM_K_cuGraphChildGraphNodeGetGraph, id, mode, &c, owner, NULL, 0);
+	if (r == CUDA_SUCCESS && owner) {
+		int partial;
+		pthread_mutex_lock(&tcu_g.mu);
+		partial = cap_umap_get(&tcu_g.graphs_partial, owner) != NULL;
+		pthread_mutex_unlock(&tcu_g.mu);
+		if (partial) /* its node's copy came from a marked graph */
+			tcu_graph_partial(c.handle);
+	}
 out:
 	tcu_call_end();
 	return r;

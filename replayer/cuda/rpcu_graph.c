@@ -100,7 +100,18 @@ static rp_status rpcu_graph_mark(rpcu_state *s, rpcu_obj *o, const sbt_cm_call *
 		         (unsigned long long)c->node);
 	rpcu_printable(why);
 	*slot = strdup(why);
-	return *slot ? RP_OK : rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	if (!*slot)
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	/* a graph embedded in a child graph node: the graph holding it too */
+	for (int depth = 0; o && o->kind == RPCU_O_GRAPH && o->embedded && depth < 64; depth++) {
+		rpcu_obj *up = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, o->parent);
+		if (!up || up->name)
+			break;
+		if (!(up->name = strdup(why)))
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		o = up;
+	}
+	return RP_OK;
 }
 
 /* Marks o (a graph or an exec) with why, another object's mark (a child
@@ -496,6 +507,41 @@ static rp_status rpcu_graph_find_in_clone(rpcu_state *s, const sbt_cm_call *c, r
 	return RP_OK;
 }
 
+/* cuGraphChildGraphNodeGetGraph: the replay's child graph node's embedded
+ * graph, mapped to the captured one (owned by the node: never destroyed
+ * here); a node of a marked graph gives a graph marked the same way. */
+static rp_status rpcu_graph_child_get(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *n, *g, *o;
+	CUgraph live = NULL;
+	rp_status st;
+	CUresult r;
+	if (c->result != CUDA_SUCCESS)
+		return RP_OK;
+	if (!(n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node))) {
+		g = c->parent ? rpcu_objs_get(&s->objs, RPCU_O_GRAPH, c->parent) : NULL;
+		if (!g || !g->name)
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "cuGraphChildGraphNodeGetGraph names child graph node "
+			                 "0x%llx, which the trace never added", (unsigned long long)c->node);
+	} else {
+		g = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, n->parent);
+	}
+	if (!g || !g->name) {
+		if ((st = RPCU_NEED(cuGraphChildGraphNodeGetGraph)) != RP_OK)
+			return st;
+		r = s->drv.p_cuGraphChildGraphNodeGetGraph((CUgraphNode)(uintptr_t)n->live, &live);
+		if (r != CUDA_SUCCESS)
+			return rpcu_cufail(s, diag, "cuGraphChildGraphNodeGetGraph", r, NULL);
+	}
+	if (!(o = rpcu_objs_put(&s->objs, RPCU_O_GRAPH, c->handle)))
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	o->live = (uint64_t)(uintptr_t)live;
+	o->ctx = s->cur_ctx;
+	o->embedded = 1;
+	o->parent = n ? n->parent : c->parent;
+	return g && g->name ? rpcu_graph_mark_as(s, o, g->name, diag) : RP_OK;
+}
+
 /* cuGraphNodeSetEnabled on the replay's exec (none: its graph could not
  * be instantiated, and its launch says why). */
 static rp_status rpcu_graph_set_enabled(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
@@ -644,7 +690,8 @@ static int rpcu_graph_given_up(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 	    k == SBT_CM_K_tsGraphHostSource || k == SBT_CM_K_cuGraphClone ||
 	    k == SBT_CM_K_cuGraphNodeSetEnabled || k == SBT_CM_K_cuGraphExecMemcpyNodeSetParams ||
 	    k == SBT_CM_K_cuGraphExecMemsetNodeSetParams || k == SBT_CM_K_cuGraphExecEventRecordNodeSetEvent ||
-	    k == SBT_CM_K_cuGraphExecEventWaitNodeSetEvent || k == SBT_CM_K_cuGraphExecUpdate)
+	    k == SBT_CM_K_cuGraphExecEventWaitNodeSetEvent || k == SBT_CM_K_cuGraphExecUpdate ||
+	    k == SBT_CM_K_cuGraphChildGraphNodeGetGraph)
 		return 0;
 	if (k == SBT_CM_K_cuGraphKernelNodeSetParams || k == SBT_CM_K_cuGraphDestroyNode ||
 	    k == SBT_CM_K_cuGraphMemcpyNodeSetParams || k == SBT_CM_K_cuGraphMemsetNodeSetParams ||
@@ -672,6 +719,8 @@ rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 		return rpcu_graph_clone(s, c, diag);
 	case SBT_CM_K_cuGraphNodeFindInClone:
 		return rpcu_graph_find_in_clone(s, c, diag);
+	case SBT_CM_K_cuGraphChildGraphNodeGetGraph:
+		return rpcu_graph_child_get(s, c, diag);
 	case SBT_CM_K_cuGraphNodeSetEnabled:
 		return rpcu_graph_set_enabled(s, c, diag);
 	case SBT_CM_K_cuGraphMemcpyNodeSetParams:

@@ -116,7 +116,8 @@
 	X(cuGraphExecMemsetNodeSetParams, 10020, 0)                                \
 	X(cuGraphEventRecordNodeSetEvent, 11010, 0) X(cuGraphEventWaitNodeSetEvent, 11010, 0) \
 	X(cuGraphExecEventRecordNodeSetEvent, 11010, 0)                            \
-	X(cuGraphExecEventWaitNodeSetEvent, 11010, 0) X(cuGraphExecUpdate, 12000, 0)
+	X(cuGraphExecEventWaitNodeSetEvent, 11010, 0) X(cuGraphExecUpdate, 12000, 0) \
+	X(cuGraphChildGraphNodeGetGraph, 10000, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */
@@ -178,6 +179,9 @@ typedef struct rpcu_obj {
 	CUcontext ctx;      /* live context current when it was made */
 	char *name;         /* functions and kernels: owned */
 	uint64_t bytes;     /* graph host sources: the buffer's size */
+	uint8_t embedded;   /* graphs: the graph embedded in a child graph node
+	                       (cuGraphChildGraphNodeGetGraph; the node owns it,
+	                       parent = the captured graph holding the node) */
 } rpcu_obj;
 
 /* The core's table (rp_cm_handles), seen with typed slots. */

@@ -17,6 +17,10 @@
  *               scaling the result by 3) and an empty node after it; the
  *               child's kernel node is set to scale by 2 after it was
  *               added, and the child destroyed (the parent keeps its copy)
+ *   --child-get with --child: the graph embedded in the child graph node
+ *               (cuGraphChildGraphNodeGetGraph) gets a memset node filling
+ *               another buffer and a kernel node scaling it after that;
+ *               the buffer's hash is printed
  *   --clone     the graph is cloned, the clone's copy of the last kernel
  *               node found (cuGraphNodeFindInClone) and set to scale by 2;
  *               the clone is instantiated instead of the graph
@@ -57,7 +61,7 @@
  *
  *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to]
  *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node]
- *                    [--set-nodes] [--update] [--window]
+ *                    [--set-nodes] [--update] [--window] [--child-get]
  */
 #include <cudaProfiler.h>
 
@@ -112,7 +116,8 @@ int main(int argc, char **argv)
 {
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
-	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0;
+	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0, child_get = 0;
+	CUdeviceptr d_c = 0;
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
@@ -140,6 +145,8 @@ int main(int argc, char **argv)
 			exec_set = 1;
 		} else if (!strcmp(argv[i], "--child")) {
 			child = 1;
+		} else if (!strcmp(argv[i], "--child-get")) {
+			child_get = 1;
 		} else if (!strcmp(argv[i], "--destroy")) {
 			destroy = 1;
 		} else if (!strcmp(argv[i], "--exec-event")) {
@@ -164,7 +171,7 @@ int main(int argc, char **argv)
 			update = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -298,6 +305,23 @@ int main(int argc, char **argv)
 		CUP_CK(cuGraphDestroy(c));
 		/* a node after it, depending on it */
 		CUP_CK(cuGraphAddEmptyNode(&n_in, g, &n_child, 1));
+		if (child_get) {
+			/* the node's own copy of the child: changes reach the parent */
+			CUgraph e;
+			CUgraphNode n_eset;
+			CUDA_MEMSET_NODE_PARAMS ms;
+			void *escale_args[] = { &d_c, &k, &n };
+			CUP_CK(cuMemAlloc(&d_c, n * 4));
+			CUP_CK(cuGraphChildGraphNodeGetGraph(n_child, &e));
+			memset(&ms, 0, sizeof(ms));
+			ms.dst = d_c;
+			ms.value = 7;
+			ms.elementSize = 4;
+			ms.width = n;
+			ms.height = 1;
+			CUP_CK(cuGraphAddMemsetNode(&n_eset, e, NULL, 0, &ms, ctx));
+			(void)cgn_kernel(e, &n_eset, 1, f_scale, grid, block, escale_args);
+		}
 	}
 	if (host_node) {
 		CUDA_HOST_NODE_PARAMS hp;
@@ -490,6 +514,12 @@ int main(int argc, char **argv)
 	printf("cuda_graph_nodes: copied back by the graph 0x%016llx\n", (unsigned long long)XXH64(inside, n * 4, 0));
 	if (host_node)
 		printf("cuda_graph_nodes: the host node ran %u times\n", host_runs);
+	if (d_c) {
+		CUP_CK(cuMemcpyDtoH(back, d_c, n * 4));
+		printf("cuda_graph_nodes: the embedded graph wrote 0x%016llx (first word %u)\n",
+		       (unsigned long long)XXH64(back, n * 4, 0), back[0]);
+		CUP_CK(cuMemFree(d_c));
+	}
 	CUP_CK(cuGraphExecDestroy(exec));
 	CUP_CK(cuGraphDestroy(g));
 	if (gc) /* its nodes named the exec's until here */

@@ -27,7 +27,10 @@
 # is refused by name there too, and child graphs (destroyed before the
 # window), clones, enabled nodes, host nodes, setters and an exec update
 # made before the window are rebuilt by the snapshot with the window's
-# checkpoint equal to the whole run's.
+# checkpoint equal to the whole run's.  A child graph node's embedded graph
+# (cuGraphChildGraphNodeGetGraph) changed after it was added: recorded,
+# replayed, kept in a window's snapshot; a record naming a node the trace
+# never added is refused by name.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
@@ -178,14 +181,40 @@ cmp -s "$T/clone.plain.out" "$T/upd.plain.out" || fail "upd: the updated exec do
 "$INFO" --dump "$T/upd.sbt" | grep ' cuda\.cuGraphExecUpdate ' >"$T/upd.rec"
 [ "$(wc -l <"$T/upd.rec")" = 2 ] && ! sed -n 1p "$T/upd.rec" | grep -q ' result=' &&
 	sed -n 2p "$T/upd.rec" | grep -q ' result=910 .*value=2\( \|$\)' || fail "upd: $(cat "$T/upd.rec")"
+# --child-get: the graph embedded in the child graph node
+# (cuGraphChildGraphNodeGetGraph) gets a memset and a kernel node: recorded,
+# replayed on the replay's own embedded graph (the buffer they write is
+# read back at the last checkpoint)
+capture cget --child --child-get --launches 3
+has cget.plain out "the embedded graph wrote 0x"
+has cget.plain out "(first word 21)"
+[ "$(count "$T/cget.sbt" 'cuda.cuGraphChildGraphNodeGetGraph ')" = 1 ] || fail "cget: no cuGraphChildGraphNodeGetGraph record"
+[ "$(count "$T/cget.sbt" 'cuda.tsGraphNotModeled ')" = 0 ] || fail "cget: a call recorded as not modeled"
+all_match cget.replay 2 "$T/cget.sbt"
+all_match cget.det 2 --check-determinism --runs 3 "$T/cget.sbt"
+has cget.det out '"result":"match"'
+# the record made to name a node the trace never added: refused by name
+M="$TOP/$BUILD/tests/sbt_mutate"
+GG=$("$INFO" --dump "$T/cget.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphChildGraphNodeGetGraph .*/\1/p')
+i=0 op=
+while [ "$i" -lt 24 ] && [ -z "$op" ]; do
+	if "$M" "$T/cget.sbt" "$T/cgetbad.sbt" --varint "$GG:$i:12345" >/dev/null 2>&1 &&
+		"$INFO" --dump "$T/cgetbad.sbt" | grep -q "^seq=$GG .* node=12345\( \|\$\)"; then
+		op="$GG:$i:12345"
+	fi
+	i=$((i + 1))
+done
+[ -n "$op" ] || fail "cgetbad: no varint of record $GG is its node"
+expect_rc 1 cgetbad.replay "$RP" "$T/cgetbad.sbt"
+has cgetbad.replay err "cuGraphChildGraphNodeGetGraph names child graph node 0x3039, which the trace never added"
 # all of them at once, with a host source changing
-capture every --child --clone --disable --host-node --host-src --launches 3
-all_match every.replay 1 "$T/every.sbt"
+capture every --child --child-get --clone --disable --host-node --host-src --launches 3
+all_match every.replay 2 "$T/every.sbt"
 # the tools read the new records (the emulator does not model them yet:
 # it passes over what it does not know)
 expect_rc 0 every.dump "$INFO" --dump "$T/every.sbt"
 for k in cuGraphAddChildGraphNode cuGraphClone cuGraphNodeFindInClone cuGraphNodeSetEnabled cuGraphAddHostNode \
-	tsGraphHostSource; do
+	tsGraphHostSource cuGraphChildGraphNodeGetGraph; do
 	grep -q " cuda\.$k " "$T/every.dump.out" || fail "every.dump: no $k record"
 done
 expect_rc 0 setn.dump "$INFO" --dump "$T/setn.sbt"
@@ -279,20 +308,25 @@ has wc.replay err "cannot be replayed: it or its graph was changed by cuStreamBe
 # which a node was found and set), a node disabled and a host node, all
 # made before the window, and a host source changing inside it: the
 # snapshot rebuilds them and the window's checkpoint is the whole run's
-every="--child --clone --disable --host-node --host-src"
+every="--child --child-get --clone --disable --host-node --host-src"
 capture wholeall --window $every --launches 3
 (cd "$T" && expect_rc 0 wa.cap "$CAP" --profiler -o "$T/wa.sbt" -- "$PROG" --window $every --launches 3)
 cmp -s "$T/wholeall.plain.out" "$T/wa.cap.out" || fail "wa: the windowed run printed '$(cat "$T/wa.cap.out")'"
 all_match wa.replay 1 "$T/wa-window-1.sbt"
 all_match wa.det 1 --check-determinism --runs 3 "$T/wa-window-1.sbt"
 hw=$("$INFO" --dump "$T/wa-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
-hf=$("$INFO" --dump "$T/wholeall.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+# (the whole run's last checkpoint reads the embedded graph's buffer, after the window)
+hf=$("$INFO" --dump "$T/wholeall.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 2 | sed -n 1p)
 [ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wa: the window's checkpoint $hw is not the whole run's $hf"
 "$INFO" --dump "$T/wa-window-1.sbt" >"$T/wa.dump"
 before=$(awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }' "$T/wa.dump")
-for k in cuGraphAddChildGraphNode cuGraphClone cuGraphNodeFindInClone cuGraphNodeSetEnabled cuGraphAddHostNode; do
+for k in cuGraphAddChildGraphNode cuGraphClone cuGraphNodeFindInClone cuGraphNodeSetEnabled cuGraphAddHostNode \
+	cuGraphChildGraphNodeGetGraph; do
 	echo "$before" | grep -q " cuda\.$k " || fail "wa: the snapshot lacks $k"
 done
+# the embedded graph's nodes are kept with the graph holding it
+eg=$(echo "$before" | sed -n 's/.* cuda\.cuGraphChildGraphNodeGetGraph handle=\([0-9]*\) .*/\1/p')
+echo "$before" | grep -q " cuda\.cuGraphAddMemsetNode .*parent=$eg " || fail "wa: the snapshot lacks the embedded graph's memset node"
 # the child graph, destroyed before the window, is rebuilt before the node copying it
 cg=$(echo "$before" | sed -n 's/.* cuda\.cuGraphAddChildGraphNode handle=\([0-9]*\) .*/\1/p')
 echo "$before" | grep -q " cuda\.cuGraphCreate handle=$cg\( \|\$\)" || fail "wa: the child graph $cg is not in the snapshot"

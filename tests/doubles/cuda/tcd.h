@@ -238,6 +238,8 @@ struct tcd_gnode {
 	struct tcd_gnode **deps;  /* owned array */
 	size_t ndeps;
 	struct tcd_gnode *origin; /* a clone's node: the node it copies (cuGraphNodeFindInClone) */
+	struct tcd_graph *embedded; /* a child graph node: the copy of its child, whose ops
+	                               replace ops at instantiation (cuGraphChildGraphNodeGetGraph) */
 };
 
 struct tcd_image;

@@ -255,6 +255,7 @@
 	X(cuGraphExecEventWaitNodeSetEvent) \
 	X(cuGraphAddHostNode) \
 	X(cuGraphNodeFindInClone) \
+	X(cuGraphChildGraphNodeGetGraph) \
 	X(cuGraphNodeSetEnabled) \
 	X(cuGraphNodeGetEnabled) \
 	X(cuStreamBeginCaptureToGraph) \
@@ -347,6 +348,7 @@
 	X(cuGraphKernelNodeSetParams, 12000, 0, cuGraphKernelNodeSetParams_v2) \
 	X(cuGraphLaunch, 10000, 0, cuGraphLaunch) \
 	X(cuGraphNodeFindInClone, 10000, 0, cuGraphNodeFindInClone) \
+	X(cuGraphChildGraphNodeGetGraph, 10000, 0, cuGraphChildGraphNodeGetGraph) \
 	X(cuGraphNodeGetEnabled, 11060, 0, cuGraphNodeGetEnabled) \
 	X(cuGraphNodeSetEnabled, 11060, 0, cuGraphNodeSetEnabled) \
 	X(cuGraphLaunch, 10000, 1, cuGraphLaunch_ptsz) \

@@ -338,20 +338,19 @@ TCD_EXPORT(cuGraphAddHostNode)
 
 /* ---- child graphs ---- */
 
-/* The child's ops as one exec would run them, copied (the driver copies
- * the child graph into the node). */
-static CUresult tcd_child_ops(CUgraph hchild, const char *call, struct tcd_op **out)
+static CUresult tcd_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph, const char *call);
+
+/* With the lock held: child's ops as one exec would run them, copied. */
+static CUresult tcd_graph_flat_locked(const struct tcd_graph *child, const char *call, struct tcd_op **out)
 {
-	struct tcd_graph *child, flat;
-	CUresult r;
+	struct tcd_graph flat;
+	CUresult r = CUDA_SUCCESS;
 
 	memset(&flat, 0, sizeof(flat));
 	flat.tail = &flat.ops;
-	pthread_mutex_lock(&tcd_g.lock);
-	r = tcd_obj_get_locked(hchild, TCD_KIND_GRAPH, call, "childGraph", &child);
-	if (r == CUDA_SUCCESS && child->nnodes) {
+	if (child->nnodes) {
 		r = tcd_graph_nodes_instantiate_locked(child, &flat, call);
-	} else if (r == CUDA_SUCCESS) {
+	} else {
 		for (const struct tcd_op *t = child->ops; t && r == CUDA_SUCCESS; t = t->next) {
 			struct tcd_op *op = tcd_op_clone(t);
 			if (!op) {
@@ -362,7 +361,6 @@ static CUresult tcd_child_ops(CUgraph hchild, const char *call, struct tcd_op **
 			flat.tail = &op->next;
 		}
 	}
-	pthread_mutex_unlock(&tcd_g.lock);
 	free(flat.nodes);
 	free(flat.node_ops);
 	if (r != CUDA_SUCCESS) {
@@ -372,6 +370,63 @@ static CUresult tcd_child_ops(CUgraph hchild, const char *call, struct tcd_op **
 	*out = flat.ops;
 	return CUDA_SUCCESS;
 }
+
+/* The child's ops as one exec would run them, copied (the driver copies
+ * the child graph into the node). */
+static CUresult tcd_child_ops(CUgraph hchild, const char *call, struct tcd_op **out)
+{
+	struct tcd_graph *child;
+	CUresult r;
+
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hchild, TCD_KIND_GRAPH, call, "childGraph", &child);
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_flat_locked(child, call, out);
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+
+/* A child graph node just added (r: how that went): it keeps a copy of
+ * the child as its embedded graph, which cuGraphChildGraphNodeGetGraph
+ * hands out and instantiation reads (changes to it change the node, as
+ * the driver documents). */
+static CUresult tcd_child_embed(CUresult r, CUgraphNode hn, CUgraph hchild, const char *call)
+{
+	CUgraph emb = NULL;
+	struct tcd_gnode *n;
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if ((r = tcd_graph_clone(&emb, hchild, call)) != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hn, TCD_KIND_GRAPH_NODE, call, "phGraphNode", &n);
+	if (r == CUDA_SUCCESS)
+		n->embedded = (struct tcd_graph *)emb;
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphChildGraphNodeGetGraph)(CUgraphNode hNode, CUgraph *phGraph)
+{
+	static const char call[] = "cuGraphChildGraphNodeGetGraph";
+	struct tcd_gnode *n;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphChildGraphNodeGetGraph);
+	if (!phGraph)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "phGraph is NULL");
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, call, "hNode", &n);
+	if (r == CUDA_SUCCESS && !n->embedded)
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a child graph node (a clone's copy of "
+			     "one keeps no embedded graph in the double)", (void *)n);
+	if (r == CUDA_SUCCESS)
+		*phGraph = (CUgraph)n->embedded;
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+TCD_EXPORT(cuGraphChildGraphNodeGetGraph)
 
 TCD_API(CUresult, cuGraphAddChildGraphNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
 					    size_t numDependencies, CUgraph childGraph)
@@ -384,7 +439,8 @@ TCD_API(CUresult, cuGraphAddChildGraphNode)(CUgraphNode *phGraphNode, CUgraph hG
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphAddChildGraphNode", "a graph cannot be its own child");
 	if ((r = tcd_child_ops(childGraph, "cuGraphAddChildGraphNode", &ops)) != CUDA_SUCCESS)
 		return r;
-	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, ops, "cuGraphAddChildGraphNode");
+	r = tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, ops, "cuGraphAddChildGraphNode");
+	return tcd_child_embed(r, phGraphNode ? *phGraphNode : NULL, childGraph, "cuGraphAddChildGraphNode");
 }
 TCD_EXPORT(cuGraphAddChildGraphNode)
 
@@ -442,7 +498,8 @@ static CUresult tcd_add_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *de
 	}
 	if (r != CUDA_SUCCESS)
 		return r;
-	return tcd_graph_node_add(out, hg, deps, ndeps, ops, call);
+	r = tcd_graph_node_add(out, hg, deps, ndeps, ops, call);
+	return p->type == CU_GRAPH_NODE_TYPE_GRAPH ? tcd_child_embed(r, out ? *out : NULL, p->graph.graph, call) : r;
 }
 
 TCD_API(CUresult, cuGraphAddNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
@@ -859,6 +916,7 @@ CUresult tcd_graph_nodes_instantiate_locked(const struct tcd_graph *g, struct tc
 {
 	size_t n = g->nnodes, done = 0;
 	unsigned char *placed = calloc(n ? n : 1, 1);
+	struct tcd_op *emb;
 	CUresult r = CUDA_SUCCESS;
 
 	x->nodes = calloc(n ? n : 1, sizeof(*x->nodes));
@@ -886,7 +944,10 @@ CUresult tcd_graph_nodes_instantiate_locked(const struct tcd_graph *g, struct tc
 		}
 		placed[i] = 1;
 		x->nodes[x->nnodes] = g->nodes[i];
-		for (const struct tcd_op *t = g->nodes[i]->ops; t; t = t->next) {
+		emb = NULL;
+		if (g->nodes[i]->embedded && (r = tcd_graph_flat_locked(g->nodes[i]->embedded, call, &emb)) != CUDA_SUCCESS)
+			break;
+		for (const struct tcd_op *t = g->nodes[i]->embedded ? emb : g->nodes[i]->ops; t; t = t->next) {
 			struct tcd_op *op = tcd_op_clone(t);
 			if (!op) {
 				r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
@@ -899,6 +960,7 @@ CUresult tcd_graph_nodes_instantiate_locked(const struct tcd_graph *g, struct tc
 			x->tail = &op->next;
 			x->count++;
 		}
+		tcd_ops_free(emb);
 		x->nnodes++;
 		done++;
 	}
@@ -1014,15 +1076,13 @@ TCD_EXPORT(cuGraphExecKernelNodeSetParams_v2)
  * a captured graph's ops; each node of the clone remembers the node it
  * copies, for cuGraphNodeFindInClone.  Later changes to either graph do
  * not reach the other, as the driver documents. */
-TCD_API(CUresult, cuGraphClone)(CUgraph *phGraphClone, CUgraph originalGraph)
+static CUresult tcd_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph, const char *call)
 {
-	static const char call[] = "cuGraphClone";
 	struct tcd_graph *g, *c = NULL;
 	struct tcd_gnode **made = NULL;
 	size_t n = 0;
-	CUresult r;
+	CUresult r = CUDA_SUCCESS;
 
-	TCD_ENTER_INIT(cuGraphClone);
 	if (!phGraphClone)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "phGraphClone is NULL");
 	/* the objects are made first (tcd_obj_new takes the lock) */
@@ -1073,6 +1133,13 @@ TCD_API(CUresult, cuGraphClone)(CUgraph *phGraphClone, CUgraph originalGraph)
 		d->ndeps = o->ndeps;
 		for (size_t j = 0; j < o->ndeps; j++)
 			d->deps[j] = made[o->deps[j]->index];
+		if (o->embedded) { /* the embedded graph as it is now, flattened */
+			if ((r = tcd_graph_flat_locked(o->embedded, call, &d->ops)) != CUDA_SUCCESS)
+				break;
+			c->nodes[i] = d;
+			c->nnodes = i + 1;
+			continue;
+		}
 		for (const struct tcd_op *t = o->ops; t; t = t->next) {
 			struct tcd_op *op = tcd_op_clone(t);
 			if (!op) {
@@ -1110,6 +1177,12 @@ out_fail:
 		tcd_obj_kill(c);
 	}
 	return r;
+}
+
+TCD_API(CUresult, cuGraphClone)(CUgraph *phGraphClone, CUgraph originalGraph)
+{
+	TCD_ENTER_INIT(cuGraphClone);
+	return tcd_graph_clone(phGraphClone, originalGraph, "cuGraphClone");
 }
 TCD_EXPORT(cuGraphClone)
 
