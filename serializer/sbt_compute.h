@@ -215,6 +215,11 @@
  *     cuGraphChildGraphNodeGetGraph (node = the child graph node, handle
  *     = the graph embedded in it, parent = the graph holding the node):
  *     later calls on that handle change the node's copy.
+ *     cuGraphAddMemAllocNode (as a node: dst = the address the driver
+ *     returned, size = bytesize, device = the pool's location id; only
+ *     pinned device memory without handle types or access descriptors,
+ *     others are tsGraphNotModeled) and cuGraphAddMemFreeNode (as a node,
+ *     dst = the address freed); cuGraphAddNode(_v2) of those types too.
  *     tsGraphHostSource: before a cuGraphLaunch of an exec holding memcpy
  *     nodes that read host memory, one per such node (handle = the exec,
  *     node, host = the source pointer, size, blob = the source's packed
@@ -386,7 +391,8 @@ extern "C" {
 	X(cuGraphMemsetNodeSetParams) X(cuGraphExecMemsetNodeSetParams)           \
 	X(cuGraphEventRecordNodeSetEvent) X(cuGraphEventWaitNodeSetEvent)         \
 	X(cuGraphExecEventRecordNodeSetEvent) X(cuGraphExecEventWaitNodeSetEvent) \
-	X(cuGraphExecUpdate) X(cuGraphChildGraphNodeGetGraph)
+	X(cuGraphExecUpdate) X(cuGraphChildGraphNodeGetGraph)                     \
+	X(cuGraphAddMemAllocNode) X(cuGraphAddMemFreeNode)
 
 /* X(HIP runtime call, kind it records as).  Append only: the position is
  * the type number above SBT_CM_HIP_TYPE_BASE. */

@@ -706,14 +706,93 @@ TCU_GRAPH_NM(cuGraphExecBatchMemOpNodeSetParams,
 		return r;                                                                                  \
 	}
 
-TCU_GRAPH_NM_NODE(cuGraphAddMemAllocNode, CUDA_MEM_ALLOC_NODE_PARAMS *, CU_GRAPH_NODE_TYPE_MEM_ALLOC)
-TCU_GRAPH_NM_NODE(cuGraphAddMemFreeNode, CUdeviceptr, CU_GRAPH_NODE_TYPE_MEM_FREE)
 TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresSignalNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *,
                   CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL)
 TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresWaitNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *,
                   CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT)
 TCU_GRAPH_NM_NODE(cuGraphAddBatchMemOpNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *,
                   CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
+
+/* ---- graph memory: allocation and free nodes ----------------------------------------- */
+
+/* A memory allocation node (props: its pool's properties, the address the
+ * driver chose in dptr).  Modeled: pinned device memory with no handle
+ * types and no access descriptors (what cudart's and PyTorch's graphs
+ * ask for); other kinds are recorded as not modeled. */
+static void tcu_graph_alloc_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out, CUgraph g,
+                                 const CUgraphNode *deps, size_t ndeps, const CUmemPoolProps *props,
+                                 size_t naccess, size_t bytesize, CUdeviceptr dptr, const char *call)
+{
+	sbt_cm_call c;
+	uint8_t *packed;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	if (props && (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+	              props->location.type != CU_MEM_LOCATION_TYPE_DEVICE || props->handleTypes || naccess)) {
+		tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, CU_GRAPH_NODE_TYPE_MEM_ALLOC, call);
+		return;
+	}
+	sbt_cm_call_init(&c);
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
+	if (props)
+		c.device = props->location.id;
+	c.size = bytesize;
+	c.dst = r == CUDA_SUCCESS ? (uint64_t)dptr : 0;
+	tcu_graph_emit(SBT_CM_K_cuGraphAddMemAllocNode, id, mode, &c, TCU_H(g), NULL, 0);
+	free(packed);
+}
+
+static void tcu_graph_free_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out, CUgraph g,
+                                const CUgraphNode *deps, size_t ndeps, CUdeviceptr dptr)
+{
+	sbt_cm_call c;
+	uint8_t *packed;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
+	c.dst = (uint64_t)dptr;
+	tcu_graph_emit(SBT_CM_K_cuGraphAddMemFreeNode, id, mode, &c, TCU_H(g), NULL, 0);
+	free(packed);
+}
+
+CUresult tcu_m_cuGraphAddMemAllocNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                      size_t ndeps, CUDA_MEM_ALLOC_NODE_PARAMS *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddMemAllocNode real = (tcu_pfn_cuGraphAddMemAllocNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, p);
+	if (p)
+		tcu_graph_alloc_node(id, mode, r, out, g, deps, ndeps, &p->poolProps, p->accessDescCount, p->bytesize,
+		                     p->dptr, "cuGraphAddMemAllocNode");
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphAddMemFreeNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                     size_t ndeps, CUdeviceptr dptr)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddMemFreeNode real = (tcu_pfn_cuGraphAddMemFreeNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, dptr);
+	tcu_graph_free_node(id, mode, r, out, g, deps, ndeps, dptr);
+out:
+	tcu_call_end();
+	return r;
+}
 
 /* ---- child graphs, host nodes, clones ---------------------------------------------- */
 
@@ -1311,6 +1390,13 @@ static void tcu_graph_generic_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraph
 		break;
 	case CU_GRAPH_NODE_TYPE_HOST:
 		tcu_graph_host_node(id, mode, r, out, g, deps, ndeps);
+		break;
+	case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+		tcu_graph_alloc_node(id, mode, r, out, g, deps, ndeps, &p->alloc.poolProps, p->alloc.accessDescCount,
+		                     p->alloc.bytesize, p->alloc.dptr, call);
+		break;
+	case CU_GRAPH_NODE_TYPE_MEM_FREE:
+		tcu_graph_free_node(id, mode, r, out, g, deps, ndeps, p->free.dptr);
 		break;
 	default:
 		tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, p->type, call);

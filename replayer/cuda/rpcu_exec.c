@@ -1137,6 +1137,10 @@ static rp_status rpcu_do_cuGraphDestroy(rpcu_state *s, sbt_cm_kind k, const sbt_
 		s->drv.p_cuGraphDestroy((CUgraph)(uintptr_t)o->live);
 	if (o)
 		rpcu_objs_del(&s->objs, o);
+	/* its graph memory's mappings (the driver frees that memory with it) */
+	for (size_t i = s->ranges.n; o && i-- > 0;)
+		if (s->ranges.v[i].kind == RPCU_R_GRAPH && s->ranges.v[i].owner == c->handle)
+			rpcu_ranges_remove(&s->ranges, i);
 	/* its nodes (a graph built node by node) and the graphs embedded in
 	 * its child graph nodes go with it */
 	for (size_t i = 0; o && i < s->objs.cap; i++) {
@@ -1631,6 +1635,8 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuGraphExecEventWaitNodeSetEvent] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphExecUpdate] =          {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphChildGraphNodeGetGraph] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddMemAllocNode] =     {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddMemFreeNode] =      {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 };
 
 int rpcu_exec_is_state(sbt_cm_kind k)

@@ -250,6 +250,53 @@ static rp_status rpcu_graph_hsrc(rpcu_state *s, const sbt_cm_call *c, rp_diag *d
 	return RP_OK;
 }
 
+/*
+ * A memory allocation node: the driver chooses graph memory's address
+ * (no way to ask for the captured one), so the captured range is mapped
+ * to the replay's, as a relocated allocation is: kernel parameters,
+ * memcpy and memset nodes and later calls naming the captured address
+ * are patched.  The address is the graph's for its lifetime, across
+ * launches (driver API documentation), so the mapping stays until the
+ * graph is destroyed.  Said once per allocation.
+ */
+static rp_status rpcu_graph_alloc_node(rpcu_state *s, const sbt_cm_call *c, const rpcu_obj *g,
+                                       const CUgraphNode *deps, size_t ndeps, CUgraphNode *node, rp_diag *diag)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p;
+	const rpcu_obj *dev = rpcu_objs_get(&s->objs, RPCU_O_DEVICE, (uint64_t)c->device);
+	rpcu_range rg;
+	CUresult r;
+	if (!c->dst || !c->size)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "the memory allocation node has no address or no size");
+	if (c->dst + c->size < c->dst)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "[0x%llx, +%llu) wraps around the address space",
+		                 (unsigned long long)c->dst, (unsigned long long)c->size);
+	memset(&p, 0, sizeof(p));
+	p.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	p.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	p.poolProps.location.id = dev ? (int)dev->live : s->device_base + (int)c->device;
+	p.bytesize = (size_t)c->size;
+	r = s->drv.p_cuGraphAddMemAllocNode(node, (CUgraph)(uintptr_t)g->live, deps, ndeps, &p);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuGraphAddMemAllocNode", r, NULL);
+	memset(&rg, 0, sizeof(rg));
+	rg.cap = c->dst;
+	rg.size = c->size;
+	rg.live = (uint64_t)p.dptr;
+	rg.kind = RPCU_R_GRAPH;
+	rg.seq = s->seq;
+	rg.ctx = s->cur_ctx;
+	rg.owner = c->parent;
+	if (rg.live != rg.cap)
+		rpcu_warn(s, "seq %llu: the %llu bytes of graph memory captured at 0x%llx (cuGraphAddMemAllocNode) "
+		          "live at 0x%llx in this replay (the driver chooses graph memory addresses); "
+		          "pointer-valued kernel parameters are patched, but pointers stored inside device "
+		          "memory may be stale%s", (unsigned long long)s->seq, (unsigned long long)rg.size,
+		          (unsigned long long)rg.cap, (unsigned long long)rg.live,
+		          s->relocate_memory ? "" : " (--cuda-relocate-memory rewrites those in uploaded data)");
+	return rpcu_mem_add_range(s, &rg, diag);
+}
+
 /* Every cuGraphAdd*Node the model covers. */
 static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
@@ -344,6 +391,25 @@ static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call 
 		r = s->drv.p_cuGraphAddEventRecordNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps,
 		                                       (CUevent)(uintptr_t)e->live);
 		break;
+	case SBT_CM_K_cuGraphAddMemAllocNode:
+		if ((st = RPCU_NEED(cuGraphAddMemAllocNode)) != RP_OK ||
+		    (st = rpcu_graph_alloc_node(s, c, g, deps, ndeps, &node, diag)) != RP_OK)
+			goto out_free;
+		r = CUDA_SUCCESS;
+		break;
+	case SBT_CM_K_cuGraphAddMemFreeNode: {
+		long i = rpcu_ranges_find(&s->ranges, c->dst);
+		if (i < 0 || s->ranges.v[i].cap != c->dst || s->ranges.v[i].kind != RPCU_R_GRAPH) {
+			st = rpcu_fail(s, diag, RP_ERR_TRACE, "cuGraphAddMemFreeNode frees 0x%llx, which no memory "
+			               "allocation node of the trace allocated", (unsigned long long)c->dst);
+			goto out_free;
+		}
+		if ((st = RPCU_NEED(cuGraphAddMemFreeNode)) != RP_OK)
+			goto out_free;
+		r = s->drv.p_cuGraphAddMemFreeNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps,
+		                                   (CUdeviceptr)s->ranges.v[i].live);
+		break;
+	}
 	default:
 		if ((st = RPCU_NEED(cuGraphAddEventWaitNode)) != RP_OK)
 			goto out_free;

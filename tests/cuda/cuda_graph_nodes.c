@@ -21,6 +21,10 @@
  *               (cuGraphChildGraphNodeGetGraph) gets a memset node filling
  *               another buffer and a kernel node scaling it after that;
  *               the buffer's hash is printed
+ *   --alloc-node the graph also allocates graph memory
+ *               (cuGraphAddMemAllocNode), fills it with a memset node, adds
+ *               it to the result with a kernel node before the read-back,
+ *               and frees it (a free node added by cuGraphAddNode)
  *   --clone     the graph is cloned, the clone's copy of the last kernel
  *               node found (cuGraphNodeFindInClone) and set to scale by 2;
  *               the clone is instantiated instead of the graph
@@ -62,6 +66,7 @@
  *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to]
  *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node]
  *                    [--set-nodes] [--update] [--window] [--child-get]
+ *                    [--alloc-node]
  */
 #include <cudaProfiler.h>
 
@@ -117,6 +122,8 @@ int main(int argc, char **argv)
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
 	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0, child_get = 0;
+	int alloc_node = 0;
+	CUgraphNode n_tail;
 	CUdeviceptr d_c = 0;
 	CUdevice dev;
 	CUcontext ctx;
@@ -145,6 +152,8 @@ int main(int argc, char **argv)
 			exec_set = 1;
 		} else if (!strcmp(argv[i], "--child")) {
 			child = 1;
+		} else if (!strcmp(argv[i], "--alloc-node")) {
+			alloc_node = 1;
 		} else if (!strcmp(argv[i], "--child-get")) {
 			child_get = 1;
 		} else if (!strcmp(argv[i], "--destroy")) {
@@ -171,7 +180,7 @@ int main(int argc, char **argv)
 			update = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -267,14 +276,48 @@ int main(int argc, char **argv)
 		p.kernel.kernelParams = scale_args;
 		CUP_CK(cuGraphAddNode(&n_scale, g, &n_vadd, NULL, 1, &p));
 	}
-	CUP_CK(cuGraphAddEventRecordNode(&n_rec, g, &n_scale, 1, ev));
+	n_tail = n_scale;
+	if (alloc_node) {
+		/* graph memory, live from its allocation node to its free node */
+		CUDA_MEM_ALLOC_NODE_PARAMS ap;
+		CUDA_MEMSET_NODE_PARAMS ms;
+		CUgraphNodeParams fp;
+		CUgraphNode n_alloc, n_gset, n_gadd, n_gfree, after[2];
+		CUdeviceptr d_g;
+		memset(&ap, 0, sizeof(ap));
+		ap.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+		ap.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+		ap.poolProps.location.id = 0;
+		ap.bytesize = n * 4;
+		CUP_CK(cuGraphAddMemAllocNode(&n_alloc, g, NULL, 0, &ap));
+		d_g = ap.dptr;
+		memset(&ms, 0, sizeof(ms));
+		ms.dst = d_g;
+		ms.value = 5;
+		ms.elementSize = 4;
+		ms.width = n;
+		ms.height = 1;
+		CUP_CK(cuGraphAddMemsetNode(&n_gset, g, &n_alloc, 1, &ms, ctx));
+		after[0] = n_scale;
+		after[1] = n_gset;
+		{
+			void *gadd_args[] = { &d_acc, &d_g, &d_acc, &n };
+			n_gadd = cgn_kernel(g, after, 2, f_vadd, grid, block, gadd_args);
+		}
+		memset(&fp, 0, sizeof(fp));
+		fp.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
+		fp.free.dptr = d_g;
+		CUP_CK(cuGraphAddNode(&n_gfree, g, &n_gadd, NULL, 1, &fp));
+		n_tail = n_gadd;
+	}
+	CUP_CK(cuGraphAddEventRecordNode(&n_rec, g, &n_tail, 1, ev));
 	{
 		CUDA_MEMCPY3D down = cgn_copy(n * 4);
 		down.srcMemoryType = CU_MEMORYTYPE_DEVICE;
 		down.srcDevice = d_acc;
 		down.dstMemoryType = CU_MEMORYTYPE_HOST;
 		down.dstHost = inside;
-		CUP_CK(cuGraphAddMemcpyNode(&n_back, g, &n_scale, 1, &down, ctx));
+		CUP_CK(cuGraphAddMemcpyNode(&n_back, g, &n_tail, 1, &down, ctx));
 	}
 	if (destroy) {
 		CUDA_MEMSET_NODE_PARAMS ms;

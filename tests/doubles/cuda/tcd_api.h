@@ -254,6 +254,8 @@
 	X(cuGraphEventWaitNodeSetEvent) \
 	X(cuGraphExecEventWaitNodeSetEvent) \
 	X(cuGraphAddHostNode) \
+	X(cuGraphAddMemAllocNode) \
+	X(cuGraphAddMemFreeNode) \
 	X(cuGraphNodeFindInClone) \
 	X(cuGraphChildGraphNodeGetGraph) \
 	X(cuGraphNodeSetEnabled) \
@@ -312,6 +314,8 @@
 	X(cuGraphAddChildGraphNode, 10000, 0, cuGraphAddChildGraphNode) \
 	X(cuGraphAddDependencies, 10000, 0, cuGraphAddDependencies) \
 	X(cuGraphAddHostNode, 10000, 0, cuGraphAddHostNode) \
+	X(cuGraphAddMemAllocNode, 11040, 0, cuGraphAddMemAllocNode) \
+	X(cuGraphAddMemFreeNode, 11040, 0, cuGraphAddMemFreeNode) \
 	X(cuGraphAddDependencies, 12030, 0, cuGraphAddDependencies_v2) \
 	X(cuGraphAddEmptyNode, 10000, 0, cuGraphAddEmptyNode) \
 	X(cuGraphAddEventRecordNode, 11010, 0, cuGraphAddEventRecordNode) \

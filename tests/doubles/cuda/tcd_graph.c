@@ -444,6 +444,107 @@ TCD_API(CUresult, cuGraphAddChildGraphNode)(CUgraphNode *phGraphNode, CUgraph hG
 }
 TCD_EXPORT(cuGraphAddChildGraphNode)
 
+/* ---- graph memory ---- */
+
+/*
+ * A memory allocation node: pinned device memory, no handle types, on
+ * the one device, as the documentation requires of the pool properties.
+ * The double places it when the node is added, as cuMemAlloc memory is
+ * placed (another address each run), and returns it in dptr; the address
+ * stays the graph's while the graph lives (the driver documents that it
+ * is fixed for the graph's lifetime).  The node runs nothing: the memory
+ * is not made invalid outside the span between the allocation and free
+ * nodes, and is not given back before the process ends.
+ */
+static CUresult tcd_alloc_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+			       const CUmemPoolProps *props, size_t naccess, size_t bytesize, CUdeviceptr *dptr,
+			       const char *call)
+{
+	struct tcd_gnode *n;
+	uintptr_t mem;
+	CUresult r;
+
+	if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "poolProps.allocType must be CU_MEM_ALLOCATION_TYPE_PINNED");
+	if (props->location.type != CU_MEM_LOCATION_TYPE_DEVICE || props->location.id != 0)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "poolProps.location must be device 0, the double's one device");
+	if (props->handleTypes)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "poolProps.handleTypes must be CU_MEM_HANDLE_TYPE_NONE");
+	if (naccess)
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "access descriptors (peer access) are not modelled by the double");
+	if (!bytesize)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "bytesize is 0");
+	if ((r = tcd_graph_mem_alloc(&mem, bytesize, call)) != CUDA_SUCCESS)
+		return r;
+	if ((r = tcd_graph_node_add(out, hg, deps, ndeps, NULL, call)) != CUDA_SUCCESS)
+		return r; /* the memory stays placed, as a failed driver call may leave its pool */
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_obj_get_locked(*out, TCD_KIND_GRAPH_NODE, call, "phGraphNode", &n)) == CUDA_SUCCESS)
+		n->graph_mem = mem;
+	pthread_mutex_unlock(&tcd_g.lock);
+	if (r == CUDA_SUCCESS)
+		*dptr = (CUdeviceptr)mem;
+	return r;
+}
+
+/* A memory free node: dptr must be what an allocation node of the same
+ * graph returned and no other free node of it frees (the driver also
+ * takes another graph's allocation; the double does not). */
+static CUresult tcd_free_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+			      CUdeviceptr dptr, const char *call)
+{
+	struct tcd_graph *g;
+	struct tcd_gnode *n;
+	bool allocated = false, freed = false;
+	CUresult r;
+
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g);
+	for (size_t i = 0; r == CUDA_SUCCESS && i < g->nnodes; i++)
+		if (g->nodes[i]->graph_mem == (uintptr_t)dptr) {
+			freed |= g->nodes[i]->frees;
+			allocated |= !g->nodes[i]->frees;
+		}
+	pthread_mutex_unlock(&tcd_g.lock);
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!allocated)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "dptr 0x%llx was not allocated by a memory allocation "
+				"node of this graph", (unsigned long long)dptr);
+	if (freed)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "dptr 0x%llx is already freed by a node of this graph",
+				(unsigned long long)dptr);
+	if ((r = tcd_graph_node_add(out, hg, deps, ndeps, NULL, call)) != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_obj_get_locked(*out, TCD_KIND_GRAPH_NODE, call, "phGraphNode", &n)) == CUDA_SUCCESS) {
+		n->graph_mem = (uintptr_t)dptr;
+		n->frees = true;
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphAddMemAllocNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					  size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+{
+	TCD_ENTER_INIT(cuGraphAddMemAllocNode);
+	if (!nodeParams)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphAddMemAllocNode", "nodeParams is NULL");
+	return tcd_alloc_node(phGraphNode, hGraph, dependencies, numDependencies, &nodeParams->poolProps,
+			      nodeParams->accessDescCount, nodeParams->bytesize, &nodeParams->dptr,
+			      "cuGraphAddMemAllocNode");
+}
+TCD_EXPORT(cuGraphAddMemAllocNode)
+
+TCD_API(CUresult, cuGraphAddMemFreeNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					 size_t numDependencies, CUdeviceptr dptr)
+{
+	TCD_ENTER_INIT(cuGraphAddMemFreeNode);
+	return tcd_free_node(phGraphNode, hGraph, dependencies, numDependencies, dptr, "cuGraphAddMemFreeNode");
+}
+TCD_EXPORT(cuGraphAddMemFreeNode)
+
 /* ---- the generic form ---- */
 
 static CUresult tcd_edges_plain(const CUgraphEdgeData *edges, size_t n, const char *call)
@@ -492,6 +593,11 @@ static CUresult tcd_add_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *de
 	case CU_GRAPH_NODE_TYPE_HOST:
 		r = tcd_host_node_op(p->host.fn, p->host.userData, call, &ops);
 		break;
+	case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+		return tcd_alloc_node(out, hg, deps, ndeps, &p->alloc.poolProps, p->alloc.accessDescCount,
+				      p->alloc.bytesize, &p->alloc.dptr, call);
+	case CU_GRAPH_NODE_TYPE_MEM_FREE:
+		return tcd_free_node(out, hg, deps, ndeps, p->free.dptr, call);
 	default:
 		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "node type %d is not modelled by the double",
 				(int)p->type);

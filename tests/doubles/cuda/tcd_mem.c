@@ -537,6 +537,13 @@ TCD_API(CUresult, cuMemAlloc)(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 }
 TCD_EXPORT(cuMemAlloc)
 
+/* Graph memory of a memory allocation node (tcd_graph.c): device memory
+ * placed as cuMemAlloc's is, which legacy IPC may not export. */
+CUresult tcd_graph_mem_alloc(uintptr_t *out, size_t bytes, const char *call)
+{
+	return tcd_alloc(out, bytes, TCD_RANGE_DEVICE, false, false, call);
+}
+
 TCD_API(CUresult, cuMemAlloc_v2)(CUdeviceptr *dptr, size_t bytesize)
 {
 	uintptr_t p;
