@@ -27,7 +27,10 @@
 # is refused by name there too, and child graphs (destroyed before the
 # window), clones, enabled nodes, host nodes, setters and an exec update
 # made before the window are rebuilt by the snapshot with the window's
-# checkpoint equal to the whole run's.  A child graph node's embedded graph
+# checkpoint equal to the whole run's.  Graph memory allocation and free
+# nodes: recorded, replayed at the replay's own graph memory (relocated,
+# said once), in a window's snapshot; a free node of an address no
+# allocation node returned is refused by name.  A child graph node's embedded graph
 # (cuGraphChildGraphNodeGetGraph) changed after it was added: recorded,
 # replayed, kept in a window's snapshot; a record naming a node the trace
 # never added is refused by name.
@@ -207,6 +210,51 @@ done
 [ -n "$op" ] || fail "cgetbad: no varint of record $GG is its node"
 expect_rc 1 cgetbad.replay "$RP" "$T/cgetbad.sbt"
 has cgetbad.replay err "cuGraphChildGraphNodeGetGraph names child graph node 0x3039, which the trace never added"
+# --alloc-node: graph memory from a memory allocation node, filled, added
+# to the result and freed by a free node (cuGraphAddNode): recorded with
+# the address the driver returned; the replay's graph memory lies
+# elsewhere (the double places it as cuMemAlloc's, another address each
+# run), its range is mapped as a relocated allocation's and said once
+capture galloc --alloc-node --launches 3
+cmp -s "$T/graph.plain.out" "$T/galloc.plain.out" && fail "galloc: the graph memory changed nothing"
+[ "$(count "$T/galloc.sbt" 'cuda.cuGraphAddMemAllocNode ')" = 1 ] &&
+	[ "$(count "$T/galloc.sbt" 'cuda.cuGraphAddMemFreeNode ')" = 1 ] || fail "galloc: no allocation or free node record"
+[ "$(count "$T/galloc.sbt" 'cuda.tsGraphNotModeled ')" = 0 ] || fail "galloc: a call recorded as not modeled"
+all_match galloc.replay 1 "$T/galloc.sbt"
+AS=$("$INFO" --dump "$T/galloc.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphAddMemAllocNode .*/\1/p')
+has galloc.replay err "tsreplay: cuda: warning: seq $AS: the 8192 bytes of graph memory captured at 0x"
+has galloc.replay err "(cuGraphAddMemAllocNode) live at 0x"
+[ "$(grep -c 'bytes of graph memory' "$T/galloc.replay.err")" = 1 ] || fail "galloc: the warning is not said once"
+all_match galloc.det 1 --check-determinism --runs 3 "$T/galloc.sbt"
+has galloc.det out '"result":"match"'
+expect_rc 0 galloc.dump "$INFO" --dump "$T/galloc.sbt"
+expect_rc 0 galloc.sum "$TOP/$BUILD/tsexport" --summary "$T/galloc.sbt"
+has galloc.sum out "commands: "
+# the free node made to free an address no allocation node returned
+FS=$("$INFO" --dump "$T/galloc.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphAddMemFreeNode .*/\1/p')
+i=0 op=
+while [ "$i" -lt 24 ] && [ -z "$op" ]; do
+	if "$M" "$T/galloc.sbt" "$T/gfreebad.sbt" --varint "$FS:$i:4096" >/dev/null 2>&1 &&
+		"$INFO" --dump "$T/gfreebad.sbt" | grep -q "^seq=$FS .* dst=4096\( \|\$\)"; then
+		op="$FS:$i:4096"
+	fi
+	i=$((i + 1))
+done
+[ -n "$op" ] || fail "gfreebad: no varint of record $FS is its dst"
+expect_rc 1 gfreebad.replay "$RP" "$T/gfreebad.sbt"
+has gfreebad.replay err "cuGraphAddMemFreeNode frees 0x1000, which no memory allocation node of the trace allocated"
+# a window whose graph, with its allocation and free nodes, was built
+# before it: the snapshot rebuilds them, the checkpoint is the whole run's
+capture wholegal --window --alloc-node --launches 3
+(cd "$T" && expect_rc 0 wgal.cap "$CAP" --profiler -o "$T/wgal.sbt" -- "$PROG" --window --alloc-node --launches 3)
+all_match wgal.replay 1 "$T/wgal-window-1.sbt"
+hw=$("$INFO" --dump "$T/wgal-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
+hf=$("$INFO" --dump "$T/wholegal.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wgal: the window's checkpoint $hw is not the whole run's $hf"
+before=$("$INFO" --dump "$T/wgal-window-1.sbt" | awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }')
+for k in cuGraphAddMemAllocNode cuGraphAddMemFreeNode; do
+	echo "$before" | grep -q " cuda\.$k " || fail "wgal: the snapshot lacks $k"
+done
 # all of them at once, with a host source changing
 capture every --child --child-get --clone --disable --host-node --host-src --launches 3
 all_match every.replay 2 "$T/every.sbt"
