@@ -2,8 +2,9 @@
  * tcu_graph.c - recording of CUDA graphs built node by node (cudart's
  * cudaGraphAddKernelNode and friends call these): cuGraphCreate, the
  * cuGraphAdd*Node calls (kernel, memcpy, memset, empty, event record and
- * wait, child graph and host nodes), cuGraphAddDependencies, edge and node
- * removal, cuGraphClone and cuGraphNodeFindInClone, the setters of those
+ * wait, child graph and host nodes, memory allocation and free nodes),
+ * cuGraphAddDependencies, edge and node removal, cuGraphClone,
+ * cuGraphNodeFindInClone and cuGraphChildGraphNodeGetGraph, the setters of those
  * node kinds (on graphs and on execs, the generic cuGraph(Exec)NodeSetParams
  * of those kinds included), cuGraphNodeSetEnabled and cuGraphExecUpdate.
  * sbt_compute.h says what each record holds; a kernel node carries its
@@ -11,8 +12,8 @@
  * tcu_kernel_node_encoded).  A memcpy node's host source is recorded
  * again before each launch of an exec holding it (tsGraphHostSource,
  * below): the driver reads it then.  A node of a kind the model does not
- * cover (memory allocation and free nodes, external semaphore and batch
- * memory-op nodes, programmatic edges) and every other call that changes
+ * cover (allocation nodes of pools other than plain device memory,
+ * external semaphore and batch memory-op nodes, programmatic edges) and every other call that changes
  * a graph or an exec (the setters of those kinds, of host and child graph
  * nodes, kernel node attributes) is recorded as tsGraphNotModeled naming
  * the call, so that replay refuses to launch that graph's or exec's work

@@ -1,9 +1,10 @@
 /*
  * tcd_graph.c - graphs built node by node: cuGraphCreate, the
  * cuGraphAdd*Node calls the double models (kernel, memcpy, memset, empty,
- * event record, event wait, host, child graph, and cuGraphAddNode of those
- * types), cuGraphAddDependencies, cuGraphRemoveDependencies,
- * cuGraphDestroyNode, cuGraphClone and cuGraphNodeFindInClone, the setters
+ * event record, event wait, host, child graph, memory allocation and free,
+ * and cuGraphAddNode of those types), cuGraphAddDependencies,
+ * cuGraphRemoveDependencies, cuGraphDestroyNode, cuGraphClone,
+ * cuGraphNodeFindInClone and cuGraphChildGraphNodeGetGraph, the setters
  * of kernel, memcpy, memset and event nodes (graph and exec forms, and the
  * generic cuGraph(Exec)NodeSetParams of those types),
  * cuGraphNodeSetEnabled / cuGraphNodeGetEnabled, cuGraphExecUpdate (both
