@@ -495,12 +495,27 @@ rp_status rpcu_alloc_host(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp
 
 rp_status rpcu_exec_free(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
-	(void)k;
 	/* Freeing 0 is a no-op the driver accepts.  A stream-ordered free
 	 * is done at once: releasing a granule waits for the context's
 	 * work first, so the stream's work before it has finished. */
 	if (!c->dst)
 		return RP_OK;
+	if (k == SBT_CM_K_cuMemFreeAsync) {
+		/* graph memory freed outside its graph: freed on the stream; its
+		 * address stays the graph's (the next launch allocates it again),
+		 * so the mapping stays */
+		long i = rpcu_find_exact(s, c->dst, RPCU_R_GRAPH);
+		CUstream st_live;
+		rp_status st;
+		CUresult r;
+		if (i >= 0) {
+			if ((st = rpcu_stream_resolve(s, c->stream, &st_live, NULL, diag)) != RP_OK ||
+			    (st = RPCU_NEED(cuMemFreeAsync)) != RP_OK)
+				return st;
+			r = s->drv.p_cuMemFreeAsync((CUdeviceptr)s->ranges.v[i].live, st_live);
+			return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemFreeAsync", r, NULL);
+		}
+	}
 	return rpcu_free(s, c->dst, RPCU_R_DEVICE, "cuMemFree", diag);
 }
 

@@ -25,6 +25,9 @@
  *               (cuGraphAddMemAllocNode), fills it with a memset node, adds
  *               it to the result with a kernel node before the read-back,
  *               and frees it (a free node added by cuGraphAddNode)
+ *   --no-free-node with --alloc-node: the graph has no free node; the
+ *               program frees the graph memory after each launch
+ *               (cuMemFreeAsync on the launch stream), as documented
  *   --clone     the graph is cloned, the clone's copy of the last kernel
  *               node found (cuGraphNodeFindInClone) and set to scale by 2;
  *               the clone is instantiated instead of the graph
@@ -66,7 +69,7 @@
  *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to]
  *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node]
  *                    [--set-nodes] [--update] [--window] [--child-get]
- *                    [--alloc-node]
+ *                    [--alloc-node] [--no-free-node]
  */
 #include <cudaProfiler.h>
 
@@ -122,7 +125,8 @@ int main(int argc, char **argv)
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
 	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0, child_get = 0;
-	int alloc_node = 0;
+	int alloc_node = 0, no_free_node = 0;
+	CUdeviceptr d_gmem = 0;
 	CUgraphNode n_tail;
 	CUdeviceptr d_c = 0;
 	CUdevice dev;
@@ -152,6 +156,8 @@ int main(int argc, char **argv)
 			exec_set = 1;
 		} else if (!strcmp(argv[i], "--child")) {
 			child = 1;
+		} else if (!strcmp(argv[i], "--no-free-node")) {
+			no_free_node = 1;
 		} else if (!strcmp(argv[i], "--alloc-node")) {
 			alloc_node = 1;
 		} else if (!strcmp(argv[i], "--child-get")) {
@@ -180,7 +186,7 @@ int main(int argc, char **argv)
 			update = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -304,11 +310,14 @@ int main(int argc, char **argv)
 			void *gadd_args[] = { &d_acc, &d_g, &d_acc, &n };
 			n_gadd = cgn_kernel(g, after, 2, f_vadd, grid, block, gadd_args);
 		}
-		memset(&fp, 0, sizeof(fp));
-		fp.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
-		fp.free.dptr = d_g;
-		CUP_CK(cuGraphAddNode(&n_gfree, g, &n_gadd, NULL, 1, &fp));
+		if (!no_free_node) {
+			memset(&fp, 0, sizeof(fp));
+			fp.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
+			fp.free.dptr = d_g;
+			CUP_CK(cuGraphAddNode(&n_gfree, g, &n_gadd, NULL, 1, &fp));
+		}
 		n_tail = n_gadd;
+		d_gmem = d_g;
 	}
 	CUP_CK(cuGraphAddEventRecordNode(&n_rec, g, &n_tail, 1, ev));
 	{
@@ -483,6 +492,8 @@ int main(int argc, char **argv)
 	CUP_CK(cuStreamWaitEvent(s2, ev_gone, 0));
 	for (unsigned i = 0; i < launches; i++) {
 		CUP_CK(cuGraphLaunch(exec, s));
+		if (no_free_node && d_gmem) /* before the next launch allocates it again */
+			CUP_CK(cuMemFreeAsync(d_gmem, s));
 		if (exec_set && i == 0) {
 			void *scale_args[] = { &d_acc, &k2, &n };
 			CUDA_KERNEL_NODE_PARAMS p;

@@ -29,7 +29,8 @@
 # made before the window are rebuilt by the snapshot with the window's
 # checkpoint equal to the whole run's.  Graph memory allocation and free
 # nodes: recorded, replayed at the replay's own graph memory (relocated,
-# said once), in a window's snapshot; a free node of an address no
+# said once), in a window's snapshot, also freed by cuMemFreeAsync
+# after each launch instead of a free node; a free node of an address no
 # allocation node returned is refused by name.  A child graph node's embedded graph
 # (cuGraphChildGraphNodeGetGraph) changed after it was added: recorded,
 # replayed, kept in a window's snapshot; a record naming a node the trace
@@ -230,6 +231,14 @@ has galloc.det out '"result":"match"'
 expect_rc 0 galloc.dump "$INFO" --dump "$T/galloc.sbt"
 expect_rc 0 galloc.sum "$TOP/$BUILD/tsexport" --summary "$T/galloc.sbt"
 has galloc.sum out "commands: "
+# --no-free-node: no free node; the program frees the graph memory after
+# each launch (cuMemFreeAsync), replayed at the replay's graph memory
+capture gnofree --alloc-node --no-free-node --launches 3
+cmp -s "$T/galloc.plain.out" "$T/gnofree.plain.out" || fail "gnofree: not what the graph with a free node computes"
+[ "$(count "$T/gnofree.sbt" 'cuda.cuGraphAddMemFreeNode ')" = 0 ] &&
+	[ "$(count "$T/gnofree.sbt" 'cuda.cuMemFreeAsync ')" = 3 ] || fail "gnofree: not 3 cuMemFreeAsync records and no free node"
+all_match gnofree.replay 1 "$T/gnofree.sbt"
+all_match gnofree.det 1 --check-determinism --runs 3 "$T/gnofree.sbt"
 # the free node made to free an address no allocation node returned
 FS=$("$INFO" --dump "$T/galloc.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphAddMemFreeNode .*/\1/p')
 i=0 op=

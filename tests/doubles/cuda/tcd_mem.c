@@ -99,6 +99,7 @@ struct tcd_range {
 	int device;
 	uint64_t id;                  /* CU_POINTER_ATTRIBUTE_BUFFER_ID, never reused */
 	bool ipc_ok;                  /* from cuMemAlloc: legacy IPC may export it */
+	bool graph_mem;               /* a memory allocation node's (tcd_graph.c) */
 	unsigned ipc_opens;           /* cuIpcOpenMemHandle count not yet closed */
 };
 
@@ -541,7 +542,27 @@ TCD_EXPORT(cuMemAlloc)
  * placed as cuMemAlloc's is, which legacy IPC may not export. */
 CUresult tcd_graph_mem_alloc(uintptr_t *out, size_t bytes, const char *call)
 {
-	return tcd_alloc(out, bytes, TCD_RANGE_DEVICE, false, false, call);
+	CUresult r = tcd_alloc(out, bytes, TCD_RANGE_DEVICE, false, false, call);
+
+	if (r == CUDA_SUCCESS) {
+		pthread_mutex_lock(&tcd_mem.lock);
+		tcd_mem.ranges[tcd_range_find_locked(*out)].graph_mem = true;
+		pthread_mutex_unlock(&tcd_mem.lock);
+	}
+	return r;
+}
+
+/* Whether ptr is the start of graph memory. */
+static bool tcd_is_graph_mem(uintptr_t ptr)
+{
+	size_t i;
+	bool is;
+
+	pthread_mutex_lock(&tcd_mem.lock);
+	i = tcd_range_find_locked(ptr);
+	is = i != (size_t)-1 && tcd_mem.ranges[i].base == ptr && tcd_mem.ranges[i].graph_mem;
+	pthread_mutex_unlock(&tcd_mem.lock);
+	return is;
 }
 
 TCD_API(CUresult, cuMemAlloc_v2)(CUdeviceptr *dptr, size_t bytesize)
@@ -755,6 +776,11 @@ static CUresult tcd_free_async(CUdeviceptr dptr, CUstream h, bool pt, const char
 	r = tcd_base_check((uintptr_t)dptr, TCD_RANGE_DEVICE, call, "dptr");
 	if (r != CUDA_SUCCESS)
 		return r;
+	/* Graph memory freed outside its graph (no free node): its address
+	 * stays the graph's, which allocates it again at its next launch
+	 * (driver API documentation), so the double keeps it placed. */
+	if (tcd_is_graph_mem((uintptr_t)dptr))
+		return CUDA_SUCCESS;
 	op = tcd_op_new(TCD_OP_FREE);
 	if (!op)
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
