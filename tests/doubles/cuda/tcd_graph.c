@@ -1233,6 +1233,8 @@ static CUresult tcd_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph, co
 		d->graph = c;
 		d->index = i;
 		d->origin = g->nodes[i];
+		d->graph_mem = o->graph_mem; /* an allocation node's copy names the same memory */
+		d->frees = o->frees;
 		if (o->ndeps && !(d->deps = calloc(o->ndeps, sizeof(*d->deps)))) {
 			r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
 			break;
