@@ -28,6 +28,10 @@
  *   --no-free-node with --alloc-node: the graph has no free node; the
  *               program frees the graph memory after each launch
  *               (cuMemFreeAsync on the launch stream), as documented
+ *   --capture-alloc after the launches, a stream capture allocates
+ *               memory (cuMemAllocAsync), fills it, adds it to the result
+ *               and frees it (cuMemFreeAsync); the captured graph is
+ *               launched twice
  *   --clone     the graph is cloned, the clone's copy of the last kernel
  *               node found (cuGraphNodeFindInClone) and set to scale by 2;
  *               the clone is instantiated instead of the graph
@@ -69,7 +73,7 @@
  *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to]
  *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node]
  *                    [--set-nodes] [--update] [--window] [--child-get]
- *                    [--alloc-node] [--no-free-node]
+ *                    [--alloc-node] [--no-free-node] [--capture-alloc]
  */
 #include <cudaProfiler.h>
 
@@ -125,7 +129,7 @@ int main(int argc, char **argv)
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
 	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0, child_get = 0;
-	int alloc_node = 0, no_free_node = 0;
+	int alloc_node = 0, no_free_node = 0, capture_alloc = 0;
 	CUdeviceptr d_gmem = 0;
 	CUgraphNode n_tail;
 	CUdeviceptr d_c = 0;
@@ -156,6 +160,8 @@ int main(int argc, char **argv)
 			exec_set = 1;
 		} else if (!strcmp(argv[i], "--child")) {
 			child = 1;
+		} else if (!strcmp(argv[i], "--capture-alloc")) {
+			capture_alloc = 1;
 		} else if (!strcmp(argv[i], "--no-free-node")) {
 			no_free_node = 1;
 		} else if (!strcmp(argv[i], "--alloc-node")) {
@@ -186,7 +192,7 @@ int main(int argc, char **argv)
 			update = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -547,6 +553,26 @@ int main(int argc, char **argv)
 			for (unsigned j = 0; j < n; j++)
 				h[j] += j * 7u + i + 1u;
 		}
+	}
+	if (capture_alloc) {
+		/* stream-ordered memory inside a capture: allocation and free nodes */
+		CUgraph gca;
+		CUgraphExec xca;
+		CUdeviceptr d_t;
+		void *cadd_args[] = { &d_acc, &d_t, &d_acc, &n };
+		CUP_CK(cuStreamSynchronize(s));
+		CUP_CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+		CUP_CK(cuMemAllocAsync(&d_t, n * 4, s));
+		CUP_CK(cuMemsetD32Async(d_t, 9, n, s));
+		CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, block, 1, 1, 0, s, cadd_args, NULL));
+		CUP_CK(cuMemFreeAsync(d_t, s));
+		CUP_CK(cuStreamEndCapture(s, &gca));
+		CUP_CK(cuGraphInstantiate(&xca, gca, 0));
+		CUP_CK(cuGraphLaunch(xca, s));
+		CUP_CK(cuGraphLaunch(xca, s));
+		CUP_CK(cuStreamSynchronize(s));
+		CUP_CK(cuGraphExecDestroy(xca));
+		CUP_CK(cuGraphDestroy(gca));
 	}
 	if (capture_to) {
 		/* the graph's launches on s read d_b: done before s2 writes it */

@@ -30,7 +30,9 @@
 # checkpoint equal to the whole run's.  Graph memory allocation and free
 # nodes: recorded, replayed at the replay's own graph memory (relocated,
 # said once), in a window's snapshot, also freed by cuMemFreeAsync
-# after each launch instead of a free node; a free node of an address no
+# after each launch instead of a free node, and made by stream capture
+# (cuMemAllocAsync/cuMemFreeAsync), with and without the address window;
+# a free node of an address no
 # allocation node returned is refused by name.  A child graph node's embedded graph
 # (cuGraphChildGraphNodeGetGraph) changed after it was added: recorded,
 # replayed, kept in a window's snapshot; a record naming a node the trace
@@ -239,6 +241,20 @@ cmp -s "$T/galloc.plain.out" "$T/gnofree.plain.out" || fail "gnofree: not what t
 	[ "$(count "$T/gnofree.sbt" 'cuda.cuMemFreeAsync ')" = 3 ] || fail "gnofree: not 3 cuMemFreeAsync records and no free node"
 all_match gnofree.replay 1 "$T/gnofree.sbt"
 all_match gnofree.det 1 --check-determinism --runs 3 "$T/gnofree.sbt"
+# --capture-alloc: cuMemAllocAsync and cuMemFreeAsync inside a stream
+# capture (the driver makes them allocation and free nodes): with the
+# address window on, the interposer serves the memory from the window and
+# replay has it at the same address; with TRACESMITH_CUDA_VA=off the
+# replay's capture allocates graph memory elsewhere and maps it
+capture gcap --capture-alloc --launches 3
+cmp -s "$T/graph.plain.out" "$T/gcap.plain.out" && fail "gcap: the captured allocation changed nothing"
+all_match gcap.replay 1 "$T/gcap.sbt"
+expect_rc 0 gcapv.cap env TRACESMITH_CUDA_VA=off "$CAP" -o "$T/gcapv.sbt" -- "$PROG" --capture-alloc --launches 3
+cmp -s "$T/gcap.plain.out" "$T/gcapv.cap.out" || fail "gcapv: the captured run printed '$(cat "$T/gcapv.cap.out")'"
+all_match gcapv.replay 1 "$T/gcapv.sbt"
+has gcapv.replay err "of graph memory captured at 0x"
+has gcapv.replay err "(cuMemAllocAsync in a stream capture) live at 0x"
+all_match gcapv.det 1 --check-determinism --runs 3 "$T/gcapv.sbt"
 # the free node made to free an address no allocation node returned
 FS=$("$INFO" --dump "$T/galloc.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphAddMemFreeNode .*/\1/p')
 i=0 op=

@@ -738,14 +738,23 @@ static CUresult tcd_alloc_async(CUdeviceptr *dptr, size_t bytes, CUstream h, boo
 {
 	struct tcd_stream *s;
 	uintptr_t p;
+	bool capturing;
 	CUresult r = tcd_stream_resolve(h, pt, call, &s);
 
 	if (r != CUDA_SUCCESS)
 		return r;
 	if (!dptr)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "dptr is NULL");
-	/* The address is handed out at once; stream order only matters for use. */
-	r = tcd_alloc(&p, bytes, TCD_RANGE_DEVICE, false, false, call);
+	/* The address is handed out at once; stream order only matters for use.
+	 * On a capturing stream it becomes a memory allocation node: graph
+	 * memory, whose stream-ordered free in the capture is its free node. */
+	pthread_mutex_lock(&tcd_g.lock);
+	capturing = s->capture != NULL;
+	pthread_mutex_unlock(&tcd_g.lock);
+	if (capturing)
+		r = tcd_graph_mem_alloc(&p, bytes, call);
+	else
+		r = tcd_alloc(&p, bytes, TCD_RANGE_DEVICE, false, false, call);
 	if (r == CUDA_SUCCESS)
 		*dptr = (CUdeviceptr)p;
 	return r;
