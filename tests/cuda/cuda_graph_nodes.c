@@ -24,7 +24,8 @@
  *   --alloc-node the graph also allocates graph memory
  *               (cuGraphAddMemAllocNode), fills it with a memset node, adds
  *               it to the result with a kernel node before the read-back,
- *               and frees it (a free node added by cuGraphAddNode)
+ *               and frees it (a free node added by cuGraphAddNode); a
+ *               clone of the graph and a node destroyed fail, as documented
  *   --no-free-node with --alloc-node: the graph has no free node; the
  *               program frees the graph memory after each launch
  *               (cuMemFreeAsync on the launch stream), as documented
@@ -324,6 +325,14 @@ int main(int argc, char **argv)
 		}
 		n_tail = n_gadd;
 		d_gmem = d_g;
+		{
+			/* documented: such a graph cannot be cloned nor lose a node */
+			CUgraph gx;
+			if (cuGraphClone(&gx, g) == CUDA_SUCCESS || cuGraphDestroyNode(n_gset) == CUDA_SUCCESS) {
+				fprintf(stderr, "cuda_graph_nodes: a graph with memory nodes was cloned or lost a node\n");
+				return 1;
+			}
+		}
 	}
 	CUP_CK(cuGraphAddEventRecordNode(&n_rec, g, &n_tail, 1, ev));
 	{

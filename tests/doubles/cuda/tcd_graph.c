@@ -41,6 +41,20 @@ static void tcd_ops_free(struct tcd_op *op)
 	}
 }
 
+/* With the lock held: whether g holds a memory allocation or free node.
+ * The driver API documentation forbids such a graph's nodes and edges to
+ * be deleted, its use in a child graph node and its cloning; the double
+ * refuses those with CUDA_ERROR_NOT_SUPPORTED (the documentation names no
+ * error code). */
+static CUresult tcd_graph_mem_forbids_locked(const struct tcd_graph *g, const char *call, const char *what)
+{
+	for (size_t i = 0; i < g->nnodes; i++)
+		if (g->nodes[i]->graph_mem)
+			return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "graph %p holds memory allocation or free nodes, "
+					"which forbid %s", (void *)g, what);
+	return CUDA_SUCCESS;
+}
+
 CUresult tcd_graph_node_add(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
 			    struct tcd_op *ops, const char *call)
 {
@@ -382,6 +396,8 @@ static CUresult tcd_child_ops(CUgraph hchild, const char *call, struct tcd_op **
 	pthread_mutex_lock(&tcd_g.lock);
 	r = tcd_obj_get_locked(hchild, TCD_KIND_GRAPH, call, "childGraph", &child);
 	if (r == CUDA_SUCCESS)
+		r = tcd_graph_mem_forbids_locked(child, call, "its use in a child graph node");
+	if (r == CUDA_SUCCESS)
 		r = tcd_graph_flat_locked(child, call, out);
 	pthread_mutex_unlock(&tcd_g.lock);
 	return r;
@@ -697,6 +713,8 @@ static CUresult tcd_remove_edges(CUgraph hg, const CUgraphNode *from, const CUgr
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "from or to is NULL with %zu dependencies", n);
 	pthread_mutex_lock(&tcd_g.lock);
 	r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g);
+	if (r == CUDA_SUCCESS && n)
+		r = tcd_graph_mem_forbids_locked(g, call, "deleting its edges");
 	for (size_t i = 0; r == CUDA_SUCCESS && i < n; i++) {
 		struct tcd_gnode *a, *b;
 		size_t j;
@@ -752,6 +770,8 @@ TCD_API(CUresult, cuGraphDestroyNode)(CUgraphNode hNode)
 	TCD_ENTER_INIT(cuGraphDestroyNode);
 	pthread_mutex_lock(&tcd_g.lock);
 	r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, "cuGraphDestroyNode", "hNode", &n);
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_mem_forbids_locked(n->graph, "cuGraphDestroyNode", "deleting its nodes");
 	if (r == CUDA_SUCCESS) {
 		g = n->graph;
 		for (size_t i = n->index + 1; i < g->nnodes; i++) {
@@ -1216,6 +1236,8 @@ static CUresult tcd_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph, co
 	pthread_mutex_lock(&tcd_g.lock);
 	if (!tcd_obj_is_locked(g, TCD_KIND_GRAPH) || g->nnodes != n)
 		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "graph %p changed while it was cloned", (void *)g);
+	else
+		r = tcd_graph_mem_forbids_locked(g, call, "cloning it");
 	for (const struct tcd_op *t = g->ops; r == CUDA_SUCCESS && t; t = t->next) {
 		struct tcd_op *op = tcd_op_clone(t);
 		if (!op) {
@@ -1233,8 +1255,6 @@ static CUresult tcd_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph, co
 		d->graph = c;
 		d->index = i;
 		d->origin = g->nodes[i];
-		d->graph_mem = o->graph_mem; /* an allocation node's copy names the same memory */
-		d->frees = o->frees;
 		if (o->ndeps && !(d->deps = calloc(o->ndeps, sizeof(*d->deps)))) {
 			r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
 			break;
