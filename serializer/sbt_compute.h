@@ -215,6 +215,14 @@
  *     cuGraphExecUpdate (both ABIs: handle = the exec, parent = the graph
  *     whose parameters it takes, value = the CUgraphExecUpdateResult, node
  *     = the error node, if any).
+ *     cuGraphChildGraphNodeGetGraph (node = the child graph node, handle
+ *     = the graph embedded in it, parent = the graph holding the node):
+ *     later calls on that handle change the node's copy.
+ *     cuGraphAddMemAllocNode (as a node: dst = the address the driver
+ *     returned, size = bytesize, device = the pool's location id; only
+ *     pinned device memory without handle types or access descriptors,
+ *     others are tsGraphNotModeled) and cuGraphAddMemFreeNode (as a node,
+ *     dst = the address freed); cuGraphAddNode(_v2) of those types too.
  *     tsGraphHostSource: before a cuGraphLaunch of an exec holding memcpy
  *     nodes that read host memory, one per such node (handle = the exec,
  *     node, host = the source pointer, size, blob = the source's packed
@@ -386,7 +394,8 @@ extern "C" {
 	X(cuGraphMemsetNodeSetParams) X(cuGraphExecMemsetNodeSetParams)           \
 	X(cuGraphEventRecordNodeSetEvent) X(cuGraphEventWaitNodeSetEvent)         \
 	X(cuGraphExecEventRecordNodeSetEvent) X(cuGraphExecEventWaitNodeSetEvent) \
-	X(cuGraphExecUpdate)
+	X(cuGraphExecUpdate) X(cuGraphChildGraphNodeGetGraph)                     \
+	X(cuGraphAddMemAllocNode) X(cuGraphAddMemFreeNode)
 
 /* X(HIP runtime call, kind it records as).  Append only: the position is
  * the type number above SBT_CM_HIP_TYPE_BASE. */

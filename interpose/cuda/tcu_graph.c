@@ -2,8 +2,9 @@
  * tcu_graph.c - recording of CUDA graphs built node by node (cudart's
  * cudaGraphAddKernelNode and friends call these): cuGraphCreate, the
  * cuGraphAdd*Node calls (kernel, memcpy, memset, empty, event record and
- * wait, child graph and host nodes), cuGraphAddDependencies, edge and node
- * removal, cuGraphClone and cuGraphNodeFindInClone, the setters of those
+ * wait, child graph and host nodes, memory allocation and free nodes),
+ * cuGraphAddDependencies, edge and node removal, cuGraphClone,
+ * cuGraphNodeFindInClone and cuGraphChildGraphNodeGetGraph, the setters of those
  * node kinds (on graphs and on execs, the generic cuGraph(Exec)NodeSetParams
  * of those kinds included), cuGraphNodeSetEnabled and cuGraphExecUpdate.
  * sbt_compute.h says what each record holds; a kernel node carries its
@@ -11,8 +12,8 @@
  * tcu_kernel_node_encoded).  A memcpy node's host source is recorded
  * again before each launch of an exec holding it (tsGraphHostSource,
  * below): the driver reads it then.  A node of a kind the model does not
- * cover (memory allocation and free nodes, external semaphore and batch
- * memory-op nodes, programmatic edges) and every other call that changes
+ * cover (allocation nodes of pools other than plain device memory,
+ * external semaphore and batch memory-op nodes, programmatic edges) and every other call that changes
  * a graph or an exec (the setters of those kinds, of host and child graph
  * nodes, kernel node attributes) is recorded as tsGraphNotModeled naming
  * the call, so that replay refuses to launch that graph's or exec's work
@@ -52,6 +53,30 @@ static uint8_t *tcu_graph_pack_nodes(const CUgraphNode *nodes, size_t n)
 
 /* Records c (and keeps it for windows when its graph is kept); host: the
  * bytes of a memcpy node's host source, stored as its blob. */
+/* With mu held: the graph that owns graph, itself unless it is embedded
+ * in a child graph node (cuGraphChildGraphNodeGetGraph), then the
+ * outermost graph holding that node: a change to the embedded graph
+ * changes that graph's work. */
+static uint64_t tcu_graph_root_locked(uint64_t graph)
+{
+	uint64_t up;
+	for (int depth = 0; depth < 64 && graph; depth++) {
+		up = (uint64_t)(uintptr_t)cap_umap_get(&tcu_g.embedded_in, graph);
+		if (!up)
+			break;
+		graph = up;
+	}
+	return graph;
+}
+
+static uint64_t tcu_graph_root(uint64_t graph)
+{
+	pthread_mutex_lock(&tcu_g.mu);
+	graph = tcu_graph_root_locked(graph);
+	pthread_mutex_unlock(&tcu_g.mu);
+	return graph;
+}
+
 static void tcu_graph_emit(sbt_cm_kind k, tcu_fn id, tcu_mode mode, sbt_cm_call *c, uint64_t graph,
                            const void *host, size_t host_len)
 {
@@ -68,7 +93,7 @@ static void tcu_graph_emit(sbt_cm_kind k, tcu_fn id, tcu_mode mode, sbt_cm_call 
 		c->blob = blob;
 	}
 	if (mode != TCU_MODE_NESTED && c->result == CUDA_SUCCESS)
-		tcu_live_graph_call(k, id, graph, c, host, host_len);
+		tcu_live_graph_call(k, id, tcu_graph_root(graph), c, host, host_len);
 }
 
 /* The common fields of an added node. */
@@ -266,7 +291,10 @@ static void tcu_hsrc_append_in_locked(cap_umap *m, uint64_t key, const tcu_hsrc 
 
 static void tcu_hsrc_append_locked(uint64_t graph, const tcu_hsrc *add, size_t n)
 {
+	uint64_t root = tcu_graph_root_locked(graph);
 	tcu_hsrc_append_in_locked(&tcu_g.hsrc_of_graph, graph, add, n);
+	if (root != graph) /* a node of an embedded graph: read at the owner's launches */
+		tcu_hsrc_append_in_locked(&tcu_g.hsrc_of_graph, root, add, n);
 }
 
 /* A memcpy node's parameters set (exec 0: the graph's node): its host
@@ -542,13 +570,23 @@ out:
 
 /* ---- calls the model does not cover ------------------------------------------------ */
 
-/* Counts key (a graph or an exec) once for the exit report. */
-static void tcu_graph_partial(uint64_t key)
+static void tcu_graph_partial_locked(uint64_t key)
 {
-	pthread_mutex_lock(&tcu_g.mu);
 	if (key && !cap_umap_get(&tcu_g.graphs_partial, key) &&
 	    !cap_umap_put(&tcu_g.graphs_partial, key, (void *)(uintptr_t)1))
 		tcu_g.ngraphs_partial++;
+}
+
+/* Counts key (a graph or an exec) once for the exit report; a graph
+ * embedded in a child graph node marks the graph holding it too. */
+static void tcu_graph_partial(uint64_t key)
+{
+	uint64_t root;
+	pthread_mutex_lock(&tcu_g.mu);
+	tcu_graph_partial_locked(key);
+	root = tcu_graph_root_locked(key);
+	if (root != key)
+		tcu_graph_partial_locked(root);
 	pthread_mutex_unlock(&tcu_g.mu);
 }
 
@@ -669,14 +707,93 @@ TCU_GRAPH_NM(cuGraphExecBatchMemOpNodeSetParams,
 		return r;                                                                                  \
 	}
 
-TCU_GRAPH_NM_NODE(cuGraphAddMemAllocNode, CUDA_MEM_ALLOC_NODE_PARAMS *, CU_GRAPH_NODE_TYPE_MEM_ALLOC)
-TCU_GRAPH_NM_NODE(cuGraphAddMemFreeNode, CUdeviceptr, CU_GRAPH_NODE_TYPE_MEM_FREE)
 TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresSignalNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *,
                   CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL)
 TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresWaitNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *,
                   CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT)
 TCU_GRAPH_NM_NODE(cuGraphAddBatchMemOpNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *,
                   CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
+
+/* ---- graph memory: allocation and free nodes ----------------------------------------- */
+
+/* A memory allocation node (props: its pool's properties, the address the
+ * driver chose in dptr).  Modeled: pinned device memory with no handle
+ * types and no access descriptors (what cudart's and PyTorch's graphs
+ * ask for); other kinds are recorded as not modeled. */
+static void tcu_graph_alloc_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out, CUgraph g,
+                                 const CUgraphNode *deps, size_t ndeps, const CUmemPoolProps *props,
+                                 size_t naccess, size_t bytesize, CUdeviceptr dptr, const char *call)
+{
+	sbt_cm_call c;
+	uint8_t *packed;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	if (props && (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+	              props->location.type != CU_MEM_LOCATION_TYPE_DEVICE || props->handleTypes || naccess)) {
+		tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, CU_GRAPH_NODE_TYPE_MEM_ALLOC, call);
+		return;
+	}
+	sbt_cm_call_init(&c);
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
+	if (props)
+		c.device = props->location.id;
+	c.size = bytesize;
+	c.dst = r == CUDA_SUCCESS ? (uint64_t)dptr : 0;
+	tcu_graph_emit(SBT_CM_K_cuGraphAddMemAllocNode, id, mode, &c, TCU_H(g), NULL, 0);
+	free(packed);
+}
+
+static void tcu_graph_free_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out, CUgraph g,
+                                const CUgraphNode *deps, size_t ndeps, CUdeviceptr dptr)
+{
+	sbt_cm_call c;
+	uint8_t *packed;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
+	c.dst = (uint64_t)dptr;
+	tcu_graph_emit(SBT_CM_K_cuGraphAddMemFreeNode, id, mode, &c, TCU_H(g), NULL, 0);
+	free(packed);
+}
+
+CUresult tcu_m_cuGraphAddMemAllocNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                      size_t ndeps, CUDA_MEM_ALLOC_NODE_PARAMS *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddMemAllocNode real = (tcu_pfn_cuGraphAddMemAllocNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, p);
+	if (p)
+		tcu_graph_alloc_node(id, mode, r, out, g, deps, ndeps, &p->poolProps, p->accessDescCount, p->bytesize,
+		                     p->dptr, "cuGraphAddMemAllocNode");
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphAddMemFreeNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                     size_t ndeps, CUdeviceptr dptr)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddMemFreeNode real = (tcu_pfn_cuGraphAddMemFreeNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, dptr);
+	tcu_graph_free_node(id, mode, r, out, g, deps, ndeps, dptr);
+out:
+	tcu_call_end();
+	return r;
+}
 
 /* ---- child graphs, host nodes, clones ---------------------------------------------- */
 
@@ -732,6 +849,51 @@ CUresult tcu_m_cuGraphAddChildGraphNode(tcu_fn id, CUgraphNode *out, CUgraph g, 
 	}
 	r = real(out, g, deps, ndeps, child);
 	tcu_graph_child_node(id, mode, r, out, g, deps, ndeps, child);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* cuGraphChildGraphNodeGetGraph: the graph embedded in a child graph node
+ * (not a copy: changes to it change the node).  Recorded so that later
+ * calls naming it replay on the replay's own embedded graph; calls on it
+ * are kept, marked and read at launches as the owning graph's. */
+CUresult tcu_m_cuGraphChildGraphNodeGetGraph(tcu_fn id, CUgraphNode node, CUgraph *out)
+{
+	tcu_mode mode;
+	CUresult r;
+	sbt_cm_call c;
+	uint64_t owner = 0;
+	tcu_pfn_cuGraphChildGraphNodeGetGraph real =
+	    (tcu_pfn_cuGraphChildGraphNodeGetGraph)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(node, out);
+	if (mode == TCU_MODE_NESTED)
+		goto out;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.node = TCU_H(node);
+	c.handle = r == CUDA_SUCCESS && out ? TCU_H(*out) : 0;
+	pthread_mutex_lock(&tcu_g.mu);
+	owner = (uint64_t)(uintptr_t)cap_umap_get(&tcu_g.graph_of_node, c.node);
+	if (c.handle && owner && c.handle != owner &&
+	    cap_umap_get(&tcu_g.embedded_in, c.handle) != (void *)(uintptr_t)owner &&
+	    cap_umap_put(&tcu_g.embedded_in, c.handle, (void *)(uintptr_t)owner) == (void *)(uintptr_t)owner)
+		CAP_ERROR("cuda: out of memory noting an embedded graph: changes to it are kept apart from its owner");
+	pthread_mutex_unlock(&tcu_g.mu);
+	c.parent = owner;
+	tcu_graph_emit(SBT_CM_K_cuGraphChildGraphNodeGetGraph, id, mode, &c, owner, NULL, 0);
+	if (r == CUDA_SUCCESS && owner) {
+		int partial;
+		pthread_mutex_lock(&tcu_g.mu);
+		partial = cap_umap_get(&tcu_g.graphs_partial, owner) != NULL;
+		pthread_mutex_unlock(&tcu_g.mu);
+		if (partial) /* its node's copy came from a marked graph */
+			tcu_graph_partial(c.handle);
+	}
 out:
 	tcu_call_end();
 	return r;
@@ -1229,6 +1391,13 @@ static void tcu_graph_generic_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraph
 		break;
 	case CU_GRAPH_NODE_TYPE_HOST:
 		tcu_graph_host_node(id, mode, r, out, g, deps, ndeps);
+		break;
+	case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+		tcu_graph_alloc_node(id, mode, r, out, g, deps, ndeps, &p->alloc.poolProps, p->alloc.accessDescCount,
+		                     p->alloc.bytesize, p->alloc.dptr, call);
+		break;
+	case CU_GRAPH_NODE_TYPE_MEM_FREE:
+		tcu_graph_free_node(id, mode, r, out, g, deps, ndeps, p->free.dptr);
 		break;
 	default:
 		tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, p->type, call);

@@ -191,6 +191,8 @@ typedef struct tcu_state {
 	                            not cover (tcu_graph.c) */
 	uint64_t ngraphs_partial; /* their number, for the exit report (under mu) */
 	cap_umap graph_of_node;   /* node -> the graph built node by node it was added to */
+	cap_umap embedded_in;     /* graph embedded in a child graph node (from
+	                             cuGraphChildGraphNodeGetGraph) -> the graph holding the node */
 	cap_umap hsrc_of_graph;   /* graph -> tcu_hsrc_set: its memcpy nodes reading host memory */
 	cap_umap hsrc_of_exec;    /* exec -> tcu_hsrc_set: the same, as instantiated (owned copy) */
 	_Atomic uint64_t hsrc_execs; /* entries of hsrc_of_exec: cuGraphLaunch looks only when

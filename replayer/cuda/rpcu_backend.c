@@ -529,7 +529,7 @@ void rpcu_teardown(rpcu_state *s)
 				continue;
 			if (o->ctx)
 				d->p_cuCtxSetCurrent(o->ctx);
-			if (k && o->live && d->p_cuGraphDestroy)
+			if (k && o->live && d->p_cuGraphDestroy && !o->embedded) /* embedded: its node's */
 				d->p_cuGraphDestroy((CUgraph)(uintptr_t)o->live);
 			else if (!k && o->live && d->p_cuGraphExecDestroy)
 				d->p_cuGraphExecDestroy((CUgraphExec)(uintptr_t)o->live);

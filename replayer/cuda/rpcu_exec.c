@@ -1133,14 +1133,20 @@ static rp_status rpcu_do_cuGraphDestroy(rpcu_state *s, sbt_cm_kind k, const sbt_
 
 	(void)k;
 	(void)diag;
-	if (o && o->live && s->drv.p_cuGraphDestroy)
+	if (o && o->live && s->drv.p_cuGraphDestroy && !o->embedded)
 		s->drv.p_cuGraphDestroy((CUgraph)(uintptr_t)o->live);
 	if (o)
 		rpcu_objs_del(&s->objs, o);
-	/* its nodes (a graph built node by node) go with it */
+	/* its graph memory's mappings (the driver frees that memory with it) */
+	for (size_t i = s->ranges.n; o && i-- > 0;)
+		if (s->ranges.v[i].kind == RPCU_R_GRAPH && s->ranges.v[i].owner == c->handle)
+			rpcu_ranges_remove(&s->ranges, i);
+	/* its nodes (a graph built node by node) and the graphs embedded in
+	 * its child graph nodes go with it */
 	for (size_t i = 0; o && i < s->objs.cap; i++) {
 		rpcu_obj *n = &s->objs.slot[i];
-		if (!n->dead && n->kind == RPCU_O_GRAPHNODE && n->parent == c->handle)
+		if (!n->dead && (n->kind == RPCU_O_GRAPHNODE || (n->kind == RPCU_O_GRAPH && n->embedded)) &&
+		    n->parent == c->handle)
 			rpcu_objs_del(&s->objs, n);
 	}
 	return RP_OK;
@@ -1628,6 +1634,9 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuGraphExecEventRecordNodeSetEvent] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphExecEventWaitNodeSetEvent] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphExecUpdate] =          {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphChildGraphNodeGetGraph] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddMemAllocNode] =     {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddMemFreeNode] =      {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 };
 
 int rpcu_exec_is_state(sbt_cm_kind k)

@@ -5,9 +5,12 @@
  * cuGraphAddKernelNode_v2, their function and parameters mapped as a
  * launch's are; memcpy nodes with cuGraphAddMemcpyNode, addresses mapped;
  * memset, empty, event record and event wait nodes; child graph nodes from
- * the replay's child graph; host nodes as empty nodes), after the live
+ * the replay's child graph; host nodes as empty nodes; memory allocation
+ * nodes with the captured range mapped to the replay's graph memory, free
+ * nodes at the mapped address), after the live
  * nodes its dependencies map to; cuGraphAddDependencies adds the edges;
- * clones, the setters (graph and exec), enabled nodes and exec updates
+ * clones, a child graph node's embedded graph, the setters (graph and
+ * exec), enabled nodes and exec updates
  * are issued again on the mapped objects; tsGraphHostSource writes a
  * memcpy node's host bytes before a launch.  Instantiation and launch are
  * the ones stream-captured graphs use (rpcu_exec.c), on any stream mode:
@@ -100,7 +103,18 @@ static rp_status rpcu_graph_mark(rpcu_state *s, rpcu_obj *o, const sbt_cm_call *
 		         (unsigned long long)c->node);
 	rpcu_printable(why);
 	*slot = strdup(why);
-	return *slot ? RP_OK : rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	if (!*slot)
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	/* a graph embedded in a child graph node: the graph holding it too */
+	for (int depth = 0; o && o->kind == RPCU_O_GRAPH && o->embedded && depth < 64; depth++) {
+		rpcu_obj *up = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, o->parent);
+		if (!up || up->name)
+			break;
+		if (!(up->name = strdup(why)))
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		o = up;
+	}
+	return RP_OK;
 }
 
 /* Marks o (a graph or an exec) with why, another object's mark (a child
@@ -239,6 +253,53 @@ static rp_status rpcu_graph_hsrc(rpcu_state *s, const sbt_cm_call *c, rp_diag *d
 	return RP_OK;
 }
 
+/*
+ * A memory allocation node: the driver chooses graph memory's address
+ * (no way to ask for the captured one), so the captured range is mapped
+ * to the replay's, as a relocated allocation is: kernel parameters,
+ * memcpy and memset nodes and later calls naming the captured address
+ * are patched.  The address is the graph's for its lifetime, across
+ * launches (driver API documentation), so the mapping stays until the
+ * graph is destroyed.  Said once per allocation.
+ */
+static rp_status rpcu_graph_alloc_node(rpcu_state *s, const sbt_cm_call *c, const rpcu_obj *g,
+                                       const CUgraphNode *deps, size_t ndeps, CUgraphNode *node, rp_diag *diag)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p;
+	const rpcu_obj *dev = rpcu_objs_get(&s->objs, RPCU_O_DEVICE, (uint64_t)c->device);
+	rpcu_range rg;
+	CUresult r;
+	if (!c->dst || !c->size)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "the memory allocation node has no address or no size");
+	if (c->dst + c->size < c->dst)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "[0x%llx, +%llu) wraps around the address space",
+		                 (unsigned long long)c->dst, (unsigned long long)c->size);
+	memset(&p, 0, sizeof(p));
+	p.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	p.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	p.poolProps.location.id = dev ? (int)dev->live : s->device_base + (int)c->device;
+	p.bytesize = (size_t)c->size;
+	r = s->drv.p_cuGraphAddMemAllocNode(node, (CUgraph)(uintptr_t)g->live, deps, ndeps, &p);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuGraphAddMemAllocNode", r, NULL);
+	memset(&rg, 0, sizeof(rg));
+	rg.cap = c->dst;
+	rg.size = c->size;
+	rg.live = (uint64_t)p.dptr;
+	rg.kind = RPCU_R_GRAPH;
+	rg.seq = s->seq;
+	rg.ctx = s->cur_ctx;
+	rg.owner = c->parent;
+	if (rg.live != rg.cap)
+		rpcu_warn(s, "seq %llu: the %llu bytes of graph memory captured at 0x%llx (cuGraphAddMemAllocNode) "
+		          "live at 0x%llx in this replay (the driver chooses graph memory addresses); "
+		          "pointer-valued kernel parameters are patched, but pointers stored inside device "
+		          "memory may be stale%s", (unsigned long long)s->seq, (unsigned long long)rg.size,
+		          (unsigned long long)rg.cap, (unsigned long long)rg.live,
+		          s->relocate_memory ? "" : " (--cuda-relocate-memory rewrites those in uploaded data)");
+	return rpcu_mem_add_range(s, &rg, diag);
+}
+
 /* Every cuGraphAdd*Node the model covers. */
 static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
@@ -333,6 +394,25 @@ static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call 
 		r = s->drv.p_cuGraphAddEventRecordNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps,
 		                                       (CUevent)(uintptr_t)e->live);
 		break;
+	case SBT_CM_K_cuGraphAddMemAllocNode:
+		if ((st = RPCU_NEED(cuGraphAddMemAllocNode)) != RP_OK ||
+		    (st = rpcu_graph_alloc_node(s, c, g, deps, ndeps, &node, diag)) != RP_OK)
+			goto out_free;
+		r = CUDA_SUCCESS;
+		break;
+	case SBT_CM_K_cuGraphAddMemFreeNode: {
+		long i = rpcu_ranges_find(&s->ranges, c->dst);
+		if (i < 0 || s->ranges.v[i].cap != c->dst || s->ranges.v[i].kind != RPCU_R_GRAPH) {
+			st = rpcu_fail(s, diag, RP_ERR_TRACE, "cuGraphAddMemFreeNode frees 0x%llx, which no memory "
+			               "allocation node of the trace allocated", (unsigned long long)c->dst);
+			goto out_free;
+		}
+		if ((st = RPCU_NEED(cuGraphAddMemFreeNode)) != RP_OK)
+			goto out_free;
+		r = s->drv.p_cuGraphAddMemFreeNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps,
+		                                   (CUdeviceptr)s->ranges.v[i].live);
+		break;
+	}
 	default:
 		if ((st = RPCU_NEED(cuGraphAddEventWaitNode)) != RP_OK)
 			goto out_free;
@@ -496,6 +576,41 @@ static rp_status rpcu_graph_find_in_clone(rpcu_state *s, const sbt_cm_call *c, r
 	return RP_OK;
 }
 
+/* cuGraphChildGraphNodeGetGraph: the replay's child graph node's embedded
+ * graph, mapped to the captured one (owned by the node: never destroyed
+ * here); a node of a marked graph gives a graph marked the same way. */
+static rp_status rpcu_graph_child_get(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *n, *g, *o;
+	CUgraph live = NULL;
+	rp_status st;
+	CUresult r;
+	if (c->result != CUDA_SUCCESS)
+		return RP_OK;
+	if (!(n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node))) {
+		g = c->parent ? rpcu_objs_get(&s->objs, RPCU_O_GRAPH, c->parent) : NULL;
+		if (!g || !g->name)
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "cuGraphChildGraphNodeGetGraph names child graph node "
+			                 "0x%llx, which the trace never added", (unsigned long long)c->node);
+	} else {
+		g = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, n->parent);
+	}
+	if (!g || !g->name) {
+		if ((st = RPCU_NEED(cuGraphChildGraphNodeGetGraph)) != RP_OK)
+			return st;
+		r = s->drv.p_cuGraphChildGraphNodeGetGraph((CUgraphNode)(uintptr_t)n->live, &live);
+		if (r != CUDA_SUCCESS)
+			return rpcu_cufail(s, diag, "cuGraphChildGraphNodeGetGraph", r, NULL);
+	}
+	if (!(o = rpcu_objs_put(&s->objs, RPCU_O_GRAPH, c->handle)))
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	o->live = (uint64_t)(uintptr_t)live;
+	o->ctx = s->cur_ctx;
+	o->embedded = 1;
+	o->parent = n ? n->parent : c->parent;
+	return g && g->name ? rpcu_graph_mark_as(s, o, g->name, diag) : RP_OK;
+}
+
 /* cuGraphNodeSetEnabled on the replay's exec (none: its graph could not
  * be instantiated, and its launch says why). */
 static rp_status rpcu_graph_set_enabled(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
@@ -644,7 +759,8 @@ static int rpcu_graph_given_up(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 	    k == SBT_CM_K_tsGraphHostSource || k == SBT_CM_K_cuGraphClone ||
 	    k == SBT_CM_K_cuGraphNodeSetEnabled || k == SBT_CM_K_cuGraphExecMemcpyNodeSetParams ||
 	    k == SBT_CM_K_cuGraphExecMemsetNodeSetParams || k == SBT_CM_K_cuGraphExecEventRecordNodeSetEvent ||
-	    k == SBT_CM_K_cuGraphExecEventWaitNodeSetEvent || k == SBT_CM_K_cuGraphExecUpdate)
+	    k == SBT_CM_K_cuGraphExecEventWaitNodeSetEvent || k == SBT_CM_K_cuGraphExecUpdate ||
+	    k == SBT_CM_K_cuGraphChildGraphNodeGetGraph)
 		return 0;
 	if (k == SBT_CM_K_cuGraphKernelNodeSetParams || k == SBT_CM_K_cuGraphDestroyNode ||
 	    k == SBT_CM_K_cuGraphMemcpyNodeSetParams || k == SBT_CM_K_cuGraphMemsetNodeSetParams ||
@@ -672,6 +788,8 @@ rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 		return rpcu_graph_clone(s, c, diag);
 	case SBT_CM_K_cuGraphNodeFindInClone:
 		return rpcu_graph_find_in_clone(s, c, diag);
+	case SBT_CM_K_cuGraphChildGraphNodeGetGraph:
+		return rpcu_graph_child_get(s, c, diag);
 	case SBT_CM_K_cuGraphNodeSetEnabled:
 		return rpcu_graph_set_enabled(s, c, diag);
 	case SBT_CM_K_cuGraphMemcpyNodeSetParams:

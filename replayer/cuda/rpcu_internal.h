@@ -116,7 +116,10 @@
 	X(cuGraphExecMemsetNodeSetParams, 10020, 0)                                \
 	X(cuGraphEventRecordNodeSetEvent, 11010, 0) X(cuGraphEventWaitNodeSetEvent, 11010, 0) \
 	X(cuGraphExecEventRecordNodeSetEvent, 11010, 0)                            \
-	X(cuGraphExecEventWaitNodeSetEvent, 11010, 0) X(cuGraphExecUpdate, 12000, 0)
+	X(cuGraphExecEventWaitNodeSetEvent, 11010, 0) X(cuGraphExecUpdate, 12000, 0) \
+	X(cuGraphChildGraphNodeGetGraph, 10000, 0) X(cuGraphAddMemAllocNode, 11040, 0) \
+	X(cuGraphAddMemFreeNode, 11040, 0) X(cuMemFreeAsync, 11020, 0)            \
+	X(cuMemAllocAsync, 11020, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */
@@ -178,6 +181,9 @@ typedef struct rpcu_obj {
 	CUcontext ctx;      /* live context current when it was made */
 	char *name;         /* functions and kernels: owned */
 	uint64_t bytes;     /* graph host sources: the buffer's size */
+	uint8_t embedded;   /* graphs: the graph embedded in a child graph node
+	                       (cuGraphChildGraphNodeGetGraph; the node owns it,
+	                       parent = the captured graph holding the node) */
 } rpcu_obj;
 
 /* The core's table (rp_cm_handles), seen with typed slots. */
@@ -212,7 +218,9 @@ typedef enum rpcu_rkind {
 	RPCU_R_DEVICE = 1,   /* cuMemAlloc and friends (sub says which) */
 	RPCU_R_HOST,         /* pinned/registered host memory */
 	RPCU_R_GLOBAL,       /* a module or library global */
-	RPCU_R_VMM           /* a cuMemAddressReserve range */
+	RPCU_R_VMM,          /* a cuMemAddressReserve range */
+	RPCU_R_GRAPH         /* graph memory (a memory allocation node's; the
+	                        driver owns it: owner = the captured graph) */
 } rpcu_rkind;
 
 typedef struct rpcu_range {
@@ -222,7 +230,8 @@ typedef struct rpcu_range {
 	uint8_t sub;        /* SBT_CM_MEM_* of the allocating record */
 	uint8_t in_window;  /* placed in a VA window: granules (device memory) or
 	                       a sub-range of it (the program's own reservation) */
-	uint64_t owner;     /* globals: captured module or library */
+	uint64_t owner;     /* globals: captured module or library; graph memory:
+	                       the captured graph of its allocation node */
 	CUcontext ctx;      /* live context it was made in */
 	void *host_buf;     /* registered host memory: our buffer (owned) */
 	uint64_t dirty_seq; /* the last command since the last keyframe compared that

@@ -370,7 +370,30 @@ rp_status rpcu_alloc_device(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 	} else {
 		CUdeviceptr d = 0;
 		CUresult res;
-		if (k == SBT_CM_K_cuMemAllocManaged) {
+		CUstream live_stream = NULL;
+		int capturing = 0;
+		if ((k == SBT_CM_K_cuMemAllocAsync || k == SBT_CM_K_cuMemAllocFromPoolAsync) &&
+		    (st = rpcu_stream_resolve(s, c->stream, &live_stream, &capturing, diag)) != RP_OK)
+			return st;
+		if (capturing) {
+			/* In a stream capture the driver makes it a memory allocation
+			 * node: graph memory, at an address the driver chooses, freed
+			 * by the capture's stream-ordered free (a free node). */
+			if ((st = RPCU_NEED(cuMemAllocAsync)) != RP_OK)
+				return st;
+			res = s->drv.p_cuMemAllocAsync(&d, r.size, live_stream);
+			if (res != CUDA_SUCCESS)
+				return rpcu_cufail(s, diag, "cuMemAllocAsync", res, "(in a stream capture)");
+			r.kind = RPCU_R_GRAPH;
+			r.live = (uint64_t)d;
+			if (r.live != r.cap)
+				rpcu_warn(s, "seq %llu: the %llu bytes of graph memory captured at 0x%llx (cuMemAllocAsync "
+				          "in a stream capture) live at 0x%llx in this replay (the driver chooses graph "
+				          "memory addresses); pointer-valued kernel parameters are patched, but pointers "
+				          "stored inside device memory may be stale",
+				          (unsigned long long)r.seq, (unsigned long long)r.size,
+				          (unsigned long long)r.cap, (unsigned long long)r.live);
+		} else if (k == SBT_CM_K_cuMemAllocManaged) {
 			st = RPCU_NEED(cuMemAllocManaged);
 			if (st != RP_OK)
 				return st;
@@ -383,12 +406,14 @@ rp_status rpcu_alloc_device(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 			/* Pitch: the captured pitch is what the program uses; keep it. */
 			res = s->drv.p_cuMemAlloc(&d, r.size);
 		}
-		if (res != CUDA_SUCCESS)
+		if (!capturing && res != CUDA_SUCCESS)
 			return rpcu_cufail(s, diag, k == SBT_CM_K_cuMemAllocManaged ? "cuMemAllocManaged" : "cuMemAlloc",
 			                   res, "(the allocation could not be placed at its captured address)");
-		r.live = (uint64_t)d;
-		if (r.live != r.cap)
-			rpcu_warn_moved(s, &r, why);
+		if (!capturing) {
+			r.live = (uint64_t)d;
+			if (r.live != r.cap)
+				rpcu_warn_moved(s, &r, why);
+		}
 	}
 	if (rpcu_ranges_insert(&s->ranges, &r) != 0) {
 		if (r.in_window)
@@ -495,12 +520,28 @@ rp_status rpcu_alloc_host(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp
 
 rp_status rpcu_exec_free(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
-	(void)k;
 	/* Freeing 0 is a no-op the driver accepts.  A stream-ordered free
 	 * is done at once: releasing a granule waits for the context's
 	 * work first, so the stream's work before it has finished. */
 	if (!c->dst)
 		return RP_OK;
+	if (k == SBT_CM_K_cuMemFreeAsync) {
+		/* graph memory freed outside its graph (or, in a stream capture,
+		 * by the capture's free node): freed on the stream; its address
+		 * stays the graph's (the next launch allocates it again), so the
+		 * mapping stays */
+		long i = rpcu_find_exact(s, c->dst, RPCU_R_GRAPH);
+		CUstream st_live;
+		rp_status st;
+		CUresult r;
+		if (i >= 0) {
+			if ((st = rpcu_stream_resolve(s, c->stream, &st_live, NULL, diag)) != RP_OK ||
+			    (st = RPCU_NEED(cuMemFreeAsync)) != RP_OK)
+				return st;
+			r = s->drv.p_cuMemFreeAsync((CUdeviceptr)s->ranges.v[i].live, st_live);
+			return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemFreeAsync", r, NULL);
+		}
+	}
 	return rpcu_free(s, c->dst, RPCU_R_DEVICE, "cuMemFree", diag);
 }
 

@@ -17,6 +17,22 @@
  *               scaling the result by 3) and an empty node after it; the
  *               child's kernel node is set to scale by 2 after it was
  *               added, and the child destroyed (the parent keeps its copy)
+ *   --child-get with --child: the graph embedded in the child graph node
+ *               (cuGraphChildGraphNodeGetGraph) gets a memset node filling
+ *               another buffer and a kernel node scaling it after that;
+ *               the buffer's hash is printed
+ *   --alloc-node the graph also allocates graph memory
+ *               (cuGraphAddMemAllocNode), fills it with a memset node, adds
+ *               it to the result with a kernel node before the read-back,
+ *               and frees it (a free node added by cuGraphAddNode); a
+ *               clone of the graph and a node destroyed fail, as documented
+ *   --no-free-node with --alloc-node: the graph has no free node; the
+ *               program frees the graph memory after each launch
+ *               (cuMemFreeAsync on the launch stream), as documented
+ *   --capture-alloc after the launches, a stream capture allocates
+ *               memory (cuMemAllocAsync), fills it, adds it to the result
+ *               and frees it (cuMemFreeAsync); the captured graph is
+ *               launched twice
  *   --clone     the graph is cloned, the clone's copy of the last kernel
  *               node found (cuGraphNodeFindInClone) and set to scale by 2;
  *               the clone is instantiated instead of the graph
@@ -57,7 +73,8 @@
  *
  *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to]
  *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node]
- *                    [--set-nodes] [--update] [--window]
+ *                    [--set-nodes] [--update] [--window] [--child-get]
+ *                    [--alloc-node] [--no-free-node] [--capture-alloc]
  */
 #include <cudaProfiler.h>
 
@@ -112,7 +129,11 @@ int main(int argc, char **argv)
 {
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
-	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0;
+	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0, child_get = 0;
+	int alloc_node = 0, no_free_node = 0, capture_alloc = 0;
+	CUdeviceptr d_gmem = 0;
+	CUgraphNode n_tail;
+	CUdeviceptr d_c = 0;
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
@@ -140,6 +161,14 @@ int main(int argc, char **argv)
 			exec_set = 1;
 		} else if (!strcmp(argv[i], "--child")) {
 			child = 1;
+		} else if (!strcmp(argv[i], "--capture-alloc")) {
+			capture_alloc = 1;
+		} else if (!strcmp(argv[i], "--no-free-node")) {
+			no_free_node = 1;
+		} else if (!strcmp(argv[i], "--alloc-node")) {
+			alloc_node = 1;
+		} else if (!strcmp(argv[i], "--child-get")) {
+			child_get = 1;
 		} else if (!strcmp(argv[i], "--destroy")) {
 			destroy = 1;
 		} else if (!strcmp(argv[i], "--exec-event")) {
@@ -164,7 +193,7 @@ int main(int argc, char **argv)
 			update = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -260,14 +289,59 @@ int main(int argc, char **argv)
 		p.kernel.kernelParams = scale_args;
 		CUP_CK(cuGraphAddNode(&n_scale, g, &n_vadd, NULL, 1, &p));
 	}
-	CUP_CK(cuGraphAddEventRecordNode(&n_rec, g, &n_scale, 1, ev));
+	n_tail = n_scale;
+	if (alloc_node) {
+		/* graph memory, live from its allocation node to its free node */
+		CUDA_MEM_ALLOC_NODE_PARAMS ap;
+		CUDA_MEMSET_NODE_PARAMS ms;
+		CUgraphNodeParams fp;
+		CUgraphNode n_alloc, n_gset, n_gadd, n_gfree, after[2];
+		CUdeviceptr d_g;
+		memset(&ap, 0, sizeof(ap));
+		ap.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+		ap.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+		ap.poolProps.location.id = 0;
+		ap.bytesize = n * 4;
+		CUP_CK(cuGraphAddMemAllocNode(&n_alloc, g, NULL, 0, &ap));
+		d_g = ap.dptr;
+		memset(&ms, 0, sizeof(ms));
+		ms.dst = d_g;
+		ms.value = 5;
+		ms.elementSize = 4;
+		ms.width = n;
+		ms.height = 1;
+		CUP_CK(cuGraphAddMemsetNode(&n_gset, g, &n_alloc, 1, &ms, ctx));
+		after[0] = n_scale;
+		after[1] = n_gset;
+		{
+			void *gadd_args[] = { &d_acc, &d_g, &d_acc, &n };
+			n_gadd = cgn_kernel(g, after, 2, f_vadd, grid, block, gadd_args);
+		}
+		if (!no_free_node) {
+			memset(&fp, 0, sizeof(fp));
+			fp.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
+			fp.free.dptr = d_g;
+			CUP_CK(cuGraphAddNode(&n_gfree, g, &n_gadd, NULL, 1, &fp));
+		}
+		n_tail = n_gadd;
+		d_gmem = d_g;
+		{
+			/* documented: such a graph cannot be cloned nor lose a node */
+			CUgraph gx;
+			if (cuGraphClone(&gx, g) == CUDA_SUCCESS || cuGraphDestroyNode(n_gset) == CUDA_SUCCESS) {
+				fprintf(stderr, "cuda_graph_nodes: a graph with memory nodes was cloned or lost a node\n");
+				return 1;
+			}
+		}
+	}
+	CUP_CK(cuGraphAddEventRecordNode(&n_rec, g, &n_tail, 1, ev));
 	{
 		CUDA_MEMCPY3D down = cgn_copy(n * 4);
 		down.srcMemoryType = CU_MEMORYTYPE_DEVICE;
 		down.srcDevice = d_acc;
 		down.dstMemoryType = CU_MEMORYTYPE_HOST;
 		down.dstHost = inside;
-		CUP_CK(cuGraphAddMemcpyNode(&n_back, g, &n_scale, 1, &down, ctx));
+		CUP_CK(cuGraphAddMemcpyNode(&n_back, g, &n_tail, 1, &down, ctx));
 	}
 	if (destroy) {
 		CUDA_MEMSET_NODE_PARAMS ms;
@@ -298,6 +372,23 @@ int main(int argc, char **argv)
 		CUP_CK(cuGraphDestroy(c));
 		/* a node after it, depending on it */
 		CUP_CK(cuGraphAddEmptyNode(&n_in, g, &n_child, 1));
+		if (child_get) {
+			/* the node's own copy of the child: changes reach the parent */
+			CUgraph e;
+			CUgraphNode n_eset;
+			CUDA_MEMSET_NODE_PARAMS ms;
+			void *escale_args[] = { &d_c, &k, &n };
+			CUP_CK(cuMemAlloc(&d_c, n * 4));
+			CUP_CK(cuGraphChildGraphNodeGetGraph(n_child, &e));
+			memset(&ms, 0, sizeof(ms));
+			ms.dst = d_c;
+			ms.value = 7;
+			ms.elementSize = 4;
+			ms.width = n;
+			ms.height = 1;
+			CUP_CK(cuGraphAddMemsetNode(&n_eset, e, NULL, 0, &ms, ctx));
+			(void)cgn_kernel(e, &n_eset, 1, f_scale, grid, block, escale_args);
+		}
 	}
 	if (host_node) {
 		CUDA_HOST_NODE_PARAMS hp;
@@ -416,6 +507,8 @@ int main(int argc, char **argv)
 	CUP_CK(cuStreamWaitEvent(s2, ev_gone, 0));
 	for (unsigned i = 0; i < launches; i++) {
 		CUP_CK(cuGraphLaunch(exec, s));
+		if (no_free_node && d_gmem) /* before the next launch allocates it again */
+			CUP_CK(cuMemFreeAsync(d_gmem, s));
 		if (exec_set && i == 0) {
 			void *scale_args[] = { &d_acc, &k2, &n };
 			CUDA_KERNEL_NODE_PARAMS p;
@@ -470,6 +563,26 @@ int main(int argc, char **argv)
 				h[j] += j * 7u + i + 1u;
 		}
 	}
+	if (capture_alloc) {
+		/* stream-ordered memory inside a capture: allocation and free nodes */
+		CUgraph gca;
+		CUgraphExec xca;
+		CUdeviceptr d_t;
+		void *cadd_args[] = { &d_acc, &d_t, &d_acc, &n };
+		CUP_CK(cuStreamSynchronize(s));
+		CUP_CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+		CUP_CK(cuMemAllocAsync(&d_t, n * 4, s));
+		CUP_CK(cuMemsetD32Async(d_t, 9, n, s));
+		CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, block, 1, 1, 0, s, cadd_args, NULL));
+		CUP_CK(cuMemFreeAsync(d_t, s));
+		CUP_CK(cuStreamEndCapture(s, &gca));
+		CUP_CK(cuGraphInstantiate(&xca, gca, 0));
+		CUP_CK(cuGraphLaunch(xca, s));
+		CUP_CK(cuGraphLaunch(xca, s));
+		CUP_CK(cuStreamSynchronize(s));
+		CUP_CK(cuGraphExecDestroy(xca));
+		CUP_CK(cuGraphDestroy(gca));
+	}
 	if (capture_to) {
 		/* the graph's launches on s read d_b: done before s2 writes it */
 		CUP_CK(cuStreamSynchronize(s));
@@ -490,6 +603,12 @@ int main(int argc, char **argv)
 	printf("cuda_graph_nodes: copied back by the graph 0x%016llx\n", (unsigned long long)XXH64(inside, n * 4, 0));
 	if (host_node)
 		printf("cuda_graph_nodes: the host node ran %u times\n", host_runs);
+	if (d_c) {
+		CUP_CK(cuMemcpyDtoH(back, d_c, n * 4));
+		printf("cuda_graph_nodes: the embedded graph wrote 0x%016llx (first word %u)\n",
+		       (unsigned long long)XXH64(back, n * 4, 0), back[0]);
+		CUP_CK(cuMemFree(d_c));
+	}
 	CUP_CK(cuGraphExecDestroy(exec));
 	CUP_CK(cuGraphDestroy(g));
 	if (gc) /* its nodes named the exec's until here */

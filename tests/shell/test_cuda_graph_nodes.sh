@@ -27,7 +27,16 @@
 # is refused by name there too, and child graphs (destroyed before the
 # window), clones, enabled nodes, host nodes, setters and an exec update
 # made before the window are rebuilt by the snapshot with the window's
-# checkpoint equal to the whole run's.
+# checkpoint equal to the whole run's.  Graph memory allocation and free
+# nodes: recorded, replayed at the replay's own graph memory (relocated,
+# said once), in a window's snapshot, also freed by cuMemFreeAsync
+# after each launch instead of a free node, and made by stream capture
+# (cuMemAllocAsync/cuMemFreeAsync), with and without the address window;
+# a free node of an address no
+# allocation node returned is refused by name.  A child graph node's embedded graph
+# (cuGraphChildGraphNodeGetGraph) changed after it was added: recorded,
+# replayed, kept in a window's snapshot; a record naming a node the trace
+# never added is refused by name.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
@@ -178,14 +187,107 @@ cmp -s "$T/clone.plain.out" "$T/upd.plain.out" || fail "upd: the updated exec do
 "$INFO" --dump "$T/upd.sbt" | grep ' cuda\.cuGraphExecUpdate ' >"$T/upd.rec"
 [ "$(wc -l <"$T/upd.rec")" = 2 ] && ! sed -n 1p "$T/upd.rec" | grep -q ' result=' &&
 	sed -n 2p "$T/upd.rec" | grep -q ' result=910 .*value=2\( \|$\)' || fail "upd: $(cat "$T/upd.rec")"
+# --child-get: the graph embedded in the child graph node
+# (cuGraphChildGraphNodeGetGraph) gets a memset and a kernel node: recorded,
+# replayed on the replay's own embedded graph (the buffer they write is
+# read back at the last checkpoint)
+capture cget --child --child-get --launches 3
+has cget.plain out "the embedded graph wrote 0x"
+has cget.plain out "(first word 21)"
+[ "$(count "$T/cget.sbt" 'cuda.cuGraphChildGraphNodeGetGraph ')" = 1 ] || fail "cget: no cuGraphChildGraphNodeGetGraph record"
+[ "$(count "$T/cget.sbt" 'cuda.tsGraphNotModeled ')" = 0 ] || fail "cget: a call recorded as not modeled"
+all_match cget.replay 2 "$T/cget.sbt"
+all_match cget.det 2 --check-determinism --runs 3 "$T/cget.sbt"
+has cget.det out '"result":"match"'
+# the record made to name a node the trace never added: refused by name
+M="$TOP/$BUILD/tests/sbt_mutate"
+GG=$("$INFO" --dump "$T/cget.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphChildGraphNodeGetGraph .*/\1/p')
+i=0 op=
+while [ "$i" -lt 24 ] && [ -z "$op" ]; do
+	if "$M" "$T/cget.sbt" "$T/cgetbad.sbt" --varint "$GG:$i:12345" >/dev/null 2>&1 &&
+		"$INFO" --dump "$T/cgetbad.sbt" | grep -q "^seq=$GG .* node=12345\( \|\$\)"; then
+		op="$GG:$i:12345"
+	fi
+	i=$((i + 1))
+done
+[ -n "$op" ] || fail "cgetbad: no varint of record $GG is its node"
+expect_rc 1 cgetbad.replay "$RP" "$T/cgetbad.sbt"
+has cgetbad.replay err "cuGraphChildGraphNodeGetGraph names child graph node 0x3039, which the trace never added"
+# --alloc-node: graph memory from a memory allocation node, filled, added
+# to the result and freed by a free node (cuGraphAddNode): recorded with
+# the address the driver returned; the replay's graph memory lies
+# elsewhere (the double places it as cuMemAlloc's, another address each
+# run), its range is mapped as a relocated allocation's and said once
+capture galloc --alloc-node --launches 3
+cmp -s "$T/graph.plain.out" "$T/galloc.plain.out" && fail "galloc: the graph memory changed nothing"
+[ "$(count "$T/galloc.sbt" 'cuda.cuGraphAddMemAllocNode ')" = 1 ] &&
+	[ "$(count "$T/galloc.sbt" 'cuda.cuGraphAddMemFreeNode ')" = 1 ] || fail "galloc: no allocation or free node record"
+[ "$(count "$T/galloc.sbt" 'cuda.tsGraphNotModeled ')" = 0 ] || fail "galloc: a call recorded as not modeled"
+all_match galloc.replay 1 "$T/galloc.sbt"
+AS=$("$INFO" --dump "$T/galloc.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphAddMemAllocNode .*/\1/p')
+has galloc.replay err "tsreplay: cuda: warning: seq $AS: the 8192 bytes of graph memory captured at 0x"
+has galloc.replay err "(cuGraphAddMemAllocNode) live at 0x"
+[ "$(grep -c 'bytes of graph memory' "$T/galloc.replay.err")" = 1 ] || fail "galloc: the warning is not said once"
+all_match galloc.det 1 --check-determinism --runs 3 "$T/galloc.sbt"
+has galloc.det out '"result":"match"'
+expect_rc 0 galloc.dump "$INFO" --dump "$T/galloc.sbt"
+expect_rc 0 galloc.sum "$TOP/$BUILD/tsexport" --summary "$T/galloc.sbt"
+has galloc.sum out "commands: "
+# --no-free-node: no free node; the program frees the graph memory after
+# each launch (cuMemFreeAsync), replayed at the replay's graph memory
+capture gnofree --alloc-node --no-free-node --launches 3
+cmp -s "$T/galloc.plain.out" "$T/gnofree.plain.out" || fail "gnofree: not what the graph with a free node computes"
+[ "$(count "$T/gnofree.sbt" 'cuda.cuGraphAddMemFreeNode ')" = 0 ] &&
+	[ "$(count "$T/gnofree.sbt" 'cuda.cuMemFreeAsync ')" = 3 ] || fail "gnofree: not 3 cuMemFreeAsync records and no free node"
+all_match gnofree.replay 1 "$T/gnofree.sbt"
+all_match gnofree.det 1 --check-determinism --runs 3 "$T/gnofree.sbt"
+# --capture-alloc: cuMemAllocAsync and cuMemFreeAsync inside a stream
+# capture (the driver makes them allocation and free nodes): with the
+# address window on, the interposer serves the memory from the window and
+# replay has it at the same address; with TRACESMITH_CUDA_VA=off the
+# replay's capture allocates graph memory elsewhere and maps it
+capture gcap --capture-alloc --launches 3
+cmp -s "$T/graph.plain.out" "$T/gcap.plain.out" && fail "gcap: the captured allocation changed nothing"
+all_match gcap.replay 1 "$T/gcap.sbt"
+expect_rc 0 gcapv.cap env TRACESMITH_CUDA_VA=off "$CAP" -o "$T/gcapv.sbt" -- "$PROG" --capture-alloc --launches 3
+cmp -s "$T/gcap.plain.out" "$T/gcapv.cap.out" || fail "gcapv: the captured run printed '$(cat "$T/gcapv.cap.out")'"
+all_match gcapv.replay 1 "$T/gcapv.sbt"
+has gcapv.replay err "of graph memory captured at 0x"
+has gcapv.replay err "(cuMemAllocAsync in a stream capture) live at 0x"
+all_match gcapv.det 1 --check-determinism --runs 3 "$T/gcapv.sbt"
+# the free node made to free an address no allocation node returned
+FS=$("$INFO" --dump "$T/galloc.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphAddMemFreeNode .*/\1/p')
+i=0 op=
+while [ "$i" -lt 24 ] && [ -z "$op" ]; do
+	if "$M" "$T/galloc.sbt" "$T/gfreebad.sbt" --varint "$FS:$i:4096" >/dev/null 2>&1 &&
+		"$INFO" --dump "$T/gfreebad.sbt" | grep -q "^seq=$FS .* dst=4096\( \|\$\)"; then
+		op="$FS:$i:4096"
+	fi
+	i=$((i + 1))
+done
+[ -n "$op" ] || fail "gfreebad: no varint of record $FS is its dst"
+expect_rc 1 gfreebad.replay "$RP" "$T/gfreebad.sbt"
+has gfreebad.replay err "cuGraphAddMemFreeNode frees 0x1000, which no memory allocation node of the trace allocated"
+# a window whose graph, with its allocation and free nodes, was built
+# before it: the snapshot rebuilds them, the checkpoint is the whole run's
+capture wholegal --window --alloc-node --launches 3
+(cd "$T" && expect_rc 0 wgal.cap "$CAP" --profiler -o "$T/wgal.sbt" -- "$PROG" --window --alloc-node --launches 3)
+all_match wgal.replay 1 "$T/wgal-window-1.sbt"
+hw=$("$INFO" --dump "$T/wgal-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
+hf=$("$INFO" --dump "$T/wholegal.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wgal: the window's checkpoint $hw is not the whole run's $hf"
+before=$("$INFO" --dump "$T/wgal-window-1.sbt" | awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }')
+for k in cuGraphAddMemAllocNode cuGraphAddMemFreeNode; do
+	echo "$before" | grep -q " cuda\.$k " || fail "wgal: the snapshot lacks $k"
+done
 # all of them at once, with a host source changing
-capture every --child --clone --disable --host-node --host-src --launches 3
-all_match every.replay 1 "$T/every.sbt"
+capture every --child --child-get --clone --disable --host-node --host-src --launches 3
+all_match every.replay 2 "$T/every.sbt"
 # the tools read the new records (the emulator does not model them yet:
 # it passes over what it does not know)
 expect_rc 0 every.dump "$INFO" --dump "$T/every.sbt"
 for k in cuGraphAddChildGraphNode cuGraphClone cuGraphNodeFindInClone cuGraphNodeSetEnabled cuGraphAddHostNode \
-	tsGraphHostSource; do
+	tsGraphHostSource cuGraphChildGraphNodeGetGraph; do
 	grep -q " cuda\.$k " "$T/every.dump.out" || fail "every.dump: no $k record"
 done
 expect_rc 0 setn.dump "$INFO" --dump "$T/setn.sbt"
@@ -279,20 +381,25 @@ has wc.replay err "cannot be replayed: it or its graph was changed by cuStreamBe
 # which a node was found and set), a node disabled and a host node, all
 # made before the window, and a host source changing inside it: the
 # snapshot rebuilds them and the window's checkpoint is the whole run's
-every="--child --clone --disable --host-node --host-src"
+every="--child --child-get --clone --disable --host-node --host-src"
 capture wholeall --window $every --launches 3
 (cd "$T" && expect_rc 0 wa.cap "$CAP" --profiler -o "$T/wa.sbt" -- "$PROG" --window $every --launches 3)
 cmp -s "$T/wholeall.plain.out" "$T/wa.cap.out" || fail "wa: the windowed run printed '$(cat "$T/wa.cap.out")'"
 all_match wa.replay 1 "$T/wa-window-1.sbt"
 all_match wa.det 1 --check-determinism --runs 3 "$T/wa-window-1.sbt"
 hw=$("$INFO" --dump "$T/wa-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
-hf=$("$INFO" --dump "$T/wholeall.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+# (the whole run's last checkpoint reads the embedded graph's buffer, after the window)
+hf=$("$INFO" --dump "$T/wholeall.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 2 | sed -n 1p)
 [ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wa: the window's checkpoint $hw is not the whole run's $hf"
 "$INFO" --dump "$T/wa-window-1.sbt" >"$T/wa.dump"
 before=$(awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }' "$T/wa.dump")
-for k in cuGraphAddChildGraphNode cuGraphClone cuGraphNodeFindInClone cuGraphNodeSetEnabled cuGraphAddHostNode; do
+for k in cuGraphAddChildGraphNode cuGraphClone cuGraphNodeFindInClone cuGraphNodeSetEnabled cuGraphAddHostNode \
+	cuGraphChildGraphNodeGetGraph; do
 	echo "$before" | grep -q " cuda\.$k " || fail "wa: the snapshot lacks $k"
 done
+# the embedded graph's nodes are kept with the graph holding it
+eg=$(echo "$before" | sed -n 's/.* cuda\.cuGraphChildGraphNodeGetGraph handle=\([0-9]*\) .*/\1/p')
+echo "$before" | grep -q " cuda\.cuGraphAddMemsetNode .*parent=$eg " || fail "wa: the snapshot lacks the embedded graph's memset node"
 # the child graph, destroyed before the window, is rebuilt before the node copying it
 cg=$(echo "$before" | sed -n 's/.* cuda\.cuGraphAddChildGraphNode handle=\([0-9]*\) .*/\1/p')
 echo "$before" | grep -q " cuda\.cuGraphCreate handle=$cg\( \|\$\)" || fail "wa: the child graph $cg is not in the snapshot"

@@ -1159,10 +1159,7 @@ CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode a0, const CUDA_BATCH
 
 CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode a0, CUgraph * a1)
 {
-	tcu_pfn_cuGraphChildGraphNodeGetGraph real = (tcu_pfn_cuGraphChildGraphNodeGetGraph)tcu_call_begin(TCU_FN_cuGraphChildGraphNodeGetGraph);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuGraphChildGraphNodeGetGraph);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphChildGraphNodeGetGraph(TCU_FN_cuGraphChildGraphNodeGetGraph, a0, a1);
 }
 
 CUresult CUDAAPI cuGraphClone(CUgraph * a0, CUgraph a1)
@@ -4650,7 +4647,7 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuGraphAddNode_v2", "cuGraphAddNode", (void *)cuGraphAddNode_v2, TCU_FNF_MODELED},
 	{"cuGraphBatchMemOpNodeGetParams", "cuGraphBatchMemOpNodeGetParams", (void *)cuGraphBatchMemOpNodeGetParams, 0},
 	{"cuGraphBatchMemOpNodeSetParams", "cuGraphBatchMemOpNodeSetParams", (void *)cuGraphBatchMemOpNodeSetParams, TCU_FNF_MODELED},
-	{"cuGraphChildGraphNodeGetGraph", "cuGraphChildGraphNodeGetGraph", (void *)cuGraphChildGraphNodeGetGraph, 0},
+	{"cuGraphChildGraphNodeGetGraph", "cuGraphChildGraphNodeGetGraph", (void *)cuGraphChildGraphNodeGetGraph, TCU_FNF_MODELED},
 	{"cuGraphClone", "cuGraphClone", (void *)cuGraphClone, TCU_FNF_MODELED},
 	{"cuGraphConditionalHandleCreate", "cuGraphConditionalHandleCreate", (void *)cuGraphConditionalHandleCreate, 0},
 	{"cuGraphCreate", "cuGraphCreate", (void *)cuGraphCreate, TCU_FNF_MODELED},

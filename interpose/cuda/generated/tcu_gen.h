@@ -1474,6 +1474,7 @@ CUresult tcu_m_cuGraphExecExternalSemaphoresSignalNodeSetParams(tcu_fn id, CUgra
 CUresult tcu_m_cuGraphExecExternalSemaphoresWaitNodeSetParams(tcu_fn id, CUgraphExec a0, CUgraphNode a1, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * a2);
 CUresult tcu_m_cuGraphExecBatchMemOpNodeSetParams(tcu_fn id, CUgraphExec a0, CUgraphNode a1, const CUDA_BATCH_MEM_OP_NODE_PARAMS * a2);
 CUresult tcu_m_cuGraphNodeFindInClone(tcu_fn id, CUgraphNode * a0, CUgraphNode a1, CUgraph a2);
+CUresult tcu_m_cuGraphChildGraphNodeGetGraph(tcu_fn id, CUgraphNode a0, CUgraph * a1);
 
 enum {
 	TCU_FNF_PTDS = 1u << 0,    /* a per-thread default stream variant */

@@ -238,6 +238,10 @@ struct tcd_gnode {
 	struct tcd_gnode **deps;  /* owned array */
 	size_t ndeps;
 	struct tcd_gnode *origin; /* a clone's node: the node it copies (cuGraphNodeFindInClone) */
+	struct tcd_graph *embedded; /* a child graph node: the copy of its child, whose ops
+	                               replace ops at instantiation (cuGraphChildGraphNodeGetGraph) */
+	uintptr_t graph_mem;        /* a memory allocation node: its memory; a free node: what it frees */
+	bool frees;                 /* a memory free node */
 };
 
 struct tcd_image;
@@ -387,6 +391,7 @@ TCD_HIDDEN CUresult tcd_graph_node_add(CUgraphNode *out, CUgraph hg, const CUgra
  * (cuStreamBeginCaptureToGraph: after the ndeps nodes deps), or NULL. */
 TCD_HIDDEN CUresult tcd_capture_begin(CUstream h, CUstreamCaptureMode mode, bool pt, struct tcd_graph *into,
 				      const CUgraphNode *deps, size_t ndeps, const char *call);
+TCD_HIDDEN CUresult tcd_graph_mem_alloc(uintptr_t *out, size_t bytes, const char *call);
 TCD_HIDDEN CUresult tcd_graph_nodes_instantiate_locked(const struct tcd_graph *g, struct tcd_graph *x,
 						       const char *call);
 TCD_HIDDEN struct tcd_op *tcd_op_new(enum tcd_op_kind kind);

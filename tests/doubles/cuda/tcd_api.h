@@ -254,7 +254,10 @@
 	X(cuGraphEventWaitNodeSetEvent) \
 	X(cuGraphExecEventWaitNodeSetEvent) \
 	X(cuGraphAddHostNode) \
+	X(cuGraphAddMemAllocNode) \
+	X(cuGraphAddMemFreeNode) \
 	X(cuGraphNodeFindInClone) \
+	X(cuGraphChildGraphNodeGetGraph) \
 	X(cuGraphNodeSetEnabled) \
 	X(cuGraphNodeGetEnabled) \
 	X(cuStreamBeginCaptureToGraph) \
@@ -311,6 +314,8 @@
 	X(cuGraphAddChildGraphNode, 10000, 0, cuGraphAddChildGraphNode) \
 	X(cuGraphAddDependencies, 10000, 0, cuGraphAddDependencies) \
 	X(cuGraphAddHostNode, 10000, 0, cuGraphAddHostNode) \
+	X(cuGraphAddMemAllocNode, 11040, 0, cuGraphAddMemAllocNode) \
+	X(cuGraphAddMemFreeNode, 11040, 0, cuGraphAddMemFreeNode) \
 	X(cuGraphAddDependencies, 12030, 0, cuGraphAddDependencies_v2) \
 	X(cuGraphAddEmptyNode, 10000, 0, cuGraphAddEmptyNode) \
 	X(cuGraphAddEventRecordNode, 11010, 0, cuGraphAddEventRecordNode) \
@@ -347,6 +352,7 @@
 	X(cuGraphKernelNodeSetParams, 12000, 0, cuGraphKernelNodeSetParams_v2) \
 	X(cuGraphLaunch, 10000, 0, cuGraphLaunch) \
 	X(cuGraphNodeFindInClone, 10000, 0, cuGraphNodeFindInClone) \
+	X(cuGraphChildGraphNodeGetGraph, 10000, 0, cuGraphChildGraphNodeGetGraph) \
 	X(cuGraphNodeGetEnabled, 11060, 0, cuGraphNodeGetEnabled) \
 	X(cuGraphNodeSetEnabled, 11060, 0, cuGraphNodeSetEnabled) \
 	X(cuGraphLaunch, 10000, 1, cuGraphLaunch_ptsz) \

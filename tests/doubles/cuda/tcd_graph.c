@@ -1,9 +1,10 @@
 /*
  * tcd_graph.c - graphs built node by node: cuGraphCreate, the
  * cuGraphAdd*Node calls the double models (kernel, memcpy, memset, empty,
- * event record, event wait, host, child graph, and cuGraphAddNode of those
- * types), cuGraphAddDependencies, cuGraphRemoveDependencies,
- * cuGraphDestroyNode, cuGraphClone and cuGraphNodeFindInClone, the setters
+ * event record, event wait, host, child graph, memory allocation and free,
+ * and cuGraphAddNode of those types), cuGraphAddDependencies,
+ * cuGraphRemoveDependencies, cuGraphDestroyNode, cuGraphClone,
+ * cuGraphNodeFindInClone and cuGraphChildGraphNodeGetGraph, the setters
  * of kernel, memcpy, memset and event nodes (graph and exec forms, and the
  * generic cuGraph(Exec)NodeSetParams of those types),
  * cuGraphNodeSetEnabled / cuGraphNodeGetEnabled, cuGraphExecUpdate (both
@@ -38,6 +39,20 @@ static void tcd_ops_free(struct tcd_op *op)
 		tcd_op_free(op);
 		op = next;
 	}
+}
+
+/* With the lock held: whether g holds a memory allocation or free node.
+ * The driver API documentation forbids such a graph's nodes and edges to
+ * be deleted, its use in a child graph node and its cloning; the double
+ * refuses those with CUDA_ERROR_NOT_SUPPORTED (the documentation names no
+ * error code). */
+static CUresult tcd_graph_mem_forbids_locked(const struct tcd_graph *g, const char *call, const char *what)
+{
+	for (size_t i = 0; i < g->nnodes; i++)
+		if (g->nodes[i]->graph_mem)
+			return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "graph %p holds memory allocation or free nodes, "
+					"which forbid %s", (void *)g, what);
+	return CUDA_SUCCESS;
 }
 
 CUresult tcd_graph_node_add(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
@@ -338,20 +353,19 @@ TCD_EXPORT(cuGraphAddHostNode)
 
 /* ---- child graphs ---- */
 
-/* The child's ops as one exec would run them, copied (the driver copies
- * the child graph into the node). */
-static CUresult tcd_child_ops(CUgraph hchild, const char *call, struct tcd_op **out)
+static CUresult tcd_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph, const char *call);
+
+/* With the lock held: child's ops as one exec would run them, copied. */
+static CUresult tcd_graph_flat_locked(const struct tcd_graph *child, const char *call, struct tcd_op **out)
 {
-	struct tcd_graph *child, flat;
-	CUresult r;
+	struct tcd_graph flat;
+	CUresult r = CUDA_SUCCESS;
 
 	memset(&flat, 0, sizeof(flat));
 	flat.tail = &flat.ops;
-	pthread_mutex_lock(&tcd_g.lock);
-	r = tcd_obj_get_locked(hchild, TCD_KIND_GRAPH, call, "childGraph", &child);
-	if (r == CUDA_SUCCESS && child->nnodes) {
+	if (child->nnodes) {
 		r = tcd_graph_nodes_instantiate_locked(child, &flat, call);
-	} else if (r == CUDA_SUCCESS) {
+	} else {
 		for (const struct tcd_op *t = child->ops; t && r == CUDA_SUCCESS; t = t->next) {
 			struct tcd_op *op = tcd_op_clone(t);
 			if (!op) {
@@ -362,7 +376,6 @@ static CUresult tcd_child_ops(CUgraph hchild, const char *call, struct tcd_op **
 			flat.tail = &op->next;
 		}
 	}
-	pthread_mutex_unlock(&tcd_g.lock);
 	free(flat.nodes);
 	free(flat.node_ops);
 	if (r != CUDA_SUCCESS) {
@@ -372,6 +385,65 @@ static CUresult tcd_child_ops(CUgraph hchild, const char *call, struct tcd_op **
 	*out = flat.ops;
 	return CUDA_SUCCESS;
 }
+
+/* The child's ops as one exec would run them, copied (the driver copies
+ * the child graph into the node). */
+static CUresult tcd_child_ops(CUgraph hchild, const char *call, struct tcd_op **out)
+{
+	struct tcd_graph *child;
+	CUresult r;
+
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hchild, TCD_KIND_GRAPH, call, "childGraph", &child);
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_mem_forbids_locked(child, call, "its use in a child graph node");
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_flat_locked(child, call, out);
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+
+/* A child graph node just added (r: how that went): it keeps a copy of
+ * the child as its embedded graph, which cuGraphChildGraphNodeGetGraph
+ * hands out and instantiation reads (changes to it change the node, as
+ * the driver documents). */
+static CUresult tcd_child_embed(CUresult r, CUgraphNode hn, CUgraph hchild, const char *call)
+{
+	CUgraph emb = NULL;
+	struct tcd_gnode *n;
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if ((r = tcd_graph_clone(&emb, hchild, call)) != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hn, TCD_KIND_GRAPH_NODE, call, "phGraphNode", &n);
+	if (r == CUDA_SUCCESS)
+		n->embedded = (struct tcd_graph *)emb;
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphChildGraphNodeGetGraph)(CUgraphNode hNode, CUgraph *phGraph)
+{
+	static const char call[] = "cuGraphChildGraphNodeGetGraph";
+	struct tcd_gnode *n;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphChildGraphNodeGetGraph);
+	if (!phGraph)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "phGraph is NULL");
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, call, "hNode", &n);
+	if (r == CUDA_SUCCESS && !n->embedded)
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a child graph node (a clone's copy of "
+			     "one keeps no embedded graph in the double)", (void *)n);
+	if (r == CUDA_SUCCESS)
+		*phGraph = (CUgraph)n->embedded;
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+TCD_EXPORT(cuGraphChildGraphNodeGetGraph)
 
 TCD_API(CUresult, cuGraphAddChildGraphNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
 					    size_t numDependencies, CUgraph childGraph)
@@ -384,9 +456,111 @@ TCD_API(CUresult, cuGraphAddChildGraphNode)(CUgraphNode *phGraphNode, CUgraph hG
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphAddChildGraphNode", "a graph cannot be its own child");
 	if ((r = tcd_child_ops(childGraph, "cuGraphAddChildGraphNode", &ops)) != CUDA_SUCCESS)
 		return r;
-	return tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, ops, "cuGraphAddChildGraphNode");
+	r = tcd_graph_node_add(phGraphNode, hGraph, dependencies, numDependencies, ops, "cuGraphAddChildGraphNode");
+	return tcd_child_embed(r, phGraphNode ? *phGraphNode : NULL, childGraph, "cuGraphAddChildGraphNode");
 }
 TCD_EXPORT(cuGraphAddChildGraphNode)
+
+/* ---- graph memory ---- */
+
+/*
+ * A memory allocation node: pinned device memory, no handle types, on
+ * the one device, as the documentation requires of the pool properties.
+ * The double places it when the node is added, as cuMemAlloc memory is
+ * placed (another address each run), and returns it in dptr; the address
+ * stays the graph's while the graph lives (the driver documents that it
+ * is fixed for the graph's lifetime).  The node runs nothing: the memory
+ * is not made invalid outside the span between the allocation and free
+ * nodes, and is not given back before the process ends.
+ */
+static CUresult tcd_alloc_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+			       const CUmemPoolProps *props, size_t naccess, size_t bytesize, CUdeviceptr *dptr,
+			       const char *call)
+{
+	struct tcd_gnode *n;
+	uintptr_t mem;
+	CUresult r;
+
+	if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "poolProps.allocType must be CU_MEM_ALLOCATION_TYPE_PINNED");
+	if (props->location.type != CU_MEM_LOCATION_TYPE_DEVICE || props->location.id != 0)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "poolProps.location must be device 0, the double's one device");
+	if (props->handleTypes)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "poolProps.handleTypes must be CU_MEM_HANDLE_TYPE_NONE");
+	if (naccess)
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "access descriptors (peer access) are not modelled by the double");
+	if (!bytesize)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "bytesize is 0");
+	if ((r = tcd_graph_mem_alloc(&mem, bytesize, call)) != CUDA_SUCCESS)
+		return r;
+	if ((r = tcd_graph_node_add(out, hg, deps, ndeps, NULL, call)) != CUDA_SUCCESS)
+		return r; /* the memory stays placed, as a failed driver call may leave its pool */
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_obj_get_locked(*out, TCD_KIND_GRAPH_NODE, call, "phGraphNode", &n)) == CUDA_SUCCESS)
+		n->graph_mem = mem;
+	pthread_mutex_unlock(&tcd_g.lock);
+	if (r == CUDA_SUCCESS)
+		*dptr = (CUdeviceptr)mem;
+	return r;
+}
+
+/* A memory free node: dptr must be what an allocation node of the same
+ * graph returned and no other free node of it frees (the driver also
+ * takes another graph's allocation; the double does not). */
+static CUresult tcd_free_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+			      CUdeviceptr dptr, const char *call)
+{
+	struct tcd_graph *g;
+	struct tcd_gnode *n;
+	bool allocated = false, freed = false;
+	CUresult r;
+
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g);
+	for (size_t i = 0; r == CUDA_SUCCESS && i < g->nnodes; i++)
+		if (g->nodes[i]->graph_mem == (uintptr_t)dptr) {
+			freed |= g->nodes[i]->frees;
+			allocated |= !g->nodes[i]->frees;
+		}
+	pthread_mutex_unlock(&tcd_g.lock);
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!allocated)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "dptr 0x%llx was not allocated by a memory allocation "
+				"node of this graph", (unsigned long long)dptr);
+	if (freed)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "dptr 0x%llx is already freed by a node of this graph",
+				(unsigned long long)dptr);
+	if ((r = tcd_graph_node_add(out, hg, deps, ndeps, NULL, call)) != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_obj_get_locked(*out, TCD_KIND_GRAPH_NODE, call, "phGraphNode", &n)) == CUDA_SUCCESS) {
+		n->graph_mem = (uintptr_t)dptr;
+		n->frees = true;
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphAddMemAllocNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					  size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+{
+	TCD_ENTER_INIT(cuGraphAddMemAllocNode);
+	if (!nodeParams)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphAddMemAllocNode", "nodeParams is NULL");
+	return tcd_alloc_node(phGraphNode, hGraph, dependencies, numDependencies, &nodeParams->poolProps,
+			      nodeParams->accessDescCount, nodeParams->bytesize, &nodeParams->dptr,
+			      "cuGraphAddMemAllocNode");
+}
+TCD_EXPORT(cuGraphAddMemAllocNode)
+
+TCD_API(CUresult, cuGraphAddMemFreeNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					 size_t numDependencies, CUdeviceptr dptr)
+{
+	TCD_ENTER_INIT(cuGraphAddMemFreeNode);
+	return tcd_free_node(phGraphNode, hGraph, dependencies, numDependencies, dptr, "cuGraphAddMemFreeNode");
+}
+TCD_EXPORT(cuGraphAddMemFreeNode)
 
 /* ---- the generic form ---- */
 
@@ -436,13 +610,19 @@ static CUresult tcd_add_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *de
 	case CU_GRAPH_NODE_TYPE_HOST:
 		r = tcd_host_node_op(p->host.fn, p->host.userData, call, &ops);
 		break;
+	case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+		return tcd_alloc_node(out, hg, deps, ndeps, &p->alloc.poolProps, p->alloc.accessDescCount,
+				      p->alloc.bytesize, &p->alloc.dptr, call);
+	case CU_GRAPH_NODE_TYPE_MEM_FREE:
+		return tcd_free_node(out, hg, deps, ndeps, p->free.dptr, call);
 	default:
 		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "node type %d is not modelled by the double",
 				(int)p->type);
 	}
 	if (r != CUDA_SUCCESS)
 		return r;
-	return tcd_graph_node_add(out, hg, deps, ndeps, ops, call);
+	r = tcd_graph_node_add(out, hg, deps, ndeps, ops, call);
+	return p->type == CU_GRAPH_NODE_TYPE_GRAPH ? tcd_child_embed(r, out ? *out : NULL, p->graph.graph, call) : r;
 }
 
 TCD_API(CUresult, cuGraphAddNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
@@ -533,6 +713,8 @@ static CUresult tcd_remove_edges(CUgraph hg, const CUgraphNode *from, const CUgr
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "from or to is NULL with %zu dependencies", n);
 	pthread_mutex_lock(&tcd_g.lock);
 	r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g);
+	if (r == CUDA_SUCCESS && n)
+		r = tcd_graph_mem_forbids_locked(g, call, "deleting its edges");
 	for (size_t i = 0; r == CUDA_SUCCESS && i < n; i++) {
 		struct tcd_gnode *a, *b;
 		size_t j;
@@ -588,6 +770,8 @@ TCD_API(CUresult, cuGraphDestroyNode)(CUgraphNode hNode)
 	TCD_ENTER_INIT(cuGraphDestroyNode);
 	pthread_mutex_lock(&tcd_g.lock);
 	r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, "cuGraphDestroyNode", "hNode", &n);
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_mem_forbids_locked(n->graph, "cuGraphDestroyNode", "deleting its nodes");
 	if (r == CUDA_SUCCESS) {
 		g = n->graph;
 		for (size_t i = n->index + 1; i < g->nnodes; i++) {
@@ -859,6 +1043,7 @@ CUresult tcd_graph_nodes_instantiate_locked(const struct tcd_graph *g, struct tc
 {
 	size_t n = g->nnodes, done = 0;
 	unsigned char *placed = calloc(n ? n : 1, 1);
+	struct tcd_op *emb;
 	CUresult r = CUDA_SUCCESS;
 
 	x->nodes = calloc(n ? n : 1, sizeof(*x->nodes));
@@ -886,7 +1071,10 @@ CUresult tcd_graph_nodes_instantiate_locked(const struct tcd_graph *g, struct tc
 		}
 		placed[i] = 1;
 		x->nodes[x->nnodes] = g->nodes[i];
-		for (const struct tcd_op *t = g->nodes[i]->ops; t; t = t->next) {
+		emb = NULL;
+		if (g->nodes[i]->embedded && (r = tcd_graph_flat_locked(g->nodes[i]->embedded, call, &emb)) != CUDA_SUCCESS)
+			break;
+		for (const struct tcd_op *t = g->nodes[i]->embedded ? emb : g->nodes[i]->ops; t; t = t->next) {
 			struct tcd_op *op = tcd_op_clone(t);
 			if (!op) {
 				r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
@@ -899,6 +1087,7 @@ CUresult tcd_graph_nodes_instantiate_locked(const struct tcd_graph *g, struct tc
 			x->tail = &op->next;
 			x->count++;
 		}
+		tcd_ops_free(emb);
 		x->nnodes++;
 		done++;
 	}
@@ -1014,15 +1203,13 @@ TCD_EXPORT(cuGraphExecKernelNodeSetParams_v2)
  * a captured graph's ops; each node of the clone remembers the node it
  * copies, for cuGraphNodeFindInClone.  Later changes to either graph do
  * not reach the other, as the driver documents. */
-TCD_API(CUresult, cuGraphClone)(CUgraph *phGraphClone, CUgraph originalGraph)
+static CUresult tcd_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph, const char *call)
 {
-	static const char call[] = "cuGraphClone";
 	struct tcd_graph *g, *c = NULL;
 	struct tcd_gnode **made = NULL;
 	size_t n = 0;
-	CUresult r;
+	CUresult r = CUDA_SUCCESS;
 
-	TCD_ENTER_INIT(cuGraphClone);
 	if (!phGraphClone)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "phGraphClone is NULL");
 	/* the objects are made first (tcd_obj_new takes the lock) */
@@ -1049,6 +1236,8 @@ TCD_API(CUresult, cuGraphClone)(CUgraph *phGraphClone, CUgraph originalGraph)
 	pthread_mutex_lock(&tcd_g.lock);
 	if (!tcd_obj_is_locked(g, TCD_KIND_GRAPH) || g->nnodes != n)
 		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "graph %p changed while it was cloned", (void *)g);
+	else
+		r = tcd_graph_mem_forbids_locked(g, call, "cloning it");
 	for (const struct tcd_op *t = g->ops; r == CUDA_SUCCESS && t; t = t->next) {
 		struct tcd_op *op = tcd_op_clone(t);
 		if (!op) {
@@ -1073,6 +1262,13 @@ TCD_API(CUresult, cuGraphClone)(CUgraph *phGraphClone, CUgraph originalGraph)
 		d->ndeps = o->ndeps;
 		for (size_t j = 0; j < o->ndeps; j++)
 			d->deps[j] = made[o->deps[j]->index];
+		if (o->embedded) { /* the embedded graph as it is now, flattened */
+			if ((r = tcd_graph_flat_locked(o->embedded, call, &d->ops)) != CUDA_SUCCESS)
+				break;
+			c->nodes[i] = d;
+			c->nnodes = i + 1;
+			continue;
+		}
 		for (const struct tcd_op *t = o->ops; t; t = t->next) {
 			struct tcd_op *op = tcd_op_clone(t);
 			if (!op) {
@@ -1110,6 +1306,12 @@ out_fail:
 		tcd_obj_kill(c);
 	}
 	return r;
+}
+
+TCD_API(CUresult, cuGraphClone)(CUgraph *phGraphClone, CUgraph originalGraph)
+{
+	TCD_ENTER_INIT(cuGraphClone);
+	return tcd_graph_clone(phGraphClone, originalGraph, "cuGraphClone");
 }
 TCD_EXPORT(cuGraphClone)
 

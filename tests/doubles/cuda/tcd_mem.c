@@ -99,6 +99,7 @@ struct tcd_range {
 	int device;
 	uint64_t id;                  /* CU_POINTER_ATTRIBUTE_BUFFER_ID, never reused */
 	bool ipc_ok;                  /* from cuMemAlloc: legacy IPC may export it */
+	bool graph_mem;               /* a memory allocation node's (tcd_graph.c) */
 	unsigned ipc_opens;           /* cuIpcOpenMemHandle count not yet closed */
 };
 
@@ -537,6 +538,33 @@ TCD_API(CUresult, cuMemAlloc)(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 }
 TCD_EXPORT(cuMemAlloc)
 
+/* Graph memory of a memory allocation node (tcd_graph.c): device memory
+ * placed as cuMemAlloc's is, which legacy IPC may not export. */
+CUresult tcd_graph_mem_alloc(uintptr_t *out, size_t bytes, const char *call)
+{
+	CUresult r = tcd_alloc(out, bytes, TCD_RANGE_DEVICE, false, false, call);
+
+	if (r == CUDA_SUCCESS) {
+		pthread_mutex_lock(&tcd_mem.lock);
+		tcd_mem.ranges[tcd_range_find_locked(*out)].graph_mem = true;
+		pthread_mutex_unlock(&tcd_mem.lock);
+	}
+	return r;
+}
+
+/* Whether ptr is the start of graph memory. */
+static bool tcd_is_graph_mem(uintptr_t ptr)
+{
+	size_t i;
+	bool is;
+
+	pthread_mutex_lock(&tcd_mem.lock);
+	i = tcd_range_find_locked(ptr);
+	is = i != (size_t)-1 && tcd_mem.ranges[i].base == ptr && tcd_mem.ranges[i].graph_mem;
+	pthread_mutex_unlock(&tcd_mem.lock);
+	return is;
+}
+
 TCD_API(CUresult, cuMemAlloc_v2)(CUdeviceptr *dptr, size_t bytesize)
 {
 	uintptr_t p;
@@ -710,14 +738,23 @@ static CUresult tcd_alloc_async(CUdeviceptr *dptr, size_t bytes, CUstream h, boo
 {
 	struct tcd_stream *s;
 	uintptr_t p;
+	bool capturing;
 	CUresult r = tcd_stream_resolve(h, pt, call, &s);
 
 	if (r != CUDA_SUCCESS)
 		return r;
 	if (!dptr)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "dptr is NULL");
-	/* The address is handed out at once; stream order only matters for use. */
-	r = tcd_alloc(&p, bytes, TCD_RANGE_DEVICE, false, false, call);
+	/* The address is handed out at once; stream order only matters for use.
+	 * On a capturing stream it becomes a memory allocation node: graph
+	 * memory, whose stream-ordered free in the capture is its free node. */
+	pthread_mutex_lock(&tcd_g.lock);
+	capturing = s->capture != NULL;
+	pthread_mutex_unlock(&tcd_g.lock);
+	if (capturing)
+		r = tcd_graph_mem_alloc(&p, bytes, call);
+	else
+		r = tcd_alloc(&p, bytes, TCD_RANGE_DEVICE, false, false, call);
 	if (r == CUDA_SUCCESS)
 		*dptr = (CUdeviceptr)p;
 	return r;
@@ -748,6 +785,11 @@ static CUresult tcd_free_async(CUdeviceptr dptr, CUstream h, bool pt, const char
 	r = tcd_base_check((uintptr_t)dptr, TCD_RANGE_DEVICE, call, "dptr");
 	if (r != CUDA_SUCCESS)
 		return r;
+	/* Graph memory freed outside its graph (no free node): its address
+	 * stays the graph's, which allocates it again at its next launch
+	 * (driver API documentation), so the double keeps it placed. */
+	if (tcd_is_graph_mem((uintptr_t)dptr))
+		return CUDA_SUCCESS;
 	op = tcd_op_new(TCD_OP_FREE);
 	if (!op)
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
