@@ -374,9 +374,26 @@ static inline sbt_vk_status sbt_vk_get_handle(sbt_vk_d *d, uint64_t *v, VkObject
 }
 
 /* An enum value vk.xml does not name: passed on, the first one noted. */
+/* A negative value vk.xml does not name, in a field other than a
+ * command's VkResult (".ret"): no Vulkan version defines one, and the
+ * replay refuses it, so it is kept in place of a harmless unknown value
+ * met earlier in the same record. */
+static inline int sbt_vk_d_enum_refused(const char *field, int64_t v)
+{
+	size_t n;
+	if (v >= 0)
+		return 0;
+	n = strlen(field);
+	return n < 4 || strcmp(field + n - 4, ".ret") != 0;
+}
+
+/* Keeps the record's first unknown enum value, or its first refused one
+ * (above) when it has one. */
 static inline void sbt_vk_d_unknown_enum(sbt_vk_d *d, const char *field, int64_t v)
 {
-	if (d->a && !d->a->unknown_field) {
+	if (d->a && (!d->a->unknown_field ||
+	             (sbt_vk_d_enum_refused(field, v) &&
+	              !sbt_vk_d_enum_refused(d->a->unknown_field, d->a->unknown_value)))) {
 		d->a->unknown_field = field;
 		d->a->unknown_value = v;
 	}

@@ -205,6 +205,24 @@ static void test_unknown_enum(sbt_vk_arena *ar)
 	TST_CHECK_EQ_U64(roundtrip(SBT_VK_CMD_vkCmdSetPrimitiveTopology, &a, &b, msg, sizeof(msg), ar),
 	                 SBT_VK_OK);
 	TST_CHECK_EQ_U64(sbt_vk_arena_unknown_enum(ar, &field, &value), 0);
+
+	/* two unknown values in one record: a negative one (refused by the
+	 * replay) is the one kept, before or after the other */
+	sbt_vk_args_vkCmdSetStencilOp so = {(VkCommandBuffer)(uintptr_t)0x6000,
+	                                    VK_STENCIL_FACE_FRONT_BIT, (VkStencilOp)1000777000,
+	                                    VK_STENCIL_OP_KEEP, VK_STENCIL_OP_KEEP, (VkCompareOp)-5}, sob;
+	TST_CHECK_EQ_U64(roundtrip(SBT_VK_CMD_vkCmdSetStencilOp, &so, &sob, msg, sizeof(msg), ar),
+	                 SBT_VK_OK);
+	TST_REQUIRE(sbt_vk_arena_unknown_enum(ar, &field, &value) == 1);
+	TST_CHECK(strcmp(field, "vkCmdSetStencilOp.compareOp") == 0);
+	TST_CHECK_EQ_U64((uint64_t)value, (uint64_t)(int64_t)-5);
+	so.failOp = (VkStencilOp)-7;
+	so.passOp = (VkStencilOp)1000777000;
+	TST_CHECK_EQ_U64(roundtrip(SBT_VK_CMD_vkCmdSetStencilOp, &so, &sob, msg, sizeof(msg), ar),
+	                 SBT_VK_OK);
+	TST_REQUIRE(sbt_vk_arena_unknown_enum(ar, &field, &value) == 1);
+	TST_CHECK(strcmp(field, "vkCmdSetStencilOp.failOp") == 0);
+	TST_CHECK_EQ_U64((uint64_t)value, (uint64_t)(int64_t)-7);
 }
 
 int main(void)
