@@ -191,6 +191,24 @@ static rp_status rpcu_kernel_params(rpcu_state *s, const sbt_cm_call *c, CUDA_KE
  * after the node's graph goes (a child graph node's copy, a clone's node
  * read it too).
  */
+/* A memset node's parameters from its record (destination mapped). */
+static rp_status rpcu_memset_node_params(rpcu_state *s, const sbt_cm_call *c,
+                                         CUDA_MEMSET_NODE_PARAMS *p, rp_diag *diag)
+{
+	CUdeviceptr d;
+	rp_status st = rpcu_memset_dst(s, c, 1, &d, diag);
+	if (st != RP_OK)
+		return st;
+	memset(p, 0, sizeof(*p));
+	p->dst = d;
+	p->pitch = c->pitch;
+	p->value = (unsigned)c->value;
+	p->elementSize = (unsigned)c->elem_size;
+	p->width = c->width;
+	p->height = c->height;
+	return RP_OK;
+}
+
 static uint64_t rpcu_graph_hsrc_key(uint64_t node, uint64_t bytes)
 {
 	return node ^ (bytes * 0x9e3779b97f4a7c15ull);
@@ -346,17 +364,9 @@ static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call 
 	}
 	case SBT_CM_K_cuGraphAddMemsetNode: {
 		CUDA_MEMSET_NODE_PARAMS p;
-		CUdeviceptr d;
 		if ((st = RPCU_NEED(cuGraphAddMemsetNode)) != RP_OK ||
-		    (st = rpcu_memset_dst(s, c, 1, &d, diag)) != RP_OK)
+		    (st = rpcu_memset_node_params(s, c, &p, diag)) != RP_OK)
 			goto out_free;
-		memset(&p, 0, sizeof(p));
-		p.dst = d;
-		p.pitch = c->pitch;
-		p.value = (unsigned)c->value;
-		p.elementSize = (unsigned)c->elem_size;
-		p.width = c->width;
-		p.height = c->height;
 		r = s->drv.p_cuGraphAddMemsetNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps, &p, s->cur_ctx);
 		break;
 	}
@@ -673,18 +683,10 @@ static rp_status rpcu_graph_node_set(rpcu_state *s, sbt_cm_kind k, const sbt_cm_
 	case SBT_CM_K_cuGraphMemsetNodeSetParams:
 	case SBT_CM_K_cuGraphExecMemsetNodeSetParams: {
 		CUDA_MEMSET_NODE_PARAMS p;
-		CUdeviceptr d;
 		if ((st = on_exec ? RPCU_NEED(cuGraphExecMemsetNodeSetParams) : RPCU_NEED(cuGraphMemsetNodeSetParams)) !=
 		        RP_OK ||
-		    (st = rpcu_memset_dst(s, c, 1, &d, diag)) != RP_OK)
+		    (st = rpcu_memset_node_params(s, c, &p, diag)) != RP_OK)
 			return st;
-		memset(&p, 0, sizeof(p));
-		p.dst = d;
-		p.pitch = c->pitch;
-		p.value = (unsigned)c->value;
-		p.elementSize = (unsigned)c->elem_size;
-		p.width = c->width;
-		p.height = c->height;
 		r = on_exec ? s->drv.p_cuGraphExecMemsetNodeSetParams(exec, node, &p, s->cur_ctx)
 		            : s->drv.p_cuGraphMemsetNodeSetParams(node, &p);
 		break;
