@@ -474,6 +474,9 @@ static int emu_r_graph_destroy(emu_builder *b, sbt_cm_kind k, const sbt_cm_call 
 	if (c->result != 0)
 		return 0;
 	if (ng) {
+		for (size_t i = 0; i < ng->nodes.n; i++) /* graph memory no free node freed */
+			if (ng->nodes.v[i].gmem)
+				emu_alloc_end(b, ng->nodes.v[i].gmem, b->rec->seq);
 		ng->handle = 0;
 		ng->nodes.n = ng->edges.n = ng->acc.n = 0;
 	}
@@ -635,6 +638,61 @@ static int emu_r_graph_host_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_cal
 {
 	(void)k;
 	return emu_r_graph_node(b, SBT_CM_K_cuGraphAddEmptyNode, c);
+}
+
+/* cuGraphAddMemAllocNode: an ordering node after its deps, and the graph
+ * memory's range an allocation from now on (kernel pointer arguments and
+ * memcpy/memset nodes into it resolve to it); it ends at the free node, a
+ * cuMemFreeAsync of it or the destruction of its graph. */
+static int emu_r_graph_mem_alloc(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_ngraph *ng;
+
+	(void)k;
+	if (emu_r_graph_node(b, SBT_CM_K_cuGraphAddEmptyNode, c) != 0)
+		return -1;
+	ng = c->result == 0 ? emu_ngraph_of(b, c->parent) : NULL;
+	if (!ng)
+		return 0;
+	ng->nodes.v[ng->nodes.n - 1].gmem = c->dst;
+	emu_alloc_end(b, c->dst, b->rec->seq); /* a range the trace missed freed */
+	return emu_alloc_add(b, c->dst, c->size, 0, b->rec->seq, b->rec->stack_id);
+}
+
+/* cuGraphAddMemFreeNode: an ordering node after its deps; the range ends. */
+static int emu_r_graph_mem_free(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_ngraph *ng = c->result == 0 ? emu_ngraph_of(b, c->parent) : NULL;
+
+	(void)k;
+	if (ng) {
+		emu_alloc_end(b, c->dst, b->rec->seq);
+		for (size_t i = 0; i < ng->nodes.n; i++) /* nothing left for the graph's destruction */
+			if (ng->nodes.v[i].gmem == c->dst)
+				ng->nodes.v[i].gmem = 0;
+	}
+	return emu_r_graph_node(b, SBT_CM_K_cuGraphAddEmptyNode, c);
+}
+
+/* cuGraphChildGraphNodeGetGraph: later node calls on the embedded graph
+ * change the child node's copy, which the model does not follow: the
+ * graph holding the node is launched as one command from now on (execs
+ * made before keep what they snapshot). */
+static int emu_r_child_get_graph(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	uint32_t idx;
+	emu_ngraph *ng;
+
+	(void)k;
+	if (c->result != 0)
+		return 0;
+	ng = emu_gnode_find(b, c->node, &idx);
+	if (!ng)
+		ng = emu_ngraph_of(b, c->parent);
+	if (ng)
+		ng->not_modeled = 1;
+	emu_capture_changed(b, c->parent);
+	return 0;
 }
 
 /* A copy of b->ngraphs.v[si] (nodes, edges, footprints) as a new graph of
@@ -1145,6 +1203,8 @@ static const emu_handler emu_handlers[SBT_CM_KIND_COUNT] = {
 	EMU_H(cuGraphClone, emu_r_graph_clone), EMU_H(cuGraphNodeFindInClone, emu_r_graph_find_in_clone),
 	EMU_H(cuGraphNodeSetEnabled, emu_r_node_set_enabled), EMU_H(cuGraphExecUpdate, emu_r_exec_update),
 	EMU_H(tsGraphNotModeled, emu_r_graph_not_modeled),
+	EMU_H(cuGraphAddMemAllocNode, emu_r_graph_mem_alloc), EMU_H(cuGraphAddMemFreeNode, emu_r_graph_mem_free),
+	EMU_H(cuGraphChildGraphNodeGetGraph, emu_r_child_get_graph),
 	EMU_H(cuMemAlloc, emu_r_alloc), EMU_H(cuMemAllocPitch, emu_r_alloc),
 	EMU_H(cuMemAllocAsync, emu_r_alloc), EMU_H(cuMemAllocFromPoolAsync, emu_r_alloc),
 	EMU_H(cuMemAllocManaged, emu_r_alloc), EMU_H(cuMemAllocHost, emu_r_alloc),

@@ -22,7 +22,10 @@
  *   added, between the node's dependencies and its dependents; an exec
  *   updated from a clone runs the clone's nodes; a disabled node is an
  *   empty node of its exec (emu_gen.c "graph_child", "graph_update",
- *   "graph_disable"); HIP contexts go by the device the records carry
+ *   "graph_disable"); graph memory allocation and free nodes order the
+ *   work around them and the graph memory is an allocation ("graph_mem");
+ *   node calls through cuGraphChildGraphNodeGetGraph make the parent one
+ *   command ("graph_child_get"); HIP contexts go by the device the records carry
  *   ("hip_ctx").
  */
 #include <string.h>
@@ -308,6 +311,32 @@ int main(void)
 	TST_CHECK_EQ_U64(s.max_concurrency, 2);
 	TST_CHECK_EQ_U64(s.edges, 6);
 	TST_CHECK_EQ_U64(n.confirmed + n.possible, 0);
+	emu_graph_free(g);
+
+	/* the embedded graph changed through cuGraphChildGraphNodeGetGraph
+	 * ("graph_child_get"): the exec made after it is one command, the one
+	 * made before keeps its 5 */
+	TST_REQUIRE(emu_gen_scenario("graph_child_get", tst_path("child_get.sbt")) == 0);
+	g = gn_run(tst_path("child_get.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 6);
+	TST_CHECK_EQ_U64(n.confirmed + n.possible, 0);
+	emu_graph_free(g);
+
+	/* graph memory ("graph_mem"): the allocation and free nodes order
+	 * (w || r, fin, tail), w and r race on the graph memory's range,
+	 * "outside" after the free node touches no allocation */
+	TST_REQUIRE(emu_gen_scenario("graph_mem", tst_path("mem.sbt")) == 0);
+	g = gn_run(tst_path("mem.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 5);
+	TST_CHECK_EQ_U64(s.edges, 3);
+	TST_CHECK_EQ_U64(s.makespan_ns, 3000);
+	TST_CHECK_EQ_U64(n.confirmed, 0);
+	TST_CHECK_EQ_U64(n.possible, 1);
+	TST_CHECK(strstr(rep, "kernel w on stream 0x100 (non-blocking) reads and may write "
+	                      "0x7000400000..0x7000401000 (allocation of 4096 bytes made at seq ") != NULL);
+	TST_CHECK(strstr(rep, "kernel r on stream 0x100 (non-blocking) reads and may write "
+	                      "0x7000400000..0x7000401000 (allocation of 4096 bytes made at seq ") != NULL);
+	TST_CHECK(strstr(rep, "outside") == NULL);
 	emu_graph_free(g);
 
 	/* update from a clone ("graph_update"): k passes B now, as the reader */
