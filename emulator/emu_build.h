@@ -106,6 +106,14 @@ typedef struct emu_ngraph {
 	emu_accvec acc;
 } emu_ngraph;
 
+/* cuGraphChildGraphNodeGetGraph: the graph embedded in a child graph
+ * node, whose node calls change that node's copy in the graph holding it. */
+typedef struct emu_inner {
+	uint64_t handle;        /* the embedded graph */
+	uint64_t graph;         /* the graph holding the child node */
+	uint64_t node;          /* the child node */
+} emu_inner;
+
 typedef struct emu_exec {
 	uint64_t handle;
 	uint32_t capture;       /* EMU_NONE: its launches are one command */
@@ -159,6 +167,7 @@ typedef struct emu_builder {
 	EMU_VEC(emu_capture) caps;
 	EMU_VEC(emu_ngraph) ngraphs; /* graphs built node by node */
 	EMU_VEC(emu_exec) execs;
+	EMU_VEC(emu_inner) inners; /* embedded graphs named so far */
 	EMU_VEC(uint32_t) live;    /* live allocations, sorted by base */
 	EMU_VEC(uint32_t) launches; /* node (or EMU_NONE) of each launch ordinal - 1 */
 	EMU_VEC(emu_kf) kfs;

@@ -35,7 +35,7 @@
 # - graph memory (--alloc-node, --no-free-node, --capture-alloc): the
 #   allocation and free nodes are ordering nodes, the work around them
 #   commands (19, 8 races); nodes added to the graph embedded in a child
-#   node (--child-get) make that graph one command per launch.
+#   node (--child-get) run in the node's copy (22 commands).
 # Child graph nodes and updates on synthetic traces:
 # - graph_child: the child's nodes between the node's dependencies (one
 #   added by cuGraphAddDependencies) and its dependent: 5 commands, no race,
@@ -266,8 +266,11 @@ expect_rc 0 hostnode.dot "$X" -f dot -o "$T/host-node.dot" "$T/host-node.sbt"
 # passes the accumulator, racing with the legacy memset (8 races).
 # --no-free-node (cuMemFreeAsync after each launch) and --capture-alloc
 # (allocation and free nodes a stream capture made) the same counts.
-# --child-get: nodes added to the graph embedded in the child node are not
-# followed: each launch of that graph is one command (6 commands, no race)
+# --child-get: the memset and kernel nodes added to the graph embedded in
+# the child node (cuGraphChildGraphNodeGetGraph) join the child node's
+# copy: after the read-back node (the child node's dependency), the memset
+# before the kernel, per launch (22 commands: --child's 18 and 2 per
+# launch; its 8 races)
 for v in "galloc --alloc-node" "gnofree --alloc-node --no-free-node" "gcap --capture-alloc" "cget --child --child-get"; do
 	set -- $v
 	n=$1
@@ -293,10 +296,15 @@ for v in galloc gnofree; do
 		[ "$(echo "$e" | grep -c ' bold$')" = 14 ] || fail "$v.dot: edges $(echo "$e" | tr '\n' ';')"
 done
 expect_rc 0 cget.sum "$X" --summary "$T/cget.sbt"
-has cget.sum out "commands: 6 on 2 streams"
-expect_rc 0 cget.r "$X" --races "$T/cget.sbt"
-has cget.r out "races: 0 confirmed, 0 possible"
-[ "$(graph_cmds cget)" = 2 ] || fail "cget: not each launch one command"
+has cget.sum out "commands: 22 on 2 streams"
+expect_rc 1 cget.r "$X" --races "$T/cget.sbt"
+has cget.r out "races: 8 confirmed, 0 possible"
+[ "$(graph_cmds cget)" = 0 ] || fail "cget: a launch as one command"
+expect_rc 0 cget.dot "$X" -f dot -o "$T/cget.dot" "$T/cget.sbt"
+e=$(dot_edges "$T/cget.dot")
+[ "$(echo "$e" | grep -c '^copy_d2h cuGraphAddMemcpyNode>memset cuGraphAddMemsetNode bold$')" = 2 ] &&
+	[ "$(echo "$e" | grep -c '^memset cuGraphAddMemsetNode>kernel racy_scale bold$')" = 2 ] &&
+	[ "$(echo "$e" | grep -c ' bold$')" = 16 ] || fail "cget.dot: edges $(echo "$e" | tr '\n' ';')"
 
 # ---- sampled orders refuse graph launches ------------------------------------------------------
 expect_rc 2 plain.seed "$TOP/$BUILD/tsreplay" --emulate --schedule-seed 1 "$T/plain.sbt"

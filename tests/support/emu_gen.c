@@ -43,10 +43,15 @@
  *              (pre || head, c1 || c2, tail).
  *   graph_child_get graph_child, then cuGraphChildGraphNodeGetGraph of
  *              the child node (embedded graph 0x915), a node "inner" (B)
- *              added to it, and exec 0xe01 of 0x900 launched on s1: the
- *              model does not follow the embedded graph, so that launch is
- *              one command (exec 0xe00, made before, keeps its 5): 6
- *              commands.
+ *              added to it with no dependencies, and exec 0xe01 of 0x900
+ *              launched on s1: the node joins the child node's copy, so
+ *              the second launch runs pre, head, c1, c2, inner, tail
+ *              (exec 0xe00, made before, keeps its 5): 11 commands,
+ *              makespan 6000, inner races with c2 on B (1 possible).
+ *   graph_child_rm graph_child_get with "inner2" (A) added to 0x915, an
+ *              edge inner -> inner2 added and removed again: a removed edge
+ *              of an embedded graph is not modeled, so exec 0xe01's launch
+ *              is one command (6 commands).
  *   graph_mem  graph 0x900: a memory allocation node 0xa0 (graph memory
  *              GMEM 0x7000400000, 4096 bytes), "w" and "r" (GMEM) each
  *              after it, unordered, "fin" (A) after both, a free node 0xaf
@@ -523,7 +528,20 @@ static void emu_gen_graph_events(emu_gen *g, int record)
 }
 
 /* cuGraphAddDependencies(graph, from -> to). */
+static void emu_gen_edge_as(emu_gen *g, sbt_cm_kind kind, uint64_t graph, uint64_t from, uint64_t to);
+
 static void emu_gen_edge(emu_gen *g, uint64_t graph, uint64_t from, uint64_t to)
+{
+	emu_gen_edge_as(g, SBT_CM_K_cuGraphAddDependencies, graph, from, to);
+}
+
+static void emu_gen_edge_remove(emu_gen *g, uint64_t graph, uint64_t from, uint64_t to)
+{
+	emu_gen_edge_as(g, SBT_CM_K_cuGraphRemoveDependencies, graph, from, to);
+}
+
+/* An edge from -> to of graph added or removed (kind). */
+static void emu_gen_edge_as(emu_gen *g, sbt_cm_kind kind, uint64_t graph, uint64_t from, uint64_t to)
 {
 	sbt_cm_call c;
 	uint8_t f[8], t[8];
@@ -538,7 +556,7 @@ static void emu_gen_edge(emu_gen *g, uint64_t graph, uint64_t from, uint64_t to)
 	c.deps_len = 8;
 	c.deps_to = t;
 	c.deps_to_len = 8;
-	emu_gen_call(g, SBT_CM_K_cuGraphAddDependencies, &c);
+	emu_gen_call(g, kind, &c);
 }
 
 static void emu_gen_graph_create(emu_gen *g, uint64_t graph)
@@ -585,6 +603,11 @@ static void emu_gen_graph_child(emu_gen *g, int get)
 	c.parent = 0x900;
 	emu_gen_call(g, SBT_CM_K_cuGraphChildGraphNodeGetGraph, &c);
 	emu_gen_kernel_node(g, 0x915, 0xc5, NULL, 0, "inner", &b, 1);
+	if (get == 2) {
+		emu_gen_kernel_node(g, 0x915, 0xc6, NULL, 0, "inner2", &a, 1);
+		emu_gen_edge(g, 0x915, 0xc5, 0xc6);
+		emu_gen_edge_remove(g, 0x915, 0xc5, 0xc6);
+	}
 	sbt_cm_call_init(&c);
 	c.handle = 0xe01;
 	c.parent = 0x900;
@@ -956,7 +979,7 @@ int emu_gen_scenario(const char *name, const char *path)
 	if (strcmp(name, "fork") && strcmp(name, "legacy") && strcmp(name, "hostsync") &&
 	    strcmp(name, "copies") && strcmp(name, "graph") && strcmp(name, "graph_race") &&
 	    strcmp(name, "graph_wait") && strcmp(name, "graph_record") && strcmp(name, "graph_child") &&
-	    strcmp(name, "graph_child_get") && strcmp(name, "graph_mem") &&
+	    strcmp(name, "graph_child_get") && strcmp(name, "graph_child_rm") && strcmp(name, "graph_mem") &&
 	    strcmp(name, "graph_update") && strcmp(name, "graph_disable") && strcmp(name, "hip_ctx") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
 	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
 	    strcmp(name, "readers_kf"))
@@ -982,6 +1005,8 @@ int emu_gen_scenario(const char *name, const char *path)
 		emu_gen_graph_child(g, 0);
 	else if (!strcmp(name, "graph_child_get"))
 		emu_gen_graph_child(g, 1);
+	else if (!strcmp(name, "graph_child_rm"))
+		emu_gen_graph_child(g, 2);
 	else if (!strcmp(name, "graph_mem"))
 		emu_gen_graph_mem(g);
 	else if (!strcmp(name, "graph_update"))

@@ -24,8 +24,8 @@
  *   empty node of its exec (emu_gen.c "graph_child", "graph_update",
  *   "graph_disable"); graph memory allocation and free nodes order the
  *   work around them and the graph memory is an allocation ("graph_mem");
- *   node calls through cuGraphChildGraphNodeGetGraph make the parent one
- *   command ("graph_child_get"); HIP contexts go by the device the records carry
+ *   a node added through cuGraphChildGraphNodeGetGraph joins the child
+ *   node's copy ("graph_child_get"); HIP contexts go by the device the records carry
  *   ("hip_ctx").
  */
 #include <string.h>
@@ -313,11 +313,27 @@ int main(void)
 	TST_CHECK_EQ_U64(n.confirmed + n.possible, 0);
 	emu_graph_free(g);
 
-	/* the embedded graph changed through cuGraphChildGraphNodeGetGraph
-	 * ("graph_child_get"): the exec made after it is one command, the one
-	 * made before keeps its 5 */
+	/* a node added to the graph embedded in the child node, through
+	 * cuGraphChildGraphNodeGetGraph ("graph_child_get"): in the exec made
+	 * after it, inner runs in the copy beside c1 and c2 (racing with c2 on
+	 * B), before tail; the exec made before keeps its 5 commands */
 	TST_REQUIRE(emu_gen_scenario("graph_child_get", tst_path("child_get.sbt")) == 0);
 	g = gn_run(tst_path("child_get.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 11);
+	TST_CHECK_EQ_U64(s.makespan_ns, 6000);
+	TST_CHECK_EQ_U64(s.max_concurrency, 3);
+	TST_CHECK_EQ_U64(n.confirmed, 0);
+	TST_CHECK_EQ_U64(n.possible, 1);
+	TST_CHECK(strstr(rep, "kernel inner on stream 0x100 (non-blocking) reads and may write "
+	                      "0x7000100000..0x7000101000") != NULL);
+	TST_CHECK(strstr(rep, "kernel c2 on stream 0x100 (non-blocking) reads and may write "
+	                      "0x7000100000..0x7000101000") != NULL);
+	emu_graph_free(g);
+
+	/* an edge removed from the embedded graph ("graph_child_rm"): not
+	 * modeled, the exec made after it is one command */
+	TST_REQUIRE(emu_gen_scenario("graph_child_rm", tst_path("child_rm.sbt")) == 0);
+	g = gn_run(tst_path("child_rm.sbt"), &s, &n, rep, sizeof(rep));
 	TST_CHECK_EQ_U64(s.commands, 6);
 	TST_CHECK_EQ_U64(n.confirmed + n.possible, 0);
 	emu_graph_free(g);
