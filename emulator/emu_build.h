@@ -85,7 +85,6 @@ typedef struct emu_gnode {
 	uint64_t event;         /* EMU_GN_RECORD, EMU_GN_WAIT: the event */
 	uint64_t orig;          /* a clone's copy: the original's handle, until
 	                           cuGraphNodeFindInClone names it (handle 0 till then) */
-	uint64_t gmem;          /* a memory allocation node: the graph memory's base */
 	uint8_t what;
 	uint8_t live;           /* 0 after cuGraphDestroyNode */
 	uint8_t child;          /* the entry or exit of a child graph node's copy */

@@ -474,9 +474,6 @@ static int emu_r_graph_destroy(emu_builder *b, sbt_cm_kind k, const sbt_cm_call 
 	if (c->result != 0)
 		return 0;
 	if (ng) {
-		for (size_t i = 0; i < ng->nodes.n; i++) /* graph memory no free node freed */
-			if (ng->nodes.v[i].gmem)
-				emu_alloc_end(b, ng->nodes.v[i].gmem, b->rec->seq);
 		ng->handle = 0;
 		ng->nodes.n = ng->edges.n = ng->acc.n = 0;
 	}
@@ -642,19 +639,16 @@ static int emu_r_graph_host_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_cal
 
 /* cuGraphAddMemAllocNode: an ordering node after its deps, and the graph
  * memory's range an allocation from now on (kernel pointer arguments and
- * memcpy/memset nodes into it resolve to it); it ends at the free node, a
- * cuMemFreeAsync of it or the destruction of its graph. */
+ * memcpy/memset nodes into it resolve to it) until a free node of it, a
+ * cuMemFreeAsync or a cuMemFree (emu_r_release, emu_r_sync_all): memory
+ * no free node frees outlives its graph (CUDA's rule). */
 static int emu_r_graph_mem_alloc(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
-	emu_ngraph *ng;
-
 	(void)k;
 	if (emu_r_graph_node(b, SBT_CM_K_cuGraphAddEmptyNode, c) != 0)
 		return -1;
-	ng = c->result == 0 ? emu_ngraph_of(b, c->parent) : NULL;
-	if (!ng)
+	if (c->result != 0 || !emu_ngraph_of(b, c->parent))
 		return 0;
-	ng->nodes.v[ng->nodes.n - 1].gmem = c->dst;
 	emu_alloc_end(b, c->dst, b->rec->seq); /* a range the trace missed freed */
 	return emu_alloc_add(b, c->dst, c->size, 0, b->rec->seq, b->rec->stack_id);
 }
@@ -662,15 +656,9 @@ static int emu_r_graph_mem_alloc(emu_builder *b, sbt_cm_kind k, const sbt_cm_cal
 /* cuGraphAddMemFreeNode: an ordering node after its deps; the range ends. */
 static int emu_r_graph_mem_free(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
-	emu_ngraph *ng = c->result == 0 ? emu_ngraph_of(b, c->parent) : NULL;
-
 	(void)k;
-	if (ng) {
+	if (c->result == 0 && emu_ngraph_of(b, c->parent))
 		emu_alloc_end(b, c->dst, b->rec->seq);
-		for (size_t i = 0; i < ng->nodes.n; i++) /* nothing left for the graph's destruction */
-			if (ng->nodes.v[i].gmem == c->dst)
-				ng->nodes.v[i].gmem = 0;
-	}
 	return emu_r_graph_node(b, SBT_CM_K_cuGraphAddEmptyNode, c);
 }
 

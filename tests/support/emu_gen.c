@@ -61,6 +61,12 @@
  *              edges w -> fin, r -> fin, fin -> tail, makespan 3000; w and
  *              r race on the graph memory (1 possible); outside, after the
  *              free node, touches no allocation (no race).
+ *   graph_mem_nofree graph_mem without the free node (tail after fin);
+ *              after the launch "early" (GMEM) on s2, the graph destroyed,
+ *              "still" (GMEM) on s2, cuMemFreeAsync of GMEM on s1, then
+ *              "outside": the graph memory outlives the graph until the
+ *              free, so early and still each race with w and r (4
+ *              possible, plus w with r), outside with nothing.
  *   graph_update graph 0x900 of one node "k" (A), instantiated; a clone
  *              0x920 whose copy of k (found by cuGraphNodeFindInClone) is
  *              set to pass B; an update of the exec from a graph 0x930 of
@@ -641,9 +647,10 @@ static void emu_gen_mem_node(emu_gen *g, int alloc, uint64_t node, uint64_t dep)
 	emu_gen_call(g, alloc ? SBT_CM_K_cuGraphAddMemAllocNode : SBT_CM_K_cuGraphAddMemFreeNode, &c);
 }
 
-static void emu_gen_graph_mem(emu_gen *g)
+static void emu_gen_graph_mem(emu_gen *g, int free_node)
 {
 	uint64_t a = BUF_A, m = GMEM, al = 0xa0, wr[2] = { 0xa1, 0xa2 }, fin = 0xa3, fr = 0xaf;
+	sbt_cm_call c;
 
 	emu_gen_two_streams(g);
 	emu_gen_graph_create(g, 0x900);
@@ -651,9 +658,21 @@ static void emu_gen_graph_mem(emu_gen *g)
 	emu_gen_kernel_node(g, 0x900, wr[0], &al, 1, "w", &m, 1);
 	emu_gen_kernel_node(g, 0x900, wr[1], &al, 1, "r", &m, 1);
 	emu_gen_kernel_node(g, 0x900, fin, wr, 2, "fin", &a, 1);
-	emu_gen_mem_node(g, 0, fr, fin);
-	emu_gen_kernel_node(g, 0x900, 0xa4, &fr, 1, "tail", &a, 1);
+	if (free_node)
+		emu_gen_mem_node(g, 0, fr, fin);
+	emu_gen_kernel_node(g, 0x900, 0xa4, free_node ? &fr : &fin, 1, "tail", &a, 1);
 	emu_gen_launch_once(g);
+	if (!free_node) {
+		emu_gen_kernel(g, S2, "early", &m, 1, 0);
+		sbt_cm_call_init(&c);
+		c.handle = 0x900;
+		emu_gen_call(g, SBT_CM_K_cuGraphDestroy, &c);
+		emu_gen_kernel(g, S2, "still", &m, 1, 0);
+		sbt_cm_call_init(&c);
+		c.dst = GMEM;
+		c.stream = S1;
+		emu_gen_call(g, SBT_CM_K_cuMemFreeAsync, &c);
+	}
 	emu_gen_kernel(g, S2, "outside", &m, 1, 0);
 }
 
@@ -980,6 +999,7 @@ int emu_gen_scenario(const char *name, const char *path)
 	    strcmp(name, "copies") && strcmp(name, "graph") && strcmp(name, "graph_race") &&
 	    strcmp(name, "graph_wait") && strcmp(name, "graph_record") && strcmp(name, "graph_child") &&
 	    strcmp(name, "graph_child_get") && strcmp(name, "graph_child_rm") && strcmp(name, "graph_mem") &&
+	    strcmp(name, "graph_mem_nofree") &&
 	    strcmp(name, "graph_update") && strcmp(name, "graph_disable") && strcmp(name, "hip_ctx") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
 	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
 	    strcmp(name, "readers_kf"))
@@ -1008,7 +1028,9 @@ int emu_gen_scenario(const char *name, const char *path)
 	else if (!strcmp(name, "graph_child_rm"))
 		emu_gen_graph_child(g, 2);
 	else if (!strcmp(name, "graph_mem"))
-		emu_gen_graph_mem(g);
+		emu_gen_graph_mem(g, 1);
+	else if (!strcmp(name, "graph_mem_nofree"))
+		emu_gen_graph_mem(g, 0);
 	else if (!strcmp(name, "graph_update"))
 		emu_gen_graph_update(g);
 	else if (!strcmp(name, "graph_disable"))

@@ -355,6 +355,19 @@ int main(void)
 	TST_CHECK(strstr(rep, "outside") == NULL);
 	emu_graph_free(g);
 
+	/* graph memory no free node frees ("graph_mem_nofree"): it outlives
+	 * the graph, so "early" and "still" (after cuGraphDestroy) race with w
+	 * and r; "outside", after cuMemFreeAsync, touches no allocation */
+	TST_REQUIRE(emu_gen_scenario("graph_mem_nofree", tst_path("mem_nofree.sbt")) == 0);
+	g = gn_run(tst_path("mem_nofree.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 7);
+	TST_CHECK_EQ_U64(n.confirmed, 0);
+	TST_CHECK_EQ_U64(n.possible, 5);
+	TST_CHECK(strstr(rep, "kernel still on stream 0x200 (non-blocking) reads and may write "
+	                      "0x7000400000..0x7000401000 (allocation of 4096 bytes made at seq ") != NULL);
+	TST_CHECK(strstr(rep, "outside") == NULL);
+	emu_graph_free(g);
+
 	/* update from a clone ("graph_update"): k passes B now, as the reader */
 	TST_REQUIRE(emu_gen_scenario("graph_update", tst_path("update.sbt")) == 0);
 	g = gn_run(tst_path("update.sbt"), &s, &n, rep, sizeof(rep));
