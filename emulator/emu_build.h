@@ -89,6 +89,7 @@ typedef struct emu_gnode {
 	uint8_t live;           /* 0 after cuGraphDestroyNode */
 	uint8_t child;          /* the entry or exit of a child graph node's copy */
 	uint8_t off;            /* an exec's copy: disabled (cuGraphNodeSetEnabled), an empty node */
+	uint8_t inner;          /* added through an embedded graph (emu_inner_call) */
 	emu_node n;             /* EMU_GN_WORK: accesses in the graph's acc, node = its index */
 } emu_gnode;
 

@@ -808,8 +808,10 @@ static int emu_r_graph_destroy_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_
 	ng = emu_gnode_find(b, c->node, &idx);
 	if (!ng)
 		return 0;
-	if (ng->nodes.v[idx].child) {
-		/* a child graph node is its copy's nodes too */
+	if (ng->nodes.v[idx].child || ng->nodes.v[idx].inner) {
+		/* a child graph node is its copy's nodes too; a node of an
+		 * embedded graph would leave its dependents without the copy's
+		 * entry (emu_inner_call) */
 		ng->not_modeled = 1;
 		return 0;
 	}
@@ -1259,8 +1261,9 @@ static int emu_inner_kind(sbt_cm_kind k)
 /* A call on an embedded graph changes the child node's copy in the graph
  * holding it: a node added joins it between the copy's entry (when it has
  * no dependencies) and its exit; an edge added is the holder's.  A removed
- * edge or a change not modeled makes the holder not modeled (a node left
- * without its edges would escape the copy's entry and exit). */
+ * edge, a destroyed node (emu_r_graph_destroy_node) or a change not
+ * modeled makes the holder not modeled (a node left without its edges
+ * would escape the copy's entry and exit). */
 static int emu_inner_call(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, const emu_inner *in)
 {
 	emu_ngraph *ng = emu_ngraph_of(b, in->graph);
@@ -1285,6 +1288,8 @@ static int emu_inner_call(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, c
 	if (k == SBT_CM_K_cuGraphAddDependencies || !ng || ng->nodes.n == n0)
 		return 0;
 	last = (uint32_t)ng->nodes.n - 1;
+	for (size_t i = n0; i <= last; i++)
+		ng->nodes.v[i].inner = 1;
 	if (c->deps_len == 0 && emu_gedge_add(ng, entry, (uint32_t)n0, ng->edges.n) != 0)
 		return -1;
 	return emu_gedge_add(ng, last, exit_, ng->edges.n);

@@ -52,6 +52,8 @@
  *              edge inner -> inner2 added and removed again: a removed edge
  *              of an embedded graph is not modeled, so exec 0xe01's launch
  *              is one command (6 commands).
+ *   graph_child_destroy the same with inner destroyed (cuGraphDestroyNode)
+ *              instead of the edge removed: 6 commands too.
  *   graph_mem  graph 0x900: a memory allocation node 0xa0 (graph memory
  *              GMEM 0x7000400000, 4096 bytes), "w" and "r" (GMEM) each
  *              after it, unordered, "fin" (A) after both, a free node 0xaf
@@ -609,10 +611,16 @@ static void emu_gen_graph_child(emu_gen *g, int get)
 	c.parent = 0x900;
 	emu_gen_call(g, SBT_CM_K_cuGraphChildGraphNodeGetGraph, &c);
 	emu_gen_kernel_node(g, 0x915, 0xc5, NULL, 0, "inner", &b, 1);
-	if (get == 2) {
+	if (get >= 2) {
 		emu_gen_kernel_node(g, 0x915, 0xc6, NULL, 0, "inner2", &a, 1);
 		emu_gen_edge(g, 0x915, 0xc5, 0xc6);
-		emu_gen_edge_remove(g, 0x915, 0xc5, 0xc6);
+		if (get == 2) {
+			emu_gen_edge_remove(g, 0x915, 0xc5, 0xc6);
+		} else {
+			sbt_cm_call_init(&c);
+			c.node = 0xc5;
+			emu_gen_call(g, SBT_CM_K_cuGraphDestroyNode, &c);
+		}
 	}
 	sbt_cm_call_init(&c);
 	c.handle = 0xe01;
@@ -998,7 +1006,8 @@ int emu_gen_scenario(const char *name, const char *path)
 	if (strcmp(name, "fork") && strcmp(name, "legacy") && strcmp(name, "hostsync") &&
 	    strcmp(name, "copies") && strcmp(name, "graph") && strcmp(name, "graph_race") &&
 	    strcmp(name, "graph_wait") && strcmp(name, "graph_record") && strcmp(name, "graph_child") &&
-	    strcmp(name, "graph_child_get") && strcmp(name, "graph_child_rm") && strcmp(name, "graph_mem") &&
+	    strcmp(name, "graph_child_get") && strcmp(name, "graph_child_rm") &&
+	    strcmp(name, "graph_child_destroy") && strcmp(name, "graph_mem") &&
 	    strcmp(name, "graph_mem_nofree") &&
 	    strcmp(name, "graph_update") && strcmp(name, "graph_disable") && strcmp(name, "hip_ctx") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
 	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
@@ -1027,6 +1036,8 @@ int emu_gen_scenario(const char *name, const char *path)
 		emu_gen_graph_child(g, 1);
 	else if (!strcmp(name, "graph_child_rm"))
 		emu_gen_graph_child(g, 2);
+	else if (!strcmp(name, "graph_child_destroy"))
+		emu_gen_graph_child(g, 3);
 	else if (!strcmp(name, "graph_mem"))
 		emu_gen_graph_mem(g, 1);
 	else if (!strcmp(name, "graph_mem_nofree"))

@@ -337,6 +337,12 @@ int main(void)
 	TST_CHECK_EQ_U64(s.commands, 6);
 	TST_CHECK_EQ_U64(n.confirmed + n.possible, 0);
 	emu_graph_free(g);
+	/* a node of the embedded graph destroyed ("graph_child_destroy"): the same */
+	TST_REQUIRE(emu_gen_scenario("graph_child_destroy", tst_path("child_destroy.sbt")) == 0);
+	g = gn_run(tst_path("child_destroy.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 6);
+	TST_CHECK_EQ_U64(n.confirmed + n.possible, 0);
+	emu_graph_free(g);
 
 	/* graph memory ("graph_mem"): the allocation and free nodes order
 	 * (w || r, fin, tail), w and r race on the graph memory's range,
