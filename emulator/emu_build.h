@@ -89,6 +89,7 @@ typedef struct emu_gnode {
 	uint8_t live;           /* 0 after cuGraphDestroyNode */
 	uint8_t child;          /* the entry or exit of a child graph node's copy */
 	uint8_t off;            /* an exec's copy: disabled (cuGraphNodeSetEnabled), an empty node */
+	uint8_t inner;          /* added through an embedded graph (emu_inner_call) */
 	emu_node n;             /* EMU_GN_WORK: accesses in the graph's acc, node = its index */
 } emu_gnode;
 
@@ -104,6 +105,14 @@ typedef struct emu_ngraph {
 	EMU_VEC(emu_gedge) edges;
 	emu_accvec acc;
 } emu_ngraph;
+
+/* cuGraphChildGraphNodeGetGraph: the graph embedded in a child graph
+ * node, whose node calls change that node's copy in the graph holding it. */
+typedef struct emu_inner {
+	uint64_t handle;        /* the embedded graph */
+	uint64_t graph;         /* the graph holding the child node */
+	uint64_t node;          /* the child node */
+} emu_inner;
 
 typedef struct emu_exec {
 	uint64_t handle;
@@ -158,6 +167,7 @@ typedef struct emu_builder {
 	EMU_VEC(emu_capture) caps;
 	EMU_VEC(emu_ngraph) ngraphs; /* graphs built node by node */
 	EMU_VEC(emu_exec) execs;
+	EMU_VEC(emu_inner) inners; /* embedded graphs named so far */
 	EMU_VEC(uint32_t) live;    /* live allocations, sorted by base */
 	EMU_VEC(uint32_t) launches; /* node (or EMU_NONE) of each launch ordinal - 1 */
 	EMU_VEC(emu_kf) kfs;

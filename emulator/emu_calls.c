@@ -637,6 +637,56 @@ static int emu_r_graph_host_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_cal
 	return emu_r_graph_node(b, SBT_CM_K_cuGraphAddEmptyNode, c);
 }
 
+/* cuGraphAddMemAllocNode: an ordering node after its deps, and the graph
+ * memory's range an allocation from now on (kernel pointer arguments and
+ * memcpy/memset nodes into it resolve to it) until a free node of it, a
+ * cuMemFreeAsync or a cuMemFree (emu_r_release, emu_r_sync_all): memory
+ * no free node frees outlives its graph (CUDA's rule). */
+static int emu_r_graph_mem_alloc(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	(void)k;
+	if (emu_r_graph_node(b, SBT_CM_K_cuGraphAddEmptyNode, c) != 0)
+		return -1;
+	if (c->result != 0 || !emu_ngraph_of(b, c->parent))
+		return 0;
+	emu_alloc_end(b, c->dst, b->rec->seq); /* a range the trace missed freed */
+	return emu_alloc_add(b, c->dst, c->size, 0, b->rec->seq, b->rec->stack_id);
+}
+
+/* cuGraphAddMemFreeNode: an ordering node after its deps; the range ends. */
+static int emu_r_graph_mem_free(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	(void)k;
+	if (c->result == 0 && emu_ngraph_of(b, c->parent))
+		emu_alloc_end(b, c->dst, b->rec->seq);
+	return emu_r_graph_node(b, SBT_CM_K_cuGraphAddEmptyNode, c);
+}
+
+/* cuGraphChildGraphNodeGetGraph: the embedded graph's handle names the
+ * child node's copy from now on (emu_inner_call).  A child node the
+ * emulator did not see added makes the graph holding it not modeled. */
+static int emu_r_child_get_graph(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_ngraph *ng;
+	emu_inner in = { c->handle, c->parent, c->node };
+	uint32_t idx;
+
+	(void)k;
+	if (c->result != 0 || !c->handle)
+		return 0;
+	ng = emu_ngraph_of(b, c->parent);
+	idx = ng ? emu_gnode_in(ng, c->node) : EMU_NONE;
+	if (idx != EMU_NONE && ng->nodes.v[idx].child)
+		return EMU_PUSH(b->inners, in);
+	ng = emu_gnode_find(b, c->node, &idx);
+	if (!ng)
+		ng = emu_ngraph_of(b, c->parent);
+	if (ng)
+		ng->not_modeled = 1;
+	emu_capture_changed(b, c->parent);
+	return 0;
+}
+
 /* A copy of b->ngraphs.v[si] (nodes, edges, footprints) as a new graph of
  * that handle (0: an exec's own, found by no handle lookup); with
  * to_orig, its nodes' handles move to orig (a clone's, named by
@@ -758,8 +808,10 @@ static int emu_r_graph_destroy_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_
 	ng = emu_gnode_find(b, c->node, &idx);
 	if (!ng)
 		return 0;
-	if (ng->nodes.v[idx].child) {
-		/* a child graph node is its copy's nodes too */
+	if (ng->nodes.v[idx].child || ng->nodes.v[idx].inner) {
+		/* a child graph node is its copy's nodes too; a node of an
+		 * embedded graph would leave its dependents without the copy's
+		 * entry (emu_inner_call) */
 		ng->not_modeled = 1;
 		return 0;
 	}
@@ -1145,6 +1197,8 @@ static const emu_handler emu_handlers[SBT_CM_KIND_COUNT] = {
 	EMU_H(cuGraphClone, emu_r_graph_clone), EMU_H(cuGraphNodeFindInClone, emu_r_graph_find_in_clone),
 	EMU_H(cuGraphNodeSetEnabled, emu_r_node_set_enabled), EMU_H(cuGraphExecUpdate, emu_r_exec_update),
 	EMU_H(tsGraphNotModeled, emu_r_graph_not_modeled),
+	EMU_H(cuGraphAddMemAllocNode, emu_r_graph_mem_alloc), EMU_H(cuGraphAddMemFreeNode, emu_r_graph_mem_free),
+	EMU_H(cuGraphChildGraphNodeGetGraph, emu_r_child_get_graph),
 	EMU_H(cuMemAlloc, emu_r_alloc), EMU_H(cuMemAllocPitch, emu_r_alloc),
 	EMU_H(cuMemAllocAsync, emu_r_alloc), EMU_H(cuMemAllocFromPoolAsync, emu_r_alloc),
 	EMU_H(cuMemAllocManaged, emu_r_alloc), EMU_H(cuMemAllocHost, emu_r_alloc),
@@ -1169,6 +1223,76 @@ static emu_status emu_keyframe(emu_builder *b, const sbt_record *rec)
 	kf.snap_first = (uint32_t)b->snaps.n;
 	b->kf_left = c.count;
 	return EMU_PUSH(b->kfs, kf) == 0 ? EMU_OK : EMU_ERR_NOMEM;
+}
+
+/* The embedded graph of that handle (the latest cuGraphChildGraphNodeGetGraph
+ * naming it), NULL if none. */
+static const emu_inner *emu_inner_of(const emu_builder *b, uint64_t handle)
+{
+	for (size_t i = b->inners.n; i-- > 0;)
+		if (b->inners.v[i].handle == handle)
+			return &b->inners.v[i];
+	return NULL;
+}
+
+/* The calls that change a graph named by parent (emu_inner_call's). */
+static int emu_inner_kind(sbt_cm_kind k)
+{
+	switch (k) {
+	case SBT_CM_K_cuGraphAddKernelNode:
+	case SBT_CM_K_cuGraphAddMemcpyNode:
+	case SBT_CM_K_cuGraphAddMemsetNode:
+	case SBT_CM_K_cuGraphAddEmptyNode:
+	case SBT_CM_K_cuGraphAddEventRecordNode:
+	case SBT_CM_K_cuGraphAddEventWaitNode:
+	case SBT_CM_K_cuGraphAddHostNode:
+	case SBT_CM_K_cuGraphAddChildGraphNode:
+	case SBT_CM_K_cuGraphAddMemAllocNode:
+	case SBT_CM_K_cuGraphAddMemFreeNode:
+	case SBT_CM_K_cuGraphAddDependencies:
+	case SBT_CM_K_cuGraphRemoveDependencies:
+	case SBT_CM_K_tsGraphNotModeled:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* A call on an embedded graph changes the child node's copy in the graph
+ * holding it: a node added joins it between the copy's entry (when it has
+ * no dependencies) and its exit; an edge added is the holder's.  A removed
+ * edge, a destroyed node (emu_r_graph_destroy_node) or a change not
+ * modeled makes the holder not modeled (a node left without its edges
+ * would escape the copy's entry and exit). */
+static int emu_inner_call(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, const emu_inner *in)
+{
+	emu_ngraph *ng = emu_ngraph_of(b, in->graph);
+	sbt_cm_call cc = *c;
+	uint32_t entry, exit_, last;
+	size_t n0;
+
+	if (!ng || c->result != 0)
+		return 0;
+	entry = emu_gnode_entry(ng, in->node);
+	exit_ = emu_gnode_in(ng, in->node);
+	if (entry == EMU_NONE || entry == exit_ || k == SBT_CM_K_cuGraphRemoveDependencies ||
+	    k == SBT_CM_K_tsGraphNotModeled) {
+		ng->not_modeled = 1;
+		return 0;
+	}
+	cc.parent = in->graph;
+	n0 = ng->nodes.n;
+	if (emu_handlers[k](b, k, &cc) != 0)
+		return -1;
+	ng = emu_ngraph_of(b, in->graph);
+	if (k == SBT_CM_K_cuGraphAddDependencies || !ng || ng->nodes.n == n0)
+		return 0;
+	last = (uint32_t)ng->nodes.n - 1;
+	for (size_t i = n0; i <= last; i++)
+		ng->nodes.v[i].inner = 1;
+	if (c->deps_len == 0 && emu_gedge_add(ng, entry, (uint32_t)n0, ng->edges.n) != 0)
+		return -1;
+	return emu_gedge_add(ng, last, exit_, ng->edges.n);
 }
 
 /* Every record also goes to the memory accounting (the one tsinfo
@@ -1198,5 +1322,11 @@ emu_status emu_record(emu_builder *b, const sbt_record *rec)
 		return EMU_ERR_NOMEM;
 	if (b->mem.periodic)
 		return EMU_OK;
+	if (b->inners.n && c.parent) {
+		const emu_inner *in = emu_inner_of(b, c.parent);
+
+		if (in && emu_inner_kind(k))
+			return emu_inner_call(b, k, &c, in) == 0 ? EMU_OK : EMU_ERR_NOMEM;
+	}
 	return emu_handlers[k](b, k, &c) == 0 ? EMU_OK : EMU_ERR_NOMEM;
 }

@@ -1278,6 +1278,7 @@ static void emu_builder_finish(emu_builder *b)
 		free(b->ngraphs.v[i].acc.v);
 	}
 	free(b->ngraphs.v);
+	free(b->inners.v);
 	free(b->bs.v);
 	free(b->threads.v);
 	free(b->events.v);

@@ -32,6 +32,10 @@
 #   (--update) and one whose record node records another event
 #   (--exec-event) keep running nodes (15); the host sources read at each
 #   launch (--host-src) are no commands (17).
+# - graph memory (--alloc-node, --no-free-node, --capture-alloc): the
+#   allocation and free nodes are ordering nodes, the work around them
+#   commands (19, 8 races); nodes added to the graph embedded in a child
+#   node (--child-get) run in the node's copy (22 commands).
 # Child graph nodes and updates on synthetic traces:
 # - graph_child: the child's nodes between the node's dependencies (one
 #   added by cuGraphAddDependencies) and its dependent: 5 commands, no race,
@@ -252,6 +256,55 @@ expect_rc 0 child.dot "$X" -f dot -o "$T/child.dot" "$T/child.sbt"
 [ "$(grep -c 'style=bold' "$T/child.dot")" = 12 ] || fail "child.dot: not 12 edges inside graphs"
 expect_rc 0 hostnode.dot "$X" -f dot -o "$T/host-node.dot" "$T/host-node.sbt"
 [ "$(grep -c 'style=bold' "$T/host-node.dot")" = 10 ] || fail "host-node.dot: not 10 edges inside graphs"
+
+# ---- graph memory nodes, the embedded graph of a child node ------------------------------------
+# --alloc-node: the allocation and free nodes (cuGraphAddMemAllocNode,
+# cuGraphAddNode of a free node) are ordering nodes: the memset into the
+# graph memory and the second vadd reading it are commands (19), the edges
+# through them kept: memset -> second vadd, second vadd -> read-back (past
+# the free node) per launch, 14 edges inside graphs; the second vadd also
+# passes the accumulator, racing with the legacy memset (8 races).
+# --no-free-node (cuMemFreeAsync after each launch) and --capture-alloc
+# (allocation and free nodes a stream capture made) the same counts.
+# --child-get: the memset and kernel nodes added to the graph embedded in
+# the child node (cuGraphChildGraphNodeGetGraph) join the child node's
+# copy: after the read-back node (the child node's dependency), the memset
+# before the kernel, per launch (22 commands: --child's 18 and 2 per
+# launch; its 8 races)
+for v in "galloc --alloc-node" "gnofree --alloc-node --no-free-node" "gcap --capture-alloc" "cget --child --child-get"; do
+	set -- $v
+	n=$1
+	shift
+	expect_rc 0 "cap.$n" "$CAP" -o "$T/$n.sbt" -- "$PROG" --launches 2 "$@"
+done
+for c in "galloc 19 8" "gnofree 19 8" "gcap 19 8"; do
+	set -- $c
+	expect_rc 0 "$1.sum" "$X" --summary "$T/$1.sbt"
+	has "$1.sum" out "commands: $2 on 2 streams"
+	expect_rc 1 "$1.r" "$X" --races "$T/$1.sbt"
+	has "$1.r" out "races: $3 confirmed, 0 possible"
+	p=$(pairs "$1.r")
+	[ "$p" = "2 cuGraphAddMemcpyNode cuMemsetD32;2 cuMemsetD32 racy_scale;4 cuMemsetD32 vadd;" ] ||
+		fail "$1: race pairs '$p': $(cat "$T/$1.r.out")"
+	[ "$(graph_cmds "$1")" = 0 ] || fail "$1: a launch as one command"
+done
+for v in galloc gnofree; do
+	expect_rc 0 "$v.dot" "$X" -f dot -o "$T/$v.dot" "$T/$v.sbt"
+	e=$(dot_edges "$T/$v.dot")
+	[ "$(echo "$e" | grep -c '^memset cuGraphAddMemsetNode>kernel vadd bold$')" = 2 ] &&
+		[ "$(echo "$e" | grep -c '^kernel vadd>copy_d2h cuGraphAddMemcpyNode bold$')" = 2 ] &&
+		[ "$(echo "$e" | grep -c ' bold$')" = 14 ] || fail "$v.dot: edges $(echo "$e" | tr '\n' ';')"
+done
+expect_rc 0 cget.sum "$X" --summary "$T/cget.sbt"
+has cget.sum out "commands: 22 on 2 streams"
+expect_rc 1 cget.r "$X" --races "$T/cget.sbt"
+has cget.r out "races: 8 confirmed, 0 possible"
+[ "$(graph_cmds cget)" = 0 ] || fail "cget: a launch as one command"
+expect_rc 0 cget.dot "$X" -f dot -o "$T/cget.dot" "$T/cget.sbt"
+e=$(dot_edges "$T/cget.dot")
+[ "$(echo "$e" | grep -c '^copy_d2h cuGraphAddMemcpyNode>memset cuGraphAddMemsetNode bold$')" = 2 ] &&
+	[ "$(echo "$e" | grep -c '^memset cuGraphAddMemsetNode>kernel racy_scale bold$')" = 2 ] &&
+	[ "$(echo "$e" | grep -c ' bold$')" = 16 ] || fail "cget.dot: edges $(echo "$e" | tr '\n' ';')"
 
 # ---- sampled orders refuse graph launches ------------------------------------------------------
 expect_rc 2 plain.seed "$TOP/$BUILD/tsreplay" --emulate --schedule-seed 1 "$T/plain.sbt"

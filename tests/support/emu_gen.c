@@ -41,6 +41,34 @@
  *              child after the child node was made is not in the parent.
  *              Launched once on s1: 5 commands, no race, makespan 3000
  *              (pre || head, c1 || c2, tail).
+ *   graph_child_get graph_child, then cuGraphChildGraphNodeGetGraph of
+ *              the child node (embedded graph 0x915), a node "inner" (B)
+ *              added to it with no dependencies, and exec 0xe01 of 0x900
+ *              launched on s1: the node joins the child node's copy, so
+ *              the second launch runs pre, head, c1, c2, inner, tail
+ *              (exec 0xe00, made before, keeps its 5): 11 commands,
+ *              makespan 6000, inner races with c2 on B (1 possible).
+ *   graph_child_rm graph_child_get with "inner2" (A) added to 0x915, an
+ *              edge inner -> inner2 added and removed again: a removed edge
+ *              of an embedded graph is not modeled, so exec 0xe01's launch
+ *              is one command (6 commands).
+ *   graph_child_destroy the same with inner destroyed (cuGraphDestroyNode)
+ *              instead of the edge removed: 6 commands too.
+ *   graph_mem  graph 0x900: a memory allocation node 0xa0 (graph memory
+ *              GMEM 0x7000400000, 4096 bytes), "w" and "r" (GMEM) each
+ *              after it, unordered, "fin" (A) after both, a free node 0xaf
+ *              of GMEM after fin, "tail" (A) after the free node; launched
+ *              once on s1, then "outside" (GMEM) on s2 with no event.  The
+ *              allocation and free nodes are ordering nodes: 5 commands,
+ *              edges w -> fin, r -> fin, fin -> tail, makespan 3000; w and
+ *              r race on the graph memory (1 possible); outside, after the
+ *              free node, touches no allocation (no race).
+ *   graph_mem_nofree graph_mem without the free node (tail after fin);
+ *              after the launch "early" (GMEM) on s2, the graph destroyed,
+ *              "still" (GMEM) on s2, cuMemFreeAsync of GMEM on s1, then
+ *              "outside": the graph memory outlives the graph until the
+ *              free, so early and still each race with w and r (4
+ *              possible, plus w with r), outside with nothing.
  *   graph_update graph 0x900 of one node "k" (A), instantiated; a clone
  *              0x920 whose copy of k (found by cuGraphNodeFindInClone) is
  *              set to pass B; an update of the exec from a graph 0x930 of
@@ -508,7 +536,20 @@ static void emu_gen_graph_events(emu_gen *g, int record)
 }
 
 /* cuGraphAddDependencies(graph, from -> to). */
+static void emu_gen_edge_as(emu_gen *g, sbt_cm_kind kind, uint64_t graph, uint64_t from, uint64_t to);
+
 static void emu_gen_edge(emu_gen *g, uint64_t graph, uint64_t from, uint64_t to)
+{
+	emu_gen_edge_as(g, SBT_CM_K_cuGraphAddDependencies, graph, from, to);
+}
+
+static void emu_gen_edge_remove(emu_gen *g, uint64_t graph, uint64_t from, uint64_t to)
+{
+	emu_gen_edge_as(g, SBT_CM_K_cuGraphRemoveDependencies, graph, from, to);
+}
+
+/* An edge from -> to of graph added or removed (kind). */
+static void emu_gen_edge_as(emu_gen *g, sbt_cm_kind kind, uint64_t graph, uint64_t from, uint64_t to)
 {
 	sbt_cm_call c;
 	uint8_t f[8], t[8];
@@ -523,7 +564,7 @@ static void emu_gen_edge(emu_gen *g, uint64_t graph, uint64_t from, uint64_t to)
 	c.deps_len = 8;
 	c.deps_to = t;
 	c.deps_to_len = 8;
-	emu_gen_call(g, SBT_CM_K_cuGraphAddDependencies, &c);
+	emu_gen_call(g, kind, &c);
 }
 
 static void emu_gen_graph_create(emu_gen *g, uint64_t graph)
@@ -535,7 +576,7 @@ static void emu_gen_graph_create(emu_gen *g, uint64_t graph)
 	emu_gen_call(g, SBT_CM_K_cuGraphCreate, &c);
 }
 
-static void emu_gen_graph_child(emu_gen *g)
+static void emu_gen_graph_child(emu_gen *g, int get)
 {
 	sbt_cm_call c;
 	uint64_t a = BUF_A, b = BUF_B, ab[2] = { BUF_A, BUF_B }, dep = 0xa2;
@@ -562,6 +603,85 @@ static void emu_gen_graph_child(emu_gen *g)
 	emu_gen_kernel_node(g, 0x900, 0xa3, NULL, 0, "tail", ab, 2);
 	emu_gen_edge(g, 0x900, 0xd0, 0xa3);
 	emu_gen_launch_once(g);
+	if (!get)
+		return;
+	sbt_cm_call_init(&c);
+	c.node = 0xd0;
+	c.handle = 0x915;
+	c.parent = 0x900;
+	emu_gen_call(g, SBT_CM_K_cuGraphChildGraphNodeGetGraph, &c);
+	emu_gen_kernel_node(g, 0x915, 0xc5, NULL, 0, "inner", &b, 1);
+	if (get >= 2) {
+		emu_gen_kernel_node(g, 0x915, 0xc6, NULL, 0, "inner2", &a, 1);
+		emu_gen_edge(g, 0x915, 0xc5, 0xc6);
+		if (get == 2) {
+			emu_gen_edge_remove(g, 0x915, 0xc5, 0xc6);
+		} else {
+			sbt_cm_call_init(&c);
+			c.node = 0xc5;
+			emu_gen_call(g, SBT_CM_K_cuGraphDestroyNode, &c);
+		}
+	}
+	sbt_cm_call_init(&c);
+	c.handle = 0xe01;
+	c.parent = 0x900;
+	emu_gen_call(g, SBT_CM_K_cuGraphInstantiate, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe01;
+	c.stream = S1;
+	emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+}
+
+#define GMEM 0x7000400000ull
+
+/* A memory allocation (alloc) or free node of graph 0x900 after dep. */
+static void emu_gen_mem_node(emu_gen *g, int alloc, uint64_t node, uint64_t dep)
+{
+	sbt_cm_call c;
+	uint8_t d[8];
+
+	sbt_cm_call_init(&c);
+	c.parent = 0x900;
+	c.node = node;
+	c.dst = GMEM;
+	if (alloc)
+		c.size = BUF_SIZE;
+	if (dep) {
+		for (unsigned k = 0; k < 8; k++)
+			d[k] = (uint8_t)(dep >> (8 * k));
+		c.deps = d;
+		c.deps_len = 8;
+	}
+	emu_gen_call(g, alloc ? SBT_CM_K_cuGraphAddMemAllocNode : SBT_CM_K_cuGraphAddMemFreeNode, &c);
+}
+
+static void emu_gen_graph_mem(emu_gen *g, int free_node)
+{
+	uint64_t a = BUF_A, m = GMEM, al = 0xa0, wr[2] = { 0xa1, 0xa2 }, fin = 0xa3, fr = 0xaf;
+	sbt_cm_call c;
+
+	emu_gen_two_streams(g);
+	emu_gen_graph_create(g, 0x900);
+	emu_gen_mem_node(g, 1, al, 0);
+	emu_gen_kernel_node(g, 0x900, wr[0], &al, 1, "w", &m, 1);
+	emu_gen_kernel_node(g, 0x900, wr[1], &al, 1, "r", &m, 1);
+	emu_gen_kernel_node(g, 0x900, fin, wr, 2, "fin", &a, 1);
+	if (free_node)
+		emu_gen_mem_node(g, 0, fr, fin);
+	emu_gen_kernel_node(g, 0x900, 0xa4, free_node ? &fr : &fin, 1, "tail", &a, 1);
+	emu_gen_launch_once(g);
+	if (!free_node) {
+		emu_gen_kernel(g, S2, "early", &m, 1, 0);
+		sbt_cm_call_init(&c);
+		c.handle = 0x900;
+		emu_gen_call(g, SBT_CM_K_cuGraphDestroy, &c);
+		emu_gen_kernel(g, S2, "still", &m, 1, 0);
+		sbt_cm_call_init(&c);
+		c.dst = GMEM;
+		c.stream = S1;
+		emu_gen_call(g, SBT_CM_K_cuMemFreeAsync, &c);
+	}
+	emu_gen_kernel(g, S2, "outside", &m, 1, 0);
 }
 
 static void emu_gen_graph_update(emu_gen *g)
@@ -886,6 +1006,9 @@ int emu_gen_scenario(const char *name, const char *path)
 	if (strcmp(name, "fork") && strcmp(name, "legacy") && strcmp(name, "hostsync") &&
 	    strcmp(name, "copies") && strcmp(name, "graph") && strcmp(name, "graph_race") &&
 	    strcmp(name, "graph_wait") && strcmp(name, "graph_record") && strcmp(name, "graph_child") &&
+	    strcmp(name, "graph_child_get") && strcmp(name, "graph_child_rm") &&
+	    strcmp(name, "graph_child_destroy") && strcmp(name, "graph_mem") &&
+	    strcmp(name, "graph_mem_nofree") &&
 	    strcmp(name, "graph_update") && strcmp(name, "graph_disable") && strcmp(name, "hip_ctx") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
 	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
 	    strcmp(name, "readers_kf"))
@@ -908,7 +1031,17 @@ int emu_gen_scenario(const char *name, const char *path)
 	else if (!strcmp(name, "graph_record"))
 		emu_gen_graph_events(g, 1);
 	else if (!strcmp(name, "graph_child"))
-		emu_gen_graph_child(g);
+		emu_gen_graph_child(g, 0);
+	else if (!strcmp(name, "graph_child_get"))
+		emu_gen_graph_child(g, 1);
+	else if (!strcmp(name, "graph_child_rm"))
+		emu_gen_graph_child(g, 2);
+	else if (!strcmp(name, "graph_child_destroy"))
+		emu_gen_graph_child(g, 3);
+	else if (!strcmp(name, "graph_mem"))
+		emu_gen_graph_mem(g, 1);
+	else if (!strcmp(name, "graph_mem_nofree"))
+		emu_gen_graph_mem(g, 0);
 	else if (!strcmp(name, "graph_update"))
 		emu_gen_graph_update(g);
 	else if (!strcmp(name, "graph_disable"))

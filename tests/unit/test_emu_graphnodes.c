@@ -22,7 +22,10 @@
  *   added, between the node's dependencies and its dependents; an exec
  *   updated from a clone runs the clone's nodes; a disabled node is an
  *   empty node of its exec (emu_gen.c "graph_child", "graph_update",
- *   "graph_disable"); HIP contexts go by the device the records carry
+ *   "graph_disable"); graph memory allocation and free nodes order the
+ *   work around them and the graph memory is an allocation ("graph_mem");
+ *   a node added through cuGraphChildGraphNodeGetGraph joins the child
+ *   node's copy ("graph_child_get"); HIP contexts go by the device the records carry
  *   ("hip_ctx").
  */
 #include <string.h>
@@ -308,6 +311,67 @@ int main(void)
 	TST_CHECK_EQ_U64(s.max_concurrency, 2);
 	TST_CHECK_EQ_U64(s.edges, 6);
 	TST_CHECK_EQ_U64(n.confirmed + n.possible, 0);
+	emu_graph_free(g);
+
+	/* a node added to the graph embedded in the child node, through
+	 * cuGraphChildGraphNodeGetGraph ("graph_child_get"): in the exec made
+	 * after it, inner runs in the copy beside c1 and c2 (racing with c2 on
+	 * B), before tail; the exec made before keeps its 5 commands */
+	TST_REQUIRE(emu_gen_scenario("graph_child_get", tst_path("child_get.sbt")) == 0);
+	g = gn_run(tst_path("child_get.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 11);
+	TST_CHECK_EQ_U64(s.makespan_ns, 6000);
+	TST_CHECK_EQ_U64(s.max_concurrency, 3);
+	TST_CHECK_EQ_U64(n.confirmed, 0);
+	TST_CHECK_EQ_U64(n.possible, 1);
+	TST_CHECK(strstr(rep, "kernel inner on stream 0x100 (non-blocking) reads and may write "
+	                      "0x7000100000..0x7000101000") != NULL);
+	TST_CHECK(strstr(rep, "kernel c2 on stream 0x100 (non-blocking) reads and may write "
+	                      "0x7000100000..0x7000101000") != NULL);
+	emu_graph_free(g);
+
+	/* an edge removed from the embedded graph ("graph_child_rm"): not
+	 * modeled, the exec made after it is one command */
+	TST_REQUIRE(emu_gen_scenario("graph_child_rm", tst_path("child_rm.sbt")) == 0);
+	g = gn_run(tst_path("child_rm.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 6);
+	TST_CHECK_EQ_U64(n.confirmed + n.possible, 0);
+	emu_graph_free(g);
+	/* a node of the embedded graph destroyed ("graph_child_destroy"): the same */
+	TST_REQUIRE(emu_gen_scenario("graph_child_destroy", tst_path("child_destroy.sbt")) == 0);
+	g = gn_run(tst_path("child_destroy.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 6);
+	TST_CHECK_EQ_U64(n.confirmed + n.possible, 0);
+	emu_graph_free(g);
+
+	/* graph memory ("graph_mem"): the allocation and free nodes order
+	 * (w || r, fin, tail), w and r race on the graph memory's range,
+	 * "outside" after the free node touches no allocation */
+	TST_REQUIRE(emu_gen_scenario("graph_mem", tst_path("mem.sbt")) == 0);
+	g = gn_run(tst_path("mem.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 5);
+	TST_CHECK_EQ_U64(s.edges, 3);
+	TST_CHECK_EQ_U64(s.makespan_ns, 3000);
+	TST_CHECK_EQ_U64(n.confirmed, 0);
+	TST_CHECK_EQ_U64(n.possible, 1);
+	TST_CHECK(strstr(rep, "kernel w on stream 0x100 (non-blocking) reads and may write "
+	                      "0x7000400000..0x7000401000 (allocation of 4096 bytes made at seq ") != NULL);
+	TST_CHECK(strstr(rep, "kernel r on stream 0x100 (non-blocking) reads and may write "
+	                      "0x7000400000..0x7000401000 (allocation of 4096 bytes made at seq ") != NULL);
+	TST_CHECK(strstr(rep, "outside") == NULL);
+	emu_graph_free(g);
+
+	/* graph memory no free node frees ("graph_mem_nofree"): it outlives
+	 * the graph, so "early" and "still" (after cuGraphDestroy) race with w
+	 * and r; "outside", after cuMemFreeAsync, touches no allocation */
+	TST_REQUIRE(emu_gen_scenario("graph_mem_nofree", tst_path("mem_nofree.sbt")) == 0);
+	g = gn_run(tst_path("mem_nofree.sbt"), &s, &n, rep, sizeof(rep));
+	TST_CHECK_EQ_U64(s.commands, 7);
+	TST_CHECK_EQ_U64(n.confirmed, 0);
+	TST_CHECK_EQ_U64(n.possible, 5);
+	TST_CHECK(strstr(rep, "kernel still on stream 0x200 (non-blocking) reads and may write "
+	                      "0x7000400000..0x7000401000 (allocation of 4096 bytes made at seq ") != NULL);
+	TST_CHECK(strstr(rep, "outside") == NULL);
 	emu_graph_free(g);
 
 	/* update from a clone ("graph_update"): k passes B now, as the reader */
