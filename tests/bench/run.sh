@@ -55,10 +55,13 @@ case " $* " in
 *" --only"*) ;;
 *) BUILD=$BUILD sh tests/bench/vk_cmd_bench.sh ;;
 esac
-# Emulator throughput and export sizes (tests/bench/emu_bench.sh): runs
-# unless --only names other benchmarks and not "emu".
+# Emulator throughput and export sizes (tests/bench/emu_bench.sh), and the
+# race pass on large graph launches against the summary in the same rounds
+# (tests/bench/emu_graph_bench.sh): run unless --only names other
+# benchmarks and not "emu".
 case " $* " in
-*" --only "*emu* | *" --only="*emu*) BUILD=$BUILD sh tests/bench/emu_bench.sh ;;
+*" --only "*emu* | *" --only="*emu*) BUILD=$BUILD sh tests/bench/emu_bench.sh &&
+	BUILD=$BUILD sh tests/bench/emu_graph_bench.sh ;;
 *" --only"*) ;;
-*) BUILD=$BUILD sh tests/bench/emu_bench.sh ;;
+*) BUILD=$BUILD sh tests/bench/emu_bench.sh && BUILD=$BUILD sh tests/bench/emu_graph_bench.sh ;;
 esac
