@@ -82,14 +82,29 @@ static hipStreamCaptureStatus thip_capture_ask(hipStream_t stream)
 	return st;
 }
 
+/* Each thread remembers the last stream it found asked, valid while no
+ * stream has been forgotten since (thip_streams_gen): a thread's run of
+ * work on one stream takes no lock. */
+static atomic_uint thip_streams_gen;
+static _Thread_local struct {
+	hipStream_t stream;
+	unsigned gen;
+} thip_streams_last;
+
 /* The first work on a created stream: ask whether it captures (a capture
  * we did not see begin is counted as begun). */
 static void thip_capture_first(hipStream_t stream)
 {
 	int first;
+	unsigned gen;
 
 	if (!stream || stream == hipStreamPerThread)
 		return;
+	gen = atomic_load_explicit(&thip_streams_gen, memory_order_acquire);
+	if (thip_streams_last.stream == stream && thip_streams_last.gen == gen)
+		return;
+	thip_streams_last.stream = stream;
+	thip_streams_last.gen = gen;
 	pthread_mutex_lock(&thip_streams_asked.mu);
 	first = !cap_umap_get(&thip_streams_asked.asked, THIP_U(stream)) &&
 	        !cap_umap_put(&thip_streams_asked.asked, THIP_U(stream), (void *)(uintptr_t)1);
@@ -107,6 +122,7 @@ static void thip_capture_forget(hipStream_t stream)
 {
 	pthread_mutex_lock(&thip_streams_asked.mu);
 	cap_umap_del(&thip_streams_asked.asked, THIP_U(stream));
+	atomic_fetch_add_explicit(&thip_streams_gen, 1, memory_order_release);
 	pthread_mutex_unlock(&thip_streams_asked.mu);
 }
 
