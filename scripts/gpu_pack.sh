@@ -34,6 +34,7 @@ for p in vk_compute vk_offscreen vk_multithread vk_trim_image; do
 done
 cp "$BUILD"/tests/shaders/*.spv "$B/tests/shaders/"
 strip -o "$B/tests/cuda/cuda_alloc_loop" "$BUILD/tests/cuda/cuda_alloc_loop" # tests/bench/cuda_mem_bench.sh
+strip -o "$B/tests/cuda/cuda_graph_nodes" "$BUILD/tests/cuda/cuda_graph_nodes" # tests/gpu/test_gpu_graph_nodes.sh
 
 S=tests/gpu
 G=$B/gpu
@@ -52,6 +53,18 @@ cc -std=c11 -O2 -I"$CUDA_HOME/include" -I$S -o "$G/gpu_driver_cubin" $S/gpu_driv
 cc -std=c11 -O2 -fPIC -shared -I"$CUDA_HOME/include" -o "$G/libcupti_count.so" $S/cupti_count.c \
 	-L"$CUDA_HOME/lib64" -L"$CUDA_HOME/extras/CUPTI/lib64" -lcupti -lpthread
 strip "$G"/gpu_* 2>/dev/null || true
+
+# cuda_graph_nodes on the real driver (test_gpu_graph_nodes.sh): the
+# double's kernels built for the GPU, and what the program prints on the
+# double for each option set, which the GPU's plain run must print too.
+"$NVCC" -arch="$ARCH" -cubin -o "$G/kernels.cubin" $S/gpu_double_kernels.cu
+mkdir -p "$G/expect"
+grep -v '^#' $S/graph_nodes.sets | while read -r name kind args; do
+	# shellcheck disable=SC2086 # the set's arguments are words
+	LD_LIBRARY_PATH="$BUILD/tests/doubles/cuda" TSCUDA_DOUBLE_QUIET=1 \
+		"$BUILD/tests/cuda/cuda_graph_nodes" $args >"$G/expect/$name.out" 2>/dev/null ||
+		{ echo "gpu_pack: cuda_graph_nodes $args failed on the double" >&2; exit 1; }
+done
 
 # The GL dispatch libraries (libglvnd): the NVIDIA Vulkan driver
 # (libGLX_nvidia) needs them and the lent machines lack them (the loader

@@ -86,7 +86,9 @@ __attribute__((unused)) static void cup_check(CUresult r, const char *what, int 
 #define CUP_CK(call) cup_check((call), #call, __LINE__)
 
 /* The bytes of the double's module image NAME.so, found beside the program:
- * dirname(/proc/self/exe)/../doubles/cuda/modules/NAME.so. */
+ * dirname(/proc/self/exe)/../doubles/cuda/modules/NAME.so; with
+ * CUP_IMAGE_DIR set, DIR/NAME.cubin instead (a real GPU's image of the same
+ * kernels: tests/gpu/gpu_double_kernels.cu, test_gpu_graph_nodes.sh). */
 __attribute__((unused)) static void *cup_module_image(const char *name, size_t *size_out)
 {
 	char exe[PATH_MAX], path[PATH_MAX + 64];
@@ -100,7 +102,10 @@ __attribute__((unused)) static void *cup_module_image(const char *name, size_t *
 		exit(1);
 	}
 	exe[n] = 0;
-	snprintf(path, sizeof(path), "%s/../doubles/cuda/modules/%s.so", dirname(exe), name);
+	if (getenv("CUP_IMAGE_DIR") && *getenv("CUP_IMAGE_DIR"))
+		snprintf(path, sizeof(path), "%s/%s.cubin", getenv("CUP_IMAGE_DIR"), name);
+	else
+		snprintf(path, sizeof(path), "%s/../doubles/cuda/modules/%s.so", dirname(exe), name);
 	f = fopen(path, "rb");
 	if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET) ||
 	    !(buf = malloc((size_t)size)) || fread(buf, 1, (size_t)size, f) != (size_t)size) {
