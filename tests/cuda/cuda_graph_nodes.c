@@ -50,8 +50,10 @@
  *               event record node to another event, and an event wait node
  *               (added after the read-back) to wait for another event;
  *               after the first launch the exec's copies are set again:
- *               the memset to another value, the upload to copy from
- *               device memory, the event nodes to other events; the
+ *               the memset to another value, the upload to copy from a
+ *               third host buffer (from device memory the driver refuses:
+ *               a node's memory types stay), and checked that a device
+ *               source is refused, the event nodes to other events; the
  *               generic setters too (cuGraphNodeSetParams on the fill
  *               node before, cuGraphExecNodeSetParams on the memset after)
  *   --exec-event  after the first launch the exec's event record node
@@ -146,7 +148,7 @@ int main(int argc, char **argv)
 	CUgraphExec exec, x2 = NULL;
 	CUgraphNode n_up, n_set, n_fill, n_join, n_vadd, n_scale, n_rec, n_back;
 	CUgraphNode n_xscale; /* n_scale in the graph instantiated (the clone's copy with --clone) */
-	uint32_t *h = malloc(n * 4), *back = malloc(n * 4), *inside = calloc(n, 4), *h2 = malloc(n * 4);
+	uint32_t *h = malloc(n * 4), *back = malloc(n * 4), *inside = calloc(n, 4), *h2 = malloc(n * 4), *h3 = malloc(n * 4);
 	uint32_t value = 17, value2 = 23, stride = 5, k = 3, k2 = 2;
 	unsigned host_runs = 0;
 	void *image;
@@ -200,11 +202,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!h || !back || !inside || !h2)
+	if (!h || !back || !inside || !h2 || !h3)
 		return 1;
 	for (unsigned i = 0; i < n; i++) {
 		h[i] = i ^ 0x5a5au;
 		h2[i] = i * 3u + 1u;
+		h3[i] = i * 5u + 2u;
 	}
 	CUP_CK(cuInit(0));
 	CUP_CK(cuDeviceGet(&dev, 0));
@@ -535,10 +538,19 @@ int main(int argc, char **argv)
 			ms.width = n;
 			ms.height = 1;
 			CUP_CK(cuGraphExecMemsetNodeSetParams(exec, n_set, &ms, ctx));
+			/* the driver refuses a change of memory type here
+			 * (CUDA_ERROR_INVALID_VALUE on the H100); another host
+			 * source it takes */
 			up.srcMemoryType = CU_MEMORYTYPE_DEVICE;
 			up.srcDevice = d_b;
 			up.dstMemoryType = CU_MEMORYTYPE_DEVICE;
 			up.dstDevice = d_a;
+			if (cuGraphExecMemcpyNodeSetParams(exec, n_up, &up, ctx) != CUDA_ERROR_INVALID_VALUE) {
+				fprintf(stderr, "%s: an exec's upload node took a device source\n", cup_prog);
+				return 1;
+			}
+			up.srcMemoryType = CU_MEMORYTYPE_HOST;
+			up.srcHost = h3;
 			CUP_CK(cuGraphExecMemcpyNodeSetParams(exec, n_up, &up, ctx));
 			CUP_CK(cuGraphExecEventRecordNodeSetEvent(exec, n_rec, ev));
 			CUP_CK(cuGraphExecEventWaitNodeSetEvent(exec, n_wait, ev_before));
@@ -629,5 +641,6 @@ int main(int argc, char **argv)
 	free(back);
 	free(inside);
 	free(h2);
+	free(h3);
 	return 0;
 }

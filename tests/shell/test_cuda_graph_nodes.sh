@@ -167,17 +167,22 @@ hs=$("$INFO" --dump "$T/hnode.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphA
 has hnode.replay err "tsreplay: cuda: note: seq $hs: cuGraphAddHostNode: host nodes are rebuilt as empty nodes (host functions are not run on replay); each keeps its place in the graph"
 [ "$(grep -c 'host nodes are rebuilt' "$T/hnode.replay.err")" = 1 ] || fail "hnode: the note is not said once"
 # the setters of memcpy, memset and event nodes, on the graph's nodes and
-# on the exec's copies; after the exec's upload node is set to copy from
-# device memory, its launches carry no host source
+# on the exec's copies; the exec's upload node set to copy from device
+# memory is refused (CUDA_ERROR_INVALID_VALUE, as the H100's driver
+# refuses a change of memory type) and recorded with its result, then set
+# to copy from another host buffer: each of the 3 launches carries its
+# host source
 # (cuGraphNodeSetParams on a kernel node is recorded as
 # cuGraphKernelNodeSetParams, cuGraphExecNodeSetParams on a memset node as
 # cuGraphExecMemsetNodeSetParams)
 for k in cuGraphMemsetNodeSetParams:1 cuGraphMemcpyNodeSetParams:1 cuGraphEventRecordNodeSetEvent:1 \
-	cuGraphEventWaitNodeSetEvent:1 cuGraphExecMemsetNodeSetParams:2 cuGraphExecMemcpyNodeSetParams:1 \
+	cuGraphEventWaitNodeSetEvent:1 cuGraphExecMemsetNodeSetParams:2 cuGraphExecMemcpyNodeSetParams:2 \
 	cuGraphExecEventRecordNodeSetEvent:1 cuGraphExecEventWaitNodeSetEvent:1 cuGraphKernelNodeSetParams:2; do
 	[ "$(count "$T/setn.sbt" "cuda.${k%:*} ")" = "${k#*:}" ] || fail "setn: not ${k#*:} ${k%:*} records"
 done
-[ "$(count "$T/setn.sbt" 'cuda.tsGraphHostSource ')" = 1 ] || fail "setn: not one host-source record"
+[ "$(count "$T/setn.sbt" 'cuda.tsGraphHostSource ')" = 3 ] || fail "setn: not 3 host-source records"
+"$INFO" --dump "$T/setn.sbt" | grep ' cuda\.cuGraphExecMemcpyNodeSetParams ' | head -n 1 | grep -q ' result=1 ' ||
+	fail "setn: the refused exec memcpy setter is not recorded with its result"
 cmp -s "$T/graph.plain.out" "$T/setn.plain.out" && fail "setn: the setters changed nothing"
 [ "$(count "$T/xev.sbt" 'cuda.cuGraphExecEventRecordNodeSetEvent ')" = 1 ] || fail "xev: the exec's event setter is not recorded"
 # cuGraphExecUpdate: the update that worked gives the exec the clone's

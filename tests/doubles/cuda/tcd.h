@@ -150,6 +150,7 @@ struct tcd_op {
 			const unsigned char *src;
 			size_t width, height, dpitch, spitch; /* 1-D copies: height 1 */
 			size_t depth, dslice, sslice;         /* 3-D copies; depth 0 is 1 */
+			bool dst_host, src_host;              /* the side is host memory */
 		} copy;
 		struct {
 			unsigned char *dst;

@@ -181,6 +181,9 @@ static CUresult tcd_copy3d_make(const struct tcd_copy_args *a, const char *call,
 	op->u.copy.depth = a->depth;
 	op->u.copy.dslice = dslice;
 	op->u.copy.sslice = sslice;
+	/* unified addressing: device memory is what lies in an allocation */
+	op->u.copy.dst_host = dside == TCD_HOST || (dside == TCD_ANY && !tcd_range_probe(dst));
+	op->u.copy.src_host = sside == TCD_HOST || (sside == TCD_ANY && !tcd_range_probe(src));
 	tcd_copy_count(dst, dside, src, sside, a->width * a->height * a->depth);
 	*out = op;
 	return CUDA_SUCCESS;

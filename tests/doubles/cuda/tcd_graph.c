@@ -876,7 +876,10 @@ TCD_EXPORT(cuGraphEventWaitNodeSetEvent)
  * (owned, also on failure), after checking the node is of that kind; an
  * exec's node must stay one-dimensional (one row), as the driver
  * documents for cuGraphExecMemcpyNodeSetParams and
- * cuGraphExecMemsetNodeSetParams. */
+ * cuGraphExecMemsetNodeSetParams, and a copy's sides keep their memory
+ * types: the driver documents it, and on the H100 refused a host source
+ * changed to a device one with CUDA_ERROR_INVALID_VALUE
+ * (test_gpu_graph_nodes.sh). */
 static CUresult tcd_node_ops_set(CUgraphExec hx, CUgraphNode hn, struct tcd_op *ops, enum tcd_op_kind kind,
 				 const char *call)
 {
@@ -922,6 +925,12 @@ static CUresult tcd_node_ops_set(CUgraphExec hx, CUgraphNode hn, struct tcd_op *
 								       ops->u.copy.height != 1 || ops->u.copy.depth > 1))) {
 			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the node's operands, at instantiation and now, "
 				     "must be one-dimensional");
+			goto out_unlock;
+		}
+		if (kind == TCD_OP_COPY && (first->u.copy.src_host != ops->u.copy.src_host ||
+					    first->u.copy.dst_host != ops->u.copy.dst_host)) {
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the node's source and destination must keep "
+				     "their memory types (host or device)");
 			goto out_unlock;
 		}
 		for (link = &x->ops; *link != first; link = &(*link)->next)
