@@ -36,6 +36,7 @@
 #             the functions with the most inclusive Ir per launch added
 #             from N to 2N.
 #
+# CUDA_BENCH_MONO=1 adds a fifth way, stacks none with TRACESMITH_CLOCK=mono.
 #   BUILD=build sh tests/bench/cuda_bench.sh [--only wall,callgrind,profile]
 #       [--launches 10000,100000] [--driver double|system] [--program PATH]
 # --driver system leaves LD_LIBRARY_PATH alone (the real libcuda.so.1, or
@@ -64,7 +65,13 @@ TMP = os.environ["CUDA_BENCH_TMP"]
 LIB = os.path.abspath(os.path.join(B, "interpose/libtracesmith_cuda.so"))
 DOUBLE = os.path.abspath(os.path.join(B, "tests/doubles/cuda"))
 VARIANTS = ["plain", "off", "none", "work"]
-LABEL = {"plain": "plain", "off": "off", "none": "stacks none", "work": "stacks work"}
+LABEL = {"plain": "plain", "off": "off", "none": "stacks none", "work": "stacks work", "mono": "none, mono"}
+# CUDA_BENCH_MONO=1 adds a fifth way: stacks none with record times from
+# CLOCK_MONOTONIC (TRACESMITH_CLOCK=mono) instead of the default clock, to
+# tell the clock's share of the cost from the rest.
+if os.environ.get("CUDA_BENCH_MONO") == "1":
+    VARIANTS.append("mono")
+RECORDING = [v for v in VARIANTS if v not in ("plain", "off")]
 LOOP_RE = re.compile(r"launches (\d+) ns_per_launch ([0-9.]+)")
 REPORT_RE = re.compile(r"cuda: (\d+) calls, (\d+) launches")
 
@@ -112,6 +119,9 @@ def variant_env(driver, v, trace):
         env["TRACESMITH_OUTPUT"] = trace
     if v == "off":
         env["TRACESMITH_DISABLE"] = "1"
+    elif v == "mono":
+        env["TRACESMITH_STACKS"] = "none"
+        env["TRACESMITH_CLOCK"] = "mono"
     elif v != "plain":
         env["TRACESMITH_STACKS"] = v
     return env
@@ -167,7 +177,7 @@ def run_once(a, v, n):
     size = 0
     if v != "plain":
         check_captured(v, n, p.stdout, trace)
-    if v in ("none", "work"):
+    if v in RECORDING:
         size = os.path.getsize(trace)
         os.unlink(trace)
     return (float(m.group(2)), t, size, u1.ru_utime - u0.ru_utime, u1.ru_stime - u0.ru_stime,
@@ -179,8 +189,8 @@ def spread(xs, fmt):
 
 
 def wall(a, n, rounds):
-    log("== wall: %d launches per run, %d rounds (plain, off, none, work; first one rotating)"
-        % (n, rounds))
+    log("== wall: %d launches per run, %d rounds (%s; first one rotating)"
+        % (n, rounds, ", ".join(VARIANTS)))
     res = {v: [] for v in VARIANTS}
     for i in range(rounds):
         k = i % len(VARIANTS)
@@ -194,7 +204,7 @@ def wall(a, n, rounds):
     log("%-12s %-32s %-38s %-30s %.3f" % ("plain", spread(plain, "%.1f"), "", "",
                                            statistics.median(r[1] for r in res["plain"])))
     summary = {}
-    for v in ("off", "none", "work"):
+    for v in ["off"] + RECORDING:
         ns = [r[0] for r in res[v]]
         added = [ns[i] - plain[i] for i in range(rounds)]
         ratio = [ns[i] / plain[i] for i in range(rounds)]
