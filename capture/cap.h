@@ -321,6 +321,21 @@ void cap_shutdown_at_fini(void);
 /* Write everything recorded so far to the file and wait until it is there. */
 void cap_flush(void);
 
+/*
+ * A front-end that makes pages fault on purpose (the Vulkan layer's
+ * guard-page tracker) names the function that handles such a fault: the
+ * runtime's crash handler asks it first about every SIGSEGV the kernel
+ * raises, and returns at once when it answers 1 (the fault was its own and
+ * is dealt with: the instruction runs again).  So the order in which the
+ * two handlers were installed does not matter.  The function runs in a
+ * signal handler: async-signal-safe code only.  NULL removes it.
+ */
+typedef int (*cap_fault_fn)(void *addr);
+void cap_fault_owner_set(cap_fault_fn fn);
+/* Whether a SIGSEGV reaches fn now: the runtime's crash handler is the one
+ * installed and fn the owner it asks. */
+int cap_fault_owner_reached(cap_fault_fn fn);
+
 /* Finish the trace now (flush, index, trailer); later records are dropped
  * with a one-time warning.  Called automatically at exit. */
 void cap_shutdown(void);

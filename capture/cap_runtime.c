@@ -102,12 +102,36 @@ const cap_config *cap_config_get(void)
 
 /* ---- fatal signals ----------------------------------------------------- */
 
+/* Who owns faults raised on purpose (cap.h). */
+static _Atomic(cap_fault_fn) cap_fault_owner;
+
+void cap_fault_owner_set(cap_fault_fn fn)
+{
+	atomic_store(&cap_fault_owner, fn);
+}
+
+static void cap_sig_handler(int sig, siginfo_t *si, void *uc);
+
+int cap_fault_owner_reached(cap_fault_fn fn)
+{
+	struct sigaction cur;
+	return fn && atomic_load(&cap_fault_owner) == fn && sigaction(SIGSEGV, NULL, &cur) == 0 &&
+	       (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == cap_sig_handler;
+}
+
 static void cap_sig_handler(int sig, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
 	int idx = 0;
-	(void)si;
+	cap_fault_fn owner;
 	(void)uc;
+	/* A fault the kernel raised (si_code > 0) on a page made to fault on
+	 * purpose: its owner handles it, whatever handler came first. */
+	if (sig == SIGSEGV && si && si->si_code > 0 && (owner = atomic_load(&cap_fault_owner)) &&
+	    owner(si->si_addr)) {
+		errno = saved_errno;
+		return;
+	}
 	for (int i = 0; i < CAP_NSIG; i++)
 		if (cap_sig_list[i] == sig)
 			idx = i;

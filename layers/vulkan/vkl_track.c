@@ -241,9 +241,13 @@ static pthread_mutex_t vkl_track_guard_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction vkl_track_prev; /* the handler before ours */
 static int vkl_track_guard_users;
 
-static void vkl_track_segv(int sig, siginfo_t *si, void *uc)
+/* A fault at addr on a guarded page: made writable and marked, 1; not
+ * ours, 0.  Also the capture runtime's fault owner (cap_fault_owner_set),
+ * so a guard fault is handled when the runtime's crash handler was
+ * installed after ours and sees it first. */
+static int vkl_track_claim(void *fault)
 {
-	uintptr_t addr = (uintptr_t)si->si_addr;
+	uintptr_t addr = (uintptr_t)fault;
 	int saved = errno;
 	for (int i = 0; i < VKL_TRACK_SLOTS; i++) {
 		uintptr_t b = atomic_load(&vkl_track_slots[i].base);
@@ -258,10 +262,17 @@ static void vkl_track_segv(int sig, siginfo_t *si, void *uc)
 		             PROT_READ | PROT_WRITE) == 0) {
 			atomic_store((_Atomic uint8_t *)&marks[pg], 1);
 			errno = saved;
-			return;
+			return 1;
 		}
 	}
 	errno = saved;
+	return 0;
+}
+
+static void vkl_track_segv(int sig, siginfo_t *si, void *uc)
+{
+	if (vkl_track_claim(si->si_addr))
+		return;
 	/* not ours: the application's handler, or the default action */
 	if (vkl_track_prev.sa_flags & SA_SIGINFO) {
 		vkl_track_prev.sa_sigaction(sig, si, uc);
@@ -295,6 +306,8 @@ static int vkl_track_guard_add(vkl_track *t)
 		sigemptyset(&sa.sa_mask);
 		if (sigaction(SIGSEGV, &sa, &vkl_track_prev) != 0)
 			slot = -1;
+		else
+			cap_fault_owner_set(vkl_track_claim);
 	}
 	if (slot >= 0) {
 		vkl_track_guard_users++;
@@ -334,13 +347,15 @@ static void vkl_track_guard_remove(vkl_track *t)
 	pthread_mutex_unlock(&vkl_track_guard_mu);
 }
 
-/* Whether our handler is still the one installed (an application may
- * replace it; its faults would then never reach us). */
+/* Whether guard faults still reach us: our handler is the one installed,
+ * or the capture runtime's, which asks us first (an application may
+ * replace either; its faults would then never reach us). */
 static int vkl_track_guard_installed(void)
 {
 	struct sigaction cur;
-	return sigaction(SIGSEGV, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
-	       cur.sa_sigaction == vkl_track_segv;
+	return (sigaction(SIGSEGV, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+	        cur.sa_sigaction == vkl_track_segv) ||
+	       cap_fault_owner_reached(vkl_track_claim);
 }
 
 /* Eight marks read as one word (the marks array comes from calloc, so a

@@ -12,7 +12,9 @@
  * kernel (read(2) into the region) is seen.  Guard: a fault outside every
  * region reaches the handler installed before ours, which is back in
  * place after the last region is unregistered; after unregistering, the
- * pages are writable without a fault.
+ * pages are writable without a fault.  Guard again with the capture
+ * runtime's crash handler installed after the tracker's: guard faults are
+ * still the tracker's, other faults still end the program.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -202,6 +204,53 @@ static void t_one(vkl_track_kind want)
 	munmap(none, t_page);
 }
 
+/* Guard, with the capture runtime started after the region was guarded,
+ * so its crash handler is installed after the tracker's and sees every
+ * fault first: a write to a guarded page is still the tracker's (the
+ * runtime asks its fault owner, cap_fault_owner_set) and the program goes
+ * on; the tracker knows its faults still reach it; a fault on no guarded
+ * page still ends the program with SIGSEGV. */
+static void t_runtime_after(void)
+{
+	uint8_t *r = mmap(NULL, T_PAGES * t_page, PROT_READ | PROT_WRITE,
+	                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *none = mmap(NULL, t_page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct sigaction cur;
+	vkl_track t;
+	pid_t pid;
+	int i, st;
+
+	TST_REQUIRE(r != MAP_FAILED && none != MAP_FAILED);
+	memset(r, 1, T_PAGES * t_page);
+	madvise(r, T_PAGES * t_page, MADV_NOHUGEPAGE);
+	vkl_track_register(&t, r, T_PAGES * t_page);
+	TST_REQUIRE(t.kind == VKL_TRACK_GUARD);
+	TST_REQUIRE(cap_active() == 1);
+	TST_CHECK(sigaction(SIGSEGV, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+	          cur.sa_sigaction != vkl_track_segv);
+	TST_CHECK(vkl_track_guard_installed());
+	for (i = 0; i < 2 * VKL_TRACK_REST + 2; i++)
+		t_look(&t, 0, T_PAGES * t_page);
+	TST_CHECK_EQ_U64(t_nruns, 0);
+	r[7 * t_page] = 5;
+	r[9 * t_page + 3] = 5;
+	t_look(&t, 0, T_PAGES * t_page);
+	TST_CHECK(t_is(2, (const size_t[]){ 7, 8, 9, 10 }));
+	TST_CHECK_EQ_U64(r[7 * t_page], 5);
+	fflush(NULL);
+	pid = fork();
+	TST_REQUIRE(pid >= 0);
+	if (pid == 0) {
+		none[0] = 1;
+		_exit(0);
+	}
+	TST_REQUIRE(waitpid(pid, &st, 0) == pid);
+	TST_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+	vkl_track_unregister(&t);
+	munmap(r, T_PAGES * t_page);
+	munmap(none, t_page);
+}
+
 int main(void)
 {
 	static const vkl_track_kind kinds[] = { VKL_TRACK_UFFD, VKL_TRACK_GUARD, VKL_TRACK_SHADOW };
@@ -234,6 +283,26 @@ int main(void)
 		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 			fprintf(stderr, "tracker %s: checks failed (status 0x%x)\n", vkl_track_name(kinds[k]),
 			        st);
+			tst_failures++;
+		}
+	}
+	{
+		pid_t pid;
+		int st;
+		fflush(NULL);
+		pid = fork();
+		TST_REQUIRE(pid >= 0);
+		if (pid == 0) {
+			setenv("TRACESMITH_VK_TRACKER", "guard", 1);
+			setenv("TRACESMITH_OUTPUT", tst_path("after.sbt"), 1);
+			t_runtime_after();
+			printf("guard, runtime started after: %s\n", tst_failures ? "FAILED" : "ok");
+			fflush(NULL);
+			_exit(tst_failures ? 1 : 0);
+		}
+		TST_REQUIRE(waitpid(pid, &st, 0) == pid);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			fprintf(stderr, "guard, runtime started after: checks failed (status 0x%x)\n", st);
 			tst_failures++;
 		}
 	}
