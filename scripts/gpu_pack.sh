@@ -29,7 +29,7 @@ for f in "$BUILD"/interpose/*.so "$BUILD"/layers/*.so; do
 	strip -o "$B/${f#"$BUILD"/}" "$f"
 done
 cp "$BUILD"/layers/*.json "$B/layers/"
-for p in vk_compute vk_offscreen vk_multithread vk_trim_image; do
+for p in vk_compute vk_offscreen vk_multithread vk_trim_image vk_race; do
 	strip -o "$B/tests/programs/$p" "$BUILD/tests/programs/$p"
 done
 cp "$BUILD"/tests/shaders/*.spv "$B/tests/shaders/"
@@ -74,6 +74,18 @@ for l in libGLdispatch.so.0 libGLX.so.0 libEGL.so.1 libOpenGL.so.0 libGL.so.1; d
 	[ -n "$f" ] && cp -L "$f" "$DEST/lib/$l"
 done
 
+# The Khronos validation layer (Debian's 1.3.239; the lent machines lack
+# it), stripped, with its manifest: test_gpu_vulkan.sh uses it where
+# GPU_VK_VALIDATION names this folder.  22 MB: the pack then travels
+# compressed (GPU_PACK_XZ below).
+V=/usr/lib/x86_64-linux-gnu/libVkLayer_khronos_validation.so
+if [ -f "$V" ] && [ -f /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ]; then
+	mkdir -p "$DEST/vvl"
+	strip -o "$DEST/vvl/libVkLayer_khronos_validation.so" "$V"
+	sed 's|"library_path": *"[^"]*"|"library_path": "./libVkLayer_khronos_validation.so"|' \
+		/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json >"$DEST/vvl/VkLayer_khronos_validation.json"
+fi
+
 # Libraries: everything ldd resolves for what we carry, except the C
 # library, libstdc++/libgcc and zlib, which the machine has (and which
 # PyTorch, loaded beside our interposer, must get in its own versions).
@@ -91,4 +103,12 @@ done
 # older git metadata, so the pack says it.
 git log -1 --format='commit %h %s' >"$DEST/COMMIT" 2>/dev/null || true
 git status --porcelain --untracked-files=no | grep -q . && echo "(with uncommitted changes)" >>"$DEST/COMMIT"
+
+# GPU_PACK_XZ=FILE: also DEST as one xz tar (what travels must stay under
+# 64 MiB with the working tree); on the machine:
+#   python3 -c 'import tarfile; tarfile.open("FILE").extractall()'
+if [ -n "${GPU_PACK_XZ:-}" ]; then
+	mkdir -p "$(dirname "$GPU_PACK_XZ")"
+	tar -cJf "$GPU_PACK_XZ" "$DEST"
+fi
 du -sh "$DEST"

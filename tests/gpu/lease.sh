@@ -18,6 +18,8 @@ BUILD=$P/build
 LD_LIBRARY_PATH=$TOP/$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 GPU_PREBUILT=1
 GPU_KEEP=$OUT/keep
+# the validation layer scripts/gpu_pack.sh carried, if it did
+[ -f "$P/vvl/VkLayer_khronos_validation.json" ] && GPU_VK_VALIDATION=$TOP/$P/vvl && export GPU_VK_VALIDATION
 export TOP BUILD LD_LIBRARY_PATH GPU_PREBUILT GPU_KEEP
 LIMIT=${GPU_LEASE_LIMIT:-300}
 {

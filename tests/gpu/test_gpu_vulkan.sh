@@ -7,9 +7,10 @@
 # for real, TRACESMITH_VK_SNAPSHOT_STAGING unset) replays with every
 # checkpoint equal; each prints the memory tracker the layer chose
 # (vulkan.memory_tracker); vk_compute's replay is profiled with timestamp
-# queries (--profile).  The Khronos validation layer is not used: the
-# GPU machines lack Debian's package (the same programs run under it in
-# make test on lavapipe).  Uses the NVIDIA ICD; lavapipe's must not answer.
+# queries (--profile).  vk_race on two real queues: the emulator's race
+# across them, sampled orders.  The Khronos validation layer runs only
+# where GPU_VK_VALIDATION names a folder with it (the GPU machines lack
+# Debian's package; scripts/gpu_pack.sh carries it).  Uses the NVIDIA ICD; lavapipe's must not answer.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -68,4 +69,73 @@ trim() {
 		"snapshot: $(grep -h -i 'snapshot' "$T/trim.capture.err" | head -n 2 | tr '\n' ' ')"
 }
 gpu_part trim trim
+
+# Two real queues (the NVIDIA driver's first family has several; lavapipe
+# one, where test_vk_sched.sh rewrites traces with vk_requeue instead):
+# vk_race's dispatch writes a buffer in a submit on queue 0, its copy reads
+# it in a submit on queue 1, with no semaphore (nowait: a race across the
+# queues) or with one waited at the transfer stage (wait).  The emulator
+# finds the race in the first and none in the second; sampled orders of
+# the first differ (seed 2 runs the captured order, seed 1 the copy's
+# submit first: --check-determinism exits 4), and every seed of the second
+# agrees and matches the capture.
+qrace() {
+	expect_rc 0 qnowait.capture "$BUILD/tscapture" -o "$T/qnowait.sbt" -- \
+		"$P/vk_race" --split --barrier --second-queue --queue-index1
+	expect_rc 0 qwait.capture "$BUILD/tscapture" -o "$T/qwait.sbt" -- \
+		"$P/vk_race" --split --barrier --second-queue --queue-index1 --semaphore transfer
+	expect_rc 1 qnowait.races "$BUILD/tsexport" --races "$T/qnowait.sbt"
+	has qnowait.races out "races: 0 confirmed, 1 possible"
+	grep -q "transfer vkCmdCopyBuffer (submitted at seq [0-9]*) on queue 0x[0-9a-f]* (family [0-9]*, index 1) reads buffer" \
+		"$T/qnowait.races.out" || fail "qrace: the copy is not on queue index 1: $(cat "$T/qnowait.races.out")"
+	expect_rc 0 qwait.races "$BUILD/tsexport" --races "$T/qwait.sbt"
+	has qwait.races out "races: 0 confirmed, 0 possible"
+	expect_rc 4 qnowait.det "$BUILD/tsreplay" --check-determinism --schedule-seeds 2,1 "$T/qnowait.sbt"
+	has qnowait.det err "tsreplay: likely race: run 1 (seed 2) and run 2 (seed 1) part"
+	expect_rc 0 qwait.det "$BUILD/tsreplay" --check-determinism --schedule-seeds 1,2,3,4,5 "$T/qwait.sbt"
+	expect_rc 0 qwait.replay "$BUILD/tsreplay" "$T/qwait.sbt"
+	grep -q ' 0 differ' "$T/qwait.replay.out" "$T/qwait.replay.err" ||
+		fail "qrace: the waiting trace's replay: $(cat "$T/qwait.replay.out" "$T/qwait.replay.err" | tail -n 3)"
+	if grep -qi "share that one" "$T/qwait.replay.err"; then
+		fail "qrace: the replay put the two queues on one: $(cat "$T/qwait.replay.err")"
+	fi
+	echo "qrace: nowait: $(grep -h '^races:' "$T/qnowait.races.out"), seeds 2,1: $(grep -h 'runs differ' "$T/qnowait.det.err" | head -n 1);" \
+		"wait: 5 seeds agree, $(grep -h 'checkpoints:' "$T/qwait.replay.out" "$T/qwait.replay.err" | tail -n 1)"
+}
+gpu_part qrace qrace
+
+# The Khronos validation layer, where GPU_VK_VALIDATION names a folder
+# holding its manifest and library (scripts/gpu_pack.sh carries Debian's
+# 1.3.239 build; the GPU machines lack the package): vk_compute captured
+# under it with our layer gives no VUID- message on this driver; and
+# synchronization validation with QueueSubmit validation on vk_race's two
+# real queues, printed beside what the emulator says about the same runs
+# (docs/emulator.md: which cross-queue hazards 1.3.239 reports).
+validated() {
+	VK_ADD_LAYER_PATH=$GPU_VK_VALIDATION
+	export VK_ADD_LAYER_PATH
+	VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation expect_rc 0 v.compute \
+		"$BUILD/tscapture" -o "$T/vcompute.sbt" -- "$P/vk_compute"
+	! grep -q 'VUID-' "$T/v.compute.out" "$T/v.compute.err" ||
+		fail "validated: a VUID- message: $(grep -h 'VUID-' "$T/v.compute.out" "$T/v.compute.err" | head -n 3)"
+	VK_LOADER_DEBUG=layer VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation expect_rc 0 v.loader "$P/vk_compute"
+	grep -q 'Insert instance layer "VK_LAYER_KHRONOS_validation"' "$T/v.loader.out" "$T/v.loader.err" ||
+		fail "validated: the loader did not load the validation layer: $(grep -h 'LAYER' "$T/v.loader.err" | head -n 5)"
+	for q in nowait:"" wait:"--semaphore transfer"; do
+		qn=${q%%:*}
+		# shellcheck disable=SC2086 # the variant's options are words
+		VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation \
+		VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT:VALIDATION_CHECK_ENABLE_SYNCHRONIZATION_VALIDATION_QUEUE_SUBMIT \
+			expect_rc 0 "v.$qn" "$P/vk_race" --split --barrier --second-queue --queue-index1 ${q#*:}
+		! grep -q 'VUID-' "$T/v.$qn.out" "$T/v.$qn.err" ||
+			fail "validated: vk_race $qn: a VUID- message: $(grep -h 'VUID-' "$T/v.$qn.out" "$T/v.$qn.err" | head -n 3)"
+		echo "syncval $qn: $(grep -ho 'SYNC-HAZARD-[A-Z-]*' "$T/v.$qn.out" "$T/v.$qn.err" | sort | uniq -c | tr '\n' ' ')(none if empty)"
+	done
+	unset VK_ADD_LAYER_PATH
+}
+if [ -n "${GPU_VK_VALIDATION:-}" ]; then
+	gpu_part validated validated
+else
+	echo "validated: GPU_VK_VALIDATION not set: the validation layer parts did not run"
+fi
 gpu_done

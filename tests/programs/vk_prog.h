@@ -77,8 +77,10 @@ enum {
 	VKP_SYNC2 = 1 << 5,            /* Vulkan 1.3 with the synchronization2 feature */
 	VKP_PRIMITIVES = 1 << 6,       /* VK_EXT_primitives_generated_query (and the
 	                                  VK_EXT_transform_feedback it requires) */
-	VKP_XFB = 1 << 7               /* VK_EXT_transform_feedback with its
+	VKP_XFB = 1 << 7,              /* VK_EXT_transform_feedback with its
 	                                  transformFeedback feature */
+	VKP_TWO_QUEUES = 1 << 8        /* two queues of the family (fails where
+	                                  it has one) */
 };
 
 static inline const char *vkp_result_name(VkResult r)
@@ -219,6 +221,15 @@ static inline void vkp_ctx_init(vkp_ctx *c, const char *prog, unsigned flags)
 	qci.queueFamilyIndex = c->qfam;
 	qci.queueCount = 1;
 	qci.pQueuePriorities = &prio;
+	if (flags & VKP_TWO_QUEUES) {
+		static const float prios[2] = { 1.0f, 1.0f };
+		if (fams[i].queueCount < 2)
+			vkp_die(c, "device '%s' has %u queue%s in queue family %u: two are needed",
+			        c->dev_props.deviceName, fams[i].queueCount, fams[i].queueCount == 1 ? "" : "s",
+			        i);
+		qci.queueCount = 2;
+		qci.pQueuePriorities = prios;
+	}
 	dci.queueCreateInfoCount = 1;
 	dci.pQueueCreateInfos = &qci;
 	if (flags & (VKP_TIMELINE | VKP_HOST_QUERY_RESET)) {

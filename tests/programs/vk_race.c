@@ -23,7 +23,10 @@
  * vkGetDeviceQueue of queue 0 (lavapipe has one queue, so it is the same
  * queue here); tests/programs/vk_requeue then rewrites the trace so that
  * it is queue 1 of the family: a two-queue trace whose barrier no longer
- * orders the copy after the dispatch.  --map-part puts the buffer the
+ * orders the copy after the dispatch.  --queue-index1 (with
+ * --second-queue) asks the device for two queues of the family and makes
+ * that second submit on queue index 1 for real (a GPU's driver: lavapipe
+ * has one, and the program then stops naming it).  --map-part puts the buffer the
  * dispatch writes in host-visible memory and maps its first half (the
  * host never reads it), so that tsreplay --per-command, which cannot map
  * all of a memory the application has mapped in part, reads it with a
@@ -40,7 +43,7 @@
  *
  * usage: vk_race [--barrier] [--split|--split-batches|--split-cbs]
  *                [--semaphore transfer|compute] [--fence] [--second-queue]
- *                [--map-part] [--neighbours] [--consumer] [--size N]
+ *                [--queue-index1] [--map-part] [--neighbours] [--consumer] [--size N]
  * Prints "vk_race: barrier B split S size N hash H" (S: 0 none, 1 --split,
  * 2 --split-batches, 3 --split-cbs; H the XXH3-64 of the
  * words read back).  With --barrier the results are checked against the
@@ -49,7 +52,7 @@
 #include "tests/programs/vk_prog.h"
 
 typedef struct vkr_opts {
-	int barrier, split, fence, second_queue, map_part, neighbours, consumer;
+	int barrier, split, fence, second_queue, queue_index1, map_part, neighbours, consumer;
 	VkPipelineStageFlags semaphore; /* the wait's stage; 0: no semaphore */
 	uint32_t size;
 } vkr_opts;
@@ -66,6 +69,7 @@ static void vkr_usage(FILE *f)
 	           "                   waited for at that stage\n"
 	           "  --fence          (--split) the host waits for the first submit's fence\n"
 	           "  --second-queue   (--split) the second submit through a second vkGetDeviceQueue\n"
+	           "  --queue-index1   (--second-queue) that queue is index 1 of a two-queue device\n"
 	           "  --map-part       the dispatch's buffer host-visible, its first half mapped\n"
 	           "  --neighbours     (--split) a fill before the copy and an update after it\n"
 	           "  --consumer       (--split) a dispatch reading the first one's buffer before the copy\n"
@@ -102,6 +106,8 @@ static void vkr_parse(int argc, char **argv, vkr_opts *o)
 			o->fence = 1;
 		} else if (!strcmp(a, "--second-queue")) {
 			o->second_queue = 1;
+		} else if (!strcmp(a, "--queue-index1")) {
+			o->queue_index1 = 1;
 		} else if (!strcmp(a, "--map-part")) {
 			o->map_part = 1;
 		} else if (!strcmp(a, "--neighbours")) {
@@ -124,6 +130,10 @@ static void vkr_parse(int argc, char **argv, vkr_opts *o)
 	    ((o->fence || o->second_queue || o->neighbours || o->consumer) && o->split != 1)) {
 		fprintf(stderr, "vk_race: --semaphore needs --split or --split-batches, --fence, "
 		        "--second-queue, --neighbours and --consumer need --split\n");
+		exit(2);
+	}
+	if (o->queue_index1 && !o->second_queue) {
+		fprintf(stderr, "vk_race: --queue-index1 needs --second-queue\n");
 		exit(2);
 	}
 }
@@ -185,10 +195,10 @@ int main(int argc, char **argv)
 
 	vkr_parse(argc, argv, &o);
 	bytes = (VkDeviceSize)o.size * 4;
-	vkp_ctx_init(&c, "vk_race", 0);
+	vkp_ctx_init(&c, "vk_race", o.queue_index1 ? VKP_TWO_QUEUES : 0);
 	queue2 = c.queue;
 	if (o.second_queue)
-		vkGetDeviceQueue(c.device, c.qfam, 0, &queue2);
+		vkGetDeviceQueue(c.device, c.qfam, o.queue_index1 ? 1 : 0, &queue2);
 	vkp_buffer_create(&c, &params, 256, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0, 1);
 	vkp_buffer_create(&c, &inputs, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
