@@ -29,12 +29,13 @@ for f in "$BUILD"/interpose/*.so "$BUILD"/layers/*.so; do
 	strip -o "$B/${f#"$BUILD"/}" "$f"
 done
 cp "$BUILD"/layers/*.json "$B/layers/"
-for p in vk_compute vk_offscreen vk_multithread vk_trim_image vk_race; do
+for p in vk_compute vk_offscreen vk_multithread vk_trim_image vk_race vk_hostmem vk_trim_layouts; do
 	strip -o "$B/tests/programs/$p" "$BUILD/tests/programs/$p"
 done
 cp "$BUILD"/tests/shaders/*.spv "$B/tests/shaders/"
 strip -o "$B/tests/cuda/cuda_alloc_loop" "$BUILD/tests/cuda/cuda_alloc_loop" # tests/bench/cuda_mem_bench.sh
 strip -o "$B/tests/cuda/cuda_graph_nodes" "$BUILD/tests/cuda/cuda_graph_nodes" # tests/gpu/test_gpu_graph_nodes.sh
+strip -o "$B/tests/test_cap_clock" "$BUILD/tests/test_cap_clock" # tests/gpu/test_gpu_clock.sh
 
 S=tests/gpu
 G=$B/gpu

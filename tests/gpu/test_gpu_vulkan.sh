@@ -45,6 +45,8 @@ vk_prog() {
 gpu_part vk_compute vk_prog vk_compute
 gpu_part vk_offscreen vk_prog vk_offscreen --frames 3
 gpu_part vk_multithread vk_prog vk_multithread --thread-submit
+# VK_EXT_external_memory_host: host allocations imported as device memory
+gpu_part vk_hostmem vk_prog vk_hostmem
 
 # Timestamp queries on the GPU: --profile times every command of vk_compute.
 vk_profile() {
@@ -69,6 +71,33 @@ trim() {
 		"snapshot: $(grep -h -i 'snapshot' "$T/trim.capture.err" | head -n 2 | tr '\n' ' ')"
 }
 gpu_part trim trim
+
+# Trimmed capture of images whose subresources are in different layouts
+# (vk_trim_layouts), device-local on this driver: the window's replay
+# matches every checkpoint, and its checkpoints are the full capture's for
+# the same submits; under the validation layer (GPU_VK_VALIDATION) the
+# window replays with no validation error.
+trim_layouts() {
+	expect_rc 0 tl.full "$BUILD/tscapture" -o "$T/tlfull.sbt" -- "$P/vk_trim_layouts"
+	expect_rc 0 tl.capture "$BUILD/tscapture" --submits 4-7 -o "$T/tl.sbt" -- "$P/vk_trim_layouts"
+	S=$T/tl-submits-4-7.sbt
+	[ -s "$S" ] || fail "trim_layouts: no window trace: $(ls "$T")"
+	expect_rc 0 tl.replay "$BUILD/tsreplay" "$S"
+	grep -q ' 0 differ' "$T/tl.replay.out" "$T/tl.replay.err" ||
+		fail "trim_layouts: replay: $(cat "$T/tl.replay.out" "$T/tl.replay.err" | tail -n 3)"
+	"$BUILD/tsinfo" --dump "$T/tlfull.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' >"$T/tl.full.ck"
+	for h in $("$BUILD/tsinfo" --dump "$S" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p'); do
+		grep -qx "$h" "$T/tl.full.ck" || fail "trim_layouts: the window's checkpoint $h is none of the full capture's"
+	done
+	if [ -n "${GPU_VK_VALIDATION:-}" ]; then
+		VK_ADD_LAYER_PATH=$GPU_VK_VALIDATION VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation \
+			expect_rc 0 tl.vreplay "$BUILD/tsreplay" "$S"
+		! grep -q 'VUID-\|Validation Error' "$T/tl.vreplay.out" "$T/tl.vreplay.err" ||
+			fail "trim_layouts: validation: $(grep -h 'VUID-\|Validation Error' "$T/tl.vreplay.out" "$T/tl.vreplay.err" | head -n 3)"
+	fi
+	echo "trim_layouts: $(grep -h 'checkpoints:' "$T/tl.replay.out" "$T/tl.replay.err" | tail -n 1)${GPU_VK_VALIDATION:+, clean under validation}"
+}
+gpu_part trim_layouts trim_layouts
 
 # Two real queues (the NVIDIA driver's first family has several; lavapipe
 # one, where test_vk_sched.sh rewrites traces with vk_requeue instead):
