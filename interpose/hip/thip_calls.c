@@ -5,7 +5,6 @@
  * their hipError_t.  Field meanings: serializer/sbt_compute.h; which calls
  * and why: docs/hip.md.
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +59,6 @@ hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim
  * handle in hipStreamIsCapturing).  thip_streams_asked holds the streams
  * asked once (under its mutex; a destroyed stream is dropped). */
 static atomic_int thip_captures;
-static void *_Atomic thip_is_capturing_fn;
 static struct {
 	pthread_mutex_t mu;
 	cap_umap asked; /* stream -> 1 */
@@ -68,15 +66,9 @@ static struct {
 
 static hipStreamCaptureStatus thip_capture_ask(hipStream_t stream)
 {
-	hipError_t (*f)(hipStream_t, hipStreamCaptureStatus *);
+	__typeof__(hipStreamIsCapturing) *f = THIP_RT(hipStreamIsCapturing);
 	hipStreamCaptureStatus st = hipStreamCaptureStatusNone;
 
-	f = (hipError_t(*)(hipStream_t, hipStreamCaptureStatus *))atomic_load(&thip_is_capturing_fn);
-	if (!f) {
-		f = (hipError_t(*)(hipStream_t, hipStreamCaptureStatus *))dlsym(RTLD_NEXT,
-		                                                                   "hipStreamIsCapturing");
-		atomic_store(&thip_is_capturing_fn, (void *)f);
-	}
 	if (!f || f(stream, &st) != hipSuccess)
 		return hipStreamCaptureStatusNone;
 	return st;
