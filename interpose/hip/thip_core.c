@@ -394,10 +394,10 @@ __attribute__((constructor)) static void thip_dlsym_order_check(void)
 	void *first;
 	Dl_info di;
 
-	if (!libc || !cap_api_enabled(SBT_CM_API_HIP))
+	if (!libc)
 		return;
 	first = libc(RTLD_DEFAULT, "dlsym");
-	if (!first || first == (void *)libc || thip_is_ours(first))
+	if (!first || first == (void *)libc || thip_is_ours(first) || !cap_api_enabled(SBT_CM_API_HIP))
 		return;
 	CAP_WARN("hip: dlsym is answered first by %s, loaded before this library: a program that "
 	         "looks HIP entry points up on the runtime's handle gets the runtime's own "
