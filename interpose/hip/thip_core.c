@@ -7,6 +7,7 @@
  */
 #include <dlfcn.h>
 #include <inttypes.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,20 +130,44 @@ THIP_EARLY thip_dlsym_fn thip_next_dlsym(void)
 	return f;
 }
 
-/* Whether p lies in this library. */
+/* This library's loaded segments, [lo, hi): found once (two first callers
+ * find the same). */
+static uintptr_t _Atomic thip_self_lo, thip_self_hi;
+
+static int thip_self_phdr(struct dl_phdr_info *info, size_t size, void *base)
+{
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+
+	(void)size;
+	if ((void *)info->dlpi_addr != base)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < lo)
+			lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	atomic_store(&thip_self_lo, lo);
+	atomic_store(&thip_self_hi, hi);
+	return 1;
+}
+
+/* Whether p lies in this library (a range test: dladdr for every lookup
+ * cost more than the lookup). */
 static int thip_is_ours(const void *p)
 {
-	static const void *_Atomic base;
-	const void *b = atomic_load(&base);
-	Dl_info me, it;
+	uintptr_t hi = atomic_load(&thip_self_hi);
+	Dl_info me;
 
-	if (!b) {
-		if (!dladdr((void *)thip_is_ours, &me))
+	if (!hi) {
+		if (!dladdr((void *)thip_is_ours, &me) || !dl_iterate_phdr(thip_self_phdr, me.dli_fbase))
 			return 0;
-		b = me.dli_fbase;
-		atomic_store(&base, b);
+		hi = atomic_load(&thip_self_hi);
 	}
-	return dladdr(p, &it) && it.dli_fbase == b;
+	return (uintptr_t)p >= atomic_load(&thip_self_lo) && (uintptr_t)p < hi;
 }
 
 /* The runtime's definition of name: after this library in lookup order,
