@@ -53,6 +53,7 @@ typedef struct thip_va_window {
 static struct {
 	pthread_mutex_t mu;
 	int configured, enabled;
+	int runtime_ok; /* thip_va_runtime_ok said yes once (it stays so) */
 	uint64_t base, size; /* device 0's window; device n at base + n * size */
 	thip_va_window win[CAP_VA_MAX_DEVICES];
 	cap_va *alloc;
@@ -89,10 +90,13 @@ static void thip_va_config(void)
 }
 
 /* Whether the runtime has every function the window needs (the peer
- * ones and those of stream-ordered frees are used when there). */
+ * ones and those of stream-ordered frees are used when there); mu held.
+ * A yes is kept: every allocation asks. */
 static int thip_va_runtime_ok(void)
 {
-	return THIP_RT(hipGetDevice) && THIP_OWN(hipDeviceSynchronize) &&
+	if (thip_va_g.runtime_ok)
+		return 1;
+	return thip_va_g.runtime_ok = THIP_RT(hipGetDevice) && THIP_OWN(hipDeviceSynchronize) &&
 	       THIP_RT(hipMemGetAllocationGranularity) && THIP_RT(hipMemAddressReserve) &&
 	       THIP_RT(hipMemAddressFree) && THIP_RT(hipMemCreate) && THIP_RT(hipMemRelease) &&
 	       THIP_RT(hipMemMap) && THIP_RT(hipMemUnmap) && THIP_RT(hipMemSetAccess);
