@@ -9,7 +9,10 @@
  * hipMemcpyHtoD, `scale` launched with hipModuleLaunchKernel and
  * kernelParams on the stream, an async device-to-host copy read after
  * hipStreamSynchronize, `add_offset` launched with `extra` on the null
- * stream, hipMemset of the buffer's last element, a synchronous hipMemcpy
+ * stream, hipMemset of the buffer's last element (through the answer of
+ * hipGetProcAddress, itself found with dlsym on the handle, when the
+ * runtime exports it: ROCm 6 and the test double, not ROCm 5.2), a
+ * synchronous hipMemcpy
  * device to host, hipGetErrorString (a call the interposer only counts),
  * then hipStreamDestroy, hipFree, hipModuleUnload.  The data starts as 0,
  * 1, 2, ...: after the launches `mid[3]` is 6.0 and `host[3]` 6.5.
@@ -68,6 +71,7 @@ int main(int argc, char **argv)
 	float *dp = NULL;
 	int n = HDL_N, count = -1;
 	const char *missing = NULL;
+	hipError_t (*getproc)(const char *, void **, int, uint64_t, int *);
 
 	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "global"))) {
 		fprintf(stderr, "usage: hip_dlsym CODE_OBJECT [global]\n");
@@ -86,6 +90,14 @@ int main(int argc, char **argv)
 	if (missing) {
 		fprintf(stderr, "hip_dlsym: libamdhip64.so.5 has no %s\n", missing);
 		return 2;
+	}
+	/* as Triton's HIP driver does with a ROCm 6 runtime */
+	getproc = (hipError_t(*)(const char *, void **, int, uint64_t, int *))dlsym(lib,
+	                                                                            "hipGetProcAddress");
+	if (getproc) {
+		void *f = NULL;
+		if (getproc("hipMemset", &f, 600, 0, NULL) == hipSuccess && f)
+			hdl.hipMemset = (__typeof__(hipMemset) *)f;
 	}
 	image = hdl_read(argv[1]);
 	if (!image) {
