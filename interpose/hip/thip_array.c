@@ -298,20 +298,39 @@ static void thip_array_copy_record(const thip_call *call, sbt_cm_hip_call hcall,
 		thip_pitched_record(call, hcall, r, dir, &l, &a, width, height, 0, async, stream);
 }
 
-hipError_t hipMemcpy2DToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src,
-                              size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
+/* hipMemcpy2DToArray and clr's hipMemcpy2DToArray_spt (fn): the _spt one
+ * is the same copy on the calling thread's per-thread default stream,
+ * synchronous; recorded as hipMemcpy2DToArray with ptds = 1. */
+static hipError_t thip_memcpy2d_to_array(thip_fn fn, hipArray *dst, size_t wOffset, size_t hOffset,
+                                         const void *src, size_t spitch, size_t width,
+                                         size_t height, hipMemcpyKind kind)
 {
 	thip_call call;
 	hipError_t (*real)(hipArray *, size_t, size_t, const void *, size_t, size_t, size_t,
 	                   hipMemcpyKind) =
 		(hipError_t(*)(hipArray *, size_t, size_t, const void *, size_t, size_t, size_t,
-		               hipMemcpyKind))thip_begin(&call, THIP_FN_hipMemcpy2DToArray);
+		               hipMemcpyKind))thip_begin(&call, fn);
 	hipError_t r = real ? real(dst, wOffset, hOffset, src, spitch, width, height, kind)
 	                    : THIP_NO_RUNTIME;
+	call.ptds = fn == THIP_FN_hipMemcpy2DToArray_spt;
 	thip_array_copy_record(&call, SBT_CM_HIP_hipMemcpy2DToArray, r, 1, dst, wOffset, hOffset, src,
 	                       spitch, width, height, kind, 0, NULL);
 	thip_end(&call);
 	return r;
+}
+
+hipError_t hipMemcpy2DToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src,
+                              size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
+{
+	return thip_memcpy2d_to_array(THIP_FN_hipMemcpy2DToArray, dst, wOffset, hOffset, src, spitch,
+	                              width, height, kind);
+}
+
+hipError_t hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset, const void *src,
+                                  size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
+{
+	return thip_memcpy2d_to_array(THIP_FN_hipMemcpy2DToArray_spt, dst, wOffset, hOffset, src,
+	                              spitch, width, height, kind);
 }
 
 hipError_t hipMemcpy2DToArrayAsync(hipArray *dst, size_t wOffset, size_t hOffset, const void *src,
@@ -332,20 +351,38 @@ hipError_t hipMemcpy2DToArrayAsync(hipArray *dst, size_t wOffset, size_t hOffset
 	return r;
 }
 
-hipError_t hipMemcpy2DFromArray(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset,
-                                size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
+/* hipMemcpy2DFromArray and clr's hipMemcpy2DFromArray_spt (fn), as
+ * thip_memcpy2d_to_array. */
+static hipError_t thip_memcpy2d_from_array(thip_fn fn, void *dst, size_t dpitch,
+                                           hipArray_const_t src, size_t wOffset, size_t hOffset,
+                                           size_t width, size_t height, hipMemcpyKind kind)
 {
 	thip_call call;
 	hipError_t (*real)(void *, size_t, hipArray_const_t, size_t, size_t, size_t, size_t,
 	                   hipMemcpyKind) =
 		(hipError_t(*)(void *, size_t, hipArray_const_t, size_t, size_t, size_t, size_t,
-		               hipMemcpyKind))thip_begin(&call, THIP_FN_hipMemcpy2DFromArray);
+		               hipMemcpyKind))thip_begin(&call, fn);
 	hipError_t r = real ? real(dst, dpitch, src, wOffset, hOffset, width, height, kind)
 	                    : THIP_NO_RUNTIME;
+	call.ptds = fn == THIP_FN_hipMemcpy2DFromArray_spt;
 	thip_array_copy_record(&call, SBT_CM_HIP_hipMemcpy2DFromArray, r, 0, src, wOffset, hOffset,
 	                       dst, dpitch, width, height, kind, 0, NULL);
 	thip_end(&call);
 	return r;
+}
+
+hipError_t hipMemcpy2DFromArray(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset,
+                                size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
+{
+	return thip_memcpy2d_from_array(THIP_FN_hipMemcpy2DFromArray, dst, dpitch, src, wOffset,
+	                                hOffset, width, height, kind);
+}
+
+hipError_t hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset,
+                                    size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
+{
+	return thip_memcpy2d_from_array(THIP_FN_hipMemcpy2DFromArray_spt, dst, dpitch, src, wOffset,
+	                                hOffset, width, height, kind);
 }
 
 hipError_t hipMemcpy2DFromArrayAsync(void *dst, size_t dpitch, hipArray_const_t src,
@@ -418,45 +455,6 @@ hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t src, size_t wOffset, s
 		thip_array_copy_record(&call, SBT_CM_HIP_hipMemcpyFromArray, r, 0, src, wOffset, hOffset,
 		                       dst, w, w, h, kind, 0, NULL);
 	}
-	thip_end(&call);
-	return r;
-}
-
-/* ---- the per-thread default stream's array copies (_spt) -------------------------------- */
-
-/* clr's hipMemcpy2DToArray_spt / hipMemcpy2DFromArray_spt: the copy of the
- * call without _spt on the calling thread's per-thread default stream,
- * synchronous; recorded as that call with ptds = 1. */
-hipError_t hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset, const void *src,
-                                  size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
-{
-	thip_call call;
-	hipError_t (*real)(hipArray *, size_t, size_t, const void *, size_t, size_t, size_t,
-	                   hipMemcpyKind) =
-		(hipError_t(*)(hipArray *, size_t, size_t, const void *, size_t, size_t, size_t,
-		               hipMemcpyKind))thip_begin(&call, THIP_FN_hipMemcpy2DToArray_spt);
-	hipError_t r = real ? real(dst, wOffset, hOffset, src, spitch, width, height, kind)
-	                    : THIP_NO_RUNTIME;
-	call.ptds = 1;
-	thip_array_copy_record(&call, SBT_CM_HIP_hipMemcpy2DToArray, r, 1, dst, wOffset, hOffset, src,
-	                       spitch, width, height, kind, 0, NULL);
-	thip_end(&call);
-	return r;
-}
-
-hipError_t hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset,
-                                    size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
-{
-	thip_call call;
-	hipError_t (*real)(void *, size_t, hipArray_const_t, size_t, size_t, size_t, size_t,
-	                   hipMemcpyKind) =
-		(hipError_t(*)(void *, size_t, hipArray_const_t, size_t, size_t, size_t, size_t,
-		               hipMemcpyKind))thip_begin(&call, THIP_FN_hipMemcpy2DFromArray_spt);
-	hipError_t r = real ? real(dst, dpitch, src, wOffset, hOffset, width, height, kind)
-	                    : THIP_NO_RUNTIME;
-	call.ptds = 1;
-	thip_array_copy_record(&call, SBT_CM_HIP_hipMemcpy2DFromArray, r, 0, src, wOffset, hOffset,
-	                       dst, dpitch, width, height, kind, 0, NULL);
 	thip_end(&call);
 	return r;
 }

@@ -5,7 +5,6 @@
  * their hipError_t.  Field meanings: serializer/sbt_compute.h; which calls
  * and why: docs/hip.md.
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +59,6 @@ hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim
  * handle in hipStreamIsCapturing).  thip_streams_asked holds the streams
  * asked once (under its mutex; a destroyed stream is dropped). */
 static atomic_int thip_captures;
-static void *_Atomic thip_is_capturing_fn;
 static struct {
 	pthread_mutex_t mu;
 	cap_umap asked; /* stream -> 1 */
@@ -68,15 +66,9 @@ static struct {
 
 static hipStreamCaptureStatus thip_capture_ask(hipStream_t stream)
 {
-	hipError_t (*f)(hipStream_t, hipStreamCaptureStatus *);
+	__typeof__(hipStreamIsCapturing) *f = THIP_RT(hipStreamIsCapturing);
 	hipStreamCaptureStatus st = hipStreamCaptureStatusNone;
 
-	f = (hipError_t(*)(hipStream_t, hipStreamCaptureStatus *))atomic_load(&thip_is_capturing_fn);
-	if (!f) {
-		f = (hipError_t(*)(hipStream_t, hipStreamCaptureStatus *))dlsym(RTLD_NEXT,
-		                                                                   "hipStreamIsCapturing");
-		atomic_store(&thip_is_capturing_fn, (void *)f);
-	}
 	if (!f || f(stream, &st) != hipSuccess)
 		return hipStreamCaptureStatusNone;
 	return st;
@@ -1246,12 +1238,21 @@ static void thip_copy_record(const thip_call *call, sbt_cm_hip_call hcall, hipEr
 	}
 }
 
-hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
+/*
+ * The per-thread default stream's calls (_spt) that libamdhip64.so.5
+ * exports: clr runs each on the calling thread's per-thread default stream
+ * (a stream argument 0 means that stream; the synchronous ones wait).
+ * Each shares its twin's body, given fn (the _spt one or not): the record
+ * is the twin's, with ptds = 1 for the _spt one.
+ */
+static hipError_t thip_memcpy(thip_fn fn, void *dst, const void *src, size_t sizeBytes,
+                              hipMemcpyKind kind)
 {
 	thip_call call;
 	hipError_t (*real)(void *, const void *, size_t, hipMemcpyKind) =
-		(hipError_t(*)(void *, const void *, size_t, hipMemcpyKind))thip_begin(&call, THIP_FN_hipMemcpy);
+		(hipError_t(*)(void *, const void *, size_t, hipMemcpyKind))thip_begin(&call, fn);
 	hipError_t r = real ? real(dst, src, sizeBytes, kind) : THIP_NO_RUNTIME;
+	call.ptds = fn == THIP_FN_hipMemcpy_spt;
 	if (call.record)
 		thip_copy_record(&call, SBT_CM_HIP_hipMemcpy, r, thip_copy_dir(kind, dst, src), dst, src,
 		                 sizeBytes, 0, NULL, NULL, 0);
@@ -1259,19 +1260,42 @@ hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind
 	return r;
 }
 
-hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
-                          hipStream_t stream)
+hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
+{
+	return thip_memcpy(THIP_FN_hipMemcpy, dst, src, sizeBytes, kind);
+}
+
+hipError_t hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
+{
+	return thip_memcpy(THIP_FN_hipMemcpy_spt, dst, src, sizeBytes, kind);
+}
+
+static hipError_t thip_memcpy_async(thip_fn fn, void *dst, const void *src, size_t sizeBytes,
+                                    hipMemcpyKind kind, hipStream_t stream)
 {
 	thip_call call;
 	hipError_t (*real)(void *, const void *, size_t, hipMemcpyKind, hipStream_t) =
-		(hipError_t(*)(void *, const void *, size_t, hipMemcpyKind, hipStream_t))thip_begin(
-			&call, THIP_FN_hipMemcpyAsync);
+		(hipError_t(*)(void *, const void *, size_t, hipMemcpyKind, hipStream_t))thip_begin(&call,
+		                                                                                   fn);
 	hipError_t r = real ? real(dst, src, sizeBytes, kind, stream) : THIP_NO_RUNTIME;
+	call.ptds = fn == THIP_FN_hipMemcpyAsync_spt;
 	if (call.record)
 		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyAsync, r, thip_copy_dir(kind, dst, src), dst,
 		                 src, sizeBytes, 1, stream, NULL, 0);
 	thip_end(&call);
 	return r;
+}
+
+hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
+                          hipStream_t stream)
+{
+	return thip_memcpy_async(THIP_FN_hipMemcpyAsync, dst, src, sizeBytes, kind, stream);
+}
+
+hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
+                              hipStream_t stream)
+{
+	return thip_memcpy_async(THIP_FN_hipMemcpyAsync_spt, dst, src, sizeBytes, kind, stream);
 }
 
 hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t sizeBytes)
@@ -1350,20 +1374,35 @@ hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t siz
 	return r;
 }
 
-hipError_t hipMemcpyToSymbol(const void *symbol, const void *src, size_t sizeBytes, size_t offset,
-                             hipMemcpyKind kind)
+/* hipMemcpyToSymbol and its _spt twin (fn). */
+static hipError_t thip_memcpy_to_symbol(thip_fn fn, const void *symbol, const void *src,
+                                        size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
 	thip_call call;
 	hipError_t (*real)(const void *, const void *, size_t, size_t, hipMemcpyKind) =
-		(hipError_t(*)(const void *, const void *, size_t, size_t, hipMemcpyKind))thip_begin(
-			&call, THIP_FN_hipMemcpyToSymbol);
+		(hipError_t(*)(const void *, const void *, size_t, size_t, hipMemcpyKind))thip_begin(&call,
+		                                                                                   fn);
 	hipError_t r = real ? real(symbol, src, sizeBytes, offset, kind) : THIP_NO_RUNTIME;
+	call.ptds = fn == THIP_FN_hipMemcpyToSymbol_spt;
 	if (call.record)
 		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyToSymbol, r,
 		                 kind == hipMemcpyDeviceToDevice ? SBT_CM_COPY_DTOD : SBT_CM_COPY_HTOD,
 		                 symbol, src, sizeBytes, 0, NULL, thip_var_name(THIP_U(symbol)), offset);
 	thip_end(&call);
 	return r;
+}
+
+hipError_t hipMemcpyToSymbol(const void *symbol, const void *src, size_t sizeBytes, size_t offset,
+                             hipMemcpyKind kind)
+{
+	return thip_memcpy_to_symbol(THIP_FN_hipMemcpyToSymbol, symbol, src, sizeBytes, offset, kind);
+}
+
+hipError_t hipMemcpyToSymbol_spt(const void *symbol, const void *src, size_t sizeBytes,
+                                 size_t offset, hipMemcpyKind kind)
+{
+	return thip_memcpy_to_symbol(THIP_FN_hipMemcpyToSymbol_spt, symbol, src, sizeBytes, offset,
+	                             kind);
 }
 
 hipError_t hipMemcpyToSymbolAsync(const void *symbol, const void *src, size_t sizeBytes,
@@ -1382,20 +1421,35 @@ hipError_t hipMemcpyToSymbolAsync(const void *symbol, const void *src, size_t si
 	return r;
 }
 
-hipError_t hipMemcpyFromSymbol(void *dst, const void *symbol, size_t sizeBytes, size_t offset,
-                               hipMemcpyKind kind)
+/* hipMemcpyFromSymbol and its _spt twin (fn). */
+static hipError_t thip_memcpy_from_symbol(thip_fn fn, void *dst, const void *symbol,
+                                          size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
 	thip_call call;
 	hipError_t (*real)(void *, const void *, size_t, size_t, hipMemcpyKind) =
-		(hipError_t(*)(void *, const void *, size_t, size_t, hipMemcpyKind))thip_begin(
-			&call, THIP_FN_hipMemcpyFromSymbol);
+		(hipError_t(*)(void *, const void *, size_t, size_t, hipMemcpyKind))thip_begin(&call, fn);
 	hipError_t r = real ? real(dst, symbol, sizeBytes, offset, kind) : THIP_NO_RUNTIME;
+	call.ptds = fn == THIP_FN_hipMemcpyFromSymbol_spt;
 	if (call.record)
 		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyFromSymbol, r,
 		                 kind == hipMemcpyDeviceToDevice ? SBT_CM_COPY_DTOD : SBT_CM_COPY_DTOH,
 		                 dst, symbol, sizeBytes, 0, NULL, thip_var_name(THIP_U(symbol)), offset);
 	thip_end(&call);
 	return r;
+}
+
+hipError_t hipMemcpyFromSymbol(void *dst, const void *symbol, size_t sizeBytes, size_t offset,
+                               hipMemcpyKind kind)
+{
+	return thip_memcpy_from_symbol(THIP_FN_hipMemcpyFromSymbol, dst, symbol, sizeBytes, offset,
+	                               kind);
+}
+
+hipError_t hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size_t sizeBytes, size_t offset,
+                                   hipMemcpyKind kind)
+{
+	return thip_memcpy_from_symbol(THIP_FN_hipMemcpyFromSymbol_spt, dst, symbol, sizeBytes, offset,
+	                               kind);
 }
 
 hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t sizeBytes,
@@ -1509,19 +1563,33 @@ static void thip_copy2d_record(const thip_call *call, sbt_cm_hip_call hcall, hip
 	thip_pitched_record(call, hcall, r, dir, &d, &sr, width, height, 0, async, stream);
 }
 
-hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                       size_t height, hipMemcpyKind kind)
+/* hipMemcpy2D and its _spt twin (fn). */
+static hipError_t thip_memcpy2d(thip_fn fn, void *dst, size_t dpitch, const void *src,
+                                size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
 	thip_call call;
 	hipError_t (*real)(void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind) =
 		(hipError_t(*)(void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind))thip_begin(
-			&call, THIP_FN_hipMemcpy2D);
+			&call, fn);
 	hipError_t r = real ? real(dst, dpitch, src, spitch, width, height, kind) : THIP_NO_RUNTIME;
+	call.ptds = fn == THIP_FN_hipMemcpy2D_spt;
 	if (call.record)
 		thip_copy2d_record(&call, SBT_CM_HIP_hipMemcpy2D, r, thip_copy_dir(kind, dst, src), dst,
 		                   dpitch, src, spitch, width, height, 0, NULL);
 	thip_end(&call);
 	return r;
+}
+
+hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                       size_t height, hipMemcpyKind kind)
+{
+	return thip_memcpy2d(THIP_FN_hipMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
+}
+
+hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                           size_t height, hipMemcpyKind kind)
+{
+	return thip_memcpy2d(THIP_FN_hipMemcpy2D_spt, dst, dpitch, src, spitch, width, height, kind);
 }
 
 hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
@@ -1669,30 +1737,27 @@ void thip_copy3d_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t
 	                    p->extent.depth ? p->extent.depth : 1, async, stream);
 }
 
-hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
+/* hipMemcpy3D and its _spt twin (fn). */
+static hipError_t thip_memcpy3d(thip_fn fn, const struct hipMemcpy3DParms *p)
 {
 	thip_call call;
 	hipError_t (*real)(const struct hipMemcpy3DParms *) =
-		(hipError_t(*)(const struct hipMemcpy3DParms *))thip_begin(&call, THIP_FN_hipMemcpy3D);
+		(hipError_t(*)(const struct hipMemcpy3DParms *))thip_begin(&call, fn);
 	hipError_t r = real ? real(p) : THIP_NO_RUNTIME;
+	call.ptds = fn == THIP_FN_hipMemcpy3D_spt;
 	thip_copy3d_record(&call, SBT_CM_HIP_hipMemcpy3D, r, p, 0, NULL);
 	thip_end(&call);
 	return r;
 }
 
-/* clr's hipMemcpy3D_spt: hipMemcpy3D on the calling thread's per-thread
- * default stream (recorded as hipMemcpy3D with ptds = 1). */
+hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
+{
+	return thip_memcpy3d(THIP_FN_hipMemcpy3D, p);
+}
+
 hipError_t hipMemcpy3D_spt(const struct hipMemcpy3DParms *p)
 {
-	thip_call call;
-	hipError_t (*real)(const struct hipMemcpy3DParms *) =
-		(hipError_t(*)(const struct hipMemcpy3DParms *))thip_begin(&call,
-		                                                          THIP_FN_hipMemcpy3D_spt);
-	hipError_t r = real ? real(p) : THIP_NO_RUNTIME;
-	call.ptds = 1;
-	thip_copy3d_record(&call, SBT_CM_HIP_hipMemcpy3D, r, p, 0, NULL);
-	thip_end(&call);
-	return r;
+	return thip_memcpy3d(THIP_FN_hipMemcpy3D_spt, p);
 }
 
 hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream)
@@ -1770,14 +1835,26 @@ static void thip_memset_record(const thip_call *call, sbt_cm_hip_call hcall, hip
 	thip_simple(call, hcall, r, &c, CAP_REC_WORK);
 }
 
-hipError_t hipMemset(void *dst, int value, size_t sizeBytes)
+/* hipMemset and its _spt twin (fn). */
+static hipError_t thip_memset(thip_fn fn, void *dst, int value, size_t sizeBytes)
 {
 	thip_call call;
-	hipError_t (*real)(void *, int, size_t) = (hipError_t(*)(void *, int, size_t))thip_begin(&call, THIP_FN_hipMemset);
+	hipError_t (*real)(void *, int, size_t) = (hipError_t(*)(void *, int, size_t))thip_begin(&call, fn);
 	hipError_t r = real ? real(dst, value, sizeBytes) : THIP_NO_RUNTIME;
+	call.ptds = fn == THIP_FN_hipMemset_spt;
 	thip_memset_record(&call, SBT_CM_HIP_hipMemset, r, dst, (uint8_t)value, sizeBytes, 1, NULL);
 	thip_end(&call);
 	return r;
+}
+
+hipError_t hipMemset(void *dst, int value, size_t sizeBytes)
+{
+	return thip_memset(THIP_FN_hipMemset, dst, value, sizeBytes);
+}
+
+hipError_t hipMemset_spt(void *dst, int value, size_t sizeBytes)
+{
+	return thip_memset(THIP_FN_hipMemset_spt, dst, value, sizeBytes);
 }
 
 hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t stream)
@@ -1886,16 +1963,29 @@ static void thip_memset3d_record(const thip_call *call, sbt_cm_hip_call hcall, h
 	thip_simple(call, hcall, r, &c, CAP_REC_WORK);
 }
 
-hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
+/* hipMemset2D and its _spt twin (fn). */
+static hipError_t thip_memset2d(thip_fn fn, void *dst, size_t pitch, int value, size_t width,
+                                size_t height)
 {
 	thip_call call;
 	hipError_t (*real)(void *, size_t, int, size_t, size_t) =
-		(hipError_t(*)(void *, size_t, int, size_t, size_t))thip_begin(&call, THIP_FN_hipMemset2D);
+		(hipError_t(*)(void *, size_t, int, size_t, size_t))thip_begin(&call, fn);
 	hipError_t r = real ? real(dst, pitch, value, width, height) : THIP_NO_RUNTIME;
+	call.ptds = fn == THIP_FN_hipMemset2D_spt;
 	thip_memset3d_record(&call, SBT_CM_HIP_hipMemset2D, r, dst, pitch, 0, value, width, height, 0,
 	                     NULL);
 	thip_end(&call);
 	return r;
+}
+
+hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
+{
+	return thip_memset2d(THIP_FN_hipMemset2D, dst, pitch, value, width, height);
+}
+
+hipError_t hipMemset2D_spt(void *dst, size_t pitch, int value, size_t width, size_t height)
+{
+	return thip_memset2d(THIP_FN_hipMemset2D_spt, dst, pitch, value, width, height);
 }
 
 hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height,
@@ -1912,17 +2002,30 @@ hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width, si
 	return r;
 }
 
-hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
+/* hipMemset3D and its _spt twin (fn). */
+static hipError_t thip_memset3d(thip_fn fn, hipPitchedPtr pitchedDevPtr, int value,
+                                hipExtent extent)
 {
 	thip_call call;
 	hipError_t (*real)(hipPitchedPtr, int, hipExtent) =
-		(hipError_t(*)(hipPitchedPtr, int, hipExtent))thip_begin(&call, THIP_FN_hipMemset3D);
+		(hipError_t(*)(hipPitchedPtr, int, hipExtent))thip_begin(&call, fn);
 	hipError_t r = real ? real(pitchedDevPtr, value, extent) : THIP_NO_RUNTIME;
+	call.ptds = fn == THIP_FN_hipMemset3D_spt;
 	thip_memset3d_record(&call, SBT_CM_HIP_hipMemset3D, r, pitchedDevPtr.ptr, pitchedDevPtr.pitch,
 	                     pitchedDevPtr.ysize, value, extent.width, extent.height,
 	                     extent.depth ? extent.depth : 1, NULL);
 	thip_end(&call);
 	return r;
+}
+
+hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
+{
+	return thip_memset3d(THIP_FN_hipMemset3D, pitchedDevPtr, value, extent);
+}
+
+hipError_t hipMemset3D_spt(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
+{
+	return thip_memset3d(THIP_FN_hipMemset3D_spt, pitchedDevPtr, value, extent);
 }
 
 hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent,
@@ -2174,131 +2277,6 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
 		if (r == hipSuccess && seq)
 			thip_event_note(THIP_U(event), THIP_U(stream), seq);
 	}
-	thip_end(&call);
-	return r;
-}
-
-/* ---- the per-thread default stream's copies and memsets (_spt) --------------------------- */
-
-/* clr runs each on the calling thread's per-thread default stream (the
- * stream argument 0 of hipMemcpyAsync_spt means it too): recorded as the
- * call without _spt, ptds = 1. */
-hipError_t hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
-{
-	thip_call call;
-	hipError_t (*real)(void *, const void *, size_t, hipMemcpyKind) =
-		(hipError_t(*)(void *, const void *, size_t, hipMemcpyKind))thip_begin(&call,
-		                                                                      THIP_FN_hipMemcpy_spt);
-	hipError_t r = real ? real(dst, src, sizeBytes, kind) : THIP_NO_RUNTIME;
-	call.ptds = 1;
-	if (call.record)
-		thip_copy_record(&call, SBT_CM_HIP_hipMemcpy, r, thip_copy_dir(kind, dst, src), dst, src,
-		                 sizeBytes, 0, NULL, NULL, 0);
-	thip_end(&call);
-	return r;
-}
-
-hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
-                              hipStream_t stream)
-{
-	thip_call call;
-	hipError_t (*real)(void *, const void *, size_t, hipMemcpyKind, hipStream_t) =
-		(hipError_t(*)(void *, const void *, size_t, hipMemcpyKind, hipStream_t))thip_begin(
-			&call, THIP_FN_hipMemcpyAsync_spt);
-	hipError_t r = real ? real(dst, src, sizeBytes, kind, stream) : THIP_NO_RUNTIME;
-	call.ptds = 1;
-	if (call.record)
-		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyAsync, r, thip_copy_dir(kind, dst, src), dst,
-		                 src, sizeBytes, 1, stream, NULL, 0);
-	thip_end(&call);
-	return r;
-}
-
-hipError_t hipMemcpyToSymbol_spt(const void *symbol, const void *src, size_t sizeBytes,
-                                 size_t offset, hipMemcpyKind kind)
-{
-	thip_call call;
-	hipError_t (*real)(const void *, const void *, size_t, size_t, hipMemcpyKind) =
-		(hipError_t(*)(const void *, const void *, size_t, size_t, hipMemcpyKind))thip_begin(
-			&call, THIP_FN_hipMemcpyToSymbol_spt);
-	hipError_t r = real ? real(symbol, src, sizeBytes, offset, kind) : THIP_NO_RUNTIME;
-	call.ptds = 1;
-	if (call.record)
-		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyToSymbol, r,
-		                 kind == hipMemcpyDeviceToDevice ? SBT_CM_COPY_DTOD : SBT_CM_COPY_HTOD,
-		                 symbol, src, sizeBytes, 0, NULL, thip_var_name(THIP_U(symbol)), offset);
-	thip_end(&call);
-	return r;
-}
-
-hipError_t hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size_t sizeBytes, size_t offset,
-                                   hipMemcpyKind kind)
-{
-	thip_call call;
-	hipError_t (*real)(void *, const void *, size_t, size_t, hipMemcpyKind) =
-		(hipError_t(*)(void *, const void *, size_t, size_t, hipMemcpyKind))thip_begin(
-			&call, THIP_FN_hipMemcpyFromSymbol_spt);
-	hipError_t r = real ? real(dst, symbol, sizeBytes, offset, kind) : THIP_NO_RUNTIME;
-	call.ptds = 1;
-	if (call.record)
-		thip_copy_record(&call, SBT_CM_HIP_hipMemcpyFromSymbol, r,
-		                 kind == hipMemcpyDeviceToDevice ? SBT_CM_COPY_DTOD : SBT_CM_COPY_DTOH,
-		                 dst, symbol, sizeBytes, 0, NULL, thip_var_name(THIP_U(symbol)), offset);
-	thip_end(&call);
-	return r;
-}
-
-hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                           size_t height, hipMemcpyKind kind)
-{
-	thip_call call;
-	hipError_t (*real)(void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind) =
-		(hipError_t(*)(void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind))thip_begin(
-			&call, THIP_FN_hipMemcpy2D_spt);
-	hipError_t r = real ? real(dst, dpitch, src, spitch, width, height, kind) : THIP_NO_RUNTIME;
-	call.ptds = 1;
-	if (call.record)
-		thip_copy2d_record(&call, SBT_CM_HIP_hipMemcpy2D, r, thip_copy_dir(kind, dst, src), dst,
-		                   dpitch, src, spitch, width, height, 0, NULL);
-	thip_end(&call);
-	return r;
-}
-
-hipError_t hipMemset_spt(void *dst, int value, size_t sizeBytes)
-{
-	thip_call call;
-	hipError_t (*real)(void *, int, size_t) =
-		(hipError_t(*)(void *, int, size_t))thip_begin(&call, THIP_FN_hipMemset_spt);
-	hipError_t r = real ? real(dst, value, sizeBytes) : THIP_NO_RUNTIME;
-	call.ptds = 1;
-	thip_memset_record(&call, SBT_CM_HIP_hipMemset, r, dst, (uint8_t)value, sizeBytes, 1, NULL);
-	thip_end(&call);
-	return r;
-}
-
-hipError_t hipMemset2D_spt(void *dst, size_t pitch, int value, size_t width, size_t height)
-{
-	thip_call call;
-	hipError_t (*real)(void *, size_t, int, size_t, size_t) =
-		(hipError_t(*)(void *, size_t, int, size_t, size_t))thip_begin(&call, THIP_FN_hipMemset2D_spt);
-	hipError_t r = real ? real(dst, pitch, value, width, height) : THIP_NO_RUNTIME;
-	call.ptds = 1;
-	thip_memset3d_record(&call, SBT_CM_HIP_hipMemset2D, r, dst, pitch, 0, value, width, height, 0,
-	                     NULL);
-	thip_end(&call);
-	return r;
-}
-
-hipError_t hipMemset3D_spt(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
-{
-	thip_call call;
-	hipError_t (*real)(hipPitchedPtr, int, hipExtent) =
-		(hipError_t(*)(hipPitchedPtr, int, hipExtent))thip_begin(&call, THIP_FN_hipMemset3D_spt);
-	hipError_t r = real ? real(pitchedDevPtr, value, extent) : THIP_NO_RUNTIME;
-	call.ptds = 1;
-	thip_memset3d_record(&call, SBT_CM_HIP_hipMemset3D, r, pitchedDevPtr.ptr, pitchedDevPtr.pitch,
-	                     pitchedDevPtr.ysize, value, extent.width, extent.height,
-	                     extent.depth ? extent.depth : 1, NULL);
 	thip_end(&call);
 	return r;
 }

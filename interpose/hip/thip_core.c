@@ -1,26 +1,44 @@
 /*
- * thip_core.c - finding the real HIP runtime's functions, the per-call
- * bookkeeping (reentrancy, counting, whether to record), recording a
- * model record, and the exit report.
+ * thip_core.c - finding the real HIP runtime's functions, handing out this
+ * library's wrappers where a program looks entry points up on the
+ * runtime's handle (dlsym), the per-call bookkeeping (reentrancy,
+ * counting, whether to record), recording a model record, and the exit
+ * report.
  */
 #include <dlfcn.h>
 #include <inttypes.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "interpose/hip/thip_internal.h"
 
+/* One runtime function, found at its first use: fn once found (set once,
+ * never changed); else looked = the runtime generation (thip_g.rt_gen + 1)
+ * in which it was not found, so that a runtime found later is asked again. */
+typedef struct thip_slot {
+	void *_Atomic fn;
+	atomic_uint looked;
+} thip_slot;
+
 static struct {
 	pthread_once_t once;
 	int enabled;                         /* TRACESMITH_API lets hip record */
-	void *_Atomic real[THIP_FN_COUNT];   /* resolved at first call */
-	atomic_int resolved[THIP_FN_COUNT];  /* 1: looked up (real may be NULL) */
+	thip_slot real[THIP_FN_COUNT];
 	atomic_uint_fast64_t calls[THIP_FN_COUNT];
 	/* the same for the generated trampolines (thip_tramp.S) */
-	void *_Atomic gen_real[THIP_GEN_COUNT];
-	atomic_int gen_resolved[THIP_GEN_COUNT];
+	thip_slot gen_real[THIP_GEN_COUNT];
 	atomic_uint_fast64_t gen_calls[THIP_GEN_COUNT];
+	/* THIP_RT_LIST: the generated slot of each (its index + 1; 0 not yet
+	 * found, -1 none: then rt_own[] is its slot) */
+	atomic_int rt_index[THIP_RT_COUNT];
+	thip_slot rt_own[THIP_RT_COUNT];
+	/* a runtime a dlsym on a handle found (opened by the program with
+	 * RTLD_LOCAL, so not after this library in lookup order), asked after
+	 * RTLD_NEXT; rt_gen counts the times it was set (once) */
+	void *_Atomic rt_handle;
+	atomic_uint rt_gen;
 	atomic_uint_fast64_t launches;
 	atomic_uint_fast64_t modules;
 	atomic_uint_fast64_t no_image;
@@ -66,28 +84,365 @@ static void thip_init_once(void)
 	cap_shutdown_at_fini();
 }
 
-/* The runtime's definition of fn, after this library in lookup order.  A
- * name the runtime exports under another spelling (hipExtModuleLaunchKernel:
- * C in ROCm 6, C++-mangled in 5.2) is looked up under both. */
+/* ---- finding the runtime's functions ---------------------------------------------------- */
+
+/*
+ * This library exports dlsym (below), so every lookup of its own goes to
+ * the C library's, found without dlsym: dlvsym skips every unversioned
+ * definition, this library's and the CUDA interposer's.  Sanitizer
+ * runtimes look their interceptions up with dlsym while they start, before
+ * their shadow state exists: what our dlsym runs for them is
+ * uninstrumented (THIP_EARLY).
+ */
+#define THIP_EARLY __attribute__((no_sanitize_address, no_sanitize_thread))
+
+typedef void *(*thip_dlsym_fn)(void *, const char *);
+
+static thip_dlsym_fn _Atomic thip_libc_dlsym_ptr;
+static thip_dlsym_fn _Atomic thip_next_dlsym_ptr;
+
+THIP_EARLY static thip_dlsym_fn thip_libc_dlsym(void)
+{
+	thip_dlsym_fn f = atomic_load_explicit(&thip_libc_dlsym_ptr, memory_order_acquire);
+	if (!f) {
+		f = (thip_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+		if (!f)
+			f = (thip_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+		atomic_store_explicit(&thip_libc_dlsym_ptr, f, memory_order_release);
+	}
+	return f;
+}
+
+/* The dlsym after this library in lookup order: the CUDA interposer's when
+ * it is preloaded after this one (tscapture's order), so that its own
+ * handing out of cu* wrappers still happens, else the C library's. */
+THIP_EARLY __attribute__((visibility("hidden"))) thip_dlsym_fn thip_next_dlsym(void);
+THIP_EARLY thip_dlsym_fn thip_next_dlsym(void)
+{
+	thip_dlsym_fn f = atomic_load_explicit(&thip_next_dlsym_ptr, memory_order_acquire);
+	thip_dlsym_fn libc;
+	if (!f && (libc = thip_libc_dlsym())) {
+		f = (thip_dlsym_fn)libc(RTLD_NEXT, "dlsym");
+		if (!f)
+			f = libc;
+		atomic_store_explicit(&thip_next_dlsym_ptr, f, memory_order_release);
+	}
+	return f;
+}
+
+/* This library's loaded segments, [lo, hi): found once (two first callers
+ * find the same). */
+static uintptr_t _Atomic thip_self_lo, thip_self_hi;
+
+static int thip_self_phdr(struct dl_phdr_info *info, size_t size, void *base)
+{
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+
+	(void)size;
+	if ((void *)info->dlpi_addr != base)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < lo)
+			lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	atomic_store(&thip_self_lo, lo);
+	atomic_store(&thip_self_hi, hi);
+	return 1;
+}
+
+/* Whether p lies in this library (a range test: dladdr for every lookup
+ * cost more than the lookup). */
+static int thip_is_ours(const void *p)
+{
+	uintptr_t hi = atomic_load(&thip_self_hi);
+	Dl_info me;
+
+	if (!hi) {
+		if (!dladdr((void *)thip_is_ours, &me) || !dl_iterate_phdr(thip_self_phdr, me.dli_fbase))
+			return 0;
+		hi = atomic_load(&thip_self_hi);
+	}
+	return (uintptr_t)p >= atomic_load(&thip_self_lo) && (uintptr_t)p < hi;
+}
+
+/* The runtime's definition of name: after this library in lookup order,
+ * else in the runtime a dlsym on a handle found (thip_adopt); never one of
+ * this library's own. */
+static void *thip_lookup(const char *name)
+{
+	thip_dlsym_fn libc = thip_libc_dlsym();
+	void *h, *f;
+
+	if (!libc)
+		return NULL;
+	f = libc(RTLD_NEXT, name);
+	if (!f && (h = atomic_load(&thip_g.rt_handle)))
+		f = libc(h, name);
+	return f && !thip_is_ours(f) ? f : NULL;
+}
+
+/* The function of slot s, named name (or alias, when the runtime exports it
+ * under that spelling instead); NULL when the runtime has none (asked
+ * again once a runtime is found by thip_adopt). */
+static void *thip_slot_get(thip_slot *s, const char *name, const char *alias)
+{
+	void *f = atomic_load_explicit(&s->fn, memory_order_acquire), *none = NULL;
+	unsigned gen;
+
+	if (f)
+		return f;
+	gen = atomic_load(&thip_g.rt_gen) + 1;
+	if (atomic_load_explicit(&s->looked, memory_order_acquire) == gen)
+		return NULL;
+	f = thip_lookup(name);
+	if (!f && alias)
+		f = thip_lookup(alias);
+	if (f && !atomic_compare_exchange_strong(&s->fn, &none, f))
+		f = none;
+	atomic_store_explicit(&s->looked, gen, memory_order_release);
+	return f;
+}
+
+/* The other spelling of a hand-wrapped entry point: hipExtModuleLaunchKernel
+ * is C in ROCm 6, C++-mangled in 5.2. */
+static const char *thip_fn_alias(thip_fn fn)
+{
+	if (fn == THIP_FN_hipExtModuleLaunchKernel)
+		return THIP_EXT_LAUNCH_MANGLED;
+	if (fn == THIP_FN_hipExtModuleLaunchKernel_mangled)
+		return "hipExtModuleLaunchKernel";
+	return NULL;
+}
+
 static void *thip_real(thip_fn fn)
 {
-	void *f = atomic_load_explicit(&thip_g.real[fn], memory_order_acquire);
-	if (f || atomic_load_explicit(&thip_g.resolved[fn], memory_order_acquire))
-		return f;
-	f = dlsym(RTLD_NEXT, thip_fn_name(fn));
-	if (!f && fn == THIP_FN_hipExtModuleLaunchKernel)
-		f = dlsym(RTLD_NEXT, THIP_EXT_LAUNCH_MANGLED);
-	if (!f && fn == THIP_FN_hipExtModuleLaunchKernel_mangled)
-		f = dlsym(RTLD_NEXT, "hipExtModuleLaunchKernel");
-	atomic_store_explicit(&thip_g.real[fn], f, memory_order_release);
-	atomic_store_explicit(&thip_g.resolved[fn], 1, memory_order_release);
-	return f;
+	return thip_slot_get(&thip_g.real[fn], thip_fn_name(fn), thip_fn_alias(fn));
 }
 
 void *thip_own(thip_fn fn)
 {
 	pthread_once(&thip_g.once, thip_init_once);
 	return thip_real(fn);
+}
+
+/* The index of name among the generated trampolines (sorted by the
+ * generator), or -1. */
+static int thip_gen_find(const char *name)
+{
+	size_t lo = 0, hi = THIP_GEN_COUNT;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(thip_gen_names[mid], name);
+		if (c == 0)
+			return (int)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static const char *const thip_rt_names[THIP_RT_COUNT] = {
+#define THIP_X_RT_NAME(n) #n,
+	THIP_RT_LIST(THIP_X_RT_NAME)
+#undef THIP_X_RT_NAME
+};
+
+void *thip_rt_get(thip_rt id)
+{
+	int index = atomic_load_explicit(&thip_g.rt_index[id], memory_order_acquire);
+
+	if (!index) {
+		index = thip_gen_find(thip_rt_names[id]);
+		index = index < 0 ? -1 : index + 1;
+		atomic_store_explicit(&thip_g.rt_index[id], index, memory_order_release);
+	}
+	if (index < 0)
+		return thip_slot_get(&thip_g.rt_own[id], thip_rt_names[id], NULL);
+	return thip_slot_get(&thip_g.gen_real[index - 1], thip_rt_names[id], NULL);
+}
+
+/* ---- dlsym on the runtime's handle ------------------------------------------------------ */
+
+/* This library's own export named name (a wrapper or a trampoline), or NULL. */
+static void *thip_export(const char *name)
+{
+	static void *_Atomic self;
+	thip_dlsym_fn libc = thip_libc_dlsym();
+	void *h = atomic_load(&self), *f;
+	Dl_info me;
+
+	if (!libc)
+		return NULL;
+	if (!h) {
+		if (!dladdr((void *)thip_export, &me) || !me.dli_fname)
+			return NULL;
+		h = dlopen(me.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+		if (!h)
+			return NULL;
+		atomic_store(&self, h);
+	}
+	f = libc(h, name);
+	/* dlsym on a handle also searches what the library depends on */
+	return f && thip_is_ours(f) ? f : NULL;
+}
+
+/* The slot of the entry point this library exports as name, with the other
+ * spelling it may be looked up under; NULL when it exports none. */
+static thip_slot *thip_slot_by_name(const char *name, const char **alias)
+{
+	int i;
+
+	*alias = NULL;
+	for (i = 0; i < THIP_FN_COUNT; i++) {
+		if (!strcmp(thip_fn_name((thip_fn)i), name)) {
+			*alias = thip_fn_alias((thip_fn)i);
+			return &thip_g.real[i];
+		}
+	}
+	i = thip_gen_find(name);
+	return i < 0 ? NULL : &thip_g.gen_real[i];
+}
+
+/* f was found on a handle: remember the runtime that holds it, for the
+ * functions RTLD_NEXT does not find (the program opened it with
+ * RTLD_LOCAL).  The first one found is kept. */
+static void thip_rt_note(void *f)
+{
+	Dl_info di;
+	void *h, *none = NULL;
+
+	if (atomic_load(&thip_g.rt_handle) || !dladdr(f, &di) || !di.dli_fname)
+		return;
+	h = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return;
+	if (atomic_compare_exchange_strong(&thip_g.rt_handle, &none, h))
+		atomic_fetch_add(&thip_g.rt_gen, 1);
+	else
+		dlclose(h);
+}
+
+void *thip_adopt(const char *name, void *f)
+{
+	const char *alias;
+	thip_slot *s;
+	void *ours, *cur, *none = NULL;
+
+	if (!f || !name || thip_is_ours(f) || !(ours = thip_export(name)) ||
+	    !(s = thip_slot_by_name(name, &alias)))
+		return NULL;
+	cur = thip_slot_get(s, name, alias);
+	if (!cur) {
+		thip_rt_note(f);
+		cur = atomic_compare_exchange_strong(&s->fn, &none, f) ? f : none;
+	}
+	if (cur != f) {
+		CAP_DEBUG("hip: %s found on a handle is not the runtime's this library calls: "
+		          "handed out as found, not recorded", name);
+		return NULL;
+	}
+	return ours;
+}
+
+/* The names this library may export (thip.map): the cheap test before
+ * anything else is looked at. */
+static int thip_is_hip_name(const char *name)
+{
+	return !strncmp(name, "hip", 3) || !strncmp(name, "__hip", 5) ||
+	       !strncmp(name, "_Z24hipExtModuleLaunchKernel", 28);
+}
+
+/*
+ * dlsym.  A program that opens the runtime itself and looks its entry
+ * points up on that handle (Triton's HIP driver: dlopen("libamdhip64.so"),
+ * dlsym(lib, "hipModuleLaunchKernel")) is handed this library's wrapper of
+ * each name it exports, when the runtime's function found is the one the
+ * wrapper calls (or, for a runtime the program opened with RTLD_LOCAL,
+ * which RTLD_NEXT does not find, becomes it).  Everything else is the next
+ * dlsym's answer as it gave it.
+ *
+ * RTLD_NEXT means "after the caller's object", found from the return
+ * address, and RTLD_DEFAULT searches the caller's scope: for those two our
+ * dlsym jumps into the next one with the caller's return address still on
+ * the stack (x86-64, as the trampolines), so they keep their meaning
+ * exactly, and an interposer layered after this one still finds the
+ * runtime through RTLD_NEXT.  RTLD_DEFAULT needs nothing more: this
+ * library comes before the runtime in every scope (LD_PRELOAD), so a hip*
+ * name finds its export first.  The next dlsym is the CUDA interposer's
+ * when tscapture preloads it after this library (it hands out its cu*
+ * wrappers in turn), else the C library's.  No lookup made here goes
+ * through dlsym again: no recursion.
+ */
+THIP_EARLY __attribute__((visibility("hidden"))) void *thip_dlsym_handle(void *handle,
+                                                                       const char *name);
+
+__asm__(".text\n"
+        ".globl dlsym\n"
+        ".type dlsym, @function\n"
+        "dlsym:\n"
+        "	cmpq $-1, %rdi\n"            /* RTLD_NEXT */
+        "	je 2f\n"
+        "	testq %rdi, %rdi\n"          /* RTLD_DEFAULT */
+        "	jne thip_dlsym_handle\n"
+        "2:	pushq %rdi\n"
+        "	pushq %rsi\n"
+        "	subq $8, %rsp\n"              /* keep the call 16-byte aligned */
+        "	call thip_next_dlsym\n"
+        "	addq $8, %rsp\n"
+        "	popq %rsi\n"
+        "	popq %rdi\n"
+        "	testq %rax, %rax\n"
+        "	jz 1f\n"
+        "	jmp *%rax\n"                  /* the next dlsym, as if called by our caller */
+        "1:	ret\n"
+        ".size dlsym, .-dlsym\n");
+
+/*
+ * Our dlsym is reached only when it is the first in the process's lookup
+ * order.  Another library preloaded before this one that defines dlsym
+ * and does not pass the program's lookups on (the CUDA interposer, in
+ * LD_PRELOAD="libtracesmith_cuda.so libtracesmith_hip.so") answers them
+ * itself: say so once, when the library is loaded (nothing later can
+ * tell: such a program's calls never reach this library).
+ */
+__attribute__((constructor)) static void thip_dlsym_order_check(void)
+{
+	thip_dlsym_fn libc = thip_libc_dlsym();
+	void *first;
+	Dl_info di;
+
+	if (!libc)
+		return;
+	first = libc(RTLD_DEFAULT, "dlsym");
+	if (!first || first == (void *)libc || thip_is_ours(first) || !cap_api_enabled(SBT_CM_API_HIP))
+		return;
+	CAP_WARN("hip: dlsym is answered first by %s, loaded before this library: a program that "
+	         "looks HIP entry points up on the runtime's handle gets the runtime's own "
+	         "functions, and their calls are not recorded (put libtracesmith_hip.so first in "
+	         "LD_PRELOAD, as tscapture does)",
+	         dladdr(first, &di) && di.dli_fname ? di.dli_fname : "another library");
+}
+
+THIP_EARLY void *thip_dlsym_handle(void *handle, const char *name)
+{
+	thip_dlsym_fn next = thip_next_dlsym();
+	void *r, *ours;
+
+	if (!next)
+		return NULL;
+	r = next(handle, name);
+	if (!r || !name || !thip_is_hip_name(name))
+		return r;
+	ours = thip_adopt(name, r);
+	return ours ? ours : r;
 }
 
 void *thip_begin(thip_call *call, thip_fn fn)
@@ -128,12 +483,7 @@ __attribute__((visibility("hidden"))) void *thip_gen_begin(unsigned index)
 	cap_leave();
 	if (!nested)
 		atomic_fetch_add_explicit(&thip_g.gen_calls[index], 1, memory_order_relaxed);
-	f = atomic_load_explicit(&thip_g.gen_real[index], memory_order_acquire);
-	if (f || atomic_load_explicit(&thip_g.gen_resolved[index], memory_order_acquire))
-		return f;
-	f = dlsym(RTLD_NEXT, thip_gen_names[index]);
-	atomic_store_explicit(&thip_g.gen_real[index], f, memory_order_release);
-	atomic_store_explicit(&thip_g.gen_resolved[index], 1, memory_order_release);
+	f = thip_slot_get(&thip_g.gen_real[index], thip_gen_names[index], NULL);
 	if (!f && !atomic_exchange(&thip_g.missing_said, 1))
 		CAP_ERROR("hip: %s: not found after the interposer (is libamdhip64 loaded?); "
 		          "calls it does not find return hipErrorNotInitialized",

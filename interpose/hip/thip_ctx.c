@@ -15,34 +15,16 @@
  * records the answer as `device`, and the records made on a device after
  * it carry that device (thip_device_set), as after hipSetDevice.
  */
-#include <dlfcn.h>
 #include <stdatomic.h>
 
 #include "interpose/hip/thip_internal.h"
-
-typedef hipError_t (*thip_get_device_fn)(int *);
-
-/* The runtime's hipGetDevice, found once (NULL: not exported). */
-static thip_get_device_fn thip_ctx_get_device_fn(void)
-{
-	static void *_Atomic fn;
-	static atomic_int looked;
-	void *f = atomic_load_explicit(&fn, memory_order_acquire);
-
-	if (f || atomic_load_explicit(&looked, memory_order_acquire))
-		return (thip_get_device_fn)f;
-	f = dlsym(RTLD_NEXT, "hipGetDevice");
-	atomic_store_explicit(&fn, f, memory_order_release);
-	atomic_store_explicit(&looked, 1, memory_order_release);
-	return (thip_get_device_fn)f;
-}
 
 /* After a context call that worked: the thread's current device as the
  * runtime now says, remembered for the records that follow (the last one
  * remembered when the runtime cannot say). */
 static int thip_ctx_device_now(void)
 {
-	thip_get_device_fn get = thip_ctx_get_device_fn();
+	__typeof__(hipGetDevice) *get = THIP_RT(hipGetDevice);
 	int dev = thip_device_get();
 
 	if (get && get(&dev) == hipSuccess)

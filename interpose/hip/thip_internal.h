@@ -6,7 +6,10 @@
  * what it records and what it does not.
  *
  * Real functions are found with dlsym(RTLD_NEXT, name) at their first call
- * (thip_real), so the runtime the program was linked with answers.  A call
+ * (thip_real), so the runtime the program was linked with answers; a
+ * runtime the program opened itself with RTLD_LOCAL is found through the
+ * first of its functions the program looks up on its handle (thip_adopt:
+ * this library's dlsym hands out the wrappers there).  A call
  * made while another wrapped call is in progress on the same thread (the
  * runtime calling its own exports) is passed straight through, neither
  * counted as the program's nor recorded (cap_enter / cap_leave).
@@ -170,9 +173,41 @@ size_t thip_graph_pack(const hipGraphNode_t *v, size_t n, uint8_t **out);
 void *thip_begin(thip_call *call, thip_fn fn);
 void thip_end(thip_call *call);
 /* The runtime's fn for the interposer's own calls (keyframes): neither
- * counted nor recorded; NULL when the runtime does not export it. */
+ * counted nor recorded; NULL when the runtime does not export it.
+ * THIP_OWN(name): the same, typed as the header declares name. */
 void *thip_own(thip_fn fn);
+#define THIP_OWN(name) ((__typeof__(name) *)thip_own(THIP_FN_##name))
 #define THIP_NO_RUNTIME hipErrorNotInitialized
+
+/* The runtime functions the interposer calls for itself that it does not
+ * wrap by hand (the generated trampolines count the program's calls of
+ * them).  Each is found once, in the same place as its trampoline's
+ * (thip_core.c), so there is one answer per function.  THIP_RT(name): the
+ * runtime's function typed as the header declares it, NULL when the
+ * runtime does not export it. */
+#define THIP_RT_LIST(X)                                                        \
+	X(hipGetDevice) X(hipGetDeviceCount) X(hipDeviceCanAccessPeer)             \
+	X(hipStreamIsCapturing) X(hipMemGetAllocationGranularity)                  \
+	X(hipMemAddressReserve) X(hipMemAddressFree) X(hipMemCreate)               \
+	X(hipMemRelease) X(hipMemMap) X(hipMemUnmap) X(hipMemSetAccess)
+
+typedef enum thip_rt {
+#define THIP_X_RT(n) THIP_RT_##n,
+	THIP_RT_LIST(THIP_X_RT)
+#undef THIP_X_RT
+	THIP_RT_COUNT
+} thip_rt;
+
+void *thip_rt_get(thip_rt id);
+#define THIP_RT(name) ((__typeof__(name) *)thip_rt_get(THIP_RT_##name))
+
+/* A lookup of name on a handle (this library's dlsym, hipGetProcAddress)
+ * found the runtime's function f: this library's export of name to hand
+ * out instead, when the wrapper calls f (or calls nothing yet: f becomes
+ * its function, and f's library the runtime asked for the functions
+ * RTLD_NEXT does not find); NULL to keep f (not a name this library
+ * exports, one of its own, or another runtime's). */
+void *thip_adopt(const char *name, void *f);
 
 /* Record c as the HIP call `hcall` (payload encoded here); returns its seq
  * (0 when not recording). */

@@ -6,39 +6,14 @@
  * chose (named by dladdr, so a versioned variant such as
  * hipGetDevicePropertiesR0600 stays the runtime's unless this library
  * exports that very name) is replaced by this library's export of the
- * same name, so that calls made through it are counted and recorded as
- * direct ones (docs/hip.md "How the entry points are made").  A name this
- * library does not export keeps the runtime's answer.
- *
- * State: the library's own handle, found once (an atomic pointer; two
- * first calls at once both find the same one).
+ * same name, as a dlsym on the runtime's handle is (thip_adopt), so that
+ * calls made through it are counted and recorded as direct ones
+ * (docs/hip.md "How the entry points are made").  A name this library
+ * does not export keeps the runtime's answer.
  */
 #include <dlfcn.h>
 
 #include "interpose/hip/thip_internal.h"
-
-static void *_Atomic thip_self;
-
-/* This library's own export named name, or NULL. */
-static void *thip_own_export(const char *name)
-{
-	void *self = atomic_load(&thip_self), *f;
-	Dl_info me, it;
-
-	if (!self) {
-		if (!dladdr((void *)thip_own_export, &me) || !me.dli_fname)
-			return NULL;
-		self = dlopen(me.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-		if (!self)
-			return NULL;
-		atomic_store(&thip_self, self);
-	}
-	f = dlsym(self, name);
-	/* dlsym on a handle also searches what the library depends on */
-	if (!f || !dladdr((void *)thip_own_export, &me) || !dladdr(f, &it) || it.dli_fbase != me.dli_fbase)
-		return NULL;
-	return f;
-}
 
 /* symbolStatus: a hipDriverProcAddressQueryResult (an enum, int-sized). */
 hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uint64_t flags,
@@ -53,7 +28,7 @@ hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uin
 	void *ours;
 
 	if (!call.nested && r == hipSuccess && pfn && *pfn && dladdr(*pfn, &di) && di.dli_sname &&
-	    (ours = thip_own_export(di.dli_sname))) {
+	    (ours = thip_adopt(di.dli_sname, *pfn))) {
 		CAP_DEBUG("hip: hipGetProcAddress(%s): this library's %s", symbol, di.dli_sname);
 		*pfn = ours;
 	}

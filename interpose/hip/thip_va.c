@@ -31,10 +31,9 @@
  * graph node, and the memory is kept until exit).
  *
  * Locking: thip_va_g.mu guards everything here and is held across the
- * runtime calls made for it (they are looked up with RTLD_NEXT and never
- * re-enter this library's wrappers).
+ * runtime calls made for it (the runtime's own functions, THIP_RT and
+ * THIP_OWN, which never re-enter this library's wrappers).
  */
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,18 +44,6 @@
 #define THIP_VA_DEFAULT_BASE 0x400000000000ull
 #define THIP_VA_DEFAULT_SIZE (512ull << 30)
 
-/* X(name): the runtime functions this file needs, by their declared type;
- * THIP_VA_PEER_LIST: those it uses when there (peer access). */
-#define THIP_VA_RUNTIME_LIST(X)                                                \
-	X(hipGetDevice) X(hipDeviceSynchronize) X(hipMemGetAllocationGranularity)  \
-	X(hipMemAddressReserve) X(hipMemAddressFree) X(hipMemCreate)               \
-	X(hipMemRelease) X(hipMemMap) X(hipMemUnmap) X(hipMemSetAccess)
-#define THIP_VA_PEER_LIST(X) X(hipGetDeviceCount) X(hipDeviceCanAccessPeer)
-/* ... and those stream-ordered frees need (hipFreeAsync of placed memory). */
-#define THIP_VA_ASYNC_LIST(X)                                                  \
-	X(hipEventCreateWithFlags) X(hipEventRecord) X(hipEventQuery)              \
-	X(hipEventDestroy) X(hipStreamSynchronize) X(hipStreamIsCapturing)
-
 typedef struct thip_va_window {
 	int state; /* 0 not tried, 1 reserved, -1 unavailable */
 	hipMemAccessDesc access[CAP_VA_MAX_DEVICES];
@@ -65,17 +52,13 @@ typedef struct thip_va_window {
 
 static struct {
 	pthread_mutex_t mu;
-	int configured, enabled, looked_up;
+	int configured, enabled;
+	int runtime_ok; /* thip_va_runtime_ok said yes once (it stays so) */
 	uint64_t base, size; /* device 0's window; device n at base + n * size */
 	thip_va_window win[CAP_VA_MAX_DEVICES];
 	cap_va *alloc;
 	int fallback_said;
 	uint64_t kept; /* freed on a capturing stream: kept until exit */
-#define THIP_VA_X_MEMBER(name) __typeof__(name) *p_##name;
-	THIP_VA_RUNTIME_LIST(THIP_VA_X_MEMBER)
-	THIP_VA_PEER_LIST(THIP_VA_X_MEMBER)
-	THIP_VA_ASYNC_LIST(THIP_VA_X_MEMBER)
-#undef THIP_VA_X_MEMBER
 } thip_va_g = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* Read TRACESMITH_HIP_VA once (mu held). */
@@ -106,23 +89,17 @@ static void thip_va_config(void)
 	thip_va_g.size = size;
 }
 
-/* 0 when every runtime function this needs was found (mu held). */
-static int thip_va_lookup_runtime(void)
+/* Whether the runtime has every function the window needs (the peer
+ * ones and those of stream-ordered frees are used when there); mu held.
+ * A yes is kept: every allocation asks. */
+static int thip_va_runtime_ok(void)
 {
-	int missing = 0;
-
-	if (!thip_va_g.looked_up) {
-		thip_va_g.looked_up = 1;
-#define THIP_VA_X_LOOKUP(name) thip_va_g.p_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name);
-		THIP_VA_RUNTIME_LIST(THIP_VA_X_LOOKUP)
-		THIP_VA_PEER_LIST(THIP_VA_X_LOOKUP)
-		THIP_VA_ASYNC_LIST(THIP_VA_X_LOOKUP)
-#undef THIP_VA_X_LOOKUP
-	}
-#define THIP_VA_X_CHECK(name) missing |= !thip_va_g.p_##name;
-	THIP_VA_RUNTIME_LIST(THIP_VA_X_CHECK)
-#undef THIP_VA_X_CHECK
-	return missing ? -1 : 0;
+	if (thip_va_g.runtime_ok)
+		return 1;
+	return thip_va_g.runtime_ok = THIP_RT(hipGetDevice) && THIP_OWN(hipDeviceSynchronize) &&
+	       THIP_RT(hipMemGetAllocationGranularity) && THIP_RT(hipMemAddressReserve) &&
+	       THIP_RT(hipMemAddressFree) && THIP_RT(hipMemCreate) && THIP_RT(hipMemRelease) &&
+	       THIP_RT(hipMemMap) && THIP_RT(hipMemUnmap) && THIP_RT(hipMemSetAccess);
 }
 
 static void thip_va_fallback_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -163,11 +140,11 @@ static int thip_va_window_get(void)
 	thip_va_config();
 	if (!thip_va_g.enabled)
 		return -1;
-	if (thip_va_lookup_runtime() != 0) {
+	if (!thip_va_runtime_ok()) {
 		thip_va_fallback_note("the runtime has no virtual memory management calls");
 		return -1;
 	}
-	r = thip_va_g.p_hipGetDevice(&dev);
+	r = THIP_RT(hipGetDevice)(&dev);
 	if (r != hipSuccess || dev < 0 || dev >= CAP_VA_MAX_DEVICES) {
 		thip_va_fallback_note("no current device (hipGetDevice: %d)", (int)r);
 		return -1;
@@ -182,17 +159,17 @@ static int thip_va_window_get(void)
 	prop.type = hipMemAllocationTypePinned;
 	prop.location.type = hipMemLocationTypeDevice;
 	prop.location.id = dev;
-	if (thip_va_g.p_hipMemGetAllocationGranularity(&gran, &prop,
+	if (THIP_RT(hipMemGetAllocationGranularity)(&gran, &prop,
 	                                               hipMemAllocationGranularityMinimum) !=
 	        hipSuccess || !gran || (gran & (gran - 1)))
 		gran = CAP_VA_MIN_GRAN;
 	if (gran < CAP_VA_MIN_GRAN)
 		gran = CAP_VA_MIN_GRAN;
 	want = thip_va_g.base + (uint64_t)dev * thip_va_g.size;
-	r = thip_va_g.p_hipMemAddressReserve(&got, thip_va_g.size, gran, (void *)(uintptr_t)want, 0);
+	r = THIP_RT(hipMemAddressReserve)(&got, thip_va_g.size, gran, (void *)(uintptr_t)want, 0);
 	if (r != hipSuccess || (uint64_t)(uintptr_t)got != want) {
 		if (r == hipSuccess)
-			thip_va_g.p_hipMemAddressFree(got, thip_va_g.size);
+			THIP_RT(hipMemAddressFree)(got, thip_va_g.size);
 		if (r != hipSuccess)
 			thip_va_fallback_note("cannot reserve the address window 0x%" PRIx64 "+0x%" PRIx64
 			                      " for device %d (hipMemAddressReserve: %d)",
@@ -204,7 +181,7 @@ static int thip_va_window_get(void)
 		return -1;
 	}
 	if (cap_va_window_add(thip_va_g.alloc, dev, want, thip_va_g.size, gran) != 0) {
-		thip_va_g.p_hipMemAddressFree(got, thip_va_g.size);
+		THIP_RT(hipMemAddressFree)(got, thip_va_g.size);
 		return -1;
 	}
 	/* Access for the device and each device that can reach it as a peer. */
@@ -212,11 +189,11 @@ static int thip_va_window_get(void)
 	w->access[0].location.id = dev;
 	w->access[0].flags = hipMemAccessFlagsProtReadWrite;
 	w->naccess = 1;
-	if (thip_va_g.p_hipGetDeviceCount && thip_va_g.p_hipDeviceCanAccessPeer &&
-	    thip_va_g.p_hipGetDeviceCount(&ndev) == hipSuccess && ndev > 1) {
+	if (THIP_RT(hipGetDeviceCount) && THIP_RT(hipDeviceCanAccessPeer) &&
+	    THIP_RT(hipGetDeviceCount)(&ndev) == hipSuccess && ndev > 1) {
 		for (int d = 0; d < ndev && w->naccess < CAP_VA_MAX_DEVICES; d++) {
 			int can = 0;
-			if (d == dev || thip_va_g.p_hipDeviceCanAccessPeer(&can, d, dev) != hipSuccess || !can)
+			if (d == dev || THIP_RT(hipDeviceCanAccessPeer)(&can, d, dev) != hipSuccess || !can)
 				continue;
 			w->access[w->naccess] = w->access[0];
 			w->access[w->naccess].location.id = d;
@@ -250,21 +227,21 @@ static int thip_va_back(void *ctx, int device, uint64_t base, uint64_t len, uint
 	prop.type = hipMemAllocationTypePinned;
 	prop.location.type = hipMemLocationTypeDevice;
 	prop.location.id = device;
-	r = thip_va_g.p_hipMemCreate(&h, len, &prop, 0);
+	r = THIP_RT(hipMemCreate)(&h, len, &prop, 0);
 	if (r != hipSuccess)
 		goto out;
-	r = thip_va_g.p_hipMemMap(p, len, 0, h, 0);
+	r = THIP_RT(hipMemMap)(p, len, 0, h, 0);
 	if (r != hipSuccess)
 		goto out_release;
-	r = thip_va_g.p_hipMemSetAccess(p, len, w->access, w->naccess);
+	r = THIP_RT(hipMemSetAccess)(p, len, w->access, w->naccess);
 	if (r != hipSuccess)
 		goto out_unmap;
 	*mem_out = (uint64_t)(uintptr_t)h;
 	goto out;
 out_unmap:
-	thip_va_g.p_hipMemUnmap(p, len);
+	THIP_RT(hipMemUnmap)(p, len);
 out_release:
-	thip_va_g.p_hipMemRelease(h);
+	THIP_RT(hipMemRelease)(h);
 out:
 	return (int)r;
 }
@@ -275,8 +252,8 @@ static void thip_va_unback(void *ctx, int device, uint64_t base, uint64_t len, u
 {
 	(void)ctx;
 	(void)device;
-	thip_va_g.p_hipMemUnmap((void *)(uintptr_t)base, len);
-	thip_va_g.p_hipMemRelease((hipMemGenericAllocationHandle_t)(uintptr_t)mem);
+	THIP_RT(hipMemUnmap)((void *)(uintptr_t)base, len);
+	THIP_RT(hipMemRelease)((hipMemGenericAllocationHandle_t)(uintptr_t)mem);
 }
 
 /* Whether a deferred free's stream has reached it (cap_va_ops.reached):
@@ -284,14 +261,14 @@ static void thip_va_unback(void *ctx, int device, uint64_t base, uint64_t len, u
 static int thip_va_reached(void *ctx, uint64_t token)
 {
 	(void)ctx;
-	return thip_va_g.p_hipEventQuery((hipEvent_t)(uintptr_t)token) == hipSuccess;
+	return THIP_OWN(hipEventQuery)((hipEvent_t)(uintptr_t)token) == hipSuccess;
 }
 
 /* A finished deferred free's event (cap_va_ops.retire). */
 static void thip_va_retire(void *ctx, uint64_t token)
 {
 	(void)ctx;
-	thip_va_g.p_hipEventDestroy((hipEvent_t)(uintptr_t)token);
+	THIP_OWN(hipEventDestroy)((hipEvent_t)(uintptr_t)token);
 }
 
 int thip_va_alloc(size_t size, void **ptr)
@@ -337,7 +314,7 @@ int thip_va_free(void *ptr)
 		goto out_unlock;
 	/* hipFree waits for the device: so does ours, before the range can be
 	 * handed out again or unmapped. */
-	thip_va_g.p_hipDeviceSynchronize();
+	THIP_OWN(hipDeviceSynchronize)();
 	cap_va_poll(thip_va_g.alloc);
 	ours = cap_va_release(thip_va_g.alloc, addr, 0) == CAP_VA_OK;
 out_unlock:
@@ -357,30 +334,30 @@ int thip_va_free_async(void *ptr, hipStream_t stream)
 		goto out_unlock;
 	ours = 1;
 	cap_va_poll(thip_va_g.alloc);
-	if (thip_va_g.p_hipStreamIsCapturing &&
-	    thip_va_g.p_hipStreamIsCapturing(stream, &cs) == hipSuccess &&
+	if (THIP_RT(hipStreamIsCapturing) &&
+	    THIP_RT(hipStreamIsCapturing)(stream, &cs) == hipSuccess &&
 	    cs != hipStreamCaptureStatusNone) {
 		/* The free becomes a node of the graph: nothing says when it
 		 * runs, so the memory is never handed out again. */
 		thip_va_g.kept++;
 		goto out_unlock;
 	}
-	if (!thip_va_g.p_hipEventCreateWithFlags || !thip_va_g.p_hipEventRecord ||
-	    !thip_va_g.p_hipEventQuery || !thip_va_g.p_hipEventDestroy ||
-	    thip_va_g.p_hipEventCreateWithFlags(&ev, hipEventDisableTiming) != hipSuccess)
+	if (!THIP_OWN(hipEventCreateWithFlags) || !THIP_OWN(hipEventRecord) ||
+	    !THIP_OWN(hipEventQuery) || !THIP_OWN(hipEventDestroy) ||
+	    THIP_OWN(hipEventCreateWithFlags)(&ev, hipEventDisableTiming) != hipSuccess)
 		goto out_sync;
-	if (thip_va_g.p_hipEventRecord(ev, stream) != hipSuccess ||
+	if (THIP_OWN(hipEventRecord)(ev, stream) != hipSuccess ||
 	    cap_va_defer(thip_va_g.alloc, addr, (uint64_t)(uintptr_t)ev) != CAP_VA_OK) {
-		thip_va_g.p_hipEventDestroy(ev);
+		THIP_OWN(hipEventDestroy)(ev);
 		goto out_sync;
 	}
 	goto out_unlock;
 out_sync:
 	/* No event to tell when the stream reaches the free: wait for it. */
-	if (thip_va_g.p_hipStreamSynchronize)
-		thip_va_g.p_hipStreamSynchronize(stream);
+	if (THIP_OWN(hipStreamSynchronize))
+		THIP_OWN(hipStreamSynchronize)(stream);
 	else
-		thip_va_g.p_hipDeviceSynchronize();
+		THIP_OWN(hipDeviceSynchronize)();
 	cap_va_release(thip_va_g.alloc, addr, 0);
 out_unlock:
 	pthread_mutex_unlock(&thip_va_g.mu);

@@ -2,8 +2,10 @@
  * hip_capture_unseen.c - a stream capture begun where an interposer does
  * not see it (docs/hip.md "Limits of this phase"), from plain C (no
  * kernel): hipStreamBeginCapture is called through the runtime's own
- * function, found with dlsym on libamdhip64's handle (past any LD_PRELOAD
- * library); on that stream a hipMemsetAsync (0x5a) and a device-to-device
+ * function, found with dlvsym on libamdhip64's handle under the version
+ * the runtime exports it with, hip_4.3 (past any LD_PRELOAD library: the
+ * HIP interposer's dlsym hands out its wrapper there, its dlvsym is the C
+ * library's); on that stream a hipMemsetAsync (0x5a) and a device-to-device
  * hipMemcpyAsync are captured; hipStreamEndCapture, instantiation and a
  * launch are ordinary calls; the buffer is read back after a
  * hipStreamSynchronize.  Prints the bytes read (some of them and a hash)
@@ -25,7 +27,7 @@ int main(void)
 {
 	typedef hipError_t (*begin_fn)(hipStream_t, hipStreamCaptureMode);
 	void *lib = dlopen("libamdhip64.so.5", RTLD_NOW | RTLD_NOLOAD);
-	begin_fn begin = lib ? (begin_fn)dlsym(lib, "hipStreamBeginCapture") : NULL;
+	begin_fn begin = lib ? (begin_fn)dlvsym(lib, "hipStreamBeginCapture", "hip_4.3") : NULL;
 	unsigned char *d = NULL, back[HCU_N];
 	hipStream_t s = NULL;
 	hipGraph_t g = NULL;
@@ -33,7 +35,7 @@ int main(void)
 	unsigned long hash = 5381;
 
 	if (!begin) {
-		printf("no hipStreamBeginCapture in libamdhip64.so.5\n");
+		printf("no hipStreamBeginCapture@hip_4.3 in libamdhip64.so.5\n");
 		return 2;
 	}
 	hcu_check("hipMalloc", hipMalloc((void **)&d, HCU_N));

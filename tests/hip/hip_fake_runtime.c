@@ -46,6 +46,17 @@ hipError_t hipMemRangeGetAttributes(void **data, size_t *data_sizes, hipMemRange
 	return (hipError_t)hipfake_mix(h, count);
 }
 
+/* The same two functions under names the HIP interposer does not export:
+ * its dlsym hands out its own trampoline for a hip* name even on this
+ * library's handle, so hip_tramp_check reaches the fake's own by these. */
+hipError_t hipfake_direct_ext_launch(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
+                                     void **args, size_t sharedMemBytes, hipStream_t stream,
+                                     hipEvent_t startEvent, hipEvent_t stopEvent, int flags)
+	__attribute__((alias("hipExtLaunchKernel")));
+hipError_t hipfake_direct_range(void **data, size_t *data_sizes, hipMemRangeAttribute *attributes,
+                                size_t num_attributes, const void *dev_ptr, size_t count)
+	__attribute__((alias("hipMemRangeGetAttributes")));
+
 hipError_t hipGetLastError(void)
 {
 	return (hipError_t)4242;

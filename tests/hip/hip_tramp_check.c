@@ -20,10 +20,11 @@ int main(void)
 	                                   hipEvent_t, hipEvent_t, int);
 	typedef hipError_t (*range_fn)(void **, size_t *, hipMemRangeAttribute *, size_t, const void *,
 	                               size_t);
-	/* the fake's own functions, found past any interposer */
+	/* the fake's own functions, found past any interposer (whose dlsym
+	 * hands out its trampolines for their hip* names: hence the aliases) */
 	void *lib = dlopen("libhip_fake.so", RTLD_NOW | RTLD_NOLOAD);
-	extlaunch_fn directext = lib ? (extlaunch_fn)dlsym(lib, "hipExtLaunchKernel") : NULL;
-	range_fn directrange = lib ? (range_fn)dlsym(lib, "hipMemRangeGetAttributes") : NULL;
+	extlaunch_fn directext = lib ? (extlaunch_fn)dlsym(lib, "hipfake_direct_ext_launch") : NULL;
+	range_fn directrange = lib ? (range_fn)dlsym(lib, "hipfake_direct_range") : NULL;
 	int bad = 0;
 	if (!directext || !directrange) {
 		fprintf(stderr, "hip_tramp_check: libhip_fake.so not loaded\n");

@@ -3,7 +3,8 @@
 # "Stream capture"), with hip_capture_unseen (tests/hip/hip_capture_unseen.c,
 # no kernel), on the libamdhip64 test double:
 # - hipStreamBeginCapture is called through the runtime's own function
-#   (dlsym on its handle), so no record of it is made; the interposer asks
+#   (dlvsym on its handle: the interposer's dlsym would hand out its
+#   wrapper), so no record of it is made; the interposer asks
 #   the runtime at the stream's first work and records capture_status=1 on
 #   the memset and the copy captured; the output is unchanged;
 # - tsreplay begins a capture on that stream at the first such record and
