@@ -62,13 +62,24 @@
  *              allocation and free nodes are ordering nodes: 5 commands,
  *              edges w -> fin, r -> fin, fin -> tail, makespan 3000; w and
  *              r race on the graph memory (1 possible); outside, after the
- *              free node, touches no allocation (no race).
+ *              free node's record but unordered with the launch, races with
+ *              both (3 possible: the range is judged by happens-before,
+ *              not by where the free node's record lies).
  *   graph_mem_nofree graph_mem without the free node (tail after fin);
  *              after the launch "early" (GMEM) on s2, the graph destroyed,
  *              "still" (GMEM) on s2, cuMemFreeAsync of GMEM on s1, then
- *              "outside": the graph memory outlives the graph until the
- *              free, so early and still each race with w and r (4
- *              possible, plus w with r), outside with nothing.
+ *              "outside": none waits for the launch, so early, still and
+ *              outside each race with w and r (6 possible, plus w with r).
+ *   graph_mem_relaunch graph 0x900: an allocation node 0xa0 (GMEM, 4096
+ *              bytes, no free node), "w" (GMEM) after it; exec 0xe00
+ *              launched on s1 (seq 9), event 0xe1 recorded, cuMemFreeAsync
+ *              of GMEM on s1, the exec launched again (seq 12), event 0xe2
+ *              recorded, s2 waits for 0xe1, "reader" (GMEM) on s2: each
+ *              launch allocates the graph memory anew, and the reader,
+ *              after the first launch but not the second, races with the
+ *              second launch's w (1 possible); the two launches, ordered on
+ *              s1, do not race.  The second launch's memory is not freed.
+ *   graph_mem_ordered graph_mem_relaunch with s2 waiting for 0xe2: no race.
  *   graph_update graph 0x900 of one node "k" (A), instantiated; a clone
  *              0x920 whose copy of k (found by cuGraphNodeFindInClone) is
  *              set to pass B; an update of the exec from a graph 0x930 of
@@ -684,6 +695,34 @@ static void emu_gen_graph_mem(emu_gen *g, int free_node)
 	emu_gen_kernel(g, S2, "outside", &m, 1, 0);
 }
 
+/* graph_mem_relaunch / graph_mem_ordered: one exec launched twice, its
+ * graph memory freed by cuMemFreeAsync after the first launch only; the
+ * reader on s2 waits for the event recorded after the first launch
+ * (ordered: after the second). */
+static void emu_gen_graph_mem_relaunch(emu_gen *g, int ordered)
+{
+	uint64_t m = GMEM, al = 0xa0;
+	sbt_cm_call c;
+
+	emu_gen_two_streams(g);
+	emu_gen_graph_create(g, 0x900);
+	emu_gen_mem_node(g, 1, al, 0);
+	emu_gen_kernel_node(g, 0x900, 0xa1, &al, 1, "w", &m, 1);
+	emu_gen_launch_once(g);
+	emu_gen_record(g, 0xe1, S1);
+	sbt_cm_call_init(&c);
+	c.dst = GMEM;
+	c.stream = S1;
+	emu_gen_call(g, SBT_CM_K_cuMemFreeAsync, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe00;
+	c.stream = S1;
+	emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+	emu_gen_record(g, 0xe2, S1);
+	emu_gen_wait(g, S2, ordered ? 0xe2 : 0xe1);
+	emu_gen_kernel(g, S2, "reader", &m, 1, 0);
+}
+
 static void emu_gen_graph_update(emu_gen *g)
 {
 	sbt_cm_call c;
@@ -1008,7 +1047,8 @@ int emu_gen_scenario(const char *name, const char *path)
 	    strcmp(name, "graph_wait") && strcmp(name, "graph_record") && strcmp(name, "graph_child") &&
 	    strcmp(name, "graph_child_get") && strcmp(name, "graph_child_rm") &&
 	    strcmp(name, "graph_child_destroy") && strcmp(name, "graph_mem") &&
-	    strcmp(name, "graph_mem_nofree") &&
+	    strcmp(name, "graph_mem_nofree") && strcmp(name, "graph_mem_relaunch") &&
+	    strcmp(name, "graph_mem_ordered") &&
 	    strcmp(name, "graph_update") && strcmp(name, "graph_disable") && strcmp(name, "hip_ctx") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
 	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
 	    strcmp(name, "readers_kf"))
@@ -1042,6 +1082,10 @@ int emu_gen_scenario(const char *name, const char *path)
 		emu_gen_graph_mem(g, 1);
 	else if (!strcmp(name, "graph_mem_nofree"))
 		emu_gen_graph_mem(g, 0);
+	else if (!strcmp(name, "graph_mem_relaunch"))
+		emu_gen_graph_mem_relaunch(g, 0);
+	else if (!strcmp(name, "graph_mem_ordered"))
+		emu_gen_graph_mem_relaunch(g, 1);
 	else if (!strcmp(name, "graph_update"))
 		emu_gen_graph_update(g);
 	else if (!strcmp(name, "graph_disable"))
