@@ -80,6 +80,13 @@
  *              second launch's w (1 possible); the two launches, ordered on
  *              s1, do not race.  The second launch's memory is not freed.
  *   graph_mem_ordered graph_mem_relaunch with s2 waiting for 0xe2: no race.
+ *   hip_graph_mem HIP records on device 1 (hipSetDevice): s1 (blocking)
+ *              and s2 (non-blocking); s1 captures hipMallocAsync of GMEM
+ *              (4096 bytes), "k" (GMEM) and hipFreeAsync of it into graph
+ *              0x900; exec 0xe00 launched twice on s1 (seq 10, 11), then
+ *              "after" (GMEM) on s2: each launch allocates and frees the
+ *              graph memory on device 1; after races with k of each launch
+ *              (2 possible, each naming its launch), the launches do not.
  *   graph_update graph 0x900 of one node "k" (A), instantiated; a clone
  *              0x920 whose copy of k (found by cuGraphNodeFindInClone) is
  *              set to pass B; an update of the exec from a graph 0x930 of
@@ -840,6 +847,73 @@ static void emu_gen_hip_contexts(emu_gen *g)
 	emu_gen_hip_kernel(g, 0, "K3", BUF_B);
 }
 
+/* hip_graph_mem: graph memory from hipMallocAsync in a stream capture. */
+static void emu_gen_hip_graph_mem(emu_gen *g)
+{
+	sbt_cm_call c;
+	uint8_t params[8], layout[8];
+
+	emu_gen_hip_types(g);
+	sbt_cm_call_init(&c);
+	c.device = 1;
+	emu_gen_hip(g, SBT_CM_HIP_hipSetDevice, &c);
+	sbt_cm_call_init(&c);
+	c.handle = S1;
+	c.device = 1;
+	emu_gen_hip(g, SBT_CM_HIP_hipStreamCreate, &c);
+	c.handle = S2;
+	c.flags = 1; /* hipStreamNonBlocking */
+	emu_gen_hip(g, SBT_CM_HIP_hipStreamCreateWithFlags, &c);
+	sbt_cm_call_init(&c);
+	c.stream = S1;
+	c.device = 1;
+	emu_gen_hip(g, SBT_CM_HIP_hipStreamBeginCapture, &c);
+	c.dst = GMEM;
+	c.size = BUF_SIZE;
+	c.sub = SBT_CM_MEM_ASYNC;
+	emu_gen_hip(g, SBT_CM_HIP_hipMallocAsync, &c);
+	sbt_cm_call_init(&c);
+	for (unsigned k = 0; k < 8; k++)
+		params[k] = (uint8_t)(GMEM >> (8 * k));
+	sbt_cm_layout_put(layout, 0, 8);
+	c.handle = 0xf00;
+	c.name = (const uint8_t *)"k";
+	c.name_len = 1;
+	c.grid_x = c.grid_y = c.grid_z = 1;
+	c.block_x = c.block_y = c.block_z = 32;
+	c.stream = S1;
+	c.params = params;
+	c.params_len = 8;
+	c.layout = layout;
+	c.layout_len = 8;
+	c.capture_status = 1;
+	c.device = 1;
+	emu_gen_hip(g, SBT_CM_HIP_hipLaunchKernel, &c);
+	sbt_cm_call_init(&c);
+	c.dst = GMEM;
+	c.stream = S1;
+	c.device = 1;
+	emu_gen_hip(g, SBT_CM_HIP_hipFreeAsync, &c);
+	sbt_cm_call_init(&c);
+	c.stream = S1;
+	c.handle = 0x900;
+	c.device = 1;
+	emu_gen_hip(g, SBT_CM_HIP_hipStreamEndCapture, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe00;
+	c.parent = 0x900;
+	c.device = 1;
+	emu_gen_hip(g, SBT_CM_HIP_hipGraphInstantiate, &c);
+	for (unsigned i = 0; i < 2; i++) {
+		sbt_cm_call_init(&c);
+		c.handle = 0xe00;
+		c.stream = S1;
+		c.device = 1;
+		emu_gen_hip(g, SBT_CM_HIP_hipGraphLaunch, &c);
+	}
+	emu_gen_hip_kernel(g, S2, "after", GMEM);
+}
+
 static void emu_gen_graph_disable(emu_gen *g)
 {
 	sbt_cm_call c;
@@ -1048,7 +1122,7 @@ int emu_gen_scenario(const char *name, const char *path)
 	    strcmp(name, "graph_child_get") && strcmp(name, "graph_child_rm") &&
 	    strcmp(name, "graph_child_destroy") && strcmp(name, "graph_mem") &&
 	    strcmp(name, "graph_mem_nofree") && strcmp(name, "graph_mem_relaunch") &&
-	    strcmp(name, "graph_mem_ordered") &&
+	    strcmp(name, "graph_mem_ordered") && strcmp(name, "hip_graph_mem") &&
 	    strcmp(name, "graph_update") && strcmp(name, "graph_disable") && strcmp(name, "hip_ctx") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
 	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
 	    strcmp(name, "readers_kf"))
@@ -1090,6 +1164,8 @@ int emu_gen_scenario(const char *name, const char *path)
 		emu_gen_graph_update(g);
 	else if (!strcmp(name, "graph_disable"))
 		emu_gen_graph_disable(g);
+	else if (!strcmp(name, "hip_graph_mem"))
+		emu_gen_hip_graph_mem(g);
 	else if (!strcmp(name, "hip_ctx"))
 		emu_gen_hip_contexts(g);
 	else if (!strcmp(name, "devices"))
