@@ -16,6 +16,13 @@
 #   the free of the first launch's memory) and no race was reported.
 # - graph_mem_ordered: the reader waits for the event after the second
 #   launch: no race.
+# - graph_mem_paths: an exec made with AUTO_FREE_ON_LAUNCH launched 3
+#   times (each launch frees the last one's memory: never two live), a graph
+#   whose free node frees the third launch's memory, and a capture another
+#   stream joins through an event, whose cuMemAllocAsync (8192 bytes) is
+#   allocated at the captured graph's launch and left live; a
+#   cuMemAllocAsync after the capture is async memory at its record: the
+#   exact series of changes.
 # - hip_graph_mem: HIP records, hipMallocAsync / hipFreeAsync in a stream
 #   capture on device 1: 2 graph allocations of 4096 bytes, one per launch,
 #   each freed at its launch; a kernel on another stream races with both
@@ -39,7 +46,7 @@ GEN="$TOP/$BUILD/tests/programs/emu_gen_trace"
 [ -x "$GEN" ] || fail "no $GEN (make $BUILD/tests/programs/emu_gen_trace)"
 
 # ---- synthetic traces: races ------------------------------------------------------------------
-for s in graph_mem_relaunch graph_mem_ordered hip_graph_mem; do
+for s in graph_mem_relaunch graph_mem_ordered graph_mem_paths hip_graph_mem; do
 	expect_rc 0 "gen.$s" "$GEN" "$s" "$T/$s.sbt"
 done
 expect_rc 1 relaunch.r "$X" --races "$T/graph_mem_relaunch.sbt"
@@ -96,6 +103,19 @@ expect_rc 0 relaunch.mem "$INFO" --memory "$T/graph_mem_relaunch.sbt"
 has relaunch.mem out "  4096 bytes (4.0 KiB) graph on GPU 0, at 0x7000400000
     by cuda.cuGraphLaunch at seq 12, 0.000012000 s, thread 1
       #0  0x000000000000100c emu_gen!seq12"
+expect_rc 0 mem.paths "$INFO" --memory --json "$T/graph_mem_paths.sbt"
+python3 -c "
+import json, sys
+M = json.load(open(sys.argv[1]))
+got = [(e['seq'], e['kind'], e['delta'], e['in_use']) for e in M['events'] if e['seq'] > 4]
+want = [(9, 'graph', 4096, 4096), (10, 'graph', -4096, 0), (10, 'graph', 4096, 4096),
+        (11, 'graph', -4096, 0), (11, 'graph', 4096, 4096), (15, 'graph', -4096, 0),
+        (25, 'graph', 8192, 16384), (26, 'async', 4096, 20480)]
+assert got == want, got
+G = {d['device']: d for d in M['devices']}
+assert (G['GPU 0']['peak_bytes'], G['GPU 0']['in_use_end']) == (4096, 0), G
+assert (M['live'], M['live_bytes']) == (4, 20480), M
+" "$T/mem.paths.out" >"$T/paths.check" 2>&1 || fail "graph_mem_paths: $(cat "$T/paths.check")"
 expect_rc 0 mem.hip "$INFO" --memory --json "$T/hip_graph_mem.sbt"
 [ "$(graph_kind hip "$T/mem.hip.out" "GPU 1")" = "2 2 8192 4096 10 0 0" ] ||
 	fail "hip_graph_mem: graph memory $(graph_kind hip "$T/mem.hip.out" "GPU 1")"

@@ -80,6 +80,17 @@
  *              second launch's w (1 possible); the two launches, ordered on
  *              s1, do not race.  The second launch's memory is not freed.
  *   graph_mem_ordered graph_mem_relaunch with s2 waiting for 0xe2: no race.
+ *   graph_mem_paths graph 0x900 (an allocation node of GMEM, 4096 bytes,
+ *              "w" after it) instantiated as exec 0xe00 with
+ *              CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH, launched 3
+ *              times on s1; graph 0x930 of one free node of GMEM launched
+ *              (exec 0xe30); a capture on s1 that s2 joins (event 0xe1),
+ *              cuMemAllocAsync of GMEM + 1 MiB (8192 bytes) and "fill" on
+ *              s2, joined back (0xe2), ended as graph 0x940, launched once
+ *              (exec 0xe40); then cuMemAllocAsync of 4096 bytes on s2,
+ *              no longer capturing.  Memory: each launch of 0xe00 frees
+ *              the last one's, 0xe30's frees the third, 0xe40's allocates
+ *              8192 bytes left live; the last (BUF_B + 1 MiB) is async memory.
  *   hip_graph_mem HIP records on device 1 (hipSetDevice): s1 (blocking)
  *              and s2 (non-blocking); s1 captures hipMallocAsync of GMEM
  *              (4096 bytes), "k" (GMEM) and hipFreeAsync of it into graph
@@ -730,6 +741,78 @@ static void emu_gen_graph_mem_relaunch(emu_gen *g, int ordered)
 	emu_gen_kernel(g, S2, "reader", &m, 1, 0);
 }
 
+/* graph_mem_paths (sbt_mem.h's graph memory model, path by path). */
+static void emu_gen_graph_mem_paths(emu_gen *g)
+{
+	uint64_t m = GMEM, m2 = GMEM + 0x100000, al = 0xa0;
+	sbt_cm_call c;
+
+	emu_gen_two_streams(g);
+	emu_gen_graph_create(g, 0x900);
+	emu_gen_mem_node(g, 1, al, 0);
+	emu_gen_kernel_node(g, 0x900, 0xa1, &al, 1, "w", &m, 1);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe00;
+	c.parent = 0x900;
+	c.flags = 1; /* CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH */
+	emu_gen_call(g, SBT_CM_K_cuGraphInstantiate, &c);
+	for (unsigned i = 0; i < 3; i++) {
+		sbt_cm_call_init(&c);
+		c.handle = 0xe00;
+		c.stream = S1;
+		emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+	}
+	/* graph 0x930 frees the memory graph 0x900 allocated */
+	emu_gen_graph_create(g, 0x930);
+	sbt_cm_call_init(&c);
+	c.parent = 0x930;
+	c.node = 0xb0;
+	c.dst = GMEM;
+	emu_gen_call(g, SBT_CM_K_cuGraphAddMemFreeNode, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe30;
+	c.parent = 0x930;
+	emu_gen_call(g, SBT_CM_K_cuGraphInstantiate, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe30;
+	c.stream = S1;
+	emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+	/* a capture s2 joins: its cuMemAllocAsync is graph 0x940's */
+	sbt_cm_call_init(&c);
+	c.stream = S1;
+	emu_gen_call(g, SBT_CM_K_cuStreamBeginCapture, &c);
+	emu_gen_record(g, 0xe1, S1);
+	emu_gen_wait(g, S2, 0xe1);
+	sbt_cm_call_init(&c);
+	c.dst = m2;
+	c.size = 2 * BUF_SIZE;
+	c.stream = S2;
+	c.sub = SBT_CM_MEM_ASYNC;
+	emu_gen_call(g, SBT_CM_K_cuMemAllocAsync, &c);
+	emu_gen_kernel(g, S2, "fill", &m2, 1, 1);
+	emu_gen_record(g, 0xe2, S2);
+	emu_gen_wait(g, S1, 0xe2);
+	sbt_cm_call_init(&c);
+	c.stream = S1;
+	c.handle = 0x940;
+	emu_gen_call(g, SBT_CM_K_cuStreamEndCapture, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe40;
+	c.parent = 0x940;
+	emu_gen_call(g, SBT_CM_K_cuGraphInstantiate, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe40;
+	c.stream = S1;
+	emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+	/* after the capture, s2 allocates asynchronously as any stream */
+	sbt_cm_call_init(&c);
+	c.dst = BUF_B + 0x100000;
+	c.size = BUF_SIZE;
+	c.stream = S2;
+	c.sub = SBT_CM_MEM_ASYNC;
+	emu_gen_call(g, SBT_CM_K_cuMemAllocAsync, &c);
+}
+
 static void emu_gen_graph_update(emu_gen *g)
 {
 	sbt_cm_call c;
@@ -1123,6 +1206,7 @@ int emu_gen_scenario(const char *name, const char *path)
 	    strcmp(name, "graph_child_destroy") && strcmp(name, "graph_mem") &&
 	    strcmp(name, "graph_mem_nofree") && strcmp(name, "graph_mem_relaunch") &&
 	    strcmp(name, "graph_mem_ordered") && strcmp(name, "hip_graph_mem") &&
+	    strcmp(name, "graph_mem_paths") &&
 	    strcmp(name, "graph_update") && strcmp(name, "graph_disable") && strcmp(name, "hip_ctx") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
 	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
 	    strcmp(name, "readers_kf"))
@@ -1164,6 +1248,8 @@ int emu_gen_scenario(const char *name, const char *path)
 		emu_gen_graph_update(g);
 	else if (!strcmp(name, "graph_disable"))
 		emu_gen_graph_disable(g);
+	else if (!strcmp(name, "graph_mem_paths"))
+		emu_gen_graph_mem_paths(g);
 	else if (!strcmp(name, "hip_graph_mem"))
 		emu_gen_hip_graph_mem(g);
 	else if (!strcmp(name, "hip_ctx"))
