@@ -1100,6 +1100,15 @@ static int emu_r_instantiate(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 	return 0;
 }
 
+/* Whether some stream captures now. */
+static int emu_capture_open(const emu_builder *b)
+{
+	for (size_t i = 0; i < b->bs.n; i++)
+		if (b->bs.v[i].capture != EMU_NONE)
+			return 1;
+	return 0;
+}
+
 /* An allocation; cuMemAllocAsync and cuMemAllocFromPoolAsync on a
  * capturing stream are an allocation node of the capture's graph (graph
  * memory, as emu_r_graph_mem_alloc's). */
@@ -1113,7 +1122,9 @@ static int emu_r_alloc(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 
 	if (c->result != 0 || !c->size)
 		return 0;
-	if (k == SBT_CM_K_cuMemAllocAsync || k == SBT_CM_K_cuMemAllocFromPoolAsync) {
+	/* its stream only while a capture is open: a stream that allocates
+	 * and runs nothing is no track of the exports */
+	if ((k == SBT_CM_K_cuMemAllocAsync || k == SBT_CM_K_cuMemAllocFromPoolAsync) && emu_capture_open(b)) {
 		s = emu_call_stream(b, c);
 		if (s == EMU_NONE)
 			return -1;

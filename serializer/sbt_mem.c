@@ -594,7 +594,7 @@ static void sbt_mem_capture_end(sbt_mem *m, const sbt_cm_call *c)
 /* cuGraphInstantiate: the exec holds the graph's nodes as they are now. */
 static int sbt_mem_graph_instantiate(sbt_mem *m, const sbt_cm_call *c)
 {
-	size_t i, n = m->gnodes.n;
+	size_t i, n;
 
 	sbt_mem_gnodes_drop(m, SBT_MEM_GOWN_EXEC, c->handle); /* a handle used again */
 	n = m->gnodes.n;
