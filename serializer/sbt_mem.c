@@ -624,15 +624,25 @@ static int sbt_mem_exec_allocates(const sbt_mem *m, uint64_t exec, uint64_t dst)
 	return 0;
 }
 
-/* The live graph allocation at dst (made by a launch) ends, if any. */
-static int sbt_mem_graph_free(sbt_mem *m, uint64_t dst)
+/* The live graph allocation at dst (made by a launch) ends, if any.  With
+ * drop, one the launch itself made and freed leaves no entry in allocs
+ * (only live ones are read there: the groups and events keep the counts),
+ * so that a graph launched a million times does not hold a million. */
+static int sbt_mem_graph_free(sbt_mem *m, uint64_t dst, int drop)
 {
 	size_t slot;
 	uint32_t idx1 = sbt_mem_live_find(m, SBT_MEM_NS_DEVPTR, dst, &slot);
 
 	if (!idx1 || m->groups.v[m->allocs.v[idx1 - 1].group].kind != SBT_MEM_K_GRAPH)
 		return 0;
-	return sbt_mem_end_slot(m, slot);
+	if (sbt_mem_end_slot(m, slot) != 0)
+		return -1;
+	if (drop && idx1 == m->allocs.n && m->allocs.v[idx1 - 1].seq == m->rec->seq) {
+		m->allocs.n--;
+		if (m->snap_hint == idx1)
+			m->snap_hint = 0;
+	}
+	return 0;
 }
 
 /* cuGraphLaunch of an exec holding graph memory nodes, in this order: an
@@ -653,7 +663,7 @@ static int sbt_mem_graph_launch(sbt_mem *m, uint64_t exec)
 			if (x.own != SBT_MEM_GOWN_EXEC || x.owner != exec)
 				continue;
 			own = !x.size && sbt_mem_exec_allocates(m, exec, x.dst);
-			if (pass == 0 && x.size && x.auto_free && sbt_mem_graph_free(m, x.dst) != 0)
+			if (pass == 0 && x.size && x.auto_free && sbt_mem_graph_free(m, x.dst, 0) != 0)
 				return -1;
 			if (pass == 1 && !x.size && !own && sbt_mem_end_key(m, SBT_MEM_NS_DEVPTR, x.dst) != 0)
 				return -1;
@@ -665,7 +675,7 @@ static int sbt_mem_graph_launch(sbt_mem *m, uint64_t exec)
 				if (sbt_mem_add(m, SBT_MEM_NS_DEVPTR, x.dst, x.size, group, ctx, exec) != 0)
 					return -1;
 			}
-			if (pass == 3 && own && sbt_mem_graph_free(m, x.dst) != 0)
+			if (pass == 3 && own && sbt_mem_graph_free(m, x.dst, 1) != 0)
 				return -1;
 		}
 	return 0;
