@@ -74,6 +74,7 @@ typedef struct emu_capture {
 	                                node a work node follows through ordering nodes only */
 	emu_u32vec after;            /* the work nodes records follow */
 	EMU_VEC(uint64_t) after_ev;  /* the events waited for before records */
+	emu_u32vec gmem;             /* its graph memory (EMU_GA_NODE allocs): each launch allocates it */
 } emu_capture;
 
 /* What a node of a graph built node by node does. */
@@ -104,6 +105,7 @@ typedef struct emu_ngraph {
 	EMU_VEC(emu_gnode) nodes;
 	EMU_VEC(emu_gedge) edges;
 	emu_accvec acc;
+	emu_u32vec gmem;         /* its allocation nodes' EMU_GA_NODE allocs */
 } emu_ngraph;
 
 /* cuGraphChildGraphNodeGetGraph: the graph embedded in a child graph
@@ -205,8 +207,12 @@ uint32_t emu_alloc_find(const emu_builder *b, uint64_t addr);
 /* A live allocation from now on. */
 int emu_alloc_add(emu_builder *b, uint64_t base, uint64_t size, int host, uint64_t seq,
                   uint32_t stack_id);
-/* The allocation at exactly base (if any) ends at seq. */
-void emu_alloc_end(emu_builder *b, uint64_t base, uint64_t seq);
+/* The allocation at exactly base (if any) ends at seq; with nodes, the
+ * address range of graph memory too (else it stays: emu_alloc.graph). */
+void emu_alloc_end(emu_builder *b, uint64_t base, uint64_t seq, int nodes);
+/* The allocation just added is graph memory's address range: added to
+ * *gmem (the graph's or the capture's list).  0, -1 out of memory. */
+int emu_alloc_graph_node(emu_builder *b, emu_u32vec *gmem);
 /* The exports' memory counter (g->mem) from what m accounted for. */
 emu_status emu_mem_counter(emu_graph *g, const sbt_mem *m);
 /* A device command issued on stream s: a step of one node; the node. */

@@ -255,16 +255,17 @@ static int emu_r_sync_all(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 	if (emu_host_sync_all(b, b->rec->thread) != 0)
 		return -1;
 	if (k != SBT_CM_K_cuCtxSynchronize)
-		emu_alloc_end(b, k == SBT_CM_K_cuMemFree ? c->dst : c->host, b->rec->seq);
+		emu_alloc_end(b, k == SBT_CM_K_cuMemFree ? c->dst : c->host, b->rec->seq, 0);
 	return 0;
 }
 
-/* cuMemFreeAsync, cuMemUnmap: the range ends, nothing waits. */
+/* cuMemFreeAsync, cuMemUnmap: the range ends, nothing waits (graph
+ * memory's stays: emu_alloc.graph). */
 static int emu_r_release(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	(void)k;
 	if (c->result == 0)
-		emu_alloc_end(b, c->dst, b->rec->seq);
+		emu_alloc_end(b, c->dst, b->rec->seq, 0);
 	return 0;
 }
 
@@ -638,27 +639,34 @@ static int emu_r_graph_host_node(emu_builder *b, sbt_cm_kind k, const sbt_cm_cal
 }
 
 /* cuGraphAddMemAllocNode: an ordering node after its deps, and the graph
- * memory's range an allocation from now on (kernel pointer arguments and
- * memcpy/memset nodes into it resolve to it) until a free node of it, a
- * cuMemFreeAsync or a cuMemFree (emu_r_release, emu_r_sync_all): memory
- * no free node frees outlives its graph (CUDA's rule). */
+ * memory's address range (EMU_GA_NODE) from now on: kernel pointer
+ * arguments and memcpy/memset nodes into it resolve to it, in the graph
+ * and outside, whether a free node, cuMemFreeAsync or cuMemFree freed a
+ * launch's memory or not (CUDA fixes the address for the node's lifetime,
+ * which the execs made from the graph extend, and allocates the memory
+ * anew at each launch: emu_launch_gmem), so that every access to it is
+ * judged by happens-before.  Another allocation at its address ends it. */
 static int emu_r_graph_mem_alloc(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
+	emu_ngraph *ng;
+
 	(void)k;
 	if (emu_r_graph_node(b, SBT_CM_K_cuGraphAddEmptyNode, c) != 0)
 		return -1;
-	if (c->result != 0 || !emu_ngraph_of(b, c->parent))
+	ng = c->result == 0 ? emu_ngraph_of(b, c->parent) : NULL;
+	if (!ng || !c->size)
 		return 0;
-	emu_alloc_end(b, c->dst, b->rec->seq); /* a range the trace missed freed */
-	return emu_alloc_add(b, c->dst, c->size, 0, b->rec->seq, b->rec->stack_id);
+	emu_alloc_end(b, c->dst, b->rec->seq, 1); /* an address used again */
+	if (emu_alloc_add(b, c->dst, c->size, 0, b->rec->seq, b->rec->stack_id) != 0)
+		return -1;
+	return emu_alloc_graph_node(b, &ng->gmem);
 }
 
-/* cuGraphAddMemFreeNode: an ordering node after its deps; the range ends. */
+/* cuGraphAddMemFreeNode: an ordering node after its deps (the range
+ * stays: emu_r_graph_mem_alloc). */
 static int emu_r_graph_mem_free(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	(void)k;
-	if (c->result == 0 && emu_ngraph_of(b, c->parent))
-		emu_alloc_end(b, c->dst, b->rec->seq);
 	return emu_r_graph_node(b, SBT_CM_K_cuGraphAddEmptyNode, c);
 }
 
@@ -707,6 +715,9 @@ static uint32_t emu_ngraph_copy(emu_builder *b, uint32_t si, uint64_t handle, in
 			return EMU_NONE;
 	for (size_t i = 0; i < src->acc.n; i++)
 		if (EMU_PUSH(dst->acc, src->acc.v[i]) != 0)
+			return EMU_NONE;
+	for (size_t i = 0; i < src->gmem.n; i++)
+		if (EMU_PUSH(dst->gmem, src->gmem.v[i]) != 0)
 			return EMU_NONE;
 	for (size_t i = 0; i < src->nodes.n; i++) {
 		emu_gnode gn = src->nodes.v[i];
@@ -1089,14 +1100,43 @@ static int emu_r_instantiate(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 	return 0;
 }
 
+/* Whether some stream captures now. */
+static int emu_capture_open(const emu_builder *b)
+{
+	for (size_t i = 0; i < b->bs.n; i++)
+		if (b->bs.v[i].capture != EMU_NONE)
+			return 1;
+	return 0;
+}
+
+/* An allocation; cuMemAllocAsync and cuMemAllocFromPoolAsync on a
+ * capturing stream are an allocation node of the capture's graph (graph
+ * memory, as emu_r_graph_mem_alloc's). */
 static int emu_r_alloc(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	int host = k == SBT_CM_K_cuMemAllocHost || k == SBT_CM_K_cuMemHostAlloc ||
 	           k == SBT_CM_K_cuMemHostRegister;
+	uint64_t base = host ? c->host : c->dst;
+	uint32_t s = EMU_NONE, al;
+	size_t n0 = b->g->allocs.n;
 
-	if (c->result != 0)
+	if (c->result != 0 || !c->size)
 		return 0;
-	return emu_alloc_add(b, host ? c->host : c->dst, c->size, host, b->rec->seq, b->rec->stack_id);
+	/* its stream only while a capture is open: a stream that allocates
+	 * and runs nothing is no track of the exports */
+	if ((k == SBT_CM_K_cuMemAllocAsync || k == SBT_CM_K_cuMemAllocFromPoolAsync) && emu_capture_open(b)) {
+		s = emu_call_stream(b, c);
+		if (s == EMU_NONE)
+			return -1;
+	}
+	al = emu_alloc_find(b, base);
+	if (al && b->g->allocs.v[al].graph == EMU_GA_NODE && b->g->allocs.v[al].base == base)
+		emu_alloc_end(b, base, b->rec->seq, 1); /* graph memory's address used again */
+	if (emu_alloc_add(b, base, c->size, host, b->rec->seq, b->rec->stack_id) != 0)
+		return -1;
+	if (s == EMU_NONE || b->bs.v[s].capture == EMU_NONE || b->g->allocs.n == n0)
+		return 0;
+	return emu_alloc_graph_node(b, &b->caps.v[b->bs.v[s].capture].gmem);
 }
 
 /* Module globals and mapped VMM ranges: memory kernels reach (what they

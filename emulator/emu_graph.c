@@ -320,19 +320,48 @@ int emu_alloc_add(emu_builder *b, uint64_t base, uint64_t size, int host, uint64
 	return 0;
 }
 
-/* The allocation at exactly base (if any) ends at seq. */
-void emu_alloc_end(emu_builder *b, uint64_t base, uint64_t seq)
+void emu_alloc_end(emu_builder *b, uint64_t base, uint64_t seq, int nodes)
 {
 	for (size_t i = 0; i < b->live.n; i++) {
 		emu_alloc *a = &b->g->allocs.v[b->live.v[i]];
 
-		if (a->base == base) {
+		if (a->base == base && (nodes || a->graph != EMU_GA_NODE)) {
 			a->free_seq = seq;
 			memmove(&b->live.v[i], &b->live.v[i + 1], (b->live.n - i - 1) * sizeof(uint32_t));
 			b->live.n--;
 			return;
 		}
 	}
+}
+
+int emu_alloc_graph_node(emu_builder *b, emu_u32vec *gmem)
+{
+	uint32_t idx = (uint32_t)b->g->allocs.n - 1;
+
+	b->g->allocs.v[idx].graph = EMU_GA_NODE;
+	return EMU_PUSH(*gmem, idx);
+}
+
+/* A launch of cap allocates its graph memory anew: one EMU_GA_LAUNCH
+ * allocation per range, named by the launch's accesses to it (and by
+ * later work's, until the next launch). */
+static int emu_launch_gmem(emu_builder *b, const emu_capture *cap)
+{
+	emu_graph *g = b->g;
+
+	for (size_t i = 0; i < cap->gmem.n; i++) {
+		emu_alloc a = g->allocs.v[cap->gmem.v[i]];
+
+		a.seq = b->rec->seq;
+		a.stack_id = b->rec->stack_id;
+		a.free_seq = 0;
+		a.graph = EMU_GA_LAUNCH;
+		a.inst = 0;
+		if (EMU_PUSH(g->allocs, a) != 0)
+			return -1;
+		g->allocs.v[cap->gmem.v[i]].inst = (uint32_t)g->allocs.n - 1;
+	}
+	return 0;
 }
 
 /* The exports' memory counter: every change of memory in use that m
@@ -467,6 +496,7 @@ static int emu_access_add(emu_builder *b, emu_target *t, uint64_t addr, uint64_t
 	a.node = t->node;
 	a.alloc = emu_alloc_find(b, addr);
 	a.mode = mode;
+	a.inst = b->g->allocs.v[a.alloc].inst;
 	return EMU_PUSH(*t->acc, a);
 }
 
@@ -483,7 +513,7 @@ static int emu_access_word(emu_builder *b, emu_target *t, uint64_t v, size_t fir
 			return 0;
 	{
 		const emu_alloc *a = &b->g->allocs.v[al];
-		emu_access x = { a->base, a->base + a->size, t->node, al, EMU_A_READ | EMU_A_MAYWRITE };
+		emu_access x = { a->base, a->base + a->size, t->node, al, EMU_A_READ | EMU_A_MAYWRITE, a->inst };
 
 		return EMU_PUSH(*t->acc, x);
 	}
@@ -894,6 +924,9 @@ uint32_t emu_ngraph_snapshot(emu_builder *b, const emu_ngraph *ng, int *rc)
 				goto out_free;
 		}
 	}
+	for (size_t i = 0; i < ng->gmem.n; i++)
+		if (EMU_PUSH(cap.gmem, ng->gmem.v[i]) != 0)
+			goto out_free;
 	if (EMU_PUSH(b->caps, cap) != 0)
 		goto out_free;
 	memset(&cap, 0, sizeof(cap));
@@ -915,6 +948,7 @@ out_free:
 	free(cap.xwaits.v);
 	free(cap.after.v);
 	free(cap.after_ev.v);
+	free(cap.gmem.v);
 	free(in_first);
 	free(in_from);
 	free(indeg);
@@ -1081,6 +1115,8 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 			}
 			break;
 		}
+	if (cap && emu_launch_gmem(b, cap) != 0)
+		return -1;
 	if (!cap || cap->nodes.n == 0) {
 		/* one command: a graph not seen built, or one of ordering nodes
 		 * alone (whose event nodes still act per node: its record nodes
@@ -1118,6 +1154,7 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 			emu_access x = cap->acc.v[cap->nodes.v[i].acc_first + a];
 
 			x.node = base + (uint32_t)i;
+			x.inst = g->allocs.v[x.alloc].inst; /* this launch's graph memory */
 			if (EMU_PUSH(g->acc, x) != 0)
 				return -1;
 		}
@@ -1166,7 +1203,7 @@ static uint32_t emu_alloc_at(const emu_graph *g, uint64_t addr, uint64_t seq)
 	for (size_t i = g->allocs.n; i-- > 1;) {
 		const emu_alloc *a = &g->allocs.v[i];
 
-		if (addr >= a->base && addr - a->base < a->size && a->seq <= seq &&
+		if (a->graph != EMU_GA_LAUNCH && addr >= a->base && addr - a->base < a->size && a->seq <= seq &&
 		    (a->free_seq == 0 || a->free_seq > seq))
 			return (uint32_t)i;
 	}
@@ -1227,7 +1264,7 @@ static emu_status emu_kf_apply(emu_builder *b)
 			d1 = d2 = NULL;
 			if (lo != SIZE_MAX) {
 				emu_access w = { sa->dst + lo, sa->dst + hi, node,
-					         emu_alloc_at(g, sa->dst + lo, g->nodes.v[node].seq), EMU_A_WRITE };
+					         emu_alloc_at(g, sa->dst + lo, g->nodes.v[node].seq), EMU_A_WRITE, 0 };
 
 				if (EMU_PUSH(g->acc, w) != 0) {
 					st = EMU_ERR_NOMEM;
@@ -1271,11 +1308,13 @@ static void emu_builder_finish(emu_builder *b)
 		free(b->caps.v[i].xwaits.v);
 		free(b->caps.v[i].after.v);
 		free(b->caps.v[i].after_ev.v);
+		free(b->caps.v[i].gmem.v);
 	}
 	for (size_t i = 0; i < b->ngraphs.n; i++) {
 		free(b->ngraphs.v[i].nodes.v);
 		free(b->ngraphs.v[i].edges.v);
 		free(b->ngraphs.v[i].acc.v);
+		free(b->ngraphs.v[i].gmem.v);
 	}
 	free(b->ngraphs.v);
 	free(b->inners.v);

@@ -109,6 +109,8 @@ typedef struct emu_access {
 	uint32_t node;
 	uint32_t alloc;        /* index in allocs; 0: memory the trace never allocated */
 	uint32_t mode;
+	uint32_t inst;         /* graph memory: the launch's allocation reports name
+	                          (an EMU_GA_LAUNCH index); 0: alloc itself */
 } emu_access;
 
 typedef struct emu_alloc {
@@ -118,11 +120,19 @@ typedef struct emu_alloc {
 	uint32_t stack_id;
 	uint8_t host;          /* host memory (pinned, registered) */
 	uint8_t vk;            /* Vulkan: EMU_VK_BUFFER or EMU_VK_IMAGE (base 0, offsets in it) */
+	uint8_t graph;         /* EMU_GA_*: graph memory (docs/emulator.md "graph memory nodes") */
+	uint32_t inst;         /* EMU_GA_NODE: its latest launch's EMU_GA_LAUNCH (0: none yet) */
 	uint64_t handle;       /* Vulkan: the buffer or image */
 	uint64_t mem, mem_off; /* Vulkan: the VkDeviceMemory bound to it (0: none) and where */
 } emu_alloc;
 
 enum { EMU_VK_NONE, EMU_VK_BUFFER, EMU_VK_IMAGE };
+/* Graph memory: the address range of an allocation node (or of a
+ * cuMemAllocAsync in a stream capture), which every access to it resolves
+ * to, so that all are compared by happens-before whichever launch's memory
+ * they touch; and one launch's allocation of it, which reports name (its
+ * seq is the launch's).  Only EMU_GA_NODE ranges are in the live table. */
+enum { EMU_GA_NONE, EMU_GA_NODE, EMU_GA_LAUNCH };
 
 typedef struct emu_stream {
 	uint64_t handle;

@@ -460,7 +460,7 @@ static const char *emu_mode_text(uint32_t mode)
 static void emu_print_side(const emu_graph *g, FILE *f, const emu_access *a)
 {
 	const emu_node *n = &g->nodes.v[a->node];
-	const emu_alloc *al = &g->allocs.v[a->alloc];
+	const emu_alloc *al = &g->allocs.v[a->inst ? a->inst : a->alloc]; /* graph memory: the launch's */
 	const sbt_frame *frames;
 	uint32_t nframes;
 	char lbl[96];
@@ -483,6 +483,12 @@ static void emu_print_side(const emu_graph *g, FILE *f, const emu_access *a)
 	}
 	if (g->vk)
 		;
+	else if (al->graph == EMU_GA_LAUNCH)
+		fprintf(f, " (graph memory of %llu bytes allocated by the launch at seq %llu)",
+		        (unsigned long long)al->size, (unsigned long long)al->seq);
+	else if (al->graph == EMU_GA_NODE)
+		fprintf(f, " (graph memory of %llu bytes of the allocation node at seq %llu, not launched yet)",
+		        (unsigned long long)al->size, (unsigned long long)al->seq);
 	else if (a->alloc && al->seq)
 		fprintf(f, " (allocation of %llu bytes made at seq %llu)", (unsigned long long)al->size,
 		        (unsigned long long)al->seq);
@@ -502,7 +508,7 @@ static void emu_print_side(const emu_graph *g, FILE *f, const emu_access *a)
 static void emu_json_side(const emu_graph *g, FILE *f, const emu_access *a)
 {
 	const emu_node *n = &g->nodes.v[a->node];
-	const emu_alloc *al = &g->allocs.v[a->alloc];
+	const emu_alloc *al = &g->allocs.v[a->inst ? a->inst : a->alloc];
 	const sbt_frame *frames;
 	uint32_t nframes;
 	char lbl[96];
@@ -776,7 +782,7 @@ static void emu_race_side_fill(const emu_graph *g, const emu_access *a, emu_race
 	out->lo = a->lo;
 	out->hi = a->hi;
 	out->access = emu_mode_text(a->mode);
-	out->alloc_seq = a->alloc ? g->allocs.v[a->alloc].seq : 0;
+	out->alloc_seq = a->alloc ? g->allocs.v[a->inst ? a->inst : a->alloc].seq : 0;
 }
 
 emu_status emu_races_each(emu_graph *g, int (*fn)(void *ctx, const emu_race_desc *r), void *ctx)

@@ -379,10 +379,17 @@ static sbt_mem_kind sbt_mem_kind_of_sub(uint64_t sub)
 
 /* An allocation of kind by the current record, in the current context
  * (HIP: the device the record names, the thread's current one). */
+/* The context the current record's memory belongs to (HIP: the device's
+ * stand-in). */
+static uint64_t sbt_mem_ctx_now(sbt_mem *m)
+{
+	return m->hip >= 0 ? SBT_MEM_HIP_CTX(m->hip_device) : sbt_mem_current_ctx(m);
+}
+
 static int sbt_mem_cuda_alloc(sbt_mem *m, sbt_mem_kind kind, uint64_t key, uint64_t size,
                               uint64_t parent)
 {
-	uint64_t ctx = m->hip >= 0 ? SBT_MEM_HIP_CTX(m->hip_device) : sbt_mem_current_ctx(m);
+	uint64_t ctx = sbt_mem_ctx_now(m);
 	uint32_t dev = sbt_mem_kind_host[kind]
 	                   ? sbt_mem_dev_of(m, SBT_MEM_API_HOST, 0)
 	                   : sbt_mem_dev_of(m, SBT_MEM_API_CUDA, sbt_mem_ctx_ordinal(m, ctx));
@@ -507,14 +514,264 @@ static int sbt_mem_vmm_unmap(sbt_mem *m, uint64_t dst, uint64_t size)
 	return 0;
 }
 
+/* ---- graph memory (the model: sbt_mem.h) ------------------------------- */
+
+/* Index + 1 in v of handle, or 0. */
+static size_t sbt_mem_gcap_find(const sbt_mem_gcap *v, size_t n, uint64_t handle)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].handle == handle)
+			return i + 1;
+	return 0;
+}
+
+/* The capture the current record's stream belongs to, 0 if none.  The
+ * per-thread default stream is one per thread. */
+static uint64_t sbt_mem_capture_of(const sbt_mem *m, uint64_t stream)
+{
+	size_t i;
+
+	if (!m->cstreams.n)
+		return 0;
+	if (stream == 0 || stream == 2) /* CU_STREAM_PER_THREAD, or 0 under ptds */
+		stream = 0x8000000000000000ull | m->rec->thread;
+	i = sbt_mem_gcap_find(m->cstreams.v, m->cstreams.n, stream);
+	return i ? m->cstreams.v[i - 1].capture : 0;
+}
+
+static int sbt_mem_capture_join(sbt_mem *m, uint64_t stream, uint64_t capture)
+{
+	sbt_mem_gcap x = { stream, capture };
+
+	if (stream == 0 || stream == 2)
+		x.handle = 0x8000000000000000ull | m->rec->thread;
+	return SBT_MEM_PUSH(m->cstreams, x);
+}
+
+/* Drops the nodes of (own, owner). */
+static void sbt_mem_gnodes_drop(sbt_mem *m, uint8_t own, uint64_t owner)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < m->gnodes.n; i++)
+		if (m->gnodes.v[i].own != own || m->gnodes.v[i].owner != owner)
+			m->gnodes.v[j++] = m->gnodes.v[i];
+	m->gnodes.n = j;
+}
+
+static int sbt_mem_gnode_add(sbt_mem *m, uint8_t own, uint64_t owner, uint64_t dst, uint64_t size,
+                             uint64_t device)
+{
+	sbt_mem_gnode x = { owner, dst, size, device, own, 0 };
+
+	return SBT_MEM_PUSH(m->gnodes, x);
+}
+
+/* cuStreamEndCapture: the capture's streams leave it; its nodes become
+ * the graph's (none when the capture failed). */
+static void sbt_mem_capture_end(sbt_mem *m, const sbt_cm_call *c)
+{
+	uint64_t cap = sbt_mem_capture_of(m, c->stream);
+	size_t i, j = 0;
+
+	if (!cap)
+		return;
+	for (i = 0; i < m->cstreams.n; i++)
+		if (m->cstreams.v[i].capture != cap)
+			m->cstreams.v[j++] = m->cstreams.v[i];
+	m->cstreams.n = j;
+	if (c->result != 0 || !c->handle) {
+		sbt_mem_gnodes_drop(m, SBT_MEM_GOWN_CAPTURE, cap);
+		return;
+	}
+	for (i = 0; i < m->gnodes.n; i++)
+		if (m->gnodes.v[i].own == SBT_MEM_GOWN_CAPTURE && m->gnodes.v[i].owner == cap) {
+			m->gnodes.v[i].own = SBT_MEM_GOWN_GRAPH;
+			m->gnodes.v[i].owner = c->handle;
+		}
+}
+
+/* cuGraphInstantiate: the exec holds the graph's nodes as they are now. */
+static int sbt_mem_graph_instantiate(sbt_mem *m, const sbt_cm_call *c)
+{
+	size_t i, n;
+
+	sbt_mem_gnodes_drop(m, SBT_MEM_GOWN_EXEC, c->handle); /* a handle used again */
+	n = m->gnodes.n;
+	for (i = 0; i < n; i++) {
+		sbt_mem_gnode x = m->gnodes.v[i];
+
+		if (x.own != SBT_MEM_GOWN_GRAPH || x.owner != c->parent)
+			continue;
+		x.own = SBT_MEM_GOWN_EXEC;
+		x.owner = c->handle;
+		x.auto_free = (c->flags & 1) != 0; /* CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH */
+		if (SBT_MEM_PUSH(m->gnodes, x) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Whether the exec's nodes allocate dst. */
+static int sbt_mem_exec_allocates(const sbt_mem *m, uint64_t exec, uint64_t dst)
+{
+	for (size_t i = 0; i < m->gnodes.n; i++) {
+		const sbt_mem_gnode *x = &m->gnodes.v[i];
+
+		if (x->own == SBT_MEM_GOWN_EXEC && x->owner == exec && x->size && x->dst == dst)
+			return 1;
+	}
+	return 0;
+}
+
+/* The live graph allocation at dst (made by a launch) ends, if any.  With
+ * drop, one the launch itself made and freed leaves no entry in allocs
+ * (only live ones are read there: the groups and events keep the counts),
+ * so that a graph launched a million times does not hold a million. */
+static int sbt_mem_graph_free(sbt_mem *m, uint64_t dst, int drop)
+{
+	size_t slot;
+	uint32_t idx1 = sbt_mem_live_find(m, SBT_MEM_NS_DEVPTR, dst, &slot);
+
+	if (!idx1 || m->groups.v[m->allocs.v[idx1 - 1].group].kind != SBT_MEM_K_GRAPH)
+		return 0;
+	if (sbt_mem_end_slot(m, slot) != 0)
+		return -1;
+	if (drop && idx1 == m->allocs.n && m->allocs.v[idx1 - 1].seq == m->rec->seq) {
+		m->allocs.n--;
+		if (m->snap_hint == idx1)
+			m->snap_hint = 0;
+	}
+	return 0;
+}
+
+/* cuGraphLaunch of an exec holding graph memory nodes, in this order: an
+ * AUTO_FREE_ON_LAUNCH exec frees what its earlier launches left; the free
+ * nodes of memory other graphs (or streams) allocated free it; every
+ * allocation node allocates; the free nodes of those free them. */
+static int sbt_mem_graph_launch(sbt_mem *m, uint64_t exec)
+{
+	uint64_t ctx = sbt_mem_ctx_now(m);
+	size_t i;
+
+	for (int pass = 0; pass < 4; pass++)
+		for (i = 0; i < m->gnodes.n; i++) {
+			const sbt_mem_gnode x = m->gnodes.v[i];
+			uint32_t dev, group;
+			int own;
+
+			if (x.own != SBT_MEM_GOWN_EXEC || x.owner != exec)
+				continue;
+			own = !x.size && sbt_mem_exec_allocates(m, exec, x.dst);
+			if (pass == 0 && x.size && x.auto_free && sbt_mem_graph_free(m, x.dst, 0) != 0)
+				return -1;
+			if (pass == 1 && !x.size && !own && sbt_mem_end_key(m, SBT_MEM_NS_DEVPTR, x.dst) != 0)
+				return -1;
+			if (pass == 2 && x.size) {
+				dev = sbt_mem_dev_of(m, SBT_MEM_API_CUDA, x.device);
+				if (dev == SBT_MEM_NONE)
+					return -1;
+				group = sbt_mem_group_of(m, dev, SBT_MEM_K_GRAPH, 0);
+				if (sbt_mem_add(m, SBT_MEM_NS_DEVPTR, x.dst, x.size, group, ctx, exec) != 0)
+					return -1;
+			}
+			if (pass == 3 && own && sbt_mem_graph_free(m, x.dst, 1) != 0)
+				return -1;
+		}
+	return 0;
+}
+
+/* The calls graph memory depends on (sbt_mem_kind_used with graphs);
+ * 1 when k was one of them (*rc its result). */
+static int sbt_mem_graph_call(sbt_mem *m, sbt_cm_kind k, const sbt_cm_call *c, int *rc)
+{
+	uint64_t cap;
+	size_t i;
+
+	*rc = 0;
+	switch (k) {
+	case SBT_CM_K_cuStreamBeginCapture:
+		if (!sbt_mem_capture_of(m, c->stream))
+			*rc = sbt_mem_capture_join(m, c->stream, ++m->captures);
+		return 1;
+	case SBT_CM_K_cuStreamEndCapture:
+		sbt_mem_capture_end(m, c); /* even when it failed: the streams leave */
+		return 1;
+	case SBT_CM_K_cuEventRecord:
+	case SBT_CM_K_cuEventRecordWithFlags:
+		cap = c->result == 0 ? sbt_mem_capture_of(m, c->stream) : 0;
+		i = sbt_mem_gcap_find(m->cevents.v, m->cevents.n, c->event);
+		if (i && cap)
+			m->cevents.v[i - 1].capture = cap;
+		else if (i)
+			m->cevents.v[i - 1] = m->cevents.v[--m->cevents.n];
+		else if (cap) {
+			sbt_mem_gcap x = { c->event, cap };
+			*rc = SBT_MEM_PUSH(m->cevents, x);
+		}
+		return 1;
+	case SBT_CM_K_cuStreamWaitEvent:
+		i = c->result == 0 ? sbt_mem_gcap_find(m->cevents.v, m->cevents.n, c->event) : 0;
+		if (!i || sbt_mem_capture_of(m, c->stream))
+			return 1;
+		cap = m->cevents.v[i - 1].capture;
+		for (i = 0; i < m->cstreams.n; i++)
+			if (m->cstreams.v[i].capture == cap) /* the capture is still open */
+				return (*rc = sbt_mem_capture_join(m, c->stream, cap)), 1;
+		return 1;
+	case SBT_CM_K_cuMemAllocAsync:
+	case SBT_CM_K_cuMemAllocFromPoolAsync:
+		cap = c->result == 0 ? sbt_mem_capture_of(m, c->stream) : 0;
+		if (!cap)
+			return 0; /* not captured: memory now */
+		if (c->size)
+			*rc = sbt_mem_gnode_add(m, SBT_MEM_GOWN_CAPTURE, cap, c->dst, c->size,
+			                        sbt_mem_ctx_ordinal(m, sbt_mem_ctx_now(m)));
+		return 1;
+	case SBT_CM_K_cuMemFreeAsync:
+		cap = c->result == 0 ? sbt_mem_capture_of(m, c->stream) : 0;
+		if (!cap)
+			return 0;
+		*rc = sbt_mem_gnode_add(m, SBT_MEM_GOWN_CAPTURE, cap, c->dst, 0, 0);
+		return 1;
+	case SBT_CM_K_cuGraphAddMemAllocNode:
+		if (c->result == 0 && c->parent && c->size)
+			*rc = sbt_mem_gnode_add(m, SBT_MEM_GOWN_GRAPH, c->parent, c->dst, c->size, (uint64_t)c->device);
+		return 1;
+	case SBT_CM_K_cuGraphAddMemFreeNode:
+		if (c->result == 0 && c->parent)
+			*rc = sbt_mem_gnode_add(m, SBT_MEM_GOWN_GRAPH, c->parent, c->dst, 0, 0);
+		return 1;
+	case SBT_CM_K_cuGraphInstantiate:
+		if (c->result == 0 && c->handle)
+			*rc = sbt_mem_graph_instantiate(m, c);
+		return 1;
+	case SBT_CM_K_cuGraphExecDestroy:
+		sbt_mem_gnodes_drop(m, SBT_MEM_GOWN_EXEC, c->handle);
+		return 1;
+	case SBT_CM_K_cuGraphDestroy:
+		sbt_mem_gnodes_drop(m, SBT_MEM_GOWN_GRAPH, c->handle);
+		return 1;
+	case SBT_CM_K_cuGraphLaunch:
+		if (c->result == 0)
+			*rc = sbt_mem_graph_launch(m, c->handle);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static int sbt_mem_cuda(sbt_mem *m, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	sbt_mem_thread *t;
 	sbt_mem_ctx x;
 	sbt_mem_devnum *dn;
 
-	if (c->result != 0)
+	if (c->result != 0) {
+		if (m->graphs && k == SBT_CM_K_cuStreamEndCapture)
+			sbt_mem_capture_end(m, c); /* the streams leave it all the same */
 		return 0;
+	}
 	if (m->hip >= 0) {
 		m->hip_device = (uint32_t)c->device;
 		switch (k) {
@@ -544,6 +801,12 @@ static int sbt_mem_cuda(sbt_mem *m, sbt_cm_kind k, const sbt_cm_call *c)
 		default:
 			break;
 		}
+	}
+	if (m->graphs) {
+		int rc;
+
+		if (sbt_mem_graph_call(m, k, c, &rc))
+			return rc;
 	}
 	switch (k) {
 	case SBT_CM_K_cuDeviceGet:
@@ -751,10 +1014,23 @@ static int sbt_mem_vulkan(sbt_mem *m, enum sbt_vk_cmd cmd)
 
 /* ---- reading the trace ------------------------------------------------ */
 
-/* Whether a call of kind k can change memory in use (sbt_mem_cuda). */
-static int sbt_mem_kind_used(sbt_cm_kind k)
+/* Whether a call of kind k can change memory in use (sbt_mem_cuda);
+ * graphs: the trace has graph memory nodes or stream captures, so that
+ * graph launches, captures and events count (sbt_mem_graph_call). */
+static int sbt_mem_kind_used(sbt_cm_kind k, int graphs)
 {
 	switch (k) {
+	case SBT_CM_K_cuStreamBeginCapture:
+	case SBT_CM_K_cuStreamEndCapture:
+	case SBT_CM_K_cuEventRecord:
+	case SBT_CM_K_cuEventRecordWithFlags:
+	case SBT_CM_K_cuStreamWaitEvent:
+	case SBT_CM_K_cuGraphAddMemAllocNode:
+	case SBT_CM_K_cuGraphAddMemFreeNode:
+	case SBT_CM_K_cuGraphInstantiate:
+	case SBT_CM_K_cuGraphExecDestroy:
+	case SBT_CM_K_cuGraphDestroy:
+	case SBT_CM_K_cuGraphLaunch: return graphs;
 	case SBT_CM_K_cuDeviceGet:
 	case SBT_CM_K_cuCtxCreate:
 	case SBT_CM_K_cuDevicePrimaryCtxRetain:
@@ -837,6 +1113,15 @@ static int sbt_mem_types(sbt_mem *m)
 		m->hip_of[i] = -1;
 		m->vk_of[i] = -1;
 	}
+	/* graph launches, captures and events are read only where graph
+	 * memory can be: a trace with allocation nodes or stream captures */
+	for (i = 0; sbt_reader_type_at(m->r, i, &type, &name) == SBT_OK; i++) {
+		sbt_cm_kind k;
+		if (name && (strncmp(name, "cuda.", 5) == 0 || strncmp(name, "hip.", 4) == 0) &&
+		    sbt_cm_kind_by_name(name, &k) == 0 &&
+		    (k == SBT_CM_K_cuGraphAddMemAllocNode || k == SBT_CM_K_cuStreamBeginCapture))
+			m->graphs = 1;
+	}
 	for (i = 0; sbt_reader_type_at(m->r, i, &type, &name) == SBT_OK; i++) {
 		sbt_cm_kind k;
 		enum sbt_vk_cmd cmd;
@@ -845,7 +1130,7 @@ static int sbt_mem_types(sbt_mem *m)
 			continue;
 		hip = strncmp(name, "hip.", 4) == 0 ? sbt_mem_hip_call_of(name) : -1;
 		if ((strncmp(name, "cuda.", 5) == 0 || hip >= 0) && sbt_cm_kind_by_name(name, &k) == 0 &&
-		    sbt_mem_kind_used(k)) {
+		    sbt_mem_kind_used(k, m->graphs)) {
 			m->kind_of[type] = (int16_t)k;
 			m->hip_of[type] = (int16_t)hip;
 		}
@@ -925,6 +1210,9 @@ void sbt_mem_finish(sbt_mem *m)
 	free(m->devnums.v);
 	free(m->vkdevs.v);
 	free(m->maps.v);
+	free(m->gnodes.v);
+	free(m->cstreams.v);
+	free(m->cevents.v);
 	free(m->live.slots);
 	free(m->kind_of);
 	free(m->hip_of);

@@ -26,7 +26,26 @@
  *          current context (cuCtxCreate, Set/Push/PopCurrent; a thread
  *          that set none uses the context made or made current last, as
  *          the CUDA runtime's threads do), or for cuMemCreate to the
- *          location it names; host memory to "host".  A cuda.tsSnapshot
+ *          location it names; host memory to "host".
+ *          Graph memory (graph): an allocation node (cuGraphAddMemAllocNode,
+ *          or cuMemAllocAsync / cuMemAllocFromPoolAsync on a capturing
+ *          stream, which the driver makes one) allocates nothing when it
+ *          is added; each cuGraphLaunch of an exec made from that graph
+ *          allocates it anew (CUDA: "graph allocations are considered
+ *          recreated every time a graph runs"), on the pool's device (the
+ *          node's device; a capture's: the capturing context's), with the
+ *          launch's seq and stack.  It ends at that launch when the graph
+ *          frees it (a free node, or cuMemFreeAsync on the capturing
+ *          stream), else at cuMemFreeAsync / cuMemFree of it, at a launch
+ *          of a graph with a free node of it, or at the exec's next launch
+ *          when it was instantiated with
+ *          CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH.  Destroying the
+ *          graph or the exec frees none (CUDA's rule), and the physical
+ *          memory the driver keeps cached for graphs until
+ *          cuDeviceGraphMemTrim is not counted: "in use" is what live
+ *          graph allocations hold (the driver's "used", not "reserved").
+ *          A capture spans the streams that join it (cuStreamWaitEvent of
+ *          an event recorded in it) until cuStreamEndCapture.  A cuda.tsSnapshot
  *          of memory no recorded allocation holds is memory allocated
  *          before the trace began: counted from there.
  *   HIP    each hip.* record as the CUDA call it records as
@@ -36,7 +55,9 @@
  *          before any), and hipDeviceReset ends what was allocated on that
  *          device.  A __hipRegisterVar global (size bytes, named by its
  *          host shadow, as symbol copies name it) is counted from its
- *          registration until its __hipUnregisterFatBinary.
+ *          registration until its __hipUnregisterFatBinary.  hipMallocAsync
+ *          and hipFreeAsync on a capturing stream are graph memory as
+ *          CUDA's (the HIP interposer records no graph memory nodes).
  *   Vulkan vkAllocateMemory / vkFreeMemory, per VkDevice and memory type;
  *          the type's heap and property flags, and the device's name,
  *          when the trace holds vkGetPhysicalDeviceMemoryProperties(2) and
@@ -69,8 +90,9 @@
 #define SBT_MEM_KIND_LIST(X)                                                   \
 	X(DEVICE, "device", 0) X(PITCH, "pitch", 0) X(ASYNC, "async", 0)           \
 	X(POOL, "pool", 0) X(MANAGED, "managed", 0) X(VMM, "vmm", 0)               \
-	X(GLOBAL, "global", 0) X(HOST, "host", 1) X(HOST_ALLOC, "host-alloc", 1)   \
-	X(HOST_REGISTER, "host-register", 1) X(VK, "memory type", 0)
+	X(GLOBAL, "global", 0) X(GRAPH, "graph", 0) X(HOST, "host", 1)             \
+	X(HOST_ALLOC, "host-alloc", 1) X(HOST_REGISTER, "host-register", 1)        \
+	X(VK, "memory type", 0)
 
 typedef enum {
 #define SBT_MEM_X_ENUM(e, name, host) SBT_MEM_K_##e,
@@ -156,6 +178,22 @@ typedef struct sbt_mem_devnum {
 	uint64_t primary_refs;    /* cuDevicePrimaryCtxRetain minus Release */
 } sbt_mem_devnum;
 
+/* A graph memory node (the model: above), as the graph, the exec or the
+ * open capture owning it holds it. */
+enum { SBT_MEM_GOWN_GRAPH = 1, SBT_MEM_GOWN_EXEC, SBT_MEM_GOWN_CAPTURE };
+typedef struct sbt_mem_gnode {
+	uint64_t owner;           /* graph or exec handle, capture number */
+	uint64_t dst, size;       /* the memory (size 0: a free node) */
+	uint64_t device;          /* an allocation node's device ordinal */
+	uint8_t own;              /* SBT_MEM_GOWN_* */
+	uint8_t auto_free;        /* an exec made with AUTO_FREE_ON_LAUNCH */
+} sbt_mem_gnode;
+
+/* A stream in a capture, or an event recorded in one: its number. */
+typedef struct sbt_mem_gcap {
+	uint64_t handle, capture;
+} sbt_mem_gcap;
+
 typedef struct sbt_mem_vkdev {
 	uint64_t device, phys;    /* vkCreateDevice */
 } sbt_mem_vkdev;
@@ -188,6 +226,11 @@ typedef struct sbt_mem {
 	SBT_MEM_VEC(sbt_mem_devnum) devnums;
 	SBT_MEM_VEC(sbt_mem_vkdev) vkdevs;
 	SBT_MEM_VEC(sbt_mem_map) maps;
+	SBT_MEM_VEC(sbt_mem_gnode) gnodes; /* graph memory nodes of graphs, execs, captures */
+	SBT_MEM_VEC(sbt_mem_gcap) cstreams; /* the streams capturing now */
+	SBT_MEM_VEC(sbt_mem_gcap) cevents;  /* events recorded in a capture */
+	uint64_t captures;    /* stream captures begun so far */
+	int graphs;           /* the trace has allocation nodes or captures: graph calls are read */
 	sbt_mem_live live;
 	uint64_t last_ctx;    /* made or made current last, by any thread */
 	uint64_t unknown_frees; /* frees of memory the trace never allocated */

@@ -62,13 +62,42 @@
  *              allocation and free nodes are ordering nodes: 5 commands,
  *              edges w -> fin, r -> fin, fin -> tail, makespan 3000; w and
  *              r race on the graph memory (1 possible); outside, after the
- *              free node, touches no allocation (no race).
+ *              free node's record but unordered with the launch, races with
+ *              both (3 possible: the range is judged by happens-before,
+ *              not by where the free node's record lies).
  *   graph_mem_nofree graph_mem without the free node (tail after fin);
  *              after the launch "early" (GMEM) on s2, the graph destroyed,
  *              "still" (GMEM) on s2, cuMemFreeAsync of GMEM on s1, then
- *              "outside": the graph memory outlives the graph until the
- *              free, so early and still each race with w and r (4
- *              possible, plus w with r), outside with nothing.
+ *              "outside": none waits for the launch, so early, still and
+ *              outside each race with w and r (6 possible, plus w with r).
+ *   graph_mem_relaunch graph 0x900: an allocation node 0xa0 (GMEM, 4096
+ *              bytes, no free node), "w" (GMEM) after it; exec 0xe00
+ *              launched on s1 (seq 9), event 0xe1 recorded, cuMemFreeAsync
+ *              of GMEM on s1, the exec launched again (seq 12), event 0xe2
+ *              recorded, s2 waits for 0xe1, "reader" (GMEM) on s2: each
+ *              launch allocates the graph memory anew, and the reader,
+ *              after the first launch but not the second, races with the
+ *              second launch's w (1 possible); the two launches, ordered on
+ *              s1, do not race.  The second launch's memory is not freed.
+ *   graph_mem_ordered graph_mem_relaunch with s2 waiting for 0xe2: no race.
+ *   graph_mem_paths graph 0x900 (an allocation node of GMEM, 4096 bytes,
+ *              "w" after it) instantiated as exec 0xe00 with
+ *              CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH, launched 3
+ *              times on s1; graph 0x930 of one free node of GMEM launched
+ *              (exec 0xe30); a capture on s1 that s2 joins (event 0xe1),
+ *              cuMemAllocAsync of GMEM + 1 MiB (8192 bytes) and "fill" on
+ *              s2, joined back (0xe2), ended as graph 0x940, launched once
+ *              (exec 0xe40); then cuMemAllocAsync of 4096 bytes on s2,
+ *              no longer capturing.  Memory: each launch of 0xe00 frees
+ *              the last one's, 0xe30's frees the third, 0xe40's allocates
+ *              8192 bytes left live; the last (BUF_B + 1 MiB) is async memory.
+ *   hip_graph_mem HIP records on device 1 (hipSetDevice): s1 (blocking)
+ *              and s2 (non-blocking); s1 captures hipMallocAsync of GMEM
+ *              (4096 bytes), "k" (GMEM) and hipFreeAsync of it into graph
+ *              0x900; exec 0xe00 launched twice on s1 (seq 10, 11), then
+ *              "after" (GMEM) on s2: each launch allocates and frees the
+ *              graph memory on device 1; after races with k of each launch
+ *              (2 possible, each naming its launch), the launches do not.
  *   graph_update graph 0x900 of one node "k" (A), instantiated; a clone
  *              0x920 whose copy of k (found by cuGraphNodeFindInClone) is
  *              set to pass B; an update of the exec from a graph 0x930 of
@@ -684,6 +713,106 @@ static void emu_gen_graph_mem(emu_gen *g, int free_node)
 	emu_gen_kernel(g, S2, "outside", &m, 1, 0);
 }
 
+/* graph_mem_relaunch / graph_mem_ordered: one exec launched twice, its
+ * graph memory freed by cuMemFreeAsync after the first launch only; the
+ * reader on s2 waits for the event recorded after the first launch
+ * (ordered: after the second). */
+static void emu_gen_graph_mem_relaunch(emu_gen *g, int ordered)
+{
+	uint64_t m = GMEM, al = 0xa0;
+	sbt_cm_call c;
+
+	emu_gen_two_streams(g);
+	emu_gen_graph_create(g, 0x900);
+	emu_gen_mem_node(g, 1, al, 0);
+	emu_gen_kernel_node(g, 0x900, 0xa1, &al, 1, "w", &m, 1);
+	emu_gen_launch_once(g);
+	emu_gen_record(g, 0xe1, S1);
+	sbt_cm_call_init(&c);
+	c.dst = GMEM;
+	c.stream = S1;
+	emu_gen_call(g, SBT_CM_K_cuMemFreeAsync, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe00;
+	c.stream = S1;
+	emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+	emu_gen_record(g, 0xe2, S1);
+	emu_gen_wait(g, S2, ordered ? 0xe2 : 0xe1);
+	emu_gen_kernel(g, S2, "reader", &m, 1, 0);
+}
+
+/* graph_mem_paths (sbt_mem.h's graph memory model, path by path). */
+static void emu_gen_graph_mem_paths(emu_gen *g)
+{
+	uint64_t m = GMEM, m2 = GMEM + 0x100000, al = 0xa0;
+	sbt_cm_call c;
+
+	emu_gen_two_streams(g);
+	emu_gen_graph_create(g, 0x900);
+	emu_gen_mem_node(g, 1, al, 0);
+	emu_gen_kernel_node(g, 0x900, 0xa1, &al, 1, "w", &m, 1);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe00;
+	c.parent = 0x900;
+	c.flags = 1; /* CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH */
+	emu_gen_call(g, SBT_CM_K_cuGraphInstantiate, &c);
+	for (unsigned i = 0; i < 3; i++) {
+		sbt_cm_call_init(&c);
+		c.handle = 0xe00;
+		c.stream = S1;
+		emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+	}
+	/* graph 0x930 frees the memory graph 0x900 allocated */
+	emu_gen_graph_create(g, 0x930);
+	sbt_cm_call_init(&c);
+	c.parent = 0x930;
+	c.node = 0xb0;
+	c.dst = GMEM;
+	emu_gen_call(g, SBT_CM_K_cuGraphAddMemFreeNode, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe30;
+	c.parent = 0x930;
+	emu_gen_call(g, SBT_CM_K_cuGraphInstantiate, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe30;
+	c.stream = S1;
+	emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+	/* a capture s2 joins: its cuMemAllocAsync is graph 0x940's */
+	sbt_cm_call_init(&c);
+	c.stream = S1;
+	emu_gen_call(g, SBT_CM_K_cuStreamBeginCapture, &c);
+	emu_gen_record(g, 0xe1, S1);
+	emu_gen_wait(g, S2, 0xe1);
+	sbt_cm_call_init(&c);
+	c.dst = m2;
+	c.size = 2 * BUF_SIZE;
+	c.stream = S2;
+	c.sub = SBT_CM_MEM_ASYNC;
+	emu_gen_call(g, SBT_CM_K_cuMemAllocAsync, &c);
+	emu_gen_kernel(g, S2, "fill", &m2, 1, 1);
+	emu_gen_record(g, 0xe2, S2);
+	emu_gen_wait(g, S1, 0xe2);
+	sbt_cm_call_init(&c);
+	c.stream = S1;
+	c.handle = 0x940;
+	emu_gen_call(g, SBT_CM_K_cuStreamEndCapture, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe40;
+	c.parent = 0x940;
+	emu_gen_call(g, SBT_CM_K_cuGraphInstantiate, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe40;
+	c.stream = S1;
+	emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+	/* after the capture, s2 allocates asynchronously as any stream */
+	sbt_cm_call_init(&c);
+	c.dst = BUF_B + 0x100000;
+	c.size = BUF_SIZE;
+	c.stream = S2;
+	c.sub = SBT_CM_MEM_ASYNC;
+	emu_gen_call(g, SBT_CM_K_cuMemAllocAsync, &c);
+}
+
 static void emu_gen_graph_update(emu_gen *g)
 {
 	sbt_cm_call c;
@@ -799,6 +928,73 @@ static void emu_gen_hip_contexts(emu_gen *g)
 	emu_gen_hip_kernel(g, 0, "K2", BUF_B);
 	emu_gen_hip_ctx_call(g, SBT_CM_HIP_hipCtxPopCurrent, 0xc1, 1);
 	emu_gen_hip_kernel(g, 0, "K3", BUF_B);
+}
+
+/* hip_graph_mem: graph memory from hipMallocAsync in a stream capture. */
+static void emu_gen_hip_graph_mem(emu_gen *g)
+{
+	sbt_cm_call c;
+	uint8_t params[8], layout[8];
+
+	emu_gen_hip_types(g);
+	sbt_cm_call_init(&c);
+	c.device = 1;
+	emu_gen_hip(g, SBT_CM_HIP_hipSetDevice, &c);
+	sbt_cm_call_init(&c);
+	c.handle = S1;
+	c.device = 1;
+	emu_gen_hip(g, SBT_CM_HIP_hipStreamCreate, &c);
+	c.handle = S2;
+	c.flags = 1; /* hipStreamNonBlocking */
+	emu_gen_hip(g, SBT_CM_HIP_hipStreamCreateWithFlags, &c);
+	sbt_cm_call_init(&c);
+	c.stream = S1;
+	c.device = 1;
+	emu_gen_hip(g, SBT_CM_HIP_hipStreamBeginCapture, &c);
+	c.dst = GMEM;
+	c.size = BUF_SIZE;
+	c.sub = SBT_CM_MEM_ASYNC;
+	emu_gen_hip(g, SBT_CM_HIP_hipMallocAsync, &c);
+	sbt_cm_call_init(&c);
+	for (unsigned k = 0; k < 8; k++)
+		params[k] = (uint8_t)(GMEM >> (8 * k));
+	sbt_cm_layout_put(layout, 0, 8);
+	c.handle = 0xf00;
+	c.name = (const uint8_t *)"k";
+	c.name_len = 1;
+	c.grid_x = c.grid_y = c.grid_z = 1;
+	c.block_x = c.block_y = c.block_z = 32;
+	c.stream = S1;
+	c.params = params;
+	c.params_len = 8;
+	c.layout = layout;
+	c.layout_len = 8;
+	c.capture_status = 1;
+	c.device = 1;
+	emu_gen_hip(g, SBT_CM_HIP_hipLaunchKernel, &c);
+	sbt_cm_call_init(&c);
+	c.dst = GMEM;
+	c.stream = S1;
+	c.device = 1;
+	emu_gen_hip(g, SBT_CM_HIP_hipFreeAsync, &c);
+	sbt_cm_call_init(&c);
+	c.stream = S1;
+	c.handle = 0x900;
+	c.device = 1;
+	emu_gen_hip(g, SBT_CM_HIP_hipStreamEndCapture, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0xe00;
+	c.parent = 0x900;
+	c.device = 1;
+	emu_gen_hip(g, SBT_CM_HIP_hipGraphInstantiate, &c);
+	for (unsigned i = 0; i < 2; i++) {
+		sbt_cm_call_init(&c);
+		c.handle = 0xe00;
+		c.stream = S1;
+		c.device = 1;
+		emu_gen_hip(g, SBT_CM_HIP_hipGraphLaunch, &c);
+	}
+	emu_gen_hip_kernel(g, S2, "after", GMEM);
 }
 
 static void emu_gen_graph_disable(emu_gen *g)
@@ -1008,7 +1204,9 @@ int emu_gen_scenario(const char *name, const char *path)
 	    strcmp(name, "graph_wait") && strcmp(name, "graph_record") && strcmp(name, "graph_child") &&
 	    strcmp(name, "graph_child_get") && strcmp(name, "graph_child_rm") &&
 	    strcmp(name, "graph_child_destroy") && strcmp(name, "graph_mem") &&
-	    strcmp(name, "graph_mem_nofree") &&
+	    strcmp(name, "graph_mem_nofree") && strcmp(name, "graph_mem_relaunch") &&
+	    strcmp(name, "graph_mem_ordered") && strcmp(name, "hip_graph_mem") &&
+	    strcmp(name, "graph_mem_paths") &&
 	    strcmp(name, "graph_update") && strcmp(name, "graph_disable") && strcmp(name, "hip_ctx") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
 	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
 	    strcmp(name, "readers_kf"))
@@ -1042,10 +1240,18 @@ int emu_gen_scenario(const char *name, const char *path)
 		emu_gen_graph_mem(g, 1);
 	else if (!strcmp(name, "graph_mem_nofree"))
 		emu_gen_graph_mem(g, 0);
+	else if (!strcmp(name, "graph_mem_relaunch"))
+		emu_gen_graph_mem_relaunch(g, 0);
+	else if (!strcmp(name, "graph_mem_ordered"))
+		emu_gen_graph_mem_relaunch(g, 1);
 	else if (!strcmp(name, "graph_update"))
 		emu_gen_graph_update(g);
 	else if (!strcmp(name, "graph_disable"))
 		emu_gen_graph_disable(g);
+	else if (!strcmp(name, "graph_mem_paths"))
+		emu_gen_graph_mem_paths(g);
+	else if (!strcmp(name, "hip_graph_mem"))
+		emu_gen_hip_graph_mem(g);
 	else if (!strcmp(name, "hip_ctx"))
 		emu_gen_hip_contexts(g);
 	else if (!strcmp(name, "devices"))
