@@ -439,6 +439,10 @@ int rpvk_dset_update_invalidates(rpvk *r, uint64_t set, uint32_t binding, int al
  * known): what a shader may write through it. */
 void rpvk_dset_each_storage(rpvk *r, uint64_t set, void (*fn)(void *ctx, uint32_t type, uint64_t live),
                             void *ctx);
+/* Whether a storage descriptor of set may change legally while a command
+ * buffer binds it: its layout is known and gives a storage binding (buffer,
+ * image, texel buffer) UPDATE_AFTER_BIND or UPDATE_UNUSED_WHILE_PENDING. */
+int rpvk_dset_may_change(rpvk *r, uint64_t set);
 void rpvk_dset_clear(rpvk *r);
 void rpvk_dset_free(rpvk *r);
 

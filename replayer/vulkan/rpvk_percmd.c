@@ -79,10 +79,27 @@ typedef struct rpvk_pc_slot {
 	uint32_t cmd;              /* its enum sbt_vk_cmd */
 	uint32_t index;            /* its place in the command buffer, from 0 */
 	uint64_t memory;           /* the captured VkDeviceMemory copied */
+	uint64_t live_mem;         /* and its live handle */
+	int out;                   /* a flexible unit's slot outside its footprint at
+	                              this submit (rpvk_pc_flex_resolve): no result */
 	VkBuffer buf;              /* ours, on chunks[chunk] at off */
 	uint32_t chunk;
 	VkDeviceSize off, size;
 } rpvk_pc_slot;
+
+/* A flexible unit: a command (dispatch, render pass) that binds a set whose
+ * storage descriptors may still change after it is recorded
+ * (UPDATE_AFTER_BIND, UPDATE_UNUSED_WHILE_PENDING; rpvk_dset_may_change).
+ * Its slots copy every memory bound to a buffer or image of the device when
+ * it is recorded; at each submit its resources are resolved again, as the
+ * sets hold them then, and only the slots of those memories give results. */
+typedef struct rpvk_pc_flex {
+	uint32_t index;            /* the command's place in its command buffer */
+	uint64_t seq;              /* its record */
+	uint32_t cmd;              /* its enum sbt_vk_cmd */
+	uint32_t first, nslots;    /* its slots */
+	rpvk_pc_list res;          /* what it may write (sets unresolved); owned */
+} rpvk_pc_flex;
 
 /* Host-visible, coherent staging memory of ours, mapped at ptr. */
 typedef struct rpvk_pc_chunk {
@@ -112,6 +129,11 @@ typedef struct rpvk_pc_cb {
 	uint32_t nslots, slots_cap;
 	rpvk_pc_chunk *chunks;     /* owned; kept across recordings */
 	uint32_t nchunks;
+	rpvk_pc_flex *flex;        /* its flexible units; owned */
+	uint32_t nflex, flex_cap;
+	int cut;                   /* at this submit, its commands from cut_at on give no
+	                              own results (rpvk_pc_flex_resolve) */
+	uint32_t cut_at;
 } rpvk_pc_cb;
 
 /* A command's own result in one run: the hash of one slot after its submit. */
@@ -140,6 +162,9 @@ struct rpvk_pc {
 	rpvk_pc_inners cur;        /* a later run's, until its end */
 	int later;                 /* run 1 has ended: own results go to cur */
 	int over_warned;           /* RPVK_PC_SPLIT_MAX met this run */
+	int flex_warned;           /* a flexible unit left unresolved this run */
+	int submit_cut;            /* a command buffer of the submit being read is cut:
+	                              the later ones give no own results */
 	uint64_t *mems;            /* live memories of the submit or command being read; owned */
 	size_t nmems, mems_cap;
 	uint8_t *buf;              /* bytes of the memory being read; owned */
@@ -177,9 +202,18 @@ static void rpvk_pc_cb_drop_slots(rpvk *r, rpvk_pc_cb *c, int chunks_too)
 	}
 }
 
+static void rpvk_pc_flex_drop(rpvk_pc_cb *c)
+{
+	for (uint32_t i = 0; i < c->nflex; i++)
+		free(c->flex[i].res.v);
+	c->nflex = 0;
+}
+
 static void rpvk_pc_cb_free(rpvk *r, rpvk_pc_cb *c)
 {
 	rpvk_pc_cb_drop_slots(r, c, 1);
+	rpvk_pc_flex_drop(c);
+	free(c->flex);
 	free(c->all.v);
 	free(c->unit.v);
 	free(c->slots);
@@ -246,6 +280,7 @@ void rpvk_percmd_clear(rpvk *r)
 	r->pc->cur.n = 0;
 	r->pc->later = 1;
 	r->pc->over_warned = 0;
+	r->pc->flex_warned = 0;
 }
 
 void rpvk_percmd_free(rpvk *r)
@@ -341,6 +376,7 @@ static rp_status rpvk_pc_cb_begin(rpvk *r, const sbt_vk_args_vkBeginCommandBuffe
 	if (!c)
 		return st;
 	rpvk_pc_cb_drop_slots(r, c, 0);
+	rpvk_pc_flex_drop(c);
 	c->all.n = c->unit.n = 0;
 	c->ncmds = 0;
 	c->mem_gone = 0;
@@ -781,6 +817,56 @@ static rp_status rpvk_pc_slot_new(rpvk *r, rpvk_pc_cb *c, VkDeviceSize size, rpv
 	return RP_OK;
 }
 
+/* Whether a unit binds a set whose storage descriptors may change after it
+ * is recorded. */
+static int rpvk_pc_unit_flexible(rpvk *r, const rpvk_pc_list *unit)
+{
+	for (uint32_t i = 0; i < unit->n; i++)
+		if (unit->v[i].type == VK_OBJECT_TYPE_DESCRIPTOR_SET && rpvk_dset_may_change(r, unit->v[i].live))
+			return 1;
+	return 0;
+}
+
+/* The unit of c being ended (cmd, index) becomes a flexible one: its list
+ * moves into *out, its slots start here. */
+static rp_status rpvk_pc_flex_new(rpvk *r, rpvk_pc_cb *c, enum sbt_vk_cmd cmd, uint32_t index,
+                                  rpvk_pc_flex **out)
+{
+	rpvk_pc_flex *f;
+	if (c->nflex == c->flex_cap) {
+		uint32_t ncap = c->flex_cap ? 2 * c->flex_cap : 4;
+		rpvk_pc_flex *nv = realloc(c->flex, ncap * sizeof(*nv));
+		if (!nv)
+			return rpvk_nomem(r);
+		c->flex = nv;
+		c->flex_cap = ncap;
+	}
+	f = &c->flex[c->nflex++];
+	f->index = index;
+	f->seq = r->seq;
+	f->cmd = (uint32_t)cmd;
+	f->first = c->nslots;
+	f->nslots = 0;
+	f->res = c->unit;
+	memset(&c->unit, 0, sizeof(c->unit));
+	*out = f;
+	return RP_OK;
+}
+
+/* Every memory bound to a buffer or image, into pc->mems: what a flexible
+ * unit's sets may reach by the time it is submitted (memory made after the
+ * recording excepted: rpvk_pc_flex_resolve). */
+static rp_status rpvk_pc_mem_every(rpvk *r)
+{
+	rp_status st = RP_OK;
+	for (size_t i = 0; i < r->resmem.cap && st == RP_OK; i++) {
+		const rpvk_map_slot *s = &r->resmem.slots[i];
+		if (s->type == VK_OBJECT_TYPE_BUFFER || s->type == VK_OBJECT_TYPE_IMAGE)
+			st = rpvk_pc_mem_add(r, s->type, s->key);
+	}
+	return st;
+}
+
 /* The command at r->seq (cmd, index in cb) ended a unit: copy each memory
  * it may have written into a slot, in cb right behind it. */
 static rp_status rpvk_pc_unit_end(rpvk *r, VkCommandBuffer cb, rpvk_pc_cb *c, enum sbt_vk_cmd cmd,
@@ -789,11 +875,17 @@ static rp_status rpvk_pc_unit_end(rpvk *r, VkCommandBuffer cb, rpvk_pc_cb *c, en
 	struct rpvk_pc *pc = r->pc;
 	const rpvk_dtable *t = &r->dev[c->dev].t;
 	VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+	rpvk_pc_flex *f = NULL;
 	int copied = 0;
 	rp_status st;
 
 	pc->nmems = 0;
 	st = rpvk_pc_collect(r, &c->unit, 0);
+	if (st == RP_OK && c->split && r->dev[c->dev].live == c->device && rpvk_pc_unit_flexible(r, &c->unit)) {
+		st = rpvk_pc_flex_new(r, c, cmd, index, &f);
+		if (st == RP_OK)
+			st = rpvk_pc_mem_every(r);
+	}
 	c->unit.n = 0;
 	if (st != RP_OK || !c->split || r->dev[c->dev].live != c->device)
 		return st;
@@ -828,6 +920,7 @@ static rp_status rpvk_pc_unit_end(rpvk *r, VkCommandBuffer cb, rpvk_pc_cb *c, en
 		sl->cmd = (uint32_t)cmd;
 		sl->index = index;
 		sl->memory = captured;
+		sl->live_mem = pc->mems[i];
 		if (!copied) {
 			/* what the command wrote, before the copies read it */
 			mb.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
@@ -841,6 +934,8 @@ static rp_status rpvk_pc_unit_end(rpvk *r, VkCommandBuffer cb, rpvk_pc_cb *c, en
 		region.size = m->size;
 		t->CmdCopyBuffer(cb, src, sl->buf, 1, &region);
 	}
+	if (f)
+		f->nslots = c->nslots - f->first;
 	if (copied) {
 		/* the copies before what comes next (it may write what they read),
 		 * and their bytes to the host */
@@ -1010,9 +1105,13 @@ static rp_status rpvk_pc_own_results(rpvk *r, VkCommandBuffer cb, uint32_t n)
 	struct rpvk_pc *pc = r->pc;
 	rpvk_pc_inners *to = pc->later ? &pc->cur : &pc->ref;
 	rpvk_pc_cb *c = rpvk_pc_cb_get(r, cb);
+	if (pc->submit_cut)
+		return RP_OK;
 	for (uint32_t i = 0; c && i < c->nslots; i++) {
 		const rpvk_pc_slot *sl = &c->slots[i];
 		rpvk_pc_inner *e;
+		if (sl->out || (c->cut && sl->index >= c->cut_at))
+			continue;
 		if (to->n == to->cap) {
 			size_t ncap = to->cap ? 2 * to->cap : 64;
 			rpvk_pc_inner *nv = realloc(to->v, ncap * sizeof(*nv));
@@ -1030,7 +1129,60 @@ static rp_status rpvk_pc_own_results(rpvk *r, VkCommandBuffer cb, uint32_t n)
 		e->cmd = sl->cmd;
 		e->hash = sbt_fmt_hash64(c->chunks[sl->chunk].ptr + sl->off, (size_t)sl->size);
 	}
+	if (c && c->cut)
+		pc->submit_cut = 1; /* a later command buffer may read what the cut command wrote */
 	return RP_OK;
+}
+
+/* Whether memory live is one of f's slots'. */
+static int rpvk_pc_flex_has(const rpvk_pc_cb *c, const rpvk_pc_flex *f, uint64_t live)
+{
+	for (uint32_t k = f->first; k < f->first + f->nslots && k < c->nslots; k++)
+		if (c->slots[k].live_mem == live)
+			return 1;
+	return 0;
+}
+
+/* At a submit of c: each flexible unit's resources as its sets hold them
+ * now.  Its slots of other memories give no result; a memory it reaches now
+ * that none of its slots copies (made after the recording) cuts c from
+ * that unit on (a warning, once a run): a difference there names the
+ * submit alone. */
+static rp_status rpvk_pc_flex_resolve(rpvk *r, VkCommandBuffer cb, rpvk_pc_cb *c)
+{
+	struct rpvk_pc *pc = r->pc;
+	rp_status st = RP_OK;
+	c->cut = 0;
+	for (uint32_t i = 0; i < c->nflex && st == RP_OK; i++) {
+		const rpvk_pc_flex *f = &c->flex[i];
+		pc->nmems = 0;
+		st = rpvk_pc_collect(r, &f->res, 0);
+		for (uint32_t k = f->first; st == RP_OK && k < f->first + f->nslots && k < c->nslots; k++) {
+			size_t j = 0;
+			while (j < pc->nmems && pc->mems[j] != c->slots[k].live_mem)
+				j++;
+			c->slots[k].out = j == pc->nmems;
+		}
+		for (size_t j = 0; st == RP_OK && j < pc->nmems && !(c->cut && c->cut_at <= f->index); j++) {
+			uint64_t captured = 0;
+			const rpvk_mem *m = rpvk_pc_mem_find(r, pc->mems[j], &captured);
+			const rpvk_map_slot *a = rpvk_map_get(&pc->aliases, VK_OBJECT_TYPE_DEVICE_MEMORY, pc->mems[j]);
+			if (!m || !m->size || m->dev != c->dev || (a && !a->val) || rpvk_pc_flex_has(c, f, pc->mems[j]))
+				continue; /* not read, or read behind it */
+			if (!pc->flex_warned)
+				rpvk_warn(r, "--per-command: the command at seq %llu (%s, index %u of command buffer "
+				          "0x%llx) reaches VkDeviceMemory 0x%llx through a descriptor set updated after it "
+				          "was recorded, and its per-command copies do not cover that memory (made since); "
+				          "from it on, a difference in its submit names the submit only",
+				          (unsigned long long)f->seq, sbt_vk_cmd_name((enum sbt_vk_cmd)f->cmd), f->index,
+				          (unsigned long long)(uintptr_t)cb, (unsigned long long)captured);
+			pc->flex_warned = 1;
+			c->cut = 1;
+			c->cut_at = f->index;
+		}
+	}
+	pc->nmems = 0;
+	return st;
 }
 
 /* After a submit that queued work: wait for its queue, then read. */
@@ -1048,6 +1200,17 @@ static rp_status rpvk_pc_submit(rpvk *r, VkQueue q, uint32_t nbatch, const VkSub
 	if (res == VK_TIMEOUT)
 		return rpvk_fail(r, RP_ERR_BACKEND, "--per-command: the submit did not finish within "
 		                 "--wait-timeout");
+	pc->submit_cut = 0;
+	for (uint32_t b = 0; b < nbatch && st == RP_OK; b++) {
+		uint32_t ncb = s1 ? (s1[b].pCommandBuffers ? s1[b].commandBufferCount : 0)
+		                  : (s2[b].pCommandBufferInfos ? s2[b].commandBufferInfoCount : 0);
+		for (uint32_t i = 0; i < ncb && st == RP_OK; i++) {
+			VkCommandBuffer cb = s1 ? s1[b].pCommandBuffers[i] : s2[b].pCommandBufferInfos[i].commandBuffer;
+			rpvk_pc_cb *c = rpvk_pc_cb_get(r, cb);
+			if (c)
+				st = rpvk_pc_flex_resolve(r, cb, c);
+		}
+	}
 	pc->nmems = 0;
 	for (uint32_t b = 0; b < nbatch && st == RP_OK; b++) {
 		uint32_t ncb = s1 ? (s1[b].pCommandBuffers ? s1[b].commandBufferCount : 0)

@@ -36,11 +36,16 @@
  * second dispatch ahead of the copy in its command buffer: it reads the
  * buffer the first dispatch writes (a second descriptor set) and writes a
  * buffer of its own, so that it is the first command of its submit whose
- * result depends on the order of the submits.
+ * result depends on the order of the submits.  --binding-flags gives the
+ * descriptor set layout a VkDescriptorSetLayoutBindingFlagsCreateInfo with
+ * no flags (one per binding), so that a test can make its bindings
+ * UPDATE_AFTER_BIND in the trace (lavapipe lacks the update-after-bind
+ * features of storage and uniform buffers, so the program cannot ask for
+ * it itself; tests/shell/test_vk_percmd_uab.sh).
  *
  * usage: vk_race [--barrier] [--split|--split-batches|--split-cbs]
  *                [--semaphore transfer|compute] [--fence] [--second-queue]
- *                [--map-part] [--neighbours] [--consumer] [--size N]
+ *                [--map-part] [--neighbours] [--consumer] [--binding-flags] [--size N]
  * Prints "vk_race: barrier B split S size N hash H" (S: 0 none, 1 --split,
  * 2 --split-batches, 3 --split-cbs; H the XXH3-64 of the
  * words read back).  With --barrier the results are checked against the
@@ -49,7 +54,7 @@
 #include "tests/programs/vk_prog.h"
 
 typedef struct vkr_opts {
-	int barrier, split, fence, second_queue, map_part, neighbours, consumer;
+	int barrier, split, fence, second_queue, map_part, neighbours, consumer, binding_flags;
 	VkPipelineStageFlags semaphore; /* the wait's stage; 0: no semaphore */
 	uint32_t size;
 } vkr_opts;
@@ -69,6 +74,7 @@ static void vkr_usage(FILE *f)
 	           "  --map-part       the dispatch's buffer host-visible, its first half mapped\n"
 	           "  --neighbours     (--split) a fill before the copy and an update after it\n"
 	           "  --consumer       (--split) a dispatch reading the first one's buffer before the copy\n"
+	           "  --binding-flags  the set layout carries binding flags (none)\n"
 	           "  --size N         words (64..1048576, default 1024)\n");
 }
 
@@ -108,6 +114,8 @@ static void vkr_parse(int argc, char **argv, vkr_opts *o)
 			o->neighbours = 1;
 		} else if (!strcmp(a, "--consumer")) {
 			o->consumer = 1;
+		} else if (!strcmp(a, "--binding-flags")) {
+			o->binding_flags = 1;
 		} else if (!strcmp(a, "--size")) {
 			o->size = vkp_parse_u32("vk_race", a, vkp_need_arg("vk_race", a, argc, argv, &i), 64,
 			                        1048576);
@@ -151,6 +159,37 @@ static void vkr_barrier(VkCommandBuffer cb, VkBuffer buf, VkPipelineStageFlags s
 	vkCmdPipelineBarrier(cb, src, dst, 0, 0, NULL, 1, &bmb, 0, NULL);
 }
 
+/* vk_compute.comp's set layout (vkp_compute_set_layout) with binding flags
+ * chained, none set. */
+static VkDescriptorSetLayout vkr_flagged_layout(const vkp_ctx *c)
+{
+	VkDescriptorBindingFlags flags[3] = { 0, 0, 0 };
+	VkDescriptorSetLayoutBindingFlagsCreateInfo bfci = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO,
+		.bindingCount = 3,
+		.pBindingFlags = flags
+	};
+	VkDescriptorSetLayoutCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+		.pNext = &bfci
+	};
+	VkDescriptorSetLayoutBinding binds[3];
+	VkDescriptorSetLayout dsl;
+
+	memset(binds, 0, sizeof(binds));
+	for (uint32_t k = 0; k < 3; k++) {
+		binds[k].binding = k;
+		binds[k].descriptorType = k == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+		                                 : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+		binds[k].descriptorCount = 1;
+		binds[k].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+	}
+	ci.bindingCount = 3;
+	ci.pBindings = binds;
+	VKP_CHECK(c, vkCreateDescriptorSetLayout(c->device, &ci, NULL, &dsl));
+	return dsl;
+}
+
 int main(int argc, char **argv)
 {
 	vkr_opts o;
@@ -185,7 +224,8 @@ int main(int argc, char **argv)
 
 	vkr_parse(argc, argv, &o);
 	bytes = (VkDeviceSize)o.size * 4;
-	vkp_ctx_init(&c, "vk_race", 0);
+	/* Vulkan 1.2 for the binding flags struct */
+	vkp_ctx_init(&c, "vk_race", o.binding_flags ? VKP_TIMELINE : 0);
 	queue2 = c.queue;
 	if (o.second_queue)
 		vkGetDeviceQueue(c.device, c.qfam, 0, &queue2);
@@ -207,7 +247,7 @@ int main(int argc, char **argv)
 		vkp_buffer_create(&c, &out2, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, 0,
 		                  VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
 
-	dsl = vkp_compute_set_layout(&c);
+	dsl = o.binding_flags ? vkr_flagged_layout(&c) : vkp_compute_set_layout(&c);
 	dpci.maxSets = 2;
 	dpci.poolSizeCount = 2;
 	dpci.pPoolSizes = psizes;
