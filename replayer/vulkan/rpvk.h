@@ -660,6 +660,11 @@ rp_status rpvk_percmd_results(void *state, rp_command_result_fn fn, void *ctx, r
 /* The backend's command_part: the vkCmd* of the submit at seq whose own
  * results first differ between this run and run 1. */
 int rpvk_percmd_part(void *state, uint64_t seq, rp_command_part *out);
+/* Whether the application's free of live memory must not reach the driver
+ * yet: a copy --per-command recorded behind a command whose descriptor sets
+ * may change after the recording still reads it (rpvk_percmd.c frees it
+ * once none does).  0 without --per-command. */
+int rpvk_percmd_keeps_memory(rpvk *r, VkDeviceMemory memory);
 /* Destroy our objects on the devices (before they go) and forget the
  * command buffers. */
 void rpvk_percmd_release(rpvk *r);

@@ -80,6 +80,7 @@ typedef struct rpvk_pc_slot {
 	uint32_t index;            /* its place in the command buffer, from 0 */
 	uint64_t memory;           /* the captured VkDeviceMemory copied */
 	uint64_t live_mem;         /* and its live handle */
+	int flex;                  /* a flexible unit's (rpvk_pc_flex) */
 	int out;                   /* a flexible unit's slot outside its footprint at
 	                              this submit (rpvk_pc_flex_resolve): no result */
 	VkBuffer buf;              /* ours, on chunks[chunk] at off */
@@ -147,6 +148,17 @@ typedef struct rpvk_pc_inner {
 	uint32_t cmd;
 } rpvk_pc_inner;
 
+/* Memory the application freed while a flexible unit's slot still copies
+ * it (the unit need not reach it any more, so the application may free it
+ * before it records the command buffer again): its free is ours, once no
+ * slot copies it (rpvk_pc_zombies_reap), with our buffer over it. */
+typedef struct rpvk_pc_zombie {
+	uint64_t live;             /* the live VkDeviceMemory, not freed yet */
+	VkBuffer alias;            /* ours over it (may be VK_NULL_HANDLE) */
+	VkDevice device;           /* live */
+	int dev;
+} rpvk_pc_zombie;
+
 typedef struct rpvk_pc_inners {
 	rpvk_pc_inner *v;          /* owned */
 	size_t n, cap;
@@ -169,6 +181,8 @@ struct rpvk_pc {
 	size_t nmems, mems_cap;
 	uint8_t *buf;              /* bytes of the memory being read; owned */
 	size_t buf_cap;
+	rpvk_pc_zombie *zombies;   /* owned */
+	size_t nzombies, zombies_cap;
 };
 
 rp_status rpvk_percmd_open(rpvk *r)
@@ -262,11 +276,57 @@ static void rpvk_pc_aliases_drop(rpvk *r, VkDevice device)
 		rpvk_map_clear(&pc->aliases);
 }
 
+/* Kept memories no slot copies any more (all of them with all 1, those of
+ * device with device non-NULL: their command buffers are gone) freed, with
+ * our buffers over them. */
+static void rpvk_pc_zombies_reap(rpvk *r, VkDevice device, int all)
+{
+	struct rpvk_pc *pc = r->pc;
+	size_t n = 0;
+	for (size_t i = 0; i < pc->nzombies; i++) {
+		rpvk_pc_zombie *z = &pc->zombies[i];
+		const rpvk_device *dv = z->dev >= 0 && z->dev < RPVK_MAX_DEVICES ? &r->dev[z->dev] : NULL;
+		int used = 0;
+		if (!all && (!device || device == z->device)) {
+			for (size_t k = 0; k < pc->cbs.cap && !used; k++) {
+				const rpvk_map_slot *s = &pc->cbs.slots[k];
+				const rpvk_pc_cb *c;
+				if (!s->type || s->type == RPVK_MAP_TOMB)
+					continue;
+				c = (const rpvk_pc_cb *)(uintptr_t)s->val;
+				for (uint32_t j = 0; c->device == z->device && j < c->nslots && !used; j++)
+					used = c->slots[j].live_mem == z->live;
+			}
+		} else if (!all) {
+			used = 1; /* another device's: not asked */
+		}
+		if (used) {
+			pc->zombies[n++] = *z;
+			continue;
+		}
+		if (dv && dv->live && dv->live == z->device) {
+			if (z->alias)
+				dv->t.DestroyBuffer(dv->live, z->alias, NULL);
+			dv->t.FreeMemory(dv->live, (VkDeviceMemory)(uintptr_t)z->live, NULL);
+		}
+	}
+	pc->nzombies = n;
+}
+
+int rpvk_percmd_keeps_memory(rpvk *r, VkDeviceMemory memory)
+{
+	for (size_t i = 0; r->pc && i < r->pc->nzombies; i++)
+		if (r->pc->zombies[i].live == (uint64_t)(uintptr_t)memory)
+			return 1;
+	return 0;
+}
+
 void rpvk_percmd_release(rpvk *r)
 {
 	if (!r->pc)
 		return;
 	rpvk_pc_cbs_drop(r, VK_NULL_HANDLE);
+	rpvk_pc_zombies_reap(r, VK_NULL_HANDLE, 1);
 	rpvk_pc_aliases_drop(r, VK_NULL_HANDLE);
 	rpvk_map_clear(&r->pc->livemem);
 }
@@ -296,6 +356,7 @@ void rpvk_percmd_free(rpvk *r)
 	free(r->pc->cur.v);
 	free(r->pc->mems);
 	free(r->pc->buf);
+	free(r->pc->zombies);
 	free(r->pc);
 	r->pc = NULL;
 }
@@ -921,6 +982,7 @@ static rp_status rpvk_pc_unit_end(rpvk *r, VkCommandBuffer cb, rpvk_pc_cb *c, en
 		sl->index = index;
 		sl->memory = captured;
 		sl->live_mem = pc->mems[i];
+		sl->flex = f != NULL;
 		if (!copied) {
 			/* what the command wrote, before the copies read it */
 			mb.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
@@ -1264,21 +1326,30 @@ int rpvk_percmd_part(void *state, uint64_t seq, rp_command_part *out)
 	return 0;
 }
 
-/* Every command buffer with a slot copying captured memory mem notes it
- * gone. */
-static void rpvk_pc_mem_gone(rpvk *r, uint64_t mem)
+/* Every command buffer with a slot copying captured memory mem (live
+ * handle live) notes it gone; flexible units' slots do not (the unit need
+ * not reach it any more: a submit whose sets do is refused by rpvk_state.c).
+ * 1 when such a slot copies it: the memory is kept (rpvk_pc_zombie). */
+static int rpvk_pc_mem_gone(rpvk *r, uint64_t mem, uint64_t live)
 {
 	struct rpvk_pc *pc = r->pc;
+	int keep = 0;
 	for (size_t i = 0; i < pc->cbs.cap; i++) {
 		const rpvk_map_slot *s = &pc->cbs.slots[i];
 		rpvk_pc_cb *c;
 		if (!s->type || s->type == RPVK_MAP_TOMB)
 			continue;
 		c = (rpvk_pc_cb *)(uintptr_t)s->val;
-		for (uint32_t k = 0; c && !c->mem_gone && k < c->nslots; k++)
-			if (c->slots[k].memory == mem)
+		for (uint32_t k = 0; k < c->nslots; k++) {
+			if (c->slots[k].live_mem != live)
+				continue;
+			if (c->slots[k].flex)
+				keep = 1;
+			else if (!c->mem_gone)
 				c->mem_gone = mem;
+		}
 	}
+	return keep;
 }
 
 /* A submitted command buffer whose slots copy memory freed since it was
@@ -1319,19 +1390,38 @@ rp_status rpvk_percmd_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		/* our objects on it go before it */
 		VkDevice device = *(const VkDevice *)args;
 		rpvk_pc_cbs_drop(r, device);
+		rpvk_pc_zombies_reap(r, device, 0);
 		rpvk_pc_aliases_drop(r, device);
 	} else if (cmd == SBT_VK_CMD_vkFreeMemory) {
 		const sbt_vk_args_vkFreeMemory *a = args;
 		const rpvk_map_slot *s = rpvk_map_get(&r->pc->aliases, VK_OBJECT_TYPE_DEVICE_MEMORY,
 		                                      (uint64_t)(uintptr_t)a->memory);
 		uint64_t captured;
+		int keep = 0;
 		/* command buffers whose copies read it through our buffer over it,
 		 * which goes now: submitted again unrecorded, they would read
-		 * through a destroyed buffer */
+		 * through a destroyed buffer; where a flexible unit's copy reads
+		 * it, it stays, with that buffer, until no copy does */
 		if (s && s->val && rpvk_pc_mem_find(r, (uint64_t)(uintptr_t)a->memory, &captured))
-			rpvk_pc_mem_gone(r, captured);
+			keep = rpvk_pc_mem_gone(r, captured, (uint64_t)(uintptr_t)a->memory);
 		rpvk_map_del(&r->pc->livemem, VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)a->memory);
-		if (s) {
+		if (keep) {
+			struct rpvk_pc *pc = r->pc;
+			if (pc->nzombies == pc->zombies_cap) {
+				size_t ncap = pc->zombies_cap ? 2 * pc->zombies_cap : 8;
+				rpvk_pc_zombie *nv = realloc(pc->zombies, ncap * sizeof(*nv));
+				if (!nv)
+					return rpvk_nomem(r);
+				pc->zombies = nv;
+				pc->zombies_cap = ncap;
+			}
+			pc->zombies[pc->nzombies].live = (uint64_t)(uintptr_t)a->memory;
+			pc->zombies[pc->nzombies].alias = (VkBuffer)(uintptr_t)s->val;
+			pc->zombies[pc->nzombies].device = r->dev[s->aux].live;
+			pc->zombies[pc->nzombies].dev = s->aux;
+			pc->nzombies++;
+			rpvk_map_del(&r->pc->aliases, VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)a->memory);
+		} else if (s) {
 			int d = s->aux;
 			if (s->val && d >= 0 && d < RPVK_MAX_DEVICES && r->dev[d].live)
 				r->dev[d].t.DestroyBuffer(r->dev[d].live, (VkBuffer)(uintptr_t)s->val, NULL);
@@ -1344,12 +1434,16 @@ rp_status rpvk_percmd_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 rp_status rpvk_percmd_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args, unsigned flags)
 {
 	switch (cmd) {
-	case SBT_VK_CMD_vkBeginCommandBuffer:
-		return rpvk_pc_cb_begin(r, args);
+	case SBT_VK_CMD_vkBeginCommandBuffer: {
+		rp_status st = rpvk_pc_cb_begin(r, args);
+		rpvk_pc_zombies_reap(r, VK_NULL_HANDLE, 0);
+		return st;
+	}
 	case SBT_VK_CMD_vkFreeCommandBuffers: {
 		const sbt_vk_args_vkFreeCommandBuffers *a = args;
 		for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++)
 			rpvk_pc_cb_forget(r, a->pCommandBuffers[i]);
+		rpvk_pc_zombies_reap(r, VK_NULL_HANDLE, 0);
 		return RP_OK;
 	}
 	case SBT_VK_CMD_vkAllocateCommandBuffers: {
@@ -1367,6 +1461,7 @@ rp_status rpvk_percmd_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args, unsi
 	}
 	case SBT_VK_CMD_vkDestroyCommandPool:
 		rpvk_pc_pool_gone(r, (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyCommandPool *)args)->commandPool);
+		rpvk_pc_zombies_reap(r, VK_NULL_HANDLE, 0);
 		return RP_OK;
 	case SBT_VK_CMD_vkQueueSubmit: {
 		const sbt_vk_args_vkQueueSubmit *a = args;

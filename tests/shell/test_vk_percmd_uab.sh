@@ -36,7 +36,10 @@
 #     captured order the runs agree;
 #   - the consumer's output memory allocated and bound after the recording
 #     too: no copy behind the dispatch covers it, a warning says so (exact
-#     text) and the report names the submit alone.
+#     text) and the report names the submit alone;
+#   - a memory the consumer does not reach freed between the recording and
+#     the submit: the replay keeps it while the consumer's copies read it
+#     (no refusal), and frees it (no VUID- line at vkDestroyDevice).
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -142,4 +145,35 @@ expect_rc 4 late.det "$R" --check-determinism --schedule-seeds 2,1 "$T/late.sbt"
 grep -qE "^tsreplay: warning: --per-command: the command at seq $((DISP - 3)) \(vkCmdDispatch, index 4 of command buffer 0x[0-9a-f]+\) reaches VkDeviceMemory $MEM through a descriptor set updated after it was recorded, and its per-command copies do not cover that memory \(made since\); from it on, a difference in its submit names the submit only$" \
 	"$T/late.det.err" || fail "late: no warning for $MEM: $(cat "$T/late.det.err")"
 has late.det err "tsreplay: runs differ: run 1 and run 2 part first after the command at seq $SUBMIT (--per-command)"
+
+# ---- unrelated memory freed between the recording and the submit ---------------------------
+# The first dispatch's inputs (binding 1 of the first set, which only the
+# first command buffer binds) are unmapped, destroyed and freed right after
+# the first submit, before the second: legal (the first command buffer is
+# not submitted again).  The consumer's copies (every memory) read that
+# memory; the replay keeps it until the command buffer goes instead of
+# refusing the submit (before: "--per-command: command buffer 0x... is
+# submitted, and VkDeviceMemory 0x..., which its commands' per-command
+# copies read, was freed since it was recorded ...").  Under --validate the
+# only VUID- lines are the binding flags' (above): none for a memory left
+# unfreed at vkDestroyDevice, nor for a copy from freed memory.
+UPD1=$(seq_of vkUpdateDescriptorSets 1)
+INBUF=$(sed -n "s/^seq=$UPD1 .* pDescriptorWrites\[1\]\.pBufferInfo\[0\]\.buffer=\(0x[0-9a-f]*\) .*/\1/p" "$T/cons.dump")
+INMEM=$(sed -n "s/^seq=[0-9]* .* vulkan\.vkBindBufferMemory .* buffer=$INBUF memory=\(0x[0-9a-f]*\) .*/\1/p" "$T/cons.dump")
+SUBMIT1=$(seq_of vkQueueSubmit 1)
+UNMAP=$(sed -n "s/^seq=\([0-9]*\) .* vulkan\.vkUnmapMemory .* memory=$INMEM .*/\1/p" "$T/cons.dump")
+[ -n "$INBUF" ] && [ -n "$INMEM" ] && [ -n "$UNMAP" ] && [ "$SUBMIT1" -gt "$END2" ] &&
+	grep -q "^seq=$((UNMAP + 1)) .* vulkan\.vkDestroyBuffer .* buffer=$INBUF " "$T/cons.dump" &&
+	grep -q "^seq=$((UNMAP + 2)) .* vulkan\.vkFreeMemory .* memory=$INMEM " "$T/cons.dump" ||
+	fail "the inputs' unmap, destroy and free are not where the test expects them"
+"$M" "$T/uab.sbt" "$T/freed.sbt" --move "$UNMAP:$((SUBMIT1 + 1))" --move "$((UNMAP + 1)):$((SUBMIT1 + 2))" \
+	--move "$((UNMAP + 2)):$((SUBMIT1 + 3))" >/dev/null || fail "freed: sbt_mutate"
+"$I" --dump "$T/freed.sbt" | grep -q "^seq=$((SUBMIT1 + 3)) .* vulkan\.vkFreeMemory .* memory=$INMEM " ||
+	fail "freed: the free is not after the first submit"
+expect_rc 0 freed.det "$R" --validate --check-determinism --per-command "$T/freed.sbt"
+has freed.det out "tsreplay: runs agree with each other at every checkpoint and after every command"
+others=$(grep -o "VUID-[A-Za-z0-9_-]*" "$T/freed.det.err" | sort -u |
+	grep -v -e '-descriptorBinding[A-Za-z]*UpdateAfterBind-0300[58]$' -e '^VUID-VkDescriptorSetLayoutCreateInfo-flags-03000$' \
+		-e '^VUID-VkDescriptorSetLayoutCreateInfo-pNext-pNext$' || true)
+[ -z "$others" ] || fail "freed: the validation layer objected: $others"
 echo "test_vk_percmd_uab: ok"
