@@ -36,7 +36,17 @@
  * (rpvk_percmd_part) which command's slots first differ from run 1's: a
  * (command buffer of the submit, index of the command in it) pair.  What a
  * dispatch may write is every storage resource of the sets the command
- * buffer bound before it, as the sets held them when it was recorded.
+ * buffer bound before it, as the sets held them when it was recorded --
+ * unless one of those sets has a storage binding with UPDATE_AFTER_BIND or
+ * UPDATE_UNUSED_WHILE_PENDING (a flexible unit, rpvk_pc_flex): its
+ * contents may still change before the submit, so the command copies
+ * every memory bound to a buffer or image of the device when it is
+ * recorded, and at each submit the sets are resolved again and only the
+ * copies of the memories they reach then give results.  Memory they reach
+ * that was made after the recording is not covered: the command buffer's
+ * own results stop at that command, with a warning.  Memory freed while
+ * such a copy still reads it is kept, and freed by us when no command
+ * buffer's copy does (rpvk_pc_zombie).
  * Secondary command buffers are not split (their vkCmdExecuteCommands is
  * one unit), nor a dynamic rendering that is suspended (nothing may come
  * between it and its resumption), and a command buffer stops being split
@@ -879,12 +889,19 @@ static rp_status rpvk_pc_slot_new(rpvk *r, rpvk_pc_cb *c, VkDeviceSize size, rpv
 }
 
 /* Whether a unit binds a set whose storage descriptors may change after it
- * is recorded. */
-static int rpvk_pc_unit_flexible(rpvk *r, const rpvk_pc_list *unit)
+ * is recorded (depth: in the secondary command buffers it executes, one
+ * level down, as rpvk_pc_collect reads them). */
+static int rpvk_pc_unit_flexible(rpvk *r, const rpvk_pc_list *unit, int depth)
 {
-	for (uint32_t i = 0; i < unit->n; i++)
+	for (uint32_t i = 0; unit && i < unit->n; i++) {
 		if (unit->v[i].type == VK_OBJECT_TYPE_DESCRIPTOR_SET && rpvk_dset_may_change(r, unit->v[i].live))
 			return 1;
+		if (unit->v[i].type == VK_OBJECT_TYPE_COMMAND_BUFFER && depth < 2) {
+			const rpvk_pc_cb *k = rpvk_pc_cb_get(r, (VkCommandBuffer)(uintptr_t)unit->v[i].live);
+			if (k && rpvk_pc_unit_flexible(r, &k->all, depth + 1))
+				return 1;
+		}
+	}
 	return 0;
 }
 
@@ -942,7 +959,7 @@ static rp_status rpvk_pc_unit_end(rpvk *r, VkCommandBuffer cb, rpvk_pc_cb *c, en
 
 	pc->nmems = 0;
 	st = rpvk_pc_collect(r, &c->unit, 0);
-	if (st == RP_OK && c->split && r->dev[c->dev].live == c->device && rpvk_pc_unit_flexible(r, &c->unit)) {
+	if (st == RP_OK && c->split && r->dev[c->dev].live == c->device && rpvk_pc_unit_flexible(r, &c->unit, 0)) {
 		st = rpvk_pc_flex_new(r, c, cmd, index, &f);
 		if (st == RP_OK)
 			st = rpvk_pc_mem_every(r);
@@ -1353,9 +1370,8 @@ static int rpvk_pc_mem_gone(rpvk *r, uint64_t mem, uint64_t live)
 }
 
 /* A submitted command buffer whose slots copy memory freed since it was
- * recorded: refused (a valid application records it again first; a set
- * updated after it was bound, as VK_EXT_descriptor_indexing allows, is
- * not followed here). */
+ * recorded: refused (a valid application records it again first).  The
+ * copies of flexible units do not count: that memory is kept. */
 static rp_status rpvk_pc_submit_check(rpvk *r, VkCommandBuffer cb)
 {
 	const rpvk_pc_cb *c = rpvk_pc_cb_get(r, cb);
