@@ -36,7 +36,10 @@
  * second dispatch ahead of the copy in its command buffer: it reads the
  * buffer the first dispatch writes (a second descriptor set) and writes a
  * buffer of its own, so that it is the first command of its submit whose
- * result depends on the order of the submits.  --binding-flags gives the
+ * result depends on the order of the submits; with --consumer-secondary
+ * its bind and dispatch are recorded in a secondary command buffer (before
+ * the first command buffer) that the copy's command buffer executes in
+ * their place.  --binding-flags gives the
  * descriptor set layout a VkDescriptorSetLayoutBindingFlagsCreateInfo with
  * no flags (one per binding), so that a test can make its bindings
  * UPDATE_AFTER_BIND in the trace (lavapipe lacks the update-after-bind
@@ -45,7 +48,8 @@
  *
  * usage: vk_race [--barrier] [--split|--split-batches|--split-cbs]
  *                [--semaphore transfer|compute] [--fence] [--second-queue]
- *                [--map-part] [--neighbours] [--consumer] [--binding-flags] [--size N]
+ *                [--map-part] [--neighbours] [--consumer] [--consumer-secondary]
+ *                [--binding-flags] [--size N]
  * Prints "vk_race: barrier B split S size N hash H" (S: 0 none, 1 --split,
  * 2 --split-batches, 3 --split-cbs; H the XXH3-64 of the
  * words read back).  With --barrier the results are checked against the
@@ -54,7 +58,8 @@
 #include "tests/programs/vk_prog.h"
 
 typedef struct vkr_opts {
-	int barrier, split, fence, second_queue, map_part, neighbours, consumer, binding_flags;
+	int barrier, split, fence, second_queue, map_part, neighbours, consumer, consumer_secondary;
+	int binding_flags;
 	VkPipelineStageFlags semaphore; /* the wait's stage; 0: no semaphore */
 	uint32_t size;
 } vkr_opts;
@@ -74,6 +79,7 @@ static void vkr_usage(FILE *f)
 	           "  --map-part       the dispatch's buffer host-visible, its first half mapped\n"
 	           "  --neighbours     (--split) a fill before the copy and an update after it\n"
 	           "  --consumer       (--split) a dispatch reading the first one's buffer before the copy\n"
+	           "  --consumer-secondary  (--consumer) its dispatch in a secondary command buffer\n"
 	           "  --binding-flags  the set layout carries binding flags (none)\n"
 	           "  --size N         words (64..1048576, default 1024)\n");
 }
@@ -114,6 +120,8 @@ static void vkr_parse(int argc, char **argv, vkr_opts *o)
 			o->neighbours = 1;
 		} else if (!strcmp(a, "--consumer")) {
 			o->consumer = 1;
+		} else if (!strcmp(a, "--consumer-secondary")) {
+			o->consumer_secondary = 1;
 		} else if (!strcmp(a, "--binding-flags")) {
 			o->binding_flags = 1;
 		} else if (!strcmp(a, "--size")) {
@@ -132,6 +140,10 @@ static void vkr_parse(int argc, char **argv, vkr_opts *o)
 	    ((o->fence || o->second_queue || o->neighbours || o->consumer) && o->split != 1)) {
 		fprintf(stderr, "vk_race: --semaphore needs --split or --split-batches, --fence, "
 		        "--second-queue, --neighbours and --consumer need --split\n");
+		exit(2);
+	}
+	if (o->consumer_secondary && !o->consumer) {
+		fprintf(stderr, "vk_race: --consumer-secondary needs --consumer\n");
 		exit(2);
 	}
 }
@@ -216,7 +228,7 @@ int main(int argc, char **argv)
 	VkShaderModule mod;
 	VkPipeline pipe;
 	VkCommandPool cpool;
-	VkCommandBuffer cb[2];
+	VkCommandBuffer cb[2], sec = VK_NULL_HANDLE;
 	VkFence fence;
 	VkQueue queue2;
 	VkDeviceSize bytes;
@@ -273,6 +285,11 @@ int main(int argc, char **argv)
 	cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
 	cbai.commandBufferCount = 2;
 	VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, cb));
+	if (o.consumer_secondary) {
+		cbai.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+		cbai.commandBufferCount = 1;
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &sec));
+	}
 	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fence));
 	if (o.semaphore)
 		VKP_CHECK(&c, vkCreateSemaphore(c.device, &sci, NULL, &sem));
@@ -288,6 +305,17 @@ int main(int argc, char **argv)
 	vkp_buffer_flush(&c, &params);
 
 	second = o.split ? 1 : 0;
+	if (sec) {
+		/* the consumer, executed outside a render pass */
+		VkCommandBufferInheritanceInfo inh = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO };
+		VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+		bi.pInheritanceInfo = &inh;
+		VKP_CHECK(&c, vkBeginCommandBuffer(sec, &bi));
+		vkCmdBindPipeline(sec, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+		vkCmdBindDescriptorSets(sec, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set2, 0, NULL);
+		vkCmdDispatch(sec, (o.size + 63) / 64, 1, 1);
+		VKP_CHECK(&c, vkEndCommandBuffer(sec));
+	}
 	/* the dispatch writes work ... */
 	vkr_begin(&c, cb[0]);
 	vkCmdBindPipeline(cb[0], VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
@@ -304,7 +332,9 @@ int main(int argc, char **argv)
 		vkr_barrier(cb[second], work.buf, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
 		            VK_PIPELINE_STAGE_TRANSFER_BIT | (o.consumer ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : 0),
 		            VK_ACCESS_TRANSFER_READ_BIT | (o.consumer ? VK_ACCESS_SHADER_READ_BIT : 0));
-	if (o.consumer) {
+	if (sec) {
+		vkCmdExecuteCommands(cb[second], 1, &sec);
+	} else if (o.consumer) {
 		/* as does a second dispatch, into out2 */
 		vkCmdBindPipeline(cb[second], VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
 		vkCmdBindDescriptorSets(cb[second], VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set2, 0, NULL);

@@ -39,7 +39,10 @@
 #     text) and the report names the submit alone;
 #   - a memory the consumer does not reach freed between the recording and
 #     the submit: the replay keeps it while the consumer's copies read it
-#     (no refusal), and frees it (no VUID- line at vkDestroyDevice).
+#     (no refusal), and frees it (no VUID- line at vkDestroyDevice);
+#   - the consumer recorded in a secondary command buffer
+#     (--consumer-secondary): the report names the vkCmdExecuteCommands
+#     (index 2), as captured under validation and edited as above.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -66,9 +69,10 @@ vk_env_layers_none
 SUBMIT=$(sed -n 's/^vk_requeue: seq \([0-9]*\) .*/\1/p' "$T/requeue.log")
 "$I" --dump "$T/cons.sbt" >"$T/cons.dump" || fail "tsinfo --dump"
 # seq_of NAME N: the sequence number of the Nth (from 1; $ the last) record
-# of call NAME
+# of call NAME in the dump $DUMP
+DUMP=$T/cons.dump
 seq_of() {
-	sed -n "s/^seq=\([0-9]*\) .* vulkan\.$1 .*/\1/p" "$T/cons.dump" | sed -n "$2p"
+	sed -n "s/^seq=\([0-9]*\) .* vulkan\.$1 .*/\1/p" "$DUMP" | sed -n "$2p"
 }
 DSL=$(seq_of vkCreateDescriptorSetLayout 1)
 UPD2=$(seq_of vkUpdateDescriptorSets 2)
@@ -176,4 +180,37 @@ others=$(grep -o "VUID-[A-Za-z0-9_-]*" "$T/freed.det.err" | sort -u |
 	grep -v -e '-descriptorBinding[A-Za-z]*UpdateAfterBind-0300[58]$' -e '^VUID-VkDescriptorSetLayoutCreateInfo-flags-03000$' \
 		-e '^VUID-VkDescriptorSetLayoutCreateInfo-pNext-pNext$' || true)
 [ -z "$others" ] || fail "freed: the validation layer objected: $others"
+
+# ---- the consumer in a secondary command buffer ------------------------------------------------
+# vk_race --consumer-secondary records the consumer's bind and dispatch in
+# a secondary command buffer (before the first command buffer) that the
+# copy's command buffer executes at index 2: its vkCmdExecuteCommands is
+# the flexible unit, through the secondary's set.  Edited as above, the
+# report names it (with the secondary's sets not followed it named the
+# vkCmdCopyBuffer after it, index 3).
+vk_env_layers_ours
+TRACESMITH_OUTPUT=$T/sec.one.sbt vk_env_run "$T/sec.capture.log" "$P/vk_race" --split --barrier --second-queue \
+	--neighbours --consumer --consumer-secondary --binding-flags ||
+	fail "vk_race --consumer-secondary under VK_LAYER_tracesmith and validation"
+vk_env_layers_none
+"$P/vk_requeue" "$T/sec.one.sbt" "$T/sec.sbt" 2 >"$T/sec.requeue.log" || fail "sec: vk_requeue: $(cat "$T/sec.requeue.log")"
+SUBMIT=$(sed -n 's/^vk_requeue: seq \([0-9]*\) .*/\1/p' "$T/sec.requeue.log")
+DUMP=$T/sec.dump
+"$I" --dump "$T/sec.sbt" >"$DUMP" || fail "sec: tsinfo --dump"
+DSL=$(seq_of vkCreateDescriptorSetLayout 1)
+UPD2=$(seq_of vkUpdateDescriptorSets 2)
+END2=$(seq_of vkEndCommandBuffer '$')
+EXEC=$(seq_of vkCmdExecuteCommands 1)
+[ -n "$SUBMIT" ] && [ -n "$EXEC" ] && [ "$UPD2" -lt "$EXEC" ] && [ "$EXEC" -lt "$END2" ] ||
+	fail "sec: the trace lacks a call the test moves"
+vk_env_layers_validation
+expect_rc 4 sec.det "$R" --check-determinism --schedule-seeds 2,1 "$T/sec.sbt"
+vk_env_clean "$T/sec.det.err" || fail "sec: the validation layer objected"
+has sec.det err "$(part "$EXEC" vkCmdExecuteCommands 2)"
+vk_env_layers_none
+"$M" "$T/sec.sbt" "$T/secuab.sbt" --varint "$DSL:24:1" --varint "$DSL:28:1" --varint "$DSL:32:1" \
+	--move "$UPD2:$END2" >/dev/null || fail "secuab: sbt_mutate"
+"$I" --dump "$T/secuab.sbt" | grep -q "^seq=$END2 .* vulkan\.vkUpdateDescriptorSets " || fail "secuab: the update does not follow the end"
+expect_rc 4 secuab.det "$R" --check-determinism --schedule-seeds 2,1 "$T/secuab.sbt"
+has secuab.det err "$(part "$((EXEC - 1))" vkCmdExecuteCommands 2)"
 echo "test_vk_percmd_uab: ok"
