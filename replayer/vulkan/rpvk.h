@@ -95,6 +95,8 @@ typedef struct rpvk_phys {
 	VkPhysicalDeviceMemoryProperties captured_mem, live_mem;
 	uint32_t type_map[VK_MAX_MEMORY_TYPES]; /* captured type -> live type */
 	VkDeviceSize atom;         /* nonCoherentAtomSize */
+	int have_props;            /* atom and max_colors queried (live) */
+	uint32_t max_colors;       /* maxColorAttachments (0: not known, not judged) */
 } rpvk_phys;
 
 #define RPVK_MAX_QUEUES 16

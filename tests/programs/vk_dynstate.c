@@ -77,9 +77,12 @@
  *                 VK_FALSE.  The program checks that attachment 1 holds
  *                 its clear colour everywhere after the draws
  *   --write-count N  with --mrt: vkCmdSetColorWriteEnableEXT's
- *                 attachmentCount (default 2, from 2 to 8: the
- *                 specification asks at least the pipeline's 2 and at
- *                 most maxColorAttachments; those from 2 on are VK_FALSE)
+ *                 attachmentCount (default 2, from 2 to 16; those from 2
+ *                 on are VK_FALSE).  The specification asks at least the
+ *                 pipeline's 2 and at most maxColorAttachments (lavapipe's
+ *                 8): a larger count is invalid usage, for a hostile trace
+ *                 captured without the validation layer
+ *                 (tests/shell/test_vk_hostile_colorwrite.sh)
  * Prints the XXH3-64 hash of the colour image (RGBA8, 64 x 64; with --mrt,
  * of both colour images, attachment 0's rows then attachment 1's).
  */
@@ -481,7 +484,7 @@ static void vkd_record_state(VkCommandBuffer cb, VkPipeline tri, VkPipelineLayou
 			{ VK_STRUCTURE_TYPE_VERTEX_INPUT_ATTRIBUTE_DESCRIPTION_2_EXT, NULL, 1, 0,
 			  VK_FORMAT_R32G32B32_SFLOAT, sizeof(float) * 2 },
 		};
-		VkBool32 on[8] = { VK_TRUE };
+		VkBool32 on[16] = { VK_TRUE };
 		m->vertex_input(cb, 1, &b, 2, at);
 		m->line_stipple(cb, 1, 0xf0f0);
 		m->logic_op(cb, VK_LOGIC_OP_COPY);
@@ -704,8 +707,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--write-count") && i + 1 < argc) {
 			char *end;
 			unsigned long n = strtoul(argv[++i], &end, 10);
-			if (*end || n < 2 || n > 8) {
-				fprintf(stderr, "vk_dynstate: --write-count '%s' is not a count from 2 to 8\n", argv[i]);
+			if (*end || n < 2 || n > 16) {
+				fprintf(stderr, "vk_dynstate: --write-count '%s' is not a count from 2 to 16\n", argv[i]);
 				return 2;
 			}
 			write_count = (uint32_t)n;

@@ -18,6 +18,11 @@
 #   - the second enable made VK_TRUE: the replay runs and its readback
 #     differs from the capture's in attachment 1's half (exit 3): the
 #     replay applies each attachment's enable, not only the first.
+# And `--write-count 9`, more enables than lavapipe's maxColorAttachments
+# (8), which the validation layer names
+# (VUID-vkCmdSetColorWriteEnableEXT-attachmentCount-06656), captured under
+# our layer alone: refused at the vkCmdSetColorWriteEnableEXT (exact
+# message, exit 1).
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -51,6 +56,13 @@ capture() {
 capture mrt "more mrt" --more --mrt
 capture sec "secondary more mrt" --more --mrt --secondary
 capture wide "more mrt" --more --mrt --write-count 8
+vk_env_layers_validation
+rc=0
+"$P" --more --mrt --write-count 9 >"$T/nine.plain.log" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && grep -q "VUID-vkCmdSetColorWriteEnableEXT-attachmentCount-06656" "$T/nine.plain.log" ||
+	fail "vk_dynstate --write-count 9 under validation (exit $rc): $(tail -3 "$T/nine.plain.log")"
+VK_INSTANCE_LAYERS=VK_LAYER_tracesmith TRACESMITH_OUTPUT=$T/nine.sbt "$P" --more --mrt --write-count 9 \
+	>"$T/nine.capture.log" 2>&1 || fail "vk_dynstate --write-count 9 under VK_LAYER_tracesmith: $(cat "$T/nine.capture.log")"
 vk_env_layers_none
 
 # replays NAME: $T/NAME.sbt under --validate, exit 0, its checkpoint equal,
@@ -112,6 +124,11 @@ for t in mrt sec; do
 	hostile "${t}_one" "$(refused "$DRAW" " for its color attachment 1 (of 2)")"
 	n_hostile=$((n_hostile + 1))
 done
+
+NCWE=$(seq_of vkCmdSetColorWriteEnableEXT 1 nine)
+[ -n "$NCWE" ] || fail "the nine trace lacks vkCmdSetColorWriteEnableEXT"
+hostile nine "tsreplay: backend vulkan: record seq $NCWE vkCmdSetColorWriteEnableEXT: command buffer 0x[0-9a-f]+ sets 9 color write enables, more than the 8 color attachments the device has \(maxColorAttachments\)$(re "$TAIL")"
+n_hostile=$((n_hostile + 1))
 
 CWE=$(seq_of vkCmdSetColorWriteEnableEXT 1 mrt)
 DRAW=$(seq_of vkCmdDraw 1 mrt)
