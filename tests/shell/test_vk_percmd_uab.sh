@@ -156,9 +156,10 @@ has late.det err "tsreplay: runs differ: run 1 and run 2 part first after the co
 # the first submit, before the second: legal (the first command buffer is
 # not submitted again).  The consumer's copies (every memory) read that
 # memory; the replay keeps it until the command buffer goes instead of
-# refusing the submit (a build without the keeping refused it: "--per-command: command buffer 0x... is
-# submitted, and VkDeviceMemory 0x..., which its commands' per-command
-# copies read, was freed since it was recorded ...").  Under --validate the
+# refusing the submit (a build without the keeping refused it:
+# "--per-command: command buffer 0x... is submitted, and VkDeviceMemory
+# 0x..., which its commands' per-command copies read, was freed since it
+# was recorded ...").  Under --validate the
 # only VUID- lines are the binding flags' (above): none for a memory left
 # unfreed at vkDestroyDevice, nor for a copy from freed memory.
 UPD1=$(seq_of vkUpdateDescriptorSets 1)
