@@ -95,6 +95,8 @@ typedef struct rpvk_phys {
 	VkPhysicalDeviceMemoryProperties captured_mem, live_mem;
 	uint32_t type_map[VK_MAX_MEMORY_TYPES]; /* captured type -> live type */
 	VkDeviceSize atom;         /* nonCoherentAtomSize */
+	int have_props;            /* atom and max_colors queried (live) */
+	uint32_t max_colors;       /* maxColorAttachments (0: not known, not judged) */
 } rpvk_phys;
 
 #define RPVK_MAX_QUEUES 16
@@ -439,6 +441,10 @@ int rpvk_dset_update_invalidates(rpvk *r, uint64_t set, uint32_t binding, int al
  * known): what a shader may write through it. */
 void rpvk_dset_each_storage(rpvk *r, uint64_t set, void (*fn)(void *ctx, uint32_t type, uint64_t live),
                             void *ctx);
+/* Whether a storage descriptor of set may change legally while a command
+ * buffer binds it: its layout is known and gives a storage binding (buffer,
+ * image, texel buffer) UPDATE_AFTER_BIND or UPDATE_UNUSED_WHILE_PENDING. */
+int rpvk_dset_may_change(rpvk *r, uint64_t set);
 void rpvk_dset_clear(rpvk *r);
 void rpvk_dset_free(rpvk *r);
 
@@ -656,6 +662,11 @@ rp_status rpvk_percmd_results(void *state, rp_command_result_fn fn, void *ctx, r
 /* The backend's command_part: the vkCmd* of the submit at seq whose own
  * results first differ between this run and run 1. */
 int rpvk_percmd_part(void *state, uint64_t seq, rp_command_part *out);
+/* Whether the application's free of live memory must not reach the driver
+ * yet: a copy --per-command recorded behind a command whose descriptor sets
+ * may change after the recording still reads it (rpvk_percmd.c frees it
+ * once none does).  0 without --per-command. */
+int rpvk_percmd_keeps_memory(rpvk *r, VkDeviceMemory memory);
 /* Destroy our objects on the devices (before they go) and forget the
  * command buffers. */
 void rpvk_percmd_release(rpvk *r);

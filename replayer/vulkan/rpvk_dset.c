@@ -373,6 +373,21 @@ int rpvk_dset_update_invalidates(rpvk *r, uint64_t set, uint32_t binding, int al
 	return 1;
 }
 
+int rpvk_dset_may_change(rpvk *r, uint64_t set)
+{
+	const VkDescriptorBindingFlags keep = VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT |
+	                                      VK_DESCRIPTOR_BINDING_UPDATE_UNUSED_WHILE_PENDING_BIT;
+	const rpvk_dset *d = rpvk_dset_get(r, set);
+	for (uint32_t k = 0; d && d->lay.known && k < d->lay.n; k++) {
+		uint32_t dt = d->lay.b[k].type;
+		if ((d->lay.b[k].flags & keep) &&
+		    (dt == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || dt == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE ||
+		     dt == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER))
+			return 1;
+	}
+	return 0;
+}
+
 void rpvk_dset_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 {
 	switch (cmd) {

@@ -488,17 +488,25 @@ static int rpvk_phys_index(const rpvk *r, VkPhysicalDevice live)
 	return -1;
 }
 
-/* Live memory properties of a physical device, queried once. */
+/* Live memory properties and the limits kept of a physical device, each
+ * queried once (the memory properties may have come already from a
+ * replayed vkGetPhysicalDeviceMemoryProperties, rpvk_memory.c). */
 static void rpvk_phys_live_mem(rpvk *r, int p)
 {
 	const rpvk_itable *t;
 	VkPhysicalDeviceProperties props;
-	if (p < 0 || r->phys[p].have_live || !r->inst[r->phys[p].inst].live)
+	if (p < 0 || !r->inst[r->phys[p].inst].live)
 		return;
 	t = &r->inst[r->phys[p].inst].t;
+	if (!r->phys[p].have_props) {
+		t->GetPhysicalDeviceProperties(r->phys[p].live, &props);
+		r->phys[p].atom = props.limits.nonCoherentAtomSize ? props.limits.nonCoherentAtomSize : 1;
+		r->phys[p].max_colors = props.limits.maxColorAttachments;
+		r->phys[p].have_props = 1;
+	}
+	if (r->phys[p].have_live)
+		return;
 	t->GetPhysicalDeviceMemoryProperties(r->phys[p].live, &r->phys[p].live_mem);
-	t->GetPhysicalDeviceProperties(r->phys[p].live, &props);
-	r->phys[p].atom = props.limits.nonCoherentAtomSize ? props.limits.nonCoherentAtomSize : 1;
 	r->phys[p].have_live = 1;
 }
 

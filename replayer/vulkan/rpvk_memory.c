@@ -410,7 +410,10 @@ rp_status rpvk_o_vkFreeMemory(rpvk *r, void *args)
 		return rpvk_fail(r, RP_ERR_TRACE, "the device did not finish within %g s the work that "
 		                 "may use the memory being freed (tsreplay --wait-timeout SECONDS waits "
 		                 "longer)", (double)r->wait_ns / 1e9);
-	t->FreeMemory(a->device, a->memory, NULL);
+	/* --per-command may keep it a while (a command buffer's copy of its own
+	 * still reads it: rpvk_percmd.c frees it) */
+	if (!rpvk_percmd_keeps_memory(r, a->memory))
+		t->FreeMemory(a->device, a->memory, NULL);
 	if (m) {
 		m->live = VK_NULL_HANDLE;
 		rpvk_mem_release(r, m, 0);

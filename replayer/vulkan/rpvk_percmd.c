@@ -36,7 +36,17 @@
  * (rpvk_percmd_part) which command's slots first differ from run 1's: a
  * (command buffer of the submit, index of the command in it) pair.  What a
  * dispatch may write is every storage resource of the sets the command
- * buffer bound before it, as the sets held them when it was recorded.
+ * buffer bound before it, as the sets held them when it was recorded --
+ * unless one of those sets has a storage binding with UPDATE_AFTER_BIND or
+ * UPDATE_UNUSED_WHILE_PENDING (a flexible unit, rpvk_pc_flex): its
+ * contents may still change before the submit, so the command copies
+ * every memory bound to a buffer or image of the device when it is
+ * recorded, and at each submit the sets are resolved again and only the
+ * copies of the memories they reach then give results.  Memory they reach
+ * that was made after the recording is not covered: the command buffer's
+ * own results stop at that command, with a warning.  Memory freed while
+ * such a copy still reads it is kept, and freed by us when no command
+ * buffer's copy does (rpvk_pc_zombie).
  * Secondary command buffers are not split (their vkCmdExecuteCommands is
  * one unit), nor a dynamic rendering that is suspended (nothing may come
  * between it and its resumption), and a command buffer stops being split
@@ -79,10 +89,28 @@ typedef struct rpvk_pc_slot {
 	uint32_t cmd;              /* its enum sbt_vk_cmd */
 	uint32_t index;            /* its place in the command buffer, from 0 */
 	uint64_t memory;           /* the captured VkDeviceMemory copied */
+	uint64_t live_mem;         /* and its live handle */
+	int flex;                  /* a flexible unit's (rpvk_pc_flex) */
+	int out;                   /* a flexible unit's slot outside its footprint at
+	                              this submit (rpvk_pc_flex_resolve): no result */
 	VkBuffer buf;              /* ours, on chunks[chunk] at off */
 	uint32_t chunk;
 	VkDeviceSize off, size;
 } rpvk_pc_slot;
+
+/* A flexible unit: a command (dispatch, render pass) that binds a set whose
+ * storage descriptors may still change after it is recorded
+ * (UPDATE_AFTER_BIND, UPDATE_UNUSED_WHILE_PENDING; rpvk_dset_may_change).
+ * Its slots copy every memory bound to a buffer or image of the device when
+ * it is recorded; at each submit its resources are resolved again, as the
+ * sets hold them then, and only the slots of those memories give results. */
+typedef struct rpvk_pc_flex {
+	uint32_t index;            /* the command's place in its command buffer */
+	uint64_t seq;              /* its record */
+	uint32_t cmd;              /* its enum sbt_vk_cmd */
+	uint32_t first, nslots;    /* its slots */
+	rpvk_pc_list res;          /* what it may write (sets unresolved); owned */
+} rpvk_pc_flex;
 
 /* Host-visible, coherent staging memory of ours, mapped at ptr. */
 typedef struct rpvk_pc_chunk {
@@ -112,6 +140,11 @@ typedef struct rpvk_pc_cb {
 	uint32_t nslots, slots_cap;
 	rpvk_pc_chunk *chunks;     /* owned; kept across recordings */
 	uint32_t nchunks;
+	rpvk_pc_flex *flex;        /* its flexible units; owned */
+	uint32_t nflex, flex_cap;
+	int cut;                   /* at this submit, its commands from cut_at on give no
+	                              own results (rpvk_pc_flex_resolve) */
+	uint32_t cut_at;
 } rpvk_pc_cb;
 
 /* A command's own result in one run: the hash of one slot after its submit. */
@@ -124,6 +157,17 @@ typedef struct rpvk_pc_inner {
 	uint64_t hash;
 	uint32_t cmd;
 } rpvk_pc_inner;
+
+/* Memory the application freed while a flexible unit's slot still copies
+ * it (the unit need not reach it any more, so the application may free it
+ * before it records the command buffer again): its free is ours, once no
+ * slot copies it (rpvk_pc_zombies_reap), with our buffer over it. */
+typedef struct rpvk_pc_zombie {
+	uint64_t live;             /* the live VkDeviceMemory, not freed yet */
+	VkBuffer alias;            /* ours over it (may be VK_NULL_HANDLE) */
+	VkDevice device;           /* live */
+	int dev;
+} rpvk_pc_zombie;
 
 typedef struct rpvk_pc_inners {
 	rpvk_pc_inner *v;          /* owned */
@@ -140,10 +184,15 @@ struct rpvk_pc {
 	rpvk_pc_inners cur;        /* a later run's, until its end */
 	int later;                 /* run 1 has ended: own results go to cur */
 	int over_warned;           /* RPVK_PC_SPLIT_MAX met this run */
+	int flex_warned;           /* a flexible unit left unresolved this run */
+	int submit_cut;            /* a command buffer of the submit being read is cut:
+	                              the later ones give no own results */
 	uint64_t *mems;            /* live memories of the submit or command being read; owned */
 	size_t nmems, mems_cap;
 	uint8_t *buf;              /* bytes of the memory being read; owned */
 	size_t buf_cap;
+	rpvk_pc_zombie *zombies;   /* owned */
+	size_t nzombies, zombies_cap;
 };
 
 rp_status rpvk_percmd_open(rpvk *r)
@@ -177,9 +226,18 @@ static void rpvk_pc_cb_drop_slots(rpvk *r, rpvk_pc_cb *c, int chunks_too)
 	}
 }
 
+static void rpvk_pc_flex_drop(rpvk_pc_cb *c)
+{
+	for (uint32_t i = 0; i < c->nflex; i++)
+		free(c->flex[i].res.v);
+	c->nflex = 0;
+}
+
 static void rpvk_pc_cb_free(rpvk *r, rpvk_pc_cb *c)
 {
 	rpvk_pc_cb_drop_slots(r, c, 1);
+	rpvk_pc_flex_drop(c);
+	free(c->flex);
 	free(c->all.v);
 	free(c->unit.v);
 	free(c->slots);
@@ -228,11 +286,57 @@ static void rpvk_pc_aliases_drop(rpvk *r, VkDevice device)
 		rpvk_map_clear(&pc->aliases);
 }
 
+/* Kept memories no slot copies any more (all of them with all 1, those of
+ * device with device non-NULL: their command buffers are gone) freed, with
+ * our buffers over them. */
+static void rpvk_pc_zombies_reap(rpvk *r, VkDevice device, int all)
+{
+	struct rpvk_pc *pc = r->pc;
+	size_t n = 0;
+	for (size_t i = 0; i < pc->nzombies; i++) {
+		rpvk_pc_zombie *z = &pc->zombies[i];
+		const rpvk_device *dv = z->dev >= 0 && z->dev < RPVK_MAX_DEVICES ? &r->dev[z->dev] : NULL;
+		int used = 0;
+		if (!all && (!device || device == z->device)) {
+			for (size_t k = 0; k < pc->cbs.cap && !used; k++) {
+				const rpvk_map_slot *s = &pc->cbs.slots[k];
+				const rpvk_pc_cb *c;
+				if (!s->type || s->type == RPVK_MAP_TOMB)
+					continue;
+				c = (const rpvk_pc_cb *)(uintptr_t)s->val;
+				for (uint32_t j = 0; c->device == z->device && j < c->nslots && !used; j++)
+					used = c->slots[j].live_mem == z->live;
+			}
+		} else if (!all) {
+			used = 1; /* another device's: not asked */
+		}
+		if (used) {
+			pc->zombies[n++] = *z;
+			continue;
+		}
+		if (dv && dv->live && dv->live == z->device) {
+			if (z->alias)
+				dv->t.DestroyBuffer(dv->live, z->alias, NULL);
+			dv->t.FreeMemory(dv->live, (VkDeviceMemory)(uintptr_t)z->live, NULL);
+		}
+	}
+	pc->nzombies = n;
+}
+
+int rpvk_percmd_keeps_memory(rpvk *r, VkDeviceMemory memory)
+{
+	for (size_t i = 0; r->pc && i < r->pc->nzombies; i++)
+		if (r->pc->zombies[i].live == (uint64_t)(uintptr_t)memory)
+			return 1;
+	return 0;
+}
+
 void rpvk_percmd_release(rpvk *r)
 {
 	if (!r->pc)
 		return;
 	rpvk_pc_cbs_drop(r, VK_NULL_HANDLE);
+	rpvk_pc_zombies_reap(r, VK_NULL_HANDLE, 1);
 	rpvk_pc_aliases_drop(r, VK_NULL_HANDLE);
 	rpvk_map_clear(&r->pc->livemem);
 }
@@ -246,6 +350,7 @@ void rpvk_percmd_clear(rpvk *r)
 	r->pc->cur.n = 0;
 	r->pc->later = 1;
 	r->pc->over_warned = 0;
+	r->pc->flex_warned = 0;
 }
 
 void rpvk_percmd_free(rpvk *r)
@@ -261,6 +366,7 @@ void rpvk_percmd_free(rpvk *r)
 	free(r->pc->cur.v);
 	free(r->pc->mems);
 	free(r->pc->buf);
+	free(r->pc->zombies);
 	free(r->pc);
 	r->pc = NULL;
 }
@@ -341,6 +447,7 @@ static rp_status rpvk_pc_cb_begin(rpvk *r, const sbt_vk_args_vkBeginCommandBuffe
 	if (!c)
 		return st;
 	rpvk_pc_cb_drop_slots(r, c, 0);
+	rpvk_pc_flex_drop(c);
 	c->all.n = c->unit.n = 0;
 	c->ncmds = 0;
 	c->mem_gone = 0;
@@ -781,6 +888,63 @@ static rp_status rpvk_pc_slot_new(rpvk *r, rpvk_pc_cb *c, VkDeviceSize size, rpv
 	return RP_OK;
 }
 
+/* Whether a unit binds a set whose storage descriptors may change after it
+ * is recorded (depth: in the secondary command buffers it executes, one
+ * level down, as rpvk_pc_collect reads them). */
+static int rpvk_pc_unit_flexible(rpvk *r, const rpvk_pc_list *unit, int depth)
+{
+	for (uint32_t i = 0; unit && i < unit->n; i++) {
+		if (unit->v[i].type == VK_OBJECT_TYPE_DESCRIPTOR_SET && rpvk_dset_may_change(r, unit->v[i].live))
+			return 1;
+		if (unit->v[i].type == VK_OBJECT_TYPE_COMMAND_BUFFER && depth < 2) {
+			const rpvk_pc_cb *k = rpvk_pc_cb_get(r, (VkCommandBuffer)(uintptr_t)unit->v[i].live);
+			if (k && rpvk_pc_unit_flexible(r, &k->all, depth + 1))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The unit of c being ended (cmd, index) becomes a flexible one: its list
+ * moves into *out, its slots start here. */
+static rp_status rpvk_pc_flex_new(rpvk *r, rpvk_pc_cb *c, enum sbt_vk_cmd cmd, uint32_t index,
+                                  rpvk_pc_flex **out)
+{
+	rpvk_pc_flex *f;
+	if (c->nflex == c->flex_cap) {
+		uint32_t ncap = c->flex_cap ? 2 * c->flex_cap : 4;
+		rpvk_pc_flex *nv = realloc(c->flex, ncap * sizeof(*nv));
+		if (!nv)
+			return rpvk_nomem(r);
+		c->flex = nv;
+		c->flex_cap = ncap;
+	}
+	f = &c->flex[c->nflex++];
+	f->index = index;
+	f->seq = r->seq;
+	f->cmd = (uint32_t)cmd;
+	f->first = c->nslots;
+	f->nslots = 0;
+	f->res = c->unit;
+	memset(&c->unit, 0, sizeof(c->unit));
+	*out = f;
+	return RP_OK;
+}
+
+/* Every memory bound to a buffer or image, into pc->mems: what a flexible
+ * unit's sets may reach by the time it is submitted (memory made after the
+ * recording excepted: rpvk_pc_flex_resolve). */
+static rp_status rpvk_pc_mem_every(rpvk *r)
+{
+	rp_status st = RP_OK;
+	for (size_t i = 0; i < r->resmem.cap && st == RP_OK; i++) {
+		const rpvk_map_slot *s = &r->resmem.slots[i];
+		if (s->type == VK_OBJECT_TYPE_BUFFER || s->type == VK_OBJECT_TYPE_IMAGE)
+			st = rpvk_pc_mem_add(r, s->type, s->key);
+	}
+	return st;
+}
+
 /* The command at r->seq (cmd, index in cb) ended a unit: copy each memory
  * it may have written into a slot, in cb right behind it. */
 static rp_status rpvk_pc_unit_end(rpvk *r, VkCommandBuffer cb, rpvk_pc_cb *c, enum sbt_vk_cmd cmd,
@@ -789,11 +953,17 @@ static rp_status rpvk_pc_unit_end(rpvk *r, VkCommandBuffer cb, rpvk_pc_cb *c, en
 	struct rpvk_pc *pc = r->pc;
 	const rpvk_dtable *t = &r->dev[c->dev].t;
 	VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+	rpvk_pc_flex *f = NULL;
 	int copied = 0;
 	rp_status st;
 
 	pc->nmems = 0;
 	st = rpvk_pc_collect(r, &c->unit, 0);
+	if (st == RP_OK && c->split && r->dev[c->dev].live == c->device && rpvk_pc_unit_flexible(r, &c->unit, 0)) {
+		st = rpvk_pc_flex_new(r, c, cmd, index, &f);
+		if (st == RP_OK)
+			st = rpvk_pc_mem_every(r);
+	}
 	c->unit.n = 0;
 	if (st != RP_OK || !c->split || r->dev[c->dev].live != c->device)
 		return st;
@@ -828,6 +998,8 @@ static rp_status rpvk_pc_unit_end(rpvk *r, VkCommandBuffer cb, rpvk_pc_cb *c, en
 		sl->cmd = (uint32_t)cmd;
 		sl->index = index;
 		sl->memory = captured;
+		sl->live_mem = pc->mems[i];
+		sl->flex = f != NULL;
 		if (!copied) {
 			/* what the command wrote, before the copies read it */
 			mb.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
@@ -841,6 +1013,8 @@ static rp_status rpvk_pc_unit_end(rpvk *r, VkCommandBuffer cb, rpvk_pc_cb *c, en
 		region.size = m->size;
 		t->CmdCopyBuffer(cb, src, sl->buf, 1, &region);
 	}
+	if (f)
+		f->nslots = c->nslots - f->first;
 	if (copied) {
 		/* the copies before what comes next (it may write what they read),
 		 * and their bytes to the host */
@@ -1010,9 +1184,13 @@ static rp_status rpvk_pc_own_results(rpvk *r, VkCommandBuffer cb, uint32_t n)
 	struct rpvk_pc *pc = r->pc;
 	rpvk_pc_inners *to = pc->later ? &pc->cur : &pc->ref;
 	rpvk_pc_cb *c = rpvk_pc_cb_get(r, cb);
+	if (pc->submit_cut)
+		return RP_OK;
 	for (uint32_t i = 0; c && i < c->nslots; i++) {
 		const rpvk_pc_slot *sl = &c->slots[i];
 		rpvk_pc_inner *e;
+		if (sl->out || (c->cut && sl->index >= c->cut_at))
+			continue;
 		if (to->n == to->cap) {
 			size_t ncap = to->cap ? 2 * to->cap : 64;
 			rpvk_pc_inner *nv = realloc(to->v, ncap * sizeof(*nv));
@@ -1030,7 +1208,60 @@ static rp_status rpvk_pc_own_results(rpvk *r, VkCommandBuffer cb, uint32_t n)
 		e->cmd = sl->cmd;
 		e->hash = sbt_fmt_hash64(c->chunks[sl->chunk].ptr + sl->off, (size_t)sl->size);
 	}
+	if (c && c->cut)
+		pc->submit_cut = 1; /* a later command buffer may read what the cut command wrote */
 	return RP_OK;
+}
+
+/* Whether memory live is one of f's slots'. */
+static int rpvk_pc_flex_has(const rpvk_pc_cb *c, const rpvk_pc_flex *f, uint64_t live)
+{
+	for (uint32_t k = f->first; k < f->first + f->nslots && k < c->nslots; k++)
+		if (c->slots[k].live_mem == live)
+			return 1;
+	return 0;
+}
+
+/* At a submit of c: each flexible unit's resources as its sets hold them
+ * now.  Its slots of other memories give no result; a memory it reaches now
+ * that none of its slots copies (made after the recording) cuts c from
+ * that unit on (a warning, once a run): a difference there names the
+ * submit alone. */
+static rp_status rpvk_pc_flex_resolve(rpvk *r, VkCommandBuffer cb, rpvk_pc_cb *c)
+{
+	struct rpvk_pc *pc = r->pc;
+	rp_status st = RP_OK;
+	c->cut = 0;
+	for (uint32_t i = 0; i < c->nflex && st == RP_OK; i++) {
+		const rpvk_pc_flex *f = &c->flex[i];
+		pc->nmems = 0;
+		st = rpvk_pc_collect(r, &f->res, 0);
+		for (uint32_t k = f->first; st == RP_OK && k < f->first + f->nslots && k < c->nslots; k++) {
+			size_t j = 0;
+			while (j < pc->nmems && pc->mems[j] != c->slots[k].live_mem)
+				j++;
+			c->slots[k].out = j == pc->nmems;
+		}
+		for (size_t j = 0; st == RP_OK && j < pc->nmems && !(c->cut && c->cut_at <= f->index); j++) {
+			uint64_t captured = 0;
+			const rpvk_mem *m = rpvk_pc_mem_find(r, pc->mems[j], &captured);
+			const rpvk_map_slot *a = rpvk_map_get(&pc->aliases, VK_OBJECT_TYPE_DEVICE_MEMORY, pc->mems[j]);
+			if (!m || !m->size || m->dev != c->dev || (a && !a->val) || rpvk_pc_flex_has(c, f, pc->mems[j]))
+				continue; /* not read, or read behind it */
+			if (!pc->flex_warned)
+				rpvk_warn(r, "--per-command: the command at seq %llu (%s, index %u of command buffer "
+				          "0x%llx) reaches VkDeviceMemory 0x%llx through a descriptor set updated after it "
+				          "was recorded, and its per-command copies do not cover that memory (made since); "
+				          "from it on, a difference in its submit names the submit only",
+				          (unsigned long long)f->seq, sbt_vk_cmd_name((enum sbt_vk_cmd)f->cmd), f->index,
+				          (unsigned long long)(uintptr_t)cb, (unsigned long long)captured);
+			pc->flex_warned = 1;
+			c->cut = 1;
+			c->cut_at = f->index;
+		}
+	}
+	pc->nmems = 0;
+	return st;
 }
 
 /* After a submit that queued work: wait for its queue, then read. */
@@ -1048,6 +1279,17 @@ static rp_status rpvk_pc_submit(rpvk *r, VkQueue q, uint32_t nbatch, const VkSub
 	if (res == VK_TIMEOUT)
 		return rpvk_fail(r, RP_ERR_BACKEND, "--per-command: the submit did not finish within "
 		                 "--wait-timeout");
+	pc->submit_cut = 0;
+	for (uint32_t b = 0; b < nbatch && st == RP_OK; b++) {
+		uint32_t ncb = s1 ? (s1[b].pCommandBuffers ? s1[b].commandBufferCount : 0)
+		                  : (s2[b].pCommandBufferInfos ? s2[b].commandBufferInfoCount : 0);
+		for (uint32_t i = 0; i < ncb && st == RP_OK; i++) {
+			VkCommandBuffer cb = s1 ? s1[b].pCommandBuffers[i] : s2[b].pCommandBufferInfos[i].commandBuffer;
+			rpvk_pc_cb *c = rpvk_pc_cb_get(r, cb);
+			if (c)
+				st = rpvk_pc_flex_resolve(r, cb, c);
+		}
+	}
 	pc->nmems = 0;
 	for (uint32_t b = 0; b < nbatch && st == RP_OK; b++) {
 		uint32_t ncb = s1 ? (s1[b].pCommandBuffers ? s1[b].commandBufferCount : 0)
@@ -1101,27 +1343,35 @@ int rpvk_percmd_part(void *state, uint64_t seq, rp_command_part *out)
 	return 0;
 }
 
-/* Every command buffer with a slot copying captured memory mem notes it
- * gone. */
-static void rpvk_pc_mem_gone(rpvk *r, uint64_t mem)
+/* Every command buffer with a slot copying captured memory mem (live
+ * handle live) notes it gone; flexible units' slots do not (the unit need
+ * not reach it any more: a submit whose sets do is refused by rpvk_state.c).
+ * 1 when such a slot copies it: the memory is kept (rpvk_pc_zombie). */
+static int rpvk_pc_mem_gone(rpvk *r, uint64_t mem, uint64_t live)
 {
 	struct rpvk_pc *pc = r->pc;
+	int keep = 0;
 	for (size_t i = 0; i < pc->cbs.cap; i++) {
 		const rpvk_map_slot *s = &pc->cbs.slots[i];
 		rpvk_pc_cb *c;
 		if (!s->type || s->type == RPVK_MAP_TOMB)
 			continue;
 		c = (rpvk_pc_cb *)(uintptr_t)s->val;
-		for (uint32_t k = 0; c && !c->mem_gone && k < c->nslots; k++)
-			if (c->slots[k].memory == mem)
+		for (uint32_t k = 0; k < c->nslots; k++) {
+			if (c->slots[k].live_mem != live)
+				continue;
+			if (c->slots[k].flex)
+				keep = 1;
+			else if (!c->mem_gone)
 				c->mem_gone = mem;
+		}
 	}
+	return keep;
 }
 
 /* A submitted command buffer whose slots copy memory freed since it was
- * recorded: refused (a valid application records it again first; a set
- * updated after it was bound, as VK_EXT_descriptor_indexing allows, is
- * not followed here). */
+ * recorded: refused (a valid application records it again first).  The
+ * copies of flexible units do not count: that memory is kept. */
 static rp_status rpvk_pc_submit_check(rpvk *r, VkCommandBuffer cb)
 {
 	const rpvk_pc_cb *c = rpvk_pc_cb_get(r, cb);
@@ -1156,19 +1406,38 @@ rp_status rpvk_percmd_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		/* our objects on it go before it */
 		VkDevice device = *(const VkDevice *)args;
 		rpvk_pc_cbs_drop(r, device);
+		rpvk_pc_zombies_reap(r, device, 0);
 		rpvk_pc_aliases_drop(r, device);
 	} else if (cmd == SBT_VK_CMD_vkFreeMemory) {
 		const sbt_vk_args_vkFreeMemory *a = args;
 		const rpvk_map_slot *s = rpvk_map_get(&r->pc->aliases, VK_OBJECT_TYPE_DEVICE_MEMORY,
 		                                      (uint64_t)(uintptr_t)a->memory);
 		uint64_t captured;
+		int keep = 0;
 		/* command buffers whose copies read it through our buffer over it,
 		 * which goes now: submitted again unrecorded, they would read
-		 * through a destroyed buffer */
+		 * through a destroyed buffer; where a flexible unit's copy reads
+		 * it, it stays, with that buffer, until no copy does */
 		if (s && s->val && rpvk_pc_mem_find(r, (uint64_t)(uintptr_t)a->memory, &captured))
-			rpvk_pc_mem_gone(r, captured);
+			keep = rpvk_pc_mem_gone(r, captured, (uint64_t)(uintptr_t)a->memory);
 		rpvk_map_del(&r->pc->livemem, VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)a->memory);
-		if (s) {
+		if (keep) {
+			struct rpvk_pc *pc = r->pc;
+			if (pc->nzombies == pc->zombies_cap) {
+				size_t ncap = pc->zombies_cap ? 2 * pc->zombies_cap : 8;
+				rpvk_pc_zombie *nv = realloc(pc->zombies, ncap * sizeof(*nv));
+				if (!nv)
+					return rpvk_nomem(r);
+				pc->zombies = nv;
+				pc->zombies_cap = ncap;
+			}
+			pc->zombies[pc->nzombies].live = (uint64_t)(uintptr_t)a->memory;
+			pc->zombies[pc->nzombies].alias = (VkBuffer)(uintptr_t)s->val;
+			pc->zombies[pc->nzombies].device = r->dev[s->aux].live;
+			pc->zombies[pc->nzombies].dev = s->aux;
+			pc->nzombies++;
+			rpvk_map_del(&r->pc->aliases, VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)a->memory);
+		} else if (s) {
 			int d = s->aux;
 			if (s->val && d >= 0 && d < RPVK_MAX_DEVICES && r->dev[d].live)
 				r->dev[d].t.DestroyBuffer(r->dev[d].live, (VkBuffer)(uintptr_t)s->val, NULL);
@@ -1181,12 +1450,16 @@ rp_status rpvk_percmd_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 rp_status rpvk_percmd_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args, unsigned flags)
 {
 	switch (cmd) {
-	case SBT_VK_CMD_vkBeginCommandBuffer:
-		return rpvk_pc_cb_begin(r, args);
+	case SBT_VK_CMD_vkBeginCommandBuffer: {
+		rp_status st = rpvk_pc_cb_begin(r, args);
+		rpvk_pc_zombies_reap(r, VK_NULL_HANDLE, 0);
+		return st;
+	}
 	case SBT_VK_CMD_vkFreeCommandBuffers: {
 		const sbt_vk_args_vkFreeCommandBuffers *a = args;
 		for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++)
 			rpvk_pc_cb_forget(r, a->pCommandBuffers[i]);
+		rpvk_pc_zombies_reap(r, VK_NULL_HANDLE, 0);
 		return RP_OK;
 	}
 	case SBT_VK_CMD_vkAllocateCommandBuffers: {
@@ -1204,6 +1477,7 @@ rp_status rpvk_percmd_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args, unsi
 	}
 	case SBT_VK_CMD_vkDestroyCommandPool:
 		rpvk_pc_pool_gone(r, (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyCommandPool *)args)->commandPool);
+		rpvk_pc_zombies_reap(r, VK_NULL_HANDLE, 0);
 		return RP_OK;
 	case SBT_VK_CMD_vkQueueSubmit: {
 		const sbt_vk_args_vkQueueSubmit *a = args;

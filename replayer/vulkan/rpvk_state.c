@@ -659,6 +659,24 @@ static rp_status rpvk_state_undefined(rpvk *r, VkCommandBuffer cb, const rpvk_cb
 	return rpvk_state_refuse(r, cb, why);
 }
 
+/* vkCmdSetColorWriteEnableEXT: no more enables than the device has colour
+ * attachments (VUID-vkCmdSetColorWriteEnableEXT-attachmentCount-06656; a
+ * driver may keep them in an array or bit mask of that size). */
+static rp_status rpvk_state_color_count(rpvk *r, VkCommandBuffer cb,
+                                        const sbt_vk_args_vkCmdSetColorWriteEnableEXT *a)
+{
+	const rpvk_phys *p = NULL;
+	char why[200];
+	if (rpvk_dtable_for(r, (uint64_t)(uintptr_t)cb) && r->dev[r->cur_dev].phys >= 0 &&
+	    r->dev[r->cur_dev].phys < RPVK_MAX_PHYS)
+		p = &r->phys[r->dev[r->cur_dev].phys];
+	if (!p || !p->max_colors || a->attachmentCount <= p->max_colors)
+		return RP_OK;
+	snprintf(why, sizeof(why), "sets %u color write enables, more than the %u color attachments "
+	         "the device has (maxColorAttachments)", a->attachmentCount, p->max_colors);
+	return rpvk_state_refuse(r, cb, why);
+}
+
 static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const void *args)
 {
 	VkCommandBuffer cb = *(const VkCommandBuffer *)args;
@@ -683,6 +701,8 @@ static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, co
 	if ((flags & RPVK_F_OUTSIDE) && c->pass != RPVK_PASS_NONE)
 		return rpvk_state_refuse(r, cb, "is inside a render pass, and the call belongs outside one");
 	if (cmd == SBT_VK_CMD_vkCmdExecuteCommands && (st = rpvk_state_execute(r, cb, args)) != RP_OK)
+		return st;
+	if (cmd == SBT_VK_CMD_vkCmdSetColorWriteEnableEXT && (st = rpvk_state_color_count(r, cb, args)) != RP_OK)
 		return st;
 	k = (flags & RPVK_F_DRAW) ? 0 : (flags & RPVK_F_DISPATCH) ? 1 : -1;
 	if (k >= 0 && !c->pipeline[k])

@@ -25,7 +25,7 @@
  * one triangle draw, "line" bound, one line draw.
  *
  * usage: vk_dynstate [--imageless] [--secondary] [--library] [--execute] [--eds3]
- *                    [--more] [--inline]
+ *                    [--more] [--inline] [--mrt] [--write-count N]
  *   --imageless   the framebuffer is imageless (VK_FRAMEBUFFER_CREATE_
  *                 IMAGELESS_BIT, core 1.2): its views are given when the
  *                 render pass begins (VkRenderPassAttachmentBeginInfo)
@@ -69,11 +69,29 @@
  *                 vkCmdSetLineStippleEXT, vkCmdSetLogicOpEXT and
  *                 vkCmdSetColorWriteEnableEXT (not with --eds3 or
  *                 --library)
- * Prints the XXH3-64 hash of the colour image (RGBA8, 64 x 64).
+ *   --mrt         with --more: a second colour attachment (attachment 2 of
+ *                 the render pass, colour attachment 1 of the subpass,
+ *                 cleared to red), written by the fragment shader
+ *                 (vk_tri2.frag: the complement of attachment 0's colour)
+ *                 and masked: vkCmdSetColorWriteEnableEXT gives VK_TRUE,
+ *                 VK_FALSE.  The program checks that attachment 1 holds
+ *                 its clear colour everywhere after the draws
+ *   --write-count N  with --mrt: vkCmdSetColorWriteEnableEXT's
+ *                 attachmentCount (default 2, from 2 to 16; those from 2
+ *                 on are VK_FALSE).  The specification asks at least the
+ *                 pipeline's 2 and at most maxColorAttachments (lavapipe's
+ *                 8): a larger count is invalid usage, for a hostile trace
+ *                 captured without the validation layer
+ *                 (tests/shell/test_vk_hostile_colorwrite.sh)
+ * Prints the XXH3-64 hash of the colour image (RGBA8, 64 x 64; with --mrt,
+ * of both colour images, attachment 0's rows then attachment 1's).
  */
 #include "tests/programs/vk_prog.h"
 
 #define VKD_SIZE 64u
+#define VKD_PIXELS (VKD_SIZE * VKD_SIZE)
+/* --mrt's second attachment's clear colour, as RGBA8 in memory */
+#define VKD_CLEAR2 0xff000080u
 #define VKD_COLOR VK_FORMAT_R8G8B8A8_UNORM
 
 typedef struct vkd_vertex {
@@ -166,6 +184,8 @@ typedef struct vkd_more {
 	PFN_vkCmdSetLineStippleEXT line_stipple;
 	PFN_vkCmdSetLogicOpEXT logic_op;
 	PFN_vkCmdSetColorWriteEnableEXT color_write;
+	uint32_t write_count;      /* vkCmdSetColorWriteEnableEXT's attachmentCount: the
+	                              first VK_TRUE, the others VK_FALSE */
 } vkd_more;
 
 /* The extended dynamic state 3 setters (device functions of extensions:
@@ -464,11 +484,11 @@ static void vkd_record_state(VkCommandBuffer cb, VkPipeline tri, VkPipelineLayou
 			{ VK_STRUCTURE_TYPE_VERTEX_INPUT_ATTRIBUTE_DESCRIPTION_2_EXT, NULL, 1, 0,
 			  VK_FORMAT_R32G32B32_SFLOAT, sizeof(float) * 2 },
 		};
-		const VkBool32 on = VK_TRUE;
+		VkBool32 on[16] = { VK_TRUE };
 		m->vertex_input(cb, 1, &b, 2, at);
 		m->line_stipple(cb, 1, 0xf0f0);
 		m->logic_op(cb, VK_LOGIC_OP_COPY);
-		m->color_write(cb, 1, &on);
+		m->color_write(cb, m->write_count, on);
 	}
 	vkCmdBindVertexBuffers2(cb, 0, 1, &vbuf, &zero, NULL, &stride);
 	vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push), push);
@@ -597,7 +617,8 @@ static VkPipeline vkd_linked(const vkp_ctx *c, const VkGraphicsPipelineCreateInf
 
 int main(int argc, char **argv)
 {
-	int imageless = 0, secondary = 0, library = 0, execute = 0, eds3 = 0, more = 0, inl = 0;
+	int imageless = 0, secondary = 0, library = 0, execute = 0, eds3 = 0, more = 0, inl = 0, mrt = 0;
+	uint32_t write_count = 2, natt, ncolors;
 	VkShaderModuleCreateInfo code[2];
 	VkDynamicState dyn_all[sizeof(vkd_dyn) / sizeof(vkd_dyn[0]) + sizeof(vkd_dyn3) / sizeof(vkd_dyn3[0]) +
 	                       sizeof(vkd_dyn_more) / sizeof(vkd_dyn_more[0])];
@@ -612,16 +633,18 @@ int main(int argc, char **argv)
 	vkp_ctx c;
 	vkp_buffer vbuf, readback, scratch;
 	VkFormat dfmt;
-	VkImage cimg, dimg;
-	VkDeviceMemory cmem, dmem;
-	VkImageView views[2];
-	VkAttachmentDescription att[2];
-	VkAttachmentReference cref = { 0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL };
+	VkImage cimg, dimg, c2img = VK_NULL_HANDLE;
+	VkDeviceMemory cmem, dmem, c2mem = VK_NULL_HANDLE;
+	VkImageView views[3] = { VK_NULL_HANDLE, VK_NULL_HANDLE, VK_NULL_HANDLE };
+	VkAttachmentDescription att[3];
+	VkAttachmentReference cref[2] = {
+		{ 0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL }, { 2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL }
+	};
 	VkAttachmentReference dref = { 1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL };
 	VkSubpassDescription sub;
 	VkSubpassDependency dep;
 	VkRenderPassCreateInfo rpci = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO };
-	VkFramebufferAttachmentImageInfo fai[2];
+	VkFramebufferAttachmentImageInfo fai[3];
 	VkFramebufferAttachmentsCreateInfo fac = { .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENTS_CREATE_INFO };
 	VkFramebufferCreateInfo fbci = { .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO };
 	VkRenderPassAttachmentBeginInfo rpab = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO };
@@ -639,7 +662,7 @@ int main(int argc, char **argv)
 	VkPipelineRasterizationStateCreateInfo rs = { .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO };
 	VkPipelineMultisampleStateCreateInfo ms = { .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO };
 	VkPipelineDepthStencilStateCreateInfo dss = { .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO };
-	VkPipelineColorBlendAttachmentState cba;
+	VkPipelineColorBlendAttachmentState cba[2];
 	VkPipelineColorBlendStateCreateInfo cbs = { .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO };
 	VkPipelineDynamicStateCreateInfo ds = { .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO };
 	VkGraphicsPipelineCreateInfo gpci = { .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO };
@@ -650,7 +673,7 @@ int main(int argc, char **argv)
 	VkRenderPassBeginInfo rpbi = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO };
 	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO };
 	VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
-	VkClearValue clear[2];
+	VkClearValue clear[3];
 	VkBufferImageCopy bic;
 	VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
 	VkRenderPass rp;
@@ -679,12 +702,29 @@ int main(int argc, char **argv)
 			more = 1;
 		} else if (!strcmp(argv[i], "--inline")) {
 			inl = 1;
+		} else if (!strcmp(argv[i], "--mrt")) {
+			mrt = 1;
+		} else if (!strcmp(argv[i], "--write-count") && i + 1 < argc) {
+			char *end;
+			unsigned long n = strtoul(argv[++i], &end, 10);
+			if (*end || n < 2 || n > 16) {
+				fprintf(stderr, "vk_dynstate: --write-count '%s' is not a count from 2 to 16\n", argv[i]);
+				return 2;
+			}
+			write_count = (uint32_t)n;
 		} else {
 			fprintf(stderr, "usage: vk_dynstate [--imageless] [--secondary] [--library] [--execute] "
-			        "[--eds3] [--more] [--inline]\n");
+			        "[--eds3] [--more] [--inline] [--mrt] [--write-count N]\n");
 			return 2;
 		}
 	}
+	if (mrt && !more) {
+		fprintf(stderr, "vk_dynstate: --mrt goes with --more\n");
+		return 2;
+	}
+	natt = mrt ? 3 : 2;
+	ncolors = mrt ? 2 : 1;
+	mo.write_count = mrt ? write_count : 1;
 	if (execute && secondary) {
 		fprintf(stderr, "vk_dynstate: --execute and --secondary do not go together\n");
 		return 2;
@@ -707,9 +747,12 @@ int main(int argc, char **argv)
 	          VK_IMAGE_ASPECT_COLOR_BIT, &cimg, &cmem, &views[0]);
 	vkd_image(&c, dfmt, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
 	          VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT, &dimg, &dmem, &views[1]);
+	if (mrt)
+		vkd_image(&c, VKD_COLOR, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+		          VK_IMAGE_ASPECT_COLOR_BIT, &c2img, &c2mem, &views[2]);
 	vkp_buffer_create(&c, &vbuf, sizeof(vkd_vertex) * 5, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0, 1);
-	vkp_buffer_create(&c, &readback, VKD_SIZE * VKD_SIZE * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+	vkp_buffer_create(&c, &readback, VKD_PIXELS * 4 * ncolors, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0, 1);
 	if (execute)
 		vkp_buffer_create(&c, &scratch, 256, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -734,10 +777,11 @@ int main(int argc, char **argv)
 	att[1].storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
 	att[1].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
 	att[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+	att[2] = att[0];
 	memset(&sub, 0, sizeof(sub));
 	sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-	sub.colorAttachmentCount = 1;
-	sub.pColorAttachments = &cref;
+	sub.colorAttachmentCount = ncolors;
+	sub.pColorAttachments = cref;
 	sub.pDepthStencilAttachment = &dref;
 	memset(&dep, 0, sizeof(dep));
 	dep.srcSubpass = 0;
@@ -746,7 +790,7 @@ int main(int argc, char **argv)
 	dep.dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
 	dep.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
 	dep.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-	rpci.attachmentCount = 2;
+	rpci.attachmentCount = natt;
 	rpci.pAttachments = att;
 	rpci.subpassCount = 1;
 	rpci.pSubpasses = &sub;
@@ -755,23 +799,24 @@ int main(int argc, char **argv)
 	VKP_CHECK(&c, vkCreateRenderPass(c.device, &rpci, NULL, &rp));
 
 	fbci.renderPass = rp;
-	fbci.attachmentCount = 2;
+	fbci.attachmentCount = natt;
 	fbci.width = VKD_SIZE;
 	fbci.height = VKD_SIZE;
 	fbci.layers = 1;
 	if (imageless) {
 		memset(fai, 0, sizeof(fai));
-		for (i = 0; i < 2; i++) {
+		for (i = 0; i < (int)natt; i++) {
 			fai[i].sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENT_IMAGE_INFO;
 			fai[i].width = VKD_SIZE;
 			fai[i].height = VKD_SIZE;
 			fai[i].layerCount = 1;
 			fai[i].viewFormatCount = 1;
-			fai[i].pViewFormats = i ? &dfmt : &att[0].format;
+			fai[i].pViewFormats = i == 1 ? &dfmt : &att[0].format;
 		}
 		fai[0].usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
 		fai[1].usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT;
-		fac.attachmentImageInfoCount = 2;
+		fai[2].usage = fai[0].usage;
+		fac.attachmentImageInfoCount = natt;
 		fac.pAttachmentImageInfos = fai;
 		fbci.pNext = &fac;
 		fbci.flags = VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT;
@@ -784,7 +829,7 @@ int main(int argc, char **argv)
 	plci.pPushConstantRanges = &pcr;
 	VKP_CHECK(&c, vkCreatePipelineLayout(c.device, &plci, NULL, &layout));
 	vs = vkp_shader_load(&c, "vk_tri.vert.spv");
-	fs = vkp_shader_load(&c, "vk_tri.frag.spv");
+	fs = vkp_shader_load(&c, mrt ? "vk_tri2.frag.spv" : "vk_tri.frag.spv");
 	memset(stages, 0, sizeof(stages));
 	stages[0].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
 	stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
@@ -804,18 +849,19 @@ int main(int argc, char **argv)
 	rs.lineWidth = 1.0f;
 	ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
 	dss.maxDepthBounds = 1.0f;
-	memset(&cba, 0, sizeof(cba));
-	cba.blendEnable = VK_TRUE;
-	cba.srcColorBlendFactor = VK_BLEND_FACTOR_CONSTANT_COLOR;
-	cba.dstColorBlendFactor = VK_BLEND_FACTOR_ZERO;
-	cba.colorBlendOp = VK_BLEND_OP_ADD;
-	cba.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
-	cba.dstAlphaBlendFactor = VK_BLEND_FACTOR_ZERO;
-	cba.alphaBlendOp = VK_BLEND_OP_ADD;
-	cba.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
-	                     VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
-	cbs.attachmentCount = 1;
-	cbs.pAttachments = &cba;
+	memset(cba, 0, sizeof(cba));
+	cba[0].blendEnable = VK_TRUE;
+	cba[0].srcColorBlendFactor = VK_BLEND_FACTOR_CONSTANT_COLOR;
+	cba[0].dstColorBlendFactor = VK_BLEND_FACTOR_ZERO;
+	cba[0].colorBlendOp = VK_BLEND_OP_ADD;
+	cba[0].srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
+	cba[0].dstAlphaBlendFactor = VK_BLEND_FACTOR_ZERO;
+	cba[0].alphaBlendOp = VK_BLEND_OP_ADD;
+	cba[0].colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+	                        VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+	cba[1] = cba[0];
+	cbs.attachmentCount = ncolors;
+	cbs.pAttachments = cba;
 	/* the topology last: "line" leaves it out */
 	memcpy(dyn_all, vkd_dyn, (VKD_NDYN - 1) * sizeof(*vkd_dyn));
 	nextra = 0;
@@ -893,13 +939,15 @@ int main(int argc, char **argv)
 	clear[0].color.float32[2] = 0.25f;
 	clear[0].color.float32[3] = 1.0f;
 	clear[1].depthStencil.depth = 1.0f;
+	clear[2].color.float32[0] = 0.5f; /* VKD_CLEAR2 */
+	clear[2].color.float32[3] = 1.0f;
 	rpbi.renderPass = rp;
 	rpbi.framebuffer = fb;
 	rpbi.renderArea = (VkRect2D){ { 0, 0 }, { VKD_SIZE, VKD_SIZE } };
-	rpbi.clearValueCount = 2;
+	rpbi.clearValueCount = natt;
 	rpbi.pClearValues = clear;
 	if (imageless) {
-		rpab.attachmentCount = 2;
+		rpab.attachmentCount = natt;
 		rpab.pAttachments = views;
 		rpbi.pNext = &rpab;
 	}
@@ -922,6 +970,10 @@ int main(int argc, char **argv)
 	bic.imageSubresource = (VkImageSubresourceLayers){ VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 };
 	bic.imageExtent = (VkExtent3D){ VKD_SIZE, VKD_SIZE, 1 };
 	vkCmdCopyImageToBuffer(cb, cimg, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buf, 1, &bic);
+	if (mrt) {
+		bic.bufferOffset = VKD_PIXELS * 4;
+		vkCmdCopyImageToBuffer(cb, c2img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buf, 1, &bic);
+	}
 	bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
 	bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
 	bmb.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
@@ -935,10 +987,17 @@ int main(int argc, char **argv)
 	si.pCommandBuffers = &cb;
 	VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
 	vkp_fence_wait_reset(&c, fence);
-	printf("vk_dynstate: %s%s%s%s%s%s%shash 0x%016llx\n", imageless ? "imageless " : "",
+	for (i = 0; mrt && i < (int)VKD_PIXELS; i++) {
+		uint32_t px;
+		memcpy(&px, (const uint8_t *)readback.map + (VKD_PIXELS + (uint32_t)i) * 4, 4);
+		if (px != VKD_CLEAR2)
+			vkp_die(&c, "--mrt: pixel %d of colour attachment 1 is 0x%08x, not its clear colour "
+			        "0x%08x: its colour write enable VK_FALSE did not mask it", i, px, VKD_CLEAR2);
+	}
+	printf("vk_dynstate: %s%s%s%s%s%s%s%shash 0x%016llx\n", imageless ? "imageless " : "",
 	       secondary ? "secondary " : "", library ? "library " : "", inl ? "inline " : "",
-	       execute ? "execute " : "", eds3 ? "eds3 " : "", more ? "more " : "",
-	       (unsigned long long)XXH3_64bits(readback.map, VKD_SIZE * VKD_SIZE * 4));
+	       execute ? "execute " : "", eds3 ? "eds3 " : "", more ? "more " : "", mrt ? "mrt " : "",
+	       (unsigned long long)XXH3_64bits(readback.map, VKD_PIXELS * 4 * ncolors));
 
 	vkDestroyFence(c.device, fence, NULL);
 	vkDestroyCommandPool(c.device, cpool, NULL);
@@ -957,6 +1016,11 @@ int main(int argc, char **argv)
 	vkDestroyImage(c.device, cimg, NULL);
 	vkFreeMemory(c.device, dmem, NULL);
 	vkFreeMemory(c.device, cmem, NULL);
+	if (mrt) {
+		vkDestroyImageView(c.device, views[2], NULL);
+		vkDestroyImage(c.device, c2img, NULL);
+		vkFreeMemory(c.device, c2mem, NULL);
+	}
 	vkp_buffer_destroy(&c, &readback);
 	if (execute)
 		vkp_buffer_destroy(&c, &scratch);

@@ -39,11 +39,20 @@
  * second dispatch ahead of the copy in its command buffer: it reads the
  * buffer the first dispatch writes (a second descriptor set) and writes a
  * buffer of its own, so that it is the first command of its submit whose
- * result depends on the order of the submits.
+ * result depends on the order of the submits; with --consumer-secondary
+ * its bind and dispatch are recorded in a secondary command buffer (before
+ * the first command buffer) that the copy's command buffer executes in
+ * their place.  --binding-flags gives the
+ * descriptor set layout a VkDescriptorSetLayoutBindingFlagsCreateInfo with
+ * no flags (one per binding), so that a test can make its bindings
+ * UPDATE_AFTER_BIND in the trace (lavapipe lacks the update-after-bind
+ * features of storage and uniform buffers, so the program cannot ask for
+ * it itself; tests/shell/test_vk_percmd_uab.sh).
  *
  * usage: vk_race [--barrier] [--split|--split-batches|--split-cbs]
  *                [--semaphore transfer|compute] [--fence] [--second-queue]
- *                [--queue-index1] [--map-part] [--neighbours] [--consumer] [--size N]
+ *                [--queue-index1] [--map-part] [--neighbours] [--consumer]
+ *                [--consumer-secondary] [--binding-flags] [--size N]
  * Prints "vk_race: barrier B split S size N hash H" (S: 0 none, 1 --split,
  * 2 --split-batches, 3 --split-cbs; H the XXH3-64 of the
  * words read back).  With --barrier the results are checked against the
@@ -55,6 +64,7 @@
 
 typedef struct vkr_opts {
 	int barrier, split, fence, second_queue, queue_index1, map_part, neighbours, consumer;
+	int consumer_secondary, binding_flags;
 	VkPipelineStageFlags semaphore; /* the wait's stage; 0: no semaphore */
 	uint32_t size;
 } vkr_opts;
@@ -75,6 +85,8 @@ static void vkr_usage(FILE *f)
 	           "  --map-part       the dispatch's buffer host-visible, its first half mapped\n"
 	           "  --neighbours     (--split) a fill before the copy and an update after it\n"
 	           "  --consumer       (--split) a dispatch reading the first one's buffer before the copy\n"
+	           "  --consumer-secondary  (--consumer) its dispatch in a secondary command buffer\n"
+	           "  --binding-flags  the set layout carries binding flags (none)\n"
 	           "  --size N         words (64..1048576, default 1024)\n");
 }
 
@@ -116,6 +128,10 @@ static void vkr_parse(int argc, char **argv, vkr_opts *o)
 			o->neighbours = 1;
 		} else if (!strcmp(a, "--consumer")) {
 			o->consumer = 1;
+		} else if (!strcmp(a, "--consumer-secondary")) {
+			o->consumer_secondary = 1;
+		} else if (!strcmp(a, "--binding-flags")) {
+			o->binding_flags = 1;
 		} else if (!strcmp(a, "--size")) {
 			o->size = vkp_parse_u32("vk_race", a, vkp_need_arg("vk_race", a, argc, argv, &i), 64,
 			                        1048576);
@@ -136,6 +152,10 @@ static void vkr_parse(int argc, char **argv, vkr_opts *o)
 	}
 	if (o->queue_index1 && !o->second_queue) {
 		fprintf(stderr, "vk_race: --queue-index1 needs --second-queue\n");
+		exit(2);
+	}
+	if (o->consumer_secondary && !o->consumer) {
+		fprintf(stderr, "vk_race: --consumer-secondary needs --consumer\n");
 		exit(2);
 	}
 }
@@ -161,6 +181,37 @@ static void vkr_barrier(VkCommandBuffer cb, VkBuffer buf, VkPipelineStageFlags s
 	bmb.buffer = buf;
 	bmb.size = VK_WHOLE_SIZE;
 	vkCmdPipelineBarrier(cb, src, dst, 0, 0, NULL, 1, &bmb, 0, NULL);
+}
+
+/* vk_compute.comp's set layout (vkp_compute_set_layout) with binding flags
+ * chained, none set. */
+static VkDescriptorSetLayout vkr_flagged_layout(const vkp_ctx *c)
+{
+	VkDescriptorBindingFlags flags[3] = { 0, 0, 0 };
+	VkDescriptorSetLayoutBindingFlagsCreateInfo bfci = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO,
+		.bindingCount = 3,
+		.pBindingFlags = flags
+	};
+	VkDescriptorSetLayoutCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+		.pNext = &bfci
+	};
+	VkDescriptorSetLayoutBinding binds[3];
+	VkDescriptorSetLayout dsl;
+
+	memset(binds, 0, sizeof(binds));
+	for (uint32_t k = 0; k < 3; k++) {
+		binds[k].binding = k;
+		binds[k].descriptorType = k == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+		                                 : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+		binds[k].descriptorCount = 1;
+		binds[k].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+	}
+	ci.bindingCount = 3;
+	ci.pBindings = binds;
+	VKP_CHECK(c, vkCreateDescriptorSetLayout(c->device, &ci, NULL, &dsl));
+	return dsl;
 }
 
 int main(int argc, char **argv)
@@ -189,7 +240,7 @@ int main(int argc, char **argv)
 	VkShaderModule mod;
 	VkPipeline pipe;
 	VkCommandPool cpool;
-	VkCommandBuffer cb[2];
+	VkCommandBuffer cb[2], sec = VK_NULL_HANDLE;
 	VkFence fence;
 	VkQueue queue2;
 	VkDeviceSize bytes;
@@ -197,7 +248,9 @@ int main(int argc, char **argv)
 
 	vkr_parse(argc, argv, &o);
 	bytes = (VkDeviceSize)o.size * 4;
-	vkp_ctx_init(&c, "vk_race", o.queue_index1 ? VKP_TWO_QUEUES : 0);
+	/* Vulkan 1.2 for the binding flags struct */
+	vkp_ctx_init(&c, "vk_race",
+	             (o.queue_index1 ? VKP_TWO_QUEUES : 0) | (o.binding_flags ? VKP_TIMELINE : 0));
 	queue2 = c.queue;
 	if (o.second_queue)
 		vkGetDeviceQueue(c.device, c.qfam, o.queue_index1 ? 1 : 0, &queue2);
@@ -219,7 +272,7 @@ int main(int argc, char **argv)
 		vkp_buffer_create(&c, &out2, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, 0,
 		                  VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
 
-	dsl = vkp_compute_set_layout(&c);
+	dsl = o.binding_flags ? vkr_flagged_layout(&c) : vkp_compute_set_layout(&c);
 	dpci.maxSets = 2;
 	dpci.poolSizeCount = 2;
 	dpci.pPoolSizes = psizes;
@@ -245,6 +298,11 @@ int main(int argc, char **argv)
 	cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
 	cbai.commandBufferCount = 2;
 	VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, cb));
+	if (o.consumer_secondary) {
+		cbai.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+		cbai.commandBufferCount = 1;
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &sec));
+	}
 	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fence));
 	if (o.semaphore)
 		VKP_CHECK(&c, vkCreateSemaphore(c.device, &sci, NULL, &sem));
@@ -260,6 +318,17 @@ int main(int argc, char **argv)
 	vkp_buffer_flush(&c, &params);
 
 	second = o.split ? 1 : 0;
+	if (sec) {
+		/* the consumer, executed outside a render pass */
+		VkCommandBufferInheritanceInfo inh = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO };
+		VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+		bi.pInheritanceInfo = &inh;
+		VKP_CHECK(&c, vkBeginCommandBuffer(sec, &bi));
+		vkCmdBindPipeline(sec, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+		vkCmdBindDescriptorSets(sec, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set2, 0, NULL);
+		vkCmdDispatch(sec, (o.size + 63) / 64, 1, 1);
+		VKP_CHECK(&c, vkEndCommandBuffer(sec));
+	}
 	/* the dispatch writes work ... */
 	vkr_begin(&c, cb[0]);
 	vkCmdBindPipeline(cb[0], VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
@@ -276,7 +345,9 @@ int main(int argc, char **argv)
 		vkr_barrier(cb[second], work.buf, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
 		            VK_PIPELINE_STAGE_TRANSFER_BIT | (o.consumer ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : 0),
 		            VK_ACCESS_TRANSFER_READ_BIT | (o.consumer ? VK_ACCESS_SHADER_READ_BIT : 0));
-	if (o.consumer) {
+	if (sec) {
+		vkCmdExecuteCommands(cb[second], 1, &sec);
+	} else if (o.consumer) {
 		/* as does a second dispatch, into out2 */
 		vkCmdBindPipeline(cb[second], VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
 		vkCmdBindDescriptorSets(cb[second], VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set2, 0, NULL);
