@@ -133,6 +133,30 @@ qrace() {
 }
 gpu_part qrace qrace
 
+# A descriptor set written after the command buffers that bind it were
+# recorded, as update-after-bind allows (lavapipe lacks the feature for
+# buffers; test_vk_percmd_uab.sh edits traces instead): vk_race's consumer
+# dispatch reads the first queue's buffer through such a set, on the second
+# queue.  --check-determinism --per-command over the two orders names that
+# dispatch, not the copy after it; the program alone is clean under the
+# validation layer (GPU_VK_VALIDATION).
+uab() {
+	expect_rc 0 uab.capture "$BUILD/tscapture" -o "$T/uab.sbt" -- "$P/vk_race" --split --barrier \
+		--second-queue --queue-index1 --neighbours --consumer --update-after-bind
+	expect_rc 4 uab.det "$BUILD/tsreplay" --check-determinism --schedule-seeds 2,1 "$T/uab.sbt"
+	grep -q "part first after the command at seq [0-9]* (vkCmdDispatch, " "$T/uab.det.err" ||
+		fail "uab: not the consumer's dispatch: $(grep -h 'runs differ' "$T/uab.det.err")"
+	if [ -n "${GPU_VK_VALIDATION:-}" ]; then
+		VK_ADD_LAYER_PATH=$GPU_VK_VALIDATION VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation \
+			expect_rc 0 uab.valid "$P/vk_race" --split --barrier --second-queue --queue-index1 --neighbours \
+			--consumer --update-after-bind
+		! grep -q 'VUID-' "$T/uab.valid.out" "$T/uab.valid.err" ||
+			fail "uab: $(grep -h 'VUID-' "$T/uab.valid.out" "$T/uab.valid.err" | head -n 3)"
+	fi
+	echo "uab: $(grep -h 'runs differ' "$T/uab.det.err" | head -n 1)${GPU_VK_VALIDATION:+; the program clean under validation}"
+}
+gpu_part uab uab
+
 # The Khronos validation layer, where GPU_VK_VALIDATION names a folder
 # holding its manifest and library (scripts/gpu_pack.sh carries Debian's
 # 1.3.239 build; the GPU machines lack the package): vk_compute captured

@@ -79,8 +79,11 @@ enum {
 	                                  VK_EXT_transform_feedback it requires) */
 	VKP_XFB = 1 << 7,              /* VK_EXT_transform_feedback with its
 	                                  transformFeedback feature */
-	VKP_TWO_QUEUES = 1 << 8        /* two queues of the family (fails where
+	VKP_TWO_QUEUES = 1 << 8,       /* two queues of the family (fails where
 	                                  it has one) */
+	VKP_UAB = 1 << 9               /* Vulkan 1.2, update after bind for
+	                                  uniform and storage buffers (fails
+	                                  where the device lacks it) */
 };
 
 static inline const char *vkp_result_name(VkResult r)
@@ -188,7 +191,7 @@ static inline void vkp_ctx_init(vkp_ctx *c, const char *prog, unsigned flags)
 	app.applicationVersion = 1;
 	app.pEngineName = "tracesmith-tests";
 	app.apiVersion = (flags & VKP_SYNC2)                                   ? VK_API_VERSION_1_3
-	                 : (flags & (VKP_TIMELINE | VKP_HOST_QUERY_RESET)) ? VK_API_VERSION_1_2
+	                 : (flags & (VKP_TIMELINE | VKP_HOST_QUERY_RESET | VKP_UAB)) ? VK_API_VERSION_1_2
 	                                                                   : VK_API_VERSION_1_1;
 	ici.pApplicationInfo = &app;
 	if (flags & VKP_DEBUG_UTILS) {
@@ -232,12 +235,23 @@ static inline void vkp_ctx_init(vkp_ctx *c, const char *prog, unsigned flags)
 	}
 	dci.queueCreateInfoCount = 1;
 	dci.pQueueCreateInfos = &qci;
-	if (flags & (VKP_TIMELINE | VKP_HOST_QUERY_RESET)) {
+	if (flags & VKP_UAB) {
+		VkPhysicalDeviceVulkan12Features have = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES };
+		VkPhysicalDeviceFeatures2 f2 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &have };
+		vkGetPhysicalDeviceFeatures2(c->phys, &f2);
+		if (!have.descriptorBindingUniformBufferUpdateAfterBind ||
+		    !have.descriptorBindingStorageBufferUpdateAfterBind)
+			vkp_die(c, "device '%s' has no update after bind for uniform and storage buffers",
+			        c->dev_props.deviceName);
+	}
+	if (flags & (VKP_TIMELINE | VKP_HOST_QUERY_RESET | VKP_UAB)) {
 		static VkPhysicalDeviceVulkan12Features f12 = {
 			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
 		};
 		f12.timelineSemaphore = !!(flags & VKP_TIMELINE);
 		f12.hostQueryReset = !!(flags & VKP_HOST_QUERY_RESET);
+		f12.descriptorBindingUniformBufferUpdateAfterBind = !!(flags & VKP_UAB);
+		f12.descriptorBindingStorageBufferUpdateAfterBind = !!(flags & VKP_UAB);
 		f12.pNext = (void *)dci.pNext;
 		dci.pNext = &f12;
 	}

@@ -47,12 +47,17 @@
  * no flags (one per binding), so that a test can make its bindings
  * UPDATE_AFTER_BIND in the trace (lavapipe lacks the update-after-bind
  * features of storage and uniform buffers, so the program cannot ask for
- * it itself; tests/shell/test_vk_percmd_uab.sh).
+ * it itself; tests/shell/test_vk_percmd_uab.sh).  --update-after-bind
+ * (with --consumer) does that for real on a device that can (a GPU's
+ * driver): every binding UPDATE_AFTER_BIND, the pool and the layout made
+ * for it, and the consumer's set written only after the command buffers
+ * that bind it were recorded (tests/gpu/test_gpu_vulkan.sh).
  *
  * usage: vk_race [--barrier] [--split|--split-batches|--split-cbs]
  *                [--semaphore transfer|compute] [--fence] [--second-queue]
  *                [--queue-index1] [--map-part] [--neighbours] [--consumer]
- *                [--consumer-secondary] [--binding-flags] [--size N]
+ *                [--consumer-secondary] [--binding-flags] [--update-after-bind]
+ *                [--size N]
  * Prints "vk_race: barrier B split S size N hash H" (S: 0 none, 1 --split,
  * 2 --split-batches, 3 --split-cbs; H the XXH3-64 of the
  * words read back).  With --barrier the results are checked against the
@@ -64,7 +69,7 @@
 
 typedef struct vkr_opts {
 	int barrier, split, fence, second_queue, queue_index1, map_part, neighbours, consumer;
-	int consumer_secondary, binding_flags;
+	int consumer_secondary, binding_flags, uab;
 	VkPipelineStageFlags semaphore; /* the wait's stage; 0: no semaphore */
 	uint32_t size;
 } vkr_opts;
@@ -87,6 +92,8 @@ static void vkr_usage(FILE *f)
 	           "  --consumer       (--split) a dispatch reading the first one's buffer before the copy\n"
 	           "  --consumer-secondary  (--consumer) its dispatch in a secondary command buffer\n"
 	           "  --binding-flags  the set layout carries binding flags (none)\n"
+	           "  --update-after-bind  (--consumer) every binding UPDATE_AFTER_BIND, the consumer's set\n"
+	           "                   written after the recording\n"
 	           "  --size N         words (64..1048576, default 1024)\n");
 }
 
@@ -130,6 +137,9 @@ static void vkr_parse(int argc, char **argv, vkr_opts *o)
 			o->consumer = 1;
 		} else if (!strcmp(a, "--consumer-secondary")) {
 			o->consumer_secondary = 1;
+		} else if (!strcmp(a, "--update-after-bind")) {
+			o->uab = 1;
+			o->binding_flags = 1;
 		} else if (!strcmp(a, "--binding-flags")) {
 			o->binding_flags = 1;
 		} else if (!strcmp(a, "--size")) {
@@ -152,6 +162,10 @@ static void vkr_parse(int argc, char **argv, vkr_opts *o)
 	}
 	if (o->queue_index1 && !o->second_queue) {
 		fprintf(stderr, "vk_race: --queue-index1 needs --second-queue\n");
+		exit(2);
+	}
+	if (o->uab && !o->consumer) {
+		fprintf(stderr, "vk_race: --update-after-bind needs --consumer\n");
 		exit(2);
 	}
 	if (o->consumer_secondary && !o->consumer) {
@@ -184,10 +198,11 @@ static void vkr_barrier(VkCommandBuffer cb, VkBuffer buf, VkPipelineStageFlags s
 }
 
 /* vk_compute.comp's set layout (vkp_compute_set_layout) with binding flags
- * chained, none set. */
-static VkDescriptorSetLayout vkr_flagged_layout(const vkp_ctx *c)
+ * chained: none set, or with uab every binding UPDATE_AFTER_BIND. */
+static VkDescriptorSetLayout vkr_flagged_layout(const vkp_ctx *c, int uab)
 {
-	VkDescriptorBindingFlags flags[3] = { 0, 0, 0 };
+	VkDescriptorBindingFlags f = uab ? VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT : 0;
+	VkDescriptorBindingFlags flags[3] = { f, f, f };
 	VkDescriptorSetLayoutBindingFlagsCreateInfo bfci = {
 		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO,
 		.bindingCount = 3,
@@ -210,6 +225,8 @@ static VkDescriptorSetLayout vkr_flagged_layout(const vkp_ctx *c)
 	}
 	ci.bindingCount = 3;
 	ci.pBindings = binds;
+	if (uab)
+		ci.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT;
 	VKP_CHECK(c, vkCreateDescriptorSetLayout(c->device, &ci, NULL, &dsl));
 	return dsl;
 }
@@ -250,7 +267,8 @@ int main(int argc, char **argv)
 	bytes = (VkDeviceSize)o.size * 4;
 	/* Vulkan 1.2 for the binding flags struct */
 	vkp_ctx_init(&c, "vk_race",
-	             (o.queue_index1 ? VKP_TWO_QUEUES : 0) | (o.binding_flags ? VKP_TIMELINE : 0));
+	             (o.queue_index1 ? VKP_TWO_QUEUES : 0) | (o.binding_flags ? VKP_TIMELINE : 0) |
+	                 (o.uab ? VKP_UAB : 0));
 	queue2 = c.queue;
 	if (o.second_queue)
 		vkGetDeviceQueue(c.device, c.qfam, o.queue_index1 ? 1 : 0, &queue2);
@@ -272,7 +290,9 @@ int main(int argc, char **argv)
 		vkp_buffer_create(&c, &out2, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, 0,
 		                  VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
 
-	dsl = o.binding_flags ? vkr_flagged_layout(&c) : vkp_compute_set_layout(&c);
+	dsl = o.binding_flags ? vkr_flagged_layout(&c, o.uab) : vkp_compute_set_layout(&c);
+	if (o.uab)
+		dpci.flags = VK_DESCRIPTOR_POOL_CREATE_UPDATE_AFTER_BIND_BIT;
 	dpci.maxSets = 2;
 	dpci.poolSizeCount = 2;
 	dpci.pPoolSizes = psizes;
@@ -284,7 +304,8 @@ int main(int argc, char **argv)
 	vkp_compute_set_write(&c, set, &params, &inputs, &work);
 	if (o.consumer) {
 		VKP_CHECK(&c, vkAllocateDescriptorSets(c.device, &dsai, &set2));
-		vkp_compute_set_write(&c, set2, &params, &work, &out2);
+		if (!o.uab) /* else after the recording, below */
+			vkp_compute_set_write(&c, set2, &params, &work, &out2);
 	}
 	plci.setLayoutCount = 1;
 	plci.pSetLayouts = &dsl;
@@ -366,6 +387,8 @@ int main(int argc, char **argv)
 		vkCmdUpdateBuffer(cb[second], side.buf, 0, sizeof(words), words);
 	}
 	VKP_CHECK(&c, vkEndCommandBuffer(cb[second]));
+	if (o.uab)
+		vkp_compute_set_write(&c, set2, &params, &work, &out2);
 
 	si[0].commandBufferCount = o.split == 3 ? 2 : 1;
 	si[0].pCommandBuffers = &cb[0];
