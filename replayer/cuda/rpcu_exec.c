@@ -1086,6 +1086,10 @@ static rp_status rpcu_do_cuGraphLaunch(rpcu_state *s, sbt_cm_kind k, const sbt_c
 	if (!o && s->single_stream)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graphs are not rebuilt with --streams "
 		                 "single (stream capture needs a stream); replay with --streams multi");
+	if (o && o->live && o->refused)
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx cannot be replayed: %s; replay a "
+		                 "--range that ends before seq %llu", (unsigned long long)c->handle, o->name,
+		                 (unsigned long long)s->seq);
 	if (o && (!o->live || o->name))
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx cannot be replayed: it or its "
 		                 "graph was changed by %s, which replay does not model; replay a --range that "

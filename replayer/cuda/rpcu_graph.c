@@ -744,9 +744,10 @@ static rp_status rpcu_graph_exec_update(rpcu_state *s, const sbt_cm_call *c, rp_
 	r = s->drv.p_cuGraphExecUpdate((CUgraphExec)(uintptr_t)x->live, (CUgraph)(uintptr_t)g->live, &info);
 	if (r == CUDA_SUCCESS)
 		return RP_OK;
-	snprintf(why, sizeof(why), "cuGraphExecUpdate at seq %llu (it failed on replay with %s, update result %d, "
-	         "where it worked at capture)", (unsigned long long)s->seq,
+	snprintf(why, sizeof(why), "the replay's driver refused its cuGraphExecUpdate at seq %llu with %s (update "
+	         "result %d), where the capture's driver took it", (unsigned long long)s->seq,
 	         rpcu_cu_name(&s->drv, r, err, sizeof(err)), (int)info.result);
+	x->refused = 1;
 	return rpcu_graph_mark_as(s, x, why, diag);
 }
 

@@ -184,6 +184,9 @@ typedef struct rpcu_obj {
 	uint8_t embedded;   /* graphs: the graph embedded in a child graph node
 	                       (cuGraphChildGraphNodeGetGraph; the node owns it,
 	                       parent = the captured graph holding the node) */
+	uint8_t refused;    /* graph execs: name is the whole reason the replay's
+	                       driver refused a change that worked at capture, not
+	                       a call replay does not model */
 } rpcu_obj;
 
 /* The core's table (rp_cm_handles), seen with typed slots. */

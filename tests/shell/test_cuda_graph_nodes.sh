@@ -51,6 +51,7 @@ CAP="$TOP/$BUILD/tscapture"
 RP="$TOP/$BUILD/tsreplay"
 INFO="$TOP/$BUILD/tsinfo"
 PROG="$TOP/$BUILD/tests/cuda/cuda_graph_nodes"
+M="$TOP/$BUILD/tests/sbt_mutate"
 
 all_match() {
 	am_name=$1 am_want=$2
@@ -192,6 +193,24 @@ cmp -s "$T/clone.plain.out" "$T/upd.plain.out" || fail "upd: the updated exec do
 "$INFO" --dump "$T/upd.sbt" | grep ' cuda\.cuGraphExecUpdate ' >"$T/upd.rec"
 [ "$(wc -l <"$T/upd.rec")" = 2 ] && ! sed -n 1p "$T/upd.rec" | grep -q ' result=' &&
 	sed -n 2p "$T/upd.rec" | grep -q ' result=910 .*value=2\( \|$\)' || fail "upd: $(cat "$T/upd.rec")"
+# the failed update's record edited to say it worked at capture: replay
+# issues it, the double refuses it (another shape) as at capture, and the
+# exec's next launch is refused naming the update; what comes before runs
+US=$("$INFO" --dump "$T/upd.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphExecUpdate result=910 .*/\1/p')
+i=0 op=
+while [ "$i" -lt 16 ] && [ -z "$op" ]; do
+	if "$M" "$T/upd.sbt" "$T/updbad.sbt" --varint "$US:$i:0" >/dev/null 2>&1 &&
+		"$INFO" --dump "$T/updbad.sbt" | grep "^seq=$US " | grep -v ' result=' | grep -q ' value=2$'; then
+		op="$US:$i:0"
+	fi
+	i=$((i + 1))
+done
+[ -n "$op" ] || fail "updbad: no varint of record $US is its result"
+ul=$("$INFO" --dump "$T/upd.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | head -n 1)
+ux=$(printf '0x%x' "$("$INFO" --dump "$T/upd.sbt" | sed -n "s/^seq=$ul .* cuda\\.cuGraphLaunch handle=\\([0-9]*\\) .*/\\1/p")")
+expect_rc 1 updbad.replay "$RP" "$T/updbad.sbt"
+has updbad.replay err "tsreplay: backend cuda: record seq $ul (cuda.cuGraphLaunch): graph exec $ux cannot be replayed: the replay's driver refused its cuGraphExecUpdate at seq $US with CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE (910) (update result 2), where the capture's driver took it; replay a --range that ends before seq $ul"
+expect_rc 0 updbad.range "$RP" --range ":$ul" "$T/updbad.sbt"
 # --child-get: the graph embedded in the child graph node
 # (cuGraphChildGraphNodeGetGraph) gets a memset and a kernel node: recorded,
 # replayed on the replay's own embedded graph (the buffer they write is
@@ -205,7 +224,6 @@ all_match cget.replay 2 "$T/cget.sbt"
 all_match cget.det 2 --check-determinism --runs 3 "$T/cget.sbt"
 has cget.det out '"result":"match"'
 # the record made to name a node the trace never added: refused by name
-M="$TOP/$BUILD/tests/sbt_mutate"
 GG=$("$INFO" --dump "$T/cget.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphChildGraphNodeGetGraph .*/\1/p')
 i=0 op=
 while [ "$i" -lt 24 ] && [ -z "$op" ]; do
