@@ -293,7 +293,10 @@
  *   streams, events: cuStreamCreate (handle out, flags);
  *     cuStreamCreateWithPriority (+ priority); cuStreamDestroy,
  *     cuStreamSynchronize, cuStreamQuery (stream); cuStreamWaitEvent
- *     (stream, event, flags); cuStreamBeginCapture (stream, flags = mode);
+ *     (stream, event, flags); cuStreamBeginCapture (stream, flags = mode;
+ *     cuStreamBeginCaptureToGraph too, with parent = the graph the
+ *     capture's work goes into and deps = the nodes it follows, packed as
+ *     a node call's);
  *     cuStreamEndCapture (stream, handle = graph out); cuEventCreate
  *     (event out, flags); cuEventDestroy, cuEventSynchronize, cuEventQuery
  *     (event); cuEventRecord, cuEventRecordWithFlags (event, stream,

@@ -6,7 +6,8 @@
  * cuGraphAddDependencies, edge and node removal, cuGraphClone,
  * cuGraphNodeFindInClone and cuGraphChildGraphNodeGetGraph, the setters of those
  * node kinds (on graphs and on execs, the generic cuGraph(Exec)NodeSetParams
- * of those kinds included), cuGraphNodeSetEnabled and cuGraphExecUpdate.
+ * of those kinds included), cuGraphNodeSetEnabled, cuGraphExecUpdate and
+ * cuStreamBeginCaptureToGraph.
  * sbt_compute.h says what each record holds; a kernel node carries its
  * kernel exactly as a launch record does (the same encoder,
  * tcu_kernel_node_encoded).  A memcpy node's host source is recorded
@@ -616,6 +617,48 @@ void tcu_graph_changed(tcu_fn id, tcu_mode mode, CUresult r, uint64_t graph, uin
 	if (mode == TCU_MODE_RECORD)
 		tcu_emit(SBT_CM_K_tsGraphNotModeled, id, &c, 0);
 	tcu_live_graph_call(SBT_CM_K_tsGraphNotModeled, id, graph, &c, NULL, 0);
+}
+
+/* Whether any of the n edges carries data other than the default (a
+ * programmatic edge), which the model does not cover. */
+static int tcu_graph_edges_special(const CUgraphEdgeData *edges, size_t n)
+{
+	static const CUgraphEdgeData plain;
+	for (size_t i = 0; edges && i < n; i++)
+		if (memcmp(&edges[i], &plain, sizeof(plain)) != 0)
+			return 1;
+	return 0;
+}
+
+/* The capture's work becomes nodes of g after deps when it ends, and
+ * cuStreamEndCapture hands back g: replay begins its own capture into
+ * its own g, after the nodes deps map to (docs/cuda-replay.md "Graphs").
+ * Kept for windows as any capture (tcu_live.c): at its end the capture's
+ * records become g's, after g's own. */
+void tcu_graph_capture_to(tcu_fn id, tcu_mode mode, CUresult r, CUstream s, CUgraph g, const CUgraphNode *deps,
+                          const CUgraphEdgeData *data, size_t ndeps, CUstreamCaptureMode m)
+{
+	sbt_cm_call c;
+	uint8_t *packed;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	if (tcu_graph_edges_special(data, ndeps)) {
+		tcu_graph_changed(id, mode, r, TCU_H(g), 0, 0, "cuStreamBeginCaptureToGraph");
+		return;
+	}
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.stream = TCU_H(s);
+	c.flags = (unsigned)m;
+	c.parent = TCU_H(g);
+	c.deps = packed;
+	c.deps_len = packed ? ndeps * 8 : 0;
+	if (mode == TCU_MODE_RECORD)
+		tcu_emit(SBT_CM_K_cuStreamBeginCapture, id, &c, 0);
+	if (r == CUDA_SUCCESS && tcu_windowed())
+		tcu_live_capture_begin(id, &c);
+	free(packed);
 }
 
 /* A node the model does not cover: recorded as tsGraphNotModeled with
@@ -1333,17 +1376,6 @@ CUresult tcu_m_cuGraphExecUpdate_v2(tcu_fn id, CUgraphExec x, CUgraph g, CUgraph
 out:
 	tcu_call_end();
 	return r;
-}
-
-/* Whether any of the n edges carries data other than the default (a
- * programmatic edge), which the model does not cover. */
-static int tcu_graph_edges_special(const CUgraphEdgeData *edges, size_t n)
-{
-	static const CUgraphEdgeData plain;
-	for (size_t i = 0; edges && i < n; i++)
-		if (memcmp(&edges[i], &plain, sizeof(plain)) != 0)
-			return 1;
-	return 0;
 }
 
 /* ---- the generic form --------------------------------------------------------------- */

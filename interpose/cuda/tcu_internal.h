@@ -354,6 +354,13 @@ uint8_t *tcu_kernel_node_encoded(CUfunction f, const unsigned grid[3], const uns
  * none of). */
 void tcu_graph_changed(tcu_fn id, tcu_mode mode, CUresult r, uint64_t graph, uint64_t exec,
                        uint64_t node, const char *call);
+/* cuStreamBeginCaptureToGraph (r: its result) on stream s into graph g
+ * after the ndeps nodes deps (data: their edge data, may be NULL):
+ * recorded as a cuStreamBeginCapture record naming g and deps, and kept
+ * for windows as a capture is; edge data other than the default is
+ * recorded as tsGraphNotModeled instead. */
+void tcu_graph_capture_to(tcu_fn id, tcu_mode mode, CUresult r, CUstream s, CUgraph g, const CUgraphNode *deps,
+                          const CUgraphEdgeData *data, size_t ndeps, CUstreamCaptureMode m);
 /* Host sources of memcpy nodes, which the driver reads at each launch:
  * exec made from graph (its nodes' host sources copied to it), exec
  * destroyed, graph destroyed, and before exec's launch (mode RECORD):

@@ -1941,7 +1941,7 @@ out:
 }
 
 /* Every call that begins a capture is tracked (tcu_capture.c), recording
- * or not; only the _v2 form is a model record. */
+ * or not; the _v2 and ToGraph forms are model records (ToGraph: tcu_graph.c). */
 CUresult tcu_m_cuStreamBeginCapture_v2(tcu_fn id, CUstream s, CUstreamCaptureMode m)
 {
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
@@ -2006,8 +2006,7 @@ CUresult tcu_m_cuStreamBeginCaptureToGraph(tcu_fn id, CUstream s, CUgraph g,
 	tcu_capture_begin_pre(s, ptds);
 	r = real(s, g, deps, data, ndeps, m);
 	tcu_capture_begin_post(s, ptds, r);
-	/* the capture's work goes into g, which replay does not rebuild */
-	tcu_graph_changed(id, mode, r, TCU_H(g), 0, 0, "cuStreamBeginCaptureToGraph");
+	tcu_graph_capture_to(id, mode, r, s, g, deps, data, ndeps, m);
 out:
 	tcu_call_end();
 	return r;

@@ -751,6 +751,55 @@ static rp_status rpcu_graph_exec_update(rpcu_state *s, const sbt_cm_call *c, rp_
 	return rpcu_graph_mark_as(s, x, why, diag);
 }
 
+/* The capture's work becomes nodes of the graph after deps, as it did at
+ * capture, in relaxed mode as every replay capture (rpcu_capture_begin). */
+rp_status rpcu_graph_capture_to(rpcu_state *s, const sbt_cm_call *c, CUstream live, rp_diag *diag)
+{
+	CUgraphNode *deps = NULL;
+	size_t ndeps = c->deps_len / 8;
+	rpcu_obj *g;
+	rp_status st;
+	CUresult r;
+
+	if ((st = rpcu_graph_get(s, c->parent, &g, diag)) != RP_OK)
+		return st;
+	if (g->name || !g->live) {
+		if ((st = RPCU_NEED(cuStreamBeginCapture)) != RP_OK)
+			return st;
+		r = s->drv.p_cuStreamBeginCapture(live, CU_STREAM_CAPTURE_MODE_RELAXED);
+		if (r != CUDA_SUCCESS)
+			return rpcu_cufail(s, diag, "cuStreamBeginCapture", r, NULL);
+		s->capturing++;
+		return RP_OK;
+	}
+	if ((st = RPCU_NEED(cuStreamBeginCaptureToGraph)) != RP_OK ||
+	    (st = rpcu_graph_nodes(s, c->deps, ndeps, "dependency", &deps, diag)) != RP_OK)
+		return st;
+	r = s->drv.p_cuStreamBeginCaptureToGraph(live, (CUgraph)(uintptr_t)g->live, deps, NULL, ndeps,
+	                                         CU_STREAM_CAPTURE_MODE_RELAXED);
+	free(deps);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuStreamBeginCaptureToGraph", r, NULL);
+	s->capturing++;
+	return RP_OK;
+}
+
+rp_status rpcu_graph_capture_single(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	char why[200];
+	rpcu_obj *g;
+	rp_status st;
+	if ((st = rpcu_graph_get(s, c->parent, &g, diag)) != RP_OK || g->name)
+		return st;
+	snprintf(why, sizeof(why), "its graph was captured into at seq %llu (cuStreamBeginCaptureToGraph), which "
+	         "--streams single cannot rebuild (stream capture needs a stream): replay with --streams multi",
+	         (unsigned long long)s->seq);
+	if (!(g->name = strdup(why)))
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	g->refused = 1;
+	return RP_OK;
+}
+
 /* A graph already known to hold a node replay does not model is never
  * instantiated: the rest of its construction (whose nodes may depend on
  * that node, which has no live node) is passed over. */

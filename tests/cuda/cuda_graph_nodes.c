@@ -57,10 +57,14 @@
  *               generic setters too (cuGraphNodeSetParams on the fill
  *               node before, cuGraphExecNodeSetParams on the memset after)
  *   --exec-event  after the first launch the exec's event record node
- *               records another event (a change replay does not model)
- *   --capture-to  a second graph (an empty node, then a memset captured
- *               into it with cuStreamBeginCaptureToGraph), made before the
- *               launches (before the window), is launched after them
+ *               records another event (cuGraphExecEventRecordNodeSetEvent)
+ *   --capture-to  a second graph (an empty node, then a memset and a kernel
+ *               adding its buffer to the result, captured into it with
+ *               cuStreamBeginCaptureToGraph), made before the launches
+ *               (before the window), is launched after them
+ *   --node-attr the last kernel node gets a priority
+ *               (cuGraphKernelNodeSetAttribute, a change replay does not
+ *               model) before instantiation
  *   --unordered the vadd node is not made to follow the join node: it
  *               reads and writes buffers while the memset and fill nodes
  *               write one of them, with no edge between them (a race)
@@ -76,7 +80,7 @@
  *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to]
  *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node]
  *                    [--set-nodes] [--update] [--window] [--child-get]
- *                    [--alloc-node] [--no-free-node] [--capture-alloc]
+ *                    [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr]
  */
 #include <cudaProfiler.h>
 
@@ -132,7 +136,7 @@ int main(int argc, char **argv)
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
 	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0, child_get = 0;
-	int alloc_node = 0, no_free_node = 0, capture_alloc = 0;
+	int alloc_node = 0, no_free_node = 0, capture_alloc = 0, node_attr = 0;
 	CUdeviceptr d_gmem = 0;
 	CUgraphNode n_tail;
 	CUdeviceptr d_c = 0;
@@ -177,6 +181,8 @@ int main(int argc, char **argv)
 			exec_event = 1;
 		} else if (!strcmp(argv[i], "--capture-to")) {
 			capture_to = 1;
+		} else if (!strcmp(argv[i], "--node-attr")) {
+			node_attr = 1;
 		} else if (!strcmp(argv[i], "--unordered")) {
 			unordered = 1;
 		} else if (!strcmp(argv[i], "--window")) {
@@ -195,7 +201,7 @@ int main(int argc, char **argv)
 			update = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -430,6 +436,12 @@ int main(int argc, char **argv)
 			CUP_CK(cuGraphNodeSetParams(n_fill, &gp));
 		}
 	}
+	if (node_attr) {
+		CUkernelNodeAttrValue v;
+		memset(&v, 0, sizeof(v));
+		v.priority = 1;
+		CUP_CK(cuGraphKernelNodeSetAttribute(n_scale, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &v));
+	}
 	if (clone) {
 		CUgraphNode n_cs;
 		void *scale_args2[] = { &d_acc, &k2, &n };
@@ -495,8 +507,10 @@ int main(int argc, char **argv)
 		CUgraphNode first;
 		CUP_CK(cuGraphCreate(&g2, 0));
 		CUP_CK(cuGraphAddEmptyNode(&first, g2, NULL, 0));
+		void *cadd_args[] = { &d_acc, &d_b, &d_acc, &n };
 		CUP_CK(cuStreamBeginCaptureToGraph(s2, g2, &first, NULL, 1, CU_STREAM_CAPTURE_MODE_RELAXED));
 		CUP_CK(cuMemsetD32Async(d_b, 5, n, s2));
+		CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, block, 1, 1, 0, s2, cadd_args, NULL));
 		CUP_CK(cuStreamEndCapture(s2, &out));
 		if (out != g2) {
 			fprintf(stderr, "cuda_graph_nodes: the capture into a graph ended in another graph\n");

@@ -13,10 +13,13 @@
 # Child graph nodes, clones, enabled nodes, host nodes, the memcpy, memset
 # and event node setters (graph and exec, specific and generic) and
 # cuGraphExecUpdate (one that worked, one that failed) are captured and
-# replayed with equal checkpoints and agreeing determinism runs.  A graph
-# filled by cuStreamBeginCaptureToGraph (a call still not modeled) is
+# replayed with equal checkpoints and agreeing determinism runs; an exec
+# update the replay's driver refuses (an edited trace) is refused by name.
+# A graph filled by cuStreamBeginCaptureToGraph replays with its checkpoint
+# equal (refused by name with --streams single, rebuilt by a window's
+# snapshot).  A kernel node attribute (a call still not modeled) is
 # counted in the exit report and by tsinfo (which names the call), and its
-# launch is refused on replay naming the call.  A node and an edge removed
+# graph's launch is refused on replay naming the call.  A node and an edge removed
 # (cuGraphDestroyNode, cuGraphRemoveDependencies) are removed on replay.
 # A capture window (--profiler) that launches a graph built before it: the
 # snapshot rebuilds it, the window's checkpoint equals the whole run's
@@ -320,30 +323,60 @@ for tr in every setn upd; do
 	has "$tr.sum" out "commands: "
 done
 
-# ---- calls not modeled -----------------------------------------------------------------------
-# a graph made by cuGraphCreate and filled by cuStreamBeginCaptureToGraph
-# (the capture's work is not rebuilt into it): counted in the exit report
-# and by tsinfo (which names the call), its launch refused by name
+# ---- a graph filled by stream capture ------------------------------------------------------
+# (cuStreamBeginCaptureToGraph: the capture's memset and kernel become
+# nodes of a graph made by cuGraphCreate, after its empty node): recorded
+# as a cuStreamBeginCapture naming that graph and the node, replayed into
+# the replay's own graph with the checkpoint equal; --streams single has
+# no stream to capture on and refuses that graph's launch by name
 capture cto --capture-to
-has cto.cap err ", 1 graph or exec changed by calls not modeled, "
-"$INFO" --dump "$T/cto.sbt" | grep -q 'cuda.tsGraphNotModeled .*name="cuStreamBeginCaptureToGraph"' ||
-	fail "cto: the capture into a graph is not recorded by name: $("$INFO" --dump "$T/cto.sbt" | grep tsGraph)"
-expect_rc 0 cto.info "$INFO" "$T/cto.sbt"
-has cto.info out "cuda graphs  1 graph or exec changed by calls not modeled (replay refuses their launches): cuStreamBeginCaptureToGraph=1"
-expect_rc 0 cto.infojson "$INFO" --json "$T/cto.sbt"
-has cto.infojson out '"cuda_graphs_not_modeled":{"graphs":1,"calls":[{"name":"cuStreamBeginCaptureToGraph","records":1}]}'
+expect_rc 0 graph2.plain "$PROG"
+cmp -s "$T/graph2.plain.out" "$T/cto.plain.out" && fail "cto: the graph filled by capture changed nothing"
+[ "$(count "$T/cto.sbt" 'cuda.tsGraphNotModeled ')" = 0 ] || fail "cto: a call recorded as not modeled"
+grep -q "changed by calls not modeled" "$T/cto.cap.err" && fail "cto: $(cat "$T/cto.cap.err")"
+g2=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/.* cuda\.cuGraphCreate handle=\([0-9]*\).*/\1/p' | tail -n 1)
+e2=$("$INFO" --dump "$T/cto.sbt" | sed -n "s/.* cuda\\.cuGraphAddEmptyNode parent=$g2 node=\\([0-9]*\\).*/\\1/p")
+e2=$(printf '%016x' "$e2" | sed 's/\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)/\8\7\6\5\4\3\2\1/')
+"$INFO" --dump "$T/cto.sbt" | grep -qE " cuda\.cuStreamBeginCapture flags=2 parent=$g2 stream=[0-9]+ deps=$e2( |\$)" ||
+	fail "cto: no capture into graph $g2 after node $e2: $("$INFO" --dump "$T/cto.sbt" | grep Capture)"
+"$INFO" --dump "$T/cto.sbt" | grep -qE " cuda\.cuStreamEndCapture handle=$g2 " || fail "cto: the capture did not end in graph $g2"
+all_match cto.replay 1 "$T/cto.sbt"
+all_match cto.det 1 --check-determinism --runs 3 "$T/cto.sbt"
+has cto.det out '"result":"match"'
+cs=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuStreamBeginCapture .*parent=.*/\1/p')
+ls=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | tail -n 1)
+ex=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | tail -n 1)
+ex=$(printf '0x%x' "$ex")
+expect_rc 1 cto.single "$RP" --streams single "$T/cto.sbt"
+has cto.single err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: its graph was captured into at seq $cs (cuStreamBeginCaptureToGraph), which --streams single cannot rebuild (stream capture needs a stream): replay with --streams multi; replay a --range that ends before seq $ls"
+expect_rc 0 cto.dump "$INFO" --dump "$T/cto.sbt"
+expect_rc 0 cto.sum "$TOP/$BUILD/tsexport" --summary "$T/cto.sbt"
+has cto.sum out "commands: "
+
+# ---- calls not modeled -----------------------------------------------------------------------
+# a kernel node given a priority (cuGraphKernelNodeSetAttribute: kernel
+# node attributes are not modeled): counted in the exit report and by
+# tsinfo (which names the call), its graph's launch refused by name
+capture nattr --node-attr
+has nattr.cap err ", 1 graph or exec changed by calls not modeled"
+"$INFO" --dump "$T/nattr.sbt" | grep -q 'cuda.tsGraphNotModeled .*name="cuGraphKernelNodeSetAttribute"' ||
+	fail "nattr: the attribute is not recorded by name: $("$INFO" --dump "$T/nattr.sbt" | grep tsGraph)"
+expect_rc 0 nattr.info "$INFO" "$T/nattr.sbt"
+has nattr.info out "cuda graphs  1 graph or exec changed by calls not modeled (replay refuses their launches): cuGraphKernelNodeSetAttribute=1"
+expect_rc 0 nattr.infojson "$INFO" --json "$T/nattr.sbt"
+has nattr.infojson out '"cuda_graphs_not_modeled":{"graphs":1,"calls":[{"name":"cuGraphKernelNodeSetAttribute","records":1}]}'
 expect_rc 0 graph.info "$INFO" "$T/graph.sbt"
 if grep -q "cuda graphs" "$T/graph.info.out"; then fail "graph.info: $(cat "$T/graph.info.out")"; fi
 expect_rc 0 graph.infojson "$INFO" --json "$T/graph.sbt"
 has graph.infojson out '"cuda_graphs_not_modeled":{"graphs":0,"calls":[]}'
-cs=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.tsGraphNotModeled .*/\1/p')
-ls=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | tail -n 1)
-ex=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | tail -n 1)
+cs=$("$INFO" --dump "$T/nattr.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.tsGraphNotModeled .*/\1/p')
+ls=$("$INFO" --dump "$T/nattr.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | head -n 1)
+ex=$("$INFO" --dump "$T/nattr.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | head -n 1)
 ex=$(printf '0x%x' "$ex")
-expect_rc 1 cto.replay "$RP" "$T/cto.sbt"
-has cto.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: it or its graph was changed by cuStreamBeginCaptureToGraph at seq $cs, which replay does not model; replay a --range that ends before seq $ls"
+expect_rc 1 nattr.replay "$RP" "$T/nattr.sbt"
+has nattr.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: it or its graph was changed by cuGraphKernelNodeSetAttribute at seq $cs, which replay does not model; replay a --range that ends before seq $ls"
 # what comes before the launch replays
-expect_rc 0 cto.range "$RP" --range ":$ls" "$T/cto.sbt"
+expect_rc 0 nattr.range "$RP" --range ":$ls" "$T/nattr.sbt"
 # ---- nodes and edges removed ----------------------------------------------------------------
 # (the memset node removed would zero the result: the checkpoint shows the
 # replay removed it too)
@@ -397,9 +430,23 @@ all_match wd.replay 1 "$T/wd-window-1.sbt"
 [ "$(count "$T/wd-window-1.sbt" 'cuda.cuGraphDestroyNode ')" = 1 ] &&
 	[ "$(count "$T/wd-window-1.sbt" 'cuda.cuGraphRemoveDependencies ')" = 1 ] ||
 	fail "wd: the snapshot lacks the node or edge removal"
-(cd "$T" && expect_rc 0 wc.cap "$CAP" --profiler -o "$T/wc.sbt" -- "$PROG" --window --capture-to)
-expect_rc 1 wc.replay "$RP" "$T/wc-window-1.sbt"
-has wc.replay err "cannot be replayed: it or its graph was changed by cuStreamBeginCaptureToGraph at seq "
+(cd "$T" && expect_rc 0 wn.cap "$CAP" --profiler -o "$T/wn.sbt" -- "$PROG" --window --node-attr)
+expect_rc 1 wn.replay "$RP" "$T/wn-window-1.sbt"
+has wn.replay err "cannot be replayed: it or its graph was changed by cuGraphKernelNodeSetAttribute at seq "
+# the graph filled by capture before the window: the snapshot makes it,
+# captures into it again, and the window's checkpoint is the whole run's
+capture wholecto --window --capture-to --launches 3
+(cd "$T" && expect_rc 0 wc.cap "$CAP" --profiler -o "$T/wc.sbt" -- "$PROG" --window --capture-to --launches 3)
+cmp -s "$T/wholecto.plain.out" "$T/wc.cap.out" || fail "wc: the windowed run printed '$(cat "$T/wc.cap.out")'"
+all_match wc.replay 1 "$T/wc-window-1.sbt"
+hw=$("$INFO" --dump "$T/wc-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
+hf=$("$INFO" --dump "$T/wholecto.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wc: the window's checkpoint $hw is not the whole run's $hf"
+before=$("$INFO" --dump "$T/wc-window-1.sbt" | awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }')
+echo "$before" | grep -qE ' cuda\.cuStreamBeginCapture flags=2 parent=[0-9]+ ' &&
+	echo "$before" | grep -q ' cuda\.cuLaunchKernel .*name="vadd" .*capture_status=1' ||
+	fail "wc: the snapshot lacks the capture into the graph: $before"
+expect_rc 0 wc.sum "$TOP/$BUILD/tsexport" --summary "$T/wc-window-1.sbt"
 # a child graph node (the child destroyed before the window), a clone (of
 # which a node was found and set), a node disabled and a host node, all
 # made before the window, and a host source changing inside it: the

@@ -235,6 +235,7 @@
 	X(cuGraphAddNode_v2) \
 	X(cuGraphKernelNodeSetParams) \
 	X(cuGraphKernelNodeSetParams_v2) \
+	X(cuGraphKernelNodeSetAttribute) \
 	X(cuGraphExecKernelNodeSetParams) \
 	X(cuGraphExecKernelNodeSetParams_v2) \
 	X(cuGraphDestroyNode) \
@@ -350,6 +351,7 @@
 	X(cuGraphInstantiateWithFlags, 11040, 0, cuGraphInstantiateWithFlags) \
 	X(cuGraphKernelNodeSetParams, 10000, 0, cuGraphKernelNodeSetParams) \
 	X(cuGraphKernelNodeSetParams, 12000, 0, cuGraphKernelNodeSetParams_v2) \
+	X(cuGraphKernelNodeSetAttribute, 11000, 0, cuGraphKernelNodeSetAttribute) \
 	X(cuGraphLaunch, 10000, 0, cuGraphLaunch) \
 	X(cuGraphNodeFindInClone, 10000, 0, cuGraphNodeFindInClone) \
 	X(cuGraphChildGraphNodeGetGraph, 10000, 0, cuGraphChildGraphNodeGetGraph) \

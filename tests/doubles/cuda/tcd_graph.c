@@ -1174,6 +1174,33 @@ TCD_API(CUresult, cuGraphKernelNodeSetParams_v2)(CUgraphNode hNode, const CUDA_K
 }
 TCD_EXPORT(cuGraphKernelNodeSetParams_v2)
 
+/* Kernel node attributes: only the priority is taken (the double runs one
+ * op at a time and has no priorities, so it changes nothing here, as a
+ * priority changes no result on the driver); the others are
+ * CUDA_ERROR_NOT_SUPPORTED.  The interposer records the call as a change
+ * replay does not model. */
+TCD_API(CUresult, cuGraphKernelNodeSetAttribute)(CUgraphNode hNode, CUkernelNodeAttrID attr,
+						 const CUkernelNodeAttrValue *value)
+{
+	static const char call[] = "cuGraphKernelNodeSetAttribute";
+	struct tcd_gnode *n;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphKernelNodeSetAttribute);
+	if (!value)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "value is NULL");
+	if (attr != CU_KERNEL_NODE_ATTRIBUTE_PRIORITY)
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "attribute %d: the double takes only the priority",
+				(int)attr);
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, call, "hNode", &n);
+	if (r == CUDA_SUCCESS && (!n->ops || n->ops->kind != TCD_OP_KERNEL || n->ops->next))
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a kernel node", (void *)n);
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+TCD_EXPORT(cuGraphKernelNodeSetAttribute)
+
 TCD_API(CUresult, cuGraphExecKernelNodeSetParams)(CUgraphExec hGraphExec, CUgraphNode hNode,
 						  const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
