@@ -759,20 +759,37 @@ TCU_GRAPH_NM_NODE(cuGraphAddBatchMemOpNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS 
 
 /* ---- graph memory: allocation and free nodes ----------------------------------------- */
 
+_Static_assert(sizeof(CUmemAccessDesc) == 12, "an allocation node's access descriptors are recorded as 12 bytes each");
+
+/* Whether the n access descriptors all give a device access (peer access
+ * to graph memory), which replay gives the mapped device. */
+static int tcu_graph_access_modeled(const CUmemAccessDesc *access, size_t n)
+{
+	if (n && !access)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (access[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+			return 0;
+	return 1;
+}
+
 /* A memory allocation node (props: its pool's properties, the address the
- * driver chose in dptr).  Modeled: pinned device memory with no handle
- * types and no access descriptors (what cudart's and PyTorch's graphs
- * ask for); other kinds are recorded as not modeled. */
+ * driver chose in dptr; access: its naccess access descriptors).
+ * Modeled: pinned device memory with no handle types (what cudart's and
+ * PyTorch's graphs ask for), accessed by devices; other kinds are
+ * recorded as not modeled. */
 static void tcu_graph_alloc_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out, CUgraph g,
                                  const CUgraphNode *deps, size_t ndeps, const CUmemPoolProps *props,
-                                 size_t naccess, size_t bytesize, CUdeviceptr dptr, const char *call)
+                                 const CUmemAccessDesc *access, size_t naccess, size_t bytesize, CUdeviceptr dptr,
+                                 const char *call)
 {
 	sbt_cm_call c;
 	uint8_t *packed;
 	if (mode == TCU_MODE_NESTED)
 		return;
 	if (props && (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
-	              props->location.type != CU_MEM_LOCATION_TYPE_DEVICE || props->handleTypes || naccess)) {
+	              props->location.type != CU_MEM_LOCATION_TYPE_DEVICE || props->handleTypes ||
+	              !tcu_graph_access_modeled(access, naccess))) {
 		tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, CU_GRAPH_NODE_TYPE_MEM_ALLOC, call);
 		return;
 	}
@@ -783,6 +800,9 @@ static void tcu_graph_alloc_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNo
 		c.device = props->location.id;
 	c.size = bytesize;
 	c.dst = r == CUDA_SUCCESS ? (uint64_t)dptr : 0;
+	/* x86-64 cuda.h's CUmemAccessDesc, 12 bytes each, as the record's res_desc */
+	c.res_desc = naccess ? (const uint8_t *)access : NULL;
+	c.res_desc_len = naccess * sizeof(CUmemAccessDesc);
 	tcu_graph_emit(SBT_CM_K_cuGraphAddMemAllocNode, id, mode, &c, TCU_H(g), NULL, 0);
 	free(packed);
 }
@@ -814,7 +834,8 @@ CUresult tcu_m_cuGraphAddMemAllocNode(tcu_fn id, CUgraphNode *out, CUgraph g, co
 	}
 	r = real(out, g, deps, ndeps, p);
 	if (p)
-		tcu_graph_alloc_node(id, mode, r, out, g, deps, ndeps, &p->poolProps, p->accessDescCount, p->bytesize,
+		tcu_graph_alloc_node(id, mode, r, out, g, deps, ndeps, &p->poolProps, p->accessDescs, p->accessDescCount,
+		                     p->bytesize,
 		                     p->dptr, "cuGraphAddMemAllocNode");
 out:
 	tcu_call_end();
@@ -1425,8 +1446,8 @@ static void tcu_graph_generic_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraph
 		tcu_graph_host_node(id, mode, r, out, g, deps, ndeps);
 		break;
 	case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
-		tcu_graph_alloc_node(id, mode, r, out, g, deps, ndeps, &p->alloc.poolProps, p->alloc.accessDescCount,
-		                     p->alloc.bytesize, p->alloc.dptr, call);
+		tcu_graph_alloc_node(id, mode, r, out, g, deps, ndeps, &p->alloc.poolProps, p->alloc.accessDescs,
+		                     p->alloc.accessDescCount, p->alloc.bytesize, p->alloc.dptr, call);
 		break;
 	case CU_GRAPH_NODE_TYPE_MEM_FREE:
 		tcu_graph_free_node(id, mode, r, out, g, deps, ndeps, p->free.dptr);

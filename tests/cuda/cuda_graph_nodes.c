@@ -62,6 +62,14 @@
  *               adding its buffer to the result, captured into it with
  *               cuStreamBeginCaptureToGraph), made before the launches
  *               (before the window), is launched after them
+ *   --access    with --alloc-node: the allocation node's access
+ *               descriptor gives device 1 read-write access (peer access:
+ *               needs two devices)
+ *   --mem-attr  with --alloc-node: after the launches the device's graph
+ *               memory attributes are read (the used high watermark at
+ *               least the allocation's size), both high watermarks reset
+ *               and unused graph memory trimmed (cuDeviceGetGraphMemAttribute,
+ *               cuDeviceSetGraphMemAttribute, cuDeviceGraphMemTrim)
  *   --node-attr the last kernel node gets a priority
  *               (cuGraphKernelNodeSetAttribute, a change replay does not
  *               model) before instantiation
@@ -80,7 +88,8 @@
  *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to]
  *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node]
  *                    [--set-nodes] [--update] [--window] [--child-get]
- *                    [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr]
+ *                    [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr]
+ *                    [--access]
  */
 #include <cudaProfiler.h>
 
@@ -136,7 +145,7 @@ int main(int argc, char **argv)
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
 	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0, child_get = 0;
-	int alloc_node = 0, no_free_node = 0, capture_alloc = 0, node_attr = 0;
+	int alloc_node = 0, no_free_node = 0, capture_alloc = 0, node_attr = 0, mem_attr = 0, access = 0;
 	CUdeviceptr d_gmem = 0;
 	CUgraphNode n_tail;
 	CUdeviceptr d_c = 0;
@@ -183,6 +192,10 @@ int main(int argc, char **argv)
 			capture_to = 1;
 		} else if (!strcmp(argv[i], "--node-attr")) {
 			node_attr = 1;
+		} else if (!strcmp(argv[i], "--mem-attr")) {
+			mem_attr = 1;
+		} else if (!strcmp(argv[i], "--access")) {
+			access = 1;
 		} else if (!strcmp(argv[i], "--unordered")) {
 			unordered = 1;
 		} else if (!strcmp(argv[i], "--window")) {
@@ -201,7 +214,7 @@ int main(int argc, char **argv)
 			update = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr] [--access]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -302,6 +315,7 @@ int main(int argc, char **argv)
 	if (alloc_node) {
 		/* graph memory, live from its allocation node to its free node */
 		CUDA_MEM_ALLOC_NODE_PARAMS ap;
+		CUmemAccessDesc acc;
 		CUDA_MEMSET_NODE_PARAMS ms;
 		CUgraphNodeParams fp;
 		CUgraphNode n_alloc, n_gset, n_gadd, n_gfree, after[2];
@@ -311,6 +325,20 @@ int main(int argc, char **argv)
 		ap.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 		ap.poolProps.location.id = 0;
 		ap.bytesize = n * 4;
+		if (access) {
+			int ndev = 0;
+			CUP_CK(cuDeviceGetCount(&ndev));
+			if (ndev < 2) {
+				fprintf(stderr, "%s: --access needs two devices, there are %d\n", cup_prog, ndev);
+				return 2;
+			}
+			memset(&acc, 0, sizeof(acc));
+			acc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+			acc.location.id = 1;
+			acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+			ap.accessDescs = &acc;
+			ap.accessDescCount = 1;
+		}
 		CUP_CK(cuGraphAddMemAllocNode(&n_alloc, g, NULL, 0, &ap));
 		d_g = ap.dptr;
 		memset(&ms, 0, sizeof(ms));
@@ -622,6 +650,22 @@ int main(int argc, char **argv)
 		CUP_CK(cuEventSynchronize(ev2));
 	CUP_CK(cuStreamSynchronize(s));
 	CUP_CK(cuMemcpyDtoH(back, d_acc, n * 4));
+	if (mem_attr && alloc_node) {
+		static const CUgraphMem_attribute attrs[] = { CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH,
+							      CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT,
+							      CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH };
+		cuuint64_t v[4], zero = 0;
+		for (unsigned i = 0; i < 4; i++)
+			CUP_CK(cuDeviceGetGraphMemAttribute(dev, attrs[i], &v[i]));
+		if (v[1] < (cuuint64_t)n * 4) {
+			fprintf(stderr, "%s: the used graph memory's high watermark %llu is below the %u bytes allocated\n",
+				cup_prog, (unsigned long long)v[1], n * 4);
+			return 1;
+		}
+		CUP_CK(cuDeviceSetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &zero));
+		CUP_CK(cuDeviceSetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH, &zero));
+		CUP_CK(cuDeviceGraphMemTrim(dev));
+	}
 	if (window)
 		CUP_CK(cuProfilerStop());
 	printf("cuda_graph_nodes: launches %u hash 0x%016llx\n", launches,

@@ -267,6 +267,40 @@ cmp -s "$T/galloc.plain.out" "$T/gnofree.plain.out" || fail "gnofree: not what t
 	[ "$(count "$T/gnofree.sbt" 'cuda.cuMemFreeAsync ')" = 3 ] || fail "gnofree: not 3 cuMemFreeAsync records and no free node"
 all_match gnofree.replay 1 "$T/gnofree.sbt"
 all_match gnofree.det 1 --check-determinism --runs 3 "$T/gnofree.sbt"
+# --access: the allocation node gives device 1 read-write access (two
+# devices): its access descriptor is recorded (res_desc: location type 1 =
+# device, id 1, flags 3 = read-write) and given on replay, also by a
+# window's snapshot; on one device the replay's driver refuses it by name
+export TSCUDA_DOUBLE_DEVICES=2
+capture gacc --alloc-node --access --launches 3
+cmp -s "$T/galloc.plain.out" "$T/gacc.plain.out" || fail "gacc: not what the graph without the descriptor computes"
+"$INFO" --dump "$T/gacc.sbt" | grep ' cuda\.cuGraphAddMemAllocNode ' | grep -q ' res_desc=010000000100000003000000 ' ||
+	fail "gacc: the access descriptor is not recorded: $("$INFO" --dump "$T/gacc.sbt" | grep AllocNode)"
+[ "$(count "$T/gacc.sbt" 'cuda.tsGraphNotModeled ')" = 0 ] || fail "gacc: a call recorded as not modeled"
+all_match gacc.replay 1 "$T/gacc.sbt"
+all_match gacc.det 1 --check-determinism --runs 3 "$T/gacc.sbt"
+capture wholegacc --window --alloc-node --access --launches 3
+(cd "$T" && expect_rc 0 wgacc.cap "$CAP" --profiler -o "$T/wgacc.sbt" -- "$PROG" --window --alloc-node --access --launches 3)
+all_match wgacc.replay 1 "$T/wgacc-window-1.sbt"
+hw=$("$INFO" --dump "$T/wgacc-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
+hf=$("$INFO" --dump "$T/wholegacc.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wgacc: the window's checkpoint $hw is not the whole run's $hf"
+"$INFO" --dump "$T/wgacc-window-1.sbt" | grep ' cuda\.cuGraphAddMemAllocNode ' | grep -q ' res_desc=010000000100000003000000 ' ||
+	fail "wgacc: the snapshot's allocation node lacks its access descriptor"
+unset TSCUDA_DOUBLE_DEVICES
+expect_rc 1 gacc.one "$RP" "$T/gacc.sbt"
+AS=$("$INFO" --dump "$T/gacc.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphAddMemAllocNode .*/\1/p')
+has gacc.one err "tsreplay: backend cuda: record seq $AS (cuda.cuGraphAddMemAllocNode): cuGraphAddMemAllocNode failed with CUDA_ERROR_INVALID_VALUE (1)"
+expect_rc 2 gacc.plain1 "$PROG" --alloc-node --access
+has gacc.plain1 err "cuda_graph_nodes: --access needs two devices, there are 1"
+# --mem-attr: the device's graph memory attributes read and reset, its
+# unused graph memory trimmed: passed through (counted, changing nothing
+# replay depends on), the replay's checkpoint equal
+capture gattr --alloc-node --mem-attr --launches 3
+cmp -s "$T/galloc.plain.out" "$T/gattr.plain.out" || fail "gattr: the attribute calls changed the result"
+expect_rc 0 gattr.log env TRACESMITH_LOG=info "$CAP" -o "$T/gattr2.sbt" -- "$PROG" --alloc-node --mem-attr --launches 3
+has gattr.log err "not modeled (counted only): cuDeviceGetGraphMemAttribute=4 cuDeviceGraphMemTrim=1 cuDeviceSetGraphMemAttribute=2"
+all_match gattr.replay 1 "$T/gattr.sbt"
 # --capture-alloc: cuMemAllocAsync and cuMemFreeAsync inside a stream
 # capture (the driver makes them allocation and free nodes): with the
 # address window on, the interposer serves the memory from the window and
