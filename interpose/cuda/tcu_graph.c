@@ -420,6 +420,208 @@ void tcu_graph_hsrc_launch(tcu_fn id, uint64_t exec)
 	free(set);
 }
 
+/* ---- graph memory that outlives a launch ------------------------------------- */
+
+/*
+ * The driver API documentation: an allocation node's memory freed by no
+ * free node of its graph stays allocated after the launch, for the stream
+ * work after it, until cuMemFreeAsync, cuMemFree or a free node of another
+ * graph frees it (or the next launch of an exec instantiated to free it
+ * on launch).  Each graph's such allocations (and the memory its free
+ * nodes free that its own allocation nodes did not make: size 0) are kept
+ * here and copied to each exec; after a launch the memory is put in the
+ * allocation table, so that the frees above take it out and keyframes
+ * (a window's snapshot) hold its bytes.  The window's snapshot launches
+ * such an exec again first (tcu_graph_gmem_relaunch): replay has no
+ * other way to allocate graph memory.
+ */
+typedef struct tcu_gmem {
+	uint64_t addr;
+	uint64_t size; /* 0: freed by this graph, allocated by another */
+} tcu_gmem;
+
+typedef struct tcu_gmem_set {
+	uint64_t graph;
+	int launched; /* execs: launched since instantiated */
+	size_t n;
+	tcu_gmem v[];
+} tcu_gmem_set;
+
+static tcu_gmem_set *tcu_gmem_copy(const tcu_gmem_set *set)
+{
+	tcu_gmem_set *c;
+	if (!set || !set->n)
+		return NULL;
+	c = malloc(sizeof(*c) + set->n * sizeof(c->v[0]));
+	if (!c) {
+		CAP_ERROR("cuda: out of memory copying a graph's memory: a window's keyframe may lack it");
+		return NULL;
+	}
+	memcpy(c, set, sizeof(*c) + set->n * sizeof(c->v[0]));
+	return c;
+}
+
+/* An allocation node (size) or a free node (size 0) of graph succeeded. */
+static void tcu_gmem_node(uint64_t graph, uint64_t addr, uint64_t size)
+{
+	tcu_gmem_set *set, *grown;
+	pthread_mutex_lock(&tcu_g.mu);
+	set = cap_umap_get(&tcu_g.gmem_of_graph, graph);
+	if (!size) {
+		/* a free node of this graph's own allocation: that memory does
+		 * not outlive the launch */
+		for (size_t i = 0; set && i < set->n; i++)
+			if (set->v[i].addr == addr && set->v[i].size) {
+				set->v[i] = set->v[--set->n];
+				goto out_unlock;
+			}
+	}
+	grown = realloc(set, sizeof(*grown) + ((set ? set->n : 0) + 1) * sizeof(grown->v[0]));
+	if (!grown) {
+		CAP_ERROR("cuda: out of memory keeping graph memory: a window's keyframe may lack it");
+		goto out_unlock;
+	}
+	if (!set) {
+		grown->graph = graph;
+		grown->launched = 0;
+		grown->n = 0;
+	}
+	grown->v[grown->n].addr = addr;
+	grown->v[grown->n].size = size;
+	grown->n++;
+	if (grown != set && cap_umap_put(&tcu_g.gmem_of_graph, graph, grown) == grown) {
+		CAP_ERROR("cuda: out of memory keeping graph memory: a window's keyframe may lack it");
+		free(grown);
+		cap_umap_del(&tcu_g.gmem_of_graph, graph);
+	}
+out_unlock:
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+void tcu_graph_gmem_instantiate(uint64_t exec, uint64_t graph)
+{
+	tcu_gmem_set *copy, *old;
+	if (!exec)
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	copy = tcu_gmem_copy(cap_umap_get(&tcu_g.gmem_of_graph, graph));
+	old = cap_umap_del(&tcu_g.gmem_of_exec, exec); /* a handle reused */
+	if (old)
+		atomic_fetch_sub_explicit(&tcu_g.gmem_execs, 1, memory_order_relaxed);
+	if (copy && cap_umap_put(&tcu_g.gmem_of_exec, exec, copy) == copy) {
+		CAP_ERROR("cuda: out of memory keeping an exec's graph memory: a window's keyframe may lack it");
+		free(copy);
+		copy = NULL;
+	}
+	if (copy)
+		atomic_fetch_add_explicit(&tcu_g.gmem_execs, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&tcu_g.mu);
+	free(old);
+}
+
+void tcu_graph_gmem_exec_destroy(uint64_t exec)
+{
+	tcu_gmem_set *old;
+	if (!atomic_load_explicit(&tcu_g.gmem_execs, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	old = cap_umap_del(&tcu_g.gmem_of_exec, exec);
+	if (old)
+		atomic_fetch_sub_explicit(&tcu_g.gmem_execs, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&tcu_g.mu);
+	free(old);
+}
+
+void tcu_graph_gmem_graph_destroy(uint64_t graph)
+{
+	tcu_gmem_set *old;
+	pthread_mutex_lock(&tcu_g.mu);
+	old = cap_umap_del(&tcu_g.gmem_of_graph, graph);
+	pthread_mutex_unlock(&tcu_g.mu);
+	free(old);
+}
+
+void tcu_graph_gmem_launch(uint64_t exec)
+{
+	tcu_gmem_set *set, *copy = NULL;
+	pthread_mutex_lock(&tcu_g.mu);
+	set = cap_umap_get(&tcu_g.gmem_of_exec, exec);
+	if (set) {
+		set->launched = 1;
+		copy = tcu_gmem_copy(set);
+	}
+	pthread_mutex_unlock(&tcu_g.mu);
+	for (size_t i = 0; copy && i < copy->n; i++) {
+		if (copy->v[i].size)
+			tcu_alloc_add(copy->v[i].addr, copy->v[i].size, SBT_CM_MEM_ASYNC);
+		else
+			tcu_alloc_del(copy->v[i].addr);
+	}
+	free(copy);
+}
+
+/* Whether exec's graph memory is allocated now (in the allocation table);
+ * mu held. */
+static int tcu_gmem_live_locked(const tcu_gmem_set *set)
+{
+	if (!set->launched)
+		return 0;
+	for (size_t i = 0; i < set->n; i++) {
+		const tcu_alloc *a;
+		if (!set->v[i].size)
+			continue;
+		a = cap_umap_get(&tcu_g.allocs, set->v[i].addr);
+		if (a && a->kind == SBT_CM_MEM_ASYNC && a->size == set->v[i].size)
+			return 1;
+	}
+	return 0;
+}
+
+void tcu_graph_gmem_relaunch(void)
+{
+	uint64_t *execs = NULL;
+	size_t n = 0;
+	if (!atomic_load_explicit(&tcu_g.gmem_execs, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	execs = malloc((tcu_g.gmem_of_exec.n ? tcu_g.gmem_of_exec.n : 1) * sizeof(*execs));
+	for (size_t i = 0; execs && i < tcu_g.gmem_of_exec.n; i++) {
+		const tcu_gmem_set *set = tcu_g.gmem_of_exec.vals[i];
+		uint64_t exec = tcu_g.gmem_of_exec.keys[i];
+		if (!tcu_gmem_live_locked(set))
+			continue;
+		if (cap_umap_get(&tcu_g.graphs_partial, exec) || cap_umap_get(&tcu_g.graphs_partial, set->graph)) {
+			CAP_WARN("cuda: graph exec %p left graph memory allocated as the window opens, but a call "
+			         "the model does not cover changed it: the window's replay cannot allocate that "
+			         "memory again", (void *)(uintptr_t)exec);
+			continue;
+		}
+		execs[n++] = exec;
+	}
+	pthread_mutex_unlock(&tcu_g.mu);
+	if (!execs)
+		CAP_ERROR("cuda: out of memory: a window's snapshot lacks the graph launches that allocate its "
+		          "graph memory");
+	for (size_t i = 0; i < n; i++) {
+		sbt_cm_call c;
+		if (!tcu_live_has(TCU_LIVE_EXEC, execs[i])) {
+			CAP_WARN("cuda: graph exec %p left graph memory allocated as the window opens, but its "
+			         "construction is not kept: the window's replay cannot allocate that memory again",
+			         (void *)(uintptr_t)execs[i]);
+			continue;
+		}
+		sbt_cm_call_init(&c);
+		c.handle = execs[i];
+		tcu_emit(SBT_CM_K_cuGraphLaunch, TCU_FN_cuGraphLaunch, &c, 0);
+	}
+	if (n) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		tcu_emit(SBT_CM_K_cuCtxSynchronize, TCU_FN_cuCtxSynchronize, &c, 0);
+	}
+	free(execs);
+}
+
 /* A memcpy node: cuMemcpy3D's fields; a host source's bytes as they are
  * now (the driver reads them at every launch of the graph: each launch
  * records them again, above). */
@@ -804,6 +1006,8 @@ static void tcu_graph_alloc_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNo
 	c.res_desc = naccess ? (const uint8_t *)access : NULL;
 	c.res_desc_len = naccess * sizeof(CUmemAccessDesc);
 	tcu_graph_emit(SBT_CM_K_cuGraphAddMemAllocNode, id, mode, &c, TCU_H(g), NULL, 0);
+	if (r == CUDA_SUCCESS && dptr && bytesize)
+		tcu_gmem_node(TCU_H(g), (uint64_t)dptr, bytesize);
 	free(packed);
 }
 
@@ -819,6 +1023,8 @@ static void tcu_graph_free_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNod
 	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
 	c.dst = (uint64_t)dptr;
 	tcu_graph_emit(SBT_CM_K_cuGraphAddMemFreeNode, id, mode, &c, TCU_H(g), NULL, 0);
+	if (r == CUDA_SUCCESS && dptr)
+		tcu_gmem_node(TCU_H(g), (uint64_t)dptr, 0);
 	free(packed);
 }
 

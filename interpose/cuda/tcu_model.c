@@ -1345,6 +1345,10 @@ CUresult tcu_m_cuGraphLaunch(tcu_fn id, CUgraphExec exec, CUstream s)
 	if (mode == TCU_MODE_RECORD && atomic_load_explicit(&tcu_g.hsrc_execs, memory_order_relaxed))
 		tcu_graph_hsrc_launch(id, TCU_H(exec));
 	r = real(exec, s);
+	/* (an exec without graph memory outliving it costs this one load) */
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS &&
+	    atomic_load_explicit(&tcu_g.gmem_execs, memory_order_relaxed))
+		tcu_graph_gmem_launch(TCU_H(exec));
 	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
@@ -1477,8 +1481,10 @@ static void tcu_graph_keep(tcu_fn id, CUresult r, uint64_t exec, uint64_t graph,
 	c.parent = graph;
 	c.flags = flags;
 	tcu_live_graph_exec(id, &c);
-	if (r == CUDA_SUCCESS)
+	if (r == CUDA_SUCCESS) {
 		tcu_graph_hsrc_instantiate(exec, graph);
+		tcu_graph_gmem_instantiate(exec, graph);
+	}
 }
 
 CUresult tcu_m_cuGraphInstantiateWithFlags(tcu_fn id, CUgraphExec *exec, CUgraph g,
@@ -1544,6 +1550,7 @@ CUresult tcu_m_cuGraphExecDestroy(tcu_fn id, CUgraphExec exec)
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS) {
 		tcu_live_graph_exec_destroy(TCU_H(exec));
 		tcu_graph_hsrc_exec_destroy(TCU_H(exec));
+		tcu_graph_gmem_exec_destroy(TCU_H(exec));
 	}
 out:
 	tcu_call_end();
@@ -1565,6 +1572,7 @@ CUresult tcu_m_cuGraphDestroy(tcu_fn id, CUgraph g)
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS) {
 		tcu_live_graph_destroy(TCU_H(g));
 		tcu_graph_hsrc_graph_destroy(TCU_H(g));
+		tcu_graph_gmem_graph_destroy(TCU_H(g));
 	}
 out:
 	tcu_call_end();

@@ -62,6 +62,10 @@
  *               adding its buffer to the result, captured into it with
  *               cuStreamBeginCaptureToGraph), made before the launches
  *               (before the window), is launched after them
+ *   --gmem-live with --alloc-node --no-free-node: the graph is launched
+ *               once more before the window (before cuProfilerStart), and
+ *               the graph memory that launch left allocated is added to
+ *               the result first thing in it, then freed
  *   --access    with --alloc-node: the allocation node's access
  *               descriptor gives device 1 read-write access (peer access:
  *               needs two devices)
@@ -89,7 +93,7 @@
  *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node]
  *                    [--set-nodes] [--update] [--window] [--child-get]
  *                    [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr]
- *                    [--access]
+ *                    [--access] [--gmem-live]
  */
 #include <cudaProfiler.h>
 
@@ -145,7 +149,7 @@ int main(int argc, char **argv)
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
 	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0, child_get = 0;
-	int alloc_node = 0, no_free_node = 0, capture_alloc = 0, node_attr = 0, mem_attr = 0, access = 0;
+	int alloc_node = 0, no_free_node = 0, capture_alloc = 0, node_attr = 0, mem_attr = 0, access = 0, gmem_live = 0;
 	CUdeviceptr d_gmem = 0;
 	CUgraphNode n_tail;
 	CUdeviceptr d_c = 0;
@@ -196,6 +200,8 @@ int main(int argc, char **argv)
 			mem_attr = 1;
 		} else if (!strcmp(argv[i], "--access")) {
 			access = 1;
+		} else if (!strcmp(argv[i], "--gmem-live")) {
+			gmem_live = 1;
 		} else if (!strcmp(argv[i], "--unordered")) {
 			unordered = 1;
 		} else if (!strcmp(argv[i], "--window")) {
@@ -214,12 +220,16 @@ int main(int argc, char **argv)
 			update = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr] [--access]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr] [--access] [--gmem-live]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
 			return 2;
 		}
+	}
+	if (gmem_live && (!alloc_node || !no_free_node)) {
+		fprintf(stderr, "cuda_graph_nodes: --gmem-live needs --alloc-node --no-free-node\n");
+		return 2;
 	}
 	if (!h || !back || !inside || !h2 || !h3)
 		return 1;
@@ -546,8 +556,15 @@ int main(int argc, char **argv)
 		}
 		CUP_CK(cuGraphInstantiate(&x2, g2, 0));
 	}
+	if (gmem_live) /* its graph memory stays allocated until freed below */
+		CUP_CK(cuGraphLaunch(exec, s));
 	if (window)
 		CUP_CK(cuProfilerStart());
+	if (gmem_live) {
+		void *gl_args[] = { &d_acc, &d_gmem, &d_acc, &n };
+		CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, block, 1, 1, 0, s, gl_args, NULL));
+		CUP_CK(cuMemFreeAsync(d_gmem, s));
+	}
 	CUP_CK(cuStreamWaitEvent(s2, ev_before, 0));
 	CUP_CK(cuStreamWaitEvent(s2, ev_gone, 0));
 	for (unsigned i = 0; i < launches; i++) {

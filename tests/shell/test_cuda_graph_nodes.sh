@@ -340,6 +340,35 @@ before=$("$INFO" --dump "$T/wgal-window-1.sbt" | awk '{ print } tolower($0) ~ /s
 for k in cuGraphAddMemAllocNode cuGraphAddMemFreeNode; do
 	echo "$before" | grep -q " cuda\.$k " || fail "wgal: the snapshot lacks $k"
 done
+# graph memory left allocated by a launch before the window (no free
+# node) and read and freed inside it: the snapshot launches its exec again
+# (then a cuCtxSynchronize) before the keyframe, which holds that memory
+# (sub 3, at the address the allocation node returned), so the window's
+# checkpoint is the whole run's; without the relaunch and the memory's
+# snapshot record the checkpoint differs
+GL="--window --alloc-node --no-free-node --gmem-live --launches 3"
+# shellcheck disable=SC2086 # the options are words
+capture wholegl $GL
+(cd "$T" && expect_rc 0 wgl.cap "$CAP" --profiler -o "$T/wgl.sbt" -- "$PROG" $GL)
+cmp -s "$T/wholegl.plain.out" "$T/wgl.cap.out" || fail "wgl: the windowed run printed '$(cat "$T/wgl.cap.out")'"
+cmp -s "$T/gnofree.plain.out" "$T/wholegl.plain.out" && fail "wgl: the launch before the window changed nothing"
+all_match wgl.replay 1 "$T/wgl-window-1.sbt"
+hw=$("$INFO" --dump "$T/wgl-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
+hf=$("$INFO" --dump "$T/wholegl.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wgl: the window's checkpoint $hw is not the whole run's $hf"
+"$INFO" --dump "$T/wgl-window-1.sbt" >"$T/wgl.dump"
+ga=$(sed -n 's/.* cuda\.cuGraphAddMemAllocNode .*dst=\([0-9]*\) .*/\1/p' "$T/wgl.dump")
+gx=$(sed -n 's/.* cuda\.cuGraphInstantiate handle=\([0-9]*\) .*/\1/p' "$T/wgl.dump" | head -n 1)
+kseq=$(sed -n 's/^seq=\([0-9]*\) .* keyframe .*/\1/p' "$T/wgl.dump")
+rl=$(sed -n "s/^seq=\\([0-9]*\\) .* cuda\\.cuGraphLaunch handle=$gx\$/\\1/p" "$T/wgl.dump")
+[ -n "$rl" ] && [ -n "$kseq" ] && [ "$rl" -lt "$kseq" ] || fail "wgl: no launch of exec $gx before the keyframe (seq $kseq): $(grep -E 'cuGraphLaunch|keyframe' "$T/wgl.dump")"
+grep -q "^seq=$((rl + 1)) .* cuda\.cuCtxSynchronize\$" "$T/wgl.dump" || fail "wgl: no cuCtxSynchronize after the relaunch"
+grep -qE " cuda\.tsSnapshot dst=$ga size=8192 .*sub=3\$" "$T/wgl.dump" || fail "wgl: the keyframe lacks the graph memory at $ga"
+"$M" "$T/wgl-window-1.sbt" "$T/wglbad.sbt" --drop "$rl" \
+	--drop "$(sed -n "s/^seq=\\([0-9]*\\) .* cuda\\.tsSnapshot dst=$ga .*/\\1/p" "$T/wgl.dump")" >/dev/null ||
+	fail "wglbad: cannot drop the relaunch and the memory's snapshot"
+expect_rc 3 wglbad.replay "$RP" --json "$T/wglbad.sbt"
+[ "$(json_field "$T/wglbad.replay.out" matched)" = 0 ] || fail "wglbad: the checkpoint matched without the graph memory"
 # all of them at once, with a host source changing
 capture every --child --child-get --clone --disable --host-node --host-src --launches 3
 all_match every.replay 2 "$T/every.sbt"
