@@ -1346,8 +1346,8 @@ CUresult tcu_m_cuGraphLaunch(tcu_fn id, CUgraphExec exec, CUstream s)
 		tcu_graph_hsrc_launch(id, TCU_H(exec));
 	r = real(exec, s);
 	/* (an exec without graph memory outliving it costs this one load) */
-	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS &&
-	    atomic_load_explicit(&tcu_g.gmem_execs, memory_order_relaxed))
+	if (atomic_load_explicit(&tcu_g.gmem_execs, memory_order_relaxed) && mode != TCU_MODE_NESTED &&
+	    r == CUDA_SUCCESS)
 		tcu_graph_gmem_launch(TCU_H(exec));
 	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
