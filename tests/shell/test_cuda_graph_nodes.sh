@@ -506,7 +506,7 @@ hw=$("$INFO" --dump "$T/wc-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0
 hf=$("$INFO" --dump "$T/wholecto.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
 [ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wc: the window's checkpoint $hw is not the whole run's $hf"
 before=$("$INFO" --dump "$T/wc-window-1.sbt" | awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }')
-echo "$before" | grep -qE ' cuda\.cuStreamBeginCapture flags=2 parent=[0-9]+ ' &&
+echo "$before" | grep -qE ' cuda\.cuStreamBeginCapture flags=2 parent=[0-9]+ stream=[0-9]+ deps=[0-9a-f]{16}( |$)' &&
 	echo "$before" | grep -q ' cuda\.cuLaunchKernel .*name="vadd" .*capture_status=1' ||
 	fail "wc: the snapshot lacks the capture into the graph: $before"
 expect_rc 0 wc.sum "$TOP/$BUILD/tsexport" --summary "$T/wc-window-1.sbt"
