@@ -369,6 +369,14 @@ grep -qE " cuda\.tsSnapshot dst=$ga size=8192 .*sub=3\$" "$T/wgl.dump" || fail "
 	fail "wglbad: cannot drop the relaunch and the memory's snapshot"
 expect_rc 3 wglbad.replay "$RP" --json "$T/wglbad.sbt"
 [ "$(json_field "$T/wglbad.replay.out" matched)" = 0 ] || fail "wglbad: the checkpoint matched without the graph memory"
+# a --range from the window's first launch restores the keyframe, and the
+# snapshot's relaunch runs in that restore too (objects only otherwise):
+# the double counts it and the window's 3 launches
+first=$(sed -n "s/^seq=\\([0-9]*\\) .* cuda\\.cuGraphLaunch handle=$gx stream=.*/\\1/p" "$T/wgl.dump" | head -n 1)
+[ -n "$first" ] || fail "wgl: no launch in the window"
+TSCUDA_DOUBLE_STATS="$T/wgl.stats" all_match wgl.range 1 --range "$first:" "$T/wgl-window-1.sbt"
+has wgl.range err "restored keyframe at seq $kseq"
+grep -qx 'cuGraphLaunch 4' "$T/wgl.stats" || fail "wgl.range: not 4 graph launches: $(grep GraphLaunch "$T/wgl.stats")"
 # all of them at once, with a host source changing
 capture every --child --child-get --clone --disable --host-node --host-src --launches 3
 all_match every.replay 2 "$T/every.sbt"
