@@ -219,9 +219,11 @@
  *     = the graph embedded in it, parent = the graph holding the node):
  *     later calls on that handle change the node's copy.
  *     cuGraphAddMemAllocNode (as a node: dst = the address the driver
- *     returned, size = bytesize, device = the pool's location id; only
- *     pinned device memory without handle types or access descriptors,
- *     others are tsGraphNotModeled) and cuGraphAddMemFreeNode (as a node,
+ *     returned, size = bytesize, device = the pool's location id,
+ *     res_desc = the access descriptors, CUmemAccessDesc as x86-64
+ *     cuda.h lays it out, 12 bytes each, all of device locations; only
+ *     pinned device memory without handle types, others are
+ *     tsGraphNotModeled) and cuGraphAddMemFreeNode (as a node,
  *     dst = the address freed); cuGraphAddNode(_v2) of those types too.
  *     tsGraphHostSource: before a cuGraphLaunch of an exec holding memcpy
  *     nodes that read host memory, one per such node (handle = the exec,
@@ -293,7 +295,10 @@
  *   streams, events: cuStreamCreate (handle out, flags);
  *     cuStreamCreateWithPriority (+ priority); cuStreamDestroy,
  *     cuStreamSynchronize, cuStreamQuery (stream); cuStreamWaitEvent
- *     (stream, event, flags); cuStreamBeginCapture (stream, flags = mode);
+ *     (stream, event, flags); cuStreamBeginCapture (stream, flags = mode;
+ *     cuStreamBeginCaptureToGraph too, with parent = the graph the
+ *     capture's work goes into and deps = the nodes it follows, packed as
+ *     a node call's);
  *     cuStreamEndCapture (stream, handle = graph out); cuEventCreate
  *     (event out, flags); cuEventDestroy, cuEventSynchronize, cuEventQuery
  *     (event); cuEventRecord, cuEventRecordWithFlags (event, stream,

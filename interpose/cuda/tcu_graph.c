@@ -6,7 +6,8 @@
  * cuGraphAddDependencies, edge and node removal, cuGraphClone,
  * cuGraphNodeFindInClone and cuGraphChildGraphNodeGetGraph, the setters of those
  * node kinds (on graphs and on execs, the generic cuGraph(Exec)NodeSetParams
- * of those kinds included), cuGraphNodeSetEnabled and cuGraphExecUpdate.
+ * of those kinds included), cuGraphNodeSetEnabled, cuGraphExecUpdate and
+ * cuStreamBeginCaptureToGraph.
  * sbt_compute.h says what each record holds; a kernel node carries its
  * kernel exactly as a launch record does (the same encoder,
  * tcu_kernel_node_encoded).  A memcpy node's host source is recorded
@@ -419,6 +420,208 @@ void tcu_graph_hsrc_launch(tcu_fn id, uint64_t exec)
 	free(set);
 }
 
+/* ---- graph memory that outlives a launch ------------------------------------- */
+
+/*
+ * The driver API documentation: an allocation node's memory freed by no
+ * free node of its graph stays allocated after the launch, for the stream
+ * work after it, until cuMemFreeAsync, cuMemFree or a free node of another
+ * graph frees it (or the next launch of an exec instantiated to free it
+ * on launch).  Each graph's such allocations (and the memory its free
+ * nodes free that its own allocation nodes did not make: size 0) are kept
+ * here and copied to each exec; after a launch the memory is put in the
+ * allocation table, so that the frees above take it out and keyframes
+ * (a window's snapshot) hold its bytes.  The window's snapshot launches
+ * such an exec again first (tcu_graph_gmem_relaunch): replay has no
+ * other way to allocate graph memory.
+ */
+typedef struct tcu_gmem {
+	uint64_t addr;
+	uint64_t size; /* 0: freed by this graph, allocated by another */
+} tcu_gmem;
+
+typedef struct tcu_gmem_set {
+	uint64_t graph;
+	int launched; /* execs: launched since instantiated */
+	size_t n;
+	tcu_gmem v[];
+} tcu_gmem_set;
+
+static tcu_gmem_set *tcu_gmem_copy(const tcu_gmem_set *set)
+{
+	tcu_gmem_set *c;
+	if (!set || !set->n)
+		return NULL;
+	c = malloc(sizeof(*c) + set->n * sizeof(c->v[0]));
+	if (!c) {
+		CAP_ERROR("cuda: out of memory copying a graph's memory: a window's keyframe may lack it");
+		return NULL;
+	}
+	memcpy(c, set, sizeof(*c) + set->n * sizeof(c->v[0]));
+	return c;
+}
+
+/* An allocation node (size) or a free node (size 0) of graph succeeded. */
+static void tcu_gmem_node(uint64_t graph, uint64_t addr, uint64_t size)
+{
+	tcu_gmem_set *set, *grown;
+	pthread_mutex_lock(&tcu_g.mu);
+	set = cap_umap_get(&tcu_g.gmem_of_graph, graph);
+	if (!size) {
+		/* a free node of this graph's own allocation: that memory does
+		 * not outlive the launch */
+		for (size_t i = 0; set && i < set->n; i++)
+			if (set->v[i].addr == addr && set->v[i].size) {
+				set->v[i] = set->v[--set->n];
+				goto out_unlock;
+			}
+	}
+	grown = realloc(set, sizeof(*grown) + ((set ? set->n : 0) + 1) * sizeof(grown->v[0]));
+	if (!grown) {
+		CAP_ERROR("cuda: out of memory keeping graph memory: a window's keyframe may lack it");
+		goto out_unlock;
+	}
+	if (!set) {
+		grown->graph = graph;
+		grown->launched = 0;
+		grown->n = 0;
+	}
+	grown->v[grown->n].addr = addr;
+	grown->v[grown->n].size = size;
+	grown->n++;
+	if (grown != set && cap_umap_put(&tcu_g.gmem_of_graph, graph, grown) == grown) {
+		CAP_ERROR("cuda: out of memory keeping graph memory: a window's keyframe may lack it");
+		free(grown);
+		cap_umap_del(&tcu_g.gmem_of_graph, graph);
+	}
+out_unlock:
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+void tcu_graph_gmem_instantiate(uint64_t exec, uint64_t graph)
+{
+	tcu_gmem_set *copy, *old;
+	if (!exec)
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	copy = tcu_gmem_copy(cap_umap_get(&tcu_g.gmem_of_graph, graph));
+	old = cap_umap_del(&tcu_g.gmem_of_exec, exec); /* a handle reused */
+	if (old)
+		atomic_fetch_sub_explicit(&tcu_g.gmem_execs, 1, memory_order_relaxed);
+	if (copy && cap_umap_put(&tcu_g.gmem_of_exec, exec, copy) == copy) {
+		CAP_ERROR("cuda: out of memory keeping an exec's graph memory: a window's keyframe may lack it");
+		free(copy);
+		copy = NULL;
+	}
+	if (copy)
+		atomic_fetch_add_explicit(&tcu_g.gmem_execs, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&tcu_g.mu);
+	free(old);
+}
+
+void tcu_graph_gmem_exec_destroy(uint64_t exec)
+{
+	tcu_gmem_set *old;
+	if (!atomic_load_explicit(&tcu_g.gmem_execs, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	old = cap_umap_del(&tcu_g.gmem_of_exec, exec);
+	if (old)
+		atomic_fetch_sub_explicit(&tcu_g.gmem_execs, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&tcu_g.mu);
+	free(old);
+}
+
+void tcu_graph_gmem_graph_destroy(uint64_t graph)
+{
+	tcu_gmem_set *old;
+	pthread_mutex_lock(&tcu_g.mu);
+	old = cap_umap_del(&tcu_g.gmem_of_graph, graph);
+	pthread_mutex_unlock(&tcu_g.mu);
+	free(old);
+}
+
+void tcu_graph_gmem_launch(uint64_t exec)
+{
+	tcu_gmem_set *set, *copy = NULL;
+	pthread_mutex_lock(&tcu_g.mu);
+	set = cap_umap_get(&tcu_g.gmem_of_exec, exec);
+	if (set) {
+		set->launched = 1;
+		copy = tcu_gmem_copy(set);
+	}
+	pthread_mutex_unlock(&tcu_g.mu);
+	for (size_t i = 0; copy && i < copy->n; i++) {
+		if (copy->v[i].size)
+			tcu_alloc_add(copy->v[i].addr, copy->v[i].size, SBT_CM_MEM_ASYNC);
+		else
+			tcu_alloc_del(copy->v[i].addr);
+	}
+	free(copy);
+}
+
+/* Whether exec's graph memory is allocated now (in the allocation table);
+ * mu held. */
+static int tcu_gmem_live_locked(const tcu_gmem_set *set)
+{
+	if (!set->launched)
+		return 0;
+	for (size_t i = 0; i < set->n; i++) {
+		const tcu_alloc *a;
+		if (!set->v[i].size)
+			continue;
+		a = cap_umap_get(&tcu_g.allocs, set->v[i].addr);
+		if (a && a->kind == SBT_CM_MEM_ASYNC && a->size == set->v[i].size)
+			return 1;
+	}
+	return 0;
+}
+
+void tcu_graph_gmem_relaunch(void)
+{
+	uint64_t *execs = NULL;
+	size_t n = 0;
+	if (!atomic_load_explicit(&tcu_g.gmem_execs, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	execs = malloc((tcu_g.gmem_of_exec.n ? tcu_g.gmem_of_exec.n : 1) * sizeof(*execs));
+	for (size_t i = 0; execs && i < tcu_g.gmem_of_exec.n; i++) {
+		const tcu_gmem_set *set = tcu_g.gmem_of_exec.vals[i];
+		uint64_t exec = tcu_g.gmem_of_exec.keys[i];
+		if (!tcu_gmem_live_locked(set))
+			continue;
+		if (cap_umap_get(&tcu_g.graphs_partial, exec) || cap_umap_get(&tcu_g.graphs_partial, set->graph)) {
+			CAP_WARN("cuda: graph exec %p left graph memory allocated as the window opens, but a call "
+			         "the model does not cover changed it: the window's replay cannot allocate that "
+			         "memory again", (void *)(uintptr_t)exec);
+			continue;
+		}
+		execs[n++] = exec;
+	}
+	pthread_mutex_unlock(&tcu_g.mu);
+	if (!execs)
+		CAP_ERROR("cuda: out of memory: a window's snapshot lacks the graph launches that allocate its "
+		          "graph memory");
+	for (size_t i = 0; i < n; i++) {
+		sbt_cm_call c;
+		if (!tcu_live_has(TCU_LIVE_EXEC, execs[i])) {
+			CAP_WARN("cuda: graph exec %p left graph memory allocated as the window opens, but its "
+			         "construction is not kept: the window's replay cannot allocate that memory again",
+			         (void *)(uintptr_t)execs[i]);
+			continue;
+		}
+		sbt_cm_call_init(&c);
+		c.handle = execs[i];
+		tcu_emit(SBT_CM_K_cuGraphLaunch, TCU_FN_cuGraphLaunch, &c, 0);
+	}
+	if (n) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		tcu_emit(SBT_CM_K_cuCtxSynchronize, TCU_FN_cuCtxSynchronize, &c, 0);
+	}
+	free(execs);
+}
+
 /* A memcpy node: cuMemcpy3D's fields; a host source's bytes as they are
  * now (the driver reads them at every launch of the graph: each launch
  * records them again, above). */
@@ -618,6 +821,48 @@ void tcu_graph_changed(tcu_fn id, tcu_mode mode, CUresult r, uint64_t graph, uin
 	tcu_live_graph_call(SBT_CM_K_tsGraphNotModeled, id, graph, &c, NULL, 0);
 }
 
+/* Whether any of the n edges carries data other than the default (a
+ * programmatic edge), which the model does not cover. */
+static int tcu_graph_edges_special(const CUgraphEdgeData *edges, size_t n)
+{
+	static const CUgraphEdgeData plain;
+	for (size_t i = 0; edges && i < n; i++)
+		if (memcmp(&edges[i], &plain, sizeof(plain)) != 0)
+			return 1;
+	return 0;
+}
+
+/* The capture's work becomes nodes of g after deps when it ends, and
+ * cuStreamEndCapture hands back g: replay begins its own capture into
+ * its own g, after the nodes deps map to (docs/cuda-replay.md "Graphs").
+ * Kept for windows as any capture (tcu_live.c): at its end the capture's
+ * records become g's, after g's own. */
+void tcu_graph_capture_to(tcu_fn id, tcu_mode mode, CUresult r, CUstream s, CUgraph g, const CUgraphNode *deps,
+                          const CUgraphEdgeData *data, size_t ndeps, CUstreamCaptureMode m)
+{
+	sbt_cm_call c;
+	uint8_t *packed;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	if (tcu_graph_edges_special(data, ndeps)) {
+		tcu_graph_changed(id, mode, r, TCU_H(g), 0, 0, "cuStreamBeginCaptureToGraph");
+		return;
+	}
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.stream = TCU_H(s);
+	c.flags = (unsigned)m;
+	c.parent = TCU_H(g);
+	c.deps = packed;
+	c.deps_len = packed ? ndeps * 8 : 0;
+	if (mode == TCU_MODE_RECORD)
+		tcu_emit(SBT_CM_K_cuStreamBeginCapture, id, &c, 0);
+	if (r == CUDA_SUCCESS && tcu_windowed())
+		tcu_live_capture_begin(id, &c);
+	free(packed);
+}
+
 /* A node the model does not cover: recorded as tsGraphNotModeled with
  * the node (sub = its type) and its dependencies. */
 static void tcu_graph_unmodeled_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out,
@@ -716,20 +961,37 @@ TCU_GRAPH_NM_NODE(cuGraphAddBatchMemOpNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS 
 
 /* ---- graph memory: allocation and free nodes ----------------------------------------- */
 
+_Static_assert(sizeof(CUmemAccessDesc) == 12, "an allocation node's access descriptors are recorded as 12 bytes each");
+
+/* Whether the n access descriptors all give a device access (peer access
+ * to graph memory), which replay gives the mapped device. */
+static int tcu_graph_access_modeled(const CUmemAccessDesc *access, size_t n)
+{
+	if (n && !access)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (access[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+			return 0;
+	return 1;
+}
+
 /* A memory allocation node (props: its pool's properties, the address the
- * driver chose in dptr).  Modeled: pinned device memory with no handle
- * types and no access descriptors (what cudart's and PyTorch's graphs
- * ask for); other kinds are recorded as not modeled. */
+ * driver chose in dptr; access: its naccess access descriptors).
+ * Modeled: pinned device memory with no handle types (what cudart's and
+ * PyTorch's graphs ask for), accessed by devices; other kinds are
+ * recorded as not modeled. */
 static void tcu_graph_alloc_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out, CUgraph g,
                                  const CUgraphNode *deps, size_t ndeps, const CUmemPoolProps *props,
-                                 size_t naccess, size_t bytesize, CUdeviceptr dptr, const char *call)
+                                 const CUmemAccessDesc *access, size_t naccess, size_t bytesize, CUdeviceptr dptr,
+                                 const char *call)
 {
 	sbt_cm_call c;
 	uint8_t *packed;
 	if (mode == TCU_MODE_NESTED)
 		return;
 	if (props && (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
-	              props->location.type != CU_MEM_LOCATION_TYPE_DEVICE || props->handleTypes || naccess)) {
+	              props->location.type != CU_MEM_LOCATION_TYPE_DEVICE || props->handleTypes ||
+	              !tcu_graph_access_modeled(access, naccess))) {
 		tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, CU_GRAPH_NODE_TYPE_MEM_ALLOC, call);
 		return;
 	}
@@ -740,7 +1002,12 @@ static void tcu_graph_alloc_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNo
 		c.device = props->location.id;
 	c.size = bytesize;
 	c.dst = r == CUDA_SUCCESS ? (uint64_t)dptr : 0;
+	/* x86-64 cuda.h's CUmemAccessDesc, 12 bytes each, as the record's res_desc */
+	c.res_desc = naccess ? (const uint8_t *)access : NULL;
+	c.res_desc_len = naccess * sizeof(CUmemAccessDesc);
 	tcu_graph_emit(SBT_CM_K_cuGraphAddMemAllocNode, id, mode, &c, TCU_H(g), NULL, 0);
+	if (r == CUDA_SUCCESS && dptr && bytesize)
+		tcu_gmem_node(TCU_H(g), (uint64_t)dptr, bytesize);
 	free(packed);
 }
 
@@ -756,6 +1023,8 @@ static void tcu_graph_free_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNod
 	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
 	c.dst = (uint64_t)dptr;
 	tcu_graph_emit(SBT_CM_K_cuGraphAddMemFreeNode, id, mode, &c, TCU_H(g), NULL, 0);
+	if (r == CUDA_SUCCESS && dptr)
+		tcu_gmem_node(TCU_H(g), (uint64_t)dptr, 0);
 	free(packed);
 }
 
@@ -771,7 +1040,8 @@ CUresult tcu_m_cuGraphAddMemAllocNode(tcu_fn id, CUgraphNode *out, CUgraph g, co
 	}
 	r = real(out, g, deps, ndeps, p);
 	if (p)
-		tcu_graph_alloc_node(id, mode, r, out, g, deps, ndeps, &p->poolProps, p->accessDescCount, p->bytesize,
+		tcu_graph_alloc_node(id, mode, r, out, g, deps, ndeps, &p->poolProps, p->accessDescs, p->accessDescCount,
+		                     p->bytesize,
 		                     p->dptr, "cuGraphAddMemAllocNode");
 out:
 	tcu_call_end();
@@ -1335,17 +1605,6 @@ out:
 	return r;
 }
 
-/* Whether any of the n edges carries data other than the default (a
- * programmatic edge), which the model does not cover. */
-static int tcu_graph_edges_special(const CUgraphEdgeData *edges, size_t n)
-{
-	static const CUgraphEdgeData plain;
-	for (size_t i = 0; edges && i < n; i++)
-		if (memcmp(&edges[i], &plain, sizeof(plain)) != 0)
-			return 1;
-	return 0;
-}
-
 /* ---- the generic form --------------------------------------------------------------- */
 
 /* cuGraphAddNode(_v2): a node type the model covers is recorded as that
@@ -1393,8 +1652,8 @@ static void tcu_graph_generic_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraph
 		tcu_graph_host_node(id, mode, r, out, g, deps, ndeps);
 		break;
 	case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
-		tcu_graph_alloc_node(id, mode, r, out, g, deps, ndeps, &p->alloc.poolProps, p->alloc.accessDescCount,
-		                     p->alloc.bytesize, p->alloc.dptr, call);
+		tcu_graph_alloc_node(id, mode, r, out, g, deps, ndeps, &p->alloc.poolProps, p->alloc.accessDescs,
+		                     p->alloc.accessDescCount, p->alloc.bytesize, p->alloc.dptr, call);
 		break;
 	case CU_GRAPH_NODE_TYPE_MEM_FREE:
 		tcu_graph_free_node(id, mode, r, out, g, deps, ndeps, p->free.dptr);

@@ -197,6 +197,11 @@ typedef struct tcu_state {
 	cap_umap hsrc_of_exec;    /* exec -> tcu_hsrc_set: the same, as instantiated (owned copy) */
 	_Atomic uint64_t hsrc_execs; /* entries of hsrc_of_exec: cuGraphLaunch looks only when
 	                                some exec has such nodes */
+	cap_umap gmem_of_graph;   /* graph -> tcu_gmem_set: graph memory its launches leave
+	                             allocated, or free (tcu_graph.c) */
+	cap_umap gmem_of_exec;    /* exec -> tcu_gmem_set: the same, as instantiated (owned copy) */
+	_Atomic uint64_t gmem_execs; /* entries of gmem_of_exec: cuGraphLaunch looks only when
+	                                some exec has such memory */
 	tcu_lfmap funcs; /* CUfunction or CUkernel -> tcu_func (lock-free reads) */
 	tcu_func *funcs_retired;
 	_Atomic uint64_t funcs_gen; /* entries stored in funcs: launches' per-thread
@@ -354,6 +359,13 @@ uint8_t *tcu_kernel_node_encoded(CUfunction f, const unsigned grid[3], const uns
  * none of). */
 void tcu_graph_changed(tcu_fn id, tcu_mode mode, CUresult r, uint64_t graph, uint64_t exec,
                        uint64_t node, const char *call);
+/* cuStreamBeginCaptureToGraph (r: its result) on stream s into graph g
+ * after the ndeps nodes deps (data: their edge data, may be NULL):
+ * recorded as a cuStreamBeginCapture record naming g and deps, and kept
+ * for windows as a capture is; edge data other than the default is
+ * recorded as tsGraphNotModeled instead. */
+void tcu_graph_capture_to(tcu_fn id, tcu_mode mode, CUresult r, CUstream s, CUgraph g, const CUgraphNode *deps,
+                          const CUgraphEdgeData *data, size_t ndeps, CUstreamCaptureMode m);
 /* Host sources of memcpy nodes, which the driver reads at each launch:
  * exec made from graph (its nodes' host sources copied to it), exec
  * destroyed, graph destroyed, and before exec's launch (mode RECORD):
@@ -362,6 +374,20 @@ void tcu_graph_hsrc_instantiate(uint64_t exec, uint64_t graph);
 void tcu_graph_hsrc_exec_destroy(uint64_t exec);
 void tcu_graph_hsrc_graph_destroy(uint64_t graph);
 void tcu_graph_hsrc_launch(tcu_fn id, uint64_t exec);
+/* Graph memory that outlives a launch (an allocation node without a free
+ * node in its graph): exec made from graph, exec destroyed, graph
+ * destroyed, and after exec's successful launch (in every mode but
+ * nested: the memory is then in the allocation table, as device memory of
+ * kind SBT_CM_MEM_ASYNC, until cuMemFree(Async) or a free node of another
+ * graph frees it, so a window's keyframe holds it).  A window's snapshot
+ * calls tcu_graph_gmem_relaunch before its keyframe: one cuGraphLaunch
+ * record (null stream) of each kept exec whose memory is live, and a
+ * cuCtxSynchronize, so that replay allocates that memory again. */
+void tcu_graph_gmem_instantiate(uint64_t exec, uint64_t graph);
+void tcu_graph_gmem_exec_destroy(uint64_t exec);
+void tcu_graph_gmem_graph_destroy(uint64_t graph);
+void tcu_graph_gmem_launch(uint64_t exec);
+void tcu_graph_gmem_relaunch(void);
 
 /* ---- tcu_track.c --------------------------------------------------------- */
 

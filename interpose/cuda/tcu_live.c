@@ -880,6 +880,9 @@ static void tcu_live_snapshot(void)
 	pthread_mutex_unlock(&tcu_g.mu);
 	if (mine && mine != cur)
 		tcu_live_emit_ctx(SBT_CM_K_cuCtxSetCurrent, TCU_FN_cuCtxSetCurrent, mine);
+	/* graph memory a launch before the window left allocated: its exec
+	 * launched again, so the keyframe below has somewhere to go */
+	tcu_graph_gmem_relaunch();
 	tcu_pending_forget();
 	/* A window opened on a thread without a context (an NVTX range on a
 	 * thread of its own): the keyframe's copies go through the first

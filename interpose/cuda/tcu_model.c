@@ -1345,6 +1345,10 @@ CUresult tcu_m_cuGraphLaunch(tcu_fn id, CUgraphExec exec, CUstream s)
 	if (mode == TCU_MODE_RECORD && atomic_load_explicit(&tcu_g.hsrc_execs, memory_order_relaxed))
 		tcu_graph_hsrc_launch(id, TCU_H(exec));
 	r = real(exec, s);
+	/* (an exec without graph memory outliving it costs this one load) */
+	if (atomic_load_explicit(&tcu_g.gmem_execs, memory_order_relaxed) && mode != TCU_MODE_NESTED &&
+	    r == CUDA_SUCCESS)
+		tcu_graph_gmem_launch(TCU_H(exec));
 	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
@@ -1477,8 +1481,10 @@ static void tcu_graph_keep(tcu_fn id, CUresult r, uint64_t exec, uint64_t graph,
 	c.parent = graph;
 	c.flags = flags;
 	tcu_live_graph_exec(id, &c);
-	if (r == CUDA_SUCCESS)
+	if (r == CUDA_SUCCESS) {
 		tcu_graph_hsrc_instantiate(exec, graph);
+		tcu_graph_gmem_instantiate(exec, graph);
+	}
 }
 
 CUresult tcu_m_cuGraphInstantiateWithFlags(tcu_fn id, CUgraphExec *exec, CUgraph g,
@@ -1544,6 +1550,7 @@ CUresult tcu_m_cuGraphExecDestroy(tcu_fn id, CUgraphExec exec)
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS) {
 		tcu_live_graph_exec_destroy(TCU_H(exec));
 		tcu_graph_hsrc_exec_destroy(TCU_H(exec));
+		tcu_graph_gmem_exec_destroy(TCU_H(exec));
 	}
 out:
 	tcu_call_end();
@@ -1565,6 +1572,7 @@ CUresult tcu_m_cuGraphDestroy(tcu_fn id, CUgraph g)
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS) {
 		tcu_live_graph_destroy(TCU_H(g));
 		tcu_graph_hsrc_graph_destroy(TCU_H(g));
+		tcu_graph_gmem_graph_destroy(TCU_H(g));
 	}
 out:
 	tcu_call_end();
@@ -1941,7 +1949,7 @@ out:
 }
 
 /* Every call that begins a capture is tracked (tcu_capture.c), recording
- * or not; only the _v2 form is a model record. */
+ * or not; the _v2 and ToGraph forms are model records (ToGraph: tcu_graph.c). */
 CUresult tcu_m_cuStreamBeginCapture_v2(tcu_fn id, CUstream s, CUstreamCaptureMode m)
 {
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
@@ -2006,8 +2014,7 @@ CUresult tcu_m_cuStreamBeginCaptureToGraph(tcu_fn id, CUstream s, CUgraph g,
 	tcu_capture_begin_pre(s, ptds);
 	r = real(s, g, deps, data, ndeps, m);
 	tcu_capture_begin_post(s, ptds, r);
-	/* the capture's work goes into g, which replay does not rebuild */
-	tcu_graph_changed(id, mode, r, TCU_H(g), 0, 0, "cuStreamBeginCaptureToGraph");
+	tcu_graph_capture_to(id, mode, r, s, g, deps, data, ndeps, m);
 out:
 	tcu_call_end();
 	return r;

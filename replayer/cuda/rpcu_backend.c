@@ -473,8 +473,12 @@ static rp_status rpcu_run_record(rpcu_state *s, const sbt_record *rec, rp_diag *
 		return RP_OK;
 	}
 	/* Restoring a keyframe: objects only, but work recorded into a graph
-	 * by stream capture is part of the graph, an object. */
-	if (s->state_only && !rpcu_exec_is_state(k) && !(c.capture_status && s->capturing))
+	 * by stream capture is part of the graph, an object, and a window
+	 * snapshot's graph launches (and the synchronization after them)
+	 * allocate the graph memory its keyframe then fills: replay has no
+	 * other way to allocate it. */
+	if (s->state_only && !rpcu_exec_is_state(k) && !(c.capture_status && s->capturing) &&
+	    !(s->seq < s->window_snapshot_end && (k == SBT_CM_K_cuGraphLaunch || k == SBT_CM_K_cuCtxSynchronize)))
 		return RP_OK;
 	t = rpcu_thread_get(s, rec->thread);
 	if (!t)

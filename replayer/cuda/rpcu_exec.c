@@ -827,10 +827,15 @@ static rp_status rpcu_capture_begin(rpcu_state *s, sbt_cm_kind k, const sbt_cm_c
 	CUstream live;
 	CUresult r;
 	rp_status st = rpcu_set_capturing(s, c->stream, 1, diag);
-	if (st != RP_OK || s->single_stream)
+	if (st != RP_OK)
 		return st;
-	if ((st = rpcu_stream_resolve(s, c->stream, &live, NULL, diag)) != RP_OK ||
-	    (st = RPCU_NEED(cuStreamBeginCapture)) != RP_OK)
+	if (s->single_stream)
+		return c->parent ? rpcu_graph_capture_single(s, c, diag) : RP_OK;
+	if ((st = rpcu_stream_resolve(s, c->stream, &live, NULL, diag)) != RP_OK)
+		return st;
+	if (c->parent)
+		return rpcu_graph_capture_to(s, c, live, diag);
+	if ((st = RPCU_NEED(cuStreamBeginCapture)) != RP_OK)
 		return st;
 	r = s->drv.p_cuStreamBeginCapture(live, CU_STREAM_CAPTURE_MODE_RELAXED);
 	if (r != CUDA_SUCCESS)
@@ -842,6 +847,7 @@ static rp_status rpcu_capture_begin(rpcu_state *s, sbt_cm_kind k, const sbt_cm_c
 static rp_status rpcu_capture_end(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	(void)k;
+	rpcu_obj *known;
 	CUstream live;
 	CUgraph g = NULL;
 	CUresult r;
@@ -855,7 +861,13 @@ static rp_status rpcu_capture_end(rpcu_state *s, sbt_cm_kind k, const sbt_cm_cal
 	r = s->drv.p_cuStreamEndCapture(live, &g);
 	if (r != CUDA_SUCCESS)
 		return rpcu_cufail(s, diag, "cuStreamEndCapture", r, NULL);
-	if (c->handle)
+	if (c->handle && (known = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, c->handle)) != NULL) {
+		/* a capture into a graph of the trace (cuStreamBeginCaptureToGraph):
+		 * the driver hands that graph back; one marked was captured into a
+		 * graph of its own, which no record names */
+		if (g && (uint64_t)(uintptr_t)g != known->live && s->drv.p_cuGraphDestroy)
+			s->drv.p_cuGraphDestroy(g);
+	} else if (c->handle)
 		rpcu_obj_new(s, RPCU_O_GRAPH, c->handle, (uint64_t)(uintptr_t)g, diag, &st);
 	else if (g && s->drv.p_cuGraphDestroy)
 		s->drv.p_cuGraphDestroy(g); /* no record can name it */
@@ -1060,6 +1072,8 @@ static rp_status rpcu_do_cuGraphInstantiate(rpcu_state *s, sbt_cm_kind k, const 
 		o = rpcu_obj_new(s, RPCU_O_GRAPHEXEC, c->handle, 0, diag, &st);
 		if (o && !(o->name = strdup(g->name ? g->name : "a call not recorded")))
 			st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		if (o)
+			o->refused = g->refused;
 		return st;
 	}
 	if ((st = RPCU_NEED(cuGraphInstantiateWithFlags)) != RP_OK)
@@ -1086,6 +1100,10 @@ static rp_status rpcu_do_cuGraphLaunch(rpcu_state *s, sbt_cm_kind k, const sbt_c
 	if (!o && s->single_stream)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graphs are not rebuilt with --streams "
 		                 "single (stream capture needs a stream); replay with --streams multi");
+	if (o && o->refused)
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx cannot be replayed: %s; replay a "
+		                 "--range that ends before seq %llu", (unsigned long long)c->handle, o->name,
+		                 (unsigned long long)s->seq);
 	if (o && (!o->live || o->name))
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx cannot be replayed: it or its "
 		                 "graph was changed by %s, which replay does not model; replay a --range that "

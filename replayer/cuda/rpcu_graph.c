@@ -280,24 +280,67 @@ static rp_status rpcu_graph_hsrc(rpcu_state *s, const sbt_cm_call *c, rp_diag *d
  * launches (driver API documentation), so the mapping stays until the
  * graph is destroyed.  Said once per allocation.
  */
+/* The live ordinal of a captured device ordinal. */
+static int rpcu_graph_device(rpcu_state *s, int64_t cap)
+{
+	const rpcu_obj *dev = rpcu_objs_get(&s->objs, RPCU_O_DEVICE, (uint64_t)cap);
+	return dev ? (int)dev->live : s->device_base + (int)cap;
+}
+
+/* The access descriptors of an allocation node's record (res_desc: 12
+ * bytes each, as x86-64 cuda.h lays CUmemAccessDesc out), each device
+ * mapped; *out owned by the caller. */
+static rp_status rpcu_graph_access(rpcu_state *s, const sbt_cm_call *c, CUmemAccessDesc **out, size_t *n,
+                                   rp_diag *diag)
+{
+	CUmemAccessDesc *v;
+	*out = NULL;
+	*n = c->res_desc_len / sizeof(CUmemAccessDesc);
+	if (c->res_desc_len % sizeof(CUmemAccessDesc))
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "the memory allocation node's access descriptors are %zu bytes, "
+		                 "not a whole number of %zu-byte descriptors", c->res_desc_len, sizeof(CUmemAccessDesc));
+	if (!*n)
+		return RP_OK;
+	if (!(v = malloc(c->res_desc_len)))
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	memcpy(v, c->res_desc, c->res_desc_len);
+	for (size_t i = 0; i < *n; i++) {
+		if (v[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE) {
+			free(v);
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "access descriptor %zu of the memory allocation node "
+			                 "names location type %d, not a device", i, (int)v[i].location.type);
+		}
+		v[i].location.id = rpcu_graph_device(s, v[i].location.id);
+	}
+	*out = v;
+	return RP_OK;
+}
+
 static rp_status rpcu_graph_alloc_node(rpcu_state *s, const sbt_cm_call *c, const rpcu_obj *g,
                                        const CUgraphNode *deps, size_t ndeps, CUgraphNode *node, rp_diag *diag)
 {
 	CUDA_MEM_ALLOC_NODE_PARAMS p;
-	const rpcu_obj *dev = rpcu_objs_get(&s->objs, RPCU_O_DEVICE, (uint64_t)c->device);
+	CUmemAccessDesc *access;
+	size_t naccess;
 	rpcu_range rg;
+	rp_status st;
 	CUresult r;
 	if (!c->dst || !c->size)
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "the memory allocation node has no address or no size");
 	if (c->dst + c->size < c->dst)
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "[0x%llx, +%llu) wraps around the address space",
 		                 (unsigned long long)c->dst, (unsigned long long)c->size);
+	if ((st = rpcu_graph_access(s, c, &access, &naccess, diag)) != RP_OK)
+		return st;
 	memset(&p, 0, sizeof(p));
 	p.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
 	p.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-	p.poolProps.location.id = dev ? (int)dev->live : s->device_base + (int)c->device;
+	p.poolProps.location.id = rpcu_graph_device(s, c->device);
+	p.accessDescs = access;
+	p.accessDescCount = naccess;
 	p.bytesize = (size_t)c->size;
 	r = s->drv.p_cuGraphAddMemAllocNode(node, (CUgraph)(uintptr_t)g->live, deps, ndeps, &p);
+	free(access);
 	if (r != CUDA_SUCCESS)
 		return rpcu_cufail(s, diag, "cuGraphAddMemAllocNode", r, NULL);
 	memset(&rg, 0, sizeof(rg));
@@ -744,10 +787,60 @@ static rp_status rpcu_graph_exec_update(rpcu_state *s, const sbt_cm_call *c, rp_
 	r = s->drv.p_cuGraphExecUpdate((CUgraphExec)(uintptr_t)x->live, (CUgraph)(uintptr_t)g->live, &info);
 	if (r == CUDA_SUCCESS)
 		return RP_OK;
-	snprintf(why, sizeof(why), "cuGraphExecUpdate at seq %llu (it failed on replay with %s, update result %d, "
-	         "where it worked at capture)", (unsigned long long)s->seq,
+	snprintf(why, sizeof(why), "the replay's driver refused its cuGraphExecUpdate at seq %llu with %s (update "
+	         "result %d), where the capture's driver took it", (unsigned long long)s->seq,
 	         rpcu_cu_name(&s->drv, r, err, sizeof(err)), (int)info.result);
+	x->refused = 1;
 	return rpcu_graph_mark_as(s, x, why, diag);
+}
+
+/* The capture's work becomes nodes of the graph after deps, as it did at
+ * capture, in relaxed mode as every replay capture (rpcu_capture_begin). */
+rp_status rpcu_graph_capture_to(rpcu_state *s, const sbt_cm_call *c, CUstream live, rp_diag *diag)
+{
+	CUgraphNode *deps = NULL;
+	size_t ndeps = c->deps_len / 8;
+	rpcu_obj *g;
+	rp_status st;
+	CUresult r;
+
+	if ((st = rpcu_graph_get(s, c->parent, &g, diag)) != RP_OK)
+		return st;
+	if (g->name || !g->live) {
+		if ((st = RPCU_NEED(cuStreamBeginCapture)) != RP_OK)
+			return st;
+		r = s->drv.p_cuStreamBeginCapture(live, CU_STREAM_CAPTURE_MODE_RELAXED);
+		if (r != CUDA_SUCCESS)
+			return rpcu_cufail(s, diag, "cuStreamBeginCapture", r, NULL);
+		s->capturing++;
+		return RP_OK;
+	}
+	if ((st = RPCU_NEED(cuStreamBeginCaptureToGraph)) != RP_OK ||
+	    (st = rpcu_graph_nodes(s, c->deps, ndeps, "dependency", &deps, diag)) != RP_OK)
+		return st;
+	r = s->drv.p_cuStreamBeginCaptureToGraph(live, (CUgraph)(uintptr_t)g->live, deps, NULL, ndeps,
+	                                         CU_STREAM_CAPTURE_MODE_RELAXED);
+	free(deps);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuStreamBeginCaptureToGraph", r, NULL);
+	s->capturing++;
+	return RP_OK;
+}
+
+rp_status rpcu_graph_capture_single(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	char why[200];
+	rpcu_obj *g;
+	rp_status st;
+	if ((st = rpcu_graph_get(s, c->parent, &g, diag)) != RP_OK || g->name)
+		return st;
+	snprintf(why, sizeof(why), "its graph was captured into at seq %llu (cuStreamBeginCaptureToGraph), which "
+	         "--streams single cannot rebuild (stream capture needs a stream): replay with --streams multi",
+	         (unsigned long long)s->seq);
+	if (!(g->name = strdup(why)))
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	g->refused = 1;
+	return RP_OK;
 }
 
 /* A graph already known to hold a node replay does not model is never

@@ -119,7 +119,7 @@
 	X(cuGraphExecEventWaitNodeSetEvent, 11010, 0) X(cuGraphExecUpdate, 12000, 0) \
 	X(cuGraphChildGraphNodeGetGraph, 10000, 0) X(cuGraphAddMemAllocNode, 11040, 0) \
 	X(cuGraphAddMemFreeNode, 11040, 0) X(cuMemFreeAsync, 11020, 0)            \
-	X(cuMemAllocAsync, 11020, 0)
+	X(cuMemAllocAsync, 11020, 0) X(cuStreamBeginCaptureToGraph, 12030, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */
@@ -184,6 +184,10 @@ typedef struct rpcu_obj {
 	uint8_t embedded;   /* graphs: the graph embedded in a child graph node
 	                       (cuGraphChildGraphNodeGetGraph; the node owns it,
 	                       parent = the captured graph holding the node) */
+	uint8_t refused;    /* graphs and graph execs: name is the whole reason
+	                       replay refuses them (a change the replay's driver
+	                       refused, a capture --streams single cannot make),
+	                       not a call replay does not model */
 } rpcu_obj;
 
 /* The core's table (rp_cm_handles), seen with typed slots. */
@@ -699,6 +703,14 @@ rp_status rpcu_memset_dst(rpcu_state *s, const sbt_cm_call *c, int two_d, CUdevi
 rp_status rpcu_graph_keep(rpcu_state *s, void *buf, rp_diag *diag);
 /* Graphs built node by node (rpcu_graph.c), one per kind. */
 rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* A cuStreamBeginCapture record naming a graph (parent; deps: the nodes
+ * the capture follows): cuStreamBeginCaptureToGraph on live, the stream,
+ * into the replay's graph; a graph replay gave up on (marked) gets a
+ * capture of its own, which rpcu_capture_end drops. */
+rp_status rpcu_graph_capture_to(rpcu_state *s, const sbt_cm_call *c, CUstream live, rp_diag *diag);
+/* The same record with --streams single (no stream to capture on): the
+ * graph is marked, its later instantiations are refused at launch. */
+rp_status rpcu_graph_capture_single(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag);
 /* cuMemcpyHtoA, AtoH, AtoD, DtoA, AtoA and the async HtoA and AtoH. */
 rp_status rpcu_copy_array(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                           rp_diag *diag);

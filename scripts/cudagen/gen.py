@@ -93,7 +93,7 @@ cuGraphExecBatchMemOpNodeSetParams cuGraphNodeFindInClone cuGraphChildGraphNodeG
 # memory the interposer placed itself: tcu_mem.c, or open and close
 # capture windows: tcu_live.c).
 SPECIAL = {"cuGetProcAddress", "cuGetProcAddress_v2", "cuGetExportTable", "cuStreamBeginCapture",
-           "cuStreamBeginCaptureToGraph", "cuCtxGetCurrent", "cuMemGetAddressRange_v2",
+           "cuCtxGetCurrent", "cuMemGetAddressRange_v2",
            "cuPointerGetAttribute", "cuPointerGetAttributes", "cuIpcGetMemHandle",
            "cuProfilerStart", "cuProfilerStop"}
 

@@ -57,10 +57,26 @@
  *               generic setters too (cuGraphNodeSetParams on the fill
  *               node before, cuGraphExecNodeSetParams on the memset after)
  *   --exec-event  after the first launch the exec's event record node
- *               records another event (a change replay does not model)
- *   --capture-to  a second graph (an empty node, then a memset captured
- *               into it with cuStreamBeginCaptureToGraph), made before the
- *               launches (before the window), is launched after them
+ *               records another event (cuGraphExecEventRecordNodeSetEvent)
+ *   --capture-to  a second graph (an empty node, then a memset and a kernel
+ *               adding its buffer to the result, captured into it with
+ *               cuStreamBeginCaptureToGraph), made before the launches
+ *               (before the window), is launched after them
+ *   --gmem-live with --alloc-node --no-free-node: the graph is launched
+ *               once more before the window (before cuProfilerStart), and
+ *               the graph memory that launch left allocated is added to
+ *               the result first thing in it, then freed
+ *   --access    with --alloc-node: the allocation node's access
+ *               descriptor gives device 1 read-write access (peer access:
+ *               needs two devices)
+ *   --mem-attr  with --alloc-node: after the launches the device's graph
+ *               memory attributes are read (the used high watermark at
+ *               least the allocation's size), both high watermarks reset
+ *               and unused graph memory trimmed (cuDeviceGetGraphMemAttribute,
+ *               cuDeviceSetGraphMemAttribute, cuDeviceGraphMemTrim)
+ *   --node-attr the last kernel node gets a priority
+ *               (cuGraphKernelNodeSetAttribute, a change replay does not
+ *               model) before instantiation
  *   --unordered the vadd node is not made to follow the join node: it
  *               reads and writes buffers while the memset and fill nodes
  *               write one of them, with no edge between them (a race)
@@ -76,7 +92,8 @@
  *   cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] [--capture-to]
  *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node]
  *                    [--set-nodes] [--update] [--window] [--child-get]
- *                    [--alloc-node] [--no-free-node] [--capture-alloc]
+ *                    [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr]
+ *                    [--access] [--gmem-live]
  */
 #include <cudaProfiler.h>
 
@@ -132,7 +149,7 @@ int main(int argc, char **argv)
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
 	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0, child_get = 0;
-	int alloc_node = 0, no_free_node = 0, capture_alloc = 0;
+	int alloc_node = 0, no_free_node = 0, capture_alloc = 0, node_attr = 0, mem_attr = 0, access = 0, gmem_live = 0;
 	CUdeviceptr d_gmem = 0;
 	CUgraphNode n_tail;
 	CUdeviceptr d_c = 0;
@@ -177,6 +194,14 @@ int main(int argc, char **argv)
 			exec_event = 1;
 		} else if (!strcmp(argv[i], "--capture-to")) {
 			capture_to = 1;
+		} else if (!strcmp(argv[i], "--node-attr")) {
+			node_attr = 1;
+		} else if (!strcmp(argv[i], "--mem-attr")) {
+			mem_attr = 1;
+		} else if (!strcmp(argv[i], "--access")) {
+			access = 1;
+		} else if (!strcmp(argv[i], "--gmem-live")) {
+			gmem_live = 1;
 		} else if (!strcmp(argv[i], "--unordered")) {
 			unordered = 1;
 		} else if (!strcmp(argv[i], "--window")) {
@@ -195,12 +220,16 @@ int main(int argc, char **argv)
 			update = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr] [--access] [--gmem-live]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
 			return 2;
 		}
+	}
+	if (gmem_live && (!alloc_node || !no_free_node)) {
+		fprintf(stderr, "cuda_graph_nodes: --gmem-live needs --alloc-node --no-free-node\n");
+		return 2;
 	}
 	if (!h || !back || !inside || !h2 || !h3)
 		return 1;
@@ -296,6 +325,7 @@ int main(int argc, char **argv)
 	if (alloc_node) {
 		/* graph memory, live from its allocation node to its free node */
 		CUDA_MEM_ALLOC_NODE_PARAMS ap;
+		CUmemAccessDesc acc;
 		CUDA_MEMSET_NODE_PARAMS ms;
 		CUgraphNodeParams fp;
 		CUgraphNode n_alloc, n_gset, n_gadd, n_gfree, after[2];
@@ -305,6 +335,20 @@ int main(int argc, char **argv)
 		ap.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 		ap.poolProps.location.id = 0;
 		ap.bytesize = n * 4;
+		if (access) {
+			int ndev = 0;
+			CUP_CK(cuDeviceGetCount(&ndev));
+			if (ndev < 2) {
+				fprintf(stderr, "%s: --access needs two devices, there are %d\n", cup_prog, ndev);
+				return 2;
+			}
+			memset(&acc, 0, sizeof(acc));
+			acc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+			acc.location.id = 1;
+			acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+			ap.accessDescs = &acc;
+			ap.accessDescCount = 1;
+		}
 		CUP_CK(cuGraphAddMemAllocNode(&n_alloc, g, NULL, 0, &ap));
 		d_g = ap.dptr;
 		memset(&ms, 0, sizeof(ms));
@@ -430,6 +474,12 @@ int main(int argc, char **argv)
 			CUP_CK(cuGraphNodeSetParams(n_fill, &gp));
 		}
 	}
+	if (node_attr) {
+		CUkernelNodeAttrValue v;
+		memset(&v, 0, sizeof(v));
+		v.priority = 1;
+		CUP_CK(cuGraphKernelNodeSetAttribute(n_scale, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &v));
+	}
 	if (clone) {
 		CUgraphNode n_cs;
 		void *scale_args2[] = { &d_acc, &k2, &n };
@@ -495,8 +545,10 @@ int main(int argc, char **argv)
 		CUgraphNode first;
 		CUP_CK(cuGraphCreate(&g2, 0));
 		CUP_CK(cuGraphAddEmptyNode(&first, g2, NULL, 0));
+		void *cadd_args[] = { &d_acc, &d_b, &d_acc, &n };
 		CUP_CK(cuStreamBeginCaptureToGraph(s2, g2, &first, NULL, 1, CU_STREAM_CAPTURE_MODE_RELAXED));
 		CUP_CK(cuMemsetD32Async(d_b, 5, n, s2));
+		CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, block, 1, 1, 0, s2, cadd_args, NULL));
 		CUP_CK(cuStreamEndCapture(s2, &out));
 		if (out != g2) {
 			fprintf(stderr, "cuda_graph_nodes: the capture into a graph ended in another graph\n");
@@ -504,8 +556,15 @@ int main(int argc, char **argv)
 		}
 		CUP_CK(cuGraphInstantiate(&x2, g2, 0));
 	}
+	if (gmem_live) /* its graph memory stays allocated until freed below */
+		CUP_CK(cuGraphLaunch(exec, s));
 	if (window)
 		CUP_CK(cuProfilerStart());
+	if (gmem_live) {
+		void *gl_args[] = { &d_acc, &d_gmem, &d_acc, &n };
+		CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, block, 1, 1, 0, s, gl_args, NULL));
+		CUP_CK(cuMemFreeAsync(d_gmem, s));
+	}
 	CUP_CK(cuStreamWaitEvent(s2, ev_before, 0));
 	CUP_CK(cuStreamWaitEvent(s2, ev_gone, 0));
 	for (unsigned i = 0; i < launches; i++) {
@@ -608,6 +667,22 @@ int main(int argc, char **argv)
 		CUP_CK(cuEventSynchronize(ev2));
 	CUP_CK(cuStreamSynchronize(s));
 	CUP_CK(cuMemcpyDtoH(back, d_acc, n * 4));
+	if (mem_attr && alloc_node) {
+		static const CUgraphMem_attribute attrs[] = { CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH,
+							      CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT,
+							      CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH };
+		cuuint64_t v[4], zero = 0;
+		for (unsigned i = 0; i < 4; i++)
+			CUP_CK(cuDeviceGetGraphMemAttribute(dev, attrs[i], &v[i]));
+		if (v[1] < (cuuint64_t)n * 4) {
+			fprintf(stderr, "%s: the used graph memory's high watermark %llu is below the %u bytes allocated\n",
+				cup_prog, (unsigned long long)v[1], n * 4);
+			return 1;
+		}
+		CUP_CK(cuDeviceSetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &zero));
+		CUP_CK(cuDeviceSetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH, &zero));
+		CUP_CK(cuDeviceGraphMemTrim(dev));
+	}
 	if (window)
 		CUP_CK(cuProfilerStop());
 	printf("cuda_graph_nodes: launches %u hash 0x%016llx\n", launches,

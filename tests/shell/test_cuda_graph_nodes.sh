@@ -13,10 +13,13 @@
 # Child graph nodes, clones, enabled nodes, host nodes, the memcpy, memset
 # and event node setters (graph and exec, specific and generic) and
 # cuGraphExecUpdate (one that worked, one that failed) are captured and
-# replayed with equal checkpoints and agreeing determinism runs.  A graph
-# filled by cuStreamBeginCaptureToGraph (a call still not modeled) is
+# replayed with equal checkpoints and agreeing determinism runs; an exec
+# update the replay's driver refuses (an edited trace) is refused by name.
+# A graph filled by cuStreamBeginCaptureToGraph replays with its checkpoint
+# equal (refused by name with --streams single, rebuilt by a window's
+# snapshot).  A kernel node attribute (a call still not modeled) is
 # counted in the exit report and by tsinfo (which names the call), and its
-# launch is refused on replay naming the call.  A node and an edge removed
+# graph's launch is refused on replay naming the call.  A node and an edge removed
 # (cuGraphDestroyNode, cuGraphRemoveDependencies) are removed on replay.
 # A capture window (--profiler) that launches a graph built before it: the
 # snapshot rebuilds it, the window's checkpoint equals the whole run's
@@ -51,6 +54,7 @@ CAP="$TOP/$BUILD/tscapture"
 RP="$TOP/$BUILD/tsreplay"
 INFO="$TOP/$BUILD/tsinfo"
 PROG="$TOP/$BUILD/tests/cuda/cuda_graph_nodes"
+M="$TOP/$BUILD/tests/sbt_mutate"
 
 all_match() {
 	am_name=$1 am_want=$2
@@ -192,6 +196,24 @@ cmp -s "$T/clone.plain.out" "$T/upd.plain.out" || fail "upd: the updated exec do
 "$INFO" --dump "$T/upd.sbt" | grep ' cuda\.cuGraphExecUpdate ' >"$T/upd.rec"
 [ "$(wc -l <"$T/upd.rec")" = 2 ] && ! sed -n 1p "$T/upd.rec" | grep -q ' result=' &&
 	sed -n 2p "$T/upd.rec" | grep -q ' result=910 .*value=2\( \|$\)' || fail "upd: $(cat "$T/upd.rec")"
+# the failed update's record edited to say it worked at capture: replay
+# issues it, the double refuses it (another shape) as at capture, and the
+# exec's next launch is refused naming the update; what comes before runs
+US=$("$INFO" --dump "$T/upd.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphExecUpdate result=910 .*/\1/p')
+i=0 op=
+while [ "$i" -lt 16 ] && [ -z "$op" ]; do
+	if "$M" "$T/upd.sbt" "$T/updbad.sbt" --varint "$US:$i:0" >/dev/null 2>&1 &&
+		"$INFO" --dump "$T/updbad.sbt" | grep "^seq=$US " | grep -v ' result=' | grep -q ' value=2$'; then
+		op="$US:$i:0"
+	fi
+	i=$((i + 1))
+done
+[ -n "$op" ] || fail "updbad: no varint of record $US is its result"
+ul=$("$INFO" --dump "$T/upd.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | head -n 1)
+ux=$(printf '0x%x' "$("$INFO" --dump "$T/upd.sbt" | sed -n "s/^seq=$ul .* cuda\\.cuGraphLaunch handle=\\([0-9]*\\) .*/\\1/p")")
+expect_rc 1 updbad.replay "$RP" "$T/updbad.sbt"
+has updbad.replay err "tsreplay: backend cuda: record seq $ul (cuda.cuGraphLaunch): graph exec $ux cannot be replayed: the replay's driver refused its cuGraphExecUpdate at seq $US with CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE (910) (update result 2), where the capture's driver took it; replay a --range that ends before seq $ul"
+expect_rc 0 updbad.range "$RP" --range ":$ul" "$T/updbad.sbt"
 # --child-get: the graph embedded in the child graph node
 # (cuGraphChildGraphNodeGetGraph) gets a memset and a kernel node: recorded,
 # replayed on the replay's own embedded graph (the buffer they write is
@@ -205,7 +227,6 @@ all_match cget.replay 2 "$T/cget.sbt"
 all_match cget.det 2 --check-determinism --runs 3 "$T/cget.sbt"
 has cget.det out '"result":"match"'
 # the record made to name a node the trace never added: refused by name
-M="$TOP/$BUILD/tests/sbt_mutate"
 GG=$("$INFO" --dump "$T/cget.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphChildGraphNodeGetGraph .*/\1/p')
 i=0 op=
 while [ "$i" -lt 24 ] && [ -z "$op" ]; do
@@ -246,6 +267,40 @@ cmp -s "$T/galloc.plain.out" "$T/gnofree.plain.out" || fail "gnofree: not what t
 	[ "$(count "$T/gnofree.sbt" 'cuda.cuMemFreeAsync ')" = 3 ] || fail "gnofree: not 3 cuMemFreeAsync records and no free node"
 all_match gnofree.replay 1 "$T/gnofree.sbt"
 all_match gnofree.det 1 --check-determinism --runs 3 "$T/gnofree.sbt"
+# --access: the allocation node gives device 1 read-write access (two
+# devices): its access descriptor is recorded (res_desc: location type 1 =
+# device, id 1, flags 3 = read-write) and given on replay, also by a
+# window's snapshot; on one device the replay's driver refuses it by name
+export TSCUDA_DOUBLE_DEVICES=2
+capture gacc --alloc-node --access --launches 3
+cmp -s "$T/galloc.plain.out" "$T/gacc.plain.out" || fail "gacc: not what the graph without the descriptor computes"
+"$INFO" --dump "$T/gacc.sbt" | grep ' cuda\.cuGraphAddMemAllocNode ' | grep -q ' res_desc=010000000100000003000000 ' ||
+	fail "gacc: the access descriptor is not recorded: $("$INFO" --dump "$T/gacc.sbt" | grep AllocNode)"
+[ "$(count "$T/gacc.sbt" 'cuda.tsGraphNotModeled ')" = 0 ] || fail "gacc: a call recorded as not modeled"
+all_match gacc.replay 1 "$T/gacc.sbt"
+all_match gacc.det 1 --check-determinism --runs 3 "$T/gacc.sbt"
+capture wholegacc --window --alloc-node --access --launches 3
+(cd "$T" && expect_rc 0 wgacc.cap "$CAP" --profiler -o "$T/wgacc.sbt" -- "$PROG" --window --alloc-node --access --launches 3)
+all_match wgacc.replay 1 "$T/wgacc-window-1.sbt"
+hw=$("$INFO" --dump "$T/wgacc-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
+hf=$("$INFO" --dump "$T/wholegacc.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wgacc: the window's checkpoint $hw is not the whole run's $hf"
+"$INFO" --dump "$T/wgacc-window-1.sbt" | grep ' cuda\.cuGraphAddMemAllocNode ' | grep -q ' res_desc=010000000100000003000000 ' ||
+	fail "wgacc: the snapshot's allocation node lacks its access descriptor"
+unset TSCUDA_DOUBLE_DEVICES
+expect_rc 1 gacc.one "$RP" "$T/gacc.sbt"
+AS=$("$INFO" --dump "$T/gacc.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphAddMemAllocNode .*/\1/p')
+has gacc.one err "tsreplay: backend cuda: record seq $AS (cuda.cuGraphAddMemAllocNode): cuGraphAddMemAllocNode failed with CUDA_ERROR_INVALID_VALUE (1)"
+expect_rc 2 gacc.plain1 "$PROG" --alloc-node --access
+has gacc.plain1 err "cuda_graph_nodes: --access needs two devices, there are 1"
+# --mem-attr: the device's graph memory attributes read and reset, its
+# unused graph memory trimmed: passed through (counted, changing nothing
+# replay depends on), the replay's checkpoint equal
+capture gattr --alloc-node --mem-attr --launches 3
+cmp -s "$T/galloc.plain.out" "$T/gattr.plain.out" || fail "gattr: the attribute calls changed the result"
+expect_rc 0 gattr.log env TRACESMITH_LOG=info "$CAP" -o "$T/gattr2.sbt" -- "$PROG" --alloc-node --mem-attr --launches 3
+has gattr.log err "not modeled (counted only): cuDeviceGetGraphMemAttribute=4 cuDeviceGraphMemTrim=1 cuDeviceSetGraphMemAttribute=2"
+all_match gattr.replay 1 "$T/gattr.sbt"
 # --capture-alloc: cuMemAllocAsync and cuMemFreeAsync inside a stream
 # capture (the driver makes them allocation and free nodes): with the
 # address window on, the interposer serves the memory from the window and
@@ -285,6 +340,43 @@ before=$("$INFO" --dump "$T/wgal-window-1.sbt" | awk '{ print } tolower($0) ~ /s
 for k in cuGraphAddMemAllocNode cuGraphAddMemFreeNode; do
 	echo "$before" | grep -q " cuda\.$k " || fail "wgal: the snapshot lacks $k"
 done
+# graph memory left allocated by a launch before the window (no free
+# node) and read and freed inside it: the snapshot launches its exec again
+# (then a cuCtxSynchronize) before the keyframe, which holds that memory
+# (sub 3, at the address the allocation node returned), so the window's
+# checkpoint is the whole run's; without the relaunch and the memory's
+# snapshot record the checkpoint differs
+GL="--window --alloc-node --no-free-node --gmem-live --launches 3"
+# shellcheck disable=SC2086 # the options are words
+capture wholegl $GL
+(cd "$T" && expect_rc 0 wgl.cap "$CAP" --profiler -o "$T/wgl.sbt" -- "$PROG" $GL)
+cmp -s "$T/wholegl.plain.out" "$T/wgl.cap.out" || fail "wgl: the windowed run printed '$(cat "$T/wgl.cap.out")'"
+cmp -s "$T/gnofree.plain.out" "$T/wholegl.plain.out" && fail "wgl: the launch before the window changed nothing"
+all_match wgl.replay 1 "$T/wgl-window-1.sbt"
+hw=$("$INFO" --dump "$T/wgl-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
+hf=$("$INFO" --dump "$T/wholegl.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wgl: the window's checkpoint $hw is not the whole run's $hf"
+"$INFO" --dump "$T/wgl-window-1.sbt" >"$T/wgl.dump"
+ga=$(sed -n 's/.* cuda\.cuGraphAddMemAllocNode .*dst=\([0-9]*\) .*/\1/p' "$T/wgl.dump")
+gx=$(sed -n 's/.* cuda\.cuGraphInstantiate handle=\([0-9]*\) .*/\1/p' "$T/wgl.dump" | head -n 1)
+kseq=$(sed -n 's/^seq=\([0-9]*\) .* keyframe .*/\1/p' "$T/wgl.dump")
+rl=$(sed -n "s/^seq=\\([0-9]*\\) .* cuda\\.cuGraphLaunch handle=$gx\$/\\1/p" "$T/wgl.dump")
+[ -n "$rl" ] && [ -n "$kseq" ] && [ "$rl" -lt "$kseq" ] || fail "wgl: no launch of exec $gx before the keyframe (seq $kseq): $(grep -E 'cuGraphLaunch|keyframe' "$T/wgl.dump")"
+grep -q "^seq=$((rl + 1)) .* cuda\.cuCtxSynchronize\$" "$T/wgl.dump" || fail "wgl: no cuCtxSynchronize after the relaunch"
+grep -qE " cuda\.tsSnapshot dst=$ga size=8192 .*sub=3\$" "$T/wgl.dump" || fail "wgl: the keyframe lacks the graph memory at $ga"
+"$M" "$T/wgl-window-1.sbt" "$T/wglbad.sbt" --drop "$rl" \
+	--drop "$(sed -n "s/^seq=\\([0-9]*\\) .* cuda\\.tsSnapshot dst=$ga .*/\\1/p" "$T/wgl.dump")" >/dev/null ||
+	fail "wglbad: cannot drop the relaunch and the memory's snapshot"
+expect_rc 3 wglbad.replay "$RP" --json "$T/wglbad.sbt"
+[ "$(json_field "$T/wglbad.replay.out" matched)" = 0 ] || fail "wglbad: the checkpoint matched without the graph memory"
+# a --range from the window's first launch restores the keyframe, and the
+# snapshot's relaunch runs in that restore too (objects only otherwise):
+# the double counts it and the window's 3 launches
+first=$(sed -n "s/^seq=\\([0-9]*\\) .* cuda\\.cuGraphLaunch handle=$gx stream=.*/\\1/p" "$T/wgl.dump" | head -n 1)
+[ -n "$first" ] || fail "wgl: no launch in the window"
+TSCUDA_DOUBLE_STATS="$T/wgl.stats" all_match wgl.range 1 --range "$first:" "$T/wgl-window-1.sbt"
+has wgl.range err "restored keyframe at seq $kseq"
+grep -qx 'cuGraphLaunch 4' "$T/wgl.stats" || fail "wgl.range: not 4 graph launches: $(grep GraphLaunch "$T/wgl.stats")"
 # all of them at once, with a host source changing
 capture every --child --child-get --clone --disable --host-node --host-src --launches 3
 all_match every.replay 2 "$T/every.sbt"
@@ -302,30 +394,60 @@ for tr in every setn upd; do
 	has "$tr.sum" out "commands: "
 done
 
-# ---- calls not modeled -----------------------------------------------------------------------
-# a graph made by cuGraphCreate and filled by cuStreamBeginCaptureToGraph
-# (the capture's work is not rebuilt into it): counted in the exit report
-# and by tsinfo (which names the call), its launch refused by name
+# ---- a graph filled by stream capture ------------------------------------------------------
+# (cuStreamBeginCaptureToGraph: the capture's memset and kernel become
+# nodes of a graph made by cuGraphCreate, after its empty node): recorded
+# as a cuStreamBeginCapture naming that graph and the node, replayed into
+# the replay's own graph with the checkpoint equal; --streams single has
+# no stream to capture on and refuses that graph's launch by name
 capture cto --capture-to
-has cto.cap err ", 1 graph or exec changed by calls not modeled, "
-"$INFO" --dump "$T/cto.sbt" | grep -q 'cuda.tsGraphNotModeled .*name="cuStreamBeginCaptureToGraph"' ||
-	fail "cto: the capture into a graph is not recorded by name: $("$INFO" --dump "$T/cto.sbt" | grep tsGraph)"
-expect_rc 0 cto.info "$INFO" "$T/cto.sbt"
-has cto.info out "cuda graphs  1 graph or exec changed by calls not modeled (replay refuses their launches): cuStreamBeginCaptureToGraph=1"
-expect_rc 0 cto.infojson "$INFO" --json "$T/cto.sbt"
-has cto.infojson out '"cuda_graphs_not_modeled":{"graphs":1,"calls":[{"name":"cuStreamBeginCaptureToGraph","records":1}]}'
+expect_rc 0 graph2.plain "$PROG"
+cmp -s "$T/graph2.plain.out" "$T/cto.plain.out" && fail "cto: the graph filled by capture changed nothing"
+[ "$(count "$T/cto.sbt" 'cuda.tsGraphNotModeled ')" = 0 ] || fail "cto: a call recorded as not modeled"
+grep -q "changed by calls not modeled" "$T/cto.cap.err" && fail "cto: $(cat "$T/cto.cap.err")"
+g2=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/.* cuda\.cuGraphCreate handle=\([0-9]*\).*/\1/p' | tail -n 1)
+e2=$("$INFO" --dump "$T/cto.sbt" | sed -n "s/.* cuda\\.cuGraphAddEmptyNode parent=$g2 node=\\([0-9]*\\).*/\\1/p")
+e2=$(printf '%016x' "$e2" | sed 's/\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)/\8\7\6\5\4\3\2\1/')
+"$INFO" --dump "$T/cto.sbt" | grep -qE " cuda\.cuStreamBeginCapture flags=2 parent=$g2 stream=[0-9]+ deps=$e2( |\$)" ||
+	fail "cto: no capture into graph $g2 after node $e2: $("$INFO" --dump "$T/cto.sbt" | grep Capture)"
+"$INFO" --dump "$T/cto.sbt" | grep -qE " cuda\.cuStreamEndCapture handle=$g2 " || fail "cto: the capture did not end in graph $g2"
+all_match cto.replay 1 "$T/cto.sbt"
+all_match cto.det 1 --check-determinism --runs 3 "$T/cto.sbt"
+has cto.det out '"result":"match"'
+cs=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuStreamBeginCapture .*parent=.*/\1/p')
+ls=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | tail -n 1)
+ex=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | tail -n 1)
+ex=$(printf '0x%x' "$ex")
+expect_rc 1 cto.single "$RP" --streams single "$T/cto.sbt"
+has cto.single err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: its graph was captured into at seq $cs (cuStreamBeginCaptureToGraph), which --streams single cannot rebuild (stream capture needs a stream): replay with --streams multi; replay a --range that ends before seq $ls"
+expect_rc 0 cto.dump "$INFO" --dump "$T/cto.sbt"
+expect_rc 0 cto.sum "$TOP/$BUILD/tsexport" --summary "$T/cto.sbt"
+has cto.sum out "commands: "
+
+# ---- calls not modeled -----------------------------------------------------------------------
+# a kernel node given a priority (cuGraphKernelNodeSetAttribute: kernel
+# node attributes are not modeled): counted in the exit report and by
+# tsinfo (which names the call), its graph's launch refused by name
+capture nattr --node-attr
+has nattr.cap err ", 1 graph or exec changed by calls not modeled"
+"$INFO" --dump "$T/nattr.sbt" | grep -q 'cuda.tsGraphNotModeled .*name="cuGraphKernelNodeSetAttribute"' ||
+	fail "nattr: the attribute is not recorded by name: $("$INFO" --dump "$T/nattr.sbt" | grep tsGraph)"
+expect_rc 0 nattr.info "$INFO" "$T/nattr.sbt"
+has nattr.info out "cuda graphs  1 graph or exec changed by calls not modeled (replay refuses their launches): cuGraphKernelNodeSetAttribute=1"
+expect_rc 0 nattr.infojson "$INFO" --json "$T/nattr.sbt"
+has nattr.infojson out '"cuda_graphs_not_modeled":{"graphs":1,"calls":[{"name":"cuGraphKernelNodeSetAttribute","records":1}]}'
 expect_rc 0 graph.info "$INFO" "$T/graph.sbt"
 if grep -q "cuda graphs" "$T/graph.info.out"; then fail "graph.info: $(cat "$T/graph.info.out")"; fi
 expect_rc 0 graph.infojson "$INFO" --json "$T/graph.sbt"
 has graph.infojson out '"cuda_graphs_not_modeled":{"graphs":0,"calls":[]}'
-cs=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.tsGraphNotModeled .*/\1/p')
-ls=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | tail -n 1)
-ex=$("$INFO" --dump "$T/cto.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | tail -n 1)
+cs=$("$INFO" --dump "$T/nattr.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.tsGraphNotModeled .*/\1/p')
+ls=$("$INFO" --dump "$T/nattr.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | head -n 1)
+ex=$("$INFO" --dump "$T/nattr.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | head -n 1)
 ex=$(printf '0x%x' "$ex")
-expect_rc 1 cto.replay "$RP" "$T/cto.sbt"
-has cto.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: it or its graph was changed by cuStreamBeginCaptureToGraph at seq $cs, which replay does not model; replay a --range that ends before seq $ls"
+expect_rc 1 nattr.replay "$RP" "$T/nattr.sbt"
+has nattr.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: it or its graph was changed by cuGraphKernelNodeSetAttribute at seq $cs, which replay does not model; replay a --range that ends before seq $ls"
 # what comes before the launch replays
-expect_rc 0 cto.range "$RP" --range ":$ls" "$T/cto.sbt"
+expect_rc 0 nattr.range "$RP" --range ":$ls" "$T/nattr.sbt"
 # ---- nodes and edges removed ----------------------------------------------------------------
 # (the memset node removed would zero the result: the checkpoint shows the
 # replay removed it too)
@@ -379,9 +501,23 @@ all_match wd.replay 1 "$T/wd-window-1.sbt"
 [ "$(count "$T/wd-window-1.sbt" 'cuda.cuGraphDestroyNode ')" = 1 ] &&
 	[ "$(count "$T/wd-window-1.sbt" 'cuda.cuGraphRemoveDependencies ')" = 1 ] ||
 	fail "wd: the snapshot lacks the node or edge removal"
-(cd "$T" && expect_rc 0 wc.cap "$CAP" --profiler -o "$T/wc.sbt" -- "$PROG" --window --capture-to)
-expect_rc 1 wc.replay "$RP" "$T/wc-window-1.sbt"
-has wc.replay err "cannot be replayed: it or its graph was changed by cuStreamBeginCaptureToGraph at seq "
+(cd "$T" && expect_rc 0 wn.cap "$CAP" --profiler -o "$T/wn.sbt" -- "$PROG" --window --node-attr)
+expect_rc 1 wn.replay "$RP" "$T/wn-window-1.sbt"
+has wn.replay err "cannot be replayed: it or its graph was changed by cuGraphKernelNodeSetAttribute at seq "
+# the graph filled by capture before the window: the snapshot makes it,
+# captures into it again, and the window's checkpoint is the whole run's
+capture wholecto --window --capture-to --launches 3
+(cd "$T" && expect_rc 0 wc.cap "$CAP" --profiler -o "$T/wc.sbt" -- "$PROG" --window --capture-to --launches 3)
+cmp -s "$T/wholecto.plain.out" "$T/wc.cap.out" || fail "wc: the windowed run printed '$(cat "$T/wc.cap.out")'"
+all_match wc.replay 1 "$T/wc-window-1.sbt"
+hw=$("$INFO" --dump "$T/wc-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
+hf=$("$INFO" --dump "$T/wholecto.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wc: the window's checkpoint $hw is not the whole run's $hf"
+before=$("$INFO" --dump "$T/wc-window-1.sbt" | awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }')
+echo "$before" | grep -qE ' cuda\.cuStreamBeginCapture flags=2 parent=[0-9]+ stream=[0-9]+ deps=[0-9a-f]{16}( |$)' &&
+	echo "$before" | grep -q ' cuda\.cuLaunchKernel .*name="vadd" .*capture_status=1' ||
+	fail "wc: the snapshot lacks the capture into the graph: $before"
+expect_rc 0 wc.sum "$TOP/$BUILD/tsexport" --summary "$T/wc-window-1.sbt"
 # a child graph node (the child destroyed before the window), a clone (of
 # which a node was found and set), a node disabled and a host node, all
 # made before the window, and a host source changing inside it: the

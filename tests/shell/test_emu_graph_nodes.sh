@@ -17,8 +17,9 @@
 # - the node destroyed and the edge removed (--destroy) are gone: no
 #   command more, no race more; an exec kernel node setter (--exec-set)
 #   keeps the nodes;
-# - a graph captured into with cuStreamBeginCaptureToGraph (--capture-to,
-#   recorded as tsGraphNotModeled) is one command per launch;
+# - a graph with a kernel node given an attribute (--node-attr:
+#   cuGraphKernelNodeSetAttribute, recorded as tsGraphNotModeled) is one
+#   command per launch;
 # - tsreplay --emulate --schedule-seed refuses a trace launching such a graph;
 # - a child graph node (--child) runs the child's racy_scale as it was when
 #   the node was added, after the read-back node (17 commands, the child's
@@ -152,7 +153,7 @@ dot_edge() {
 	grep -q "^[[:space:]]*$a -> $b \[style=bold\];" "$1"
 }
 
-for v in plain unordered destroy exec-set capture-to child clone disable host-node set-nodes update host-src exec-event; do
+for v in plain unordered destroy exec-set node-attr child clone disable host-node set-nodes update host-src exec-event; do
 	case $v in
 	plain) args= ;;
 	*) args=--$v ;;
@@ -204,17 +205,17 @@ has destroy.r out "races: 6 confirmed, 0 possible"
 expect_rc 0 execset.sum "$X" --summary "$T/exec-set.sbt"
 has execset.sum out "commands: 15 on 2 streams"
 
-# ---- a node not modeled: one command per launch --------------------------------------------
-# (the first graph's two launches are nodes as in plain; the second graph,
-# launched once, is one command)
-expect_rc 0 captureto.sum "$X" --summary "$T/capture-to.sbt"
-has captureto.sum out "commands: 17 on 3 streams"
-expect_rc 0 captureto.json "$X" -f json -o "$T/capture-to.json" "$T/capture-to.sbt"
+# ---- a change not modeled: one command per launch -------------------------------------------
+# (the graph, launched twice, is one command each time, with the 3 other
+# commands)
+expect_rc 0 nodeattr.sum "$X" --summary "$T/node-attr.sbt"
+has nodeattr.sum out "commands: 5 on 2 streams"
+expect_rc 0 nodeattr.json "$X" -f json -o "$T/node-attr.json" "$T/node-attr.sbt"
 python3 -c "
 import json, sys
 X = [x['name'] for x in json.load(open(sys.argv[1]))['traceEvents'] if x['ph'] == 'X']
-assert len([n for n in X if n.startswith('graph 0x')]) == 1, X
-" "$T/capture-to.json" || fail "capture-to.json: not one graph command"
+assert len([n for n in X if n.startswith('graph 0x')]) == 2, X
+" "$T/node-attr.json" || fail "node-attr.json: not two graph commands"
 
 # ---- child graph nodes, clones, enabled nodes, host nodes, setters, updates ---------------------
 # graph_cmds NAME: how many commands of $T/NAME.json are one graph launch

@@ -235,6 +235,10 @@
 	X(cuGraphAddNode_v2) \
 	X(cuGraphKernelNodeSetParams) \
 	X(cuGraphKernelNodeSetParams_v2) \
+	X(cuGraphKernelNodeSetAttribute) \
+	X(cuDeviceGraphMemTrim) \
+	X(cuDeviceGetGraphMemAttribute) \
+	X(cuDeviceSetGraphMemAttribute) \
 	X(cuGraphExecKernelNodeSetParams) \
 	X(cuGraphExecKernelNodeSetParams_v2) \
 	X(cuGraphDestroyNode) \
@@ -350,6 +354,10 @@
 	X(cuGraphInstantiateWithFlags, 11040, 0, cuGraphInstantiateWithFlags) \
 	X(cuGraphKernelNodeSetParams, 10000, 0, cuGraphKernelNodeSetParams) \
 	X(cuGraphKernelNodeSetParams, 12000, 0, cuGraphKernelNodeSetParams_v2) \
+	X(cuGraphKernelNodeSetAttribute, 11000, 0, cuGraphKernelNodeSetAttribute) \
+	X(cuDeviceGraphMemTrim, 11040, 0, cuDeviceGraphMemTrim) \
+	X(cuDeviceGetGraphMemAttribute, 11040, 0, cuDeviceGetGraphMemAttribute) \
+	X(cuDeviceSetGraphMemAttribute, 11040, 0, cuDeviceSetGraphMemAttribute) \
 	X(cuGraphLaunch, 10000, 0, cuGraphLaunch) \
 	X(cuGraphNodeFindInClone, 10000, 0, cuGraphNodeFindInClone) \
 	X(cuGraphChildGraphNodeGetGraph, 10000, 0, cuGraphChildGraphNodeGetGraph) \

@@ -474,8 +474,8 @@ TCD_EXPORT(cuGraphAddChildGraphNode)
  * nodes, and is not given back before the process ends.
  */
 static CUresult tcd_alloc_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
-			       const CUmemPoolProps *props, size_t naccess, size_t bytesize, CUdeviceptr *dptr,
-			       const char *call)
+			       const CUmemPoolProps *props, const CUmemAccessDesc *access, size_t naccess,
+			       size_t bytesize, CUdeviceptr *dptr, const char *call)
 {
 	struct tcd_gnode *n;
 	uintptr_t mem;
@@ -487,8 +487,24 @@ static CUresult tcd_alloc_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "poolProps.location must be device 0, the double's one device");
 	if (props->handleTypes)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "poolProps.handleTypes must be CU_MEM_HANDLE_TYPE_NONE");
-	if (naccess)
-		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "access descriptors (peer access) are not modelled by the double");
+	/* access descriptors (peer access, as documented): devices the double
+	 * has, with documented flags; every device reads all memory here, so
+	 * they change nothing else */
+	if (naccess && !access)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "accessDescs is NULL with %zu of them", naccess);
+	if (naccess > (size_t)tcd_g.devices)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%zu access descriptors for %d devices", naccess,
+				tcd_g.devices);
+	for (size_t i = 0; i < naccess; i++) {
+		if (access[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE || access[i].location.id < 0 ||
+		    access[i].location.id >= tcd_g.devices)
+			return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "access descriptor %zu names no device of the double",
+					i);
+		if (access[i].flags != CU_MEM_ACCESS_FLAGS_PROT_NONE && access[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
+		    access[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+			return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "access descriptor %zu has flags %d", i,
+					(int)access[i].flags);
+	}
 	if (!bytesize)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "bytesize is 0");
 	if ((r = tcd_graph_mem_alloc(&mem, bytesize, call)) != CUDA_SUCCESS)
@@ -549,7 +565,7 @@ TCD_API(CUresult, cuGraphAddMemAllocNode)(CUgraphNode *phGraphNode, CUgraph hGra
 	if (!nodeParams)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGraphAddMemAllocNode", "nodeParams is NULL");
 	return tcd_alloc_node(phGraphNode, hGraph, dependencies, numDependencies, &nodeParams->poolProps,
-			      nodeParams->accessDescCount, nodeParams->bytesize, &nodeParams->dptr,
+			      nodeParams->accessDescs, nodeParams->accessDescCount, nodeParams->bytesize, &nodeParams->dptr,
 			      "cuGraphAddMemAllocNode");
 }
 TCD_EXPORT(cuGraphAddMemAllocNode)
@@ -611,7 +627,7 @@ static CUresult tcd_add_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *de
 		r = tcd_host_node_op(p->host.fn, p->host.userData, call, &ops);
 		break;
 	case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
-		return tcd_alloc_node(out, hg, deps, ndeps, &p->alloc.poolProps, p->alloc.accessDescCount,
+		return tcd_alloc_node(out, hg, deps, ndeps, &p->alloc.poolProps, p->alloc.accessDescs, p->alloc.accessDescCount,
 				      p->alloc.bytesize, &p->alloc.dptr, call);
 	case CU_GRAPH_NODE_TYPE_MEM_FREE:
 		return tcd_free_node(out, hg, deps, ndeps, p->free.dptr, call);
@@ -1173,6 +1189,33 @@ TCD_API(CUresult, cuGraphKernelNodeSetParams_v2)(CUgraphNode hNode, const CUDA_K
 	return tcd_kernel_node_set(NULL, hNode, op, "cuGraphKernelNodeSetParams_v2");
 }
 TCD_EXPORT(cuGraphKernelNodeSetParams_v2)
+
+/* Kernel node attributes: only the priority is taken (the double runs one
+ * op at a time and has no priorities, so it changes nothing here, as a
+ * priority changes no result on the driver); the others are
+ * CUDA_ERROR_NOT_SUPPORTED.  The interposer records the call as a change
+ * replay does not model. */
+TCD_API(CUresult, cuGraphKernelNodeSetAttribute)(CUgraphNode hNode, CUkernelNodeAttrID attr,
+						 const CUkernelNodeAttrValue *value)
+{
+	static const char call[] = "cuGraphKernelNodeSetAttribute";
+	struct tcd_gnode *n;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphKernelNodeSetAttribute);
+	if (!value)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "value is NULL");
+	if (attr != CU_KERNEL_NODE_ATTRIBUTE_PRIORITY)
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "attribute %d: the double takes only the priority",
+				(int)attr);
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, call, "hNode", &n);
+	if (r == CUDA_SUCCESS && (!n->ops || n->ops->kind != TCD_OP_KERNEL || n->ops->next))
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a kernel node", (void *)n);
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+TCD_EXPORT(cuGraphKernelNodeSetAttribute)
 
 TCD_API(CUresult, cuGraphExecKernelNodeSetParams)(CUgraphExec hGraphExec, CUgraphNode hNode,
 						  const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)

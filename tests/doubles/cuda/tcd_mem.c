@@ -120,6 +120,7 @@ static struct {
 	uintptr_t heap_lo, heap_hi;      /* the driver heap */
 	uintptr_t open_lo, open_hi;      /* fact 2's range */
 	bool tsan;                       /* a hint outside [open_lo, open_hi) is never free */
+	uint64_t graph_high;             /* graph memory's high watermark (bytes placed) */
 } tcd_mem = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.heap_lo = TCD_HEAP_LO,
@@ -540,17 +541,105 @@ TCD_EXPORT(cuMemAlloc)
 
 /* Graph memory of a memory allocation node (tcd_graph.c): device memory
  * placed as cuMemAlloc's is, which legacy IPC may not export. */
+static uint64_t tcd_graph_mem_used_locked(void)
+{
+	uint64_t used = 0;
+
+	for (size_t i = 0; i < tcd_mem.count; i++)
+		if (tcd_mem.ranges[i].graph_mem)
+			used += tcd_mem.ranges[i].size;
+	return used;
+}
+
 CUresult tcd_graph_mem_alloc(uintptr_t *out, size_t bytes, const char *call)
 {
 	CUresult r = tcd_alloc(out, bytes, TCD_RANGE_DEVICE, false, false, call);
 
 	if (r == CUDA_SUCCESS) {
+		uint64_t used;
 		pthread_mutex_lock(&tcd_mem.lock);
 		tcd_mem.ranges[tcd_range_find_locked(*out)].graph_mem = true;
+		used = tcd_graph_mem_used_locked();
+		if (used > tcd_mem.graph_high)
+			tcd_mem.graph_high = used;
 		pthread_mutex_unlock(&tcd_mem.lock);
 	}
 	return r;
 }
+
+/*
+ * Graph memory's attributes and trim (driver API documentation; nothing
+ * measured): the double keeps no cache for graphs, so the memory reserved
+ * is the memory used, both the bytes of graph memory placed now (it stays
+ * placed for its graph's lifetime here, launched or not), and one high
+ * watermark serves both, reset only to zero; a trim has nothing to give
+ * back.
+ */
+static CUresult tcd_graph_mem_device(CUdevice device, const char *call)
+{
+	if (device < 0 || device >= tcd_g.devices)
+		return tcd_fail(CUDA_ERROR_INVALID_DEVICE, call, "device %d does not exist (the double has %d)", device,
+				tcd_g.devices);
+	return CUDA_SUCCESS;
+}
+
+TCD_API(CUresult, cuDeviceGraphMemTrim)(CUdevice device)
+{
+	TCD_ENTER_INIT(cuDeviceGraphMemTrim);
+	return tcd_graph_mem_device(device, "cuDeviceGraphMemTrim");
+}
+TCD_EXPORT(cuDeviceGraphMemTrim)
+
+TCD_API(CUresult, cuDeviceGetGraphMemAttribute)(CUdevice device, CUgraphMem_attribute attr, void *value)
+{
+	static const char call[] = "cuDeviceGetGraphMemAttribute";
+	CUresult r;
+
+	TCD_ENTER_INIT(cuDeviceGetGraphMemAttribute);
+	if ((r = tcd_graph_mem_device(device, call)) != CUDA_SUCCESS)
+		return r;
+	if (!value)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "value is NULL");
+	pthread_mutex_lock(&tcd_mem.lock);
+	switch (attr) {
+	case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT:
+	case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT:
+		*(cuuint64_t *)value = device == 0 ? tcd_graph_mem_used_locked() : 0;
+		break;
+	case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH:
+	case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH:
+		*(cuuint64_t *)value = device == 0 ? tcd_mem.graph_high : 0;
+		break;
+	default:
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "attribute %d is not a graph memory attribute", (int)attr);
+		break;
+	}
+	pthread_mutex_unlock(&tcd_mem.lock);
+	return r;
+}
+TCD_EXPORT(cuDeviceGetGraphMemAttribute)
+
+TCD_API(CUresult, cuDeviceSetGraphMemAttribute)(CUdevice device, CUgraphMem_attribute attr, void *value)
+{
+	static const char call[] = "cuDeviceSetGraphMemAttribute";
+	CUresult r;
+
+	TCD_ENTER_INIT(cuDeviceSetGraphMemAttribute);
+	if ((r = tcd_graph_mem_device(device, call)) != CUDA_SUCCESS)
+		return r;
+	if (!value)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "value is NULL");
+	if (attr != CU_GRAPH_MEM_ATTR_USED_MEM_HIGH && attr != CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "attribute %d cannot be set (only the high watermarks)",
+				(int)attr);
+	if (*(const cuuint64_t *)value != 0)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "a high watermark can only be reset to zero");
+	pthread_mutex_lock(&tcd_mem.lock);
+	tcd_mem.graph_high = 0;
+	pthread_mutex_unlock(&tcd_mem.lock);
+	return CUDA_SUCCESS;
+}
+TCD_EXPORT(cuDeviceSetGraphMemAttribute)
 
 /* Whether ptr is the start of graph memory. */
 static bool tcd_is_graph_mem(uintptr_t ptr)
