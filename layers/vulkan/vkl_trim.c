@@ -70,7 +70,10 @@
  * down, through the device cached with the command buffer, no look-up),
  * armed for a command buffer once the whole path (vkl_trim_keep_flat,
  * inlined; its slow half vkl_trim_emit_flat) kept one of its calls; other
- * calls that keep nothing are not encoded.
+ * calls that keep nothing are not encoded.  With a window known ahead, a
+ * recording made again for each submit keeps no calls before the window's
+ * lead-in (vkl_trim_cb_begin: "Recordings that are not kept"), and the
+ * same wrappers pass its calls straight down (vkl_trim_fast_skip).
  *
  * Threading: kept records are shared read-only once made (atomic refs).
  * An object's list and tracking state are under its table shard's lock; a
@@ -91,8 +94,8 @@
 /* The lead-in's defaults (TRACESMITH_VK_LEAD_IN), in the range's unit. */
 #define VKL_TRIM_LEAD_FRAMES 8
 #define VKL_TRIM_LEAD_SUBMITS 64
-/* A command buffer is left unkept from its third recording in a row that
- * follows a submit of the one before. */
+/* A command buffer that is not one-time-submit is left unkept from its
+ * third recording in a row that follows a submit of the one before. */
 #define VKL_TRIM_RERECORDS 2
 
 /* First handle value of the snapshot's own objects. */
@@ -985,9 +988,10 @@ static void vkl_trim_cb_clear(vkl_trim_obj *cb)
  *
  *   - it begins before the lead-in (fewer than lead_from frames or submits
  *     counted) and before any window opened;
- *   - the command buffer's last VKL_TRIM_RERECORDS recordings were each
- *     submitted and then begun again (re-recorded for each submit: a
- *     one-time-submit buffer, or one re-recorded every frame); and
+ *   - it is one-time-submit (VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT:
+ *     it cannot be submitted twice), or the command buffer's last
+ *     VKL_TRIM_RERECORDS recordings were each submitted and then begun
+ *     again (re-recorded for each submit, as every frame); and
  *   - no recording of it was ever submitted twice (a buffer that is
  *     resubmitted, as vkcube's are, is kept at every recording, in case
  *     its last one is the one the window submits).
@@ -1003,7 +1007,7 @@ static void vkl_trim_cb_clear(vkl_trim_obj *cb)
  * Returns 1 when whether cb's calls are kept changed with this begin
  * (the caller moves cb_gen, so that no thread's cache takes the old path).
  */
-static int vkl_trim_cb_begin(vkl_trim_obj *cb)
+static int vkl_trim_cb_begin(vkl_trim_obj *cb, const sbt_vk_args_vkBeginCommandBuffer *a)
 {
 	void *lk;
 	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, cb->handle, &lk);
@@ -1014,7 +1018,8 @@ static int vkl_trim_cb_begin(vkl_trim_obj *cb)
 		cb->rerecords = 0;
 	cb->submits = 0;
 	skip = vkl_trim.lead_unit >= 0 && !cb->secondary && !cb->resubmitted &&
-	       cb->rerecords >= VKL_TRIM_RERECORDS &&
+	       (cb->rerecords >= VKL_TRIM_RERECORDS ||
+	        (a->pBeginInfo->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT)) &&
 	       !atomic_load_explicit(&vkl_trim_g.recorded, memory_order_relaxed) &&
 	       cap_units((cap_unit)vkl_trim.lead_unit) < vkl_trim.lead_from;
 	cb->unkept = (uint8_t)skip;
@@ -1873,7 +1878,7 @@ again:
 				;
 		}
 		cb = vkl_trim_cb(t, (uint64_t)(uintptr_t)*(void *const *)args);
-		if (cb && cls == VKL_TC_CB_BEGIN && vkl_trim_cb_begin(cb)) {
+		if (cb && cls == VKL_TC_CB_BEGIN && vkl_trim_cb_begin(cb, args)) {
 			/* kept or not changed: every thread's cache looks again */
 			uint64_t gen = atomic_fetch_add_explicit(&vkl_trim_g.cb_gen, 1,
 			                                         memory_order_acq_rel) + 1;

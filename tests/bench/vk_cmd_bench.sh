@@ -14,7 +14,13 @@
 #   disabled   the layer with TRACESMITH_DISABLE=1 (pass-through at run time)
 #   tracking   the layer with a trigger whose window never opens
 #              (TRACESMITH_TRIGGER=frames:1000000-1000001): it keeps what a
-#              snapshot needs, records nothing
+#              snapshot needs, records nothing; the window is known ahead,
+#              so vk_callbound's command buffers, recorded again for each
+#              submit, keep no calls (docs/vulkan-layer.md, "Recordings that
+#              are not kept")
+#   signal     the same with a trigger that gives no notice
+#              (TRACESMITH_TRIGGER=signal, no SIGUSR1 sent): every
+#              recording's calls are kept
 #   recording  the layer recording the whole run (TRACESMITH_STACKS=none;
 #              the vkCmd* take no stack under the default policy either)
 #
@@ -48,7 +54,7 @@ import argparse, glob, os, re, subprocess, sys
 B = os.environ["VK_ENV_BUILD"]
 TMP = os.environ["CMD_TMP"]
 PROG = os.path.join(B, "tests/programs/vk_callbound")
-WAYS = ("plain", "dispatch", "disabled", "tracking", "recording")
+WAYS = ("plain", "dispatch", "disabled", "tracking", "signal", "recording")
 BASE = None  # --base DIR
 
 
@@ -72,6 +78,8 @@ def env_for(way):
         env["TRACESMITH_DISABLE"] = "1"
     elif way in ("tracking", "base"):
         env["TRACESMITH_TRIGGER"] = "frames:1000000-1000001"
+    elif way == "signal":
+        env["TRACESMITH_TRIGGER"] = "signal"
     return env
 
 
