@@ -18,8 +18,14 @@
 #     kept; with every recording kept (TRACESMITH_VK_LEAD_IN=all) it does
 #     not, and the trimmed trace replays under validation with its
 #     checkpoints matched.
+#     The same by frames (`--frames 56-60`: the program never presents, so
+#     a frame ends at each submit).
 #  3. A trigger with no notice (SIGUSR1, `signal`) keeps every recording:
 #     the lead-in line is not printed.
+#  4. `vk_multithread --threads 4 --rounds 30 --thread-submit` (each thread
+#     records and submits its own one-time-submit command buffer every
+#     round) with `--submits 101-110` and a lead-in of 4: its replay under
+#     validation matches the window's checkpoints.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -50,40 +56,53 @@ norm() {
 		       print out line }'
 }
 
+UNIT=submits
 capture() { # NAME LEAD-IN [program options]
 	name=$1
 	lead=$2
 	shift 2
 	TRACESMITH_LOG=info TRACESMITH_VK_LEAD_IN=$lead vk_env_run "$T/$name.log" \
-		setarch "$(uname -m)" -R "$BUILD/tscapture" --submits 56-60 -o "$T/$name.sbt" -- \
+		setarch "$(uname -m)" -R "$BUILD/tscapture" --$UNIT 56-60 -o "$T/$name.sbt" -- \
 		$PROG "$@" ||
-		fail "tscapture --submits 56-60 ($name)"
-	[ -s "$T/$name-submits-56-60.sbt" ] || fail "no $T/$name-submits-56-60.sbt"
+		fail "tscapture --$UNIT 56-60 ($name)"
+	[ -s "$T/$name-$UNIT-56-60.sbt" ] || fail "no $T/$name-$UNIT-56-60.sbt"
 }
 
 # ---- 1: the same trimmed trace with and without unkept recordings -------------
+same() { # LEAD ALL: the two captures' traces record for record
+	norm "$T/$1-$UNIT-56-60.sbt" >"$T/$1.dump"
+	norm "$T/$2-$UNIT-56-60.sbt" >"$T/$2.dump"
+	n=$(wc -l <"$T/$2.dump" | tr -d ' ')
+	[ "$n" -gt 100 ] || fail "the trimmed trace $2 has $n records"
+	# the snapshot's command buffers, recorded with no kept call between
+	# them, may come in either order: the snapshot compared as a set of
+	# records, the window in order
+	for f in "$1" "$2"; do
+		awk '/^snapshot_end/{exit} {print}' "$T/$f.dump" | sort >"$T/$f.snap"
+		awk 'w{print} /^snapshot_end/{w=1}' "$T/$f.dump" >"$T/$f.window"
+	done
+	grep -q 'vulkan.vkBeginCommandBuffer' "$T/$2.snap" ||
+		fail "the snapshot of $2 records no command buffer"
+	cmp -s "$T/$1.snap" "$T/$2.snap" ||
+		fail "the snapshots of $1 and $2 differ: $(diff "$T/$2.snap" "$T/$1.snap" | head -6)"
+	cmp -s "$T/$1.window" "$T/$2.window" ||
+		fail "the windows of $1 and $2 differ: $(diff "$T/$2.window" "$T/$1.window" | head -6)"
+}
 capture lead 4
 capture all all
 grep -q 'keeps no calls until 51 submits are counted (a lead-in of 4 before the window)' \
 	"$T/lead.log" || fail "no lead-in line: $(grep -i 'lead-in' "$T/lead.log" | head -2)"
 grep -q 'keeps no calls until' "$T/all.log" && fail "TRACESMITH_VK_LEAD_IN=all printed a lead-in"
 grep -q 'is submitted in the window' "$T/lead.log" && fail "an unkept recording was submitted"
-norm "$T/lead-submits-56-60.sbt" >"$T/lead.dump"
-norm "$T/all-submits-56-60.sbt" >"$T/all.dump"
-n=$(wc -l <"$T/all.dump" | tr -d ' ')
-[ "$n" -gt 100 ] || fail "the trimmed trace has $n records"
-# the snapshot's command buffers, recorded with no kept call between them,
-# may come in either order: the snapshot compared as a set of records, the
-# window in order
-for f in lead all; do
-	awk '/^snapshot_end/{exit} {print}' "$T/$f.dump" | sort >"$T/$f.snap"
-	awk 'w{print} /^snapshot_end/{w=1}' "$T/$f.dump" >"$T/$f.window"
-done
-grep -q 'vulkan.vkBeginCommandBuffer' "$T/all.snap" || fail "the snapshot records no command buffer"
-cmp -s "$T/lead.snap" "$T/all.snap" ||
-	fail "the snapshots differ: $(diff "$T/all.snap" "$T/lead.snap" | head -6)"
-cmp -s "$T/lead.window" "$T/all.window" ||
-	fail "the windows differ: $(diff "$T/all.window" "$T/lead.window" | head -6)"
+same lead all
+# the same by frames (a frame per submit: the program never presents)
+UNIT=frames
+capture flead 4
+capture fall all
+grep -q 'keeps no calls until 51 frames are counted (a lead-in of 4 before the window)' \
+	"$T/flead.log" || fail "no lead-in line: $(grep -i 'lead-in' "$T/flead.log" | head -2)"
+same flead fall
+UNIT=submits
 # (no checkpoint: the device is never idle inside this window)
 VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/lead.replay" \
 	"$VK_ENV_BUILD/tsreplay" "$T/lead-submits-56-60.sbt" || fail "tsreplay of the trimmed trace"
@@ -113,6 +132,20 @@ VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/lateall.replay" \
 	"$VK_ENV_BUILD/tsreplay" "$T/lateall-submits-56-60.sbt" || fail "tsreplay of the --late trace"
 grep -q "checkpoints: $ncp compared, $ncp matched, 0 differ" "$T/lateall.replay" ||
 	fail "--late trimmed replay: $(grep 'checkpoints:' "$T/lateall.replay")"
+
+# ---- 4: command buffers recorded on four threads --------------------------------
+# vk_multithread --thread-submit: each thread resets its pool, records a
+# one-time-submit command buffer and submits it, 4 submits a round; the
+# window's replay matches its checkpoints
+TRACESMITH_LOG=info TRACESMITH_VK_LEAD_IN=4 vk_env_run "$T/mt.log" "$BUILD/tscapture" \
+	--submits 101-110 -o "$T/mt.sbt" -- "$BUILD/tests/programs/vk_multithread" --threads 4 \
+	--rounds 30 --thread-submit || fail "tscapture --submits 101-110 of vk_multithread"
+grep -q 'keeps no calls until 96 submits are counted' "$T/mt.log" || fail "no lead-in line (mt)"
+grep -q 'is submitted in the window' "$T/mt.log" && fail "an unkept recording was submitted (mt)"
+VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/mt.replay" "$VK_ENV_BUILD/tsreplay" \
+	"$T/mt-submits-101-110.sbt" || fail "tsreplay of the trimmed multi-threaded trace"
+grep -Eq 'checkpoints: ([1-9][0-9]*) compared, \1 matched, 0 differ' "$T/mt.replay" ||
+	fail "trimmed multi-threaded replay: $(grep 'checkpoints:' "$T/mt.replay")"
 
 # ---- 3: no notice, no lead-in ---------------------------------------------------
 TRACESMITH_LOG=info vk_env_run "$T/sig.log" "$BUILD/tscapture" --signal -o "$T/sig.sbt" -- $PROG ||
