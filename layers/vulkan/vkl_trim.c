@@ -1010,8 +1010,9 @@ static void vkl_trim_cb_clear(vkl_trim_obj *cb)
 static int vkl_trim_cb_begin(vkl_trim_obj *cb, const sbt_vk_args_vkBeginCommandBuffer *a)
 {
 	void *lk;
-	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, cb->handle, &lk);
-	int was = cb->unkept, skip;
+	int was, skip;
+	(void)vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, cb->handle, &lk); /* cb is its */
+	was = cb->unkept;
 	if (cb->submits)
 		cb->rerecords++;
 	else
@@ -1025,7 +1026,6 @@ static int vkl_trim_cb_begin(vkl_trim_obj *cb, const sbt_vk_args_vkBeginCommandB
 	cb->unkept = (uint8_t)skip;
 	cb->unkept_said = 0;
 	vkl_objects_unlock(lk);
-	(void)o;
 	return skip != was;
 }
 

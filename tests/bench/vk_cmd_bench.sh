@@ -30,7 +30,14 @@
 # dispatch.  With
 # --annotate, the application thread's self instructions per command of
 # every function that spends at least 1 per command (callgrind_annotate of
-# the two runs, the difference over the commands) follow each layer way.
+# the two runs, the difference over the commands) follow each layer way,
+# and their sum over the layer's and the capture runtime's own functions
+# (vkl_*, cap_*, sbt_*, and the TLS descriptor resolver
+# _dl_tlsdesc_return): what the layer spends itself, which the heap's
+# history does not move (lavapipe allocates per command, and what glibc's
+# malloc costs it depends on every allocation before, the layer's too:
+# GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072 fixes the threshold
+# glibc otherwise moves when an mmapped chunk is freed, for every way).
 # Instruction counts do not depend on the machine's load.
 #
 #   BUILD=build sh tests/bench/vk_cmd_bench.sh [--only plain,dispatch,...] [--base DIR] [--annotate]
@@ -151,4 +158,6 @@ for w in ways:
         for v, f in reversed(rows):
             if v >= 1.0:
                 log("      %7.1f  %s" % (v, f))
+        own = sum(v for v, f in rows if re.match(r"(vkl_|cap_|sbt_|_dl_tlsdesc_return)", f))
+        log("      %7.1f  the layer's and the runtime's own" % own)
 EOF
