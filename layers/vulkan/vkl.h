@@ -193,6 +193,10 @@ typedef struct vkl_config {
 	int snapshot_staging;   /* TRACESMITH_VK_SNAPSHOT_STAGING=1: snapshots
 	                           read host-visible memory through staging
 	                           copies too, as device-local memory is */
+	int64_t lead_in;        /* TRACESMITH_VK_LEAD_IN: frames or submits
+	                           before a window known ahead from which every
+	                           recording is kept (vkl_trim.c); -1: the
+	                           default, -2 (`all`): every recording always */
 } vkl_config;
 
 const vkl_config *vkl_config_get(void);
@@ -313,8 +317,10 @@ typedef struct vkl_trim_tls {
 	/* the keep-first path (vkl_trim_fast_begin): the command buffer cb
 	 * when it may take it (armed by vkl_trim_fast_arm; cb_gen says when
 	 * that no longer holds), and its device, whose table the call goes
-	 * down through */
+	 * down through; skip_cb: the same for a command buffer whose calls
+	 * this recording does not keep (vkl_trim_fast_skip) */
 	uint64_t fast_cb;
+	uint64_t skip_cb;
 	const vkl_device *fast_dev;
 } vkl_trim_tls;
 
@@ -464,6 +470,27 @@ vkl_trim_fast_begin(vkl_trim_tls *t, const void *cb, uint32_t cmd, size_t args_l
 	hdr[1] = (uint32_t)(args_len + array_len);
 	memcpy(p, hdr, 8);
 	return p + 8;
+}
+
+/*
+ * The pass-through of the keep-first wrappers for a command buffer whose
+ * current recording keeps nothing (vkl_trim.c, "Recordings that are not
+ * kept": a window known ahead is not near, and the command buffer is
+ * recorded again for each submit): 1 when this thread is armed for cb
+ * (vkl_trim_fast_arm) and cb_gen has not moved since (the command buffer
+ * left the table, a begin changed whether it keeps, or a snapshot
+ * started); the wrapper then passes the call down through the cached
+ * device and nothing else.  The query commands never take it (the
+ * tracker follows them: a constant here).
+ */
+static inline __attribute__((always_inline)) int vkl_trim_fast_skip(const vkl_trim_tls *t,
+                                                                    const void *cb, uint32_t cmd)
+{
+	if (VKL_TRIM_QUERY_CMD(cmd))
+		return 0;
+	return __builtin_expect(t->skip_cb == (uint64_t)(uintptr_t)cb, 1) &&
+	       __builtin_expect(t->cb_gen == atomic_load_explicit(&vkl_trim_g.cb_gen,
+	                                                          memory_order_acquire), 1);
 }
 
 /* vkl_copy for the sizes vkl_trim_fast_begin lets through (0, or

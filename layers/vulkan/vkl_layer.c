@@ -40,7 +40,7 @@ static struct {
 	vkl_config cfg;
 	pthread_mutex_t hidden_mu;
 	uint64_t hidden[VKL_HIDDEN_SLOTS]; /* name hashes already logged; 0 = free */
-} vkl_g = {PTHREAD_ONCE_INIT, {0, 1, 0}, PTHREAD_MUTEX_INITIALIZER, {0}};
+} vkl_g = {PTHREAD_ONCE_INIT, {0, 1, 0, -1}, PTHREAD_MUTEX_INITIALIZER, {0}};
 
 static void vkl_global_init(void)
 {
@@ -60,6 +60,19 @@ static void vkl_global_init(void)
 	}
 	v = getenv("TRACESMITH_VK_SNAPSHOT_STAGING");
 	vkl_g.cfg.snapshot_staging = v && strcmp(v, "1") == 0;
+	vkl_g.cfg.lead_in = -1;
+	v = getenv("TRACESMITH_VK_LEAD_IN");
+	if (v && *v) {
+		char *end;
+		unsigned long long n = strtoull(v, &end, 10);
+		if (!strcmp(v, "all"))
+			vkl_g.cfg.lead_in = -2;
+		else if (*v == '-' || *end || n > INT64_MAX)
+			CAP_WARN("TRACESMITH_VK_LEAD_IN='%s' is neither a count nor 'all'; using the "
+			         "default", v);
+		else
+			vkl_g.cfg.lead_in = (int64_t)n;
+	}
 }
 
 const vkl_config *vkl_config_get(void)

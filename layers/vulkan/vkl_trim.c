@@ -70,7 +70,10 @@
  * down, through the device cached with the command buffer, no look-up),
  * armed for a command buffer once the whole path (vkl_trim_keep_flat,
  * inlined; its slow half vkl_trim_emit_flat) kept one of its calls; other
- * calls that keep nothing are not encoded.
+ * calls that keep nothing are not encoded.  With a window known ahead, a
+ * recording made again for each submit keeps no calls before the window's
+ * lead-in (vkl_trim_cb_begin: "Recordings that are not kept"), and the
+ * same wrappers pass its calls straight down (vkl_trim_fast_skip).
  *
  * Threading: kept records are shared read-only once made (atomic refs).
  * An object's list and tracking state are under its table shard's lock; a
@@ -87,6 +90,13 @@
 #include "serializer/sbt_vk.h"
 #include "serializer/generated/sbt_vk_formats.h"
 #include "serializer/generated/sbt_vk_ignored.h"
+
+/* The lead-in's defaults (TRACESMITH_VK_LEAD_IN), in the range's unit. */
+#define VKL_TRIM_LEAD_FRAMES 8
+#define VKL_TRIM_LEAD_SUBMITS 64
+/* A command buffer that is not one-time-submit is left unkept from its
+ * third recording in a row that follows a submit of the one before. */
+#define VKL_TRIM_RERECORDS 2
 
 /* First handle value of the snapshot's own objects. */
 #define VKL_TRIM_HANDLE_BASE 0xfff5000000000000ull
@@ -190,6 +200,15 @@ typedef struct vkl_trim_obj {
 	/* a snapshot left its creation out (it names an object that cannot be
 	 * recreated): its destroy in a window is not recorded */
 	int left_out;
+	/* command buffers ("Recordings that are not kept" below): a secondary;
+	 * submits of the current recording; begins in a row that each followed
+	 * a submit of the recording before; once submitted twice in one
+	 * recording (never left unkept again); the current recording's calls
+	 * are not kept; its submit in a window was reported.  Under the
+	 * entry's lock, except unkept, which only the recording thread reads
+	 * without it (command buffers are externally synchronized) */
+	uint8_t secondary, resubmitted, unkept, unkept_said;
+	uint32_t submits, rerecords;
 } vkl_trim_obj;
 
 /* What a call is to the tracker. */
@@ -209,6 +228,11 @@ static struct {
 	/* objects a snapshot left out so far (vkl_trim_left_out_destroy looks
 	 * a destroy's object up only when some were) */
 	_Atomic(uint64_t) left_out;
+	/* recordings that are not kept: the range's unit and the count of it
+	 * (cap_units) from which every recording is kept again, the lead-in;
+	 * lead_unit -1: every recording is kept (no window known ahead) */
+	int lead_unit;
+	uint64_t lead_from;
 } vkl_trim;
 
 /* vkl.h: what the inlined vkl_trim_keep_flat reads (order, cb_gen,
@@ -232,6 +256,32 @@ static void vkl_trim_thread_exit(void *arg);
 static int vkl_trim_prefix(const char *s, const char *p)
 {
 	return strncmp(s, p, strlen(p)) == 0;
+}
+
+/* Recordings that are not kept: only for a window known ahead, the one
+ * range of frames or submits and no other trigger (a hotkey, a signal or
+ * the in-app API gives no notice, so every recording is kept for them);
+ * from lead_from on, every recording is kept again. */
+static void vkl_trim_lead_init(void)
+{
+	const cap_config *cfg = cap_config_get();
+	int64_t lead = vkl_config_get()->lead_in;
+	vkl_trim.lead_unit = -1;
+	if (!cap_windowed() || cfg->triggers != CAP_TRIG_RANGE || cfg->snapshot_frames ||
+	    (cfg->range_unit != CAP_UNIT_FRAME && cfg->range_unit != CAP_UNIT_SUBMIT) ||
+	    lead == -2)
+		return;
+	if (lead < 0)
+		lead = cfg->range_unit == CAP_UNIT_FRAME ? VKL_TRIM_LEAD_FRAMES : VKL_TRIM_LEAD_SUBMITS;
+	vkl_trim.lead_unit = cfg->range_unit;
+	/* the window opens once range_first - 1 units are counted */
+	vkl_trim.lead_from = cfg->range_first > (uint64_t)lead + 1
+		                     ? cfg->range_first - 1 - (uint64_t)lead
+		                     : 0;
+	CAP_INFO("Vulkan trimmed capture: a command buffer recorded again for each submit keeps "
+	         "no calls until %llu %s are counted (a lead-in of %lld before the window)",
+	         (unsigned long long)vkl_trim.lead_from,
+	         cfg->range_unit == CAP_UNIT_FRAME ? "frames" : "submits", (long long)lead);
 }
 
 static void vkl_trim_init(void)
@@ -268,6 +318,7 @@ static void vkl_trim_init(void)
 	/* periodic snapshots of a full capture: recording from the start */
 	if (!cap_windowed())
 		atomic_store(&vkl_trim_g.recorded, 1);
+	vkl_trim_lead_init();
 	cap_on_window_open(vkl_trim_snapshot);
 	atomic_store(&vkl_trim_g.ready, 1);
 }
@@ -582,6 +633,11 @@ static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 		o->iflags = ci->flags;
 		break;
 	}
+	case SBT_VK_CMD_vkAllocateCommandBuffers: {
+		const sbt_vk_args_vkAllocateCommandBuffers *a = args;
+		o->secondary = a->pAllocateInfo->level == VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+		break;
+	}
 	case SBT_VK_CMD_vkCreateSwapchainKHR: {
 		const sbt_vk_args_vkCreateSwapchainKHR *a = args;
 		o->format = a->pCreateInfo->imageFormat;
@@ -875,13 +931,17 @@ void vkl_trim_gone(vkl_object *obj)
  * for the command buffer this thread's cache now holds, when it is tracked,
  * the thread registered, and no window opened yet (a snapshot bumps cb_gen
  * after it sets recorded, so an arming that misses the store is undone
- * before the path is taken again). */
+ * before the path is taken again); its skip (vkl_trim_fast_skip) instead
+ * when the command buffer's recording keeps nothing. */
 static void vkl_trim_fast_arm(vkl_trim_tls *t)
 {
 	if (!t->cb_obj || !t->registered || atomic_load(&vkl_trim_g.recorded))
 		return;
 	t->fast_dev = vkl_device_get((const void *)(uintptr_t)t->cb);
-	t->fast_cb = t->cb;
+	if (t->cb_obj->unkept)
+		t->skip_cb = t->cb;
+	else
+		t->fast_cb = t->cb;
 }
 
 static __attribute__((noinline)) vkl_trim_obj *vkl_trim_cb_miss(vkl_trim_tls *t, uint64_t cb,
@@ -891,9 +951,11 @@ static __attribute__((noinline)) vkl_trim_obj *vkl_trim_cb_miss(vkl_trim_tls *t,
 	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, cb, &lk);
 	t->cb = cb;
 	t->fast_cb = 0; /* the keep-first path follows t->cb (vkl_trim_fast_arm) */
+	t->skip_cb = 0;
 	t->cb_obj = o ? o->trim : NULL;
 	t->cb_gen = gen;
-	t->cb_cmds = t->cb_obj ? &t->cb_obj->cmds : NULL;
+	/* none for a recording not kept: vkl_trim_keep_flat goes the whole way */
+	t->cb_cmds = t->cb_obj && !t->cb_obj->unkept ? &t->cb_obj->cmds : NULL;
 	t->cb_order = t->cb_obj ? &t->cb_obj->cmds_order : NULL;
 	vkl_objects_unlock(lk);
 	vkl_trim_fast_arm(t);
@@ -914,6 +976,82 @@ static void vkl_trim_cb_clear(vkl_trim_obj *cb)
 	cb->cmds.len = 0;
 	cb->ntr = 0;
 	cb->nqops = 0;
+}
+
+/*
+ * Recordings that are not kept.  Keeping every vkCmd* of every recording
+ * costs a copy per call on the application's thread, while most programs
+ * record most command buffers again for each submit: such a recording is
+ * only needed by a snapshot when its submit falls in the window.  With a
+ * window known ahead (vkl_trim_lead_init) a primary command buffer's
+ * recording keeps nothing when
+ *
+ *   - it begins before the lead-in (fewer than lead_from frames or submits
+ *     counted) and before any window opened;
+ *   - it is one-time-submit (VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT:
+ *     it cannot be submitted twice), or the command buffer's last
+ *     VKL_TRIM_RERECORDS recordings were each submitted and then begun
+ *     again (re-recorded for each submit, as every frame); and
+ *   - no recording of it was ever submitted twice (a buffer that is
+ *     resubmitted, as vkcube's are, is kept at every recording, in case
+ *     its last one is the one the window submits).
+ *
+ * Such a recording still tells the tracker what is not a call (image
+ * layouts, query writes), so the state the snapshot restores is whole.
+ * Its calls are not in the snapshot.  A submit of it inside a window
+ * (a program that recorded it before the lead-in and submits it only
+ * then) is reported at once with an error naming the command buffer
+ * (vkl_trim_cb_submit): the trimmed trace lacks its contents.  The next
+ * begin decides again (a reset leaves nothing to submit until then).
+ *
+ * Returns 1 when whether cb's calls are kept changed with this begin
+ * (the caller moves cb_gen, so that no thread's cache takes the old path).
+ */
+static int vkl_trim_cb_begin(vkl_trim_obj *cb, const sbt_vk_args_vkBeginCommandBuffer *a)
+{
+	void *lk;
+	int was, skip;
+	(void)vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, cb->handle, &lk); /* cb is its */
+	was = cb->unkept;
+	if (cb->submits)
+		cb->rerecords++;
+	else
+		cb->rerecords = 0;
+	cb->submits = 0;
+	skip = vkl_trim.lead_unit >= 0 && !cb->secondary && !cb->resubmitted &&
+	       (cb->rerecords >= VKL_TRIM_RERECORDS ||
+	        (a->pBeginInfo->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT)) &&
+	       !atomic_load_explicit(&vkl_trim_g.recorded, memory_order_relaxed) &&
+	       cap_units((cap_unit)vkl_trim.lead_unit) < vkl_trim.lead_from;
+	cb->unkept = (uint8_t)skip;
+	cb->unkept_said = 0;
+	vkl_objects_unlock(lk);
+	return skip != was;
+}
+
+/* A submit of the command buffer: counted for vkl_trim_cb_begin; inside a
+ * window, a recording whose calls were not kept is reported (once). */
+static void vkl_trim_cb_submit(uint64_t cbh)
+{
+	void *lk;
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, cbh, &lk);
+	int say = 0;
+	if (o && o->trim) {
+		vkl_trim_obj *cb = o->trim;
+		if (++cb->submits >= 2)
+			cb->resubmitted = 1;
+		if (cb->unkept && !cb->unkept_said && cap_active()) {
+			cb->unkept_said = 1;
+			say = 1;
+		}
+	}
+	vkl_objects_unlock(lk);
+	if (say)
+		CAP_ERROR("Vulkan trimmed capture: VkCommandBuffer 0x%llx is submitted in the window, "
+		          "but it was recorded before the window's lead-in and its calls were not "
+		          "kept: the trace lacks them, and its replay stops at this submit "
+		          "(TRACESMITH_VK_LEAD_IN=all keeps every recording)",
+		          (unsigned long long)cbh);
 }
 
 static void vkl_trim_cb_qop(vkl_trim_obj *cb, uint64_t pool, uint32_t first, uint32_t count,
@@ -1406,6 +1544,7 @@ static void vkl_trim_submitted(VkCommandBuffer cbh)
 	uint32_t n, nq, i;
 	void *lk;
 	vkl_object *o;
+	vkl_trim_cb_submit((uint64_t)(uintptr_t)cbh);
 	vkl_trim_cb_state((uint64_t)(uintptr_t)cbh, &tr, &n, &qops, &nq);
 	for (i = 0; i < n; i++) {
 		o = vkl_objects_lock(VK_OBJECT_TYPE_IMAGE, tr[i].image, &lk);
@@ -1739,11 +1878,18 @@ again:
 				;
 		}
 		cb = vkl_trim_cb(t, (uint64_t)(uintptr_t)*(void *const *)args);
+		if (cb && cls == VKL_TC_CB_BEGIN && vkl_trim_cb_begin(cb, args)) {
+			/* kept or not changed: every thread's cache looks again */
+			uint64_t gen = atomic_fetch_add_explicit(&vkl_trim_g.cb_gen, 1,
+			                                         memory_order_acq_rel) + 1;
+			cb = vkl_trim_cb_miss(t, cb->handle, gen);
+		}
 		if (cb) {
 			if (cls != VKL_TC_CB_CMD)
 				vkl_trim_cb_clear(cb);
 			if (cls != VKL_TC_CB_RESET) {
-				vkl_trim_cb_append(cb, cmd, args, template_len, p, len);
+				if (!cb->unkept)
+					vkl_trim_cb_append(cb, cmd, args, template_len, p, len);
 				vkl_trim_cb_note(cb, cmd, args);
 				if (VKL_TRIM_QUERY_CMD(cmd))
 					vkl_trim_cb_note_query(cb, cmd, args);
@@ -1807,7 +1953,8 @@ again:
 	}
 	cb = vkl_trim_cb(t, (uint64_t)(uintptr_t)*(void *const *)args);
 	if (cb) {
-		vkl_trim_cb_put_flat(cb, cmd, args, args_len, array, array_len);
+		if (!cb->unkept)
+			vkl_trim_cb_put_flat(cb, cmd, args, args_len, array, array_len);
 		if (VKL_TRIM_QUERY_CMD(cmd))
 			vkl_trim_cb_note_query(cb, cmd, args);
 	}

@@ -303,7 +303,10 @@ def fast_keep(n, c, flat):
     (a tail call: the keep-first path keeps nothing across a call).  A run
     that does not track gets the rest as the entry point itself
     (vkl_proc.untracked), so recording and the pass-through pay nothing for
-    the keep-first path.  The
+    the keep-first path.  Before the keep, the skip: a command buffer whose
+    recording keeps nothing (vkl_trim_fast_skip: a window known ahead is not
+    near and the command buffer is recorded again for each submit) passes
+    the call straight down through the cached device.  The
     caller leaves out the commands that also tell vkl_reach.c or vkl_hotkey.c,
     or fix their arguments up; the query commands, which the tracker
     follows, are refused by vkl_trim_fast_begin itself (a constant there)."""
@@ -311,7 +314,11 @@ def fast_keep(n, c, flat):
     first = c.params[0].name
     st = "sbt_vk_args_%s" % n
     L = ["static VKAPI_ATTR void VKAPI_CALL vkl_w_%s(%s)" % (n, params_decl(c)), "{",
-         "#ifndef VKL_DISPATCH_ONLY", "	vkl_trim_tls *vkl_t = vkl_trim_self();"]
+         "#ifndef VKL_DISPATCH_ONLY", "	vkl_trim_tls *vkl_t = vkl_trim_self();",
+         "	if (vkl_trim_fast_skip(vkl_t, %s, SBT_VK_CMD_%s)) {" % (first, n),
+         "		vkl_t->fast_dev->table.%s(%s);" % (table_member(n), args_call(c)),
+         "		return;",
+         "	}"]
     if arr is None:
         L.append("	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, %s, SBT_VK_CMD_%s, sizeof(%s), 0);"
                  % (first, n, st))

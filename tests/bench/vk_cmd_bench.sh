@@ -14,7 +14,13 @@
 #   disabled   the layer with TRACESMITH_DISABLE=1 (pass-through at run time)
 #   tracking   the layer with a trigger whose window never opens
 #              (TRACESMITH_TRIGGER=frames:1000000-1000001): it keeps what a
-#              snapshot needs, records nothing
+#              snapshot needs, records nothing; the window is known ahead,
+#              so vk_callbound's command buffers, recorded again for each
+#              submit, keep no calls (docs/vulkan-layer.md, "Recordings that
+#              are not kept")
+#   signal     the same with a trigger that gives no notice
+#              (TRACESMITH_TRIGGER=signal, no SIGUSR1 sent): every
+#              recording's calls are kept
 #   recording  the layer recording the whole run (TRACESMITH_STACKS=none;
 #              the vkCmd* take no stack under the default policy either)
 #
@@ -24,7 +30,14 @@
 # dispatch.  With
 # --annotate, the application thread's self instructions per command of
 # every function that spends at least 1 per command (callgrind_annotate of
-# the two runs, the difference over the commands) follow each layer way.
+# the two runs, the difference over the commands) follow each layer way,
+# and their sum over the layer's and the capture runtime's own functions
+# (vkl_*, cap_*, sbt_*, and the TLS descriptor resolver
+# _dl_tlsdesc_return): what the layer spends itself, which the heap's
+# history does not move (lavapipe allocates per command, and what glibc's
+# malloc costs it depends on every allocation before, the layer's too:
+# GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072 fixes the threshold
+# glibc otherwise moves when an mmapped chunk is freed, for every way).
 # Instruction counts do not depend on the machine's load.
 #
 #   BUILD=build sh tests/bench/vk_cmd_bench.sh [--only plain,dispatch,...] [--base DIR] [--annotate]
@@ -48,7 +61,7 @@ import argparse, glob, os, re, subprocess, sys
 B = os.environ["VK_ENV_BUILD"]
 TMP = os.environ["CMD_TMP"]
 PROG = os.path.join(B, "tests/programs/vk_callbound")
-WAYS = ("plain", "dispatch", "disabled", "tracking", "recording")
+WAYS = ("plain", "dispatch", "disabled", "tracking", "signal", "recording")
 BASE = None  # --base DIR
 
 
@@ -72,6 +85,8 @@ def env_for(way):
         env["TRACESMITH_DISABLE"] = "1"
     elif way in ("tracking", "base"):
         env["TRACESMITH_TRIGGER"] = "frames:1000000-1000001"
+    elif way == "signal":
+        env["TRACESMITH_TRIGGER"] = "signal"
     return env
 
 
@@ -143,4 +158,6 @@ for w in ways:
         for v, f in reversed(rows):
             if v >= 1.0:
                 log("      %7.1f  %s" % (v, f))
+        own = sum(v for v, f in rows if re.match(r"(vkl_|cap_|sbt_|_dl_tlsdesc_return)", f))
+        log("      %7.1f  the layer's and the runtime's own" % own)
 EOF

@@ -8,7 +8,13 @@
  * 256-word table.  Two command buffers alternate, each with its fence, so
  * recording one overlaps the device running the other.
  *
- * usage: vk_callbound [--submits S] [--cmds C] [--every E]
+ * usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L]
+ * With --late L a third command buffer (not one-time-submit) pushes one
+ * word and dispatches: recorded again after each of the loop's first three
+ * submits and submitted right after it (then a queue wait), recorded a
+ * fourth time after the fourth and submitted only after loop submit L (L >= 5):
+ * a command buffer re-recorded for each submit, then recorded long before
+ * its submit (the trimmed capture's unkept recordings, docs/vulkan-layer.md).
  * Prints the number of Vulkan commands recorded into command buffers, the
  * XXH3-64 hash of the final table (a pure function of S, C and E) and the
  * wall time of the submit loop in milliseconds (set-up excluded).
@@ -23,16 +29,19 @@ typedef struct vkb_push {
 
 static void vkb_usage(FILE *f)
 {
-	fprintf(f, "usage: vk_callbound [--submits S] [--cmds C] [--every E]\n"
+	fprintf(f, "usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L]\n"
 	           "  --submits S  submits (1..1000000, default 200)\n"
 	           "  --cmds C     push-constant commands per submit (1..1000000, default 2000)\n"
 	           "  --every E    a barrier and a dispatch after every E pushes (1..1000000,\n"
-	           "               default 500); each submit ends with one\n");
+	           "               default 500); each submit ends with one\n"
+	           "  --late L     a third command buffer, recorded and submitted after each of\n"
+	           "               the first 3 submits, recorded again after the 4th and\n"
+	           "               submitted after submit L (5..S)\n");
 }
 
 int main(int argc, char **argv)
 {
-	uint32_t submits = 200, cmds = 2000, every = 500, s, k;
+	uint32_t submits = 200, cmds = 2000, every = 500, late = 0, s, k;
 	vkp_ctx c;
 	vkp_buffer table;
 	VkDescriptorSetLayoutBinding bind;
@@ -57,7 +66,7 @@ int main(int argc, char **argv)
 	VkShaderModule mod;
 	VkPipeline pipe;
 	VkCommandPool cpool;
-	VkCommandBuffer cb[2];
+	VkCommandBuffer cb[3];
 	VkFence fences[2];
 	int pending[2] = { 0, 0 };
 	uint64_t calls = 0;
@@ -72,6 +81,8 @@ int main(int argc, char **argv)
 			cmds = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 1, 1000000);
 		} else if (!strcmp(a, "--every")) {
 			every = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 1, 1000000);
+		} else if (!strcmp(a, "--late")) {
+			late = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 5, 1000000);
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			vkb_usage(stdout);
 			return 0;
@@ -80,6 +91,11 @@ int main(int argc, char **argv)
 			vkb_usage(stderr);
 			return 2;
 		}
+	}
+	if (late && late > submits) {
+		fprintf(stderr, "vk_callbound: --late %u is after the last submit (%u)\n",
+		        (unsigned)late, (unsigned)submits);
+		return 2;
 	}
 
 	vkp_ctx_init(&c, "vk_callbound", 0);
@@ -122,7 +138,7 @@ int main(int argc, char **argv)
 	VKP_CHECK(&c, vkCreateCommandPool(c.device, &cpci, NULL, &cpool));
 	cbai.commandPool = cpool;
 	cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-	cbai.commandBufferCount = 2;
+	cbai.commandBufferCount = 3;
 	VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, cb));
 	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fences[0]));
 	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fences[1]));
@@ -179,6 +195,35 @@ int main(int argc, char **argv)
 		si.pCommandBuffers = &b;
 		VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, f));
 		pending[s % 2] = 1;
+		if (late && (s < 4 || s + 1 == late)) {
+			VkCommandBufferBeginInfo lbi = {
+				.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
+			};
+			VkSubmitInfo lsi = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO };
+			vkb_push pc = { 0x5a5a0000u + s, s, ~s, 7 };
+			if (s < 4) {
+				VKP_CHECK(&c, vkResetCommandBuffer(cb[2], 0));
+				VKP_CHECK(&c, vkBeginCommandBuffer(cb[2], &lbi));
+				vkCmdBindPipeline(cb[2], VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+				vkCmdBindDescriptorSets(cb[2], VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1,
+				                        &set, 0, NULL);
+				vkCmdPipelineBarrier(cb[2], VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+				                            VK_PIPELINE_STAGE_TRANSFER_BIT,
+				                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL,
+				                     0, NULL);
+				vkCmdPushConstants(cb[2], layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(pc),
+				                   &pc);
+				vkCmdDispatch(cb[2], 1, 1, 1);
+				VKP_CHECK(&c, vkEndCommandBuffer(cb[2]));
+				calls += 5;
+			}
+			if (s < 3 || s + 1 == late) {
+				lsi.commandBufferCount = 1;
+				lsi.pCommandBuffers = &cb[2];
+				VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &lsi, VK_NULL_HANDLE));
+				VKP_CHECK(&c, vkQueueWaitIdle(c.queue));
+			}
+		}
 	}
 	for (i = 0; i < 2; i++)
 		if (pending[i])

@@ -1375,6 +1375,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline(VkCommandBuffer comman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindPipeline)) {
+		vkl_t->fast_dev->table.CmdBindPipeline(commandBuffer, pipelineBindPoint, pipeline);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindPipeline, sizeof(sbt_vk_args_vkCmdBindPipeline), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipeline, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -1408,6 +1412,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport(VkCommandBuffer command
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewport)) {
+		vkl_t->fast_dev->table.CmdSetViewport(commandBuffer, firstViewport, viewportCount, pViewports);
+		return;
+	}
 	size_t vkl_n = pViewports ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewports) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewport, sizeof(sbt_vk_args_vkCmdSetViewport), vkl_n);
 	if (vkl_p) {
@@ -1444,6 +1452,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor(VkCommandBuffer commandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissor)) {
+		vkl_t->fast_dev->table.CmdSetScissor(commandBuffer, firstScissor, scissorCount, pScissors);
+		return;
+	}
 	size_t vkl_n = pScissors ? (size_t)((uint64_t)scissorCount) * sizeof(*pScissors) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissor, sizeof(sbt_vk_args_vkCmdSetScissor), vkl_n);
 	if (vkl_p) {
@@ -1478,6 +1490,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth(VkCommandBuffer comman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineWidth)) {
+		vkl_t->fast_dev->table.CmdSetLineWidth(commandBuffer, lineWidth);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineWidth, sizeof(sbt_vk_args_vkCmdSetLineWidth), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineWidth, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -1510,6 +1526,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer comman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBias)) {
+		vkl_t->fast_dev->table.CmdSetDepthBias(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBias, sizeof(sbt_vk_args_vkCmdSetDepthBias), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBias, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -1542,6 +1562,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants(VkCommandBuffer c
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetBlendConstants)) {
+		vkl_t->fast_dev->table.CmdSetBlendConstants(commandBuffer, blendConstants);
+		return;
+	}
 	size_t vkl_n = blendConstants ? (size_t)((uint64_t)(4)) * sizeof(*blendConstants) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetBlendConstants, sizeof(sbt_vk_args_vkCmdSetBlendConstants), vkl_n);
 	if (vkl_p) {
@@ -1575,6 +1599,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds(VkCommandBuffer comm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBounds)) {
+		vkl_t->fast_dev->table.CmdSetDepthBounds(commandBuffer, minDepthBounds, maxDepthBounds);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBounds, sizeof(sbt_vk_args_vkCmdSetDepthBounds), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBounds, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -1607,6 +1635,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilCompareMask)) {
+		vkl_t->fast_dev->table.CmdSetStencilCompareMask(commandBuffer, faceMask, compareMask);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilCompareMask, sizeof(sbt_vk_args_vkCmdSetStencilCompareMask), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilCompareMask, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -1639,6 +1671,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilWriteMask)) {
+		vkl_t->fast_dev->table.CmdSetStencilWriteMask(commandBuffer, faceMask, writeMask);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilWriteMask, sizeof(sbt_vk_args_vkCmdSetStencilWriteMask), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilWriteMask, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -1671,6 +1707,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilReference)) {
+		vkl_t->fast_dev->table.CmdSetStencilReference(commandBuffer, faceMask, reference);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilReference, sizeof(sbt_vk_args_vkCmdSetStencilReference), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilReference, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -1755,6 +1795,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer,
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDraw)) {
+		vkl_t->fast_dev->table.CmdDraw(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDraw, sizeof(sbt_vk_args_vkCmdDraw), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDraw, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -1792,6 +1836,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer command
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawIndexed)) {
+		vkl_t->fast_dev->table.CmdDrawIndexed(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawIndexed, sizeof(sbt_vk_args_vkCmdDrawIndexed), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawIndexed, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -1830,6 +1878,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer comman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMultiEXT)) {
+		vkl_t->fast_dev->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
+		return;
+	}
 	size_t vkl_n = pVertexInfo ? (size_t)((uint64_t)drawCount) * sizeof(*pVertexInfo) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMultiEXT, sizeof(sbt_vk_args_vkCmdDrawMultiEXT), vkl_n);
 	if (vkl_p) {
@@ -1917,6 +1969,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch(VkCommandBuffer commandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatch)) {
+		vkl_t->fast_dev->table.CmdDispatch(commandBuffer, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatch, sizeof(sbt_vk_args_vkCmdDispatch), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatch, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -1962,6 +2018,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI(VkCommandBuffe
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSubpassShadingHUAWEI)) {
+		vkl_t->fast_dev->table.CmdSubpassShadingHUAWEI(commandBuffer);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSubpassShadingHUAWEI, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -1993,6 +2053,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI(VkCommandBuffer c
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawClusterHUAWEI)) {
+		vkl_t->fast_dev->table.CmdDrawClusterHUAWEI(commandBuffer, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawClusterHUAWEI, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawClusterHUAWEI, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -2128,6 +2192,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV(VkCommandBuffe
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdCopyMemoryIndirectNV)) {
+		vkl_t->fast_dev->table.CmdCopyMemoryIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdCopyMemoryIndirectNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -2278,6 +2346,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent(VkCommandBuffer commandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetEvent)) {
+		vkl_t->fast_dev->table.CmdSetEvent(commandBuffer, event, stageMask);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetEvent, sizeof(sbt_vk_args_vkCmdSetEvent), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetEvent, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -2310,6 +2382,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent(VkCommandBuffer commandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent)) {
+		vkl_t->fast_dev->table.CmdResetEvent(commandBuffer, event, stageMask);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent, sizeof(sbt_vk_args_vkCmdResetEvent), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -2386,6 +2462,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBeginQuery)) {
+		vkl_t->fast_dev->table.CmdBeginQuery(commandBuffer, queryPool, query, flags);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBeginQuery, sizeof(sbt_vk_args_vkCmdBeginQuery), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQuery, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -2419,6 +2499,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery(VkCommandBuffer commandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndQuery)) {
+		vkl_t->fast_dev->table.CmdEndQuery(commandBuffer, queryPool, query);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndQuery, sizeof(sbt_vk_args_vkCmdEndQuery), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQuery, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -2462,6 +2546,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndConditionalRenderingEXT)) {
+		vkl_t->fast_dev->table.CmdEndConditionalRenderingEXT(commandBuffer);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndConditionalRenderingEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -2493,6 +2581,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer comm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetQueryPool)) {
+		vkl_t->fast_dev->table.CmdResetQueryPool(commandBuffer, queryPool, firstQuery, queryCount);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetQueryPool, sizeof(sbt_vk_args_vkCmdResetQueryPool), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetQueryPool, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -2527,6 +2619,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp(VkCommandBuffer comm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp)) {
+		vkl_t->fast_dev->table.CmdWriteTimestamp(commandBuffer, pipelineStage, queryPool, query);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp, sizeof(sbt_vk_args_vkCmdWriteTimestamp), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -2582,6 +2678,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer comma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdPushConstants)) {
+		vkl_t->fast_dev->table.CmdPushConstants(commandBuffer, layout, stageFlags, offset, size, pValues);
+		return;
+	}
 	size_t vkl_n = pValues ? (size_t)((uint64_t)size) * 1 : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdPushConstants, sizeof(sbt_vk_args_vkCmdPushConstants), vkl_n);
 	if (vkl_p) {
@@ -2632,6 +2732,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass(VkCommandBuffer command
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdNextSubpass)) {
+		vkl_t->fast_dev->table.CmdNextSubpass(commandBuffer, contents);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdNextSubpass, sizeof(sbt_vk_args_vkCmdNextSubpass), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdNextSubpass, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -2661,6 +2765,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass(VkCommandBuffer comma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRenderPass)) {
+		vkl_t->fast_dev->table.CmdEndRenderPass(commandBuffer);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRenderPass, sizeof(sbt_vk_args_vkCmdEndRenderPass), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndRenderPass, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -3262,6 +3370,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT(VkCommandBuffer c
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDebugMarkerEndEXT)) {
+		vkl_t->fast_dev->table.CmdDebugMarkerEndEXT(commandBuffer);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDebugMarkerEndEXT, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDebugMarkerEndEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -3353,6 +3465,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV)) {
+		vkl_t->fast_dev->table.CmdBindPipelineShaderGroupNV(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -4085,6 +4201,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask(VkCommandBuffer comma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDeviceMask)) {
+		vkl_t->fast_dev->table.CmdSetDeviceMask(commandBuffer, deviceMask);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDeviceMask, sizeof(sbt_vk_args_vkCmdSetDeviceMask), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDeviceMask, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -4115,6 +4235,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDeviceMaskKHR)) {
+		vkl_t->fast_dev->table.CmdSetDeviceMaskKHR(commandBuffer, deviceMask);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDeviceMaskKHR, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDeviceMaskKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -4197,6 +4321,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer comman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatchBase)) {
+		vkl_t->fast_dev->table.CmdDispatchBase(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatchBase, sizeof(sbt_vk_args_vkCmdDispatchBase), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBase, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -4237,6 +4365,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatchBaseKHR)) {
+		vkl_t->fast_dev->table.CmdDispatchBaseKHR(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDispatchBaseKHR, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDispatchBaseKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -4477,6 +4609,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWScalingNV)) {
+		vkl_t->fast_dev->table.CmdSetViewportWScalingNV(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
+		return;
+	}
 	size_t vkl_n = pViewportWScalings ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewportWScalings) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWScalingNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV), vkl_n);
 	if (vkl_p) {
@@ -4513,6 +4649,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDiscardRectangleEXT)) {
+		vkl_t->fast_dev->table.CmdSetDiscardRectangleEXT(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
+		return;
+	}
 	size_t vkl_n = pDiscardRectangles ? (size_t)((uint64_t)discardRectangleCount) * sizeof(*pDiscardRectangles) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT), vkl_n);
 	if (vkl_p) {
@@ -5152,6 +5292,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT)) {
+		vkl_t->fast_dev->table.CmdEndDebugUtilsLabelEXT(commandBuffer);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -5653,6 +5797,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffe
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBeginQueryIndexedEXT)) {
+		vkl_t->fast_dev->table.CmdBeginQueryIndexedEXT(commandBuffer, queryPool, query, flags, index);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBeginQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdBeginQueryIndexedEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBeginQueryIndexedEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -5688,6 +5836,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT(VkCommandBuffer 
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndQueryIndexedEXT)) {
+		vkl_t->fast_dev->table.CmdEndQueryIndexedEXT(commandBuffer, queryPool, query, index);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndQueryIndexedEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -5740,6 +5892,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetExclusiveScissorNV)) {
+		vkl_t->fast_dev->table.CmdSetExclusiveScissorNV(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
+		return;
+	}
 	size_t vkl_n = pExclusiveScissors ? (size_t)((uint64_t)exclusiveScissorCount) * sizeof(*pExclusiveScissors) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetExclusiveScissorNV, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV), vkl_n);
 	if (vkl_p) {
@@ -5817,6 +5973,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksNV)) {
+		vkl_t->fast_dev->table.CmdDrawMeshTasksNV(commandBuffer, taskCount, firstTask);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksNV, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -5884,6 +6044,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksEXT)) {
+		vkl_t->fast_dev->table.CmdDrawMeshTasksEXT(commandBuffer, groupCountX, groupCountY, groupCountZ);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksEXT, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMeshTasksEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -6348,6 +6512,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR)) {
+		vkl_t->fast_dev->table.CmdTraceRaysIndirect2KHR(commandBuffer, indirectDeviceAddress);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -6408,6 +6576,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR(V
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR)) {
+		vkl_t->fast_dev->table.CmdSetRayTracingPipelineStackSizeKHR(commandBuffer, pipelineStackSize);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -6875,6 +7047,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT(VkCommandBuffer c
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineStippleEXT)) {
+		vkl_t->fast_dev->table.CmdSetLineStippleEXT(commandBuffer, lineStippleFactor, lineStipplePattern);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineStippleEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7025,6 +7201,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode(VkCommandBuffer command
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCullMode)) {
+		vkl_t->fast_dev->table.CmdSetCullMode(commandBuffer, cullMode);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCullMode, sizeof(sbt_vk_args_vkCmdSetCullMode), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCullMode, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7055,6 +7235,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT(VkCommandBuffer comm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCullModeEXT)) {
+		vkl_t->fast_dev->table.CmdSetCullModeEXT(commandBuffer, cullMode);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCullModeEXT, sizeof(sbt_vk_args_vkCmdSetCullModeEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCullModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7085,6 +7269,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace(VkCommandBuffer comman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFrontFace)) {
+		vkl_t->fast_dev->table.CmdSetFrontFace(commandBuffer, frontFace);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFrontFace, sizeof(sbt_vk_args_vkCmdSetFrontFace), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFrontFace, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7115,6 +7303,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFrontFaceEXT)) {
+		vkl_t->fast_dev->table.CmdSetFrontFaceEXT(commandBuffer, frontFace);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFrontFaceEXT, sizeof(sbt_vk_args_vkCmdSetFrontFaceEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetFrontFaceEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7145,6 +7337,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology(VkCommandBuffe
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveTopology)) {
+		vkl_t->fast_dev->table.CmdSetPrimitiveTopology(commandBuffer, primitiveTopology);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveTopology, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopology), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveTopology, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7175,6 +7371,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT(VkCommandBu
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT)) {
+		vkl_t->fast_dev->table.CmdSetPrimitiveTopologyEXT(commandBuffer, primitiveTopology);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7206,6 +7406,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount(VkCommandBuffe
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWithCount)) {
+		vkl_t->fast_dev->table.CmdSetViewportWithCount(commandBuffer, viewportCount, pViewports);
+		return;
+	}
 	size_t vkl_n = pViewports ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewports) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWithCount, sizeof(sbt_vk_args_vkCmdSetViewportWithCount), vkl_n);
 	if (vkl_p) {
@@ -7240,6 +7444,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT(VkCommandBu
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWithCountEXT)) {
+		vkl_t->fast_dev->table.CmdSetViewportWithCountEXT(commandBuffer, viewportCount, pViewports);
+		return;
+	}
 	size_t vkl_n = pViewports ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewports) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWithCountEXT, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT), vkl_n);
 	if (vkl_p) {
@@ -7274,6 +7482,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissorWithCount)) {
+		vkl_t->fast_dev->table.CmdSetScissorWithCount(commandBuffer, scissorCount, pScissors);
+		return;
+	}
 	size_t vkl_n = pScissors ? (size_t)((uint64_t)scissorCount) * sizeof(*pScissors) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissorWithCount, sizeof(sbt_vk_args_vkCmdSetScissorWithCount), vkl_n);
 	if (vkl_p) {
@@ -7308,6 +7520,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissorWithCountEXT)) {
+		vkl_t->fast_dev->table.CmdSetScissorWithCountEXT(commandBuffer, scissorCount, pScissors);
+		return;
+	}
 	size_t vkl_n = pScissors ? (size_t)((uint64_t)scissorCount) * sizeof(*pScissors) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetScissorWithCountEXT, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT), vkl_n);
 	if (vkl_p) {
@@ -7377,6 +7593,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable(VkCommandBuffer 
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthTestEnable)) {
+		vkl_t->fast_dev->table.CmdSetDepthTestEnable(commandBuffer, depthTestEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthTestEnable), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthTestEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7407,6 +7627,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthTestEnableEXT)) {
+		vkl_t->fast_dev->table.CmdSetDepthTestEnableEXT(commandBuffer, depthTestEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthTestEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthTestEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7437,6 +7661,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthWriteEnable)) {
+		vkl_t->fast_dev->table.CmdSetDepthWriteEnable(commandBuffer, depthWriteEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthWriteEnable, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnable), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthWriteEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7467,6 +7695,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT)) {
+		vkl_t->fast_dev->table.CmdSetDepthWriteEnableEXT(commandBuffer, depthWriteEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7497,6 +7729,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp(VkCommandBuffer c
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthCompareOp)) {
+		vkl_t->fast_dev->table.CmdSetDepthCompareOp(commandBuffer, depthCompareOp);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthCompareOp, sizeof(sbt_vk_args_vkCmdSetDepthCompareOp), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthCompareOp, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7527,6 +7763,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT(VkCommandBuffe
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthCompareOpEXT)) {
+		vkl_t->fast_dev->table.CmdSetDepthCompareOpEXT(commandBuffer, depthCompareOp);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, sizeof(sbt_vk_args_vkCmdSetDepthCompareOpEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthCompareOpEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7557,6 +7797,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable)) {
+		vkl_t->fast_dev->table.CmdSetDepthBoundsTestEnable(commandBuffer, depthBoundsTestEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7587,6 +7831,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT(VkComma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT)) {
+		vkl_t->fast_dev->table.CmdSetDepthBoundsTestEnableEXT(commandBuffer, depthBoundsTestEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7617,6 +7865,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable(VkCommandBuffe
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilTestEnable)) {
+		vkl_t->fast_dev->table.CmdSetStencilTestEnable(commandBuffer, stencilTestEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilTestEnable, sizeof(sbt_vk_args_vkCmdSetStencilTestEnable), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilTestEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7647,6 +7899,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT(VkCommandBu
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilTestEnableEXT)) {
+		vkl_t->fast_dev->table.CmdSetStencilTestEnableEXT(commandBuffer, stencilTestEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetStencilTestEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilTestEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7681,6 +7937,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer comman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilOp)) {
+		vkl_t->fast_dev->table.CmdSetStencilOp(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilOp, sizeof(sbt_vk_args_vkCmdSetStencilOp), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOp, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7719,6 +7979,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilOpEXT)) {
+		vkl_t->fast_dev->table.CmdSetStencilOpEXT(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetStencilOpEXT, sizeof(sbt_vk_args_vkCmdSetStencilOpEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetStencilOpEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7753,6 +8017,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPatchControlPointsEXT)) {
+		vkl_t->fast_dev->table.CmdSetPatchControlPointsEXT(commandBuffer, patchControlPoints);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, sizeof(sbt_vk_args_vkCmdSetPatchControlPointsEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPatchControlPointsEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7783,6 +8051,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable)) {
+		vkl_t->fast_dev->table.CmdSetRasterizerDiscardEnable(commandBuffer, rasterizerDiscardEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7813,6 +8085,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT(VkCom
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT)) {
+		vkl_t->fast_dev->table.CmdSetRasterizerDiscardEnableEXT(commandBuffer, rasterizerDiscardEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7843,6 +8119,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable(VkCommandBuffer 
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBiasEnable)) {
+		vkl_t->fast_dev->table.CmdSetDepthBiasEnable(commandBuffer, depthBiasEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBiasEnable, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnable), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBiasEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7873,6 +8153,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT)) {
+		vkl_t->fast_dev->table.CmdSetDepthBiasEnableEXT(commandBuffer, depthBiasEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7903,6 +8187,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT(VkCommandBuffer comma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLogicOpEXT)) {
+		vkl_t->fast_dev->table.CmdSetLogicOpEXT(commandBuffer, logicOp);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLogicOpEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLogicOpEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7933,6 +8221,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable)) {
+		vkl_t->fast_dev->table.CmdSetPrimitiveRestartEnable(commandBuffer, primitiveRestartEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7963,6 +8255,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT(VkComm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT)) {
+		vkl_t->fast_dev->table.CmdSetPrimitiveRestartEnableEXT(commandBuffer, primitiveRestartEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -7993,6 +8289,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT(VkCo
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT)) {
+		vkl_t->fast_dev->table.CmdSetTessellationDomainOriginEXT(commandBuffer, domainOrigin);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, sizeof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8023,6 +8323,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClampEnableEXT)) {
+		vkl_t->fast_dev->table.CmdSetDepthClampEnableEXT(commandBuffer, depthClampEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClampEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClampEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8053,6 +8357,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT(VkCommandBuffer c
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPolygonModeEXT)) {
+		vkl_t->fast_dev->table.CmdSetPolygonModeEXT(commandBuffer, polygonMode);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetPolygonModeEXT, sizeof(sbt_vk_args_vkCmdSetPolygonModeEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetPolygonModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8083,6 +8391,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT)) {
+		vkl_t->fast_dev->table.CmdSetRasterizationSamplesEXT(commandBuffer, rasterizationSamples);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8114,6 +8426,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetSampleMaskEXT)) {
+		vkl_t->fast_dev->table.CmdSetSampleMaskEXT(commandBuffer, samples, pSampleMask);
+		return;
+	}
 	size_t vkl_n = pSampleMask ? (size_t)((uint64_t)((samples + 31) / 32)) * sizeof(*pSampleMask) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetSampleMaskEXT, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT), vkl_n);
 	if (vkl_p) {
@@ -8147,6 +8463,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT(VkComma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT)) {
+		vkl_t->fast_dev->table.CmdSetAlphaToCoverageEnableEXT(commandBuffer, alphaToCoverageEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8177,6 +8497,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT)) {
+		vkl_t->fast_dev->table.CmdSetAlphaToOneEnableEXT(commandBuffer, alphaToOneEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8207,6 +8531,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLogicOpEnableEXT)) {
+		vkl_t->fast_dev->table.CmdSetLogicOpEnableEXT(commandBuffer, logicOpEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLogicOpEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8239,6 +8567,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendEnableEXT)) {
+		vkl_t->fast_dev->table.CmdSetColorBlendEnableEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
+		return;
+	}
 	size_t vkl_n = pColorBlendEnables ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorBlendEnables) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT), vkl_n);
 	if (vkl_p) {
@@ -8275,6 +8607,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendEquationEXT)) {
+		vkl_t->fast_dev->table.CmdSetColorBlendEquationEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
+		return;
+	}
 	size_t vkl_n = pColorBlendEquations ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorBlendEquations) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT), vkl_n);
 	if (vkl_p) {
@@ -8311,6 +8647,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT(VkCommandBuffe
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorWriteMaskEXT)) {
+		vkl_t->fast_dev->table.CmdSetColorWriteMaskEXT(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
+		return;
+	}
 	size_t vkl_n = pColorWriteMasks ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorWriteMasks) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT), vkl_n);
 	if (vkl_p) {
@@ -8345,6 +8685,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizationStreamEXT)) {
+		vkl_t->fast_dev->table.CmdSetRasterizationStreamEXT(commandBuffer, rasterizationStream);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationStreamEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRasterizationStreamEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8375,6 +8719,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT)) {
+		vkl_t->fast_dev->table.CmdSetConservativeRasterizationModeEXT(commandBuffer, conservativeRasterizationMode);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8405,6 +8753,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSize
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT)) {
+		vkl_t->fast_dev->table.CmdSetExtraPrimitiveOverestimationSizeEXT(commandBuffer, extraPrimitiveOverestimationSize);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, sizeof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8435,6 +8787,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClipEnableEXT)) {
+		vkl_t->fast_dev->table.CmdSetDepthClipEnableEXT(commandBuffer, depthClipEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClipEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8465,6 +8821,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT(VkComma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT)) {
+		vkl_t->fast_dev->table.CmdSetSampleLocationsEnableEXT(commandBuffer, sampleLocationsEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8497,6 +8857,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT)) {
+		vkl_t->fast_dev->table.CmdSetColorBlendAdvancedEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
+		return;
+	}
 	size_t vkl_n = pColorBlendAdvanced ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorBlendAdvanced) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT), vkl_n);
 	if (vkl_p) {
@@ -8531,6 +8895,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT)) {
+		vkl_t->fast_dev->table.CmdSetProvokingVertexModeEXT(commandBuffer, provokingVertexMode);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, sizeof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8561,6 +8929,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT(VkComma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT)) {
+		vkl_t->fast_dev->table.CmdSetLineRasterizationModeEXT(commandBuffer, lineRasterizationMode);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8591,6 +8963,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT(VkCommandBu
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineStippleEnableEXT)) {
+		vkl_t->fast_dev->table.CmdSetLineStippleEnableEXT(commandBuffer, stippledLineEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEnableEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetLineStippleEnableEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8621,6 +8997,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT(VkC
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT)) {
+		vkl_t->fast_dev->table.CmdSetDepthClipNegativeOneToOneEXT(commandBuffer, negativeOneToOne);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8651,6 +9031,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV(VkComma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV)) {
+		vkl_t->fast_dev->table.CmdSetViewportWScalingEnableNV(commandBuffer, viewportWScalingEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8683,6 +9067,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV(VkCommandBuffe
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportSwizzleNV)) {
+		vkl_t->fast_dev->table.CmdSetViewportSwizzleNV(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
+		return;
+	}
 	size_t vkl_n = pViewportSwizzles ? (size_t)((uint64_t)viewportCount) * sizeof(*pViewportSwizzles) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetViewportSwizzleNV, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV), vkl_n);
 	if (vkl_p) {
@@ -8717,6 +9105,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV)) {
+		vkl_t->fast_dev->table.CmdSetCoverageToColorEnableNV(commandBuffer, coverageToColorEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8747,6 +9139,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV(VkComm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV)) {
+		vkl_t->fast_dev->table.CmdSetCoverageToColorLocationNV(commandBuffer, coverageToColorLocation);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8777,6 +9173,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV(VkComma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationModeNV)) {
+		vkl_t->fast_dev->table.CmdSetCoverageModulationModeNV(commandBuffer, coverageModulationMode);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationModeNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationModeNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8807,6 +9207,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV(
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV)) {
+		vkl_t->fast_dev->table.CmdSetCoverageModulationTableEnableNV(commandBuffer, coverageModulationTableEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8838,6 +9242,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV(VkComm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationTableNV)) {
+		vkl_t->fast_dev->table.CmdSetCoverageModulationTableNV(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
+		return;
+	}
 	size_t vkl_n = pCoverageModulationTable ? (size_t)((uint64_t)coverageModulationTableCount) * sizeof(*pCoverageModulationTable) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV), vkl_n);
 	if (vkl_p) {
@@ -8871,6 +9279,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV(VkComma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV)) {
+		vkl_t->fast_dev->table.CmdSetShadingRateImageEnableNV(commandBuffer, shadingRateImageEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, sizeof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8901,6 +9313,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageReductionModeNV)) {
+		vkl_t->fast_dev->table.CmdSetCoverageReductionModeNV(commandBuffer, coverageReductionMode);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageReductionModeNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetCoverageReductionModeNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -8931,6 +9347,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnable
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV)) {
+		vkl_t->fast_dev->table.CmdSetRepresentativeFragmentTestEnableNV(commandBuffer, representativeFragmentTestEnable);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -9289,6 +9709,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV(VkComm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV)) {
+		vkl_t->fast_dev->table.CmdSetFragmentShadingRateEnumNV(commandBuffer, shadingRate, combinerOps);
+		return;
+	}
 	size_t vkl_n = combinerOps ? (size_t)((uint64_t)(2)) * sizeof(*combinerOps) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV), vkl_n);
 	if (vkl_p) {
@@ -9353,6 +9777,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorWriteEnableEXT)) {
+		vkl_t->fast_dev->table.CmdSetColorWriteEnableEXT(commandBuffer, attachmentCount, pColorWriteEnables);
+		return;
+	}
 	size_t vkl_n = pColorWriteEnables ? (size_t)((uint64_t)attachmentCount) * sizeof(*pColorWriteEnables) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT), vkl_n);
 	if (vkl_p) {
@@ -9415,6 +9843,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2(VkCommandBuffer command
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent2)) {
+		vkl_t->fast_dev->table.CmdResetEvent2(commandBuffer, event, stageMask);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent2, sizeof(sbt_vk_args_vkCmdResetEvent2), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -9447,6 +9879,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR(VkCommandBuffer comm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent2KHR)) {
+		vkl_t->fast_dev->table.CmdResetEvent2KHR(commandBuffer, event, stageMask);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdResetEvent2KHR, sizeof(sbt_vk_args_vkCmdResetEvent2KHR), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdResetEvent2KHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -9536,6 +9972,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp2)) {
+		vkl_t->fast_dev->table.CmdWriteTimestamp2(commandBuffer, stage, queryPool, query);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp2, sizeof(sbt_vk_args_vkCmdWriteTimestamp2), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -9570,6 +10010,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR(VkCommandBuffer 
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp2KHR)) {
+		vkl_t->fast_dev->table.CmdWriteTimestamp2KHR(commandBuffer, stage, queryPool, query);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdWriteTimestamp2KHR, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdWriteTimestamp2KHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -9841,6 +10285,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV(VkCommandBuffer 
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDecompressMemoryNV)) {
+		vkl_t->fast_dev->table.CmdDecompressMemoryNV(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
+		return;
+	}
 	size_t vkl_n = pDecompressMemoryRegions ? (size_t)((uint64_t)decompressRegionCount) * sizeof(*pDecompressMemoryRegions) : 0;
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDecompressMemoryNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV), vkl_n);
 	if (vkl_p) {
@@ -9876,6 +10324,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV(VkC
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV)) {
+		vkl_t->fast_dev->table.CmdDecompressMemoryIndirectCountNV(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -10058,6 +10510,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSampler
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT)) {
+		vkl_t->fast_dev->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(commandBuffer, pipelineBindPoint, layout, set);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -10183,6 +10639,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering(VkCommandBuffer comman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRendering)) {
+		vkl_t->fast_dev->table.CmdEndRendering(commandBuffer);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRendering, sizeof(sbt_vk_args_vkCmdEndRendering), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndRendering, commandBuffer), &commandBuffer, sizeof(commandBuffer));
@@ -10211,6 +10671,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_trim_tls *vkl_t = vkl_trim_self();
+	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRenderingKHR)) {
+		vkl_t->fast_dev->table.CmdEndRenderingKHR(commandBuffer);
+		return;
+	}
 	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdEndRenderingKHR, sizeof(sbt_vk_args_vkCmdEndRenderingKHR), 0);
 	if (vkl_p) {
 		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdEndRenderingKHR, commandBuffer), &commandBuffer, sizeof(commandBuffer));
