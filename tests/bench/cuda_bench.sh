@@ -36,7 +36,7 @@
 #             the functions with the most inclusive Ir per launch added
 #             from N to 2N.
 #
-# CUDA_BENCH_MONO=1 adds a fifth way, stacks none with TRACESMITH_CLOCK=mono.
+# CUDA_BENCH_MONO=1 adds a fifth way, stacks none with TRACESMITH_CLOCK=monotonic.
 #   BUILD=build sh tests/bench/cuda_bench.sh [--only wall,callgrind,profile]
 #       [--launches 10000,100000] [--driver double|system] [--program PATH]
 # --driver system leaves LD_LIBRARY_PATH alone (the real libcuda.so.1, or
@@ -67,7 +67,7 @@ DOUBLE = os.path.abspath(os.path.join(B, "tests/doubles/cuda"))
 VARIANTS = ["plain", "off", "none", "work"]
 LABEL = {"plain": "plain", "off": "off", "none": "stacks none", "work": "stacks work", "mono": "none, mono"}
 # CUDA_BENCH_MONO=1 adds a fifth way: stacks none with record times from
-# CLOCK_MONOTONIC (TRACESMITH_CLOCK=mono) instead of the default clock, to
+# CLOCK_MONOTONIC (TRACESMITH_CLOCK=monotonic) instead of the default clock, to
 # tell the clock's share of the cost from the rest.
 if os.environ.get("CUDA_BENCH_MONO") == "1":
     VARIANTS.append("mono")
@@ -121,7 +121,7 @@ def variant_env(driver, v, trace):
         env["TRACESMITH_DISABLE"] = "1"
     elif v == "mono":
         env["TRACESMITH_STACKS"] = "none"
-        env["TRACESMITH_CLOCK"] = "mono"
+        env["TRACESMITH_CLOCK"] = "monotonic"
     elif v != "plain":
         env["TRACESMITH_STACKS"] = v
     return env
@@ -135,6 +135,9 @@ def check_captured(v, n, out, trace):
     """The interposer must really have been there: its exit report counts
     the calls; recording, it counts the launches and writes the trace;
     off, it records no launch and writes nothing."""
+    bad = re.search(r"TRACESMITH_\w+='[^']*' is not[^\n]*", out)
+    if bad:
+        raise BenchError("%s: the runtime refused a setting of the bench: %s" % (LABEL[v], bad.group(0)))
     m = REPORT_RE.search(out)
     if not m:
         raise BenchError("%s: no exit report from the interposer (was %s loaded?):\n%s"
