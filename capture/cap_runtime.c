@@ -1494,10 +1494,11 @@ static void cap_rt_shutdown(int at_exit)
 		cap_sig_uninstall();
 		if (atomic_load(&cap_g.kf_bytes))
 			CAP_INFO("keyframes: %.1f MiB copied from device memory, %.3f s waiting for the "
-			         "copies, %.3f s storing them (%d page-hash threads)",
+			         "copies, %.3f s storing them (%d page-hash thread%s)",
 			         (double)atomic_load(&cap_g.kf_bytes) / (1u << 20),
 			         (double)atomic_load(&cap_g.kf_wait_ns) / 1e9,
-			         (double)atomic_load(&cap_g.kf_store_ns) / 1e9, cap_pages_workers_());
+			         (double)atomic_load(&cap_g.kf_store_ns) / 1e9, cap_pages_workers_(),
+			         cap_pages_workers_() == 1 ? "" : "s");
 		if (atomic_load(&cap_g.n_stalls))
 			CAP_WARN("recording waited for the writer %" PRIu64 " times, %.3f s in all "
 			         "(TRACESMITH_MEMORY_MB=%" PRIu64 ")",

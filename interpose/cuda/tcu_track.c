@@ -823,18 +823,24 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
 			uint64_t next_off = off + cur_n, t0 = tcu_kf_now_ns(), t1;
 			size_t next_n = 0;
 			CUresult rn = CUDA_SUCCESS;
+			/* The next chunk's copy overlaps this one's trip to the
+			 * blob store.  With pinned staging it is queued before
+			 * this chunk is waited for (its buffer's chunk was stored
+			 * in the round before), so the copy engine goes on to it
+			 * without waiting for this thread to wake; unpinned, the
+			 * wait is the stream's, which would take it in too. */
+			if (next_off < a->size)
+				next_n = a->size - next_off < TCU_KF_CHUNK ? (size_t)(a->size - next_off)
+				                                            : TCU_KF_CHUNK;
+			if (next_n && tcu_g.kf_pinned)
+				rn = tcu_kf_fetch(!cur, a->base + next_off, next_n);
 			if (r == CUDA_SUCCESS)
 				r = tcu_kf_wait(cur);
 			t1 = tcu_kf_now_ns();
 			clk.wait_ns += t1 - t0;
 			clk.bytes += cur_n;
-			/* The next chunk's copy overlaps this one's trip to the
-			 * blob store. */
-			if (next_off < a->size) {
-				next_n = a->size - next_off < TCU_KF_CHUNK ? (size_t)(a->size - next_off)
-				                                            : TCU_KF_CHUNK;
+			if (next_n && !tcu_g.kf_pinned)
 				rn = tcu_kf_fetch(!cur, a->base + next_off, next_n);
-			}
 			tcu_kf_chunk_record(a, off, cur_n, r, tcu_g.kf_buf[cur]);
 			clk.store_ns += tcu_kf_now_ns() - t1;
 			off = next_off;
