@@ -20,7 +20,7 @@
  * are sent, and in which order, is decided afterwards by the caller
  * alone, in page order (cap_runtime.c), so the trace is the same whoever
  * hashed a page.  The workers start on the first blob large enough to
- * share (at least two blocks), their number from TRACESMITH_HASH_THREADS
+ * share (more than one block), their number from TRACESMITH_HASH_THREADS
  * or else min(CPUs - 1, 4) (0: every page hashed on the caller's thread),
  * and live until the process ends, waiting on a condition variable.
  *
