@@ -22,7 +22,8 @@
  * hashed a page.  The workers start on the first blob large enough to
  * share (more than one block), their number from TRACESMITH_HASH_THREADS
  * or else min(CPUs - 1, 4) (0: every page hashed on the caller's thread),
- * and live until the process ends, waiting on a condition variable.
+ * and live until the process ends, waiting on a condition variable (the
+ * front-ends that link this are loaded -z nodelete: their code stays).
  *
  * Locking: cap_pages_g.mu guards job and every field of the job it points
  * to but its read-only inputs; a block is claimed and reported finished
