@@ -85,6 +85,9 @@ typedef struct cap_config {
 	                                  checkpoints every presented image */
 	int clock_monotonic;           /* TRACESMITH_CLOCK=monotonic: records read
 	                                  CLOCK_MONOTONIC, never the TSC */
+	int hash_threads;              /* TRACESMITH_HASH_THREADS: threads that help
+	                                  hash cap_blob_pages' pages (0: none);
+	                                  -1 (unset): min(CPUs - 1, 4) */
 } cap_config;
 
 /* 1 when TRACESMITH_API lets front-end `api` ("vulkan", "cuda", "hip")
@@ -210,6 +213,19 @@ void cap_blob_cancel(cap_rec *rec);
  * from the hashes (the file is the one cap_blob writes).  Costs a hash of
  * every page on the caller's thread instead of a copy of every byte. */
 uint64_t cap_blob_pages(const void *data, size_t len);
+
+/* The same for a chunk that may hold only zero bytes (a keyframe chunk of
+ * untouched memory): the zero check is made in the same read of the bytes
+ * as the hashes.  When every byte is 0 nothing is recorded, *zero_out is
+ * set to 1 and 0 returned; otherwise *zero_out is 0 and the result is
+ * cap_blob_pages'.  Large blobs are hashed by this thread and up to
+ * TRACESMITH_HASH_THREADS helper threads (docs/capture.md). */
+uint64_t cap_blob_pages_or_zero(const void *data, size_t len, int *zero_out);
+
+/* A front-end's keyframe copied `bytes` of device memory, waited wait_ns
+ * for the copies and spent store_ns storing them: summed over the run and
+ * printed at shutdown at TRACESMITH_LOG=info. */
+void cap_keyframe_account(uint64_t bytes, uint64_t wait_ns, uint64_t store_ns);
 
 /* Record a checkpoint: the hash of bytes the program could observe as the
  * result of call call_seq (hashed here, on the caller's thread; the bytes

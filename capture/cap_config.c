@@ -267,6 +267,7 @@ static const char *cap_config_default_output(void)
 static const char *const cap_setting_names[] = {
 	"log", "output", "stacks", "snapshot", "memory_mb", "flush_ms",
 	"disable", "trigger", "snapshot_frames", "api", "frame_hash", "clock",
+	"hash_threads",
 };
 
 static struct {
@@ -407,6 +408,7 @@ void cap_config_parse_(cap_config *cfg)
 	cfg->snapshot = CAP_SNAPSHOT_NONE;
 	cfg->memory_bound = 256ull << 20;
 	cfg->flush_interval_ms = 1000;
+	cfg->hash_threads = -1;
 
 	atomic_store(&cap_config_read, 1);
 	cap_settings_load(cfg);
@@ -475,6 +477,15 @@ void cap_config_parse_(cap_config *cfg)
 			cfg->clock_monotonic = 1;
 		else if (strcmp(v, "auto") != 0 && v[0])
 			cap_config_warn(cfg, "TRACESMITH_CLOCK='%s' is not auto or monotonic; using auto", v);
+	}
+	if ((v = cap_setting("TRACESMITH_HASH_THREADS")) != NULL) {
+		if (strcmp(v, "0") == 0)
+			cfg->hash_threads = 0;
+		else if (cap_config_parse_u64(v, 64, &n) == 0)
+			cfg->hash_threads = (int)n;
+		else
+			cap_config_warn(cfg, "TRACESMITH_HASH_THREADS='%s' is not a number of threads in "
+			                "0..64; using min(CPUs - 1, 4)", v);
 	}
 	if ((v = cap_setting("TRACESMITH_TRIGGER")) != NULL && v[0])
 		cap_config_parse_trigger(cfg, v);

@@ -324,6 +324,8 @@ typedef struct cap_global {
 	_Atomic uint64_t n_records, n_blobs, n_blob_bytes;
 	_Atomic uint64_t n_stalls, stall_ns;
 	_Atomic uint64_t n_stacks_taken, n_stacks_unique;
+	/* cap_keyframe_account: the process's keyframe copies, all windows */
+	_Atomic uint64_t kf_bytes, kf_wait_ns, kf_store_ns;
 } cap_global;
 
 /* Hidden: every front-end links the runtime into its own object, so the
@@ -370,6 +372,17 @@ void cap_window_started_(void);       /* the runtime started windowed */
 void cap_window_exit_report_(void);   /* at shutdown */
 int cap_window_drop_empty_(void);     /* window file finished: remove it if empty */
 void cap_window_take_main_name_(void); /* ...else take the name another runtime left */
+
+/* cap_pages.c: the page hashes of cap_blob_pages.  Writes the XXH3-128
+ * of each CAP_PAGE_BYTES page of [data, data + len) to hashes
+ * ((low64, high64) per page), on this thread and the page-hash pool's;
+ * returns 1 when a byte is not zero, 0 when all are. */
+int cap_pages_hash_(const void *data, size_t len, uint64_t *hashes);
+/* 1 when every byte of [data, data + len) is zero (this thread only). */
+int cap_pages_all_zero_(const void *data, size_t len);
+/* The page-hash pool's workers running (0: none, or not started: they
+ * start with the first blob large enough to share). */
+int cap_pages_workers_(void);
 
 /* cap_writer.c */
 void *cap_writer_main(void *arg);

@@ -1149,29 +1149,35 @@ static int cap_rt_page_sent(cap_thread *t, XXH128_hash_t h, int mark)
 }
 
 /*
- * Two passes over the data: hash every page into the thread's scratch,
- * deciding which bytes must go (the first time this thread sends a page
- * to this file, and once only within the blob), then one entry with the
- * hashes and those bytes.  The cache is marked as it goes; when no entry
- * can be made it is dropped whole, so it never names a page not sent.
+ * Every page hashed into the thread's scratch (cap_pages.c: on this
+ * thread and the page-hash pool's, the zero check in the same read);
+ * then, here, in page order, which bytes must go (the first time this
+ * thread sends a page to this file, and once only within the blob); then
+ * one entry with the hashes and those bytes.  The cache is marked as it
+ * goes; when no entry can be made it is dropped whole, so it never names
+ * a page not sent.  zero_out NULL: cap_blob_pages; else a blob of zero
+ * bytes only is not recorded, and *zero_out says so.
  */
-uint64_t cap_blob_pages(const void *data, size_t len)
+static uint64_t cap_rt_blob_pages(const void *data, size_t len, int *zero_out)
 {
 	const uint8_t *src = data;
 	cap_thread *t;
 	cap_entry *e;
 	cap_pages_head *head;
 	uint8_t *flags, *out;
+	uint64_t *hashes;
 	size_t npages, flag_bytes, body, fresh = 0;
 	uint64_t id, fg;
+	if (zero_out)
+		*zero_out = 0;
 	if (!cap_rt_ready())
-		return 0;
+		goto out_not_recorded;
 	t = cap_rt_thread();
 	if (!t)
-		return 0;
+		goto out_not_recorded;
 	if (t->in_record) {
 		CAP_ERROR("blob of %zu bytes attached inside a record; not recorded", len);
-		return 0;
+		goto out_not_recorded;
 	}
 	npages = len / CAP_PAGE_BYTES + (len % CAP_PAGE_BYTES != 0);
 	flag_bytes = (npages + 7) & ~(size_t)7;
@@ -1184,8 +1190,18 @@ uint64_t cap_blob_pages(const void *data, size_t len)
 			t->page_scratch_cap = npages * 16 + flag_bytes;
 		}
 	}
-	if (!t->page_cache || t->page_scratch_cap < npages * 16 + flag_bytes)
+	if (!t->page_cache || t->page_scratch_cap < npages * 16 + flag_bytes) {
+		if (zero_out && cap_pages_all_zero_(data, len)) {
+			*zero_out = 1;
+			return 0;
+		}
 		return cap_blob(data, len);
+	}
+	hashes = (uint64_t *)(void *)t->page_scratch;
+	if (!cap_pages_hash_(data, len, hashes) && zero_out) {
+		*zero_out = 1;
+		return 0;
+	}
 	/* Each window's file starts with no page sent. */
 	fg = atomic_load_explicit(&cap_g.file_gen, memory_order_relaxed);
 	if (t->pages_file != fg) {
@@ -1197,9 +1213,9 @@ uint64_t cap_blob_pages(const void *data, size_t len)
 	for (size_t i = 0; i < npages; i++) {
 		size_t off = i * CAP_PAGE_BYTES;
 		size_t n = len - off < CAP_PAGE_BYTES ? len - off : CAP_PAGE_BYTES;
-		XXH128_hash_t h = XXH3_128bits(src + off, n);
-		memcpy(t->page_scratch + 16 * i, &h.low64, 8);
-		memcpy(t->page_scratch + 16 * i + 8, &h.high64, 8);
+		XXH128_hash_t h;
+		h.low64 = hashes[2 * i];
+		h.high64 = hashes[2 * i + 1];
 		flags[i] = !cap_rt_page_sent(t, h, 1);
 		if (flags[i])
 			fresh += n;
@@ -1234,6 +1250,32 @@ uint64_t cap_blob_pages(const void *data, size_t len)
 	cap_rt_publish(t, e);
 	atomic_fetch_add_explicit(&cap_g.n_blob_bytes, len, memory_order_relaxed);
 	return id;
+
+out_not_recorded:
+	if (zero_out)
+		*zero_out = cap_pages_all_zero_(data, len);
+	return 0;
+}
+
+uint64_t cap_blob_pages(const void *data, size_t len)
+{
+	return cap_rt_blob_pages(data, len, NULL);
+}
+
+uint64_t cap_blob_pages_or_zero(const void *data, size_t len, int *zero_out)
+{
+	int zero;
+	uint64_t id = cap_rt_blob_pages(data, len, &zero);
+	if (zero_out)
+		*zero_out = zero;
+	return id;
+}
+
+void cap_keyframe_account(uint64_t bytes, uint64_t wait_ns, uint64_t store_ns)
+{
+	atomic_fetch_add_explicit(&cap_g.kf_bytes, bytes, memory_order_relaxed);
+	atomic_fetch_add_explicit(&cap_g.kf_wait_ns, wait_ns, memory_order_relaxed);
+	atomic_fetch_add_explicit(&cap_g.kf_store_ns, store_ns, memory_order_relaxed);
 }
 
 uint64_t cap_checkpoint(uint64_t call_seq, uint64_t object, uint64_t offset,
@@ -1474,6 +1516,13 @@ static void cap_rt_shutdown(int at_exit)
 		if (st == CAP_ST_CLOSED)
 			atomic_store(&cap_g.ended_closed, 1);
 		cap_sig_uninstall();
+		if (atomic_load(&cap_g.kf_bytes))
+			CAP_INFO("keyframes: %.1f MiB copied from device memory, %.3f s waiting for the "
+			         "copies, %.3f s storing them (%d page-hash thread%s)",
+			         (double)atomic_load(&cap_g.kf_bytes) / (1u << 20),
+			         (double)atomic_load(&cap_g.kf_wait_ns) / 1e9,
+			         (double)atomic_load(&cap_g.kf_store_ns) / 1e9, cap_pages_workers_(),
+			         cap_pages_workers_() == 1 ? "" : "s");
 		if (atomic_load(&cap_g.n_stalls))
 			CAP_WARN("recording waited for the writer %" PRIu64 " times, %.3f s in all "
 			         "(TRACESMITH_MEMORY_MB=%" PRIu64 ")",
@@ -1694,6 +1743,9 @@ static void cap_rt_atfork_child(void)
 	atomic_store(&cap_g.n_blob_bytes, 0);
 	atomic_store(&cap_g.n_stacks_taken, 0);
 	atomic_store(&cap_g.n_stacks_unique, 0);
+	atomic_store(&cap_g.kf_bytes, 0);
+	atomic_store(&cap_g.kf_wait_ns, 0);
+	atomic_store(&cap_g.kf_store_ns, 0);
 	atomic_store(&cap_g.reg_dirty, 1);
 	atomic_store(&cap_g.state, CAP_ST_IDLE);
 }

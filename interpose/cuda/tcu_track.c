@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "interpose/cuda/tcu_internal.h"
 
@@ -634,18 +635,19 @@ static CUresult tcu_kf_wait(int i)
 	return tcu_sync_stream(tcu_g.kf_stream, 0);
 }
 
-static int tcu_all_zero(const void *p, size_t n)
+/* Keyframe timing (cap_keyframe_account): CLOCK_MONOTONIC in ns, read
+ * twice per chunk of up to 32 MiB. */
+static uint64_t tcu_kf_now_ns(void)
 {
-	static const uint8_t zero[4096];
-	const uint8_t *b = p;
-	while (n >= sizeof(zero)) {
-		if (memcmp(b, zero, sizeof(zero)) != 0)
-			return 0;
-		b += sizeof(zero);
-		n -= sizeof(zero);
-	}
-	return memcmp(b, zero, n) == 0;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+/* The time a keyframe's copies were waited for and stored. */
+typedef struct tcu_kf_clock {
+	uint64_t bytes, wait_ns, store_ns;
+} tcu_kf_clock;
 
 static void tcu_kf_chunk_record(const tcu_alloc *a, uint64_t off, size_t n, CUresult r,
                                 const void *bytes)
@@ -659,10 +661,10 @@ static void tcu_kf_chunk_record(const tcu_alloc *a, uint64_t off, size_t n, CUre
 		c.result = (uint64_t)r;
 		c.note = (const uint8_t *)"could not be read";
 		c.note_len = strlen("could not be read");
-	} else if (tcu_all_zero(bytes, n)) {
-		c.value = 1;
 	} else {
-		c.blob = cap_blob_pages(bytes, n);
+		int zero = 0;
+		c.blob = cap_blob_pages_or_zero(bytes, n, &zero);
+		c.value = zero ? 1 : 0;
 	}
 	tcu_emit(SBT_CM_K_tsSnapshot, TCU_FN_cuMemcpyDtoHAsync_v2, &c, 0);
 }
@@ -699,8 +701,8 @@ static uint64_t tcu_kf_array_rows(const tcu_array *a)
 }
 
 /* A full keyframe's arrays, after its allocations: every live one, in
- * chunks of whole rows of one slice. */
-static void tcu_kf_arrays(const tcu_array *arrs, size_t n)
+ * chunks of whole rows of one slice (timed into clk). */
+static void tcu_kf_arrays(const tcu_array *arrs, size_t n, tcu_kf_clock *clk)
 {
 	for (size_t i = 0; i < n; i++) {
 		const tcu_array *a = &arrs[i];
@@ -710,9 +712,13 @@ static void tcu_kf_arrays(const tcu_array *arrs, size_t n)
 				uint64_t rows = a->height - y < per ? a->height - y : per;
 				size_t bytes = (size_t)(rows * a->row_bytes);
 				sbt_cm_call c;
+				uint64_t t0 = tcu_kf_now_ns(), t1;
 				CUresult r = tcu_kf_fetch_array(0, a, y, z, rows);
 				if (r == CUDA_SUCCESS)
 					r = tcu_kf_wait(0);
+				t1 = tcu_kf_now_ns();
+				clk->wait_ns += t1 - t0;
+				clk->bytes += bytes;
 				sbt_cm_call_init(&c);
 				c.sub = SBT_CM_MEM_ARRAY;
 				c.handle = a->handle;
@@ -725,12 +731,13 @@ static void tcu_kf_arrays(const tcu_array *arrs, size_t n)
 					c.result = (uint64_t)r;
 					c.note = (const uint8_t *)"could not be read";
 					c.note_len = strlen("could not be read");
-				} else if (tcu_all_zero(tcu_g.kf_buf[0], bytes)) {
-					c.value = 1;
 				} else {
-					c.blob = cap_blob_pages(tcu_g.kf_buf[0], bytes);
+					int zero = 0;
+					c.blob = cap_blob_pages_or_zero(tcu_g.kf_buf[0], bytes, &zero);
+					c.value = zero ? 1 : 0;
 				}
 				tcu_emit(SBT_CM_K_tsSnapshot, TCU_FN_cuMemcpy3DAsync_v2, &c, 0);
+				clk->store_ns += tcu_kf_now_ns() - t1;
 			}
 	}
 }
@@ -752,6 +759,7 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
 	sbt_cm_call kf;
 	uint8_t buf[256];
 	size_t len = 0;
+	tcu_kf_clock clk = {0, 0, 0};
 
 	pthread_mutex_lock(&tcu_g.kf_mu);
 	if (sync)
@@ -812,27 +820,38 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
 		int cur = 0;
 		CUresult r = tcu_kf_fetch(cur, a->base, cur_n);
 		while (off < a->size) {
-			uint64_t next_off = off + cur_n;
+			uint64_t next_off = off + cur_n, t0 = tcu_kf_now_ns(), t1;
 			size_t next_n = 0;
 			CUresult rn = CUDA_SUCCESS;
-			if (r == CUDA_SUCCESS)
-				r = tcu_kf_wait(cur);
 			/* The next chunk's copy overlaps this one's trip to the
-			 * blob store. */
-			if (next_off < a->size) {
+			 * blob store.  With pinned staging it is queued before
+			 * this chunk is waited for (its buffer's chunk was stored
+			 * in the round before), so the copy engine goes on to it
+			 * without waiting for this thread to wake; unpinned, the
+			 * wait is the stream's, which would take it in too. */
+			if (next_off < a->size)
 				next_n = a->size - next_off < TCU_KF_CHUNK ? (size_t)(a->size - next_off)
 				                                            : TCU_KF_CHUNK;
+			if (next_n && tcu_g.kf_pinned)
 				rn = tcu_kf_fetch(!cur, a->base + next_off, next_n);
-			}
+			if (r == CUDA_SUCCESS)
+				r = tcu_kf_wait(cur);
+			t1 = tcu_kf_now_ns();
+			clk.wait_ns += t1 - t0;
+			clk.bytes += cur_n;
+			if (next_n && !tcu_g.kf_pinned)
+				rn = tcu_kf_fetch(!cur, a->base + next_off, next_n);
 			tcu_kf_chunk_record(a, off, cur_n, r, tcu_g.kf_buf[cur]);
+			clk.store_ns += tcu_kf_now_ns() - t1;
 			off = next_off;
 			cur_n = next_n;
 			cur = !cur;
 			r = rn;
 		}
 	}
-	tcu_kf_arrays(arrs, narrs);
+	tcu_kf_arrays(arrs, narrs, &clk);
 	tcu_g.keyframes++;
+	cap_keyframe_account(clk.bytes, clk.wait_ns, clk.store_ns);
 out_free:
 	free(arrs);
 	free(list);

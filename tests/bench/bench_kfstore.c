@@ -15,8 +15,9 @@
  * "repeat" gives every page of a keyframe its own bytes and repeats them
  * in later keyframes (memory that did not change), "zero" leaves the
  * buffers zero (the interposer then scans and stores nothing).  The last
- * argument picks the capture call: cap_blob_pages (the default, what the
- * interposer's keyframes call) or cap_blob.  The interposer's chunk
+ * argument picks the capture call: cap_blob_pages_or_zero (the default,
+ * what the interposer's keyframes call; its pages hashed by this thread
+ * and TRACESMITH_HASH_THREADS helpers) or cap_blob.  The interposer's chunk
  * path is the same capture call, so what is timed here is cap_blob (or
  * the zero scan) and the writer behind it; the buffer is filled once,
  * untimed, and the memory is bound by TRACESMITH_MEMORY_MB as in a
@@ -54,13 +55,18 @@ static int bench_kf_all_zero(const uint8_t *p, size_t n)
 	return memcmp(p, zero, n) == 0;
 }
 
-/* One chunk, as tcu_kf_chunk_record stores it: zero chunks are scanned
- * and named, others are a blob and a record that names it. */
+/* One chunk, as tcu_kf_chunk_record stores it: zero chunks are named
+ * without a blob (cap_blob_pages_or_zero finds them in the read that
+ * hashes the pages; for cap_blob, a scan first), others are a blob and a
+ * record that names it. */
 static void bench_kf_chunk(const uint8_t *buf, size_t n, uint64_t off)
 {
 	uint64_t rec[3] = {off, n, 0};
-	if (!bench_kf_all_zero(buf, n))
-		rec[2] = bench_kf_pages ? cap_blob_pages(buf, n) : cap_blob(buf, n);
+	int zero = 0;
+	if (bench_kf_pages)
+		rec[2] = cap_blob_pages_or_zero(buf, n, &zero);
+	else if (!bench_kf_all_zero(buf, n))
+		rec[2] = cap_blob(buf, n);
 	cap_record(BENCH_KF_TYPE, 0, rec, sizeof(rec));
 }
 

@@ -2,8 +2,8 @@
  * test_cap_blob_keys - the writer thread keys a cap_blob's pages by the
  * XXH3-128 of their bytes, whichever implementation computes it
  * (capture/cap_writer.c hashes through libxxhash's dispatcher, AVX2 where
- * the CPU has it; cap_blob_pages hashes on the caller's thread with the
- * inlined one): a page repeated inside a blob is stored once, a page that
+ * the CPU has it; cap_blob_pages through the same one, on the caller's
+ * thread and the page-hash pool's, capture/cap_pages.c): a page repeated inside a blob is stored once, a page that
  * cap_blob_pages sends again after cap_blob stored it is not stored a
  * second time (the two keys are equal), and both blobs read back whole.
  * A blob whose bytes the caller writes into the room cap_blob_begin hands
