@@ -15,6 +15,7 @@
 #             GPU): plain against captured, trace size, replay.
 #   BUILD=build sh tests/gpu/bench_prealloc.sh
 # Environment: GPU_PREALLOC_GIB (default 16), GPU_BENCH_ROUNDS (default 3),
+# GPU_PREALLOC_POOL_AB=1 (also keyframes with TRACESMITH_HASH_THREADS=0),
 # GPU_PREBUILT=1 (use $BUILD/gpu/gpu_prealloc as built by scripts/gpu_pack.sh).
 set -eu
 BUILD=${BUILD:-build}
@@ -55,24 +56,44 @@ def capture(argv, trace, env=None):
     return run([os.path.join(B, "tscapture"), "-o", trace, "--"] + argv, env)
 
 
+# The capture runtime's keyframe line at TRACESMITH_LOG=info.
+KF_RE = re.compile(r"keyframes: ([\d.]+) MiB copied from device memory, ([\d.]+) s waiting for the "
+                   r"copies, ([\d.]+) s storing them \((\d+) page-hash threads?\)")
+
+
 def prealloc(fill):
     argv = [os.path.join(B, "gpu/gpu_prealloc"), "--gib", GIB] + (["--fill"] if fill else [])
     print("== prealloc: %s, %d rounds" % (" ".join(argv[1:]), ROUNDS), flush=True)
-    t = {"plain": [], "default": [], "launch": []}
-    rates, kb, db = [], 0, 0
+    # launch: keyframes before and after every launch; launch0 (with
+    # GPU_PREALLOC_POOL_AB=1): the same with the page hashes on the
+    # recording thread alone (TRACESMITH_HASH_THREADS=0)
+    ways = ["plain", "default", "launch"] + (["launch0"] if os.environ.get("GPU_PREALLOC_POOL_AB") == "1" else [])
+    t = {w: [] for w in ways}
+    rates = {w: [] for w in ways if w.startswith("launch")}
+    split = {w: [] for w in rates}
+    kb, db = 0, 0
     for r in range(ROUNDS):
-        ways = ["plain", "default", "launch"]
         got = {}
-        for w in ways[r % 3:] + ways[:r % 3]:
+        k = r % len(ways)
+        for w in ways[k:] + ways[:k]:
             tr = os.path.join(T, w + ".sbt")
             if w == "plain":
                 p, dt = run(argv)
                 out = p.stdout
             else:
-                p, dt = capture(argv, tr, {"TRACESMITH_SNAPSHOT": "launch"} if w == "launch" else None)
+                env = None
+                if w.startswith("launch"):
+                    env = {"TRACESMITH_SNAPSHOT": "launch", "TRACESMITH_LOG": "info"}
+                    if w == "launch0":
+                        env["TRACESMITH_HASH_THREADS"] = "0"
+                p, dt = capture(argv, tr, env)
                 out = p.stdout
-                if w == "launch":
+                if w.startswith("launch"):
                     kb = snap_bytes(tr)
+                    m = KF_RE.search(p.stderr)
+                    if not m:
+                        sys.exit("bench_prealloc: %s: no keyframe line: %s" % (w, p.stderr[-1500:]))
+                    split[w].append((float(m.group(2)), float(m.group(3)), int(m.group(4))))
                 else:
                     db = snap_bytes(tr)
                     size = os.path.getsize(tr)
@@ -80,16 +101,22 @@ def prealloc(fill):
             t[w].append(dt)
             if "hash" not in out:
                 sys.exit("bench_prealloc: %s printed %r" % (w, out))
-        if got["launch"] > got["default"]:
-            rates.append(kb / (got["launch"] - got["default"]) / 1e9)
+        for w in rates:
+            if got[w] > got["default"]:
+                rates[w].append(kb / (got[w] - got["default"]) / 1e9)
     med = {k: statistics.median(v) for k, v in t.items()}
     print("process s (median): plain %.3f, captured %.3f (+%.3f s), keyframed %.3f" % (
         med["plain"], med["default"], med["default"] - med["plain"], med["launch"]))
     print("default trace %d bytes, %d bytes of device memory copied; keyframed capture copied %d bytes" % (
         size, db, kb))
-    if rates:
-        print("keyframe rate: median %.2f GB/s (%.2f-%.2f)" % (
-            statistics.median(rates), min(rates), max(rates)))
+    for w in rates:
+        if rates[w]:
+            print("keyframe rate%s: median %.2f GB/s (%.2f-%.2f); waiting for copies %.2f s, storing %.2f s "
+                  "(medians), %d page-hash threads" % (
+                      "" if w == "launch" else " (page hashes on the recording thread alone)",
+                      statistics.median(rates[w]), min(rates[w]), max(rates[w]),
+                      statistics.median(x[0] for x in split[w]), statistics.median(x[1] for x in split[w]),
+                      split[w][-1][2]))
     p, dt = run([os.path.join(B, "tsreplay"), os.path.join(T, "default.sbt")], check=False)
     print("replay of the default trace: exit %d in %.3f s: %s" % (
         p.returncode, dt, (p.stdout + p.stderr).strip().splitlines()[-1:]), flush=True)
