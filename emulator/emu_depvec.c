@@ -14,9 +14,9 @@
  * dependencies (and every export of them) come out as they did when the
  * list was read.  Where the table cannot be allocated the list is read.
  */
-#include "emulator/emu_internal.h"
-
 #include <stdlib.h>
+
+#include "emulator/emu_internal.h"
 
 #define EMU_DEPVEC_MIN_BITS 7
 
@@ -40,7 +40,7 @@ static size_t emu_depvec_probe(const emu_depvec *dv, uint32_t step, uint32_t nod
 	}
 }
 
-static void emu_depvec_unindex(emu_depvec *dv)
+void emu_depvec_unindex(emu_depvec *dv)
 {
 	free(dv->idx);
 	dv->idx = NULL;
@@ -81,42 +81,14 @@ static int emu_depvec_index(emu_depvec *dv)
 	return 0;
 }
 
-/* Whether some entry of dv is on (step, node1). */
-static int emu_depvec_has(emu_depvec *dv, uint32_t step, uint32_t node1)
+int emu_depvec_has_indexed(emu_depvec *dv, uint32_t step, uint32_t node1)
 {
-	if (dv->n >= EMU_DEPVEC_INDEX && emu_depvec_index(dv) == 0)
+	if (emu_depvec_index(dv) == 0)
 		return dv->idx[emu_depvec_probe(dv, step, node1)] != 0;
 	for (size_t i = 0; i < dv->n; i++)
 		if (dv->v[i].step == step && dv->v[i].node1 == node1)
 			return 1;
 	return 0;
-}
-
-int emu_dep_push(emu_depvec *dv, uint32_t step, uint32_t kind)
-{
-	emu_dep d = { step, kind, 0 };
-
-	if (step == EMU_NONE || emu_depvec_has(dv, step, 0))
-		return 0;
-	return EMU_PUSH(*dv, d);
-}
-
-int emu_dep_push_dep(emu_depvec *dv, const emu_dep *d, uint32_t kind)
-{
-	emu_dep x = *d;
-
-	if (!d->node1)
-		return emu_dep_push(dv, d->step, kind);
-	if (emu_depvec_has(dv, d->step, d->node1))
-		return 0;
-	x.kind = kind & 0xff;
-	return EMU_PUSH(*dv, x);
-}
-
-void emu_depvec_clear(emu_depvec *dv)
-{
-	dv->n = 0;
-	emu_depvec_unindex(dv);
 }
 
 void emu_depvec_free(emu_depvec *dv)

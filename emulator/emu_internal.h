@@ -174,15 +174,11 @@ typedef struct emu_depvec {
 	size_t idx_n;          /* v[0 .. idx_n) are in idx */
 } emu_depvec;
 
-/* Adds a dependency on all of step (of kind) unless dv holds one;
- * EMU_NONE adds nothing.  0, or -1 out of memory. */
-int emu_dep_push(emu_depvec *dv, uint32_t step, uint32_t kind);
-/* Adds d as kind unless dv holds one on the same (step, node1): one on a
- * node of a launch is kept beside one on the whole launch (the scheduler
- * and the clocks take both).  0, or -1 out of memory. */
-int emu_dep_push_dep(emu_depvec *dv, const emu_dep *d, uint32_t kind);
-/* Empties dv, keeping its list's memory. */
-void emu_depvec_clear(emu_depvec *dv);
+/* Whether dv, of EMU_DEPVEC_INDEX entries or more, holds a dependency on
+ * (step, node1): through its index, made or brought up to date first. */
+int emu_depvec_has_indexed(emu_depvec *dv, uint32_t step, uint32_t node1);
+/* Drops dv's index (it is made again when next needed). */
+void emu_depvec_unindex(emu_depvec *dv);
 /* Releases what dv owns; it is empty after (free of an empty one: a no-op). */
 void emu_depvec_free(emu_depvec *dv);
 
@@ -236,6 +232,51 @@ int emu_vec_grow(void **v, size_t *cap, size_t n, size_t elem);
 	                                      sizeof(*(vec).v)) == 0)                 \
 	         ? ((vec).v[(vec).n++] = (val), 0)                                    \
 	         : -1)
+
+/* Short lists (most) are read here; long ones go through their index. */
+static inline int emu_depvec_has(emu_depvec *dv, uint32_t step, uint32_t node1)
+{
+	if (dv->n >= EMU_DEPVEC_INDEX)
+		return emu_depvec_has_indexed(dv, step, node1);
+	for (size_t i = 0; i < dv->n; i++)
+		if (dv->v[i].step == step && dv->v[i].node1 == node1)
+			return 1;
+	return 0;
+}
+
+/* Adds a dependency on all of step (of kind) unless dv holds one;
+ * EMU_NONE adds nothing.  0, or -1 out of memory. */
+static inline int emu_dep_push(emu_depvec *dv, uint32_t step, uint32_t kind)
+{
+	emu_dep d = { step, kind, 0 };
+
+	if (step == EMU_NONE || emu_depvec_has(dv, step, 0))
+		return 0;
+	return EMU_PUSH(*dv, d);
+}
+
+/* Adds d as kind unless dv holds one on the same (step, node1): one on a
+ * node of a launch is kept beside one on the whole launch (the scheduler
+ * and the clocks take both).  0, or -1 out of memory. */
+static inline int emu_dep_push_dep(emu_depvec *dv, const emu_dep *d, uint32_t kind)
+{
+	emu_dep x = *d;
+
+	if (!d->node1)
+		return emu_dep_push(dv, d->step, kind);
+	if (emu_depvec_has(dv, d->step, d->node1))
+		return 0;
+	x.kind = kind & 0xff;
+	return EMU_PUSH(*dv, x);
+}
+
+/* Empties dv, keeping its list's memory. */
+static inline void emu_depvec_clear(emu_depvec *dv)
+{
+	dv->n = 0;
+	if (dv->idx)
+		emu_depvec_unindex(dv);
+}
 
 static inline const char *emu_node_name(const emu_graph *g, const emu_node *n)
 {
