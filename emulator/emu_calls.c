@@ -285,7 +285,7 @@ static int emu_r_event_record(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *
 	if (s == EMU_NONE || !ev)
 		return -1;
 	bs = &b->bs.v[s];
-	ev->deps.n = 0;
+	emu_depvec_clear(&ev->deps);
 	ev->cap_nodes.n = 0;
 	ev->capture = bs->capture;
 	if (ev->capture != EMU_NONE) {
@@ -344,7 +344,7 @@ static int emu_r_event_reset(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 
 	(void)k;
 	if (ev && c->result == 0) {
-		free(ev->deps.v);
+		emu_depvec_free(&ev->deps);
 		free(ev->cap_nodes.v);
 		*ev = b->events.v[--b->events.n];
 	}

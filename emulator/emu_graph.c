@@ -401,13 +401,13 @@ static uint32_t emu_step_begin(emu_builder *b, uint32_t s)
 
 	if (g->first_ns == UINT64_MAX)
 		g->first_ns = b->rec->time_ns;
-	b->tmp.n = 0;
+	emu_depvec_clear(&b->tmp);
 	if (emu_dep_add(b, bs->last, EMU_D_STREAM) != 0)
 		return EMU_NONE;
 	for (i = 0; i < bs->pending.n; i++)
 		if (emu_dep_push_dep(&b->tmp, &bs->pending.v[i], EMU_D_EVENT) != 0)
 			return EMU_NONE;
-	bs->pending.n = 0;
+	emu_depvec_clear(&bs->pending);
 	if (st->legacy) {
 		/* the legacy stream waits for all blocking streams' work (of its device) */
 		for (size_t o = 0; o < b->bs.n; o++) {
@@ -1067,7 +1067,7 @@ static int emu_launch_records(emu_builder *b, const emu_capture *cap, uint32_t s
 
 		if (!ev)
 			goto out;
-		free(ev->deps.v);
+		emu_depvec_free(&ev->deps);
 		ev->deps = deps[i];
 		memset(&deps[i], 0, sizeof(deps[i]));
 		ev->cap_nodes.n = 0;
@@ -1076,7 +1076,7 @@ static int emu_launch_records(emu_builder *b, const emu_capture *cap, uint32_t s
 	rc = 0;
 out:
 	for (size_t i = 0; i < cap->records.n; i++)
-		free(deps[i].v);
+		emu_depvec_free(&deps[i]);
 	free(deps);
 	return rc;
 }
@@ -1184,10 +1184,10 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 			g->xdeps.v[g->xdeps.n - 1].count++;
 			g->node_deps = 1;
 		}
-		free(tmp.v);
+		emu_depvec_free(&tmp);
 		continue;
 out_tmp:
-		free(tmp.v);
+		emu_depvec_free(&tmp);
 		return -1;
 	}
 	for (size_t i = 0; i < cap->waits.n; i++)
@@ -1285,17 +1285,17 @@ out:
 static void emu_builder_finish(emu_builder *b)
 {
 	for (size_t i = 0; i < b->bs.n; i++) {
-		free(b->bs.v[i].pending.v);
+		emu_depvec_free(&b->bs.v[i].pending);
 		free(b->bs.v[i].cap_front.v);
 		free(b->bs.v[i].host_seen.v);
 	}
 	for (size_t i = 0; i < b->threads.n; i++) {
-		free(b->threads.v[i].syncs.v);
+		emu_depvec_free(&b->threads.v[i].syncs);
 		free(b->threads.v[i].ctx.v);
 	}
 	free(b->ctxs.v);
 	for (size_t i = 0; i < b->events.n; i++) {
-		free(b->events.v[i].deps.v);
+		emu_depvec_free(&b->events.v[i].deps);
 		free(b->events.v[i].cap_nodes.v);
 	}
 	for (size_t i = 0; i < b->caps.n; i++) {
@@ -1328,7 +1328,7 @@ static void emu_builder_finish(emu_builder *b)
 	free(b->kfs.v);
 	free(b->snaps.v);
 	sbt_mem_finish(&b->mem);
-	free(b->tmp.v);
+	emu_depvec_free(&b->tmp);
 	free(b->kind_of);
 	free(b->hip_of);
 }

@@ -155,7 +155,32 @@ typedef struct emu_memev {
 
 #define EMU_VEC(T) struct { T *v; size_t n, cap; }
 typedef EMU_VEC(emu_access) emu_accvec;
-typedef EMU_VEC(emu_dep) emu_depvec;
+/* Dependencies in the order they were added (emu_depvec.c).  Those added
+ * by emu_dep_push and emu_dep_push_dep are there once per (step, node1),
+ * the kind of the first kept: from EMU_DEPVEC_INDEX entries on, a hash
+ * index beside the list finds a repeat in constant time where a search of
+ * the list would make long lists (a stream that waits on many events
+ * before it runs) quadratic to build.  v, n and cap read and grow as any
+ * EMU_VEC's (EMU_PUSH appends without the check; the index takes such
+ * entries in when next used), but the list only shrinks through
+ * emu_depvec_clear, and emu_depvec_free releases it.  Moved by value, the
+ * copy owns both arrays. */
+#define EMU_DEPVEC_INDEX 32
+typedef struct emu_depvec {
+	emu_dep *v;
+	size_t n, cap;
+	uint32_t *idx;         /* owned, NULL below EMU_DEPVEC_INDEX: per slot, a position in v + 1 (0: free) */
+	unsigned idx_bits;     /* 1 << idx_bits slots, at least twice idx_n */
+	size_t idx_n;          /* v[0 .. idx_n) are in idx */
+} emu_depvec;
+
+/* Whether dv, of EMU_DEPVEC_INDEX entries or more, holds a dependency on
+ * (step, node1): through its index, made or brought up to date first. */
+int emu_depvec_has_indexed(emu_depvec *dv, uint32_t step, uint32_t node1);
+/* Drops dv's index (it is made again when next needed). */
+void emu_depvec_unindex(emu_depvec *dv);
+/* Releases what dv owns; it is empty after (free of an empty one: a no-op). */
+void emu_depvec_free(emu_depvec *dv);
 
 struct emu_graph {
 	sbt_reader *r;         /* owned: stacks are read from it in race reports */
@@ -208,33 +233,49 @@ int emu_vec_grow(void **v, size_t *cap, size_t n, size_t elem);
 	         ? ((vec).v[(vec).n++] = (val), 0)                                    \
 	         : -1)
 
-/* Adds a dependency on step (kind) to the one being made, once per step;
+/* Short lists (most) are read here; long ones go through their index. */
+static inline int emu_depvec_has(emu_depvec *dv, uint32_t step, uint32_t node1)
+{
+	if (dv->n >= EMU_DEPVEC_INDEX)
+		return emu_depvec_has_indexed(dv, step, node1);
+	for (size_t i = 0; i < dv->n; i++)
+		if (dv->v[i].step == step && dv->v[i].node1 == node1)
+			return 1;
+	return 0;
+}
+
+/* Adds a dependency on all of step (of kind) unless dv holds one;
  * EMU_NONE adds nothing.  0, or -1 out of memory. */
-static inline int emu_dep_push(emu_depvec *tmp, uint32_t step, uint32_t kind)
+static inline int emu_dep_push(emu_depvec *dv, uint32_t step, uint32_t kind)
 {
 	emu_dep d = { step, kind, 0 };
 
-	if (step == EMU_NONE)
+	if (step == EMU_NONE || emu_depvec_has(dv, step, 0))
 		return 0;
-	for (size_t i = 0; i < tmp->n; i++)
-		if (tmp->v[i].step == step && tmp->v[i].node1 == 0)
-			return 0;
-	return EMU_PUSH(*tmp, d);
+	return EMU_PUSH(*dv, d);
 }
 
-/* Adds d (of kind) once: a dependency on a node of a launch is kept beside
- * one on the whole launch (the scheduler and the clocks take both). */
-static inline int emu_dep_push_dep(emu_depvec *tmp, const emu_dep *d, uint32_t kind)
+/* Adds d as kind unless dv holds one on the same (step, node1): one on a
+ * node of a launch is kept beside one on the whole launch (the scheduler
+ * and the clocks take both).  0, or -1 out of memory. */
+static inline int emu_dep_push_dep(emu_depvec *dv, const emu_dep *d, uint32_t kind)
 {
 	emu_dep x = *d;
 
 	if (!d->node1)
-		return emu_dep_push(tmp, d->step, kind);
-	for (size_t i = 0; i < tmp->n; i++)
-		if (tmp->v[i].step == d->step && tmp->v[i].node1 == d->node1)
-			return 0;
+		return emu_dep_push(dv, d->step, kind);
+	if (emu_depvec_has(dv, d->step, d->node1))
+		return 0;
 	x.kind = kind & 0xff;
-	return EMU_PUSH(*tmp, x);
+	return EMU_PUSH(*dv, x);
+}
+
+/* Empties dv, keeping its list's memory. */
+static inline void emu_depvec_clear(emu_depvec *dv)
+{
+	dv->n = 0;
+	if (dv->idx)
+		emu_depvec_unindex(dv);
 }
 
 static inline const char *emu_node_name(const emu_graph *g, const emu_node *n)

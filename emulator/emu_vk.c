@@ -244,7 +244,7 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 	if (!t)
 		return -1;
 	q->batch++;
-	b->tmp.n = 0;
+	emu_depvec_clear(&b->tmp);
 	b->tmp_sync.n = 0;
 	if (emu_vk_dep(b, q->last_step, EMU_D_STREAM) != 0)
 		return -1;
@@ -910,7 +910,7 @@ static void emu_vk_builder_finish(emu_vk_builder *b)
 	free(b->threads.v);
 	free(b->present.v);
 	free(b->present_key.v);
-	free(b->tmp.v);
+	emu_depvec_free(&b->tmp);
 	free(b->tmp_sync.v);
 	free(b->cmd_of);
 	free(b->args);

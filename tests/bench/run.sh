@@ -57,11 +57,13 @@ case " $* " in
 esac
 # Emulator throughput and export sizes (tests/bench/emu_bench.sh), and the
 # race pass on large graph launches against the summary in the same rounds
-# (tests/bench/emu_graph_bench.sh): run unless --only names other
+# (tests/bench/emu_graph_bench.sh), and repeated event waits
+# (tests/bench/emu_wait_bench.sh): run unless --only names other
 # benchmarks and not "emu".
 case " $* " in
 *" --only "*emu* | *" --only="*emu*) BUILD=$BUILD sh tests/bench/emu_bench.sh &&
-	BUILD=$BUILD sh tests/bench/emu_graph_bench.sh ;;
+	BUILD=$BUILD sh tests/bench/emu_graph_bench.sh && BUILD=$BUILD sh tests/bench/emu_wait_bench.sh ;;
 *" --only"*) ;;
-*) BUILD=$BUILD sh tests/bench/emu_bench.sh && BUILD=$BUILD sh tests/bench/emu_graph_bench.sh ;;
+*) BUILD=$BUILD sh tests/bench/emu_bench.sh && BUILD=$BUILD sh tests/bench/emu_graph_bench.sh &&
+	BUILD=$BUILD sh tests/bench/emu_wait_bench.sh ;;
 esac

@@ -139,6 +139,15 @@
  *              (chain c's nodes pass buffer c), instantiated once and
  *              launched N times on one non-blocking stream, for timing
  *              (emu_gen_graphs; C x L x N commands, no race).
+ *   wait_chain:N N times: kernel "k" on s1, event 0xe1 recorded on s1,
+ *              s2 waits on it (s2 runs nothing meanwhile, so each wait
+ *              adds one more step of s1 to what s2's next step waits for);
+ *              then event 0xe2 recorded on s2 (it captures those N waits),
+ *              s3 waits on 0xe2 and again on 0xe1 (nothing new: s1's last
+ *              step is among 0xe2's), "tail" on s3 and "end" on s2
+ *              (emu_gen_wait_chain).  N + 2 commands, no accesses, no
+ *              race; dependencies: N - 1 on s1, N each for tail and end:
+ *              3N - 1.
  */
 #include "tests/support/emu_gen.h"
 
@@ -1178,6 +1187,25 @@ static void emu_gen_graphs(emu_gen *g, uint64_t chains, uint64_t len, uint64_t n
 	}
 }
 
+/* The dependency lists of repeated event waits (see the header comment);
+ * for checking exact counts at small n and timing at large n. */
+static void emu_gen_wait_chain(emu_gen *g, uint64_t n)
+{
+	emu_gen_stream(g, S1, 1);
+	emu_gen_stream(g, S2, 1);
+	emu_gen_stream(g, S3, 1);
+	for (uint64_t i = 0; i < n; i++) {
+		emu_gen_kernel(g, S1, "k", NULL, 0, 0);
+		emu_gen_record(g, 0xe1, S1);
+		emu_gen_wait(g, S2, 0xe1);
+	}
+	emu_gen_record(g, 0xe2, S2);
+	emu_gen_wait(g, S3, 0xe2);
+	emu_gen_wait(g, S3, 0xe1);
+	emu_gen_kernel(g, S3, "tail", NULL, 0, 0);
+	emu_gen_kernel(g, S2, "end", NULL, 0, 0);
+}
+
 int emu_gen_scenario(const char *name, const char *path)
 {
 	emu_gen *g;
@@ -1192,6 +1220,13 @@ int emu_gen_scenario(const char *name, const char *path)
 		return 0;
 	}
 
+	if (!strncmp(name, "wait_chain:", 11)) {
+		g = emu_gen_open(path);
+		g->one_stack = 1;
+		emu_gen_wait_chain(g, strtoull(name + 11, NULL, 10));
+		emu_gen_close(g);
+		return 0;
+	}
 	if (!strncmp(name, "bulk:", 5)) {
 		g = emu_gen_open(path);
 		g->one_stack = 1;
