@@ -59,7 +59,7 @@ case ,$PARTS, in *,bench,*)
 	CUDA_BENCH_ROUNDS=${CUDA_BENCH_ROUNDS:-7} timed bench_launch 120 sh tests/gpu/bench_launch.sh ;;
 esac
 case ,$PARTS, in *,measure,*)
-	timed bench_prealloc 150 sh tests/gpu/bench_prealloc.sh
+	GPU_PREALLOC_POOL_AB=${GPU_PREALLOC_POOL_AB:-1} timed bench_prealloc 150 sh tests/gpu/bench_prealloc.sh
 	CUDA_BENCH_ROUNDS=3 CUDA_MEM_BENCH_PAIRS=2000 timed bench_alloc 45 \
 		sh tests/bench/cuda_mem_bench.sh --driver system --only alloc
 	;;
