@@ -345,47 +345,83 @@ static void tcu_hsrc_node_gone(uint64_t graph, uint64_t node)
 	pthread_mutex_unlock(&tcu_g.mu);
 }
 
-void tcu_graph_hsrc_instantiate(uint64_t exec, uint64_t graph)
+/*
+ * Sets kept per graph and copied for each exec instantiated from it (the
+ * host sources above, the graph memory below): of_graph and of_exec map a
+ * handle to its owned set, execs counts of_exec's entries so that a
+ * launch or a destroy looks only while there are any.
+ */
+typedef struct tcu_exec_sets {
+	cap_umap *of_graph, *of_exec;
+	_Atomic uint64_t *execs;
+	void *(*copy)(const void *set); /* NULL for no set or an empty one */
+	const char *oom;                /* what an exec lacks when its copy cannot be kept */
+} tcu_exec_sets;
+
+static void tcu_exec_sets_instantiate(const tcu_exec_sets *es, uint64_t exec, uint64_t graph)
 {
-	tcu_hsrc_set *copy, *old;
+	void *copy, *old;
 	if (!exec)
 		return;
 	pthread_mutex_lock(&tcu_g.mu);
-	copy = tcu_hsrc_copy(cap_umap_get(&tcu_g.hsrc_of_graph, graph));
-	old = cap_umap_del(&tcu_g.hsrc_of_exec, exec); /* a handle reused */
+	copy = es->copy(cap_umap_get(es->of_graph, graph));
+	old = cap_umap_del(es->of_exec, exec); /* a handle reused */
 	if (old)
-		atomic_fetch_sub_explicit(&tcu_g.hsrc_execs, 1, memory_order_relaxed);
-	if (copy && cap_umap_put(&tcu_g.hsrc_of_exec, exec, copy) == copy) {
-		CAP_ERROR("cuda: out of memory keeping an exec's host sources: its launches lack them");
+		atomic_fetch_sub_explicit(es->execs, 1, memory_order_relaxed);
+	if (copy && cap_umap_put(es->of_exec, exec, copy) == copy) {
+		CAP_ERROR("cuda: out of memory keeping an exec's %s", es->oom);
 		free(copy);
 		copy = NULL;
 	}
 	if (copy)
-		atomic_fetch_add_explicit(&tcu_g.hsrc_execs, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(es->execs, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&tcu_g.mu);
 	free(old);
+}
+
+static void tcu_exec_sets_exec_destroy(const tcu_exec_sets *es, uint64_t exec)
+{
+	void *old;
+	if (!atomic_load_explicit(es->execs, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	old = cap_umap_del(es->of_exec, exec);
+	if (old)
+		atomic_fetch_sub_explicit(es->execs, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&tcu_g.mu);
+	free(old);
+}
+
+static void tcu_exec_sets_graph_destroy(const tcu_exec_sets *es, uint64_t graph)
+{
+	void *old;
+	pthread_mutex_lock(&tcu_g.mu);
+	old = cap_umap_del(es->of_graph, graph);
+	pthread_mutex_unlock(&tcu_g.mu);
+	free(old);
+}
+
+static void *tcu_hsrc_copy_any(const void *set)
+{
+	return tcu_hsrc_copy(set);
+}
+
+static const tcu_exec_sets tcu_hsrc_sets = { &tcu_g.hsrc_of_graph, &tcu_g.hsrc_of_exec, &tcu_g.hsrc_execs,
+	                                     tcu_hsrc_copy_any, "host sources: its launches lack them" };
+
+void tcu_graph_hsrc_instantiate(uint64_t exec, uint64_t graph)
+{
+	tcu_exec_sets_instantiate(&tcu_hsrc_sets, exec, graph);
 }
 
 void tcu_graph_hsrc_exec_destroy(uint64_t exec)
 {
-	tcu_hsrc_set *old;
-	if (!atomic_load_explicit(&tcu_g.hsrc_execs, memory_order_relaxed))
-		return;
-	pthread_mutex_lock(&tcu_g.mu);
-	old = cap_umap_del(&tcu_g.hsrc_of_exec, exec);
-	if (old)
-		atomic_fetch_sub_explicit(&tcu_g.hsrc_execs, 1, memory_order_relaxed);
-	pthread_mutex_unlock(&tcu_g.mu);
-	free(old);
+	tcu_exec_sets_exec_destroy(&tcu_hsrc_sets, exec);
 }
 
 void tcu_graph_hsrc_graph_destroy(uint64_t graph)
 {
-	tcu_hsrc_set *old;
-	pthread_mutex_lock(&tcu_g.mu);
-	old = cap_umap_del(&tcu_g.hsrc_of_graph, graph);
-	pthread_mutex_unlock(&tcu_g.mu);
-	free(old);
+	tcu_exec_sets_graph_destroy(&tcu_hsrc_sets, graph);
 }
 
 void tcu_graph_hsrc_launch(tcu_fn id, uint64_t exec)
@@ -498,47 +534,27 @@ out_unlock:
 	pthread_mutex_unlock(&tcu_g.mu);
 }
 
+static void *tcu_gmem_copy_any(const void *set)
+{
+	return tcu_gmem_copy(set);
+}
+
+static const tcu_exec_sets tcu_gmem_sets = { &tcu_g.gmem_of_graph, &tcu_g.gmem_of_exec, &tcu_g.gmem_execs,
+	                                     tcu_gmem_copy_any, "graph memory: a window's keyframe may lack it" };
+
 void tcu_graph_gmem_instantiate(uint64_t exec, uint64_t graph)
 {
-	tcu_gmem_set *copy, *old;
-	if (!exec)
-		return;
-	pthread_mutex_lock(&tcu_g.mu);
-	copy = tcu_gmem_copy(cap_umap_get(&tcu_g.gmem_of_graph, graph));
-	old = cap_umap_del(&tcu_g.gmem_of_exec, exec); /* a handle reused */
-	if (old)
-		atomic_fetch_sub_explicit(&tcu_g.gmem_execs, 1, memory_order_relaxed);
-	if (copy && cap_umap_put(&tcu_g.gmem_of_exec, exec, copy) == copy) {
-		CAP_ERROR("cuda: out of memory keeping an exec's graph memory: a window's keyframe may lack it");
-		free(copy);
-		copy = NULL;
-	}
-	if (copy)
-		atomic_fetch_add_explicit(&tcu_g.gmem_execs, 1, memory_order_relaxed);
-	pthread_mutex_unlock(&tcu_g.mu);
-	free(old);
+	tcu_exec_sets_instantiate(&tcu_gmem_sets, exec, graph);
 }
 
 void tcu_graph_gmem_exec_destroy(uint64_t exec)
 {
-	tcu_gmem_set *old;
-	if (!atomic_load_explicit(&tcu_g.gmem_execs, memory_order_relaxed))
-		return;
-	pthread_mutex_lock(&tcu_g.mu);
-	old = cap_umap_del(&tcu_g.gmem_of_exec, exec);
-	if (old)
-		atomic_fetch_sub_explicit(&tcu_g.gmem_execs, 1, memory_order_relaxed);
-	pthread_mutex_unlock(&tcu_g.mu);
-	free(old);
+	tcu_exec_sets_exec_destroy(&tcu_gmem_sets, exec);
 }
 
 void tcu_graph_gmem_graph_destroy(uint64_t graph)
 {
-	tcu_gmem_set *old;
-	pthread_mutex_lock(&tcu_g.mu);
-	old = cap_umap_del(&tcu_g.gmem_of_graph, graph);
-	pthread_mutex_unlock(&tcu_g.mu);
-	free(old);
+	tcu_exec_sets_graph_destroy(&tcu_gmem_sets, graph);
 }
 
 void tcu_graph_gmem_launch(uint64_t exec)
