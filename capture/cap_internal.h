@@ -386,6 +386,9 @@ int cap_pages_workers_(void);
 
 /* cap_writer.c */
 void *cap_writer_main(void *arg);
+/* The XXH3-128 of one page of a blob, (low64, high64): the page's key in
+ * the trace file, as the writer and the page-hash pool compute it. */
+void cap_page_hash_(const void *p, size_t n, uint64_t out[2]);
 /* CAP_ST_LATE, late_mu held: write what has been sealed and finish the file
  * again (end: with the closing counters).  -1 when nothing can be written
  * any more (the writer thread left no file behind, or writing failed). */

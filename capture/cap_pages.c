@@ -45,11 +45,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <xxhash.h>
-#if defined(__x86_64__)
-#include <xxh_x86dispatch.h>
-#endif
-
 #include "capture/cap_internal.h"
 
 /* Pages per block a thread claims: 256 KiB, 128 blocks in a 32 MiB chunk. */
@@ -76,7 +71,7 @@ static struct {
 	cap_pages_job *job;           /* the running job, or NULL (mu) */
 	atomic_int nworkers;          /* workers running; set once, in once */
 	pid_t pid;                    /* the process that started them */
-	XXH128_hash_t zero_page;      /* the hash of CAP_PAGE_BYTES zero bytes */
+	uint64_t zero_page[2];        /* the hash of CAP_PAGE_BYTES zero bytes */
 } cap_pages_g = {
 	.zero_once = PTHREAD_ONCE_INIT,
 	.once = PTHREAD_ONCE_INIT,
@@ -84,15 +79,6 @@ static struct {
 	.work = PTHREAD_COND_INITIALIZER,
 	.done = PTHREAD_COND_INITIALIZER,
 };
-
-static XXH128_hash_t cap_pages_xxh(const void *p, size_t n)
-{
-#if defined(__x86_64__)
-	return XXH3_128bits_dispatch(p, n);
-#else
-	return XXH3_128bits(p, n);
-#endif
-}
 
 static int cap_pages_zero(const uint8_t *p, size_t n)
 {
@@ -112,11 +98,13 @@ static int cap_pages_block(const cap_pages_job *j, size_t b)
 		size_t off = i * CAP_PAGE_BYTES;
 		size_t n = j->len - off < CAP_PAGE_BYTES ? j->len - off : CAP_PAGE_BYTES;
 		int zero = cap_pages_zero(j->data + off, n);
-		XXH128_hash_t h = zero && n == CAP_PAGE_BYTES ? cap_pages_g.zero_page
-		                                              : cap_pages_xxh(j->data + off, n);
+		if (zero && n == CAP_PAGE_BYTES) {
+			j->hashes[2 * i] = cap_pages_g.zero_page[0];
+			j->hashes[2 * i + 1] = cap_pages_g.zero_page[1];
+		} else {
+			cap_page_hash_(j->data + off, n, &j->hashes[2 * i]);
+		}
 		nonzero |= !zero;
-		j->hashes[2 * i] = h.low64;
-		j->hashes[2 * i + 1] = h.high64;
 	}
 	return nonzero;
 }
@@ -168,7 +156,7 @@ static int cap_pages_want(void)
 static void cap_pages_zero_hash(void)
 {
 	static const uint8_t zero_page[CAP_PAGE_BYTES];
-	cap_pages_g.zero_page = cap_pages_xxh(zero_page, sizeof(zero_page));
+	cap_page_hash_(zero_page, sizeof(zero_page), cap_pages_g.zero_page);
 }
 
 /* Starts the workers (all signals blocked in them: the program's handlers

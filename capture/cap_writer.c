@@ -452,20 +452,22 @@ static void cap_wr_pages(cap_wctx *x, const cap_entry *e)
 	cap_wr_check(x, "blob", st);
 }
 
-/* XXH3-128 of one page of a blob: the page's key in the trace file
- * (serializer/sbt_format.h).  On x86 through libxxhash's dispatcher, which
+/* XXH3-128 of one page of a blob (cap_internal.h): the page's key in the
+ * trace file (serializer/sbt_format.h).  On x86 through libxxhash's dispatcher, which
  * picks the widest vectors the CPU has (AVX2 where the inlined copy the
  * serializer compiles for the baseline uses SSE2): the same hash at about
  * a third of the instructions, and this is most of what the writer does
  * for memory contents (docs/benchmarks.md).  Debian's libxxhash (0.8.1)
  * exports the dispatcher (xxh_x86dispatch.h). */
-static XXH128_hash_t cap_wr_page_hash(const void *p, size_t n)
+void cap_page_hash_(const void *p, size_t n, uint64_t out[2])
 {
 #if defined(__x86_64__)
-	return XXH3_128bits_dispatch(p, n);
+	XXH128_hash_t h = XXH3_128bits_dispatch(p, n);
 #else
-	return XXH3_128bits(p, n);
+	XXH128_hash_t h = XXH3_128bits(p, n);
 #endif
+	out[0] = h.low64;
+	out[1] = h.high64;
 }
 
 /* A blob copied whole (cap_blob): its pages hashed here and stored with
@@ -489,9 +491,7 @@ static sbt_status cap_wr_blob(cap_wctx *x, const cap_entry *e)
 	hashes = (uint64_t *)(void *)x->blob_scratch;
 	for (size_t i = 0; i < npages; i++) {
 		size_t off = i * page;
-		XXH128_hash_t h = cap_wr_page_hash(src + off, len - off < page ? len - off : page);
-		hashes[2 * i] = h.low64;
-		hashes[2 * i + 1] = h.high64;
+		cap_page_hash_(src + off, len - off < page ? len - off : page, &hashes[2 * i]);
 	}
 	memset(x->blob_scratch + npages * 16, 1, npages);
 	return sbt_writer_put_blob_hashed(x->w, e->key, len, (uint32_t)page, hashes,
@@ -527,9 +527,7 @@ static sbt_status cap_wr_pieces(cap_wctx *x, const cap_entry *e)
 	for (k = 0; k < npieces; k++) {
 		for (uint64_t off = 0; off < pieces[k]; off += page) {
 			size_t n = pieces[k] - off < page ? (size_t)(pieces[k] - off) : page;
-			XXH128_hash_t h = cap_wr_page_hash(p, n);
-			hashes[2 * i] = h.low64;
-			hashes[2 * i + 1] = h.high64;
+			cap_page_hash_(p, n, &hashes[2 * i]);
 			lens[i++] = (uint32_t)n;
 			p += n;
 		}
