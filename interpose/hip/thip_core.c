@@ -406,29 +406,47 @@ __asm__(".text\n"
         ".size dlsym, .-dlsym\n");
 
 /*
- * Our dlsym is reached only when it is the first in the process's lookup
- * order.  Another library preloaded before this one that defines dlsym
- * and does not pass the program's lookups on (the CUDA interposer, in
- * LD_PRELOAD="libtracesmith_cuda.so libtracesmith_hip.so") answers them
- * itself: say so once, when the library is loaded (nothing later can
- * tell: such a program's calls never reach this library).
+ * Our dlsym is reached first when this library is the first in the
+ * process's lookup order, or when the libraries preloaded before it that
+ * define dlsym pass on the lookups they do not answer (the CUDA
+ * interposer does, for every name but the cu* ones it hands out, in
+ * LD_PRELOAD="libtracesmith_cuda.so libtracesmith_hip.so").  Whether they
+ * do is found once, when the library is loaded, by one lookup on this
+ * library's own handle through the first dlsym, marked per thread
+ * (thip_tls_probe): the mark set means it reached ours.  A library that
+ * answers it itself gets one warning (nothing later can tell: such a
+ * program's lookups never reach this library).
  */
+static __thread int thip_tls_probe;
+
 __attribute__((constructor)) static void thip_dlsym_order_check(void)
 {
-	thip_dlsym_fn libc = thip_libc_dlsym();
-	void *first;
+	thip_dlsym_fn libc = thip_libc_dlsym(), first;
+	void *self;
+	int reached;
 	Dl_info di;
 
 	if (!libc)
 		return;
-	first = libc(RTLD_DEFAULT, "dlsym");
-	if (!first || first == (void *)libc || thip_is_ours(first) || !cap_api_enabled(SBT_CM_API_HIP))
+	first = (thip_dlsym_fn)libc(RTLD_DEFAULT, "dlsym");
+	if (!first || first == libc || thip_is_ours((void *)first) ||
+	    !cap_api_enabled(SBT_CM_API_HIP))
+		return;
+	if (!dladdr((void *)thip_dlsym_order_check, &di) || !di.dli_fname ||
+	    !(self = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD)))
+		return;
+	thip_tls_probe = 1;
+	(void)first(self, "dlsym");
+	reached = thip_tls_probe == 2;
+	thip_tls_probe = 0;
+	dlclose(self);
+	if (reached)
 		return;
 	CAP_WARN("hip: dlsym is answered first by %s, loaded before this library: a program that "
 	         "looks HIP entry points up on the runtime's handle gets the runtime's own "
 	         "functions, and their calls are not recorded (put libtracesmith_hip.so first in "
 	         "LD_PRELOAD, as tscapture does)",
-	         dladdr(first, &di) && di.dli_fname ? di.dli_fname : "another library");
+	         dladdr((void *)first, &di) && di.dli_fname ? di.dli_fname : "another library");
 }
 
 THIP_EARLY void *thip_dlsym_handle(void *handle, const char *name)
@@ -436,6 +454,8 @@ THIP_EARLY void *thip_dlsym_handle(void *handle, const char *name)
 	thip_dlsym_fn next = thip_next_dlsym();
 	void *r, *ours;
 
+	if (thip_tls_probe)
+		thip_tls_probe = 2;
 	if (!next)
 		return NULL;
 	r = next(handle, name);
