@@ -3,7 +3,8 @@
 # handle"), with hip_dlsym (tests/hip/hip_dlsym.c: no link-time hip*
 # symbol; libamdhip64.so.5 opened with dlopen, RTLD_LOCAL or with `global`
 # RTLD_GLOBAL, every entry point found with dlsym on that handle, as
-# Triton's HIP driver does):
+# Triton's HIP driver does, or with `version` found with dlvsym on it under
+# the first ROCm 5.2 version that answers):
 # - on the libamdhip64 test double: the program's results are unchanged
 #   under tscapture; every call is recorded (module load with its image,
 #   both launches named and laid out, kernelParams and `extra`, the
@@ -62,10 +63,11 @@ fi
 # line NAME PATTERN: the first line of $T/NAME.out matching PATTERN
 line() { grep -E "$2" "$T/$1.out" | head -1; }
 
-for mode in local global; do
+for mode in local global version; do
 	case $mode in
 	local) set -- ;;
 	global) set -- global ;;
+	version) set -- version ;;
 	esac
 	expect_rc 0 "run.$mode" $PRE "$H/hip_dlsym" "$CO" "$@"
 	has "run.$mode" out "mid[3] 6.0 host[3] 6.5 host[255] 0.0"
@@ -120,6 +122,11 @@ else
 	expect_rc 0 real "$CAP" -o "$T/real.sbt" -- "$H/hip_dlsym" "$CO"
 	cmp -s "$T/real.plain" "$T/real.out" || fail "real: output changed: $(diff "$T/real.plain" "$T/real.out")"
 	has real err "tracesmith: hip: 18 calls, 2 launches, 1 modules, 2 to 2 entry points not modeled"
+	# found with dlvsym under ROCm 5.2's versions: the same calls recorded
+	expect_rc 0 real.version "$CAP" -o "$T/realv.sbt" -- "$H/hip_dlsym" "$CO" version
+	cmp -s "$T/real.plain" "$T/real.version.out" ||
+		fail "real version: output changed: $(diff "$T/real.plain" "$T/real.version.out")"
+	has real.version err "tracesmith: hip: 18 calls, 2 launches, 1 modules, 2 to 2 entry points not modeled"
 	expect_rc 0 real.dump "$INFO" --dump "$T/real.sbt"
 	if grep -q '^hipModuleLoadData 101$' "$T/real.plain"; then
 		for c in hipInit hipModuleLoadData hipMalloc hipStreamCreate hipMemcpyHtoD hipModuleLaunchKernel \
