@@ -23,6 +23,14 @@
  * (a copy to host memory, whose result the interposer does not keep; a
  * memset node taller than one row of wider elements) is refused by name.
  *
+ * A child graph node copies its child's nodes.  A child made by stream
+ * capture has none: replay keeps, beside the live graph, the launches,
+ * copies and memsets replayed into the capture on its stream since it
+ * began, as a chain of nodes in the order recorded (the order the program
+ * issued them, which every dependency in a capture follows), and those are
+ * the child's nodes; a capture holding other work (cap_why) or one whose
+ * beginning the replay did not see is refused at the child graph node.
+ *
  * A hip.tsGraphNotModeled record (a call that changed a graph or an exec
  * in a way the model does not cover: other node kinds, clones, node
  * removal, setters, exec updates) marks what it names, as CUDA's replay
