@@ -123,6 +123,22 @@ static struct rphip_gnodes *rphip_gnodes_copy(const struct rphip_gnodes *src)
 	return d;
 }
 
+/* The slot after gn's last node, zeroed (gn->n not yet counting it);
+ * NULL when out of memory. */
+static rphip_gnode *rphip_gnodes_next(struct rphip_gnodes *gn)
+{
+	if (gn->n == gn->cap) {
+		size_t cap = gn->cap ? gn->cap * 2 : 8;
+		rphip_gnode *v = realloc(gn->v, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		gn->v = v;
+		gn->cap = cap;
+	}
+	memset(&gn->v[gn->n], 0, sizeof(gn->v[gn->n]));
+	return &gn->v[gn->n];
+}
+
 static uint64_t rphip_u64_at(const uint8_t *p)
 {
 	uint64_t v = 0;
@@ -202,16 +218,8 @@ static rp_status rphip_gnode_add(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 		if ((st = rphip_gnode_find(s, g, rphip_u64_at(c->deps + i * 8), "dependency", i, &at,
 		                           diag)) != RP_OK)
 			return st;
-	if (g->gn->n == g->gn->cap) {
-		size_t cap = g->gn->cap ? g->gn->cap * 2 : 8;
-		rphip_gnode *v = realloc(g->gn->v, cap * sizeof(*v));
-		if (!v)
-			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		g->gn->v = v;
-		g->gn->cap = cap;
-	}
-	n = &g->gn->v[g->gn->n];
-	memset(n, 0, sizeof(*n));
+	if (!(n = rphip_gnodes_next(g->gn)))
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	max = sbt_cm_encoded_max(c);
 	if (!(n->rec = malloc(max)) || (ndeps && !(n->deps = calloc(ndeps, sizeof(*n->deps)))) ||
 	    sbt_cm_encode(c, n->rec, max, &n->rec_len) != SBT_OK) {
@@ -549,16 +557,8 @@ rp_status rphip_graph_capture_note(rphip_state *s, sbt_cm_hip_call hc, const sbt
 			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		return RP_OK;
 	}
-	if (gn->n == gn->cap) {
-		size_t cap = gn->cap ? gn->cap * 2 : 8;
-		rphip_gnode *v = realloc(gn->v, cap * sizeof(*v));
-		if (!v)
-			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		gn->v = v;
-		gn->cap = cap;
-	}
-	n = &gn->v[gn->n];
-	memset(n, 0, sizeof(*n));
+	if (!(n = rphip_gnodes_next(gn)))
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	max = sbt_cm_encoded_max(c);
 	if (!(n->rec = malloc(max)) || (gn->n && !(n->deps = malloc(sizeof(*n->deps)))) ||
 	    sbt_cm_encode(c, n->rec, max, &n->rec_len) != SBT_OK) {
