@@ -119,6 +119,18 @@ THIP_EARLY static const void *thip_elf_ptr(const struct link_map *lm, ElfW(Addr)
 	return (const void *)(a < lm->l_addr ? lm->l_addr + a : a);
 }
 
+/* Whether a and b are the same string: by hand, since a sanitizer
+ * runtime may reach the bootstrap while it starts, before its own strcmp
+ * interception can run. */
+THIP_EARLY static int thip_elf_same(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
 /* The default definition of name in lm's own dynamic symbol table, found
  * through its GNU hash table; NULL when it has none (or no such table). */
 THIP_EARLY static void *thip_elf_default(const struct link_map *lm, const char *name)
@@ -152,7 +164,7 @@ THIP_EARLY static void *thip_elf_default(const struct link_map *lm, const char *
 	for (;; i++) {
 		uint32_t ch = chain[i - gnu[1]];
 		if ((ch | 1) == (h | 1) && sym[i].st_shndx != SHN_UNDEF &&
-		    (!versym || !(versym[i] & 0x8000)) && !strcmp(str + sym[i].st_name, name))
+		    (!versym || !(versym[i] & 0x8000)) && thip_elf_same(str + sym[i].st_name, name))
 			return (void *)(lm->l_addr + sym[i].st_value);
 		if (ch & 1)
 			return NULL;
