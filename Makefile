@@ -258,7 +258,7 @@ HIP_READER_BINS := $(if $(AMD_SRC),$(LIB_AMD) $(BUILD)/tests/hip/hip_reader_chec
 HIP_C_PROGS := $(BUILD)/tests/hip/hip_array $(BUILD)/tests/hip/hip_capture_free $(BUILD)/tests/hip/hip_multi \
 	$(BUILD)/tests/hip/hip_array3d $(BUILD)/tests/hip/hip_ctx $(BUILD)/tests/hip/hip_spt \
 	$(BUILD)/tests/hip/hip_graph_nm $(BUILD)/tests/hip/hip_capture_unseen $(BUILD)/tests/hip/hip_event_sync \
-	$(BUILD)/tests/hip/hip_procaddr $(BUILD)/tests/hip/hip_dlsym
+	$(BUILD)/tests/hip/hip_procaddr $(BUILD)/tests/hip/hip_dlsym $(BUILD)/tests/hip/hip_graph_exec
 HIP_PROGS := $(if $(HAVE_HIPCC),$(patsubst tests/hip/%.hip,$(BUILD)/tests/hip/%,$(filter-out %_kernels.hip,$(wildcard tests/hip/*.hip))) \
 	$(BUILD)/tests/hip/hip_module $(BUILD)/tests/hip/hip_module_kernels.hsaco) \
 	$(if $(HAVE_HIP),$(HIP_C_PROGS))

@@ -55,6 +55,26 @@ TCU_EARLY tcu_dlsym_fn tcu_real_dlsym(void)
 	return f;
 }
 
+/* The dlsym after this library in lookup order (another preloaded
+ * interposer's, the HIP one's in LD_PRELOAD="libtracesmith_cuda.so
+ * libtracesmith_hip.so"), else the C library's; never this library's own
+ * (RTLD_NEXT from here starts after it), so passing a lookup on cannot
+ * come back here. */
+static tcu_dlsym_fn _Atomic tcu_next_dlsym_ptr;
+
+TCU_EARLY static tcu_dlsym_fn tcu_next_dlsym(void)
+{
+	tcu_dlsym_fn f = atomic_load_explicit(&tcu_next_dlsym_ptr, memory_order_acquire);
+	tcu_dlsym_fn libc;
+	if (!f && (libc = tcu_real_dlsym())) {
+		f = (tcu_dlsym_fn)libc(RTLD_NEXT, "dlsym");
+		if (!f)
+			f = libc;
+		atomic_store_explicit(&tcu_next_dlsym_ptr, f, memory_order_release);
+	}
+	return f;
+}
+
 int tcu_fn_find(const char *name)
 {
 	size_t lo = 0, hi = TCU_FN_COUNT;
@@ -350,19 +370,27 @@ __attribute__((visibility("default"))) void *dlsym(void *handle, const char *nam
 }
 #endif
 
-/* dlsym on a handle: a driver entry point found on it becomes our wrapper. */
+/*
+ * dlsym on a handle: a driver entry point found on it becomes our wrapper.
+ * A name this library does not hand out is passed on to the next dlsym in
+ * the chain, so an interposer preloaded after this one still sees the
+ * program's lookups (the HIP one hands out its hip* wrappers); inside
+ * tcu_init every lookup stays the C library's, as before.
+ */
 TCU_EARLY void *tcu_dlsym_any(void *handle, const char *name)
 {
 	tcu_dlsym_fn real = tcu_real_dlsym();
+	tcu_dlsym_fn next;
 	void *r;
-	int id;
+	int id = -1;
 	if (!real)
 		return NULL;
+	if (name && name[0] == 'c' && name[1] == 'u' && !tcu_tls_in_init)
+		id = tcu_fn_find(name);
+	if (id < 0 && !tcu_tls_in_init && (next = tcu_next_dlsym()) != NULL)
+		return next(handle, name);
 	r = real(handle, name);
-	if (!r || name[0] != 'c' || name[1] != 'u' || tcu_tls_in_init)
-		return r;
-	id = tcu_fn_find(name);
-	if (id < 0 || r == tcu_fn_table[id].wrapper)
+	if (!r || id < 0 || r == tcu_fn_table[id].wrapper)
 		return r;
 	tcu_init();
 	if (r == atomic_load(&tcu_g.real[id]))

@@ -2189,6 +2189,9 @@ hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
 		int n = atomic_load(&thip_captures);
 		while (n > 0 && !atomic_compare_exchange_weak(&thip_captures, &n, n - 1))
 			;
+		/* replay holds its work too: it may be a child graph node's */
+		if (pGraph)
+			thip_graph_made(THIP_U(*pGraph), 1);
 	}
 	sbt_cm_call_init(&c);
 	c.stream = THIP_U(stream);

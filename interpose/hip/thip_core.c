@@ -87,28 +87,129 @@ static void thip_init_once(void)
 /* ---- finding the runtime's functions ---------------------------------------------------- */
 
 /*
- * This library exports dlsym (below), so every lookup of its own goes to
- * the C library's, found without dlsym: dlvsym skips every unversioned
- * definition, this library's and the CUDA interposer's.  Sanitizer
- * runtimes look their interceptions up with dlsym while they start, before
- * their shadow state exists: what our dlsym runs for them is
- * uninstrumented (THIP_EARLY).
+ * This library exports dlsym and dlvsym (below), so neither can find the C
+ * library's for it: a call to either from here binds to our own export.
+ * The one lookup that needs no lookup function is the bootstrap: the C
+ * library's dlvsym is read from the dynamic symbol table of the object
+ * that defines dladdr (libc.so.6 since glibc 2.34, libdl.so.2 before: the
+ * one that defines dlvsym too), its default (not hidden) definition,
+ * through its GNU hash table (thip_libc_dlvsym).  Everything else this
+ * library looks up for itself goes through that dlvsym: the C library's
+ * dlsym, dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34") (a versioned lookup
+ * skips every unversioned definition, this library's and the CUDA
+ * interposer's), and through that the runtime's functions.  Sanitizer
+ * runtimes look their interceptions up with dlsym and dlvsym while they
+ * start, before their shadow state exists: what our dlsym and dlvsym run
+ * for them is uninstrumented (THIP_EARLY).
  */
 #define THIP_EARLY __attribute__((no_sanitize_address, no_sanitize_thread))
 
 typedef void *(*thip_dlsym_fn)(void *, const char *);
+typedef void *(*thip_dlvsym_fn)(void *, const char *, const char *);
 
+static thip_dlvsym_fn _Atomic thip_libc_dlvsym_ptr;
+static thip_dlvsym_fn _Atomic thip_next_dlvsym_ptr;
 static thip_dlsym_fn _Atomic thip_libc_dlsym_ptr;
 static thip_dlsym_fn _Atomic thip_next_dlsym_ptr;
+
+/* A dynamic-section address: glibc relocates them in place where the
+ * section is writable (x86-64), not where it is read-only. */
+THIP_EARLY static const void *thip_elf_ptr(const struct link_map *lm, ElfW(Addr) a)
+{
+	return (const void *)(a < lm->l_addr ? lm->l_addr + a : a);
+}
+
+/* Whether a and b are the same string: by hand, since a sanitizer
+ * runtime may reach the bootstrap while it starts, before its own strcmp
+ * interception can run. */
+THIP_EARLY static int thip_elf_same(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
+/* The default definition of name in lm's own dynamic symbol table, found
+ * through its GNU hash table; NULL when it has none (or no such table). */
+THIP_EARLY static void *thip_elf_default(const struct link_map *lm, const char *name)
+{
+	const ElfW(Sym) *sym = NULL;
+	const char *str = NULL;
+	const uint32_t *gnu = NULL, *buckets, *chain;
+	const ElfW(Half) *versym = NULL;
+	uint32_t h = 5381, i;
+
+	for (const ElfW(Dyn) *d = lm->l_ld; d && d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_SYMTAB)
+			sym = thip_elf_ptr(lm, d->d_un.d_ptr);
+		else if (d->d_tag == DT_STRTAB)
+			str = thip_elf_ptr(lm, d->d_un.d_ptr);
+		else if (d->d_tag == DT_GNU_HASH)
+			gnu = thip_elf_ptr(lm, d->d_un.d_ptr);
+		else if (d->d_tag == DT_VERSYM)
+			versym = thip_elf_ptr(lm, d->d_un.d_ptr);
+	}
+	if (!sym || !str || !gnu || !gnu[0])
+		return NULL;
+	for (const char *c = name; *c; c++)
+		h = h * 33 + (uint8_t)*c;
+	/* gnu: nbuckets, symoffset, bloom words, bloom shift, bloom, buckets, chain */
+	buckets = (const uint32_t *)((const ElfW(Addr) *)&gnu[4] + gnu[2]);
+	chain = buckets + gnu[0];
+	i = buckets[h % gnu[0]];
+	if (i < gnu[1])
+		return NULL;
+	for (;; i++) {
+		uint32_t ch = chain[i - gnu[1]];
+		if ((ch | 1) == (h | 1) && sym[i].st_shndx != SHN_UNDEF &&
+		    (!versym || !(versym[i] & 0x8000)) && thip_elf_same(str + sym[i].st_name, name))
+			return (void *)(lm->l_addr + sym[i].st_value);
+		if (ch & 1)
+			return NULL;
+	}
+}
+
+/* The C library's dlvsym, the bootstrap above; resolved on first use. */
+THIP_EARLY static thip_dlvsym_fn thip_libc_dlvsym(void)
+{
+	thip_dlvsym_fn f = atomic_load_explicit(&thip_libc_dlvsym_ptr, memory_order_acquire);
+	struct link_map *lm = NULL;
+	Dl_info di;
+
+	if (!f && dladdr1((void *)dladdr, &di, (void **)&lm, RTLD_DL_LINKMAP) && lm) {
+		f = (thip_dlvsym_fn)thip_elf_default(lm, "dlvsym");
+		atomic_store_explicit(&thip_libc_dlvsym_ptr, f, memory_order_release);
+	}
+	return f;
+}
 
 THIP_EARLY static thip_dlsym_fn thip_libc_dlsym(void)
 {
 	thip_dlsym_fn f = atomic_load_explicit(&thip_libc_dlsym_ptr, memory_order_acquire);
-	if (!f) {
-		f = (thip_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+	thip_dlvsym_fn vsym;
+	if (!f && (vsym = thip_libc_dlvsym())) {
+		f = (thip_dlsym_fn)vsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
 		if (!f)
-			f = (thip_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+			f = (thip_dlsym_fn)vsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
 		atomic_store_explicit(&thip_libc_dlsym_ptr, f, memory_order_release);
+	}
+	return f;
+}
+
+/* The dlvsym after this library in lookup order: another preloaded
+ * library's, else the C library's (the CUDA interposer exports none). */
+THIP_EARLY __attribute__((visibility("hidden"))) thip_dlvsym_fn thip_next_dlvsym(void);
+THIP_EARLY thip_dlvsym_fn thip_next_dlvsym(void)
+{
+	thip_dlvsym_fn f = atomic_load_explicit(&thip_next_dlvsym_ptr, memory_order_acquire);
+	thip_dlsym_fn libc;
+	if (!f && (libc = thip_libc_dlsym())) {
+		f = (thip_dlvsym_fn)libc(RTLD_NEXT, "dlvsym");
+		if (!f)
+			f = thip_libc_dlvsym();
+		atomic_store_explicit(&thip_next_dlvsym_ptr, f, memory_order_release);
 	}
 	return f;
 }
@@ -406,29 +507,47 @@ __asm__(".text\n"
         ".size dlsym, .-dlsym\n");
 
 /*
- * Our dlsym is reached only when it is the first in the process's lookup
- * order.  Another library preloaded before this one that defines dlsym
- * and does not pass the program's lookups on (the CUDA interposer, in
- * LD_PRELOAD="libtracesmith_cuda.so libtracesmith_hip.so") answers them
- * itself: say so once, when the library is loaded (nothing later can
- * tell: such a program's calls never reach this library).
+ * Our dlsym is reached first when this library is the first in the
+ * process's lookup order, or when the libraries preloaded before it that
+ * define dlsym pass on the lookups they do not answer (the CUDA
+ * interposer does, for every name but the cu* ones it hands out, in
+ * LD_PRELOAD="libtracesmith_cuda.so libtracesmith_hip.so").  Whether they
+ * do is found once, when the library is loaded, by one lookup on this
+ * library's own handle through the first dlsym, marked per thread
+ * (thip_tls_probe): the mark set means it reached ours.  A library that
+ * answers it itself gets one warning (nothing later can tell: such a
+ * program's lookups never reach this library).
  */
+static __thread int thip_tls_probe;
+
 __attribute__((constructor)) static void thip_dlsym_order_check(void)
 {
-	thip_dlsym_fn libc = thip_libc_dlsym();
-	void *first;
+	thip_dlsym_fn libc = thip_libc_dlsym(), first;
+	void *self;
+	int reached;
 	Dl_info di;
 
 	if (!libc)
 		return;
-	first = libc(RTLD_DEFAULT, "dlsym");
-	if (!first || first == (void *)libc || thip_is_ours(first) || !cap_api_enabled(SBT_CM_API_HIP))
+	first = (thip_dlsym_fn)libc(RTLD_DEFAULT, "dlsym");
+	if (!first || first == libc || thip_is_ours((void *)first) ||
+	    !cap_api_enabled(SBT_CM_API_HIP))
+		return;
+	if (!dladdr((void *)thip_dlsym_order_check, &di) || !di.dli_fname ||
+	    !(self = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD)))
+		return;
+	thip_tls_probe = 1;
+	(void)first(self, "dlsym");
+	reached = thip_tls_probe == 2;
+	thip_tls_probe = 0;
+	dlclose(self);
+	if (reached)
 		return;
 	CAP_WARN("hip: dlsym is answered first by %s, loaded before this library: a program that "
 	         "looks HIP entry points up on the runtime's handle gets the runtime's own "
 	         "functions, and their calls are not recorded (put libtracesmith_hip.so first in "
 	         "LD_PRELOAD, as tscapture does)",
-	         dladdr(first, &di) && di.dli_fname ? di.dli_fname : "another library");
+	         dladdr((void *)first, &di) && di.dli_fname ? di.dli_fname : "another library");
 }
 
 THIP_EARLY void *thip_dlsym_handle(void *handle, const char *name)
@@ -436,10 +555,63 @@ THIP_EARLY void *thip_dlsym_handle(void *handle, const char *name)
 	thip_dlsym_fn next = thip_next_dlsym();
 	void *r, *ours;
 
+	if (thip_tls_probe)
+		thip_tls_probe = 2;
 	if (!next)
 		return NULL;
 	r = next(handle, name);
 	if (!r || !name || !thip_is_hip_name(name))
+		return r;
+	ours = thip_adopt(name, r);
+	return ours ? ours : r;
+}
+
+/*
+ * dlvsym.  A lookup by version on a handle is answered as dlsym's (above)
+ * when the version asked for is the runtime's default one for the name
+ * (the definition a plain dlsym on the same handle finds, the one the
+ * wrapper calls): this library's wrapper.  Another version (an older,
+ * hidden definition a runtime may keep beside the default, with an ABI of
+ * its own) and every other name are the next dlvsym's answer as it gave
+ * it.  RTLD_NEXT and RTLD_DEFAULT jump into the next dlvsym with the
+ * caller's return address on the stack, as dlsym's do: the C library's
+ * dlvsym found that way (dlvsym(RTLD_NEXT, "dlvsym", "GLIBC_2.34") from a
+ * program skips this unversioned export) is the way past the interposer.
+ */
+THIP_EARLY __attribute__((visibility("hidden"))) void *
+thip_dlvsym_handle(void *handle, const char *name, const char *version);
+
+__asm__(".text\n"
+        ".globl dlvsym\n"
+        ".type dlvsym, @function\n"
+        "dlvsym:\n"
+        "	cmpq $-1, %rdi\n"            /* RTLD_NEXT */
+        "	je 2f\n"
+        "	testq %rdi, %rdi\n"          /* RTLD_DEFAULT */
+        "	jne thip_dlvsym_handle\n"
+        "2:	pushq %rdi\n"
+        "	pushq %rsi\n"
+        "	pushq %rdx\n"                /* three pushes keep the call 16-byte aligned */
+        "	call thip_next_dlvsym\n"
+        "	popq %rdx\n"
+        "	popq %rsi\n"
+        "	popq %rdi\n"
+        "	testq %rax, %rax\n"
+        "	jz 1f\n"
+        "	jmp *%rax\n"                  /* the next dlvsym, as if called by our caller */
+        "1:	ret\n"
+        ".size dlvsym, .-dlvsym\n");
+
+THIP_EARLY void *thip_dlvsym_handle(void *handle, const char *name, const char *version)
+{
+	thip_dlvsym_fn next = thip_next_dlvsym();
+	thip_dlsym_fn libc = thip_libc_dlsym();
+	void *r, *ours;
+
+	if (!next)
+		return NULL;
+	r = next(handle, name, version);
+	if (!r || !name || !thip_is_hip_name(name) || !libc || libc(handle, name) != r)
 		return r;
 	ours = thip_adopt(name, r);
 	return ours ? ours : r;

@@ -217,9 +217,10 @@ hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
  * A child graph node: clr 5.2 clones the child into the node when it is
  * added (hipChildGraphNode), so later changes to the child do not reach
  * the parent.  Recorded as itself (handle = the child) when the child is
- * a graph the interposer saw made by hipGraphCreate, whose nodes replay
- * holds; else (a graph made by stream capture, a clone, one never seen)
- * as hip.tsGraphNotModeled.  The child's mark of a call not modeled
+ * a graph the interposer saw made by hipGraphCreate or by a
+ * hipStreamEndCapture, whose work replay holds (its nodes, or the work
+ * recorded into the capture); else (a clone, one never seen) as
+ * hip.tsGraphNotModeled.  The child's mark of a call not modeled
  * passes to the parent.
  */
 hipError_t hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,

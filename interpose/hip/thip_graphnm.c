@@ -6,7 +6,7 @@
  * interposer saw built, recorded as themselves; child graph nodes:
  * thip_graph.c), and those it does not: nodes of other kinds (host, event
  * record and wait, copies to and from symbols; a child graph the
- * interposer did not see made by hipGraphCreate), hipGraphClone, every other node setter, every exec
+ * interposer did not see made by hipGraphCreate or stream capture), hipGraphClone, every other node setter, every exec
  * setter and hipGraphExecUpdate.  Each is passed through and recorded as
  * hip.tsGraphNotModeled (serializer/sbt_compute.h, as CUDA's): name = the
  * call, parent = the graph it changed (a node's graph is looked up in the
@@ -28,7 +28,8 @@ static struct {
 	pthread_mutex_t mu;
 	cap_umap graph_of_node; /* node -> graph (as a pointer-sized value) */
 	cap_umap changed;       /* graph or exec -> 1 */
-	cap_umap made;          /* graph made by hipGraphCreate, not destroyed -> 1 */
+	cap_umap made;          /* graph made by hipGraphCreate or hipStreamEndCapture,
+	                         * not destroyed -> 1 */
 	uint64_t nchanged;
 } thip_graphnm_g = {.mu = PTHREAD_MUTEX_INITIALIZER};
 

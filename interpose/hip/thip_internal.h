@@ -412,7 +412,8 @@ void thip_graph_node_add(uint64_t node, uint64_t graph);
 /* Graphs and execs changed by calls the model does not cover, for the
  * exit report (each counted once). */
 uint64_t thip_graph_nm_count(void);
-/* A graph made by hipGraphCreate (live 1) or destroyed (live 0), and
+/* A graph made by hipGraphCreate or by a hipStreamEndCapture that worked
+ * (live 1) or destroyed (live 0), and
  * whether graph is one made so and not destroyed (a child graph node of
  * any other is not modeled). */
 void thip_graph_made(uint64_t graph, int live);

@@ -70,6 +70,10 @@ void rphip_obj_release(void *obj)
 	o->gn = NULL;
 	free(o->not_modeled);
 	o->not_modeled = NULL;
+	rphip_gnodes_free(o->cap_gn);
+	o->cap_gn = NULL;
+	free(o->cap_why);
+	o->cap_why = NULL;
 }
 
 rphip_obj *rphip_obj_get(rphip_state *s, rphip_kind kind, uint64_t cap)

@@ -1011,22 +1011,41 @@ static rp_status rphip_graph(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_ca
 		r = s->rt.p_hipStreamBeginCapture(stream, (hipStreamCaptureMode)c->flags);
 		if (r != hipSuccess)
 			return rphip_hipfail(s, diag, "hipStreamBeginCapture", r);
-		if (so)
-			so->capturing = 1;
-		return RP_OK;
+		if (!so)
+			return RP_OK;
+		so->capturing = 1;
+		return rphip_graph_capture_begin(s, so, diag);
 	case SBT_CM_HIP_hipStreamEndCapture: {
 		hipGraph_t g = NULL;
+		struct rphip_gnodes *work = NULL;
+		char *why = NULL;
 		if ((st = rphip_stream(s, c->stream, &stream, &so, diag)) != RP_OK)
 			return st;
 		r = s->rt.p_hipStreamEndCapture(stream, &g);
-		if (so)
+		if (so) {
+			/* taken before rphip_obj_put, which may move so */
 			so->capturing = 0;
-		if (r != hipSuccess)
-			return rphip_hipfail(s, diag, "hipStreamEndCapture", r);
-		if (!(o = rphip_obj_put(s, RPHIP_O_GRAPH, c->handle)))
-			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			work = so->cap_gn;
+			why = so->cap_why;
+			so->cap_gn = NULL;
+			so->cap_why = NULL;
+		}
+		if (r != hipSuccess) {
+			st = rphip_hipfail(s, diag, "hipStreamEndCapture", r);
+			goto out_end_capture;
+		}
+		if (!(o = rphip_obj_put(s, RPHIP_O_GRAPH, c->handle))) {
+			st = rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			goto out_end_capture;
+		}
 		o->live = g;
+		o->cap_gn = work;
+		o->cap_why = why;
 		return RP_OK;
+	out_end_capture:
+		rphip_gnodes_free(work);
+		free(why);
+		return st;
 	}
 	case SBT_CM_HIP_hipGraphInstantiate:
 	case SBT_CM_HIP_hipGraphInstantiateWithFlags: {
@@ -1110,7 +1129,7 @@ static rp_status rphip_capture_unseen(rphip_state *s, const sbt_cm_call *c, rp_d
 	if (r != hipSuccess)
 		return rphip_hipfail(s, diag, "hipStreamBeginCapture", r);
 	so->capturing = 1;
-	return RP_OK;
+	return rphip_graph_capture_begin(s, so, diag);
 }
 
 static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
@@ -1365,9 +1384,15 @@ static int rphip_is_timed(sbt_cm_hip_call hc)
 
 rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag)
 {
-	if (s->profile && rphip_is_timed(hc))
-		return rphip_profile_exec(s, hc, c, rphip_exec_call, diag);
-	return rphip_exec_call(s, hc, c, diag);
+	rp_status st = s->profile && rphip_is_timed(hc)
+	                       ? rphip_profile_exec(s, hc, c, rphip_exec_call, diag)
+	                       : rphip_exec_call(s, hc, c, diag);
+
+	/* work replayed into a capture is kept for child graph nodes of its graph */
+	if (st == RP_OK && c->capture_status == hipStreamCaptureStatusActive && c->stream &&
+	    !s->build)
+		st = rphip_graph_capture_note(s, hc, c, diag);
+	return st;
 }
 
 void rphip_teardown(rphip_state *s)

@@ -23,6 +23,14 @@
  * (a copy to host memory, whose result the interposer does not keep; a
  * memset node taller than one row of wider elements) is refused by name.
  *
+ * A child graph node copies its child's nodes.  A child made by stream
+ * capture has none: replay keeps, beside the live graph, the launches,
+ * copies and memsets replayed into the capture on its stream since it
+ * began, as a chain of nodes in the order recorded (the order the program
+ * issued them, which every dependency in a capture follows), and those are
+ * the child's nodes; a capture holding other work (cap_why) or one whose
+ * beginning the replay did not see is refused at the child graph node.
+ *
  * A hip.tsGraphNotModeled record (a call that changed a graph or an exec
  * in a way the model does not cover: other node kinds, clones, node
  * removal, setters, exec updates) marks what it names, as CUDA's replay
@@ -115,6 +123,22 @@ static struct rphip_gnodes *rphip_gnodes_copy(const struct rphip_gnodes *src)
 	return d;
 }
 
+/* The slot after gn's last node, zeroed (gn->n not yet counting it);
+ * NULL when out of memory. */
+static rphip_gnode *rphip_gnodes_next(struct rphip_gnodes *gn)
+{
+	if (gn->n == gn->cap) {
+		size_t cap = gn->cap ? gn->cap * 2 : 8;
+		rphip_gnode *v = realloc(gn->v, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		gn->v = v;
+		gn->cap = cap;
+	}
+	memset(&gn->v[gn->n], 0, sizeof(gn->v[gn->n]));
+	return &gn->v[gn->n];
+}
+
 static uint64_t rphip_u64_at(const uint8_t *p)
 {
 	uint64_t v = 0;
@@ -194,16 +218,8 @@ static rp_status rphip_gnode_add(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 		if ((st = rphip_gnode_find(s, g, rphip_u64_at(c->deps + i * 8), "dependency", i, &at,
 		                           diag)) != RP_OK)
 			return st;
-	if (g->gn->n == g->gn->cap) {
-		size_t cap = g->gn->cap ? g->gn->cap * 2 : 8;
-		rphip_gnode *v = realloc(g->gn->v, cap * sizeof(*v));
-		if (!v)
-			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		g->gn->v = v;
-		g->gn->cap = cap;
-	}
-	n = &g->gn->v[g->gn->n];
-	memset(n, 0, sizeof(*n));
+	if (!(n = rphip_gnodes_next(g->gn)))
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	max = sbt_cm_encoded_max(c);
 	if (!(n->rec = malloc(max)) || (ndeps && !(n->deps = calloc(ndeps, sizeof(*n->deps)))) ||
 	    sbt_cm_encode(c, n->rec, max, &n->rec_len) != SBT_OK) {
@@ -431,12 +447,17 @@ static rp_status rphip_gnode_child(rphip_state *s, const sbt_cm_call *c, rp_diag
 			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		return RP_OK;
 	}
-	if (!ch->gn)
-		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "child graph 0x%llx was made by stream "
-		                  "capture: a child graph node of it is not replayed",
-		                  (unsigned long long)c->handle);
+	if (!ch->gn && ch->cap_why)
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "child graph 0x%llx was made by a stream "
+		                  "capture that holds %s, which a child graph node does not replay "
+		                  "(launches, copies and memsets it does)", (unsigned long long)c->handle,
+		                  ch->cap_why);
+	if (!ch->gn && !ch->cap_gn)
+		return rphip_fail(s, diag, RP_ERR_UNSUPPORTED, "child graph 0x%llx was made by a stream "
+		                  "capture this replay did not see whole (it began before the range): a "
+		                  "child graph node of it is not replayed", (unsigned long long)c->handle);
 	/* copied before the node is added: a graph may be its own child */
-	if (!(copy = rphip_gnodes_copy(ch->gn)))
+	if (!(copy = rphip_gnodes_copy(ch->gn ? ch->gn : ch->cap_gn)))
 		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	if ((st = rphip_gnode_add(s, SBT_CM_HIP_hipGraphAddChildGraphNode, c, diag)) != RP_OK) {
 		rphip_gnodes_free(copy);
@@ -473,6 +494,88 @@ rp_status rphip_graph_build(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_cal
 	default:
 		return rphip_gnode_add(s, hc, c, diag);
 	}
+}
+
+rp_status rphip_graph_capture_begin(rphip_state *s, rphip_obj *so, rp_diag *diag)
+{
+	rphip_gnodes_free(so->cap_gn);
+	free(so->cap_why);
+	so->cap_why = NULL;
+	if (!(so->cap_gn = calloc(1, sizeof(*so->cap_gn))))
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	return RP_OK;
+}
+
+/* The work a child graph node of a captured graph re-issues: launches,
+ * and the copies and memsets a stream captures (a device-to-host one is
+ * refused where it was captured). */
+static int rphip_is_captured_work(sbt_cm_hip_call hc)
+{
+	switch (hc) {
+	case SBT_CM_HIP_hipLaunchKernel: case SBT_CM_HIP_hipModuleLaunchKernel:
+	case SBT_CM_HIP_hipExtModuleLaunchKernel:
+	case SBT_CM_HIP_hipMemcpyAsync: case SBT_CM_HIP_hipMemcpyHtoDAsync:
+	case SBT_CM_HIP_hipMemcpyDtoDAsync: case SBT_CM_HIP_hipMemcpy2DAsync:
+	case SBT_CM_HIP_hipMemcpy3DAsync: case SBT_CM_HIP_hipMemcpyParam2DAsync:
+	case SBT_CM_HIP_hipMemsetAsync: case SBT_CM_HIP_hipMemsetD8Async:
+	case SBT_CM_HIP_hipMemsetD16Async: case SBT_CM_HIP_hipMemsetD32Async:
+	case SBT_CM_HIP_hipMemset2DAsync: case SBT_CM_HIP_hipMemset3DAsync:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Record c, replayed into the capture on its stream: kept as the next node
+ * of that capture's chain (each node after the one before: the order the
+ * program issued them in, which every dependency of a capture follows).
+ * Work of another kind (an event recorded or waited for, a host function,
+ * a stream-ordered allocation or free, ...) is named in cap_why instead: a
+ * child graph node of the graph is refused.  A stream the replay does not
+ * know, or one whose capture began before the replay's range, keeps
+ * nothing: a child of its graph is refused.
+ */
+rp_status rphip_graph_capture_note(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                                   rp_diag *diag)
+{
+	rphip_obj *so = rphip_obj_get(s, RPHIP_O_STREAM, c->stream);
+	struct rphip_gnodes *gn;
+	rphip_gnode *n;
+	size_t max;
+	char why[96];
+
+	if (!so || !so->cap_gn)
+		return RP_OK;
+	gn = so->cap_gn;
+	if (!rphip_is_captured_work(hc)) {
+		if (so->cap_why)
+			return RP_OK;
+		snprintf(why, sizeof(why), "%s at seq %llu", sbt_cm_hip_name(hc),
+		         (unsigned long long)s->seq);
+		if (!(so->cap_why = strdup(why)))
+			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		return RP_OK;
+	}
+	if (!(n = rphip_gnodes_next(gn)))
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	max = sbt_cm_encoded_max(c);
+	if (!(n->rec = malloc(max)) || (gn->n && !(n->deps = malloc(sizeof(*n->deps)))) ||
+	    sbt_cm_encode(c, n->rec, max, &n->rec_len) != SBT_OK) {
+		free(n->rec);
+		free(n->deps);
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	}
+	/* a captured record has no node handle: its seq names it in the chain */
+	n->cap = s->seq;
+	n->seq = s->seq;
+	n->hc = hc;
+	if (gn->n) {
+		n->deps[0] = gn->v[gn->n - 1].cap;
+		n->ndeps = 1;
+	}
+	gn->n++;
+	return RP_OK;
 }
 
 /* The order the nodes are issued in: each after its dependencies (Kahn's,
@@ -529,6 +632,9 @@ static rp_status rphip_gnode_issue(rphip_state *s, const rphip_gnode *n, rp_diag
 	c.stream = RPHIP_BUILD_STREAM;
 	c.capture_status = hipStreamCaptureStatusActive;
 	c.ptds = 0;
+	/* work a stream capture recorded (a child of a captured graph): as it was */
+	if (!rphip_is_graph_build(n->hc))
+		return rphip_exec(s, n->hc, &c, diag);
 	switch (n->hc) {
 	case SBT_CM_HIP_hipGraphAddKernelNode:
 		hc = SBT_CM_HIP_hipLaunchKernel;

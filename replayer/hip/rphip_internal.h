@@ -103,6 +103,12 @@ typedef struct rphip_obj {
 	char *not_modeled;         /* graphs and execs: the call (and seq) that changed
 	                              them in a way replay does not model (owned; NULL:
 	                              none); such an exec has no live one */
+	/* streams: the work recorded into the capture going on on them since
+	 * it began; graphs made by stream capture: that work, as a chain of
+	 * nodes, for a child graph node of them (owned; rphip_graph.c) */
+	struct rphip_gnodes *cap_gn;
+	char *cap_why;             /* such a capture's first record a child graph
+	                              node cannot replay, and its seq (owned) */
 } rphip_obj;
 
 typedef struct rphip_range {
@@ -255,6 +261,14 @@ rp_status rphip_graph_instantiate_nodes(rphip_state *s, rphip_obj *g, const sbt_
                                         rp_diag *diag);
 /* What a graph object built node by node owns, freed. */
 void rphip_gnodes_free(struct rphip_gnodes *gn);
+/* Stream capture, for child graph nodes of graphs it makes: a capture
+ * begins on stream object so (what it held before is dropped); record c
+ * (hc), replayed into the capture going on on its stream, is kept there;
+ * at the end of the capture the graph object made takes so's cap_gn and
+ * cap_why. */
+rp_status rphip_graph_capture_begin(rphip_state *s, rphip_obj *so, rp_diag *diag);
+rp_status rphip_graph_capture_note(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                                   rp_diag *diag);
 /* The captured stream handle of the stream the nodes are captured on
  * while one is built: rphip_stream answers s->build for it. */
 #define RPHIP_BUILD_STREAM UINT64_MAX

@@ -11,8 +11,11 @@
  * the memory is kept until exit (the exit report counts it).  A runtime
  * asked directly may refuse a free in a capture (the test double does:
  * hipErrorNotSupported), which changes nothing the program prints: its
- * result is not printed.  Prints the bytes read and each other call that
- * failed; exit status 0 once it ran to its end.
+ * result is not printed.  With the argument `child`, the captured graph
+ * is also made the child of a graph made by hipGraphCreate
+ * (hipGraphAddChildGraphNode), which is then destroyed unlaunched.
+ * Prints the bytes read and each other call that failed; exit status 0
+ * once it ran to its end.
  */
 #include <hip/hip_runtime_api.h>
 #include <stdio.h>
@@ -26,10 +29,11 @@ static void hipcf_check(const char *what, hipError_t r)
 		printf("%s %d\n", what, (int)r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	hipStream_t s = NULL;
-	hipGraph_t g = NULL;
+	hipGraph_t g = NULL, parent = NULL;
+	hipGraphNode_t node = NULL;
 	hipGraphExec_t e = NULL;
 	unsigned char *p = NULL, *q = NULL, host[HIPCF_N];
 	unsigned sum;
@@ -43,6 +47,12 @@ int main(void)
 	hipcf_check("hipMemcpyAsync", hipMemcpyAsync(q, p, HIPCF_N / 2, hipMemcpyDeviceToDevice, s));
 	(void)hipFreeAsync(p, s); /* a node of the graph: see above */
 	hipcf_check("hipStreamEndCapture", hipStreamEndCapture(s, &g));
+	if (argc > 1 && !strcmp(argv[1], "child")) {
+		hipcf_check("hipGraphCreate", hipGraphCreate(&parent, 0));
+		hipcf_check("hipGraphAddChildGraphNode",
+		            hipGraphAddChildGraphNode(&node, parent, NULL, 0, g));
+		hipcf_check("hipGraphDestroy (parent)", hipGraphDestroy(parent));
+	}
 	hipcf_check("hipGraphInstantiate", hipGraphInstantiate(&e, g, NULL, NULL, 0));
 	for (int round = 0; round < 2; round++) {
 		hipcf_check("hipGraphLaunch", hipGraphLaunch(e, s));

@@ -2,10 +2,12 @@
  * hip_capture_unseen.c - a stream capture begun where an interposer does
  * not see it (docs/hip.md "Limits of this phase"), from plain C (no
  * kernel): hipStreamBeginCapture is called through the runtime's own
- * function, found with dlvsym on libamdhip64's handle under the version
- * the runtime exports it with, hip_4.3 (past any LD_PRELOAD library: the
- * HIP interposer's dlsym hands out its wrapper there, its dlvsym is the C
- * library's); on that stream a hipMemsetAsync (0x5a) and a device-to-device
+ * function, found with the C library's dlvsym on libamdhip64's handle
+ * under the version the runtime exports it with, hip_4.3 (past any
+ * LD_PRELOAD library: the HIP interposer's dlsym and dlvsym hand out its
+ * wrapper there; the C library's dlvsym is found with
+ * dlvsym(RTLD_NEXT, "dlvsym", "GLIBC_2.34"), a versioned lookup that
+ * skips the interposer's unversioned export); on that stream a hipMemsetAsync (0x5a) and a device-to-device
  * hipMemcpyAsync are captured; hipStreamEndCapture, instantiation and a
  * launch are ordinary calls; the buffer is read back after a
  * hipStreamSynchronize.  Prints the bytes read (some of them and a hash)
@@ -26,14 +28,19 @@ static void hcu_check(const char *what, hipError_t r)
 int main(void)
 {
 	typedef hipError_t (*begin_fn)(hipStream_t, hipStreamCaptureMode);
+	typedef void *(*vsym_fn)(void *, const char *, const char *);
 	void *lib = dlopen("libamdhip64.so.5", RTLD_NOW | RTLD_NOLOAD);
-	begin_fn begin = lib ? (begin_fn)dlvsym(lib, "hipStreamBeginCapture", "hip_4.3") : NULL;
+	vsym_fn vsym = (vsym_fn)dlvsym(RTLD_NEXT, "dlvsym", "GLIBC_2.34");
+	begin_fn begin;
 	unsigned char *d = NULL, back[HCU_N];
 	hipStream_t s = NULL;
 	hipGraph_t g = NULL;
 	hipGraphExec_t e = NULL;
 	unsigned long hash = 5381;
 
+	if (!vsym)
+		vsym = (vsym_fn)dlvsym(RTLD_NEXT, "dlvsym", "GLIBC_2.2.5");
+	begin = lib && vsym ? (begin_fn)vsym(lib, "hipStreamBeginCapture", "hip_4.3") : NULL;
 	if (!begin) {
 		printf("no hipStreamBeginCapture@hip_4.3 in libamdhip64.so.5\n");
 		return 2;

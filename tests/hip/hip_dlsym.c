@@ -2,7 +2,11 @@
  * hip_dlsym.c - a program that reaches the HIP runtime only as Triton's
  * HIP driver does: no link-time hip* symbol at all, libamdhip64.so.5
  * opened with dlopen (RTLD_LOCAL, or RTLD_GLOBAL with the argument
- * `global`) and every entry point looked up with dlsym on that handle.
+ * `global`) and every entry point looked up with dlsym on that handle (with
+ * the argument `version`: RTLD_LOCAL, and each entry point but
+ * hipGetProcAddress looked up with dlvsym on that handle under the first
+ * of the versions ROCm 5.2 exports functions with, hip_4.2 to hip_5.2,
+ * that answers, as a program that asks for the ABI of a release would).
  * Through those pointers: hipInit, hipGetDeviceCount, the bundle of
  * hip_module_kernels.hsaco (argv[1]) loaded with hipModuleLoadData, its
  * kernels found with hipModuleGetFunction, hipMalloc, hipStreamCreate,
@@ -27,6 +31,10 @@
 
 #define HDL_N 256
 
+/* The versions libamdhip64.so.5 (ROCm 5.2) exports its functions with. */
+static const char *const hdl_versions[] = {"hip_4.2", "hip_4.3", "hip_4.4",
+                                           "hip_4.5", "hip_5.1", "hip_5.2"};
+
 /* The entry points used, each typed as the header declares it. */
 #define HDL_LIST(X)                                                            \
 	X(hipInit) X(hipGetDeviceCount) X(hipModuleLoadData)                       \
@@ -40,6 +48,19 @@ static struct {
 	HDL_LIST(HDL_X_MEMBER)
 #undef HDL_X_MEMBER
 } hdl;
+
+/* name on lib: dlvsym under the first version that answers with vsym,
+ * else dlsym. */
+static void *hdl_lookup(void *lib, const char *name, int vsym)
+{
+	void *f = NULL;
+
+	if (!vsym)
+		return dlsym(lib, name);
+	for (size_t i = 0; !f && i < sizeof(hdl_versions) / sizeof(hdl_versions[0]); i++)
+		f = dlvsym(lib, name, hdl_versions[i]);
+	return f;
+}
 
 static unsigned char *hdl_read(const char *path)
 {
@@ -69,21 +90,24 @@ int main(int argc, char **argv)
 	hipFunction_t scale = NULL, add = NULL;
 	hipStream_t s = NULL;
 	float *dp = NULL;
-	int n = HDL_N, count = -1;
+	int n = HDL_N, count = -1, vsym;
 	const char *missing = NULL;
 	hipError_t (*getproc)(const char *, void **, int, uint64_t, int *);
 
-	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "global"))) {
-		fprintf(stderr, "usage: hip_dlsym CODE_OBJECT [global]\n");
+	if (argc < 2 || argc > 3 ||
+	    (argc == 3 && strcmp(argv[2], "global") && strcmp(argv[2], "version"))) {
+		fprintf(stderr, "usage: hip_dlsym CODE_OBJECT [global|version]\n");
 		return 2;
 	}
-	lib = dlopen("libamdhip64.so.5", RTLD_NOW | (argc == 3 ? RTLD_GLOBAL : RTLD_LOCAL));
+	vsym = argc == 3 && !strcmp(argv[2], "version");
+	lib = dlopen("libamdhip64.so.5", RTLD_NOW | (argc == 3 && !vsym ? RTLD_GLOBAL : RTLD_LOCAL));
 	if (!lib) {
 		fprintf(stderr, "hip_dlsym: cannot open libamdhip64.so.5: %s\n", dlerror());
 		return 2;
 	}
 #define HDL_X_LOOKUP(name)                                                     \
-	if (!(hdl.name = (__typeof__(name) *)dlsym(lib, #name)) && !missing)       \
+	if (!(hdl.name = (__typeof__(name) *)hdl_lookup(lib, #name, vsym)) &&      \
+	    !missing)                                                              \
 		missing = #name;
 	HDL_LIST(HDL_X_LOOKUP)
 #undef HDL_X_LOOKUP

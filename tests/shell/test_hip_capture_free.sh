@@ -11,7 +11,11 @@
 #   with --check-determinism, moved): the free in the capture keeps its
 #   memory until the end of the run, as capture did;
 # - without the window (TRACESMITH_HIP_VA=off) the free goes to the
-#   runtime, which refuses it in a capture, and nothing is kept.
+#   runtime, which refuses it in a capture, and nothing is kept;
+# - with `child` the captured graph is made a child graph node of another
+#   graph: recorded as hip.hipGraphAddChildGraphNode (a graph made by
+#   stream capture is modeled as a child), and tsreplay refuses that record
+#   by name, since the capture holds the free (exit 1).
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/hip"
 H="$TOP/$BUILD/tests/hip"
@@ -71,4 +75,18 @@ grep -q 'kept until exit' "$T/cap.off.err" && fail "a free was kept without the 
 expect_rc 0 dump.off "$INFO" --dump "$T/off.sbt"
 grep -q ' hip\.hipFreeAsync result=801 ' "$T/dump.off.out" ||
 	fail "the runtime's refusal (hipErrorNotSupported) is not recorded: $(grep Free "$T/dump.off.out")"
+
+# the captured graph as a child: refused on replay, naming the free
+expect_rc 0 cap.child $PRE "$CAP" -o "$T/child.sbt" -- "$H/hip_capture_free" child
+cmp -s "$T/run.out" "$T/cap.child.out" || fail "child: output changed: $(diff "$T/run.out" "$T/cap.child.out")"
+expect_rc 0 dump.child "$INFO" --dump "$T/child.sbt"
+G=$(sed -n 's/^seq=[0-9]* .* hip\.hipStreamEndCapture .*handle=\([0-9]*\).*/\1/p' "$T/dump.child.out")
+F=$(sed -n 's/^seq=\([0-9]*\) .* hip\.hipFreeAsync .*/\1/p' "$T/dump.child.out")
+A=$(sed -n 's/^seq=\([0-9]*\) .* hip\.hipGraphAddChildGraphNode .*/\1/p' "$T/dump.child.out")
+[ -n "$G" ] && [ -n "$F" ] && [ -n "$A" ] || fail "child: no capture, free or child node: $(cat "$T/dump.child.out")"
+grep -q "^seq=$A .* hip\.hipGraphAddChildGraphNode handle=$G parent=[1-9][0-9]* node=[1-9][0-9]*\$" "$T/dump.child.out" ||
+	fail "child: the child graph node is not recorded as itself: $(grep ChildGraph "$T/dump.child.out")"
+grep -q 'tsGraphNotModeled' "$T/dump.child.out" && fail "child: a change recorded as not modeled"
+expect_rc 1 child.replay "$RP" "$T/child.sbt"
+has child.replay err "tsreplay: backend hip: record seq $A (hip.hipGraphAddChildGraphNode): child graph $(printf '0x%x' "$G") was made by a stream capture that holds hipFreeAsync at seq $F, which a child graph node does not replay (launches, copies and memsets it does)"
 echo "ok"

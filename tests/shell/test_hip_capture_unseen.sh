@@ -3,8 +3,9 @@
 # "Stream capture"), with hip_capture_unseen (tests/hip/hip_capture_unseen.c,
 # no kernel), on the libamdhip64 test double:
 # - hipStreamBeginCapture is called through the runtime's own function
-#   (dlvsym on its handle: the interposer's dlsym would hand out its
-#   wrapper), so no record of it is made; the interposer asks
+#   (the C library's dlvsym on its handle, found with dlvsym(RTLD_NEXT,
+#   "dlvsym", "GLIBC_2.34"): the interposer's dlsym and dlvsym would hand
+#   out its wrapper), so no record of it is made; the interposer asks
 #   the runtime at the stream's first work and records capture_status=1 on
 #   the memset and the copy captured; the output is unchanged;
 # - tsreplay begins a capture on that stream at the first such record and

@@ -3,7 +3,8 @@
 # handle"), with hip_dlsym (tests/hip/hip_dlsym.c: no link-time hip*
 # symbol; libamdhip64.so.5 opened with dlopen, RTLD_LOCAL or with `global`
 # RTLD_GLOBAL, every entry point found with dlsym on that handle, as
-# Triton's HIP driver does):
+# Triton's HIP driver does, or with `version` found with dlvsym on it under
+# the first ROCm 5.2 version that answers):
 # - on the libamdhip64 test double: the program's results are unchanged
 #   under tscapture; every call is recorded (module load with its image,
 #   both launches named and laid out, kernelParams and `extra`, the
@@ -20,8 +21,13 @@
 # - with the CUDA interposer preloaded after this one (tscapture's order), a
 #   CUDA program that finds cuGetProcAddress_v2 with dlsym on the driver's
 #   handle (cuda_runtime_like) is still recorded by the CUDA interposer;
-#   with the CUDA interposer preloaded first, the HIP interposer says in one
-#   line that such lookups pass it by, and the program is untouched.
+# - both preload orders, HIP first and CUDA first: hip_dlsym recorded by the
+#   HIP interposer (the CUDA one passes hip* lookups on) and
+#   cuda_runtime_like by the CUDA one, silently, each replayed with its
+#   checkpoints equal and --check-determinism agreeing;
+# - a dlsym preloaded first that answers every lookup itself: the HIP
+#   interposer says in one line that such lookups pass it by, and the
+#   program is untouched.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/hip"
 H="$TOP/$BUILD/tests/hip"
@@ -57,10 +63,11 @@ fi
 # line NAME PATTERN: the first line of $T/NAME.out matching PATTERN
 line() { grep -E "$2" "$T/$1.out" | head -1; }
 
-for mode in local global; do
+for mode in local global version; do
 	case $mode in
 	local) set -- ;;
 	global) set -- global ;;
+	version) set -- version ;;
 	esac
 	expect_rc 0 "run.$mode" $PRE "$H/hip_dlsym" "$CO" "$@"
 	has "run.$mode" out "mid[3] 6.0 host[3] 6.5 host[255] 0.0"
@@ -115,6 +122,11 @@ else
 	expect_rc 0 real "$CAP" -o "$T/real.sbt" -- "$H/hip_dlsym" "$CO"
 	cmp -s "$T/real.plain" "$T/real.out" || fail "real: output changed: $(diff "$T/real.plain" "$T/real.out")"
 	has real err "tracesmith: hip: 18 calls, 2 launches, 1 modules, 2 to 2 entry points not modeled"
+	# found with dlvsym under ROCm 5.2's versions: the same calls recorded
+	expect_rc 0 real.version "$CAP" -o "$T/realv.sbt" -- "$H/hip_dlsym" "$CO" version
+	cmp -s "$T/real.plain" "$T/real.version.out" ||
+		fail "real version: output changed: $(diff "$T/real.plain" "$T/real.version.out")"
+	has real.version err "tracesmith: hip: 18 calls, 2 launches, 1 modules, 2 to 2 entry points not modeled"
 	expect_rc 0 real.dump "$INFO" --dump "$T/real.sbt"
 	if grep -q '^hipModuleLoadData 101$' "$T/real.plain"; then
 		for c in hipInit hipModuleLoadData hipMalloc hipStreamCreate hipMemcpyHtoD hipModuleLaunchKernel \
@@ -140,14 +152,54 @@ if [ -e "$CULIB" ] && [ -x "$TOP/$BUILD/tests/cuda/cuda_runtime_like" ] &&
 	expect_rc 0 cu.replay "$RP" --json "$T/cu.sbt"
 	[ "$(json_field "$T/cu.replay.out" checkpoints)" = 4 ] && [ "$(json_field "$T/cu.replay.out" matched)" = 4 ] ||
 		fail "cuda_runtime_like under both interposers: $(cat "$T/cu.replay.out")"
-	# CUDA's first: its dlsym answers the program, ours is never reached
-	# (not under a sanitizer: its runtime must be preloaded first).
+	# Both preload orders (not under a sanitizer: its runtime must be
+	# preloaded first): the CUDA interposer's dlsym passes the names it
+	# does not hand out on to the next one, so with it first the HIP
+	# interposer still hands out its wrappers; each program is recorded by
+	# its own interposer, silently, and replays with its checkpoints equal.
 	[ -z "$SANRT" ] || { echo ok; exit 0; }
-	LD_PRELOAD="$CULIB $LIB" TRACESMITH_OUTPUT="$T/order.sbt" expect_rc 0 order "$H/hip_dlsym" "$CO"
-	cmp -s "$T/run.local.out" "$T/order.out" || fail "order: output changed: $(diff "$T/run.local.out" "$T/order.out")"
-	[ "$(cat "$T/order.err")" = "tracesmith: warning: hip: dlsym is answered first by $CULIB, loaded before this library: a program that looks HIP entry points up on the runtime's handle gets the runtime's own functions, and their calls are not recorded (put libtracesmith_hip.so first in LD_PRELOAD, as tscapture does)" ] ||
-		fail "order: $(cat "$T/order.err")"
-	[ ! -e "$T/order.sbt" ] || fail "order: a trace was written"
+	for order in hipfirst cudafirst; do
+		case $order in
+		hipfirst) P="$LIB $CULIB" ;;
+		cudafirst) P="$CULIB $LIB" ;;
+		esac
+		LD_PRELOAD="$P" TRACESMITH_OUTPUT="$T/$order.sbt" expect_rc 0 "$order" "$H/hip_dlsym" "$CO"
+		cmp -s "$T/run.local.out" "$T/$order.out" ||
+			fail "$order: output changed: $(diff "$T/run.local.out" "$T/$order.out")"
+		[ "$(cat "$T/$order.err")" = "tracesmith: hip: 19 calls, 2 launches, 1 modules, 3 to 3 entry points not modeled (TRACESMITH_LOG=info names them); trace $T/$order.sbt" ] ||
+			fail "$order: $(cat "$T/$order.err")"
+		expect_rc 0 "$order.replay" "$RP" --json --check-determinism "$T/$order.sbt"
+		[ "$(json_field "$T/$order.replay.out" checkpoints)" = 2 ] &&
+			[ "$(json_field "$T/$order.replay.out" matched)" = 2 ] ||
+			fail "$order replay: $(cat "$T/$order.replay.out")"
+		LD_PRELOAD="$P" TRACESMITH_OUTPUT="$T/cu.$order.sbt" expect_rc 0 "cu.$order" \
+			"$TOP/$BUILD/tests/cuda/cuda_runtime_like"
+		has "cu.$order" out "cuda_runtime_like: size 4096 hash 0x7170e1c7c96eee4a"
+		grep -q 'warning' "$T/cu.$order.err" && fail "cu.$order: $(cat "$T/cu.$order.err")"
+		expect_rc 0 "cu.$order.replay" "$RP" --json --check-determinism "$T/cu.$order.sbt"
+		[ "$(json_field "$T/cu.$order.replay.out" checkpoints)" = 4 ] &&
+			[ "$(json_field "$T/cu.$order.replay.out" matched)" = 4 ] ||
+			fail "cu.$order replay: $(cat "$T/cu.$order.replay.out")"
+	done
+	# A dlsym before ours that answers every lookup itself (as the CUDA
+	# interposer's did): one warning, and the program's calls pass by.
+	cat >"$T/eat.c" <<'EOF2'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+void *dlsym(void *handle, const char *name)
+{
+	void *(*libc)(void *, const char *) = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+	if (!libc)
+		libc = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+	return libc(handle, name);
+}
+EOF2
+	cc -shared -fPIC "$T/eat.c" -o "$T/libeat.so" -ldl || fail "cannot build the test's dlsym library"
+	LD_PRELOAD="$T/libeat.so $LIB" TRACESMITH_OUTPUT="$T/eat.sbt" expect_rc 0 eat "$H/hip_dlsym" "$CO"
+	cmp -s "$T/run.local.out" "$T/eat.out" || fail "eat: output changed: $(diff "$T/run.local.out" "$T/eat.out")"
+	[ "$(cat "$T/eat.err")" = "tracesmith: warning: hip: dlsym is answered first by $T/libeat.so, loaded before this library: a program that looks HIP entry points up on the runtime's handle gets the runtime's own functions, and their calls are not recorded (put libtracesmith_hip.so first in LD_PRELOAD, as tscapture does)" ] ||
+		fail "eat: $(cat "$T/eat.err")"
+	[ ! -e "$T/eat.sbt" ] || fail "eat: a trace was written"
 else
 	echo "note: no CUDA interposer or double: the two-interposer checks are left out"
 fi

@@ -4,9 +4,11 @@
 # kernel), on the libamdhip64 test double:
 # - the double runs a child graph node as clr 5.2 does (the child's work
 #   copied into the node when it is added);
-# - tscapture records hipGraphAddChildGraphNode of a child graph made by
-#   stream capture (one made by hipGraphCreate is modeled:
-#   test_hip_graph_nodes.sh) as hip.tsGraphNotModeled naming the call, the
+# - tscapture records hipGraphAddChildGraphNode of a child graph made by a
+#   stream capture it did not see end (hip_graph_nm ends it through the
+#   runtime's own hipStreamEndCapture; one made by hipGraphCreate or by a
+#   capture seen is modeled: test_hip_graph_nodes.sh, `seen` below) as
+#   hip.tsGraphNotModeled naming the call, the
 #   graph, the node, its dependency and its type (hipGraphNodeTypeGraph,
 #   5); the one that failed (no child graph) is recorded as itself with
 #   its error and does not count; the exit report and tsinfo (text and
@@ -15,7 +17,14 @@
 #   equal) and refuses the launch after it by name (exit 1); a --range
 #   that ends before that launch replays with its one checkpoint equal;
 # - a change to a node of a graph the trace does not name (the record's
-#   graph dropped) refuses every later graph launch.
+#   graph dropped) refuses every later graph launch;
+# - with `seen` (the capture ended through hipStreamEndCapture, seen by the
+#   interposer) the child graph node is recorded as
+#   hip.hipGraphAddChildGraphNode with the captured graph as its child,
+#   nothing is counted as not modeled, and tsreplay replays both launches
+#   (the child's memset issued from the work recorded into the capture)
+#   with both checkpoints equal, plain and with --check-determinism, and a
+#   --range ending before the second launch with its one checkpoint.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/hip"
 H="$TOP/$BUILD/tests/hip"
@@ -82,4 +91,33 @@ done
 expect_rc 1 nograph "$RP" "$T/nograph.sbt"
 has nograph err "record seq $L2 (hip.hipGraphLaunch): graph exec $(printf '0x%x' "$E2") cannot be replayed: hipGraphAddChildGraphNode at seq $NM changed node 0x"
 has nograph err " of a graph the trace does not name, which replay does not model; replay a --range that ends before seq $L2"
+
+# a child graph made by a stream capture the interposer saw end: modeled
+expect_rc 0 run.seen $PRE "$H/hip_graph_nm" seen
+cmp -s "$T/run.out" "$T/run.seen.out" || fail "seen: output differs: $(diff "$T/run.out" "$T/run.seen.out")"
+expect_rc 0 cap.seen $PRE "$CAP" -o "$T/s.sbt" -- "$H/hip_graph_nm" seen
+cmp -s "$T/run.out" "$T/cap.seen.out" || fail "seen: output changed under tscapture: $(diff "$T/run.out" "$T/cap.seen.out")"
+grep -q 'changed by calls not modeled' "$T/cap.seen.err" && fail "seen: counted as not modeled: $(cat "$T/cap.seen.err")"
+expect_rc 0 dump.seen "$INFO" --dump "$T/s.sbt"
+G=$(sed -n 's/^seq=[0-9]* .* hip\.hipGraphCreate handle=\([0-9]*\).*/\1/p' "$T/dump.seen.out" | head -1)
+CH=$(sed -n 's/^seq=[0-9]* .* hip\.hipStreamEndCapture .*handle=\([0-9]*\).*/\1/p' "$T/dump.seen.out")
+SET=$(sed -n 's/^seq=[0-9]* .* hip\.hipGraphAddMemsetNode parent=.* node=\([0-9]*\).*/\1/p' "$T/dump.seen.out" | head -1)
+DEP=$(printf '%016x' "$SET" | sed 's/\(..\)/\1 /g' | awk '{for (i = NF; i > 0; i--) printf "%s", $i}')
+[ -n "$CH" ] || fail "seen: no hipStreamEndCapture with its graph: $(cat "$T/dump.seen.out")"
+grep -q " hip\.tsGraphNotModeled " "$T/dump.seen.out" && fail "seen: a tsGraphNotModeled record: $(grep tsGraphNotModeled "$T/dump.seen.out")"
+grep -q " hip\.hipGraphAddChildGraphNode handle=$CH parent=$G node=[1-9][0-9]* deps=$DEP\$" "$T/dump.seen.out" ||
+	fail "seen: the child graph node is not recorded as itself: $(grep ChildGraph "$T/dump.seen.out")"
+for r in plain determinism; do
+	case $r in
+	plain) set -- ;;
+	determinism) set -- --check-determinism ;;
+	esac
+	expect_rc 0 "seen.$r" "$RP" --json "$@" "$T/s.sbt"
+	[ "$(json_field "$T/seen.$r.out" checkpoints)" = 2 ] && [ "$(json_field "$T/seen.$r.out" matched)" = 2 ] ||
+		fail "seen $r: $(cat "$T/seen.$r.out")"
+done
+L2=$(sed -n 's/^seq=\([0-9]*\) .* hip\.hipGraphLaunch .*/\1/p' "$T/dump.seen.out" | sed -n 2p)
+expect_rc 0 seen.before "$RP" --json --range ":$L2" "$T/s.sbt"
+[ "$(json_field "$T/seen.before.out" checkpoints)" = 1 ] && [ "$(json_field "$T/seen.before.out" matched)" = 1 ] ||
+	fail "seen before: $(cat "$T/seen.before.out")"
 exit 0

@@ -147,12 +147,20 @@ struct ihipGraph {
  * then those added node by node in an order their dependencies allow
  * (thd_graph.c). */
 THD_HIDDEN hipError_t thd_graph_flatten(const struct ihipGraph *g, thd_node **out, size_t *n);
+/* The same, with from[i] = the node added node by node that work i came
+ * from (NULL: a stream capture's), into a new array (*from owned by the
+ * caller). */
+THD_HIDDEN hipError_t thd_graph_flatten_from(const struct ihipGraph *g, thd_node **out,
+                                             struct hipGraphNode ***from, size_t *n);
 
 struct hipGraphExec {
 	uint32_t magic;
 	struct ihipGraph *graph; /* borrowed nodes, copied at instantiation */
 	thd_node *nodes;
+	struct hipGraphNode **from; /* the node each of nodes came from (exec setters) */
 	size_t n;
+	struct hipGraphNode **clones; /* the graph's nodes at instantiation (owned array) */
+	size_t nclones;
 };
 
 typedef struct thd_item {

@@ -446,9 +446,15 @@ THD_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *exec, hipGraph_t graph
 	if (!e)
 		return thd_ret(hipErrorOutOfMemory);
 	/* kernarg bytes shared with the graph; e stays in the registry */
-	r = thd_graph_flatten(graph, &e->nodes, &e->n);
+	r = thd_graph_flatten_from(graph, &e->nodes, &e->from, &e->n);
 	if (r != hipSuccess)
 		return thd_ret(r);
+	if (graph->ngnodes &&
+	    !(e->clones = malloc(graph->ngnodes * sizeof(*e->clones))))
+		return thd_ret(hipErrorOutOfMemory);
+	if (graph->ngnodes)
+		memcpy(e->clones, graph->gnodes, graph->ngnodes * sizeof(*e->clones));
+	e->nclones = graph->ngnodes;
 	e->graph = graph;
 	e->magic = THD_LIVE;
 	*exec = e;

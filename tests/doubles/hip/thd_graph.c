@@ -43,8 +43,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef hipError_t (*thd_build_fn)(const void *, hipStream_t);
+
 struct hipGraphNode {
 	uint32_t magic;
+	thd_build_fn build;         /* what made its work: its kind (NULL: empty, child) */
 	struct ihipGraph *graph;
 	size_t index;               /* in graph->gnodes */
 	thd_node *items;            /* its work (owned; kernarg bytes too) */
@@ -134,6 +137,7 @@ static hipError_t thd_gnode_add(hipGraphNode_t *out, hipGraph_t graph, const hip
 		free(tmp.nodes);
 		return thd_ret(hipErrorOutOfMemory);
 	}
+	n->build = build;
 	n->graph = graph;
 	n->index = graph->ngnodes;
 	n->items = tmp.nodes;
@@ -281,20 +285,34 @@ THD_EXPORT hipError_t hipGraphAddDependencies(hipGraph_t graph, const hipGraphNo
 
 hipError_t thd_graph_flatten(const struct ihipGraph *g, thd_node **out, size_t *n)
 {
+	struct hipGraphNode **from = NULL;
+	hipError_t r = thd_graph_flatten_from(g, out, &from, n);
+
+	free(from);
+	return r;
+}
+
+hipError_t thd_graph_flatten_from(const struct ihipGraph *g, thd_node **out,
+                                  struct hipGraphNode ***from, size_t *n)
+{
 	size_t total = g->n, done = 0, k = 0;
 	unsigned char *ran = NULL;
+	struct hipGraphNode **f;
 	thd_node *v;
 
 	for (size_t i = 0; i < g->ngnodes; i++)
 		total += g->gnodes[i]->nitems;
 	*out = NULL;
+	*from = NULL;
 	*n = 0;
 	if (!total)
 		return hipSuccess;
 	v = calloc(total, sizeof(*v));
+	f = calloc(total, sizeof(*f));
 	ran = calloc(g->ngnodes ? g->ngnodes : 1, 1);
-	if (!v || !ran) {
+	if (!v || !f || !ran) {
 		free(v);
+		free(f);
 		free(ran);
 		return hipErrorOutOfMemory;
 	}
@@ -309,22 +327,123 @@ hipError_t thd_graph_flatten(const struct ihipGraph *g, thd_node **out, size_t *
 				ready = ran[gn->deps[d]->index];
 			if (!ready)
 				continue;
-			for (size_t j = 0; j < gn->nitems; j++)
+			for (size_t j = 0; j < gn->nitems; j++) {
+				f[k] = g->gnodes[i];
 				v[k++] = gn->items[j];
+			}
 			ran[i] = 1;
 			done++;
 			break; /* the first ready one in the order added, then look again */
 		}
 		if (done == before) {
 			free(v);
+			free(f);
 			free(ran);
 			return hipErrorInvalidValue; /* a cycle */
 		}
 	}
 	free(ran);
 	*out = v;
+	*from = f;
 	*n = k;
 	return hipSuccess;
+}
+
+/*
+ * The exec setters, as clr 5.2's hip_graph.cpp: a null exec, node or
+ * parameters is hipErrorInvalidValue; the node is looked up among the
+ * exec's clones (hipGraphExec::GetClonedNode), so a node of another graph,
+ * or one added after the instantiation, is hipErrorInvalidValue; then the
+ * clone takes the new parameters (SetParams), checked as an add checks
+ * them; the graph's own node keeps its own.  clr casts the clone to the
+ * setter's node kind unchecked; the double answers hipErrorInvalidValue
+ * for a node of another kind.  The clone's work is remade (thd_gnode_make)
+ * and takes the place of its old work in the exec (kernarg bytes stay,
+ * as every graph's do); a clone that had no work (a copy of 0 bytes) has
+ * no place in the exec's order here: hipErrorNotSupported.
+ */
+static hipError_t thd_exec_set(hipGraphExec_t e, hipGraphNode_t node, thd_build_fn build,
+                               const void *ctx)
+{
+	thd_node *items = NULL, *v;
+	struct hipGraphNode **f;
+	size_t nitems = 0, a = 0, b, n, k = 0;
+	hipError_t r;
+
+	if (!e || e->magic != THD_LIVE || !node)
+		return thd_ret(hipErrorInvalidValue);
+	while (k < e->nclones && e->clones[k] != node)
+		k++;
+	if (k == e->nclones || node->build != build)
+		return thd_ret(hipErrorInvalidValue);
+	while (a < e->n && e->from[a] != node)
+		a++;
+	if (a == e->n)
+		return thd_ret(hipErrorNotSupported);
+	for (b = a; b < e->n && e->from[b] == node; b++)
+		;
+	if ((r = thd_gnode_make(build, ctx, &items, &nitems)) != hipSuccess)
+		return thd_ret(r);
+	n = e->n - (b - a) + nitems;
+	v = calloc(n ? n : 1, sizeof(*v));
+	f = calloc(n ? n : 1, sizeof(*f));
+	if (!v || !f) {
+		free(v);
+		free(f);
+		thd_items_free(items, nitems);
+		return thd_ret(hipErrorOutOfMemory);
+	}
+	memcpy(v, e->nodes, a * sizeof(*v));
+	memcpy(f, e->from, a * sizeof(*f));
+	for (size_t i = 0; i < nitems; i++) {
+		v[a + i] = items[i];
+		f[a + i] = node;
+	}
+	memcpy(v + a + nitems, e->nodes + b, (e->n - b) * sizeof(*v));
+	memcpy(f + a + nitems, e->from + b, (e->n - b) * sizeof(*f));
+	free(items); /* the array only: its kernarg bytes are the exec's now */
+	free(e->nodes);
+	free(e->from);
+	e->nodes = v;
+	e->from = f;
+	e->n = n;
+	return hipSuccess;
+}
+
+THD_EXPORT hipError_t hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+                                                      const hipKernelNodeParams *pNodeParams)
+{
+	if (!pNodeParams || !pNodeParams->func || !pNodeParams->kernelParams)
+		return thd_ret(hipErrorInvalidValue);
+	return thd_exec_set(hGraphExec, node, thd_build_kernel, pNodeParams);
+}
+
+THD_EXPORT hipError_t hipGraphExecMemcpyNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+                                                      hipMemcpy3DParms *pNodeParams)
+{
+	if (!pNodeParams)
+		return thd_ret(hipErrorInvalidValue);
+	return thd_exec_set(hGraphExec, node, thd_build_copy, pNodeParams);
+}
+
+THD_EXPORT hipError_t hipGraphExecMemcpyNodeSetParams1D(hipGraphExec_t hGraphExec,
+                                                        hipGraphNode_t node, void *dst,
+                                                        const void *src, size_t count,
+                                                        hipMemcpyKind kind)
+{
+	thd_copy1d c = {dst, src, count, kind};
+
+	return thd_exec_set(hGraphExec, node, thd_build_copy1d, &c);
+}
+
+THD_EXPORT hipError_t hipGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+                                                      const hipMemsetParams *pNodeParams)
+{
+	if (!pNodeParams || !pNodeParams->height ||
+	    (pNodeParams->elementSize != 1 && pNodeParams->elementSize != 2 &&
+	     pNodeParams->elementSize != 4))
+		return thd_ret(hipErrorInvalidValue);
+	return thd_exec_set(hGraphExec, node, thd_build_memset, pNodeParams);
 }
 
 THD_EXPORT hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph,
