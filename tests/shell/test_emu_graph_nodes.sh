@@ -40,7 +40,8 @@
 # - a capture into a graph built node by node (--capture-to,
 #   cuStreamBeginCaptureToGraph): the captured memset and vadd are nodes
 #   of that graph after its empty node, memset -> vadd (17 commands, 7
-#   races: the vadd with the legacy memset).
+#   races: the vadd with the legacy memset); made before a window, the
+#   window's snapshot holds the capture and its launch expands the same.
 # Child graph nodes and updates on synthetic traces:
 # - graph_child: the child's nodes between the node's dependencies (one
 #   added by cuGraphAddDependencies) and its dependent: 5 commands, no race,
@@ -50,7 +51,9 @@
 #   changes nothing).
 # - graph_capture_to(_nodeps): the nodes a capture adds to a graph built
 #   node by node follow the capture's deps (exact edges, makespan, races;
-#   without deps, none).
+#   without deps, none); graph_capture_to_alloc: the capture's
+#   cuMemAllocAsync is graph memory of that graph, allocated by its launch
+#   (the race names the launch; tsinfo --memory counts it there).
 # Event nodes act per node (CUDA's rule), on the synthetic traces of
 # tests/support/emu_gen.c (written first: they need no CUDA double):
 # - graph_wait: an event wait node orders only the node after it (consumer)
@@ -163,6 +166,26 @@ p=$(grep '^  seq' "$T/graph_capture_to.r.out" | sed 's/^  seq [0-9]* kernel \([a
 p=$(grep '^  seq' "$T/graph_capture_to_nodeps.r.out" | sed 's/^  seq [0-9]* kernel \([a-z0-9]*\) .*/\1/' | tr '\n' ';')
 [ "$p" = "head;c1;head;tail;side;c2;" ] ||
 	fail "graph_capture_to_nodeps: not head-c1, head-tail, side-c2: $(cat "$T/graph_capture_to_nodeps.r.out")"
+# graph memory a capture into the graph allocates (cuMemAllocAsync on s2):
+# the graph's, allocated by its launch, so "after" on s2 races with that
+# launch's c2 on it; side has B to itself
+expect_rc 0 gen.graph_capture_to_alloc "$GEN" graph_capture_to_alloc "$T/cta.sbt"
+expect_rc 0 cta.sum "$X" --kernel-ns 1000 --summary "$T/cta.sbt"
+has cta.sum out "commands: 6 on 2 streams, 4 dependencies (0 across streams)"
+expect_rc 1 cta.r "$X" --races "$T/cta.sbt"
+has cta.r out "races: 0 confirmed, 1 possible"
+ls=$("$TOP/$BUILD/tsinfo" --dump "$T/cta.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p')
+p=$(grep '^  seq' "$T/cta.r.out" | sed 's/^  seq [0-9]* kernel \([a-z0-9]*\) .*(\(.*\))$/\1 \2/' | tr '\n' ';')
+[ "$p" = "c2 graph memory of 4096 bytes allocated by the launch at seq $ls;after graph memory of 4096 bytes allocated by the launch at seq $ls;" ] ||
+	fail "graph_capture_to_alloc: not c2 and after on the launch's graph memory: $(cat "$T/cta.r.out")"
+expect_rc 0 cta.mem "$TOP/$BUILD/tsinfo" --memory --json "$T/cta.sbt"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+[g] = d['devices']
+k = {x['kind']: (x['allocations'], x['bytes_allocated']) for x in g['kinds']}
+assert k == {'device': (2, 8192), 'graph': (1, 4096)} and (g['peak_bytes'], g['peak_seq']) == (12288, $ls), g
+" "$T/cta.mem.out" || fail "graph_capture_to_alloc: tsinfo --memory: $(cat "$T/cta.mem.out")"
 
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
 unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
@@ -374,6 +397,18 @@ expect_rc 0 cto.dot "$X" -f dot -o "$T/cto.dot" "$T/cto.sbt"
 e=$(dot_edges "$T/cto.dot")
 [ "$(echo "$e" | grep -c '^memset cuMemsetD32Async>kernel vadd bold$')" = 1 ] &&
 	[ "$(echo "$e" | grep -c ' bold$')" = 11 ] || fail "cto.dot: edges $(echo "$e" | tr '\n' ';')"
+# the same made before a window (--window: tscapture --profiler): the
+# window's snapshot holds the capture into the graph, and the launch in
+# the window runs the captured memset and vadd (21 commands: 3 launches
+# of the first graph, 6 each, then the memset, the vadd, the read-back)
+(cd "$T" && expect_rc 0 cap.wcto "$CAP" --profiler -o "$T/wcto.sbt" -- "$PROG" --window --capture-to --launches 3) ||
+	exit 1
+expect_rc 0 wcto.json "$X" -f json -o "$T/wcto.json" "$T/wcto-window-1.sbt"
+python3 -c "
+import json, sys
+X = [x['name'] for x in json.load(open(sys.argv[1]))['traceEvents'] if x['ph'] == 'X']
+assert len(X) == 21 and X[-3:] == ['cuMemsetD32Async', 'vadd', 'cuMemcpyDtoH'], X
+" "$T/wcto.json" || fail "wcto.json: not the captured memset and vadd in the window"
 
 # ---- sampled orders refuse graph launches ------------------------------------------------------
 expect_rc 2 plain.seed "$TOP/$BUILD/tsreplay" --emulate --schedule-seed 1 "$T/plain.sbt"

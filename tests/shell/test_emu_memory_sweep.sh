@@ -76,11 +76,11 @@ agree() {
 	rm -f "$T/$1.json" "$T/$1.pt" "$T/$1.txt"
 }
 
-need=47 # the synthetic scenarios and the Vulkan traces; the doubles' add theirs
+need=48 # the synthetic scenarios and the Vulkan traces; the doubles' add theirs
 # ---- synthetic ------------------------------------------------------------------------
 for s in fork legacy hostsync copies graph graph_race graph_wait graph_record graph_child graph_child_get \
 	graph_child_rm graph_child_destroy graph_mem graph_mem_nofree graph_mem_relaunch graph_mem_ordered \
-	hip_graph_mem graph_mem_paths graph_update graph_capture_to graph_capture_to_nodeps graph_disable hip_ctx \
+	hip_graph_mem graph_mem_paths graph_update graph_capture_to graph_capture_to_nodeps graph_capture_to_alloc graph_disable hip_ctx \
 	devices threads race event race_kf readers readers_kf bulk:1000 graphs:2:3:4 wait_chain:100; do
 	n=gen-$(echo "$s" | tr : -)
 	expect_rc 0 "gen.$n" "$GEN" "$s" "$T/$n.sbt"
