@@ -399,15 +399,16 @@ static int emu_r_begin_capture(emu_builder *b, sbt_cm_kind k, const sbt_cm_call 
 		if (idx == EMU_NONE)
 			ng->not_modeled = 1;
 		else if (EMU_PUSH(cap.into_deps, idx) != 0)
-			return -1;
+			goto out_free_deps;
 	}
-	if (EMU_PUSH(b->caps, cap) != 0) {
-		free(cap.into_deps.v);
-		return -1;
-	}
+	if (EMU_PUSH(b->caps, cap) != 0)
+		goto out_free_deps;
 	b->bs.v[s].capture = (uint32_t)b->caps.n - 1;
 	b->bs.v[s].cap_front.n = 0;
 	return 0;
+out_free_deps:
+	free(cap.into_deps.v);
+	return -1;
 }
 
 /* A capture into a graph that ended: its nodes join the graph as the
