@@ -75,6 +75,8 @@ typedef struct emu_capture {
 	emu_u32vec after;            /* the work nodes records follow */
 	EMU_VEC(uint64_t) after_ev;  /* the events waited for before records */
 	emu_u32vec gmem;             /* its graph memory (EMU_GA_NODE allocs): each launch allocates it */
+	uint64_t into;               /* cuStreamBeginCaptureToGraph: the graph its nodes join (0: none) */
+	emu_u32vec into_deps;        /* then: the nodes of that graph its first nodes follow */
 } emu_capture;
 
 /* What a node of a graph built node by node does. */

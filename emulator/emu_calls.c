@@ -366,19 +366,104 @@ static int emu_r_event_sync(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 	return 0;
 }
 
+static emu_ngraph *emu_ngraph_of(emu_builder *b, uint64_t handle);
+static uint32_t emu_gnode_in(const emu_ngraph *ng, uint64_t node);
+static void emu_capture_changed(emu_builder *b, uint64_t graph);
+static int emu_gedge_add(emu_ngraph *ng, uint32_t from, uint32_t to, size_t first);
+
+/* cuStreamBeginCapture; cuStreamBeginCaptureToGraph is one with parent =
+ * the graph the capture's nodes join and deps = the nodes of it they
+ * follow (emu_capture_join).  A dependency on a node not seen made makes
+ * that graph not modeled. */
 static int emu_r_begin_capture(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
 	emu_capture cap = { 0 };
+	emu_ngraph *ng;
 	uint32_t s;
 
 	(void)k;
 	if (c->result != 0)
 		return 0;
 	s = emu_call_stream(b, c);
-	if (s == EMU_NONE || EMU_PUSH(b->caps, cap) != 0)
+	if (s == EMU_NONE)
 		return -1;
+	cap.into = c->parent;
+	ng = c->parent ? emu_ngraph_of(b, c->parent) : NULL;
+	for (size_t off = 0; ng && off + 8 <= c->deps_len; off += 8) {
+		uint64_t h = 0;
+		uint32_t idx;
+
+		for (int i = 7; i >= 0; i--)
+			h = h << 8 | c->deps[off + (size_t)i];
+		idx = emu_gnode_in(ng, h);
+		if (idx == EMU_NONE)
+			ng->not_modeled = 1;
+		else if (EMU_PUSH(cap.into_deps, idx) != 0)
+			goto out_free_deps;
+	}
+	if (EMU_PUSH(b->caps, cap) != 0)
+		goto out_free_deps;
 	b->bs.v[s].capture = (uint32_t)b->caps.n - 1;
 	b->bs.v[s].cap_front.n = 0;
+	return 0;
+out_free_deps:
+	free(cap.into_deps.v);
+	return -1;
+}
+
+/* A capture into a graph that ended: its nodes join the graph as the
+ * driver adds them, each after the capture's nodes it follows, the ones
+ * that follow none after the capture's deps; its graph memory is the
+ * graph's.  The nodes have no handle (the program never named them: a
+ * call naming one finds none and makes the graph not modeled).  Into a
+ * graph not seen built, or one a stream capture made: that graph's
+ * launches are one command. */
+static int emu_capture_join(emu_builder *b, const emu_capture *cap)
+{
+	emu_ngraph *ng = emu_ngraph_of(b, cap->into);
+	uint32_t base;
+	size_t acc0;
+
+	if (!ng) {
+		emu_capture_changed(b, cap->into);
+		return 0;
+	}
+	base = (uint32_t)ng->nodes.n;
+	acc0 = ng->acc.n;
+	for (size_t i = 0; i < cap->nodes.n; i++) {
+		emu_gnode gn;
+
+		memset(&gn, 0, sizeof(gn));
+		gn.live = 1;
+		gn.what = EMU_GN_WORK;
+		gn.n = cap->nodes.v[i];
+		gn.n.acc_first += (uint32_t)acc0;
+		gn.n.ipred_first = gn.n.ipred_count = 0;
+		if (EMU_PUSH(ng->nodes, gn) != 0)
+			return -1;
+	}
+	for (size_t a = 0; a < cap->acc.n; a++) {
+		emu_access x = cap->acc.v[a];
+
+		x.node += base;
+		if (EMU_PUSH(ng->acc, x) != 0)
+			return -1;
+	}
+	for (size_t i = 0; i < cap->nodes.n; i++) {
+		const emu_node *n = &cap->nodes.v[i];
+		size_t first = ng->edges.n;
+		uint32_t to = base + (uint32_t)i;
+
+		for (uint32_t p = 0; p < n->ipred_count; p++)
+			if (emu_gedge_add(ng, base + cap->ipreds.v[n->ipred_first + p], to, first) != 0)
+				return -1;
+		for (size_t d = 0; n->ipred_count == 0 && d < cap->into_deps.n; d++)
+			if (emu_gedge_add(ng, cap->into_deps.v[d], to, first) != 0)
+				return -1;
+	}
+	for (size_t i = 0; i < cap->gmem.n; i++)
+		if (EMU_PUSH(ng->gmem, cap->gmem.v[i]) != 0)
+			return -1;
 	return 0;
 }
 
@@ -393,12 +478,16 @@ static int emu_r_end_capture(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c
 	cap = b->bs.v[s].capture;
 	if (cap == EMU_NONE)
 		return 0;
-	if (c->result == 0)
-		b->caps.v[cap].graph = c->handle;
 	for (size_t i = 0; i < b->bs.n; i++)
 		if (b->bs.v[i].capture == cap)
 			b->bs.v[i].capture = EMU_NONE;
-	return 0;
+	if (c->result != 0)
+		return 0;
+	if (!b->caps.v[cap].into) {
+		b->caps.v[cap].graph = c->handle;
+		return 0;
+	}
+	return emu_capture_join(b, &b->caps.v[cap]);
 }
 
 /* ---- graphs built node by node ------------------------------------------------

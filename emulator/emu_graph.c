@@ -1309,6 +1309,7 @@ static void emu_builder_finish(emu_builder *b)
 		free(b->caps.v[i].after.v);
 		free(b->caps.v[i].after_ev.v);
 		free(b->caps.v[i].gmem.v);
+		free(b->caps.v[i].into_deps.v);
 	}
 	for (size_t i = 0; i < b->ngraphs.n; i++) {
 		free(b->ngraphs.v[i].nodes.v);

@@ -37,6 +37,11 @@
 #   allocation and free nodes are ordering nodes, the work around them
 #   commands (19, 8 races); nodes added to the graph embedded in a child
 #   node (--child-get) run in the node's copy (22 commands).
+# - a capture into a graph built node by node (--capture-to,
+#   cuStreamBeginCaptureToGraph): the captured memset and vadd are nodes
+#   of that graph after its empty node, memset -> vadd (17 commands, 7
+#   races: the vadd with the legacy memset); made before a window, the
+#   window's snapshot holds the capture and its launch expands the same.
 # Child graph nodes and updates on synthetic traces:
 # - graph_child: the child's nodes between the node's dependencies (one
 #   added by cuGraphAddDependencies) and its dependent: 5 commands, no race,
@@ -44,6 +49,11 @@
 # - graph_update: the exec updated from a clone whose kernel node passes B
 #   races with a reader of B on another stream (a failed update before it
 #   changes nothing).
+# - graph_capture_to(_nodeps): the nodes a capture adds to a graph built
+#   node by node follow the capture's deps (exact edges, makespan, races;
+#   without deps, none); graph_capture_to_alloc: the capture's
+#   cuMemAllocAsync is graph memory of that graph, allocated by its launch
+#   (the race names the launch; tsinfo --memory counts it there).
 # Event nodes act per node (CUDA's rule), on the synthetic traces of
 # tests/support/emu_gen.c (written first: they need no CUDA double):
 # - graph_wait: an event wait node orders only the node after it (consumer)
@@ -124,6 +134,58 @@ has graph_update.r out "races: 0 confirmed, 1 possible"
 [ "$(grep '^  seq' "$T/graph_update.r.out" | sed 's/^  seq [0-9]* kernel \([a-z]*\) on stream \(0x[0-9]*\) .* \(0x[0-9a-f]*\)\.\..*/\1 \2 \3/' |
 	tr '\n' ';')" = "k 0x100 0x7000100000;reader 0x200 0x7000100000;" ] ||
 	fail "graph_update: not k and the reader on B: $(cat "$T/graph_update.r.out")"
+
+# ---- a capture into a graph built node by node (synthetic) -------------------------------------
+# (cuStreamBeginCaptureToGraph, recorded as a cuStreamBeginCapture with
+# parent and deps): the captured nodes join graph 0x900, the ones that
+# follow no captured node after the capture's deps, as the driver adds
+# them; without deps they follow nothing
+for c in "graph_capture_to:3000:4:1:kernel c1>kernel tail bold;kernel c2>kernel tail bold;kernel head>kernel c1 bold;kernel head>kernel c2 bold;" \
+	"graph_capture_to_nodeps:2000:2:3:kernel c1>kernel tail bold;kernel c2>kernel tail bold;"; do
+	v=${c%%:*}
+	r=${c#*:}
+	ms=${r%%:*}
+	r=${r#*:}
+	dep=${r%%:*}
+	r=${r#*:}
+	nr=${r%%:*}
+	edges=${r#*:}
+	expect_rc 0 "gen.$v" "$GEN" $v "$T/$v.sbt"
+	expect_rc 0 "$v.sum" "$X" --kernel-ns 1000 --summary "$T/$v.sbt"
+	has "$v.sum" out "commands: 5 on 1 streams, $dep dependencies (0 across streams)"
+	has "$v.sum" out "makespan: $ms ns"
+	expect_rc 1 "$v.r" "$X" --races "$T/$v.sbt"
+	has "$v.r" out "races: 0 confirmed, $nr possible"
+	expect_rc 0 "$v.dot" "$X" -f dot -o "$T/$v.dot" "$T/$v.sbt"
+	e=$(dot_edges "$T/$v.dot" | tr '\n' ';')
+	[ "$e" = "$edges" ] || fail "$v.dot: edges '$e': $(cat "$T/$v.dot")"
+	[ "$(grep -c '^[[:space:]]*n[0-9]* \[label="seq ' "$T/$v.dot")" = 5 ] || fail "$v.dot: not 5 commands: $(cat "$T/$v.dot")"
+done
+p=$(grep '^  seq' "$T/graph_capture_to.r.out" | sed 's/^  seq [0-9]* kernel \([a-z0-9]*\) .*/\1/' | tr '\n' ';')
+[ "$p" = "side;c2;" ] || fail "graph_capture_to: not side and c2: $(cat "$T/graph_capture_to.r.out")"
+p=$(grep '^  seq' "$T/graph_capture_to_nodeps.r.out" | sed 's/^  seq [0-9]* kernel \([a-z0-9]*\) .*/\1/' | tr '\n' ';')
+[ "$p" = "head;c1;head;tail;side;c2;" ] ||
+	fail "graph_capture_to_nodeps: not head-c1, head-tail, side-c2: $(cat "$T/graph_capture_to_nodeps.r.out")"
+# graph memory a capture into the graph allocates (cuMemAllocAsync on s2):
+# the graph's, allocated by its launch, so "after" on s2 races with that
+# launch's c2 on it; side has B to itself
+expect_rc 0 gen.graph_capture_to_alloc "$GEN" graph_capture_to_alloc "$T/cta.sbt"
+expect_rc 0 cta.sum "$X" --kernel-ns 1000 --summary "$T/cta.sbt"
+has cta.sum out "commands: 6 on 2 streams, 4 dependencies (0 across streams)"
+expect_rc 1 cta.r "$X" --races "$T/cta.sbt"
+has cta.r out "races: 0 confirmed, 1 possible"
+ls=$("$TOP/$BUILD/tsinfo" --dump "$T/cta.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p')
+p=$(grep '^  seq' "$T/cta.r.out" | sed 's/^  seq [0-9]* kernel \([a-z0-9]*\) .*(\(.*\))$/\1 \2/' | tr '\n' ';')
+[ "$p" = "c2 graph memory of 4096 bytes allocated by the launch at seq $ls;after graph memory of 4096 bytes allocated by the launch at seq $ls;" ] ||
+	fail "graph_capture_to_alloc: not c2 and after on the launch's graph memory: $(cat "$T/cta.r.out")"
+expect_rc 0 cta.mem "$TOP/$BUILD/tsinfo" --memory --json "$T/cta.sbt"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+[g] = d['devices']
+k = {x['kind']: (x['allocations'], x['bytes_allocated']) for x in g['kinds']}
+assert k == {'device': (2, 8192), 'graph': (1, 4096)} and (g['peak_bytes'], g['peak_seq']) == (12288, $ls), g
+" "$T/cta.mem.out" || fail "graph_capture_to_alloc: tsinfo --memory: $(cat "$T/cta.mem.out")"
 
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
 unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
@@ -304,6 +366,49 @@ e=$(dot_edges "$T/cget.dot")
 [ "$(echo "$e" | grep -c '^copy_d2h cuGraphAddMemcpyNode>memset cuGraphAddMemsetNode bold$')" = 2 ] &&
 	[ "$(echo "$e" | grep -c '^memset cuGraphAddMemsetNode>kernel racy_scale bold$')" = 2 ] &&
 	[ "$(echo "$e" | grep -c ' bold$')" = 16 ] || fail "cget.dot: edges $(echo "$e" | tr '\n' ';')"
+
+# ---- a capture into a graph built node by node (cuStreamBeginCaptureToGraph) ----------------------
+# --capture-to: graph g2 holds an empty node, then the memset (of the
+# buffer the first graph's vadd reads) and the vadd captured into it after
+# that node; its launch on s2 (after a cuStreamSynchronize of s) runs the
+# two as commands, memset -> vadd (17 commands: plain's 15 and 2; 11
+# edges inside graphs); the vadd adds into the accumulator, so it races
+# with the legacy memset as the first graph's vadd does (7 races); the
+# memset, after the host synchronized with s, races with nothing
+expect_rc 0 cap.cto "$CAP" -o "$T/cto.sbt" -- "$PROG" --launches 2 --capture-to
+"$TOP/$BUILD/tsinfo" --dump "$T/cto.sbt" | grep -qE ' cuda\.cuStreamBeginCapture flags=2 parent=[0-9]+ stream=[0-9]+ deps=' ||
+	fail "cto: no capture into a graph recorded"
+expect_rc 0 cto.sum "$X" --summary "$T/cto.sbt"
+has cto.sum out "commands: 17 on 3 streams"
+expect_rc 1 cto.r "$X" --races "$T/cto.sbt"
+has cto.r out "races: 7 confirmed, 0 possible"
+p=$(pairs cto.r)
+[ "$p" = "2 cuGraphAddMemcpyNode cuMemsetD32;2 cuMemsetD32 racy_scale;3 cuMemsetD32 vadd;" ] ||
+	fail "cto: race pairs '$p': $(cat "$T/cto.r.out")"
+[ "$(grep -c '^  seq [0-9]* kernel vadd on stream 0x[0-9a-f]* (non-blocking) reads and may write' "$T/cto.r.out")" = 3 ] ||
+	fail "cto: the captured vadd is not in a race: $(cat "$T/cto.r.out")"
+[ "$(graph_cmds cto)" = 0 ] || fail "cto: a launch as one command"
+python3 -c "
+import json, sys
+X = [x['name'] for x in json.load(open(sys.argv[1]))['traceEvents'] if x['ph'] == 'X']
+assert len(X) == 17 and X.count('vadd') == 3 and X.count('cuMemsetD32Async') == 2, X
+" "$T/cto.json" || fail "cto.json: not the captured memset and vadd"
+expect_rc 0 cto.dot "$X" -f dot -o "$T/cto.dot" "$T/cto.sbt"
+e=$(dot_edges "$T/cto.dot")
+[ "$(echo "$e" | grep -c '^memset cuMemsetD32Async>kernel vadd bold$')" = 1 ] &&
+	[ "$(echo "$e" | grep -c ' bold$')" = 11 ] || fail "cto.dot: edges $(echo "$e" | tr '\n' ';')"
+# the same made before a window (--window: tscapture --profiler): the
+# window's snapshot holds the capture into the graph, and the launch in
+# the window runs the captured memset and vadd (21 commands: 3 launches
+# of the first graph, 6 each, then the memset, the vadd, the read-back)
+(cd "$T" && expect_rc 0 cap.wcto "$CAP" --profiler -o "$T/wcto.sbt" -- "$PROG" --window --capture-to --launches 3) ||
+	exit 1
+expect_rc 0 wcto.json "$X" -f json -o "$T/wcto.json" "$T/wcto-window-1.sbt"
+python3 -c "
+import json, sys
+X = [x['name'] for x in json.load(open(sys.argv[1]))['traceEvents'] if x['ph'] == 'X']
+assert len(X) == 21 and X[-3:] == ['cuMemsetD32Async', 'vadd', 'cuMemcpyDtoH'], X
+" "$T/wcto.json" || fail "wcto.json: not the captured memset and vadd in the window"
 
 # ---- sampled orders refuse graph launches ------------------------------------------------------
 expect_rc 2 plain.seed "$TOP/$BUILD/tsreplay" --emulate --schedule-seed 1 "$T/plain.sbt"

@@ -25,7 +25,9 @@
 # - a trace without allocations says so; option errors;
 # - on each trace above that tsexport reads, its JSON memory counter (the
 #   same accounting, serializer/sbt_mem.c) reaches the peak and ends at
-#   what tsinfo --memory says (test_emu_memory.sh: Perfetto too).
+#   what tsinfo --memory says, and so does its Perfetto counter where
+#   protoc is installed (test_emu_memory.sh, test_emu_memory_sweep.sh: the
+#   fixtures and every trace the doubles and lavapipe make).
 . "$TOP/tests/support/shell.sh"
 INFO="$TOP/$BUILD/tsinfo"
 CAP="$TOP/$BUILD/tscapture"
@@ -41,12 +43,20 @@ py() {
 # tsinfo --memory --json's $T/NAME.out of TRACE: the device series reaches
 # the one GPU's (or Vulkan device's) peak and ends at its in_use_end, the
 # host series the host's (with several devices, their sum's peak: the
-# counter adds them up).
+# counter adds them up); where protoc is installed, the Perfetto counter
+# tracks "device memory in use" and "host memory in use" the same.
 X="$TOP/$BUILD/tsexport"
+HAVE_PROTOC=
+command -v protoc >/dev/null 2>&1 && HAVE_PROTOC=1
 counter() {
 	expect_rc 0 "$1.x" "$X" -f json -o "$T/$1.json" "$2"
+	if [ -n "$HAVE_PROTOC" ]; then
+		expect_rc 0 "$1.pf" "$X" -f perfetto -o "$T/$1.pt" "$2"
+		protoc --proto_path="$TOP/emulator/proto" --decode perfetto.protos.Trace \
+			"$TOP/emulator/proto/perfetto_trace.proto" <"$T/$1.pt" >"$T/$1.pt.txt" || fail "protoc cannot decode $1.pt"
+	fi
 	python3 -c "
-import json, sys
+import json, re, sys
 d = json.load(open(sys.argv[1]))
 C = [e['args'] for e in json.load(open(sys.argv[2]))['traceEvents'] if e['ph'] == 'C' and e['name'] == 'memory in use']
 host = [i for i, x in enumerate(d['devices']) if x['api'] == 'host']
@@ -64,7 +74,18 @@ h = [d['devices'][i] for i in host] or [{'peak_bytes': 0, 'in_use_end': 0}]
 want = want_dev + (h[0]['peak_bytes'], h[0]['in_use_end'])
 got = (max(c['device'] for c in C), C[-1]['device'], max(c['host'] for c in C), C[-1]['host']) if C else (0, 0, 0, 0)
 assert got == want, (got, want)
-" "$T/$1.out" "$T/$1.json" || fail "$1: the exports' memory counter is not tsinfo --memory's"
+if len(sys.argv) > 3:
+    P = open(sys.argv[3]).read().split('packet {')[1:]
+    names = dict(m.groups() for m in (re.search(r'^    uuid: (\d+)\n    name: \"(.*?)\"', b, re.M) for b in P) if m)
+    V = {}
+    for b in P:
+        if 'TYPE_COUNTER' in b:
+            tr = re.search(r'track_uuid: (\d+)', b).group(1)
+            V.setdefault(names[tr], []).append(int(re.search(r'counter_value: (-?\d+)', b).group(1)))
+    dd, hh = V.get('device memory in use', [0]), V.get('host memory in use', [0])
+    got = (max(dd), dd[-1], max(hh), hh[-1])
+    assert got == want, ('perfetto', got, want)
+" "$T/$1.out" "$T/$1.json" ${HAVE_PROTOC:+"$T/$1.pt.txt"} || fail "$1: the exports' memory counter is not tsinfo --memory's"
 }
 
 # ---- CUDA: the double -----------------------------------------------------------

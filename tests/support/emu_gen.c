@@ -104,6 +104,28 @@
  *              another shape that failed (result 2), then one from the
  *              clone that worked; the exec launched on s1, "reader" (B) on
  *              s2 without an event: k now passes B, 1 possible race.
+ *   graph_capture_to graph 0x900 built node by node: "head" (A) and
+ *              "side" (B), no dependencies; then a capture on s1 into it
+ *              after head (cuStreamBeginCaptureToGraph, recorded as a
+ *              cuStreamBeginCapture with parent 0x900 and deps head): s1
+ *              records EVENT 0xe1 before any node, s2 waits on it and runs
+ *              "c2" (B), s1 runs "c1" (A), s1 joins s2 (EVENT 0xe2) and
+ *              runs "tail" (A); the capture ends in 0x900; exec 0xe00
+ *              launched once on s1.  As the driver builds it: head -> c1,
+ *              head -> c2 (c2 follows no captured node, so it follows the
+ *              capture's deps), c1 -> tail, c2 -> tail, side beside them:
+ *              5 commands, makespan 3000, one race (side, c2 on B: 1
+ *              possible).
+ *   graph_capture_to_nodeps the same with no deps: c1 and c2 follow
+ *              nothing: makespan 2000, three races (head with c1 and with
+ *              tail on A; side, c2 on B).
+ *   graph_capture_to_alloc graph_capture_to with s2 allocating GMEM
+ *              (4096 bytes, cuMemAllocAsync: an allocation node of the
+ *              capture, so of graph 0x900) before c2, which passes GMEM
+ *              instead of B; after the launch "after" (GMEM) on s2, not
+ *              waiting for it: the launch allocates GMEM (never freed),
+ *              after races with that launch's c2 (1 possible), side with
+ *              nothing.
  *   graph_disable a graph of a chain a (A) -> b (B) -> c (A), exec 0xe00
  *              launched twice on s1 with b disabled (cuGraphNodeSetEnabled)
  *              for the first launch: 5 commands, c after a in the first
@@ -822,6 +844,51 @@ static void emu_gen_graph_mem_paths(emu_gen *g)
 	emu_gen_call(g, SBT_CM_K_cuMemAllocAsync, &c);
 }
 
+static void emu_gen_graph_capture_to(emu_gen *g, int with_deps, int alloc)
+{
+	sbt_cm_call c;
+	uint64_t a = BUF_A, b = BUF_B, m = GMEM, head = 0xa1;
+	uint8_t d[8];
+
+	emu_gen_two_streams(g);
+	emu_gen_graph_create(g, 0x900);
+	emu_gen_kernel_node(g, 0x900, head, NULL, 0, "head", &a, 1);
+	emu_gen_kernel_node(g, 0x900, 0xa2, NULL, 0, "side", &b, 1);
+	sbt_cm_call_init(&c);
+	c.stream = S1;
+	c.flags = 2; /* CU_STREAM_CAPTURE_MODE_RELAXED */
+	c.parent = 0x900;
+	if (with_deps) {
+		for (unsigned k = 0; k < 8; k++)
+			d[k] = (uint8_t)(head >> (8 * k));
+		c.deps = d;
+		c.deps_len = 8;
+	}
+	emu_gen_call(g, SBT_CM_K_cuStreamBeginCapture, &c);
+	emu_gen_record(g, 0xe1, S1);
+	emu_gen_wait(g, S2, 0xe1);
+	if (alloc) {
+		sbt_cm_call_init(&c);
+		c.dst = GMEM;
+		c.size = BUF_SIZE;
+		c.stream = S2;
+		c.sub = SBT_CM_MEM_ASYNC;
+		emu_gen_call(g, SBT_CM_K_cuMemAllocAsync, &c);
+	}
+	emu_gen_kernel(g, S2, "c2", alloc ? &m : &b, 1, 1);
+	emu_gen_kernel(g, S1, "c1", &a, 1, 1);
+	emu_gen_record(g, 0xe2, S2);
+	emu_gen_wait(g, S1, 0xe2);
+	emu_gen_kernel(g, S1, "tail", &a, 1, 1);
+	sbt_cm_call_init(&c);
+	c.stream = S1;
+	c.handle = 0x900;
+	emu_gen_call(g, SBT_CM_K_cuStreamEndCapture, &c);
+	emu_gen_launch_once(g);
+	if (alloc)
+		emu_gen_kernel(g, S2, "after", &m, 1, 0);
+}
+
 static void emu_gen_graph_update(emu_gen *g)
 {
 	sbt_cm_call c;
@@ -1242,7 +1309,8 @@ int emu_gen_scenario(const char *name, const char *path)
 	    strcmp(name, "graph_mem_nofree") && strcmp(name, "graph_mem_relaunch") &&
 	    strcmp(name, "graph_mem_ordered") && strcmp(name, "hip_graph_mem") &&
 	    strcmp(name, "graph_mem_paths") &&
-	    strcmp(name, "graph_update") && strcmp(name, "graph_disable") && strcmp(name, "hip_ctx") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
+	    strcmp(name, "graph_update") && strcmp(name, "graph_capture_to") &&
+	    strcmp(name, "graph_capture_to_nodeps") && strcmp(name, "graph_capture_to_alloc") && strcmp(name, "graph_disable") && strcmp(name, "hip_ctx") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
 	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
 	    strcmp(name, "readers_kf"))
 		return -1;
@@ -1281,6 +1349,12 @@ int emu_gen_scenario(const char *name, const char *path)
 		emu_gen_graph_mem_relaunch(g, 1);
 	else if (!strcmp(name, "graph_update"))
 		emu_gen_graph_update(g);
+	else if (!strcmp(name, "graph_capture_to"))
+		emu_gen_graph_capture_to(g, 1, 0);
+	else if (!strcmp(name, "graph_capture_to_nodeps"))
+		emu_gen_graph_capture_to(g, 0, 0);
+	else if (!strcmp(name, "graph_capture_to_alloc"))
+		emu_gen_graph_capture_to(g, 1, 1);
 	else if (!strcmp(name, "graph_disable"))
 		emu_gen_graph_disable(g);
 	else if (!strcmp(name, "graph_mem_paths"))
