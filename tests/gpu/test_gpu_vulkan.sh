@@ -162,8 +162,9 @@ gpu_part uab uab
 # 1.3.239 build; the GPU machines lack the package): vk_compute captured
 # under it with our layer gives no VUID- message on this driver; and
 # synchronization validation with QueueSubmit validation on vk_race's two
-# real queues, printed beside what the emulator says about the same runs
-# (docs/emulator.md: which cross-queue hazards 1.3.239 reports).
+# real queues must agree with the emulator (qrace): a hazard without the
+# semaphore, none with it (docs/emulator.md: which cross-queue hazards
+# 1.3.239 reports).
 validated() {
 	VK_ADD_LAYER_PATH=$GPU_VK_VALIDATION
 	export VK_ADD_LAYER_PATH
@@ -184,6 +185,12 @@ validated() {
 			fail "validated: vk_race $qn: a VUID- message: $(grep -h 'VUID-' "$T/v.$qn.out" "$T/v.$qn.err" | head -n 3)"
 		echo "syncval $qn: $(grep -ho 'SYNC-HAZARD-[A-Z-]*' "$T/v.$qn.out" "$T/v.$qn.err" | sort | uniq -c | tr '\n' ' ')(none if empty)"
 	done
+	# as the emulator (qrace): a hazard across the queues without the
+	# semaphore, none with it (seen on the H100, ninth session)
+	grep -q 'SYNC-HAZARD-READ-RACING-WRITE' "$T/v.nowait.out" "$T/v.nowait.err" ||
+		fail "validated: synchronization validation saw no hazard across the queues without the semaphore"
+	! grep -q 'SYNC-HAZARD' "$T/v.wait.out" "$T/v.wait.err" ||
+		fail "validated: synchronization validation saw a hazard with the semaphore: $(grep -h 'SYNC-HAZARD' "$T/v.wait.out" "$T/v.wait.err" | head -n 2)"
 	unset VK_ADD_LAYER_PATH
 }
 if [ -n "${GPU_VK_VALIDATION:-}" ]; then
