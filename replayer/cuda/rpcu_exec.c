@@ -821,11 +821,23 @@ int rpcu_capture_skip(const rpcu_state *s, const sbt_cm_call *c, int capturing)
  * mode (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED on the H100).  With
  * --streams single (no stream to capture on) the work is skipped as it
  * did not run, and a launch of the graph is refused. */
+rp_status rpcu_capture_begin_plain(rpcu_state *s, CUstream live, rp_diag *diag)
+{
+	CUresult r;
+	rp_status st = RPCU_NEED(cuStreamBeginCapture);
+	if (st != RP_OK)
+		return st;
+	r = s->drv.p_cuStreamBeginCapture(live, CU_STREAM_CAPTURE_MODE_RELAXED);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuStreamBeginCapture", r, NULL);
+	s->capturing++;
+	return RP_OK;
+}
+
 static rp_status rpcu_capture_begin(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	(void)k;
 	CUstream live;
-	CUresult r;
 	rp_status st = rpcu_set_capturing(s, c->stream, 1, diag);
 	if (st != RP_OK)
 		return st;
@@ -835,13 +847,7 @@ static rp_status rpcu_capture_begin(rpcu_state *s, sbt_cm_kind k, const sbt_cm_c
 		return st;
 	if (c->parent)
 		return rpcu_graph_capture_to(s, c, live, diag);
-	if ((st = RPCU_NEED(cuStreamBeginCapture)) != RP_OK)
-		return st;
-	r = s->drv.p_cuStreamBeginCapture(live, CU_STREAM_CAPTURE_MODE_RELAXED);
-	if (r != CUDA_SUCCESS)
-		return rpcu_cufail(s, diag, "cuStreamBeginCapture", r, NULL);
-	s->capturing++;
-	return RP_OK;
+	return rpcu_capture_begin_plain(s, live, diag);
 }
 
 static rp_status rpcu_capture_end(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)

@@ -806,15 +806,8 @@ rp_status rpcu_graph_capture_to(rpcu_state *s, const sbt_cm_call *c, CUstream li
 
 	if ((st = rpcu_graph_get(s, c->parent, &g, diag)) != RP_OK)
 		return st;
-	if (g->name || !g->live) {
-		if ((st = RPCU_NEED(cuStreamBeginCapture)) != RP_OK)
-			return st;
-		r = s->drv.p_cuStreamBeginCapture(live, CU_STREAM_CAPTURE_MODE_RELAXED);
-		if (r != CUDA_SUCCESS)
-			return rpcu_cufail(s, diag, "cuStreamBeginCapture", r, NULL);
-		s->capturing++;
-		return RP_OK;
-	}
+	if (g->name || !g->live)
+		return rpcu_capture_begin_plain(s, live, diag);
 	if ((st = RPCU_NEED(cuStreamBeginCaptureToGraph)) != RP_OK ||
 	    (st = rpcu_graph_nodes(s, c->deps, ndeps, "dependency", &deps, diag)) != RP_OK)
 		return st;

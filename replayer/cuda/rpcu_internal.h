@@ -708,6 +708,8 @@ rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
  * into the replay's graph; a graph replay gave up on (marked) gets a
  * capture of its own, which rpcu_capture_end drops. */
 rp_status rpcu_graph_capture_to(rpcu_state *s, const sbt_cm_call *c, CUstream live, rp_diag *diag);
+/* rpcu_exec.c: an ordinary capture begun on live (relaxed mode), counted. */
+rp_status rpcu_capture_begin_plain(rpcu_state *s, CUstream live, rp_diag *diag);
 /* The same record with --streams single (no stream to capture on): the
  * graph is marked, its later instantiations are refused at launch. */
 rp_status rpcu_graph_capture_single(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag);
