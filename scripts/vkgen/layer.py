@@ -112,15 +112,18 @@ def gen_header(reg, cmds):
         "/* One entry point of the layer.  offset: of the next layer's pointer in",
         " * the level's table (the entry is offered only when that is non-NULL),",
         " * or VKL_PROC_ALWAYS for entry points that work without it.",
-        " * untracked: the entry point handed out instead when the run does not",
-        " * track (vkl_proc_entry, vkl_layer.c), for the wrappers with a",
+        " * untracked: the entry point handed out instead when the layer is",
+        " * disabled (vkl_proc_entry, vkl_layer.c), for the wrappers with a",
         " * keep-first path (their rest, which goes without it); NULL for the",
-        " * others. */",
+        " * others.  record_first: the one handed out for those when the run",
+        " * records without tracking (vkl_w_<name>_rec: the record-first path,",
+        " * then the rest). */",
         "#define VKL_PROC_ALWAYS 0xffffu",
         "typedef struct vkl_proc {",
         "\tconst char *name;",
         "\tPFN_vkVoidFunction fn;",
         "\tPFN_vkVoidFunction untracked;",
+        "\tPFN_vkVoidFunction record_first;",
         "\tuint16_t level;",
         "\tuint16_t offset;",
         "} vkl_proc;",
@@ -350,6 +353,53 @@ def fast_keep(n, c, flat):
     return L
 
 
+def record_first(n, c, flat):
+    """The record-first entry point of a flat vkCmd* for a run that records
+    without tracking (vkl_proc.record_first; vkl_rec_fast_begin, vkl.h): the
+    call's arguments are written, field by field, straight into the deferred
+    record reserved in the thread's buffer (no argument struct on the stack,
+    no second copy), the record is published, and the call goes down as the
+    wrapper's last act, its arguments read back from the record: nothing is
+    kept across a call.  Anything the path does not take goes to the rest
+    (vkl_w_<name>_rest, a tail call), which records it as before."""
+    arr = flat[n]
+    first = c.params[0].name
+    st = "sbt_vk_args_%s" % n
+    back = ", ".join("vkl_r->" + p.name for p in c.params)
+    L = ["static VKAPI_ATTR void VKAPI_CALL vkl_w_%s_rec(%s)" % (n, params_decl(c)), "{",
+         "#ifndef VKL_DISPATCH_ONLY", "	vkl_rec_fast vkl_f;"]
+    if arr is None:
+        L.append("	%s *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_%s, sizeof(%s), 0, 0);"
+                 % (st, n, st))
+    else:
+        L.append("	%s *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_%s, sizeof(%s), 1, "
+                 "offsetof(%s, %s));" % (st, n, st, st, arr.m.name))
+    L.append("	if (vkl_r) {")
+    L += ["		vkl_r->%s = %s;" % (p.name, p.name) for p in c.params]
+    if arr is None:
+        L.append("		if (vkl_rec_fast_ready(&vkl_f, vkl_r->%s)) {" % first)
+        size = "sizeof(%s)" % st
+    else:
+        nm = arr.m.name
+        elem = "1" if arr.k == "bytes" else "sizeof(*vkl_r->%s)" % nm
+        count = re.sub(r"\bs->", "vkl_r->", arr.count)
+        L.append("		size_t vkl_n = vkl_r->%s ? (size_t)(%s) * %s : 0;" % (nm, count, elem))
+        L.append("		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->%s, vkl_n) &&" % nm)
+        L.append("		    vkl_rec_fast_ready(&vkl_f, vkl_r->%s)) {" % first)
+        size = "sizeof(%s) + vkl_n" % st
+    L.append("			vkl_rec_fast_end(&vkl_f, %s);" % size)
+    L.append("			vkl_f.dev->table.%s(%s);" % (table_member(n), back))
+    L.append("			return;")
+    L.append("		}")
+    L.append("		vkl_w_%s_rest(%s); /* the record left unsealed */" % (n, back))
+    L.append("		return;")
+    L.append("	}")
+    L.append("#endif")
+    L.append("	vkl_w_%s_rest(%s);" % (n, args_call(c)))
+    L.append("}")
+    return L
+
+
 def has_fast_keep(n, c, rf, flat):
     """Whether the wrapper of n has a keep-first path (fast_keep): a flat
     vkCmd* recorded after the call, whose wrapper tells nothing else."""
@@ -425,7 +475,7 @@ def gen_wrapper(reg, n, c, rf, flat=None):
         L.append("	}")
         L.append("	%s;" % call)
         L.append("}")
-        L += [""] + fast_keep(n, c, flat)
+        L += [""] + record_first(n, c, flat) + [""] + fast_keep(n, c, flat)
         return L
     if n in LAYER_ADJUST:
         par, fn = LAYER_ADJUST[n]
@@ -485,10 +535,13 @@ def gen_wrappers(reg, cmds, rf, flat=None):
             off = "offsetof(vkl_device_table, %s)" % table_member(n)
         if n in LAYER_PROC_ALWAYS:
             off = "VKL_PROC_ALWAYS"
-        untracked = ("(PFN_vkVoidFunction)vkl_w_%s_rest" % n
-                     if n not in LAYER_HANDWRITTEN and has_fast_keep(n, c, rf, flat) else "NULL")
+        untracked = first = "NULL"
+        if n not in LAYER_HANDWRITTEN and has_fast_keep(n, c, rf, flat):
+            untracked = "(PFN_vkVoidFunction)vkl_w_%s_rest" % n
+            first = "(PFN_vkVoidFunction)vkl_w_%s_rec" % n
         emit_guarded(out, guard(reg, n), [
-            '\t{"%s", (PFN_vkVoidFunction)%s, %s, %s, %s},' % (n, fn, untracked, lvl, off)])
+            '\t{"%s", (PFN_vkVoidFunction)%s, %s, %s, %s, %s},' % (n, fn, untracked, first, lvl,
+                                                                   off)])
         count += 1
     out.append("};")
     out.append("const size_t vkl_procs_count = sizeof(vkl_procs) / sizeof(vkl_procs[0]);")
