@@ -17,6 +17,10 @@
  *   cap_fast_record_deferred                 = both, for a small raw record
  *                                              copied in one call (or 0:
  *                                              the caller takes them)
+ *   cap_fast_reserve_deferred / cap_fast_seal_deferred
+ *                                            = the same in two halves, the
+ *                                              raw bytes written in place
+ *                                              between them, with no call
  *
  * The fast paths apply when this thread is registered, the runtime is
  * running, the record is not nested, no host stack is wanted for it and the
@@ -95,8 +99,10 @@ static inline void cap_rt_publish(cap_thread *t, cap_entry *e)
 
 /* Take the seq of a record entry whose kind, type and key are filled in,
  * with `head` body bytes before its len payload (or raw) bytes, and
- * publish it. */
-static inline uint64_t cap_rt_seal_entry(cap_thread *t, cap_entry *e, size_t head, size_t len)
+ * publish it.  tsc (a constant): the caller knows the clock is the counter
+ * (cap_clock_g.tsc), so the time is read without the call-taking branch. */
+static inline __attribute__((always_inline)) uint64_t
+cap_rt_seal_entry_clock(cap_thread *t, cap_entry *e, size_t head, size_t len, int tsc)
 {
 	size_t size = cap_rt_entry_size(head + len);
 	uint64_t lb, seq;
@@ -112,10 +118,16 @@ static inline uint64_t cap_rt_seal_entry(cap_thread *t, cap_entry *e, size_t hea
 	atomic_store_explicit(&t->inflight, lb, memory_order_release);
 	seq = atomic_fetch_add(&cap_g.next_seq, 1);
 	e->seq = seq;
-	e->time_ns = cap_clock_read(); /* the writer makes it ns since the header */
+	/* the writer makes it ns since the header */
+	e->time_ns = tsc ? cap_clock_rdtscp() : cap_clock_read();
 	cap_rt_publish_size(t, size);
 	atomic_store_explicit(&t->inflight, 0, memory_order_release);
 	return seq;
+}
+
+static inline uint64_t cap_rt_seal_entry(cap_thread *t, cap_entry *e, size_t head, size_t len)
+{
+	return cap_rt_seal_entry_clock(t, e, head, len, 0);
 }
 
 /* Whether a record with these flags takes a host stack (the policy). */
@@ -235,6 +247,47 @@ cap_fast_record_deferred(uint32_t type, unsigned flags, cap_encode_fn encode, ui
 	cap_copy_small(raw + sizeof(word) + a_len, b, b_len);
 	cap_rt_seal_entry(t, e, sizeof(cap_deferred), len);
 	return 1;
+}
+
+/*
+ * The same record with its raw bytes written in place by the caller, for a
+ * path that must make no call (none of its values kept across one): the
+ * record's time is the counter, read inline, so this applies only where
+ * the clock is the counter (cap_clock_g.tsc).  cap_fast_reserve_deferred
+ * reserves room for up to max_len raw bytes and fills the entry's header:
+ * it returns where the raw bytes go, with the thread and the entry for the
+ * seal in *t_out and *e_out, or NULL when the path does not apply (see the
+ * top, and the clock): the caller then records the same through
+ * cap_record_begin_deferred (or cap_fast_record_deferred), which handle
+ * every case.  cap_fast_seal_deferred numbers the record of len bytes (at
+ * most max_len) and publishes it.  Nothing else is recorded on this thread
+ * between the two; a reservation never sealed leaves nothing behind.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+cap_fast_reserve_deferred(cap_thread **t_out, cap_entry **e_out, uint32_t type, unsigned flags,
+                          cap_encode_fn encode, size_t max_len)
+{
+	cap_thread *t = cap_tls_thread;
+	cap_entry *e;
+	if (__builtin_expect(!cap_rt_fast_ok(t, flags,
+	                                     cap_rt_entry_size(sizeof(cap_deferred) + max_len)) ||
+	                         !cap_clock_g.tsc,
+	                     0))
+		return NULL;
+	e = (cap_entry *)(t->tail->data + t->wpos);
+	e->kind = CAP_ENT_DEFERRED;
+	e->type = type;
+	e->key = 0;
+	((cap_deferred *)(e + 1))->encode = encode;
+	*t_out = t;
+	*e_out = e;
+	return (uint8_t *)(e + 1) + sizeof(cap_deferred);
+}
+
+static inline __attribute__((always_inline)) void cap_fast_seal_deferred(cap_thread *t,
+                                                                         cap_entry *e, size_t len)
+{
+	cap_rt_seal_entry_clock(t, e, sizeof(cap_deferred), len, 1);
 }
 
 #endif /* TRACESMITH_CAP_FAST_H */

@@ -162,6 +162,17 @@ static inline __attribute__((always_inline)) void *vkl_map_find(void *key)
 	return vkl_map_find_probe(k, i);
 }
 
+/* The value at key's home slot, or NULL when the key is not there (it may
+ * still be further on: vkl_map_find). */
+static inline __attribute__((always_inline)) void *vkl_map_find_home(void *key)
+{
+	uintptr_t k = (uintptr_t)key;
+	size_t i = vkl_map_hash(k);
+	if (__builtin_expect(atomic_load_explicit(&vkl_map_slots[i].key, memory_order_acquire) == k, 1))
+		return atomic_load_explicit(&vkl_map_slots[i].value, memory_order_acquire);
+	return NULL;
+}
+
 /* Instance of a VkInstance or VkPhysicalDevice; device of a VkDevice, VkQueue
  * or VkCommandBuffer.  The handle must be live (the application's promise);
  * an unknown one is a loader bug, reported and fatal. */
@@ -533,6 +544,93 @@ static inline __attribute__((always_inline)) void vkl_trim_fast_end(vkl_trim_tls
 	t->cb_cmds->len += 8 + len;
 	*t->cb_order = atomic_load_explicit(&vkl_trim_g.order, memory_order_relaxed);
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
+}
+
+/*
+ * The record-first path of a flat vkCmd* where the run records without
+ * tracking (the generated vkl_w_<name>_rec, vkl_proc.record_first): the
+ * wrapper writes the call's arguments straight into the deferred record
+ * (cap_fast_reserve_deferred: [u32 cmd][u32 ptr_off][struct][array], the
+ * raw form vkl_flat_encode encodes on the writer thread, the same bytes
+ * vkl_emit_flat copies), publishes it, and passes the call down as its
+ * last act with the arguments read back from the record (the block stays
+ * this thread's until it moves to the next one; the writer only reads
+ * it), so nothing is kept across a call.  It is handed out only where
+ * the layer is not disabled and vkl_trim_on() said 0, which it says for
+ * the whole run (cap_tracking: the configuration's triggers and periodic
+ * snapshots), so it asks neither.
+ *
+ * vkl_rec_fast_begin: where the argument struct goes (args_len bytes, then
+ * room for an array of up to VKL_REC_FAST_ARRAY_MAX bytes when the command
+ * has one, its pointer at byte ptr_off), with f filled for the rest; NULL
+ * when the runtime's fast path does not apply (cap_fast.h): the wrapper
+ * then takes the whole path (its rest).  The arguments are written first,
+ * so that they need not be kept while the rest is checked; then
+ * vkl_rec_fast_array copies the array (array_len bytes), 0 when it is not
+ * a size it takes, and vkl_rec_fast_ready finds the command buffer's
+ * device at its home slot in the handle map (f->dev), 0 when it is not
+ * there.  After a 0 the record is left unsealed (nothing is recorded) and
+ * the wrapper takes its rest with the arguments read back from it.
+ * vkl_rec_fast_end: the record is complete (len bytes after the head).
+ */
+typedef struct vkl_rec_fast {
+	const vkl_device *dev;
+	cap_thread *t;
+	cap_entry *e;
+} vkl_rec_fast;
+
+#define VKL_REC_FAST_ARRAY_MIN 4
+#define VKL_REC_FAST_ARRAY_MAX VKL_TRIM_FAST_ARRAY_MAX /* vkl_trim_fast_copy's */
+
+static inline __attribute__((always_inline)) void *
+vkl_rec_fast_begin(vkl_rec_fast *f, uint32_t cmd, size_t args_len, int has_array, size_t ptr_off)
+{
+	uint32_t head[2] = {cmd, (uint32_t)ptr_off};
+	uint8_t *raw;
+	_Static_assert(VKL_REC_FAST_ARRAY_MAX < VKL_BLOB_THRESHOLD, "the path records no blob");
+	if (args_len > VKL_FLAT_ARGS_MAX) /* a constant */
+		return NULL;
+	raw = cap_fast_reserve_deferred(&f->t, &f->e, SBT_VK_CMD_TYPE(cmd), 0, vkl_flat_encode,
+	                                VKL_FLAT_HEAD + args_len +
+	                                    (has_array ? VKL_REC_FAST_ARRAY_MAX : 0));
+	if (__builtin_expect(!raw, 0))
+		return NULL;
+	memcpy(raw, head, sizeof(head));
+	return raw + VKL_FLAT_HEAD;
+}
+
+static inline __attribute__((always_inline)) int vkl_rec_fast_array(uint8_t *dst,
+                                                                    const void *src, size_t n)
+{
+	const uint8_t *s = src;
+	uint32_t h0, h1;
+	if (n == 0)
+		return 1;
+	if (n < 8) {
+		if (n < VKL_REC_FAST_ARRAY_MIN)
+			return 0;
+		memcpy(&h0, s, 4);
+		memcpy(&h1, s + n - 4, 4);
+		memcpy(dst, &h0, 4);
+		memcpy(dst + n - 4, &h1, 4);
+		return 1;
+	}
+	if (n > VKL_REC_FAST_ARRAY_MAX)
+		return 0;
+	vkl_trim_fast_copy(dst, src, n); /* 8 to 64 bytes */
+	return 1;
+}
+
+static inline __attribute__((always_inline)) int vkl_rec_fast_ready(vkl_rec_fast *f,
+                                                                    const void *cb)
+{
+	f->dev = vkl_map_find_home(vkl_key(cb));
+	return __builtin_expect(f->dev != NULL, 1);
+}
+
+static inline __attribute__((always_inline)) void vkl_rec_fast_end(vkl_rec_fast *f, size_t len)
+{
+	cap_fast_seal_deferred(f->t, f->e, VKL_FLAT_HEAD + len);
 }
 
 /* Register the record types (idempotent). */

@@ -207,13 +207,17 @@ static PFN_vkVoidFunction vkl_table_entry(const void *table, uint16_t offset)
 	return f;
 }
 
-/* The entry point of p handed out: where the run does not track (no
- * trigger, no periodic snapshots) or the layer is disabled, the wrappers
- * with a keep-first path are handed out without it (vkl_proc.untracked). */
+/* The entry point of p handed out: the wrappers with a keep-first path are
+ * handed out without it where the layer is disabled (vkl_proc.untracked)
+ * and, with the record-first path in its place, where the run records
+ * without tracking (no trigger, no periodic snapshots:
+ * vkl_proc.record_first). */
 static PFN_vkVoidFunction vkl_proc_entry(const vkl_proc *p)
 {
-	if (p->untracked && (vkl_config_get()->disabled || !vkl_trim_on()))
+	if (p->untracked && vkl_config_get()->disabled)
 		return p->untracked;
+	if (p->record_first && !vkl_trim_on())
+		return p->record_first;
 	return p->fn;
 }
 

@@ -24,9 +24,10 @@
 #   recording  the layer recording the whole run (TRACESMITH_STACKS=none;
 #              the vkCmd* take no stack under the default policy either)
 #
-# With --base DIR, one more way, base: tracking as above with the layer built
-# in DIR (a copy of another commit's $BUILD/layers, to compare two layers in
-# one run).  Each is printed per command and as added to plain and to
+# With --base DIR, one more way, base: tracking as above (or, with
+# --base-way WAY, that way: recording, signal, disabled) with the layer
+# built in DIR (a copy of another commit's $BUILD/layers, to compare two
+# layers in one run).  Each is printed per command and as added to plain and to
 # dispatch.  With
 # --annotate, the application thread's self instructions per command of
 # every function that spends at least 1 per command (callgrind_annotate of
@@ -40,7 +41,7 @@
 # glibc otherwise moves when an mmapped chunk is freed, for every way).
 # Instruction counts do not depend on the machine's load.
 #
-#   BUILD=build sh tests/bench/vk_cmd_bench.sh [--only plain,dispatch,...] [--base DIR] [--annotate]
+#   BUILD=build sh tests/bench/vk_cmd_bench.sh [--only plain,dispatch,...] [--base DIR [--base-way WAY]] [--annotate]
 set -eu
 BUILD=${BUILD:-build}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -63,6 +64,7 @@ TMP = os.environ["CMD_TMP"]
 PROG = os.path.join(B, "tests/programs/vk_callbound")
 WAYS = ("plain", "dispatch", "disabled", "tracking", "signal", "recording")
 BASE = None  # --base DIR
+BASE_WAY = "tracking"  # --base-way
 
 
 def log(msg):
@@ -75,6 +77,10 @@ def env_for(way):
               "TRACESMITH_STACKS", "DISPLAY", "WAYLAND_DISPLAY"):
         env.pop(k, None)
     if way == "plain":
+        return env
+    if way == "base" and BASE_WAY != "tracking":
+        env = env_for(BASE_WAY)
+        env["VK_ADD_LAYER_PATH"] = BASE
         return env
     env["VK_INSTANCE_LAYERS"] = "VK_LAYER_tracesmith"
     env["VK_ADD_LAYER_PATH"] = (BASE if way == "base" else
@@ -129,10 +135,12 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--only", default=",".join(WAYS))
 ap.add_argument("--annotate", action="store_true")
 ap.add_argument("--base", metavar="DIR")
+ap.add_argument("--base-way", default="tracking", choices=("tracking", "signal", "recording", "disabled"))
 a = ap.parse_args()
 ways = a.only.split(",")
 if a.base:
     BASE = os.path.abspath(a.base)
+    BASE_WAY = a.base_way
     if not os.path.isfile(os.path.join(BASE, "libVkLayer_tracesmith.so")):
         sys.exit("vk_cmd_bench: --base %s holds no libVkLayer_tracesmith.so" % a.base)
     ways.append("base")

@@ -618,15 +618,18 @@ enum {
 /* One entry point of the layer.  offset: of the next layer's pointer in
  * the level's table (the entry is offered only when that is non-NULL),
  * or VKL_PROC_ALWAYS for entry points that work without it.
- * untracked: the entry point handed out instead when the run does not
- * track (vkl_proc_entry, vkl_layer.c), for the wrappers with a
+ * untracked: the entry point handed out instead when the layer is
+ * disabled (vkl_proc_entry, vkl_layer.c), for the wrappers with a
  * keep-first path (their rest, which goes without it); NULL for the
- * others. */
+ * others.  record_first: the one handed out for those when the run
+ * records without tracking (vkl_w_<name>_rec: the record-first path,
+ * then the rest). */
 #define VKL_PROC_ALWAYS 0xffffu
 typedef struct vkl_proc {
 	const char *name;
 	PFN_vkVoidFunction fn;
 	PFN_vkVoidFunction untracked;
+	PFN_vkVoidFunction record_first;
 	uint16_t level;
 	uint16_t offset;
 } vkl_proc;

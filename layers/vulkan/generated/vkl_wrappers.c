@@ -1371,6 +1371,27 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline_rest(VkComma
 	vkl_x->table.CmdBindPipeline(commandBuffer, pipelineBindPoint, pipeline);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline_rec(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdBindPipeline *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdBindPipeline, sizeof(sbt_vk_args_vkCmdBindPipeline), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->pipelineBindPoint = pipelineBindPoint;
+		vkl_r->pipeline = pipeline;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdBindPipeline));
+			vkl_f.dev->table.CmdBindPipeline(vkl_r->commandBuffer, vkl_r->pipelineBindPoint, vkl_r->pipeline);
+			return;
+		}
+		vkl_w_vkCmdBindPipeline_rest(vkl_r->commandBuffer, vkl_r->pipelineBindPoint, vkl_r->pipeline); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdBindPipeline_rest(commandBuffer, pipelineBindPoint, pipeline);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -1406,6 +1427,30 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport_rest(VkComman
 		return;
 	}
 	vkl_x->table.CmdSetViewport(commandBuffer, firstViewport, viewportCount, pViewports);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport_rec(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetViewport *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewport, sizeof(sbt_vk_args_vkCmdSetViewport), 1, offsetof(sbt_vk_args_vkCmdSetViewport, pViewports));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->firstViewport = firstViewport;
+		vkl_r->viewportCount = viewportCount;
+		vkl_r->pViewports = pViewports;
+		size_t vkl_n = vkl_r->pViewports ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewports) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pViewports, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewport) + vkl_n);
+			vkl_f.dev->table.CmdSetViewport(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewports);
+			return;
+		}
+		vkl_w_vkCmdSetViewport_rest(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewports); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewport_rest(commandBuffer, firstViewport, viewportCount, pViewports);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewport* pViewports)
@@ -1448,6 +1493,30 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor_rest(VkCommand
 	vkl_x->table.CmdSetScissor(commandBuffer, firstScissor, scissorCount, pScissors);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor_rec(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetScissor *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetScissor, sizeof(sbt_vk_args_vkCmdSetScissor), 1, offsetof(sbt_vk_args_vkCmdSetScissor, pScissors));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->firstScissor = firstScissor;
+		vkl_r->scissorCount = scissorCount;
+		vkl_r->pScissors = pScissors;
+		size_t vkl_n = vkl_r->pScissors ? (size_t)((uint64_t)vkl_r->scissorCount) * sizeof(*vkl_r->pScissors) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pScissors, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetScissor) + vkl_n);
+			vkl_f.dev->table.CmdSetScissor(vkl_r->commandBuffer, vkl_r->firstScissor, vkl_r->scissorCount, vkl_r->pScissors);
+			return;
+		}
+		vkl_w_vkCmdSetScissor_rest(vkl_r->commandBuffer, vkl_r->firstScissor, vkl_r->scissorCount, vkl_r->pScissors); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetScissor_rest(commandBuffer, firstScissor, scissorCount, pScissors);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor(VkCommandBuffer commandBuffer, uint32_t firstScissor, uint32_t scissorCount, const VkRect2D* pScissors)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -1486,6 +1555,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth_rest(VkComma
 	vkl_x->table.CmdSetLineWidth(commandBuffer, lineWidth);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth_rec(VkCommandBuffer commandBuffer, float lineWidth)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetLineWidth *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLineWidth, sizeof(sbt_vk_args_vkCmdSetLineWidth), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->lineWidth = lineWidth;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetLineWidth));
+			vkl_f.dev->table.CmdSetLineWidth(vkl_r->commandBuffer, vkl_r->lineWidth);
+			return;
+		}
+		vkl_w_vkCmdSetLineWidth_rest(vkl_r->commandBuffer, vkl_r->lineWidth); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLineWidth_rest(commandBuffer, lineWidth);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth(VkCommandBuffer commandBuffer, float lineWidth)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -1522,6 +1611,28 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias_rest(VkComma
 	vkl_x->table.CmdSetDepthBias(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias_rec(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDepthBias *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBias, sizeof(sbt_vk_args_vkCmdSetDepthBias), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->depthBiasConstantFactor = depthBiasConstantFactor;
+		vkl_r->depthBiasClamp = depthBiasClamp;
+		vkl_r->depthBiasSlopeFactor = depthBiasSlopeFactor;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthBias));
+			vkl_f.dev->table.CmdSetDepthBias(vkl_r->commandBuffer, vkl_r->depthBiasConstantFactor, vkl_r->depthBiasClamp, vkl_r->depthBiasSlopeFactor);
+			return;
+		}
+		vkl_w_vkCmdSetDepthBias_rest(vkl_r->commandBuffer, vkl_r->depthBiasConstantFactor, vkl_r->depthBiasClamp, vkl_r->depthBiasSlopeFactor); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBias_rest(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer commandBuffer, float depthBiasConstantFactor, float depthBiasClamp, float depthBiasSlopeFactor)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -1556,6 +1667,28 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants_rest(Vk
 		return;
 	}
 	vkl_x->table.CmdSetBlendConstants(commandBuffer, blendConstants);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants_rec(VkCommandBuffer commandBuffer, const float blendConstants[4])
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetBlendConstants *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetBlendConstants, sizeof(sbt_vk_args_vkCmdSetBlendConstants), 1, offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->blendConstants = blendConstants;
+		size_t vkl_n = vkl_r->blendConstants ? (size_t)((uint64_t)(4)) * sizeof(*vkl_r->blendConstants) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->blendConstants, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetBlendConstants) + vkl_n);
+			vkl_f.dev->table.CmdSetBlendConstants(vkl_r->commandBuffer, vkl_r->blendConstants);
+			return;
+		}
+		vkl_w_vkCmdSetBlendConstants_rest(vkl_r->commandBuffer, vkl_r->blendConstants); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetBlendConstants_rest(commandBuffer, blendConstants);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants(VkCommandBuffer commandBuffer, const float blendConstants[4])
@@ -1595,6 +1728,27 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds_rest(VkCom
 	vkl_x->table.CmdSetDepthBounds(commandBuffer, minDepthBounds, maxDepthBounds);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds_rec(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDepthBounds *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBounds, sizeof(sbt_vk_args_vkCmdSetDepthBounds), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->minDepthBounds = minDepthBounds;
+		vkl_r->maxDepthBounds = maxDepthBounds;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthBounds));
+			vkl_f.dev->table.CmdSetDepthBounds(vkl_r->commandBuffer, vkl_r->minDepthBounds, vkl_r->maxDepthBounds);
+			return;
+		}
+		vkl_w_vkCmdSetDepthBounds_rest(vkl_r->commandBuffer, vkl_r->minDepthBounds, vkl_r->maxDepthBounds); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBounds_rest(commandBuffer, minDepthBounds, maxDepthBounds);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds(VkCommandBuffer commandBuffer, float minDepthBounds, float maxDepthBounds)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -1629,6 +1783,27 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask_res
 		return;
 	}
 	vkl_x->table.CmdSetStencilCompareMask(commandBuffer, faceMask, compareMask);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask_rec(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetStencilCompareMask *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilCompareMask, sizeof(sbt_vk_args_vkCmdSetStencilCompareMask), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->faceMask = faceMask;
+		vkl_r->compareMask = compareMask;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetStencilCompareMask));
+			vkl_f.dev->table.CmdSetStencilCompareMask(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->compareMask);
+			return;
+		}
+		vkl_w_vkCmdSetStencilCompareMask_rest(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->compareMask); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilCompareMask_rest(commandBuffer, faceMask, compareMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t compareMask)
@@ -1667,6 +1842,27 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask_rest(
 	vkl_x->table.CmdSetStencilWriteMask(commandBuffer, faceMask, writeMask);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask_rec(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetStencilWriteMask *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilWriteMask, sizeof(sbt_vk_args_vkCmdSetStencilWriteMask), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->faceMask = faceMask;
+		vkl_r->writeMask = writeMask;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetStencilWriteMask));
+			vkl_f.dev->table.CmdSetStencilWriteMask(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->writeMask);
+			return;
+		}
+		vkl_w_vkCmdSetStencilWriteMask_rest(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->writeMask); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilWriteMask_rest(commandBuffer, faceMask, writeMask);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t writeMask)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -1701,6 +1897,27 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference_rest(
 		return;
 	}
 	vkl_x->table.CmdSetStencilReference(commandBuffer, faceMask, reference);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference_rec(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetStencilReference *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilReference, sizeof(sbt_vk_args_vkCmdSetStencilReference), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->faceMask = faceMask;
+		vkl_r->reference = reference;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetStencilReference));
+			vkl_f.dev->table.CmdSetStencilReference(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->reference);
+			return;
+		}
+		vkl_w_vkCmdSetStencilReference_rest(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->reference); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilReference_rest(commandBuffer, faceMask, reference);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, uint32_t reference)
@@ -1791,6 +2008,29 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw_rest(VkCommandBuffer
 	vkl_x->table.CmdDraw(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw_rec(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdDraw *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDraw, sizeof(sbt_vk_args_vkCmdDraw), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->vertexCount = vertexCount;
+		vkl_r->instanceCount = instanceCount;
+		vkl_r->firstVertex = firstVertex;
+		vkl_r->firstInstance = firstInstance;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDraw));
+			vkl_f.dev->table.CmdDraw(vkl_r->commandBuffer, vkl_r->vertexCount, vkl_r->instanceCount, vkl_r->firstVertex, vkl_r->firstInstance);
+			return;
+		}
+		vkl_w_vkCmdDraw_rest(vkl_r->commandBuffer, vkl_r->vertexCount, vkl_r->instanceCount, vkl_r->firstVertex, vkl_r->firstInstance); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdDraw_rest(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -1830,6 +2070,30 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed_rest(VkComman
 		return;
 	}
 	vkl_x->table.CmdDrawIndexed(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed_rec(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdDrawIndexed *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDrawIndexed, sizeof(sbt_vk_args_vkCmdDrawIndexed), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->indexCount = indexCount;
+		vkl_r->instanceCount = instanceCount;
+		vkl_r->firstIndex = firstIndex;
+		vkl_r->vertexOffset = vertexOffset;
+		vkl_r->firstInstance = firstInstance;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDrawIndexed));
+			vkl_f.dev->table.CmdDrawIndexed(vkl_r->commandBuffer, vkl_r->indexCount, vkl_r->instanceCount, vkl_r->firstIndex, vkl_r->vertexOffset, vkl_r->firstInstance);
+			return;
+		}
+		vkl_w_vkCmdDrawIndexed_rest(vkl_r->commandBuffer, vkl_r->indexCount, vkl_r->instanceCount, vkl_r->firstIndex, vkl_r->vertexOffset, vkl_r->firstInstance); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdDrawIndexed_rest(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount, uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance)
@@ -1872,6 +2136,32 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT_rest(VkComma
 		return;
 	}
 	vkl_x->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT_rec(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdDrawMultiEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDrawMultiEXT, sizeof(sbt_vk_args_vkCmdDrawMultiEXT), 1, offsetof(sbt_vk_args_vkCmdDrawMultiEXT, pVertexInfo));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->drawCount = drawCount;
+		vkl_r->pVertexInfo = pVertexInfo;
+		vkl_r->instanceCount = instanceCount;
+		vkl_r->firstInstance = firstInstance;
+		vkl_r->stride = stride;
+		size_t vkl_n = vkl_r->pVertexInfo ? (size_t)((uint64_t)vkl_r->drawCount) * sizeof(*vkl_r->pVertexInfo) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pVertexInfo, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDrawMultiEXT) + vkl_n);
+			vkl_f.dev->table.CmdDrawMultiEXT(vkl_r->commandBuffer, vkl_r->drawCount, vkl_r->pVertexInfo, vkl_r->instanceCount, vkl_r->firstInstance, vkl_r->stride);
+			return;
+		}
+		vkl_w_vkCmdDrawMultiEXT_rest(vkl_r->commandBuffer, vkl_r->drawCount, vkl_r->pVertexInfo, vkl_r->instanceCount, vkl_r->firstInstance, vkl_r->stride); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdDrawMultiEXT_rest(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
@@ -1965,6 +2255,28 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch_rest(VkCommandBu
 	vkl_x->table.CmdDispatch(commandBuffer, groupCountX, groupCountY, groupCountZ);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch_rec(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdDispatch *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDispatch, sizeof(sbt_vk_args_vkCmdDispatch), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->groupCountX = groupCountX;
+		vkl_r->groupCountY = groupCountY;
+		vkl_r->groupCountZ = groupCountZ;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDispatch));
+			vkl_f.dev->table.CmdDispatch(vkl_r->commandBuffer, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ);
+			return;
+		}
+		vkl_w_vkCmdDispatch_rest(vkl_r->commandBuffer, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdDispatch_rest(commandBuffer, groupCountX, groupCountY, groupCountZ);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -2014,6 +2326,25 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI_rest
 	vkl_x->table.CmdSubpassShadingHUAWEI(commandBuffer);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI_rec(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSubpassShadingHUAWEI *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI));
+			vkl_f.dev->table.CmdSubpassShadingHUAWEI(vkl_r->commandBuffer);
+			return;
+		}
+		vkl_w_vkCmdSubpassShadingHUAWEI_rest(vkl_r->commandBuffer); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSubpassShadingHUAWEI_rest(commandBuffer);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI(VkCommandBuffer commandBuffer)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -2047,6 +2378,28 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI_rest(Vk
 		return;
 	}
 	vkl_x->table.CmdDrawClusterHUAWEI(commandBuffer, groupCountX, groupCountY, groupCountZ);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI_rec(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdDrawClusterHUAWEI *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDrawClusterHUAWEI, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->groupCountX = groupCountX;
+		vkl_r->groupCountY = groupCountY;
+		vkl_r->groupCountZ = groupCountZ;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI));
+			vkl_f.dev->table.CmdDrawClusterHUAWEI(vkl_r->commandBuffer, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ);
+			return;
+		}
+		vkl_w_vkCmdDrawClusterHUAWEI_rest(vkl_r->commandBuffer, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdDrawClusterHUAWEI_rest(commandBuffer, groupCountX, groupCountY, groupCountZ);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
@@ -2186,6 +2539,28 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV_rest
 		return;
 	}
 	vkl_x->table.CmdCopyMemoryIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV_rec(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdCopyMemoryIndirectNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->copyBufferAddress = copyBufferAddress;
+		vkl_r->copyCount = copyCount;
+		vkl_r->stride = stride;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV));
+			vkl_f.dev->table.CmdCopyMemoryIndirectNV(vkl_r->commandBuffer, vkl_r->copyBufferAddress, vkl_r->copyCount, vkl_r->stride);
+			return;
+		}
+		vkl_w_vkCmdCopyMemoryIndirectNV_rest(vkl_r->commandBuffer, vkl_r->copyBufferAddress, vkl_r->copyCount, vkl_r->stride); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdCopyMemoryIndirectNV_rest(commandBuffer, copyBufferAddress, copyCount, stride);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV(VkCommandBuffer commandBuffer, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride)
@@ -2342,6 +2717,27 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent_rest(VkCommandBu
 	vkl_x->table.CmdSetEvent(commandBuffer, event, stageMask);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent_rec(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetEvent *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetEvent, sizeof(sbt_vk_args_vkCmdSetEvent), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->event = event;
+		vkl_r->stageMask = stageMask;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetEvent));
+			vkl_f.dev->table.CmdSetEvent(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask);
+			return;
+		}
+		vkl_w_vkCmdSetEvent_rest(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetEvent_rest(commandBuffer, event, stageMask);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -2376,6 +2772,27 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent_rest(VkCommand
 		return;
 	}
 	vkl_x->table.CmdResetEvent(commandBuffer, event, stageMask);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent_rec(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdResetEvent *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdResetEvent, sizeof(sbt_vk_args_vkCmdResetEvent), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->event = event;
+		vkl_r->stageMask = stageMask;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdResetEvent));
+			vkl_f.dev->table.CmdResetEvent(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask);
+			return;
+		}
+		vkl_w_vkCmdResetEvent_rest(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdResetEvent_rest(commandBuffer, event, stageMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags stageMask)
@@ -2458,6 +2875,28 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery_rest(VkCommand
 	vkl_x->table.CmdBeginQuery(commandBuffer, queryPool, query, flags);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery_rec(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdBeginQuery *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdBeginQuery, sizeof(sbt_vk_args_vkCmdBeginQuery), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->queryPool = queryPool;
+		vkl_r->query = query;
+		vkl_r->flags = flags;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdBeginQuery));
+			vkl_f.dev->table.CmdBeginQuery(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query, vkl_r->flags);
+			return;
+		}
+		vkl_w_vkCmdBeginQuery_rest(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query, vkl_r->flags); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdBeginQuery_rest(commandBuffer, queryPool, query, flags);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -2493,6 +2932,27 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery_rest(VkCommandBu
 		return;
 	}
 	vkl_x->table.CmdEndQuery(commandBuffer, queryPool, query);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery_rec(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdEndQuery *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndQuery, sizeof(sbt_vk_args_vkCmdEndQuery), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->queryPool = queryPool;
+		vkl_r->query = query;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdEndQuery));
+			vkl_f.dev->table.CmdEndQuery(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query);
+			return;
+		}
+		vkl_w_vkCmdEndQuery_rest(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndQuery_rest(commandBuffer, queryPool, query);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query)
@@ -2542,6 +3002,25 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEX
 	vkl_x->table.CmdEndConditionalRenderingEXT(commandBuffer);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT_rec(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdEndConditionalRenderingEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT));
+			vkl_f.dev->table.CmdEndConditionalRenderingEXT(vkl_r->commandBuffer);
+			return;
+		}
+		vkl_w_vkCmdEndConditionalRenderingEXT_rest(vkl_r->commandBuffer); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndConditionalRenderingEXT_rest(commandBuffer);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT(VkCommandBuffer commandBuffer)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -2575,6 +3054,28 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool_rest(VkCom
 		return;
 	}
 	vkl_x->table.CmdResetQueryPool(commandBuffer, queryPool, firstQuery, queryCount);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool_rec(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdResetQueryPool *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdResetQueryPool, sizeof(sbt_vk_args_vkCmdResetQueryPool), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->queryPool = queryPool;
+		vkl_r->firstQuery = firstQuery;
+		vkl_r->queryCount = queryCount;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdResetQueryPool));
+			vkl_f.dev->table.CmdResetQueryPool(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->firstQuery, vkl_r->queryCount);
+			return;
+		}
+		vkl_w_vkCmdResetQueryPool_rest(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->firstQuery, vkl_r->queryCount); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdResetQueryPool_rest(commandBuffer, queryPool, firstQuery, queryCount);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount)
@@ -2613,6 +3114,28 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp_rest(VkCom
 		return;
 	}
 	vkl_x->table.CmdWriteTimestamp(commandBuffer, pipelineStage, queryPool, query);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp_rec(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdWriteTimestamp *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdWriteTimestamp, sizeof(sbt_vk_args_vkCmdWriteTimestamp), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->pipelineStage = pipelineStage;
+		vkl_r->queryPool = queryPool;
+		vkl_r->query = query;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdWriteTimestamp));
+			vkl_f.dev->table.CmdWriteTimestamp(vkl_r->commandBuffer, vkl_r->pipelineStage, vkl_r->queryPool, vkl_r->query);
+			return;
+		}
+		vkl_w_vkCmdWriteTimestamp_rest(vkl_r->commandBuffer, vkl_r->pipelineStage, vkl_r->queryPool, vkl_r->query); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdWriteTimestamp_rest(commandBuffer, pipelineStage, queryPool, query);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query)
@@ -2674,6 +3197,32 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants_rest(VkComm
 	vkl_x->table.CmdPushConstants(commandBuffer, layout, stageFlags, offset, size, pValues);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants_rec(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdPushConstants *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdPushConstants, sizeof(sbt_vk_args_vkCmdPushConstants), 1, offsetof(sbt_vk_args_vkCmdPushConstants, pValues));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->layout = layout;
+		vkl_r->stageFlags = stageFlags;
+		vkl_r->offset = offset;
+		vkl_r->size = size;
+		vkl_r->pValues = pValues;
+		size_t vkl_n = vkl_r->pValues ? (size_t)((uint64_t)vkl_r->size) * 1 : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pValues, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdPushConstants) + vkl_n);
+			vkl_f.dev->table.CmdPushConstants(vkl_r->commandBuffer, vkl_r->layout, vkl_r->stageFlags, vkl_r->offset, vkl_r->size, vkl_r->pValues);
+			return;
+		}
+		vkl_w_vkCmdPushConstants_rest(vkl_r->commandBuffer, vkl_r->layout, vkl_r->stageFlags, vkl_r->offset, vkl_r->size, vkl_r->pValues); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdPushConstants_rest(commandBuffer, layout, stageFlags, offset, size, pValues);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer commandBuffer, VkPipelineLayout layout, VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size, const void* pValues)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -2728,6 +3277,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass_rest(VkComman
 	vkl_x->table.CmdNextSubpass(commandBuffer, contents);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass_rec(VkCommandBuffer commandBuffer, VkSubpassContents contents)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdNextSubpass *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdNextSubpass, sizeof(sbt_vk_args_vkCmdNextSubpass), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->contents = contents;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdNextSubpass));
+			vkl_f.dev->table.CmdNextSubpass(vkl_r->commandBuffer, vkl_r->contents);
+			return;
+		}
+		vkl_w_vkCmdNextSubpass_rest(vkl_r->commandBuffer, vkl_r->contents); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdNextSubpass_rest(commandBuffer, contents);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass(VkCommandBuffer commandBuffer, VkSubpassContents contents)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -2759,6 +3328,25 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass_rest(VkComm
 		return;
 	}
 	vkl_x->table.CmdEndRenderPass(commandBuffer);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass_rec(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdEndRenderPass *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndRenderPass, sizeof(sbt_vk_args_vkCmdEndRenderPass), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdEndRenderPass));
+			vkl_f.dev->table.CmdEndRenderPass(vkl_r->commandBuffer);
+			return;
+		}
+		vkl_w_vkCmdEndRenderPass_rest(vkl_r->commandBuffer); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndRenderPass_rest(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass(VkCommandBuffer commandBuffer)
@@ -3366,6 +3954,25 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT_rest(Vk
 	vkl_x->table.CmdDebugMarkerEndEXT(commandBuffer);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT_rec(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdDebugMarkerEndEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDebugMarkerEndEXT, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT));
+			vkl_f.dev->table.CmdDebugMarkerEndEXT(vkl_r->commandBuffer);
+			return;
+		}
+		vkl_w_vkCmdDebugMarkerEndEXT_rest(vkl_r->commandBuffer); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdDebugMarkerEndEXT_rest(commandBuffer);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT(VkCommandBuffer commandBuffer)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -3459,6 +4066,28 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV
 		return;
 	}
 	vkl_x->table.CmdBindPipelineShaderGroupNV(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV_rec(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdBindPipelineShaderGroupNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->pipelineBindPoint = pipelineBindPoint;
+		vkl_r->pipeline = pipeline;
+		vkl_r->groupIndex = groupIndex;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV));
+			vkl_f.dev->table.CmdBindPipelineShaderGroupNV(vkl_r->commandBuffer, vkl_r->pipelineBindPoint, vkl_r->pipeline, vkl_r->groupIndex);
+			return;
+		}
+		vkl_w_vkCmdBindPipelineShaderGroupNV_rest(vkl_r->commandBuffer, vkl_r->pipelineBindPoint, vkl_r->pipeline, vkl_r->groupIndex); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdBindPipelineShaderGroupNV_rest(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipeline pipeline, uint32_t groupIndex)
@@ -4197,6 +4826,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask_rest(VkComm
 	vkl_x->table.CmdSetDeviceMask(commandBuffer, deviceMask);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask_rec(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDeviceMask *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDeviceMask, sizeof(sbt_vk_args_vkCmdSetDeviceMask), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->deviceMask = deviceMask;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDeviceMask));
+			vkl_f.dev->table.CmdSetDeviceMask(vkl_r->commandBuffer, vkl_r->deviceMask);
+			return;
+		}
+		vkl_w_vkCmdSetDeviceMask_rest(vkl_r->commandBuffer, vkl_r->deviceMask); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDeviceMask_rest(commandBuffer, deviceMask);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask(VkCommandBuffer commandBuffer, uint32_t deviceMask)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -4229,6 +4878,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR_rest(VkC
 		return;
 	}
 	vkl_x->table.CmdSetDeviceMaskKHR(commandBuffer, deviceMask);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR_rec(VkCommandBuffer commandBuffer, uint32_t deviceMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDeviceMaskKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDeviceMaskKHR, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->deviceMask = deviceMask;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR));
+			vkl_f.dev->table.CmdSetDeviceMaskKHR(vkl_r->commandBuffer, vkl_r->deviceMask);
+			return;
+		}
+		vkl_w_vkCmdSetDeviceMaskKHR_rest(vkl_r->commandBuffer, vkl_r->deviceMask); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDeviceMaskKHR_rest(commandBuffer, deviceMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR(VkCommandBuffer commandBuffer, uint32_t deviceMask)
@@ -4317,6 +4986,31 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase_rest(VkComma
 	vkl_x->table.CmdDispatchBase(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase_rec(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdDispatchBase *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDispatchBase, sizeof(sbt_vk_args_vkCmdDispatchBase), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->baseGroupX = baseGroupX;
+		vkl_r->baseGroupY = baseGroupY;
+		vkl_r->baseGroupZ = baseGroupZ;
+		vkl_r->groupCountX = groupCountX;
+		vkl_r->groupCountY = groupCountY;
+		vkl_r->groupCountZ = groupCountZ;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDispatchBase));
+			vkl_f.dev->table.CmdDispatchBase(vkl_r->commandBuffer, vkl_r->baseGroupX, vkl_r->baseGroupY, vkl_r->baseGroupZ, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ);
+			return;
+		}
+		vkl_w_vkCmdDispatchBase_rest(vkl_r->commandBuffer, vkl_r->baseGroupX, vkl_r->baseGroupY, vkl_r->baseGroupZ, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdDispatchBase_rest(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -4359,6 +5053,31 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR_rest(VkCo
 		return;
 	}
 	vkl_x->table.CmdDispatchBaseKHR(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR_rec(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdDispatchBaseKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDispatchBaseKHR, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->baseGroupX = baseGroupX;
+		vkl_r->baseGroupY = baseGroupY;
+		vkl_r->baseGroupZ = baseGroupZ;
+		vkl_r->groupCountX = groupCountX;
+		vkl_r->groupCountY = groupCountY;
+		vkl_r->groupCountZ = groupCountZ;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR));
+			vkl_f.dev->table.CmdDispatchBaseKHR(vkl_r->commandBuffer, vkl_r->baseGroupX, vkl_r->baseGroupY, vkl_r->baseGroupZ, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ);
+			return;
+		}
+		vkl_w_vkCmdDispatchBaseKHR_rest(vkl_r->commandBuffer, vkl_r->baseGroupX, vkl_r->baseGroupY, vkl_r->baseGroupZ, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdDispatchBaseKHR_rest(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY, uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
@@ -4605,6 +5324,30 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV_res
 	vkl_x->table.CmdSetViewportWScalingNV(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV_rec(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetViewportWScalingNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWScalingNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV), 1, offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, pViewportWScalings));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->firstViewport = firstViewport;
+		vkl_r->viewportCount = viewportCount;
+		vkl_r->pViewportWScalings = pViewportWScalings;
+		size_t vkl_n = vkl_r->pViewportWScalings ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewportWScalings) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pViewportWScalings, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV) + vkl_n);
+			vkl_f.dev->table.CmdSetViewportWScalingNV(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewportWScalings);
+			return;
+		}
+		vkl_w_vkCmdSetViewportWScalingNV_rest(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewportWScalings); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewportWScalingNV_rest(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportWScalingNV* pViewportWScalings)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -4643,6 +5386,30 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT_re
 		return;
 	}
 	vkl_x->table.CmdSetDiscardRectangleEXT(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT_rec(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDiscardRectangleEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT), 1, offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->firstDiscardRectangle = firstDiscardRectangle;
+		vkl_r->discardRectangleCount = discardRectangleCount;
+		vkl_r->pDiscardRectangles = pDiscardRectangles;
+		size_t vkl_n = vkl_r->pDiscardRectangles ? (size_t)((uint64_t)vkl_r->discardRectangleCount) * sizeof(*vkl_r->pDiscardRectangles) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pDiscardRectangles, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT) + vkl_n);
+			vkl_f.dev->table.CmdSetDiscardRectangleEXT(vkl_r->commandBuffer, vkl_r->firstDiscardRectangle, vkl_r->discardRectangleCount, vkl_r->pDiscardRectangles);
+			return;
+		}
+		vkl_w_vkCmdSetDiscardRectangleEXT_rest(vkl_r->commandBuffer, vkl_r->firstDiscardRectangle, vkl_r->discardRectangleCount, vkl_r->pDiscardRectangles); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDiscardRectangleEXT_rest(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT(VkCommandBuffer commandBuffer, uint32_t firstDiscardRectangle, uint32_t discardRectangleCount, const VkRect2D* pDiscardRectangles)
@@ -5288,6 +6055,25 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT_res
 	vkl_x->table.CmdEndDebugUtilsLabelEXT(commandBuffer);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT_rec(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdEndDebugUtilsLabelEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT));
+			vkl_f.dev->table.CmdEndDebugUtilsLabelEXT(vkl_r->commandBuffer);
+			return;
+		}
+		vkl_w_vkCmdEndDebugUtilsLabelEXT_rest(vkl_r->commandBuffer); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndDebugUtilsLabelEXT_rest(commandBuffer);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT(VkCommandBuffer commandBuffer)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -5793,6 +6579,29 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT_rest
 	vkl_x->table.CmdBeginQueryIndexedEXT(commandBuffer, queryPool, query, flags, index);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT_rec(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdBeginQueryIndexedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdBeginQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdBeginQueryIndexedEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->queryPool = queryPool;
+		vkl_r->query = query;
+		vkl_r->flags = flags;
+		vkl_r->index = index;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdBeginQueryIndexedEXT));
+			vkl_f.dev->table.CmdBeginQueryIndexedEXT(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query, vkl_r->flags, vkl_r->index);
+			return;
+		}
+		vkl_w_vkCmdBeginQueryIndexedEXT_rest(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query, vkl_r->flags, vkl_r->index); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdBeginQueryIndexedEXT_rest(commandBuffer, queryPool, query, flags, index);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, VkQueryControlFlags flags, uint32_t index)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -5830,6 +6639,28 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT_rest(V
 		return;
 	}
 	vkl_x->table.CmdEndQueryIndexedEXT(commandBuffer, queryPool, query, index);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT_rec(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdEndQueryIndexedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->queryPool = queryPool;
+		vkl_r->query = query;
+		vkl_r->index = index;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT));
+			vkl_f.dev->table.CmdEndQueryIndexedEXT(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query, vkl_r->index);
+			return;
+		}
+		vkl_w_vkCmdEndQueryIndexedEXT_rest(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query, vkl_r->index); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndQueryIndexedEXT_rest(commandBuffer, queryPool, query, index);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t query, uint32_t index)
@@ -5886,6 +6717,30 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV_res
 		return;
 	}
 	vkl_x->table.CmdSetExclusiveScissorNV(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV_rec(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetExclusiveScissorNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetExclusiveScissorNV, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV), 1, offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->firstExclusiveScissor = firstExclusiveScissor;
+		vkl_r->exclusiveScissorCount = exclusiveScissorCount;
+		vkl_r->pExclusiveScissors = pExclusiveScissors;
+		size_t vkl_n = vkl_r->pExclusiveScissors ? (size_t)((uint64_t)vkl_r->exclusiveScissorCount) * sizeof(*vkl_r->pExclusiveScissors) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pExclusiveScissors, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV) + vkl_n);
+			vkl_f.dev->table.CmdSetExclusiveScissorNV(vkl_r->commandBuffer, vkl_r->firstExclusiveScissor, vkl_r->exclusiveScissorCount, vkl_r->pExclusiveScissors);
+			return;
+		}
+		vkl_w_vkCmdSetExclusiveScissorNV_rest(vkl_r->commandBuffer, vkl_r->firstExclusiveScissor, vkl_r->exclusiveScissorCount, vkl_r->pExclusiveScissors); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetExclusiveScissorNV_rest(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV(VkCommandBuffer commandBuffer, uint32_t firstExclusiveScissor, uint32_t exclusiveScissorCount, const VkRect2D* pExclusiveScissors)
@@ -5969,6 +6824,27 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV_rest(VkCo
 	vkl_x->table.CmdDrawMeshTasksNV(commandBuffer, taskCount, firstTask);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV_rec(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdDrawMeshTasksNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDrawMeshTasksNV, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->taskCount = taskCount;
+		vkl_r->firstTask = firstTask;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV));
+			vkl_f.dev->table.CmdDrawMeshTasksNV(vkl_r->commandBuffer, vkl_r->taskCount, vkl_r->firstTask);
+			return;
+		}
+		vkl_w_vkCmdDrawMeshTasksNV_rest(vkl_r->commandBuffer, vkl_r->taskCount, vkl_r->firstTask); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdDrawMeshTasksNV_rest(commandBuffer, taskCount, firstTask);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -6038,6 +6914,28 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT_rest(VkC
 		return;
 	}
 	vkl_x->table.CmdDrawMeshTasksEXT(commandBuffer, groupCountX, groupCountY, groupCountZ);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT_rec(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdDrawMeshTasksEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDrawMeshTasksEXT, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->groupCountX = groupCountX;
+		vkl_r->groupCountY = groupCountY;
+		vkl_r->groupCountZ = groupCountZ;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT));
+			vkl_f.dev->table.CmdDrawMeshTasksEXT(vkl_r->commandBuffer, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ);
+			return;
+		}
+		vkl_w_vkCmdDrawMeshTasksEXT_rest(vkl_r->commandBuffer, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdDrawMeshTasksEXT_rest(commandBuffer, groupCountX, groupCountY, groupCountZ);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY, uint32_t groupCountZ)
@@ -6508,6 +7406,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR_res
 	vkl_x->table.CmdTraceRaysIndirect2KHR(commandBuffer, indirectDeviceAddress);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR_rec(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdTraceRaysIndirect2KHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->indirectDeviceAddress = indirectDeviceAddress;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR));
+			vkl_f.dev->table.CmdTraceRaysIndirect2KHR(vkl_r->commandBuffer, vkl_r->indirectDeviceAddress);
+			return;
+		}
+		vkl_w_vkCmdTraceRaysIndirect2KHR_rest(vkl_r->commandBuffer, vkl_r->indirectDeviceAddress); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdTraceRaysIndirect2KHR_rest(commandBuffer, indirectDeviceAddress);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR(VkCommandBuffer commandBuffer, VkDeviceAddress indirectDeviceAddress)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -6570,6 +7488,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStac
 		return;
 	}
 	vkl_x->table.CmdSetRayTracingPipelineStackSizeKHR(commandBuffer, pipelineStackSize);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rec(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->pipelineStackSize = pipelineStackSize;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR));
+			vkl_f.dev->table.CmdSetRayTracingPipelineStackSizeKHR(vkl_r->commandBuffer, vkl_r->pipelineStackSize);
+			return;
+		}
+		vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest(vkl_r->commandBuffer, vkl_r->pipelineStackSize); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest(commandBuffer, pipelineStackSize);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR(VkCommandBuffer commandBuffer, uint32_t pipelineStackSize)
@@ -7043,6 +7981,27 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT_rest(Vk
 	vkl_x->table.CmdSetLineStippleEXT(commandBuffer, lineStippleFactor, lineStipplePattern);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT_rec(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetLineStippleEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLineStippleEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->lineStippleFactor = lineStippleFactor;
+		vkl_r->lineStipplePattern = lineStipplePattern;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT));
+			vkl_f.dev->table.CmdSetLineStippleEXT(vkl_r->commandBuffer, vkl_r->lineStippleFactor, vkl_r->lineStipplePattern);
+			return;
+		}
+		vkl_w_vkCmdSetLineStippleEXT_rest(vkl_r->commandBuffer, vkl_r->lineStippleFactor, vkl_r->lineStipplePattern); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLineStippleEXT_rest(commandBuffer, lineStippleFactor, lineStipplePattern);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT(VkCommandBuffer commandBuffer, uint32_t lineStippleFactor, uint16_t lineStipplePattern)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -7197,6 +8156,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode_rest(VkComman
 	vkl_x->table.CmdSetCullMode(commandBuffer, cullMode);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode_rec(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetCullMode *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCullMode, sizeof(sbt_vk_args_vkCmdSetCullMode), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->cullMode = cullMode;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCullMode));
+			vkl_f.dev->table.CmdSetCullMode(vkl_r->commandBuffer, vkl_r->cullMode);
+			return;
+		}
+		vkl_w_vkCmdSetCullMode_rest(vkl_r->commandBuffer, vkl_r->cullMode); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCullMode_rest(commandBuffer, cullMode);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -7229,6 +8208,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT_rest(VkCom
 		return;
 	}
 	vkl_x->table.CmdSetCullModeEXT(commandBuffer, cullMode);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT_rec(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetCullModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCullModeEXT, sizeof(sbt_vk_args_vkCmdSetCullModeEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->cullMode = cullMode;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCullModeEXT));
+			vkl_f.dev->table.CmdSetCullModeEXT(vkl_r->commandBuffer, vkl_r->cullMode);
+			return;
+		}
+		vkl_w_vkCmdSetCullModeEXT_rest(vkl_r->commandBuffer, vkl_r->cullMode); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCullModeEXT_rest(commandBuffer, cullMode);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT(VkCommandBuffer commandBuffer, VkCullModeFlags cullMode)
@@ -7265,6 +8264,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace_rest(VkComma
 	vkl_x->table.CmdSetFrontFace(commandBuffer, frontFace);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace_rec(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetFrontFace *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetFrontFace, sizeof(sbt_vk_args_vkCmdSetFrontFace), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->frontFace = frontFace;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetFrontFace));
+			vkl_f.dev->table.CmdSetFrontFace(vkl_r->commandBuffer, vkl_r->frontFace);
+			return;
+		}
+		vkl_w_vkCmdSetFrontFace_rest(vkl_r->commandBuffer, vkl_r->frontFace); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetFrontFace_rest(commandBuffer, frontFace);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -7297,6 +8316,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT_rest(VkCo
 		return;
 	}
 	vkl_x->table.CmdSetFrontFaceEXT(commandBuffer, frontFace);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT_rec(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetFrontFaceEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetFrontFaceEXT, sizeof(sbt_vk_args_vkCmdSetFrontFaceEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->frontFace = frontFace;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetFrontFaceEXT));
+			vkl_f.dev->table.CmdSetFrontFaceEXT(vkl_r->commandBuffer, vkl_r->frontFace);
+			return;
+		}
+		vkl_w_vkCmdSetFrontFaceEXT_rest(vkl_r->commandBuffer, vkl_r->frontFace); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetFrontFaceEXT_rest(commandBuffer, frontFace);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT(VkCommandBuffer commandBuffer, VkFrontFace frontFace)
@@ -7333,6 +8372,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology_rest
 	vkl_x->table.CmdSetPrimitiveTopology(commandBuffer, primitiveTopology);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology_rec(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetPrimitiveTopology *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPrimitiveTopology, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopology), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->primitiveTopology = primitiveTopology;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopology));
+			vkl_f.dev->table.CmdSetPrimitiveTopology(vkl_r->commandBuffer, vkl_r->primitiveTopology);
+			return;
+		}
+		vkl_w_vkCmdSetPrimitiveTopology_rest(vkl_r->commandBuffer, vkl_r->primitiveTopology); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPrimitiveTopology_rest(commandBuffer, primitiveTopology);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -7365,6 +8424,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT_r
 		return;
 	}
 	vkl_x->table.CmdSetPrimitiveTopologyEXT(commandBuffer, primitiveTopology);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT_rec(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetPrimitiveTopologyEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->primitiveTopology = primitiveTopology;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT));
+			vkl_f.dev->table.CmdSetPrimitiveTopologyEXT(vkl_r->commandBuffer, vkl_r->primitiveTopology);
+			return;
+		}
+		vkl_w_vkCmdSetPrimitiveTopologyEXT_rest(vkl_r->commandBuffer, vkl_r->primitiveTopology); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPrimitiveTopologyEXT_rest(commandBuffer, primitiveTopology);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT(VkCommandBuffer commandBuffer, VkPrimitiveTopology primitiveTopology)
@@ -7400,6 +8479,29 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount_rest
 		return;
 	}
 	vkl_x->table.CmdSetViewportWithCount(commandBuffer, viewportCount, pViewports);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount_rec(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetViewportWithCount *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWithCount, sizeof(sbt_vk_args_vkCmdSetViewportWithCount), 1, offsetof(sbt_vk_args_vkCmdSetViewportWithCount, pViewports));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->viewportCount = viewportCount;
+		vkl_r->pViewports = pViewports;
+		size_t vkl_n = vkl_r->pViewports ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewports) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pViewports, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportWithCount) + vkl_n);
+			vkl_f.dev->table.CmdSetViewportWithCount(vkl_r->commandBuffer, vkl_r->viewportCount, vkl_r->pViewports);
+			return;
+		}
+		vkl_w_vkCmdSetViewportWithCount_rest(vkl_r->commandBuffer, vkl_r->viewportCount, vkl_r->pViewports); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewportWithCount_rest(commandBuffer, viewportCount, pViewports);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
@@ -7440,6 +8542,29 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT_r
 	vkl_x->table.CmdSetViewportWithCountEXT(commandBuffer, viewportCount, pViewports);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT_rec(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetViewportWithCountEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWithCountEXT, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT), 1, offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, pViewports));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->viewportCount = viewportCount;
+		vkl_r->pViewports = pViewports;
+		size_t vkl_n = vkl_r->pViewports ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewports) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pViewports, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT) + vkl_n);
+			vkl_f.dev->table.CmdSetViewportWithCountEXT(vkl_r->commandBuffer, vkl_r->viewportCount, vkl_r->pViewports);
+			return;
+		}
+		vkl_w_vkCmdSetViewportWithCountEXT_rest(vkl_r->commandBuffer, vkl_r->viewportCount, vkl_r->pViewports); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewportWithCountEXT_rest(commandBuffer, viewportCount, pViewports);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT(VkCommandBuffer commandBuffer, uint32_t viewportCount, const VkViewport* pViewports)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -7478,6 +8603,29 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount_rest(
 	vkl_x->table.CmdSetScissorWithCount(commandBuffer, scissorCount, pScissors);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount_rec(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetScissorWithCount *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetScissorWithCount, sizeof(sbt_vk_args_vkCmdSetScissorWithCount), 1, offsetof(sbt_vk_args_vkCmdSetScissorWithCount, pScissors));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->scissorCount = scissorCount;
+		vkl_r->pScissors = pScissors;
+		size_t vkl_n = vkl_r->pScissors ? (size_t)((uint64_t)vkl_r->scissorCount) * sizeof(*vkl_r->pScissors) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pScissors, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetScissorWithCount) + vkl_n);
+			vkl_f.dev->table.CmdSetScissorWithCount(vkl_r->commandBuffer, vkl_r->scissorCount, vkl_r->pScissors);
+			return;
+		}
+		vkl_w_vkCmdSetScissorWithCount_rest(vkl_r->commandBuffer, vkl_r->scissorCount, vkl_r->pScissors); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetScissorWithCount_rest(commandBuffer, scissorCount, pScissors);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -7514,6 +8662,29 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT_re
 		return;
 	}
 	vkl_x->table.CmdSetScissorWithCountEXT(commandBuffer, scissorCount, pScissors);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT_rec(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetScissorWithCountEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetScissorWithCountEXT, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT), 1, offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->scissorCount = scissorCount;
+		vkl_r->pScissors = pScissors;
+		size_t vkl_n = vkl_r->pScissors ? (size_t)((uint64_t)vkl_r->scissorCount) * sizeof(*vkl_r->pScissors) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pScissors, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT) + vkl_n);
+			vkl_f.dev->table.CmdSetScissorWithCountEXT(vkl_r->commandBuffer, vkl_r->scissorCount, vkl_r->pScissors);
+			return;
+		}
+		vkl_w_vkCmdSetScissorWithCountEXT_rest(vkl_r->commandBuffer, vkl_r->scissorCount, vkl_r->pScissors); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetScissorWithCountEXT_rest(commandBuffer, scissorCount, pScissors);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT(VkCommandBuffer commandBuffer, uint32_t scissorCount, const VkRect2D* pScissors)
@@ -7589,6 +8760,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable_rest(V
 	vkl_x->table.CmdSetDepthTestEnable(commandBuffer, depthTestEnable);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable_rec(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDepthTestEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthTestEnable), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->depthTestEnable = depthTestEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthTestEnable));
+			vkl_f.dev->table.CmdSetDepthTestEnable(vkl_r->commandBuffer, vkl_r->depthTestEnable);
+			return;
+		}
+		vkl_w_vkCmdSetDepthTestEnable_rest(vkl_r->commandBuffer, vkl_r->depthTestEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthTestEnable_rest(commandBuffer, depthTestEnable);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -7621,6 +8812,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT_res
 		return;
 	}
 	vkl_x->table.CmdSetDepthTestEnableEXT(commandBuffer, depthTestEnable);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT_rec(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDepthTestEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthTestEnableEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->depthTestEnable = depthTestEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthTestEnableEXT));
+			vkl_f.dev->table.CmdSetDepthTestEnableEXT(vkl_r->commandBuffer, vkl_r->depthTestEnable);
+			return;
+		}
+		vkl_w_vkCmdSetDepthTestEnableEXT_rest(vkl_r->commandBuffer, vkl_r->depthTestEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthTestEnableEXT_rest(commandBuffer, depthTestEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthTestEnable)
@@ -7657,6 +8868,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable_rest(
 	vkl_x->table.CmdSetDepthWriteEnable(commandBuffer, depthWriteEnable);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable_rec(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDepthWriteEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthWriteEnable, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnable), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->depthWriteEnable = depthWriteEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnable));
+			vkl_f.dev->table.CmdSetDepthWriteEnable(vkl_r->commandBuffer, vkl_r->depthWriteEnable);
+			return;
+		}
+		vkl_w_vkCmdSetDepthWriteEnable_rest(vkl_r->commandBuffer, vkl_r->depthWriteEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthWriteEnable_rest(commandBuffer, depthWriteEnable);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -7689,6 +8920,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT_re
 		return;
 	}
 	vkl_x->table.CmdSetDepthWriteEnableEXT(commandBuffer, depthWriteEnable);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT_rec(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDepthWriteEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->depthWriteEnable = depthWriteEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT));
+			vkl_f.dev->table.CmdSetDepthWriteEnableEXT(vkl_r->commandBuffer, vkl_r->depthWriteEnable);
+			return;
+		}
+		vkl_w_vkCmdSetDepthWriteEnableEXT_rest(vkl_r->commandBuffer, vkl_r->depthWriteEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthWriteEnableEXT_rest(commandBuffer, depthWriteEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthWriteEnable)
@@ -7725,6 +8976,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp_rest(Vk
 	vkl_x->table.CmdSetDepthCompareOp(commandBuffer, depthCompareOp);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp_rec(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDepthCompareOp *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthCompareOp, sizeof(sbt_vk_args_vkCmdSetDepthCompareOp), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->depthCompareOp = depthCompareOp;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthCompareOp));
+			vkl_f.dev->table.CmdSetDepthCompareOp(vkl_r->commandBuffer, vkl_r->depthCompareOp);
+			return;
+		}
+		vkl_w_vkCmdSetDepthCompareOp_rest(vkl_r->commandBuffer, vkl_r->depthCompareOp); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthCompareOp_rest(commandBuffer, depthCompareOp);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -7757,6 +9028,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT_rest
 		return;
 	}
 	vkl_x->table.CmdSetDepthCompareOpEXT(commandBuffer, depthCompareOp);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT_rec(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDepthCompareOpEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, sizeof(sbt_vk_args_vkCmdSetDepthCompareOpEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->depthCompareOp = depthCompareOp;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthCompareOpEXT));
+			vkl_f.dev->table.CmdSetDepthCompareOpEXT(vkl_r->commandBuffer, vkl_r->depthCompareOp);
+			return;
+		}
+		vkl_w_vkCmdSetDepthCompareOpEXT_rest(vkl_r->commandBuffer, vkl_r->depthCompareOp); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthCompareOpEXT_rest(commandBuffer, depthCompareOp);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT(VkCommandBuffer commandBuffer, VkCompareOp depthCompareOp)
@@ -7793,6 +9084,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable_
 	vkl_x->table.CmdSetDepthBoundsTestEnable(commandBuffer, depthBoundsTestEnable);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable_rec(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDepthBoundsTestEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->depthBoundsTestEnable = depthBoundsTestEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable));
+			vkl_f.dev->table.CmdSetDepthBoundsTestEnable(vkl_r->commandBuffer, vkl_r->depthBoundsTestEnable);
+			return;
+		}
+		vkl_w_vkCmdSetDepthBoundsTestEnable_rest(vkl_r->commandBuffer, vkl_r->depthBoundsTestEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBoundsTestEnable_rest(commandBuffer, depthBoundsTestEnable);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -7825,6 +9136,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableE
 		return;
 	}
 	vkl_x->table.CmdSetDepthBoundsTestEnableEXT(commandBuffer, depthBoundsTestEnable);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rec(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->depthBoundsTestEnable = depthBoundsTestEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT));
+			vkl_f.dev->table.CmdSetDepthBoundsTestEnableEXT(vkl_r->commandBuffer, vkl_r->depthBoundsTestEnable);
+			return;
+		}
+		vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest(vkl_r->commandBuffer, vkl_r->depthBoundsTestEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest(commandBuffer, depthBoundsTestEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBoundsTestEnable)
@@ -7861,6 +9192,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable_rest
 	vkl_x->table.CmdSetStencilTestEnable(commandBuffer, stencilTestEnable);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable_rec(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetStencilTestEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilTestEnable, sizeof(sbt_vk_args_vkCmdSetStencilTestEnable), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->stencilTestEnable = stencilTestEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetStencilTestEnable));
+			vkl_f.dev->table.CmdSetStencilTestEnable(vkl_r->commandBuffer, vkl_r->stencilTestEnable);
+			return;
+		}
+		vkl_w_vkCmdSetStencilTestEnable_rest(vkl_r->commandBuffer, vkl_r->stencilTestEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilTestEnable_rest(commandBuffer, stencilTestEnable);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -7893,6 +9244,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT_r
 		return;
 	}
 	vkl_x->table.CmdSetStencilTestEnableEXT(commandBuffer, stencilTestEnable);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT_rec(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetStencilTestEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetStencilTestEnableEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->stencilTestEnable = stencilTestEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetStencilTestEnableEXT));
+			vkl_f.dev->table.CmdSetStencilTestEnableEXT(vkl_r->commandBuffer, vkl_r->stencilTestEnable);
+			return;
+		}
+		vkl_w_vkCmdSetStencilTestEnableEXT_rest(vkl_r->commandBuffer, vkl_r->stencilTestEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilTestEnableEXT_rest(commandBuffer, stencilTestEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stencilTestEnable)
@@ -7931,6 +9302,30 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp_rest(VkComma
 		return;
 	}
 	vkl_x->table.CmdSetStencilOp(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp_rec(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetStencilOp *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilOp, sizeof(sbt_vk_args_vkCmdSetStencilOp), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->faceMask = faceMask;
+		vkl_r->failOp = failOp;
+		vkl_r->passOp = passOp;
+		vkl_r->depthFailOp = depthFailOp;
+		vkl_r->compareOp = compareOp;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetStencilOp));
+			vkl_f.dev->table.CmdSetStencilOp(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->failOp, vkl_r->passOp, vkl_r->depthFailOp, vkl_r->compareOp);
+			return;
+		}
+		vkl_w_vkCmdSetStencilOp_rest(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->failOp, vkl_r->passOp, vkl_r->depthFailOp, vkl_r->compareOp); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilOp_rest(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
@@ -7975,6 +9370,30 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT_rest(VkCo
 	vkl_x->table.CmdSetStencilOpEXT(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT_rec(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetStencilOpEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilOpEXT, sizeof(sbt_vk_args_vkCmdSetStencilOpEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->faceMask = faceMask;
+		vkl_r->failOp = failOp;
+		vkl_r->passOp = passOp;
+		vkl_r->depthFailOp = depthFailOp;
+		vkl_r->compareOp = compareOp;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetStencilOpEXT));
+			vkl_f.dev->table.CmdSetStencilOpEXT(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->failOp, vkl_r->passOp, vkl_r->depthFailOp, vkl_r->compareOp);
+			return;
+		}
+		vkl_w_vkCmdSetStencilOpEXT_rest(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->failOp, vkl_r->passOp, vkl_r->depthFailOp, vkl_r->compareOp); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetStencilOpEXT_rest(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer commandBuffer, VkStencilFaceFlags faceMask, VkStencilOp failOp, VkStencilOp passOp, VkStencilOp depthFailOp, VkCompareOp compareOp)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -8013,6 +9432,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT_
 	vkl_x->table.CmdSetPatchControlPointsEXT(commandBuffer, patchControlPoints);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT_rec(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetPatchControlPointsEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, sizeof(sbt_vk_args_vkCmdSetPatchControlPointsEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->patchControlPoints = patchControlPoints;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetPatchControlPointsEXT));
+			vkl_f.dev->table.CmdSetPatchControlPointsEXT(vkl_r->commandBuffer, vkl_r->patchControlPoints);
+			return;
+		}
+		vkl_w_vkCmdSetPatchControlPointsEXT_rest(vkl_r->commandBuffer, vkl_r->patchControlPoints); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPatchControlPointsEXT_rest(commandBuffer, patchControlPoints);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT(VkCommandBuffer commandBuffer, uint32_t patchControlPoints)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -8045,6 +9484,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnabl
 		return;
 	}
 	vkl_x->table.CmdSetRasterizerDiscardEnable(commandBuffer, rasterizerDiscardEnable);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable_rec(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetRasterizerDiscardEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->rasterizerDiscardEnable = rasterizerDiscardEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable));
+			vkl_f.dev->table.CmdSetRasterizerDiscardEnable(vkl_r->commandBuffer, vkl_r->rasterizerDiscardEnable);
+			return;
+		}
+		vkl_w_vkCmdSetRasterizerDiscardEnable_rest(vkl_r->commandBuffer, vkl_r->rasterizerDiscardEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRasterizerDiscardEnable_rest(commandBuffer, rasterizerDiscardEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
@@ -8081,6 +9540,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnabl
 	vkl_x->table.CmdSetRasterizerDiscardEnableEXT(commandBuffer, rasterizerDiscardEnable);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rec(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->rasterizerDiscardEnable = rasterizerDiscardEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT));
+			vkl_f.dev->table.CmdSetRasterizerDiscardEnableEXT(vkl_r->commandBuffer, vkl_r->rasterizerDiscardEnable);
+			return;
+		}
+		vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest(vkl_r->commandBuffer, vkl_r->rasterizerDiscardEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest(commandBuffer, rasterizerDiscardEnable);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT(VkCommandBuffer commandBuffer, VkBool32 rasterizerDiscardEnable)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -8113,6 +9592,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable_rest(V
 		return;
 	}
 	vkl_x->table.CmdSetDepthBiasEnable(commandBuffer, depthBiasEnable);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable_rec(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDepthBiasEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBiasEnable, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnable), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->depthBiasEnable = depthBiasEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnable));
+			vkl_f.dev->table.CmdSetDepthBiasEnable(vkl_r->commandBuffer, vkl_r->depthBiasEnable);
+			return;
+		}
+		vkl_w_vkCmdSetDepthBiasEnable_rest(vkl_r->commandBuffer, vkl_r->depthBiasEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBiasEnable_rest(commandBuffer, depthBiasEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
@@ -8149,6 +9648,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT_res
 	vkl_x->table.CmdSetDepthBiasEnableEXT(commandBuffer, depthBiasEnable);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT_rec(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDepthBiasEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->depthBiasEnable = depthBiasEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT));
+			vkl_f.dev->table.CmdSetDepthBiasEnableEXT(vkl_r->commandBuffer, vkl_r->depthBiasEnable);
+			return;
+		}
+		vkl_w_vkCmdSetDepthBiasEnableEXT_rest(vkl_r->commandBuffer, vkl_r->depthBiasEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthBiasEnableEXT_rest(commandBuffer, depthBiasEnable);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthBiasEnable)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -8181,6 +9700,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT_rest(VkComm
 		return;
 	}
 	vkl_x->table.CmdSetLogicOpEXT(commandBuffer, logicOp);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT_rec(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetLogicOpEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLogicOpEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->logicOp = logicOp;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetLogicOpEXT));
+			vkl_f.dev->table.CmdSetLogicOpEXT(vkl_r->commandBuffer, vkl_r->logicOp);
+			return;
+		}
+		vkl_w_vkCmdSetLogicOpEXT_rest(vkl_r->commandBuffer, vkl_r->logicOp); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLogicOpEXT_rest(commandBuffer, logicOp);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT(VkCommandBuffer commandBuffer, VkLogicOp logicOp)
@@ -8217,6 +9756,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable
 	vkl_x->table.CmdSetPrimitiveRestartEnable(commandBuffer, primitiveRestartEnable);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable_rec(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetPrimitiveRestartEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->primitiveRestartEnable = primitiveRestartEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable));
+			vkl_f.dev->table.CmdSetPrimitiveRestartEnable(vkl_r->commandBuffer, vkl_r->primitiveRestartEnable);
+			return;
+		}
+		vkl_w_vkCmdSetPrimitiveRestartEnable_rest(vkl_r->commandBuffer, vkl_r->primitiveRestartEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPrimitiveRestartEnable_rest(commandBuffer, primitiveRestartEnable);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -8249,6 +9808,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable
 		return;
 	}
 	vkl_x->table.CmdSetPrimitiveRestartEnableEXT(commandBuffer, primitiveRestartEnable);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rec(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->primitiveRestartEnable = primitiveRestartEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT));
+			vkl_f.dev->table.CmdSetPrimitiveRestartEnableEXT(vkl_r->commandBuffer, vkl_r->primitiveRestartEnable);
+			return;
+		}
+		vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest(vkl_r->commandBuffer, vkl_r->primitiveRestartEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest(commandBuffer, primitiveRestartEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT(VkCommandBuffer commandBuffer, VkBool32 primitiveRestartEnable)
@@ -8285,6 +9864,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOrig
 	vkl_x->table.CmdSetTessellationDomainOriginEXT(commandBuffer, domainOrigin);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT_rec(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetTessellationDomainOriginEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, sizeof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->domainOrigin = domainOrigin;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT));
+			vkl_f.dev->table.CmdSetTessellationDomainOriginEXT(vkl_r->commandBuffer, vkl_r->domainOrigin);
+			return;
+		}
+		vkl_w_vkCmdSetTessellationDomainOriginEXT_rest(vkl_r->commandBuffer, vkl_r->domainOrigin); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetTessellationDomainOriginEXT_rest(commandBuffer, domainOrigin);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT(VkCommandBuffer commandBuffer, VkTessellationDomainOrigin domainOrigin)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -8317,6 +9916,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT_re
 		return;
 	}
 	vkl_x->table.CmdSetDepthClampEnableEXT(commandBuffer, depthClampEnable);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT_rec(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDepthClampEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClampEnableEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->depthClampEnable = depthClampEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthClampEnableEXT));
+			vkl_f.dev->table.CmdSetDepthClampEnableEXT(vkl_r->commandBuffer, vkl_r->depthClampEnable);
+			return;
+		}
+		vkl_w_vkCmdSetDepthClampEnableEXT_rest(vkl_r->commandBuffer, vkl_r->depthClampEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthClampEnableEXT_rest(commandBuffer, depthClampEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClampEnable)
@@ -8353,6 +9972,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT_rest(Vk
 	vkl_x->table.CmdSetPolygonModeEXT(commandBuffer, polygonMode);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT_rec(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetPolygonModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPolygonModeEXT, sizeof(sbt_vk_args_vkCmdSetPolygonModeEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->polygonMode = polygonMode;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetPolygonModeEXT));
+			vkl_f.dev->table.CmdSetPolygonModeEXT(vkl_r->commandBuffer, vkl_r->polygonMode);
+			return;
+		}
+		vkl_w_vkCmdSetPolygonModeEXT_rest(vkl_r->commandBuffer, vkl_r->polygonMode); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetPolygonModeEXT_rest(commandBuffer, polygonMode);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT(VkCommandBuffer commandBuffer, VkPolygonMode polygonMode)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -8385,6 +10024,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEX
 		return;
 	}
 	vkl_x->table.CmdSetRasterizationSamplesEXT(commandBuffer, rasterizationSamples);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT_rec(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetRasterizationSamplesEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->rasterizationSamples = rasterizationSamples;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT));
+			vkl_f.dev->table.CmdSetRasterizationSamplesEXT(vkl_r->commandBuffer, vkl_r->rasterizationSamples);
+			return;
+		}
+		vkl_w_vkCmdSetRasterizationSamplesEXT_rest(vkl_r->commandBuffer, vkl_r->rasterizationSamples); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRasterizationSamplesEXT_rest(commandBuffer, rasterizationSamples);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits rasterizationSamples)
@@ -8420,6 +10079,29 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT_rest(VkC
 		return;
 	}
 	vkl_x->table.CmdSetSampleMaskEXT(commandBuffer, samples, pSampleMask);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT_rec(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetSampleMaskEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetSampleMaskEXT, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT), 1, offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, pSampleMask));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->samples = samples;
+		vkl_r->pSampleMask = pSampleMask;
+		size_t vkl_n = vkl_r->pSampleMask ? (size_t)((uint64_t)((vkl_r->samples + 31) / 32)) * sizeof(*vkl_r->pSampleMask) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pSampleMask, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT) + vkl_n);
+			vkl_f.dev->table.CmdSetSampleMaskEXT(vkl_r->commandBuffer, vkl_r->samples, vkl_r->pSampleMask);
+			return;
+		}
+		vkl_w_vkCmdSetSampleMaskEXT_rest(vkl_r->commandBuffer, vkl_r->samples, vkl_r->pSampleMask); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetSampleMaskEXT_rest(commandBuffer, samples, pSampleMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT(VkCommandBuffer commandBuffer, VkSampleCountFlagBits samples, const VkSampleMask* pSampleMask)
@@ -8459,6 +10141,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableE
 	vkl_x->table.CmdSetAlphaToCoverageEnableEXT(commandBuffer, alphaToCoverageEnable);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rec(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->alphaToCoverageEnable = alphaToCoverageEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT));
+			vkl_f.dev->table.CmdSetAlphaToCoverageEnableEXT(vkl_r->commandBuffer, vkl_r->alphaToCoverageEnable);
+			return;
+		}
+		vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest(vkl_r->commandBuffer, vkl_r->alphaToCoverageEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest(commandBuffer, alphaToCoverageEnable);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToCoverageEnable)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -8491,6 +10193,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT_re
 		return;
 	}
 	vkl_x->table.CmdSetAlphaToOneEnableEXT(commandBuffer, alphaToOneEnable);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT_rec(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetAlphaToOneEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->alphaToOneEnable = alphaToOneEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT));
+			vkl_f.dev->table.CmdSetAlphaToOneEnableEXT(vkl_r->commandBuffer, vkl_r->alphaToOneEnable);
+			return;
+		}
+		vkl_w_vkCmdSetAlphaToOneEnableEXT_rest(vkl_r->commandBuffer, vkl_r->alphaToOneEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetAlphaToOneEnableEXT_rest(commandBuffer, alphaToOneEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT(VkCommandBuffer commandBuffer, VkBool32 alphaToOneEnable)
@@ -8527,6 +10249,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT_rest(
 	vkl_x->table.CmdSetLogicOpEnableEXT(commandBuffer, logicOpEnable);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT_rec(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetLogicOpEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEnableEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->logicOpEnable = logicOpEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetLogicOpEnableEXT));
+			vkl_f.dev->table.CmdSetLogicOpEnableEXT(vkl_r->commandBuffer, vkl_r->logicOpEnable);
+			return;
+		}
+		vkl_w_vkCmdSetLogicOpEnableEXT_rest(vkl_r->commandBuffer, vkl_r->logicOpEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLogicOpEnableEXT_rest(commandBuffer, logicOpEnable);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT(VkCommandBuffer commandBuffer, VkBool32 logicOpEnable)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -8561,6 +10303,30 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT_re
 		return;
 	}
 	vkl_x->table.CmdSetColorBlendEnableEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT_rec(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetColorBlendEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT), 1, offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, pColorBlendEnables));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->firstAttachment = firstAttachment;
+		vkl_r->attachmentCount = attachmentCount;
+		vkl_r->pColorBlendEnables = pColorBlendEnables;
+		size_t vkl_n = vkl_r->pColorBlendEnables ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorBlendEnables) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pColorBlendEnables, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT) + vkl_n);
+			vkl_f.dev->table.CmdSetColorBlendEnableEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendEnables);
+			return;
+		}
+		vkl_w_vkCmdSetColorBlendEnableEXT_rest(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendEnables); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetColorBlendEnableEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkBool32* pColorBlendEnables)
@@ -8603,6 +10369,30 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT_
 	vkl_x->table.CmdSetColorBlendEquationEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT_rec(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetColorBlendEquationEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT), 1, offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, pColorBlendEquations));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->firstAttachment = firstAttachment;
+		vkl_r->attachmentCount = attachmentCount;
+		vkl_r->pColorBlendEquations = pColorBlendEquations;
+		size_t vkl_n = vkl_r->pColorBlendEquations ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorBlendEquations) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pColorBlendEquations, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT) + vkl_n);
+			vkl_f.dev->table.CmdSetColorBlendEquationEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendEquations);
+			return;
+		}
+		vkl_w_vkCmdSetColorBlendEquationEXT_rest(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendEquations); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetColorBlendEquationEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendEquationEXT* pColorBlendEquations)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -8643,6 +10433,30 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT_rest
 	vkl_x->table.CmdSetColorWriteMaskEXT(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT_rec(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetColorWriteMaskEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT), 1, offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, pColorWriteMasks));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->firstAttachment = firstAttachment;
+		vkl_r->attachmentCount = attachmentCount;
+		vkl_r->pColorWriteMasks = pColorWriteMasks;
+		size_t vkl_n = vkl_r->pColorWriteMasks ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorWriteMasks) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pColorWriteMasks, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT) + vkl_n);
+			vkl_f.dev->table.CmdSetColorWriteMaskEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorWriteMasks);
+			return;
+		}
+		vkl_w_vkCmdSetColorWriteMaskEXT_rest(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorWriteMasks); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetColorWriteMaskEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorComponentFlags* pColorWriteMasks)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -8681,6 +10495,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT
 	vkl_x->table.CmdSetRasterizationStreamEXT(commandBuffer, rasterizationStream);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT_rec(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetRasterizationStreamEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationStreamEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->rasterizationStream = rasterizationStream;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetRasterizationStreamEXT));
+			vkl_f.dev->table.CmdSetRasterizationStreamEXT(vkl_r->commandBuffer, vkl_r->rasterizationStream);
+			return;
+		}
+		vkl_w_vkCmdSetRasterizationStreamEXT_rest(vkl_r->commandBuffer, vkl_r->rasterizationStream); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRasterizationStreamEXT_rest(commandBuffer, rasterizationStream);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT(VkCommandBuffer commandBuffer, uint32_t rasterizationStream)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -8713,6 +10547,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizat
 		return;
 	}
 	vkl_x->table.CmdSetConservativeRasterizationModeEXT(commandBuffer, conservativeRasterizationMode);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT_rec(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->conservativeRasterizationMode = conservativeRasterizationMode;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT));
+			vkl_f.dev->table.CmdSetConservativeRasterizationModeEXT(vkl_r->commandBuffer, vkl_r->conservativeRasterizationMode);
+			return;
+		}
+		vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest(vkl_r->commandBuffer, vkl_r->conservativeRasterizationMode); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest(commandBuffer, conservativeRasterizationMode);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT(VkCommandBuffer commandBuffer, VkConservativeRasterizationModeEXT conservativeRasterizationMode)
@@ -8749,6 +10603,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOveresti
 	vkl_x->table.CmdSetExtraPrimitiveOverestimationSizeEXT(commandBuffer, extraPrimitiveOverestimationSize);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rec(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, sizeof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->extraPrimitiveOverestimationSize = extraPrimitiveOverestimationSize;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT));
+			vkl_f.dev->table.CmdSetExtraPrimitiveOverestimationSizeEXT(vkl_r->commandBuffer, vkl_r->extraPrimitiveOverestimationSize);
+			return;
+		}
+		vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest(vkl_r->commandBuffer, vkl_r->extraPrimitiveOverestimationSize); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest(commandBuffer, extraPrimitiveOverestimationSize);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT(VkCommandBuffer commandBuffer, float extraPrimitiveOverestimationSize)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -8781,6 +10655,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT_res
 		return;
 	}
 	vkl_x->table.CmdSetDepthClipEnableEXT(commandBuffer, depthClipEnable);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT_rec(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDepthClipEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipEnableEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->depthClipEnable = depthClipEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthClipEnableEXT));
+			vkl_f.dev->table.CmdSetDepthClipEnableEXT(vkl_r->commandBuffer, vkl_r->depthClipEnable);
+			return;
+		}
+		vkl_w_vkCmdSetDepthClipEnableEXT_rest(vkl_r->commandBuffer, vkl_r->depthClipEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthClipEnableEXT_rest(commandBuffer, depthClipEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT(VkCommandBuffer commandBuffer, VkBool32 depthClipEnable)
@@ -8817,6 +10711,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableE
 	vkl_x->table.CmdSetSampleLocationsEnableEXT(commandBuffer, sampleLocationsEnable);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT_rec(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetSampleLocationsEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->sampleLocationsEnable = sampleLocationsEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT));
+			vkl_f.dev->table.CmdSetSampleLocationsEnableEXT(vkl_r->commandBuffer, vkl_r->sampleLocationsEnable);
+			return;
+		}
+		vkl_w_vkCmdSetSampleLocationsEnableEXT_rest(vkl_r->commandBuffer, vkl_r->sampleLocationsEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetSampleLocationsEnableEXT_rest(commandBuffer, sampleLocationsEnable);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT(VkCommandBuffer commandBuffer, VkBool32 sampleLocationsEnable)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -8851,6 +10765,30 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT_
 		return;
 	}
 	vkl_x->table.CmdSetColorBlendAdvancedEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT_rec(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetColorBlendAdvancedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT), 1, offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, pColorBlendAdvanced));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->firstAttachment = firstAttachment;
+		vkl_r->attachmentCount = attachmentCount;
+		vkl_r->pColorBlendAdvanced = pColorBlendAdvanced;
+		size_t vkl_n = vkl_r->pColorBlendAdvanced ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorBlendAdvanced) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pColorBlendAdvanced, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT) + vkl_n);
+			vkl_f.dev->table.CmdSetColorBlendAdvancedEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendAdvanced);
+			return;
+		}
+		vkl_w_vkCmdSetColorBlendAdvancedEXT_rest(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendAdvanced); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetColorBlendAdvancedEXT_rest(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT(VkCommandBuffer commandBuffer, uint32_t firstAttachment, uint32_t attachmentCount, const VkColorBlendAdvancedEXT* pColorBlendAdvanced)
@@ -8891,6 +10829,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT
 	vkl_x->table.CmdSetProvokingVertexModeEXT(commandBuffer, provokingVertexMode);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT_rec(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetProvokingVertexModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, sizeof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->provokingVertexMode = provokingVertexMode;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT));
+			vkl_f.dev->table.CmdSetProvokingVertexModeEXT(vkl_r->commandBuffer, vkl_r->provokingVertexMode);
+			return;
+		}
+		vkl_w_vkCmdSetProvokingVertexModeEXT_rest(vkl_r->commandBuffer, vkl_r->provokingVertexMode); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetProvokingVertexModeEXT_rest(commandBuffer, provokingVertexMode);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT(VkCommandBuffer commandBuffer, VkProvokingVertexModeEXT provokingVertexMode)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -8923,6 +10881,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeE
 		return;
 	}
 	vkl_x->table.CmdSetLineRasterizationModeEXT(commandBuffer, lineRasterizationMode);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT_rec(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetLineRasterizationModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->lineRasterizationMode = lineRasterizationMode;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT));
+			vkl_f.dev->table.CmdSetLineRasterizationModeEXT(vkl_r->commandBuffer, vkl_r->lineRasterizationMode);
+			return;
+		}
+		vkl_w_vkCmdSetLineRasterizationModeEXT_rest(vkl_r->commandBuffer, vkl_r->lineRasterizationMode); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLineRasterizationModeEXT_rest(commandBuffer, lineRasterizationMode);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT(VkCommandBuffer commandBuffer, VkLineRasterizationModeEXT lineRasterizationMode)
@@ -8959,6 +10937,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT_r
 	vkl_x->table.CmdSetLineStippleEnableEXT(commandBuffer, stippledLineEnable);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT_rec(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetLineStippleEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEnableEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->stippledLineEnable = stippledLineEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetLineStippleEnableEXT));
+			vkl_f.dev->table.CmdSetLineStippleEnableEXT(vkl_r->commandBuffer, vkl_r->stippledLineEnable);
+			return;
+		}
+		vkl_w_vkCmdSetLineStippleEnableEXT_rest(vkl_r->commandBuffer, vkl_r->stippledLineEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetLineStippleEnableEXT_rest(commandBuffer, stippledLineEnable);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT(VkCommandBuffer commandBuffer, VkBool32 stippledLineEnable)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -8991,6 +10989,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneTo
 		return;
 	}
 	vkl_x->table.CmdSetDepthClipNegativeOneToOneEXT(commandBuffer, negativeOneToOne);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rec(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->negativeOneToOne = negativeOneToOne;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT));
+			vkl_f.dev->table.CmdSetDepthClipNegativeOneToOneEXT(vkl_r->commandBuffer, vkl_r->negativeOneToOne);
+			return;
+		}
+		vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest(vkl_r->commandBuffer, vkl_r->negativeOneToOne); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest(commandBuffer, negativeOneToOne);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT(VkCommandBuffer commandBuffer, VkBool32 negativeOneToOne)
@@ -9027,6 +11045,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnable
 	vkl_x->table.CmdSetViewportWScalingEnableNV(commandBuffer, viewportWScalingEnable);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV_rec(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetViewportWScalingEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->viewportWScalingEnable = viewportWScalingEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV));
+			vkl_f.dev->table.CmdSetViewportWScalingEnableNV(vkl_r->commandBuffer, vkl_r->viewportWScalingEnable);
+			return;
+		}
+		vkl_w_vkCmdSetViewportWScalingEnableNV_rest(vkl_r->commandBuffer, vkl_r->viewportWScalingEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewportWScalingEnableNV_rest(commandBuffer, viewportWScalingEnable);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV(VkCommandBuffer commandBuffer, VkBool32 viewportWScalingEnable)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -9061,6 +11099,30 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV_rest
 		return;
 	}
 	vkl_x->table.CmdSetViewportSwizzleNV(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV_rec(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetViewportSwizzleNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportSwizzleNV, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV), 1, offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, pViewportSwizzles));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->firstViewport = firstViewport;
+		vkl_r->viewportCount = viewportCount;
+		vkl_r->pViewportSwizzles = pViewportSwizzles;
+		size_t vkl_n = vkl_r->pViewportSwizzles ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewportSwizzles) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pViewportSwizzles, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV) + vkl_n);
+			vkl_f.dev->table.CmdSetViewportSwizzleNV(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewportSwizzles);
+			return;
+		}
+		vkl_w_vkCmdSetViewportSwizzleNV_rest(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewportSwizzles); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetViewportSwizzleNV_rest(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV(VkCommandBuffer commandBuffer, uint32_t firstViewport, uint32_t viewportCount, const VkViewportSwizzleNV* pViewportSwizzles)
@@ -9101,6 +11163,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableN
 	vkl_x->table.CmdSetCoverageToColorEnableNV(commandBuffer, coverageToColorEnable);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV_rec(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetCoverageToColorEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->coverageToColorEnable = coverageToColorEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV));
+			vkl_f.dev->table.CmdSetCoverageToColorEnableNV(vkl_r->commandBuffer, vkl_r->coverageToColorEnable);
+			return;
+		}
+		vkl_w_vkCmdSetCoverageToColorEnableNV_rest(vkl_r->commandBuffer, vkl_r->coverageToColorEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageToColorEnableNV_rest(commandBuffer, coverageToColorEnable);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageToColorEnable)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -9133,6 +11215,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocatio
 		return;
 	}
 	vkl_x->table.CmdSetCoverageToColorLocationNV(commandBuffer, coverageToColorLocation);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV_rec(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetCoverageToColorLocationNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->coverageToColorLocation = coverageToColorLocation;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV));
+			vkl_f.dev->table.CmdSetCoverageToColorLocationNV(vkl_r->commandBuffer, vkl_r->coverageToColorLocation);
+			return;
+		}
+		vkl_w_vkCmdSetCoverageToColorLocationNV_rest(vkl_r->commandBuffer, vkl_r->coverageToColorLocation); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageToColorLocationNV_rest(commandBuffer, coverageToColorLocation);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV(VkCommandBuffer commandBuffer, uint32_t coverageToColorLocation)
@@ -9169,6 +11271,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationMode
 	vkl_x->table.CmdSetCoverageModulationModeNV(commandBuffer, coverageModulationMode);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV_rec(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetCoverageModulationModeNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationModeNV), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->coverageModulationMode = coverageModulationMode;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCoverageModulationModeNV));
+			vkl_f.dev->table.CmdSetCoverageModulationModeNV(vkl_r->commandBuffer, vkl_r->coverageModulationMode);
+			return;
+		}
+		vkl_w_vkCmdSetCoverageModulationModeNV_rest(vkl_r->commandBuffer, vkl_r->coverageModulationMode); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageModulationModeNV_rest(commandBuffer, coverageModulationMode);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV(VkCommandBuffer commandBuffer, VkCoverageModulationModeNV coverageModulationMode)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -9201,6 +11323,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTabl
 		return;
 	}
 	vkl_x->table.CmdSetCoverageModulationTableEnableNV(commandBuffer, coverageModulationTableEnable);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV_rec(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->coverageModulationTableEnable = coverageModulationTableEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV));
+			vkl_f.dev->table.CmdSetCoverageModulationTableEnableNV(vkl_r->commandBuffer, vkl_r->coverageModulationTableEnable);
+			return;
+		}
+		vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest(vkl_r->commandBuffer, vkl_r->coverageModulationTableEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest(commandBuffer, coverageModulationTableEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV(VkCommandBuffer commandBuffer, VkBool32 coverageModulationTableEnable)
@@ -9236,6 +11378,29 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTabl
 		return;
 	}
 	vkl_x->table.CmdSetCoverageModulationTableNV(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV_rec(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetCoverageModulationTableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV), 1, offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, pCoverageModulationTable));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->coverageModulationTableCount = coverageModulationTableCount;
+		vkl_r->pCoverageModulationTable = pCoverageModulationTable;
+		size_t vkl_n = vkl_r->pCoverageModulationTable ? (size_t)((uint64_t)vkl_r->coverageModulationTableCount) * sizeof(*vkl_r->pCoverageModulationTable) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pCoverageModulationTable, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV) + vkl_n);
+			vkl_f.dev->table.CmdSetCoverageModulationTableNV(vkl_r->commandBuffer, vkl_r->coverageModulationTableCount, vkl_r->pCoverageModulationTable);
+			return;
+		}
+		vkl_w_vkCmdSetCoverageModulationTableNV_rest(vkl_r->commandBuffer, vkl_r->coverageModulationTableCount, vkl_r->pCoverageModulationTable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageModulationTableNV_rest(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV(VkCommandBuffer commandBuffer, uint32_t coverageModulationTableCount, const float* pCoverageModulationTable)
@@ -9275,6 +11440,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnable
 	vkl_x->table.CmdSetShadingRateImageEnableNV(commandBuffer, shadingRateImageEnable);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV_rec(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetShadingRateImageEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, sizeof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->shadingRateImageEnable = shadingRateImageEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV));
+			vkl_f.dev->table.CmdSetShadingRateImageEnableNV(vkl_r->commandBuffer, vkl_r->shadingRateImageEnable);
+			return;
+		}
+		vkl_w_vkCmdSetShadingRateImageEnableNV_rest(vkl_r->commandBuffer, vkl_r->shadingRateImageEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetShadingRateImageEnableNV_rest(commandBuffer, shadingRateImageEnable);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV(VkCommandBuffer commandBuffer, VkBool32 shadingRateImageEnable)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -9309,6 +11494,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeN
 	vkl_x->table.CmdSetCoverageReductionModeNV(commandBuffer, coverageReductionMode);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV_rec(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetCoverageReductionModeNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageReductionModeNV), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->coverageReductionMode = coverageReductionMode;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCoverageReductionModeNV));
+			vkl_f.dev->table.CmdSetCoverageReductionModeNV(vkl_r->commandBuffer, vkl_r->coverageReductionMode);
+			return;
+		}
+		vkl_w_vkCmdSetCoverageReductionModeNV_rest(vkl_r->commandBuffer, vkl_r->coverageReductionMode); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetCoverageReductionModeNV_rest(commandBuffer, coverageReductionMode);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV(VkCommandBuffer commandBuffer, VkCoverageReductionModeNV coverageReductionMode)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -9341,6 +11546,26 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragment
 		return;
 	}
 	vkl_x->table.CmdSetRepresentativeFragmentTestEnableNV(commandBuffer, representativeFragmentTestEnable);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rec(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->representativeFragmentTestEnable = representativeFragmentTestEnable;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV));
+			vkl_f.dev->table.CmdSetRepresentativeFragmentTestEnableNV(vkl_r->commandBuffer, vkl_r->representativeFragmentTestEnable);
+			return;
+		}
+		vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest(vkl_r->commandBuffer, vkl_r->representativeFragmentTestEnable); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest(commandBuffer, representativeFragmentTestEnable);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV(VkCommandBuffer commandBuffer, VkBool32 representativeFragmentTestEnable)
@@ -9705,6 +11930,29 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnu
 	vkl_x->table.CmdSetFragmentShadingRateEnumNV(commandBuffer, shadingRate, combinerOps);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV_rec(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV), 1, offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->shadingRate = shadingRate;
+		vkl_r->combinerOps = combinerOps;
+		size_t vkl_n = vkl_r->combinerOps ? (size_t)((uint64_t)(2)) * sizeof(*vkl_r->combinerOps) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->combinerOps, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV) + vkl_n);
+			vkl_f.dev->table.CmdSetFragmentShadingRateEnumNV(vkl_r->commandBuffer, vkl_r->shadingRate, vkl_r->combinerOps);
+			return;
+		}
+		vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest(vkl_r->commandBuffer, vkl_r->shadingRate, vkl_r->combinerOps); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest(commandBuffer, shadingRate, combinerOps);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV(VkCommandBuffer commandBuffer, VkFragmentShadingRateNV shadingRate, const VkFragmentShadingRateCombinerOpKHR combinerOps[2])
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -9773,6 +12021,29 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT_re
 	vkl_x->table.CmdSetColorWriteEnableEXT(commandBuffer, attachmentCount, pColorWriteEnables);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT_rec(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdSetColorWriteEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT), 1, offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->attachmentCount = attachmentCount;
+		vkl_r->pColorWriteEnables = pColorWriteEnables;
+		size_t vkl_n = vkl_r->pColorWriteEnables ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorWriteEnables) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pColorWriteEnables, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT) + vkl_n);
+			vkl_f.dev->table.CmdSetColorWriteEnableEXT(vkl_r->commandBuffer, vkl_r->attachmentCount, vkl_r->pColorWriteEnables);
+			return;
+		}
+		vkl_w_vkCmdSetColorWriteEnableEXT_rest(vkl_r->commandBuffer, vkl_r->attachmentCount, vkl_r->pColorWriteEnables); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdSetColorWriteEnableEXT_rest(commandBuffer, attachmentCount, pColorWriteEnables);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT(VkCommandBuffer commandBuffer, uint32_t attachmentCount, const VkBool32* pColorWriteEnables)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -9839,6 +12110,27 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2_rest(VkComman
 	vkl_x->table.CmdResetEvent2(commandBuffer, event, stageMask);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2_rec(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdResetEvent2 *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdResetEvent2, sizeof(sbt_vk_args_vkCmdResetEvent2), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->event = event;
+		vkl_r->stageMask = stageMask;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdResetEvent2));
+			vkl_f.dev->table.CmdResetEvent2(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask);
+			return;
+		}
+		vkl_w_vkCmdResetEvent2_rest(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdResetEvent2_rest(commandBuffer, event, stageMask);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -9873,6 +12165,27 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR_rest(VkCom
 		return;
 	}
 	vkl_x->table.CmdResetEvent2KHR(commandBuffer, event, stageMask);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR_rec(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdResetEvent2KHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdResetEvent2KHR, sizeof(sbt_vk_args_vkCmdResetEvent2KHR), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->event = event;
+		vkl_r->stageMask = stageMask;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdResetEvent2KHR));
+			vkl_f.dev->table.CmdResetEvent2KHR(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask);
+			return;
+		}
+		vkl_w_vkCmdResetEvent2KHR_rest(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdResetEvent2KHR_rest(commandBuffer, event, stageMask);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR(VkCommandBuffer commandBuffer, VkEvent event, VkPipelineStageFlags2 stageMask)
@@ -9968,6 +12281,28 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2_rest(VkCo
 	vkl_x->table.CmdWriteTimestamp2(commandBuffer, stage, queryPool, query);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2_rec(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdWriteTimestamp2 *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdWriteTimestamp2, sizeof(sbt_vk_args_vkCmdWriteTimestamp2), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->stage = stage;
+		vkl_r->queryPool = queryPool;
+		vkl_r->query = query;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdWriteTimestamp2));
+			vkl_f.dev->table.CmdWriteTimestamp2(vkl_r->commandBuffer, vkl_r->stage, vkl_r->queryPool, vkl_r->query);
+			return;
+		}
+		vkl_w_vkCmdWriteTimestamp2_rest(vkl_r->commandBuffer, vkl_r->stage, vkl_r->queryPool, vkl_r->query); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdWriteTimestamp2_rest(commandBuffer, stage, queryPool, query);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -10004,6 +12339,28 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR_rest(V
 		return;
 	}
 	vkl_x->table.CmdWriteTimestamp2KHR(commandBuffer, stage, queryPool, query);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR_rec(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdWriteTimestamp2KHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdWriteTimestamp2KHR, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->stage = stage;
+		vkl_r->queryPool = queryPool;
+		vkl_r->query = query;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR));
+			vkl_f.dev->table.CmdWriteTimestamp2KHR(vkl_r->commandBuffer, vkl_r->stage, vkl_r->queryPool, vkl_r->query);
+			return;
+		}
+		vkl_w_vkCmdWriteTimestamp2KHR_rest(vkl_r->commandBuffer, vkl_r->stage, vkl_r->queryPool, vkl_r->query); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdWriteTimestamp2KHR_rest(commandBuffer, stage, queryPool, query);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR(VkCommandBuffer commandBuffer, VkPipelineStageFlags2 stage, VkQueryPool queryPool, uint32_t query)
@@ -10281,6 +12638,29 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV_rest(V
 	vkl_x->table.CmdDecompressMemoryNV(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV_rec(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdDecompressMemoryNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDecompressMemoryNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV), 1, offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, pDecompressMemoryRegions));
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->decompressRegionCount = decompressRegionCount;
+		vkl_r->pDecompressMemoryRegions = pDecompressMemoryRegions;
+		size_t vkl_n = vkl_r->pDecompressMemoryRegions ? (size_t)((uint64_t)vkl_r->decompressRegionCount) * sizeof(*vkl_r->pDecompressMemoryRegions) : 0;
+		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pDecompressMemoryRegions, vkl_n) &&
+		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV) + vkl_n);
+			vkl_f.dev->table.CmdDecompressMemoryNV(vkl_r->commandBuffer, vkl_r->decompressRegionCount, vkl_r->pDecompressMemoryRegions);
+			return;
+		}
+		vkl_w_vkCmdDecompressMemoryNV_rest(vkl_r->commandBuffer, vkl_r->decompressRegionCount, vkl_r->pDecompressMemoryRegions); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdDecompressMemoryNV_rest(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV(VkCommandBuffer commandBuffer, uint32_t decompressRegionCount, const VkDecompressMemoryRegionNV* pDecompressMemoryRegions)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -10318,6 +12698,28 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectC
 		return;
 	}
 	vkl_x->table.CmdDecompressMemoryIndirectCountNV(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV_rec(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->indirectCommandsAddress = indirectCommandsAddress;
+		vkl_r->indirectCommandsCountAddress = indirectCommandsCountAddress;
+		vkl_r->stride = stride;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV));
+			vkl_f.dev->table.CmdDecompressMemoryIndirectCountNV(vkl_r->commandBuffer, vkl_r->indirectCommandsAddress, vkl_r->indirectCommandsCountAddress, vkl_r->stride);
+			return;
+		}
+		vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest(vkl_r->commandBuffer, vkl_r->indirectCommandsAddress, vkl_r->indirectCommandsCountAddress, vkl_r->stride); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV(VkCommandBuffer commandBuffer, VkDeviceAddress indirectCommandsAddress, VkDeviceAddress indirectCommandsCountAddress, uint32_t stride)
@@ -10506,6 +12908,28 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbed
 	vkl_x->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(commandBuffer, pipelineBindPoint, layout, set);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rec(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		vkl_r->pipelineBindPoint = pipelineBindPoint;
+		vkl_r->layout = layout;
+		vkl_r->set = set;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT));
+			vkl_f.dev->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(vkl_r->commandBuffer, vkl_r->pipelineBindPoint, vkl_r->layout, vkl_r->set);
+			return;
+		}
+		vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest(vkl_r->commandBuffer, vkl_r->pipelineBindPoint, vkl_r->layout, vkl_r->set); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest(commandBuffer, pipelineBindPoint, layout, set);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint, VkPipelineLayout layout, uint32_t set)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -10635,6 +13059,25 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering_rest(VkComma
 	vkl_x->table.CmdEndRendering(commandBuffer);
 }
 
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering_rec(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdEndRendering *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndRendering, sizeof(sbt_vk_args_vkCmdEndRendering), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdEndRendering));
+			vkl_f.dev->table.CmdEndRendering(vkl_r->commandBuffer);
+			return;
+		}
+		vkl_w_vkCmdEndRendering_rest(vkl_r->commandBuffer); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndRendering_rest(commandBuffer);
+}
+
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering(VkCommandBuffer commandBuffer)
 {
 #ifndef VKL_DISPATCH_ONLY
@@ -10665,6 +13108,25 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR_rest(VkCo
 		return;
 	}
 	vkl_x->table.CmdEndRenderingKHR(commandBuffer);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR_rec(VkCommandBuffer commandBuffer)
+{
+#ifndef VKL_DISPATCH_ONLY
+	vkl_rec_fast vkl_f;
+	sbt_vk_args_vkCmdEndRenderingKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndRenderingKHR, sizeof(sbt_vk_args_vkCmdEndRenderingKHR), 0, 0);
+	if (vkl_r) {
+		vkl_r->commandBuffer = commandBuffer;
+		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdEndRenderingKHR));
+			vkl_f.dev->table.CmdEndRenderingKHR(vkl_r->commandBuffer);
+			return;
+		}
+		vkl_w_vkCmdEndRenderingKHR_rest(vkl_r->commandBuffer); /* the record left unsealed */
+		return;
+	}
+#endif
+	vkl_w_vkCmdEndRenderingKHR_rest(commandBuffer);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR(VkCommandBuffer commandBuffer)
@@ -11124,591 +13586,591 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkReleaseSwapchainImagesEXT(VkDevice
 }
 
 const vkl_proc vkl_procs[] = {
-	{"vkAcquireDrmDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkAcquireDrmDisplayEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, AcquireDrmDisplayEXT)},
-	{"vkAcquireNextImage2KHR", (PFN_vkVoidFunction)vkl_w_vkAcquireNextImage2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireNextImage2KHR)},
-	{"vkAcquireNextImageKHR", (PFN_vkVoidFunction)vkl_w_vkAcquireNextImageKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireNextImageKHR)},
-	{"vkAcquirePerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkAcquirePerformanceConfigurationINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquirePerformanceConfigurationINTEL)},
-	{"vkAcquireProfilingLockKHR", (PFN_vkVoidFunction)vkl_w_vkAcquireProfilingLockKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireProfilingLockKHR)},
+	{"vkAcquireDrmDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkAcquireDrmDisplayEXT, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, AcquireDrmDisplayEXT)},
+	{"vkAcquireNextImage2KHR", (PFN_vkVoidFunction)vkl_w_vkAcquireNextImage2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireNextImage2KHR)},
+	{"vkAcquireNextImageKHR", (PFN_vkVoidFunction)vkl_w_vkAcquireNextImageKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireNextImageKHR)},
+	{"vkAcquirePerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkAcquirePerformanceConfigurationINTEL, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquirePerformanceConfigurationINTEL)},
+	{"vkAcquireProfilingLockKHR", (PFN_vkVoidFunction)vkl_w_vkAcquireProfilingLockKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireProfilingLockKHR)},
 #ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
-	{"vkAcquireXlibDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkAcquireXlibDisplayEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, AcquireXlibDisplayEXT)},
+	{"vkAcquireXlibDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkAcquireXlibDisplayEXT, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, AcquireXlibDisplayEXT)},
 #endif
-	{"vkAllocateCommandBuffers", (PFN_vkVoidFunction)vkl_w_vkAllocateCommandBuffers, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateCommandBuffers)},
-	{"vkAllocateDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkAllocateDescriptorSets, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateDescriptorSets)},
-	{"vkAllocateMemory", (PFN_vkVoidFunction)vkl_o_vkAllocateMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateMemory)},
-	{"vkBeginCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkBeginCommandBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BeginCommandBuffer)},
-	{"vkBindAccelerationStructureMemoryNV", (PFN_vkVoidFunction)vkl_w_vkBindAccelerationStructureMemoryNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindAccelerationStructureMemoryNV)},
-	{"vkBindBufferMemory", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory)},
-	{"vkBindBufferMemory2", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory2)},
-	{"vkBindBufferMemory2KHR", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory2KHR)},
-	{"vkBindImageMemory", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory)},
-	{"vkBindImageMemory2", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory2)},
-	{"vkBindImageMemory2KHR", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory2KHR)},
-	{"vkBindOpticalFlowSessionImageNV", (PFN_vkVoidFunction)vkl_w_vkBindOpticalFlowSessionImageNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindOpticalFlowSessionImageNV)},
-	{"vkBindVideoSessionMemoryKHR", (PFN_vkVoidFunction)vkl_w_vkBindVideoSessionMemoryKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindVideoSessionMemoryKHR)},
-	{"vkBuildMicromapsEXT", (PFN_vkVoidFunction)vkl_w_vkBuildMicromapsEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BuildMicromapsEXT)},
-	{"vkCmdBeginConditionalRenderingEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginConditionalRenderingEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginConditionalRenderingEXT)},
-	{"vkCmdBeginDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginDebugUtilsLabelEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginDebugUtilsLabelEXT)},
-	{"vkCmdBeginQuery", (PFN_vkVoidFunction)vkl_w_vkCmdBeginQuery, (PFN_vkVoidFunction)vkl_w_vkCmdBeginQuery_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginQuery)},
-	{"vkCmdBeginQueryIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginQueryIndexedEXT, (PFN_vkVoidFunction)vkl_w_vkCmdBeginQueryIndexedEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginQueryIndexedEXT)},
-	{"vkCmdBeginRenderPass", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass)},
-	{"vkCmdBeginRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass2)},
-	{"vkCmdBeginRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass2KHR)},
-	{"vkCmdBeginRendering", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRendering, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRendering)},
-	{"vkCmdBeginRenderingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderingKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderingKHR)},
-	{"vkCmdBeginTransformFeedbackEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginTransformFeedbackEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginTransformFeedbackEXT)},
-	{"vkCmdBeginVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginVideoCodingKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginVideoCodingKHR)},
-	{"vkCmdBindDescriptorBufferEmbeddedSamplersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorBufferEmbeddedSamplersEXT)},
-	{"vkCmdBindDescriptorBuffersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBuffersEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorBuffersEXT)},
-	{"vkCmdBindDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorSets, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorSets)},
-	{"vkCmdBindIndexBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdBindIndexBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindIndexBuffer)},
-	{"vkCmdBindInvocationMaskHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdBindInvocationMaskHUAWEI, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindInvocationMaskHUAWEI)},
-	{"vkCmdBindPipeline", (PFN_vkVoidFunction)vkl_w_vkCmdBindPipeline, (PFN_vkVoidFunction)vkl_w_vkCmdBindPipeline_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindPipeline)},
-	{"vkCmdBindPipelineShaderGroupNV", (PFN_vkVoidFunction)vkl_w_vkCmdBindPipelineShaderGroupNV, (PFN_vkVoidFunction)vkl_w_vkCmdBindPipelineShaderGroupNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindPipelineShaderGroupNV)},
-	{"vkCmdBindShadingRateImageNV", (PFN_vkVoidFunction)vkl_w_vkCmdBindShadingRateImageNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindShadingRateImageNV)},
-	{"vkCmdBindTransformFeedbackBuffersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindTransformFeedbackBuffersEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindTransformFeedbackBuffersEXT)},
-	{"vkCmdBindVertexBuffers", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers)},
-	{"vkCmdBindVertexBuffers2", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers2)},
-	{"vkCmdBindVertexBuffers2EXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers2EXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers2EXT)},
-	{"vkCmdBlitImage", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage)},
-	{"vkCmdBlitImage2", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage2)},
-	{"vkCmdBlitImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage2KHR)},
-	{"vkCmdBuildAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCmdBuildAccelerationStructureNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBuildAccelerationStructureNV)},
-	{"vkCmdBuildMicromapsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBuildMicromapsEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBuildMicromapsEXT)},
-	{"vkCmdClearAttachments", (PFN_vkVoidFunction)vkl_w_vkCmdClearAttachments, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearAttachments)},
-	{"vkCmdClearColorImage", (PFN_vkVoidFunction)vkl_w_vkCmdClearColorImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearColorImage)},
-	{"vkCmdClearDepthStencilImage", (PFN_vkVoidFunction)vkl_w_vkCmdClearDepthStencilImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearDepthStencilImage)},
-	{"vkCmdControlVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdControlVideoCodingKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdControlVideoCodingKHR)},
-	{"vkCmdCopyAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureKHR)},
-	{"vkCmdCopyAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureNV)},
-	{"vkCmdCopyAccelerationStructureToMemoryKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureToMemoryKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureToMemoryKHR)},
-	{"vkCmdCopyBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer)},
-	{"vkCmdCopyBuffer2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer2)},
-	{"vkCmdCopyBuffer2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer2KHR)},
-	{"vkCmdCopyBufferToImage", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage)},
-	{"vkCmdCopyBufferToImage2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage2)},
-	{"vkCmdCopyBufferToImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage2KHR)},
-	{"vkCmdCopyImage", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage)},
-	{"vkCmdCopyImage2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage2)},
-	{"vkCmdCopyImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage2KHR)},
-	{"vkCmdCopyImageToBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer)},
-	{"vkCmdCopyImageToBuffer2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer2)},
-	{"vkCmdCopyImageToBuffer2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer2KHR)},
-	{"vkCmdCopyMemoryIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryIndirectNV, (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryIndirectNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryIndirectNV)},
-	{"vkCmdCopyMemoryToAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToAccelerationStructureKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToAccelerationStructureKHR)},
-	{"vkCmdCopyMemoryToImageIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToImageIndirectNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToImageIndirectNV)},
-	{"vkCmdCopyMemoryToMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToMicromapEXT)},
-	{"vkCmdCopyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMicromapEXT)},
-	{"vkCmdCopyMicromapToMemoryEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMicromapToMemoryEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMicromapToMemoryEXT)},
-	{"vkCmdCopyQueryPoolResults", (PFN_vkVoidFunction)vkl_w_vkCmdCopyQueryPoolResults, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyQueryPoolResults)},
-	{"vkCmdDebugMarkerBeginEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerBeginEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerBeginEXT)},
-	{"vkCmdDebugMarkerEndEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerEndEXT, (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerEndEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerEndEXT)},
-	{"vkCmdDebugMarkerInsertEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerInsertEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerInsertEXT)},
-	{"vkCmdDecodeVideoKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDecodeVideoKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecodeVideoKHR)},
-	{"vkCmdDecompressMemoryIndirectCountNV", (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryIndirectCountNV, (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecompressMemoryIndirectCountNV)},
-	{"vkCmdDecompressMemoryNV", (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryNV, (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecompressMemoryNV)},
-	{"vkCmdDispatch", (PFN_vkVoidFunction)vkl_w_vkCmdDispatch, (PFN_vkVoidFunction)vkl_w_vkCmdDispatch_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatch)},
-	{"vkCmdDispatchBase", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBase, (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBase_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchBase)},
-	{"vkCmdDispatchBaseKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBaseKHR, (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBaseKHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchBaseKHR)},
-	{"vkCmdDispatchIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchIndirect, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchIndirect)},
-	{"vkCmdDraw", (PFN_vkVoidFunction)vkl_w_vkCmdDraw, (PFN_vkVoidFunction)vkl_w_vkCmdDraw_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDraw)},
-	{"vkCmdDrawClusterHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterHUAWEI, (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterHUAWEI_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawClusterHUAWEI)},
-	{"vkCmdDrawClusterIndirectHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterIndirectHUAWEI, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawClusterIndirectHUAWEI)},
-	{"vkCmdDrawIndexed", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexed, (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexed_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexed)},
-	{"vkCmdDrawIndexedIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirect, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirect)},
-	{"vkCmdDrawIndexedIndirectCount", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCount, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCount)},
-	{"vkCmdDrawIndexedIndirectCountAMD", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCountAMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCountAMD)},
-	{"vkCmdDrawIndexedIndirectCountKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCountKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCountKHR)},
-	{"vkCmdDrawIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirect, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirect)},
-	{"vkCmdDrawIndirectByteCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectByteCountEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectByteCountEXT)},
-	{"vkCmdDrawIndirectCount", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCount, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCount)},
-	{"vkCmdDrawIndirectCountAMD", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCountAMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCountAMD)},
-	{"vkCmdDrawIndirectCountKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCountKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCountKHR)},
-	{"vkCmdDrawMeshTasksEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksEXT, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksEXT)},
-	{"vkCmdDrawMeshTasksIndirectCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectCountEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectCountEXT)},
-	{"vkCmdDrawMeshTasksIndirectCountNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectCountNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectCountNV)},
-	{"vkCmdDrawMeshTasksIndirectEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectEXT)},
-	{"vkCmdDrawMeshTasksIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectNV)},
-	{"vkCmdDrawMeshTasksNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksNV, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksNV)},
-	{"vkCmdDrawMultiEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiEXT, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMultiEXT)},
-	{"vkCmdDrawMultiIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiIndexedEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMultiIndexedEXT)},
-	{"vkCmdEndConditionalRenderingEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndConditionalRenderingEXT, (PFN_vkVoidFunction)vkl_w_vkCmdEndConditionalRenderingEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndConditionalRenderingEXT)},
-	{"vkCmdEndDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndDebugUtilsLabelEXT, (PFN_vkVoidFunction)vkl_w_vkCmdEndDebugUtilsLabelEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndDebugUtilsLabelEXT)},
-	{"vkCmdEndQuery", (PFN_vkVoidFunction)vkl_w_vkCmdEndQuery, (PFN_vkVoidFunction)vkl_w_vkCmdEndQuery_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndQuery)},
-	{"vkCmdEndQueryIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndQueryIndexedEXT, (PFN_vkVoidFunction)vkl_w_vkCmdEndQueryIndexedEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndQueryIndexedEXT)},
-	{"vkCmdEndRenderPass", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass, (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass)},
-	{"vkCmdEndRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass2)},
-	{"vkCmdEndRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass2KHR)},
-	{"vkCmdEndRendering", (PFN_vkVoidFunction)vkl_w_vkCmdEndRendering, (PFN_vkVoidFunction)vkl_w_vkCmdEndRendering_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRendering)},
-	{"vkCmdEndRenderingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderingKHR, (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderingKHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderingKHR)},
-	{"vkCmdEndTransformFeedbackEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndTransformFeedbackEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndTransformFeedbackEXT)},
-	{"vkCmdEndVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndVideoCodingKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndVideoCodingKHR)},
-	{"vkCmdExecuteCommands", (PFN_vkVoidFunction)vkl_w_vkCmdExecuteCommands, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdExecuteCommands)},
-	{"vkCmdExecuteGeneratedCommandsNV", (PFN_vkVoidFunction)vkl_w_vkCmdExecuteGeneratedCommandsNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdExecuteGeneratedCommandsNV)},
-	{"vkCmdFillBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdFillBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdFillBuffer)},
-	{"vkCmdInsertDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdInsertDebugUtilsLabelEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdInsertDebugUtilsLabelEXT)},
-	{"vkCmdNextSubpass", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass, (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass)},
-	{"vkCmdNextSubpass2", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass2)},
-	{"vkCmdNextSubpass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass2KHR)},
-	{"vkCmdOpticalFlowExecuteNV", (PFN_vkVoidFunction)vkl_w_vkCmdOpticalFlowExecuteNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdOpticalFlowExecuteNV)},
-	{"vkCmdPipelineBarrier", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier)},
-	{"vkCmdPipelineBarrier2", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier2)},
-	{"vkCmdPipelineBarrier2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier2KHR)},
-	{"vkCmdPreprocessGeneratedCommandsNV", (PFN_vkVoidFunction)vkl_w_vkCmdPreprocessGeneratedCommandsNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPreprocessGeneratedCommandsNV)},
-	{"vkCmdPushConstants", (PFN_vkVoidFunction)vkl_w_vkCmdPushConstants, (PFN_vkVoidFunction)vkl_w_vkCmdPushConstants_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushConstants)},
-	{"vkCmdPushDescriptorSetKHR", (PFN_vkVoidFunction)vkl_w_vkCmdPushDescriptorSetKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushDescriptorSetKHR)},
-	{"vkCmdPushDescriptorSetWithTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkCmdPushDescriptorSetWithTemplateKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushDescriptorSetWithTemplateKHR)},
-	{"vkCmdResetEvent", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent, (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent)},
-	{"vkCmdResetEvent2", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2, (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent2)},
-	{"vkCmdResetEvent2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2KHR, (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2KHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent2KHR)},
-	{"vkCmdResetQueryPool", (PFN_vkVoidFunction)vkl_w_vkCmdResetQueryPool, (PFN_vkVoidFunction)vkl_w_vkCmdResetQueryPool_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetQueryPool)},
-	{"vkCmdResolveImage", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage)},
-	{"vkCmdResolveImage2", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage2)},
-	{"vkCmdResolveImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage2KHR)},
-	{"vkCmdSetAlphaToCoverageEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToCoverageEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetAlphaToCoverageEnableEXT)},
-	{"vkCmdSetAlphaToOneEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToOneEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToOneEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetAlphaToOneEnableEXT)},
-	{"vkCmdSetBlendConstants", (PFN_vkVoidFunction)vkl_w_vkCmdSetBlendConstants, (PFN_vkVoidFunction)vkl_w_vkCmdSetBlendConstants_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetBlendConstants)},
-	{"vkCmdSetCheckpointNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCheckpointNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCheckpointNV)},
-	{"vkCmdSetCoarseSampleOrderNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoarseSampleOrderNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoarseSampleOrderNV)},
-	{"vkCmdSetColorBlendAdvancedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendAdvancedEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendAdvancedEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendAdvancedEXT)},
-	{"vkCmdSetColorBlendEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendEnableEXT)},
-	{"vkCmdSetColorBlendEquationEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEquationEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEquationEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendEquationEXT)},
-	{"vkCmdSetColorWriteEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorWriteEnableEXT)},
-	{"vkCmdSetColorWriteMaskEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteMaskEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteMaskEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorWriteMaskEXT)},
-	{"vkCmdSetConservativeRasterizationModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetConservativeRasterizationModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetConservativeRasterizationModeEXT)},
-	{"vkCmdSetCoverageModulationModeNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationModeNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationModeNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationModeNV)},
-	{"vkCmdSetCoverageModulationTableEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationTableEnableNV)},
-	{"vkCmdSetCoverageModulationTableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationTableNV)},
-	{"vkCmdSetCoverageReductionModeNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageReductionModeNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageReductionModeNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageReductionModeNV)},
-	{"vkCmdSetCoverageToColorEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorEnableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageToColorEnableNV)},
-	{"vkCmdSetCoverageToColorLocationNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorLocationNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorLocationNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageToColorLocationNV)},
-	{"vkCmdSetCullMode", (PFN_vkVoidFunction)vkl_w_vkCmdSetCullMode, (PFN_vkVoidFunction)vkl_w_vkCmdSetCullMode_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCullMode)},
-	{"vkCmdSetCullModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetCullModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetCullModeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCullModeEXT)},
-	{"vkCmdSetDepthBias", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBias, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBias_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBias)},
-	{"vkCmdSetDepthBiasEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBiasEnable)},
-	{"vkCmdSetDepthBiasEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBiasEnableEXT)},
-	{"vkCmdSetDepthBounds", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBounds, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBounds_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBounds)},
-	{"vkCmdSetDepthBoundsTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBoundsTestEnable)},
-	{"vkCmdSetDepthBoundsTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBoundsTestEnableEXT)},
-	{"vkCmdSetDepthClampEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClampEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClampEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClampEnableEXT)},
-	{"vkCmdSetDepthClipEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClipEnableEXT)},
-	{"vkCmdSetDepthClipNegativeOneToOneEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClipNegativeOneToOneEXT)},
-	{"vkCmdSetDepthCompareOp", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOp, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOp_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthCompareOp)},
-	{"vkCmdSetDepthCompareOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOpEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOpEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthCompareOpEXT)},
-	{"vkCmdSetDepthTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthTestEnable)},
-	{"vkCmdSetDepthTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthTestEnableEXT)},
-	{"vkCmdSetDepthWriteEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthWriteEnable)},
-	{"vkCmdSetDepthWriteEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthWriteEnableEXT)},
-	{"vkCmdSetDescriptorBufferOffsetsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDescriptorBufferOffsetsEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDescriptorBufferOffsetsEXT)},
-	{"vkCmdSetDeviceMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMask, (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMask_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDeviceMask)},
-	{"vkCmdSetDeviceMaskKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMaskKHR, (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMaskKHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDeviceMaskKHR)},
-	{"vkCmdSetDiscardRectangleEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDiscardRectangleEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDiscardRectangleEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDiscardRectangleEXT)},
-	{"vkCmdSetEvent", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent, (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent)},
-	{"vkCmdSetEvent2", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent2)},
-	{"vkCmdSetEvent2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent2KHR)},
-	{"vkCmdSetExclusiveScissorNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetExclusiveScissorNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetExclusiveScissorNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetExclusiveScissorNV)},
-	{"vkCmdSetExtraPrimitiveOverestimationSizeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetExtraPrimitiveOverestimationSizeEXT)},
-	{"vkCmdSetFragmentShadingRateEnumNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateEnumNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFragmentShadingRateEnumNV)},
-	{"vkCmdSetFragmentShadingRateKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFragmentShadingRateKHR)},
-	{"vkCmdSetFrontFace", (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFace, (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFace_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFrontFace)},
-	{"vkCmdSetFrontFaceEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFaceEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFaceEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFrontFaceEXT)},
-	{"vkCmdSetLineRasterizationModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineRasterizationModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineRasterizationModeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineRasterizationModeEXT)},
-	{"vkCmdSetLineStippleEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineStippleEXT)},
-	{"vkCmdSetLineStippleEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineStippleEnableEXT)},
-	{"vkCmdSetLineWidth", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineWidth, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineWidth_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineWidth)},
-	{"vkCmdSetLogicOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLogicOpEXT)},
-	{"vkCmdSetLogicOpEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLogicOpEnableEXT)},
-	{"vkCmdSetPatchControlPointsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPatchControlPointsEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetPatchControlPointsEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPatchControlPointsEXT)},
-	{"vkCmdSetPerformanceMarkerINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceMarkerINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceMarkerINTEL)},
-	{"vkCmdSetPerformanceOverrideINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceOverrideINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceOverrideINTEL)},
-	{"vkCmdSetPerformanceStreamMarkerINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceStreamMarkerINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceStreamMarkerINTEL)},
-	{"vkCmdSetPolygonModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPolygonModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetPolygonModeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPolygonModeEXT)},
-	{"vkCmdSetPrimitiveRestartEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveRestartEnable)},
-	{"vkCmdSetPrimitiveRestartEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveRestartEnableEXT)},
-	{"vkCmdSetPrimitiveTopology", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopology, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopology_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveTopology)},
-	{"vkCmdSetPrimitiveTopologyEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopologyEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopologyEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveTopologyEXT)},
-	{"vkCmdSetProvokingVertexModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetProvokingVertexModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetProvokingVertexModeEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetProvokingVertexModeEXT)},
-	{"vkCmdSetRasterizationSamplesEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationSamplesEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationSamplesEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizationSamplesEXT)},
-	{"vkCmdSetRasterizationStreamEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationStreamEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationStreamEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizationStreamEXT)},
-	{"vkCmdSetRasterizerDiscardEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizerDiscardEnable)},
-	{"vkCmdSetRasterizerDiscardEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizerDiscardEnableEXT)},
-	{"vkCmdSetRayTracingPipelineStackSizeKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR, (PFN_vkVoidFunction)vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRayTracingPipelineStackSizeKHR)},
-	{"vkCmdSetRepresentativeFragmentTestEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRepresentativeFragmentTestEnableNV)},
-	{"vkCmdSetSampleLocationsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleLocationsEXT)},
-	{"vkCmdSetSampleLocationsEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleLocationsEnableEXT)},
-	{"vkCmdSetSampleMaskEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleMaskEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleMaskEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleMaskEXT)},
-	{"vkCmdSetScissor", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissor, (PFN_vkVoidFunction)vkl_w_vkCmdSetScissor_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissor)},
-	{"vkCmdSetScissorWithCount", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCount, (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCount_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissorWithCount)},
-	{"vkCmdSetScissorWithCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCountEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCountEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissorWithCountEXT)},
-	{"vkCmdSetShadingRateImageEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetShadingRateImageEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetShadingRateImageEnableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetShadingRateImageEnableNV)},
-	{"vkCmdSetStencilCompareMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilCompareMask, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilCompareMask_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilCompareMask)},
-	{"vkCmdSetStencilOp", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOp, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOp_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilOp)},
-	{"vkCmdSetStencilOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOpEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOpEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilOpEXT)},
-	{"vkCmdSetStencilReference", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilReference, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilReference_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilReference)},
-	{"vkCmdSetStencilTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnable_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilTestEnable)},
-	{"vkCmdSetStencilTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnableEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilTestEnableEXT)},
-	{"vkCmdSetStencilWriteMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilWriteMask, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilWriteMask_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilWriteMask)},
-	{"vkCmdSetTessellationDomainOriginEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetTessellationDomainOriginEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetTessellationDomainOriginEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetTessellationDomainOriginEXT)},
-	{"vkCmdSetVertexInputEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetVertexInputEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetVertexInputEXT)},
-	{"vkCmdSetViewport", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewport, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewport_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewport)},
-	{"vkCmdSetViewportShadingRatePaletteNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportShadingRatePaletteNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportShadingRatePaletteNV)},
-	{"vkCmdSetViewportSwizzleNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportSwizzleNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportSwizzleNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportSwizzleNV)},
-	{"vkCmdSetViewportWScalingEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingEnableNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWScalingEnableNV)},
-	{"vkCmdSetViewportWScalingNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingNV_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWScalingNV)},
-	{"vkCmdSetViewportWithCount", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCount, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCount_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWithCount)},
-	{"vkCmdSetViewportWithCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCountEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCountEXT_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWithCountEXT)},
-	{"vkCmdSubpassShadingHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdSubpassShadingHUAWEI, (PFN_vkVoidFunction)vkl_w_vkCmdSubpassShadingHUAWEI_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSubpassShadingHUAWEI)},
-	{"vkCmdTraceRaysIndirect2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirect2KHR, (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirect2KHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysIndirect2KHR)},
-	{"vkCmdTraceRaysIndirectKHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirectKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysIndirectKHR)},
-	{"vkCmdTraceRaysKHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysKHR)},
-	{"vkCmdTraceRaysNV", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysNV)},
-	{"vkCmdUpdateBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdUpdateBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdUpdateBuffer)},
-	{"vkCmdWaitEvents", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents)},
-	{"vkCmdWaitEvents2", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents2)},
-	{"vkCmdWaitEvents2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents2KHR)},
-	{"vkCmdWriteAccelerationStructuresPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkCmdWriteAccelerationStructuresPropertiesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteAccelerationStructuresPropertiesKHR)},
-	{"vkCmdWriteAccelerationStructuresPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkCmdWriteAccelerationStructuresPropertiesNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteAccelerationStructuresPropertiesNV)},
-	{"vkCmdWriteBufferMarker2AMD", (PFN_vkVoidFunction)vkl_w_vkCmdWriteBufferMarker2AMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteBufferMarker2AMD)},
-	{"vkCmdWriteBufferMarkerAMD", (PFN_vkVoidFunction)vkl_w_vkCmdWriteBufferMarkerAMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteBufferMarkerAMD)},
-	{"vkCmdWriteMicromapsPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkCmdWriteMicromapsPropertiesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteMicromapsPropertiesEXT)},
-	{"vkCmdWriteTimestamp", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp, (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp)},
-	{"vkCmdWriteTimestamp2", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2, (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp2)},
-	{"vkCmdWriteTimestamp2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2KHR, (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2KHR_rest, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp2KHR)},
-	{"vkCompileDeferredNV", (PFN_vkVoidFunction)vkl_w_vkCompileDeferredNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CompileDeferredNV)},
-	{"vkCopyMemoryToMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMemoryToMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMemoryToMicromapEXT)},
-	{"vkCopyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMicromapEXT)},
-	{"vkCopyMicromapToMemoryEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMicromapToMemoryEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMicromapToMemoryEXT)},
-	{"vkCreateAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCreateAccelerationStructureKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateAccelerationStructureKHR)},
-	{"vkCreateAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCreateAccelerationStructureNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateAccelerationStructureNV)},
-	{"vkCreateBuffer", (PFN_vkVoidFunction)vkl_w_vkCreateBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateBuffer)},
-	{"vkCreateBufferView", (PFN_vkVoidFunction)vkl_w_vkCreateBufferView, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateBufferView)},
-	{"vkCreateCommandPool", (PFN_vkVoidFunction)vkl_w_vkCreateCommandPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCommandPool)},
-	{"vkCreateComputePipelines", (PFN_vkVoidFunction)vkl_w_vkCreateComputePipelines, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateComputePipelines)},
-	{"vkCreateCuFunctionNVX", (PFN_vkVoidFunction)vkl_w_vkCreateCuFunctionNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCuFunctionNVX)},
-	{"vkCreateCuModuleNVX", (PFN_vkVoidFunction)vkl_w_vkCreateCuModuleNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCuModuleNVX)},
-	{"vkCreateDebugReportCallbackEXT", (PFN_vkVoidFunction)vkl_w_vkCreateDebugReportCallbackEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDebugReportCallbackEXT)},
-	{"vkCreateDebugUtilsMessengerEXT", (PFN_vkVoidFunction)vkl_w_vkCreateDebugUtilsMessengerEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDebugUtilsMessengerEXT)},
-	{"vkCreateDeferredOperationKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDeferredOperationKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDeferredOperationKHR)},
-	{"vkCreateDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorPool)},
-	{"vkCreateDescriptorSetLayout", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorSetLayout, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorSetLayout)},
-	{"vkCreateDescriptorUpdateTemplate", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorUpdateTemplate, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorUpdateTemplate)},
-	{"vkCreateDescriptorUpdateTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorUpdateTemplateKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorUpdateTemplateKHR)},
-	{"vkCreateDevice", (PFN_vkVoidFunction)vkl_o_vkCreateDevice, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDevice)},
-	{"vkCreateDisplayModeKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDisplayModeKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDisplayModeKHR)},
-	{"vkCreateDisplayPlaneSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDisplayPlaneSurfaceKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDisplayPlaneSurfaceKHR)},
-	{"vkCreateEvent", (PFN_vkVoidFunction)vkl_w_vkCreateEvent, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateEvent)},
-	{"vkCreateFence", (PFN_vkVoidFunction)vkl_w_vkCreateFence, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateFence)},
-	{"vkCreateFramebuffer", (PFN_vkVoidFunction)vkl_w_vkCreateFramebuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateFramebuffer)},
-	{"vkCreateGraphicsPipelines", (PFN_vkVoidFunction)vkl_w_vkCreateGraphicsPipelines, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateGraphicsPipelines)},
-	{"vkCreateHeadlessSurfaceEXT", (PFN_vkVoidFunction)vkl_w_vkCreateHeadlessSurfaceEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateHeadlessSurfaceEXT)},
-	{"vkCreateImage", (PFN_vkVoidFunction)vkl_w_vkCreateImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateImage)},
-	{"vkCreateImageView", (PFN_vkVoidFunction)vkl_w_vkCreateImageView, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateImageView)},
-	{"vkCreateIndirectCommandsLayoutNV", (PFN_vkVoidFunction)vkl_w_vkCreateIndirectCommandsLayoutNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateIndirectCommandsLayoutNV)},
-	{"vkCreateInstance", (PFN_vkVoidFunction)vkl_o_vkCreateInstance, NULL, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
-	{"vkCreateMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCreateMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateMicromapEXT)},
-	{"vkCreateOpticalFlowSessionNV", (PFN_vkVoidFunction)vkl_w_vkCreateOpticalFlowSessionNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateOpticalFlowSessionNV)},
-	{"vkCreatePipelineCache", (PFN_vkVoidFunction)vkl_w_vkCreatePipelineCache, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePipelineCache)},
-	{"vkCreatePipelineLayout", (PFN_vkVoidFunction)vkl_w_vkCreatePipelineLayout, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePipelineLayout)},
-	{"vkCreatePrivateDataSlot", (PFN_vkVoidFunction)vkl_w_vkCreatePrivateDataSlot, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePrivateDataSlot)},
-	{"vkCreatePrivateDataSlotEXT", (PFN_vkVoidFunction)vkl_w_vkCreatePrivateDataSlotEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePrivateDataSlotEXT)},
-	{"vkCreateQueryPool", (PFN_vkVoidFunction)vkl_w_vkCreateQueryPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateQueryPool)},
-	{"vkCreateRayTracingPipelinesNV", (PFN_vkVoidFunction)vkl_w_vkCreateRayTracingPipelinesNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRayTracingPipelinesNV)},
-	{"vkCreateRenderPass", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass)},
-	{"vkCreateRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass2)},
-	{"vkCreateRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass2KHR)},
-	{"vkCreateSampler", (PFN_vkVoidFunction)vkl_w_vkCreateSampler, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSampler)},
-	{"vkCreateSamplerYcbcrConversion", (PFN_vkVoidFunction)vkl_w_vkCreateSamplerYcbcrConversion, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSamplerYcbcrConversion)},
-	{"vkCreateSamplerYcbcrConversionKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSamplerYcbcrConversionKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSamplerYcbcrConversionKHR)},
-	{"vkCreateSemaphore", (PFN_vkVoidFunction)vkl_w_vkCreateSemaphore, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSemaphore)},
-	{"vkCreateShaderModule", (PFN_vkVoidFunction)vkl_w_vkCreateShaderModule, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateShaderModule)},
-	{"vkCreateSharedSwapchainsKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSharedSwapchainsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSharedSwapchainsKHR)},
-	{"vkCreateSwapchainKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSwapchainKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSwapchainKHR)},
-	{"vkCreateValidationCacheEXT", (PFN_vkVoidFunction)vkl_w_vkCreateValidationCacheEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateValidationCacheEXT)},
-	{"vkCreateVideoSessionKHR", (PFN_vkVoidFunction)vkl_w_vkCreateVideoSessionKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateVideoSessionKHR)},
-	{"vkCreateVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkCreateVideoSessionParametersKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateVideoSessionParametersKHR)},
+	{"vkAllocateCommandBuffers", (PFN_vkVoidFunction)vkl_w_vkAllocateCommandBuffers, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateCommandBuffers)},
+	{"vkAllocateDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkAllocateDescriptorSets, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateDescriptorSets)},
+	{"vkAllocateMemory", (PFN_vkVoidFunction)vkl_o_vkAllocateMemory, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateMemory)},
+	{"vkBeginCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkBeginCommandBuffer, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BeginCommandBuffer)},
+	{"vkBindAccelerationStructureMemoryNV", (PFN_vkVoidFunction)vkl_w_vkBindAccelerationStructureMemoryNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindAccelerationStructureMemoryNV)},
+	{"vkBindBufferMemory", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory)},
+	{"vkBindBufferMemory2", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory2)},
+	{"vkBindBufferMemory2KHR", (PFN_vkVoidFunction)vkl_w_vkBindBufferMemory2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindBufferMemory2KHR)},
+	{"vkBindImageMemory", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory)},
+	{"vkBindImageMemory2", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory2)},
+	{"vkBindImageMemory2KHR", (PFN_vkVoidFunction)vkl_w_vkBindImageMemory2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindImageMemory2KHR)},
+	{"vkBindOpticalFlowSessionImageNV", (PFN_vkVoidFunction)vkl_w_vkBindOpticalFlowSessionImageNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindOpticalFlowSessionImageNV)},
+	{"vkBindVideoSessionMemoryKHR", (PFN_vkVoidFunction)vkl_w_vkBindVideoSessionMemoryKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BindVideoSessionMemoryKHR)},
+	{"vkBuildMicromapsEXT", (PFN_vkVoidFunction)vkl_w_vkBuildMicromapsEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, BuildMicromapsEXT)},
+	{"vkCmdBeginConditionalRenderingEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginConditionalRenderingEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginConditionalRenderingEXT)},
+	{"vkCmdBeginDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginDebugUtilsLabelEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginDebugUtilsLabelEXT)},
+	{"vkCmdBeginQuery", (PFN_vkVoidFunction)vkl_w_vkCmdBeginQuery, (PFN_vkVoidFunction)vkl_w_vkCmdBeginQuery_rest, (PFN_vkVoidFunction)vkl_w_vkCmdBeginQuery_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginQuery)},
+	{"vkCmdBeginQueryIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginQueryIndexedEXT, (PFN_vkVoidFunction)vkl_w_vkCmdBeginQueryIndexedEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdBeginQueryIndexedEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginQueryIndexedEXT)},
+	{"vkCmdBeginRenderPass", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass)},
+	{"vkCmdBeginRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass2)},
+	{"vkCmdBeginRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderPass2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderPass2KHR)},
+	{"vkCmdBeginRendering", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRendering, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRendering)},
+	{"vkCmdBeginRenderingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginRenderingKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginRenderingKHR)},
+	{"vkCmdBeginTransformFeedbackEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBeginTransformFeedbackEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginTransformFeedbackEXT)},
+	{"vkCmdBeginVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdBeginVideoCodingKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBeginVideoCodingKHR)},
+	{"vkCmdBindDescriptorBufferEmbeddedSamplersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorBufferEmbeddedSamplersEXT)},
+	{"vkCmdBindDescriptorBuffersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorBuffersEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorBuffersEXT)},
+	{"vkCmdBindDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkCmdBindDescriptorSets, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindDescriptorSets)},
+	{"vkCmdBindIndexBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdBindIndexBuffer, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindIndexBuffer)},
+	{"vkCmdBindInvocationMaskHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdBindInvocationMaskHUAWEI, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindInvocationMaskHUAWEI)},
+	{"vkCmdBindPipeline", (PFN_vkVoidFunction)vkl_w_vkCmdBindPipeline, (PFN_vkVoidFunction)vkl_w_vkCmdBindPipeline_rest, (PFN_vkVoidFunction)vkl_w_vkCmdBindPipeline_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindPipeline)},
+	{"vkCmdBindPipelineShaderGroupNV", (PFN_vkVoidFunction)vkl_w_vkCmdBindPipelineShaderGroupNV, (PFN_vkVoidFunction)vkl_w_vkCmdBindPipelineShaderGroupNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdBindPipelineShaderGroupNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindPipelineShaderGroupNV)},
+	{"vkCmdBindShadingRateImageNV", (PFN_vkVoidFunction)vkl_w_vkCmdBindShadingRateImageNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindShadingRateImageNV)},
+	{"vkCmdBindTransformFeedbackBuffersEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindTransformFeedbackBuffersEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindTransformFeedbackBuffersEXT)},
+	{"vkCmdBindVertexBuffers", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers)},
+	{"vkCmdBindVertexBuffers2", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers2)},
+	{"vkCmdBindVertexBuffers2EXT", (PFN_vkVoidFunction)vkl_w_vkCmdBindVertexBuffers2EXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBindVertexBuffers2EXT)},
+	{"vkCmdBlitImage", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage)},
+	{"vkCmdBlitImage2", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage2)},
+	{"vkCmdBlitImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdBlitImage2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBlitImage2KHR)},
+	{"vkCmdBuildAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCmdBuildAccelerationStructureNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBuildAccelerationStructureNV)},
+	{"vkCmdBuildMicromapsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdBuildMicromapsEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdBuildMicromapsEXT)},
+	{"vkCmdClearAttachments", (PFN_vkVoidFunction)vkl_w_vkCmdClearAttachments, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearAttachments)},
+	{"vkCmdClearColorImage", (PFN_vkVoidFunction)vkl_w_vkCmdClearColorImage, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearColorImage)},
+	{"vkCmdClearDepthStencilImage", (PFN_vkVoidFunction)vkl_w_vkCmdClearDepthStencilImage, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdClearDepthStencilImage)},
+	{"vkCmdControlVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdControlVideoCodingKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdControlVideoCodingKHR)},
+	{"vkCmdCopyAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureKHR)},
+	{"vkCmdCopyAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureNV)},
+	{"vkCmdCopyAccelerationStructureToMemoryKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyAccelerationStructureToMemoryKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyAccelerationStructureToMemoryKHR)},
+	{"vkCmdCopyBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer)},
+	{"vkCmdCopyBuffer2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer2)},
+	{"vkCmdCopyBuffer2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBuffer2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBuffer2KHR)},
+	{"vkCmdCopyBufferToImage", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage)},
+	{"vkCmdCopyBufferToImage2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage2)},
+	{"vkCmdCopyBufferToImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyBufferToImage2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyBufferToImage2KHR)},
+	{"vkCmdCopyImage", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage)},
+	{"vkCmdCopyImage2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage2)},
+	{"vkCmdCopyImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImage2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImage2KHR)},
+	{"vkCmdCopyImageToBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer)},
+	{"vkCmdCopyImageToBuffer2", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer2)},
+	{"vkCmdCopyImageToBuffer2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyImageToBuffer2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyImageToBuffer2KHR)},
+	{"vkCmdCopyMemoryIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryIndirectNV, (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryIndirectNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryIndirectNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryIndirectNV)},
+	{"vkCmdCopyMemoryToAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToAccelerationStructureKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToAccelerationStructureKHR)},
+	{"vkCmdCopyMemoryToImageIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToImageIndirectNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToImageIndirectNV)},
+	{"vkCmdCopyMemoryToMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMemoryToMicromapEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMemoryToMicromapEXT)},
+	{"vkCmdCopyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMicromapEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMicromapEXT)},
+	{"vkCmdCopyMicromapToMemoryEXT", (PFN_vkVoidFunction)vkl_w_vkCmdCopyMicromapToMemoryEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyMicromapToMemoryEXT)},
+	{"vkCmdCopyQueryPoolResults", (PFN_vkVoidFunction)vkl_w_vkCmdCopyQueryPoolResults, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdCopyQueryPoolResults)},
+	{"vkCmdDebugMarkerBeginEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerBeginEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerBeginEXT)},
+	{"vkCmdDebugMarkerEndEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerEndEXT, (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerEndEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerEndEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerEndEXT)},
+	{"vkCmdDebugMarkerInsertEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDebugMarkerInsertEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDebugMarkerInsertEXT)},
+	{"vkCmdDecodeVideoKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDecodeVideoKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecodeVideoKHR)},
+	{"vkCmdDecompressMemoryIndirectCountNV", (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryIndirectCountNV, (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryIndirectCountNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecompressMemoryIndirectCountNV)},
+	{"vkCmdDecompressMemoryNV", (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryNV, (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdDecompressMemoryNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDecompressMemoryNV)},
+	{"vkCmdDispatch", (PFN_vkVoidFunction)vkl_w_vkCmdDispatch, (PFN_vkVoidFunction)vkl_w_vkCmdDispatch_rest, (PFN_vkVoidFunction)vkl_w_vkCmdDispatch_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatch)},
+	{"vkCmdDispatchBase", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBase, (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBase_rest, (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBase_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchBase)},
+	{"vkCmdDispatchBaseKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBaseKHR, (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBaseKHR_rest, (PFN_vkVoidFunction)vkl_w_vkCmdDispatchBaseKHR_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchBaseKHR)},
+	{"vkCmdDispatchIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDispatchIndirect, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDispatchIndirect)},
+	{"vkCmdDraw", (PFN_vkVoidFunction)vkl_w_vkCmdDraw, (PFN_vkVoidFunction)vkl_w_vkCmdDraw_rest, (PFN_vkVoidFunction)vkl_w_vkCmdDraw_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDraw)},
+	{"vkCmdDrawClusterHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterHUAWEI, (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterHUAWEI_rest, (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterHUAWEI_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawClusterHUAWEI)},
+	{"vkCmdDrawClusterIndirectHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdDrawClusterIndirectHUAWEI, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawClusterIndirectHUAWEI)},
+	{"vkCmdDrawIndexed", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexed, (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexed_rest, (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexed_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexed)},
+	{"vkCmdDrawIndexedIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirect, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirect)},
+	{"vkCmdDrawIndexedIndirectCount", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCount, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCount)},
+	{"vkCmdDrawIndexedIndirectCountAMD", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCountAMD, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCountAMD)},
+	{"vkCmdDrawIndexedIndirectCountKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndexedIndirectCountKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndexedIndirectCountKHR)},
+	{"vkCmdDrawIndirect", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirect, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirect)},
+	{"vkCmdDrawIndirectByteCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectByteCountEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectByteCountEXT)},
+	{"vkCmdDrawIndirectCount", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCount, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCount)},
+	{"vkCmdDrawIndirectCountAMD", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCountAMD, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCountAMD)},
+	{"vkCmdDrawIndirectCountKHR", (PFN_vkVoidFunction)vkl_w_vkCmdDrawIndirectCountKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawIndirectCountKHR)},
+	{"vkCmdDrawMeshTasksEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksEXT, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksEXT)},
+	{"vkCmdDrawMeshTasksIndirectCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectCountEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectCountEXT)},
+	{"vkCmdDrawMeshTasksIndirectCountNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectCountNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectCountNV)},
+	{"vkCmdDrawMeshTasksIndirectEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectEXT)},
+	{"vkCmdDrawMeshTasksIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectNV)},
+	{"vkCmdDrawMeshTasksNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksNV, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksNV)},
+	{"vkCmdDrawMultiEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiEXT, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMultiEXT)},
+	{"vkCmdDrawMultiIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiIndexedEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMultiIndexedEXT)},
+	{"vkCmdEndConditionalRenderingEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndConditionalRenderingEXT, (PFN_vkVoidFunction)vkl_w_vkCmdEndConditionalRenderingEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdEndConditionalRenderingEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndConditionalRenderingEXT)},
+	{"vkCmdEndDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndDebugUtilsLabelEXT, (PFN_vkVoidFunction)vkl_w_vkCmdEndDebugUtilsLabelEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdEndDebugUtilsLabelEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndDebugUtilsLabelEXT)},
+	{"vkCmdEndQuery", (PFN_vkVoidFunction)vkl_w_vkCmdEndQuery, (PFN_vkVoidFunction)vkl_w_vkCmdEndQuery_rest, (PFN_vkVoidFunction)vkl_w_vkCmdEndQuery_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndQuery)},
+	{"vkCmdEndQueryIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndQueryIndexedEXT, (PFN_vkVoidFunction)vkl_w_vkCmdEndQueryIndexedEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdEndQueryIndexedEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndQueryIndexedEXT)},
+	{"vkCmdEndRenderPass", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass, (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass_rest, (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass)},
+	{"vkCmdEndRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass2)},
+	{"vkCmdEndRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderPass2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderPass2KHR)},
+	{"vkCmdEndRendering", (PFN_vkVoidFunction)vkl_w_vkCmdEndRendering, (PFN_vkVoidFunction)vkl_w_vkCmdEndRendering_rest, (PFN_vkVoidFunction)vkl_w_vkCmdEndRendering_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRendering)},
+	{"vkCmdEndRenderingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderingKHR, (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderingKHR_rest, (PFN_vkVoidFunction)vkl_w_vkCmdEndRenderingKHR_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndRenderingKHR)},
+	{"vkCmdEndTransformFeedbackEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndTransformFeedbackEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndTransformFeedbackEXT)},
+	{"vkCmdEndVideoCodingKHR", (PFN_vkVoidFunction)vkl_w_vkCmdEndVideoCodingKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndVideoCodingKHR)},
+	{"vkCmdExecuteCommands", (PFN_vkVoidFunction)vkl_w_vkCmdExecuteCommands, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdExecuteCommands)},
+	{"vkCmdExecuteGeneratedCommandsNV", (PFN_vkVoidFunction)vkl_w_vkCmdExecuteGeneratedCommandsNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdExecuteGeneratedCommandsNV)},
+	{"vkCmdFillBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdFillBuffer, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdFillBuffer)},
+	{"vkCmdInsertDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdInsertDebugUtilsLabelEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdInsertDebugUtilsLabelEXT)},
+	{"vkCmdNextSubpass", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass, (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass_rest, (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass)},
+	{"vkCmdNextSubpass2", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass2)},
+	{"vkCmdNextSubpass2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdNextSubpass2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdNextSubpass2KHR)},
+	{"vkCmdOpticalFlowExecuteNV", (PFN_vkVoidFunction)vkl_w_vkCmdOpticalFlowExecuteNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdOpticalFlowExecuteNV)},
+	{"vkCmdPipelineBarrier", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier)},
+	{"vkCmdPipelineBarrier2", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier2)},
+	{"vkCmdPipelineBarrier2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdPipelineBarrier2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPipelineBarrier2KHR)},
+	{"vkCmdPreprocessGeneratedCommandsNV", (PFN_vkVoidFunction)vkl_w_vkCmdPreprocessGeneratedCommandsNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPreprocessGeneratedCommandsNV)},
+	{"vkCmdPushConstants", (PFN_vkVoidFunction)vkl_w_vkCmdPushConstants, (PFN_vkVoidFunction)vkl_w_vkCmdPushConstants_rest, (PFN_vkVoidFunction)vkl_w_vkCmdPushConstants_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushConstants)},
+	{"vkCmdPushDescriptorSetKHR", (PFN_vkVoidFunction)vkl_w_vkCmdPushDescriptorSetKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushDescriptorSetKHR)},
+	{"vkCmdPushDescriptorSetWithTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkCmdPushDescriptorSetWithTemplateKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdPushDescriptorSetWithTemplateKHR)},
+	{"vkCmdResetEvent", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent, (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent_rest, (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent)},
+	{"vkCmdResetEvent2", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2, (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2_rest, (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent2)},
+	{"vkCmdResetEvent2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2KHR, (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2KHR_rest, (PFN_vkVoidFunction)vkl_w_vkCmdResetEvent2KHR_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetEvent2KHR)},
+	{"vkCmdResetQueryPool", (PFN_vkVoidFunction)vkl_w_vkCmdResetQueryPool, (PFN_vkVoidFunction)vkl_w_vkCmdResetQueryPool_rest, (PFN_vkVoidFunction)vkl_w_vkCmdResetQueryPool_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResetQueryPool)},
+	{"vkCmdResolveImage", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage)},
+	{"vkCmdResolveImage2", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage2)},
+	{"vkCmdResolveImage2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdResolveImage2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdResolveImage2KHR)},
+	{"vkCmdSetAlphaToCoverageEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToCoverageEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetAlphaToCoverageEnableEXT)},
+	{"vkCmdSetAlphaToOneEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToOneEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToOneEnableEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetAlphaToOneEnableEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetAlphaToOneEnableEXT)},
+	{"vkCmdSetBlendConstants", (PFN_vkVoidFunction)vkl_w_vkCmdSetBlendConstants, (PFN_vkVoidFunction)vkl_w_vkCmdSetBlendConstants_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetBlendConstants_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetBlendConstants)},
+	{"vkCmdSetCheckpointNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCheckpointNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCheckpointNV)},
+	{"vkCmdSetCoarseSampleOrderNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoarseSampleOrderNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoarseSampleOrderNV)},
+	{"vkCmdSetColorBlendAdvancedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendAdvancedEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendAdvancedEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendAdvancedEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendAdvancedEXT)},
+	{"vkCmdSetColorBlendEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEnableEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEnableEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendEnableEXT)},
+	{"vkCmdSetColorBlendEquationEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEquationEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEquationEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorBlendEquationEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorBlendEquationEXT)},
+	{"vkCmdSetColorWriteEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteEnableEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteEnableEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorWriteEnableEXT)},
+	{"vkCmdSetColorWriteMaskEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteMaskEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteMaskEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetColorWriteMaskEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetColorWriteMaskEXT)},
+	{"vkCmdSetConservativeRasterizationModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetConservativeRasterizationModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetConservativeRasterizationModeEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetConservativeRasterizationModeEXT)},
+	{"vkCmdSetCoverageModulationModeNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationModeNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationModeNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationModeNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationModeNV)},
+	{"vkCmdSetCoverageModulationTableEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableEnableNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationTableEnableNV)},
+	{"vkCmdSetCoverageModulationTableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageModulationTableNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageModulationTableNV)},
+	{"vkCmdSetCoverageReductionModeNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageReductionModeNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageReductionModeNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageReductionModeNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageReductionModeNV)},
+	{"vkCmdSetCoverageToColorEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorEnableNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorEnableNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageToColorEnableNV)},
+	{"vkCmdSetCoverageToColorLocationNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorLocationNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorLocationNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetCoverageToColorLocationNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCoverageToColorLocationNV)},
+	{"vkCmdSetCullMode", (PFN_vkVoidFunction)vkl_w_vkCmdSetCullMode, (PFN_vkVoidFunction)vkl_w_vkCmdSetCullMode_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetCullMode_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCullMode)},
+	{"vkCmdSetCullModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetCullModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetCullModeEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetCullModeEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetCullModeEXT)},
+	{"vkCmdSetDepthBias", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBias, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBias_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBias_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBias)},
+	{"vkCmdSetDepthBiasEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnable_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnable_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBiasEnable)},
+	{"vkCmdSetDepthBiasEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnableEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBiasEnableEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBiasEnableEXT)},
+	{"vkCmdSetDepthBounds", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBounds, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBounds_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBounds_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBounds)},
+	{"vkCmdSetDepthBoundsTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnable_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnable_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBoundsTestEnable)},
+	{"vkCmdSetDepthBoundsTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthBoundsTestEnableEXT)},
+	{"vkCmdSetDepthClampEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClampEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClampEnableEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClampEnableEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClampEnableEXT)},
+	{"vkCmdSetDepthClipEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipEnableEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipEnableEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClipEnableEXT)},
+	{"vkCmdSetDepthClipNegativeOneToOneEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthClipNegativeOneToOneEXT)},
+	{"vkCmdSetDepthCompareOp", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOp, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOp_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOp_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthCompareOp)},
+	{"vkCmdSetDepthCompareOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOpEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOpEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthCompareOpEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthCompareOpEXT)},
+	{"vkCmdSetDepthTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnable_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnable_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthTestEnable)},
+	{"vkCmdSetDepthTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnableEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthTestEnableEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthTestEnableEXT)},
+	{"vkCmdSetDepthWriteEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnable_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnable_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthWriteEnable)},
+	{"vkCmdSetDepthWriteEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnableEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDepthWriteEnableEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDepthWriteEnableEXT)},
+	{"vkCmdSetDescriptorBufferOffsetsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDescriptorBufferOffsetsEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDescriptorBufferOffsetsEXT)},
+	{"vkCmdSetDeviceMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMask, (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMask_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMask_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDeviceMask)},
+	{"vkCmdSetDeviceMaskKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMaskKHR, (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMaskKHR_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDeviceMaskKHR_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDeviceMaskKHR)},
+	{"vkCmdSetDiscardRectangleEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetDiscardRectangleEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetDiscardRectangleEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetDiscardRectangleEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetDiscardRectangleEXT)},
+	{"vkCmdSetEvent", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent, (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent)},
+	{"vkCmdSetEvent2", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent2)},
+	{"vkCmdSetEvent2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetEvent2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetEvent2KHR)},
+	{"vkCmdSetExclusiveScissorNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetExclusiveScissorNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetExclusiveScissorNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetExclusiveScissorNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetExclusiveScissorNV)},
+	{"vkCmdSetExtraPrimitiveOverestimationSizeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetExtraPrimitiveOverestimationSizeEXT)},
+	{"vkCmdSetFragmentShadingRateEnumNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateEnumNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateEnumNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFragmentShadingRateEnumNV)},
+	{"vkCmdSetFragmentShadingRateKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetFragmentShadingRateKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFragmentShadingRateKHR)},
+	{"vkCmdSetFrontFace", (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFace, (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFace_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFace_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFrontFace)},
+	{"vkCmdSetFrontFaceEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFaceEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFaceEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetFrontFaceEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetFrontFaceEXT)},
+	{"vkCmdSetLineRasterizationModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineRasterizationModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineRasterizationModeEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineRasterizationModeEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineRasterizationModeEXT)},
+	{"vkCmdSetLineStippleEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineStippleEXT)},
+	{"vkCmdSetLineStippleEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEnableEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineStippleEnableEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineStippleEnableEXT)},
+	{"vkCmdSetLineWidth", (PFN_vkVoidFunction)vkl_w_vkCmdSetLineWidth, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineWidth_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetLineWidth_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLineWidth)},
+	{"vkCmdSetLogicOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLogicOpEXT)},
+	{"vkCmdSetLogicOpEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEnableEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetLogicOpEnableEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetLogicOpEnableEXT)},
+	{"vkCmdSetPatchControlPointsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPatchControlPointsEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetPatchControlPointsEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetPatchControlPointsEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPatchControlPointsEXT)},
+	{"vkCmdSetPerformanceMarkerINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceMarkerINTEL, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceMarkerINTEL)},
+	{"vkCmdSetPerformanceOverrideINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceOverrideINTEL, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceOverrideINTEL)},
+	{"vkCmdSetPerformanceStreamMarkerINTEL", (PFN_vkVoidFunction)vkl_w_vkCmdSetPerformanceStreamMarkerINTEL, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPerformanceStreamMarkerINTEL)},
+	{"vkCmdSetPolygonModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPolygonModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetPolygonModeEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetPolygonModeEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPolygonModeEXT)},
+	{"vkCmdSetPrimitiveRestartEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnable_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnable_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveRestartEnable)},
+	{"vkCmdSetPrimitiveRestartEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveRestartEnableEXT)},
+	{"vkCmdSetPrimitiveTopology", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopology, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopology_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopology_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveTopology)},
+	{"vkCmdSetPrimitiveTopologyEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopologyEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopologyEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetPrimitiveTopologyEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetPrimitiveTopologyEXT)},
+	{"vkCmdSetProvokingVertexModeEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetProvokingVertexModeEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetProvokingVertexModeEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetProvokingVertexModeEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetProvokingVertexModeEXT)},
+	{"vkCmdSetRasterizationSamplesEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationSamplesEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationSamplesEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationSamplesEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizationSamplesEXT)},
+	{"vkCmdSetRasterizationStreamEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationStreamEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationStreamEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizationStreamEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizationStreamEXT)},
+	{"vkCmdSetRasterizerDiscardEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnable_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnable_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizerDiscardEnable)},
+	{"vkCmdSetRasterizerDiscardEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRasterizerDiscardEnableEXT)},
+	{"vkCmdSetRayTracingPipelineStackSizeKHR", (PFN_vkVoidFunction)vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR, (PFN_vkVoidFunction)vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRayTracingPipelineStackSizeKHR)},
+	{"vkCmdSetRepresentativeFragmentTestEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetRepresentativeFragmentTestEnableNV)},
+	{"vkCmdSetSampleLocationsEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleLocationsEXT)},
+	{"vkCmdSetSampleLocationsEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEnableEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleLocationsEnableEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleLocationsEnableEXT)},
+	{"vkCmdSetSampleMaskEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleMaskEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleMaskEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetSampleMaskEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetSampleMaskEXT)},
+	{"vkCmdSetScissor", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissor, (PFN_vkVoidFunction)vkl_w_vkCmdSetScissor_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetScissor_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissor)},
+	{"vkCmdSetScissorWithCount", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCount, (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCount_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCount_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissorWithCount)},
+	{"vkCmdSetScissorWithCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCountEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCountEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetScissorWithCountEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetScissorWithCountEXT)},
+	{"vkCmdSetShadingRateImageEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetShadingRateImageEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetShadingRateImageEnableNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetShadingRateImageEnableNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetShadingRateImageEnableNV)},
+	{"vkCmdSetStencilCompareMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilCompareMask, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilCompareMask_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilCompareMask_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilCompareMask)},
+	{"vkCmdSetStencilOp", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOp, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOp_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOp_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilOp)},
+	{"vkCmdSetStencilOpEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOpEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOpEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilOpEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilOpEXT)},
+	{"vkCmdSetStencilReference", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilReference, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilReference_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilReference_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilReference)},
+	{"vkCmdSetStencilTestEnable", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnable, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnable_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnable_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilTestEnable)},
+	{"vkCmdSetStencilTestEnableEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnableEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnableEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilTestEnableEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilTestEnableEXT)},
+	{"vkCmdSetStencilWriteMask", (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilWriteMask, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilWriteMask_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetStencilWriteMask_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetStencilWriteMask)},
+	{"vkCmdSetTessellationDomainOriginEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetTessellationDomainOriginEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetTessellationDomainOriginEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetTessellationDomainOriginEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetTessellationDomainOriginEXT)},
+	{"vkCmdSetVertexInputEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetVertexInputEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetVertexInputEXT)},
+	{"vkCmdSetViewport", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewport, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewport_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewport_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewport)},
+	{"vkCmdSetViewportShadingRatePaletteNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportShadingRatePaletteNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportShadingRatePaletteNV)},
+	{"vkCmdSetViewportSwizzleNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportSwizzleNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportSwizzleNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportSwizzleNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportSwizzleNV)},
+	{"vkCmdSetViewportWScalingEnableNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingEnableNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingEnableNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingEnableNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWScalingEnableNV)},
+	{"vkCmdSetViewportWScalingNV", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingNV, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWScalingNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWScalingNV)},
+	{"vkCmdSetViewportWithCount", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCount, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCount_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCount_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWithCount)},
+	{"vkCmdSetViewportWithCountEXT", (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCountEXT, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCountEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSetViewportWithCountEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSetViewportWithCountEXT)},
+	{"vkCmdSubpassShadingHUAWEI", (PFN_vkVoidFunction)vkl_w_vkCmdSubpassShadingHUAWEI, (PFN_vkVoidFunction)vkl_w_vkCmdSubpassShadingHUAWEI_rest, (PFN_vkVoidFunction)vkl_w_vkCmdSubpassShadingHUAWEI_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdSubpassShadingHUAWEI)},
+	{"vkCmdTraceRaysIndirect2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirect2KHR, (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirect2KHR_rest, (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirect2KHR_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysIndirect2KHR)},
+	{"vkCmdTraceRaysIndirectKHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysIndirectKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysIndirectKHR)},
+	{"vkCmdTraceRaysKHR", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysKHR)},
+	{"vkCmdTraceRaysNV", (PFN_vkVoidFunction)vkl_w_vkCmdTraceRaysNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdTraceRaysNV)},
+	{"vkCmdUpdateBuffer", (PFN_vkVoidFunction)vkl_w_vkCmdUpdateBuffer, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdUpdateBuffer)},
+	{"vkCmdWaitEvents", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents)},
+	{"vkCmdWaitEvents2", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents2)},
+	{"vkCmdWaitEvents2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdWaitEvents2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWaitEvents2KHR)},
+	{"vkCmdWriteAccelerationStructuresPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkCmdWriteAccelerationStructuresPropertiesKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteAccelerationStructuresPropertiesKHR)},
+	{"vkCmdWriteAccelerationStructuresPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkCmdWriteAccelerationStructuresPropertiesNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteAccelerationStructuresPropertiesNV)},
+	{"vkCmdWriteBufferMarker2AMD", (PFN_vkVoidFunction)vkl_w_vkCmdWriteBufferMarker2AMD, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteBufferMarker2AMD)},
+	{"vkCmdWriteBufferMarkerAMD", (PFN_vkVoidFunction)vkl_w_vkCmdWriteBufferMarkerAMD, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteBufferMarkerAMD)},
+	{"vkCmdWriteMicromapsPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkCmdWriteMicromapsPropertiesEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteMicromapsPropertiesEXT)},
+	{"vkCmdWriteTimestamp", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp, (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp_rest, (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp)},
+	{"vkCmdWriteTimestamp2", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2, (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2_rest, (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp2)},
+	{"vkCmdWriteTimestamp2KHR", (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2KHR, (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2KHR_rest, (PFN_vkVoidFunction)vkl_w_vkCmdWriteTimestamp2KHR_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdWriteTimestamp2KHR)},
+	{"vkCompileDeferredNV", (PFN_vkVoidFunction)vkl_w_vkCompileDeferredNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CompileDeferredNV)},
+	{"vkCopyMemoryToMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMemoryToMicromapEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMemoryToMicromapEXT)},
+	{"vkCopyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMicromapEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMicromapEXT)},
+	{"vkCopyMicromapToMemoryEXT", (PFN_vkVoidFunction)vkl_w_vkCopyMicromapToMemoryEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CopyMicromapToMemoryEXT)},
+	{"vkCreateAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkCreateAccelerationStructureKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateAccelerationStructureKHR)},
+	{"vkCreateAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkCreateAccelerationStructureNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateAccelerationStructureNV)},
+	{"vkCreateBuffer", (PFN_vkVoidFunction)vkl_w_vkCreateBuffer, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateBuffer)},
+	{"vkCreateBufferView", (PFN_vkVoidFunction)vkl_w_vkCreateBufferView, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateBufferView)},
+	{"vkCreateCommandPool", (PFN_vkVoidFunction)vkl_w_vkCreateCommandPool, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCommandPool)},
+	{"vkCreateComputePipelines", (PFN_vkVoidFunction)vkl_w_vkCreateComputePipelines, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateComputePipelines)},
+	{"vkCreateCuFunctionNVX", (PFN_vkVoidFunction)vkl_w_vkCreateCuFunctionNVX, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCuFunctionNVX)},
+	{"vkCreateCuModuleNVX", (PFN_vkVoidFunction)vkl_w_vkCreateCuModuleNVX, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateCuModuleNVX)},
+	{"vkCreateDebugReportCallbackEXT", (PFN_vkVoidFunction)vkl_w_vkCreateDebugReportCallbackEXT, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDebugReportCallbackEXT)},
+	{"vkCreateDebugUtilsMessengerEXT", (PFN_vkVoidFunction)vkl_w_vkCreateDebugUtilsMessengerEXT, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDebugUtilsMessengerEXT)},
+	{"vkCreateDeferredOperationKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDeferredOperationKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDeferredOperationKHR)},
+	{"vkCreateDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorPool, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorPool)},
+	{"vkCreateDescriptorSetLayout", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorSetLayout, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorSetLayout)},
+	{"vkCreateDescriptorUpdateTemplate", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorUpdateTemplate, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorUpdateTemplate)},
+	{"vkCreateDescriptorUpdateTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDescriptorUpdateTemplateKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateDescriptorUpdateTemplateKHR)},
+	{"vkCreateDevice", (PFN_vkVoidFunction)vkl_o_vkCreateDevice, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDevice)},
+	{"vkCreateDisplayModeKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDisplayModeKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDisplayModeKHR)},
+	{"vkCreateDisplayPlaneSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateDisplayPlaneSurfaceKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateDisplayPlaneSurfaceKHR)},
+	{"vkCreateEvent", (PFN_vkVoidFunction)vkl_w_vkCreateEvent, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateEvent)},
+	{"vkCreateFence", (PFN_vkVoidFunction)vkl_w_vkCreateFence, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateFence)},
+	{"vkCreateFramebuffer", (PFN_vkVoidFunction)vkl_w_vkCreateFramebuffer, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateFramebuffer)},
+	{"vkCreateGraphicsPipelines", (PFN_vkVoidFunction)vkl_w_vkCreateGraphicsPipelines, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateGraphicsPipelines)},
+	{"vkCreateHeadlessSurfaceEXT", (PFN_vkVoidFunction)vkl_w_vkCreateHeadlessSurfaceEXT, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateHeadlessSurfaceEXT)},
+	{"vkCreateImage", (PFN_vkVoidFunction)vkl_w_vkCreateImage, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateImage)},
+	{"vkCreateImageView", (PFN_vkVoidFunction)vkl_w_vkCreateImageView, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateImageView)},
+	{"vkCreateIndirectCommandsLayoutNV", (PFN_vkVoidFunction)vkl_w_vkCreateIndirectCommandsLayoutNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateIndirectCommandsLayoutNV)},
+	{"vkCreateInstance", (PFN_vkVoidFunction)vkl_o_vkCreateInstance, NULL, NULL, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
+	{"vkCreateMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkCreateMicromapEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateMicromapEXT)},
+	{"vkCreateOpticalFlowSessionNV", (PFN_vkVoidFunction)vkl_w_vkCreateOpticalFlowSessionNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateOpticalFlowSessionNV)},
+	{"vkCreatePipelineCache", (PFN_vkVoidFunction)vkl_w_vkCreatePipelineCache, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePipelineCache)},
+	{"vkCreatePipelineLayout", (PFN_vkVoidFunction)vkl_w_vkCreatePipelineLayout, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePipelineLayout)},
+	{"vkCreatePrivateDataSlot", (PFN_vkVoidFunction)vkl_w_vkCreatePrivateDataSlot, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePrivateDataSlot)},
+	{"vkCreatePrivateDataSlotEXT", (PFN_vkVoidFunction)vkl_w_vkCreatePrivateDataSlotEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreatePrivateDataSlotEXT)},
+	{"vkCreateQueryPool", (PFN_vkVoidFunction)vkl_w_vkCreateQueryPool, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateQueryPool)},
+	{"vkCreateRayTracingPipelinesNV", (PFN_vkVoidFunction)vkl_w_vkCreateRayTracingPipelinesNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRayTracingPipelinesNV)},
+	{"vkCreateRenderPass", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass)},
+	{"vkCreateRenderPass2", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass2)},
+	{"vkCreateRenderPass2KHR", (PFN_vkVoidFunction)vkl_w_vkCreateRenderPass2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateRenderPass2KHR)},
+	{"vkCreateSampler", (PFN_vkVoidFunction)vkl_w_vkCreateSampler, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSampler)},
+	{"vkCreateSamplerYcbcrConversion", (PFN_vkVoidFunction)vkl_w_vkCreateSamplerYcbcrConversion, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSamplerYcbcrConversion)},
+	{"vkCreateSamplerYcbcrConversionKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSamplerYcbcrConversionKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSamplerYcbcrConversionKHR)},
+	{"vkCreateSemaphore", (PFN_vkVoidFunction)vkl_w_vkCreateSemaphore, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSemaphore)},
+	{"vkCreateShaderModule", (PFN_vkVoidFunction)vkl_w_vkCreateShaderModule, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateShaderModule)},
+	{"vkCreateSharedSwapchainsKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSharedSwapchainsKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSharedSwapchainsKHR)},
+	{"vkCreateSwapchainKHR", (PFN_vkVoidFunction)vkl_w_vkCreateSwapchainKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateSwapchainKHR)},
+	{"vkCreateValidationCacheEXT", (PFN_vkVoidFunction)vkl_w_vkCreateValidationCacheEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateValidationCacheEXT)},
+	{"vkCreateVideoSessionKHR", (PFN_vkVoidFunction)vkl_w_vkCreateVideoSessionKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateVideoSessionKHR)},
+	{"vkCreateVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkCreateVideoSessionParametersKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateVideoSessionParametersKHR)},
 #ifdef VK_USE_PLATFORM_WAYLAND_KHR
-	{"vkCreateWaylandSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateWaylandSurfaceKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateWaylandSurfaceKHR)},
+	{"vkCreateWaylandSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateWaylandSurfaceKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateWaylandSurfaceKHR)},
 #endif
 #ifdef VK_USE_PLATFORM_XCB_KHR
-	{"vkCreateXcbSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateXcbSurfaceKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateXcbSurfaceKHR)},
+	{"vkCreateXcbSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateXcbSurfaceKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateXcbSurfaceKHR)},
 #endif
 #ifdef VK_USE_PLATFORM_XLIB_KHR
-	{"vkCreateXlibSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateXlibSurfaceKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateXlibSurfaceKHR)},
+	{"vkCreateXlibSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateXlibSurfaceKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateXlibSurfaceKHR)},
 #endif
-	{"vkDebugMarkerSetObjectNameEXT", (PFN_vkVoidFunction)vkl_w_vkDebugMarkerSetObjectNameEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DebugMarkerSetObjectNameEXT)},
-	{"vkDebugMarkerSetObjectTagEXT", (PFN_vkVoidFunction)vkl_w_vkDebugMarkerSetObjectTagEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DebugMarkerSetObjectTagEXT)},
-	{"vkDebugReportMessageEXT", (PFN_vkVoidFunction)vkl_w_vkDebugReportMessageEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DebugReportMessageEXT)},
-	{"vkDeferredOperationJoinKHR", (PFN_vkVoidFunction)vkl_w_vkDeferredOperationJoinKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DeferredOperationJoinKHR)},
-	{"vkDestroyAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyAccelerationStructureKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyAccelerationStructureKHR)},
-	{"vkDestroyAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkDestroyAccelerationStructureNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyAccelerationStructureNV)},
-	{"vkDestroyBuffer", (PFN_vkVoidFunction)vkl_w_vkDestroyBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyBuffer)},
-	{"vkDestroyBufferView", (PFN_vkVoidFunction)vkl_w_vkDestroyBufferView, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyBufferView)},
-	{"vkDestroyCommandPool", (PFN_vkVoidFunction)vkl_w_vkDestroyCommandPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCommandPool)},
-	{"vkDestroyCuFunctionNVX", (PFN_vkVoidFunction)vkl_w_vkDestroyCuFunctionNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCuFunctionNVX)},
-	{"vkDestroyCuModuleNVX", (PFN_vkVoidFunction)vkl_w_vkDestroyCuModuleNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCuModuleNVX)},
-	{"vkDestroyDebugReportCallbackEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyDebugReportCallbackEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyDebugReportCallbackEXT)},
-	{"vkDestroyDebugUtilsMessengerEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyDebugUtilsMessengerEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyDebugUtilsMessengerEXT)},
-	{"vkDestroyDeferredOperationKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyDeferredOperationKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDeferredOperationKHR)},
-	{"vkDestroyDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorPool)},
-	{"vkDestroyDescriptorSetLayout", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorSetLayout, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorSetLayout)},
-	{"vkDestroyDescriptorUpdateTemplate", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorUpdateTemplate, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorUpdateTemplate)},
-	{"vkDestroyDescriptorUpdateTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorUpdateTemplateKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorUpdateTemplateKHR)},
-	{"vkDestroyDevice", (PFN_vkVoidFunction)vkl_o_vkDestroyDevice, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDevice)},
-	{"vkDestroyEvent", (PFN_vkVoidFunction)vkl_w_vkDestroyEvent, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyEvent)},
-	{"vkDestroyFence", (PFN_vkVoidFunction)vkl_w_vkDestroyFence, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyFence)},
-	{"vkDestroyFramebuffer", (PFN_vkVoidFunction)vkl_w_vkDestroyFramebuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyFramebuffer)},
-	{"vkDestroyImage", (PFN_vkVoidFunction)vkl_w_vkDestroyImage, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyImage)},
-	{"vkDestroyImageView", (PFN_vkVoidFunction)vkl_w_vkDestroyImageView, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyImageView)},
-	{"vkDestroyIndirectCommandsLayoutNV", (PFN_vkVoidFunction)vkl_w_vkDestroyIndirectCommandsLayoutNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyIndirectCommandsLayoutNV)},
-	{"vkDestroyInstance", (PFN_vkVoidFunction)vkl_o_vkDestroyInstance, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyInstance)},
-	{"vkDestroyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyMicromapEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyMicromapEXT)},
-	{"vkDestroyOpticalFlowSessionNV", (PFN_vkVoidFunction)vkl_w_vkDestroyOpticalFlowSessionNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyOpticalFlowSessionNV)},
-	{"vkDestroyPipeline", (PFN_vkVoidFunction)vkl_w_vkDestroyPipeline, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipeline)},
-	{"vkDestroyPipelineCache", (PFN_vkVoidFunction)vkl_w_vkDestroyPipelineCache, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipelineCache)},
-	{"vkDestroyPipelineLayout", (PFN_vkVoidFunction)vkl_w_vkDestroyPipelineLayout, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipelineLayout)},
-	{"vkDestroyPrivateDataSlot", (PFN_vkVoidFunction)vkl_w_vkDestroyPrivateDataSlot, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPrivateDataSlot)},
-	{"vkDestroyPrivateDataSlotEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyPrivateDataSlotEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPrivateDataSlotEXT)},
-	{"vkDestroyQueryPool", (PFN_vkVoidFunction)vkl_w_vkDestroyQueryPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyQueryPool)},
-	{"vkDestroyRenderPass", (PFN_vkVoidFunction)vkl_w_vkDestroyRenderPass, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyRenderPass)},
-	{"vkDestroySampler", (PFN_vkVoidFunction)vkl_w_vkDestroySampler, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySampler)},
-	{"vkDestroySamplerYcbcrConversion", (PFN_vkVoidFunction)vkl_w_vkDestroySamplerYcbcrConversion, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySamplerYcbcrConversion)},
-	{"vkDestroySamplerYcbcrConversionKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySamplerYcbcrConversionKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySamplerYcbcrConversionKHR)},
-	{"vkDestroySemaphore", (PFN_vkVoidFunction)vkl_w_vkDestroySemaphore, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySemaphore)},
-	{"vkDestroyShaderModule", (PFN_vkVoidFunction)vkl_w_vkDestroyShaderModule, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyShaderModule)},
-	{"vkDestroySurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySurfaceKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroySurfaceKHR)},
-	{"vkDestroySwapchainKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySwapchainKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySwapchainKHR)},
-	{"vkDestroyValidationCacheEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyValidationCacheEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyValidationCacheEXT)},
-	{"vkDestroyVideoSessionKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyVideoSessionKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyVideoSessionKHR)},
-	{"vkDestroyVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyVideoSessionParametersKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyVideoSessionParametersKHR)},
-	{"vkDeviceWaitIdle", (PFN_vkVoidFunction)vkl_o_vkDeviceWaitIdle, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DeviceWaitIdle)},
-	{"vkDisplayPowerControlEXT", (PFN_vkVoidFunction)vkl_w_vkDisplayPowerControlEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DisplayPowerControlEXT)},
-	{"vkEndCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkEndCommandBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, EndCommandBuffer)},
-	{"vkEnumerateDeviceExtensionProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateDeviceExtensionProperties, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
-	{"vkEnumerateDeviceLayerProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateDeviceLayerProperties, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
-	{"vkEnumerateInstanceExtensionProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateInstanceExtensionProperties, NULL, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
-	{"vkEnumerateInstanceLayerProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateInstanceLayerProperties, NULL, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
-	{"vkEnumeratePhysicalDeviceGroups", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceGroups, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceGroups)},
-	{"vkEnumeratePhysicalDeviceGroupsKHR", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceGroupsKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceGroupsKHR)},
-	{"vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR)},
-	{"vkEnumeratePhysicalDevices", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDevices, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDevices)},
-	{"vkFlushMappedMemoryRanges", (PFN_vkVoidFunction)vkl_o_vkFlushMappedMemoryRanges, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FlushMappedMemoryRanges)},
-	{"vkFreeCommandBuffers", (PFN_vkVoidFunction)vkl_w_vkFreeCommandBuffers, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeCommandBuffers)},
-	{"vkFreeDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkFreeDescriptorSets, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeDescriptorSets)},
-	{"vkFreeMemory", (PFN_vkVoidFunction)vkl_o_vkFreeMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeMemory)},
-	{"vkGetAccelerationStructureBuildSizesKHR", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureBuildSizesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureBuildSizesKHR)},
-	{"vkGetAccelerationStructureDeviceAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureDeviceAddressKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureDeviceAddressKHR)},
-	{"vkGetAccelerationStructureHandleNV", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureHandleNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureHandleNV)},
-	{"vkGetAccelerationStructureMemoryRequirementsNV", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureMemoryRequirementsNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureMemoryRequirementsNV)},
-	{"vkGetBufferDeviceAddress", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddress, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddress)},
-	{"vkGetBufferDeviceAddressEXT", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddressEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddressEXT)},
-	{"vkGetBufferDeviceAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddressKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddressKHR)},
-	{"vkGetBufferMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements)},
-	{"vkGetBufferMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements2)},
-	{"vkGetBufferMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements2KHR)},
-	{"vkGetBufferOpaqueCaptureAddress", (PFN_vkVoidFunction)vkl_w_vkGetBufferOpaqueCaptureAddress, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferOpaqueCaptureAddress)},
-	{"vkGetBufferOpaqueCaptureAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferOpaqueCaptureAddressKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferOpaqueCaptureAddressKHR)},
-	{"vkGetCalibratedTimestampsEXT", (PFN_vkVoidFunction)vkl_w_vkGetCalibratedTimestampsEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetCalibratedTimestampsEXT)},
-	{"vkGetDeferredOperationMaxConcurrencyKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeferredOperationMaxConcurrencyKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeferredOperationMaxConcurrencyKHR)},
-	{"vkGetDeferredOperationResultKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeferredOperationResultKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeferredOperationResultKHR)},
-	{"vkGetDescriptorEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorEXT)},
-	{"vkGetDescriptorSetHostMappingVALVE", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetHostMappingVALVE, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetHostMappingVALVE)},
-	{"vkGetDescriptorSetLayoutBindingOffsetEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutBindingOffsetEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutBindingOffsetEXT)},
-	{"vkGetDescriptorSetLayoutHostMappingInfoVALVE", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutHostMappingInfoVALVE, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutHostMappingInfoVALVE)},
-	{"vkGetDescriptorSetLayoutSizeEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSizeEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSizeEXT)},
-	{"vkGetDescriptorSetLayoutSupport", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSupport, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSupport)},
-	{"vkGetDescriptorSetLayoutSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSupportKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSupportKHR)},
-	{"vkGetDeviceAccelerationStructureCompatibilityKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceAccelerationStructureCompatibilityKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceAccelerationStructureCompatibilityKHR)},
-	{"vkGetDeviceBufferMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceBufferMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceBufferMemoryRequirements)},
-	{"vkGetDeviceBufferMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceBufferMemoryRequirementsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceBufferMemoryRequirementsKHR)},
-	{"vkGetDeviceGroupPeerMemoryFeatures", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPeerMemoryFeatures, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPeerMemoryFeatures)},
-	{"vkGetDeviceGroupPeerMemoryFeaturesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPeerMemoryFeaturesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPeerMemoryFeaturesKHR)},
-	{"vkGetDeviceGroupPresentCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPresentCapabilitiesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPresentCapabilitiesKHR)},
-	{"vkGetDeviceGroupSurfacePresentModesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupSurfacePresentModesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupSurfacePresentModesKHR)},
-	{"vkGetDeviceImageMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageMemoryRequirements)},
-	{"vkGetDeviceImageMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageMemoryRequirementsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageMemoryRequirementsKHR)},
-	{"vkGetDeviceImageSparseMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageSparseMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageSparseMemoryRequirements)},
-	{"vkGetDeviceImageSparseMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageSparseMemoryRequirementsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageSparseMemoryRequirementsKHR)},
-	{"vkGetDeviceMemoryCommitment", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryCommitment, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryCommitment)},
-	{"vkGetDeviceMemoryOpaqueCaptureAddress", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryOpaqueCaptureAddress, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryOpaqueCaptureAddress)},
-	{"vkGetDeviceMemoryOpaqueCaptureAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryOpaqueCaptureAddressKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryOpaqueCaptureAddressKHR)},
-	{"vkGetDeviceMicromapCompatibilityEXT", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMicromapCompatibilityEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMicromapCompatibilityEXT)},
-	{"vkGetDeviceProcAddr", (PFN_vkVoidFunction)vkl_o_vkGetDeviceProcAddr, NULL, VKL_LEVEL_DEVICE, VKL_PROC_ALWAYS},
-	{"vkGetDeviceQueue", (PFN_vkVoidFunction)vkl_w_vkGetDeviceQueue, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceQueue)},
-	{"vkGetDeviceQueue2", (PFN_vkVoidFunction)vkl_w_vkGetDeviceQueue2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceQueue2)},
-	{"vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI", (PFN_vkVoidFunction)vkl_w_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI)},
-	{"vkGetDisplayModeProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayModeProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayModeProperties2KHR)},
-	{"vkGetDisplayModePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayModePropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayModePropertiesKHR)},
-	{"vkGetDisplayPlaneCapabilities2KHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneCapabilities2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneCapabilities2KHR)},
-	{"vkGetDisplayPlaneCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneCapabilitiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneCapabilitiesKHR)},
-	{"vkGetDisplayPlaneSupportedDisplaysKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneSupportedDisplaysKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneSupportedDisplaysKHR)},
-	{"vkGetDrmDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkGetDrmDisplayEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDrmDisplayEXT)},
-	{"vkGetDynamicRenderingTilePropertiesQCOM", (PFN_vkVoidFunction)vkl_w_vkGetDynamicRenderingTilePropertiesQCOM, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDynamicRenderingTilePropertiesQCOM)},
-	{"vkGetEventStatus", (PFN_vkVoidFunction)vkl_w_vkGetEventStatus, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetEventStatus)},
-	{"vkGetFenceFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetFenceFdKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFenceFdKHR)},
-	{"vkGetFenceStatus", (PFN_vkVoidFunction)vkl_o_vkGetFenceStatus, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFenceStatus)},
-	{"vkGetFramebufferTilePropertiesQCOM", (PFN_vkVoidFunction)vkl_w_vkGetFramebufferTilePropertiesQCOM, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFramebufferTilePropertiesQCOM)},
-	{"vkGetGeneratedCommandsMemoryRequirementsNV", (PFN_vkVoidFunction)vkl_w_vkGetGeneratedCommandsMemoryRequirementsNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetGeneratedCommandsMemoryRequirementsNV)},
-	{"vkGetImageDrmFormatModifierPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetImageDrmFormatModifierPropertiesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageDrmFormatModifierPropertiesEXT)},
-	{"vkGetImageMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements)},
-	{"vkGetImageMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements2)},
-	{"vkGetImageMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements2KHR)},
-	{"vkGetImageSparseMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements)},
-	{"vkGetImageSparseMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements2)},
-	{"vkGetImageSparseMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements2KHR)},
-	{"vkGetImageSubresourceLayout", (PFN_vkVoidFunction)vkl_w_vkGetImageSubresourceLayout, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSubresourceLayout)},
-	{"vkGetImageSubresourceLayout2EXT", (PFN_vkVoidFunction)vkl_w_vkGetImageSubresourceLayout2EXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSubresourceLayout2EXT)},
-	{"vkGetImageViewAddressNVX", (PFN_vkVoidFunction)vkl_w_vkGetImageViewAddressNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageViewAddressNVX)},
-	{"vkGetImageViewHandleNVX", (PFN_vkVoidFunction)vkl_w_vkGetImageViewHandleNVX, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageViewHandleNVX)},
-	{"vkGetInstanceProcAddr", (PFN_vkVoidFunction)vkl_o_vkGetInstanceProcAddr, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
-	{"vkGetMemoryFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetMemoryFdKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryFdKHR)},
-	{"vkGetMemoryFdPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetMemoryFdPropertiesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryFdPropertiesKHR)},
-	{"vkGetMemoryHostPointerPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetMemoryHostPointerPropertiesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryHostPointerPropertiesEXT)},
-	{"vkGetMemoryRemoteAddressNV", (PFN_vkVoidFunction)vkl_w_vkGetMemoryRemoteAddressNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryRemoteAddressNV)},
-	{"vkGetMicromapBuildSizesEXT", (PFN_vkVoidFunction)vkl_w_vkGetMicromapBuildSizesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMicromapBuildSizesEXT)},
-	{"vkGetPastPresentationTimingGOOGLE", (PFN_vkVoidFunction)vkl_w_vkGetPastPresentationTimingGOOGLE, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPastPresentationTimingGOOGLE)},
-	{"vkGetPerformanceParameterINTEL", (PFN_vkVoidFunction)vkl_w_vkGetPerformanceParameterINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPerformanceParameterINTEL)},
-	{"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceCalibrateableTimeDomainsEXT)},
-	{"vkGetPhysicalDeviceCooperativeMatrixPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceCooperativeMatrixPropertiesNV)},
-	{"vkGetPhysicalDeviceDisplayPlaneProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPlaneProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPlaneProperties2KHR)},
-	{"vkGetPhysicalDeviceDisplayPlanePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPlanePropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPlanePropertiesKHR)},
-	{"vkGetPhysicalDeviceDisplayProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayProperties2KHR)},
-	{"vkGetPhysicalDeviceDisplayPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPropertiesKHR)},
-	{"vkGetPhysicalDeviceExternalBufferProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalBufferProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalBufferProperties)},
-	{"vkGetPhysicalDeviceExternalBufferPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalBufferPropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalBufferPropertiesKHR)},
-	{"vkGetPhysicalDeviceExternalFenceProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalFenceProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalFenceProperties)},
-	{"vkGetPhysicalDeviceExternalFencePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalFencePropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalFencePropertiesKHR)},
-	{"vkGetPhysicalDeviceExternalImageFormatPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalImageFormatPropertiesNV, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalImageFormatPropertiesNV)},
-	{"vkGetPhysicalDeviceExternalSemaphoreProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalSemaphoreProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalSemaphoreProperties)},
-	{"vkGetPhysicalDeviceExternalSemaphorePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalSemaphorePropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalSemaphorePropertiesKHR)},
-	{"vkGetPhysicalDeviceFeatures", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFeatures, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures)},
-	{"vkGetPhysicalDeviceFeatures2", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceFeatures2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures2)},
-	{"vkGetPhysicalDeviceFeatures2KHR", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceFeatures2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures2KHR)},
-	{"vkGetPhysicalDeviceFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties)},
-	{"vkGetPhysicalDeviceFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties2)},
-	{"vkGetPhysicalDeviceFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties2KHR)},
-	{"vkGetPhysicalDeviceFragmentShadingRatesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFragmentShadingRatesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFragmentShadingRatesKHR)},
-	{"vkGetPhysicalDeviceImageFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties)},
-	{"vkGetPhysicalDeviceImageFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties2)},
-	{"vkGetPhysicalDeviceImageFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties2KHR)},
-	{"vkGetPhysicalDeviceMemoryProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties)},
-	{"vkGetPhysicalDeviceMemoryProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties2)},
-	{"vkGetPhysicalDeviceMemoryProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties2KHR)},
-	{"vkGetPhysicalDeviceMultisamplePropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMultisamplePropertiesEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMultisamplePropertiesEXT)},
-	{"vkGetPhysicalDeviceOpticalFlowImageFormatsNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceOpticalFlowImageFormatsNV, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceOpticalFlowImageFormatsNV)},
-	{"vkGetPhysicalDevicePresentRectanglesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDevicePresentRectanglesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDevicePresentRectanglesKHR)},
-	{"vkGetPhysicalDeviceProperties", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties)},
-	{"vkGetPhysicalDeviceProperties2", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties2)},
-	{"vkGetPhysicalDeviceProperties2KHR", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties2KHR)},
-	{"vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR)},
-	{"vkGetPhysicalDeviceQueueFamilyProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties)},
-	{"vkGetPhysicalDeviceQueueFamilyProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties2)},
-	{"vkGetPhysicalDeviceQueueFamilyProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties2KHR)},
-	{"vkGetPhysicalDeviceSparseImageFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties)},
-	{"vkGetPhysicalDeviceSparseImageFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties2, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties2)},
-	{"vkGetPhysicalDeviceSparseImageFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties2KHR)},
-	{"vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV)},
-	{"vkGetPhysicalDeviceSurfaceCapabilities2EXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilities2EXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilities2EXT)},
-	{"vkGetPhysicalDeviceSurfaceCapabilities2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilities2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilities2KHR)},
-	{"vkGetPhysicalDeviceSurfaceCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilitiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilitiesKHR)},
-	{"vkGetPhysicalDeviceSurfaceFormats2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceFormats2KHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceFormats2KHR)},
-	{"vkGetPhysicalDeviceSurfaceFormatsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceFormatsKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceFormatsKHR)},
-	{"vkGetPhysicalDeviceSurfacePresentModesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfacePresentModesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfacePresentModesKHR)},
-	{"vkGetPhysicalDeviceSurfaceSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceSupportKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceSupportKHR)},
-	{"vkGetPhysicalDeviceToolProperties", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceToolProperties, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
-	{"vkGetPhysicalDeviceToolPropertiesEXT", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceToolPropertiesEXT, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
-	{"vkGetPhysicalDeviceVideoCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceVideoCapabilitiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceVideoCapabilitiesKHR)},
-	{"vkGetPhysicalDeviceVideoFormatPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceVideoFormatPropertiesKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceVideoFormatPropertiesKHR)},
+	{"vkDebugMarkerSetObjectNameEXT", (PFN_vkVoidFunction)vkl_w_vkDebugMarkerSetObjectNameEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DebugMarkerSetObjectNameEXT)},
+	{"vkDebugMarkerSetObjectTagEXT", (PFN_vkVoidFunction)vkl_w_vkDebugMarkerSetObjectTagEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DebugMarkerSetObjectTagEXT)},
+	{"vkDebugReportMessageEXT", (PFN_vkVoidFunction)vkl_w_vkDebugReportMessageEXT, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DebugReportMessageEXT)},
+	{"vkDeferredOperationJoinKHR", (PFN_vkVoidFunction)vkl_w_vkDeferredOperationJoinKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DeferredOperationJoinKHR)},
+	{"vkDestroyAccelerationStructureKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyAccelerationStructureKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyAccelerationStructureKHR)},
+	{"vkDestroyAccelerationStructureNV", (PFN_vkVoidFunction)vkl_w_vkDestroyAccelerationStructureNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyAccelerationStructureNV)},
+	{"vkDestroyBuffer", (PFN_vkVoidFunction)vkl_w_vkDestroyBuffer, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyBuffer)},
+	{"vkDestroyBufferView", (PFN_vkVoidFunction)vkl_w_vkDestroyBufferView, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyBufferView)},
+	{"vkDestroyCommandPool", (PFN_vkVoidFunction)vkl_w_vkDestroyCommandPool, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCommandPool)},
+	{"vkDestroyCuFunctionNVX", (PFN_vkVoidFunction)vkl_w_vkDestroyCuFunctionNVX, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCuFunctionNVX)},
+	{"vkDestroyCuModuleNVX", (PFN_vkVoidFunction)vkl_w_vkDestroyCuModuleNVX, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyCuModuleNVX)},
+	{"vkDestroyDebugReportCallbackEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyDebugReportCallbackEXT, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyDebugReportCallbackEXT)},
+	{"vkDestroyDebugUtilsMessengerEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyDebugUtilsMessengerEXT, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyDebugUtilsMessengerEXT)},
+	{"vkDestroyDeferredOperationKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyDeferredOperationKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDeferredOperationKHR)},
+	{"vkDestroyDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorPool, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorPool)},
+	{"vkDestroyDescriptorSetLayout", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorSetLayout, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorSetLayout)},
+	{"vkDestroyDescriptorUpdateTemplate", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorUpdateTemplate, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorUpdateTemplate)},
+	{"vkDestroyDescriptorUpdateTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyDescriptorUpdateTemplateKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDescriptorUpdateTemplateKHR)},
+	{"vkDestroyDevice", (PFN_vkVoidFunction)vkl_o_vkDestroyDevice, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyDevice)},
+	{"vkDestroyEvent", (PFN_vkVoidFunction)vkl_w_vkDestroyEvent, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyEvent)},
+	{"vkDestroyFence", (PFN_vkVoidFunction)vkl_w_vkDestroyFence, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyFence)},
+	{"vkDestroyFramebuffer", (PFN_vkVoidFunction)vkl_w_vkDestroyFramebuffer, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyFramebuffer)},
+	{"vkDestroyImage", (PFN_vkVoidFunction)vkl_w_vkDestroyImage, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyImage)},
+	{"vkDestroyImageView", (PFN_vkVoidFunction)vkl_w_vkDestroyImageView, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyImageView)},
+	{"vkDestroyIndirectCommandsLayoutNV", (PFN_vkVoidFunction)vkl_w_vkDestroyIndirectCommandsLayoutNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyIndirectCommandsLayoutNV)},
+	{"vkDestroyInstance", (PFN_vkVoidFunction)vkl_o_vkDestroyInstance, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroyInstance)},
+	{"vkDestroyMicromapEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyMicromapEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyMicromapEXT)},
+	{"vkDestroyOpticalFlowSessionNV", (PFN_vkVoidFunction)vkl_w_vkDestroyOpticalFlowSessionNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyOpticalFlowSessionNV)},
+	{"vkDestroyPipeline", (PFN_vkVoidFunction)vkl_w_vkDestroyPipeline, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipeline)},
+	{"vkDestroyPipelineCache", (PFN_vkVoidFunction)vkl_w_vkDestroyPipelineCache, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipelineCache)},
+	{"vkDestroyPipelineLayout", (PFN_vkVoidFunction)vkl_w_vkDestroyPipelineLayout, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPipelineLayout)},
+	{"vkDestroyPrivateDataSlot", (PFN_vkVoidFunction)vkl_w_vkDestroyPrivateDataSlot, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPrivateDataSlot)},
+	{"vkDestroyPrivateDataSlotEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyPrivateDataSlotEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyPrivateDataSlotEXT)},
+	{"vkDestroyQueryPool", (PFN_vkVoidFunction)vkl_w_vkDestroyQueryPool, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyQueryPool)},
+	{"vkDestroyRenderPass", (PFN_vkVoidFunction)vkl_w_vkDestroyRenderPass, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyRenderPass)},
+	{"vkDestroySampler", (PFN_vkVoidFunction)vkl_w_vkDestroySampler, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySampler)},
+	{"vkDestroySamplerYcbcrConversion", (PFN_vkVoidFunction)vkl_w_vkDestroySamplerYcbcrConversion, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySamplerYcbcrConversion)},
+	{"vkDestroySamplerYcbcrConversionKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySamplerYcbcrConversionKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySamplerYcbcrConversionKHR)},
+	{"vkDestroySemaphore", (PFN_vkVoidFunction)vkl_w_vkDestroySemaphore, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySemaphore)},
+	{"vkDestroyShaderModule", (PFN_vkVoidFunction)vkl_w_vkDestroyShaderModule, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyShaderModule)},
+	{"vkDestroySurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySurfaceKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, DestroySurfaceKHR)},
+	{"vkDestroySwapchainKHR", (PFN_vkVoidFunction)vkl_w_vkDestroySwapchainKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroySwapchainKHR)},
+	{"vkDestroyValidationCacheEXT", (PFN_vkVoidFunction)vkl_w_vkDestroyValidationCacheEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyValidationCacheEXT)},
+	{"vkDestroyVideoSessionKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyVideoSessionKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyVideoSessionKHR)},
+	{"vkDestroyVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkDestroyVideoSessionParametersKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DestroyVideoSessionParametersKHR)},
+	{"vkDeviceWaitIdle", (PFN_vkVoidFunction)vkl_o_vkDeviceWaitIdle, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DeviceWaitIdle)},
+	{"vkDisplayPowerControlEXT", (PFN_vkVoidFunction)vkl_w_vkDisplayPowerControlEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, DisplayPowerControlEXT)},
+	{"vkEndCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkEndCommandBuffer, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, EndCommandBuffer)},
+	{"vkEnumerateDeviceExtensionProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateDeviceExtensionProperties, NULL, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
+	{"vkEnumerateDeviceLayerProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateDeviceLayerProperties, NULL, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
+	{"vkEnumerateInstanceExtensionProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateInstanceExtensionProperties, NULL, NULL, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
+	{"vkEnumerateInstanceLayerProperties", (PFN_vkVoidFunction)vkl_o_vkEnumerateInstanceLayerProperties, NULL, NULL, VKL_LEVEL_GLOBAL, VKL_PROC_ALWAYS},
+	{"vkEnumeratePhysicalDeviceGroups", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceGroups, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceGroups)},
+	{"vkEnumeratePhysicalDeviceGroupsKHR", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceGroupsKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceGroupsKHR)},
+	{"vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR)},
+	{"vkEnumeratePhysicalDevices", (PFN_vkVoidFunction)vkl_w_vkEnumeratePhysicalDevices, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, EnumeratePhysicalDevices)},
+	{"vkFlushMappedMemoryRanges", (PFN_vkVoidFunction)vkl_o_vkFlushMappedMemoryRanges, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FlushMappedMemoryRanges)},
+	{"vkFreeCommandBuffers", (PFN_vkVoidFunction)vkl_w_vkFreeCommandBuffers, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeCommandBuffers)},
+	{"vkFreeDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkFreeDescriptorSets, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeDescriptorSets)},
+	{"vkFreeMemory", (PFN_vkVoidFunction)vkl_o_vkFreeMemory, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, FreeMemory)},
+	{"vkGetAccelerationStructureBuildSizesKHR", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureBuildSizesKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureBuildSizesKHR)},
+	{"vkGetAccelerationStructureDeviceAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureDeviceAddressKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureDeviceAddressKHR)},
+	{"vkGetAccelerationStructureHandleNV", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureHandleNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureHandleNV)},
+	{"vkGetAccelerationStructureMemoryRequirementsNV", (PFN_vkVoidFunction)vkl_w_vkGetAccelerationStructureMemoryRequirementsNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetAccelerationStructureMemoryRequirementsNV)},
+	{"vkGetBufferDeviceAddress", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddress, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddress)},
+	{"vkGetBufferDeviceAddressEXT", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddressEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddressEXT)},
+	{"vkGetBufferDeviceAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferDeviceAddressKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferDeviceAddressKHR)},
+	{"vkGetBufferMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements)},
+	{"vkGetBufferMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements2)},
+	{"vkGetBufferMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferMemoryRequirements2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferMemoryRequirements2KHR)},
+	{"vkGetBufferOpaqueCaptureAddress", (PFN_vkVoidFunction)vkl_w_vkGetBufferOpaqueCaptureAddress, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferOpaqueCaptureAddress)},
+	{"vkGetBufferOpaqueCaptureAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetBufferOpaqueCaptureAddressKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetBufferOpaqueCaptureAddressKHR)},
+	{"vkGetCalibratedTimestampsEXT", (PFN_vkVoidFunction)vkl_w_vkGetCalibratedTimestampsEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetCalibratedTimestampsEXT)},
+	{"vkGetDeferredOperationMaxConcurrencyKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeferredOperationMaxConcurrencyKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeferredOperationMaxConcurrencyKHR)},
+	{"vkGetDeferredOperationResultKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeferredOperationResultKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeferredOperationResultKHR)},
+	{"vkGetDescriptorEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorEXT)},
+	{"vkGetDescriptorSetHostMappingVALVE", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetHostMappingVALVE, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetHostMappingVALVE)},
+	{"vkGetDescriptorSetLayoutBindingOffsetEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutBindingOffsetEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutBindingOffsetEXT)},
+	{"vkGetDescriptorSetLayoutHostMappingInfoVALVE", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutHostMappingInfoVALVE, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutHostMappingInfoVALVE)},
+	{"vkGetDescriptorSetLayoutSizeEXT", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSizeEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSizeEXT)},
+	{"vkGetDescriptorSetLayoutSupport", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSupport, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSupport)},
+	{"vkGetDescriptorSetLayoutSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetDescriptorSetLayoutSupportKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDescriptorSetLayoutSupportKHR)},
+	{"vkGetDeviceAccelerationStructureCompatibilityKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceAccelerationStructureCompatibilityKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceAccelerationStructureCompatibilityKHR)},
+	{"vkGetDeviceBufferMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceBufferMemoryRequirements, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceBufferMemoryRequirements)},
+	{"vkGetDeviceBufferMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceBufferMemoryRequirementsKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceBufferMemoryRequirementsKHR)},
+	{"vkGetDeviceGroupPeerMemoryFeatures", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPeerMemoryFeatures, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPeerMemoryFeatures)},
+	{"vkGetDeviceGroupPeerMemoryFeaturesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPeerMemoryFeaturesKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPeerMemoryFeaturesKHR)},
+	{"vkGetDeviceGroupPresentCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupPresentCapabilitiesKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupPresentCapabilitiesKHR)},
+	{"vkGetDeviceGroupSurfacePresentModesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceGroupSurfacePresentModesKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceGroupSurfacePresentModesKHR)},
+	{"vkGetDeviceImageMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageMemoryRequirements, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageMemoryRequirements)},
+	{"vkGetDeviceImageMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageMemoryRequirementsKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageMemoryRequirementsKHR)},
+	{"vkGetDeviceImageSparseMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageSparseMemoryRequirements, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageSparseMemoryRequirements)},
+	{"vkGetDeviceImageSparseMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceImageSparseMemoryRequirementsKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceImageSparseMemoryRequirementsKHR)},
+	{"vkGetDeviceMemoryCommitment", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryCommitment, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryCommitment)},
+	{"vkGetDeviceMemoryOpaqueCaptureAddress", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryOpaqueCaptureAddress, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryOpaqueCaptureAddress)},
+	{"vkGetDeviceMemoryOpaqueCaptureAddressKHR", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMemoryOpaqueCaptureAddressKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMemoryOpaqueCaptureAddressKHR)},
+	{"vkGetDeviceMicromapCompatibilityEXT", (PFN_vkVoidFunction)vkl_w_vkGetDeviceMicromapCompatibilityEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceMicromapCompatibilityEXT)},
+	{"vkGetDeviceProcAddr", (PFN_vkVoidFunction)vkl_o_vkGetDeviceProcAddr, NULL, NULL, VKL_LEVEL_DEVICE, VKL_PROC_ALWAYS},
+	{"vkGetDeviceQueue", (PFN_vkVoidFunction)vkl_w_vkGetDeviceQueue, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceQueue)},
+	{"vkGetDeviceQueue2", (PFN_vkVoidFunction)vkl_w_vkGetDeviceQueue2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceQueue2)},
+	{"vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI", (PFN_vkVoidFunction)vkl_w_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI)},
+	{"vkGetDisplayModeProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayModeProperties2KHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayModeProperties2KHR)},
+	{"vkGetDisplayModePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayModePropertiesKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayModePropertiesKHR)},
+	{"vkGetDisplayPlaneCapabilities2KHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneCapabilities2KHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneCapabilities2KHR)},
+	{"vkGetDisplayPlaneCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneCapabilitiesKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneCapabilitiesKHR)},
+	{"vkGetDisplayPlaneSupportedDisplaysKHR", (PFN_vkVoidFunction)vkl_w_vkGetDisplayPlaneSupportedDisplaysKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDisplayPlaneSupportedDisplaysKHR)},
+	{"vkGetDrmDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkGetDrmDisplayEXT, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetDrmDisplayEXT)},
+	{"vkGetDynamicRenderingTilePropertiesQCOM", (PFN_vkVoidFunction)vkl_w_vkGetDynamicRenderingTilePropertiesQCOM, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetDynamicRenderingTilePropertiesQCOM)},
+	{"vkGetEventStatus", (PFN_vkVoidFunction)vkl_w_vkGetEventStatus, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetEventStatus)},
+	{"vkGetFenceFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetFenceFdKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFenceFdKHR)},
+	{"vkGetFenceStatus", (PFN_vkVoidFunction)vkl_o_vkGetFenceStatus, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFenceStatus)},
+	{"vkGetFramebufferTilePropertiesQCOM", (PFN_vkVoidFunction)vkl_w_vkGetFramebufferTilePropertiesQCOM, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetFramebufferTilePropertiesQCOM)},
+	{"vkGetGeneratedCommandsMemoryRequirementsNV", (PFN_vkVoidFunction)vkl_w_vkGetGeneratedCommandsMemoryRequirementsNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetGeneratedCommandsMemoryRequirementsNV)},
+	{"vkGetImageDrmFormatModifierPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetImageDrmFormatModifierPropertiesEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageDrmFormatModifierPropertiesEXT)},
+	{"vkGetImageMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements)},
+	{"vkGetImageMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements2)},
+	{"vkGetImageMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetImageMemoryRequirements2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageMemoryRequirements2KHR)},
+	{"vkGetImageSparseMemoryRequirements", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements)},
+	{"vkGetImageSparseMemoryRequirements2", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements2)},
+	{"vkGetImageSparseMemoryRequirements2KHR", (PFN_vkVoidFunction)vkl_w_vkGetImageSparseMemoryRequirements2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSparseMemoryRequirements2KHR)},
+	{"vkGetImageSubresourceLayout", (PFN_vkVoidFunction)vkl_w_vkGetImageSubresourceLayout, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSubresourceLayout)},
+	{"vkGetImageSubresourceLayout2EXT", (PFN_vkVoidFunction)vkl_w_vkGetImageSubresourceLayout2EXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageSubresourceLayout2EXT)},
+	{"vkGetImageViewAddressNVX", (PFN_vkVoidFunction)vkl_w_vkGetImageViewAddressNVX, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageViewAddressNVX)},
+	{"vkGetImageViewHandleNVX", (PFN_vkVoidFunction)vkl_w_vkGetImageViewHandleNVX, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetImageViewHandleNVX)},
+	{"vkGetInstanceProcAddr", (PFN_vkVoidFunction)vkl_o_vkGetInstanceProcAddr, NULL, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
+	{"vkGetMemoryFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetMemoryFdKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryFdKHR)},
+	{"vkGetMemoryFdPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetMemoryFdPropertiesKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryFdPropertiesKHR)},
+	{"vkGetMemoryHostPointerPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetMemoryHostPointerPropertiesEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryHostPointerPropertiesEXT)},
+	{"vkGetMemoryRemoteAddressNV", (PFN_vkVoidFunction)vkl_w_vkGetMemoryRemoteAddressNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMemoryRemoteAddressNV)},
+	{"vkGetMicromapBuildSizesEXT", (PFN_vkVoidFunction)vkl_w_vkGetMicromapBuildSizesEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetMicromapBuildSizesEXT)},
+	{"vkGetPastPresentationTimingGOOGLE", (PFN_vkVoidFunction)vkl_w_vkGetPastPresentationTimingGOOGLE, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPastPresentationTimingGOOGLE)},
+	{"vkGetPerformanceParameterINTEL", (PFN_vkVoidFunction)vkl_w_vkGetPerformanceParameterINTEL, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPerformanceParameterINTEL)},
+	{"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceCalibrateableTimeDomainsEXT)},
+	{"vkGetPhysicalDeviceCooperativeMatrixPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceCooperativeMatrixPropertiesNV)},
+	{"vkGetPhysicalDeviceDisplayPlaneProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPlaneProperties2KHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPlaneProperties2KHR)},
+	{"vkGetPhysicalDeviceDisplayPlanePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPlanePropertiesKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPlanePropertiesKHR)},
+	{"vkGetPhysicalDeviceDisplayProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayProperties2KHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayProperties2KHR)},
+	{"vkGetPhysicalDeviceDisplayPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceDisplayPropertiesKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceDisplayPropertiesKHR)},
+	{"vkGetPhysicalDeviceExternalBufferProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalBufferProperties, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalBufferProperties)},
+	{"vkGetPhysicalDeviceExternalBufferPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalBufferPropertiesKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalBufferPropertiesKHR)},
+	{"vkGetPhysicalDeviceExternalFenceProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalFenceProperties, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalFenceProperties)},
+	{"vkGetPhysicalDeviceExternalFencePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalFencePropertiesKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalFencePropertiesKHR)},
+	{"vkGetPhysicalDeviceExternalImageFormatPropertiesNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalImageFormatPropertiesNV, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalImageFormatPropertiesNV)},
+	{"vkGetPhysicalDeviceExternalSemaphoreProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalSemaphoreProperties, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalSemaphoreProperties)},
+	{"vkGetPhysicalDeviceExternalSemaphorePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceExternalSemaphorePropertiesKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceExternalSemaphorePropertiesKHR)},
+	{"vkGetPhysicalDeviceFeatures", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFeatures, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures)},
+	{"vkGetPhysicalDeviceFeatures2", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceFeatures2, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures2)},
+	{"vkGetPhysicalDeviceFeatures2KHR", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceFeatures2KHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFeatures2KHR)},
+	{"vkGetPhysicalDeviceFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties)},
+	{"vkGetPhysicalDeviceFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties2, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties2)},
+	{"vkGetPhysicalDeviceFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFormatProperties2KHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFormatProperties2KHR)},
+	{"vkGetPhysicalDeviceFragmentShadingRatesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceFragmentShadingRatesKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceFragmentShadingRatesKHR)},
+	{"vkGetPhysicalDeviceImageFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties)},
+	{"vkGetPhysicalDeviceImageFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties2, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties2)},
+	{"vkGetPhysicalDeviceImageFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceImageFormatProperties2KHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceImageFormatProperties2KHR)},
+	{"vkGetPhysicalDeviceMemoryProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties)},
+	{"vkGetPhysicalDeviceMemoryProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties2, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties2)},
+	{"vkGetPhysicalDeviceMemoryProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMemoryProperties2KHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMemoryProperties2KHR)},
+	{"vkGetPhysicalDeviceMultisamplePropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceMultisamplePropertiesEXT, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceMultisamplePropertiesEXT)},
+	{"vkGetPhysicalDeviceOpticalFlowImageFormatsNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceOpticalFlowImageFormatsNV, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceOpticalFlowImageFormatsNV)},
+	{"vkGetPhysicalDevicePresentRectanglesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDevicePresentRectanglesKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDevicePresentRectanglesKHR)},
+	{"vkGetPhysicalDeviceProperties", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties)},
+	{"vkGetPhysicalDeviceProperties2", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties2, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties2)},
+	{"vkGetPhysicalDeviceProperties2KHR", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceProperties2KHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceProperties2KHR)},
+	{"vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR)},
+	{"vkGetPhysicalDeviceQueueFamilyProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties)},
+	{"vkGetPhysicalDeviceQueueFamilyProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties2, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties2)},
+	{"vkGetPhysicalDeviceQueueFamilyProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceQueueFamilyProperties2KHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceQueueFamilyProperties2KHR)},
+	{"vkGetPhysicalDeviceSparseImageFormatProperties", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties)},
+	{"vkGetPhysicalDeviceSparseImageFormatProperties2", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties2, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties2)},
+	{"vkGetPhysicalDeviceSparseImageFormatProperties2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSparseImageFormatProperties2KHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSparseImageFormatProperties2KHR)},
+	{"vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV)},
+	{"vkGetPhysicalDeviceSurfaceCapabilities2EXT", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilities2EXT, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilities2EXT)},
+	{"vkGetPhysicalDeviceSurfaceCapabilities2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilities2KHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilities2KHR)},
+	{"vkGetPhysicalDeviceSurfaceCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceCapabilitiesKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceCapabilitiesKHR)},
+	{"vkGetPhysicalDeviceSurfaceFormats2KHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceFormats2KHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceFormats2KHR)},
+	{"vkGetPhysicalDeviceSurfaceFormatsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceFormatsKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceFormatsKHR)},
+	{"vkGetPhysicalDeviceSurfacePresentModesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfacePresentModesKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfacePresentModesKHR)},
+	{"vkGetPhysicalDeviceSurfaceSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceSurfaceSupportKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceSurfaceSupportKHR)},
+	{"vkGetPhysicalDeviceToolProperties", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceToolProperties, NULL, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
+	{"vkGetPhysicalDeviceToolPropertiesEXT", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceToolPropertiesEXT, NULL, NULL, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
+	{"vkGetPhysicalDeviceVideoCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceVideoCapabilitiesKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceVideoCapabilitiesKHR)},
+	{"vkGetPhysicalDeviceVideoFormatPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceVideoFormatPropertiesKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceVideoFormatPropertiesKHR)},
 #ifdef VK_USE_PLATFORM_WAYLAND_KHR
-	{"vkGetPhysicalDeviceWaylandPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceWaylandPresentationSupportKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceWaylandPresentationSupportKHR)},
+	{"vkGetPhysicalDeviceWaylandPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceWaylandPresentationSupportKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceWaylandPresentationSupportKHR)},
 #endif
 #ifdef VK_USE_PLATFORM_XCB_KHR
-	{"vkGetPhysicalDeviceXcbPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceXcbPresentationSupportKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceXcbPresentationSupportKHR)},
+	{"vkGetPhysicalDeviceXcbPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceXcbPresentationSupportKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceXcbPresentationSupportKHR)},
 #endif
 #ifdef VK_USE_PLATFORM_XLIB_KHR
-	{"vkGetPhysicalDeviceXlibPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceXlibPresentationSupportKHR, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceXlibPresentationSupportKHR)},
+	{"vkGetPhysicalDeviceXlibPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceXlibPresentationSupportKHR, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceXlibPresentationSupportKHR)},
 #endif
-	{"vkGetPipelineCacheData", (PFN_vkVoidFunction)vkl_w_vkGetPipelineCacheData, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineCacheData)},
-	{"vkGetPipelineExecutableInternalRepresentationsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutableInternalRepresentationsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutableInternalRepresentationsKHR)},
-	{"vkGetPipelineExecutablePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutablePropertiesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutablePropertiesKHR)},
-	{"vkGetPipelineExecutableStatisticsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutableStatisticsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutableStatisticsKHR)},
-	{"vkGetPipelinePropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetPipelinePropertiesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelinePropertiesEXT)},
-	{"vkGetPrivateData", (PFN_vkVoidFunction)vkl_w_vkGetPrivateData, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPrivateData)},
-	{"vkGetPrivateDataEXT", (PFN_vkVoidFunction)vkl_w_vkGetPrivateDataEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPrivateDataEXT)},
-	{"vkGetQueryPoolResults", (PFN_vkVoidFunction)vkl_w_vkGetQueryPoolResults, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueryPoolResults)},
-	{"vkGetQueueCheckpointData2NV", (PFN_vkVoidFunction)vkl_w_vkGetQueueCheckpointData2NV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueueCheckpointData2NV)},
-	{"vkGetQueueCheckpointDataNV", (PFN_vkVoidFunction)vkl_w_vkGetQueueCheckpointDataNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueueCheckpointDataNV)},
+	{"vkGetPipelineCacheData", (PFN_vkVoidFunction)vkl_w_vkGetPipelineCacheData, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineCacheData)},
+	{"vkGetPipelineExecutableInternalRepresentationsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutableInternalRepresentationsKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutableInternalRepresentationsKHR)},
+	{"vkGetPipelineExecutablePropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutablePropertiesKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutablePropertiesKHR)},
+	{"vkGetPipelineExecutableStatisticsKHR", (PFN_vkVoidFunction)vkl_w_vkGetPipelineExecutableStatisticsKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelineExecutableStatisticsKHR)},
+	{"vkGetPipelinePropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkGetPipelinePropertiesEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPipelinePropertiesEXT)},
+	{"vkGetPrivateData", (PFN_vkVoidFunction)vkl_w_vkGetPrivateData, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPrivateData)},
+	{"vkGetPrivateDataEXT", (PFN_vkVoidFunction)vkl_w_vkGetPrivateDataEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetPrivateDataEXT)},
+	{"vkGetQueryPoolResults", (PFN_vkVoidFunction)vkl_w_vkGetQueryPoolResults, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueryPoolResults)},
+	{"vkGetQueueCheckpointData2NV", (PFN_vkVoidFunction)vkl_w_vkGetQueueCheckpointData2NV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueueCheckpointData2NV)},
+	{"vkGetQueueCheckpointDataNV", (PFN_vkVoidFunction)vkl_w_vkGetQueueCheckpointDataNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueueCheckpointDataNV)},
 #ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
-	{"vkGetRandROutputDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkGetRandROutputDisplayEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetRandROutputDisplayEXT)},
+	{"vkGetRandROutputDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkGetRandROutputDisplayEXT, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetRandROutputDisplayEXT)},
 #endif
-	{"vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingCaptureReplayShaderGroupHandlesKHR)},
-	{"vkGetRayTracingShaderGroupHandlesKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupHandlesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupHandlesKHR)},
-	{"vkGetRayTracingShaderGroupHandlesNV", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupHandlesNV, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupHandlesNV)},
-	{"vkGetRayTracingShaderGroupStackSizeKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupStackSizeKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupStackSizeKHR)},
-	{"vkGetRefreshCycleDurationGOOGLE", (PFN_vkVoidFunction)vkl_w_vkGetRefreshCycleDurationGOOGLE, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRefreshCycleDurationGOOGLE)},
-	{"vkGetRenderAreaGranularity", (PFN_vkVoidFunction)vkl_w_vkGetRenderAreaGranularity, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRenderAreaGranularity)},
-	{"vkGetSemaphoreCounterValue", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreCounterValue, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreCounterValue)},
-	{"vkGetSemaphoreCounterValueKHR", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreCounterValueKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreCounterValueKHR)},
-	{"vkGetSemaphoreFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreFdKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreFdKHR)},
-	{"vkGetShaderInfoAMD", (PFN_vkVoidFunction)vkl_w_vkGetShaderInfoAMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderInfoAMD)},
-	{"vkGetShaderModuleCreateInfoIdentifierEXT", (PFN_vkVoidFunction)vkl_w_vkGetShaderModuleCreateInfoIdentifierEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderModuleCreateInfoIdentifierEXT)},
-	{"vkGetShaderModuleIdentifierEXT", (PFN_vkVoidFunction)vkl_w_vkGetShaderModuleIdentifierEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderModuleIdentifierEXT)},
-	{"vkGetSwapchainCounterEXT", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainCounterEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainCounterEXT)},
-	{"vkGetSwapchainImagesKHR", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainImagesKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainImagesKHR)},
-	{"vkGetSwapchainStatusKHR", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainStatusKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainStatusKHR)},
-	{"vkGetValidationCacheDataEXT", (PFN_vkVoidFunction)vkl_w_vkGetValidationCacheDataEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetValidationCacheDataEXT)},
-	{"vkGetVideoSessionMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetVideoSessionMemoryRequirementsKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetVideoSessionMemoryRequirementsKHR)},
-	{"vkImportFenceFdKHR", (PFN_vkVoidFunction)vkl_w_vkImportFenceFdKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ImportFenceFdKHR)},
-	{"vkImportSemaphoreFdKHR", (PFN_vkVoidFunction)vkl_w_vkImportSemaphoreFdKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ImportSemaphoreFdKHR)},
-	{"vkInitializePerformanceApiINTEL", (PFN_vkVoidFunction)vkl_w_vkInitializePerformanceApiINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, InitializePerformanceApiINTEL)},
-	{"vkInvalidateMappedMemoryRanges", (PFN_vkVoidFunction)vkl_o_vkInvalidateMappedMemoryRanges, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, InvalidateMappedMemoryRanges)},
-	{"vkMapMemory", (PFN_vkVoidFunction)vkl_o_vkMapMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MapMemory)},
-	{"vkMergePipelineCaches", (PFN_vkVoidFunction)vkl_w_vkMergePipelineCaches, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MergePipelineCaches)},
-	{"vkMergeValidationCachesEXT", (PFN_vkVoidFunction)vkl_w_vkMergeValidationCachesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MergeValidationCachesEXT)},
-	{"vkQueueBeginDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkQueueBeginDebugUtilsLabelEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueBeginDebugUtilsLabelEXT)},
-	{"vkQueueBindSparse", (PFN_vkVoidFunction)vkl_o_vkQueueBindSparse, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueBindSparse)},
-	{"vkQueueEndDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkQueueEndDebugUtilsLabelEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueEndDebugUtilsLabelEXT)},
-	{"vkQueueInsertDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_o_vkQueueInsertDebugUtilsLabelEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueInsertDebugUtilsLabelEXT)},
-	{"vkQueuePresentKHR", (PFN_vkVoidFunction)vkl_o_vkQueuePresentKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueuePresentKHR)},
-	{"vkQueueSetPerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkQueueSetPerformanceConfigurationINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSetPerformanceConfigurationINTEL)},
-	{"vkQueueSubmit", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit)},
-	{"vkQueueSubmit2", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit2, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit2)},
-	{"vkQueueSubmit2KHR", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit2KHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit2KHR)},
-	{"vkQueueWaitIdle", (PFN_vkVoidFunction)vkl_o_vkQueueWaitIdle, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueWaitIdle)},
-	{"vkRegisterDeviceEventEXT", (PFN_vkVoidFunction)vkl_w_vkRegisterDeviceEventEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, RegisterDeviceEventEXT)},
-	{"vkRegisterDisplayEventEXT", (PFN_vkVoidFunction)vkl_w_vkRegisterDisplayEventEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, RegisterDisplayEventEXT)},
-	{"vkReleaseDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkReleaseDisplayEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, ReleaseDisplayEXT)},
-	{"vkReleasePerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkReleasePerformanceConfigurationINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleasePerformanceConfigurationINTEL)},
-	{"vkReleaseProfilingLockKHR", (PFN_vkVoidFunction)vkl_w_vkReleaseProfilingLockKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleaseProfilingLockKHR)},
-	{"vkReleaseSwapchainImagesEXT", (PFN_vkVoidFunction)vkl_w_vkReleaseSwapchainImagesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleaseSwapchainImagesEXT)},
-	{"vkResetCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkResetCommandBuffer, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetCommandBuffer)},
-	{"vkResetCommandPool", (PFN_vkVoidFunction)vkl_w_vkResetCommandPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetCommandPool)},
-	{"vkResetDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkResetDescriptorPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetDescriptorPool)},
-	{"vkResetEvent", (PFN_vkVoidFunction)vkl_w_vkResetEvent, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetEvent)},
-	{"vkResetFences", (PFN_vkVoidFunction)vkl_w_vkResetFences, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetFences)},
-	{"vkResetQueryPool", (PFN_vkVoidFunction)vkl_w_vkResetQueryPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetQueryPool)},
-	{"vkResetQueryPoolEXT", (PFN_vkVoidFunction)vkl_w_vkResetQueryPoolEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetQueryPoolEXT)},
-	{"vkSetDebugUtilsObjectNameEXT", (PFN_vkVoidFunction)vkl_w_vkSetDebugUtilsObjectNameEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDebugUtilsObjectNameEXT)},
-	{"vkSetDebugUtilsObjectTagEXT", (PFN_vkVoidFunction)vkl_w_vkSetDebugUtilsObjectTagEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDebugUtilsObjectTagEXT)},
-	{"vkSetDeviceMemoryPriorityEXT", (PFN_vkVoidFunction)vkl_w_vkSetDeviceMemoryPriorityEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDeviceMemoryPriorityEXT)},
-	{"vkSetEvent", (PFN_vkVoidFunction)vkl_w_vkSetEvent, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetEvent)},
-	{"vkSetHdrMetadataEXT", (PFN_vkVoidFunction)vkl_w_vkSetHdrMetadataEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetHdrMetadataEXT)},
-	{"vkSetLocalDimmingAMD", (PFN_vkVoidFunction)vkl_w_vkSetLocalDimmingAMD, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetLocalDimmingAMD)},
-	{"vkSetPrivateData", (PFN_vkVoidFunction)vkl_w_vkSetPrivateData, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetPrivateData)},
-	{"vkSetPrivateDataEXT", (PFN_vkVoidFunction)vkl_w_vkSetPrivateDataEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetPrivateDataEXT)},
-	{"vkSignalSemaphore", (PFN_vkVoidFunction)vkl_w_vkSignalSemaphore, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SignalSemaphore)},
-	{"vkSignalSemaphoreKHR", (PFN_vkVoidFunction)vkl_w_vkSignalSemaphoreKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SignalSemaphoreKHR)},
-	{"vkSubmitDebugUtilsMessageEXT", (PFN_vkVoidFunction)vkl_w_vkSubmitDebugUtilsMessageEXT, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, SubmitDebugUtilsMessageEXT)},
-	{"vkTrimCommandPool", (PFN_vkVoidFunction)vkl_w_vkTrimCommandPool, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, TrimCommandPool)},
-	{"vkTrimCommandPoolKHR", (PFN_vkVoidFunction)vkl_w_vkTrimCommandPoolKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, TrimCommandPoolKHR)},
-	{"vkUninitializePerformanceApiINTEL", (PFN_vkVoidFunction)vkl_w_vkUninitializePerformanceApiINTEL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UninitializePerformanceApiINTEL)},
-	{"vkUnmapMemory", (PFN_vkVoidFunction)vkl_o_vkUnmapMemory, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UnmapMemory)},
-	{"vkUpdateDescriptorSetWithTemplate", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSetWithTemplate, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSetWithTemplate)},
-	{"vkUpdateDescriptorSetWithTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSetWithTemplateKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSetWithTemplateKHR)},
-	{"vkUpdateDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSets, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSets)},
-	{"vkUpdateVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkUpdateVideoSessionParametersKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateVideoSessionParametersKHR)},
-	{"vkWaitForFences", (PFN_vkVoidFunction)vkl_o_vkWaitForFences, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitForFences)},
-	{"vkWaitForPresentKHR", (PFN_vkVoidFunction)vkl_w_vkWaitForPresentKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitForPresentKHR)},
-	{"vkWaitSemaphores", (PFN_vkVoidFunction)vkl_o_vkWaitSemaphores, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitSemaphores)},
-	{"vkWaitSemaphoresKHR", (PFN_vkVoidFunction)vkl_o_vkWaitSemaphoresKHR, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitSemaphoresKHR)},
-	{"vkWriteMicromapsPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkWriteMicromapsPropertiesEXT, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WriteMicromapsPropertiesEXT)},
+	{"vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingCaptureReplayShaderGroupHandlesKHR)},
+	{"vkGetRayTracingShaderGroupHandlesKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupHandlesKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupHandlesKHR)},
+	{"vkGetRayTracingShaderGroupHandlesNV", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupHandlesNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupHandlesNV)},
+	{"vkGetRayTracingShaderGroupStackSizeKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupStackSizeKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupStackSizeKHR)},
+	{"vkGetRefreshCycleDurationGOOGLE", (PFN_vkVoidFunction)vkl_w_vkGetRefreshCycleDurationGOOGLE, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRefreshCycleDurationGOOGLE)},
+	{"vkGetRenderAreaGranularity", (PFN_vkVoidFunction)vkl_w_vkGetRenderAreaGranularity, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRenderAreaGranularity)},
+	{"vkGetSemaphoreCounterValue", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreCounterValue, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreCounterValue)},
+	{"vkGetSemaphoreCounterValueKHR", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreCounterValueKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreCounterValueKHR)},
+	{"vkGetSemaphoreFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreFdKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreFdKHR)},
+	{"vkGetShaderInfoAMD", (PFN_vkVoidFunction)vkl_w_vkGetShaderInfoAMD, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderInfoAMD)},
+	{"vkGetShaderModuleCreateInfoIdentifierEXT", (PFN_vkVoidFunction)vkl_w_vkGetShaderModuleCreateInfoIdentifierEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderModuleCreateInfoIdentifierEXT)},
+	{"vkGetShaderModuleIdentifierEXT", (PFN_vkVoidFunction)vkl_w_vkGetShaderModuleIdentifierEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderModuleIdentifierEXT)},
+	{"vkGetSwapchainCounterEXT", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainCounterEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainCounterEXT)},
+	{"vkGetSwapchainImagesKHR", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainImagesKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainImagesKHR)},
+	{"vkGetSwapchainStatusKHR", (PFN_vkVoidFunction)vkl_w_vkGetSwapchainStatusKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSwapchainStatusKHR)},
+	{"vkGetValidationCacheDataEXT", (PFN_vkVoidFunction)vkl_w_vkGetValidationCacheDataEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetValidationCacheDataEXT)},
+	{"vkGetVideoSessionMemoryRequirementsKHR", (PFN_vkVoidFunction)vkl_w_vkGetVideoSessionMemoryRequirementsKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetVideoSessionMemoryRequirementsKHR)},
+	{"vkImportFenceFdKHR", (PFN_vkVoidFunction)vkl_w_vkImportFenceFdKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ImportFenceFdKHR)},
+	{"vkImportSemaphoreFdKHR", (PFN_vkVoidFunction)vkl_w_vkImportSemaphoreFdKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ImportSemaphoreFdKHR)},
+	{"vkInitializePerformanceApiINTEL", (PFN_vkVoidFunction)vkl_w_vkInitializePerformanceApiINTEL, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, InitializePerformanceApiINTEL)},
+	{"vkInvalidateMappedMemoryRanges", (PFN_vkVoidFunction)vkl_o_vkInvalidateMappedMemoryRanges, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, InvalidateMappedMemoryRanges)},
+	{"vkMapMemory", (PFN_vkVoidFunction)vkl_o_vkMapMemory, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MapMemory)},
+	{"vkMergePipelineCaches", (PFN_vkVoidFunction)vkl_w_vkMergePipelineCaches, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MergePipelineCaches)},
+	{"vkMergeValidationCachesEXT", (PFN_vkVoidFunction)vkl_w_vkMergeValidationCachesEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, MergeValidationCachesEXT)},
+	{"vkQueueBeginDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkQueueBeginDebugUtilsLabelEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueBeginDebugUtilsLabelEXT)},
+	{"vkQueueBindSparse", (PFN_vkVoidFunction)vkl_o_vkQueueBindSparse, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueBindSparse)},
+	{"vkQueueEndDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkQueueEndDebugUtilsLabelEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueEndDebugUtilsLabelEXT)},
+	{"vkQueueInsertDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_o_vkQueueInsertDebugUtilsLabelEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueInsertDebugUtilsLabelEXT)},
+	{"vkQueuePresentKHR", (PFN_vkVoidFunction)vkl_o_vkQueuePresentKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueuePresentKHR)},
+	{"vkQueueSetPerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkQueueSetPerformanceConfigurationINTEL, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSetPerformanceConfigurationINTEL)},
+	{"vkQueueSubmit", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit)},
+	{"vkQueueSubmit2", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit2, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit2)},
+	{"vkQueueSubmit2KHR", (PFN_vkVoidFunction)vkl_o_vkQueueSubmit2KHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueSubmit2KHR)},
+	{"vkQueueWaitIdle", (PFN_vkVoidFunction)vkl_o_vkQueueWaitIdle, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, QueueWaitIdle)},
+	{"vkRegisterDeviceEventEXT", (PFN_vkVoidFunction)vkl_w_vkRegisterDeviceEventEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, RegisterDeviceEventEXT)},
+	{"vkRegisterDisplayEventEXT", (PFN_vkVoidFunction)vkl_w_vkRegisterDisplayEventEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, RegisterDisplayEventEXT)},
+	{"vkReleaseDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkReleaseDisplayEXT, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, ReleaseDisplayEXT)},
+	{"vkReleasePerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkReleasePerformanceConfigurationINTEL, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleasePerformanceConfigurationINTEL)},
+	{"vkReleaseProfilingLockKHR", (PFN_vkVoidFunction)vkl_w_vkReleaseProfilingLockKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleaseProfilingLockKHR)},
+	{"vkReleaseSwapchainImagesEXT", (PFN_vkVoidFunction)vkl_w_vkReleaseSwapchainImagesEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ReleaseSwapchainImagesEXT)},
+	{"vkResetCommandBuffer", (PFN_vkVoidFunction)vkl_w_vkResetCommandBuffer, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetCommandBuffer)},
+	{"vkResetCommandPool", (PFN_vkVoidFunction)vkl_w_vkResetCommandPool, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetCommandPool)},
+	{"vkResetDescriptorPool", (PFN_vkVoidFunction)vkl_w_vkResetDescriptorPool, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetDescriptorPool)},
+	{"vkResetEvent", (PFN_vkVoidFunction)vkl_w_vkResetEvent, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetEvent)},
+	{"vkResetFences", (PFN_vkVoidFunction)vkl_w_vkResetFences, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetFences)},
+	{"vkResetQueryPool", (PFN_vkVoidFunction)vkl_w_vkResetQueryPool, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetQueryPool)},
+	{"vkResetQueryPoolEXT", (PFN_vkVoidFunction)vkl_w_vkResetQueryPoolEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, ResetQueryPoolEXT)},
+	{"vkSetDebugUtilsObjectNameEXT", (PFN_vkVoidFunction)vkl_w_vkSetDebugUtilsObjectNameEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDebugUtilsObjectNameEXT)},
+	{"vkSetDebugUtilsObjectTagEXT", (PFN_vkVoidFunction)vkl_w_vkSetDebugUtilsObjectTagEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDebugUtilsObjectTagEXT)},
+	{"vkSetDeviceMemoryPriorityEXT", (PFN_vkVoidFunction)vkl_w_vkSetDeviceMemoryPriorityEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetDeviceMemoryPriorityEXT)},
+	{"vkSetEvent", (PFN_vkVoidFunction)vkl_w_vkSetEvent, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetEvent)},
+	{"vkSetHdrMetadataEXT", (PFN_vkVoidFunction)vkl_w_vkSetHdrMetadataEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetHdrMetadataEXT)},
+	{"vkSetLocalDimmingAMD", (PFN_vkVoidFunction)vkl_w_vkSetLocalDimmingAMD, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetLocalDimmingAMD)},
+	{"vkSetPrivateData", (PFN_vkVoidFunction)vkl_w_vkSetPrivateData, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetPrivateData)},
+	{"vkSetPrivateDataEXT", (PFN_vkVoidFunction)vkl_w_vkSetPrivateDataEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SetPrivateDataEXT)},
+	{"vkSignalSemaphore", (PFN_vkVoidFunction)vkl_w_vkSignalSemaphore, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SignalSemaphore)},
+	{"vkSignalSemaphoreKHR", (PFN_vkVoidFunction)vkl_w_vkSignalSemaphoreKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, SignalSemaphoreKHR)},
+	{"vkSubmitDebugUtilsMessageEXT", (PFN_vkVoidFunction)vkl_w_vkSubmitDebugUtilsMessageEXT, NULL, NULL, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, SubmitDebugUtilsMessageEXT)},
+	{"vkTrimCommandPool", (PFN_vkVoidFunction)vkl_w_vkTrimCommandPool, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, TrimCommandPool)},
+	{"vkTrimCommandPoolKHR", (PFN_vkVoidFunction)vkl_w_vkTrimCommandPoolKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, TrimCommandPoolKHR)},
+	{"vkUninitializePerformanceApiINTEL", (PFN_vkVoidFunction)vkl_w_vkUninitializePerformanceApiINTEL, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UninitializePerformanceApiINTEL)},
+	{"vkUnmapMemory", (PFN_vkVoidFunction)vkl_o_vkUnmapMemory, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UnmapMemory)},
+	{"vkUpdateDescriptorSetWithTemplate", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSetWithTemplate, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSetWithTemplate)},
+	{"vkUpdateDescriptorSetWithTemplateKHR", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSetWithTemplateKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSetWithTemplateKHR)},
+	{"vkUpdateDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkUpdateDescriptorSets, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateDescriptorSets)},
+	{"vkUpdateVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkUpdateVideoSessionParametersKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, UpdateVideoSessionParametersKHR)},
+	{"vkWaitForFences", (PFN_vkVoidFunction)vkl_o_vkWaitForFences, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitForFences)},
+	{"vkWaitForPresentKHR", (PFN_vkVoidFunction)vkl_w_vkWaitForPresentKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitForPresentKHR)},
+	{"vkWaitSemaphores", (PFN_vkVoidFunction)vkl_o_vkWaitSemaphores, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitSemaphores)},
+	{"vkWaitSemaphoresKHR", (PFN_vkVoidFunction)vkl_o_vkWaitSemaphoresKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WaitSemaphoresKHR)},
+	{"vkWriteMicromapsPropertiesEXT", (PFN_vkVoidFunction)vkl_w_vkWriteMicromapsPropertiesEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, WriteMicromapsPropertiesEXT)},
 };
 const size_t vkl_procs_count = sizeof(vkl_procs) / sizeof(vkl_procs[0]);
