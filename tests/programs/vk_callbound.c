@@ -8,13 +8,17 @@
  * 256-word table.  Two command buffers alternate, each with its fence, so
  * recording one overlaps the device running the other.
  *
- * usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L]
+ * usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L] [--sizes]
  * With --late L a third command buffer (not one-time-submit) pushes one
  * word and dispatches: recorded again after each of the loop's first three
  * submits and submitted right after it (then a queue wait), recorded a
  * fourth time after the fourth and submitted only after loop submit L (L >= 5):
  * a command buffer re-recorded for each submit, then recorded long before
  * its submit (the trimmed capture's unkept recordings, docs/vulkan-layer.md).
+ * With --sizes a command buffer recorded before the loop (and never
+ * submitted) pushes constants of every size from 4 to 128 bytes, byte i of
+ * the size-N push being (N * 7 + i) & 0xff: the layer's copies of a call's
+ * array, short and long (test_vk_record_sizes.sh).
  * Prints the number of Vulkan commands recorded into command buffers, the
  * XXH3-64 hash of the final table (a pure function of S, C and E) and the
  * wall time of the submit loop in milliseconds (set-up excluded).
@@ -29,19 +33,21 @@ typedef struct vkb_push {
 
 static void vkb_usage(FILE *f)
 {
-	fprintf(f, "usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L]\n"
+	fprintf(f, "usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L] [--sizes]\n"
 	           "  --submits S  submits (1..1000000, default 200)\n"
 	           "  --cmds C     push-constant commands per submit (1..1000000, default 2000)\n"
 	           "  --every E    a barrier and a dispatch after every E pushes (1..1000000,\n"
 	           "               default 500); each submit ends with one\n"
 	           "  --late L     a third command buffer, recorded and submitted after each of\n"
 	           "               the first 3 submits, recorded again after the 4th and\n"
-	           "               submitted after submit L (5..S)\n");
+	           "               submitted after submit L (5..S)\n"
+	           "  --sizes      first, a command buffer (never submitted) pushing 4..128 bytes\n");
 }
 
 int main(int argc, char **argv)
 {
 	uint32_t submits = 200, cmds = 2000, every = 500, late = 0, s, k;
+	int sizes = 0;
 	vkp_ctx c;
 	vkp_buffer table;
 	VkDescriptorSetLayoutBinding bind;
@@ -83,6 +89,8 @@ int main(int argc, char **argv)
 			every = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 1, 1000000);
 		} else if (!strcmp(a, "--late")) {
 			late = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 5, 1000000);
+		} else if (!strcmp(a, "--sizes")) {
+			sizes = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			vkb_usage(stdout);
 			return 0;
@@ -128,6 +136,8 @@ int main(int argc, char **argv)
 	vkUpdateDescriptorSets(c.device, 1, &wds, 0, NULL);
 	plci.setLayoutCount = 1;
 	plci.pSetLayouts = &dsl;
+	if (sizes)
+		pcr.size = 128; /* the least maxPushConstantsSize a device has */
 	plci.pushConstantRangeCount = 1;
 	plci.pPushConstantRanges = &pcr;
 	VKP_CHECK(&c, vkCreatePipelineLayout(c.device, &plci, NULL, &layout));
@@ -142,6 +152,22 @@ int main(int argc, char **argv)
 	VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, cb));
 	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fences[0]));
 	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fences[1]));
+	if (sizes) {
+		VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+		VkCommandBuffer sb;
+		uint8_t bytes[128];
+
+		cbai.commandBufferCount = 1;
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &sb));
+		VKP_CHECK(&c, vkBeginCommandBuffer(sb, &bi));
+		for (uint32_t n = 4; n <= 128; n += 4) {
+			for (uint32_t b = 0; b < n; b++)
+				bytes[b] = (uint8_t)(n * 7 + b);
+			vkCmdPushConstants(sb, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, n, bytes);
+		}
+		VKP_CHECK(&c, vkEndCommandBuffer(sb));
+		vkFreeCommandBuffers(c.device, cpool, 1, &sb);
+	}
 
 	mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
 	mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
