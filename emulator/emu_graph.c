@@ -255,7 +255,10 @@ int emu_host_sync_dep(emu_builder *b, uint64_t thread, const emu_dep *d)
 {
 	emu_bthread *t = emu_thread_of(b, thread);
 
-	return t ? EMU_PUSH(t->syncs, *d) : -1;
+	if (!t || EMU_PUSH(t->syncs, *d) != 0)
+		return -1;
+	/* a wait on part of a launch says nothing of the whole step */
+	return d->node1 ? 0 : emu_obs_add(b->g, b->rec->seq, b->rec->time_ns, d->step);
 }
 
 /* ... for everything issued so far (context synchronize, frees). */
@@ -1518,5 +1521,6 @@ void emu_graph_free(emu_graph *g)
 	free(g->xdeps.v);
 	emu_vk_free(g->vk);
 	free(g->measured);
+	free(g->obs.v);
 	free(g);
 }

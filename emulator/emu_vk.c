@@ -221,6 +221,12 @@ static int emu_vk_host_waits(emu_vk_builder *b, const emu_vk_sig *sig)
 	if (!t)
 		return -1;
 	emu_vk_vc_max(t->vc, sig->vc, b->q.n);
+	for (uint32_t o = 0; o < b->q.n; o++) {
+		uint32_t s = sig->vc[o] ? emu_vk_step_of(b, o, sig->vc[o]) : EMU_NONE;
+
+		if (s != EMU_NONE && emu_obs_add(b->g, b->rec->seq, b->rec->time_ns, s) != 0)
+			return -1;
+	}
 	return 0;
 }
 
