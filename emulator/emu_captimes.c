@@ -12,25 +12,29 @@
  * front ends take a record's time after the real call has returned
  * (interpose/cuda/tcu_model.c, interpose/hip, layers/vulkan/vkl_queue.c),
  * so such a record's time is an upper bound on the end of every command
- * it waited for; a command's own record time stands for its start's lower
- * bound (the record is taken when the launch returns, so the true start
- * may precede it by the launch call's own duration).
+ * it waited for.  For the same reason a command's own record is taken
+ * after it was issued, and may be after it started (a synchronous copy's
+ * record is also its wait's): the lower bound on its start is the record
+ * before it on the issuing thread (the call was entered after that one),
+ * or the trace's start for a thread's first record.
  *
  * The rule, per wait in record order (the observations of one record are
  * one wait):
  *   - its group: the steps it waited for and every step before them in
  *     the happens-before graph (whole-step dependencies), less those of an
  *     earlier wait's group;
- *   - its window [A, B]: B the wait record's time; A the earliest issue
- *     time in the group, or later: the latest B of an earlier group a
- *     step of this one depends on (that work may run until then);
+ *   - its window [A, B]: B the wait record's time; A the earliest lower
+ *     bound on a start in the group (above), or later: the latest B of an
+ *     earlier group a step of this one depends on (that work may run
+ *     until then);
  *   - M: the group's longest path with the cost model's durations, its
  *     dependencies outside the group ignored;
  *   - when B > A and M > 0, each command's duration is the model's scaled
  *     by (B - A) / M (rounded to the nearest ns), so that the group's
  *     modeled span fills the window; else the model's.
  * Commands in no group (nothing waited for them) keep the model's.
- * All times are relative to the trace's first command (g->first_ns).
+ * Windows are taken in the trace's own clock (not from its first command:
+ * a bound may lie before it).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +50,41 @@ int emu_obs_add(emu_graph *g, uint64_t seq, uint64_t time_ns, uint32_t s)
 	return EMU_PUSH(g->obs, o);
 }
 
+static emu_thr_time *emu_cap_thread(emu_graph *g, uint64_t thread)
+{
+	emu_thr_time t = { thread, 0, 0 };
+
+	if (g->thr_last < g->thr.n && g->thr.v[g->thr_last].thread == thread)
+		return &g->thr.v[g->thr_last];
+	for (size_t i = 0; i < g->thr.n; i++)
+		if (g->thr.v[i].thread == thread) {
+			g->thr_last = i;
+			return &g->thr.v[i];
+		}
+	if (EMU_PUSH(g->thr, t) != 0)
+		return NULL;
+	g->thr_last = g->thr.n - 1;
+	return &g->thr.v[g->thr_last];
+}
+
+int emu_captimes_record(emu_graph *g, const sbt_record *rec)
+{
+	emu_thr_time *t = emu_cap_thread(g, rec->thread);
+
+	if (!t)
+		return -1;
+	t->prev_ns = t->cur_ns;
+	t->cur_ns = rec->time_ns;
+	return 0;
+}
+
+int emu_captimes_step(emu_graph *g, uint64_t thread)
+{
+	emu_thr_time *t = emu_cap_thread(g, thread);
+
+	return t ? EMU_PUSH(g->step_entry, t->prev_ns) : -1;
+}
+
 emu_status emu_durations_capture(emu_graph *g)
 {
 	if (!g)
@@ -54,11 +93,6 @@ emu_status emu_durations_capture(emu_graph *g)
 		return EMU_ERR_STATE; /* a replay profile is loaded */
 	g->dur_capture = 1;
 	return EMU_OK;
-}
-
-static uint64_t emu_cap_rel(const emu_graph *g, uint64_t t)
-{
-	return t > g->first_ns ? t - g->first_ns : 0;
 }
 
 static int emu_cap_cmp(const void *x, const void *y)
@@ -88,9 +122,11 @@ int emu_captimes_fit(emu_graph *g, const emu_options *o)
 		goto out;
 	for (size_t k = 0; k < nn; k++)
 		g->measured[k] = UINT64_MAX;
+	if (g->step_entry.n != ns)
+		i = g->obs.n; /* (every step is given its bound as it is made) */
 	while (i < g->obs.n) {
 		size_t j = i, nm = 0, ntodo = 0;
-		uint64_t b = emu_cap_rel(g, g->obs.v[i].time_ns), a = UINT64_MAX, ext = 0, m = 0;
+		uint64_t b = g->obs.v[i].time_ns, a = UINT64_MAX, ext = 0, m = 0;
 		uint32_t gid = ++ngroups;
 
 		bound[gid - 1] = b;
@@ -143,9 +179,9 @@ int emu_captimes_fit(emu_graph *g, const emu_options *o)
 				eft[id] = est + emu_model_cost(o, n);
 				if (eft[id] > sfin[members[x]])
 					sfin[members[x]] = eft[id];
-				if (emu_cap_rel(g, n->issue_ns) < a)
-					a = emu_cap_rel(g, n->issue_ns);
 			}
+			if (st->node_count && g->step_entry.v[members[x]] < a)
+				a = g->step_entry.v[members[x]];
 			if (sfin[members[x]] > m)
 				m = sfin[members[x]];
 		}

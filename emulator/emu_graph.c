@@ -461,7 +461,7 @@ static uint32_t emu_step_begin(emu_builder *b, uint32_t s)
 	for (i = 0; i < b->tmp.n; i++)
 		if (EMU_PUSH(g->deps, b->tmp.v[i]) != 0)
 			return EMU_NONE;
-	if (EMU_PUSH(g->steps, step) != 0)
+	if (EMU_PUSH(g->steps, step) != 0 || emu_captimes_step(g, b->rec->thread) != 0)
 		return EMU_NONE;
 	bs->last = id;
 	return id;
@@ -1462,7 +1462,7 @@ emu_status emu_graph_build(const char *path, emu_graph **out, char *err, size_t 
 		goto out_free_builder;
 	}
 	while ((ss = sbt_reader_next(g->r, &rec)) == SBT_OK) {
-		st = emu_record(&b, &rec);
+		st = emu_captimes_record(g, &rec) != 0 ? EMU_ERR_NOMEM : emu_record(&b, &rec);
 		if (st != EMU_OK) {
 			snprintf(err, errlen, "%s: seq %llu (%s): %s", path, (unsigned long long)rec.seq,
 			         sbt_reader_type_name(g->r, rec.type), emu_strerror(st));
@@ -1522,5 +1522,7 @@ void emu_graph_free(emu_graph *g)
 	emu_vk_free(g->vk);
 	free(g->measured);
 	free(g->obs.v);
+	free(g->step_entry.v);
+	free(g->thr.v);
 	free(g);
 }

@@ -162,6 +162,13 @@ typedef struct emu_obs {
 	uint32_t step;
 } emu_obs;
 
+/* A host thread's latest record times (emu_captimes.c): cur_ns the
+ * record being read, prev_ns the one before it (0, the trace's start, when
+ * none). */
+typedef struct emu_thr_time {
+	uint64_t thread, prev_ns, cur_ns;
+} emu_thr_time;
+
 #define EMU_VEC(T) struct { T *v; size_t n, cap; }
 typedef EMU_VEC(emu_access) emu_accvec;
 /* Dependencies in the order they were added (emu_depvec.c).  Those added
@@ -237,6 +244,9 @@ struct emu_graph {
 	 * the host observations, in record order; cap_waits: the
 	 * observations that bounded some command in the last fit. */
 	EMU_VEC(emu_obs) obs;
+	EMU_VEC(uint64_t) step_entry; /* per step: the issuing thread's record before its own */
+	EMU_VEC(emu_thr_time) thr;
+	size_t thr_last;
 	int dur_capture;
 	uint64_t cap_waits;
 };
@@ -314,6 +324,12 @@ uint64_t emu_model_cost(const emu_options *o, const emu_node *n);
 int emu_captimes_fit(emu_graph *g, const emu_options *o);
 /* The host observed step s finished by the record (seq, time_ns). */
 int emu_obs_add(emu_graph *g, uint64_t seq, uint64_t time_ns, uint32_t s);
+/* Every record read, in order, before the builder sees it: its thread's
+ * times move on.  0, or -1 out of memory. */
+int emu_captimes_record(emu_graph *g, const sbt_record *rec);
+/* A step was added by a record of thread: its lower bound on the start
+ * (step_entry).  0, or -1 out of memory. */
+int emu_captimes_step(emu_graph *g, uint64_t thread);
 const char *emu_kind_name(unsigned kind);
 unsigned emu_kind_class(unsigned kind);
 const char *emu_stream_label(const emu_graph *g, uint32_t s, char *buf, size_t len);

@@ -344,7 +344,7 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 				for (size_t d = 0; d < b->tmp.n; d++)
 					if (EMU_PUSH(g->deps, b->tmp.v[d]) != 0)
 						return -1;
-				if (EMU_PUSH(g->steps, st) != 0)
+				if (EMU_PUSH(g->steps, st) != 0 || emu_captimes_step(g, b->rec->thread) != 0)
 					return -1;
 				step = (uint32_t)g->steps.n - 1;
 			}
@@ -972,7 +972,7 @@ emu_status emu_vk_build(emu_graph *g, sbt_mem *mem, char *err, size_t errlen)
 		emu_vk_handler h;
 		sbt_vk_status vs;
 
-		if (sbt_mem_record(mem, &rec, NULL) != 0) {
+		if (sbt_mem_record(mem, &rec, NULL) != 0 || emu_captimes_record(g, &rec) != 0) {
 			st = EMU_ERR_NOMEM;
 			goto out;
 		}

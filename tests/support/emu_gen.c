@@ -13,21 +13,21 @@
  *              Makespan 3000, concurrency 2.
  *   hostsync   K1 on s1, cuStreamSynchronize(s1), K2 on s2; a synchronous
  *              upload (after K1, beside K2), then K3 on s2 after both.
- *   captimes   record times chosen (the others 1000 ns after the one
- *              before): K1 (10000) and K2 (11000) on s1, K3 (12000) and K4
- *              (13000) on s2, cuStreamSynchronize(s1) at 20000,
- *              cuCtxSynchronize at 30000, K5 (31000) on s1.
- *              Durations from capture times with --kernel-ns 1000: K1 and
- *              K2 5000 (window 0..10000 for a modeled path of 2000), K3
- *              and K4 9000 (2000..20000), K5 the model's 1000 (no wait
- *              after it), after K4 (the host waited for it): makespan
- *              19000 (K3 K4 K5).
+ *   captimes   (record times 1000 ns apart from seq 1 on, but where
+ *              said): K1 (5000) and K2 (6000) on s1, K3 (7000) and K4
+ *              (8000) on s2, cuStreamSynchronize(s1) at 14000,
+ *              cuCtxSynchronize at 24000, K5 (25000) on s1.  Durations
+ *              from capture times with --kernel-ns 1000: K1 and K2 5000
+ *              (window 4000..14000, from the record before K1, for a
+ *              modeled path of 2000), K3 and K4 9000 (6000..24000), K5
+ *              the model's 1000 (no wait after it), after K4 (the host
+ *              waited for it): makespan 19000 (K3 K4 K5).
  *   captimes_event the same with event 0xe1 recorded on s1 after K2 and
- *              waited for on s2 before K3 (12000, 13000; K3 14000, K4
- *              15000): K3 follows K2, so K3 and K4's window starts at the
- *              first wait's 10000: 5000 each, K3 10000..15000, K4
- *              15000..20000, K5 20000..21000: makespan 21000 (K1 K2 K3 K4
- *              K5).
+ *              waited for on s2 before K3 (7000, 8000; K3 9000, K4
+ *              10000): K3 follows K2, so K3 and K4's window starts at the
+ *              first wait's 14000: 5000 each; K3 10000..15000, K4
+ *              15000..20000, K5 20000..21000 from the first command:
+ *              makespan 21000 (K1 K2 K3 K4 K5).
  *   copies     uploads of 25000 bytes on s1, a download of 50000 bytes on
  *              s2, then a device copy of 1000000 bytes on s1.
  *   graph      a graph captured on s1 with a fork to s2 (Ka; Kb on s2 and
@@ -508,7 +508,6 @@ static void emu_gen_hostsync(emu_gen *g)
 static void emu_gen_captimes(emu_gen *g, int dep)
 {
 	emu_gen_two_streams(g);
-	emu_gen_at(g, 10000);
 	emu_gen_kernel(g, S1, "K1", NULL, 0, 0);
 	emu_gen_kernel(g, S1, "K2", NULL, 0, 0);
 	if (dep) {
@@ -517,9 +516,9 @@ static void emu_gen_captimes(emu_gen *g, int dep)
 	}
 	emu_gen_kernel(g, S2, "K3", NULL, 0, 0);
 	emu_gen_kernel(g, S2, "K4", NULL, 0, 0);
-	emu_gen_at(g, 20000);
+	emu_gen_at(g, 14000);
 	emu_gen_stream_sync(g, S1);
-	emu_gen_at(g, 30000);
+	emu_gen_at(g, 24000);
 	emu_gen_ctx_sync(g);
 	emu_gen_kernel(g, S1, "K5", NULL, 0, 0);
 }
