@@ -78,6 +78,15 @@ void emu_graph_free(emu_graph *g);
  */
 emu_status emu_profile_load(emu_graph *g, const char *path, int *loaded, char *err, size_t errlen);
 
+/*
+ * Durations from the capture's own times (docs/emulator.md "Durations
+ * from capture times"): each emu_schedule after this call derives them
+ * from the host's waits on finished work and the issue times, the cost
+ * model's where nothing bounds a command.  EMU_ERR_STATE when a replay
+ * profile was loaded (emu_profile_load refuses one after this call).
+ */
+emu_status emu_durations_capture(emu_graph *g);
+
 /* Simulate (again) with o's machine and costs; the exports and the summary
  * read the last simulation. */
 emu_status emu_schedule(emu_graph *g, const emu_options *o);

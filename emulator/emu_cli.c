@@ -46,7 +46,7 @@ int emu_cli_emulate(int argc, char **argv)
 	emu_race_counts rc = { 0, 0 };
 	emu_status st;
 	char err[1024];
-	int json = 0, status = 2, profiled = 0, seeded = 0;
+	int json = 0, status = 2, profiled = 0, seeded = 0, captimes = 0, profile_arg = 0;
 	unsigned long long seed = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -65,19 +65,30 @@ int emu_cli_emulate(int argc, char **argv)
 				                           i + 1 < argc ? argv[i + 1] : "");
 			seeded = 1;
 			i++;
+		} else if (!strcmp(argv[i], "--durations")) {
+			if (i + 1 >= argc || strcmp(argv[i + 1], "capture"))
+				return sbt_cli_usage_error("tsreplay", "--emulate --durations: expected 'capture', "
+				                           "got '%s'", i + 1 < argc ? argv[i + 1] : "");
+			captimes = 1;
+			i++;
+		} else if (!strncmp(argv[i], "--profile", 9) && (!argv[i][9] || argv[i][9] == '=')) {
+			profile_arg = 1;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: tsreplay --emulate [--json | --schedule-seed N] TRACE.sbt\n"
+			printf("usage: tsreplay --emulate [--json] [--durations capture] TRACE.sbt\n"
+			       "       tsreplay --emulate --schedule-seed N TRACE.sbt\n"
 			       "Run a CUDA or Vulkan trace through the emulator, with no device: the\n"
 			       "summary (critical path, utilisation, concurrency) and the races.\n"
+			       "Durations: TRACE.profile's when it exists, else the cost model;\n"
+			       "--durations capture fits them to the host's waits in the trace.\n"
 			       "--schedule-seed N prints the order tsreplay --schedule-seed N replays.\n"
 			       "Exit status: 0 no race, 1 a race was found, 2 usage or trace error.\n"
 			       "tsexport has the machine options and the exports (docs/emulator.md).\n");
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return sbt_cli_usage_error("tsreplay", "--emulate takes only --json or --schedule-seed N "
-			                           "and a trace, not '%s' "
+			return sbt_cli_usage_error("tsreplay", "--emulate takes only --json, --durations capture "
+			                           "or --schedule-seed N and a trace, not '%s' "
 			                           "(tsexport has the emulator's other options)", argv[i]);
 		} else if (path) {
 			return sbt_cli_usage_error("tsreplay", "more than one trace given ('%s', '%s')", path, argv[i]);
@@ -87,8 +98,17 @@ int emu_cli_emulate(int argc, char **argv)
 	}
 	if (!path)
 		return sbt_cli_usage_error("tsreplay", "--emulate needs a trace");
+	if (profile_arg && captimes)
+		return sbt_cli_usage_error("tsreplay", "--durations capture and --profile together (a replay "
+		                           "profile is a source of durations of its own)");
+	if (profile_arg)
+		return sbt_cli_usage_error("tsreplay", "--profile writes a replay profile: not with --emulate "
+		                           "(which reads TRACE.profile when it exists)");
 	if (seeded && json)
 		return sbt_cli_usage_error("tsreplay", "--emulate --schedule-seed prints an order: not with --json");
+	if (seeded && captimes)
+		return sbt_cli_usage_error("tsreplay", "--emulate --schedule-seed prints an order: not with "
+		                           "--durations");
 	if (seeded)
 		return emu_cli_order(path, seed);
 	st = emu_graph_build(path, &g, err, sizeof(err));
@@ -96,8 +116,9 @@ int emu_cli_emulate(int argc, char **argv)
 		fprintf(stderr, "tsreplay: %s\n", err[0] ? err : emu_strerror(st));
 		return 2;
 	}
-	/* the trace's replay profile (TRACE.profile) when there is one */
-	st = emu_profile_load(g, NULL, &profiled, err, sizeof(err));
+	/* the trace's replay profile (TRACE.profile) when there is one, unless
+	 * the durations come from the capture's times */
+	st = captimes ? emu_durations_capture(g) : emu_profile_load(g, NULL, &profiled, err, sizeof(err));
 	if (st != EMU_OK) {
 		fprintf(stderr, "tsreplay: %s\n", err[0] ? err : emu_strerror(st));
 		goto out_free_graph;

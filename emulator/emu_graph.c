@@ -255,7 +255,10 @@ int emu_host_sync_dep(emu_builder *b, uint64_t thread, const emu_dep *d)
 {
 	emu_bthread *t = emu_thread_of(b, thread);
 
-	return t ? EMU_PUSH(t->syncs, *d) : -1;
+	if (!t || EMU_PUSH(t->syncs, *d) != 0)
+		return -1;
+	/* a wait on part of a launch says nothing of the whole step */
+	return d->node1 ? 0 : emu_obs_add(b->g, b->rec->seq, b->rec->time_ns, d->step);
 }
 
 /* ... for everything issued so far (context synchronize, frees). */
@@ -458,7 +461,7 @@ static uint32_t emu_step_begin(emu_builder *b, uint32_t s)
 	for (i = 0; i < b->tmp.n; i++)
 		if (EMU_PUSH(g->deps, b->tmp.v[i]) != 0)
 			return EMU_NONE;
-	if (EMU_PUSH(g->steps, step) != 0)
+	if (EMU_PUSH(g->steps, step) != 0 || emu_captimes_step(g, b->rec->thread) != 0)
 		return EMU_NONE;
 	bs->last = id;
 	return id;
@@ -1459,7 +1462,7 @@ emu_status emu_graph_build(const char *path, emu_graph **out, char *err, size_t 
 		goto out_free_builder;
 	}
 	while ((ss = sbt_reader_next(g->r, &rec)) == SBT_OK) {
-		st = emu_record(&b, &rec);
+		st = emu_captimes_record(g, &rec) != 0 ? EMU_ERR_NOMEM : emu_record(&b, &rec);
 		if (st != EMU_OK) {
 			snprintf(err, errlen, "%s: seq %llu (%s): %s", path, (unsigned long long)rec.seq,
 			         sbt_reader_type_name(g->r, rec.type), emu_strerror(st));
@@ -1518,5 +1521,8 @@ void emu_graph_free(emu_graph *g)
 	free(g->xdeps.v);
 	emu_vk_free(g->vk);
 	free(g->measured);
+	free(g->obs.v);
+	free(g->step_entry.v);
+	free(g->thr.v);
 	free(g);
 }

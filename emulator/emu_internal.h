@@ -153,6 +153,22 @@ typedef struct emu_memev {
 	int64_t device_delta, host_delta;
 } emu_memev;
 
+/* A host observation of finished work (emu_captimes.c): the record seq,
+ * taken at time_ns (the trace's clock), returned from a wait that step had
+ * finished by then (a synchronize, a successful query, a synchronous copy,
+ * a fence wait). */
+typedef struct emu_obs {
+	uint64_t seq, time_ns;
+	uint32_t step;
+} emu_obs;
+
+/* A host thread's latest record times (emu_captimes.c): cur_ns the
+ * record being read, prev_ns the one before it (0, the trace's start, when
+ * none). */
+typedef struct emu_thr_time {
+	uint64_t thread, prev_ns, cur_ns;
+} emu_thr_time;
+
 #define EMU_VEC(T) struct { T *v; size_t n, cap; }
 typedef EMU_VEC(emu_access) emu_accvec;
 /* Dependencies in the order they were added (emu_depvec.c).  Those added
@@ -223,6 +239,16 @@ struct emu_graph {
 	uint64_t nmeasured;         /* nodes with a measured duration */
 	char profile_path[600];
 	char profile_device[256];
+	/* Durations from the capture's own times (emu_durations_capture):
+	 * each emu_schedule fits them into measured (nmeasured of them) from
+	 * the host observations, in record order; cap_waits: the
+	 * observations that bounded some command in the last fit. */
+	EMU_VEC(emu_obs) obs;
+	EMU_VEC(uint64_t) step_entry; /* per step: the issuing thread's record before its own */
+	EMU_VEC(emu_thr_time) thr;
+	size_t thr_last;
+	int dur_capture;
+	uint64_t cap_waits;
 };
 
 /* Grow a vector to hold one more element; 0 or -1 (out of memory). */
@@ -283,11 +309,27 @@ static inline const char *emu_node_name(const emu_graph *g, const emu_node *n)
 	return g->names.v + n->name;
 }
 /* Whether n's duration in the last simulation was measured (a replay
- * profile) rather than the cost model's: the exports say which. */
+ * profile), derived from the capture's times, or the cost model's: the
+ * exports say which. */
 static inline const char *emu_node_duration_source(const emu_graph *g, const emu_node *n)
 {
-	return g->measured && g->measured[n - g->nodes.v] != UINT64_MAX ? "measured" : "model";
+	if (!g->measured || g->measured[n - g->nodes.v] == UINT64_MAX)
+		return "model";
+	return g->dur_capture ? "capture" : "measured";
 }
+/* The cost model's duration of n on o's machine (emu_sched.c). */
+uint64_t emu_model_cost(const emu_options *o, const emu_node *n);
+/* Fills g->measured from the host observations (emu_captimes.c); 0, or -1
+ * out of memory. */
+int emu_captimes_fit(emu_graph *g, const emu_options *o);
+/* The host observed step s finished by the record (seq, time_ns). */
+int emu_obs_add(emu_graph *g, uint64_t seq, uint64_t time_ns, uint32_t s);
+/* Every record read, in order, before the builder sees it: its thread's
+ * times move on.  0, or -1 out of memory. */
+int emu_captimes_record(emu_graph *g, const sbt_record *rec);
+/* A step was added by a record of thread: its lower bound on the start
+ * (step_entry).  0, or -1 out of memory. */
+int emu_captimes_step(emu_graph *g, uint64_t thread);
 const char *emu_kind_name(unsigned kind);
 unsigned emu_kind_class(unsigned kind);
 const char *emu_stream_label(const emu_graph *g, uint32_t s, char *buf, size_t len);

@@ -145,6 +145,11 @@ emu_status emu_profile_load(emu_graph *g, const char *path, int *loaded, char *e
 
 	*loaded = 0;
 	err[0] = '\0';
+	if (g->dur_capture) {
+		snprintf(err, errlen, "%s: durations are taken from the capture's times: not with a replay profile",
+		         g->path);
+		return EMU_ERR_STATE;
+	}
 	if (!path) {
 		snprintf(auto_path, sizeof(auto_path), "%s.profile", g->path);
 		f = fopen(auto_path, "r");

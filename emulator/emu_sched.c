@@ -37,7 +37,7 @@ void emu_options_default(emu_options *o)
 	o->memset_bw = 1500.0;
 }
 
-static uint64_t emu_cost(const emu_options *o, const emu_node *n)
+uint64_t emu_model_cost(const emu_options *o, const emu_node *n)
 {
 	double bw;
 
@@ -450,9 +450,11 @@ emu_status emu_schedule(emu_graph *g, const emu_options *o)
 	g->transitions = calloc(nst + 1, sizeof(uint64_t));
 	g->nengines = ne;
 	g->makespan = g->max_conc = g->max_conc_at = 0;
+	if (g->dur_capture && emu_captimes_fit(g, o) != 0)
+		goto out;
 	for (size_t i = 0; i < nn; i++) {
 		g->nodes.v[i].cost_ns = g->measured && g->measured[i] != UINT64_MAX
-		                            ? g->measured[i] : emu_cost(o, &g->nodes.v[i]);
+		                            ? g->measured[i] : emu_model_cost(o, &g->nodes.v[i]);
 		g->nodes.v[i].end_ns = UINT64_MAX;
 		g->nodes.v[i].start_ns = 0;
 		g->nodes.v[i].engine = -1;
@@ -657,6 +659,16 @@ uint64_t emu_critical_seq(const emu_graph *g, uint64_t i)
 	return g && i < g->crit.n ? g->nodes.v[g->crit.v[i]].seq : 0;
 }
 
+/* Host waits in the trace: records that observed finished work. */
+static uint64_t emu_cap_groups(const emu_graph *g)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < g->obs.n; i++)
+		n += i == 0 || g->obs.v[i].seq != g->obs.v[i - 1].seq;
+	return n;
+}
+
 static void emu_summary_json(const emu_graph *g, const emu_summary *s, FILE *f)
 {
 	char lbl[96];
@@ -668,15 +680,23 @@ static void emu_summary_json(const emu_graph *g, const emu_summary *s, FILE *f)
 	        (unsigned long long)s->cross_edges, g->opt.compute_engines, g->opt.copy_engines,
 	        (unsigned long long)s->makespan_ns, (unsigned long long)s->critical_ns,
 	        (unsigned long long)s->max_concurrency, (unsigned long long)s->max_concurrency_at_ns);
-	fprintf(f, "\"durations\":{\"source\":\"%s\",\"measured\":%llu,\"modeled\":%llu,\"profile\":",
-	        !g->measured || !g->nmeasured ? "model" : g->nmeasured == g->nodes.n ? "measured" : "mixed",
-	        (unsigned long long)g->nmeasured, (unsigned long long)(g->nodes.n - g->nmeasured));
-	if (g->measured) {
-		emu_json_str(f, g->profile_path);
-		fputs(",\"device\":", f);
-		emu_json_str(f, g->profile_device);
+	if (g->dur_capture) {
+		fprintf(f, "\"durations\":{\"source\":\"%s\",\"capture\":%llu,\"modeled\":%llu,"
+		           "\"bounding_waits\":%llu,\"waits\":%llu,\"profile\":null,\"device\":null",
+		        !g->nmeasured ? "model" : g->nmeasured == g->nodes.n ? "capture" : "mixed",
+		        (unsigned long long)g->nmeasured, (unsigned long long)(g->nodes.n - g->nmeasured),
+		        (unsigned long long)g->cap_waits, (unsigned long long)emu_cap_groups(g));
 	} else {
-		fputs("null,\"device\":null", f);
+		fprintf(f, "\"durations\":{\"source\":\"%s\",\"measured\":%llu,\"modeled\":%llu,\"profile\":",
+		        !g->measured || !g->nmeasured ? "model" : g->nmeasured == g->nodes.n ? "measured" : "mixed",
+		        (unsigned long long)g->nmeasured, (unsigned long long)(g->nodes.n - g->nmeasured));
+		if (g->measured) {
+			emu_json_str(f, g->profile_path);
+			fputs(",\"device\":", f);
+			emu_json_str(f, g->profile_device);
+		} else {
+			fputs("null,\"device\":null", f);
+		}
 	}
 	fputs("},\"critical_path\":[", f);
 	for (size_t i = 0; i < g->crit.n; i++) {
@@ -723,7 +743,13 @@ emu_status emu_summary_print(const emu_graph *g, FILE *f, int json)
 	        (unsigned long long)s.edges, (unsigned long long)s.cross_edges, g->vk ? "queues" : "streams");
 	fprintf(f, "machine: %u compute engines, %u copy engines\n", g->opt.compute_engines,
 	        g->opt.copy_engines);
-	if (g->measured)
+	if (g->dur_capture)
+		fprintf(f, "durations: from capture times for %llu of %llu commands (%llu of %llu host waits "
+		           "bound them)%s\n",
+		        (unsigned long long)g->nmeasured, (unsigned long long)g->nodes.n,
+		        (unsigned long long)g->cap_waits, (unsigned long long)emu_cap_groups(g),
+		        g->nmeasured < g->nodes.n ? "; cost model for the rest" : "");
+	else if (g->measured)
 		fprintf(f, "durations: measured for %llu of %llu commands (replay profile %s, device %s)%s\n",
 		        (unsigned long long)g->nmeasured, (unsigned long long)g->nodes.n, g->profile_path,
 		        g->profile_device, g->nmeasured < g->nodes.n ? "; cost model for the rest" : "");

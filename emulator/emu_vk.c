@@ -221,6 +221,12 @@ static int emu_vk_host_waits(emu_vk_builder *b, const emu_vk_sig *sig)
 	if (!t)
 		return -1;
 	emu_vk_vc_max(t->vc, sig->vc, b->q.n);
+	for (uint32_t o = 0; o < b->q.n; o++) {
+		uint32_t s = sig->vc[o] ? emu_vk_step_of(b, o, sig->vc[o]) : EMU_NONE;
+
+		if (s != EMU_NONE && emu_obs_add(b->g, b->rec->seq, b->rec->time_ns, s) != 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -338,7 +344,7 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 				for (size_t d = 0; d < b->tmp.n; d++)
 					if (EMU_PUSH(g->deps, b->tmp.v[d]) != 0)
 						return -1;
-				if (EMU_PUSH(g->steps, st) != 0)
+				if (EMU_PUSH(g->steps, st) != 0 || emu_captimes_step(g, b->rec->thread) != 0)
 					return -1;
 				step = (uint32_t)g->steps.n - 1;
 			}
@@ -966,7 +972,7 @@ emu_status emu_vk_build(emu_graph *g, sbt_mem *mem, char *err, size_t errlen)
 		emu_vk_handler h;
 		sbt_vk_status vs;
 
-		if (sbt_mem_record(mem, &rec, NULL) != 0) {
+		if (sbt_mem_record(mem, &rec, NULL) != 0 || emu_captimes_record(g, &rec) != 0) {
 			st = EMU_ERR_NOMEM;
 			goto out;
 		}

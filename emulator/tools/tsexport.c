@@ -28,7 +28,8 @@ enum {
 	TSE_OPT_JSON,
 	TSE_OPT_VERSION,
 	TSE_OPT_PROFILE,
-	TSE_OPT_NO_PROFILE
+	TSE_OPT_NO_PROFILE,
+	TSE_OPT_DURATIONS
 };
 
 static const struct option tse_longopts[] = {
@@ -46,6 +47,7 @@ static const struct option tse_longopts[] = {
 	{"version", no_argument, NULL, TSE_OPT_VERSION},
 	{"profile", required_argument, NULL, TSE_OPT_PROFILE},
 	{"no-profile", no_argument, NULL, TSE_OPT_NO_PROFILE},
+	{"durations", required_argument, NULL, TSE_OPT_DURATIONS},
 	{NULL, 0, NULL, 0}
 };
 
@@ -68,6 +70,8 @@ static void tse_usage(FILE *f)
 	        "      --profile FILE      measured durations from a replay profile (tsreplay\n"
 	        "                          --profile); default: TRACE.profile when it exists\n"
 	        "      --no-profile        the cost model even when TRACE.profile exists\n"
+	        "      --durations SRC     capture: fitted to the host's waits in the trace;\n"
+	        "                          model: the cost model (as --no-profile)\n"
 	        "      --width N           columns of the ascii timeline (default 100)\n"
 	        "      --json              --summary and --races as one JSON object\n"
 	        "  -h, --help              this text\n"
@@ -99,7 +103,8 @@ int main(int argc, char **argv)
 	emu_graph *g = NULL;
 	const char *format = NULL, *output = NULL, *path = NULL;
 	int races = 0, summary = 0, json = 0, c, rc = TSE_EXIT_USAGE;
-	int no_profile = 0, profiled = 0;
+	int no_profile = 0, profiled = 0, captimes = 0;
+	const char *durations = NULL;
 	const char *profile = NULL;
 	unsigned long long n, width = 100;
 	char err[1024], msg[256];
@@ -160,6 +165,12 @@ int main(int argc, char **argv)
 		case TSE_OPT_NO_PROFILE:
 			no_profile = 1;
 			break;
+		case TSE_OPT_DURATIONS:
+			if (strcmp(optarg, "capture") && strcmp(optarg, "model"))
+				return sbt_cli_usage_error("tsexport", "--durations: unknown source '%s' (capture or "
+				                           "model)", optarg);
+			durations = optarg;
+			break;
 		case TSE_OPT_WIDTH:
 			if (tse_number("--width", optarg, 10, 10000, &width) != 0)
 				return TSE_EXIT_USAGE;
@@ -187,6 +198,13 @@ int main(int argc, char **argv)
 	}
 	if (profile && no_profile)
 		return sbt_cli_usage_error("tsexport", "--profile and --no-profile together");
+	if (durations && profile)
+		return sbt_cli_usage_error("tsexport", "--durations %s and --profile together (a replay "
+		                           "profile is a source of durations of its own)", durations);
+	if (durations) {
+		no_profile = 1;
+		captimes = !strcmp(durations, "capture");
+	}
 	st = emu_graph_build(path, &g, err, sizeof(err));
 	if (st != EMU_OK) {
 		fprintf(stderr, "tsexport: %s\n", err[0] ? err : emu_strerror(st));
@@ -194,6 +212,10 @@ int main(int argc, char **argv)
 	}
 	if (!no_profile && (st = emu_profile_load(g, profile, &profiled, err, sizeof(err))) != EMU_OK) {
 		fprintf(stderr, "tsexport: %s\n", err[0] ? err : emu_strerror(st));
+		goto out_free_graph;
+	}
+	if (captimes && (st = emu_durations_capture(g)) != EMU_OK) {
+		fprintf(stderr, "tsexport: %s: %s\n", path, emu_strerror(st));
 		goto out_free_graph;
 	}
 	st = emu_schedule(g, &opt);

@@ -25,7 +25,9 @@
 # - a synthetic two-queue trace (tests/programs/vk_race_gen): a track per
 #   queue, the semaphore between them one flow in the JSON and in the
 #   Perfetto protobuf (64 slices on the two queue tracks) and one dashed
-#   edge in the DOT graph, no race.
+#   edge in the DOT graph, no race;
+# - vk_compute's durations from capture times (--durations capture): its
+#   fence waits bound all 6 commands.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -148,7 +150,7 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['races']; asser
 expect_rc 2 emulate.none "$R" --emulate
 has emulate.none err "--emulate needs a trace"
 expect_rc 2 emulate.opt "$R" --emulate --offscreen "$T/barrier.sbt"
-has emulate.opt err "--emulate takes only --json or --schedule-seed N and a trace, not '--offscreen'"
+has emulate.opt err "--emulate takes only --json, --durations capture or --schedule-seed N and a trace, not '--offscreen'"
 expect_rc 2 emulate.missing "$R" --emulate "$T/absent.sbt"
 has emulate.missing err "$T/absent.sbt"
 
@@ -166,6 +168,16 @@ has compute.sum out "commands: 6 on 1 queues"
 # each round: the dispatch (10000 ns), its barrier, the 16384-byte copy (5016 ns)
 has compute.sum out "makespan: 45048 ns"
 has compute.sum out "critical path: 45048 ns, 6 commands"
+# durations from capture times (docs/emulator.md "Durations from capture
+# times"): vk_compute waits for each submit's fence, so every command is
+# bounded by a wait (one per round at least), none by the model
+expect_rc 0 compute.cap "$X" --summary --json --durations capture "$T/compute.sbt"
+python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1]))['summary']['durations']
+assert (d['source'],d['capture'],d['modeled'])==('capture',6,0), d
+assert 3<=d['bounding_waits']<=d['waits'], d
+" "$T/compute.cap.out" || fail "compute.cap: $(cat "$T/compute.cap.out")"
 expect_rc 0 compute.json "$X" -f json -o "$T/compute.json" "$T/compute.sbt"
 python3 -c "
 import json,sys

@@ -13,6 +13,21 @@
  *              Makespan 3000, concurrency 2.
  *   hostsync   K1 on s1, cuStreamSynchronize(s1), K2 on s2; a synchronous
  *              upload (after K1, beside K2), then K3 on s2 after both.
+ *   captimes   (record times 1000 ns apart from seq 1 on, but where
+ *              said): K1 (5000) and K2 (6000) on s1, K3 (7000) and K4
+ *              (8000) on s2, cuStreamSynchronize(s1) at 14000,
+ *              cuCtxSynchronize at 24000, K5 (25000) on s1.  Durations
+ *              from capture times with --kernel-ns 1000: K1 and K2 5000
+ *              (window 4000..14000, from the record before K1, for a
+ *              modeled path of 2000), K3 and K4 9000 (6000..24000), K5
+ *              the model's 1000 (no wait after it), after K4 (the host
+ *              waited for it): makespan 19000 (K3 K4 K5).
+ *   captimes_event the same with event 0xe1 recorded on s1 after K2 and
+ *              waited for on s2 before K3 (7000, 8000; K3 9000, K4
+ *              10000): K3 follows K2, so K3 and K4's window starts at the
+ *              first wait's 14000: 5000 each; K3 10000..15000, K4
+ *              15000..20000, K5 20000..21000 from the first command:
+ *              makespan 21000 (K1 K2 K3 K4 K5).
  *   copies     uploads of 25000 bytes on s1, a download of 50000 bytes on
  *              s2, then a device copy of 1000000 bytes on s1.
  *   graph      a graph captured on s1 with a fork to s2 (Ka; Kb on s2 and
@@ -183,6 +198,7 @@ struct emu_gen {
 	const char *path;
 	int one_stack;          /* bulk traces: every record has the same stack */
 	uint64_t thread;        /* of the next records */
+	int64_t shift;          /* record times: seq * 1000 + shift (emu_gen_at) */
 };
 
 static void emu_gen_check(emu_gen *g, sbt_status st, const char *what)
@@ -229,7 +245,7 @@ static void emu_gen_append(emu_gen *g, uint32_t type, const sbt_cm_call *c)
 	emu_gen_check(g, sbt_cm_encode(c, buf, sizeof(buf), &len), "encode");
 	r.type = type;
 	r.seq = g->seq;
-	r.time_ns = g->seq * 1000;
+	r.time_ns = (uint64_t)((int64_t)g->seq * 1000 + g->shift);
 	r.thread = g->thread;
 	r.payload = buf;
 	r.payload_len = len;
@@ -412,6 +428,21 @@ static void emu_gen_stream_sync(emu_gen *g, uint64_t stream)
 	emu_gen_call(g, SBT_CM_K_cuStreamSynchronize, &c);
 }
 
+/* The next record is taken at ns (later than the last), those after it
+ * 1000 ns apart as before. */
+static void emu_gen_at(emu_gen *g, uint64_t ns)
+{
+	g->shift = (int64_t)ns - (int64_t)(g->seq + 1) * 1000;
+}
+
+static void emu_gen_ctx_sync(emu_gen *g)
+{
+	sbt_cm_call c;
+
+	sbt_cm_call_init(&c);
+	emu_gen_call(g, SBT_CM_K_cuCtxSynchronize, &c);
+}
+
 #define S1 0x100u
 #define S2 0x200u
 #define S3 0x300u
@@ -472,6 +503,24 @@ static void emu_gen_hostsync(emu_gen *g)
 	emu_gen_kernel(g, S2, "K2", NULL, 0, 0);
 	emu_gen_copy(g, SBT_CM_K_cuMemcpyHtoD, BUF_A, HOST_P, 1000, 0);
 	emu_gen_kernel(g, S2, "K3", NULL, 0, 0);
+}
+
+static void emu_gen_captimes(emu_gen *g, int dep)
+{
+	emu_gen_two_streams(g);
+	emu_gen_kernel(g, S1, "K1", NULL, 0, 0);
+	emu_gen_kernel(g, S1, "K2", NULL, 0, 0);
+	if (dep) {
+		emu_gen_record(g, 0xe1, S1);
+		emu_gen_wait(g, S2, 0xe1);
+	}
+	emu_gen_kernel(g, S2, "K3", NULL, 0, 0);
+	emu_gen_kernel(g, S2, "K4", NULL, 0, 0);
+	emu_gen_at(g, 14000);
+	emu_gen_stream_sync(g, S1);
+	emu_gen_at(g, 24000);
+	emu_gen_ctx_sync(g);
+	emu_gen_kernel(g, S1, "K5", NULL, 0, 0);
 }
 
 static void emu_gen_copies(emu_gen *g)
@@ -1312,7 +1361,7 @@ int emu_gen_scenario(const char *name, const char *path)
 	    strcmp(name, "graph_update") && strcmp(name, "graph_capture_to") &&
 	    strcmp(name, "graph_capture_to_nodeps") && strcmp(name, "graph_capture_to_alloc") && strcmp(name, "graph_disable") && strcmp(name, "hip_ctx") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
 	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
-	    strcmp(name, "readers_kf"))
+	    strcmp(name, "readers_kf") && strcmp(name, "captimes") && strcmp(name, "captimes_event"))
 		return -1;
 	g = emu_gen_open(path);
 	if (!strcmp(name, "fork"))
@@ -1323,6 +1372,10 @@ int emu_gen_scenario(const char *name, const char *path)
 		emu_gen_hostsync(g);
 	else if (!strcmp(name, "copies"))
 		emu_gen_copies(g);
+	else if (!strcmp(name, "captimes"))
+		emu_gen_captimes(g, 0);
+	else if (!strcmp(name, "captimes_event"))
+		emu_gen_captimes(g, 1);
 	else if (!strcmp(name, "graph"))
 		emu_gen_graph(g, 0);
 	else if (!strcmp(name, "graph_race"))

@@ -192,6 +192,44 @@ static void test_issue_times(void)
 	emu_graph_free(g);
 }
 
+/* Durations from capture times (emu_gen's captimes: K1 seq 5 and K2 6 on
+ * s1, K3 7 and K4 8 on s2, the waits giving K1 K2 a window of 10000 ns
+ * and K3 K4 one of 18000, K5 seq 11 after both, in none): K1 K2 5000
+ * each, K3 K4 9000,
+ * K5 the model's.  The fit scales the model, so a dearer kernel changes
+ * only K5; one engine runs them one by one. */
+static void test_capture_times(void)
+{
+	emu_graph *g = load("captimes");
+	emu_options o = opts(4, 2);
+	emu_summary s;
+	int loaded = 1;
+	char err[512];
+
+	TST_CHECK(emu_durations_capture(g) == EMU_OK);
+	run(g, o, &s);
+	TST_CHECK_EQ_U64(s.makespan_ns, 19000);
+	TST_CHECK_EQ_U64(s.critical_ns, 19000);
+	TST_CHECK_EQ_U64(s.critical_count, 3);
+	TST_CHECK_EQ_U64(emu_critical_seq(g, 0), 7);
+	TST_CHECK_EQ_U64(emu_critical_seq(g, 1), 8);
+	TST_CHECK_EQ_U64(emu_critical_seq(g, 2), 11);
+	TST_CHECK_EQ_U64(emu_engine_busy_ns(g, 0) + emu_engine_busy_ns(g, 1), 5000 + 5000 + 9000 + 9000 + 1000);
+	o.kernel_ns = 2000;
+	run(g, o, &s);
+	TST_CHECK_EQ_U64(s.makespan_ns, 20000);
+	o = opts(1, 1);
+	run(g, o, &s);
+	TST_CHECK_EQ_U64(s.makespan_ns, 29000);
+	TST_CHECK_EQ_U64(emu_engine_busy_ns(g, 0), 29000);
+	/* a replay profile is another source: refused once capture times are chosen */
+	TST_CHECK(emu_profile_load(g, NULL, &loaded, err, sizeof(err)) == EMU_ERR_STATE);
+	TST_CHECK(loaded == 0);
+	TST_CHECK(strstr(err, "durations are taken from the capture's times") != NULL);
+	emu_graph_free(g);
+	TST_CHECK(emu_durations_capture(NULL) == EMU_ERR_ARG);
+}
+
 static void test_errors(void)
 {
 	emu_graph *g = NULL;
@@ -217,6 +255,7 @@ int main(void)
 	test_graph();
 	test_threads();
 	test_issue_times();
+	test_capture_times();
 	test_errors();
 	return tst_done();
 }
