@@ -3,11 +3,14 @@
  * its nodes were added (docs/hip.md "Graphs built node by node"): those
  * the compute model covers (hipGraphKernelNodeSetParams,
  * hipGraphDestroyNode, hipGraphRemoveDependencies on a graph the
- * interposer saw built, recorded as themselves; child graph nodes:
- * thip_graph.c), and those it does not: nodes of other kinds (host, event
- * record and wait, copies to and from symbols; a child graph the
- * interposer did not see made by hipGraphCreate or stream capture), hipGraphClone, every other node setter, every exec
- * setter and hipGraphExecUpdate.  Each is passed through and recorded as
+ * interposer saw built, recorded as themselves; the kernel, memcpy and
+ * memset exec setters on such a node, recorded as themselves; child graph
+ * nodes: thip_graph.c), and those it does not: nodes of other kinds
+ * (host, event record and wait, copies to and from symbols; a child graph
+ * the interposer did not see made by hipGraphCreate or stream capture),
+ * hipGraphClone, every other node setter, the other exec setters (and
+ * those above on a node the interposer did not see added) and
+ * hipGraphExecUpdate.  Each is passed through and recorded as
  * hip.tsGraphNotModeled (serializer/sbt_compute.h, as CUDA's): name = the
  * call, parent = the graph it changed (a node's graph is looked up in the
  * table below), or handle = the exec; an added node's record carries the

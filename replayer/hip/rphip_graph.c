@@ -31,6 +31,13 @@
  * the child's nodes; a capture holding other work (cap_why) or one whose
  * beginning the replay did not see is refused at the child graph node.
  *
+ * An exec of such a graph keeps its own copy of the graph's nodes as they
+ * were instantiated (clr 5.2's exec clones them): the exec setters
+ * (hipGraphExec{Kernel,Memcpy,Memset}NodeSetParams) change that copy, and
+ * the next launch of the exec builds its live exec again from it, as
+ * above (the live exec is not set through the runtime's own setters:
+ * the captured chain's nodes are not mapped to the trace's).
+ *
  * A hip.tsGraphNotModeled record (a call that changed a graph or an exec
  * in a way the model does not cover: other node kinds, clones, node
  * removal, setters, exec updates) marks what it names, as CUDA's replay

@@ -17,12 +17,16 @@
 #   other exec's; the failed setter is not re-issued (it is expected to
 #   fail the same way);
 # - tsinfo reads the trace, and the emulator (tsexport) runs the new
-#   parameters at the second launch, the old ones at the other exec's.
+#   parameters at the second launch, the old ones at the other exec's;
+# - with hip_graph_edit exec (tests/hip/hip_graph_edit.hip, saxpy): the
+#   same for hipGraphExecKernelNodeSetParams (a = 5 at the second launch:
+#   y[5] 25.0), its failed form (a null function) recorded with its error.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/hip"
 H="$TOP/$BUILD/tests/hip"
 [ -e "$DBL/libamdhip64.so.5" ] || { echo "no HIP headers or code-object reader: the HIP double is not built"; exit 77; }
 [ -x "$H/hip_graph_exec" ] || { echo "no libamdhip64 to link against: hip_graph_exec is not built (scripts/deps.sh installs it)"; exit 77; }
+[ -x "$H/hip_graph_edit" ] || { echo "no hipcc: hip_graph_edit is not built (scripts/deps.sh installs it)"; exit 77; }
 unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
 	TRACESMITH_TRIGGER TRACESMITH_SNAPSHOT TRACESMITH_API TRACESMITH_HIP_RUNTIME TSHIP_DOUBLE_SEED \
 	TSHIP_DOUBLE_DEVICES
@@ -90,4 +94,36 @@ expect_rc 0 export "$EXPORT" -f json "$T/c.sbt"
 tr '{' '\n' <"$T/export.out" | grep '"engine"' | sed -n 's/^"seq":\([0-9]*\),"engine":[0-9]*,"bytes":\([0-9]*\).*/\1 \2/p' >"$T/moved"
 grep -qx "$L2 128" "$T/moved" && grep -qx "$L2 32" "$T/moved" && grep -qx "$L3 256" "$T/moved" &&
 	grep -qx "$L3 64" "$T/moved" || fail "the emulator did not run the setters' parameters: $(cat "$T/moved")"
+
+# the kernel setter
+expect_rc 0 krun $PRE "$H/hip_graph_edit" exec
+has krun out "exec y[5] 25.0 y[255] 1275.0"
+has krun out "hipGraphExecKernelNodeSetParams null 1"
+expect_rc 0 kcap $PRE "$CAP" -o "$T/k.sbt" -- "$H/hip_graph_edit" exec
+cmp -s "$T/krun.out" "$T/kcap.out" || fail "output changed under tscapture: $(diff "$T/krun.out" "$T/kcap.out")"
+expect_rc 0 kdump "$INFO" --dump "$T/k.sbt"
+KE=$(sed -n 's/^seq=[0-9]* .* hip\.hipGraphInstantiate handle=\([0-9]*\).*/\1/p' "$T/kdump.out")
+KN=$(sed -n 's/^seq=[0-9]* .* hip\.hipGraphAddKernelNode .* node=\([0-9]*\) .*/\1/p' "$T/kdump.out")
+[ -n "$KE" ] && [ -n "$KN" ] || fail "no exec or kernel node in the trace: $(cat "$T/kdump.out")"
+# a = 5.0f is 0x40a00000, little-endian at offset 4 of the arguments
+grep -q " hip\.hipGraphExecKernelNodeSetParams handle=[0-9]* parent=$KE name=\"_Z5saxpyifPKfPf\" grid_x=4 .* params=000100000000a040.* node=$KN\$" "$T/kdump.out" ||
+	fail "the kernel setter is not recorded as itself: $(grep 'hipGraphExec' "$T/kdump.out")"
+grep -q " hip\.hipGraphExecKernelNodeSetParams result=1 parent=$KE .* node=$KN\$" "$T/kdump.out" ||
+	fail "the failed kernel setter is not recorded with its error: $(grep 'hipGraphExec' "$T/kdump.out")"
+! grep -q ' hip\.tsGraphNotModeled ' "$T/kdump.out" || fail "hip.tsGraphNotModeled records in the kernel trace"
+# y's read-backs: after the first launch (a = 3) and the second (a = 5)
+sed -n 's/^seq=[0-9]* .* checkpoint call_seq=.* length=1024 hash=\(0x[0-9a-f]*\) .*/\1/p' "$T/kdump.out" >"$T/khashes"
+[ "$(wc -l <"$T/khashes")" -eq 2 ] && [ "$(sed -n 1p "$T/khashes")" != "$(sed -n 2p "$T/khashes")" ] ||
+	fail "the kernel setter did not change y's second read-back: $(cat "$T/khashes")"
+for r in plain determinism single; do
+	case $r in
+	plain) set -- ;;
+	determinism) set -- --check-determinism ;;
+	single) set -- --streams single ;;
+	esac
+	expect_rc 0 "krp.$r" "$RP" --json "$@" "$T/k.sbt"
+	[ "$(json_field "$T/krp.$r.out" checkpoints)" = 3 ] && [ "$(json_field "$T/krp.$r.out" matched)" = 3 ] ||
+		fail "kernel replay $r: $(cat "$T/krp.$r.out")"
+done
+expect_rc 0 ksummary "$EXPORT" --summary "$T/k.sbt"
 exit 0
