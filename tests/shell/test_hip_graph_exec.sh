@@ -15,7 +15,8 @@
 #   second differs from the first and third in the trace, so the replay
 #   ran the new parameters at the second launch and the old ones at the
 #   other exec's; the failed setter is not re-issued (it is expected to
-#   fail the same way);
+#   fail the same way); a --range from the second launch fast-forwards
+#   them and its read-back is equal;
 # - tsinfo reads the trace, and the emulator (tsexport) runs the new
 #   parameters at the second launch, the old ones at the other exec's;
 # - with hip_graph_edit exec (tests/hip/hip_graph_edit.hip, saxpy): the
@@ -90,6 +91,11 @@ expect_rc 0 summary "$EXPORT" --summary "$T/c.sbt"
 L2=$(sed -n "s/^seq=\([0-9]*\) .* hip\.hipGraphLaunch handle=$E .*/\1/p" "$T/dump.out" | sed -n 2p)
 L3=$(sed -n 's/^seq=\([0-9]*\) .* hip\.hipGraphLaunch .*/\1/p' "$T/dump.out" | sed -n 3p)
 [ -n "$L2" ] && [ -n "$L3" ] || fail "not three launches in the trace"
+# a --range from the second launch: the setters before it are
+# fast-forwarded as the exec's state, and its read-back is equal
+expect_rc 0 range "$RP" --json --range "$L2:" "$T/c.sbt"
+[ "$(json_field "$T/range.out" checkpoints)" = 2 ] && [ "$(json_field "$T/range.out" matched)" = 2 ] ||
+	fail "--range $L2: $(cat "$T/range.out")"
 expect_rc 0 export "$EXPORT" -f json "$T/c.sbt"
 tr '{' '\n' <"$T/export.out" | grep '"engine"' | sed -n 's/^"seq":\([0-9]*\),"engine":[0-9]*,"bytes":\([0-9]*\).*/\1 \2/p' >"$T/moved"
 grep -qx "$L2 128" "$T/moved" && grep -qx "$L2 32" "$T/moved" && grep -qx "$L3 256" "$T/moved" &&
