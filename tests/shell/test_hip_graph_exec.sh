@@ -6,7 +6,7 @@
 #   hipGraphExecMemcpyNodeSetParams1D as clr 5.2 does: the exec's clone of
 #   the node takes the new parameters, the graph's node keeps its own (a
 #   second exec of the graph runs the old ones), no parameters is
-#   hipErrorInvalidValue;
+#   hipErrorInvalidValue (hipGraphExecMemcpyNodeSetParams too);
 # - tscapture records each as itself (parent = the exec, node, the fields
 #   of the matching add; the failed one with its error), output unchanged,
 #   nothing counted as not modeled;
@@ -68,6 +68,8 @@ grep -q " hip\.hipGraphExecMemcpyNodeSetParams1D parent=$E dst=$((D + 192)) src=
 	fail "the memcpy setter is not recorded as itself: $(grep 'hipGraphExec' "$T/dump.out")"
 grep -q " hip\.hipGraphExecMemsetNodeSetParams result=1 parent=$E node=$SET\$" "$T/dump.out" ||
 	fail "the failed setter is not recorded with its error: $(grep 'hipGraphExec' "$T/dump.out")"
+grep -q " hip\.hipGraphExecMemcpyNodeSetParams result=1 parent=$E node=$CP\$" "$T/dump.out" ||
+	fail "the failed memcpy setter is not recorded with its error: $(grep 'hipGraphExec' "$T/dump.out")"
 
 # the read-backs' checkpoints: the second (after the setters) differs
 sed -n 's/^seq=[0-9]* .* checkpoint call_seq=.* hash=\(0x[0-9a-f]*\) .*/\1/p' "$T/dump.out" >"$T/hashes"
