@@ -15,7 +15,9 @@
 #   second differs from the first and third in the trace, so the replay
 #   ran the new parameters at the second launch and the old ones at the
 #   other exec's; the failed setter is not re-issued (it is expected to
-#   fail the same way); a --range from the second launch fast-forwards
+#   fail the same way); without the memset setter's record the second
+#   read-back differs (exit 3), and moved before the instantiation it is
+#   refused by name; a --range from the second launch fast-forwards
 #   them and its read-back is equal;
 # - tsinfo reads the trace, and the emulator (tsexport) runs the new
 #   parameters at the second launch, the old ones at the other exec's;
@@ -93,6 +95,20 @@ expect_rc 0 summary "$EXPORT" --summary "$T/c.sbt"
 L2=$(sed -n "s/^seq=\([0-9]*\) .* hip\.hipGraphLaunch handle=$E .*/\1/p" "$T/dump.out" | sed -n 2p)
 L3=$(sed -n 's/^seq=\([0-9]*\) .* hip\.hipGraphLaunch .*/\1/p' "$T/dump.out" | sed -n 3p)
 [ -n "$L2" ] && [ -n "$L3" ] || fail "not three launches in the trace"
+# without the memset setter's record the second read-back differs (the
+# setters change the result); moved before the instantiation, it names an
+# exec the trace has not made yet
+MUT="$TOP/$BUILD/tests/sbt_mutate"
+SS=$(sed -n "s/^seq=\([0-9]*\) .* hip\.hipGraphExecMemsetNodeSetParams parent=$E dst=.*/\1/p" "$T/dump.out")
+I1=$(sed -n 's/^seq=\([0-9]*\) .* hip\.hipGraphInstantiate .*/\1/p' "$T/dump.out" | head -1)
+R2=$(sed -n 's/^seq=\([0-9]*\) .* hip\.hipMemcpy src=.*/\1/p' "$T/dump.out" | sed -n 2p)
+expect_rc 0 mut.drop "$MUT" "$T/c.sbt" "$T/noset.sbt" --drop "$SS"
+expect_rc 3 noset "$RP" "$T/noset.sbt"
+has noset err "the device-to-host copy at seq $R2 differs from the capture"
+expect_rc 0 mut.move "$MUT" "$T/c.sbt" "$T/early.sbt" --move "$SS:$I1"
+expect_rc 1 early "$RP" "$T/early.sbt"
+has early err "record seq $I1 (hip.hipGraphExecMemsetNodeSetParams): graph exec $(printf '0x%x' "$E") was never created in the trace"
+
 # a --range from the second launch: the setters before it are
 # fast-forwarded as the exec's state, and its read-back is equal
 expect_rc 0 range "$RP" --json --range "$L2:" "$T/c.sbt"
