@@ -1394,9 +1394,17 @@ static int rphip_is_timed(sbt_cm_hip_call hc)
 
 rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag)
 {
-	rp_status st = s->profile && rphip_is_timed(hc)
-	                       ? rphip_profile_exec(s, hc, c, rphip_exec_call, diag)
-	                       : rphip_exec_call(s, hc, c, diag);
+	rphip_obj *e;
+	rp_status st;
+
+	/* an exec its setters changed is built again before its launch is
+	 * timed (the launch itself does it otherwise) */
+	if (hc == SBT_CM_HIP_hipGraphLaunch && s->profile &&
+	    (e = rphip_obj_get(s, RPHIP_O_GRAPHEXEC, c->handle)) && !e->not_modeled &&
+	    (st = rphip_graph_exec_refresh(s, e, diag)) != RP_OK)
+		return st;
+	st = s->profile && rphip_is_timed(hc) ? rphip_profile_exec(s, hc, c, rphip_exec_call, diag)
+	                                      : rphip_exec_call(s, hc, c, diag);
 
 	/* work replayed into a capture is kept for child graph nodes of its graph */
 	if (st == RP_OK && c->capture_status == hipStreamCaptureStatusActive && c->stream &&

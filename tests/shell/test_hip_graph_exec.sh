@@ -11,7 +11,8 @@
 #   of the matching add; the failed one with its error), output unchanged,
 #   nothing counted as not modeled;
 # - tsreplay applies them to the replayed exec: the three read-backs'
-#   checkpoints are equal, plain and with --check-determinism, and the
+#   checkpoints are equal, plain, with --check-determinism and with
+#   --profile (the exec is built again before its launch is timed), and the
 #   second differs from the first and third in the trace, so the replay
 #   ran the new parameters at the second launch and the old ones at the
 #   other exec's; the failed setter is not re-issued (it is expected to
@@ -79,10 +80,11 @@ sed -n 's/^seq=[0-9]* .* checkpoint call_seq=.* hash=\(0x[0-9a-f]*\) .*/\1/p' "$
 H1=$(sed -n 1p "$T/hashes") H2=$(sed -n 2p "$T/hashes") H3=$(sed -n 3p "$T/hashes")
 [ "$H1" = "$H3" ] && [ "$H1" != "$H2" ] || fail "the setters did not change the second read-back: $(cat "$T/hashes")"
 
-for r in plain determinism; do
+for r in plain determinism profile; do
 	case $r in
 	plain) set -- ;;
 	determinism) set -- --check-determinism ;;
+	profile) set -- --profile="$T/c.profile" ;;
 	esac
 	expect_rc 0 "rp.$r" "$RP" --json "$@" "$T/c.sbt"
 	[ "$(json_field "$T/rp.$r.out" checkpoints)" = 3 ] && [ "$(json_field "$T/rp.$r.out" matched)" = 3 ] &&
