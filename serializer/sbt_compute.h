@@ -111,6 +111,11 @@
  *       a node, handle = the child graph, which clr copies into the node
  *       when it is added; a child the interposer did not see made by
  *       hipGraphCreate is recorded as tsGraphNotModeled instead).
+ *       The exec setters hipGraphExecKernelNodeSetParams,
+ *       hipGraphExecMemcpyNodeSetParams(1D) and
+ *       hipGraphExecMemsetNodeSetParams: as the matching add's record
+ *       (node, the node's fields, no deps) with parent = the exec, as
+ *       CUDA's cuGraphExec*NodeSetParams.
  *     hipSetDevice (cuCtxSetCurrent): device; allocations, stream
  *       creations, module loads and arrays: device = the calling thread's
  *       current device (absent for 0); hipStreamCreateWithFlags
@@ -494,7 +499,11 @@ extern "C" {
 	X(hipGraphKernelNodeSetParams, cuGraphKernelNodeSetParams)                 \
 	X(hipGraphDestroyNode, cuGraphDestroyNode)                                 \
 	X(hipGraphRemoveDependencies, cuGraphRemoveDependencies)                   \
-	X(hipGraphAddChildGraphNode, cuGraphAddChildGraphNode)
+	X(hipGraphAddChildGraphNode, cuGraphAddChildGraphNode)                     \
+	X(hipGraphExecKernelNodeSetParams, cuGraphExecKernelNodeSetParams)         \
+	X(hipGraphExecMemcpyNodeSetParams, cuGraphExecMemcpyNodeSetParams)         \
+	X(hipGraphExecMemcpyNodeSetParams1D, cuGraphExecMemcpyNodeSetParams)       \
+	X(hipGraphExecMemsetNodeSetParams, cuGraphExecMemsetNodeSetParams)
 
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,

@@ -1702,7 +1702,12 @@ void thip_copy3d_record(const thip_call *call, sbt_cm_hip_call hcall, hipError_t
 		sbt_cm_call_init(&c);
 		c.stream = async ? THIP_U(stream) : 0;
 		c.ptds = (uint64_t)call->ptds;
-		thip_simple(call, hcall, r, &c, CAP_REC_WORK);
+		/* a node's call names its node and graph (or exec) even so */
+		if (call->node) {
+			c.node = call->node->node;
+			c.parent = call->node->graph;
+		}
+		thip_simple(call, hcall, r, &c, call->node ? 0 : CAP_REC_WORK);
 		return;
 	}
 	d = (thip_side){p->dstArray ? (const void *)p->dstArray : p->dstPtr.ptr, p->dstPos.x,

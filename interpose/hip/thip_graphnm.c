@@ -3,11 +3,14 @@
  * its nodes were added (docs/hip.md "Graphs built node by node"): those
  * the compute model covers (hipGraphKernelNodeSetParams,
  * hipGraphDestroyNode, hipGraphRemoveDependencies on a graph the
- * interposer saw built, recorded as themselves; child graph nodes:
- * thip_graph.c), and those it does not: nodes of other kinds (host, event
- * record and wait, copies to and from symbols; a child graph the
- * interposer did not see made by hipGraphCreate or stream capture), hipGraphClone, every other node setter, every exec
- * setter and hipGraphExecUpdate.  Each is passed through and recorded as
+ * interposer saw built, recorded as themselves; the kernel, memcpy and
+ * memset exec setters on such a node, recorded as themselves; child graph
+ * nodes: thip_graph.c), and those it does not: nodes of other kinds
+ * (host, event record and wait, copies to and from symbols; a child graph
+ * the interposer did not see made by hipGraphCreate or stream capture),
+ * hipGraphClone, every other node setter, the other exec setters (and
+ * those above on a node the interposer did not see added) and
+ * hipGraphExecUpdate.  Each is passed through and recorded as
  * hip.tsGraphNotModeled (serializer/sbt_compute.h, as CUDA's): name = the
  * call, parent = the graph it changed (a node's graph is looked up in the
  * table below), or handle = the exec; an added node's record carries the
@@ -252,16 +255,6 @@ THIP_GRAPHNM(hipGraphExecEventWaitNodeSetEvent,
 THIP_GRAPHNM(hipGraphExecHostNodeSetParams,
              (hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipHostNodeParams *pNodeParams),
              (hGraphExec, node, pNodeParams), 0, THIP_U(hGraphExec), THIP_U(node))
-THIP_GRAPHNM(hipGraphExecKernelNodeSetParams,
-             (hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipKernelNodeParams *pNodeParams),
-             (hGraphExec, node, pNodeParams), 0, THIP_U(hGraphExec), THIP_U(node))
-THIP_GRAPHNM(hipGraphExecMemcpyNodeSetParams,
-             (hipGraphExec_t hGraphExec, hipGraphNode_t node, hipMemcpy3DParms *pNodeParams),
-             (hGraphExec, node, pNodeParams), 0, THIP_U(hGraphExec), THIP_U(node))
-THIP_GRAPHNM(hipGraphExecMemcpyNodeSetParams1D,
-             (hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *src,
-              size_t count, hipMemcpyKind kind),
-             (hGraphExec, node, dst, src, count, kind), 0, THIP_U(hGraphExec), THIP_U(node))
 THIP_GRAPHNM(hipGraphExecMemcpyNodeSetParamsFromSymbol,
              (hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *symbol,
               size_t count, size_t offset, hipMemcpyKind kind),
@@ -272,9 +265,6 @@ THIP_GRAPHNM(hipGraphExecMemcpyNodeSetParamsToSymbol,
               size_t count, size_t offset, hipMemcpyKind kind),
              (hGraphExec, node, symbol, src, count, offset, kind), 0, THIP_U(hGraphExec),
              THIP_U(node))
-THIP_GRAPHNM(hipGraphExecMemsetNodeSetParams,
-             (hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipMemsetParams *pNodeParams),
-             (hGraphExec, node, pNodeParams), 0, THIP_U(hGraphExec), THIP_U(node))
 THIP_GRAPHNM(hipGraphExecUpdate,
              (hipGraphExec_t hGraphExec, hipGraph_t hGraph, hipGraphNode_t *hErrorNode_out,
               hipGraphExecUpdateResult *updateResult_out),
@@ -378,6 +368,121 @@ hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *fr
 	free(pf);
 	free(pt);
 out:
+	thip_end(&call);
+	return r;
+}
+
+/*
+ * The exec setters the model covers (as CUDA's cuGraphExec*NodeSetParams:
+ * the matching add's fields with parent = the exec): recorded as
+ * themselves when the node was added to a graph the interposer saw built
+ * (clr 5.2 finds the exec's clone of it, hipGraphExec::GetClonedNode, so
+ * a setter that worked named a node of the exec's graph), else as
+ * tsGraphNotModeled.  A call that failed is recorded as itself with its
+ * error: it changed nothing.  The exec's node is set, the graph's keeps
+ * its own parameters.
+ */
+static int thip_graphnm_exec_set(const thip_call *call, hipError_t r, const char *name,
+                                  hipGraphExec_t exec, hipGraphNode_t node, thip_node *n)
+{
+	if (call->nested)
+		return 0;
+	memset(n, 0, sizeof(*n));
+	n->node = THIP_U(node);
+	n->graph = THIP_U(exec);
+	if (r == hipSuccess && !thip_graphnm_graph_of(n->node, 0)) {
+		thip_graphnm_record(call, r, name, 0, THIP_U(exec), n->node, NULL, 0, 0);
+		return 0;
+	}
+	return call->record;
+}
+
+hipError_t hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+                                           const hipKernelNodeParams *pNodeParams)
+{
+	thip_call call;
+	hipError_t (*real)(hipGraphExec_t, hipGraphNode_t, const hipKernelNodeParams *) =
+		(hipError_t(*)(hipGraphExec_t, hipGraphNode_t, const hipKernelNodeParams *))thip_begin(
+			&call, THIP_FN_hipGraphExecKernelNodeSetParams);
+	hipError_t r = real ? real(hGraphExec, node, pNodeParams) : THIP_NO_RUNTIME;
+	thip_node n;
+
+	if (thip_graphnm_exec_set(&call, r, "hipGraphExecKernelNodeSetParams", hGraphExec, node, &n)) {
+		call.node = &n;
+		thip_kernel_node_record(&call, SBT_CM_HIP_hipGraphExecKernelNodeSetParams, r, pNodeParams);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipGraphExecMemcpyNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+                                           hipMemcpy3DParms *pNodeParams)
+{
+	thip_call call;
+	hipError_t (*real)(hipGraphExec_t, hipGraphNode_t, hipMemcpy3DParms *) =
+		(hipError_t(*)(hipGraphExec_t, hipGraphNode_t, hipMemcpy3DParms *))thip_begin(
+			&call, THIP_FN_hipGraphExecMemcpyNodeSetParams);
+	hipError_t r = real ? real(hGraphExec, node, pNodeParams) : THIP_NO_RUNTIME;
+	thip_node n;
+
+	if (thip_graphnm_exec_set(&call, r, "hipGraphExecMemcpyNodeSetParams", hGraphExec, node, &n)) {
+		call.node = &n;
+		thip_copy3d_record(&call, SBT_CM_HIP_hipGraphExecMemcpyNodeSetParams, r, pNodeParams, 0,
+		                   NULL);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipGraphExecMemcpyNodeSetParams1D(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+                                             void *dst, const void *src, size_t count,
+                                             hipMemcpyKind kind)
+{
+	thip_call call;
+	hipError_t (*real)(hipGraphExec_t, hipGraphNode_t, void *, const void *, size_t,
+	                   hipMemcpyKind) =
+		(hipError_t(*)(hipGraphExec_t, hipGraphNode_t, void *, const void *, size_t,
+		               hipMemcpyKind))thip_begin(&call, THIP_FN_hipGraphExecMemcpyNodeSetParams1D);
+	hipError_t r = real ? real(hGraphExec, node, dst, src, count, kind) : THIP_NO_RUNTIME;
+	thip_node n;
+
+	if (thip_graphnm_exec_set(&call, r, "hipGraphExecMemcpyNodeSetParams1D", hGraphExec, node,
+	                          &n)) {
+		thip_side d = {dst, 0, 0, 0, count, 0, 0}, sr = {src, 0, 0, 0, count, 0, 0};
+		call.node = &n;
+		thip_pitched_record(&call, SBT_CM_HIP_hipGraphExecMemcpyNodeSetParams1D, r,
+		                    thip_copy_dir(kind, dst, src), &d, &sr, count, 1, 0, 0, NULL);
+	}
+	thip_end(&call);
+	return r;
+}
+
+hipError_t hipGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+                                           const hipMemsetParams *pNodeParams)
+{
+	thip_call call;
+	hipError_t (*real)(hipGraphExec_t, hipGraphNode_t, const hipMemsetParams *) =
+		(hipError_t(*)(hipGraphExec_t, hipGraphNode_t, const hipMemsetParams *))thip_begin(
+			&call, THIP_FN_hipGraphExecMemsetNodeSetParams);
+	hipError_t r = real ? real(hGraphExec, node, pNodeParams) : THIP_NO_RUNTIME;
+	thip_node n;
+	sbt_cm_call c;
+
+	if (thip_graphnm_exec_set(&call, r, "hipGraphExecMemsetNodeSetParams", hGraphExec, node, &n)) {
+		sbt_cm_call_init(&c);
+		c.result = (uint64_t)r;
+		c.node = n.node;
+		c.parent = n.graph;
+		if (pNodeParams) {
+			c.dst = THIP_U(pNodeParams->dst);
+			c.pitch = pNodeParams->pitch;
+			c.value = pNodeParams->value;
+			c.elem_size = pNodeParams->elementSize;
+			c.width = pNodeParams->width;
+			c.height = pNodeParams->height;
+		}
+		thip_record(SBT_CM_HIP_hipGraphExecMemsetNodeSetParams, &c, 0);
+	}
 	thip_end(&call);
 	return r;
 }

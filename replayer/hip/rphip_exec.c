@@ -1074,6 +1074,7 @@ static rp_status rphip_graph(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_ca
 		if (!e)
 			return rphip_unknown(s, diag, "graph exec", c->handle);
 		if ((st = rphip_graph_launch_check(s, e, diag)) != RP_OK ||
+		    (st = rphip_graph_exec_refresh(s, e, diag)) != RP_OK ||
 		    (st = rphip_stream(s, c->stream, &stream, NULL, diag)) != RP_OK)
 			return st;
 		r = s->rt.p_hipGraphLaunch(e->live, stream);
@@ -1296,6 +1297,11 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 		return rphip_graph_build(s, hc, c, diag);
 	case SBT_CM_HIP_tsGraphNotModeled:
 		return rphip_graph_not_modeled(s, c, diag);
+	case SBT_CM_HIP_hipGraphExecKernelNodeSetParams:
+	case SBT_CM_HIP_hipGraphExecMemcpyNodeSetParams:
+	case SBT_CM_HIP_hipGraphExecMemcpyNodeSetParams1D:
+	case SBT_CM_HIP_hipGraphExecMemsetNodeSetParams:
+		return rphip_graph_exec_set(s, hc, c, diag);
 	case SBT_CM_HIP_tsVaWindow:
 		return rphip_window_reserve(s, c, diag);
 	case SBT_CM_HIP_tsSnapshot:
@@ -1344,6 +1350,10 @@ int rphip_exec_is_state(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_tsGraphNotModeled: case SBT_CM_HIP_hipGraphKernelNodeSetParams:
 	case SBT_CM_HIP_hipGraphDestroyNode: case SBT_CM_HIP_hipGraphRemoveDependencies:
 	case SBT_CM_HIP_hipGraphAddChildGraphNode:
+	case SBT_CM_HIP_hipGraphExecKernelNodeSetParams:
+	case SBT_CM_HIP_hipGraphExecMemcpyNodeSetParams:
+	case SBT_CM_HIP_hipGraphExecMemcpyNodeSetParams1D:
+	case SBT_CM_HIP_hipGraphExecMemsetNodeSetParams:
 		return 1;
 	default:
 		return 0;
@@ -1384,9 +1394,17 @@ static int rphip_is_timed(sbt_cm_hip_call hc)
 
 rp_status rphip_exec(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag)
 {
-	rp_status st = s->profile && rphip_is_timed(hc)
-	                       ? rphip_profile_exec(s, hc, c, rphip_exec_call, diag)
-	                       : rphip_exec_call(s, hc, c, diag);
+	rphip_obj *e;
+	rp_status st;
+
+	/* an exec its setters changed is built again before its launch is
+	 * timed (the launch itself does it otherwise) */
+	if (hc == SBT_CM_HIP_hipGraphLaunch && s->profile &&
+	    (e = rphip_obj_get(s, RPHIP_O_GRAPHEXEC, c->handle)) && !e->not_modeled &&
+	    (st = rphip_graph_exec_refresh(s, e, diag)) != RP_OK)
+		return st;
+	st = s->profile && rphip_is_timed(hc) ? rphip_profile_exec(s, hc, c, rphip_exec_call, diag)
+	                                      : rphip_exec_call(s, hc, c, diag);
 
 	/* work replayed into a capture is kept for child graph nodes of its graph */
 	if (st == RP_OK && c->capture_status == hipStreamCaptureStatusActive && c->stream &&

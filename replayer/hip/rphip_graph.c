@@ -31,6 +31,13 @@
  * the child's nodes; a capture holding other work (cap_why) or one whose
  * beginning the replay did not see is refused at the child graph node.
  *
+ * An exec of such a graph keeps its own copy of the graph's nodes as they
+ * were instantiated (clr 5.2's exec clones them): the exec setters
+ * (hipGraphExec{Kernel,Memcpy,Memset}NodeSetParams) change that copy, and
+ * the next launch of the exec builds its live exec again from it, as
+ * above (the live exec is not set through the runtime's own setters:
+ * the captured chain's nodes are not mapped to the trace's).
+ *
  * A hip.tsGraphNotModeled record (a call that changed a graph or an exec
  * in a way the model does not cover: other node kinds, clones, node
  * removal, setters, exec updates) marks what it names, as CUDA's replay
@@ -677,11 +684,13 @@ out:
 	return st;
 }
 
-rp_status rphip_graph_instantiate_nodes(rphip_state *s, rphip_obj *g, const sbt_cm_call *c,
-                                        rp_diag *diag)
+/* A live exec of nodes gn (of graph cap) into *exec_out, with the live
+ * graph it was instantiated from into *graph_out. */
+static rp_status rphip_gnodes_build(rphip_state *s, const struct rphip_gnodes *gn, uint64_t cap,
+                                    hipGraphExec_t *exec_out, hipGraph_t *graph_out,
+                                    rp_diag *diag)
 {
-	struct rphip_gnodes *gn = g->gn;
-	rphip_obj build, *eo;
+	rphip_obj build;
 	hipStream_t stream = NULL;
 	hipGraph_t live = NULL;
 	hipGraphExec_t exec = NULL;
@@ -706,7 +715,7 @@ rp_status rphip_graph_instantiate_nodes(rphip_state *s, rphip_obj *g, const sbt_
 	build.capturing = 1;
 	s->build = &build;
 	s->single = 0; /* the nodes go on this stream whatever --streams says */
-	st = rphip_gnodes_issue(s, gn, "graph", g->cap, diag);
+	st = rphip_gnodes_issue(s, gn, "graph", cap, diag);
 	s->seq = seq;
 	s->call = call;
 	s->single = single;
@@ -723,13 +732,8 @@ rp_status rphip_graph_instantiate_nodes(rphip_state *s, rphip_obj *g, const sbt_
 		st = rphip_hipfail(s, diag, "hipGraphInstantiate", r);
 		goto out_destroy_graph;
 	}
-	if (!(eo = rphip_obj_put(s, RPHIP_O_GRAPHEXEC, c->handle))) {
-		s->rt.p_hipGraphExecDestroy(exec);
-		st = rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		goto out_destroy_graph;
-	}
-	eo->live = exec;
-	eo->live_graph = live;
+	*exec_out = exec;
+	*graph_out = live;
 	live = NULL;
 out_destroy_graph:
 	if (live)
@@ -737,4 +741,129 @@ out_destroy_graph:
 out_destroy_stream:
 	s->rt.p_hipStreamDestroy(stream);
 	return st;
+}
+
+rp_status rphip_graph_instantiate_nodes(rphip_state *s, rphip_obj *g, const sbt_cm_call *c,
+                                        rp_diag *diag)
+{
+	struct rphip_gnodes *nodes;
+	hipGraph_t live = NULL;
+	hipGraphExec_t exec = NULL;
+	rphip_obj *eo;
+	rp_status st;
+
+	/* the exec keeps its own copy, which its setters change; taken before
+	 * rphip_obj_put, which may move g */
+	if (!(nodes = rphip_gnodes_copy(g->gn)))
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	if ((st = rphip_gnodes_build(s, nodes, g->cap, &exec, &live, diag)) != RP_OK)
+		goto out_free_nodes;
+	if (!(eo = rphip_obj_put(s, RPHIP_O_GRAPHEXEC, c->handle))) {
+		s->rt.p_hipGraphExecDestroy(exec);
+		s->rt.p_hipGraphDestroy(live);
+		st = rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		goto out_free_nodes;
+	}
+	eo->live = exec;
+	eo->live_graph = live;
+	eo->gn = nodes;
+	return RP_OK;
+out_free_nodes:
+	rphip_gnodes_free(nodes);
+	return st;
+}
+
+/*
+ * An exec setter (c->parent = the exec, c->node = the node of its graph,
+ * the node's fields as the matching add records them).  clr 5.2 sets the
+ * exec's clone of the node; here the exec's copy of the node's record
+ * becomes this one (its dependencies kept, its work named at this seq),
+ * and the exec's live counterpart is built again from its nodes at its
+ * next launch.  An exec of a graph made by stream capture (replay holds
+ * no nodes of it) is marked as a call not modeled marks it.  The node
+ * must be one of the exec's, of the setter's kind: clr refuses others
+ * (GetClonedNode), so a setter that worked naming one is a damaged trace.
+ */
+rp_status rphip_graph_exec_set(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                               rp_diag *diag)
+{
+	rphip_obj *e = rphip_obj_get(s, RPHIP_O_GRAPHEXEC, c->parent);
+	sbt_cm_hip_call want = hc == SBT_CM_HIP_hipGraphExecKernelNodeSetParams
+	                               ? SBT_CM_HIP_hipGraphAddKernelNode
+	                       : hc == SBT_CM_HIP_hipGraphExecMemsetNodeSetParams
+	                               ? SBT_CM_HIP_hipGraphAddMemsetNode
+	                               : SBT_CM_HIP_hipGraphAddMemcpyNode;
+	rphip_gnode *nd;
+	sbt_cm_call k = *c;
+	uint8_t *rec;
+	size_t at = 0, max, len;
+	rp_status st;
+
+	if (!e)
+		return rphip_failed_has(s, c->parent)
+		               ? RP_OK
+		               : rphip_fail(s, diag, RP_ERR_TRACE, "graph exec 0x%llx was never created "
+		                            "in the trace", (unsigned long long)c->parent);
+	if (e->not_modeled) /* its launches are refused already */
+		return RP_OK;
+	if (!e->gn) {
+		sbt_cm_call nm = *c;
+		nm.name = (const uint8_t *)sbt_cm_hip_name(hc);
+		nm.name_len = strlen(sbt_cm_hip_name(hc));
+		nm.handle = c->parent;
+		nm.node = 0;
+		return rphip_graph_not_modeled(s, &nm, diag);
+	}
+	for (at = 0; at < e->gn->n && e->gn->v[at].cap != c->node; at++)
+		;
+	if (at == e->gn->n)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx is not a node of graph exec "
+		                  "0x%llx (its graph did not hold it when it was instantiated)",
+		                  (unsigned long long)c->node, (unsigned long long)c->parent);
+	nd = &e->gn->v[at];
+	if (nd->hc != want &&
+	    !(want == SBT_CM_HIP_hipGraphAddMemcpyNode && nd->hc == SBT_CM_HIP_hipGraphAddMemcpyNode1D))
+		return rphip_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx (seq %llu) is a %s node, not "
+		                  "one %s sets", (unsigned long long)nd->cap, (unsigned long long)nd->seq,
+		                  sbt_cm_hip_name(nd->hc), sbt_cm_hip_name(hc));
+	/* checked here too, so that a node replay cannot issue is named at its setter */
+	if ((st = rphip_gnode_check(s, want, c, diag)) != RP_OK)
+		return st;
+	k.deps = NULL;
+	k.deps_len = 0;
+	k.parent = 0;
+	max = sbt_cm_encoded_max(&k);
+	if (!(rec = malloc(max)) || sbt_cm_encode(&k, rec, max, &len) != SBT_OK) {
+		free(rec);
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	}
+	free(nd->rec);
+	nd->rec = rec;
+	nd->rec_len = len;
+	nd->seq = s->seq;
+	if (!e->set_seq)
+		e->set_seq = s->seq;
+	return RP_OK;
+}
+
+rp_status rphip_graph_exec_refresh(rphip_state *s, rphip_obj *e, rp_diag *diag)
+{
+	hipGraph_t live = NULL;
+	hipGraphExec_t exec = NULL;
+	rp_status st;
+
+	if (!e->set_seq || !e->gn)
+		return RP_OK;
+	if ((st = rphip_gnodes_build(s, e->gn, e->cap, &exec, &live, diag)) != RP_OK)
+		return st;
+	/* the old one may still run: its launches finish first */
+	s->rt.p_hipDeviceSynchronize();
+	if (e->live)
+		s->rt.p_hipGraphExecDestroy(e->live);
+	if (e->live_graph)
+		s->rt.p_hipGraphDestroy(e->live_graph);
+	e->live = exec;
+	e->live_graph = live;
+	e->set_seq = 0;
+	return RP_OK;
 }

@@ -97,7 +97,11 @@ typedef struct rphip_obj {
 	 * is not known here, the runtime checks), and the record that made it */
 	uint64_t row_bytes, rows, slices, made_seq;
 	int64_t device;            /* contexts: the trace's device it is */
-	struct rphip_gnodes *gn;   /* graphs built node by node: their nodes (owned) */
+	struct rphip_gnodes *gn;   /* graphs built node by node: their nodes; execs
+	                              of them: the nodes as instantiated, which the
+	                              exec setters change (owned) */
+	uint64_t set_seq;          /* execs: the first exec setter since the live exec
+	                              was built (0: none): rebuilt at its next launch */
 	void *live_graph;          /* graph execs of such graphs: the live graph built
 	                              for the instantiation (destroyed with the exec) */
 	char *not_modeled;         /* graphs and execs: the call (and seq) that changed
@@ -259,6 +263,12 @@ rp_status rphip_graph_launch_check(rphip_state *s, const rphip_obj *e, rp_diag *
 /* hipGraphInstantiate(WithFlags) of graph object g, built node by node. */
 rp_status rphip_graph_instantiate_nodes(rphip_state *s, rphip_obj *g, const sbt_cm_call *c,
                                         rp_diag *diag);
+/* An exec setter (hipGraphExec*NodeSetParams) applied to the exec's copy
+ * of its nodes; before a launch of an exec they changed, its live exec is
+ * built again from them. */
+rp_status rphip_graph_exec_set(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
+                               rp_diag *diag);
+rp_status rphip_graph_exec_refresh(rphip_state *s, rphip_obj *e, rp_diag *diag);
 /* What a graph object built node by node owns, freed. */
 void rphip_gnodes_free(struct rphip_gnodes *gn);
 /* Stream capture, for child graph nodes of graphs it makes: a capture

@@ -7,8 +7,11 @@
  * again (hipGraphRemoveDependencies), the empty node destroyed
  * (hipGraphDestroyNode), the kernel node given a = 3
  * (hipGraphKernelNodeSetParams); then instantiated, launched and y and z
- * read back.  Prints each call's status and some results; exit status 0
- * once it ran to its end.
+ * read back.  With the argument exec, the exec's kernel node is then
+ * given a = 5 (hipGraphExecKernelNodeSetParams), the exec launched again
+ * and y read back (y = 5x: the memset node zeroes it first), then given
+ * a null function, which fails.  Prints each call's status and some
+ * results; exit status 0 once it ran to its end.
  */
 #include <hip/hip_runtime.h>
 #include <stdio.h>
@@ -21,7 +24,7 @@ __global__ void saxpy(int n, float a, const float *x, float *y)
 		y[i] = a * x[i] + y[i];
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	enum { N = 256 };
 	static float hx[N], hy[N];
@@ -73,6 +76,18 @@ int main(void)
 	printf("hipMemcpy %d\n", (int)hipMemcpy(hy, dy, sizeof(hy), hipMemcpyDeviceToHost));
 	printf("hipMemcpy %d\n", (int)hipMemcpy(hz, dz, sizeof(hz), hipMemcpyDeviceToHost));
 	printf("y[5] %.1f y[255] %.1f z[0] %d z[255] %d\n", hy[5], hy[255], hz[0], hz[255]);
+	if (argc > 1 && !strcmp(argv[1], "exec")) {
+		a = 5.0f;
+		printf("hipGraphExecKernelNodeSetParams %d\n",
+		       (int)hipGraphExecKernelNodeSetParams(e, k, &kp));
+		printf("hipGraphLaunch %d\n", (int)hipGraphLaunch(e, 0));
+		printf("hipDeviceSynchronize %d\n", (int)hipDeviceSynchronize());
+		printf("hipMemcpy %d\n", (int)hipMemcpy(hy, dy, sizeof(hy), hipMemcpyDeviceToHost));
+		printf("exec y[5] %.1f y[255] %.1f\n", hy[5], hy[255]);
+		kp.func = NULL;
+		printf("hipGraphExecKernelNodeSetParams null %d\n",
+		       (int)hipGraphExecKernelNodeSetParams(e, k, &kp));
+	}
 	printf("hipGraphExecDestroy %d\n", (int)hipGraphExecDestroy(e));
 	printf("hipGraphDestroy %d\n", (int)hipGraphDestroy(g));
 	return 0;

@@ -7,8 +7,8 @@
  * memset node set to 128 bytes of 0x33 (hipGraphExecMemsetNodeSetParams)
  * and its memcpy node to 32 bytes to offset 192
  * (hipGraphExecMemcpyNodeSetParams1D), e launched and the buffer read back
- * (the second result); a hipGraphExecMemsetNodeSetParams with no
- * parameters fails; last the buffer is cleared and a second exec of g,
+ * (the second result); a hipGraphExecMemsetNodeSetParams and a
+ * hipGraphExecMemcpyNodeSetParams with no parameters fail; last the buffer is cleared and a second exec of g,
  * whose nodes kept their own parameters, is launched and read back (the
  * third result).  Prints the results' bytes 0, 128 and 200 and hash and
  * each failing call that should have worked; exit status 0 once it ran
@@ -70,6 +70,8 @@ int main(void)
 	          hipGraphExecMemcpyNodeSetParams1D(e, cp, d + 192, d, 32, hipMemcpyDeviceToDevice));
 	if (hipGraphExecMemsetNodeSetParams(e, set, NULL) == hipSuccess)
 		printf("hipGraphExecMemsetNodeSetParams with no parameters worked\n");
+	if (hipGraphExecMemcpyNodeSetParams(e, cp, NULL) == hipSuccess)
+		printf("hipGraphExecMemcpyNodeSetParams with no parameters worked\n");
 	hge_check("hipGraphLaunch again", hipGraphLaunch(e, 0));
 	hge_read("second", d);
 
