@@ -185,6 +185,12 @@ typedef struct cap_thread {
 	cap_block *tail;
 	size_t wpos;
 	int in_record;                /* between begin and commit */
+	/* The fast paths' word (cap_fast.h): tail->cap while no record is
+	 * open, 0 while one is, so that fast_cap - wpos, as a signed size,
+	 * is the room a fast record may take (negative or 0: none).  Kept by
+	 * cap_rt_fast_cap_update / cap_rt_in_record_set wherever in_record or
+	 * tail changes; this thread's own, like them. */
+	size_t fast_cap;
 	struct cap_rec rec;
 	cap_block *spare_own;         /* spares taken from `spare`, not yet used */
 	uint64_t stack_cache[CAP_STACK_CACHE];
@@ -233,6 +239,15 @@ typedef struct cap_kv {
 typedef struct cap_global {
 	cap_config cfg;
 	atomic_int state;
+	/* What a fast record (cap_fast.h) compares the state with, by what it
+	 * asks of the session's fixed settings, index CAP_FAST_WORK (a
+	 * CAP_REC_WORK record) | CAP_FAST_TSC (its time the inline counter
+	 * read): CAP_ST_RUNNING where the stack policy takes no stack for it
+	 * and (CAP_FAST_TSC) the clock is the counter, else -1, which no state
+	 * equals.  So one compare asks "running, no stack, the counter".  -1
+	 * until the global init sets them (cap_rt_fast_states_set), after the
+	 * configuration and the clock, neither of which changes after it. */
+	atomic_int fast_state[4];
 	uint64_t generation;          /* bumped by a fork child: stale TLS */
 	pthread_mutex_t start_mu;
 	pthread_key_t thread_key;
@@ -331,6 +346,21 @@ typedef struct cap_global {
 /* Hidden: every front-end links the runtime into its own object, so the
  * recording path reaches it without a GOT load. */
 extern cap_global cap_g __attribute__((visibility("hidden")));
+
+#define CAP_FAST_WORK 1
+#define CAP_FAST_TSC 2
+
+/* t->fast_cap from in_record and tail (see cap_thread). */
+static inline void cap_rt_fast_cap_update(cap_thread *t)
+{
+	t->fast_cap = t->in_record ? 0 : t->tail->cap;
+}
+
+static inline void cap_rt_in_record_set(cap_thread *t, int on)
+{
+	t->in_record = on;
+	cap_rt_fast_cap_update(t);
+}
 
 /* Set on the writer thread: it never records. */
 /*
