@@ -184,12 +184,12 @@ typedef struct cap_thread {
 	/* producer side */
 	cap_block *tail;
 	size_t wpos;
-	int in_record;                /* between begin and commit */
 	/* The fast paths' word (cap_fast.h): tail->cap while no record is
-	 * open, 0 while one is, so that fast_cap - wpos, as a signed size,
-	 * is the room a fast record may take (negative or 0: none).  Kept by
-	 * cap_rt_fast_cap_update / cap_rt_in_record_set wherever in_record or
-	 * tail changes; this thread's own, like them. */
+	 * open, 0 between a begin and its commit (a record or a blob: that is
+	 * the only "open record" flag, cap_rt_in_record), so that fast_cap -
+	 * wpos, as a signed size, is the room a fast record may take (0 or
+	 * negative: none).  Set by cap_rt_in_record_set and wherever tail
+	 * changes; this thread's own, like them. */
 	size_t fast_cap;
 	struct cap_rec rec;
 	cap_block *spare_own;         /* spares taken from `spare`, not yet used */
@@ -350,16 +350,24 @@ extern cap_global cap_g __attribute__((visibility("hidden")));
 #define CAP_FAST_WORK 1
 #define CAP_FAST_TSC 2
 
-/* t->fast_cap from in_record and tail (see cap_thread). */
-static inline void cap_rt_fast_cap_update(cap_thread *t)
+/* Whether t has a record (or blob) begun and not committed (a block's
+ * cap is never 0). */
+static inline int cap_rt_in_record(const cap_thread *t)
 {
-	t->fast_cap = t->in_record ? 0 : t->tail->cap;
+	return t->fast_cap == 0;
 }
 
 static inline void cap_rt_in_record_set(cap_thread *t, int on)
 {
-	t->in_record = on;
-	cap_rt_fast_cap_update(t);
+	t->fast_cap = on ? 0 : t->tail->cap;
+}
+
+/* t moved to a new tail block: the word follows it, unless a record is
+ * open (see cap_thread). */
+static inline void cap_rt_fast_cap_moved(cap_thread *t)
+{
+	if (!cap_rt_in_record(t))
+		t->fast_cap = t->tail->cap;
 }
 
 /* Set on the writer thread: it never records. */

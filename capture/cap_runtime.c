@@ -707,7 +707,7 @@ static cap_thread *cap_rt_thread(void)
 	t->tail = t->head = cap_rt_block_new(CAP_BLOCK_BYTES);
 	if (!t->tail)
 		goto out_free_thread;
-	cap_rt_fast_cap_update(t);
+	cap_rt_in_record_set(t, 0);
 	/* The first block is not waited for: a thread must be able to start. */
 	atomic_fetch_add_explicit(&cap_g.buffered, CAP_BLOCK_COST(CAP_BLOCK_BYTES),
 	                          memory_order_relaxed);
@@ -797,7 +797,7 @@ static cap_block *cap_rt_block_next(cap_thread *t, size_t need)
 	atomic_store_explicit(&t->tail->sealed, 1, memory_order_release);
 	t->tail = nb;
 	t->wpos = 0;
-	cap_rt_fast_cap_update(t);
+	cap_rt_fast_cap_moved(t);
 	/* Past a quarter of the bound (at most 4 MiB) the writer should not
 	 * wait for its timer. */
 	if (before + cost >= cap_wake_threshold(&cap_g.cfg))
@@ -922,7 +922,7 @@ static inline cap_entry *cap_rt_open(uint32_t type, unsigned flags, size_t max_l
 	t = cap_rt_thread();
 	if (!t)
 		return NULL;
-	if (__builtin_expect(t->in_record, 0)) {
+	if (__builtin_expect(cap_rt_in_record(t), 0)) {
 		CAP_ERROR("record of type %" PRIu32 " begun inside another record; not recorded", type);
 		return NULL;
 	}
@@ -1046,7 +1046,7 @@ uint64_t cap_blob(const void *data, size_t len)
 	t = cap_rt_thread();
 	if (!t)
 		return 0;
-	if (t->in_record) {
+	if (cap_rt_in_record(t)) {
 		CAP_ERROR("blob of %zu bytes attached inside a record; not recorded", len);
 		return 0;
 	}
@@ -1083,7 +1083,7 @@ uint8_t *cap_blob_begin(size_t max_len, size_t max_pieces, cap_rec **rec_out)
 	t = cap_rt_thread();
 	if (!t)
 		return NULL;
-	if (t->in_record) {
+	if (cap_rt_in_record(t)) {
 		CAP_ERROR("blob of up to %zu bytes begun inside a record; not recorded", max_len);
 		return NULL;
 	}
@@ -1192,7 +1192,7 @@ static uint64_t cap_rt_blob_pages(const void *data, size_t len, int *zero_out)
 	t = cap_rt_thread();
 	if (!t)
 		goto out_not_recorded;
-	if (t->in_record) {
+	if (cap_rt_in_record(t)) {
 		CAP_ERROR("blob of %zu bytes attached inside a record; not recorded", len);
 		goto out_not_recorded;
 	}
