@@ -26,9 +26,9 @@
  * running, the record is not nested, no host stack is wanted for it and the
  * thread's block has room; the fast commit is the runtime's own seal
  * (cap_rt_seal_entry, shared with cap_runtime.c, not a copy).  A registered
- * thread (cap_tls_thread set) is never the writer, which never records, and
- * belongs to this process image: a fork child clears the forking thread's
- * (cap_rt_atfork_child), the only thread it has.  The state these read is
+ * thread (cap_tls_thread not cap_thread_none) is never the writer, which
+ * never records, and belongs to this process image: a fork child clears
+ * the forking thread's (cap_rt_atfork_child), the only thread it has.  The state these read is
  * described in cap_internal.h; nothing here takes a lock or makes a call
  * (the time is a counter read where the CPU allows, cap_clock.h).  After
  * the trace is finished at exit (CAP_ST_LATE) the state is not running, so
@@ -142,14 +142,14 @@ static inline int cap_rt_wants_stack(unsigned flags)
  * counter when tsc (a constant).  Two compares: the state with what the
  * session's fixed settings allow (cap_g.fast_state: running, no stack
  * wanted, the counter) and the room with the thread's word (t->fast_cap:
- * no open record, the block's room), both kept by cap_runtime.c. */
+ * registered, no open record, the block's room: an unregistered thread's
+ * t is cap_thread_none, whose word is 0), both kept by cap_runtime.c. */
 static inline __attribute__((always_inline)) int cap_rt_fast_ok(const cap_thread *t,
                                                                 unsigned flags, int tsc,
                                                                 size_t need)
 {
 	int i = ((flags & CAP_REC_WORK) ? CAP_FAST_WORK : 0) | (tsc ? CAP_FAST_TSC : 0);
-	return t &&
-	       atomic_load_explicit(&cap_g.state, memory_order_acquire) ==
+	return atomic_load_explicit(&cap_g.state, memory_order_acquire) ==
 	           atomic_load_explicit(&cap_g.fast_state[i], memory_order_relaxed) &&
 	       (ptrdiff_t)(t->fast_cap - t->wpos) >= (ptrdiff_t)need;
 }

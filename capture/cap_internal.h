@@ -347,6 +347,12 @@ typedef struct cap_global {
  * recording path reaches it without a GOT load. */
 extern cap_global cap_g __attribute__((visibility("hidden")));
 
+/* What cap_tls_thread (cap_fast.h) points to while the thread is not
+ * registered, instead of NULL: its fast_cap is 0, so the fast paths'
+ * room compare turns it away and they need no NULL test.  Shared by
+ * every such thread and never written. */
+extern cap_thread cap_thread_none __attribute__((visibility("hidden")));
+
 #define CAP_FAST_WORK 1
 #define CAP_FAST_TSC 2
 

@@ -47,7 +47,8 @@ cap_global cap_g = {
 
 CAP_TLS int cap_tls_is_writer;
 CAP_TLS int cap_tls_opening;
-CAP_TLS cap_thread *cap_tls_thread;
+cap_thread cap_thread_none; /* never written: fast_cap 0 (cap_internal.h) */
+CAP_TLS cap_thread *cap_tls_thread = &cap_thread_none;
 static CAP_TLS uint64_t cap_tls_gen;
 CAP_TLS int cap_tls_depth;
 
@@ -79,7 +80,7 @@ static void cap_rt_thread_exit(void *arg)
 	cap_thread *t = arg;
 	/* A record made by a later TLS destructor registers a fresh state. */
 	if (cap_tls_thread == t)
-		cap_tls_thread = NULL;
+		cap_tls_thread = &cap_thread_none;
 	atomic_store_explicit(&t->dead, 1, memory_order_release);
 }
 
@@ -699,7 +700,7 @@ static cap_thread *cap_rt_thread(void)
 {
 	cap_thread *t = cap_tls_thread;
 	cap_thread *old;
-	if (__builtin_expect(t != NULL && cap_tls_gen == cap_g.generation, 1))
+	if (__builtin_expect(t != &cap_thread_none && cap_tls_gen == cap_g.generation, 1))
 		return t;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -1726,7 +1727,7 @@ static void cap_rt_atfork_child(void)
 		t = next;
 	}
 	atomic_store(&cap_g.threads, NULL);
-	cap_tls_thread = NULL;
+	cap_tls_thread = &cap_thread_none;
 	pthread_setspecific(cap_g.thread_key, NULL);
 	cap_g.generation++;
 	if (cap_g.fd >= 0)

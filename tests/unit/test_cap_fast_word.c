@@ -83,7 +83,7 @@ static int fw_reserve(uint64_t word)
 static long long fw_room(void)
 {
 	cap_thread *t = cap_tls_thread;
-	return t ? (long long)(t->fast_cap - t->wpos) : -1;
+	return (long long)(t->fast_cap - t->wpos);
 }
 
 static void fw_setup(const char *stacks)
@@ -145,7 +145,7 @@ static int fw_mode_run(void)
 	TST_CHECK(!fw_fast(0, w)); /* running, this thread not registered yet */
 	TST_REQUIRE(fw_slow(0, w) != 0);
 	words[n++] = w++;
-	TST_REQUIRE(cap_tls_thread != NULL);
+	TST_REQUIRE(cap_tls_thread != &cap_thread_none);
 	TST_CHECK_EQ_U64(cap_tls_thread->fast_cap, cap_tls_thread->tail->cap);
 	TST_CHECK(fw_fast(0, w));
 	words[n++] = w++;
@@ -284,7 +284,7 @@ static int fw_mode_window(void)
 	cap_frame_end(1); /* the window opens */
 	TST_REQUIRE(cap_active());
 	TST_REQUIRE(fw_slow(0, 1) != 0);
-	TST_REQUIRE(cap_tls_thread != NULL);
+	TST_REQUIRE(cap_tls_thread != &cap_thread_none);
 	TST_CHECK(fw_fast(0, 2));
 	cap_frame_end(2); /* ...and closes */
 	TST_CHECK(atomic_load(&cap_g.state) != CAP_ST_RUNNING);
