@@ -26,9 +26,9 @@
  * running, the record is not nested, no host stack is wanted for it and the
  * thread's block has room; the fast commit is the runtime's own seal
  * (cap_rt_seal_entry, shared with cap_runtime.c, not a copy).  A registered
- * thread (cap_tls_thread set) is never the writer, which never records, and
- * belongs to this process image: a fork child clears the forking thread's
- * (cap_rt_atfork_child), the only thread it has.  The state these read is
+ * thread (cap_tls_thread not cap_thread_none) is never the writer, which
+ * never records, and belongs to this process image: a fork child clears
+ * the forking thread's (cap_rt_atfork_child), the only thread it has.  The state these read is
  * described in cap_internal.h; nothing here takes a lock or makes a call
  * (the time is a counter read where the CPU allows, cap_clock.h).  After
  * the trace is finished at exit (CAP_ST_LATE) the state is not running, so
@@ -138,12 +138,20 @@ static inline int cap_rt_wants_stack(unsigned flags)
 }
 
 /* Whether a record of `need` entry bytes may take the fast path on the
- * thread t (cap_tls_thread; see the top). */
-static inline int cap_rt_fast_ok(const cap_thread *t, unsigned flags, size_t need)
+ * thread t (cap_tls_thread; see the top), its time read inline from the
+ * counter when tsc (a constant).  Two compares: the state with what the
+ * session's fixed settings allow (cap_g.fast_state: running, no stack
+ * wanted, the counter) and the room with the thread's word (t->fast_cap:
+ * registered, no open record, the block's room: an unregistered thread's
+ * t is cap_thread_none, whose word is 0), both kept by cap_runtime.c. */
+static inline __attribute__((always_inline)) int cap_rt_fast_ok(const cap_thread *t,
+                                                                unsigned flags, int tsc,
+                                                                size_t need)
 {
-	return t && !t->in_record &&
-	       atomic_load_explicit(&cap_g.state, memory_order_acquire) == CAP_ST_RUNNING &&
-	       !cap_rt_wants_stack(flags) && t->tail->cap - t->wpos >= need;
+	int i = ((flags & CAP_REC_WORK) ? CAP_FAST_WORK : 0) | (tsc ? CAP_FAST_TSC : 0);
+	return atomic_load_explicit(&cap_g.state, memory_order_acquire) ==
+	           atomic_load_explicit(&cap_g.fast_state[i], memory_order_relaxed) &&
+	       (ptrdiff_t)(t->fast_cap - t->wpos) >= (ptrdiff_t)need;
 }
 
 /* cap_record_begin_deferred, inline where it can be (see the top). */
@@ -153,7 +161,7 @@ static inline uint8_t *cap_fast_begin_deferred(uint32_t type, unsigned flags, ca
 	cap_thread *t = cap_tls_thread;
 	size_t need = cap_rt_entry_size(sizeof(cap_deferred) + max_raw);
 	cap_entry *e;
-	if (__builtin_expect(!cap_rt_fast_ok(t, flags, need), 0))
+	if (__builtin_expect(!cap_rt_fast_ok(t, flags, 0, need), 0))
 		return cap_record_begin_deferred(type, flags, encode, max_raw, rec_out);
 	e = (cap_entry *)(t->tail->data + t->wpos);
 	e->size = need;
@@ -161,7 +169,7 @@ static inline uint8_t *cap_fast_begin_deferred(uint32_t type, unsigned flags, ca
 	e->type = type;
 	e->key = 0;
 	((cap_deferred *)(e + 1))->encode = encode;
-	t->in_record = 1;
+	cap_rt_in_record_set(t, 1);
 	t->rec.thread = t;
 	t->rec.entry = e;
 	t->rec.max_len = max_raw;
@@ -178,7 +186,7 @@ static inline uint64_t cap_fast_commit(cap_rec *rec, size_t len)
 	if (__builtin_expect(len > rec->max_len, 0))
 		return cap_record_commit(rec, len);
 	seq = cap_rt_seal_entry(t, rec->entry, rec->head, len);
-	t->in_record = 0;
+	cap_rt_in_record_set(t, 0);
 	return seq;
 }
 
@@ -233,8 +241,8 @@ cap_fast_record_deferred(uint32_t type, unsigned flags, cap_encode_fn encode, ui
 	size_t len = sizeof(word) + a_len + b_len;
 	cap_entry *e;
 	uint8_t *raw;
-	if (__builtin_expect(!cap_rt_fast_ok(t, flags, cap_rt_entry_size(sizeof(cap_deferred) + len)),
-	                     0))
+	if (__builtin_expect(
+	        !cap_rt_fast_ok(t, flags, 0, cap_rt_entry_size(sizeof(cap_deferred) + len)), 0))
 		return 0;
 	e = (cap_entry *)(t->tail->data + t->wpos);
 	e->kind = CAP_ENT_DEFERRED;
@@ -269,10 +277,8 @@ cap_fast_reserve_deferred(cap_thread **t_out, cap_entry **e_out, uint32_t type, 
 {
 	cap_thread *t = cap_tls_thread;
 	cap_entry *e;
-	if (__builtin_expect(!cap_rt_fast_ok(t, flags,
-	                                     cap_rt_entry_size(sizeof(cap_deferred) + max_len)) ||
-	                         !cap_clock_g.tsc,
-	                     0))
+	if (__builtin_expect(
+	        !cap_rt_fast_ok(t, flags, 1, cap_rt_entry_size(sizeof(cap_deferred) + max_len)), 0))
 		return NULL;
 	e = (cap_entry *)(t->tail->data + t->wpos);
 	e->kind = CAP_ENT_DEFERRED;

@@ -184,7 +184,13 @@ typedef struct cap_thread {
 	/* producer side */
 	cap_block *tail;
 	size_t wpos;
-	int in_record;                /* between begin and commit */
+	/* The fast paths' word (cap_fast.h): tail->cap while no record is
+	 * open, 0 between a begin and its commit (a record or a blob: that is
+	 * the only "open record" flag, cap_rt_in_record), so that fast_cap -
+	 * wpos, as a signed size, is the room a fast record may take (0 or
+	 * negative: none).  Set by cap_rt_in_record_set and wherever tail
+	 * changes; this thread's own, like them. */
+	size_t fast_cap;
 	struct cap_rec rec;
 	cap_block *spare_own;         /* spares taken from `spare`, not yet used */
 	uint64_t stack_cache[CAP_STACK_CACHE];
@@ -233,6 +239,15 @@ typedef struct cap_kv {
 typedef struct cap_global {
 	cap_config cfg;
 	atomic_int state;
+	/* What a fast record (cap_fast.h) compares the state with, by what it
+	 * asks of the session's fixed settings, index CAP_FAST_WORK (a
+	 * CAP_REC_WORK record) | CAP_FAST_TSC (its time the inline counter
+	 * read): CAP_ST_RUNNING where the stack policy takes no stack for it
+	 * and (CAP_FAST_TSC) the clock is the counter, else -1, which no state
+	 * equals.  So one compare asks "running, no stack, the counter".  -1
+	 * until the global init sets them (cap_rt_fast_states_set), after the
+	 * configuration and the clock, neither of which changes after it. */
+	atomic_int fast_state[4];
 	uint64_t generation;          /* bumped by a fork child: stale TLS */
 	pthread_mutex_t start_mu;
 	pthread_key_t thread_key;
@@ -331,6 +346,35 @@ typedef struct cap_global {
 /* Hidden: every front-end links the runtime into its own object, so the
  * recording path reaches it without a GOT load. */
 extern cap_global cap_g __attribute__((visibility("hidden")));
+
+/* What cap_tls_thread (cap_fast.h) points to while the thread is not
+ * registered, instead of NULL: its fast_cap is 0, so the fast paths'
+ * room compare turns it away and they need no NULL test.  Shared by
+ * every such thread and never written. */
+extern cap_thread cap_thread_none __attribute__((visibility("hidden")));
+
+#define CAP_FAST_WORK 1
+#define CAP_FAST_TSC 2
+
+/* Whether t has a record (or blob) begun and not committed (a block's
+ * cap is never 0). */
+static inline int cap_rt_in_record(const cap_thread *t)
+{
+	return t->fast_cap == 0;
+}
+
+static inline void cap_rt_in_record_set(cap_thread *t, int on)
+{
+	t->fast_cap = on ? 0 : t->tail->cap;
+}
+
+/* t moved to a new tail block: the word follows it, unless a record is
+ * open (see cap_thread). */
+static inline void cap_rt_fast_cap_moved(cap_thread *t)
+{
+	if (!cap_rt_in_record(t))
+		t->fast_cap = t->tail->cap;
+}
 
 /* Set on the writer thread: it never records. */
 /*

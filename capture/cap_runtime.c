@@ -32,6 +32,7 @@
 
 cap_global cap_g = {
 	.state = CAP_ST_IDLE,
+	.fast_state = {-1, -1, -1, -1}, /* no fast record before the global init */
 	.fd = -1,
 	.start_mu = PTHREAD_MUTEX_INITIALIZER,
 	.flush_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -46,7 +47,8 @@ cap_global cap_g = {
 
 CAP_TLS int cap_tls_is_writer;
 CAP_TLS int cap_tls_opening;
-CAP_TLS cap_thread *cap_tls_thread;
+cap_thread cap_thread_none; /* never written: fast_cap 0 (cap_internal.h) */
+CAP_TLS cap_thread *cap_tls_thread = &cap_thread_none;
 static CAP_TLS uint64_t cap_tls_gen;
 CAP_TLS int cap_tls_depth;
 
@@ -78,8 +80,21 @@ static void cap_rt_thread_exit(void *arg)
 	cap_thread *t = arg;
 	/* A record made by a later TLS destructor registers a fresh state. */
 	if (cap_tls_thread == t)
-		cap_tls_thread = NULL;
+		cap_tls_thread = &cap_thread_none;
 	atomic_store_explicit(&t->dead, 1, memory_order_release);
+}
+
+/* cap_g.fast_state from the stack policy and the clock (cap_internal.h). */
+static void cap_rt_fast_states_set(void)
+{
+	cap_stacks_mode m = cap_g.cfg.stacks;
+	int i, stack, ok;
+	for (i = 0; i < 4; i++) {
+		stack = m == CAP_STACKS_ALL || (m == CAP_STACKS_WORK && (i & CAP_FAST_WORK));
+		ok = !stack && (!(i & CAP_FAST_TSC) || cap_clock_g.tsc);
+		atomic_store_explicit(&cap_g.fast_state[i], ok ? CAP_ST_RUNNING : -1,
+		                      memory_order_relaxed);
+	}
 }
 
 static void cap_rt_global_init(void)
@@ -87,6 +102,7 @@ static void cap_rt_global_init(void)
 	cap_config_parse_(&cap_g.cfg);
 	/* Before any record: the mode never changes (cap_clock.h). */
 	cap_clock_init(&cap_clock_g, !cap_g.cfg.clock_monotonic);
+	cap_rt_fast_states_set();
 	if (pthread_key_create(&cap_g.thread_key, cap_rt_thread_exit) != 0)
 		CAP_ERROR("cannot create the thread key; thread exit is not tracked");
 	pthread_atfork(cap_rt_atfork_prepare, cap_rt_atfork_parent, cap_rt_atfork_child);
@@ -684,7 +700,7 @@ static cap_thread *cap_rt_thread(void)
 {
 	cap_thread *t = cap_tls_thread;
 	cap_thread *old;
-	if (__builtin_expect(t != NULL && cap_tls_gen == cap_g.generation, 1))
+	if (__builtin_expect(t != &cap_thread_none && cap_tls_gen == cap_g.generation, 1))
 		return t;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -692,6 +708,7 @@ static cap_thread *cap_rt_thread(void)
 	t->tail = t->head = cap_rt_block_new(CAP_BLOCK_BYTES);
 	if (!t->tail)
 		goto out_free_thread;
+	cap_rt_in_record_set(t, 0);
 	/* The first block is not waited for: a thread must be able to start. */
 	atomic_fetch_add_explicit(&cap_g.buffered, CAP_BLOCK_COST(CAP_BLOCK_BYTES),
 	                          memory_order_relaxed);
@@ -781,6 +798,7 @@ static cap_block *cap_rt_block_next(cap_thread *t, size_t need)
 	atomic_store_explicit(&t->tail->sealed, 1, memory_order_release);
 	t->tail = nb;
 	t->wpos = 0;
+	cap_rt_fast_cap_moved(t);
 	/* Past a quarter of the bound (at most 4 MiB) the writer should not
 	 * wait for its timer. */
 	if (before + cost >= cap_wake_threshold(&cap_g.cfg))
@@ -905,7 +923,7 @@ static inline cap_entry *cap_rt_open(uint32_t type, unsigned flags, size_t max_l
 	t = cap_rt_thread();
 	if (!t)
 		return NULL;
-	if (__builtin_expect(t->in_record, 0)) {
+	if (__builtin_expect(cap_rt_in_record(t), 0)) {
 		CAP_ERROR("record of type %" PRIu32 " begun inside another record; not recorded", type);
 		return NULL;
 	}
@@ -943,7 +961,7 @@ static uint8_t *cap_rt_begin(uint32_t type, unsigned flags, cap_encode_fn encode
 	e->key = key;
 	if (encode)
 		((cap_deferred *)(e + 1))->encode = encode;
-	t->in_record = 1;
+	cap_rt_in_record_set(t, 1);
 	t->rec.thread = t;
 	t->rec.entry = e;
 	t->rec.max_len = max_len;
@@ -967,7 +985,7 @@ static uint64_t cap_rt_commit(cap_rec *rec, size_t len)
 		len = max;
 	}
 	seq = cap_rt_seal_entry(t, rec->entry, rec->head, len);
-	t->in_record = 0;
+	cap_rt_in_record_set(t, 0);
 	if (cap_rt_is_late())
 		cap_rt_late_write();
 	return seq;
@@ -1029,7 +1047,7 @@ uint64_t cap_blob(const void *data, size_t len)
 	t = cap_rt_thread();
 	if (!t)
 		return 0;
-	if (t->in_record) {
+	if (cap_rt_in_record(t)) {
 		CAP_ERROR("blob of %zu bytes attached inside a record; not recorded", len);
 		return 0;
 	}
@@ -1066,7 +1084,7 @@ uint8_t *cap_blob_begin(size_t max_len, size_t max_pieces, cap_rec **rec_out)
 	t = cap_rt_thread();
 	if (!t)
 		return NULL;
-	if (t->in_record) {
+	if (cap_rt_in_record(t)) {
 		CAP_ERROR("blob of up to %zu bytes begun inside a record; not recorded", max_len);
 		return NULL;
 	}
@@ -1079,7 +1097,7 @@ uint8_t *cap_blob_begin(size_t max_len, size_t max_pieces, cap_rec **rec_out)
 	e->time_ns = 0;
 	e->key = 0;
 	e->len = 0;
-	t->in_record = 1;
+	cap_rt_in_record_set(t, 1);
 	t->rec.thread = t;
 	t->rec.entry = e;
 	t->rec.max_len = max_len;
@@ -1109,7 +1127,7 @@ uint64_t cap_blob_commit(cap_rec *rec, size_t len, size_t npieces)
 	if (len > rec->max_len || npieces > rec->head) {
 		CAP_ERROR("blob committed with %zu bytes in %zu pieces, reserved %zu in %zu; not "
 		          "recorded", len, npieces, rec->max_len, rec->head);
-		t->in_record = 0;
+		cap_rt_in_record_set(t, 0);
 		return 0;
 	}
 	id = atomic_fetch_add_explicit(&cap_g.next_blob, 1, memory_order_relaxed);
@@ -1123,7 +1141,7 @@ uint64_t cap_blob_commit(cap_rec *rec, size_t len, size_t npieces)
 		e->size = cap_rt_entry_size(len);
 	}
 	cap_rt_publish(t, e);
-	t->in_record = 0;
+	cap_rt_in_record_set(t, 0);
 	atomic_fetch_add_explicit(&cap_g.n_blob_bytes, len, memory_order_relaxed);
 	return id;
 }
@@ -1131,7 +1149,7 @@ uint64_t cap_blob_commit(cap_rec *rec, size_t len, size_t npieces)
 void cap_blob_cancel(cap_rec *rec)
 {
 	if (rec)
-		rec->thread->in_record = 0;
+		cap_rt_in_record_set(rec->thread, 0);
 }
 
 /* Whether this thread sent the page with hash h to the current file
@@ -1175,7 +1193,7 @@ static uint64_t cap_rt_blob_pages(const void *data, size_t len, int *zero_out)
 	t = cap_rt_thread();
 	if (!t)
 		goto out_not_recorded;
-	if (t->in_record) {
+	if (cap_rt_in_record(t)) {
 		CAP_ERROR("blob of %zu bytes attached inside a record; not recorded", len);
 		goto out_not_recorded;
 	}
@@ -1709,7 +1727,7 @@ static void cap_rt_atfork_child(void)
 		t = next;
 	}
 	atomic_store(&cap_g.threads, NULL);
-	cap_tls_thread = NULL;
+	cap_tls_thread = &cap_thread_none;
 	pthread_setspecific(cap_g.thread_key, NULL);
 	cap_g.generation++;
 	if (cap_g.fd >= 0)
