@@ -183,6 +183,26 @@ static rp_status rphip_graph_of(rphip_state *s, uint64_t cap, rphip_obj **out, r
 }
 
 /* Whether the replay can issue node record c (hc) into a capture. */
+/* Node nd takes call k's parameters (k's dependencies dropped: the node
+ * keeps its own), its work named at this seq. */
+static rp_status rphip_gnode_store(rphip_state *s, rphip_gnode *nd, sbt_cm_call k, rp_diag *diag)
+{
+	uint8_t *rec;
+	size_t max, len;
+	k.deps = NULL;
+	k.deps_len = 0;
+	max = sbt_cm_encoded_max(&k);
+	if (!(rec = malloc(max)) || sbt_cm_encode(&k, rec, max, &len) != SBT_OK) {
+		free(rec);
+		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	}
+	free(nd->rec);
+	nd->rec = rec;
+	nd->rec_len = len;
+	nd->seq = s->seq;
+	return RP_OK;
+}
+
 static rp_status rphip_gnode_check(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
                                    rp_diag *diag)
 {
@@ -408,24 +428,10 @@ static rp_status rphip_gnode_change(rphip_state *s, sbt_cm_hip_call hc, const sb
 	/* hipGraphKernelNodeSetParams */
 	{
 		rphip_gnode *nd = &g->gn->v[at];
-		sbt_cm_call k = *c;
-		uint8_t *rec;
-		size_t max, len;
 		if (nd->hc != SBT_CM_HIP_hipGraphAddKernelNode)
 			return rphip_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx (seq %llu) is not a kernel "
 			                  "node", (unsigned long long)nd->cap, (unsigned long long)nd->seq);
-		k.deps = NULL;
-		k.deps_len = 0;
-		max = sbt_cm_encoded_max(&k);
-		if (!(rec = malloc(max)) || sbt_cm_encode(&k, rec, max, &len) != SBT_OK) {
-			free(rec);
-			return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		}
-		free(nd->rec);
-		nd->rec = rec;
-		nd->rec_len = len;
-		nd->seq = s->seq; /* its work is named at the record that set it */
-		return RP_OK;
+		return rphip_gnode_store(s, nd, *c, diag); /* its work named at the record that set it */
 	}
 }
 
@@ -795,8 +801,7 @@ rp_status rphip_graph_exec_set(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_
 	                               : SBT_CM_HIP_hipGraphAddMemcpyNode;
 	rphip_gnode *nd;
 	sbt_cm_call k = *c;
-	uint8_t *rec;
-	size_t at = 0, max, len;
+	size_t at = 0;
 	rp_status st;
 
 	if (!e)
@@ -829,18 +834,9 @@ rp_status rphip_graph_exec_set(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_
 	/* checked here too, so that a node replay cannot issue is named at its setter */
 	if ((st = rphip_gnode_check(s, want, c, diag)) != RP_OK)
 		return st;
-	k.deps = NULL;
-	k.deps_len = 0;
 	k.parent = 0;
-	max = sbt_cm_encoded_max(&k);
-	if (!(rec = malloc(max)) || sbt_cm_encode(&k, rec, max, &len) != SBT_OK) {
-		free(rec);
-		return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-	}
-	free(nd->rec);
-	nd->rec = rec;
-	nd->rec_len = len;
-	nd->seq = s->seq;
+	if ((st = rphip_gnode_store(s, nd, k, diag)) != RP_OK)
+		return st;
 	if (!e->set_seq)
 		e->set_seq = s->seq;
 	return RP_OK;
