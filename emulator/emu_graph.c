@@ -758,9 +758,17 @@ int emu_graph_node_fill(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, emu
 		kn = sbt_cm_kind_name(SBT_CM_K_cuGraphAddMemcpyNode);
 	else if (k == SBT_CM_K_cuGraphMemsetNodeSetParams || k == SBT_CM_K_cuGraphExecMemsetNodeSetParams)
 		kn = sbt_cm_kind_name(SBT_CM_K_cuGraphAddMemsetNode);
-	/* HIP names the call that added it ("hipGraphAddMemcpyNode1D") */
+	/* HIP names the call that added it ("hipGraphAddMemcpyNode1D"); a
+	 * setter's node, the add call of its kind */
 	if (b->hip >= 0 && (k == SBT_CM_K_cuGraphAddMemcpyNode || k == SBT_CM_K_cuGraphAddMemsetNode))
 		kn = sbt_cm_hip_name((sbt_cm_hip_call)b->hip);
+	else if (b->hip == SBT_CM_HIP_hipGraphExecMemcpyNodeSetParams1D)
+		kn = sbt_cm_hip_name(SBT_CM_HIP_hipGraphAddMemcpyNode1D);
+	else if (b->hip >= 0 && memcpy_node)
+		kn = sbt_cm_hip_name(SBT_CM_HIP_hipGraphAddMemcpyNode);
+	else if (b->hip >= 0 && (k == SBT_CM_K_cuGraphMemsetNodeSetParams ||
+	                         k == SBT_CM_K_cuGraphExecMemsetNodeSetParams))
+		kn = sbt_cm_hip_name(SBT_CM_HIP_hipGraphAddMemsetNode);
 	if (k == SBT_CM_K_cuGraphAddKernelNode || k == SBT_CM_K_cuGraphKernelNodeSetParams ||
 	    k == SBT_CM_K_cuGraphExecKernelNodeSetParams) {
 		emu_node_init(b, n, EMU_K_KERNEL, emu_kernel_name(b, c));

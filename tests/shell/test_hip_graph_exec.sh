@@ -21,7 +21,8 @@
 #   refused by name; a --range from the second launch fast-forwards
 #   them and its read-back is equal;
 # - tsinfo reads the trace, and the emulator (tsexport) runs the new
-#   parameters at the second launch, the old ones at the other exec's;
+#   parameters at the second launch, the old ones at the other exec's,
+#   naming the set nodes by HIP's calls;
 # - with hip_graph_edit exec (tests/hip/hip_graph_edit.hip, saxpy): the
 #   same for hipGraphExecKernelNodeSetParams (a = 5 at the second launch:
 #   y[5] 25.0), its failed form (a null function) recorded with its error.
@@ -120,6 +121,10 @@ expect_rc 0 export "$EXPORT" -f json "$T/c.sbt"
 tr '{' '\n' <"$T/export.out" | grep '"engine"' | sed -n 's/^"seq":\([0-9]*\),"engine":[0-9]*,"bytes":\([0-9]*\).*/\1 \2/p' >"$T/moved"
 grep -qx "$L2 128" "$T/moved" && grep -qx "$L2 32" "$T/moved" && grep -qx "$L3 256" "$T/moved" &&
 	grep -qx "$L3 64" "$T/moved" || fail "the emulator did not run the setters' parameters: $(cat "$T/moved")"
+# the set nodes keep HIP's names (the calls that add such nodes)
+grep -q '"name":"cuGraph' "$T/export.out" && fail "a node named by a CUDA call: $(tr '{' '\n' <"$T/export.out" | grep '"name":"cuGraph' | head -n 2)"
+grep -q '"name":"hipGraphAddMemcpyNode1D"' "$T/export.out" && grep -q '"name":"hipGraphAddMemsetNode"' "$T/export.out" ||
+	fail "the set nodes are not named by HIP's calls: $(tr '{' '\n' <"$T/export.out" | grep -o '"name":"[^"]*"' | sort -u | tr '\n' ' ')"
 
 # the kernel setter
 expect_rc 0 krun $PRE "$H/hip_graph_edit" exec
