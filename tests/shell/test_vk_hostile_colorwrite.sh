@@ -65,6 +65,7 @@ VK_INSTANCE_LAYERS=VK_LAYER_tracesmith TRACESMITH_OUTPUT=$T/nine.sbt "$P" --more
 	>"$T/nine.capture.log" 2>&1 || fail "vk_dynstate --write-count 9 under VK_LAYER_tracesmith: $(cat "$T/nine.capture.log")"
 vk_env_layers_none
 
+. "$TOP/tests/support/vk_hostile.sh" # (its replays is this test's own, below)
 # replays NAME: $T/NAME.sbt under --validate, exit 0, its checkpoint equal,
 # no VUID- line
 replays() {
@@ -73,11 +74,6 @@ replays() {
 	[ "$rc" -eq 0 ] || fail "$1: exit $rc: $(tail -5 "$T/$1.out")"
 	grep -qx "tsreplay: checkpoints: 1 compared, 1 matched, 0 differ" "$T/$1.out" || fail "$1: $(tail -5 "$T/$1.out")"
 	vk_env_clean "$T/$1.out" || fail "$1: the validation layer reported the replay"
-}
-# seq_of NAME N TRACE: the sequence number of the Nth (from 1) record of
-# call NAME in $T/TRACE.sbt.
-seq_of() {
-	"$I" --dump "$T/$3.sbt" | sed -n "s/^seq=\([0-9]*\) .* vulkan\.$1 .*/\1/p" | sed -n "${2}p"
 }
 # mutant NAME SRC OP...: $T/NAME.sbt made from $T/SRC.sbt
 mutant() {

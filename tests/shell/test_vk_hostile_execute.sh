@@ -51,15 +51,7 @@ H=$(sed -n 's/^vk_dynstate: hash \(0x[0-9a-f]*\)$/\1/p' "$T/plain.log")
 [ -n "$H" ] || fail "vk_dynstate: $(cat "$T/plain.log")"
 grep -qx "vk_dynstate: execute hash $H" "$T/ex.capture.log" || fail "vk_dynstate --execute: $(cat "$T/ex.capture.log")"
 
-# replays NAME TRACE [--validate]: exit 0, every checkpoint equal (and, with
-# --validate, no VUID- line).
-replays() {
-	rc=0
-	timeout 120 "$R" ${3:-} "$2" >"$T/$1.out" 2>&1 || rc=$?
-	[ "$rc" -eq 0 ] || fail "$1: exit $rc: $(tail -5 "$T/$1.out")"
-	grep -q " 0 differ" "$T/$1.out" || fail "$1: $(tail -5 "$T/$1.out")"
-	vk_env_clean "$T/$1.out" || fail "$1: the validation layer reported the replay"
-}
+. "$TOP/tests/support/vk_hostile.sh"
 # seq_of NAME N: the sequence number of the Nth (from 1) record of call NAME
 # in $T/ex.sbt.
 seq_of() {

@@ -54,20 +54,7 @@ TRACESMITH_OUTPUT=$T/reach.sbt vk_env_run "$T/reach.capture.log" "$PR/vk_reach" 
 	fail "vk_reach under VK_LAYER_tracesmith and validation"
 vk_env_layers_none
 
-# replays NAME TRACE [--validate]: exit 0, every checkpoint equal (and, with
-# --validate, no VUID- line).
-replays() {
-	rc=0
-	timeout 120 "$R" ${3:-} "$2" >"$T/$1.out" 2>&1 || rc=$?
-	[ "$rc" -eq 0 ] || fail "$1: exit $rc: $(tail -5 "$T/$1.out")"
-	grep -q " 0 differ" "$T/$1.out" || fail "$1: $(tail -5 "$T/$1.out")"
-	vk_env_clean "$T/$1.out" || fail "$1: the validation layer reported the replay"
-}
-# seq_of NAME N TRACE: the sequence number of the Nth (from 1) record of
-# call NAME in $T/TRACE.sbt.
-seq_of() {
-	"$I" --dump "$T/$3.sbt" | sed -n "s/^seq=\([0-9]*\) .* vulkan\.$1 .*/\1/p" | sed -n "${2}p"
-}
+. "$TOP/tests/support/vk_hostile.sh"
 # mutant NAME SRC OP...: $T/NAME.sbt made from $T/SRC.sbt.
 mutant() {
 	name=$1 src=$2
