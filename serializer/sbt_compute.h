@@ -116,6 +116,13 @@
  *       hipGraphExecMemsetNodeSetParams: as the matching add's record
  *       (node, the node's fields, no deps) with parent = the exec, as
  *       CUDA's cuGraphExec*NodeSetParams.
+ *       hipGraphExecUpdate (cuGraphExecUpdate: handle = the exec, parent
+ *       = the graph, value = the hipGraphExecUpdateResult, node = the
+ *       error node when clr names one; deps = the graph's nodes in clr
+ *       5.2's level order at the call, deps_to = the exec's in that order
+ *       at its instantiation: the pairs it made, index by index; lists of
+ *       two lengths: the topology changed) when the interposer followed
+ *       both, else tsGraphNotModeled.
  *     hipSetDevice (cuCtxSetCurrent): device; allocations, stream
  *       creations, module loads and arrays: device = the calling thread's
  *       current device (absent for 0); hipStreamCreateWithFlags
@@ -503,7 +510,8 @@ extern "C" {
 	X(hipGraphExecKernelNodeSetParams, cuGraphExecKernelNodeSetParams)         \
 	X(hipGraphExecMemcpyNodeSetParams, cuGraphExecMemcpyNodeSetParams)         \
 	X(hipGraphExecMemcpyNodeSetParams1D, cuGraphExecMemcpyNodeSetParams)       \
-	X(hipGraphExecMemsetNodeSetParams, cuGraphExecMemsetNodeSetParams)
+	X(hipGraphExecMemsetNodeSetParams, cuGraphExecMemsetNodeSetParams)         \
+	X(hipGraphExecUpdate, cuGraphExecUpdate)
 
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,

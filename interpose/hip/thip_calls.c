@@ -895,6 +895,8 @@ hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph,
 	hipError_t r = real ? real(pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize)
 	                    : THIP_NO_RUNTIME;
 	sbt_cm_call c;
+	if (!call.nested && r == hipSuccess && pGraphExec)
+		thip_gorder_instantiate(THIP_U(*pGraphExec), THIP_U(graph));
 	sbt_cm_call_init(&c);
 	c.handle = r == hipSuccess && pGraphExec ? THIP_U(*pGraphExec) : 0;
 	c.parent = THIP_U(graph);
@@ -910,6 +912,8 @@ hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)
 		(hipError_t(*)(hipGraphExec_t))thip_begin(&call, THIP_FN_hipGraphExecDestroy);
 	hipError_t r = real ? real(graphExec) : THIP_NO_RUNTIME;
 	sbt_cm_call c;
+	if (!call.nested && r == hipSuccess)
+		thip_gorder_exec_destroy(THIP_U(graphExec));
 	sbt_cm_call_init(&c);
 	c.handle = THIP_U(graphExec);
 	thip_simple(&call, SBT_CM_HIP_hipGraphExecDestroy, r, &c, 0);
@@ -923,8 +927,10 @@ hipError_t hipGraphDestroy(hipGraph_t graph)
 	hipError_t (*real)(hipGraph_t) = (hipError_t(*)(hipGraph_t))thip_begin(&call, THIP_FN_hipGraphDestroy);
 	hipError_t r = real ? real(graph) : THIP_NO_RUNTIME;
 	sbt_cm_call c;
-	if (!call.nested && r == hipSuccess) /* the handle may come back as a captured graph */
+	if (!call.nested && r == hipSuccess) { /* the handle may come back as a captured graph */
 		thip_graph_made(THIP_U(graph), 0);
+		thip_gorder_graph(THIP_U(graph), 0);
+	}
 	sbt_cm_call_init(&c);
 	c.handle = THIP_U(graph);
 	thip_simple(&call, SBT_CM_HIP_hipGraphDestroy, r, &c, 0);
@@ -2195,8 +2201,10 @@ hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
 		while (n > 0 && !atomic_compare_exchange_weak(&thip_captures, &n, n - 1))
 			;
 		/* replay holds its work too: it may be a child graph node's */
-		if (pGraph)
+		if (pGraph) {
 			thip_graph_made(THIP_U(*pGraph), 1);
+			thip_gorder_graph(THIP_U(*pGraph), 0); /* its nodes were never seen added */
+		}
 	}
 	sbt_cm_call_init(&c);
 	c.stream = THIP_U(stream);

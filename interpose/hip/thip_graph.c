@@ -48,6 +48,8 @@ static void thip_graph_node(thip_node *n, hipError_t r, const hipGraphNode_t *ou
 	n->deps_len = thip_graph_pack(deps, ndeps, packed);
 	n->deps = *packed;
 	thip_graph_node_add(n->node, n->graph);
+	if (r == hipSuccess)
+		thip_gorder_add(n->graph, n->node, deps, ndeps);
 }
 
 hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
@@ -58,8 +60,10 @@ hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
 	hipError_t r = real ? real(pGraph, flags) : THIP_NO_RUNTIME;
 	sbt_cm_call c;
 
-	if (!call.nested && r == hipSuccess && pGraph)
+	if (!call.nested && r == hipSuccess && pGraph) {
 		thip_graph_made(THIP_U(*pGraph), 1);
+		thip_gorder_graph(THIP_U(*pGraph), 1);
+	}
 	if (call.record) {
 		sbt_cm_call_init(&c);
 		c.result = (uint64_t)r;
@@ -242,6 +246,7 @@ hipError_t hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGraph_t grap
 		goto out;
 	if (r == hipSuccess && !thip_graph_is_made(THIP_U(childGraph))) {
 		thip_graph_node_add(node, THIP_U(graph));
+		thip_gorder_add(THIP_U(graph), node, pDependencies, numDependencies);
 		thip_graphnm_record(&call, r, "hipGraphAddChildGraphNode", THIP_U(graph), 0, node,
 		                    pDependencies, numDependencies, hipGraphNodeTypeGraph);
 		goto out;
@@ -276,6 +281,8 @@ hipError_t hipGraphAddDependencies(hipGraph_t graph, const hipGraphNode_t *from,
 	uint8_t *pf = NULL, *pt = NULL;
 	sbt_cm_call c;
 
+	if (!call.nested && r == hipSuccess)
+		thip_gorder_edges(THIP_U(graph), from, to, numDependencies, 1);
 	if (call.record) {
 		sbt_cm_call_init(&c);
 		c.result = (uint64_t)r;
@@ -302,6 +309,8 @@ hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t g
 	hipError_t r = real ? real(pGraphExec, graph, flags) : THIP_NO_RUNTIME;
 	sbt_cm_call c;
 
+	if (!call.nested && r == hipSuccess && pGraphExec)
+		thip_gorder_instantiate(THIP_U(*pGraphExec), THIP_U(graph));
 	if (call.record) {
 		sbt_cm_call_init(&c);
 		c.result = (uint64_t)r;

@@ -176,6 +176,7 @@ void thip_graphnm_record(const thip_call *call, hipError_t r, const char *name, 
                                                                                                    \
 		if (!call.nested) {                                                                \
 			thip_graph_node_add(node, THIP_U(graph));                                  \
+			thip_gorder_add(THIP_U(graph), node, pDependencies, numDependencies);      \
 			thip_graphnm_record(&call, r, #fname, THIP_U(graph), 0, node,              \
 			                    pDependencies, numDependencies, type);                 \
 		}                                                                                  \
@@ -265,10 +266,86 @@ THIP_GRAPHNM(hipGraphExecMemcpyNodeSetParamsToSymbol,
               size_t count, size_t offset, hipMemcpyKind kind),
              (hGraphExec, node, symbol, src, count, offset, kind), 0, THIP_U(hGraphExec),
              THIP_U(node))
-THIP_GRAPHNM(hipGraphExecUpdate,
-             (hipGraphExec_t hGraphExec, hipGraph_t hGraph, hipGraphNode_t *hErrorNode_out,
-              hipGraphExecUpdateResult *updateResult_out),
-             (hGraphExec, hGraph, hErrorNode_out, updateResult_out), 0, THIP_U(hGraphExec), 0)
+
+/* Handles as packed u64 LE into a new buffer (*out owned by the caller,
+ * NULL when there are none or out of memory), as thip_graph_pack. */
+static size_t thip_graphnm_pack(const uint64_t *v, size_t n, uint8_t **out)
+{
+	uint8_t *b;
+
+	*out = NULL;
+	if (!v || !n || n > SIZE_MAX / 8 || !(b = malloc(n * 8)))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < 8; k++)
+			b[i * 8 + (size_t)k] = (uint8_t)(v[i] >> (8 * k));
+	*out = b;
+	return n * 8;
+}
+
+/*
+ * hipGraphExecUpdate: clr 5.2 pairs the graph's nodes in level order with
+ * the exec's (thip_gorder.c) and gives each exec node its pair's
+ * parameters, stopping at the first pair of two kinds (the earlier pairs
+ * keep their new parameters).  Recorded as itself (handle = the exec,
+ * parent = the graph, value = the hipGraphExecUpdateResult, node = the
+ * error node, deps = the graph's level order, deps_to = the exec's, the
+ * pairs index by index; serializer/sbt_compute.h) when both are followed
+ * there; else (a graph made by stream capture or a clone, or an exec of
+ * one) as tsGraphNotModeled.  The out-parameters are read only where clr
+ * writes them: the result at hipSuccess and hipErrorGraphExecUpdateFailure,
+ * the error node at a failure other than a changed topology.
+ */
+hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph,
+                              hipGraphNode_t *hErrorNode_out,
+                              hipGraphExecUpdateResult *updateResult_out)
+{
+	thip_call call;
+	hipError_t (*real)(hipGraphExec_t, hipGraph_t, hipGraphNode_t *, hipGraphExecUpdateResult *) =
+		(hipError_t(*)(hipGraphExec_t, hipGraph_t, hipGraphNode_t *,
+		               hipGraphExecUpdateResult *))thip_begin(&call, THIP_FN_hipGraphExecUpdate);
+	hipError_t r = real ? real(hGraphExec, hGraph, hErrorNode_out, updateResult_out)
+	                    : THIP_NO_RUNTIME;
+	uint64_t *gn = NULL, *xn = NULL;
+	size_t ng = 0, nx = 0;
+	uint8_t *pg = NULL, *px = NULL;
+	sbt_cm_call c;
+
+	if (call.nested)
+		goto out;
+	if (!thip_gorder_pairs(THIP_U(hGraphExec), THIP_U(hGraph), &gn, &ng, &xn, &nx)) {
+		thip_graphnm_record(&call, r, "hipGraphExecUpdate", 0, THIP_U(hGraphExec), 0, NULL, 0, 0);
+		goto out;
+	}
+	/* a failure past the first pair has set the pairs before it */
+	if (r == hipSuccess || r == hipErrorGraphExecUpdateFailure)
+		thip_graph_inherit(THIP_U(hGraphExec), THIP_U(hGraph));
+	if (!call.record)
+		goto out_free;
+	sbt_cm_call_init(&c);
+	c.result = (uint64_t)r;
+	c.handle = THIP_U(hGraphExec);
+	c.parent = THIP_U(hGraph);
+	if ((r == hipSuccess || r == hipErrorGraphExecUpdateFailure) && updateResult_out) {
+		c.value = (uint64_t)*updateResult_out;
+		if (r != hipSuccess && *updateResult_out != hipGraphExecUpdateErrorTopologyChanged &&
+		    hErrorNode_out)
+			c.node = THIP_U(*hErrorNode_out);
+	}
+	c.deps_len = thip_graphnm_pack(gn, ng, &pg);
+	c.deps = pg;
+	c.deps_to_len = thip_graphnm_pack(xn, nx, &px);
+	c.deps_to = px;
+	thip_record(SBT_CM_HIP_hipGraphExecUpdate, &c, 0);
+	free(pg);
+	free(px);
+out_free:
+	free(gn);
+	free(xn);
+out:
+	thip_end(&call);
+	return r;
+}
 
 /*
  * The changes the model covers (serializer/sbt_compute.h: as CUDA's
@@ -323,8 +400,10 @@ hipError_t hipGraphDestroyNode(hipGraphNode_t node)
 			c.parent = graph;
 			thip_record(SBT_CM_HIP_hipGraphDestroyNode, &c, 0);
 		}
-		if (r == hipSuccess)
+		if (r == hipSuccess) {
 			thip_graphnm_graph_of(THIP_U(node), 1);
+			thip_gorder_destroy_node(graph, THIP_U(node));
+		}
 	}
 	thip_end(&call);
 	return r;
@@ -344,6 +423,8 @@ hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *fr
 
 	if (call.nested)
 		goto out;
+	if (r == hipSuccess)
+		thip_gorder_edges(THIP_U(graph), from, to, numDependencies, 0);
 	/* the runtime read both lists when it worked */
 	for (size_t i = 0; r == hipSuccess && known && i < numDependencies; i++)
 		known = thip_graphnm_graph_of(THIP_U(from[i]), 0) == THIP_U(graph) &&

@@ -426,6 +426,27 @@ void thip_graphnm_record(const thip_call *call, hipError_t r, const char *name, 
                          uint64_t exec, uint64_t node, const hipGraphNode_t *deps, size_t ndeps,
                          unsigned type);
 
+/* ---- the order hipGraphExecUpdate pairs nodes in (thip_gorder.c) -------- */
+
+/* A graph made by hipGraphCreate (live 1; its nodes are followed from
+ * here), destroyed or made some other way (0: not followed). */
+void thip_gorder_graph(uint64_t graph, int live);
+/* A node added to graph after deps (an add that worked). */
+void thip_gorder_add(uint64_t graph, uint64_t node, const hipGraphNode_t *deps, size_t ndeps);
+/* Edges from[i] -> to[i] added (add 1) or removed (0), as the calls that
+ * worked made them. */
+void thip_gorder_edges(uint64_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to,
+                       size_t n, int add);
+void thip_gorder_destroy_node(uint64_t graph, uint64_t node);
+/* An exec made of graph (its level order kept), or destroyed. */
+void thip_gorder_instantiate(uint64_t exec, uint64_t graph);
+void thip_gorder_exec_destroy(uint64_t exec);
+/* The pairs hipGraphExecUpdate(exec, graph) makes: graph's level order now
+ * (*gnodes) and exec's at instantiation (*xnodes), new arrays owned by the
+ * caller; 0 (nothing allocated) when either is not followed. */
+int thip_gorder_pairs(uint64_t exec, uint64_t graph, uint64_t **gnodes, size_t *ng,
+                      uint64_t **xnodes, size_t *nx);
+
 /* ---- counters (thip_core.c) ---------------------------------------------- */
 
 void thip_count_launch(void);

@@ -319,7 +319,10 @@ static rp_status rphip_execute(void *state, const sbt_record *rec, unsigned flag
 		return rphip_fail(s, diag, RP_ERR_DECODE, "the payload (%zu bytes) could not be decoded",
 		                  rec->payload_len);
 	s->ptds = c.ptds != 0;
-	if (hc != SBT_CM_HIP_tsSnapshot && c.result != hipSuccess) {
+	/* an exec update that failed past its first pair set the pairs
+	 * before it (rphip_graph_exec_update) */
+	if (hc != SBT_CM_HIP_tsSnapshot && c.result != hipSuccess &&
+	    !(hc == SBT_CM_HIP_hipGraphExecUpdate && c.result == hipErrorGraphExecUpdateFailure)) {
 		/* It failed at capture and changed nothing there; what it returned
 		 * names nothing. */
 		rphip_failed_note(s, c.handle);

@@ -1302,6 +1302,8 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 	case SBT_CM_HIP_hipGraphExecMemcpyNodeSetParams1D:
 	case SBT_CM_HIP_hipGraphExecMemsetNodeSetParams:
 		return rphip_graph_exec_set(s, hc, c, diag);
+	case SBT_CM_HIP_hipGraphExecUpdate:
+		return rphip_graph_exec_update(s, c, diag);
 	case SBT_CM_HIP_tsVaWindow:
 		return rphip_window_reserve(s, c, diag);
 	case SBT_CM_HIP_tsSnapshot:
@@ -1354,6 +1356,7 @@ int rphip_exec_is_state(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipGraphExecMemcpyNodeSetParams:
 	case SBT_CM_HIP_hipGraphExecMemcpyNodeSetParams1D:
 	case SBT_CM_HIP_hipGraphExecMemsetNodeSetParams:
+	case SBT_CM_HIP_hipGraphExecUpdate:
 		return 1;
 	default:
 		return 0;

@@ -37,10 +37,13 @@
  * the next launch of the exec builds its live exec again from it, as
  * above (the live exec is not set through the runtime's own setters:
  * the captured chain's nodes are not mapped to the trace's).
+ * hipGraphExecUpdate changes that copy the same way, pair by pair as the
+ * record names them (rphip_graph_exec_update).
  *
  * A hip.tsGraphNotModeled record (a call that changed a graph or an exec
  * in a way the model does not cover: other node kinds, clones, node
- * removal, setters, exec updates) marks what it names, as CUDA's replay
+ * removal, setters, exec updates of graphs the interposer did not follow)
+ * marks what it names, as CUDA's replay
  * does (docs/cuda-replay.md): a marked graph is never built (the rest of
  * its construction is passed over, since its later nodes may depend on
  * the node with no live counterpart), its instantiation makes an exec
@@ -838,6 +841,130 @@ rp_status rphip_graph_exec_set(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_
 	if ((st = rphip_gnode_store(s, nd, k, diag)) != RP_OK)
 		return st;
 	if (!e->set_seq)
+		e->set_seq = s->seq;
+	return RP_OK;
+}
+
+/* The index in gn of captured node cap, or gn->n. */
+static size_t rphip_gnode_at(const struct rphip_gnodes *gn, uint64_t cap)
+{
+	size_t k = 0;
+
+	while (k < gn->n && gn->v[k].cap != cap)
+		k++;
+	return k;
+}
+
+/*
+ * hipGraphExecUpdate (handle = the exec, parent = the graph; deps = the
+ * graph's nodes in clr 5.2's level order at the call, deps_to = the
+ * exec's at its instantiation: the pairs the capture's runtime made, index
+ * by index; value = its hipGraphExecUpdateResult, node = its error node).
+ * As clr 5.2 does, pair by pair the exec's copy of a node takes the record
+ * of the graph's node paired with it (its own dependencies kept; a child
+ * graph node the new child's nodes), until a pair of two kinds; the live
+ * exec is built again at its next launch, as after a setter.  Replay checks
+ * the pairs against the graph and the exec it holds: where the capture's
+ * update worked, lists of two lengths, a node either does not hold or a
+ * pair of two kinds is refused by name (this replay cannot do what the
+ * capture's runtime did).  Where it failed with
+ * hipErrorGraphExecUpdateFailure, replay reproduces the failure: a changed
+ * topology must show as lists of two lengths (nothing is set), a changed
+ * kind as the pair of the error node having two kinds (the pairs before it
+ * are set); any other account is refused by name.  An exec or graph replay
+ * holds no nodes of (made by stream capture), or one a call not modeled
+ * changed, marks the exec as a call not modeled does.
+ */
+rp_status rphip_graph_exec_update(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	rphip_obj *e = rphip_obj_get(s, RPHIP_O_GRAPHEXEC, c->handle), *g;
+	size_t n = c->deps_len / 8, nx = c->deps_to_len / 8, stop = n;
+	int failed = c->result != hipSuccess;
+	char why[200];
+	rp_status st;
+
+	if (failed && c->result != hipErrorGraphExecUpdateFailure)
+		return RP_OK; /* refused before any pair (a null argument): nothing changed */
+	if (!e)
+		return rphip_failed_has(s, c->handle)
+		               ? RP_OK
+		               : rphip_fail(s, diag, RP_ERR_TRACE, "graph exec 0x%llx was never created "
+		                            "in the trace", (unsigned long long)c->handle);
+	if (e->not_modeled) /* its launches are refused already */
+		return RP_OK;
+	g = rphip_obj_get(s, RPHIP_O_GRAPH, c->parent);
+	if (!g)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "graph 0x%llx was never made in the trace",
+		                  (unsigned long long)c->parent);
+	if (!e->gn || !g->gn || g->not_modeled) {
+		sbt_cm_call nm = *c;
+		if (g->not_modeled && (e->not_modeled = strdup(g->not_modeled)))
+			return RP_OK;
+		nm.name = (const uint8_t *)"hipGraphExecUpdate";
+		nm.name_len = strlen("hipGraphExecUpdate");
+		nm.node = 0;
+		return rphip_graph_not_modeled(s, &nm, diag);
+	}
+	if (c->deps_len % 8 || c->deps_to_len % 8)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "%zu bytes of graph nodes and %zu of exec nodes: "
+		                  "not lists of 8-byte handles", c->deps_len, c->deps_to_len);
+	why[0] = 0;
+	if (n != nx) {
+		if (failed && c->value == hipGraphExecUpdateErrorTopologyChanged)
+			return RP_OK; /* the same failure: nothing set */
+		snprintf(why, sizeof(why), "it pairs %zu graph nodes with %zu exec nodes", n, nx);
+	}
+	for (size_t i = 0; !why[0] && i < n; i++) {
+		uint64_t gc = rphip_u64_at(c->deps + i * 8), xc = rphip_u64_at(c->deps_to + i * 8);
+		size_t gi = rphip_gnode_at(g->gn, gc), xi = rphip_gnode_at(e->gn, xc);
+		if (gi == g->gn->n || xi == e->gn->n) {
+			snprintf(why, sizeof(why), "pair %zu names %s node 0x%llx, which it does not hold", i,
+			         gi == g->gn->n ? "graph" : "exec",
+			         (unsigned long long)(gi == g->gn->n ? gc : xc));
+		} else if (g->gn->v[gi].hc != e->gn->v[xi].hc) {
+			if (failed && c->value == hipGraphExecUpdateErrorNodeTypeChanged && c->node == gc) {
+				stop = i; /* the same failure, at the same pair */
+				break;
+			}
+			snprintf(why, sizeof(why), "pair %zu is a %s node (0x%llx) with a %s node (0x%llx)", i,
+			         sbt_cm_hip_name(g->gn->v[gi].hc), (unsigned long long)gc,
+			         sbt_cm_hip_name(e->gn->v[xi].hc), (unsigned long long)xc);
+		}
+	}
+	if (!why[0] && failed && stop == n)
+		snprintf(why, sizeof(why), "every pair has one kind, where the capture's runtime "
+		         "answered update result %llu (error node 0x%llx)", (unsigned long long)c->value,
+		         (unsigned long long)c->node);
+	if (why[0])
+		return rphip_fail(s, diag, RP_ERR_TRACE, "graph exec 0x%llx's update from graph 0x%llx "
+		                  "cannot be replayed as %s at capture: %s", (unsigned long long)c->handle,
+		                  (unsigned long long)c->parent, failed ? "it failed" : "it worked", why);
+	for (size_t i = 0; i < stop; i++) {
+		const rphip_gnode *from = &g->gn->v[rphip_gnode_at(g->gn, rphip_u64_at(c->deps + i * 8))];
+		rphip_gnode *to = &e->gn->v[rphip_gnode_at(e->gn, rphip_u64_at(c->deps_to + i * 8))];
+		sbt_cm_call k;
+		if (from->hc == SBT_CM_HIP_hipGraphAddEmptyNode)
+			continue;
+		if (from->hc == SBT_CM_HIP_hipGraphAddChildGraphNode) {
+			struct rphip_gnodes *copy = NULL;
+			if (from->child && !(copy = rphip_gnodes_copy(from->child)))
+				return rphip_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			rphip_gnodes_free(to->child);
+			to->child = copy;
+			to->seq = s->seq;
+			continue;
+		}
+		if (sbt_cm_decode(from->rec, from->rec_len, &k) != SBT_OK)
+			return rphip_fail(s, diag, RP_ERR_DECODE, "graph node 0x%llx (seq %llu) could not be "
+			                  "read back", (unsigned long long)from->cap,
+			                  (unsigned long long)from->seq);
+		if ((st = rphip_gnode_check(s, from->hc, &k, diag)) != RP_OK)
+			return st;
+		k.parent = 0;
+		if ((st = rphip_gnode_store(s, to, k, diag)) != RP_OK)
+			return st;
+	}
+	if (stop && !e->set_seq)
 		e->set_seq = s->seq;
 	return RP_OK;
 }

@@ -268,6 +268,9 @@ rp_status rphip_graph_instantiate_nodes(rphip_state *s, rphip_obj *g, const sbt_
  * built again from them. */
 rp_status rphip_graph_exec_set(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c,
                                rp_diag *diag);
+/* hipGraphExecUpdate, worked or failed with hipErrorGraphExecUpdateFailure:
+ * the pairs it recorded applied to the exec's copy of its nodes. */
+rp_status rphip_graph_exec_update(rphip_state *s, const sbt_cm_call *c, rp_diag *diag);
 rp_status rphip_graph_exec_refresh(rphip_state *s, rphip_obj *e, rp_diag *diag);
 /* What a graph object built node by node owns, freed. */
 void rphip_gnodes_free(struct rphip_gnodes *gn);

@@ -13,6 +13,22 @@
  * third result).  Prints the results' bytes 0, 128 and 200 and hash and
  * each failing call that should have worked; exit status 0 once it ran
  * to its end.
+ *
+ * With the argument `update`, hipGraphExecUpdate instead: graph a gets a
+ * memset node m1 (bytes 0-63 = 0x11), a memcpy node after it (64 bytes
+ * from 0 to 128) and a memset node m2 with no dependency (bytes 64-127 =
+ * 0x22), in that order, so that their level order (m1, m2, the copy) is not
+ * the order they were added in; its exec is launched and read back.  Graph
+ * b gets m1 (0x44), m2 (0x55) and the copy after m1 (to 192) in level
+ * order, and the update pairs them so: it works, and the next launch runs
+ * b's parameters.  Graph c (b with an empty node more) changes the topology
+ * and graph d (memset 0x66, memset 0x77, an empty node after the first)
+ * changes the third node's kind: both fail, d's after setting its first two
+ * pairs (clr stops at the pair that fails), so the launches after them
+ * show c changed nothing and d its two memsets.  An update with no result
+ * pointer fails too.  Prints each read-back's bytes 0, 64, 128 and 200,
+ * each update's error and result, and whether d's error node is its empty
+ * node.
  */
 #include <hip/hip_runtime_api.h>
 #include <stdio.h>
@@ -38,7 +54,100 @@ static void hge_read(const char *what, const unsigned char *d)
 	printf("%s: %02x %02x %02x hash %lu\n", what, b[0], b[128], b[200], hash);
 }
 
-int main(void)
+static void hgu_read(const char *what, const unsigned char *d)
+{
+	unsigned char b[HGE_N];
+
+	hge_check("hipDeviceSynchronize", hipDeviceSynchronize());
+	hge_check("hipMemcpy", hipMemcpy(b, d, HGE_N, hipMemcpyDeviceToHost));
+	printf("%s: %02x %02x %02x %02x\n", what, b[0], b[64], b[128], b[200]);
+}
+
+static hipMemsetParams hgu_set(unsigned char *dst, unsigned value)
+{
+	hipMemsetParams p;
+
+	memset(&p, 0, sizeof(p));
+	p.dst = dst;
+	p.value = value;
+	p.elementSize = 1;
+	p.width = 64;
+	p.height = 1;
+	return p;
+}
+
+static int hgu_main(void)
+{
+	unsigned char *d = NULL;
+	hipGraph_t a = NULL, b = NULL, c = NULL, g = NULL;
+	hipGraphNode_t m1, m2, cp, extra, err = NULL;
+	hipGraphExec_t e = NULL;
+	hipGraphExecUpdateResult res = hipGraphExecUpdateSuccess;
+	hipMemsetParams p;
+	hipError_t r;
+
+	hge_check("hipMalloc", hipMalloc((void **)&d, HGE_N));
+	hge_check("hipMemset", hipMemset(d, 0, HGE_N));
+	hge_check("hipGraphCreate a", hipGraphCreate(&a, 0));
+	p = hgu_set(d, 0x11);
+	hge_check("a m1", hipGraphAddMemsetNode(&m1, a, NULL, 0, &p));
+	hge_check("a copy", hipGraphAddMemcpyNode1D(&cp, a, &m1, 1, d + 128, d, 64,
+	                                            hipMemcpyDeviceToDevice));
+	p = hgu_set(d + 64, 0x22);
+	hge_check("a m2", hipGraphAddMemsetNode(&m2, a, NULL, 0, &p));
+	hge_check("hipGraphInstantiate", hipGraphInstantiate(&e, a, NULL, NULL, 0));
+	hge_check("hipGraphLaunch", hipGraphLaunch(e, 0));
+	hgu_read("first", d);
+
+	hge_check("hipGraphCreate b", hipGraphCreate(&b, 0));
+	p = hgu_set(d, 0x44);
+	hge_check("b m1", hipGraphAddMemsetNode(&m1, b, NULL, 0, &p));
+	p = hgu_set(d + 64, 0x55);
+	hge_check("b m2", hipGraphAddMemsetNode(&m2, b, NULL, 0, &p));
+	hge_check("b copy", hipGraphAddMemcpyNode1D(&cp, b, &m1, 1, d + 192, d, 64,
+	                                            hipMemcpyDeviceToDevice));
+	r = hipGraphExecUpdate(e, b, &err, &res);
+	printf("update b %d %d\n", (int)r, (int)res);
+	hge_check("hipMemset again", hipMemset(d, 0, HGE_N));
+	hge_check("hipGraphLaunch b", hipGraphLaunch(e, 0));
+	hgu_read("updated", d);
+
+	hge_check("hipGraphCreate c", hipGraphCreate(&c, 0));
+	p = hgu_set(d, 0x99);
+	hge_check("c m1", hipGraphAddMemsetNode(&m1, c, NULL, 0, &p));
+	hge_check("c m2", hipGraphAddMemsetNode(&m2, c, NULL, 0, &p));
+	hge_check("c copy", hipGraphAddMemcpyNode1D(&cp, c, &m1, 1, d + 192, d, 64,
+	                                            hipMemcpyDeviceToDevice));
+	hge_check("c empty", hipGraphAddEmptyNode(&extra, c, &cp, 1));
+	r = hipGraphExecUpdate(e, c, &err, &res);
+	printf("update c %d %d\n", (int)r, (int)res);
+	hge_check("hipMemset c", hipMemset(d, 0, HGE_N));
+	hge_check("hipGraphLaunch c", hipGraphLaunch(e, 0));
+	hgu_read("topology", d);
+
+	hge_check("hipGraphCreate d", hipGraphCreate(&g, 0));
+	p = hgu_set(d, 0x66);
+	hge_check("d m1", hipGraphAddMemsetNode(&m1, g, NULL, 0, &p));
+	p = hgu_set(d + 64, 0x77);
+	hge_check("d m2", hipGraphAddMemsetNode(&m2, g, NULL, 0, &p));
+	hge_check("d empty", hipGraphAddEmptyNode(&extra, g, &m1, 1));
+	r = hipGraphExecUpdate(e, g, &err, &res);
+	printf("update d %d %d error node %s\n", (int)r, (int)res, err == extra ? "empty" : "other");
+	hge_check("hipMemset d", hipMemset(d, 0, HGE_N));
+	hge_check("hipGraphLaunch d", hipGraphLaunch(e, 0));
+	hgu_read("kind", d);
+	printf("update null %d\n", (int)hipGraphExecUpdate(e, b, &err, NULL));
+
+	hge_check("hipGraphExecDestroy", hipGraphExecDestroy(e));
+	hge_check("hipGraphDestroy a", hipGraphDestroy(a));
+	hge_check("hipGraphDestroy b", hipGraphDestroy(b));
+	hge_check("hipGraphDestroy c", hipGraphDestroy(c));
+	hge_check("hipGraphDestroy d", hipGraphDestroy(g));
+	hge_check("hipFree", hipFree(d));
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	unsigned char *d = NULL;
 	hipGraph_t g = NULL;
@@ -46,6 +155,8 @@ int main(void)
 	hipGraphExec_t e = NULL, e2 = NULL;
 	hipMemsetParams p;
 
+	if (argc > 1 && strcmp(argv[1], "update") == 0)
+		return hgu_main();
 	hge_check("hipMalloc", hipMalloc((void **)&d, HGE_N));
 	hge_check("hipMemset", hipMemset(d, 0, HGE_N));
 	hge_check("hipGraphCreate", hipGraphCreate(&g, 0));

@@ -25,7 +25,20 @@
 #   naming the set nodes by HIP's calls;
 # - with hip_graph_edit exec (tests/hip/hip_graph_edit.hip, saxpy): the
 #   same for hipGraphExecKernelNodeSetParams (a = 5 at the second launch:
-#   y[5] 25.0), its failed form (a null function) recorded with its error.
+#   y[5] 25.0), its failed form (a null function) recorded with its error;
+# - with hip_graph_exec update: hipGraphExecUpdate as clr 5.2 serves it on
+#   the double (the graph's nodes paired with the exec's in level order,
+#   not the order they were added in; a changed topology and a changed
+#   kind fail with hipErrorGraphExecUpdateFailure and their result, the
+#   second after setting the pairs before it, its error node the graph's);
+#   tscapture records each update as itself with the pairs (deps = the
+#   graph's level order, deps_to = the exec's), output unchanged; tsreplay
+#   applies them (the four read-backs equal, plain, with
+#   --check-determinism and with --range from the last launch) and
+#   reproduces both failures; without the update that worked the next
+#   read-back differs (exit 3), and an update whose pair names a node the
+#   graph does not hold yet is refused by name, as it worked and as it
+#   failed; tsinfo and the emulator read the trace.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/hip"
 H="$TOP/$BUILD/tests/hip"
@@ -157,4 +170,76 @@ for r in plain determinism single; do
 		fail "kernel replay $r: $(cat "$T/krp.$r.out")"
 done
 expect_rc 0 ksummary "$EXPORT" --summary "$T/k.sbt"
+
+# hipGraphExecUpdate
+expect_rc 0 urun $PRE "$H/hip_graph_exec" update
+printf '%s\n' "first: 11 22 11 00" "update b 0 0" "updated: 44 55 00 44" "update c 910 2" \
+	"topology: 44 55 00 44" "update d 910 3 error node empty" "kind: 66 77 00 66" \
+	"update null 1" >"$T/uwant"
+cmp -s "$T/uwant" "$T/urun.out" || fail "hip_graph_exec update on the double: $(diff "$T/uwant" "$T/urun.out")"
+expect_rc 0 ucap $PRE "$CAP" -o "$T/u.sbt" -- "$H/hip_graph_exec" update
+cmp -s "$T/urun.out" "$T/ucap.out" || fail "output changed under tscapture: $(diff "$T/urun.out" "$T/ucap.out")"
+! grep -q "not modeled, 0 to" "$T/ucap.err" || fail "an exec counted as changed by calls not modeled: $(cat "$T/ucap.err")"
+expect_rc 0 udump "$INFO" --dump "$T/u.sbt"
+! grep -q ' hip\.tsGraphNotModeled ' "$T/udump.out" || fail "hip.tsGraphNotModeled records in the update trace"
+# node handles as --dump shows deps: 16 hex digits, little-endian
+le() { printf '%016x' "$1" | sed 's/\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)/\8\7\6\5\4\3\2\1/'; }
+nodes() { sed -n "s/^seq=[0-9]* .* hip\.hipGraphAdd[A-Za-z0-9]*Node[A-Za-z0-9]* parent=$1 .*node=\([0-9]*\).*/\1/p" "$T/udump.out"; }
+GRAPHS=$(sed -n 's/^seq=[0-9]* .* hip\.hipGraphCreate handle=\([0-9]*\).*/\1/p' "$T/udump.out")
+set -- $GRAPHS
+[ $# -eq 4 ] || fail "not four graphs in the update trace: $GRAPHS"
+GA=$1 GB=$2 GC=$3 GD=$4
+set -- $(nodes "$GA"); A1=$1 ACP=$2 A2=$3
+set -- $(nodes "$GB"); B1=$1 B2=$2 BCP=$3
+set -- $(nodes "$GD"); D1=$1 D2=$2 DE=$3
+CN=$(nodes "$GC" | while read -r n; do le "$n"; done | tr -d '\n')
+UX=$(sed -n 's/^seq=[0-9]* .* hip\.hipGraphInstantiate handle=\([0-9]*\).*/\1/p' "$T/udump.out")
+[ -n "$UX" ] && [ -n "$A2" ] && [ -n "$BCP" ] && [ -n "$DE" ] || fail "no exec or nodes in the update trace"
+# the exec's level order: both memsets (level 0, in the order added), then the copy
+XO=$(le "$A1")$(le "$A2")$(le "$ACP")
+grep -q " hip\.hipGraphExecUpdate handle=$UX parent=$GB deps=$(le "$B1")$(le "$B2")$(le "$BCP") deps_to=$XO\$" "$T/udump.out" ||
+	fail "the update that worked is not recorded with its pairs: $(grep ExecUpdate "$T/udump.out")"
+grep -q " hip\.hipGraphExecUpdate result=910 handle=$UX parent=$GC value=2 deps=$CN deps_to=$XO\$" "$T/udump.out" ||
+	fail "the topology change is not recorded with its result: $(grep ExecUpdate "$T/udump.out")"
+grep -q " hip\.hipGraphExecUpdate result=910 handle=$UX parent=$GD value=3 node=$DE deps=$(le "$D1")$(le "$D2")$(le "$DE") deps_to=$XO\$" "$T/udump.out" ||
+	fail "the kind change is not recorded with its result and error node: $(grep ExecUpdate "$T/udump.out")"
+grep -q " hip\.hipGraphExecUpdate result=1 handle=$UX parent=$GB deps=" "$T/udump.out" ||
+	fail "the update with no result pointer is not recorded with its error: $(grep ExecUpdate "$T/udump.out")"
+sed -n 's/^seq=[0-9]* .* checkpoint call_seq=.* hash=\(0x[0-9a-f]*\) .*/\1/p' "$T/udump.out" >"$T/uhashes"
+[ "$(wc -l <"$T/uhashes")" -eq 4 ] || fail "not 4 checkpoints: $(cat "$T/uhashes")"
+U1=$(sed -n 1p "$T/uhashes") U2=$(sed -n 2p "$T/uhashes") U3=$(sed -n 3p "$T/uhashes") U4=$(sed -n 4p "$T/uhashes")
+[ "$U1" != "$U2" ] && [ "$U2" = "$U3" ] && [ "$U3" != "$U4" ] ||
+	fail "the updates did not change the read-backs as the program saw: $(cat "$T/uhashes")"
+UL4=$(sed -n "s/^seq=\([0-9]*\) .* hip\.hipGraphLaunch handle=$UX .*/\1/p" "$T/udump.out" | sed -n 4p)
+[ -n "$UL4" ] || fail "not four launches in the update trace"
+for r in plain determinism range; do
+	nck=4
+	case $r in
+	plain) set -- ;;
+	determinism) set -- --check-determinism ;;
+	range) set -- --range "$UL4:"; nck=1 ;;
+	esac
+	expect_rc 0 "urp.$r" "$RP" --json "$@" "$T/u.sbt"
+	[ "$(json_field "$T/urp.$r.out" checkpoints)" = $nck ] && [ "$(json_field "$T/urp.$r.out" matched)" = $nck ] ||
+		fail "update replay $r: $(cat "$T/urp.$r.out")"
+done
+# without the update that worked, the next read-back differs
+US=$(sed -n "s/^seq=\([0-9]*\) .* hip\.hipGraphExecUpdate handle=$UX parent=$GB .*/\1/p" "$T/udump.out")
+UR2=$(sed -n 's/^seq=\([0-9]*\) .* hip\.hipMemcpy src=.*/\1/p' "$T/udump.out" | sed -n 2p)
+expect_rc 0 umut.drop "$MUT" "$T/u.sbt" "$T/unoup.sbt" --drop "$US"
+expect_rc 3 unoup "$RP" "$T/unoup.sbt"
+has unoup err "the device-to-host copy at seq $UR2 differs from the capture"
+# moved before the add of b's copy node, or d's update before d's empty
+# node: a pair names a node the graph does not hold yet
+BCPS=$(sed -n "s/^seq=\([0-9]*\) .* hip\.hipGraphAddMemcpyNode1D parent=$GB .*/\1/p" "$T/udump.out")
+expect_rc 0 umut.move "$MUT" "$T/u.sbt" "$T/uearly.sbt" --move "$US:$BCPS"
+expect_rc 1 uearly "$RP" "$T/uearly.sbt"
+has uearly err "record seq $BCPS (hip.hipGraphExecUpdate): graph exec $(printf '0x%x' "$UX")'s update from graph $(printf '0x%x' "$GB") cannot be replayed as it worked at capture: pair 2 names graph node $(printf '0x%x' "$BCP"), which it does not hold"
+DS=$(sed -n "s/^seq=\([0-9]*\) .* hip\.hipGraphExecUpdate result=910 handle=$UX parent=$GD .*/\1/p" "$T/udump.out")
+DES=$(sed -n "s/^seq=\([0-9]*\) .* hip\.hipGraphAddEmptyNode parent=$GD .*/\1/p" "$T/udump.out")
+expect_rc 0 umut.dmove "$MUT" "$T/u.sbt" "$T/udearly.sbt" --move "$DS:$DES"
+expect_rc 1 udearly "$RP" "$T/udearly.sbt"
+has udearly err "cannot be replayed as it failed at capture: pair 2 names graph node $(printf '0x%x' "$DE"), which it does not hold"
+expect_rc 0 usummary "$EXPORT" --summary "$T/u.sbt"
+expect_rc 0 uinfo "$INFO" "$T/u.sbt"
 exit 0

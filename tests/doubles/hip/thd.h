@@ -150,6 +150,10 @@ THD_HIDDEN hipError_t thd_graph_flatten(const struct ihipGraph *g, thd_node **ou
 /* The same, with from[i] = the node added node by node that work i came
  * from (NULL: a stream capture's), into a new array (*from owned by the
  * caller). */
+/* clr 5.2's ihipGraph::LevelOrder of g's nodes added node by node, into
+ * a new array (*out owned by the caller; thd_graph.c). */
+THD_HIDDEN hipError_t thd_graph_level_order(const struct ihipGraph *g, struct hipGraphNode ***out,
+                                            size_t *n);
 THD_HIDDEN hipError_t thd_graph_flatten_from(const struct ihipGraph *g, thd_node **out,
                                              struct hipGraphNode ***from, size_t *n);
 
@@ -161,6 +165,8 @@ struct hipGraphExec {
 	size_t n;
 	struct hipGraphNode **clones; /* the graph's nodes at instantiation (owned array) */
 	size_t nclones;
+	struct hipGraphNode **order; /* their level order then (hipGraphExecUpdate; owned array) */
+	size_t norder;
 };
 
 typedef struct thd_item {

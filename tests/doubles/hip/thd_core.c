@@ -455,6 +455,8 @@ THD_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *exec, hipGraph_t graph
 	if (graph->ngnodes)
 		memcpy(e->clones, graph->gnodes, graph->ngnodes * sizeof(*e->clones));
 	e->nclones = graph->ngnodes;
+	if ((r = thd_graph_level_order(graph, &e->order, &e->norder)) != hipSuccess)
+		return thd_ret(r);
 	e->graph = graph;
 	e->magic = THD_LIVE;
 	*exec = e;

@@ -4,8 +4,8 @@
  * hipGraphAddMemcpyNode, hipGraphAddMemcpyNode1D, hipGraphAddMemsetNode,
  * hipGraphAddEmptyNode, hipGraphAddChildGraphNode, hipGraphAddDependencies,
  * hipGraphKernelNodeSetParams, hipGraphDestroyNode,
- * hipGraphRemoveDependencies and hipGraphInstantiateWithFlags
- * (hipGraphInstantiate, launch and the
+ * hipGraphRemoveDependencies, hipGraphInstantiateWithFlags, the exec
+ * setters and hipGraphExecUpdate (hipGraphInstantiate, launch and the
  * destroys: thd_core.c, shared with stream capture).
  *
  * A node is the work its call would queue, made by that call on a stream
@@ -54,7 +54,64 @@ struct hipGraphNode {
 	size_t nitems;
 	struct hipGraphNode **deps; /* owned array */
 	size_t ndeps;
+	/* clr 5.2's bookkeeping for ihipGraph::LevelOrder (hipGraphExecUpdate):
+	 * the nodes after it in the order the edges were made, its in-degree
+	 * and level as clr keeps them (thd_gedge, thd_gunedge, destroy) */
+	struct hipGraphNode **edges; /* owned array */
+	size_t nedges;
+	size_t indeg;
+	uint32_t level;
 };
+
+/* to after from: its level at least from's + 1, and so on along its
+ * edges (clr recurses the same way). */
+static void thd_gedge_raise(const struct hipGraphNode *from, struct hipGraphNode *to)
+{
+	if (to->level >= from->level + 1)
+		return;
+	to->level = from->level + 1;
+	for (size_t i = 0; i < to->nedges; i++)
+		thd_gedge_raise(to, to->edges[i]);
+}
+
+/* clr's hipGraphNode::AddEdge: from -> to; to's level raised and passed on
+ * along its edges (UpdateEdgeLevel; each step only raises one, so a node
+ * already high enough ends the walk there).  hipErrorOutOfMemory or
+ * hipSuccess. */
+static hipError_t thd_gedge(struct hipGraphNode *from, struct hipGraphNode *to)
+{
+	struct hipGraphNode **e = realloc(from->edges, (from->nedges + 1) * sizeof(*e));
+
+	if (!e)
+		return hipErrorOutOfMemory;
+	from->edges = e;
+	e[from->nedges++] = to;
+	to->indeg++;
+	thd_gedge_raise(from, to);
+	return hipSuccess;
+}
+
+/* clr's hipGraphNode::RemoveEdge: to leaves from's edges, its in-degree
+ * drops and its level becomes the largest of its dependencies' + 1, from
+ * still among them (clr drops it after); the nodes after it keep theirs.
+ * Called before from leaves to->deps. */
+static void thd_gunedge(struct hipGraphNode *from, struct hipGraphNode *to)
+{
+	size_t keep = 0, had = from->nedges;
+	uint32_t level = 0;
+
+	for (size_t i = 0; i < from->nedges; i++)
+		if (from->edges[i] != to)
+			from->edges[keep++] = from->edges[i];
+	from->nedges = keep;
+	if (keep == had)
+		return;
+	to->indeg--;
+	for (size_t k = 0; k < to->ndeps; k++)
+		if (to->deps[k]->level + 1 > level)
+			level = to->deps[k]->level + 1;
+	to->level = level;
+}
 
 THD_EXPORT hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
 {
@@ -147,6 +204,9 @@ static hipError_t thd_gnode_add(hipGraphNode_t *out, hipGraph_t graph, const hip
 	n->ndeps = ndeps;
 	n->magic = THD_LIVE;
 	v[graph->ngnodes++] = n;
+	for (size_t i = 0; i < ndeps; i++)
+		if ((r = thd_gedge(deps[i], n)) != hipSuccess)
+			return thd_ret(r);
 	*out = n;
 	return hipSuccess;
 }
@@ -275,7 +335,7 @@ THD_EXPORT hipError_t hipGraphAddDependencies(hipGraph_t graph, const hipGraphNo
 			if (t->deps[k] == from[i])
 				return thd_ret(hipErrorInvalidValue);
 		v = realloc(t->deps, (t->ndeps + 1) * sizeof(*v));
-		if (!v)
+		if (!v || thd_gedge(from[i], t) != hipSuccess)
 			return thd_ret(hipErrorOutOfMemory);
 		t->deps = v;
 		v[t->ndeps++] = from[i];
@@ -362,28 +422,24 @@ hipError_t thd_graph_flatten_from(const struct ihipGraph *g, thd_node **out,
  * as every graph's do); a clone that had no work (a copy of 0 bytes) has
  * no place in the exec's order here: hipErrorNotSupported.
  */
-static hipError_t thd_exec_set(hipGraphExec_t e, hipGraphNode_t node, thd_build_fn build,
-                               const void *ctx)
+/* The work of exec e's clone of node becomes items (nitems of them, owned
+ * from here on: their kernarg bytes become the exec's), in its place in the
+ * exec's order. */
+static hipError_t thd_exec_splice(hipGraphExec_t e, hipGraphNode_t node, thd_node *items,
+                                  size_t nitems)
 {
-	thd_node *items = NULL, *v;
+	thd_node *v;
 	struct hipGraphNode **f;
-	size_t nitems = 0, a = 0, b, n, k = 0;
-	hipError_t r;
+	size_t a = 0, b, n;
 
-	if (!e || e->magic != THD_LIVE || !node)
-		return thd_ret(hipErrorInvalidValue);
-	while (k < e->nclones && e->clones[k] != node)
-		k++;
-	if (k == e->nclones || node->build != build)
-		return thd_ret(hipErrorInvalidValue);
 	while (a < e->n && e->from[a] != node)
 		a++;
-	if (a == e->n)
-		return thd_ret(hipErrorNotSupported);
+	if (a == e->n) {
+		thd_items_free(items, nitems);
+		return hipErrorNotSupported;
+	}
 	for (b = a; b < e->n && e->from[b] == node; b++)
 		;
-	if ((r = thd_gnode_make(build, ctx, &items, &nitems)) != hipSuccess)
-		return thd_ret(r);
 	n = e->n - (b - a) + nitems;
 	v = calloc(n ? n : 1, sizeof(*v));
 	f = calloc(n ? n : 1, sizeof(*f));
@@ -391,7 +447,7 @@ static hipError_t thd_exec_set(hipGraphExec_t e, hipGraphNode_t node, thd_build_
 		free(v);
 		free(f);
 		thd_items_free(items, nitems);
-		return thd_ret(hipErrorOutOfMemory);
+		return hipErrorOutOfMemory;
 	}
 	memcpy(v, e->nodes, a * sizeof(*v));
 	memcpy(f, e->from, a * sizeof(*f));
@@ -408,6 +464,28 @@ static hipError_t thd_exec_set(hipGraphExec_t e, hipGraphNode_t node, thd_build_
 	e->from = f;
 	e->n = n;
 	return hipSuccess;
+}
+
+static hipError_t thd_exec_set(hipGraphExec_t e, hipGraphNode_t node, thd_build_fn build,
+                               const void *ctx)
+{
+	thd_node *items = NULL;
+	size_t nitems = 0, a = 0, k = 0;
+	hipError_t r;
+
+	if (!e || e->magic != THD_LIVE || !node)
+		return thd_ret(hipErrorInvalidValue);
+	while (k < e->nclones && e->clones[k] != node)
+		k++;
+	if (k == e->nclones || node->build != build)
+		return thd_ret(hipErrorInvalidValue);
+	while (a < e->n && e->from[a] != node)
+		a++;
+	if (a == e->n)
+		return thd_ret(hipErrorNotSupported);
+	if ((r = thd_gnode_make(build, ctx, &items, &nitems)) != hipSuccess)
+		return thd_ret(r);
+	return thd_ret(thd_exec_splice(e, node, items, nitems));
 }
 
 THD_EXPORT hipError_t hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
@@ -533,6 +611,10 @@ THD_EXPORT hipError_t hipGraphDestroyNode(hipGraphNode_t node)
 	if (!node || node->magic != THD_LIVE)
 		return thd_ret(hipErrorInvalidValue);
 	g = node->graph;
+	/* clr's destructor: each parent's RemoveEdge (its edge list), the
+	 * children only drop the dependency (in-degree and level kept) */
+	for (size_t k = 0; k < node->ndeps; k++)
+		thd_gunedge(node->deps[k], node);
 	memmove(&g->gnodes[node->index], &g->gnodes[node->index + 1],
 	        (g->ngnodes - node->index - 1) * sizeof(*g->gnodes));
 	g->ngnodes--;
@@ -575,11 +657,146 @@ THD_EXPORT hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGrap
 	}
 	for (size_t i = 0; i < numDependencies; i++) {
 		struct hipGraphNode *t = to[i];
+		thd_gunedge(from[i], t);
 		for (size_t k = 0; k < t->ndeps; k++)
 			if (t->deps[k] == from[i]) {
 				t->deps[k] = t->deps[--t->ndeps];
 				break;
 			}
 	}
+	return hipSuccess;
+}
+
+hipError_t thd_graph_level_order(const struct ihipGraph *g, struct hipGraphNode ***out, size_t *n)
+{
+	struct hipGraphNode **q = malloc((g->ngnodes ? g->ngnodes : 1) * sizeof(*q));
+	unsigned char *seen = calloc(g->ngnodes ? g->ngnodes : 1, 1);
+	size_t head = 0, tail = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!q || !seen) {
+		free(q);
+		free(seen);
+		return hipErrorOutOfMemory;
+	}
+	for (size_t i = 0; i < g->ngnodes; i++)
+		if (!g->gnodes[i]->indeg)
+			q[tail++] = g->gnodes[i];
+	while (head < tail) {
+		const struct hipGraphNode *x = q[head++];
+		for (size_t k = 0; k < x->nedges; k++) {
+			struct hipGraphNode *y = x->edges[k];
+			if (y->magic != THD_LIVE || seen[y->index] || y->level != x->level + 1 ||
+			    tail == g->ngnodes)
+				continue;
+			seen[y->index] = 1;
+			q[tail++] = y;
+		}
+	}
+	free(seen);
+	*out = q;
+	*n = tail;
+	return hipSuccess;
+}
+
+/* A copy of n's work (kernarg bytes copied) into a new array. */
+static hipError_t thd_items_copy(const struct hipGraphNode *n, thd_node **out, size_t *nout)
+{
+	thd_node *v = calloc(n->nitems ? n->nitems : 1, sizeof(*v));
+
+	*out = NULL;
+	*nout = 0;
+	if (!v)
+		return hipErrorOutOfMemory;
+	for (size_t i = 0; i < n->nitems; i++) {
+		v[i] = n->items[i];
+		v[i].owned = NULL;
+		v[i].args = NULL;
+		if (n->items[i].args && n->items[i].args_len) {
+			if (!(v[i].args = malloc(n->items[i].args_len))) {
+				thd_items_free(v, i);
+				return hipErrorOutOfMemory;
+			}
+			memcpy(v[i].args, n->items[i].args, n->items[i].args_len);
+		}
+	}
+	*out = v;
+	*nout = n->nitems;
+	return hipSuccess;
+}
+
+/*
+ * hipGraphExecUpdate as clr 5.2's hip_graph.cpp serves it: a null exec,
+ * graph, error node or result pointer is hipErrorInvalidValue (a dead one
+ * too: clr would read it); the graph's nodes in level order
+ * (ihipGraph::LevelOrder) are paired index by index with the exec's (its
+ * graph's level order at instantiation: hipGraphExec::GetNodes).  Another
+ * count: *updateResult_out = hipGraphExecUpdateErrorTopologyChanged and
+ * hipErrorGraphExecUpdateFailure (the error node untouched).  Then pair by
+ * pair: two kinds (the call that added each) are
+ * hipGraphExecUpdateErrorNodeTypeChanged with the graph's node as the
+ * error node; else the exec's node takes the graph's node's parameters
+ * (SetParams: the double copies its work, kernarg bytes too, into the
+ * exec's order where the exec's node's work was; a child graph node takes
+ * the new child's work whole).  A failure leaves the pairs before it set,
+ * as clr's loop does.  The double's own limits: an exec node that has no
+ * work in the exec (a copy of 0 bytes) given work is
+ * hipGraphExecUpdateErrorNotSupported with that error node, and a graph or
+ * exec holding work of a stream capture is answered
+ * hipGraphExecUpdateErrorNotSupported before any pair (clr pairs its nodes
+ * too; the double keeps no nodes of a capture).
+ */
+THD_EXPORT hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph,
+                                         hipGraphNode_t *hErrorNode_out,
+                                         hipGraphExecUpdateResult *updateResult_out)
+{
+	struct hipGraphNode **order = NULL;
+	size_t n = 0;
+	hipError_t r;
+
+	if (!hGraphExec || !hGraph || !hErrorNode_out || !updateResult_out ||
+	    hGraphExec->magic != THD_LIVE || hGraph->magic != THD_LIVE)
+		return thd_ret(hipErrorInvalidValue);
+	if (hGraph->n || (hGraphExec->n && !hGraphExec->from[0]) ||
+	    hGraphExec->graph->n) {
+		*updateResult_out = hipGraphExecUpdateErrorNotSupported;
+		return thd_ret(hipErrorGraphExecUpdateFailure);
+	}
+	if ((r = thd_graph_level_order(hGraph, &order, &n)) != hipSuccess)
+		return thd_ret(r);
+	if (n != hGraphExec->norder) {
+		free(order);
+		*updateResult_out = hipGraphExecUpdateErrorTopologyChanged;
+		return thd_ret(hipErrorGraphExecUpdateFailure);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct hipGraphNode *x = hGraphExec->order[i], *g = order[i];
+		thd_node *items;
+		size_t nitems;
+		if (x->build != g->build) {
+			free(order);
+			*hErrorNode_out = g;
+			*updateResult_out = hipGraphExecUpdateErrorNodeTypeChanged;
+			return thd_ret(hipErrorGraphExecUpdateFailure);
+		}
+		if ((r = thd_items_copy(g, &items, &nitems)) != hipSuccess) {
+			free(order);
+			return thd_ret(r);
+		}
+		r = thd_exec_splice(hGraphExec, x, items, nitems);
+		if (r == hipErrorNotSupported && !nitems)
+			continue; /* no work before, none after (an empty node, a copy of 0 bytes) */
+		if (r != hipSuccess) {
+			free(order);
+			if (r != hipErrorNotSupported)
+				return thd_ret(r);
+			*hErrorNode_out = g;
+			*updateResult_out = hipGraphExecUpdateErrorNotSupported;
+			return thd_ret(hipErrorGraphExecUpdateFailure);
+		}
+	}
+	free(order);
+	*updateResult_out = hipGraphExecUpdateSuccess;
 	return hipSuccess;
 }
