@@ -233,7 +233,7 @@ $(BUILD)/tests/cuda/cuda_late_calls: LDLIBS_ALL += -L$(BUILD)/tests/cuda/lib -lc
 
 # ---- HIP (docs/hip.md) ----
 # The AMDGPU code-object reader (serializer/amdgpu/*.c -> libtsamd.a, with
-# libelf and msgpack-c), the HIP interposer (interpose/hip/*.c ->
+# libelf, msgpack-c, and zlib and libzstd for compressed bundles), the HIP interposer (interpose/hip/*.c ->
 # $(BUILD)/interpose/libtracesmith_hip.so, against /usr/include/hip), and
 # the HIP test programs (tests/hip: *.hip built by hipcc for two targets,
 # hip_module_kernels.hip as a --genco bundle, hip_module.c by $(CC) against
@@ -241,10 +241,11 @@ $(BUILD)/tests/cuda/cuda_late_calls: LDLIBS_ALL += -L$(BUILD)/tests/cuda/lib -lc
 # (scripts/deps.sh installs it all); their tests then exit 77.
 HIPCC ?= $(firstword $(wildcard /usr/bin/hipcc /opt/rocm/bin/hipcc))
 HIP_ARCHS ?= --offload-arch=gfx90a --offload-arch=gfx1030
-HAVE_AMD_READER := $(if $(wildcard /usr/include/msgpack.h),$(if $(wildcard /usr/include/libelf.h),1))
+HAVE_AMD_READER := $(if $(wildcard /usr/include/msgpack.h),$(if $(wildcard /usr/include/libelf.h),$(if \
+	$(wildcard /usr/include/zstd.h),$(if $(wildcard /usr/include/zlib.h),1))))
 HAVE_HIP := $(if $(HAVE_AMD_READER),$(if $(wildcard /usr/include/hip/hip_runtime_api.h),1))
 HAVE_HIPCC := $(if $(HAVE_HIP),$(HIPCC))
-LDLIBS_AMD := -lelf -lmsgpackc
+LDLIBS_AMD := -lelf -lmsgpackc -lzstd -lz
 AMD_SRC := $(if $(HAVE_AMD_READER),$(wildcard serializer/amdgpu/*.c))
 LIB_AMD := $(BUILD)/lib/libtsamd.a
 THIP_SRC := $(if $(HAVE_HIP),$(wildcard interpose/hip/*.c interpose/hip/generated/*.c))
@@ -334,7 +335,7 @@ fuzz-amd-image:
 	@mkdir -p $(BUILD)/fuzz/corpus_amd
 	$(MAKE) BUILD=build/fuzzlib CC=clang CFLAGS="-O1 -g" SAN="-fsanitize=fuzzer-no-link,address" build/fuzzlib/lib/libtssbt.a
 	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(CPPFLAGS_ALL) tests/fuzz/fuzz_amd_image.c \
-		serializer/amdgpu/sbt_amd_image.c serializer/amdgpu/sbt_amd_meta.c \
+		serializer/amdgpu/sbt_amd_image.c serializer/amdgpu/sbt_amd_meta.c serializer/amdgpu/sbt_amd_ccob.c \
 		build/fuzzlib/lib/libtssbt.a $(LDLIBS_AMD) $(LDLIBS_BASE) -o $(BUILD)/fuzz/fuzz_amd_image
 	cp tests/fuzz/corpus_amd/* $(BUILD)/fuzz/corpus_amd/
 	$(BUILD)/fuzz/fuzz_amd_image -max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/corpus_amd

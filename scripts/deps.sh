@@ -1,7 +1,9 @@
 #!/bin/sh
 # Installs the Debian packages TraceSmith needs to build, test and benchmark.
 # (HIP: Debian's ROCm 5.2 hipcc and runtime, which run with no AMD GPU, and
-# libelf + msgpack-c for the code-object reader; docs/hip.md.)
+# libelf + msgpack-c for the code-object reader, zlib + libzstd for
+# compressed bundles, LLVM 19's clang-offload-bundler -compress and the zstd
+# command to make them in tests; docs/hip.md.)
 # Idempotent: packages already present are left alone.  Run as root (or
 # with sudo available).
 set -eu
@@ -12,7 +14,8 @@ glslang-tools spirv-tools xvfb xauth x11-utils libxcb1-dev libx11-dev xdotool
 graphviz libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libpng-dev
 libwayland-dev libxrandr-dev
 python3-pandas man-db
-hipcc libamdhip64-dev libelf-dev libmsgpack-dev"
+hipcc libamdhip64-dev libelf-dev libmsgpack-dev
+libzstd-dev zlib1g-dev zstd clang-tools-19"
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

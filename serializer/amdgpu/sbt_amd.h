@@ -29,13 +29,20 @@
  *   it (one byte more here); --genco files end exactly there.
  *
  *   Compressed offload bundle (clang-offload-bundler -compress, ROCm >= 6;
- *   layout from LLVM's OffloadBundler, not yet seen from a real hipcc):
+ *   layout from LLVM's OffloadBundler and its documentation; version 2 as
+ *   Debian's LLVM 19 clang-offload-bundler -compress writes it):
  *     0  "CCOB"  4  u16 version  6  u16 compression method
- *     v1:  8 u32 uncompressed size, 12 u64 hash            (20 bytes; no
- *          total size: cannot be sized from its header, refused)
+ *                                   (llvm::compression::Format: 0 zlib,
+ *                                   1 zstd)
+ *     v1:  8 u32 uncompressed size, 12 u64 hash            (20 bytes)
  *     v2:  8 u32 total size, 12 u32 uncompressed size, 16 u64 hash (24)
  *     v3:  8 u64 total size, 16 u64 uncompressed size, 24 u64 hash (32)
- *   The total size counts the header; the reader sizes it, never inflates.
+ *   then the compressed bytes: one zlib stream (RFC 1950) or one zstd
+ *   frame, to the total size, which counts the header.  The hash is the
+ *   first 8 bytes of the MD5 digest of the uncompressed bundle (kept, not
+ *   checked here).  A version 1 bundle has no total size: it ends where its
+ *   stream does (a zstd frame's size is in its block headers; a zlib
+ *   stream is run to its end).  Inflated, it is a clang offload bundle.
  *
  *   AMDGPU code object: a 64-bit little-endian ELF (e_machine EM_AMDGPU,
  *   224), sized from its header and section tables (sbt_cm_image_size).
@@ -99,6 +106,40 @@ typedef enum sbt_amd_kind {
 sbt_amd_status sbt_amd_image_size(const void *p, size_t max, size_t *size_out,
                                   sbt_amd_kind *kind_out);
 
+/* ---- compressed bundles (sbt_amd_ccob.c, with zlib and libzstd) ---------- */
+
+#define SBT_AMD_CCOB_ZLIB 0u
+#define SBT_AMD_CCOB_ZSTD 1u
+/* The largest inflated size a header may state (1 GiB): a trace is
+ * untrusted, and one stating more is refused before anything is inflated. */
+#define SBT_AMD_CCOB_RAW_MAX ((uint64_t)1 << 30)
+
+typedef struct sbt_amd_ccob {
+	unsigned version; /* 1, 2 or 3 */
+	unsigned method;  /* SBT_AMD_CCOB_ZLIB or SBT_AMD_CCOB_ZSTD */
+	uint64_t head;    /* header bytes */
+	uint64_t total;   /* the whole bundle, header included (v1: where its stream ends) */
+	uint64_t raw;     /* the inflated size its header states */
+	uint64_t hash;    /* its truncated MD5, as stored */
+} sbt_amd_ccob;
+
+/*
+ * The header of the compressed bundle at p (at most max bytes; SIZE_MAX
+ * trusts it) into *out, its total size found (a version 1 bundle's from
+ * its stream).  why (n bytes, may be NULL) names what is wrong otherwise.
+ */
+sbt_amd_status sbt_amd_ccob_header(const void *p, size_t max, sbt_amd_ccob *out, char *why,
+                                   size_t n);
+/*
+ * The offload bundle the compressed bundle p (len bytes) holds, inflated
+ * into a new buffer (*out, owned by the caller, *out_len bytes: exactly the
+ * size its header states).  A stream that makes fewer or more bytes than
+ * that, ends before or after its total size, or is damaged is refused
+ * (SBT_AMD_ERR_CORRUPT / _TRUNCATED, why naming it).
+ */
+sbt_amd_status sbt_amd_ccob_inflate(const void *p, size_t len, uint8_t **out, size_t *out_len,
+                                    char *why, size_t n);
+
 /* The bundle a wrapper points to (NULL when p is not a wrapper).  Only in
  * the process that made the wrapper. */
 const void *sbt_amd_wrapper_bundle(const void *p, unsigned *version_out);
@@ -153,7 +194,8 @@ sbt_amd_status sbt_amd_meta_read(const void *elf, size_t len, sbt_amd_meta **out
  * The same for every code object of an image (a bundle, or one ELF): the
  * first amdgcn entry that has metadata is read (every target of a bundle
  * is built from the same source, so its kernels and explicit arguments
- * agree).  Compressed bundles and wrappers are SBT_AMD_ERR_UNSUPPORTED.
+ * agree); a compressed bundle is inflated first (sbt_amd_ccob_inflate) and
+ * must hold a plain offload bundle.  Wrappers are SBT_AMD_ERR_UNSUPPORTED.
  */
 sbt_amd_status sbt_amd_meta_read_image(const void *image, size_t len, sbt_amd_meta **out,
                                        char *why, size_t n);

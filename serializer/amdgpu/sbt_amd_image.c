@@ -1,8 +1,8 @@
 /*
  * sbt_amd_image.c - sizing the images the HIP runtime is handed: the
- * fat-binary wrapper, clang offload bundles, compressed bundles' headers
- * and bare AMDGPU code objects (formats: sbt_amd.h).  No library beyond
- * the serializer's byte helpers: the interposer sizes every image it sees.
+ * fat-binary wrapper, clang offload bundles, compressed bundles (their
+ * header: sbt_amd_ccob.c) and bare AMDGPU code objects (formats:
+ * sbt_amd.h).  The interposer sizes every image it sees.
  */
 #include <stdint.h>
 #include <string.h>
@@ -83,35 +83,12 @@ static sbt_amd_status sbt_amd_bundle_walk(const uint8_t *p, size_t max, size_t w
 
 static sbt_amd_status sbt_amd_ccob_size(const uint8_t *p, size_t max, uint64_t *size_out)
 {
-	uint16_t version;
-	uint64_t total, head;
-	if (max < 8)
-		return SBT_AMD_ERR_TRUNCATED;
-	version = sbt_fmt_load_u16(p + 4);
-	switch (version) {
-	case 1:
-		return SBT_AMD_ERR_UNSUPPORTED; /* no total size in a version 1 header */
-	case 2:
-		head = 24;
-		if (max < head)
-			return SBT_AMD_ERR_TRUNCATED;
-		total = sbt_fmt_load_u32(p + 8);
-		break;
-	case 3:
-		head = 32;
-		if (max < head)
-			return SBT_AMD_ERR_TRUNCATED;
-		total = sbt_fmt_load_u64(p + 8);
-		break;
-	default:
-		return SBT_AMD_ERR_UNSUPPORTED;
-	}
-	if (total < head)
-		return SBT_AMD_ERR_CORRUPT;
-	if (total > max)
-		return SBT_AMD_ERR_TRUNCATED;
-	*size_out = total;
-	return SBT_AMD_OK;
+	sbt_amd_ccob h;
+	sbt_amd_status st = sbt_amd_ccob_header(p, max, &h, NULL, 0);
+
+	if (st == SBT_AMD_OK)
+		*size_out = h.total;
+	return st;
 }
 
 sbt_amd_status sbt_amd_image_size(const void *image, size_t max, size_t *size_out,

@@ -373,9 +373,29 @@ sbt_amd_status sbt_amd_meta_read_image(const void *image, size_t len, sbt_amd_me
 	}
 	if (kind == SBT_AMD_IMAGE_ELF)
 		return sbt_amd_meta_read(image, size, out, why, n);
+	if (kind == SBT_AMD_IMAGE_COMPRESSED) {
+		uint8_t *raw = NULL;
+		size_t raw_len = 0;
+		char inner[200];
+		st = sbt_amd_ccob_inflate(image, size, &raw, &raw_len, inner, sizeof(inner));
+		if (st != SBT_AMD_OK) {
+			sbt_amd_why(why, n, "compressed bundle: %s", inner);
+			return st;
+		}
+		if (sbt_amd_image_size(raw, raw_len, &size, &kind) != SBT_AMD_OK ||
+		    kind != SBT_AMD_IMAGE_BUNDLE) {
+			free(raw);
+			sbt_amd_why(why, n, "compressed bundle: it inflates to no offload bundle");
+			return SBT_AMD_ERR_CORRUPT;
+		}
+		st = sbt_amd_meta_read_image(raw, raw_len, out, inner, sizeof(inner));
+		if (st != SBT_AMD_OK)
+			sbt_amd_why(why, n, "compressed bundle: %s", inner);
+		free(raw); /* the metadata holds copies */
+		return st;
+	}
 	if (kind != SBT_AMD_IMAGE_BUNDLE) {
-		sbt_amd_why(why, n, "%s images hold no readable code object here",
-		            kind == SBT_AMD_IMAGE_WRAPPER ? "wrapper" : "compressed bundle");
+		sbt_amd_why(why, n, "wrapper images hold no readable code object here");
 		return SBT_AMD_ERR_UNSUPPORTED;
 	}
 	st = sbt_amd_bundle_count(image, size, &count);

@@ -6,7 +6,10 @@
  * walked and each must lie inside the sized image; the metadata is read
  * from the image and from each entry, and every kernel found by index
  * must be found again by name with its explicit arguments inside its
- * argument list.  The wrapper's pointer is never followed.
+ * argument list.  A compressed bundle's header must give the size it was
+ * sized to, and what it inflates to must be exactly the size its header
+ * states (its metadata is read through sbt_amd_meta_read_image, which
+ * inflates it again).  The wrapper's pointer is never followed.
  * `make fuzz` runs it; `make test` replays tests/fuzz/corpus_amd (real
  * hipcc outputs) through it (tests/shell/test_hip_reader.sh).
  */
@@ -53,6 +56,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				if (e.size)
 					fuzz_amd_meta(copy + e.offset, (size_t)e.size);
 			}
+		}
+		if (kind == SBT_AMD_IMAGE_COMPRESSED) {
+			sbt_amd_ccob h;
+			uint8_t *raw = NULL;
+			size_t raw_len = 0;
+			char why[128];
+			if (sbt_amd_ccob_header(copy, n, &h, why, sizeof(why)) != SBT_AMD_OK || h.total != n)
+				abort();
+			if (sbt_amd_ccob_inflate(copy, n, &raw, &raw_len, why, sizeof(why)) == SBT_AMD_OK &&
+			    raw_len != h.raw)
+				abort();
+			free(raw);
 		}
 		fuzz_amd_meta(copy, n);
 	}
