@@ -48,8 +48,15 @@ static void thip_graph_node(thip_node *n, hipError_t r, const hipGraphNode_t *ou
 	n->deps_len = thip_graph_pack(deps, ndeps, packed);
 	n->deps = *packed;
 	thip_graph_node_add(n->node, n->graph);
-	if (r == hipSuccess)
-		thip_gorder_add(n->graph, n->node, deps, ndeps);
+}
+
+/* An add that worked, followed for hipGraphExecUpdate whether or not it
+ * is recorded (thip_gorder.c). */
+static void thip_graph_follow(const thip_call *call, hipError_t r, const hipGraphNode_t *out,
+                              hipGraph_t graph, const hipGraphNode_t *deps, size_t ndeps)
+{
+	if (!call->nested && r == hipSuccess && out)
+		thip_gorder_add(THIP_U(graph), THIP_U(*out), deps, ndeps);
 }
 
 hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
@@ -89,6 +96,7 @@ hipError_t hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
 	thip_node n;
 	uint8_t *packed = NULL;
 
+	thip_graph_follow(&call, r, pGraphNode, graph, pDependencies, numDependencies);
 	if (call.record) {
 		thip_graph_node(&n, r, pGraphNode, graph, pDependencies, numDependencies, &packed);
 		call.node = &n;
@@ -114,6 +122,7 @@ hipError_t hipGraphAddMemcpyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
 	thip_node n;
 	uint8_t *packed = NULL;
 
+	thip_graph_follow(&call, r, pGraphNode, graph, pDependencies, numDependencies);
 	if (call.record) {
 		thip_graph_node(&n, r, pGraphNode, graph, pDependencies, numDependencies, &packed);
 		call.node = &n;
@@ -140,6 +149,7 @@ hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph,
 	thip_node n;
 	uint8_t *packed = NULL;
 
+	thip_graph_follow(&call, r, pGraphNode, graph, pDependencies, numDependencies);
 	if (call.record) {
 		thip_side d = {dst, 0, 0, 0, count, 0, 0}, sr = {src, 0, 0, 0, count, 0, 0};
 		thip_graph_node(&n, r, pGraphNode, graph, pDependencies, numDependencies, &packed);
@@ -167,6 +177,7 @@ hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
 	uint8_t *packed = NULL;
 	sbt_cm_call c;
 
+	thip_graph_follow(&call, r, pGraphNode, graph, pDependencies, numDependencies);
 	if (call.record) {
 		thip_graph_node(&n, r, pGraphNode, graph, pDependencies, numDependencies, &packed);
 		sbt_cm_call_init(&c);
@@ -202,6 +213,7 @@ hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
 	uint8_t *packed = NULL;
 	sbt_cm_call c;
 
+	thip_graph_follow(&call, r, pGraphNode, graph, pDependencies, numDependencies);
 	if (call.record) {
 		thip_graph_node(&n, r, pGraphNode, graph, pDependencies, numDependencies, &packed);
 		sbt_cm_call_init(&c);
@@ -244,9 +256,9 @@ hipError_t hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGraph_t grap
 
 	if (call.nested)
 		goto out;
+	thip_graph_follow(&call, r, pGraphNode, graph, pDependencies, numDependencies);
 	if (r == hipSuccess && !thip_graph_is_made(THIP_U(childGraph))) {
 		thip_graph_node_add(node, THIP_U(graph));
-		thip_gorder_add(THIP_U(graph), node, pDependencies, numDependencies);
 		thip_graphnm_record(&call, r, "hipGraphAddChildGraphNode", THIP_U(graph), 0, node,
 		                    pDependencies, numDependencies, hipGraphNodeTypeGraph);
 		goto out;
