@@ -25,8 +25,12 @@
  * and graph d (memset 0x66, memset 0x77, an empty node after the first)
  * changes the third node's kind: both fail, d's after setting its first two
  * pairs (clr stops at the pair that fails), so the launches after them
- * show c changed nothing and d its two memsets.  An update with no result
- * pointer fails too.  Prints each read-back's bytes 0, 64, 128 and 200,
+ * show c changed nothing and d its two memsets.  Graph e holds three nodes
+ * of the exec's kinds (memset a, memset b after a, the copy after b), then
+ * an edge a -> copy is added and b -> copy removed: clr 5.2 keeps the
+ * copy's level at 2 (it counts b when it recomputes it), so its level
+ * order never reaches the copy from a (level 0) and the update fails with a
+ * changed topology.  An update with no result pointer fails too.  Prints each read-back's bytes 0, 64, 128 and 200,
  * each update's error and result, and whether d's error node is its empty
  * node.
  */
@@ -79,7 +83,7 @@ static hipMemsetParams hgu_set(unsigned char *dst, unsigned value)
 static int hgu_main(void)
 {
 	unsigned char *d = NULL;
-	hipGraph_t a = NULL, b = NULL, c = NULL, g = NULL;
+	hipGraph_t a = NULL, b = NULL, c = NULL, g = NULL, q = NULL;
 	hipGraphNode_t m1, m2, cp, extra, err = NULL;
 	hipGraphExec_t e = NULL;
 	hipGraphExecUpdateResult res = hipGraphExecUpdateSuccess;
@@ -136,6 +140,17 @@ static int hgu_main(void)
 	hge_check("hipMemset d", hipMemset(d, 0, HGE_N));
 	hge_check("hipGraphLaunch d", hipGraphLaunch(e, 0));
 	hgu_read("kind", d);
+
+	hge_check("hipGraphCreate e", hipGraphCreate(&q, 0));
+	p = hgu_set(d, 0x88);
+	hge_check("e m1", hipGraphAddMemsetNode(&m1, q, NULL, 0, &p));
+	hge_check("e m2", hipGraphAddMemsetNode(&m2, q, &m1, 1, &p));
+	hge_check("e copy", hipGraphAddMemcpyNode1D(&cp, q, &m2, 1, d + 192, d, 64,
+	                                            hipMemcpyDeviceToDevice));
+	hge_check("e edge", hipGraphAddDependencies(q, &m1, &cp, 1));
+	hge_check("e unedge", hipGraphRemoveDependencies(q, &m2, &cp, 1));
+	r = hipGraphExecUpdate(e, q, &err, &res);
+	printf("update e %d %d\n", (int)r, (int)res);
 	printf("update null %d\n", (int)hipGraphExecUpdate(e, b, &err, NULL));
 
 	hge_check("hipGraphExecDestroy", hipGraphExecDestroy(e));
@@ -143,6 +158,7 @@ static int hgu_main(void)
 	hge_check("hipGraphDestroy b", hipGraphDestroy(b));
 	hge_check("hipGraphDestroy c", hipGraphDestroy(c));
 	hge_check("hipGraphDestroy d", hipGraphDestroy(g));
+	hge_check("hipGraphDestroy e", hipGraphDestroy(q));
 	hge_check("hipFree", hipFree(d));
 	return 0;
 }

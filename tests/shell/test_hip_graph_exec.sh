@@ -30,12 +30,15 @@
 #   the double (the graph's nodes paired with the exec's in level order,
 #   not the order they were added in; a changed topology and a changed
 #   kind fail with hipErrorGraphExecUpdateFailure and their result, the
-#   second after setting the pairs before it, its error node the graph's);
+#   second after setting the pairs before it, its error node the graph's;
+#   a graph whose edge was removed keeps the level clr gives it, so that
+#   its level order misses a node and the update finds the topology
+#   changed);
 #   tscapture records each update as itself with the pairs (deps = the
 #   graph's level order, deps_to = the exec's), output unchanged; tsreplay
 #   applies them (the four read-backs equal, plain, with
 #   --check-determinism and with --range from the last launch) and
-#   reproduces both failures; without the update that worked the next
+#   reproduces the failures; without the update that worked the next
 #   read-back differs (exit 3), and an update whose pair names a node the
 #   graph does not hold yet is refused by name, as it worked and as it
 #   failed; tsinfo and the emulator read the trace.
@@ -175,7 +178,7 @@ expect_rc 0 ksummary "$EXPORT" --summary "$T/k.sbt"
 expect_rc 0 urun $PRE "$H/hip_graph_exec" update
 printf '%s\n' "first: 11 22 11 00" "update b 0 0" "updated: 44 55 00 44" "update c 910 2" \
 	"topology: 44 55 00 44" "update d 910 3 error node empty" "kind: 66 77 00 66" \
-	"update null 1" >"$T/uwant"
+	"update e 910 2" "update null 1" >"$T/uwant"
 cmp -s "$T/uwant" "$T/urun.out" || fail "hip_graph_exec update on the double: $(diff "$T/uwant" "$T/urun.out")"
 expect_rc 0 ucap $PRE "$CAP" -o "$T/u.sbt" -- "$H/hip_graph_exec" update
 cmp -s "$T/urun.out" "$T/ucap.out" || fail "output changed under tscapture: $(diff "$T/urun.out" "$T/ucap.out")"
@@ -187,11 +190,12 @@ le() { printf '%016x' "$1" | sed 's/\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(
 nodes() { sed -n "s/^seq=[0-9]* .* hip\.hipGraphAdd[A-Za-z0-9]*Node[A-Za-z0-9]* parent=$1 .*node=\([0-9]*\).*/\1/p" "$T/udump.out"; }
 GRAPHS=$(sed -n 's/^seq=[0-9]* .* hip\.hipGraphCreate handle=\([0-9]*\).*/\1/p' "$T/udump.out")
 set -- $GRAPHS
-[ $# -eq 4 ] || fail "not four graphs in the update trace: $GRAPHS"
-GA=$1 GB=$2 GC=$3 GD=$4
+[ $# -eq 5 ] || fail "not five graphs in the update trace: $GRAPHS"
+GA=$1 GB=$2 GC=$3 GD=$4 GE=$5
 set -- $(nodes "$GA"); A1=$1 ACP=$2 A2=$3
 set -- $(nodes "$GB"); B1=$1 B2=$2 BCP=$3
 set -- $(nodes "$GD"); D1=$1 D2=$2 DE=$3
+set -- $(nodes "$GE"); E1=$1 E2=$2
 CN=$(nodes "$GC" | while read -r n; do le "$n"; done | tr -d '\n')
 UX=$(sed -n 's/^seq=[0-9]* .* hip\.hipGraphInstantiate handle=\([0-9]*\).*/\1/p' "$T/udump.out")
 [ -n "$UX" ] && [ -n "$A2" ] && [ -n "$BCP" ] && [ -n "$DE" ] || fail "no exec or nodes in the update trace"
@@ -203,6 +207,10 @@ grep -q " hip\.hipGraphExecUpdate result=910 handle=$UX parent=$GC value=2 deps=
 	fail "the topology change is not recorded with its result: $(grep ExecUpdate "$T/udump.out")"
 grep -q " hip\.hipGraphExecUpdate result=910 handle=$UX parent=$GD value=3 node=$DE deps=$(le "$D1")$(le "$D2")$(le "$DE") deps_to=$XO\$" "$T/udump.out" ||
 	fail "the kind change is not recorded with its result and error node: $(grep ExecUpdate "$T/udump.out")"
+# e: three nodes of the exec's kinds, but the copy (level 2, its only
+# parent at level 0 once b -> copy is gone) is never reached: two in order
+grep -q " hip\.hipGraphExecUpdate result=910 handle=$UX parent=$GE value=2 deps=$(le "$E1")$(le "$E2") deps_to=$XO\$" "$T/udump.out" ||
+	fail "graph e's level order is not clr 5.2's: $(grep ExecUpdate "$T/udump.out")"
 grep -q " hip\.hipGraphExecUpdate result=1 handle=$UX parent=$GB deps=" "$T/udump.out" ||
 	fail "the update with no result pointer is not recorded with its error: $(grep ExecUpdate "$T/udump.out")"
 sed -n 's/^seq=[0-9]* .* checkpoint call_seq=.* hash=\(0x[0-9a-f]*\) .*/\1/p' "$T/udump.out" >"$T/uhashes"
