@@ -283,6 +283,18 @@ static size_t thip_graphnm_pack(const uint64_t *v, size_t n, uint8_t **out)
 	return n * 8;
 }
 
+/* Whether the runtime is ROCm 5's (hipRuntimeGetVersion: major x 10^7 +
+ * ...), whose clr pairs by level order.  ROCm 6's clr pairs by a
+ * topological order (Graph::TopologicalOrder, Kahn's) that the interposer
+ * does not follow: its updates are recorded as not modeled. */
+static int thip_graphnm_pairs_by_level(void)
+{
+	__typeof__(hipRuntimeGetVersion) *get = THIP_RT(hipRuntimeGetVersion);
+	int v = 0;
+
+	return get && get(&v) == hipSuccess && v / 10000000 == 5;
+}
+
 /*
  * hipGraphExecUpdate: clr 5.2 pairs the graph's nodes in level order with
  * the exec's (thip_gorder.c) and gives each exec node its pair's
@@ -291,8 +303,9 @@ static size_t thip_graphnm_pack(const uint64_t *v, size_t n, uint8_t **out)
  * parent = the graph, value = the hipGraphExecUpdateResult, node = the
  * error node, deps = the graph's level order, deps_to = the exec's, the
  * pairs index by index; serializer/sbt_compute.h) when both are followed
- * there; else (a graph made by stream capture or a clone, or an exec of
- * one) as tsGraphNotModeled.  The out-parameters are read only where clr
+ * there and the runtime is ROCm 5's; else (a graph made by stream capture
+ * or a clone, an exec of one, or a runtime whose clr pairs otherwise:
+ * ROCm 6's) as tsGraphNotModeled.  The out-parameters are read only where clr
  * writes them: the result at hipSuccess and hipErrorGraphExecUpdateFailure,
  * the error node at a failure other than a changed topology.
  */
@@ -313,7 +326,8 @@ hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph,
 
 	if (call.nested)
 		goto out;
-	if (!thip_gorder_pairs(THIP_U(hGraphExec), THIP_U(hGraph), &gn, &ng, &xn, &nx)) {
+	if (!thip_graphnm_pairs_by_level() ||
+	    !thip_gorder_pairs(THIP_U(hGraphExec), THIP_U(hGraph), &gn, &ng, &xn, &nx)) {
 		thip_graphnm_record(&call, r, "hipGraphExecUpdate", 0, THIP_U(hGraphExec), 0, NULL, 0, 0);
 		goto out;
 	}

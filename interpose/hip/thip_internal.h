@@ -189,7 +189,8 @@ void *thip_own(thip_fn fn);
 	X(hipGetDevice) X(hipGetDeviceCount) X(hipDeviceCanAccessPeer)             \
 	X(hipStreamIsCapturing) X(hipMemGetAllocationGranularity)                  \
 	X(hipMemAddressReserve) X(hipMemAddressFree) X(hipMemCreate)               \
-	X(hipMemRelease) X(hipMemMap) X(hipMemUnmap) X(hipMemSetAccess)
+	X(hipMemRelease) X(hipMemMap) X(hipMemUnmap) X(hipMemSetAccess)           \
+	X(hipRuntimeGetVersion)
 
 typedef enum thip_rt {
 #define THIP_X_RT(n) THIP_RT_##n,

@@ -41,7 +41,9 @@
 #   reproduces the failures; without the update that worked the next
 #   read-back differs (exit 3), and an update whose pair names a node the
 #   graph does not hold yet is refused by name, as it worked and as it
-#   failed; tsinfo and the emulator read the trace.
+#   failed; tsinfo and the emulator read the trace; under a runtime
+#   answering ROCm 6's version (TSHIP_DOUBLE_RUNTIME_VERSION) every update
+#   is recorded as not modeled and replay refuses the launch after it.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/hip"
 H="$TOP/$BUILD/tests/hip"
@@ -250,4 +252,18 @@ expect_rc 1 udearly "$RP" "$T/udearly.sbt"
 has udearly err "cannot be replayed as it failed at capture: pair 2 names graph node $(printf '0x%x' "$DE"), which it does not hold"
 expect_rc 0 usummary "$EXPORT" --summary "$T/u.sbt"
 expect_rc 0 uinfo "$INFO" "$T/u.sbt"
+# under a runtime that says it is ROCm 6 (whose clr pairs in a topological
+# order the interposer does not follow) the updates are not modeled, and
+# the launch after the one that worked is refused naming it
+expect_rc 0 u6cap env TSHIP_DOUBLE_RUNTIME_VERSION=60032830 $PRE "$CAP" -o "$T/u6.sbt" -- "$H/hip_graph_exec" update
+cmp -s "$T/urun.out" "$T/u6cap.out" || fail "output changed under tscapture (ROCm 6's version): $(diff "$T/urun.out" "$T/u6cap.out")"
+expect_rc 0 u6dump "$INFO" --dump "$T/u6.sbt"
+! grep -q ' hip\.hipGraphExecUpdate ' "$T/u6dump.out" || fail "an update recorded as itself under ROCm 6's version"
+[ "$(grep -c ' hip\.tsGraphNotModeled .*name="hipGraphExecUpdate"' "$T/u6dump.out")" -eq 5 ] ||
+	fail "not five updates recorded as not modeled: $(grep NotModeled "$T/u6dump.out")"
+UX6=$(sed -n 's/^seq=[0-9]* .* hip\.hipGraphInstantiate handle=\([0-9]*\).*/\1/p' "$T/u6dump.out")
+U6=$(sed -n 's/^seq=\([0-9]*\) .* hip\.tsGraphNotModeled handle=[0-9]* name="hipGraphExecUpdate".*/\1/p' "$T/u6dump.out")
+U6L=$(sed -n 's/^seq=\([0-9]*\) .* hip\.hipGraphLaunch .*/\1/p' "$T/u6dump.out" | sed -n 2p)
+expect_rc 1 u6rp "$RP" "$T/u6.sbt"
+has u6rp err "record seq $U6L (hip.hipGraphLaunch): graph exec $(printf '0x%x' "$UX6") cannot be replayed: it or its graph was changed by hipGraphExecUpdate at seq $U6, which replay does not model"
 exit 0

@@ -189,11 +189,26 @@ THD_EXPORT hipError_t hipDeviceReset(void)
 	return hipSuccess;
 }
 
+/* What ROCm 5.2.3's runtime answers; TSHIP_DOUBLE_RUNTIME_VERSION=N (a
+ * positive number) answers N instead, so that a test can show what the
+ * interposer does under another runtime's version (the double itself stays
+ * ROCm 5.2's in everything else). */
 THD_EXPORT hipError_t hipRuntimeGetVersion(int *version)
 {
+	const char *v = getenv("TSHIP_DOUBLE_RUNTIME_VERSION");
+	char *end;
+	long n;
+
 	if (!version)
 		return thd_ret(hipErrorInvalidValue);
-	*version = 50222153; /* what ROCm 5.2.3's runtime answers */
+	*version = 50222153;
+	if (v && *v) {
+		n = strtol(v, &end, 10);
+		if (*end || n < 1 || n > 0x7fffffff)
+			thd_say("TSHIP_DOUBLE_RUNTIME_VERSION=%s is not a positive version: 50222153", v);
+		else
+			*version = (int)n;
+	}
 	return hipSuccess;
 }
 
