@@ -1102,11 +1102,31 @@ static void tcu_graph_inherit(uint64_t dst, uint64_t src)
 		tcu_graph_partial(dst);
 }
 
+/* A graph moved into a child graph node of dst (cuGraphAddNode with
+ * CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE): it is dst's from now on, so calls
+ * on it change dst (tcu_graph_root), and the graph memory its launches
+ * would leave allocated is dst's launches' (copied to dst's execs at
+ * their instantiation). */
+static void tcu_graph_moved(uint64_t dst, uint64_t child)
+{
+	tcu_gmem_set *set;
+	pthread_mutex_lock(&tcu_g.mu);
+	if (cap_umap_put(&tcu_g.embedded_in, child, (void *)(uintptr_t)dst) == (void *)(uintptr_t)dst)
+		CAP_ERROR("cuda: out of memory noting a moved graph: changes to it are kept apart from its owner");
+	set = tcu_gmem_copy(cap_umap_get(&tcu_g.gmem_of_graph, child));
+	pthread_mutex_unlock(&tcu_g.mu);
+	for (size_t i = 0; set && i < set->n; i++)
+		tcu_gmem_node(dst, set->v[i].addr, set->v[i].size);
+	free(set);
+}
+
 /* A child graph node: the driver copies the child into it when it is
  * added, so later changes to the child do not reach the parent (replay
- * adds the node from its own child graph, rebuilt as it was then). */
+ * adds the node from its own child graph, rebuilt as it was then);
+ * moved: the node takes the child itself (flags = the
+ * CUgraphChildGraphNodeOwnership, CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE). */
 static void tcu_graph_child_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out, CUgraph g,
-                                 const CUgraphNode *deps, size_t ndeps, CUgraph child)
+                                 const CUgraphNode *deps, size_t ndeps, CUgraph child, int moved)
 {
 	sbt_cm_call c;
 	uint8_t *packed;
@@ -1114,12 +1134,46 @@ static void tcu_graph_child_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNo
 		return;
 	sbt_cm_call_init(&c);
 	c.handle = TCU_H(child);
+	c.flags = moved ? CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE : CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE;
 	packed = tcu_graph_pack_nodes(deps, ndeps);
 	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
 	tcu_graph_emit(SBT_CM_K_cuGraphAddChildGraphNode, id, mode, &c, TCU_H(g), NULL, 0);
-	if (r == CUDA_SUCCESS)
+	if (r == CUDA_SUCCESS) {
 		tcu_graph_inherit(TCU_H(g), TCU_H(child));
+		if (moved)
+			tcu_graph_moved(TCU_H(g), TCU_H(child));
+	}
 	free(packed);
+}
+
+/* cuGraphDestroy of graph succeeded: the graphs moved into its child
+ * graph nodes, and those embedded in them, went with it. */
+void tcu_graph_moved_destroy(uint64_t graph)
+{
+	uint64_t *gone = NULL;
+	size_t n = 0;
+	pthread_mutex_lock(&tcu_g.mu);
+	for (size_t i = 0; i < tcu_g.embedded_in.n; i++) {
+		uint64_t *grown;
+		if ((uint64_t)(uintptr_t)tcu_g.embedded_in.vals[i] != graph)
+			continue;
+		if (!(grown = realloc(gone, (n + 1) * sizeof(*gone)))) {
+			CAP_ERROR("cuda: out of memory forgetting the graphs of a destroyed graph's child graph nodes");
+			break;
+		}
+		gone = grown;
+		gone[n++] = tcu_g.embedded_in.keys[i];
+	}
+	for (size_t i = 0; i < n; i++)
+		cap_umap_del(&tcu_g.embedded_in, gone[i]);
+	pthread_mutex_unlock(&tcu_g.mu);
+	for (size_t i = 0; i < n; i++) {
+		tcu_live_graph_destroy(gone[i]);
+		tcu_graph_hsrc_graph_destroy(gone[i]);
+		tcu_graph_gmem_graph_destroy(gone[i]);
+		tcu_graph_moved_destroy(gone[i]);
+	}
+	free(gone);
 }
 
 CUresult tcu_m_cuGraphAddChildGraphNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
@@ -1134,7 +1188,7 @@ CUresult tcu_m_cuGraphAddChildGraphNode(tcu_fn id, CUgraphNode *out, CUgraph g, 
 		goto out;
 	}
 	r = real(out, g, deps, ndeps, child);
-	tcu_graph_child_node(id, mode, r, out, g, deps, ndeps, child);
+	tcu_graph_child_node(id, mode, r, out, g, deps, ndeps, child, 0);
 out:
 	tcu_call_end();
 	return r;
@@ -1662,7 +1716,8 @@ static void tcu_graph_generic_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraph
 		                     p->eventWait.event);
 		break;
 	case CU_GRAPH_NODE_TYPE_GRAPH:
-		tcu_graph_child_node(id, mode, r, out, g, deps, ndeps, p->graph.graph);
+		tcu_graph_child_node(id, mode, r, out, g, deps, ndeps, p->graph.graph,
+		                     p->graph.ownership == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE);
 		break;
 	case CU_GRAPH_NODE_TYPE_HOST:
 		tcu_graph_host_node(id, mode, r, out, g, deps, ndeps);

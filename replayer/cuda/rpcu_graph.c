@@ -361,6 +361,38 @@ static rp_status rpcu_graph_alloc_node(rpcu_state *s, const sbt_cm_call *c, cons
 	return rpcu_mem_add_range(s, &rg, diag);
 }
 
+/*
+ * A child graph node that took its child itself (cuGraphAddNode with
+ * CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE, flags = that ownership): the only
+ * way the documentation gives to put a graph holding memory allocation
+ * or free nodes into another.  Issued the same way on the replay's child
+ * graph, which then belongs to the node (never destroyed by itself: it
+ * goes with g, embedded as cuGraphChildGraphNodeGetGraph's graphs are),
+ * and its graph memory's mappings are g's (they go when g is destroyed).
+ */
+static rp_status rpcu_graph_move(rpcu_state *s, const sbt_cm_call *c, const rpcu_obj *g, rpcu_obj *child,
+                                 const CUgraphNode *deps, size_t ndeps, CUgraphNode *node, rp_diag *diag)
+{
+	CUgraphNodeParams p;
+	rp_status st;
+	CUresult r;
+	if ((st = RPCU_NEED(cuGraphAddNode)) != RP_OK)
+		return st;
+	memset(&p, 0, sizeof(p));
+	p.type = CU_GRAPH_NODE_TYPE_GRAPH;
+	p.graph.graph = (CUgraph)(uintptr_t)child->live;
+	p.graph.ownership = CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE;
+	r = s->drv.p_cuGraphAddNode(node, (CUgraph)(uintptr_t)g->live, deps, ndeps, &p);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuGraphAddNode (a child graph node, ownership moved)", r, NULL);
+	child->embedded = 1;
+	child->parent = c->parent;
+	for (size_t i = 0; i < s->ranges.n; i++)
+		if (s->ranges.v[i].kind == RPCU_R_GRAPH && s->ranges.v[i].owner == c->handle)
+			s->ranges.v[i].owner = c->parent;
+	return RP_OK;
+}
+
 /* Every cuGraphAdd*Node the model covers. */
 static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
@@ -433,6 +465,17 @@ static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call 
 		}
 		if (child->name) { /* its copy holds what replay does not model: so does g */
 			st = rpcu_graph_mark_as(s, g, child->name, diag);
+			goto out_free;
+		}
+		if (c->flags == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE) {
+			if ((st = rpcu_graph_move(s, c, g, child, deps, ndeps, &node, diag)) != RP_OK)
+				goto out_free;
+			r = CUDA_SUCCESS;
+			break;
+		}
+		if (c->flags != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE) {
+			st = rpcu_fail(s, diag, RP_ERR_TRACE, "the child graph node's ownership is %llu, neither "
+			               "CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE nor _MOVE", (unsigned long long)c->flags);
 			goto out_free;
 		}
 		if ((st = RPCU_NEED(cuGraphAddChildGraphNode)) != RP_OK)

@@ -119,7 +119,8 @@
 	X(cuGraphExecEventWaitNodeSetEvent, 11010, 0) X(cuGraphExecUpdate, 12000, 0) \
 	X(cuGraphChildGraphNodeGetGraph, 10000, 0) X(cuGraphAddMemAllocNode, 11040, 0) \
 	X(cuGraphAddMemFreeNode, 11040, 0) X(cuMemFreeAsync, 11020, 0)            \
-	X(cuMemAllocAsync, 11020, 0) X(cuStreamBeginCaptureToGraph, 12030, 0)
+	X(cuMemAllocAsync, 11020, 0) X(cuStreamBeginCaptureToGraph, 12030, 0)       \
+	X(cuGraphAddNode, 12020, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */

@@ -66,6 +66,14 @@
  *               once more before the window (before cuProfilerStart), and
  *               the graph memory that launch left allocated is added to
  *               the result first thing in it, then freed
+ *   --child-mem with --alloc-node: the allocation, memset, add (and
+ *               free) nodes are built in a graph of their own, which is
+ *               moved into a child graph node of the graph after the last
+ *               kernel node (cuGraphAddNode with
+ *               CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE: the only way to put
+ *               memory nodes in a child graph); before the move, adding
+ *               it as a copied child fails, and after it, instantiating or
+ *               destroying it on its own fails, as documented
  *   --access    with --alloc-node: the allocation node's access
  *               descriptor gives device 1 read-write access (peer access:
  *               needs two devices)
@@ -93,7 +101,7 @@
  *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node]
  *                    [--set-nodes] [--update] [--window] [--child-get]
  *                    [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr]
- *                    [--access] [--gmem-live]
+ *                    [--access] [--gmem-live] [--child-mem]
  */
 #include <cudaProfiler.h>
 
@@ -150,6 +158,7 @@ int main(int argc, char **argv)
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
 	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0, child_get = 0;
 	int alloc_node = 0, no_free_node = 0, capture_alloc = 0, node_attr = 0, mem_attr = 0, access = 0, gmem_live = 0;
+	int child_mem = 0;
 	CUdeviceptr d_gmem = 0;
 	CUgraphNode n_tail;
 	CUdeviceptr d_c = 0;
@@ -202,6 +211,8 @@ int main(int argc, char **argv)
 			access = 1;
 		} else if (!strcmp(argv[i], "--gmem-live")) {
 			gmem_live = 1;
+		} else if (!strcmp(argv[i], "--child-mem")) {
+			child_mem = 1;
 		} else if (!strcmp(argv[i], "--unordered")) {
 			unordered = 1;
 		} else if (!strcmp(argv[i], "--window")) {
@@ -220,7 +231,7 @@ int main(int argc, char **argv)
 			update = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr] [--access] [--gmem-live]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr] [--access] [--gmem-live] [--child-mem]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -229,6 +240,10 @@ int main(int argc, char **argv)
 	}
 	if (gmem_live && (!alloc_node || !no_free_node)) {
 		fprintf(stderr, "cuda_graph_nodes: --gmem-live needs --alloc-node --no-free-node\n");
+		return 2;
+	}
+	if (child_mem && !alloc_node) {
+		fprintf(stderr, "cuda_graph_nodes: --child-mem needs --alloc-node\n");
 		return 2;
 	}
 	if (!h || !back || !inside || !h2 || !h3)
@@ -330,6 +345,9 @@ int main(int argc, char **argv)
 		CUgraphNodeParams fp;
 		CUgraphNode n_alloc, n_gset, n_gadd, n_gfree, after[2];
 		CUdeviceptr d_g;
+		CUgraph ga = g; /* the graph the memory nodes go in */
+		if (child_mem)
+			CUP_CK(cuGraphCreate(&ga, 0));
 		memset(&ap, 0, sizeof(ap));
 		ap.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
 		ap.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
@@ -349,7 +367,7 @@ int main(int argc, char **argv)
 			ap.accessDescs = &acc;
 			ap.accessDescCount = 1;
 		}
-		CUP_CK(cuGraphAddMemAllocNode(&n_alloc, g, NULL, 0, &ap));
+		CUP_CK(cuGraphAddMemAllocNode(&n_alloc, ga, NULL, 0, &ap));
 		d_g = ap.dptr;
 		memset(&ms, 0, sizeof(ms));
 		ms.dst = d_g;
@@ -357,26 +375,47 @@ int main(int argc, char **argv)
 		ms.elementSize = 4;
 		ms.width = n;
 		ms.height = 1;
-		CUP_CK(cuGraphAddMemsetNode(&n_gset, g, &n_alloc, 1, &ms, ctx));
-		after[0] = n_scale;
-		after[1] = n_gset;
+		CUP_CK(cuGraphAddMemsetNode(&n_gset, ga, &n_alloc, 1, &ms, ctx));
+		after[0] = n_gset;
+		after[1] = n_scale;
 		{
 			void *gadd_args[] = { &d_acc, &d_g, &d_acc, &n };
-			n_gadd = cgn_kernel(g, after, 2, f_vadd, grid, block, gadd_args);
+			n_gadd = cgn_kernel(ga, after, child_mem ? 1 : 2, f_vadd, grid, block, gadd_args);
 		}
 		if (!no_free_node) {
 			memset(&fp, 0, sizeof(fp));
 			fp.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
 			fp.free.dptr = d_g;
-			CUP_CK(cuGraphAddNode(&n_gfree, g, &n_gadd, NULL, 1, &fp));
+			CUP_CK(cuGraphAddNode(&n_gfree, ga, &n_gadd, NULL, 1, &fp));
 		}
 		n_tail = n_gadd;
 		d_gmem = d_g;
 		{
 			/* documented: such a graph cannot be cloned nor lose a node */
 			CUgraph gx;
-			if (cuGraphClone(&gx, g) == CUDA_SUCCESS || cuGraphDestroyNode(n_gset) == CUDA_SUCCESS) {
+			if (cuGraphClone(&gx, ga) == CUDA_SUCCESS || cuGraphDestroyNode(n_gset) == CUDA_SUCCESS) {
 				fprintf(stderr, "cuda_graph_nodes: a graph with memory nodes was cloned or lost a node\n");
+				return 1;
+			}
+		}
+		if (child_mem) {
+			/* documented: only a child graph node that takes the graph
+			 * itself may hold memory nodes */
+			CUgraphNodeParams cp;
+			CUgraphNode n_copy;
+			CUgraphExec xm;
+			if (cuGraphAddChildGraphNode(&n_copy, g, &n_scale, 1, ga) == CUDA_SUCCESS) {
+				fprintf(stderr, "cuda_graph_nodes: a graph with memory nodes was copied into a child graph node\n");
+				return 1;
+			}
+			memset(&cp, 0, sizeof(cp));
+			cp.type = CU_GRAPH_NODE_TYPE_GRAPH;
+			cp.graph.graph = ga;
+			cp.graph.ownership = CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE;
+			CUP_CK(cuGraphAddNode(&n_tail, g, &n_scale, NULL, 1, &cp));
+			if (cuGraphInstantiate(&xm, ga, 0) == CUDA_SUCCESS || cuGraphDestroy(ga) == CUDA_SUCCESS) {
+				fprintf(stderr, "cuda_graph_nodes: a graph moved into a child graph node was instantiated or "
+					"destroyed on its own\n");
 				return 1;
 			}
 		}

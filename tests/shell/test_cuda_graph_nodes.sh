@@ -377,6 +377,59 @@ first=$(sed -n "s/^seq=\\([0-9]*\\) .* cuda\\.cuGraphLaunch handle=$gx stream=.*
 TSCUDA_DOUBLE_STATS="$T/wgl.stats" all_match wgl.range 1 --range "$first:" "$T/wgl-window-1.sbt"
 has wgl.range err "restored keyframe at seq $kseq"
 grep -qx 'cuGraphLaunch 4' "$T/wgl.stats" || fail "wgl.range: not 4 graph launches: $(grep GraphLaunch "$T/wgl.stats")"
+# ---- graph memory owned through a child graph node ---------------------------------------
+# --child-mem: the allocation, memset, add and free nodes are in a graph of
+# their own, moved into a child graph node (cuGraphAddNode with
+# CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE, the one way the documentation gives
+# to hold memory nodes in a child graph): the same result as --alloc-node;
+# recorded as cuGraphAddChildGraphNode flags=1, and the calls the double
+# refuses as documented (the graph copied into a child graph node, the
+# moved graph instantiated or destroyed on its own) recorded as they
+# failed; replayed with cuGraphAddNode, its checkpoint equal
+capture gchild --alloc-node --child-mem --launches 3
+cmp -s "$T/galloc.plain.out" "$T/gchild.plain.out" || fail "gchild: not what --alloc-node computes"
+[ "$(count "$T/gchild.sbt" 'cuda.cuGraphAddChildGraphNode flags=1 ')" = 1 ] ||
+	fail "gchild: no moved child graph node: $("$INFO" --dump "$T/gchild.sbt" | grep ChildGraph)"
+for want in 'cuda.cuGraphAddChildGraphNode result=801 ' 'cuda.cuGraphInstantiate result=801 ' \
+	'cuda.cuGraphDestroy result=801 '; do
+	[ "$(count "$T/gchild.sbt" "$want")" = 1 ] || fail "gchild: no refused '$want' record"
+done
+[ "$(count "$T/gchild.sbt" 'cuda.tsGraphNotModeled ')" = 0 ] || fail "gchild: a call recorded as not modeled"
+all_match gchild.replay 1 "$T/gchild.sbt"
+all_match gchild.det 1 --check-determinism --runs 3 "$T/gchild.sbt"
+has gchild.det out '"result":"match"'
+all_match gchild.single 1 --streams single "$T/gchild.sbt"
+expect_rc 0 gchild.sum "$TOP/$BUILD/tsexport" --summary "$T/gchild.sbt"
+has gchild.sum out "commands: "
+# the moved graph's memory outlives each launch (no free node), freed by
+# the program: followed into the parent's launches
+capture gchildnf --alloc-node --child-mem --no-free-node --launches 3
+cmp -s "$T/galloc.plain.out" "$T/gchildnf.plain.out" || fail "gchildnf: not what --alloc-node computes"
+all_match gchildnf.replay 1 "$T/gchildnf.sbt"
+# left allocated by a launch before a window: the snapshot launches the
+# parent's exec again before the keyframe, which holds the moved graph's
+# memory, and the window's checkpoint is the whole run's (also from a
+# --range restoring that keyframe: the relaunch and the 3 launches)
+GLC="$GL --child-mem"
+# shellcheck disable=SC2086 # the options are words
+capture wholeglc $GLC
+cmp -s "$T/wholegl.plain.out" "$T/wholeglc.plain.out" || fail "wholeglc: not what the graph without a child computes"
+(cd "$T" && expect_rc 0 wglc.cap "$CAP" --profiler -o "$T/wglc.sbt" -- "$PROG" $GLC)
+all_match wglc.replay 1 "$T/wglc-window-1.sbt"
+"$INFO" --dump "$T/wglc-window-1.sbt" >"$T/wglc.dump"
+hw=$(sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' "$T/wglc.dump")
+hf=$("$INFO" --dump "$T/wholeglc.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wglc: the window's checkpoint $hw is not the whole run's $hf"
+ga=$(sed -n 's/.* cuda\.cuGraphAddMemAllocNode .*dst=\([0-9]*\) .*/\1/p' "$T/wglc.dump")
+gx=$(sed -n 's/.* cuda\.cuGraphInstantiate handle=\([0-9]*\) .*/\1/p' "$T/wglc.dump" | head -n 1)
+kseq=$(sed -n 's/^seq=\([0-9]*\) .* keyframe .*/\1/p' "$T/wglc.dump")
+rl=$(sed -n "s/^seq=\\([0-9]*\\) .* cuda\\.cuGraphLaunch handle=$gx\$/\\1/p" "$T/wglc.dump")
+[ -n "$rl" ] && [ -n "$kseq" ] && [ "$rl" -lt "$kseq" ] || fail "wglc: no launch of exec $gx before the keyframe (seq $kseq)"
+grep -q " cuda\.cuGraphAddChildGraphNode flags=1 " "$T/wglc.dump" || fail "wglc: the snapshot lacks the moved child graph node"
+grep -qE " cuda\.tsSnapshot dst=$ga size=8192 .*sub=3\$" "$T/wglc.dump" || fail "wglc: the keyframe lacks the graph memory at $ga"
+first=$(sed -n "s/^seq=\\([0-9]*\\) .* cuda\\.cuGraphLaunch handle=$gx stream=.*/\\1/p" "$T/wglc.dump" | head -n 1)
+TSCUDA_DOUBLE_STATS="$T/wglc.stats" all_match wglc.range 1 --range "$first:" "$T/wglc-window-1.sbt"
+grep -qx 'cuGraphLaunch 4' "$T/wglc.stats" || fail "wglc.range: not 4 graph launches: $(grep GraphLaunch "$T/wglc.stats")"
 # all of them at once, with a host source changing
 capture every --child --child-get --clone --disable --host-node --host-src --launches 3
 all_match every.replay 2 "$T/every.sbt"

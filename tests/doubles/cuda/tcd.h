@@ -227,6 +227,11 @@ struct tcd_graph {
 	struct tcd_gnode **nodes;
 	size_t nnodes, cap_nodes;
 	struct tcd_op **node_ops;
+	/* Moved into this child graph node (cuGraphAddNode with
+	 * CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE): the node owns it, and it can
+	 * no longer be destroyed, instantiated, used as a child again, used
+	 * to update an exec or given memory nodes on its own. */
+	struct tcd_gnode *owner;
 };
 
 /* A node of a graph built node by node: the ops it runs (templates, in
@@ -393,6 +398,8 @@ TCD_HIDDEN CUresult tcd_graph_node_add(CUgraphNode *out, CUgraph hg, const CUgra
 TCD_HIDDEN CUresult tcd_capture_begin(CUstream h, CUstreamCaptureMode mode, bool pt, struct tcd_graph *into,
 				      const CUgraphNode *deps, size_t ndeps, const char *call);
 TCD_HIDDEN CUresult tcd_graph_mem_alloc(uintptr_t *out, size_t bytes, const char *call);
+TCD_HIDDEN CUresult tcd_graph_moved_check_locked(const struct tcd_graph *g, const char *call, const char *what);
+TCD_HIDDEN void tcd_graph_kill_locked(struct tcd_graph *g);
 TCD_HIDDEN CUresult tcd_graph_nodes_instantiate_locked(const struct tcd_graph *g, struct tcd_graph *x,
 						       const char *call);
 TCD_HIDDEN struct tcd_op *tcd_op_new(enum tcd_op_kind kind);

@@ -46,13 +46,53 @@ static void tcd_ops_free(struct tcd_op *op)
  * be deleted, its use in a child graph node and its cloning; the double
  * refuses those with CUDA_ERROR_NOT_SUPPORTED (the documentation names no
  * error code). */
+/* With the lock held: whether g holds a memory allocation or free node,
+ * itself or in a graph moved into one of its child graph nodes (depth
+ * bounds the walk). */
+static bool tcd_graph_holds_mem_locked(const struct tcd_graph *g, int depth)
+{
+	for (size_t i = 0; depth < 64 && i < g->nnodes; i++) {
+		const struct tcd_gnode *n = g->nodes[i];
+		if (n->graph_mem ||
+		    (n->embedded && n->embedded->owner == n && tcd_graph_holds_mem_locked(n->embedded, depth + 1)))
+			return true;
+	}
+	return false;
+}
+
 static CUresult tcd_graph_mem_forbids_locked(const struct tcd_graph *g, const char *call, const char *what)
 {
-	for (size_t i = 0; i < g->nnodes; i++)
-		if (g->nodes[i]->graph_mem)
-			return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "graph %p holds memory allocation or free nodes, "
-					"which forbid %s", (void *)g, what);
+	if (tcd_graph_holds_mem_locked(g, 0))
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "graph %p holds memory allocation or free nodes, "
+				"which forbid %s", (void *)g, what);
 	return CUDA_SUCCESS;
+}
+
+/* With the lock held: a graph moved into a child graph node belongs to
+ * that node.  The documentation (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE)
+ * forbids its own destruction and instantiation, its use as another
+ * node's child, as the graph of cuGraphExecUpdate, and new memory
+ * allocation or free nodes in it; it names no error code, and the double
+ * gives CUDA_ERROR_NOT_SUPPORTED as for the memory nodes' restrictions. */
+CUresult tcd_graph_moved_check_locked(const struct tcd_graph *g, const char *call, const char *what)
+{
+	if (g->owner)
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "graph %p was moved into child graph node %p "
+				"(CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE), which forbids %s", (void *)g,
+				(void *)g->owner, what);
+	return CUDA_SUCCESS;
+}
+
+/* With the lock held: g is destroyed, and with it every graph moved into
+ * one of its child graph nodes (the node owns it, as documented). */
+void tcd_graph_kill_locked(struct tcd_graph *g)
+{
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct tcd_gnode *n = g->nodes[i];
+		if (n->embedded && n->embedded->owner == n && tcd_obj_is_locked(n->embedded, TCD_KIND_GRAPH))
+			tcd_graph_kill_locked(n->embedded);
+	}
+	tcd_obj_kill(g);
 }
 
 CUresult tcd_graph_node_add(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
@@ -396,9 +436,59 @@ static CUresult tcd_child_ops(CUgraph hchild, const char *call, struct tcd_op **
 	pthread_mutex_lock(&tcd_g.lock);
 	r = tcd_obj_get_locked(hchild, TCD_KIND_GRAPH, call, "childGraph", &child);
 	if (r == CUDA_SUCCESS)
-		r = tcd_graph_mem_forbids_locked(child, call, "its use in a child graph node");
+		r = tcd_graph_moved_check_locked(child, call, "its use as another child graph node's child");
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_mem_forbids_locked(child, call, "its use in a child graph node without "
+						 "CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE");
 	if (r == CUDA_SUCCESS)
 		r = tcd_graph_flat_locked(child, call, out);
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+
+/*
+ * A child graph node that takes the child itself (cuGraphAddNode with
+ * CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE): the only way, per the
+ * documentation of CUDA_CHILD_GRAPH_NODE_PARAMS, to put a graph holding
+ * memory allocation or free nodes into another.  The child is not
+ * copied: the node embeds it (cuGraphChildGraphNodeGetGraph hands it
+ * out), its memory keeps the addresses its allocation nodes returned,
+ * and it goes when the parent goes.
+ */
+static CUresult tcd_child_move(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps, CUgraph hchild,
+			       const char *call)
+{
+	struct tcd_graph *child;
+	struct tcd_gnode *n;
+	struct tcd_op *ops = NULL;
+	CUresult r;
+
+	if (hchild == hg)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "a graph cannot be its own child");
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hchild, TCD_KIND_GRAPH, call, "graph.graph", &child);
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_moved_check_locked(child, call, "moving it again");
+	if (r == CUDA_SUCCESS && child->count)
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "graph %p was made by stream capture: the double moves "
+			     "graphs made by cuGraphCreate only", (void *)child);
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_flat_locked(child, call, &ops);
+	pthread_mutex_unlock(&tcd_g.lock);
+	if (r != CUDA_SUCCESS)
+		return r;
+	if ((r = tcd_graph_node_add(out, hg, deps, ndeps, ops, call)) != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(*out, TCD_KIND_GRAPH_NODE, call, "phGraphNode", &n);
+	if (r == CUDA_SUCCESS && !tcd_obj_is_locked(child, TCD_KIND_GRAPH))
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "graph %p was destroyed while it was moved", (void *)child);
+	if (r == CUDA_SUCCESS && child->owner)
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "graph %p was moved elsewhere meanwhile", (void *)child);
+	if (r == CUDA_SUCCESS) {
+		n->embedded = child;
+		child->owner = n;
+	}
 	pthread_mutex_unlock(&tcd_g.lock);
 	return r;
 }
@@ -473,6 +563,20 @@ TCD_EXPORT(cuGraphAddChildGraphNode)
  * is not made invalid outside the span between the allocation and free
  * nodes, and is not given back before the process ends.
  */
+/* A graph moved into a child graph node takes no new memory nodes. */
+static CUresult tcd_graph_moved_mem_check(CUgraph hg, const char *call)
+{
+	struct tcd_graph *g;
+	CUresult r;
+
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g);
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_moved_check_locked(g, call, "new memory allocation or free nodes in it");
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+
 static CUresult tcd_alloc_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
 			       const CUmemPoolProps *props, const CUmemAccessDesc *access, size_t naccess,
 			       size_t bytesize, CUdeviceptr *dptr, const char *call)
@@ -507,6 +611,8 @@ static CUresult tcd_alloc_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *
 	}
 	if (!bytesize)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "bytesize is 0");
+	if ((r = tcd_graph_moved_mem_check(hg, call)) != CUDA_SUCCESS)
+		return r;
 	if ((r = tcd_graph_mem_alloc(&mem, bytesize, call)) != CUDA_SUCCESS)
 		return r;
 	if ((r = tcd_graph_node_add(out, hg, deps, ndeps, NULL, call)) != CUDA_SUCCESS)
@@ -533,6 +639,8 @@ static CUresult tcd_free_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *d
 
 	pthread_mutex_lock(&tcd_g.lock);
 	r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g);
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_moved_check_locked(g, call, "new memory allocation or free nodes in it");
 	for (size_t i = 0; r == CUDA_SUCCESS && i < g->nnodes; i++)
 		if (g->nodes[i]->graph_mem == (uintptr_t)dptr) {
 			freed |= g->nodes[i]->frees;
@@ -621,6 +729,11 @@ static CUresult tcd_add_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *de
 		r = tcd_event_node_op(p->eventWait.event, TCD_OP_WAIT, call, &ops);
 		break;
 	case CU_GRAPH_NODE_TYPE_GRAPH:
+		if (p->graph.ownership == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE)
+			return tcd_child_move(out, hg, deps, ndeps, p->graph.graph, call);
+		if (p->graph.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE)
+			return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "graph.ownership %d is neither "
+					"CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE nor _MOVE", (int)p->graph.ownership);
 		r = tcd_child_ops(p->graph.graph, call, &ops);
 		break;
 	case CU_GRAPH_NODE_TYPE_HOST:
@@ -1499,7 +1612,8 @@ static CUresult tcd_exec_update(CUgraphExec hx, CUgraph hg, CUgraphExecUpdateRes
 	*err = NULL;
 	pthread_mutex_lock(&tcd_g.lock);
 	if ((r = tcd_obj_get_locked(hx, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x)) != CUDA_SUCCESS ||
-	    (r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g)) != CUDA_SUCCESS)
+	    (r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g)) != CUDA_SUCCESS ||
+	    (r = tcd_graph_moved_check_locked(g, call, "updating an exec from it")) != CUDA_SUCCESS)
 		goto out_unlock;
 	n = x->nnodes;
 	if (!n || g->nnodes != n) {

@@ -1130,7 +1130,11 @@ static CUresult tcd_graph_instantiate(CUgraphExec *out, CUgraph hg, const char *
 
 	if (!out)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "phGraphExec is NULL");
-	r = tcd_obj_get(hg, TCD_KIND_GRAPH, call, "hGraph", &g);
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g);
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_moved_check_locked(g, call, "instantiating it on its own");
+	pthread_mutex_unlock(&tcd_g.lock);
 	if (r != CUDA_SUCCESS)
 		return r;
 	x = tcd_obj_new(sizeof(*x), TCD_KIND_GRAPH_EXEC);
@@ -1249,7 +1253,11 @@ static CUresult tcd_graph_kill(const void *h, enum tcd_kind kind, const char *ca
 
 	pthread_mutex_lock(&tcd_g.lock);
 	r = tcd_obj_get_locked(h, kind, call, what, &g);
-	if (r == CUDA_SUCCESS)
+	if (r == CUDA_SUCCESS && kind == TCD_KIND_GRAPH)
+		r = tcd_graph_moved_check_locked(g, call, "destroying it on its own");
+	if (r == CUDA_SUCCESS && kind == TCD_KIND_GRAPH)
+		tcd_graph_kill_locked(g); /* with the graphs moved into its nodes */
+	else if (r == CUDA_SUCCESS)
 		tcd_obj_kill(g);
 	pthread_mutex_unlock(&tcd_g.lock);
 	return r;
