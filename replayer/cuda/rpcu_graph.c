@@ -946,3 +946,98 @@ rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 		return rpcu_graph_add(s, k, c, diag);
 	}
 }
+
+/* ---- graph memory live at a restored keyframe ------------------------------------------ */
+
+void rpcu_graph_launch_passed(rpcu_state *s, const sbt_cm_call *c)
+{
+	rpcu_obj *x = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle);
+	if (x)
+		x->made_seq = s->seq;
+}
+
+/* The exec of graph (captured) launched last while the keyframe was
+ * restored, that replay can launch; NULL when there is none. */
+static rpcu_obj *rpcu_graph_gmem_exec(rpcu_state *s, uint64_t graph)
+{
+	rpcu_obj *best = NULL;
+	for (size_t i = 0; i < s->objs.cap; i++) {
+		rpcu_obj *o = &s->objs.slot[i];
+		if (o->dead || o->kind != RPCU_O_GRAPHEXEC || o->parent != graph || !o->live || o->name ||
+		    !o->made_seq)
+			continue;
+		if (!best || o->made_seq > best->made_seq)
+			best = o;
+	}
+	return best;
+}
+
+/*
+ * A whole run's keyframe (TRACESMITH_SNAPSHOT) taken while a graph launch
+ * had left graph memory allocated holds that memory (the interposer puts
+ * it in its allocation table after the launch); restoring it replays
+ * objects only, so the launch that allocated it did not run, and the
+ * real driver backs graph memory only between the launch that allocates
+ * it and its free.  As a window's snapshot does (docs/cuda.md), the exec
+ * launched last for each graph owning such memory is launched again on
+ * the null stream and the context synchronized, before the keyframe's
+ * records fill the memory: what that launch writes elsewhere the keyframe
+ * overwrites (it holds every live allocation).
+ */
+rp_status rpcu_graph_gmem_restore(rpcu_state *s, uint64_t kf_seq, const uint64_t *addrs, size_t n, rp_diag *diag)
+{
+	rpcu_obj **execs = NULL;
+	size_t nexecs = 0;
+	rp_status st = RP_OK;
+	for (size_t i = 0; i < n; i++) {
+		long r = rpcu_ranges_find(&s->ranges, addrs[i]);
+		rpcu_obj *x, **grown;
+		size_t j;
+		if (r < 0 || s->ranges.v[r].kind != RPCU_R_GRAPH)
+			continue;
+		x = rpcu_graph_gmem_exec(s, s->ranges.v[r].owner);
+		if (!x) {
+			rpcu_warn(s, "keyframe seq %llu holds graph memory at 0x%llx, but no launch before it of an "
+			          "exec of its graph can be replayed: that memory may not be allocated in this replay",
+			          (unsigned long long)kf_seq, (unsigned long long)addrs[i]);
+			continue;
+		}
+		for (j = 0; j < nexecs && execs[j] != x; j++)
+			;
+		if (j < nexecs)
+			continue;
+		if (!(grown = realloc(execs, (nexecs + 1) * sizeof(*grown)))) {
+			st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			goto out_free;
+		}
+		execs = grown;
+		execs[nexecs++] = x;
+	}
+	if (nexecs && ((st = RPCU_NEED(cuGraphLaunch)) != RP_OK || (st = RPCU_NEED(cuCtxSynchronize)) != RP_OK))
+		goto out_free;
+	for (size_t i = 0; i < nexecs; i++) {
+		CUresult r;
+		if (execs[i]->ctx && (r = s->drv.p_cuCtxSetCurrent(execs[i]->ctx)) != CUDA_SUCCESS) {
+			st = rpcu_cufail(s, diag, "cuCtxSetCurrent", r, NULL);
+			goto out_free;
+		}
+		if (!s->quiet)
+			fprintf(stderr, "tsreplay: cuda: note: keyframe seq %llu: graph exec 0x%llx launched again, as at "
+			        "seq %llu, to allocate the graph memory the keyframe fills (the driver allocates it at "
+			        "launches only)\n", (unsigned long long)kf_seq, (unsigned long long)execs[i]->cap,
+			        (unsigned long long)execs[i]->made_seq);
+		if ((r = s->drv.p_cuGraphLaunch((CUgraphExec)(uintptr_t)execs[i]->live, NULL)) != CUDA_SUCCESS) {
+			st = rpcu_cufail(s, diag, "cuGraphLaunch", r, NULL);
+			goto out_free;
+		}
+		if ((r = s->drv.p_cuCtxSynchronize()) != CUDA_SUCCESS) {
+			st = rpcu_cufail(s, diag, "cuCtxSynchronize", r, NULL);
+			goto out_free;
+		}
+	}
+	if (nexecs && s->cur_ctx)
+		s->drv.p_cuCtxSetCurrent(s->cur_ctx);
+out_free:
+	free(execs);
+	return st;
+}

@@ -178,7 +178,9 @@ typedef struct rpcu_obj {
 	                       address or handle is not theirs) */
 	uint8_t res_type;   /* texture and surface objects: CU_RESOURCE_TYPE_* */
 	uint8_t surface;    /* a surface object (else a texture object) */
-	uint64_t made_seq;  /* texture and surface objects: their creation record */
+	uint64_t made_seq;  /* texture and surface objects: their creation record;
+	                       graph execs: their last launch passed over while
+	                       restoring a keyframe (0: none) */
 	CUcontext ctx;      /* live context current when it was made */
 	char *name;         /* functions and kernels: owned */
 	uint64_t bytes;     /* graph host sources: the buffer's size */
@@ -704,6 +706,14 @@ rp_status rpcu_memset_dst(rpcu_state *s, const sbt_cm_call *c, int two_d, CUdevi
 rp_status rpcu_graph_keep(rpcu_state *s, void *buf, rp_diag *diag);
 /* Graphs built node by node (rpcu_graph.c), one per kind. */
 rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* Restoring a keyframe: a cuGraphLaunch passed over (objects only). */
+void rpcu_graph_launch_passed(rpcu_state *s, const sbt_cm_call *c);
+/* Restoring keyframe kf_seq, whose n snapshot records of stream-ordered
+ * memory (sub SBT_CM_MEM_ASYNC) are at the captured addresses addrs:
+ * the graph memory among them is allocated again by launching, on the
+ * null stream, the exec whose launch left it allocated, then
+ * synchronizing (the driver allocates graph memory at launches only). */
+rp_status rpcu_graph_gmem_restore(rpcu_state *s, uint64_t kf_seq, const uint64_t *addrs, size_t n, rp_diag *diag);
 /* A cuStreamBeginCapture record naming a graph (parent; deps: the nodes
  * the capture follows): cuStreamBeginCaptureToGraph on live, the stream,
  * into the replay's graph; a graph replay gave up on (marked) gets a

@@ -377,6 +377,29 @@ first=$(sed -n "s/^seq=\\([0-9]*\\) .* cuda\\.cuGraphLaunch handle=$gx stream=.*
 TSCUDA_DOUBLE_STATS="$T/wgl.stats" all_match wgl.range 1 --range "$first:" "$T/wgl-window-1.sbt"
 has wgl.range err "restored keyframe at seq $kseq"
 grep -qx 'cuGraphLaunch 4' "$T/wgl.stats" || fail "wgl.range: not 4 graph launches: $(grep GraphLaunch "$T/wgl.stats")"
+# a whole run's keyframe (TRACESMITH_SNAPSHOT=launch) taken while the graph
+# memory a launch left allocated is live: a --range restoring it launches
+# that exec again on the null stream first (a note says so: the driver
+# allocates graph memory at launches only), then the keyframe fills it;
+# the double counts the relaunch and the 3 launches
+expect_rc 0 kfgl.cap env TRACESMITH_SNAPSHOT=launch "$CAP" -o "$T/kfgl.sbt" -- "$PROG" --alloc-node --no-free-node \
+	--gmem-live --launches 3
+cmp -s "$T/wholegl.plain.out" "$T/kfgl.cap.out" || fail "kfgl: the captured run printed '$(cat "$T/kfgl.cap.out")'"
+"$INFO" --dump "$T/kfgl.sbt" >"$T/kfgl.dump"
+lv=$(sed -n 's/^seq=\([0-9]*\) .* cuda\.cuLaunchKernel .*name="vadd".*/\1/p' "$T/kfgl.dump" | head -n 1)
+ks=$(awk -v lv="$lv" '{ s = substr($1, 5) + 0 } / keyframe / && s < lv { k = s } END { print k }' "$T/kfgl.dump")
+gl=$(awk -v ks="$ks" '{ s = substr($1, 5) + 0 } / cuda\.cuGraphLaunch / && s < ks { g = s; h = $5 } END { print g, h }' "$T/kfgl.dump")
+gx=$(printf '0x%x' "${gl#*handle=}")
+gl=${gl%% *}
+awk -v ks="$ks" -v lv="$lv" '{ s = substr($1, 5) + 0 } s > ks && s < lv && / cuda\.tsSnapshot .*sub=3$/ { f = 1 }
+	END { exit !f }' "$T/kfgl.dump" || fail "kfgl: the keyframe at seq $ks holds no graph memory"
+TSCUDA_DOUBLE_STATS="$T/kfgl.stats" all_match kfgl.range 1 --range "$lv:" "$T/kfgl.sbt"
+has kfgl.range err "restored keyframe at seq $ks"
+has kfgl.range err "tsreplay: cuda: note: keyframe seq $ks: graph exec $gx launched again, as at seq $gl, to allocate the graph memory the keyframe fills (the driver allocates it at launches only)"
+grep -qx 'cuGraphLaunch 4' "$T/kfgl.stats" || fail "kfgl.range: not 4 graph launches: $(grep GraphLaunch "$T/kfgl.stats")"
+# a window's keyframe: its snapshot's own relaunch allocates it (no note)
+grep -qF 'launched again' "$T/wgl.range.err" && fail "wgl.range: the window's keyframe relaunched an exec twice"
+
 # ---- graph memory owned through a child graph node ---------------------------------------
 # --child-mem: the allocation, memset, add and free nodes are in a graph of
 # their own, moved into a child graph node (cuGraphAddNode with
