@@ -929,9 +929,6 @@ static void tcu_graph_unmodeled_node(tcu_fn id, tcu_mode mode, CUresult r, CUgra
 	}
 
 TCU_GRAPH_NM(cuGraphHostNodeSetParams, (CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p), (n, p), 0, 0, n)
-TCU_GRAPH_NM(cuGraphKernelNodeSetAttribute,
-             (CUgraphNode n, CUkernelNodeAttrID a, const CUkernelNodeAttrValue *v), (n, a, v), 0, 0, n)
-TCU_GRAPH_NM(cuGraphKernelNodeCopyAttributes, (CUgraphNode d, CUgraphNode sn), (d, sn), 0, 0, d)
 TCU_GRAPH_NM(cuGraphExternalSemaphoresSignalNodeSetParams,
              (CUgraphNode n, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *p), (n, p), 0, 0, n)
 TCU_GRAPH_NM(cuGraphExternalSemaphoresWaitNodeSetParams,
@@ -974,6 +971,73 @@ TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresWaitNode, const CUDA_EXT_SEM_WAIT_
                   CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT)
 TCU_GRAPH_NM_NODE(cuGraphAddBatchMemOpNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *,
                   CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
+
+/* ---- kernel node attributes ----------------------------------------------------------- */
+
+static void tcu_graph_setter_emit(sbt_cm_kind k, tcu_fn id, tcu_mode mode, sbt_cm_call *c, const void *host,
+                                  size_t n);
+
+_Static_assert(sizeof(CUkernelNodeAttrValue) == 64, "a kernel node attribute's value is recorded as 64 bytes");
+
+/* cuGraphKernelNodeSetAttribute: node, attrs = the one attribute (id and
+ * its 64 value bytes, packed as a launch's attributes are); kept for
+ * windows with the node's graph.  The driver copies the value into the
+ * node (and each exec instantiated after takes it). */
+CUresult tcu_m_cuGraphKernelNodeSetAttribute(tcu_fn id, CUgraphNode node, CUkernelNodeAttrID attr,
+                                             const CUkernelNodeAttrValue *v)
+{
+	tcu_mode mode;
+	CUresult r;
+	sbt_cm_call c;
+	uint8_t packed[SBT_CM_ATTR_BYTES];
+	tcu_pfn_cuGraphKernelNodeSetAttribute real =
+	    (tcu_pfn_cuGraphKernelNodeSetAttribute)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(node, attr, v);
+	if (mode == TCU_MODE_NESTED)
+		goto out;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.node = TCU_H(node);
+	if (v) {
+		sbt_cm_attr_put(packed, (uint32_t)attr, v);
+		c.attrs = packed;
+		c.attrs_len = sizeof(packed);
+	}
+	tcu_graph_setter_emit(SBT_CM_K_cuGraphKernelNodeSetAttribute, id, mode, &c, NULL, 0);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* cuGraphKernelNodeCopyAttributes: node = the destination, handle = the
+ * source node (both of graphs the trace names). */
+CUresult tcu_m_cuGraphKernelNodeCopyAttributes(tcu_fn id, CUgraphNode dst, CUgraphNode src)
+{
+	tcu_mode mode;
+	CUresult r;
+	sbt_cm_call c;
+	tcu_pfn_cuGraphKernelNodeCopyAttributes real =
+	    (tcu_pfn_cuGraphKernelNodeCopyAttributes)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, src);
+	if (mode == TCU_MODE_NESTED)
+		goto out;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.node = TCU_H(dst);
+	c.handle = TCU_H(src);
+	tcu_graph_setter_emit(SBT_CM_K_cuGraphKernelNodeCopyAttributes, id, mode, &c, NULL, 0);
+out:
+	tcu_call_end();
+	return r;
+}
 
 /* ---- graph memory: allocation and free nodes ----------------------------------------- */
 

@@ -707,6 +707,40 @@ static rp_status rpcu_graph_child_get(rpcu_state *s, const sbt_cm_call *c, rp_di
 	return g && g->name ? rpcu_graph_mark_as(s, o, g->name, diag) : RP_OK;
 }
 
+/* cuGraphKernelNodeSetAttribute (the one attribute of attrs, its event
+ * or address mapped as a launch's) and cuGraphKernelNodeCopyAttributes
+ * (from the mapped source node) on the mapped node. */
+static rp_status rpcu_graph_node_attr(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node), *src;
+	CUlaunchAttribute a;
+	rp_status st;
+	CUresult r;
+	if (!n)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx was never added in the trace",
+		                 (unsigned long long)c->node);
+	if (k == SBT_CM_K_cuGraphKernelNodeCopyAttributes) {
+		if (!(src = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->handle)))
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "the attributes are copied from graph node 0x%llx, "
+			                 "which the trace never added (or this window's snapshot lacks)",
+			                 (unsigned long long)c->handle);
+		if ((st = RPCU_NEED(cuGraphKernelNodeCopyAttributes)) != RP_OK)
+			return st;
+		r = s->drv.p_cuGraphKernelNodeCopyAttributes((CUgraphNode)(uintptr_t)n->live,
+		                                             (CUgraphNode)(uintptr_t)src->live);
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuGraphKernelNodeCopyAttributes", r, NULL);
+	}
+	if (sbt_cm_attr_count(c) != 1)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "the kernel node attribute record holds %zu attributes, "
+		                 "not one", sbt_cm_attr_count(c));
+	if ((st = rpcu_launch_attr(s, c, 0, &a, diag)) != RP_OK ||
+	    (st = RPCU_NEED(cuGraphKernelNodeSetAttribute)) != RP_OK)
+		return st;
+	r = s->drv.p_cuGraphKernelNodeSetAttribute((CUgraphNode)(uintptr_t)n->live, (CUkernelNodeAttrID)a.id,
+	                                           (const CUkernelNodeAttrValue *)&a.value);
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuGraphKernelNodeSetAttribute", r, NULL);
+}
+
 /* cuGraphNodeSetEnabled on the replay's exec (none: its graph could not
  * be instantiated, and its launch says why). */
 static rp_status rpcu_graph_set_enabled(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
@@ -894,6 +928,7 @@ static int rpcu_graph_given_up(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 	    k == SBT_CM_K_cuGraphChildGraphNodeGetGraph)
 		return 0;
 	if (k == SBT_CM_K_cuGraphKernelNodeSetParams || k == SBT_CM_K_cuGraphDestroyNode ||
+	    k == SBT_CM_K_cuGraphKernelNodeSetAttribute || k == SBT_CM_K_cuGraphKernelNodeCopyAttributes ||
 	    k == SBT_CM_K_cuGraphMemcpyNodeSetParams || k == SBT_CM_K_cuGraphMemsetNodeSetParams ||
 	    k == SBT_CM_K_cuGraphEventRecordNodeSetEvent || k == SBT_CM_K_cuGraphEventWaitNodeSetEvent) {
 		if (!(n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node)))
@@ -934,6 +969,9 @@ rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 		return rpcu_graph_node_set(s, k, c, diag);
 	case SBT_CM_K_cuGraphExecUpdate:
 		return rpcu_graph_exec_update(s, c, diag);
+	case SBT_CM_K_cuGraphKernelNodeSetAttribute:
+	case SBT_CM_K_cuGraphKernelNodeCopyAttributes:
+		return rpcu_graph_node_attr(s, k, c, diag);
 	case SBT_CM_K_cuGraphAddDependencies:
 	case SBT_CM_K_cuGraphRemoveDependencies:
 		return rpcu_graph_edges(s, k, c, diag);

@@ -120,7 +120,8 @@
 	X(cuGraphChildGraphNodeGetGraph, 10000, 0) X(cuGraphAddMemAllocNode, 11040, 0) \
 	X(cuGraphAddMemFreeNode, 11040, 0) X(cuMemFreeAsync, 11020, 0)            \
 	X(cuMemAllocAsync, 11020, 0) X(cuStreamBeginCaptureToGraph, 12030, 0)       \
-	X(cuGraphAddNode, 12020, 0)
+	X(cuGraphAddNode, 12020, 0) X(cuGraphKernelNodeSetAttribute, 11000, 0)       \
+	X(cuGraphKernelNodeCopyAttributes, 11000, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */
@@ -706,6 +707,9 @@ rp_status rpcu_memset_dst(rpcu_state *s, const sbt_cm_call *c, int two_d, CUdevi
 rp_status rpcu_graph_keep(rpcu_state *s, void *buf, rp_diag *diag);
 /* Graphs built node by node (rpcu_graph.c), one per kind. */
 rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* Attribute i of c's attrs (a launch's, or a kernel node's), its event
+ * handle or access policy window address mapped to the replay's. */
+rp_status rpcu_launch_attr(rpcu_state *s, const sbt_cm_call *c, size_t i, CUlaunchAttribute *out, rp_diag *diag);
 /* Restoring a keyframe: a cuGraphLaunch passed over (objects only). */
 void rpcu_graph_launch_passed(rpcu_state *s, const sbt_cm_call *c);
 /* Restoring keyframe kf_seq, whose n snapshot records of stream-ordered

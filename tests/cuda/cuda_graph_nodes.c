@@ -83,8 +83,14 @@
  *               and unused graph memory trimmed (cuDeviceGetGraphMemAttribute,
  *               cuDeviceSetGraphMemAttribute, cuDeviceGraphMemTrim)
  *   --node-attr the last kernel node gets a priority
- *               (cuGraphKernelNodeSetAttribute, a change replay does not
- *               model) before instantiation
+ *               (cuGraphKernelNodeSetAttribute) before instantiation, the
+ *               fill node takes its attributes
+ *               (cuGraphKernelNodeCopyAttributes), and the fill node's
+ *               priority is read back (cuGraphKernelNodeGetAttribute) and
+ *               printed
+ *   --host-set  with --host-node: the host node is given a function that
+ *               counts two per run (cuGraphHostNodeSetParams, a change
+ *               replay does not model) before instantiation
  *   --unordered the vadd node is not made to follow the join node: it
  *               reads and writes buffers while the memset and fill nodes
  *               write one of them, with no edge between them (a race)
@@ -101,7 +107,7 @@
  *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node]
  *                    [--set-nodes] [--update] [--window] [--child-get]
  *                    [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr]
- *                    [--access] [--gmem-live] [--child-mem]
+ *                    [--access] [--gmem-live] [--child-mem] [--host-set]
  */
 #include <cudaProfiler.h>
 
@@ -128,6 +134,12 @@ static CUgraphNode cgn_kernel(CUgraph g, const CUgraphNode *deps, size_t ndeps, 
 static void CUDA_CB cgn_count(void *user)
 {
 	(*(unsigned *)user)++;
+}
+
+/* The host node's function after --host-set: two per run. */
+static void CUDA_CB cgn_count2(void *user)
+{
+	(*(unsigned *)user) += 2;
 }
 
 static void cgn_scale_params(CUDA_KERNEL_NODE_PARAMS *p, CUfunction f, unsigned grid, unsigned block, void **args)
@@ -158,7 +170,7 @@ int main(int argc, char **argv)
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
 	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0, child_get = 0;
 	int alloc_node = 0, no_free_node = 0, capture_alloc = 0, node_attr = 0, mem_attr = 0, access = 0, gmem_live = 0;
-	int child_mem = 0;
+	int child_mem = 0, host_set = 0, node_prio = -1;
 	CUdeviceptr d_gmem = 0;
 	CUgraphNode n_tail;
 	CUdeviceptr d_c = 0;
@@ -213,6 +225,8 @@ int main(int argc, char **argv)
 			gmem_live = 1;
 		} else if (!strcmp(argv[i], "--child-mem")) {
 			child_mem = 1;
+		} else if (!strcmp(argv[i], "--host-set")) {
+			host_set = 1;
 		} else if (!strcmp(argv[i], "--unordered")) {
 			unordered = 1;
 		} else if (!strcmp(argv[i], "--window")) {
@@ -231,7 +245,7 @@ int main(int argc, char **argv)
 			update = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr] [--access] [--gmem-live] [--child-mem]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr] [--access] [--gmem-live] [--child-mem] [--host-set]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -240,6 +254,10 @@ int main(int argc, char **argv)
 	}
 	if (gmem_live && (!alloc_node || !no_free_node)) {
 		fprintf(stderr, "cuda_graph_nodes: --gmem-live needs --alloc-node --no-free-node\n");
+		return 2;
+	}
+	if (host_set && !host_node) {
+		fprintf(stderr, "cuda_graph_nodes: --host-set needs --host-node\n");
 		return 2;
 	}
 	if (child_mem && !alloc_node) {
@@ -482,6 +500,10 @@ int main(int argc, char **argv)
 		hp.fn = cgn_count;
 		hp.userData = &host_runs;
 		CUP_CK(cuGraphAddHostNode(&n_host, g, &n_back, 1, &hp));
+		if (host_set) {
+			hp.fn = cgn_count2;
+			CUP_CK(cuGraphHostNodeSetParams(n_host, &hp));
+		}
 	}
 	if (set_nodes) {
 		CUDA_MEMSET_NODE_PARAMS ms;
@@ -518,6 +540,10 @@ int main(int argc, char **argv)
 		memset(&v, 0, sizeof(v));
 		v.priority = 1;
 		CUP_CK(cuGraphKernelNodeSetAttribute(n_scale, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &v));
+		CUP_CK(cuGraphKernelNodeCopyAttributes(n_fill, n_scale));
+		memset(&v, 0, sizeof(v));
+		CUP_CK(cuGraphKernelNodeGetAttribute(n_fill, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &v));
+		node_prio = v.priority;
 	}
 	if (clone) {
 		CUgraphNode n_cs;
@@ -729,6 +755,8 @@ int main(int argc, char **argv)
 	printf("cuda_graph_nodes: copied back by the graph 0x%016llx\n", (unsigned long long)XXH64(inside, n * 4, 0));
 	if (host_node)
 		printf("cuda_graph_nodes: the host node ran %u times\n", host_runs);
+	if (node_prio >= 0)
+		printf("cuda_graph_nodes: the fill node's priority is %d\n", node_prio);
 	if (d_c) {
 		CUP_CK(cuMemcpyDtoH(back, d_c, n * 4));
 		printf("cuda_graph_nodes: the embedded graph wrote 0x%016llx (first word %u)\n",

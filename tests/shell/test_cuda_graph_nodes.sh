@@ -500,30 +500,57 @@ expect_rc 0 cto.dump "$INFO" --dump "$T/cto.sbt"
 expect_rc 0 cto.sum "$TOP/$BUILD/tsexport" --summary "$T/cto.sbt"
 has cto.sum out "commands: "
 
+# ---- kernel node attributes -----------------------------------------------------------------
+# a kernel node given a priority (cuGraphKernelNodeSetAttribute), copied to
+# another (cuGraphKernelNodeCopyAttributes) and read back: recorded (the
+# attribute as a launch's attrs), issued again on replay (the double counts
+# both calls) with the checkpoint equal, and nothing counted as not modeled
+capture nattr --node-attr --launches 3
+has nattr.plain out "cuda_graph_nodes: the fill node's priority is 1"
+"$INFO" --dump "$T/nattr.sbt" >"$T/nattr.dump"
+grep -q ' cuda\.cuGraphKernelNodeSetAttribute attrs=0800000000000000010000000000000000000000' "$T/nattr.dump" ||
+	fail "nattr: the priority is not recorded: $(grep Attrib "$T/nattr.dump")"
+grep -q ' cuda\.cuGraphKernelNodeCopyAttributes handle=[0-9]* node=[0-9]*$' "$T/nattr.dump" ||
+	fail "nattr: the copy is not recorded: $(grep Attrib "$T/nattr.dump")"
+[ "$(count "$T/nattr.sbt" 'cuda.tsGraphNotModeled ')" = 0 ] || fail "nattr: a call recorded as not modeled"
+TSCUDA_DOUBLE_STATS="$T/nattr.stats" all_match nattr.replay 1 "$T/nattr.sbt"
+grep -qx 'cuGraphKernelNodeSetAttribute 1' "$T/nattr.stats" && grep -qx 'cuGraphKernelNodeCopyAttributes 1' "$T/nattr.stats" ||
+	fail "nattr.replay: the attribute calls were not issued: $(grep Attrib "$T/nattr.stats")"
+all_match nattr.det 1 --check-determinism --runs 3 "$T/nattr.sbt"
+expect_rc 0 nattr.sum "$TOP/$BUILD/tsexport" --summary "$T/nattr.sbt"
+has nattr.sum out "commands: "
+# made before a window: its snapshot sets them again
+(cd "$T" && expect_rc 0 wna.cap "$CAP" --profiler -o "$T/wna.sbt" -- "$PROG" --window --node-attr --launches 3)
+[ "$(count "$T/wna-window-1.sbt" 'cuda.cuGraphKernelNodeSetAttribute ')" = 1 ] &&
+	[ "$(count "$T/wna-window-1.sbt" 'cuda.cuGraphKernelNodeCopyAttributes ')" = 1 ] ||
+	fail "wna: the snapshot lacks the attribute calls"
+TSCUDA_DOUBLE_STATS="$T/wna.stats" all_match wna.replay 1 "$T/wna-window-1.sbt"
+grep -qx 'cuGraphKernelNodeSetAttribute 1' "$T/wna.stats" || fail "wna.replay: the attribute was not set again"
+
 # ---- calls not modeled -----------------------------------------------------------------------
-# a kernel node given a priority (cuGraphKernelNodeSetAttribute: kernel
-# node attributes are not modeled): counted in the exit report and by
-# tsinfo (which names the call), its graph's launch refused by name
-capture nattr --node-attr
-has nattr.cap err ", 1 graph or exec changed by calls not modeled"
-"$INFO" --dump "$T/nattr.sbt" | grep -q 'cuda.tsGraphNotModeled .*name="cuGraphKernelNodeSetAttribute"' ||
-	fail "nattr: the attribute is not recorded by name: $("$INFO" --dump "$T/nattr.sbt" | grep tsGraph)"
-expect_rc 0 nattr.info "$INFO" "$T/nattr.sbt"
-has nattr.info out "cuda graphs  1 graph or exec changed by calls not modeled (replay refuses their launches): cuGraphKernelNodeSetAttribute=1"
-expect_rc 0 nattr.infojson "$INFO" --json "$T/nattr.sbt"
-has nattr.infojson out '"cuda_graphs_not_modeled":{"graphs":1,"calls":[{"name":"cuGraphKernelNodeSetAttribute","records":1}]}'
+# a host node given another function (cuGraphHostNodeSetParams: the setters
+# of host nodes are not modeled): counted in the exit report and by tsinfo
+# (which names the call), its graph's launch refused by name
+capture nhset --host-node --host-set
+has nhset.cap err ", 1 graph or exec changed by calls not modeled"
+"$INFO" --dump "$T/nhset.sbt" | grep -q 'cuda.tsGraphNotModeled .*name="cuGraphHostNodeSetParams"' ||
+	fail "nhset: the setter is not recorded by name: $("$INFO" --dump "$T/nhset.sbt" | grep tsGraph)"
+expect_rc 0 nhset.info "$INFO" "$T/nhset.sbt"
+has nhset.info out "cuda graphs  1 graph or exec changed by calls not modeled (replay refuses their launches): cuGraphHostNodeSetParams=1"
+expect_rc 0 nhset.infojson "$INFO" --json "$T/nhset.sbt"
+has nhset.infojson out '"cuda_graphs_not_modeled":{"graphs":1,"calls":[{"name":"cuGraphHostNodeSetParams","records":1}]}'
 expect_rc 0 graph.info "$INFO" "$T/graph.sbt"
 if grep -q "cuda graphs" "$T/graph.info.out"; then fail "graph.info: $(cat "$T/graph.info.out")"; fi
 expect_rc 0 graph.infojson "$INFO" --json "$T/graph.sbt"
 has graph.infojson out '"cuda_graphs_not_modeled":{"graphs":0,"calls":[]}'
-cs=$("$INFO" --dump "$T/nattr.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.tsGraphNotModeled .*/\1/p')
-ls=$("$INFO" --dump "$T/nattr.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | head -n 1)
-ex=$("$INFO" --dump "$T/nattr.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | head -n 1)
+cs=$("$INFO" --dump "$T/nhset.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.tsGraphNotModeled .*/\1/p')
+ls=$("$INFO" --dump "$T/nhset.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | head -n 1)
+ex=$("$INFO" --dump "$T/nhset.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | head -n 1)
 ex=$(printf '0x%x' "$ex")
-expect_rc 1 nattr.replay "$RP" "$T/nattr.sbt"
-has nattr.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: it or its graph was changed by cuGraphKernelNodeSetAttribute at seq $cs, which replay does not model; replay a --range that ends before seq $ls"
+expect_rc 1 nhset.replay "$RP" "$T/nhset.sbt"
+has nhset.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: it or its graph was changed by cuGraphHostNodeSetParams at seq $cs, which replay does not model; replay a --range that ends before seq $ls"
 # what comes before the launch replays
-expect_rc 0 nattr.range "$RP" --range ":$ls" "$T/nattr.sbt"
+expect_rc 0 nhset.range "$RP" --range ":$ls" "$T/nhset.sbt"
 # ---- nodes and edges removed ----------------------------------------------------------------
 # (the memset node removed would zero the result: the checkpoint shows the
 # replay removed it too)
@@ -577,9 +604,9 @@ all_match wd.replay 1 "$T/wd-window-1.sbt"
 [ "$(count "$T/wd-window-1.sbt" 'cuda.cuGraphDestroyNode ')" = 1 ] &&
 	[ "$(count "$T/wd-window-1.sbt" 'cuda.cuGraphRemoveDependencies ')" = 1 ] ||
 	fail "wd: the snapshot lacks the node or edge removal"
-(cd "$T" && expect_rc 0 wn.cap "$CAP" --profiler -o "$T/wn.sbt" -- "$PROG" --window --node-attr)
+(cd "$T" && expect_rc 0 wn.cap "$CAP" --profiler -o "$T/wn.sbt" -- "$PROG" --window --host-node --host-set)
 expect_rc 1 wn.replay "$RP" "$T/wn-window-1.sbt"
-has wn.replay err "cannot be replayed: it or its graph was changed by cuGraphKernelNodeSetAttribute at seq "
+has wn.replay err "cannot be replayed: it or its graph was changed by cuGraphHostNodeSetParams at seq "
 # the graph filled by capture before the window: the snapshot makes it,
 # captures into it again, and the window's checkpoint is the whole run's
 capture wholecto --window --capture-to --launches 3

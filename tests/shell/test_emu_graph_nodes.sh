@@ -17,9 +17,11 @@
 # - the node destroyed and the edge removed (--destroy) are gone: no
 #   command more, no race more; an exec kernel node setter (--exec-set)
 #   keeps the nodes;
-# - a graph with a kernel node given an attribute (--node-attr:
-#   cuGraphKernelNodeSetAttribute, recorded as tsGraphNotModeled) is one
-#   command per launch;
+# - a graph with a host node given another function (--host-set:
+#   cuGraphHostNodeSetParams, recorded as tsGraphNotModeled) is one
+#   command per launch; kernel node attributes set and copied
+#   (--node-attr: records the emulator passes over, as they change no
+#   ordering) keep the graph's 15 commands;
 # - tsreplay --emulate --schedule-seed refuses a trace launching such a graph;
 # - a child graph node (--child) runs the child's racy_scale as it was when
 #   the node was added, after the read-back node (17 commands, the child's
@@ -215,9 +217,10 @@ dot_edge() {
 	grep -q "^[[:space:]]*$a -> $b \[style=bold\];" "$1"
 }
 
-for v in plain unordered destroy exec-set node-attr child clone disable host-node set-nodes update host-src exec-event; do
+for v in plain unordered destroy exec-set node-attr host-set child clone disable host-node set-nodes update host-src exec-event; do
 	case $v in
 	plain) args= ;;
+	host-set) args="--host-node --host-set" ;;
 	*) args=--$v ;;
 	esac
 	expect_rc 0 "cap.$v" "$CAP" -o "$T/$v.sbt" -- "$PROG" --launches 2 $args
@@ -270,14 +273,18 @@ has execset.sum out "commands: 15 on 2 streams"
 # ---- a change not modeled: one command per launch -------------------------------------------
 # (the graph, launched twice, is one command each time, with the 3 other
 # commands)
-expect_rc 0 nodeattr.sum "$X" --summary "$T/node-attr.sbt"
-has nodeattr.sum out "commands: 5 on 2 streams"
-expect_rc 0 nodeattr.json "$X" -f json -o "$T/node-attr.json" "$T/node-attr.sbt"
+expect_rc 0 hostset.sum "$X" --summary "$T/host-set.sbt"
+has hostset.sum out "commands: 5 on 2 streams"
+expect_rc 0 hostset.json "$X" -f json -o "$T/host-set.json" "$T/host-set.sbt"
 python3 -c "
 import json, sys
 X = [x['name'] for x in json.load(open(sys.argv[1]))['traceEvents'] if x['ph'] == 'X']
 assert len([n for n in X if n.startswith('graph 0x')]) == 2, X
-" "$T/node-attr.json" || fail "node-attr.json: not two graph commands"
+" "$T/host-set.json" || fail "host-set.json: not two graph commands"
+# kernel node attributes (modeled): the graph's nodes stay commands
+expect_rc 0 nodeattr.sum "$X" --summary "$T/node-attr.sbt"
+has nodeattr.sum out "commands: 15 on 2 streams"
+expect_rc 0 nodeattr.dump "$TOP/$BUILD/tsinfo" --dump "$T/node-attr.sbt"
 
 # ---- child graph nodes, clones, enabled nodes, host nodes, setters, updates ---------------------
 # graph_cmds NAME: how many commands of $T/NAME.json are one graph launch

@@ -216,6 +216,9 @@ struct tcd_event {
 
 struct tcd_gnode;
 
+/* The kernel node attributes the double takes (tcd_graph.c). */
+#define TCD_NODE_ATTRS 4
+
 struct tcd_graph {
 	struct tcd_obj h;
 	struct tcd_op *ops; /* templates in capture (an exec: launch) order, deps unused */
@@ -248,6 +251,10 @@ struct tcd_gnode {
 	                               replace ops at instantiation (cuGraphChildGraphNodeGetGraph) */
 	uintptr_t graph_mem;        /* a memory allocation node: its memory; a free node: what it frees */
 	bool frees;                 /* a memory free node */
+	/* A kernel node's attributes set (cuGraphKernelNodeSetAttribute or
+	 * CopyAttributes), one entry per id, the last value set. */
+	CUlaunchAttribute attrs[TCD_NODE_ATTRS];
+	unsigned nattrs;
 };
 
 struct tcd_image;

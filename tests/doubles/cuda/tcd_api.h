@@ -236,6 +236,9 @@
 	X(cuGraphKernelNodeSetParams) \
 	X(cuGraphKernelNodeSetParams_v2) \
 	X(cuGraphKernelNodeSetAttribute) \
+	X(cuGraphKernelNodeGetAttribute) \
+	X(cuGraphKernelNodeCopyAttributes) \
+	X(cuGraphHostNodeSetParams) \
 	X(cuDeviceGraphMemTrim) \
 	X(cuDeviceGetGraphMemAttribute) \
 	X(cuDeviceSetGraphMemAttribute) \
@@ -355,6 +358,9 @@
 	X(cuGraphKernelNodeSetParams, 10000, 0, cuGraphKernelNodeSetParams) \
 	X(cuGraphKernelNodeSetParams, 12000, 0, cuGraphKernelNodeSetParams_v2) \
 	X(cuGraphKernelNodeSetAttribute, 11000, 0, cuGraphKernelNodeSetAttribute) \
+	X(cuGraphKernelNodeGetAttribute, 11000, 0, cuGraphKernelNodeGetAttribute) \
+	X(cuGraphKernelNodeCopyAttributes, 11000, 0, cuGraphKernelNodeCopyAttributes) \
+	X(cuGraphHostNodeSetParams, 10000, 0, cuGraphHostNodeSetParams) \
 	X(cuDeviceGraphMemTrim, 11040, 0, cuDeviceGraphMemTrim) \
 	X(cuDeviceGetGraphMemAttribute, 11040, 0, cuDeviceGetGraphMemAttribute) \
 	X(cuDeviceSetGraphMemAttribute, 11040, 0, cuDeviceSetGraphMemAttribute) \

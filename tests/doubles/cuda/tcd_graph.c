@@ -391,6 +391,37 @@ TCD_API(CUresult, cuGraphAddHostNode)(CUgraphNode *phGraphNode, CUgraph hGraph, 
 }
 TCD_EXPORT(cuGraphAddHostNode)
 
+/* A host node runs another function (or with other data) from the next
+ * instantiation on; execs made before keep theirs (the documentation:
+ * parameters are copied into the node). */
+TCD_API(CUresult, cuGraphHostNodeSetParams)(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+	static const char call[] = "cuGraphHostNodeSetParams";
+	struct tcd_gnode *n;
+	struct tcd_op *op = NULL, *old = NULL;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphHostNodeSetParams);
+	if (!nodeParams)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "nodeParams is NULL");
+	if ((r = tcd_host_node_op(nodeParams->fn, nodeParams->userData, call, &op)) != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, call, "hNode", &n);
+	if (r == CUDA_SUCCESS && (!n->ops || n->ops->kind != TCD_OP_HOST || n->ops->next))
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a host node", (void *)n);
+	if (r == CUDA_SUCCESS) {
+		old = n->ops;
+		n->ops = op;
+		op = NULL;
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	tcd_op_free(old);
+	tcd_op_free(op);
+	return r;
+}
+TCD_EXPORT(cuGraphHostNodeSetParams)
+
 /* ---- child graphs ---- */
 
 static CUresult tcd_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph, const char *call);
@@ -1303,32 +1334,109 @@ TCD_API(CUresult, cuGraphKernelNodeSetParams_v2)(CUgraphNode hNode, const CUDA_K
 }
 TCD_EXPORT(cuGraphKernelNodeSetParams_v2)
 
-/* Kernel node attributes: only the priority is taken (the double runs one
- * op at a time and has no priorities, so it changes nothing here, as a
- * priority changes no result on the driver); the others are
- * CUDA_ERROR_NOT_SUPPORTED.  The interposer records the call as a change
- * replay does not model. */
+/*
+ * Kernel node attributes (CUkernelNodeAttrID, the launch attribute ids):
+ * the double takes the priority, the access policy window, the memory
+ * synchronization domain and the preferred shared memory carveout, each
+ * stored on the node as set (none changes what the double runs: it runs
+ * one op at a time, with no priorities, L2 or domains, as none of them
+ * changes a result on the driver); cuGraphKernelNodeGetAttribute answers
+ * the value last set, or zeros for one never set (not measured),
+ * cuGraphKernelNodeCopyAttributes copies the source node's set over the
+ * destination's (both kernel nodes, as documented), and a clone's node
+ * keeps its original's.  Other attributes are CUDA_ERROR_NOT_SUPPORTED.
+ */
+static bool tcd_node_attr_taken(CUkernelNodeAttrID attr)
+{
+	return attr == CU_KERNEL_NODE_ATTRIBUTE_PRIORITY || attr == CU_KERNEL_NODE_ATTRIBUTE_ACCESS_POLICY_WINDOW ||
+	       attr == CU_KERNEL_NODE_ATTRIBUTE_MEM_SYNC_DOMAIN ||
+	       attr == CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT;
+}
+
+/* With the lock held: hNode as a kernel node. */
+static CUresult tcd_kernel_node_get_locked(CUgraphNode hn, const char *call, const char *what, struct tcd_gnode **out)
+{
+	struct tcd_gnode *n;
+	CUresult r = tcd_obj_get_locked(hn, TCD_KIND_GRAPH_NODE, call, what, &n);
+	if (r == CUDA_SUCCESS && (!n->ops || n->ops->kind != TCD_OP_KERNEL || n->ops->next))
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a kernel node", (void *)n);
+	if (r == CUDA_SUCCESS)
+		*out = n;
+	return r;
+}
+
 TCD_API(CUresult, cuGraphKernelNodeSetAttribute)(CUgraphNode hNode, CUkernelNodeAttrID attr,
 						 const CUkernelNodeAttrValue *value)
 {
 	static const char call[] = "cuGraphKernelNodeSetAttribute";
 	struct tcd_gnode *n;
+	unsigned i;
 	CUresult r;
 
 	TCD_ENTER_INIT(cuGraphKernelNodeSetAttribute);
 	if (!value)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "value is NULL");
-	if (attr != CU_KERNEL_NODE_ATTRIBUTE_PRIORITY)
-		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "attribute %d: the double takes only the priority",
+	if (!tcd_node_attr_taken(attr))
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "attribute %d: the double takes the priority, the "
+				"access policy window, the memory synchronization domain and the shared memory carveout",
 				(int)attr);
 	pthread_mutex_lock(&tcd_g.lock);
-	r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, call, "hNode", &n);
-	if (r == CUDA_SUCCESS && (!n->ops || n->ops->kind != TCD_OP_KERNEL || n->ops->next))
-		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a kernel node", (void *)n);
+	r = tcd_kernel_node_get_locked(hNode, call, "hNode", &n);
+	for (i = 0; r == CUDA_SUCCESS && i < n->nattrs && n->attrs[i].id != (CUlaunchAttributeID)attr; i++)
+		;
+	if (r == CUDA_SUCCESS) {
+		if (i == n->nattrs) /* one slot per attribute taken: always room */
+			n->nattrs++;
+		n->attrs[i].id = (CUlaunchAttributeID)attr;
+		memcpy(&n->attrs[i].value, value, sizeof(n->attrs[i].value));
+	}
 	pthread_mutex_unlock(&tcd_g.lock);
 	return r;
 }
 TCD_EXPORT(cuGraphKernelNodeSetAttribute)
+
+TCD_API(CUresult, cuGraphKernelNodeGetAttribute)(CUgraphNode hNode, CUkernelNodeAttrID attr,
+						 CUkernelNodeAttrValue *value_out)
+{
+	static const char call[] = "cuGraphKernelNodeGetAttribute";
+	struct tcd_gnode *n;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphKernelNodeGetAttribute);
+	if (!value_out)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "value_out is NULL");
+	if (!tcd_node_attr_taken(attr))
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "attribute %d is not one the double takes", (int)attr);
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_kernel_node_get_locked(hNode, call, "hNode", &n);
+	if (r == CUDA_SUCCESS) {
+		memset(value_out, 0, sizeof(*value_out));
+		for (unsigned i = 0; i < n->nattrs; i++)
+			if (n->attrs[i].id == (CUlaunchAttributeID)attr)
+				memcpy(value_out, &n->attrs[i].value, sizeof(*value_out));
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+TCD_EXPORT(cuGraphKernelNodeGetAttribute)
+
+TCD_API(CUresult, cuGraphKernelNodeCopyAttributes)(CUgraphNode dst, CUgraphNode src)
+{
+	static const char call[] = "cuGraphKernelNodeCopyAttributes";
+	struct tcd_gnode *d, *sn;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphKernelNodeCopyAttributes);
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_kernel_node_get_locked(dst, call, "dst", &d)) == CUDA_SUCCESS &&
+	    (r = tcd_kernel_node_get_locked(src, call, "src", &sn)) == CUDA_SUCCESS && d != sn) {
+		memcpy(d->attrs, sn->attrs, sizeof(d->attrs));
+		d->nattrs = sn->nattrs;
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+TCD_EXPORT(cuGraphKernelNodeCopyAttributes)
 
 TCD_API(CUresult, cuGraphExecKernelNodeSetParams)(CUgraphExec hGraphExec, CUgraphNode hNode,
 						  const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
@@ -1420,6 +1528,8 @@ static CUresult tcd_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph, co
 		d->graph = c;
 		d->index = i;
 		d->origin = g->nodes[i];
+		memcpy(d->attrs, o->attrs, sizeof(d->attrs));
+		d->nattrs = o->nattrs;
 		if (o->ndeps && !(d->deps = calloc(o->ndeps, sizeof(*d->deps)))) {
 			r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
 			break;
