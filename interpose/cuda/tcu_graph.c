@@ -933,8 +933,6 @@ TCU_GRAPH_NM(cuGraphExternalSemaphoresSignalNodeSetParams,
              (CUgraphNode n, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *p), (n, p), 0, 0, n)
 TCU_GRAPH_NM(cuGraphExternalSemaphoresWaitNodeSetParams,
              (CUgraphNode n, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *p), (n, p), 0, 0, n)
-TCU_GRAPH_NM(cuGraphBatchMemOpNodeSetParams, (CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p), (n, p),
-             0, 0, n)
 TCU_GRAPH_NM(cuGraphExecHostNodeSetParams, (CUgraphExec x, CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p),
              (x, n, p), 0, x, n)
 TCU_GRAPH_NM(cuGraphExecChildGraphNodeSetParams, (CUgraphExec x, CUgraphNode n, CUgraph c), (x, n, c), 0, x,
@@ -943,8 +941,6 @@ TCU_GRAPH_NM(cuGraphExecExternalSemaphoresSignalNodeSetParams,
              (CUgraphExec x, CUgraphNode n, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *p), (x, n, p), 0, x, n)
 TCU_GRAPH_NM(cuGraphExecExternalSemaphoresWaitNodeSetParams,
              (CUgraphExec x, CUgraphNode n, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *p), (x, n, p), 0, x, n)
-TCU_GRAPH_NM(cuGraphExecBatchMemOpNodeSetParams,
-             (CUgraphExec x, CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p), (x, n, p), 0, x, n)
 
 /* Nodes added by a call of their own that the model does not cover. */
 #define TCU_GRAPH_NM_NODE(canon, ptype, type)                                                     \
@@ -969,13 +965,120 @@ TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresSignalNode, const CUDA_EXT_SEM_SIG
                   CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL)
 TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresWaitNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *,
                   CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT)
-TCU_GRAPH_NM_NODE(cuGraphAddBatchMemOpNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *,
-                  CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
 
-/* ---- kernel node attributes ----------------------------------------------------------- */
+/* ---- batch memory-op nodes -------------------------------------------------------------- */
+
+_Static_assert(sizeof(CUstreamBatchMemOpParams) == 48, "a batch memory operation is recorded as 48 bytes");
+_Static_assert(sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2) == sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS) &&
+                   offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, flags) == offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS, flags),
+               "cuGraphAddNode's batch memory-op parameters are laid out as cuGraphAddBatchMemOpNode's");
+
+/* The fields of a batch memory-op node's parameters: ctx, flags (the
+ * node's) and params = its count operations, CUstreamBatchMemOpParams as
+ * x86-64 cuda.h lays them out (48 bytes each: the addresses in them are
+ * device addresses, mapped on replay).  The driver copies them when the
+ * node is made or set. */
+static void tcu_graph_memop_fields(sbt_cm_call *c, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
+{
+	if (!p)
+		return;
+	c->ctx = TCU_H(p->ctx);
+	c->flags = p->flags;
+	if (p->paramArray && p->count) {
+		c->params = (const uint8_t *)p->paramArray;
+		c->params_len = (size_t)p->count * sizeof(CUstreamBatchMemOpParams);
+	}
+}
+
+static void tcu_graph_memop_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out, CUgraph g,
+                                 const CUgraphNode *deps, size_t ndeps, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
+{
+	sbt_cm_call c;
+	uint8_t *packed;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
+	tcu_graph_memop_fields(&c, p);
+	tcu_graph_emit(SBT_CM_K_cuGraphAddBatchMemOpNode, id, mode, &c, TCU_H(g), NULL, 0);
+	free(packed);
+}
+
+CUresult tcu_m_cuGraphAddBatchMemOpNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                        size_t ndeps, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddBatchMemOpNode real =
+	    (tcu_pfn_cuGraphAddBatchMemOpNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, p);
+	tcu_graph_memop_node(id, mode, r, out, g, deps, ndeps, p);
+out:
+	tcu_call_end();
+	return r;
+}
 
 static void tcu_graph_setter_emit(sbt_cm_kind k, tcu_fn id, tcu_mode mode, sbt_cm_call *c, const void *host,
                                   size_t n);
+
+/* cuGraphBatchMemOpNodeSetParams (x NULL) and its cuGraphExec* form
+ * (parent = the exec): node and the node's fields. */
+static void tcu_graph_memop_set(tcu_fn id, tcu_mode mode, CUresult r, CUgraphExec x, CUgraphNode node,
+                                const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
+{
+	sbt_cm_call c;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.node = TCU_H(node);
+	c.parent = TCU_H(x);
+	tcu_graph_memop_fields(&c, p);
+	tcu_graph_setter_emit(x ? SBT_CM_K_cuGraphExecBatchMemOpNodeSetParams : SBT_CM_K_cuGraphBatchMemOpNodeSetParams,
+	                      id, mode, &c, NULL, 0);
+}
+
+CUresult tcu_m_cuGraphBatchMemOpNodeSetParams(tcu_fn id, CUgraphNode node, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphBatchMemOpNodeSetParams real =
+	    (tcu_pfn_cuGraphBatchMemOpNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(node, p);
+	tcu_graph_memop_set(id, mode, r, NULL, node, p);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphExecBatchMemOpNodeSetParams(tcu_fn id, CUgraphExec x, CUgraphNode node,
+                                                  const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphExecBatchMemOpNodeSetParams real =
+	    (tcu_pfn_cuGraphExecBatchMemOpNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(x, node, p);
+	tcu_graph_memop_set(id, mode, r, x, node, p);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* ---- kernel node attributes ----------------------------------------------------------- */
 
 _Static_assert(sizeof(CUkernelNodeAttrValue) == 64, "a kernel node attribute's value is recorded as 64 bytes");
 
@@ -1640,6 +1743,9 @@ static void tcu_graph_generic_set(tcu_fn id, tcu_mode mode, CUresult r, CUgraphE
 		break;
 	case CU_GRAPH_NODE_TYPE_EMPTY:
 		break; /* nothing to change */
+	case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+		tcu_graph_memop_set(id, mode, r, x, node, (const CUDA_BATCH_MEM_OP_NODE_PARAMS *)&p->memOp);
+		break;
 	default:
 		tcu_graph_changed(id, mode, r, 0, TCU_H(x), TCU_H(node), call);
 		break;
@@ -1792,6 +1898,9 @@ static void tcu_graph_generic_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraph
 		break;
 	case CU_GRAPH_NODE_TYPE_MEM_FREE:
 		tcu_graph_free_node(id, mode, r, out, g, deps, ndeps, p->free.dptr);
+		break;
+	case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+		tcu_graph_memop_node(id, mode, r, out, g, deps, ndeps, (const CUDA_BATCH_MEM_OP_NODE_PARAMS *)&p->memOp);
 		break;
 	default:
 		tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, p->type, call);

@@ -1663,6 +1663,9 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuGraphAddMemFreeNode] =      {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphKernelNodeSetAttribute] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphKernelNodeCopyAttributes] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddBatchMemOpNode] =   {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphBatchMemOpNodeSetParams] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphExecBatchMemOpNodeSetParams] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 };
 
 int rpcu_exec_is_state(sbt_cm_kind k)

@@ -393,6 +393,60 @@ static rp_status rpcu_graph_move(rpcu_state *s, const sbt_cm_call *c, const rpcu
 	return RP_OK;
 }
 
+_Static_assert(sizeof(CUstreamBatchMemOpParams) == 48, "a recorded batch memory operation is 48 bytes");
+
+/*
+ * A batch memory-op node's operations (params: CUstreamBatchMemOpParams
+ * as x86-64 cuda.h lays them out, 48 bytes each), each write's or wait's
+ * address mapped to the replay's (the whole 4 or 8 bytes in one
+ * allocation of the trace, or the replay stops naming it), the driver's
+ * own alias field cleared; p->paramArray owned by the caller.
+ */
+static rp_status rpcu_memop_params(rpcu_state *s, const sbt_cm_call *c, CUDA_BATCH_MEM_OP_NODE_PARAMS *p, rp_diag *diag)
+{
+	CUstreamBatchMemOpParams *v;
+	size_t n = c->params_len / sizeof(*v);
+	memset(p, 0, sizeof(*p));
+	if (!n || c->params_len % sizeof(*v))
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "the batch memory operations are %zu bytes, not a whole "
+		                 "number of %zu-byte operations", c->params_len, sizeof(*v));
+	if (!(v = malloc(c->params_len)))
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	memcpy(v, c->params, c->params_len);
+	for (size_t i = 0; i < n; i++) {
+		CUdeviceptr *addr;
+		uint64_t live;
+		size_t bytes;
+		switch (v[i].operation) {
+		case CU_STREAM_MEM_OP_WAIT_VALUE_32:
+		case CU_STREAM_MEM_OP_WAIT_VALUE_64:
+			addr = &v[i].waitValue.address;
+			bytes = v[i].operation == CU_STREAM_MEM_OP_WAIT_VALUE_64 ? 8 : 4;
+			v[i].waitValue.alias = 0;
+			break;
+		case CU_STREAM_MEM_OP_WRITE_VALUE_32:
+		case CU_STREAM_MEM_OP_WRITE_VALUE_64:
+			addr = &v[i].writeValue.address;
+			bytes = v[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_64 ? 8 : 4;
+			v[i].writeValue.alias = 0;
+			break;
+		default:
+			continue; /* flushes and barriers name no memory */
+		}
+		if (rpcu_ranges_translate(&s->ranges, (uint64_t)*addr, bytes, &live, NULL) != 0) {
+			free(v);
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "batch memory operation %zu names [0x%llx, +%zu), which "
+			                 "no allocation of the trace holds", i, (unsigned long long)*addr, bytes);
+		}
+		*addr = (CUdeviceptr)live;
+	}
+	p->ctx = s->cur_ctx;
+	p->count = (unsigned)n;
+	p->paramArray = v;
+	p->flags = (unsigned)c->flags;
+	return RP_OK;
+}
+
 /* Every cuGraphAdd*Node the model covers. */
 static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
@@ -490,6 +544,14 @@ static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call 
 		r = s->drv.p_cuGraphAddEventRecordNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps,
 		                                       (CUevent)(uintptr_t)e->live);
 		break;
+	case SBT_CM_K_cuGraphAddBatchMemOpNode: {
+		CUDA_BATCH_MEM_OP_NODE_PARAMS p;
+		if ((st = RPCU_NEED(cuGraphAddBatchMemOpNode)) != RP_OK || (st = rpcu_memop_params(s, c, &p, diag)) != RP_OK)
+			goto out_free;
+		r = s->drv.p_cuGraphAddBatchMemOpNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps, &p);
+		free(p.paramArray);
+		break;
+	}
 	case SBT_CM_K_cuGraphAddMemAllocNode:
 		if ((st = RPCU_NEED(cuGraphAddMemAllocNode)) != RP_OK ||
 		    (st = rpcu_graph_alloc_node(s, c, g, deps, ndeps, &node, diag)) != RP_OK)
@@ -705,6 +767,39 @@ static rp_status rpcu_graph_child_get(rpcu_state *s, const sbt_cm_call *c, rp_di
 	o->embedded = 1;
 	o->parent = n ? n->parent : c->parent;
 	return g && g->name ? rpcu_graph_mark_as(s, o, g->name, diag) : RP_OK;
+}
+
+/* cuGraphBatchMemOpNodeSetParams on the mapped node, and its cuGraphExec*
+ * form on the mapped exec (none: its graph could not be instantiated, and
+ * its launch says why). */
+static rp_status rpcu_graph_memop_set(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node), *x = NULL;
+	CUDA_BATCH_MEM_OP_NODE_PARAMS p;
+	rp_status st;
+	CUresult r;
+	if (k == SBT_CM_K_cuGraphExecBatchMemOpNodeSetParams &&
+	    (!(x = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->parent)) || !x->live))
+		return RP_OK;
+	if (!n)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx was never added in the trace",
+		                 (unsigned long long)c->node);
+	if ((st = rpcu_memop_params(s, c, &p, diag)) != RP_OK)
+		return st;
+	if (x) {
+		if ((st = RPCU_NEED(cuGraphExecBatchMemOpNodeSetParams)) == RP_OK) {
+			r = s->drv.p_cuGraphExecBatchMemOpNodeSetParams((CUgraphExec)(uintptr_t)x->live,
+			                                                (CUgraphNode)(uintptr_t)n->live, &p);
+			if (r != CUDA_SUCCESS)
+				st = rpcu_cufail(s, diag, "cuGraphExecBatchMemOpNodeSetParams", r, NULL);
+		}
+	} else if ((st = RPCU_NEED(cuGraphBatchMemOpNodeSetParams)) == RP_OK) {
+		r = s->drv.p_cuGraphBatchMemOpNodeSetParams((CUgraphNode)(uintptr_t)n->live, &p);
+		if (r != CUDA_SUCCESS)
+			st = rpcu_cufail(s, diag, "cuGraphBatchMemOpNodeSetParams", r, NULL);
+	}
+	free(p.paramArray);
+	return st;
 }
 
 /* cuGraphKernelNodeSetAttribute (the one attribute of attrs, its event
@@ -925,10 +1020,12 @@ static int rpcu_graph_given_up(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 	    k == SBT_CM_K_cuGraphNodeSetEnabled || k == SBT_CM_K_cuGraphExecMemcpyNodeSetParams ||
 	    k == SBT_CM_K_cuGraphExecMemsetNodeSetParams || k == SBT_CM_K_cuGraphExecEventRecordNodeSetEvent ||
 	    k == SBT_CM_K_cuGraphExecEventWaitNodeSetEvent || k == SBT_CM_K_cuGraphExecUpdate ||
+	    k == SBT_CM_K_cuGraphExecBatchMemOpNodeSetParams ||
 	    k == SBT_CM_K_cuGraphChildGraphNodeGetGraph)
 		return 0;
 	if (k == SBT_CM_K_cuGraphKernelNodeSetParams || k == SBT_CM_K_cuGraphDestroyNode ||
 	    k == SBT_CM_K_cuGraphKernelNodeSetAttribute || k == SBT_CM_K_cuGraphKernelNodeCopyAttributes ||
+	    k == SBT_CM_K_cuGraphBatchMemOpNodeSetParams ||
 	    k == SBT_CM_K_cuGraphMemcpyNodeSetParams || k == SBT_CM_K_cuGraphMemsetNodeSetParams ||
 	    k == SBT_CM_K_cuGraphEventRecordNodeSetEvent || k == SBT_CM_K_cuGraphEventWaitNodeSetEvent) {
 		if (!(n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node)))
@@ -972,6 +1069,9 @@ rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 	case SBT_CM_K_cuGraphKernelNodeSetAttribute:
 	case SBT_CM_K_cuGraphKernelNodeCopyAttributes:
 		return rpcu_graph_node_attr(s, k, c, diag);
+	case SBT_CM_K_cuGraphBatchMemOpNodeSetParams:
+	case SBT_CM_K_cuGraphExecBatchMemOpNodeSetParams:
+		return rpcu_graph_memop_set(s, k, c, diag);
 	case SBT_CM_K_cuGraphAddDependencies:
 	case SBT_CM_K_cuGraphRemoveDependencies:
 		return rpcu_graph_edges(s, k, c, diag);

@@ -121,7 +121,8 @@
 	X(cuGraphAddMemFreeNode, 11040, 0) X(cuMemFreeAsync, 11020, 0)            \
 	X(cuMemAllocAsync, 11020, 0) X(cuStreamBeginCaptureToGraph, 12030, 0)       \
 	X(cuGraphAddNode, 12020, 0) X(cuGraphKernelNodeSetAttribute, 11000, 0)       \
-	X(cuGraphKernelNodeCopyAttributes, 11000, 0)
+	X(cuGraphKernelNodeCopyAttributes, 11000, 0) X(cuGraphAddBatchMemOpNode, 11070, 0) \
+	X(cuGraphBatchMemOpNodeSetParams, 11070, 0) X(cuGraphExecBatchMemOpNodeSetParams, 11070, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */

@@ -74,6 +74,12 @@
  *               memory nodes in a child graph); before the move, adding
  *               it as a copied child fails, and after it, instantiating or
  *               destroying it on its own fails, as documented
+ *   --memop     a batch memory-op node before the read-back writes a
+ *               32-bit and a 64-bit value into the result and waits for
+ *               the 32-bit one (cuGraphAddBatchMemOpNode); its operations
+ *               are set again before instantiation
+ *               (cuGraphBatchMemOpNodeSetParams) and the exec's after the
+ *               first launch (cuGraphExecBatchMemOpNodeSetParams)
  *   --access    with --alloc-node: the allocation node's access
  *               descriptor gives device 1 read-write access (peer access:
  *               needs two devices)
@@ -107,7 +113,7 @@
  *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node]
  *                    [--set-nodes] [--update] [--window] [--child-get]
  *                    [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr]
- *                    [--access] [--gmem-live] [--child-mem] [--host-set]
+ *                    [--access] [--gmem-live] [--child-mem] [--host-set] [--memop]
  */
 #include <cudaProfiler.h>
 
@@ -170,7 +176,9 @@ int main(int argc, char **argv)
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
 	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0, child_get = 0;
 	int alloc_node = 0, no_free_node = 0, capture_alloc = 0, node_attr = 0, mem_attr = 0, access = 0, gmem_live = 0;
-	int child_mem = 0, host_set = 0, node_prio = -1;
+	int child_mem = 0, host_set = 0, node_prio = -1, memop = 0;
+	CUgraphNode n_memop = NULL;
+	CUstreamBatchMemOpParams mops[3];
 	CUdeviceptr d_gmem = 0;
 	CUgraphNode n_tail;
 	CUdeviceptr d_c = 0;
@@ -227,6 +235,8 @@ int main(int argc, char **argv)
 			child_mem = 1;
 		} else if (!strcmp(argv[i], "--host-set")) {
 			host_set = 1;
+		} else if (!strcmp(argv[i], "--memop")) {
+			memop = 1;
 		} else if (!strcmp(argv[i], "--unordered")) {
 			unordered = 1;
 		} else if (!strcmp(argv[i], "--window")) {
@@ -245,7 +255,7 @@ int main(int argc, char **argv)
 			update = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr] [--access] [--gmem-live] [--child-mem] [--host-set]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr] [--access] [--gmem-live] [--child-mem] [--host-set] [--memop]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -437,6 +447,31 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
+	}
+	if (memop) {
+		/* written into the result's first words, waited for */
+		CUDA_BATCH_MEM_OP_NODE_PARAMS mp;
+		memset(mops, 0, sizeof(mops));
+		mops[0].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+		mops[0].writeValue.address = d_acc;
+		mops[0].writeValue.value = 100;
+		mops[1].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+		mops[1].writeValue.address = d_acc + 8;
+		mops[1].writeValue.value64 = 0x0000000500000007ull;
+		mops[2].waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+		mops[2].waitValue.address = d_acc;
+		mops[2].waitValue.value = 100;
+		mops[2].waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
+		memset(&mp, 0, sizeof(mp));
+		mp.ctx = ctx;
+		mp.count = 3;
+		mp.paramArray = mops;
+		CUP_CK(cuGraphAddBatchMemOpNode(&n_memop, g, &n_tail, 1, &mp));
+		/* set again: the graph runs these */
+		mops[0].writeValue.value = 12345;
+		mops[2].waitValue.value = 12345;
+		CUP_CK(cuGraphBatchMemOpNodeSetParams(n_memop, &mp));
+		n_tail = n_memop;
 	}
 	CUP_CK(cuGraphAddEventRecordNode(&n_rec, g, &n_tail, 1, ev));
 	{
@@ -650,6 +685,18 @@ int main(int argc, char **argv)
 		}
 		if (exec_event && i == 0)
 			CUP_CK(cuGraphExecEventRecordNodeSetEvent(exec, n_rec, ev_before));
+		if (memop && i == 0) {
+			/* the exec's copy: other values, the same operations */
+			CUDA_BATCH_MEM_OP_NODE_PARAMS mp;
+			memset(&mp, 0, sizeof(mp));
+			mp.ctx = ctx;
+			mp.count = 3;
+			mp.paramArray = mops;
+			mops[0].writeValue.value = 777;
+			mops[1].writeValue.value64 = 0x0000000900000003ull;
+			mops[2].waitValue.value = 700;
+			CUP_CK(cuGraphExecBatchMemOpNodeSetParams(exec, n_memop, &mp));
+		}
 		if (disable && i == 0)
 			CUP_CK(cuGraphNodeSetEnabled(exec, n_xscale, 1));
 		if (set_nodes && i == 0) {

@@ -527,6 +527,44 @@ has nattr.sum out "commands: "
 TSCUDA_DOUBLE_STATS="$T/wna.stats" all_match wna.replay 1 "$T/wna-window-1.sbt"
 grep -qx 'cuGraphKernelNodeSetAttribute 1' "$T/wna.stats" || fail "wna.replay: the attribute was not set again"
 
+# ---- batch memory-op nodes -------------------------------------------------------------------
+# (--memop: a node writing a 32-bit and a 64-bit value into the result and
+# waiting for the first, set again before instantiation and on the exec
+# after the first launch): recorded with their operations, replayed with
+# the checkpoint equal; the exec's setter changes the result (dropped from
+# the trace, the replay differs); in a window the snapshot rebuilds the
+# node as set; the emulator, which does not model them, reads the trace
+capture memop --memop --launches 3
+cmp -s "$T/graph.plain.out" "$T/memop.plain.out" && fail "memop: the memory operations changed nothing"
+for want in 'cuda.cuGraphAddBatchMemOpNode :1' 'cuda.cuGraphBatchMemOpNodeSetParams :1' \
+	'cuda.cuGraphExecBatchMemOpNodeSetParams :1' 'cuda.tsGraphNotModeled :0'; do
+	what=${want% :*}
+	n=$(count "$T/memop.sbt" "$what ")
+	[ "$n" = "${want##*:}" ] || fail "memop: $n $what records, expected ${want##*:}"
+done
+"$INFO" --dump "$T/memop.sbt" | grep ' cuda\.cuGraphAddBatchMemOpNode ' | grep -q ' params=02000000000000000' ||
+	fail "memop: the node's first operation is not a 32-bit write"
+all_match memop.replay 1 "$T/memop.sbt"
+all_match memop.det 1 --check-determinism --runs 3 "$T/memop.sbt"
+has memop.det out '"result":"match"'
+all_match memop.single 1 --streams single "$T/memop.sbt"
+ES=$("$INFO" --dump "$T/memop.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphExecBatchMemOpNodeSetParams .*/\1/p')
+"$M" "$T/memop.sbt" "$T/memopbad.sbt" --drop "$ES" >/dev/null || fail "memopbad: cannot drop seq $ES"
+expect_rc 3 memopbad.replay "$RP" --json "$T/memopbad.sbt"
+[ "$(json_field "$T/memopbad.replay.out" matched)" = 0 ] || fail "memopbad: the checkpoint matched without the exec's setter"
+expect_rc 0 memop.sum "$TOP/$BUILD/tsexport" --summary "$T/memop.sbt"
+has memop.sum out "commands: "
+capture wholememop --window --memop --launches 3
+(cd "$T" && expect_rc 0 wmemop.cap "$CAP" --profiler -o "$T/wmemop.sbt" -- "$PROG" --window --memop --launches 3)
+cmp -s "$T/wholememop.plain.out" "$T/wmemop.cap.out" || fail "wmemop: the windowed run printed '$(cat "$T/wmemop.cap.out")'"
+[ "$(count "$T/wmemop-window-1.sbt" 'cuda.cuGraphAddBatchMemOpNode ')" = 1 ] &&
+	[ "$(count "$T/wmemop-window-1.sbt" 'cuda.cuGraphBatchMemOpNodeSetParams ')" = 1 ] ||
+	fail "wmemop: the snapshot lacks the node or its setter"
+all_match wmemop.replay 1 "$T/wmemop-window-1.sbt"
+hw=$("$INFO" --dump "$T/wmemop-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
+hf=$("$INFO" --dump "$T/wholememop.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wmemop: the window's checkpoint $hw is not the whole run's $hf"
+
 # ---- calls not modeled -----------------------------------------------------------------------
 # a host node given another function (cuGraphHostNodeSetParams: the setters
 # of host nodes are not modeled): counted in the exit report and by tsinfo

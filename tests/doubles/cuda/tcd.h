@@ -127,6 +127,7 @@ enum tcd_op_kind {
 	TCD_OP_WAIT,
 	TCD_OP_FREE,
 	TCD_OP_HOST, /* a graph's host node: fn(user) in stream order */
+	TCD_OP_WAIT_VALUE, /* a batch memory-op node's wait: polls memory */
 };
 
 struct tcd_event;
@@ -173,6 +174,12 @@ struct tcd_op {
 		struct {
 			struct tcd_event *event; /* a graph's wait node: resolved at each launch */
 		} wait;
+		struct {
+			uintptr_t addr;
+			uint64_t value;
+			unsigned flags; /* CUstreamWaitValue_flags */
+			bool wide;      /* 64-bit */
+		} waitval;
 	} u;
 };
 
@@ -255,6 +262,10 @@ struct tcd_gnode {
 	 * CopyAttributes), one entry per id, the last value set. */
 	CUlaunchAttribute attrs[TCD_NODE_ATTRS];
 	unsigned nattrs;
+	/* A batch memory-op node: its operations as given (owned; the ops
+	 * are made from them). */
+	CUstreamBatchMemOpParams *memops;
+	unsigned nmemops;
 };
 
 struct tcd_image;

@@ -29,6 +29,7 @@
  */
 #include "tests/doubles/cuda/tcd.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -717,6 +718,262 @@ TCD_API(CUresult, cuGraphAddMemFreeNode)(CUgraphNode *phGraphNode, CUgraph hGrap
 }
 TCD_EXPORT(cuGraphAddMemFreeNode)
 
+/* ---- batch memory-op nodes ---- */
+
+/*
+ * A batch memory-op node (cuGraphAddBatchMemOpNode): its operations run in
+ * order when the node's turn comes.  A 32-bit write is a memset of one
+ * 32-bit word, a 64-bit write two (its low word first: nothing runs
+ * between them here), a wait polls its word until the condition holds
+ * (TCD_OP_WAIT_VALUE, tcd_sched.c), and a flush of remote writes or a
+ * memory barrier runs nothing (the double's memory is one coherent host
+ * memory).  Addresses must be reachable memory, aligned to the operation's
+ * size.  Not measured: this follows the driver API documentation of
+ * cuStreamBatchMemOp and CUDA_BATCH_MEM_OP_NODE_PARAMS.
+ */
+static CUresult tcd_memop_ops(const CUstreamBatchMemOpParams *v, unsigned n, const char *call, struct tcd_op **out)
+{
+	struct tcd_op *head = NULL, **tail = &head;
+	CUresult r = CUDA_SUCCESS;
+
+	*out = NULL;
+	if (!n || !v)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "count is %u and paramArray %p: no operation", n,
+				(const void *)v);
+	for (unsigned i = 0; r == CUDA_SUCCESS && i < n; i++) {
+		const CUstreamBatchMemOpParams *o = &v[i];
+		struct tcd_op *op = NULL, *hi = NULL;
+		unsigned wide;
+
+		switch (o->operation) {
+		case CU_STREAM_MEM_OP_WRITE_VALUE_32:
+		case CU_STREAM_MEM_OP_WRITE_VALUE_64:
+			wide = o->operation == CU_STREAM_MEM_OP_WRITE_VALUE_64;
+			if (o->writeValue.flags & ~(unsigned)CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER) {
+				r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u: write flags 0x%x", i,
+					     o->writeValue.flags);
+				break;
+			}
+			if (wide && o->writeValue.address % 8) {
+				r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u: address 0x%llx is not aligned to "
+					     "8 bytes", i, (unsigned long long)o->writeValue.address);
+				break;
+			}
+			r = tcd_memset_op((uintptr_t)o->writeValue.address,
+					  wide ? (uint32_t)o->writeValue.value64 : o->writeValue.value, 4, 1, call, &op);
+			if (r == CUDA_SUCCESS && wide)
+				r = tcd_memset_op((uintptr_t)o->writeValue.address + 4,
+						  (uint32_t)(o->writeValue.value64 >> 32), 4, 1, call, &hi);
+			break;
+		case CU_STREAM_MEM_OP_WAIT_VALUE_32:
+		case CU_STREAM_MEM_OP_WAIT_VALUE_64:
+			wide = o->operation == CU_STREAM_MEM_OP_WAIT_VALUE_64;
+			if ((o->waitValue.flags & ~(unsigned)CU_STREAM_WAIT_VALUE_FLUSH) > CU_STREAM_WAIT_VALUE_NOR) {
+				r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u: wait flags 0x%x", i,
+					     o->waitValue.flags);
+				break;
+			}
+			if (o->waitValue.address % (wide ? 8 : 4)) {
+				r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u: address 0x%llx is not aligned to "
+					     "%u bytes", i, (unsigned long long)o->waitValue.address, wide ? 8 : 4);
+				break;
+			}
+			if ((r = tcd_range_check((uintptr_t)o->waitValue.address, wide ? 8 : 4, call,
+						 "waitValue.address")) != CUDA_SUCCESS)
+				break;
+			if (!(op = tcd_op_new(TCD_OP_WAIT_VALUE))) {
+				r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+				break;
+			}
+			op->u.waitval.addr = (uintptr_t)o->waitValue.address;
+			op->u.waitval.value = wide ? o->waitValue.value64 : o->waitValue.value;
+			op->u.waitval.flags = o->waitValue.flags;
+			op->u.waitval.wide = wide;
+			break;
+		case CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES:
+			if (o->flushRemoteWrites.flags)
+				r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u: flush flags 0x%x, not 0", i,
+					     o->flushRemoteWrites.flags);
+			break;
+		case CU_STREAM_MEM_OP_BARRIER:
+			if (o->memoryBarrier.flags != CU_STREAM_MEMORY_BARRIER_TYPE_SYS &&
+			    o->memoryBarrier.flags != CU_STREAM_MEMORY_BARRIER_TYPE_GPU)
+				r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u: barrier flags 0x%x", i,
+					     o->memoryBarrier.flags);
+			break;
+		default:
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u: type %d is not a batch memory "
+				     "operation", i, (int)o->operation);
+			break;
+		}
+		if (op) {
+			op->next = hi;
+			*tail = op;
+			tail = hi ? &hi->next : &op->next;
+		} else {
+			tcd_op_free(hi);
+		}
+	}
+	if (r != CUDA_SUCCESS) {
+		tcd_ops_free(head);
+		return r;
+	}
+	*out = head;
+	return CUDA_SUCCESS;
+}
+
+/* The node's own copy of the operations (owned by the caller). */
+static CUresult tcd_memop_copy(const CUDA_BATCH_MEM_OP_NODE_PARAMS *p, const char *call, CUstreamBatchMemOpParams **out)
+{
+	*out = malloc(p->count * sizeof(**out));
+	if (!*out)
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	memcpy(*out, p->paramArray, p->count * sizeof(**out));
+	return CUDA_SUCCESS;
+}
+
+_Static_assert(sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2) == sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS) &&
+		       offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, flags) == offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS, flags),
+	       "cuGraphAddNode's batch memory-op parameters are laid out as cuGraphAddBatchMemOpNode's");
+
+static CUresult tcd_memop_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+			       const CUDA_BATCH_MEM_OP_NODE_PARAMS *p, const char *call)
+{
+	CUstreamBatchMemOpParams *copy = NULL;
+	struct tcd_op *ops = NULL;
+	struct tcd_gnode *n;
+	CUresult r;
+
+	if (!p)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "nodeParams is NULL");
+	if (p->flags)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "flags 0x%x: the double knows no node flags", p->flags);
+	if ((r = tcd_memop_ops(p->paramArray, p->count, call, &ops)) != CUDA_SUCCESS)
+		return r;
+	if ((r = tcd_memop_copy(p, call, &copy)) != CUDA_SUCCESS) {
+		tcd_ops_free(ops);
+		return r;
+	}
+	if ((r = tcd_graph_node_add(out, hg, deps, ndeps, ops, call)) != CUDA_SUCCESS) {
+		free(copy);
+		return r;
+	}
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_obj_get_locked(*out, TCD_KIND_GRAPH_NODE, call, "phGraphNode", &n)) == CUDA_SUCCESS) {
+		n->memops = copy;
+		n->nmemops = p->count;
+		copy = NULL;
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	free(copy);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphAddBatchMemOpNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					    size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+	TCD_ENTER_INIT(cuGraphAddBatchMemOpNode);
+	return tcd_memop_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams, "cuGraphAddBatchMemOpNode");
+}
+TCD_EXPORT(cuGraphAddBatchMemOpNode)
+
+/* The graph's node takes new operations (any), from its next
+ * instantiation on. */
+TCD_API(CUresult, cuGraphBatchMemOpNodeSetParams)(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+	static const char call[] = "cuGraphBatchMemOpNodeSetParams";
+	CUstreamBatchMemOpParams *copy = NULL;
+	struct tcd_op *ops = NULL, *old = NULL;
+	struct tcd_gnode *n;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphBatchMemOpNodeSetParams);
+	if (!nodeParams)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "nodeParams is NULL");
+	if (nodeParams->flags)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "flags 0x%x: the double knows no node flags",
+				nodeParams->flags);
+	if ((r = tcd_memop_ops(nodeParams->paramArray, nodeParams->count, call, &ops)) != CUDA_SUCCESS)
+		return r;
+	if ((r = tcd_memop_copy(nodeParams, call, &copy)) != CUDA_SUCCESS) {
+		tcd_ops_free(ops);
+		return r;
+	}
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, call, "hNode", &n);
+	if (r == CUDA_SUCCESS && !n->memops)
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a batch memory-op node", (void *)n);
+	if (r == CUDA_SUCCESS) {
+		old = n->ops;
+		n->ops = ops;
+		ops = NULL;
+		free(n->memops);
+		n->memops = copy;
+		n->nmemops = nodeParams->count;
+		copy = NULL;
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	tcd_ops_free(old);
+	tcd_ops_free(ops);
+	free(copy);
+	return r;
+}
+TCD_EXPORT(cuGraphBatchMemOpNodeSetParams)
+
+/* An exec's copy of the node: as documented, only the addresses, values
+ * and a wait's condition may change (not the count, the kinds, a wait's
+ * flush bit, a barrier or flush); its ops are changed in place, from the
+ * next launch on. */
+TCD_API(CUresult, cuGraphExecBatchMemOpNodeSetParams)(CUgraphExec hGraphExec, CUgraphNode hNode,
+						      const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+	static const char call[] = "cuGraphExecBatchMemOpNodeSetParams";
+	struct tcd_op *ops = NULL;
+	struct tcd_graph *x;
+	struct tcd_gnode *n;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphExecBatchMemOpNodeSetParams);
+	if (!nodeParams)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "nodeParams is NULL");
+	if ((r = tcd_memop_ops(nodeParams->paramArray, nodeParams->count, call, &ops)) != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_obj_get_locked(hGraphExec, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x)) == CUDA_SUCCESS &&
+	    (r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, call, "hNode", &n)) == CUDA_SUCCESS && !n->memops)
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a batch memory-op node", (void *)n);
+	if (r == CUDA_SUCCESS && nodeParams->count != n->nmemops)
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%u operations, the node has %u", nodeParams->count,
+			     n->nmemops);
+	for (unsigned i = 0; r == CUDA_SUCCESS && i < n->nmemops; i++) {
+		const CUstreamBatchMemOpParams *a = &n->memops[i], *b = &nodeParams->paramArray[i];
+		if (a->operation != b->operation)
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u changes its type", i);
+		else if ((a->operation == CU_STREAM_MEM_OP_WAIT_VALUE_32 || a->operation == CU_STREAM_MEM_OP_WAIT_VALUE_64) &&
+			 ((a->waitValue.flags ^ b->waitValue.flags) & (unsigned)CU_STREAM_WAIT_VALUE_FLUSH))
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u changes its flush flag", i);
+		else if (a->operation == CU_STREAM_MEM_OP_BARRIER && a->memoryBarrier.flags != b->memoryBarrier.flags)
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u changes a barrier", i);
+	}
+	if (r == CUDA_SUCCESS) {
+		size_t i;
+		struct tcd_op *t, *o = ops;
+		for (i = 0; i < x->nnodes && x->nodes[i] != n; i++)
+			;
+		if (i == x->nnodes) {
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not in graph exec %p", (void *)n, (void *)x);
+		} else {
+			/* the same kinds make the same ops, one for one */
+			for (t = x->node_ops[i]; t && o; t = t->next, o = o->next)
+				t->u = o->u;
+		}
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	tcd_ops_free(ops);
+	return r;
+}
+TCD_EXPORT(cuGraphExecBatchMemOpNodeSetParams)
+
 /* ---- the generic form ---- */
 
 static CUresult tcd_edges_plain(const CUgraphEdgeData *edges, size_t n, const char *call)
@@ -775,6 +1032,8 @@ static CUresult tcd_add_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *de
 				      p->alloc.bytesize, &p->alloc.dptr, call);
 	case CU_GRAPH_NODE_TYPE_MEM_FREE:
 		return tcd_free_node(out, hg, deps, ndeps, p->free.dptr, call);
+	case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+		return tcd_memop_node(out, hg, deps, ndeps, (const CUDA_BATCH_MEM_OP_NODE_PARAMS *)&p->memOp, call);
 	default:
 		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "node type %d is not modelled by the double",
 				(int)p->type);
@@ -1530,6 +1789,14 @@ static CUresult tcd_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph, co
 		d->origin = g->nodes[i];
 		memcpy(d->attrs, o->attrs, sizeof(d->attrs));
 		d->nattrs = o->nattrs;
+		if (o->nmemops) {
+			if (!(d->memops = malloc(o->nmemops * sizeof(*d->memops)))) {
+				r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+				break;
+			}
+			memcpy(d->memops, o->memops, o->nmemops * sizeof(*d->memops));
+			d->nmemops = o->nmemops;
+		}
 		if (o->ndeps && !(d->deps = calloc(o->ndeps, sizeof(*d->deps)))) {
 			r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
 			break;
