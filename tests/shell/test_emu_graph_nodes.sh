@@ -21,7 +21,8 @@
 #   cuGraphHostNodeSetParams, recorded as tsGraphNotModeled) is one
 #   command per launch; kernel node attributes set and copied
 #   (--node-attr: records the emulator passes over, as they change no
-#   ordering) keep the graph's 15 commands;
+#   ordering) keep the graph's 15 commands; a batch memory-op node
+#   (--memop, not modeled by the emulator) makes a launch one command;
 # - tsreplay --emulate --schedule-seed refuses a trace launching such a graph;
 # - a child graph node (--child) runs the child's racy_scale as it was when
 #   the node was added, after the read-back node (17 commands, the child's
@@ -217,7 +218,7 @@ dot_edge() {
 	grep -q "^[[:space:]]*$a -> $b \[style=bold\];" "$1"
 }
 
-for v in plain unordered destroy exec-set node-attr host-set child clone disable host-node set-nodes update host-src exec-event; do
+for v in plain unordered destroy exec-set node-attr host-set memop child clone disable host-node set-nodes update host-src exec-event; do
 	case $v in
 	plain) args= ;;
 	host-set) args="--host-node --host-set" ;;
@@ -281,6 +282,10 @@ import json, sys
 X = [x['name'] for x in json.load(open(sys.argv[1]))['traceEvents'] if x['ph'] == 'X']
 assert len([n for n in X if n.startswith('graph 0x')]) == 2, X
 " "$T/host-set.json" || fail "host-set.json: not two graph commands"
+# a batch memory-op node (not modeled by the emulator yet): one command per
+# launch too
+expect_rc 0 memop.sum "$X" --summary "$T/memop.sbt"
+has memop.sum out "commands: 5 on 2 streams"
 # kernel node attributes (modeled): the graph's nodes stay commands
 expect_rc 0 nodeattr.sum "$X" --summary "$T/node-attr.sbt"
 has nodeattr.sum out "commands: 15 on 2 streams"
