@@ -17,7 +17,10 @@
 # update the replay's driver refuses (an edited trace) is refused by name.
 # A graph filled by cuStreamBeginCaptureToGraph replays with its checkpoint
 # equal (refused by name with --streams single, rebuilt by a window's
-# snapshot).  A kernel node attribute (a call still not modeled) is
+# snapshot).  Kernel node attributes set and copied, and batch memory-op
+# nodes with their graph and exec setters, are recorded, replayed with the
+# checkpoint equal and rebuilt by a window's snapshot.  A host node's
+# setter (a call still not modeled) is
 # counted in the exit report and by tsinfo (which names the call), and its
 # graph's launch is refused on replay naming the call.  A node and an edge removed
 # (cuGraphDestroyNode, cuGraphRemoveDependencies) are removed on replay.
@@ -39,7 +42,11 @@
 # allocation node returned is refused by name.  A child graph node's embedded graph
 # (cuGraphChildGraphNodeGetGraph) changed after it was added: recorded,
 # replayed, kept in a window's snapshot; a record naming a node the trace
-# never added is refused by name.
+# never added is refused by name.  Graph memory nodes in a graph moved into
+# a child graph node (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE): recorded,
+# replayed, its memory followed into the parent's launches and a window's
+# snapshot.  A --range restoring a whole run's keyframe taken while graph
+# memory was allocated launches its exec again first, as a window does.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
