@@ -439,6 +439,11 @@ int main(int argc, char **argv)
 			memset(&cp, 0, sizeof(cp));
 			cp.type = CU_GRAPH_NODE_TYPE_GRAPH;
 			cp.graph.graph = ga;
+			cp.graph.ownership = CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE;
+			if (cuGraphAddNode(&n_copy, g, &n_scale, NULL, 1, &cp) == CUDA_SUCCESS) {
+				fprintf(stderr, "cuda_graph_nodes: a graph with memory nodes was cloned into a child graph node\n");
+				return 1;
+			}
 			cp.graph.ownership = CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE;
 			CUP_CK(cuGraphAddNode(&n_tail, g, &n_scale, NULL, 1, &cp));
 			if (cuGraphInstantiate(&xm, ga, 0) == CUDA_SUCCESS || cuGraphDestroy(ga) == CUDA_SUCCESS) {
@@ -695,6 +700,13 @@ int main(int argc, char **argv)
 			mops[0].writeValue.value = 777;
 			mops[1].writeValue.value64 = 0x0000000900000003ull;
 			mops[2].waitValue.value = 700;
+			/* documented: the count and kinds of an exec's operations stay */
+			mp.count = 2;
+			if (cuGraphExecBatchMemOpNodeSetParams(exec, n_memop, &mp) == CUDA_SUCCESS) {
+				fprintf(stderr, "%s: an exec's batch memory-op node took another count\n", cup_prog);
+				return 1;
+			}
+			mp.count = 3;
 			CUP_CK(cuGraphExecBatchMemOpNodeSetParams(exec, n_memop, &mp));
 		}
 		if (disable && i == 0)
