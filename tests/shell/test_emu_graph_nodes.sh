@@ -337,20 +337,23 @@ expect_rc 0 hostnode.dot "$X" -f dot -o "$T/host-node.dot" "$T/host-node.sbt"
 # through them kept: memset -> second vadd, second vadd -> read-back (past
 # the free node) per launch, 14 edges inside graphs; the second vadd also
 # passes the accumulator, racing with the legacy memset (8 races).
-# --no-free-node (cuMemFreeAsync after each launch) and --capture-alloc
-# (allocation and free nodes a stream capture made) the same counts.
+# --no-free-node (cuMemFreeAsync after each launch), --capture-alloc
+# (allocation and free nodes a stream capture made) and --child-mem (the
+# memory nodes in a graph moved into a child graph node, its work copied
+# into the parent as a child graph node's is) the same counts.
 # --child-get: the memset and kernel nodes added to the graph embedded in
 # the child node (cuGraphChildGraphNodeGetGraph) join the child node's
 # copy: after the read-back node (the child node's dependency), the memset
 # before the kernel, per launch (22 commands: --child's 18 and 2 per
 # launch; its 8 races)
-for v in "galloc --alloc-node" "gnofree --alloc-node --no-free-node" "gcap --capture-alloc" "cget --child --child-get"; do
+for v in "galloc --alloc-node" "gnofree --alloc-node --no-free-node" "gcap --capture-alloc" "cget --child --child-get" \
+	"gchild --alloc-node --child-mem"; do
 	set -- $v
 	n=$1
 	shift
 	expect_rc 0 "cap.$n" "$CAP" -o "$T/$n.sbt" -- "$PROG" --launches 2 "$@"
 done
-for c in "galloc 19 8" "gnofree 19 8" "gcap 19 8"; do
+for c in "galloc 19 8" "gnofree 19 8" "gcap 19 8" "gchild 19 8"; do
 	set -- $c
 	expect_rc 0 "$1.sum" "$X" --summary "$T/$1.sbt"
 	has "$1.sum" out "commands: $2 on 2 streams"
