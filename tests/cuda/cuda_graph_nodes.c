@@ -79,7 +79,10 @@
  *               the 32-bit one (cuGraphAddBatchMemOpNode); its operations
  *               are set again before instantiation
  *               (cuGraphBatchMemOpNodeSetParams) and the exec's after the
- *               first launch (cuGraphExecBatchMemOpNodeSetParams)
+ *               first launch (cuGraphExecBatchMemOpNodeSetParams); a
+ *               second one, a 64-bit write, is added by cuGraphAddNode
+ *               and set by cuGraphNodeSetParams and, on the exec,
+ *               cuGraphExecNodeSetParams
  *   --access    with --alloc-node: the allocation node's access
  *               descriptor gives device 1 read-write access (peer access:
  *               needs two devices)
@@ -177,8 +180,8 @@ int main(int argc, char **argv)
 	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0, child_get = 0;
 	int alloc_node = 0, no_free_node = 0, capture_alloc = 0, node_attr = 0, mem_attr = 0, access = 0, gmem_live = 0;
 	int child_mem = 0, host_set = 0, node_prio = -1, memop = 0;
-	CUgraphNode n_memop = NULL;
-	CUstreamBatchMemOpParams mops[3];
+	CUgraphNode n_memop = NULL, n_memop2 = NULL;
+	CUstreamBatchMemOpParams mops[3], mop2;
 	CUdeviceptr d_gmem = 0;
 	CUgraphNode n_tail;
 	CUdeviceptr d_c = 0;
@@ -477,6 +480,24 @@ int main(int argc, char **argv)
 		mops[2].waitValue.value = 12345;
 		CUP_CK(cuGraphBatchMemOpNodeSetParams(n_memop, &mp));
 		n_tail = n_memop;
+		{
+			/* a second one through the generic calls: a 64-bit write
+			 * after the first node, set again (cuGraphNodeSetParams) */
+			CUgraphNodeParams gp;
+			memset(&mop2, 0, sizeof(mop2));
+			mop2.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+			mop2.writeValue.address = d_acc + 16;
+			mop2.writeValue.value64 = 11;
+			memset(&gp, 0, sizeof(gp));
+			gp.type = CU_GRAPH_NODE_TYPE_BATCH_MEM_OP;
+			gp.memOp.ctx = ctx;
+			gp.memOp.count = 1;
+			gp.memOp.paramArray = &mop2;
+			CUP_CK(cuGraphAddNode(&n_memop2, g, &n_tail, NULL, 1, &gp));
+			mop2.writeValue.value64 = 0x0000001300000017ull;
+			CUP_CK(cuGraphNodeSetParams(n_memop2, &gp));
+			n_tail = n_memop2;
+		}
 	}
 	CUP_CK(cuGraphAddEventRecordNode(&n_rec, g, &n_tail, 1, ev));
 	{
@@ -708,6 +729,17 @@ int main(int argc, char **argv)
 			}
 			mp.count = 3;
 			CUP_CK(cuGraphExecBatchMemOpNodeSetParams(exec, n_memop, &mp));
+			{
+				/* the generic form on the exec's copy of the second */
+				CUgraphNodeParams gp;
+				memset(&gp, 0, sizeof(gp));
+				gp.type = CU_GRAPH_NODE_TYPE_BATCH_MEM_OP;
+				gp.memOp.ctx = ctx;
+				gp.memOp.count = 1;
+				gp.memOp.paramArray = &mop2;
+				mop2.writeValue.value64 = 0x0000002900000031ull;
+				CUP_CK(cuGraphExecNodeSetParams(exec, n_memop2, &gp));
+			}
 		}
 		if (disable && i == 0)
 			CUP_CK(cuGraphNodeSetEnabled(exec, n_xscale, 1));

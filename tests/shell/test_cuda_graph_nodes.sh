@@ -539,14 +539,16 @@ grep -qx 'cuGraphKernelNodeSetAttribute 1' "$T/wna.stats" || fail "wna.replay: t
 # (--memop: a node writing a 32-bit and a 64-bit value into the result and
 # waiting for the first, set again before instantiation and on the exec
 # after the first launch, where a change of count is refused as
-# documented): recorded with their operations, replayed with
+# documented, and a second one added and set through cuGraphAddNode and
+# the generic setters, recorded as the specific calls): recorded with
+# their operations, replayed with
 # the checkpoint equal; the exec's setter changes the result (dropped from
 # the trace, the replay differs); in a window the snapshot rebuilds the
 # node as set; the emulator, which does not model them, reads the trace
 capture memop --memop --launches 3
 cmp -s "$T/graph.plain.out" "$T/memop.plain.out" && fail "memop: the memory operations changed nothing"
-for want in 'cuda.cuGraphAddBatchMemOpNode :1' 'cuda.cuGraphBatchMemOpNodeSetParams :1' \
-	'cuda.cuGraphExecBatchMemOpNodeSetParams :2' 'cuda.cuGraphExecBatchMemOpNodeSetParams result=1 :1' \
+for want in 'cuda.cuGraphAddBatchMemOpNode :2' 'cuda.cuGraphBatchMemOpNodeSetParams :2' \
+	'cuda.cuGraphExecBatchMemOpNodeSetParams :3' 'cuda.cuGraphExecBatchMemOpNodeSetParams result=1 :1' \
 	'cuda.tsGraphNotModeled :0'; do
 	what=${want% :*}
 	n=$(count "$T/memop.sbt" "$what ")
@@ -558,7 +560,7 @@ all_match memop.replay 1 "$T/memop.sbt"
 all_match memop.det 1 --check-determinism --runs 3 "$T/memop.sbt"
 has memop.det out '"result":"match"'
 all_match memop.single 1 --streams single "$T/memop.sbt"
-ES=$("$INFO" --dump "$T/memop.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphExecBatchMemOpNodeSetParams ctx=.*/\1/p')
+ES=$("$INFO" --dump "$T/memop.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphExecBatchMemOpNodeSetParams ctx=.*/\1/p' | head -n 1)
 "$M" "$T/memop.sbt" "$T/memopbad.sbt" --drop "$ES" >/dev/null || fail "memopbad: cannot drop seq $ES"
 expect_rc 3 memopbad.replay "$RP" --json "$T/memopbad.sbt"
 [ "$(json_field "$T/memopbad.replay.out" matched)" = 0 ] || fail "memopbad: the checkpoint matched without the exec's setter"
@@ -567,8 +569,8 @@ has memop.sum out "commands: "
 capture wholememop --window --memop --launches 3
 (cd "$T" && expect_rc 0 wmemop.cap "$CAP" --profiler -o "$T/wmemop.sbt" -- "$PROG" --window --memop --launches 3)
 cmp -s "$T/wholememop.plain.out" "$T/wmemop.cap.out" || fail "wmemop: the windowed run printed '$(cat "$T/wmemop.cap.out")'"
-[ "$(count "$T/wmemop-window-1.sbt" 'cuda.cuGraphAddBatchMemOpNode ')" = 1 ] &&
-	[ "$(count "$T/wmemop-window-1.sbt" 'cuda.cuGraphBatchMemOpNodeSetParams ')" = 1 ] ||
+[ "$(count "$T/wmemop-window-1.sbt" 'cuda.cuGraphAddBatchMemOpNode ')" = 2 ] &&
+	[ "$(count "$T/wmemop-window-1.sbt" 'cuda.cuGraphBatchMemOpNodeSetParams ')" = 2 ] ||
 	fail "wmemop: the snapshot lacks the node or its setter"
 all_match wmemop.replay 1 "$T/wmemop-window-1.sbt"
 hw=$("$INFO" --dump "$T/wmemop-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')

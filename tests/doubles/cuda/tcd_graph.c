@@ -879,15 +879,13 @@ TCD_EXPORT(cuGraphAddBatchMemOpNode)
 
 /* The graph's node takes new operations (any), from its next
  * instantiation on. */
-TCD_API(CUresult, cuGraphBatchMemOpNodeSetParams)(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+static CUresult tcd_memop_node_set(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams, const char *call)
 {
-	static const char call[] = "cuGraphBatchMemOpNodeSetParams";
 	CUstreamBatchMemOpParams *copy = NULL;
 	struct tcd_op *ops = NULL, *old = NULL;
 	struct tcd_gnode *n;
 	CUresult r;
 
-	TCD_ENTER_INIT(cuGraphBatchMemOpNodeSetParams);
 	if (!nodeParams)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "nodeParams is NULL");
 	if (nodeParams->flags)
@@ -918,22 +916,26 @@ TCD_API(CUresult, cuGraphBatchMemOpNodeSetParams)(CUgraphNode hNode, const CUDA_
 	free(copy);
 	return r;
 }
+
+TCD_API(CUresult, cuGraphBatchMemOpNodeSetParams)(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+	TCD_ENTER_INIT(cuGraphBatchMemOpNodeSetParams);
+	return tcd_memop_node_set(hNode, nodeParams, "cuGraphBatchMemOpNodeSetParams");
+}
 TCD_EXPORT(cuGraphBatchMemOpNodeSetParams)
 
 /* An exec's copy of the node: as documented, only the addresses, values
  * and a wait's condition may change (not the count, the kinds, a wait's
  * flush bit, a barrier or flush); its ops are changed in place, from the
  * next launch on. */
-TCD_API(CUresult, cuGraphExecBatchMemOpNodeSetParams)(CUgraphExec hGraphExec, CUgraphNode hNode,
-						      const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+static CUresult tcd_memop_exec_set(CUgraphExec hGraphExec, CUgraphNode hNode,
+				   const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams, const char *call)
 {
-	static const char call[] = "cuGraphExecBatchMemOpNodeSetParams";
 	struct tcd_op *ops = NULL;
 	struct tcd_graph *x;
 	struct tcd_gnode *n;
 	CUresult r;
 
-	TCD_ENTER_INIT(cuGraphExecBatchMemOpNodeSetParams);
 	if (!nodeParams)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "nodeParams is NULL");
 	if ((r = tcd_memop_ops(nodeParams->paramArray, nodeParams->count, call, &ops)) != CUDA_SUCCESS)
@@ -971,6 +973,13 @@ TCD_API(CUresult, cuGraphExecBatchMemOpNodeSetParams)(CUgraphExec hGraphExec, CU
 	pthread_mutex_unlock(&tcd_g.lock);
 	tcd_ops_free(ops);
 	return r;
+}
+
+TCD_API(CUresult, cuGraphExecBatchMemOpNodeSetParams)(CUgraphExec hGraphExec, CUgraphNode hNode,
+						      const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+	TCD_ENTER_INIT(cuGraphExecBatchMemOpNodeSetParams);
+	return tcd_memop_exec_set(hGraphExec, hNode, nodeParams, "cuGraphExecBatchMemOpNodeSetParams");
 }
 TCD_EXPORT(cuGraphExecBatchMemOpNodeSetParams)
 
@@ -2141,6 +2150,9 @@ static CUresult tcd_node_set_generic(CUgraphExec hx, CUgraphNode hn, CUgraphNode
 		return tcd_event_node_set(hx, hn, p->eventRecord.event, TCD_OP_RECORD, call);
 	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
 		return tcd_event_node_set(hx, hn, p->eventWait.event, TCD_OP_WAIT, call);
+	case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+		return hx ? tcd_memop_exec_set(hx, hn, (const CUDA_BATCH_MEM_OP_NODE_PARAMS *)&p->memOp, call)
+			  : tcd_memop_node_set(hn, (const CUDA_BATCH_MEM_OP_NODE_PARAMS *)&p->memOp, call);
 	default:
 		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "node type %d is not modelled by the double's setters",
 				(int)p->type);
