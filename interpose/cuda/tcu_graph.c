@@ -7,16 +7,19 @@
  * cuGraphNodeFindInClone and cuGraphChildGraphNodeGetGraph, the setters of those
  * node kinds (on graphs and on execs, the generic cuGraph(Exec)NodeSetParams
  * of those kinds included), cuGraphNodeSetEnabled, cuGraphExecUpdate and
- * cuStreamBeginCaptureToGraph.
+ * cuStreamBeginCaptureToGraph; batch memory-op nodes and their setters,
+ * kernel node attributes (set and copied), and child graph nodes that take
+ * their child (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE: how a child graph may
+ * hold memory nodes).
  * sbt_compute.h says what each record holds; a kernel node carries its
  * kernel exactly as a launch record does (the same encoder,
  * tcu_kernel_node_encoded).  A memcpy node's host source is recorded
  * again before each launch of an exec holding it (tsGraphHostSource,
  * below): the driver reads it then.  A node of a kind the model does not
  * cover (allocation nodes of pools other than plain device memory,
- * external semaphore and batch memory-op nodes, programmatic edges) and every other call that changes
+ * external semaphore nodes, programmatic edges) and every other call that changes
  * a graph or an exec (the setters of those kinds, of host and child graph
- * nodes, kernel node attributes) is recorded as tsGraphNotModeled naming
+ * nodes) is recorded as tsGraphNotModeled naming
  * the call, so that replay refuses to launch that graph's or exec's work
  * by name instead of running it without the change; such graphs and
  * execs are counted in the exit report.

@@ -4,13 +4,15 @@
  * adds the same node to it with the real driver call (kernel nodes with
  * cuGraphAddKernelNode_v2, their function and parameters mapped as a
  * launch's are; memcpy nodes with cuGraphAddMemcpyNode, addresses mapped;
- * memset, empty, event record and event wait nodes; child graph nodes from
- * the replay's child graph; host nodes as empty nodes; memory allocation
+ * memset, empty, event record, event wait and batch memory-op nodes
+ * (addresses mapped); child graph nodes from the replay's child graph
+ * (copied, or moved into the node with cuGraphAddNode where the program
+ * moved it); host nodes as empty nodes; memory allocation
  * nodes with the captured range mapped to the replay's graph memory, free
  * nodes at the mapped address), after the live
  * nodes its dependencies map to; cuGraphAddDependencies adds the edges;
  * clones, a child graph node's embedded graph, the setters (graph and
- * exec), enabled nodes and exec updates
+ * exec), kernel node attributes, enabled nodes and exec updates
  * are issued again on the mapped objects; tsGraphHostSource writes a
  * memcpy node's host bytes before a launch.  Instantiation and launch are
  * the ones stream-captured graphs use (rpcu_exec.c), on any stream mode:

@@ -2,11 +2,13 @@
  * tcd_graph.c - graphs built node by node: cuGraphCreate, the
  * cuGraphAdd*Node calls the double models (kernel, memcpy, memset, empty,
  * event record, event wait, host, child graph, memory allocation and free,
- * and cuGraphAddNode of those types), cuGraphAddDependencies,
+ * batch memory-op, and cuGraphAddNode of those types, a child graph moved
+ * into its node included), cuGraphAddDependencies,
  * cuGraphRemoveDependencies, cuGraphDestroyNode, cuGraphClone,
  * cuGraphNodeFindInClone and cuGraphChildGraphNodeGetGraph, the setters
- * of kernel, memcpy, memset and event nodes (graph and exec forms, and the
- * generic cuGraph(Exec)NodeSetParams of those types),
+ * of kernel, memcpy, memset, event and batch memory-op nodes (graph and
+ * exec forms, and the generic cuGraph(Exec)NodeSetParams of those types),
+ * the host node setter, kernel node attributes (set, read, copied),
  * cuGraphNodeSetEnabled / cuGraphNodeGetEnabled, cuGraphExecUpdate (both
  * ABIs), and cuStreamBeginCaptureToGraph (the capture's work becomes one
  * node of the graph after the nodes named, when the capture ends).  What
