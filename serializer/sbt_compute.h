@@ -412,7 +412,10 @@ extern "C" {
 	X(cuGraphEventRecordNodeSetEvent) X(cuGraphEventWaitNodeSetEvent)         \
 	X(cuGraphExecEventRecordNodeSetEvent) X(cuGraphExecEventWaitNodeSetEvent) \
 	X(cuGraphExecUpdate) X(cuGraphChildGraphNodeGetGraph)                     \
-	X(cuGraphAddMemAllocNode) X(cuGraphAddMemFreeNode)
+	X(cuGraphAddMemAllocNode) X(cuGraphAddMemFreeNode)                        \
+	X(cuGraphKernelNodeSetAttribute) X(cuGraphKernelNodeCopyAttributes)       \
+	X(cuGraphAddBatchMemOpNode) X(cuGraphBatchMemOpNodeSetParams)             \
+	X(cuGraphExecBatchMemOpNodeSetParams)
 
 /* X(HIP runtime call, kind it records as).  Append only: the position is
  * the type number above SBT_CM_HIP_TYPE_BASE. */

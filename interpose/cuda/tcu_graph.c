@@ -7,16 +7,19 @@
  * cuGraphNodeFindInClone and cuGraphChildGraphNodeGetGraph, the setters of those
  * node kinds (on graphs and on execs, the generic cuGraph(Exec)NodeSetParams
  * of those kinds included), cuGraphNodeSetEnabled, cuGraphExecUpdate and
- * cuStreamBeginCaptureToGraph.
+ * cuStreamBeginCaptureToGraph; batch memory-op nodes and their setters,
+ * kernel node attributes (set and copied), and child graph nodes that take
+ * their child (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE: how a child graph may
+ * hold memory nodes).
  * sbt_compute.h says what each record holds; a kernel node carries its
  * kernel exactly as a launch record does (the same encoder,
  * tcu_kernel_node_encoded).  A memcpy node's host source is recorded
  * again before each launch of an exec holding it (tsGraphHostSource,
  * below): the driver reads it then.  A node of a kind the model does not
  * cover (allocation nodes of pools other than plain device memory,
- * external semaphore and batch memory-op nodes, programmatic edges) and every other call that changes
+ * external semaphore nodes, programmatic edges) and every other call that changes
  * a graph or an exec (the setters of those kinds, of host and child graph
- * nodes, kernel node attributes) is recorded as tsGraphNotModeled naming
+ * nodes) is recorded as tsGraphNotModeled naming
  * the call, so that replay refuses to launch that graph's or exec's work
  * by name instead of running it without the change; such graphs and
  * execs are counted in the exit report.
@@ -929,15 +932,10 @@ static void tcu_graph_unmodeled_node(tcu_fn id, tcu_mode mode, CUresult r, CUgra
 	}
 
 TCU_GRAPH_NM(cuGraphHostNodeSetParams, (CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p), (n, p), 0, 0, n)
-TCU_GRAPH_NM(cuGraphKernelNodeSetAttribute,
-             (CUgraphNode n, CUkernelNodeAttrID a, const CUkernelNodeAttrValue *v), (n, a, v), 0, 0, n)
-TCU_GRAPH_NM(cuGraphKernelNodeCopyAttributes, (CUgraphNode d, CUgraphNode sn), (d, sn), 0, 0, d)
 TCU_GRAPH_NM(cuGraphExternalSemaphoresSignalNodeSetParams,
              (CUgraphNode n, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *p), (n, p), 0, 0, n)
 TCU_GRAPH_NM(cuGraphExternalSemaphoresWaitNodeSetParams,
              (CUgraphNode n, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *p), (n, p), 0, 0, n)
-TCU_GRAPH_NM(cuGraphBatchMemOpNodeSetParams, (CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p), (n, p),
-             0, 0, n)
 TCU_GRAPH_NM(cuGraphExecHostNodeSetParams, (CUgraphExec x, CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p),
              (x, n, p), 0, x, n)
 TCU_GRAPH_NM(cuGraphExecChildGraphNodeSetParams, (CUgraphExec x, CUgraphNode n, CUgraph c), (x, n, c), 0, x,
@@ -946,8 +944,6 @@ TCU_GRAPH_NM(cuGraphExecExternalSemaphoresSignalNodeSetParams,
              (CUgraphExec x, CUgraphNode n, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *p), (x, n, p), 0, x, n)
 TCU_GRAPH_NM(cuGraphExecExternalSemaphoresWaitNodeSetParams,
              (CUgraphExec x, CUgraphNode n, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *p), (x, n, p), 0, x, n)
-TCU_GRAPH_NM(cuGraphExecBatchMemOpNodeSetParams,
-             (CUgraphExec x, CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p), (x, n, p), 0, x, n)
 
 /* Nodes added by a call of their own that the model does not cover. */
 #define TCU_GRAPH_NM_NODE(canon, ptype, type)                                                     \
@@ -972,8 +968,182 @@ TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresSignalNode, const CUDA_EXT_SEM_SIG
                   CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL)
 TCU_GRAPH_NM_NODE(cuGraphAddExternalSemaphoresWaitNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *,
                   CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT)
-TCU_GRAPH_NM_NODE(cuGraphAddBatchMemOpNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *,
-                  CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
+
+/* ---- batch memory-op nodes -------------------------------------------------------------- */
+
+_Static_assert(sizeof(CUstreamBatchMemOpParams) == 48, "a batch memory operation is recorded as 48 bytes");
+_Static_assert(sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2) == sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS) &&
+                   offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, flags) == offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS, flags),
+               "cuGraphAddNode's batch memory-op parameters are laid out as cuGraphAddBatchMemOpNode's");
+
+/* The fields of a batch memory-op node's parameters: ctx, flags (the
+ * node's) and params = its count operations, CUstreamBatchMemOpParams as
+ * x86-64 cuda.h lays them out (48 bytes each: the addresses in them are
+ * device addresses, mapped on replay).  The driver copies them when the
+ * node is made or set. */
+static void tcu_graph_memop_fields(sbt_cm_call *c, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
+{
+	if (!p)
+		return;
+	c->ctx = TCU_H(p->ctx);
+	c->flags = p->flags;
+	if (p->paramArray && p->count) {
+		c->params = (const uint8_t *)p->paramArray;
+		c->params_len = (size_t)p->count * sizeof(CUstreamBatchMemOpParams);
+	}
+}
+
+static void tcu_graph_memop_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out, CUgraph g,
+                                 const CUgraphNode *deps, size_t ndeps, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
+{
+	sbt_cm_call c;
+	uint8_t *packed;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	packed = tcu_graph_pack_nodes(deps, ndeps);
+	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
+	tcu_graph_memop_fields(&c, p);
+	tcu_graph_emit(SBT_CM_K_cuGraphAddBatchMemOpNode, id, mode, &c, TCU_H(g), NULL, 0);
+	free(packed);
+}
+
+CUresult tcu_m_cuGraphAddBatchMemOpNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                        size_t ndeps, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphAddBatchMemOpNode real =
+	    (tcu_pfn_cuGraphAddBatchMemOpNode)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, g, deps, ndeps, p);
+	tcu_graph_memop_node(id, mode, r, out, g, deps, ndeps, p);
+out:
+	tcu_call_end();
+	return r;
+}
+
+static void tcu_graph_setter_emit(sbt_cm_kind k, tcu_fn id, tcu_mode mode, sbt_cm_call *c, const void *host,
+                                  size_t n);
+
+/* cuGraphBatchMemOpNodeSetParams (x NULL) and its cuGraphExec* form
+ * (parent = the exec): node and the node's fields. */
+static void tcu_graph_memop_set(tcu_fn id, tcu_mode mode, CUresult r, CUgraphExec x, CUgraphNode node,
+                                const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
+{
+	sbt_cm_call c;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.node = TCU_H(node);
+	c.parent = TCU_H(x);
+	tcu_graph_memop_fields(&c, p);
+	tcu_graph_setter_emit(x ? SBT_CM_K_cuGraphExecBatchMemOpNodeSetParams : SBT_CM_K_cuGraphBatchMemOpNodeSetParams,
+	                      id, mode, &c, NULL, 0);
+}
+
+CUresult tcu_m_cuGraphBatchMemOpNodeSetParams(tcu_fn id, CUgraphNode node, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphBatchMemOpNodeSetParams real =
+	    (tcu_pfn_cuGraphBatchMemOpNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(node, p);
+	tcu_graph_memop_set(id, mode, r, NULL, node, p);
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuGraphExecBatchMemOpNodeSetParams(tcu_fn id, CUgraphExec x, CUgraphNode node,
+                                                  const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphExecBatchMemOpNodeSetParams real =
+	    (tcu_pfn_cuGraphExecBatchMemOpNodeSetParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(x, node, p);
+	tcu_graph_memop_set(id, mode, r, x, node, p);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* ---- kernel node attributes ----------------------------------------------------------- */
+
+_Static_assert(sizeof(CUkernelNodeAttrValue) == 64, "a kernel node attribute's value is recorded as 64 bytes");
+
+/* cuGraphKernelNodeSetAttribute: node, attrs = the one attribute (id and
+ * its 64 value bytes, packed as a launch's attributes are); kept for
+ * windows with the node's graph.  The driver copies the value into the
+ * node (and each exec instantiated after takes it). */
+CUresult tcu_m_cuGraphKernelNodeSetAttribute(tcu_fn id, CUgraphNode node, CUkernelNodeAttrID attr,
+                                             const CUkernelNodeAttrValue *v)
+{
+	tcu_mode mode;
+	CUresult r;
+	sbt_cm_call c;
+	uint8_t packed[SBT_CM_ATTR_BYTES];
+	tcu_pfn_cuGraphKernelNodeSetAttribute real =
+	    (tcu_pfn_cuGraphKernelNodeSetAttribute)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(node, attr, v);
+	if (mode == TCU_MODE_NESTED)
+		goto out;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.node = TCU_H(node);
+	if (v) {
+		sbt_cm_attr_put(packed, (uint32_t)attr, v);
+		c.attrs = packed;
+		c.attrs_len = sizeof(packed);
+	}
+	tcu_graph_setter_emit(SBT_CM_K_cuGraphKernelNodeSetAttribute, id, mode, &c, NULL, 0);
+out:
+	tcu_call_end();
+	return r;
+}
+
+/* cuGraphKernelNodeCopyAttributes: node = the destination, handle = the
+ * source node (both of graphs the trace names). */
+CUresult tcu_m_cuGraphKernelNodeCopyAttributes(tcu_fn id, CUgraphNode dst, CUgraphNode src)
+{
+	tcu_mode mode;
+	CUresult r;
+	sbt_cm_call c;
+	tcu_pfn_cuGraphKernelNodeCopyAttributes real =
+	    (tcu_pfn_cuGraphKernelNodeCopyAttributes)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, src);
+	if (mode == TCU_MODE_NESTED)
+		goto out;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.node = TCU_H(dst);
+	c.handle = TCU_H(src);
+	tcu_graph_setter_emit(SBT_CM_K_cuGraphKernelNodeCopyAttributes, id, mode, &c, NULL, 0);
+out:
+	tcu_call_end();
+	return r;
+}
 
 /* ---- graph memory: allocation and free nodes ----------------------------------------- */
 
@@ -1102,11 +1272,31 @@ static void tcu_graph_inherit(uint64_t dst, uint64_t src)
 		tcu_graph_partial(dst);
 }
 
+/* A graph moved into a child graph node of dst (cuGraphAddNode with
+ * CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE): it is dst's from now on, so calls
+ * on it change dst (tcu_graph_root), and the graph memory its launches
+ * would leave allocated is dst's launches' (copied to dst's execs at
+ * their instantiation). */
+static void tcu_graph_moved(uint64_t dst, uint64_t child)
+{
+	tcu_gmem_set *set;
+	pthread_mutex_lock(&tcu_g.mu);
+	if (cap_umap_put(&tcu_g.embedded_in, child, (void *)(uintptr_t)dst) == (void *)(uintptr_t)dst)
+		CAP_ERROR("cuda: out of memory noting a moved graph: changes to it are kept apart from its owner");
+	set = tcu_gmem_copy(cap_umap_get(&tcu_g.gmem_of_graph, child));
+	pthread_mutex_unlock(&tcu_g.mu);
+	for (size_t i = 0; set && i < set->n; i++)
+		tcu_gmem_node(dst, set->v[i].addr, set->v[i].size);
+	free(set);
+}
+
 /* A child graph node: the driver copies the child into it when it is
  * added, so later changes to the child do not reach the parent (replay
- * adds the node from its own child graph, rebuilt as it was then). */
+ * adds the node from its own child graph, rebuilt as it was then);
+ * moved: the node takes the child itself (flags = the
+ * CUgraphChildGraphNodeOwnership, CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE). */
 static void tcu_graph_child_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNode *out, CUgraph g,
-                                 const CUgraphNode *deps, size_t ndeps, CUgraph child)
+                                 const CUgraphNode *deps, size_t ndeps, CUgraph child, int moved)
 {
 	sbt_cm_call c;
 	uint8_t *packed;
@@ -1114,12 +1304,46 @@ static void tcu_graph_child_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraphNo
 		return;
 	sbt_cm_call_init(&c);
 	c.handle = TCU_H(child);
+	c.flags = moved ? CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE : CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE;
 	packed = tcu_graph_pack_nodes(deps, ndeps);
 	tcu_graph_node_call(&c, r, out, g, packed, ndeps);
 	tcu_graph_emit(SBT_CM_K_cuGraphAddChildGraphNode, id, mode, &c, TCU_H(g), NULL, 0);
-	if (r == CUDA_SUCCESS)
+	if (r == CUDA_SUCCESS) {
 		tcu_graph_inherit(TCU_H(g), TCU_H(child));
+		if (moved)
+			tcu_graph_moved(TCU_H(g), TCU_H(child));
+	}
 	free(packed);
+}
+
+/* cuGraphDestroy of graph succeeded: the graphs moved into its child
+ * graph nodes, and those embedded in them, went with it. */
+void tcu_graph_moved_destroy(uint64_t graph)
+{
+	uint64_t *gone = NULL;
+	size_t n = 0;
+	pthread_mutex_lock(&tcu_g.mu);
+	for (size_t i = 0; i < tcu_g.embedded_in.n; i++) {
+		uint64_t *grown;
+		if ((uint64_t)(uintptr_t)tcu_g.embedded_in.vals[i] != graph)
+			continue;
+		if (!(grown = realloc(gone, (n + 1) * sizeof(*gone)))) {
+			CAP_ERROR("cuda: out of memory forgetting the graphs of a destroyed graph's child graph nodes");
+			break;
+		}
+		gone = grown;
+		gone[n++] = tcu_g.embedded_in.keys[i];
+	}
+	for (size_t i = 0; i < n; i++)
+		cap_umap_del(&tcu_g.embedded_in, gone[i]);
+	pthread_mutex_unlock(&tcu_g.mu);
+	for (size_t i = 0; i < n; i++) {
+		tcu_live_graph_destroy(gone[i]);
+		tcu_graph_hsrc_graph_destroy(gone[i]);
+		tcu_graph_gmem_graph_destroy(gone[i]);
+		tcu_graph_moved_destroy(gone[i]);
+	}
+	free(gone);
 }
 
 CUresult tcu_m_cuGraphAddChildGraphNode(tcu_fn id, CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
@@ -1134,7 +1358,7 @@ CUresult tcu_m_cuGraphAddChildGraphNode(tcu_fn id, CUgraphNode *out, CUgraph g, 
 		goto out;
 	}
 	r = real(out, g, deps, ndeps, child);
-	tcu_graph_child_node(id, mode, r, out, g, deps, ndeps, child);
+	tcu_graph_child_node(id, mode, r, out, g, deps, ndeps, child, 0);
 out:
 	tcu_call_end();
 	return r;
@@ -1522,6 +1746,9 @@ static void tcu_graph_generic_set(tcu_fn id, tcu_mode mode, CUresult r, CUgraphE
 		break;
 	case CU_GRAPH_NODE_TYPE_EMPTY:
 		break; /* nothing to change */
+	case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+		tcu_graph_memop_set(id, mode, r, x, node, (const CUDA_BATCH_MEM_OP_NODE_PARAMS *)&p->memOp);
+		break;
 	default:
 		tcu_graph_changed(id, mode, r, 0, TCU_H(x), TCU_H(node), call);
 		break;
@@ -1662,7 +1889,8 @@ static void tcu_graph_generic_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraph
 		                     p->eventWait.event);
 		break;
 	case CU_GRAPH_NODE_TYPE_GRAPH:
-		tcu_graph_child_node(id, mode, r, out, g, deps, ndeps, p->graph.graph);
+		tcu_graph_child_node(id, mode, r, out, g, deps, ndeps, p->graph.graph,
+		                     p->graph.ownership == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE);
 		break;
 	case CU_GRAPH_NODE_TYPE_HOST:
 		tcu_graph_host_node(id, mode, r, out, g, deps, ndeps);
@@ -1673,6 +1901,9 @@ static void tcu_graph_generic_node(tcu_fn id, tcu_mode mode, CUresult r, CUgraph
 		break;
 	case CU_GRAPH_NODE_TYPE_MEM_FREE:
 		tcu_graph_free_node(id, mode, r, out, g, deps, ndeps, p->free.dptr);
+		break;
+	case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+		tcu_graph_memop_node(id, mode, r, out, g, deps, ndeps, (const CUDA_BATCH_MEM_OP_NODE_PARAMS *)&p->memOp);
 		break;
 	default:
 		tcu_graph_unmodeled_node(id, mode, r, out, g, deps, ndeps, p->type, call);

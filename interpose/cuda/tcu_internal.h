@@ -386,6 +386,7 @@ void tcu_graph_hsrc_launch(tcu_fn id, uint64_t exec);
 void tcu_graph_gmem_instantiate(uint64_t exec, uint64_t graph);
 void tcu_graph_gmem_exec_destroy(uint64_t exec);
 void tcu_graph_gmem_graph_destroy(uint64_t graph);
+void tcu_graph_moved_destroy(uint64_t graph);
 void tcu_graph_gmem_launch(uint64_t exec);
 void tcu_graph_gmem_relaunch(void);
 

@@ -580,7 +580,7 @@ static int tcu_live_exec_setter(sbt_cm_kind k)
 	return k == SBT_CM_K_cuGraphExecKernelNodeSetParams || k == SBT_CM_K_cuGraphNodeSetEnabled ||
 	       k == SBT_CM_K_cuGraphExecMemcpyNodeSetParams || k == SBT_CM_K_cuGraphExecMemsetNodeSetParams ||
 	       k == SBT_CM_K_cuGraphExecEventRecordNodeSetEvent ||
-	       k == SBT_CM_K_cuGraphExecEventWaitNodeSetEvent;
+	       k == SBT_CM_K_cuGraphExecEventWaitNodeSetEvent || k == SBT_CM_K_cuGraphExecBatchMemOpNodeSetParams;
 }
 
 void tcu_live_graph_exec_destroy(uint64_t exec)

@@ -1573,6 +1573,7 @@ CUresult tcu_m_cuGraphDestroy(tcu_fn id, CUgraph g)
 		tcu_live_graph_destroy(TCU_H(g));
 		tcu_graph_hsrc_graph_destroy(TCU_H(g));
 		tcu_graph_gmem_graph_destroy(TCU_H(g));
+		tcu_graph_moved_destroy(TCU_H(g));
 	}
 out:
 	tcu_call_end();

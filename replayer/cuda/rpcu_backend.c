@@ -478,8 +478,11 @@ static rp_status rpcu_run_record(rpcu_state *s, const sbt_record *rec, rp_diag *
 	 * allocate the graph memory its keyframe then fills: replay has no
 	 * other way to allocate it. */
 	if (s->state_only && !rpcu_exec_is_state(k) && !(c.capture_status && s->capturing) &&
-	    !(s->seq < s->window_snapshot_end && (k == SBT_CM_K_cuGraphLaunch || k == SBT_CM_K_cuCtxSynchronize)))
+	    !(s->seq < s->window_snapshot_end && (k == SBT_CM_K_cuGraphLaunch || k == SBT_CM_K_cuCtxSynchronize))) {
+		if (k == SBT_CM_K_cuGraphLaunch) /* it may have left graph memory allocated */
+			rpcu_graph_launch_passed(s, &c);
 		return RP_OK;
+	}
 	t = rpcu_thread_get(s, rec->thread);
 	if (!t)
 		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
@@ -829,6 +832,42 @@ static rp_status rpcu_replay_state_only(void *ctx, sbt_record *rec, rp_diag *dia
 	return st;
 }
 
+/* Restoring the keyframe at kf_seq (count snapshot records after it):
+ * its stream-ordered memory that is graph memory is allocated again first
+ * (rpcu_graph_gmem_restore).  Read from the random-access reader, which
+ * the restore already moved. */
+static rp_status rpcu_keyframe_gmem(rpcu_state *s, uint64_t kf_seq, uint64_t count, rp_diag *diag)
+{
+	uint64_t *addrs = NULL;
+	size_t n = 0, cap = 0;
+	sbt_record rec;
+	sbt_status sst = sbt_reader_seek_seq(s->trace, kf_seq + 1);
+	rp_status st = RP_OK;
+	while (count && sst == SBT_OK && (sst = sbt_reader_next(s->trace, &rec)) == SBT_OK) {
+		sbt_cm_kind k;
+		sbt_cm_call c;
+		if (!rpcu_kind_of(s, rec.type, &k) || k != SBT_CM_K_tsSnapshot)
+			break;
+		count--;
+		if (sbt_cm_decode(rec.payload, rec.payload_len, &c) != SBT_OK || c.sub != SBT_CM_MEM_ASYNC)
+			continue;
+		if (n == cap) {
+			uint64_t *grown = realloc(addrs, (cap = cap ? cap * 2 : 8) * sizeof(*grown));
+			if (!grown) {
+				st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+				goto out_free;
+			}
+			addrs = grown;
+		}
+		addrs[n++] = c.dst;
+	}
+	if (n)
+		st = rpcu_graph_gmem_restore(s, kf_seq, addrs, n, diag);
+out_free:
+	free(addrs);
+	return st;
+}
+
 static rp_status rpcu_keyframe(void *state, const sbt_record *marker, int restore, rp_diag *diag)
 {
 	rpcu_state *s = state;
@@ -861,7 +900,10 @@ static rp_status rpcu_keyframe(void *state, const sbt_record *marker, int restor
 		return RP_OK;
 	}
 	st = rp_cm_replay_before(s->trace, marker->seq, rpcu_replay_state_only, s, diag);
-	if (st != RP_OK)
+	/* (a window's snapshot keyframe: its own graph launches, replayed
+	 * above, allocated that memory) */
+	if (st != RP_OK || (marker->seq >= s->window_snapshot_end &&
+	                    (st = rpcu_keyframe_gmem(s, marker->seq, kf.count, diag)) != RP_OK))
 		goto out;
 	if (!(kf.flags & SBT_CM_KF_ARRAYS) && (st = rpcu_arrays_check_start(s, marker->seq, diag)) != RP_OK)
 		goto out;

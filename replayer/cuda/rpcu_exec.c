@@ -1241,6 +1241,31 @@ static rp_status rpcu_exec_set_attribute(rpcu_state *s, sbt_cm_kind k, const sbt
 _Static_assert(sizeof(CUlaunchAttribute) == SBT_CM_ATTR_BYTES,
                "a packed launch attribute is one CUlaunchAttribute");
 
+rp_status rpcu_launch_attr(rpcu_state *s, const sbt_cm_call *c, size_t i, CUlaunchAttribute *out, rp_diag *diag)
+{
+	uint32_t id;
+	const uint8_t *val;
+	sbt_cm_attr_at(c, i, &id, &val);
+	out->id = (CUlaunchAttributeID)id;
+	memcpy(&out->value, val, sizeof(out->value));
+	/* Attributes holding handles or addresses name captured ones. */
+	if (id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT || id == CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT) {
+		CUevent *ev = id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT ? &out->value.programmaticEvent.event
+		                                                           : &out->value.launchCompletionEvent.event;
+		rpcu_obj *e = rpcu_objs_get(&s->objs, RPCU_O_EVENT, (uint64_t)(uintptr_t)*ev);
+		if (!e)
+			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "launch attribute %u names event 0x%llx, which the "
+			                 "trace never created", id, (unsigned long long)(uintptr_t)*ev);
+		*ev = (CUevent)(uintptr_t)e->live;
+	} else if (id == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW) {
+		uint64_t live;
+		void **bp = &out->value.accessPolicyWindow.base_ptr;
+		if (*bp && rpcu_ranges_translate(&s->ranges, (uint64_t)(uintptr_t)*bp, 0, &live, NULL) == 0)
+			*bp = (void *)(uintptr_t)live;
+	}
+	return RP_OK;
+}
+
 /*
  * With kernelParams the driver copies each of the kernel's own parameters
  * from kernelParams[i], at the kernel's size, not the record's: a record
@@ -1432,34 +1457,9 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 				goto out_free;
 			}
 		}
-		for (i = 0; i < nattrs; i++) {
-			uint32_t id;
-			const uint8_t *val;
-			sbt_cm_attr_at(c, i, &id, &val);
-			attrs[i].id = (CUlaunchAttributeID)id;
-			memcpy(&attrs[i].value, val, sizeof(attrs[i].value));
-			/* Attributes holding handles or addresses name captured ones. */
-			if (id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT ||
-			    id == CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT) {
-				CUevent *ev = id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT
-				                  ? &attrs[i].value.programmaticEvent.event
-				                  : &attrs[i].value.launchCompletionEvent.event;
-				rpcu_obj *e = rpcu_objs_get(&s->objs, RPCU_O_EVENT, (uint64_t)(uintptr_t)*ev);
-				if (!e) {
-					st = rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "launch attribute %u names event "
-					               "0x%llx, which the trace never created", id,
-					               (unsigned long long)(uintptr_t)*ev);
-					goto out_free;
-				}
-				*ev = (CUevent)(uintptr_t)e->live;
-			} else if (id == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW) {
-				uint64_t live;
-				void **bp = &attrs[i].value.accessPolicyWindow.base_ptr;
-				if (*bp && rpcu_ranges_translate(&s->ranges, (uint64_t)(uintptr_t)*bp, 0, &live,
-				                                 NULL) == 0)
-					*bp = (void *)(uintptr_t)live;
-			}
-		}
+		for (i = 0; i < nattrs; i++)
+			if ((st = rpcu_launch_attr(s, c, i, &attrs[i], diag)) != RP_OK)
+				goto out_free;
 		cfg.gridDimX = (unsigned)c->grid_x;
 		cfg.gridDimY = (unsigned)c->grid_y;
 		cfg.gridDimZ = (unsigned)c->grid_z;
@@ -1661,6 +1661,11 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuGraphChildGraphNodeGetGraph] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphAddMemAllocNode] =     {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphAddMemFreeNode] =      {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphKernelNodeSetAttribute] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphKernelNodeCopyAttributes] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphAddBatchMemOpNode] =   {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphBatchMemOpNodeSetParams] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuGraphExecBatchMemOpNodeSetParams] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 };
 
 int rpcu_exec_is_state(sbt_cm_kind k)

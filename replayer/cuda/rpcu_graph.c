@@ -4,13 +4,15 @@
  * adds the same node to it with the real driver call (kernel nodes with
  * cuGraphAddKernelNode_v2, their function and parameters mapped as a
  * launch's are; memcpy nodes with cuGraphAddMemcpyNode, addresses mapped;
- * memset, empty, event record and event wait nodes; child graph nodes from
- * the replay's child graph; host nodes as empty nodes; memory allocation
+ * memset, empty, event record, event wait and batch memory-op nodes
+ * (addresses mapped); child graph nodes from the replay's child graph
+ * (copied, or moved into the node with cuGraphAddNode where the program
+ * moved it); host nodes as empty nodes; memory allocation
  * nodes with the captured range mapped to the replay's graph memory, free
  * nodes at the mapped address), after the live
  * nodes its dependencies map to; cuGraphAddDependencies adds the edges;
  * clones, a child graph node's embedded graph, the setters (graph and
- * exec), enabled nodes and exec updates
+ * exec), kernel node attributes, enabled nodes and exec updates
  * are issued again on the mapped objects; tsGraphHostSource writes a
  * memcpy node's host bytes before a launch.  Instantiation and launch are
  * the ones stream-captured graphs use (rpcu_exec.c), on any stream mode:
@@ -361,6 +363,92 @@ static rp_status rpcu_graph_alloc_node(rpcu_state *s, const sbt_cm_call *c, cons
 	return rpcu_mem_add_range(s, &rg, diag);
 }
 
+/*
+ * A child graph node that took its child itself (cuGraphAddNode with
+ * CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE, flags = that ownership): the only
+ * way the documentation gives to put a graph holding memory allocation
+ * or free nodes into another.  Issued the same way on the replay's child
+ * graph, which then belongs to the node (never destroyed by itself: it
+ * goes with g, embedded as cuGraphChildGraphNodeGetGraph's graphs are),
+ * and its graph memory's mappings are g's (they go when g is destroyed).
+ */
+static rp_status rpcu_graph_move(rpcu_state *s, const sbt_cm_call *c, const rpcu_obj *g, rpcu_obj *child,
+                                 const CUgraphNode *deps, size_t ndeps, CUgraphNode *node, rp_diag *diag)
+{
+	CUgraphNodeParams p;
+	rp_status st;
+	CUresult r;
+	if ((st = RPCU_NEED(cuGraphAddNode)) != RP_OK)
+		return st;
+	memset(&p, 0, sizeof(p));
+	p.type = CU_GRAPH_NODE_TYPE_GRAPH;
+	p.graph.graph = (CUgraph)(uintptr_t)child->live;
+	p.graph.ownership = CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE;
+	r = s->drv.p_cuGraphAddNode(node, (CUgraph)(uintptr_t)g->live, deps, ndeps, &p);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuGraphAddNode (a child graph node, ownership moved)", r, NULL);
+	child->embedded = 1;
+	child->parent = c->parent;
+	for (size_t i = 0; i < s->ranges.n; i++)
+		if (s->ranges.v[i].kind == RPCU_R_GRAPH && s->ranges.v[i].owner == c->handle)
+			s->ranges.v[i].owner = c->parent;
+	return RP_OK;
+}
+
+_Static_assert(sizeof(CUstreamBatchMemOpParams) == 48, "a recorded batch memory operation is 48 bytes");
+
+/*
+ * A batch memory-op node's operations (params: CUstreamBatchMemOpParams
+ * as x86-64 cuda.h lays them out, 48 bytes each), each write's or wait's
+ * address mapped to the replay's (the whole 4 or 8 bytes in one
+ * allocation of the trace, or the replay stops naming it), the driver's
+ * own alias field cleared; p->paramArray owned by the caller.
+ */
+static rp_status rpcu_memop_params(rpcu_state *s, const sbt_cm_call *c, CUDA_BATCH_MEM_OP_NODE_PARAMS *p, rp_diag *diag)
+{
+	CUstreamBatchMemOpParams *v;
+	size_t n = c->params_len / sizeof(*v);
+	memset(p, 0, sizeof(*p));
+	if (!n || c->params_len % sizeof(*v))
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "the batch memory operations are %zu bytes, not a whole "
+		                 "number of %zu-byte operations", c->params_len, sizeof(*v));
+	if (!(v = malloc(c->params_len)))
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	memcpy(v, c->params, c->params_len);
+	for (size_t i = 0; i < n; i++) {
+		CUdeviceptr *addr;
+		uint64_t live;
+		size_t bytes;
+		switch (v[i].operation) {
+		case CU_STREAM_MEM_OP_WAIT_VALUE_32:
+		case CU_STREAM_MEM_OP_WAIT_VALUE_64:
+			addr = &v[i].waitValue.address;
+			bytes = v[i].operation == CU_STREAM_MEM_OP_WAIT_VALUE_64 ? 8 : 4;
+			v[i].waitValue.alias = 0;
+			break;
+		case CU_STREAM_MEM_OP_WRITE_VALUE_32:
+		case CU_STREAM_MEM_OP_WRITE_VALUE_64:
+			addr = &v[i].writeValue.address;
+			bytes = v[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_64 ? 8 : 4;
+			v[i].writeValue.alias = 0;
+			break;
+		default:
+			continue; /* flushes and barriers name no memory */
+		}
+		if (rpcu_ranges_translate(&s->ranges, (uint64_t)*addr, bytes, &live, NULL) != 0) {
+			free(v);
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "batch memory operation %zu names [0x%llx, +%zu), which "
+			                 "no allocation of the trace holds", i, (unsigned long long)*addr, bytes);
+		}
+		*addr = (CUdeviceptr)live;
+	}
+	p->ctx = s->cur_ctx;
+	p->count = (unsigned)n;
+	p->paramArray = v;
+	p->flags = (unsigned)c->flags;
+	return RP_OK;
+}
+
 /* Every cuGraphAdd*Node the model covers. */
 static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
@@ -435,6 +523,17 @@ static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call 
 			st = rpcu_graph_mark_as(s, g, child->name, diag);
 			goto out_free;
 		}
+		if (c->flags == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE) {
+			if ((st = rpcu_graph_move(s, c, g, child, deps, ndeps, &node, diag)) != RP_OK)
+				goto out_free;
+			r = CUDA_SUCCESS;
+			break;
+		}
+		if (c->flags != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE) {
+			st = rpcu_fail(s, diag, RP_ERR_TRACE, "the child graph node's ownership is %llu, neither "
+			               "CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE nor _MOVE", (unsigned long long)c->flags);
+			goto out_free;
+		}
 		if ((st = RPCU_NEED(cuGraphAddChildGraphNode)) != RP_OK)
 			goto out_free;
 		r = s->drv.p_cuGraphAddChildGraphNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps,
@@ -447,6 +546,14 @@ static rp_status rpcu_graph_add(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call 
 		r = s->drv.p_cuGraphAddEventRecordNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps,
 		                                       (CUevent)(uintptr_t)e->live);
 		break;
+	case SBT_CM_K_cuGraphAddBatchMemOpNode: {
+		CUDA_BATCH_MEM_OP_NODE_PARAMS p;
+		if ((st = RPCU_NEED(cuGraphAddBatchMemOpNode)) != RP_OK || (st = rpcu_memop_params(s, c, &p, diag)) != RP_OK)
+			goto out_free;
+		r = s->drv.p_cuGraphAddBatchMemOpNode(&node, (CUgraph)(uintptr_t)g->live, deps, ndeps, &p);
+		free(p.paramArray);
+		break;
+	}
 	case SBT_CM_K_cuGraphAddMemAllocNode:
 		if ((st = RPCU_NEED(cuGraphAddMemAllocNode)) != RP_OK ||
 		    (st = rpcu_graph_alloc_node(s, c, g, deps, ndeps, &node, diag)) != RP_OK)
@@ -664,6 +771,73 @@ static rp_status rpcu_graph_child_get(rpcu_state *s, const sbt_cm_call *c, rp_di
 	return g && g->name ? rpcu_graph_mark_as(s, o, g->name, diag) : RP_OK;
 }
 
+/* cuGraphBatchMemOpNodeSetParams on the mapped node, and its cuGraphExec*
+ * form on the mapped exec (none: its graph could not be instantiated, and
+ * its launch says why). */
+static rp_status rpcu_graph_memop_set(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node), *x = NULL;
+	CUDA_BATCH_MEM_OP_NODE_PARAMS p;
+	rp_status st;
+	CUresult r;
+	if (k == SBT_CM_K_cuGraphExecBatchMemOpNodeSetParams &&
+	    (!(x = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->parent)) || !x->live))
+		return RP_OK;
+	if (!n)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx was never added in the trace",
+		                 (unsigned long long)c->node);
+	if ((st = rpcu_memop_params(s, c, &p, diag)) != RP_OK)
+		return st;
+	if (x) {
+		if ((st = RPCU_NEED(cuGraphExecBatchMemOpNodeSetParams)) == RP_OK) {
+			r = s->drv.p_cuGraphExecBatchMemOpNodeSetParams((CUgraphExec)(uintptr_t)x->live,
+			                                                (CUgraphNode)(uintptr_t)n->live, &p);
+			if (r != CUDA_SUCCESS)
+				st = rpcu_cufail(s, diag, "cuGraphExecBatchMemOpNodeSetParams", r, NULL);
+		}
+	} else if ((st = RPCU_NEED(cuGraphBatchMemOpNodeSetParams)) == RP_OK) {
+		r = s->drv.p_cuGraphBatchMemOpNodeSetParams((CUgraphNode)(uintptr_t)n->live, &p);
+		if (r != CUDA_SUCCESS)
+			st = rpcu_cufail(s, diag, "cuGraphBatchMemOpNodeSetParams", r, NULL);
+	}
+	free(p.paramArray);
+	return st;
+}
+
+/* cuGraphKernelNodeSetAttribute (the one attribute of attrs, its event
+ * or address mapped as a launch's) and cuGraphKernelNodeCopyAttributes
+ * (from the mapped source node) on the mapped node. */
+static rp_status rpcu_graph_node_attr(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node), *src;
+	CUlaunchAttribute a;
+	rp_status st;
+	CUresult r;
+	if (!n)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "graph node 0x%llx was never added in the trace",
+		                 (unsigned long long)c->node);
+	if (k == SBT_CM_K_cuGraphKernelNodeCopyAttributes) {
+		if (!(src = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->handle)))
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "the attributes are copied from graph node 0x%llx, "
+			                 "which the trace never added (or this window's snapshot lacks)",
+			                 (unsigned long long)c->handle);
+		if ((st = RPCU_NEED(cuGraphKernelNodeCopyAttributes)) != RP_OK)
+			return st;
+		r = s->drv.p_cuGraphKernelNodeCopyAttributes((CUgraphNode)(uintptr_t)n->live,
+		                                             (CUgraphNode)(uintptr_t)src->live);
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuGraphKernelNodeCopyAttributes", r, NULL);
+	}
+	if (sbt_cm_attr_count(c) != 1)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "the kernel node attribute record holds %zu attributes, "
+		                 "not one", sbt_cm_attr_count(c));
+	if ((st = rpcu_launch_attr(s, c, 0, &a, diag)) != RP_OK ||
+	    (st = RPCU_NEED(cuGraphKernelNodeSetAttribute)) != RP_OK)
+		return st;
+	r = s->drv.p_cuGraphKernelNodeSetAttribute((CUgraphNode)(uintptr_t)n->live, (CUkernelNodeAttrID)a.id,
+	                                           (const CUkernelNodeAttrValue *)&a.value);
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuGraphKernelNodeSetAttribute", r, NULL);
+}
+
 /* cuGraphNodeSetEnabled on the replay's exec (none: its graph could not
  * be instantiated, and its launch says why). */
 static rp_status rpcu_graph_set_enabled(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
@@ -848,9 +1022,12 @@ static int rpcu_graph_given_up(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 	    k == SBT_CM_K_cuGraphNodeSetEnabled || k == SBT_CM_K_cuGraphExecMemcpyNodeSetParams ||
 	    k == SBT_CM_K_cuGraphExecMemsetNodeSetParams || k == SBT_CM_K_cuGraphExecEventRecordNodeSetEvent ||
 	    k == SBT_CM_K_cuGraphExecEventWaitNodeSetEvent || k == SBT_CM_K_cuGraphExecUpdate ||
+	    k == SBT_CM_K_cuGraphExecBatchMemOpNodeSetParams ||
 	    k == SBT_CM_K_cuGraphChildGraphNodeGetGraph)
 		return 0;
 	if (k == SBT_CM_K_cuGraphKernelNodeSetParams || k == SBT_CM_K_cuGraphDestroyNode ||
+	    k == SBT_CM_K_cuGraphKernelNodeSetAttribute || k == SBT_CM_K_cuGraphKernelNodeCopyAttributes ||
+	    k == SBT_CM_K_cuGraphBatchMemOpNodeSetParams ||
 	    k == SBT_CM_K_cuGraphMemcpyNodeSetParams || k == SBT_CM_K_cuGraphMemsetNodeSetParams ||
 	    k == SBT_CM_K_cuGraphEventRecordNodeSetEvent || k == SBT_CM_K_cuGraphEventWaitNodeSetEvent) {
 		if (!(n = rpcu_objs_get(&s->objs, RPCU_O_GRAPHNODE, c->node)))
@@ -891,6 +1068,12 @@ rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 		return rpcu_graph_node_set(s, k, c, diag);
 	case SBT_CM_K_cuGraphExecUpdate:
 		return rpcu_graph_exec_update(s, c, diag);
+	case SBT_CM_K_cuGraphKernelNodeSetAttribute:
+	case SBT_CM_K_cuGraphKernelNodeCopyAttributes:
+		return rpcu_graph_node_attr(s, k, c, diag);
+	case SBT_CM_K_cuGraphBatchMemOpNodeSetParams:
+	case SBT_CM_K_cuGraphExecBatchMemOpNodeSetParams:
+		return rpcu_graph_memop_set(s, k, c, diag);
 	case SBT_CM_K_cuGraphAddDependencies:
 	case SBT_CM_K_cuGraphRemoveDependencies:
 		return rpcu_graph_edges(s, k, c, diag);
@@ -902,4 +1085,99 @@ rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *
 	default:
 		return rpcu_graph_add(s, k, c, diag);
 	}
+}
+
+/* ---- graph memory live at a restored keyframe ------------------------------------------ */
+
+void rpcu_graph_launch_passed(rpcu_state *s, const sbt_cm_call *c)
+{
+	rpcu_obj *x = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle);
+	if (x)
+		x->made_seq = s->seq;
+}
+
+/* The exec of graph (captured) launched last while the keyframe was
+ * restored, that replay can launch; NULL when there is none. */
+static rpcu_obj *rpcu_graph_gmem_exec(rpcu_state *s, uint64_t graph)
+{
+	rpcu_obj *best = NULL;
+	for (size_t i = 0; i < s->objs.cap; i++) {
+		rpcu_obj *o = &s->objs.slot[i];
+		if (o->dead || o->kind != RPCU_O_GRAPHEXEC || o->parent != graph || !o->live || o->name ||
+		    !o->made_seq)
+			continue;
+		if (!best || o->made_seq > best->made_seq)
+			best = o;
+	}
+	return best;
+}
+
+/*
+ * A whole run's keyframe (TRACESMITH_SNAPSHOT) taken while a graph launch
+ * had left graph memory allocated holds that memory (the interposer puts
+ * it in its allocation table after the launch); restoring it replays
+ * objects only, so the launch that allocated it did not run, and the
+ * real driver backs graph memory only between the launch that allocates
+ * it and its free.  As a window's snapshot does (docs/cuda.md), the exec
+ * launched last for each graph owning such memory is launched again on
+ * the null stream and the context synchronized, before the keyframe's
+ * records fill the memory: what that launch writes elsewhere the keyframe
+ * overwrites (it holds every live allocation).
+ */
+rp_status rpcu_graph_gmem_restore(rpcu_state *s, uint64_t kf_seq, const uint64_t *addrs, size_t n, rp_diag *diag)
+{
+	rpcu_obj **execs = NULL;
+	size_t nexecs = 0;
+	rp_status st = RP_OK;
+	for (size_t i = 0; i < n; i++) {
+		long r = rpcu_ranges_find(&s->ranges, addrs[i]);
+		rpcu_obj *x, **grown;
+		size_t j;
+		if (r < 0 || s->ranges.v[r].kind != RPCU_R_GRAPH)
+			continue;
+		x = rpcu_graph_gmem_exec(s, s->ranges.v[r].owner);
+		if (!x) {
+			rpcu_warn(s, "keyframe seq %llu holds graph memory at 0x%llx, but no launch before it of an "
+			          "exec of its graph can be replayed: that memory may not be allocated in this replay",
+			          (unsigned long long)kf_seq, (unsigned long long)addrs[i]);
+			continue;
+		}
+		for (j = 0; j < nexecs && execs[j] != x; j++)
+			;
+		if (j < nexecs)
+			continue;
+		if (!(grown = realloc(execs, (nexecs + 1) * sizeof(*grown)))) {
+			st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			goto out_free;
+		}
+		execs = grown;
+		execs[nexecs++] = x;
+	}
+	if (nexecs && ((st = RPCU_NEED(cuGraphLaunch)) != RP_OK || (st = RPCU_NEED(cuCtxSynchronize)) != RP_OK))
+		goto out_free;
+	for (size_t i = 0; i < nexecs; i++) {
+		CUresult r;
+		if (execs[i]->ctx && (r = s->drv.p_cuCtxSetCurrent(execs[i]->ctx)) != CUDA_SUCCESS) {
+			st = rpcu_cufail(s, diag, "cuCtxSetCurrent", r, NULL);
+			goto out_free;
+		}
+		if (!s->quiet)
+			fprintf(stderr, "tsreplay: cuda: note: keyframe seq %llu: graph exec 0x%llx launched again, as at "
+			        "seq %llu, to allocate the graph memory the keyframe fills (the driver allocates it at "
+			        "launches only)\n", (unsigned long long)kf_seq, (unsigned long long)execs[i]->cap,
+			        (unsigned long long)execs[i]->made_seq);
+		if ((r = s->drv.p_cuGraphLaunch((CUgraphExec)(uintptr_t)execs[i]->live, NULL)) != CUDA_SUCCESS) {
+			st = rpcu_cufail(s, diag, "cuGraphLaunch", r, NULL);
+			goto out_free;
+		}
+		if ((r = s->drv.p_cuCtxSynchronize()) != CUDA_SUCCESS) {
+			st = rpcu_cufail(s, diag, "cuCtxSynchronize", r, NULL);
+			goto out_free;
+		}
+	}
+	if (nexecs && s->cur_ctx)
+		s->drv.p_cuCtxSetCurrent(s->cur_ctx);
+out_free:
+	free(execs);
+	return st;
 }

@@ -119,7 +119,10 @@
 	X(cuGraphExecEventWaitNodeSetEvent, 11010, 0) X(cuGraphExecUpdate, 12000, 0) \
 	X(cuGraphChildGraphNodeGetGraph, 10000, 0) X(cuGraphAddMemAllocNode, 11040, 0) \
 	X(cuGraphAddMemFreeNode, 11040, 0) X(cuMemFreeAsync, 11020, 0)            \
-	X(cuMemAllocAsync, 11020, 0) X(cuStreamBeginCaptureToGraph, 12030, 0)
+	X(cuMemAllocAsync, 11020, 0) X(cuStreamBeginCaptureToGraph, 12030, 0)       \
+	X(cuGraphAddNode, 12020, 0) X(cuGraphKernelNodeSetAttribute, 11000, 0)       \
+	X(cuGraphKernelNodeCopyAttributes, 11000, 0) X(cuGraphAddBatchMemOpNode, 11070, 0) \
+	X(cuGraphBatchMemOpNodeSetParams, 11070, 0) X(cuGraphExecBatchMemOpNodeSetParams, 11070, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */
@@ -177,7 +180,9 @@ typedef struct rpcu_obj {
 	                       address or handle is not theirs) */
 	uint8_t res_type;   /* texture and surface objects: CU_RESOURCE_TYPE_* */
 	uint8_t surface;    /* a surface object (else a texture object) */
-	uint64_t made_seq;  /* texture and surface objects: their creation record */
+	uint64_t made_seq;  /* texture and surface objects: their creation record;
+	                       graph execs: their last launch passed over while
+	                       restoring a keyframe (0: none) */
 	CUcontext ctx;      /* live context current when it was made */
 	char *name;         /* functions and kernels: owned */
 	uint64_t bytes;     /* graph host sources: the buffer's size */
@@ -703,6 +708,17 @@ rp_status rpcu_memset_dst(rpcu_state *s, const sbt_cm_call *c, int two_d, CUdevi
 rp_status rpcu_graph_keep(rpcu_state *s, void *buf, rp_diag *diag);
 /* Graphs built node by node (rpcu_graph.c), one per kind. */
 rp_status rpcu_exec_graph_node(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* Attribute i of c's attrs (a launch's, or a kernel node's), its event
+ * handle or access policy window address mapped to the replay's. */
+rp_status rpcu_launch_attr(rpcu_state *s, const sbt_cm_call *c, size_t i, CUlaunchAttribute *out, rp_diag *diag);
+/* Restoring a keyframe: a cuGraphLaunch passed over (objects only). */
+void rpcu_graph_launch_passed(rpcu_state *s, const sbt_cm_call *c);
+/* Restoring keyframe kf_seq, whose n snapshot records of stream-ordered
+ * memory (sub SBT_CM_MEM_ASYNC) are at the captured addresses addrs:
+ * the graph memory among them is allocated again by launching, on the
+ * null stream, the exec whose launch left it allocated, then
+ * synchronizing (the driver allocates graph memory at launches only). */
+rp_status rpcu_graph_gmem_restore(rpcu_state *s, uint64_t kf_seq, const uint64_t *addrs, size_t n, rp_diag *diag);
 /* A cuStreamBeginCapture record naming a graph (parent; deps: the nodes
  * the capture follows): cuStreamBeginCaptureToGraph on live, the stream,
  * into the replay's graph; a graph replay gave up on (marked) gets a

@@ -66,6 +66,23 @@
  *               once more before the window (before cuProfilerStart), and
  *               the graph memory that launch left allocated is added to
  *               the result first thing in it, then freed
+ *   --child-mem with --alloc-node: the allocation, memset, add (and
+ *               free) nodes are built in a graph of their own, which is
+ *               moved into a child graph node of the graph after the last
+ *               kernel node (cuGraphAddNode with
+ *               CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE: the only way to put
+ *               memory nodes in a child graph); before the move, adding
+ *               it as a copied child fails, and after it, instantiating or
+ *               destroying it on its own fails, as documented
+ *   --memop     a batch memory-op node before the read-back writes a
+ *               32-bit and a 64-bit value into the result and waits for
+ *               the 32-bit one (cuGraphAddBatchMemOpNode); its operations
+ *               are set again before instantiation
+ *               (cuGraphBatchMemOpNodeSetParams) and the exec's after the
+ *               first launch (cuGraphExecBatchMemOpNodeSetParams); a
+ *               second one, a 64-bit write, is added by cuGraphAddNode
+ *               and set by cuGraphNodeSetParams and, on the exec,
+ *               cuGraphExecNodeSetParams
  *   --access    with --alloc-node: the allocation node's access
  *               descriptor gives device 1 read-write access (peer access:
  *               needs two devices)
@@ -75,8 +92,14 @@
  *               and unused graph memory trimmed (cuDeviceGetGraphMemAttribute,
  *               cuDeviceSetGraphMemAttribute, cuDeviceGraphMemTrim)
  *   --node-attr the last kernel node gets a priority
- *               (cuGraphKernelNodeSetAttribute, a change replay does not
- *               model) before instantiation
+ *               (cuGraphKernelNodeSetAttribute) before instantiation, the
+ *               fill node takes its attributes
+ *               (cuGraphKernelNodeCopyAttributes), and the fill node's
+ *               priority is read back (cuGraphKernelNodeGetAttribute) and
+ *               printed
+ *   --host-set  with --host-node: the host node is given a function that
+ *               counts two per run (cuGraphHostNodeSetParams, a change
+ *               replay does not model) before instantiation
  *   --unordered the vadd node is not made to follow the join node: it
  *               reads and writes buffers while the memset and fill nodes
  *               write one of them, with no edge between them (a race)
@@ -93,7 +116,7 @@
  *                    [--unordered] [--host-src] [--clone] [--disable] [--host-node]
  *                    [--set-nodes] [--update] [--window] [--child-get]
  *                    [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr]
- *                    [--access] [--gmem-live]
+ *                    [--access] [--gmem-live] [--child-mem] [--host-set] [--memop]
  */
 #include <cudaProfiler.h>
 
@@ -120,6 +143,12 @@ static CUgraphNode cgn_kernel(CUgraph g, const CUgraphNode *deps, size_t ndeps, 
 static void CUDA_CB cgn_count(void *user)
 {
 	(*(unsigned *)user)++;
+}
+
+/* The host node's function after --host-set: two per run. */
+static void CUDA_CB cgn_count2(void *user)
+{
+	(*(unsigned *)user) += 2;
 }
 
 static void cgn_scale_params(CUDA_KERNEL_NODE_PARAMS *p, CUfunction f, unsigned grid, unsigned block, void **args)
@@ -150,6 +179,9 @@ int main(int argc, char **argv)
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
 	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0, child_get = 0;
 	int alloc_node = 0, no_free_node = 0, capture_alloc = 0, node_attr = 0, mem_attr = 0, access = 0, gmem_live = 0;
+	int child_mem = 0, host_set = 0, node_prio = -1, memop = 0;
+	CUgraphNode n_memop = NULL, n_memop2 = NULL;
+	CUstreamBatchMemOpParams mops[3], mop2;
 	CUdeviceptr d_gmem = 0;
 	CUgraphNode n_tail;
 	CUdeviceptr d_c = 0;
@@ -202,6 +234,12 @@ int main(int argc, char **argv)
 			access = 1;
 		} else if (!strcmp(argv[i], "--gmem-live")) {
 			gmem_live = 1;
+		} else if (!strcmp(argv[i], "--child-mem")) {
+			child_mem = 1;
+		} else if (!strcmp(argv[i], "--host-set")) {
+			host_set = 1;
+		} else if (!strcmp(argv[i], "--memop")) {
+			memop = 1;
 		} else if (!strcmp(argv[i], "--unordered")) {
 			unordered = 1;
 		} else if (!strcmp(argv[i], "--window")) {
@@ -220,7 +258,7 @@ int main(int argc, char **argv)
 			update = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_graph_nodes [--launches N] [--exec-set] [--destroy] [--child] [--exec-event] "
-			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr] [--access] [--gmem-live]\n");
+			       "[--capture-to] [--unordered] [--host-src] [--clone] [--disable] [--host-node] [--set-nodes] [--update] [--window] [--child-get] [--alloc-node] [--no-free-node] [--capture-alloc] [--node-attr] [--mem-attr] [--access] [--gmem-live] [--child-mem] [--host-set] [--memop]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_nodes: unknown option '%s' (try --help)\n", argv[i]);
@@ -229,6 +267,14 @@ int main(int argc, char **argv)
 	}
 	if (gmem_live && (!alloc_node || !no_free_node)) {
 		fprintf(stderr, "cuda_graph_nodes: --gmem-live needs --alloc-node --no-free-node\n");
+		return 2;
+	}
+	if (host_set && !host_node) {
+		fprintf(stderr, "cuda_graph_nodes: --host-set needs --host-node\n");
+		return 2;
+	}
+	if (child_mem && !alloc_node) {
+		fprintf(stderr, "cuda_graph_nodes: --child-mem needs --alloc-node\n");
 		return 2;
 	}
 	if (!h || !back || !inside || !h2 || !h3)
@@ -330,6 +376,9 @@ int main(int argc, char **argv)
 		CUgraphNodeParams fp;
 		CUgraphNode n_alloc, n_gset, n_gadd, n_gfree, after[2];
 		CUdeviceptr d_g;
+		CUgraph ga = g; /* the graph the memory nodes go in */
+		if (child_mem)
+			CUP_CK(cuGraphCreate(&ga, 0));
 		memset(&ap, 0, sizeof(ap));
 		ap.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
 		ap.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
@@ -349,7 +398,7 @@ int main(int argc, char **argv)
 			ap.accessDescs = &acc;
 			ap.accessDescCount = 1;
 		}
-		CUP_CK(cuGraphAddMemAllocNode(&n_alloc, g, NULL, 0, &ap));
+		CUP_CK(cuGraphAddMemAllocNode(&n_alloc, ga, NULL, 0, &ap));
 		d_g = ap.dptr;
 		memset(&ms, 0, sizeof(ms));
 		ms.dst = d_g;
@@ -357,28 +406,97 @@ int main(int argc, char **argv)
 		ms.elementSize = 4;
 		ms.width = n;
 		ms.height = 1;
-		CUP_CK(cuGraphAddMemsetNode(&n_gset, g, &n_alloc, 1, &ms, ctx));
-		after[0] = n_scale;
-		after[1] = n_gset;
+		CUP_CK(cuGraphAddMemsetNode(&n_gset, ga, &n_alloc, 1, &ms, ctx));
+		after[0] = n_gset;
+		after[1] = n_scale;
 		{
 			void *gadd_args[] = { &d_acc, &d_g, &d_acc, &n };
-			n_gadd = cgn_kernel(g, after, 2, f_vadd, grid, block, gadd_args);
+			n_gadd = cgn_kernel(ga, after, child_mem ? 1 : 2, f_vadd, grid, block, gadd_args);
 		}
 		if (!no_free_node) {
 			memset(&fp, 0, sizeof(fp));
 			fp.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
 			fp.free.dptr = d_g;
-			CUP_CK(cuGraphAddNode(&n_gfree, g, &n_gadd, NULL, 1, &fp));
+			CUP_CK(cuGraphAddNode(&n_gfree, ga, &n_gadd, NULL, 1, &fp));
 		}
 		n_tail = n_gadd;
 		d_gmem = d_g;
 		{
 			/* documented: such a graph cannot be cloned nor lose a node */
 			CUgraph gx;
-			if (cuGraphClone(&gx, g) == CUDA_SUCCESS || cuGraphDestroyNode(n_gset) == CUDA_SUCCESS) {
+			if (cuGraphClone(&gx, ga) == CUDA_SUCCESS || cuGraphDestroyNode(n_gset) == CUDA_SUCCESS) {
 				fprintf(stderr, "cuda_graph_nodes: a graph with memory nodes was cloned or lost a node\n");
 				return 1;
 			}
+		}
+		if (child_mem) {
+			/* documented: only a child graph node that takes the graph
+			 * itself may hold memory nodes */
+			CUgraphNodeParams cp;
+			CUgraphNode n_copy;
+			CUgraphExec xm;
+			if (cuGraphAddChildGraphNode(&n_copy, g, &n_scale, 1, ga) == CUDA_SUCCESS) {
+				fprintf(stderr, "cuda_graph_nodes: a graph with memory nodes was copied into a child graph node\n");
+				return 1;
+			}
+			memset(&cp, 0, sizeof(cp));
+			cp.type = CU_GRAPH_NODE_TYPE_GRAPH;
+			cp.graph.graph = ga;
+			cp.graph.ownership = CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE;
+			if (cuGraphAddNode(&n_copy, g, &n_scale, NULL, 1, &cp) == CUDA_SUCCESS) {
+				fprintf(stderr, "cuda_graph_nodes: a graph with memory nodes was cloned into a child graph node\n");
+				return 1;
+			}
+			cp.graph.ownership = CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE;
+			CUP_CK(cuGraphAddNode(&n_tail, g, &n_scale, NULL, 1, &cp));
+			if (cuGraphInstantiate(&xm, ga, 0) == CUDA_SUCCESS || cuGraphDestroy(ga) == CUDA_SUCCESS) {
+				fprintf(stderr, "cuda_graph_nodes: a graph moved into a child graph node was instantiated or "
+					"destroyed on its own\n");
+				return 1;
+			}
+		}
+	}
+	if (memop) {
+		/* written into the result's first words, waited for */
+		CUDA_BATCH_MEM_OP_NODE_PARAMS mp;
+		memset(mops, 0, sizeof(mops));
+		mops[0].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+		mops[0].writeValue.address = d_acc;
+		mops[0].writeValue.value = 100;
+		mops[1].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+		mops[1].writeValue.address = d_acc + 8;
+		mops[1].writeValue.value64 = 0x0000000500000007ull;
+		mops[2].waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+		mops[2].waitValue.address = d_acc;
+		mops[2].waitValue.value = 100;
+		mops[2].waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
+		memset(&mp, 0, sizeof(mp));
+		mp.ctx = ctx;
+		mp.count = 3;
+		mp.paramArray = mops;
+		CUP_CK(cuGraphAddBatchMemOpNode(&n_memop, g, &n_tail, 1, &mp));
+		/* set again: the graph runs these */
+		mops[0].writeValue.value = 12345;
+		mops[2].waitValue.value = 12345;
+		CUP_CK(cuGraphBatchMemOpNodeSetParams(n_memop, &mp));
+		n_tail = n_memop;
+		{
+			/* a second one through the generic calls: a 64-bit write
+			 * after the first node, set again (cuGraphNodeSetParams) */
+			CUgraphNodeParams gp;
+			memset(&mop2, 0, sizeof(mop2));
+			mop2.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+			mop2.writeValue.address = d_acc + 16;
+			mop2.writeValue.value64 = 11;
+			memset(&gp, 0, sizeof(gp));
+			gp.type = CU_GRAPH_NODE_TYPE_BATCH_MEM_OP;
+			gp.memOp.ctx = ctx;
+			gp.memOp.count = 1;
+			gp.memOp.paramArray = &mop2;
+			CUP_CK(cuGraphAddNode(&n_memop2, g, &n_tail, NULL, 1, &gp));
+			mop2.writeValue.value64 = 0x0000001300000017ull;
+			CUP_CK(cuGraphNodeSetParams(n_memop2, &gp));
+			n_tail = n_memop2;
 		}
 	}
 	CUP_CK(cuGraphAddEventRecordNode(&n_rec, g, &n_tail, 1, ev));
@@ -443,6 +561,10 @@ int main(int argc, char **argv)
 		hp.fn = cgn_count;
 		hp.userData = &host_runs;
 		CUP_CK(cuGraphAddHostNode(&n_host, g, &n_back, 1, &hp));
+		if (host_set) {
+			hp.fn = cgn_count2;
+			CUP_CK(cuGraphHostNodeSetParams(n_host, &hp));
+		}
 	}
 	if (set_nodes) {
 		CUDA_MEMSET_NODE_PARAMS ms;
@@ -479,6 +601,10 @@ int main(int argc, char **argv)
 		memset(&v, 0, sizeof(v));
 		v.priority = 1;
 		CUP_CK(cuGraphKernelNodeSetAttribute(n_scale, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &v));
+		CUP_CK(cuGraphKernelNodeCopyAttributes(n_fill, n_scale));
+		memset(&v, 0, sizeof(v));
+		CUP_CK(cuGraphKernelNodeGetAttribute(n_fill, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &v));
+		node_prio = v.priority;
 	}
 	if (clone) {
 		CUgraphNode n_cs;
@@ -585,6 +711,36 @@ int main(int argc, char **argv)
 		}
 		if (exec_event && i == 0)
 			CUP_CK(cuGraphExecEventRecordNodeSetEvent(exec, n_rec, ev_before));
+		if (memop && i == 0) {
+			/* the exec's copy: other values, the same operations */
+			CUDA_BATCH_MEM_OP_NODE_PARAMS mp;
+			memset(&mp, 0, sizeof(mp));
+			mp.ctx = ctx;
+			mp.count = 3;
+			mp.paramArray = mops;
+			mops[0].writeValue.value = 777;
+			mops[1].writeValue.value64 = 0x0000000900000003ull;
+			mops[2].waitValue.value = 700;
+			/* documented: the count and kinds of an exec's operations stay */
+			mp.count = 2;
+			if (cuGraphExecBatchMemOpNodeSetParams(exec, n_memop, &mp) == CUDA_SUCCESS) {
+				fprintf(stderr, "%s: an exec's batch memory-op node took another count\n", cup_prog);
+				return 1;
+			}
+			mp.count = 3;
+			CUP_CK(cuGraphExecBatchMemOpNodeSetParams(exec, n_memop, &mp));
+			{
+				/* the generic form on the exec's copy of the second */
+				CUgraphNodeParams gp;
+				memset(&gp, 0, sizeof(gp));
+				gp.type = CU_GRAPH_NODE_TYPE_BATCH_MEM_OP;
+				gp.memOp.ctx = ctx;
+				gp.memOp.count = 1;
+				gp.memOp.paramArray = &mop2;
+				mop2.writeValue.value64 = 0x0000002900000031ull;
+				CUP_CK(cuGraphExecNodeSetParams(exec, n_memop2, &gp));
+			}
+		}
 		if (disable && i == 0)
 			CUP_CK(cuGraphNodeSetEnabled(exec, n_xscale, 1));
 		if (set_nodes && i == 0) {
@@ -690,6 +846,8 @@ int main(int argc, char **argv)
 	printf("cuda_graph_nodes: copied back by the graph 0x%016llx\n", (unsigned long long)XXH64(inside, n * 4, 0));
 	if (host_node)
 		printf("cuda_graph_nodes: the host node ran %u times\n", host_runs);
+	if (node_prio >= 0)
+		printf("cuda_graph_nodes: the fill node's priority is %d\n", node_prio);
 	if (d_c) {
 		CUP_CK(cuMemcpyDtoH(back, d_c, n * 4));
 		printf("cuda_graph_nodes: the embedded graph wrote 0x%016llx (first word %u)\n",

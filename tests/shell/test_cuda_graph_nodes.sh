@@ -17,7 +17,10 @@
 # update the replay's driver refuses (an edited trace) is refused by name.
 # A graph filled by cuStreamBeginCaptureToGraph replays with its checkpoint
 # equal (refused by name with --streams single, rebuilt by a window's
-# snapshot).  A kernel node attribute (a call still not modeled) is
+# snapshot).  Kernel node attributes set and copied, and batch memory-op
+# nodes with their graph and exec setters, are recorded, replayed with the
+# checkpoint equal and rebuilt by a window's snapshot.  A host node's
+# setter (a call still not modeled) is
 # counted in the exit report and by tsinfo (which names the call), and its
 # graph's launch is refused on replay naming the call.  A node and an edge removed
 # (cuGraphDestroyNode, cuGraphRemoveDependencies) are removed on replay.
@@ -39,7 +42,11 @@
 # allocation node returned is refused by name.  A child graph node's embedded graph
 # (cuGraphChildGraphNodeGetGraph) changed after it was added: recorded,
 # replayed, kept in a window's snapshot; a record naming a node the trace
-# never added is refused by name.
+# never added is refused by name.  Graph memory nodes in a graph moved into
+# a child graph node (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE): recorded,
+# replayed, its memory followed into the parent's launches and a window's
+# snapshot.  A --range restoring a whole run's keyframe taken while graph
+# memory was allocated launches its exec again first, as a window does.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
@@ -377,6 +384,83 @@ first=$(sed -n "s/^seq=\\([0-9]*\\) .* cuda\\.cuGraphLaunch handle=$gx stream=.*
 TSCUDA_DOUBLE_STATS="$T/wgl.stats" all_match wgl.range 1 --range "$first:" "$T/wgl-window-1.sbt"
 has wgl.range err "restored keyframe at seq $kseq"
 grep -qx 'cuGraphLaunch 4' "$T/wgl.stats" || fail "wgl.range: not 4 graph launches: $(grep GraphLaunch "$T/wgl.stats")"
+# a whole run's keyframe (TRACESMITH_SNAPSHOT=launch) taken while the graph
+# memory a launch left allocated is live: a --range restoring it launches
+# that exec again on the null stream first (a note says so: the driver
+# allocates graph memory at launches only), then the keyframe fills it;
+# the double counts the relaunch and the 3 launches
+expect_rc 0 kfgl.cap env TRACESMITH_SNAPSHOT=launch "$CAP" -o "$T/kfgl.sbt" -- "$PROG" --alloc-node --no-free-node \
+	--gmem-live --launches 3
+cmp -s "$T/wholegl.plain.out" "$T/kfgl.cap.out" || fail "kfgl: the captured run printed '$(cat "$T/kfgl.cap.out")'"
+"$INFO" --dump "$T/kfgl.sbt" >"$T/kfgl.dump"
+lv=$(sed -n 's/^seq=\([0-9]*\) .* cuda\.cuLaunchKernel .*name="vadd".*/\1/p' "$T/kfgl.dump" | head -n 1)
+ks=$(awk -v lv="$lv" '{ s = substr($1, 5) + 0 } / keyframe / && s < lv { k = s } END { print k }' "$T/kfgl.dump")
+gl=$(awk -v ks="$ks" '{ s = substr($1, 5) + 0 } / cuda\.cuGraphLaunch / && s < ks { g = s; h = $5 } END { print g, h }' "$T/kfgl.dump")
+gx=$(printf '0x%x' "${gl#*handle=}")
+gl=${gl%% *}
+awk -v ks="$ks" -v lv="$lv" '{ s = substr($1, 5) + 0 } s > ks && s < lv && / cuda\.tsSnapshot .*sub=3$/ { f = 1 }
+	END { exit !f }' "$T/kfgl.dump" || fail "kfgl: the keyframe at seq $ks holds no graph memory"
+TSCUDA_DOUBLE_STATS="$T/kfgl.stats" all_match kfgl.range 1 --range "$lv:" "$T/kfgl.sbt"
+has kfgl.range err "restored keyframe at seq $ks"
+has kfgl.range err "tsreplay: cuda: note: keyframe seq $ks: graph exec $gx launched again, as at seq $gl, to allocate the graph memory the keyframe fills (the driver allocates it at launches only)"
+grep -qx 'cuGraphLaunch 4' "$T/kfgl.stats" || fail "kfgl.range: not 4 graph launches: $(grep GraphLaunch "$T/kfgl.stats")"
+# a window's keyframe: its snapshot's own relaunch allocates it (no note)
+grep -qF 'launched again' "$T/wgl.range.err" && fail "wgl.range: the window's keyframe relaunched an exec twice"
+
+# ---- graph memory owned through a child graph node ---------------------------------------
+# --child-mem: the allocation, memset, add and free nodes are in a graph of
+# their own, moved into a child graph node (cuGraphAddNode with
+# CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE, the one way the documentation gives
+# to hold memory nodes in a child graph): the same result as --alloc-node;
+# recorded as cuGraphAddChildGraphNode flags=1, and the calls the double
+# refuses as documented (the graph copied into a child graph node, by
+# cuGraphAddChildGraphNode and by cuGraphAddNode, the moved graph
+# instantiated or destroyed on its own) recorded as they failed; replayed
+# with cuGraphAddNode, its checkpoint equal
+capture gchild --alloc-node --child-mem --launches 3
+cmp -s "$T/galloc.plain.out" "$T/gchild.plain.out" || fail "gchild: not what --alloc-node computes"
+[ "$(count "$T/gchild.sbt" 'cuda.cuGraphAddChildGraphNode flags=1 ')" = 1 ] ||
+	fail "gchild: no moved child graph node: $("$INFO" --dump "$T/gchild.sbt" | grep ChildGraph)"
+for want in 'cuda.cuGraphAddChildGraphNode result=801 :2' 'cuda.cuGraphInstantiate result=801 :1' \
+	'cuda.cuGraphDestroy result=801 :1'; do
+	[ "$(count "$T/gchild.sbt" "${want% :*}")" = "${want##*:}" ] || fail "gchild: not ${want##*:} refused '${want% :*}' records"
+done
+[ "$(count "$T/gchild.sbt" 'cuda.tsGraphNotModeled ')" = 0 ] || fail "gchild: a call recorded as not modeled"
+all_match gchild.replay 1 "$T/gchild.sbt"
+all_match gchild.det 1 --check-determinism --runs 3 "$T/gchild.sbt"
+has gchild.det out '"result":"match"'
+all_match gchild.single 1 --streams single "$T/gchild.sbt"
+expect_rc 0 gchild.sum "$TOP/$BUILD/tsexport" --summary "$T/gchild.sbt"
+has gchild.sum out "commands: "
+# the moved graph's memory outlives each launch (no free node), freed by
+# the program: followed into the parent's launches
+capture gchildnf --alloc-node --child-mem --no-free-node --launches 3
+cmp -s "$T/galloc.plain.out" "$T/gchildnf.plain.out" || fail "gchildnf: not what --alloc-node computes"
+all_match gchildnf.replay 1 "$T/gchildnf.sbt"
+# left allocated by a launch before a window: the snapshot launches the
+# parent's exec again before the keyframe, which holds the moved graph's
+# memory, and the window's checkpoint is the whole run's (also from a
+# --range restoring that keyframe: the relaunch and the 3 launches)
+GLC="$GL --child-mem"
+# shellcheck disable=SC2086 # the options are words
+capture wholeglc $GLC
+cmp -s "$T/wholegl.plain.out" "$T/wholeglc.plain.out" || fail "wholeglc: not what the graph without a child computes"
+(cd "$T" && expect_rc 0 wglc.cap "$CAP" --profiler -o "$T/wglc.sbt" -- "$PROG" $GLC)
+all_match wglc.replay 1 "$T/wglc-window-1.sbt"
+"$INFO" --dump "$T/wglc-window-1.sbt" >"$T/wglc.dump"
+hw=$(sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' "$T/wglc.dump")
+hf=$("$INFO" --dump "$T/wholeglc.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wglc: the window's checkpoint $hw is not the whole run's $hf"
+ga=$(sed -n 's/.* cuda\.cuGraphAddMemAllocNode .*dst=\([0-9]*\) .*/\1/p' "$T/wglc.dump")
+gx=$(sed -n 's/.* cuda\.cuGraphInstantiate handle=\([0-9]*\) .*/\1/p' "$T/wglc.dump" | head -n 1)
+kseq=$(sed -n 's/^seq=\([0-9]*\) .* keyframe .*/\1/p' "$T/wglc.dump")
+rl=$(sed -n "s/^seq=\\([0-9]*\\) .* cuda\\.cuGraphLaunch handle=$gx\$/\\1/p" "$T/wglc.dump")
+[ -n "$rl" ] && [ -n "$kseq" ] && [ "$rl" -lt "$kseq" ] || fail "wglc: no launch of exec $gx before the keyframe (seq $kseq)"
+grep -q " cuda\.cuGraphAddChildGraphNode flags=1 " "$T/wglc.dump" || fail "wglc: the snapshot lacks the moved child graph node"
+grep -qE " cuda\.tsSnapshot dst=$ga size=8192 .*sub=3\$" "$T/wglc.dump" || fail "wglc: the keyframe lacks the graph memory at $ga"
+first=$(sed -n "s/^seq=\\([0-9]*\\) .* cuda\\.cuGraphLaunch handle=$gx stream=.*/\\1/p" "$T/wglc.dump" | head -n 1)
+TSCUDA_DOUBLE_STATS="$T/wglc.stats" all_match wglc.range 1 --range "$first:" "$T/wglc-window-1.sbt"
+grep -qx 'cuGraphLaunch 4' "$T/wglc.stats" || fail "wglc.range: not 4 graph launches: $(grep GraphLaunch "$T/wglc.stats")"
 # all of them at once, with a host source changing
 capture every --child --child-get --clone --disable --host-node --host-src --launches 3
 all_match every.replay 2 "$T/every.sbt"
@@ -424,30 +508,99 @@ expect_rc 0 cto.dump "$INFO" --dump "$T/cto.sbt"
 expect_rc 0 cto.sum "$TOP/$BUILD/tsexport" --summary "$T/cto.sbt"
 has cto.sum out "commands: "
 
+# ---- kernel node attributes -----------------------------------------------------------------
+# a kernel node given a priority (cuGraphKernelNodeSetAttribute), copied to
+# another (cuGraphKernelNodeCopyAttributes) and read back: recorded (the
+# attribute as a launch's attrs), issued again on replay (the double counts
+# both calls) with the checkpoint equal, and nothing counted as not modeled
+capture nattr --node-attr --launches 3
+has nattr.plain out "cuda_graph_nodes: the fill node's priority is 1"
+"$INFO" --dump "$T/nattr.sbt" >"$T/nattr.dump"
+grep -q ' cuda\.cuGraphKernelNodeSetAttribute attrs=0800000000000000010000000000000000000000' "$T/nattr.dump" ||
+	fail "nattr: the priority is not recorded: $(grep Attrib "$T/nattr.dump")"
+grep -q ' cuda\.cuGraphKernelNodeCopyAttributes handle=[0-9]* node=[0-9]*$' "$T/nattr.dump" ||
+	fail "nattr: the copy is not recorded: $(grep Attrib "$T/nattr.dump")"
+[ "$(count "$T/nattr.sbt" 'cuda.tsGraphNotModeled ')" = 0 ] || fail "nattr: a call recorded as not modeled"
+TSCUDA_DOUBLE_STATS="$T/nattr.stats" all_match nattr.replay 1 "$T/nattr.sbt"
+grep -qx 'cuGraphKernelNodeSetAttribute 1' "$T/nattr.stats" && grep -qx 'cuGraphKernelNodeCopyAttributes 1' "$T/nattr.stats" ||
+	fail "nattr.replay: the attribute calls were not issued: $(grep Attrib "$T/nattr.stats")"
+all_match nattr.det 1 --check-determinism --runs 3 "$T/nattr.sbt"
+expect_rc 0 nattr.sum "$TOP/$BUILD/tsexport" --summary "$T/nattr.sbt"
+has nattr.sum out "commands: "
+# made before a window: its snapshot sets them again
+(cd "$T" && expect_rc 0 wna.cap "$CAP" --profiler -o "$T/wna.sbt" -- "$PROG" --window --node-attr --launches 3)
+[ "$(count "$T/wna-window-1.sbt" 'cuda.cuGraphKernelNodeSetAttribute ')" = 1 ] &&
+	[ "$(count "$T/wna-window-1.sbt" 'cuda.cuGraphKernelNodeCopyAttributes ')" = 1 ] ||
+	fail "wna: the snapshot lacks the attribute calls"
+TSCUDA_DOUBLE_STATS="$T/wna.stats" all_match wna.replay 1 "$T/wna-window-1.sbt"
+grep -qx 'cuGraphKernelNodeSetAttribute 1' "$T/wna.stats" || fail "wna.replay: the attribute was not set again"
+
+# ---- batch memory-op nodes -------------------------------------------------------------------
+# (--memop: a node writing a 32-bit and a 64-bit value into the result and
+# waiting for the first, set again before instantiation and on the exec
+# after the first launch, where a change of count is refused as
+# documented, and a second one added and set through cuGraphAddNode and
+# the generic setters, recorded as the specific calls): recorded with
+# their operations, replayed with
+# the checkpoint equal; the exec's setter changes the result (dropped from
+# the trace, the replay differs); in a window the snapshot rebuilds the
+# node as set; the emulator, which does not model them, reads the trace
+capture memop --memop --launches 3
+cmp -s "$T/graph.plain.out" "$T/memop.plain.out" && fail "memop: the memory operations changed nothing"
+for want in 'cuda.cuGraphAddBatchMemOpNode :2' 'cuda.cuGraphBatchMemOpNodeSetParams :2' \
+	'cuda.cuGraphExecBatchMemOpNodeSetParams :3' 'cuda.cuGraphExecBatchMemOpNodeSetParams result=1 :1' \
+	'cuda.tsGraphNotModeled :0'; do
+	what=${want% :*}
+	n=$(count "$T/memop.sbt" "$what ")
+	[ "$n" = "${want##*:}" ] || fail "memop: $n $what records, expected ${want##*:}"
+done
+"$INFO" --dump "$T/memop.sbt" | grep ' cuda\.cuGraphAddBatchMemOpNode ' | grep -q ' params=02000000000000000' ||
+	fail "memop: the node's first operation is not a 32-bit write"
+all_match memop.replay 1 "$T/memop.sbt"
+all_match memop.det 1 --check-determinism --runs 3 "$T/memop.sbt"
+has memop.det out '"result":"match"'
+all_match memop.single 1 --streams single "$T/memop.sbt"
+ES=$("$INFO" --dump "$T/memop.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphExecBatchMemOpNodeSetParams ctx=.*/\1/p' | head -n 1)
+"$M" "$T/memop.sbt" "$T/memopbad.sbt" --drop "$ES" >/dev/null || fail "memopbad: cannot drop seq $ES"
+expect_rc 3 memopbad.replay "$RP" --json "$T/memopbad.sbt"
+[ "$(json_field "$T/memopbad.replay.out" matched)" = 0 ] || fail "memopbad: the checkpoint matched without the exec's setter"
+expect_rc 0 memop.sum "$TOP/$BUILD/tsexport" --summary "$T/memop.sbt"
+has memop.sum out "commands: "
+capture wholememop --window --memop --launches 3
+(cd "$T" && expect_rc 0 wmemop.cap "$CAP" --profiler -o "$T/wmemop.sbt" -- "$PROG" --window --memop --launches 3)
+cmp -s "$T/wholememop.plain.out" "$T/wmemop.cap.out" || fail "wmemop: the windowed run printed '$(cat "$T/wmemop.cap.out")'"
+[ "$(count "$T/wmemop-window-1.sbt" 'cuda.cuGraphAddBatchMemOpNode ')" = 2 ] &&
+	[ "$(count "$T/wmemop-window-1.sbt" 'cuda.cuGraphBatchMemOpNodeSetParams ')" = 2 ] ||
+	fail "wmemop: the snapshot lacks the node or its setter"
+all_match wmemop.replay 1 "$T/wmemop-window-1.sbt"
+hw=$("$INFO" --dump "$T/wmemop-window-1.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p')
+hf=$("$INFO" --dump "$T/wholememop.sbt" | sed -n 's/.* checkpoint .*hash=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
+[ -n "$hw" ] && [ "$hw" = "$hf" ] || fail "wmemop: the window's checkpoint $hw is not the whole run's $hf"
+
 # ---- calls not modeled -----------------------------------------------------------------------
-# a kernel node given a priority (cuGraphKernelNodeSetAttribute: kernel
-# node attributes are not modeled): counted in the exit report and by
-# tsinfo (which names the call), its graph's launch refused by name
-capture nattr --node-attr
-has nattr.cap err ", 1 graph or exec changed by calls not modeled"
-"$INFO" --dump "$T/nattr.sbt" | grep -q 'cuda.tsGraphNotModeled .*name="cuGraphKernelNodeSetAttribute"' ||
-	fail "nattr: the attribute is not recorded by name: $("$INFO" --dump "$T/nattr.sbt" | grep tsGraph)"
-expect_rc 0 nattr.info "$INFO" "$T/nattr.sbt"
-has nattr.info out "cuda graphs  1 graph or exec changed by calls not modeled (replay refuses their launches): cuGraphKernelNodeSetAttribute=1"
-expect_rc 0 nattr.infojson "$INFO" --json "$T/nattr.sbt"
-has nattr.infojson out '"cuda_graphs_not_modeled":{"graphs":1,"calls":[{"name":"cuGraphKernelNodeSetAttribute","records":1}]}'
+# a host node given another function (cuGraphHostNodeSetParams: the setters
+# of host nodes are not modeled): counted in the exit report and by tsinfo
+# (which names the call), its graph's launch refused by name
+capture nhset --host-node --host-set
+has nhset.cap err ", 1 graph or exec changed by calls not modeled"
+"$INFO" --dump "$T/nhset.sbt" | grep -q 'cuda.tsGraphNotModeled .*name="cuGraphHostNodeSetParams"' ||
+	fail "nhset: the setter is not recorded by name: $("$INFO" --dump "$T/nhset.sbt" | grep tsGraph)"
+expect_rc 0 nhset.info "$INFO" "$T/nhset.sbt"
+has nhset.info out "cuda graphs  1 graph or exec changed by calls not modeled (replay refuses their launches): cuGraphHostNodeSetParams=1"
+expect_rc 0 nhset.infojson "$INFO" --json "$T/nhset.sbt"
+has nhset.infojson out '"cuda_graphs_not_modeled":{"graphs":1,"calls":[{"name":"cuGraphHostNodeSetParams","records":1}]}'
 expect_rc 0 graph.info "$INFO" "$T/graph.sbt"
 if grep -q "cuda graphs" "$T/graph.info.out"; then fail "graph.info: $(cat "$T/graph.info.out")"; fi
 expect_rc 0 graph.infojson "$INFO" --json "$T/graph.sbt"
 has graph.infojson out '"cuda_graphs_not_modeled":{"graphs":0,"calls":[]}'
-cs=$("$INFO" --dump "$T/nattr.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.tsGraphNotModeled .*/\1/p')
-ls=$("$INFO" --dump "$T/nattr.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | head -n 1)
-ex=$("$INFO" --dump "$T/nattr.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | head -n 1)
+cs=$("$INFO" --dump "$T/nhset.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.tsGraphNotModeled .*/\1/p')
+ls=$("$INFO" --dump "$T/nhset.sbt" | sed -n 's/^seq=\([0-9]*\) .* cuda\.cuGraphLaunch .*/\1/p' | head -n 1)
+ex=$("$INFO" --dump "$T/nhset.sbt" | sed -n 's/^seq=[0-9]* .* cuda\.cuGraphLaunch handle=\([0-9]*\) .*/\1/p' | head -n 1)
 ex=$(printf '0x%x' "$ex")
-expect_rc 1 nattr.replay "$RP" "$T/nattr.sbt"
-has nattr.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: it or its graph was changed by cuGraphKernelNodeSetAttribute at seq $cs, which replay does not model; replay a --range that ends before seq $ls"
+expect_rc 1 nhset.replay "$RP" "$T/nhset.sbt"
+has nhset.replay err "tsreplay: backend cuda: record seq $ls (cuda.cuGraphLaunch): graph exec $ex cannot be replayed: it or its graph was changed by cuGraphHostNodeSetParams at seq $cs, which replay does not model; replay a --range that ends before seq $ls"
 # what comes before the launch replays
-expect_rc 0 nattr.range "$RP" --range ":$ls" "$T/nattr.sbt"
+expect_rc 0 nhset.range "$RP" --range ":$ls" "$T/nhset.sbt"
 # ---- nodes and edges removed ----------------------------------------------------------------
 # (the memset node removed would zero the result: the checkpoint shows the
 # replay removed it too)
@@ -501,9 +654,9 @@ all_match wd.replay 1 "$T/wd-window-1.sbt"
 [ "$(count "$T/wd-window-1.sbt" 'cuda.cuGraphDestroyNode ')" = 1 ] &&
 	[ "$(count "$T/wd-window-1.sbt" 'cuda.cuGraphRemoveDependencies ')" = 1 ] ||
 	fail "wd: the snapshot lacks the node or edge removal"
-(cd "$T" && expect_rc 0 wn.cap "$CAP" --profiler -o "$T/wn.sbt" -- "$PROG" --window --node-attr)
+(cd "$T" && expect_rc 0 wn.cap "$CAP" --profiler -o "$T/wn.sbt" -- "$PROG" --window --host-node --host-set)
 expect_rc 1 wn.replay "$RP" "$T/wn-window-1.sbt"
-has wn.replay err "cannot be replayed: it or its graph was changed by cuGraphKernelNodeSetAttribute at seq "
+has wn.replay err "cannot be replayed: it or its graph was changed by cuGraphHostNodeSetParams at seq "
 # the graph filled by capture before the window: the snapshot makes it,
 # captures into it again, and the window's checkpoint is the whole run's
 capture wholecto --window --capture-to --launches 3

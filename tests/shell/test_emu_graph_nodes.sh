@@ -17,9 +17,12 @@
 # - the node destroyed and the edge removed (--destroy) are gone: no
 #   command more, no race more; an exec kernel node setter (--exec-set)
 #   keeps the nodes;
-# - a graph with a kernel node given an attribute (--node-attr:
-#   cuGraphKernelNodeSetAttribute, recorded as tsGraphNotModeled) is one
-#   command per launch;
+# - a graph with a host node given another function (--host-set:
+#   cuGraphHostNodeSetParams, recorded as tsGraphNotModeled) is one
+#   command per launch; kernel node attributes set and copied
+#   (--node-attr: records the emulator passes over, as they change no
+#   ordering) keep the graph's 15 commands; a batch memory-op node
+#   (--memop, not modeled by the emulator) makes a launch one command;
 # - tsreplay --emulate --schedule-seed refuses a trace launching such a graph;
 # - a child graph node (--child) runs the child's racy_scale as it was when
 #   the node was added, after the read-back node (17 commands, the child's
@@ -215,9 +218,10 @@ dot_edge() {
 	grep -q "^[[:space:]]*$a -> $b \[style=bold\];" "$1"
 }
 
-for v in plain unordered destroy exec-set node-attr child clone disable host-node set-nodes update host-src exec-event; do
+for v in plain unordered destroy exec-set node-attr host-set memop child clone disable host-node set-nodes update host-src exec-event; do
 	case $v in
 	plain) args= ;;
+	host-set) args="--host-node --host-set" ;;
 	*) args=--$v ;;
 	esac
 	expect_rc 0 "cap.$v" "$CAP" -o "$T/$v.sbt" -- "$PROG" --launches 2 $args
@@ -270,14 +274,22 @@ has execset.sum out "commands: 15 on 2 streams"
 # ---- a change not modeled: one command per launch -------------------------------------------
 # (the graph, launched twice, is one command each time, with the 3 other
 # commands)
-expect_rc 0 nodeattr.sum "$X" --summary "$T/node-attr.sbt"
-has nodeattr.sum out "commands: 5 on 2 streams"
-expect_rc 0 nodeattr.json "$X" -f json -o "$T/node-attr.json" "$T/node-attr.sbt"
+expect_rc 0 hostset.sum "$X" --summary "$T/host-set.sbt"
+has hostset.sum out "commands: 5 on 2 streams"
+expect_rc 0 hostset.json "$X" -f json -o "$T/host-set.json" "$T/host-set.sbt"
 python3 -c "
 import json, sys
 X = [x['name'] for x in json.load(open(sys.argv[1]))['traceEvents'] if x['ph'] == 'X']
 assert len([n for n in X if n.startswith('graph 0x')]) == 2, X
-" "$T/node-attr.json" || fail "node-attr.json: not two graph commands"
+" "$T/host-set.json" || fail "host-set.json: not two graph commands"
+# a batch memory-op node (not modeled by the emulator yet): one command per
+# launch too
+expect_rc 0 memop.sum "$X" --summary "$T/memop.sbt"
+has memop.sum out "commands: 5 on 2 streams"
+# kernel node attributes (modeled): the graph's nodes stay commands
+expect_rc 0 nodeattr.sum "$X" --summary "$T/node-attr.sbt"
+has nodeattr.sum out "commands: 15 on 2 streams"
+expect_rc 0 nodeattr.dump "$TOP/$BUILD/tsinfo" --dump "$T/node-attr.sbt"
 
 # ---- child graph nodes, clones, enabled nodes, host nodes, setters, updates ---------------------
 # graph_cmds NAME: how many commands of $T/NAME.json are one graph launch
@@ -325,20 +337,23 @@ expect_rc 0 hostnode.dot "$X" -f dot -o "$T/host-node.dot" "$T/host-node.sbt"
 # through them kept: memset -> second vadd, second vadd -> read-back (past
 # the free node) per launch, 14 edges inside graphs; the second vadd also
 # passes the accumulator, racing with the legacy memset (8 races).
-# --no-free-node (cuMemFreeAsync after each launch) and --capture-alloc
-# (allocation and free nodes a stream capture made) the same counts.
+# --no-free-node (cuMemFreeAsync after each launch), --capture-alloc
+# (allocation and free nodes a stream capture made) and --child-mem (the
+# memory nodes in a graph moved into a child graph node, its work copied
+# into the parent as a child graph node's is) the same counts.
 # --child-get: the memset and kernel nodes added to the graph embedded in
 # the child node (cuGraphChildGraphNodeGetGraph) join the child node's
 # copy: after the read-back node (the child node's dependency), the memset
 # before the kernel, per launch (22 commands: --child's 18 and 2 per
 # launch; its 8 races)
-for v in "galloc --alloc-node" "gnofree --alloc-node --no-free-node" "gcap --capture-alloc" "cget --child --child-get"; do
+for v in "galloc --alloc-node" "gnofree --alloc-node --no-free-node" "gcap --capture-alloc" "cget --child --child-get" \
+	"gchild --alloc-node --child-mem"; do
 	set -- $v
 	n=$1
 	shift
 	expect_rc 0 "cap.$n" "$CAP" -o "$T/$n.sbt" -- "$PROG" --launches 2 "$@"
 done
-for c in "galloc 19 8" "gnofree 19 8" "gcap 19 8"; do
+for c in "galloc 19 8" "gnofree 19 8" "gcap 19 8" "gchild 19 8"; do
 	set -- $c
 	expect_rc 0 "$1.sum" "$X" --summary "$T/$1.sbt"
 	has "$1.sum" out "commands: $2 on 2 streams"

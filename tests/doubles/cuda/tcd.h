@@ -127,6 +127,7 @@ enum tcd_op_kind {
 	TCD_OP_WAIT,
 	TCD_OP_FREE,
 	TCD_OP_HOST, /* a graph's host node: fn(user) in stream order */
+	TCD_OP_WAIT_VALUE, /* a batch memory-op node's wait: polls memory */
 };
 
 struct tcd_event;
@@ -173,6 +174,12 @@ struct tcd_op {
 		struct {
 			struct tcd_event *event; /* a graph's wait node: resolved at each launch */
 		} wait;
+		struct {
+			uintptr_t addr;
+			uint64_t value;
+			unsigned flags; /* CUstreamWaitValue_flags */
+			bool wide;      /* 64-bit */
+		} waitval;
 	} u;
 };
 
@@ -216,6 +223,9 @@ struct tcd_event {
 
 struct tcd_gnode;
 
+/* The kernel node attributes the double takes (tcd_graph.c). */
+#define TCD_NODE_ATTRS 4
+
 struct tcd_graph {
 	struct tcd_obj h;
 	struct tcd_op *ops; /* templates in capture (an exec: launch) order, deps unused */
@@ -227,6 +237,11 @@ struct tcd_graph {
 	struct tcd_gnode **nodes;
 	size_t nnodes, cap_nodes;
 	struct tcd_op **node_ops;
+	/* Moved into this child graph node (cuGraphAddNode with
+	 * CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE): the node owns it, and it can
+	 * no longer be destroyed, instantiated, used as a child again, used
+	 * to update an exec or given memory nodes on its own. */
+	struct tcd_gnode *owner;
 };
 
 /* A node of a graph built node by node: the ops it runs (templates, in
@@ -243,6 +258,14 @@ struct tcd_gnode {
 	                               replace ops at instantiation (cuGraphChildGraphNodeGetGraph) */
 	uintptr_t graph_mem;        /* a memory allocation node: its memory; a free node: what it frees */
 	bool frees;                 /* a memory free node */
+	/* A kernel node's attributes set (cuGraphKernelNodeSetAttribute or
+	 * CopyAttributes), one entry per id, the last value set. */
+	CUlaunchAttribute attrs[TCD_NODE_ATTRS];
+	unsigned nattrs;
+	/* A batch memory-op node: its operations as given (owned; the ops
+	 * are made from them). */
+	CUstreamBatchMemOpParams *memops;
+	unsigned nmemops;
 };
 
 struct tcd_image;
@@ -393,6 +416,8 @@ TCD_HIDDEN CUresult tcd_graph_node_add(CUgraphNode *out, CUgraph hg, const CUgra
 TCD_HIDDEN CUresult tcd_capture_begin(CUstream h, CUstreamCaptureMode mode, bool pt, struct tcd_graph *into,
 				      const CUgraphNode *deps, size_t ndeps, const char *call);
 TCD_HIDDEN CUresult tcd_graph_mem_alloc(uintptr_t *out, size_t bytes, const char *call);
+TCD_HIDDEN CUresult tcd_graph_moved_check_locked(const struct tcd_graph *g, const char *call, const char *what);
+TCD_HIDDEN void tcd_graph_kill_locked(struct tcd_graph *g);
 TCD_HIDDEN CUresult tcd_graph_nodes_instantiate_locked(const struct tcd_graph *g, struct tcd_graph *x,
 						       const char *call);
 TCD_HIDDEN struct tcd_op *tcd_op_new(enum tcd_op_kind kind);

@@ -236,6 +236,12 @@
 	X(cuGraphKernelNodeSetParams) \
 	X(cuGraphKernelNodeSetParams_v2) \
 	X(cuGraphKernelNodeSetAttribute) \
+	X(cuGraphKernelNodeGetAttribute) \
+	X(cuGraphKernelNodeCopyAttributes) \
+	X(cuGraphHostNodeSetParams) \
+	X(cuGraphAddBatchMemOpNode) \
+	X(cuGraphBatchMemOpNodeSetParams) \
+	X(cuGraphExecBatchMemOpNodeSetParams) \
 	X(cuDeviceGraphMemTrim) \
 	X(cuDeviceGetGraphMemAttribute) \
 	X(cuDeviceSetGraphMemAttribute) \
@@ -355,6 +361,12 @@
 	X(cuGraphKernelNodeSetParams, 10000, 0, cuGraphKernelNodeSetParams) \
 	X(cuGraphKernelNodeSetParams, 12000, 0, cuGraphKernelNodeSetParams_v2) \
 	X(cuGraphKernelNodeSetAttribute, 11000, 0, cuGraphKernelNodeSetAttribute) \
+	X(cuGraphKernelNodeGetAttribute, 11000, 0, cuGraphKernelNodeGetAttribute) \
+	X(cuGraphKernelNodeCopyAttributes, 11000, 0, cuGraphKernelNodeCopyAttributes) \
+	X(cuGraphHostNodeSetParams, 10000, 0, cuGraphHostNodeSetParams) \
+	X(cuGraphAddBatchMemOpNode, 11070, 0, cuGraphAddBatchMemOpNode) \
+	X(cuGraphBatchMemOpNodeSetParams, 11070, 0, cuGraphBatchMemOpNodeSetParams) \
+	X(cuGraphExecBatchMemOpNodeSetParams, 11070, 0, cuGraphExecBatchMemOpNodeSetParams) \
 	X(cuDeviceGraphMemTrim, 11040, 0, cuDeviceGraphMemTrim) \
 	X(cuDeviceGetGraphMemAttribute, 11040, 0, cuDeviceGetGraphMemAttribute) \
 	X(cuDeviceSetGraphMemAttribute, 11040, 0, cuDeviceSetGraphMemAttribute) \

@@ -2,11 +2,13 @@
  * tcd_graph.c - graphs built node by node: cuGraphCreate, the
  * cuGraphAdd*Node calls the double models (kernel, memcpy, memset, empty,
  * event record, event wait, host, child graph, memory allocation and free,
- * and cuGraphAddNode of those types), cuGraphAddDependencies,
+ * batch memory-op, and cuGraphAddNode of those types, a child graph moved
+ * into its node included), cuGraphAddDependencies,
  * cuGraphRemoveDependencies, cuGraphDestroyNode, cuGraphClone,
  * cuGraphNodeFindInClone and cuGraphChildGraphNodeGetGraph, the setters
- * of kernel, memcpy, memset and event nodes (graph and exec forms, and the
- * generic cuGraph(Exec)NodeSetParams of those types),
+ * of kernel, memcpy, memset, event and batch memory-op nodes (graph and
+ * exec forms, and the generic cuGraph(Exec)NodeSetParams of those types),
+ * the host node setter, kernel node attributes (set, read, copied),
  * cuGraphNodeSetEnabled / cuGraphNodeGetEnabled, cuGraphExecUpdate (both
  * ABIs), and cuStreamBeginCaptureToGraph (the capture's work becomes one
  * node of the graph after the nodes named, when the capture ends).  What
@@ -29,6 +31,7 @@
  */
 #include "tests/doubles/cuda/tcd.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,13 +49,53 @@ static void tcd_ops_free(struct tcd_op *op)
  * be deleted, its use in a child graph node and its cloning; the double
  * refuses those with CUDA_ERROR_NOT_SUPPORTED (the documentation names no
  * error code). */
+/* With the lock held: whether g holds a memory allocation or free node,
+ * itself or in a graph moved into one of its child graph nodes (depth
+ * bounds the walk). */
+static bool tcd_graph_holds_mem_locked(const struct tcd_graph *g, int depth)
+{
+	for (size_t i = 0; depth < 64 && i < g->nnodes; i++) {
+		const struct tcd_gnode *n = g->nodes[i];
+		if (n->graph_mem ||
+		    (n->embedded && n->embedded->owner == n && tcd_graph_holds_mem_locked(n->embedded, depth + 1)))
+			return true;
+	}
+	return false;
+}
+
 static CUresult tcd_graph_mem_forbids_locked(const struct tcd_graph *g, const char *call, const char *what)
 {
-	for (size_t i = 0; i < g->nnodes; i++)
-		if (g->nodes[i]->graph_mem)
-			return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "graph %p holds memory allocation or free nodes, "
-					"which forbid %s", (void *)g, what);
+	if (tcd_graph_holds_mem_locked(g, 0))
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "graph %p holds memory allocation or free nodes, "
+				"which forbid %s", (void *)g, what);
 	return CUDA_SUCCESS;
+}
+
+/* With the lock held: a graph moved into a child graph node belongs to
+ * that node.  The documentation (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE)
+ * forbids its own destruction and instantiation, its use as another
+ * node's child, as the graph of cuGraphExecUpdate, and new memory
+ * allocation or free nodes in it; it names no error code, and the double
+ * gives CUDA_ERROR_NOT_SUPPORTED as for the memory nodes' restrictions. */
+CUresult tcd_graph_moved_check_locked(const struct tcd_graph *g, const char *call, const char *what)
+{
+	if (g->owner)
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "graph %p was moved into child graph node %p "
+				"(CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE), which forbids %s", (void *)g,
+				(void *)g->owner, what);
+	return CUDA_SUCCESS;
+}
+
+/* With the lock held: g is destroyed, and with it every graph moved into
+ * one of its child graph nodes (the node owns it, as documented). */
+void tcd_graph_kill_locked(struct tcd_graph *g)
+{
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct tcd_gnode *n = g->nodes[i];
+		if (n->embedded && n->embedded->owner == n && tcd_obj_is_locked(n->embedded, TCD_KIND_GRAPH))
+			tcd_graph_kill_locked(n->embedded);
+	}
+	tcd_obj_kill(g);
 }
 
 CUresult tcd_graph_node_add(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
@@ -351,6 +394,37 @@ TCD_API(CUresult, cuGraphAddHostNode)(CUgraphNode *phGraphNode, CUgraph hGraph, 
 }
 TCD_EXPORT(cuGraphAddHostNode)
 
+/* A host node runs another function (or with other data) from the next
+ * instantiation on; execs made before keep theirs (the documentation:
+ * parameters are copied into the node). */
+TCD_API(CUresult, cuGraphHostNodeSetParams)(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+	static const char call[] = "cuGraphHostNodeSetParams";
+	struct tcd_gnode *n;
+	struct tcd_op *op = NULL, *old = NULL;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphHostNodeSetParams);
+	if (!nodeParams)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "nodeParams is NULL");
+	if ((r = tcd_host_node_op(nodeParams->fn, nodeParams->userData, call, &op)) != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, call, "hNode", &n);
+	if (r == CUDA_SUCCESS && (!n->ops || n->ops->kind != TCD_OP_HOST || n->ops->next))
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a host node", (void *)n);
+	if (r == CUDA_SUCCESS) {
+		old = n->ops;
+		n->ops = op;
+		op = NULL;
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	tcd_op_free(old);
+	tcd_op_free(op);
+	return r;
+}
+TCD_EXPORT(cuGraphHostNodeSetParams)
+
 /* ---- child graphs ---- */
 
 static CUresult tcd_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph, const char *call);
@@ -396,9 +470,59 @@ static CUresult tcd_child_ops(CUgraph hchild, const char *call, struct tcd_op **
 	pthread_mutex_lock(&tcd_g.lock);
 	r = tcd_obj_get_locked(hchild, TCD_KIND_GRAPH, call, "childGraph", &child);
 	if (r == CUDA_SUCCESS)
-		r = tcd_graph_mem_forbids_locked(child, call, "its use in a child graph node");
+		r = tcd_graph_moved_check_locked(child, call, "its use as another child graph node's child");
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_mem_forbids_locked(child, call, "its use in a child graph node without "
+						 "CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE");
 	if (r == CUDA_SUCCESS)
 		r = tcd_graph_flat_locked(child, call, out);
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+
+/*
+ * A child graph node that takes the child itself (cuGraphAddNode with
+ * CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE): the only way, per the
+ * documentation of CUDA_CHILD_GRAPH_NODE_PARAMS, to put a graph holding
+ * memory allocation or free nodes into another.  The child is not
+ * copied: the node embeds it (cuGraphChildGraphNodeGetGraph hands it
+ * out), its memory keeps the addresses its allocation nodes returned,
+ * and it goes when the parent goes.
+ */
+static CUresult tcd_child_move(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps, CUgraph hchild,
+			       const char *call)
+{
+	struct tcd_graph *child;
+	struct tcd_gnode *n;
+	struct tcd_op *ops = NULL;
+	CUresult r;
+
+	if (hchild == hg)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "a graph cannot be its own child");
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hchild, TCD_KIND_GRAPH, call, "graph.graph", &child);
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_moved_check_locked(child, call, "moving it again");
+	if (r == CUDA_SUCCESS && child->count)
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "graph %p was made by stream capture: the double moves "
+			     "graphs made by cuGraphCreate only", (void *)child);
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_flat_locked(child, call, &ops);
+	pthread_mutex_unlock(&tcd_g.lock);
+	if (r != CUDA_SUCCESS)
+		return r;
+	if ((r = tcd_graph_node_add(out, hg, deps, ndeps, ops, call)) != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(*out, TCD_KIND_GRAPH_NODE, call, "phGraphNode", &n);
+	if (r == CUDA_SUCCESS && !tcd_obj_is_locked(child, TCD_KIND_GRAPH))
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "graph %p was destroyed while it was moved", (void *)child);
+	if (r == CUDA_SUCCESS && child->owner)
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "graph %p was moved elsewhere meanwhile", (void *)child);
+	if (r == CUDA_SUCCESS) {
+		n->embedded = child;
+		child->owner = n;
+	}
 	pthread_mutex_unlock(&tcd_g.lock);
 	return r;
 }
@@ -473,6 +597,20 @@ TCD_EXPORT(cuGraphAddChildGraphNode)
  * is not made invalid outside the span between the allocation and free
  * nodes, and is not given back before the process ends.
  */
+/* A graph moved into a child graph node takes no new memory nodes. */
+static CUresult tcd_graph_moved_mem_check(CUgraph hg, const char *call)
+{
+	struct tcd_graph *g;
+	CUresult r;
+
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g);
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_moved_check_locked(g, call, "new memory allocation or free nodes in it");
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+
 static CUresult tcd_alloc_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
 			       const CUmemPoolProps *props, const CUmemAccessDesc *access, size_t naccess,
 			       size_t bytesize, CUdeviceptr *dptr, const char *call)
@@ -507,6 +645,8 @@ static CUresult tcd_alloc_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *
 	}
 	if (!bytesize)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "bytesize is 0");
+	if ((r = tcd_graph_moved_mem_check(hg, call)) != CUDA_SUCCESS)
+		return r;
 	if ((r = tcd_graph_mem_alloc(&mem, bytesize, call)) != CUDA_SUCCESS)
 		return r;
 	if ((r = tcd_graph_node_add(out, hg, deps, ndeps, NULL, call)) != CUDA_SUCCESS)
@@ -533,6 +673,8 @@ static CUresult tcd_free_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *d
 
 	pthread_mutex_lock(&tcd_g.lock);
 	r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g);
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_moved_check_locked(g, call, "new memory allocation or free nodes in it");
 	for (size_t i = 0; r == CUDA_SUCCESS && i < g->nnodes; i++)
 		if (g->nodes[i]->graph_mem == (uintptr_t)dptr) {
 			freed |= g->nodes[i]->frees;
@@ -578,6 +720,271 @@ TCD_API(CUresult, cuGraphAddMemFreeNode)(CUgraphNode *phGraphNode, CUgraph hGrap
 }
 TCD_EXPORT(cuGraphAddMemFreeNode)
 
+/* ---- batch memory-op nodes ---- */
+
+/*
+ * A batch memory-op node (cuGraphAddBatchMemOpNode): its operations run in
+ * order when the node's turn comes.  A 32-bit write is a memset of one
+ * 32-bit word, a 64-bit write two (its low word first: nothing runs
+ * between them here), a wait polls its word until the condition holds
+ * (TCD_OP_WAIT_VALUE, tcd_sched.c), and a flush of remote writes or a
+ * memory barrier runs nothing (the double's memory is one coherent host
+ * memory).  Addresses must be reachable memory, aligned to the operation's
+ * size.  Not measured: this follows the driver API documentation of
+ * cuStreamBatchMemOp and CUDA_BATCH_MEM_OP_NODE_PARAMS.
+ */
+static CUresult tcd_memop_ops(const CUstreamBatchMemOpParams *v, unsigned n, const char *call, struct tcd_op **out)
+{
+	struct tcd_op *head = NULL, **tail = &head;
+	CUresult r = CUDA_SUCCESS;
+
+	*out = NULL;
+	if (!n || !v)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "count is %u and paramArray %p: no operation", n,
+				(const void *)v);
+	for (unsigned i = 0; r == CUDA_SUCCESS && i < n; i++) {
+		const CUstreamBatchMemOpParams *o = &v[i];
+		struct tcd_op *op = NULL, *hi = NULL;
+		unsigned wide;
+
+		switch (o->operation) {
+		case CU_STREAM_MEM_OP_WRITE_VALUE_32:
+		case CU_STREAM_MEM_OP_WRITE_VALUE_64:
+			wide = o->operation == CU_STREAM_MEM_OP_WRITE_VALUE_64;
+			if (o->writeValue.flags & ~(unsigned)CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER) {
+				r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u: write flags 0x%x", i,
+					     o->writeValue.flags);
+				break;
+			}
+			if (wide && o->writeValue.address % 8) {
+				r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u: address 0x%llx is not aligned to "
+					     "8 bytes", i, (unsigned long long)o->writeValue.address);
+				break;
+			}
+			r = tcd_memset_op((uintptr_t)o->writeValue.address,
+					  wide ? (uint32_t)o->writeValue.value64 : o->writeValue.value, 4, 1, call, &op);
+			if (r == CUDA_SUCCESS && wide)
+				r = tcd_memset_op((uintptr_t)o->writeValue.address + 4,
+						  (uint32_t)(o->writeValue.value64 >> 32), 4, 1, call, &hi);
+			break;
+		case CU_STREAM_MEM_OP_WAIT_VALUE_32:
+		case CU_STREAM_MEM_OP_WAIT_VALUE_64:
+			wide = o->operation == CU_STREAM_MEM_OP_WAIT_VALUE_64;
+			if ((o->waitValue.flags & ~(unsigned)CU_STREAM_WAIT_VALUE_FLUSH) > CU_STREAM_WAIT_VALUE_NOR) {
+				r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u: wait flags 0x%x", i,
+					     o->waitValue.flags);
+				break;
+			}
+			if (o->waitValue.address % (wide ? 8 : 4)) {
+				r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u: address 0x%llx is not aligned to "
+					     "%u bytes", i, (unsigned long long)o->waitValue.address, wide ? 8 : 4);
+				break;
+			}
+			if ((r = tcd_range_check((uintptr_t)o->waitValue.address, wide ? 8 : 4, call,
+						 "waitValue.address")) != CUDA_SUCCESS)
+				break;
+			if (!(op = tcd_op_new(TCD_OP_WAIT_VALUE))) {
+				r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+				break;
+			}
+			op->u.waitval.addr = (uintptr_t)o->waitValue.address;
+			op->u.waitval.value = wide ? o->waitValue.value64 : o->waitValue.value;
+			op->u.waitval.flags = o->waitValue.flags;
+			op->u.waitval.wide = wide;
+			break;
+		case CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES:
+			if (o->flushRemoteWrites.flags)
+				r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u: flush flags 0x%x, not 0", i,
+					     o->flushRemoteWrites.flags);
+			break;
+		case CU_STREAM_MEM_OP_BARRIER:
+			if (o->memoryBarrier.flags != CU_STREAM_MEMORY_BARRIER_TYPE_SYS &&
+			    o->memoryBarrier.flags != CU_STREAM_MEMORY_BARRIER_TYPE_GPU)
+				r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u: barrier flags 0x%x", i,
+					     o->memoryBarrier.flags);
+			break;
+		default:
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u: type %d is not a batch memory "
+				     "operation", i, (int)o->operation);
+			break;
+		}
+		if (op) {
+			op->next = hi;
+			*tail = op;
+			tail = hi ? &hi->next : &op->next;
+		} else {
+			tcd_op_free(hi);
+		}
+	}
+	if (r != CUDA_SUCCESS) {
+		tcd_ops_free(head);
+		return r;
+	}
+	*out = head;
+	return CUDA_SUCCESS;
+}
+
+/* The node's own copy of the operations (owned by the caller). */
+static CUresult tcd_memop_copy(const CUDA_BATCH_MEM_OP_NODE_PARAMS *p, const char *call, CUstreamBatchMemOpParams **out)
+{
+	*out = malloc(p->count * sizeof(**out));
+	if (!*out)
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	memcpy(*out, p->paramArray, p->count * sizeof(**out));
+	return CUDA_SUCCESS;
+}
+
+_Static_assert(sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2) == sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS) &&
+		       offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, flags) == offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS, flags),
+	       "cuGraphAddNode's batch memory-op parameters are laid out as cuGraphAddBatchMemOpNode's");
+
+static CUresult tcd_memop_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+			       const CUDA_BATCH_MEM_OP_NODE_PARAMS *p, const char *call)
+{
+	CUstreamBatchMemOpParams *copy = NULL;
+	struct tcd_op *ops = NULL;
+	struct tcd_gnode *n;
+	CUresult r;
+
+	if (!p)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "nodeParams is NULL");
+	if (p->flags)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "flags 0x%x: the double knows no node flags", p->flags);
+	if ((r = tcd_memop_ops(p->paramArray, p->count, call, &ops)) != CUDA_SUCCESS)
+		return r;
+	if ((r = tcd_memop_copy(p, call, &copy)) != CUDA_SUCCESS) {
+		tcd_ops_free(ops);
+		return r;
+	}
+	if ((r = tcd_graph_node_add(out, hg, deps, ndeps, ops, call)) != CUDA_SUCCESS) {
+		free(copy);
+		return r;
+	}
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_obj_get_locked(*out, TCD_KIND_GRAPH_NODE, call, "phGraphNode", &n)) == CUDA_SUCCESS) {
+		n->memops = copy;
+		n->nmemops = p->count;
+		copy = NULL;
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	free(copy);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphAddBatchMemOpNode)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					    size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+	TCD_ENTER_INIT(cuGraphAddBatchMemOpNode);
+	return tcd_memop_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams, "cuGraphAddBatchMemOpNode");
+}
+TCD_EXPORT(cuGraphAddBatchMemOpNode)
+
+/* The graph's node takes new operations (any), from its next
+ * instantiation on. */
+static CUresult tcd_memop_node_set(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams, const char *call)
+{
+	CUstreamBatchMemOpParams *copy = NULL;
+	struct tcd_op *ops = NULL, *old = NULL;
+	struct tcd_gnode *n;
+	CUresult r;
+
+	if (!nodeParams)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "nodeParams is NULL");
+	if (nodeParams->flags)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "flags 0x%x: the double knows no node flags",
+				nodeParams->flags);
+	if ((r = tcd_memop_ops(nodeParams->paramArray, nodeParams->count, call, &ops)) != CUDA_SUCCESS)
+		return r;
+	if ((r = tcd_memop_copy(nodeParams, call, &copy)) != CUDA_SUCCESS) {
+		tcd_ops_free(ops);
+		return r;
+	}
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, call, "hNode", &n);
+	if (r == CUDA_SUCCESS && !n->memops)
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a batch memory-op node", (void *)n);
+	if (r == CUDA_SUCCESS) {
+		old = n->ops;
+		n->ops = ops;
+		ops = NULL;
+		free(n->memops);
+		n->memops = copy;
+		n->nmemops = nodeParams->count;
+		copy = NULL;
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	tcd_ops_free(old);
+	tcd_ops_free(ops);
+	free(copy);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphBatchMemOpNodeSetParams)(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+	TCD_ENTER_INIT(cuGraphBatchMemOpNodeSetParams);
+	return tcd_memop_node_set(hNode, nodeParams, "cuGraphBatchMemOpNodeSetParams");
+}
+TCD_EXPORT(cuGraphBatchMemOpNodeSetParams)
+
+/* An exec's copy of the node: as documented, only the addresses, values
+ * and a wait's condition may change (not the count, the kinds, a wait's
+ * flush bit, a barrier or flush); its ops are changed in place, from the
+ * next launch on. */
+static CUresult tcd_memop_exec_set(CUgraphExec hGraphExec, CUgraphNode hNode,
+				   const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams, const char *call)
+{
+	struct tcd_op *ops = NULL;
+	struct tcd_graph *x;
+	struct tcd_gnode *n;
+	CUresult r;
+
+	if (!nodeParams)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "nodeParams is NULL");
+	if ((r = tcd_memop_ops(nodeParams->paramArray, nodeParams->count, call, &ops)) != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_obj_get_locked(hGraphExec, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x)) == CUDA_SUCCESS &&
+	    (r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, call, "hNode", &n)) == CUDA_SUCCESS && !n->memops)
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a batch memory-op node", (void *)n);
+	if (r == CUDA_SUCCESS && nodeParams->count != n->nmemops)
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%u operations, the node has %u", nodeParams->count,
+			     n->nmemops);
+	for (unsigned i = 0; r == CUDA_SUCCESS && i < n->nmemops; i++) {
+		const CUstreamBatchMemOpParams *a = &n->memops[i], *b = &nodeParams->paramArray[i];
+		if (a->operation != b->operation)
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u changes its type", i);
+		else if ((a->operation == CU_STREAM_MEM_OP_WAIT_VALUE_32 || a->operation == CU_STREAM_MEM_OP_WAIT_VALUE_64) &&
+			 ((a->waitValue.flags ^ b->waitValue.flags) & (unsigned)CU_STREAM_WAIT_VALUE_FLUSH))
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u changes its flush flag", i);
+		else if (a->operation == CU_STREAM_MEM_OP_BARRIER && a->memoryBarrier.flags != b->memoryBarrier.flags)
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "operation %u changes a barrier", i);
+	}
+	if (r == CUDA_SUCCESS) {
+		size_t i;
+		struct tcd_op *t, *o = ops;
+		for (i = 0; i < x->nnodes && x->nodes[i] != n; i++)
+			;
+		if (i == x->nnodes) {
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not in graph exec %p", (void *)n, (void *)x);
+		} else {
+			/* the same kinds make the same ops, one for one */
+			for (t = x->node_ops[i]; t && o; t = t->next, o = o->next)
+				t->u = o->u;
+		}
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	tcd_ops_free(ops);
+	return r;
+}
+
+TCD_API(CUresult, cuGraphExecBatchMemOpNodeSetParams)(CUgraphExec hGraphExec, CUgraphNode hNode,
+						      const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+	TCD_ENTER_INIT(cuGraphExecBatchMemOpNodeSetParams);
+	return tcd_memop_exec_set(hGraphExec, hNode, nodeParams, "cuGraphExecBatchMemOpNodeSetParams");
+}
+TCD_EXPORT(cuGraphExecBatchMemOpNodeSetParams)
+
 /* ---- the generic form ---- */
 
 static CUresult tcd_edges_plain(const CUgraphEdgeData *edges, size_t n, const char *call)
@@ -621,6 +1028,11 @@ static CUresult tcd_add_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *de
 		r = tcd_event_node_op(p->eventWait.event, TCD_OP_WAIT, call, &ops);
 		break;
 	case CU_GRAPH_NODE_TYPE_GRAPH:
+		if (p->graph.ownership == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE)
+			return tcd_child_move(out, hg, deps, ndeps, p->graph.graph, call);
+		if (p->graph.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE)
+			return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "graph.ownership %d is neither "
+					"CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE nor _MOVE", (int)p->graph.ownership);
 		r = tcd_child_ops(p->graph.graph, call, &ops);
 		break;
 	case CU_GRAPH_NODE_TYPE_HOST:
@@ -631,6 +1043,8 @@ static CUresult tcd_add_node(CUgraphNode *out, CUgraph hg, const CUgraphNode *de
 				      p->alloc.bytesize, &p->alloc.dptr, call);
 	case CU_GRAPH_NODE_TYPE_MEM_FREE:
 		return tcd_free_node(out, hg, deps, ndeps, p->free.dptr, call);
+	case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+		return tcd_memop_node(out, hg, deps, ndeps, (const CUDA_BATCH_MEM_OP_NODE_PARAMS *)&p->memOp, call);
 	default:
 		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "node type %d is not modelled by the double",
 				(int)p->type);
@@ -1190,32 +1604,109 @@ TCD_API(CUresult, cuGraphKernelNodeSetParams_v2)(CUgraphNode hNode, const CUDA_K
 }
 TCD_EXPORT(cuGraphKernelNodeSetParams_v2)
 
-/* Kernel node attributes: only the priority is taken (the double runs one
- * op at a time and has no priorities, so it changes nothing here, as a
- * priority changes no result on the driver); the others are
- * CUDA_ERROR_NOT_SUPPORTED.  The interposer records the call as a change
- * replay does not model. */
+/*
+ * Kernel node attributes (CUkernelNodeAttrID, the launch attribute ids):
+ * the double takes the priority, the access policy window, the memory
+ * synchronization domain and the preferred shared memory carveout, each
+ * stored on the node as set (none changes what the double runs: it runs
+ * one op at a time, with no priorities, L2 or domains, as none of them
+ * changes a result on the driver); cuGraphKernelNodeGetAttribute answers
+ * the value last set, or zeros for one never set (not measured),
+ * cuGraphKernelNodeCopyAttributes copies the source node's set over the
+ * destination's (both kernel nodes, as documented), and a clone's node
+ * keeps its original's.  Other attributes are CUDA_ERROR_NOT_SUPPORTED.
+ */
+static bool tcd_node_attr_taken(CUkernelNodeAttrID attr)
+{
+	return attr == CU_KERNEL_NODE_ATTRIBUTE_PRIORITY || attr == CU_KERNEL_NODE_ATTRIBUTE_ACCESS_POLICY_WINDOW ||
+	       attr == CU_KERNEL_NODE_ATTRIBUTE_MEM_SYNC_DOMAIN ||
+	       attr == CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT;
+}
+
+/* With the lock held: hNode as a kernel node. */
+static CUresult tcd_kernel_node_get_locked(CUgraphNode hn, const char *call, const char *what, struct tcd_gnode **out)
+{
+	struct tcd_gnode *n;
+	CUresult r = tcd_obj_get_locked(hn, TCD_KIND_GRAPH_NODE, call, what, &n);
+	if (r == CUDA_SUCCESS && (!n->ops || n->ops->kind != TCD_OP_KERNEL || n->ops->next))
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a kernel node", (void *)n);
+	if (r == CUDA_SUCCESS)
+		*out = n;
+	return r;
+}
+
 TCD_API(CUresult, cuGraphKernelNodeSetAttribute)(CUgraphNode hNode, CUkernelNodeAttrID attr,
 						 const CUkernelNodeAttrValue *value)
 {
 	static const char call[] = "cuGraphKernelNodeSetAttribute";
 	struct tcd_gnode *n;
+	unsigned i;
 	CUresult r;
 
 	TCD_ENTER_INIT(cuGraphKernelNodeSetAttribute);
 	if (!value)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "value is NULL");
-	if (attr != CU_KERNEL_NODE_ATTRIBUTE_PRIORITY)
-		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "attribute %d: the double takes only the priority",
+	if (!tcd_node_attr_taken(attr))
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "attribute %d: the double takes the priority, the "
+				"access policy window, the memory synchronization domain and the shared memory carveout",
 				(int)attr);
 	pthread_mutex_lock(&tcd_g.lock);
-	r = tcd_obj_get_locked(hNode, TCD_KIND_GRAPH_NODE, call, "hNode", &n);
-	if (r == CUDA_SUCCESS && (!n->ops || n->ops->kind != TCD_OP_KERNEL || n->ops->next))
-		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "node %p is not a kernel node", (void *)n);
+	r = tcd_kernel_node_get_locked(hNode, call, "hNode", &n);
+	for (i = 0; r == CUDA_SUCCESS && i < n->nattrs && n->attrs[i].id != (CUlaunchAttributeID)attr; i++)
+		;
+	if (r == CUDA_SUCCESS) {
+		if (i == n->nattrs) /* one slot per attribute taken: always room */
+			n->nattrs++;
+		n->attrs[i].id = (CUlaunchAttributeID)attr;
+		memcpy(&n->attrs[i].value, value, sizeof(n->attrs[i].value));
+	}
 	pthread_mutex_unlock(&tcd_g.lock);
 	return r;
 }
 TCD_EXPORT(cuGraphKernelNodeSetAttribute)
+
+TCD_API(CUresult, cuGraphKernelNodeGetAttribute)(CUgraphNode hNode, CUkernelNodeAttrID attr,
+						 CUkernelNodeAttrValue *value_out)
+{
+	static const char call[] = "cuGraphKernelNodeGetAttribute";
+	struct tcd_gnode *n;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphKernelNodeGetAttribute);
+	if (!value_out)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "value_out is NULL");
+	if (!tcd_node_attr_taken(attr))
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "attribute %d is not one the double takes", (int)attr);
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_kernel_node_get_locked(hNode, call, "hNode", &n);
+	if (r == CUDA_SUCCESS) {
+		memset(value_out, 0, sizeof(*value_out));
+		for (unsigned i = 0; i < n->nattrs; i++)
+			if (n->attrs[i].id == (CUlaunchAttributeID)attr)
+				memcpy(value_out, &n->attrs[i].value, sizeof(*value_out));
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+TCD_EXPORT(cuGraphKernelNodeGetAttribute)
+
+TCD_API(CUresult, cuGraphKernelNodeCopyAttributes)(CUgraphNode dst, CUgraphNode src)
+{
+	static const char call[] = "cuGraphKernelNodeCopyAttributes";
+	struct tcd_gnode *d, *sn;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuGraphKernelNodeCopyAttributes);
+	pthread_mutex_lock(&tcd_g.lock);
+	if ((r = tcd_kernel_node_get_locked(dst, call, "dst", &d)) == CUDA_SUCCESS &&
+	    (r = tcd_kernel_node_get_locked(src, call, "src", &sn)) == CUDA_SUCCESS && d != sn) {
+		memcpy(d->attrs, sn->attrs, sizeof(d->attrs));
+		d->nattrs = sn->nattrs;
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	return r;
+}
+TCD_EXPORT(cuGraphKernelNodeCopyAttributes)
 
 TCD_API(CUresult, cuGraphExecKernelNodeSetParams)(CUgraphExec hGraphExec, CUgraphNode hNode,
 						  const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
@@ -1307,6 +1798,16 @@ static CUresult tcd_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph, co
 		d->graph = c;
 		d->index = i;
 		d->origin = g->nodes[i];
+		memcpy(d->attrs, o->attrs, sizeof(d->attrs));
+		d->nattrs = o->nattrs;
+		if (o->nmemops) {
+			if (!(d->memops = malloc(o->nmemops * sizeof(*d->memops)))) {
+				r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+				break;
+			}
+			memcpy(d->memops, o->memops, o->nmemops * sizeof(*d->memops));
+			d->nmemops = o->nmemops;
+		}
 		if (o->ndeps && !(d->deps = calloc(o->ndeps, sizeof(*d->deps)))) {
 			r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
 			break;
@@ -1499,7 +2000,8 @@ static CUresult tcd_exec_update(CUgraphExec hx, CUgraph hg, CUgraphExecUpdateRes
 	*err = NULL;
 	pthread_mutex_lock(&tcd_g.lock);
 	if ((r = tcd_obj_get_locked(hx, TCD_KIND_GRAPH_EXEC, call, "hGraphExec", &x)) != CUDA_SUCCESS ||
-	    (r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g)) != CUDA_SUCCESS)
+	    (r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g)) != CUDA_SUCCESS ||
+	    (r = tcd_graph_moved_check_locked(g, call, "updating an exec from it")) != CUDA_SUCCESS)
 		goto out_unlock;
 	n = x->nnodes;
 	if (!n || g->nnodes != n) {
@@ -1650,6 +2152,9 @@ static CUresult tcd_node_set_generic(CUgraphExec hx, CUgraphNode hn, CUgraphNode
 		return tcd_event_node_set(hx, hn, p->eventRecord.event, TCD_OP_RECORD, call);
 	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
 		return tcd_event_node_set(hx, hn, p->eventWait.event, TCD_OP_WAIT, call);
+	case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+		return hx ? tcd_memop_exec_set(hx, hn, (const CUDA_BATCH_MEM_OP_NODE_PARAMS *)&p->memOp, call)
+			  : tcd_memop_node_set(hn, (const CUDA_BATCH_MEM_OP_NODE_PARAMS *)&p->memOp, call);
 	default:
 		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "node type %d is not modelled by the double's setters",
 				(int)p->type);

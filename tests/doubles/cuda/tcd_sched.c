@@ -22,6 +22,7 @@
  */
 #include "tests/doubles/cuda/tcd.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,77 @@ static void tcd_op_move(void *arg)
 	}
 }
 
+/* A batch memory-op node's wait (op): whether its condition holds, the
+ * word read under the fault guard. */
+struct tcd_waitval_read {
+	const struct tcd_op *op;
+	uint64_t word;
+};
+
+static void tcd_waitval_load(void *arg)
+{
+	struct tcd_waitval_read *rd = arg;
+	uint32_t w32;
+
+	if (rd->op->u.waitval.wide) {
+		memcpy(&rd->word, (const void *)rd->op->u.waitval.addr, 8);
+	} else {
+		memcpy(&w32, (const void *)rd->op->u.waitval.addr, 4);
+		rd->word = w32;
+	}
+}
+
+static bool tcd_waitval_met(const struct tcd_op *op, uint64_t word)
+{
+	uint64_t v = op->u.waitval.value;
+
+	if (!op->u.waitval.wide)
+		v = (uint32_t)v;
+	switch (op->u.waitval.flags & ~(unsigned)CU_STREAM_WAIT_VALUE_FLUSH) {
+	case CU_STREAM_WAIT_VALUE_GEQ:
+		return op->u.waitval.wide ? (int64_t)(word - v) >= 0 : (int32_t)(uint32_t)(word - v) >= 0;
+	case CU_STREAM_WAIT_VALUE_EQ:
+		return word == v;
+	case CU_STREAM_WAIT_VALUE_AND:
+		return (word & v) != 0;
+	default: /* CU_STREAM_WAIT_VALUE_NOR (checked when the node was made) */
+		return op->u.waitval.wide ? ~(word | v) != 0 : (uint32_t)~(word | v) != 0;
+	}
+}
+
+/* Polls the word until the condition holds, as the GPU waits: other
+ * streams' workers go on meanwhile (unseeded).  A wait not met within
+ * TCD_WAITVAL_NS breaks the context (CUDA_ERROR_LAUNCH_TIMEOUT), where
+ * the driver would wait for ever; so does a fault reading the word. */
+#define TCD_WAITVAL_NS 10000000000ull
+static void tcd_waitval_run(const struct tcd_op *op, struct tcd_stream *s)
+{
+	struct tcd_waitval_read rd = {.op = op};
+	uint64_t start = tcd_now_ns();
+	uintptr_t fault = 0;
+
+	for (;;) {
+		if (tcd_guard_call(tcd_waitval_load, &rd, &fault)) {
+			atomic_store(&s->ctx->sticky, (int)CUDA_ERROR_ILLEGAL_ADDRESS);
+			if (!tcd_g.quiet)
+				tcd_warn("a batch memory-op wait faulted at %p: context %p is broken "
+					 "(CUDA_ERROR_ILLEGAL_ADDRESS)", (void *)fault, (void *)s->ctx);
+			return;
+		}
+		if (tcd_waitval_met(op, rd.word))
+			return;
+		if (tcd_now_ns() - start > TCD_WAITVAL_NS) {
+			atomic_store(&s->ctx->sticky, (int)CUDA_ERROR_LAUNCH_TIMEOUT);
+			if (!tcd_g.quiet)
+				tcd_warn("a batch memory-op wait on %p (value 0x%llx, flags 0x%x) was not met in 10 s: "
+					 "context %p is broken (CUDA_ERROR_LAUNCH_TIMEOUT)", (void *)op->u.waitval.addr,
+					 (unsigned long long)op->u.waitval.value, op->u.waitval.flags, (void *)s->ctx);
+			return;
+		}
+		sched_yield();
+	}
+}
+
 /* Runs op of stream s.  Once a kernel broke the context, its work does
  * nothing more: the real driver runs nothing in a context after a fault.
  * Copies and memsets were checked against the registry when they were
@@ -109,6 +181,9 @@ static void tcd_op_run(struct tcd_op *op, struct tcd_stream *s)
 		break;
 	case TCD_OP_HOST:
 		op->u.host.fn(op->u.host.user);
+		break;
+	case TCD_OP_WAIT_VALUE:
+		tcd_waitval_run(op, s);
 		break;
 	case TCD_OP_RECORD:
 	case TCD_OP_WAIT:
@@ -1130,7 +1205,11 @@ static CUresult tcd_graph_instantiate(CUgraphExec *out, CUgraph hg, const char *
 
 	if (!out)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "phGraphExec is NULL");
-	r = tcd_obj_get(hg, TCD_KIND_GRAPH, call, "hGraph", &g);
+	pthread_mutex_lock(&tcd_g.lock);
+	r = tcd_obj_get_locked(hg, TCD_KIND_GRAPH, call, "hGraph", &g);
+	if (r == CUDA_SUCCESS)
+		r = tcd_graph_moved_check_locked(g, call, "instantiating it on its own");
+	pthread_mutex_unlock(&tcd_g.lock);
 	if (r != CUDA_SUCCESS)
 		return r;
 	x = tcd_obj_new(sizeof(*x), TCD_KIND_GRAPH_EXEC);
@@ -1249,7 +1328,11 @@ static CUresult tcd_graph_kill(const void *h, enum tcd_kind kind, const char *ca
 
 	pthread_mutex_lock(&tcd_g.lock);
 	r = tcd_obj_get_locked(h, kind, call, what, &g);
-	if (r == CUDA_SUCCESS)
+	if (r == CUDA_SUCCESS && kind == TCD_KIND_GRAPH)
+		r = tcd_graph_moved_check_locked(g, call, "destroying it on its own");
+	if (r == CUDA_SUCCESS && kind == TCD_KIND_GRAPH)
+		tcd_graph_kill_locked(g); /* with the graphs moved into its nodes */
+	else if (r == CUDA_SUCCESS)
 		tcd_obj_kill(g);
 	pthread_mutex_unlock(&tcd_g.lock);
 	return r;
