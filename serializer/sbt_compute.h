@@ -212,7 +212,10 @@
  *     cuGraphDestroyNode (node); cuGraphRemoveDependencies (as
  *     cuGraphAddDependencies).
  *     cuGraphAddChildGraphNode (as a node, handle = the child graph: the
- *     driver copies it into the node when it is added).  cuGraphClone
+ *     driver copies it into the node when it is added; flags = 1: added
+ *     with CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE through cuGraphAddNode, the
+ *     child then belongs to the node and may hold memory nodes).
+ *     cuGraphClone
  *     (handle = the clone, parent = the graph cloned);
  *     cuGraphNodeFindInClone (node = the clone's node found, handle = the
  *     original node, parent = the clone).  cuGraphNodeSetEnabled (parent
@@ -237,6 +240,14 @@
  *     pinned device memory without handle types, others are
  *     tsGraphNotModeled) and cuGraphAddMemFreeNode (as a node,
  *     dst = the address freed); cuGraphAddNode(_v2) of those types too.
+ *     cuGraphKernelNodeSetAttribute (node, attrs = the one attribute,
+ *     packed as launch attributes are); cuGraphKernelNodeCopyAttributes
+ *     (node = the destination, handle = the source node).
+ *     cuGraphAddBatchMemOpNode (as a node: ctx, flags, params = the
+ *     CUstreamBatchMemOpParams array, 48 bytes each);
+ *     cuGraphBatchMemOpNodeSetParams (node, the same fields) and
+ *     cuGraphExecBatchMemOpNodeSetParams (the same, parent = the exec);
+ *     cuGraphAddNode(_v2) of that type too.
  *     tsGraphHostSource: before a cuGraphLaunch of an exec holding memcpy
  *     nodes that read host memory, one per such node (handle = the exec,
  *     node, host = the source pointer, size, blob = the source's packed
