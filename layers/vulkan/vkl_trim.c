@@ -72,8 +72,10 @@
  * inlined; its slow half vkl_trim_emit_flat) kept one of its calls; other
  * calls that keep nothing are not encoded.  With a window known ahead, a
  * recording made again for each submit keeps no calls before the window's
- * lead-in (vkl_trim_cb_begin: "Recordings that are not kept"), and the
- * same wrappers pass its calls straight down (vkl_trim_fast_skip).
+ * lead-in (vkl_trim_cb_begin: "Recordings that are not kept"); with no
+ * notice, one submitted in the frame it began, the window being held back
+ * while such a recording is unsubmitted (vkl_trim_hold); the same
+ * wrappers pass its calls straight down (vkl_trim_fast_skip).
  *
  * Threading: kept records are shared read-only once made (atomic refs).
  * An object's list and tracking state are under its table shard's lock; a
@@ -1041,6 +1043,17 @@ static void vkl_trim_cb_clear(vkl_trim_obj *cb)
  * then) is reported at once with an error naming the command buffer
  * (vkl_trim_cb_submit): the trimmed trace lacks its contents.  The next
  * begin decides again (a reset leaves nothing to submit until then).
+ *
+ * With no notice (triggers without a range: VKL_TRIM_HELD) there is no
+ * lead-in; instead a one-time-submit recording keeps nothing when the one
+ * before was first submitted in the frame it began (late: a frame end,
+ * where a hotkey's window opens, came between), another when its last
+ * VKL_TRIM_RERECORDS were, and neither once a window was asked to open.
+ * Each such recording counts as unsent until its first submit, a reset,
+ * the next begin or its free; vkl_trim_hold holds a window back while
+ * any is, so the window never needs calls that were not kept (but for a
+ * recording submitted again in it without being recorded again, reported
+ * as above).
  *
  * Returns 1 when whether cb's calls are kept changed with this begin
  * (the caller moves cb_gen, so that no thread's cache takes the old path).

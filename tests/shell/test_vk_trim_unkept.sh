@@ -22,8 +22,8 @@
 #     stops at its submit naming it; with every recording kept
 #     (TRACESMITH_VK_LEAD_IN=all) there is no report, and the trimmed trace
 #     replays under validation with its checkpoints matched.
-#  3. A trigger with no notice (SIGUSR1, `signal`) keeps every recording:
-#     the lead-in line is not printed.
+#  3. A trigger with no notice (SIGUSR1, `signal`) counts no lead-in: the
+#     lead-in line is not printed (its own scheme is test_vk_trim_held.sh).
 #  4. `vk_multithread --threads 4 --rounds 30 --thread-submit` (each thread
 #     records and submits its own one-time-submit command buffer every
 #     round) with `--submits 101-110` and a lead-in of 4: no report, and
