@@ -15,8 +15,11 @@
  * Nothing here is on the recording fast path: without a trigger
  * cap_unit_begin/end return after one test.
  */
+#include <fcntl.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -460,6 +463,36 @@ int cap_window_end(void)
 }
 
 /*
+ * The name `path` an empty window left free goes to the one file of the
+ * same window another runtime finished under "<name>-<api>.sbt" before
+ * (its window closed first, while this one held the name: a window one
+ * front-end held back, cap_on_window_hold, opened after this one).  Only a
+ * finished file (no writer holds its lock) and only when it is the one.
+ */
+static void cap_win_hand_name(const char *path)
+{
+	size_t n = strlen(path);
+	char *pat = malloc(n + 8);
+	glob_t g;
+	int fd;
+	if (!pat || n < 4)
+		goto out_free;
+	snprintf(pat, n + 8, "%.*s-*.sbt", (int)(n - 4), path);
+	if (glob(pat, 0, NULL, &g) != 0)
+		goto out_free;
+	if (g.gl_pathc == 1) {
+		fd = open(g.gl_pathv[0], O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && link(g.gl_pathv[0], path) == 0)
+			unlink(g.gl_pathv[0]);
+		if (fd >= 0)
+			close(fd);
+	}
+	globfree(&g);
+out_free:
+	free(pat);
+}
+
+/*
  * Each front-end library has its own runtime and the in-app API (and NVTX)
  * open a window in every one loaded: a window in which the front-end
  * recorded no call and had nothing live to snapshot (a CUDA interposer
@@ -470,7 +503,10 @@ int cap_window_drop_empty_(void)
 {
 	if (!cap_g.win.index || atomic_load(&cap_g.win_api_seen) || !cap_g.path)
 		return 0;
-	return unlink(cap_g.path) == 0;
+	if (unlink(cap_g.path) != 0)
+		return 0;
+	cap_win_hand_name(cap_g.path);
+	return 1;
 }
 
 /*

@@ -9,7 +9,7 @@
  * recording one overlaps the device running the other.
  *
  * usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L] [--sizes]
- *                     [--raise A[,B]]
+ *                     [--raise A[,B]] [--app-window A,B] [--app-trigger A:N]
  * With --late L a third command buffer (not one-time-submit) pushes one
  * word and dispatches: recorded again after each of the loop's first three
  * submits and submitted right after it (then a queue wait), recorded a
@@ -23,6 +23,11 @@
  * With --raise A[,B] the program sends itself SIGUSR1 at the end of loop
  * submit A (and of B): the signal trigger's toggles at known points
  * (test_vk_trim_held.sh; without a handler SIGUSR1 ends the program).
+ * With --app-window A,B it starts a capture window with the in-app API
+ * (tracesmith_app.h) at the end of loop submit A and ends it at the end of
+ * B, printing both answers ("app window: start S end E"); with
+ * --app-trigger A:N it asks for N frames (tracesmith_trigger_capture) at
+ * the end of loop submit A, printing the answer ("app trigger: R").
  * Prints the number of Vulkan commands recorded into command buffers, the
  * XXH3-64 hash of the final table (a pure function of S, C and E) and the
  * wall time of the submit loop in milliseconds (set-up excluded).
@@ -30,6 +35,7 @@
 #include <signal.h>
 
 #include "tests/programs/vk_prog.h"
+#include "tracesmith/tracesmith_app.h"
 
 #define VKB_TABLE_WORDS 256
 
@@ -48,12 +54,16 @@ static void vkb_usage(FILE *f)
 	           "               the first 3 submits, recorded again after the 4th and\n"
 	           "               submitted after submit L (5..S)\n"
 	           "  --sizes      first, a command buffer (never submitted) pushing 4..128 bytes\n"
-	           "  --raise A[,B]  SIGUSR1 to itself after loop submit A (and B; A < B <= S)\n");
+	           "  --raise A[,B]  SIGUSR1 to itself after loop submit A (and B; A < B <= S)\n"
+	           "  --app-window A,B  in-app capture start after loop submit A, end after B\n"
+	           "  --app-trigger A:N  in-app request for N frames after loop submit A\n");
 }
 
 int main(int argc, char **argv)
 {
 	uint32_t submits = 200, cmds = 2000, every = 500, late = 0, raise_at[2] = { 0, 0 }, s, k;
+	uint32_t app_at[2] = { 0, 0 }, trig_at = 0, trig_frames = 0;
+	int app_start = 0;
 	int sizes = 0;
 	vkp_ctx c;
 	vkp_buffer table;
@@ -109,6 +119,25 @@ int main(int argc, char **argv)
 			}
 			raise_at[0] = (uint32_t)x;
 			raise_at[1] = (uint32_t)y;
+		} else if (!strcmp(a, "--app-window") || !strcmp(a, "--app-trigger")) {
+			const char *v = vkp_next_arg(argc, argv, &i);
+			int win = !strcmp(a, "--app-window");
+			char *end;
+			unsigned long x = strtoul(v, &end, 10), y = 0;
+			if (*end == (win ? ',' : ':'))
+				y = strtoul(end + 1, &end, 10);
+			if (*end || x < 1 || x > 1000000 || y < 1 || y > 1000000 || (win && y <= x)) {
+				fprintf(stderr, "vk_callbound: %s '%s' is not %s\n", a, v,
+				        win ? "A,B (1 <= A < B)" : "A:N (A, N >= 1)");
+				return 2;
+			}
+			if (win) {
+				app_at[0] = (uint32_t)x;
+				app_at[1] = (uint32_t)y;
+			} else {
+				trig_at = (uint32_t)x;
+				trig_frames = (uint32_t)y;
+			}
 		} else if (!strcmp(a, "--sizes")) {
 			sizes = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -120,9 +149,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (raise_at[0] > submits || raise_at[1] > submits) {
-		fprintf(stderr, "vk_callbound: --raise is after the last submit (%u)\n",
-		        (unsigned)submits);
+	if (raise_at[0] > submits || raise_at[1] > submits || app_at[1] > submits ||
+	    trig_at > submits) {
+		fprintf(stderr, "vk_callbound: --raise, --app-window or --app-trigger is after the "
+		        "last submit (%u)\n", (unsigned)submits);
 		return 2;
 	}
 	if (late && late > submits) {
@@ -277,6 +307,12 @@ int main(int argc, char **argv)
 		}
 		if (s + 1 == raise_at[0] || s + 1 == raise_at[1])
 			raise(SIGUSR1);
+		if (s + 1 == app_at[0])
+			app_start = tracesmith_start_capture();
+		if (s + 1 == app_at[1])
+			printf("app window: start %d end %d\n", app_start, tracesmith_end_capture());
+		if (s + 1 == trig_at)
+			printf("app trigger: %d\n", tracesmith_trigger_capture(trig_frames));
 	}
 	for (i = 0; i < 2; i++)
 		if (pending[i])

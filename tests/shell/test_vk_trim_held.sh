@@ -24,6 +24,16 @@
 #  2. Without --late the window is held only by the recording submitted at
 #     the first boundary after the signal (unit 21's begin): it opens at the
 #     end of that submit (first submit 22, 37 submits) and replays matched.
+#  3. The in-app API (tscapture --app) with --late 54: a start after loop
+#     submit 20 (--app-window 20,58) answers 0 at once, is held (said once)
+#     and opens at the end of the late submit (first submit 59, 4 submits),
+#     replayed matched, under the window's plain name (the other runtime
+#     tscapture loads opened an empty window at the start, which held the
+#     name until it was dropped); one ended after loop submit 30, before it could
+#     open (--app-window 20,30), is dropped with a warning and leaves no
+#     file; a request for 3 frames after loop submit 20 (--app-trigger 20:3)
+#     is held at the frame ends (a warning: its frames begin later) and
+#     captures frames 59-61, replayed matched.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -41,24 +51,31 @@ vk_env_layers_validation
 PROG="$BUILD/tests/programs/vk_callbound --submits 60 --cmds 64 --every 16 --raise 20,58"
 HELD='the capture window opens at a later frame end or submit, not here: [0-9]* recordings kept no calls and are not submitted yet (VkCommandBuffer'
 
-capture() { # NAME LEAD-IN [program options]
+TRIG=--signal
+FILE=window-1
+run() { # NAME LEAD-IN [program options]: the capture, its log checked
 	name=$1
 	lead=$2
 	shift 2
 	TRACESMITH_LOG=info TRACESMITH_VK_LEAD_IN=$lead vk_env_run "$T/$name.log" \
-		"$BUILD/tscapture" --signal -o "$T/$name.sbt" -- $PROG "$@" ||
-		fail "tscapture --signal ($name)"
-	W=$T/$name-window-1.sbt
-	[ -s "$W" ] || fail "no $W (in $T: $(ls "$T"))"
+		"$BUILD/tscapture" $TRIG -o "$T/$name.sbt" -- $PROG "$@" ||
+		fail "tscapture $TRIG ($name)"
 	grep -q 'VUID-' "$T/$name.log" &&
 		fail "validation ($name): $(grep -m1 'VUID-' "$T/$name.log" | cut -c1-300)"
 	grep -q 'is submitted in the window' "$T/$name.log" &&
 		fail "$name: a recording was submitted without its calls: $(grep -m1 'is submitted in' "$T/$name.log")"
-	"$BUILD/tsinfo" "$W" >"$T/$name.info" || fail "tsinfo of $W"
-	"$BUILD/tsinfo" --dump "$W" >"$T/$name.dump" || fail "tsinfo --dump of $W"
+	return 0
+}
+capture() { # NAME LEAD-IN [program options]: run, and the window's file read
+	run "$@"
+	W=$T/$1-$FILE.sbt
+	[ -s "$W" ] || fail "no $W (in $T: $(ls "$T"))"
+	cp "$W" "$T/$1.win.sbt"
+	"$BUILD/tsinfo" "$W" >"$T/$1.info" || fail "tsinfo of $W"
+	"$BUILD/tsinfo" --dump "$W" >"$T/$1.dump" || fail "tsinfo --dump of $W"
 }
 first_submit() { # NAME: the window's first submit, per tsinfo
-	sed -n "s/^window .* trigger 'signal'.*first submit \([0-9]*\).*/\1/p" "$T/$1.info"
+	sed -n "s/^window .* trigger '[^']*'.*first submit \([0-9]*\).*/\1/p" "$T/$1.info"
 }
 submits() { # NAME: the program's submits in the window
 	awk '/ snapshot_end( |$)/{s=1} s && / vulkan.vkQueueSubmit /{n++} END{print n+0}' "$T/$1.dump"
@@ -67,7 +84,7 @@ replays() { # NAME: every checkpoint of the window matched
 	n=$(grep -c ' checkpoint ' "$T/$1.dump" || true)
 	[ "$n" -ge 1 ] || fail "$1: the window has no checkpoint"
 	VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/$1.replay" \
-		"$VK_ENV_BUILD/tsreplay" "$T/$1-window-1.sbt" || fail "tsreplay of the $1 window"
+		"$VK_ENV_BUILD/tsreplay" "$T/$1.win.sbt" || fail "tsreplay of the $1 window"
 	grep -q "checkpoints: $n compared, $n matched, 0 differ" "$T/$1.replay" ||
 		fail "$1 replay: $(grep 'checkpoints:' "$T/$1.replay") (want $n matched)"
 	grep -q 'VUID-' "$T/$1.replay" &&
@@ -109,4 +126,40 @@ f=$(first_submit plain)
 n=$(submits plain)
 [ "$n" = 37 ] || fail "plain: the window holds $n submits, expected 37"
 replays plain
+
+# ---- 3: the in-app API's start and frame request ---------------------------------
+TRIG=--app
+PROG="$BUILD/tests/programs/vk_callbound --submits 60 --cmds 64 --every 16 --late 54"
+capture appwin 0 --app-window 20,58
+grep -q '^app window: start 0 end 0$' "$T/appwin.log" ||
+	fail "appwin: $(grep 'app window' "$T/appwin.log" || echo 'no app window line')"
+[ "$(grep -c "$HELD" "$T/appwin.log")" -eq 1 ] || fail "appwin: the hold is not said once"
+grep -q "^window .* trigger 'app'," "$T/appwin.info" || fail "appwin: $(grep '^window' "$T/appwin.info")"
+# the other runtime tscapture loads opened its (empty) window at the start
+# and held the name; the layer's, opened later, takes it when that one is
+# dropped
+ls "$T"/appwin-window-1-*.sbt >/dev/null 2>&1 && fail "appwin: $(ls "$T"/appwin-window-1-*.sbt) is left"
+grep -q "^tscapture: wrote $T/appwin-window-1.sbt " "$T/appwin.log" ||
+	fail "appwin: $(grep '^tscapture:' "$T/appwin.log")"
+f=$(first_submit appwin)
+[ "$f" = 59 ] || fail "appwin: the window's first submit is '$f', expected 59"
+n=$(submits appwin)
+[ "$n" = 4 ] || fail "appwin: the window holds $n submits, expected 4"
+replays appwin
+
+run appearly 0 --app-window 20,30
+grep -q '^app window: start 0 end 0$' "$T/appearly.log" ||
+	fail "appearly: $(grep 'app window' "$T/appearly.log" || echo 'no app window line')"
+grep -q 'capture window (app) ended before it could open (held back, see above): no file' \
+	"$T/appearly.log" || fail "appearly: no warning that the held start was dropped"
+ls "$T"/appearly-*.sbt >/dev/null 2>&1 && fail "appearly: a window file was written: $(ls "$T"/appearly-*.sbt)"
+
+FILE=frames-59-61
+capture apptrig 0 --app-trigger 20:3
+grep -q '^app trigger: 0$' "$T/apptrig.log" || fail "apptrig: $(grep 'app trigger' "$T/apptrig.log")"
+grep "$HELD" "$T/apptrig.log" | grep -q 'warning' ||
+	fail "apptrig: the hold is not said as a warning: $(grep "$HELD" "$T/apptrig.log")"
+grep -Eq '^frames +3 \(59-61\)$' "$T/apptrig.info" ||
+	fail "apptrig: $(grep '^frames' "$T/apptrig.info" || echo 'no frames line')"
+replays apptrig
 echo "test_vk_trim_held: ok"
