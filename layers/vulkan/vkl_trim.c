@@ -1151,8 +1151,8 @@ static int vkl_trim_hold(int frames)
 			                        i ? ", " : "", (unsigned long long)l.cb[i]);
 		cap_log(frames ? CAP_LOG_WARN : CAP_LOG_INFO,
 		        "Vulkan trimmed capture: the capture window opens at a later frame end or "
-		        "submit, not here: %llu recordings kept no calls and are not submitted yet "
-		        "(VkCommandBuffer %s%s); every recording keeps its calls from now on",
+		        "submit, not here: recordings that kept no calls are not submitted yet "
+		        "(%llu: VkCommandBuffer %s%s); every recording keeps its calls from now on",
 		        (unsigned long long)atomic_load(&vkl_trim.unsent), names,
 		        atomic_load(&vkl_trim.unsent) > l.n ? ", ..." : "");
 	}

@@ -49,7 +49,7 @@ done
 unset VK_ADD_LAYER_PATH
 vk_env_layers_validation
 PROG="$BUILD/tests/programs/vk_callbound --submits 60 --cmds 64 --every 16 --raise 20,58"
-HELD='the capture window opens at a later frame end or submit, not here: [0-9]* recordings kept no calls and are not submitted yet (VkCommandBuffer'
+HELD='the capture window opens at a later frame end or submit, not here: recordings that kept no calls are not submitted yet ([0-9]*: VkCommandBuffer'
 
 TRIG=--signal
 FILE=window-1
