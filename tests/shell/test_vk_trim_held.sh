@@ -34,6 +34,13 @@
 #     file; a request for 3 frames after loop submit 20 (--app-trigger 20:3)
 #     is held at the frame ends (a warning: its frames begin later) and
 #     captures frames 59-61, replayed matched.
+#  4. Four threads each recording and submitting a one-time-submit command
+#     buffer every round (vk_multithread --thread-submit) under --signal,
+#     SIGUSR1 sent from outside once the layer is up and again once the
+#     window opened: no recording is reported as submitted without its
+#     calls, and the window replays under validation with every checkpoint
+#     matched (where the window falls depends on timing; the assertions do
+#     not).
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -162,4 +169,31 @@ grep "$HELD" "$T/apptrig.log" | grep -q 'warning' ||
 grep -Eq '^frames +3 \(59-61\)$' "$T/apptrig.info" ||
 	fail "apptrig: $(grep '^frames' "$T/apptrig.info" || echo 'no frames line')"
 replays apptrig
+
+# ---- 4: four recording threads, signals from outside ------------------------------
+MT="$BUILD/tests/programs/vk_multithread"
+[ -x "$MT" ] || fail "$MT is not built"
+waitlog() { # LOG TEXT: wait (up to 60 s) until LOG says TEXT
+	i=0
+	until grep -q "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ "$i" -le 600 ] || fail "no '$2' in $1 after 60 s: $(tail -n 3 "$1")"
+		sleep 0.1
+	done
+}
+TRACESMITH_LOG=info "$BUILD/tscapture" --signal -o "$T/mt.sbt" -- "$MT" --threads 4 \
+	--rounds 10000 --thread-submit >"$T/mt.log" 2>&1 &
+CAP=$!
+waitlog "$T/mt.log" 'mapped memory tracker'
+APP=$(pgrep -P "$CAP" -x vk_multithread || true)
+[ -n "$APP" ] || fail "no vk_multithread under tscapture (pid $CAP)"
+kill -USR1 "$APP"
+waitlog "$T/mt.log" 'capture window 1 (signal) opened'
+kill -USR1 "$APP"
+wait "$CAP" || fail "tscapture --signal of vk_multithread: $(tail -n 3 "$T/mt.log")"
+grep -q 'is submitted in the window' "$T/mt.log" &&
+	fail "mt: a recording was submitted without its calls: $(grep -m1 'is submitted in' "$T/mt.log")"
+cp "$T/mt-window-1.sbt" "$T/mt.win.sbt" 2>/dev/null || fail "no $T/mt-window-1.sbt"
+"$BUILD/tsinfo" --dump "$T/mt.win.sbt" >"$T/mt.dump" || fail "tsinfo --dump of the mt window"
+replays mt
 echo "test_vk_trim_held: ok"
