@@ -302,8 +302,22 @@ void cap_window_request_frames(uint32_t frames);
  * NVTX range); `why` is the trigger text recorded.  0: opened; 1: one was
  * open already; -1: not windowed or it could not be written. */
 int cap_window_start(const char *why);
-/* Close the open window now.  0: closed; 1: none was open. */
+/* Close the open window now.  0: closed (or a start held back, below, is
+ * dropped); 1: none was open. */
 int cap_window_end(void);
+
+/* A front-end that cannot write an exact snapshot at this moment answers
+ * nonzero (the Vulkan layer: a command buffer recorded without keeping its
+ * calls is not submitted yet).  A window with no advance notice (the
+ * hotkey's or the in-app API's frames, a SIGUSR1, the in-app API's or an
+ * NVTX start) then opens at the next unit boundary (a frame end, a submit
+ * or launch beginning or ending) at which the front-end answers 0; a start
+ * held back this way returns 0 at once.  `frames` is 1 when the window is
+ * counted in frames from here (its frames then begin later).  Called under
+ * the window lock on the thread that would open the window; one per
+ * runtime.  Ranges (frames:A-B, ...) are not held. */
+typedef int (*cap_window_hold_fn)(int frames);
+void cap_on_window_hold(cap_window_hold_fn fn);
 
 /* Periodic snapshot of a full capture (TRACESMITH_SNAPSHOT_FRAMES=N, taken
  * by the runtime at every N-th frame end): an SBT_TYPE_KEYFRAME record with

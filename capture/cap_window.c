@@ -9,11 +9,17 @@
  * it, under win_mu: a frame end, a submit or launch beginning or ending,
  * or an explicit start/end (in-app API, cuProfilerStart/Stop, NVTX).  A
  * SIGUSR1 (the signal trigger) only sets a flag that the next boundary
- * acts on.  Nothing here is on the recording fast path: without a trigger
+ * acts on.  A front-end may hold a window with no advance notice back to a
+ * later boundary (cap_on_window_hold: the Vulkan layer, while a recording
+ * whose calls it did not keep is unsubmitted); ranges are never held.
+ * Nothing here is on the recording fast path: without a trigger
  * cap_unit_begin/end return after one test.
  */
+#include <fcntl.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +29,15 @@
 #include "tracesmith/tracesmith_app.h"
 
 static const char *const cap_unit_names[] = {"frames", "submits", "launches"};
+
+/* A front-end's hold (cap_on_window_hold) and an explicit start it held
+ * back, opened at a later boundary (start and why under win_mu; start is
+ * read without it by the boundaries' fast checks). */
+static struct {
+	_Atomic(cap_window_hold_fn) fn;
+	atomic_int start;
+	char why[64];
+} cap_win_hold;
 
 static void cap_win_sigusr1(int sig)
 {
@@ -102,6 +117,18 @@ static void cap_win_snapshot(void)
 	for (int i = 0; i < n; i++)
 		fns[i]();
 	cap_rt_record_(SBT_TYPE_SNAPSHOT_END, NULL, 0);
+}
+
+void cap_on_window_hold(cap_window_hold_fn fn)
+{
+	atomic_store(&cap_win_hold.fn, fn);
+}
+
+/* 1 when the front-end holds a window with no notice back (win_mu held). */
+static int cap_win_held(int frames)
+{
+	cap_window_hold_fn fn = atomic_load(&cap_win_hold.fn);
+	return fn ? fn(frames) != 0 : 0;
 }
 
 /* <stem>[-<pid>]-<what>.sbt */
@@ -206,15 +233,32 @@ static int cap_win_open_free(const char *why)
 	return cap_win_open(-1, 0, name, why, 1);
 }
 
-/* A SIGUSR1 since the last boundary: open or close (win_mu held). */
+/* A SIGUSR1 since the last boundary: open or close (win_mu held).  An
+ * opening the front-end holds back leaves the toggle set for the next
+ * boundary. */
 static void cap_win_signal(void)
 {
+	if (!atomic_load(&cap_g.sig_toggle))
+		return;
+	if (!cap_win_is_open() && atomic_load(&cap_g.state) == CAP_ST_CLOSED && cap_win_held(0))
+		return;
 	if (!atomic_exchange(&cap_g.sig_toggle, 0))
 		return;
 	if (cap_win_is_open())
 		cap_win_close();
 	else if (atomic_load(&cap_g.state) == CAP_ST_CLOSED)
 		cap_win_open_free("signal");
+}
+
+/* An explicit start held back (cap_window_start): open it once the
+ * front-end lets it (win_mu held). */
+static void cap_win_start_held(void)
+{
+	if (!atomic_load(&cap_win_hold.start) || atomic_load(&cap_g.state) != CAP_ST_CLOSED ||
+	    cap_win_held(0))
+		return;
+	atomic_store(&cap_win_hold.start, 0);
+	cap_win_open_free(cap_win_hold.why);
 }
 
 /* The runtime starts windowed (state CLOSED): a frame range starting at
@@ -290,6 +334,7 @@ uint64_t cap_frame_end(uint64_t frame)
 	    frame >= cap_g.win_last)
 		cap_win_close();
 	cap_win_signal();
+	cap_win_start_held();
 	if (atomic_load(&cap_g.state) == CAP_ST_CLOSED) {
 		char name[64], trig[96];
 		if ((cfg->triggers & CAP_TRIG_RANGE) && cfg->range_unit == CAP_UNIT_FRAME &&
@@ -300,7 +345,8 @@ uint64_t cap_frame_end(uint64_t frame)
 			         cfg->range_last);
 			cap_g.range_opened = 1;
 			cap_win_open(CAP_UNIT_FRAME, cfg->range_last, name, trig, 1);
-		} else if ((want = atomic_exchange(&cap_g.key_request, 0)) != 0) {
+		} else if (atomic_load(&cap_g.key_request) && !cap_win_held(1) &&
+		           (want = atomic_exchange(&cap_g.key_request, 0)) != 0) {
 			uint64_t a = frame + 1, b = frame + want;
 			snprintf(name, sizeof(name), "frames-%" PRIu64 "-%" PRIu64, a, b);
 			if (cfg->triggers & CAP_TRIG_KEY)
@@ -324,12 +370,14 @@ void cap_unit_begin(cap_unit unit)
 	/* The lock only where something may happen: a SIGUSR1 to act on, or
 	 * the range's first unit (checked again under the lock). */
 	if (!atomic_load_explicit(&cap_g.sig_toggle, memory_order_relaxed) &&
+	    !atomic_load_explicit(&cap_win_hold.start, memory_order_relaxed) &&
 	    !((cfg->triggers & CAP_TRIG_RANGE) && cfg->range_unit == (int)unit &&
 	      !atomic_load(&cap_g.range_opened) && k >= cfg->range_first && k <= cfg->range_last))
 		return;
 	cap_win_ensure_started();
 	pthread_mutex_lock(&cap_g.win_mu);
 	cap_win_signal();
+	cap_win_start_held();
 	if ((cfg->triggers & CAP_TRIG_RANGE) && cfg->range_unit == (int)unit &&
 	    !cap_g.range_opened && k >= cfg->range_first && k <= cfg->range_last &&
 	    atomic_load(&cap_g.state) == CAP_ST_CLOSED) {
@@ -350,9 +398,11 @@ void cap_unit_end(cap_unit unit)
 	uint64_t last;
 	if (__builtin_expect(!cfg->triggers, 1))
 		return;
-	/* The lock only for a SIGUSR1 to act on or the open window's last unit. */
+	/* The lock only for a SIGUSR1 or a held start to act on, or the open
+	 * window's last unit. */
 	last = atomic_load(&cap_g.win_last);
 	if (!atomic_load_explicit(&cap_g.sig_toggle, memory_order_relaxed) &&
+	    !atomic_load_explicit(&cap_win_hold.start, memory_order_relaxed) &&
 	    !(last && atomic_load(&cap_g.win_unit) == (int)unit &&
 	      atomic_load(&cap_g.units[unit]) >= last))
 		return;
@@ -361,6 +411,7 @@ void cap_unit_end(cap_unit unit)
 	    atomic_load(&cap_g.units[unit]) >= cap_g.win_last)
 		cap_win_close();
 	cap_win_signal();
+	cap_win_start_held();
 	pthread_mutex_unlock(&cap_g.win_mu);
 }
 
@@ -382,7 +433,14 @@ int cap_window_start(const char *why)
 		rc = 1;
 	else if (atomic_load(&cap_g.state) != CAP_ST_CLOSED)
 		rc = -1;
-	else
+	else if (atomic_load(&cap_win_hold.start))
+		rc = 0; /* held back already: it opens at a boundary */
+	else if (cap_win_held(0)) {
+		snprintf(cap_win_hold.why, sizeof(cap_win_hold.why), "%s",
+		         why && why[0] ? why : "app");
+		atomic_store(&cap_win_hold.start, 1);
+		rc = 0;
+	} else
 		rc = cap_win_open_free(why && why[0] ? why : "app");
 	pthread_mutex_unlock(&cap_g.win_mu);
 	return rc;
@@ -394,9 +452,44 @@ int cap_window_end(void)
 	if (!cap_config_get()->triggers)
 		return 1;
 	pthread_mutex_lock(&cap_g.win_mu);
-	rc = cap_win_close();
+	if (atomic_exchange(&cap_win_hold.start, 0)) {
+		CAP_WARN("capture window (%s) ended before it could open (held back, see above): "
+		         "no file", cap_win_hold.why);
+		rc = 0;
+	} else
+		rc = cap_win_close();
 	pthread_mutex_unlock(&cap_g.win_mu);
 	return rc;
+}
+
+/*
+ * The name `path` an empty window left free goes to the one file of the
+ * same window another runtime finished under "<name>-<api>.sbt" before
+ * (its window closed first, while this one held the name: a window one
+ * front-end held back, cap_on_window_hold, opened after this one).  Only a
+ * finished file (no writer holds its lock) and only when it is the one.
+ */
+static void cap_win_hand_name(const char *path)
+{
+	size_t n = strlen(path);
+	char *pat = malloc(n + 8);
+	glob_t g;
+	int fd;
+	if (!pat || n < 4)
+		goto out_free;
+	snprintf(pat, n + 8, "%.*s-*.sbt", (int)(n - 4), path);
+	if (glob(pat, 0, NULL, &g) != 0)
+		goto out_free;
+	if (g.gl_pathc == 1) {
+		fd = open(g.gl_pathv[0], O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && link(g.gl_pathv[0], path) == 0)
+			unlink(g.gl_pathv[0]);
+		if (fd >= 0)
+			close(fd);
+	}
+	globfree(&g);
+out_free:
+	free(pat);
 }
 
 /*
@@ -410,7 +503,10 @@ int cap_window_drop_empty_(void)
 {
 	if (!cap_g.win.index || atomic_load(&cap_g.win_api_seen) || !cap_g.path)
 		return 0;
-	return unlink(cap_g.path) == 0;
+	if (unlink(cap_g.path) != 0)
+		return 0;
+	cap_win_hand_name(cap_g.path);
+	return 1;
 }
 
 /*

@@ -72,8 +72,10 @@
  * inlined; its slow half vkl_trim_emit_flat) kept one of its calls; other
  * calls that keep nothing are not encoded.  With a window known ahead, a
  * recording made again for each submit keeps no calls before the window's
- * lead-in (vkl_trim_cb_begin: "Recordings that are not kept"), and the
- * same wrappers pass its calls straight down (vkl_trim_fast_skip).
+ * lead-in (vkl_trim_cb_begin: "Recordings that are not kept"); with no
+ * notice, one submitted in the frame it began, the window being held back
+ * while such a recording is unsubmitted (vkl_trim_hold); the same
+ * wrappers pass its calls straight down (vkl_trim_fast_skip).
  *
  * Threading: kept records are shared read-only once made (atomic refs).
  * An object's list and tracking state are under its table shard's lock; a
@@ -83,6 +85,7 @@
  * command buffer leaves the table.
  */
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,8 +98,17 @@
 #define VKL_TRIM_LEAD_FRAMES 8
 #define VKL_TRIM_LEAD_SUBMITS 64
 /* A command buffer that is not one-time-submit is left unkept from its
- * third recording in a row that follows a submit of the one before. */
+ * third recording in a row that follows a submit of the one before (with
+ * no notice: each submitted in the frame it began, as a one-time-submit
+ * one's recording before). */
 #define VKL_TRIM_RERECORDS 2
+
+/* Which recordings may keep no calls ("Recordings that are not kept"). */
+typedef enum {
+	VKL_TRIM_KEEP_ALL = 0, /* none: every recording keeps its calls */
+	VKL_TRIM_LEAD_IN,      /* a window known ahead: those before its lead-in */
+	VKL_TRIM_HELD          /* no notice: the window is held back (vkl_trim_hold) */
+} vkl_trim_mode;
 
 /* First handle value of the snapshot's own objects. */
 #define VKL_TRIM_HANDLE_BASE 0xfff5000000000000ull
@@ -204,11 +216,17 @@ typedef struct vkl_trim_obj {
 	 * submits of the current recording; begins in a row that each followed
 	 * a submit of the recording before; once submitted twice in one
 	 * recording (never left unkept again); the current recording's calls
-	 * are not kept; its submit in a window was reported.  Under the
-	 * entry's lock, except unkept, which only the recording thread reads
-	 * without it (command buffers are externally synchronized) */
-	uint8_t secondary, resubmitted, unkept, unkept_said;
+	 * are not kept; its submit in a window was reported; with no notice,
+	 * the recording was first submitted in a later frame than it began
+	 * (late) and the frame count at its begin.  Under the entry's lock,
+	 * except unkept, which only the recording thread reads without it
+	 * (command buffers are externally synchronized).  unsent: the current
+	 * recording keeps no calls and is not submitted yet (counted in
+	 * vkl_trim.unsent; vkl_trim_hold) */
+	uint8_t secondary, resubmitted, unkept, unkept_said, late;
+	_Atomic(uint8_t) unsent;
 	uint32_t submits, rerecords;
+	uint64_t begin_frame;
 } vkl_trim_obj;
 
 /* What a call is to the tracker. */
@@ -230,9 +248,16 @@ static struct {
 	_Atomic(uint64_t) left_out;
 	/* recordings that are not kept: the range's unit and the count of it
 	 * (cap_units) from which every recording is kept again, the lead-in;
-	 * lead_unit -1: every recording is kept (no window known ahead) */
+	 * lead_unit -1: no lead-in */
+	vkl_trim_mode mode;
 	int lead_unit;
 	uint64_t lead_from;
+	/* recordings that keep no calls and are not submitted yet; a window
+	 * with no notice was asked to open (from then on every recording
+	 * keeps its calls: the hold it met ends); the hold was said */
+	_Atomic(uint64_t) unsent;
+	atomic_int opening;
+	int held_said; /* the runtime's win_mu */
 } vkl_trim;
 
 /* vkl.h: what the inlined vkl_trim_keep_flat reads (order, cb_gen,
@@ -251,26 +276,39 @@ static struct {
 } vkl_trim_threads = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
 
 static void vkl_trim_snapshot(void);
+static int vkl_trim_hold(int frames);
 static void vkl_trim_thread_exit(void *arg);
+static void vkl_trim_cb_sent(vkl_trim_obj *cb);
 
 static int vkl_trim_prefix(const char *s, const char *p)
 {
 	return strncmp(s, p, strlen(p)) == 0;
 }
 
-/* Recordings that are not kept: only for a window known ahead, the one
- * range of frames or submits and no other trigger (a hotkey, a signal or
- * the in-app API gives no notice, so every recording is kept for them);
- * from lead_from on, every recording is kept again. */
+/* Recordings that are not kept: for a window known ahead, the one range
+ * of frames or submits and no other trigger, until lead_from (from then on
+ * every recording is kept again); for triggers with no notice (no range),
+ * those submitted in the frame they began, the window being held back
+ * while one is unsubmitted (vkl_trim_hold). */
 static void vkl_trim_lead_init(void)
 {
 	const cap_config *cfg = cap_config_get();
 	int64_t lead = vkl_config_get()->lead_in;
+	vkl_trim.mode = VKL_TRIM_KEEP_ALL;
 	vkl_trim.lead_unit = -1;
-	if (!cap_windowed() || cfg->triggers != CAP_TRIG_RANGE || cfg->snapshot_frames ||
-	    (cfg->range_unit != CAP_UNIT_FRAME && cfg->range_unit != CAP_UNIT_SUBMIT) ||
-	    lead == -2)
+	if (!cap_windowed() || cfg->snapshot_frames || lead == -2)
 		return;
+	if (!(cfg->triggers & CAP_TRIG_RANGE)) {
+		vkl_trim.mode = VKL_TRIM_HELD;
+		CAP_INFO("Vulkan trimmed capture: a command buffer recorded again for each submit, "
+		         "within one frame, keeps no calls; a window with no notice opens where no "
+		         "such recording is unsubmitted");
+		return;
+	}
+	if (cfg->triggers != CAP_TRIG_RANGE ||
+	    (cfg->range_unit != CAP_UNIT_FRAME && cfg->range_unit != CAP_UNIT_SUBMIT))
+		return;
+	vkl_trim.mode = VKL_TRIM_LEAD_IN;
 	if (lead < 0)
 		lead = cfg->range_unit == CAP_UNIT_FRAME ? VKL_TRIM_LEAD_FRAMES : VKL_TRIM_LEAD_SUBMITS;
 	vkl_trim.lead_unit = cfg->range_unit;
@@ -320,6 +358,7 @@ static void vkl_trim_init(void)
 		atomic_store(&vkl_trim_g.recorded, 1);
 	vkl_trim_lead_init();
 	cap_on_window_open(vkl_trim_snapshot);
+	cap_on_window_hold(vkl_trim_hold);
 	atomic_store(&vkl_trim_g.ready, 1);
 }
 
@@ -885,6 +924,7 @@ static void vkl_trim_obj_free(vkl_trim_obj *o)
 	uint32_t i;
 	if (!o)
 		return;
+	vkl_trim_cb_sent(o);
 	for (i = 0; i < o->nrecs; i++)
 		vkl_trim_rec_release(o->recs[i].r);
 	free(o->recs);
@@ -1004,29 +1044,119 @@ static void vkl_trim_cb_clear(vkl_trim_obj *cb)
  * (vkl_trim_cb_submit): the trimmed trace lacks its contents.  The next
  * begin decides again (a reset leaves nothing to submit until then).
  *
+ * With no notice (triggers without a range: VKL_TRIM_HELD) there is no
+ * lead-in; instead a one-time-submit recording keeps nothing when the one
+ * before was first submitted in the frame it began (late: a frame end,
+ * where a hotkey's window opens, came between), another when its last
+ * VKL_TRIM_RERECORDS were, and neither once a window was asked to open.
+ * Each such recording counts as unsent until its first submit, a reset,
+ * the next begin or its free; vkl_trim_hold holds a window back while
+ * any is, so the window never needs calls that were not kept (but for a
+ * recording submitted again in it without being recorded again, reported
+ * as above).
+ *
  * Returns 1 when whether cb's calls are kept changed with this begin
  * (the caller moves cb_gen, so that no thread's cache takes the old path).
  */
 static int vkl_trim_cb_begin(vkl_trim_obj *cb, const sbt_vk_args_vkBeginCommandBuffer *a)
 {
 	void *lk;
-	int was, skip;
+	int was, skip, once;
 	(void)vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, cb->handle, &lk); /* cb is its */
+	vkl_trim_cb_sent(cb); /* the recording before is gone */
 	was = cb->unkept;
-	if (cb->submits)
+	if (cb->submits && !cb->late)
 		cb->rerecords++;
 	else
 		cb->rerecords = 0;
 	cb->submits = 0;
-	skip = vkl_trim.lead_unit >= 0 && !cb->secondary && !cb->resubmitted &&
-	       (cb->rerecords >= VKL_TRIM_RERECORDS ||
-	        (a->pBeginInfo->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT)) &&
-	       !atomic_load_explicit(&vkl_trim_g.recorded, memory_order_relaxed) &&
-	       cap_units((cap_unit)vkl_trim.lead_unit) < vkl_trim.lead_from;
+	cb->late = 0;
+	once = (a->pBeginInfo->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT) != 0;
+	if (vkl_trim.mode == VKL_TRIM_HELD)
+		cb->begin_frame = cap_units(CAP_UNIT_FRAME);
+	skip = vkl_trim.mode != VKL_TRIM_KEEP_ALL && !cb->secondary && !cb->resubmitted &&
+	       !atomic_load_explicit(&vkl_trim_g.recorded, memory_order_relaxed);
+	if (skip && vkl_trim.mode == VKL_TRIM_LEAD_IN)
+		skip = (cb->rerecords >= VKL_TRIM_RERECORDS || once) &&
+		       cap_units((cap_unit)vkl_trim.lead_unit) < vkl_trim.lead_from;
+	else if (skip)
+		skip = cb->rerecords >= (once ? 1u : VKL_TRIM_RERECORDS);
+	if (skip) {
+		/* against vkl_trim_hold: either it sees this recording counted or
+		 * this sees that a window asked to open (then keep the calls) */
+		atomic_store(&cb->unsent, 1);
+		atomic_fetch_add(&vkl_trim.unsent, 1);
+		if (atomic_load(&vkl_trim.opening)) {
+			vkl_trim_cb_sent(cb);
+			skip = 0;
+		}
+	}
 	cb->unkept = (uint8_t)skip;
 	cb->unkept_said = 0;
 	vkl_objects_unlock(lk);
 	return skip != was;
+}
+
+/* The command buffer's recording is no longer an unsubmitted one that
+ * keeps no calls: submitted, reset, begun again or freed. */
+static void vkl_trim_cb_sent(vkl_trim_obj *cb)
+{
+	if (atomic_load_explicit(&cb->unsent, memory_order_relaxed) &&
+	    atomic_exchange(&cb->unsent, 0))
+		atomic_fetch_sub(&vkl_trim.unsent, 1);
+}
+
+/* The command buffers vkl_trim_hold names (the first 4 found). */
+typedef struct vkl_trim_unsent_list {
+	uint64_t cb[4];
+	uint32_t n;
+} vkl_trim_unsent_list;
+
+static void vkl_trim_unsent_one(vkl_object *o, void *ctx)
+{
+	vkl_trim_unsent_list *l = ctx;
+	if (l->n < 4 && o->type == VK_OBJECT_TYPE_COMMAND_BUFFER && o->trim &&
+	    atomic_load(&o->trim->unsent))
+		l->cb[l->n++] = o->handle;
+}
+
+/*
+ * cap_on_window_hold: a window with no notice (the hotkey, a signal, the
+ * in-app API) opens only where no recording that kept no calls is
+ * unsubmitted, so that every command buffer the window can submit without
+ * recording it again has its calls in the snapshot.  The first time one is
+ * asked to open, every later recording keeps its calls (opening), so the
+ * hold lasts until the recordings counted now are submitted, reset or
+ * begun again.  A recording submitted before the window and submitted
+ * again in it is still reported at that submit (vkl_trim_cb_submit).
+ */
+static int vkl_trim_hold(int frames)
+{
+	vkl_trim_unsent_list l = { { 0 }, 0 };
+	char names[4 * 20 + 8] = "";
+	size_t len = 0;
+	uint32_t i;
+	if (atomic_load(&vkl_trim_g.recorded))
+		return 0; /* every recording keeps its calls since the first window */
+	atomic_store(&vkl_trim.opening, 1);
+	if (!atomic_load(&vkl_trim.unsent)) {
+		vkl_trim.held_said = 0;
+		return 0;
+	}
+	if (!vkl_trim.held_said) {
+		vkl_trim.held_said = 1;
+		vkl_objects_each(vkl_trim_unsent_one, &l);
+		for (i = 0; i < l.n && len < sizeof(names); i++)
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s0x%llx",
+			                        i ? ", " : "", (unsigned long long)l.cb[i]);
+		cap_log(frames ? CAP_LOG_WARN : CAP_LOG_INFO,
+		        "Vulkan trimmed capture: the capture window opens at a later frame end or "
+		        "submit, not here: recordings that kept no calls are not submitted yet "
+		        "(%llu: VkCommandBuffer %s%s); every recording keeps its calls from now on",
+		        (unsigned long long)atomic_load(&vkl_trim.unsent), names,
+		        atomic_load(&vkl_trim.unsent) > l.n ? ", ..." : "");
+	}
+	return 1;
 }
 
 /* A submit of the command buffer: counted for vkl_trim_cb_begin; inside a
@@ -1038,8 +1168,11 @@ static void vkl_trim_cb_submit(uint64_t cbh)
 	int say = 0;
 	if (o && o->trim) {
 		vkl_trim_obj *cb = o->trim;
+		vkl_trim_cb_sent(cb);
 		if (++cb->submits >= 2)
 			cb->resubmitted = 1;
+		else if (vkl_trim.mode == VKL_TRIM_HELD && cap_units(CAP_UNIT_FRAME) != cb->begin_frame)
+			cb->late = 1; /* a frame end, where a hotkey's window opens, came between */
 		if (cb->unkept && !cb->unkept_said && cap_active()) {
 			cb->unkept_said = 1;
 			say = 1;
@@ -1504,8 +1637,10 @@ static void vkl_trim_cb_note(vkl_trim_obj *cb, uint32_t cmd, const void *args)
 static void vkl_trim_pool_reset_one(vkl_object *o, void *ctx)
 {
 	if (o->type == VK_OBJECT_TYPE_COMMAND_BUFFER && o->trim &&
-	    o->parent == *(const uint64_t *)ctx)
+	    o->parent == *(const uint64_t *)ctx) {
 		vkl_trim_cb_clear(o->trim);
+		vkl_trim_cb_sent(o->trim);
+	}
 }
 
 /* ---- synchronisation and presentation state ----------------------------------- */
@@ -1885,6 +2020,8 @@ again:
 			cb = vkl_trim_cb_miss(t, cb->handle, gen);
 		}
 		if (cb) {
+			if (cls == VKL_TC_CB_RESET)
+				vkl_trim_cb_sent(cb);
 			if (cls != VKL_TC_CB_CMD)
 				vkl_trim_cb_clear(cb);
 			if (cls != VKL_TC_CB_RESET) {

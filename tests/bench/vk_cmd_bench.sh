@@ -19,8 +19,9 @@
 #              submit, keep no calls (docs/vulkan-layer.md, "Recordings that
 #              are not kept")
 #   signal     the same with a trigger that gives no notice
-#              (TRACESMITH_TRIGGER=signal, no SIGUSR1 sent): every
-#              recording's calls are kept
+#              (TRACESMITH_TRIGGER=signal, no SIGUSR1 sent): a recording
+#              submitted in the frame it began keeps no calls (each
+#              command buffer's first recording is kept)
 #   recording  the layer recording the whole run (TRACESMITH_STACKS=none;
 #              the vkCmd* take no stack under the default policy either)
 #

@@ -9,6 +9,7 @@
  * recording one overlaps the device running the other.
  *
  * usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L] [--sizes]
+ *                     [--raise A[,B]] [--app-window A,B] [--app-trigger A:N]
  * With --late L a third command buffer (not one-time-submit) pushes one
  * word and dispatches: recorded again after each of the loop's first three
  * submits and submitted right after it (then a queue wait), recorded a
@@ -19,11 +20,22 @@
  * submitted) pushes constants of every size from 4 to 128 bytes, byte i of
  * the size-N push being (N * 7 + i) & 0xff: the layer's copies of a call's
  * array, short and long (test_vk_record_sizes.sh).
+ * With --raise A[,B] the program sends itself SIGUSR1 at the end of loop
+ * submit A (and of B): the signal trigger's toggles at known points
+ * (test_vk_trim_held.sh; without a handler SIGUSR1 ends the program).
+ * With --app-window A,B it starts a capture window with the in-app API
+ * (tracesmith_app.h) at the end of loop submit A and ends it at the end of
+ * B, printing both answers ("app window: start S end E"); with
+ * --app-trigger A:N it asks for N frames (tracesmith_trigger_capture) at
+ * the end of loop submit A, printing the answer ("app trigger: R").
  * Prints the number of Vulkan commands recorded into command buffers, the
  * XXH3-64 hash of the final table (a pure function of S, C and E) and the
  * wall time of the submit loop in milliseconds (set-up excluded).
  */
+#include <signal.h>
+
 #include "tests/programs/vk_prog.h"
+#include "tracesmith/tracesmith_app.h"
 
 #define VKB_TABLE_WORDS 256
 
@@ -41,12 +53,17 @@ static void vkb_usage(FILE *f)
 	           "  --late L     a third command buffer, recorded and submitted after each of\n"
 	           "               the first 3 submits, recorded again after the 4th and\n"
 	           "               submitted after submit L (5..S)\n"
-	           "  --sizes      first, a command buffer (never submitted) pushing 4..128 bytes\n");
+	           "  --sizes      first, a command buffer (never submitted) pushing 4..128 bytes\n"
+	           "  --raise A[,B]  SIGUSR1 to itself after loop submit A (and B; A < B <= S)\n"
+	           "  --app-window A,B  in-app capture start after loop submit A, end after B\n"
+	           "  --app-trigger A:N  in-app request for N frames after loop submit A\n");
 }
 
 int main(int argc, char **argv)
 {
-	uint32_t submits = 200, cmds = 2000, every = 500, late = 0, s, k;
+	uint32_t submits = 200, cmds = 2000, every = 500, late = 0, raise_at[2] = { 0, 0 }, s, k;
+	uint32_t app_at[2] = { 0, 0 }, trig_at = 0, trig_frames = 0;
+	int app_start = 0;
 	int sizes = 0;
 	vkp_ctx c;
 	vkp_buffer table;
@@ -89,6 +106,38 @@ int main(int argc, char **argv)
 			every = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 1, 1000000);
 		} else if (!strcmp(a, "--late")) {
 			late = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 5, 1000000);
+		} else if (!strcmp(a, "--raise")) {
+			const char *v = vkp_next_arg(argc, argv, &i);
+			char *end;
+			unsigned long x = strtoul(v, &end, 10), y = 0;
+			if (*end == ',')
+				y = strtoul(end + 1, &end, 10);
+			if (*end || x < 1 || x > 1000000 || (y && y <= x) || y > 1000000) {
+				fprintf(stderr, "vk_callbound: --raise '%s' is not A or A,B (1 <= A < B)\n",
+				        v);
+				return 2;
+			}
+			raise_at[0] = (uint32_t)x;
+			raise_at[1] = (uint32_t)y;
+		} else if (!strcmp(a, "--app-window") || !strcmp(a, "--app-trigger")) {
+			const char *v = vkp_next_arg(argc, argv, &i);
+			int win = !strcmp(a, "--app-window");
+			char *end;
+			unsigned long x = strtoul(v, &end, 10), y = 0;
+			if (*end == (win ? ',' : ':'))
+				y = strtoul(end + 1, &end, 10);
+			if (*end || x < 1 || x > 1000000 || y < 1 || y > 1000000 || (win && y <= x)) {
+				fprintf(stderr, "vk_callbound: %s '%s' is not %s\n", a, v,
+				        win ? "A,B (1 <= A < B)" : "A:N (A, N >= 1)");
+				return 2;
+			}
+			if (win) {
+				app_at[0] = (uint32_t)x;
+				app_at[1] = (uint32_t)y;
+			} else {
+				trig_at = (uint32_t)x;
+				trig_frames = (uint32_t)y;
+			}
 		} else if (!strcmp(a, "--sizes")) {
 			sizes = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -99,6 +148,12 @@ int main(int argc, char **argv)
 			vkb_usage(stderr);
 			return 2;
 		}
+	}
+	if (raise_at[0] > submits || raise_at[1] > submits || app_at[1] > submits ||
+	    trig_at > submits) {
+		fprintf(stderr, "vk_callbound: --raise, --app-window or --app-trigger is after the "
+		        "last submit (%u)\n", (unsigned)submits);
+		return 2;
 	}
 	if (late && late > submits) {
 		fprintf(stderr, "vk_callbound: --late %u is after the last submit (%u)\n",
@@ -250,6 +305,14 @@ int main(int argc, char **argv)
 				VKP_CHECK(&c, vkQueueWaitIdle(c.queue));
 			}
 		}
+		if (s + 1 == raise_at[0] || s + 1 == raise_at[1])
+			raise(SIGUSR1);
+		if (s + 1 == app_at[0])
+			app_start = tracesmith_start_capture();
+		if (s + 1 == app_at[1])
+			printf("app window: start %d end %d\n", app_start, tracesmith_end_capture());
+		if (s + 1 == trig_at)
+			printf("app trigger: %d\n", tracesmith_trigger_capture(trig_frames));
 	}
 	for (i = 0; i < 2; i++)
 		if (pending[i])
