@@ -1051,7 +1051,13 @@ static inline __attribute__((always_inline)) void tcu_launch_parts_get(const tcu
 			         "launches are recorded without parameters and cannot be replayed",
 			         f && f->name ? f->name : "(unnamed)");
 	} else if (l->extra) {
-		tcu_extra_buffer(l->extra, &p->extra, &p->extra_len);
+		/* Its own locals: p's address never escapes, so the inline
+		 * launch keeps p in registers. */
+		const void *buf = NULL;
+		size_t len = 0;
+		tcu_extra_buffer(l->extra, &buf, &len);
+		p->extra = buf;
+		p->extra_len = len;
 	}
 	if (l->attrs)
 		p->nattrs = l->nattrs;
@@ -1085,29 +1091,58 @@ tcu_launch_fill(tcu_enc_raw *raw, CUresult r, const tcu_launch *l, const tcu_lau
 		memcpy(tail + p->param_bytes + p->extra_len, l->attrs, p->nattrs * TCU_ENC_ATTR_STRIDE);
 }
 
+/* tcu_launch_record where the inline path does not apply (the clock is
+ * not the counter, a stack is wanted, the block is full, the runtime is
+ * not running): the runtime's own begin and commit, which handle every
+ * case.  l and p by value, so that the inline path never builds them in
+ * memory. */
+static __attribute__((noinline)) void tcu_launch_record_slow(sbt_cm_kind k, CUresult r,
+                                                             tcu_launch l, tcu_launch_parts p)
+{
+	size_t len = tcu_enc_raw_size(p.param_bytes, p.extra_len, p.nattrs);
+	tcu_enc_raw *raw;
+	cap_rec *rec;
+
+	raw = (tcu_enc_raw *)cap_record_begin_deferred(SBT_CM_TYPE(k), CAP_REC_WORK,
+	                                               tcu_launch_encode, len, &rec);
+	if (!raw)
+		return;
+	tcu_launch_fill(raw, r, &l, &p);
+	cap_record_commit(rec, len);
+}
+
 /*
  * The launch record, left raw for the writer thread to encode
  * (cap_record_begin_deferred, tcu_enc.h): the function's entry gives its
  * encoded handle, name and layout by pointer (entries and layouts live as
  * long as the process), so a launch copies its values and parameter bytes
  * and formats, allocates and locks nothing here.  Inlined into each
- * launch wrapper, so that the tcu_launch is never built in memory.
+ * launch wrapper, so that the tcu_launch is never built in memory.  The
+ * record is reserved in the thread's block, filled in place and sealed
+ * (cap_fast_reserve_deferred / cap_fast_seal_deferred: no open-record
+ * state to set and clear, the time read inline from the counter); nothing
+ * between the two records on this thread (the call is the program's, so
+ * any hooked call the fill could reach is nested: cap_enter_inline).
  */
 static inline __attribute__((always_inline)) void tcu_launch_record(sbt_cm_kind k, CUresult r,
                                                                    const tcu_launch *l)
 {
 	tcu_launch_parts p;
 	tcu_enc_raw *raw;
-	cap_rec *rec;
+	cap_thread *t;
+	cap_entry *e;
+	size_t len;
 
 	tcu_launch_parts_get(l, &p);
-	raw = (tcu_enc_raw *)cap_fast_begin_deferred(
-	    SBT_CM_TYPE(k), CAP_REC_WORK, tcu_launch_encode,
-	    tcu_enc_raw_size(p.param_bytes, p.extra_len, p.nattrs), &rec);
-	if (!raw)
+	len = tcu_enc_raw_size(p.param_bytes, p.extra_len, p.nattrs);
+	raw = (tcu_enc_raw *)cap_fast_reserve_deferred(&t, &e, SBT_CM_TYPE(k), CAP_REC_WORK,
+	                                               tcu_launch_encode, len);
+	if (__builtin_expect(!raw, 0)) {
+		tcu_launch_record_slow(k, r, *l, p);
 		return;
+	}
 	tcu_launch_fill(raw, r, l, &p);
-	cap_fast_commit(rec, tcu_enc_raw_size(p.param_bytes, p.extra_len, p.nattrs));
+	cap_fast_seal_deferred(t, e, len);
 }
 
 /* l's launch record encoded here, as the writer thread would (malloc'd;
@@ -1201,9 +1236,21 @@ tcu_launch_kernel(tcu_fn id, int ptds, CUfunction f, unsigned int gx, unsigned i
 		r = tcu_no_driver(id);
 		goto out;
 	}
-	unit = tcu_launch_unit_begin(&mode);
-	if (mode == TCU_MODE_RECORD)
-		ordinal = tcu_launch_before(f, params, extra, s, ptds, &capturing, &capture_id);
+	/* mode, capturing and capture_id live in registers: only copies of
+	 * them have their address passed on (to the out-of-line halves of
+	 * the unit and the bookkeeping, on their slow paths). */
+	{
+		tcu_mode m = mode;
+		unit = tcu_launch_unit_begin(&m);
+		mode = m;
+	}
+	if (mode == TCU_MODE_RECORD) {
+		int st = 0;
+		uint64_t cid = 0;
+		ordinal = tcu_launch_before(f, params, extra, s, ptds, &st, &cid);
+		capturing = st;
+		capture_id = cid;
+	}
 	r = real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
 	if (mode == TCU_MODE_RECORD) {
 		tcu_launch l = {f,      {gx, gy, gz}, {bx, by, bz}, shared,    s,   params,
@@ -1211,10 +1258,13 @@ tcu_launch_kernel(tcu_fn id, int ptds, CUfunction f, unsigned int gx, unsigned i
 		tcu_launch_record(SBT_CM_K_cuLaunchKernel, r, &l);
 		tcu_launch_after(ordinal, s, ptds, capturing);
 	}
-	if (unit && tcu_live_captured(mode, s, ptds, &capture_id)) {
-		tcu_launch l = {f,      {gx, gy, gz}, {bx, by, bz}, shared, s,   params,
-		                extra, NULL,         0,            0,      0,   ptds};
-		tcu_launch_keep(SBT_CM_K_cuLaunchKernel, id, r, l, capture_id);
+	if (unit) {
+		uint64_t cid;
+		if (tcu_live_captured(mode, s, ptds, &cid)) {
+			tcu_launch l = {f,      {gx, gy, gz}, {bx, by, bz}, shared, s,   params,
+			                extra, NULL,         0,            0,      0,   ptds};
+			tcu_launch_keep(SBT_CM_K_cuLaunchKernel, id, r, l, cid);
+		}
 	}
 	tcu_launch_unit_end(unit);
 out:
