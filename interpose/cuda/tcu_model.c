@@ -1071,10 +1071,12 @@ tcu_launch_fill(tcu_enc_raw *raw, CUresult r, const tcu_launch *l, const tcu_lau
 	raw->handle = TCU_H(l->f);
 	raw->stream = TCU_H(l->stream);
 	raw->capture_id = l->capture_id;
-	for (int i = 0; i < 3; i++) {
-		raw->grid[i] = l->grid[i];
-		raw->block[i] = l->block[i];
-	}
+	raw->grid[0] = l->grid[0];
+	raw->grid[1] = l->grid[1];
+	raw->grid[2] = l->grid[2];
+	raw->block[0] = l->block[0];
+	raw->block[1] = l->block[1];
+	raw->block[2] = l->block[2];
 	raw->shared_mem = l->shared;
 	raw->result = (uint32_t)r;
 	raw->capture_status = (uint32_t)l->capturing;
@@ -1089,26 +1091,6 @@ tcu_launch_fill(tcu_enc_raw *raw, CUresult r, const tcu_launch *l, const tcu_lau
 		memcpy(tail + p->param_bytes, p->extra, p->extra_len);
 	if (p->nattrs && l->attrs)
 		memcpy(tail + p->param_bytes + p->extra_len, l->attrs, p->nattrs * TCU_ENC_ATTR_STRIDE);
-}
-
-/* tcu_launch_record where the inline path does not apply (the clock is
- * not the counter, a stack is wanted, the block is full, the runtime is
- * not running): the runtime's own begin and commit, which handle every
- * case.  l and p by value, so that the inline path never builds them in
- * memory. */
-static __attribute__((noinline)) void tcu_launch_record_slow(sbt_cm_kind k, CUresult r,
-                                                             tcu_launch l, tcu_launch_parts p)
-{
-	size_t len = tcu_enc_raw_size(p.param_bytes, p.extra_len, p.nattrs);
-	tcu_enc_raw *raw;
-	cap_rec *rec;
-
-	raw = (tcu_enc_raw *)cap_record_begin_deferred(SBT_CM_TYPE(k), CAP_REC_WORK,
-	                                               tcu_launch_encode, len, &rec);
-	if (!raw)
-		return;
-	tcu_launch_fill(raw, r, &l, &p);
-	cap_record_commit(rec, len);
 }
 
 /*
@@ -1138,7 +1120,17 @@ static inline __attribute__((always_inline)) void tcu_launch_record(sbt_cm_kind 
 	raw = (tcu_enc_raw *)cap_fast_reserve_deferred(&t, &e, SBT_CM_TYPE(k), CAP_REC_WORK,
 	                                               tcu_launch_encode, len);
 	if (__builtin_expect(!raw, 0)) {
-		tcu_launch_record_slow(k, r, *l, p);
+		/* The clock is not the counter, a stack is wanted (the default
+		 * policy's for launches), the block is full or the runtime is
+		 * not running: the record opened and committed, inline where
+		 * that can be, out of line where not (cap_fast.h). */
+		cap_rec *rec;
+		raw = (tcu_enc_raw *)cap_fast_begin_deferred(SBT_CM_TYPE(k), CAP_REC_WORK,
+		                                             tcu_launch_encode, len, &rec);
+		if (!raw)
+			return;
+		tcu_launch_fill(raw, r, l, &p);
+		cap_fast_commit(rec, len);
 		return;
 	}
 	tcu_launch_fill(raw, r, l, &p);
@@ -1238,15 +1230,18 @@ tcu_launch_kernel(tcu_fn id, int ptds, CUfunction f, unsigned int gx, unsigned i
 	}
 	/* mode, capturing and capture_id live in registers: only copies of
 	 * them have their address passed on (to the out-of-line halves of
-	 * the unit and the bookkeeping, on their slow paths). */
-	{
+	 * the unit and the bookkeeping, on their slow paths), and the unit's
+	 * common case (no trigger: windowed 1) is tested before the copy is
+	 * made.  tcu_launch_before always writes st and cid. */
+	unit = 0;
+	if (atomic_load_explicit(&tcu_g.windowed, memory_order_relaxed) != 1) {
 		tcu_mode m = mode;
 		unit = tcu_launch_unit_begin(&m);
 		mode = m;
 	}
 	if (mode == TCU_MODE_RECORD) {
-		int st = 0;
-		uint64_t cid = 0;
+		int st;
+		uint64_t cid;
 		ordinal = tcu_launch_before(f, params, extra, s, ptds, &st, &cid);
 		capturing = st;
 		capture_id = cid;
@@ -1256,7 +1251,10 @@ tcu_launch_kernel(tcu_fn id, int ptds, CUfunction f, unsigned int gx, unsigned i
 		tcu_launch l = {f,      {gx, gy, gz}, {bx, by, bz}, shared,    s,   params,
 		                extra, NULL,         0,            capturing, capture_id, ptds};
 		tcu_launch_record(SBT_CM_K_cuLaunchKernel, r, &l);
-		tcu_launch_after(ordinal, s, ptds, capturing);
+		/* Ordinal 0: tcu_launch_before found the launch quiet, which
+		 * lasts, so there is nothing to do after it either. */
+		if (ordinal)
+			tcu_launch_after(ordinal, s, ptds, capturing);
 	}
 	if (unit) {
 		uint64_t cid;

@@ -36,9 +36,17 @@
 #             the functions with the most inclusive Ir per launch added
 #             from N to 2N.
 #
+#   self      (only when named) the application thread's self Ir per launch
+#             from N to 2N in the interposer's and the capture runtime's own
+#             source files (paths with interpose/ or capture/, inlined code
+#             included), per file and in total, for stacks none and, with
+#             --base LIB, the same way with LIB preloaded instead (another
+#             build of libtracesmith_cuda.so, measured in the same run).
+#
 # CUDA_BENCH_MONO=1 adds a fifth way, stacks none with TRACESMITH_CLOCK=monotonic.
-#   BUILD=build sh tests/bench/cuda_bench.sh [--only wall,callgrind,profile]
+#   BUILD=build sh tests/bench/cuda_bench.sh [--only wall,callgrind,profile,self]
 #       [--launches 10000,100000] [--driver double|system] [--program PATH]
+#       [--base LIB]
 # --driver system leaves LD_LIBRARY_PATH alone (the real libcuda.so.1, or
 # whatever the loader finds) and --program runs another program with the
 # same interface (`--launches N`, prints "launches N ns_per_launch X");
@@ -65,7 +73,9 @@ TMP = os.environ["CUDA_BENCH_TMP"]
 LIB = os.path.abspath(os.path.join(B, "interpose/libtracesmith_cuda.so"))
 DOUBLE = os.path.abspath(os.path.join(B, "tests/doubles/cuda"))
 VARIANTS = ["plain", "off", "none", "work"]
-LABEL = {"plain": "plain", "off": "off", "none": "stacks none", "work": "stacks work", "mono": "none, mono"}
+LABEL = {"plain": "plain", "off": "off", "none": "stacks none", "work": "stacks work", "mono": "none, mono",
+         "base": "stacks none, --base"}
+BASE_LIB = None  # --base: the library the "base" way preloads
 # CUDA_BENCH_MONO=1 adds a fifth way: stacks none with record times from
 # CLOCK_MONOTONIC (TRACESMITH_CLOCK=monotonic) instead of the default clock, to
 # tell the clock's share of the cost from the rest.
@@ -115,9 +125,11 @@ def base_env(driver):
 def variant_env(driver, v, trace):
     env = base_env(driver)
     if v != "plain":
-        env["LD_PRELOAD"] = LIB
+        env["LD_PRELOAD"] = BASE_LIB if v == "base" else LIB
         env["TRACESMITH_OUTPUT"] = trace
-    if v == "off":
+    if v == "base":
+        env["TRACESMITH_STACKS"] = "none"
+    elif v == "off":
         env["TRACESMITH_DISABLE"] = "1"
     elif v == "mono":
         env["TRACESMITH_STACKS"] = "none"
@@ -256,7 +268,7 @@ def cg_run(a, v, n, k, keep=False):
                                                             tail(p.stdout)))
     if v != "plain":
         check_captured(v, n, p.stdout, trace)
-    if v in ("none", "work"):
+    if v in ("none", "work", "base"):
         os.unlink(trace)
     total = main = None
     files = sorted(glob.glob(base + "-*"))
@@ -338,17 +350,64 @@ def profile(a, n, top):
     log()
 
 
+def self_ir(path):
+    """Self Ir per source file of one callgrind file, for the files of the
+    interposer and the capture runtime (a path with interpose/ or
+    capture/, keyed from there on: the same file can be listed under a
+    relative and an absolute path)."""
+    p = subprocess.run(["callgrind_annotate", "--auto=no", "--tree=none", "--threshold=100", path],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    if p.returncode != 0:
+        raise BenchError("callgrind_annotate %s: exit %d:\n%s" % (path, p.returncode, tail(p.stdout)))
+    d = {}
+    for line in p.stdout.splitlines():
+        m = re.match(r"\s*([\d,]+) \([ \d.]+%\)\s+(.*?)(?: \[.*\])?$", line)
+        if not m or "PROGRAM TOTALS" in m.group(2):
+            continue
+        f = m.group(2).rpartition(":")[0]
+        k = re.search(r"(interpose/.*|capture/.*)$", f)
+        if k:
+            d[k.group(1)] = d.get(k.group(1), 0) + int(m.group(1).replace(",", ""))
+    return d
+
+
+def self_part(a, n):
+    log("== self: application thread, self Ir per launch from N=%d to 2N=%d in the "
+        "interposer's and the runtime's files" % (n, 2 * n))
+    for v in ["none"] + (["base"] if BASE_LIB else []):
+        d = {}
+        for m in (n, 2 * n):
+            cg_run(a, v, m, 0, keep=True)
+            path = os.path.join(TMP, "cg.%s.%d.0.out-01" % (v, m))
+            d[m] = self_ir(path)
+            os.unlink(path)
+        rows = sorted(((d[2 * n].get(k, 0) - d[n].get(k, 0)) / n, k)
+                      for k in set(d[n]) | set(d[2 * n]))
+        log("%s%s:" % (LABEL[v], " (%s)" % BASE_LIB if v == "base" else ""))
+        for ir, k in reversed(rows):
+            if abs(ir) >= 0.05:
+                log("  %8.1f  %s" % (ir, k))
+        log("  %8.1f  total" % sum(ir for ir, _ in rows))
+    log()
+
+
 def main():
+    global BASE_LIB
     ap = argparse.ArgumentParser(prog="cuda_bench.sh")
     ap.add_argument("--only", default="wall,callgrind")
     ap.add_argument("--launches", default="10000,100000")
     ap.add_argument("--driver", choices=["double", "system"], default="double")
     ap.add_argument("--program", default=os.path.join(B, "tests/cuda/cuda_launch_loop"))
+    ap.add_argument("--base", default=None)
     a = ap.parse_args()
     parts = [p for p in a.only.split(",") if p]
     for p in parts:
-        if p not in ("wall", "callgrind", "profile"):
-            raise BenchError("--only: unknown part '%s' (have wall,callgrind,profile)" % p)
+        if p not in ("wall", "callgrind", "profile", "self"):
+            raise BenchError("--only: unknown part '%s' (have wall,callgrind,profile,self)" % p)
+    if a.base is not None:
+        if not os.path.isfile(a.base):
+            raise BenchError("--base: %s is not a file" % a.base)
+        BASE_LIB = os.path.abspath(a.base)
     counts = parse_counts("--launches", a.launches)
     rounds = env_int("CUDA_BENCH_ROUNDS", 21, 1)
     cg_n = env_int("CUDA_BENCH_CG_LAUNCHES", 10000, 1)
@@ -377,6 +436,11 @@ def main():
             log("== profile: SKIPPED: valgrind or callgrind_annotate is not installed")
         else:
             profile(a, cg_n, 16)
+    if "self" in parts:
+        if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
+            log("== self: SKIPPED: valgrind or callgrind_annotate is not installed")
+        else:
+            self_part(a, cg_n)
     return 0
 
 
