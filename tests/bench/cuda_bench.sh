@@ -39,9 +39,10 @@
 #   self      (only when named) the application thread's self Ir per launch
 #             from N to 2N in the interposer's and the capture runtime's own
 #             source files (paths with interpose/ or capture/, inlined code
-#             included), per file and in total, for stacks none and, with
-#             --base LIB, the same way with LIB preloaded instead (another
-#             build of libtracesmith_cuda.so, measured in the same run).
+#             included), per file and in total, for stacks none, stacks work
+#             (and none, mono) and, with --base LIB, each of those ways with
+#             LIB preloaded instead (another build of libtracesmith_cuda.so,
+#             measured in the same run).
 #
 # CUDA_BENCH_MONO=1 adds a fifth way, stacks none with TRACESMITH_CLOCK=monotonic.
 #   BUILD=build sh tests/bench/cuda_bench.sh [--only wall,callgrind,profile,self]
@@ -73,8 +74,9 @@ TMP = os.environ["CUDA_BENCH_TMP"]
 LIB = os.path.abspath(os.path.join(B, "interpose/libtracesmith_cuda.so"))
 DOUBLE = os.path.abspath(os.path.join(B, "tests/doubles/cuda"))
 VARIANTS = ["plain", "off", "none", "work"]
-LABEL = {"plain": "plain", "off": "off", "none": "stacks none", "work": "stacks work", "mono": "none, mono",
-         "base": "stacks none, --base"}
+LABEL = {"plain": "plain", "off": "off", "none": "stacks none", "work": "stacks work", "mono": "none, mono"}
+for _v in ("none", "work", "mono"):
+    LABEL["base:" + _v] = LABEL[_v] + ", --base"
 BASE_LIB = None  # --base: the library the "base" way preloads
 # CUDA_BENCH_MONO=1 adds a fifth way: stacks none with record times from
 # CLOCK_MONOTONIC (TRACESMITH_CLOCK=monotonic) instead of the default clock, to
@@ -123,13 +125,15 @@ def base_env(driver):
 
 
 def variant_env(driver, v, trace):
+    if v.startswith("base:"):
+        env = variant_env(driver, v[len("base:"):], trace)
+        env["LD_PRELOAD"] = BASE_LIB
+        return env
     env = base_env(driver)
     if v != "plain":
-        env["LD_PRELOAD"] = BASE_LIB if v == "base" else LIB
+        env["LD_PRELOAD"] = LIB
         env["TRACESMITH_OUTPUT"] = trace
-    if v == "base":
-        env["TRACESMITH_STACKS"] = "none"
-    elif v == "off":
+    if v == "off":
         env["TRACESMITH_DISABLE"] = "1"
     elif v == "mono":
         env["TRACESMITH_STACKS"] = "none"
@@ -268,7 +272,7 @@ def cg_run(a, v, n, k, keep=False):
                                                             tail(p.stdout)))
     if v != "plain":
         check_captured(v, n, p.stdout, trace)
-    if v in ("none", "work", "base"):
+    if v in RECORDING or v.startswith("base:"):
         os.unlink(trace)
     total = main = None
     files = sorted(glob.glob(base + "-*"))
@@ -374,7 +378,7 @@ def self_ir(path):
 def self_part(a, n):
     log("== self: application thread, self Ir per launch from N=%d to 2N=%d in the "
         "interposer's and the runtime's files" % (n, 2 * n))
-    for v in ["none"] + (["base"] if BASE_LIB else []):
+    for v in [w for u in RECORDING for w in [u] + (["base:" + u] if BASE_LIB else [])]:
         d = {}
         for m in (n, 2 * n):
             cg_run(a, v, m, 0, keep=True)
@@ -383,7 +387,7 @@ def self_part(a, n):
             os.unlink(path)
         rows = sorted(((d[2 * n].get(k, 0) - d[n].get(k, 0)) / n, k)
                       for k in set(d[n]) | set(d[2 * n]))
-        log("%s%s:" % (LABEL[v], " (%s)" % BASE_LIB if v == "base" else ""))
+        log("%s%s:" % (LABEL[v], " (%s)" % BASE_LIB if v.startswith("base:") else ""))
         for ir, k in reversed(rows):
             if abs(ir) >= 0.05:
                 log("  %8.1f  %s" % (ir, k))
