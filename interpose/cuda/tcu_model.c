@@ -1063,6 +1063,15 @@ static inline __attribute__((always_inline)) void tcu_launch_parts_get(const tcu
 		p->nattrs = l->nattrs;
 }
 
+/* The parameter bytes, out of line: the launch without parameters keeps
+ * its registers, and a launch with them makes one call here instead of
+ * one to memcpy per parameter (tcu_enc_param_copy). */
+static __attribute__((noinline)) void tcu_launch_params(uint8_t *dst, void *const *params,
+                                                        const tcu_layout *lay, size_t param_bytes)
+{
+	tcu_enc_params(dst, params, lay->pl, lay->nparams, param_bytes);
+}
+
 static inline __attribute__((always_inline)) void
 tcu_launch_fill(tcu_enc_raw *raw, CUresult r, const tcu_launch *l, const tcu_launch_parts *p)
 {
@@ -1086,7 +1095,7 @@ tcu_launch_fill(tcu_enc_raw *raw, CUresult r, const tcu_launch *l, const tcu_lau
 	raw->ptds = (uint8_t)l->ptds;
 	tail = (uint8_t *)(raw + 1);
 	if (p->param_bytes)
-		tcu_enc_params(tail, l->params, p->lay->pl, p->lay->nparams, p->param_bytes);
+		tcu_launch_params(tail, l->params, p->lay, p->param_bytes);
 	if (p->extra_len)
 		memcpy(tail + p->param_bytes, p->extra, p->extra_len);
 	if (p->nattrs && l->attrs)

@@ -31,7 +31,8 @@
 #             Ir per launch (the double and the loop), for scale.  Median
 #             of CUDA_BENCH_CG_RUNS runs per point.
 #   profile   (only when named) where the application thread's
-#             instructions go: for none and work, one callgrind run at N and
+#             instructions go: for none and work (and, with --base LIB, the
+#             same two with LIB), one callgrind run at N and
 #             one at 2N, `callgrind_annotate --inclusive=yes` of thread 1,
 #             the functions with the most inclusive Ir per launch added
 #             from N to 2N.
@@ -339,7 +340,7 @@ def profile(a, n, top):
     log("== profile: application thread, inclusive Ir per launch added from N=%d to 2N=%d"
         % (n, 2 * n))
     skip = re.compile(r"(below main)|__libc_start|^\?\?\?:0x|:main$")
-    for v in ("none", "work"):
+    for v in ("none", "work") + (("base:none", "base:work") if BASE_LIB else ()):
         d = {}
         for m in (n, 2 * n):
             cg_run(a, v, m, 0, keep=True)
@@ -348,7 +349,7 @@ def profile(a, n, top):
             os.unlink(path)
         rows = sorted(((d[2 * n].get(k, 0) - d[n].get(k, 0)) / n, k)
                       for k in set(d[n]) | set(d[2 * n]) if not skip.search(k))
-        log("%s:" % LABEL[v])
+        log("%s%s:" % (LABEL[v], " (%s)" % BASE_LIB if v.startswith("base:") else ""))
         for ir, k in list(reversed(rows))[:top]:
             log("  %8.0f  %s" % (ir, k))
     log()
