@@ -1112,8 +1112,9 @@ tcu_launch_fill(tcu_enc_raw *raw, CUresult r, const tcu_launch *l, const tcu_lau
  * record is reserved in the thread's block, filled in place and sealed
  * (cap_fast_reserve_deferred / cap_fast_seal_deferred: no open-record
  * state to set and clear, the time read inline from the counter); nothing
- * between the two records on this thread (the call is the program's, so
- * any hooked call the fill could reach is nested: cap_enter_inline).
+ * between the two records on this thread: the fill only copies bytes (and
+ * the wrapper is inside cap_enter_inline, so a hooked call would be
+ * nested and record nothing).
  */
 static inline __attribute__((always_inline)) void tcu_launch_record(sbt_cm_kind k, CUresult r,
                                                                    const tcu_launch *l)
