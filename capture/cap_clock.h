@@ -42,6 +42,7 @@
 #define TRACESMITH_CAP_CLOCK_H
 
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #define CAP_CLOCK_POINTS 256                   /* calibration points kept */
@@ -94,6 +95,20 @@ static inline uint64_t cap_clock_rdtscp(void)
 	return ((uint64_t)hi << 32) | lo;
 #else
 	return 0; /* never used: cap_clock_tsc_usable says no */
+#endif
+}
+
+/* cap_clock_rdtscp stored at dst (a record's time) as its two halves,
+ * as RDTSCP gives them: two stores instead of joining them first. */
+static inline void cap_clock_rdtscp_to(uint64_t *dst)
+{
+#if defined(__x86_64__)
+	uint32_t lo, hi, aux;
+	__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+	memcpy(dst, &lo, sizeof(lo)); /* little-endian: the low half first */
+	memcpy((uint8_t *)dst + sizeof(lo), &hi, sizeof(hi));
+#else
+	*dst = 0; /* never used: cap_clock_tsc_usable says no */
 #endif
 }
 

@@ -58,10 +58,11 @@ static inline int cap_enter_inline(void)
 	return cap_tls_depth++ > 0;
 }
 
+/* After cap_enter_inline, always: a wrapper pairs the two on every path
+ * (the public cap_leave also stands an unpaired call). */
 static inline void cap_leave_inline(void)
 {
-	if (cap_tls_depth > 0)
-		cap_tls_depth--;
+	cap_tls_depth--;
 }
 
 /* 1 when this thread may record now; starts the runtime on first use. */
@@ -119,7 +120,10 @@ cap_rt_seal_entry_clock(cap_thread *t, cap_entry *e, size_t head, size_t len, in
 	seq = atomic_fetch_add(&cap_g.next_seq, 1);
 	e->seq = seq;
 	/* the writer makes it ns since the header */
-	e->time_ns = tsc ? cap_clock_rdtscp() : cap_clock_read();
+	if (tsc)
+		cap_clock_rdtscp_to(&e->time_ns);
+	else
+		e->time_ns = cap_clock_read();
 	cap_rt_publish_size(t, size);
 	atomic_store_explicit(&t->inflight, 0, memory_order_release);
 	return seq;

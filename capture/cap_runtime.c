@@ -1347,7 +1347,8 @@ int cap_enter(void)
 
 void cap_leave(void)
 {
-	cap_leave_inline();
+	if (cap_tls_depth > 0)
+		cap_leave_inline();
 }
 
 /* ---- types, metadata, callbacks --------------------------------------- */

@@ -238,15 +238,33 @@ static inline size_t tcu_enc_raw_size(size_t param_bytes, size_t extra_len, size
 	return sizeof(tcu_enc_raw) + param_bytes + extra_len + nattrs * TCU_ENC_ATTR_STRIDE;
 }
 
+/* One parameter's bytes: the common sizes (pointers, 32-bit values) as
+ * one load and one store, without a call to memcpy. */
+static inline void tcu_enc_param_copy(uint8_t *dst, const void *src, uint32_t size)
+{
+	uint64_t w;
+	uint32_t v;
+	if (size == 8) {
+		memcpy(&w, src, sizeof(w));
+		memcpy(dst, &w, sizeof(w));
+	} else if (size == 4) {
+		memcpy(&v, src, sizeof(v));
+		memcpy(dst, &v, sizeof(v));
+	} else {
+		memcpy(dst, src, size);
+	}
+}
+
 /* Lay the parameters out over param_bytes zeroed bytes at dst, as
- * tcu_enc_launch_put does in place. */
+ * tcu_enc_launch_put does in place (in the layout's order, so that
+ * overlapping parameters end as there). */
 static inline void tcu_enc_params(uint8_t *dst, void *const *params, const tcu_enc_param *pl,
                                   uint32_t nparams, size_t param_bytes)
 {
 	memset(dst, 0, param_bytes);
 	for (uint32_t i = 0; i < nparams; i++)
 		if (params[i])
-			memcpy(dst + pl[i].offset, params[i], pl[i].size);
+			tcu_enc_param_copy(dst + pl[i].offset, params[i], pl[i].size);
 }
 
 /* The writer's side (a cap_encode_fn): the payload of the raw launch, or,

@@ -1051,10 +1051,25 @@ static inline __attribute__((always_inline)) void tcu_launch_parts_get(const tcu
 			         "launches are recorded without parameters and cannot be replayed",
 			         f && f->name ? f->name : "(unnamed)");
 	} else if (l->extra) {
-		tcu_extra_buffer(l->extra, &p->extra, &p->extra_len);
+		/* Its own locals: p's address never escapes, so the inline
+		 * launch keeps p in registers. */
+		const void *buf = NULL;
+		size_t len = 0;
+		tcu_extra_buffer(l->extra, &buf, &len);
+		p->extra = buf;
+		p->extra_len = len;
 	}
 	if (l->attrs)
 		p->nattrs = l->nattrs;
+}
+
+/* The parameter bytes, out of line: the launch without parameters keeps
+ * its registers, and a launch with them makes one call here instead of
+ * one to memcpy per parameter (tcu_enc_param_copy). */
+static __attribute__((noinline)) void tcu_launch_params(uint8_t *dst, void *const *params,
+                                                        const tcu_layout *lay, size_t param_bytes)
+{
+	tcu_enc_params(dst, params, lay->pl, lay->nparams, param_bytes);
 }
 
 static inline __attribute__((always_inline)) void
@@ -1065,10 +1080,12 @@ tcu_launch_fill(tcu_enc_raw *raw, CUresult r, const tcu_launch *l, const tcu_lau
 	raw->handle = TCU_H(l->f);
 	raw->stream = TCU_H(l->stream);
 	raw->capture_id = l->capture_id;
-	for (int i = 0; i < 3; i++) {
-		raw->grid[i] = l->grid[i];
-		raw->block[i] = l->block[i];
-	}
+	raw->grid[0] = l->grid[0];
+	raw->grid[1] = l->grid[1];
+	raw->grid[2] = l->grid[2];
+	raw->block[0] = l->block[0];
+	raw->block[1] = l->block[1];
+	raw->block[2] = l->block[2];
 	raw->shared_mem = l->shared;
 	raw->result = (uint32_t)r;
 	raw->capture_status = (uint32_t)l->capturing;
@@ -1078,7 +1095,7 @@ tcu_launch_fill(tcu_enc_raw *raw, CUresult r, const tcu_launch *l, const tcu_lau
 	raw->ptds = (uint8_t)l->ptds;
 	tail = (uint8_t *)(raw + 1);
 	if (p->param_bytes)
-		tcu_enc_params(tail, l->params, p->lay->pl, p->lay->nparams, p->param_bytes);
+		tcu_launch_params(tail, l->params, p->lay, p->param_bytes);
 	if (p->extra_len)
 		memcpy(tail + p->param_bytes, p->extra, p->extra_len);
 	if (p->nattrs && l->attrs)
@@ -1091,23 +1108,43 @@ tcu_launch_fill(tcu_enc_raw *raw, CUresult r, const tcu_launch *l, const tcu_lau
  * encoded handle, name and layout by pointer (entries and layouts live as
  * long as the process), so a launch copies its values and parameter bytes
  * and formats, allocates and locks nothing here.  Inlined into each
- * launch wrapper, so that the tcu_launch is never built in memory.
+ * launch wrapper, so that the tcu_launch is never built in memory.  The
+ * record is reserved in the thread's block, filled in place and sealed
+ * (cap_fast_reserve_deferred / cap_fast_seal_deferred: no open-record
+ * state to set and clear, the time read inline from the counter); nothing
+ * between the two records on this thread: the fill only copies bytes (and
+ * the wrapper is inside cap_enter_inline, so a hooked call would be
+ * nested and record nothing).
  */
 static inline __attribute__((always_inline)) void tcu_launch_record(sbt_cm_kind k, CUresult r,
                                                                    const tcu_launch *l)
 {
 	tcu_launch_parts p;
 	tcu_enc_raw *raw;
-	cap_rec *rec;
+	cap_thread *t;
+	cap_entry *e;
+	size_t len;
 
 	tcu_launch_parts_get(l, &p);
-	raw = (tcu_enc_raw *)cap_fast_begin_deferred(
-	    SBT_CM_TYPE(k), CAP_REC_WORK, tcu_launch_encode,
-	    tcu_enc_raw_size(p.param_bytes, p.extra_len, p.nattrs), &rec);
-	if (!raw)
+	len = tcu_enc_raw_size(p.param_bytes, p.extra_len, p.nattrs);
+	raw = (tcu_enc_raw *)cap_fast_reserve_deferred(&t, &e, SBT_CM_TYPE(k), CAP_REC_WORK,
+	                                               tcu_launch_encode, len);
+	if (__builtin_expect(!raw, 0)) {
+		/* The clock is not the counter, a stack is wanted (the default
+		 * policy's for launches), the block is full or the runtime is
+		 * not running: the record opened and committed, inline where
+		 * that can be, out of line where not (cap_fast.h). */
+		cap_rec *rec;
+		raw = (tcu_enc_raw *)cap_fast_begin_deferred(SBT_CM_TYPE(k), CAP_REC_WORK,
+		                                             tcu_launch_encode, len, &rec);
+		if (!raw)
+			return;
+		tcu_launch_fill(raw, r, l, &p);
+		cap_fast_commit(rec, len);
 		return;
+	}
 	tcu_launch_fill(raw, r, l, &p);
-	cap_fast_commit(rec, tcu_enc_raw_size(p.param_bytes, p.extra_len, p.nattrs));
+	cap_fast_seal_deferred(t, e, len);
 }
 
 /* l's launch record encoded here, as the writer thread would (malloc'd;
@@ -1201,20 +1238,41 @@ tcu_launch_kernel(tcu_fn id, int ptds, CUfunction f, unsigned int gx, unsigned i
 		r = tcu_no_driver(id);
 		goto out;
 	}
-	unit = tcu_launch_unit_begin(&mode);
-	if (mode == TCU_MODE_RECORD)
-		ordinal = tcu_launch_before(f, params, extra, s, ptds, &capturing, &capture_id);
+	/* mode, capturing and capture_id live in registers: only copies of
+	 * them have their address passed on (to the out-of-line halves of
+	 * the unit and the bookkeeping, on their slow paths), and the unit's
+	 * common case (no trigger: windowed 1) is tested before the copy is
+	 * made.  tcu_launch_before always writes st and cid. */
+	unit = 0;
+	if (atomic_load_explicit(&tcu_g.windowed, memory_order_relaxed) != 1) {
+		tcu_mode m = mode;
+		unit = tcu_launch_unit_begin(&m);
+		mode = m;
+	}
+	if (mode == TCU_MODE_RECORD) {
+		int st;
+		uint64_t cid;
+		ordinal = tcu_launch_before(f, params, extra, s, ptds, &st, &cid);
+		capturing = st;
+		capture_id = cid;
+	}
 	r = real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
 	if (mode == TCU_MODE_RECORD) {
 		tcu_launch l = {f,      {gx, gy, gz}, {bx, by, bz}, shared,    s,   params,
 		                extra, NULL,         0,            capturing, capture_id, ptds};
 		tcu_launch_record(SBT_CM_K_cuLaunchKernel, r, &l);
-		tcu_launch_after(ordinal, s, ptds, capturing);
+		/* Ordinal 0: tcu_launch_before found the launch quiet, which
+		 * lasts, so there is nothing to do after it either. */
+		if (ordinal)
+			tcu_launch_after(ordinal, s, ptds, capturing);
 	}
-	if (unit && tcu_live_captured(mode, s, ptds, &capture_id)) {
-		tcu_launch l = {f,      {gx, gy, gz}, {bx, by, bz}, shared, s,   params,
-		                extra, NULL,         0,            0,      0,   ptds};
-		tcu_launch_keep(SBT_CM_K_cuLaunchKernel, id, r, l, capture_id);
+	if (unit) {
+		uint64_t cid;
+		if (tcu_live_captured(mode, s, ptds, &cid)) {
+			tcu_launch l = {f,      {gx, gy, gz}, {bx, by, bz}, shared, s,   params,
+			                extra, NULL,         0,            0,      0,   ptds};
+			tcu_launch_keep(SBT_CM_K_cuLaunchKernel, id, r, l, cid);
+		}
 	}
 	tcu_launch_unit_end(unit);
 out:

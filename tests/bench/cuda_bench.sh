@@ -31,14 +31,24 @@
 #             Ir per launch (the double and the loop), for scale.  Median
 #             of CUDA_BENCH_CG_RUNS runs per point.
 #   profile   (only when named) where the application thread's
-#             instructions go: for none and work, one callgrind run at N and
+#             instructions go: for none and work (and, with --base LIB, the
+#             same two with LIB), one callgrind run at N and
 #             one at 2N, `callgrind_annotate --inclusive=yes` of thread 1,
 #             the functions with the most inclusive Ir per launch added
 #             from N to 2N.
 #
+#   self      (only when named) the application thread's self Ir per launch
+#             from N to 2N in the interposer's and the capture runtime's own
+#             source files (paths with interpose/ or capture/, inlined code
+#             included), per file and in total, for stacks none, stacks work
+#             (and none, mono) and, with --base LIB, each of those ways with
+#             LIB preloaded instead (another build of libtracesmith_cuda.so,
+#             measured in the same run).
+#
 # CUDA_BENCH_MONO=1 adds a fifth way, stacks none with TRACESMITH_CLOCK=monotonic.
-#   BUILD=build sh tests/bench/cuda_bench.sh [--only wall,callgrind,profile]
+#   BUILD=build sh tests/bench/cuda_bench.sh [--only wall,callgrind,profile,self]
 #       [--launches 10000,100000] [--driver double|system] [--program PATH]
+#       [--base LIB]
 # --driver system leaves LD_LIBRARY_PATH alone (the real libcuda.so.1, or
 # whatever the loader finds) and --program runs another program with the
 # same interface (`--launches N`, prints "launches N ns_per_launch X");
@@ -66,6 +76,9 @@ LIB = os.path.abspath(os.path.join(B, "interpose/libtracesmith_cuda.so"))
 DOUBLE = os.path.abspath(os.path.join(B, "tests/doubles/cuda"))
 VARIANTS = ["plain", "off", "none", "work"]
 LABEL = {"plain": "plain", "off": "off", "none": "stacks none", "work": "stacks work", "mono": "none, mono"}
+for _v in ("none", "work", "mono"):
+    LABEL["base:" + _v] = LABEL[_v] + ", --base"
+BASE_LIB = None  # --base: the library the "base" way preloads
 # CUDA_BENCH_MONO=1 adds a fifth way: stacks none with record times from
 # CLOCK_MONOTONIC (TRACESMITH_CLOCK=monotonic) instead of the default clock, to
 # tell the clock's share of the cost from the rest.
@@ -113,6 +126,10 @@ def base_env(driver):
 
 
 def variant_env(driver, v, trace):
+    if v.startswith("base:"):
+        env = variant_env(driver, v[len("base:"):], trace)
+        env["LD_PRELOAD"] = BASE_LIB
+        return env
     env = base_env(driver)
     if v != "plain":
         env["LD_PRELOAD"] = LIB
@@ -256,7 +273,7 @@ def cg_run(a, v, n, k, keep=False):
                                                             tail(p.stdout)))
     if v != "plain":
         check_captured(v, n, p.stdout, trace)
-    if v in ("none", "work"):
+    if v in RECORDING or v.startswith("base:"):
         os.unlink(trace)
     total = main = None
     files = sorted(glob.glob(base + "-*"))
@@ -323,7 +340,7 @@ def profile(a, n, top):
     log("== profile: application thread, inclusive Ir per launch added from N=%d to 2N=%d"
         % (n, 2 * n))
     skip = re.compile(r"(below main)|__libc_start|^\?\?\?:0x|:main$")
-    for v in ("none", "work"):
+    for v in ("none", "work") + (("base:none", "base:work") if BASE_LIB else ()):
         d = {}
         for m in (n, 2 * n):
             cg_run(a, v, m, 0, keep=True)
@@ -332,23 +349,70 @@ def profile(a, n, top):
             os.unlink(path)
         rows = sorted(((d[2 * n].get(k, 0) - d[n].get(k, 0)) / n, k)
                       for k in set(d[n]) | set(d[2 * n]) if not skip.search(k))
-        log("%s:" % LABEL[v])
+        log("%s%s:" % (LABEL[v], " (%s)" % BASE_LIB if v.startswith("base:") else ""))
         for ir, k in list(reversed(rows))[:top]:
             log("  %8.0f  %s" % (ir, k))
     log()
 
 
+def self_ir(path):
+    """Self Ir per source file of one callgrind file, for the files of the
+    interposer and the capture runtime (a path with interpose/ or
+    capture/, keyed from there on: the same file can be listed under a
+    relative and an absolute path)."""
+    p = subprocess.run(["callgrind_annotate", "--auto=no", "--tree=none", "--threshold=100", path],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    if p.returncode != 0:
+        raise BenchError("callgrind_annotate %s: exit %d:\n%s" % (path, p.returncode, tail(p.stdout)))
+    d = {}
+    for line in p.stdout.splitlines():
+        m = re.match(r"\s*([\d,]+) \([ \d.]+%\)\s+(.*?)(?: \[.*\])?$", line)
+        if not m or "PROGRAM TOTALS" in m.group(2):
+            continue
+        f = m.group(2).rpartition(":")[0]
+        k = re.search(r"(interpose/.*|capture/.*)$", f)
+        if k:
+            d[k.group(1)] = d.get(k.group(1), 0) + int(m.group(1).replace(",", ""))
+    return d
+
+
+def self_part(a, n):
+    log("== self: application thread, self Ir per launch from N=%d to 2N=%d in the "
+        "interposer's and the runtime's files" % (n, 2 * n))
+    for v in [w for u in RECORDING for w in [u] + (["base:" + u] if BASE_LIB else [])]:
+        d = {}
+        for m in (n, 2 * n):
+            cg_run(a, v, m, 0, keep=True)
+            path = os.path.join(TMP, "cg.%s.%d.0.out-01" % (v, m))
+            d[m] = self_ir(path)
+            os.unlink(path)
+        rows = sorted(((d[2 * n].get(k, 0) - d[n].get(k, 0)) / n, k)
+                      for k in set(d[n]) | set(d[2 * n]))
+        log("%s%s:" % (LABEL[v], " (%s)" % BASE_LIB if v.startswith("base:") else ""))
+        for ir, k in reversed(rows):
+            if abs(ir) >= 0.05:
+                log("  %8.1f  %s" % (ir, k))
+        log("  %8.1f  total" % sum(ir for ir, _ in rows))
+    log()
+
+
 def main():
+    global BASE_LIB
     ap = argparse.ArgumentParser(prog="cuda_bench.sh")
     ap.add_argument("--only", default="wall,callgrind")
     ap.add_argument("--launches", default="10000,100000")
     ap.add_argument("--driver", choices=["double", "system"], default="double")
     ap.add_argument("--program", default=os.path.join(B, "tests/cuda/cuda_launch_loop"))
+    ap.add_argument("--base", default=None)
     a = ap.parse_args()
     parts = [p for p in a.only.split(",") if p]
     for p in parts:
-        if p not in ("wall", "callgrind", "profile"):
-            raise BenchError("--only: unknown part '%s' (have wall,callgrind,profile)" % p)
+        if p not in ("wall", "callgrind", "profile", "self"):
+            raise BenchError("--only: unknown part '%s' (have wall,callgrind,profile,self)" % p)
+    if a.base is not None:
+        if not os.path.isfile(a.base):
+            raise BenchError("--base: %s is not a file" % a.base)
+        BASE_LIB = os.path.abspath(a.base)
     counts = parse_counts("--launches", a.launches)
     rounds = env_int("CUDA_BENCH_ROUNDS", 21, 1)
     cg_n = env_int("CUDA_BENCH_CG_LAUNCHES", 10000, 1)
@@ -377,6 +441,11 @@ def main():
             log("== profile: SKIPPED: valgrind or callgrind_annotate is not installed")
         else:
             profile(a, cg_n, 16)
+    if "self" in parts:
+        if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
+            log("== self: SKIPPED: valgrind or callgrind_annotate is not installed")
+        else:
+            self_part(a, cg_n)
     return 0
 
 
