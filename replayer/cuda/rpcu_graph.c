@@ -308,9 +308,10 @@ static rp_status rpcu_graph_access(rpcu_state *s, const sbt_cm_call *c, CUmemAcc
 	memcpy(v, c->res_desc, c->res_desc_len);
 	for (size_t i = 0; i < *n; i++) {
 		if (v[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE) {
+			int type = (int)v[i].location.type;
 			free(v);
 			return rpcu_fail(s, diag, RP_ERR_TRACE, "access descriptor %zu of the memory allocation node "
-			                 "names location type %d, not a device", i, (int)v[i].location.type);
+			                 "names location type %d, not a device", i, type);
 		}
 		v[i].location.id = rpcu_graph_device(s, v[i].location.id);
 	}
