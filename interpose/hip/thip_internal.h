@@ -439,13 +439,21 @@ void thip_gorder_add(uint64_t graph, uint64_t node, const hipGraphNode_t *deps, 
 void thip_gorder_edges(uint64_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to,
                        size_t n, int add);
 void thip_gorder_destroy_node(uint64_t graph, uint64_t node);
-/* An exec made of graph (its level order kept), or destroyed. */
+/* An exec made of graph (its level and topological orders kept), or
+ * destroyed. */
 void thip_gorder_instantiate(uint64_t exec, uint64_t graph);
 void thip_gorder_exec_destroy(uint64_t exec);
-/* The pairs hipGraphExecUpdate(exec, graph) makes: graph's level order now
- * (*gnodes) and exec's at instantiation (*xnodes), new arrays owned by the
- * caller; 0 (nothing allocated) when either is not followed. */
-int thip_gorder_pairs(uint64_t exec, uint64_t graph, uint64_t **gnodes, size_t *ng,
+/* The orders in which clr's hipGraphExecUpdate pairs nodes; the record's
+ * `sub` says which one its pairs follow (serializer/sbt_compute.h). */
+enum {
+	THIP_GORDER_LEVEL = 0, /* clr 5.2's ihipGraph::LevelOrder (old traces: no sub) */
+	THIP_GORDER_TOPO = 1   /* clr 6.0-6.2's Graph::TopologicalOrder */
+};
+/* The pairs hipGraphExecUpdate(exec, graph) makes in order `order`
+ * (THIP_GORDER_*): graph's order now (*gnodes) and exec's at instantiation
+ * (*xnodes), new arrays owned by the caller; 0 (nothing allocated) when
+ * either is not followed. */
+int thip_gorder_pairs(uint64_t exec, uint64_t graph, int order, uint64_t **gnodes, size_t *ng,
                       uint64_t **xnodes, size_t *nx);
 
 /* ---- counters (thip_core.c) ---------------------------------------------- */
