@@ -41,9 +41,20 @@
 #   reproduces the failures; without the update that worked the next
 #   read-back differs (exit 3), and an update whose pair names a node the
 #   graph does not hold yet is refused by name, as it worked and as it
-#   failed; tsinfo and the emulator read the trace; under a runtime
-#   answering ROCm 6's version (TSHIP_DOUBLE_RUNTIME_VERSION) every update
-#   is recorded as not modeled and replay refuses the launch after it.
+#   failed; tsinfo and the emulator read the trace;
+# - with hip_graph_exec order and destroy on the double answering ROCm
+#   6.0's version (TSHIP_DOUBLE_RUNTIME_VERSION): clr 6's topological
+#   pairing, where the level order pairs otherwise (the 5.2 double fails
+#   the same update), and clr 6's failures (another count with no error
+#   node, a changed kind, another count of dependencies, another copy
+#   kind), recorded with sub=1 and the topological orders, replayed equal
+#   under either version (plain, --check-determinism, --range), the
+#   failures reproduced, damaged accounts refused by name (a node not held
+#   yet, a count of dependencies, the level order's account, an unknown
+#   order); clr 6's hipGraphDestroyNode leaving the middle of three
+#   children counted, so that the graph's order misses it;
+# - under a runtime answering ROCm 7's version every update is recorded as
+#   not modeled and replay refuses the launch after it.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/hip"
 H="$TOP/$BUILD/tests/hip"

@@ -6,7 +6,10 @@
  * hipGraphKernelNodeSetParams, hipGraphDestroyNode,
  * hipGraphRemoveDependencies, hipGraphInstantiateWithFlags, the exec
  * setters and hipGraphExecUpdate (hipGraphInstantiate, launch and the
- * destroys: thd_core.c, shared with stream capture).
+ * destroys: thd_core.c, shared with stream capture).  Answering a ROCm 6
+ * version (thd_runtime_version), hipGraphExecUpdate, the order an exec
+ * keeps at instantiation and hipGraphDestroyNode's in-degrees follow clr
+ * 6.0-6.2 instead (hipGraphExecUpdate below).
  *
  * A node is the work its call would queue, made by that call on a stream
  * of the node's own that captures into a graph of its own (so a kernel
