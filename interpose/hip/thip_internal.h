@@ -277,7 +277,26 @@ typedef struct thip_fninfo {
 	size_t params_len; /* end of the last explicit argument */
 	int known;         /* the layout came from metadata */
 } thip_fninfo;
-int thip_function_get(uint64_t handle, thip_fninfo *out);
+/* The entry of a function handle (borrowed: entries are never freed, nor
+ * changed once stored), the newest for a handle stored again; NULL for an
+ * unknown handle or 0.  No lock, no allocation, no copy: inline, the entry
+ * this thread's last launch found while no entry was stored since (a
+ * program launches the same few functions over and over); else a walk of
+ * the entries, newest first (thip_reg.c). */
+typedef struct thip_fn_cache {
+	uint64_t handle, gen;
+	const thip_fninfo *info;
+} thip_fn_cache;
+extern __thread __attribute__((tls_model("initial-exec"))) thip_fn_cache thip_tls_fn;
+extern _Atomic uint64_t thip_fn_gen; /* entries stored (thip_reg.c) */
+const thip_fninfo *thip_function_find_slow(uint64_t handle);
+static inline const thip_fninfo *thip_function_find(uint64_t handle)
+{
+	if (handle && handle == thip_tls_fn.handle &&
+	    atomic_load_explicit(&thip_fn_gen, memory_order_relaxed) == thip_tls_fn.gen)
+		return thip_tls_fn.info;
+	return thip_function_find_slow(handle);
+}
 
 /* Variables registered with __hipRegisterVar by the fat binary module:
  * the device name of the host shadow at address host (NULL when unknown;
