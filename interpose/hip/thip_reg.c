@@ -173,20 +173,27 @@ static int thip_module_live_locked(uint64_t handle)
 	return 0;
 }
 
+/* Whether a and b say the same of a function. */
+static int thip_fninfo_same(const thip_fninfo *a, const thip_fninfo *b)
+{
+	return strcmp(a->name, b->name) == 0 && a->known == b->known && a->nargs == b->nargs &&
+	       a->params_len == b->params_len &&
+	       memcmp(a->offset, b->offset, sizeof(a->offset)) == 0 &&
+	       memcmp(a->size, b->size, sizeof(a->size)) == 0;
+}
+
 void thip_function_add(uint64_t handle, uint64_t module, const char *name)
 {
 	const sbt_amd_kernel *k = NULL;
+	const thip_function *o;
 	thip_function *f;
 	char *copy;
 	if (!handle || !name)
 		return;
 	copy = strdup(name); /* lives as long as the process: records point at it */
 	f = calloc(1, sizeof(*f)); /* never freed: launches read it without the lock */
-	if (!copy || !f) {
-		free(copy);
-		free(f);
-		return;
-	}
+	if (!copy || !f)
+		goto out_free;
 	f->handle = handle;
 	f->info.name = copy;
 	pthread_mutex_lock(&thip_reg_mu);
@@ -207,10 +214,22 @@ void thip_function_add(uint64_t handle, uint64_t module, const char *name)
 		}
 	}
 	f->next = atomic_load_explicit(&thip_fn_head, memory_order_relaxed);
+	/* the newest entry of the handle saying the same (a program may ask
+	 * for its function again at every launch): nothing grows */
+	for (o = f->next; o && o->handle != handle; o = o->next)
+		;
+	if (o && thip_fninfo_same(&o->info, &f->info))
+		goto out_unlock;
 	atomic_store_explicit(&thip_fn_head, f, memory_order_release);
 	/* after the store: a thread that sees the new count sees the entry */
 	atomic_fetch_add_explicit(&thip_fn_gen, 1, memory_order_release);
+	f = NULL;
+	copy = NULL;
+out_unlock:
 	pthread_mutex_unlock(&thip_reg_mu);
+out_free:
+	free(copy);
+	free(f);
 }
 
 const thip_fninfo *thip_function_find_slow(uint64_t handle)
