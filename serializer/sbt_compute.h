@@ -118,11 +118,13 @@
  *       CUDA's cuGraphExec*NodeSetParams.
  *       hipGraphExecUpdate (cuGraphExecUpdate: handle = the exec, parent
  *       = the graph, value = the hipGraphExecUpdateResult, node = the
- *       error node when clr names one; deps = the graph's nodes in clr
- *       5.2's level order at the call, deps_to = the exec's in that order
- *       at its instantiation: the pairs it made, index by index; lists of
- *       two lengths: the topology changed) when the interposer followed
- *       both, else tsGraphNotModeled.
+ *       error node when clr names one; deps = the graph's nodes in the
+ *       order the runtime's clr pairs them at the call, deps_to = the
+ *       exec's in that order at its instantiation: the pairs it made,
+ *       index by index; lists of two lengths: the topology changed; sub =
+ *       that order: absent for clr 5.2's level order, 1 for clr 6.0-6.2's
+ *       topological order) when the interposer followed both, else
+ *       tsGraphNotModeled.
  *     hipSetDevice (cuCtxSetCurrent): device; allocations, stream
  *       creations, module loads and arrays: device = the calling thread's
  *       current device (absent for 0); hipStreamCreateWithFlags

@@ -317,11 +317,10 @@ static const uint8_t *thip_extra_buffer(void **extra, size_t *len_out)
 static void thip_launch_record(sbt_cm_hip_call hcall, const thip_launch *l, hipError_t r,
                                int counted)
 {
-	thip_fninfo fi;
+	const thip_fninfo *fi = thip_function_find(l->fn);
 	sbt_cm_call c;
 	uint8_t layout[64 * SBT_CM_LAYOUT_BYTES];
 	uint8_t *params = NULL;
-	int known = thip_function_get(l->fn, &fi);
 
 	sbt_cm_call_init(&c);
 	c.result = (uint64_t)r;
@@ -345,24 +344,24 @@ static void thip_launch_record(sbt_cm_hip_call hcall, const thip_launch *l, hipE
 		c.deps = l->node->deps;
 		c.deps_len = l->node->deps_len;
 	}
-	if (known) {
-		c.name = (const uint8_t *)fi.name;
-		c.name_len = strlen(fi.name);
+	if (fi) {
+		c.name = (const uint8_t *)fi->name;
+		c.name_len = strlen(fi->name);
 	}
-	if (known && fi.known) {
-		for (size_t a = 0; a < fi.nargs; a++)
-			sbt_cm_layout_put(layout + a * SBT_CM_LAYOUT_BYTES, fi.offset[a], fi.size[a]);
+	if (fi && fi->known) {
+		for (size_t a = 0; a < fi->nargs; a++)
+			sbt_cm_layout_put(layout + a * SBT_CM_LAYOUT_BYTES, fi->offset[a], fi->size[a]);
 		c.layout = layout;
-		c.layout_len = fi.nargs * SBT_CM_LAYOUT_BYTES;
+		c.layout_len = fi->nargs * SBT_CM_LAYOUT_BYTES;
 		/* kernelParams: one pointer per explicit argument, in order. */
-		if (l->params && fi.params_len) {
-			params = calloc(1, fi.params_len);
+		if (l->params && fi->params_len) {
+			params = calloc(1, fi->params_len);
 			if (params) {
-				for (size_t a = 0; a < fi.nargs; a++)
+				for (size_t a = 0; a < fi->nargs; a++)
 					if (l->params[a])
-						memcpy(params + fi.offset[a], l->params[a], fi.size[a]);
+						memcpy(params + fi->offset[a], l->params[a], fi->size[a]);
 				c.params = params;
-				c.params_len = fi.params_len;
+				c.params_len = fi->params_len;
 			}
 		}
 	}

@@ -23,6 +23,18 @@
  * graph at instantiation (hipGraphExec::GetNodes); hipGraphExecUpdate pairs
  * the graph's level order, as it is then, with that one, index by index.
  *
+ * clr 6.0-6.2 (hip_graph.cpp, hip_graph_internal.{hpp,cpp}, read at the
+ * tags rocm-6.0.0 to rocm-6.2.2) pairs in a topological order instead
+ * (Graph::TopologicalOrder: Kahn's, from the nodes of in-degree 0 in the
+ * order added, a node queued when the last edge into it is taken; the
+ * exec keeps its graph's at instantiation) and keeps the in-degree as 5.2
+ * does but for hipGraphDestroyNode: it takes the node's edges away one by
+ * one (the child's in-degree drops), walking the node's own list of edges
+ * while that list shrinks under it, so that with libstdc++ some children
+ * are never reached and keep their in-degree (thip_gshape_destroy6).  A
+ * vertex keeps both in-degrees; the runtime's version picks the order
+ * (thip_graphnm.c).
+ *
  * Only graphs made by hipGraphCreate are followed (a graph made by stream
  * capture or hipGraphClone has nodes the interposer never saw added):
  * an update naming any other graph, or an exec of one, is recorded as not
@@ -40,6 +52,7 @@ typedef struct thip_gvert {
 	uint64_t node;
 	uint32_t level;
 	size_t indeg;
+	size_t indeg6;   /* clr 6's */
 	uint64_t *edges; /* the nodes after it, in the order the edges were made (owned) */
 	size_t nedges;
 } thip_gvert;
@@ -52,6 +65,8 @@ typedef struct thip_gshape {
 typedef struct thip_xorder {
 	uint64_t *nodes; /* the graph's level order at instantiation (owned) */
 	size_t n;
+	uint64_t *topo;  /* its topological order then (owned) */
+	size_t ntopo;
 } thip_xorder;
 
 static struct {
@@ -121,6 +136,7 @@ static int thip_gshape_edge(thip_gshape *s, thip_gvert *from, uint64_t to_node)
 	from->edges = e;
 	e[from->nedges++] = to_node;
 	to->indeg++;
+	to->indeg6++;
 	if (to->level >= from->level + 1)
 		return 1;
 	to->level = from->level + 1;
@@ -194,6 +210,7 @@ static void thip_gshape_unedge(thip_gshape *s, thip_gvert *from, uint64_t to_nod
 	if (!to || keep == had)
 		return;
 	to->indeg--;
+	to->indeg6--;
 	for (size_t i = 0; i < s->n; i++) {
 		int dep = &s->v[i] == from;
 		for (size_t k = 0; !dep && k < s->v[i].nedges; k++)
@@ -227,6 +244,39 @@ out:
 	pthread_mutex_unlock(&thip_gorder_g.mu);
 }
 
+/* clr 6's hipGraphDestroyNode before the node goes: a range-for over its
+ * edges, each RemoveUpdateEdge'd (std::remove, then erase) while the loop
+ * keeps the end it began with, so that it reads slot i of the list's
+ * storage, a slot past the shrunk list still holding what was moved out
+ * of it (of edges a, b, c: a and c go, b keeps its in-degree).  0 when
+ * out of memory. */
+static int thip_gshape_destroy6(thip_gshape *s, const thip_gvert *v)
+{
+	size_t count = v->nedges, live = v->nedges;
+	uint64_t *slot;
+
+	if (!count)
+		return 1;
+	if (!(slot = malloc(count * sizeof(*slot))))
+		return 0;
+	memcpy(slot, v->edges, count * sizeof(*slot));
+	for (size_t i = 0; i < count; i++) {
+		uint64_t child = slot[i];
+		size_t at = 0;
+		thip_gvert *c;
+		while (at < live && slot[at] != child)
+			at++;
+		if (at == live)
+			continue; /* RemoveUpdateEdge finds nothing */
+		memmove(&slot[at], &slot[at + 1], (live - at - 1) * sizeof(*slot));
+		live--;
+		if ((c = thip_gshape_find(s, child)))
+			c->indeg6--;
+	}
+	free(slot);
+	return 1;
+}
+
 void thip_gorder_destroy_node(uint64_t graph, uint64_t node)
 {
 	thip_gshape *s;
@@ -235,6 +285,10 @@ void thip_gorder_destroy_node(uint64_t graph, uint64_t node)
 	pthread_mutex_lock(&thip_gorder_g.mu);
 	if (!(s = cap_umap_get(&thip_gorder_g.shapes, graph)) || !(v = thip_gshape_find(s, node)))
 		goto out;
+	if (!thip_gshape_destroy6(s, v)) {
+		thip_gorder_forget(graph);
+		goto out;
+	}
 	free(v->edges);
 	memmove(v, v + 1, (size_t)(&s->v[s->n] - (v + 1)) * sizeof(*v));
 	s->n--;
@@ -288,6 +342,52 @@ static int thip_gshape_order(const thip_gshape *s, uint64_t **out, size_t *n)
 	return 1;
 }
 
+/* clr 6's Graph::TopologicalOrder of s into a new array (*out owned by
+ * the caller; a node whose in-degree never reaches 0 is missing); 0 when
+ * out of memory. */
+static int thip_gshape_topo(const thip_gshape *s, uint64_t **out, size_t *n)
+{
+	uint64_t *q = malloc((s->n ? s->n : 1) * sizeof(*q));
+	size_t *left = calloc(s->n ? s->n : 1, sizeof(*left));
+	size_t head = 0, tail = 0;
+
+	if (!q || !left) {
+		free(q);
+		free(left);
+		return 0;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		left[i] = s->v[i].indeg6;
+		if (!left[i])
+			q[tail++] = s->v[i].node;
+	}
+	while (head < tail) {
+		const thip_gvert *x = thip_gshape_find((thip_gshape *)s, q[head++]);
+		for (size_t k = 0; x && k < x->nedges; k++) {
+			thip_gvert *y = thip_gshape_find((thip_gshape *)s, x->edges[k]);
+			size_t at;
+			if (!y)
+				continue;
+			at = (size_t)(y - s->v);
+			if (left[at] && !--left[at] && tail < s->n)
+				q[tail++] = y->node;
+		}
+	}
+	free(left);
+	*out = q;
+	*n = tail;
+	return 1;
+}
+
+static void thip_xorder_free(thip_xorder *x)
+{
+	if (!x)
+		return;
+	free(x->nodes);
+	free(x->topo);
+	free(x);
+}
+
 void thip_gorder_instantiate(uint64_t exec, uint64_t graph)
 {
 	thip_gshape *s;
@@ -296,18 +396,13 @@ void thip_gorder_instantiate(uint64_t exec, uint64_t graph)
 	if (!exec)
 		return;
 	pthread_mutex_lock(&thip_gorder_g.mu);
-	x = cap_umap_del(&thip_gorder_g.execs, exec);
-	if (x)
-		free(x->nodes);
-	free(x);
-	x = NULL;
+	thip_xorder_free(cap_umap_del(&thip_gorder_g.execs, exec));
 	if (!(s = cap_umap_get(&thip_gorder_g.shapes, graph)))
 		goto out;
 	if (!(x = calloc(1, sizeof(*x))) || !thip_gshape_order(s, &x->nodes, &x->n) ||
+	    !thip_gshape_topo(s, &x->topo, &x->ntopo) ||
 	    cap_umap_put(&thip_gorder_g.execs, exec, x) == x) {
-		if (x)
-			free(x->nodes);
-		free(x);
+		thip_xorder_free(x);
 		CAP_ERROR("hip: out of memory following graph exec %p: its updates are not modeled",
 		          (void *)(uintptr_t)exec);
 	}
@@ -317,21 +412,18 @@ out:
 
 void thip_gorder_exec_destroy(uint64_t exec)
 {
-	thip_xorder *x;
-
 	pthread_mutex_lock(&thip_gorder_g.mu);
-	x = cap_umap_del(&thip_gorder_g.execs, exec);
-	if (x)
-		free(x->nodes);
-	free(x);
+	thip_xorder_free(cap_umap_del(&thip_gorder_g.execs, exec));
 	pthread_mutex_unlock(&thip_gorder_g.mu);
 }
 
-int thip_gorder_pairs(uint64_t exec, uint64_t graph, uint64_t **gnodes, size_t *ng,
+int thip_gorder_pairs(uint64_t exec, uint64_t graph, int order, uint64_t **gnodes, size_t *ng,
                       uint64_t **xnodes, size_t *nx)
 {
 	thip_gshape *s;
 	thip_xorder *x;
+	const uint64_t *xv;
+	size_t xn;
 	int ok = 0;
 
 	*gnodes = *xnodes = NULL;
@@ -339,17 +431,20 @@ int thip_gorder_pairs(uint64_t exec, uint64_t graph, uint64_t **gnodes, size_t *
 	pthread_mutex_lock(&thip_gorder_g.mu);
 	s = cap_umap_get(&thip_gorder_g.shapes, graph);
 	x = cap_umap_get(&thip_gorder_g.execs, exec);
-	if (!s || !x || !thip_gshape_order(s, gnodes, ng))
+	if (!s || !x ||
+	    !(order == THIP_GORDER_TOPO ? thip_gshape_topo(s, gnodes, ng) : thip_gshape_order(s, gnodes, ng)))
 		goto out;
-	if (!(*xnodes = malloc((x->n ? x->n : 1) * sizeof(**xnodes)))) {
+	xv = order == THIP_GORDER_TOPO ? x->topo : x->nodes;
+	xn = order == THIP_GORDER_TOPO ? x->ntopo : x->n;
+	if (!(*xnodes = malloc((xn ? xn : 1) * sizeof(**xnodes)))) {
 		free(*gnodes);
 		*gnodes = NULL;
 		*ng = 0;
 		goto out;
 	}
-	if (x->n)
-		memcpy(*xnodes, x->nodes, x->n * sizeof(**xnodes));
-	*nx = x->n;
+	if (xn)
+		memcpy(*xnodes, xv, xn * sizeof(**xnodes));
+	*nx = xn;
 	ok = 1;
 out:
 	pthread_mutex_unlock(&thip_gorder_g.mu);

@@ -283,31 +283,40 @@ static size_t thip_graphnm_pack(const uint64_t *v, size_t n, uint8_t **out)
 	return n * 8;
 }
 
-/* Whether the runtime is ROCm 5's (hipRuntimeGetVersion: major x 10^7 +
- * ...), whose clr pairs by level order.  ROCm 6's clr pairs by a
- * topological order (Graph::TopologicalOrder, Kahn's) that the interposer
- * does not follow: its updates are recorded as not modeled. */
-static int thip_graphnm_pairs_by_level(void)
+/* The order the runtime's clr pairs nodes in (THIP_GORDER_*), from
+ * hipRuntimeGetVersion (major x 10^7 + minor x 10^5 + patch): ROCm 5's
+ * level order, ROCm 6.0-6.2's topological order (the clr sources read for
+ * it); -1 for any other runtime, whose updates are recorded as not
+ * modeled. */
+static int thip_graphnm_pair_order(void)
 {
 	__typeof__(hipRuntimeGetVersion) *get = THIP_RT(hipRuntimeGetVersion);
 	int v = 0;
 
-	return get && get(&v) == hipSuccess && v / 10000000 == 5;
+	if (!get || get(&v) != hipSuccess)
+		return -1;
+	if (v / 10000000 == 5)
+		return THIP_GORDER_LEVEL;
+	if (v / 10000000 == 6 && v / 100000 % 100 <= 2)
+		return THIP_GORDER_TOPO;
+	return -1;
 }
 
 /*
- * hipGraphExecUpdate: clr 5.2 pairs the graph's nodes in level order with
- * the exec's (thip_gorder.c) and gives each exec node its pair's
- * parameters, stopping at the first pair of two kinds (the earlier pairs
- * keep their new parameters).  Recorded as itself (handle = the exec,
- * parent = the graph, value = the hipGraphExecUpdateResult, node = the
- * error node, deps = the graph's level order, deps_to = the exec's, the
- * pairs index by index; serializer/sbt_compute.h) when both are followed
- * there and the runtime is ROCm 5's; else (a graph made by stream capture
- * or a clone, an exec of one, or a runtime whose clr pairs otherwise:
- * ROCm 6's) as tsGraphNotModeled.  The out-parameters are read only where clr
- * writes them: the result at hipSuccess and hipErrorGraphExecUpdateFailure,
- * the error node at a failure other than a changed topology.
+ * hipGraphExecUpdate: clr pairs the graph's nodes with the exec's, in clr
+ * 5.2's level order or clr 6.0-6.2's topological order (thip_gorder.c),
+ * and gives each exec node its pair's parameters, stopping at the first
+ * pair that fails (the earlier pairs keep their new parameters).  Recorded
+ * as itself (handle = the exec, parent = the graph, value = the
+ * hipGraphExecUpdateResult, node = the error node, deps = the graph's
+ * order, deps_to = the exec's, the pairs index by index, sub = the order
+ * they follow: THIP_GORDER_*, absent for the level order;
+ * serializer/sbt_compute.h) when both are followed there and the runtime
+ * is one of those; else (a graph made by stream capture or a clone, an
+ * exec of one, another runtime) as tsGraphNotModeled.  The out-parameters
+ * are read only where clr writes them: the result at hipSuccess and
+ * hipErrorGraphExecUpdateFailure; the error node at such a failure, but
+ * for clr 5.2's changed topology (clr 6 writes NULL there).
  */
 hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph,
                               hipGraphNode_t *hErrorNode_out,
@@ -323,11 +332,12 @@ hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph,
 	size_t ng = 0, nx = 0;
 	uint8_t *pg = NULL, *px = NULL;
 	sbt_cm_call c;
+	int order;
 
 	if (call.nested)
 		goto out;
-	if (!thip_graphnm_pairs_by_level() ||
-	    !thip_gorder_pairs(THIP_U(hGraphExec), THIP_U(hGraph), &gn, &ng, &xn, &nx)) {
+	if ((order = thip_graphnm_pair_order()) < 0 ||
+	    !thip_gorder_pairs(THIP_U(hGraphExec), THIP_U(hGraph), order, &gn, &ng, &xn, &nx)) {
 		thip_graphnm_record(&call, r, "hipGraphExecUpdate", 0, THIP_U(hGraphExec), 0, NULL, 0, 0);
 		goto out;
 	}
@@ -342,10 +352,12 @@ hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph,
 	c.parent = THIP_U(hGraph);
 	if ((r == hipSuccess || r == hipErrorGraphExecUpdateFailure) && updateResult_out) {
 		c.value = (uint64_t)*updateResult_out;
-		if (r != hipSuccess && *updateResult_out != hipGraphExecUpdateErrorTopologyChanged &&
-		    hErrorNode_out)
+		if (r != hipSuccess && hErrorNode_out &&
+		    (order == THIP_GORDER_TOPO ||
+		     *updateResult_out != hipGraphExecUpdateErrorTopologyChanged))
 			c.node = THIP_U(*hErrorNode_out);
 	}
+	c.sub = (uint64_t)order;
 	c.deps_len = thip_graphnm_pack(gn, ng, &pg);
 	c.deps = pg;
 	c.deps_to_len = thip_graphnm_pack(xn, nx, &px);

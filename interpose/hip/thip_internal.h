@@ -277,7 +277,26 @@ typedef struct thip_fninfo {
 	size_t params_len; /* end of the last explicit argument */
 	int known;         /* the layout came from metadata */
 } thip_fninfo;
-int thip_function_get(uint64_t handle, thip_fninfo *out);
+/* The entry of a function handle (borrowed: entries are never freed, nor
+ * changed once stored), the newest for a handle stored again; NULL for an
+ * unknown handle or 0.  No lock, no allocation, no copy: inline, the entry
+ * this thread's last launch found while no entry was stored since (a
+ * program launches the same few functions over and over); else a walk of
+ * the entries, newest first (thip_reg.c). */
+typedef struct thip_fn_cache {
+	uint64_t handle, gen;
+	const thip_fninfo *info;
+} thip_fn_cache;
+extern __thread __attribute__((tls_model("initial-exec"))) thip_fn_cache thip_tls_fn;
+extern _Atomic uint64_t thip_fn_gen; /* entries stored (thip_reg.c) */
+const thip_fninfo *thip_function_find_slow(uint64_t handle);
+static inline const thip_fninfo *thip_function_find(uint64_t handle)
+{
+	if (handle && handle == thip_tls_fn.handle &&
+	    atomic_load_explicit(&thip_fn_gen, memory_order_relaxed) == thip_tls_fn.gen)
+		return thip_tls_fn.info;
+	return thip_function_find_slow(handle);
+}
 
 /* Variables registered with __hipRegisterVar by the fat binary module:
  * the device name of the host shadow at address host (NULL when unknown;
@@ -439,13 +458,21 @@ void thip_gorder_add(uint64_t graph, uint64_t node, const hipGraphNode_t *deps, 
 void thip_gorder_edges(uint64_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to,
                        size_t n, int add);
 void thip_gorder_destroy_node(uint64_t graph, uint64_t node);
-/* An exec made of graph (its level order kept), or destroyed. */
+/* An exec made of graph (its level and topological orders kept), or
+ * destroyed. */
 void thip_gorder_instantiate(uint64_t exec, uint64_t graph);
 void thip_gorder_exec_destroy(uint64_t exec);
-/* The pairs hipGraphExecUpdate(exec, graph) makes: graph's level order now
- * (*gnodes) and exec's at instantiation (*xnodes), new arrays owned by the
- * caller; 0 (nothing allocated) when either is not followed. */
-int thip_gorder_pairs(uint64_t exec, uint64_t graph, uint64_t **gnodes, size_t *ng,
+/* The orders in which clr's hipGraphExecUpdate pairs nodes; the record's
+ * `sub` says which one its pairs follow (serializer/sbt_compute.h). */
+enum {
+	THIP_GORDER_LEVEL = 0, /* clr 5.2's ihipGraph::LevelOrder (old traces: no sub) */
+	THIP_GORDER_TOPO = 1   /* clr 6.0-6.2's Graph::TopologicalOrder */
+};
+/* The pairs hipGraphExecUpdate(exec, graph) makes in order `order`
+ * (THIP_GORDER_*): graph's order now (*gnodes) and exec's at instantiation
+ * (*xnodes), new arrays owned by the caller; 0 (nothing allocated) when
+ * either is not followed. */
+int thip_gorder_pairs(uint64_t exec, uint64_t graph, int order, uint64_t **gnodes, size_t *ng,
                       uint64_t **xnodes, size_t *nx);
 
 /* ---- counters (thip_core.c) ---------------------------------------------- */

@@ -5,8 +5,13 @@
  * device allocations and async device-to-host copies awaiting their
  * checkpoint.  Small tables under thip_reg_mu (thip_internal.h); lookups
  * are linear, which is enough for the programs this first phase captures
- * (docs/hip.md, "Limits").
+ * (docs/hip.md, "Limits").  The functions, which every launch looks up,
+ * are read without the lock: entries are never freed and are published
+ * newest first on a list whose head is stored with release order under
+ * thip_reg_mu, and each thread keeps the entry its last launch found while
+ * thip_fn_gen says no entry was stored since (thip_function_find).
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +26,7 @@ typedef struct thip_module {
 typedef struct thip_function {
 	uint64_t handle;
 	thip_fninfo info;
+	const struct thip_function *next; /* the one stored before it */
 } thip_function;
 
 typedef struct thip_var {
@@ -50,7 +56,13 @@ typedef struct thip_vec {
 } thip_vec;
 
 static pthread_mutex_t thip_reg_mu = PTHREAD_MUTEX_INITIALIZER;
-static thip_vec thip_modules, thip_functions, thip_vars, thip_allocs, thip_pendings;
+static thip_vec thip_modules, thip_vars, thip_allocs, thip_pendings;
+/* The functions, newest first: written under thip_reg_mu, read without it
+ * (an entry is immutable once its release store made it the head).
+ * thip_fn_gen counts the entries stored, bumped after the store. */
+static const thip_function *_Atomic thip_fn_head;
+_Atomic uint64_t thip_fn_gen;
+__thread __attribute__((tls_model("initial-exec"))) thip_fn_cache thip_tls_fn;
 
 /* Room for one more item; NULL when out of memory. */
 static void *thip_vec_push(thip_vec *v, size_t size)
@@ -161,61 +173,81 @@ static int thip_module_live_locked(uint64_t handle)
 	return 0;
 }
 
+/* Whether a and b say the same of a function. */
+static int thip_fninfo_same(const thip_fninfo *a, const thip_fninfo *b)
+{
+	return strcmp(a->name, b->name) == 0 && a->known == b->known && a->nargs == b->nargs &&
+	       a->params_len == b->params_len &&
+	       memcmp(a->offset, b->offset, sizeof(a->offset)) == 0 &&
+	       memcmp(a->size, b->size, sizeof(a->size)) == 0;
+}
+
 void thip_function_add(uint64_t handle, uint64_t module, const char *name)
 {
 	const sbt_amd_kernel *k = NULL;
+	const thip_function *o;
 	thip_function *f;
 	char *copy;
 	if (!handle || !name)
 		return;
 	copy = strdup(name); /* lives as long as the process: records point at it */
-	if (!copy)
-		return;
+	f = calloc(1, sizeof(*f)); /* never freed: launches read it without the lock */
+	if (!copy || !f)
+		goto out_free;
+	f->handle = handle;
+	f->info.name = copy;
 	pthread_mutex_lock(&thip_reg_mu);
 	for (size_t i = thip_modules.n; i-- > 0 && !k;) {
 		thip_module *m = (thip_module *)thip_modules.items + i;
 		if (m->handle == module && module)
 			k = sbt_amd_meta_find(m->meta, name);
 	}
-	f = thip_vec_push(&thip_functions, sizeof(*f));
-	if (f) {
-		memset(f, 0, sizeof(*f));
-		f->handle = handle;
-		f->info.name = copy;
-		if (k && k->explicit_count <= sizeof(f->info.offset) / sizeof(f->info.offset[0])) {
-			f->info.known = 1;
-			f->info.nargs = k->explicit_count;
-			for (size_t a = 0; a < k->explicit_count; a++) {
-				uint64_t end = (uint64_t)k->args[a].offset + k->args[a].size;
-				f->info.offset[a] = k->args[a].offset;
-				f->info.size[a] = k->args[a].size;
-				if (end > f->info.params_len)
-					f->info.params_len = (size_t)end;
-			}
+	if (k && k->explicit_count <= sizeof(f->info.offset) / sizeof(f->info.offset[0])) {
+		f->info.known = 1;
+		f->info.nargs = k->explicit_count;
+		for (size_t a = 0; a < k->explicit_count; a++) {
+			uint64_t end = (uint64_t)k->args[a].offset + k->args[a].size;
+			f->info.offset[a] = k->args[a].offset;
+			f->info.size[a] = k->args[a].size;
+			if (end > f->info.params_len)
+				f->info.params_len = (size_t)end;
 		}
-	} else {
-		free(copy);
 	}
+	f->next = atomic_load_explicit(&thip_fn_head, memory_order_relaxed);
+	/* the newest entry of the handle saying the same (a program may ask
+	 * for its function again at every launch): nothing grows */
+	for (o = f->next; o && o->handle != handle; o = o->next)
+		;
+	if (o && thip_fninfo_same(&o->info, &f->info))
+		goto out_unlock;
+	atomic_store_explicit(&thip_fn_head, f, memory_order_release);
+	/* after the store: a thread that sees the new count sees the entry */
+	atomic_fetch_add_explicit(&thip_fn_gen, 1, memory_order_release);
+	f = NULL;
+	copy = NULL;
+out_unlock:
 	pthread_mutex_unlock(&thip_reg_mu);
+out_free:
+	free(copy);
+	free(f);
 }
 
-int thip_function_get(uint64_t handle, thip_fninfo *out)
+const thip_fninfo *thip_function_find_slow(uint64_t handle)
 {
-	int found = 0;
+	uint64_t gen = atomic_load_explicit(&thip_fn_gen, memory_order_acquire);
+	const thip_function *f = atomic_load_explicit(&thip_fn_head, memory_order_acquire);
+
 	if (!handle)
-		return 0;
-	pthread_mutex_lock(&thip_reg_mu);
+		return NULL;
 	/* Newest first: a handle reused after an unload names its new kernel. */
-	for (size_t i = thip_functions.n; i-- > 0;) {
-		thip_function *f = (thip_function *)thip_functions.items + i;
-		if (f->handle == handle) {
-			*out = f->info;
-			found = 1;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&thip_reg_mu);
-	return found;
+	while (f && f->handle != handle)
+		f = f->next;
+	if (!f)
+		return NULL;
+	thip_tls_fn.handle = handle;
+	thip_tls_fn.gen = gen;
+	thip_tls_fn.info = &f->info;
+	return &f->info;
 }
 
 /* ---- variables ------------------------------------------------------------------ */

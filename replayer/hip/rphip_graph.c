@@ -855,36 +855,60 @@ static size_t rphip_gnode_at(const struct rphip_gnodes *gn, uint64_t cap)
 	return k;
 }
 
+static int rphip_gnode_is_copy(sbt_cm_hip_call hc)
+{
+	return hc == SBT_CM_HIP_hipGraphAddMemcpyNode || hc == SBT_CM_HIP_hipGraphAddMemcpyNode1D;
+}
+
 /*
  * hipGraphExecUpdate (handle = the exec, parent = the graph; deps = the
- * graph's nodes in clr 5.2's level order at the call, deps_to = the
- * exec's at its instantiation: the pairs the capture's runtime made, index
- * by index; value = its hipGraphExecUpdateResult, node = its error node).
- * As clr 5.2 does, pair by pair the exec's copy of a node takes the record
- * of the graph's node paired with it (its own dependencies kept; a child
- * graph node the new child's nodes), until a pair of two kinds; the live
- * exec is built again at its next launch, as after a setter.  Replay checks
- * the pairs against the graph and the exec it holds: where the capture's
- * update worked, lists of two lengths, a node either does not hold or a
- * pair of two kinds is refused by name (this replay cannot do what the
- * capture's runtime did).  Where it failed with
- * hipErrorGraphExecUpdateFailure, replay reproduces the failure: a changed
- * topology must show as lists of two lengths (nothing is set), a changed
- * kind as the pair of the error node having two kinds (the pairs before it
- * are set); any other account is refused by name.  An exec or graph replay
- * holds no nodes of (made by stream capture), or one a call not modeled
- * changed, marks the exec as a call not modeled does.
+ * graph's nodes in the order the capture's clr paired them at the call,
+ * deps_to = the exec's at its instantiation: the pairs it made, index by
+ * index; sub = that order: absent for clr 5.2's level order, 1 for clr
+ * 6.0-6.2's topological order; value = its hipGraphExecUpdateResult,
+ * node = its error node).  As clr does, pair by pair the exec's copy of a
+ * node takes the record of the graph's node paired with it (its own
+ * dependencies kept; a child graph node the new child's nodes), until the
+ * pair that failed; the live exec is built again at its next launch, as
+ * after a setter.  Replay never asks its own runtime to pair (it rebuilds
+ * the exec from its copy), so the replaying runtime's order does not
+ * change what runs: the capture's pairs are applied under either runtime.
+ * What the order decides is which checks the capture's clr made, and so
+ * what a pair must show: both orders, one kind per pair (clr 6: a 1D copy
+ * is a copy); clr 6 also one count of dependencies (the graph's node now,
+ * the exec's at instantiation) and one copy kind.  The copy kind is the
+ * one check replay cannot make: a copy's record keeps the direction the
+ * interposer resolved, not the kind the program gave (hipMemcpyDefault),
+ * so a capture's hipGraphExecUpdateErrorParametersChanged naming a copy
+ * paired with a copy is taken as it was answered.  An order replay does not
+ * know is refused by name.  Where the capture's update worked, lists of two
+ * lengths, a node replay does not hold or a pair that fails a check is
+ * refused by name (this replay cannot do what the capture's runtime did).
+ * Where it failed with hipErrorGraphExecUpdateFailure, replay reproduces
+ * the failure: a changed topology must show as lists of two lengths
+ * (nothing is set; clr 6 names no error node there), the error node's
+ * pair must fail the check its result names (changed kind; clr 6: another
+ * count of dependencies as a changed topology; a copy kind as above), the
+ * pairs before it are set; any other account is refused by name.  An exec
+ * or graph replay holds no nodes of (made by stream capture), or one a call
+ * not modeled changed, marks the exec as a call not modeled does.
  */
 rp_status rphip_graph_exec_update(rphip_state *s, const sbt_cm_call *c, rp_diag *diag)
 {
 	rphip_obj *e = rphip_obj_get(s, RPHIP_O_GRAPHEXEC, c->handle), *g;
 	size_t n = c->deps_len / 8, nx = c->deps_to_len / 8, stop = n;
-	int failed = c->result != hipSuccess;
+	int failed = c->result != hipSuccess, topo = c->sub == 1;
 	char why[200];
 	rp_status st;
 
 	if (failed && c->result != hipErrorGraphExecUpdateFailure)
 		return RP_OK; /* refused before any pair (a null argument): nothing changed */
+	if (c->sub > 1)
+		return rphip_fail(s, diag, RP_ERR_TRACE, "graph exec 0x%llx's update from graph 0x%llx "
+		                  "pairs its nodes in order %llu, which this replay does not know (0: "
+		                  "clr 5.2's level order, 1: clr 6's topological order)",
+		                  (unsigned long long)c->handle, (unsigned long long)c->parent,
+		                  (unsigned long long)c->sub);
 	if (!e)
 		return rphip_failed_has(s, c->handle)
 		               ? RP_OK
@@ -903,6 +927,7 @@ rp_status rphip_graph_exec_update(rphip_state *s, const sbt_cm_call *c, rp_diag 
 		nm.name = (const uint8_t *)"hipGraphExecUpdate";
 		nm.name_len = strlen("hipGraphExecUpdate");
 		nm.node = 0;
+		nm.sub = 0;
 		return rphip_graph_not_modeled(s, &nm, diag);
 	}
 	if (c->deps_len % 8 || c->deps_to_len % 8)
@@ -910,26 +935,44 @@ rp_status rphip_graph_exec_update(rphip_state *s, const sbt_cm_call *c, rp_diag 
 		                  "not lists of 8-byte handles", c->deps_len, c->deps_to_len);
 	why[0] = 0;
 	if (n != nx) {
-		if (failed && c->value == hipGraphExecUpdateErrorTopologyChanged)
+		if (failed && c->value == hipGraphExecUpdateErrorTopologyChanged && !(topo && c->node))
 			return RP_OK; /* the same failure: nothing set */
 		snprintf(why, sizeof(why), "it pairs %zu graph nodes with %zu exec nodes", n, nx);
 	}
 	for (size_t i = 0; !why[0] && i < n; i++) {
 		uint64_t gc = rphip_u64_at(c->deps + i * 8), xc = rphip_u64_at(c->deps_to + i * 8);
 		size_t gi = rphip_gnode_at(g->gn, gc), xi = rphip_gnode_at(e->gn, xc);
+		const rphip_gnode *gv, *xv;
+		uint64_t fails = hipGraphExecUpdateSuccess;
 		if (gi == g->gn->n || xi == e->gn->n) {
 			snprintf(why, sizeof(why), "pair %zu names %s node 0x%llx, which it does not hold", i,
 			         gi == g->gn->n ? "graph" : "exec",
 			         (unsigned long long)(gi == g->gn->n ? gc : xc));
-		} else if (g->gn->v[gi].hc != e->gn->v[xi].hc) {
-			if (failed && c->value == hipGraphExecUpdateErrorNodeTypeChanged && c->node == gc) {
-				stop = i; /* the same failure, at the same pair */
-				break;
-			}
-			snprintf(why, sizeof(why), "pair %zu is a %s node (0x%llx) with a %s node (0x%llx)", i,
-			         sbt_cm_hip_name(g->gn->v[gi].hc), (unsigned long long)gc,
-			         sbt_cm_hip_name(e->gn->v[xi].hc), (unsigned long long)xc);
+			break;
 		}
+		gv = &g->gn->v[gi];
+		xv = &e->gn->v[xi];
+		if (gv->hc != xv->hc && !(topo && rphip_gnode_is_copy(gv->hc) && rphip_gnode_is_copy(xv->hc)))
+			fails = hipGraphExecUpdateErrorNodeTypeChanged;
+		else if (topo && rphip_gnode_is_copy(gv->hc) && failed &&
+		         c->value == hipGraphExecUpdateErrorParametersChanged && c->node == gc)
+			fails = hipGraphExecUpdateErrorParametersChanged; /* see above: not checkable */
+		else if (topo && gv->ndeps != xv->ndeps)
+			fails = hipGraphExecUpdateErrorTopologyChanged;
+		if (fails == hipGraphExecUpdateSuccess)
+			continue;
+		if (failed && c->value == fails && c->node == gc) {
+			stop = i; /* the same failure, at the same pair */
+			break;
+		}
+		if (fails == hipGraphExecUpdateErrorNodeTypeChanged)
+			snprintf(why, sizeof(why), "pair %zu is a %s node (0x%llx) with a %s node (0x%llx)", i,
+			         sbt_cm_hip_name(gv->hc), (unsigned long long)gc, sbt_cm_hip_name(xv->hc),
+			         (unsigned long long)xc);
+		else
+			snprintf(why, sizeof(why), "pair %zu is a node of %zu dependencies (0x%llx) with one "
+			         "of %zu (0x%llx)", i, gv->ndeps, (unsigned long long)gc, xv->ndeps,
+			         (unsigned long long)xc);
 	}
 	if (!why[0] && failed && stop == n)
 		snprintf(why, sizeof(why), "every pair has one kind, where the capture's runtime "

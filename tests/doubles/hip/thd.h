@@ -150,10 +150,16 @@ THD_HIDDEN hipError_t thd_graph_flatten(const struct ihipGraph *g, thd_node **ou
 /* The same, with from[i] = the node added node by node that work i came
  * from (NULL: a stream capture's), into a new array (*from owned by the
  * caller). */
-/* clr 5.2's ihipGraph::LevelOrder of g's nodes added node by node, into
- * a new array (*out owned by the caller; thd_graph.c). */
-THD_HIDDEN hipError_t thd_graph_level_order(const struct ihipGraph *g, struct hipGraphNode ***out,
-                                            size_t *n);
+struct hipGraphExec;
+/* The order hipGraphExecUpdate pairs an exec's nodes in, kept in e at
+ * instantiation (thd_graph.c): clr 5.2's level order, or under a runtime
+ * version of ROCm 6 (thd_runtime_version) clr 6's topological order with
+ * each node's dependency count and copy kind then; clr 6 refuses a graph
+ * whose topological order misses a node: hipErrorInvalidValue. */
+THD_HIDDEN hipError_t thd_graph_exec_order(const struct ihipGraph *g, struct hipGraphExec *e);
+/* The runtime version the double answers (thd_core.c); *bad (may be
+ * NULL) set when TSHIP_DOUBLE_RUNTIME_VERSION is not a positive number. */
+THD_HIDDEN int thd_runtime_version(int *bad);
 THD_HIDDEN hipError_t thd_graph_flatten_from(const struct ihipGraph *g, thd_node **out,
                                              struct hipGraphNode ***from, size_t *n);
 
@@ -165,8 +171,13 @@ struct hipGraphExec {
 	size_t n;
 	struct hipGraphNode **clones; /* the graph's nodes at instantiation (owned array) */
 	size_t nclones;
-	struct hipGraphNode **order; /* their level order then (hipGraphExecUpdate; owned array) */
+	struct hipGraphNode **order; /* the order hipGraphExecUpdate pairs them in
+	                              * (thd_graph_exec_order; owned array) */
 	size_t norder;
+	int topo;                    /* 1: clr 6's topological order; then, index by
+	                              * index with order (owned arrays): */
+	size_t *ondeps;              /* the clone's dependency count */
+	int *okind;                  /* the clone's copy kind (-1: not a copy) */
 };
 
 typedef struct thd_item {

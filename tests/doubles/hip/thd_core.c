@@ -191,24 +191,39 @@ THD_EXPORT hipError_t hipDeviceReset(void)
 
 /* What ROCm 5.2.3's runtime answers; TSHIP_DOUBLE_RUNTIME_VERSION=N (a
  * positive number) answers N instead, so that a test can show what the
- * interposer does under another runtime's version (the double itself stays
- * ROCm 5.2's in everything else). */
-THD_EXPORT hipError_t hipRuntimeGetVersion(int *version)
+ * interposer does under another runtime's version.  The double stays ROCm
+ * 5.2's in everything else but hipGraphInstantiate and hipGraphExecUpdate,
+ * which follow clr 6.0-6.2 when N is ROCm 6's or later (thd_graph.c).
+ * *bad set when the variable is there but not a positive version. */
+int thd_runtime_version(int *bad)
 {
 	const char *v = getenv("TSHIP_DOUBLE_RUNTIME_VERSION");
 	char *end;
 	long n;
 
+	if (bad)
+		*bad = 0;
+	if (!v || !*v)
+		return 50222153;
+	n = strtol(v, &end, 10);
+	if (*end || n < 1 || n > 0x7fffffff) {
+		if (bad)
+			*bad = 1;
+		return 50222153;
+	}
+	return (int)n;
+}
+
+THD_EXPORT hipError_t hipRuntimeGetVersion(int *version)
+{
+	int bad;
+
 	if (!version)
 		return thd_ret(hipErrorInvalidValue);
-	*version = 50222153;
-	if (v && *v) {
-		n = strtol(v, &end, 10);
-		if (*end || n < 1 || n > 0x7fffffff)
-			thd_say("TSHIP_DOUBLE_RUNTIME_VERSION=%s is not a positive version: 50222153", v);
-		else
-			*version = (int)n;
-	}
+	*version = thd_runtime_version(&bad);
+	if (bad)
+		thd_say("TSHIP_DOUBLE_RUNTIME_VERSION=%s is not a positive version: 50222153",
+		        getenv("TSHIP_DOUBLE_RUNTIME_VERSION"));
 	return hipSuccess;
 }
 
@@ -470,7 +485,7 @@ THD_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *exec, hipGraph_t graph
 	if (graph->ngnodes)
 		memcpy(e->clones, graph->gnodes, graph->ngnodes * sizeof(*e->clones));
 	e->nclones = graph->ngnodes;
-	if ((r = thd_graph_level_order(graph, &e->order, &e->norder)) != hipSuccess)
+	if ((r = thd_graph_exec_order(graph, e)) != hipSuccess)
 		return thd_ret(r);
 	e->graph = graph;
 	e->magic = THD_LIVE;

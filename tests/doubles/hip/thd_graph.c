@@ -6,7 +6,10 @@
  * hipGraphKernelNodeSetParams, hipGraphDestroyNode,
  * hipGraphRemoveDependencies, hipGraphInstantiateWithFlags, the exec
  * setters and hipGraphExecUpdate (hipGraphInstantiate, launch and the
- * destroys: thd_core.c, shared with stream capture).
+ * destroys: thd_core.c, shared with stream capture).  Answering a ROCm 6
+ * version (thd_runtime_version), hipGraphExecUpdate, the order an exec
+ * keeps at instantiation and hipGraphDestroyNode's in-degrees follow clr
+ * 6.0-6.2 instead (hipGraphExecUpdate below).
  *
  * A node is the work its call would queue, made by that call on a stream
  * of the node's own that captures into a graph of its own (so a kernel
@@ -61,6 +64,12 @@ struct hipGraphNode {
 	size_t nedges;
 	size_t indeg;
 	uint32_t level;
+	/* clr 6's in-degree (Graph::TopologicalOrder), which hipGraphDestroyNode
+	 * changes otherwise (thd_gdestroy6), and its copy kind
+	 * (GraphMemcpyNode::GetMemcpyKind: hipMemcpyDefault for a 3D copy; -1:
+	 * not a copy) */
+	size_t indeg6;
+	int mkind;
 };
 
 /* to after from: its level at least from's + 1, and so on along its
@@ -87,6 +96,7 @@ static hipError_t thd_gedge(struct hipGraphNode *from, struct hipGraphNode *to)
 	from->edges = e;
 	e[from->nedges++] = to;
 	to->indeg++;
+	to->indeg6++;
 	thd_gedge_raise(from, to);
 	return hipSuccess;
 }
@@ -107,6 +117,7 @@ static void thd_gunedge(struct hipGraphNode *from, struct hipGraphNode *to)
 	if (keep == had)
 		return;
 	to->indeg--;
+	to->indeg6--;
 	for (size_t k = 0; k < to->ndeps; k++)
 		if (to->deps[k]->level + 1 > level)
 			level = to->deps[k]->level + 1;
@@ -166,6 +177,16 @@ static hipError_t thd_gnode_make(hipError_t (*build)(const void *, hipStream_t),
 	return hipSuccess;
 }
 
+typedef struct thd_copy1d {
+	void *dst;
+	const void *src;
+	size_t count;
+	hipMemcpyKind kind;
+} thd_copy1d;
+
+static hipError_t thd_build_copy(const void *ctx, hipStream_t s);
+static hipError_t thd_build_copy1d(const void *ctx, hipStream_t s);
+
 /* The checks every add makes; then the node's work is made
  * (thd_gnode_make). */
 static hipError_t thd_gnode_add(hipGraphNode_t *out, hipGraph_t graph, const hipGraphNode_t *deps,
@@ -202,6 +223,9 @@ static hipError_t thd_gnode_add(hipGraphNode_t *out, hipGraph_t graph, const hip
 	for (size_t i = 0; i < ndeps; i++)
 		n->deps[i] = deps[i];
 	n->ndeps = ndeps;
+	n->mkind = build == thd_build_copy1d ? (int)((const thd_copy1d *)ctx)->kind
+	           : build == thd_build_copy ? (int)hipMemcpyDefault
+	                                     : -1;
 	n->magic = THD_LIVE;
 	v[graph->ngnodes++] = n;
 	for (size_t i = 0; i < ndeps; i++)
@@ -254,13 +278,6 @@ THD_EXPORT hipError_t hipGraphAddMemcpyNode(hipGraphNode_t *pGraphNode, hipGraph
 	return thd_gnode_add(pGraphNode, graph, pDependencies, numDependencies, thd_build_copy,
 	                     pCopyParams);
 }
-
-typedef struct thd_copy1d {
-	void *dst;
-	const void *src;
-	size_t count;
-	hipMemcpyKind kind;
-} thd_copy1d;
 
 static hipError_t thd_build_copy1d(const void *ctx, hipStream_t s)
 {
@@ -485,7 +502,13 @@ static hipError_t thd_exec_set(hipGraphExec_t e, hipGraphNode_t node, thd_build_
 		return thd_ret(hipErrorNotSupported);
 	if ((r = thd_gnode_make(build, ctx, &items, &nitems)) != hipSuccess)
 		return thd_ret(r);
-	return thd_ret(thd_exec_splice(e, node, items, nitems));
+	if ((r = thd_exec_splice(e, node, items, nitems)) != hipSuccess)
+		return thd_ret(r);
+	/* clr 6's clone keeps the kind it was set to (hipGraphExecUpdate reads it) */
+	for (k = 0; e->okind && k < e->norder; k++)
+		if (e->order[k] == node && build == thd_build_copy1d)
+			e->okind[k] = (int)((const thd_copy1d *)ctx)->kind;
+	return hipSuccess;
 }
 
 THD_EXPORT hipError_t hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
@@ -601,6 +624,41 @@ THD_EXPORT hipError_t hipGraphKernelNodeSetParams(hipGraphNode_t node,
 	return hipSuccess;
 }
 
+/*
+ * clr 6's hipGraphDestroyNode first takes the node's edges away one by one
+ * (RemoveUpdateEdge: the child's in-degree drops), walking its own list of
+ * edges while that list shrinks under it: with libstdc++ the walk reads
+ * slot i of the list's storage for i below the count it began with, a
+ * slot past the shrunk list still holding what was moved out of it, so a
+ * child can be read twice and another never (of edges a, b, c, only a
+ * and c go).  A child it never reaches keeps its in-degree, so clr 6's
+ * topological order never reaches it.  Only indeg6 is kept here: the
+ * node's own edge list is not read again.
+ */
+static void thd_gdestroy6(const struct hipGraphNode *node)
+{
+	struct hipGraphNode **slot;
+	size_t count = node->nedges, live = node->nedges;
+
+	if (!count || !(slot = malloc(count * sizeof(*slot))))
+		return;
+	memcpy(slot, node->edges, count * sizeof(*slot));
+	for (size_t i = 0; i < count; i++) {
+		struct hipGraphNode *child = slot[i];
+		size_t at = 0;
+		while (at < live && slot[at] != child)
+			at++;
+		if (at == live)
+			continue; /* not in the list any more: RemoveUpdateEdge says false */
+		/* std::remove then erase: the later ones move down one slot, the
+		 * last slot keeps its old value */
+		memmove(&slot[at], &slot[at + 1], (live - at - 1) * sizeof(*slot));
+		live--;
+		child->indeg6--;
+	}
+	free(slot);
+}
+
 /* clr 5.2's hipGraphDestroyNode: a null or dead node:
  * hipErrorInvalidValue; the node leaves its graph with every edge to it
  * (its handle keeps a dead magic). */
@@ -611,6 +669,7 @@ THD_EXPORT hipError_t hipGraphDestroyNode(hipGraphNode_t node)
 	if (!node || node->magic != THD_LIVE)
 		return thd_ret(hipErrorInvalidValue);
 	g = node->graph;
+	thd_gdestroy6(node);
 	/* clr's destructor: each parent's RemoveEdge (its edge list), the
 	 * children only drop the dependency (in-degree and level kept) */
 	for (size_t k = 0; k < node->ndeps; k++)
@@ -667,7 +726,10 @@ THD_EXPORT hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGrap
 	return hipSuccess;
 }
 
-hipError_t thd_graph_level_order(const struct ihipGraph *g, struct hipGraphNode ***out, size_t *n)
+/* clr 5.2's ihipGraph::LevelOrder of g's nodes added node by node, into
+ * a new array (*out owned by the caller). */
+static hipError_t thd_graph_level_order(const struct ihipGraph *g, struct hipGraphNode ***out,
+                                        size_t *n)
 {
 	struct hipGraphNode **q = malloc((g->ngnodes ? g->ngnodes : 1) * sizeof(*q));
 	unsigned char *seen = calloc(g->ngnodes ? g->ngnodes : 1, 1);
@@ -700,6 +762,81 @@ hipError_t thd_graph_level_order(const struct ihipGraph *g, struct hipGraphNode 
 	return hipSuccess;
 }
 
+/* clr 6's Graph::TopologicalOrder of g's nodes added node by node, into
+ * a new array (*out owned by the caller): Kahn's, from the nodes of
+ * in-degree 0 in the order added, a node queued when the last edge into
+ * it is taken; a node whose in-degree never reaches 0 (a cycle, a child
+ * thd_gdestroy6 left counted) is missing. */
+static hipError_t thd_graph_topo_order(const struct ihipGraph *g, struct hipGraphNode ***out,
+                                       size_t *n)
+{
+	struct hipGraphNode **q = malloc((g->ngnodes ? g->ngnodes : 1) * sizeof(*q));
+	size_t *left = calloc(g->ngnodes ? g->ngnodes : 1, sizeof(*left));
+	size_t head = 0, tail = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!q || !left) {
+		free(q);
+		free(left);
+		return hipErrorOutOfMemory;
+	}
+	for (size_t i = 0; i < g->ngnodes; i++) {
+		left[i] = g->gnodes[i]->indeg6;
+		if (!left[i])
+			q[tail++] = g->gnodes[i];
+	}
+	while (head < tail) {
+		const struct hipGraphNode *x = q[head++];
+		for (size_t k = 0; k < x->nedges; k++) {
+			struct hipGraphNode *y = x->edges[k];
+			if (y->magic == THD_LIVE && left[y->index] && !--left[y->index] &&
+			    tail < g->ngnodes)
+				q[tail++] = y;
+		}
+	}
+	free(left);
+	*out = q;
+	*n = tail;
+	return hipSuccess;
+}
+
+/* clr 5.2 and 6 both take a node's type as its kind; clr 6's 1D copy node
+ * is a copy node too. */
+static int thd_gnode_same_type(const struct hipGraphNode *a, const struct hipGraphNode *b, int topo)
+{
+	thd_build_fn x = a->build, y = b->build;
+
+	if (topo && x == thd_build_copy1d)
+		x = thd_build_copy;
+	if (topo && y == thd_build_copy1d)
+		y = thd_build_copy;
+	return x == y;
+}
+
+hipError_t thd_graph_exec_order(const struct ihipGraph *g, struct hipGraphExec *e)
+{
+	hipError_t r;
+
+	e->topo = thd_runtime_version(NULL) >= 60000000;
+	if (!e->topo)
+		return thd_graph_level_order(g, &e->order, &e->norder);
+	if ((r = thd_graph_topo_order(g, &e->order, &e->norder)) != hipSuccess)
+		return r;
+	/* clr 6's ihipGraphInstantiate: a topological order that misses a node */
+	if (e->norder != g->ngnodes)
+		return hipErrorInvalidValue;
+	e->ondeps = calloc(e->norder ? e->norder : 1, sizeof(*e->ondeps));
+	e->okind = calloc(e->norder ? e->norder : 1, sizeof(*e->okind));
+	if (!e->ondeps || !e->okind)
+		return hipErrorOutOfMemory;
+	for (size_t i = 0; i < e->norder; i++) {
+		e->ondeps[i] = e->order[i]->ndeps;
+		e->okind[i] = e->order[i]->mkind;
+	}
+	return hipSuccess;
+}
+
 /* A copy of n's work (kernarg bytes copied) into a new array. */
 static hipError_t thd_items_copy(const struct hipGraphNode *n, thd_node **out, size_t *nout)
 {
@@ -727,25 +864,35 @@ static hipError_t thd_items_copy(const struct hipGraphNode *n, thd_node **out, s
 }
 
 /*
- * hipGraphExecUpdate as clr 5.2's hip_graph.cpp serves it: a null exec,
- * graph, error node or result pointer is hipErrorInvalidValue (a dead one
- * too: clr would read it); the graph's nodes in level order
- * (ihipGraph::LevelOrder) are paired index by index with the exec's (its
- * graph's level order at instantiation: hipGraphExec::GetNodes).  Another
- * count: *updateResult_out = hipGraphExecUpdateErrorTopologyChanged and
- * hipErrorGraphExecUpdateFailure (the error node untouched).  Then pair by
- * pair: two kinds (the call that added each) are
- * hipGraphExecUpdateErrorNodeTypeChanged with the graph's node as the
- * error node; else the exec's node takes the graph's node's parameters
- * (SetParams: the double copies its work, kernarg bytes too, into the
- * exec's order where the exec's node's work was; a child graph node takes
- * the new child's work whole).  A failure leaves the pairs before it set,
- * as clr's loop does.  The double's own limits: an exec node that has no
- * work in the exec (a copy of 0 bytes) given work is
+ * hipGraphExecUpdate as clr's hip_graph.cpp serves it: a null exec, graph,
+ * error node or result pointer is hipErrorInvalidValue (a dead one too:
+ * clr would read it).  The graph's nodes, in the order of the exec's
+ * runtime (thd_graph_exec_order: clr 5.2's level order, ihipGraph::
+ * LevelOrder; clr 6.0-6.2's topological order, Graph::TopologicalOrder),
+ * are paired index by index with the exec's (its graph's order at
+ * instantiation: GetNodes).  Another count:
+ * *updateResult_out = hipGraphExecUpdateErrorTopologyChanged and
+ * hipErrorGraphExecUpdateFailure (clr 5.2 leaves the error node as it was,
+ * clr 6 sets it to NULL).  Then pair by pair, each failure
+ * hipErrorGraphExecUpdateFailure with the graph's node as the error node:
+ *   - two types (the call that added each; clr 6's 1D copy is a copy):
+ *     hipGraphExecUpdateErrorNodeTypeChanged;
+ *   - clr 6 only: two copies of other kinds (GetMemcpyKind, a 3D copy's
+ *     always hipMemcpyDefault): hipGraphExecUpdateErrorParametersChanged;
+ *     another count of dependencies than the exec's clone had at
+ *     instantiation: hipGraphExecUpdateErrorTopologyChanged;
+ * else the exec's node takes the graph's node's parameters (SetParams: the
+ * double copies its work, kernarg bytes too, into the exec's order where
+ * the exec's node's work was; a child graph node takes the new child's
+ * work whole; clr 6's clone takes the copy kind too).  A failure leaves the
+ * pairs before it set, as clr's loop does.  The double's own limits: an
+ * exec node that has no work in the exec (a copy of 0 bytes) given work is
  * hipGraphExecUpdateErrorNotSupported with that error node, and a graph or
  * exec holding work of a stream capture is answered
  * hipGraphExecUpdateErrorNotSupported before any pair (clr pairs its nodes
- * too; the double keeps no nodes of a capture).
+ * too; the double keeps no nodes of a capture); clr 6's check that the two
+ * graphs were made on one device is not made (the double's graphs keep no
+ * device).
  */
 THD_EXPORT hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph,
                                          hipGraphNode_t *hErrorNode_out,
@@ -754,6 +901,7 @@ THD_EXPORT hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t h
 	struct hipGraphNode **order = NULL;
 	size_t n = 0;
 	hipError_t r;
+	int topo;
 
 	if (!hGraphExec || !hGraph || !hErrorNode_out || !updateResult_out ||
 	    hGraphExec->magic != THD_LIVE || hGraph->magic != THD_LIVE)
@@ -763,21 +911,32 @@ THD_EXPORT hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t h
 		*updateResult_out = hipGraphExecUpdateErrorNotSupported;
 		return thd_ret(hipErrorGraphExecUpdateFailure);
 	}
-	if ((r = thd_graph_level_order(hGraph, &order, &n)) != hipSuccess)
+	topo = hGraphExec->topo;
+	r = topo ? thd_graph_topo_order(hGraph, &order, &n) : thd_graph_level_order(hGraph, &order, &n);
+	if (r != hipSuccess)
 		return thd_ret(r);
 	if (n != hGraphExec->norder) {
 		free(order);
+		if (topo)
+			*hErrorNode_out = NULL;
 		*updateResult_out = hipGraphExecUpdateErrorTopologyChanged;
 		return thd_ret(hipErrorGraphExecUpdateFailure);
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct hipGraphNode *x = hGraphExec->order[i], *g = order[i];
+		hipGraphExecUpdateResult why = hipGraphExecUpdateSuccess;
 		thd_node *items;
 		size_t nitems;
-		if (x->build != g->build) {
+		if (!thd_gnode_same_type(x, g, topo))
+			why = hipGraphExecUpdateErrorNodeTypeChanged;
+		else if (topo && g->mkind >= 0 && g->mkind != hGraphExec->okind[i])
+			why = hipGraphExecUpdateErrorParametersChanged;
+		else if (topo && g->ndeps != hGraphExec->ondeps[i])
+			why = hipGraphExecUpdateErrorTopologyChanged;
+		if (why != hipGraphExecUpdateSuccess) {
 			free(order);
 			*hErrorNode_out = g;
-			*updateResult_out = hipGraphExecUpdateErrorNodeTypeChanged;
+			*updateResult_out = why;
 			return thd_ret(hipErrorGraphExecUpdateFailure);
 		}
 		if ((r = thd_items_copy(g, &items, &nitems)) != hipSuccess) {
@@ -786,7 +945,7 @@ THD_EXPORT hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t h
 		}
 		r = thd_exec_splice(hGraphExec, x, items, nitems);
 		if (r == hipErrorNotSupported && !nitems)
-			continue; /* no work before, none after (an empty node, a copy of 0 bytes) */
+			r = hipSuccess; /* no work before, none after (an empty node, a copy of 0 bytes) */
 		if (r != hipSuccess) {
 			free(order);
 			if (r != hipErrorNotSupported)
@@ -795,6 +954,8 @@ THD_EXPORT hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t h
 			*updateResult_out = hipGraphExecUpdateErrorNotSupported;
 			return thd_ret(hipErrorGraphExecUpdateFailure);
 		}
+		if (topo)
+			hGraphExec->okind[i] = g->mkind;
 	}
 	free(order);
 	*updateResult_out = hipGraphExecUpdateSuccess;
