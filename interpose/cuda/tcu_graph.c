@@ -1105,6 +1105,9 @@ static void tcu_stream_memop_record(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUr
 		c.params = (const uint8_t *)ops;
 		c.params_len = (size_t)n * sizeof(CUstreamBatchMemOpParams);
 	}
+	for (unsigned i = 0; r == CUDA_SUCCESS && ops && i < n; i++)
+		if (ops[i].operation == CU_STREAM_MEM_OP_WAIT_VALUE_32 || ops[i].operation == CU_STREAM_MEM_OP_WAIT_VALUE_64)
+			atomic_store(&tcu_g.memop_waits, 1); /* keyframes wait for a stream so long (tcu_track.c) */
 	if (mode == TCU_MODE_RECORD)
 		tcu_emit(k, id, &c, CAP_REC_WORK);
 	if (tcu_live_captured(mode, s, (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0, NULL))
