@@ -28,7 +28,24 @@ typedef struct emu_bstream {
 	emu_u32vec cap_front;   /* inside a capture: the template nodes its next node follows */
 	EMU_VEC(uint64_t) host_seen; /* pairs: thread, how many of its syncs are taken */
 	uint8_t live;
+	/* Held by a stream memory wait no write-value operation recorded so
+	 * far satisfies (emu_calls.c): the record holding it and every later
+	 * one issuing work on this stream are kept (copies) until a write
+	 * satisfies it, then read again in order. */
+	uint8_t held;
+	uint64_t hold_addr, hold_value; /* the wait that holds it */
+	uint32_t hold_flags;
+	uint8_t hold_wide;
+	EMU_VEC(sbt_record) kept;      /* payloads owned */
 } emu_bstream;
+
+/* The last value a write-value operation wrote at an address (4 or 8
+ * bytes), and the step that wrote it. */
+typedef struct emu_wval {
+	uint64_t addr, value;
+	uint32_t step;
+	uint8_t wide;
+} emu_wval;
 
 typedef struct emu_bthread {
 	uint64_t thread;
@@ -183,6 +200,10 @@ typedef struct emu_builder {
 	emu_scache scache[EMU_SCACHE]; /* streams by handle (emu_stream_of) */
 	uint32_t stream_gen;       /* streams made so far + 1: a cache entry of another is stale */
 	emu_kname knames[EMU_KNAMES]; /* launch names by function handle (emu_kernel_name) */
+	EMU_VEC(emu_wval) wvals;   /* stream memory writes: the last value per address */
+	uint32_t nheld;            /* streams held by a memory wait */
+	uint64_t force_seq;        /* the kept record read with its unmet waits passed over */
+	int again;                 /* a kept record is being read again */
 } emu_builder;
 
 /* ---- helpers (emu_graph.c); 0 / an index, or -1 / EMU_NONE when out of memory */
@@ -239,5 +260,12 @@ uint32_t emu_kernel_name(emu_builder *b, const sbt_cm_call *c);
 
 /* Reads one record into the builder (emu_calls.c). */
 emu_status emu_record(emu_builder *b, const sbt_record *rec);
+/* At the end of the trace: the streams still held by a memory wait no
+ * write satisfied are reported (g->unmet_waits) and their kept records
+ * read, the wait ordering nothing (emu_calls.c). */
+emu_status emu_memop_finish(emu_builder *b);
+/* Whether k is a stream memory operation's record or a batch memory-op
+ * node's (its params: the operations, 48 bytes each). */
+int emu_memop_kind(sbt_cm_kind k);
 
 #endif /* TRACESMITH_EMU_BUILD_H */

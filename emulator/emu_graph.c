@@ -407,8 +407,8 @@ static uint32_t emu_step_begin(emu_builder *b, uint32_t s)
 	emu_depvec_clear(&b->tmp);
 	if (emu_dep_add(b, bs->last, EMU_D_STREAM) != 0)
 		return EMU_NONE;
-	for (i = 0; i < bs->pending.n; i++)
-		if (emu_dep_push_dep(&b->tmp, &bs->pending.v[i], EMU_D_EVENT) != 0)
+	for (i = 0; i < bs->pending.n; i++) /* event waits, and memory waits (EMU_D_VALUE) */
+		if (emu_dep_push_dep(&b->tmp, &bs->pending.v[i], bs->pending.v[i].kind) != 0)
 			return EMU_NONE;
 	emu_depvec_clear(&bs->pending);
 	if (st->legacy) {
@@ -584,12 +584,41 @@ static void emu_range_2d(uint64_t base, uint64_t x, uint64_t y, uint64_t z, uint
 	*len_out = (planes - 1) * (h ? h : rows) * pitch + (rows - 1) * pitch + width;
 }
 
+/* The stream memory operations of a record (params: 48 bytes each, as
+ * x86-64 cuda.h lays out CUstreamBatchMemOpParams: operation, u32 at 0;
+ * address, u64 at 8; value (u32) or value64 at 16): a write-value writes
+ * its 4 or 8 bytes, a wait-value reads them; barriers and flushes touch
+ * no memory.  A memset-like command. */
+static int emu_fill_memop(emu_builder *b, const sbt_cm_call *c, emu_node *n, emu_target *t)
+{
+	n->kind = EMU_K_MEMSET;
+	for (size_t at = 0; at + 48 <= c->params_len; at += 48) {
+		uint32_t op;
+		uint64_t addr;
+
+		memcpy(&op, c->params + at, 4);
+		memcpy(&addr, c->params + at + 8, 8);
+		if (op == 1 || op == 4) { /* WAIT_VALUE_32, _64 */
+			if (emu_access_add(b, t, addr, op == 4 ? 8 : 4, EMU_A_READ) != 0)
+				return -1;
+		} else if (op == 2 || op == 5) { /* WRITE_VALUE_32, _64 */
+			if (emu_access_add(b, t, addr, op == 5 ? 8 : 4, EMU_A_WRITE) != 0)
+				return -1;
+		}
+		n->bytes += op == 4 || op == 5 ? 8 : op == 1 || op == 2 ? 4 : 0;
+	}
+	return 0;
+}
+
 /* Fill node n (being built as target t) for a copy or memset record. */
 static int emu_fill_transfer(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, emu_node *n,
                              emu_target *t)
 {
 	uint64_t addr, len;
 	unsigned kind;
+
+	if (emu_memop_kind(k))
+		return emu_fill_memop(b, c, n, t);
 
 	switch (c->sub) {
 	case SBT_CM_COPY_HTOD: kind = EMU_K_H2D; break;
@@ -773,6 +802,12 @@ int emu_graph_node_fill(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, emu
 	    k == SBT_CM_K_cuGraphExecKernelNodeSetParams) {
 		emu_node_init(b, n, EMU_K_KERNEL, emu_kernel_name(b, c));
 		if (emu_access_args(b, &t, c, first) != 0)
+			return -1;
+	} else if (emu_memop_kind(k)) {
+		/* a setter's node keeps the name of the call that added it */
+		kn = sbt_cm_kind_name(SBT_CM_K_cuGraphAddBatchMemOpNode);
+		emu_node_init(b, n, EMU_K_MEMSET, emu_name_put(b->g, kn, strlen(kn)));
+		if (emu_fill_memop(b, c, n, &t) != 0)
 			return -1;
 	} else {
 		/* a memcpy node holds a cuMemcpy3D's fields, a memset node a 2D memset's */
@@ -1299,12 +1334,16 @@ static void emu_builder_finish(emu_builder *b)
 		emu_depvec_free(&b->bs.v[i].pending);
 		free(b->bs.v[i].cap_front.v);
 		free(b->bs.v[i].host_seen.v);
+		for (size_t k = 0; k < b->bs.v[i].kept.n; k++)
+			free((void *)b->bs.v[i].kept.v[k].payload);
+		free(b->bs.v[i].kept.v);
 	}
 	for (size_t i = 0; i < b->threads.n; i++) {
 		emu_depvec_free(&b->threads.v[i].syncs);
 		free(b->threads.v[i].ctx.v);
 	}
 	free(b->ctxs.v);
+	free(b->wvals.v);
 	for (size_t i = 0; i < b->events.n; i++) {
 		emu_depvec_free(&b->events.v[i].deps);
 		free(b->events.v[i].cap_nodes.v);
@@ -1480,6 +1519,11 @@ emu_status emu_graph_build(const char *path, emu_graph **out, char *err, size_t 
 	if (ss != SBT_END) {
 		snprintf(err, errlen, "%s: %s: %s", path, sbt_strerror(ss), sbt_reader_message(g->r));
 		st = EMU_ERR_TRACE;
+		goto out_free_builder;
+	}
+	st = emu_memop_finish(&b);
+	if (st != EMU_OK) {
+		snprintf(err, errlen, "%s: %s", path, emu_strerror(st));
 		goto out_free_builder;
 	}
 	if (g->first_ns == UINT64_MAX)

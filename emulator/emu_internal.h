@@ -38,6 +38,7 @@ enum emu_dep_kind {
 	EMU_D_LEGACY,  /* the legacy default stream's implicit synchronization */
 	EMU_D_GRAPH,   /* inside a graph (between its nodes) */
 	EMU_D_SEMAPHORE, /* Vulkan: a submit waits for a semaphore signaled by it */
+	EMU_D_VALUE,   /* a stream memory wait on the write-value operation that satisfies it */
 	EMU_D_COUNT
 };
 
@@ -249,6 +250,9 @@ struct emu_graph {
 	size_t thr_last;
 	int dur_capture;
 	uint64_t cap_waits;
+	/* Stream memory waits no write-value operation of the trace
+	 * satisfies (emu_calls.c): how many, and the first's record. */
+	uint64_t unmet_waits, unmet_first_seq;
 };
 
 /* Grow a vector to hold one more element; 0 or -1 (out of memory). */

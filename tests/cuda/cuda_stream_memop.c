@@ -84,6 +84,7 @@ int main(int argc, char **argv)
 		CUP_CK(cuMemsetD32(d_src[r], 0, n));
 		CUP_CK(cuMemsetD32(d_out[r], 0, n));
 	}
+	CUP_CK(cuCtxSynchronize()); /* the memsets above, before the non-blocking streams use the memory */
 	CUP_CK(cuStreamCreate(&prod, CU_STREAM_NON_BLOCKING));
 	CUP_CK(cuStreamCreate(&cons, CU_STREAM_NON_BLOCKING));
 	for (int r = 0; r < CSM_ROUNDS; r++) {
