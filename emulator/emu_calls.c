@@ -409,6 +409,8 @@ static int emu_r_memop(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 		b->bs.v[s].hold_flags = o.flags;
 		b->bs.v[s].hold_wide = o.wide;
 		b->nheld++;
+		if (!b->g->held_first_seq)
+			b->g->held_first_seq = b->rec->seq;
 		emu_depvec_clear(&b->bs.v[s].pending); /* taken again when read again */
 		return emu_keep(b, s);
 	}

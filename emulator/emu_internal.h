@@ -253,6 +253,9 @@ struct emu_graph {
 	/* Stream memory waits no write-value operation of the trace
 	 * satisfies (emu_calls.c): how many, and the first's record. */
 	uint64_t unmet_waits, unmet_first_seq;
+	/* The first record a memory wait held until a later write (0: none):
+	 * its steps then follow that write's, out of seq order. */
+	uint64_t held_first_seq;
 };
 
 /* Grow a vector to hold one more element; 0 or -1 (out of memory). */
