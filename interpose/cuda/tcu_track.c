@@ -755,7 +755,7 @@ static void tcu_kf_arrays(const tcu_array *arrs, size_t n, tcu_kf_clock *clk)
  * TCU_KF_MEMOP_WAIT_NS and the keyframe taken without waiting if it is
  * still busy, said once.
  */
-static void tcu_kf_sync(CUstream stream, int ptds, unsigned why)
+static void tcu_kf_sync(CUstream stream, int ptds, uint64_t ordinal)
 {
 	tcu_pfn_cuStreamQuery query;
 	uint64_t t0;
@@ -771,9 +771,10 @@ static void tcu_kf_sync(CUstream stream, int ptds, unsigned why)
 		struct timespec ts = {0, 100000};
 		if (tcu_kf_now_ns() - t0 > TCU_KF_MEMOP_WAIT_NS) {
 			if (!atomic_exchange(&tcu_g.memop_said, 1))
-				CAP_WARN("cuda: keyframe %u taken without waiting for its launch's stream, still busy "
-				         "after %g s: a stream memory wait may hold it until the program writes its "
-				         "value", why, (double)TCU_KF_MEMOP_WAIT_NS / 1e9);
+				CAP_WARN("cuda: the keyframe at launch %llu taken without waiting for the launch's "
+				         "stream, still busy after %g s: a stream memory wait may hold it until the "
+				         "program writes its value (said once)",
+				         (unsigned long long)ordinal, (double)TCU_KF_MEMOP_WAIT_NS / 1e9);
 			return;
 		}
 		nanosleep(&ts, NULL);
@@ -801,7 +802,7 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
 
 	pthread_mutex_lock(&tcu_g.kf_mu);
 	if (sync)
-		tcu_kf_sync(stream, ptds, why);
+		tcu_kf_sync(stream, ptds, ordinal);
 	if (!tcu_g.kf_stream) {
 		void *create = tcu_own(TCU_FN_cuStreamCreate);
 		if (!create || ((tcu_pfn_cuStreamCreate)create)(&tcu_g.kf_stream, CU_STREAM_NON_BLOCKING) !=
