@@ -17,13 +17,18 @@
  * The producer never waits, so it may be rounds ahead: only GEQ and AND
  * waits share a flag across rounds (values only grow), round 2's EQ wait
  * has its flag to itself.
- * Then each round's result is read back and printed: "round R sum S" (S = the sum of the round's output words)
+ * Then each round's result is printed: "round R sum S" (S = the sum of the round's output words)
  * and "flags F32 F64 F64B".  The buffer starts at 0, so a vadd that ran
  * before its fill gives another sum.  On one stream in record order the
  * first wait can never be met (its write comes later).
+ * Each round's output is read back once both streams are synchronised.
+ * --window: round 2 runs between cuProfilerStart and cuProfilerStop (a
+ * capture window of tscapture --profiler).
  * Not for TSCUDA_DOUBLE_SEED, which runs one op at a time.
- *   cuda_stream_memop [--n N]
+ *   cuda_stream_memop [--n N] [--window]
  */
+#include <cudaProfiler.h>
+
 #include "tests/cuda/cuprog.h"
 
 #define CSM_ROUNDS 3
@@ -37,6 +42,8 @@ int main(int argc, char **argv)
 	CUdeviceptr d_flags, d_flag32, d_flag64, d_flag64b, d_src[CSM_ROUNDS], d_b, d_out[CSM_ROUNDS], d_mark;
 	CUstream prod, cons;
 	uint32_t n = 4096, *h;
+	uint64_t sums[CSM_ROUNDS];
+	int window = 0;
 	uint64_t flag64 = 0, flag64b = 0;
 	uint32_t flag32 = 0;
 	int ok = 1;
@@ -47,8 +54,10 @@ int main(int argc, char **argv)
 	cup_api_for_errors = &errs;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help")) {
-			printf("usage: cuda_stream_memop [--n N]\n");
+			printf("usage: cuda_stream_memop [--n N] [--window]\n");
 			return 0;
+		} else if (!strcmp(argv[i], "--window")) {
+			window = 1;
 		} else if (!strcmp(argv[i], "--n")) {
 			n = cup_parse_uint("--n", i + 1 < argc ? argv[++i] : NULL, 1, 1u << 20);
 		} else {
@@ -94,6 +103,9 @@ int main(int argc, char **argv)
 		unsigned grid = (n + 255) / 256;
 		uint32_t mark = (uint32_t)r, mark_stride = 0, mark_n = 256;
 		void *mark_args[] = { &d_mark, &mark, &mark_stride, &mark_n };
+
+		if (window && r == 1)
+			CUP_CK(cuProfilerStart());
 
 		/* the round's first launch, with both streams idle: a keyframe
 		 * taken there (TRACESMITH_SNAPSHOT=launch) starts a --range */
@@ -141,15 +153,18 @@ int main(int argc, char **argv)
 		}
 		CUP_CK(cuStreamSynchronize(cons));
 		CUP_CK(cuStreamSynchronize(prod));
+		CUP_CK(cuMemcpyDtoH(h, d_out[r], n * sizeof(uint32_t)));
+		sums[r] = 0;
+		for (uint32_t i = 0; i < n; i++)
+			sums[r] += h[i];
+		if (window && r == 1)
+			CUP_CK(cuProfilerStop());
 	}
 	for (int r = 0; r < CSM_ROUNDS; r++) {
-		uint64_t sum = 0, want = 0;
+		uint64_t sum = sums[r], want = 0;
 
-		CUP_CK(cuMemcpyDtoH(h, d_out[r], n * sizeof(uint32_t)));
-		for (uint32_t i = 0; i < n; i++) {
-			sum += h[i];
+		for (uint32_t i = 0; i < n; i++)
 			want += 1000u + 7u + 100u * (uint32_t)r + i * (3u + (uint32_t)r);
-		}
 		printf("cuda_stream_memop: round %d sum %llu\n", r + 1, (unsigned long long)sum);
 		ok &= sum == want;
 	}

@@ -19,11 +19,14 @@
 # - The producer's first write dropped (sbt_mutate): the wait is never met;
 #   the replay stops at --wait-timeout naming the cuStreamSynchronize that
 #   waits for it, never hangs.
+# - A capture window around round 2 (tscapture --profiler, the program's
+#   cuProfilerStart/Stop): it holds that round's wait and write, and
+#   replays with its checkpoint equal.
 # - TRACESMITH_SNAPSHOT=launch: the keyframes of launches on the consumer
 #   stream (held by a wait) are taken without waiting for it (one warning),
 #   the replay leaves those met while a replayed wait is pending
 #   uncompared (one note) and compares the others; --range from the
-#   keyframe before round 2's first launch replays with every checkpoint
+#   keyframe before round 2's first launch replays with its 5 checkpoints
 #   equal.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
@@ -112,6 +115,19 @@ K=$("$INFO" --dump "$T/k.sbt" | awk '/ keyframe / { k = $1; sub(/^seq=/, "", k) 
 	/cuda.cuLaunchKernel / && /name="fill"/ && / grid_x=1 / { if (++n == 2) { print k; exit } }')
 [ -n "$K" ] || fail "k.sbt: no keyframe before the second round's first launch"
 replay range 0 "$T/k.sbt" --range "$K:"
-has range out "checkpoints: 6 compared, 6 matched, 0 differ"
+has range out "checkpoints: 5 compared, 5 matched, 0 differ"
 has range err "restored keyframe at seq $K"
+
+# ---- a capture window around round 2 -----------------------------------------------------------
+(cd "$T" && expect_rc 0 wcap "$CAP" --profiler -o "$T/w.sbt" -- "$PROG" --window)
+cmp -s "$T/plain.out" "$T/wcap.out" || fail "wcap: output changed under capture: $(cat "$T/wcap.out")"
+W1="$T/w-window-1.sbt"
+[ -s "$W1" ] || fail "wcap: no window trace: $(ls "$T")"
+expect_rc 0 wdump "$INFO" --dump "$W1"
+for r in cuStreamWaitValue64 cuStreamWriteValue64; do
+	[ "$(grep -c "cuda\.$r " "$T/wdump.out")" = 1 ] || fail "wdump: not one $r record: $(cat "$T/wdump.out")"
+done
+grep -q "cuda.cuStreamWaitValue32 \|cuda.cuStreamBatchMemOp " "$T/wdump.out" && fail "wdump: records of other rounds"
+replay wrep 0 "$W1"
+has wrep out "checkpoints: 1 compared, 1 matched, 0 differ"
 echo "ok"

@@ -8,7 +8,7 @@
 #   edges: cuStreamWriteValue32 -> cuStreamWaitValue32, cuStreamWriteValue64
 #   -> cuStreamWaitValue64, the producer's cuStreamBatchMemOp -> the
 #   consumer's), so the vadd after each wait follows the producer's fill:
-#   29 commands, 47 dependencies (21 across streams), no race (the flags'
+#   29 commands, 51 dependencies (25 across streams), no race (the flags'
 #   writes and waits ordered too).
 # - The producer's first write dropped: nothing meets the first wait, which
 #   the summary reports (naming its record) and which then orders nothing:
@@ -44,7 +44,7 @@ value_edge() {
 
 expect_rc 0 cap "$TOP/$BUILD/tscapture" -o "$T/m.sbt" -- "$TOP/$BUILD/tests/cuda/cuda_stream_memop"
 expect_rc 0 sum "$X" --summary "$T/m.sbt"
-has sum out "commands: 29 on 3 streams, 47 dependencies (21 across streams)"
+has sum out "commands: 29 on 3 streams, 51 dependencies (25 across streams)"
 grep -q "stream memory waits" "$T/sum.out" && fail "sum: a wait reported unmet: $(cat "$T/sum.out")"
 expect_rc 0 races "$X" --races "$T/m.sbt"
 has races out "races: 0 confirmed, 0 possible"
