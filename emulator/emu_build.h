@@ -40,10 +40,10 @@ typedef struct emu_bstream {
 } emu_bstream;
 
 /* The last value a write-value operation wrote at an address (4 or 8
- * bytes), and the step that wrote it. */
+ * bytes), and what wrote it. */
 typedef struct emu_wval {
 	uint64_t addr, value;
-	uint32_t step;
+	emu_dep dep;               /* the step (a graph launch's: its node) that wrote it */
 	uint8_t wide;
 } emu_wval;
 
@@ -201,6 +201,7 @@ typedef struct emu_builder {
 	uint32_t stream_gen;       /* streams made so far + 1: a cache entry of another is stale */
 	emu_kname knames[EMU_KNAMES]; /* launch names by function handle (emu_kernel_name) */
 	EMU_VEC(emu_wval) wvals;   /* stream memory writes: the last value per address */
+	EMU_VEC(uint8_t) mops;     /* memory operations of commands and graph nodes (emu_node.mop_off) */
 	uint32_t nheld;            /* streams held by a memory wait */
 	uint64_t force_seq;        /* the kept record read with its unmet waits passed over */
 	int again;                 /* a kept record is being read again */
@@ -267,5 +268,26 @@ emu_status emu_memop_finish(emu_builder *b);
 /* Whether k is a stream memory operation's record or a batch memory-op
  * node's (its params: the operations, 48 bytes each). */
 int emu_memop_kind(sbt_cm_kind k);
+/* A graph launch on stream s of template cap (tmpl): whether a memory
+ * wait of its nodes is met by no write-value operation of the launch before
+ * it nor recorded so far: then the stream is held (the launch record kept:
+ * 1); 0 to go on; -1 out of memory (emu_calls.c). */
+int emu_launch_memop_hold(emu_builder *b, uint32_t s, const emu_capture *cap);
+/* After the launch at step (nodes from base) of cap: each memory wait
+ * node's dependency on the write that meets it (an earlier node of the
+ * launch: an internal predecessor added to ipreds of that node, else
+ * xdeps), for node i (n, being made: ipreds appended) into *deps (kind
+ * EMU_D_VALUE); then its writes
+ * are the last values of their words (emu_calls.c).  Called per node, in
+ * order: emu_launch_memop_node, then emu_launch_memop_done. */
+int emu_launch_memop_node(emu_builder *b, const emu_capture *cap, uint32_t i, uint32_t base, emu_node *n,
+                          emu_depvec *deps);
+int emu_launch_memop_done(emu_builder *b, const emu_capture *cap, uint32_t step, uint32_t tmpl, uint32_t base);
+/* The vector clock column of template node tnode in the launches of
+ * template tmpl on stream s (made on first use); EMU_NONE out of memory. */
+uint32_t emu_col_of(emu_graph *g, uint32_t s, uint32_t tmpl, uint32_t tnode);
+/* Streams held by a memory wait that the writes of step (just made) meet
+ * go on: their kept records are read again (emu_calls.c). */
+int emu_memop_wake(emu_builder *b, uint32_t step);
 
 #endif /* TRACESMITH_EMU_BUILD_H */

@@ -177,9 +177,8 @@ typedef struct emu_memop {
 	uint8_t wide;
 } emu_memop;
 
-static emu_memop emu_memop_at(const sbt_cm_call *c, size_t i)
+static emu_memop emu_memop_raw(const uint8_t *p)
 {
-	const uint8_t *p = c->params + i * 48;
 	emu_memop o;
 	uint32_t v32;
 
@@ -194,6 +193,11 @@ static emu_memop emu_memop_at(const sbt_cm_call *c, size_t i)
 	}
 	memcpy(&o.flags, p + 24, 4);
 	return o;
+}
+
+static emu_memop emu_memop_at(const sbt_cm_call *c, size_t i)
+{
+	return emu_memop_raw(c->params + i * 48);
 }
 
 /* Whether the word (value written there) meets a wait's condition, as the
@@ -241,9 +245,9 @@ static const emu_wval *emu_wval_last(const emu_builder *b, uint64_t addr, int wi
 }
 
 /* The write wrote [addr, +4/8): what it overwrote goes, it stays. */
-static int emu_wval_put(emu_builder *b, const emu_memop *o, uint32_t step)
+static int emu_wval_put(emu_builder *b, const emu_memop *o, emu_dep dep)
 {
-	emu_wval w = { o->addr, o->value, step, o->wide };
+	emu_wval w = { o->addr, o->value, dep, o->wide };
 	uint64_t lo = o->addr, hi = o->addr + (o->wide ? 8 : 4);
 
 	for (size_t i = 0; i < b->wvals.n;) {
@@ -353,6 +357,8 @@ emu_status emu_memop_finish(emu_builder *b)
 	return EMU_OK;
 }
 
+static int emu_hold(emu_builder *b, uint32_t s, const emu_memop *o);
+
 /* cuStreamWriteValue*, cuStreamWaitValue*, cuStreamBatchMemOp: one
  * command of their operations.  Each wait is ordered after the write-value
  * operation that gives its word the value it waits for: an earlier one of
@@ -397,44 +403,181 @@ static int emu_r_memop(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 			continue;
 		last = inside ? NULL : emu_wval_last(b, o.addr, o.wide, &word);
 		if (last && emu_wait_met(o.flags, o.wide, o.value, word)) {
-			if (emu_dep_push(&b->bs.v[s].pending, last->step, EMU_D_VALUE) != 0)
+			if (emu_dep_push_dep(&b->bs.v[s].pending, &last->dep, EMU_D_VALUE) != 0)
 				return -1;
 			continue;
 		}
 		if (b->force_seq == b->rec->seq)
 			continue; /* met by no write (emu_unmet) */
-		b->bs.v[s].held = 1;
-		b->bs.v[s].hold_addr = o.addr;
-		b->bs.v[s].hold_value = o.value;
-		b->bs.v[s].hold_flags = o.flags;
-		b->bs.v[s].hold_wide = o.wide;
-		b->nheld++;
-		if (!b->g->held_first_seq)
-			b->g->held_first_seq = b->rec->seq;
-		emu_depvec_clear(&b->bs.v[s].pending); /* taken again when read again */
-		return emu_keep(b, s);
+		return emu_hold(b, s, &o);
 	}
 	node = emu_command(b, s, k, c, EMU_K_MEMSET, emu_name_put(b->g, kn, strlen(kn)));
 	if (node == EMU_NONE)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		emu_memop o = emu_memop_at(c, i);
+		emu_dep d = { b->g->nodes.v[node].step, EMU_D_VALUE, 0 };
 
-		if ((o.op == 2 || o.op == 5) && emu_wval_put(b, &o, b->g->nodes.v[node].step) != 0)
+		if ((o.op == 2 || o.op == 5) && emu_wval_put(b, &o, d) != 0)
 			return -1;
 	}
-	/* streams held by a wait one of these writes meets go on */
-	for (size_t t = 0; t < b->bs.n; t++) {
-		emu_bstream *h = &b->bs.v[t];
+	return emu_memop_wake(b, b->g->nodes.v[node].step);
+}
+
+int emu_memop_wake(emu_builder *b, uint32_t step)
+{
+	for (size_t t = 0; b->nheld && t < b->bs.n; t++) {
+		const emu_bstream *h = &b->bs.v[t];
 		uint64_t word;
 		const emu_wval *last;
 
 		if (!h->held)
 			continue;
 		last = emu_wval_last(b, h->hold_addr, h->hold_wide, &word);
-		if (last && last->step == b->g->nodes.v[node].step &&
-		    emu_wait_met(h->hold_flags, h->hold_wide, h->hold_value, word) && emu_release(b, (uint32_t)t, 0) != 0)
+		if (last && last->dep.step == step && emu_wait_met(h->hold_flags, h->hold_wide, h->hold_value, word) &&
+		    emu_release(b, (uint32_t)t, 0) != 0)
 			return -1;
+	}
+	return 0;
+}
+
+/* Holds stream s at the record being read for the wait o. */
+static int emu_hold(emu_builder *b, uint32_t s, const emu_memop *o)
+{
+	b->bs.v[s].held = 1;
+	b->bs.v[s].hold_addr = o->addr;
+	b->bs.v[s].hold_value = o->value;
+	b->bs.v[s].hold_flags = o->flags;
+	b->bs.v[s].hold_wide = o->wide;
+	b->nheld++;
+	if (!b->g->held_first_seq)
+		b->g->held_first_seq = b->rec->seq;
+	emu_depvec_clear(&b->bs.v[s].pending); /* taken again when read again */
+	return emu_keep(b, s);
+}
+
+/* The last write of the launch's nodes before node i (template order, a
+ * topological one) to the word of wait o: 1 and its node in *tn, *word. */
+static int emu_launch_local(const emu_builder *b, const emu_capture *cap, uint32_t i, const emu_memop *o,
+                            uint32_t *tn, uint64_t *word)
+{
+	for (uint32_t j = i; j-- > 0;) {
+		const emu_node *n = &cap->nodes.v[j];
+
+		for (uint32_t k = n->mop_len / 48; k-- > 0;) {
+			emu_memop w = emu_memop_raw(b->mops.v + n->mop_off + k * 48);
+			emu_wval x = { w.addr, w.value, { 0, 0, 0 }, w.wide };
+
+			if ((w.op == 2 || w.op == 5) && emu_wval_word(&x, o->addr, o->wide, word)) {
+				*tn = j;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Whether wait k of node i is met inside its own node (an earlier write of
+ * it): 2 met, 1 written there but not met, 0 not written there. */
+static int emu_node_local(const emu_builder *b, const emu_node *n, uint32_t k, const emu_memop *o)
+{
+	uint64_t word;
+
+	for (uint32_t j = k; j-- > 0;) {
+		emu_memop w = emu_memop_raw(b->mops.v + n->mop_off + j * 48);
+		emu_wval x = { w.addr, w.value, { 0, 0, 0 }, w.wide };
+
+		if ((w.op == 2 || w.op == 5) && emu_wval_word(&x, o->addr, o->wide, &word))
+			return 1 + emu_wait_met(o->flags, o->wide, o->value, word);
+	}
+	return 0;
+}
+
+/* Graph launches: each memory wait of a node is met by the last write to
+ * its word of the node itself, of an earlier node of the launch (which then
+ * becomes an internal predecessor), or of what was recorded before (a
+ * dependency of the node's own); a wait none meets holds the stream at the
+ * launch, as a stream wait does. */
+int emu_launch_memop_hold(emu_builder *b, uint32_t s, const emu_capture *cap)
+{
+	for (uint32_t i = 0; i < (uint32_t)cap->nodes.n; i++) {
+		const emu_node *n = &cap->nodes.v[i];
+
+		for (uint32_t k = 0; k < n->mop_len / 48; k++) {
+			emu_memop o = emu_memop_raw(b->mops.v + n->mop_off + k * 48);
+			const emu_wval *last;
+			uint32_t tn;
+			uint64_t word;
+			int in;
+
+			if (o.op != 1 && o.op != 4)
+				continue;
+			if ((in = emu_node_local(b, n, k, &o)) != 0 ||
+			    emu_launch_local(b, cap, i, &o, &tn, &word)) {
+				if (in == 2 || (!in && emu_wait_met(o.flags, o.wide, o.value, word)))
+					continue;
+			} else if ((last = emu_wval_last(b, o.addr, o.wide, &word)) &&
+			           emu_wait_met(o.flags, o.wide, o.value, word)) {
+				continue;
+			}
+			if (b->force_seq == b->rec->seq)
+				continue; /* met by no write (emu_unmet) */
+			return emu_hold(b, s, &o) == 0 ? 1 : -1;
+		}
+	}
+	return 0;
+}
+
+int emu_launch_memop_node(emu_builder *b, const emu_capture *cap, uint32_t i, uint32_t base, emu_node *n,
+                          emu_depvec *deps)
+{
+	for (uint32_t k = 0; k < n->mop_len / 48; k++) {
+		emu_memop o = emu_memop_raw(b->mops.v + n->mop_off + k * 48);
+		const emu_wval *last;
+		uint32_t tn;
+		uint64_t word;
+
+		if ((o.op != 1 && o.op != 4) || emu_node_local(b, n, k, &o))
+			continue;
+		if (emu_launch_local(b, cap, i, &o, &tn, &word)) {
+			if (!emu_wait_met(o.flags, o.wide, o.value, word))
+				continue;
+			if (EMU_PUSH(b->g->ipreds, base + tn) != 0)
+				return -1;
+			n->ipred_count++;
+		} else if ((last = emu_wval_last(b, o.addr, o.wide, &word)) &&
+		           emu_wait_met(o.flags, o.wide, o.value, word)) {
+			if (EMU_PUSH(*deps, last->dep) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int emu_launch_memop_done(emu_builder *b, const emu_capture *cap, uint32_t step, uint32_t tmpl, uint32_t base)
+{
+	emu_graph *g = b->g;
+
+	(void)base;
+	for (uint32_t i = 0; i < (uint32_t)cap->nodes.n; i++) {
+		const emu_node *n = &cap->nodes.v[i];
+
+		for (uint32_t k = 0; k < n->mop_len / 48; k++) {
+			emu_memop o = emu_memop_raw(b->mops.v + n->mop_off + k * 48);
+			emu_dep d = { step, EMU_D_VALUE, i + 1 };
+
+			if (o.op != 2 && o.op != 5)
+				continue;
+			/* a later wait follows this node of the launch (its column) */
+			if (i >= EMU_DEP_NODES)
+				d.node1 = 0;
+			else if (emu_col_of(g, g->steps.v[step].stream, tmpl, i) == EMU_NONE)
+				return -1;
+			else
+				g->node_deps = 1;
+			if (emu_wval_put(b, &o, d) != 0)
+				return -1;
+		}
 	}
 	return 0;
 }

@@ -82,6 +82,8 @@ typedef struct emu_node {
 	uint32_t lane;         /* export lane within its stream's track */
 	uint8_t kind;
 	uint8_t proven;        /* keyframes give its write set */
+	uint32_t mop_off, mop_len; /* a stream memory-op command or graph node: its operations
+	                              (48 bytes each) in the builder's arena (emu_build.h) */
 } emu_node;
 
 typedef struct emu_step {

@@ -22,16 +22,19 @@
  * before its fill gives another sum.  On one stream in record order the
  * first wait can never be met (its write comes later).
  * Each round's output is read back once both streams are synchronised.
+ * --graph: a 4th round whose consumer is a graph launch: a batch
+ * memory-op node waiting for the 32-bit flag (GEQ 9), then the vadd as a
+ * kernel node; the producer writes 9 with cuStreamWriteValue32.
  * --window: round 2 runs between cuProfilerStart and cuProfilerStop (a
  * capture window of tscapture --profiler).
  * Not for TSCUDA_DOUBLE_SEED, which runs one op at a time.
- *   cuda_stream_memop [--n N] [--window]
+ *   cuda_stream_memop [--n N] [--window] [--graph]
  */
 #include <cudaProfiler.h>
 
 #include "tests/cuda/cuprog.h"
 
-#define CSM_ROUNDS 3
+#define CSM_ROUNDS 4 /* at most: the 4th with --graph */
 
 int main(int argc, char **argv)
 {
@@ -43,7 +46,9 @@ int main(int argc, char **argv)
 	CUstream prod, cons;
 	uint32_t n = 4096, *h;
 	uint64_t sums[CSM_ROUNDS];
-	int window = 0;
+	int window = 0, graph = 0, rounds = 3;
+	CUgraph g = NULL;
+	CUgraphExec gx = NULL;
 	uint64_t flag64 = 0, flag64b = 0;
 	uint32_t flag32 = 0;
 	int ok = 1;
@@ -54,10 +59,13 @@ int main(int argc, char **argv)
 	cup_api_for_errors = &errs;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help")) {
-			printf("usage: cuda_stream_memop [--n N] [--window]\n");
+			printf("usage: cuda_stream_memop [--n N] [--window] [--graph]\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--window")) {
 			window = 1;
+		} else if (!strcmp(argv[i], "--graph")) {
+			graph = 1;
+			rounds = 4;
 		} else if (!strcmp(argv[i], "--n")) {
 			n = cup_parse_uint("--n", i + 1 < argc ? argv[++i] : NULL, 1, 1u << 20);
 		} else {
@@ -87,7 +95,7 @@ int main(int argc, char **argv)
 	CUP_CK(cuMemAlloc(&d_b, n * sizeof(uint32_t)));
 	CUP_CK(cuMemsetD32(d_b, 1000, n));
 	CUP_CK(cuMemAlloc(&d_mark, 256 * sizeof(uint32_t)));
-	for (int r = 0; r < CSM_ROUNDS; r++) {
+	for (int r = 0; r < rounds; r++) {
 		CUP_CK(cuMemAlloc(&d_src[r], n * sizeof(uint32_t)));
 		CUP_CK(cuMemAlloc(&d_out[r], n * sizeof(uint32_t)));
 		CUP_CK(cuMemsetD32(d_src[r], 0, n));
@@ -96,7 +104,7 @@ int main(int argc, char **argv)
 	CUP_CK(cuCtxSynchronize()); /* the memsets above, before the non-blocking streams use the memory */
 	CUP_CK(cuStreamCreate(&prod, CU_STREAM_NON_BLOCKING));
 	CUP_CK(cuStreamCreate(&cons, CU_STREAM_NON_BLOCKING));
-	for (int r = 0; r < CSM_ROUNDS; r++) {
+	for (int r = 0; r < rounds; r++) {
 		uint32_t value = 7 + 100 * (uint32_t)r, stride = 3 + (uint32_t)r;
 		void *fill_args[] = { &d_src[r], &value, &stride, &n };
 		void *vadd_args[] = { &d_src[r], &d_b, &d_out[r], &n };
@@ -116,6 +124,35 @@ int main(int argc, char **argv)
 			CUP_CK(cuStreamWaitValue32(cons, d_flag32, 1, CU_STREAM_WAIT_VALUE_GEQ));
 		} else if (r == 1) {
 			CUP_CK(cuStreamWaitValue64(cons, d_flag64, 0x100000002ull, CU_STREAM_WAIT_VALUE_EQ));
+		} else if (r == 3) {
+			/* a graph: a batch memory-op node waiting for the 32-bit
+			 * flag (GEQ 9), then the vadd as a kernel node */
+			CUstreamBatchMemOpParams w;
+			CUDA_BATCH_MEM_OP_NODE_PARAMS mp;
+			CUDA_KERNEL_NODE_PARAMS kp;
+			CUgraphNode nw, nk;
+
+			memset(&w, 0, sizeof(w));
+			w.waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+			w.waitValue.address = d_flag32;
+			w.waitValue.value = 9;
+			w.waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
+			memset(&mp, 0, sizeof(mp));
+			mp.ctx = ctx;
+			mp.count = 1;
+			mp.paramArray = &w;
+			memset(&kp, 0, sizeof(kp));
+			kp.func = f_vadd;
+			kp.gridDimX = grid;
+			kp.gridDimY = kp.gridDimZ = 1;
+			kp.blockDimX = 256;
+			kp.blockDimY = kp.blockDimZ = 1;
+			kp.kernelParams = vadd_args;
+			CUP_CK(cuGraphCreate(&g, 0));
+			CUP_CK(cuGraphAddBatchMemOpNode(&nw, g, NULL, 0, &mp));
+			CUP_CK(cuGraphAddKernelNode(&nk, g, &nw, 1, &kp));
+			CUP_CK(cuGraphInstantiate(&gx, g, 0));
+			CUP_CK(cuGraphLaunch(gx, cons));
 		} else {
 			CUstreamBatchMemOpParams w[2];
 
@@ -130,13 +167,16 @@ int main(int argc, char **argv)
 			w[1].waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
 			CUP_CK(cuStreamBatchMemOp(cons, 2, w, 0));
 		}
-		CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, 256, 1, 1, 0, cons, vadd_args, NULL));
+		if (r < 3)
+			CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, 256, 1, 1, 0, cons, vadd_args, NULL));
 		/* the producer: write the buffer, then the flag */
 		CUP_CK(cuLaunchKernel(f_fill, grid, 1, 1, 256, 1, 1, 0, prod, fill_args, NULL));
 		if (r == 0) {
 			CUP_CK(cuStreamWriteValue32(prod, d_flag32, 1, 0));
 		} else if (r == 1) {
 			CUP_CK(cuStreamWriteValue64(prod, d_flag64, 0x100000002ull, 0));
+		} else if (r == 3) {
+			CUP_CK(cuStreamWriteValue32(prod, d_flag32, 9, 0));
 		} else {
 			CUstreamBatchMemOpParams o[3];
 
@@ -160,7 +200,7 @@ int main(int argc, char **argv)
 		if (window && r == 1)
 			CUP_CK(cuProfilerStop());
 	}
-	for (int r = 0; r < CSM_ROUNDS; r++) {
+	for (int r = 0; r < rounds; r++) {
 		uint64_t sum = sums[r], want = 0;
 
 		for (uint32_t i = 0; i < n; i++)
@@ -173,9 +213,13 @@ int main(int argc, char **argv)
 	CUP_CK(cuMemcpyDtoH(&flag64b, d_flag64b, 8));
 	printf("cuda_stream_memop: flags %u 0x%llx 0x%llx\n", flag32, (unsigned long long)flag64,
 	       (unsigned long long)flag64b);
+	if (graph) {
+		CUP_CK(cuGraphExecDestroy(gx));
+		CUP_CK(cuGraphDestroy(g));
+	}
 	CUP_CK(cuStreamDestroy(prod));
 	CUP_CK(cuStreamDestroy(cons));
-	for (int r = 0; r < CSM_ROUNDS; r++) {
+	for (int r = 0; r < rounds; r++) {
 		CUP_CK(cuMemFree(d_src[r]));
 		CUP_CK(cuMemFree(d_out[r]));
 	}

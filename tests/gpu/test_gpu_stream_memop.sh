@@ -7,7 +7,9 @@
 # kernels of tests/gpu/gpu_double_kernels.cu: plain it prints what the
 # double prints; captured it prints the same; the trace replays with every
 # checkpoint equal and three replays agree; on one stream (--streams
-# single) the replay stops at the first wait, exit 1, naming it.  Where
+# single) the replay stops at the first wait, exit 1, naming it; with
+# --graph (a 4th round waiting in a graph's batch memory-op node) capture
+# and replay with its 7 checkpoints equal.  Where
 # make did not build the program (a pack), it is built here with cc
 # against the toolkit's libcuda stub.
 set -eu
@@ -49,6 +51,10 @@ for mode in replay det; do
 	m=$(json_field "$T/$mode.out" matched)
 	[ "$n" = 6 ] && [ "$m" = 6 ] || fail "$mode: $n checkpoints, $m matched: $(cat "$T/$mode.out")"
 done
+expect_rc 0 gcap "$BUILD/tscapture" -o "$T/g.sbt" -- "$PROG" --graph
+has gcap out "cuda_stream_memop: round 4 sum 55672832"
+expect_rc 0 greplay "$BUILD/tsreplay" --json "$T/g.sbt"
+[ "$(json_field "$T/greplay.out" matched)" = 7 ] || fail "greplay: $(cat "$T/greplay.out")"
 expect_rc 1 single "$BUILD/tsreplay" --streams single "$T/m.sbt"
 has single err "(cuda.cuStreamWaitValue32): operation 0 waits until the 32-bit word at 0x"
 echo "ok: the double's output, 6 checkpoints equal, 3 runs agree, one stream stops at the first wait"

@@ -19,6 +19,9 @@
 # - The producer's first write dropped (sbt_mutate): the wait is never met;
 #   the replay stops at --wait-timeout naming the cuStreamSynchronize that
 #   waits for it, never hangs.
+# - --graph (a 4th round: the consumer's wait is a batch memory-op node of
+#   a graph launched before the producer's cuStreamWriteValue32): captured
+#   and replayed with its 7 checkpoints equal.
 # - A capture window around round 2 (tscapture --profiler, the program's
 #   cuProfilerStart/Stop): it holds that round's wait and write, and
 #   replays with its checkpoint equal.
@@ -117,6 +120,13 @@ K=$("$INFO" --dump "$T/k.sbt" | awk '/ keyframe / { k = $1; sub(/^seq=/, "", k) 
 replay range 0 "$T/k.sbt" --range "$K:"
 has range out "checkpoints: 5 compared, 5 matched, 0 differ"
 has range err "restored keyframe at seq $K"
+
+# ---- a 4th round whose consumer is a graph with a batch memory-op node waiting --------------------
+expect_rc 0 gcap "$CAP" -o "$T/g.sbt" -- "$PROG" --graph
+has gcap out "cuda_stream_memop: round 4 sum 55672832"
+has gcap out "cuda_stream_memop: flags 9 0x100000002 0x100000003"
+replay grep 0 "$T/g.sbt"
+has grep out "checkpoints: 7 compared, 7 matched, 0 differ"
 
 # ---- a capture window around round 2 -----------------------------------------------------------
 (cd "$T" && expect_rc 0 wcap "$CAP" --profiler -o "$T/w.sbt" -- "$PROG" --window)

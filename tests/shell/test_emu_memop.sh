@@ -14,6 +14,12 @@
 #   the summary reports (naming its record) and which then orders nothing:
 #   round 1's vadd and fill race (possible: both reach the buffer through
 #   kernel arguments).
+# - A graph launch whose batch memory-op node waits for a flag the
+#   producer writes after the launch is recorded (--graph): the launch is
+#   held until that write and the node follows it (a 4th "memory value"
+#   edge; the graph's vadd node after it): 37 commands, no race; the write
+#   dropped, the unmet wait names the launch and the graph's vadd races
+#   with the fill.
 # - tsreplay --schedule-seed refuses the trace (a wait recorded before the
 #   write it waits for).
 . "$TOP/tests/support/shell.sh"
@@ -72,6 +78,25 @@ expect_rc 1 nraces "$X" --races "$T/nowrite.sbt"
 has nraces out "races: 0 confirmed, 1 possible"
 p=$(grep '^  seq' "$T/nraces.out" | sed 's/^  seq [0-9]* [a-z_0-9]* \([A-Za-z_0-9]*\) .*/\1/' | sort | tr '\n' ' ')
 [ "$p" = "fill vadd " ] || fail "nraces: the race is not fill / vadd: $(cat "$T/nraces.out")"
+
+# ---- a graph launch whose batch memory-op node waits (--graph) ----------------------------------
+expect_rc 0 gcap "$TOP/$BUILD/tscapture" -o "$T/g.sbt" -- "$TOP/$BUILD/tests/cuda/cuda_stream_memop" --graph
+expect_rc 0 gsum "$X" --summary "$T/g.sbt"
+has gsum out "commands: 37 on 3 streams, 68 dependencies (34 across streams)"
+expect_rc 0 graces "$X" --races "$T/g.sbt"
+has graces out "races: 0 confirmed, 0 possible"
+expect_rc 0 gdot "$X" -f dot -o "$T/g.dot" "$T/g.sbt"
+GL=$(seq_of "$T/g.sbt" "cuda.cuGraphLaunch ")
+GW=$(seq_of "$T/g.sbt" "cuda.cuStreamWriteValue32 " 2)
+value_edge "$T/g.dot" "$GW" "memset cuStreamWriteValue32" "$GL" "memset cuGraphAddBatchMemOpNode" ||
+	fail "gdot: no memory value edge $GW -> the graph's memory-op node: $(cat "$T/g.dot")"
+"$M" "$T/g.sbt" "$T/gnowrite.sbt" --drop "$GW" >/dev/null || fail "sbt_mutate --drop $GW"
+expect_rc 0 gnsum "$X" --summary "$T/gnowrite.sbt"
+has gnsum out "stream memory waits no write-value operation satisfies: 1 (the first at seq $GL); they order nothing"
+expect_rc 1 gnraces "$X" --races "$T/gnowrite.sbt"
+has gnraces out "races: 0 confirmed, 1 possible"
+p=$(grep '^  seq' "$T/gnraces.out" | sed 's/^  seq [0-9]* [a-z_0-9]* \([A-Za-z_0-9]*\) .*/\1/' | sort | tr '\n' ' ')
+[ "$p" = "fill vadd " ] || fail "gnraces: the race is not fill / vadd: $(cat "$T/gnraces.out")"
 
 # ---- sampled orders refuse it ---------------------------------------------------------------
 expect_rc 2 seed "$TOP/$BUILD/tsreplay" --schedule-seed 1 "$T/m.sbt"
