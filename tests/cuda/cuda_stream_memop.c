@@ -27,7 +27,7 @@
  * kernel node; the producer writes 9 with cuStreamWriteValue32.
  * --window: round 2 runs between cuProfilerStart and cuProfilerStop (a
  * capture window of tscapture --profiler).
- * Not for TSCUDA_DOUBLE_SEED, which runs one op at a time.
+ * Under TSCUDA_DOUBLE_SEED a wait runs once met: the same output.
  *   cuda_stream_memop [--n N] [--window] [--graph]
  */
 #include <cudaProfiler.h>

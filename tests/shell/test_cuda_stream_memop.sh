@@ -9,7 +9,8 @@
 # cuStreamBatchMemOp of a 32-bit write, a memory barrier and a 64-bit
 # write).  The waits are queued before their writes, so only the double's
 # running the streams at once lets the program end.
-# - The program's output is the same plain and under capture; the trace
+# - The program's output is the same plain, under the double's seeded
+#   reordering (TSCUDA_DOUBLE_SEED 1 and 2) and under capture; the trace
 #   holds each call as itself (stream, params = the operations, 48 bytes
 #   each) and the exit report names nothing not modeled.
 # - Replay: every checkpoint equal; --check-determinism --runs 3 agrees.
@@ -18,7 +19,8 @@
 #   naming the record, the word, the condition and what the word holds.
 # - The producer's first write dropped (sbt_mutate): the wait is never met;
 #   the replay stops at --wait-timeout naming the cuStreamSynchronize that
-#   waits for it, never hangs.
+#   waits for it, never hangs; seeded, that synchronize fails at once
+#   (nothing can run the wait).
 # - --graph (a 4th round: the consumer's wait is a batch memory-op node of
 #   a graph launched before the producer's cuStreamWriteValue32): captured
 #   and replayed with its 7 checkpoints equal.
@@ -70,6 +72,11 @@ cuda_stream_memop: round 3 sum 46876672
 cuda_stream_memop: flags 5 0x100000002 0x100000003
 EOF
 cmp -s "$T/want.out" "$T/plain.out" || fail "plain: output $(cat "$T/plain.out")"
+# seeded (one op at a time, streams drawn at random): a wait runs only once met
+for seed in 1 2; do
+	TSCUDA_DOUBLE_SEED=$seed expect_rc 0 "seed$seed" "$PROG"
+	cmp -s "$T/want.out" "$T/seed$seed.out" || fail "seed$seed: output $(cat "$T/seed$seed.out")"
+done
 expect_rc 0 cap "$CAP" -o "$T/m.sbt" -- "$PROG"
 cmp -s "$T/plain.out" "$T/cap.out" || fail "cap: output changed under capture: $(cat "$T/cap.out")"
 grep -q "not modeled" "$T/cap.err" && fail "cap: something not modeled: $(cat "$T/cap.err")"
@@ -103,6 +110,9 @@ SYNC=$("$INFO" --dump "$T/m.sbt" | awk -v w="$WR" '{ s = $1; sub(/^seq=/, "", s)
 "$M" "$T/m.sbt" "$T/nowrite.sbt" --drop "$WR" >/dev/null || fail "sbt_mutate --drop $WR"
 replay nowrite 1 "$T/nowrite.sbt" --wait-timeout 1
 has nowrite err "record seq $SYNC (cuda.cuStreamSynchronize): the driver did not return within 1 s"
+# seeded, nothing can run the wait: the synchronize fails at once
+TSCUDA_DOUBLE_SEED=1 replay nowseed 1 "$T/nowrite.sbt"
+has nowseed err "record seq $SYNC (cuda.cuStreamSynchronize): cuStreamSynchronize failed with CUDA_ERROR_UNKNOWN (999)"
 
 # ---- keyframes and --range ----------------------------------------------------------------
 TRACESMITH_SNAPSHOT=launch expect_rc 0 capk "$CAP" -o "$T/k.sbt" -- "$PROG"
