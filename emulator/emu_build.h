@@ -28,7 +28,24 @@ typedef struct emu_bstream {
 	emu_u32vec cap_front;   /* inside a capture: the template nodes its next node follows */
 	EMU_VEC(uint64_t) host_seen; /* pairs: thread, how many of its syncs are taken */
 	uint8_t live;
+	/* Held by a stream memory wait no write-value operation recorded so
+	 * far satisfies (emu_calls.c): the record holding it and every later
+	 * one issuing work on this stream are kept (copies) until a write
+	 * satisfies it, then read again in order. */
+	uint8_t held;
+	uint64_t hold_addr, hold_value; /* the wait that holds it */
+	uint32_t hold_flags;
+	uint8_t hold_wide;
+	EMU_VEC(sbt_record) kept;      /* payloads owned */
 } emu_bstream;
+
+/* The last value a write-value operation wrote at an address (4 or 8
+ * bytes), and what wrote it. */
+typedef struct emu_wval {
+	uint64_t addr, value;
+	emu_dep dep;               /* the step (a graph launch's: its node) that wrote it */
+	uint8_t wide;
+} emu_wval;
 
 typedef struct emu_bthread {
 	uint64_t thread;
@@ -183,6 +200,11 @@ typedef struct emu_builder {
 	emu_scache scache[EMU_SCACHE]; /* streams by handle (emu_stream_of) */
 	uint32_t stream_gen;       /* streams made so far + 1: a cache entry of another is stale */
 	emu_kname knames[EMU_KNAMES]; /* launch names by function handle (emu_kernel_name) */
+	EMU_VEC(emu_wval) wvals;   /* stream memory writes: the last value per address */
+	EMU_VEC(uint8_t) mops;     /* memory operations of commands and graph nodes (emu_node.mop_off) */
+	uint32_t nheld;            /* streams held by a memory wait */
+	uint64_t force_seq;        /* the kept record read with its unmet waits passed over */
+	int again;                 /* a kept record is being read again */
 } emu_builder;
 
 /* ---- helpers (emu_graph.c); 0 / an index, or -1 / EMU_NONE when out of memory */
@@ -239,5 +261,33 @@ uint32_t emu_kernel_name(emu_builder *b, const sbt_cm_call *c);
 
 /* Reads one record into the builder (emu_calls.c). */
 emu_status emu_record(emu_builder *b, const sbt_record *rec);
+/* At the end of the trace: the streams still held by a memory wait no
+ * write satisfied are reported (g->unmet_waits) and their kept records
+ * read, the wait ordering nothing (emu_calls.c). */
+emu_status emu_memop_finish(emu_builder *b);
+/* Whether k is a stream memory operation's record or a batch memory-op
+ * node's (its params: the operations, 48 bytes each). */
+int emu_memop_kind(sbt_cm_kind k);
+/* A graph launch on stream s of template cap (tmpl): whether a memory
+ * wait of its nodes is met by no write-value operation of the launch before
+ * it nor recorded so far: then the stream is held (the launch record kept:
+ * 1); 0 to go on; -1 out of memory (emu_calls.c). */
+int emu_launch_memop_hold(emu_builder *b, uint32_t s, const emu_capture *cap);
+/* After the launch at step (nodes from base) of cap: each memory wait
+ * node's dependency on the write that meets it (an earlier node of the
+ * launch: an internal predecessor added to ipreds of that node, else
+ * xdeps), for node i (n, being made: ipreds appended) into *deps (kind
+ * EMU_D_VALUE); then its writes
+ * are the last values of their words (emu_calls.c).  Called per node, in
+ * order: emu_launch_memop_node, then emu_launch_memop_done. */
+int emu_launch_memop_node(emu_builder *b, const emu_capture *cap, uint32_t i, uint32_t base, emu_node *n,
+                          emu_depvec *deps);
+int emu_launch_memop_done(emu_builder *b, const emu_capture *cap, uint32_t step, uint32_t tmpl, uint32_t base);
+/* The vector clock column of template node tnode in the launches of
+ * template tmpl on stream s (made on first use); EMU_NONE out of memory. */
+uint32_t emu_col_of(emu_graph *g, uint32_t s, uint32_t tmpl, uint32_t tnode);
+/* Streams held by a memory wait that the writes of step (just made) meet
+ * go on: their kept records are read again (emu_calls.c). */
+int emu_memop_wake(emu_builder *b, uint32_t step);
 
 #endif /* TRACESMITH_EMU_BUILD_H */

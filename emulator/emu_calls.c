@@ -157,6 +157,431 @@ static int emu_r_transfer(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 	return 0;
 }
 
+/* ---- stream memory operations ----------------------------------------------------------- */
+
+int emu_memop_kind(sbt_cm_kind k)
+{
+	return k == SBT_CM_K_cuStreamWriteValue32 || k == SBT_CM_K_cuStreamWriteValue64 ||
+	       k == SBT_CM_K_cuStreamWaitValue32 || k == SBT_CM_K_cuStreamWaitValue64 ||
+	       k == SBT_CM_K_cuStreamBatchMemOp || k == SBT_CM_K_cuGraphAddBatchMemOpNode ||
+	       k == SBT_CM_K_cuGraphBatchMemOpNodeSetParams || k == SBT_CM_K_cuGraphExecBatchMemOpNodeSetParams;
+}
+
+/* One operation of a record's params (48 bytes each, as x86-64 cuda.h
+ * lays out CUstreamBatchMemOpParams): op 1 wait 32, 2 write 32, 4 wait
+ * 64, 5 write 64 (3 flush, 6 barrier); value is the u32 or u64 at 16,
+ * flags the u32 at 24. */
+typedef struct emu_memop {
+	uint32_t op, flags;
+	uint64_t addr, value;
+	uint8_t wide;
+} emu_memop;
+
+static emu_memop emu_memop_raw(const uint8_t *p)
+{
+	emu_memop o;
+	uint32_t v32;
+
+	memcpy(&o.op, p, 4);
+	memcpy(&o.addr, p + 8, 8);
+	o.wide = o.op == 4 || o.op == 5;
+	if (o.wide) {
+		memcpy(&o.value, p + 16, 8);
+	} else {
+		memcpy(&v32, p + 16, 4);
+		o.value = v32;
+	}
+	memcpy(&o.flags, p + 24, 4);
+	return o;
+}
+
+static emu_memop emu_memop_at(const sbt_cm_call *c, size_t i)
+{
+	return emu_memop_raw(c->params + i * 48);
+}
+
+/* Whether the word (value written there) meets a wait's condition, as the
+ * driver API documents CUstreamWaitValue_flags: GEQ compares as a cyclic
+ * difference ((int32_t)(word - value) >= 0 for 32 bits), EQ, AND (word &
+ * value not 0), NOR (~(word | value) not 0); the FLUSH bit changes
+ * nothing here. */
+static int emu_wait_met(uint32_t flags, int wide, uint64_t value, uint64_t word)
+{
+	if (!wide) {
+		word = (uint32_t)word;
+		value = (uint32_t)value;
+	}
+	switch (flags & ~(1u << 30)) {
+	case 0: return wide ? (int64_t)(word - value) >= 0 : (int32_t)(uint32_t)(word - value) >= 0;
+	case 1: return word == value;
+	case 2: return (word & value) != 0;
+	default: return wide ? ~(word | value) != 0 : (uint32_t)~(word | value) != 0;
+	}
+}
+
+/* The word a wait at addr (wide: 8 bytes) reads from a write: the write's
+ * value when at the same address, the half of a 64-bit write a 32-bit
+ * wait reads; 0 when the write does not cover it. */
+static int emu_wval_word(const emu_wval *w, uint64_t addr, int wide, uint64_t *word)
+{
+	if (w->addr == addr && (w->wide || !wide)) {
+		*word = w->value;
+		return 1;
+	}
+	if (w->wide && !wide && w->addr + 4 == addr) {
+		*word = w->value >> 32;
+		return 1;
+	}
+	return 0;
+}
+
+/* The last write-value recorded that covers the wait's word, or NULL. */
+static const emu_wval *emu_wval_last(const emu_builder *b, uint64_t addr, int wide, uint64_t *word)
+{
+	for (size_t i = b->wvals.n; i-- > 0;)
+		if (emu_wval_word(&b->wvals.v[i], addr, wide, word))
+			return &b->wvals.v[i];
+	return NULL;
+}
+
+/* The write wrote [addr, +4/8): what it overwrote goes, it stays. */
+static int emu_wval_put(emu_builder *b, const emu_memop *o, emu_dep dep)
+{
+	emu_wval w = { o->addr, o->value, dep, o->wide };
+	uint64_t lo = o->addr, hi = o->addr + (o->wide ? 8 : 4);
+
+	for (size_t i = 0; i < b->wvals.n;) {
+		const emu_wval *x = &b->wvals.v[i];
+
+		if (x->addr < hi && x->addr + (x->wide ? 8u : 4u) > lo)
+			b->wvals.v[i] = b->wvals.v[--b->wvals.n];
+		else
+			i++;
+	}
+	return EMU_PUSH(b->wvals, w);
+}
+
+/* The stream a record issues work on while some stream is held (EMU_NONE:
+ * none, or not work: syncs, queries and everything else go on). */
+static uint32_t emu_work_stream(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	switch (k) {
+	case SBT_CM_K_cuLaunchKernel:
+	case SBT_CM_K_cuLaunchKernelEx:
+	case SBT_CM_K_cuLaunchCooperativeKernel:
+	case SBT_CM_K_cuLaunchHostFunc:
+	case SBT_CM_K_cuGraphLaunch:
+	case SBT_CM_K_cuEventRecord:
+	case SBT_CM_K_cuEventRecordWithFlags:
+	case SBT_CM_K_cuStreamWaitEvent:
+	case SBT_CM_K_cuStreamWriteValue32:
+	case SBT_CM_K_cuStreamWriteValue64:
+	case SBT_CM_K_cuStreamWaitValue32:
+	case SBT_CM_K_cuStreamWaitValue64:
+	case SBT_CM_K_cuStreamBatchMemOp:
+		break;
+	default:
+		if (!emu_is_async(k))
+			return EMU_NONE;
+		break;
+	}
+	if (c->result != 0)
+		return EMU_NONE;
+	return emu_call_stream(b, c);
+}
+
+/* Keeps a copy of the record being read on held stream s. */
+static int emu_keep(emu_builder *b, uint32_t s)
+{
+	sbt_record r = *b->rec;
+	uint8_t *p = malloc(r.payload_len ? r.payload_len : 1);
+
+	if (!p)
+		return -1;
+	memcpy(p, r.payload, r.payload_len);
+	r.payload = p;
+	if (EMU_PUSH(b->bs.v[s].kept, r) != 0) {
+		free(p);
+		return -1;
+	}
+	return 0;
+}
+
+/* Stream s is no longer held: its kept records are read again, in order
+ * (one may hold it again: those after it are kept again).  force: the
+ * first is read with its unmet waits passed over. */
+static int emu_release(emu_builder *b, uint32_t s, int force)
+{
+	const sbt_record *cur = b->rec;
+	int hip = b->hip;
+	sbt_record *v = b->bs.v[s].kept.v;
+	size_t n = b->bs.v[s].kept.n;
+	int rc = 0;
+
+	b->bs.v[s].held = 0;
+	b->nheld--;
+	memset(&b->bs.v[s].kept, 0, sizeof(b->bs.v[s].kept));
+	for (size_t i = 0; i < n; i++) {
+		if (rc == 0) {
+			int again = b->again;
+
+			if (i == 0 && force)
+				b->force_seq = v[i].seq;
+			b->again = 1;
+			rc = emu_record(b, &v[i]) == EMU_OK ? 0 : -1;
+			b->again = again;
+			b->force_seq = 0;
+		}
+		free((void *)v[i].payload);
+	}
+	free(v);
+	b->rec = cur;
+	b->hip = hip;
+	return rc;
+}
+
+/* A wait no write satisfies: counted (the summary reports it), its stream
+ * read on with the wait ordering nothing. */
+static int emu_unmet(emu_builder *b, uint32_t s)
+{
+	if (!b->g->unmet_waits++)
+		b->g->unmet_first_seq = b->bs.v[s].kept.n ? b->bs.v[s].kept.v[0].seq : 0;
+	return emu_release(b, s, 1);
+}
+
+emu_status emu_memop_finish(emu_builder *b)
+{
+	for (size_t s = 0; s < b->bs.n; s++)
+		if (b->bs.v[s].held && emu_unmet(b, (uint32_t)s) != 0)
+			return EMU_ERR_NOMEM;
+	return EMU_OK;
+}
+
+static int emu_hold(emu_builder *b, uint32_t s, const emu_memop *o);
+
+/* cuStreamWriteValue*, cuStreamWaitValue*, cuStreamBatchMemOp: one
+ * command of their operations.  Each wait is ordered after the write-value
+ * operation that gives its word the value it waits for: an earlier one of
+ * the same record, or the last recorded to that word when its value meets
+ * the condition; otherwise the stream is held (this record and the work
+ * after it on the stream kept) until a write-value operation meeting it is
+ * read, or, at the end of the trace, reported as met by no write. */
+static int emu_r_memop(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	const char *kn = sbt_cm_kind_name(k);
+	size_t n = c->params_len / 48;
+	uint32_t s, node;
+
+	if (c->result != 0)
+		return 0;
+	s = emu_call_stream(b, c);
+	if (s == EMU_NONE || emu_capture_unseen(b, s, c) != 0)
+		return -1;
+	if (b->bs.v[s].capture != EMU_NONE)
+		return emu_capture_node(b, s, k, c, emu_name_put(b->g, kn, strlen(kn)));
+	if (c->capture_status != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		emu_memop o = emu_memop_at(c, i), w;
+		const emu_wval *last;
+		uint64_t word = 0;
+		int inside = 0;
+
+		if (o.op != 1 && o.op != 4)
+			continue;
+		for (size_t j = i; j-- > 0 && !inside;) { /* an earlier write of the record */
+			emu_wval x;
+
+			w = emu_memop_at(c, j);
+			x.addr = w.addr;
+			x.value = w.value;
+			x.wide = w.wide;
+			if ((w.op == 2 || w.op == 5) && emu_wval_word(&x, o.addr, o.wide, &word))
+				inside = 1 + emu_wait_met(o.flags, o.wide, o.value, word);
+		}
+		if (inside == 2)
+			continue;
+		last = inside ? NULL : emu_wval_last(b, o.addr, o.wide, &word);
+		if (last && emu_wait_met(o.flags, o.wide, o.value, word)) {
+			if (emu_dep_push_dep(&b->bs.v[s].pending, &last->dep, EMU_D_VALUE) != 0)
+				return -1;
+			continue;
+		}
+		if (b->force_seq == b->rec->seq)
+			continue; /* met by no write (emu_unmet) */
+		return emu_hold(b, s, &o);
+	}
+	node = emu_command(b, s, k, c, EMU_K_MEMSET, emu_name_put(b->g, kn, strlen(kn)));
+	if (node == EMU_NONE)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		emu_memop o = emu_memop_at(c, i);
+		emu_dep d = { b->g->nodes.v[node].step, EMU_D_VALUE, 0 };
+
+		if ((o.op == 2 || o.op == 5) && emu_wval_put(b, &o, d) != 0)
+			return -1;
+	}
+	return emu_memop_wake(b, b->g->nodes.v[node].step);
+}
+
+int emu_memop_wake(emu_builder *b, uint32_t step)
+{
+	for (size_t t = 0; b->nheld && t < b->bs.n; t++) {
+		const emu_bstream *h = &b->bs.v[t];
+		uint64_t word;
+		const emu_wval *last;
+
+		if (!h->held)
+			continue;
+		last = emu_wval_last(b, h->hold_addr, h->hold_wide, &word);
+		if (last && last->dep.step == step && emu_wait_met(h->hold_flags, h->hold_wide, h->hold_value, word) &&
+		    emu_release(b, (uint32_t)t, 0) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Holds stream s at the record being read for the wait o. */
+static int emu_hold(emu_builder *b, uint32_t s, const emu_memop *o)
+{
+	b->bs.v[s].held = 1;
+	b->bs.v[s].hold_addr = o->addr;
+	b->bs.v[s].hold_value = o->value;
+	b->bs.v[s].hold_flags = o->flags;
+	b->bs.v[s].hold_wide = o->wide;
+	b->nheld++;
+	if (!b->g->held_first_seq)
+		b->g->held_first_seq = b->rec->seq;
+	emu_depvec_clear(&b->bs.v[s].pending); /* taken again when read again */
+	return emu_keep(b, s);
+}
+
+/* The last write of the launch's nodes before node i (template order, a
+ * topological one) to the word of wait o: 1 and its node in *tn, *word. */
+static int emu_launch_local(const emu_builder *b, const emu_capture *cap, uint32_t i, const emu_memop *o,
+                            uint32_t *tn, uint64_t *word)
+{
+	for (uint32_t j = i; j-- > 0;) {
+		const emu_node *n = &cap->nodes.v[j];
+
+		for (uint32_t k = n->mop_len / 48; k-- > 0;) {
+			emu_memop w = emu_memop_raw(b->mops.v + n->mop_off + k * 48);
+			emu_wval x = { w.addr, w.value, { 0, 0, 0 }, w.wide };
+
+			if ((w.op == 2 || w.op == 5) && emu_wval_word(&x, o->addr, o->wide, word)) {
+				*tn = j;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Whether wait k of node i is met inside its own node (an earlier write of
+ * it): 2 met, 1 written there but not met, 0 not written there. */
+static int emu_node_local(const emu_builder *b, const emu_node *n, uint32_t k, const emu_memop *o)
+{
+	uint64_t word;
+
+	for (uint32_t j = k; j-- > 0;) {
+		emu_memop w = emu_memop_raw(b->mops.v + n->mop_off + j * 48);
+		emu_wval x = { w.addr, w.value, { 0, 0, 0 }, w.wide };
+
+		if ((w.op == 2 || w.op == 5) && emu_wval_word(&x, o->addr, o->wide, &word))
+			return 1 + emu_wait_met(o->flags, o->wide, o->value, word);
+	}
+	return 0;
+}
+
+/* Graph launches: each memory wait of a node is met by the last write to
+ * its word of the node itself, of an earlier node of the launch (which then
+ * becomes an internal predecessor), or of what was recorded before (a
+ * dependency of the node's own); a wait none meets holds the stream at the
+ * launch, as a stream wait does. */
+int emu_launch_memop_hold(emu_builder *b, uint32_t s, const emu_capture *cap)
+{
+	for (uint32_t i = 0; i < (uint32_t)cap->nodes.n; i++) {
+		const emu_node *n = &cap->nodes.v[i];
+
+		for (uint32_t k = 0; k < n->mop_len / 48; k++) {
+			emu_memop o = emu_memop_raw(b->mops.v + n->mop_off + k * 48);
+			const emu_wval *last;
+			uint32_t tn;
+			uint64_t word;
+			int in;
+
+			if (o.op != 1 && o.op != 4)
+				continue;
+			if ((in = emu_node_local(b, n, k, &o)) != 0 ||
+			    emu_launch_local(b, cap, i, &o, &tn, &word)) {
+				if (in == 2 || (!in && emu_wait_met(o.flags, o.wide, o.value, word)))
+					continue;
+			} else if ((last = emu_wval_last(b, o.addr, o.wide, &word)) &&
+			           emu_wait_met(o.flags, o.wide, o.value, word)) {
+				continue;
+			}
+			if (b->force_seq == b->rec->seq)
+				continue; /* met by no write (emu_unmet) */
+			return emu_hold(b, s, &o) == 0 ? 1 : -1;
+		}
+	}
+	return 0;
+}
+
+int emu_launch_memop_node(emu_builder *b, const emu_capture *cap, uint32_t i, uint32_t base, emu_node *n,
+                          emu_depvec *deps)
+{
+	for (uint32_t k = 0; k < n->mop_len / 48; k++) {
+		emu_memop o = emu_memop_raw(b->mops.v + n->mop_off + k * 48);
+		const emu_wval *last;
+		uint32_t tn;
+		uint64_t word;
+
+		if ((o.op != 1 && o.op != 4) || emu_node_local(b, n, k, &o))
+			continue;
+		if (emu_launch_local(b, cap, i, &o, &tn, &word)) {
+			if (!emu_wait_met(o.flags, o.wide, o.value, word))
+				continue;
+			if (EMU_PUSH(b->g->ipreds, base + tn) != 0)
+				return -1;
+			n->ipred_count++;
+		} else if ((last = emu_wval_last(b, o.addr, o.wide, &word)) &&
+		           emu_wait_met(o.flags, o.wide, o.value, word)) {
+			if (EMU_PUSH(*deps, last->dep) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int emu_launch_memop_done(emu_builder *b, const emu_capture *cap, uint32_t step, uint32_t tmpl, uint32_t base)
+{
+	emu_graph *g = b->g;
+
+	(void)base;
+	for (uint32_t i = 0; i < (uint32_t)cap->nodes.n; i++) {
+		const emu_node *n = &cap->nodes.v[i];
+
+		for (uint32_t k = 0; k < n->mop_len / 48; k++) {
+			emu_memop o = emu_memop_raw(b->mops.v + n->mop_off + k * 48);
+			emu_dep d = { step, EMU_D_VALUE, i + 1 };
+
+			if (o.op != 2 && o.op != 5)
+				continue;
+			/* a later wait follows this node of the launch (its column) */
+			if (i >= EMU_DEP_NODES)
+				d.node1 = 0;
+			else if (emu_col_of(g, g->steps.v[step].stream, tmpl, i) == EMU_NONE)
+				return -1;
+			else
+				g->node_deps = 1;
+			if (emu_wval_put(b, &o, d) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /* Contexts: which device a thread's streams belong to. */
 static int emu_r_ctx_made(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 {
@@ -1302,6 +1727,12 @@ static const emu_handler emu_handlers[SBT_CM_KIND_COUNT] = {
 	EMU_H(cuMemFreeAsync, emu_r_release), EMU_H(cuMemUnmap, emu_r_release),
 	EMU_H(cuEventRecord, emu_r_event_record), EMU_H(cuEventRecordWithFlags, emu_r_event_record),
 	EMU_H(cuStreamWaitEvent, emu_r_wait_event),
+	EMU_H(cuStreamWriteValue32, emu_r_memop), EMU_H(cuStreamWriteValue64, emu_r_memop),
+	EMU_H(cuStreamWaitValue32, emu_r_memop), EMU_H(cuStreamWaitValue64, emu_r_memop),
+	EMU_H(cuStreamBatchMemOp, emu_r_memop),
+	EMU_H(cuGraphAddBatchMemOpNode, emu_r_graph_node),
+	EMU_H(cuGraphBatchMemOpNodeSetParams, emu_r_kernel_node_set),
+	EMU_H(cuGraphExecBatchMemOpNodeSetParams, emu_r_exec_kernel_node_set),
 	EMU_H(cuEventCreate, emu_r_event_reset), EMU_H(cuEventDestroy, emu_r_event_reset),
 	EMU_H(cuEventSynchronize, emu_r_event_sync), EMU_H(cuEventQuery, emu_r_event_sync),
 	EMU_H(cuStreamBeginCapture, emu_r_begin_capture), EMU_H(cuStreamEndCapture, emu_r_end_capture),
@@ -1378,6 +1809,7 @@ static int emu_inner_kind(sbt_cm_kind k)
 	case SBT_CM_K_cuGraphAddChildGraphNode:
 	case SBT_CM_K_cuGraphAddMemAllocNode:
 	case SBT_CM_K_cuGraphAddMemFreeNode:
+	case SBT_CM_K_cuGraphAddBatchMemOpNode:
 	case SBT_CM_K_cuGraphAddDependencies:
 	case SBT_CM_K_cuGraphRemoveDependencies:
 	case SBT_CM_K_tsGraphNotModeled:
@@ -1424,6 +1856,33 @@ static int emu_inner_call(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, c
 	return emu_gedge_add(ng, last, exit_, ng->edges.n);
 }
 
+/* The host waits for a held stream (its synchronize or query, a context
+ * synchronize, the stream's destruction): in the program no write can
+ * come later, so the hold ends there, unmet. */
+static int emu_hold_ends(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	uint32_t s;
+
+	switch (k) {
+	case SBT_CM_K_cuStreamSynchronize:
+	case SBT_CM_K_cuStreamQuery:
+	case SBT_CM_K_cuStreamDestroy:
+		if (c->result != 0 && k != SBT_CM_K_cuStreamDestroy)
+			return 0;
+		s = emu_call_stream(b, c);
+		if (s == EMU_NONE)
+			return -1;
+		return b->bs.v[s].held ? emu_unmet(b, s) : 0;
+	case SBT_CM_K_cuCtxSynchronize:
+		for (size_t t = 0; c->result == 0 && t < b->bs.n; t++)
+			if (b->bs.v[t].held && emu_unmet(b, (uint32_t)t) != 0)
+				return -1;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 /* Every record also goes to the memory accounting (the one tsinfo
  * --memory reads: the exports' counter), with the call when decoded here.
  * A periodic snapshot (a KEYFRAME "snapshot" marker up to its
@@ -1447,10 +1906,20 @@ emu_status emu_record(emu_builder *b, const sbt_record *rec)
 	k = (sbt_cm_kind)b->kind_of[rec->type];
 	if (sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK)
 		return EMU_ERR_CORRUPT;
-	if (sbt_mem_record(&b->mem, rec, &c) != 0)
+	if (!b->again && sbt_mem_record(&b->mem, rec, &c) != 0) /* a kept record was accounted when read */
 		return EMU_ERR_NOMEM;
 	if (b->mem.periodic)
 		return EMU_OK;
+	if (b->nheld) {
+		/* work on a stream a memory wait holds is kept until it goes on;
+		 * a wait for such a stream's work ends the hold, unmet */
+		uint32_t s = emu_work_stream(b, k, &c);
+
+		if (s != EMU_NONE && b->bs.v[s].held)
+			return emu_keep(b, s) == 0 ? EMU_OK : EMU_ERR_NOMEM;
+		if (emu_hold_ends(b, k, &c) != 0)
+			return EMU_ERR_NOMEM;
+	}
 	if (b->inners.n && c.parent) {
 		const emu_inner *in = emu_inner_of(b, c.parent);
 

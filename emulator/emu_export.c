@@ -296,6 +296,7 @@ emu_status emu_export_dot(const emu_graph *g, FILE *f)
 		[EMU_D_LEGACY] = "style=dashed,color=gray50,label=\"legacy stream\"",
 		[EMU_D_GRAPH] = "style=bold",
 		[EMU_D_SEMAPHORE] = "style=dashed,color=darkgreen,label=\"semaphore\"",
+		[EMU_D_VALUE] = "style=dashed,color=purple,label=\"memory value\"",
 	};
 	char lbl[96];
 	uint8_t *inner; /* has a successor inside its graph launch */

@@ -407,8 +407,8 @@ static uint32_t emu_step_begin(emu_builder *b, uint32_t s)
 	emu_depvec_clear(&b->tmp);
 	if (emu_dep_add(b, bs->last, EMU_D_STREAM) != 0)
 		return EMU_NONE;
-	for (i = 0; i < bs->pending.n; i++)
-		if (emu_dep_push_dep(&b->tmp, &bs->pending.v[i], EMU_D_EVENT) != 0)
+	for (i = 0; i < bs->pending.n; i++) /* event waits, and memory waits (EMU_D_VALUE) */
+		if (emu_dep_push_dep(&b->tmp, &bs->pending.v[i], bs->pending.v[i].kind) != 0)
 			return EMU_NONE;
 	emu_depvec_clear(&bs->pending);
 	if (st->legacy) {
@@ -584,12 +584,48 @@ static void emu_range_2d(uint64_t base, uint64_t x, uint64_t y, uint64_t z, uint
 	*len_out = (planes - 1) * (h ? h : rows) * pitch + (rows - 1) * pitch + width;
 }
 
+/* The stream memory operations of a record (params: 48 bytes each, as
+ * x86-64 cuda.h lays out CUstreamBatchMemOpParams: operation, u32 at 0;
+ * address, u64 at 8; value (u32) or value64 at 16): a write-value writes
+ * its 4 or 8 bytes, a wait-value reads them; barriers and flushes touch
+ * no memory.  A memset-like command. */
+static int emu_fill_memop(emu_builder *b, const sbt_cm_call *c, emu_node *n, emu_target *t)
+{
+	size_t len = c->params_len - c->params_len % 48;
+
+	n->kind = EMU_K_MEMSET;
+	n->mop_off = (uint32_t)b->mops.n;
+	n->mop_len = (uint32_t)len;
+	for (size_t i = 0; i < len; i++) /* kept for the waits of graph launches */
+		if (EMU_PUSH(b->mops, c->params[i]) != 0)
+			return -1;
+	for (size_t at = 0; at + 48 <= c->params_len; at += 48) {
+		uint32_t op;
+		uint64_t addr;
+
+		memcpy(&op, c->params + at, 4);
+		memcpy(&addr, c->params + at + 8, 8);
+		if (op == 1 || op == 4) { /* WAIT_VALUE_32, _64 */
+			if (emu_access_add(b, t, addr, op == 4 ? 8 : 4, EMU_A_READ) != 0)
+				return -1;
+		} else if (op == 2 || op == 5) { /* WRITE_VALUE_32, _64 */
+			if (emu_access_add(b, t, addr, op == 5 ? 8 : 4, EMU_A_WRITE) != 0)
+				return -1;
+		}
+		n->bytes += op == 4 || op == 5 ? 8 : op == 1 || op == 2 ? 4 : 0;
+	}
+	return 0;
+}
+
 /* Fill node n (being built as target t) for a copy or memset record. */
 static int emu_fill_transfer(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, emu_node *n,
                              emu_target *t)
 {
 	uint64_t addr, len;
 	unsigned kind;
+
+	if (emu_memop_kind(k))
+		return emu_fill_memop(b, c, n, t);
 
 	switch (c->sub) {
 	case SBT_CM_COPY_HTOD: kind = EMU_K_H2D; break;
@@ -773,6 +809,12 @@ int emu_graph_node_fill(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, emu
 	    k == SBT_CM_K_cuGraphExecKernelNodeSetParams) {
 		emu_node_init(b, n, EMU_K_KERNEL, emu_kernel_name(b, c));
 		if (emu_access_args(b, &t, c, first) != 0)
+			return -1;
+	} else if (emu_memop_kind(k)) {
+		/* a setter's node keeps the name of the call that added it */
+		kn = sbt_cm_kind_name(SBT_CM_K_cuGraphAddBatchMemOpNode);
+		emu_node_init(b, n, EMU_K_MEMSET, emu_name_put(b->g, kn, strlen(kn)));
+		if (emu_fill_memop(b, c, n, &t) != 0)
 			return -1;
 	} else {
 		/* a memcpy node holds a cuMemcpy3D's fields, a memset node a 2D memset's */
@@ -1002,7 +1044,7 @@ uint32_t emu_command(emu_builder *b, uint32_t s, sbt_cm_kind k, const sbt_cm_cal
 
 /* The vector clock column of template node tnode in the launches of
  * template tmpl on stream s (made on first use); EMU_NONE out of memory. */
-static uint32_t emu_col_of(emu_graph *g, uint32_t s, uint32_t tmpl, uint32_t tnode)
+uint32_t emu_col_of(emu_graph *g, uint32_t s, uint32_t tmpl, uint32_t tnode)
 {
 	emu_col c = { s, tmpl, tnode };
 
@@ -1105,6 +1147,8 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 	emu_graph *g = b->g;
 	const emu_capture *cap = NULL;
 	uint32_t step, base, tmpl = 0;
+	uint32_t *mfirst = NULL; /* per node, its first memory-wait dependency in md */
+	emu_depvec md = { 0 };
 	char buf[48];
 
 	for (size_t i = b->execs.n; i-- > 0;)
@@ -1144,12 +1188,23 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 				return -1;
 		return emu_launch_records(b, cap, step, tmpl);
 	}
+	switch (emu_launch_memop_hold(b, s, cap)) {
+	case 1: return 0; /* kept: read again when a write meets its wait */
+	case -1: return -1;
+	default: break;
+	}
+	cap = &b->caps.v[tmpl - 1];
 	step = emu_step_begin(b, s);
 	if (step == EMU_NONE)
+		return -1;
+	mfirst = malloc((cap->nodes.n + 1) * sizeof(*mfirst));
+	if (!mfirst)
 		return -1;
 	base = (uint32_t)g->nodes.n;
 	for (size_t i = 0; i < cap->nodes.n; i++) {
 		emu_node n = cap->nodes.v[i];
+
+		mfirst[i] = (uint32_t)md.n;
 
 		n.seq = b->rec->seq;
 		n.issue_ns = b->rec->time_ns;
@@ -1159,7 +1214,9 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 		n.ipred_first = (uint32_t)g->ipreds.n;
 		for (uint32_t p = 0; p < n.ipred_count; p++)
 			if (EMU_PUSH(g->ipreds, base + cap->ipreds.v[cap->nodes.v[i].ipred_first + p]) != 0)
-				return -1;
+				goto out_md;
+		if (n.mop_len && emu_launch_memop_node(b, cap, (uint32_t)i, base, &n, &md) != 0)
+			goto out_md;
 		n.acc_first = (uint32_t)g->acc.n;
 		for (uint32_t a = 0; a < n.acc_count; a++) {
 			emu_access x = cap->acc.v[cap->nodes.v[i].acc_first + a];
@@ -1167,44 +1224,57 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 			x.node = base + (uint32_t)i;
 			x.inst = g->allocs.v[x.alloc].inst; /* this launch's graph memory */
 			if (EMU_PUSH(g->acc, x) != 0)
-				return -1;
+				goto out_md;
 		}
 		if (EMU_PUSH(g->nodes, n) != 0)
-			return -1;
+			goto out_md;
 	}
+	mfirst[cap->nodes.n] = (uint32_t)md.n;
 	g->steps.v[step].node_count = (uint32_t)cap->nodes.n;
 	{
 		emu_launch l = { step, tmpl };
 
 		if (EMU_PUSH(g->launch_tmpl, l) != 0)
-			return -1;
+			goto out_md;
 	}
-	/* xwaits come node by node: each node's dependencies are consecutive in g->deps */
-	for (size_t i = 0; i < cap->xwaits.n; i++) {
-		uint32_t node = base + cap->xwaits.v[i].node;
+	/* each node's own dependencies, consecutive in g->deps: the events of
+	 * the wait nodes it follows (xwaits), the writes its memory waits
+	 * follow (md) */
+	for (uint32_t i = 0; i < (uint32_t)cap->nodes.n; i++) {
 		emu_depvec tmp = { 0 };
-		emu_xdep x = { node, (uint32_t)g->deps.n, 0 };
+		emu_xdep x = { base + i, (uint32_t)g->deps.n, 0 };
+		int rc = 0;
 
-		if (emu_event_deps(b, cap->xwaits.v[i].event, &tmp, EMU_D_EVENT) != 0)
-			goto out_tmp;
-		if (tmp.n && !(g->xdeps.n && g->xdeps.v[g->xdeps.n - 1].node == node) && EMU_PUSH(g->xdeps, x) != 0)
-			goto out_tmp;
-		for (size_t j = 0; j < tmp.n; j++) {
-			if (EMU_PUSH(g->deps, tmp.v[j]) != 0)
-				goto out_tmp;
+		for (size_t w = 0; rc == 0 && w < cap->xwaits.n; w++)
+			if (cap->xwaits.v[w].node == i)
+				rc = emu_event_deps(b, cap->xwaits.v[w].event, &tmp, EMU_D_EVENT);
+		for (uint32_t d = mfirst[i]; rc == 0 && d < mfirst[i + 1]; d++)
+			rc = emu_dep_push_dep(&tmp, &md.v[d], EMU_D_VALUE);
+		if (rc == 0 && tmp.n)
+			rc = EMU_PUSH(g->xdeps, x);
+		for (size_t d = 0; rc == 0 && d < tmp.n; d++) {
+			rc = EMU_PUSH(g->deps, tmp.v[d]);
 			g->xdeps.v[g->xdeps.n - 1].count++;
 			g->node_deps = 1;
 		}
 		emu_depvec_free(&tmp);
-		continue;
-out_tmp:
-		emu_depvec_free(&tmp);
-		return -1;
+		if (rc != 0)
+			goto out_md;
 	}
+	if (emu_launch_memop_done(b, cap, step, tmpl, base) != 0)
+		goto out_md;
+	free(mfirst);
+	emu_depvec_free(&md);
 	for (size_t i = 0; i < cap->waits.n; i++)
 		if (emu_event_deps(b, cap->waits.v[i].event, &b->bs.v[s].pending, EMU_D_EVENT) != 0)
 			return -1;
-	return emu_launch_records(b, cap, step, tmpl);
+	if (emu_launch_records(b, cap, step, tmpl) != 0)
+		return -1;
+	return emu_memop_wake(b, step); /* streams held by a wait its writes meet go on */
+out_md:
+	free(mfirst);
+	emu_depvec_free(&md);
+	return -1;
 }
 
 /* The allocation that held addr when the record at seq was made (after
@@ -1299,12 +1369,16 @@ static void emu_builder_finish(emu_builder *b)
 		emu_depvec_free(&b->bs.v[i].pending);
 		free(b->bs.v[i].cap_front.v);
 		free(b->bs.v[i].host_seen.v);
+		for (size_t k = 0; k < b->bs.v[i].kept.n; k++)
+			free((void *)b->bs.v[i].kept.v[k].payload);
+		free(b->bs.v[i].kept.v);
 	}
 	for (size_t i = 0; i < b->threads.n; i++) {
 		emu_depvec_free(&b->threads.v[i].syncs);
 		free(b->threads.v[i].ctx.v);
 	}
 	free(b->ctxs.v);
+	free(b->wvals.v);
 	for (size_t i = 0; i < b->events.n; i++) {
 		emu_depvec_free(&b->events.v[i].deps);
 		free(b->events.v[i].cap_nodes.v);
@@ -1480,6 +1554,11 @@ emu_status emu_graph_build(const char *path, emu_graph **out, char *err, size_t 
 	if (ss != SBT_END) {
 		snprintf(err, errlen, "%s: %s: %s", path, sbt_strerror(ss), sbt_reader_message(g->r));
 		st = EMU_ERR_TRACE;
+		goto out_free_builder;
+	}
+	st = emu_memop_finish(&b);
+	if (st != EMU_OK) {
+		snprintf(err, errlen, "%s: %s", path, emu_strerror(st));
 		goto out_free_builder;
 	}
 	if (g->first_ns == UINT64_MAX)

@@ -38,6 +38,7 @@ enum emu_dep_kind {
 	EMU_D_LEGACY,  /* the legacy default stream's implicit synchronization */
 	EMU_D_GRAPH,   /* inside a graph (between its nodes) */
 	EMU_D_SEMAPHORE, /* Vulkan: a submit waits for a semaphore signaled by it */
+	EMU_D_VALUE,   /* a stream memory wait on the write-value operation that satisfies it */
 	EMU_D_COUNT
 };
 
@@ -81,6 +82,8 @@ typedef struct emu_node {
 	uint32_t lane;         /* export lane within its stream's track */
 	uint8_t kind;
 	uint8_t proven;        /* keyframes give its write set */
+	uint32_t mop_off, mop_len; /* a stream memory-op command or graph node: its operations
+	                              (48 bytes each) in the builder's arena (emu_build.h) */
 } emu_node;
 
 typedef struct emu_step {
@@ -249,6 +252,12 @@ struct emu_graph {
 	size_t thr_last;
 	int dur_capture;
 	uint64_t cap_waits;
+	/* Stream memory waits no write-value operation of the trace
+	 * satisfies (emu_calls.c): how many, and the first's record. */
+	uint64_t unmet_waits, unmet_first_seq;
+	/* The first record a memory wait held until a later write (0: none):
+	 * its steps then follow that write's, out of seq order. */
+	uint64_t held_first_seq;
 };
 
 /* Grow a vector to hold one more element; 0 or -1 (out of memory). */

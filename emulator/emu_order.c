@@ -29,7 +29,9 @@
  * a nonzero chance: holding the commands to the barrier loses none, since
  * by then all of the window's commands have been read and any
  * topological order of them can be drawn.  Like the CUDA double's seeded
- * mode, nothing runs until the host waits.  Refused: graph launches (the
+ * mode, nothing runs until the host waits.  Refused: a trace where a
+ * stream memory wait comes before the write it waits for (its steps are
+ * not in record order), graph launches (the
  * replay runs the order on one stream, where graphs are not rebuilt) and
  * commands on two devices (one device's stream orders no other's).
  *
@@ -478,6 +480,14 @@ emu_status emu_order_open(const char *path, emu_order_plan **out, char *err, siz
 	st = emu_graph_build(path, &p->g, err, errlen);
 	if (st != EMU_OK)
 		goto out_free;
+	if (p->g->held_first_seq) {
+		/* its steps are not in record order: the sampler reads records in order */
+		snprintf(err, errlen, "%s: seq %llu is a stream memory wait for a write recorded after it: a "
+		         "sampled order is drawn as the records are read (replay it without --schedule-seed)",
+		         path, (unsigned long long)p->g->held_first_seq);
+		st = EMU_ERR_STATE;
+		goto out_free;
+	}
 	/* a Vulkan replay serialises across devices too: it waits for each submit */
 	st = p->g->vk ? EMU_OK : emu_order_one_device(p, err, errlen);
 	if (st == EMU_OK)

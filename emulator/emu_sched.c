@@ -743,6 +743,10 @@ emu_status emu_summary_print(const emu_graph *g, FILE *f, int json)
 	        (unsigned long long)s.edges, (unsigned long long)s.cross_edges, g->vk ? "queues" : "streams");
 	fprintf(f, "machine: %u compute engines, %u copy engines\n", g->opt.compute_engines,
 	        g->opt.copy_engines);
+	if (g->unmet_waits)
+		fprintf(f, "stream memory waits no write-value operation satisfies: %llu (the first at seq %llu); "
+		           "they order nothing\n",
+		        (unsigned long long)g->unmet_waits, (unsigned long long)g->unmet_first_seq);
 	if (g->dur_capture)
 		fprintf(f, "durations: from capture times for %llu of %llu commands (%llu of %llu host waits "
 		           "bound them)%s\n",

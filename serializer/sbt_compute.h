@@ -250,6 +250,15 @@
  *     cuGraphBatchMemOpNodeSetParams (node, the same fields) and
  *     cuGraphExecBatchMemOpNodeSetParams (the same, parent = the exec);
  *     cuGraphAddNode(_v2) of that type too.
+ *     Stream memory operations, each as itself: cuStreamWriteValue32,
+ *     cuStreamWriteValue64, cuStreamWaitValue32, cuStreamWaitValue64 (all
+ *     forms: the legacy one, _v2 and their per-thread variants) and
+ *     cuStreamBatchMemOp: stream, flags = the call's flags and params =
+ *     the operations as a batch memory-op node's record carries them
+ *     (CUstreamBatchMemOpParams, 48 bytes each): the batch call's array,
+ *     or the one operation a single call makes (its address, value and
+ *     flags in the operation's fields as cuStreamBatchMemOp would take
+ *     them).
  *     tsGraphHostSource: before a cuGraphLaunch of an exec holding memcpy
  *     nodes that read host memory, one per such node (handle = the exec,
  *     node, host = the source pointer, size, blob = the source's packed
@@ -428,7 +437,9 @@ extern "C" {
 	X(cuGraphAddMemAllocNode) X(cuGraphAddMemFreeNode)                        \
 	X(cuGraphKernelNodeSetAttribute) X(cuGraphKernelNodeCopyAttributes)       \
 	X(cuGraphAddBatchMemOpNode) X(cuGraphBatchMemOpNodeSetParams)             \
-	X(cuGraphExecBatchMemOpNodeSetParams)
+	X(cuGraphExecBatchMemOpNodeSetParams) X(cuStreamWriteValue32)             \
+	X(cuStreamWriteValue64) X(cuStreamWaitValue32) X(cuStreamWaitValue64)     \
+	X(cuStreamBatchMemOp)
 
 /* X(HIP runtime call, kind it records as).  Append only: the position is
  * the type number above SBT_CM_HIP_TYPE_BASE. */

@@ -7,7 +7,9 @@
  * cuGraphNodeFindInClone and cuGraphChildGraphNodeGetGraph, the setters of those
  * node kinds (on graphs and on execs, the generic cuGraph(Exec)NodeSetParams
  * of those kinds included), cuGraphNodeSetEnabled, cuGraphExecUpdate and
- * cuStreamBeginCaptureToGraph; batch memory-op nodes and their setters,
+ * cuStreamBeginCaptureToGraph; batch memory-op nodes and their setters, the
+ * stream memory operations (cuStreamWriteValue*, cuStreamWaitValue*,
+ * cuStreamBatchMemOp: recorded as the nodes' operations are),
  * kernel node attributes (set and copied), and child graph nodes that take
  * their child (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE: how a child graph may
  * hold memory nodes).
@@ -1080,6 +1082,110 @@ out:
 	tcu_call_end();
 	return r;
 }
+
+/* ---- stream memory operations --------------------------------------------------------- */
+
+/* cuStreamWriteValue32/64, cuStreamWaitValue32/64 (every form) and
+ * cuStreamBatchMemOp, each recorded as itself: stream, flags = the call's
+ * flags, params = the operations packed as a batch memory-op node's (a
+ * single call's one operation built as cuStreamBatchMemOp would take it),
+ * so that replay, the emulator and the double treat both alike.  Kept with
+ * a stream capture kept for windows, as memsets are. */
+static void tcu_stream_memop_record(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresult r, CUstream s,
+                                    const CUstreamBatchMemOpParams *ops, unsigned n, unsigned flags)
+{
+	sbt_cm_call c;
+	if (mode == TCU_MODE_NESTED)
+		return;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.stream = TCU_H(s);
+	c.flags = flags;
+	if (ops && n) {
+		c.params = (const uint8_t *)ops;
+		c.params_len = (size_t)n * sizeof(CUstreamBatchMemOpParams);
+	}
+	for (unsigned i = 0; r == CUDA_SUCCESS && ops && i < n; i++)
+		if (ops[i].operation == CU_STREAM_MEM_OP_WAIT_VALUE_32 || ops[i].operation == CU_STREAM_MEM_OP_WAIT_VALUE_64)
+			atomic_store(&tcu_g.memop_waits, 1); /* keyframes wait for a stream so long (tcu_track.c) */
+	if (mode == TCU_MODE_RECORD)
+		tcu_emit(k, id, &c, CAP_REC_WORK);
+	if (tcu_live_captured(mode, s, (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0, NULL))
+		tcu_live_capture_call(k, id, &c, NULL, 0);
+}
+
+/* One operation of a single call: op is a CUstreamMemOpType, wide the
+ * 64-bit form. */
+static void tcu_stream_memop_one(CUstreamBatchMemOpParams *o, CUstreamBatchMemOpType op, CUdeviceptr addr,
+                                 uint64_t value, int wide, unsigned flags)
+{
+	memset(o, 0, sizeof(*o));
+	o->operation = op;
+	if (op == CU_STREAM_MEM_OP_WAIT_VALUE_32 || op == CU_STREAM_MEM_OP_WAIT_VALUE_64) {
+		o->waitValue.address = addr;
+		if (wide)
+			o->waitValue.value64 = value;
+		else
+			o->waitValue.value = (cuuint32_t)value;
+		o->waitValue.flags = flags;
+	} else {
+		o->writeValue.address = addr;
+		if (wide)
+			o->writeValue.value64 = value;
+		else
+			o->writeValue.value = (cuuint32_t)value;
+		o->writeValue.flags = flags;
+	}
+}
+
+#define TCU_STREAM_MEMOP(canon, kind, T, op, wide)                                                 \
+	CUresult tcu_m_##canon(tcu_fn id, CUstream s, CUdeviceptr addr, T value, unsigned int flags) \
+	{                                                                                          \
+		tcu_mode mode;                                                                         \
+		CUresult r;                                                                            \
+		CUstreamBatchMemOpParams one;                                                          \
+		tcu_pfn_##canon real = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode);                \
+		if (!real) {                                                                           \
+			r = tcu_no_driver(id);                                                             \
+			goto out;                                                                          \
+		}                                                                                      \
+		r = real(s, addr, value, flags);                                                       \
+		tcu_stream_memop_one(&one, op, addr, (uint64_t)value, wide, flags);                    \
+		tcu_stream_memop_record(SBT_CM_K_##kind, id, mode, r, s, &one, 1, flags);              \
+	out:                                                                                       \
+		tcu_call_end();                                                                        \
+		return r;                                                                              \
+	}
+
+TCU_STREAM_MEMOP(cuStreamWriteValue32, cuStreamWriteValue32, cuuint32_t, CU_STREAM_MEM_OP_WRITE_VALUE_32, 0)
+TCU_STREAM_MEMOP(cuStreamWriteValue32_v2, cuStreamWriteValue32, cuuint32_t, CU_STREAM_MEM_OP_WRITE_VALUE_32, 0)
+TCU_STREAM_MEMOP(cuStreamWriteValue64, cuStreamWriteValue64, cuuint64_t, CU_STREAM_MEM_OP_WRITE_VALUE_64, 1)
+TCU_STREAM_MEMOP(cuStreamWriteValue64_v2, cuStreamWriteValue64, cuuint64_t, CU_STREAM_MEM_OP_WRITE_VALUE_64, 1)
+TCU_STREAM_MEMOP(cuStreamWaitValue32, cuStreamWaitValue32, cuuint32_t, CU_STREAM_MEM_OP_WAIT_VALUE_32, 0)
+TCU_STREAM_MEMOP(cuStreamWaitValue32_v2, cuStreamWaitValue32, cuuint32_t, CU_STREAM_MEM_OP_WAIT_VALUE_32, 0)
+TCU_STREAM_MEMOP(cuStreamWaitValue64, cuStreamWaitValue64, cuuint64_t, CU_STREAM_MEM_OP_WAIT_VALUE_64, 1)
+TCU_STREAM_MEMOP(cuStreamWaitValue64_v2, cuStreamWaitValue64, cuuint64_t, CU_STREAM_MEM_OP_WAIT_VALUE_64, 1)
+
+#define TCU_STREAM_BATCH(canon)                                                                        \
+	CUresult tcu_m_##canon(tcu_fn id, CUstream s, unsigned int n, CUstreamBatchMemOpParams *ops,      \
+	                       unsigned int flags)                                                         \
+	{                                                                                                  \
+		tcu_mode mode;                                                                                 \
+		CUresult r;                                                                                    \
+		tcu_pfn_##canon real = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode);                        \
+		if (!real) {                                                                                   \
+			r = tcu_no_driver(id);                                                                     \
+			goto out;                                                                                  \
+		}                                                                                              \
+		r = real(s, n, ops, flags);                                                                    \
+		tcu_stream_memop_record(SBT_CM_K_cuStreamBatchMemOp, id, mode, r, s, ops, n, flags);           \
+	out:                                                                                               \
+		tcu_call_end();                                                                                \
+		return r;                                                                                      \
+	}
+
+TCU_STREAM_BATCH(cuStreamBatchMemOp)
+TCU_STREAM_BATCH(cuStreamBatchMemOp_v2)
 
 /* ---- kernel node attributes ----------------------------------------------------------- */
 

@@ -179,6 +179,11 @@ typedef struct tcu_state {
 	_Atomic uint64_t calls[TCU_FN_COUNT]; /* made by the program */
 	_Atomic uint64_t own[TCU_FN_COUNT];   /* made by the recorder itself */
 	atomic_int no_driver_warned;
+	/* A stream memory wait (cuStreamWaitValue*, cuStreamBatchMemOp) was
+	 * queued: a stream may be held until the program issues its write, so
+	 * a keyframe waits for its launch's stream only so long (tcu_track.c);
+	 * memop_said: that was said. */
+	atomic_int memop_waits, memop_said;
 	_Atomic uint64_t launches;
 	_Atomic uint64_t host_live;   /* live pinned host allocations (tcu_alloc_add) */
 	_Atomic uint64_t images_missing; /* loads that worked, recorded without image */

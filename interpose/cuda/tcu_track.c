@@ -742,6 +742,45 @@ static void tcu_kf_arrays(const tcu_array *arrs, size_t n, tcu_kf_clock *clk)
 	}
 }
 
+/* TCU_KF_MEMOP_WAIT_NS: how long a keyframe waits for its launch's
+ * stream once the program has queued stream memory waits. */
+#define TCU_KF_MEMOP_WAIT_NS 1000000000ull
+
+/*
+ * Before a keyframe: the launch's stream drained.  Once the program has
+ * queued a stream memory wait (cuStreamWaitValue*, cuStreamBatchMemOp), the
+ * stream may be held by a wait whose write the program issues only after
+ * this launch (a consumer stream queued before its producer): waiting for
+ * it would never return.  Then the stream is polled for at most
+ * TCU_KF_MEMOP_WAIT_NS and the keyframe taken without waiting if it is
+ * still busy, said once.
+ */
+static void tcu_kf_sync(CUstream stream, int ptds, uint64_t ordinal)
+{
+	tcu_pfn_cuStreamQuery query;
+	uint64_t t0;
+	if (!atomic_load(&tcu_g.memop_waits)) {
+		tcu_sync_stream(stream, ptds);
+		return;
+	}
+	query = (tcu_pfn_cuStreamQuery)tcu_own(ptds ? TCU_FN_cuStreamQuery_ptsz : TCU_FN_cuStreamQuery);
+	if (!query)
+		return;
+	t0 = tcu_kf_now_ns();
+	while (query(stream) == CUDA_ERROR_NOT_READY) {
+		struct timespec ts = {0, 100000};
+		if (tcu_kf_now_ns() - t0 > TCU_KF_MEMOP_WAIT_NS) {
+			if (!atomic_exchange(&tcu_g.memop_said, 1))
+				CAP_WARN("cuda: the keyframe at launch %llu taken without waiting for the launch's "
+				         "stream, still busy after %g s: a stream memory wait may hold it until the "
+				         "program writes its value (said once)",
+				         (unsigned long long)ordinal, (double)TCU_KF_MEMOP_WAIT_NS / 1e9);
+			return;
+		}
+		nanosleep(&ts, NULL);
+	}
+}
+
 /*
  * The live device allocations a keyframe holds, copied through the
  * recorder's own non-blocking stream after the launch's stream has
@@ -763,7 +802,7 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
 
 	pthread_mutex_lock(&tcu_g.kf_mu);
 	if (sync)
-		tcu_sync_stream(stream, ptds);
+		tcu_kf_sync(stream, ptds, ordinal);
 	if (!tcu_g.kf_stream) {
 		void *create = tcu_own(TCU_FN_cuStreamCreate);
 		if (!create || ((tcu_pfn_cuStreamCreate)create)(&tcu_g.kf_stream, CU_STREAM_NON_BLOCKING) !=

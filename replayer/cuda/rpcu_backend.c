@@ -508,6 +508,8 @@ void rpcu_teardown(rpcu_state *s)
 		                                             CUDA_SUCCESS)
 			d->p_cuCtxSynchronize();
 	}
+	rpcu_memop_release(s);
+	s->memop_noted = 0;
 	rpcu_stages_poll(s, 1);
 	rpcu_percmd_free(s);
 	rpcu_profile_release(s);

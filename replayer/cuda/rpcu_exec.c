@@ -1666,6 +1666,11 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuGraphAddBatchMemOpNode] =   {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphBatchMemOpNodeSetParams] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
 	[SBT_CM_K_cuGraphExecBatchMemOpNodeSetParams] = {rpcu_exec_graph_node, RPCU_CALL_STATE, NULL},
+	[SBT_CM_K_cuStreamWriteValue32] =       {rpcu_exec_stream_memop, RPCU_CALL_WORK, NULL},
+	[SBT_CM_K_cuStreamWriteValue64] =       {rpcu_exec_stream_memop, RPCU_CALL_WORK, NULL},
+	[SBT_CM_K_cuStreamWaitValue32] =        {rpcu_exec_stream_memop, RPCU_CALL_WORK, NULL},
+	[SBT_CM_K_cuStreamWaitValue64] =        {rpcu_exec_stream_memop, RPCU_CALL_WORK, NULL},
+	[SBT_CM_K_cuStreamBatchMemOp] =         {rpcu_exec_stream_memop, RPCU_CALL_WORK, NULL},
 };
 
 int rpcu_exec_is_state(sbt_cm_kind k)

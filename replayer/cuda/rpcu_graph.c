@@ -772,6 +772,218 @@ static rp_status rpcu_graph_child_get(rpcu_state *s, const sbt_cm_call *c, rp_di
 	return g && g->name ? rpcu_graph_mark_as(s, o, g->name, diag) : RP_OK;
 }
 
+/* ---- stream memory operations ---------------------------------------------------------- */
+
+/* Whether a wait operation's condition holds for the word read (the
+ * driver API documentation of CUstreamWaitValue_flags: GEQ compares as
+ * a cyclic difference, (int32_t)(word - value) >= 0 for 32 bits; AND:
+ * word & value is not 0; NOR: ~(word | value) is not 0). */
+static int rpcu_wait_met(const CUstreamBatchMemOpParams *o, uint64_t word)
+{
+	int wide = o->operation == CU_STREAM_MEM_OP_WAIT_VALUE_64;
+	uint64_t v = wide ? o->waitValue.value64 : o->waitValue.value;
+	if (!wide)
+		word = (uint32_t)word;
+	switch (o->waitValue.flags & ~(unsigned)CU_STREAM_WAIT_VALUE_FLUSH) {
+	case CU_STREAM_WAIT_VALUE_GEQ:
+		return wide ? (int64_t)(word - v) >= 0 : (int32_t)(uint32_t)(word - v) >= 0;
+	case CU_STREAM_WAIT_VALUE_EQ:
+		return word == v;
+	case CU_STREAM_WAIT_VALUE_AND:
+		return (word & v) != 0;
+	default:
+		return wide ? ~(word | v) != 0 : (uint32_t)~(word | v) != 0;
+	}
+}
+
+static const char *rpcu_wait_cond(unsigned flags)
+{
+	switch (flags & ~(unsigned)CU_STREAM_WAIT_VALUE_FLUSH) {
+	case CU_STREAM_WAIT_VALUE_GEQ: return "GEQ";
+	case CU_STREAM_WAIT_VALUE_EQ: return "EQ";
+	case CU_STREAM_WAIT_VALUE_AND: return "AND";
+	default: return "NOR";
+	}
+}
+
+/* Issues operations [i, j) of v on stream as the record's own call (one
+ * operation of a single call) or as a batch. */
+static rp_status rpcu_memop_issue(rpcu_state *s, sbt_cm_kind k, CUstream stream, CUstreamBatchMemOpParams *v,
+                                  unsigned n, unsigned flags, rp_diag *diag)
+{
+	const char *name = sbt_cm_kind_name(k);
+	rp_status st;
+	CUresult r;
+	switch (k) {
+	case SBT_CM_K_cuStreamWriteValue32:
+		if ((st = RPCU_NEED(cuStreamWriteValue32)) != RP_OK)
+			return st;
+		r = s->drv.p_cuStreamWriteValue32(stream, v->writeValue.address, v->writeValue.value, v->writeValue.flags);
+		break;
+	case SBT_CM_K_cuStreamWriteValue64:
+		if ((st = RPCU_NEED(cuStreamWriteValue64)) != RP_OK)
+			return st;
+		r = s->drv.p_cuStreamWriteValue64(stream, v->writeValue.address, v->writeValue.value64,
+		                                  v->writeValue.flags);
+		break;
+	case SBT_CM_K_cuStreamWaitValue32:
+		if ((st = RPCU_NEED(cuStreamWaitValue32)) != RP_OK)
+			return st;
+		r = s->drv.p_cuStreamWaitValue32(stream, v->waitValue.address, v->waitValue.value, v->waitValue.flags);
+		break;
+	case SBT_CM_K_cuStreamWaitValue64:
+		if ((st = RPCU_NEED(cuStreamWaitValue64)) != RP_OK)
+			return st;
+		r = s->drv.p_cuStreamWaitValue64(stream, v->waitValue.address, v->waitValue.value64, v->waitValue.flags);
+		break;
+	default:
+		if ((st = RPCU_NEED(cuStreamBatchMemOp)) != RP_OK)
+			return st;
+		r = s->drv.p_cuStreamBatchMemOp(stream, n, v, flags);
+		break;
+	}
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, name, r, NULL);
+}
+
+/* --streams single: every earlier record's work is on the one stream
+ * before this one, and nothing after it can run before it, so a wait is
+ * met now or never.  Each write is issued in turn; before each wait the
+ * stream is synchronised and the word read: a condition that holds is
+ * already ordered and the wait is dropped (as cuStreamWaitEvent is), one
+ * that does not stops the replay naming the operation, where the driver
+ * would wait for ever. */
+static rp_status rpcu_memop_single(rpcu_state *s, sbt_cm_kind k, CUstream stream, CUstreamBatchMemOpParams *v,
+                                   unsigned n, unsigned flags, const uint64_t *recorded, rp_diag *diag)
+{
+	rp_status st;
+	CUresult r;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t word = 0;
+		int wide = v[i].operation == CU_STREAM_MEM_OP_WAIT_VALUE_64;
+		if (v[i].operation != CU_STREAM_MEM_OP_WAIT_VALUE_32 && !wide) {
+			if ((st = rpcu_memop_issue(s, k, stream, &v[i], 1, flags, diag)) != RP_OK)
+				return st;
+			continue;
+		}
+		if ((st = RPCU_NEED(cuStreamSynchronize)) != RP_OK || (st = RPCU_NEED(cuMemcpyDtoH)) != RP_OK)
+			return st;
+		if ((r = s->drv.p_cuStreamSynchronize(stream)) != CUDA_SUCCESS)
+			return rpcu_cufail(s, diag, "cuStreamSynchronize", r, NULL);
+		if ((r = s->drv.p_cuMemcpyDtoH(&word, v[i].waitValue.address, wide ? 8 : 4)) != CUDA_SUCCESS)
+			return rpcu_cufail(s, diag, "cuMemcpyDtoH", r, NULL);
+		if (!rpcu_wait_met(&v[i], word))
+			return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "operation %u waits until the %d-bit word at 0x%llx "
+			                 "is %s 0x%llx, but it holds 0x%llx after all the work replayed before it; with "
+			                 "--streams single nothing after it can run first, so it would wait for ever "
+			                 "(the write it waits for comes later in the trace: replay with --streams multi)",
+			                 i, wide ? 64 : 32, (unsigned long long)recorded[i],
+			                 rpcu_wait_cond(v[i].waitValue.flags),
+			                 (unsigned long long)(wide ? v[i].waitValue.value64 : v[i].waitValue.value),
+			                 (unsigned long long)word);
+	}
+	return RP_OK;
+}
+
+/* After a record holding a wait, issued on stream (not captured): an
+ * event of ours recorded there, so that a keyframe comparison can tell
+ * whether the wait may still hold its stream (rpcu_memop_pending).  A
+ * mark that cannot be made is left out (the comparison then waits). */
+static void rpcu_memop_mark(rpcu_state *s, CUstream stream)
+{
+	CUevent ev = NULL;
+	if (!s->drv.p_cuEventCreate || !s->drv.p_cuEventRecord || !s->drv.p_cuEventQuery || !s->drv.p_cuEventDestroy)
+		return;
+	if (s->nmemop_marks == s->cap_memop_marks) {
+		size_t ncap = s->cap_memop_marks ? s->cap_memop_marks * 2 : 8;
+		struct rpcu_memop_mark *v = realloc(s->memop_marks, ncap * sizeof(*v));
+		if (!v)
+			return;
+		s->memop_marks = v;
+		s->cap_memop_marks = ncap;
+	}
+	if (s->drv.p_cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+		return;
+	if (s->drv.p_cuEventRecord(ev, stream) != CUDA_SUCCESS) {
+		s->drv.p_cuEventDestroy(ev);
+		return;
+	}
+	s->memop_marks[s->nmemop_marks].ev = ev;
+	s->memop_marks[s->nmemop_marks].ctx = s->cur_ctx;
+	s->nmemop_marks++;
+}
+
+int rpcu_memop_pending(rpcu_state *s)
+{
+	size_t i = 0;
+	int pending = 0;
+	while (i < s->nmemop_marks) {
+		if (s->drv.p_cuEventQuery(s->memop_marks[i].ev) == CUDA_ERROR_NOT_READY) {
+			pending = 1;
+			i++;
+			continue;
+		}
+		s->drv.p_cuEventDestroy(s->memop_marks[i].ev);
+		s->memop_marks[i] = s->memop_marks[--s->nmemop_marks];
+	}
+	return pending;
+}
+
+void rpcu_memop_release(rpcu_state *s)
+{
+	for (size_t i = 0; i < s->nmemop_marks; i++) {
+		if (s->memop_marks[i].ctx && s->drv.p_cuCtxSetCurrent)
+			s->drv.p_cuCtxSetCurrent(s->memop_marks[i].ctx);
+		s->drv.p_cuEventDestroy(s->memop_marks[i].ev);
+	}
+	free(s->memop_marks);
+	s->memop_marks = NULL;
+	s->nmemop_marks = s->cap_memop_marks = 0;
+}
+
+rp_status rpcu_exec_stream_memop(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	CUDA_BATCH_MEM_OP_NODE_PARAMS p;
+	CUstream stream = NULL;
+	int capturing = 0;
+	uint64_t *recorded = NULL;
+	rp_status st;
+	if (c->result != CUDA_SUCCESS)
+		return RP_OK; /* refused at capture: nothing was queued */
+	if ((st = rpcu_stream_resolve(s, c->stream, &stream, &capturing, diag)) != RP_OK)
+		return st;
+	if (rpcu_capture_skip(s, c, capturing))
+		return RP_OK;
+	if (k != SBT_CM_K_cuStreamBatchMemOp && c->params_len != sizeof(CUstreamBatchMemOpParams))
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "a single memory operation's record holds %zu bytes of "
+		                 "operations, not one", c->params_len);
+	if ((st = rpcu_memop_params(s, c, &p, diag)) != RP_OK)
+		return st;
+	if (s->single_stream && !capturing) {
+		const CUstreamBatchMemOpParams *rec = (const CUstreamBatchMemOpParams *)(const void *)c->params;
+		if (!(recorded = malloc(p.count * sizeof(*recorded)))) {
+			free(p.paramArray);
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		}
+		for (unsigned i = 0; i < p.count; i++) { /* the trace's addresses, for the message */
+			CUstreamBatchMemOpParams o;
+			memcpy(&o, &rec[i], sizeof(o));
+			recorded[i] = (uint64_t)o.waitValue.address; /* first field of every kind */
+		}
+		st = rpcu_memop_single(s, k, stream, p.paramArray, p.count, p.flags, recorded, diag);
+	} else {
+		st = rpcu_memop_issue(s, k, stream, p.paramArray, p.count, p.flags, diag);
+		for (unsigned i = 0; st == RP_OK && !capturing && i < p.count; i++)
+			if (p.paramArray[i].operation == CU_STREAM_MEM_OP_WAIT_VALUE_32 ||
+			    p.paramArray[i].operation == CU_STREAM_MEM_OP_WAIT_VALUE_64) {
+				rpcu_memop_mark(s, stream);
+				break;
+			}
+	}
+	free(recorded);
+	free(p.paramArray);
+	return st;
+}
+
 /* cuGraphBatchMemOpNodeSetParams on the mapped node, and its cuGraphExec*
  * form on the mapped exec (none: its graph could not be instantiated, and
  * its launch says why). */

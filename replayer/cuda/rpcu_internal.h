@@ -122,7 +122,10 @@
 	X(cuMemAllocAsync, 11020, 0) X(cuStreamBeginCaptureToGraph, 12030, 0)       \
 	X(cuGraphAddNode, 12020, 0) X(cuGraphKernelNodeSetAttribute, 11000, 0)       \
 	X(cuGraphKernelNodeCopyAttributes, 11000, 0) X(cuGraphAddBatchMemOpNode, 11070, 0) \
-	X(cuGraphBatchMemOpNodeSetParams, 11070, 0) X(cuGraphExecBatchMemOpNodeSetParams, 11070, 0)
+	X(cuGraphBatchMemOpNodeSetParams, 11070, 0) X(cuGraphExecBatchMemOpNodeSetParams, 11070, 0) \
+	X(cuStreamWriteValue32, 11070, 0) X(cuStreamWriteValue64, 11070, 0)       \
+	X(cuStreamWaitValue32, 11070, 0) X(cuStreamWaitValue64, 11070, 0)         \
+	X(cuStreamBatchMemOp, 11070, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */
@@ -491,6 +494,13 @@ typedef struct rpcu_state {
 	int kf_differs_now;     /* one of them differed */
 	int kf_noted;           /* the first difference was told (once per replay) */
 	rp_keyframe_report kf;  /* this run's */
+	/* Stream memory waits replayed (rpcu_graph.c): an event of ours
+	 * recorded after each record holding one, until it is seen complete;
+	 * a keyframe met while one is pending is not compared (its write may
+	 * come later in the trace: waiting for all work would never end). */
+	struct rpcu_memop_mark { CUevent ev; CUcontext ctx; } *memop_marks;
+	size_t nmemop_marks, cap_memop_marks;
+	int memop_noted;        /* a keyframe left uncompared for one was told */
 	/* --wait-timeout: the longest one entry point may stay in the driver
 	 * (rpcu_bound.c; its own thread and mutex) */
 	uint64_t wait_ns;
@@ -531,6 +541,14 @@ rp_status rpcu_ctx_use(rpcu_state *s, uint64_t cap, rp_diag *diag);
  * *capturing_out: the stream is being captured into a graph. */
 rp_status rpcu_stream_resolve(rpcu_state *s, uint64_t cap, CUstream *out, int *capturing_out,
                               rp_diag *diag);
+/* cuStreamWriteValue32/64, cuStreamWaitValue32/64 and cuStreamBatchMemOp
+ * (rpcu_graph.c): the recorded operations, mapped as a batch memory-op
+ * node's, issued on the record's stream. */
+rp_status rpcu_exec_stream_memop(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* Whether a stream memory wait replayed so far may still be waiting
+ * (completed marks are dropped); rpcu_memop_release drops them all. */
+int rpcu_memop_pending(rpcu_state *s);
+void rpcu_memop_release(rpcu_state *s);
 /* The live device ordinal of the current context. */
 int rpcu_current_ordinal(rpcu_state *s);
 /* Remember / ask whether a captured handle was only ever returned by a call

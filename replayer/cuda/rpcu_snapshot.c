@@ -128,6 +128,16 @@ static rp_status rpcu_snapshot_compare(rpcu_state *s, const sbt_cm_call *c, rp_d
 		 * uncompared: the call that waits for it next reports it, as
 		 * without the comparison. */
 		rp_diag ignored;
+		if (rpcu_memop_pending(s)) {
+			/* a stream memory wait may hold its stream until a write
+			 * later in the trace: waiting for all work would never end */
+			if (!s->memop_noted && !s->quiet)
+				rpcu_warn(s, "keyframe at seq %llu not compared: a stream memory wait replayed before it "
+				          "is still waiting (said once)", (unsigned long long)s->kf_seq);
+			s->memop_noted = 1;
+			s->kf_synced = -1;
+			goto out_next;
+		}
 		if (rpcu_sync_contexts(s, "waiting for the work before a keyframe", &ignored) != RP_OK) {
 			s->kf_synced = -1;
 			goto out_next;

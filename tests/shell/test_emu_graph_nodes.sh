@@ -21,8 +21,10 @@
 #   cuGraphHostNodeSetParams, recorded as tsGraphNotModeled) is one
 #   command per launch; kernel node attributes set and copied
 #   (--node-attr: records the emulator passes over, as they change no
-#   ordering) keep the graph's 15 commands; a batch memory-op node
-#   (--memop, not modeled by the emulator) makes a launch one command;
+#   ordering) keep the graph's 15 commands; batch memory-op nodes
+#   (--memop) are commands of their own, each writing (and waiting on)
+#   the words its operations name: 19 commands, 10 races (4 of them the
+#   nodes' writes with the legacy memset);
 # - tsreplay --emulate --schedule-seed refuses a trace launching such a graph;
 # - a child graph node (--child) runs the child's racy_scale as it was when
 #   the node was added, after the read-back node (17 commands, the child's
@@ -282,10 +284,17 @@ import json, sys
 X = [x['name'] for x in json.load(open(sys.argv[1]))['traceEvents'] if x['ph'] == 'X']
 assert len([n for n in X if n.startswith('graph 0x')]) == 2, X
 " "$T/host-set.json" || fail "host-set.json: not two graph commands"
-# a batch memory-op node (not modeled by the emulator yet): one command per
-# launch too
+# batch memory-op nodes (modeled: each a command, writing and reading the
+# words its operations name): plain's 15 commands and the 2 memory-op nodes
+# of each launch, which write the result the legacy memset writes too
+# (4 races more than plain's 6)
 expect_rc 0 memop.sum "$X" --summary "$T/memop.sbt"
-has memop.sum out "commands: 5 on 2 streams"
+has memop.sum out "commands: 19 on 2 streams"
+expect_rc 1 memop.r "$X" --races "$T/memop.sbt"
+has memop.r out "races: 10 confirmed, 0 possible"
+p=$(pairs memop.r)
+[ "$p" = "4 cuGraphAddBatchMemOpNode cuMemsetD32;2 cuGraphAddMemcpyNode cuMemsetD32;2 cuMemsetD32 racy_scale;2 cuMemsetD32 vadd;" ] ||
+	fail "memop: race pairs '$p': $(cat "$T/memop.r.out")"
 # kernel node attributes (modeled): the graph's nodes stay commands
 expect_rc 0 nodeattr.sum "$X" --summary "$T/node-attr.sbt"
 has nodeattr.sum out "commands: 15 on 2 streams"

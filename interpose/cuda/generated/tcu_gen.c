@@ -3600,34 +3600,22 @@ CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream a0, CUdeviceptr a1, size_t
 
 CUresult CUDAAPI cuStreamBatchMemOp(CUstream a0, unsigned int a1, CUstreamBatchMemOpParams * a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamBatchMemOp real = (tcu_pfn_cuStreamBatchMemOp)tcu_call_begin(TCU_FN_cuStreamBatchMemOp);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamBatchMemOp);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamBatchMemOp(TCU_FN_cuStreamBatchMemOp, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamBatchMemOp_ptsz(CUstream a0, unsigned int a1, CUstreamBatchMemOpParams * a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamBatchMemOp_ptsz real = (tcu_pfn_cuStreamBatchMemOp_ptsz)tcu_call_begin(TCU_FN_cuStreamBatchMemOp_ptsz);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamBatchMemOp_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamBatchMemOp(TCU_FN_cuStreamBatchMemOp_ptsz, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamBatchMemOp_v2(CUstream a0, unsigned int a1, CUstreamBatchMemOpParams * a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamBatchMemOp_v2 real = (tcu_pfn_cuStreamBatchMemOp_v2)tcu_call_begin(TCU_FN_cuStreamBatchMemOp_v2);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamBatchMemOp_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamBatchMemOp_v2(TCU_FN_cuStreamBatchMemOp_v2, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamBatchMemOp_v2_ptsz(CUstream a0, unsigned int a1, CUstreamBatchMemOpParams * a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamBatchMemOp_v2_ptsz real = (tcu_pfn_cuStreamBatchMemOp_v2_ptsz)tcu_call_begin(TCU_FN_cuStreamBatchMemOp_v2_ptsz);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamBatchMemOp_v2_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamBatchMemOp_v2(TCU_FN_cuStreamBatchMemOp_v2_ptsz, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamBeginCapture(CUstream a0)
@@ -3973,130 +3961,82 @@ CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream a0, CUevent a1, unsigned int a2
 
 CUresult CUDAAPI cuStreamWaitValue32(CUstream a0, CUdeviceptr a1, cuuint32_t a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamWaitValue32 real = (tcu_pfn_cuStreamWaitValue32)tcu_call_begin(TCU_FN_cuStreamWaitValue32);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamWaitValue32);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamWaitValue32(TCU_FN_cuStreamWaitValue32, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamWaitValue32_ptsz(CUstream a0, CUdeviceptr a1, cuuint32_t a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamWaitValue32_ptsz real = (tcu_pfn_cuStreamWaitValue32_ptsz)tcu_call_begin(TCU_FN_cuStreamWaitValue32_ptsz);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamWaitValue32_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamWaitValue32(TCU_FN_cuStreamWaitValue32_ptsz, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamWaitValue32_v2(CUstream a0, CUdeviceptr a1, cuuint32_t a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamWaitValue32_v2 real = (tcu_pfn_cuStreamWaitValue32_v2)tcu_call_begin(TCU_FN_cuStreamWaitValue32_v2);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamWaitValue32_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamWaitValue32_v2(TCU_FN_cuStreamWaitValue32_v2, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamWaitValue32_v2_ptsz(CUstream a0, CUdeviceptr a1, cuuint32_t a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamWaitValue32_v2_ptsz real = (tcu_pfn_cuStreamWaitValue32_v2_ptsz)tcu_call_begin(TCU_FN_cuStreamWaitValue32_v2_ptsz);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamWaitValue32_v2_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamWaitValue32_v2(TCU_FN_cuStreamWaitValue32_v2_ptsz, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamWaitValue64(CUstream a0, CUdeviceptr a1, cuuint64_t a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamWaitValue64 real = (tcu_pfn_cuStreamWaitValue64)tcu_call_begin(TCU_FN_cuStreamWaitValue64);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamWaitValue64);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamWaitValue64(TCU_FN_cuStreamWaitValue64, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamWaitValue64_ptsz(CUstream a0, CUdeviceptr a1, cuuint64_t a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamWaitValue64_ptsz real = (tcu_pfn_cuStreamWaitValue64_ptsz)tcu_call_begin(TCU_FN_cuStreamWaitValue64_ptsz);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamWaitValue64_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamWaitValue64(TCU_FN_cuStreamWaitValue64_ptsz, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamWaitValue64_v2(CUstream a0, CUdeviceptr a1, cuuint64_t a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamWaitValue64_v2 real = (tcu_pfn_cuStreamWaitValue64_v2)tcu_call_begin(TCU_FN_cuStreamWaitValue64_v2);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamWaitValue64_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamWaitValue64_v2(TCU_FN_cuStreamWaitValue64_v2, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamWaitValue64_v2_ptsz(CUstream a0, CUdeviceptr a1, cuuint64_t a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamWaitValue64_v2_ptsz real = (tcu_pfn_cuStreamWaitValue64_v2_ptsz)tcu_call_begin(TCU_FN_cuStreamWaitValue64_v2_ptsz);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamWaitValue64_v2_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamWaitValue64_v2(TCU_FN_cuStreamWaitValue64_v2_ptsz, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamWriteValue32(CUstream a0, CUdeviceptr a1, cuuint32_t a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamWriteValue32 real = (tcu_pfn_cuStreamWriteValue32)tcu_call_begin(TCU_FN_cuStreamWriteValue32);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamWriteValue32);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamWriteValue32(TCU_FN_cuStreamWriteValue32, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamWriteValue32_ptsz(CUstream a0, CUdeviceptr a1, cuuint32_t a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamWriteValue32_ptsz real = (tcu_pfn_cuStreamWriteValue32_ptsz)tcu_call_begin(TCU_FN_cuStreamWriteValue32_ptsz);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamWriteValue32_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamWriteValue32(TCU_FN_cuStreamWriteValue32_ptsz, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamWriteValue32_v2(CUstream a0, CUdeviceptr a1, cuuint32_t a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamWriteValue32_v2 real = (tcu_pfn_cuStreamWriteValue32_v2)tcu_call_begin(TCU_FN_cuStreamWriteValue32_v2);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamWriteValue32_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamWriteValue32_v2(TCU_FN_cuStreamWriteValue32_v2, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamWriteValue32_v2_ptsz(CUstream a0, CUdeviceptr a1, cuuint32_t a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamWriteValue32_v2_ptsz real = (tcu_pfn_cuStreamWriteValue32_v2_ptsz)tcu_call_begin(TCU_FN_cuStreamWriteValue32_v2_ptsz);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamWriteValue32_v2_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamWriteValue32_v2(TCU_FN_cuStreamWriteValue32_v2_ptsz, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamWriteValue64(CUstream a0, CUdeviceptr a1, cuuint64_t a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamWriteValue64 real = (tcu_pfn_cuStreamWriteValue64)tcu_call_begin(TCU_FN_cuStreamWriteValue64);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamWriteValue64);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamWriteValue64(TCU_FN_cuStreamWriteValue64, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamWriteValue64_ptsz(CUstream a0, CUdeviceptr a1, cuuint64_t a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamWriteValue64_ptsz real = (tcu_pfn_cuStreamWriteValue64_ptsz)tcu_call_begin(TCU_FN_cuStreamWriteValue64_ptsz);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamWriteValue64_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamWriteValue64(TCU_FN_cuStreamWriteValue64_ptsz, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamWriteValue64_v2(CUstream a0, CUdeviceptr a1, cuuint64_t a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamWriteValue64_v2 real = (tcu_pfn_cuStreamWriteValue64_v2)tcu_call_begin(TCU_FN_cuStreamWriteValue64_v2);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamWriteValue64_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamWriteValue64_v2(TCU_FN_cuStreamWriteValue64_v2, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuStreamWriteValue64_v2_ptsz(CUstream a0, CUdeviceptr a1, cuuint64_t a2, unsigned int a3)
 {
-	tcu_pfn_cuStreamWriteValue64_v2_ptsz real = (tcu_pfn_cuStreamWriteValue64_v2_ptsz)tcu_call_begin(TCU_FN_cuStreamWriteValue64_v2_ptsz);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuStreamWriteValue64_v2_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamWriteValue64_v2(TCU_FN_cuStreamWriteValue64_v2_ptsz, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject * a0, const CUDA_RESOURCE_DESC * a1)
@@ -5013,10 +4953,10 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuStreamAddCallback_ptsz", "cuStreamAddCallback", (void *)cuStreamAddCallback_ptsz, TCU_FNF_PTDS},
 	{"cuStreamAttachMemAsync", "cuStreamAttachMemAsync", (void *)cuStreamAttachMemAsync, 0},
 	{"cuStreamAttachMemAsync_ptsz", "cuStreamAttachMemAsync", (void *)cuStreamAttachMemAsync_ptsz, TCU_FNF_PTDS},
-	{"cuStreamBatchMemOp", "cuStreamBatchMemOp", (void *)cuStreamBatchMemOp, TCU_FNF_LEGACY},
-	{"cuStreamBatchMemOp_ptsz", "cuStreamBatchMemOp", (void *)cuStreamBatchMemOp_ptsz, TCU_FNF_PTDS | TCU_FNF_LEGACY},
-	{"cuStreamBatchMemOp_v2", "cuStreamBatchMemOp", (void *)cuStreamBatchMemOp_v2, 0},
-	{"cuStreamBatchMemOp_v2_ptsz", "cuStreamBatchMemOp", (void *)cuStreamBatchMemOp_v2_ptsz, TCU_FNF_PTDS},
+	{"cuStreamBatchMemOp", "cuStreamBatchMemOp", (void *)cuStreamBatchMemOp, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuStreamBatchMemOp_ptsz", "cuStreamBatchMemOp", (void *)cuStreamBatchMemOp_ptsz, TCU_FNF_PTDS | TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuStreamBatchMemOp_v2", "cuStreamBatchMemOp", (void *)cuStreamBatchMemOp_v2, TCU_FNF_MODELED},
+	{"cuStreamBatchMemOp_v2_ptsz", "cuStreamBatchMemOp", (void *)cuStreamBatchMemOp_v2_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuStreamBeginCapture", "cuStreamBeginCapture", (void *)cuStreamBeginCapture, TCU_FNF_LEGACY | TCU_FNF_SPECIAL},
 	{"cuStreamBeginCaptureToGraph", "cuStreamBeginCaptureToGraph", (void *)cuStreamBeginCaptureToGraph, TCU_FNF_MODELED},
 	{"cuStreamBeginCaptureToGraph_ptsz", "cuStreamBeginCaptureToGraph", (void *)cuStreamBeginCaptureToGraph_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
@@ -5066,22 +5006,22 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuStreamUpdateCaptureDependencies_v2_ptsz", "cuStreamUpdateCaptureDependencies", (void *)cuStreamUpdateCaptureDependencies_v2_ptsz, TCU_FNF_PTDS},
 	{"cuStreamWaitEvent", "cuStreamWaitEvent", (void *)cuStreamWaitEvent, TCU_FNF_MODELED},
 	{"cuStreamWaitEvent_ptsz", "cuStreamWaitEvent", (void *)cuStreamWaitEvent_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
-	{"cuStreamWaitValue32", "cuStreamWaitValue32", (void *)cuStreamWaitValue32, TCU_FNF_LEGACY},
-	{"cuStreamWaitValue32_ptsz", "cuStreamWaitValue32", (void *)cuStreamWaitValue32_ptsz, TCU_FNF_PTDS | TCU_FNF_LEGACY},
-	{"cuStreamWaitValue32_v2", "cuStreamWaitValue32", (void *)cuStreamWaitValue32_v2, 0},
-	{"cuStreamWaitValue32_v2_ptsz", "cuStreamWaitValue32", (void *)cuStreamWaitValue32_v2_ptsz, TCU_FNF_PTDS},
-	{"cuStreamWaitValue64", "cuStreamWaitValue64", (void *)cuStreamWaitValue64, TCU_FNF_LEGACY},
-	{"cuStreamWaitValue64_ptsz", "cuStreamWaitValue64", (void *)cuStreamWaitValue64_ptsz, TCU_FNF_PTDS | TCU_FNF_LEGACY},
-	{"cuStreamWaitValue64_v2", "cuStreamWaitValue64", (void *)cuStreamWaitValue64_v2, 0},
-	{"cuStreamWaitValue64_v2_ptsz", "cuStreamWaitValue64", (void *)cuStreamWaitValue64_v2_ptsz, TCU_FNF_PTDS},
-	{"cuStreamWriteValue32", "cuStreamWriteValue32", (void *)cuStreamWriteValue32, TCU_FNF_LEGACY},
-	{"cuStreamWriteValue32_ptsz", "cuStreamWriteValue32", (void *)cuStreamWriteValue32_ptsz, TCU_FNF_PTDS | TCU_FNF_LEGACY},
-	{"cuStreamWriteValue32_v2", "cuStreamWriteValue32", (void *)cuStreamWriteValue32_v2, 0},
-	{"cuStreamWriteValue32_v2_ptsz", "cuStreamWriteValue32", (void *)cuStreamWriteValue32_v2_ptsz, TCU_FNF_PTDS},
-	{"cuStreamWriteValue64", "cuStreamWriteValue64", (void *)cuStreamWriteValue64, TCU_FNF_LEGACY},
-	{"cuStreamWriteValue64_ptsz", "cuStreamWriteValue64", (void *)cuStreamWriteValue64_ptsz, TCU_FNF_PTDS | TCU_FNF_LEGACY},
-	{"cuStreamWriteValue64_v2", "cuStreamWriteValue64", (void *)cuStreamWriteValue64_v2, 0},
-	{"cuStreamWriteValue64_v2_ptsz", "cuStreamWriteValue64", (void *)cuStreamWriteValue64_v2_ptsz, TCU_FNF_PTDS},
+	{"cuStreamWaitValue32", "cuStreamWaitValue32", (void *)cuStreamWaitValue32, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuStreamWaitValue32_ptsz", "cuStreamWaitValue32", (void *)cuStreamWaitValue32_ptsz, TCU_FNF_PTDS | TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuStreamWaitValue32_v2", "cuStreamWaitValue32", (void *)cuStreamWaitValue32_v2, TCU_FNF_MODELED},
+	{"cuStreamWaitValue32_v2_ptsz", "cuStreamWaitValue32", (void *)cuStreamWaitValue32_v2_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
+	{"cuStreamWaitValue64", "cuStreamWaitValue64", (void *)cuStreamWaitValue64, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuStreamWaitValue64_ptsz", "cuStreamWaitValue64", (void *)cuStreamWaitValue64_ptsz, TCU_FNF_PTDS | TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuStreamWaitValue64_v2", "cuStreamWaitValue64", (void *)cuStreamWaitValue64_v2, TCU_FNF_MODELED},
+	{"cuStreamWaitValue64_v2_ptsz", "cuStreamWaitValue64", (void *)cuStreamWaitValue64_v2_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
+	{"cuStreamWriteValue32", "cuStreamWriteValue32", (void *)cuStreamWriteValue32, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuStreamWriteValue32_ptsz", "cuStreamWriteValue32", (void *)cuStreamWriteValue32_ptsz, TCU_FNF_PTDS | TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuStreamWriteValue32_v2", "cuStreamWriteValue32", (void *)cuStreamWriteValue32_v2, TCU_FNF_MODELED},
+	{"cuStreamWriteValue32_v2_ptsz", "cuStreamWriteValue32", (void *)cuStreamWriteValue32_v2_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
+	{"cuStreamWriteValue64", "cuStreamWriteValue64", (void *)cuStreamWriteValue64, TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuStreamWriteValue64_ptsz", "cuStreamWriteValue64", (void *)cuStreamWriteValue64_ptsz, TCU_FNF_PTDS | TCU_FNF_LEGACY | TCU_FNF_MODELED},
+	{"cuStreamWriteValue64_v2", "cuStreamWriteValue64", (void *)cuStreamWriteValue64_v2, TCU_FNF_MODELED},
+	{"cuStreamWriteValue64_v2_ptsz", "cuStreamWriteValue64", (void *)cuStreamWriteValue64_v2_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuSurfObjectCreate", "cuSurfObjectCreate", (void *)cuSurfObjectCreate, TCU_FNF_MODELED},
 	{"cuSurfObjectDestroy", "cuSurfObjectDestroy", (void *)cuSurfObjectDestroy, TCU_FNF_MODELED},
 	{"cuSurfObjectGetResourceDesc", "cuSurfObjectGetResourceDesc", (void *)cuSurfObjectGetResourceDesc, 0},

@@ -1475,6 +1475,16 @@ CUresult tcu_m_cuGraphExecExternalSemaphoresWaitNodeSetParams(tcu_fn id, CUgraph
 CUresult tcu_m_cuGraphExecBatchMemOpNodeSetParams(tcu_fn id, CUgraphExec a0, CUgraphNode a1, const CUDA_BATCH_MEM_OP_NODE_PARAMS * a2);
 CUresult tcu_m_cuGraphNodeFindInClone(tcu_fn id, CUgraphNode * a0, CUgraphNode a1, CUgraph a2);
 CUresult tcu_m_cuGraphChildGraphNodeGetGraph(tcu_fn id, CUgraphNode a0, CUgraph * a1);
+CUresult tcu_m_cuStreamWriteValue32(tcu_fn id, CUstream a0, CUdeviceptr a1, cuuint32_t a2, unsigned int a3);
+CUresult tcu_m_cuStreamWriteValue32_v2(tcu_fn id, CUstream a0, CUdeviceptr a1, cuuint32_t a2, unsigned int a3);
+CUresult tcu_m_cuStreamWriteValue64(tcu_fn id, CUstream a0, CUdeviceptr a1, cuuint64_t a2, unsigned int a3);
+CUresult tcu_m_cuStreamWriteValue64_v2(tcu_fn id, CUstream a0, CUdeviceptr a1, cuuint64_t a2, unsigned int a3);
+CUresult tcu_m_cuStreamWaitValue32(tcu_fn id, CUstream a0, CUdeviceptr a1, cuuint32_t a2, unsigned int a3);
+CUresult tcu_m_cuStreamWaitValue32_v2(tcu_fn id, CUstream a0, CUdeviceptr a1, cuuint32_t a2, unsigned int a3);
+CUresult tcu_m_cuStreamWaitValue64(tcu_fn id, CUstream a0, CUdeviceptr a1, cuuint64_t a2, unsigned int a3);
+CUresult tcu_m_cuStreamWaitValue64_v2(tcu_fn id, CUstream a0, CUdeviceptr a1, cuuint64_t a2, unsigned int a3);
+CUresult tcu_m_cuStreamBatchMemOp(tcu_fn id, CUstream a0, unsigned int a1, CUstreamBatchMemOpParams * a2, unsigned int a3);
+CUresult tcu_m_cuStreamBatchMemOp_v2(tcu_fn id, CUstream a0, unsigned int a1, CUstreamBatchMemOpParams * a2, unsigned int a3);
 
 enum {
 	TCU_FNF_PTDS = 1u << 0,    /* a per-thread default stream variant */

@@ -242,6 +242,26 @@
 	X(cuGraphAddBatchMemOpNode) \
 	X(cuGraphBatchMemOpNodeSetParams) \
 	X(cuGraphExecBatchMemOpNodeSetParams) \
+	X(cuStreamWriteValue32) \
+	X(cuStreamWriteValue32_ptsz) \
+	X(cuStreamWriteValue32_v2) \
+	X(cuStreamWriteValue32_v2_ptsz) \
+	X(cuStreamWriteValue64) \
+	X(cuStreamWriteValue64_ptsz) \
+	X(cuStreamWriteValue64_v2) \
+	X(cuStreamWriteValue64_v2_ptsz) \
+	X(cuStreamWaitValue32) \
+	X(cuStreamWaitValue32_ptsz) \
+	X(cuStreamWaitValue32_v2) \
+	X(cuStreamWaitValue32_v2_ptsz) \
+	X(cuStreamWaitValue64) \
+	X(cuStreamWaitValue64_ptsz) \
+	X(cuStreamWaitValue64_v2) \
+	X(cuStreamWaitValue64_v2_ptsz) \
+	X(cuStreamBatchMemOp) \
+	X(cuStreamBatchMemOp_ptsz) \
+	X(cuStreamBatchMemOp_v2) \
+	X(cuStreamBatchMemOp_v2_ptsz) \
 	X(cuDeviceGraphMemTrim) \
 	X(cuDeviceGetGraphMemAttribute) \
 	X(cuDeviceSetGraphMemAttribute) \
@@ -367,6 +387,26 @@
 	X(cuGraphAddBatchMemOpNode, 11070, 0, cuGraphAddBatchMemOpNode) \
 	X(cuGraphBatchMemOpNodeSetParams, 11070, 0, cuGraphBatchMemOpNodeSetParams) \
 	X(cuGraphExecBatchMemOpNodeSetParams, 11070, 0, cuGraphExecBatchMemOpNodeSetParams) \
+	X(cuStreamWriteValue32, 8000, 0, cuStreamWriteValue32) \
+	X(cuStreamWriteValue32, 8000, 1, cuStreamWriteValue32_ptsz) \
+	X(cuStreamWriteValue32, 11070, 0, cuStreamWriteValue32_v2) \
+	X(cuStreamWriteValue32, 11070, 1, cuStreamWriteValue32_v2_ptsz) \
+	X(cuStreamWriteValue64, 9000, 0, cuStreamWriteValue64) \
+	X(cuStreamWriteValue64, 9000, 1, cuStreamWriteValue64_ptsz) \
+	X(cuStreamWriteValue64, 11070, 0, cuStreamWriteValue64_v2) \
+	X(cuStreamWriteValue64, 11070, 1, cuStreamWriteValue64_v2_ptsz) \
+	X(cuStreamWaitValue32, 8000, 0, cuStreamWaitValue32) \
+	X(cuStreamWaitValue32, 8000, 1, cuStreamWaitValue32_ptsz) \
+	X(cuStreamWaitValue32, 11070, 0, cuStreamWaitValue32_v2) \
+	X(cuStreamWaitValue32, 11070, 1, cuStreamWaitValue32_v2_ptsz) \
+	X(cuStreamWaitValue64, 9000, 0, cuStreamWaitValue64) \
+	X(cuStreamWaitValue64, 9000, 1, cuStreamWaitValue64_ptsz) \
+	X(cuStreamWaitValue64, 11070, 0, cuStreamWaitValue64_v2) \
+	X(cuStreamWaitValue64, 11070, 1, cuStreamWaitValue64_v2_ptsz) \
+	X(cuStreamBatchMemOp, 8000, 0, cuStreamBatchMemOp) \
+	X(cuStreamBatchMemOp, 8000, 1, cuStreamBatchMemOp_ptsz) \
+	X(cuStreamBatchMemOp, 11070, 0, cuStreamBatchMemOp_v2) \
+	X(cuStreamBatchMemOp, 11070, 1, cuStreamBatchMemOp_v2_ptsz) \
 	X(cuDeviceGraphMemTrim, 11040, 0, cuDeviceGraphMemTrim) \
 	X(cuDeviceGetGraphMemAttribute, 11040, 0, cuDeviceGetGraphMemAttribute) \
 	X(cuDeviceSetGraphMemAttribute, 11040, 0, cuDeviceSetGraphMemAttribute) \

@@ -985,6 +985,102 @@ TCD_API(CUresult, cuGraphExecBatchMemOpNodeSetParams)(CUgraphExec hGraphExec, CU
 }
 TCD_EXPORT(cuGraphExecBatchMemOpNodeSetParams)
 
+/* ---- stream memory operations ---- */
+
+/*
+ * cuStreamBatchMemOp and the single calls (cuStreamWriteValue32/64,
+ * cuStreamWaitValue32/64, each in its legacy, _v2 and per-thread forms):
+ * the operations are checked and made into ops exactly as a batch
+ * memory-op node's (tcd_memop_ops), then queued on the stream in order,
+ * so a wait blocks the work after it on its stream until its condition
+ * holds, with the same 10 s bound.  The legacy forms behave as _v2 (the
+ * double has no device attribute gating them).  Not measured: the driver
+ * API documentation of these calls (flags of the batch call reserved,
+ * 0).  A batch whose queueing fails part-way (a destroyed stream, a
+ * broken context) has queued the operations before it.
+ */
+static CUresult tcd_stream_memops(CUstream h, bool pt, const CUstreamBatchMemOpParams *v, unsigned n, unsigned flags,
+				  const char *call)
+{
+	struct tcd_stream *s;
+	struct tcd_op *ops = NULL;
+	CUresult r;
+
+	if (flags)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "flags 0x%x: reserved, must be 0", flags);
+	if ((r = tcd_stream_resolve(h, pt, call, &s)) != CUDA_SUCCESS)
+		return r;
+	if ((r = tcd_memop_ops(v, n, call, &ops)) != CUDA_SUCCESS)
+		return r;
+	while (ops && r == CUDA_SUCCESS) {
+		struct tcd_op *op = ops;
+
+		ops = op->next;
+		op->next = NULL;
+		r = tcd_enqueue(s, op, call, NULL);
+	}
+	tcd_ops_free(ops);
+	return r;
+}
+
+static CUresult tcd_stream_memop_one(CUstream h, bool pt, CUstreamBatchMemOpType type, CUdeviceptr addr,
+				     uint64_t value, unsigned flags, const char *call)
+{
+	CUstreamBatchMemOpParams o;
+
+	memset(&o, 0, sizeof(o));
+	o.operation = type;
+	if (type == CU_STREAM_MEM_OP_WAIT_VALUE_32 || type == CU_STREAM_MEM_OP_WAIT_VALUE_64) {
+		o.waitValue.address = addr;
+		o.waitValue.value64 = type == CU_STREAM_MEM_OP_WAIT_VALUE_64 ? value : (uint32_t)value;
+		o.waitValue.flags = flags;
+	} else {
+		o.writeValue.address = addr;
+		o.writeValue.value64 = type == CU_STREAM_MEM_OP_WRITE_VALUE_64 ? value : (uint32_t)value;
+		o.writeValue.flags = flags;
+	}
+	return tcd_stream_memops(h, pt, &o, 1, 0, call);
+}
+
+#define TCD_STREAM_MEMOP(sym, T, type, pt)                                                              \
+	TCD_API(CUresult, sym)(CUstream stream, CUdeviceptr addr, T value, unsigned int flags)        \
+	{                                                                                               \
+		TCD_ENTER_INIT(sym);                                                                    \
+		return tcd_stream_memop_one(stream, pt, type, addr, (uint64_t)value, flags, #sym);      \
+	}                                                                                               \
+	TCD_EXPORT(sym)
+
+TCD_STREAM_MEMOP(cuStreamWriteValue32, cuuint32_t, CU_STREAM_MEM_OP_WRITE_VALUE_32, false)
+TCD_STREAM_MEMOP(cuStreamWriteValue32_ptsz, cuuint32_t, CU_STREAM_MEM_OP_WRITE_VALUE_32, true)
+TCD_STREAM_MEMOP(cuStreamWriteValue32_v2, cuuint32_t, CU_STREAM_MEM_OP_WRITE_VALUE_32, false)
+TCD_STREAM_MEMOP(cuStreamWriteValue32_v2_ptsz, cuuint32_t, CU_STREAM_MEM_OP_WRITE_VALUE_32, true)
+TCD_STREAM_MEMOP(cuStreamWriteValue64, cuuint64_t, CU_STREAM_MEM_OP_WRITE_VALUE_64, false)
+TCD_STREAM_MEMOP(cuStreamWriteValue64_ptsz, cuuint64_t, CU_STREAM_MEM_OP_WRITE_VALUE_64, true)
+TCD_STREAM_MEMOP(cuStreamWriteValue64_v2, cuuint64_t, CU_STREAM_MEM_OP_WRITE_VALUE_64, false)
+TCD_STREAM_MEMOP(cuStreamWriteValue64_v2_ptsz, cuuint64_t, CU_STREAM_MEM_OP_WRITE_VALUE_64, true)
+TCD_STREAM_MEMOP(cuStreamWaitValue32, cuuint32_t, CU_STREAM_MEM_OP_WAIT_VALUE_32, false)
+TCD_STREAM_MEMOP(cuStreamWaitValue32_ptsz, cuuint32_t, CU_STREAM_MEM_OP_WAIT_VALUE_32, true)
+TCD_STREAM_MEMOP(cuStreamWaitValue32_v2, cuuint32_t, CU_STREAM_MEM_OP_WAIT_VALUE_32, false)
+TCD_STREAM_MEMOP(cuStreamWaitValue32_v2_ptsz, cuuint32_t, CU_STREAM_MEM_OP_WAIT_VALUE_32, true)
+TCD_STREAM_MEMOP(cuStreamWaitValue64, cuuint64_t, CU_STREAM_MEM_OP_WAIT_VALUE_64, false)
+TCD_STREAM_MEMOP(cuStreamWaitValue64_ptsz, cuuint64_t, CU_STREAM_MEM_OP_WAIT_VALUE_64, true)
+TCD_STREAM_MEMOP(cuStreamWaitValue64_v2, cuuint64_t, CU_STREAM_MEM_OP_WAIT_VALUE_64, false)
+TCD_STREAM_MEMOP(cuStreamWaitValue64_v2_ptsz, cuuint64_t, CU_STREAM_MEM_OP_WAIT_VALUE_64, true)
+
+#define TCD_STREAM_BATCH(sym, pt)                                                                     \
+	TCD_API(CUresult, sym)(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, \
+			       unsigned int flags)                                                     \
+	{                                                                                             \
+		TCD_ENTER_INIT(sym);                                                                  \
+		return tcd_stream_memops(stream, pt, paramArray, count, flags, #sym);                 \
+	}                                                                                             \
+	TCD_EXPORT(sym)
+
+TCD_STREAM_BATCH(cuStreamBatchMemOp, false)
+TCD_STREAM_BATCH(cuStreamBatchMemOp_ptsz, true)
+TCD_STREAM_BATCH(cuStreamBatchMemOp_v2, false)
+TCD_STREAM_BATCH(cuStreamBatchMemOp_v2_ptsz, true)
+
 /* ---- the generic form ---- */
 
 static CUresult tcd_edges_plain(const CUgraphEdgeData *edges, size_t n, const char *call)

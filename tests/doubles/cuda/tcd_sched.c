@@ -34,11 +34,17 @@ static __thread struct {
 	struct tcd_stream *stream;
 } tcd_tls_pt[TCD_PT_SLOTS];
 
+static bool tcd_waitval_ready(const struct tcd_op *op);
+
+/* Seeded, a memory wait is ready only once its condition holds: the grant
+ * never goes to a stream that would poll while no other stream may run. */
 static bool tcd_op_ready_locked(const struct tcd_op *op)
 {
 	for (unsigned i = 0; i < op->ndeps; i++)
 		if (op->deps[i].stream->completed < op->deps[i].seq)
 			return false;
+	if (op->kind == TCD_OP_WAIT_VALUE && tcd_g.seeded)
+		return tcd_waitval_ready(op);
 	return true;
 }
 
@@ -112,6 +118,18 @@ static bool tcd_waitval_met(const struct tcd_op *op, uint64_t word)
 	default: /* CU_STREAM_WAIT_VALUE_NOR (checked when the node was made) */
 		return op->u.waitval.wide ? ~(word | v) != 0 : (uint32_t)~(word | v) != 0;
 	}
+}
+
+/* Seeded mode: whether the wait may run now (its condition holds, or the
+ * word cannot be read: running it then reports the fault). */
+static bool tcd_waitval_ready(const struct tcd_op *op)
+{
+	struct tcd_waitval_read rd = {.op = op};
+	uintptr_t fault = 0;
+
+	if (tcd_guard_call(tcd_waitval_load, &rd, &fault))
+		return true;
+	return tcd_waitval_met(op, rd.word);
 }
 
 /* Polls the word until the condition holds, as the GPU waits: other

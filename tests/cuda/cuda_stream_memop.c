@@ -1,0 +1,235 @@
+/*
+ * cuda_stream_memop - two streams ordered by stream memory operations
+ * alone: a producer/consumer flag in device memory.  In each of three
+ * rounds the consumer stream's wait is queued first, then the consumer's
+ * vadd that reads what the producer writes; then the producer stream's
+ * fill writes that buffer and a write-value operation sets the flag.
+ * Each round begins with a marker launch (a fill of a scratch buffer) on
+ * the idle producer stream and ends with both streams synchronised.
+ * Only the wait keeps the vadd after the fill:
+ *   round 1: cuStreamWaitValue32 (GEQ 1) / cuStreamWriteValue32 (1);
+ *   round 2: cuStreamWaitValue64 (EQ 0x100000002) / cuStreamWriteValue64
+ *            (0x100000002);
+ *   round 3: one cuStreamBatchMemOp on each stream: the consumer waits
+ *            for the 32-bit flag (AND 4) and a second 64-bit one (GEQ
+ *            0x100000003); the producer writes the 32-bit flag (5), a
+ *            GPU memory barrier and the second 64-bit flag (0x100000003).
+ * The producer never waits, so it may be rounds ahead: only GEQ and AND
+ * waits share a flag across rounds (values only grow), round 2's EQ wait
+ * has its flag to itself.
+ * Then each round's result is printed: "round R sum S" (S = the sum of the round's output words)
+ * and "flags F32 F64 F64B".  The buffer starts at 0, so a vadd that ran
+ * before its fill gives another sum.  On one stream in record order the
+ * first wait can never be met (its write comes later).
+ * Each round's output is read back once both streams are synchronised.
+ * --graph: a 4th round whose consumer is a graph launch: a batch
+ * memory-op node waiting for the 32-bit flag (GEQ 9), then the vadd as a
+ * kernel node; the producer writes 9 with cuStreamWriteValue32.
+ * --window: round 2 runs between cuProfilerStart and cuProfilerStop (a
+ * capture window of tscapture --profiler).
+ * Under TSCUDA_DOUBLE_SEED a wait runs once met: the same output.
+ *   cuda_stream_memop [--n N] [--window] [--graph]
+ */
+#include <cudaProfiler.h>
+
+#include "tests/cuda/cuprog.h"
+
+#define CSM_ROUNDS 4 /* at most: the 4th with --graph */
+
+int main(int argc, char **argv)
+{
+	CUdevice dev;
+	CUcontext ctx;
+	CUmodule mod;
+	CUfunction f_fill, f_vadd;
+	CUdeviceptr d_flags, d_flag32, d_flag64, d_flag64b, d_src[CSM_ROUNDS], d_b, d_out[CSM_ROUNDS], d_mark;
+	CUstream prod, cons;
+	uint32_t n = 4096, *h;
+	uint64_t sums[CSM_ROUNDS];
+	int window = 0, graph = 0, rounds = 3;
+	CUgraph g = NULL;
+	CUgraphExec gx = NULL;
+	uint64_t flag64 = 0, flag64b = 0;
+	uint32_t flag32 = 0;
+	int ok = 1;
+	void *image;
+	static const struct cup_api errs = { .GetErrorName = cuGetErrorName };
+
+	cup_prog = "cuda_stream_memop";
+	cup_api_for_errors = &errs;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help")) {
+			printf("usage: cuda_stream_memop [--n N] [--window] [--graph]\n");
+			return 0;
+		} else if (!strcmp(argv[i], "--window")) {
+			window = 1;
+		} else if (!strcmp(argv[i], "--graph")) {
+			graph = 1;
+			rounds = 4;
+		} else if (!strcmp(argv[i], "--n")) {
+			n = cup_parse_uint("--n", i + 1 < argc ? argv[++i] : NULL, 1, 1u << 20);
+		} else {
+			fprintf(stderr, "cuda_stream_memop: unknown option '%s' (try --help)\n", argv[i]);
+			return 2;
+		}
+	}
+	h = malloc(n * sizeof(*h));
+	if (!h) {
+		fprintf(stderr, "cuda_stream_memop: out of memory\n");
+		return 1;
+	}
+	CUP_CK(cuInit(0));
+	CUP_CK(cuDeviceGet(&dev, 0));
+	CUP_CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+	CUP_CK(cuCtxSetCurrent(ctx));
+	image = cup_module_image("kernels", NULL);
+	CUP_CK(cuModuleLoadData(&mod, image));
+	free(image);
+	CUP_CK(cuModuleGetFunction(&f_fill, mod, "fill"));
+	CUP_CK(cuModuleGetFunction(&f_vadd, mod, "vadd"));
+	CUP_CK(cuMemAlloc(&d_flags, 24));
+	d_flag32 = d_flags;
+	d_flag64 = d_flags + 8;
+	d_flag64b = d_flags + 16;
+	CUP_CK(cuMemsetD32(d_flags, 0, 6));
+	CUP_CK(cuMemAlloc(&d_b, n * sizeof(uint32_t)));
+	CUP_CK(cuMemsetD32(d_b, 1000, n));
+	CUP_CK(cuMemAlloc(&d_mark, 256 * sizeof(uint32_t)));
+	for (int r = 0; r < rounds; r++) {
+		CUP_CK(cuMemAlloc(&d_src[r], n * sizeof(uint32_t)));
+		CUP_CK(cuMemAlloc(&d_out[r], n * sizeof(uint32_t)));
+		CUP_CK(cuMemsetD32(d_src[r], 0, n));
+		CUP_CK(cuMemsetD32(d_out[r], 0, n));
+	}
+	CUP_CK(cuCtxSynchronize()); /* the memsets above, before the non-blocking streams use the memory */
+	CUP_CK(cuStreamCreate(&prod, CU_STREAM_NON_BLOCKING));
+	CUP_CK(cuStreamCreate(&cons, CU_STREAM_NON_BLOCKING));
+	for (int r = 0; r < rounds; r++) {
+		uint32_t value = 7 + 100 * (uint32_t)r, stride = 3 + (uint32_t)r;
+		void *fill_args[] = { &d_src[r], &value, &stride, &n };
+		void *vadd_args[] = { &d_src[r], &d_b, &d_out[r], &n };
+		unsigned grid = (n + 255) / 256;
+		uint32_t mark = (uint32_t)r, mark_stride = 0, mark_n = 256;
+		void *mark_args[] = { &d_mark, &mark, &mark_stride, &mark_n };
+
+		if (window && r == 1)
+			CUP_CK(cuProfilerStart());
+
+		/* the round's first launch, with both streams idle: a keyframe
+		 * taken there (TRACESMITH_SNAPSHOT=launch) starts a --range */
+		CUP_CK(cuLaunchKernel(f_fill, 1, 1, 1, 256, 1, 1, 0, prod, mark_args, NULL));
+		CUP_CK(cuStreamSynchronize(prod));
+		/* the consumer: wait, then read the producer's buffer */
+		if (r == 0) {
+			CUP_CK(cuStreamWaitValue32(cons, d_flag32, 1, CU_STREAM_WAIT_VALUE_GEQ));
+		} else if (r == 1) {
+			CUP_CK(cuStreamWaitValue64(cons, d_flag64, 0x100000002ull, CU_STREAM_WAIT_VALUE_EQ));
+		} else if (r == 3) {
+			/* a graph: a batch memory-op node waiting for the 32-bit
+			 * flag (GEQ 9), then the vadd as a kernel node */
+			CUstreamBatchMemOpParams w;
+			CUDA_BATCH_MEM_OP_NODE_PARAMS mp;
+			CUDA_KERNEL_NODE_PARAMS kp;
+			CUgraphNode nw, nk;
+
+			memset(&w, 0, sizeof(w));
+			w.waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+			w.waitValue.address = d_flag32;
+			w.waitValue.value = 9;
+			w.waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
+			memset(&mp, 0, sizeof(mp));
+			mp.ctx = ctx;
+			mp.count = 1;
+			mp.paramArray = &w;
+			memset(&kp, 0, sizeof(kp));
+			kp.func = f_vadd;
+			kp.gridDimX = grid;
+			kp.gridDimY = kp.gridDimZ = 1;
+			kp.blockDimX = 256;
+			kp.blockDimY = kp.blockDimZ = 1;
+			kp.kernelParams = vadd_args;
+			CUP_CK(cuGraphCreate(&g, 0));
+			CUP_CK(cuGraphAddBatchMemOpNode(&nw, g, NULL, 0, &mp));
+			CUP_CK(cuGraphAddKernelNode(&nk, g, &nw, 1, &kp));
+			CUP_CK(cuGraphInstantiate(&gx, g, 0));
+			CUP_CK(cuGraphLaunch(gx, cons));
+		} else {
+			CUstreamBatchMemOpParams w[2];
+
+			memset(w, 0, sizeof(w));
+			w[0].waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+			w[0].waitValue.address = d_flag32;
+			w[0].waitValue.value = 4;
+			w[0].waitValue.flags = CU_STREAM_WAIT_VALUE_AND;
+			w[1].waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_64;
+			w[1].waitValue.address = d_flag64b;
+			w[1].waitValue.value64 = 0x100000003ull;
+			w[1].waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
+			CUP_CK(cuStreamBatchMemOp(cons, 2, w, 0));
+		}
+		if (r < 3)
+			CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, 256, 1, 1, 0, cons, vadd_args, NULL));
+		/* the producer: write the buffer, then the flag */
+		CUP_CK(cuLaunchKernel(f_fill, grid, 1, 1, 256, 1, 1, 0, prod, fill_args, NULL));
+		if (r == 0) {
+			CUP_CK(cuStreamWriteValue32(prod, d_flag32, 1, 0));
+		} else if (r == 1) {
+			CUP_CK(cuStreamWriteValue64(prod, d_flag64, 0x100000002ull, 0));
+		} else if (r == 3) {
+			CUP_CK(cuStreamWriteValue32(prod, d_flag32, 9, 0));
+		} else {
+			CUstreamBatchMemOpParams o[3];
+
+			memset(o, 0, sizeof(o));
+			o[0].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+			o[0].writeValue.address = d_flag32;
+			o[0].writeValue.value = 5;
+			o[1].memoryBarrier.operation = CU_STREAM_MEM_OP_BARRIER;
+			o[1].memoryBarrier.flags = CU_STREAM_MEMORY_BARRIER_TYPE_GPU;
+			o[2].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+			o[2].writeValue.address = d_flag64b;
+			o[2].writeValue.value64 = 0x100000003ull;
+			CUP_CK(cuStreamBatchMemOp(prod, 3, o, 0));
+		}
+		CUP_CK(cuStreamSynchronize(cons));
+		CUP_CK(cuStreamSynchronize(prod));
+		CUP_CK(cuMemcpyDtoH(h, d_out[r], n * sizeof(uint32_t)));
+		sums[r] = 0;
+		for (uint32_t i = 0; i < n; i++)
+			sums[r] += h[i];
+		if (window && r == 1)
+			CUP_CK(cuProfilerStop());
+	}
+	for (int r = 0; r < rounds; r++) {
+		uint64_t sum = sums[r], want = 0;
+
+		for (uint32_t i = 0; i < n; i++)
+			want += 1000u + 7u + 100u * (uint32_t)r + i * (3u + (uint32_t)r);
+		printf("cuda_stream_memop: round %d sum %llu\n", r + 1, (unsigned long long)sum);
+		ok &= sum == want;
+	}
+	CUP_CK(cuMemcpyDtoH(&flag32, d_flag32, 4));
+	CUP_CK(cuMemcpyDtoH(&flag64, d_flag64, 8));
+	CUP_CK(cuMemcpyDtoH(&flag64b, d_flag64b, 8));
+	printf("cuda_stream_memop: flags %u 0x%llx 0x%llx\n", flag32, (unsigned long long)flag64,
+	       (unsigned long long)flag64b);
+	if (graph) {
+		CUP_CK(cuGraphExecDestroy(gx));
+		CUP_CK(cuGraphDestroy(g));
+	}
+	CUP_CK(cuStreamDestroy(prod));
+	CUP_CK(cuStreamDestroy(cons));
+	for (int r = 0; r < rounds; r++) {
+		CUP_CK(cuMemFree(d_src[r]));
+		CUP_CK(cuMemFree(d_out[r]));
+	}
+	CUP_CK(cuMemFree(d_b));
+	CUP_CK(cuMemFree(d_mark));
+	CUP_CK(cuMemFree(d_flags));
+	CUP_CK(cuModuleUnload(mod));
+	CUP_CK(cuDevicePrimaryCtxRelease(dev));
+	free(h);
+	if (!ok)
+		fprintf(stderr, "cuda_stream_memop: a round's sum is wrong (a read ran before its write)\n");
+	return ok ? 0 : 1;
+}

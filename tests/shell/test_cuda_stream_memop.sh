@@ -1,0 +1,153 @@
+#!/bin/sh
+# Stream memory operations outside graphs (docs/cuda.md "Stream memory
+# operations", docs/cuda-replay.md), on the libcuda test double, with
+# tests/cuda/cuda_stream_memop: in each of 3 rounds a consumer stream waits
+# (cuStreamWaitValue32 GEQ, cuStreamWaitValue64 EQ, then one
+# cuStreamBatchMemOp with a 32-bit AND and a 64-bit GEQ wait) before a vadd
+# that reads what the producer stream's fill then writes, and the producer
+# sets the flag (cuStreamWriteValue32, cuStreamWriteValue64, one
+# cuStreamBatchMemOp of a 32-bit write, a memory barrier and a 64-bit
+# write).  The waits are queued before their writes, so only the double's
+# running the streams at once lets the program end.
+# - The program's output is the same plain, under the double's seeded
+#   reordering (TSCUDA_DOUBLE_SEED 1 and 2) and under capture; the trace
+#   holds each call as itself (stream, params = the operations, 48 bytes
+#   each) and the exit report names nothing not modeled.
+# - Replay: every checkpoint equal; --check-determinism --runs 3 agrees.
+# - --streams single (one stream, record order): the first wait's write
+#   comes later in the trace, so the replay stops at the wait, exit 1,
+#   naming the record, the word, the condition and what the word holds.
+# - The producer's first write dropped (sbt_mutate): the wait is never met;
+#   the replay stops at --wait-timeout naming the cuStreamSynchronize that
+#   waits for it, never hangs; seeded, that synchronize fails at once
+#   (nothing can run the wait).
+# - --graph (a 4th round: the consumer's wait is a batch memory-op node of
+#   a graph launched before the producer's cuStreamWriteValue32): captured
+#   and replayed with its 7 checkpoints equal.
+# - A capture window around round 2 (tscapture --profiler, the program's
+#   cuProfilerStart/Stop): it holds that round's wait and write, and
+#   replays with its checkpoint equal.
+# - TRACESMITH_SNAPSHOT=launch: the keyframes of launches on the consumer
+#   stream (held by a wait) are taken without waiting for it (one warning),
+#   the replay leaves those met while a replayed wait is pending
+#   uncompared (one note) and compares the others; --range from the
+#   keyframe before round 2's first launch replays with its 5 checkpoints
+#   equal.
+. "$TOP/tests/support/shell.sh"
+DBL="$TOP/$BUILD/tests/doubles/cuda"
+[ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
+unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
+	TRACESMITH_SNAPSHOT TRACESMITH_CUDA_DRIVER TSCUDA_DOUBLE_STATS TSCUDA_DOUBLE_SEED \
+	TSCUDA_DOUBLE_ADDR_SEED TSCUDA_DOUBLE_RESERVE TRACESMITH_CUDA_VA
+export TSCUDA_DOUBLE_QUIET=1
+export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+cuda_window
+CAP="$TOP/$BUILD/tscapture"
+RP="$TOP/$BUILD/tsreplay"
+INFO="$TOP/$BUILD/tsinfo"
+M="$TOP/$BUILD/tests/sbt_mutate"
+PROG="$TOP/$BUILD/tests/cuda/cuda_stream_memop"
+
+# seq_of TRACE PATTERN [N]: the seq of the Nth (default 1) record whose dump line has PATTERN.
+seq_of() {
+	"$INFO" --dump "$1" | grep -F -- "$2" | sed -n "${3:-1}p" | sed 's/^seq=\([0-9]*\) .*/\1/'
+}
+# replay NAME WANT_RC TRACE OPTIONS...: bounded, never killed, exit WANT_RC.
+replay() {
+	name=$1 want=$2 trace=$3
+	shift 3
+	rc=0
+	timeout -s KILL 120 "$RP" "$@" "$trace" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
+	[ "$rc" -ne 137 ] || fail "$name: tsreplay hung"
+	[ "$rc" -le 128 ] || fail "$name: tsreplay was killed by signal $((rc - 128)): $(cat "$T/$name.err")"
+	[ "$rc" -eq "$want" ] || fail "$name: exit $rc (expected $want): $(cat "$T/$name.err")"
+}
+
+# ---- the program, plain and captured ---------------------------------------------------------
+expect_rc 0 plain "$PROG"
+cat >"$T/want.out" <<'EOF'
+cuda_stream_memop: round 1 sum 29284352
+cuda_stream_memop: round 2 sum 38080512
+cuda_stream_memop: round 3 sum 46876672
+cuda_stream_memop: flags 5 0x100000002 0x100000003
+EOF
+cmp -s "$T/want.out" "$T/plain.out" || fail "plain: output $(cat "$T/plain.out")"
+# seeded (one op at a time, streams drawn at random): a wait runs only once met
+for seed in 1 2; do
+	TSCUDA_DOUBLE_SEED=$seed expect_rc 0 "seed$seed" "$PROG"
+	cmp -s "$T/want.out" "$T/seed$seed.out" || fail "seed$seed: output $(cat "$T/seed$seed.out")"
+done
+expect_rc 0 cap "$CAP" -o "$T/m.sbt" -- "$PROG"
+cmp -s "$T/plain.out" "$T/cap.out" || fail "cap: output changed under capture: $(cat "$T/cap.out")"
+grep -q "not modeled" "$T/cap.err" && fail "cap: something not modeled: $(cat "$T/cap.err")"
+expect_rc 0 dump "$INFO" --dump "$T/m.sbt"
+for r in cuStreamWaitValue32:1 cuStreamWaitValue64:1 cuStreamWriteValue32:1 cuStreamWriteValue64:1 \
+	cuStreamBatchMemOp:2; do
+	n=$(grep -c "cuda\.${r%%:*} " "$T/dump.out")
+	[ "$n" = "${r#*:}" ] || fail "dump: $n ${r%%:*} records, expected ${r#*:}"
+done
+# the 64-bit wait: stream, flags EQ (1), one operation (operation 4 = WAIT_VALUE_64, the window's flag word)
+base=$(printf '%016x' "$WIN_BASE" | sed 's/\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)/\8\7\6\5\4\3\2\1/')
+grep "cuda.cuStreamWaitValue64 " "$T/dump.out" | grep -q "flags=1 stream=[0-9]* params=0400000000000000" ||
+	fail "dump: the 64-bit wait's record: $(grep cuStreamWaitValue64 "$T/dump.out")"
+grep "cuda.cuStreamWaitValue32 " "$T/dump.out" | grep -q "params=0100000000000000$base" ||
+	fail "dump: the 32-bit wait does not name the flag at $base: $(grep cuStreamWaitValue32 "$T/dump.out")"
+
+# ---- replay ------------------------------------------------------------------------------
+replay rep 0 "$T/m.sbt"
+has rep out "checkpoints: 6 compared, 6 matched, 0 differ"
+replay det 0 "$T/m.sbt" --check-determinism --runs 3
+has det out "runs agree with each other at every checkpoint"
+
+# ---- one stream: the first wait is met by nothing before it ------------------------------------
+W=$(seq_of "$T/m.sbt" "cuda.cuStreamWaitValue32 ")
+replay single 1 "$T/m.sbt" --streams single
+has single err "record seq $W (cuda.cuStreamWaitValue32): operation 0 waits until the 32-bit word at $(printf '0x%x' "$WIN_BASE") is GEQ 0x1, but it holds 0x0 after all the work replayed before it; with --streams single nothing after it can run first, so it would wait for ever (the write it waits for comes later in the trace: replay with --streams multi)"
+
+# ---- the write dropped: the wait is never met ---------------------------------------------------
+WR=$(seq_of "$T/m.sbt" "cuda.cuStreamWriteValue32 ")
+SYNC=$("$INFO" --dump "$T/m.sbt" | awk -v w="$WR" '{ s = $1; sub(/^seq=/, "", s) } s + 0 > w + 0 && /cuda.cuStreamSynchronize / { print s; exit }')
+"$M" "$T/m.sbt" "$T/nowrite.sbt" --drop "$WR" >/dev/null || fail "sbt_mutate --drop $WR"
+replay nowrite 1 "$T/nowrite.sbt" --wait-timeout 1
+has nowrite err "record seq $SYNC (cuda.cuStreamSynchronize): the driver did not return within 1 s"
+# seeded, nothing can run the wait: the synchronize fails at once
+TSCUDA_DOUBLE_SEED=1 replay nowseed 1 "$T/nowrite.sbt"
+has nowseed err "record seq $SYNC (cuda.cuStreamSynchronize): cuStreamSynchronize failed with CUDA_ERROR_UNKNOWN (999)"
+
+# ---- keyframes and --range ----------------------------------------------------------------
+TRACESMITH_SNAPSHOT=launch expect_rc 0 capk "$CAP" -o "$T/k.sbt" -- "$PROG"
+cmp -s "$T/plain.out" "$T/capk.out" || fail "capk: output changed under capture: $(cat "$T/capk.out")"
+has capk err "the keyframe at launch 2 taken without waiting for the launch's stream, still busy after 1 s"
+[ "$(grep -c 'taken without waiting' "$T/capk.err")" = 1 ] || fail "capk: not one warning: $(cat "$T/capk.err")"
+replay repk 0 "$T/k.sbt"
+has repk out "checkpoints: 6 compared, 6 matched, 0 differ"
+has repk out "keyframes: 4 compared with the replay's memory"
+has repk err "not compared: a stream memory wait replayed before it is still waiting (said once)"
+# the keyframe before the second marker launch (a fill of one block)
+K=$("$INFO" --dump "$T/k.sbt" | awk '/ keyframe / { k = $1; sub(/^seq=/, "", k) }
+	/cuda.cuLaunchKernel / && /name="fill"/ && / grid_x=1 / { if (++n == 2) { print k; exit } }')
+[ -n "$K" ] || fail "k.sbt: no keyframe before the second round's first launch"
+replay range 0 "$T/k.sbt" --range "$K:"
+has range out "checkpoints: 5 compared, 5 matched, 0 differ"
+has range err "restored keyframe at seq $K"
+
+# ---- a 4th round whose consumer is a graph with a batch memory-op node waiting --------------------
+expect_rc 0 gcap "$CAP" -o "$T/g.sbt" -- "$PROG" --graph
+has gcap out "cuda_stream_memop: round 4 sum 55672832"
+has gcap out "cuda_stream_memop: flags 9 0x100000002 0x100000003"
+replay grep 0 "$T/g.sbt"
+has grep out "checkpoints: 7 compared, 7 matched, 0 differ"
+
+# ---- a capture window around round 2 -----------------------------------------------------------
+(cd "$T" && expect_rc 0 wcap "$CAP" --profiler -o "$T/w.sbt" -- "$PROG" --window)
+cmp -s "$T/plain.out" "$T/wcap.out" || fail "wcap: output changed under capture: $(cat "$T/wcap.out")"
+W1="$T/w-window-1.sbt"
+[ -s "$W1" ] || fail "wcap: no window trace: $(ls "$T")"
+expect_rc 0 wdump "$INFO" --dump "$W1"
+for r in cuStreamWaitValue64 cuStreamWriteValue64; do
+	[ "$(grep -c "cuda\.$r " "$T/wdump.out")" = 1 ] || fail "wdump: not one $r record: $(cat "$T/wdump.out")"
+done
+grep -q "cuda.cuStreamWaitValue32 \|cuda.cuStreamBatchMemOp " "$T/wdump.out" && fail "wdump: records of other rounds"
+replay wrep 0 "$W1"
+has wrep out "checkpoints: 1 compared, 1 matched, 0 differ"
+echo "ok"

@@ -1,0 +1,104 @@
+#!/bin/sh
+# The emulator on stream memory operations (docs/emulator.md "Stream memory
+# operations"), traces of tests/cuda/cuda_stream_memop captured on the
+# libcuda test double: in each of 3 rounds the consumer stream's wait is
+# recorded before the producer's write that meets it.
+# - Each memory-operation record is one command; each wait is ordered after
+#   the write-value operation that meets it (the DOT graph's "memory value"
+#   edges: cuStreamWriteValue32 -> cuStreamWaitValue32, cuStreamWriteValue64
+#   -> cuStreamWaitValue64, the producer's cuStreamBatchMemOp -> the
+#   consumer's), so the vadd after each wait follows the producer's fill:
+#   29 commands, 51 dependencies (25 across streams), no race (the flags'
+#   writes and waits ordered too).
+# - The producer's first write dropped: nothing meets the first wait, which
+#   the summary reports (naming its record) and which then orders nothing:
+#   round 1's vadd and fill race (possible: both reach the buffer through
+#   kernel arguments).
+# - A graph launch whose batch memory-op node waits for a flag the
+#   producer writes after the launch is recorded (--graph): the launch is
+#   held until that write and the node follows it (a 4th "memory value"
+#   edge; the graph's vadd node after it): 37 commands, no race; the write
+#   dropped, the unmet wait names the launch and the graph's vadd races
+#   with the fill.
+# - tsreplay --schedule-seed refuses the trace (a wait recorded before the
+#   write it waits for).
+. "$TOP/tests/support/shell.sh"
+DBL="$TOP/$BUILD/tests/doubles/cuda"
+[ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
+unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
+	TRACESMITH_SNAPSHOT TRACESMITH_CUDA_DRIVER TSCUDA_DOUBLE_STATS TSCUDA_DOUBLE_SEED \
+	TSCUDA_DOUBLE_ADDR_SEED TSCUDA_DOUBLE_RESERVE TRACESMITH_CUDA_VA
+export TSCUDA_DOUBLE_QUIET=1
+export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+cuda_window
+X="$TOP/$BUILD/tsexport"
+INFO="$TOP/$BUILD/tsinfo"
+M="$TOP/$BUILD/tests/sbt_mutate"
+[ -x "$X" ] || fail "no $X (make $BUILD/tsexport)"
+
+seq_of() {
+	"$INFO" --dump "$1" | grep -F -- "$2" | sed -n "${3:-1}p" | sed 's/^seq=\([0-9]*\) .*/\1/'
+}
+# value_edge DOT FROM TO: whether DOT has a "memory value" edge from the
+# node of record FROM (labelled A) to the node of record TO (labelled B).
+value_edge() {
+	a=$(sed -n "s/^[[:space:]]*\(n[0-9]*\) \[label=\"seq $2\\\\n$3\"\];/\1/p" "$1" | head -n 1)
+	b=$(sed -n "s/^[[:space:]]*\(n[0-9]*\) \[label=\"seq $4\\\\n$5\"\];/\1/p" "$1" | head -n 1)
+	[ -n "$a" ] && [ -n "$b" ] || fail "$1: no node 'seq $2 $3' or 'seq $4 $5': $(cat "$1")"
+	grep -q "^[[:space:]]*$a -> $b \[style=dashed,color=purple,label=\"memory value\"\];" "$1"
+}
+
+expect_rc 0 cap "$TOP/$BUILD/tscapture" -o "$T/m.sbt" -- "$TOP/$BUILD/tests/cuda/cuda_stream_memop"
+expect_rc 0 sum "$X" --summary "$T/m.sbt"
+has sum out "commands: 29 on 3 streams, 51 dependencies (25 across streams)"
+grep -q "stream memory waits" "$T/sum.out" && fail "sum: a wait reported unmet: $(cat "$T/sum.out")"
+expect_rc 0 races "$X" --races "$T/m.sbt"
+has races out "races: 0 confirmed, 0 possible"
+expect_rc 0 dot "$X" -f dot -o "$T/m.dot" "$T/m.sbt"
+[ "$(grep -c 'label="memory value"' "$T/m.dot")" = 3 ] || fail "dot: not 3 memory value edges: $(cat "$T/m.dot")"
+W32=$(seq_of "$T/m.sbt" "cuda.cuStreamWaitValue32 ")
+S32=$(seq_of "$T/m.sbt" "cuda.cuStreamWriteValue32 ")
+W64=$(seq_of "$T/m.sbt" "cuda.cuStreamWaitValue64 ")
+S64=$(seq_of "$T/m.sbt" "cuda.cuStreamWriteValue64 ")
+WB=$(seq_of "$T/m.sbt" "cuda.cuStreamBatchMemOp " 1)
+SB=$(seq_of "$T/m.sbt" "cuda.cuStreamBatchMemOp " 2)
+value_edge "$T/m.dot" "$S32" "memset cuStreamWriteValue32" "$W32" "memset cuStreamWaitValue32" ||
+	fail "dot: no memory value edge $S32 -> $W32: $(cat "$T/m.dot")"
+value_edge "$T/m.dot" "$S64" "memset cuStreamWriteValue64" "$W64" "memset cuStreamWaitValue64" ||
+	fail "dot: no memory value edge $S64 -> $W64: $(cat "$T/m.dot")"
+value_edge "$T/m.dot" "$SB" "memset cuStreamBatchMemOp" "$WB" "memset cuStreamBatchMemOp" ||
+	fail "dot: no memory value edge $SB -> $WB: $(cat "$T/m.dot")"
+
+# ---- the first write dropped: an unmet wait, reported, orders nothing -----------------------------
+"$M" "$T/m.sbt" "$T/nowrite.sbt" --drop "$S32" >/dev/null || fail "sbt_mutate --drop $S32"
+expect_rc 0 nsum "$X" --summary "$T/nowrite.sbt"
+has nsum out "commands: 28 on 3 streams"
+has nsum out "stream memory waits no write-value operation satisfies: 1 (the first at seq $W32); they order nothing"
+expect_rc 1 nraces "$X" --races "$T/nowrite.sbt"
+has nraces out "races: 0 confirmed, 1 possible"
+p=$(grep '^  seq' "$T/nraces.out" | sed 's/^  seq [0-9]* [a-z_0-9]* \([A-Za-z_0-9]*\) .*/\1/' | sort | tr '\n' ' ')
+[ "$p" = "fill vadd " ] || fail "nraces: the race is not fill / vadd: $(cat "$T/nraces.out")"
+
+# ---- a graph launch whose batch memory-op node waits (--graph) ----------------------------------
+expect_rc 0 gcap "$TOP/$BUILD/tscapture" -o "$T/g.sbt" -- "$TOP/$BUILD/tests/cuda/cuda_stream_memop" --graph
+expect_rc 0 gsum "$X" --summary "$T/g.sbt"
+has gsum out "commands: 37 on 3 streams, 68 dependencies (34 across streams)"
+expect_rc 0 graces "$X" --races "$T/g.sbt"
+has graces out "races: 0 confirmed, 0 possible"
+expect_rc 0 gdot "$X" -f dot -o "$T/g.dot" "$T/g.sbt"
+GL=$(seq_of "$T/g.sbt" "cuda.cuGraphLaunch ")
+GW=$(seq_of "$T/g.sbt" "cuda.cuStreamWriteValue32 " 2)
+value_edge "$T/g.dot" "$GW" "memset cuStreamWriteValue32" "$GL" "memset cuGraphAddBatchMemOpNode" ||
+	fail "gdot: no memory value edge $GW -> the graph's memory-op node: $(cat "$T/g.dot")"
+"$M" "$T/g.sbt" "$T/gnowrite.sbt" --drop "$GW" >/dev/null || fail "sbt_mutate --drop $GW"
+expect_rc 0 gnsum "$X" --summary "$T/gnowrite.sbt"
+has gnsum out "stream memory waits no write-value operation satisfies: 1 (the first at seq $GL); they order nothing"
+expect_rc 1 gnraces "$X" --races "$T/gnowrite.sbt"
+has gnraces out "races: 0 confirmed, 1 possible"
+p=$(grep '^  seq' "$T/gnraces.out" | sed 's/^  seq [0-9]* [a-z_0-9]* \([A-Za-z_0-9]*\) .*/\1/' | sort | tr '\n' ' ')
+[ "$p" = "fill vadd " ] || fail "gnraces: the race is not fill / vadd: $(cat "$T/gnraces.out")"
+
+# ---- sampled orders refuse it ---------------------------------------------------------------
+expect_rc 2 seed "$TOP/$BUILD/tsreplay" --schedule-seed 1 "$T/m.sbt"
+has seed err "seq $W32 is a stream memory wait for a write recorded after it: a sampled order is drawn as the records are read (replay it without --schedule-seed)"
+echo "ok"
