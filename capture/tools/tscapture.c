@@ -482,6 +482,15 @@ static int tsc_check_output(const char *output)
 		        output, dir, strerror(errno));
 		return -1;
 	}
+	/* tscapture never makes a link, so one at the path is not ours: not to
+	 * delete (the user made it) and not to write through (what it points
+	 * at may be anything). */
+	if (lstat(output, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+		fprintf(stderr, "tscapture: cannot write '%s': it is a symbolic link; -o names the "
+		                "trace file (give the path it points to, or remove the link)\n",
+		        output);
+		return -1;
+	}
 	if (stat(output, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		fprintf(stderr, "tscapture: cannot write '%s': it is a folder; -o names the trace "
 		                "file\n", output);
@@ -498,13 +507,12 @@ static int tsc_check_output(const char *output)
 	return 0;
 }
 
-/* Remove path if it is a trace an earlier run left: a regular file, or a
- * link (removing a link leaves what it points to alone).  Anything else is
- * not ours. */
+/* Remove path if it is a trace an earlier run left: a regular file.
+ * Anything else (a link, a FIFO, a device) is not ours. */
 static void tsc_remove_old(const char *path)
 {
 	struct stat sb;
-	if (lstat(path, &sb) != 0 || !(S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode)))
+	if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
 		return;
 	if (unlink(path) != 0 && errno != ENOENT)
 		fprintf(stderr, "tscapture: warning: cannot remove old '%s': %s\n", path,

@@ -49,12 +49,20 @@ mkfifo "trace-window-1.sbt"
 expect_rc 0 cap.window "$TSC" -o trace.sbt -- "$CAP" record 3
 [ -s trace.sbt ] || fail "no trace: $(cat "$T/cap.window.err")"
 still_there trace-window-1.sbt -p
-# A link to an old trace is replaced by the new trace; what it pointed at stays.
+# A symbolic link is not ours: refused before the program runs; the link and
+# what it points at stay as they were.  A link left as a window file of an
+# earlier run stays too.
 echo old >old.txt
 ln -s old.txt link.sbt
-expect_rc 0 cap.link "$TSC" -o link.sbt -- "$CAP" record 3
+rm -f ran
+expect_rc 2 cap.link "$TSC" -o link.sbt -- touch ran
+has cap.link err "tscapture: cannot write 'link.sbt': it is a symbolic link; -o names the trace file (give the path it points to, or remove the link)"
+[ ! -e ran ] || fail "tscapture ran the program with -o link.sbt"
+[ -L link.sbt ] && [ "$(readlink link.sbt)" = old.txt ] || fail "link.sbt is no longer the link"
 [ "$(cat old.txt)" = old ] || fail "tscapture wrote through the link into old.txt"
-[ -f link.sbt ] && [ ! -L link.sbt ] || fail "link.sbt is not the new trace"
+ln -s old.txt trace2-window-1.sbt
+expect_rc 0 cap.winlink "$TSC" -o trace2.sbt -- "$CAP" record 3
+[ -L trace2-window-1.sbt ] || fail "tscapture removed a link named like an old window file"
 cd - >/dev/null
 
 # ---- readers: refuse without opening ----------------------------------------------
