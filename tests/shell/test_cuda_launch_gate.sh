@@ -87,12 +87,12 @@ int main(int argc, char **argv)
 	L(s1, 0, 0, 0, NULL);                     /* 1: the start keyframe */
 	L(s2, 0, 0, 0, NULL);                     /* 2 */
 	L(s1, 0, 0, 0, NULL);                     /* 3 */
-	L(s1, 1, 0, 0, NULL);                     /* 4: s1 through the per-thread variant */
-	L(NULL, 1, 0, 0, NULL);                   /* 5: the per-thread stream: asked */
-	L(s1, 0, 0, 0, NULL);                     /* 6 */
-	L(NULL, 1, 0, 0, NULL);                   /* 7 */
-	L(NULL, 0, 0, 0, NULL);                   /* 8: the legacy stream: asked */
-	L(CU_STREAM_LEGACY, 0, 0, 0, NULL);       /* 9: the same stream */
+	L(NULL, 0, 0, 0, NULL);                   /* 4: the legacy stream: asked */
+	L(NULL, 0, 0, 0, NULL);                   /* 5: known, NULL's tag kept */
+	L(NULL, 1, 0, 0, NULL);                   /* 6: NULL, another stream: asked */
+	L(CU_STREAM_LEGACY, 0, 0, 0, NULL);       /* 7: the legacy stream by its name */
+	L(s1, 1, 0, 0, NULL);                     /* 8: s1 through the per-thread variant */
+	L(s2, 1, 0, 0, NULL);                     /* 9 */
 	L(s1, 0, 0, 1, NULL);                     /* 10: fill, no host memory */
 	/* Pinned host memory: two allocations, then one. */
 	CK(cuMemAllocHost(&h1, 4096));
@@ -190,10 +190,11 @@ $(expect "$2")"
 run quiet
 check_order quiet quiet
 # The driver was asked at the first launch on s1 (1), s2 (2) and the
-# legacy stream (8), during the capture (15, 16) and at its end: 6; through
-# the per-thread variant at the per-thread stream's first launch (5) and
-# during the capture (17): 2.  Not at 4 (s1 through the per-thread
-# variant), 9 (the legacy stream by its other name), nor after the capture.
+# legacy stream (4), during the capture (15, 16) and at its end: 6; through
+# the per-thread variant at the per-thread stream's first launch (6, just
+# after the legacy stream's NULL was found known) and during the capture
+# (17): 2.  Not at 7 (the legacy stream by its other name), 8 and 9 (s1
+# and s2 through the per-thread variant), nor after the capture.
 [ "$(own_count "$T/quiet.err" cuStreamIsCapturing)" = 6 ] ||
 	fail "quiet: cuStreamIsCapturing asked $(own_count "$T/quiet.err" cuStreamIsCapturing) times, expected 6: $(grep 'recorder itself' "$T/quiet.err")"
 [ "$(own_count "$T/quiet.err" cuStreamIsCapturing_ptsz)" = 2 ] ||
