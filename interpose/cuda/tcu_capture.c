@@ -12,14 +12,15 @@
  *   - every call that begins a capture (cuStreamBeginCapture, _v2,
  *     ToGraph, and their per-thread forms; in every mode, recording or
  *     not) adds an entry before it runs and takes it back if it failed;
- *     capture_gate counts the entries;
+ *     tcu_g.launch_gate's capture part (tcu_internal.h) counts the
+ *     entries, the capture gate;
  *   - cuStreamEndCapture asks the driver whether the stream still captures
  *     (a failed end can leave it capturing) and drops its entries if not;
- *   - a launch while capture_gate is nonzero asks the driver, as before:
+ *   - a launch while the capture gate is nonzero asks the driver, as before:
  *     the status of joined streams, invalidated captures, the legacy
  *     stream's implicit synchronization and the capture id all come from
  *     the driver then, never from us;
- *   - a launch while capture_gate is 0 on a stream we already asked about
+ *   - a launch while the capture gate is 0 on a stream we already asked about
  *     once is not capturing, and asks nothing.
  * The first launch on each stream still asks: a capture that began before
  * this library was loaded, or through a path it does not see, is found
@@ -71,7 +72,7 @@ void tcu_capture_begin_pre(CUstream s, int ptds)
 		tcu_capture *p = realloc(tcu_g.captures, cap * sizeof(*p));
 		if (!p) {
 			/* Cannot track it: trust only the driver from now on. */
-			atomic_fetch_or(&tcu_g.capture_gate, TCU_GATE_UNKNOWN);
+			atomic_fetch_or(&tcu_g.launch_gate, TCU_GATE_UNKNOWN);
 			goto out_unlock;
 		}
 		tcu_g.captures = p;
@@ -80,7 +81,7 @@ void tcu_capture_begin_pre(CUstream s, int ptds)
 	tcu_g.captures[tcu_g.ncaptures++] = c;
 	/* Before the driver call: a launch that happens after the capture
 	 * began (through any synchronization) sees the gate open. */
-	atomic_fetch_add(&tcu_g.capture_gate, 1);
+	atomic_fetch_add(&tcu_g.launch_gate, 1);
 out_unlock:
 	pthread_mutex_unlock(&tcu_g.mu);
 }
@@ -96,7 +97,7 @@ static void tcu_capture_drop_one_locked(uint64_t key)
 			memmove(&tcu_g.captures[i], &tcu_g.captures[i + 1],
 			        (tcu_g.ncaptures - i - 1) * sizeof(*c));
 			tcu_g.ncaptures--;
-			atomic_fetch_sub(&tcu_g.capture_gate, 1);
+			atomic_fetch_sub(&tcu_g.launch_gate, 1);
 			return;
 		}
 	}
@@ -114,7 +115,7 @@ static void tcu_capture_drop_all_locked(uint64_t key)
 			tcu_g.captures[keep++] = tcu_g.captures[i];
 	}
 	tcu_g.ncaptures = keep;
-	atomic_fetch_sub(&tcu_g.capture_gate, dropped);
+	atomic_fetch_sub(&tcu_g.launch_gate, dropped);
 }
 
 void tcu_capture_begin_post(CUstream s, int ptds, CUresult r)
@@ -129,7 +130,7 @@ void tcu_capture_begin_post(CUstream s, int ptds, CUresult r)
 /* Says once that tracking gave up, and why. */
 static void tcu_capture_unseen(CUstream s, const char *why)
 {
-	atomic_fetch_or(&tcu_g.capture_gate, TCU_GATE_UNKNOWN);
+	atomic_fetch_or(&tcu_g.launch_gate, TCU_GATE_UNKNOWN);
 	if (atomic_exchange(&tcu_g.capture_unseen_said, 1) == 0)
 		CAP_INFO("cuda: stream %p %s, a capture this library did not see begin (before it was "
 		         "loaded, or through a path it does not intercept): every launch asks the "
@@ -167,21 +168,24 @@ void tcu_capture_end(CUstream s, int ptds, CUresult r)
 	}
 }
 
-/* The last stream this thread found known (streams never become unknown):
- * a program launches on the same few streams over and over
- * (tcu_capture_quiet reads it too). */
-__thread __attribute__((tls_model("initial-exec"))) uint64_t tcu_tls_known_key;
+/* The last stream this thread found known, other than its per-thread
+ * default one (streams never become unknown), as its tcu_stream_tag: a
+ * program launches on the same few streams over and over (a launch reads
+ * it in tcu_stream_known_inline). */
+__thread __attribute__((tls_model("initial-exec"))) uint64_t tcu_tls_known_stream =
+    TCU_STREAM_TAG_NONE;
 
-/* s has been asked about once (its later captures are ours to see). */
-static int tcu_stream_known(uint64_t key)
+/* s (key: tcu_stream_key(s, ptds)) has been asked about once (its later
+ * captures are ours to see). */
+static int tcu_stream_known(CUstream s, int ptds, uint64_t key)
 {
 	if (!key)
 		return tcu_tls_pt_known;
-	if (key == tcu_tls_known_key)
+	if (tcu_stream_tag(s, ptds) == tcu_tls_known_stream)
 		return 1;
 	if (!tcu_lfmap_get(&tcu_g.streams_known, key))
 		return 0;
-	tcu_tls_known_key = key;
+	tcu_tls_known_stream = tcu_stream_tag(s, ptds);
 	return 1;
 }
 
@@ -200,17 +204,17 @@ static void tcu_stream_set_known(uint64_t key)
 
 int tcu_capture_query(CUstream s, int ptds, int *status_out, uint64_t *id_out)
 {
-	unsigned gate = atomic_load_explicit(&tcu_g.capture_gate, memory_order_acquire);
+	unsigned gate = tcu_capture_gate();
 	uint64_t key = tcu_stream_key(s, ptds);
 	CUstreamCaptureStatus st;
 	*status_out = 0;
 	*id_out = 0;
-	if (gate == 0 && tcu_stream_known(key))
+	if (gate == 0 && tcu_stream_known(s, ptds, key))
 		return 0;
 	if (tcu_capture_ask(s, ptds, &st) != 0)
 		return 0;
 	if (st == CU_STREAM_CAPTURE_STATUS_NONE) {
-		if (!tcu_stream_known(key))
+		if (!tcu_stream_known(s, ptds, key))
 			tcu_stream_set_known(key);
 		return 0;
 	}

@@ -21,6 +21,7 @@ tcu_state tcu_g = {
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 	.kf_mu = PTHREAD_MUTEX_INITIALIZER,
 	.va_mu = PTHREAD_MUTEX_INITIALIZER,
+	.launch_gate = TCU_GATE_LOUD, /* until tcu_launch_quiet holds */
 };
 
 typedef void *(*tcu_dlsym_fn)(void *, const char *);

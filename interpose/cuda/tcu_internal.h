@@ -26,8 +26,10 @@
  *     checkpoints, captures, export-table ids, unwrapped names); it is
  *     held only for table operations, never across a driver call.  The
  *     function table and the set of known streams (tcu_lfmap) are written
- *     under mu and read without it, at every launch; capture_gate is
- *     written under mu and read without it.
+ *     under mu and read without it, at every launch.
+ *   - launch_gate is changed only by atomic read-modify-writes, each of
+ *     its own part (see its definition), and read without a lock at every
+ *     launch.
  *   - kf_mu serialises keyframes (and owns kf_stream); it is held across
  *     the driver calls of a keyframe, which go to real[] directly and so
  *     never re-enter it.
@@ -124,9 +126,28 @@ typedef struct tcu_capture {
 	pthread_t thread;   /* the thread that began it */
 } tcu_capture;
 
-/* tcu_g.capture_gate: set while the driver cannot be trusted to agree
- * with our tracking (a capture we did not see began). */
+/*
+ * tcu_g.launch_gate: what keeps a launch off its quiet path, in one word a
+ * launch reads with one load (0: nothing does).  Each part is changed by
+ * atomic read-modify-writes of its own bits, by the code that owns it:
+ *   bits 0-31   the stream captures we saw begin and have not seen end
+ *               (tcu_capture.c, under mu), | TCU_GATE_UNKNOWN once the
+ *               driver cannot be trusted to agree with that tracking (a
+ *               capture we did not see began);
+ *   bits 32-62  live pinned host allocations (tcu_alloc_add and
+ *               tcu_alloc_del, under mu): a launch's parameters may point
+ *               into them (tcu_host_inputs);
+ *   bit 63      TCU_GATE_LOUD, set from the start until tcu_launch_quiet
+ *               holds (which lasts), then cleared by it.
+ * A count is never taken below 0 (each subtraction undoes an addition made
+ * before it under the same lock) nor up to its part's top bit, so no
+ * change carries into another part.
+ */
 #define TCU_GATE_UNKNOWN 0x80000000u
+#define TCU_GATE_CAPTURES UINT64_C(0xffffffff)
+#define TCU_GATE_HOST_ONE (UINT64_C(1) << 32)
+#define TCU_GATE_HOST (UINT64_C(0x7fffffff) << 32)
+#define TCU_GATE_LOUD (UINT64_C(1) << 63)
 
 /* The last record of an event: what waiting on it completes. */
 typedef struct tcu_event {
@@ -185,7 +206,7 @@ typedef struct tcu_state {
 	 * memop_said: that was said. */
 	atomic_int memop_waits, memop_said;
 	_Atomic uint64_t launches;
-	_Atomic uint64_t host_live;   /* live pinned host allocations (tcu_alloc_add) */
+	_Atomic uint64_t launch_gate; /* TCU_GATE_*: captures, pinned host memory, loud */
 	_Atomic uint64_t images_missing; /* loads that worked, recorded without image */
 	_Atomic uint64_t procaddr_fallbacks;
 
@@ -225,12 +246,11 @@ typedef struct tcu_state {
 	atomic_int layout_warned;
 
 	/* Stream capture (tcu_capture.c): captures we saw begin, under mu;
-	 * capture_gate is their number (| TCU_GATE_UNKNOWN), read without a
-	 * lock at every launch: while it is 0 no stream is capturing and a
+	 * their number (| TCU_GATE_UNKNOWN) is launch_gate's capture part
+	 * (tcu_capture_gate): while it is 0 no stream is capturing and a
 	 * launch need not ask the driver. */
 	tcu_capture *captures;
 	size_t ncaptures, cap_captures;
-	atomic_uint capture_gate;
 	atomic_int capture_unseen_said;
 	tcu_lfmap streams_known; /* streams asked once: their state is ours to track */
 
@@ -253,7 +273,6 @@ typedef struct tcu_state {
 	uint64_t keyframes;
 	uint64_t host_snapshots;      /* SBT_CM_KF_HOST_INPUTS keyframes (kf_mu) */
 	atomic_int start_keyframe_taken; /* the capture-start keyframe */
-	atomic_int launch_quiet; /* 1 once tcu_launch_quiet holds (it then always does) */
 
 	/* Capture windows (tcu_live.c): cap_windowed(), read once (0: not
 	 * read yet, 1: no, 2: yes); live is the registry of objects a
@@ -303,29 +322,42 @@ static inline void tcu_count_add(_Atomic uint64_t *c)
 	                      memory_order_relaxed);
 }
 
-static inline void tcu_count_call(tcu_fn id)
+/* The thread's counters it counted the call on; NULL where they cannot be
+ * made (counted in tcu_g.calls then). */
+static inline tcu_counts *tcu_count_call(tcu_fn id)
 {
 	tcu_counts *c = tcu_tls_counts;
 	if (__builtin_expect(!c, 0) && !(c = tcu_counts_new())) {
 		atomic_fetch_add_explicit(&tcu_g.calls[id], 1, memory_order_relaxed);
-		return;
+		return NULL;
 	}
 	tcu_count_add(&c->calls[id]);
+	return c;
 }
 
-/* Same, and the call's mode in *mode_out (written always).  Inline: every
- * wrapped call begins here, a launch included (capture/cap_fast.h). */
-static inline void *tcu_call_begin_mode(tcu_fn id, tcu_mode *mode_out)
+/* Same, and the call's mode in *mode_out, the thread's counters in
+ * *counts_out (NULL for a nested call, or as tcu_count_call's); both
+ * written always.  Inline: every wrapped call begins here, a launch
+ * included (capture/cap_fast.h), which counts itself on those counters
+ * too without loading them again (tcu_launch_before). */
+static inline void *tcu_call_begin_counts(tcu_fn id, tcu_mode *mode_out, tcu_counts **counts_out)
 {
+	tcu_counts *c = NULL;
 	if (__builtin_expect(!atomic_load_explicit(&tcu_g.ready, memory_order_acquire), 0))
 		tcu_init();
 	if (cap_enter_inline()) {
 		*mode_out = TCU_MODE_NESTED;
 	} else {
-		tcu_count_call(id);
+		c = tcu_count_call(id);
 		*mode_out = cap_active_inline() ? TCU_MODE_RECORD : TCU_MODE_COUNTED;
 	}
+	*counts_out = c;
 	return atomic_load_explicit(&tcu_g.real[id], memory_order_acquire);
+}
+static inline void *tcu_call_begin_mode(tcu_fn id, tcu_mode *mode_out)
+{
+	tcu_counts *c;
+	return tcu_call_begin_counts(id, mode_out, &c);
 }
 static inline void tcu_call_end(void)
 {
@@ -420,10 +452,15 @@ void tcu_func_note(uint64_t handle, const char *name, int is_kernel);
  * the entry this thread's last launch found, while tcu_g.funcs_gen says
  * no entry was stored since (a program launches the same few functions
  * over and over); an entry replaced by a store that happens before this
- * call bumped funcs_gen first. */
+ * call bumped funcs_gen first.  The cache holds an entry only with its
+ * layout, once that is published (lay, never NULL then), so that a launch
+ * finds the layout it needs in the cache too (tcu_func_launch_layout);
+ * its first state (handle 0, gen 0, NULL) is the right answer for handle
+ * 0 as well. */
 typedef struct tcu_func_cache {
 	uint64_t handle, gen;
 	tcu_func *f;
+	const tcu_layout *lay;
 } tcu_func_cache;
 extern __thread __attribute__((tls_model("initial-exec"))) tcu_func_cache tcu_tls_func;
 tcu_func *tcu_func_get_slow(uint64_t handle);
@@ -440,6 +477,17 @@ static inline const tcu_layout *tcu_func_layout(tcu_func *f)
 {
 	const tcu_layout *l = atomic_load_explicit(&f->layout, memory_order_acquire);
 	return l ? l : tcu_func_layout_slow(f);
+}
+/* tcu_func_layout of handle's entry, NULL when tcu_func_get gives none:
+ * what a launch needs of the entry, from the cache in the common case
+ * (the slow half fills it). */
+const tcu_layout *tcu_func_launch_layout_slow(uint64_t handle);
+static inline const tcu_layout *tcu_func_launch_layout(uint64_t handle)
+{
+	if (handle == tcu_tls_func.handle &&
+	    atomic_load_explicit(&tcu_g.funcs_gen, memory_order_relaxed) == tcu_tls_func.gen)
+		return tcu_tls_func.lay;
+	return tcu_func_launch_layout_slow(handle);
 }
 
 void tcu_event_note(uint64_t event, uint64_t stream, uint64_t seq);
@@ -473,60 +521,85 @@ void tcu_keyframe_window(void);
 
 /* Launch bookkeeping: keyframes before and after, per TRACESMITH_SNAPSHOT,
  * and whether the stream is capturing.  Inline, the launch that needs
- * neither a keyframe nor a question to the driver (tcu_launch_quiet,
- * tcu_capture_quiet): one counter and a few loads. */
+ * neither a keyframe nor a question to the driver (tcu_g.launch_gate 0,
+ * tcu_stream_known_inline): one counter and a few loads. */
 uint64_t tcu_launch_before_slow(uint64_t ordinal, CUfunction f, void **params, void **extra,
                                 CUstream stream, int ptds, int *capturing_out,
                                 uint64_t *capture_id_out);
 void tcu_launch_after_slow(uint64_t ordinal, CUstream stream, int ptds);
 
+/* launch_gate's capture part (tcu_capture.c): 0 while no stream capture
+ * we saw begin is going on and our tracking is trusted. */
+static inline unsigned tcu_capture_gate(void)
+{
+	return (unsigned)(atomic_load_explicit(&tcu_g.launch_gate, memory_order_acquire) &
+	                  TCU_GATE_CAPTURES);
+}
+/* Some pinned host memory is live (launch_gate's host part). */
+static inline int tcu_host_live(void)
+{
+	return (atomic_load_explicit(&tcu_g.launch_gate, memory_order_relaxed) & TCU_GATE_HOST) != 0;
+}
+
 /* No keyframe around a launch: the capture-start one is taken and the
  * policy takes none per launch.  Both last (the configuration is read
- * once), so the answer is kept once it is 1. */
+ * once), so once it holds TCU_GATE_LOUD is cleared for good. */
 static inline int tcu_launch_quiet(void)
 {
 	const cap_config *cfg;
-	if (__builtin_expect(atomic_load_explicit(&tcu_g.launch_quiet, memory_order_relaxed), 1))
+	if (__builtin_expect(
+	        !(atomic_load_explicit(&tcu_g.launch_gate, memory_order_relaxed) & TCU_GATE_LOUD), 1))
 		return 1;
 	cfg = atomic_load_explicit(&tcu_g.cfg, memory_order_acquire);
 	if (!atomic_load_explicit(&tcu_g.start_keyframe_taken, memory_order_relaxed) || !cfg ||
 	    cfg->snapshot != CAP_SNAPSHOT_NONE)
 		return 0;
-	atomic_store_explicit(&tcu_g.launch_quiet, 1, memory_order_relaxed);
+	atomic_fetch_and_explicit(&tcu_g.launch_gate, ~TCU_GATE_LOUD, memory_order_relaxed);
 	return 1;
 }
 
-/* The stream is known not capturing without asking (tcu_capture.c): no
- * capture we saw begin is going on, and this thread found the stream
- * known last time (streams never become unknown) or it is this thread's
- * per-thread default stream, asked about once. */
-extern __thread __attribute__((tls_model("initial-exec"))) uint64_t tcu_tls_known_key;
+/*
+ * The stream is known (tcu_capture.c: asked about once; streams never
+ * become unknown), without working out its key: this thread found the
+ * same handle through the same kind of variant known last time
+ * (tcu_tls_known_stream holds its tcu_stream_tag), or it is this thread's
+ * per-thread default stream, asked about once.  A tag is the handle, with
+ * the top bit set for a per-thread variant (NULL names another stream
+ * there); no handle has that bit, and the first value matches none.
+ */
+#define TCU_STREAM_TAG_PTDS (UINT64_C(1) << 63)
+#define TCU_STREAM_TAG_NONE UINT64_MAX
+static inline uint64_t tcu_stream_tag(CUstream s, int ptds)
+{
+	return (uint64_t)(uintptr_t)s | (ptds ? TCU_STREAM_TAG_PTDS : 0);
+}
+extern __thread __attribute__((tls_model("initial-exec"))) uint64_t tcu_tls_known_stream;
 extern __thread __attribute__((tls_model("initial-exec"))) int tcu_tls_pt_known;
-static inline int tcu_capture_quiet(CUstream s, int ptds)
+static inline int tcu_stream_known_inline(CUstream s, int ptds)
 {
 	uintptr_t h = (uintptr_t)s;
-	if (atomic_load_explicit(&tcu_g.capture_gate, memory_order_acquire) != 0)
-		return 0;
-	if (h == (uintptr_t)CU_STREAM_PER_THREAD || (!h && ptds))
-		return tcu_tls_pt_known;
-	return (h ? (uint64_t)h : (uint64_t)(uintptr_t)CU_STREAM_LEGACY) == tcu_tls_known_key;
+	if (__builtin_expect(tcu_stream_tag(s, ptds) == tcu_tls_known_stream, 1))
+		return 1;
+	return (h == (uintptr_t)CU_STREAM_PER_THREAD || (!h && ptds)) && tcu_tls_pt_known;
 }
 
 /* Before a launch of f with params or extra on stream: its ordinal, and
  * whether the stream is capturing; takes the keyframes the policy asks
  * for, and the snapshot of pinned host memory the parameters point into
- * while any is live (tcu_host_inputs). */
+ * while any is live (tcu_host_inputs).  c: the thread's counters, from
+ * tcu_call_begin_counts (NULL: the slow path). */
 static inline __attribute__((always_inline)) uint64_t
-tcu_launch_before(CUfunction f, void **params, void **extra, CUstream stream, int ptds,
-                  int *capturing_out, uint64_t *capture_id_out)
+tcu_launch_before(tcu_counts *c, CUfunction f, void **params, void **extra, CUstream stream,
+                  int ptds, int *capturing_out, uint64_t *capture_id_out)
 {
-	tcu_counts *c = tcu_tls_counts; /* made by tcu_call_begin_mode */
+	uint64_t gate = atomic_load_explicit(&tcu_g.launch_gate, memory_order_acquire);
 	uint64_t ordinal;
+	/* Only TCU_GATE_LOUD: see whether it can go now (once). */
+	if (__builtin_expect(gate != 0, 0) && gate == TCU_GATE_LOUD && tcu_launch_quiet())
+		gate = 0;
 	/* A launch that needs no keyframe is counted on its thread; one that
 	 * may take one gets its ordinal from every thread's count. */
-	if (__builtin_expect(c && tcu_launch_quiet() && tcu_capture_quiet(stream, ptds) &&
-	                         !atomic_load_explicit(&tcu_g.host_live, memory_order_relaxed),
-	                     1)) {
+	if (__builtin_expect(c && !gate && tcu_stream_known_inline(stream, ptds), 1)) {
 		tcu_count_add(&c->launches);
 		*capturing_out = 0;
 		*capture_id_out = 0;

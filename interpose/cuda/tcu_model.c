@@ -1034,22 +1034,30 @@ typedef struct tcu_launch_parts {
 	size_t extra_len, param_bytes, nattrs;
 } tcu_launch_parts;
 
+/* Says once that the launched function has no parameter layout (handle:
+ * its handle; by value, so that the launch is not built in memory). */
+static __attribute__((noinline)) void tcu_launch_no_layout(uint64_t handle)
+{
+	const tcu_func *f;
+	if (atomic_exchange(&tcu_g.layout_warned, 1) != 0)
+		return;
+	f = tcu_func_get(handle);
+	CAP_WARN("cuda: the driver does not give the parameter layout of kernel %s: its "
+	         "launches are recorded without parameters and cannot be replayed",
+	         f && f->name ? f->name : "(unnamed)");
+}
+
 static inline __attribute__((always_inline)) void tcu_launch_parts_get(const tcu_launch *l,
                                                                       tcu_launch_parts *p)
 {
-	tcu_func *f = tcu_func_get(TCU_H(l->f));
-	int by_layout;
-	p->lay = f ? tcu_func_layout(f) : NULL;
-	by_layout = p->lay && p->lay->known > 0;
+	p->lay = tcu_func_launch_layout(TCU_H(l->f));
 	p->extra = NULL;
 	p->extra_len = p->param_bytes = p->nattrs = 0;
 	if (l->params) {
-		if (by_layout)
+		if (p->lay && p->lay->known > 0)
 			p->param_bytes = p->lay->param_bytes;
-		else if (atomic_exchange(&tcu_g.layout_warned, 1) == 0)
-			CAP_WARN("cuda: the driver does not give the parameter layout of kernel %s: its "
-			         "launches are recorded without parameters and cannot be replayed",
-			         f && f->name ? f->name : "(unnamed)");
+		else
+			tcu_launch_no_layout(TCU_H(l->f));
 	} else if (l->extra) {
 		/* Its own locals: p's address never escapes, so the inline
 		 * launch keeps p in registers. */
@@ -1232,8 +1240,10 @@ tcu_launch_kernel(tcu_fn id, int ptds, CUfunction f, unsigned int gx, unsigned i
 	uint64_t ordinal = 0, capture_id = 0;
 	int unit;
 	tcu_mode mode;
+	tcu_counts *counts;
 	CUresult r;
-	tcu_pfn_cuLaunchKernel real = (tcu_pfn_cuLaunchKernel)tcu_call_begin_mode(id, &mode);
+	tcu_pfn_cuLaunchKernel real =
+	    (tcu_pfn_cuLaunchKernel)tcu_call_begin_counts(id, &mode, &counts);
 	if (!real) {
 		r = tcu_no_driver(id);
 		goto out;
@@ -1252,7 +1262,7 @@ tcu_launch_kernel(tcu_fn id, int ptds, CUfunction f, unsigned int gx, unsigned i
 	if (mode == TCU_MODE_RECORD) {
 		int st;
 		uint64_t cid;
-		ordinal = tcu_launch_before(f, params, extra, s, ptds, &st, &cid);
+		ordinal = tcu_launch_before(counts, f, params, extra, s, ptds, &st, &cid);
 		capturing = st;
 		capture_id = cid;
 	}
@@ -1308,16 +1318,17 @@ CUresult tcu_m_cuLaunchCooperativeKernel(tcu_fn id, CUfunction f, unsigned int g
 	uint64_t ordinal = 0, capture_id = 0;
 	int unit;
 	tcu_mode mode;
+	tcu_counts *counts;
 	CUresult r;
 	tcu_pfn_cuLaunchCooperativeKernel real =
-	    (tcu_pfn_cuLaunchCooperativeKernel)tcu_call_begin_mode(id, &mode);
+	    (tcu_pfn_cuLaunchCooperativeKernel)tcu_call_begin_counts(id, &mode, &counts);
 	if (!real) {
 		r = tcu_no_driver(id);
 		goto out;
 	}
 	unit = tcu_launch_unit_begin(&mode);
 	if (mode == TCU_MODE_RECORD)
-		ordinal = tcu_launch_before(f, params, NULL, s, ptds, &capturing, &capture_id);
+		ordinal = tcu_launch_before(counts, f, params, NULL, s, ptds, &capturing, &capture_id);
 	r = real(f, gx, gy, gz, bx, by, bz, shared, s, params);
 	if (mode == TCU_MODE_RECORD) {
 		tcu_launch l = {f,      {gx, gy, gz}, {bx, by, bz}, shared,    s,   params,
@@ -1344,6 +1355,7 @@ CUresult tcu_m_cuLaunchKernelEx(tcu_fn id, const CUlaunchConfig *cfg, CUfunction
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
 	int unit;
 	tcu_mode mode;
+	tcu_counts *counts;
 	CUresult r;
 	tcu_pfn_cuLaunchKernelEx real;
 	memset(&l, 0, sizeof(l));
@@ -1363,14 +1375,15 @@ CUresult tcu_m_cuLaunchKernelEx(tcu_fn id, const CUlaunchConfig *cfg, CUfunction
 		l.attrs = cfg->attrs;
 		l.nattrs = cfg->numAttrs;
 	}
-	real = (tcu_pfn_cuLaunchKernelEx)tcu_call_begin_mode(id, &mode);
+	real = (tcu_pfn_cuLaunchKernelEx)tcu_call_begin_counts(id, &mode, &counts);
 	if (!real) {
 		r = tcu_no_driver(id);
 		goto out;
 	}
 	unit = tcu_launch_unit_begin(&mode);
 	if (mode == TCU_MODE_RECORD)
-		ordinal = tcu_launch_before(f, params, extra, l.stream, ptds, &l.capturing, &l.capture_id);
+		ordinal = tcu_launch_before(counts, f, params, extra, l.stream, ptds, &l.capturing,
+		                            &l.capture_id);
 	r = real(cfg, f, params, extra);
 	if (mode == TCU_MODE_RECORD) {
 		tcu_launch_record(SBT_CM_K_cuLaunchKernelEx, r, &l);

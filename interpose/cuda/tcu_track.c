@@ -23,11 +23,12 @@ static int tcu_kind_is_host(unsigned kind)
 	       kind == SBT_CM_MEM_HOST_REGISTER;
 }
 
-/* Free an entry taken out of the map (mu held), keeping host_live. */
+/* Free an entry taken out of the map (mu held), keeping launch_gate's
+ * count of live pinned host memory. */
 static void tcu_alloc_forget_locked(tcu_alloc *a)
 {
 	if (a && tcu_kind_is_host(a->kind))
-		atomic_fetch_sub_explicit(&tcu_g.host_live, 1, memory_order_relaxed);
+		atomic_fetch_sub_explicit(&tcu_g.launch_gate, TCU_GATE_HOST_ONE, memory_order_relaxed);
 	free(a);
 }
 
@@ -45,7 +46,7 @@ void tcu_alloc_add(uint64_t base, uint64_t size, unsigned kind)
 	pthread_mutex_lock(&tcu_g.mu);
 	tcu_alloc_forget_locked(cap_umap_put(&tcu_g.allocs, base, a));
 	if (tcu_kind_is_host(kind))
-		atomic_fetch_add_explicit(&tcu_g.host_live, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&tcu_g.launch_gate, TCU_GATE_HOST_ONE, memory_order_relaxed);
 	pthread_mutex_unlock(&tcu_g.mu);
 }
 
@@ -263,14 +264,25 @@ void tcu_func_note(uint64_t handle, const char *name, int is_kernel)
 
 __thread __attribute__((tls_model("initial-exec"))) tcu_func_cache tcu_tls_func;
 
+/* Keep f, found for handle while funcs_gen was gen, in this thread's
+ * cache, once its layout is published (the cache holds none without). */
+static void tcu_func_cache_put(uint64_t handle, uint64_t gen, tcu_func *f)
+{
+	const tcu_layout *lay = atomic_load_explicit(&f->layout, memory_order_acquire);
+	if (!lay)
+		return;
+	tcu_tls_func.handle = handle;
+	tcu_tls_func.gen = gen;
+	tcu_tls_func.f = f;
+	tcu_tls_func.lay = lay;
+}
+
 tcu_func *tcu_func_get_slow(uint64_t handle)
 {
 	uint64_t gen = atomic_load_explicit(&tcu_g.funcs_gen, memory_order_relaxed);
 	tcu_func *f = tcu_lfmap_get(&tcu_g.funcs, handle);
 	if (f) {
-		tcu_tls_func.handle = handle;
-		tcu_tls_func.gen = gen;
-		tcu_tls_func.f = f;
+		tcu_func_cache_put(handle, gen, f);
 		return f;
 	}
 	if (!handle)
@@ -283,6 +295,18 @@ tcu_func *tcu_func_get_slow(uint64_t handle)
 	f = tcu_func_store_locked(f, 0);
 	pthread_mutex_unlock(&tcu_g.mu);
 	return f;
+}
+
+const tcu_layout *tcu_func_launch_layout_slow(uint64_t handle)
+{
+	uint64_t gen = atomic_load_explicit(&tcu_g.funcs_gen, memory_order_relaxed);
+	tcu_func *f = tcu_func_get(handle);
+	const tcu_layout *lay;
+	if (!f)
+		return NULL;
+	lay = tcu_func_layout(f);
+	tcu_func_cache_put(handle, gen, f);
+	return lay;
 }
 
 /* Out of memory for a function's own unknown layout: its launches are
@@ -994,7 +1018,7 @@ static void tcu_host_inputs(uint64_t ordinal, CUfunction f, void **params, void 
 void tcu_keyframe_window(void)
 {
 	tcu_pfn_cuCtxSynchronize sync = (tcu_pfn_cuCtxSynchronize)tcu_g.real[TCU_FN_cuCtxSynchronize];
-	int capturing = atomic_load(&tcu_g.capture_gate) != 0;
+	int capturing = tcu_capture_gate() != 0;
 	size_t live;
 	atomic_store(&tcu_g.start_keyframe_taken, 1);
 	pthread_mutex_lock(&tcu_g.mu);
@@ -1038,7 +1062,7 @@ uint64_t tcu_launch_before_slow(uint64_t ordinal, CUfunction f, void **params, v
 		             cfg->snapshot == CAP_SNAPSHOT_NONE, 1);
 	else if (cfg->snapshot == CAP_SNAPSHOT_LAUNCH)
 		tcu_keyframe(SBT_CM_KF_BEFORE_LAUNCH, ordinal, stream, ptds, 0, 1);
-	if (atomic_load_explicit(&tcu_g.host_live, memory_order_relaxed))
+	if (tcu_host_live())
 		tcu_host_inputs(ordinal, f, params, extra, stream, ptds);
 	return ordinal;
 }
