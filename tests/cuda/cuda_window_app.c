@@ -22,7 +22,9 @@
  * nvtxRangeStartA/End, nvtxRangePushEx/Pop or nvtxRangeStartW/End (--from 0: an NVTX range
  * begun before the first CUDA call); --procaddr calls the
  * profiler markers through pointers from cuGetProcAddress (as cudart
- * does) instead of their link-time symbols.
+ * does) instead of their link-time symbols.  --stall R stops after round
+ * R: it prints "cuda_window_app: stalled after round R" and sleeps until
+ * it is killed (the SIGKILL test, test_capture_kill_frontends.sh).
  * Prints the hash of the last y.
  */
 #include <nvtx3/nvToolsExt.h>
@@ -38,12 +40,13 @@
 static void cwa_usage(FILE *f)
 {
 	fprintf(f, "usage: cuda_window_app [--iterations I] [--marks none|profiler|nvtx] [--from R] "
-	           "[--to R] [--again R-R] [--name NAME] [--nvtx-form push|start|ex|wide] [--procaddr]\n");
+	           "[--to R] [--again R-R] [--name NAME] [--nvtx-form push|start|ex|wide] [--procaddr] "
+	           "[--stall R]\n");
 }
 
 int main(int argc, char **argv)
 {
-	unsigned iterations = 6, from = 2, to = 4, from2 = 0, to2 = 0;
+	unsigned iterations = 6, from = 2, to = 4, from2 = 0, to2 = 0, stall = 0;
 	const char *marks = "none", *name = "window", *form = "push";
 	static const struct cup_api errs = {.GetErrorName = cuGetErrorName};
 	CUdevice dev;
@@ -94,6 +97,8 @@ int main(int argc, char **argv)
 				fprintf(stderr, "cuda_window_app: --nvtx-form must be push, start, ex or wide\n");
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--stall") && i + 1 < argc) {
+			stall = cup_parse_uint("--stall", argv[++i], 1, 100000);
 		} else if (!strcmp(argv[i], "--procaddr")) {
 			procaddr = 1;
 		} else if (!strcmp(argv[i], "--help")) {
@@ -218,6 +223,12 @@ int main(int argc, char **argv)
 				nvtxRangeEnd(range);
 			else
 				nvtxRangePop();
+		}
+		if (r == stall) {
+			printf("cuda_window_app: stalled after round %u\n", r);
+			fflush(stdout);
+			for (;;)
+				pause();
 		}
 	}
 	printf("cuda_window_app: %u rounds, hash %016llx\n", iterations,

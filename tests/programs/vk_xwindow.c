@@ -13,7 +13,16 @@
  * to vkCreateInstance setting VK_LAYER_tracesmith's frame_hash to true
  * (a VK_LAYER_tracesmith setting, docs/vulkan-layer.md).
  *
+ * --late K records frame K+1's command buffer in frame K, before frame K's
+ * present (once frame K's submit completed, into an image acquired ahead:
+ * the swapchain then has one image more than the surface's minimum, so two
+ * can be held), and submits it in frame K+1; every other frame records and
+ * submits its own within the frame.  With --late-wait FILE it then prints
+ * "late frame K recorded" and waits for FILE to exist before presenting
+ * frame K (the capture-key test presses the key there).
+ *
  * usage: vk_xwindow [--xlib] [--frames N] [--quit-file FILE] [--frame-hash-setting]
+ *                   [--late K [--late-wait FILE]]
  * Prints one line at exit: "frames N".
  */
 #define VK_USE_PLATFORM_XCB_KHR 1
@@ -79,6 +88,9 @@ typedef struct vkw {
 	VkFence done;
 	VkCommandPool pool;
 	VkCommandBuffer cb;
+	uint32_t late;         /* --late K: frame K records frame K+1's buffer; 0: none */
+	const char *late_wait; /* --late-wait FILE */
+	uint32_t late_idx;     /* the image frame K+1's buffer clears */
 } vkw;
 
 static void *vkw_sym(vkw *w, const char *name)
@@ -236,6 +248,13 @@ static void vkw_swapchain(vkw *w)
 	}
 	sci.surface = w->surface;
 	sci.minImageCount = caps.minImageCount < 2 ? 2 : caps.minImageCount;
+	if (w->late) {
+		/* frame K holds its own image and the next one acquired ahead */
+		sci.minImageCount = caps.minImageCount + 1;
+		if (caps.maxImageCount && sci.minImageCount > caps.maxImageCount)
+			vkp_die(&w->c, "--late needs %u swapchain images, the surface allows %u",
+			        sci.minImageCount, caps.maxImageCount);
+	}
 	if (caps.maxImageCount && sci.minImageCount > caps.maxImageCount)
 		sci.minImageCount = caps.maxImageCount;
 	sci.imageFormat = formats[0].format;
@@ -289,19 +308,16 @@ static void vkw_barrier(VkCommandBuffer cb, VkImage image, VkImageLayout from, V
 	vkCmdPipelineBarrier(cb, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
 }
 
-/* One frame: acquire, clear to the frame's colour, present. */
-static void vkw_frame(vkw *w, uint32_t frame)
+/* Acquires an image (signalling w->acquired) and records into w->cb its
+ * clear to frame FRAME's colour; returns the image's index.  The caller
+ * has waited for w->cb's last submit. */
+static uint32_t vkw_record(vkw *w, uint32_t frame)
 {
 	VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
-	VkPresentInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
-	VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
 	VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
 	VkClearColorValue color;
 	uint32_t idx;
 	VkResult r;
-	VKP_CHECK(&w->c, vkWaitForFences(w->c.device, 1, &w->done, VK_TRUE, UINT64_MAX));
-	VKP_CHECK(&w->c, vkResetFences(w->c.device, 1, &w->done));
 	r = vkAcquireNextImageKHR(w->c.device, w->swapchain, UINT64_MAX, w->acquired, VK_NULL_HANDLE,
 	                          &idx);
 	if (r != VK_SUCCESS && r != VK_SUBOPTIMAL_KHR)
@@ -322,6 +338,25 @@ static void vkw_frame(vkw *w, uint32_t frame)
 	            VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, VK_ACCESS_TRANSFER_WRITE_BIT,
 	            VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
 	VKP_CHECK(&w->c, vkEndCommandBuffer(w->cb));
+	return idx;
+}
+
+/* One frame: acquire, clear to the frame's colour, present (frame --late
+ * K also records frame K+1's clear; frame K+1 submits it). */
+static void vkw_frame(vkw *w, uint32_t frame)
+{
+	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+	VkPresentInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
+	VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
+	uint32_t idx;
+	VkResult r;
+	if (w->late && frame == w->late + 1) {
+		idx = w->late_idx; /* recorded in frame K, after its submit completed */
+	} else {
+		VKP_CHECK(&w->c, vkWaitForFences(w->c.device, 1, &w->done, VK_TRUE, UINT64_MAX));
+		VKP_CHECK(&w->c, vkResetFences(w->c.device, 1, &w->done));
+		idx = vkw_record(w, frame);
+	}
 	si.waitSemaphoreCount = 1;
 	si.pWaitSemaphores = &w->acquired;
 	si.pWaitDstStageMask = &wait_stage;
@@ -330,6 +365,17 @@ static void vkw_frame(vkw *w, uint32_t frame)
 	si.signalSemaphoreCount = 1;
 	si.pSignalSemaphores = &w->rendered[idx];
 	VKP_CHECK(&w->c, vkQueueSubmit(w->c.queue, 1, &si, w->done));
+	if (frame == w->late) {
+		VKP_CHECK(&w->c, vkWaitForFences(w->c.device, 1, &w->done, VK_TRUE, UINT64_MAX));
+		VKP_CHECK(&w->c, vkResetFences(w->c.device, 1, &w->done));
+		w->late_idx = vkw_record(w, frame + 1);
+		if (w->late_wait) {
+			printf("late frame %u recorded\n", frame);
+			fflush(stdout);
+			while (access(w->late_wait, F_OK) != 0)
+				usleep(10000);
+		}
+	}
 	pi.waitSemaphoreCount = 1;
 	pi.pWaitSemaphores = &w->rendered[idx];
 	pi.swapchainCount = 1;
@@ -375,11 +421,21 @@ int main(int argc, char **argv)
 			quit_file = vkp_need_arg(w.c.prog, "--quit-file", argc, argv, &i);
 		else if (strcmp(argv[i], "--frame-hash-setting") == 0)
 			w.frame_hash_setting = 1;
+		else if (strcmp(argv[i], "--late") == 0)
+			w.late = vkp_parse_u32(w.c.prog, "--late",
+			                       vkp_need_arg(w.c.prog, "--late", argc, argv, &i), 1,
+			                       UINT32_MAX - 1);
+		else if (strcmp(argv[i], "--late-wait") == 0)
+			w.late_wait = vkp_need_arg(w.c.prog, "--late-wait", argc, argv, &i);
 		else {
 			fprintf(stderr, "usage: vk_xwindow [--xlib] [--frames N] [--quit-file FILE] "
-			        "[--frame-hash-setting]\n");
+			        "[--frame-hash-setting] [--late K [--late-wait FILE]]\n");
 			return 2;
 		}
+	}
+	if (w.late_wait && !w.late) {
+		fprintf(stderr, "vk_xwindow: --late-wait needs --late K\n");
+		return 2;
 	}
 	vkw_window_open(&w);
 	vkw_instance(&w);
