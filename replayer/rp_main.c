@@ -138,6 +138,30 @@ static void rp_main_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Where a trimmed trace starts in its captured run, in the unit its
+ * trigger counts: launches and submits for those ranges, frames for frame
+ * ranges, the capture key and the in-app API's frame trigger, all three
+ * for triggers that count none. */
+static void rp_main_print_window(const char *path, const sbt_window *w)
+{
+	fprintf(stderr, "tsreplay: %s is window %llu of a captured run (trigger '%s'); ", path,
+	        (unsigned long long)w->index, w->trigger);
+	if (strncmp(w->trigger, "launches", 8) == 0)
+		fprintf(stderr, "it starts at launch %llu of that run\n",
+		        (unsigned long long)w->first_launch);
+	else if (strncmp(w->trigger, "submits", 7) == 0)
+		fprintf(stderr, "it starts at submit %llu of that run\n",
+		        (unsigned long long)w->first_submit);
+	else if (strncmp(w->trigger, "frames", 6) == 0 || strncmp(w->trigger, "key", 3) == 0 ||
+	         strncmp(w->trigger, "app trigger", 11) == 0)
+		fprintf(stderr, "it starts at frame %llu of that run, and frames keep the run's "
+		        "numbers\n", (unsigned long long)w->first_frame);
+	else
+		fprintf(stderr, "it starts at frame %llu, submit %llu and launch %llu of that run, "
+		        "and frames keep the run's numbers\n", (unsigned long long)w->first_frame,
+		        (unsigned long long)w->first_submit, (unsigned long long)w->first_launch);
+}
+
 static void rp_main_print_mismatch(const rp_session *s, const rp_mismatch *m)
 {
 	if (m->keyframe && m->other_run == 0)
@@ -915,10 +939,11 @@ static int rp_main_run(int argc, char **argv, const rp_backend_ops *const *backe
 	}
 	opt.per_command = rp_session_per_command(s); /* an implied one may be dropped */
 	if (!opt.quiet && rp_session_window(s, &win))
-		fprintf(stderr, "tsreplay: %s is window %llu of a captured run (trigger '%s'); it "
-		        "starts at frame %llu of that run, and frames keep the run's numbers\n",
-		        opt.trace_path, (unsigned long long)win.index, win.trigger,
-		        (unsigned long long)win.first_frame);
+		rp_main_print_window(opt.trace_path, &win);
+	if (!opt.quiet && rp_session_unclosed(s))
+		fprintf(stderr, "tsreplay: note: %s was not closed by its capture (no index: the "
+		        "program was killed or died while recording); it holds the calls up to its "
+		        "last flush, and the replay ends there\n", opt.trace_path);
 	st = rp_session_replay(s, &rep, &diag);
 	if (st != RP_OK)
 		code = st == RP_ERR_USAGE ? RP_EXIT_USAGE : RP_EXIT_ERROR;

@@ -338,6 +338,11 @@ int rp_session_window(const rp_session *s, sbt_window *out)
 	return 1;
 }
 
+int rp_session_unclosed(const rp_session *s)
+{
+	return s && !s->info.has_index && !s->info.truncated;
+}
+
 /* Count frame records and presents of run 1 (rp_report's frames). */
 static rp_status rp_session_count_frame(rp_session *s, rp_report *rep, const sbt_record *rec,
                                         rp_diag *diag)

@@ -111,6 +111,10 @@ rp_status rp_session_replay(rp_session *s, rp_report *rep, rp_diag *diag);
 /* 1 and the window when the trace is trimmed (its first record is
  * SBT_TYPE_WINDOW: one capture window of a run), else 0. */
 int rp_session_window(const rp_session *s, sbt_window *out);
+/* 1 when the trace was not closed by its writer (no index: the program was
+ * killed or died before its capture finished) and no torn tail was dropped:
+ * it holds the calls up to its last flush. */
+int rp_session_unclosed(const rp_session *s);
 /* Names of the backends in use, comma-separated ("" before open). */
 const char *rp_session_backends(const rp_session *s);
 /* Print the captured host stack of stack_id to f, indented; nothing when

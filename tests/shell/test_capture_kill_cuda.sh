@@ -126,6 +126,10 @@ info stall "$F"
 has stall.info out "torn tail    none"
 [ "$(launches "$F")" -eq 16 ] || fail "stall: $(launches "$F") launches in the window, expected 16 (5-20)"
 replays stall "$F" 24
+# the replay says where the window starts, in launches, and that the file was
+# cut short by the kill (no index), not finished
+has stall.replay err "tsreplay: $F is window 1 of a captured run (trigger 'launches 5-200000'); it starts at launch 5 of that run"
+has stall.replay err "tsreplay: note: $F was not closed by its capture (no index: the program was killed or died while recording); it holds the calls up to its last flush, and the replay ends there"
 expect_rc 0 whole10 "$CAP" -o "$T/whole10.sbt" -- "$PROG" --iterations 10
 ckpts "$F" 0 >"$T/stall.ck"
 ckpts "$T/whole10.sbt" 5 >"$T/whole10.ck"

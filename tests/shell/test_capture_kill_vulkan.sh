@@ -113,6 +113,8 @@ frame_hashes() {
 replay killed "$F" 0 "5,6,$L"
 grep -q "$n frames presented (frames 5-$L of the capture)" "$T/killed.log" ||
 	fail "killed: $(grep 'frames presented' "$T/killed.log")"
+grep -q "^tsreplay: note: $F was not closed by its capture (no index: the program was killed or died while recording); it holds the calls up to its last flush, and the replay ends there\$" "$T/killed.log" ||
+	fail "killed: the replay does not say the trace was cut short: $(head -5 "$T/killed.log")"
 k=$(frame_hashes "$F" "$n")
 grep -q "^tsreplay: checkpoints: $k compared, $k matched, 0 differ\$" "$T/killed.log" ||
 	fail "killed: $(grep 'checkpoints:' "$T/killed.log") (want $k, all matched)"
@@ -121,6 +123,7 @@ mkdir "$T/whole"
 vk_env_run "$T/whole.log" "$VK_ENV_BUILD/tscapture" -o "$T/whole/xw.sbt" -- "$XW" --frames "$L" ||
 	fail "tscapture of vk_xwindow --frames $L"
 replay wshots "$T/whole/xw.sbt" 0 "5,6,$L"
+! grep -q "was not closed by its capture" "$T/wshots.log" || fail "a finished capture's replay says it was cut short"
 cmp -s "$T/wshots/frame_5.ppm" "$T/wshots/frame_6.ppm" &&
 	fail "frames 5 and 6 of the whole run's replay are the same image"
 for f in 5 6 "$L"; do
