@@ -11,7 +11,8 @@
 # from after the map and from after the copies; keyframes holding the
 # mapped range, compared and restored by --range; records naming a handle
 # or a range the trace never made refused with one message; tsinfo and
-# tsexport read the trace.
+# tsexport read the trace; 40 damaged traces end in a result or a named
+# error, never a crash.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/hip"
 H="$TOP/$BUILD/tests/hip"
@@ -127,4 +128,21 @@ has nohandle err "tsreplay: backend hip: record seq $m (hip.hipMemMap): allocati
 expect_rc 0 mut "$MUT" "$T/v.sbt" "$T/nores.sbt" --drop "$(seq_of hipMemAddressReserve)"
 expect_rc 1 nores "$RP" "$T/nores.sbt"
 has nores err "tsreplay: backend hip: record seq $m (hip.hipMemMap): [$(printf '0x%x' "$va"), +8192) is not inside a reservation the trace made (hipMemAddressReserve)"
+
+# Damaged traces (40 seeded mutants: bytes, cuts, moves, drops, handles)
+# end with a result or one named error, never a crash or a hang.
+mkdir -p "$T/mut"
+expect_rc 0 mutants "$MUT" --batch "$T/v.sbt" "$T/mut" 1 40
+for f in "$T"/mut/*.sbt; do
+	rc=0
+	timeout 60 "$RP" -q --check-determinism --runs 2 "$f" >/dev/null 2>"$T/mut.err" || rc=$?
+	case $rc in
+	0 | 3) ;;
+	1) grep -q '^tsreplay: ' "$T/mut.err" || fail "$f: exit 1 without a message: $(cat "$T/mut.err")" ;;
+	*) fail "$f ($(grep "$(basename "$f"):" "$T/mutants.out")): exit $rc: $(cat "$T/mut.err")" ;;
+	esac
+	timeout 60 "$EXPORT" --summary "$f" >/dev/null 2>&1
+	rc=$?
+	[ "$rc" -lt 124 ] || fail "$f: tsexport --summary exit $rc"
+done
 echo "ok"
