@@ -25,9 +25,12 @@ SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $
 PRE=${SANRT:+env LD_PRELOAD=$SANRT}
 KS="$H/hip_module_kernels.hsaco"
 
-# ROCm 5.2's runtime: no C name.
+# ROCm 5.2's runtime: no C name (ROCm 6's would have one).
 expect_rc 0 real "$H/hip_ext_cname" "$KS"
-has real out "no C-named hipExtModuleLaunchKernel"
+if ! grep -q "^no C-named hipExtModuleLaunchKernel$" "$T/real.out"; then
+	grep -q "^hipExtModuleLaunchKernel [0-9]*$" "$T/real.out" || fail "real runtime: $(cat "$T/real.out")"
+	echo "note: this machine's runtime exports hipExtModuleLaunchKernel's C name (ROCm 6?)"
+fi
 export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # The gfx90a entry of the bundle: offset and size from the bundle header.
