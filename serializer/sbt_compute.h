@@ -538,7 +538,11 @@ extern "C" {
 	X(hipGraphExecMemcpyNodeSetParams, cuGraphExecMemcpyNodeSetParams)         \
 	X(hipGraphExecMemcpyNodeSetParams1D, cuGraphExecMemcpyNodeSetParams)       \
 	X(hipGraphExecMemsetNodeSetParams, cuGraphExecMemsetNodeSetParams)         \
-	X(hipGraphExecUpdate, cuGraphExecUpdate)
+	X(hipGraphExecUpdate, cuGraphExecUpdate)                                   \
+	X(hipMemAddressReserve, cuMemAddressReserve)                               \
+	X(hipMemAddressFree, cuMemAddressFree) X(hipMemCreate, cuMemCreate)        \
+	X(hipMemRelease, cuMemRelease) X(hipMemMap, cuMemMap)                      \
+	X(hipMemUnmap, cuMemUnmap) X(hipMemSetAccess, cuMemSetAccess)
 
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,

@@ -129,6 +129,8 @@
 	X(hipGraphExecMemcpyNodeSetParamsFromSymbol, 1)                            \
 	X(hipGraphExecMemcpyNodeSetParamsToSymbol, 1)                              \
 	X(hipGraphExecMemsetNodeSetParams, 1) X(hipGraphExecUpdate, 1)             \
+	X(hipMemAddressReserve, 1) X(hipMemAddressFree, 1) X(hipMemCreate, 1)      \
+	X(hipMemRelease, 1) X(hipMemMap, 1) X(hipMemUnmap, 1) X(hipMemSetAccess, 1) \
 	X(hipGetProcAddress, 0)
 
 typedef enum thip_fn {

@@ -473,12 +473,14 @@ out_free:
 	return -1;
 }
 
-static void rphip_range_release(rphip_state *s, size_t i)
+void rphip_range_release(rphip_state *s, size_t i)
 {
 	rphip_range *r = &s->ranges[i];
 
 	if (r->in_window) {
 		rphip_window_unmap(s, r->cap, r->size);
+	} else if (r->vmm) {
+		s->rt.p_hipMemAddressFree((void *)(uintptr_t)r->live, r->size);
 	} else if (r->placed) {
 		s->rt.p_hipMemUnmap((void *)(uintptr_t)r->live, r->res_size);
 		s->rt.p_hipMemRelease(r->handle);
@@ -1104,6 +1106,7 @@ static int rphip_is_per_device(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipMallocArray: case SBT_CM_HIP_hipArrayCreate:
 	case SBT_CM_HIP_hipArray3DCreate: case SBT_CM_HIP_hipMalloc3DArray:
 	case SBT_CM_HIP_hipMipmappedArrayCreate:
+	case SBT_CM_HIP_hipMemCreate: case SBT_CM_HIP_hipMemSetAccess:
 		return 1;
 	default:
 		return 0;
@@ -1306,6 +1309,11 @@ static rp_status rphip_exec_call(rphip_state *s, sbt_cm_hip_call hc, const sbt_c
 		return rphip_graph_exec_update(s, c, diag);
 	case SBT_CM_HIP_tsVaWindow:
 		return rphip_window_reserve(s, c, diag);
+	case SBT_CM_HIP_hipMemAddressReserve: case SBT_CM_HIP_hipMemAddressFree:
+	case SBT_CM_HIP_hipMemCreate: case SBT_CM_HIP_hipMemRelease:
+	case SBT_CM_HIP_hipMemMap: case SBT_CM_HIP_hipMemUnmap:
+	case SBT_CM_HIP_hipMemSetAccess:
+		return rphip_vmm(s, hc, c, diag);
 	case SBT_CM_HIP_tsSnapshot:
 		return rphip_snapshot(s, c, diag);
 	case SBT_CM_HIP_COUNT:
@@ -1359,7 +1367,7 @@ int rphip_exec_is_state(sbt_cm_hip_call hc)
 	case SBT_CM_HIP_hipGraphExecUpdate:
 		return 1;
 	default:
-		return 0;
+		return rphip_is_vmm(hc);
 	}
 }
 
@@ -1422,12 +1430,13 @@ void rphip_teardown(rphip_state *s)
 	 * then the modules their functions came from */
 	static const rphip_kind order[] = {RPHIP_O_GRAPHEXEC, RPHIP_O_GRAPH, RPHIP_O_EVENT,
 	                                   RPHIP_O_STREAM, RPHIP_O_MODULE, RPHIP_O_ARRAY,
-	                                   RPHIP_O_MIPMAP};
+	                                   RPHIP_O_MIPMAP, RPHIP_O_MEMHANDLE};
 
 	s->rt.p_hipDeviceSynchronize();
 	if (s->cur_dev != s->device_base && s->rt.p_hipSetDevice(s->device_base) == hipSuccess)
 		s->cur_dev = s->device_base;
 	s->nthread_devs = 0;
+	rphip_vmm_unmap_all(s);
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 		for (size_t i = 0; i < s->objs.cap; i++) {
 			rphip_obj *o = (rphip_obj *)rp_cm_handles_at(&s->objs, sizeof(rphip_obj), i);
@@ -1459,6 +1468,7 @@ void rphip_teardown(rphip_state *s)
 					s->rt.p_hipFreeArray(o->live);
 				break;
 			case RPHIP_O_MIPMAP: s->rt.p_hipMipmappedArrayDestroy(o->live); break;
+			case RPHIP_O_MEMHANDLE: s->rt.p_hipMemRelease(o->live); break;
 			default: break;
 			}
 		}

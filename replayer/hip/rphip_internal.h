@@ -81,7 +81,8 @@ typedef enum rphip_kind {
 	RPHIP_O_GRAPHEXEC,
 	RPHIP_O_ARRAY,    /* a HIP array (rphip_array.c) */
 	RPHIP_O_CTX,      /* a context: its device (rphip_ctx.c) */
-	RPHIP_O_MIPMAP    /* a mipmapped array (rphip_array.c) */
+	RPHIP_O_MIPMAP,   /* a mipmapped array (rphip_array.c) */
+	RPHIP_O_MEMHANDLE /* the program's hipMemCreate handle (rphip_vmm.c) */
 } rphip_kind;
 
 typedef struct rphip_obj {
@@ -120,6 +121,8 @@ typedef struct rphip_range {
 	int placed;                /* reserved + mapped at cap (placement pieces) */
 	int in_window;             /* at cap in a reserved window (rphip_window.c) */
 	int global;                /* a module global or a __device__ shadow: not freed */
+	int vmm;                   /* the program's hipMemAddressReserve: freed with
+	                              hipMemAddressFree (rphip_vmm.c) */
 	uint64_t res_size;         /* placed: the reservation's size */
 	uint64_t dirty_seq;        /* the last command since the last keyframe that may
 	                              have written it (0: none): compared at the next one */
@@ -166,6 +169,10 @@ typedef struct rphip_state {
 	rphip_piece *pieces;       /* sorted by base */
 	size_t npieces, cappieces;
 	int warned_window;         /* a window could not be had: said once */
+	struct rphip_vmap {        /* the program's live hipMemMap mappings (rphip_vmm.c) */
+		uint64_t live, size;
+	} *vmaps;
+	size_t nvmaps, capvmaps;
 	rphip_range *ranges;       /* sorted by cap */
 	size_t nranges, capranges;
 	rphip_copy *copies;
@@ -231,6 +238,8 @@ void rphip_obj_release(void *obj);
 long rphip_range_find(const rphip_state *s, uint64_t addr);
 int rphip_range_add(rphip_state *s, const rphip_range *r);
 void rphip_range_remove(rphip_state *s, size_t i);
+/* Range i's memory given back to the runtime, and the range removed. */
+void rphip_range_release(rphip_state *s, size_t i);
 int rphip_keep(rphip_state *s, void *buf);
 void rphip_failed_note(rphip_state *s, uint64_t cap);
 int rphip_failed_has(const rphip_state *s, uint64_t cap);
@@ -352,6 +361,19 @@ int rphip_window_map(rphip_state *s, uint64_t cap, uint64_t size);
 void rphip_window_unmap(rphip_state *s, uint64_t cap, uint64_t size);
 /* Every window and what is still mapped in it released (teardown). */
 void rphip_windows_release(rphip_state *s);
+
+/* rphip_vmm.c: the program's own virtual-memory calls (hipMemAddressReserve,
+ * hipMemAddressFree, hipMemCreate, hipMemRelease, hipMemMap, hipMemUnmap,
+ * hipMemSetAccess).  A reservation is a range asked for at its captured
+ * address (the runtime's hint), else anywhere with --hip-no-reserve or
+ * when the runtime places it elsewhere (moved: pointers into it are
+ * rewritten as a moved allocation's); a mapping or access call names its
+ * addresses inside one. */
+int rphip_is_vmm(sbt_cm_hip_call hc);
+rp_status rphip_vmm(rphip_state *s, sbt_cm_hip_call hc, const sbt_cm_call *c, rp_diag *diag);
+/* Every mapping still live unmapped (teardown, before handles and
+ * reservations go). */
+void rphip_vmm_unmap_all(rphip_state *s);
 
 /* rphip_profile.c: --profile.  Run command record c (call hc) through
  * run between two timing events recorded on its live stream (not when it

@@ -9,7 +9,9 @@
 # hipExtModuleLaunchKernel (hip_module), a graph built by stream capture
 # and launched twice (hip_graph); at the captured addresses and, with
 # --hip-no-reserve, moved with their pointer arguments rewritten (the
-# struct's too); --range after the launch and before the checkpoint;
+# struct's too); --range after the launch and before the checkpoint,
+# on hip_module from its extra and its hipExtModuleLaunchKernel launches, on
+# hip_struct from its event record, its wait and its second launch;
 # --check-determinism, with --per-command too; --streams single and
 # single,multi (graphs refused in single); the event wait between hip_struct's streams dropped from
 # its trace: caught under the double's seeded order, not with --streams
@@ -208,6 +210,29 @@ expect_rc 0 saxpy.range_none "$RP" --json --range ":$l" "$T/saxpy.sbt"
 [ "$(json_field "$T/saxpy.range_none.out" checkpoints)" = 0 ] || fail "saxpy: checkpoints before the launch"
 g=$(seq_of "$T/graph.sbt" hipGraphLaunch 2)
 all_match graph.range 1 --range "$g:" --check-determinism "$T/graph.sbt"
+# hip_module: from the launch with extra (the kernelParams launch
+# fast-forwarded) and from the mangled hipExtModuleLaunchKernel, at the
+# captured addresses and moved; ending before the copy back: none compared.
+e=$(seq_of "$T/module.sbt" hipModuleLaunchKernel 2)
+x=$(seq_of "$T/module.sbt" hipExtModuleLaunchKernel)
+[ -n "$e" ] && [ -n "$x" ] || fail "module: no second hipModuleLaunchKernel or no hipExtModuleLaunchKernel record"
+all_match module.range_extra 1 --range "$e:" --check-determinism "$T/module.sbt"
+has module.range_extra err "fast-forwarded $((e - 1)) records before seq $e"
+all_match module.range_ext 1 --range "$x:" --check-determinism "$T/module.sbt"
+all_match module.range_ext_moved 1 --range "$x:" --hip-no-reserve "$T/module.sbt"
+expect_rc 0 module.range_none "$RP" --json --range "$e:$((x + 1))" "$T/module.sbt"
+[ "$(json_field "$T/module.range_none.out" checkpoints)" = 0 ] || fail "module: checkpoints inside the launches"
+[ "$(json_field "$T/module.range_none.out" records_executed)" = 2 ] ||
+	fail "module: the range of two launches ran $(json_field "$T/module.range_none.out" records_executed) records"
+# hip_struct: from the event record (the fill fast-forwarded), from the
+# wait (the record fast-forwarded: the wait still orders the second
+# stream) and from the axpy launch, on two streams and moved.
+for c in hipEventRecord hipStreamWaitEvent "hipLaunchKernel 2"; do
+	s=$(seq_of "$T/struct.sbt" $c)
+	[ -n "$s" ] || fail "struct: no $c record"
+	all_match "struct.range$s" 1 --range "$s:" --check-determinism "$T/struct.sbt"
+	all_match "struct.range$s.moved" 1 --range "$s:" --hip-no-reserve "$T/struct.sbt"
+done
 
 # A planted divergence: the launch's scalar a (params bytes 4-7, 2.0f)
 # becomes 8.0f.  The params field (24 bytes) ends 34 bytes before the

@@ -3,7 +3,7 @@
 #define TRACESMITH_THIP_GEN_H
 
 /* The HIP functions counted by the trampolines of thip_tramp.S, by index. */
-#define THIP_GEN_COUNT 222
+#define THIP_GEN_COUNT 215
 extern const char *const thip_gen_names[THIP_GEN_COUNT];
 
 /* Called by every trampoline: count the call (when it is the program's)

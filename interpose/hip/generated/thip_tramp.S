@@ -846,717 +846,668 @@ hipMallocHost:
 	jmp thip_gen_common
 	.size hipMallocHost, .-hipMallocHost
 	.p2align 4
-	.globl hipMemAddressFree
-	.type hipMemAddressFree, @function
-hipMemAddressFree:
-	movl $120, %r11d
-	jmp thip_gen_common
-	.size hipMemAddressFree, .-hipMemAddressFree
-	.p2align 4
-	.globl hipMemAddressReserve
-	.type hipMemAddressReserve, @function
-hipMemAddressReserve:
-	movl $121, %r11d
-	jmp thip_gen_common
-	.size hipMemAddressReserve, .-hipMemAddressReserve
-	.p2align 4
 	.globl hipMemAdvise
 	.type hipMemAdvise, @function
 hipMemAdvise:
-	movl $122, %r11d
+	movl $120, %r11d
 	jmp thip_gen_common
 	.size hipMemAdvise, .-hipMemAdvise
 	.p2align 4
 	.globl hipMemAllocHost
 	.type hipMemAllocHost, @function
 hipMemAllocHost:
-	movl $123, %r11d
+	movl $121, %r11d
 	jmp thip_gen_common
 	.size hipMemAllocHost, .-hipMemAllocHost
 	.p2align 4
 	.globl hipMemAllocPitch
 	.type hipMemAllocPitch, @function
 hipMemAllocPitch:
-	movl $124, %r11d
+	movl $122, %r11d
 	jmp thip_gen_common
 	.size hipMemAllocPitch, .-hipMemAllocPitch
-	.p2align 4
-	.globl hipMemCreate
-	.type hipMemCreate, @function
-hipMemCreate:
-	movl $125, %r11d
-	jmp thip_gen_common
-	.size hipMemCreate, .-hipMemCreate
 	.p2align 4
 	.globl hipMemExportToShareableHandle
 	.type hipMemExportToShareableHandle, @function
 hipMemExportToShareableHandle:
-	movl $126, %r11d
+	movl $123, %r11d
 	jmp thip_gen_common
 	.size hipMemExportToShareableHandle, .-hipMemExportToShareableHandle
 	.p2align 4
 	.globl hipMemGetAccess
 	.type hipMemGetAccess, @function
 hipMemGetAccess:
-	movl $127, %r11d
+	movl $124, %r11d
 	jmp thip_gen_common
 	.size hipMemGetAccess, .-hipMemGetAccess
 	.p2align 4
 	.globl hipMemGetAllocationGranularity
 	.type hipMemGetAllocationGranularity, @function
 hipMemGetAllocationGranularity:
-	movl $128, %r11d
+	movl $125, %r11d
 	jmp thip_gen_common
 	.size hipMemGetAllocationGranularity, .-hipMemGetAllocationGranularity
 	.p2align 4
 	.globl hipMemGetAllocationPropertiesFromHandle
 	.type hipMemGetAllocationPropertiesFromHandle, @function
 hipMemGetAllocationPropertiesFromHandle:
-	movl $129, %r11d
+	movl $126, %r11d
 	jmp thip_gen_common
 	.size hipMemGetAllocationPropertiesFromHandle, .-hipMemGetAllocationPropertiesFromHandle
 	.p2align 4
 	.globl hipMemGetInfo
 	.type hipMemGetInfo, @function
 hipMemGetInfo:
-	movl $130, %r11d
+	movl $127, %r11d
 	jmp thip_gen_common
 	.size hipMemGetInfo, .-hipMemGetInfo
 	.p2align 4
 	.globl hipMemImportFromShareableHandle
 	.type hipMemImportFromShareableHandle, @function
 hipMemImportFromShareableHandle:
-	movl $131, %r11d
+	movl $128, %r11d
 	jmp thip_gen_common
 	.size hipMemImportFromShareableHandle, .-hipMemImportFromShareableHandle
-	.p2align 4
-	.globl hipMemMap
-	.type hipMemMap, @function
-hipMemMap:
-	movl $132, %r11d
-	jmp thip_gen_common
-	.size hipMemMap, .-hipMemMap
 	.p2align 4
 	.globl hipMemMapArrayAsync
 	.type hipMemMapArrayAsync, @function
 hipMemMapArrayAsync:
-	movl $133, %r11d
+	movl $129, %r11d
 	jmp thip_gen_common
 	.size hipMemMapArrayAsync, .-hipMemMapArrayAsync
 	.p2align 4
 	.globl hipMemPoolCreate
 	.type hipMemPoolCreate, @function
 hipMemPoolCreate:
-	movl $134, %r11d
+	movl $130, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolCreate, .-hipMemPoolCreate
 	.p2align 4
 	.globl hipMemPoolDestroy
 	.type hipMemPoolDestroy, @function
 hipMemPoolDestroy:
-	movl $135, %r11d
+	movl $131, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolDestroy, .-hipMemPoolDestroy
 	.p2align 4
 	.globl hipMemPoolExportPointer
 	.type hipMemPoolExportPointer, @function
 hipMemPoolExportPointer:
-	movl $136, %r11d
+	movl $132, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolExportPointer, .-hipMemPoolExportPointer
 	.p2align 4
 	.globl hipMemPoolExportToShareableHandle
 	.type hipMemPoolExportToShareableHandle, @function
 hipMemPoolExportToShareableHandle:
-	movl $137, %r11d
+	movl $133, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolExportToShareableHandle, .-hipMemPoolExportToShareableHandle
 	.p2align 4
 	.globl hipMemPoolGetAccess
 	.type hipMemPoolGetAccess, @function
 hipMemPoolGetAccess:
-	movl $138, %r11d
+	movl $134, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolGetAccess, .-hipMemPoolGetAccess
 	.p2align 4
 	.globl hipMemPoolGetAttribute
 	.type hipMemPoolGetAttribute, @function
 hipMemPoolGetAttribute:
-	movl $139, %r11d
+	movl $135, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolGetAttribute, .-hipMemPoolGetAttribute
 	.p2align 4
 	.globl hipMemPoolImportFromShareableHandle
 	.type hipMemPoolImportFromShareableHandle, @function
 hipMemPoolImportFromShareableHandle:
-	movl $140, %r11d
+	movl $136, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolImportFromShareableHandle, .-hipMemPoolImportFromShareableHandle
 	.p2align 4
 	.globl hipMemPoolImportPointer
 	.type hipMemPoolImportPointer, @function
 hipMemPoolImportPointer:
-	movl $141, %r11d
+	movl $137, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolImportPointer, .-hipMemPoolImportPointer
 	.p2align 4
 	.globl hipMemPoolSetAccess
 	.type hipMemPoolSetAccess, @function
 hipMemPoolSetAccess:
-	movl $142, %r11d
+	movl $138, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolSetAccess, .-hipMemPoolSetAccess
 	.p2align 4
 	.globl hipMemPoolSetAttribute
 	.type hipMemPoolSetAttribute, @function
 hipMemPoolSetAttribute:
-	movl $143, %r11d
+	movl $139, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolSetAttribute, .-hipMemPoolSetAttribute
 	.p2align 4
 	.globl hipMemPoolTrimTo
 	.type hipMemPoolTrimTo, @function
 hipMemPoolTrimTo:
-	movl $144, %r11d
+	movl $140, %r11d
 	jmp thip_gen_common
 	.size hipMemPoolTrimTo, .-hipMemPoolTrimTo
 	.p2align 4
 	.globl hipMemPrefetchAsync
 	.type hipMemPrefetchAsync, @function
 hipMemPrefetchAsync:
-	movl $145, %r11d
+	movl $141, %r11d
 	jmp thip_gen_common
 	.size hipMemPrefetchAsync, .-hipMemPrefetchAsync
 	.p2align 4
 	.globl hipMemPtrGetInfo
 	.type hipMemPtrGetInfo, @function
 hipMemPtrGetInfo:
-	movl $146, %r11d
+	movl $142, %r11d
 	jmp thip_gen_common
 	.size hipMemPtrGetInfo, .-hipMemPtrGetInfo
 	.p2align 4
 	.globl hipMemRangeGetAttribute
 	.type hipMemRangeGetAttribute, @function
 hipMemRangeGetAttribute:
-	movl $147, %r11d
+	movl $143, %r11d
 	jmp thip_gen_common
 	.size hipMemRangeGetAttribute, .-hipMemRangeGetAttribute
 	.p2align 4
 	.globl hipMemRangeGetAttributes
 	.type hipMemRangeGetAttributes, @function
 hipMemRangeGetAttributes:
-	movl $148, %r11d
+	movl $144, %r11d
 	jmp thip_gen_common
 	.size hipMemRangeGetAttributes, .-hipMemRangeGetAttributes
-	.p2align 4
-	.globl hipMemRelease
-	.type hipMemRelease, @function
-hipMemRelease:
-	movl $149, %r11d
-	jmp thip_gen_common
-	.size hipMemRelease, .-hipMemRelease
 	.p2align 4
 	.globl hipMemRetainAllocationHandle
 	.type hipMemRetainAllocationHandle, @function
 hipMemRetainAllocationHandle:
-	movl $150, %r11d
+	movl $145, %r11d
 	jmp thip_gen_common
 	.size hipMemRetainAllocationHandle, .-hipMemRetainAllocationHandle
-	.p2align 4
-	.globl hipMemSetAccess
-	.type hipMemSetAccess, @function
-hipMemSetAccess:
-	movl $151, %r11d
-	jmp thip_gen_common
-	.size hipMemSetAccess, .-hipMemSetAccess
-	.p2align 4
-	.globl hipMemUnmap
-	.type hipMemUnmap, @function
-hipMemUnmap:
-	movl $152, %r11d
-	jmp thip_gen_common
-	.size hipMemUnmap, .-hipMemUnmap
 	.p2align 4
 	.globl hipMemcpyAtoH
 	.type hipMemcpyAtoH, @function
 hipMemcpyAtoH:
-	movl $153, %r11d
+	movl $146, %r11d
 	jmp thip_gen_common
 	.size hipMemcpyAtoH, .-hipMemcpyAtoH
 	.p2align 4
 	.globl hipMemcpyHtoA
 	.type hipMemcpyHtoA, @function
 hipMemcpyHtoA:
-	movl $154, %r11d
+	movl $147, %r11d
 	jmp thip_gen_common
 	.size hipMemcpyHtoA, .-hipMemcpyHtoA
 	.p2align 4
 	.globl hipMemcpyWithStream
 	.type hipMemcpyWithStream, @function
 hipMemcpyWithStream:
-	movl $155, %r11d
+	movl $148, %r11d
 	jmp thip_gen_common
 	.size hipMemcpyWithStream, .-hipMemcpyWithStream
 	.p2align 4
 	.globl hipModuleGetTexRef
 	.type hipModuleGetTexRef, @function
 hipModuleGetTexRef:
-	movl $156, %r11d
+	movl $149, %r11d
 	jmp thip_gen_common
 	.size hipModuleGetTexRef, .-hipModuleGetTexRef
 	.p2align 4
 	.globl hipModuleOccupancyMaxActiveBlocksPerMultiprocessor
 	.type hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, @function
 hipModuleOccupancyMaxActiveBlocksPerMultiprocessor:
-	movl $157, %r11d
+	movl $150, %r11d
 	jmp thip_gen_common
 	.size hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, .-hipModuleOccupancyMaxActiveBlocksPerMultiprocessor
 	.p2align 4
 	.globl hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 	.type hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, @function
 hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags:
-	movl $158, %r11d
+	movl $151, %r11d
 	jmp thip_gen_common
 	.size hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, .-hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 	.p2align 4
 	.globl hipModuleOccupancyMaxPotentialBlockSize
 	.type hipModuleOccupancyMaxPotentialBlockSize, @function
 hipModuleOccupancyMaxPotentialBlockSize:
-	movl $159, %r11d
+	movl $152, %r11d
 	jmp thip_gen_common
 	.size hipModuleOccupancyMaxPotentialBlockSize, .-hipModuleOccupancyMaxPotentialBlockSize
 	.p2align 4
 	.globl hipModuleOccupancyMaxPotentialBlockSizeWithFlags
 	.type hipModuleOccupancyMaxPotentialBlockSizeWithFlags, @function
 hipModuleOccupancyMaxPotentialBlockSizeWithFlags:
-	movl $160, %r11d
+	movl $153, %r11d
 	jmp thip_gen_common
 	.size hipModuleOccupancyMaxPotentialBlockSizeWithFlags, .-hipModuleOccupancyMaxPotentialBlockSizeWithFlags
 	.p2align 4
 	.globl hipOccupancyMaxActiveBlocksPerMultiprocessor
 	.type hipOccupancyMaxActiveBlocksPerMultiprocessor, @function
 hipOccupancyMaxActiveBlocksPerMultiprocessor:
-	movl $161, %r11d
+	movl $154, %r11d
 	jmp thip_gen_common
 	.size hipOccupancyMaxActiveBlocksPerMultiprocessor, .-hipOccupancyMaxActiveBlocksPerMultiprocessor
 	.p2align 4
 	.globl hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 	.type hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, @function
 hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags:
-	movl $162, %r11d
+	movl $155, %r11d
 	jmp thip_gen_common
 	.size hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, .-hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 	.p2align 4
 	.globl hipOccupancyMaxPotentialBlockSize
 	.type hipOccupancyMaxPotentialBlockSize, @function
 hipOccupancyMaxPotentialBlockSize:
-	movl $163, %r11d
+	movl $156, %r11d
 	jmp thip_gen_common
 	.size hipOccupancyMaxPotentialBlockSize, .-hipOccupancyMaxPotentialBlockSize
 	.p2align 4
 	.globl hipPeekAtLastError
 	.type hipPeekAtLastError, @function
 hipPeekAtLastError:
-	movl $164, %r11d
+	movl $157, %r11d
 	jmp thip_gen_common
 	.size hipPeekAtLastError, .-hipPeekAtLastError
 	.p2align 4
 	.globl hipPointerGetAttribute
 	.type hipPointerGetAttribute, @function
 hipPointerGetAttribute:
-	movl $165, %r11d
+	movl $158, %r11d
 	jmp thip_gen_common
 	.size hipPointerGetAttribute, .-hipPointerGetAttribute
 	.p2align 4
 	.globl hipPointerGetAttributes
 	.type hipPointerGetAttributes, @function
 hipPointerGetAttributes:
-	movl $166, %r11d
+	movl $159, %r11d
 	jmp thip_gen_common
 	.size hipPointerGetAttributes, .-hipPointerGetAttributes
 	.p2align 4
 	.globl hipProfilerStart
 	.type hipProfilerStart, @function
 hipProfilerStart:
-	movl $167, %r11d
+	movl $160, %r11d
 	jmp thip_gen_common
 	.size hipProfilerStart, .-hipProfilerStart
 	.p2align 4
 	.globl hipProfilerStop
 	.type hipProfilerStop, @function
 hipProfilerStop:
-	movl $168, %r11d
+	movl $161, %r11d
 	jmp thip_gen_common
 	.size hipProfilerStop, .-hipProfilerStop
 	.p2align 4
 	.globl hipRegisterActivityCallback
 	.type hipRegisterActivityCallback, @function
 hipRegisterActivityCallback:
-	movl $169, %r11d
+	movl $162, %r11d
 	jmp thip_gen_common
 	.size hipRegisterActivityCallback, .-hipRegisterActivityCallback
 	.p2align 4
 	.globl hipRegisterApiCallback
 	.type hipRegisterApiCallback, @function
 hipRegisterApiCallback:
-	movl $170, %r11d
+	movl $163, %r11d
 	jmp thip_gen_common
 	.size hipRegisterApiCallback, .-hipRegisterApiCallback
 	.p2align 4
 	.globl hipRemoveActivityCallback
 	.type hipRemoveActivityCallback, @function
 hipRemoveActivityCallback:
-	movl $171, %r11d
+	movl $164, %r11d
 	jmp thip_gen_common
 	.size hipRemoveActivityCallback, .-hipRemoveActivityCallback
 	.p2align 4
 	.globl hipRemoveApiCallback
 	.type hipRemoveApiCallback, @function
 hipRemoveApiCallback:
-	movl $172, %r11d
+	movl $165, %r11d
 	jmp thip_gen_common
 	.size hipRemoveApiCallback, .-hipRemoveApiCallback
 	.p2align 4
 	.globl hipRuntimeGetVersion
 	.type hipRuntimeGetVersion, @function
 hipRuntimeGetVersion:
-	movl $173, %r11d
+	movl $166, %r11d
 	jmp thip_gen_common
 	.size hipRuntimeGetVersion, .-hipRuntimeGetVersion
 	.p2align 4
 	.globl hipSetDeviceFlags
 	.type hipSetDeviceFlags, @function
 hipSetDeviceFlags:
-	movl $174, %r11d
+	movl $167, %r11d
 	jmp thip_gen_common
 	.size hipSetDeviceFlags, .-hipSetDeviceFlags
 	.p2align 4
 	.globl hipSetupArgument
 	.type hipSetupArgument, @function
 hipSetupArgument:
-	movl $175, %r11d
+	movl $168, %r11d
 	jmp thip_gen_common
 	.size hipSetupArgument, .-hipSetupArgument
 	.p2align 4
 	.globl hipSignalExternalSemaphoresAsync
 	.type hipSignalExternalSemaphoresAsync, @function
 hipSignalExternalSemaphoresAsync:
-	movl $176, %r11d
+	movl $169, %r11d
 	jmp thip_gen_common
 	.size hipSignalExternalSemaphoresAsync, .-hipSignalExternalSemaphoresAsync
 	.p2align 4
 	.globl hipStreamAddCallback
 	.type hipStreamAddCallback, @function
 hipStreamAddCallback:
-	movl $177, %r11d
+	movl $170, %r11d
 	jmp thip_gen_common
 	.size hipStreamAddCallback, .-hipStreamAddCallback
 	.p2align 4
 	.globl hipStreamAttachMemAsync
 	.type hipStreamAttachMemAsync, @function
 hipStreamAttachMemAsync:
-	movl $178, %r11d
+	movl $171, %r11d
 	jmp thip_gen_common
 	.size hipStreamAttachMemAsync, .-hipStreamAttachMemAsync
 	.p2align 4
 	.globl hipStreamGetCaptureInfo
 	.type hipStreamGetCaptureInfo, @function
 hipStreamGetCaptureInfo:
-	movl $179, %r11d
+	movl $172, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetCaptureInfo, .-hipStreamGetCaptureInfo
 	.p2align 4
 	.globl hipStreamGetCaptureInfo_v2
 	.type hipStreamGetCaptureInfo_v2, @function
 hipStreamGetCaptureInfo_v2:
-	movl $180, %r11d
+	movl $173, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetCaptureInfo_v2, .-hipStreamGetCaptureInfo_v2
 	.p2align 4
 	.globl hipStreamGetFlags
 	.type hipStreamGetFlags, @function
 hipStreamGetFlags:
-	movl $181, %r11d
+	movl $174, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetFlags, .-hipStreamGetFlags
 	.p2align 4
 	.globl hipStreamGetFlags_spt
 	.type hipStreamGetFlags_spt, @function
 hipStreamGetFlags_spt:
-	movl $182, %r11d
+	movl $175, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetFlags_spt, .-hipStreamGetFlags_spt
 	.p2align 4
 	.globl hipStreamGetPriority
 	.type hipStreamGetPriority, @function
 hipStreamGetPriority:
-	movl $183, %r11d
+	movl $176, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetPriority, .-hipStreamGetPriority
 	.p2align 4
 	.globl hipStreamGetPriority_spt
 	.type hipStreamGetPriority_spt, @function
 hipStreamGetPriority_spt:
-	movl $184, %r11d
+	movl $177, %r11d
 	jmp thip_gen_common
 	.size hipStreamGetPriority_spt, .-hipStreamGetPriority_spt
 	.p2align 4
 	.globl hipStreamIsCapturing
 	.type hipStreamIsCapturing, @function
 hipStreamIsCapturing:
-	movl $185, %r11d
+	movl $178, %r11d
 	jmp thip_gen_common
 	.size hipStreamIsCapturing, .-hipStreamIsCapturing
 	.p2align 4
 	.globl hipStreamUpdateCaptureDependencies
 	.type hipStreamUpdateCaptureDependencies, @function
 hipStreamUpdateCaptureDependencies:
-	movl $186, %r11d
+	movl $179, %r11d
 	jmp thip_gen_common
 	.size hipStreamUpdateCaptureDependencies, .-hipStreamUpdateCaptureDependencies
 	.p2align 4
 	.globl hipStreamWaitValue32
 	.type hipStreamWaitValue32, @function
 hipStreamWaitValue32:
-	movl $187, %r11d
+	movl $180, %r11d
 	jmp thip_gen_common
 	.size hipStreamWaitValue32, .-hipStreamWaitValue32
 	.p2align 4
 	.globl hipStreamWaitValue64
 	.type hipStreamWaitValue64, @function
 hipStreamWaitValue64:
-	movl $188, %r11d
+	movl $181, %r11d
 	jmp thip_gen_common
 	.size hipStreamWaitValue64, .-hipStreamWaitValue64
 	.p2align 4
 	.globl hipStreamWriteValue32
 	.type hipStreamWriteValue32, @function
 hipStreamWriteValue32:
-	movl $189, %r11d
+	movl $182, %r11d
 	jmp thip_gen_common
 	.size hipStreamWriteValue32, .-hipStreamWriteValue32
 	.p2align 4
 	.globl hipStreamWriteValue64
 	.type hipStreamWriteValue64, @function
 hipStreamWriteValue64:
-	movl $190, %r11d
+	movl $183, %r11d
 	jmp thip_gen_common
 	.size hipStreamWriteValue64, .-hipStreamWriteValue64
 	.p2align 4
 	.globl hipTexObjectCreate
 	.type hipTexObjectCreate, @function
 hipTexObjectCreate:
-	movl $191, %r11d
+	movl $184, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectCreate, .-hipTexObjectCreate
 	.p2align 4
 	.globl hipTexObjectDestroy
 	.type hipTexObjectDestroy, @function
 hipTexObjectDestroy:
-	movl $192, %r11d
+	movl $185, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectDestroy, .-hipTexObjectDestroy
 	.p2align 4
 	.globl hipTexObjectGetResourceDesc
 	.type hipTexObjectGetResourceDesc, @function
 hipTexObjectGetResourceDesc:
-	movl $193, %r11d
+	movl $186, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectGetResourceDesc, .-hipTexObjectGetResourceDesc
 	.p2align 4
 	.globl hipTexObjectGetResourceViewDesc
 	.type hipTexObjectGetResourceViewDesc, @function
 hipTexObjectGetResourceViewDesc:
-	movl $194, %r11d
+	movl $187, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectGetResourceViewDesc, .-hipTexObjectGetResourceViewDesc
 	.p2align 4
 	.globl hipTexObjectGetTextureDesc
 	.type hipTexObjectGetTextureDesc, @function
 hipTexObjectGetTextureDesc:
-	movl $195, %r11d
+	movl $188, %r11d
 	jmp thip_gen_common
 	.size hipTexObjectGetTextureDesc, .-hipTexObjectGetTextureDesc
 	.p2align 4
 	.globl hipTexRefGetAddress
 	.type hipTexRefGetAddress, @function
 hipTexRefGetAddress:
-	movl $196, %r11d
+	movl $189, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetAddress, .-hipTexRefGetAddress
 	.p2align 4
 	.globl hipTexRefGetAddressMode
 	.type hipTexRefGetAddressMode, @function
 hipTexRefGetAddressMode:
-	movl $197, %r11d
+	movl $190, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetAddressMode, .-hipTexRefGetAddressMode
 	.p2align 4
 	.globl hipTexRefGetFilterMode
 	.type hipTexRefGetFilterMode, @function
 hipTexRefGetFilterMode:
-	movl $198, %r11d
+	movl $191, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetFilterMode, .-hipTexRefGetFilterMode
 	.p2align 4
 	.globl hipTexRefGetFlags
 	.type hipTexRefGetFlags, @function
 hipTexRefGetFlags:
-	movl $199, %r11d
+	movl $192, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetFlags, .-hipTexRefGetFlags
 	.p2align 4
 	.globl hipTexRefGetFormat
 	.type hipTexRefGetFormat, @function
 hipTexRefGetFormat:
-	movl $200, %r11d
+	movl $193, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetFormat, .-hipTexRefGetFormat
 	.p2align 4
 	.globl hipTexRefGetMaxAnisotropy
 	.type hipTexRefGetMaxAnisotropy, @function
 hipTexRefGetMaxAnisotropy:
-	movl $201, %r11d
+	movl $194, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMaxAnisotropy, .-hipTexRefGetMaxAnisotropy
 	.p2align 4
 	.globl hipTexRefGetMipMappedArray
 	.type hipTexRefGetMipMappedArray, @function
 hipTexRefGetMipMappedArray:
-	movl $202, %r11d
+	movl $195, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMipMappedArray, .-hipTexRefGetMipMappedArray
 	.p2align 4
 	.globl hipTexRefGetMipmapFilterMode
 	.type hipTexRefGetMipmapFilterMode, @function
 hipTexRefGetMipmapFilterMode:
-	movl $203, %r11d
+	movl $196, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMipmapFilterMode, .-hipTexRefGetMipmapFilterMode
 	.p2align 4
 	.globl hipTexRefGetMipmapLevelBias
 	.type hipTexRefGetMipmapLevelBias, @function
 hipTexRefGetMipmapLevelBias:
-	movl $204, %r11d
+	movl $197, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMipmapLevelBias, .-hipTexRefGetMipmapLevelBias
 	.p2align 4
 	.globl hipTexRefGetMipmapLevelClamp
 	.type hipTexRefGetMipmapLevelClamp, @function
 hipTexRefGetMipmapLevelClamp:
-	movl $205, %r11d
+	movl $198, %r11d
 	jmp thip_gen_common
 	.size hipTexRefGetMipmapLevelClamp, .-hipTexRefGetMipmapLevelClamp
 	.p2align 4
 	.globl hipTexRefSetAddress
 	.type hipTexRefSetAddress, @function
 hipTexRefSetAddress:
-	movl $206, %r11d
+	movl $199, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetAddress, .-hipTexRefSetAddress
 	.p2align 4
 	.globl hipTexRefSetAddress2D
 	.type hipTexRefSetAddress2D, @function
 hipTexRefSetAddress2D:
-	movl $207, %r11d
+	movl $200, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetAddress2D, .-hipTexRefSetAddress2D
 	.p2align 4
 	.globl hipTexRefSetAddressMode
 	.type hipTexRefSetAddressMode, @function
 hipTexRefSetAddressMode:
-	movl $208, %r11d
+	movl $201, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetAddressMode, .-hipTexRefSetAddressMode
 	.p2align 4
 	.globl hipTexRefSetArray
 	.type hipTexRefSetArray, @function
 hipTexRefSetArray:
-	movl $209, %r11d
+	movl $202, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetArray, .-hipTexRefSetArray
 	.p2align 4
 	.globl hipTexRefSetBorderColor
 	.type hipTexRefSetBorderColor, @function
 hipTexRefSetBorderColor:
-	movl $210, %r11d
+	movl $203, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetBorderColor, .-hipTexRefSetBorderColor
 	.p2align 4
 	.globl hipTexRefSetFilterMode
 	.type hipTexRefSetFilterMode, @function
 hipTexRefSetFilterMode:
-	movl $211, %r11d
+	movl $204, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetFilterMode, .-hipTexRefSetFilterMode
 	.p2align 4
 	.globl hipTexRefSetFlags
 	.type hipTexRefSetFlags, @function
 hipTexRefSetFlags:
-	movl $212, %r11d
+	movl $205, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetFlags, .-hipTexRefSetFlags
 	.p2align 4
 	.globl hipTexRefSetFormat
 	.type hipTexRefSetFormat, @function
 hipTexRefSetFormat:
-	movl $213, %r11d
+	movl $206, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetFormat, .-hipTexRefSetFormat
 	.p2align 4
 	.globl hipTexRefSetMaxAnisotropy
 	.type hipTexRefSetMaxAnisotropy, @function
 hipTexRefSetMaxAnisotropy:
-	movl $214, %r11d
+	movl $207, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMaxAnisotropy, .-hipTexRefSetMaxAnisotropy
 	.p2align 4
 	.globl hipTexRefSetMipmapFilterMode
 	.type hipTexRefSetMipmapFilterMode, @function
 hipTexRefSetMipmapFilterMode:
-	movl $215, %r11d
+	movl $208, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMipmapFilterMode, .-hipTexRefSetMipmapFilterMode
 	.p2align 4
 	.globl hipTexRefSetMipmapLevelBias
 	.type hipTexRefSetMipmapLevelBias, @function
 hipTexRefSetMipmapLevelBias:
-	movl $216, %r11d
+	movl $209, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMipmapLevelBias, .-hipTexRefSetMipmapLevelBias
 	.p2align 4
 	.globl hipTexRefSetMipmapLevelClamp
 	.type hipTexRefSetMipmapLevelClamp, @function
 hipTexRefSetMipmapLevelClamp:
-	movl $217, %r11d
+	movl $210, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMipmapLevelClamp, .-hipTexRefSetMipmapLevelClamp
 	.p2align 4
 	.globl hipTexRefSetMipmappedArray
 	.type hipTexRefSetMipmappedArray, @function
 hipTexRefSetMipmappedArray:
-	movl $218, %r11d
+	movl $211, %r11d
 	jmp thip_gen_common
 	.size hipTexRefSetMipmappedArray, .-hipTexRefSetMipmappedArray
 	.p2align 4
 	.globl hipThreadExchangeStreamCaptureMode
 	.type hipThreadExchangeStreamCaptureMode, @function
 hipThreadExchangeStreamCaptureMode:
-	movl $219, %r11d
+	movl $212, %r11d
 	jmp thip_gen_common
 	.size hipThreadExchangeStreamCaptureMode, .-hipThreadExchangeStreamCaptureMode
 	.p2align 4
 	.globl hipUnbindTexture
 	.type hipUnbindTexture, @function
 hipUnbindTexture:
-	movl $220, %r11d
+	movl $213, %r11d
 	jmp thip_gen_common
 	.size hipUnbindTexture, .-hipUnbindTexture
 	.p2align 4
 	.globl hipWaitExternalSemaphoresAsync
 	.type hipWaitExternalSemaphoresAsync, @function
 hipWaitExternalSemaphoresAsync:
-	movl $221, %r11d
+	movl $214, %r11d
 	jmp thip_gen_common
 	.size hipWaitExternalSemaphoresAsync, .-hipWaitExternalSemaphoresAsync
 

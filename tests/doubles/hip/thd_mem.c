@@ -304,6 +304,66 @@ THD_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize
 #define THD_TSAN_LO (1ull << 32)
 #define THD_TSAN_HI (1ull << 39)
 
+/* The reservations made (hipMemAddressReserve) and not freed: as clr,
+ * whose memory-object map knows a reserved range as device memory even
+ * where nothing is mapped, a copy touching one outside a mapping is
+ * refused (never a host memcpy of an inaccessible page).  Guarded by
+ * thd_lock. */
+static struct {
+	struct thd_resv {
+		uint64_t base, size;
+	} *v;
+	size_t n, cap;
+} thd_resv_g;
+
+static int thd_resv_add(uint64_t base, uint64_t size)
+{
+	int rc = 0;
+
+	thd_lock();
+	if (thd_resv_g.n == thd_resv_g.cap) {
+		size_t ncap = thd_resv_g.cap ? thd_resv_g.cap * 2 : 16;
+		struct thd_resv *nv = realloc(thd_resv_g.v, ncap * sizeof(*nv));
+		if (nv) {
+			thd_resv_g.v = nv;
+			thd_resv_g.cap = ncap;
+		}
+	}
+	if (thd_resv_g.n < thd_resv_g.cap) {
+		thd_resv_g.v[thd_resv_g.n].base = base;
+		thd_resv_g.v[thd_resv_g.n].size = size;
+		thd_resv_g.n++;
+	} else {
+		rc = -1;
+	}
+	thd_unlock();
+	return rc;
+}
+
+static void thd_resv_remove(uint64_t base)
+{
+	thd_lock();
+	for (size_t i = 0; i < thd_resv_g.n; i++)
+		if (thd_resv_g.v[i].base == base) {
+			thd_resv_g.v[i] = thd_resv_g.v[--thd_resv_g.n];
+			break;
+		}
+	thd_unlock();
+}
+
+/* Whether [addr, addr + n) meets a reservation. */
+static int thd_resv_meets(uint64_t addr, uint64_t n)
+{
+	int hit = 0;
+
+	thd_lock();
+	for (size_t i = 0; i < thd_resv_g.n && !hit; i++)
+		hit = addr < thd_resv_g.v[i].base + thd_resv_g.v[i].size &&
+		      thd_resv_g.v[i].base < addr + n;
+	thd_unlock();
+	return hit;
+}
+
 /* Whether the hint [addr, addr + size) may be taken at all. */
 static int thd_hint_ok(uint64_t addr, uint64_t size)
 {
@@ -374,6 +434,10 @@ THD_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t align
 		p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return thd_ret(hipErrorOutOfMemory);
+	if (thd_resv_add((uint64_t)(uintptr_t)p, size) != 0) {
+		munmap(p, size);
+		return thd_ret(hipErrorOutOfMemory);
+	}
 	*ptr = p;
 	return hipSuccess;
 }
@@ -385,6 +449,7 @@ THD_EXPORT hipError_t hipMemAddressFree(void *ptr, size_t size)
 	thd_sync_device();
 	if (munmap(ptr, size) != 0)
 		return thd_ret(hipErrorInvalidValue);
+	thd_resv_remove((uint64_t)(uintptr_t)ptr);
 	return hipSuccess;
 }
 
@@ -455,11 +520,14 @@ THD_EXPORT hipError_t hipMemUnmap(void *ptr, size_t size)
 
 /* ---- copies and memsets ---------------------------------------------------------- */
 
-/* Device pointers must lie in an allocation for all n bytes; anything
- * else is host memory, which the program owns. */
+/* Device pointers must lie in an allocation for all n bytes; a reserved
+ * range with nothing mapped there is device memory too, never copied; the
+ * rest is host memory, which the program owns. */
 static int thd_span_ok(const void *p, size_t n)
 {
-	return !thd_mem_is_device((uintptr_t)p) || thd_mem_at((uintptr_t)p, n);
+	if (thd_mem_is_device((uintptr_t)p))
+		return thd_mem_at((uintptr_t)p, n) != NULL;
+	return !thd_resv_meets((uintptr_t)p, n);
 }
 
 hipError_t thd_copy(void *dst, const void *src, size_t n)

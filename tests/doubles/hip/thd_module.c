@@ -5,6 +5,7 @@
 #include "tests/doubles/hip/thd.h"
 #include "tests/doubles/hip/thd_twins.h"
 
+#include <dlfcn.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <setjmp.h>
@@ -493,11 +494,46 @@ THD_EXPORT hipError_t hipMemcpyToSymbol(const void *symbol, const void *src, siz
 	return thd_symbol_copy(symbol, (void *)(uintptr_t)src, n, offset, 1, NULL);
 }
 
+/* As clr (hip_memory.cpp): the async symbol copies find the symbol's
+ * device address, then copy through the exported hipMemcpyAsync, which
+ * ROCm 5.2's libamdhip64 calls through its PLT (a JUMP_SLOT relocation),
+ * so an interposer sees that call nested in its own.  The double is linked
+ * -Bsymbolic (where RTLD_DEFAULT would find its own first): the global
+ * scope's hipMemcpyAsync is looked up in the program's handle instead (its
+ * own when the double was opened RTLD_LOCAL and is not in that scope).  TSHIP_DOUBLE_NESTED=1 says
+ * which object the call went to. */
+static hipError_t thd_symbol_copy_async(const char *name, const void *symbol, void *host, size_t n,
+                                        size_t offset, int to_symbol, hipMemcpyKind kind,
+                                        hipStream_t stream)
+{
+	hipError_t (*copy)(void *, const void *, size_t, hipMemcpyKind, hipStream_t) = hipMemcpyAsync;
+	void *prog = dlopen(NULL, RTLD_NOW); /* the global scope, in load order */
+	void *found = prog ? dlsym(prog, "hipMemcpyAsync") : NULL;
+	thd_global *g = thd_var_find(symbol);
+	const char *nested = getenv("TSHIP_DOUBLE_NESTED");
+	Dl_info di;
+
+	if (!g)
+		return thd_ret(hipErrorInvalidSymbol);
+	if (offset > g->size || n > g->size - offset)
+		return thd_ret(hipErrorInvalidValue);
+	if (prog)
+		dlclose(prog);
+	if (found)
+		*(void **)&copy = found;
+	if (nested && strcmp(nested, "1") == 0 && dladdr(*(void **)&copy, &di) && di.dli_fname) {
+		const char *base = strrchr(di.dli_fname, '/');
+		thd_say("%s calls hipMemcpyAsync in %s", name, base ? base + 1 : di.dli_fname);
+	}
+	return to_symbol ? copy(g->bytes + offset, host, n, kind, stream)
+	                 : copy(host, g->bytes + offset, n, kind, stream);
+}
+
 THD_EXPORT hipError_t hipMemcpyToSymbolAsync(const void *symbol, const void *src, size_t n,
                                              size_t offset, hipMemcpyKind kind, hipStream_t s)
 {
-	(void)kind;
-	return thd_symbol_copy(symbol, (void *)(uintptr_t)src, n, offset, 1, s);
+	return thd_symbol_copy_async("hipMemcpyToSymbolAsync", symbol, (void *)(uintptr_t)src, n,
+	                             offset, 1, kind, s);
 }
 
 THD_EXPORT hipError_t hipMemcpyFromSymbol(void *dst, const void *symbol, size_t n, size_t offset,
@@ -510,8 +546,7 @@ THD_EXPORT hipError_t hipMemcpyFromSymbol(void *dst, const void *symbol, size_t 
 THD_EXPORT hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t n,
                                                size_t offset, hipMemcpyKind kind, hipStream_t s)
 {
-	(void)kind;
-	return thd_symbol_copy(symbol, dst, n, offset, 0, s);
+	return thd_symbol_copy_async("hipMemcpyFromSymbolAsync", symbol, dst, n, offset, 0, kind, s);
 }
 
 /* ---- running a kernel --------------------------------------------------------------- */
@@ -752,4 +787,17 @@ hipError_t thd_ext_module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint
 	if (stop && r == hipSuccess)
 		hipEventRecord(stop, stream);
 	return r;
+}
+
+/* ROCm 6's C name of it (hip_ext.h declares it extern "C" there; ROCm 5.2
+ * exports only the mangled name): served under the double's tship_rocm6
+ * version node so that a program finding it with dlsym can be tested. */
+THD_EXPORT hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t gx, uint32_t gy,
+                                               uint32_t gz, uint32_t lx, uint32_t ly, uint32_t lz,
+                                               size_t shared, hipStream_t stream, void **params,
+                                               void **extra, hipEvent_t start, hipEvent_t stop,
+                                               uint32_t flags)
+{
+	return thd_ext_module_launch(f, gx, gy, gz, lx, ly, lz, shared, stream, params, extra, start,
+	                             stop, flags);
 }
