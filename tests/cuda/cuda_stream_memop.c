@@ -27,8 +27,12 @@
  * kernel node; the producer writes 9 with cuStreamWriteValue32.
  * --window: round 2 runs between cuProfilerStart and cuProfilerStop (a
  * capture window of tscapture --profiler).
+ * --window-at-wait: the same window opens later, once round 2's consumer
+ * wait and vadd are queued and before the producer's fill and write: the
+ * consumer stream is held as the window opens, until the program writes
+ * the flag inside it.
  * Under TSCUDA_DOUBLE_SEED a wait runs once met: the same output.
- *   cuda_stream_memop [--n N] [--window] [--graph]
+ *   cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph]
  */
 #include <cudaProfiler.h>
 
@@ -46,7 +50,7 @@ int main(int argc, char **argv)
 	CUstream prod, cons;
 	uint32_t n = 4096, *h;
 	uint64_t sums[CSM_ROUNDS];
-	int window = 0, graph = 0, rounds = 3;
+	int window = 0, window_at_wait = 0, graph = 0, rounds = 3;
 	CUgraph g = NULL;
 	CUgraphExec gx = NULL;
 	uint64_t flag64 = 0, flag64b = 0;
@@ -59,10 +63,12 @@ int main(int argc, char **argv)
 	cup_api_for_errors = &errs;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help")) {
-			printf("usage: cuda_stream_memop [--n N] [--window] [--graph]\n");
+			printf("usage: cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph]\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--window")) {
 			window = 1;
+		} else if (!strcmp(argv[i], "--window-at-wait")) {
+			window = window_at_wait = 1;
 		} else if (!strcmp(argv[i], "--graph")) {
 			graph = 1;
 			rounds = 4;
@@ -112,7 +118,7 @@ int main(int argc, char **argv)
 		uint32_t mark = (uint32_t)r, mark_stride = 0, mark_n = 256;
 		void *mark_args[] = { &d_mark, &mark, &mark_stride, &mark_n };
 
-		if (window && r == 1)
+		if (window && !window_at_wait && r == 1)
 			CUP_CK(cuProfilerStart());
 
 		/* the round's first launch, with both streams idle: a keyframe
@@ -169,6 +175,8 @@ int main(int argc, char **argv)
 		}
 		if (r < 3)
 			CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, 256, 1, 1, 0, cons, vadd_args, NULL));
+		if (window_at_wait && r == 1)
+			CUP_CK(cuProfilerStart());
 		/* the producer: write the buffer, then the flag */
 		CUP_CK(cuLaunchKernel(f_fill, grid, 1, 1, 256, 1, 1, 0, prod, fill_args, NULL));
 		if (r == 0) {

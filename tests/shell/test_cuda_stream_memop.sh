@@ -27,6 +27,16 @@
 # - A capture window around round 2 (tscapture --profiler, the program's
 #   cuProfilerStart/Stop): it holds that round's wait and write, and
 #   replays with its checkpoint equal.
+# - The same window opened later (cuda_stream_memop --window-at-wait: once
+#   round 2's consumer wait and vadd are queued, before the producer's
+#   write): the consumer stream is held as the window opens, so its
+#   keyframe is taken after 1 s without synchronizing the context, with
+#   one warning; the program ends with its output unchanged (synchronizing
+#   would wait for a write the program makes only after the window has
+#   opened; the double breaks the context after 10 s).  The keyframe
+#   carries the recorder's note, the window lacks the wait and the vadd
+#   queued before it, and its replay says the note and differs at the
+#   copy that reads the vadd's output, exit 3.
 # - TRACESMITH_SNAPSHOT=launch: the keyframes of launches on the consumer
 #   stream (held by a wait) are taken without waiting for it (one warning),
 #   the replay leaves those met while a replayed wait is pending
@@ -150,4 +160,26 @@ done
 grep -q "cuda.cuStreamWaitValue32 \|cuda.cuStreamBatchMemOp " "$T/wdump.out" && fail "wdump: records of other rounds"
 replay wrep 0 "$W1"
 has wrep out "checkpoints: 1 compared, 1 matched, 0 differ"
+
+# ---- the window opening while round 2's consumer waits ----------------------------------------------
+rm -f "$T"/w-window-*.sbt
+rc=0
+(cd "$T" && timeout -s KILL 60 "$CAP" --profiler -o "$T/w.sbt" -- "$PROG" --window-at-wait \
+	>"$T/ww.out" 2>"$T/ww.err") || rc=$?
+[ "$rc" -eq 0 ] || fail "ww: exit $rc (137: capture hung): $(cat "$T/ww.err")"
+cmp -s "$T/plain.out" "$T/ww.out" || fail "ww: output changed under capture: $(cat "$T/ww.out")"
+has ww err "still busy after 1 s (a stream memory wait may hold it until the program writes its value): its keyframe is taken without waiting, and the work queued on it before the window, which runs inside it, is not in the window's trace (its replay lacks what that work writes)"
+[ "$(grep -c 'the window opened with stream' "$T/ww.err")" = 1 ] || fail "ww: not one warning: $(cat "$T/ww.err")"
+expect_rc 0 wwdump "$INFO" --dump "$W1"
+[ "$(grep -c "cuda.cuStreamWriteValue64 " "$T/wwdump.out")" = 1 ] || fail "wwdump: not one write: $(cat "$T/wwdump.out")"
+grep -q "cuda.cuStreamWaitValue64 " "$T/wwdump.out" && fail "wwdump: the wait queued before the window is in it"
+grep "cuda.cuLaunchKernel " "$T/wwdump.out" | grep -q 'name="vadd"' &&
+	fail "wwdump: the vadd queued before the window is in it"
+KW=$(seq_of "$W1" " keyframe ")
+CP=$(seq_of "$W1" "cuda.cuMemcpyDtoH ")
+NOTE="taken without waiting: a stream was still busy (a stream memory wait); the work queued before the window and run inside it is not in this trace"
+replay wwrep 3 "$W1"
+has wwrep err "tsreplay: cuda: warning: keyframe at seq $KW: $NOTE"
+has wwrep err "the device-to-host copy at seq $CP differs from the capture"
+has wwrep out "checkpoints: 1 compared, 0 matched, 1 differ"
 echo "ok"
