@@ -25,6 +25,11 @@
  * --graph: a 4th round whose consumer is a graph launch: a batch
  * memory-op node waiting for the 32-bit flag (GEQ 9), then the vadd as a
  * kernel node; the producer writes 9 with cuStreamWriteValue32.
+ * --capture: one more round whose consumer and producer are each a graph
+ * built by stream capture: the consumer's cuStreamWaitValue32 (GEQ 11)
+ * and vadd captured on the consumer stream, the producer's fill and
+ * cuStreamWriteValue32 (11) on the producer stream; the consumer's graph
+ * is launched first.
  * --window: round 2 runs between cuProfilerStart and cuProfilerStop (a
  * capture window of tscapture --profiler).
  * --window-at-wait: the same window opens later, once round 2's consumer
@@ -32,13 +37,13 @@
  * consumer stream is held as the window opens, until the program writes
  * the flag inside it.
  * Under TSCUDA_DOUBLE_SEED a wait runs once met: the same output.
- *   cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph]
+ *   cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph] [--capture]
  */
 #include <cudaProfiler.h>
 
 #include "tests/cuda/cuprog.h"
 
-#define CSM_ROUNDS 4 /* at most: the 4th with --graph */
+#define CSM_ROUNDS 5 /* at most: a 4th with --graph, one more with --capture */
 
 int main(int argc, char **argv)
 {
@@ -50,9 +55,10 @@ int main(int argc, char **argv)
 	CUstream prod, cons;
 	uint32_t n = 4096, *h;
 	uint64_t sums[CSM_ROUNDS];
-	int window = 0, window_at_wait = 0, graph = 0, rounds = 3;
-	CUgraph g = NULL;
-	CUgraphExec gx = NULL;
+	int window = 0, window_at_wait = 0, graph = 0, capture = 0, rounds = 3;
+	int r_graph = -1, r_capture = -1; /* the rounds of --graph and --capture */
+	CUgraph g = NULL, gc = NULL, gp = NULL;
+	CUgraphExec gx = NULL, gcx = NULL, gpx = NULL;
 	uint64_t flag64 = 0, flag64b = 0;
 	uint32_t flag32 = 0;
 	int ok = 1;
@@ -63,7 +69,7 @@ int main(int argc, char **argv)
 	cup_api_for_errors = &errs;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help")) {
-			printf("usage: cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph]\n");
+			printf("usage: cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph] [--capture]\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--window")) {
 			window = 1;
@@ -71,7 +77,8 @@ int main(int argc, char **argv)
 			window = window_at_wait = 1;
 		} else if (!strcmp(argv[i], "--graph")) {
 			graph = 1;
-			rounds = 4;
+		} else if (!strcmp(argv[i], "--capture")) {
+			capture = 1;
 		} else if (!strcmp(argv[i], "--n")) {
 			n = cup_parse_uint("--n", i + 1 < argc ? argv[++i] : NULL, 1, 1u << 20);
 		} else {
@@ -79,6 +86,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (graph)
+		r_graph = rounds++;
+	if (capture)
+		r_capture = rounds++;
 	h = malloc(n * sizeof(*h));
 	if (!h) {
 		fprintf(stderr, "cuda_stream_memop: out of memory\n");
@@ -130,7 +141,15 @@ int main(int argc, char **argv)
 			CUP_CK(cuStreamWaitValue32(cons, d_flag32, 1, CU_STREAM_WAIT_VALUE_GEQ));
 		} else if (r == 1) {
 			CUP_CK(cuStreamWaitValue64(cons, d_flag64, 0x100000002ull, CU_STREAM_WAIT_VALUE_EQ));
-		} else if (r == 3) {
+		} else if (r == r_capture) {
+			/* captured: the wait and the vadd, launched as one graph */
+			CUP_CK(cuStreamBeginCapture(cons, CU_STREAM_CAPTURE_MODE_GLOBAL));
+			CUP_CK(cuStreamWaitValue32(cons, d_flag32, 11, CU_STREAM_WAIT_VALUE_GEQ));
+			CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, 256, 1, 1, 0, cons, vadd_args, NULL));
+			CUP_CK(cuStreamEndCapture(cons, &gc));
+			CUP_CK(cuGraphInstantiate(&gcx, gc, 0));
+			CUP_CK(cuGraphLaunch(gcx, cons));
+		} else if (r == r_graph) {
 			/* a graph: a batch memory-op node waiting for the 32-bit
 			 * flag (GEQ 9), then the vadd as a kernel node */
 			CUstreamBatchMemOpParams w;
@@ -159,7 +178,7 @@ int main(int argc, char **argv)
 			CUP_CK(cuGraphAddKernelNode(&nk, g, &nw, 1, &kp));
 			CUP_CK(cuGraphInstantiate(&gx, g, 0));
 			CUP_CK(cuGraphLaunch(gx, cons));
-		} else {
+		} else if (r == 2) {
 			CUstreamBatchMemOpParams w[2];
 
 			memset(w, 0, sizeof(w));
@@ -178,12 +197,23 @@ int main(int argc, char **argv)
 		if (window_at_wait && r == 1)
 			CUP_CK(cuProfilerStart());
 		/* the producer: write the buffer, then the flag */
-		CUP_CK(cuLaunchKernel(f_fill, grid, 1, 1, 256, 1, 1, 0, prod, fill_args, NULL));
-		if (r == 0) {
+		if (r == r_capture) {
+			CUP_CK(cuStreamBeginCapture(prod, CU_STREAM_CAPTURE_MODE_GLOBAL));
+			CUP_CK(cuLaunchKernel(f_fill, grid, 1, 1, 256, 1, 1, 0, prod, fill_args, NULL));
+			CUP_CK(cuStreamWriteValue32(prod, d_flag32, 11, 0));
+			CUP_CK(cuStreamEndCapture(prod, &gp));
+			CUP_CK(cuGraphInstantiate(&gpx, gp, 0));
+			CUP_CK(cuGraphLaunch(gpx, prod));
+		} else {
+			CUP_CK(cuLaunchKernel(f_fill, grid, 1, 1, 256, 1, 1, 0, prod, fill_args, NULL));
+		}
+		if (r == r_capture) {
+			/* written by the producer's graph */
+		} else if (r == 0) {
 			CUP_CK(cuStreamWriteValue32(prod, d_flag32, 1, 0));
 		} else if (r == 1) {
 			CUP_CK(cuStreamWriteValue64(prod, d_flag64, 0x100000002ull, 0));
-		} else if (r == 3) {
+		} else if (r == r_graph) {
 			CUP_CK(cuStreamWriteValue32(prod, d_flag32, 9, 0));
 		} else {
 			CUstreamBatchMemOpParams o[3];
@@ -224,6 +254,12 @@ int main(int argc, char **argv)
 	if (graph) {
 		CUP_CK(cuGraphExecDestroy(gx));
 		CUP_CK(cuGraphDestroy(g));
+	}
+	if (capture) {
+		CUP_CK(cuGraphExecDestroy(gcx));
+		CUP_CK(cuGraphDestroy(gc));
+		CUP_CK(cuGraphExecDestroy(gpx));
+		CUP_CK(cuGraphDestroy(gp));
 	}
 	CUP_CK(cuStreamDestroy(prod));
 	CUP_CK(cuStreamDestroy(cons));

@@ -24,6 +24,12 @@
 # - --graph (a 4th round: the consumer's wait is a batch memory-op node of
 #   a graph launched before the producer's cuStreamWriteValue32): captured
 #   and replayed with its 7 checkpoints equal.
+# - --capture (one more round: the consumer's cuStreamWaitValue32 and vadd
+#   captured into a graph by stream capture, launched before the
+#   producer's graph, captured too, of its fill and cuStreamWriteValue32):
+#   the same output plain, seeded and captured; both memory operations are
+#   recorded inside their captures; replayed into the replay's captures
+#   with its 7 checkpoints equal, and --check-determinism agreeing.
 # - A capture window around round 2 (tscapture --profiler, the program's
 #   cuProfilerStart/Stop): it holds that round's wait and write, and
 #   replays with its checkpoint equal.
@@ -147,6 +153,33 @@ has gcap out "cuda_stream_memop: round 4 sum 55672832"
 has gcap out "cuda_stream_memop: flags 9 0x100000002 0x100000003"
 replay grep 0 "$T/g.sbt"
 has grep out "checkpoints: 7 compared, 7 matched, 0 differ"
+
+# ---- a 4th round whose consumer and producer are graphs built by stream capture ------------------
+cat >"$T/cwant.out" <<'WANT'
+cuda_stream_memop: round 1 sum 29284352
+cuda_stream_memop: round 2 sum 38080512
+cuda_stream_memop: round 3 sum 46876672
+cuda_stream_memop: round 4 sum 55672832
+cuda_stream_memop: flags 11 0x100000002 0x100000003
+WANT
+expect_rc 0 cplain "$PROG" --capture
+cmp -s "$T/cwant.out" "$T/cplain.out" || fail "cplain: output $(cat "$T/cplain.out")"
+TSCUDA_DOUBLE_SEED=1 expect_rc 0 cseed "$PROG" --capture
+cmp -s "$T/cwant.out" "$T/cseed.out" || fail "cseed: output $(cat "$T/cseed.out")"
+expect_rc 0 ccap "$CAP" -o "$T/c.sbt" -- "$PROG" --capture
+cmp -s "$T/cwant.out" "$T/ccap.out" || fail "ccap: output changed under capture: $(cat "$T/ccap.out")"
+grep -q "not modeled" "$T/ccap.err" && fail "ccap: something not modeled: $(cat "$T/ccap.err")"
+expect_rc 0 cdump "$INFO" --dump "$T/c.sbt"
+# each memory operation between its stream's cuStreamBeginCapture and cuStreamEndCapture
+for r in cuStreamWaitValue32 cuStreamWriteValue32; do
+	awk -v r="cuda.$r " '/cuda.cuStreamBeginCapture / { on = 1 } /cuda.cuStreamEndCapture / { on = 0 }
+		index($0, r) && on { n++ } END { exit n == 1 ? 0 : 1 }' "$T/cdump.out" ||
+		fail "cdump: not one $r inside a capture: $(cat "$T/cdump.out")"
+done
+replay crep 0 "$T/c.sbt"
+has crep out "checkpoints: 7 compared, 7 matched, 0 differ"
+replay cdet 0 "$T/c.sbt" --check-determinism --runs 3
+has cdet out "runs agree with each other at every checkpoint"
 
 # ---- a capture window around round 2 -----------------------------------------------------------
 (cd "$T" && expect_rc 0 wcap "$CAP" --profiler -o "$T/w.sbt" -- "$PROG" --window)

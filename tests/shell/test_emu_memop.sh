@@ -20,6 +20,14 @@
 #   edge; the graph's vadd node after it): 37 commands, no race; the write
 #   dropped, the unmet wait names the launch and the graph's vadd races
 #   with the fill.
+# - Memory operations recorded inside stream captures (--capture: a 4th
+#   round whose consumer graph, captured from a cuStreamWaitValue32 and a
+#   vadd, is launched before the producer's, captured from a fill and a
+#   cuStreamWriteValue32): the captured operations are graph nodes; the
+#   consumer's launch is held until the producer's launch and its wait
+#   node follows that launch's write node (a 4th "memory value" edge):
+#   37 commands, no race; the captured write dropped, the unmet wait
+#   names the consumer's launch and its vadd races with the fill.
 # - tsreplay --schedule-seed refuses the trace (a wait recorded before the
 #   write it waits for).
 . "$TOP/tests/support/shell.sh"
@@ -97,6 +105,29 @@ expect_rc 1 gnraces "$X" --races "$T/gnowrite.sbt"
 has gnraces out "races: 0 confirmed, 1 possible"
 p=$(grep '^  seq' "$T/gnraces.out" | sed 's/^  seq [0-9]* [a-z_0-9]* \([A-Za-z_0-9]*\) .*/\1/' | sort | tr '\n' ' ')
 [ "$p" = "fill vadd " ] || fail "gnraces: the race is not fill / vadd: $(cat "$T/gnraces.out")"
+
+# ---- memory operations recorded inside stream captures (--capture) ---------------------------------
+expect_rc 0 ccap "$TOP/$BUILD/tscapture" -o "$T/c.sbt" -- "$TOP/$BUILD/tests/cuda/cuda_stream_memop" --capture
+expect_rc 0 csum "$X" --summary "$T/c.sbt"
+has csum out "commands: 37 on 3 streams, 68 dependencies (34 across streams)"
+grep -q "stream memory waits" "$T/csum.out" && fail "csum: a wait reported unmet: $(cat "$T/csum.out")"
+expect_rc 0 craces "$X" --races "$T/c.sbt"
+has craces out "races: 0 confirmed, 0 possible"
+expect_rc 0 cdot "$X" -f dot -o "$T/c.dot" "$T/c.sbt"
+[ "$(grep -c 'label="memory value"' "$T/c.dot")" = 4 ] || fail "cdot: not 4 memory value edges: $(cat "$T/c.dot")"
+CL=$(seq_of "$T/c.sbt" "cuda.cuGraphLaunch " 1)
+PL=$(seq_of "$T/c.sbt" "cuda.cuGraphLaunch " 2)
+CW=$(seq_of "$T/c.sbt" "cuda.cuStreamWriteValue32 " 2)
+value_edge "$T/c.dot" "$PL" "memset cuStreamWriteValue32" "$CL" "memset cuStreamWaitValue32" ||
+	fail "cdot: no memory value edge from the producer's launch $PL to the consumer's $CL: $(cat "$T/c.dot")"
+"$M" "$T/c.sbt" "$T/cnowrite.sbt" --drop "$CW" >/dev/null || fail "sbt_mutate --drop $CW"
+expect_rc 0 cnsum "$X" --summary "$T/cnowrite.sbt"
+has cnsum out "commands: 36 on 3 streams"
+has cnsum out "stream memory waits no write-value operation satisfies: 1 (the first at seq $CL); they order nothing"
+expect_rc 1 cnraces "$X" --races "$T/cnowrite.sbt"
+has cnraces out "races: 0 confirmed, 1 possible"
+p=$(grep '^  seq' "$T/cnraces.out" | sed 's/^  seq [0-9]* [a-z_0-9]* \([A-Za-z_0-9]*\) .*/\1/' | sort | tr '\n' ' ')
+[ "$p" = "fill vadd " ] || fail "cnraces: the race is not fill / vadd: $(cat "$T/cnraces.out")"
 
 # ---- sampled orders refuse it ---------------------------------------------------------------
 expect_rc 2 seed "$TOP/$BUILD/tsreplay" --schedule-seed 1 "$T/m.sbt"
