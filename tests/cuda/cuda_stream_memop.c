@@ -30,6 +30,11 @@
  * and vadd captured on the consumer stream, the producer's fill and
  * cuStreamWriteValue32 (11) on the producer stream; the consumer's graph
  * is launched first.
+ * --nor: one more round whose consumer waits with CU_STREAM_WAIT_VALUE_NOR:
+ * a fourth flag word starts at 0xffff and the consumer waits until
+ * ~(word | 0xffff0000) != 0; the producer first writes 0xffff (which does
+ * not meet it), then fills, then writes 0xfffe (which does); prints
+ * "flag nor F" too.
  * --window: round 2 runs between cuProfilerStart and cuProfilerStop (a
  * capture window of tscapture --profiler).
  * --window-at-wait: the same window opens later, once round 2's consumer
@@ -37,13 +42,13 @@
  * consumer stream is held as the window opens, until the program writes
  * the flag inside it.
  * Under TSCUDA_DOUBLE_SEED a wait runs once met: the same output.
- *   cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph] [--capture]
+ *   cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph] [--capture] [--nor]
  */
 #include <cudaProfiler.h>
 
 #include "tests/cuda/cuprog.h"
 
-#define CSM_ROUNDS 5 /* at most: a 4th with --graph, one more with --capture */
+#define CSM_ROUNDS 6 /* at most: a 4th with --graph, one more with --capture, --nor */
 
 int main(int argc, char **argv)
 {
@@ -51,16 +56,16 @@ int main(int argc, char **argv)
 	CUcontext ctx;
 	CUmodule mod;
 	CUfunction f_fill, f_vadd;
-	CUdeviceptr d_flags, d_flag32, d_flag64, d_flag64b, d_src[CSM_ROUNDS], d_b, d_out[CSM_ROUNDS], d_mark;
+	CUdeviceptr d_flags, d_flagnor, d_flag32, d_flag64, d_flag64b, d_src[CSM_ROUNDS], d_b, d_out[CSM_ROUNDS], d_mark;
 	CUstream prod, cons;
 	uint32_t n = 4096, *h;
 	uint64_t sums[CSM_ROUNDS];
-	int window = 0, window_at_wait = 0, graph = 0, capture = 0, rounds = 3;
-	int r_graph = -1, r_capture = -1; /* the rounds of --graph and --capture */
+	int window = 0, window_at_wait = 0, graph = 0, capture = 0, nor = 0, rounds = 3;
+	int r_graph = -1, r_capture = -1, r_nor = -1; /* the rounds of --graph, --capture, --nor */
 	CUgraph g = NULL, gc = NULL, gp = NULL;
 	CUgraphExec gx = NULL, gcx = NULL, gpx = NULL;
 	uint64_t flag64 = 0, flag64b = 0;
-	uint32_t flag32 = 0;
+	uint32_t flag32 = 0, flagnor = 0;
 	int ok = 1;
 	void *image;
 	static const struct cup_api errs = { .GetErrorName = cuGetErrorName };
@@ -69,7 +74,7 @@ int main(int argc, char **argv)
 	cup_api_for_errors = &errs;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help")) {
-			printf("usage: cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph] [--capture]\n");
+			printf("usage: cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph] [--capture] [--nor]\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--window")) {
 			window = 1;
@@ -79,6 +84,8 @@ int main(int argc, char **argv)
 			graph = 1;
 		} else if (!strcmp(argv[i], "--capture")) {
 			capture = 1;
+		} else if (!strcmp(argv[i], "--nor")) {
+			nor = 1;
 		} else if (!strcmp(argv[i], "--n")) {
 			n = cup_parse_uint("--n", i + 1 < argc ? argv[++i] : NULL, 1, 1u << 20);
 		} else {
@@ -90,6 +97,8 @@ int main(int argc, char **argv)
 		r_graph = rounds++;
 	if (capture)
 		r_capture = rounds++;
+	if (nor)
+		r_nor = rounds++;
 	h = malloc(n * sizeof(*h));
 	if (!h) {
 		fprintf(stderr, "cuda_stream_memop: out of memory\n");
@@ -104,11 +113,14 @@ int main(int argc, char **argv)
 	free(image);
 	CUP_CK(cuModuleGetFunction(&f_fill, mod, "fill"));
 	CUP_CK(cuModuleGetFunction(&f_vadd, mod, "vadd"));
-	CUP_CK(cuMemAlloc(&d_flags, 24));
+	CUP_CK(cuMemAlloc(&d_flags, 32));
 	d_flag32 = d_flags;
 	d_flag64 = d_flags + 8;
 	d_flag64b = d_flags + 16;
+	d_flagnor = d_flags + 24;
 	CUP_CK(cuMemsetD32(d_flags, 0, 6));
+	if (nor)
+		CUP_CK(cuMemsetD32(d_flagnor, 0xffff, 1));
 	CUP_CK(cuMemAlloc(&d_b, n * sizeof(uint32_t)));
 	CUP_CK(cuMemsetD32(d_b, 1000, n));
 	CUP_CK(cuMemAlloc(&d_mark, 256 * sizeof(uint32_t)));
@@ -141,6 +153,9 @@ int main(int argc, char **argv)
 			CUP_CK(cuStreamWaitValue32(cons, d_flag32, 1, CU_STREAM_WAIT_VALUE_GEQ));
 		} else if (r == 1) {
 			CUP_CK(cuStreamWaitValue64(cons, d_flag64, 0x100000002ull, CU_STREAM_WAIT_VALUE_EQ));
+		} else if (r == r_nor) {
+			CUP_CK(cuStreamWaitValue32(cons, d_flagnor, 0xffff0000u, CU_STREAM_WAIT_VALUE_NOR));
+			CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, 256, 1, 1, 0, cons, vadd_args, NULL));
 		} else if (r == r_capture) {
 			/* captured: the wait and the vadd, launched as one graph */
 			CUP_CK(cuStreamBeginCapture(cons, CU_STREAM_CAPTURE_MODE_GLOBAL));
@@ -205,10 +220,14 @@ int main(int argc, char **argv)
 			CUP_CK(cuGraphInstantiate(&gpx, gp, 0));
 			CUP_CK(cuGraphLaunch(gpx, prod));
 		} else {
+			if (r == r_nor) /* 0xffff | 0xffff0000 has every bit: not met */
+				CUP_CK(cuStreamWriteValue32(prod, d_flagnor, 0xffff, 0));
 			CUP_CK(cuLaunchKernel(f_fill, grid, 1, 1, 256, 1, 1, 0, prod, fill_args, NULL));
 		}
 		if (r == r_capture) {
 			/* written by the producer's graph */
+		} else if (r == r_nor) {
+			CUP_CK(cuStreamWriteValue32(prod, d_flagnor, 0xfffe, 0));
 		} else if (r == 0) {
 			CUP_CK(cuStreamWriteValue32(prod, d_flag32, 1, 0));
 		} else if (r == 1) {
@@ -251,6 +270,10 @@ int main(int argc, char **argv)
 	CUP_CK(cuMemcpyDtoH(&flag64b, d_flag64b, 8));
 	printf("cuda_stream_memop: flags %u 0x%llx 0x%llx\n", flag32, (unsigned long long)flag64,
 	       (unsigned long long)flag64b);
+	if (nor) {
+		CUP_CK(cuMemcpyDtoH(&flagnor, d_flagnor, 4));
+		printf("cuda_stream_memop: flag nor 0x%x\n", flagnor);
+	}
 	if (graph) {
 		CUP_CK(cuGraphExecDestroy(gx));
 		CUP_CK(cuGraphDestroy(g));

@@ -30,6 +30,14 @@
 #   the same output plain, seeded and captured; both memory operations are
 #   recorded inside their captures; replayed into the replay's captures
 #   with its 7 checkpoints equal, and --check-determinism agreeing.
+# - --nor (one more round: the consumer waits with CU_STREAM_WAIT_VALUE_NOR
+#   on a word that starts at 0xffff; the producer writes 0xffff first,
+#   which does not meet it, then fills and writes 0xfffe, which does): the
+#   same output plain, seeded and captured; the wait's record holds the
+#   NOR flag (3); replayed with its 8 checkpoints equal; the meeting write
+#   dropped, the replay stops at --wait-timeout naming the
+#   cuStreamSynchronize after it (the double does not take the first
+#   write as meeting the wait).
 # - A capture window around round 2 (tscapture --profiler, the program's
 #   cuProfilerStart/Stop): it holds that round's wait and write, and
 #   replays with its checkpoint equal.
@@ -180,6 +188,34 @@ replay crep 0 "$T/c.sbt"
 has crep out "checkpoints: 7 compared, 7 matched, 0 differ"
 replay cdet 0 "$T/c.sbt" --check-determinism --runs 3
 has cdet out "runs agree with each other at every checkpoint"
+
+# ---- a round waiting with the NOR condition (--nor) --------------------------------------------------
+cat >"$T/nwant.out" <<'WANT'
+cuda_stream_memop: round 1 sum 29284352
+cuda_stream_memop: round 2 sum 38080512
+cuda_stream_memop: round 3 sum 46876672
+cuda_stream_memop: round 4 sum 55672832
+cuda_stream_memop: flags 5 0x100000002 0x100000003
+cuda_stream_memop: flag nor 0xfffe
+WANT
+expect_rc 0 nplain "$PROG" --nor
+cmp -s "$T/nwant.out" "$T/nplain.out" || fail "nplain: output $(cat "$T/nplain.out")"
+for seed in 1 2; do
+	TSCUDA_DOUBLE_SEED=$seed expect_rc 0 "nseed$seed" "$PROG" --nor
+	cmp -s "$T/nwant.out" "$T/nseed$seed.out" || fail "nseed$seed: output $(cat "$T/nseed$seed.out")"
+done
+expect_rc 0 ncap "$CAP" -o "$T/n.sbt" -- "$PROG" --nor
+cmp -s "$T/nwant.out" "$T/ncap.out" || fail "ncap: output changed under capture: $(cat "$T/ncap.out")"
+NW=$(seq_of "$T/n.sbt" "cuda.cuStreamWaitValue32 " 2)
+"$INFO" --dump "$T/n.sbt" | grep "^seq=$NW " | grep -q "cuda.cuStreamWaitValue32 flags=3 " ||
+	fail "n.sbt: the NOR wait's record: $("$INFO" --dump "$T/n.sbt" | grep "^seq=$NW ")"
+replay nrep 0 "$T/n.sbt"
+has nrep out "checkpoints: 8 compared, 8 matched, 0 differ"
+NS=$(seq_of "$T/n.sbt" "cuda.cuStreamWriteValue32 " 3)
+NSYNC=$("$INFO" --dump "$T/n.sbt" | awk -v w="$NS" '{ s = $1; sub(/^seq=/, "", s) } s + 0 > w + 0 && /cuda.cuStreamSynchronize / { print s; exit }')
+"$M" "$T/n.sbt" "$T/nnomeet.sbt" --drop "$NS" >/dev/null || fail "sbt_mutate --drop $NS"
+replay nnomeet 1 "$T/nnomeet.sbt" --wait-timeout 1
+has nnomeet err "record seq $NSYNC (cuda.cuStreamSynchronize): the driver did not return within 1 s"
 
 # ---- a capture window around round 2 -----------------------------------------------------------
 (cd "$T" && expect_rc 0 wcap "$CAP" --profiler -o "$T/w.sbt" -- "$PROG" --window)

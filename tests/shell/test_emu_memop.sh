@@ -28,6 +28,14 @@
 #   node follows that launch's write node (a 4th "memory value" edge):
 #   37 commands, no race; the captured write dropped, the unmet wait
 #   names the consumer's launch and its vadd races with the fill.
+# - The NOR condition (--nor: a 4th round whose consumer waits until
+#   ~(word | 0xffff0000) != 0; the producer writes 0xffff, which does not
+#   meet it, then fills and writes 0xfffe, which does): the wait follows
+#   the second write (a "memory value" edge from it, none from the first),
+#   40 commands, no race; the second write dropped, the first meets
+#   nothing: the unmet wait is reported, the first write and the wait's
+#   read of the flag are a confirmed race and the vadd races with the fill
+#   (possible).
 # - tsreplay --schedule-seed refuses the trace (a wait recorded before the
 #   write it waits for).
 . "$TOP/tests/support/shell.sh"
@@ -128,6 +136,32 @@ expect_rc 1 cnraces "$X" --races "$T/cnowrite.sbt"
 has cnraces out "races: 0 confirmed, 1 possible"
 p=$(grep '^  seq' "$T/cnraces.out" | sed 's/^  seq [0-9]* [a-z_0-9]* \([A-Za-z_0-9]*\) .*/\1/' | sort | tr '\n' ' ')
 [ "$p" = "fill vadd " ] || fail "cnraces: the race is not fill / vadd: $(cat "$T/cnraces.out")"
+
+# ---- the NOR condition (--nor) ---------------------------------------------------------------
+expect_rc 0 ncap "$TOP/$BUILD/tscapture" -o "$T/n.sbt" -- "$TOP/$BUILD/tests/cuda/cuda_stream_memop" --nor
+expect_rc 0 nsum2 "$X" --summary "$T/n.sbt"
+has nsum2 out "commands: 40 on 3 streams, 71 dependencies (34 across streams)"
+grep -q "stream memory waits" "$T/nsum2.out" && fail "nsum2: a wait reported unmet: $(cat "$T/nsum2.out")"
+expect_rc 0 nraces2 "$X" --races "$T/n.sbt"
+has nraces2 out "races: 0 confirmed, 0 possible"
+expect_rc 0 ndot "$X" -f dot -o "$T/n.dot" "$T/n.sbt"
+[ "$(grep -c 'label="memory value"' "$T/n.dot")" = 4 ] || fail "ndot: not 4 memory value edges: $(cat "$T/n.dot")"
+NW=$(seq_of "$T/n.sbt" "cuda.cuStreamWaitValue32 " 2)
+NS1=$(seq_of "$T/n.sbt" "cuda.cuStreamWriteValue32 " 2)
+NS2=$(seq_of "$T/n.sbt" "cuda.cuStreamWriteValue32 " 3)
+value_edge "$T/n.dot" "$NS2" "memset cuStreamWriteValue32" "$NW" "memset cuStreamWaitValue32" ||
+	fail "ndot: no memory value edge $NS2 -> $NW: $(cat "$T/n.dot")"
+value_edge "$T/n.dot" "$NS1" "memset cuStreamWriteValue32" "$NW" "memset cuStreamWaitValue32" &&
+	fail "ndot: the write of 0xffff (seq $NS1) meets the NOR wait: $(cat "$T/n.dot")"
+"$M" "$T/n.sbt" "$T/nnomeet.sbt" --drop "$NS2" >/dev/null || fail "sbt_mutate --drop $NS2"
+expect_rc 0 nnsum "$X" --summary "$T/nnomeet.sbt"
+has nnsum out "stream memory waits no write-value operation satisfies: 1 (the first at seq $NW); they order nothing"
+expect_rc 1 nnraces "$X" --races "$T/nnomeet.sbt"
+has nnraces out "races: 1 confirmed, 1 possible"
+has nnraces out "seq $NS1 memset cuStreamWriteValue32 on stream"
+p=$(grep '^  seq' "$T/nnraces.out" | sed 's/^  seq [0-9]* [a-z_0-9]* \([A-Za-z_0-9]*\) .*/\1/' | sort | tr '\n' ' ')
+[ "$p" = "cuStreamWaitValue32 cuStreamWriteValue32 fill vadd " ] ||
+	fail "nnraces: the races are not the flag's write / wait and fill / vadd: $(cat "$T/nnraces.out")"
 
 # ---- sampled orders refuse it ---------------------------------------------------------------
 expect_rc 2 seed "$TOP/$BUILD/tsreplay" --schedule-seed 1 "$T/m.sbt"
