@@ -344,8 +344,13 @@ static int emu_release(emu_builder *b, uint32_t s, int force)
  * read on with the wait ordering nothing. */
 static int emu_unmet(emu_builder *b, uint32_t s)
 {
+	const emu_bstream *h = &b->bs.v[s];
+	emu_unmet_wait u = { h->kept.n ? h->kept.v[0].seq : 0, h->hold_addr, h->hold_wide };
+
 	if (!b->g->unmet_waits++)
-		b->g->unmet_first_seq = b->bs.v[s].kept.n ? b->bs.v[s].kept.v[0].seq : 0;
+		b->g->unmet_first_seq = u.seq;
+	if (EMU_PUSH(b->g->unmet, u) != 0)
+		return -1;
 	return emu_release(b, s, 1);
 }
 

@@ -1592,6 +1592,7 @@ void emu_graph_free(emu_graph *g)
 	free(g->deps.v);
 	free(g->ipreds.v);
 	free(g->acc.v);
+	free(g->unmet.v);
 	free(g->allocs.v);
 	free(g->streams.v);
 	free(g->mem.v);

@@ -35,6 +35,9 @@
  * ~(word | 0xffff0000) != 0; the producer first writes 0xffff (which does
  * not meet it), then fills, then writes 0xfffe (which does); prints
  * "flag nor F" too.
+ * --kernel-write: round 1's producer sets the 32-bit flag with a fill
+ * kernel of one word (1) instead of cuStreamWriteValue32: the wait is met
+ * by a kernel's write.
  * --window: round 2 runs between cuProfilerStart and cuProfilerStop (a
  * capture window of tscapture --profiler).
  * --window-at-wait: the same window opens later, once round 2's consumer
@@ -42,7 +45,7 @@
  * consumer stream is held as the window opens, until the program writes
  * the flag inside it.
  * Under TSCUDA_DOUBLE_SEED a wait runs once met: the same output.
- *   cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph] [--capture] [--nor]
+ *   cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph] [--capture] [--nor] [--kernel-write]
  */
 #include <cudaProfiler.h>
 
@@ -60,7 +63,7 @@ int main(int argc, char **argv)
 	CUstream prod, cons;
 	uint32_t n = 4096, *h;
 	uint64_t sums[CSM_ROUNDS];
-	int window = 0, window_at_wait = 0, graph = 0, capture = 0, nor = 0, rounds = 3;
+	int window = 0, window_at_wait = 0, graph = 0, capture = 0, nor = 0, kernel_write = 0, rounds = 3;
 	int r_graph = -1, r_capture = -1, r_nor = -1; /* the rounds of --graph, --capture, --nor */
 	CUgraph g = NULL, gc = NULL, gp = NULL;
 	CUgraphExec gx = NULL, gcx = NULL, gpx = NULL;
@@ -74,7 +77,7 @@ int main(int argc, char **argv)
 	cup_api_for_errors = &errs;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help")) {
-			printf("usage: cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph] [--capture] [--nor]\n");
+			printf("usage: cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph] [--capture] [--nor] [--kernel-write]\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--window")) {
 			window = 1;
@@ -86,6 +89,8 @@ int main(int argc, char **argv)
 			capture = 1;
 		} else if (!strcmp(argv[i], "--nor")) {
 			nor = 1;
+		} else if (!strcmp(argv[i], "--kernel-write")) {
+			kernel_write = 1;
 		} else if (!strcmp(argv[i], "--n")) {
 			n = cup_parse_uint("--n", i + 1 < argc ? argv[++i] : NULL, 1, 1u << 20);
 		} else {
@@ -228,6 +233,11 @@ int main(int argc, char **argv)
 			/* written by the producer's graph */
 		} else if (r == r_nor) {
 			CUP_CK(cuStreamWriteValue32(prod, d_flagnor, 0xfffe, 0));
+		} else if (r == 0 && kernel_write) {
+			uint32_t one = 1, zero = 0, words = 1;
+			void *flag_args[] = { &d_flag32, &one, &zero, &words };
+
+			CUP_CK(cuLaunchKernel(f_fill, 1, 1, 1, 1, 1, 1, 0, prod, flag_args, NULL));
 		} else if (r == 0) {
 			CUP_CK(cuStreamWriteValue32(prod, d_flag32, 1, 0));
 		} else if (r == 1) {

@@ -38,6 +38,9 @@
 #   dropped, the replay stops at --wait-timeout naming the
 #   cuStreamSynchronize after it (the double does not take the first
 #   write as meeting the wait).
+# - --kernel-write (round 1's flag set by a one-word fill kernel, not a
+#   write-value operation): the same output plain, seeded and captured;
+#   replayed with its 6 checkpoints equal.
 # - A capture window around round 2 (tscapture --profiler, the program's
 #   cuProfilerStart/Stop): it holds that round's wait and write, and
 #   replays with its checkpoint equal.
@@ -216,6 +219,16 @@ NSYNC=$("$INFO" --dump "$T/n.sbt" | awk -v w="$NS" '{ s = $1; sub(/^seq=/, "", s
 "$M" "$T/n.sbt" "$T/nnomeet.sbt" --drop "$NS" >/dev/null || fail "sbt_mutate --drop $NS"
 replay nnomeet 1 "$T/nnomeet.sbt" --wait-timeout 1
 has nnomeet err "record seq $NSYNC (cuda.cuStreamSynchronize): the driver did not return within 1 s"
+
+# ---- a wait met by a kernel's write (--kernel-write) -------------------------------------------------
+expect_rc 0 kplain "$PROG" --kernel-write
+cmp -s "$T/want.out" "$T/kplain.out" || fail "kplain: output $(cat "$T/kplain.out")"
+TSCUDA_DOUBLE_SEED=1 expect_rc 0 kseed "$PROG" --kernel-write
+cmp -s "$T/want.out" "$T/kseed.out" || fail "kseed: output $(cat "$T/kseed.out")"
+expect_rc 0 kwcap "$CAP" -o "$T/kw.sbt" -- "$PROG" --kernel-write
+cmp -s "$T/want.out" "$T/kwcap.out" || fail "kwcap: output changed under capture: $(cat "$T/kwcap.out")"
+replay kwrep 0 "$T/kw.sbt"
+has kwrep out "checkpoints: 6 compared, 6 matched, 0 differ"
 
 # ---- a capture window around round 2 -----------------------------------------------------------
 (cd "$T" && expect_rc 0 wcap "$CAP" --profiler -o "$T/w.sbt" -- "$PROG" --window)

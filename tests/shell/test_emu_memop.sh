@@ -36,6 +36,14 @@
 #   nothing: the unmet wait is reported, the first write and the wait's
 #   read of the flag are a confirmed race and the vadd races with the fill
 #   (possible).
+# - A wait met by a kernel's write (--kernel-write: round 1's producer sets
+#   the flag with a one-word fill kernel, not cuStreamWriteValue32): no
+#   write-value operation meets the wait, which is reported unmet and
+#   orders nothing; --races names the fill kernel, unordered with the wait
+#   and given a pointer to the flag's allocation, as a command that may
+#   write the word and meet the wait (not ordered: a kernel's writes are
+#   not known to give the value), after the races it causes (the kernel
+#   with the wait's read, round 1's fill with the vadd; both possible).
 # - tsreplay --schedule-seed refuses the trace (a wait recorded before the
 #   write it waits for).
 . "$TOP/tests/support/shell.sh"
@@ -162,6 +170,24 @@ has nnraces out "seq $NS1 memset cuStreamWriteValue32 on stream"
 p=$(grep '^  seq' "$T/nnraces.out" | sed 's/^  seq [0-9]* [a-z_0-9]* \([A-Za-z_0-9]*\) .*/\1/' | sort | tr '\n' ' ')
 [ "$p" = "cuStreamWaitValue32 cuStreamWriteValue32 fill vadd " ] ||
 	fail "nnraces: the races are not the flag's write / wait and fill / vadd: $(cat "$T/nnraces.out")"
+
+# ---- a wait a kernel's write meets (--kernel-write) ---------------------------------------------------
+expect_rc 0 kcap "$TOP/$BUILD/tscapture" -o "$T/k.sbt" -- "$TOP/$BUILD/tests/cuda/cuda_stream_memop" --kernel-write
+KW=$(seq_of "$T/k.sbt" "cuda.cuStreamWaitValue32 ")
+KF=$("$INFO" --dump "$T/k.sbt" | grep 'cuda.cuLaunchKernel .*name="fill" .* grid_x=1 .* block_x=1 ' |
+	sed -n 1p | sed 's/^seq=\([0-9]*\) .*/\1/')
+[ -n "$KF" ] || fail "k.sbt: no one-word fill kernel"
+expect_rc 0 ksum "$X" --summary "$T/k.sbt"
+has ksum out "stream memory waits no write-value operation satisfies: 1 (the first at seq $KW); they order nothing"
+expect_rc 1 kraces "$X" --races "$T/k.sbt"
+has kraces out "races: 0 confirmed, 2 possible"
+p=$(grep '^  seq' "$T/kraces.out" | sed 's/^  seq [0-9]* [a-z_0-9]* \([A-Za-z_0-9]*\) .*/\1/' | sort | tr '\n' ' ')
+[ "$p" = "cuStreamWaitValue32 fill fill vadd " ] || fail "kraces: not the flag's and round 1's races: $(cat "$T/kraces.out")"
+has kraces out "seq $KF kernel fill on stream"
+grep -q "^stream memory wait at seq $KW (the 32-bit word at $(printf '0x%x' "$WIN_BASE")) met by no write-value operation: seq $KF kernel fill on stream 0x[0-9a-f]* (non-blocking) may write that word and may meet it; only write-value operations order waits, so it orders nothing\$" "$T/kraces.out" ||
+	fail "kraces: the wait's possible writer not named: $(cat "$T/kraces.out")"
+# the program's own writes meet every wait: nothing named
+grep -q "^stream memory wait at" "$T/races.out" "$T/graces.out" "$T/craces.out" && fail "a met wait named"
 
 # ---- sampled orders refuse it ---------------------------------------------------------------
 expect_rc 2 seed "$TOP/$BUILD/tsreplay" --schedule-seed 1 "$T/m.sbt"
