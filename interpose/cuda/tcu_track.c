@@ -777,19 +777,20 @@ static void tcu_kf_arrays(const tcu_array *arrs, size_t n, tcu_kf_clock *clk)
  * this launch (a consumer stream queued before its producer): waiting for
  * it would never return.  Then the stream is polled for at most
  * TCU_KF_MEMOP_WAIT_NS and the keyframe taken without waiting if it is
- * still busy, said once.
+ * still busy, said once.  1 when the stream drained, 0 when it was left
+ * busy (the keyframe's record then says so: TCU_KF_UNWAITED_NOTE).
  */
-static void tcu_kf_sync(CUstream stream, int ptds, uint64_t ordinal)
+static int tcu_kf_sync(CUstream stream, int ptds, uint64_t ordinal)
 {
 	tcu_pfn_cuStreamQuery query;
 	uint64_t t0;
 	if (!atomic_load(&tcu_g.memop_waits)) {
 		tcu_sync_stream(stream, ptds);
-		return;
+		return 1;
 	}
 	query = (tcu_pfn_cuStreamQuery)tcu_own(ptds ? TCU_FN_cuStreamQuery_ptsz : TCU_FN_cuStreamQuery);
 	if (!query)
-		return;
+		return 0;
 	t0 = tcu_kf_now_ns();
 	while (query(stream) == CUDA_ERROR_NOT_READY) {
 		struct timespec ts = {0, 100000};
@@ -799,11 +800,20 @@ static void tcu_kf_sync(CUstream stream, int ptds, uint64_t ordinal)
 				         "stream, still busy after %g s: a stream memory wait may hold it until the "
 				         "program writes its value (said once)",
 				         (unsigned long long)ordinal, (double)TCU_KF_MEMOP_WAIT_NS / 1e9);
-			return;
+			return 0;
 		}
 		nanosleep(&ts, NULL);
 	}
+	return 1;
 }
+
+/* The note of a launch's keyframe taken with its stream still busy: its
+ * launch may not have run (an after keyframe) or earlier work may still
+ * write (a before keyframe), so the pair proves no write set (the
+ * emulator's keyframe proofs skip it). */
+#define TCU_KF_UNWAITED_NOTE                                                                       \
+	"taken without waiting for the launch's stream, still busy (a stream memory wait may hold "   \
+	"it): its bytes are of a moment while that stream waits"
 
 /*
  * The live device allocations a keyframe holds, copied through the
@@ -825,8 +835,8 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
 	tcu_kf_clock clk = {0, 0, 0};
 
 	pthread_mutex_lock(&tcu_g.kf_mu);
-	if (sync)
-		tcu_kf_sync(stream, ptds, ordinal);
+	if (sync && !tcu_kf_sync(stream, ptds, ordinal) && !note)
+		note = TCU_KF_UNWAITED_NOTE;
 	if (!tcu_g.kf_stream) {
 		void *create = tcu_own(TCU_FN_cuStreamCreate);
 		if (!create || ((tcu_pfn_cuStreamCreate)create)(&tcu_g.kf_stream, CU_STREAM_NON_BLOCKING) !=

@@ -150,6 +150,7 @@ replay repk 0 "$T/k.sbt"
 has repk out "checkpoints: 6 compared, 6 matched, 0 differ"
 has repk out "keyframes: 4 compared with the replay's memory"
 has repk err "not compared: a stream memory wait replayed before it is still waiting (said once)"
+has repk err ": taken without waiting for the launch's stream, still busy (a stream memory wait may hold it): its bytes are of a moment while that stream waits (said once)"
 # the keyframe before the second marker launch (a fill of one block)
 K=$("$INFO" --dump "$T/k.sbt" | awk '/ keyframe / { k = $1; sub(/^seq=/, "", k) }
 	/cuda.cuLaunchKernel / && /name="fill"/ && / grid_x=1 / { if (++n == 2) { print k; exit } }')

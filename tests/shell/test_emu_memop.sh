@@ -44,6 +44,11 @@
 #   write the word and meet the wait (not ordered: a kernel's writes are
 #   not known to give the value), after the races it causes (the kernel
 #   with the wait's read, round 1's fill with the vadd; both possible).
+#   With TRACESMITH_SNAPSHOT=launch the kernel's keyframes prove its write
+#   of the flag: it "writes that word" and races with the wait's read
+#   (confirmed); the held vadd's keyframes, taken without waiting (their
+#   records' note), prove nothing (it still "may write"), and a launch
+#   the wait held keeps its ordinal (the flag's write is not put on it).
 # - tsreplay --schedule-seed refuses the trace (a wait recorded before the
 #   write it waits for).
 . "$TOP/tests/support/shell.sh"
@@ -186,6 +191,20 @@ p=$(grep '^  seq' "$T/kraces.out" | sed 's/^  seq [0-9]* [a-z_0-9]* \([A-Za-z_0-
 has kraces out "seq $KF kernel fill on stream"
 grep -q "^stream memory wait at seq $KW (the 32-bit word at $(printf '0x%x' "$WIN_BASE")) met by no write-value operation: seq $KF kernel fill on stream 0x[0-9a-f]* (non-blocking) may write that word and may meet it; only write-value operations order waits, so it orders nothing\$" "$T/kraces.out" ||
 	fail "kraces: the wait's possible writer not named: $(cat "$T/kraces.out")"
+# with keyframes: the kernel's write of the flag proven
+TRACESMITH_SNAPSHOT=launch expect_rc 0 kkcap "$TOP/$BUILD/tscapture" -o "$T/kk.sbt" -- \
+	"$TOP/$BUILD/tests/cuda/cuda_stream_memop" --kernel-write
+KKW=$(seq_of "$T/kk.sbt" "cuda.cuStreamWaitValue32 ")
+KKF=$("$INFO" --dump "$T/kk.sbt" | grep 'cuda.cuLaunchKernel .*name="fill" .* grid_x=1 .* block_x=1 ' |
+	sed -n 1p | sed 's/^seq=\([0-9]*\) .*/\1/')
+KKV=$(seq_of "$T/kk.sbt" 'name="vadd" stream=')
+expect_rc 1 kkraces "$X" --races "$T/kk.sbt"
+grep -q "^stream memory wait at seq $KKW (the 32-bit word at $(printf '0x%x' "$WIN_BASE")) met by no write-value operation: seq $KKF kernel fill on stream 0x[0-9a-f]* (non-blocking) writes that word and may meet it;" "$T/kkraces.out" ||
+	fail "kkraces: the kernel's proven write of the flag not named: $(cat "$T/kkraces.out")"
+has kkraces out "seq $KKF kernel fill on stream"
+grep -q "^  seq $KKV kernel vadd .* writes " "$T/kkraces.out" && fail "kkraces: the held vadd proven to write: $(cat "$T/kkraces.out")"
+grep -q "^  seq $KKV kernel vadd .* reads and may write " "$T/kkraces.out" ||
+	fail "kkraces: the held vadd's accesses: $(cat "$T/kkraces.out")"
 # the program's own writes meet every wait: nothing named
 grep -q "^stream memory wait at" "$T/races.out" "$T/graces.out" "$T/craces.out" && fail "a met wait named"
 
