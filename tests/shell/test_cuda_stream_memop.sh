@@ -53,7 +53,10 @@
 #   opened; the double breaks the context after 10 s).  The keyframe
 #   carries the recorder's note, the window lacks the wait and the vadd
 #   queued before it, and its replay says the note and differs at the
-#   copy that reads the vadd's output, exit 3.
+#   copy that reads the vadd's output, exit 3.  A --launches 6-6 window
+#   (round 2's producer fill, launched while the consumer waits) opens the
+#   same way: one warning, the program's output unchanged, the window's
+#   one launch replayed (no checkpoint) with the note said.
 # - TRACESMITH_SNAPSHOT=launch: the keyframes of launches on the consumer
 #   stream (held by a wait) are taken without waiting for it (one warning),
 #   the replay leaves those met while a replayed wait is pending
@@ -265,4 +268,19 @@ replay wwrep 3 "$W1"
 has wwrep err "tsreplay: cuda: warning: keyframe at seq $KW: $NOTE"
 has wwrep err "the device-to-host copy at seq $CP differs from the capture"
 has wwrep out "checkpoints: 1 compared, 0 matched, 1 differ"
+# a launch range opening at round 2's producer fill (launch 6)
+rm -f "$T"/l-launches-*.sbt
+rc=0
+(cd "$T" && timeout -s KILL 60 "$CAP" --launches 6-6 -o "$T/l.sbt" -- "$PROG" >"$T/wl.out" 2>"$T/wl.err") || rc=$?
+[ "$rc" -eq 0 ] || fail "wl: exit $rc (137: capture hung): $(cat "$T/wl.err")"
+cmp -s "$T/plain.out" "$T/wl.out" || fail "wl: output changed under capture: $(cat "$T/wl.out")"
+[ "$(grep -c 'the window opened with stream .* still busy after 1 s' "$T/wl.err")" = 1 ] ||
+	fail "wl: not one warning: $(cat "$T/wl.err")"
+L1="$T/l-launches-6-6.sbt"
+[ -s "$L1" ] || fail "wl: no window trace: $(ls "$T")"
+expect_rc 0 wldump "$INFO" --dump "$L1"
+[ "$(grep -c 'cuda.cuLaunchKernel .*name="fill"' "$T/wldump.out")" = 1 ] || fail "wldump: not one launch: $(cat "$T/wldump.out")"
+replay wlrep 0 "$L1"
+has wlrep err "keyframe at seq $(seq_of "$L1" " keyframe "): $NOTE (said once)"
+has wlrep out "replayed 28 records"
 echo "ok"
