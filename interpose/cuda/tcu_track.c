@@ -830,7 +830,7 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
 	size_t n = 0, chunks = 0, narrs = 0;
 	int all_arrays = 1;
 	sbt_cm_call kf;
-	uint8_t buf[256];
+	uint8_t buf[512]; /* the marker, with a note of up to some 200 bytes */
 	size_t len = 0;
 	tcu_kf_clock clk = {0, 0, 0};
 
