@@ -966,12 +966,12 @@ static uint32_t emu_unmet_step(const emu_graph *g, const emu_unmet_wait *u)
  * The waits no write-value operation met, and the kernels, copies and
  * memsets that write (a copy's or memset's destination, a keyframe-proven
  * kernel write) or may write (a kernel given a pointer into the
- * allocation) the word one waits on, unordered with it (one ordered before
- * it wrote its value before the wait was read, one after it cannot have
- * met it): such a command may be what meets the wait on the GPU.  Only write-value
- * operations order waits (a kernel's write set is an over-approximation
- * at best, and its value unknown), so each is named, not ordered: its
- * accesses race with the wait's read, reported above.
+ * allocation) the word one waits on, unordered with it (one ordered
+ * before it wrote its value before the wait was read, one after it cannot
+ * have met it): such a command may be what meets the wait on the GPU.
+ * Only write-value operations order waits (a kernel's write set is an
+ * over-approximation at best, and its value unknown), so each is named,
+ * not ordered: its accesses race with the wait's read, reported above.
  */
 static void emu_unmet_print(const emu_graph *g, FILE *f)
 {
