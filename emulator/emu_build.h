@@ -151,6 +151,7 @@ typedef struct emu_snap {
 typedef struct emu_kf {
 	uint64_t ordinal;
 	uint32_t sub, flags;
+	uint8_t unwaited;       /* the recorder's note: taken with the stream still busy */
 	uint32_t snap_first, snap_count;
 } emu_kf;
 
@@ -191,6 +192,9 @@ typedef struct emu_builder {
 	EMU_VEC(emu_inner) inners; /* embedded graphs named so far */
 	EMU_VEC(uint32_t) live;    /* live allocations, sorted by base */
 	EMU_VEC(uint32_t) launches; /* node (or EMU_NONE) of each launch ordinal - 1 */
+	EMU_VEC(uint64_t) launch_seqs; /* the record of each: a slot is taken when the
+	                                  record is first read, so a launch a memory
+	                                  wait held keeps its ordinal */
 	EMU_VEC(emu_kf) kfs;
 	EMU_VEC(emu_snap) snaps;
 	sbt_mem mem;               /* memory in use (g->mem is made from it: emu_mem_counter) */

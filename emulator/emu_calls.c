@@ -81,7 +81,13 @@ static int emu_r_launch(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
 	}
 	if (emu_hip_launch_event(b, c, c->value) != 0)
 		return -1;
-	return EMU_PUSH(b->launches, node);
+	/* its ordinal's slot, taken when the record was first read (emu_record) */
+	for (size_t i = b->launches.n; i-- > 0;)
+		if (b->launch_seqs.v[i] == b->rec->seq) {
+			b->launches.v[i] = node;
+			break;
+		}
+	return 0;
 }
 
 static int emu_r_host_func(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
@@ -344,8 +350,13 @@ static int emu_release(emu_builder *b, uint32_t s, int force)
  * read on with the wait ordering nothing. */
 static int emu_unmet(emu_builder *b, uint32_t s)
 {
+	const emu_bstream *h = &b->bs.v[s];
+	emu_unmet_wait u = { h->kept.n ? h->kept.v[0].seq : 0, h->hold_addr, h->hold_wide };
+
 	if (!b->g->unmet_waits++)
-		b->g->unmet_first_seq = b->bs.v[s].kept.n ? b->bs.v[s].kept.v[0].seq : 0;
+		b->g->unmet_first_seq = u.seq;
+	if (EMU_PUSH(b->g->unmet, u) != 0)
+		return -1;
 	return emu_release(b, s, 1);
 }
 
@@ -1780,6 +1791,7 @@ static emu_status emu_keyframe(emu_builder *b, const sbt_record *rec)
 	kf.ordinal = c.value;
 	kf.sub = (uint32_t)c.sub;
 	kf.flags = (uint32_t)c.flags;
+	kf.unwaited = c.note_len != 0;
 	kf.snap_first = (uint32_t)b->snaps.n;
 	b->kf_left = c.count;
 	return EMU_PUSH(b->kfs, kf) == 0 ? EMU_OK : EMU_ERR_NOMEM;
@@ -1910,6 +1922,11 @@ emu_status emu_record(emu_builder *b, const sbt_record *rec)
 		return EMU_ERR_NOMEM;
 	if (b->mem.periodic)
 		return EMU_OK;
+	/* launches are numbered in record order (keyframes name them so),
+	 * also one kept on a held stream and read again later */
+	if (!b->again && emu_handlers[k] == emu_r_launch &&
+	    (EMU_PUSH(b->launches, EMU_NONE) != 0 || EMU_PUSH(b->launch_seqs, rec->seq) != 0))
+		return EMU_ERR_NOMEM;
 	if (b->nheld) {
 		/* work on a stream a memory wait holds is kept until it goes on;
 		 * a wait for such a stream's work ends the hold, unmet */

@@ -1295,7 +1295,9 @@ static uint32_t emu_alloc_at(const emu_graph *g, uint64_t addr, uint64_t seq)
 
 /* After the pass: a launch bracketed by a before and an after keyframe has
  * written exactly the bytes that differ between them; its pointer
- * arguments are then reads only. */
+ * arguments are then reads only.  Not when either was taken without
+ * waiting for the launch's stream (the recorder's note: a stream memory
+ * wait held it): the launch may not have run between them. */
 static emu_status emu_kf_apply(emu_builder *b)
 {
 	emu_graph *g = b->g;
@@ -1309,7 +1311,8 @@ static emu_status emu_kf_apply(emu_builder *b)
 		/* the first launch's "before" is the start keyframe: usable when full */
 		if ((bef->sub != SBT_CM_KF_BEFORE_LAUNCH && bef->sub != SBT_CM_KF_START) ||
 		    (bef->flags & SBT_CM_KF_PARTIAL) || aft->sub != SBT_CM_KF_AFTER_LAUNCH ||
-		    bef->ordinal != aft->ordinal || bef->ordinal == 0 || bef->ordinal > b->launches.n)
+		    bef->ordinal != aft->ordinal || bef->ordinal == 0 || bef->ordinal > b->launches.n ||
+		    bef->unwaited || aft->unwaited)
 			continue;
 		node = b->launches.v[bef->ordinal - 1];
 		if (node == EMU_NONE)
@@ -1411,6 +1414,7 @@ static void emu_builder_finish(emu_builder *b)
 	free(b->execs.v);
 	free(b->live.v);
 	free(b->launches.v);
+	free(b->launch_seqs.v);
 	free(b->kfs.v);
 	free(b->snaps.v);
 	sbt_mem_finish(&b->mem);
@@ -1592,6 +1596,7 @@ void emu_graph_free(emu_graph *g)
 	free(g->deps.v);
 	free(g->ipreds.v);
 	free(g->acc.v);
+	free(g->unmet.v);
 	free(g->allocs.v);
 	free(g->streams.v);
 	free(g->mem.v);

@@ -174,6 +174,13 @@ typedef struct emu_thr_time {
 
 #define EMU_VEC(T) struct { T *v; size_t n, cap; }
 typedef EMU_VEC(emu_access) emu_accvec;
+
+/* A stream memory wait no write-value operation satisfies. */
+typedef struct emu_unmet_wait {
+	uint64_t seq;  /* the record holding the wait (a graph launch's for a node) */
+	uint64_t addr; /* the word waited on */
+	uint8_t wide;  /* 8 bytes, else 4 */
+} emu_unmet_wait;
 /* Dependencies in the order they were added (emu_depvec.c).  Those added
  * by emu_dep_push and emu_dep_push_dep are there once per (step, node1),
  * the kind of the first kept: from EMU_DEPVEC_INDEX entries on, a hash
@@ -255,6 +262,9 @@ struct emu_graph {
 	/* Stream memory waits no write-value operation of the trace
 	 * satisfies (emu_calls.c): how many, and the first's record. */
 	uint64_t unmet_waits, unmet_first_seq;
+	/* Each of them: its record, the word it waits on (emu_race.c names
+	 * the kernels and copies that may write that word). */
+	EMU_VEC(emu_unmet_wait) unmet;
 	/* The first record a memory wait held until a later write (0: none):
 	 * its steps then follow that write's, out of seq order. */
 	uint64_t held_first_seq;

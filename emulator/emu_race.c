@@ -940,6 +940,80 @@ out_free:
 	return st;
 }
 
+/* The step of the command holding unmet wait u: the node issued by its
+ * record that reads u's word and carries memory operations; EMU_NONE if
+ * none. */
+static uint32_t emu_unmet_step(const emu_graph *g, const emu_unmet_wait *u)
+{
+	uint64_t end = u->addr + (u->wide ? 8 : 4);
+
+	for (size_t i = 0; i < g->nodes.n; i++) {
+		const emu_node *n = &g->nodes.v[i];
+
+		if (n->seq != u->seq || !n->mop_len)
+			continue;
+		for (uint32_t k = 0; k < n->acc_count; k++) {
+			const emu_access *a = &g->acc.v[n->acc_first + k];
+
+			if ((a->mode & EMU_A_READ) && a->lo < end && a->hi > u->addr)
+				return n->step;
+		}
+	}
+	return EMU_NONE;
+}
+
+/*
+ * The waits no write-value operation met, and the kernels, copies and
+ * memsets that write (a copy's or memset's destination, a keyframe-proven
+ * kernel write) or may write (a kernel given a pointer into the
+ * allocation) the word one waits on, unordered with it (one ordered
+ * before it wrote its value before the wait was read, one after it cannot
+ * have met it): such a command may be what meets the wait on the GPU.
+ * Only write-value operations order waits (a kernel's write set is an
+ * over-approximation at best, and its value unknown), so each is named,
+ * not ordered: its accesses race with the wait's read, reported above.
+ */
+static void emu_unmet_print(const emu_graph *g, FILE *f)
+{
+	for (size_t u = 0; u < g->unmet.n; u++) {
+		const emu_unmet_wait *w = &g->unmet.v[u];
+		uint64_t end = w->addr + (w->wide ? 8 : 4);
+		uint32_t ws = emu_unmet_step(g, w);
+		const emu_access *first = NULL;
+		size_t count = 0;
+		char lbl[96];
+
+		if (ws == EMU_NONE)
+			continue;
+		for (size_t i = 0; i < g->acc.n; i++) {
+			const emu_access *a = &g->acc.v[i];
+			const emu_node *n = &g->nodes.v[a->node];
+
+			if (n->mop_len || !(a->mode & (EMU_A_WRITE | EMU_A_MAYWRITE)) || a->lo >= end ||
+			    a->hi <= w->addr || n->step == ws || emu_step_before(g, ws, n->step) ||
+			    emu_step_before(g, n->step, ws))
+				continue;
+			if (first && first->node == a->node)
+				continue;
+			if (!first)
+				first = a;
+			count++;
+		}
+		if (!first)
+			continue;
+		fprintf(f, "stream memory wait at seq %llu (the %d-bit word at 0x%llx) met by no write-value "
+		           "operation: seq %llu %s %s on %s %s that word and may meet it",
+		        (unsigned long long)w->seq, w->wide ? 64 : 32, (unsigned long long)w->addr,
+		        (unsigned long long)g->nodes.v[first->node].seq, emu_kind_name(g->nodes.v[first->node].kind),
+		        emu_node_name(g, &g->nodes.v[first->node]),
+		        emu_stream_label(g, g->nodes.v[first->node].stream, lbl, sizeof(lbl)),
+		        (first->mode & EMU_A_WRITE) ? "writes" : "may write");
+		if (count > 1)
+			fprintf(f, " (and %zu more commands)", count - 1);
+		fprintf(f, "; only write-value operations order waits, so it orders nothing\n");
+	}
+}
+
 emu_status emu_races_report(emu_graph *g, FILE *f, int json, emu_race_counts *out)
 {
 	emu_racevec races = { 0 };
@@ -981,6 +1055,8 @@ emu_status emu_races_report(emu_graph *g, FILE *f, int json, emu_race_counts *ou
 		fprintf(f, "]");
 	if (f && !json && races.n >= EMU_RACE_MAX)
 		fprintf(f, "(stopped after %u racing access pairs)\n", EMU_RACE_MAX);
+	if (f && !json)
+		emu_unmet_print(g, f);
 	free(races.v);
 	return EMU_OK;
 }

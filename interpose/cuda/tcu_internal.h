@@ -516,8 +516,11 @@ void tcu_pending_forget(void);
 void tcu_checkpoint_dtoh(uint64_t call_seq, uint64_t src, const void *host, size_t len);
 
 /* The keyframe at the start of a window: every live device allocation,
- * after the context's work (unless a stream capture is going on). */
-void tcu_keyframe_window(void);
+ * after the context's work (unless a stream capture is going on, or,
+ * once a stream memory wait was queued, one of streams (borrowed: the
+ * live streams, nstreams of them) or the legacy stream is still busy
+ * after TCU_KF_MEMOP_WAIT_NS: tcu_track.c). */
+void tcu_keyframe_window(const uint64_t *streams, size_t nstreams);
 
 /* Launch bookkeeping: keyframes before and after, per TRACESMITH_SNAPSHOT,
  * and whether the stream is capturing.  Inline, the launch that needs

@@ -837,6 +837,8 @@ static void tcu_live_snapshot(void)
 	uint64_t devices_said = 0, cur = 0, first_ctx = 0, mine = tcu_live_current_ctx();
 	const cap_config *cfg = cap_config_get();
 	CUcontext popped;
+	uint64_t *streams = NULL; /* the live streams, for the keyframe's bounded wait */
+	size_t nstreams = 0, cap_streams = 0;
 
 	/* A periodic snapshot of a whole-run capture: the trace already holds
 	 * every creation, and replay restores from CUDA's own keyframes
@@ -864,6 +866,18 @@ static void tcu_live_snapshot(void)
 			cur = o->ctx;
 		}
 		tcu_live_emit(o);
+		if (o->cls == TCU_LIVE_STREAM) {
+			if (nstreams == cap_streams) {
+				size_t want = cap_streams ? 2 * cap_streams : 16;
+				uint64_t *grown = realloc(streams, want * sizeof(*grown));
+				if (grown) {
+					streams = grown;
+					cap_streams = want;
+				}
+			}
+			if (nstreams < cap_streams)
+				streams[nstreams++] = o->key;
+		}
 		if (o->cls == TCU_LIVE_CTX && !first_ctx)
 			first_ctx = o->key;
 		if (o->kind == SBT_CM_K_cuCtxCreate) /* it became current */
@@ -890,11 +904,12 @@ static void tcu_live_snapshot(void)
 	if (!mine && first_ctx) {
 		((tcu_pfn_cuCtxPushCurrent_v2)tcu_own(TCU_FN_cuCtxPushCurrent_v2))(
 			(CUcontext)(uintptr_t)first_ctx);
-		tcu_keyframe_window();
+		tcu_keyframe_window(streams, nstreams);
 		((tcu_pfn_cuCtxPopCurrent_v2)tcu_own(TCU_FN_cuCtxPopCurrent_v2))(&popped);
 	} else {
-		tcu_keyframe_window();
+		tcu_keyframe_window(streams, nstreams);
 	}
+	free(streams);
 	tcu_live_emit_events(mine);
 }
 

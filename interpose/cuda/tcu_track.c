@@ -777,19 +777,20 @@ static void tcu_kf_arrays(const tcu_array *arrs, size_t n, tcu_kf_clock *clk)
  * this launch (a consumer stream queued before its producer): waiting for
  * it would never return.  Then the stream is polled for at most
  * TCU_KF_MEMOP_WAIT_NS and the keyframe taken without waiting if it is
- * still busy, said once.
+ * still busy, said once.  1 when the stream drained, 0 when it was left
+ * busy (the keyframe's record then says so: TCU_KF_UNWAITED_NOTE).
  */
-static void tcu_kf_sync(CUstream stream, int ptds, uint64_t ordinal)
+static int tcu_kf_sync(CUstream stream, int ptds, uint64_t ordinal)
 {
 	tcu_pfn_cuStreamQuery query;
 	uint64_t t0;
 	if (!atomic_load(&tcu_g.memop_waits)) {
 		tcu_sync_stream(stream, ptds);
-		return;
+		return 1;
 	}
 	query = (tcu_pfn_cuStreamQuery)tcu_own(ptds ? TCU_FN_cuStreamQuery_ptsz : TCU_FN_cuStreamQuery);
 	if (!query)
-		return;
+		return 0;
 	t0 = tcu_kf_now_ns();
 	while (query(stream) == CUDA_ERROR_NOT_READY) {
 		struct timespec ts = {0, 100000};
@@ -799,11 +800,20 @@ static void tcu_kf_sync(CUstream stream, int ptds, uint64_t ordinal)
 				         "stream, still busy after %g s: a stream memory wait may hold it until the "
 				         "program writes its value (said once)",
 				         (unsigned long long)ordinal, (double)TCU_KF_MEMOP_WAIT_NS / 1e9);
-			return;
+			return 0;
 		}
 		nanosleep(&ts, NULL);
 	}
+	return 1;
 }
+
+/* The note of a launch's keyframe taken with its stream still busy: its
+ * launch may not have run (an after keyframe) or earlier work may still
+ * write (a before keyframe), so the pair proves no write set (the
+ * emulator's keyframe proofs skip it). */
+#define TCU_KF_UNWAITED_NOTE                                                                       \
+	"taken without waiting for the launch's stream, still busy (a stream memory wait may hold "   \
+	"it): its bytes are of a moment while that stream waits"
 
 /*
  * The live device allocations a keyframe holds, copied through the
@@ -813,20 +823,20 @@ static void tcu_kf_sync(CUstream stream, int ptds, uint64_t ordinal)
  * no lock held; takes kf_mu so keyframes never interleave.
  */
 static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int ptds, int partial,
-                         int sync)
+                         int sync, const char *note)
 {
 	tcu_alloc *list = NULL;
 	tcu_array *arrs = NULL;
 	size_t n = 0, chunks = 0, narrs = 0;
 	int all_arrays = 1;
 	sbt_cm_call kf;
-	uint8_t buf[256];
+	uint8_t buf[512]; /* the marker, with a note of up to some 200 bytes */
 	size_t len = 0;
 	tcu_kf_clock clk = {0, 0, 0};
 
 	pthread_mutex_lock(&tcu_g.kf_mu);
-	if (sync)
-		tcu_kf_sync(stream, ptds, ordinal);
+	if (sync && !tcu_kf_sync(stream, ptds, ordinal) && !note)
+		note = TCU_KF_UNWAITED_NOTE;
 	if (!tcu_g.kf_stream) {
 		void *create = tcu_own(TCU_FN_cuStreamCreate);
 		if (!create || ((tcu_pfn_cuStreamCreate)create)(&tcu_g.kf_stream, CU_STREAM_NON_BLOCKING) !=
@@ -873,6 +883,10 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
 	kf.value = ordinal;
 	kf.stream = (uint64_t)(uintptr_t)stream;
 	kf.flags = partial ? SBT_CM_KF_PARTIAL : all_arrays ? SBT_CM_KF_ARRAYS : 0;
+	if (note) {
+		kf.note = (const uint8_t *)note;
+		kf.note_len = strlen(note);
+	}
 	if (sbt_cm_encode(&kf, buf, sizeof(buf), &len) != SBT_OK)
 		goto out_free;
 	cap_keyframe_begin(buf, len);
@@ -985,7 +999,7 @@ static void tcu_host_inputs(uint64_t ordinal, CUfunction f, void **params, void 
 	for (size_t i = 0; i < n; i++)
 		chunks += (size_t)((targets[i].size + TCU_KF_CHUNK - 1) / TCU_KF_CHUNK);
 	pthread_mutex_lock(&tcu_g.kf_mu);
-	tcu_sync_stream(stream, ptds);
+	tcu_kf_sync(stream, ptds, ordinal);
 	sbt_cm_call_init(&kf);
 	kf.count = chunks;
 	kf.sub = SBT_CM_KF_HOST_INPUTS;
@@ -1007,31 +1021,85 @@ static void tcu_host_inputs(uint64_t ordinal, CUfunction f, void **params, void 
 }
 
 /*
+ * Before a window's keyframe, once a stream memory wait was queued: the
+ * legacy stream and every live stream (borrowed, nstreams of them) polled
+ * for at most TCU_KF_MEMOP_WAIT_NS, as cuCtxSynchronize would wait for a
+ * stream a wait holds until the program writes its value, which it does
+ * only after the window has opened.  0 once all are idle; else 1, with
+ * the first stream still busy in *busy_out and how many in *nbusy_out.
+ */
+static int tcu_window_drain(const uint64_t *streams, size_t nstreams, uint64_t *busy_out,
+                            size_t *nbusy_out)
+{
+	tcu_pfn_cuStreamQuery query = (tcu_pfn_cuStreamQuery)tcu_own(TCU_FN_cuStreamQuery);
+	uint64_t t0 = tcu_kf_now_ns();
+	if (!query)
+		return 0;
+	for (;;) {
+		size_t nbusy = query(NULL) == CUDA_ERROR_NOT_READY;
+		uint64_t busy = 0;
+		struct timespec ts = {0, 100000};
+		for (size_t i = 0; i < nstreams; i++)
+			if (query((CUstream)(uintptr_t)streams[i]) == CUDA_ERROR_NOT_READY && !nbusy++)
+				busy = streams[i];
+		if (!nbusy)
+			return 0;
+		if (tcu_kf_now_ns() - t0 > TCU_KF_MEMOP_WAIT_NS) {
+			*busy_out = busy;
+			*nbusy_out = nbusy;
+			return 1;
+		}
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The note a window's keyframe taken without waiting carries (tsinfo
+ * --dump shows it as note=). */
+#define TCU_WINDOW_BUSY_NOTE                                                                       \
+	"taken without waiting: a stream was still busy (a stream memory wait); the work queued "    \
+	"before the window and run inside it is not in this trace"
+
+/*
  * A window's keyframe: full (every live device allocation: the window's
  * trace has nothing before it to rebuild memory from), marked as the
  * capture start, taken after the context's work is done.  While a stream
  * capture is going on the context cannot be synchronized (that would end
  * the program's capture): the keyframe is then taken without waiting, and
- * a warning says so.  The window's first launch takes no other start
- * keyframe.
+ * a warning says so.  Once a stream memory wait was queued, the context
+ * is synchronized only if every stream went idle within
+ * TCU_KF_MEMOP_WAIT_NS (tcu_window_drain); otherwise the keyframe is taken
+ * without waiting, with a warning and a note in the keyframe: the work
+ * queued before the window runs inside it, unrecorded there.  The
+ * window's first launch takes no other start keyframe.
  */
-void tcu_keyframe_window(void)
+void tcu_keyframe_window(const uint64_t *streams, size_t nstreams)
 {
 	tcu_pfn_cuCtxSynchronize sync = (tcu_pfn_cuCtxSynchronize)tcu_g.real[TCU_FN_cuCtxSynchronize];
 	int capturing = tcu_capture_gate() != 0;
-	size_t live;
+	const char *note = NULL;
+	uint64_t busy = 0;
+	size_t nbusy = 0, live;
 	atomic_store(&tcu_g.start_keyframe_taken, 1);
 	pthread_mutex_lock(&tcu_g.mu);
 	live = tcu_g.allocs.n + tcu_g.narrays;
 	pthread_mutex_unlock(&tcu_g.mu);
 	if (!live)
 		return; /* no memory yet (the window opened before any allocation or array) */
-	if (capturing)
+	if (capturing) {
 		CAP_WARN("cuda: a stream capture is going on as the window opens: its keyframe is "
 		         "taken without waiting for the work in flight");
-	else if (sync)
+	} else if (atomic_load(&tcu_g.memop_waits) && tcu_window_drain(streams, nstreams, &busy, &nbusy)) {
+		CAP_WARN("cuda: the window opened with stream 0x%llx%s still busy after %g s (a stream "
+		         "memory wait may hold it until the program writes its value): its keyframe is "
+		         "taken without waiting, and the work queued on it before the window, which runs "
+		         "inside it, is not in the window's trace (its replay lacks what that work writes)",
+		         (unsigned long long)busy, nbusy > 1 ? " and others" : "",
+		         (double)TCU_KF_MEMOP_WAIT_NS / 1e9);
+		note = TCU_WINDOW_BUSY_NOTE;
+	} else if (sync) {
 		((tcu_pfn_cuCtxSynchronize)tcu_own(TCU_FN_cuCtxSynchronize))();
-	tcu_keyframe(SBT_CM_KF_START, tcu_launches_total(), NULL, 0, 0, 0);
+	}
+	tcu_keyframe(SBT_CM_KF_START, tcu_launches_total(), NULL, 0, 0, 0, note);
 }
 
 /* The capture configuration, fixed once read (cap.h); kept here so that a
@@ -1059,9 +1127,9 @@ uint64_t tcu_launch_before_slow(uint64_t ordinal, CUfunction f, void **params, v
 	if (!atomic_load_explicit(&tcu_g.start_keyframe_taken, memory_order_relaxed) &&
 	    atomic_exchange(&tcu_g.start_keyframe_taken, 1) == 0)
 		tcu_keyframe(SBT_CM_KF_START, ordinal, stream, ptds,
-		             cfg->snapshot == CAP_SNAPSHOT_NONE, 1);
+		             cfg->snapshot == CAP_SNAPSHOT_NONE, 1, NULL);
 	else if (cfg->snapshot == CAP_SNAPSHOT_LAUNCH)
-		tcu_keyframe(SBT_CM_KF_BEFORE_LAUNCH, ordinal, stream, ptds, 0, 1);
+		tcu_keyframe(SBT_CM_KF_BEFORE_LAUNCH, ordinal, stream, ptds, 0, 1, NULL);
 	if (tcu_host_live())
 		tcu_host_inputs(ordinal, f, params, extra, stream, ptds);
 	return ordinal;
@@ -1071,8 +1139,8 @@ void tcu_launch_after_slow(uint64_t ordinal, CUstream stream, int ptds)
 {
 	const cap_config *cfg = tcu_config();
 	if (cfg->snapshot == CAP_SNAPSHOT_LAUNCH)
-		tcu_keyframe(SBT_CM_KF_AFTER_LAUNCH, ordinal, stream, ptds, 0, 1);
+		tcu_keyframe(SBT_CM_KF_AFTER_LAUNCH, ordinal, stream, ptds, 0, 1, NULL);
 	else if (cfg->snapshot == CAP_SNAPSHOT_EVERY && cfg->snapshot_every &&
 	         ordinal % cfg->snapshot_every == 0)
-		tcu_keyframe(SBT_CM_KF_EVERY, ordinal, stream, ptds, 0, 1);
+		tcu_keyframe(SBT_CM_KF_EVERY, ordinal, stream, ptds, 0, 1, NULL);
 }

@@ -886,6 +886,15 @@ static rp_status rpcu_keyframe(void *state, const sbt_record *marker, int restor
 		            (unsigned long long)marker->seq);
 		return RP_ERR_DECODE;
 	}
+	/* The recorder's word on a keyframe it took without waiting for the
+	 * work in flight (a window opened, or a launch's keyframe taken, while
+	 * a stream memory wait held a stream: docs/cuda.md): what the replay
+	 * may then lack.  Said once. */
+	if (kf.note_len && !s->kf_note_said) {
+		s->kf_note_said = 1;
+		rpcu_warn(s, "keyframe at seq %llu: %.*s (said once)", (unsigned long long)marker->seq,
+		          (int)kf.note_len, (const char *)kf.note);
+	}
 	if (!restore) {
 		/* A full keyframe's snapshot must change nothing mid-replay (it
 		 * would hide a divergence) but managed memory (the CPU writes it

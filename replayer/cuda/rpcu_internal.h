@@ -501,6 +501,7 @@ typedef struct rpcu_state {
 	struct rpcu_memop_mark { CUevent ev; CUcontext ctx; } *memop_marks;
 	size_t nmemop_marks, cap_memop_marks;
 	int memop_noted;        /* a keyframe left uncompared for one was told */
+	int kf_note_said;       /* a keyframe's note from the recorder was told */
 	/* --wait-timeout: the longest one entry point may stay in the driver
 	 * (rpcu_bound.c; its own thread and mutex) */
 	uint64_t wait_ns;

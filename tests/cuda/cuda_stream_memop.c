@@ -25,16 +25,33 @@
  * --graph: a 4th round whose consumer is a graph launch: a batch
  * memory-op node waiting for the 32-bit flag (GEQ 9), then the vadd as a
  * kernel node; the producer writes 9 with cuStreamWriteValue32.
+ * --capture: one more round whose consumer and producer are each a graph
+ * built by stream capture: the consumer's cuStreamWaitValue32 (GEQ 11)
+ * and vadd captured on the consumer stream, the producer's fill and
+ * cuStreamWriteValue32 (11) on the producer stream; the consumer's graph
+ * is launched first.
+ * --nor: one more round whose consumer waits with CU_STREAM_WAIT_VALUE_NOR:
+ * a fourth flag word starts at 0xffff and the consumer waits until
+ * ~(word | 0xffff0000) != 0; the producer first writes 0xffff (which does
+ * not meet it), then fills, then writes 0xfffe (which does); prints
+ * "flag nor F" too.
+ * --kernel-write: round 1's producer sets the 32-bit flag with a fill
+ * kernel of one word (1) instead of cuStreamWriteValue32: the wait is met
+ * by a kernel's write.
  * --window: round 2 runs between cuProfilerStart and cuProfilerStop (a
  * capture window of tscapture --profiler).
+ * --window-at-wait: the same window opens later, once round 2's consumer
+ * wait and vadd are queued and before the producer's fill and write: the
+ * consumer stream is held as the window opens, until the program writes
+ * the flag inside it.
  * Under TSCUDA_DOUBLE_SEED a wait runs once met: the same output.
- *   cuda_stream_memop [--n N] [--window] [--graph]
+ *   cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph] [--capture] [--nor] [--kernel-write]
  */
 #include <cudaProfiler.h>
 
 #include "tests/cuda/cuprog.h"
 
-#define CSM_ROUNDS 4 /* at most: the 4th with --graph */
+#define CSM_ROUNDS 6 /* at most: a 4th with --graph, one more with --capture, --nor */
 
 int main(int argc, char **argv)
 {
@@ -42,15 +59,16 @@ int main(int argc, char **argv)
 	CUcontext ctx;
 	CUmodule mod;
 	CUfunction f_fill, f_vadd;
-	CUdeviceptr d_flags, d_flag32, d_flag64, d_flag64b, d_src[CSM_ROUNDS], d_b, d_out[CSM_ROUNDS], d_mark;
+	CUdeviceptr d_flags, d_flagnor, d_flag32, d_flag64, d_flag64b, d_src[CSM_ROUNDS], d_b, d_out[CSM_ROUNDS], d_mark;
 	CUstream prod, cons;
 	uint32_t n = 4096, *h;
 	uint64_t sums[CSM_ROUNDS];
-	int window = 0, graph = 0, rounds = 3;
-	CUgraph g = NULL;
-	CUgraphExec gx = NULL;
+	int window = 0, window_at_wait = 0, graph = 0, capture = 0, nor = 0, kernel_write = 0, rounds = 3;
+	int r_graph = -1, r_capture = -1, r_nor = -1; /* the rounds of --graph, --capture, --nor */
+	CUgraph g = NULL, gc = NULL, gp = NULL;
+	CUgraphExec gx = NULL, gcx = NULL, gpx = NULL;
 	uint64_t flag64 = 0, flag64b = 0;
-	uint32_t flag32 = 0;
+	uint32_t flag32 = 0, flagnor = 0;
 	int ok = 1;
 	void *image;
 	static const struct cup_api errs = { .GetErrorName = cuGetErrorName };
@@ -59,13 +77,20 @@ int main(int argc, char **argv)
 	cup_api_for_errors = &errs;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help")) {
-			printf("usage: cuda_stream_memop [--n N] [--window] [--graph]\n");
+			printf("usage: cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph] [--capture] [--nor] [--kernel-write]\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--window")) {
 			window = 1;
+		} else if (!strcmp(argv[i], "--window-at-wait")) {
+			window = window_at_wait = 1;
 		} else if (!strcmp(argv[i], "--graph")) {
 			graph = 1;
-			rounds = 4;
+		} else if (!strcmp(argv[i], "--capture")) {
+			capture = 1;
+		} else if (!strcmp(argv[i], "--nor")) {
+			nor = 1;
+		} else if (!strcmp(argv[i], "--kernel-write")) {
+			kernel_write = 1;
 		} else if (!strcmp(argv[i], "--n")) {
 			n = cup_parse_uint("--n", i + 1 < argc ? argv[++i] : NULL, 1, 1u << 20);
 		} else {
@@ -73,6 +98,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (graph)
+		r_graph = rounds++;
+	if (capture)
+		r_capture = rounds++;
+	if (nor)
+		r_nor = rounds++;
 	h = malloc(n * sizeof(*h));
 	if (!h) {
 		fprintf(stderr, "cuda_stream_memop: out of memory\n");
@@ -87,11 +118,14 @@ int main(int argc, char **argv)
 	free(image);
 	CUP_CK(cuModuleGetFunction(&f_fill, mod, "fill"));
 	CUP_CK(cuModuleGetFunction(&f_vadd, mod, "vadd"));
-	CUP_CK(cuMemAlloc(&d_flags, 24));
+	CUP_CK(cuMemAlloc(&d_flags, 32));
 	d_flag32 = d_flags;
 	d_flag64 = d_flags + 8;
 	d_flag64b = d_flags + 16;
+	d_flagnor = d_flags + 24;
 	CUP_CK(cuMemsetD32(d_flags, 0, 6));
+	if (nor)
+		CUP_CK(cuMemsetD32(d_flagnor, 0xffff, 1));
 	CUP_CK(cuMemAlloc(&d_b, n * sizeof(uint32_t)));
 	CUP_CK(cuMemsetD32(d_b, 1000, n));
 	CUP_CK(cuMemAlloc(&d_mark, 256 * sizeof(uint32_t)));
@@ -112,7 +146,7 @@ int main(int argc, char **argv)
 		uint32_t mark = (uint32_t)r, mark_stride = 0, mark_n = 256;
 		void *mark_args[] = { &d_mark, &mark, &mark_stride, &mark_n };
 
-		if (window && r == 1)
+		if (window && !window_at_wait && r == 1)
 			CUP_CK(cuProfilerStart());
 
 		/* the round's first launch, with both streams idle: a keyframe
@@ -124,7 +158,18 @@ int main(int argc, char **argv)
 			CUP_CK(cuStreamWaitValue32(cons, d_flag32, 1, CU_STREAM_WAIT_VALUE_GEQ));
 		} else if (r == 1) {
 			CUP_CK(cuStreamWaitValue64(cons, d_flag64, 0x100000002ull, CU_STREAM_WAIT_VALUE_EQ));
-		} else if (r == 3) {
+		} else if (r == r_nor) {
+			CUP_CK(cuStreamWaitValue32(cons, d_flagnor, 0xffff0000u, CU_STREAM_WAIT_VALUE_NOR));
+			CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, 256, 1, 1, 0, cons, vadd_args, NULL));
+		} else if (r == r_capture) {
+			/* captured: the wait and the vadd, launched as one graph */
+			CUP_CK(cuStreamBeginCapture(cons, CU_STREAM_CAPTURE_MODE_GLOBAL));
+			CUP_CK(cuStreamWaitValue32(cons, d_flag32, 11, CU_STREAM_WAIT_VALUE_GEQ));
+			CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, 256, 1, 1, 0, cons, vadd_args, NULL));
+			CUP_CK(cuStreamEndCapture(cons, &gc));
+			CUP_CK(cuGraphInstantiate(&gcx, gc, 0));
+			CUP_CK(cuGraphLaunch(gcx, cons));
+		} else if (r == r_graph) {
 			/* a graph: a batch memory-op node waiting for the 32-bit
 			 * flag (GEQ 9), then the vadd as a kernel node */
 			CUstreamBatchMemOpParams w;
@@ -153,7 +198,7 @@ int main(int argc, char **argv)
 			CUP_CK(cuGraphAddKernelNode(&nk, g, &nw, 1, &kp));
 			CUP_CK(cuGraphInstantiate(&gx, g, 0));
 			CUP_CK(cuGraphLaunch(gx, cons));
-		} else {
+		} else if (r == 2) {
 			CUstreamBatchMemOpParams w[2];
 
 			memset(w, 0, sizeof(w));
@@ -169,13 +214,35 @@ int main(int argc, char **argv)
 		}
 		if (r < 3)
 			CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, 256, 1, 1, 0, cons, vadd_args, NULL));
+		if (window_at_wait && r == 1)
+			CUP_CK(cuProfilerStart());
 		/* the producer: write the buffer, then the flag */
-		CUP_CK(cuLaunchKernel(f_fill, grid, 1, 1, 256, 1, 1, 0, prod, fill_args, NULL));
-		if (r == 0) {
+		if (r == r_capture) {
+			CUP_CK(cuStreamBeginCapture(prod, CU_STREAM_CAPTURE_MODE_GLOBAL));
+			CUP_CK(cuLaunchKernel(f_fill, grid, 1, 1, 256, 1, 1, 0, prod, fill_args, NULL));
+			CUP_CK(cuStreamWriteValue32(prod, d_flag32, 11, 0));
+			CUP_CK(cuStreamEndCapture(prod, &gp));
+			CUP_CK(cuGraphInstantiate(&gpx, gp, 0));
+			CUP_CK(cuGraphLaunch(gpx, prod));
+		} else {
+			if (r == r_nor) /* 0xffff | 0xffff0000 has every bit: not met */
+				CUP_CK(cuStreamWriteValue32(prod, d_flagnor, 0xffff, 0));
+			CUP_CK(cuLaunchKernel(f_fill, grid, 1, 1, 256, 1, 1, 0, prod, fill_args, NULL));
+		}
+		if (r == r_capture) {
+			/* written by the producer's graph */
+		} else if (r == r_nor) {
+			CUP_CK(cuStreamWriteValue32(prod, d_flagnor, 0xfffe, 0));
+		} else if (r == 0 && kernel_write) {
+			uint32_t one = 1, zero = 0, words = 1;
+			void *flag_args[] = { &d_flag32, &one, &zero, &words };
+
+			CUP_CK(cuLaunchKernel(f_fill, 1, 1, 1, 1, 1, 1, 0, prod, flag_args, NULL));
+		} else if (r == 0) {
 			CUP_CK(cuStreamWriteValue32(prod, d_flag32, 1, 0));
 		} else if (r == 1) {
 			CUP_CK(cuStreamWriteValue64(prod, d_flag64, 0x100000002ull, 0));
-		} else if (r == 3) {
+		} else if (r == r_graph) {
 			CUP_CK(cuStreamWriteValue32(prod, d_flag32, 9, 0));
 		} else {
 			CUstreamBatchMemOpParams o[3];
@@ -213,9 +280,19 @@ int main(int argc, char **argv)
 	CUP_CK(cuMemcpyDtoH(&flag64b, d_flag64b, 8));
 	printf("cuda_stream_memop: flags %u 0x%llx 0x%llx\n", flag32, (unsigned long long)flag64,
 	       (unsigned long long)flag64b);
+	if (nor) {
+		CUP_CK(cuMemcpyDtoH(&flagnor, d_flagnor, 4));
+		printf("cuda_stream_memop: flag nor 0x%x\n", flagnor);
+	}
 	if (graph) {
 		CUP_CK(cuGraphExecDestroy(gx));
 		CUP_CK(cuGraphDestroy(g));
+	}
+	if (capture) {
+		CUP_CK(cuGraphExecDestroy(gcx));
+		CUP_CK(cuGraphDestroy(gc));
+		CUP_CK(cuGraphExecDestroy(gpx));
+		CUP_CK(cuGraphDestroy(gp));
 	}
 	CUP_CK(cuStreamDestroy(prod));
 	CUP_CK(cuStreamDestroy(cons));

@@ -24,9 +24,39 @@
 # - --graph (a 4th round: the consumer's wait is a batch memory-op node of
 #   a graph launched before the producer's cuStreamWriteValue32): captured
 #   and replayed with its 7 checkpoints equal.
+# - --capture (one more round: the consumer's cuStreamWaitValue32 and vadd
+#   captured into a graph by stream capture, launched before the
+#   producer's graph, captured too, of its fill and cuStreamWriteValue32):
+#   the same output plain, seeded and captured; both memory operations are
+#   recorded inside their captures; replayed into the replay's captures
+#   with its 7 checkpoints equal, and --check-determinism agreeing.
+# - --nor (one more round: the consumer waits with CU_STREAM_WAIT_VALUE_NOR
+#   on a word that starts at 0xffff; the producer writes 0xffff first,
+#   which does not meet it, then fills and writes 0xfffe, which does): the
+#   same output plain, seeded and captured; the wait's record holds the
+#   NOR flag (3); replayed with its 8 checkpoints equal; the meeting write
+#   dropped, the replay stops at --wait-timeout naming the
+#   cuStreamSynchronize after it (the double does not take the first
+#   write as meeting the wait).
+# - --kernel-write (round 1's flag set by a one-word fill kernel, not a
+#   write-value operation): the same output plain, seeded and captured;
+#   replayed with its 6 checkpoints equal.
 # - A capture window around round 2 (tscapture --profiler, the program's
 #   cuProfilerStart/Stop): it holds that round's wait and write, and
 #   replays with its checkpoint equal.
+# - The same window opened later (cuda_stream_memop --window-at-wait: once
+#   round 2's consumer wait and vadd are queued, before the producer's
+#   write): the consumer stream is held as the window opens, so its
+#   keyframe is taken after 1 s without synchronizing the context, with
+#   one warning; the program ends with its output unchanged (synchronizing
+#   would wait for a write the program makes only after the window has
+#   opened; the double breaks the context after 10 s).  The keyframe
+#   carries the recorder's note, the window lacks the wait and the vadd
+#   queued before it, and its replay says the note and differs at the
+#   copy that reads the vadd's output, exit 3.  A --launches 6-6 window
+#   (round 2's producer fill, launched while the consumer waits) opens the
+#   same way: one warning, the program's output unchanged, the window's
+#   one launch replayed (no checkpoint) with the note said.
 # - TRACESMITH_SNAPSHOT=launch: the keyframes of launches on the consumer
 #   stream (held by a wait) are taken without waiting for it (one warning),
 #   the replay leaves those met while a replayed wait is pending
@@ -123,6 +153,7 @@ replay repk 0 "$T/k.sbt"
 has repk out "checkpoints: 6 compared, 6 matched, 0 differ"
 has repk out "keyframes: 4 compared with the replay's memory"
 has repk err "not compared: a stream memory wait replayed before it is still waiting (said once)"
+has repk err ": taken without waiting for the launch's stream, still busy (a stream memory wait may hold it): its bytes are of a moment while that stream waits (said once)"
 # the keyframe before the second marker launch (a fill of one block)
 K=$("$INFO" --dump "$T/k.sbt" | awk '/ keyframe / { k = $1; sub(/^seq=/, "", k) }
 	/cuda.cuLaunchKernel / && /name="fill"/ && / grid_x=1 / { if (++n == 2) { print k; exit } }')
@@ -138,6 +169,71 @@ has gcap out "cuda_stream_memop: flags 9 0x100000002 0x100000003"
 replay grep 0 "$T/g.sbt"
 has grep out "checkpoints: 7 compared, 7 matched, 0 differ"
 
+# ---- a 4th round whose consumer and producer are graphs built by stream capture ------------------
+cat >"$T/cwant.out" <<'WANT'
+cuda_stream_memop: round 1 sum 29284352
+cuda_stream_memop: round 2 sum 38080512
+cuda_stream_memop: round 3 sum 46876672
+cuda_stream_memop: round 4 sum 55672832
+cuda_stream_memop: flags 11 0x100000002 0x100000003
+WANT
+expect_rc 0 cplain "$PROG" --capture
+cmp -s "$T/cwant.out" "$T/cplain.out" || fail "cplain: output $(cat "$T/cplain.out")"
+TSCUDA_DOUBLE_SEED=1 expect_rc 0 cseed "$PROG" --capture
+cmp -s "$T/cwant.out" "$T/cseed.out" || fail "cseed: output $(cat "$T/cseed.out")"
+expect_rc 0 ccap "$CAP" -o "$T/c.sbt" -- "$PROG" --capture
+cmp -s "$T/cwant.out" "$T/ccap.out" || fail "ccap: output changed under capture: $(cat "$T/ccap.out")"
+grep -q "not modeled" "$T/ccap.err" && fail "ccap: something not modeled: $(cat "$T/ccap.err")"
+expect_rc 0 cdump "$INFO" --dump "$T/c.sbt"
+# each memory operation between its stream's cuStreamBeginCapture and cuStreamEndCapture
+for r in cuStreamWaitValue32 cuStreamWriteValue32; do
+	awk -v r="cuda.$r " '/cuda.cuStreamBeginCapture / { on = 1 } /cuda.cuStreamEndCapture / { on = 0 }
+		index($0, r) && on { n++ } END { exit n == 1 ? 0 : 1 }' "$T/cdump.out" ||
+		fail "cdump: not one $r inside a capture: $(cat "$T/cdump.out")"
+done
+replay crep 0 "$T/c.sbt"
+has crep out "checkpoints: 7 compared, 7 matched, 0 differ"
+replay cdet 0 "$T/c.sbt" --check-determinism --runs 3
+has cdet out "runs agree with each other at every checkpoint"
+
+# ---- a round waiting with the NOR condition (--nor) --------------------------------------------------
+cat >"$T/nwant.out" <<'WANT'
+cuda_stream_memop: round 1 sum 29284352
+cuda_stream_memop: round 2 sum 38080512
+cuda_stream_memop: round 3 sum 46876672
+cuda_stream_memop: round 4 sum 55672832
+cuda_stream_memop: flags 5 0x100000002 0x100000003
+cuda_stream_memop: flag nor 0xfffe
+WANT
+expect_rc 0 nplain "$PROG" --nor
+cmp -s "$T/nwant.out" "$T/nplain.out" || fail "nplain: output $(cat "$T/nplain.out")"
+for seed in 1 2; do
+	TSCUDA_DOUBLE_SEED=$seed expect_rc 0 "nseed$seed" "$PROG" --nor
+	cmp -s "$T/nwant.out" "$T/nseed$seed.out" || fail "nseed$seed: output $(cat "$T/nseed$seed.out")"
+done
+expect_rc 0 ncap "$CAP" -o "$T/n.sbt" -- "$PROG" --nor
+cmp -s "$T/nwant.out" "$T/ncap.out" || fail "ncap: output changed under capture: $(cat "$T/ncap.out")"
+NW=$(seq_of "$T/n.sbt" "cuda.cuStreamWaitValue32 " 2)
+"$INFO" --dump "$T/n.sbt" | grep "^seq=$NW " | grep -q "cuda.cuStreamWaitValue32 flags=3 " ||
+	fail "n.sbt: the NOR wait's record: $("$INFO" --dump "$T/n.sbt" | grep "^seq=$NW ")"
+replay nrep 0 "$T/n.sbt"
+has nrep out "checkpoints: 8 compared, 8 matched, 0 differ"
+NS=$(seq_of "$T/n.sbt" "cuda.cuStreamWriteValue32 " 3)
+NSYNC=$("$INFO" --dump "$T/n.sbt" | awk -v w="$NS" '{ s = $1; sub(/^seq=/, "", s) } s + 0 > w + 0 && /cuda.cuStreamSynchronize / { print s; exit }')
+"$M" "$T/n.sbt" "$T/nnomeet.sbt" --drop "$NS" >/dev/null || fail "sbt_mutate --drop $NS"
+replay nnomeet 1 "$T/nnomeet.sbt" --wait-timeout 1
+has nnomeet err "record seq $NSYNC (cuda.cuStreamSynchronize): the driver did not return within 1 s"
+
+# ---- a wait met by a kernel's write (--kernel-write) -------------------------------------------------
+expect_rc 0 kplain "$PROG" --kernel-write
+cmp -s "$T/want.out" "$T/kplain.out" || fail "kplain: output $(cat "$T/kplain.out")"
+TSCUDA_DOUBLE_SEED=1 expect_rc 0 kseed "$PROG" --kernel-write
+cmp -s "$T/want.out" "$T/kseed.out" || fail "kseed: output $(cat "$T/kseed.out")"
+expect_rc 0 kwcap "$CAP" -o "$T/kw.sbt" -- "$PROG" --kernel-write
+cmp -s "$T/want.out" "$T/kwcap.out" || fail "kwcap: output changed under capture: $(cat "$T/kwcap.out")"
+replay kwrep 0 "$T/kw.sbt"
+has kwrep out "checkpoints: 6 compared, 6 matched, 0 differ"
+
 # ---- a capture window around round 2 -----------------------------------------------------------
 (cd "$T" && expect_rc 0 wcap "$CAP" --profiler -o "$T/w.sbt" -- "$PROG" --window)
 cmp -s "$T/plain.out" "$T/wcap.out" || fail "wcap: output changed under capture: $(cat "$T/wcap.out")"
@@ -150,4 +246,41 @@ done
 grep -q "cuda.cuStreamWaitValue32 \|cuda.cuStreamBatchMemOp " "$T/wdump.out" && fail "wdump: records of other rounds"
 replay wrep 0 "$W1"
 has wrep out "checkpoints: 1 compared, 1 matched, 0 differ"
+
+# ---- the window opening while round 2's consumer waits ----------------------------------------------
+rm -f "$T"/w-window-*.sbt
+rc=0
+(cd "$T" && timeout -s KILL 60 "$CAP" --profiler -o "$T/w.sbt" -- "$PROG" --window-at-wait \
+	>"$T/ww.out" 2>"$T/ww.err") || rc=$?
+[ "$rc" -eq 0 ] || fail "ww: exit $rc (137: capture hung): $(cat "$T/ww.err")"
+cmp -s "$T/plain.out" "$T/ww.out" || fail "ww: output changed under capture: $(cat "$T/ww.out")"
+has ww err "still busy after 1 s (a stream memory wait may hold it until the program writes its value): its keyframe is taken without waiting, and the work queued on it before the window, which runs inside it, is not in the window's trace (its replay lacks what that work writes)"
+[ "$(grep -c 'the window opened with stream' "$T/ww.err")" = 1 ] || fail "ww: not one warning: $(cat "$T/ww.err")"
+expect_rc 0 wwdump "$INFO" --dump "$W1"
+[ "$(grep -c "cuda.cuStreamWriteValue64 " "$T/wwdump.out")" = 1 ] || fail "wwdump: not one write: $(cat "$T/wwdump.out")"
+grep -q "cuda.cuStreamWaitValue64 " "$T/wwdump.out" && fail "wwdump: the wait queued before the window is in it"
+grep "cuda.cuLaunchKernel " "$T/wwdump.out" | grep -q 'name="vadd"' &&
+	fail "wwdump: the vadd queued before the window is in it"
+KW=$(seq_of "$W1" " keyframe ")
+CP=$(seq_of "$W1" "cuda.cuMemcpyDtoH ")
+NOTE="taken without waiting: a stream was still busy (a stream memory wait); the work queued before the window and run inside it is not in this trace"
+replay wwrep 3 "$W1"
+has wwrep err "tsreplay: cuda: warning: keyframe at seq $KW: $NOTE"
+has wwrep err "the device-to-host copy at seq $CP differs from the capture"
+has wwrep out "checkpoints: 1 compared, 0 matched, 1 differ"
+# a launch range opening at round 2's producer fill (launch 6)
+rm -f "$T"/l-launches-*.sbt
+rc=0
+(cd "$T" && timeout -s KILL 60 "$CAP" --launches 6-6 -o "$T/l.sbt" -- "$PROG" >"$T/wl.out" 2>"$T/wl.err") || rc=$?
+[ "$rc" -eq 0 ] || fail "wl: exit $rc (137: capture hung): $(cat "$T/wl.err")"
+cmp -s "$T/plain.out" "$T/wl.out" || fail "wl: output changed under capture: $(cat "$T/wl.out")"
+[ "$(grep -c 'the window opened with stream .* still busy after 1 s' "$T/wl.err")" = 1 ] ||
+	fail "wl: not one warning: $(cat "$T/wl.err")"
+L1="$T/l-launches-6-6.sbt"
+[ -s "$L1" ] || fail "wl: no window trace: $(ls "$T")"
+expect_rc 0 wldump "$INFO" --dump "$L1"
+[ "$(grep -c 'cuda.cuLaunchKernel .*name="fill"' "$T/wldump.out")" = 1 ] || fail "wldump: not one launch: $(cat "$T/wldump.out")"
+replay wlrep 0 "$L1"
+has wlrep err "keyframe at seq $(seq_of "$L1" " keyframe "): $NOTE (said once)"
+has wlrep out "replayed 28 records"
 echo "ok"
