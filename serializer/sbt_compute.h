@@ -347,7 +347,10 @@
  *       began, managed memory): replay applies it where it stands, but a
  *       --range cannot start from it; SBT_CM_KF_ARRAYS when it holds
  *       every CUDA array live there (without it, a keyframe where an array
- *       is live is no start point either).
+ *       is live is no start point either); note = set when the keyframe
+ *       was taken without waiting for every stream (a stream memory wait
+ *       held one past the bound): what it says was not waited for, and
+ *       tsreplay prints it once; such a keyframe proves no write set.
  *     tsSnapshot: one live allocation of the keyframe before it, or one
  *       chunk of it (capture writes allocations in chunks of at most 32
  *       MiB): dst = the address, size, blob = its bytes, or value = 1 and
