@@ -8,7 +8,13 @@
  * capture layer has to find what the host wrote in all of it; the device
  * itself does almost nothing, so that finding is what the run time shows.
  *
- * usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--copy-once | --track]
+ * usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--bytes B]
+ *                    [--copy-once | --track]
+ * --bytes B writes B bytes of each page chosen instead of the whole page
+ * (at an offset that moves each submit), over a mapping first filled with
+ * pseudo-random bytes (so that a capture recording whole pages cannot
+ * hide their size in compression): the case where page-granular
+ * recording costs most trace size.
  * --copy-once also copies each written page once into a private buffer
  * after writing it: the least any capture must do with the data written,
  * a baseline of tests/bench/vk_map_bench.sh.
@@ -48,11 +54,14 @@ static void vkm_copy_run(void *ctx, size_t lo, size_t hi)
 
 static void vkm_usage(FILE *f)
 {
-	fprintf(f, "usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--copy-once | --track]\n"
+	fprintf(f, "usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--bytes B]\n"
+	           "                   [--copy-once | --track]\n"
 	           "  --mib M       mapped buffer size in MiB (1..4096, default 64)\n"
 	           "  --permille P  thousandths of its pages written before each submit\n"
 	           "                (1..1000, default 10)\n"
 	           "  --submits S   submits (1..100000, default 50)\n"
+	           "  --bytes B     bytes written in each page chosen (1..page size,\n"
+	           "                default the whole page); the mapping starts random\n"
 	           "  --copy-once   copy each written page once more (a baseline)\n"
 	           "  --track       write into a shadow the layer's page tracker watches,\n"
 	           "                copy what it reports into the mapping (a baseline)\n");
@@ -60,7 +69,7 @@ static void vkm_usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	uint32_t mib = 64, permille = 10, submits = 50, s, j;
+	uint32_t mib = 64, permille = 10, submits = 50, bytes = 0, s, j;
 	int copy_once = 0, track = 0, i;
 	vkm_shadow sh = { 0 };
 	uint8_t *wr; /* where the pages are written: the mapping, or the shadow */
@@ -84,6 +93,9 @@ int main(int argc, char **argv)
 			permille = vkp_parse_u32("vk_mapwrite", a, vkp_next_arg(argc, argv, &i), 1, 1000);
 		} else if (!strcmp(a, "--submits")) {
 			submits = vkp_parse_u32("vk_mapwrite", a, vkp_next_arg(argc, argv, &i), 1, 100000);
+		} else if (!strcmp(a, "--bytes")) {
+			bytes = vkp_parse_u32("vk_mapwrite", a, vkp_next_arg(argc, argv, &i), 1,
+			                      (uint32_t)page);
 		} else if (!strcmp(a, "--copy-once")) {
 			copy_once = 1;
 		} else if (!strcmp(a, "--track")) {
@@ -115,6 +127,18 @@ int main(int argc, char **argv)
 	if (copy_once && !(side = malloc(nwrite * page)))
 		vkp_die(&c, "out of memory for the copy-once buffer (%zu bytes)", nwrite * page);
 	wr = src.map;
+	if (bytes) {
+		/* xorshift64: the same bytes every run */
+		uint64_t x = 0x9e3779b97f4a7c15ull;
+		for (size_t k = 0; k + 8 <= npages * page; k += 8) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			memcpy(wr + k, &x, 8);
+		}
+	} else {
+		bytes = (uint32_t)page;
+	}
 	if (track) {
 		/* populated with the mapping's contents, as the layer's shadow */
 		sh.len = npages * page;
@@ -147,9 +171,10 @@ int main(int argc, char **argv)
 
 		for (j = 0; j < nwrite; j++) {
 			size_t p = (first + (size_t)j * npages / nwrite) % npages;
-			memset(wr + p * page, (int)((s * 31 + j) & 0xff), page);
+			size_t at = p * page + (size_t)s * 8 % (page - bytes + 1);
+			memset(wr + at, (int)((s * 31 + j) & 0xff), bytes);
 			if (side)
-				memcpy(side + (size_t)j * page, wr + p * page, page);
+				memcpy(side + (size_t)j * page, wr + at, bytes);
 		}
 		if (track)
 			vkl_track_look(&sh.trk, 0, sh.len, vkm_copy_run, &sh);
