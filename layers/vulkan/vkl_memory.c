@@ -238,6 +238,8 @@ void vkl_memory_allocated(vkl_device *d, VkDeviceMemory mem, const VkMemoryAlloc
 /* What the tracker saw, for the report at the device's end: looks, pages
  * they covered, pages found written. */
 static atomic_ullong vkl_mem_looks, vkl_mem_pages_seen, vkl_mem_pages_written;
+/* Bytes published whole, without a compare (vkl_mem_publish_whole). */
+static atomic_ullong vkl_mem_whole_bytes;
 
 /* Called with d->map_mu held. */
 static void vkl_mem_unlink(vkl_device *d, vkl_memory *m)
@@ -300,10 +302,11 @@ void vkl_memory_device_gone(vkl_device *d)
 	}
 	pthread_mutex_unlock(&d->map_mu);
 	CAP_INFO("Vulkan layer: mapped memory tracker %s: %llu looks found %llu of %llu pages "
-	         "written", vkl_track_name(vkl_track_active()),
+	         "written, %llu bytes published as whole pages", vkl_track_name(vkl_track_active()),
 	         (unsigned long long)atomic_load(&vkl_mem_looks),
 	         (unsigned long long)atomic_load(&vkl_mem_pages_written),
-	         (unsigned long long)atomic_load(&vkl_mem_pages_seen));
+	         (unsigned long long)atomic_load(&vkl_mem_pages_seen),
+	         (unsigned long long)atomic_load(&vkl_mem_whole_bytes));
 }
 
 /* The tracker this process uses, named in the trace's metadata
@@ -904,6 +907,7 @@ static void vkl_mem_publish_whole(vkl_memory *m, size_t lo, size_t hi)
 	if (room)
 		m->room_used += hi - lo;
 	vkl_mem_run_add(m, lo, hi - lo);
+	atomic_fetch_add_explicit(&vkl_mem_whole_bytes, hi - lo, memory_order_relaxed);
 }
 
 /* Host writes of one mapping, in the pages the tracker reports: called
@@ -921,7 +925,8 @@ static void vkl_mem_publish_whole(vkl_memory *m, size_t lo, size_t hi)
  * shadow already), and the mapping's last compare of such pages found at
  * least half of their bytes changed, they are published whole without a
  * compare; every VKL_MEM_WHOLE_SAMPLE-th publish compares them again and
- * decides anew.  The first and last pages of a range that are only partly
+ * decides anew, as does the first exact look after one that was not (a
+ * dense rest: the last decision may be from a different kind of write).  The first and last pages of a range that are only partly
  * inside it (a mapping's offset or size not page-aligned, a flush's range)
  * are always compared, so only mapped bytes are ever published. */
 static void vkl_mem_publish_locked(vkl_memory *m, size_t lo, size_t hi)
@@ -933,12 +938,19 @@ static void vkl_mem_publish_locked(vkl_memory *m, size_t lo, size_t hi)
 	m->span_bytes = 0;
 	vkl_track_look(&m->trk, lo + lead, hi + lead, vkl_mem_publish_tracked, m);
 	vkl_mem_room_begin(m);
-	if (m->trk.exact && m->page) {
+	if (m->page) {
 		/* the look's whole pages, as offsets of the mapping */
 		ea = (lo + lead + m->page - 1) / m->page * m->page;
 		eb = (hi + lead) / m->page * m->page;
 		ea = ea > lead ? ea - lead : 0;
 		eb = eb > lead ? eb - lead : 0;
+		/* whole pages but not exact (a dense rest): the next exact look
+		 * compares, since what the host writes may have changed */
+		if (!m->trk.exact) {
+			if (ea < eb)
+				m->whole_turn = 0;
+			ea = eb = 0;
+		}
 	}
 	whole = m->whole && m->whole_turn != 0;
 	for (size_t k = 0; k < m->nspans; k++) {
