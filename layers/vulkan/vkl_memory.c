@@ -93,6 +93,11 @@
  * every this many publishes compares them again to see whether they still
  * are (vkl_mem_publish_locked). */
 #define VKL_MEM_WHOLE_SAMPLE 16
+/* ... when that compare found at least this share of their bytes changed
+ * (per cent; docs/benchmarks.md measured 0, every page whole, for size). */
+#ifndef VKL_MEM_WHOLE_PERCENT
+#define VKL_MEM_WHOLE_PERCENT 50
+#endif
 
 typedef struct vkl_memory {
 	struct vkl_memory *next_mapped; /* in the device's list, under map_mu */
@@ -975,7 +980,7 @@ static void vkl_mem_publish_locked(vkl_memory *m, size_t lo, size_t hi)
 			vkl_mem_publish_run(m, b, s1);
 	}
 	if (seen && !used) {
-		m->whole = found * 2 >= seen;
+		m->whole = found * 100 >= seen * VKL_MEM_WHOLE_PERCENT;
 		m->whole_turn = 1;
 	} else if (used) {
 		m->whole_turn = (m->whole_turn + 1) % VKL_MEM_WHOLE_SAMPLE;
