@@ -61,7 +61,9 @@
  *
  * Which bytes are compared: a publish compares only the pages the
  * tracker (vkl_track.c: userfaultfd write-protect, guard pages, or none)
- * reports written since its last look; an observation only the span of the
+ * reports written since its last look, and none of them where the look
+ * was exact and the mapping's written pages were last found mostly
+ * changed: those pages are published whole (vkl_mem_publish_locked); an observation only the span of the
  * mapping that submissions since the last idle observation could write
  * (dev_lo..dev_hi: what they reach, less buffers the device can only read).
  *
