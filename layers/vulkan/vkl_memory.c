@@ -61,7 +61,9 @@
  *
  * Which bytes are compared: a publish compares only the pages the
  * tracker (vkl_track.c: userfaultfd write-protect, guard pages, or none)
- * reports written since its last look; an observation only the span of the
+ * reports written since its last look, and none of them where the look
+ * was exact and the mapping's written pages were last found mostly
+ * changed: those pages are published whole (vkl_mem_publish_locked); an observation only the span of the
  * mapping that submissions since the last idle observation could write
  * (dev_lo..dev_hi: what they reach, less buffers the device can only read).
  *
@@ -88,6 +90,16 @@
 /* Most checkpoints one mapping gets at one observation; more runs are
  * covered by one checkpoint from the first to the last. */
 #define VKL_MEM_MAX_CHECKPOINTS 16
+/* Whole pages: a mapping whose written pages were found mostly changed
+ * publishes the pages an exact look reports whole, without a compare, and
+ * every this many publishes compares them again to see whether they still
+ * are (vkl_mem_publish_locked). */
+#define VKL_MEM_WHOLE_SAMPLE 16
+/* ... when that compare found at least this share of their bytes changed
+ * (per cent; docs/benchmarks.md measured 0, every page whole, for size). */
+#ifndef VKL_MEM_WHOLE_PERCENT
+#define VKL_MEM_WHOLE_PERCENT 50
+#endif
 
 typedef struct vkl_memory {
 	struct vkl_memory *next_mapped; /* in the device's list, under map_mu */
@@ -125,6 +137,15 @@ typedef struct vkl_memory {
 	uint8_t *room;
 	cap_rec *room_rec;
 	size_t room_used, room_max, room_pieces;
+	/* whole pages (vkl_mem_publish_locked): the page size; whether the
+	 * last compare of pages an exact look reported found at least half
+	 * of their bytes changed; publishes since that compare (mod
+	 * VKL_MEM_WHOLE_SAMPLE); bytes of runs the compares found (a
+	 * running count, read before and after) */
+	size_t page;
+	int whole;
+	unsigned whole_turn;
+	size_t found;
 	/* [dev_lo, dev_hi) of the mapping: what submissions since the last
 	 * observation that found the device idle may write (a buffer whose
 	 * usage only reads is not counted); only that is compared for device
@@ -167,6 +188,7 @@ static void vkl_mem_host_import(vkl_device *d, vkl_memory *m, void *host)
 		return;
 	}
 	m->host = 1;
+	m->page = page;
 	m->real = m->shadow = host;
 	m->shadow_base = (void *)lo;
 	m->shadow_len = hi - lo;
@@ -223,6 +245,8 @@ void vkl_memory_allocated(vkl_device *d, VkDeviceMemory mem, const VkMemoryAlloc
 /* What the tracker saw, for the report at the device's end: looks, pages
  * they covered, pages found written. */
 static atomic_ullong vkl_mem_looks, vkl_mem_pages_seen, vkl_mem_pages_written;
+/* Bytes published whole, without a compare (vkl_mem_publish_whole). */
+static atomic_ullong vkl_mem_whole_bytes;
 
 /* Called with d->map_mu held. */
 static void vkl_mem_unlink(vkl_device *d, vkl_memory *m)
@@ -285,10 +309,11 @@ void vkl_memory_device_gone(vkl_device *d)
 	}
 	pthread_mutex_unlock(&d->map_mu);
 	CAP_INFO("Vulkan layer: mapped memory tracker %s: %llu looks found %llu of %llu pages "
-	         "written", vkl_track_name(vkl_track_active()),
+	         "written, %llu bytes published as whole pages", vkl_track_name(vkl_track_active()),
 	         (unsigned long long)atomic_load(&vkl_mem_looks),
 	         (unsigned long long)atomic_load(&vkl_mem_pages_written),
-	         (unsigned long long)atomic_load(&vkl_mem_pages_seen));
+	         (unsigned long long)atomic_load(&vkl_mem_pages_seen),
+	         (unsigned long long)atomic_load(&vkl_mem_whole_bytes));
 }
 
 /* The tracker this process uses, named in the trace's metadata
@@ -329,6 +354,9 @@ VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offse
 		madvise(base, m->shadow_len, MADV_NOHUGEPAGE);
 	m->shadow_base = base;
 	m->shadow = (uint8_t *)base + lead;
+	m->page = (size_t)page;
+	m->whole = 0;
+	m->whole_turn = 0;
 	m->ref = malloc(size ? (size_t)size : 1);
 	m->tmp = malloc(size ? (size_t)size : 1);
 	if (!m->ref || !m->tmp)
@@ -585,6 +613,78 @@ static size_t vkl_mem_run_copy(const uint8_t *a, uint8_t *b, uint8_t *out, uint8
 	return end > i ? end - i : 1;
 }
 
+/*
+ * Whole pages, no compare: src[0, n) (n a multiple of 128) read once and
+ * stored into ref, out and, when room is not NULL, room, from the same
+ * loads (so all of them hold one version of the bytes, whatever another
+ * thread writes into src meanwhile).  Sixty-four bytes a step; the AVX2
+ * copy below takes 128.
+ */
+static inline __attribute__((always_inline)) void
+vkl_mem_copy_wide(const uint8_t *src, uint8_t *ref, uint8_t *out, uint8_t *room, size_t n)
+{
+	for (size_t j = 0; j < n; j += 64) {
+		uint8_t v[64];
+		memcpy(v, src + j, 64);
+		memcpy(ref + j, v, 64);
+		memcpy(out + j, v, 64);
+		if (room)
+			memcpy(room + j, v, 64);
+	}
+}
+
+#ifdef VKL_MEM_HAVE_AVX2
+static inline __attribute__((always_inline)) __attribute__((target("avx2"))) void
+vkl_mem_copy_wide_avx2(const uint8_t *src, uint8_t *ref, uint8_t *out, uint8_t *room, size_t n)
+{
+	for (size_t j = 0; j < n; j += 128) {
+		vkl_mem_v32 x0, x1, x2, x3;
+		memcpy(&x0, src + j, 32);
+		memcpy(&x1, src + j + 32, 32);
+		memcpy(&x2, src + j + 64, 32);
+		memcpy(&x3, src + j + 96, 32);
+		memcpy(ref + j, &x0, 32);
+		memcpy(ref + j + 32, &x1, 32);
+		memcpy(ref + j + 64, &x2, 32);
+		memcpy(ref + j + 96, &x3, 32);
+		memcpy(out + j, &x0, 32);
+		memcpy(out + j + 32, &x1, 32);
+		memcpy(out + j + 64, &x2, 32);
+		memcpy(out + j + 96, &x3, 32);
+		if (room) {
+			memcpy(room + j, &x0, 32);
+			memcpy(room + j + 32, &x1, 32);
+			memcpy(room + j + 64, &x2, 32);
+			memcpy(room + j + 96, &x3, 32);
+		}
+	}
+}
+
+__attribute__((target("avx2"))) static void vkl_mem_copy3_avx2(const uint8_t *src, uint8_t *ref,
+                                                               uint8_t *out, uint8_t *room,
+                                                               size_t n)
+{
+	if (room)
+		vkl_mem_copy_wide_avx2(src, ref, out, room, n);
+	else
+		vkl_mem_copy_wide_avx2(src, ref, out, NULL, n);
+}
+#endif
+
+static void vkl_mem_copy3(const uint8_t *src, uint8_t *ref, uint8_t *out, uint8_t *room, size_t n)
+{
+#ifdef VKL_MEM_HAVE_AVX2
+	if (__builtin_cpu_supports("avx2")) {
+		vkl_mem_copy3_avx2(src, ref, out, room, n);
+		return;
+	}
+#endif
+	if (room)
+		vkl_mem_copy_wide(src, ref, out, room, n);
+	else
+		vkl_mem_copy_wide(src, ref, out, NULL, n);
+}
+
 /* The device's bytes src[0, n) into the shadow where they differ from the
  * reference, and all of them into the reference; eight bytes a step.
  * Only bytes the device changed are stored into the shadow: another
@@ -768,6 +868,7 @@ static void vkl_mem_publish_run(vkl_memory *m, size_t lo, size_t hi)
 			m->room_used += len;
 		}
 		vkl_mem_run_add(m, i, len);
+		m->found += len;
 		if (!m->host) /* imported host memory: the device sees them already */
 			memcpy(m->real + stored, m->ref + stored, end - stored);
 		i = next;
@@ -797,22 +898,95 @@ static void vkl_mem_publish_tracked(void *ctx, size_t lo, size_t hi)
 	m->span_bytes += hi - lo;
 }
 
+/* Host writes of [lo, hi) of one mapping (whole pages the tracker found
+ * written, outside what the device may write): all of it recorded and
+ * written, no compare.  Called with m->mu held. */
+static void vkl_mem_publish_whole(vkl_memory *m, size_t lo, size_t hi)
+{
+	uint8_t *room;
+	if (m->room && m->nruns >= m->room_pieces)
+		vkl_mem_room_end(m); /* no piece left: the rest gathered */
+	room = m->room ? m->room + m->room_used : NULL;
+	/* imported host memory: the device sees the shadow already (out is
+	 * the reference, stored twice, as in vkl_mem_publish_run) */
+	vkl_mem_copy3(m->shadow + lo, m->ref + lo, m->host ? m->ref + lo : m->real + lo, room,
+	              hi - lo);
+	if (room)
+		m->room_used += hi - lo;
+	vkl_mem_run_add(m, lo, hi - lo);
+	atomic_fetch_add_explicit(&vkl_mem_whole_bytes, hi - lo, memory_order_relaxed);
+}
+
 /* Host writes of one mapping, in the pages the tracker reports: called
  * with m->mu held; the caller ends the publish (vkl_mem_publish_end) once
  * it has looked at every range of the mapping it publishes.  The look
  * comes first, then the compare of what it reported, so that the bytes it
  * can hold are known before the first is found: up to VKL_MEM_DIRECT_MAX,
  * the compare stores the runs straight into the capture buffer, and they
- * are recorded when this look's spans are compared. */
+ * are recorded when this look's spans are compared.
+ *
+ * Whole pages: where the look was exact (t->exact: its whole pages are
+ * the pages the host wrote, under uffd or guard, not in a dense rest),
+ * those pages lie outside [dev_lo, dev_hi) (no device write since the
+ * last idle observation can be in them: their device bytes are in the
+ * shadow already), and the mapping's last compare of such pages found at
+ * least half of their bytes changed, they are published whole without a
+ * compare; every VKL_MEM_WHOLE_SAMPLE-th publish compares them again and
+ * decides anew, as does the first exact look after one that was not (a
+ * dense rest: the last decision may be from a different kind of write).  The first and last pages of a range that are only partly
+ * inside it (a mapping's offset or size not page-aligned, a flush's range)
+ * are always compared, so only mapped bytes are ever published. */
 static void vkl_mem_publish_locked(vkl_memory *m, size_t lo, size_t hi)
 {
 	size_t lead = (size_t)(m->shadow - (uint8_t *)m->shadow_base);
+	size_t ea = 0, eb = 0, seen = 0, found = 0;
+	int whole, used = 0;
 	m->nspans = 0;
 	m->span_bytes = 0;
 	vkl_track_look(&m->trk, lo + lead, hi + lead, vkl_mem_publish_tracked, m);
 	vkl_mem_room_begin(m);
-	for (size_t k = 0; k < m->nspans; k++)
-		vkl_mem_publish_run(m, m->spans[k][0], m->spans[k][1]);
+	if (m->page) {
+		/* the look's whole pages, as offsets of the mapping */
+		ea = (lo + lead + m->page - 1) / m->page * m->page;
+		eb = (hi + lead) / m->page * m->page;
+		ea = ea > lead ? ea - lead : 0;
+		eb = eb > lead ? eb - lead : 0;
+		/* whole pages but not exact (a dense rest): the next exact look
+		 * compares, since what the host writes may have changed */
+		if (!m->trk.exact) {
+			if (ea < eb)
+				m->whole_turn = 0;
+			ea = eb = 0;
+		}
+	}
+	whole = m->whole && m->whole_turn != 0;
+	for (size_t k = 0; k < m->nspans; k++) {
+		size_t s0 = m->spans[k][0], s1 = m->spans[k][1];
+		size_t a = s0 > ea ? s0 : ea, b = s1 < eb ? s1 : eb;
+		if (a >= b) {
+			vkl_mem_publish_run(m, s0, s1);
+			continue;
+		}
+		if (s0 < a)
+			vkl_mem_publish_run(m, s0, a);
+		if (whole && (m->dev_lo >= m->dev_hi || b <= m->dev_lo || a >= m->dev_hi)) {
+			vkl_mem_publish_whole(m, a, b);
+			used = 1;
+		} else {
+			size_t before = m->found;
+			vkl_mem_publish_run(m, a, b);
+			found += m->found - before;
+			seen += b - a;
+		}
+		if (b < s1)
+			vkl_mem_publish_run(m, b, s1);
+	}
+	if (seen && !used) {
+		m->whole = found * 100 >= seen * VKL_MEM_WHOLE_PERCENT;
+		m->whole_turn = 1;
+	} else if (used) {
+		m->whole_turn = (m->whole_turn + 1) % VKL_MEM_WHOLE_SAMPLE;
+	}
 	vkl_mem_room_end(m);
 }
 

@@ -500,6 +500,7 @@ void vkl_track_look(vkl_track *t, size_t lo, size_t hi,
 	size_t a, b;
 	long pages = -1;
 	int wp;
+	t->exact = 0;
 	if (lo >= hi)
 		return;
 	a = (lo + vkl_track_page - 1) / vkl_track_page * vkl_track_page;
@@ -536,6 +537,7 @@ void vkl_track_look(vkl_track *t, size_t lo, size_t hi,
 		return;
 	}
 	if (wp) {
+		t->exact = 1;
 		t->pages_seen += (b - a) / vkl_track_page;
 		t->pages_written += (uint64_t)pages;
 		/* dense again after a rest: a rest twice as long (up to

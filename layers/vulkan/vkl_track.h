@@ -27,6 +27,9 @@ typedef struct vkl_track {
 	int slot;            /* guard: index in the handler's table */
 	unsigned rest;       /* looks left that report everything (dense writes) */
 	unsigned rest_len;   /* length of the last rest */
+	int exact;           /* the last look scanned: what it reported of its
+	                        whole pages is exactly the pages written (not a
+	                        dense rest, not a region that is not tracked) */
 	uint64_t looks, pages_seen, pages_written;
 } vkl_track;
 
@@ -45,7 +48,9 @@ void vkl_track_unregister(vkl_track *t);
  * (offsets from base) that may have been written since the last look at
  * it, and starts a new period for the whole pages inside [lo, hi): a
  * write after this call is reported by the next.  Pages only partly inside
- * [lo, hi) are always reported and stay as they are. */
+ * [lo, hi) are always reported and stay as they are.  After it, t->exact
+ * says whether the reported whole pages were found written (1) or are
+ * everything (0: not tracked, a dense rest, a scan that failed). */
 void vkl_track_look(vkl_track *t, size_t lo, size_t hi,
                     void (*fn)(void *ctx, size_t lo, size_t hi), void *ctx);
 

@@ -25,8 +25,9 @@
 #
 #   BUILD=build sh tests/bench/vk_map_bench.sh
 # Environment: BENCH_RUNS (default 5), BENCH_TMP (where traces go),
-# VK_MAP_SWEEP (MIB:PERMILLE points, default "64:10 64:100 64:1000 16:10
-# 16:1000"), VK_MAP_SUBMITS (default 50), VK_MAP_BASE_LAYERS (above),
+# VK_MAP_SWEEP (MIB:PERMILLE[:BYTES] points, default "64:10 64:100 64:1000
+# 16:10 16:1000"; BYTES: vk_mapwrite --bytes, that many bytes of each page
+# written over a random mapping), VK_MAP_SUBMITS (default 50), VK_MAP_BASE_LAYERS (above),
 # VK_MAP_RUNS (which runs, default all: e.g. "plain track ours base").
 #
 # VK_MAP_CALLGRIND="N1 N2" counts instructions instead of timing: each of
@@ -146,6 +147,24 @@ def layer_env(layers=None):
     return env
 
 
+def point_args(point):
+    """MIB:PERMILLE[:BYTES] as vk_mapwrite's options."""
+    f = point.split(":")
+    if len(f) not in (2, 3) or not all(x.isdigit() for x in f):
+        raise SystemExit("VK_MAP_SWEEP point %s: MIB:PERMILLE or MIB:PERMILLE:BYTES" % point)
+    args = ["--mib", f[0], "--permille", f[1]]
+    if len(f) == 3:
+        args += ["--bytes", f[2]]
+    return f[0], f[1], args
+
+
+def point_name(point):
+    f = point.split(":")
+    what = "%s bytes of" % f[2] if len(f) == 3 else "whole"
+    return "%s MiB, %.1f %% of pages written per submit (%s pages)" % (f[0], int(f[1]) / 10.0,
+                                                                         what)
+
+
 BASE = os.environ.get("VK_MAP_BASE_LAYERS", "")
 if BASE and not os.path.exists(os.path.join(BASE, "VkLayer_tracesmith.json")):
     raise SystemExit("VK_MAP_BASE_LAYERS=%s holds no VkLayer_tracesmith.json" % BASE)
@@ -157,8 +176,8 @@ if CG:
     n1, n2 = int(CG[0]), int(CG[1])
     print("instructions per submit (callgrind, runs of %d and %d submits)" % (n1, n2))
     for point in SWEEP:
-        mib, pm = point.split(":")
-        args = ["--mib", mib, "--permille", pm, "--submits", "0"]
+        mib, pm, args = point_args(point)
+        args = args + ["--submits", "0"]
         envs = [("plain", base_env()), ("ours", layer_env())]
         if BASE:
             envs.append(("base", layer_env(BASE)))
@@ -166,7 +185,7 @@ if CG:
         for name, env in envs:
             a, b = callgrind(args, env, n1), callgrind(args, env, n2)
             per[name] = {k: (b[k] - a[k]) / float(n2 - n1) for k in a}
-        print("== %s MiB, %.1f %% of pages written per submit" % (mib, int(pm) / 10.0))
+        print("== %s" % point_name(point))
         for name, _ in envs:
             c = per[name]
             print("  %-6s app %9.0f K  writer %9.0f K  whole %9.0f K  whole/plain %.2f  "
@@ -181,8 +200,8 @@ print("vk_mapwrite, %s submits, %d alternating rounds; times are the submit loop
 if not have_gfxr:
     print("GFXReconstruct's layer is not installed (%s): scripts/deps.sh" % GFXR_JSON)
 for point in SWEEP:
-    mib, pm = point.split(":")
-    args = ["--mib", mib, "--permille", pm, "--submits", SUBMITS]
+    mib, pm, args = point_args(point)
+    args = args + ["--submits", SUBMITS]
     fns = {
         "plain": lambda: run(args, base_env()),
         "copy-once": lambda: run(args + ["--copy-once"], base_env()),
@@ -210,11 +229,11 @@ for point in SWEEP:
     if len(hashes) != 1:
         raise SystemExit("vk_mapwrite %s: the result differs between runs: %s" % (point, hashes))
     t = {n: [r[0] for r in res[n]] for n in names}
-    print("== %s MiB, %.1f %% of pages written per submit" % (mib, int(pm) / 10.0))
+    print("== %s" % point_name(point))
     for n in names:
         size = res[n][-1][2]
         print("  %-9s %9.1f ms%s" % (n, statistics.median(t[n]),
-                                     "  trace %.1f MiB" % (size / 1048576.0) if size else ""))
+                                     "  trace %.1f KiB" % (size / 1024.0) if size else ""))
     def ratio(a, b):
         return statistics.median([t[a][i] / t[b][i] for i in range(RUNS)])
     pairs = [("ours", "plain"), ("ours", "copy-once"), ("track", "plain"), ("ours", "track"),

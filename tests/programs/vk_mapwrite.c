@@ -8,7 +8,21 @@
  * capture layer has to find what the host wrote in all of it; the device
  * itself does almost nothing, so that finding is what the run time shows.
  *
- * usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--copy-once | --track]
+ * usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--bytes B]
+ *                    [--copy-once | --track] [--edge]
+ * --edge maps the buffer from byte 1280 to 1024 bytes before its end (the
+ * first and last pages only partly mapped), flushes every range it writes
+ * (vkFlushMappedMemoryRanges, in 256-byte units), writes part of those two
+ * pages and the first 1 KiB of page 1 each submit besides the spread
+ * pages (taken from pages 2 on), and has the device fill 256 bytes of
+ * page 1 at 2048 (the result copied from there) before each copy; only
+ * every second submit waits (vkQueueWaitIdle), so the host writes page 1
+ * while the device may still be writing it.
+ * --bytes B writes B bytes of each page chosen instead of the whole page
+ * (at an offset that moves each submit), over a mapping first filled with
+ * pseudo-random bytes (so that a capture recording whole pages cannot
+ * hide their size in compression): the case where page-granular
+ * recording costs most trace size.
  * --copy-once also copies each written page once into a private buffer
  * after writing it: the least any capture must do with the data written,
  * a baseline of tests/bench/vk_map_bench.sh.
@@ -30,6 +44,26 @@
 #include "layers/vulkan/vkl_track.c"
 
 #define VKM_COPY 256
+/* --edge: the mapping leaves out this many bytes at the start and end of
+ * the buffer, and each flushed range is a multiple of VKM_ATOM (the most
+ * nonCoherentAtomSize may be) */
+#define VKM_EDGE_LO 1280
+#define VKM_EDGE_HI 1024
+#define VKM_ATOM 256
+#define VKM_FILL 2048
+
+/* --edge: host writes [lo, hi) of the buffer, at wr (the mapping of
+ * [lo_off, ...)), flushed */
+static void vkm_edge_write(const vkp_ctx *c, const vkp_buffer *b, uint8_t *wr, size_t lo_off,
+                           size_t lo, size_t hi, int v)
+{
+	VkMappedMemoryRange r = { .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE };
+	memset(wr + (lo - lo_off), v, hi - lo);
+	r.memory = b->mem;
+	r.offset = lo / VKM_ATOM * VKM_ATOM;
+	r.size = (hi + VKM_ATOM - 1) / VKM_ATOM * VKM_ATOM - r.offset;
+	VKP_CHECK(c, vkFlushMappedMemoryRanges(c->device, 1, &r));
+}
 
 /* --track: the private shadow the program writes, and the mapping the
  * tracker's runs are copied into. */
@@ -48,11 +82,16 @@ static void vkm_copy_run(void *ctx, size_t lo, size_t hi)
 
 static void vkm_usage(FILE *f)
 {
-	fprintf(f, "usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--copy-once | --track]\n"
+	fprintf(f, "usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--bytes B]\n"
+	           "                   [--copy-once | --track] [--edge]\n"
 	           "  --mib M       mapped buffer size in MiB (1..4096, default 64)\n"
 	           "  --permille P  thousandths of its pages written before each submit\n"
 	           "                (1..1000, default 10)\n"
 	           "  --submits S   submits (1..100000, default 50)\n"
+	           "  --bytes B     bytes written in each page chosen (1..page size,\n"
+	           "                default the whole page); the mapping starts random\n"
+	           "  --edge        map an unaligned part, flush, let the device write\n"
+	           "                where the host writes, wait every second submit\n"
 	           "  --copy-once   copy each written page once more (a baseline)\n"
 	           "  --track       write into a shadow the layer's page tracker watches,\n"
 	           "                copy what it reports into the mapping (a baseline)\n");
@@ -60,8 +99,10 @@ static void vkm_usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	uint32_t mib = 64, permille = 10, submits = 50, s, j;
-	int copy_once = 0, track = 0, i;
+	uint32_t mib = 64, permille = 10, submits = 50, bytes = 0, s, j;
+	int copy_once = 0, track = 0, edge = 0, i;
+	size_t lo_off = 0, hi_off; /* the mapped bytes of the buffer */
+	VkCommandBuffer cbs[2];
 	vkm_shadow sh = { 0 };
 	uint8_t *wr; /* where the pages are written: the mapping, or the shadow */
 	vkp_ctx c;
@@ -84,6 +125,11 @@ int main(int argc, char **argv)
 			permille = vkp_parse_u32("vk_mapwrite", a, vkp_next_arg(argc, argv, &i), 1, 1000);
 		} else if (!strcmp(a, "--submits")) {
 			submits = vkp_parse_u32("vk_mapwrite", a, vkp_next_arg(argc, argv, &i), 1, 100000);
+		} else if (!strcmp(a, "--bytes")) {
+			bytes = vkp_parse_u32("vk_mapwrite", a, vkp_next_arg(argc, argv, &i), 1,
+			                      (uint32_t)page);
+		} else if (!strcmp(a, "--edge")) {
+			edge = 1;
 		} else if (!strcmp(a, "--copy-once")) {
 			copy_once = 1;
 		} else if (!strcmp(a, "--track")) {
@@ -102,19 +148,48 @@ int main(int argc, char **argv)
 		vkm_usage(stderr);
 		return 2;
 	}
+	if (edge && (copy_once || track)) {
+		fprintf(stderr, "vk_mapwrite: --edge is not a baseline: not with --copy-once or --track\n");
+		return 2;
+	}
 	npages = (size_t)mib * 1048576 / page;
 	nwrite = (npages * permille + 999) / 1000;
+	hi_off = npages * page;
+	if (edge) {
+		lo_off = VKM_EDGE_LO;
+		hi_off -= VKM_EDGE_HI;
+		if (nwrite > npages - 3)
+			nwrite = npages - 3;
+	}
 
 	vkp_ctx_init(&c, "vk_mapwrite", 0);
-	vkp_buffer_create(&c, &src, (VkDeviceSize)mib * 1048576, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+	vkp_buffer_create(&c, &src, (VkDeviceSize)mib * 1048576,
+	                  VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+	                          (edge ? VK_BUFFER_USAGE_TRANSFER_DST_BIT : 0),
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
 	                  0, 1);
+	if (edge) {
+		vkUnmapMemory(c.device, src.mem);
+		VKP_CHECK(&c, vkMapMemory(c.device, src.mem, lo_off, hi_off - lo_off, 0, &src.map));
+	}
 	vkp_buffer_create(&c, &dst, VKM_COPY, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
 	                  0, 1);
 	if (copy_once && !(side = malloc(nwrite * page)))
 		vkp_die(&c, "out of memory for the copy-once buffer (%zu bytes)", nwrite * page);
 	wr = src.map;
+	if (bytes) {
+		/* xorshift64: the same bytes every run */
+		uint64_t x = 0x9e3779b97f4a7c15ull;
+		for (size_t k = 0; k + 8 <= hi_off - lo_off; k += 8) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			memcpy(wr + k, &x, 8);
+		}
+	} else {
+		bytes = (uint32_t)page;
+	}
 	if (track) {
 		/* populated with the mapping's contents, as the layer's shadow */
 		sh.len = npages * page;
@@ -133,8 +208,8 @@ int main(int argc, char **argv)
 	VKP_CHECK(&c, vkCreateCommandPool(c.device, &cpci, NULL, &cpool));
 	cbai.commandPool = cpool;
 	cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-	cbai.commandBufferCount = 1;
-	VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &cb));
+	cbai.commandBufferCount = 2;
+	VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, cbs));
 	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fence));
 
 	t0 = vkp_now();
@@ -145,11 +220,24 @@ int main(int argc, char **argv)
 		/* nwrite pages spread evenly, shifted each submit */
 		size_t first = (size_t)(s * 7919u) % npages;
 
-		for (j = 0; j < nwrite; j++) {
+		cb = cbs[edge ? s & 1 : 0];
+		if (edge) {
+			int v = (int)((s * 17 + 5) & 0xff);
+			vkm_edge_write(&c, &src, wr, lo_off, 2048, 3072, v);
+			vkm_edge_write(&c, &src, wr, lo_off, page, page + 1024, v + 1);
+			vkm_edge_write(&c, &src, wr, lo_off, hi_off - (page - VKM_EDGE_HI), hi_off, v + 2);
+			for (j = 0; j < nwrite; j++) {
+				size_t p = 2 + (first + (size_t)j * (npages - 3) / nwrite) % (npages - 3);
+				vkm_edge_write(&c, &src, wr, lo_off, p * page, p * page + page,
+				               (int)((s * 31 + j) & 0xff));
+			}
+		}
+		for (j = 0; j < nwrite && !edge; j++) {
 			size_t p = (first + (size_t)j * npages / nwrite) % npages;
-			memset(wr + p * page, (int)((s * 31 + j) & 0xff), page);
+			size_t at = p * page + (size_t)s * 8 % (page - bytes + 1);
+			memset(wr + at, (int)((s * 31 + j) & 0xff), bytes);
 			if (side)
-				memcpy(side + (size_t)j * page, wr + p * page, page);
+				memcpy(side + (size_t)j * page, wr + at, bytes);
 		}
 		if (track)
 			vkl_track_look(&sh.trk, 0, sh.len, vkm_copy_run, &sh);
@@ -157,6 +245,15 @@ int main(int argc, char **argv)
 		VKP_CHECK(&c, vkResetCommandBuffer(cb, 0));
 		bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
 		VKP_CHECK(&c, vkBeginCommandBuffer(cb, &bi));
+		if (edge) {
+			VkMemoryBarrier fb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER };
+			vkCmdFillBuffer(cb, src.buf, page + VKM_FILL, VKM_COPY, 0x01010101u * (s & 0xff));
+			fb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+			fb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+			vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+			                     VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &fb, 0, NULL, 0, NULL);
+			region.srcOffset = page + VKM_FILL;
+		}
 		vkCmdCopyBuffer(cb, src.buf, dst.buf, 1, &region);
 		{
 			VkMemoryBarrier hb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER };
@@ -168,15 +265,21 @@ int main(int argc, char **argv)
 		VKP_CHECK(&c, vkEndCommandBuffer(cb));
 		si.commandBufferCount = 1;
 		si.pCommandBuffers = &cb;
-		VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
-		vkp_fence_wait_reset(&c, fence);
+		if (!edge) {
+			VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
+			vkp_fence_wait_reset(&c, fence);
+		} else {
+			VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, VK_NULL_HANDLE));
+			if ((s & 1) || s + 1 == submits)
+				VKP_CHECK(&c, vkQueueWaitIdle(c.queue));
+		}
 	}
 	t1 = vkp_now();
 	printf("vk_mapwrite: mib %u permille %u submits %u pages %zu hash 0x%016llx loop_ms %.1f\n",
 	       (unsigned)mib, (unsigned)permille, (unsigned)submits, nwrite,
 	       (unsigned long long)XXH3_64bits(dst.map, VKM_COPY), (t1 - t0) * 1000.0);
 	printf("vk_mapwrite: mapping hash 0x%016llx\n",
-	       (unsigned long long)XXH3_64bits(src.map, npages * page));
+	       (unsigned long long)XXH3_64bits(src.map, hi_off - lo_off));
 
 	free(side);
 	if (track) {
