@@ -153,9 +153,9 @@ static inline __attribute__((always_inline)) int cap_rt_fast_ok(const cap_thread
                                                                 size_t need)
 {
 	int i = ((flags & CAP_REC_WORK) ? CAP_FAST_WORK : 0) | (tsc ? CAP_FAST_TSC : 0);
-	return atomic_load_explicit(&cap_g.state, memory_order_acquire) ==
-	           atomic_load_explicit(&cap_g.fast_state[i], memory_order_relaxed) &&
-	       (ptrdiff_t)(t->fast_cap - t->wpos) >= (ptrdiff_t)need;
+	return (ptrdiff_t)(t->wpos + need) <= (ptrdiff_t)t->fast_cap &&
+	       atomic_load_explicit(&cap_g.state, memory_order_acquire) ==
+	           atomic_load_explicit(&cap_g.fast_state[i], memory_order_relaxed);
 }
 
 /* cap_record_begin_deferred, inline where it can be (see the top). */
