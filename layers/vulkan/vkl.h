@@ -227,8 +227,9 @@ extern _Thread_local vkl_dev_cache vkl_dev_cache_t
 
 /* Register this thread (once) and make key -> d its entry. */
 void vkl_dev_cache_fill(uintptr_t key, const vkl_device *d);
-/* A device whose loader key is key is going: no thread's entry names it. */
-void vkl_dev_cache_forget(uintptr_t key);
+/* A device is going: no thread's entry names its key (logged at debug
+ * level with the number of entries cleared). */
+void vkl_dev_cache_forget(const void *device);
 
 /* From the rest of a record-first wrapper (recording, the device found by
  * the map): keep the device for the next call. */

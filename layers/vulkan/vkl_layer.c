@@ -155,15 +155,21 @@ void vkl_dev_cache_fill(uintptr_t key, const vkl_device *d)
 	atomic_store_explicit(&c->key, key, memory_order_relaxed);
 }
 
-void vkl_dev_cache_forget(uintptr_t key)
+void vkl_dev_cache_forget(const void *device)
 {
+	uintptr_t key = (uintptr_t)vkl_key(device);
 	vkl_dev_cache *c;
+	unsigned n = 0;
 	pthread_mutex_lock(&vkl_dev_caches.mu);
 	for (c = vkl_dev_caches.head; c; c = c->next) {
-		if (atomic_load_explicit(&c->key, memory_order_relaxed) == key)
+		if (atomic_load_explicit(&c->key, memory_order_relaxed) == key) {
 			atomic_store_explicit(&c->key, 0, memory_order_relaxed);
+			n++;
+		}
 	}
 	pthread_mutex_unlock(&vkl_dev_caches.mu);
+	CAP_DEBUG("Vulkan layer: device %p destroyed: the last device of %u thread(s) cleared",
+	          device, n);
 }
 
 /* 1 the first time `kind name` is seen (so it is logged once). */
@@ -999,7 +1005,7 @@ VKAPI_ATTR void VKAPI_CALL vkl_o_vkDestroyDevice(VkDevice device,
 		vkl_objects_remove(VK_OBJECT_TYPE_DEVICE, (uint64_t)(uintptr_t)device);
 	}
 	vkl_map_remove(vkl_key(device));
-	vkl_dev_cache_forget((uintptr_t)vkl_key(device));
+	vkl_dev_cache_forget(device);
 	vkl_frame_device_gone(d);
 	d->table.DestroyDevice(device, pAllocator);
 	vkl_memory_device_gone(d);
