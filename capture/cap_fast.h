@@ -21,6 +21,10 @@
  *                                            = the same in two halves, the
  *                                              raw bytes written in place
  *                                              between them, with no call
+ *                                              (_args: the reservation's
+ *                                              compares the other way
+ *                                              round, for a caller whose
+ *                                              arguments are in registers)
  *
  * The fast paths apply when this thread is registered, the runtime is
  * running, the record is not nested, no host stack is wanted for it and the
