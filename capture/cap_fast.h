@@ -21,6 +21,10 @@
  *                                            = the same in two halves, the
  *                                              raw bytes written in place
  *                                              between them, with no call
+ *                                              (_args: the reservation's
+ *                                              compares the other way
+ *                                              round, for a caller whose
+ *                                              arguments are in registers)
  *
  * The fast paths apply when this thread is registered, the runtime is
  * running, the record is not nested, no host stack is wanted for it and the
@@ -158,6 +162,23 @@ static inline __attribute__((always_inline)) int cap_rt_fast_ok(const cap_thread
 	       (ptrdiff_t)(t->fast_cap - t->wpos) >= (ptrdiff_t)need;
 }
 
+/* The same two compares, the room first (as the end of the room the record
+ * needs, compared with the word): for a caller whose own arguments are
+ * still in registers (a Vulkan wrapper's six), the room compare needs one
+ * register besides t where the state compare needs two, so it goes first
+ * and the state's loads come when the compiler has one more free (gcc 12
+ * otherwise saves a register for an argument).  Where the state says no (a
+ * stack wanted, the monotonic clock, not running) it costs the room
+ * compare more than cap_rt_fast_ok. */
+static inline __attribute__((always_inline)) int
+cap_rt_fast_ok_room_first(const cap_thread *t, unsigned flags, int tsc, size_t need)
+{
+	int i = ((flags & CAP_REC_WORK) ? CAP_FAST_WORK : 0) | (tsc ? CAP_FAST_TSC : 0);
+	return (ptrdiff_t)(t->wpos + need) <= (ptrdiff_t)t->fast_cap &&
+	       atomic_load_explicit(&cap_g.state, memory_order_acquire) ==
+	           atomic_load_explicit(&cap_g.fast_state[i], memory_order_relaxed);
+}
+
 /* cap_record_begin_deferred, inline where it can be (see the top). */
 static inline uint8_t *cap_fast_begin_deferred(uint32_t type, unsigned flags, cap_encode_fn encode,
                                                size_t max_raw, cap_rec **rec_out)
@@ -276,13 +297,15 @@ cap_fast_record_deferred(uint32_t type, unsigned flags, cap_encode_fn encode, ui
  * between the two; a reservation never sealed leaves nothing behind.
  */
 static inline __attribute__((always_inline)) uint8_t *
-cap_fast_reserve_deferred(cap_thread **t_out, cap_entry **e_out, uint32_t type, unsigned flags,
-                          cap_encode_fn encode, size_t max_len)
+cap_fast_reserve_deferred_(cap_thread **t_out, cap_entry **e_out, uint32_t type, unsigned flags,
+                           cap_encode_fn encode, size_t max_len, int room_first)
 {
 	cap_thread *t = cap_tls_thread;
+	size_t need = cap_rt_entry_size(sizeof(cap_deferred) + max_len);
 	cap_entry *e;
-	if (__builtin_expect(
-	        !cap_rt_fast_ok(t, flags, 1, cap_rt_entry_size(sizeof(cap_deferred) + max_len)), 0))
+	if (__builtin_expect(room_first ? !cap_rt_fast_ok_room_first(t, flags, 1, need)
+	                                : !cap_rt_fast_ok(t, flags, 1, need),
+	                     0))
 		return NULL;
 	e = (cap_entry *)(t->tail->data + t->wpos);
 	e->kind = CAP_ENT_DEFERRED;
@@ -292,6 +315,22 @@ cap_fast_reserve_deferred(cap_thread **t_out, cap_entry **e_out, uint32_t type, 
 	*t_out = t;
 	*e_out = e;
 	return (uint8_t *)(e + 1) + sizeof(cap_deferred);
+}
+
+static inline __attribute__((always_inline)) uint8_t *
+cap_fast_reserve_deferred(cap_thread **t_out, cap_entry **e_out, uint32_t type, unsigned flags,
+                          cap_encode_fn encode, size_t max_len)
+{
+	return cap_fast_reserve_deferred_(t_out, e_out, type, flags, encode, max_len, 0);
+}
+
+/* The same, its checks in cap_rt_fast_ok_room_first's order (the Vulkan
+ * layer's record-first wrappers). */
+static inline __attribute__((always_inline)) uint8_t *
+cap_fast_reserve_deferred_args(cap_thread **t_out, cap_entry **e_out, uint32_t type,
+                               unsigned flags, cap_encode_fn encode, size_t max_len)
+{
+	return cap_fast_reserve_deferred_(t_out, e_out, type, flags, encode, max_len, 1);
 }
 
 static inline __attribute__((always_inline)) void cap_fast_seal_deferred(cap_thread *t,

@@ -194,6 +194,54 @@ static inline __attribute__((always_inline)) vkl_device *vkl_device_get(const vo
 	return d;
 }
 
+/*
+ * Each thread's last device (vkl_layer.c owns it): the loader key a
+ * record-first vkCmd* wrapper last found and its device, so that the
+ * wrapper's look-up is a compare with the command buffer's first word and
+ * a load (vkl_rec_fast_ready), not the map's hash and slot.  Keyed by the
+ * loader key, not the command buffer: command buffers come and go, but a
+ * key names its device until the device is destroyed, and
+ * vkl_o_vkDestroyDevice clears the key in every thread's entry
+ * (vkl_dev_cache_forget) before the device is freed, so an entry never
+ * names a destroyed device (the application does not record into a
+ * device's command buffers while destroying it, and whatever it does to
+ * hand a new device's command buffer to a thread orders that thread after
+ * the clear).  Only a registered thread's entry is filled: registered is
+ * set, and the thread put on the list the clear walks, by
+ * vkl_dev_cache_fill (from the wrappers' rest, vkl_dev_cache_note); thread
+ * exit takes it off, a fork child keeps only the forking thread's.  key
+ * and dev are atomics because the clear writes them from another thread;
+ * the owner reads them relaxed (plain loads).  Initial-exec, as the
+ * capture runtime's thread-locals (CAP_TLS) in the same library: one
+ * offset load, no TLS descriptor call.
+ */
+typedef struct vkl_dev_cache {
+	_Atomic(uintptr_t) key; /* 0: none */
+	_Atomic(const vkl_device *) dev;
+	int registered;
+	struct vkl_dev_cache *next; /* vkl_layer.c's list, under its mutex */
+} vkl_dev_cache;
+
+extern _Thread_local vkl_dev_cache vkl_dev_cache_t
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+/* Register this thread (once) and make key -> d its entry. */
+void vkl_dev_cache_fill(uintptr_t key, const vkl_device *d);
+/* A device is going: no thread's entry names its key (logged at debug
+ * level with the number of entries cleared). */
+void vkl_dev_cache_forget(const void *device);
+
+/* From the rest of a record-first wrapper (recording, the device found by
+ * the map): keep the device for the next call. */
+static inline __attribute__((always_inline)) void vkl_dev_cache_note(const void *dispatchable,
+                                                                     const vkl_device *d)
+{
+	uintptr_t key = (uintptr_t)vkl_key(dispatchable);
+	if (__builtin_expect(
+	        atomic_load_explicit(&vkl_dev_cache_t.key, memory_order_relaxed) != key, 0))
+		vkl_dev_cache_fill(key, d);
+}
+
 /* ---- process-wide state (vkl_layer.c) ------------------------------------ */
 
 typedef struct vkl_config {
@@ -582,55 +630,115 @@ typedef struct vkl_rec_fast {
 #define VKL_REC_FAST_ARRAY_MIN 4
 #define VKL_REC_FAST_ARRAY_MAX VKL_TRIM_FAST_ARRAY_MAX /* vkl_trim_fast_copy's */
 
+/* The deferred body's first 16 bytes, the same for every call of a
+ * command: the encoder and [u32 cmd][u32 ptr_off] (one constant per
+ * wrapper, written with one 16-byte move). */
+typedef struct vkl_rec_head {
+	cap_encode_fn encode; /* vkl_flat_encode */
+	uint32_t head[2];     /* cmd, ptr_off */
+} vkl_rec_head;
+_Static_assert(sizeof(vkl_rec_head) == sizeof(cap_deferred) + VKL_FLAT_HEAD,
+               "the encoder and the raw head, back to back");
+
 static inline __attribute__((always_inline)) void *
-vkl_rec_fast_begin(vkl_rec_fast *f, uint32_t cmd, size_t args_len, int has_array, size_t ptr_off)
+vkl_rec_fast_begin(vkl_rec_fast *f, const vkl_rec_head *h, size_t args_len, int has_array)
 {
-	uint32_t head[2] = {cmd, (uint32_t)ptr_off};
 	uint8_t *raw;
 	_Static_assert(VKL_REC_FAST_ARRAY_MAX < VKL_BLOB_THRESHOLD, "the path records no blob");
 	if (args_len > VKL_FLAT_ARGS_MAX) /* a constant */
 		return NULL;
-	raw = cap_fast_reserve_deferred(&f->t, &f->e, SBT_VK_CMD_TYPE(cmd), 0, vkl_flat_encode,
-	                                VKL_FLAT_HEAD + args_len +
-	                                    (has_array ? VKL_REC_FAST_ARRAY_MAX : 0));
+	raw = cap_fast_reserve_deferred_args(&f->t, &f->e, SBT_VK_CMD_TYPE(h->head[0]), 0,
+	                                     h->encode,
+	                                     VKL_FLAT_HEAD + args_len +
+	                                         (has_array ? VKL_REC_FAST_ARRAY_MAX : 0));
 	if (__builtin_expect(!raw, 0))
 		return NULL;
-	memcpy(raw, head, sizeof(head));
+	memcpy(raw - sizeof(cap_deferred), h, sizeof(*h)); /* the encoder again, and the head */
 	return raw + VKL_FLAT_HEAD;
 }
 
-static inline __attribute__((always_inline)) int vkl_rec_fast_array(uint8_t *dst,
-                                                                    const void *src, size_t n)
+static inline __attribute__((always_inline)) int
+vkl_rec_fast_array(const vkl_rec_fast *f, size_t args_len, const void *src, size_t n)
 {
 	const uint8_t *s = src;
+	/* addressed from the entry, as the seal is, so that no second pointer
+	 * into the record is kept */
+	uint8_t *e = (uint8_t *)f->e;
+	const size_t off = sizeof(cap_entry) + sizeof(cap_deferred) + VKL_FLAT_HEAD + args_len;
 	uint32_t h0, h1;
-	if (n == 0)
-		return 1;
-	if (n < 8) {
-		if (n < VKL_REC_FAST_ARRAY_MIN)
+	uint64_t w0, w1;
+	struct vkl_rec_copy16 {
+		uint64_t a, b;
+	} q0, q1, q2, q3;
+	/* one compare for 1 to 64 bytes (an unsigned wrap puts 0 above them),
+	 * then halves: 1 to 16 (1 to 3 refused), 17 to 64 */
+	if (__builtin_expect(n - 1 > VKL_REC_FAST_ARRAY_MAX - 1, 0))
+		return n == 0;
+	if (n <= 16) {
+		if (__builtin_expect(n < VKL_REC_FAST_ARRAY_MIN, 0))
 			return 0;
-		memcpy(&h0, s, 4);
-		memcpy(&h1, s + n - 4, 4);
-		memcpy(dst, &h0, 4);
-		memcpy(dst + n - 4, &h1, 4);
-		return 1;
+		if (n >= 8) {
+			memcpy(&w0, s, 8);
+			memcpy(&w1, s + n - 8, 8);
+			memcpy(e + off, &w0, 8);
+			memcpy(e + n + (off - 8), &w1, 8);
+		} else {
+			memcpy(&h0, s, 4);
+			memcpy(&h1, s + n - 4, 4);
+			memcpy(e + off, &h0, 4);
+			memcpy(e + n + (off - 4), &h1, 4);
+		}
+	} else if (n <= 32) {
+		memcpy(&q0, s, 16);
+		memcpy(&q1, s + n - 16, 16);
+		memcpy(e + off, &q0, 16);
+		memcpy(e + n + (off - 16), &q1, 16);
+	} else {
+		memcpy(&q0, s, 16);
+		memcpy(&q1, s + 16, 16);
+		memcpy(&q2, s + n - 32, 16);
+		memcpy(&q3, s + n - 16, 16);
+		memcpy(e + off, &q0, 16);
+		memcpy(e + off + 16, &q1, 16);
+		memcpy(e + n + (off - 32), &q2, 16);
+		memcpy(e + n + (off - 16), &q3, 16);
 	}
-	if (n > VKL_REC_FAST_ARRAY_MAX)
-		return 0;
-	vkl_trim_fast_copy(dst, src, n); /* 8 to 64 bytes */
 	return 1;
 }
 
 static inline __attribute__((always_inline)) int vkl_rec_fast_ready(vkl_rec_fast *f,
                                                                     const void *cb)
 {
-	f->dev = vkl_map_find_home(vkl_key(cb));
-	return __builtin_expect(f->dev != NULL, 1);
+	uintptr_t key = (uintptr_t)vkl_key(cb);
+	const vkl_device *d;
+	if (__builtin_expect(
+	        atomic_load_explicit(&vkl_dev_cache_t.key, memory_order_relaxed) == key, 1)) {
+		f->dev = atomic_load_explicit(&vkl_dev_cache_t.dev, memory_order_relaxed);
+		return 1;
+	}
+	/* another device than this thread's last: the map's home slot, kept
+	 * for the next call where the thread is registered (otherwise the
+	 * rest registers it) */
+	d = vkl_map_find_home((void *)key);
+	if (__builtin_expect(!d || !vkl_dev_cache_t.registered, 0))
+		return 0;
+	atomic_store_explicit(&vkl_dev_cache_t.dev, d, memory_order_relaxed);
+	atomic_store_explicit(&vkl_dev_cache_t.key, key, memory_order_relaxed);
+	f->dev = d;
+	return 1;
 }
 
 static inline __attribute__((always_inline)) void vkl_rec_fast_end(vkl_rec_fast *f, size_t len)
 {
 	cap_fast_seal_deferred(f->t, f->e, VKL_FLAT_HEAD + len);
+}
+
+/* Before the rest reads the arguments back from a record left unsealed:
+ * the compiler must read them from it, not keep the registers they came
+ * in (which would hold all six across the checks, and spill others). */
+static inline __attribute__((always_inline)) void vkl_rec_fast_unsealed(const void *args)
+{
+	__asm__ volatile("" : : "r"(args) : "memory");
 }
 
 /* Register the record types (idempotent). */

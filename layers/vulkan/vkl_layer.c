@@ -81,6 +81,97 @@ const vkl_config *vkl_config_get(void)
 	return &vkl_g.cfg;
 }
 
+/* ---- each thread's last device (vkl.h, vkl_dev_cache) --------------------- */
+
+_Thread_local vkl_dev_cache vkl_dev_cache_t __attribute__((tls_model("initial-exec")));
+
+/* The registered threads' entries, under mu; key unregisters at exit. */
+static struct {
+	pthread_once_t once;
+	pthread_mutex_t mu;
+	vkl_dev_cache *head;
+	pthread_key_t key;
+} vkl_dev_caches = {PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, NULL, 0};
+
+/* Thread exit: off the list (the storage goes with the thread). */
+static void vkl_dev_cache_exit(void *arg)
+{
+	vkl_dev_cache *c = arg, **pp;
+	pthread_mutex_lock(&vkl_dev_caches.mu);
+	for (pp = &vkl_dev_caches.head; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&vkl_dev_caches.mu);
+	atomic_store_explicit(&c->key, 0, memory_order_relaxed);
+	c->registered = 0;
+}
+
+/* A fork child has one thread, the forking one: the other entries are
+ * storage of threads that do not exist there (their memory may be reused). */
+static void vkl_dev_cache_atfork_prepare(void)
+{
+	pthread_mutex_lock(&vkl_dev_caches.mu);
+}
+
+static void vkl_dev_cache_atfork_parent(void)
+{
+	pthread_mutex_unlock(&vkl_dev_caches.mu);
+}
+
+static void vkl_dev_cache_atfork_child(void)
+{
+	vkl_dev_cache *c = &vkl_dev_cache_t;
+	vkl_dev_caches.head = NULL;
+	if (c->registered) {
+		c->next = NULL;
+		vkl_dev_caches.head = c;
+	}
+	pthread_mutex_unlock(&vkl_dev_caches.mu);
+}
+
+static void vkl_dev_cache_init(void)
+{
+	pthread_key_create(&vkl_dev_caches.key, vkl_dev_cache_exit);
+	pthread_atfork(vkl_dev_cache_atfork_prepare, vkl_dev_cache_atfork_parent,
+	               vkl_dev_cache_atfork_child);
+}
+
+void vkl_dev_cache_fill(uintptr_t key, const vkl_device *d)
+{
+	vkl_dev_cache *c = &vkl_dev_cache_t;
+	if (!c->registered) {
+		pthread_once(&vkl_dev_caches.once, vkl_dev_cache_init);
+		pthread_mutex_lock(&vkl_dev_caches.mu);
+		c->next = vkl_dev_caches.head;
+		vkl_dev_caches.head = c;
+		pthread_mutex_unlock(&vkl_dev_caches.mu);
+		pthread_setspecific(vkl_dev_caches.key, c);
+		c->registered = 1;
+	}
+	atomic_store_explicit(&c->dev, d, memory_order_relaxed);
+	atomic_store_explicit(&c->key, key, memory_order_relaxed);
+}
+
+void vkl_dev_cache_forget(const void *device)
+{
+	uintptr_t key = (uintptr_t)vkl_key(device);
+	vkl_dev_cache *c;
+	unsigned n = 0;
+	pthread_mutex_lock(&vkl_dev_caches.mu);
+	for (c = vkl_dev_caches.head; c; c = c->next) {
+		if (atomic_load_explicit(&c->key, memory_order_relaxed) == key) {
+			atomic_store_explicit(&c->key, 0, memory_order_relaxed);
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&vkl_dev_caches.mu);
+	CAP_DEBUG("Vulkan layer: device %p destroyed: the last device of %u thread(s) cleared",
+	          device, n);
+}
+
 /* 1 the first time `kind name` is seen (so it is logged once). */
 static int vkl_first_hidden(const char *kind, const char *name)
 {
@@ -914,6 +1005,7 @@ VKAPI_ATTR void VKAPI_CALL vkl_o_vkDestroyDevice(VkDevice device,
 		vkl_objects_remove(VK_OBJECT_TYPE_DEVICE, (uint64_t)(uintptr_t)device);
 	}
 	vkl_map_remove(vkl_key(device));
+	vkl_dev_cache_forget(device);
 	vkl_frame_device_gone(d);
 	d->table.DestroyDevice(device, pAllocator);
 	vkl_memory_device_gone(d);

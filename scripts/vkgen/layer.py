@@ -373,12 +373,11 @@ def record_first(n, c, flat):
     back = ", ".join("vkl_r->" + p.name for p in c.params)
     L = ["static VKAPI_ATTR void VKAPI_CALL vkl_w_%s_rec(%s)" % (n, params_decl(c)), "{",
          "#ifndef VKL_DISPATCH_ONLY", "	vkl_rec_fast vkl_f;"]
-    if arr is None:
-        L.append("	%s *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_%s, sizeof(%s), 0, 0);"
-                 % (st, n, st))
-    else:
-        L.append("	%s *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_%s, sizeof(%s), 1, "
-                 "offsetof(%s, %s));" % (st, n, st, st, arr.m.name))
+    off = "0" if arr is None else "offsetof(%s, %s)" % (st, arr.m.name)
+    L.append("	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_%s, %s}};"
+             % (n, off))
+    L.append("	%s *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(%s), %d);"
+             % (st, st, 0 if arr is None else 1))
     L.append("	if (vkl_r) {")
     L += ["		vkl_r->%s = %s;" % (p.name, p.name) for p in c.params]
     if arr is None:
@@ -389,13 +388,14 @@ def record_first(n, c, flat):
         elem = "1" if arr.k == "bytes" else "sizeof(*vkl_r->%s)" % nm
         count = re.sub(r"\bs->", "vkl_r->", arr.count)
         L.append("		size_t vkl_n = vkl_r->%s ? (size_t)(%s) * %s : 0;" % (nm, count, elem))
-        L.append("		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->%s, vkl_n) &&" % nm)
+        L.append("		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->%s, vkl_n) &&" % nm)
         L.append("		    vkl_rec_fast_ready(&vkl_f, vkl_r->%s)) {" % first)
         size = "sizeof(%s) + vkl_n" % st
     L.append("			vkl_rec_fast_end(&vkl_f, %s);" % size)
     L.append("			vkl_f.dev->table.%s(%s);" % (table_member(n), back))
     L.append("			return;")
     L.append("		}")
+    L.append("		vkl_rec_fast_unsealed(vkl_r);")
     L.append("		vkl_w_%s_rest(%s); /* the record left unsealed */" % (n, back))
     L.append("		return;")
     L.append("	}")
@@ -472,6 +472,7 @@ def gen_wrapper(reg, n, c, rf, flat=None):
         # is done with the call).
         L.append("	if (vkl_records(vkl_x)) {")
         L.append("		sbt_vk_args_%s vkl_a;" % n)
+        L.append("		vkl_dev_cache_note(%s, vkl_x);" % first)
         L += fill
         L.append("		%s;" % emit)
         L.append("		vkl_x->table.%s(%s);" % (table_member(n),

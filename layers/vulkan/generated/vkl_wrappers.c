@@ -1361,6 +1361,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline_rest(VkComma
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindPipeline vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
 		vkl_a.pipeline = pipeline;
@@ -1375,7 +1376,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline_rec(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdBindPipeline *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdBindPipeline, sizeof(sbt_vk_args_vkCmdBindPipeline), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdBindPipeline, 0}};
+	sbt_vk_args_vkCmdBindPipeline *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdBindPipeline), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->pipelineBindPoint = pipelineBindPoint;
@@ -1385,6 +1387,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline_rec(VkCommandBuffer co
 			vkl_f.dev->table.CmdBindPipeline(vkl_r->commandBuffer, vkl_r->pipelineBindPoint, vkl_r->pipeline);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdBindPipeline_rest(vkl_r->commandBuffer, vkl_r->pipelineBindPoint, vkl_r->pipeline); /* the record left unsealed */
 		return;
 	}
@@ -1418,6 +1421,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport_rest(VkComman
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewport vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstViewport = firstViewport;
 		vkl_a.viewportCount = viewportCount;
@@ -1433,19 +1437,21 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport_rec(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetViewport *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewport, sizeof(sbt_vk_args_vkCmdSetViewport), 1, offsetof(sbt_vk_args_vkCmdSetViewport, pViewports));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetViewport, offsetof(sbt_vk_args_vkCmdSetViewport, pViewports)}};
+	sbt_vk_args_vkCmdSetViewport *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetViewport), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstViewport = firstViewport;
 		vkl_r->viewportCount = viewportCount;
 		vkl_r->pViewports = pViewports;
 		size_t vkl_n = vkl_r->pViewports ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewports) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pViewports, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pViewports, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewport) + vkl_n);
 			vkl_f.dev->table.CmdSetViewport(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewports);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetViewport_rest(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewports); /* the record left unsealed */
 		return;
 	}
@@ -1482,6 +1488,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor_rest(VkCommand
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetScissor vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstScissor = firstScissor;
 		vkl_a.scissorCount = scissorCount;
@@ -1497,19 +1504,21 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor_rec(VkCommandBuffer comm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetScissor *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetScissor, sizeof(sbt_vk_args_vkCmdSetScissor), 1, offsetof(sbt_vk_args_vkCmdSetScissor, pScissors));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetScissor, offsetof(sbt_vk_args_vkCmdSetScissor, pScissors)}};
+	sbt_vk_args_vkCmdSetScissor *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetScissor), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstScissor = firstScissor;
 		vkl_r->scissorCount = scissorCount;
 		vkl_r->pScissors = pScissors;
 		size_t vkl_n = vkl_r->pScissors ? (size_t)((uint64_t)vkl_r->scissorCount) * sizeof(*vkl_r->pScissors) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pScissors, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pScissors, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetScissor) + vkl_n);
 			vkl_f.dev->table.CmdSetScissor(vkl_r->commandBuffer, vkl_r->firstScissor, vkl_r->scissorCount, vkl_r->pScissors);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetScissor_rest(vkl_r->commandBuffer, vkl_r->firstScissor, vkl_r->scissorCount, vkl_r->pScissors); /* the record left unsealed */
 		return;
 	}
@@ -1546,6 +1555,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth_rest(VkComma
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLineWidth vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.lineWidth = lineWidth;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineWidth, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -1559,7 +1569,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth_rec(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetLineWidth *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLineWidth, sizeof(sbt_vk_args_vkCmdSetLineWidth), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetLineWidth, 0}};
+	sbt_vk_args_vkCmdSetLineWidth *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetLineWidth), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->lineWidth = lineWidth;
@@ -1568,6 +1579,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth_rec(VkCommandBuffer co
 			vkl_f.dev->table.CmdSetLineWidth(vkl_r->commandBuffer, vkl_r->lineWidth);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetLineWidth_rest(vkl_r->commandBuffer, vkl_r->lineWidth); /* the record left unsealed */
 		return;
 	}
@@ -1600,6 +1612,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias_rest(VkComma
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBias vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBiasConstantFactor = depthBiasConstantFactor;
 		vkl_a.depthBiasClamp = depthBiasClamp;
@@ -1615,7 +1628,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias_rec(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDepthBias *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBias, sizeof(sbt_vk_args_vkCmdSetDepthBias), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthBias, 0}};
+	sbt_vk_args_vkCmdSetDepthBias *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthBias), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthBiasConstantFactor = depthBiasConstantFactor;
@@ -1626,6 +1640,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias_rec(VkCommandBuffer co
 			vkl_f.dev->table.CmdSetDepthBias(vkl_r->commandBuffer, vkl_r->depthBiasConstantFactor, vkl_r->depthBiasClamp, vkl_r->depthBiasSlopeFactor);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDepthBias_rest(vkl_r->commandBuffer, vkl_r->depthBiasConstantFactor, vkl_r->depthBiasClamp, vkl_r->depthBiasSlopeFactor); /* the record left unsealed */
 		return;
 	}
@@ -1660,6 +1675,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants_rest(Vk
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetBlendConstants vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.blendConstants = blendConstants;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetBlendConstants, &vkl_a, sizeof(vkl_a), vkl_a.blendConstants, vkl_a.blendConstants ? (size_t)((uint64_t)(4)) * sizeof(*vkl_a.blendConstants) : 0, offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants));
@@ -1673,17 +1689,19 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants_rec(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetBlendConstants *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetBlendConstants, sizeof(sbt_vk_args_vkCmdSetBlendConstants), 1, offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetBlendConstants, offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants)}};
+	sbt_vk_args_vkCmdSetBlendConstants *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetBlendConstants), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->blendConstants = blendConstants;
 		size_t vkl_n = vkl_r->blendConstants ? (size_t)((uint64_t)(4)) * sizeof(*vkl_r->blendConstants) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->blendConstants, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->blendConstants, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetBlendConstants) + vkl_n);
 			vkl_f.dev->table.CmdSetBlendConstants(vkl_r->commandBuffer, vkl_r->blendConstants);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetBlendConstants_rest(vkl_r->commandBuffer, vkl_r->blendConstants); /* the record left unsealed */
 		return;
 	}
@@ -1718,6 +1736,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds_rest(VkCom
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBounds vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.minDepthBounds = minDepthBounds;
 		vkl_a.maxDepthBounds = maxDepthBounds;
@@ -1732,7 +1751,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds_rec(VkCommandBuffer 
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDepthBounds *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBounds, sizeof(sbt_vk_args_vkCmdSetDepthBounds), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthBounds, 0}};
+	sbt_vk_args_vkCmdSetDepthBounds *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthBounds), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->minDepthBounds = minDepthBounds;
@@ -1742,6 +1762,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds_rec(VkCommandBuffer 
 			vkl_f.dev->table.CmdSetDepthBounds(vkl_r->commandBuffer, vkl_r->minDepthBounds, vkl_r->maxDepthBounds);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDepthBounds_rest(vkl_r->commandBuffer, vkl_r->minDepthBounds, vkl_r->maxDepthBounds); /* the record left unsealed */
 		return;
 	}
@@ -1775,6 +1796,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask_res
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilCompareMask vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
 		vkl_a.compareMask = compareMask;
@@ -1789,7 +1811,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetStencilCompareMask *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilCompareMask, sizeof(sbt_vk_args_vkCmdSetStencilCompareMask), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetStencilCompareMask, 0}};
+	sbt_vk_args_vkCmdSetStencilCompareMask *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetStencilCompareMask), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->faceMask = faceMask;
@@ -1799,6 +1822,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask_rec(VkCommand
 			vkl_f.dev->table.CmdSetStencilCompareMask(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->compareMask);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetStencilCompareMask_rest(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->compareMask); /* the record left unsealed */
 		return;
 	}
@@ -1832,6 +1856,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask_rest(
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilWriteMask vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
 		vkl_a.writeMask = writeMask;
@@ -1846,7 +1871,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask_rec(VkCommandBu
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetStencilWriteMask *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilWriteMask, sizeof(sbt_vk_args_vkCmdSetStencilWriteMask), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetStencilWriteMask, 0}};
+	sbt_vk_args_vkCmdSetStencilWriteMask *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetStencilWriteMask), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->faceMask = faceMask;
@@ -1856,6 +1882,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask_rec(VkCommandBu
 			vkl_f.dev->table.CmdSetStencilWriteMask(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->writeMask);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetStencilWriteMask_rest(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->writeMask); /* the record left unsealed */
 		return;
 	}
@@ -1889,6 +1916,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference_rest(
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilReference vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
 		vkl_a.reference = reference;
@@ -1903,7 +1931,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference_rec(VkCommandBu
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetStencilReference *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilReference, sizeof(sbt_vk_args_vkCmdSetStencilReference), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetStencilReference, 0}};
+	sbt_vk_args_vkCmdSetStencilReference *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetStencilReference), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->faceMask = faceMask;
@@ -1913,6 +1942,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference_rec(VkCommandBu
 			vkl_f.dev->table.CmdSetStencilReference(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->reference);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetStencilReference_rest(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->reference); /* the record left unsealed */
 		return;
 	}
@@ -1996,6 +2026,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw_rest(VkCommandBuffer
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDraw vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.vertexCount = vertexCount;
 		vkl_a.instanceCount = instanceCount;
@@ -2012,7 +2043,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw_rec(VkCommandBuffer commandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdDraw *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDraw, sizeof(sbt_vk_args_vkCmdDraw), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDraw, 0}};
+	sbt_vk_args_vkCmdDraw *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDraw), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->vertexCount = vertexCount;
@@ -2024,6 +2056,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw_rec(VkCommandBuffer commandBuf
 			vkl_f.dev->table.CmdDraw(vkl_r->commandBuffer, vkl_r->vertexCount, vkl_r->instanceCount, vkl_r->firstVertex, vkl_r->firstInstance);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdDraw_rest(vkl_r->commandBuffer, vkl_r->vertexCount, vkl_r->instanceCount, vkl_r->firstVertex, vkl_r->firstInstance); /* the record left unsealed */
 		return;
 	}
@@ -2059,6 +2092,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed_rest(VkComman
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawIndexed vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.indexCount = indexCount;
 		vkl_a.instanceCount = instanceCount;
@@ -2076,7 +2110,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed_rec(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdDrawIndexed *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDrawIndexed, sizeof(sbt_vk_args_vkCmdDrawIndexed), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDrawIndexed, 0}};
+	sbt_vk_args_vkCmdDrawIndexed *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDrawIndexed), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->indexCount = indexCount;
@@ -2089,6 +2124,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed_rec(VkCommandBuffer com
 			vkl_f.dev->table.CmdDrawIndexed(vkl_r->commandBuffer, vkl_r->indexCount, vkl_r->instanceCount, vkl_r->firstIndex, vkl_r->vertexOffset, vkl_r->firstInstance);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdDrawIndexed_rest(vkl_r->commandBuffer, vkl_r->indexCount, vkl_r->instanceCount, vkl_r->firstIndex, vkl_r->vertexOffset, vkl_r->firstInstance); /* the record left unsealed */
 		return;
 	}
@@ -2125,6 +2161,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT_rest(VkComma
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawMultiEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.drawCount = drawCount;
 		vkl_a.pVertexInfo = pVertexInfo;
@@ -2142,7 +2179,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT_rec(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdDrawMultiEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDrawMultiEXT, sizeof(sbt_vk_args_vkCmdDrawMultiEXT), 1, offsetof(sbt_vk_args_vkCmdDrawMultiEXT, pVertexInfo));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDrawMultiEXT, offsetof(sbt_vk_args_vkCmdDrawMultiEXT, pVertexInfo)}};
+	sbt_vk_args_vkCmdDrawMultiEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDrawMultiEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->drawCount = drawCount;
@@ -2151,12 +2189,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT_rec(VkCommandBuffer co
 		vkl_r->firstInstance = firstInstance;
 		vkl_r->stride = stride;
 		size_t vkl_n = vkl_r->pVertexInfo ? (size_t)((uint64_t)vkl_r->drawCount) * sizeof(*vkl_r->pVertexInfo) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pVertexInfo, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pVertexInfo, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDrawMultiEXT) + vkl_n);
 			vkl_f.dev->table.CmdDrawMultiEXT(vkl_r->commandBuffer, vkl_r->drawCount, vkl_r->pVertexInfo, vkl_r->instanceCount, vkl_r->firstInstance, vkl_r->stride);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdDrawMultiEXT_rest(vkl_r->commandBuffer, vkl_r->drawCount, vkl_r->pVertexInfo, vkl_r->instanceCount, vkl_r->firstInstance, vkl_r->stride); /* the record left unsealed */
 		return;
 	}
@@ -2244,6 +2283,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch_rest(VkCommandBu
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDispatch vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.groupCountX = groupCountX;
 		vkl_a.groupCountY = groupCountY;
@@ -2259,7 +2299,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch_rec(VkCommandBuffer comman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdDispatch *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDispatch, sizeof(sbt_vk_args_vkCmdDispatch), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDispatch, 0}};
+	sbt_vk_args_vkCmdDispatch *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDispatch), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->groupCountX = groupCountX;
@@ -2270,6 +2311,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch_rec(VkCommandBuffer comman
 			vkl_f.dev->table.CmdDispatch(vkl_r->commandBuffer, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdDispatch_rest(vkl_r->commandBuffer, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ); /* the record left unsealed */
 		return;
 	}
@@ -2318,6 +2360,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI_rest
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSubpassShadingHUAWEI vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_x->table.CmdSubpassShadingHUAWEI(vkl_a.commandBuffer);
@@ -2330,7 +2373,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSubpassShadingHUAWEI *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, 0}};
+	sbt_vk_args_vkCmdSubpassShadingHUAWEI *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
@@ -2338,6 +2382,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI_rec(VkCommandB
 			vkl_f.dev->table.CmdSubpassShadingHUAWEI(vkl_r->commandBuffer);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSubpassShadingHUAWEI_rest(vkl_r->commandBuffer); /* the record left unsealed */
 		return;
 	}
@@ -2369,6 +2414,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI_rest(Vk
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawClusterHUAWEI vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.groupCountX = groupCountX;
 		vkl_a.groupCountY = groupCountY;
@@ -2384,7 +2430,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI_rec(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdDrawClusterHUAWEI *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDrawClusterHUAWEI, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDrawClusterHUAWEI, 0}};
+	sbt_vk_args_vkCmdDrawClusterHUAWEI *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->groupCountX = groupCountX;
@@ -2395,6 +2442,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI_rec(VkCommandBuff
 			vkl_f.dev->table.CmdDrawClusterHUAWEI(vkl_r->commandBuffer, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdDrawClusterHUAWEI_rest(vkl_r->commandBuffer, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ); /* the record left unsealed */
 		return;
 	}
@@ -2530,6 +2578,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV_rest
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyMemoryIndirectNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.copyBufferAddress = copyBufferAddress;
 		vkl_a.copyCount = copyCount;
@@ -2545,7 +2594,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdCopyMemoryIndirectNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, 0}};
+	sbt_vk_args_vkCmdCopyMemoryIndirectNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->copyBufferAddress = copyBufferAddress;
@@ -2556,6 +2606,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV_rec(VkCommandB
 			vkl_f.dev->table.CmdCopyMemoryIndirectNV(vkl_r->commandBuffer, vkl_r->copyBufferAddress, vkl_r->copyCount, vkl_r->stride);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdCopyMemoryIndirectNV_rest(vkl_r->commandBuffer, vkl_r->copyBufferAddress, vkl_r->copyCount, vkl_r->stride); /* the record left unsealed */
 		return;
 	}
@@ -2707,6 +2758,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent_rest(VkCommandBu
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetEvent vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
@@ -2721,7 +2773,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent_rec(VkCommandBuffer comman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetEvent *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetEvent, sizeof(sbt_vk_args_vkCmdSetEvent), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetEvent, 0}};
+	sbt_vk_args_vkCmdSetEvent *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetEvent), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->event = event;
@@ -2731,6 +2784,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent_rec(VkCommandBuffer comman
 			vkl_f.dev->table.CmdSetEvent(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetEvent_rest(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask); /* the record left unsealed */
 		return;
 	}
@@ -2764,6 +2818,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent_rest(VkCommand
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdResetEvent vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
@@ -2778,7 +2833,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent_rec(VkCommandBuffer comm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdResetEvent *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdResetEvent, sizeof(sbt_vk_args_vkCmdResetEvent), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdResetEvent, 0}};
+	sbt_vk_args_vkCmdResetEvent *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdResetEvent), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->event = event;
@@ -2788,6 +2844,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent_rec(VkCommandBuffer comm
 			vkl_f.dev->table.CmdResetEvent(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdResetEvent_rest(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask); /* the record left unsealed */
 		return;
 	}
@@ -2864,6 +2921,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery_rest(VkCommand
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBeginQuery vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
@@ -2879,7 +2937,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery_rec(VkCommandBuffer comm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdBeginQuery *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdBeginQuery, sizeof(sbt_vk_args_vkCmdBeginQuery), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdBeginQuery, 0}};
+	sbt_vk_args_vkCmdBeginQuery *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdBeginQuery), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->queryPool = queryPool;
@@ -2890,6 +2949,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery_rec(VkCommandBuffer comm
 			vkl_f.dev->table.CmdBeginQuery(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query, vkl_r->flags);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdBeginQuery_rest(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query, vkl_r->flags); /* the record left unsealed */
 		return;
 	}
@@ -2924,6 +2984,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery_rest(VkCommandBu
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndQuery vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
@@ -2938,7 +2999,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery_rec(VkCommandBuffer comman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdEndQuery *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndQuery, sizeof(sbt_vk_args_vkCmdEndQuery), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdEndQuery, 0}};
+	sbt_vk_args_vkCmdEndQuery *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndQuery), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->queryPool = queryPool;
@@ -2948,6 +3010,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery_rec(VkCommandBuffer comman
 			vkl_f.dev->table.CmdEndQuery(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdEndQuery_rest(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query); /* the record left unsealed */
 		return;
 	}
@@ -2994,6 +3057,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEX
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndConditionalRenderingEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_x->table.CmdEndConditionalRenderingEXT(vkl_a.commandBuffer);
@@ -3006,7 +3070,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT_rec(VkCo
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdEndConditionalRenderingEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, 0}};
+	sbt_vk_args_vkCmdEndConditionalRenderingEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
@@ -3014,6 +3079,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT_rec(VkCo
 			vkl_f.dev->table.CmdEndConditionalRenderingEXT(vkl_r->commandBuffer);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdEndConditionalRenderingEXT_rest(vkl_r->commandBuffer); /* the record left unsealed */
 		return;
 	}
@@ -3045,6 +3111,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool_rest(VkCom
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdResetQueryPool vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
 		vkl_a.firstQuery = firstQuery;
@@ -3060,7 +3127,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool_rec(VkCommandBuffer 
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdResetQueryPool *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdResetQueryPool, sizeof(sbt_vk_args_vkCmdResetQueryPool), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdResetQueryPool, 0}};
+	sbt_vk_args_vkCmdResetQueryPool *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdResetQueryPool), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->queryPool = queryPool;
@@ -3071,6 +3139,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool_rec(VkCommandBuffer 
 			vkl_f.dev->table.CmdResetQueryPool(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->firstQuery, vkl_r->queryCount);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdResetQueryPool_rest(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->firstQuery, vkl_r->queryCount); /* the record left unsealed */
 		return;
 	}
@@ -3105,6 +3174,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp_rest(VkCom
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWriteTimestamp vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineStage = pipelineStage;
 		vkl_a.queryPool = queryPool;
@@ -3120,7 +3190,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp_rec(VkCommandBuffer 
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdWriteTimestamp *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdWriteTimestamp, sizeof(sbt_vk_args_vkCmdWriteTimestamp), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdWriteTimestamp, 0}};
+	sbt_vk_args_vkCmdWriteTimestamp *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdWriteTimestamp), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->pipelineStage = pipelineStage;
@@ -3131,6 +3202,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp_rec(VkCommandBuffer 
 			vkl_f.dev->table.CmdWriteTimestamp(vkl_r->commandBuffer, vkl_r->pipelineStage, vkl_r->queryPool, vkl_r->query);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdWriteTimestamp_rest(vkl_r->commandBuffer, vkl_r->pipelineStage, vkl_r->queryPool, vkl_r->query); /* the record left unsealed */
 		return;
 	}
@@ -3184,6 +3256,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants_rest(VkComm
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdPushConstants vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.layout = layout;
 		vkl_a.stageFlags = stageFlags;
@@ -3201,7 +3274,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants_rec(VkCommandBuffer c
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdPushConstants *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdPushConstants, sizeof(sbt_vk_args_vkCmdPushConstants), 1, offsetof(sbt_vk_args_vkCmdPushConstants, pValues));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdPushConstants, offsetof(sbt_vk_args_vkCmdPushConstants, pValues)}};
+	sbt_vk_args_vkCmdPushConstants *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdPushConstants), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->layout = layout;
@@ -3210,12 +3284,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants_rec(VkCommandBuffer c
 		vkl_r->size = size;
 		vkl_r->pValues = pValues;
 		size_t vkl_n = vkl_r->pValues ? (size_t)((uint64_t)vkl_r->size) * 1 : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pValues, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pValues, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdPushConstants) + vkl_n);
 			vkl_f.dev->table.CmdPushConstants(vkl_r->commandBuffer, vkl_r->layout, vkl_r->stageFlags, vkl_r->offset, vkl_r->size, vkl_r->pValues);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdPushConstants_rest(vkl_r->commandBuffer, vkl_r->layout, vkl_r->stageFlags, vkl_r->offset, vkl_r->size, vkl_r->pValues); /* the record left unsealed */
 		return;
 	}
@@ -3268,6 +3343,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass_rest(VkComman
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdNextSubpass vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.contents = contents;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdNextSubpass, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -3281,7 +3357,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass_rec(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdNextSubpass *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdNextSubpass, sizeof(sbt_vk_args_vkCmdNextSubpass), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdNextSubpass, 0}};
+	sbt_vk_args_vkCmdNextSubpass *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdNextSubpass), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->contents = contents;
@@ -3290,6 +3367,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass_rec(VkCommandBuffer com
 			vkl_f.dev->table.CmdNextSubpass(vkl_r->commandBuffer, vkl_r->contents);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdNextSubpass_rest(vkl_r->commandBuffer, vkl_r->contents); /* the record left unsealed */
 		return;
 	}
@@ -3322,6 +3400,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass_rest(VkComm
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndRenderPass vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRenderPass, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_x->table.CmdEndRenderPass(vkl_a.commandBuffer);
@@ -3334,7 +3413,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass_rec(VkCommandBuffer c
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdEndRenderPass *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndRenderPass, sizeof(sbt_vk_args_vkCmdEndRenderPass), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdEndRenderPass, 0}};
+	sbt_vk_args_vkCmdEndRenderPass *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndRenderPass), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
@@ -3342,6 +3422,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass_rec(VkCommandBuffer c
 			vkl_f.dev->table.CmdEndRenderPass(vkl_r->commandBuffer);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdEndRenderPass_rest(vkl_r->commandBuffer); /* the record left unsealed */
 		return;
 	}
@@ -3946,6 +4027,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT_rest(Vk
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDebugMarkerEndEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdDebugMarkerEndEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_x->table.CmdDebugMarkerEndEXT(vkl_a.commandBuffer);
@@ -3958,7 +4040,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT_rec(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdDebugMarkerEndEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDebugMarkerEndEXT, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDebugMarkerEndEXT, 0}};
+	sbt_vk_args_vkCmdDebugMarkerEndEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
@@ -3966,6 +4049,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT_rec(VkCommandBuff
 			vkl_f.dev->table.CmdDebugMarkerEndEXT(vkl_r->commandBuffer);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdDebugMarkerEndEXT_rest(vkl_r->commandBuffer); /* the record left unsealed */
 		return;
 	}
@@ -4057,6 +4141,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindPipelineShaderGroupNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
 		vkl_a.pipeline = pipeline;
@@ -4072,7 +4157,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV_rec(VkCom
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdBindPipelineShaderGroupNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, 0}};
+	sbt_vk_args_vkCmdBindPipelineShaderGroupNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->pipelineBindPoint = pipelineBindPoint;
@@ -4083,6 +4169,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV_rec(VkCom
 			vkl_f.dev->table.CmdBindPipelineShaderGroupNV(vkl_r->commandBuffer, vkl_r->pipelineBindPoint, vkl_r->pipeline, vkl_r->groupIndex);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdBindPipelineShaderGroupNV_rest(vkl_r->commandBuffer, vkl_r->pipelineBindPoint, vkl_r->pipeline, vkl_r->groupIndex); /* the record left unsealed */
 		return;
 	}
@@ -4817,6 +4904,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask_rest(VkComm
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDeviceMask vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.deviceMask = deviceMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDeviceMask, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -4830,7 +4918,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask_rec(VkCommandBuffer c
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDeviceMask *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDeviceMask, sizeof(sbt_vk_args_vkCmdSetDeviceMask), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDeviceMask, 0}};
+	sbt_vk_args_vkCmdSetDeviceMask *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDeviceMask), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->deviceMask = deviceMask;
@@ -4839,6 +4928,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask_rec(VkCommandBuffer c
 			vkl_f.dev->table.CmdSetDeviceMask(vkl_r->commandBuffer, vkl_r->deviceMask);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDeviceMask_rest(vkl_r->commandBuffer, vkl_r->deviceMask); /* the record left unsealed */
 		return;
 	}
@@ -4871,6 +4961,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR_rest(VkC
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDeviceMaskKHR vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.deviceMask = deviceMask;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDeviceMaskKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -4884,7 +4975,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR_rec(VkCommandBuffe
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDeviceMaskKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDeviceMaskKHR, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDeviceMaskKHR, 0}};
+	sbt_vk_args_vkCmdSetDeviceMaskKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->deviceMask = deviceMask;
@@ -4893,6 +4985,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR_rec(VkCommandBuffe
 			vkl_f.dev->table.CmdSetDeviceMaskKHR(vkl_r->commandBuffer, vkl_r->deviceMask);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDeviceMaskKHR_rest(vkl_r->commandBuffer, vkl_r->deviceMask); /* the record left unsealed */
 		return;
 	}
@@ -4972,6 +5065,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase_rest(VkComma
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDispatchBase vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.baseGroupX = baseGroupX;
 		vkl_a.baseGroupY = baseGroupY;
@@ -4990,7 +5084,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase_rec(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdDispatchBase *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDispatchBase, sizeof(sbt_vk_args_vkCmdDispatchBase), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDispatchBase, 0}};
+	sbt_vk_args_vkCmdDispatchBase *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDispatchBase), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->baseGroupX = baseGroupX;
@@ -5004,6 +5099,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase_rec(VkCommandBuffer co
 			vkl_f.dev->table.CmdDispatchBase(vkl_r->commandBuffer, vkl_r->baseGroupX, vkl_r->baseGroupY, vkl_r->baseGroupZ, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdDispatchBase_rest(vkl_r->commandBuffer, vkl_r->baseGroupX, vkl_r->baseGroupY, vkl_r->baseGroupZ, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ); /* the record left unsealed */
 		return;
 	}
@@ -5041,6 +5137,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR_rest(VkCo
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDispatchBaseKHR vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.baseGroupX = baseGroupX;
 		vkl_a.baseGroupY = baseGroupY;
@@ -5059,7 +5156,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR_rec(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdDispatchBaseKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDispatchBaseKHR, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDispatchBaseKHR, 0}};
+	sbt_vk_args_vkCmdDispatchBaseKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->baseGroupX = baseGroupX;
@@ -5073,6 +5171,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR_rec(VkCommandBuffer
 			vkl_f.dev->table.CmdDispatchBaseKHR(vkl_r->commandBuffer, vkl_r->baseGroupX, vkl_r->baseGroupY, vkl_r->baseGroupZ, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdDispatchBaseKHR_rest(vkl_r->commandBuffer, vkl_r->baseGroupX, vkl_r->baseGroupY, vkl_r->baseGroupZ, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ); /* the record left unsealed */
 		return;
 	}
@@ -5313,6 +5412,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV_res
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewportWScalingNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstViewport = firstViewport;
 		vkl_a.viewportCount = viewportCount;
@@ -5328,19 +5428,21 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetViewportWScalingNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWScalingNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV), 1, offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, pViewportWScalings));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetViewportWScalingNV, offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, pViewportWScalings)}};
+	sbt_vk_args_vkCmdSetViewportWScalingNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstViewport = firstViewport;
 		vkl_r->viewportCount = viewportCount;
 		vkl_r->pViewportWScalings = pViewportWScalings;
 		size_t vkl_n = vkl_r->pViewportWScalings ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewportWScalings) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pViewportWScalings, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pViewportWScalings, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV) + vkl_n);
 			vkl_f.dev->table.CmdSetViewportWScalingNV(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewportWScalings);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetViewportWScalingNV_rest(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewportWScalings); /* the record left unsealed */
 		return;
 	}
@@ -5377,6 +5479,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT_re
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDiscardRectangleEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstDiscardRectangle = firstDiscardRectangle;
 		vkl_a.discardRectangleCount = discardRectangleCount;
@@ -5392,19 +5495,21 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDiscardRectangleEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT), 1, offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles)}};
+	sbt_vk_args_vkCmdSetDiscardRectangleEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstDiscardRectangle = firstDiscardRectangle;
 		vkl_r->discardRectangleCount = discardRectangleCount;
 		vkl_r->pDiscardRectangles = pDiscardRectangles;
 		size_t vkl_n = vkl_r->pDiscardRectangles ? (size_t)((uint64_t)vkl_r->discardRectangleCount) * sizeof(*vkl_r->pDiscardRectangles) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pDiscardRectangles, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pDiscardRectangles, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetDiscardRectangleEXT(vkl_r->commandBuffer, vkl_r->firstDiscardRectangle, vkl_r->discardRectangleCount, vkl_r->pDiscardRectangles);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDiscardRectangleEXT_rest(vkl_r->commandBuffer, vkl_r->firstDiscardRectangle, vkl_r->discardRectangleCount, vkl_r->pDiscardRectangles); /* the record left unsealed */
 		return;
 	}
@@ -6047,6 +6152,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT_res
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndDebugUtilsLabelEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_x->table.CmdEndDebugUtilsLabelEXT(vkl_a.commandBuffer);
@@ -6059,7 +6165,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdEndDebugUtilsLabelEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, 0}};
+	sbt_vk_args_vkCmdEndDebugUtilsLabelEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
@@ -6067,6 +6174,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT_rec(VkCommand
 			vkl_f.dev->table.CmdEndDebugUtilsLabelEXT(vkl_r->commandBuffer);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdEndDebugUtilsLabelEXT_rest(vkl_r->commandBuffer); /* the record left unsealed */
 		return;
 	}
@@ -6567,6 +6675,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT_rest
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBeginQueryIndexedEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
@@ -6583,7 +6692,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdBeginQueryIndexedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdBeginQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdBeginQueryIndexedEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdBeginQueryIndexedEXT, 0}};
+	sbt_vk_args_vkCmdBeginQueryIndexedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdBeginQueryIndexedEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->queryPool = queryPool;
@@ -6595,6 +6705,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT_rec(VkCommandB
 			vkl_f.dev->table.CmdBeginQueryIndexedEXT(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query, vkl_r->flags, vkl_r->index);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdBeginQueryIndexedEXT_rest(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query, vkl_r->flags, vkl_r->index); /* the record left unsealed */
 		return;
 	}
@@ -6630,6 +6741,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT_rest(V
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndQueryIndexedEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
@@ -6645,7 +6757,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT_rec(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdEndQueryIndexedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdEndQueryIndexedEXT, 0}};
+	sbt_vk_args_vkCmdEndQueryIndexedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->queryPool = queryPool;
@@ -6656,6 +6769,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT_rec(VkCommandBuf
 			vkl_f.dev->table.CmdEndQueryIndexedEXT(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query, vkl_r->index);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdEndQueryIndexedEXT_rest(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query, vkl_r->index); /* the record left unsealed */
 		return;
 	}
@@ -6708,6 +6822,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV_res
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetExclusiveScissorNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstExclusiveScissor = firstExclusiveScissor;
 		vkl_a.exclusiveScissorCount = exclusiveScissorCount;
@@ -6723,19 +6838,21 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetExclusiveScissorNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetExclusiveScissorNV, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV), 1, offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetExclusiveScissorNV, offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors)}};
+	sbt_vk_args_vkCmdSetExclusiveScissorNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstExclusiveScissor = firstExclusiveScissor;
 		vkl_r->exclusiveScissorCount = exclusiveScissorCount;
 		vkl_r->pExclusiveScissors = pExclusiveScissors;
 		size_t vkl_n = vkl_r->pExclusiveScissors ? (size_t)((uint64_t)vkl_r->exclusiveScissorCount) * sizeof(*vkl_r->pExclusiveScissors) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pExclusiveScissors, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pExclusiveScissors, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV) + vkl_n);
 			vkl_f.dev->table.CmdSetExclusiveScissorNV(vkl_r->commandBuffer, vkl_r->firstExclusiveScissor, vkl_r->exclusiveScissorCount, vkl_r->pExclusiveScissors);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetExclusiveScissorNV_rest(vkl_r->commandBuffer, vkl_r->firstExclusiveScissor, vkl_r->exclusiveScissorCount, vkl_r->pExclusiveScissors); /* the record left unsealed */
 		return;
 	}
@@ -6814,6 +6931,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV_rest(VkCo
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawMeshTasksNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.taskCount = taskCount;
 		vkl_a.firstTask = firstTask;
@@ -6828,7 +6946,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV_rec(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdDrawMeshTasksNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDrawMeshTasksNV, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDrawMeshTasksNV, 0}};
+	sbt_vk_args_vkCmdDrawMeshTasksNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->taskCount = taskCount;
@@ -6838,6 +6957,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV_rec(VkCommandBuffer
 			vkl_f.dev->table.CmdDrawMeshTasksNV(vkl_r->commandBuffer, vkl_r->taskCount, vkl_r->firstTask);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdDrawMeshTasksNV_rest(vkl_r->commandBuffer, vkl_r->taskCount, vkl_r->firstTask); /* the record left unsealed */
 		return;
 	}
@@ -6905,6 +7025,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT_rest(VkC
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawMeshTasksEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.groupCountX = groupCountX;
 		vkl_a.groupCountY = groupCountY;
@@ -6920,7 +7041,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT_rec(VkCommandBuffe
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdDrawMeshTasksEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDrawMeshTasksEXT, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDrawMeshTasksEXT, 0}};
+	sbt_vk_args_vkCmdDrawMeshTasksEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->groupCountX = groupCountX;
@@ -6931,6 +7053,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT_rec(VkCommandBuffe
 			vkl_f.dev->table.CmdDrawMeshTasksEXT(vkl_r->commandBuffer, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdDrawMeshTasksEXT_rest(vkl_r->commandBuffer, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ); /* the record left unsealed */
 		return;
 	}
@@ -7397,6 +7520,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR_res
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdTraceRaysIndirect2KHR vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.indirectDeviceAddress = indirectDeviceAddress;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -7410,7 +7534,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdTraceRaysIndirect2KHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, 0}};
+	sbt_vk_args_vkCmdTraceRaysIndirect2KHR *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->indirectDeviceAddress = indirectDeviceAddress;
@@ -7419,6 +7544,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR_rec(VkCommand
 			vkl_f.dev->table.CmdTraceRaysIndirect2KHR(vkl_r->commandBuffer, vkl_r->indirectDeviceAddress);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdTraceRaysIndirect2KHR_rest(vkl_r->commandBuffer, vkl_r->indirectDeviceAddress); /* the record left unsealed */
 		return;
 	}
@@ -7481,6 +7607,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStac
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineStackSize = pipelineStackSize;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -7494,7 +7621,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_r
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, 0}};
+	sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->pipelineStackSize = pipelineStackSize;
@@ -7503,6 +7631,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_r
 			vkl_f.dev->table.CmdSetRayTracingPipelineStackSizeKHR(vkl_r->commandBuffer, vkl_r->pipelineStackSize);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_rest(vkl_r->commandBuffer, vkl_r->pipelineStackSize); /* the record left unsealed */
 		return;
 	}
@@ -7971,6 +8100,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT_rest(Vk
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLineStippleEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.lineStippleFactor = lineStippleFactor;
 		vkl_a.lineStipplePattern = lineStipplePattern;
@@ -7985,7 +8115,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT_rec(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetLineStippleEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLineStippleEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetLineStippleEXT, 0}};
+	sbt_vk_args_vkCmdSetLineStippleEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->lineStippleFactor = lineStippleFactor;
@@ -7995,6 +8126,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT_rec(VkCommandBuff
 			vkl_f.dev->table.CmdSetLineStippleEXT(vkl_r->commandBuffer, vkl_r->lineStippleFactor, vkl_r->lineStipplePattern);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetLineStippleEXT_rest(vkl_r->commandBuffer, vkl_r->lineStippleFactor, vkl_r->lineStipplePattern); /* the record left unsealed */
 		return;
 	}
@@ -8147,6 +8279,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode_rest(VkComman
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCullMode vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.cullMode = cullMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCullMode, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -8160,7 +8293,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode_rec(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetCullMode *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCullMode, sizeof(sbt_vk_args_vkCmdSetCullMode), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetCullMode, 0}};
+	sbt_vk_args_vkCmdSetCullMode *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetCullMode), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->cullMode = cullMode;
@@ -8169,6 +8303,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode_rec(VkCommandBuffer com
 			vkl_f.dev->table.CmdSetCullMode(vkl_r->commandBuffer, vkl_r->cullMode);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetCullMode_rest(vkl_r->commandBuffer, vkl_r->cullMode); /* the record left unsealed */
 		return;
 	}
@@ -8201,6 +8336,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT_rest(VkCom
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCullModeEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.cullMode = cullMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCullModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -8214,7 +8350,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT_rec(VkCommandBuffer 
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetCullModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCullModeEXT, sizeof(sbt_vk_args_vkCmdSetCullModeEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetCullModeEXT, 0}};
+	sbt_vk_args_vkCmdSetCullModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetCullModeEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->cullMode = cullMode;
@@ -8223,6 +8360,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT_rec(VkCommandBuffer 
 			vkl_f.dev->table.CmdSetCullModeEXT(vkl_r->commandBuffer, vkl_r->cullMode);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetCullModeEXT_rest(vkl_r->commandBuffer, vkl_r->cullMode); /* the record left unsealed */
 		return;
 	}
@@ -8255,6 +8393,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace_rest(VkComma
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetFrontFace vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.frontFace = frontFace;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetFrontFace, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -8268,7 +8407,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace_rec(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetFrontFace *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetFrontFace, sizeof(sbt_vk_args_vkCmdSetFrontFace), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetFrontFace, 0}};
+	sbt_vk_args_vkCmdSetFrontFace *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetFrontFace), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->frontFace = frontFace;
@@ -8277,6 +8417,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace_rec(VkCommandBuffer co
 			vkl_f.dev->table.CmdSetFrontFace(vkl_r->commandBuffer, vkl_r->frontFace);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetFrontFace_rest(vkl_r->commandBuffer, vkl_r->frontFace); /* the record left unsealed */
 		return;
 	}
@@ -8309,6 +8450,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT_rest(VkCo
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetFrontFaceEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.frontFace = frontFace;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetFrontFaceEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -8322,7 +8464,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT_rec(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetFrontFaceEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetFrontFaceEXT, sizeof(sbt_vk_args_vkCmdSetFrontFaceEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetFrontFaceEXT, 0}};
+	sbt_vk_args_vkCmdSetFrontFaceEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetFrontFaceEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->frontFace = frontFace;
@@ -8331,6 +8474,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT_rec(VkCommandBuffer
 			vkl_f.dev->table.CmdSetFrontFaceEXT(vkl_r->commandBuffer, vkl_r->frontFace);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetFrontFaceEXT_rest(vkl_r->commandBuffer, vkl_r->frontFace); /* the record left unsealed */
 		return;
 	}
@@ -8363,6 +8507,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology_rest
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPrimitiveTopology vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveTopology = primitiveTopology;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveTopology, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -8376,7 +8521,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetPrimitiveTopology *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPrimitiveTopology, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopology), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetPrimitiveTopology, 0}};
+	sbt_vk_args_vkCmdSetPrimitiveTopology *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopology), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->primitiveTopology = primitiveTopology;
@@ -8385,6 +8531,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology_rec(VkCommandB
 			vkl_f.dev->table.CmdSetPrimitiveTopology(vkl_r->commandBuffer, vkl_r->primitiveTopology);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetPrimitiveTopology_rest(vkl_r->commandBuffer, vkl_r->primitiveTopology); /* the record left unsealed */
 		return;
 	}
@@ -8417,6 +8564,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT_r
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPrimitiveTopologyEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveTopology = primitiveTopology;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -8430,7 +8578,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT_rec(VkComma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetPrimitiveTopologyEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, 0}};
+	sbt_vk_args_vkCmdSetPrimitiveTopologyEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->primitiveTopology = primitiveTopology;
@@ -8439,6 +8588,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT_rec(VkComma
 			vkl_f.dev->table.CmdSetPrimitiveTopologyEXT(vkl_r->commandBuffer, vkl_r->primitiveTopology);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetPrimitiveTopologyEXT_rest(vkl_r->commandBuffer, vkl_r->primitiveTopology); /* the record left unsealed */
 		return;
 	}
@@ -8471,6 +8621,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount_rest
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewportWithCount vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewports = pViewports;
@@ -8485,18 +8636,20 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetViewportWithCount *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWithCount, sizeof(sbt_vk_args_vkCmdSetViewportWithCount), 1, offsetof(sbt_vk_args_vkCmdSetViewportWithCount, pViewports));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetViewportWithCount, offsetof(sbt_vk_args_vkCmdSetViewportWithCount, pViewports)}};
+	sbt_vk_args_vkCmdSetViewportWithCount *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetViewportWithCount), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->viewportCount = viewportCount;
 		vkl_r->pViewports = pViewports;
 		size_t vkl_n = vkl_r->pViewports ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewports) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pViewports, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pViewports, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportWithCount) + vkl_n);
 			vkl_f.dev->table.CmdSetViewportWithCount(vkl_r->commandBuffer, vkl_r->viewportCount, vkl_r->pViewports);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetViewportWithCount_rest(vkl_r->commandBuffer, vkl_r->viewportCount, vkl_r->pViewports); /* the record left unsealed */
 		return;
 	}
@@ -8532,6 +8685,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT_r
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewportWithCountEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewports = pViewports;
@@ -8546,18 +8700,20 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT_rec(VkComma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetViewportWithCountEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWithCountEXT, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT), 1, offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, pViewports));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetViewportWithCountEXT, offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, pViewports)}};
+	sbt_vk_args_vkCmdSetViewportWithCountEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->viewportCount = viewportCount;
 		vkl_r->pViewports = pViewports;
 		size_t vkl_n = vkl_r->pViewports ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewports) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pViewports, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pViewports, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetViewportWithCountEXT(vkl_r->commandBuffer, vkl_r->viewportCount, vkl_r->pViewports);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetViewportWithCountEXT_rest(vkl_r->commandBuffer, vkl_r->viewportCount, vkl_r->pViewports); /* the record left unsealed */
 		return;
 	}
@@ -8593,6 +8749,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount_rest(
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetScissorWithCount vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.scissorCount = scissorCount;
 		vkl_a.pScissors = pScissors;
@@ -8607,18 +8764,20 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount_rec(VkCommandBu
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetScissorWithCount *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetScissorWithCount, sizeof(sbt_vk_args_vkCmdSetScissorWithCount), 1, offsetof(sbt_vk_args_vkCmdSetScissorWithCount, pScissors));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetScissorWithCount, offsetof(sbt_vk_args_vkCmdSetScissorWithCount, pScissors)}};
+	sbt_vk_args_vkCmdSetScissorWithCount *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetScissorWithCount), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->scissorCount = scissorCount;
 		vkl_r->pScissors = pScissors;
 		size_t vkl_n = vkl_r->pScissors ? (size_t)((uint64_t)vkl_r->scissorCount) * sizeof(*vkl_r->pScissors) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pScissors, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pScissors, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetScissorWithCount) + vkl_n);
 			vkl_f.dev->table.CmdSetScissorWithCount(vkl_r->commandBuffer, vkl_r->scissorCount, vkl_r->pScissors);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetScissorWithCount_rest(vkl_r->commandBuffer, vkl_r->scissorCount, vkl_r->pScissors); /* the record left unsealed */
 		return;
 	}
@@ -8654,6 +8813,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT_re
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetScissorWithCountEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.scissorCount = scissorCount;
 		vkl_a.pScissors = pScissors;
@@ -8668,18 +8828,20 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetScissorWithCountEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetScissorWithCountEXT, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT), 1, offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetScissorWithCountEXT, offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors)}};
+	sbt_vk_args_vkCmdSetScissorWithCountEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->scissorCount = scissorCount;
 		vkl_r->pScissors = pScissors;
 		size_t vkl_n = vkl_r->pScissors ? (size_t)((uint64_t)vkl_r->scissorCount) * sizeof(*vkl_r->pScissors) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pScissors, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pScissors, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetScissorWithCountEXT(vkl_r->commandBuffer, vkl_r->scissorCount, vkl_r->pScissors);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetScissorWithCountEXT_rest(vkl_r->commandBuffer, vkl_r->scissorCount, vkl_r->pScissors); /* the record left unsealed */
 		return;
 	}
@@ -8751,6 +8913,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable_rest(V
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthTestEnable vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthTestEnable = depthTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthTestEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -8764,7 +8927,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable_rec(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDepthTestEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthTestEnable), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthTestEnable, 0}};
+	sbt_vk_args_vkCmdSetDepthTestEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthTestEnable), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthTestEnable = depthTestEnable;
@@ -8773,6 +8937,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable_rec(VkCommandBuf
 			vkl_f.dev->table.CmdSetDepthTestEnable(vkl_r->commandBuffer, vkl_r->depthTestEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDepthTestEnable_rest(vkl_r->commandBuffer, vkl_r->depthTestEnable); /* the record left unsealed */
 		return;
 	}
@@ -8805,6 +8970,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT_res
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthTestEnableEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthTestEnable = depthTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -8818,7 +8984,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDepthTestEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthTestEnableEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, 0}};
+	sbt_vk_args_vkCmdSetDepthTestEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthTestEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthTestEnable = depthTestEnable;
@@ -8827,6 +8994,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT_rec(VkCommand
 			vkl_f.dev->table.CmdSetDepthTestEnableEXT(vkl_r->commandBuffer, vkl_r->depthTestEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDepthTestEnableEXT_rest(vkl_r->commandBuffer, vkl_r->depthTestEnable); /* the record left unsealed */
 		return;
 	}
@@ -8859,6 +9027,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable_rest(
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthWriteEnable vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthWriteEnable = depthWriteEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthWriteEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -8872,7 +9041,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable_rec(VkCommandBu
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDepthWriteEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthWriteEnable, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnable), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthWriteEnable, 0}};
+	sbt_vk_args_vkCmdSetDepthWriteEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnable), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthWriteEnable = depthWriteEnable;
@@ -8881,6 +9051,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable_rec(VkCommandBu
 			vkl_f.dev->table.CmdSetDepthWriteEnable(vkl_r->commandBuffer, vkl_r->depthWriteEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDepthWriteEnable_rest(vkl_r->commandBuffer, vkl_r->depthWriteEnable); /* the record left unsealed */
 		return;
 	}
@@ -8913,6 +9084,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT_re
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthWriteEnableEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthWriteEnable = depthWriteEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -8926,7 +9098,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDepthWriteEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, 0}};
+	sbt_vk_args_vkCmdSetDepthWriteEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthWriteEnable = depthWriteEnable;
@@ -8935,6 +9108,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT_rec(VkComman
 			vkl_f.dev->table.CmdSetDepthWriteEnableEXT(vkl_r->commandBuffer, vkl_r->depthWriteEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDepthWriteEnableEXT_rest(vkl_r->commandBuffer, vkl_r->depthWriteEnable); /* the record left unsealed */
 		return;
 	}
@@ -8967,6 +9141,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp_rest(Vk
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthCompareOp vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthCompareOp = depthCompareOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthCompareOp, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -8980,7 +9155,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp_rec(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDepthCompareOp *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthCompareOp, sizeof(sbt_vk_args_vkCmdSetDepthCompareOp), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthCompareOp, 0}};
+	sbt_vk_args_vkCmdSetDepthCompareOp *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthCompareOp), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthCompareOp = depthCompareOp;
@@ -8989,6 +9165,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp_rec(VkCommandBuff
 			vkl_f.dev->table.CmdSetDepthCompareOp(vkl_r->commandBuffer, vkl_r->depthCompareOp);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDepthCompareOp_rest(vkl_r->commandBuffer, vkl_r->depthCompareOp); /* the record left unsealed */
 		return;
 	}
@@ -9021,6 +9198,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT_rest
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthCompareOpEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthCompareOp = depthCompareOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -9034,7 +9212,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDepthCompareOpEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, sizeof(sbt_vk_args_vkCmdSetDepthCompareOpEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, 0}};
+	sbt_vk_args_vkCmdSetDepthCompareOpEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthCompareOpEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthCompareOp = depthCompareOp;
@@ -9043,6 +9222,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT_rec(VkCommandB
 			vkl_f.dev->table.CmdSetDepthCompareOpEXT(vkl_r->commandBuffer, vkl_r->depthCompareOp);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDepthCompareOpEXT_rest(vkl_r->commandBuffer, vkl_r->depthCompareOp); /* the record left unsealed */
 		return;
 	}
@@ -9075,6 +9255,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable_
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBoundsTestEnable vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBoundsTestEnable = depthBoundsTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -9088,7 +9269,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable_rec(VkComm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDepthBoundsTestEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, 0}};
+	sbt_vk_args_vkCmdSetDepthBoundsTestEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthBoundsTestEnable = depthBoundsTestEnable;
@@ -9097,6 +9279,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable_rec(VkComm
 			vkl_f.dev->table.CmdSetDepthBoundsTestEnable(vkl_r->commandBuffer, vkl_r->depthBoundsTestEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDepthBoundsTestEnable_rest(vkl_r->commandBuffer, vkl_r->depthBoundsTestEnable); /* the record left unsealed */
 		return;
 	}
@@ -9129,6 +9312,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableE
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBoundsTestEnable = depthBoundsTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -9142,7 +9326,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rec(VkC
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, 0}};
+	sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthBoundsTestEnable = depthBoundsTestEnable;
@@ -9151,6 +9336,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rec(VkC
 			vkl_f.dev->table.CmdSetDepthBoundsTestEnableEXT(vkl_r->commandBuffer, vkl_r->depthBoundsTestEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rest(vkl_r->commandBuffer, vkl_r->depthBoundsTestEnable); /* the record left unsealed */
 		return;
 	}
@@ -9183,6 +9369,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable_rest
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilTestEnable vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stencilTestEnable = stencilTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilTestEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -9196,7 +9383,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetStencilTestEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilTestEnable, sizeof(sbt_vk_args_vkCmdSetStencilTestEnable), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetStencilTestEnable, 0}};
+	sbt_vk_args_vkCmdSetStencilTestEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetStencilTestEnable), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->stencilTestEnable = stencilTestEnable;
@@ -9205,6 +9393,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable_rec(VkCommandB
 			vkl_f.dev->table.CmdSetStencilTestEnable(vkl_r->commandBuffer, vkl_r->stencilTestEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetStencilTestEnable_rest(vkl_r->commandBuffer, vkl_r->stencilTestEnable); /* the record left unsealed */
 		return;
 	}
@@ -9237,6 +9426,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT_r
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilTestEnableEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stencilTestEnable = stencilTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -9250,7 +9440,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT_rec(VkComma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetStencilTestEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetStencilTestEnableEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, 0}};
+	sbt_vk_args_vkCmdSetStencilTestEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetStencilTestEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->stencilTestEnable = stencilTestEnable;
@@ -9259,6 +9450,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT_rec(VkComma
 			vkl_f.dev->table.CmdSetStencilTestEnableEXT(vkl_r->commandBuffer, vkl_r->stencilTestEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetStencilTestEnableEXT_rest(vkl_r->commandBuffer, vkl_r->stencilTestEnable); /* the record left unsealed */
 		return;
 	}
@@ -9291,6 +9483,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp_rest(VkComma
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilOp vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
 		vkl_a.failOp = failOp;
@@ -9308,7 +9501,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp_rec(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetStencilOp *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilOp, sizeof(sbt_vk_args_vkCmdSetStencilOp), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetStencilOp, 0}};
+	sbt_vk_args_vkCmdSetStencilOp *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetStencilOp), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->faceMask = faceMask;
@@ -9321,6 +9515,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp_rec(VkCommandBuffer co
 			vkl_f.dev->table.CmdSetStencilOp(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->failOp, vkl_r->passOp, vkl_r->depthFailOp, vkl_r->compareOp);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetStencilOp_rest(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->failOp, vkl_r->passOp, vkl_r->depthFailOp, vkl_r->compareOp); /* the record left unsealed */
 		return;
 	}
@@ -9357,6 +9552,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT_rest(VkCo
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilOpEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
 		vkl_a.failOp = failOp;
@@ -9374,7 +9570,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT_rec(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetStencilOpEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilOpEXT, sizeof(sbt_vk_args_vkCmdSetStencilOpEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetStencilOpEXT, 0}};
+	sbt_vk_args_vkCmdSetStencilOpEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetStencilOpEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->faceMask = faceMask;
@@ -9387,6 +9584,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT_rec(VkCommandBuffer
 			vkl_f.dev->table.CmdSetStencilOpEXT(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->failOp, vkl_r->passOp, vkl_r->depthFailOp, vkl_r->compareOp);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetStencilOpEXT_rest(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->failOp, vkl_r->passOp, vkl_r->depthFailOp, vkl_r->compareOp); /* the record left unsealed */
 		return;
 	}
@@ -9423,6 +9621,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT_
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPatchControlPointsEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.patchControlPoints = patchControlPoints;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -9436,7 +9635,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT_rec(VkComm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetPatchControlPointsEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, sizeof(sbt_vk_args_vkCmdSetPatchControlPointsEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, 0}};
+	sbt_vk_args_vkCmdSetPatchControlPointsEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetPatchControlPointsEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->patchControlPoints = patchControlPoints;
@@ -9445,6 +9645,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT_rec(VkComm
 			vkl_f.dev->table.CmdSetPatchControlPointsEXT(vkl_r->commandBuffer, vkl_r->patchControlPoints);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetPatchControlPointsEXT_rest(vkl_r->commandBuffer, vkl_r->patchControlPoints); /* the record left unsealed */
 		return;
 	}
@@ -9477,6 +9678,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnabl
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRasterizerDiscardEnable vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizerDiscardEnable = rasterizerDiscardEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -9490,7 +9692,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable_rec(VkCo
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetRasterizerDiscardEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, 0}};
+	sbt_vk_args_vkCmdSetRasterizerDiscardEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->rasterizerDiscardEnable = rasterizerDiscardEnable;
@@ -9499,6 +9702,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable_rec(VkCo
 			vkl_f.dev->table.CmdSetRasterizerDiscardEnable(vkl_r->commandBuffer, vkl_r->rasterizerDiscardEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetRasterizerDiscardEnable_rest(vkl_r->commandBuffer, vkl_r->rasterizerDiscardEnable); /* the record left unsealed */
 		return;
 	}
@@ -9531,6 +9735,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnabl
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizerDiscardEnable = rasterizerDiscardEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -9544,7 +9749,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rec(V
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, 0}};
+	sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->rasterizerDiscardEnable = rasterizerDiscardEnable;
@@ -9553,6 +9759,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rec(V
 			vkl_f.dev->table.CmdSetRasterizerDiscardEnableEXT(vkl_r->commandBuffer, vkl_r->rasterizerDiscardEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rest(vkl_r->commandBuffer, vkl_r->rasterizerDiscardEnable); /* the record left unsealed */
 		return;
 	}
@@ -9585,6 +9792,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable_rest(V
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBiasEnable vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBiasEnable = depthBiasEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBiasEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -9598,7 +9806,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable_rec(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDepthBiasEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBiasEnable, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnable), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthBiasEnable, 0}};
+	sbt_vk_args_vkCmdSetDepthBiasEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnable), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthBiasEnable = depthBiasEnable;
@@ -9607,6 +9816,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable_rec(VkCommandBuf
 			vkl_f.dev->table.CmdSetDepthBiasEnable(vkl_r->commandBuffer, vkl_r->depthBiasEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDepthBiasEnable_rest(vkl_r->commandBuffer, vkl_r->depthBiasEnable); /* the record left unsealed */
 		return;
 	}
@@ -9639,6 +9849,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT_res
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBiasEnableEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBiasEnable = depthBiasEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -9652,7 +9863,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDepthBiasEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, 0}};
+	sbt_vk_args_vkCmdSetDepthBiasEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthBiasEnable = depthBiasEnable;
@@ -9661,6 +9873,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT_rec(VkCommand
 			vkl_f.dev->table.CmdSetDepthBiasEnableEXT(vkl_r->commandBuffer, vkl_r->depthBiasEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDepthBiasEnableEXT_rest(vkl_r->commandBuffer, vkl_r->depthBiasEnable); /* the record left unsealed */
 		return;
 	}
@@ -9693,6 +9906,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT_rest(VkComm
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLogicOpEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.logicOp = logicOp;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLogicOpEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -9706,7 +9920,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT_rec(VkCommandBuffer c
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetLogicOpEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLogicOpEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetLogicOpEXT, 0}};
+	sbt_vk_args_vkCmdSetLogicOpEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetLogicOpEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->logicOp = logicOp;
@@ -9715,6 +9930,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT_rec(VkCommandBuffer c
 			vkl_f.dev->table.CmdSetLogicOpEXT(vkl_r->commandBuffer, vkl_r->logicOp);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetLogicOpEXT_rest(vkl_r->commandBuffer, vkl_r->logicOp); /* the record left unsealed */
 		return;
 	}
@@ -9747,6 +9963,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPrimitiveRestartEnable vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveRestartEnable = primitiveRestartEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -9760,7 +9977,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable_rec(VkCom
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetPrimitiveRestartEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, 0}};
+	sbt_vk_args_vkCmdSetPrimitiveRestartEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->primitiveRestartEnable = primitiveRestartEnable;
@@ -9769,6 +9987,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable_rec(VkCom
 			vkl_f.dev->table.CmdSetPrimitiveRestartEnable(vkl_r->commandBuffer, vkl_r->primitiveRestartEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetPrimitiveRestartEnable_rest(vkl_r->commandBuffer, vkl_r->primitiveRestartEnable); /* the record left unsealed */
 		return;
 	}
@@ -9801,6 +10020,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveRestartEnable = primitiveRestartEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -9814,7 +10034,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rec(Vk
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, 0}};
+	sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->primitiveRestartEnable = primitiveRestartEnable;
@@ -9823,6 +10044,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rec(Vk
 			vkl_f.dev->table.CmdSetPrimitiveRestartEnableEXT(vkl_r->commandBuffer, vkl_r->primitiveRestartEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rest(vkl_r->commandBuffer, vkl_r->primitiveRestartEnable); /* the record left unsealed */
 		return;
 	}
@@ -9855,6 +10077,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOrig
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetTessellationDomainOriginEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.domainOrigin = domainOrigin;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -9868,7 +10091,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT_rec(
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetTessellationDomainOriginEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, sizeof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, 0}};
+	sbt_vk_args_vkCmdSetTessellationDomainOriginEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->domainOrigin = domainOrigin;
@@ -9877,6 +10101,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT_rec(
 			vkl_f.dev->table.CmdSetTessellationDomainOriginEXT(vkl_r->commandBuffer, vkl_r->domainOrigin);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetTessellationDomainOriginEXT_rest(vkl_r->commandBuffer, vkl_r->domainOrigin); /* the record left unsealed */
 		return;
 	}
@@ -9909,6 +10134,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT_re
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthClampEnableEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthClampEnable = depthClampEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -9922,7 +10148,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDepthClampEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClampEnableEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, 0}};
+	sbt_vk_args_vkCmdSetDepthClampEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthClampEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthClampEnable = depthClampEnable;
@@ -9931,6 +10158,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT_rec(VkComman
 			vkl_f.dev->table.CmdSetDepthClampEnableEXT(vkl_r->commandBuffer, vkl_r->depthClampEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDepthClampEnableEXT_rest(vkl_r->commandBuffer, vkl_r->depthClampEnable); /* the record left unsealed */
 		return;
 	}
@@ -9963,6 +10191,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT_rest(Vk
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPolygonModeEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.polygonMode = polygonMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPolygonModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -9976,7 +10205,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT_rec(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetPolygonModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPolygonModeEXT, sizeof(sbt_vk_args_vkCmdSetPolygonModeEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetPolygonModeEXT, 0}};
+	sbt_vk_args_vkCmdSetPolygonModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetPolygonModeEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->polygonMode = polygonMode;
@@ -9985,6 +10215,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT_rec(VkCommandBuff
 			vkl_f.dev->table.CmdSetPolygonModeEXT(vkl_r->commandBuffer, vkl_r->polygonMode);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetPolygonModeEXT_rest(vkl_r->commandBuffer, vkl_r->polygonMode); /* the record left unsealed */
 		return;
 	}
@@ -10017,6 +10248,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEX
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRasterizationSamplesEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizationSamples = rasterizationSamples;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -10030,7 +10262,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT_rec(VkCo
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetRasterizationSamplesEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, 0}};
+	sbt_vk_args_vkCmdSetRasterizationSamplesEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->rasterizationSamples = rasterizationSamples;
@@ -10039,6 +10272,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT_rec(VkCo
 			vkl_f.dev->table.CmdSetRasterizationSamplesEXT(vkl_r->commandBuffer, vkl_r->rasterizationSamples);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetRasterizationSamplesEXT_rest(vkl_r->commandBuffer, vkl_r->rasterizationSamples); /* the record left unsealed */
 		return;
 	}
@@ -10071,6 +10305,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT_rest(VkC
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetSampleMaskEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.samples = samples;
 		vkl_a.pSampleMask = pSampleMask;
@@ -10085,18 +10320,20 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT_rec(VkCommandBuffe
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetSampleMaskEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetSampleMaskEXT, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT), 1, offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, pSampleMask));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetSampleMaskEXT, offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, pSampleMask)}};
+	sbt_vk_args_vkCmdSetSampleMaskEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->samples = samples;
 		vkl_r->pSampleMask = pSampleMask;
 		size_t vkl_n = vkl_r->pSampleMask ? (size_t)((uint64_t)((vkl_r->samples + 31) / 32)) * sizeof(*vkl_r->pSampleMask) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pSampleMask, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pSampleMask, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetSampleMaskEXT(vkl_r->commandBuffer, vkl_r->samples, vkl_r->pSampleMask);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetSampleMaskEXT_rest(vkl_r->commandBuffer, vkl_r->samples, vkl_r->pSampleMask); /* the record left unsealed */
 		return;
 	}
@@ -10132,6 +10369,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableE
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.alphaToCoverageEnable = alphaToCoverageEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -10145,7 +10383,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rec(VkC
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, 0}};
+	sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->alphaToCoverageEnable = alphaToCoverageEnable;
@@ -10154,6 +10393,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rec(VkC
 			vkl_f.dev->table.CmdSetAlphaToCoverageEnableEXT(vkl_r->commandBuffer, vkl_r->alphaToCoverageEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rest(vkl_r->commandBuffer, vkl_r->alphaToCoverageEnable); /* the record left unsealed */
 		return;
 	}
@@ -10186,6 +10426,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT_re
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetAlphaToOneEnableEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.alphaToOneEnable = alphaToOneEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -10199,7 +10440,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetAlphaToOneEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, 0}};
+	sbt_vk_args_vkCmdSetAlphaToOneEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->alphaToOneEnable = alphaToOneEnable;
@@ -10208,6 +10450,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT_rec(VkComman
 			vkl_f.dev->table.CmdSetAlphaToOneEnableEXT(vkl_r->commandBuffer, vkl_r->alphaToOneEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetAlphaToOneEnableEXT_rest(vkl_r->commandBuffer, vkl_r->alphaToOneEnable); /* the record left unsealed */
 		return;
 	}
@@ -10240,6 +10483,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT_rest(
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLogicOpEnableEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.logicOpEnable = logicOpEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -10253,7 +10497,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT_rec(VkCommandBu
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetLogicOpEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEnableEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, 0}};
+	sbt_vk_args_vkCmdSetLogicOpEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetLogicOpEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->logicOpEnable = logicOpEnable;
@@ -10262,6 +10507,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT_rec(VkCommandBu
 			vkl_f.dev->table.CmdSetLogicOpEnableEXT(vkl_r->commandBuffer, vkl_r->logicOpEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetLogicOpEnableEXT_rest(vkl_r->commandBuffer, vkl_r->logicOpEnable); /* the record left unsealed */
 		return;
 	}
@@ -10294,6 +10540,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT_re
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetColorBlendEnableEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstAttachment = firstAttachment;
 		vkl_a.attachmentCount = attachmentCount;
@@ -10309,19 +10556,21 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetColorBlendEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT), 1, offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, pColorBlendEnables));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, pColorBlendEnables)}};
+	sbt_vk_args_vkCmdSetColorBlendEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstAttachment = firstAttachment;
 		vkl_r->attachmentCount = attachmentCount;
 		vkl_r->pColorBlendEnables = pColorBlendEnables;
 		size_t vkl_n = vkl_r->pColorBlendEnables ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorBlendEnables) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pColorBlendEnables, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pColorBlendEnables, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetColorBlendEnableEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendEnables);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetColorBlendEnableEXT_rest(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendEnables); /* the record left unsealed */
 		return;
 	}
@@ -10358,6 +10607,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT_
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetColorBlendEquationEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstAttachment = firstAttachment;
 		vkl_a.attachmentCount = attachmentCount;
@@ -10373,19 +10623,21 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT_rec(VkComm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetColorBlendEquationEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT), 1, offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, pColorBlendEquations));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, pColorBlendEquations)}};
+	sbt_vk_args_vkCmdSetColorBlendEquationEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstAttachment = firstAttachment;
 		vkl_r->attachmentCount = attachmentCount;
 		vkl_r->pColorBlendEquations = pColorBlendEquations;
 		size_t vkl_n = vkl_r->pColorBlendEquations ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorBlendEquations) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pColorBlendEquations, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pColorBlendEquations, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetColorBlendEquationEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendEquations);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetColorBlendEquationEXT_rest(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendEquations); /* the record left unsealed */
 		return;
 	}
@@ -10422,6 +10674,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT_rest
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetColorWriteMaskEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstAttachment = firstAttachment;
 		vkl_a.attachmentCount = attachmentCount;
@@ -10437,19 +10690,21 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetColorWriteMaskEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT), 1, offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, pColorWriteMasks));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, pColorWriteMasks)}};
+	sbt_vk_args_vkCmdSetColorWriteMaskEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstAttachment = firstAttachment;
 		vkl_r->attachmentCount = attachmentCount;
 		vkl_r->pColorWriteMasks = pColorWriteMasks;
 		size_t vkl_n = vkl_r->pColorWriteMasks ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorWriteMasks) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pColorWriteMasks, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pColorWriteMasks, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetColorWriteMaskEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorWriteMasks);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetColorWriteMaskEXT_rest(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorWriteMasks); /* the record left unsealed */
 		return;
 	}
@@ -10486,6 +10741,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRasterizationStreamEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizationStream = rasterizationStream;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -10499,7 +10755,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT_rec(VkCom
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetRasterizationStreamEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationStreamEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, 0}};
+	sbt_vk_args_vkCmdSetRasterizationStreamEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetRasterizationStreamEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->rasterizationStream = rasterizationStream;
@@ -10508,6 +10765,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT_rec(VkCom
 			vkl_f.dev->table.CmdSetRasterizationStreamEXT(vkl_r->commandBuffer, vkl_r->rasterizationStream);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetRasterizationStreamEXT_rest(vkl_r->commandBuffer, vkl_r->rasterizationStream); /* the record left unsealed */
 		return;
 	}
@@ -10540,6 +10798,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizat
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.conservativeRasterizationMode = conservativeRasterizationMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -10553,7 +10812,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, 0}};
+	sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->conservativeRasterizationMode = conservativeRasterizationMode;
@@ -10562,6 +10822,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT
 			vkl_f.dev->table.CmdSetConservativeRasterizationModeEXT(vkl_r->commandBuffer, vkl_r->conservativeRasterizationMode);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetConservativeRasterizationModeEXT_rest(vkl_r->commandBuffer, vkl_r->conservativeRasterizationMode); /* the record left unsealed */
 		return;
 	}
@@ -10594,6 +10855,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOveresti
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.extraPrimitiveOverestimationSize = extraPrimitiveOverestimationSize;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -10607,7 +10869,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSize
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, sizeof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, 0}};
+	sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->extraPrimitiveOverestimationSize = extraPrimitiveOverestimationSize;
@@ -10616,6 +10879,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSize
 			vkl_f.dev->table.CmdSetExtraPrimitiveOverestimationSizeEXT(vkl_r->commandBuffer, vkl_r->extraPrimitiveOverestimationSize);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetExtraPrimitiveOverestimationSizeEXT_rest(vkl_r->commandBuffer, vkl_r->extraPrimitiveOverestimationSize); /* the record left unsealed */
 		return;
 	}
@@ -10648,6 +10912,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT_res
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthClipEnableEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthClipEnable = depthClipEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -10661,7 +10926,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDepthClipEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipEnableEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, 0}};
+	sbt_vk_args_vkCmdSetDepthClipEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthClipEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthClipEnable = depthClipEnable;
@@ -10670,6 +10936,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT_rec(VkCommand
 			vkl_f.dev->table.CmdSetDepthClipEnableEXT(vkl_r->commandBuffer, vkl_r->depthClipEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDepthClipEnableEXT_rest(vkl_r->commandBuffer, vkl_r->depthClipEnable); /* the record left unsealed */
 		return;
 	}
@@ -10702,6 +10969,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableE
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetSampleLocationsEnableEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.sampleLocationsEnable = sampleLocationsEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -10715,7 +10983,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT_rec(VkC
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetSampleLocationsEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, 0}};
+	sbt_vk_args_vkCmdSetSampleLocationsEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->sampleLocationsEnable = sampleLocationsEnable;
@@ -10724,6 +10993,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT_rec(VkC
 			vkl_f.dev->table.CmdSetSampleLocationsEnableEXT(vkl_r->commandBuffer, vkl_r->sampleLocationsEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetSampleLocationsEnableEXT_rest(vkl_r->commandBuffer, vkl_r->sampleLocationsEnable); /* the record left unsealed */
 		return;
 	}
@@ -10756,6 +11026,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT_
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetColorBlendAdvancedEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstAttachment = firstAttachment;
 		vkl_a.attachmentCount = attachmentCount;
@@ -10771,19 +11042,21 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT_rec(VkComm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetColorBlendAdvancedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT), 1, offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, pColorBlendAdvanced));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, pColorBlendAdvanced)}};
+	sbt_vk_args_vkCmdSetColorBlendAdvancedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstAttachment = firstAttachment;
 		vkl_r->attachmentCount = attachmentCount;
 		vkl_r->pColorBlendAdvanced = pColorBlendAdvanced;
 		size_t vkl_n = vkl_r->pColorBlendAdvanced ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorBlendAdvanced) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pColorBlendAdvanced, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pColorBlendAdvanced, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetColorBlendAdvancedEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendAdvanced);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetColorBlendAdvancedEXT_rest(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendAdvanced); /* the record left unsealed */
 		return;
 	}
@@ -10820,6 +11093,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetProvokingVertexModeEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.provokingVertexMode = provokingVertexMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -10833,7 +11107,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT_rec(VkCom
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetProvokingVertexModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, sizeof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, 0}};
+	sbt_vk_args_vkCmdSetProvokingVertexModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->provokingVertexMode = provokingVertexMode;
@@ -10842,6 +11117,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT_rec(VkCom
 			vkl_f.dev->table.CmdSetProvokingVertexModeEXT(vkl_r->commandBuffer, vkl_r->provokingVertexMode);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetProvokingVertexModeEXT_rest(vkl_r->commandBuffer, vkl_r->provokingVertexMode); /* the record left unsealed */
 		return;
 	}
@@ -10874,6 +11150,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeE
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLineRasterizationModeEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.lineRasterizationMode = lineRasterizationMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -10887,7 +11164,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT_rec(VkC
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetLineRasterizationModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, 0}};
+	sbt_vk_args_vkCmdSetLineRasterizationModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->lineRasterizationMode = lineRasterizationMode;
@@ -10896,6 +11174,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT_rec(VkC
 			vkl_f.dev->table.CmdSetLineRasterizationModeEXT(vkl_r->commandBuffer, vkl_r->lineRasterizationMode);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetLineRasterizationModeEXT_rest(vkl_r->commandBuffer, vkl_r->lineRasterizationMode); /* the record left unsealed */
 		return;
 	}
@@ -10928,6 +11207,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT_r
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLineStippleEnableEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stippledLineEnable = stippledLineEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -10941,7 +11221,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT_rec(VkComma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetLineStippleEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEnableEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, 0}};
+	sbt_vk_args_vkCmdSetLineStippleEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetLineStippleEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->stippledLineEnable = stippledLineEnable;
@@ -10950,6 +11231,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT_rec(VkComma
 			vkl_f.dev->table.CmdSetLineStippleEnableEXT(vkl_r->commandBuffer, vkl_r->stippledLineEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetLineStippleEnableEXT_rest(vkl_r->commandBuffer, vkl_r->stippledLineEnable); /* the record left unsealed */
 		return;
 	}
@@ -10982,6 +11264,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneTo
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.negativeOneToOne = negativeOneToOne;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -10995,7 +11278,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rec
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, 0}};
+	sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->negativeOneToOne = negativeOneToOne;
@@ -11004,6 +11288,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rec
 			vkl_f.dev->table.CmdSetDepthClipNegativeOneToOneEXT(vkl_r->commandBuffer, vkl_r->negativeOneToOne);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rest(vkl_r->commandBuffer, vkl_r->negativeOneToOne); /* the record left unsealed */
 		return;
 	}
@@ -11036,6 +11321,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnable
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewportWScalingEnableNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.viewportWScalingEnable = viewportWScalingEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -11049,7 +11335,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV_rec(VkC
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetViewportWScalingEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, 0}};
+	sbt_vk_args_vkCmdSetViewportWScalingEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->viewportWScalingEnable = viewportWScalingEnable;
@@ -11058,6 +11345,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV_rec(VkC
 			vkl_f.dev->table.CmdSetViewportWScalingEnableNV(vkl_r->commandBuffer, vkl_r->viewportWScalingEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetViewportWScalingEnableNV_rest(vkl_r->commandBuffer, vkl_r->viewportWScalingEnable); /* the record left unsealed */
 		return;
 	}
@@ -11090,6 +11378,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV_rest
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewportSwizzleNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstViewport = firstViewport;
 		vkl_a.viewportCount = viewportCount;
@@ -11105,19 +11394,21 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetViewportSwizzleNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportSwizzleNV, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV), 1, offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, pViewportSwizzles));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetViewportSwizzleNV, offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, pViewportSwizzles)}};
+	sbt_vk_args_vkCmdSetViewportSwizzleNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstViewport = firstViewport;
 		vkl_r->viewportCount = viewportCount;
 		vkl_r->pViewportSwizzles = pViewportSwizzles;
 		size_t vkl_n = vkl_r->pViewportSwizzles ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewportSwizzles) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pViewportSwizzles, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pViewportSwizzles, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV) + vkl_n);
 			vkl_f.dev->table.CmdSetViewportSwizzleNV(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewportSwizzles);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetViewportSwizzleNV_rest(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewportSwizzles); /* the record left unsealed */
 		return;
 	}
@@ -11154,6 +11445,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableN
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageToColorEnableNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageToColorEnable = coverageToColorEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -11167,7 +11459,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV_rec(VkCo
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetCoverageToColorEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, 0}};
+	sbt_vk_args_vkCmdSetCoverageToColorEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageToColorEnable = coverageToColorEnable;
@@ -11176,6 +11469,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV_rec(VkCo
 			vkl_f.dev->table.CmdSetCoverageToColorEnableNV(vkl_r->commandBuffer, vkl_r->coverageToColorEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetCoverageToColorEnableNV_rest(vkl_r->commandBuffer, vkl_r->coverageToColorEnable); /* the record left unsealed */
 		return;
 	}
@@ -11208,6 +11502,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocatio
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageToColorLocationNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageToColorLocation = coverageToColorLocation;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -11221,7 +11516,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV_rec(Vk
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetCoverageToColorLocationNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, 0}};
+	sbt_vk_args_vkCmdSetCoverageToColorLocationNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageToColorLocation = coverageToColorLocation;
@@ -11230,6 +11526,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV_rec(Vk
 			vkl_f.dev->table.CmdSetCoverageToColorLocationNV(vkl_r->commandBuffer, vkl_r->coverageToColorLocation);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetCoverageToColorLocationNV_rest(vkl_r->commandBuffer, vkl_r->coverageToColorLocation); /* the record left unsealed */
 		return;
 	}
@@ -11262,6 +11559,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationMode
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageModulationModeNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageModulationMode = coverageModulationMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -11275,7 +11573,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV_rec(VkC
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetCoverageModulationModeNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationModeNV), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, 0}};
+	sbt_vk_args_vkCmdSetCoverageModulationModeNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetCoverageModulationModeNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageModulationMode = coverageModulationMode;
@@ -11284,6 +11583,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV_rec(VkC
 			vkl_f.dev->table.CmdSetCoverageModulationModeNV(vkl_r->commandBuffer, vkl_r->coverageModulationMode);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetCoverageModulationModeNV_rest(vkl_r->commandBuffer, vkl_r->coverageModulationMode); /* the record left unsealed */
 		return;
 	}
@@ -11316,6 +11616,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTabl
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageModulationTableEnable = coverageModulationTableEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -11329,7 +11630,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV_
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, 0}};
+	sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageModulationTableEnable = coverageModulationTableEnable;
@@ -11338,6 +11640,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV_
 			vkl_f.dev->table.CmdSetCoverageModulationTableEnableNV(vkl_r->commandBuffer, vkl_r->coverageModulationTableEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetCoverageModulationTableEnableNV_rest(vkl_r->commandBuffer, vkl_r->coverageModulationTableEnable); /* the record left unsealed */
 		return;
 	}
@@ -11370,6 +11673,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTabl
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageModulationTableNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageModulationTableCount = coverageModulationTableCount;
 		vkl_a.pCoverageModulationTable = pCoverageModulationTable;
@@ -11384,18 +11688,20 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV_rec(Vk
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetCoverageModulationTableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV), 1, offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, pCoverageModulationTable));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, pCoverageModulationTable)}};
+	sbt_vk_args_vkCmdSetCoverageModulationTableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageModulationTableCount = coverageModulationTableCount;
 		vkl_r->pCoverageModulationTable = pCoverageModulationTable;
 		size_t vkl_n = vkl_r->pCoverageModulationTable ? (size_t)((uint64_t)vkl_r->coverageModulationTableCount) * sizeof(*vkl_r->pCoverageModulationTable) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pCoverageModulationTable, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pCoverageModulationTable, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV) + vkl_n);
 			vkl_f.dev->table.CmdSetCoverageModulationTableNV(vkl_r->commandBuffer, vkl_r->coverageModulationTableCount, vkl_r->pCoverageModulationTable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetCoverageModulationTableNV_rest(vkl_r->commandBuffer, vkl_r->coverageModulationTableCount, vkl_r->pCoverageModulationTable); /* the record left unsealed */
 		return;
 	}
@@ -11431,6 +11737,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnable
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetShadingRateImageEnableNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.shadingRateImageEnable = shadingRateImageEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -11444,7 +11751,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV_rec(VkC
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetShadingRateImageEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, sizeof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, 0}};
+	sbt_vk_args_vkCmdSetShadingRateImageEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->shadingRateImageEnable = shadingRateImageEnable;
@@ -11453,6 +11761,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV_rec(VkC
 			vkl_f.dev->table.CmdSetShadingRateImageEnableNV(vkl_r->commandBuffer, vkl_r->shadingRateImageEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetShadingRateImageEnableNV_rest(vkl_r->commandBuffer, vkl_r->shadingRateImageEnable); /* the record left unsealed */
 		return;
 	}
@@ -11485,6 +11794,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeN
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageReductionModeNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageReductionMode = coverageReductionMode;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -11498,7 +11808,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV_rec(VkCo
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetCoverageReductionModeNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageReductionModeNV), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, 0}};
+	sbt_vk_args_vkCmdSetCoverageReductionModeNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetCoverageReductionModeNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageReductionMode = coverageReductionMode;
@@ -11507,6 +11818,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV_rec(VkCo
 			vkl_f.dev->table.CmdSetCoverageReductionModeNV(vkl_r->commandBuffer, vkl_r->coverageReductionMode);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetCoverageReductionModeNV_rest(vkl_r->commandBuffer, vkl_r->coverageReductionMode); /* the record left unsealed */
 		return;
 	}
@@ -11539,6 +11851,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragment
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.representativeFragmentTestEnable = representativeFragmentTestEnable;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
@@ -11552,7 +11865,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnable
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, 0}};
+	sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->representativeFragmentTestEnable = representativeFragmentTestEnable;
@@ -11561,6 +11875,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnable
 			vkl_f.dev->table.CmdSetRepresentativeFragmentTestEnableNV(vkl_r->commandBuffer, vkl_r->representativeFragmentTestEnable);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetRepresentativeFragmentTestEnableNV_rest(vkl_r->commandBuffer, vkl_r->representativeFragmentTestEnable); /* the record left unsealed */
 		return;
 	}
@@ -11920,6 +12235,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnu
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.shadingRate = shadingRate;
 		vkl_a.combinerOps = combinerOps;
@@ -11934,18 +12250,20 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV_rec(Vk
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV), 1, offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps)}};
+	sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->shadingRate = shadingRate;
 		vkl_r->combinerOps = combinerOps;
 		size_t vkl_n = vkl_r->combinerOps ? (size_t)((uint64_t)(2)) * sizeof(*vkl_r->combinerOps) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->combinerOps, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->combinerOps, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV) + vkl_n);
 			vkl_f.dev->table.CmdSetFragmentShadingRateEnumNV(vkl_r->commandBuffer, vkl_r->shadingRate, vkl_r->combinerOps);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetFragmentShadingRateEnumNV_rest(vkl_r->commandBuffer, vkl_r->shadingRate, vkl_r->combinerOps); /* the record left unsealed */
 		return;
 	}
@@ -12011,6 +12329,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT_re
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetColorWriteEnableEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorWriteEnables = pColorWriteEnables;
@@ -12025,18 +12344,20 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetColorWriteEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT), 1, offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables)}};
+	sbt_vk_args_vkCmdSetColorWriteEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->attachmentCount = attachmentCount;
 		vkl_r->pColorWriteEnables = pColorWriteEnables;
 		size_t vkl_n = vkl_r->pColorWriteEnables ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorWriteEnables) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pColorWriteEnables, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pColorWriteEnables, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetColorWriteEnableEXT(vkl_r->commandBuffer, vkl_r->attachmentCount, vkl_r->pColorWriteEnables);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdSetColorWriteEnableEXT_rest(vkl_r->commandBuffer, vkl_r->attachmentCount, vkl_r->pColorWriteEnables); /* the record left unsealed */
 		return;
 	}
@@ -12100,6 +12421,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2_rest(VkComman
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdResetEvent2 vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
@@ -12114,7 +12436,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2_rec(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdResetEvent2 *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdResetEvent2, sizeof(sbt_vk_args_vkCmdResetEvent2), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdResetEvent2, 0}};
+	sbt_vk_args_vkCmdResetEvent2 *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdResetEvent2), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->event = event;
@@ -12124,6 +12447,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2_rec(VkCommandBuffer com
 			vkl_f.dev->table.CmdResetEvent2(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdResetEvent2_rest(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask); /* the record left unsealed */
 		return;
 	}
@@ -12157,6 +12481,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR_rest(VkCom
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdResetEvent2KHR vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
@@ -12171,7 +12496,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR_rec(VkCommandBuffer 
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdResetEvent2KHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdResetEvent2KHR, sizeof(sbt_vk_args_vkCmdResetEvent2KHR), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdResetEvent2KHR, 0}};
+	sbt_vk_args_vkCmdResetEvent2KHR *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdResetEvent2KHR), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->event = event;
@@ -12181,6 +12507,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR_rec(VkCommandBuffer 
 			vkl_f.dev->table.CmdResetEvent2KHR(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdResetEvent2KHR_rest(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask); /* the record left unsealed */
 		return;
 	}
@@ -12270,6 +12597,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2_rest(VkCo
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWriteTimestamp2 vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stage = stage;
 		vkl_a.queryPool = queryPool;
@@ -12285,7 +12613,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2_rec(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdWriteTimestamp2 *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdWriteTimestamp2, sizeof(sbt_vk_args_vkCmdWriteTimestamp2), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdWriteTimestamp2, 0}};
+	sbt_vk_args_vkCmdWriteTimestamp2 *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdWriteTimestamp2), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->stage = stage;
@@ -12296,6 +12625,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2_rec(VkCommandBuffer
 			vkl_f.dev->table.CmdWriteTimestamp2(vkl_r->commandBuffer, vkl_r->stage, vkl_r->queryPool, vkl_r->query);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdWriteTimestamp2_rest(vkl_r->commandBuffer, vkl_r->stage, vkl_r->queryPool, vkl_r->query); /* the record left unsealed */
 		return;
 	}
@@ -12330,6 +12660,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR_rest(V
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWriteTimestamp2KHR vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stage = stage;
 		vkl_a.queryPool = queryPool;
@@ -12345,7 +12676,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR_rec(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdWriteTimestamp2KHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdWriteTimestamp2KHR, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdWriteTimestamp2KHR, 0}};
+	sbt_vk_args_vkCmdWriteTimestamp2KHR *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->stage = stage;
@@ -12356,6 +12688,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR_rec(VkCommandBuf
 			vkl_f.dev->table.CmdWriteTimestamp2KHR(vkl_r->commandBuffer, vkl_r->stage, vkl_r->queryPool, vkl_r->query);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdWriteTimestamp2KHR_rest(vkl_r->commandBuffer, vkl_r->stage, vkl_r->queryPool, vkl_r->query); /* the record left unsealed */
 		return;
 	}
@@ -12628,6 +12961,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV_rest(V
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDecompressMemoryNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.decompressRegionCount = decompressRegionCount;
 		vkl_a.pDecompressMemoryRegions = pDecompressMemoryRegions;
@@ -12642,18 +12976,20 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV_rec(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdDecompressMemoryNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDecompressMemoryNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV), 1, offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, pDecompressMemoryRegions));
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDecompressMemoryNV, offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, pDecompressMemoryRegions)}};
+	sbt_vk_args_vkCmdDecompressMemoryNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->decompressRegionCount = decompressRegionCount;
 		vkl_r->pDecompressMemoryRegions = pDecompressMemoryRegions;
 		size_t vkl_n = vkl_r->pDecompressMemoryRegions ? (size_t)((uint64_t)vkl_r->decompressRegionCount) * sizeof(*vkl_r->pDecompressMemoryRegions) : 0;
-		if (vkl_rec_fast_array((uint8_t *)(vkl_r + 1), vkl_r->pDecompressMemoryRegions, vkl_n) &&
+		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pDecompressMemoryRegions, vkl_n) &&
 		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV) + vkl_n);
 			vkl_f.dev->table.CmdDecompressMemoryNV(vkl_r->commandBuffer, vkl_r->decompressRegionCount, vkl_r->pDecompressMemoryRegions);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdDecompressMemoryNV_rest(vkl_r->commandBuffer, vkl_r->decompressRegionCount, vkl_r->pDecompressMemoryRegions); /* the record left unsealed */
 		return;
 	}
@@ -12689,6 +13025,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectC
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.indirectCommandsAddress = indirectCommandsAddress;
 		vkl_a.indirectCommandsCountAddress = indirectCommandsCountAddress;
@@ -12704,7 +13041,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV_rec
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, 0}};
+	sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->indirectCommandsAddress = indirectCommandsAddress;
@@ -12715,6 +13053,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV_rec
 			vkl_f.dev->table.CmdDecompressMemoryIndirectCountNV(vkl_r->commandBuffer, vkl_r->indirectCommandsAddress, vkl_r->indirectCommandsCountAddress, vkl_r->stride);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdDecompressMemoryIndirectCountNV_rest(vkl_r->commandBuffer, vkl_r->indirectCommandsAddress, vkl_r->indirectCommandsCountAddress, vkl_r->stride); /* the record left unsealed */
 		return;
 	}
@@ -12897,6 +13236,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbed
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
 		vkl_a.layout = layout;
@@ -12912,7 +13252,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSampler
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, 0}};
+	sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->pipelineBindPoint = pipelineBindPoint;
@@ -12923,6 +13264,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSampler
 			vkl_f.dev->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(vkl_r->commandBuffer, vkl_r->pipelineBindPoint, vkl_r->layout, vkl_r->set);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdBindDescriptorBufferEmbeddedSamplersEXT_rest(vkl_r->commandBuffer, vkl_r->pipelineBindPoint, vkl_r->layout, vkl_r->set); /* the record left unsealed */
 		return;
 	}
@@ -13051,6 +13393,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering_rest(VkComma
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndRendering vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRendering, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_x->table.CmdEndRendering(vkl_a.commandBuffer);
@@ -13063,7 +13406,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering_rec(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdEndRendering *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndRendering, sizeof(sbt_vk_args_vkCmdEndRendering), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdEndRendering, 0}};
+	sbt_vk_args_vkCmdEndRendering *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndRendering), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
@@ -13071,6 +13415,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering_rec(VkCommandBuffer co
 			vkl_f.dev->table.CmdEndRendering(vkl_r->commandBuffer);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdEndRendering_rest(vkl_r->commandBuffer); /* the record left unsealed */
 		return;
 	}
@@ -13102,6 +13447,7 @@ VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR_rest(VkCo
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndRenderingKHR vkl_a;
+		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRenderingKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_x->table.CmdEndRenderingKHR(vkl_a.commandBuffer);
@@ -13114,7 +13460,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR_rec(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdEndRenderingKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndRenderingKHR, sizeof(sbt_vk_args_vkCmdEndRenderingKHR), 0, 0);
+	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdEndRenderingKHR, 0}};
+	sbt_vk_args_vkCmdEndRenderingKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndRenderingKHR), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
@@ -13122,6 +13469,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR_rec(VkCommandBuffer
 			vkl_f.dev->table.CmdEndRenderingKHR(vkl_r->commandBuffer);
 			return;
 		}
+		vkl_rec_fast_unsealed(vkl_r);
 		vkl_w_vkCmdEndRenderingKHR_rest(vkl_r->commandBuffer); /* the record left unsealed */
 		return;
 	}
