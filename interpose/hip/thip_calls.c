@@ -313,14 +313,142 @@ static const uint8_t *thip_extra_buffer(void **extra, size_t *len_out)
 	return buf;
 }
 
-/* counted: 1 for a launch, 0 for a failed push (no launch was made). */
+/*
+ * A launch as the program's thread leaves it for the writer thread
+ * (cap_record_begin_deferred; docs/capture.md "Deferred encoding"): the
+ * call's scalars and its function entry (entries are never freed nor
+ * changed: they outlive the trace), followed by params_len argument bytes
+ * (kernelParams gathered at the layout's offsets, zero between) and
+ * extra_len bytes of the `extra` buffer.  The writer makes the record's
+ * payload from it (thip_launch_encode), the same one thip_record would
+ * have made here.
+ */
+typedef struct thip_launch_raw {
+	const thip_fninfo *fi;
+	uint64_t result, handle, shared, stream, ptds, flags, event, value, capture_status;
+	uint32_t grid[3], block[3];
+	uint32_t params_len, extra_len;
+} thip_launch_raw;
+
+/* The payload of a raw launch (cap_encode_fn: on the writer thread, no
+ * capture runtime call).  The sbt_cm_call is filled as thip_launch_record
+ * fills it for a launch (no node, no device: launches are not per-device
+ * records). */
+static size_t thip_launch_encode(const uint8_t *raw, size_t raw_len, uint8_t *out,
+                                 size_t out_cap)
+{
+	thip_launch_raw h;
+	sbt_cm_call c;
+	uint8_t layout[64 * SBT_CM_LAYOUT_BYTES];
+	size_t max, len = 0;
+
+	if (raw_len < sizeof(h))
+		return 0;
+	memcpy(&h, raw, sizeof(h));
+	sbt_cm_call_init(&c);
+	c.result = h.result;
+	c.handle = h.handle;
+	c.grid_x = h.grid[0];
+	c.grid_y = h.grid[1];
+	c.grid_z = h.grid[2];
+	c.block_x = h.block[0];
+	c.block_y = h.block[1];
+	c.block_z = h.block[2];
+	c.shared_mem = h.shared;
+	c.stream = h.stream;
+	c.ptds = h.ptds;
+	c.flags = h.flags;
+	c.event = h.event;
+	c.value = h.value;
+	c.capture_status = h.capture_status;
+	if (h.fi) {
+		c.name = (const uint8_t *)h.fi->name;
+		c.name_len = strlen(h.fi->name);
+	}
+	if (h.fi && h.fi->known) {
+		for (size_t a = 0; a < h.fi->nargs; a++)
+			sbt_cm_layout_put(layout + a * SBT_CM_LAYOUT_BYTES, h.fi->offset[a],
+			                  h.fi->size[a]);
+		c.layout = layout;
+		c.layout_len = h.fi->nargs * SBT_CM_LAYOUT_BYTES;
+	}
+	c.params = raw + sizeof(h);
+	c.params_len = h.params_len;
+	c.extra = raw + sizeof(h) + h.params_len;
+	c.extra_len = h.extra_len;
+	max = sbt_cm_encoded_max(&c);
+	if (max > out_cap)
+		return max;
+	return sbt_cm_encode(&c, out, out_cap, &len) == SBT_OK ? len : 0;
+}
+
+/* A launch's record, left raw for the writer thread to encode: the
+ * program's thread copies the scalars, the argument bytes and the `extra`
+ * buffer (none of which outlives the call) and asks the capture status. */
+static void thip_launch_record_deferred(sbt_cm_hip_call hcall, const thip_launch *l,
+                                        hipError_t r)
+{
+	const thip_fninfo *fi = thip_function_find(l->fn);
+	thip_launch_raw h;
+	const uint8_t *extra = NULL;
+	size_t params_len = 0, extra_len = 0;
+	uint8_t *raw;
+	cap_rec *rec;
+
+	if (fi && fi->known && l->params)
+		params_len = fi->params_len;
+	if (l->extra)
+		extra = thip_extra_buffer(l->extra, &extra_len);
+	memset(&h, 0, sizeof(h));
+	h.fi = fi;
+	h.result = (uint64_t)r;
+	h.handle = l->fn;
+	memcpy(h.grid, l->grid, sizeof(h.grid));
+	memcpy(h.block, l->block, sizeof(h.block));
+	h.shared = l->shared;
+	h.stream = l->stream;
+	h.ptds = (uint64_t)l->ptds;
+	h.flags = l->flags;
+	h.event = l->event;
+	h.value = l->value;
+	h.capture_status = thip_capture_status((hipStream_t)(uintptr_t)l->stream);
+	h.params_len = (uint32_t)params_len;
+	h.extra_len = extra_len <= UINT32_MAX ? (uint32_t)extra_len : 0;
+	raw = cap_record_begin_deferred(SBT_CM_HIP_TYPE(hcall), CAP_REC_WORK, thip_launch_encode,
+	                                sizeof(h) + params_len + h.extra_len, &rec);
+	if (!raw)
+		return;
+	memcpy(raw, &h, sizeof(h));
+	if (params_len) {
+		uint8_t *params = raw + sizeof(h);
+		memset(params, 0, params_len);
+		for (size_t a = 0; a < fi->nargs; a++)
+			if (l->params[a])
+				memcpy(params + fi->offset[a], l->params[a], fi->size[a]);
+	}
+	if (h.extra_len)
+		memcpy(raw + sizeof(h) + params_len, extra, h.extra_len);
+	cap_record_commit(rec, sizeof(h) + params_len + h.extra_len);
+}
+
+/* counted: 1 for a launch, 0 for a failed push (no launch was made).  A
+ * launch's record is encoded by the writer thread; a kernel node's (its
+ * dependencies are the caller's array) here. */
 static void thip_launch_record(sbt_cm_hip_call hcall, const thip_launch *l, hipError_t r,
                                int counted)
 {
-	const thip_fninfo *fi = thip_function_find(l->fn);
+	const thip_fninfo *fi;
 	sbt_cm_call c;
 	uint8_t layout[64 * SBT_CM_LAYOUT_BYTES];
 	uint8_t *params = NULL;
+
+	if (!l->node) {
+		thip_launch_record_deferred(hcall, l, r);
+		if (counted)
+			thip_count_launch();
+		return;
+	}
+	fi = thip_function_find(l->fn);
 
 	sbt_cm_call_init(&c);
 	c.result = (uint64_t)r;

@@ -462,6 +462,55 @@ static int thip_is_hip_name(const char *name)
 }
 
 /*
+ * Whether name is one this library exports while the runtime defines no
+ * function of that very spelling (ROCm 5.2 has hipExtModuleLaunchKernel
+ * only C++-mangled, and no hipGetProcAddress, hipLaunchHostFunc,
+ * hipGraphKernelNodeGetAttribute, hipGraphKernelNodeSetAttribute or
+ * hipTexRefGetMipMappedArray): a lookup that would find our export then
+ * answers as it would without the interposer.  When it is withheld the
+ * failed lookups made here leave dlerror set (thip_lookup's last one).
+ */
+THIP_EARLY static int thip_withheld(const char *name)
+{
+	const char *alias;
+
+	if (!name || !thip_is_hip_name(name) || !thip_slot_by_name(name, &alias))
+		return 0;
+	return !thip_lookup(name);
+}
+
+THIP_EARLY static void *thip_dlsym_absent(void *handle, const char *name)
+{
+	(void)handle;
+	(void)name;
+	return NULL;
+}
+
+/* The dlsym our dlsym jumps into for RTLD_NEXT and RTLD_DEFAULT, asked by
+ * the caller at return address caller: the next one, or, for a name
+ * withheld (above), one that answers NULL.  dlerror then reads as the C
+ * library's for the caller's own object ("LIB: undefined symbol: NAME")
+ * when the caller is a shared object (the lookup is repeated in its
+ * scope); for the main program, whose name the C library takes from argv,
+ * it names the runtime (or this library, when no runtime is known). */
+THIP_EARLY __attribute__((visibility("hidden"))) thip_dlsym_fn thip_dlsym_route(const char *name,
+                                                                               void *caller);
+THIP_EARLY thip_dlsym_fn thip_dlsym_route(const char *name, void *caller)
+{
+	thip_dlsym_fn next = thip_next_dlsym(), libc;
+	struct link_map *lm = NULL;
+	Dl_info di;
+
+	if (!next || !thip_withheld(name))
+		return next;
+	libc = thip_libc_dlsym();
+	if (!thip_is_ours(caller) && dladdr1(caller, &di, (void **)&lm, RTLD_DL_LINKMAP) && lm &&
+	    lm->l_name && lm->l_name[0] && libc(lm, name))
+		(void)libc(RTLD_NEXT, name); /* found in its own scope: keep a message */
+	return thip_dlsym_absent;
+}
+
+/*
  * dlsym.  A program that opens the runtime itself and looks its entry
  * points up on that handle (Triton's HIP driver: dlopen("libamdhip64.so"),
  * dlsym(lib, "hipModuleLaunchKernel")) is handed this library's wrapper of
@@ -475,9 +524,10 @@ static int thip_is_hip_name(const char *name)
  * dlsym jumps into the next one with the caller's return address still on
  * the stack (x86-64, as the trampolines), so they keep their meaning
  * exactly, and an interposer layered after this one still finds the
- * runtime through RTLD_NEXT.  RTLD_DEFAULT needs nothing more: this
- * library comes before the runtime in every scope (LD_PRELOAD), so a hip*
- * name finds its export first.  The next dlsym is the CUDA interposer's
+ * runtime through RTLD_NEXT.  This library comes before the runtime in
+ * every scope (LD_PRELOAD), so a hip* name finds its export first: that is
+ * the wrapper for a name the runtime has, but for one it lacks the lookup
+ * must fail as without us (thip_dlsym_route).  The next dlsym is the CUDA interposer's
  * when tscapture preloads it after this library (it hands out its cu*
  * wrappers in turn), else the C library's.  No lookup made here goes
  * through dlsym again: no recursion.
@@ -496,7 +546,9 @@ __asm__(".text\n"
         "2:	pushq %rdi\n"
         "	pushq %rsi\n"
         "	subq $8, %rsp\n"              /* keep the call 16-byte aligned */
-        "	call thip_next_dlsym\n"
+        "	movq %rsi, %rdi\n"            /* the name */
+        "	movq 24(%rsp), %rsi\n"        /* the caller's return address */
+        "	call thip_dlsym_route\n"
         "	addq $8, %rsp\n"
         "	popq %rsi\n"
         "	popq %rdi\n"
@@ -562,6 +614,10 @@ THIP_EARLY void *thip_dlsym_handle(void *handle, const char *name)
 	r = next(handle, name);
 	if (!r || !name || !thip_is_hip_name(name))
 		return r;
+	/* a handle whose scope holds this library (dlopen(NULL)) found our
+	 * export of a name the runtime lacks: not there without us */
+	if (thip_is_ours(r) && thip_withheld(name))
+		return NULL;
 	ours = thip_adopt(name, r);
 	return ours ? ours : r;
 }

@@ -5,6 +5,10 @@
  * floats with global work sizes (256 work-items in blocks of 64), the
  * result read back.  ROCm 5.2's runtime exports the name C++-mangled only:
  * the program says so and ends (exit status 0 whatever the runtime).
+ * First it says, for the names the HIP interposer exports that ROCm 5.2's
+ * runtime lacks, whether dlsym finds each with RTLD_DEFAULT, RTLD_NEXT and
+ * on the program's own handle (dlopen(NULL)), and whether dlerror is set
+ * when it does not: under tscapture the lines must not change.
  */
 #include <hip/hip_runtime_api.h>
 #include <dlfcn.h>
@@ -15,8 +19,30 @@ typedef hipError_t (*ext_launch_fn)(hipFunction_t, uint32_t, uint32_t, uint32_t,
                                     uint32_t, uint32_t, size_t, hipStream_t, void **, void **,
                                     hipEvent_t, hipEvent_t, uint32_t);
 
+/* "NAME: WHERE=found|absent(dlerror)|absent(no dlerror) ..." for each way
+ * of looking name up. */
+static void lookups(const char *name)
+{
+	void *self = dlopen(NULL, RTLD_LAZY);
+	void *handles[] = {RTLD_DEFAULT, RTLD_NEXT, self};
+	const char *where[] = {"default", "next", "self"};
+	printf("%s:", name);
+	for (int i = 0; i < 3; i++) {
+		void *f;
+		(void)dlerror();
+		f = dlsym(handles[i], name);
+		printf(" %s=%s", where[i], f ? "found" : dlerror() ? "absent(dlerror)" : "absent(no dlerror)");
+	}
+	printf("\n");
+	dlclose(self);
+}
+
 int main(int argc, char **argv)
 {
+	static const char *const lacking[] = {
+		"hipExtModuleLaunchKernel", "hipGetProcAddress", "hipLaunchHostFunc",
+		"hipGraphKernelNodeGetAttribute", "hipGraphKernelNodeSetAttribute",
+		"hipTexRefGetMipMappedArray", "hipMalloc"};
 	enum { N = 256 };
 	static float host[N];
 	hipModule_t mod = NULL;
@@ -28,6 +54,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: hip_ext_cname CODE_OBJECT\n");
 		return 2;
 	}
+	for (size_t i = 0; i < sizeof(lacking) / sizeof(lacking[0]); i++)
+		lookups(lacking[i]);
 	launch = (ext_launch_fn)dlsym(RTLD_DEFAULT, "hipExtModuleLaunchKernel");
 	if (!launch) {
 		printf("no C-named hipExtModuleLaunchKernel\n");
