@@ -278,6 +278,9 @@ static struct {
 static void vkl_trim_snapshot(void);
 static int vkl_trim_hold(int frames);
 static void vkl_trim_thread_exit(void *arg);
+static void vkl_trim_atfork_prepare(void);
+static void vkl_trim_atfork_parent(void);
+static void vkl_trim_atfork_child(void);
 static void vkl_trim_cb_sent(vkl_trim_obj *cb);
 
 static int vkl_trim_prefix(const char *s, const char *p)
@@ -353,6 +356,7 @@ static void vkl_trim_init(void)
 		vkl_trim.cls[c] = k;
 	}
 	pthread_key_create(&vkl_trim_threads.key, vkl_trim_thread_exit);
+	pthread_atfork(vkl_trim_atfork_prepare, vkl_trim_atfork_parent, vkl_trim_atfork_child);
 	/* periodic snapshots of a full capture: recording from the start */
 	if (!cap_windowed())
 		atomic_store(&vkl_trim_g.recorded, 1);
@@ -360,6 +364,31 @@ static void vkl_trim_init(void)
 	cap_on_window_open(vkl_trim_snapshot);
 	cap_on_window_hold(vkl_trim_hold);
 	atomic_store(&vkl_trim_g.ready, 1);
+}
+
+/* A fork child has one thread, the forking one: the other entries are
+ * storage of threads that do not run there, and one caught busy in the
+ * middle of a command buffer's calls would hold a child's snapshot waiting
+ * for ever (vkl_trim_enter's handshake). */
+static void vkl_trim_atfork_prepare(void)
+{
+	pthread_mutex_lock(&vkl_trim_threads.mu);
+}
+
+static void vkl_trim_atfork_parent(void)
+{
+	pthread_mutex_unlock(&vkl_trim_threads.mu);
+}
+
+static void vkl_trim_atfork_child(void)
+{
+	vkl_trim_tls *t = &vkl_trim_t;
+	vkl_trim_threads.head = NULL;
+	if (t->registered) {
+		t->next = NULL;
+		vkl_trim_threads.head = t;
+	}
+	pthread_mutex_unlock(&vkl_trim_threads.mu);
 }
 
 /* Thread exit: out of the list (the storage goes with the thread). */
