@@ -103,6 +103,10 @@ typedef enum sbt_amd_kind {
  * (max = SIZE_MAX trusts the image: a runtime call that gets no length).
  * SBT_AMD_OK with *size_out and *kind_out set, else a status naming why.
  */
+/* Write a reason into why (n bytes, always terminated); nothing when why
+ * is NULL.  The readers' one formatter for their refusals. */
+void sbt_amd_why(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 sbt_amd_status sbt_amd_image_size(const void *p, size_t max, size_t *size_out,
                                   sbt_amd_kind *kind_out);
 

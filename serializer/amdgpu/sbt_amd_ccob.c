@@ -12,7 +12,6 @@
  * more than SBT_AMD_CCOB_RAW_MAX is refused before anything is inflated.
  * The truncated MD5 hash in the header is kept, not checked (no MD5 here).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,18 +28,6 @@
 #define SBT_AMD_CCOB_CHUNK ((size_t)1 << 20)
 /* The first output buffer; it doubles as the stream fills it. */
 #define SBT_AMD_CCOB_FIRST ((size_t)1 << 16)
-
-static void sbt_amd_ccob_why(char *why, size_t n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void sbt_amd_ccob_why(char *why, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-	if (!why || !n)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, n, fmt, ap);
-	va_end(ap);
-}
 
 /*
  * Run the stream of method at src (at most src_max bytes: SIZE_MAX trusts
@@ -67,13 +54,13 @@ static sbt_amd_status sbt_amd_ccob_run(unsigned method, const uint8_t *src, size
 	if (method == SBT_AMD_CCOB_ZLIB) {
 		memset(&zs, 0, sizeof(zs));
 		if (inflateInit(&zs) != Z_OK) {
-			sbt_amd_ccob_why(why, n, "zlib could not start");
+			sbt_amd_why(why, n, "zlib could not start");
 			return SBT_AMD_ERR_NOMEM;
 		}
 		zinit = 1;
 	} else if (!(zd = ZSTD_createDStream()) || ZSTD_isError(ZSTD_initDStream(zd))) {
 		ZSTD_freeDStream(zd);
-		sbt_amd_ccob_why(why, n, "zstd could not start");
+		sbt_amd_why(why, n, "zstd could not start");
 		return SBT_AMD_ERR_NOMEM;
 	}
 	while (!done) {
@@ -88,7 +75,7 @@ static sbt_amd_status sbt_amd_ccob_run(unsigned method, const uint8_t *src, size
 					want = (size_t)raw + 1;
 				if (!(grown = realloc(buf, want))) {
 					st = SBT_AMD_ERR_NOMEM;
-					sbt_amd_ccob_why(why, n, "out of memory inflating %llu bytes",
+					sbt_amd_why(why, n, "out of memory inflating %llu bytes",
 					                 (unsigned long long)raw);
 					goto out_end;
 				}
@@ -97,7 +84,7 @@ static sbt_amd_status sbt_amd_ccob_run(unsigned method, const uint8_t *src, size
 			} else {
 				if (!buf && !(buf = malloc(SBT_AMD_CCOB_FIRST))) {
 					st = SBT_AMD_ERR_NOMEM;
-					sbt_amd_ccob_why(why, n, "out of memory");
+					sbt_amd_why(why, n, "out of memory");
 					goto out_end;
 				}
 				cap = SBT_AMD_CCOB_FIRST;
@@ -117,7 +104,7 @@ static sbt_amd_status sbt_amd_ccob_run(unsigned method, const uint8_t *src, size
 			done = zr == Z_STREAM_END;
 			if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
 				st = zr == Z_MEM_ERROR ? SBT_AMD_ERR_NOMEM : SBT_AMD_ERR_CORRUPT;
-				sbt_amd_ccob_why(why, n, "its zlib stream is damaged near byte %zu (%s)",
+				sbt_amd_why(why, n, "its zlib stream is damaged near byte %zu (%s)",
 				                 taken + got_in, zs.msg ? zs.msg : "no message");
 				goto out_end;
 			}
@@ -129,7 +116,7 @@ static sbt_amd_status sbt_amd_ccob_run(unsigned method, const uint8_t *src, size
 			got_out = ob.pos;
 			if (ZSTD_isError(zr)) {
 				st = SBT_AMD_ERR_CORRUPT;
-				sbt_amd_ccob_why(why, n, "its zstd frame is damaged near byte %zu (%s)",
+				sbt_amd_why(why, n, "its zstd frame is damaged near byte %zu (%s)",
 				                 taken + got_in, ZSTD_getErrorName(zr));
 				goto out_end;
 			}
@@ -140,21 +127,21 @@ static sbt_amd_status sbt_amd_ccob_run(unsigned method, const uint8_t *src, size
 		total += got_out;
 		if (total > raw) {
 			st = SBT_AMD_ERR_CORRUPT;
-			sbt_amd_ccob_why(why, n, "it inflates past the %llu bytes its header states",
+			sbt_amd_why(why, n, "it inflates past the %llu bytes its header states",
 			                 (unsigned long long)raw);
 			goto out_end;
 		}
 		if (!done && !got_in && !got_out && made < cap) {
 			/* no progress with room to make more: the input is spent */
 			st = taken == src_max ? SBT_AMD_ERR_TRUNCATED : SBT_AMD_ERR_CORRUPT;
-			sbt_amd_ccob_why(why, n, "its compressed stream ends after %zu bytes, unfinished",
+			sbt_amd_why(why, n, "its compressed stream ends after %zu bytes, unfinished",
 			                 taken);
 			goto out_end;
 		}
 	}
 	if (total != raw) {
 		st = SBT_AMD_ERR_CORRUPT;
-		sbt_amd_ccob_why(why, n, "it inflates to %llu bytes where its header states %llu",
+		sbt_amd_why(why, n, "it inflates to %llu bytes where its header states %llu",
 		                 (unsigned long long)total, (unsigned long long)raw);
 		goto out_end;
 	}
@@ -183,7 +170,7 @@ sbt_amd_status sbt_amd_ccob_header(const void *image, size_t max, sbt_amd_ccob *
 	if (out)
 		memset(out, 0, sizeof(*out));
 	if (!p || max < 8 || memcmp(p, SBT_AMD_CCOB_MAGIC, 4) != 0) {
-		sbt_amd_ccob_why(why, n, "%s", !p || max < 8 ? "shorter than a compressed bundle's header"
+		sbt_amd_why(why, n, "%s", !p || max < 8 ? "shorter than a compressed bundle's header"
 		                                              : "no CCOB magic");
 		return !p || max < 8 ? SBT_AMD_ERR_TRUNCATED : SBT_AMD_ERR_UNKNOWN;
 	}
@@ -200,12 +187,12 @@ sbt_amd_status sbt_amd_ccob_header(const void *image, size_t max, sbt_amd_ccob *
 		h.head = 32;
 		break;
 	default:
-		sbt_amd_ccob_why(why, n, "compressed bundle version %u (this reader knows 1 to 3)",
+		sbt_amd_why(why, n, "compressed bundle version %u (this reader knows 1 to 3)",
 		                 h.version);
 		return SBT_AMD_ERR_UNSUPPORTED;
 	}
 	if (max < h.head) {
-		sbt_amd_ccob_why(why, n, "%zu bytes: shorter than its version %u header (%llu)", max,
+		sbt_amd_why(why, n, "%zu bytes: shorter than its version %u header (%llu)", max,
 		                 h.version, (unsigned long long)h.head);
 		return SBT_AMD_ERR_TRUNCATED;
 	}
@@ -222,23 +209,23 @@ sbt_amd_status sbt_amd_ccob_header(const void *image, size_t max, sbt_amd_ccob *
 		h.hash = sbt_fmt_load_u64(p + 24);
 	}
 	if (h.method != SBT_AMD_CCOB_ZLIB && h.method != SBT_AMD_CCOB_ZSTD) {
-		sbt_amd_ccob_why(why, n, "compression method %u (zlib is 0, zstd 1)", h.method);
+		sbt_amd_why(why, n, "compression method %u (zlib is 0, zstd 1)", h.method);
 		return SBT_AMD_ERR_UNSUPPORTED;
 	}
 	if (h.raw > SBT_AMD_CCOB_RAW_MAX) {
-		sbt_amd_ccob_why(why, n, "its header states %llu inflated bytes, more than this reader "
+		sbt_amd_why(why, n, "its header states %llu inflated bytes, more than this reader "
 		                 "takes (%llu)", (unsigned long long)h.raw,
 		                 (unsigned long long)SBT_AMD_CCOB_RAW_MAX);
 		return SBT_AMD_ERR_UNSUPPORTED;
 	}
 	if (h.version > 1) {
 		if (h.total < h.head) {
-			sbt_amd_ccob_why(why, n, "its total size %llu is less than its header",
+			sbt_amd_why(why, n, "its total size %llu is less than its header",
 			                 (unsigned long long)h.total);
 			return SBT_AMD_ERR_CORRUPT;
 		}
 		if (h.total > max) {
-			sbt_amd_ccob_why(why, n, "its header states %llu bytes, %zu are given",
+			sbt_amd_why(why, n, "its header states %llu bytes, %zu are given",
 			                 (unsigned long long)h.total, max);
 			return SBT_AMD_ERR_TRUNCATED;
 		}
@@ -247,7 +234,7 @@ sbt_amd_status sbt_amd_ccob_header(const void *image, size_t max, sbt_amd_ccob *
 		 * in its own block headers */
 		size_t f = ZSTD_findFrameCompressedSize(p + h.head, max - (size_t)h.head);
 		if (ZSTD_isError(f)) {
-			sbt_amd_ccob_why(why, n, "version 1 with no total size, and its zstd frame cannot be "
+			sbt_amd_why(why, n, "version 1 with no total size, and its zstd frame cannot be "
 			                 "sized (%s)", ZSTD_getErrorName(f));
 			return ZSTD_getErrorCode(f) == ZSTD_error_srcSize_wrong ? SBT_AMD_ERR_TRUNCATED
 			                                              : SBT_AMD_ERR_CORRUPT;
@@ -284,7 +271,7 @@ sbt_amd_status sbt_amd_ccob_inflate(const void *image, size_t len, uint8_t **out
 		return st;
 	if (used != h.total - h.head) {
 		free(buf);
-		sbt_amd_ccob_why(why, n, "its compressed stream ends after %zu of the %llu bytes its "
+		sbt_amd_why(why, n, "its compressed stream ends after %zu of the %llu bytes its "
 		                 "header gives it", used, (unsigned long long)(h.total - h.head));
 		return SBT_AMD_ERR_CORRUPT;
 	}

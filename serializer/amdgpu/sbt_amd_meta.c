@@ -28,9 +28,7 @@ struct sbt_amd_meta {
 #define SBT_AMD_MAX_KERNELS 65536u
 #define SBT_AMD_MAX_ARGS 4096u
 
-static void sbt_amd_why(char *why, size_t n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void sbt_amd_why(char *why, size_t n, const char *fmt, ...)
+void sbt_amd_why(char *why, size_t n, const char *fmt, ...)
 {
 	va_list ap;
 	if (!why || !n)
