@@ -7,8 +7,11 @@
  * trace so the word replays as 0 and the replayed wait never ends
  * (tests/shell/test_vk_hostile_hang.sh).
  *
- * usage: vk_hang
- * Prints "vk_hang: go 0x600df1a6 result 0x800df1a6 turns 0".
+ * usage: vk_hang [--go N] [--groups N]
+ * Prints "vk_hang: go 0x600df1a6 result 0x800df1a6 turns 0".  --go N
+ * writes N instead (0: the program runs the never-ending case itself) and
+ * --groups N dispatches N workgroups of 64 instead of 65535 (with --go 0,
+ * to time one: the full dispatch takes that times 65535).
  */
 #include "tests/programs/vk_prog.h"
 
@@ -41,14 +44,16 @@ int main(int argc, char **argv)
 	VkCommandPool cpool;
 	VkCommandBuffer cb;
 	VkFence fence;
-	uint32_t *y, gov = VK_HANG_GO;
+	uint32_t *y, gov = VK_HANG_GO, groups = VK_HANG_GROUPS;
 	int i;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--go")) {
 			gov = vkp_parse_u32("vk_hang", argv[i], vkp_next_arg(argc, argv, &i), 0, UINT32_MAX);
+		} else if (!strcmp(argv[i], "--groups")) {
+			groups = vkp_parse_u32("vk_hang", argv[i], vkp_next_arg(argc, argv, &i), 1, 65535);
 		} else {
-			fprintf(stderr, "usage: vk_hang [--go N]\n");
+			fprintf(stderr, "usage: vk_hang [--go N] [--groups N]\n");
 			return strcmp(argv[i], "--help") && strcmp(argv[i], "-h") ? 2 : 0;
 		}
 	}
@@ -91,7 +96,7 @@ int main(int argc, char **argv)
 	VKP_CHECK(&c, vkBeginCommandBuffer(cb, &bi));
 	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
 	vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, NULL);
-	vkCmdDispatch(cb, VK_HANG_GROUPS, 1, 1);
+	vkCmdDispatch(cb, groups, 1, 1);
 	bmb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
 	bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
 	bmb.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
