@@ -30,7 +30,9 @@
 # equal under validation, and the results match vk_compute's without
 # --execute.  Round 0's vkCmdBindPipeline, or its vkCmdBindDescriptorSets,
 # moved ahead of round 0's execute stops with exit 1 at round 0's
-# vkCmdDispatch, naming the compute pipeline or the descriptor sets.
+# vkCmdDispatch, naming the compute pipeline or the descriptor sets; the
+# execute moved after the dispatch (nothing after it reads the state it
+# leaves undefined: a barrier and a copy) replays equal under validation.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -159,4 +161,9 @@ cahead() {
 }
 cahead vkCmdBindPipeline "the compute pipeline it dispatches with"
 cahead vkCmdBindDescriptorSets "the descriptor sets its pipeline's layout has"
-echo "ok: vk_dynstate --execute and vk_compute --execute replay clean under validation, a state no draw reads set ahead of the execute replays; $n_hostile hostile traces stop with exit 1 naming the record"
+"$M" "$T/cex.sbt" "$T/clate.sbt" --move "$CEXEC:$CDISP" >/dev/null || fail "sbt_mutate clate"
+"$I" --dump "$T/clate.sbt" | grep -q "^seq=$((CDISP - 1)) .* vulkan\.vkCmdDispatch " &&
+	"$I" --dump "$T/clate.sbt" | grep -q "^seq=$CDISP .* vulkan\.vkCmdExecuteCommands " ||
+	fail "the execute did not move after the dispatch"
+replays clate "$T/clate.sbt" --validate
+echo "ok: vk_dynstate --execute and vk_compute --execute replay clean under validation, a state no draw reads set ahead of the execute replays, so does an execute moved after the dispatch; $n_hostile hostile traces stop with exit 1 naming the record"
