@@ -459,7 +459,8 @@ fuzz:
 	BUILD=$(BUILD) sh tests/fuzz/replay_mutants.sh $(FUZZ_MUTANTS)
 
 # The Vulkan backend against the null device (tests/fuzz/vk_null.c) with
-# libFuzzer, from tests/fuzz/corpus_vk_null; then VK_NULL_MUTANTS (2000)
+# libFuzzer, from tests/fuzz/corpus_vk_null, its mutations sbt_mutate's
+# checksum-keeping ones (tests/fuzz/sbt_fuzz_mutator.c); then VK_NULL_MUTANTS (2000)
 # structure-aware mutants of each corpus trace (checksums kept valid:
 # tests/fuzz/vk_null_mutants.sh) through the sanitizer build of make asan.
 VK_NULL_MUTANTS ?= 2000
@@ -469,8 +470,8 @@ fuzz-vk-null:
 	@mkdir -p $(BUILD)/fuzz/corpus_vk_null
 	$(MAKE) BUILD=build/fuzzlib CC=clang CFLAGS="-O1 -g" SAN="-fsanitize=fuzzer-no-link,address" \
 		build/fuzzlib/lib/libtsrp.a build/fuzzlib/lib/libtscap.a build/fuzzlib/lib/libtssbt.a
-	clang $(WARN) -O1 -g -fsanitize=fuzzer,address $(CPPFLAGS_ALL) tests/fuzz/fuzz_vk_null.c tests/fuzz/vk_null.c \
-		build/fuzzlib/lib/libtsrp.a build/fuzzlib/lib/libtscap.a build/fuzzlib/lib/libtssbt.a \
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address -Dmain=sbt_mutate_main $(CPPFLAGS_ALL) tests/fuzz/fuzz_vk_null.c \
+		tests/fuzz/vk_null.c tests/fuzz/sbt_mutate.c tests/fuzz/sbt_fuzz_mutator.c build/fuzzlib/lib/libtsrp.a build/fuzzlib/lib/libtscap.a build/fuzzlib/lib/libtssbt.a \
 		$(filter-out -lvulkan,$(LDLIBS_ALL)) -o $(BUILD)/fuzz/fuzz_vk_null
 	cp tests/fuzz/corpus_vk_null/* $(BUILD)/fuzz/corpus_vk_null/
 	$(BUILD)/fuzz/fuzz_vk_null -max_total_time=$(FUZZ_SECONDS) -timeout=30 $(BUILD)/fuzz/corpus_vk_null
@@ -497,8 +498,8 @@ fuzz-cu-replay:
 	@mkdir -p $(BUILD)/fuzz/corpus_cu
 	$(MAKE) BUILD=build/fuzzcu CC=clang CFLAGS="-O1 -g" SAN="-fsanitize=fuzzer-no-link,address,undefined" \
 		$(FUZZ_CU_LIBS) build/fuzzcu/tests/doubles/cuda/libcuda.so.1
-	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -DFUZZ_CU_MUTATOR -Dmain=fz_cu_mutate_main \
-		$(CPPFLAGS_ALL) tests/fuzz/fuzz_cu_replay.c tests/fuzz/sbt_mutate.c $(FUZZ_CU_LIBS) $(LDLIBS_ALL) \
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -Dmain=sbt_mutate_main \
+		$(CPPFLAGS_ALL) tests/fuzz/fuzz_cu_replay.c tests/fuzz/sbt_mutate.c tests/fuzz/sbt_fuzz_mutator.c $(FUZZ_CU_LIBS) $(LDLIBS_ALL) \
 		-o $(BUILD)/fuzz/fuzz_cu_replay
 	cp tests/fixtures/h100/fixed-va/driver_cubin.sbt $(BUILD)/fuzz/corpus_cu/fixed_va_driver_cubin.sbt
 	cp tests/fixtures/h100/as-captured/driver_cubin.sbt $(BUILD)/fuzz/corpus_cu/as_captured_driver_cubin.sbt

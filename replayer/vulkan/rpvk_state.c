@@ -862,6 +862,8 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 	case SBT_VK_CMD_vkDestroySampler:
 	case SBT_VK_CMD_vkDestroyQueryPool:
 	case SBT_VK_CMD_vkDestroyEvent:
+	case SBT_VK_CMD_vkDestroyFence:
+	case SBT_VK_CMD_vkDestroySemaphore:
 		if (r->cur_dev >= 0 && r->cur_dev < RPVK_MAX_DEVICES && r->dev[r->cur_dev].pending &&
 		    rpvk_device_idle(r, r->cur_dev, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
 			return rpvk_fail(r, RP_ERR_TRACE, "the device did not finish within %g s the work "

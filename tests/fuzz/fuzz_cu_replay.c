@@ -15,10 +15,10 @@
  * tests/fuzz/cu_replay_mutants.sh replays N of them through the plain
  * build of this target (tests/fuzz/replay_main.c) under ASan and UBSan.
  * `make fuzz` builds it with libFuzzer too (make fuzz-cu-replay), seeded
- * with the H100 traces, with FUZZ_CU_MUTATOR defined: libFuzzer's
- * mutations are then sbt_mutate's (compiled in with its main renamed
- * fz_cu_mutate_main), which keep every checksum valid, where byte edits
- * would mostly stop at the reader's first checksum.
+ * with the H100 traces and linked with tests/fuzz/sbt_fuzz_mutator.c:
+ * libFuzzer's mutations are then sbt_mutate's, which keep every checksum
+ * valid, where byte edits would mostly stop at the reader's first
+ * checksum.
  *
  * Each input is replayed in a child process of its own (fork, then the
  * decode, the backend and the double in that one process), because the
@@ -93,64 +93,6 @@ static void fz_cu_cleanup(void)
 	if (fz_cu.ready)
 		unlink(fz_cu.path);
 }
-
-#ifdef FUZZ_CU_MUTATOR
-#include <fcntl.h>
-
-size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
-size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
-int fz_cu_mutate_main(int argc, char **argv);
-
-/* sbt_mutate --seed SEED on the input: a trace whose every checksum,
- * size, index and trailer is right.  Byte edits where that fails (the
- * input is no readable trace) or the mutant is too long. */
-size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
-{
-	static char in[PATH_MAX + 8], out[PATH_MAX + 8];
-	char arg0[] = "sbt_mutate", arg3[] = "--seed", arg4[24];
-	char *argv[] = {arg0, in, out, arg3, arg4, NULL};
-	size_t n = 0;
-	int rc, saved, null;
-	FILE *f;
-
-	if (!fz_cu.ready && fz_cu_setup() != 0)
-		return LLVMFuzzerMutate(data, size, max_size);
-	snprintf(in, sizeof(in), "%s.in", fz_cu.path);
-	snprintf(out, sizeof(out), "%s.out", fz_cu.path);
-	snprintf(arg4, sizeof(arg4), "%u", seed);
-	f = fopen(in, "wb");
-	if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
-		return LLVMFuzzerMutate(data, size, max_size);
-	/* sbt_mutate says what it did on stdout: not here. */
-	fflush(stdout);
-	saved = dup(1);
-	null = open("/dev/null", O_WRONLY);
-	if (null >= 0)
-		dup2(null, 1);
-	rc = fz_cu_mutate_main(5, argv);
-	fflush(stdout);
-	if (saved >= 0) {
-		dup2(saved, 1);
-		close(saved);
-	}
-	if (null >= 0)
-		close(null);
-	f = rc == 0 ? fopen(out, "rb") : NULL;
-	if (f) {
-		uint8_t *buf = malloc(max_size + 1);
-		n = buf ? fread(buf, 1, max_size + 1, f) : 0;
-		if (n > max_size)
-			n = 0; /* longer than max_size */
-		if (n)
-			memcpy(data, buf, n);
-		free(buf);
-		fclose(f);
-	}
-	unlink(in);
-	unlink(out);
-	return n ? n : LLVMFuzzerMutate(data, size, max_size);
-}
-#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -17,7 +17,7 @@
  * blobs has found device-written memory captured as host input.
  *
  * usage: vk_compute [--size N] [--submits K] [--labels] [--results FILE]
- *                   [--inputs FILE] [--app-window A-B]
+ *                   [--inputs FILE] [--app-window A-B] [--execute]
  * Prints one line: size, submits, the XXH3-64 hash of every result word
  * read (all rounds, in order) and the first and last results of the last
  * round.  --results writes those result words (little-endian u32, all
@@ -28,6 +28,12 @@
  * --app-window A-B opens a capture window with the in-app API
  * (tracesmith_app.h) before round A (from 1) and closes it after round B's
  * results are read, printing "app window: start RC end RC".
+ * --execute: each round's command buffer first executes a secondary
+ * command buffer (recorded once: it fills a scratch buffer), then binds
+ * the pipeline and the descriptor set and dispatches, as it must, since
+ * executing a secondary leaves the primary's state undefined (the
+ * hostile-trace test moves the binds ahead of the execute:
+ * tests/shell/test_vk_hostile_execute.sh).  The results are the same.
  */
 #include "tests/programs/vk_prog.h"
 #include "tracesmith/tracesmith_app.h"
@@ -36,6 +42,7 @@ typedef struct vkc_opts {
 	uint32_t size;
 	uint32_t submits;
 	int labels;
+	int execute;
 	const char *results;
 	const char *inputs;
 	uint32_t app_first, app_last; /* --app-window, 0: none */
@@ -50,7 +57,8 @@ static void vkc_usage(FILE *f)
 	           "  --labels      VK_EXT_debug_utils labels and object names\n"
 	           "  --results F   write every result word read (u32 LE, all rounds) to F\n"
 	           "  --inputs F    write round 0's input words (u32 LE) to F\n"
-	           "  --app-window A-B  in-app capture window over rounds A..B (from 1)\n");
+	           "  --app-window A-B  in-app capture window over rounds A..B (from 1)\n"
+	           "  --execute     each round executes a secondary command buffer first\n");
 }
 
 static void vkc_parse(int argc, char **argv, vkc_opts *o)
@@ -77,6 +85,8 @@ static void vkc_parse(int argc, char **argv, vkc_opts *o)
 		} else if (!strcmp(a, "--submits")) {
 			o->submits = vkp_parse_u32("vk_compute", a, vkp_next_arg(argc, argv, &i), 1,
 			                           100000);
+		} else if (!strcmp(a, "--execute")) {
+			o->execute = 1;
 		} else if (!strcmp(a, "--labels")) {
 			o->labels = 1;
 		} else if (!strcmp(a, "--results")) {
@@ -99,7 +109,7 @@ int main(int argc, char **argv)
 	vkc_opts o;
 	int app_start = TRACESMITH_APP_NOT_CAPTURING;
 	vkp_ctx c;
-	vkp_buffer params, inputs, work, readback;
+	vkp_buffer params, inputs, work, readback, scratch;
 	VkDescriptorPoolSize psizes[2] = { { VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1 },
 		                               { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 } };
 	VkDescriptorPoolCreateInfo dpci = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
@@ -115,7 +125,7 @@ int main(int argc, char **argv)
 	VkShaderModule mod;
 	VkPipeline pipe;
 	VkCommandPool cpool;
-	VkCommandBuffer cb;
+	VkCommandBuffer cb, sec = VK_NULL_HANDLE;
 	VkFence fence;
 	XXH3_state_t *hs;
 	uint8_t *all_results = NULL;
@@ -165,6 +175,18 @@ int main(int argc, char **argv)
 	cbai.commandBufferCount = 1;
 	VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &cb));
 	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fence));
+	memset(&scratch, 0, sizeof(scratch));
+	if (o.execute) {
+		VkCommandBufferInheritanceInfo inh = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO };
+		VkCommandBufferBeginInfo sbi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+		vkp_buffer_create(&c, &scratch, 256, VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0, 0, 0);
+		cbai.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &sec));
+		sbi.pInheritanceInfo = &inh;
+		VKP_CHECK(&c, vkBeginCommandBuffer(sec, &sbi));
+		vkCmdFillBuffer(sec, scratch.buf, 0, VK_WHOLE_SIZE, 0x5a5a5a5au);
+		VKP_CHECK(&c, vkEndCommandBuffer(sec));
+	}
 
 	hs = XXH3_createState();
 	if (!hs || XXH3_64bits_reset(hs) != XXH_OK)
@@ -205,6 +227,8 @@ int main(int argc, char **argv)
 		VKP_CHECK(&c, vkBeginCommandBuffer(cb, &bi));
 		snprintf(label, sizeof(label), "vk_compute round %u", (unsigned)r);
 		vkp_cmd_label_begin(&c, cb, label);
+		if (sec)
+			vkCmdExecuteCommands(cb, 1, &sec);
 		vkp_compute_record(cb, pipe, layout, set, o.size, &work, &readback);
 		vkp_cmd_label_end(&c, cb);
 		VKP_CHECK(&c, vkEndCommandBuffer(cb));
@@ -258,6 +282,8 @@ int main(int argc, char **argv)
 	vkp_buffer_destroy(&c, &work);
 	vkp_buffer_destroy(&c, &inputs);
 	vkp_buffer_destroy(&c, &params);
+	if (scratch.buf)
+		vkp_buffer_destroy(&c, &scratch);
 	vkp_ctx_finish(&c);
 	return 0;
 }

@@ -24,6 +24,15 @@
 # secondary (what a secondary uses, the submit of the primary that executes
 # it uses: the null device aborted on it, vk_null_mutants.sh seed 1446 of
 # corpus_vk_null/vk_dynstate_execute, now crash_secondary_destroyed).
+# A dispatch after the execute: `vk_compute --execute` executes a secondary
+# (it fills a scratch buffer) at the start of each round, then binds the
+# compute pipeline and the descriptor set and dispatches; its trace replays
+# equal under validation, and the results match vk_compute's without
+# --execute.  Round 0's vkCmdBindPipeline, or its vkCmdBindDescriptorSets,
+# moved ahead of round 0's execute stops with exit 1 at round 0's
+# vkCmdDispatch, naming the compute pipeline or the descriptor sets; the
+# execute moved after the dispatch (nothing after it reads the state it
+# leaves undefined: a barrier and a copy) replays equal under validation.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -114,4 +123,47 @@ hostile scratch "record seq $((SUBMIT + 1)) vkQueueSubmit: command buffer 0x" --
 grep -qF "is executed by the command buffer submitted, and a buffer, image, descriptor set, pipeline or framebuffer it uses was destroyed since it was recorded$TAIL" \
 	"$T/scratch.err" || fail "scratch: $(cat "$T/scratch.err")"
 n_hostile=$((n_hostile + 1))
-echo "ok: vk_dynstate --execute replays clean under validation, a state no draw reads set ahead of the execute replays; $n_hostile hostile traces stop with exit 1 naming the record"
+
+# ---- a dispatch after the execute (vk_compute --execute) -----------------------------
+C=$VK_ENV_BUILD/tests/programs/vk_compute
+vk_env_layers_validation
+vk_env_run "$T/cplain.log" "$C" --submits 2 || fail "vk_compute under validation"
+vk_env_layers_ours
+TRACESMITH_OUTPUT=$T/cex.sbt vk_env_run "$T/cex.capture.log" "$C" --submits 2 --execute ||
+	fail "vk_compute --execute under VK_LAYER_tracesmith and validation"
+vk_env_layers_none
+CH=$(sed -n 's/^vk_compute: size 4096 submits 2 hash \(0x[0-9a-f]*\) .*/\1/p' "$T/cplain.log")
+[ -n "$CH" ] || fail "vk_compute: $(cat "$T/cplain.log")"
+grep -q "^vk_compute: size 4096 submits 2 hash $CH " "$T/cex.capture.log" ||
+	fail "vk_compute --execute: $(cat "$T/cex.capture.log")"
+replays cex "$T/cex.sbt" --validate
+cseq() { # NAME: the first record of call NAME in $T/cex.sbt
+	"$I" --dump "$T/cex.sbt" | sed -n "s/^seq=\([0-9]*\) .* vulkan\.$1 .*/\1/p" | head -n 1
+}
+CEXEC=$(cseq vkCmdExecuteCommands)
+CDISP=$(cseq vkCmdDispatch)
+[ -n "$CEXEC" ] && [ -n "$CDISP" ] && [ "$CEXEC" -lt "$CDISP" ] ||
+	fail "vk_compute --execute's trace lacks its execute or dispatch after it"
+CUNDEF="bound or set before vkCmdExecuteCommands (record seq $((CEXEC + 1))) and not since: executing secondary command buffers leaves the primary command buffer's state undefined$TAIL"
+# cahead CALL WHAT: round 0's CALL moved ahead of its execute is refused at
+# its dispatch, naming WHAT.
+cahead() {
+	s=$(cseq "$1")
+	[ -n "$s" ] && [ "$s" -gt "$CEXEC" ] && [ "$s" -lt "$CDISP" ] ||
+		fail "vk_compute --execute's trace lacks $1 between its execute and dispatch"
+	"$M" "$T/cex.sbt" "$T/cahead_$1.sbt" --move "$s:$CEXEC" >/dev/null || fail "cahead_$1: sbt_mutate"
+	rc=0
+	timeout 120 "$R" "$T/cahead_$1.sbt" >"$T/cahead_$1.out" 2>"$T/cahead_$1.err" || rc=$?
+	[ "$rc" -eq 1 ] || fail "cahead_$1: exit $rc (expected 1): $(cat "$T/cahead_$1.err")"
+	grep -qF "record seq $CDISP vkCmdDispatch: command buffer 0x" "$T/cahead_$1.err" &&
+		grep -qF "uses $2, $CUNDEF" "$T/cahead_$1.err" || fail "cahead_$1: $(cat "$T/cahead_$1.err")"
+	n_hostile=$((n_hostile + 1))
+}
+cahead vkCmdBindPipeline "the compute pipeline it dispatches with"
+cahead vkCmdBindDescriptorSets "the descriptor sets its pipeline's layout has"
+"$M" "$T/cex.sbt" "$T/clate.sbt" --move "$CEXEC:$CDISP" >/dev/null || fail "sbt_mutate clate"
+"$I" --dump "$T/clate.sbt" | grep -q "^seq=$((CDISP - 1)) .* vulkan\.vkCmdDispatch " &&
+	"$I" --dump "$T/clate.sbt" | grep -q "^seq=$CDISP .* vulkan\.vkCmdExecuteCommands " ||
+	fail "the execute did not move after the dispatch"
+replays clate "$T/clate.sbt" --validate
+echo "ok: vk_dynstate --execute and vk_compute --execute replay clean under validation, a state no draw reads set ahead of the execute replays, so does an execute moved after the dispatch; $n_hostile hostile traces stop with exit 1 naming the record"
