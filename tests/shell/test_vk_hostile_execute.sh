@@ -40,7 +40,10 @@
 # replays equal under validation and it draws vk_dynstate's pixels.
 # vkCmdBindIndexBuffer, or vkCmdBindDescriptorSets, moved ahead of the
 # execute stops with exit 1 at the vkCmdDrawIndexed, naming the index
-# buffer or the descriptor sets, with no VUID- line.
+# buffer or the descriptor sets, with no VUID- line; either left out (bound
+# nowhere in the command buffer) stops there too: "has no index buffer bound
+# for the indexed draw", "has no descriptor set bound, and its pipeline's
+# layout has descriptors".
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -208,4 +211,19 @@ iahead() {
 }
 iahead vkCmdBindIndexBuffer "the index buffer the indexed draw reads"
 iahead vkCmdBindDescriptorSets "the descriptor sets its pipeline's layout has"
+# idrop CALL WANT: CALL left out (bound nowhere in the command buffer) is
+# refused at the indexed draw with WANT.
+idrop() {
+	s=$(iseq "$1")
+	"$M" "$T/ix.sbt" "$T/idrop_$1.sbt" --drop "$s" >/dev/null || fail "idrop_$1: sbt_mutate"
+	rc=0
+	timeout 120 "$R" "$T/idrop_$1.sbt" >"$T/idrop_$1.out" 2>"$T/idrop_$1.err" || rc=$?
+	[ "$rc" -eq 1 ] || fail "idrop_$1: exit $rc (expected 1): $(cat "$T/idrop_$1.err")"
+	grep -qF "record seq $IDRAW vkCmdDrawIndexed: command buffer 0x" "$T/idrop_$1.err" &&
+		grep -qF "$2$TAIL" "$T/idrop_$1.err" || fail "idrop_$1: $(cat "$T/idrop_$1.err")"
+	! grep -q "VUID-" "$T/idrop_$1.err" "$T/idrop_$1.out" || fail "idrop_$1: a VUID- line: $(cat "$T/idrop_$1.err")"
+	n_hostile=$((n_hostile + 1))
+}
+idrop vkCmdBindIndexBuffer "has no index buffer bound for the indexed draw"
+idrop vkCmdBindDescriptorSets "has no descriptor set bound, and its pipeline's layout has descriptors"
 echo "ok: vk_dynstate --execute (with --indexed too) and vk_compute --execute replay clean under validation, a state no draw reads set ahead of the execute replays, so does an execute moved after the dispatch; $n_hostile hostile traces stop with exit 1 naming the record"
