@@ -8,13 +8,14 @@
  * follows each command buffer it allocated: initial, recording (and in a
  * render pass or dynamic rendering, or a secondary one continuing a render
  * pass), executable; the pipeline bound at each bind point; whether any
- * descriptor set was bound there.  Before a call it refuses, naming the
- * record, the call and the command buffer:
+ * descriptor set was bound there, and whether an index buffer was.  Before
+ * a call it refuses, naming the record, the call and the command buffer:
  *   - a vkCmd* on a command buffer that is not recording (RPVK_F_CMD);
  *   - a vkCmd* vk.xml says runs inside a render pass with none begun, or
  *     outside one with one begun (renderpass=, RPVK_F_INSIDE/OUTSIDE);
  *   - a draw or dispatch with no pipeline of its kind bound, or with none
  *     of the descriptor sets its pipeline's layout has bindings in bound;
+ *     an indexed draw with no index buffer bound since begin;
  *     a draw whose pipeline leaves a state to the command buffer that the
  *     draw reads (rpvk_shader_dyn_missing: rpvk_shader.c's table), when
  *     that state was never set (since begin, or since a pipeline with it
@@ -77,6 +78,7 @@ typedef struct rpvk_cb {
 	uint64_t pool;            /* live VkCommandPool */
 	uint64_t pipeline[2];     /* live: graphics, compute */
 	uint32_t sets_bound[2];   /* descriptor set binds (any) since begin */
+	uint8_t index_bound;      /* an index buffer bound since begin */
 	uint8_t stale;            /* a buffer, image, descriptor set, pipeline or
 	                             framebuffer it uses was destroyed since it
 	                             was recorded */
@@ -173,6 +175,7 @@ static void rpvk_cb_reset(rpvk_cb *c, uint8_t state)
 	c->pass = RPVK_PASS_NONE;
 	memset(c->pipeline, 0, sizeof(c->pipeline));
 	memset(c->sets_bound, 0, sizeof(c->sets_bound));
+	c->index_bound = 0;
 	memset(c->bound, 0, sizeof(c->bound));
 	c->nneed = 0;
 	c->dyn_set = 0;
@@ -625,6 +628,15 @@ static rp_status rpvk_state_execute(rpvk *r, VkCommandBuffer cb, const sbt_vk_ar
 	return RP_OK;
 }
 
+/* Whether cmd is a draw that reads the index buffer. */
+static int rpvk_cmd_indexed(enum sbt_vk_cmd cmd)
+{
+	return cmd == SBT_VK_CMD_vkCmdDrawIndexed || cmd == SBT_VK_CMD_vkCmdDrawIndexedIndirect ||
+	       cmd == SBT_VK_CMD_vkCmdDrawMultiIndexedEXT || cmd == SBT_VK_CMD_vkCmdDrawIndexedIndirectCount ||
+	       cmd == SBT_VK_CMD_vkCmdDrawIndexedIndirectCountKHR ||
+	       cmd == SBT_VK_CMD_vkCmdDrawIndexedIndirectCountAMD;
+}
+
 /* A draw (k 0) or dispatch (k 1) in a primary command buffer after
  * vkCmdExecuteCommands: what it reads of the state the execute left
  * undefined was set again since (the pipeline, the descriptor sets when
@@ -636,11 +648,7 @@ static rp_status rpvk_state_undefined(rpvk *r, VkCommandBuffer cb, const rpvk_cb
 	const rpvk_sh_pipe *p = rpvk_shader_pipe(r, c->pipeline[k]);
 	const char *what;
 	char why[400];
-	int indexed = cmd == SBT_VK_CMD_vkCmdDrawIndexed || cmd == SBT_VK_CMD_vkCmdDrawIndexedIndirect ||
-	              cmd == SBT_VK_CMD_vkCmdDrawMultiIndexedEXT ||
-	              cmd == SBT_VK_CMD_vkCmdDrawIndexedIndirectCount ||
-	              cmd == SBT_VK_CMD_vkCmdDrawIndexedIndirectCountKHR ||
-	              cmd == SBT_VK_CMD_vkCmdDrawIndexedIndirectCountAMD;
+	int indexed = rpvk_cmd_indexed(cmd);
 	if (c->undef & (RPVK_UNDEF_PIPELINE << k))
 		what = k ? "the compute pipeline it dispatches with" : "the graphics pipeline it draws with";
 	else if ((c->undef & (RPVK_UNDEF_SETS << k)) && rpvk_sobj(r, VK_OBJECT_TYPE_PIPELINE, c->pipeline[k]))
@@ -711,6 +719,8 @@ static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, co
 	if (k >= 0 && !c->sets_bound[k] && rpvk_sobj(r, VK_OBJECT_TYPE_PIPELINE, c->pipeline[k]))
 		return rpvk_state_refuse(r, cb, "has no descriptor set bound, and its pipeline's layout "
 		                                "has descriptors");
+	if (k == 0 && !c->index_bound && rpvk_cmd_indexed(cmd))
+		return rpvk_state_refuse(r, cb, "has no index buffer bound for the indexed draw");
 	if (k >= 0 && c->undef && (st = rpvk_state_undefined(r, cb, c, cmd, k)) != RP_OK)
 		return st;
 	if (k >= 0)
@@ -1506,10 +1516,14 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		/* the same leading member: commandBuffer */
 		rpvk_state_defined(r, *(const VkCommandBuffer *)args, RPVK_UNDEF_VERTEX);
 		break;
-	case SBT_VK_CMD_vkCmdBindIndexBuffer:
-		rpvk_state_defined(r, ((const sbt_vk_args_vkCmdBindIndexBuffer *)args)->commandBuffer,
-		                   RPVK_UNDEF_INDEX);
+	case SBT_VK_CMD_vkCmdBindIndexBuffer: {
+		VkCommandBuffer cb = ((const sbt_vk_args_vkCmdBindIndexBuffer *)args)->commandBuffer;
+		rpvk_cb *c = rpvk_cb_get(r, cb);
+		if (c)
+			c->index_bound = 1;
+		rpvk_state_defined(r, cb, RPVK_UNDEF_INDEX);
 		break;
+	}
 	case SBT_VK_CMD_vkCmdPushConstants:
 		rpvk_state_defined(r, ((const sbt_vk_args_vkCmdPushConstants *)args)->commandBuffer,
 		                   RPVK_UNDEF_PUSH);

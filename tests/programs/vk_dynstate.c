@@ -24,7 +24,7 @@
  * stride.  The blend of "tri" uses the constants (CONSTANT_COLOR).  Then
  * one triangle draw, "line" bound, one line draw.
  *
- * usage: vk_dynstate [--imageless] [--secondary] [--library] [--execute] [--eds3]
+ * usage: vk_dynstate [--imageless] [--secondary] [--library] [--execute] [--indexed] [--eds3]
  *                    [--more] [--inline] [--mrt] [--write-count N]
  *   --imageless   the framebuffer is imageless (VK_FRAMEBUFFER_CREATE_
  *                 IMAGELESS_BIT, core 1.2): its views are given when the
@@ -42,6 +42,11 @@
  *                 render pass (inline) and draws: state set after
  *                 vkCmdExecuteCommands, as the specification asks (it
  *                 leaves the primary's state undefined)
+ *   --indexed     with --execute: the pipeline layout also has a descriptor
+ *                 set (a uniform buffer the shaders do not read), which the
+ *                 primary binds after the execute with an index buffer
+ *                 (indices 0, 1, 2), and the triangle is drawn with
+ *                 vkCmdDrawIndexed: the same pixels
  *   --eds3        VK_EXT_extended_dynamic_state3: both pipelines also
  *                 leave to the command buffer the 16 states lavapipe
  *                 22.3.6 has (tessellation domain origin, depth clamp
@@ -494,10 +499,14 @@ static void vkd_record_state(VkCommandBuffer cb, VkPipeline tri, VkPipelineLayou
 	vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push), push);
 }
 
-/* The two draws ("tri" bound, then "line"). */
-static void vkd_record_calls(VkCommandBuffer cb, VkPipeline line)
+/* The two draws ("tri" bound, then "line"; the triangle with
+ * vkCmdDrawIndexed when indexed, its indices 0, 1, 2). */
+static void vkd_record_calls(VkCommandBuffer cb, VkPipeline line, int indexed)
 {
-	vkCmdDraw(cb, 3, 1, 0, 0);
+	if (indexed)
+		vkCmdDrawIndexed(cb, 3, 1, 0, 0, 0);
+	else
+		vkCmdDraw(cb, 3, 1, 0, 0);
 	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, line);
 	vkCmdDraw(cb, 2, 1, 3, 0);
 }
@@ -618,6 +627,7 @@ static VkPipeline vkd_linked(const vkp_ctx *c, const VkGraphicsPipelineCreateInf
 int main(int argc, char **argv)
 {
 	int imageless = 0, secondary = 0, library = 0, execute = 0, eds3 = 0, more = 0, inl = 0, mrt = 0;
+	int indexed = 0;
 	uint32_t write_count = 2, natt, ncolors;
 	VkShaderModuleCreateInfo code[2];
 	VkDynamicState dyn_all[sizeof(vkd_dyn) / sizeof(vkd_dyn[0]) + sizeof(vkd_dyn3) / sizeof(vkd_dyn3[0]) +
@@ -631,7 +641,17 @@ int main(int argc, char **argv)
 		.stippledLineEnable = VK_TRUE, .lineStippleFactor = 1, .lineStipplePattern = 0xffff
 	};
 	vkp_ctx c;
-	vkp_buffer vbuf, readback, scratch;
+	vkp_buffer vbuf, readback, scratch, ibuf;
+	VkDescriptorSetLayoutBinding dslb = { 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT, NULL };
+	VkDescriptorSetLayoutCreateInfo dslci = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO };
+	VkDescriptorPoolSize dps = { VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1 };
+	VkDescriptorPoolCreateInfo dpci = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
+	VkDescriptorSetAllocateInfo dsai = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
+	VkDescriptorBufferInfo dbi;
+	VkWriteDescriptorSet wds = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET };
+	VkDescriptorSetLayout dsl = VK_NULL_HANDLE;
+	VkDescriptorPool dpool = VK_NULL_HANDLE;
+	VkDescriptorSet dset = VK_NULL_HANDLE;
 	VkFormat dfmt;
 	VkImage cimg, dimg, c2img = VK_NULL_HANDLE;
 	VkDeviceMemory cmem, dmem, c2mem = VK_NULL_HANDLE;
@@ -696,6 +716,8 @@ int main(int argc, char **argv)
 			library = 1;
 		} else if (!strcmp(argv[i], "--execute")) {
 			execute = 1;
+		} else if (!strcmp(argv[i], "--indexed")) {
+			indexed = 1;
 		} else if (!strcmp(argv[i], "--eds3")) {
 			eds3 = 1;
 		} else if (!strcmp(argv[i], "--more")) {
@@ -714,7 +736,7 @@ int main(int argc, char **argv)
 			write_count = (uint32_t)n;
 		} else {
 			fprintf(stderr, "usage: vk_dynstate [--imageless] [--secondary] [--library] [--execute] "
-			        "[--eds3] [--more] [--inline] [--mrt] [--write-count N]\n");
+			        "[--indexed] [--eds3] [--more] [--inline] [--mrt] [--write-count N]\n");
 			return 2;
 		}
 	}
@@ -727,6 +749,10 @@ int main(int argc, char **argv)
 	mo.write_count = mrt ? write_count : 1;
 	if (execute && secondary) {
 		fprintf(stderr, "vk_dynstate: --execute and --secondary do not go together\n");
+		return 2;
+	}
+	if (indexed && !execute) {
+		fprintf(stderr, "vk_dynstate: --indexed goes with --execute\n");
 		return 2;
 	}
 	if (inl && !library) {
@@ -757,6 +783,14 @@ int main(int argc, char **argv)
 	if (execute)
 		vkp_buffer_create(&c, &scratch, 256, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0, 1);
+	if (indexed) {
+		/* the indices at 0, the uniform block the set names at 256 */
+		static const uint32_t idx[3] = { 0, 1, 2 };
+		vkp_buffer_create(&c, &ibuf, 512, VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0, 1);
+		memset(ibuf.map, 0, 512);
+		memcpy(ibuf.map, idx, sizeof(idx));
+	}
 	v = vbuf.map;
 	v[0] = (vkd_vertex){ { 0.0f, -0.8f }, { 1.0f, 0.2f, 0.2f } };
 	v[1] = (vkd_vertex){ { 0.8f, 0.7f }, { 0.2f, 1.0f, 0.2f } };
@@ -827,6 +861,28 @@ int main(int argc, char **argv)
 
 	plci.pushConstantRangeCount = 1;
 	plci.pPushConstantRanges = &pcr;
+	if (indexed) {
+		/* a uniform buffer at set 0 binding 0 (the shaders do not read it) */
+		dslci.bindingCount = 1;
+		dslci.pBindings = &dslb;
+		VKP_CHECK(&c, vkCreateDescriptorSetLayout(c.device, &dslci, NULL, &dsl));
+		dpci.maxSets = 1;
+		dpci.poolSizeCount = 1;
+		dpci.pPoolSizes = &dps;
+		VKP_CHECK(&c, vkCreateDescriptorPool(c.device, &dpci, NULL, &dpool));
+		dsai.descriptorPool = dpool;
+		dsai.descriptorSetCount = 1;
+		dsai.pSetLayouts = &dsl;
+		VKP_CHECK(&c, vkAllocateDescriptorSets(c.device, &dsai, &dset));
+		dbi = (VkDescriptorBufferInfo){ ibuf.buf, 256, 256 };
+		wds.dstSet = dset;
+		wds.descriptorCount = 1;
+		wds.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+		wds.pBufferInfo = &dbi;
+		vkUpdateDescriptorSets(c.device, 1, &wds, 0, NULL);
+		plci.setLayoutCount = 1;
+		plci.pSetLayouts = &dsl;
+	}
 	VKP_CHECK(&c, vkCreatePipelineLayout(c.device, &plci, NULL, &layout));
 	vs = vkp_shader_load(&c, "vk_tri.vert.spv");
 	fs = vkp_shader_load(&c, mrt ? "vk_tri2.frag.spv" : "vk_tri.frag.spv");
@@ -918,7 +974,7 @@ int main(int argc, char **argv)
 		bi.pInheritanceInfo = &inh;
 		VKP_CHECK(&c, vkBeginCommandBuffer(cb2, &bi));
 		vkd_record_state(cb2, tri, layout, vbuf.buf, library, eds3 ? &e3 : NULL, more ? &mo : NULL);
-		vkd_record_calls(cb2, line);
+		vkd_record_calls(cb2, line, 0);
 		VKP_CHECK(&c, vkEndCommandBuffer(cb2));
 		bi.flags = 0;
 		bi.pInheritanceInfo = NULL;
@@ -955,6 +1011,10 @@ int main(int argc, char **argv)
 		/* everything the draws use set after the execute */
 		vkCmdExecuteCommands(cb, 1, &cb2);
 		vkd_record_state(cb, tri, layout, vbuf.buf, library, eds3 ? &e3 : NULL, more ? &mo : NULL);
+		if (indexed) {
+			vkCmdBindIndexBuffer(cb, ibuf.buf, 0, VK_INDEX_TYPE_UINT32);
+			vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &dset, 0, NULL);
+		}
 	}
 	vkCmdBeginRenderPass(cb, &rpbi, secondary ? VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS
 	                                          : VK_SUBPASS_CONTENTS_INLINE);
@@ -963,7 +1023,7 @@ int main(int argc, char **argv)
 	} else {
 		if (!execute)
 			vkd_record_state(cb, tri, layout, vbuf.buf, library, eds3 ? &e3 : NULL, more ? &mo : NULL);
-		vkd_record_calls(cb, line);
+		vkd_record_calls(cb, line, indexed);
 	}
 	vkCmdEndRenderPass(cb);
 	memset(&bic, 0, sizeof(bic));
@@ -994,9 +1054,9 @@ int main(int argc, char **argv)
 			vkp_die(&c, "--mrt: pixel %d of colour attachment 1 is 0x%08x, not its clear colour "
 			        "0x%08x: its colour write enable VK_FALSE did not mask it", i, px, VKD_CLEAR2);
 	}
-	printf("vk_dynstate: %s%s%s%s%s%s%s%shash 0x%016llx\n", imageless ? "imageless " : "",
+	printf("vk_dynstate: %s%s%s%s%s%s%s%s%shash 0x%016llx\n", imageless ? "imageless " : "",
 	       secondary ? "secondary " : "", library ? "library " : "", inl ? "inline " : "",
-	       execute ? "execute " : "", eds3 ? "eds3 " : "", more ? "more " : "", mrt ? "mrt " : "",
+	       execute ? "execute " : "", indexed ? "indexed " : "", eds3 ? "eds3 " : "", more ? "more " : "", mrt ? "mrt " : "",
 	       (unsigned long long)XXH3_64bits(readback.map, VKD_PIXELS * 4 * ncolors));
 
 	vkDestroyFence(c.device, fence, NULL);
@@ -1008,6 +1068,10 @@ int main(int argc, char **argv)
 	vkDestroyShaderModule(c.device, fs, NULL);
 	vkDestroyShaderModule(c.device, vs, NULL);
 	vkDestroyPipelineLayout(c.device, layout, NULL);
+	if (indexed) {
+		vkDestroyDescriptorPool(c.device, dpool, NULL);
+		vkDestroyDescriptorSetLayout(c.device, dsl, NULL);
+	}
 	vkDestroyFramebuffer(c.device, fb, NULL);
 	vkDestroyRenderPass(c.device, rp, NULL);
 	for (i = 1; i >= 0; i--)
@@ -1025,6 +1089,8 @@ int main(int argc, char **argv)
 	if (execute)
 		vkp_buffer_destroy(&c, &scratch);
 	vkp_buffer_destroy(&c, &vbuf);
+	if (indexed)
+		vkp_buffer_destroy(&c, &ibuf);
 	if (inl) {
 		free((void *)code[0].pCode);
 		free((void *)code[1].pCode);

@@ -33,6 +33,17 @@
 # vkCmdDispatch, naming the compute pipeline or the descriptor sets; the
 # execute moved after the dispatch (nothing after it reads the state it
 # leaves undefined: a barrier and a copy) replays equal under validation.
+# An indexed draw with a descriptor set after the execute: `vk_dynstate
+# --execute --indexed` also binds an index buffer and a descriptor set its
+# pipeline's layout has (a uniform buffer the shaders do not read) after
+# the execute and draws the triangle with vkCmdDrawIndexed; its trace
+# replays equal under validation and it draws vk_dynstate's pixels.
+# vkCmdBindIndexBuffer, or vkCmdBindDescriptorSets, moved ahead of the
+# execute stops with exit 1 at the vkCmdDrawIndexed, naming the index
+# buffer or the descriptor sets, with no VUID- line; either left out (bound
+# nowhere in the command buffer) stops there too: "has no index buffer bound
+# for the indexed draw", "has no descriptor set bound, and its pipeline's
+# layout has descriptors".
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -166,4 +177,53 @@ cahead vkCmdBindDescriptorSets "the descriptor sets its pipeline's layout has"
 	"$I" --dump "$T/clate.sbt" | grep -q "^seq=$CDISP .* vulkan\.vkCmdExecuteCommands " ||
 	fail "the execute did not move after the dispatch"
 replays clate "$T/clate.sbt" --validate
-echo "ok: vk_dynstate --execute and vk_compute --execute replay clean under validation, a state no draw reads set ahead of the execute replays, so does an execute moved after the dispatch; $n_hostile hostile traces stop with exit 1 naming the record"
+
+# ---- an indexed draw with a descriptor set after the execute (vk_dynstate --execute --indexed)
+vk_env_layers_ours
+TRACESMITH_OUTPUT=$T/ix.sbt vk_env_run "$T/ix.capture.log" "$P" --execute --indexed ||
+	fail "vk_dynstate --execute --indexed under VK_LAYER_tracesmith and validation"
+vk_env_layers_none
+grep -qx "vk_dynstate: execute indexed hash $H" "$T/ix.capture.log" ||
+	fail "vk_dynstate --execute --indexed: $(cat "$T/ix.capture.log")"
+replays ix "$T/ix.sbt" --validate
+iseq() { # NAME: the first record of call NAME in $T/ix.sbt
+	"$I" --dump "$T/ix.sbt" | sed -n "s/^seq=\([0-9]*\) .* vulkan\.$1 .*/\1/p" | head -n 1
+}
+IEXEC=$(iseq vkCmdExecuteCommands)
+IDRAW=$(iseq vkCmdDrawIndexed)
+[ -n "$IEXEC" ] && [ -n "$IDRAW" ] && [ "$IEXEC" -lt "$IDRAW" ] ||
+	fail "vk_dynstate --execute --indexed's trace lacks its execute or indexed draw after it"
+IUNDEF="bound or set before vkCmdExecuteCommands (record seq $((IEXEC + 1))) and not since: executing secondary command buffers leaves the primary command buffer's state undefined$TAIL"
+# iahead CALL WHAT: CALL moved ahead of the execute is refused at the
+# indexed draw, naming WHAT.
+iahead() {
+	s=$(iseq "$1")
+	[ -n "$s" ] && [ "$s" -gt "$IEXEC" ] && [ "$s" -lt "$IDRAW" ] ||
+		fail "vk_dynstate --execute --indexed's trace lacks $1 between its execute and draw"
+	"$M" "$T/ix.sbt" "$T/iahead_$1.sbt" --move "$s:$IEXEC" >/dev/null || fail "iahead_$1: sbt_mutate"
+	rc=0
+	timeout 120 "$R" "$T/iahead_$1.sbt" >"$T/iahead_$1.out" 2>"$T/iahead_$1.err" || rc=$?
+	[ "$rc" -eq 1 ] || fail "iahead_$1: exit $rc (expected 1): $(cat "$T/iahead_$1.err")"
+	grep -qF "record seq $IDRAW vkCmdDrawIndexed: command buffer 0x" "$T/iahead_$1.err" &&
+		grep -qF "uses $2, $IUNDEF" "$T/iahead_$1.err" || fail "iahead_$1: $(cat "$T/iahead_$1.err")"
+	! grep -q "VUID-" "$T/iahead_$1.err" "$T/iahead_$1.out" || fail "iahead_$1: a VUID- line: $(cat "$T/iahead_$1.err")"
+	n_hostile=$((n_hostile + 1))
+}
+iahead vkCmdBindIndexBuffer "the index buffer the indexed draw reads"
+iahead vkCmdBindDescriptorSets "the descriptor sets its pipeline's layout has"
+# idrop CALL WANT: CALL left out (bound nowhere in the command buffer) is
+# refused at the indexed draw with WANT.
+idrop() {
+	s=$(iseq "$1")
+	"$M" "$T/ix.sbt" "$T/idrop_$1.sbt" --drop "$s" >/dev/null || fail "idrop_$1: sbt_mutate"
+	rc=0
+	timeout 120 "$R" "$T/idrop_$1.sbt" >"$T/idrop_$1.out" 2>"$T/idrop_$1.err" || rc=$?
+	[ "$rc" -eq 1 ] || fail "idrop_$1: exit $rc (expected 1): $(cat "$T/idrop_$1.err")"
+	grep -qF "record seq $IDRAW vkCmdDrawIndexed: command buffer 0x" "$T/idrop_$1.err" &&
+		grep -qF "$2$TAIL" "$T/idrop_$1.err" || fail "idrop_$1: $(cat "$T/idrop_$1.err")"
+	! grep -q "VUID-" "$T/idrop_$1.err" "$T/idrop_$1.out" || fail "idrop_$1: a VUID- line: $(cat "$T/idrop_$1.err")"
+	n_hostile=$((n_hostile + 1))
+}
+idrop vkCmdBindIndexBuffer "has no index buffer bound for the indexed draw"
+idrop vkCmdBindDescriptorSets "has no descriptor set bound, and its pipeline's layout has descriptors"
+echo "ok: vk_dynstate --execute (with --indexed too) and vk_compute --execute replay clean under validation, a state no draw reads set ahead of the execute replays, so does an execute moved after the dispatch; $n_hostile hostile traces stop with exit 1 naming the record"
