@@ -288,6 +288,7 @@ if len(got) != len(want) or bad or not want:
     sys.exit("%d pushes recorded, %d made; %s" % (len(got), len(want), "; ".join(bad[:3])))
 PY
 		fail "$clock: the pushes recorded differ from the program's: $(cat "$T/$clock.check")"
+	vk_env_layers_validation # the replay itself is not captured
 	vk_env_run "$T/$clock.replay.log" "$R" --validate "$T/$clock.sbt" ||
 		fail "$clock: replay: $(tail -5 "$T/$clock.replay.log")"
 done
