@@ -1,0 +1,62 @@
+#!/bin/sh
+# GPU only, run by hand or by tests/gpu/lease.sh (not a test: it is not
+# named test_*.sh).  The Vulkan issue's per-command cost on a fast driver:
+# vk_callbound (default --submits 200 --cmds 4000 --every 1000, 802,002
+# calls) on the NVIDIA driver, plain against captured by tscapture
+# (default settings, and with TRACESMITH_STACKS=none), alternating round
+# by round (GPU_VK_ROUNDS, default 5).  Prints each round's loop_ms (the
+# program's own timing of its recording and submit loop), the medians, the
+# ratio captured/plain and the ns added per call, against the issue's goal
+# (captured at most 2x plain).  Trace sizes too.
+#   BUILD=build sh tests/gpu/bench_vk_callbound.sh
+set -eu
+BUILD=${BUILD:-build}
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$TOP"
+P=$BUILD/tests/programs
+[ -x "$P/vk_callbound" ] || { echo "bench_vk_callbound: $P/vk_callbound is not built; run make" >&2; exit 1; }
+VK_DRIVER_FILES=
+for d in /usr/local/nvidia/share/vulkan/icd.d /usr/share/vulkan/icd.d /etc/vulkan/icd.d; do
+	[ -f "$d/nvidia_icd.json" ] && { VK_DRIVER_FILES=$d/nvidia_icd.json; break; }
+done
+[ -n "$VK_DRIVER_FILES" ] || { echo "bench_vk_callbound: no NVIDIA Vulkan driver manifest (nvidia_icd.json)" >&2; exit 1; }
+export VK_DRIVER_FILES
+unset VK_INSTANCE_LAYERS VK_ADD_LAYER_PATH
+ARGS=${GPU_VK_CALLBOUND:-"--submits 200 --cmds 4000 --every 1000"}
+ROUNDS=${GPU_VK_ROUNDS:-5}
+W=$(mktemp -d "${TMPDIR:-/tmp}/vkcb.XXXXXX")
+trap 'rm -rf "$W"' EXIT INT TERM
+
+# ms MODE: one run's loop_ms (and its trace's size in $W/MODE.size)
+ms() {
+	case $1 in
+	plain) "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
+	layer) "$BUILD/tscapture" -o "$W/l.sbt" -- "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
+	nostack) TRACESMITH_STACKS=none "$BUILD/tscapture" -o "$W/n.sbt" -- "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
+	esac || { echo "bench_vk_callbound: $1 run failed: $(tail -n 3 "$W/e")" >&2; exit 1; }
+	sed -n 's/.* loop_ms \([0-9.]*\).*/\1/p' "$W/o"
+}
+calls=$("$P/vk_callbound" $ARGS | sed -n 's/.* calls \([0-9]*\) .*/\1/p')
+echo "bench_vk_callbound: vk_callbound $ARGS ($calls calls) on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
+: >"$W/plain"
+: >"$W/layer"
+: >"$W/nostack"
+i=1
+while [ "$i" -le "$ROUNDS" ]; do
+	for m in plain layer nostack; do
+		v=$(ms $m)
+		echo "$v" >>"$W/$m"
+		echo "round $i $m loop_ms $v"
+	done
+	i=$((i + 1))
+done
+med() { sort -g "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+p=$(med "$W/plain")
+for m in layer nostack; do
+	c=$(med "$W/$m")
+	awk -v p="$p" -v c="$c" -v n="$calls" -v m="$m" 'BEGIN {
+		r = c / p
+		printf "%s: median loop_ms plain %.1f captured %.1f ratio %.2f, %+.0f ns per call; goal <= 2x plain: %s\n",
+			m, p, c, r, (c - p) * 1e6 / n, r <= 2 ? "met" : "not met" }'
+done
+echo "trace sizes: default $(wc -c <"$W/l.sbt") B, stacks none $(wc -c <"$W/n.sbt") B"
