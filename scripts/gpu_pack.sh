@@ -29,7 +29,7 @@ for f in "$BUILD"/interpose/*.so "$BUILD"/layers/*.so; do
 	strip -o "$B/${f#"$BUILD"/}" "$f"
 done
 cp "$BUILD"/layers/*.json "$B/layers/"
-for p in vk_compute vk_offscreen vk_multithread vk_trim_image vk_race vk_hostmem vk_trim_layouts; do
+for p in vk_compute vk_offscreen vk_multithread vk_trim_image vk_race vk_hostmem vk_trim_layouts vk_callbound; do
 	strip -o "$B/tests/programs/$p" "$BUILD/tests/programs/$p"
 done
 cp "$BUILD"/tests/shaders/*.spv "$B/tests/shaders/"

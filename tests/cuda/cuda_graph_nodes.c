@@ -91,12 +91,13 @@
  *               least the allocation's size), both high watermarks reset
  *               and unused graph memory trimmed (cuDeviceGetGraphMemAttribute,
  *               cuDeviceSetGraphMemAttribute, cuDeviceGraphMemTrim)
- *   --node-attr the last kernel node gets a priority
+ *   --node-attr the last kernel node gets priority 1 (outside the device's
+ *               range) and it is read back, then priority -2
  *               (cuGraphKernelNodeSetAttribute) before instantiation, the
  *               fill node takes its attributes
  *               (cuGraphKernelNodeCopyAttributes), and the fill node's
- *               priority is read back (cuGraphKernelNodeGetAttribute) and
- *               printed
+ *               priority is read back (cuGraphKernelNodeGetAttribute);
+ *               both printed
  *   --host-set  with --host-node: the host node is given a function that
  *               counts two per run (cuGraphHostNodeSetParams, a change
  *               replay does not model) before instantiation
@@ -179,7 +180,7 @@ int main(int argc, char **argv)
 	int exec_set = 0, child = 0, window = 0, destroy = 0, exec_event = 0, capture_to = 0, unordered = 0;
 	int host_src = 0, clone = 0, disable = 0, host_node = 0, set_nodes = 0, update = 0, child_get = 0;
 	int alloc_node = 0, no_free_node = 0, capture_alloc = 0, node_attr = 0, mem_attr = 0, access = 0, gmem_live = 0;
-	int child_mem = 0, host_set = 0, node_prio = -1, memop = 0;
+	int child_mem = 0, host_set = 0, node_attr_read = 0, prio_out = 0, prio_copied = 0, prio_least = 0, prio_greatest = 0, memop = 0;
 	CUgraphNode n_memop = NULL, n_memop2 = NULL;
 	CUstreamBatchMemOpParams mops[3], mop2;
 	CUdeviceptr d_gmem = 0;
@@ -599,12 +600,21 @@ int main(int argc, char **argv)
 	if (node_attr) {
 		CUkernelNodeAttrValue v;
 		memset(&v, 0, sizeof(v));
+		/* 1 is outside the device's range (cuCtxGetStreamPriorityRange:
+		 * 0 least, -5 greatest on the H100), -2 inside it */
 		v.priority = 1;
+		CUP_CK(cuGraphKernelNodeSetAttribute(n_scale, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &v));
+		memset(&v, 0, sizeof(v));
+		CUP_CK(cuGraphKernelNodeGetAttribute(n_scale, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &v));
+		prio_out = v.priority;
+		v.priority = -2;
 		CUP_CK(cuGraphKernelNodeSetAttribute(n_scale, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &v));
 		CUP_CK(cuGraphKernelNodeCopyAttributes(n_fill, n_scale));
 		memset(&v, 0, sizeof(v));
 		CUP_CK(cuGraphKernelNodeGetAttribute(n_fill, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &v));
-		node_prio = v.priority;
+		prio_copied = v.priority;
+		CUP_CK(cuCtxGetStreamPriorityRange(&prio_least, &prio_greatest));
+		node_attr_read = 1;
 	}
 	if (clone) {
 		CUgraphNode n_cs;
@@ -846,8 +856,10 @@ int main(int argc, char **argv)
 	printf("cuda_graph_nodes: copied back by the graph 0x%016llx\n", (unsigned long long)XXH64(inside, n * 4, 0));
 	if (host_node)
 		printf("cuda_graph_nodes: the host node ran %u times\n", host_runs);
-	if (node_prio >= 0)
-		printf("cuda_graph_nodes: the fill node's priority is %d\n", node_prio);
+	if (node_attr_read)
+		printf("cuda_graph_nodes: stream priorities %d (least) to %d (greatest); the scale node's priority "
+		       "set to 1 reads %d; the fill node's, copied from it set to -2, %d\n",
+		       prio_least, prio_greatest, prio_out, prio_copied);
 	if (d_c) {
 		CUP_CK(cuMemcpyDtoH(back, d_c, n * 4));
 		printf("cuda_graph_nodes: the embedded graph wrote 0x%016llx (first word %u)\n",

@@ -514,26 +514,27 @@ has cto.sum out "commands: "
 # attribute as a launch's attrs), issued again on replay (the double counts
 # both calls) with the checkpoint equal, and nothing counted as not modeled
 capture nattr --node-attr --launches 3
-has nattr.plain out "cuda_graph_nodes: the fill node's priority is 1"
+has nattr.plain out "cuda_graph_nodes: stream priorities 0 (least) to -5 (greatest); the scale node's priority set to 1 reads 0; the fill node's, copied from it set to -2, -2"
 "$INFO" --dump "$T/nattr.sbt" >"$T/nattr.dump"
-grep -q ' cuda\.cuGraphKernelNodeSetAttribute attrs=0800000000000000010000000000000000000000' "$T/nattr.dump" ||
+grep -q ' cuda\.cuGraphKernelNodeSetAttribute attrs=0800000000000000010000000000000000000000' "$T/nattr.dump" &&
+	grep -q ' cuda\.cuGraphKernelNodeSetAttribute attrs=0800000000000000feffffff00000000000000000' "$T/nattr.dump" ||
 	fail "nattr: the priority is not recorded: $(grep Attrib "$T/nattr.dump")"
 grep -q ' cuda\.cuGraphKernelNodeCopyAttributes handle=[0-9]* node=[0-9]*$' "$T/nattr.dump" ||
 	fail "nattr: the copy is not recorded: $(grep Attrib "$T/nattr.dump")"
 [ "$(count "$T/nattr.sbt" 'cuda.tsGraphNotModeled ')" = 0 ] || fail "nattr: a call recorded as not modeled"
 TSCUDA_DOUBLE_STATS="$T/nattr.stats" all_match nattr.replay 1 "$T/nattr.sbt"
-grep -qx 'cuGraphKernelNodeSetAttribute 1' "$T/nattr.stats" && grep -qx 'cuGraphKernelNodeCopyAttributes 1' "$T/nattr.stats" ||
+grep -qx 'cuGraphKernelNodeSetAttribute 2' "$T/nattr.stats" && grep -qx 'cuGraphKernelNodeCopyAttributes 1' "$T/nattr.stats" ||
 	fail "nattr.replay: the attribute calls were not issued: $(grep Attrib "$T/nattr.stats")"
 all_match nattr.det 1 --check-determinism --runs 3 "$T/nattr.sbt"
 expect_rc 0 nattr.sum "$TOP/$BUILD/tsexport" --summary "$T/nattr.sbt"
 has nattr.sum out "commands: "
 # made before a window: its snapshot sets them again
 (cd "$T" && expect_rc 0 wna.cap "$CAP" --profiler -o "$T/wna.sbt" -- "$PROG" --window --node-attr --launches 3)
-[ "$(count "$T/wna-window-1.sbt" 'cuda.cuGraphKernelNodeSetAttribute ')" = 1 ] &&
+[ "$(count "$T/wna-window-1.sbt" 'cuda.cuGraphKernelNodeSetAttribute ')" = 2 ] &&
 	[ "$(count "$T/wna-window-1.sbt" 'cuda.cuGraphKernelNodeCopyAttributes ')" = 1 ] ||
 	fail "wna: the snapshot lacks the attribute calls"
 TSCUDA_DOUBLE_STATS="$T/wna.stats" all_match wna.replay 1 "$T/wna-window-1.sbt"
-grep -qx 'cuGraphKernelNodeSetAttribute 1' "$T/wna.stats" || fail "wna.replay: the attribute was not set again"
+grep -qx 'cuGraphKernelNodeSetAttribute 2' "$T/wna.stats" || fail "wna.replay: the attribute was not set again"
 
 # ---- batch memory-op nodes -------------------------------------------------------------------
 # (--memop: a node writing a 32-bit and a 64-bit value into the result and

@@ -182,6 +182,7 @@
 	X(cuMemsetD32Async_ptsz) \
 	X(cuStreamCreate) \
 	X(cuStreamCreateWithPriority) \
+	X(cuCtxGetStreamPriorityRange) \
 	X(cuStreamDestroy) \
 	X(cuStreamDestroy_v2) \
 	X(cuStreamSynchronize) \
@@ -550,6 +551,7 @@
 	X(cuStreamBeginCaptureToGraph, 12030, 1, cuStreamBeginCaptureToGraph_ptsz) \
 	X(cuStreamCreate, 2000, 0, cuStreamCreate) \
 	X(cuStreamCreateWithPriority, 5050, 0, cuStreamCreateWithPriority) \
+	X(cuCtxGetStreamPriorityRange, 5050, 0, cuCtxGetStreamPriorityRange) \
 	X(cuStreamDestroy, 2000, 0, cuStreamDestroy) \
 	X(cuStreamDestroy, 4000, 0, cuStreamDestroy_v2) \
 	X(cuStreamEndCapture, 10000, 0, cuStreamEndCapture) \

@@ -1704,7 +1704,10 @@ TCD_EXPORT(cuGraphKernelNodeSetParams_v2)
  * Kernel node attributes (CUkernelNodeAttrID, the launch attribute ids):
  * the double takes the priority, the access policy window, the memory
  * synchronization domain and the preferred shared memory carveout, each
- * stored on the node as set (none changes what the double runs: it runs
+ * stored on the node as set, the priority clamped to the range streams
+ * take (-5 .. 0: on the H100 a node given priority 1 and copied read
+ * back 0; docs/gpu-validation.md, eleventh session) (none changes what
+ * the double runs: it runs
  * one op at a time, with no priorities, L2 or domains, as none of them
  * changes a result on the driver); cuGraphKernelNodeGetAttribute answers
  * the value last set, or zeros for one never set (not measured),
@@ -1755,6 +1758,8 @@ TCD_API(CUresult, cuGraphKernelNodeSetAttribute)(CUgraphNode hNode, CUkernelNode
 			n->nattrs++;
 		n->attrs[i].id = (CUlaunchAttributeID)attr;
 		memcpy(&n->attrs[i].value, value, sizeof(n->attrs[i].value));
+		if (attr == CU_KERNEL_NODE_ATTRIBUTE_PRIORITY) /* clamped as a stream's */
+			n->attrs[i].value.priority = tcd_clamp_priority(value->priority);
 	}
 	pthread_mutex_unlock(&tcd_g.lock);
 	return r;

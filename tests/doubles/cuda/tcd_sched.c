@@ -637,11 +637,7 @@ static CUresult tcd_stream_create(CUstream *ph, unsigned flags, int priority, co
 	r = tcd_ctx_require(call, &ctx);
 	if (r != CUDA_SUCCESS)
 		return r;
-	/* Priorities are clamped to the range cuCtxGetStreamPriorityRange would give. */
-	if (priority < -5)
-		priority = -5;
-	if (priority > 0)
-		priority = 0;
+	priority = tcd_clamp_priority(priority);
 	s = tcd_stream_new(ctx, TCD_STREAM_PLAIN, flags, priority);
 	if (!s)
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "cannot start a stream worker");
@@ -662,6 +658,24 @@ TCD_API(CUresult, cuStreamCreateWithPriority)(CUstream *phStream, unsigned int f
 	return tcd_stream_create(phStream, flags, priority, "cuStreamCreateWithPriority");
 }
 TCD_EXPORT(cuStreamCreateWithPriority)
+
+/* The range tcd_clamp_priority keeps to (leastPriority 0, greatestPriority -5). */
+TCD_API(CUresult, cuCtxGetStreamPriorityRange)(int *leastPriority, int *greatestPriority)
+{
+	struct tcd_ctx *c;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuCtxGetStreamPriorityRange);
+	r = tcd_ctx_require("cuCtxGetStreamPriorityRange", &c);
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (leastPriority)
+		*leastPriority = tcd_clamp_priority(1);
+	if (greatestPriority)
+		*greatestPriority = tcd_clamp_priority(-1000);
+	return CUDA_SUCCESS;
+}
+TCD_EXPORT(cuCtxGetStreamPriorityRange)
 
 static CUresult tcd_stream_destroy(CUstream h, const char *call)
 {
