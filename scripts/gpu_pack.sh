@@ -6,7 +6,8 @@
 # for sm_90) and copies into DEST (default .gpu, which .git/info/exclude
 # should ignore):
 #   DEST/build/   the tools, interposers, Vulkan layer, test programs and
-#                 shaders, stripped, laid out as $(BUILD) is, plus gpu/ (the
+#                 shaders, stripped, laid out as $(BUILD) is (with the
+#                 dispatch-only layer build), plus gpu/ (the
 #                 nvcc programs, used there with GPU_PREBUILT=1);
 #   DEST/lib/     the shared libraries they need that such a machine lacks
 #                 (lz4, libunwind, liblzma, the Vulkan loader, xcb, png,
@@ -18,7 +19,8 @@ BUILD=${BUILD:-build}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
 ARCH=${GPU_ARCH:-sm_90}
-make -s BUILD="$BUILD" all >/dev/null
+make -s BUILD="$BUILD" all "$BUILD/layers_dispatch/libVkLayer_tracesmith.so" \
+	"$BUILD/layers_dispatch/VkLayer_tracesmith.json" >/dev/null
 rm -rf "$DEST"
 B=$DEST/build
 mkdir -p "$B/interpose" "$B/layers" "$B/tests/programs" "$B/tests/shaders" "$B/tests/cuda" "$B/gpu" "$DEST/lib"
@@ -29,6 +31,10 @@ for f in "$BUILD"/interpose/*.so "$BUILD"/layers/*.so; do
 	strip -o "$B/${f#"$BUILD"/}" "$f"
 done
 cp "$BUILD"/layers/*.json "$B/layers/"
+# the dispatch-only build of the layer (tests/gpu/bench_vk_callbound.sh)
+mkdir -p "$B/layers_dispatch"
+strip -o "$B/layers_dispatch/libVkLayer_tracesmith.so" "$BUILD/layers_dispatch/libVkLayer_tracesmith.so"
+cp "$BUILD/layers_dispatch/VkLayer_tracesmith.json" "$B/layers_dispatch/"
 for p in vk_compute vk_offscreen vk_multithread vk_trim_image vk_race vk_hostmem vk_trim_layouts vk_callbound; do
 	strip -o "$B/tests/programs/$p" "$BUILD/tests/programs/$p"
 done

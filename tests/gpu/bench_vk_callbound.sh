@@ -2,12 +2,18 @@
 # GPU only, run by hand or by tests/gpu/lease.sh (not a test: it is not
 # named test_*.sh).  The Vulkan issue's per-command cost on a fast driver:
 # vk_callbound (default --submits 200 --cmds 4000 --every 1000, 802,002
-# calls) on the NVIDIA driver, plain against captured by tscapture
-# (default settings, and with TRACESMITH_STACKS=none), alternating round
-# by round (GPU_VK_ROUNDS, default 5).  Prints each round's loop_ms (the
-# program's own timing of its recording and submit loop), the medians, the
-# ratio captured/plain and the ns added per call, against the issue's goal
-# (captured at most 2x plain).  Trace sizes too.
+# calls) on the NVIDIA driver, plain against the layer in several ways,
+# alternating round by round (GPU_VK_ROUNDS, default 5):
+#   default   tscapture, default settings
+#   nostack   tscapture with TRACESMITH_STACKS=none
+#   disabled  the layer enabled by name with TRACESMITH_DISABLE=1
+#   tracking  the layer with a window that never opens
+#             (TRACESMITH_TRIGGER=frames:1000000-1000001, stacks none)
+#   dispatch  the dispatch-only build ($BUILD/layers_dispatch), where built
+# (GPU_VK_WAYS picks some).  Prints each round's loop_ms (the program's own
+# timing of its recording and submit loop), the medians, the ratio to
+# plain and the ns added per call, against the issue's goal (at most 2x
+# plain); the traces' sizes.
 #   BUILD=build sh tests/gpu/bench_vk_callbound.sh
 set -eu
 BUILD=${BUILD:-build}
@@ -27,23 +33,30 @@ ROUNDS=${GPU_VK_ROUNDS:-5}
 W=$(mktemp -d "${TMPDIR:-/tmp}/vkcb.XXXXXX")
 trap 'rm -rf "$W"' EXIT INT TERM
 
-# ms MODE: one run's loop_ms (and its trace's size in $W/MODE.size)
+# ms WAY: one run's loop_ms (its trace stays in $W/WAY.sbt)
 ms() {
 	case $1 in
 	plain) "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
-	layer) "$BUILD/tscapture" -o "$W/l.sbt" -- "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
-	nostack) TRACESMITH_STACKS=none "$BUILD/tscapture" -o "$W/n.sbt" -- "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
+	default) "$BUILD/tscapture" -o "$W/default.sbt" -- "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
+	nostack) TRACESMITH_STACKS=none "$BUILD/tscapture" -o "$W/nostack.sbt" -- "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
+	disabled) TRACESMITH_DISABLE=1 VK_ADD_LAYER_PATH=$BUILD/layers VK_INSTANCE_LAYERS=VK_LAYER_tracesmith \
+		"$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
+	tracking) TRACESMITH_TRIGGER=frames:1000000-1000001 TRACESMITH_STACKS=none TRACESMITH_OUTPUT=$W/tracking.sbt \
+		VK_ADD_LAYER_PATH=$BUILD/layers VK_INSTANCE_LAYERS=VK_LAYER_tracesmith "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
+	dispatch) TRACESMITH_STACKS=none TRACESMITH_OUTPUT=$W/dispatch.sbt VK_ADD_LAYER_PATH=$BUILD/layers_dispatch \
+		VK_INSTANCE_LAYERS=VK_LAYER_tracesmith "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
 	esac || { echo "bench_vk_callbound: $1 run failed: $(tail -n 3 "$W/e")" >&2; exit 1; }
 	sed -n 's/.* loop_ms \([0-9.]*\).*/\1/p' "$W/o"
 }
+WAYS=${GPU_VK_WAYS:-"default nostack disabled tracking dispatch"}
+[ -f "$BUILD/layers_dispatch/libVkLayer_tracesmith.so" ] || WAYS=$(echo "$WAYS" | sed 's/dispatch//')
 calls=$("$P/vk_callbound" $ARGS | sed -n 's/.* calls \([0-9]*\) .*/\1/p')
 echo "bench_vk_callbound: vk_callbound $ARGS ($calls calls) on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
 : >"$W/plain"
-: >"$W/layer"
-: >"$W/nostack"
+for m in $WAYS; do : >"$W/$m"; done
 i=1
 while [ "$i" -le "$ROUNDS" ]; do
-	for m in plain layer nostack; do
+	for m in plain $WAYS; do
 		v=$(ms $m)
 		echo "$v" >>"$W/$m"
 		echo "round $i $m loop_ms $v"
@@ -52,11 +65,13 @@ while [ "$i" -le "$ROUNDS" ]; do
 done
 med() { sort -g "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 p=$(med "$W/plain")
-for m in layer nostack; do
+for m in $WAYS; do
 	c=$(med "$W/$m")
 	awk -v p="$p" -v c="$c" -v n="$calls" -v m="$m" 'BEGIN {
 		r = c / p
-		printf "%s: median loop_ms plain %.1f captured %.1f ratio %.2f, %+.0f ns per call; goal <= 2x plain: %s\n",
+		printf "%-9s median loop_ms plain %.1f, this way %.1f: ratio %.2f, %+.0f ns per call; goal <= 2x plain: %s\n",
 			m, p, c, r, (c - p) * 1e6 / n, r <= 2 ? "met" : "not met" }'
 done
-echo "trace sizes: default $(wc -c <"$W/l.sbt") B, stacks none $(wc -c <"$W/n.sbt") B"
+for m in default nostack; do
+	case " $WAYS " in *" $m "*) echo "trace $m: $(wc -c <"$W/$m.sbt") B" ;; esac
+done
