@@ -180,8 +180,10 @@ typedef struct vkl_trim_obj {
 	uint32_t mips, layers;
 	VkSampleCountFlagBits samples;
 	VkImageCreateFlags iflags;
-	/* buffers and images: the memory they are bound to */
+	/* buffers and images: the memory they are bound to (a disjoint
+	 * image: the last plane bound; plane_memory: each plane's) */
 	uint64_t memory;
+	uint64_t plane_memory[3];
 	/* image views: their image and subresources; framebuffers: their
 	 * attachments */
 	uint64_t image;
@@ -541,10 +543,11 @@ static void vkl_trim_keep(VkObjectType type, uint64_t handle, vkl_trim_rec *r, i
 
 static vkl_trim_rec *vkl_trim_creation_ref(VkObjectType type, uint64_t handle);
 
-/* A bind: kept by the resource, which notes its memory and keeps the
+/* A bind: kept by the resource, which notes its memory (per plane, for
+ * a plane of a disjoint image: plane 0..2, else -1) and keeps the
  * memory's allocation too (an image view outliving its image and that
  * image's memory recreates both). */
-static void vkl_trim_bind(VkObjectType type, uint64_t handle, VkDeviceMemory memory,
+static void vkl_trim_bind(VkObjectType type, uint64_t handle, VkDeviceMemory memory, int plane,
                           vkl_trim_rec *r)
 {
 	void *lk;
@@ -556,6 +559,8 @@ static void vkl_trim_bind(VkObjectType type, uint64_t handle, VkDeviceMemory mem
 			vkl_trim_keep_locked(o->trim, alloc, 0);
 		vkl_trim_keep_locked(o->trim, r, 0);
 		o->trim->memory = (uint64_t)(uintptr_t)memory;
+		if (plane >= 0 && plane < 3)
+			o->trim->plane_memory[plane] = (uint64_t)(uintptr_t)memory;
 	}
 	vkl_objects_unlock(lk);
 	vkl_trim_rec_release(alloc);
@@ -903,7 +908,7 @@ struct vkl_trim_obj *vkl_trim_adopt(VkObjectType type, uint64_t handle, uint64_t
 
 /* Transfer usage, so that a snapshot can copy the image out and back in:
  * added while tracking where the driver allows it (not to transient
- * attachments, multisampled, sparse or disjoint images, nor where a
+ * attachments, multisampled or sparse images, nor where a
  * separate stencil usage is given), the format's features for the tiling
  * include both transfers and the driver accepts the image with it. */
 const VkImageCreateInfo *vkl_trim_image_info(const vkl_device *d, const VkImageCreateInfo *ci)
@@ -912,8 +917,7 @@ const VkImageCreateInfo *vkl_trim_image_info(const vkl_device *d, const VkImageC
 	                               VK_IMAGE_USAGE_TRANSFER_DST_BIT;
 	const VkImageCreateFlags refused = VK_IMAGE_CREATE_SPARSE_BINDING_BIT |
 	                                   VK_IMAGE_CREATE_SPARSE_RESIDENCY_BIT |
-	                                   VK_IMAGE_CREATE_SPARSE_ALIASED_BIT |
-	                                   VK_IMAGE_CREATE_DISJOINT_BIT;
+	                                   VK_IMAGE_CREATE_SPARSE_ALIASED_BIT;
 	const vkl_instance_table *it = &d->instance->table;
 	const VkBaseInStructure *b;
 	VkFormatProperties fp;
@@ -1863,6 +1867,23 @@ static void vkl_trim_keep_update(VkDescriptorSet set, vkl_trim_rec *r, uint64_t 
 	vkl_objects_unlock(lk);
 }
 
+/* The plane a bind names (VkBindImagePlaneMemoryInfo, binding one plane
+ * of a disjoint image): 0..2, or -1 for the whole image. */
+static int vkl_trim_bind_plane(const VkBindImageMemoryInfo *b)
+{
+	const VkBaseInStructure *x;
+	for (x = b->pNext; x; x = x->pNext)
+		if (x->sType == VK_STRUCTURE_TYPE_BIND_IMAGE_PLANE_MEMORY_INFO) {
+			VkImageAspectFlagBits a = ((const VkBindImagePlaneMemoryInfo *)(const void *)x)
+			                              ->planeAspect;
+			return a == VK_IMAGE_ASPECT_PLANE_0_BIT   ? 0
+			       : a == VK_IMAGE_ASPECT_PLANE_1_BIT ? 1
+			       : a == VK_IMAGE_ASPECT_PLANE_2_BIT ? 2
+			                                          : -1;
+		}
+	return -1;
+}
+
 /* The objects a state-setting call belongs to. */
 static void vkl_trim_state(uint32_t cmd, const void *args, vkl_trim_rec *r)
 {
@@ -1871,13 +1892,14 @@ static void vkl_trim_state(uint32_t cmd, const void *args, vkl_trim_rec *r)
 	case SBT_VK_CMD_vkBindBufferMemory: {
 		const sbt_vk_args_vkBindBufferMemory *a = args;
 		if (a->ret == VK_SUCCESS)
-			vkl_trim_bind(VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer, a->memory, r);
+			vkl_trim_bind(VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer, a->memory, -1,
+			              r);
 		break;
 	}
 	case SBT_VK_CMD_vkBindImageMemory: {
 		const sbt_vk_args_vkBindImageMemory *a = args;
 		if (a->ret == VK_SUCCESS)
-			vkl_trim_bind(VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image, a->memory, r);
+			vkl_trim_bind(VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image, a->memory, -1, r);
 		break;
 	}
 	case SBT_VK_CMD_vkBindBufferMemory2:
@@ -1885,7 +1907,7 @@ static void vkl_trim_state(uint32_t cmd, const void *args, vkl_trim_rec *r)
 		const sbt_vk_args_vkBindBufferMemory2 *a = args;
 		for (i = 0; a->ret == VK_SUCCESS && i < a->bindInfoCount; i++)
 			vkl_trim_bind(VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBindInfos[i].buffer,
-			              a->pBindInfos[i].memory, r);
+			              a->pBindInfos[i].memory, -1, r);
 		break;
 	}
 	case SBT_VK_CMD_vkBindImageMemory2:
@@ -1893,7 +1915,7 @@ static void vkl_trim_state(uint32_t cmd, const void *args, vkl_trim_rec *r)
 		const sbt_vk_args_vkBindImageMemory2 *a = args;
 		for (i = 0; a->ret == VK_SUCCESS && i < a->bindInfoCount; i++)
 			vkl_trim_bind(VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pBindInfos[i].image,
-			              a->pBindInfos[i].memory, r);
+			              a->pBindInfos[i].memory, vkl_trim_bind_plane(&a->pBindInfos[i]), r);
 		break;
 	}
 	case SBT_VK_CMD_vkGetBufferMemoryRequirements: {
@@ -2155,6 +2177,8 @@ typedef struct vkl_snap_seg {
  * (vkl_snap_regions). */
 typedef struct vkl_snap_image {
 	uint64_t image, device, memory;
+	uint64_t plane_memory[3]; /* a disjoint image's, per plane (0: not bound apart) */
+	int tried;                /* its contents were read, or reading them failed */
 	VkFormat format;
 	VkImageLayout from, to; /* to: every subresource's, when sub is NULL */
 	VkImageLayout *sub;     /* owned: per subresource, as vkl_trim_obj's */
@@ -2291,11 +2315,18 @@ static int vkl_snap_timeline_value(const vkl_trim_obj *o, uint64_t *value_out)
 	return -1;
 }
 
+/* Memory k of a resource: 0 the one it was bound to, 1..3 those of a
+ * disjoint image's planes. */
+static uint64_t vkl_snap_obj_memory(const vkl_trim_obj *o, uint32_t k)
+{
+	return k ? o->plane_memory[k - 1] : o->memory;
+}
+
 static void vkl_snap_collect(vkl_object *obj, void *ctx)
 {
 	vkl_snap *s = ctx;
 	vkl_trim_obj *o = obj->trim;
-	uint32_t i;
+	uint32_t i, mi, k;
 	if (!o)
 		return;
 	for (i = 0; i < o->nrecs; i++) {
@@ -2334,10 +2365,18 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 		break;
 	case VK_OBJECT_TYPE_BUFFER:
 	case VK_OBJECT_TYPE_IMAGE:
-		if (o->memory) {
-			vkl_snap_bound *b = VKL_SNAP_PUSH(s, bound, nbound, capbound);
+		/* its memory, or each memory a plane of a disjoint image is in */
+		for (mi = 0; mi < 4; mi++) {
+			uint64_t mem = vkl_snap_obj_memory(o, mi);
+			vkl_snap_bound *b;
+			for (k = 0; mem && k < mi; k++)
+				if (vkl_snap_obj_memory(o, k) == mem)
+					mem = 0; /* named before */
+			if (!mem)
+				continue;
+			b = VKL_SNAP_PUSH(s, bound, nbound, capbound);
 			if (b) {
-				b->memory = o->memory;
+				b->memory = mem;
 				b->format = o->format;
 				b->needed = o->type == VK_OBJECT_TYPE_BUFFER ||
 				            (o->app_usage & ~(VkImageUsageFlags)VKL_TRIM_ATTACHMENT_USAGE) != 0;
@@ -2351,6 +2390,7 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 				im->image = o->handle;
 				im->device = o->device;
 				im->memory = o->memory;
+				memcpy(im->plane_memory, o->plane_memory, sizeof(im->plane_memory));
 				im->format = o->format;
 				im->from = o->initial;
 				im->to = o->layout;
@@ -2699,8 +2739,9 @@ static void vkl_snap_put(uint32_t cmd, const void *args)
 	vkl_record_call(cmd, 0, args, 0, &p, &len, &in);
 }
 
-/* The aspects a barrier of the whole image names (color for multi-planar
- * formats, whose planes are not restored). */
+/* The aspects a barrier of the whole image names: color for a
+ * multi-planar format, all its planes (the only aspect the specification
+ * lets a barrier of one that is not disjoint name), else the format's. */
 static VkImageAspectFlags vkl_snap_aspect(VkFormat f)
 {
 	const sbt_vk_format_info *fi = sbt_vk_format_info_of(f);
@@ -2717,6 +2758,13 @@ static int vkl_snap_memory_holds(const vkl_snap *s, uint64_t mem, int image)
 		if (s->bound[i].memory == mem && s->bound[i].image == image)
 			return 1;
 	return 0;
+}
+
+/* Whether the image (a plane of it, disjoint) is bound to the memory. */
+static int vkl_snap_image_in(const vkl_snap_image *im, uint64_t mem)
+{
+	return im->memory == mem || im->plane_memory[0] == mem || im->plane_memory[1] == mem ||
+	       im->plane_memory[2] == mem;
 }
 
 /* Whether the window may read the image's contents as they are now: the
@@ -2818,24 +2866,72 @@ static int vkl_snap_image_defined(const vkl_snap_image *im)
 	return 0;
 }
 
+/* One aspect of an image a buffer copy names on its own: color, depth,
+ * stencil or a plane, the bytes of its texel block in the buffer and the
+ * block's extent, and (a plane) the divisors of the image's extent. */
+typedef struct vkl_snap_part {
+	VkImageAspectFlagBits aspect;
+	uint32_t texel;
+	uint32_t block[3];
+	uint32_t wdiv, hdiv;
+} vkl_snap_part;
+
+/* The parts of a format a range of aspectMask mask covers, in the order
+ * their copies go (planes 0..2; else color, depth, stencil): COLOR names
+ * every plane of a multi-planar format, whose planes copy as their
+ * compatible single-plane formats at their own extent ("Copying Data
+ * Between Buffers and Images").  Fills out[0..n) and returns n. */
+static uint32_t vkl_snap_parts(const sbt_vk_format_info *fi, VkImageAspectFlags mask,
+                               vkl_snap_part out[3])
+{
+	static const VkImageAspectFlagBits plain[3] = { VK_IMAGE_ASPECT_COLOR_BIT,
+		                                            VK_IMAGE_ASPECT_DEPTH_BIT,
+		                                            VK_IMAGE_ASPECT_STENCIL_BIT };
+	uint32_t n = 0, p;
+	for (p = 0; fi->planes && p < fi->planes && p < 3; p++) {
+		VkImageAspectFlagBits a = (VkImageAspectFlagBits)(VK_IMAGE_ASPECT_PLANE_0_BIT << p);
+		const sbt_vk_format_info *ci = sbt_vk_format_info_of(fi->plane[p].compatible);
+		if (!(mask & (a | VK_IMAGE_ASPECT_COLOR_BIT)) || !ci || !fi->plane[p].width_divisor ||
+		    !fi->plane[p].height_divisor)
+			continue;
+		out[n].aspect = a;
+		out[n].texel = ci->block_size;
+		memcpy(out[n].block, ci->block_extent, sizeof(out[n].block));
+		out[n].wdiv = fi->plane[p].width_divisor;
+		out[n].hdiv = fi->plane[p].height_divisor;
+		n++;
+	}
+	for (p = 0; !fi->planes && p < 3; p++) {
+		if (!(fi->aspects & plain[p]) || !(mask & plain[p]))
+			continue;
+		out[n].aspect = plain[p];
+		out[n].texel = plain[p] == VK_IMAGE_ASPECT_DEPTH_BIT     ? fi->depth_size
+		               : plain[p] == VK_IMAGE_ASPECT_STENCIL_BIT ? fi->stencil_size
+		                                                         : fi->block_size;
+		memcpy(out[n].block, fi->block_extent, sizeof(out[n].block));
+		out[n].wdiv = out[n].hdiv = 1;
+		n++;
+	}
+	return n;
+}
+
 /*
  * The copies of an image's contents to or from a buffer (im->regions):
- * per segment in a defined layout, per aspect (color, or depth and stencil
- * separately), per mip level, the segment's layers, tightly packed one
- * after the other, each at an offset aligned to 4 and to the texel block
- * (for an image in one layout: every mip level, all layers).  Returns the
- * number of regions (0: the image cannot be copied, *why_out says why) and
- * the buffer size in *size_out.
+ * per segment in a defined layout, per part (color, depth and stencil
+ * separately, or each plane: vkl_snap_parts), per mip level, the
+ * segment's layers, tightly packed one after the other, each at an offset
+ * aligned to 4 and to the part's texel block (for an image in one layout:
+ * every mip level, all layers).  Returns the number of regions (0: the
+ * image cannot be copied, *why_out says why) and the buffer size in
+ * *size_out.
  */
 static uint32_t vkl_snap_regions(vkl_snap_image *im, VkDeviceSize *size_out,
                                  const char **why_out)
 {
 	const sbt_vk_format_info *fi = sbt_vk_format_info_of(im->format);
-	static const VkImageAspectFlagBits aspects[3] = { VK_IMAGE_ASPECT_COLOR_BIT,
-		                                              VK_IMAGE_ASPECT_DEPTH_BIT,
-		                                              VK_IMAGE_ASPECT_STENCIL_BIT };
+	vkl_snap_part parts[3];
 	VkDeviceSize at = 0;
-	uint32_t n = 0, a, m, k, count = 0;
+	uint32_t n = 0, np, a, m, k, count = 0;
 	*why_out = NULL;
 	if (im->samples != VK_SAMPLE_COUNT_1_BIT)
 		*why_out = "it is multisampled";
@@ -2846,8 +2942,6 @@ static uint32_t vkl_snap_regions(vkl_snap_image *im, VkDeviceSize *size_out,
 		*why_out = "it has no transfer usage (the driver did not allow adding it)";
 	else if (!fi)
 		*why_out = "its format is not one the layer knows";
-	else if (fi->planes)
-		*why_out = "its format is multi-planar";
 	else if (!im->mips || !im->layers)
 		*why_out = "its mip levels or layers are out of range";
 	for (k = 0; !*why_out && k < im->nsegs; k++) {
@@ -2855,10 +2949,9 @@ static uint32_t vkl_snap_regions(vkl_snap_image *im, VkDeviceSize *size_out,
 		if (g->layout == VK_IMAGE_LAYOUT_PREINITIALIZED)
 			*why_out = "its layout is PREINITIALIZED (it cannot return to it after a copy)";
 		else if (g->layout != VK_IMAGE_LAYOUT_UNDEFINED)
-			for (a = 0; a < 3; a++)
-				if ((fi->aspects & aspects[a]) && (g->range.aspectMask & aspects[a]))
-					count += vkl_trim_range_end(g->range.baseMipLevel, g->range.levelCount,
-					                            im->mips) - g->range.baseMipLevel;
+			count += vkl_snap_parts(fi, g->range.aspectMask, parts) *
+			         (vkl_trim_range_end(g->range.baseMipLevel, g->range.levelCount, im->mips) -
+			          g->range.baseMipLevel);
 	}
 	if (!*why_out && !count)
 		*why_out = "no subresource is in a defined layout";
@@ -2873,33 +2966,30 @@ static uint32_t vkl_snap_regions(vkl_snap_image *im, VkDeviceSize *size_out,
 		uint32_t nl = vkl_trim_range_end(l0, g->range.layerCount, im->layers) - l0;
 		if (g->layout == VK_IMAGE_LAYOUT_UNDEFINED)
 			continue;
-		for (a = 0; a < 3; a++) {
-			uint32_t texel = aspects[a] == VK_IMAGE_ASPECT_DEPTH_BIT     ? fi->depth_size
-			                 : aspects[a] == VK_IMAGE_ASPECT_STENCIL_BIT ? fi->stencil_size
-			                                                             : fi->block_size;
-			if (!(fi->aspects & aspects[a]) || !(g->range.aspectMask & aspects[a]))
-				continue;
+		np = vkl_snap_parts(fi, g->range.aspectMask, parts);
+		for (a = 0; a < np; a++) {
+			const vkl_snap_part *pt = &parts[a];
 			for (m = g->range.baseMipLevel; m < m1; m++) {
 				VkBufferImageCopy *r = &im->regions[n++];
-				uint32_t w = im->extent.width >> m, h = im->extent.height >> m,
-				         d = im->extent.depth >> m;
-				VkDeviceSize align = (VkDeviceSize)texel * 4, bw, bh, bd;
+				uint32_t w = (im->extent.width / pt->wdiv) >> m,
+				         h = (im->extent.height / pt->hdiv) >> m, d = im->extent.depth >> m;
+				VkDeviceSize align = (VkDeviceSize)pt->texel * 4, bw, bh, bd;
 				w = w ? w : 1;
 				h = h ? h : 1;
 				d = d ? d : 1;
-				bw = (w + fi->block_extent[0] - 1) / fi->block_extent[0];
-				bh = (h + fi->block_extent[1] - 1) / fi->block_extent[1];
-				bd = (d + fi->block_extent[2] - 1) / fi->block_extent[2];
+				bw = (w + pt->block[0] - 1) / pt->block[0];
+				bh = (h + pt->block[1] - 1) / pt->block[1];
+				bd = (d + pt->block[2] - 1) / pt->block[2];
 				at = (at + align - 1) / align * align;
 				r->bufferOffset = at;
-				r->imageSubresource.aspectMask = aspects[a];
+				r->imageSubresource.aspectMask = pt->aspect;
 				r->imageSubresource.mipLevel = m;
 				r->imageSubresource.baseArrayLayer = l0;
 				r->imageSubresource.layerCount = nl;
 				r->imageExtent.width = w;
 				r->imageExtent.height = h;
 				r->imageExtent.depth = d;
-				at += bw * bh * bd * texel * nl;
+				at += bw * bh * bd * pt->texel * nl;
 			}
 		}
 	}
@@ -3812,8 +3902,11 @@ static void vkl_trim_snapshot(void)
 		buffers = vkl_snap_memory_holds(&s, s.memories[i], 0) || !images;
 		for (j = 0; j < s.nimages; j++) {
 			vkl_snap_image *im = &s.images[j];
-			if (im->memory == s.memories[i] && vkl_snap_image_defined(im) &&
-			    vkl_snap_image_needed(&s, im) && vkl_snap_read_image(d, q, im))
+			if (im->tried || !vkl_snap_image_in(im, s.memories[i]) ||
+			    !vkl_snap_image_defined(im) || !vkl_snap_image_needed(&s, im))
+				continue;
+			im->tried = 1; /* once, for every plane, whichever memory comes first */
+			if (vkl_snap_read_image(d, q, im))
 				mem_bytes += im->size;
 		}
 		memset(&g, 0, sizeof(g));
