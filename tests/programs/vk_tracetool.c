@@ -1,7 +1,9 @@
 /*
  * vk_tracetool - what the Vulkan capture tests need to look inside a trace
  * without the Vulkan codec: blobs, host memory writes, checkpoints, a byte
- * search, and a copy with one blob byte changed on purpose.
+ * search, and a copy with one blob byte changed on purpose; and, through
+ * the codec (sampleloc only), a copy with one record rewritten into calls
+ * of an extension the test's device lacks.
  *
  *   vk_tracetool blobs TRACE
  *       "blobs N of M bytes B largest L": the blobs found (see below), the
