@@ -469,8 +469,9 @@ typedef struct rpvk_sh_layout {
  * As "on" bits (rpvk_sh_pipe.on, the command buffer's values) the enables
  * mean enabled, RPVK_DYN_TOPOLOGY a line topology, RPVK_DYN_POLYGON_MODE
  * polygonMode LINE, RPVK_DYN_COLOR_BLEND_ENABLE blending enabled for an
- * attachment, RPVK_DYN_LINE_STIPPLE_ENABLE stippled lines and
- * RPVK_DYN_LOGIC_OP_ENABLE the logic op enabled. */
+ * attachment, RPVK_DYN_LINE_STIPPLE_ENABLE stippled lines,
+ * RPVK_DYN_LOGIC_OP_ENABLE the logic op enabled and
+ * RPVK_DYN_SAMPLE_LOCATIONS_ENABLE custom sample locations enabled. */
 #define RPVK_DYN(n) ((uint64_t)1 << (n))
 #define RPVK_DYN_VIEWPORT RPVK_DYN(0)
 #define RPVK_DYN_SCISSOR RPVK_DYN(1)
@@ -519,7 +520,10 @@ typedef struct rpvk_sh_layout {
 #define RPVK_DYN_LINE_STIPPLE RPVK_DYN(41)
 #define RPVK_DYN_LOGIC_OP RPVK_DYN(42)
 #define RPVK_DYN_COLOR_WRITE_ENABLE RPVK_DYN(43)
-#define RPVK_DYN_ALL (RPVK_DYN(44) - 1)
+/* VK_EXT_sample_locations (its enable through VK_EXT_extended_dynamic_state3) */
+#define RPVK_DYN_SAMPLE_LOCATIONS_ENABLE RPVK_DYN(44)
+#define RPVK_DYN_SAMPLE_LOCATIONS RPVK_DYN(45)
+#define RPVK_DYN_ALL (RPVK_DYN(46) - 1)
 
 /* The colour-attachment states, set per attachment (RPVK_ATT_*, the
  * setter's firstAttachment and attachmentCount; vkCmdSetColorWriteEnableEXT

@@ -694,7 +694,9 @@ enum {
 	                             pipeline has colour attachments */
 	RPVK_WHEN_BLENDING,       /* ... and blending is enabled */
 	RPVK_WHEN_STIPPLE,        /* lines are rasterized, stippled */
-	RPVK_WHEN_LOGIC_OP        /* colour attachments, the logic op enabled */
+	RPVK_WHEN_LOGIC_OP,       /* colour attachments, the logic op enabled */
+	RPVK_WHEN_SAMPLE_LOCS     /* rasterization is not discarded, and custom
+	                             sample locations are enabled */
 };
 
 /* The dynamic states judged: the state, its bit, the call that sets it,
@@ -796,8 +798,12 @@ static const struct rpvk_sh_dyn_rule {
 	  "line stipple enable (vkCmdSetLineStippleEnableEXT)", -1, "None-07638" },
 	{ VK_DYNAMIC_STATE_COLOR_BLEND_EQUATION_EXT, RPVK_DYN_COLOR_BLEND_EQUATION, RPVK_WHEN_BLENDING,
 	  "color blend equation (vkCmdSetColorBlendEquationEXT)", RPVK_ATT_BLEND_EQUATION, "firstAttachment-07477" },
-	/* the other extensions' states lavapipe 22.3.6 has (it offers no
-	 * sample locations) */
+	/* ... and its sample locations enable, which needs VK_EXT_sample_locations
+	 * (lavapipe 22.3.6 has neither that nor the feature) */
+	{ VK_DYNAMIC_STATE_SAMPLE_LOCATIONS_ENABLE_EXT, RPVK_DYN_SAMPLE_LOCATIONS_ENABLE, RPVK_WHEN_RASTER,
+	  "sample locations enable (vkCmdSetSampleLocationsEnableEXT)", -1, "None-07634" },
+	/* the other extensions' states lavapipe 22.3.6 has, and the sample
+	 * locations (VK_EXT_sample_locations, which it lacks) */
 	{ VK_DYNAMIC_STATE_VERTEX_INPUT_EXT, RPVK_DYN_VERTEX_INPUT, RPVK_WHEN_ALWAYS,
 	  "vertex input (vkCmdSetVertexInputEXT)", -1, "None-04914" },
 	{ VK_DYNAMIC_STATE_LINE_STIPPLE_EXT, RPVK_DYN_LINE_STIPPLE, RPVK_WHEN_STIPPLE,
@@ -806,6 +812,8 @@ static const struct rpvk_sh_dyn_rule {
 	  "logic op (vkCmdSetLogicOpEXT)", -1, "logicOp-04878" },
 	{ VK_DYNAMIC_STATE_COLOR_WRITE_ENABLE_EXT, RPVK_DYN_COLOR_WRITE_ENABLE, RPVK_WHEN_COLORS,
 	  "color write enable (vkCmdSetColorWriteEnableEXT)", RPVK_ATT_WRITE_ENABLE, "None-07749" },
+	{ VK_DYNAMIC_STATE_SAMPLE_LOCATIONS_EXT, RPVK_DYN_SAMPLE_LOCATIONS, RPVK_WHEN_SAMPLE_LOCS,
+	  "sample locations (vkCmdSetSampleLocationsEXT)", -1, "None-06666" },
 };
 #define RPVK_SH_NDYN (sizeof(rpvk_sh_dyn) / sizeof(rpvk_sh_dyn[0]))
 
@@ -859,6 +867,7 @@ uint64_t rpvk_shader_dyn_missing(const rpvk_sh_pipe *p, uint64_t set, uint64_t o
 		case RPVK_WHEN_BLENDING: reads = raster && blending; break;
 		case RPVK_WHEN_STIPPLE: reads = lines && (val & RPVK_DYN_LINE_STIPPLE_ENABLE); break;
 		case RPVK_WHEN_LOGIC_OP: reads = raster && p->colors && (val & RPVK_DYN_LOGIC_OP_ENABLE); break;
+		case RPVK_WHEN_SAMPLE_LOCS: reads = raster && (val & RPVK_DYN_SAMPLE_LOCATIONS_ENABLE); break;
 		default: reads = p->vertex_bindings; break;
 		}
 		if (reads)
@@ -946,6 +955,13 @@ static void rpvk_sh_pipe_dyn(rpvk *r, const VkGraphicsPipelineCreateInfo *ci, rp
 		p->on |= RPVK_DYN_STENCIL_TEST_ENABLE;
 	if (dss && dss->depthBoundsTestEnable)
 		p->on |= RPVK_DYN_DEPTH_BOUNDS_TEST_ENABLE;
+	/* custom sample locations: VkPipelineSampleLocationsStateCreateInfoEXT
+	 * chained to the multisample state */
+	for (const VkBaseInStructure *n = ci->pMultisampleState ? ci->pMultisampleState->pNext : NULL; n;
+	     n = n->pNext)
+		if (n->sType == VK_STRUCTURE_TYPE_PIPELINE_SAMPLE_LOCATIONS_STATE_CREATE_INFO_EXT &&
+		    ((const VkPipelineSampleLocationsStateCreateInfoEXT *)(const void *)n)->sampleLocationsEnable)
+			p->on |= RPVK_DYN_SAMPLE_LOCATIONS_ENABLE;
 	if (cbs && cbs->attachmentCount)
 		p->colors = cbs->attachmentCount;
 	if (cbs && cbs->logicOpEnable)

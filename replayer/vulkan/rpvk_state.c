@@ -1291,6 +1291,10 @@ static uint64_t rpvk_state_dyn_call(enum sbt_vk_cmd cmd, const void *args, int *
 	case SBT_VK_CMD_vkCmdSetLineStippleEXT: return RPVK_DYN_LINE_STIPPLE;
 	case SBT_VK_CMD_vkCmdSetLogicOpEXT: return RPVK_DYN_LOGIC_OP;
 	case SBT_VK_CMD_vkCmdSetColorWriteEnableEXT: return RPVK_DYN_COLOR_WRITE_ENABLE;
+	case SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT:
+		*on = ((const sbt_vk_args_vkCmdSetSampleLocationsEnableEXT *)args)->sampleLocationsEnable != 0;
+		return RPVK_DYN_SAMPLE_LOCATIONS_ENABLE;
+	case SBT_VK_CMD_vkCmdSetSampleLocationsEXT: return RPVK_DYN_SAMPLE_LOCATIONS;
 	default: return 0;
 	}
 }

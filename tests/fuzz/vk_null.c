@@ -1634,6 +1634,9 @@ VN_DYN(SetVertexInputEXT, (VkCommandBuffer cb, uint32_t nb, const VkVertexInputB
 VN_DYN(SetLineStippleEXT, (VkCommandBuffer cb, uint32_t factor, uint16_t pattern))
 VN_DYN(SetLogicOpEXT, (VkCommandBuffer cb, VkLogicOp op))
 VN_DYN(SetColorWriteEnableEXT, (VkCommandBuffer cb, uint32_t n, const VkBool32 *on))
+/* VK_EXT_sample_locations (test_vk_hostile_sampleloc.sh's edited traces) */
+VN_DYN(SetSampleLocationsEXT, (VkCommandBuffer cb, const VkSampleLocationsInfoEXT *info))
+VN_DYN(SetSampleLocationsEnableEXT, (VkCommandBuffer cb, VkBool32 on))
 
 VN_CMD(BindVertexBuffers2, (VkCommandBuffer cb, uint32_t first, uint32_t n, const VkBuffer *b,
                             const VkDeviceSize *off, const VkDeviceSize *sizes, const VkDeviceSize *strides))
@@ -1905,7 +1908,8 @@ static const vn_fn vn_fns[] = {
 	VN_F(CmdSetColorBlendEquationEXT), VN_F(CmdSetColorWriteMaskEXT), VN_F(CmdSetDepthClipEnableEXT),
 	VN_F(CmdSetProvokingVertexModeEXT), VN_F(CmdSetLineRasterizationModeEXT), VN_F(CmdSetLineStippleEnableEXT),
 	VN_F(CmdSetDepthClipNegativeOneToOneEXT), VN_F(CmdSetVertexInputEXT), VN_F(CmdSetLineStippleEXT),
-	VN_F(CmdSetLogicOpEXT), VN_F(CmdSetColorWriteEnableEXT),
+	VN_F(CmdSetLogicOpEXT), VN_F(CmdSetColorWriteEnableEXT), VN_F(CmdSetSampleLocationsEXT),
+	VN_F(CmdSetSampleLocationsEnableEXT),
 };
 
 static PFN_vkVoidFunction vn_lookup(const char *name)

@@ -1,7 +1,9 @@
 /*
  * vk_tracetool - what the Vulkan capture tests need to look inside a trace
  * without the Vulkan codec: blobs, host memory writes, checkpoints, a byte
- * search, and a copy with one blob byte changed on purpose.
+ * search, and a copy with one blob byte changed on purpose; and, through
+ * the codec (sampleloc only), a copy with one record rewritten into calls
+ * of an extension the test's device lacks.
  *
  *   vk_tracetool blobs TRACE
  *       "blobs N of M bytes B largest L": the blobs found (see below), the
@@ -42,6 +44,19 @@
  *       the same copy with nothing changed (tests the copier).
  *   vk_tracetool blob TRACE ID OUT
  *       writes the bytes of blob ID to file OUT.
+ *   vk_tracetool sampleloc IN OUT --record SEQ (--enable B | --locations N |
+ *                          [--dynamic FROM:TO] [--static-enable])
+ *       the same copy with record SEQ rewritten through the Vulkan codec,
+ *       to make calls of VK_EXT_sample_locations on a device without it:
+ *       --enable B: SEQ (a vkCmd* on a command buffer) becomes
+ *       vkCmdSetSampleLocationsEnableEXT(its command buffer, B); --locations
+ *       N: it becomes vkCmdSetSampleLocationsEXT(its command buffer, N
+ *       samples per pixel, a 1x1 grid, N locations); --dynamic and
+ *       --static-enable: SEQ (a vkCreateGraphicsPipelines) has dynamic
+ *       state FROM replaced by TO (numbers) in every pipeline that names
+ *       it, and a VkPipelineSampleLocationsStateCreateInfoEXT enabling the
+ *       sample locations chained to every multisample state.  Prints
+ *       "sampleloc record seq S: NAME".
  *   vk_tracetool synth OUT
  *       writes a small trace for this tool's own test: 4 rounds of a
  *       tsMemoryWrite (memory 0xab00 + round % 2, offset 256 * round, 1024
@@ -67,6 +82,7 @@
 
 #include <xxhash.h>
 
+#include "serializer/sbt_vk.h"
 #include "tracesmith/sbt.h"
 
 #define VKT_MEMWRITE_NAME "vulkan.tsMemoryWrite"
@@ -94,6 +110,8 @@ static int vkt_usage(void)
 	        "--checkpoint SEQ | --record SEQ --find HEX) [--xor M]\n"
 	        "       vk_tracetool copy IN OUT\n"
 	        "       vk_tracetool blob TRACE ID OUT\n"
+	        "       vk_tracetool sampleloc IN OUT --record SEQ (--enable B | --locations N | "
+	        "[--dynamic FROM:TO] [--static-enable])\n"
 	        "       vk_tracetool synth OUT\n");
 	return 2;
 }
@@ -686,7 +704,194 @@ typedef struct vkt_poke {
 	uint8_t find[64];
 	size_t find_len;
 	size_t found_at;         /* out: offset of the match in the payload */
+	/* sampleloc: record_seq rewritten through the codec instead */
+	int sl_op;               /* VKT_SL_* */
+	uint32_t sl_value;       /* --enable's B, --locations' N */
+	int64_t sl_from, sl_to;  /* --dynamic (sl_from < 0: none) */
+	int sl_static;           /* --static-enable */
+	sbt_reader *sl_reader;   /* borrowed: the blobs a decode loads */
+	const char *sl_name;     /* out: the record's new command */
 } vkt_poke;
+
+enum { VKT_SL_NONE, VKT_SL_ENABLE, VKT_SL_LOCATIONS, VKT_SL_PIPELINE };
+
+/* Blobs of the trace being copied, for the decoder; the data goes into
+ * the arena so that it lives as long as the decoded arguments. */
+typedef struct vkt_sl_blobs {
+	sbt_reader *r;
+	sbt_vk_arena *a;
+} vkt_sl_blobs;
+
+static sbt_vk_status vkt_sl_load_blob(void *ctx, uint64_t blob_id, size_t len, const void **data_out)
+{
+	vkt_sl_blobs *b = ctx;
+	void *data = NULL;
+	size_t got = 0;
+	uint8_t *copy;
+	if (sbt_reader_blob_get(b->r, blob_id, &data, &got) != SBT_OK || got != len) {
+		free(data);
+		return SBT_VK_ERR_CORRUPT;
+	}
+	copy = sbt_vk_arena_alloc(b->a, len ? len : 1);
+	if (copy)
+		memcpy(copy, data, len);
+	free(data);
+	*data_out = copy;
+	return copy ? SBT_VK_OK : SBT_VK_ERR_NOMEM;
+}
+
+/* Record rec (its type named name) rewritten as pk's sampleloc option
+ * asks, appended to w.  -1 (with a message) when rec is not a record that
+ * option can rewrite; *st: the writer's status otherwise. */
+static int vkt_sl_record(sbt_writer *w, const sbt_record *rec, const char *name, vkt_poke *pk,
+                         sbt_status *st)
+{
+	enum sbt_vk_cmd cmd, to;
+	sbt_vk_arena *a = NULL;
+	sbt_vk_enc e;
+	vkt_sl_blobs blobs;
+	sbt_vk_decode_hooks hooks = { &blobs, NULL, vkt_sl_load_blob };
+	void *args = NULL;
+	sbt_record out = *rec;
+	sbt_vk_status vst;
+	int rc = -1;
+
+	sbt_vk_enc_init(&e);
+	*st = SBT_OK;
+	if (!name || sbt_vk_cmd_by_name(name, &cmd) != 0) {
+		fprintf(stderr, "vk_tracetool: record seq %llu is not a Vulkan command\n",
+		        (unsigned long long)rec->seq);
+		goto out;
+	}
+	if (sbt_vk_arena_create(0, &a) != SBT_VK_OK || !(args = calloc(1, sbt_vk_args_size(cmd)))) {
+		*st = SBT_ERR_NOMEM;
+		rc = 0;
+		goto out;
+	}
+	blobs.r = pk->sl_reader;
+	blobs.a = a;
+	vst = sbt_vk_decode(cmd, rec->payload, rec->payload_len, a, args, &hooks);
+	if (vst != SBT_VK_OK) {
+		fprintf(stderr, "vk_tracetool: record seq %llu: %s: %s\n", (unsigned long long)rec->seq,
+		        sbt_vk_strerror(vst), sbt_vk_arena_message(a));
+		goto out;
+	}
+	if (pk->sl_op == VKT_SL_PIPELINE) {
+		sbt_vk_args_vkCreateGraphicsPipelines *gp = args;
+		VkGraphicsPipelineCreateInfo *ci;
+		uint32_t n;
+		if (cmd != SBT_VK_CMD_vkCreateGraphicsPipelines) {
+			fprintf(stderr, "vk_tracetool: record seq %llu is %s, not vkCreateGraphicsPipelines\n",
+			        (unsigned long long)rec->seq, name);
+			goto out;
+		}
+		n = gp->createInfoCount;
+		ci = sbt_vk_arena_alloc(a, (n ? n : 1) * sizeof(*ci));
+		if (!ci) {
+			*st = SBT_ERR_NOMEM;
+			rc = 0;
+			goto out;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			ci[i] = gp->pCreateInfos[i];
+			if (pk->sl_from >= 0 && ci[i].pDynamicState) {
+				const VkPipelineDynamicStateCreateInfo *d = ci[i].pDynamicState;
+				VkPipelineDynamicStateCreateInfo *d2 = sbt_vk_arena_alloc(a, sizeof(*d2));
+				VkDynamicState *v = sbt_vk_arena_alloc(a, (d->dynamicStateCount + 1) * sizeof(*v));
+				if (!d2 || !v) {
+					*st = SBT_ERR_NOMEM;
+					rc = 0;
+					goto out;
+				}
+				*d2 = *d;
+				for (uint32_t k = 0; k < d->dynamicStateCount; k++)
+					v[k] = (int64_t)d->pDynamicStates[k] == pk->sl_from ? (VkDynamicState)pk->sl_to
+					                                                      : d->pDynamicStates[k];
+				d2->pDynamicStates = v;
+				ci[i].pDynamicState = d2;
+			}
+			if (pk->sl_static && ci[i].pMultisampleState) {
+				VkPipelineMultisampleStateCreateInfo *ms = sbt_vk_arena_alloc(a, sizeof(*ms));
+				VkPipelineSampleLocationsStateCreateInfoEXT *sl = sbt_vk_arena_alloc(a, sizeof(*sl));
+				if (!ms || !sl) {
+					*st = SBT_ERR_NOMEM;
+					rc = 0;
+					goto out;
+				}
+				*ms = *ci[i].pMultisampleState;
+				sl->sType = VK_STRUCTURE_TYPE_PIPELINE_SAMPLE_LOCATIONS_STATE_CREATE_INFO_EXT;
+				sl->pNext = ms->pNext;
+				sl->sampleLocationsEnable = VK_TRUE;
+				sl->sampleLocationsInfo.sType = VK_STRUCTURE_TYPE_SAMPLE_LOCATIONS_INFO_EXT;
+				ms->pNext = sl;
+				ci[i].pMultisampleState = ms;
+			}
+		}
+		gp->pCreateInfos = ci;
+		to = cmd;
+	} else {
+		/* every vkCmd*'s arguments start with its command buffer */
+		VkCommandBuffer cb = *(const VkCommandBuffer *)args;
+		if (strncmp(name, "vulkan.vkCmd", 12) != 0 || !cb) {
+			fprintf(stderr, "vk_tracetool: record seq %llu (%s) is not a vkCmd* on a command buffer\n",
+			        (unsigned long long)rec->seq, name);
+			goto out;
+		}
+		free(args);
+		args = calloc(1, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT) +
+		                 sizeof(sbt_vk_args_vkCmdSetSampleLocationsEXT));
+		if (!args) {
+			*st = SBT_ERR_NOMEM;
+			rc = 0;
+			goto out;
+		}
+		if (pk->sl_op == VKT_SL_ENABLE) {
+			sbt_vk_args_vkCmdSetSampleLocationsEnableEXT *en = args;
+			to = SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT;
+			en->commandBuffer = cb;
+			en->sampleLocationsEnable = pk->sl_value ? VK_TRUE : VK_FALSE;
+		} else {
+			sbt_vk_args_vkCmdSetSampleLocationsEXT *loc = args;
+			VkSampleLocationsInfoEXT *info = sbt_vk_arena_alloc(a, sizeof(*info));
+			VkSampleLocationEXT *xy = sbt_vk_arena_alloc(a, pk->sl_value * sizeof(*xy));
+			if (!info || !xy) {
+				*st = SBT_ERR_NOMEM;
+				rc = 0;
+				goto out;
+			}
+			to = SBT_VK_CMD_vkCmdSetSampleLocationsEXT;
+			for (uint32_t k = 0; k < pk->sl_value; k++) {
+				xy[k].x = (float)(k + 1) / (float)(pk->sl_value + 1);
+				xy[k].y = 1.0f - xy[k].x;
+			}
+			info->sType = VK_STRUCTURE_TYPE_SAMPLE_LOCATIONS_INFO_EXT;
+			info->sampleLocationsPerPixel = (VkSampleCountFlagBits)pk->sl_value;
+			info->sampleLocationGridSize.width = 1;
+			info->sampleLocationGridSize.height = 1;
+			info->sampleLocationsCount = pk->sl_value;
+			info->pSampleLocations = xy;
+			loc->commandBuffer = cb;
+			loc->pSampleLocationsInfo = info;
+		}
+	}
+	vst = sbt_vk_encode(&e, to, args);
+	if (vst != SBT_VK_OK) {
+		fprintf(stderr, "vk_tracetool: record seq %llu: encoding %s: %s\n", (unsigned long long)rec->seq,
+		        sbt_vk_cmd_name(to), sbt_vk_strerror(vst));
+		goto out;
+	}
+	out.type = SBT_VK_CMD_TYPE(to);
+	out.payload = e.data;
+	out.payload_len = e.len;
+	pk->sl_name = sbt_vk_cmd_name(to);
+	*st = sbt_writer_append(w, &out);
+	rc = 0;
+out:
+	free(args);
+	sbt_vk_enc_free(&e);
+	sbt_vk_arena_free(a);
+	return rc;
+}
 
 /* Record rec with the first byte of the first match of pk->find in its
  * payload XORed with the mask, appended to w; -1 when there is no match. */
@@ -775,6 +980,15 @@ static int vkt_copy(sbt_reader *r, const char *in, const char *out, vkt_poke *pk
 			vkt_fail_w("type", st);
 			goto out_close;
 		}
+	if (pk && pk->sl_op &&
+	    ((st = sbt_writer_define_type(w, SBT_VK_CMD_TYPE(SBT_VK_CMD_vkCmdSetSampleLocationsEXT),
+	                                  sbt_vk_cmd_type_name(SBT_VK_CMD_vkCmdSetSampleLocationsEXT))) != SBT_OK ||
+	     (st = sbt_writer_define_type(w, SBT_VK_CMD_TYPE(SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT),
+	                                  sbt_vk_cmd_type_name(SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT))) !=
+	             SBT_OK)) {
+		vkt_fail_w("type", st);
+		goto out_close;
+	}
 	for (id = 1; id <= info.string_count; id++) {
 		const char *s = sbt_reader_string(r, (uint32_t)id);
 		uint32_t got;
@@ -854,6 +1068,10 @@ static int vkt_copy(sbt_reader *r, const char *in, const char *out, vkt_poke *pk
 				goto out_close;
 			}
 			wst = vkt_poke_checkpoint(w, &rec, pk);
+			poked = 1;
+		} else if (pk && pk->sl_op && rec.seq == pk->record_seq) {
+			if (vkt_sl_record(w, &rec, sbt_reader_type_name(r, rec.type), pk, &wst) != 0)
+				goto out_close;
 			poked = 1;
 		} else if (pk && pk->record_seq && rec.seq == pk->record_seq) {
 			if (vkt_poke_record(w, &rec, pk, &wst) != 0) {
@@ -1068,6 +1286,72 @@ out_free:
 	return rc;
 }
 
+static int vkt_cmd_sampleloc(int argc, char **argv)
+{
+	vkt_poke pk;
+	sbt_reader *r = NULL;
+	uint64_t v;
+	int i, rc = 1, n_ops = 0;
+
+	if (argc < 4)
+		return vkt_usage();
+	memset(&pk, 0, sizeof(pk));
+	pk.sl_from = -1;
+	for (i = 4; i < argc; i += 2) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int bad = 0;
+		if (!strcmp(a, "--record"))
+			bad = vkt_parse_u64(a, val, &pk.record_seq) || pk.record_seq == 0;
+		else if (!strcmp(a, "--enable")) {
+			bad = vkt_parse_u64(a, val, &v) || v > 1;
+			pk.sl_op = VKT_SL_ENABLE;
+			pk.sl_value = (uint32_t)v;
+			n_ops++;
+		} else if (!strcmp(a, "--locations")) {
+			/* a VkSampleCountFlagBits: 1, 2, 4, ... 64 */
+			bad = vkt_parse_u64(a, val, &v) || !v || v > 64 || (v & (v - 1));
+			pk.sl_op = VKT_SL_LOCATIONS;
+			pk.sl_value = (uint32_t)v;
+			n_ops++;
+		} else if (!strcmp(a, "--dynamic")) {
+			long long from, to;
+			char tail;
+			bad = !val || sscanf(val, "%lld:%lld%c", &from, &to, &tail) != 2 || from < 0 || to < 0 ||
+			      from > INT32_MAX || to > INT32_MAX;
+			pk.sl_from = from;
+			pk.sl_to = to;
+		} else if (!strcmp(a, "--static-enable")) {
+			pk.sl_static = 1;
+			i--; /* takes no value */
+		} else {
+			fprintf(stderr, "vk_tracetool: unknown option '%s' (or it needs a value)\n", a);
+			return vkt_usage();
+		}
+		if (bad) {
+			fprintf(stderr, "vk_tracetool: bad value for %s\n", a);
+			return 2;
+		}
+	}
+	if (pk.sl_from >= 0 || pk.sl_static) {
+		pk.sl_op = VKT_SL_PIPELINE;
+		n_ops++;
+	}
+	if (!pk.record_seq || n_ops != 1) {
+		fprintf(stderr, "vk_tracetool: sampleloc needs --record SEQ and one of --enable B, "
+		        "--locations N, or --dynamic FROM:TO and/or --static-enable\n");
+		return 2;
+	}
+	if (vkt_open(argv[2], &r) != SBT_OK)
+		return 1;
+	pk.sl_reader = r;
+	if (vkt_copy(r, argv[2], argv[3], &pk) == 0) {
+		printf("sampleloc record seq %llu: %s\n", (unsigned long long)pk.record_seq, pk.sl_name);
+		rc = 0;
+	}
+	sbt_reader_close(r);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -1095,5 +1379,7 @@ int main(int argc, char **argv)
 		return vkt_cmd_poke(argc, argv, 1);
 	if (!strcmp(argv[1], "copy"))
 		return vkt_cmd_poke(argc, argv, 0);
+	if (!strcmp(argv[1], "sampleloc"))
+		return vkt_cmd_sampleloc(argc, argv);
 	return vkt_usage();
 }
