@@ -35,7 +35,7 @@ cp "$BUILD"/layers/*.json "$B/layers/"
 mkdir -p "$B/layers_dispatch"
 strip -o "$B/layers_dispatch/libVkLayer_tracesmith.so" "$BUILD/layers_dispatch/libVkLayer_tracesmith.so"
 cp "$BUILD/layers_dispatch/VkLayer_tracesmith.json" "$B/layers_dispatch/"
-for p in vk_compute vk_offscreen vk_multithread vk_trim_image vk_race vk_hostmem vk_trim_layouts vk_callbound; do
+for p in vk_compute vk_offscreen vk_multithread vk_trim_image vk_race vk_hostmem vk_trim_layouts vk_callbound vk_trim_planar vk_sampleloc; do
 	strip -o "$B/tests/programs/$p" "$BUILD/tests/programs/$p"
 done
 cp "$BUILD"/tests/shaders/*.spv "$B/tests/shaders/"
@@ -43,6 +43,7 @@ strip -o "$B/tests/cuda/cuda_alloc_loop" "$BUILD/tests/cuda/cuda_alloc_loop" # t
 strip -o "$B/tests/cuda/cuda_graph_nodes" "$BUILD/tests/cuda/cuda_graph_nodes" # tests/gpu/test_gpu_graph_nodes.sh
 strip -o "$B/tests/cuda/cuda_stream_memop" "$BUILD/tests/cuda/cuda_stream_memop" # tests/gpu/test_gpu_stream_memop.sh
 strip -o "$B/tests/test_cap_clock" "$BUILD/tests/test_cap_clock" # tests/gpu/test_gpu_clock.sh
+strip -o "$B/tests/sbt_mutate" "$BUILD/tests/sbt_mutate" # tests/gpu/test_gpu_vk_sampleloc.sh
 
 S=tests/gpu
 G=$B/gpu

@@ -88,7 +88,7 @@ case ,$PARTS, in *,tests,*)
 	run_chain cuda test_gpu_capture_replay test_gpu_replay_modes test_gpu_windows test_gpu_cupti_counts &
 	run_chain graphs test_gpu_graph_nodes test_gpu_clock test_gpu_stream_memop &
 	run_chain python test_gpu_python test_gpu_torch &
-	run_chain vulkan test_gpu_vulkan &
+	run_chain vulkan test_gpu_vulkan test_gpu_vk_planar test_gpu_vk_sampleloc &
 	wait
 	fi ;;
 esac
