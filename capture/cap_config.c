@@ -453,6 +453,18 @@ void cap_config_parse_(cap_config *cfg)
 		else
 			cap_config_warn(cfg, "TRACESMITH_MEMORY_MB='%s' is not a number of MiB in 1..1048576; using 256", v);
 	}
+	if ((v = cap_setting("TRACESMITH_WARM_MB")) != NULL) {
+		if (v[0] == '0' && v[1] == '\0') {
+			cfg->warm_bytes = 0;
+			cfg->warm_fixed = 1;
+		} else if (cap_config_parse_u64(v, 1u << 20, &n) == 0) {
+			cfg->warm_bytes = n << 20;
+			cfg->warm_fixed = 1;
+		} else {
+			cap_config_warn(cfg, "TRACESMITH_WARM_MB='%s' is not a number of MiB in 0..1048576; "
+			                "keeping warm blocks as needed", v);
+		}
+	}
 	if ((v = cap_setting("TRACESMITH_FLUSH_MS")) != NULL) {
 		if (cap_config_parse_u64(v, 3600000, &n) == 0)
 			cfg->flush_interval_ms = (uint32_t)n;

@@ -133,6 +133,10 @@ cap_rt_seal_entry_clock(cap_thread *t, cap_entry *e, size_t head, size_t len, in
 	return seq;
 }
 
+/* Records sealed by cap_fast_seal_deferred_coarse between two reads of
+ * the counter. */
+#define CAP_COARSE_EVERY 16
+
 static inline uint64_t cap_rt_seal_entry(cap_thread *t, cap_entry *e, size_t head, size_t len)
 {
 	return cap_rt_seal_entry_clock(t, e, head, len, 0);
@@ -337,6 +341,36 @@ static inline __attribute__((always_inline)) void cap_fast_seal_deferred(cap_thr
                                                                          cap_entry *e, size_t len)
 {
 	cap_rt_seal_entry_clock(t, e, sizeof(cap_deferred), len, 1);
+}
+
+/*
+ * cap_fast_seal_deferred for records whose own time says little (a
+ * vkCmd* recorded into a command buffer, which runs when it is submitted):
+ * the counter is read for one record in CAP_COARSE_EVERY of this thread's
+ * and the others take the last value read, which the writer turns into a
+ * time no earlier than the thread's previous record's (cap_wr_time).  The
+ * counter's read (RDTSCP) was 15 to 25 ns of the about 90 a vkCmd* cost
+ * under capture on the H100's machine (docs/benchmarks.md).
+ */
+static inline __attribute__((always_inline)) void
+cap_fast_seal_deferred_coarse(cap_thread *t, cap_entry *e, size_t len)
+{
+	size_t size = cap_rt_entry_size(sizeof(cap_deferred) + len);
+	uint64_t lb;
+	e->len = len;
+	e->size = size;
+	/* the seq as cap_rt_seal_entry_clock takes it */
+	lb = atomic_load_explicit(&cap_g.next_seq, memory_order_relaxed);
+	atomic_store_explicit(&t->inflight, lb, memory_order_release);
+	e->seq = atomic_fetch_add(&cap_g.next_seq, 1);
+	if (__builtin_expect(t->coarse_left == 0, 0)) {
+		cap_clock_rdtscp_to(&t->coarse_time);
+		t->coarse_left = CAP_COARSE_EVERY;
+	}
+	t->coarse_left--;
+	e->time_ns = t->coarse_time;
+	cap_rt_publish_size(t, size);
+	atomic_store_explicit(&t->inflight, 0, memory_order_release);
 }
 
 #endif /* TRACESMITH_CAP_FAST_H */

@@ -49,6 +49,21 @@
  *   keyframe's chunks reuse one block instead of mapping and faulting in a
  *   new one each.
  *
+ *   Warm blocks: a new block's pages are faulted in when first written,
+ *   and on the machines measured (virtual machines, an H100's among them)
+ *   that costs 0.5 to 1.5 ns a byte, several times what a fast driver
+ *   spends on a vkCmd*: a thread recording faster than the writer drains
+ *   paid it on every block.  The writer keeps g->warm, a stack of free
+ *   default-size blocks it has mapped and written a byte of every page
+ *   of (and drained blocks past CAP_SPARE_MAX go there too), topped up to
+ *   g->warm_target blocks at the start of each round and whenever a
+ *   producer takes the last ones.  A producer with no spare of its own
+ *   takes one from it under warm_mu (one lock a block, not a record); only
+ *   when it is empty does it map a block itself, a miss, which doubles the
+ *   target (from CAP_WARM_FIRST up to CAP_WARM_MAX, at most a quarter of
+ *   the memory bound) unless TRACESMITH_WARM_MB fixed it.  Warm blocks are
+ *   free memory: not counted in g->buffered.
+ *
  *   After the trace is finished at exit (CAP_ST_LATE): there is no writer
  *   thread.  Records still go into the chains as above; the thread that
  *   seals one then runs a writer round itself, under late_mu, with the
@@ -89,6 +104,11 @@
 #define CAP_BLOCK_COST(cap) ((uint64_t)(cap) + sizeof(cap_block))
 /* Most bytes of drained blocks kept for reuse, over all threads. */
 #define CAP_SPARE_MAX (16u << 20)
+/* Warm blocks kept ready by default (cap_internal.h, "Warm blocks"): at
+ * first, and at most after misses double it; never above a quarter of
+ * the memory bound. */
+#define CAP_WARM_FIRST (16u << 20)
+#define CAP_WARM_MAX (128u << 20)
 /* Deepest host stack kept. */
 #define CAP_STACK_MAX 64
 /* Per-thread cache of stack hashes already sent (direct-mapped). */
@@ -162,6 +182,13 @@ typedef struct cap_block {
 
 /* Unmap (or free) a block of cap_runtime.c's; NULL is a no-op. */
 void cap_block_free_(cap_block *b);
+/* A new block with room for cap bytes, mapped (cap_runtime.c), or NULL. */
+cap_block *cap_block_new_(size_t cap);
+/* The writer: fault in and stack warm blocks up to the target; put a
+ * drained default-size block there instead (1) when below it (0: not
+ * taken). */
+void cap_warm_fill_(void);
+int cap_warm_give_(cap_block *b);
 
 /* The pending record between cap_record_begin and cap_record_commit. */
 struct cap_rec {
@@ -178,11 +205,25 @@ struct cap_rec {
 	size_t late_max;
 };
 
+/* A cache line: what the producer writes on every record and what the
+ * writer writes on every entry are kept on lines of their own (below). */
+#define CAP_LINE 64
+
+/*
+ * A recording thread.  Its fields are grouped by who writes them and how
+ * often, each group on cache lines of its own: the producer writes its
+ * group and `inflight` on every record and the writer its group on every
+ * entry, and on a fast driver (a vkCmd* of about 20 ns) a line the other
+ * side touched costs the writing side a transfer between cores on every
+ * record (docs/capture.md, "Buffers").  Allocated CAP_LINE-aligned
+ * (cap_rt_thread).
+ */
 typedef struct cap_thread {
+	/* written at registration; the writer reads `next` every round */
 	struct cap_thread *next;      /* g->threads list; writer-owned after push */
 	uint64_t tid;
 	/* producer side */
-	cap_block *tail;
+	_Alignas(CAP_LINE) cap_block *tail;
 	size_t wpos;
 	/* The fast paths' word (cap_fast.h): tail->cap while no record is
 	 * open, 0 between a begin and its commit (a record or a blob: that is
@@ -203,14 +244,23 @@ typedef struct cap_thread {
 	uint64_t pages_file;
 	uint8_t *page_scratch;
 	size_t page_scratch_cap;
-	/* shared */
-	_Atomic uint64_t inflight;    /* 0 or a lower bound of the seq being taken */
-	atomic_int dead;              /* thread exited: free once drained */
+	/* cap_fast_seal_deferred_coarse: the counter as last read, and how many
+	 * more records take it before it is read again */
+	uint64_t coarse_time;
+	uint32_t coarse_left;
+	/* shared: written by the producer twice a record, read by the writer
+	 * once a round */
+	_Alignas(CAP_LINE) _Atomic uint64_t inflight; /* 0 or a lower bound of the seq being taken */
+	/* shared, written once a block or less */
+	_Alignas(CAP_LINE) atomic_int dead; /* thread exited: free once drained */
 	_Atomic(cap_block *) spare;   /* drained blocks the writer gave back */
 	_Atomic(cap_block *) spare_big; /* one drained larger block, or NULL */
 	/* writer side */
-	cap_block *head;
+	_Alignas(CAP_LINE) cap_block *head;
 	size_t rpos;
+	/* head->committed as the writer last loaded it: entries below it are
+	 * read without loading the producer's line again (cap_wr_peek) */
+	size_t rlimit;
 	uint64_t last_mono;           /* its latest record's CLOCK_MONOTONIC time */
 } cap_thread;
 
@@ -289,6 +339,14 @@ typedef struct cap_global {
 	_Atomic uint64_t buffered;    /* bytes of blocks in chains (see above) */
 	_Atomic uint64_t drained;     /* rounds that found every chain drained */
 	_Atomic uint64_t spare_bytes; /* bytes of blocks kept as spares */
+	/* warm blocks (above): a stack under warm_mu; warm_n mirrors its
+	 * length for the checks made without the lock */
+	pthread_mutex_t warm_mu;
+	cap_block *warm;
+	_Atomic uint64_t warm_n;      /* blocks on the stack */
+	_Atomic uint64_t warm_target; /* blocks the writer keeps there */
+	_Atomic uint64_t warm_misses; /* default blocks a recording thread mapped itself */
+	_Atomic uint64_t warm_faulted; /* blocks the writer faulted in */
 	atomic_int stall_waiters;
 	pthread_mutex_t stall_mu;
 	pthread_cond_t stall_cv;

@@ -38,6 +38,7 @@ cap_global cap_g = {
 	.flush_mu = PTHREAD_MUTEX_INITIALIZER,
 	.flush_cv = PTHREAD_COND_INITIALIZER,
 	.stall_mu = PTHREAD_MUTEX_INITIALIZER,
+	.warm_mu = PTHREAD_MUTEX_INITIALIZER,
 	.stall_cv = PTHREAD_COND_INITIALIZER,
 	.reg_mu = PTHREAD_MUTEX_INITIALIZER,
 	.win_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -202,6 +203,8 @@ static void cap_sig_uninstall(void)
 		cap_sig_ours[i] = 0;
 	}
 }
+
+static void cap_rt_warm_init(void);
 
 /* ---- session start ----------------------------------------------------- */
 
@@ -476,6 +479,7 @@ int cap_rt_start_file_(const char *path_in, int final_state)
 		return 0;
 	}
 	cap_g.writer = w;
+	cap_rt_warm_init();
 	atomic_store(&cap_g.rot_done, atomic_load(&cap_g.rot_req));
 	atomic_store(&cap_g.next_seq, 1);
 	atomic_store(&cap_g.next_blob, 1);
@@ -664,6 +668,102 @@ static cap_block *cap_rt_block_new(size_t cap)
 	return b;
 }
 
+cap_block *cap_block_new_(size_t cap)
+{
+	return cap_rt_block_new(cap);
+}
+
+/* The blocks the writer keeps warm: the target in blocks for `bytes`. */
+static uint64_t cap_rt_warm_blocks(uint64_t bytes)
+{
+	uint64_t quarter = cap_g.cfg.memory_bound / 4;
+	if (bytes > quarter)
+		bytes = quarter;
+	return bytes / CAP_BLOCK_COST(CAP_BLOCK_BYTES);
+}
+
+/* Set the target at a session's start (cap_internal.h, "Warm blocks"). */
+static void cap_rt_warm_init(void)
+{
+	const cap_config *cfg = &cap_g.cfg;
+	atomic_store(&cap_g.warm_target, cap_rt_warm_blocks(cfg->warm_fixed ? cfg->warm_bytes : CAP_WARM_FIRST));
+}
+
+/* A default-size block for a recording thread with no spare: a warm one,
+ * else (a miss) one mapped here, its pages faulted in as they are
+ * written; a miss doubles the target and a low stack wakes the writer. */
+static cap_block *cap_rt_warm_take(void)
+{
+	cap_block *b = NULL;
+	uint64_t left = 0;
+	if (atomic_load_explicit(&cap_g.warm_n, memory_order_relaxed)) {
+		pthread_mutex_lock(&cap_g.warm_mu);
+		b = cap_g.warm;
+		if (b) {
+			cap_g.warm = b->next;
+			left = atomic_fetch_sub_explicit(&cap_g.warm_n, 1, memory_order_relaxed) - 1;
+		}
+		pthread_mutex_unlock(&cap_g.warm_mu);
+	}
+	if (b) {
+		if (left < atomic_load_explicit(&cap_g.warm_target, memory_order_relaxed) / 2)
+			cap_writer_wake();
+		b->next = NULL;
+		atomic_store_explicit(&b->committed, 0, memory_order_relaxed);
+		atomic_store_explicit(&b->sealed, 0, memory_order_relaxed);
+		return b;
+	}
+	if (atomic_load_explicit(&cap_g.warm_target, memory_order_relaxed) || !cap_g.cfg.warm_fixed) {
+		atomic_fetch_add_explicit(&cap_g.warm_misses, 1, memory_order_relaxed);
+		if (!cap_g.cfg.warm_fixed) {
+			uint64_t cur = atomic_load_explicit(&cap_g.warm_target, memory_order_relaxed);
+			uint64_t max = cap_rt_warm_blocks(CAP_WARM_MAX);
+			uint64_t next = cur * 2 > max ? max : cur * 2;
+			if (next > cur)
+				atomic_compare_exchange_strong(&cap_g.warm_target, &cur, next);
+		}
+		cap_writer_wake();
+	}
+	return cap_rt_block_new(CAP_BLOCK_BYTES);
+}
+
+/* Writer only: fault in new blocks until the stack holds the target.  A
+ * byte written in every page is what faults it in (a read would map the
+ * shared zero page). */
+void cap_warm_fill_(void)
+{
+	uint64_t target = atomic_load_explicit(&cap_g.warm_target, memory_order_relaxed);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	while (atomic_load_explicit(&cap_g.warm_n, memory_order_relaxed) < target &&
+	       !atomic_load_explicit(&cap_g.stopping, memory_order_relaxed)) {
+		cap_block *b = cap_rt_block_new(CAP_BLOCK_BYTES);
+		if (!b)
+			return;
+		for (size_t off = 0; off < b->cap; off += page)
+			((volatile uint8_t *)b->data)[off] = 0;
+		atomic_fetch_add_explicit(&cap_g.warm_faulted, 1, memory_order_relaxed);
+		pthread_mutex_lock(&cap_g.warm_mu);
+		b->next = cap_g.warm;
+		cap_g.warm = b;
+		atomic_fetch_add_explicit(&cap_g.warm_n, 1, memory_order_relaxed);
+		pthread_mutex_unlock(&cap_g.warm_mu);
+	}
+}
+
+int cap_warm_give_(cap_block *b)
+{
+	if (b->cap != CAP_BLOCK_BYTES || !b->mapped ||
+	    atomic_load_explicit(&cap_g.warm_n, memory_order_relaxed) >=
+	        atomic_load_explicit(&cap_g.warm_target, memory_order_relaxed))
+		return 0;
+	pthread_mutex_lock(&cap_g.warm_mu);
+	b->next = cap_g.warm;
+	cap_g.warm = b;
+	atomic_fetch_add_explicit(&cap_g.warm_n, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&cap_g.warm_mu);
+	return 1;
+}
+
 /* A block with room for cap bytes: for the default size, a spare the writer
  * gave back when there is one (cap_internal.h), else a new one. */
 static cap_block *cap_rt_block_take(cap_thread *t, size_t cap)
@@ -687,7 +787,7 @@ static cap_block *cap_rt_block_take(cap_thread *t, size_t cap)
 		t->spare_own = atomic_exchange_explicit(&t->spare, NULL, memory_order_acquire);
 	b = t->spare_own;
 	if (!b)
-		return cap_rt_block_new(cap);
+		return cap_rt_warm_take();
 	t->spare_own = b->next;
 	atomic_fetch_sub_explicit(&cap_g.spare_bytes, CAP_BLOCK_COST(cap), memory_order_relaxed);
 	b->next = NULL;
@@ -702,9 +802,9 @@ static cap_thread *cap_rt_thread(void)
 	cap_thread *old;
 	if (__builtin_expect(t != &cap_thread_none && cap_tls_gen == cap_g.generation, 1))
 		return t;
-	t = calloc(1, sizeof(*t));
-	if (!t)
+	if (posix_memalign((void **)&t, CAP_LINE, sizeof(*t)) != 0)
 		goto out_nomem;
+	memset(t, 0, sizeof(*t));
 	t->tail = t->head = cap_rt_block_new(CAP_BLOCK_BYTES);
 	if (!t->tail)
 		goto out_free_thread;
@@ -1696,6 +1796,13 @@ static void cap_rt_atfork_child(void)
 	cap_g.start_mu = mu;
 	cap_g.flush_mu = mu;
 	cap_g.stall_mu = mu;
+	cap_g.warm_mu = mu;
+	while (cap_g.warm) { /* the parent's, copied: the child's own now */
+		cap_block *nb = cap_g.warm->next;
+		cap_block_free_(cap_g.warm);
+		cap_g.warm = nb;
+	}
+	atomic_store(&cap_g.warm_n, 0);
 	cap_g.reg_mu = mu;
 	cap_g.win_mu = mu;
 	cap_g.flush_cv = cv;

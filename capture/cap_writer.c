@@ -394,7 +394,7 @@ static void cap_wr_release_block(cap_wctx *x, cap_thread *t, cap_block *b)
 	} else if (b->cap > CAP_BLOCK_BYTES && b->cap <= CAP_SPARE_BIG_MAX &&
 	           !atomic_load_explicit(&t->dead, memory_order_relaxed)) {
 		cap_block_free_(atomic_exchange_explicit(&t->spare_big, b, memory_order_acq_rel));
-	} else {
+	} else if (!cap_warm_give_(b)) {
 		cap_block_free_(b);
 	}
 	x->freed_since_wake += cost;
@@ -408,17 +408,25 @@ static cap_entry *cap_wr_peek(cap_wctx *x, cap_thread *t)
 {
 	for (;;) {
 		cap_block *b = t->head;
-		size_t c = atomic_load_explicit(&b->committed, memory_order_acquire);
+		size_t c;
+		/* Below the commit last loaded: no load of the line the producer
+		 * writes on every record (cap_thread). */
+		if (t->rpos < t->rlimit)
+			return (cap_entry *)(b->data + t->rpos);
+		c = atomic_load_explicit(&b->committed, memory_order_acquire);
+		t->rlimit = c;
 		if (t->rpos < c)
 			return (cap_entry *)(b->data + t->rpos);
 		if (!atomic_load_explicit(&b->sealed, memory_order_acquire))
 			return NULL;
 		/* Sealed: its last commit is visible now. */
 		c = atomic_load_explicit(&b->committed, memory_order_acquire);
+		t->rlimit = c;
 		if (t->rpos < c)
 			return (cap_entry *)(b->data + t->rpos);
 		t->head = b->next;
 		t->rpos = 0;
+		t->rlimit = 0;
 		cap_wr_release_block(x, t, b);
 	}
 }
@@ -758,6 +766,10 @@ static void cap_wr_round(cap_wctx *x)
 
 	cap_wr_apply_registry(x, 0);
 	x->progress = 0;
+	/* Recording threads first: warm blocks before draining. */
+	if (atomic_load_explicit(&cap_g.warm_n, memory_order_relaxed) <
+	    atomic_load_explicit(&cap_g.warm_target, memory_order_relaxed))
+		cap_warm_fill_();
 	if (cap_clock_g.tsc)
 		cap_clock_tick(&cap_clock_g);
 	wm = atomic_load(&cap_g.next_seq);
@@ -887,6 +899,8 @@ static void cap_wr_counters(cap_wctx *x)
 	cap_wr_meta_u64(x, "capture.stalls", atomic_load(&cap_g.n_stalls));
 	cap_wr_meta_u64(x, "capture.stall_ns", atomic_load(&cap_g.stall_ns));
 	cap_wr_meta_u64(x, "capture.stacks_unique", atomic_load(&cap_g.n_stacks_unique));
+	cap_wr_meta_u64(x, "capture.warm_faulted", atomic_load(&cap_g.warm_faulted));
+	cap_wr_meta_u64(x, "capture.warm_misses", atomic_load(&cap_g.warm_misses));
 	if (atomic_load(&cap_g.n_late))
 		cap_wr_meta_u64(x, "capture.late_records", atomic_load(&cap_g.n_late));
 }
@@ -976,6 +990,7 @@ void *cap_writer_main(void *arg)
 	pthread_mutex_lock(&cap_g.fork_mu);
 	atomic_store(&cap_g.writer_alive, 1);
 	cap_wr_begin_file(&x, cap_g.writer);
+	cap_warm_fill_();
 	for (;;) {
 		uint64_t req;
 		int stopping = atomic_load(&cap_g.stopping);

@@ -730,7 +730,7 @@ static inline __attribute__((always_inline)) int vkl_rec_fast_ready(vkl_rec_fast
 
 static inline __attribute__((always_inline)) void vkl_rec_fast_end(vkl_rec_fast *f, size_t len)
 {
-	cap_fast_seal_deferred(f->t, f->e, VKL_FLAT_HEAD + len);
+	cap_fast_seal_deferred_coarse(f->t, f->e, VKL_FLAT_HEAD + len);
 }
 
 /* Before the rest reads the arguments back from a record left unsealed:
