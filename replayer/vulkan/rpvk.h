@@ -611,9 +611,11 @@ rp_status rpvk_memory_writes(rpvk *r, const uint8_t *payload, size_t len);
  * lies inside its mapping (RP_ERR_TRACE, diag set, otherwise). */
 rp_status rpvk_memory_ranges_check(rpvk *r, uint32_t n, const VkMappedMemoryRange *ranges);
 /* Before a bind of live buffer or image res: its requirements fit mem at
- * off, aligned (RP_ERR_TRACE, diag set, otherwise). */
+ * off, aligned (RP_ERR_TRACE, diag set, otherwise).  plane: 0, or the
+ * VK_IMAGE_ASPECT_PLANE_n_BIT of a disjoint image's plane bound
+ * (VkBindImagePlaneMemoryInfo), whose own requirements are judged. */
 rp_status rpvk_memory_bind_check(rpvk *r, VkObjectType type, uint64_t res, VkDeviceMemory mem,
-                                 VkDeviceSize off);
+                                 VkDeviceSize off, VkImageAspectFlagBits plane);
 rp_status rpvk_memory_checkpoint(rpvk *r, const sbt_checkpoint *cp, const void **bytes_out);
 /* --per-command: all of m (m->size bytes) into out through a mapping: 1
  * read; 0 when m is not host-visible here, or the application has mapped

@@ -500,7 +500,7 @@ rp_status rpvk_memory_ranges_check(rpvk *r, uint32_t n, const VkMappedMemoryRang
 }
 
 rp_status rpvk_memory_bind_check(rpvk *r, VkObjectType type, uint64_t res, VkDeviceMemory mem,
-                                 VkDeviceSize off)
+                                 VkDeviceSize off, VkImageAspectFlagBits plane)
 {
 	rpvk_mem *m = rpvk_mem_live(r, mem);
 	const rpvk_dtable *t;
@@ -509,10 +509,25 @@ rp_status rpvk_memory_bind_check(rpvk *r, VkObjectType type, uint64_t res, VkDev
 		return RP_OK; /* not ours to judge */
 	t = &r->dev[m->dev].t;
 	memset(&req, 0, sizeof(req));
-	if (type == VK_OBJECT_TYPE_BUFFER && t->GetBufferMemoryRequirements)
+	if (type == VK_OBJECT_TYPE_BUFFER && t->GetBufferMemoryRequirements) {
 		t->GetBufferMemoryRequirements(r->dev[m->dev].live, (VkBuffer)(uintptr_t)res, &req);
-	else if (type == VK_OBJECT_TYPE_IMAGE && t->GetImageMemoryRequirements)
+	} else if (type == VK_OBJECT_TYPE_IMAGE && plane) {
+		/* a disjoint image's plane: that plane's requirements */
+		PFN_vkGetImageMemoryRequirements2 get = t->GetImageMemoryRequirements2
+		                                            ? t->GetImageMemoryRequirements2
+		                                            : t->GetImageMemoryRequirements2KHR;
+		VkImagePlaneMemoryRequirementsInfo pi = {VK_STRUCTURE_TYPE_IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO,
+		                                         NULL, plane};
+		VkImageMemoryRequirementsInfo2 info = {VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2, &pi,
+		                                       (VkImage)(uintptr_t)res};
+		VkMemoryRequirements2 req2 = {VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, NULL, {0, 0, 0}};
+		if (!get)
+			return RP_OK; /* not ours to judge */
+		get(r->dev[m->dev].live, &info, &req2);
+		req = req2.memoryRequirements;
+	} else if (type == VK_OBJECT_TYPE_IMAGE && t->GetImageMemoryRequirements) {
 		t->GetImageMemoryRequirements(r->dev[m->dev].live, (VkImage)(uintptr_t)res, &req);
+	}
 	if (off > m->size || req.size > m->size - off)
 		return rpvk_fail(r, RP_ERR_TRACE, "the %s needs %llu bytes at offset %llu, and the memory "
 		                 "has %llu here: a valid application never makes this call, and a driver "

@@ -553,15 +553,29 @@ static uint32_t rpvk_state_full_chain(const VkExtent3D *e)
 	return n;
 }
 
-/* A bind: the resource has no memory yet, and the memory holds it. */
-static rp_status rpvk_state_bind(rpvk *r, VkObjectType type, uint64_t res, VkDeviceMemory mem, VkDeviceSize off)
+/* A bind: the resource has no memory yet, and the memory holds it.  A
+ * disjoint image's planes are bound one by one (plane: the aspect of
+ * VkBindImagePlaneMemoryInfo, else 0): each plane's own requirements are
+ * judged, and a plane after the first does not find the image bound. */
+static rp_status rpvk_state_bind(rpvk *r, VkObjectType type, uint64_t res, VkDeviceMemory mem, VkDeviceSize off,
+                                 VkImageAspectFlagBits plane)
 {
 	uint64_t st = rpvk_sobj(r, type, res) & 3;
-	if (st == RPVK_RES_BOUND || st == RPVK_RES_FREED)
+	if ((st == RPVK_RES_BOUND && !plane) || st == RPVK_RES_FREED)
 		return rpvk_fail(r, RP_ERR_TRACE, "the %s has memory bound already: a valid application "
 		                 "never makes this call, and a driver may crash on it",
 		                 type == VK_OBJECT_TYPE_BUFFER ? "buffer" : "image");
-	return rpvk_memory_bind_check(r, type, res, mem, off);
+	return rpvk_memory_bind_check(r, type, res, mem, off, plane);
+}
+
+/* The plane a VkBindImageMemoryInfo binds (VkBindImagePlaneMemoryInfo in
+ * its chain), or 0. */
+static VkImageAspectFlagBits rpvk_state_bind_plane(const VkBindImageMemoryInfo *b)
+{
+	for (const VkBaseInStructure *s = b->pNext; s; s = s->pNext)
+		if (s->sType == VK_STRUCTURE_TYPE_BIND_IMAGE_PLANE_MEMORY_INFO)
+			return ((const VkBindImagePlaneMemoryInfo *)s)->planeAspect;
+	return (VkImageAspectFlagBits)0;
 }
 
 /* A draw (k 0) or dispatch (k 1) with pipeline bound: the bindings of bound
@@ -898,19 +912,20 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 	case SBT_VK_CMD_vkBindBufferMemory: {
 		const sbt_vk_args_vkBindBufferMemory *a = args;
 		return rpvk_state_bind(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer, a->memory,
-		                       a->memoryOffset);
+		                       a->memoryOffset, (VkImageAspectFlagBits)0);
 	}
 	case SBT_VK_CMD_vkBindImageMemory: {
 		const sbt_vk_args_vkBindImageMemory *a = args;
 		return rpvk_state_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image, a->memory,
-		                       a->memoryOffset);
+		                       a->memoryOffset, (VkImageAspectFlagBits)0);
 	}
 	case SBT_VK_CMD_vkBindBufferMemory2:
 	case SBT_VK_CMD_vkBindBufferMemory2KHR: {
 		const sbt_vk_args_vkBindBufferMemory2 *a = args;
 		for (uint32_t i = 0; st == RP_OK && a->pBindInfos && i < a->bindInfoCount; i++)
 			st = rpvk_state_bind(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBindInfos[i].buffer,
-			                     a->pBindInfos[i].memory, a->pBindInfos[i].memoryOffset);
+			                     a->pBindInfos[i].memory, a->pBindInfos[i].memoryOffset,
+			                     (VkImageAspectFlagBits)0);
 		break;
 	}
 	case SBT_VK_CMD_vkBindImageMemory2:
@@ -918,7 +933,8 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 		const sbt_vk_args_vkBindImageMemory2 *a = args;
 		for (uint32_t i = 0; st == RP_OK && a->pBindInfos && i < a->bindInfoCount; i++)
 			st = rpvk_state_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pBindInfos[i].image,
-			                     a->pBindInfos[i].memory, a->pBindInfos[i].memoryOffset);
+			                     a->pBindInfos[i].memory, a->pBindInfos[i].memoryOffset,
+			                     rpvk_state_bind_plane(&a->pBindInfos[i]));
 		break;
 	}
 	case SBT_VK_CMD_vkCreateShaderModule: {
