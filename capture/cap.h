@@ -69,9 +69,8 @@ typedef struct cap_config {
 	cap_snapshot_mode snapshot;    /* TRACESMITH_SNAPSHOT: none|launch|N */
 	uint64_t snapshot_every;       /* N for CAP_SNAPSHOT_EVERY */
 	uint64_t memory_bound;         /* TRACESMITH_MEMORY_MB, bytes */
-	/* TRACESMITH_WARM_MB: bytes of warm blocks kept ready (cap_internal.h);
-	 * warm_fixed 0: the default, CAP_WARM_FIRST growing on each miss up to
-	 * CAP_WARM_MAX (both at most a quarter of the bound) */
+	/* TRACESMITH_WARM_MB: bytes of warm blocks kept ready (cap_internal.h),
+	 * at most a quarter of the bound; warm_fixed 0: the default */
 	uint64_t warm_bytes;
 	int warm_fixed;
 	uint32_t flush_interval_ms;    /* TRACESMITH_FLUSH_MS, default 1000 */

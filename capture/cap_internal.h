@@ -59,10 +59,10 @@
  *   g->warm_target blocks at the start of each round and whenever a
  *   producer takes the last ones.  A producer with no spare of its own
  *   takes one from it under warm_mu (one lock a block, not a record); only
- *   when it is empty does it map a block itself, a miss, which doubles the
- *   target (from CAP_WARM_FIRST up to CAP_WARM_MAX, at most a quarter of
- *   the memory bound) unless TRACESMITH_WARM_MB fixed it.  Warm blocks are
- *   free memory: not counted in g->buffered.
+ *   when it is empty does it map a block itself (a miss, counted).  The
+ *   target is CAP_WARM_DEFAULT or TRACESMITH_WARM_MB, at most a quarter of
+ *   the memory bound.  Warm blocks are free memory: not counted in
+ *   g->buffered.
  *
  *   After the trace is finished at exit (CAP_ST_LATE): there is no writer
  *   thread.  Records still go into the chains as above; the thread that
@@ -104,11 +104,9 @@
 #define CAP_BLOCK_COST(cap) ((uint64_t)(cap) + sizeof(cap_block))
 /* Most bytes of drained blocks kept for reuse, over all threads. */
 #define CAP_SPARE_MAX (16u << 20)
-/* Warm blocks kept ready by default (cap_internal.h, "Warm blocks"): at
- * first, and at most after misses double it; never above a quarter of
- * the memory bound. */
-#define CAP_WARM_FIRST (16u << 20)
-#define CAP_WARM_MAX (128u << 20)
+/* Warm blocks kept ready by default (cap_internal.h, "Warm blocks"),
+ * never above a quarter of the memory bound. */
+#define CAP_WARM_DEFAULT (64u << 20)
 /* Deepest host stack kept. */
 #define CAP_STACK_MAX 64
 /* Per-thread cache of stack hashes already sent (direct-mapped). */
@@ -344,7 +342,7 @@ typedef struct cap_global {
 	pthread_mutex_t warm_mu;
 	cap_block *warm;
 	_Atomic uint64_t warm_n;      /* blocks on the stack */
-	_Atomic uint64_t warm_target; /* blocks the writer keeps there */
+	uint64_t warm_target;         /* blocks the writer keeps there (set at start) */
 	_Atomic uint64_t warm_misses; /* default blocks a recording thread mapped itself */
 	_Atomic uint64_t warm_faulted; /* blocks the writer faulted in */
 	atomic_int stall_waiters;

@@ -686,12 +686,12 @@ static uint64_t cap_rt_warm_blocks(uint64_t bytes)
 static void cap_rt_warm_init(void)
 {
 	const cap_config *cfg = &cap_g.cfg;
-	atomic_store(&cap_g.warm_target, cap_rt_warm_blocks(cfg->warm_fixed ? cfg->warm_bytes : CAP_WARM_FIRST));
+	cap_g.warm_target = cap_rt_warm_blocks(cfg->warm_fixed ? cfg->warm_bytes : CAP_WARM_DEFAULT);
 }
 
-/* A default-size block for a recording thread with no spare: a warm one,
- * else (a miss) one mapped here, its pages faulted in as they are
- * written; a miss doubles the target and a low stack wakes the writer. */
+/* A default-size block for a recording thread with no spare: a warm one
+ * (waking the writer when that leaves fewer than half the target), else
+ * (a miss) one mapped here, its pages faulted in as they are written. */
 static cap_block *cap_rt_warm_take(void)
 {
 	cap_block *b = NULL;
@@ -706,22 +706,15 @@ static cap_block *cap_rt_warm_take(void)
 		pthread_mutex_unlock(&cap_g.warm_mu);
 	}
 	if (b) {
-		if (left < atomic_load_explicit(&cap_g.warm_target, memory_order_relaxed) / 2)
+		if (left < cap_g.warm_target / 2)
 			cap_writer_wake();
 		b->next = NULL;
 		atomic_store_explicit(&b->committed, 0, memory_order_relaxed);
 		atomic_store_explicit(&b->sealed, 0, memory_order_relaxed);
 		return b;
 	}
-	if (atomic_load_explicit(&cap_g.warm_target, memory_order_relaxed) || !cap_g.cfg.warm_fixed) {
+	if (cap_g.warm_target) {
 		atomic_fetch_add_explicit(&cap_g.warm_misses, 1, memory_order_relaxed);
-		if (!cap_g.cfg.warm_fixed) {
-			uint64_t cur = atomic_load_explicit(&cap_g.warm_target, memory_order_relaxed);
-			uint64_t max = cap_rt_warm_blocks(CAP_WARM_MAX);
-			uint64_t next = cur * 2 > max ? max : cur * 2;
-			if (next > cur)
-				atomic_compare_exchange_strong(&cap_g.warm_target, &cur, next);
-		}
 		cap_writer_wake();
 	}
 	return cap_rt_block_new(CAP_BLOCK_BYTES);
@@ -732,7 +725,7 @@ static cap_block *cap_rt_warm_take(void)
  * shared zero page). */
 void cap_warm_fill_(void)
 {
-	uint64_t target = atomic_load_explicit(&cap_g.warm_target, memory_order_relaxed);
+	uint64_t target = cap_g.warm_target;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	while (atomic_load_explicit(&cap_g.warm_n, memory_order_relaxed) < target &&
 	       !atomic_load_explicit(&cap_g.stopping, memory_order_relaxed)) {
@@ -753,8 +746,7 @@ void cap_warm_fill_(void)
 int cap_warm_give_(cap_block *b)
 {
 	if (b->cap != CAP_BLOCK_BYTES || !b->mapped ||
-	    atomic_load_explicit(&cap_g.warm_n, memory_order_relaxed) >=
-	        atomic_load_explicit(&cap_g.warm_target, memory_order_relaxed))
+	    atomic_load_explicit(&cap_g.warm_n, memory_order_relaxed) >= cap_g.warm_target)
 		return 0;
 	pthread_mutex_lock(&cap_g.warm_mu);
 	b->next = cap_g.warm;
