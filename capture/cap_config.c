@@ -462,7 +462,7 @@ void cap_config_parse_(cap_config *cfg)
 			cfg->warm_fixed = 1;
 		} else {
 			cap_config_warn(cfg, "TRACESMITH_WARM_MB='%s' is not a number of MiB in 0..1048576; "
-			                "using 64", v);
+			                "using 16", v);
 		}
 	}
 	if ((v = cap_setting("TRACESMITH_FLUSH_MS")) != NULL) {

@@ -106,7 +106,7 @@
 #define CAP_SPARE_MAX (16u << 20)
 /* Warm blocks kept ready by default (cap_internal.h, "Warm blocks"),
  * never above a quarter of the memory bound. */
-#define CAP_WARM_DEFAULT (64u << 20)
+#define CAP_WARM_DEFAULT (16u << 20)
 /* Deepest host stack kept. */
 #define CAP_STACK_MAX 64
 /* Per-thread cache of stack hashes already sent (direct-mapped). */

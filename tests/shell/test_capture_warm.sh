@@ -42,7 +42,7 @@ run off TRACESMITH_WARM_MB=0
 	fail "off: warm blocks with TRACESMITH_WARM_MB=0: $(grep warm "$T/off.info")"
 
 run bad TRACESMITH_WARM_MB=lots
-has bad.rec err "TRACESMITH_WARM_MB='lots' is not a number of MiB in 0..1048576; using 64"
+has bad.rec err "TRACESMITH_WARM_MB='lots' is not a number of MiB in 0..1048576; using 16"
 
 run small TRACESMITH_MEMORY_MB=4
 echo "ok: warm faulted default $(meta default warm_faulted) (misses $(meta default warm_misses)), 8 MiB $(meta fixed warm_faulted) (misses $(meta fixed warm_misses)), bound 4 MiB $(meta small warm_faulted) (misses $(meta small warm_misses))"
