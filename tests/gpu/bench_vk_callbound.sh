@@ -21,13 +21,12 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$TOP"
 P=$BUILD/tests/programs
 [ -x "$P/vk_callbound" ] || { echo "bench_vk_callbound: $P/vk_callbound is not built; run make" >&2; exit 1; }
-VK_DRIVER_FILES=
-for d in /usr/local/nvidia/share/vulkan/icd.d /usr/share/vulkan/icd.d /etc/vulkan/icd.d; do
-	[ -f "$d/nvidia_icd.json" ] && { VK_DRIVER_FILES=$d/nvidia_icd.json; break; }
-done
-[ -n "$VK_DRIVER_FILES" ] || { echo "bench_vk_callbound: no NVIDIA Vulkan driver manifest (nvidia_icd.json)" >&2; exit 1; }
-export VK_DRIVER_FILES
-unset VK_INSTANCE_LAYERS VK_ADD_LAYER_PATH
+fail() {
+	echo "bench_vk_callbound: $*" >&2
+	exit 1
+}
+. "$TOP/tests/gpu/gpu_lib.sh"
+gpu_vk_nvidia_only
 ARGS=${GPU_VK_CALLBOUND:-"--submits 200 --cmds 4000 --every 1000"}
 ROUNDS=${GPU_VK_ROUNDS:-5}
 W=$(mktemp -d "${TMPDIR:-/tmp}/vkcb.XXXXXX")

@@ -50,3 +50,16 @@ gpu_done() {
 	[ -z "$gpu_failed" ] || fail "failed:$gpu_failed"
 	echo ok
 }
+
+# gpu_vk_nvidia_only: offers the loader only the NVIDIA Vulkan driver
+# (VK_DRIVER_FILES), so lavapipe cannot answer, with no layer enabled from
+# the environment; fails when this machine has no NVIDIA manifest.
+gpu_vk_nvidia_only() {
+	VK_DRIVER_FILES=
+	for gv_d in /usr/local/nvidia/share/vulkan/icd.d /usr/share/vulkan/icd.d /etc/vulkan/icd.d; do
+		[ -f "$gv_d/nvidia_icd.json" ] && { VK_DRIVER_FILES=$gv_d/nvidia_icd.json; break; }
+	done
+	[ -n "$VK_DRIVER_FILES" ] || fail "no NVIDIA Vulkan driver manifest (nvidia_icd.json) here"
+	export VK_DRIVER_FILES
+	unset VK_INSTANCE_LAYERS VK_ADD_LAYER_PATH TRACESMITH_VK_SNAPSHOT_STAGING
+}

@@ -22,13 +22,7 @@ TOP=${TOP:-.}
 . "$TOP/tests/support/shell.sh"
 . "$TOP/tests/gpu/gpu_lib.sh"
 # Only the NVIDIA ICD is offered to the loader, so lavapipe cannot answer.
-VK_DRIVER_FILES=
-for d in /usr/local/nvidia/share/vulkan/icd.d /usr/share/vulkan/icd.d /etc/vulkan/icd.d; do
-	[ -f "$d/nvidia_icd.json" ] && { VK_DRIVER_FILES=$d/nvidia_icd.json; break; }
-done
-[ -n "$VK_DRIVER_FILES" ] || fail "no NVIDIA Vulkan driver manifest (nvidia_icd.json) here"
-export VK_DRIVER_FILES
-unset VK_INSTANCE_LAYERS VK_ADD_LAYER_PATH TRACESMITH_VK_SNAPSHOT_STAGING
+gpu_vk_nvidia_only
 P=$BUILD/tests/programs
 M=$BUILD/tests/sbt_mutate
 [ -x "$P/vk_sampleloc" ] || fail "$P/vk_sampleloc is not built"
