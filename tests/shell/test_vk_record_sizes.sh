@@ -8,7 +8,8 @@
 # record-first wrappers, which copy 4 to 64 bytes inline and hand the rest
 # to the general path) and from CLOCK_MONOTONIC (the general path only):
 # every push is in the trace with its exact bytes, both ways, and the
-# program prints what it prints alone.
+# program prints what it prints alone.  Then the record-first path's
+# times (below).
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -50,4 +51,38 @@ if len(pushes) != 32 or bad:
 PY
 		fail "$clock: the pushes recorded differ from the program's: $(cat "$T/$clock.check")"
 done
-echo "ok"
+
+# Record times on the record-first path (cap_fast_seal_deferred_coarse):
+# the counter is read once in 16 of a thread's vkCmd* records and the
+# others take that value, so the loop's commands (400 a submit) are in runs
+# of at most 16 equal times, never going back, and a submit (not on that
+# path) has a time of its own, no earlier than the commands before it.
+vk_env_layers_ours
+TRACESMITH_STACKS=none TRACESMITH_OUTPUT=$T/times.sbt vk_env_run "$T/times.log" "$P" --submits 3 --cmds 400 --every 100 ||
+	fail "times: capture of vk_callbound"
+PYTHONPATH="$TOP/python" PYTHONDONTWRITEBYTECODE=1 BUILD=$VK_ENV_BUILD python3 - "$T/times.sbt" >"$T/times.check" 2>&1 <<'PY' ||
+import sys
+import tracesmith
+recs = list(tracesmith.open(sys.argv[1]))
+cmds = [r for r in recs if r.name.startswith("vulkan.vkCmd")]
+run = longest = 0
+prev = None
+for r in cmds:
+    if prev is not None and r.time_ns < prev:
+        sys.exit("seq %d: time %d before the previous command's %d" % (r.seq, r.time_ns, prev))
+    run = run + 1 if r.time_ns == prev else 1
+    longest = max(longest, run)
+    prev = r.time_ns
+distinct = len(set(r.time_ns for r in cmds))
+if len(cmds) < 1200 or longest > 16 or distinct < len(cmds) // 16:
+    sys.exit("%d commands, %d distinct times, longest run %d" % (len(cmds), distinct, longest))
+last = {}
+for r in recs:
+    if r.name.startswith("vulkan.vkCmd"):
+        last[r.thread] = r.time_ns
+    elif r.name == "vulkan.vkQueueSubmit" and r.time_ns < last.get(r.thread, 0):
+        sys.exit("submit seq %d before its commands" % r.seq)
+print("%d commands, %d distinct times, longest run %d" % (len(cmds), distinct, longest))
+PY
+	fail "times: $(cat "$T/times.check")"
+echo "ok: $(cat "$T/times.check")"
