@@ -74,7 +74,8 @@
  * recording made again for each submit keeps no calls before the window's
  * lead-in (vkl_trim_cb_begin: "Recordings that are not kept"); with no
  * notice, one submitted in the frame it began, the window being held back
- * while such a recording is unsubmitted (vkl_trim_hold); the same
+ * while such a recording is unsubmitted (vkl_trim_hold), and again once a
+ * window has closed (vkl_trim_reopen_check); the same
  * wrappers pass its calls straight down (vkl_trim_fast_skip).
  *
  * Threading: kept records are shared read-only once made (atomic refs).
