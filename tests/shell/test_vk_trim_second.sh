@@ -33,18 +33,30 @@
 #     reported as submitted without its calls, and both windows replay
 #     under validation with every checkpoint matched (where the windows
 #     fall depends on timing; the assertions do not).
+#  4. On a private Xvfb, tscapture --frame F12:3 of vk_xwindow (a one-time-
+#     submit command buffer recorded and submitted within each frame, its
+#     presented images hashed: TRACESMITH_FRAME_HASH=1), F12 pressed once,
+#     and again once the layer said recordings keep no calls again: the
+#     same two lines, two window files, each replaying offscreen under
+#     validation with its 3 frames' hashes matched.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
 . "$TOP/tests/support/vk_env.sh"
 T=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
-fail() { vk_env_fail "$@"; }
+KAPP=
+trap 'vk_env_xvfb_stop; [ -z "$KAPP" ] || kill "$KAPP" 2>/dev/null || :; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+fail() {
+	[ -z "${DISPLAY:-}" ] || xdotool keyup F12 2>/dev/null || :
+	vk_env_fail "$@"
+}
 
 vk_env_init
-for t in tscapture tsinfo tsreplay tests/programs/vk_callbound tests/programs/vk_multithread; do
+for t in tscapture tsinfo tsreplay tests/programs/vk_callbound tests/programs/vk_multithread \
+	tests/programs/vk_xwindow; do
 	[ -x "$BUILD/$t" ] || fail "$BUILD/$t is not built"
 done
+command -v xdotool >/dev/null 2>&1 || fail "xdotool is not installed (scripts/deps.sh)"
 unset VK_ADD_LAYER_PATH
 vk_env_layers_validation
 PROG="$BUILD/tests/programs/vk_callbound --submits 60 --cmds 64 --every 16"
@@ -168,5 +180,46 @@ for k in 1 2; do
 	cp "$T/mt-window-$k.sbt" "$T/mt-$k.win.sbt" 2>/dev/null || fail "no $T/mt-window-$k.sbt"
 	"$BUILD/tsinfo" --dump "$T/mt-$k.win.sbt" >"$T/mt-$k.dump" || fail "tsinfo --dump of mt window $k"
 	replays "mt-$k"
+done
+
+# ---- 4: two capture-key presses -------------------------------------------------
+XW=$VK_ENV_BUILD/tests/programs/vk_xwindow
+vk_env_xvfb_start
+press() { # a short press of F12, read at a present
+	xdotool keydown F12
+	sleep 0.3
+	xdotool keyup F12
+}
+mkdir "$T/key"
+TRACESMITH_FRAME_HASH=1 TRACESMITH_LOG=info "$VK_ENV_BUILD/tscapture" -o "$T/key/app.sbt" \
+	--frame F12:3 -- "$XW" --quit-file "$T/key.quit" >"$T/key.log" 2>&1 &
+KAPP=$!
+waitlog "$T/key.log" 'Vulkan trimmed capture: a command buffer recorded again'
+sleep 1 # presenting
+press
+waitlog "$T/key.log" "$BACK"
+sleep 0.5
+press
+waitlog "$T/key.log" 'capture window 2 closed'
+: >"$T/key.quit"
+rc=0
+wait "$KAPP" || rc=$?
+KAPP=
+[ "$rc" -eq 0 ] || fail "key: exit $rc: $(tail -5 "$T/key.log")"
+vk_env_clean "$T/key.log" || fail "key: validation messages"
+grep -q 'is submitted in the window' "$T/key.log" &&
+	fail "key: a recording was submitted without its calls: $(grep -m1 'is submitted in' "$T/key.log")"
+cheap_again key
+[ "$(ls "$T/key" | wc -l)" -eq 2 ] || fail "key: window files $(ls "$T/key" | tr '\n' ' '), not two"
+for W in "$T"/key/app-frames-*.sbt; do
+	(
+		unset DISPLAY
+		VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/key.replay" \
+			"$VK_ENV_BUILD/tsreplay" --offscreen "$W"
+	) || fail "tsreplay of ${W##*/}"
+	grep -q '3 frames presented' "$T/key.replay" ||
+		fail "${W##*/}: $(grep 'frames presented' "$T/key.replay")"
+	grep -q 'checkpoints: 3 compared, 3 matched, 0 differ' "$T/key.replay" ||
+		fail "${W##*/} replay: $(grep 'checkpoints:' "$T/key.replay") (want its 3 frame hashes matched)"
 done
 echo "test_vk_trim_second: ok"
