@@ -262,7 +262,7 @@ static struct {
 	_Atomic(uint64_t) unsent;
 	atomic_int opening;
 	int held_said; /* the runtime's win_mu */
-	/* Windows after the first (vkl_trim_reopen): whether the run goes back
+	/* Windows after the first (vkl_trim_reopen_check): whether the run goes back
 	 * to the state before any window once one closed (triggers with no
 	 * notice only: every opening then follows a hold); snapshots taken
 	 * (window g opened by the g-th); the last window seen open (a thread
@@ -1201,7 +1201,7 @@ static int vkl_trim_hold(int frames)
 	size_t len = 0;
 	uint32_t i;
 	/* counted, so that a window that closes leaves the opening flag set
-	 * for this request (vkl_trim_reopen) */
+	 * for this request (vkl_trim_reopen_check) */
 	pthread_mutex_lock(&vkl_trim.mu);
 	vkl_trim.asks++;
 	atomic_store(&vkl_trim.opening, 1);
