@@ -74,7 +74,8 @@
  * recording made again for each submit keeps no calls before the window's
  * lead-in (vkl_trim_cb_begin: "Recordings that are not kept"); with no
  * notice, one submitted in the frame it began, the window being held back
- * while such a recording is unsubmitted (vkl_trim_hold); the same
+ * while such a recording is unsubmitted (vkl_trim_hold), and again once a
+ * window has closed (vkl_trim_reopen_check); the same
  * wrappers pass its calls straight down (vkl_trim_fast_skip).
  *
  * Threading: kept records are shared read-only once made (atomic refs).
@@ -255,11 +256,27 @@ static struct {
 	int lead_unit;
 	uint64_t lead_from;
 	/* recordings that keep no calls and are not submitted yet; a window
-	 * with no notice was asked to open (from then on every recording
-	 * keeps its calls: the hold it met ends); the hold was said */
+	 * with no notice was asked to open (from then on, until that window
+	 * has opened and closed, every recording keeps its calls: the hold it
+	 * met ends); the hold was said */
 	_Atomic(uint64_t) unsent;
 	atomic_int opening;
 	int held_said; /* the runtime's win_mu */
+	/* Windows after the first (vkl_trim_reopen_check): whether the run goes back
+	 * to the state before any window once one closed (triggers with no
+	 * notice only: every opening then follows a hold); snapshots taken
+	 * (window g opened by the g-th); the last window seen open (a thread
+	 * saw cap_active() after the snapshot that opened it); holds asked,
+	 * and their count when the last window opened (a request since: not
+	 * back); recordings that kept no calls since the last snapshot (said
+	 * at the next).  snaps, asks and asks_open change under mu, seen too;
+	 * mu is taken under the runtime's win_mu (the snapshot, the hold),
+	 * never the other way round. */
+	int reopen;
+	pthread_mutex_t mu;
+	_Atomic(uint64_t) snaps, seen;
+	uint64_t asks, asks_open;
+	_Atomic(uint64_t) unkept_n;
 } vkl_trim;
 
 /* vkl.h: what the inlined vkl_trim_keep_flat reads (order, cb_gen,
@@ -301,6 +318,11 @@ static void vkl_trim_lead_init(void)
 	int64_t lead = vkl_config_get()->lead_in;
 	vkl_trim.mode = VKL_TRIM_KEEP_ALL;
 	vkl_trim.lead_unit = -1;
+	/* one range (alone or with other triggers) is not held, so its opening
+	 * cannot be told from a closed window: after it every recording keeps
+	 * its calls, as after any window of a run with a range */
+	vkl_trim.reopen = cap_windowed() && !cfg->snapshot_frames &&
+	                  !(cfg->triggers & CAP_TRIG_RANGE);
 	if (!cap_windowed() || cfg->snapshot_frames || lead == -2)
 		return;
 	if (!(cfg->triggers & CAP_TRIG_RANGE)) {
@@ -357,6 +379,7 @@ static void vkl_trim_init(void)
 			k = VKL_TC_PHYS_QUERY;
 		vkl_trim.cls[c] = k;
 	}
+	pthread_mutex_init(&vkl_trim.mu, NULL);
 	pthread_key_create(&vkl_trim_threads.key, vkl_trim_thread_exit);
 	pthread_atfork(vkl_trim_atfork_prepare, vkl_trim_atfork_parent, vkl_trim_atfork_child);
 	/* periodic snapshots of a full capture: recording from the start */
@@ -374,12 +397,14 @@ static void vkl_trim_init(void)
  * for ever (vkl_trim_enter's handshake). */
 static void vkl_trim_atfork_prepare(void)
 {
+	pthread_mutex_lock(&vkl_trim.mu);
 	pthread_mutex_lock(&vkl_trim_threads.mu);
 }
 
 static void vkl_trim_atfork_parent(void)
 {
 	pthread_mutex_unlock(&vkl_trim_threads.mu);
+	pthread_mutex_unlock(&vkl_trim.mu);
 }
 
 static void vkl_trim_atfork_child(void)
@@ -391,6 +416,7 @@ static void vkl_trim_atfork_child(void)
 		vkl_trim_threads.head = t;
 	}
 	pthread_mutex_unlock(&vkl_trim_threads.mu);
+	pthread_mutex_unlock(&vkl_trim.mu);
 }
 
 /* Thread exit: out of the list (the storage goes with the thread). */
@@ -1002,7 +1028,8 @@ void vkl_trim_gone(vkl_object *obj)
 
 /* Arm the keep-first path of the flat vkCmd* (vkl_trim_fast_begin, vkl.h)
  * for the command buffer this thread's cache now holds, when it is tracked,
- * the thread registered, and no window opened yet (a snapshot bumps cb_gen
+ * the thread registered, and no window opened yet, or the last closed
+ * (recorded clear: vkl_trim_reopen_check; a snapshot bumps cb_gen
  * after it sets recorded, so an arming that misses the store is undone
  * before the path is taken again); its skip (vkl_trim_fast_skip) instead
  * when the command buffer's recording keeps nothing. */
@@ -1081,7 +1108,8 @@ static void vkl_trim_cb_clear(vkl_trim_obj *cb)
  * lead-in; instead a one-time-submit recording keeps nothing when the one
  * before was first submitted in the frame it began (late: a frame end,
  * where a hotkey's window opens, came between), another when its last
- * VKL_TRIM_RERECORDS were, and neither once a window was asked to open.
+ * VKL_TRIM_RERECORDS were, and neither once a window was asked to open,
+ * until that window has closed (vkl_trim_reopen_check).
  * Each such recording counts as unsent until its first submit, a reset,
  * the next begin or its free; vkl_trim_hold holds a window back while
  * any is, so the window never needs calls that were not kept (but for a
@@ -1124,6 +1152,8 @@ static int vkl_trim_cb_begin(vkl_trim_obj *cb, const sbt_vk_args_vkBeginCommandB
 			skip = 0;
 		}
 	}
+	if (skip)
+		atomic_fetch_add_explicit(&vkl_trim.unkept_n, 1, memory_order_relaxed);
 	cb->unkept = (uint8_t)skip;
 	cb->unkept_said = 0;
 	vkl_objects_unlock(lk);
@@ -1157,8 +1187,9 @@ static void vkl_trim_unsent_one(vkl_object *o, void *ctx)
  * cap_on_window_hold: a window with no notice (the hotkey, a signal, the
  * in-app API) opens only where no recording that kept no calls is
  * unsubmitted, so that every command buffer the window can submit without
- * recording it again has its calls in the snapshot.  The first time one is
- * asked to open, every later recording keeps its calls (opening), so the
+ * recording it again has its calls in the snapshot.  Once one is asked to
+ * open, every later recording keeps its calls (opening, until the window
+ * has opened and closed: vkl_trim_reopen_check), so the
  * hold lasts until the recordings counted now are submitted, reset or
  * begun again.  A recording submitted before the window and submitted
  * again in it is still reported at that submit (vkl_trim_cb_submit).
@@ -1169,9 +1200,12 @@ static int vkl_trim_hold(int frames)
 	char names[4 * 20 + 8] = "";
 	size_t len = 0;
 	uint32_t i;
-	if (atomic_load(&vkl_trim_g.recorded))
-		return 0; /* every recording keeps its calls since the first window */
+	/* counted, so that a window that closes leaves the opening flag set
+	 * for this request (vkl_trim_reopen_check) */
+	pthread_mutex_lock(&vkl_trim.mu);
+	vkl_trim.asks++;
 	atomic_store(&vkl_trim.opening, 1);
+	pthread_mutex_unlock(&vkl_trim.mu);
 	if (!atomic_load(&vkl_trim.unsent)) {
 		vkl_trim.held_said = 0;
 		return 0;
@@ -1185,11 +1219,77 @@ static int vkl_trim_hold(int frames)
 		cap_log(frames ? CAP_LOG_WARN : CAP_LOG_INFO,
 		        "Vulkan trimmed capture: the capture window opens at a later frame end or "
 		        "submit, not here: recordings that kept no calls are not submitted yet "
-		        "(%llu: VkCommandBuffer %s%s); every recording keeps its calls from now on",
+		        "(%llu: VkCommandBuffer %s%s); every recording keeps its calls from now on "
+		        "until the window closes",
 		        (unsigned long long)atomic_load(&vkl_trim.unsent), names,
 		        atomic_load(&vkl_trim.unsent) > l.n ? ", ..." : "");
 	}
 	return 1;
+}
+
+/*
+ * Windows after the first (triggers with no notice: vkl_trim.reopen).  A
+ * snapshot sets vkl_trim_g.recorded: from then on every recording keeps
+ * its calls and the keep-first and skip paths are off, as the open window
+ * needs.  Once that window has closed, with no window asked for since it
+ * opened, the run goes back to the state it had before any window:
+ * recorded and opening are cleared, so that recordings keep no calls
+ * again under the same conditions and the next request is held exactly as
+ * the first was.  Checked on the calls that take the whole path
+ * (vkl_trim_emit: the begins among them), which ask cap_active() anyway:
+ *
+ *   - seen: a thread that read snaps == g and then cap_active() == 1 saw
+ *     window g open (the runtime's state it read comes after the opening
+ *     that preceded the g-th snapshot's increment; a later window needs
+ *     another snapshot, which moves snaps under mu, checked there);
+ *   - back: under mu, window snaps seen, no hold since it opened (asks ==
+ *     asks_open: each opening with no notice follows a hold, which counts
+ *     itself under mu before the window's state leaves closed, so none is
+ *     on its way) and cap_active() == 0 read now (after the read that saw
+ *     the window open, through mu): the window has closed, and the next
+ *     snapshot, which sets recorded under mu, comes after this.  Nothing
+ *     records in between, so the state is the one before the first window
+ *     and the same arguments hold: the begin's unsent count against the
+ *     hold's opening flag, the keep-first path against the snapshot's
+ *     handshake (vkl_trim_emit_flat).  cb_gen moves after the store, so
+ *     that every thread's cache arms its paths again (vkl_trim_fast_arm).
+ *
+ * A window one range opens is not held, so its opening cannot be told
+ * from a closed window here: with a range every recording keeps its calls
+ * after the first window, as before (one range is allowed, so a window
+ * after it comes only from another trigger).
+ */
+static void vkl_trim_reopen_check(void)
+{
+	uint64_t g = atomic_load(&vkl_trim.snaps);
+	int back = 0;
+	if (!g)
+		return;
+	if (cap_active()) {
+		if (atomic_load_explicit(&vkl_trim.seen, memory_order_relaxed) == g)
+			return;
+		pthread_mutex_lock(&vkl_trim.mu);
+		if (atomic_load(&vkl_trim.snaps) == g)
+			atomic_store(&vkl_trim.seen, g);
+		pthread_mutex_unlock(&vkl_trim.mu);
+		return;
+	}
+	if (atomic_load(&vkl_trim.seen) != g)
+		return;
+	pthread_mutex_lock(&vkl_trim.mu);
+	if (atomic_load(&vkl_trim.snaps) == g && atomic_load(&vkl_trim.seen) == g &&
+	    vkl_trim.asks == vkl_trim.asks_open && atomic_load(&vkl_trim_g.recorded) &&
+	    !cap_active()) {
+		atomic_store(&vkl_trim_g.recorded, 0);
+		atomic_store(&vkl_trim.opening, 0);
+		atomic_fetch_add_explicit(&vkl_trim_g.cb_gen, 1, memory_order_acq_rel);
+		back = 1;
+	}
+	pthread_mutex_unlock(&vkl_trim.mu);
+	if (back && vkl_trim.mode == VKL_TRIM_HELD)
+		CAP_INFO("Vulkan trimmed capture: capture window %llu closed: a command buffer "
+		         "recorded again for each submit, within one frame, keeps no calls again",
+		         (unsigned long long)g);
 }
 
 /* A submit of the command buffer: counted for vkl_trim_cb_begin; inside a
@@ -2040,6 +2140,8 @@ uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t te
 	__asm__("" : "+r"(t));
 	if (__builtin_expect(!atomic_load_explicit(&vkl_trim_g.ready, memory_order_acquire), 0))
 		pthread_once(&vkl_trim_once, vkl_trim_init);
+	if (vkl_trim.reopen && atomic_load_explicit(&vkl_trim_g.recorded, memory_order_relaxed))
+		vkl_trim_reopen_check();
 	if (t->pending) {
 		vkl_trim_rec_release(t->pending);
 		t->pending = NULL;
@@ -2127,7 +2229,8 @@ void vkl_trim_emit_flat(uint32_t cmd, const void *args, size_t args_len, const v
 	if (__builtin_expect(!atomic_load_explicit(&vkl_trim_g.ready, memory_order_acquire), 0))
 		pthread_once(&vkl_trim_once, vkl_trim_init);
 again:
-	/* Before the first window opens nothing records.  A thread that
+	/* Before the first window opens, and once one closed (recorded cleared
+	 * again, vkl_trim_reopen_check), nothing records.  A thread that
 	 * misses the snapshot's store of vkl_trim_g.recorded either enters
 	 * before the snapshot's wait (its call is kept and in the snapshot)
 	 * or fails to enter, and then sees it on the way round. */
@@ -3782,14 +3885,23 @@ static void vkl_trim_snapshot(void)
 	vkl_snap_check ck;
 	size_t i, nw = 0, ncmds = 0, nrec, nlayouts = 0, ncopied = 0, nleft = 0, nqresults = 0;
 	int ok = 1;
-	uint64_t next_handle = VKL_TRIM_HANDLE_BASE + 1, mem_bytes = 0;
+	uint64_t next_handle = VKL_TRIM_HANDLE_BASE + 1, mem_bytes = 0, unkept;
 	vkl_trim_tls *th;
 	memset(&s, 0, sizeof(s));
 	memset(&ck, 0, sizeof(ck));
 
 	/* no other thread in the middle of a command buffer's calls, none
 	 * starting one until the snapshot is written */
+	pthread_mutex_lock(&vkl_trim.mu); /* against vkl_trim_reopen_check */
 	atomic_store(&vkl_trim_g.recorded, 1); /* before snapping: see vkl_trim_emit_flat */
+	atomic_fetch_add(&vkl_trim.snaps, 1);
+	vkl_trim.asks_open = vkl_trim.asks;
+	pthread_mutex_unlock(&vkl_trim.mu);
+	unkept = atomic_exchange(&vkl_trim.unkept_n, 0);
+	if (vkl_trim.mode != VKL_TRIM_KEEP_ALL && cap_windowed())
+		CAP_INFO("Vulkan trimmed capture: %llu recordings kept no calls before this window "
+		         "(since %s)", (unsigned long long)unkept,
+		         atomic_load(&vkl_trim.snaps) > 1 ? "the window before" : "the start");
 	/* every keep-first path disarmed (vkl_trim_fast_begin reads cb_gen
 	 * after seeing no snapshot running) */
 	atomic_fetch_add_explicit(&vkl_trim_g.cb_gen, 1, memory_order_acq_rel);

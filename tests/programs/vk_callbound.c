@@ -9,7 +9,8 @@
  * recording one overlaps the device running the other.
  *
  * usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L] [--sizes]
- *                     [--raise A[,B]] [--app-window A,B] [--app-trigger A:N]
+ *                     [--raise A[,B[,C[,D]]]] [--app-window A,B[,C,D]]
+ *                     [--app-trigger A:N]
  * With --late L a third command buffer (not one-time-submit) pushes one
  * word and dispatches: recorded again after each of the loop's first three
  * submits and submitted right after it (then a queue wait), recorded a
@@ -20,12 +21,14 @@
  * submitted) pushes constants of every size from 4 to 128 bytes, byte i of
  * the size-N push being (N * 7 + i) & 0xff: the layer's copies of a call's
  * array, short and long (test_vk_record_sizes.sh).
- * With --raise A[,B] the program sends itself SIGUSR1 at the end of loop
- * submit A (and of B): the signal trigger's toggles at known points
- * (test_vk_trim_held.sh; without a handler SIGUSR1 ends the program).
+ * With --raise A[,B[,C[,D]]] the program sends itself SIGUSR1 at the end
+ * of loop submit A (and of B, C, D): the signal trigger's toggles at known
+ * points (test_vk_trim_held.sh, test_vk_trim_second.sh; without a handler
+ * SIGUSR1 ends the program).
  * With --app-window A,B it starts a capture window with the in-app API
  * (tracesmith_app.h) at the end of loop submit A and ends it at the end of
- * B, printing both answers ("app window: start S end E"); with
+ * B, printing both answers ("app window: start S end E"), and with
+ * A,B,C,D a second one from C to D the same way; with
  * --app-trigger A:N it asks for N frames (tracesmith_trigger_capture) at
  * the end of loop submit A, printing the answer ("app trigger: R").
  * Prints the number of Vulkan commands recorded into command buffers, the
@@ -54,15 +57,37 @@ static void vkb_usage(FILE *f)
 	           "               the first 3 submits, recorded again after the 4th and\n"
 	           "               submitted after submit L (5..S)\n"
 	           "  --sizes      first, a command buffer (never submitted) pushing 4..128 bytes\n"
-	           "  --raise A[,B]  SIGUSR1 to itself after loop submit A (and B; A < B <= S)\n"
-	           "  --app-window A,B  in-app capture start after loop submit A, end after B\n"
+	           "  --raise A[,B[,C[,D]]]  SIGUSR1 to itself after loop submit A (and B, C,\n"
+	           "               D; increasing, <= S)\n"
+	           "  --app-window A,B[,C,D]  in-app capture start after loop submit A, end\n"
+	           "               after B (and again from C to D; increasing)\n"
 	           "  --app-trigger A:N  in-app request for N frames after loop submit A\n");
+}
+
+/* Up to four increasing loop submits "A[,B[,C[,D]]]" (each 1..1000000)
+ * into at[] (the rest 0): how many, or -1.  any 0: two or four only. */
+static int vkb_points(const char *v, uint32_t at[4], int any)
+{
+	uint32_t got[4] = { 0 };
+	int n = 0;
+	char *end;
+	do {
+		unsigned long x = strtoul(v, &end, 10);
+		if (end == v || x < 1 || x > 1000000 || (n && x <= got[n - 1]))
+			return -1;
+		got[n++] = (uint32_t)x;
+		v = end + 1;
+	} while (*end == ',' && n < 4);
+	if (*end || (!any && n != 2 && n != 4))
+		return -1;
+	memcpy(at, got, sizeof(got));
+	return n;
 }
 
 int main(int argc, char **argv)
 {
-	uint32_t submits = 200, cmds = 2000, every = 500, late = 0, raise_at[2] = { 0, 0 }, s, k;
-	uint32_t app_at[2] = { 0, 0 }, trig_at = 0, trig_frames = 0;
+	uint32_t submits = 200, cmds = 2000, every = 500, late = 0, raise_at[4] = { 0 }, s, k;
+	uint32_t app_at[4] = { 0 }, trig_at = 0, trig_frames = 0;
 	int app_start = 0;
 	int sizes = 0;
 	vkp_ctx c;
@@ -108,36 +133,30 @@ int main(int argc, char **argv)
 			late = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 5, 1000000);
 		} else if (!strcmp(a, "--raise")) {
 			const char *v = vkp_next_arg(argc, argv, &i);
-			char *end;
-			unsigned long x = strtoul(v, &end, 10), y = 0;
-			if (*end == ',')
-				y = strtoul(end + 1, &end, 10);
-			if (*end || x < 1 || x > 1000000 || (y && y <= x) || y > 1000000) {
-				fprintf(stderr, "vk_callbound: --raise '%s' is not A or A,B (1 <= A < B)\n",
-				        v);
+			if (vkb_points(v, raise_at, 1) < 0) {
+				fprintf(stderr, "vk_callbound: --raise '%s' is not A[,B[,C[,D]]] "
+				        "(1 <= A < B < C < D)\n", v);
 				return 2;
 			}
-			raise_at[0] = (uint32_t)x;
-			raise_at[1] = (uint32_t)y;
-		} else if (!strcmp(a, "--app-window") || !strcmp(a, "--app-trigger")) {
+		} else if (!strcmp(a, "--app-window")) {
 			const char *v = vkp_next_arg(argc, argv, &i);
-			int win = !strcmp(a, "--app-window");
-			char *end;
-			unsigned long x = strtoul(v, &end, 10), y = 0;
-			if (*end == (win ? ',' : ':'))
-				y = strtoul(end + 1, &end, 10);
-			if (*end || x < 1 || x > 1000000 || y < 1 || y > 1000000 || (win && y <= x)) {
-				fprintf(stderr, "vk_callbound: %s '%s' is not %s\n", a, v,
-				        win ? "A,B (1 <= A < B)" : "A:N (A, N >= 1)");
+			if (vkb_points(v, app_at, 0) < 0) {
+				fprintf(stderr, "vk_callbound: --app-window '%s' is not A,B or A,B,C,D "
+				        "(1 <= A < B < C < D)\n", v);
 				return 2;
 			}
-			if (win) {
-				app_at[0] = (uint32_t)x;
-				app_at[1] = (uint32_t)y;
-			} else {
-				trig_at = (uint32_t)x;
-				trig_frames = (uint32_t)y;
+		} else if (!strcmp(a, "--app-trigger")) {
+			const char *v = vkp_next_arg(argc, argv, &i);
+			char *end;
+			unsigned long x = strtoul(v, &end, 10), y = 0;
+			if (*end == ':')
+				y = strtoul(end + 1, &end, 10);
+			if (*end || x < 1 || x > 1000000 || y < 1 || y > 1000000) {
+				fprintf(stderr, "vk_callbound: --app-trigger '%s' is not A:N (A, N >= 1)\n", v);
+				return 2;
 			}
+			trig_at = (uint32_t)x;
+			trig_frames = (uint32_t)y;
 		} else if (!strcmp(a, "--sizes")) {
 			sizes = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -149,7 +168,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (raise_at[0] > submits || raise_at[1] > submits || app_at[1] > submits ||
+	if (raise_at[0] > submits || raise_at[1] > submits || raise_at[2] > submits ||
+	    raise_at[3] > submits || app_at[1] > submits || app_at[3] > submits ||
 	    trig_at > submits) {
 		fprintf(stderr, "vk_callbound: --raise, --app-window or --app-trigger is after the "
 		        "last submit (%u)\n", (unsigned)submits);
@@ -305,11 +325,12 @@ int main(int argc, char **argv)
 				VKP_CHECK(&c, vkQueueWaitIdle(c.queue));
 			}
 		}
-		if (s + 1 == raise_at[0] || s + 1 == raise_at[1])
+		if (s + 1 == raise_at[0] || s + 1 == raise_at[1] || s + 1 == raise_at[2] ||
+		    s + 1 == raise_at[3])
 			raise(SIGUSR1);
-		if (s + 1 == app_at[0])
+		if (s + 1 == app_at[0] || s + 1 == app_at[2])
 			app_start = tracesmith_start_capture();
-		if (s + 1 == app_at[1])
+		if (s + 1 == app_at[1] || s + 1 == app_at[3])
 			printf("app window: start %d end %d\n", app_start, tracesmith_end_capture());
 		if (s + 1 == trig_at)
 			printf("app trigger: %d\n", tracesmith_trigger_capture(trig_frames));
