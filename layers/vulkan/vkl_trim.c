@@ -2109,8 +2109,10 @@ static int vkl_trim_destroyed(uint32_t cmd, const void *args, VkObjectType *type
  * must not be recorded (the replay would stop on the unknown handle). */
 static int vkl_trim_left_out_destroy(uint32_t cmd, const void *args)
 {
-	VkObjectType type;
-	uint64_t h;
+	/* set: gcc -O1 cannot see that vkl_trim_destroyed fills both when it
+	 * answers 1 (make asan / tsan build with -Werror) */
+	VkObjectType type = VK_OBJECT_TYPE_UNKNOWN;
+	uint64_t h = 0;
 	void *lk;
 	vkl_object *o;
 	int left = 0;
