@@ -173,22 +173,14 @@ replays apptrig
 # ---- 4: four recording threads, signals from outside ------------------------------
 MT="$BUILD/tests/programs/vk_multithread"
 [ -x "$MT" ] || fail "$MT is not built"
-waitlog() { # LOG TEXT: wait (up to 60 s) until LOG says TEXT
-	i=0
-	until grep -q "$2" "$1" 2>/dev/null; do
-		i=$((i + 1))
-		[ "$i" -le 600 ] || fail "no '$2' in $1 after 60 s: $(tail -n 3 "$1")"
-		sleep 0.1
-	done
-}
 TRACESMITH_LOG=info "$BUILD/tscapture" --signal -o "$T/mt.sbt" -- "$MT" --threads 4 \
 	--rounds 10000 --thread-submit >"$T/mt.log" 2>&1 &
 CAP=$!
-waitlog "$T/mt.log" 'mapped memory tracker'
+vk_env_waitlog "$T/mt.log" 'mapped memory tracker'
 APP=$(pgrep -P "$CAP" -x vk_multithread || true)
 [ -n "$APP" ] || fail "no vk_multithread under tscapture (pid $CAP)"
 kill -USR1 "$APP"
-waitlog "$T/mt.log" 'capture window 1 (signal) opened'
+vk_env_waitlog "$T/mt.log" 'capture window 1 (signal) opened'
 # leave the window open a while: on a loaded machine the threads may not
 # reach a checkpoint between two signals sent back to back (the program may
 # also end first, which closes the window at its exit)

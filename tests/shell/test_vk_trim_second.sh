@@ -149,28 +149,20 @@ replays app-2
 
 # ---- 3: four recording threads, four signals from outside -------------------------
 MT="$BUILD/tests/programs/vk_multithread"
-waitlog() { # LOG TEXT: wait (up to 60 s) until LOG says TEXT
-	i=0
-	until grep -q "$2" "$1" 2>/dev/null; do
-		i=$((i + 1))
-		[ "$i" -le 600 ] || fail "no '$2' in $1 after 60 s: $(tail -n 3 "$1")"
-		sleep 0.1
-	done
-}
 TRACESMITH_LOG=info "$BUILD/tscapture" --signal -o "$T/mt.sbt" -- "$MT" --threads 4 \
 	--rounds 10000 --thread-submit >"$T/mt.log" 2>&1 &
 CAP=$!
-waitlog "$T/mt.log" 'mapped memory tracker'
+vk_env_waitlog "$T/mt.log" 'mapped memory tracker'
 APP=$(pgrep -P "$CAP" -x vk_multithread || true)
 [ -n "$APP" ] || fail "no vk_multithread under tscapture (pid $CAP)"
 kill -USR1 "$APP"
-waitlog "$T/mt.log" 'capture window 1 (signal) opened'
+vk_env_waitlog "$T/mt.log" 'capture window 1 (signal) opened'
 sleep 1 # a checkpoint or more in the window (see test_vk_trim_held.sh)
 kill -USR1 "$APP"
-waitlog "$T/mt.log" "$BACK"
+vk_env_waitlog "$T/mt.log" "$BACK"
 sleep 0.3
 kill -USR1 "$APP" 2>/dev/null || true
-waitlog "$T/mt.log" 'capture window 2 (signal) opened'
+vk_env_waitlog "$T/mt.log" 'capture window 2 (signal) opened'
 sleep 1
 kill -USR1 "$APP" 2>/dev/null || true
 wait "$CAP" || fail "tscapture --signal of vk_multithread: $(tail -n 3 "$T/mt.log")"
@@ -194,13 +186,13 @@ mkdir "$T/key"
 TRACESMITH_FRAME_HASH=1 TRACESMITH_LOG=info "$VK_ENV_BUILD/tscapture" -o "$T/key/app.sbt" \
 	--frame F12:3 -- "$XW" --quit-file "$T/key.quit" >"$T/key.log" 2>&1 &
 KAPP=$!
-waitlog "$T/key.log" 'Vulkan trimmed capture: a command buffer recorded again'
+vk_env_waitlog "$T/key.log" 'Vulkan trimmed capture: a command buffer recorded again'
 sleep 1 # presenting
 press
-waitlog "$T/key.log" "$BACK"
+vk_env_waitlog "$T/key.log" "$BACK"
 sleep 0.5
 press
-waitlog "$T/key.log" 'capture window 2 closed'
+vk_env_waitlog "$T/key.log" 'capture window 2 closed'
 : >"$T/key.quit"
 rc=0
 wait "$KAPP" || rc=$?

@@ -127,6 +127,22 @@ vk_env_xvfb_stop() {
 	return 0
 }
 
+# vk_env_waitlog LOG TEXT: waits (up to 60 s) until LOG says TEXT; fails
+# otherwise, through the test's own `fail` where it has one.
+vk_env_waitlog() {
+	vk_env_wl=0
+	until grep -q "$2" "$1" 2>/dev/null; do
+		vk_env_wl=$((vk_env_wl + 1))
+		if [ "$vk_env_wl" -gt 600 ]; then
+			if command -v fail >/dev/null 2>&1; then
+				fail "no '$2' in $1 after 60 s: $(tail -n 3 "$1")"
+			fi
+			vk_env_fail "no '$2' in $1 after 60 s: $(tail -n 3 "$1")"
+		fi
+		sleep 0.1
+	done
+}
+
 vk_env_clean() { # LOG
 	if grep -q 'VUID-' "$1"; then
 		grep 'VUID-' "$1" | head -n 5 | cut -c1-400 >&2
