@@ -28,8 +28,12 @@ typedef void *(*tcu_dlsym_fn)(void *, const char *);
 
 /* The real dlsym, found without dlsym; resolved on first use. */
 static tcu_dlsym_fn _Atomic tcu_real_dlsym_ptr;
-/* This thread is inside tcu_init (a driver constructor may call dlsym). */
-static __thread int tcu_tls_in_init;
+/* This thread is inside tcu_init (a driver constructor may call dlsym).
+ * Initial-exec, as the capture runtime's thread-locals are: dlsym reads it
+ * for every name, also while a sanitizer runtime starts, and the default
+ * model's __tls_get_addr is one the sanitizer intercepts and has not set
+ * up yet then (make asan: every program under tscapture died at start). */
+static __thread int tcu_tls_in_init __attribute__((tls_model("initial-exec")));
 
 _Static_assert(sizeof(sbt_cm_type_desc) == sizeof(cap_type_desc) &&
                    offsetof(sbt_cm_type_desc, name) == offsetof(cap_type_desc, name),
