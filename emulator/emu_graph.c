@@ -1382,6 +1382,7 @@ static void emu_builder_finish(emu_builder *b)
 	}
 	free(b->ctxs.v);
 	free(b->wvals.v);
+	free(b->mops.v);
 	for (size_t i = 0; i < b->events.n; i++) {
 		emu_depvec_free(&b->events.v[i].deps);
 		free(b->events.v[i].cap_nodes.v);
