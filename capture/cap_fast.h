@@ -102,10 +102,18 @@ static inline void cap_rt_publish(cap_thread *t, cap_entry *e)
 	cap_rt_publish_size(t, e->size);
 }
 
+/* Records sealed by cap_fast_seal_deferred_coarse between two reads of
+ * the counter. */
+#define CAP_COARSE_EVERY 16
+/* cap_rt_seal_entry_clock's tsc: the counter read once in CAP_COARSE_EVERY
+ * of the thread's records (cap_fast_seal_deferred_coarse). */
+#define CAP_SEAL_COARSE 2
+
 /* Take the seq of a record entry whose kind, type and key are filled in,
  * with `head` body bytes before its len payload (or raw) bytes, and
  * publish it.  tsc (a constant): the caller knows the clock is the counter
- * (cap_clock_g.tsc), so the time is read without the call-taking branch. */
+ * (cap_clock_g.tsc), so the time is read without the call-taking branch;
+ * CAP_SEAL_COARSE: the same, read once in CAP_COARSE_EVERY records. */
 static inline __attribute__((always_inline)) uint64_t
 cap_rt_seal_entry_clock(cap_thread *t, cap_entry *e, size_t head, size_t len, int tsc)
 {
@@ -124,18 +132,23 @@ cap_rt_seal_entry_clock(cap_thread *t, cap_entry *e, size_t head, size_t len, in
 	seq = atomic_fetch_add(&cap_g.next_seq, 1);
 	e->seq = seq;
 	/* the writer makes it ns since the header */
-	if (tsc)
+	if (tsc == CAP_SEAL_COARSE) {
+		if (__builtin_expect(t->coarse_left == 0, 0)) {
+			cap_clock_rdtscp_to(&t->coarse_time);
+			t->coarse_left = CAP_COARSE_EVERY;
+		}
+		t->coarse_left--;
+		e->time_ns = t->coarse_time;
+	} else if (tsc) {
 		cap_clock_rdtscp_to(&e->time_ns);
-	else
+	} else {
 		e->time_ns = cap_clock_read();
+	}
 	cap_rt_publish_size(t, size);
 	atomic_store_explicit(&t->inflight, 0, memory_order_release);
 	return seq;
 }
 
-/* Records sealed by cap_fast_seal_deferred_coarse between two reads of
- * the counter. */
-#define CAP_COARSE_EVERY 16
 
 static inline uint64_t cap_rt_seal_entry(cap_thread *t, cap_entry *e, size_t head, size_t len)
 {
@@ -355,22 +368,7 @@ static inline __attribute__((always_inline)) void cap_fast_seal_deferred(cap_thr
 static inline __attribute__((always_inline)) void
 cap_fast_seal_deferred_coarse(cap_thread *t, cap_entry *e, size_t len)
 {
-	size_t size = cap_rt_entry_size(sizeof(cap_deferred) + len);
-	uint64_t lb;
-	e->len = len;
-	e->size = size;
-	/* the seq as cap_rt_seal_entry_clock takes it */
-	lb = atomic_load_explicit(&cap_g.next_seq, memory_order_relaxed);
-	atomic_store_explicit(&t->inflight, lb, memory_order_release);
-	e->seq = atomic_fetch_add(&cap_g.next_seq, 1);
-	if (__builtin_expect(t->coarse_left == 0, 0)) {
-		cap_clock_rdtscp_to(&t->coarse_time);
-		t->coarse_left = CAP_COARSE_EVERY;
-	}
-	t->coarse_left--;
-	e->time_ns = t->coarse_time;
-	cap_rt_publish_size(t, size);
-	atomic_store_explicit(&t->inflight, 0, memory_order_release);
+	cap_rt_seal_entry_clock(t, e, sizeof(cap_deferred), len, CAP_SEAL_COARSE);
 }
 
 #endif /* TRACESMITH_CAP_FAST_H */

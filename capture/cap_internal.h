@@ -180,8 +180,6 @@ typedef struct cap_block {
 
 /* Unmap (or free) a block of cap_runtime.c's; NULL is a no-op. */
 void cap_block_free_(cap_block *b);
-/* A new block with room for cap bytes, mapped (cap_runtime.c), or NULL. */
-cap_block *cap_block_new_(size_t cap);
 /* The writer: fault in and stack warm blocks up to the target; put a
  * drained default-size block there instead (1) when below it (0: not
  * taken). */

@@ -668,11 +668,6 @@ static cap_block *cap_rt_block_new(size_t cap)
 	return b;
 }
 
-cap_block *cap_block_new_(size_t cap)
-{
-	return cap_rt_block_new(cap);
-}
-
 /* The blocks the writer keeps warm: the target in blocks for `bytes`. */
 static uint64_t cap_rt_warm_blocks(uint64_t bytes)
 {
@@ -720,6 +715,16 @@ static cap_block *cap_rt_warm_take(void)
 	return cap_rt_block_new(CAP_BLOCK_BYTES);
 }
 
+/* Puts free block b on the warm stack. */
+static void cap_rt_warm_push(cap_block *b)
+{
+	pthread_mutex_lock(&cap_g.warm_mu);
+	b->next = cap_g.warm;
+	cap_g.warm = b;
+	atomic_fetch_add_explicit(&cap_g.warm_n, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&cap_g.warm_mu);
+}
+
 /* Writer only: fault in new blocks until the stack holds the target.  A
  * byte written in every page is what faults it in (a read would map the
  * shared zero page). */
@@ -735,11 +740,7 @@ void cap_warm_fill_(void)
 		for (size_t off = 0; off < b->cap; off += page)
 			((volatile uint8_t *)b->data)[off] = 0;
 		atomic_fetch_add_explicit(&cap_g.warm_faulted, 1, memory_order_relaxed);
-		pthread_mutex_lock(&cap_g.warm_mu);
-		b->next = cap_g.warm;
-		cap_g.warm = b;
-		atomic_fetch_add_explicit(&cap_g.warm_n, 1, memory_order_relaxed);
-		pthread_mutex_unlock(&cap_g.warm_mu);
+		cap_rt_warm_push(b);
 	}
 }
 
@@ -748,11 +749,7 @@ int cap_warm_give_(cap_block *b)
 	if (b->cap != CAP_BLOCK_BYTES || !b->mapped ||
 	    atomic_load_explicit(&cap_g.warm_n, memory_order_relaxed) >= cap_g.warm_target)
 		return 0;
-	pthread_mutex_lock(&cap_g.warm_mu);
-	b->next = cap_g.warm;
-	cap_g.warm = b;
-	atomic_fetch_add_explicit(&cap_g.warm_n, 1, memory_order_relaxed);
-	pthread_mutex_unlock(&cap_g.warm_mu);
+	cap_rt_warm_push(b);
 	return 1;
 }
 

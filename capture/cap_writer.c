@@ -766,8 +766,9 @@ static void cap_wr_round(cap_wctx *x)
 
 	cap_wr_apply_registry(x, 0);
 	x->progress = 0;
-	/* Recording threads first: warm blocks before draining. */
-	if (atomic_load_explicit(&cap_g.warm_n, memory_order_relaxed) < cap_g.warm_target)
+	/* Recording threads first: warm blocks before draining (not in a late
+	 * round, which a recording thread runs itself). */
+	if (!x->late && atomic_load_explicit(&cap_g.warm_n, memory_order_relaxed) < cap_g.warm_target)
 		cap_warm_fill_();
 	if (cap_clock_g.tsc)
 		cap_clock_tick(&cap_clock_g);

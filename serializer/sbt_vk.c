@@ -746,6 +746,24 @@ out_free_arena:
 	return ret;
 }
 
+sbt_vk_status sbt_vk_load_reader_blob(void *ctx, uint64_t blob_id, size_t len, const void **data_out)
+{
+	sbt_vk_reader_blobs *b = ctx;
+	void *data = NULL;
+	size_t got = 0;
+	void *copy;
+	if (sbt_reader_blob_get(b->r, blob_id, &data, &got) != SBT_OK || got != len) {
+		free(data);
+		return SBT_VK_ERR_BLOB;
+	}
+	copy = sbt_vk_arena_alloc(b->arena, len ? len : 1);
+	if (copy)
+		memcpy(copy, data, len);
+	free(data);
+	*data_out = copy;
+	return copy ? SBT_VK_OK : SBT_VK_ERR_NOMEM;
+}
+
 static sbt_status sbt_vk_dump_memory_write(sbt_dump_emit *em, const sbt_reader *r,
                                            const sbt_record *rec)
 {

@@ -251,6 +251,16 @@ typedef struct sbt_vk_decode_hooks {
 	                           const void **data_out);
 } sbt_vk_decode_hooks;
 
+/* A load_blob for a decode of a trace being read: hooks.ctx points to one
+ * of these; the blob is read from r and copied into arena (the decode's),
+ * so that it lives as long as the decoded arguments.  SBT_VK_ERR_BLOB when
+ * the trace lacks it or its size is not len. */
+typedef struct sbt_vk_reader_blobs {
+	sbt_reader *r;
+	sbt_vk_arena *arena;
+} sbt_vk_reader_blobs;
+sbt_vk_status sbt_vk_load_reader_blob(void *ctx, uint64_t blob_id, size_t len, const void **data_out);
+
 /*
  * Decode one payload of command cmd into args_out (the command's
  * sbt_vk_args_<vkName>; pointers in it point into a, valid until reset).

@@ -157,36 +157,14 @@ static int tsi_ex_cuda(tsi_ex *x, const sbt_record *rec, sbt_cm_kind k, const ch
 	return rc;
 }
 
-/* The Vulkan decoder's load_blob: loads the blob into the arena. */
-static sbt_vk_status tsi_ex_load_blob(void *ctx, uint64_t blob_id, size_t len,
-                                      const void **data_out)
-{
-	tsi_ex *x = ctx;
-	void *data = NULL;
-	size_t got = 0;
-	void *copy;
-	if (sbt_reader_blob_get(x->r, blob_id, &data, &got) != SBT_OK || got != len) {
-		free(data);
-		return SBT_VK_ERR_BLOB;
-	}
-	copy = sbt_vk_arena_alloc(x->arena, len ? len : 1);
-	if (!copy) {
-		free(data);
-		return SBT_VK_ERR_NOMEM;
-	}
-	memcpy(copy, data, len);
-	free(data);
-	*data_out = copy;
-	return SBT_VK_OK;
-}
-
 static int tsi_ex_vulkan(tsi_ex *x, const sbt_record *rec, enum sbt_vk_cmd cmd, const char *call)
 {
 	union {
 		sbt_vk_args_vkCreateShaderModule sm;
 		sbt_vk_args_vkCmdUpdateBuffer ub;
 	} a;
-	sbt_vk_decode_hooks hooks = {x, NULL, tsi_ex_load_blob};
+	sbt_vk_reader_blobs blobs = {x->r, x->arena};
+	sbt_vk_decode_hooks hooks = {&blobs, NULL, sbt_vk_load_reader_blob};
 	char name[128], where[160];
 	memset(&a, 0, sizeof(a));
 	sbt_vk_arena_reset(x->arena);

@@ -715,31 +715,6 @@ typedef struct vkt_poke {
 
 enum { VKT_SL_NONE, VKT_SL_ENABLE, VKT_SL_LOCATIONS, VKT_SL_PIPELINE };
 
-/* Blobs of the trace being copied, for the decoder; the data goes into
- * the arena so that it lives as long as the decoded arguments. */
-typedef struct vkt_sl_blobs {
-	sbt_reader *r;
-	sbt_vk_arena *a;
-} vkt_sl_blobs;
-
-static sbt_vk_status vkt_sl_load_blob(void *ctx, uint64_t blob_id, size_t len, const void **data_out)
-{
-	vkt_sl_blobs *b = ctx;
-	void *data = NULL;
-	size_t got = 0;
-	uint8_t *copy;
-	if (sbt_reader_blob_get(b->r, blob_id, &data, &got) != SBT_OK || got != len) {
-		free(data);
-		return SBT_VK_ERR_CORRUPT;
-	}
-	copy = sbt_vk_arena_alloc(b->a, len ? len : 1);
-	if (copy)
-		memcpy(copy, data, len);
-	free(data);
-	*data_out = copy;
-	return copy ? SBT_VK_OK : SBT_VK_ERR_NOMEM;
-}
-
 /* Record rec (its type named name) rewritten as pk's sampleloc option
  * asks, appended to w.  -1 (with a message) when rec is not a record that
  * option can rewrite; *st: the writer's status otherwise. */
@@ -749,8 +724,8 @@ static int vkt_sl_record(sbt_writer *w, const sbt_record *rec, const char *name,
 	enum sbt_vk_cmd cmd, to;
 	sbt_vk_arena *a = NULL;
 	sbt_vk_enc e;
-	vkt_sl_blobs blobs;
-	sbt_vk_decode_hooks hooks = { &blobs, NULL, vkt_sl_load_blob };
+	sbt_vk_reader_blobs blobs;
+	sbt_vk_decode_hooks hooks = { &blobs, NULL, sbt_vk_load_reader_blob };
 	void *args = NULL;
 	sbt_record out = *rec;
 	sbt_vk_status vst;
@@ -769,7 +744,7 @@ static int vkt_sl_record(sbt_writer *w, const sbt_record *rec, const char *name,
 		goto out;
 	}
 	blobs.r = pk->sl_reader;
-	blobs.a = a;
+	blobs.arena = a;
 	vst = sbt_vk_decode(cmd, rec->payload, rec->payload_len, a, args, &hooks);
 	if (vst != SBT_VK_OK) {
 		fprintf(stderr, "vk_tracetool: record seq %llu: %s: %s\n", (unsigned long long)rec->seq,

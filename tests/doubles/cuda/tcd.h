@@ -428,7 +428,8 @@ TCD_HIDDEN CUresult tcd_sync_all(const char *call);
 TCD_HIDDEN CUresult tcd_sync_ctx(struct tcd_ctx *ctx, const char *call);
 TCD_HIDDEN bool tcd_capture_active_global(void);
 /* A stream's or kernel node's priority clamped to the range the H100's
- * cuCtxGetStreamPriorityRange gives (0 least, -5 greatest). */
+ * cuCtxGetStreamPriorityRange gave (0 least, -5 greatest; measured,
+ * docs/gpu-validation.md, eleventh session). */
 static inline int tcd_clamp_priority(int p)
 {
 	return p < -5 ? -5 : p > 0 ? 0 : p;

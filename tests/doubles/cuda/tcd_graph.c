@@ -1705,8 +1705,10 @@ TCD_EXPORT(cuGraphKernelNodeSetParams_v2)
  * the double takes the priority, the access policy window, the memory
  * synchronization domain and the preferred shared memory carveout, each
  * stored on the node as set, the priority clamped to the range streams
- * take (-5 .. 0: on the H100 a node given priority 1 and copied read
- * back 0; docs/gpu-validation.md, eleventh session) (none changes what
+ * take (-5 .. 0), as measured on the H100 (a node given priority 1 reads
+ * back 0, one given -2 and copied to another -2 there;
+ * cuda_graph_nodes --node-attr, docs/gpu-validation.md, eleventh
+ * session) (none changes what
  * the double runs: it runs
  * one op at a time, with no priorities, L2 or domains, as none of them
  * changes a result on the driver); cuGraphKernelNodeGetAttribute answers
