@@ -1105,13 +1105,78 @@ static void tcu_stream_memop_record(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUr
 		c.params = (const uint8_t *)ops;
 		c.params_len = (size_t)n * sizeof(CUstreamBatchMemOpParams);
 	}
+	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0, waits = 0;
 	for (unsigned i = 0; r == CUDA_SUCCESS && ops && i < n; i++)
 		if (ops[i].operation == CU_STREAM_MEM_OP_WAIT_VALUE_32 || ops[i].operation == CU_STREAM_MEM_OP_WAIT_VALUE_64)
-			atomic_store(&tcu_g.memop_waits, 1); /* keyframes wait for a stream so long (tcu_track.c) */
+			waits = 1;
+	if (waits)
+		atomic_store(&tcu_g.memop_waits, 1); /* keyframes wait for a stream so long (tcu_track.c) */
 	if (mode == TCU_MODE_RECORD)
 		tcu_emit(k, id, &c, CAP_REC_WORK);
-	if (tcu_live_captured(mode, s, (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0, NULL))
+	if (tcu_live_captured(mode, s, ptds, NULL))
 		tcu_live_capture_call(k, id, &c, NULL, 0);
+	else if (waits && (s == CU_STREAM_PER_THREAD || (!s && ptds)))
+		tcu_ptds_wait_mark(ptds);
+}
+
+/*
+ * A window's opening polls every stream before it synchronizes the
+ * context (tcu_window_drain), but cuStreamQuery reaches only the calling
+ * thread's per-thread default stream.  So after a wait queued on one, the
+ * thread records an event of the recorder's own there (created once per
+ * thread and context, never in the trace): the mark completes once the
+ * wait is met and what came before it ran, and any thread can ask.  Not
+ * while that stream is being captured (tcu_live_captured: the event would
+ * join the capture); there the wait is not run.
+ */
+void tcu_ptds_wait_mark(int ptds_variant)
+{
+	tcu_pfn_cuCtxGetCurrent get = (tcu_pfn_cuCtxGetCurrent)tcu_own(TCU_FN_cuCtxGetCurrent);
+	tcu_pfn_cuEventCreate create = (tcu_pfn_cuEventCreate)tcu_own(TCU_FN_cuEventCreate);
+	tcu_pfn_cuEventRecord record = (tcu_pfn_cuEventRecord)tcu_own(
+		ptds_variant ? TCU_FN_cuEventRecord_ptsz : TCU_FN_cuEventRecord);
+	tcu_ptds_mark *m;
+	pthread_t self = pthread_self();
+	CUcontext ctx = NULL;
+	CUevent ev = NULL;
+	if (!get || !create || !record || get(&ctx) != CUDA_SUCCESS || !ctx) {
+		return;
+	}
+	pthread_mutex_lock(&tcu_g.mu);
+	for (m = tcu_g.ptds_marks; m; m = m->next)
+		if (pthread_equal(m->thread, self) && m->ctx == (uint64_t)(uintptr_t)ctx)
+			break;
+	pthread_mutex_unlock(&tcu_g.mu);
+	if (!m) {
+		/* only this thread adds its own marks: no other can race it here */
+		if (create(&ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+			return;
+		m = calloc(1, sizeof(*m));
+		if (!m)
+			return; /* the window then synchronizes as before */
+		m->thread = self;
+		m->ctx = (uint64_t)(uintptr_t)ctx;
+		m->event = (uint64_t)(uintptr_t)ev;
+		pthread_mutex_lock(&tcu_g.mu);
+		m->next = tcu_g.ptds_marks;
+		tcu_g.ptds_marks = m;
+		pthread_mutex_unlock(&tcu_g.mu);
+	}
+	record((CUevent)(uintptr_t)m->event, ptds_variant ? NULL : CU_STREAM_PER_THREAD);
+}
+
+size_t tcu_ptds_marks_busy(pthread_t *thread_out)
+{
+	tcu_pfn_cuEventQuery query = (tcu_pfn_cuEventQuery)tcu_own(TCU_FN_cuEventQuery);
+	size_t busy = 0;
+	if (!query)
+		return 0;
+	pthread_mutex_lock(&tcu_g.mu);
+	for (const tcu_ptds_mark *m = tcu_g.ptds_marks; m; m = m->next)
+		if (query((CUevent)(uintptr_t)m->event) == CUDA_ERROR_NOT_READY && !busy++)
+			*thread_out = m->thread;
+	pthread_mutex_unlock(&tcu_g.mu);
+	return busy;
 }
 
 /* One operation of a single call: op is a CUstreamMemOpType, wide the

@@ -155,6 +155,15 @@ typedef struct tcu_event {
 	uint64_t seq; /* a seq taken when it was recorded */
 } tcu_event;
 
+/* A per-thread default stream a wait was queued on (tcu_g.ptds_marks):
+ * event, created and recorded by the recorder on that stream after each
+ * wait, completes once the wait is met. */
+typedef struct tcu_ptds_mark {
+	struct tcu_ptds_mark *next;
+	pthread_t thread;
+	uint64_t ctx, event;
+} tcu_ptds_mark;
+
 /* An async device->host copy whose checkpoint waits for a synchronization. */
 typedef struct tcu_pending {
 	uint64_t call_seq;
@@ -205,6 +214,11 @@ typedef struct tcu_state {
 	 * a keyframe waits for its launch's stream only so long (tcu_track.c);
 	 * memop_said: that was said. */
 	atomic_int memop_waits, memop_said;
+	/* Per-thread default streams a wait was queued on: an event of the
+	 * recorder's own recorded after each such wait, one per thread and
+	 * context, so that a window's opening can poll another thread's
+	 * per-thread stream (tcu_graph.c, tcu_track.c); under mu. */
+	struct tcu_ptds_mark *ptds_marks;
 	_Atomic uint64_t launches;
 	_Atomic uint64_t launch_gate; /* TCU_GATE_*: captures, pinned host memory, loud */
 	_Atomic uint64_t images_missing; /* loads that worked, recorded without image */
@@ -521,6 +535,11 @@ void tcu_checkpoint_dtoh(uint64_t call_seq, uint64_t src, const void *host, size
  * live streams, nstreams of them) or the legacy stream is still busy
  * after TCU_KF_MEMOP_WAIT_NS: tcu_track.c). */
 void tcu_keyframe_window(const uint64_t *streams, size_t nstreams);
+/* After a wait queued on a per-thread default stream (tcu_graph.c): the
+ * thread's mark recorded there; tcu_ptds_marks_busy: how many marks are
+ * not complete, the first one's thread in *thread_out. */
+void tcu_ptds_wait_mark(int ptds_variant);
+size_t tcu_ptds_marks_busy(pthread_t *thread_out);
 
 /* Launch bookkeeping: keyframes before and after, per TRACESMITH_SNAPSHOT,
  * and whether the stream is capturing.  Inline, the launch that needs

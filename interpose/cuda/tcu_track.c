@@ -1022,31 +1022,40 @@ static void tcu_host_inputs(uint64_t ordinal, CUfunction f, void **params, void 
 
 /*
  * Before a window's keyframe, once a stream memory wait was queued: the
- * legacy stream and every live stream (borrowed, nstreams of them) polled
- * for at most TCU_KF_MEMOP_WAIT_NS, as cuCtxSynchronize would wait for a
- * stream a wait holds until the program writes its value, which it does
- * only after the window has opened.  0 once all are idle; else 1, with
- * the first stream still busy in *busy_out and how many in *nbusy_out.
+ * legacy stream, every live stream (borrowed, nstreams of them) and the
+ * marks of the per-thread default streams a wait was queued on
+ * (tcu_ptds_wait_mark) polled for at most TCU_KF_MEMOP_WAIT_NS, as
+ * cuCtxSynchronize would wait for a stream a wait holds until the program
+ * writes its value, which it does only after the window has opened.  0
+ * once all are idle; else 1, with how many are still busy in *nbusy_out
+ * and the first of them in *busy_out (a created stream, 0 for the legacy
+ * one) or, when only per-thread streams are, its thread in *thread_out and
+ * *ptds_out set.
  */
 static int tcu_window_drain(const uint64_t *streams, size_t nstreams, uint64_t *busy_out,
-                            size_t *nbusy_out)
+                            size_t *nbusy_out, int *ptds_out, pthread_t *thread_out)
 {
 	tcu_pfn_cuStreamQuery query = (tcu_pfn_cuStreamQuery)tcu_own(TCU_FN_cuStreamQuery);
 	uint64_t t0 = tcu_kf_now_ns();
 	if (!query)
 		return 0;
 	for (;;) {
-		size_t nbusy = query(NULL) == CUDA_ERROR_NOT_READY;
+		size_t nbusy = query(NULL) == CUDA_ERROR_NOT_READY, nmarks;
 		uint64_t busy = 0;
+		pthread_t thread;
 		struct timespec ts = {0, 100000};
 		for (size_t i = 0; i < nstreams; i++)
 			if (query((CUstream)(uintptr_t)streams[i]) == CUDA_ERROR_NOT_READY && !nbusy++)
 				busy = streams[i];
-		if (!nbusy)
+		nmarks = tcu_ptds_marks_busy(&thread);
+		if (!nbusy && !nmarks)
 			return 0;
 		if (tcu_kf_now_ns() - t0 > TCU_KF_MEMOP_WAIT_NS) {
 			*busy_out = busy;
-			*nbusy_out = nbusy;
+			*nbusy_out = nbusy + nmarks;
+			*ptds_out = !nbusy;
+			if (!nbusy)
+				*thread_out = thread;
 			return 1;
 		}
 		nanosleep(&ts, NULL);
@@ -1079,6 +1088,8 @@ void tcu_keyframe_window(const uint64_t *streams, size_t nstreams)
 	const char *note = NULL;
 	uint64_t busy = 0;
 	size_t nbusy = 0, live;
+	int ptds = 0;
+	pthread_t thread = 0;
 	atomic_store(&tcu_g.start_keyframe_taken, 1);
 	pthread_mutex_lock(&tcu_g.mu);
 	live = tcu_g.allocs.n + tcu_g.narrays;
@@ -1088,13 +1099,19 @@ void tcu_keyframe_window(const uint64_t *streams, size_t nstreams)
 	if (capturing) {
 		CAP_WARN("cuda: a stream capture is going on as the window opens: its keyframe is "
 		         "taken without waiting for the work in flight");
-	} else if (atomic_load(&tcu_g.memop_waits) && tcu_window_drain(streams, nstreams, &busy, &nbusy)) {
-		CAP_WARN("cuda: the window opened with stream 0x%llx%s still busy after %g s (a stream "
+	} else if (atomic_load(&tcu_g.memop_waits) &&
+	           tcu_window_drain(streams, nstreams, &busy, &nbusy, &ptds, &thread)) {
+		char what[64];
+		if (ptds)
+			snprintf(what, sizeof(what), "the per-thread default stream of thread %#lx",
+			         (unsigned long)thread);
+		else
+			snprintf(what, sizeof(what), "stream 0x%llx", (unsigned long long)busy);
+		CAP_WARN("cuda: the window opened with %s%s still busy after %g s (a stream "
 		         "memory wait may hold it until the program writes its value): its keyframe is "
 		         "taken without waiting, and the work queued on it before the window, which runs "
 		         "inside it, is not in the window's trace (its replay lacks what that work writes)",
-		         (unsigned long long)busy, nbusy > 1 ? " and others" : "",
-		         (double)TCU_KF_MEMOP_WAIT_NS / 1e9);
+		         what, nbusy > 1 ? " and others" : "", (double)TCU_KF_MEMOP_WAIT_NS / 1e9);
 		note = TCU_WINDOW_BUSY_NOTE;
 	} else if (sync) {
 		((tcu_pfn_cuCtxSynchronize)tcu_own(TCU_FN_cuCtxSynchronize))();

@@ -44,14 +44,44 @@
  * wait and vadd are queued and before the producer's fill and write: the
  * consumer stream is held as the window opens, until the program writes
  * the flag inside it.
+ * --ptds: the consumer is the main thread's per-thread default stream
+ * (CU_STREAM_PER_THREAD) instead of a created one: with --window-at-wait
+ * the stream a wait holds as the window opens is one cuStreamQuery from
+ * another thread could not reach.
+ * --ptds-thread: as --ptds, but round 2's consumer wait and vadd are
+ * queued by a second thread on its own per-thread default stream, which
+ * then records an event there and ends; the main thread waits for that
+ * event where it would synchronize the consumer.
  * Under TSCUDA_DOUBLE_SEED a wait runs once met: the same output.
- *   cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph] [--capture] [--nor] [--kernel-write]
+ *   cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph] [--capture] [--nor] [--kernel-write] [--ptds | --ptds-thread]
  */
 #include <cudaProfiler.h>
+#include <pthread.h>
 
 #include "tests/cuda/cuprog.h"
 
 #define CSM_ROUNDS 6 /* at most: a 4th with --graph, one more with --capture, --nor */
+
+/* --ptds-thread: round 2's consumer, on a thread of its own */
+struct csm_consumer {
+	CUcontext ctx;
+	CUfunction vadd;
+	CUdeviceptr flag64;
+	void **args;
+	unsigned grid;
+	CUevent done;
+};
+
+static void *csm_consumer_main(void *p)
+{
+	const struct csm_consumer *c = p;
+
+	CUP_CK(cuCtxSetCurrent(c->ctx));
+	CUP_CK(cuStreamWaitValue64(CU_STREAM_PER_THREAD, c->flag64, 0x100000002ull, CU_STREAM_WAIT_VALUE_EQ));
+	CUP_CK(cuLaunchKernel(c->vadd, c->grid, 1, 1, 256, 1, 1, 0, CU_STREAM_PER_THREAD, c->args, NULL));
+	CUP_CK(cuEventRecord(c->done, CU_STREAM_PER_THREAD));
+	return NULL;
+}
 
 int main(int argc, char **argv)
 {
@@ -63,7 +93,8 @@ int main(int argc, char **argv)
 	CUstream prod, cons;
 	uint32_t n = 4096, *h;
 	uint64_t sums[CSM_ROUNDS];
-	int window = 0, window_at_wait = 0, graph = 0, capture = 0, nor = 0, kernel_write = 0, rounds = 3;
+	int window = 0, window_at_wait = 0, graph = 0, capture = 0, nor = 0, kernel_write = 0, ptds = 0, ptds_thread = 0, rounds = 3;
+	CUevent done = NULL;
 	int r_graph = -1, r_capture = -1, r_nor = -1; /* the rounds of --graph, --capture, --nor */
 	CUgraph g = NULL, gc = NULL, gp = NULL;
 	CUgraphExec gx = NULL, gcx = NULL, gpx = NULL;
@@ -77,7 +108,7 @@ int main(int argc, char **argv)
 	cup_api_for_errors = &errs;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help")) {
-			printf("usage: cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph] [--capture] [--nor] [--kernel-write]\n");
+			printf("usage: cuda_stream_memop [--n N] [--window | --window-at-wait] [--graph] [--capture] [--nor] [--kernel-write] [--ptds | --ptds-thread]\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--window")) {
 			window = 1;
@@ -91,6 +122,10 @@ int main(int argc, char **argv)
 			nor = 1;
 		} else if (!strcmp(argv[i], "--kernel-write")) {
 			kernel_write = 1;
+		} else if (!strcmp(argv[i], "--ptds")) {
+			ptds = 1;
+		} else if (!strcmp(argv[i], "--ptds-thread")) {
+			ptds = ptds_thread = 1;
 		} else if (!strcmp(argv[i], "--n")) {
 			n = cup_parse_uint("--n", i + 1 < argc ? argv[++i] : NULL, 1, 1u << 20);
 		} else {
@@ -137,7 +172,12 @@ int main(int argc, char **argv)
 	}
 	CUP_CK(cuCtxSynchronize()); /* the memsets above, before the non-blocking streams use the memory */
 	CUP_CK(cuStreamCreate(&prod, CU_STREAM_NON_BLOCKING));
-	CUP_CK(cuStreamCreate(&cons, CU_STREAM_NON_BLOCKING));
+	if (ptds_thread)
+		CUP_CK(cuEventCreate(&done, CU_EVENT_DISABLE_TIMING));
+	if (ptds)
+		cons = CU_STREAM_PER_THREAD;
+	else
+		CUP_CK(cuStreamCreate(&cons, CU_STREAM_NON_BLOCKING));
 	for (int r = 0; r < rounds; r++) {
 		uint32_t value = 7 + 100 * (uint32_t)r, stride = 3 + (uint32_t)r;
 		void *fill_args[] = { &d_src[r], &value, &stride, &n };
@@ -154,7 +194,16 @@ int main(int argc, char **argv)
 		CUP_CK(cuLaunchKernel(f_fill, 1, 1, 1, 256, 1, 1, 0, prod, mark_args, NULL));
 		CUP_CK(cuStreamSynchronize(prod));
 		/* the consumer: wait, then read the producer's buffer */
-		if (r == 0) {
+		if (r == 1 && ptds_thread) {
+			struct csm_consumer c = { ctx, f_vadd, d_flag64, vadd_args, grid, done };
+			pthread_t t;
+
+			if (pthread_create(&t, NULL, csm_consumer_main, &c) != 0) {
+				fprintf(stderr, "cuda_stream_memop: cannot start the consumer's thread\n");
+				return 1;
+			}
+			pthread_join(t, NULL);
+		} else if (r == 0) {
 			CUP_CK(cuStreamWaitValue32(cons, d_flag32, 1, CU_STREAM_WAIT_VALUE_GEQ));
 		} else if (r == 1) {
 			CUP_CK(cuStreamWaitValue64(cons, d_flag64, 0x100000002ull, CU_STREAM_WAIT_VALUE_EQ));
@@ -212,7 +261,7 @@ int main(int argc, char **argv)
 			w[1].waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
 			CUP_CK(cuStreamBatchMemOp(cons, 2, w, 0));
 		}
-		if (r < 3)
+		if (r < 3 && !(r == 1 && ptds_thread))
 			CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, 256, 1, 1, 0, cons, vadd_args, NULL));
 		if (window_at_wait && r == 1)
 			CUP_CK(cuProfilerStart());
@@ -258,7 +307,10 @@ int main(int argc, char **argv)
 			o[2].writeValue.value64 = 0x100000003ull;
 			CUP_CK(cuStreamBatchMemOp(prod, 3, o, 0));
 		}
-		CUP_CK(cuStreamSynchronize(cons));
+		if (r == 1 && ptds_thread)
+			CUP_CK(cuEventSynchronize(done));
+		else
+			CUP_CK(cuStreamSynchronize(cons));
 		CUP_CK(cuStreamSynchronize(prod));
 		CUP_CK(cuMemcpyDtoH(h, d_out[r], n * sizeof(uint32_t)));
 		sums[r] = 0;
@@ -295,7 +347,10 @@ int main(int argc, char **argv)
 		CUP_CK(cuGraphDestroy(gp));
 	}
 	CUP_CK(cuStreamDestroy(prod));
-	CUP_CK(cuStreamDestroy(cons));
+	if (!ptds)
+		CUP_CK(cuStreamDestroy(cons));
+	if (done)
+		CUP_CK(cuEventDestroy(done));
 	for (int r = 0; r < rounds; r++) {
 		CUP_CK(cuMemFree(d_src[r]));
 		CUP_CK(cuMemFree(d_out[r]));

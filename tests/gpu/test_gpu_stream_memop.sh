@@ -9,7 +9,12 @@
 # checkpoint equal and three replays agree; on one stream (--streams
 # single) the replay stops at the first wait, exit 1, naming it; with
 # --graph (a 4th round waiting in a graph's batch memory-op node) capture
-# and replay with its 7 checkpoints equal.  Where
+# and replay with its 7 checkpoints equal; a window (--profiler) opening
+# while round 2's consumer waits on the main thread's per-thread default
+# stream (--ptds --window-at-wait) or on an ended second thread's
+# (--ptds-thread): the program's output unchanged, one warning naming the
+# per-thread stream's thread (without the recorder's marks the window's
+# context synchronization would wait for ever).  Where
 # make did not build the program (a pack), it is built here with cc
 # against the toolkit's libcuda stub.
 set -eu
@@ -57,4 +62,13 @@ expect_rc 0 greplay "$BUILD/tsreplay" --json "$T/g.sbt"
 [ "$(json_field "$T/greplay.out" matched)" = 7 ] || fail "greplay: $(cat "$T/greplay.out")"
 expect_rc 1 single "$BUILD/tsreplay" --streams single "$T/m.sbt"
 has single err "(cuda.cuStreamWaitValue32): operation 0 waits until the 32-bit word at 0x"
-echo "ok: the double's output, 6 checkpoints equal, 3 runs agree, one stream stops at the first wait"
+for v in ptds ptds-thread; do
+	rc=0
+	timeout -s KILL 60 "$BUILD/tscapture" --profiler -o "$T/$v.sbt" -- "$PROG" --$v --window-at-wait \
+		>"$T/$v.out" 2>"$T/$v.err" || rc=$?
+	[ "$rc" -eq 0 ] || fail "$v: exit $rc (137: the window's opening hung): $(cat "$T/$v.err")"
+	cmp -s "$T/want.out" "$T/$v.out" || fail "$v: the captured run printed '$(cat "$T/$v.out")'"
+	[ "$(grep -c 'the window opened with the per-thread default stream of thread 0x[0-9a-f]* still busy' "$T/$v.err")" = 1 ] ||
+		fail "$v: not one warning naming the per-thread stream: $(cat "$T/$v.err")"
+done
+echo "ok: the double's output, 6 checkpoints equal, 3 runs agree, one stream stops at the first wait, per-thread streams polled"

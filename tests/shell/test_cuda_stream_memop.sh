@@ -56,7 +56,11 @@
 #   copy that reads the vadd's output, exit 3.  A --launches 6-6 window
 #   (round 2's producer fill, launched while the consumer waits) opens the
 #   same way: one warning, the program's output unchanged, the window's
-#   one launch replayed (no checkpoint) with the note said.
+#   one launch replayed (no checkpoint) with the note said.  With the
+#   consumer on the main thread's per-thread default stream
+#   (cuda_stream_memop --ptds), or on a second thread's that has ended
+#   when the window opens (--ptds-thread), the window opens the same way,
+#   its warning naming that stream's thread.
 # - TRACESMITH_SNAPSHOT=launch: the keyframes of launches on the consumer
 #   stream (held by a wait) are taken without waiting for it (one warning),
 #   the replay leaves those met while a replayed wait is pending
@@ -268,6 +272,41 @@ replay wwrep 3 "$W1"
 has wwrep err "tsreplay: cuda: warning: keyframe at seq $KW: $NOTE"
 has wwrep err "the device-to-host copy at seq $CP differs from the capture"
 has wwrep out "checkpoints: 1 compared, 0 matched, 1 differ"
+# the same with the consumer on the main thread's per-thread default
+# stream: the window's drain polls it through the recorder's mark (an
+# event recorded after the wait), where cuStreamQuery from another thread
+# could not reach it; main's recorder synchronized the context and waited
+# until the double broke it (CUDA_ERROR_LAUNCH_TIMEOUT after 10 s)
+expect_rc 0 ptplain "$PROG" --ptds
+cmp -s "$T/plain.out" "$T/ptplain.out" || fail "ptplain: output differs from the created stream's: $(cat "$T/ptplain.out")"
+rm -f "$T"/p-window-*.sbt
+rc=0
+(cd "$T" && timeout -s KILL 60 "$CAP" --profiler -o "$T/p.sbt" -- "$PROG" --ptds --window-at-wait \
+	>"$T/pw.out" 2>"$T/pw.err") || rc=$?
+[ "$rc" -eq 0 ] || fail "pw: exit $rc (137: capture hung): $(cat "$T/pw.err")"
+cmp -s "$T/plain.out" "$T/pw.out" || fail "pw: output changed under capture: $(cat "$T/pw.out")"
+[ "$(grep -c 'the window opened with the per-thread default stream of thread 0x[0-9a-f]* still busy after 1 s' "$T/pw.err")" = 1 ] ||
+	fail "pw: not one warning naming the per-thread stream: $(cat "$T/pw.err")"
+P1="$T/p-window-1.sbt"
+[ -s "$P1" ] || fail "pw: no window trace: $(ls "$T")"
+replay pwrep 3 "$P1"
+has pwrep err "tsreplay: cuda: warning: keyframe at seq $(seq_of "$P1" " keyframe "): $NOTE"
+has pwrep out "checkpoints: 1 compared, 0 matched, 1 differ"
+# and on a second thread's per-thread stream (that thread has ended when
+# the window opens): the same
+expect_rc 0 ptthread "$PROG" --ptds-thread
+cmp -s "$T/plain.out" "$T/ptthread.out" || fail "ptthread: output differs: $(cat "$T/ptthread.out")"
+rm -f "$T"/p-window-*.sbt
+rc=0
+(cd "$T" && timeout -s KILL 60 "$CAP" --profiler -o "$T/p.sbt" -- "$PROG" --ptds-thread --window-at-wait \
+	>"$T/pt.out" 2>"$T/pt.err") || rc=$?
+[ "$rc" -eq 0 ] || fail "pt: exit $rc (137: capture hung): $(cat "$T/pt.err")"
+cmp -s "$T/plain.out" "$T/pt.out" || fail "pt: output changed under capture: $(cat "$T/pt.out")"
+[ "$(grep -c 'the window opened with the per-thread default stream of thread 0x[0-9a-f]* still busy after 1 s' "$T/pt.err")" = 1 ] ||
+	fail "pt: not one warning naming the per-thread stream: $(cat "$T/pt.err")"
+[ -s "$P1" ] || fail "pt: no window trace: $(ls "$T")"
+replay ptrep 3 "$P1"
+has ptrep out "checkpoints: 1 compared, 0 matched, 1 differ"
 # a launch range opening at round 2's producer fill (launch 6)
 rm -f "$T"/l-launches-*.sbt
 rc=0
