@@ -99,9 +99,10 @@
 #define VKL_TRIM_LEAD_FRAMES 8
 #define VKL_TRIM_LEAD_SUBMITS 64
 /* A command buffer that is not one-time-submit is left unkept from its
- * third recording in a row that follows a submit of the one before (with
- * no notice: each submitted in the frame it began, as a one-time-submit
- * one's recording before). */
+ * third recording in a row that follows a submit of the one before, a
+ * one-time-submit one from its second (each submitted soon after it
+ * began: with no notice in the frame it began, with a lead-in within
+ * lead_slack units). */
 #define VKL_TRIM_RERECORDS 2
 
 /* Which recordings may keep no calls ("Recordings that are not kept"). */
@@ -221,15 +222,18 @@ typedef struct vkl_trim_obj {
 	 * recording (never left unkept again); the current recording's calls
 	 * are not kept; its submit in a window was reported; with no notice,
 	 * the recording was first submitted in a later frame than it began
-	 * (late) and the frame count at its begin.  Under the entry's lock,
+	 * (late; with a lead-in: more than lead_slack units after it began)
+	 * and the count of the unit at its begin; with a lead-in, a recording
+	 * of it was once submitted late (slow: every recording keeps its
+	 * calls from then on).  Under the entry's lock,
 	 * except unkept, which only the recording thread reads without it
 	 * (command buffers are externally synchronized).  unsent: the current
 	 * recording keeps no calls and is not submitted yet (counted in
 	 * vkl_trim.unsent; vkl_trim_hold) */
-	uint8_t secondary, resubmitted, unkept, unkept_said, late;
+	uint8_t secondary, resubmitted, unkept, unkept_said, late, slow;
 	_Atomic(uint8_t) unsent;
 	uint32_t submits, rerecords;
-	uint64_t begin_frame;
+	uint64_t begin_unit;
 } vkl_trim_obj;
 
 /* What a call is to the tracker. */
@@ -251,10 +255,11 @@ static struct {
 	_Atomic(uint64_t) left_out;
 	/* recordings that are not kept: the range's unit and the count of it
 	 * (cap_units) from which every recording is kept again, the lead-in;
-	 * lead_unit -1: no lead-in */
+	 * lead_unit -1: no lead-in; a recording submitted more than
+	 * lead_slack units after it began is late */
 	vkl_trim_mode mode;
 	int lead_unit;
-	uint64_t lead_from;
+	uint64_t lead_from, lead_slack;
 	/* recordings that keep no calls and are not submitted yet; a window
 	 * with no notice was asked to open (from then on, until that window
 	 * has opened and closed, every recording keeps its calls: the hold it
@@ -343,6 +348,7 @@ static void vkl_trim_lead_init(void)
 	vkl_trim.lead_from = cfg->range_first > (uint64_t)lead + 1
 		                     ? cfg->range_first - 1 - (uint64_t)lead
 		                     : 0;
+	vkl_trim.lead_slack = lead >= 2 ? (uint64_t)lead / 2 : 1;
 	CAP_INFO("Vulkan trimmed capture: a command buffer recorded again for each submit keeps "
 	         "no calls until %llu %s are counted (a lead-in of %lld before the window)",
 	         (unsigned long long)vkl_trim.lead_from,
@@ -1088,19 +1094,24 @@ static void vkl_trim_cb_clear(vkl_trim_obj *cb)
  *
  *   - it begins before the lead-in (fewer than lead_from frames or submits
  *     counted) and before any window opened;
- *   - it is one-time-submit (VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT:
- *     it cannot be submitted twice), or the command buffer's last
- *     VKL_TRIM_RERECORDS recordings were each submitted and then begun
- *     again (re-recorded for each submit, as every frame); and
+ *   - the command buffer's last recording (one-time-submit:
+ *     VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, it cannot be submitted
+ *     twice) or last VKL_TRIM_RERECORDS recordings (any other) were each
+ *     submitted within lead_slack units (half the lead-in) of their begin
+ *     and then begun again: re-recorded for each submit, as every frame.
+ *     So a command buffer's first recording is always kept (one recorded
+ *     at load time and submitted in the window is whole); and
  *   - no recording of it was ever submitted twice (a buffer that is
  *     resubmitted, as vkcube's are, is kept at every recording, in case
- *     its last one is the one the window submits).
+ *     its last one is the one the window submits), nor submitted late
+ *     (slow: one held that long may be held into the window).
  *
  * Such a recording still tells the tracker what is not a call (image
  * layouts, query writes), so the state the snapshot restores is whole.
  * Its calls are not in the snapshot.  A submit of it inside a window
- * (a program that recorded it before the lead-in and submits it only
- * then) is reported at once with an error naming the command buffer
+ * (a program whose recordings had each been submitted soon, that
+ * records one before the lead-in and submits it only then) is reported
+ * at once with an error naming the command buffer
  * (vkl_trim_cb_submit): the trimmed trace lacks its contents.  The next
  * begin decides again (a reset leaves nothing to submit until then).
  *
@@ -1134,12 +1145,14 @@ static int vkl_trim_cb_begin(vkl_trim_obj *cb, const sbt_vk_args_vkBeginCommandB
 	cb->late = 0;
 	once = (a->pBeginInfo->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT) != 0;
 	if (vkl_trim.mode == VKL_TRIM_HELD)
-		cb->begin_frame = cap_units(CAP_UNIT_FRAME);
+		cb->begin_unit = cap_units(CAP_UNIT_FRAME);
+	else if (vkl_trim.mode == VKL_TRIM_LEAD_IN)
+		cb->begin_unit = cap_units((cap_unit)vkl_trim.lead_unit);
 	skip = vkl_trim.mode != VKL_TRIM_KEEP_ALL && !cb->secondary && !cb->resubmitted &&
 	       !atomic_load_explicit(&vkl_trim_g.recorded, memory_order_relaxed);
 	if (skip && vkl_trim.mode == VKL_TRIM_LEAD_IN)
-		skip = (cb->rerecords >= VKL_TRIM_RERECORDS || once) &&
-		       cap_units((cap_unit)vkl_trim.lead_unit) < vkl_trim.lead_from;
+		skip = !cb->slow && cb->rerecords >= (once ? 1u : VKL_TRIM_RERECORDS) &&
+		       cb->begin_unit < vkl_trim.lead_from;
 	else if (skip)
 		skip = cb->rerecords >= (once ? 1u : VKL_TRIM_RERECORDS);
 	if (skip) {
@@ -1304,8 +1317,11 @@ static void vkl_trim_cb_submit(uint64_t cbh)
 		vkl_trim_cb_sent(cb);
 		if (++cb->submits >= 2)
 			cb->resubmitted = 1;
-		else if (vkl_trim.mode == VKL_TRIM_HELD && cap_units(CAP_UNIT_FRAME) != cb->begin_frame)
+		else if (vkl_trim.mode == VKL_TRIM_HELD && cap_units(CAP_UNIT_FRAME) != cb->begin_unit)
 			cb->late = 1; /* a frame end, where a hotkey's window opens, came between */
+		else if (vkl_trim.mode == VKL_TRIM_LEAD_IN &&
+		         cap_units((cap_unit)vkl_trim.lead_unit) - cb->begin_unit > vkl_trim.lead_slack)
+			cb->late = cb->slow = 1; /* held long: it might be held into the window */
 		if (cb->unkept && !cb->unkept_said && cap_active()) {
 			cb->unkept_said = 1;
 			say = 1;

@@ -8,7 +8,7 @@
  * 256-word table.  Two command buffers alternate, each with its fence, so
  * recording one overlaps the device running the other.
  *
- * usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L] [--sizes]
+ * usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L] [--early L] [--sizes]
  *                     [--raise A[,B[,C[,D]]]] [--app-window A,B[,C,D]]
  *                     [--app-trigger A:N]
  * With --late L a third command buffer (not one-time-submit) pushes one
@@ -17,6 +17,10 @@
  * fourth time after the fourth and submitted only after loop submit L (L >= 5):
  * a command buffer re-recorded for each submit, then recorded long before
  * its submit (the trimmed capture's unkept recordings, docs/vulkan-layer.md).
+ * With --early L a fourth command buffer, one-time-submit, pushes one word
+ * and dispatches: recorded once before the loop and submitted only after
+ * loop submit L (then a queue wait), as a program records work at load
+ * time that it submits much later.
  * With --sizes a command buffer recorded before the loop (and never
  * submitted) pushes constants of every size from 4 to 128 bytes, byte i of
  * the size-N push being (N * 7 + i) & 0xff: the layer's copies of a call's
@@ -48,7 +52,8 @@ typedef struct vkb_push {
 
 static void vkb_usage(FILE *f)
 {
-	fprintf(f, "usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L] [--sizes]\n"
+	fprintf(f, "usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L] [--early L]\n"
+	           "                    [--sizes]\n"
 	           "  --submits S  submits (1..1000000, default 200)\n"
 	           "  --cmds C     push-constant commands per submit (1..1000000, default 2000)\n"
 	           "  --every E    a barrier and a dispatch after every E pushes (1..1000000,\n"
@@ -56,6 +61,8 @@ static void vkb_usage(FILE *f)
 	           "  --late L     a third command buffer, recorded and submitted after each of\n"
 	           "               the first 3 submits, recorded again after the 4th and\n"
 	           "               submitted after submit L (5..S)\n"
+	           "  --early L    a fourth command buffer, one-time-submit, recorded before the\n"
+	           "               loop and submitted after submit L (1..S)\n"
 	           "  --sizes      first, a command buffer (never submitted) pushing 4..128 bytes\n"
 	           "  --raise A[,B[,C[,D]]]  SIGUSR1 to itself after loop submit A (and B, C,\n"
 	           "               D; increasing, <= S)\n"
@@ -86,7 +93,7 @@ static int vkb_points(const char *v, uint32_t at[4], int any)
 
 int main(int argc, char **argv)
 {
-	uint32_t submits = 200, cmds = 2000, every = 500, late = 0, raise_at[4] = { 0 }, s, k;
+	uint32_t submits = 200, cmds = 2000, every = 500, late = 0, early = 0, raise_at[4] = { 0 }, s, k;
 	uint32_t app_at[4] = { 0 }, trig_at = 0, trig_frames = 0;
 	int app_start = 0;
 	int sizes = 0;
@@ -114,7 +121,7 @@ int main(int argc, char **argv)
 	VkShaderModule mod;
 	VkPipeline pipe;
 	VkCommandPool cpool;
-	VkCommandBuffer cb[3];
+	VkCommandBuffer cb[4];
 	VkFence fences[2];
 	int pending[2] = { 0, 0 };
 	uint64_t calls = 0;
@@ -131,6 +138,8 @@ int main(int argc, char **argv)
 			every = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 1, 1000000);
 		} else if (!strcmp(a, "--late")) {
 			late = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 5, 1000000);
+		} else if (!strcmp(a, "--early")) {
+			early = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 1, 1000000);
 		} else if (!strcmp(a, "--raise")) {
 			const char *v = vkp_next_arg(argc, argv, &i);
 			if (vkb_points(v, raise_at, 1) < 0) {
@@ -175,9 +184,9 @@ int main(int argc, char **argv)
 		        "last submit (%u)\n", (unsigned)submits);
 		return 2;
 	}
-	if (late && late > submits) {
-		fprintf(stderr, "vk_callbound: --late %u is after the last submit (%u)\n",
-		        (unsigned)late, (unsigned)submits);
+	if ((late && late > submits) || (early && early > submits)) {
+		fprintf(stderr, "vk_callbound: --late or --early %u is after the last submit (%u)\n",
+		        (unsigned)(late > submits ? late : early), (unsigned)submits);
 		return 2;
 	}
 
@@ -223,7 +232,7 @@ int main(int argc, char **argv)
 	VKP_CHECK(&c, vkCreateCommandPool(c.device, &cpci, NULL, &cpool));
 	cbai.commandPool = cpool;
 	cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-	cbai.commandBufferCount = 3;
+	cbai.commandBufferCount = 4;
 	VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, cb));
 	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fences[0]));
 	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fences[1]));
@@ -246,6 +255,23 @@ int main(int argc, char **argv)
 
 	mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
 	mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+	if (early) {
+		VkCommandBufferBeginInfo ebi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+		vkb_push pc = { 0xeeee0000u, early, ~early, 11 };
+
+		ebi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+		VKP_CHECK(&c, vkBeginCommandBuffer(cb[3], &ebi));
+		vkCmdBindPipeline(cb[3], VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+		vkCmdBindDescriptorSets(cb[3], VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0,
+		                        NULL);
+		vkCmdPipelineBarrier(cb[3], VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+		                            VK_PIPELINE_STAGE_TRANSFER_BIT,
+		                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+		vkCmdPushConstants(cb[3], layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(pc), &pc);
+		vkCmdDispatch(cb[3], 1, 1, 1);
+		VKP_CHECK(&c, vkEndCommandBuffer(cb[3]));
+		calls += 5;
+	}
 	t0 = vkp_now();
 	for (s = 0; s < submits; s++) {
 		VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
@@ -324,6 +350,14 @@ int main(int argc, char **argv)
 				VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &lsi, VK_NULL_HANDLE));
 				VKP_CHECK(&c, vkQueueWaitIdle(c.queue));
 			}
+		}
+		if (s + 1 == early) {
+			VkSubmitInfo esi = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO };
+
+			esi.commandBufferCount = 1;
+			esi.pCommandBuffers = &cb[3];
+			VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &esi, VK_NULL_HANDLE));
+			VKP_CHECK(&c, vkQueueWaitIdle(c.queue));
 		}
 		if (s + 1 == raise_at[0] || s + 1 == raise_at[1] || s + 1 == raise_at[2] ||
 		    s + 1 == raise_at[3])

@@ -22,6 +22,10 @@
 #     stops at its submit naming it; with every recording kept
 #     (TRACESMITH_VK_LEAD_IN=all) there is no report, and the trimmed trace
 #     replays under validation with its checkpoints matched.
+#     `--early 57` adds a fourth, one-time-submit command buffer recorded
+#     once before the loop and submitted only after loop submit 57, in the
+#     window: its first recording is kept, nothing is reported, and the
+#     trimmed trace replays under validation with its checkpoints matched.
 #  3. A trigger with no notice (SIGUSR1, `signal`) counts no lead-in: the
 #     lead-in line is not printed (its own scheme is test_vk_trim_held.sh).
 #  4. `vk_multithread --threads 4 --rounds 30 --thread-submit` (each thread
@@ -145,6 +149,27 @@ VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/lateall.replay" \
 	"$VK_ENV_BUILD/tsreplay" "$T/lateall-submits-56-60.sbt" || fail "tsreplay of the --late trace"
 grep -q "checkpoints: $ncp compared, $ncp matched, 0 differ" "$T/lateall.replay" ||
 	fail "--late trimmed replay: $(grep 'checkpoints:' "$T/lateall.replay")"
+
+# ---- 2b: a first recording made long before its submit is kept ----------------
+# --early 57: a one-time-submit command buffer recorded once before the
+# loop (long before the lead-in) and submitted only in the window, as a
+# program records work at load time: a command buffer's first recording is
+# always kept, so nothing is reported and the trimmed trace replays under
+# validation with its checkpoints matched (main's layer left it unkept:
+# reported, and the replay stopped at its submit)
+TRACESMITH_VK_LEAD_IN=4 vk_env_run "$T/early.log" "$BUILD/tscapture" --submits 56-60 \
+	-o "$T/early.sbt" -- $PROG --early 57 || fail "tscapture of vk_callbound --early 57"
+grep -q 'is submitted in the window' "$T/early.log" &&
+	fail "--early: the first recording was not kept: $(grep -m1 'is submitted in the window' "$T/early.log")"
+"$BUILD/tsinfo" --dump "$T/early-submits-56-60.sbt" >"$T/early.dump"
+awk '/ snapshot_end$/{exit} {print}' "$T/early.dump" | grep -q 'vulkan.vkCmdPushConstants .*pValues=0000eeee' ||
+	fail "--early: the snapshot lacks the early command buffer's push"
+ncp=$(grep -c ' checkpoint ' "$T/early.dump" || true)
+[ "$ncp" -ge 1 ] || fail "the --early trimmed trace has no checkpoint"
+VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/early.replay" \
+	"$VK_ENV_BUILD/tsreplay" "$T/early-submits-56-60.sbt" || fail "tsreplay of the --early trace"
+grep -q "checkpoints: $ncp compared, $ncp matched, 0 differ" "$T/early.replay" ||
+	fail "--early trimmed replay: $(grep 'checkpoints:' "$T/early.replay")"
 
 # ---- 4: command buffers recorded on four threads --------------------------------
 # vk_multithread --thread-submit: each thread resets its pool, records a
