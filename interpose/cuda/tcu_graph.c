@@ -1115,7 +1115,7 @@ static void tcu_stream_memop_record(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUr
 		tcu_emit(k, id, &c, CAP_REC_WORK);
 	if (tcu_live_captured(mode, s, ptds, NULL))
 		tcu_live_capture_call(k, id, &c, NULL, 0);
-	else if (waits && (s == CU_STREAM_PER_THREAD || (!s && ptds)))
+	else if (waits && (s == CU_STREAM_PER_THREAD || (!s && ptds)) && tcu_windowed())
 		tcu_ptds_wait_mark(ptds);
 }
 
@@ -1125,8 +1125,9 @@ static void tcu_stream_memop_record(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUr
  * thread's per-thread default stream.  So after a wait queued on one, the
  * thread records an event of the recorder's own there (created once per
  * thread and context, never in the trace): the mark completes once the
- * wait is met and what came before it ran, and any thread can ask.  Not
- * while that stream is being captured (tcu_live_captured: the event would
+ * wait is met and what came before it ran, and any thread can ask.  Only
+ * when capture is windowed (only a window's opening asks); not while that
+ * stream is being captured (tcu_live_captured: the event would
  * join the capture); there the wait is not run.
  */
 void tcu_ptds_wait_mark(int ptds_variant)
