@@ -16,8 +16,8 @@
 #              (TRACESMITH_TRIGGER=frames:1000000-1000001): it keeps what a
 #              snapshot needs, records nothing; the window is known ahead,
 #              so vk_callbound's command buffers, recorded again for each
-#              submit, keep no calls (docs/vulkan-layer.md, "Recordings that
-#              are not kept")
+#              submit, keep no calls after their first recording
+#              (docs/vulkan-layer.md, "Recordings that are not kept")
 #   signal     the same with a trigger that gives no notice
 #              (TRACESMITH_TRIGGER=signal, no SIGUSR1 sent): a recording
 #              submitted in the frame it began keeps no calls (each
