@@ -98,12 +98,13 @@
 /* The lead-in's defaults (TRACESMITH_VK_LEAD_IN), in the range's unit. */
 #define VKL_TRIM_LEAD_FRAMES 8
 #define VKL_TRIM_LEAD_SUBMITS 64
-/* A command buffer that is not one-time-submit is left unkept from its
- * third recording in a row that follows a submit of the one before, a
- * one-time-submit one from its second (each submitted soon after it
- * began: with no notice in the frame it began, with a lead-in within
- * lead_slack units). */
-#define VKL_TRIM_RERECORDS 2
+/* A one-time-submit recording is left unkept when the command buffer's
+ * recording before was submitted soon after it began (with no notice in
+ * the frame it began, with a lead-in within lead_slack units) and this
+ * one was begun after that submit.  A recording that is not one-time-
+ * submit is always kept: it may be submitted again, in the window, with
+ * nothing to tell that it will be. */
+#define VKL_TRIM_RERECORDS 1
 
 /* Which recordings may keep no calls ("Recordings that are not kept"). */
 typedef enum {
@@ -1094,17 +1095,18 @@ static void vkl_trim_cb_clear(vkl_trim_obj *cb)
  *
  *   - it begins before the lead-in (fewer than lead_from frames or submits
  *     counted) and before any window opened;
- *   - the command buffer's last recording (one-time-submit:
- *     VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, it cannot be submitted
- *     twice) or last VKL_TRIM_RERECORDS recordings (any other) were each
- *     submitted within lead_slack units (half the lead-in) of their begin
- *     and then begun again: re-recorded for each submit, as every frame.
- *     So a command buffer's first recording is always kept (one recorded
- *     at load time and submitted in the window is whole); and
- *   - no recording of it was ever submitted twice (a buffer that is
- *     resubmitted, as vkcube's are, is kept at every recording, in case
- *     its last one is the one the window submits), nor submitted late
- *     (slow: one held that long may be held into the window).
+ *   - it is one-time-submit (VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT:
+ *     it cannot be submitted twice; any other recording may be submitted
+ *     again, in the window, as a program that re-records a command buffer
+ *     only when what it draws changed does, and is kept);
+ *   - the command buffer's last recording was submitted within lead_slack
+ *     units (half the lead-in) of its begin and then begun again
+ *     (re-recorded for each submit, as every frame).  So a command
+ *     buffer's first recording is always kept (one recorded at load time
+ *     and submitted in the window is whole); and
+ *   - no recording of it was ever submitted twice (a program's error for
+ *     a one-time-submit one), nor submitted late (slow: one held that
+ *     long may be held into the window).
  *
  * Such a recording still tells the tracker what is not a call (image
  * layouts, query writes), so the state the snapshot restores is whole.
@@ -1118,14 +1120,12 @@ static void vkl_trim_cb_clear(vkl_trim_obj *cb)
  * With no notice (triggers without a range: VKL_TRIM_HELD) there is no
  * lead-in; instead a one-time-submit recording keeps nothing when the one
  * before was first submitted in the frame it began (late: a frame end,
- * where a hotkey's window opens, came between), another when its last
- * VKL_TRIM_RERECORDS were, and neither once a window was asked to open,
- * until that window has closed (vkl_trim_reopen_check).
- * Each such recording counts as unsent until its first submit, a reset,
- * the next begin or its free; vkl_trim_hold holds a window back while
- * any is, so the window never needs calls that were not kept (but for a
- * recording submitted again in it without being recorded again, reported
- * as above).
+ * where a hotkey's window opens, came between), and not once a window
+ * was asked to open, until that window has closed
+ * (vkl_trim_reopen_check).  Each such recording counts as unsent until
+ * its first submit, a reset, the next begin or its free; vkl_trim_hold
+ * holds a window back while any is, so the window never needs calls that
+ * were not kept.
  *
  * Returns 1 when whether cb's calls are kept changed with this begin
  * (the caller moves cb_gen, so that no thread's cache takes the old path).
@@ -1148,13 +1148,11 @@ static int vkl_trim_cb_begin(vkl_trim_obj *cb, const sbt_vk_args_vkBeginCommandB
 		cb->begin_unit = cap_units(CAP_UNIT_FRAME);
 	else if (vkl_trim.mode == VKL_TRIM_LEAD_IN)
 		cb->begin_unit = cap_units((cap_unit)vkl_trim.lead_unit);
-	skip = vkl_trim.mode != VKL_TRIM_KEEP_ALL && !cb->secondary && !cb->resubmitted &&
+	skip = vkl_trim.mode != VKL_TRIM_KEEP_ALL && once && !cb->secondary && !cb->resubmitted &&
+	       cb->rerecords >= VKL_TRIM_RERECORDS &&
 	       !atomic_load_explicit(&vkl_trim_g.recorded, memory_order_relaxed);
 	if (skip && vkl_trim.mode == VKL_TRIM_LEAD_IN)
-		skip = !cb->slow && cb->rerecords >= (once ? 1u : VKL_TRIM_RERECORDS) &&
-		       cb->begin_unit < vkl_trim.lead_from;
-	else if (skip)
-		skip = cb->rerecords >= (once ? 1u : VKL_TRIM_RERECORDS);
+		skip = !cb->slow && cb->begin_unit < vkl_trim.lead_from;
 	if (skip) {
 		/* against vkl_trim_hold: either it sees this recording counted or
 		 * this sees that a window asked to open (then keep the calls) */

@@ -8,13 +8,15 @@
  * 256-word table.  Two command buffers alternate, each with its fence, so
  * recording one overlaps the device running the other.
  *
- * usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L] [--early L] [--sizes]
+ * usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L [--late-reusable]]
+ *                     [--early L] [--sizes]
  *                     [--raise A[,B[,C[,D]]]] [--app-window A,B[,C,D]]
  *                     [--app-trigger A:N]
- * With --late L a third command buffer (not one-time-submit) pushes one
- * word and dispatches: recorded again after each of the loop's first three
- * submits and submitted right after it (then a queue wait), recorded a
- * fourth time after the fourth and submitted only after loop submit L (L >= 5):
+ * With --late L a third command buffer (one-time-submit; with
+ * --late-reusable not) pushes one word and dispatches: recorded again
+ * after each of the loop's first three submits and submitted right after
+ * it (then a queue wait), recorded a fourth time after the fourth and
+ * submitted only after loop submit L (L >= 5):
  * a command buffer re-recorded for each submit, then recorded long before
  * its submit (the trimmed capture's unkept recordings, docs/vulkan-layer.md).
  * With --early L a fourth command buffer, one-time-submit, pushes one word
@@ -52,15 +54,16 @@ typedef struct vkb_push {
 
 static void vkb_usage(FILE *f)
 {
-	fprintf(f, "usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L] [--early L]\n"
-	           "                    [--sizes]\n"
+	fprintf(f, "usage: vk_callbound [--submits S] [--cmds C] [--every E] [--late L]\n"
+	           "                    [--late-reusable] [--early L] [--sizes]\n"
 	           "  --submits S  submits (1..1000000, default 200)\n"
 	           "  --cmds C     push-constant commands per submit (1..1000000, default 2000)\n"
 	           "  --every E    a barrier and a dispatch after every E pushes (1..1000000,\n"
 	           "               default 500); each submit ends with one\n"
 	           "  --late L     a third command buffer, recorded and submitted after each of\n"
 	           "               the first 3 submits, recorded again after the 4th and\n"
-	           "               submitted after submit L (5..S)\n"
+	           "               submitted after submit L (5..S), one-time-submit\n"
+	           "  --late-reusable  the --late command buffer without one-time-submit\n"
 	           "  --early L    a fourth command buffer, one-time-submit, recorded before the\n"
 	           "               loop and submitted after submit L (1..S)\n"
 	           "  --sizes      first, a command buffer (never submitted) pushing 4..128 bytes\n"
@@ -94,6 +97,7 @@ static int vkb_points(const char *v, uint32_t at[4], int any)
 int main(int argc, char **argv)
 {
 	uint32_t submits = 200, cmds = 2000, every = 500, late = 0, early = 0, raise_at[4] = { 0 }, s, k;
+	int late_reusable = 0;
 	uint32_t app_at[4] = { 0 }, trig_at = 0, trig_frames = 0;
 	int app_start = 0;
 	int sizes = 0;
@@ -138,6 +142,8 @@ int main(int argc, char **argv)
 			every = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 1, 1000000);
 		} else if (!strcmp(a, "--late")) {
 			late = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 5, 1000000);
+		} else if (!strcmp(a, "--late-reusable")) {
+			late_reusable = 1;
 		} else if (!strcmp(a, "--early")) {
 			early = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 1, 1000000);
 		} else if (!strcmp(a, "--raise")) {
@@ -328,6 +334,8 @@ int main(int argc, char **argv)
 			};
 			VkSubmitInfo lsi = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO };
 			vkb_push pc = { 0x5a5a0000u + s, s, ~s, 7 };
+			if (!late_reusable)
+				lbi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
 			if (s < 4) {
 				VKP_CHECK(&c, vkResetCommandBuffer(cb[2], 0));
 				VKP_CHECK(&c, vkBeginCommandBuffer(cb[2], &lbi));

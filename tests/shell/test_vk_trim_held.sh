@@ -7,7 +7,7 @@
 # submit), so their recordings keep no calls; it sends itself SIGUSR1 after
 # loop submit 20 and after 58 (--raise 20,58):
 #
-#  1. With --late 54 a third command buffer (not one-time-submit), recorded
+#  1. With --late 54 a third command buffer (one-time-submit), recorded
 #     and submitted after each of the first three loop submits, is recorded
 #     a fourth time after the fourth and submitted only after loop submit 54
 #     (unit 58).  When the signal asks the window to open its recording is

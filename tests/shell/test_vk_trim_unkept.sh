@@ -14,14 +14,18 @@
 #     The same by frames (`--frames 56-60`: the program never presents, so
 #     a frame ends at each submit).  Both replay under validation with
 #     every checkpoint matched.
-#  2. `--late 54` adds a third command buffer, re-recorded after each of the
-#     first three submits and recorded a fourth time long before its submit
-#     after loop submit 54 (unit 58, with the 3 earlier late submits),
-#     inside the window: with the lead-in of 4 the capture reports, naming
-#     that command buffer, that its calls were not kept, and the replay
-#     stops at its submit naming it; with every recording kept
+#  2. `--late 54` adds a third command buffer (one-time-submit),
+#     re-recorded after each of the first three submits and submitted right
+#     after, and recorded a fourth time long before its submit after loop
+#     submit 54 (unit 58, with the 3 earlier late submits), inside the
+#     window: with the lead-in of 4 the capture reports, naming that command
+#     buffer, that its calls were not kept, and the replay stops at its
+#     submit naming it; with every recording kept
 #     (TRACESMITH_VK_LEAD_IN=all) there is no report, and the trimmed trace
-#     replays under validation with its checkpoints matched.
+#     replays under validation with its checkpoints matched.  With
+#     `--late-reusable` (the same command buffer without one-time-submit:
+#     every recording kept) there is no report either, and the replay
+#     matches.
 #     `--early 57` adds a fourth, one-time-submit command buffer recorded
 #     once before the loop and submitted only after loop submit 57, in the
 #     window: its first recording is kept, nothing is reported, and the
@@ -149,6 +153,21 @@ VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/lateall.replay" \
 	"$VK_ENV_BUILD/tsreplay" "$T/lateall-submits-56-60.sbt" || fail "tsreplay of the --late trace"
 grep -q "checkpoints: $ncp compared, $ncp matched, 0 differ" "$T/lateall.replay" ||
 	fail "--late trimmed replay: $(grep 'checkpoints:' "$T/lateall.replay")"
+
+# the same command buffer without one-time-submit (--late-reusable) is
+# kept at every recording (it might be submitted again, in the window):
+# nothing reported, the trimmed trace replays with its checkpoints matched
+TRACESMITH_VK_LEAD_IN=4 vk_env_run "$T/reuse.log" "$BUILD/tscapture" --submits 56-60 \
+	-o "$T/reuse.sbt" -- $PROG --late 54 --late-reusable ||
+	fail "tscapture of vk_callbound --late 54 --late-reusable"
+grep -q 'is submitted in the window' "$T/reuse.log" &&
+	fail "--late-reusable: a recording that is not one-time-submit was not kept"
+ncp=$("$BUILD/tsinfo" --dump "$T/reuse-submits-56-60.sbt" | grep -c ' checkpoint ' || true)
+[ "$ncp" -ge 1 ] || fail "the --late-reusable trimmed trace has no checkpoint"
+VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/reuse.replay" \
+	"$VK_ENV_BUILD/tsreplay" "$T/reuse-submits-56-60.sbt" || fail "tsreplay of the --late-reusable trace"
+grep -q "checkpoints: $ncp compared, $ncp matched, 0 differ" "$T/reuse.replay" ||
+	fail "--late-reusable trimmed replay: $(grep 'checkpoints:' "$T/reuse.replay")"
 
 # ---- 2b: a first recording made long before its submit is kept ----------------
 # --early 57: a one-time-submit command buffer recorded once before the
