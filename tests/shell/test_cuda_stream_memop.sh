@@ -277,36 +277,30 @@ has wwrep out "checkpoints: 1 compared, 0 matched, 1 differ"
 # event recorded after the wait), where cuStreamQuery from another thread
 # could not reach it; main's recorder synchronized the context and waited
 # until the double broke it (CUDA_ERROR_LAUNCH_TIMEOUT after 10 s)
-expect_rc 0 ptplain "$PROG" --ptds
-cmp -s "$T/plain.out" "$T/ptplain.out" || fail "ptplain: output differs from the created stream's: $(cat "$T/ptplain.out")"
-rm -f "$T"/p-window-*.sbt
-rc=0
-(cd "$T" && timeout -s KILL 60 "$CAP" --profiler -o "$T/p.sbt" -- "$PROG" --ptds --window-at-wait \
-	>"$T/pw.out" 2>"$T/pw.err") || rc=$?
-[ "$rc" -eq 0 ] || fail "pw: exit $rc (137: capture hung): $(cat "$T/pw.err")"
-cmp -s "$T/plain.out" "$T/pw.out" || fail "pw: output changed under capture: $(cat "$T/pw.out")"
-[ "$(grep -c 'the window opened with the per-thread default stream of thread 0x[0-9a-f]* still busy after 1 s' "$T/pw.err")" = 1 ] ||
-	fail "pw: not one warning naming the per-thread stream: $(cat "$T/pw.err")"
-P1="$T/p-window-1.sbt"
-[ -s "$P1" ] || fail "pw: no window trace: $(ls "$T")"
-replay pwrep 3 "$P1"
-has pwrep err "tsreplay: cuda: warning: keyframe at seq $(seq_of "$P1" " keyframe "): $NOTE"
-has pwrep out "checkpoints: 1 compared, 0 matched, 1 differ"
+# ptds_window NAME OPTION: the consumer on a per-thread stream, plain and
+# under a window opening at the wait: the output unchanged, one warning
+# naming the stream's thread, a replay that differs at the vadd's copy
+ptds_window() {
+	expect_rc 0 "$1plain" "$PROG" "$2"
+	cmp -s "$T/plain.out" "$T/$1plain.out" || fail "$1plain: output differs from the created stream's: $(cat "$T/$1plain.out")"
+	rm -f "$T"/p-window-*.sbt
+	rc=0
+	(cd "$T" && timeout -s KILL 60 "$CAP" --profiler -o "$T/p.sbt" -- "$PROG" "$2" --window-at-wait \
+		>"$T/$1.out" 2>"$T/$1.err") || rc=$?
+	[ "$rc" -eq 0 ] || fail "$1: exit $rc (137: capture hung): $(cat "$T/$1.err")"
+	cmp -s "$T/plain.out" "$T/$1.out" || fail "$1: output changed under capture: $(cat "$T/$1.out")"
+	[ "$(grep -c 'the window opened with the per-thread default stream of thread 0x[0-9a-f]* still busy after 1 s' "$T/$1.err")" = 1 ] ||
+		fail "$1: not one warning naming the per-thread stream: $(cat "$T/$1.err")"
+	P1="$T/p-window-1.sbt"
+	[ -s "$P1" ] || fail "$1: no window trace: $(ls "$T")"
+	replay "$1rep" 3 "$P1"
+	has "$1rep" err "tsreplay: cuda: warning: keyframe at seq $(seq_of "$P1" " keyframe "): $NOTE"
+	has "$1rep" out "checkpoints: 1 compared, 0 matched, 1 differ"
+}
+ptds_window pw --ptds
 # and on a second thread's per-thread stream (that thread has ended when
 # the window opens): the same
-expect_rc 0 ptthread "$PROG" --ptds-thread
-cmp -s "$T/plain.out" "$T/ptthread.out" || fail "ptthread: output differs: $(cat "$T/ptthread.out")"
-rm -f "$T"/p-window-*.sbt
-rc=0
-(cd "$T" && timeout -s KILL 60 "$CAP" --profiler -o "$T/p.sbt" -- "$PROG" --ptds-thread --window-at-wait \
-	>"$T/pt.out" 2>"$T/pt.err") || rc=$?
-[ "$rc" -eq 0 ] || fail "pt: exit $rc (137: capture hung): $(cat "$T/pt.err")"
-cmp -s "$T/plain.out" "$T/pt.out" || fail "pt: output changed under capture: $(cat "$T/pt.out")"
-[ "$(grep -c 'the window opened with the per-thread default stream of thread 0x[0-9a-f]* still busy after 1 s' "$T/pt.err")" = 1 ] ||
-	fail "pt: not one warning naming the per-thread stream: $(cat "$T/pt.err")"
-[ -s "$P1" ] || fail "pt: no window trace: $(ls "$T")"
-replay ptrep 3 "$P1"
-has ptrep out "checkpoints: 1 compared, 0 matched, 1 differ"
+ptds_window pt --ptds-thread
 # a launch range opening at round 2's producer fill (launch 6)
 rm -f "$T"/l-launches-*.sbt
 rc=0

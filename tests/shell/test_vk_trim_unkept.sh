@@ -144,30 +144,28 @@ grep 'vkAllocateCommandBuffers' "$T/late.dump" | grep -q "pCommandBuffers\[2\]=$
 	fail "the replay of a trace lacking a submitted recording succeeded"
 grep -q "vkQueueSubmit: command buffer $cb is submitted with nothing recorded in it" \
 	"$T/late.replay" || fail "late replay: $(tail -n 2 "$T/late.replay")"
-capture lateall all --late 54
-grep -q 'is submitted in the window' "$T/lateall.log" &&
-	fail "with every recording kept, a recording was still reported as not kept"
-ncp=$("$BUILD/tsinfo" --dump "$T/lateall-submits-56-60.sbt" | grep -c ' checkpoint ' || true)
-[ "$ncp" -ge 1 ] || fail "the --late trimmed trace has no checkpoint"
-VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/lateall.replay" \
-	"$VK_ENV_BUILD/tsreplay" "$T/lateall-submits-56-60.sbt" || fail "tsreplay of the --late trace"
-grep -q "checkpoints: $ncp compared, $ncp matched, 0 differ" "$T/lateall.replay" ||
-	fail "--late trimmed replay: $(grep 'checkpoints:' "$T/lateall.replay")"
-
+# exact NAME LEAD [program options]: captured (submits 56-60) with nothing
+# reported as not kept, and the trimmed trace replays under validation
+# with every checkpoint matched
+exact() {
+	name=$1
+	lead=$2
+	shift 2
+	capture "$name" "$lead" "$@"
+	grep -q 'is submitted in the window' "$T/$name.log" &&
+		fail "$name ($*): a recording was reported as not kept: $(grep -m1 'is submitted in the window' "$T/$name.log")"
+	"$BUILD/tsinfo" --dump "$T/$name-submits-56-60.sbt" >"$T/$name.dump"
+	ncp=$(grep -c ' checkpoint ' "$T/$name.dump" || true)
+	[ "$ncp" -ge 1 ] || fail "the $name trimmed trace has no checkpoint"
+	VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/$name.replay" \
+		"$VK_ENV_BUILD/tsreplay" "$T/$name-submits-56-60.sbt" || fail "tsreplay of the $name trace"
+	grep -q "checkpoints: $ncp compared, $ncp matched, 0 differ" "$T/$name.replay" ||
+		fail "$name trimmed replay: $(grep 'checkpoints:' "$T/$name.replay")"
+}
+exact lateall all --late 54
 # the same command buffer without one-time-submit (--late-reusable) is
-# kept at every recording (it might be submitted again, in the window):
-# nothing reported, the trimmed trace replays with its checkpoints matched
-TRACESMITH_VK_LEAD_IN=4 vk_env_run "$T/reuse.log" "$BUILD/tscapture" --submits 56-60 \
-	-o "$T/reuse.sbt" -- $PROG --late 54 --late-reusable ||
-	fail "tscapture of vk_callbound --late 54 --late-reusable"
-grep -q 'is submitted in the window' "$T/reuse.log" &&
-	fail "--late-reusable: a recording that is not one-time-submit was not kept"
-ncp=$("$BUILD/tsinfo" --dump "$T/reuse-submits-56-60.sbt" | grep -c ' checkpoint ' || true)
-[ "$ncp" -ge 1 ] || fail "the --late-reusable trimmed trace has no checkpoint"
-VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/reuse.replay" \
-	"$VK_ENV_BUILD/tsreplay" "$T/reuse-submits-56-60.sbt" || fail "tsreplay of the --late-reusable trace"
-grep -q "checkpoints: $ncp compared, $ncp matched, 0 differ" "$T/reuse.replay" ||
-	fail "--late-reusable trimmed replay: $(grep 'checkpoints:' "$T/reuse.replay")"
+# kept at every recording (it might be submitted again, in the window)
+exact reuse 4 --late 54 --late-reusable
 
 # ---- 2b: a first recording made long before its submit is kept ----------------
 # --early 57: a one-time-submit command buffer recorded once before the
@@ -176,19 +174,9 @@ grep -q "checkpoints: $ncp compared, $ncp matched, 0 differ" "$T/reuse.replay" |
 # always kept, so nothing is reported and the trimmed trace replays under
 # validation with its checkpoints matched (main's layer left it unkept:
 # reported, and the replay stopped at its submit)
-TRACESMITH_VK_LEAD_IN=4 vk_env_run "$T/early.log" "$BUILD/tscapture" --submits 56-60 \
-	-o "$T/early.sbt" -- $PROG --early 57 || fail "tscapture of vk_callbound --early 57"
-grep -q 'is submitted in the window' "$T/early.log" &&
-	fail "--early: the first recording was not kept: $(grep -m1 'is submitted in the window' "$T/early.log")"
-"$BUILD/tsinfo" --dump "$T/early-submits-56-60.sbt" >"$T/early.dump"
+exact early 4 --early 57
 awk '/ snapshot_end$/{exit} {print}' "$T/early.dump" | grep -q 'vulkan.vkCmdPushConstants .*pValues=0000eeee' ||
 	fail "--early: the snapshot lacks the early command buffer's push"
-ncp=$(grep -c ' checkpoint ' "$T/early.dump" || true)
-[ "$ncp" -ge 1 ] || fail "the --early trimmed trace has no checkpoint"
-VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/early.replay" \
-	"$VK_ENV_BUILD/tsreplay" "$T/early-submits-56-60.sbt" || fail "tsreplay of the --early trace"
-grep -q "checkpoints: $ncp compared, $ncp matched, 0 differ" "$T/early.replay" ||
-	fail "--early trimmed replay: $(grep 'checkpoints:' "$T/early.replay")"
 
 # ---- 4: command buffers recorded on four threads --------------------------------
 # vk_multithread --thread-submit: each thread resets its pool, records a
