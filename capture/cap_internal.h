@@ -491,8 +491,9 @@ void cap_page_hash_(const void *p, size_t n, uint64_t out[2]);
  * again (end: with the closing counters).  -1 when nothing can be written
  * any more (the writer thread left no file behind, or writing failed). */
 int cap_writer_late_write_(int end);
-/* A fork child: forget the file the writer left behind (the parent's);
- * its sbt_writer is returned, to be kept unwritten, or NULL. */
+/* Take back the file the writer left behind for the late rounds (a fork
+ * child: the parent's; shutdown: an empty window's) and free the context
+ * that wrote it; its sbt_writer is returned, or NULL. */
 sbt_writer *cap_writer_late_disown_(void);
 /* Ask the writer to run a round now (async-signal-safe). */
 void cap_writer_wake(void);

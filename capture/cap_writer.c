@@ -933,6 +933,17 @@ static void cap_wr_finish_file(cap_wctx *x)
 	x->failed = 1; /* no file: what arrives is dropped */
 }
 
+/* What the context owns besides its file: the maps, the merge heap and the
+ * scratch buffers. */
+static void cap_wr_free_buffers(cap_wctx *x)
+{
+	cap_wmap_free(&x->stacks);
+	cap_wmap_free(&x->syms);
+	free(x->heap);
+	free(x->enc);
+	free(x->blob_scratch);
+}
+
 /* Start writing to w (NULL: no file until the next window): a fresh file
  * gets its own metadata, type names, stacks and symbols. */
 static void cap_wr_begin_file(cap_wctx *x, sbt_writer *w)
@@ -1035,7 +1046,8 @@ void *cap_writer_main(void *arg)
 	}
 	if (atomic_load(&cap_g.late_keep) && x.w) {
 		/* The runtime goes on recording: a complete file now, and this
-		 * context for the late rounds (freed never: the process ends). */
+		 * context for the late rounds (kept until the process ends,
+		 * unless cap_writer_late_disown_ takes the file back). */
 		cap_wr_counters(&x);
 		cap_wr_finish_keep(&x);
 		cap_wr_late = malloc(sizeof(*cap_wr_late));
@@ -1062,11 +1074,7 @@ void *cap_writer_main(void *arg)
 	pthread_cond_broadcast(&cap_g.flush_cv);
 	pthread_mutex_unlock(&cap_g.flush_mu);
 	cap_wr_wake_stalled(&x);
-	cap_wmap_free(&x.stacks);
-	cap_wmap_free(&x.syms);
-	free(x.heap);
-	free(x.enc);
-	free(x.blob_scratch);
+	cap_wr_free_buffers(&x);
 	atomic_store(&cap_g.writer_alive, 0);
 	pthread_mutex_unlock(&cap_g.fork_mu);
 	return NULL;
@@ -1095,7 +1103,15 @@ int cap_writer_late_write_(int end)
 
 sbt_writer *cap_writer_late_disown_(void)
 {
-	sbt_writer *w = cap_wr_late ? cap_wr_late->w : NULL;
-	cap_wr_late = NULL; /* its memory is left as it is, like the writer */
+	cap_wctx *x = cap_wr_late;
+	sbt_writer *w;
+	if (!x)
+		return NULL;
+	/* No round is running: the callers hold late_mu, or are a fork child
+	 * (a fork waits for fork_mu, which every round holds). */
+	w = x->w;
+	cap_wr_late = NULL;
+	cap_wr_free_buffers(x);
+	free(x);
 	return w;
 }

@@ -174,6 +174,16 @@ static CUDA_MEMCPY3D cgn_copy(size_t bytes)
 	return m;
 }
 
+/* The host buffers main allocates, on every way out. */
+static void cgn_free_host(uint32_t *h, uint32_t *back, uint32_t *inside, uint32_t *h2, uint32_t *h3)
+{
+	free(h);
+	free(back);
+	free(inside);
+	free(h2);
+	free(h3);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned launches = 2, n = 2048, block = 256, grid = (n + block - 1) / block;
@@ -198,7 +208,7 @@ int main(int argc, char **argv)
 	CUgraphExec exec, x2 = NULL;
 	CUgraphNode n_up, n_set, n_fill, n_join, n_vadd, n_scale, n_rec, n_back;
 	CUgraphNode n_xscale; /* n_scale in the graph instantiated (the clone's copy with --clone) */
-	uint32_t *h = malloc(n * 4), *back = malloc(n * 4), *inside = calloc(n, 4), *h2 = malloc(n * 4), *h3 = malloc(n * 4);
+	uint32_t *h, *back, *inside, *h2, *h3; /* allocated once the options are checked */
 	uint32_t value = 17, value2 = 23, stride = 5, k = 3, k2 = 2;
 	unsigned host_runs = 0;
 	void *image;
@@ -278,8 +288,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cuda_graph_nodes: --child-mem needs --alloc-node\n");
 		return 2;
 	}
-	if (!h || !back || !inside || !h2 || !h3)
+	h = malloc(n * 4);
+	back = malloc(n * 4);
+	inside = calloc(n, 4);
+	h2 = malloc(n * 4);
+	h3 = malloc(n * 4);
+	if (!h || !back || !inside || !h2 || !h3) {
+		cgn_free_host(h, back, inside, h2, h3);
 		return 1;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		h[i] = i ^ 0x5a5au;
 		h2[i] = i * 3u + 1u;
@@ -390,6 +407,7 @@ int main(int argc, char **argv)
 			CUP_CK(cuDeviceGetCount(&ndev));
 			if (ndev < 2) {
 				fprintf(stderr, "%s: --access needs two devices, there are %d\n", cup_prog, ndev);
+				cgn_free_host(h, back, inside, h2, h3);
 				return 2;
 			}
 			memset(&acc, 0, sizeof(acc));
@@ -882,10 +900,6 @@ int main(int argc, char **argv)
 	CUP_CK(cuMemFree(d_acc));
 	CUP_CK(cuModuleUnload(mod));
 	CUP_CK(cuDevicePrimaryCtxRelease(dev));
-	free(h);
-	free(back);
-	free(inside);
-	free(h2);
-	free(h3);
+	cgn_free_host(h, back, inside, h2, h3);
 	return 0;
 }

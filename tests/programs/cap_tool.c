@@ -6,6 +6,11 @@
  *   cap_tool none            configure, name types, never record
  *   cap_tool fork            3 records, fork: the child records 5 of type 65,
  *                            then the parent 2 more; prints "child PID"
+ *   cap_tool latefork N      N records; then, from an exit handler that runs
+ *                            after the runtime finished the trace at exit,
+ *                            1 record of type 65, a fork whose child exits
+ *                            at once, and 1 more of type 65; prints "late
+ *                            child PID" (exit 1 if the child failed)
  *   cap_tool abort N         N records, then abort()
  *   cap_tool signal N SIG    N records, then raise(SIG)
  *   cap_tool chain N         installs its own SIGTERM handler (prints "app
@@ -175,10 +180,29 @@ static void cap_tool_term(int sig)
 	_exit(42);
 }
 
+/* Registered before the runtime's own exit handler, so it runs after it:
+ * the trace is finished and the runtime records late (CAP_ST_LATE). */
+static void cap_tool_late_fork(void)
+{
+	pid_t pid;
+	int status;
+	cap_tool_record_n(CAP_TOOL_TYPE_B, 1);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "cap_tool: late fork child failed\n");
+		_exit(1);
+	}
+	cap_tool_record_n(CAP_TOOL_TYPE_B, 1);
+	printf("late child %ld\n", (long)pid);
+}
+
 static int cap_tool_usage(void)
 {
-	fprintf(stderr, "usage: cap_tool record N | none | fork | abort N | signal N SIG | "
-	                "chain N | exit N CODE | stacks | check FILE\n");
+	fprintf(stderr, "usage: cap_tool record N | none | fork | latefork N | abort N | "
+	                "signal N SIG | chain N | exit N CODE | stacks | check FILE\n");
 	return 2;
 }
 
@@ -189,7 +213,14 @@ int main(int argc, char **argv)
 
 	if (strcmp(mode, "check") == 0 && argc == 3)
 		return cap_tool_check(argv[2]);
+	if (strcmp(mode, "latefork") == 0 && argc == 3 && atexit(cap_tool_late_fork) != 0)
+		return 1;
 	cap_register_api("test", cap_tool_types, 2);
+	if (strcmp(mode, "latefork") == 0 && argc == 3) {
+		cap_tool_record_n(CAP_TOOL_TYPE_A, n);
+		printf("recorded %llu\n", (unsigned long long)n);
+		return 0;
+	}
 	if (strcmp(mode, "record") == 0 && argc == 3) {
 		cap_tool_record_n(CAP_TOOL_TYPE_A, n);
 		printf("recorded %llu\n", (unsigned long long)n);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The capture runtime's lifecycle, seen from outside the process: lazy start
-# (no record, no file), exact FILE versus <stem>-<pid>.sbt, fork, a trace that
+# (no record, no file), exact FILE versus <stem>-<pid>.sbt, fork (also from
+# an exit handler after the trace was finished at exit), a trace that
 # cannot be written, fatal signals, TRACESMITH_DISABLE and bad variables.
 set -u
 BUILD=${BUILD:-build}
@@ -71,6 +72,13 @@ if [ -f "$tmp/fork-$child.sbt" ]; then
 else
 	fail "fork: $tmp/fork-$child.sbt not written ($(ls "$tmp"))"
 fi
+# A fork from an exit handler that runs after the trace was finished at
+# exit: the child lets go of (and frees) what the writer left for the late
+# records and exits cleanly; the parent's late records are in its file.
+TRACESMITH_OUTPUT="$tmp/latefork.sbt" "$T" latefork 4 >"$tmp/out" 2>"$tmp/err" ||
+	fail "latefork: exit $?: $(cat "$tmp/err")"
+grep -q "^late child [0-9]" "$tmp/out" || fail "latefork: no child pid printed: $(cat "$tmp/out")"
+expect "$tmp/latefork.sbt" "records 6" "contiguous 1" "type 64 count 4 stacks 0" "type 65 count 2 stacks 0"
 
 # 5. Unwritable path: one message naming path and reason, the program goes
 # on, its output intact, exit 0.
