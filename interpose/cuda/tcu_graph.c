@@ -1140,9 +1140,8 @@ void tcu_ptds_wait_mark(int ptds_variant)
 	pthread_t self = pthread_self();
 	CUcontext ctx = NULL;
 	CUevent ev = NULL;
-	if (!get || !create || !record || get(&ctx) != CUDA_SUCCESS || !ctx) {
+	if (!get || !create || !record || get(&ctx) != CUDA_SUCCESS || !ctx)
 		return;
-	}
 	pthread_mutex_lock(&tcu_g.mu);
 	for (m = tcu_g.ptds_marks; m; m = m->next)
 		if (pthread_equal(m->thread, self) && m->ctx == (uint64_t)(uintptr_t)ctx)

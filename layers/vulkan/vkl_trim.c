@@ -333,9 +333,9 @@ static void vkl_trim_lead_init(void)
 		return;
 	if (!(cfg->triggers & CAP_TRIG_RANGE)) {
 		vkl_trim.mode = VKL_TRIM_HELD;
-		CAP_INFO("Vulkan trimmed capture: a command buffer recorded again for each submit, "
-		         "within one frame, keeps no calls; a window with no notice opens where no "
-		         "such recording is unsubmitted");
+		CAP_INFO("Vulkan trimmed capture: a one-time-submit command buffer recorded again for "
+		         "each submit, within one frame, keeps no calls; a window with no notice opens "
+		         "where no such recording is unsubmitted");
 		return;
 	}
 	if (cfg->triggers != CAP_TRIG_RANGE ||
@@ -350,7 +350,7 @@ static void vkl_trim_lead_init(void)
 		                     ? cfg->range_first - 1 - (uint64_t)lead
 		                     : 0;
 	vkl_trim.lead_slack = lead >= 2 ? (uint64_t)lead / 2 : 1;
-	CAP_INFO("Vulkan trimmed capture: a command buffer recorded again for each submit keeps "
+	CAP_INFO("Vulkan trimmed capture: a one-time-submit command buffer recorded again for each submit keeps "
 	         "no calls until %llu %s are counted (a lead-in of %lld before the window)",
 	         (unsigned long long)vkl_trim.lead_from,
 	         cfg->range_unit == CAP_UNIT_FRAME ? "frames" : "submits", (long long)lead);
@@ -1298,8 +1298,8 @@ static void vkl_trim_reopen_check(void)
 	}
 	pthread_mutex_unlock(&vkl_trim.mu);
 	if (back && vkl_trim.mode == VKL_TRIM_HELD)
-		CAP_INFO("Vulkan trimmed capture: capture window %llu closed: a command buffer "
-		         "recorded again for each submit, within one frame, keeps no calls again",
+		CAP_INFO("Vulkan trimmed capture: capture window %llu closed: a one-time-submit command "
+		         "buffer recorded again for each submit, within one frame, keeps no calls again",
 		         (unsigned long long)g);
 }
 

@@ -61,7 +61,7 @@ unset VK_ADD_LAYER_PATH
 vk_env_layers_validation
 PROG="$BUILD/tests/programs/vk_callbound --submits 60 --cmds 64 --every 16"
 HELD='the capture window opens at a later frame end or submit, not here: recordings that kept no calls are not submitted yet ([0-9]*: VkCommandBuffer'
-BACK='Vulkan trimmed capture: capture window 1 closed: a command buffer recorded again for each submit, within one frame, keeps no calls again'
+BACK='Vulkan trimmed capture: capture window 1 closed: a one-time-submit command buffer recorded again for each submit, within one frame, keeps no calls again'
 COUNT='Vulkan trimmed capture: \([0-9]*\) recordings kept no calls before this window (since the window before)'
 
 run() { # NAME TRIGGER LEAD-IN [program options]: the capture, its log checked
@@ -186,7 +186,7 @@ mkdir "$T/key"
 TRACESMITH_FRAME_HASH=1 TRACESMITH_LOG=info "$VK_ENV_BUILD/tscapture" -o "$T/key/app.sbt" \
 	--frame F12:3 -- "$XW" --quit-file "$T/key.quit" >"$T/key.log" 2>&1 &
 KAPP=$!
-vk_env_waitlog "$T/key.log" 'Vulkan trimmed capture: a command buffer recorded again'
+vk_env_waitlog "$T/key.log" 'Vulkan trimmed capture: a one-time-submit command buffer recorded again'
 sleep 1 # presenting
 press
 vk_env_waitlog "$T/key.log" "$BACK"
