@@ -53,12 +53,12 @@ XXH64_hash_t XXH3_64bits_dispatch(const void *input, size_t len);
 /* LZ4 on incompressible bytes (memory contents, most of all) still reads
  * all of them and then gives up: a chunk of at least SBT_W_PROBE_MIN
  * bytes of a type whose last chunk did not compress is first probed with
- * SBT_W_PROBE_SLICES slices of SBT_W_PROBE_SLICE bytes spread over it,
- * and compressed only when LZ4 shrinks them at all
- * together (sbt_w_compressible). */
+ * SBT_W_PROBE_SLICES slices of SBT_W_PROBE_SLICE bytes, each ending where
+ * an equal share of the chunk does (so the last ends with the chunk), and
+ * compressed only when LZ4 shrinks them at all (sbt_w_compressible). */
 #define SBT_W_PROBE_MIN (64u * 1024u)
-#define SBT_W_PROBE_SLICES 2u
-#define SBT_W_PROBE_SLICE 8192u
+#define SBT_W_PROBE_SLICES 4u
+#define SBT_W_PROBE_SLICE 4096u
 #define SBT_W_CHUNK_TYPES 8u
 
 #define SBT_W_DEFAULT_CHUNK (256u * 1024u)
@@ -211,8 +211,11 @@ static sbt_status sbt_w_unfinish(sbt_writer *w)
 
 /* Whether a payload of a type whose last chunk was stored uncompressed is
  * worth compressing: its probe slices, each compressed on its own into
- * w->zbuf, come to fewer bytes than they hold.  A chunk whose slices do
- * not compress but whose other bytes would is stored uncompressed: larger,
+ * w->zbuf, come to fewer bytes than they hold.  Chunks are filled in
+ * order, so data that turns compressible shows first at a chunk's end,
+ * where the last slice is.  A chunk whose slices do not compress but
+ * whose other bytes would (a compressible stretch shorter than a slice at
+ * the end, or away from every slice) is stored uncompressed: larger,
  * never wrong; the next chunk of its type is probed again.  The slices go
  * through one stream, reset without clearing its table
  * (LZ4_resetStream_fast: each slice an independent block), since
@@ -229,7 +232,9 @@ static int sbt_w_compressible(sbt_writer *w, const sbt_buf *payload)
 	for (unsigned k = 0; k < SBT_W_PROBE_SLICES; k++) {
 		int n;
 		LZ4_resetStream_fast(w->probe);
-		n = LZ4_compress_fast_continue(w->probe, (const char *)payload->p + k * step,
+		n = LZ4_compress_fast_continue(w->probe,
+		                               (const char *)payload->p + (k + 1) * step -
+		                                       SBT_W_PROBE_SLICE,
 		                               (char *)w->zbuf.p, (int)SBT_W_PROBE_SLICE, bound,
 		                               w->accel);
 		in += SBT_W_PROBE_SLICE;
