@@ -43,18 +43,19 @@
  *   thread (t->spare, a stack only the writer pushes onto and only the
  *   producer empties, all at once) instead of unmapping them, so steady
  *   recording maps none of its blocks (blocks are mmap'ed, never malloc'ed:
- *   cap_rt_block_new says why); g->spare_bytes caps what is kept that way.  One larger block (an entry above 64 KiB: a CUDA
- *   keyframe's chunk, a module image) of at most CAP_SPARE_BIG_MAX bytes is
- *   kept per thread too (t->spare_big, swapped whole by either side), so a
- *   keyframe's chunks reuse one block instead of mapping and faulting in a
- *   new one each.  The first slot takes any such block; the other
+ *   cap_rt_block_new says why); g->spare_bytes caps what is kept that way.  Larger blocks (an entry above 64 KiB: a CUDA
+ *   keyframe's chunk, a module image) of at most CAP_SPARE_BIG_MAX bytes are
+ *   kept per thread too (t->spare_big[], each slot swapped whole by either
+ *   side), so a keyframe's chunks reuse a block instead of mapping and
+ *   faulting in a new one each.  The first slot takes any such block; the other
  *   CAP_SPARE_BIG_SLOTS - 1 only blocks of at most CAP_SPARE_BIG_MORE_MAX
  *   bytes (so at most 24 MiB more kept idle per thread): a producer that
  *   stores one such entry per submit (the Vulkan layer's mapped-memory
  *   publishes, up to 4 MiB each) has several in flight while the writer
- *   drains them, and with one slot it mapped and faulted in a new block for
- *   about two submits in five, with two slots one in four, with four
- *   almost never (docs/benchmarks.md, sparse, 2026-11-27).
+ *   drains them: with one slot it mapped and faulted in a new block at
+ *   most submits (docs/benchmarks.md, sparse, 2026-11-27).  A thread that
+ *   finds none to take wakes the writer (cap_rt_block_take), so that the
+ *   ones it has moved past come back soon.
  *
  *   Warm blocks: a new block's pages are faulted in when first written,
  *   and on the machines measured (virtual machines, an H100's among them)

@@ -773,6 +773,12 @@ static cap_block *cap_rt_block_take(cap_thread *t, size_t cap)
 			}
 			cap_block_free_(b);
 		}
+		/* None to take: the writer is woken, so that it drains the larger
+		 * blocks it has (this thread has moved past them) and leaves them
+		 * as spares for the next such entries instead of this thread
+		 * mapping and faulting in new ones (cap_internal.h, "Spare
+		 * blocks"). */
+		cap_writer_wake();
 		return cap_rt_block_new(cap);
 	}
 	if (!t->spare_own && atomic_load_explicit(&t->spare, memory_order_relaxed))
@@ -897,11 +903,8 @@ static cap_block *cap_rt_block_next(cap_thread *t, size_t need)
 	t->wpos = 0;
 	cap_rt_fast_cap_moved(t);
 	/* Past a quarter of the bound (at most 4 MiB) the writer should not
-	 * wait for its timer; nor after a larger block, so that it drains the
-	 * one before (the producer has just moved past it) and leaves it as a
-	 * spare for the next such entry instead of this thread mapping and
-	 * faulting in a new one (cap_internal.h, "Spare blocks"). */
-	if (cap > CAP_BLOCK_BYTES || before + cost >= cap_wake_threshold(&cap_g.cfg))
+	 * wait for its timer. */
+	if (before + cost >= cap_wake_threshold(&cap_g.cfg))
 		cap_writer_wake();
 	return nb;
 }
