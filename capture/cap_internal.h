@@ -43,11 +43,19 @@
  *   thread (t->spare, a stack only the writer pushes onto and only the
  *   producer empties, all at once) instead of unmapping them, so steady
  *   recording maps none of its blocks (blocks are mmap'ed, never malloc'ed:
- *   cap_rt_block_new says why); g->spare_bytes caps what is kept that way.  One larger block (an entry above 64 KiB: a CUDA
- *   keyframe's chunk, a module image) of at most CAP_SPARE_BIG_MAX bytes is
- *   kept per thread too (t->spare_big, swapped whole by either side), so a
- *   keyframe's chunks reuse one block instead of mapping and faulting in a
- *   new one each.
+ *   cap_rt_block_new says why); g->spare_bytes caps what is kept that way.  Larger blocks (an entry above 64 KiB: a CUDA
+ *   keyframe's chunk, a module image) of at most CAP_SPARE_BIG_MAX bytes are
+ *   kept per thread too (t->spare_big[], each slot swapped whole by either
+ *   side), so a keyframe's chunks reuse a block instead of mapping and
+ *   faulting in a new one each.  The first slot takes any such block; the other
+ *   CAP_SPARE_BIG_SLOTS - 1 only blocks of at most CAP_SPARE_BIG_MORE_MAX
+ *   bytes (so at most 24 MiB more kept idle per thread): a producer that
+ *   stores one such entry per submit (the Vulkan layer's mapped-memory
+ *   publishes, up to 4 MiB each) has several in flight while the writer
+ *   drains them: with one slot it mapped and faulted in a new block at
+ *   most submits (docs/benchmarks.md, sparse, 2026-11-27).  A thread that
+ *   finds none to take wakes the writer (cap_rt_block_take), so that the
+ *   ones it has moved past come back soon.
  *
  *   Warm blocks: a new block's pages are faulted in when first written,
  *   and on the machines measured (virtual machines, an H100's among them)
@@ -100,6 +108,8 @@
  * its own size. */
 #define CAP_BLOCK_BYTES (64u * 1024u)
 #define CAP_SPARE_BIG_MAX (64u << 20) /* the largest block kept as t->spare_big */
+#define CAP_SPARE_BIG_SLOTS 4u
+#define CAP_SPARE_BIG_MORE_MAX (8u << 20) /* the largest kept in slots past the first */
 /* What a block costs against the memory bound: its payload and header. */
 #define CAP_BLOCK_COST(cap) ((uint64_t)(cap) + sizeof(cap_block))
 /* Most bytes of drained blocks kept for reuse, over all threads. */
@@ -250,7 +260,8 @@ typedef struct cap_thread {
 	/* shared, written once a block or less */
 	_Alignas(CAP_LINE) atomic_int dead; /* thread exited: free once drained */
 	_Atomic(cap_block *) spare;   /* drained blocks the writer gave back */
-	_Atomic(cap_block *) spare_big; /* one drained larger block, or NULL */
+	/* drained larger blocks, each slot one or NULL */
+	_Atomic(cap_block *) spare_big[CAP_SPARE_BIG_SLOTS];
 	/* writer side */
 	_Alignas(CAP_LINE) cap_block *head;
 	size_t rpos;

@@ -759,17 +759,26 @@ static cap_block *cap_rt_block_take(cap_thread *t, size_t cap)
 {
 	cap_block *b;
 	if (cap != CAP_BLOCK_BYTES) {
-		/* The larger spare, if it fits and does not waste half of itself. */
-		b = atomic_load_explicit(&t->spare_big, memory_order_relaxed)
-		        ? atomic_exchange_explicit(&t->spare_big, NULL, memory_order_acquire)
-		        : NULL;
-		if (b && b->cap >= cap && b->cap / 2 <= cap) {
-			b->next = NULL;
-			atomic_store_explicit(&b->committed, 0, memory_order_relaxed);
-			atomic_store_explicit(&b->sealed, 0, memory_order_relaxed);
-			return b;
+		/* A larger spare, if it fits and does not waste half of itself;
+		 * one that does not is unmapped. */
+		for (unsigned i = 0; i < CAP_SPARE_BIG_SLOTS; i++) {
+			b = atomic_load_explicit(&t->spare_big[i], memory_order_relaxed)
+			        ? atomic_exchange_explicit(&t->spare_big[i], NULL, memory_order_acquire)
+			        : NULL;
+			if (b && b->cap >= cap && b->cap / 2 <= cap) {
+				b->next = NULL;
+				atomic_store_explicit(&b->committed, 0, memory_order_relaxed);
+				atomic_store_explicit(&b->sealed, 0, memory_order_relaxed);
+				return b;
+			}
+			cap_block_free_(b);
 		}
-		cap_block_free_(b);
+		/* None to take: the writer is woken, so that it drains the larger
+		 * blocks it has (this thread has moved past them) and leaves them
+		 * as spares for the next such entries instead of this thread
+		 * mapping and faulting in new ones (cap_internal.h, "Spare
+		 * blocks"). */
+		cap_writer_wake();
 		return cap_rt_block_new(cap);
 	}
 	if (!t->spare_own && atomic_load_explicit(&t->spare, memory_order_relaxed))
@@ -872,7 +881,12 @@ static void cap_rt_wait_memory(uint64_t need)
  * what was not added. */
 static cap_block *cap_rt_block_next(cap_thread *t, size_t need)
 {
-	size_t cap = need > CAP_BLOCK_BYTES ? need : CAP_BLOCK_BYTES;
+	/* a larger block in whole default blocks, so that entries of nearly
+	 * one size (a mapped-memory publish's room, its piece count varying)
+	 * fit the spare the last one left (cap_rt_block_take) */
+	size_t cap = need > CAP_BLOCK_BYTES
+	                     ? (need + CAP_BLOCK_BYTES - 1) / CAP_BLOCK_BYTES * CAP_BLOCK_BYTES
+	                     : CAP_BLOCK_BYTES;
 	uint64_t cost = CAP_BLOCK_COST(cap);
 	uint64_t before;
 	cap_block *nb;
@@ -1808,9 +1822,11 @@ static void cap_rt_atfork_child(void)
 	t = atomic_load(&cap_g.threads);
 	while (t) {
 		cap_thread *next = t->next;
-		cap_block *lists[4] = {t->head, t->spare_own, atomic_load(&t->spare),
-		                       atomic_load(&t->spare_big)};
-		for (int i = 0; i < 4; i++) {
+		cap_block *lists[3 + CAP_SPARE_BIG_SLOTS] = {t->head, t->spare_own,
+		                                             atomic_load(&t->spare)};
+		for (unsigned i = 0; i < CAP_SPARE_BIG_SLOTS; i++)
+			lists[3 + i] = atomic_load(&t->spare_big[i]);
+		for (unsigned i = 0; i < 3 + CAP_SPARE_BIG_SLOTS; i++) {
 			cap_block *b = lists[i];
 			while (b) {
 				cap_block *nb = b->next;

@@ -393,7 +393,26 @@ static void cap_wr_release_block(cap_wctx *x, cap_thread *t, cap_block *b)
 		                                                memory_order_relaxed));
 	} else if (b->cap > CAP_BLOCK_BYTES && b->cap <= CAP_SPARE_BIG_MAX &&
 	           !atomic_load_explicit(&t->dead, memory_order_relaxed)) {
-		cap_block_free_(atomic_exchange_explicit(&t->spare_big, b, memory_order_acq_rel));
+		/* an empty slot (past the first only for a block of at most
+		 * CAP_SPARE_BIG_MORE_MAX), else the first one's block is unmapped;
+		 * b->next still names the chain's next block, which a spare must
+		 * not (the runtime's teardown frees each spare as a list) */
+		unsigned i = 0;
+		b->next = NULL;
+		for (; i < CAP_SPARE_BIG_SLOTS; i++) {
+			cap_block *none = NULL;
+			if (i && b->cap > CAP_SPARE_BIG_MORE_MAX) {
+				i = CAP_SPARE_BIG_SLOTS;
+				break;
+			}
+			if (atomic_compare_exchange_strong_explicit(&t->spare_big[i], &none, b,
+			                                            memory_order_acq_rel,
+			                                            memory_order_relaxed))
+				break;
+		}
+		if (i == CAP_SPARE_BIG_SLOTS)
+			cap_block_free_(
+			        atomic_exchange_explicit(&t->spare_big[0], b, memory_order_acq_rel));
 	} else if (!cap_warm_give_(b)) {
 		cap_block_free_(b);
 	}
@@ -745,7 +764,8 @@ static void cap_wr_unlink(cap_wctx *x, cap_thread *prev, cap_thread *t)
 	atomic_fetch_sub_explicit(&cap_g.spare_bytes, spare, memory_order_relaxed);
 	cap_wr_free_list(t->spare_own);
 	cap_wr_free_list(atomic_load(&t->spare));
-	cap_block_free_(atomic_load(&t->spare_big));
+	for (unsigned i = 0; i < CAP_SPARE_BIG_SLOTS; i++)
+		cap_block_free_(atomic_load(&t->spare_big[i]));
 	free(t->page_cache);
 	free(t->page_scratch);
 	free(t);

@@ -35,6 +35,32 @@
 #include "serializer/sbt_format.h"
 #include "serializer/sbt_internal.h"
 
+/* The payload sum (sbt_format.h: XXH3-64 of the stored bytes) through
+ * libxxhash's dispatcher on x86-64 (AVX2 where the CPU has it; the copy
+ * inlined here is built for the baseline, SSE2): the same value at about a
+ * third of the instructions, and for memory contents, which rarely
+ * compress, it is a pass over every byte written (docs/benchmarks.md,
+ * sparse).  Declared here rather than through xxh_x86dispatch.h, which
+ * redefines the XXH3 names the inlined copy above provides.  Debian's
+ * libxxhash (0.8.1) exports it, as capture/cap_writer.c relies on too. */
+#if defined(__x86_64__) && defined(__GNUC__)
+XXH64_hash_t XXH3_64bits_dispatch(const void *input, size_t len);
+#define SBT_W_SUM(p, n) XXH3_64bits_dispatch((p), (n))
+#else
+#define SBT_W_SUM(p, n) sbt_fmt_hash64((p), (n))
+#endif
+
+/* LZ4 on incompressible bytes (memory contents, most of all) still reads
+ * all of them and then gives up: a chunk of at least SBT_W_PROBE_MIN
+ * bytes of a type whose last chunk did not compress is first probed with
+ * SBT_W_PROBE_SLICES slices of SBT_W_PROBE_SLICE bytes, each ending where
+ * an equal share of the chunk does (so the last ends with the chunk), and
+ * compressed only when LZ4 shrinks them at all (sbt_w_compressible). */
+#define SBT_W_PROBE_MIN (64u * 1024u)
+#define SBT_W_PROBE_SLICES 4u
+#define SBT_W_PROBE_SLICE 4096u
+#define SBT_W_CHUNK_TYPES 8u
+
 #define SBT_W_DEFAULT_CHUNK (256u * 1024u)
 #define SBT_W_DEFAULT_PAGE (64u * 1024u)
 #define SBT_W_MAX_TARGET (SBT_FMT_MAX_RAW / 4)
@@ -84,6 +110,9 @@ struct sbt_writer {
 	uint32_t page_bytes;
 	int accel;
 	int no_compress;
+	/* per chunk type below SBT_W_CHUNK_TYPES: its last chunk was stored
+	 * uncompressed (LZ4 did not shrink it, or the probe said it would not) */
+	uint8_t raw_last[SBT_W_CHUNK_TYPES];
 	uint64_t off; /* bytes written so far */
 	sbt_header_info hdr;
 
@@ -126,6 +155,7 @@ struct sbt_writer {
 	size_t keyframe_cap, keyframe_len;
 
 	sbt_buf zbuf; /* compression output */
+	LZ4_stream_t *probe; /* sbt_w_compressible's, made on first use (owned) */
 	sbt_writer_stats stats;
 
 	/* sbt_writer_finish: the file ends with an index and trailer written
@@ -179,6 +209,40 @@ static sbt_status sbt_w_unfinish(sbt_writer *w)
 	return SBT_OK;
 }
 
+/* Whether a payload of a type whose last chunk was stored uncompressed is
+ * worth compressing: its probe slices, each compressed on its own into
+ * w->zbuf, come to fewer bytes than they hold.  Chunks are filled in
+ * order, so data that turns compressible shows first at a chunk's end,
+ * where the last slice is.  A chunk whose slices do not compress but
+ * whose other bytes would (a compressible stretch shorter than a slice at
+ * the end, or away from every slice) is stored uncompressed: larger,
+ * never wrong; the next chunk of its type is probed again.  The slices go
+ * through one stream, reset without clearing its table
+ * (LZ4_resetStream_fast: each slice an independent block), since
+ * LZ4_compress_fast clears 16 KiB of state at every call. */
+static int sbt_w_compressible(sbt_writer *w, const sbt_buf *payload)
+{
+	size_t step = payload->len / SBT_W_PROBE_SLICES, in = 0, out = 0;
+	int bound = LZ4_compressBound((int)SBT_W_PROBE_SLICE);
+	w->zbuf.len = 0;
+	if (sbt_buf_reserve(&w->zbuf, (size_t)bound) != 0)
+		return 1;
+	if (!w->probe && !(w->probe = LZ4_createStream()))
+		return 1;
+	for (unsigned k = 0; k < SBT_W_PROBE_SLICES; k++) {
+		int n;
+		LZ4_resetStream_fast(w->probe);
+		n = LZ4_compress_fast_continue(w->probe,
+		                               (const char *)payload->p + (k + 1) * step -
+		                                       SBT_W_PROBE_SLICE,
+		                               (char *)w->zbuf.p, (int)SBT_W_PROBE_SLICE, bound,
+		                               w->accel);
+		in += SBT_W_PROBE_SLICE;
+		out += n > 0 ? (size_t)n : SBT_W_PROBE_SLICE;
+	}
+	return out < in;
+}
+
 /* Compresses payload (when that shrinks it), writes header and payload and
  * records the chunk for the index. */
 static sbt_status sbt_w_emit(sbt_writer *w, uint32_t type, const sbt_buf *payload,
@@ -191,6 +255,7 @@ static sbt_status sbt_w_emit(sbt_writer *w, uint32_t type, const sbt_buf *payloa
 	size_t stored_len = payload->len;
 	sbt_w_chunk *c;
 	sbt_status st;
+	int probe;
 
 	if (payload->len > SBT_FMT_MAX_RAW)
 		return sbt_w_fail(w, SBT_ERR_ARG);
@@ -198,7 +263,8 @@ static sbt_status sbt_w_emit(sbt_writer *w, uint32_t type, const sbt_buf *payloa
 		return st;
 	memset(&h, 0, sizeof(h));
 	h.codec = SBT_CODEC_NONE;
-	if (!w->no_compress && payload->len) {
+	probe = type < SBT_W_CHUNK_TYPES && w->raw_last[type] && payload->len >= SBT_W_PROBE_MIN;
+	if (!w->no_compress && payload->len && (!probe || sbt_w_compressible(w, payload))) {
 		int bound = LZ4_compressBound((int)payload->len);
 		int n;
 		w->zbuf.len = 0;
@@ -222,7 +288,9 @@ static sbt_status sbt_w_emit(sbt_writer *w, uint32_t type, const sbt_buf *payloa
 	h.first_seq = first_seq;
 	h.t_first = t_first;
 	h.t_last = t_last;
-	h.payload_sum = sbt_fmt_hash64(stored, stored_len);
+	if (type < SBT_W_CHUNK_TYPES)
+		w->raw_last[type] = h.codec == SBT_CODEC_NONE;
+	h.payload_sum = SBT_W_SUM(stored, stored_len);
 	sbt_fmt_chunk_hdr_encode(hdr, &h);
 
 	c = &w->chunks[w->chunk_len];
@@ -990,6 +1058,7 @@ sbt_status sbt_writer_close(sbt_writer *w)
 	free(w->frames);
 	free(w->keyframes);
 	sbt_buf_free(&w->zbuf);
+	LZ4_freeStream(w->probe);
 	free(w);
 	return st;
 }

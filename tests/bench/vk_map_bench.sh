@@ -42,10 +42,14 @@
 # layer runs with the guard tracker there, or with the one named by
 # VK_MAP_CALLGRIND_TRACKER (e.g. shadow).  Under valgrind (3.19) a memset
 # into a guarded page loses the page's last byte (valgrind alone does
-# this, with no layer: docs/benchmarks.md, sparse), so under guard each
-# page the program writes is published as 4,095 bytes of one value and a
-# zero, where natively and under shadow it holds one value: the writer's
-# column of a guard run is not the writer's work of a native run there.
+# this, with no layer: docs/benchmarks.md, sparse); vk_mapwrite writes its
+# varied bytes with word stores, which valgrind replays exactly (with
+# --track under guard it prints the native mapping hash), so the guard
+# tracker's pages are the program's.  Valgrind counts each byte of a
+# `rep stosb` (glibc's memset of a page) as one instruction, and each word
+# store of vk_mapwrite's fill as a few: the plain run's count is mostly the
+# program's own writing, which is why docs/benchmarks.md gives the added
+# instructions beside the ratios.
 set -eu
 BUILD=${BUILD:-build}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)

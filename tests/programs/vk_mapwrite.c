@@ -32,6 +32,14 @@
  * submit, copies the runs the tracker reports into the mapping: the least
  * a capture that tracks written pages must do (one fault per page written,
  * the look, one copy), the other baseline.
+ * The bytes written are varied (vkm_fill): each 8-byte word a function of
+ * its offset in the buffer and of the submit, so that no two pages hold the
+ * same bytes, a page rewritten holds different bytes each time, and nothing
+ * compresses; and every byte differs from what the place held before (zero,
+ * or what an earlier submit wrote there, up to 127 submits back), so that
+ * a byte compare finds each write whole.  (Random bytes would leave about
+ * one byte in 256 equal.)  Only the --bytes and --edge writes over the
+ * random fill may find a byte that already held its value.
  * Prints the XXH3-64 hash of the result buffer (a pure function of the
  * options) and the wall time of the submit loop in milliseconds, then the
  * XXH3-64 hash of the whole mapping (with --track: of what the tracker's
@@ -52,13 +60,49 @@
 #define VKM_ATOM 256
 #define VKM_FILL 2048
 
-/* --edge: host writes [lo, hi) of the buffer, at wr (the mapping of
- * [lo_off, ...)), flushed */
+/* The written bytes' word at byte offset 8 * w of the buffer, at a submit
+ * whose turn is vkm_turn(s): (w * VKM_MIX) with the low bit of every byte
+ * set (never zero, the driver's initial bytes), each byte then XORed with
+ * the same even value, which differs between any two submits less than 128
+ * apart (so every byte of a rewritten word differs from what it held).
+ * VKM_MIX is odd: the 2^61 word offsets a buffer can have give distinct
+ * words, and no two pages repeat or share runs of bytes that LZ4 could
+ * find. */
+#define VKM_MIX 0x9e3779b97f4a7c15ull
+#define VKM_ODD 0x0101010101010101ull
+
+static uint64_t vkm_turn(uint32_t s)
+{
+	return (uint64_t)((s & 127u) << 1) * VKM_ODD;
+}
+
+/* The bytes [pos, pos + n) of the buffer written at submit s, at dst: one
+ * add, OR, XOR and store per word (about what writing the bytes from
+ * elsewhere costs), the unaligned ends a byte at a time. */
+static void vkm_fill(uint8_t *dst, size_t pos, size_t n, uint32_t s)
+{
+	const uint64_t turn = vkm_turn(s);
+	size_t k = 0;
+	uint64_t g;
+	for (; k < n && (pos + k) % 8; k++)
+		dst[k] = (uint8_t)(((((pos + k) / 8 * VKM_MIX) | VKM_ODD) ^ turn) >>
+		                   (8 * ((pos + k) % 8)));
+	g = (uint64_t)((pos + k) / 8) * VKM_MIX;
+	for (; k + 8 <= n; k += 8, g += VKM_MIX) {
+		uint64_t v = (g | VKM_ODD) ^ turn;
+		memcpy(dst + k, &v, 8);
+	}
+	for (; k < n; k++)
+		dst[k] = (uint8_t)(((g | VKM_ODD) ^ turn) >> (8 * ((pos + k) % 8)));
+}
+
+/* --edge: host writes [lo, hi) of the buffer at submit s, at wr (the
+ * mapping of [lo_off, ...)), flushed */
 static void vkm_edge_write(const vkp_ctx *c, const vkp_buffer *b, uint8_t *wr, size_t lo_off,
-                           size_t lo, size_t hi, int v)
+                           size_t lo, size_t hi, uint32_t s)
 {
 	VkMappedMemoryRange r = { .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE };
-	memset(wr + (lo - lo_off), v, hi - lo);
+	vkm_fill(wr + (lo - lo_off), lo, hi - lo, s);
 	r.memory = b->mem;
 	r.offset = lo / VKM_ATOM * VKM_ATOM;
 	r.size = (hi + VKM_ATOM - 1) / VKM_ATOM * VKM_ATOM - r.offset;
@@ -222,20 +266,18 @@ int main(int argc, char **argv)
 
 		cb = cbs[edge ? s & 1 : 0];
 		if (edge) {
-			int v = (int)((s * 17 + 5) & 0xff);
-			vkm_edge_write(&c, &src, wr, lo_off, 2048, 3072, v);
-			vkm_edge_write(&c, &src, wr, lo_off, page, page + 1024, v + 1);
-			vkm_edge_write(&c, &src, wr, lo_off, hi_off - (page - VKM_EDGE_HI), hi_off, v + 2);
+			vkm_edge_write(&c, &src, wr, lo_off, 2048, 3072, s);
+			vkm_edge_write(&c, &src, wr, lo_off, page, page + 1024, s);
+			vkm_edge_write(&c, &src, wr, lo_off, hi_off - (page - VKM_EDGE_HI), hi_off, s);
 			for (j = 0; j < nwrite; j++) {
 				size_t p = 2 + (first + (size_t)j * (npages - 3) / nwrite) % (npages - 3);
-				vkm_edge_write(&c, &src, wr, lo_off, p * page, p * page + page,
-				               (int)((s * 31 + j) & 0xff));
+				vkm_edge_write(&c, &src, wr, lo_off, p * page, p * page + page, s);
 			}
 		}
 		for (j = 0; j < nwrite && !edge; j++) {
 			size_t p = (first + (size_t)j * npages / nwrite) % npages;
 			size_t at = p * page + (size_t)s * 8 % (page - bytes + 1);
-			memset(wr + at, (int)((s * 31 + j) & 0xff), bytes);
+			vkm_fill(wr + at, at, bytes, s);
 			if (side)
 				memcpy(side + (size_t)j * page, wr + at, bytes);
 		}
