@@ -262,6 +262,14 @@ const char *__asan_default_options(void)
 	return "handle_segv=0";
 }
 
+/* The same under `make tsan`: ThreadSanitizer's handler reported the fault
+ * as its own SEGV and exited 66. */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "handle_segv=0";
+}
+
 int main(void)
 {
 	static const vkl_track_kind kinds[] = { VKL_TRACK_UFFD, VKL_TRACK_GUARD, VKL_TRACK_SHADOW };
