@@ -271,6 +271,22 @@ typedef struct cap_thread {
 	uint64_t last_mono;           /* its latest record's CLOCK_MONOTONIC time */
 } cap_thread;
 
+/* Offers drained larger block b to an empty spare slot of t (past the
+ * first only a block of at most CAP_SPARE_BIG_MORE_MAX bytes): 1 when one
+ * took it.  The writer (giving a drained block back) and the thread
+ * (putting back one that did not fit its entry) both offer this way. */
+static inline int cap_spare_big_offer(cap_thread *t, cap_block *b)
+{
+	unsigned slots = b->cap > CAP_SPARE_BIG_MORE_MAX ? 1 : CAP_SPARE_BIG_SLOTS;
+	for (unsigned i = 0; i < slots; i++) {
+		cap_block *none = NULL;
+		if (atomic_compare_exchange_strong_explicit(&t->spare_big[i], &none, b,
+		                                            memory_order_acq_rel, memory_order_relaxed))
+			return 1;
+	}
+	return 0;
+}
+
 typedef enum {
 	CAP_ST_IDLE = 0,      /* not started (or reset after fork) */
 	CAP_ST_RUNNING = 1,

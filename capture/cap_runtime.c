@@ -760,14 +760,13 @@ static cap_block *cap_rt_block_take(cap_thread *t, size_t cap)
 	cap_block *b;
 	if (cap != CAP_BLOCK_BYTES) {
 		/* A larger spare, if it fits and does not waste half of itself;
-		 * one that does not goes back to its slot for a later entry if it
-		 * is of at most CAP_SPARE_BIG_MORE_MAX bytes and the writer did
-		 * not fill the slot meanwhile, else is unmapped (a large one kept
-		 * idle would hold its memory for good).  Taken before it is
+		 * one that does not is offered back (cap_spare_big_offer) for a
+		 * later entry if it is of at most CAP_SPARE_BIG_MORE_MAX bytes,
+		 * else, or if no slot is empty, unmapped (a large one kept idle
+		 * would hold its memory for good).  Taken before it is
 		 * looked at: the writer may replace the first slot's block and
 		 * unmap it. */
 		for (unsigned i = 0; i < CAP_SPARE_BIG_SLOTS; i++) {
-			cap_block *none = NULL;
 			b = atomic_load_explicit(&t->spare_big[i], memory_order_relaxed)
 			        ? atomic_exchange_explicit(&t->spare_big[i], NULL, memory_order_acquire)
 			        : NULL;
@@ -779,10 +778,7 @@ static cap_block *cap_rt_block_take(cap_thread *t, size_t cap)
 				atomic_store_explicit(&b->sealed, 0, memory_order_relaxed);
 				return b;
 			}
-			if (b->cap > CAP_SPARE_BIG_MORE_MAX ||
-			    !atomic_compare_exchange_strong_explicit(&t->spare_big[i], &none, b,
-			                                             memory_order_release,
-			                                             memory_order_relaxed))
+			if (b->cap > CAP_SPARE_BIG_MORE_MAX || !cap_spare_big_offer(t, b))
 				cap_block_free_(b);
 		}
 		/* None to take: the writer is woken, so that it drains the larger

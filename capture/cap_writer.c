@@ -393,24 +393,12 @@ static void cap_wr_release_block(cap_wctx *x, cap_thread *t, cap_block *b)
 		                                                memory_order_relaxed));
 	} else if (b->cap > CAP_BLOCK_BYTES && b->cap <= CAP_SPARE_BIG_MAX &&
 	           !atomic_load_explicit(&t->dead, memory_order_relaxed)) {
-		/* an empty slot (past the first only for a block of at most
-		 * CAP_SPARE_BIG_MORE_MAX), else the first one's block is unmapped;
-		 * b->next still names the chain's next block, which a spare must
-		 * not (the runtime's teardown frees each spare as a list) */
-		unsigned i = 0;
+		/* an empty slot (cap_spare_big_offer), else the first one's block
+		 * is unmapped; b->next still names the chain's next block, which a
+		 * spare must not (the runtime's teardown frees each spare as a
+		 * list) */
 		b->next = NULL;
-		for (; i < CAP_SPARE_BIG_SLOTS; i++) {
-			cap_block *none = NULL;
-			if (i && b->cap > CAP_SPARE_BIG_MORE_MAX) {
-				i = CAP_SPARE_BIG_SLOTS;
-				break;
-			}
-			if (atomic_compare_exchange_strong_explicit(&t->spare_big[i], &none, b,
-			                                            memory_order_acq_rel,
-			                                            memory_order_relaxed))
-				break;
-		}
-		if (i == CAP_SPARE_BIG_SLOTS)
+		if (!cap_spare_big_offer(t, b))
 			cap_block_free_(
 			        atomic_exchange_explicit(&t->spare_big[0], b, memory_order_acq_rel));
 	} else if (!cap_warm_give_(b)) {

@@ -35,21 +35,6 @@
 #include "serializer/sbt_format.h"
 #include "serializer/sbt_internal.h"
 
-/* The payload sum (sbt_format.h: XXH3-64 of the stored bytes) through
- * libxxhash's dispatcher on x86-64 (AVX2 where the CPU has it; the copy
- * inlined here is built for the baseline, SSE2): the same value at about a
- * third of the instructions, and for memory contents, which rarely
- * compress, it is a pass over every byte written (docs/benchmarks.md,
- * sparse).  Declared here rather than through xxh_x86dispatch.h, which
- * redefines the XXH3 names the inlined copy above provides.  Debian's
- * libxxhash (0.8.1) exports it, as capture/cap_writer.c relies on too. */
-#if defined(__x86_64__) && defined(__GNUC__)
-XXH64_hash_t XXH3_64bits_dispatch(const void *input, size_t len);
-#define SBT_W_SUM(p, n) XXH3_64bits_dispatch((p), (n))
-#else
-#define SBT_W_SUM(p, n) sbt_fmt_hash64((p), (n))
-#endif
-
 /* LZ4 on incompressible bytes (memory contents, most of all) still reads
  * all of them and then gives up: a chunk of at least SBT_W_PROBE_MIN
  * bytes of a type whose last chunk did not compress is first probed with
@@ -290,7 +275,7 @@ static sbt_status sbt_w_emit(sbt_writer *w, uint32_t type, const sbt_buf *payloa
 	h.t_last = t_last;
 	if (type < SBT_W_CHUNK_TYPES)
 		w->raw_last[type] = h.codec == SBT_CODEC_NONE;
-	h.payload_sum = SBT_W_SUM(stored, stored_len);
+	h.payload_sum = sbt_fmt_hash64(stored, stored_len);
 	sbt_fmt_chunk_hdr_encode(hdr, &h);
 
 	c = &w->chunks[w->chunk_len];

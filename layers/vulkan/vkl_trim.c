@@ -223,10 +223,9 @@ typedef struct vkl_trim_obj {
 	 * recording (never left unkept again); the current recording's calls
 	 * are not kept; its submit in a window was reported; with no notice,
 	 * the recording was first submitted in a later frame than it began
-	 * (late; with a lead-in: more than lead_slack units after it began)
-	 * and the count of the unit at its begin; with a lead-in, a recording
-	 * of it was once submitted late (slow: every recording keeps its
-	 * calls from then on).  Under the entry's lock,
+	 * (late) and the count of the unit at its begin; with a lead-in, a
+	 * recording of it was once first submitted more than lead_slack units
+	 * after it began (slow: every recording keeps its calls from then on).  Under the entry's lock,
 	 * except unkept, which only the recording thread reads without it
 	 * (command buffers are externally synchronized).  unsent: the current
 	 * recording keeps no calls and is not submitted yet (counted in
@@ -256,8 +255,8 @@ static struct {
 	_Atomic(uint64_t) left_out;
 	/* recordings that are not kept: the range's unit and the count of it
 	 * (cap_units) from which every recording is kept again, the lead-in;
-	 * lead_unit -1: no lead-in; a recording submitted more than
-	 * lead_slack units after it began is late */
+	 * lead_unit -1: no lead-in; a recording first submitted more than
+	 * lead_slack units after it began makes its command buffer slow */
 	vkl_trim_mode mode;
 	int lead_unit;
 	uint64_t lead_from, lead_slack;
@@ -1319,7 +1318,7 @@ static void vkl_trim_cb_submit(uint64_t cbh)
 			cb->late = 1; /* a frame end, where a hotkey's window opens, came between */
 		else if (vkl_trim.mode == VKL_TRIM_LEAD_IN &&
 		         cap_units((cap_unit)vkl_trim.lead_unit) - cb->begin_unit > vkl_trim.lead_slack)
-			cb->late = cb->slow = 1; /* held long: it might be held into the window */
+			cb->slow = 1; /* held long: it might be held into the window */
 		if (cb->unkept && !cb->unkept_said && cap_active()) {
 			cb->unkept_said = 1;
 			say = 1;

@@ -210,13 +210,14 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	uint64_t n = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;
+	int latefork = strcmp(mode, "latefork") == 0 && argc == 3;
 
 	if (strcmp(mode, "check") == 0 && argc == 3)
 		return cap_tool_check(argv[2]);
-	if (strcmp(mode, "latefork") == 0 && argc == 3 && atexit(cap_tool_late_fork) != 0)
+	if (latefork && atexit(cap_tool_late_fork) != 0)
 		return 1;
 	cap_register_api("test", cap_tool_types, 2);
-	if (strcmp(mode, "latefork") == 0 && argc == 3) {
+	if (latefork) {
 		cap_tool_record_n(CAP_TOOL_TYPE_A, n);
 		printf("recorded %llu\n", (unsigned long long)n);
 		return 0;
