@@ -25,16 +25,81 @@ uint32_t sbt_fmt_hash32(const void *p, size_t len)
  * it, as capture/cap_writer.c relies on too. */
 #if defined(__x86_64__) && defined(__GNUC__)
 XXH64_hash_t XXH3_64bits_dispatch(const void *input, size_t len);
-uint64_t sbt_fmt_hash64(const void *p, size_t len)
-{
-	return XXH3_64bits_dispatch(p, len);
-}
+XXH128_hash_t XXH3_128bits_dispatch(const void *input, size_t len);
+#define SBT_FMT_XXH64 XXH3_64bits_dispatch
+#define SBT_FMT_XXH128 XXH3_128bits_dispatch
 #else
+#define SBT_FMT_XXH64 XXH3_64bits
+#define SBT_FMT_XXH128 XXH3_128bits
+#endif
+
 uint64_t sbt_fmt_hash64(const void *p, size_t len)
 {
-	return XXH3_64bits(p, len);
+	return SBT_FMT_XXH64(p, len);
 }
-#endif
+
+void sbt_fmt_hash128(const void *p, size_t len, uint64_t *lo, uint64_t *hi)
+{
+	XXH128_hash_t h = SBT_FMT_XXH128(p, len);
+	*lo = h.low64;
+	*hi = h.high64;
+}
+
+/* The bytes a keyed checksum covers are gathered into a buffer of this
+ * size and hashed a buffer at a time: a PAGE entry leaves about 20 of
+ * them, too few for a streaming update each. */
+#define SBT_FMT_KEYED_GATHER 4096u
+
+int sbt_fmt_keyed_sum(const uint8_t *p, size_t n, int check_pages, uint64_t *sum,
+                      const char **why)
+{
+	XXH3_state_t st;
+	uint8_t gather[SBT_FMT_KEYED_GATHER];
+	size_t at = 0, g = 0;
+	XXH3_INITSTATE(&st);
+	XXH3_64bits_reset(&st);
+	while (at < n) {
+		const uint8_t *q = p + at + 1, *end = p + n;
+		uint64_t blen;
+		size_t head, keep;
+		if (sbt_varint_get(&q, end, &blen) != 0 || blen > (uint64_t)(end - q)) {
+			*why = "blob entry overruns the payload";
+			return -1;
+		}
+		head = (size_t)(q - (p + at));
+		keep = head + (size_t)blen;
+		if (p[at] == SBT_BLOB_PAGE) {
+			if (blen < SBT_FMT_HASH_LEN) {
+				*why = "blob page shorter than its hash";
+				return -1;
+			}
+			keep = head + SBT_FMT_HASH_LEN;
+			if (check_pages) {
+				uint64_t lo, hi;
+				sbt_fmt_hash128(q + SBT_FMT_HASH_LEN, (size_t)blen - SBT_FMT_HASH_LEN,
+				                &lo, &hi);
+				if (lo != sbt_fmt_load_u64(q) || hi != sbt_fmt_load_u64(q + 8)) {
+					*why = "blob page does not match its hash";
+					return -1;
+				}
+			}
+		}
+		if (g + keep > sizeof(gather)) {
+			XXH3_64bits_update(&st, gather, g);
+			g = 0;
+		}
+		if (keep > sizeof(gather)) {
+			XXH3_64bits_update(&st, p + at, keep);
+		} else {
+			memcpy(gather + g, p + at, keep);
+			g += keep;
+		}
+		at += head + (size_t)blen;
+	}
+	XXH3_64bits_update(&st, gather, g);
+	*sum = XXH3_64bits_digest(&st);
+	return 0;
+}
 
 const char *sbt_strerror(sbt_status st)
 {

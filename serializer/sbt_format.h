@@ -26,7 +26,9 @@
  *   12  u16    version_major (1)      a reader refuses another major version
  *   14  u16    version_minor (0)      a reader accepts any minor version
  *   16  u64    required_features      a reader refuses any bit it does not
- *                                     know (v1.0 knows none)
+ *                                     know: SBT_FEATURE_KEYED_BLOBS (bit 0),
+ *                                     set once a keyed BLOBS chunk (below)
+ *                                     is in the file
  *   24  u64    optional_features      unknown bits are ignored
  *   32  u8[16] trace_id               random (getrandom)
  *   48  u64    start_mono_ns          CLOCK_MONOTONIC when the trace started
@@ -42,7 +44,10 @@
  *   8   u16    type (see SBT_CHUNK_*; unknown types are skipped)
  *   10  u8     codec: 0 stored, 1 lz4 block (LZ4_compress_fast); any other
  *              value makes the chunk corrupt
- *   11  u8     flags (0; unknown bits are ignored)
+ *   11  u8     flags: bit 0 SBT_CHUNK_FLAG_KEYED (a BLOBS chunk of codec 0
+ *              whose checksum leaves out its pages' data, each page checked
+ *              against its own hash instead; see BLOBS); unknown bits are
+ *              ignored
  *   12  u32    raw_size      payload bytes after decompression
  *   16  u32    stored_size   payload bytes in the file
  *   20  u32    record_count  entries in the payload (meaning per type)
@@ -51,7 +56,8 @@
  *   32  u64    t_first       RECORDS: time of the first record (the base of
  *                            the time deltas); else 0
  *   40  u64    t_last        RECORDS: largest time in the chunk; else 0
- *   48  u64    payload_checksum  XXH3-64 of the stored payload bytes
+ *   48  u64    payload_checksum  XXH3-64 of the stored payload bytes (keyed:
+ *                            of those bytes less each PAGE's data)
  *   56  u32    reserved (0)
  *   header_size-4  u32 header_checksum  XXH32 of bytes [0, header_size-4)
  *   Validity: magic, header checksum, codec 0 or 1, raw_size <= 1 GiB,
@@ -215,8 +221,8 @@ _Static_assert(SBT_FMT_FH_CHECKSUM + 4 == SBT_FMT_FILE_HDR_SIZE, "file header la
 _Static_assert(SBT_FMT_FH_START_WALL + 8 == SBT_FMT_FH_CHUNK_TARGET, "file header layout");
 _Static_assert(sizeof(SBT_FMT_MAGIC) - 1 == SBT_FMT_MAGIC_LEN, "magic length");
 
-/* Required-feature bits this reader understands (none in v1.0). */
-#define SBT_FMT_KNOWN_REQUIRED_FEATURES 0ull
+/* Required-feature bits this reader understands. */
+#define SBT_FMT_KNOWN_REQUIRED_FEATURES SBT_FEATURE_KEYED_BLOBS
 
 /* ---- chunk header ----------------------------------------------------- */
 
@@ -256,6 +262,16 @@ enum {
 };
 
 enum { SBT_CODEC_NONE = 0, SBT_CODEC_LZ4 = 1 };
+
+/* Chunk header flags.  KEYED: a BLOBS chunk stored with codec 0 whose
+ * payload checksum is XXH3-64 of its payload with every PAGE entry's data
+ * left out (kinds, lengths, page hashes and every other entry whole, in
+ * order); each PAGE's data is checked against its own XXH3-128 hash
+ * instead.  Every byte is still checked before it is used, and a writer
+ * that keys its pages already (the capture runtime) hashes each byte once,
+ * not twice.  A file holding one sets SBT_FEATURE_KEYED_BLOBS, so that a
+ * reader without this rule refuses it instead of calling it corrupt. */
+#define SBT_CHUNK_FLAG_KEYED 0x01u
 
 /* BLOBS entry kinds. */
 enum { SBT_BLOB_PAGE = 1, SBT_BLOB_MANIFEST = 2 };
@@ -307,5 +323,16 @@ int sbt_fmt_trailer_decode(const uint8_t *p, uint64_t *index_offset, uint64_t *r
 uint32_t sbt_fmt_hash32(const void *p, size_t len);
 /* XXH3-64 (payload checksums, checkpoints). */
 uint64_t sbt_fmt_hash64(const void *p, size_t len);
+/* XXH3-128 (blob page keys): the low and high halves. */
+void sbt_fmt_hash128(const void *p, size_t len, uint64_t *lo, uint64_t *hi);
+
+/* The checksum of a keyed BLOBS payload p[0, n) (SBT_CHUNK_FLAG_KEYED):
+ * XXH3-64 of its bytes less each PAGE entry's data.  With check_pages,
+ * each PAGE's data is also hashed and compared with the hash it carries.
+ * Returns 0 and sets *sum; -1 with *why naming the problem when an entry
+ * runs past the payload, a page is shorter than its hash, or (checking) a
+ * page's data does not match its hash. */
+int sbt_fmt_keyed_sum(const uint8_t *p, size_t n, int check_pages, uint64_t *sum,
+                      const char **why);
 
 #endif /* TRACESMITH_SBT_FORMAT_H */

@@ -250,7 +250,20 @@ static sbt_status sbt_r_load(sbt_reader *r, size_t i, sbt_buf *dst)
 		why = "read failed";
 		goto out_damage;
 	}
-	if (sbt_fmt_hash64(r->io.p, h.stored_size) != h.payload_sum) {
+	if ((h.flags & SBT_CHUNK_FLAG_KEYED) && h.type == SBT_CHUNK_BLOBS &&
+	    h.codec == SBT_CODEC_NONE) {
+		/* keyed: the checksum leaves the pages' data to their hashes */
+		uint64_t sum;
+		if (sbt_fmt_keyed_sum(r->io.p, h.stored_size, 1, &sum, &why) != 0) {
+			st = SBT_ERR_CORRUPT;
+			goto out_damage;
+		}
+		if (sum != h.payload_sum) {
+			st = SBT_ERR_CORRUPT;
+			why = "payload checksum mismatch";
+			goto out_damage;
+		}
+	} else if (sbt_fmt_hash64(r->io.p, h.stored_size) != h.payload_sum) {
 		st = SBT_ERR_CORRUPT;
 		why = "payload checksum mismatch";
 		goto out_damage;

@@ -40,10 +40,22 @@
  * bytes of a type whose last chunk did not compress is first probed with
  * SBT_W_PROBE_SLICES slices of SBT_W_PROBE_SLICE bytes, each ending where
  * an equal share of the chunk does (so the last ends with the chunk), and
- * compressed only when LZ4 shrinks them at all (sbt_w_compressible). */
+ * compressed only when LZ4 shrinks them at all (sbt_w_compressible).
+ * After SBT_W_PROBE_RUN such chunks in a row, only the last slice is
+ * probed, but for every SBT_W_PROBE_FULL-th chunk of the run: data turning
+ * compressible still shows at the end of the chunk it starts in, and
+ * compressible stretches inside chunks of incompressible ones at the next
+ * full probe. */
 #define SBT_W_PROBE_MIN (64u * 1024u)
 #define SBT_W_PROBE_SLICES 4u
 #define SBT_W_PROBE_SLICE 4096u
+#define SBT_W_PROBE_RUN 4u
+#define SBT_W_PROBE_FULL 8u
+/* A BLOBS chunk stored uncompressed is keyed (sbt_w_keyed) from this size,
+ * or from the chunk target when that is smaller: a smaller one (a blob's
+ * last pages, manifests) saves too little to make the file need a newer
+ * reader. */
+#define SBT_W_KEYED_MIN (64u * 1024u)
 #define SBT_W_CHUNK_TYPES 8u
 
 #define SBT_W_DEFAULT_CHUNK (256u * 1024u)
@@ -95,9 +107,10 @@ struct sbt_writer {
 	uint32_t page_bytes;
 	int accel;
 	int no_compress;
-	/* per chunk type below SBT_W_CHUNK_TYPES: its last chunk was stored
-	 * uncompressed (LZ4 did not shrink it, or the probe said it would not) */
-	uint8_t raw_last[SBT_W_CHUNK_TYPES];
+	/* per chunk type below SBT_W_CHUNK_TYPES: how many of its last chunks
+	 * in a row were stored uncompressed (LZ4 did not shrink them, or the
+	 * probe said it would not) */
+	uint32_t raw_run[SBT_W_CHUNK_TYPES];
 	uint64_t off; /* bytes written so far */
 	sbt_header_info hdr;
 
@@ -147,6 +160,13 @@ struct sbt_writer {
 	 * from index_off, and the INDEX chunk is the last of chunks[] */
 	int finished;
 	uint64_t index_off;
+
+	/* keyed BLOBS chunks (SBT_CHUNK_FLAG_KEYED): the file header as
+	 * written, its required bit set in place before the first such chunk
+	 * (keyed = 1); keyed = -1 when the header could not be rewritten (an
+	 * output that cannot seek): every chunk then summed whole */
+	uint8_t fh[SBT_FMT_FILE_HDR_SIZE];
+	int keyed;
 };
 
 static sbt_status sbt_w_fail(sbt_writer *w, sbt_status st)
@@ -201,11 +221,12 @@ static sbt_status sbt_w_unfinish(sbt_writer *w)
  * where the last slice is.  A chunk whose slices do not compress but
  * whose other bytes would (a compressible stretch shorter than a slice at
  * the end, or away from every slice) is stored uncompressed: larger,
- * never wrong; the next chunk of its type is probed again.  The slices go
+ * never wrong; the next chunk of its type is probed again.  Slices from
+ * `first` on are probed (the last: SBT_W_PROBE_SLICES - 1).  The slices go
  * through one stream, reset without clearing its table
  * (LZ4_resetStream_fast: each slice an independent block), since
  * LZ4_compress_fast clears 16 KiB of state at every call. */
-static int sbt_w_compressible(sbt_writer *w, const sbt_buf *payload)
+static int sbt_w_compressible(sbt_writer *w, const sbt_buf *payload, unsigned first)
 {
 	size_t step = payload->len / SBT_W_PROBE_SLICES, in = 0, out = 0;
 	int bound = LZ4_compressBound((int)SBT_W_PROBE_SLICE);
@@ -214,7 +235,7 @@ static int sbt_w_compressible(sbt_writer *w, const sbt_buf *payload)
 		return 1;
 	if (!w->probe && !(w->probe = LZ4_createStream()))
 		return 1;
-	for (unsigned k = 0; k < SBT_W_PROBE_SLICES; k++) {
+	for (unsigned k = first; k < SBT_W_PROBE_SLICES; k++) {
 		int n;
 		LZ4_resetStream_fast(w->probe);
 		n = LZ4_compress_fast_continue(w->probe,
@@ -226,6 +247,29 @@ static int sbt_w_compressible(sbt_writer *w, const sbt_buf *payload)
 		out += n > 0 ? (size_t)n : SBT_W_PROBE_SLICE;
 	}
 	return out < in;
+}
+
+/* Whether a BLOBS chunk stored uncompressed may be keyed: its pages carry
+ * their hashes (the capture runtime's are computed once, for the keys), so
+ * its checksum need not pass over their data again (SBT_CHUNK_FLAG_KEYED,
+ * serializer/sbt_format.h).  The first time, the file header's required
+ * bit is set where the header was written, so that no file holds a keyed
+ * chunk without it, even one cut short after that chunk. */
+static int sbt_w_keyed(sbt_writer *w)
+{
+	uint64_t req;
+	if (w->keyed)
+		return w->keyed > 0;
+	req = sbt_fmt_load_u64(w->fh + SBT_FMT_FH_REQUIRED) | SBT_FEATURE_KEYED_BLOBS;
+	sbt_fmt_store_u64(w->fh + SBT_FMT_FH_REQUIRED, req);
+	sbt_fmt_store_u32(w->fh + SBT_FMT_FH_CHECKSUM, sbt_fmt_hash32(w->fh, SBT_FMT_FH_CHECKSUM));
+	if (pwrite(w->fd, w->fh, sizeof(w->fh), 0) != (ssize_t)sizeof(w->fh)) {
+		w->keyed = -1;
+		return 0;
+	}
+	w->keyed = 1;
+	w->hdr.features |= SBT_FEATURE_KEYED_BLOBS;
+	return 1;
 }
 
 /* Compresses payload (when that shrinks it), writes header and payload and
@@ -240,7 +284,7 @@ static sbt_status sbt_w_emit(sbt_writer *w, uint32_t type, const sbt_buf *payloa
 	size_t stored_len = payload->len;
 	sbt_w_chunk *c;
 	sbt_status st;
-	int probe;
+	uint32_t run = type < SBT_W_CHUNK_TYPES ? w->raw_run[type] : 0;
 
 	if (payload->len > SBT_FMT_MAX_RAW)
 		return sbt_w_fail(w, SBT_ERR_ARG);
@@ -248,8 +292,12 @@ static sbt_status sbt_w_emit(sbt_writer *w, uint32_t type, const sbt_buf *payloa
 		return st;
 	memset(&h, 0, sizeof(h));
 	h.codec = SBT_CODEC_NONE;
-	probe = type < SBT_W_CHUNK_TYPES && w->raw_last[type] && payload->len >= SBT_W_PROBE_MIN;
-	if (!w->no_compress && payload->len && (!probe || sbt_w_compressible(w, payload))) {
+	if (!w->no_compress && payload->len &&
+	    (!run || payload->len < SBT_W_PROBE_MIN ||
+	     sbt_w_compressible(w, payload,
+	                        run < SBT_W_PROBE_RUN || run % SBT_W_PROBE_FULL == 0
+	                                ? 0
+	                                : SBT_W_PROBE_SLICES - 1))) {
 		int bound = LZ4_compressBound((int)payload->len);
 		int n;
 		w->zbuf.len = 0;
@@ -274,8 +322,17 @@ static sbt_status sbt_w_emit(sbt_writer *w, uint32_t type, const sbt_buf *payloa
 	h.t_first = t_first;
 	h.t_last = t_last;
 	if (type < SBT_W_CHUNK_TYPES)
-		w->raw_last[type] = h.codec == SBT_CODEC_NONE;
-	h.payload_sum = sbt_fmt_hash64(stored, stored_len);
+		w->raw_run[type] = h.codec == SBT_CODEC_NONE ? run + (run < UINT32_MAX) : 0;
+	if (type == SBT_CHUNK_BLOBS && h.codec == SBT_CODEC_NONE &&
+	    stored_len >= (w->chunk_target < SBT_W_KEYED_MIN ? w->chunk_target : SBT_W_KEYED_MIN) &&
+	    sbt_w_keyed(w)) {
+		const char *why;
+		if (sbt_fmt_keyed_sum(stored, stored_len, 0, &h.payload_sum, &why) != 0)
+			return sbt_w_fail(w, SBT_ERR_ARG); /* its own entries: cannot be */
+		h.flags = SBT_CHUNK_FLAG_KEYED;
+	} else {
+		h.payload_sum = sbt_fmt_hash64(stored, stored_len);
+	}
 	sbt_fmt_chunk_hdr_encode(hdr, &h);
 
 	c = &w->chunks[w->chunk_len];
@@ -424,6 +481,7 @@ sbt_status sbt_writer_open_fd(int fd, const sbt_writer_options *opt, sbt_writer 
 	sbt_fmt_store_u32(fh + SBT_FMT_FH_CHUNK_TARGET, w->chunk_target);
 	sbt_fmt_store_u32(fh + SBT_FMT_FH_PAGE_BYTES, w->page_bytes);
 	sbt_fmt_store_u32(fh + SBT_FMT_FH_CHECKSUM, sbt_fmt_hash32(fh, SBT_FMT_FH_CHECKSUM));
+	memcpy(w->fh, fh, sizeof(fh));
 	st = sbt_w_write_all(w, fh, sizeof(fh));
 	if (st != SBT_OK)
 		goto out_free_writer;

@@ -92,6 +92,12 @@ typedef struct sbt_record {
 #define SBT_VERSION_MAJOR 1
 #define SBT_VERSION_MINOR 0
 
+/* Required feature bits (sbt_header_info.features).  KEYED_BLOBS: the file
+ * holds BLOBS chunks whose checksum leaves out the page data, each page
+ * checked against its own hash (docs/sbt-format.md); readers without it
+ * refuse the file. */
+#define SBT_FEATURE_KEYED_BLOBS 0x1ull
+
 typedef struct sbt_header_info {
 	uint16_t version_major;
 	uint16_t version_minor;

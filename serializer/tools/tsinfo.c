@@ -708,8 +708,9 @@ static void tsi_summary_text(const char *path, const sbt_reader *r, const sbt_tr
 	printf("trace        %s\n", path);
 	tsi_human(in->file_size, h1, sizeof(h1));
 	printf("file size    %llu bytes (%s)\n", (unsigned long long)in->file_size, h1);
-	printf("version      %u.%u (features 0x%llx)\n", in->header.version_major,
-	       in->header.version_minor, (unsigned long long)in->header.features);
+	printf("version      %u.%u (features 0x%llx%s)\n", in->header.version_major,
+	       in->header.version_minor, (unsigned long long)in->header.features,
+	       in->header.features & SBT_FEATURE_KEYED_BLOBS ? ": keyed blobs" : "");
 	printf("trace id     ");
 	for (k = 0; k < 16; k++)
 		printf("%02x", in->header.trace_id[k]);

@@ -97,13 +97,26 @@ static void fz_fix_checksums(uint8_t *p, size_t size)
 	sbt_fmt_store_u32(p + hs - 4, sbt_fmt_hash32(p, hs - 4));
 	for (off = hs; size - off >= SBT_FMT_CHUNK_HDR_SIZE;) {
 		uint32_t chs = sbt_fmt_load_u32(p + off);
-		uint64_t stored, left;
+		uint64_t stored, left, sum;
+		const uint8_t *pay;
+		const char *why;
+		size_t n;
 		if (chs < SBT_FMT_CHUNK_HDR_SIZE || chs > SBT_FMT_CHUNK_HDR_MAX || chs > size - off)
 			break;
+		pay = p + off + chs;
 		stored = sbt_fmt_load_u32(p + off + SBT_FMT_CH_STORED);
 		left = size - off - chs;
-		sbt_fmt_store_u64(p + off + SBT_FMT_CH_PAYLOAD_SUM,
-		                  sbt_fmt_hash64(p + off + chs, (size_t)(stored < left ? stored : left)));
+		n = (size_t)(stored < left ? stored : left);
+		/* a keyed BLOBS chunk: its sum without the pages' data (a page
+		 * whose data does not match its hash stays for the reader to
+		 * find) */
+		if ((p[off + SBT_FMT_CH_FLAGS] & SBT_CHUNK_FLAG_KEYED) &&
+		    sbt_fmt_load_u16(p + off + SBT_FMT_CH_TYPE) == SBT_CHUNK_BLOBS &&
+		    p[off + SBT_FMT_CH_CODEC] == SBT_CODEC_NONE &&
+		    sbt_fmt_keyed_sum(pay, n, 0, &sum, &why) == 0)
+			sbt_fmt_store_u64(p + off + SBT_FMT_CH_PAYLOAD_SUM, sum);
+		else
+			sbt_fmt_store_u64(p + off + SBT_FMT_CH_PAYLOAD_SUM, sbt_fmt_hash64(pay, n));
 		sbt_fmt_store_u32(p + off + chs - 4, sbt_fmt_hash32(p + off, chs - 4));
 		if (stored > left)
 			break;

@@ -9,10 +9,18 @@
  * stretch's last quarter compressible, written in turn, each read back
  * byte for byte; random costs at least its size, and compressible data
  * after random data is still compressed, wholly or at a chunk's end.
+ * And keyed BLOBS chunks (SBT_CHUNK_FLAG_KEYED: the checksum of a chunk
+ * stored uncompressed leaves its pages' data to their own hashes): the
+ * file says so in its required features, a byte changed in a page's data,
+ * in a page's hash or in a manifest is found and named, a file of
+ * compressible blobs only keeps the features it had, and an output that
+ * cannot seek (a pipe) gets chunks summed whole.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/support/tst.h"
 #include "tracesmith/sbt.h"
@@ -102,6 +110,144 @@ static void bd_probe(void)
 		free(blob[k]);
 }
 
+/* The offset of the first BLOBS chunk stored uncompressed, and whether
+ * its header says keyed; 0 when there is none. */
+static uint64_t bd_raw_blobs(const char *path, int *keyed)
+{
+	sbt_reader *r;
+	sbt_trace_info info;
+	uint64_t at = 0;
+	size_t len;
+	unsigned char *file = tst_read_file(path, &len);
+	TST_REQUIRE(file && sbt_reader_open(path, NULL, &r) == SBT_OK);
+	sbt_reader_get_info(r, &info);
+	for (size_t i = 0; i < info.chunk_count && !at; i++) {
+		sbt_chunk_info ci;
+		TST_REQUIRE(sbt_reader_chunk_at(r, i, &ci) == SBT_OK);
+		if (ci.type == 6 && ci.codec == 0 && ci.raw_size > 4096) {
+			at = ci.offset;
+			*keyed = (file[at + 11] & 1) != 0; /* the header's flags */
+		}
+	}
+	sbt_reader_close(r);
+	free(file);
+	return at;
+}
+
+/* A copy of path with byte `at` flipped, read: the blob fails with the
+ * message naming `why`. */
+static void bd_keyed_damage(const char *path, uint64_t at, uint64_t id, const char *why)
+{
+	const char *bad = tst_path("keyed_bad.sbt");
+	sbt_reader *r;
+	void *data = NULL;
+	size_t len, got = 0;
+	unsigned char *file = tst_read_file(path, &len);
+	TST_REQUIRE(file && at < len);
+	file[at] ^= 0x10;
+	TST_REQUIRE(tst_write_file(bad, file, len) == 0);
+	free(file);
+	TST_REQUIRE(sbt_reader_open(bad, NULL, &r) == SBT_OK);
+	TST_CHECK(sbt_reader_blob_get(r, id, &data, &got) == SBT_ERR_CORRUPT);
+	TST_CHECK(strstr(sbt_reader_message(r), why) != NULL);
+	if (!strstr(sbt_reader_message(r), why))
+		printf("keyed damage at %llu: %s (wanted: %s)\n", (unsigned long long)at,
+		       sbt_reader_message(r), why);
+	free(data);
+	sbt_reader_close(r);
+}
+
+static void bd_keyed(void)
+{
+	const char *path = tst_path("keyed.sbt"), *piped = tst_path("keyed_pipe.sbt");
+	uint8_t *rnd = malloc(BD_PROBE_LEN), *pat = malloc(BD_PROBE_LEN);
+	uint64_t id, at, id_pat;
+	sbt_writer *w;
+	sbt_reader *r;
+	sbt_trace_info info;
+	int keyed = 0, fds[2], status;
+	pid_t child;
+
+	TST_REQUIRE(rnd && pat);
+	bd_random(rnd, BD_PROBE_LEN);
+	bd_pattern(pat, BD_PROBE_LEN, 9);
+
+	/* random pages: stored uncompressed, keyed; read back whole */
+	TST_REQUIRE(sbt_writer_open(path, NULL, &w) == SBT_OK);
+	TST_CHECK(sbt_writer_put_blob(w, 0, rnd, BD_PROBE_LEN, &id) == SBT_OK);
+	TST_REQUIRE(sbt_writer_close(w) == SBT_OK);
+	TST_REQUIRE(sbt_reader_open(path, NULL, &r) == SBT_OK);
+	sbt_reader_get_info(r, &info);
+	TST_CHECK_EQ_U64(info.header.features, SBT_FEATURE_KEYED_BLOBS);
+	bd_check_blob(r, id, rnd, BD_PROBE_LEN);
+	sbt_reader_close(r);
+	at = bd_raw_blobs(path, &keyed);
+	TST_REQUIRE(at != 0);
+	TST_CHECK(keyed);
+	/* the chunk's first entry is a page: kind, a 3-byte length, its hash,
+	 * then its data; the last entry of the file's last BLOBS chunk is the
+	 * manifest, whose hashes end 16 bytes before the chunk */
+	bd_keyed_damage(path, at + 64 + 4 + 16 + 1000, id, "blob page does not match its hash");
+	bd_keyed_damage(path, at + 64 + 4 + 3, id, "blob page does not match its hash");
+	bd_keyed_damage(path, at + 64 + 2, id, "corrupt chunk");
+	{
+		sbt_chunk_info ci;
+		size_t i;
+		TST_REQUIRE(sbt_reader_open(path, NULL, &r) == SBT_OK);
+		sbt_reader_get_info(r, &info);
+		for (i = info.chunk_count; i-- > 0;) {
+			TST_REQUIRE(sbt_reader_chunk_at(r, i, &ci) == SBT_OK);
+			if (ci.type == 6)
+				break;
+		}
+		sbt_reader_close(r);
+		TST_CHECK(ci.type == 6 && ci.codec == 0);
+		bd_keyed_damage(path, ci.offset + 64 + ci.stored_size - 5, id,
+		                "payload checksum mismatch");
+	}
+
+	/* compressible pages only: no keyed chunk, no required feature */
+	TST_REQUIRE(sbt_writer_open(path, NULL, &w) == SBT_OK);
+	TST_CHECK(sbt_writer_put_blob(w, 0, pat, BD_PROBE_LEN, &id_pat) == SBT_OK);
+	TST_REQUIRE(sbt_writer_close(w) == SBT_OK);
+	TST_REQUIRE(sbt_reader_open(path, NULL, &r) == SBT_OK);
+	sbt_reader_get_info(r, &info);
+	TST_CHECK_EQ_U64(info.header.features, 0);
+	bd_check_blob(r, id_pat, pat, BD_PROBE_LEN);
+	sbt_reader_close(r);
+
+	/* through a pipe: the header cannot be rewritten, so the random
+	 * pages' chunks are summed whole and the file needs no feature */
+	TST_REQUIRE(pipe(fds) == 0);
+	child = fork();
+	TST_REQUIRE(child >= 0);
+	if (child == 0) {
+		FILE *f = fopen(piped, "wb");
+		char buf[65536];
+		ssize_t n;
+		close(fds[1]);
+		while (f && (n = read(fds[0], buf, sizeof(buf))) > 0)
+			fwrite(buf, 1, (size_t)n, f);
+		_exit(!f || fclose(f) != 0);
+	}
+	close(fds[0]);
+	TST_REQUIRE(sbt_writer_open_fd(fds[1], NULL, &w) == SBT_OK);
+	TST_CHECK(sbt_writer_put_blob(w, 0, rnd, BD_PROBE_LEN, &id) == SBT_OK);
+	TST_CHECK(sbt_writer_close(w) == SBT_OK);
+	TST_REQUIRE(waitpid(child, &status, 0) == child);
+	TST_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	TST_REQUIRE(sbt_reader_open(piped, NULL, &r) == SBT_OK);
+	sbt_reader_get_info(r, &info);
+	TST_CHECK_EQ_U64(info.header.features, 0);
+	bd_check_blob(r, id, rnd, BD_PROBE_LEN);
+	sbt_reader_close(r);
+	keyed = 1;
+	TST_CHECK(bd_raw_blobs(piped, &keyed) != 0);
+	TST_CHECK(!keyed);
+	free(rnd);
+	free(pat);
+}
+
 int main(void)
 {
 	const char *path = tst_path("dedup.sbt");
@@ -164,5 +310,6 @@ int main(void)
 	free(a);
 	free(b);
 	bd_probe();
+	bd_keyed();
 	return tst_done();
 }

@@ -126,6 +126,14 @@ static void dm_learn(const char *path)
 		for (i = 1; i < 8; i++)
 			TST_REQUIRE(types_seen[i]); /* every chunk type is in the trace */
 	}
+	/* and keyed BLOBS chunks (the flags byte, bit 0; dm_file is read by
+	 * now), whose pages are checked by their hashes */
+	{
+		size_t keyed = 0;
+		for (i = 0; i < dm_nchunks; i++)
+			keyed += dm_chunks[i].type == 6 && (dm_file[dm_chunks[i].offset + 11] & 1);
+		TST_REQUIRE(keyed > 0);
+	}
 	sbt_reader_close(r);
 }
 
