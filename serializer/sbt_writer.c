@@ -25,9 +25,7 @@
 #include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
 #include <sys/random.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -154,11 +152,6 @@ struct sbt_writer {
 	uint64_t *keyframes;
 	size_t keyframe_cap, keyframe_len;
 
-	/* sbt_w_blob_direct's entry heads and the pieces of its chunk */
-	sbt_buf direct_heads, direct_keys;
-	struct iovec *direct_iov;
-	size_t direct_iov_cap;
-
 	sbt_buf zbuf; /* compression output */
 	LZ4_stream_t *probe; /* sbt_w_compressible's, made on first use (owned) */
 	sbt_writer_stats stats;
@@ -202,32 +195,6 @@ static sbt_status sbt_w_write_all(sbt_writer *w, const void *data, size_t len)
 	return SBT_OK;
 }
 
-/* sbt_w_write_all over niov pieces (iov is consumed), IOV_MAX at a time. */
-static sbt_status sbt_w_writev_all(sbt_writer *w, struct iovec *iov, int niov)
-{
-	while (niov > 0) {
-		ssize_t n = writev(w->fd, iov, niov < IOV_MAX ? niov : IOV_MAX);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return sbt_w_fail(w, SBT_ERR_IO);
-		}
-		if (n == 0 && iov->iov_len)
-			return sbt_w_fail(w, SBT_ERR_IO);
-		w->off += (uint64_t)n;
-		while (niov > 0 && (size_t)n >= iov->iov_len) {
-			n -= (ssize_t)iov->iov_len;
-			iov++;
-			niov--;
-		}
-		if (niov > 0) {
-			iov->iov_base = (uint8_t *)iov->iov_base + n;
-			iov->iov_len -= (size_t)n;
-		}
-	}
-	return SBT_OK;
-}
-
 /* Take a finished file back to where its index began (sbt_writer_finish):
  * the INDEX chunk leaves the chunk list, and its bytes and the trailer's
  * leave the file before anything else is written. */
@@ -259,9 +226,9 @@ static sbt_status sbt_w_unfinish(sbt_writer *w)
  * through one stream, reset without clearing its table
  * (LZ4_resetStream_fast: each slice an independent block), since
  * LZ4_compress_fast clears 16 KiB of state at every call. */
-static int sbt_w_compressible(sbt_writer *w, const uint8_t *p, size_t len, unsigned first)
+static int sbt_w_compressible(sbt_writer *w, const sbt_buf *payload, unsigned first)
 {
-	size_t step = len / SBT_W_PROBE_SLICES, in = 0, out = 0;
+	size_t step = payload->len / SBT_W_PROBE_SLICES, in = 0, out = 0;
 	int bound = LZ4_compressBound((int)SBT_W_PROBE_SLICE);
 	w->zbuf.len = 0;
 	if (sbt_buf_reserve(&w->zbuf, (size_t)bound) != 0)
@@ -272,7 +239,8 @@ static int sbt_w_compressible(sbt_writer *w, const uint8_t *p, size_t len, unsig
 		int n;
 		LZ4_resetStream_fast(w->probe);
 		n = LZ4_compress_fast_continue(w->probe,
-		                               (const char *)p + (k + 1) * step - SBT_W_PROBE_SLICE,
+		                               (const char *)payload->p + (k + 1) * step -
+		                                       SBT_W_PROBE_SLICE,
 		                               (char *)w->zbuf.p, (int)SBT_W_PROBE_SLICE, bound,
 		                               w->accel);
 		in += SBT_W_PROBE_SLICE;
@@ -304,82 +272,21 @@ static int sbt_w_keyed(sbt_writer *w)
 	return 1;
 }
 
-/* Whether LZ4 is to be tried on len bytes p of a chunk of this type: not
- * when the writer stores everything uncompressed, and, after a chunk of
- * the type was stored uncompressed (and for the index), only when its
- * probe says so. */
-static int sbt_w_try_lz4(sbt_writer *w, uint32_t type, const uint8_t *p, size_t len)
-{
-	/* the index, one a file, is probed as if after a raw chunk: with many
-	 * pages it is mostly their hashes, which do not compress */
-	uint32_t run = type == SBT_CHUNK_INDEX ? 1 : type < SBT_W_CHUNK_TYPES ? w->raw_run[type] : 0;
-	if (w->no_compress || !len)
-		return 0;
-	if (!run || len < SBT_W_PROBE_MIN)
-		return 1;
-	return sbt_w_compressible(w, p, len,
-	                          run < SBT_W_PROBE_RUN || run % SBT_W_PROBE_FULL == 0
-	                                  ? 0
-	                                  : SBT_W_PROBE_SLICES - 1);
-}
-
-/* Writes a chunk: header h (its sizes, codec, flags and sum set by the
- * caller) and the stored payload, given as niov pieces, and records it for
- * the index. */
-static sbt_status sbt_w_put_chunk(sbt_writer *w, sbt_fmt_chunk_hdr *h, struct iovec *iov,
-                                  int niov)
-{
-	uint8_t hdr[SBT_FMT_CHUNK_HDR_SIZE];
-	sbt_w_chunk *c;
-	sbt_status st;
-	if (sbt_array_reserve((void **)&w->chunks, &w->chunk_cap, w->chunk_len + 1,
-	                      sizeof(*w->chunks)) != 0)
-		return sbt_w_fail(w, SBT_ERR_NOMEM);
-	if (h->type < SBT_W_CHUNK_TYPES) {
-		uint32_t run = w->raw_run[h->type];
-		w->raw_run[h->type] = h->codec == SBT_CODEC_NONE ? run + (run < UINT32_MAX) : 0;
-	}
-	sbt_fmt_chunk_hdr_encode(hdr, h);
-	c = &w->chunks[w->chunk_len];
-	c->offset = w->off;
-	c->type = h->type;
-	c->record_count = h->record_count;
-	c->first_seq = h->first_seq;
-	c->last_seq = h->first_seq;
-	c->t_first = h->t_first;
-	c->t_last = h->t_last;
-	c->raw_size = h->raw_size;
-	c->stored_size = h->stored_size;
-	st = sbt_w_write_all(w, hdr, sizeof(hdr));
-	if (st == SBT_OK)
-		st = sbt_w_writev_all(w, iov, niov);
-	if (st != SBT_OK)
-		return st;
-	w->chunk_len++;
-	w->stats.chunks++;
-	w->stats.raw_bytes += h->raw_size;
-	w->stats.stored_bytes += h->stored_size;
-	w->stats.file_bytes = w->off;
-	return SBT_OK;
-}
-
-/* The smallest BLOBS chunk stored uncompressed that is keyed. */
-static size_t sbt_w_keyed_min(const sbt_writer *w)
-{
-	return w->chunk_target < SBT_W_KEYED_MIN ? w->chunk_target : SBT_W_KEYED_MIN;
-}
-
 /* Compresses payload (when that shrinks it), writes header and payload and
  * records the chunk for the index. */
 static sbt_status sbt_w_emit(sbt_writer *w, uint32_t type, const sbt_buf *payload,
                              uint32_t count, uint64_t first_seq, uint64_t t_first,
                              uint64_t t_last)
 {
+	uint8_t hdr[SBT_FMT_CHUNK_HDR_SIZE];
 	sbt_fmt_chunk_hdr h;
 	const uint8_t *stored = payload->p;
 	size_t stored_len = payload->len;
-	struct iovec iov;
+	sbt_w_chunk *c;
 	sbt_status st;
+	/* the index, one a file, is probed as if after a raw chunk: with many
+	 * pages it is mostly their hashes, which do not compress */
+	uint32_t run = type == SBT_CHUNK_INDEX ? 1 : type < SBT_W_CHUNK_TYPES ? w->raw_run[type] : 0;
 
 	if (payload->len > SBT_FMT_MAX_RAW)
 		return sbt_w_fail(w, SBT_ERR_ARG);
@@ -387,7 +294,12 @@ static sbt_status sbt_w_emit(sbt_writer *w, uint32_t type, const sbt_buf *payloa
 		return st;
 	memset(&h, 0, sizeof(h));
 	h.codec = SBT_CODEC_NONE;
-	if (sbt_w_try_lz4(w, type, payload->p, payload->len)) {
+	if (!w->no_compress && payload->len &&
+	    (!run || payload->len < SBT_W_PROBE_MIN ||
+	     sbt_w_compressible(w, payload,
+	                        run < SBT_W_PROBE_RUN || run % SBT_W_PROBE_FULL == 0
+	                                ? 0
+	                                : SBT_W_PROBE_SLICES - 1))) {
 		int bound = LZ4_compressBound((int)payload->len);
 		int n;
 		w->zbuf.len = 0;
@@ -401,6 +313,9 @@ static sbt_status sbt_w_emit(sbt_writer *w, uint32_t type, const sbt_buf *payloa
 			stored_len = (size_t)n;
 		}
 	}
+	if (sbt_array_reserve((void **)&w->chunks, &w->chunk_cap, w->chunk_len + 1,
+	                      sizeof(*w->chunks)) != 0)
+		return sbt_w_fail(w, SBT_ERR_NOMEM);
 	h.type = type;
 	h.raw_size = (uint32_t)payload->len;
 	h.stored_size = (uint32_t)stored_len;
@@ -408,8 +323,11 @@ static sbt_status sbt_w_emit(sbt_writer *w, uint32_t type, const sbt_buf *payloa
 	h.first_seq = first_seq;
 	h.t_first = t_first;
 	h.t_last = t_last;
+	if (type < SBT_W_CHUNK_TYPES)
+		w->raw_run[type] = h.codec == SBT_CODEC_NONE ? run + (run < UINT32_MAX) : 0;
 	if (type == SBT_CHUNK_BLOBS && h.codec == SBT_CODEC_NONE &&
-	    stored_len >= sbt_w_keyed_min(w) && sbt_w_keyed(w)) {
+	    stored_len >= (w->chunk_target < SBT_W_KEYED_MIN ? w->chunk_target : SBT_W_KEYED_MIN) &&
+	    sbt_w_keyed(w)) {
 		const char *why;
 		if (sbt_fmt_keyed_sum(stored, stored_len, 0, &h.payload_sum, &why) != 0)
 			return sbt_w_fail(w, SBT_ERR_ARG); /* its own entries: cannot be */
@@ -417,9 +335,30 @@ static sbt_status sbt_w_emit(sbt_writer *w, uint32_t type, const sbt_buf *payloa
 	} else {
 		h.payload_sum = sbt_fmt_hash64(stored, stored_len);
 	}
-	iov.iov_base = (void *)(uintptr_t)stored;
-	iov.iov_len = stored_len;
-	return sbt_w_put_chunk(w, &h, &iov, 1);
+	sbt_fmt_chunk_hdr_encode(hdr, &h);
+
+	c = &w->chunks[w->chunk_len];
+	c->offset = w->off;
+	c->type = type;
+	c->record_count = count;
+	c->first_seq = first_seq;
+	c->last_seq = first_seq;
+	c->t_first = t_first;
+	c->t_last = t_last;
+	c->raw_size = h.raw_size;
+	c->stored_size = h.stored_size;
+
+	st = sbt_w_write_all(w, hdr, sizeof(hdr));
+	if (st == SBT_OK)
+		st = sbt_w_write_all(w, stored, stored_len);
+	if (st != SBT_OK)
+		return st;
+	w->chunk_len++;
+	w->stats.chunks++;
+	w->stats.raw_bytes += payload->len;
+	w->stats.stored_bytes += stored_len;
+	w->stats.file_bytes = w->off;
+	return SBT_OK;
 }
 
 static sbt_status sbt_w_emit_table(sbt_writer *w, uint32_t type, sbt_w_table *t)
@@ -432,10 +371,8 @@ static sbt_status sbt_w_emit_table(sbt_writer *w, uint32_t type, sbt_w_table *t)
 		return st;
 	if (type == SBT_CHUNK_BLOBS) {
 		uint32_t ci = (uint32_t)(w->chunk_len - 1);
-		/* (a page written by sbt_w_blob_direct meanwhile knows its chunk) */
 		for (; w->pages_pending < w->page_len; w->pages_pending++)
-			if (w->pages[w->pages_pending].chunk == UINT32_MAX)
-				w->pages[w->pages_pending].chunk = ci;
+			w->pages[w->pages_pending].chunk = ci;
 		for (; w->manifests_pending < w->manifest_len; w->manifests_pending++)
 			w->manifests[w->manifests_pending].chunk = ci;
 	}
@@ -883,112 +820,6 @@ static sbt_status sbt_w_blob_page(sbt_writer *w, XXH128_hash_t h, const uint8_t 
 	return sbt_w_blob_entry_done(w);
 }
 
-/* A blob of at least sbt_w_keyed_min bytes, while BLOBS chunks are being
- * stored uncompressed (or always are): its new pages are written as a
- * keyed BLOBS chunk of their own, straight from the caller's bytes
- * (writev), not copied into the table buffer first.  The chunk is the one
- * the table would have made (an entry head, then the page's bytes, for
- * each page not in the file yet), only cut at the blob's ends, and its
- * keyed sum is the hash of the heads alone, since they are what the
- * payload holds besides the pages' data.  What the table holds meanwhile
- * (earlier manifests and pages) stays there: a manifest may follow its
- * pages in any later chunk before the records that name it, which the
- * table's chunk is (sbt_w_cut writes the tables first).  Page i's length is
- * lens[i], or page_bytes (the last: what is left of len); with present,
- * only the pages it marks have their bytes in src.  Returns 1 when it took
- * the blob (its pages; the manifest stays the caller's), with *st set; 0
- * when the caller is to store it the usual way. */
-static int sbt_w_blob_direct(sbt_writer *w, size_t npages, const uint32_t *lens,
-                             uint32_t page_bytes, size_t len, const uint64_t *hashes,
-                             const uint8_t *present, const uint8_t *src, sbt_status *st)
-{
-	size_t i, bytes = 0, at = 0, niov = 0, count = 0;
-	uint32_t ci;
-	sbt_fmt_chunk_hdr h;
-
-	for (i = 0; i < npages; i++)
-		if (!present || present[i])
-			bytes += lens ? lens[i] : (len - i * page_bytes < page_bytes ? len - i * page_bytes
-			                                                          : page_bytes);
-	if (bytes < sbt_w_keyed_min(w) || bytes > SBT_FMT_MAX_RAW / 2 ||
-	    (!w->no_compress && !w->raw_run[SBT_CHUNK_BLOBS]) ||
-	    sbt_w_try_lz4(w, SBT_CHUNK_BLOBS, src, bytes) || !sbt_w_keyed(w))
-		return 0;
-	if (w->finished && (*st = sbt_w_unfinish(w)) != SBT_OK)
-		return 1;
-	w->direct_heads.len = 0;
-	if (sbt_buf_reserve(&w->direct_heads, npages * (1 + 10 + SBT_FMT_HASH_LEN)) != 0 ||
-	    sbt_array_reserve((void **)&w->direct_iov, &w->direct_iov_cap, 2 * npages,
-	                      sizeof(*w->direct_iov)) != 0 ||
-	    sbt_array_reserve((void **)&w->pages, &w->page_cap, w->page_len + npages,
-	                      sizeof(*w->pages)) != 0) {
-		*st = sbt_w_fail(w, SBT_ERR_NOMEM);
-		return 1;
-	}
-	ci = (uint32_t)w->chunk_len;
-	*st = SBT_OK;
-	for (i = 0; i < npages; i++) {
-		size_t n = lens ? lens[i]
-		                : (len - i * page_bytes < page_bytes ? len - i * page_bytes : page_bytes);
-		const uint8_t *bytes_i = !present || present[i] ? src : NULL;
-		uint8_t *hq = w->manifest_scratch.p + w->manifest_scratch.len;
-		uint8_t *q = w->direct_heads.p + w->direct_heads.len;
-		XXH128_hash_t key;
-		key.low64 = hashes[2 * i];
-		key.high64 = hashes[2 * i + 1];
-		sbt_fmt_store_u64(hq, key.low64);
-		sbt_fmt_store_u64(hq + 8, key.high64);
-		w->manifest_scratch.len += SBT_FMT_HASH_LEN;
-		if (bytes_i)
-			src += n;
-		if (sbt_w_page_find(w, key))
-			continue;
-		if (!bytes_i) {
-			/* a page said to be stored already that is not: the pages
-			 * before it are written, as sbt_w_blob_page leaves them */
-			*st = SBT_ERR_ARG;
-			break;
-		}
-		if (sbt_map_insert(&w->page_map, key.low64, (uint32_t)w->page_len) != 0) {
-			*st = sbt_w_fail(w, SBT_ERR_NOMEM);
-			break;
-		}
-		w->pages[w->page_len].key_lo = key.low64;
-		w->pages[w->page_len].key_hi = key.high64;
-		w->pages[w->page_len].chunk = ci;
-		w->pages[w->page_len].offset = (uint32_t)at;
-		w->pages[w->page_len].len = n;
-		w->page_len++;
-		*q = SBT_BLOB_PAGE;
-		q += 1 + sbt_varint_put(q + 1, SBT_FMT_HASH_LEN + n);
-		memcpy(q, hq, SBT_FMT_HASH_LEN);
-		q += SBT_FMT_HASH_LEN;
-		w->direct_iov[niov].iov_base = w->direct_heads.p + w->direct_heads.len;
-		w->direct_iov[niov++].iov_len = (size_t)(q - (w->direct_heads.p + w->direct_heads.len));
-		w->direct_iov[niov].iov_base = (void *)(uintptr_t)bytes_i;
-		w->direct_iov[niov++].iov_len = n;
-		at += (size_t)(q - (w->direct_heads.p + w->direct_heads.len)) + n;
-		w->direct_heads.len = (size_t)(q - w->direct_heads.p);
-		w->stats.blob_bytes_unique += n;
-		count++;
-	}
-	if (!count)
-		return 1;
-	memset(&h, 0, sizeof(h));
-	h.type = SBT_CHUNK_BLOBS;
-	h.codec = SBT_CODEC_NONE;
-	h.flags = SBT_CHUNK_FLAG_KEYED;
-	h.raw_size = h.stored_size = (uint32_t)at;
-	h.record_count = (uint32_t)count;
-	h.payload_sum = sbt_fmt_hash64(w->direct_heads.p, w->direct_heads.len);
-	{
-		sbt_status wst = sbt_w_put_chunk(w, &h, w->direct_iov, (int)niov);
-		if (wst != SBT_OK)
-			*st = wst;
-	}
-	return 1;
-}
-
 /* The blob's manifest, after its npages pages. */
 static sbt_status sbt_w_blob_finish(sbt_writer *w, uint64_t blob_id, size_t len, size_t npages,
                                     uint64_t *blob_id_out)
@@ -1041,26 +872,6 @@ sbt_status sbt_writer_put_blob(sbt_writer *w, uint64_t blob_id, const void *data
 		return SBT_ERR_ARG;
 	if ((st = sbt_w_blob_begin(w, &blob_id, len, &npages)) != SBT_OK)
 		return st;
-	/* large enough to be written straight from data: keyed first, so that
-	 * the file is the one sbt_writer_put_blob_hashed makes of these bytes */
-	if (len >= sbt_w_keyed_min(w) && sbt_buf_reserve(&w->direct_keys, npages * 16) == 0) {
-		uint64_t *keys = (uint64_t *)(void *)w->direct_keys.p;
-		size_t i;
-		for (i = 0, off = 0; i < npages; i++, off += w->page_bytes)
-			sbt_fmt_hash128(src + off, len - off < w->page_bytes ? len - off : w->page_bytes,
-			                &keys[2 * i], &keys[2 * i + 1]);
-		if (sbt_w_blob_direct(w, npages, NULL, w->page_bytes, len, keys, NULL, src, &st))
-			return st != SBT_OK ? st : sbt_w_blob_finish(w, blob_id, len, npages, blob_id_out);
-		for (i = 0, off = 0; i < npages; i++, off += w->page_bytes) {
-			size_t n = len - off < w->page_bytes ? len - off : w->page_bytes;
-			XXH128_hash_t h;
-			h.low64 = keys[2 * i];
-			h.high64 = keys[2 * i + 1];
-			if ((st = sbt_w_blob_page(w, h, src + off, n)) != SBT_OK)
-				return st;
-		}
-		return sbt_w_blob_finish(w, blob_id, len, npages, blob_id_out);
-	}
 	for (off = 0; off < len; off += w->page_bytes) {
 		size_t n = len - off < w->page_bytes ? len - off : w->page_bytes;
 		if ((st = sbt_w_blob_page(w, XXH3_128bits(src + off, n), src + off, n)) != SBT_OK)
@@ -1081,8 +892,6 @@ sbt_status sbt_writer_put_blob_hashed(sbt_writer *w, uint64_t blob_id, size_t le
 		return SBT_ERR_ARG;
 	if ((st = sbt_w_blob_begin(w, &blob_id, len, &npages)) != SBT_OK)
 		return st;
-	if (sbt_w_blob_direct(w, npages, NULL, page_bytes, len, hashes, present, src, &st))
-		return st != SBT_OK ? st : sbt_w_blob_finish(w, blob_id, len, npages, NULL);
 	for (i = 0; i < npages; i++) {
 		size_t n = len - i * page_bytes < page_bytes ? len - i * page_bytes : page_bytes;
 		XXH128_hash_t h;
@@ -1113,8 +922,6 @@ sbt_status sbt_writer_put_blob_split(sbt_writer *w, uint64_t blob_id, size_t npa
 	}
 	if ((st = sbt_w_blob_begin_n(w, &blob_id, npages)) != SBT_OK)
 		return st;
-	if (sbt_w_blob_direct(w, npages, lens, 0, len, hashes, NULL, src, &st))
-		return st != SBT_OK ? st : sbt_w_blob_finish(w, blob_id, len, npages, NULL);
 	for (i = 0; i < npages; i++) {
 		XXH128_hash_t h;
 		h.low64 = hashes[2 * i];
@@ -1296,9 +1103,6 @@ sbt_status sbt_writer_close(sbt_writer *w)
 	free(w->frames);
 	free(w->keyframes);
 	sbt_buf_free(&w->zbuf);
-	sbt_buf_free(&w->direct_heads);
-	sbt_buf_free(&w->direct_keys);
-	free(w->direct_iov);
 	LZ4_freeStream(w->probe);
 	free(w);
 	return st;

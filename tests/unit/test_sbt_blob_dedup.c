@@ -14,10 +14,7 @@
  * file says so in its required features, a byte changed in a page's data,
  * in a page's hash or in a manifest is found and named, a file of
  * compressible blobs only keeps the features it had, and an output that
- * cannot seek (a pipe) gets chunks summed whole.  A large blob of random
- * pages after a chunk stored uncompressed is written from the caller's
- * bytes as a keyed chunk of its own (sbt_w_blob_direct): it reads back,
- * and damage there is named too.
+ * cannot seek (a pipe) gets chunks summed whole.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -113,9 +110,9 @@ static void bd_probe(void)
 		free(blob[k]);
 }
 
-/* The offset of the first BLOBS chunk stored uncompressed of more than
- * min bytes, and whether its header says keyed; 0 when there is none. */
-static uint64_t bd_raw_blobs(const char *path, uint32_t min, int *keyed)
+/* The offset of the first BLOBS chunk stored uncompressed, and whether
+ * its header says keyed; 0 when there is none. */
+static uint64_t bd_raw_blobs(const char *path, int *keyed)
 {
 	sbt_reader *r;
 	sbt_trace_info info;
@@ -127,7 +124,7 @@ static uint64_t bd_raw_blobs(const char *path, uint32_t min, int *keyed)
 	for (size_t i = 0; i < info.chunk_count && !at; i++) {
 		sbt_chunk_info ci;
 		TST_REQUIRE(sbt_reader_chunk_at(r, i, &ci) == SBT_OK);
-		if (ci.type == 6 && ci.codec == 0 && ci.raw_size > min) {
+		if (ci.type == 6 && ci.codec == 0 && ci.raw_size > 4096) {
 			at = ci.offset;
 			*keyed = (file[at + 11] & 1) != 0; /* the header's flags */
 		}
@@ -184,7 +181,7 @@ static void bd_keyed(void)
 	TST_CHECK_EQ_U64(info.header.features, SBT_FEATURE_KEYED_BLOBS);
 	bd_check_blob(r, id, rnd, BD_PROBE_LEN);
 	sbt_reader_close(r);
-	at = bd_raw_blobs(path, 4096, &keyed);
+	at = bd_raw_blobs(path, &keyed);
 	TST_REQUIRE(at != 0);
 	TST_CHECK(keyed);
 	/* the chunk's first entry is a page: kind, a 3-byte length, its hash,
@@ -207,42 +204,6 @@ static void bd_keyed(void)
 		TST_CHECK(ci.type == 6 && ci.codec == 0);
 		bd_keyed_damage(path, ci.offset + 64 + ci.stored_size - 5, id,
 		                "payload checksum mismatch");
-	}
-
-	/* A blob of random pages after a chunk stored uncompressed is written
-	 * straight from the caller's bytes, as one keyed chunk of its new
-	 * pages (sbt_w_blob_direct): here the second blob, half of whose pages
-	 * are the first's.  Both read back whole, with the index and by
-	 * scanning; damage in the direct chunk's pages is named. */
-	{
-		uint8_t *mix = malloc(BD_PROBE_LEN);
-		uint64_t id_mix;
-		sbt_reader_options scan = {0, 1, 1};
-		TST_REQUIRE(mix != NULL);
-		memcpy(mix, rnd, BD_PROBE_LEN / 2);
-		bd_random(mix + BD_PROBE_LEN / 2, BD_PROBE_LEN / 2);
-		TST_REQUIRE(sbt_writer_open(path, NULL, &w) == SBT_OK);
-		TST_CHECK(sbt_writer_put_blob(w, 0, rnd, BD_PROBE_LEN, &id) == SBT_OK);
-		TST_CHECK(sbt_writer_put_blob(w, 0, mix, BD_PROBE_LEN, &id_mix) == SBT_OK);
-		TST_REQUIRE(sbt_writer_close(w) == SBT_OK);
-		for (int mode = 0; mode < 2; mode++) {
-			TST_REQUIRE(sbt_reader_open(path, mode ? &scan : NULL, &r) == SBT_OK);
-			sbt_reader_get_info(r, &info);
-			TST_CHECK_EQ_U64(info.blob_bytes_unique, BD_PROBE_LEN + BD_PROBE_LEN / 2);
-			bd_check_blob(r, id, rnd, BD_PROBE_LEN);
-			bd_check_blob(r, id_mix, mix, BD_PROBE_LEN);
-			sbt_reader_close(r);
-		}
-		/* the direct chunk: larger than the table's 256 KiB target */
-		keyed = 0;
-		at = bd_raw_blobs(path, BD_PROBE_LEN / 2, &keyed);
-		TST_CHECK(at != 0 && keyed);
-		if (at) {
-			bd_keyed_damage(path, at + 64 + 4 + 16 + 70000, id_mix,
-			                "blob page does not match its hash");
-			bd_keyed_damage(path, at + 64 + 1, id_mix, "corrupt chunk");
-		}
-		free(mix);
 	}
 
 	/* compressible pages only: no keyed chunk, no required feature */
@@ -281,7 +242,7 @@ static void bd_keyed(void)
 	bd_check_blob(r, id, rnd, BD_PROBE_LEN);
 	sbt_reader_close(r);
 	keyed = 1;
-	TST_CHECK(bd_raw_blobs(piped, 4096, &keyed) != 0);
+	TST_CHECK(bd_raw_blobs(piped, &keyed) != 0);
 	TST_CHECK(!keyed);
 	free(rnd);
 	free(pat);
