@@ -133,11 +133,12 @@ cap_rt_seal_entry_clock(cap_thread *t, cap_entry *e, size_t head, size_t len, in
 	e->seq = seq;
 	/* the writer makes it ns since the header */
 	if (tsc == CAP_SEAL_COARSE) {
-		if (__builtin_expect(t->coarse_left == 0, 0)) {
+		/* one decrement in memory and its sign (a new thread's 0 reads
+		 * at once; CAP_COARSE_EVERY - 1 more records take the value) */
+		if (__builtin_expect(--t->coarse_left < 0, 0)) {
 			cap_clock_rdtscp_to(&t->coarse_time);
-			t->coarse_left = CAP_COARSE_EVERY;
+			t->coarse_left = CAP_COARSE_EVERY - 1;
 		}
-		t->coarse_left--;
 		e->time_ns = t->coarse_time;
 	} else if (tsc) {
 		cap_clock_rdtscp_to(&e->time_ns);

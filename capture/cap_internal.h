@@ -251,9 +251,10 @@ typedef struct cap_thread {
 	uint8_t *page_scratch;
 	size_t page_scratch_cap;
 	/* cap_fast_seal_deferred_coarse: the counter as last read, and how many
-	 * more records take it before it is read again */
+	 * more records take it before it is read again (a record that finds 0
+	 * reads it) */
 	uint64_t coarse_time;
-	uint32_t coarse_left;
+	int32_t coarse_left;
 	/* shared: written by the producer twice a record, read by the writer
 	 * once a round */
 	_Alignas(CAP_LINE) _Atomic uint64_t inflight; /* 0 or a lower bound of the seq being taken */

@@ -671,37 +671,33 @@ vkl_rec_fast_array(const vkl_rec_fast *f, size_t args_len, const void *src, size
 		uint64_t a, b;
 	} q0, q1, q2, q3;
 	/* one compare for 1 to 64 bytes (an unsigned wrap puts 0 above them),
-	 * then halves: 1 to 16 (1 to 3 refused), 17 to 64 */
+	 * then 16 to 64 (two 16-byte moves, two more above 32), 8 to 15, 4 to 7
+	 * (1 to 3 refused) */
 	if (__builtin_expect(n - 1 > VKL_REC_FAST_ARRAY_MAX - 1, 0))
 		return n == 0;
-	if (n <= 16) {
-		if (__builtin_expect(n < VKL_REC_FAST_ARRAY_MIN, 0))
-			return 0;
-		if (n >= 8) {
-			memcpy(&w0, s, 8);
-			memcpy(&w1, s + n - 8, 8);
-			memcpy(e + off, &w0, 8);
-			memcpy(e + n + (off - 8), &w1, 8);
-		} else {
-			memcpy(&h0, s, 4);
-			memcpy(&h1, s + n - 4, 4);
-			memcpy(e + off, &h0, 4);
-			memcpy(e + n + (off - 4), &h1, 4);
-		}
-	} else if (n <= 32) {
+	if (n >= 16) {
 		memcpy(&q0, s, 16);
 		memcpy(&q1, s + n - 16, 16);
+		if (n > 32) {
+			memcpy(&q2, s + 16, 16);
+			memcpy(&q3, s + n - 32, 16);
+			memcpy(e + off + 16, &q2, 16);
+			memcpy(e + n + (off - 32), &q3, 16);
+		}
 		memcpy(e + off, &q0, 16);
 		memcpy(e + n + (off - 16), &q1, 16);
+	} else if (n >= 8) {
+		memcpy(&w0, s, 8);
+		memcpy(&w1, s + n - 8, 8);
+		memcpy(e + off, &w0, 8);
+		memcpy(e + n + (off - 8), &w1, 8);
+	} else if (__builtin_expect(n >= VKL_REC_FAST_ARRAY_MIN, 1)) {
+		memcpy(&h0, s, 4);
+		memcpy(&h1, s + n - 4, 4);
+		memcpy(e + off, &h0, 4);
+		memcpy(e + n + (off - 4), &h1, 4);
 	} else {
-		memcpy(&q0, s, 16);
-		memcpy(&q1, s + 16, 16);
-		memcpy(&q2, s + n - 32, 16);
-		memcpy(&q3, s + n - 16, 16);
-		memcpy(e + off, &q0, 16);
-		memcpy(e + off + 16, &q1, 16);
-		memcpy(e + n + (off - 32), &q2, 16);
-		memcpy(e + n + (off - 16), &q3, 16);
+		return 0;
 	}
 	return 1;
 }
