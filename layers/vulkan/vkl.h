@@ -647,10 +647,10 @@ vkl_rec_fast_begin(vkl_rec_fast *f, const vkl_rec_head *h, size_t args_len, int 
 	_Static_assert(VKL_REC_FAST_ARRAY_MAX < VKL_BLOB_THRESHOLD, "the path records no blob");
 	if (args_len > VKL_FLAT_ARGS_MAX) /* a constant */
 		return NULL;
-	raw = cap_fast_reserve_deferred_args(&f->t, &f->e, SBT_VK_CMD_TYPE(h->head[0]), 0,
-	                                     h->encode,
-	                                     VKL_FLAT_HEAD + args_len +
-	                                         (has_array ? VKL_REC_FAST_ARRAY_MAX : 0));
+	raw = cap_fast_reserve_deferred_coarse(&f->t, &f->e, SBT_VK_CMD_TYPE(h->head[0]), 0,
+	                                       h->encode,
+	                                       VKL_FLAT_HEAD + args_len +
+	                                           (has_array ? VKL_REC_FAST_ARRAY_MAX : 0));
 	if (__builtin_expect(!raw, 0))
 		return NULL;
 	memcpy(raw - sizeof(cap_deferred), h, sizeof(*h)); /* the encoder again, and the head */
