@@ -598,12 +598,12 @@ static inline __attribute__((always_inline)) void vkl_trim_fast_end(vkl_trim_tls
  * The record-first path of a flat vkCmd* where the run records without
  * tracking (the generated vkl_w_<name>_rec, vkl_proc.record_first): the
  * wrapper writes the call's arguments straight into the deferred record
- * (cap_fast_reserve_deferred: [u32 cmd][u32 ptr_off][struct][array], the
- * raw form vkl_flat_encode encodes on the writer thread, the same bytes
- * vkl_emit_flat copies), publishes it, and passes the call down as its
- * last act with the arguments read back from the record (the block stays
- * this thread's until it moves to the next one; the writer only reads
- * it), so nothing is kept across a call.  It is handed out only where
+ * (cap_fast_reserve_deferred_coarse: [u32 cmd][u32 ptr_off][struct]
+ * [array], the raw form vkl_flat_encode encodes on the writer thread, the
+ * same bytes vkl_emit_flat copies), publishes it, and passes the call down
+ * as its last act with the arguments read back from the record (the block
+ * stays this thread's until it moves to the next one; the writer only
+ * reads it), so nothing is kept across a call.  It is handed out only where
  * the layer is not disabled and vkl_trim_on() said 0, which it says for
  * the whole run (cap_tracking: the configuration's triggers and periodic
  * snapshots), so it asks neither.
@@ -616,8 +616,10 @@ static inline __attribute__((always_inline)) void vkl_trim_fast_end(vkl_trim_tls
  * so that they need not be kept while the rest is checked; then
  * vkl_rec_fast_array copies the array (array_len bytes), 0 when it is not
  * a size it takes, and vkl_rec_fast_ready finds the command buffer's
- * device at its home slot in the handle map (f->dev), 0 when it is not
- * there.  After a 0 the record is left unsealed (nothing is recorded) and
+ * device (f->dev: this thread's last, or at its home slot in the handle
+ * map), 0 when it is not there; it is given the command buffer as the
+ * argument, whose register nothing has needed by then.  After a 0 the
+ * record is left unsealed (nothing is recorded) and
  * the wrapper takes its rest with the arguments read back from it.
  * vkl_rec_fast_end: the record is complete (len bytes after the head).
  */
