@@ -21,7 +21,9 @@
  *                                            = the same in two halves, the
  *                                              raw bytes written in place
  *                                              between them, with no call
- *                                              (_args: the reservation's
+ *                                              (_coarse: the entry bare, the
+ *                                              counter read once in 16
+ *                                              records, the reservation's
  *                                              compares the other way
  *                                              round, for a caller whose
  *                                              arguments are in registers)
@@ -375,9 +377,8 @@ static inline __attribute__((always_inline)) void cap_fast_seal_deferred(cap_thr
  * thread's previous record's (the writer's cap_wr_time_prev), which is
  * also what the last value read would give them: the writer makes a
  * record's time no earlier than its thread's previous record's.  The
- * counter's read (RDTSCP) was 15 to 25 ns of the
- * about 90 a vkCmd* cost under capture on the H100's machine
- * (docs/benchmarks.md).
+ * counter's read (RDTSCP) was 15 to 25 ns of the about 90 a vkCmd* cost
+ * under capture on the H100's machine (docs/benchmarks.md).
  */
 static inline __attribute__((always_inline)) void
 cap_fast_seal_deferred_coarse(cap_thread *t, cap_entry *e, size_t len)

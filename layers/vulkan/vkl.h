@@ -619,8 +619,8 @@ static inline __attribute__((always_inline)) void vkl_trim_fast_end(vkl_trim_tls
  * device (f->dev: this thread's last, or at its home slot in the handle
  * map), 0 when it is not there; it is given the command buffer as the
  * argument, whose register nothing has needed by then.  After a 0 the
- * record is left unsealed (nothing is recorded) and
- * the wrapper takes its rest with the arguments read back from it.
+ * record is left unsealed (nothing is recorded) and the wrapper takes its
+ * rest with the arguments read back from it.
  * vkl_rec_fast_end: the record is complete (len bytes after the head).
  */
 typedef struct vkl_rec_fast {
