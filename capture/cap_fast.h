@@ -21,7 +21,9 @@
  *                                            = the same in two halves, the
  *                                              raw bytes written in place
  *                                              between them, with no call
- *                                              (_args: the reservation's
+ *                                              (_coarse: the entry bare, the
+ *                                              counter read once in 16
+ *                                              records, the reservation's
  *                                              compares the other way
  *                                              round, for a caller whose
  *                                              arguments are in registers)
@@ -102,18 +104,21 @@ static inline void cap_rt_publish(cap_thread *t, cap_entry *e)
 	cap_rt_publish_size(t, e->size);
 }
 
-/* Records sealed by cap_fast_seal_deferred_coarse between two reads of
- * the counter. */
+/* Records sealed by cap_fast_seal_deferred_coarse for one read of the
+ * counter. */
 #define CAP_COARSE_EVERY 16
 /* cap_rt_seal_entry_clock's tsc: the counter read once in CAP_COARSE_EVERY
- * of the thread's records (cap_fast_seal_deferred_coarse). */
+ * of the thread's records, the entry reserved bare
+ * (cap_fast_seal_deferred_coarse). */
 #define CAP_SEAL_COARSE 2
 
 /* Take the seq of a record entry whose kind, type and key are filled in,
  * with `head` body bytes before its len payload (or raw) bytes, and
  * publish it.  tsc (a constant): the caller knows the clock is the counter
  * (cap_clock_g.tsc), so the time is read without the call-taking branch;
- * CAP_SEAL_COARSE: the same, read once in CAP_COARSE_EVERY records. */
+ * CAP_SEAL_COARSE: the same, read once in CAP_COARSE_EVERY records into an
+ * entry reserved as CAP_ENT_DEFERRED_BARE (no key), which becomes DEFERRED;
+ * the others stay bare (no time, no key stored). */
 static inline __attribute__((always_inline)) uint64_t
 cap_rt_seal_entry_clock(cap_thread *t, cap_entry *e, size_t head, size_t len, int tsc)
 {
@@ -133,12 +138,14 @@ cap_rt_seal_entry_clock(cap_thread *t, cap_entry *e, size_t head, size_t len, in
 	e->seq = seq;
 	/* the writer makes it ns since the header */
 	if (tsc == CAP_SEAL_COARSE) {
-		if (__builtin_expect(t->coarse_left == 0, 0)) {
-			cap_clock_rdtscp_to(&t->coarse_time);
-			t->coarse_left = CAP_COARSE_EVERY;
+		/* one decrement in memory and its sign: a new thread's 0 reads at
+		 * once, then CAP_COARSE_EVERY - 1 records stay bare */
+		if (__builtin_expect(--t->coarse_left < 0, 0)) {
+			cap_clock_rdtscp_to(&e->time_ns);
+			e->key = 0;
+			e->kind = CAP_ENT_DEFERRED;
+			t->coarse_left = CAP_COARSE_EVERY - 1;
 		}
-		t->coarse_left--;
-		e->time_ns = t->coarse_time;
 	} else if (tsc) {
 		cap_clock_rdtscp_to(&e->time_ns);
 	} else {
@@ -314,8 +321,8 @@ cap_fast_record_deferred(uint32_t type, unsigned flags, cap_encode_fn encode, ui
  * between the two; a reservation never sealed leaves nothing behind.
  */
 static inline __attribute__((always_inline)) uint8_t *
-cap_fast_reserve_deferred_(cap_thread **t_out, cap_entry **e_out, uint32_t type, unsigned flags,
-                           cap_encode_fn encode, size_t max_len, int room_first)
+cap_fast_reserve_deferred_(cap_thread **t_out, cap_entry **e_out, uint32_t kind, uint32_t type,
+                           unsigned flags, cap_encode_fn encode, size_t max_len, int room_first)
 {
 	cap_thread *t = cap_tls_thread;
 	size_t need = cap_rt_entry_size(sizeof(cap_deferred) + max_len);
@@ -325,9 +332,10 @@ cap_fast_reserve_deferred_(cap_thread **t_out, cap_entry **e_out, uint32_t type,
 	                     0))
 		return NULL;
 	e = (cap_entry *)(t->tail->data + t->wpos);
-	e->kind = CAP_ENT_DEFERRED;
+	e->kind = kind;
 	e->type = type;
-	e->key = 0;
+	if (kind != CAP_ENT_DEFERRED_BARE) /* a constant */
+		e->key = 0;
 	((cap_deferred *)(e + 1))->encode = encode;
 	*t_out = t;
 	*e_out = e;
@@ -338,16 +346,20 @@ static inline __attribute__((always_inline)) uint8_t *
 cap_fast_reserve_deferred(cap_thread **t_out, cap_entry **e_out, uint32_t type, unsigned flags,
                           cap_encode_fn encode, size_t max_len)
 {
-	return cap_fast_reserve_deferred_(t_out, e_out, type, flags, encode, max_len, 0);
+	return cap_fast_reserve_deferred_(t_out, e_out, CAP_ENT_DEFERRED, type, flags, encode, max_len,
+	                                  0);
 }
 
-/* The same, its checks in cap_rt_fast_ok_room_first's order (the Vulkan
- * layer's record-first wrappers). */
+/* The same for cap_fast_seal_deferred_coarse, the only seal it takes: the
+ * entry reserved bare (CAP_ENT_DEFERRED_BARE: no time, no key), its checks
+ * in cap_rt_fast_ok_room_first's order (the Vulkan layer's record-first
+ * wrappers, their arguments in registers). */
 static inline __attribute__((always_inline)) uint8_t *
-cap_fast_reserve_deferred_args(cap_thread **t_out, cap_entry **e_out, uint32_t type,
-                               unsigned flags, cap_encode_fn encode, size_t max_len)
+cap_fast_reserve_deferred_coarse(cap_thread **t_out, cap_entry **e_out, uint32_t type,
+                                 unsigned flags, cap_encode_fn encode, size_t max_len)
 {
-	return cap_fast_reserve_deferred_(t_out, e_out, type, flags, encode, max_len, 1);
+	return cap_fast_reserve_deferred_(t_out, e_out, CAP_ENT_DEFERRED_BARE, type, flags, encode,
+	                                  max_len, 1);
 }
 
 static inline __attribute__((always_inline)) void cap_fast_seal_deferred(cap_thread *t,
@@ -358,10 +370,13 @@ static inline __attribute__((always_inline)) void cap_fast_seal_deferred(cap_thr
 
 /*
  * cap_fast_seal_deferred for records whose own time says little (a
- * vkCmd* recorded into a command buffer, which runs when it is submitted):
- * the counter is read for one record in CAP_COARSE_EVERY of this thread's
- * and the others take the last value read, which the writer turns into a
- * time no earlier than the thread's previous record's (cap_wr_time).  The
+ * vkCmd* recorded into a command buffer, which runs when it is submitted),
+ * reserved by cap_fast_reserve_deferred_coarse: the counter is read for
+ * one record in CAP_COARSE_EVERY of this thread's, and the others store
+ * no time (nor a stack key: the kind says there is none) and take their
+ * thread's previous record's (the writer's cap_wr_time_prev), which is
+ * also what the last value read would give them: the writer makes a
+ * record's time no earlier than its thread's previous record's.  The
  * counter's read (RDTSCP) was 15 to 25 ns of the about 90 a vkCmd* cost
  * under capture on the H100's machine (docs/benchmarks.md).
  */

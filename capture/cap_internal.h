@@ -129,7 +129,9 @@ enum {
 	CAP_ENT_STACK = 3,
 	CAP_ENT_DEFERRED = 4, /* a record in its front-end's raw form */
 	CAP_ENT_PAGES = 5,    /* a blob as page hashes (cap_blob_pages) */
-	CAP_ENT_PIECES = 6    /* a blob gathered from pieces (cap_blob_begin) */
+	CAP_ENT_PIECES = 6,   /* a blob gathered from pieces (cap_blob_begin) */
+	CAP_ENT_DEFERRED_BARE = 7 /* DEFERRED, time_ns and key not written
+	                             (cap_fast_seal_deferred_coarse) */
 };
 
 /*
@@ -140,7 +142,13 @@ enum {
  * bytes.  BLOB: key = blob id, len = data bytes.  STACK: key = hash of the
  * frames, len = frame count, body = uint64_t ips.  DEFERRED: as RECORD,
  * but the body is a cap_deferred and then len raw bytes, which the writer
- * encodes into the payload (cap_record_begin_deferred).  PAGES: key =
+ * encodes into the payload (cap_record_begin_deferred).  DEFERRED_BARE:
+ * as DEFERRED, but neither time_ns nor key is written: the record's time
+ * is its thread's previous record's and it has no stack
+ * (cap_fast_seal_deferred_coarse: the counter read once in
+ * CAP_COARSE_EVERY records, the one that reads it made a DEFERRED entry,
+ * the others left bare, so the thread stores two fields fewer and the
+ * writer converts no time for them).  PAGES: key =
  * blob id, len = blob bytes; the body is a cap_pages_head, then npages
  * (low64, high64) XXH3-128 page hashes, then npages bytes (1: the page's
  * bytes follow) padded to 8, then the bytes of those pages back to back.
@@ -250,10 +258,10 @@ typedef struct cap_thread {
 	uint64_t pages_file;
 	uint8_t *page_scratch;
 	size_t page_scratch_cap;
-	/* cap_fast_seal_deferred_coarse: the counter as last read, and how many
-	 * more records take it before it is read again */
-	uint64_t coarse_time;
-	uint32_t coarse_left;
+	/* cap_fast_seal_deferred_coarse: how many more records take the
+	 * previous record's time before one reads the counter (one that finds
+	 * 0 reads it) */
+	int32_t coarse_left;
 	/* shared: written by the producer twice a record, read by the writer
 	 * once a round */
 	_Alignas(CAP_LINE) _Atomic uint64_t inflight; /* 0 or a lower bound of the seq being taken */

@@ -555,7 +555,7 @@ static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 {
 	cap_entry *e;
 	while ((e = cap_wr_peek(x, t)) != NULL && e->kind != CAP_ENT_RECORD &&
-	       e->kind != CAP_ENT_DEFERRED) {
+	       e->kind != CAP_ENT_DEFERRED && e->kind != CAP_ENT_DEFERRED_BARE) {
 		if (e->kind == CAP_ENT_BLOB && !x->failed) {
 			errno = 0;
 			cap_wr_check(x, "blob", cap_wr_blob(x, e));
@@ -636,6 +636,14 @@ static uint64_t cap_wr_time(cap_wctx *x, cap_thread *t, uint64_t stamp)
 	return mono > x->start_mono_ns ? mono - x->start_mono_ns : 0;
 }
 
+/* The time of a record that has none of its own (CAP_ENT_DEFERRED_BARE):
+ * the thread's previous record's, which cap_wr_time would give it for any
+ * stamp not after that one's. */
+static uint64_t cap_wr_time_prev(const cap_wctx *x, const cap_thread *t)
+{
+	return t->last_mono > x->start_mono_ns ? t->last_mono - x->start_mono_ns : 0;
+}
+
 static void cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 {
 	sbt_record r;
@@ -653,16 +661,18 @@ static void cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 		atomic_store_explicit(&cap_g.win_api_seen, 1, memory_order_relaxed);
 	if (x->failed)
 		return;
-	if (e->key && !cap_wmap_get(&x->stacks, e->key, &sid))
+	/* a bare record has no time and no stack of its own (cap_internal.h) */
+	if (e->kind != CAP_ENT_DEFERRED_BARE && e->key && !cap_wmap_get(&x->stacks, e->key, &sid))
 		sid = 0;
 	r.type = e->type;
 	r.stack_id = sid;
 	r.seq = e->seq;
-	r.time_ns = cap_wr_time(x, t, e->time_ns);
+	r.time_ns = e->kind == CAP_ENT_DEFERRED_BARE ? cap_wr_time_prev(x, t)
+	                                             : cap_wr_time(x, t, e->time_ns);
 	r.thread = t->tid;
 	r.payload = (const uint8_t *)(e + 1);
 	r.payload_len = (size_t)e->len;
-	if (e->kind == CAP_ENT_DEFERRED) {
+	if (e->kind == CAP_ENT_DEFERRED || e->kind == CAP_ENT_DEFERRED_BARE) {
 		r.payload = cap_wr_encode(x, e, &r.payload_len);
 		if (!r.payload) {
 			cap_wr_fail(x, "record (out of memory encoding it)", SBT_ERR_NOMEM, ENOMEM);

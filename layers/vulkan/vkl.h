@@ -598,12 +598,12 @@ static inline __attribute__((always_inline)) void vkl_trim_fast_end(vkl_trim_tls
  * The record-first path of a flat vkCmd* where the run records without
  * tracking (the generated vkl_w_<name>_rec, vkl_proc.record_first): the
  * wrapper writes the call's arguments straight into the deferred record
- * (cap_fast_reserve_deferred: [u32 cmd][u32 ptr_off][struct][array], the
- * raw form vkl_flat_encode encodes on the writer thread, the same bytes
- * vkl_emit_flat copies), publishes it, and passes the call down as its
- * last act with the arguments read back from the record (the block stays
- * this thread's until it moves to the next one; the writer only reads
- * it), so nothing is kept across a call.  It is handed out only where
+ * (cap_fast_reserve_deferred_coarse: [u32 cmd][u32 ptr_off][struct]
+ * [array], the raw form vkl_flat_encode encodes on the writer thread, the
+ * same bytes vkl_emit_flat copies), publishes it, and passes the call down
+ * as its last act with the arguments read back from the record (the block
+ * stays this thread's until it moves to the next one; the writer only
+ * reads it), so nothing is kept across a call.  It is handed out only where
  * the layer is not disabled and vkl_trim_on() said 0, which it says for
  * the whole run (cap_tracking: the configuration's triggers and periodic
  * snapshots), so it asks neither.
@@ -616,9 +616,11 @@ static inline __attribute__((always_inline)) void vkl_trim_fast_end(vkl_trim_tls
  * so that they need not be kept while the rest is checked; then
  * vkl_rec_fast_array copies the array (array_len bytes), 0 when it is not
  * a size it takes, and vkl_rec_fast_ready finds the command buffer's
- * device at its home slot in the handle map (f->dev), 0 when it is not
- * there.  After a 0 the record is left unsealed (nothing is recorded) and
- * the wrapper takes its rest with the arguments read back from it.
+ * device (f->dev: this thread's last, or at its home slot in the handle
+ * map), 0 when it is not there; it is given the command buffer as the
+ * argument, whose register nothing has needed by then.  After a 0 the
+ * record is left unsealed (nothing is recorded) and the wrapper takes its
+ * rest with the arguments read back from it.
  * vkl_rec_fast_end: the record is complete (len bytes after the head).
  */
 typedef struct vkl_rec_fast {
@@ -647,10 +649,10 @@ vkl_rec_fast_begin(vkl_rec_fast *f, const vkl_rec_head *h, size_t args_len, int 
 	_Static_assert(VKL_REC_FAST_ARRAY_MAX < VKL_BLOB_THRESHOLD, "the path records no blob");
 	if (args_len > VKL_FLAT_ARGS_MAX) /* a constant */
 		return NULL;
-	raw = cap_fast_reserve_deferred_args(&f->t, &f->e, SBT_VK_CMD_TYPE(h->head[0]), 0,
-	                                     h->encode,
-	                                     VKL_FLAT_HEAD + args_len +
-	                                         (has_array ? VKL_REC_FAST_ARRAY_MAX : 0));
+	raw = cap_fast_reserve_deferred_coarse(&f->t, &f->e, SBT_VK_CMD_TYPE(h->head[0]), 0,
+	                                       h->encode,
+	                                       VKL_FLAT_HEAD + args_len +
+	                                           (has_array ? VKL_REC_FAST_ARRAY_MAX : 0));
 	if (__builtin_expect(!raw, 0))
 		return NULL;
 	memcpy(raw - sizeof(cap_deferred), h, sizeof(*h)); /* the encoder again, and the head */
@@ -671,37 +673,33 @@ vkl_rec_fast_array(const vkl_rec_fast *f, size_t args_len, const void *src, size
 		uint64_t a, b;
 	} q0, q1, q2, q3;
 	/* one compare for 1 to 64 bytes (an unsigned wrap puts 0 above them),
-	 * then halves: 1 to 16 (1 to 3 refused), 17 to 64 */
+	 * then 16 to 64 (two 16-byte moves, two more above 32), 8 to 15, 4 to 7
+	 * (1 to 3 refused) */
 	if (__builtin_expect(n - 1 > VKL_REC_FAST_ARRAY_MAX - 1, 0))
 		return n == 0;
-	if (n <= 16) {
-		if (__builtin_expect(n < VKL_REC_FAST_ARRAY_MIN, 0))
-			return 0;
-		if (n >= 8) {
-			memcpy(&w0, s, 8);
-			memcpy(&w1, s + n - 8, 8);
-			memcpy(e + off, &w0, 8);
-			memcpy(e + n + (off - 8), &w1, 8);
-		} else {
-			memcpy(&h0, s, 4);
-			memcpy(&h1, s + n - 4, 4);
-			memcpy(e + off, &h0, 4);
-			memcpy(e + n + (off - 4), &h1, 4);
-		}
-	} else if (n <= 32) {
+	if (n >= 16) {
 		memcpy(&q0, s, 16);
 		memcpy(&q1, s + n - 16, 16);
+		if (n > 32) {
+			memcpy(&q2, s + 16, 16);
+			memcpy(&q3, s + n - 32, 16);
+			memcpy(e + off + 16, &q2, 16);
+			memcpy(e + n + (off - 32), &q3, 16);
+		}
 		memcpy(e + off, &q0, 16);
 		memcpy(e + n + (off - 16), &q1, 16);
+	} else if (n >= 8) {
+		memcpy(&w0, s, 8);
+		memcpy(&w1, s + n - 8, 8);
+		memcpy(e + off, &w0, 8);
+		memcpy(e + n + (off - 8), &w1, 8);
+	} else if (__builtin_expect(n >= VKL_REC_FAST_ARRAY_MIN, 1)) {
+		memcpy(&h0, s, 4);
+		memcpy(&h1, s + n - 4, 4);
+		memcpy(e + off, &h0, 4);
+		memcpy(e + n + (off - 4), &h1, 4);
 	} else {
-		memcpy(&q0, s, 16);
-		memcpy(&q1, s + 16, 16);
-		memcpy(&q2, s + n - 32, 16);
-		memcpy(&q3, s + n - 16, 16);
-		memcpy(e + off, &q0, 16);
-		memcpy(e + off + 16, &q1, 16);
-		memcpy(e + n + (off - 32), &q2, 16);
-		memcpy(e + n + (off - 16), &q3, 16);
+		return 0;
 	}
 	return 1;
 }

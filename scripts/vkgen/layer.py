@@ -380,8 +380,10 @@ def record_first(n, c, flat):
              % (st, st, 0 if arr is None else 1))
     L.append("	if (vkl_r) {")
     L += ["		vkl_r->%s = %s;" % (p.name, p.name) for p in c.params]
+    # the command buffer from its argument register, which nothing has
+    # needed yet (read back from the record, it costs a load)
     if arr is None:
-        L.append("		if (vkl_rec_fast_ready(&vkl_f, vkl_r->%s)) {" % first)
+        L.append("		if (vkl_rec_fast_ready(&vkl_f, %s)) {" % first)
         size = "sizeof(%s)" % st
     else:
         nm = arr.m.name
@@ -389,7 +391,7 @@ def record_first(n, c, flat):
         count = re.sub(r"\bs->", "vkl_r->", arr.count)
         L.append("		size_t vkl_n = vkl_r->%s ? (size_t)(%s) * %s : 0;" % (nm, count, elem))
         L.append("		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->%s, vkl_n) &&" % nm)
-        L.append("		    vkl_rec_fast_ready(&vkl_f, vkl_r->%s)) {" % first)
+        L.append("		    vkl_rec_fast_ready(&vkl_f, %s)) {" % first)
         size = "sizeof(%s) + vkl_n" % st
     L.append("			vkl_rec_fast_end(&vkl_f, %s);" % size)
     L.append("			vkl_f.dev->table.%s(%s);" % (table_member(n), back))

@@ -1382,7 +1382,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline_rec(VkCommandBuffer co
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->pipelineBindPoint = pipelineBindPoint;
 		vkl_r->pipeline = pipeline;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdBindPipeline));
 			vkl_f.dev->table.CmdBindPipeline(vkl_r->commandBuffer, vkl_r->pipelineBindPoint, vkl_r->pipeline);
 			return;
@@ -1446,7 +1446,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport_rec(VkCommandBuffer com
 		vkl_r->pViewports = pViewports;
 		size_t vkl_n = vkl_r->pViewports ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewports) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pViewports, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewport) + vkl_n);
 			vkl_f.dev->table.CmdSetViewport(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewports);
 			return;
@@ -1513,7 +1513,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor_rec(VkCommandBuffer comm
 		vkl_r->pScissors = pScissors;
 		size_t vkl_n = vkl_r->pScissors ? (size_t)((uint64_t)vkl_r->scissorCount) * sizeof(*vkl_r->pScissors) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pScissors, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetScissor) + vkl_n);
 			vkl_f.dev->table.CmdSetScissor(vkl_r->commandBuffer, vkl_r->firstScissor, vkl_r->scissorCount, vkl_r->pScissors);
 			return;
@@ -1574,7 +1574,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth_rec(VkCommandBuffer co
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->lineWidth = lineWidth;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetLineWidth));
 			vkl_f.dev->table.CmdSetLineWidth(vkl_r->commandBuffer, vkl_r->lineWidth);
 			return;
@@ -1635,7 +1635,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias_rec(VkCommandBuffer co
 		vkl_r->depthBiasConstantFactor = depthBiasConstantFactor;
 		vkl_r->depthBiasClamp = depthBiasClamp;
 		vkl_r->depthBiasSlopeFactor = depthBiasSlopeFactor;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthBias));
 			vkl_f.dev->table.CmdSetDepthBias(vkl_r->commandBuffer, vkl_r->depthBiasConstantFactor, vkl_r->depthBiasClamp, vkl_r->depthBiasSlopeFactor);
 			return;
@@ -1696,7 +1696,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants_rec(VkCommandBuff
 		vkl_r->blendConstants = blendConstants;
 		size_t vkl_n = vkl_r->blendConstants ? (size_t)((uint64_t)(4)) * sizeof(*vkl_r->blendConstants) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->blendConstants, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetBlendConstants) + vkl_n);
 			vkl_f.dev->table.CmdSetBlendConstants(vkl_r->commandBuffer, vkl_r->blendConstants);
 			return;
@@ -1757,7 +1757,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds_rec(VkCommandBuffer 
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->minDepthBounds = minDepthBounds;
 		vkl_r->maxDepthBounds = maxDepthBounds;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthBounds));
 			vkl_f.dev->table.CmdSetDepthBounds(vkl_r->commandBuffer, vkl_r->minDepthBounds, vkl_r->maxDepthBounds);
 			return;
@@ -1817,7 +1817,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask_rec(VkCommand
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->faceMask = faceMask;
 		vkl_r->compareMask = compareMask;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetStencilCompareMask));
 			vkl_f.dev->table.CmdSetStencilCompareMask(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->compareMask);
 			return;
@@ -1877,7 +1877,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask_rec(VkCommandBu
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->faceMask = faceMask;
 		vkl_r->writeMask = writeMask;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetStencilWriteMask));
 			vkl_f.dev->table.CmdSetStencilWriteMask(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->writeMask);
 			return;
@@ -1937,7 +1937,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference_rec(VkCommandBu
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->faceMask = faceMask;
 		vkl_r->reference = reference;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetStencilReference));
 			vkl_f.dev->table.CmdSetStencilReference(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->reference);
 			return;
@@ -2051,7 +2051,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw_rec(VkCommandBuffer commandBuf
 		vkl_r->instanceCount = instanceCount;
 		vkl_r->firstVertex = firstVertex;
 		vkl_r->firstInstance = firstInstance;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDraw));
 			vkl_f.dev->table.CmdDraw(vkl_r->commandBuffer, vkl_r->vertexCount, vkl_r->instanceCount, vkl_r->firstVertex, vkl_r->firstInstance);
 			return;
@@ -2119,7 +2119,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed_rec(VkCommandBuffer com
 		vkl_r->firstIndex = firstIndex;
 		vkl_r->vertexOffset = vertexOffset;
 		vkl_r->firstInstance = firstInstance;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDrawIndexed));
 			vkl_f.dev->table.CmdDrawIndexed(vkl_r->commandBuffer, vkl_r->indexCount, vkl_r->instanceCount, vkl_r->firstIndex, vkl_r->vertexOffset, vkl_r->firstInstance);
 			return;
@@ -2190,7 +2190,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT_rec(VkCommandBuffer co
 		vkl_r->stride = stride;
 		size_t vkl_n = vkl_r->pVertexInfo ? (size_t)((uint64_t)vkl_r->drawCount) * sizeof(*vkl_r->pVertexInfo) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pVertexInfo, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDrawMultiEXT) + vkl_n);
 			vkl_f.dev->table.CmdDrawMultiEXT(vkl_r->commandBuffer, vkl_r->drawCount, vkl_r->pVertexInfo, vkl_r->instanceCount, vkl_r->firstInstance, vkl_r->stride);
 			return;
@@ -2306,7 +2306,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch_rec(VkCommandBuffer comman
 		vkl_r->groupCountX = groupCountX;
 		vkl_r->groupCountY = groupCountY;
 		vkl_r->groupCountZ = groupCountZ;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDispatch));
 			vkl_f.dev->table.CmdDispatch(vkl_r->commandBuffer, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ);
 			return;
@@ -2377,7 +2377,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI_rec(VkCommandB
 	sbt_vk_args_vkCmdSubpassShadingHUAWEI *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI));
 			vkl_f.dev->table.CmdSubpassShadingHUAWEI(vkl_r->commandBuffer);
 			return;
@@ -2437,7 +2437,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI_rec(VkCommandBuff
 		vkl_r->groupCountX = groupCountX;
 		vkl_r->groupCountY = groupCountY;
 		vkl_r->groupCountZ = groupCountZ;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI));
 			vkl_f.dev->table.CmdDrawClusterHUAWEI(vkl_r->commandBuffer, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ);
 			return;
@@ -2601,7 +2601,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV_rec(VkCommandB
 		vkl_r->copyBufferAddress = copyBufferAddress;
 		vkl_r->copyCount = copyCount;
 		vkl_r->stride = stride;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV));
 			vkl_f.dev->table.CmdCopyMemoryIndirectNV(vkl_r->commandBuffer, vkl_r->copyBufferAddress, vkl_r->copyCount, vkl_r->stride);
 			return;
@@ -2779,7 +2779,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent_rec(VkCommandBuffer comman
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->event = event;
 		vkl_r->stageMask = stageMask;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetEvent));
 			vkl_f.dev->table.CmdSetEvent(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask);
 			return;
@@ -2839,7 +2839,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent_rec(VkCommandBuffer comm
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->event = event;
 		vkl_r->stageMask = stageMask;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdResetEvent));
 			vkl_f.dev->table.CmdResetEvent(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask);
 			return;
@@ -2944,7 +2944,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery_rec(VkCommandBuffer comm
 		vkl_r->queryPool = queryPool;
 		vkl_r->query = query;
 		vkl_r->flags = flags;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdBeginQuery));
 			vkl_f.dev->table.CmdBeginQuery(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query, vkl_r->flags);
 			return;
@@ -3005,7 +3005,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery_rec(VkCommandBuffer comman
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->queryPool = queryPool;
 		vkl_r->query = query;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdEndQuery));
 			vkl_f.dev->table.CmdEndQuery(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query);
 			return;
@@ -3074,7 +3074,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT_rec(VkCo
 	sbt_vk_args_vkCmdEndConditionalRenderingEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT));
 			vkl_f.dev->table.CmdEndConditionalRenderingEXT(vkl_r->commandBuffer);
 			return;
@@ -3134,7 +3134,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool_rec(VkCommandBuffer 
 		vkl_r->queryPool = queryPool;
 		vkl_r->firstQuery = firstQuery;
 		vkl_r->queryCount = queryCount;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdResetQueryPool));
 			vkl_f.dev->table.CmdResetQueryPool(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->firstQuery, vkl_r->queryCount);
 			return;
@@ -3197,7 +3197,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp_rec(VkCommandBuffer 
 		vkl_r->pipelineStage = pipelineStage;
 		vkl_r->queryPool = queryPool;
 		vkl_r->query = query;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdWriteTimestamp));
 			vkl_f.dev->table.CmdWriteTimestamp(vkl_r->commandBuffer, vkl_r->pipelineStage, vkl_r->queryPool, vkl_r->query);
 			return;
@@ -3285,7 +3285,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants_rec(VkCommandBuffer c
 		vkl_r->pValues = pValues;
 		size_t vkl_n = vkl_r->pValues ? (size_t)((uint64_t)vkl_r->size) * 1 : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pValues, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdPushConstants) + vkl_n);
 			vkl_f.dev->table.CmdPushConstants(vkl_r->commandBuffer, vkl_r->layout, vkl_r->stageFlags, vkl_r->offset, vkl_r->size, vkl_r->pValues);
 			return;
@@ -3362,7 +3362,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass_rec(VkCommandBuffer com
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->contents = contents;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdNextSubpass));
 			vkl_f.dev->table.CmdNextSubpass(vkl_r->commandBuffer, vkl_r->contents);
 			return;
@@ -3417,7 +3417,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass_rec(VkCommandBuffer c
 	sbt_vk_args_vkCmdEndRenderPass *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndRenderPass), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdEndRenderPass));
 			vkl_f.dev->table.CmdEndRenderPass(vkl_r->commandBuffer);
 			return;
@@ -4044,7 +4044,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT_rec(VkCommandBuff
 	sbt_vk_args_vkCmdDebugMarkerEndEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT));
 			vkl_f.dev->table.CmdDebugMarkerEndEXT(vkl_r->commandBuffer);
 			return;
@@ -4164,7 +4164,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV_rec(VkCom
 		vkl_r->pipelineBindPoint = pipelineBindPoint;
 		vkl_r->pipeline = pipeline;
 		vkl_r->groupIndex = groupIndex;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV));
 			vkl_f.dev->table.CmdBindPipelineShaderGroupNV(vkl_r->commandBuffer, vkl_r->pipelineBindPoint, vkl_r->pipeline, vkl_r->groupIndex);
 			return;
@@ -4923,7 +4923,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask_rec(VkCommandBuffer c
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->deviceMask = deviceMask;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDeviceMask));
 			vkl_f.dev->table.CmdSetDeviceMask(vkl_r->commandBuffer, vkl_r->deviceMask);
 			return;
@@ -4980,7 +4980,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR_rec(VkCommandBuffe
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->deviceMask = deviceMask;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR));
 			vkl_f.dev->table.CmdSetDeviceMaskKHR(vkl_r->commandBuffer, vkl_r->deviceMask);
 			return;
@@ -5094,7 +5094,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase_rec(VkCommandBuffer co
 		vkl_r->groupCountX = groupCountX;
 		vkl_r->groupCountY = groupCountY;
 		vkl_r->groupCountZ = groupCountZ;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDispatchBase));
 			vkl_f.dev->table.CmdDispatchBase(vkl_r->commandBuffer, vkl_r->baseGroupX, vkl_r->baseGroupY, vkl_r->baseGroupZ, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ);
 			return;
@@ -5166,7 +5166,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR_rec(VkCommandBuffer
 		vkl_r->groupCountX = groupCountX;
 		vkl_r->groupCountY = groupCountY;
 		vkl_r->groupCountZ = groupCountZ;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR));
 			vkl_f.dev->table.CmdDispatchBaseKHR(vkl_r->commandBuffer, vkl_r->baseGroupX, vkl_r->baseGroupY, vkl_r->baseGroupZ, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ);
 			return;
@@ -5437,7 +5437,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV_rec(VkCommand
 		vkl_r->pViewportWScalings = pViewportWScalings;
 		size_t vkl_n = vkl_r->pViewportWScalings ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewportWScalings) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pViewportWScalings, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV) + vkl_n);
 			vkl_f.dev->table.CmdSetViewportWScalingNV(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewportWScalings);
 			return;
@@ -5504,7 +5504,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT_rec(VkComman
 		vkl_r->pDiscardRectangles = pDiscardRectangles;
 		size_t vkl_n = vkl_r->pDiscardRectangles ? (size_t)((uint64_t)vkl_r->discardRectangleCount) * sizeof(*vkl_r->pDiscardRectangles) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pDiscardRectangles, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetDiscardRectangleEXT(vkl_r->commandBuffer, vkl_r->firstDiscardRectangle, vkl_r->discardRectangleCount, vkl_r->pDiscardRectangles);
 			return;
@@ -6169,7 +6169,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT_rec(VkCommand
 	sbt_vk_args_vkCmdEndDebugUtilsLabelEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT));
 			vkl_f.dev->table.CmdEndDebugUtilsLabelEXT(vkl_r->commandBuffer);
 			return;
@@ -6700,7 +6700,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT_rec(VkCommandB
 		vkl_r->query = query;
 		vkl_r->flags = flags;
 		vkl_r->index = index;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdBeginQueryIndexedEXT));
 			vkl_f.dev->table.CmdBeginQueryIndexedEXT(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query, vkl_r->flags, vkl_r->index);
 			return;
@@ -6764,7 +6764,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT_rec(VkCommandBuf
 		vkl_r->queryPool = queryPool;
 		vkl_r->query = query;
 		vkl_r->index = index;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT));
 			vkl_f.dev->table.CmdEndQueryIndexedEXT(vkl_r->commandBuffer, vkl_r->queryPool, vkl_r->query, vkl_r->index);
 			return;
@@ -6847,7 +6847,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV_rec(VkCommand
 		vkl_r->pExclusiveScissors = pExclusiveScissors;
 		size_t vkl_n = vkl_r->pExclusiveScissors ? (size_t)((uint64_t)vkl_r->exclusiveScissorCount) * sizeof(*vkl_r->pExclusiveScissors) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pExclusiveScissors, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV) + vkl_n);
 			vkl_f.dev->table.CmdSetExclusiveScissorNV(vkl_r->commandBuffer, vkl_r->firstExclusiveScissor, vkl_r->exclusiveScissorCount, vkl_r->pExclusiveScissors);
 			return;
@@ -6952,7 +6952,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV_rec(VkCommandBuffer
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->taskCount = taskCount;
 		vkl_r->firstTask = firstTask;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV));
 			vkl_f.dev->table.CmdDrawMeshTasksNV(vkl_r->commandBuffer, vkl_r->taskCount, vkl_r->firstTask);
 			return;
@@ -7048,7 +7048,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT_rec(VkCommandBuffe
 		vkl_r->groupCountX = groupCountX;
 		vkl_r->groupCountY = groupCountY;
 		vkl_r->groupCountZ = groupCountZ;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT));
 			vkl_f.dev->table.CmdDrawMeshTasksEXT(vkl_r->commandBuffer, vkl_r->groupCountX, vkl_r->groupCountY, vkl_r->groupCountZ);
 			return;
@@ -7539,7 +7539,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR_rec(VkCommand
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->indirectDeviceAddress = indirectDeviceAddress;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR));
 			vkl_f.dev->table.CmdTraceRaysIndirect2KHR(vkl_r->commandBuffer, vkl_r->indirectDeviceAddress);
 			return;
@@ -7626,7 +7626,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_r
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->pipelineStackSize = pipelineStackSize;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR));
 			vkl_f.dev->table.CmdSetRayTracingPipelineStackSizeKHR(vkl_r->commandBuffer, vkl_r->pipelineStackSize);
 			return;
@@ -8121,7 +8121,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT_rec(VkCommandBuff
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->lineStippleFactor = lineStippleFactor;
 		vkl_r->lineStipplePattern = lineStipplePattern;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT));
 			vkl_f.dev->table.CmdSetLineStippleEXT(vkl_r->commandBuffer, vkl_r->lineStippleFactor, vkl_r->lineStipplePattern);
 			return;
@@ -8298,7 +8298,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode_rec(VkCommandBuffer com
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->cullMode = cullMode;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCullMode));
 			vkl_f.dev->table.CmdSetCullMode(vkl_r->commandBuffer, vkl_r->cullMode);
 			return;
@@ -8355,7 +8355,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT_rec(VkCommandBuffer 
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->cullMode = cullMode;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCullModeEXT));
 			vkl_f.dev->table.CmdSetCullModeEXT(vkl_r->commandBuffer, vkl_r->cullMode);
 			return;
@@ -8412,7 +8412,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace_rec(VkCommandBuffer co
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->frontFace = frontFace;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetFrontFace));
 			vkl_f.dev->table.CmdSetFrontFace(vkl_r->commandBuffer, vkl_r->frontFace);
 			return;
@@ -8469,7 +8469,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT_rec(VkCommandBuffer
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->frontFace = frontFace;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetFrontFaceEXT));
 			vkl_f.dev->table.CmdSetFrontFaceEXT(vkl_r->commandBuffer, vkl_r->frontFace);
 			return;
@@ -8526,7 +8526,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology_rec(VkCommandB
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->primitiveTopology = primitiveTopology;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopology));
 			vkl_f.dev->table.CmdSetPrimitiveTopology(vkl_r->commandBuffer, vkl_r->primitiveTopology);
 			return;
@@ -8583,7 +8583,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT_rec(VkComma
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->primitiveTopology = primitiveTopology;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT));
 			vkl_f.dev->table.CmdSetPrimitiveTopologyEXT(vkl_r->commandBuffer, vkl_r->primitiveTopology);
 			return;
@@ -8644,7 +8644,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount_rec(VkCommandB
 		vkl_r->pViewports = pViewports;
 		size_t vkl_n = vkl_r->pViewports ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewports) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pViewports, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportWithCount) + vkl_n);
 			vkl_f.dev->table.CmdSetViewportWithCount(vkl_r->commandBuffer, vkl_r->viewportCount, vkl_r->pViewports);
 			return;
@@ -8708,7 +8708,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT_rec(VkComma
 		vkl_r->pViewports = pViewports;
 		size_t vkl_n = vkl_r->pViewports ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewports) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pViewports, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetViewportWithCountEXT(vkl_r->commandBuffer, vkl_r->viewportCount, vkl_r->pViewports);
 			return;
@@ -8772,7 +8772,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount_rec(VkCommandBu
 		vkl_r->pScissors = pScissors;
 		size_t vkl_n = vkl_r->pScissors ? (size_t)((uint64_t)vkl_r->scissorCount) * sizeof(*vkl_r->pScissors) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pScissors, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetScissorWithCount) + vkl_n);
 			vkl_f.dev->table.CmdSetScissorWithCount(vkl_r->commandBuffer, vkl_r->scissorCount, vkl_r->pScissors);
 			return;
@@ -8836,7 +8836,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT_rec(VkComman
 		vkl_r->pScissors = pScissors;
 		size_t vkl_n = vkl_r->pScissors ? (size_t)((uint64_t)vkl_r->scissorCount) * sizeof(*vkl_r->pScissors) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pScissors, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetScissorWithCountEXT(vkl_r->commandBuffer, vkl_r->scissorCount, vkl_r->pScissors);
 			return;
@@ -8932,7 +8932,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable_rec(VkCommandBuf
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthTestEnable = depthTestEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthTestEnable));
 			vkl_f.dev->table.CmdSetDepthTestEnable(vkl_r->commandBuffer, vkl_r->depthTestEnable);
 			return;
@@ -8989,7 +8989,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT_rec(VkCommand
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthTestEnable = depthTestEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthTestEnableEXT));
 			vkl_f.dev->table.CmdSetDepthTestEnableEXT(vkl_r->commandBuffer, vkl_r->depthTestEnable);
 			return;
@@ -9046,7 +9046,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable_rec(VkCommandBu
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthWriteEnable = depthWriteEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnable));
 			vkl_f.dev->table.CmdSetDepthWriteEnable(vkl_r->commandBuffer, vkl_r->depthWriteEnable);
 			return;
@@ -9103,7 +9103,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT_rec(VkComman
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthWriteEnable = depthWriteEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT));
 			vkl_f.dev->table.CmdSetDepthWriteEnableEXT(vkl_r->commandBuffer, vkl_r->depthWriteEnable);
 			return;
@@ -9160,7 +9160,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp_rec(VkCommandBuff
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthCompareOp = depthCompareOp;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthCompareOp));
 			vkl_f.dev->table.CmdSetDepthCompareOp(vkl_r->commandBuffer, vkl_r->depthCompareOp);
 			return;
@@ -9217,7 +9217,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT_rec(VkCommandB
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthCompareOp = depthCompareOp;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthCompareOpEXT));
 			vkl_f.dev->table.CmdSetDepthCompareOpEXT(vkl_r->commandBuffer, vkl_r->depthCompareOp);
 			return;
@@ -9274,7 +9274,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable_rec(VkComm
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthBoundsTestEnable = depthBoundsTestEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable));
 			vkl_f.dev->table.CmdSetDepthBoundsTestEnable(vkl_r->commandBuffer, vkl_r->depthBoundsTestEnable);
 			return;
@@ -9331,7 +9331,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rec(VkC
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthBoundsTestEnable = depthBoundsTestEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT));
 			vkl_f.dev->table.CmdSetDepthBoundsTestEnableEXT(vkl_r->commandBuffer, vkl_r->depthBoundsTestEnable);
 			return;
@@ -9388,7 +9388,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable_rec(VkCommandB
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->stencilTestEnable = stencilTestEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetStencilTestEnable));
 			vkl_f.dev->table.CmdSetStencilTestEnable(vkl_r->commandBuffer, vkl_r->stencilTestEnable);
 			return;
@@ -9445,7 +9445,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT_rec(VkComma
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->stencilTestEnable = stencilTestEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetStencilTestEnableEXT));
 			vkl_f.dev->table.CmdSetStencilTestEnableEXT(vkl_r->commandBuffer, vkl_r->stencilTestEnable);
 			return;
@@ -9510,7 +9510,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp_rec(VkCommandBuffer co
 		vkl_r->passOp = passOp;
 		vkl_r->depthFailOp = depthFailOp;
 		vkl_r->compareOp = compareOp;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetStencilOp));
 			vkl_f.dev->table.CmdSetStencilOp(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->failOp, vkl_r->passOp, vkl_r->depthFailOp, vkl_r->compareOp);
 			return;
@@ -9579,7 +9579,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT_rec(VkCommandBuffer
 		vkl_r->passOp = passOp;
 		vkl_r->depthFailOp = depthFailOp;
 		vkl_r->compareOp = compareOp;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetStencilOpEXT));
 			vkl_f.dev->table.CmdSetStencilOpEXT(vkl_r->commandBuffer, vkl_r->faceMask, vkl_r->failOp, vkl_r->passOp, vkl_r->depthFailOp, vkl_r->compareOp);
 			return;
@@ -9640,7 +9640,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT_rec(VkComm
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->patchControlPoints = patchControlPoints;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetPatchControlPointsEXT));
 			vkl_f.dev->table.CmdSetPatchControlPointsEXT(vkl_r->commandBuffer, vkl_r->patchControlPoints);
 			return;
@@ -9697,7 +9697,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable_rec(VkCo
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->rasterizerDiscardEnable = rasterizerDiscardEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable));
 			vkl_f.dev->table.CmdSetRasterizerDiscardEnable(vkl_r->commandBuffer, vkl_r->rasterizerDiscardEnable);
 			return;
@@ -9754,7 +9754,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rec(V
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->rasterizerDiscardEnable = rasterizerDiscardEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT));
 			vkl_f.dev->table.CmdSetRasterizerDiscardEnableEXT(vkl_r->commandBuffer, vkl_r->rasterizerDiscardEnable);
 			return;
@@ -9811,7 +9811,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable_rec(VkCommandBuf
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthBiasEnable = depthBiasEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnable));
 			vkl_f.dev->table.CmdSetDepthBiasEnable(vkl_r->commandBuffer, vkl_r->depthBiasEnable);
 			return;
@@ -9868,7 +9868,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT_rec(VkCommand
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthBiasEnable = depthBiasEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT));
 			vkl_f.dev->table.CmdSetDepthBiasEnableEXT(vkl_r->commandBuffer, vkl_r->depthBiasEnable);
 			return;
@@ -9925,7 +9925,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT_rec(VkCommandBuffer c
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->logicOp = logicOp;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetLogicOpEXT));
 			vkl_f.dev->table.CmdSetLogicOpEXT(vkl_r->commandBuffer, vkl_r->logicOp);
 			return;
@@ -9982,7 +9982,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable_rec(VkCom
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->primitiveRestartEnable = primitiveRestartEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable));
 			vkl_f.dev->table.CmdSetPrimitiveRestartEnable(vkl_r->commandBuffer, vkl_r->primitiveRestartEnable);
 			return;
@@ -10039,7 +10039,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rec(Vk
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->primitiveRestartEnable = primitiveRestartEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT));
 			vkl_f.dev->table.CmdSetPrimitiveRestartEnableEXT(vkl_r->commandBuffer, vkl_r->primitiveRestartEnable);
 			return;
@@ -10096,7 +10096,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT_rec(
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->domainOrigin = domainOrigin;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT));
 			vkl_f.dev->table.CmdSetTessellationDomainOriginEXT(vkl_r->commandBuffer, vkl_r->domainOrigin);
 			return;
@@ -10153,7 +10153,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT_rec(VkComman
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthClampEnable = depthClampEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthClampEnableEXT));
 			vkl_f.dev->table.CmdSetDepthClampEnableEXT(vkl_r->commandBuffer, vkl_r->depthClampEnable);
 			return;
@@ -10210,7 +10210,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT_rec(VkCommandBuff
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->polygonMode = polygonMode;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetPolygonModeEXT));
 			vkl_f.dev->table.CmdSetPolygonModeEXT(vkl_r->commandBuffer, vkl_r->polygonMode);
 			return;
@@ -10267,7 +10267,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT_rec(VkCo
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->rasterizationSamples = rasterizationSamples;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT));
 			vkl_f.dev->table.CmdSetRasterizationSamplesEXT(vkl_r->commandBuffer, vkl_r->rasterizationSamples);
 			return;
@@ -10328,7 +10328,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT_rec(VkCommandBuffe
 		vkl_r->pSampleMask = pSampleMask;
 		size_t vkl_n = vkl_r->pSampleMask ? (size_t)((uint64_t)((vkl_r->samples + 31) / 32)) * sizeof(*vkl_r->pSampleMask) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pSampleMask, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetSampleMaskEXT(vkl_r->commandBuffer, vkl_r->samples, vkl_r->pSampleMask);
 			return;
@@ -10388,7 +10388,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rec(VkC
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->alphaToCoverageEnable = alphaToCoverageEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT));
 			vkl_f.dev->table.CmdSetAlphaToCoverageEnableEXT(vkl_r->commandBuffer, vkl_r->alphaToCoverageEnable);
 			return;
@@ -10445,7 +10445,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT_rec(VkComman
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->alphaToOneEnable = alphaToOneEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT));
 			vkl_f.dev->table.CmdSetAlphaToOneEnableEXT(vkl_r->commandBuffer, vkl_r->alphaToOneEnable);
 			return;
@@ -10502,7 +10502,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT_rec(VkCommandBu
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->logicOpEnable = logicOpEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetLogicOpEnableEXT));
 			vkl_f.dev->table.CmdSetLogicOpEnableEXT(vkl_r->commandBuffer, vkl_r->logicOpEnable);
 			return;
@@ -10565,7 +10565,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT_rec(VkComman
 		vkl_r->pColorBlendEnables = pColorBlendEnables;
 		size_t vkl_n = vkl_r->pColorBlendEnables ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorBlendEnables) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pColorBlendEnables, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetColorBlendEnableEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendEnables);
 			return;
@@ -10632,7 +10632,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT_rec(VkComm
 		vkl_r->pColorBlendEquations = pColorBlendEquations;
 		size_t vkl_n = vkl_r->pColorBlendEquations ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorBlendEquations) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pColorBlendEquations, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetColorBlendEquationEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendEquations);
 			return;
@@ -10699,7 +10699,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT_rec(VkCommandB
 		vkl_r->pColorWriteMasks = pColorWriteMasks;
 		size_t vkl_n = vkl_r->pColorWriteMasks ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorWriteMasks) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pColorWriteMasks, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetColorWriteMaskEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorWriteMasks);
 			return;
@@ -10760,7 +10760,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT_rec(VkCom
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->rasterizationStream = rasterizationStream;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetRasterizationStreamEXT));
 			vkl_f.dev->table.CmdSetRasterizationStreamEXT(vkl_r->commandBuffer, vkl_r->rasterizationStream);
 			return;
@@ -10817,7 +10817,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->conservativeRasterizationMode = conservativeRasterizationMode;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT));
 			vkl_f.dev->table.CmdSetConservativeRasterizationModeEXT(vkl_r->commandBuffer, vkl_r->conservativeRasterizationMode);
 			return;
@@ -10874,7 +10874,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSize
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->extraPrimitiveOverestimationSize = extraPrimitiveOverestimationSize;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT));
 			vkl_f.dev->table.CmdSetExtraPrimitiveOverestimationSizeEXT(vkl_r->commandBuffer, vkl_r->extraPrimitiveOverestimationSize);
 			return;
@@ -10931,7 +10931,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT_rec(VkCommand
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthClipEnable = depthClipEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthClipEnableEXT));
 			vkl_f.dev->table.CmdSetDepthClipEnableEXT(vkl_r->commandBuffer, vkl_r->depthClipEnable);
 			return;
@@ -10988,7 +10988,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT_rec(VkC
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->sampleLocationsEnable = sampleLocationsEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT));
 			vkl_f.dev->table.CmdSetSampleLocationsEnableEXT(vkl_r->commandBuffer, vkl_r->sampleLocationsEnable);
 			return;
@@ -11051,7 +11051,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT_rec(VkComm
 		vkl_r->pColorBlendAdvanced = pColorBlendAdvanced;
 		size_t vkl_n = vkl_r->pColorBlendAdvanced ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorBlendAdvanced) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pColorBlendAdvanced, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetColorBlendAdvancedEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendAdvanced);
 			return;
@@ -11112,7 +11112,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT_rec(VkCom
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->provokingVertexMode = provokingVertexMode;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT));
 			vkl_f.dev->table.CmdSetProvokingVertexModeEXT(vkl_r->commandBuffer, vkl_r->provokingVertexMode);
 			return;
@@ -11169,7 +11169,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT_rec(VkC
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->lineRasterizationMode = lineRasterizationMode;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT));
 			vkl_f.dev->table.CmdSetLineRasterizationModeEXT(vkl_r->commandBuffer, vkl_r->lineRasterizationMode);
 			return;
@@ -11226,7 +11226,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT_rec(VkComma
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->stippledLineEnable = stippledLineEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetLineStippleEnableEXT));
 			vkl_f.dev->table.CmdSetLineStippleEnableEXT(vkl_r->commandBuffer, vkl_r->stippledLineEnable);
 			return;
@@ -11283,7 +11283,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rec
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->negativeOneToOne = negativeOneToOne;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT));
 			vkl_f.dev->table.CmdSetDepthClipNegativeOneToOneEXT(vkl_r->commandBuffer, vkl_r->negativeOneToOne);
 			return;
@@ -11340,7 +11340,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV_rec(VkC
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->viewportWScalingEnable = viewportWScalingEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV));
 			vkl_f.dev->table.CmdSetViewportWScalingEnableNV(vkl_r->commandBuffer, vkl_r->viewportWScalingEnable);
 			return;
@@ -11403,7 +11403,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV_rec(VkCommandB
 		vkl_r->pViewportSwizzles = pViewportSwizzles;
 		size_t vkl_n = vkl_r->pViewportSwizzles ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewportSwizzles) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pViewportSwizzles, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV) + vkl_n);
 			vkl_f.dev->table.CmdSetViewportSwizzleNV(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewportSwizzles);
 			return;
@@ -11464,7 +11464,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV_rec(VkCo
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageToColorEnable = coverageToColorEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV));
 			vkl_f.dev->table.CmdSetCoverageToColorEnableNV(vkl_r->commandBuffer, vkl_r->coverageToColorEnable);
 			return;
@@ -11521,7 +11521,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV_rec(Vk
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageToColorLocation = coverageToColorLocation;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV));
 			vkl_f.dev->table.CmdSetCoverageToColorLocationNV(vkl_r->commandBuffer, vkl_r->coverageToColorLocation);
 			return;
@@ -11578,7 +11578,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV_rec(VkC
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageModulationMode = coverageModulationMode;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCoverageModulationModeNV));
 			vkl_f.dev->table.CmdSetCoverageModulationModeNV(vkl_r->commandBuffer, vkl_r->coverageModulationMode);
 			return;
@@ -11635,7 +11635,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV_
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageModulationTableEnable = coverageModulationTableEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV));
 			vkl_f.dev->table.CmdSetCoverageModulationTableEnableNV(vkl_r->commandBuffer, vkl_r->coverageModulationTableEnable);
 			return;
@@ -11696,7 +11696,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV_rec(Vk
 		vkl_r->pCoverageModulationTable = pCoverageModulationTable;
 		size_t vkl_n = vkl_r->pCoverageModulationTable ? (size_t)((uint64_t)vkl_r->coverageModulationTableCount) * sizeof(*vkl_r->pCoverageModulationTable) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pCoverageModulationTable, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV) + vkl_n);
 			vkl_f.dev->table.CmdSetCoverageModulationTableNV(vkl_r->commandBuffer, vkl_r->coverageModulationTableCount, vkl_r->pCoverageModulationTable);
 			return;
@@ -11756,7 +11756,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV_rec(VkC
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->shadingRateImageEnable = shadingRateImageEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV));
 			vkl_f.dev->table.CmdSetShadingRateImageEnableNV(vkl_r->commandBuffer, vkl_r->shadingRateImageEnable);
 			return;
@@ -11813,7 +11813,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV_rec(VkCo
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageReductionMode = coverageReductionMode;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCoverageReductionModeNV));
 			vkl_f.dev->table.CmdSetCoverageReductionModeNV(vkl_r->commandBuffer, vkl_r->coverageReductionMode);
 			return;
@@ -11870,7 +11870,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnable
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->representativeFragmentTestEnable = representativeFragmentTestEnable;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV));
 			vkl_f.dev->table.CmdSetRepresentativeFragmentTestEnableNV(vkl_r->commandBuffer, vkl_r->representativeFragmentTestEnable);
 			return;
@@ -12258,7 +12258,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV_rec(Vk
 		vkl_r->combinerOps = combinerOps;
 		size_t vkl_n = vkl_r->combinerOps ? (size_t)((uint64_t)(2)) * sizeof(*vkl_r->combinerOps) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->combinerOps, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV) + vkl_n);
 			vkl_f.dev->table.CmdSetFragmentShadingRateEnumNV(vkl_r->commandBuffer, vkl_r->shadingRate, vkl_r->combinerOps);
 			return;
@@ -12352,7 +12352,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT_rec(VkComman
 		vkl_r->pColorWriteEnables = pColorWriteEnables;
 		size_t vkl_n = vkl_r->pColorWriteEnables ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorWriteEnables) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pColorWriteEnables, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT) + vkl_n);
 			vkl_f.dev->table.CmdSetColorWriteEnableEXT(vkl_r->commandBuffer, vkl_r->attachmentCount, vkl_r->pColorWriteEnables);
 			return;
@@ -12442,7 +12442,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2_rec(VkCommandBuffer com
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->event = event;
 		vkl_r->stageMask = stageMask;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdResetEvent2));
 			vkl_f.dev->table.CmdResetEvent2(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask);
 			return;
@@ -12502,7 +12502,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR_rec(VkCommandBuffer 
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->event = event;
 		vkl_r->stageMask = stageMask;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdResetEvent2KHR));
 			vkl_f.dev->table.CmdResetEvent2KHR(vkl_r->commandBuffer, vkl_r->event, vkl_r->stageMask);
 			return;
@@ -12620,7 +12620,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2_rec(VkCommandBuffer
 		vkl_r->stage = stage;
 		vkl_r->queryPool = queryPool;
 		vkl_r->query = query;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdWriteTimestamp2));
 			vkl_f.dev->table.CmdWriteTimestamp2(vkl_r->commandBuffer, vkl_r->stage, vkl_r->queryPool, vkl_r->query);
 			return;
@@ -12683,7 +12683,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR_rec(VkCommandBuf
 		vkl_r->stage = stage;
 		vkl_r->queryPool = queryPool;
 		vkl_r->query = query;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR));
 			vkl_f.dev->table.CmdWriteTimestamp2KHR(vkl_r->commandBuffer, vkl_r->stage, vkl_r->queryPool, vkl_r->query);
 			return;
@@ -12984,7 +12984,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV_rec(VkCommandBuf
 		vkl_r->pDecompressMemoryRegions = pDecompressMemoryRegions;
 		size_t vkl_n = vkl_r->pDecompressMemoryRegions ? (size_t)((uint64_t)vkl_r->decompressRegionCount) * sizeof(*vkl_r->pDecompressMemoryRegions) : 0;
 		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pDecompressMemoryRegions, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV) + vkl_n);
 			vkl_f.dev->table.CmdDecompressMemoryNV(vkl_r->commandBuffer, vkl_r->decompressRegionCount, vkl_r->pDecompressMemoryRegions);
 			return;
@@ -13048,7 +13048,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV_rec
 		vkl_r->indirectCommandsAddress = indirectCommandsAddress;
 		vkl_r->indirectCommandsCountAddress = indirectCommandsCountAddress;
 		vkl_r->stride = stride;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV));
 			vkl_f.dev->table.CmdDecompressMemoryIndirectCountNV(vkl_r->commandBuffer, vkl_r->indirectCommandsAddress, vkl_r->indirectCommandsCountAddress, vkl_r->stride);
 			return;
@@ -13259,7 +13259,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSampler
 		vkl_r->pipelineBindPoint = pipelineBindPoint;
 		vkl_r->layout = layout;
 		vkl_r->set = set;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT));
 			vkl_f.dev->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(vkl_r->commandBuffer, vkl_r->pipelineBindPoint, vkl_r->layout, vkl_r->set);
 			return;
@@ -13410,7 +13410,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering_rec(VkCommandBuffer co
 	sbt_vk_args_vkCmdEndRendering *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndRendering), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdEndRendering));
 			vkl_f.dev->table.CmdEndRendering(vkl_r->commandBuffer);
 			return;
@@ -13464,7 +13464,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR_rec(VkCommandBuffer
 	sbt_vk_args_vkCmdEndRenderingKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndRenderingKHR), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
-		if (vkl_rec_fast_ready(&vkl_f, vkl_r->commandBuffer)) {
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
 			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdEndRenderingKHR));
 			vkl_f.dev->table.CmdEndRenderingKHR(vkl_r->commandBuffer);
 			return;
