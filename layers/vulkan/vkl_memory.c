@@ -100,6 +100,10 @@
 #ifndef VKL_MEM_WHOLE_PERCENT
 #define VKL_MEM_WHOLE_PERCENT 50
 #endif
+/* A mapping of at least this many bytes gets a reference of its own
+ * anonymous memory, and only the driver's populated pages are read at
+ * vkMapMemory (vkl_memory_mapped); a smaller one is copied whole. */
+#define VKL_MEM_SCAN_MIN ((size_t)64 << 10)
 
 typedef struct vkl_memory {
 	struct vkl_memory *next_mapped; /* in the device's list, under map_mu */
@@ -120,6 +124,8 @@ typedef struct vkl_memory {
 	uint8_t *real;   /* the driver's pointer */
 	uint8_t *shadow; /* the application's */
 	uint8_t *ref;    /* what the application last saw or wrote */
+	size_t ref_len;  /* the reference's own anonymous mapping (bytes), or 0:
+	                    malloc'd */
 	void *shadow_base;
 	size_t shadow_len;
 	uint8_t *tmp; /* the device's bytes of a run, copied once (map_size) */
@@ -271,7 +277,11 @@ static void vkl_mem_drop_mapping(vkl_memory *m)
 		if (!m->host) /* the application's own pages stay */
 			munmap(m->shadow_base, m->shadow_len);
 	}
-	free(m->ref);
+	if (m->ref_len)
+		munmap(m->ref, m->ref_len);
+	else
+		free(m->ref);
+	m->ref_len = 0;
 	free(m->tmp);
 	free(m->runs);
 	m->runs = NULL;
@@ -327,6 +337,56 @@ static vkl_track_kind vkl_memory_tracker(void)
 	return k;
 }
 
+typedef struct vkl_mem_take {
+	vkl_memory *m;
+	size_t bytes; /* read from the driver's mapping */
+} vkl_mem_take;
+
+static void vkl_mem_take_run(void *ctx, size_t lo, size_t hi)
+{
+	vkl_mem_take *t = ctx;
+	memcpy(t->m->shadow + lo, t->m->real + lo, hi - lo);
+	memcpy(t->m->ref + lo, t->m->real + lo, hi - lo);
+	t->bytes += hi - lo;
+}
+
+/*
+ * The driver's bytes at vkMapMemory into the shadow and the reference.
+ * Where the reference is its own anonymous memory (ref_len), the driver's
+ * mapping is private anonymous memory (vkl_track_zero_known) and the
+ * kernel says which of its pages are populated, only those are read: the
+ * others are zero, as the fresh shadow and reference are.  Reading them
+ * would map the kernel's shared zero page there, and the first write of
+ * such a page (a publish's, into the driver's mapping) would then be a
+ * copy-on-write fault with a TLB flush on every CPU running the process
+ * (an interrupt to the capture's writer thread), where the same write
+ * without the layer is a plain first-touch fault.  Anything else: all of
+ * it copied.  The debug log says which, and how many bytes were read.
+ */
+static void vkl_mem_take_initial(vkl_memory *m)
+{
+	vkl_mem_take t = { m, 0 };
+	if (m->ref_len) {
+		/* zero pages of their own, made by the kernel in one call each
+		 * (Linux 5.14; without it they fault in when first written): the
+		 * application's first write of a page and a publish's find them
+		 * there, as when they were copied into (docs/benchmarks.md,
+		 * mapwall: leaving them to fault in made the loop slower) */
+		madvise(m->shadow_base, m->shadow_len, MADV_POPULATE_WRITE);
+		madvise(m->ref, m->ref_len, MADV_POPULATE_WRITE);
+		if (vkl_track_populated(m->real, m->map_size, vkl_mem_take_run, &t) == 0) {
+			CAP_DEBUG("Vulkan layer: VkDeviceMemory 0x%llx mapped (%zu bytes): %zu bytes of "
+			          "populated pages read", (unsigned long long)(uintptr_t)m->handle,
+			          m->map_size, t.bytes);
+			return;
+		}
+	}
+	memcpy(m->shadow, m->real, m->map_size);
+	memcpy(m->ref, m->real, m->map_size);
+	CAP_DEBUG("Vulkan layer: VkDeviceMemory 0x%llx mapped (%zu bytes): copied whole",
+	          (unsigned long long)(uintptr_t)m->handle, m->map_size);
+}
+
 VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
                            VkDeviceSize size, void **pp_data)
 {
@@ -357,15 +417,23 @@ VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offse
 	m->page = (size_t)page;
 	m->whole = 0;
 	m->whole_turn = 0;
-	m->ref = malloc(size ? (size_t)size : 1);
-	m->tmp = malloc(size ? (size_t)size : 1);
-	if (!m->ref || !m->tmp)
-		goto out_drop;
 	m->real = *pp_data;
 	m->map_offset = offset;
 	m->map_size = (size_t)size;
-	memcpy(m->shadow, m->real, m->map_size);
-	memcpy(m->ref, m->real, m->map_size);
+	if (m->map_size >= VKL_MEM_SCAN_MIN && vkl_track_zero_known(m->real, m->map_size)) {
+		size_t len = (m->map_size + (size_t)page - 1) / (size_t)page * (size_t)page;
+		void *ref = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ref == MAP_FAILED)
+			goto out_drop;
+		m->ref = ref;
+		m->ref_len = len;
+	} else {
+		m->ref = malloc(size ? (size_t)size : 1);
+	}
+	m->tmp = malloc(size ? (size_t)size : 1);
+	if (!m->ref || !m->tmp)
+		goto out_drop;
+	vkl_mem_take_initial(m);
 	vkl_track_register(&m->trk, base,
 	                   (m->shadow_len + (size_t)page - 1) / (size_t)page * (size_t)page);
 	/* work submitted before this mapping may have written it, or still be
