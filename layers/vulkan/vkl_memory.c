@@ -1485,6 +1485,70 @@ uint64_t vkl_memory_snapshot_bytes(VkDeviceMemory mem, const void *data, size_t 
 	return vkl_mem_snap_write(mem, 0, data, size);
 }
 
+/* Populated runs of the driver's mapping widened to whole snapshot
+ * chunks (from the mapping's start), those that touch joined; failed:
+ * the list could not grow. */
+typedef struct vkl_mem_snap_ctx {
+	size_t map_size;
+	size_t (*runs)[2];
+	size_t n, cap;
+	int failed;
+} vkl_mem_snap_ctx;
+
+static void vkl_mem_snap_run(void *ctx, size_t lo, size_t hi)
+{
+	vkl_mem_snap_ctx *c = ctx;
+	lo = lo / VKL_MEM_SNAP_PAGE * VKL_MEM_SNAP_PAGE;
+	hi = (hi + VKL_MEM_SNAP_PAGE - 1) / VKL_MEM_SNAP_PAGE * VKL_MEM_SNAP_PAGE;
+	if (hi > c->map_size)
+		hi = c->map_size;
+	if (c->n && lo <= c->runs[c->n - 1][1]) {
+		if (hi > c->runs[c->n - 1][1])
+			c->runs[c->n - 1][1] = hi;
+		return;
+	}
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		size_t(*grown)[2] = c->failed ? NULL : realloc(c->runs, cap * sizeof(*grown));
+		if (!grown) {
+			c->failed = 1;
+			return;
+		}
+		c->runs = grown;
+		c->cap = cap;
+	}
+	c->runs[c->n][0] = lo;
+	c->runs[c->n][1] = hi;
+	c->n++;
+}
+
+/*
+ * The driver's bytes of a mapping, as vkl_mem_snap_write writes them
+ * (runs of snapshot chunks that are not all zero), reading only the
+ * driver's populated pages where the kernel tells them (as
+ * vkl_mem_take_initial does, and for its reason: reading the others would
+ * map the shared zero page there, and make the next publish's first write
+ * of each a copy-on-write fault with a TLB flush).  The same writes as
+ * reading all of it: a chunk no populated run reaches is all zero, left
+ * out either way, and ends any run of chunks, so the chunks between two
+ * such gaps are written by one call over them, from the same grid.
+ */
+static uint64_t vkl_mem_snap_mapped(vkl_memory *m)
+{
+	vkl_mem_snap_ctx c = { m->map_size, NULL, 0, 0, 0 };
+	uint64_t bytes = 0;
+	if (m->map_size >= VKL_MEM_SCAN_MIN && vkl_track_zero_known(m->real, m->map_size) &&
+	    vkl_track_populated(m->real, m->map_size, vkl_mem_snap_run, &c) == 0 && !c.failed) {
+		for (size_t k = 0; k < c.n; k++)
+			bytes += vkl_mem_snap_write(m->handle, m->map_offset + c.runs[k][0],
+			                            m->real + c.runs[k][0], c.runs[k][1] - c.runs[k][0]);
+	} else {
+		bytes = vkl_mem_snap_write(m->handle, m->map_offset, m->real, m->map_size);
+	}
+	free(c.runs);
+	return bytes;
+}
+
 uint64_t vkl_memory_snapshot(vkl_device *d, VkDeviceMemory mem)
 {
 	vkl_memory *m = vkl_mem_find(mem);
@@ -1510,7 +1574,7 @@ uint64_t vkl_memory_snapshot(vkl_device *d, VkDeviceMemory mem)
 			         (unsigned long long)(uintptr_t)mem, (unsigned long long)m->map_offset,
 			         (unsigned long long)(m->map_offset + m->map_size),
 			         (unsigned long long)m->size);
-		bytes = vkl_mem_snap_write(mem, m->map_offset, m->real, m->map_size);
+		bytes = vkl_mem_snap_mapped(m);
 	} else if (d->table.MapMemory(d->handle, mem, 0, VK_WHOLE_SIZE, 0, &p) == VK_SUCCESS) {
 		if (!(m->flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
 			VkMappedMemoryRange r = { VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, mem, 0,

@@ -18,6 +18,10 @@
  *   file, shared or device mapping gets) the same bytes, and then the
  *   driver's pages are resident (the whole copy read them); and a shared
  *   driver mapping takes the same whole copy.
+ * The trimmed capture's snapshot of a mapped memory object
+ * (vkl_memory_snapshot) writes the same records reading only the
+ * populated pages as reading all of them, and leaves pages far from
+ * them unpopulated.
  * And stale reference pages (vkl_mem_publish_whole): a page published whole
  * while recording leaves the reference stale; a flush of a few bytes of
  * it then records those bytes alone, and device writes next to it are
@@ -137,14 +141,16 @@ static void tst_run(void *ctx, size_t lo, size_t hi)
 /* The written pages of a fake driver mapping: their bytes, all nonzero. */
 static void tst_fill(uint8_t *p)
 {
-	static const int written[] = { 0, 5, 6, 40 };
+	static const int written[] = { 0, 5, 6, 40, 42 };
 	for (size_t k = 0; k < sizeof(written) / sizeof(written[0]); k++)
 		for (size_t i = 0; i < tst_page; i++)
 			p[written[k] * tst_page + i] = (uint8_t)(1 + (written[k] * 131 + i * 7) % 255);
 }
 
-/* A fake driver mapping: pages 0, 5, 6 and 40 written (tst_fill), page 20
- * read only (the shared zero page), the rest never touched. */
+/* A fake driver mapping: pages 0, 5, 6, 40 and 42 written (tst_fill), page
+ * 20 read only (the shared zero page), the rest never touched.  (40 and 42:
+ * mapped at TST_OFFSET, the snapshot chunks around page 41 each hold bytes
+ * of one of them, and are written as one run.) */
 static uint8_t *tst_real(int flags)
 {
 	uint8_t *p = mmap(NULL, TST_PAGES * tst_page, PROT_READ | PROT_WRITE, flags | MAP_ANONYMOUS,
@@ -170,8 +176,8 @@ static void tst_scan_checks(int known)
 	TST_CHECK(vkl_track_zero_known(p, TST_PAGES * tst_page) == 1);
 	TST_CHECK(vkl_track_populated(p, TST_PAGES * tst_page, tst_run, &r) == 0);
 	/* the written pages, joined where they touch; not the zero page */
-	snprintf(want, sizeof(want), "0-%zu %zu-%zu %zu-%zu ", tst_page, 5 * tst_page,
-	         7 * tst_page, 40 * tst_page, 41 * tst_page);
+	snprintf(want, sizeof(want), "0-%zu %zu-%zu %zu-%zu %zu-%zu ", tst_page, 5 * tst_page,
+	         7 * tst_page, 40 * tst_page, 41 * tst_page, 42 * tst_page, 43 * tst_page);
 	TST_CHECK_STR(r.text, want);
 	/* an unaligned range: offsets from its start, clipped to it */
 	r.at = 0;
@@ -184,7 +190,7 @@ static void tst_scan_checks(int known)
 	tst_resident(p, TST_PAGES, res);
 	memset(want, '0', TST_PAGES);
 	want[TST_PAGES] = 0;
-	want[0] = want[5] = want[6] = want[40] = want[20] = '1';
+	want[0] = want[5] = want[6] = want[40] = want[42] = want[20] = '1';
 	TST_CHECK_STR(res, want);
 	setenv("TRACESMITH_VK_MAP_SCAN", "0", 1);
 	TST_CHECK(vkl_track_zero_known(p, TST_PAGES * tst_page) == 0);
@@ -244,6 +250,30 @@ static void tst_map_once(vkl_device *d, uint8_t *real, char *res)
 	vkl_memory_unmapping(d, TST_MEM);
 	TST_CHECK_EQ_U64(tst_nwrites, 0);
 	tst_resident(real, TST_PAGES, res);
+}
+
+/* A snapshot of the fake memory mapped at TST_OFFSET (its chunks not on
+ * the page grid): its writes into w (at most 16), their count returned;
+ * res: the driver's pages resident after it. */
+static size_t tst_snapshot(vkl_device *d, const VkMemoryAllocateInfo *info, tst_write *w,
+                           char *res)
+{
+	uint8_t *real = tst_real(MAP_PRIVATE);
+	size_t size = TST_PAGES * tst_page - TST_OFFSET - TST_TAIL, n;
+	void *p = real + TST_OFFSET;
+
+	vkl_memory_allocated(d, TST_MEM, info, 5);
+	TST_REQUIRE(vkl_memory_mapped(d, TST_MEM, TST_OFFSET, size, &p) == VK_SUCCESS);
+	tst_nwrites = 0;
+	TST_CHECK(vkl_memory_snapshot(d, TST_MEM) > 0);
+	n = tst_nwrites;
+	TST_REQUIRE(n <= 16);
+	memcpy(w, tst_writes, n * sizeof(*w));
+	tst_resident(real, TST_PAGES, res);
+	vkl_memory_unmapping(d, TST_MEM);
+	vkl_memory_freed(d, TST_MEM);
+	munmap(real, TST_PAGES * tst_page);
+	return n;
 }
 
 /* Stale reference pages: see the file's comment. */
@@ -351,7 +381,7 @@ int main(void)
 	tst_map_once(&d, real, res);
 	memset(want, '0', TST_PAGES);
 	want[TST_PAGES] = 0;
-	want[0] = want[5] = want[6] = want[40] = want[20] = want[30] = '1';
+	want[0] = want[5] = want[6] = want[40] = want[42] = want[20] = want[30] = '1';
 	if (known)
 		TST_CHECK_STR(res, want);
 	vkl_memory_freed(&d, TST_MEM);
@@ -374,6 +404,24 @@ int main(void)
 	tst_map_once(&d, real, res);
 	vkl_memory_freed(&d, TST_MEM);
 	munmap(real, TST_PAGES * tst_page);
+	{
+		tst_write w_scan[16], w_whole[16];
+		size_t n_scan, n_whole;
+		n_scan = tst_snapshot(&d, &info, w_scan, res);
+		/* pages 30 to 38 are far from every populated page */
+		if (known)
+			TST_CHECK(strncmp(res + 30, "000000000", 9) == 0);
+		setenv("TRACESMITH_VK_MAP_SCAN", "0", 1);
+		n_whole = tst_snapshot(&d, &info, w_whole, res);
+		unsetenv("TRACESMITH_VK_MAP_SCAN");
+		TST_CHECK_EQ_U64(n_scan, n_whole);
+		TST_CHECK(n_scan >= 3);
+		for (size_t k = 0; k < n_scan && k < n_whole; k++) {
+			TST_CHECK_EQ_U64(w_scan[k].offset, w_whole[k].offset);
+			TST_CHECK_EQ_U64(w_scan[k].size, w_whole[k].size);
+			TST_CHECK_EQ_U64(w_scan[k].hash, w_whole[k].hash);
+		}
+	}
 	tst_stale(&d, &info);
 	TST_CHECK_EQ_U64(vkl_objects_count(), 0);
 
