@@ -64,10 +64,9 @@
  * reports written since its last look, and none of them where the look
  * was exact and the mapping's written pages were last found mostly
  * changed: those pages are published whole (vkl_mem_publish_locked; their
- * reference left stale until something reads it, vkl_mem_fresh); an
- * observation only the span of the mapping that submissions since the
- * last idle observation could write (dev_lo..dev_hi: what they reach, less
- * buffers the device can only read).
+ * reference left stale until something reads it, vkl_mem_fresh); an observation only the span of the
+ * mapping that submissions since the last idle observation could write
+ * (dev_lo..dev_hi: what they reach, less buffers the device can only read).
  *
  * Locking: the device's map_mu guards its list of mapped objects; each
  * object's mu serialises syncs of its mapping (submits and waits on
