@@ -63,8 +63,7 @@
  * tracker (vkl_track.c: userfaultfd write-protect, guard pages, or none)
  * reports written since its last look, and none of them where the look
  * was exact and the mapping's written pages were last found mostly
- * changed: those pages are published whole (vkl_mem_publish_locked; their
- * reference left stale until something reads it, vkl_mem_fresh); an observation only the span of the
+ * changed: those pages are published whole (vkl_mem_publish_locked); an observation only the span of the
  * mapping that submissions since the last idle observation could write
  * (dev_lo..dev_hi: what they reach, less buffers the device can only read).
  *
@@ -153,11 +152,6 @@ typedef struct vkl_memory {
 	int whole;
 	unsigned whole_turn;
 	size_t found;
-	/* reference pages a whole-page publish left stale (one bit per page
-	 * of the shadow's page grid; NULL: none are ever left), and how many:
-	 * their bytes are the driver's mapping's (vkl_mem_fresh) */
-	uint64_t *stale;
-	size_t nstale;
 	/* [dev_lo, dev_hi) of the mapping: what submissions since the last
 	 * observation that found the device idle may write (a buffer whose
 	 * usage only reads is not counted); only that is compared for device
@@ -177,7 +171,6 @@ static vkl_memory *vkl_mem_find(VkDeviceMemory mem)
 }
 
 static vkl_track_kind vkl_memory_tracker(void);
-static void vkl_mem_fresh(vkl_memory *m, size_t lo, size_t hi);
 static uint64_t vkl_mem_snap_write(VkDeviceMemory mem, VkDeviceSize base, const uint8_t *p,
                                    size_t n);
 
@@ -289,9 +282,6 @@ static void vkl_mem_drop_mapping(vkl_memory *m)
 	else
 		free(m->ref);
 	m->ref_len = 0;
-	free(m->stale);
-	m->stale = NULL;
-	m->nstale = 0;
 	free(m->tmp);
 	free(m->runs);
 	m->runs = NULL;
@@ -443,9 +433,6 @@ VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offse
 	m->tmp = malloc(size ? (size_t)size : 1);
 	if (!m->ref || !m->tmp)
 		goto out_drop;
-	/* none when it cannot be had: whole pages then store the reference */
-	m->stale = calloc((m->shadow_len + (size_t)page * 64 - 1) / ((size_t)page * 64), 8);
-	m->nstale = 0;
 	vkl_mem_take_initial(m);
 	vkl_track_register(&m->trk, base,
 	                   (m->shadow_len + (size_t)page - 1) / (size_t)page * (size_t)page);
@@ -477,8 +464,6 @@ int vkl_memory_map_recorded(vkl_device *d, VkDeviceMemory mem, uint64_t seq)
 		return 0;
 	/* m->mu: another thread's submission may publish this mapping now */
 	pthread_mutex_lock(&m->mu);
-	if (m->shadow)
-		vkl_mem_fresh(m, 0, m->map_size);
 	if (!m->shadow) {
 		ret = 0;
 	} else if (submits == m->alloc_submits) {
@@ -768,53 +753,6 @@ static void vkl_mem_copy3(const uint8_t *src, uint8_t *ref, uint8_t *out, uint8_
 		vkl_mem_copy_wide(src, ref, out, NULL, n);
 }
 
-/* Whole pages, no compare, the reference left out: src[0, n) (n a
- * multiple of 128) read once and stored into out and room from the same
- * loads (vkl_mem_publish_whole). */
-static inline __attribute__((always_inline)) void
-vkl_mem_copy2_wide(const uint8_t *src, uint8_t *out, uint8_t *room, size_t n)
-{
-	for (size_t j = 0; j < n; j += 64) {
-		uint8_t v[64];
-		memcpy(v, src + j, 64);
-		memcpy(out + j, v, 64);
-		memcpy(room + j, v, 64);
-	}
-}
-
-#ifdef VKL_MEM_HAVE_AVX2
-__attribute__((target("avx2"))) static void vkl_mem_copy2_avx2(const uint8_t *src, uint8_t *out,
-                                                               uint8_t *room, size_t n)
-{
-	for (size_t j = 0; j < n; j += 128) {
-		vkl_mem_v32 x0, x1, x2, x3;
-		memcpy(&x0, src + j, 32);
-		memcpy(&x1, src + j + 32, 32);
-		memcpy(&x2, src + j + 64, 32);
-		memcpy(&x3, src + j + 96, 32);
-		memcpy(out + j, &x0, 32);
-		memcpy(out + j + 32, &x1, 32);
-		memcpy(out + j + 64, &x2, 32);
-		memcpy(out + j + 96, &x3, 32);
-		memcpy(room + j, &x0, 32);
-		memcpy(room + j + 32, &x1, 32);
-		memcpy(room + j + 64, &x2, 32);
-		memcpy(room + j + 96, &x3, 32);
-	}
-}
-#endif
-
-static void vkl_mem_copy2(const uint8_t *src, uint8_t *out, uint8_t *room, size_t n)
-{
-#ifdef VKL_MEM_HAVE_AVX2
-	if (__builtin_cpu_supports("avx2")) {
-		vkl_mem_copy2_avx2(src, out, room, n);
-		return;
-	}
-#endif
-	vkl_mem_copy2_wide(src, out, room, n);
-}
-
 /* The device's bytes src[0, n) into the shadow where they differ from the
  * reference, and all of them into the reference; eight bytes a step.
  * Only bytes the device changed are stored into the shadow: another
@@ -967,9 +905,7 @@ static void vkl_mem_room_begin(vkl_memory *m)
  * with m->mu held; recorded by vkl_mem_publish_end. */
 static void vkl_mem_publish_run(vkl_memory *m, size_t lo, size_t hi)
 {
-	size_t i;
-	vkl_mem_fresh(m, lo, hi);
-	i = vkl_mem_next_diff(m->shadow, m->ref, lo, hi);
+	size_t i = vkl_mem_next_diff(m->shadow, m->ref, lo, hi);
 	/* imported host memory: the device sees the shadow already, and a
 	 * store into it could undo an application thread's write: the
 	 * stretch the compare stores goes into the reference twice */
@@ -1030,93 +966,19 @@ static void vkl_mem_publish_tracked(void *ctx, size_t lo, size_t hi)
 	m->span_bytes += hi - lo;
 }
 
-/*
- * Stale reference pages.  A page published whole (below) while recording
- * into the capture buffer need not be stored into the reference: nothing
- * reads it there until the page is compared again (a sampled publish, a
- * range only partly inside a flush), until the device may write it (its
- * bytes then found by comparing the driver's mapping with the reference),
- * or until the initial contents are recorded; each of those first makes
- * the page fresh from the driver's mapping, which holds exactly what was
- * published: the page lies outside [dev_lo, dev_hi) when it is left stale
- * (no device write can be pending), and vkl_mem_device_may_write freshens
- * a range before the device is handed work that may write it.  A publish
- * that gathers its runs from the reference (no room in the capture
- * buffer) stores it, as does one of imported host memory or of a mapping
- * reached through addresses (every submit may write all of it).
- */
-static int vkl_mem_stale_bit(const vkl_memory *m, size_t p)
-{
-	return (int)(m->stale[p / 64] >> (p % 64) & 1);
-}
-
-/* [lo, hi) of the mapping's stale pages made fresh: copied from the
- * driver's mapping into the reference. */
-static void vkl_mem_fresh(vkl_memory *m, size_t lo, size_t hi)
-{
-	size_t lead, p, e;
-	if (!m->nstale || lo >= hi)
-		return;
-	lead = (size_t)(m->shadow - (uint8_t *)m->shadow_base);
-	p = (lo + lead) / m->page;
-	e = (hi + lead + m->page - 1) / m->page;
-	while (p < e && m->nstale) {
-		size_t at;
-		if (!(p % 64) && !m->stale[p / 64]) {
-			p += 64;
-			continue;
-		}
-		if (!vkl_mem_stale_bit(m, p)) {
-			p++;
-			continue;
-		}
-		/* a stale page is a whole page of the mapping */
-		at = p * m->page - lead;
-		memcpy(m->ref + at, m->real + at, m->page);
-		m->stale[p / 64] &= ~((uint64_t)1 << (p % 64));
-		m->nstale--;
-		p++;
-	}
-}
-
-/* Whole pages [lo, hi) of the mapping marked stale (1) or fresh (0,
- * their reference just stored). */
-static void vkl_mem_stale_mark(vkl_memory *m, size_t lo, size_t hi, int stale)
-{
-	size_t lead = (size_t)(m->shadow - (uint8_t *)m->shadow_base);
-	for (size_t p = (lo + lead) / m->page; p < (hi + lead) / m->page; p++) {
-		uint64_t bit = (uint64_t)1 << (p % 64);
-		if (!(m->stale[p / 64] & bit) == !stale)
-			continue;
-		m->stale[p / 64] ^= bit;
-		if (stale)
-			m->nstale++;
-		else
-			m->nstale--;
-	}
-}
-
 /* Host writes of [lo, hi) of one mapping (whole pages the tracker found
  * written, outside what the device may write): all of it recorded and
- * written, no compare; the reference left stale where it may be (see
- * above).  Called with m->mu held. */
+ * written, no compare.  Called with m->mu held. */
 static void vkl_mem_publish_whole(vkl_memory *m, size_t lo, size_t hi)
 {
 	uint8_t *room;
 	if (m->room && m->nruns >= m->room_pieces)
 		vkl_mem_room_end(m); /* no piece left: the rest gathered */
 	room = m->room ? m->room + m->room_used : NULL;
-	if (room && m->stale && !m->host && !atomic_load_explicit(&m->always, memory_order_relaxed)) {
-		vkl_mem_copy2(m->shadow + lo, m->real + lo, room, hi - lo);
-		vkl_mem_stale_mark(m, lo, hi, 1);
-	} else {
-		/* imported host memory: the device sees the shadow already (out
-		 * is the reference, stored twice, as in vkl_mem_publish_run) */
-		vkl_mem_copy3(m->shadow + lo, m->ref + lo, m->host ? m->ref + lo : m->real + lo, room,
-		              hi - lo);
-		if (m->nstale)
-			vkl_mem_stale_mark(m, lo, hi, 0);
-	}
+	/* imported host memory: the device sees the shadow already (out is
+	 * the reference, stored twice, as in vkl_mem_publish_run) */
+	vkl_mem_copy3(m->shadow + lo, m->ref + lo, m->host ? m->ref + lo : m->real + lo, room,
+	              hi - lo);
 	if (room)
 		m->room_used += hi - lo;
 	vkl_mem_run_add(m, lo, hi - lo);
@@ -1201,9 +1063,6 @@ static void vkl_mem_device_may_write(vkl_memory *m, size_t lo, size_t hi)
 {
 	if (lo >= hi)
 		return;
-	/* the driver's mapping still holds what was published there: the
-	 * device has not been handed the work yet */
-	vkl_mem_fresh(m, lo, hi);
 	if (m->dev_lo >= m->dev_hi) {
 		m->dev_lo = lo;
 		m->dev_hi = hi;

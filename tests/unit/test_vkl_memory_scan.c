@@ -22,12 +22,6 @@
  * (vkl_memory_snapshot) writes the same records reading only the
  * populated pages as reading all of them, and leaves pages far from
  * them unpopulated.
- * And stale reference pages (vkl_mem_publish_whole): a page published whole
- * while recording leaves the reference stale; a flush of a few bytes of
- * it then records those bytes alone, and device writes next to it are
- * found as exactly the device's bytes (the page made fresh from the
- * driver's mapping before each), under every tracker (whole pages only
- * under uffd and guard, whose looks are exact).
  * On a kernel without PROCMAP_QUERY (6.11) or PAGEMAP_SCAN (6.7) the
  * checks that need them are skipped, with a note; the bytes are checked
  * everywhere.
@@ -276,75 +270,6 @@ static size_t tst_snapshot(vkl_device *d, const VkMemoryAllocateInfo *info, tst_
 	return n;
 }
 
-/* Stale reference pages: see the file's comment. */
-static void tst_stale(vkl_device *d, const VkMemoryAllocateInfo *info)
-{
-	uint8_t *real = tst_real(MAP_PRIVATE), *shadow;
-	size_t size = TST_PAGES * tst_page, p10 = 10 * tst_page, p12 = 12 * tst_page;
-	void *p = real;
-	vkl_memory *m;
-	int exact;
-
-	vkl_memory_allocated(d, TST_MEM, info, 5);
-	TST_REQUIRE(vkl_memory_mapped(d, TST_MEM, 0, size, &p) == VK_SUCCESS);
-	shadow = p;
-	m = vkl_mem_find(TST_MEM);
-	TST_REQUIRE(m != NULL && m->stale != NULL);
-	exact = m->trk.kind != VKL_TRACK_SHADOW;
-	/* pages 10 and 12 rewritten whole: compared (and found changed), then
-	 * published whole (flushes: a submit would let the device write the
-	 * mapping, and pages it may write are never published whole) */
-	memset(shadow + p10, 0x21, tst_page);
-	memset(shadow + p12, 0x22, tst_page);
-	vkl_memory_publish(d, TST_MEM, 0, size);
-	TST_CHECK_EQ_U64(m->nstale, 0);
-	memset(shadow + p10, 0x31, tst_page);
-	memset(shadow + p12, 0x32, tst_page);
-	tst_nwrites = 0;
-	vkl_memory_publish(d, TST_MEM, 0, size);
-	TST_CHECK_EQ_U64(tst_nwrites, 2);
-	TST_CHECK(real[p10] == 0x31 && real[p12 + tst_page - 1] == 0x32);
-	if (exact)
-		TST_CHECK_EQ_U64(m->nstale, 2);
-	/* 8 bytes of page 10, flushed as a range only partly over the page:
-	 * compared (the page made fresh first), only those 8 recorded */
-	memset(shadow + p10 + 100, 0x41, 8);
-	tst_nwrites = 0;
-	vkl_memory_publish(d, TST_MEM, p10 + 96, 64);
-	TST_REQUIRE(tst_nwrites == 1);
-	TST_CHECK_EQ_U64(tst_writes[0].offset, p10 + 100);
-	TST_CHECK_EQ_U64(tst_writes[0].size, 8);
-	TST_CHECK(real[p10 + 100] == 0x41 && real[p10 + 108] == 0x31);
-	if (exact)
-		TST_CHECK_EQ_U64(m->nstale, 1);
-	/* a submission that may write all of it (made fresh first), the
-	 * device writing 16 bytes of page 12: found as those 16 bytes, in the
-	 * shadow, pending until the device is idle */
-	atomic_store(&d->submits, 1);
-	tst_nwrites = 0;
-	vkl_memory_publish(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE);
-	TST_CHECK_EQ_U64(m->nstale, 0);
-	memset(real + p12 + 200, 0x51, 16);
-	vkl_memory_observe(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, 90);
-	TST_REQUIRE(m->npending == 1);
-	TST_CHECK_EQ_U64(m->pending[0][0], p12 + 200);
-	TST_CHECK_EQ_U64(m->pending[0][1], p12 + 216);
-	TST_CHECK(shadow[p12 + 200] == 0x51 && shadow[p12 + 199] == 0x32);
-	atomic_store(&d->completed, 1);
-	vkl_memory_observe(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, 91);
-	/* the next publish keeps the device's bytes (taking them into the
-	 * shadow marked page 12 written for the tracker: published whole
-	 * under uffd and guard, the same bytes) */
-	vkl_memory_publish(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE);
-	TST_CHECK(real[p12 + 200] == 0x51 && real[p12 + 215] == 0x51 && real[p12 + 216] == 0x32 &&
-	          real[p10 + 100] == 0x41);
-	vkl_memory_unmapping(d, TST_MEM);
-	vkl_memory_freed(d, TST_MEM);
-	atomic_store(&d->submits, 0);
-	atomic_store(&d->completed, 0);
-	munmap(real, size);
-}
-
 int main(void)
 {
 	vkl_device d;
@@ -422,7 +347,6 @@ int main(void)
 			TST_CHECK_EQ_U64(w_scan[k].hash, w_whole[k].hash);
 		}
 	}
-	tst_stale(&d, &info);
 	TST_CHECK_EQ_U64(vkl_objects_count(), 0);
 
 	cap_shutdown();
