@@ -100,6 +100,10 @@
 #ifndef VKL_MEM_WHOLE_PERCENT
 #define VKL_MEM_WHOLE_PERCENT 50
 #endif
+/* A mapping of at least this many bytes gets a reference of its own
+ * anonymous memory, and only the driver's populated pages are read at
+ * vkMapMemory (vkl_memory_mapped); a smaller one is copied whole. */
+#define VKL_MEM_SCAN_MIN ((size_t)64 << 10)
 
 typedef struct vkl_memory {
 	struct vkl_memory *next_mapped; /* in the device's list, under map_mu */
@@ -120,6 +124,8 @@ typedef struct vkl_memory {
 	uint8_t *real;   /* the driver's pointer */
 	uint8_t *shadow; /* the application's */
 	uint8_t *ref;    /* what the application last saw or wrote */
+	size_t ref_len;  /* the reference's own anonymous mapping (bytes), or 0:
+	                    malloc'd */
 	void *shadow_base;
 	size_t shadow_len;
 	uint8_t *tmp; /* the device's bytes of a run, copied once (map_size) */
@@ -271,7 +277,11 @@ static void vkl_mem_drop_mapping(vkl_memory *m)
 		if (!m->host) /* the application's own pages stay */
 			munmap(m->shadow_base, m->shadow_len);
 	}
-	free(m->ref);
+	if (m->ref_len)
+		munmap(m->ref, m->ref_len);
+	else
+		free(m->ref);
+	m->ref_len = 0;
 	free(m->tmp);
 	free(m->runs);
 	m->runs = NULL;
@@ -327,6 +337,56 @@ static vkl_track_kind vkl_memory_tracker(void)
 	return k;
 }
 
+typedef struct vkl_mem_take {
+	vkl_memory *m;
+	size_t bytes; /* read from the driver's mapping */
+} vkl_mem_take;
+
+static void vkl_mem_take_run(void *ctx, size_t lo, size_t hi)
+{
+	vkl_mem_take *t = ctx;
+	memcpy(t->m->shadow + lo, t->m->real + lo, hi - lo);
+	memcpy(t->m->ref + lo, t->m->real + lo, hi - lo);
+	t->bytes += hi - lo;
+}
+
+/*
+ * The driver's bytes at vkMapMemory into the shadow and the reference.
+ * Where the reference is its own anonymous memory (ref_len), the driver's
+ * mapping is private anonymous memory (vkl_track_zero_known) and the
+ * kernel says which of its pages are populated, only those are read: the
+ * others are zero, as the fresh shadow and reference are.  Reading them
+ * would map the kernel's shared zero page there, and the first write of
+ * such a page (a publish's, into the driver's mapping) would then be a
+ * copy-on-write fault with a TLB flush on every CPU running the process
+ * (an interrupt to the capture's writer thread), where the same write
+ * without the layer is a plain first-touch fault.  Anything else: all of
+ * it copied.  The debug log says which, and how many bytes were read.
+ */
+static void vkl_mem_take_initial(vkl_memory *m)
+{
+	vkl_mem_take t = { m, 0 };
+	if (m->ref_len) {
+		/* zero pages of their own, made by the kernel in one call each
+		 * (Linux 5.14; without it they fault in when first written): the
+		 * application's first write of a page and a publish's find them
+		 * there, as when they were copied into (docs/benchmarks.md,
+		 * mapwall: leaving them to fault in made the loop slower) */
+		madvise(m->shadow_base, m->shadow_len, MADV_POPULATE_WRITE);
+		madvise(m->ref, m->ref_len, MADV_POPULATE_WRITE);
+		if (vkl_track_populated(m->real, m->map_size, vkl_mem_take_run, &t) == 0) {
+			CAP_DEBUG("Vulkan layer: VkDeviceMemory 0x%llx mapped (%zu bytes): %zu bytes of "
+			          "populated pages read", (unsigned long long)(uintptr_t)m->handle,
+			          m->map_size, t.bytes);
+			return;
+		}
+	}
+	memcpy(m->shadow, m->real, m->map_size);
+	memcpy(m->ref, m->real, m->map_size);
+	CAP_DEBUG("Vulkan layer: VkDeviceMemory 0x%llx mapped (%zu bytes): copied whole",
+	          (unsigned long long)(uintptr_t)m->handle, m->map_size);
+}
+
 VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
                            VkDeviceSize size, void **pp_data)
 {
@@ -357,15 +417,23 @@ VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offse
 	m->page = (size_t)page;
 	m->whole = 0;
 	m->whole_turn = 0;
-	m->ref = malloc(size ? (size_t)size : 1);
-	m->tmp = malloc(size ? (size_t)size : 1);
-	if (!m->ref || !m->tmp)
-		goto out_drop;
 	m->real = *pp_data;
 	m->map_offset = offset;
 	m->map_size = (size_t)size;
-	memcpy(m->shadow, m->real, m->map_size);
-	memcpy(m->ref, m->real, m->map_size);
+	if (m->map_size >= VKL_MEM_SCAN_MIN && vkl_track_zero_known(m->real, m->map_size)) {
+		size_t len = (m->map_size + (size_t)page - 1) / (size_t)page * (size_t)page;
+		void *ref = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ref == MAP_FAILED)
+			goto out_drop;
+		m->ref = ref;
+		m->ref_len = len;
+	} else {
+		m->ref = malloc(size ? (size_t)size : 1);
+	}
+	m->tmp = malloc(size ? (size_t)size : 1);
+	if (!m->ref || !m->tmp)
+		goto out_drop;
+	vkl_mem_take_initial(m);
 	vkl_track_register(&m->trk, base,
 	                   (m->shadow_len + (size_t)page - 1) / (size_t)page * (size_t)page);
 	/* work submitted before this mapping may have written it, or still be
@@ -1275,6 +1343,70 @@ uint64_t vkl_memory_snapshot_bytes(VkDeviceMemory mem, const void *data, size_t 
 	return vkl_mem_snap_write(mem, 0, data, size);
 }
 
+/* Populated runs of the driver's mapping widened to whole snapshot
+ * chunks (from the mapping's start), those that touch joined; failed:
+ * the list could not grow. */
+typedef struct vkl_mem_snap_ctx {
+	size_t map_size;
+	size_t (*runs)[2];
+	size_t n, cap;
+	int failed;
+} vkl_mem_snap_ctx;
+
+static void vkl_mem_snap_run(void *ctx, size_t lo, size_t hi)
+{
+	vkl_mem_snap_ctx *c = ctx;
+	lo = lo / VKL_MEM_SNAP_PAGE * VKL_MEM_SNAP_PAGE;
+	hi = (hi + VKL_MEM_SNAP_PAGE - 1) / VKL_MEM_SNAP_PAGE * VKL_MEM_SNAP_PAGE;
+	if (hi > c->map_size)
+		hi = c->map_size;
+	if (c->n && lo <= c->runs[c->n - 1][1]) {
+		if (hi > c->runs[c->n - 1][1])
+			c->runs[c->n - 1][1] = hi;
+		return;
+	}
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		size_t(*grown)[2] = c->failed ? NULL : realloc(c->runs, cap * sizeof(*grown));
+		if (!grown) {
+			c->failed = 1;
+			return;
+		}
+		c->runs = grown;
+		c->cap = cap;
+	}
+	c->runs[c->n][0] = lo;
+	c->runs[c->n][1] = hi;
+	c->n++;
+}
+
+/*
+ * The driver's bytes of a mapping, as vkl_mem_snap_write writes them
+ * (runs of snapshot chunks that are not all zero), reading only the
+ * driver's populated pages where the kernel tells them (as
+ * vkl_mem_take_initial does, and for its reason: reading the others would
+ * map the shared zero page there, and make the next publish's first write
+ * of each a copy-on-write fault with a TLB flush).  The same writes as
+ * reading all of it: a chunk no populated run reaches is all zero, left
+ * out either way, and ends any run of chunks, so the chunks between two
+ * such gaps are written by one call over them, from the same grid.
+ */
+static uint64_t vkl_mem_snap_mapped(vkl_memory *m)
+{
+	vkl_mem_snap_ctx c = { m->map_size, NULL, 0, 0, 0 };
+	uint64_t bytes = 0;
+	if (m->map_size >= VKL_MEM_SCAN_MIN && vkl_track_zero_known(m->real, m->map_size) &&
+	    vkl_track_populated(m->real, m->map_size, vkl_mem_snap_run, &c) == 0 && !c.failed) {
+		for (size_t k = 0; k < c.n; k++)
+			bytes += vkl_mem_snap_write(m->handle, m->map_offset + c.runs[k][0],
+			                            m->real + c.runs[k][0], c.runs[k][1] - c.runs[k][0]);
+	} else {
+		bytes = vkl_mem_snap_write(m->handle, m->map_offset, m->real, m->map_size);
+	}
+	free(c.runs);
+	return bytes;
+}
+
 uint64_t vkl_memory_snapshot(vkl_device *d, VkDeviceMemory mem)
 {
 	vkl_memory *m = vkl_mem_find(mem);
@@ -1300,7 +1432,7 @@ uint64_t vkl_memory_snapshot(vkl_device *d, VkDeviceMemory mem)
 			         (unsigned long long)(uintptr_t)mem, (unsigned long long)m->map_offset,
 			         (unsigned long long)(m->map_offset + m->map_size),
 			         (unsigned long long)m->size);
-		bytes = vkl_mem_snap_write(mem, m->map_offset, m->real, m->map_size);
+		bytes = vkl_mem_snap_mapped(m);
 	} else if (d->table.MapMemory(d->handle, mem, 0, VK_WHOLE_SIZE, 0, &p) == VK_SUCCESS) {
 		if (!(m->flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
 			VkMappedMemoryRange r = { VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, mem, 0,

@@ -80,6 +80,35 @@ struct pm_scan_arg {
 };
 #define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
 #endif
+/* The page categories vkl_track_populated asks for (fs.h, 6.7). */
+#ifndef PAGE_IS_FILE
+#define PAGE_IS_FILE (1 << 2)
+#define PAGE_IS_PRESENT (1 << 3)
+#define PAGE_IS_SWAPPED (1 << 4)
+#define PAGE_IS_PFNZERO (1 << 5)
+#endif
+/* PROCMAP_QUERY on /proc/self/maps (fs.h, 6.11): one VMA's kind. */
+#ifndef PROCMAP_QUERY
+#define PROCMAP_QUERY_VMA_SHARED 0x08
+struct procmap_query {
+	uint64_t size;
+	uint64_t query_flags;
+	uint64_t query_addr;
+	uint64_t vma_start;
+	uint64_t vma_end;
+	uint64_t vma_flags;
+	uint64_t vma_page_size;
+	uint64_t vma_offset;
+	uint64_t inode;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint32_t vma_name_size;
+	uint32_t build_id_size;
+	uint64_t vma_name_addr;
+	uint64_t build_id_addr;
+};
+#define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
+#endif
 
 #define VKL_TRACK_REST 8
 #define VKL_TRACK_REST_MAX 256
@@ -554,4 +583,99 @@ void vkl_track_look(vkl_track *t, size_t lo, size_t hi,
 	vkl_track_emit(&o, b, hi);
 	if (o.lo < o.hi)
 		fn(ctx, o.lo, o.hi);
+}
+
+/* ---- populated pages ----------------------------------------------------- */
+
+/* Whether a read of an unpopulated page of the VMA q describes yields
+ * zeros: private and anonymous (no file, no device; unnamed, the heap, or
+ * named by PR_SET_VMA_ANON_NAME), base pages. */
+static int vkl_track_vma_zero(const struct procmap_query *q, const char *name, size_t page)
+{
+	if ((q->vma_flags & PROCMAP_QUERY_VMA_SHARED) || q->inode || q->dev_major ||
+	    q->dev_minor || q->vma_page_size != page)
+		return 0;
+	return q->vma_name_size == 0 || !strcmp(name, "[heap]") || !strncmp(name, "[anon:", 6);
+}
+
+int vkl_track_zero_known(const void *p, size_t len)
+{
+	const char *v = getenv("TRACESMITH_VK_MAP_SCAN");
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t at = (uintptr_t)p / page * page, end = (uintptr_t)p + len;
+	int fd, ok = 1;
+	if (v && !strcmp(v, "0"))
+		return 0;
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while (ok && at < end) {
+		struct procmap_query q;
+		char name[128];
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.query_addr = at;
+		q.vma_name_addr = (uintptr_t)name;
+		q.vma_name_size = sizeof(name);
+		/* older kernels: ENOTTY; a name too long: ENAMETOOLONG */
+		ok = ioctl(fd, PROCMAP_QUERY, &q) == 0 && q.vma_start <= at && q.vma_end > at &&
+		     vkl_track_vma_zero(&q, name, page);
+		at = q.vma_end;
+	}
+	close(fd);
+	return ok;
+}
+
+int vkl_track_populated(const void *p, size_t len, void (*fn)(void *ctx, size_t lo, size_t hi),
+                        void *ctx)
+{
+	struct page_region vec[VKL_TRACK_VEC];
+	struct pm_scan_arg arg;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)p, hi = lo + len;
+	uint64_t at = lo / page * page, end = (hi + page - 1) / page * page;
+	uintptr_t run_lo = 0, run_hi = 0; /* the run held back: joined to the next if it touches */
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC), ret = -1;
+	if (fd < 0)
+		return -1;
+	while (at < end) {
+		long n, i;
+		memset(&arg, 0, sizeof(arg));
+		arg.size = sizeof(arg);
+		arg.start = at;
+		arg.end = end;
+		arg.vec = (uintptr_t)vec;
+		arg.vec_len = VKL_TRACK_VEC;
+		arg.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED | PAGE_IS_FILE;
+		arg.return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED | PAGE_IS_FILE | PAGE_IS_PFNZERO;
+		n = ioctl(fd, PAGEMAP_SCAN, &arg);
+		if (n < 0 || arg.walk_end <= at)
+			goto out_close;
+		for (i = 0; i < n; i++) {
+			uintptr_t a = (uintptr_t)vec[i].start, b = (uintptr_t)vec[i].end;
+			/* the shared zero page: reads as zero, like a hole */
+			if ((vec[i].categories & PAGE_IS_PFNZERO) &&
+			    !(vec[i].categories & (PAGE_IS_SWAPPED | PAGE_IS_FILE)))
+				continue;
+			a = a < lo ? lo : a;
+			b = b > hi ? hi : b;
+			if (a >= b)
+				continue;
+			if (run_lo < run_hi && run_hi == a) {
+				run_hi = b;
+				continue;
+			}
+			if (run_lo < run_hi)
+				fn(ctx, run_lo - lo, run_hi - lo);
+			run_lo = a;
+			run_hi = b;
+		}
+		at = arg.walk_end;
+	}
+	if (run_lo < run_hi)
+		fn(ctx, run_lo - lo, run_hi - lo);
+	ret = 0;
+out_close:
+	close(fd);
+	return ret;
 }

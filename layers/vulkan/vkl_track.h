@@ -54,4 +54,18 @@ void vkl_track_unregister(vkl_track *t);
 void vkl_track_look(vkl_track *t, size_t lo, size_t hi,
                     void (*fn)(void *ctx, size_t lo, size_t hi), void *ctx);
 
+/* Whether every page of [p, p + len) that is not populated reads as zero
+ * (its VMAs private anonymous memory, asked of PROCMAP_QUERY, Linux 6.11):
+ * 0 where that cannot be told (an older kernel, a file, shared or device
+ * mapping, TRACESMITH_VK_MAP_SCAN=0). */
+int vkl_track_zero_known(const void *p, size_t len);
+/* Calls fn(ctx, lo, hi) in ascending order for each run of [p, p + len)
+ * (offsets from p) whose pages are populated (present, swapped, or a
+ * file's; not the shared zero page): with vkl_track_zero_known, every byte
+ * outside those runs is zero.  PAGEMAP_SCAN (Linux 6.7); returns -1 where
+ * the scan fails (fn may have been called for some runs), else 0.  Reads
+ * none of the bytes, so populates nothing. */
+int vkl_track_populated(const void *p, size_t len, void (*fn)(void *ctx, size_t lo, size_t hi),
+                        void *ctx);
+
 #endif

@@ -9,7 +9,7 @@
  * itself does almost nothing, so that finding is what the run time shows.
  *
  * usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--bytes B]
- *                    [--copy-once | --track] [--edge]
+ *                    [--copy-once | --track] [--edge] [--prefill]
  * --edge maps the buffer from byte 1280 to 1024 bytes before its end (the
  * first and last pages only partly mapped), flushes every range it writes
  * (vkFlushMappedMemoryRanges, in 256-byte units), writes part of those two
@@ -23,6 +23,11 @@
  * pseudo-random bytes (so that a capture recording whole pages cannot
  * hide their size in compression): the case where page-granular
  * recording costs most trace size.
+ * --prefill writes every fourth page of the buffer's first half once
+ * (VKM_PREFILL_TURN's bytes), then unmaps the buffer and maps it again,
+ * before anything else: the driver's pages are then partly populated with
+ * those bytes and partly never touched when the mapping the loop writes is
+ * made (tests/shell/test_vk_map_scan.sh).
  * --copy-once also copies each written page once into a private buffer
  * after writing it: the least any capture must do with the data written,
  * a baseline of tests/bench/vk_map_bench.sh.
@@ -59,6 +64,9 @@
 #define VKM_EDGE_HI 1024
 #define VKM_ATOM 256
 #define VKM_FILL 2048
+/* --prefill's bytes: vkm_fill's at this submit (whose turn no submit
+ * before the 127th repeats) */
+#define VKM_PREFILL_TURN 255u
 
 /* The written bytes' word at byte offset 8 * w of the buffer, at a submit
  * whose turn is vkm_turn(s): (w * VKM_MIX) with the low bit of every byte
@@ -127,7 +135,7 @@ static void vkm_copy_run(void *ctx, size_t lo, size_t hi)
 static void vkm_usage(FILE *f)
 {
 	fprintf(f, "usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--bytes B]\n"
-	           "                   [--copy-once | --track] [--edge]\n"
+	           "                   [--copy-once | --track] [--edge] [--prefill]\n"
 	           "  --mib M       mapped buffer size in MiB (1..4096, default 64)\n"
 	           "  --permille P  thousandths of its pages written before each submit\n"
 	           "                (1..1000, default 10)\n"
@@ -136,6 +144,7 @@ static void vkm_usage(FILE *f)
 	           "                default the whole page); the mapping starts random\n"
 	           "  --edge        map an unaligned part, flush, let the device write\n"
 	           "                where the host writes, wait every second submit\n"
+	           "  --prefill     write every 4th page of the first half, unmap, map again\n"
 	           "  --copy-once   copy each written page once more (a baseline)\n"
 	           "  --track       write into a shadow the layer's page tracker watches,\n"
 	           "                copy what it reports into the mapping (a baseline)\n");
@@ -144,7 +153,7 @@ static void vkm_usage(FILE *f)
 int main(int argc, char **argv)
 {
 	uint32_t mib = 64, permille = 10, submits = 50, bytes = 0, s, j;
-	int copy_once = 0, track = 0, edge = 0, i;
+	int copy_once = 0, track = 0, edge = 0, prefill = 0, i;
 	size_t lo_off = 0, hi_off; /* the mapped bytes of the buffer */
 	VkCommandBuffer cbs[2];
 	vkm_shadow sh = { 0 };
@@ -174,6 +183,8 @@ int main(int argc, char **argv)
 			                      (uint32_t)page);
 		} else if (!strcmp(a, "--edge")) {
 			edge = 1;
+		} else if (!strcmp(a, "--prefill")) {
+			prefill = 1;
 		} else if (!strcmp(a, "--copy-once")) {
 			copy_once = 1;
 		} else if (!strcmp(a, "--track")) {
@@ -190,6 +201,10 @@ int main(int argc, char **argv)
 	if (copy_once && track) {
 		fprintf(stderr, "vk_mapwrite: --copy-once and --track are two baselines: one at a time\n");
 		vkm_usage(stderr);
+		return 2;
+	}
+	if (edge && prefill) {
+		fprintf(stderr, "vk_mapwrite: --edge maps its own part: not with --prefill\n");
 		return 2;
 	}
 	if (edge && (copy_once || track)) {
@@ -215,6 +230,12 @@ int main(int argc, char **argv)
 	if (edge) {
 		vkUnmapMemory(c.device, src.mem);
 		VKP_CHECK(&c, vkMapMemory(c.device, src.mem, lo_off, hi_off - lo_off, 0, &src.map));
+	}
+	if (prefill) {
+		for (size_t p = 0; p < npages / 2; p += 4)
+			vkm_fill((uint8_t *)src.map + p * page, p * page, page, VKM_PREFILL_TURN);
+		vkUnmapMemory(c.device, src.mem);
+		VKP_CHECK(&c, vkMapMemory(c.device, src.mem, 0, VK_WHOLE_SIZE, 0, &src.map));
 	}
 	vkp_buffer_create(&c, &dst, VKM_COPY, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,

@@ -4,7 +4,7 @@
 # shadow), everything over the Khronos validation layer (any VUID- line
 # fails):
 # - the unit tests of mapped memory (test_vkl_memory, test_vkl_memory_runs,
-#   test_vkl_reach) pass under it;
+#   test_vkl_memory_scan, test_vkl_reach) pass under it;
 # - vk_compute, vk_reach, vk_callbound and vk_mapwrite (sparse and dense
 #   page writes) captured: the program prints the same hash as without the
 #   layer, the trace's metadata says vulkan.memory_tracker = that tracker,
@@ -68,7 +68,7 @@ fi
 
 for tr in $TRACKERS; do
 	export TRACESMITH_VK_TRACKER=$tr
-	for u in test_vkl_memory test_vkl_memory_runs test_vkl_reach; do
+	for u in test_vkl_memory test_vkl_memory_runs test_vkl_memory_scan test_vkl_reach; do
 		"$BUILD/tests/$u" >"$T/$u.$tr.log" 2>&1 ||
 			fail "$u under TRACESMITH_VK_TRACKER=$tr: $(tail -3 "$T/$u.$tr.log")"
 	done
