@@ -33,9 +33,11 @@ static uint32_t co_rand(void)
 }
 
 /* Writes a trace exercising every chunk and core record type.  keep_open:
- * flush and copy the bytes before close (a writer that was killed). */
+ * flush and copy the bytes before close (a writer that was killed);
+ * random_blobs: blobs of bytes that do not compress, so that BLOBS chunks
+ * are stored uncompressed and keyed (docs/sbt-format.md). */
 static void co_make(const char *name, uint32_t chunk, uint32_t page, int no_compress,
-                    int nrec, int keep_open, co_trace *out)
+                    int nrec, int keep_open, int random_blobs, co_trace *out)
 {
 	sbt_writer_options opt = {chunk, page, 0, no_compress};
 	const char *path = tst_path(name);
@@ -66,11 +68,13 @@ static void co_make(const char *name, uint32_t chunk, uint32_t page, int no_comp
 			fr[1].symbol_id = 0;
 			TST_CHECK(sbt_writer_put_stack(w, (uint64_t)i / 32, fr, 2, &stack) == SBT_OK);
 		}
-		if (i % 40 == 5) {
+		if (i % (random_blobs ? 8 : 40) == 5) {
 			uint8_t data[700];
 			for (k = 0; k < sizeof(data); k++)
-				data[k] = (uint8_t)(k < 300 ? 0 : co_rand() & 7);
-			TST_CHECK(sbt_writer_put_blob(w, 0, data, (size_t)(co_rand() % sizeof(data)),
+				data[k] = (uint8_t)(random_blobs ? co_rand() : k < 300 ? 0 : co_rand() & 7);
+			TST_CHECK(sbt_writer_put_blob(w, 0, data,
+			                              random_blobs ? sizeof(data)
+			                                           : (size_t)(co_rand() % sizeof(data)),
 			                              &blob) == SBT_OK);
 		}
 		seq += 1 + co_rand() % 3;
@@ -165,15 +169,15 @@ static void co_check(const co_trace *t, sbt_status want_open, int want_truncated
 
 int main(int argc, char **argv)
 {
-	co_trace t[9];
+	co_trace t[10];
 	size_t n = 0, i;
 	uint64_t mid;
 
-	co_make("small.sbt", 0, 0, 0, 60, 0, &t[n++]);
-	co_make("uncompressed.sbt", 0, 0, 1, 60, 0, &t[n++]);
-	co_make("multi_chunk.sbt", 1024, 256, 0, 600, 0, &t[n++]);
-	co_make("no_index.sbt", 1024, 256, 0, 200, 1, &t[n++]);
-	co_make("empty.sbt", 0, 0, 0, 0, 0, &t[n++]);
+	co_make("small.sbt", 0, 0, 0, 60, 0, 0, &t[n++]);
+	co_make("uncompressed.sbt", 0, 0, 1, 60, 0, 0, &t[n++]);
+	co_make("multi_chunk.sbt", 1024, 256, 0, 600, 0, 0, &t[n++]);
+	co_make("no_index.sbt", 1024, 256, 0, 200, 1, 0, &t[n++]);
+	co_make("empty.sbt", 0, 0, 0, 0, 0, 0, &t[n++]);
 
 	/* Damaged copies of multi_chunk. */
 	mid = co_middle_chunk(&t[2]);
@@ -214,6 +218,21 @@ int main(int argc, char **argv)
 		TST_CHECK(sbt_reader_open_mem(t[7].bytes, t[7].len, &scan, &r) == SBT_ERR_CORRUPT);
 		sbt_reader_close(r);
 	}
+
+	/* keyed BLOBS chunks: the file says so, and reads */
+	co_make("keyed_blobs.sbt", 1024, 256, 1, 200, 0, 1, &t[n]);
+	co_check(&t[n], SBT_OK, 0, 1);
+	{
+		sbt_reader *r = NULL;
+		sbt_trace_info info;
+		TST_REQUIRE(sbt_reader_open_mem(t[n].bytes, t[n].len, NULL, &r) == SBT_OK);
+		sbt_reader_get_info(r, &info);
+		TST_CHECK_EQ_U64(info.header.features, SBT_FEATURE_KEYED_BLOBS);
+		for (i = 0; i < info.chunk_count; i++)
+			TST_CHECK(sbt_reader_verify_chunk(r, i) == SBT_OK);
+		sbt_reader_close(r);
+	}
+	n++;
 
 	if (argc == 3 && strcmp(argv[1], "--write") == 0) {
 		for (i = 0; i < n; i++) {
