@@ -254,12 +254,21 @@ static int sbt_w_compressible(sbt_writer *w, const sbt_buf *payload, unsigned fi
  * its checksum need not pass over their data again (SBT_CHUNK_FLAG_KEYED,
  * serializer/sbt_format.h).  The first time, the file header's required
  * bit is set where the header was written, so that no file holds a keyed
- * chunk without it, even one cut short after that chunk. */
+ * chunk without it, even one cut short after that chunk; a descriptor
+ * that cannot seek, appends, or did not start the file gets none. */
 static int sbt_w_keyed(sbt_writer *w)
 {
 	uint64_t req;
+	int fl;
 	if (w->keyed)
 		return w->keyed > 0;
+	/* the header is at offset 0 only if the file began there (the offset
+	 * now is what this writer wrote), and pwrite appends under O_APPEND */
+	fl = fcntl(w->fd, F_GETFL);
+	if (fl < 0 || (fl & O_APPEND) || lseek(w->fd, 0, SEEK_CUR) != (off_t)w->off) {
+		w->keyed = -1;
+		return 0;
+	}
 	req = sbt_fmt_load_u64(w->fh + SBT_FMT_FH_REQUIRED) | SBT_FEATURE_KEYED_BLOBS;
 	sbt_fmt_store_u64(w->fh + SBT_FMT_FH_REQUIRED, req);
 	sbt_fmt_store_u32(w->fh + SBT_FMT_FH_CHECKSUM, sbt_fmt_hash32(w->fh, SBT_FMT_FH_CHECKSUM));

@@ -144,7 +144,10 @@ typedef struct sbt_writer_options {
 /* Creates (truncates) path and writes the fixed header.  opt may be NULL. */
 sbt_status sbt_writer_open(const char *path, const sbt_writer_options *opt,
                            sbt_writer **out);
-/* Same, on an open descriptor the writer takes over (closed by close). */
+/* Same, on an open descriptor the writer takes over (closed by close).
+ * Where it can seek and the file starts at its offset 0 (not O_APPEND),
+ * the writer may rewrite the file header in place once (its required
+ * features, for keyed BLOBS chunks); elsewhere it writes none of those. */
 sbt_status sbt_writer_open_fd(int fd, const sbt_writer_options *opt,
                               sbt_writer **out);
 
