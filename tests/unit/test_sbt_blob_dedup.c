@@ -14,11 +14,12 @@
  * file says so in its required features, a byte changed in a page's data,
  * in a page's hash or in a manifest is found and named, a file of
  * compressible blobs only keeps the features it had, and an output that
- * cannot seek (a pipe) gets chunks summed whole.
+ * cannot seek (a pipe) or appends gets chunks summed whole.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -244,6 +245,19 @@ static void bd_keyed(void)
 	keyed = 1;
 	TST_CHECK(bd_raw_blobs(piped, &keyed) != 0);
 	TST_CHECK(!keyed);
+
+	/* a descriptor opened to append: pwrite would append, so no keyed
+	 * chunks either */
+	fds[1] = open(piped, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+	TST_REQUIRE(fds[1] >= 0);
+	TST_REQUIRE(sbt_writer_open_fd(fds[1], NULL, &w) == SBT_OK);
+	TST_CHECK(sbt_writer_put_blob(w, 0, rnd, BD_PROBE_LEN, &id) == SBT_OK);
+	TST_CHECK(sbt_writer_close(w) == SBT_OK);
+	TST_REQUIRE(sbt_reader_open(piped, NULL, &r) == SBT_OK);
+	sbt_reader_get_info(r, &info);
+	TST_CHECK_EQ_U64(info.header.features, 0);
+	bd_check_blob(r, id, rnd, BD_PROBE_LEN);
+	sbt_reader_close(r);
 	free(rnd);
 	free(pat);
 }
