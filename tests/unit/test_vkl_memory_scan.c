@@ -72,25 +72,7 @@ uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *dat
 	return 1;
 }
 
-uint64_t vkl_emit_memory_writes(uint64_t memory, uint64_t base, const uint8_t *src,
-                                const uint64_t (*runs)[2], size_t n)
-{
-	for (size_t k = 0; k < n; k++)
-		vkl_emit_memory_write(memory, runs[k][0], src + (runs[k][0] - base), runs[k][1]);
-	return n ? 1 : 0;
-}
-
-uint64_t vkl_emit_memory_writes_room(uint64_t memory, cap_rec *rec, const uint8_t *room,
-                                     const uint64_t (*runs)[2], size_t n)
-{
-	size_t at = 0;
-	for (size_t k = 0; k < n; k++) {
-		vkl_emit_memory_write(memory, runs[k][0], room + at, runs[k][1]);
-		at += runs[k][1];
-	}
-	cap_blob_cancel(rec);
-	return n ? 1 : 0;
-}
+#include "tests/support/vkl_emit_runs.h"
 
 #define TST_PAGES 64 /* the fake memory object: 256 KiB */
 #define TST_OFFSET 256 /* the mapping starts this far into it ... */

@@ -46,27 +46,7 @@ uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *dat
 	return 1;
 }
 
-/* vulkan.tsMemoryWrites: its runs, as the tsMemoryWrite above collects them. */
-uint64_t vkl_emit_memory_writes(uint64_t memory, uint64_t base, const uint8_t *src,
-                                const uint64_t (*runs)[2], size_t n)
-{
-	for (size_t k = 0; k < n; k++)
-		vkl_emit_memory_write(memory, runs[k][0], src + (runs[k][0] - base), runs[k][1]);
-	return n ? 1 : 0;
-}
-
-/* The same, from the capture buffer's room (its blob given back). */
-uint64_t vkl_emit_memory_writes_room(uint64_t memory, cap_rec *rec, const uint8_t *room,
-                                     const uint64_t (*runs)[2], size_t n)
-{
-	size_t at = 0;
-	for (size_t k = 0; k < n; k++) {
-		vkl_emit_memory_write(memory, runs[k][0], room + at, runs[k][1]);
-		at += runs[k][1];
-	}
-	cap_blob_cancel(rec);
-	return n ? 1 : 0;
-}
+#include "tests/support/vkl_emit_runs.h"
 
 /* TST_CHECK on two strings, printing both when they differ. */
 #define TST_CHECK_STR_EQ(got, want)                                                \
