@@ -14,20 +14,7 @@
 #include "layers/vulkan/vkl_objects.c"
 #include "tests/support/tst.h"
 
-/* Trimmed capture is not tracked here (vkl_trim.c is not linked). */
-struct vkl_trim_obj *vkl_trim_adopt(VkObjectType type, uint64_t handle, uint64_t parent)
-{
-	(void)type, (void)handle, (void)parent;
-	return NULL;
-}
-void vkl_trim_discard(struct vkl_trim_obj *t)
-{
-	(void)t;
-}
-void vkl_trim_gone(vkl_object *o)
-{
-	(void)o;
-}
+#include "tests/support/vkl_trim_stubs.h"
 
 #define TST_THREADS 4
 #define TST_PER_THREAD 5000
