@@ -158,6 +158,20 @@ static void bd_keyed_damage(const char *path, uint64_t at, uint64_t id, const ch
 	sbt_reader_close(r);
 }
 
+/* path holds blob id with want's len bytes, read back whole, and the
+ * required features it should. */
+static void bd_check_file(const char *path, uint64_t features, uint64_t id, const uint8_t *want,
+                          size_t len)
+{
+	sbt_reader *r;
+	sbt_trace_info info;
+	TST_REQUIRE(sbt_reader_open(path, NULL, &r) == SBT_OK);
+	sbt_reader_get_info(r, &info);
+	TST_CHECK_EQ_U64(info.header.features, features);
+	bd_check_blob(r, id, want, len);
+	sbt_reader_close(r);
+}
+
 static void bd_keyed(void)
 {
 	const char *path = tst_path("keyed.sbt"), *piped = tst_path("keyed_pipe.sbt");
@@ -177,11 +191,7 @@ static void bd_keyed(void)
 	TST_REQUIRE(sbt_writer_open(path, NULL, &w) == SBT_OK);
 	TST_CHECK(sbt_writer_put_blob(w, 0, rnd, BD_PROBE_LEN, &id) == SBT_OK);
 	TST_REQUIRE(sbt_writer_close(w) == SBT_OK);
-	TST_REQUIRE(sbt_reader_open(path, NULL, &r) == SBT_OK);
-	sbt_reader_get_info(r, &info);
-	TST_CHECK_EQ_U64(info.header.features, SBT_FEATURE_KEYED_BLOBS);
-	bd_check_blob(r, id, rnd, BD_PROBE_LEN);
-	sbt_reader_close(r);
+	bd_check_file(path, SBT_FEATURE_KEYED_BLOBS, id, rnd, BD_PROBE_LEN);
 	at = bd_raw_blobs(path, &keyed);
 	TST_REQUIRE(at != 0);
 	TST_CHECK(keyed);
@@ -211,11 +221,7 @@ static void bd_keyed(void)
 	TST_REQUIRE(sbt_writer_open(path, NULL, &w) == SBT_OK);
 	TST_CHECK(sbt_writer_put_blob(w, 0, pat, BD_PROBE_LEN, &id_pat) == SBT_OK);
 	TST_REQUIRE(sbt_writer_close(w) == SBT_OK);
-	TST_REQUIRE(sbt_reader_open(path, NULL, &r) == SBT_OK);
-	sbt_reader_get_info(r, &info);
-	TST_CHECK_EQ_U64(info.header.features, 0);
-	bd_check_blob(r, id_pat, pat, BD_PROBE_LEN);
-	sbt_reader_close(r);
+	bd_check_file(path, 0, id_pat, pat, BD_PROBE_LEN);
 
 	/* through a pipe: the header cannot be rewritten, so the random
 	 * pages' chunks are summed whole and the file needs no feature */
@@ -237,11 +243,7 @@ static void bd_keyed(void)
 	TST_CHECK(sbt_writer_close(w) == SBT_OK);
 	TST_REQUIRE(waitpid(child, &status, 0) == child);
 	TST_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	TST_REQUIRE(sbt_reader_open(piped, NULL, &r) == SBT_OK);
-	sbt_reader_get_info(r, &info);
-	TST_CHECK_EQ_U64(info.header.features, 0);
-	bd_check_blob(r, id, rnd, BD_PROBE_LEN);
-	sbt_reader_close(r);
+	bd_check_file(piped, 0, id, rnd, BD_PROBE_LEN);
 	keyed = 1;
 	TST_CHECK(bd_raw_blobs(piped, &keyed) != 0);
 	TST_CHECK(!keyed);
@@ -253,11 +255,7 @@ static void bd_keyed(void)
 	TST_REQUIRE(sbt_writer_open_fd(fds[1], NULL, &w) == SBT_OK);
 	TST_CHECK(sbt_writer_put_blob(w, 0, rnd, BD_PROBE_LEN, &id) == SBT_OK);
 	TST_CHECK(sbt_writer_close(w) == SBT_OK);
-	TST_REQUIRE(sbt_reader_open(piped, NULL, &r) == SBT_OK);
-	sbt_reader_get_info(r, &info);
-	TST_CHECK_EQ_U64(info.header.features, 0);
-	bd_check_blob(r, id, rnd, BD_PROBE_LEN);
-	sbt_reader_close(r);
+	bd_check_file(piped, 0, id, rnd, BD_PROBE_LEN);
 	free(rnd);
 	free(pat);
 }
