@@ -6,7 +6,8 @@
  *
  * The function and the source line come from the object's symbol table
  * and debug information through elfutils' libdwfl, where the object has
- * them (static functions included, which dladdr cannot name); without
+ * them (static functions included, which dladdr cannot name; the line
+ * only from a line table in the object itself, cap_sym_own_lines); without
  * libdw, or for an address it cannot place, dladdr gives what the dynamic
  * symbol table has (`object!function+0xoff`, or `object+0xoff`).
  *
@@ -46,6 +47,11 @@ static struct {
 	                        Elf **, Dwarf_Addr *);
 	Dwfl_Line *(*getsrc)(Dwfl_Module *, Dwarf_Addr);
 	const char *(*lineinfo)(Dwfl_Line *, Dwarf_Addr *, int *, int *, int *, int *);
+	Elf *(*getelf)(Dwfl_Module *, GElf_Addr *);
+	int (*shdrstrndx)(Elf *, size_t *);
+	Elf_Scn *(*nextscn)(Elf *, Elf_Scn *);
+	GElf_Shdr *(*getshdr)(Elf_Scn *, GElf_Shdr *);
+	char *(*strptr)(Elf *, size_t, size_t);
 } cap_dw;
 
 static int cap_sym_dw_open(void)
@@ -67,13 +73,19 @@ static int cap_sym_dw_open(void)
 	CAP_DW(addrinfo, "dwfl_module_addrinfo");
 	CAP_DW(getsrc, "dwfl_module_getsrc");
 	CAP_DW(lineinfo, "dwfl_lineinfo");
+	CAP_DW(getelf, "dwfl_module_getelf");
+	CAP_DW(shdrstrndx, "elf_getshdrstrndx"); /* libelf, which libdw links */
+	CAP_DW(nextscn, "elf_nextscn");
+	CAP_DW(getshdr, "gelf_getshdr");
+	CAP_DW(strptr, "elf_strptr");
 	*(void **)&cap_dw.cb.find_elf = dlsym(h, "dwfl_linux_proc_find_elf");
 	*(void **)&cap_dw.cb.find_debuginfo = dlsym(h, "dwfl_standard_find_debuginfo");
 #undef CAP_DW
 	cap_dw.cb.debuginfo_path = &cap_dw.debuginfo_path;
 	if (!cap_dw.begin || !cap_dw.end || !cap_dw.report_begin || !cap_dw.report_end ||
 	    !cap_dw.proc_report || !cap_dw.addrmodule || !cap_dw.addrinfo || !cap_dw.getsrc ||
-	    !cap_dw.lineinfo || !cap_dw.cb.find_elf || !cap_dw.cb.find_debuginfo)
+	    !cap_dw.lineinfo || !cap_dw.getelf || !cap_dw.shdrstrndx || !cap_dw.nextscn ||
+	    !cap_dw.getshdr || !cap_dw.strptr || !cap_dw.cb.find_elf || !cap_dw.cb.find_debuginfo)
 		return 0; /* left open: the library stays as long as the process */
 	cap_dw.dwfl = cap_dw.begin(&cap_dw.cb);
 	return cap_dw.dwfl != NULL;
@@ -92,6 +104,34 @@ static const char *cap_sym_base(const char *path)
 {
 	const char *b = strrchr(path, '/');
 	return b ? b + 1 : path;
+}
+
+/* Whether the object of mod carries its own line table (a .debug_line
+ * section, compressed or not): the line of an address is looked up only
+ * there.  An object whose debug information is in a separate file (a
+ * distribution's -dbg package: libc6-dbg for libc's frames under every
+ * program's main) is named from its symbols alone, since libdw would read
+ * and decompress that file's whole DWARF at the first address: 200 million
+ * instructions for libc's on the writer thread as a capture starts, while
+ * the program runs (docs/benchmarks.md, thirteenth session). */
+static int cap_sym_own_lines(Dwfl_Module *mod)
+{
+	GElf_Addr bias;
+	Elf *elf = cap_dw.getelf(mod, &bias);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	if (!elf || cap_dw.shdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	while ((scn = cap_dw.nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!cap_dw.getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = cap_dw.strptr(elf, shstrndx, sh.sh_name);
+		if (name && (!strcmp(name, ".debug_line") || !strcmp(name, ".zdebug_line")))
+			return 1;
+	}
+	return 0;
 }
 
 /* libdwfl's name for pc: 1 when it placed the address in an object. */
@@ -127,7 +167,7 @@ static int cap_sym_dw_name(uint64_t pc, uint64_t ip, char *buf, size_t len)
 	/* off is from the symbol to pc; the frame names the return address. */
 	n = (size_t)snprintf(buf, len, "%s!%s+0x%" PRIx64, object ? object : "?", fn,
 	                     (uint64_t)off + (ip - pc));
-	line = cap_dw.getsrc(mod, pc);
+	line = cap_sym_own_lines(mod) ? cap_dw.getsrc(mod, pc) : NULL;
 	file = line ? cap_dw.lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
 	if (file && lineno > 0 && n < len)
 		snprintf(buf + n, len - n, " (%s:%d)", file, lineno);

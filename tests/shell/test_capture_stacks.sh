@@ -1,7 +1,9 @@
 #!/bin/sh
 # Host call stacks by policy: TRACESMITH_STACKS=none gives no record a stack,
 # work (the default) only the CAP_REC_WORK records, all every record; a
-# stack's symbols name the function that made the call.
+# stack's symbols name the function that made the call, with its source
+# line where the object carries its own line table, without one where its
+# debug information is in a separate file.
 set -u
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -55,6 +57,26 @@ for m in work ""; do
 done
 # three records from one call site share one stack
 has work "meta capture.stacks_unique 1"
+
+# An object whose line table is in a separate debug file (as a
+# distribution's -dbg package holds libc's) is named from its symbols, with
+# no line: libdw would read and decompress all of that file's DWARF at the
+# first address (cap_symbols.c, cap_sym_own_lines).  The same program with
+# its debug information moved to cap_tool.debug beside it (found through
+# its debuglink): the function named, no source line.
+if command -v objcopy >/dev/null 2>&1; then
+	mkdir "$tmp/split"
+	objcopy --only-keep-debug "$T" "$tmp/split/cap_tool.debug"
+	objcopy --strip-debug --add-gnu-debuglink="$tmp/split/cap_tool.debug" "$T" "$tmp/split/cap_tool"
+	rm -f "$tmp/s.sbt"
+	TRACESMITH_OUTPUT="$tmp/s.sbt" "$tmp/split/cap_tool" stacks >/dev/null || fail "split: exit $?"
+	"$T" check "$tmp/s.sbt" >"$tmp/check.out" || fail "split: check failed: $(cat "$tmp/check.out")"
+	sym_has split 64 cap_tool_work_site
+	grep "^symbols 64 " "$tmp/check.out" | grep -q 'cap_tool!cap_tool_work_site+0x[0-9a-f]* (' &&
+		fail "split: a source line from the separate debug file: $(grep '^symbols 64' "$tmp/check.out")"
+else
+	fail "objcopy (binutils) is not installed"
+fi
 
 run all
 has all "type 64 count 3 stacks 3"
