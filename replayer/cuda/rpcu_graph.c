@@ -268,7 +268,12 @@ static rp_status rpcu_graph_hsrc(rpcu_state *s, const sbt_cm_call *c, rp_diag *d
 		return st;
 	if (s->relocate_memory && o->parent)
 		rpcu_ranges_patch_data(&s->ranges, bytes, c->size, o->parent);
-	memcpy((void *)(uintptr_t)o->live, bytes, c->size);
+	/* Bytes the program left as they were are not written again: the
+	 * record comes before every launch, and a launch before this one may
+	 * still be reading the buffer (the program did not write it, so it
+	 * did not wait; a write here would race with that read). */
+	if (memcmp((const void *)(uintptr_t)o->live, bytes, c->size) != 0)
+		memcpy((void *)(uintptr_t)o->live, bytes, c->size);
 	free(bytes);
 	return RP_OK;
 }
