@@ -121,7 +121,7 @@ if [ -e "$DBL/libcuda.so.1" ]; then
 			# under make tsan the double hides its workers' accesses
 			# from ThreadSanitizer, docs/cuda-double.md)
 			case "$c" in
-			cuda_race_app | *--racy* | *--unordered*) racy="env TSCUDA_DOUBLE_RACY=1" ;;
+			cuda_race_app | cuda_sched_app | *--racy* | *--unordered*) racy="env TSCUDA_DOUBLE_RACY=1" ;;
 			*) racy= ;;
 			esac
 			(cd "$T" && expect_rc 0 "cap.$n" $racy "$CAP" -o "$T/$n.sbt" -- "$P/$p" "$@") || exit 1
