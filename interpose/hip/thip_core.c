@@ -605,6 +605,34 @@ __attribute__((constructor)) static void thip_dlsym_order_check(void)
 	         dladdr((void *)first, &di) && di.dli_fname ? di.dli_fname : "another library");
 }
 
+#if defined(__SANITIZE_THREAD__)
+/*
+ * make tsan: this library is instrumented, and ThreadSanitizer's runtime
+ * must come before the C library in the process's lookup order for its
+ * interceptions (pthread_create, malloc, the mutexes) to be the ones
+ * called.  In an uninstrumented program (hipcc's) the runtime is only
+ * this library's dependency, loaded after the program's own, so it comes
+ * after the C library: the first thread the capture starts then dies in
+ * its first instrumented function (SIGSEGV in __tsan_func_entry).  Nothing
+ * here can reorder the process; it is said once, with the way out.
+ */
+__attribute__((constructor)) static void thip_tsan_order_check(void)
+{
+	thip_dlsym_fn libc = thip_libc_dlsym();
+	void *first, *tsan;
+	Dl_info di, rt;
+
+	if (!libc || !(first = libc(RTLD_DEFAULT, "pthread_create")) || !dladdr(first, &di) ||
+	    !di.dli_fname || strstr(di.dli_fname, "libtsan"))
+		return;
+	tsan = libc(RTLD_DEFAULT, "__tsan_init");
+	CAP_ERROR("hip: this ThreadSanitizer build of the interposer is loaded into a program "
+	          "whose pthread_create is %s's, not the TSan runtime's: the capture's threads "
+	          "will crash; preload the runtime first (LD_PRELOAD=%s)",
+	          di.dli_fname, tsan && dladdr(tsan, &rt) && rt.dli_fname ? rt.dli_fname : "libtsan.so");
+}
+#endif
+
 THIP_EARLY void *thip_dlsym_handle(void *handle, const char *name)
 {
 	thip_dlsym_fn next = thip_next_dlsym();

@@ -234,7 +234,17 @@ static rp_status rpcu_graph_hsrc_note(rpcu_state *s, const sbt_cm_call *c, CUDA_
 		                 "collide in the replay's table", (unsigned long long)c->node,
 		                 (unsigned long long)o->made_seq);
 	if (o) {
-		memcpy((void *)(uintptr_t)o->live, m->srcHost, bytes);
+		/* The node's one buffer stands for every host source the program
+		 * gave it, and the program's were its own: it may give a launched
+		 * exec another (cuGraphExecMemcpyNodeSetParams) while a launch
+		 * still reads the one before.  New bytes go in once the context's
+		 * work is done (not while a stream capture is open, which a
+		 * synchronize would end); unchanged bytes are not written. */
+		if (memcmp((const void *)(uintptr_t)o->live, m->srcHost, bytes) != 0) {
+			if (!s->capturing)
+				(void)s->drv.p_cuCtxSynchronize();
+			memcpy((void *)(uintptr_t)o->live, m->srcHost, bytes);
+		}
 		m->srcHost = (void *)(uintptr_t)o->live;
 	} else if (!(o = rpcu_objs_put(&s->objs, RPCU_O_HOSTSRC, key))) {
 		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
@@ -268,7 +278,12 @@ static rp_status rpcu_graph_hsrc(rpcu_state *s, const sbt_cm_call *c, rp_diag *d
 		return st;
 	if (s->relocate_memory && o->parent)
 		rpcu_ranges_patch_data(&s->ranges, bytes, c->size, o->parent);
-	memcpy((void *)(uintptr_t)o->live, bytes, c->size);
+	/* Bytes the program left as they were are not written again: the
+	 * record comes before every launch, and a launch before this one may
+	 * still be reading the buffer (the program did not write it, so it
+	 * did not wait; a write here would race with that read). */
+	if (memcmp((const void *)(uintptr_t)o->live, bytes, c->size) != 0)
+		memcpy((void *)(uintptr_t)o->live, bytes, c->size);
 	free(bytes);
 	return RP_OK;
 }

@@ -30,6 +30,8 @@ F="$TOP/$BUILD/tests/fuzz_cu_replay_replay"
 unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
 	TRACESMITH_SNAPSHOT TSCUDA_DOUBLE_STATS TSCUDA_DOUBLE_SEED TSCUDA_DOUBLE_ADDR_SEED \
 	TSCUDA_DOUBLE_RESERVE TRACESMITH_CUDA_VA FUZZ_CU_FORK
+# (under make tsan a window TSan can map: the default lies outside its layout)
+cuda_window
 export TSCUDA_DOUBLE_QUIET=1 FUZZ_CU_REPORT=1 TRACESMITH_CUDA_DRIVER="$DBL/libcuda.so.1"
 ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export ASAN_OPTIONS
@@ -70,7 +72,13 @@ mutant bigtwin "$H/fixed-va/driver_cubin.sbt" "^seq=15 .*grid_x=2147483647 " --v
 GUNLOAD=$(seq_of "$T/graph.sbt" "cuda.cuModuleUnload ")
 GLAUNCH=$(seq_of "$T/graph.sbt" "cuda.cuGraphLaunch ")
 mutant graphunload "$T/graph.sbt" "^seq=$GLAUNCH .*cuda.cuModuleUnload " --move "$GUNLOAD:$GLAUNCH"
-mutant readonly "$T/vmm.sbt" "^seq=13 .*cuda.cuMemSetAccess flags=1 " --seed 54003
+if tsan_build; then
+	# (under make tsan the window moves the addresses, so the seed's
+	# mutations land elsewhere: its two that matter, directed)
+	mutant readonly "$T/vmm.sbt" "^seq=13 .*cuda.cuMemSetAccess flags=1 " --varint 12:1:1 --dup 3
+else
+	mutant readonly "$T/vmm.sbt" "^seq=13 .*cuda.cuMemSetAccess flags=1 " --seed 54003
+fi
 inputs="$* $T/c_freehost.sbt $T/c_unload.sbt $T/c_wild.sbt $T/c_bigtwin.sbt $T/c_graphunload.sbt"
 inputs="$inputs $T/c_readonly.sbt"
 
@@ -100,10 +108,17 @@ awk '/^exit /{e=$2} / bytes ok$/{print $1, e}' "$T/fuzz.out" >"$T/results"
 for c in freehost unload wild bigtwin readonly; do
 	grep -q "c_$c.sbt: 1\$" "$T/results" || fail "$c: $(grep "c_$c" "$T/results")"
 done
-grep -q "fixed-va/driver_cubin.sbt: 0\$" "$T/results" || fail "driver_cubin: $(head -n 1 "$T/results")"
+if tsan_build; then
+	# (0x200000000000 lies outside TSan's memory layout: the double cannot
+	# place the fixed-va fixture's window there, so it is replayed moved and
+	# a pointer it keeps in device memory is stale)
+	echo "note: a TSan build: fixed-va/driver_cubin.sbt is replayed moved, its checkpoints not required equal"
+else
+	grep -q "fixed-va/driver_cubin.sbt: 0\$" "$T/results" || fail "driver_cubin: $(head -n 1 "$T/results")"
+fi
 grep -q "CUDA_ERROR_ILLEGAL_ADDRESS" "$T/fuzz.err" || fail "no illegal address reported"
 grep -q "CUDA_ERROR_LAUNCH_TIMEOUT" "$T/fuzz.err" || fail "no launch timeout reported"
-grep -q "record seq 16 (cuda.cuMemcpyHtoD): destination 0x200000000000 + 4194304 is read-only memory" "$T/fuzz.err" ||
+grep -q "record seq 16 (cuda.cuMemcpyHtoD): destination $(printf '0x%x' "$WIN_BASE") + 4194304 is read-only memory" "$T/fuzz.err" ||
 	fail "seed 54003's copy into read-only memory not refused: $(grep -m1 "seq 16" "$T/fuzz.err")"
 echo "ok: $want inputs through the CUDA replay fuzz target: $(grep -c '^exit [03]$' "$T/fuzz.out") replayed," \
 	"$(grep -c '^exit 1$' "$T/fuzz.out") stopped with a message"

@@ -20,6 +20,13 @@ LIB="$TOP/$BUILD/interpose/libtracesmith_hip.so"
 H="$TOP/$BUILD/tests/hip"
 [ -e "$LIB" ] || { echo "no HIP headers (libamdhip64-dev) or reader: the HIP interposer is not built"; exit 77; }
 [ -x "$H/hip_saxpy" ] || { echo "no hipcc: the HIP test programs are not built (scripts/deps.sh installs it)"; exit 77; }
+# In a sanitizer build the interposer is instrumented and the hipcc
+# programs are not: its runtime must come before the C library, or its
+# interceptors are not the ones called (a thread the capture starts then
+# crashes in its first instrumented function).  PRE preloads it (tscapture
+# keeps it after its interposers); nothing in a normal build.
+SANRT=$(ldd "$LIB" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+PRE=${SANRT:+env LD_PRELOAD=$SANRT}
 
 # run NAME PROG ARGS...: the program alone, then under tscapture; same
 # stdout and exit status.
@@ -29,7 +36,7 @@ run() {
 	rc0=0
 	"$@" >"$T/$name.plain" 2>/dev/null || rc0=$?
 	rc1=0
-	"$CAP" -o "$T/$name.sbt" -- "$@" >"$T/$name.cap" 2>"$T/$name.caperr" || rc1=$?
+	$PRE "$CAP" -o "$T/$name.sbt" -- "$@" >"$T/$name.cap" 2>"$T/$name.caperr" || rc1=$?
 	[ "$rc0" -eq "$rc1" ] || fail "$name: exit $rc1 under tscapture, $rc0 alone: $(cat "$T/$name.caperr")"
 	cmp -s "$T/$name.plain" "$T/$name.cap" || fail "$name: output changed: $(diff "$T/$name.plain" "$T/$name.cap")"
 	[ -s "$T/$name.sbt" ] || fail "$name: no trace: $(cat "$T/$name.caperr")"
@@ -115,11 +122,11 @@ for f in "$@"; do
 done
 
 # A program that uses no HIP: untouched, no trace.
-expect_rc 0 plain "$CAP" -o "$T/plain.sbt" -- sh -c 'echo plain'
+expect_rc 0 plain $PRE "$CAP" -o "$T/plain.sbt" -- sh -c 'echo plain'
 has plain out "plain"
 [ ! -e "$T/plain.sbt" ] || fail "a trace was written for a program using no HIP"
 # TRACESMITH_API=-hip: passes through, records nothing, output unchanged.
-TRACESMITH_API=-hip LD_PRELOAD="$LIB" TRACESMITH_OUTPUT="$T/off.sbt" "$H/hip_saxpy" >"$T/off.out" 2>"$T/off.err" ||
+TRACESMITH_API=-hip LD_PRELOAD="$LIB${SANRT:+ $SANRT}" TRACESMITH_OUTPUT="$T/off.sbt" "$H/hip_saxpy" >"$T/off.out" 2>"$T/off.err" ||
 	fail "hip_saxpy failed with TRACESMITH_API=-hip"
 cmp -s "$T/off.out" "$T/saxpy.plain" || fail "TRACESMITH_API=-hip changed the output"
 [ ! -e "$T/off.sbt" ] || fail "TRACESMITH_API=-hip wrote a trace"

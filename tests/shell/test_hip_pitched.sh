@@ -47,6 +47,12 @@ MUT="$TOP/$BUILD/tests/sbt_mutate"
 # (a sanitizer build's double needs its runtime first: test_hip_replay.sh)
 SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
 PRE=${SANRT:+env LD_PRELOAD=$SANRT}
+# HIP's default window lies outside ThreadSanitizer's memory layout: under
+# TSan one in its low application range (as test_hip_array3d.sh).
+if tsan_build; then
+	TRACESMITH_HIP_VA=0x4000000000:64G
+	export TRACESMITH_HIP_VA
+fi
 
 # all_match NAME WANT ARGS...: tsreplay --json ARGS exits 0 with WANT
 # checkpoints compared, all matched.
@@ -183,7 +189,8 @@ unset LD_LIBRARY_PATH
 if ldconfig -p 2>/dev/null | grep -q 'libamdhip64.so.5 '; then
 	expect_rc 0 real.run "$H/hip_pitched"
 	has real.run out "packed[13] "
-	expect_rc 0 real.cap "$CAP" -o "$T/real.sbt" -- "$H/hip_pitched"
+	# (PRE: the sanitizer build's interposer in the uninstrumented program)
+	expect_rc 0 real.cap $PRE "$CAP" -o "$T/real.sbt" -- "$H/hip_pitched"
 	cmp -s "$T/real.run.out" "$T/real.cap.out" || fail "real: output changed under tscapture"
 	expect_rc 0 real.dump "$INFO" --dump "$T/real.sbt"
 	for call in hipMemset2D hipMemcpy2D hipMemset2DAsync hipMemcpy2DAsync hipMemcpyPeer hipMemcpyPeerAsync \

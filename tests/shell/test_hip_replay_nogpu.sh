@@ -19,10 +19,11 @@ ldconfig -p 2>/dev/null | grep -q 'libamdhip64.so.5 ' ||
 CAP="$TOP/$BUILD/tscapture"
 RP="$TOP/$BUILD/tsreplay"
 
-# (a sanitizer build's double needs its runtime first: test_hip_replay.sh)
+# (a sanitizer build's double, and its interposer in the uninstrumented
+# hipcc program on the real runtime, need its runtime first: test_hip_replay.sh)
 SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
 expect_rc 0 cap.double env LD_LIBRARY_PATH="$DBL" ${SANRT:+LD_PRELOAD=$SANRT} "$CAP" -o "$T/double.sbt" -- "$H/hip_saxpy"
-expect_rc 0 cap.real "$CAP" -o "$T/real.sbt" -- "$H/hip_saxpy"
+expect_rc 0 cap.real ${SANRT:+env LD_PRELOAD=$SANRT} "$CAP" -o "$T/real.sbt" -- "$H/hip_saxpy"
 
 rc=0
 "$RP" "$T/double.sbt" >"$T/probe.out" 2>"$T/probe.err" || rc=$?

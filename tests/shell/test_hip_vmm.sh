@@ -33,7 +33,8 @@ VMM_CALLS="hipMemAddressReserve hipMemCreate hipMemMap hipMemSetAccess hipMemUnm
 # The real runtime (no GPU here): every call refused, the program runs on.
 expect_rc 0 real.run env -u LD_LIBRARY_PATH "$H/hip_vmm"
 if grep -q "^hipMemAddressReserve 101" "$T/real.run.out"; then
-	expect_rc 0 real.cap env -u LD_LIBRARY_PATH "$CAP" -o "$T/real.sbt" -- "$H/hip_vmm"
+	# (PRE: the sanitizer build's interposer in the uninstrumented program)
+	expect_rc 0 real.cap $PRE env -u LD_LIBRARY_PATH "$CAP" -o "$T/real.sbt" -- "$H/hip_vmm"
 	cmp -s "$T/real.run.out" "$T/real.cap.out" ||
 		fail "real runtime: output changed under tscapture: $(diff "$T/real.run.out" "$T/real.cap.out")"
 	expect_rc 0 real.dump "$INFO" --dump "$T/real.sbt"

@@ -331,6 +331,9 @@ struct tcd_state {
 	bool quiet;
 	enum tcd_reserve_mode reserve;
 	char *stats_path;
+	/* TSCUDA_DOUBLE_RACY under ThreadSanitizer: its annotations that
+	 * hide a worker's accesses to memory (tcd_sched.c); NULL without */
+	void (*racy_hide[4])(const char *file, int line);
 	uint64_t sched_rng;
 	uint64_t addr_rng;
 	uintptr_t va_next;

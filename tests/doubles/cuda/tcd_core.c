@@ -24,10 +24,16 @@
  *                                 version 2 wrappers loaded), written at
  *                                 exit (or unload)
  *   TSCUDA_DOUBLE_QUIET=1         do not explain rejected calls on stderr
+ *   TSCUDA_DOUBLE_RACY=1          the program races on device memory on
+ *                                 purpose (tests of race finders): under
+ *                                 ThreadSanitizer the stream workers' runs
+ *                                 of kernels, copies and memsets are hidden
+ *                                 from it (tcd_sched.c); nothing otherwise
  * A malformed value is an error: the double says which and exits 2.
  */
 #include "tests/doubles/cuda/tcd.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -91,6 +97,23 @@ uint64_t tcd_rng_next(uint64_t *state)
 	return tcd_mix(*state);
 }
 
+/* TSCUDA_DOUBLE_RACY: ThreadSanitizer's dynamic annotations, when its
+ * runtime is in the process (looked up, as tcd_mem.c does: the double is
+ * built with or without it); all four or none. */
+static void tcd_racy_config(void)
+{
+	static const char *const names[4] = {"AnnotateIgnoreReadsBegin", "AnnotateIgnoreWritesBegin",
+					     "AnnotateIgnoreWritesEnd", "AnnotateIgnoreReadsEnd"};
+	void (*f[4])(const char *, int);
+
+	if (!dlsym(RTLD_DEFAULT, "__tsan_init"))
+		return;
+	for (int i = 0; i < 4; i++)
+		if (!(f[i] = (void (*)(const char *, int))dlsym(RTLD_DEFAULT, names[i])))
+			return;
+	memcpy(tcd_g.racy_hide, f, sizeof(f));
+}
+
 __attribute__((constructor)) static void tcd_config_load(void)
 {
 	uint64_t n;
@@ -128,6 +151,9 @@ __attribute__((constructor)) static void tcd_config_load(void)
 		tcd_g.stats_path = strdup(v);
 	v = getenv("TSCUDA_DOUBLE_QUIET");
 	tcd_g.quiet = v && *v && strcmp(v, "0");
+	v = getenv("TSCUDA_DOUBLE_RACY");
+	if (v && *v && strcmp(v, "0"))
+		tcd_racy_config();
 }
 
 /* Stats are written by a destructor so that they cover the whole process,

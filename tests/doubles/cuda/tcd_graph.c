@@ -726,8 +726,9 @@ TCD_EXPORT(cuGraphAddMemFreeNode)
  * A batch memory-op node (cuGraphAddBatchMemOpNode): its operations run in
  * order when the node's turn comes.  A 32-bit write is a memset of one
  * 32-bit word, a 64-bit write two (its low word first: nothing runs
- * between them here), a wait polls its word until the condition holds
- * (TCD_OP_WAIT_VALUE, tcd_sched.c), and a flush of remote writes or a
+ * between them here), each an atomic store with release order; a wait
+ * polls its word with acquire loads until the condition holds
+ * (TCD_OP_WAIT_VALUE, tcd_sched.c); a flush of remote writes or a
  * memory barrier runs nothing (the double's memory is one coherent host
  * memory).  Addresses must be reachable memory, aligned to the operation's
  * size.  Not measured: this follows the driver API documentation of

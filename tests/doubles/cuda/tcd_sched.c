@@ -48,7 +48,26 @@ static bool tcd_op_ready_locked(const struct tcd_op *op)
 	return true;
 }
 
-/* The bytes a copy or memset moves, run under the fault guard. */
+/*
+ * The bytes a copy or memset moves, run under the fault guard.
+ *
+ * Device memory as the GPU has it: a word stored is seen whole by another
+ * stream (or a kernel) polling it.  That is how a program orders two
+ * streams through memory: a stream memory operation's write and wait
+ * (cuStreamWriteValue32/64, cuStreamWaitValue32/64, cuStreamBatchMemOp,
+ * batch memory-op nodes; a write is a one-word memset here), a kernel
+ * spinning on a flag a cuMemsetD32Async sets (cuda_wait_app), and (without
+ * CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER, which only the GPU's own
+ * reordering could show) what the writing stream did before the write is
+ * visible to what the waiting stream does after the wait.  Here the two
+ * sides are different worker threads, so 16- and 32-bit memsets store each
+ * word atomically with release order and a wait's reads are atomic loads
+ * with acquire order: a plain store polled by a plain load would be a data
+ * race (ThreadSanitizer reports it, and the bytes the program synchronises
+ * through the word with it), and the release and acquire are what make
+ * the writer's earlier work happen before the waiter's later work.  Two
+ * unordered plain accesses (a copy and a kernel, say) are still a race.
+ */
 static void tcd_op_move(void *arg)
 {
 	struct tcd_op *op = arg;
@@ -65,15 +84,18 @@ static void tcd_op_move(void *arg)
 		unsigned char *d = op->u.memset.dst;
 		uint32_t v = op->u.memset.value;
 
+		/* 16- and 32-bit words stored whole, with release order (above;
+		 * dst is aligned to elem, tcd_memset_op) */
 		if (op->u.memset.elem == 1) {
 			memset(d, (int)(v & 0xff), op->u.memset.count);
 		} else if (op->u.memset.elem == 2) {
-			uint16_t h = (uint16_t)v;
+			uint16_t *h = (uint16_t *)(void *)d;
 			for (size_t i = 0; i < op->u.memset.count; i++)
-				memcpy(d + 2 * i, &h, 2);
+				__atomic_store_n(&h[i], (uint16_t)v, __ATOMIC_RELEASE);
 		} else {
+			uint32_t *w = (uint32_t *)(void *)d;
 			for (size_t i = 0; i < op->u.memset.count; i++)
-				memcpy(d + 4 * i, &v, 4);
+				__atomic_store_n(&w[i], v, __ATOMIC_RELEASE);
 		}
 		break;
 	}
@@ -94,10 +116,11 @@ static void tcd_waitval_load(void *arg)
 	struct tcd_waitval_read *rd = arg;
 	uint32_t w32;
 
+	/* atomic, acquire: tcd_op_move says why */
 	if (rd->op->u.waitval.wide) {
-		memcpy(&rd->word, (const void *)rd->op->u.waitval.addr, 8);
+		rd->word = __atomic_load_n((const uint64_t *)rd->op->u.waitval.addr, __ATOMIC_ACQUIRE);
 	} else {
-		memcpy(&w32, (const void *)rd->op->u.waitval.addr, 4);
+		w32 = __atomic_load_n((const uint32_t *)rd->op->u.waitval.addr, __ATOMIC_ACQUIRE);
 		rd->word = w32;
 	}
 }
@@ -177,10 +200,21 @@ static void tcd_waitval_run(const struct tcd_op *op, struct tcd_stream *s)
 static void tcd_op_run(struct tcd_op *op, struct tcd_stream *s)
 {
 	uintptr_t fault = 0;
+	bool hide;
 
 	if (atomic_load(&s->ctx->sticky) && op->kind != TCD_OP_RECORD && op->kind != TCD_OP_WAIT &&
 	    op->kind != TCD_OP_FREE)
 		return;
+	/* TSCUDA_DOUBLE_RACY (tcd_core.c): a program that races on purpose
+	 * (two streams' kernels and copies on the same bytes, unordered) races
+	 * on the emulated GPU, not in the double: under ThreadSanitizer what
+	 * a kernel, copy or memset reads and writes is hidden from it. */
+	hide = tcd_g.racy_hide[0] &&
+	       (op->kind == TCD_OP_KERNEL || op->kind == TCD_OP_COPY || op->kind == TCD_OP_MEMSET);
+	if (hide) {
+		tcd_g.racy_hide[0](__FILE__, __LINE__);
+		tcd_g.racy_hide[1](__FILE__, __LINE__);
+	}
 	switch (op->kind) {
 	case TCD_OP_KERNEL:
 		tcd_kernel_run(op, s->ctx);
@@ -206,6 +240,10 @@ static void tcd_op_run(struct tcd_op *op, struct tcd_stream *s)
 	case TCD_OP_RECORD:
 	case TCD_OP_WAIT:
 		break;
+	}
+	if (hide) {
+		tcd_g.racy_hide[2](__FILE__, __LINE__);
+		tcd_g.racy_hide[3](__FILE__, __LINE__);
 	}
 }
 

@@ -376,6 +376,51 @@ static int thd_hint_ok(uint64_t addr, uint64_t size)
 	return addr >= lo && addr < hi && size <= hi - addr;
 }
 
+/* Under ThreadSanitizer a reservation no hint placed goes to the top
+ * 64 GiB of the range hints are taken in, [THD_TSAN_PLACE_LO, THD_TSAN_HI),
+ * not where mmap would put it (above 2^39): a replay asks for the captured
+ * address as its hint, and must be able to have it again.  Clear of the
+ * windows the tests give the interposers under TSan (from 0x4000000000, 64
+ * GiB a device).  First fit from a cursor (thd_lock), each candidate on a
+ * 2 MiB boundary and clear of [avoid, avoid + size) (a hint refused stays
+ * refused); NULL when nothing there is free. */
+#define THD_TSAN_PLACE_LO (7ull << 36)
+#define THD_TSAN_PLACE_STEP (2ull << 20)
+static void *thd_tsan_place(size_t size, size_t alignment, uint64_t avoid)
+{
+	static uint64_t cursor = THD_TSAN_PLACE_LO;
+	uint64_t step = alignment > THD_TSAN_PLACE_STEP ? alignment : THD_TSAN_PLACE_STEP;
+	uint64_t span = THD_TSAN_HI - THD_TSAN_PLACE_LO;
+	void *found = NULL;
+
+	if (size > span)
+		return NULL;
+	thd_lock();
+	for (uint64_t tried = 0; !found && tried < span; tried += step) {
+		uint64_t cand = (cursor + step - 1) & ~(step - 1);
+		void *p;
+
+		if (cand < THD_TSAN_PLACE_LO || cand + size > THD_TSAN_HI)
+			cand = THD_TSAN_PLACE_LO;
+		if (avoid && cand < avoid + size && avoid < cand + size) {
+			cursor = cand + step;
+			continue;
+		}
+		p = mmap((void *)(uintptr_t)cand, size, PROT_NONE,
+		         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+		if (p == (void *)(uintptr_t)cand) {
+			found = p;
+			cursor = cand + size;
+		} else {
+			if (p != MAP_FAILED)
+				munmap(p, size); /* a kernel without MAP_FIXED_NOREPLACE */
+			cursor = cand + step;
+		}
+	}
+	thd_unlock();
+	return found;
+}
+
 /* What clr checks of a property before it asks the device (hip_vm.cpp):
  * pinned device memory of one of the double's devices, no export handle. */
 static hipError_t thd_prop_check(const hipMemAllocationProp *prop)
@@ -409,6 +454,7 @@ THD_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t align
                                            unsigned long long flags)
 {
 	const char *mode = getenv("TSHIP_DOUBLE_RESERVE");
+	uint64_t asked = (uint64_t)(uintptr_t)addr;
 	void *p = MAP_FAILED;
 
 	if (!ptr || flags)
@@ -429,6 +475,11 @@ THD_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t align
 	if (p != MAP_FAILED && p != addr) { /* a kernel without MAP_FIXED_NOREPLACE */
 		munmap(p, size);
 		p = MAP_FAILED;
+	}
+	if (p == MAP_FAILED && dlsym(RTLD_DEFAULT, "__tsan_init")) {
+		p = thd_tsan_place(size, alignment, asked);
+		if (!p)
+			return thd_ret(hipErrorOutOfMemory);
 	}
 	if (p == MAP_FAILED)
 		p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -61,8 +61,13 @@ static void krn_fill(const struct tcd_kernel_launch *l)
 	const struct krn_fill_params *p = l->params;
 
 	KRN_REACH(l, p->p, krn_count(l, p->n));
+	/* Each word stored whole, with release order: a program may set a flag
+	 * with fill that another stream's cuStreamWaitValue32 polls while the
+	 * kernel runs (cuda_stream_memop --kernel-write), as a GPU's word store
+	 * is seen whole; the wait's acquire load (tcd_sched.c) then orders what
+	 * this stream did before after it, as the GPU's flush at the kernel's end. */
 	KRN_EACH(l, p->n, i)
-		p->p[i] = p->value + (uint32_t)i * p->stride;
+		__atomic_store_n(&p->p[i], p->value + (uint32_t)i * p->stride, __ATOMIC_RELEASE);
 }
 
 /* vadd: c = a + b (unsigned, so results are exact) */
