@@ -20,6 +20,7 @@
 #include "layers/vulkan/vkl_track.c"
 #include "tests/support/tst.h"
 
+#include "tests/support/vkl_test_device.h"
 #include "tests/support/vkl_trim_stubs.h"
 
 /* vkl_record.c's tsMemoryWrite, replaced: the writes are collected here. */
@@ -93,12 +94,7 @@ int main(void)
 	TST_REQUIRE(real != NULL);
 	for (i = 0; i < TST_SIZE; i++)
 		real[i] = (uint8_t)(i * 7);
-	memset(&d, 0, sizeof(d));
-	pthread_mutex_init(&d.map_mu, NULL);
-	d.handle = (VkDevice)(uintptr_t)0x1000;
-	d.mem_props.memoryTypeCount = 1;
-	d.mem_props.memoryTypes[0].propertyFlags =
-		VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	tst_device_init(&d);
 	memset(&info, 0, sizeof(info));
 	info.allocationSize = TST_OFFSET + TST_SIZE;
 	vkl_memory_allocated(&d, TST_MEM, &info, 5);

@@ -39,6 +39,7 @@
 #include "layers/vulkan/vkl_track.c"
 #include "tests/support/tst.h"
 
+#include "tests/support/vkl_test_device.h"
 #include "tests/support/vkl_trim_stubs.h"
 
 /* vkl_record.c's tsMemoryWrite, replaced: each write's place, size and the
@@ -259,12 +260,7 @@ int main(void)
 		       "is checked\n");
 	tst_scan_checks(known);
 
-	memset(&d, 0, sizeof(d));
-	pthread_mutex_init(&d.map_mu, NULL);
-	d.handle = (VkDevice)(uintptr_t)0x1000;
-	d.mem_props.memoryTypeCount = 1;
-	d.mem_props.memoryTypes[0].propertyFlags =
-		VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	tst_device_init(&d);
 	memset(&info, 0, sizeof(info));
 	info.allocationSize = TST_PAGES * tst_page;
 
