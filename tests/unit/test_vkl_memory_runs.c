@@ -21,6 +21,7 @@
 #include "layers/vulkan/vkl_track.c"
 #include "tests/support/tst.h"
 
+#include "tests/support/vkl_test_device.h"
 #include "tests/support/vkl_trim_stubs.h"
 
 static size_t tst_nwrites;
@@ -154,12 +155,7 @@ static uint8_t *tst_map(vkl_device *d, uint8_t *real)
 {
 	VkMemoryAllocateInfo info;
 	void *p = real;
-	memset(d, 0, sizeof(*d));
-	pthread_mutex_init(&d->map_mu, NULL);
-	d->handle = (VkDevice)(uintptr_t)0x1000;
-	d->mem_props.memoryTypeCount = 1;
-	d->mem_props.memoryTypes[0].propertyFlags =
-		VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	tst_device_init(d);
 	memset(&info, 0, sizeof(info));
 	info.allocationSize = TST_N;
 	vkl_memory_allocated(d, TST_MEM, &info, 5);
