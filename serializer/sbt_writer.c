@@ -332,7 +332,7 @@ static sbt_status sbt_w_emit(sbt_writer *w, uint32_t type, const sbt_buf *payloa
 	h.first_seq = first_seq;
 	h.t_first = t_first;
 	h.t_last = t_last;
-	if (type < SBT_W_CHUNK_TYPES)
+	if (type < SBT_W_CHUNK_TYPES && type != SBT_CHUNK_INDEX) /* the index's is always 1 */
 		w->raw_run[type] = h.codec == SBT_CODEC_NONE ? run + (run < UINT32_MAX) : 0;
 	if (type == SBT_CHUNK_BLOBS && h.codec == SBT_CODEC_NONE &&
 	    stored_len >= (w->chunk_target < SBT_W_KEYED_MIN ? w->chunk_target : SBT_W_KEYED_MIN) &&

@@ -64,7 +64,7 @@ export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 CAP="$TOP/$BUILD/tscapture"
 # In a sanitizer build the double needs its runtime loaded first in the
 # uninstrumented hipcc programs (as tests/shell/test_hip_replay.sh does).
-SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+SANRT=$(sanitizer_runtime "$DBL/libamdhip64.so.5")
 PRE=${SANRT:+env LD_PRELOAD=$SANRT}
 
 # py CODE FILE: runs python3 CODE with the parsed JSON of FILE as d.

@@ -85,7 +85,7 @@ done
 # ---- the HIP double: hip_race (two hipMalloc, a __device__ global) ------------------
 HDBL="$TOP/$BUILD/tests/doubles/hip"
 if [ -e "$HDBL/libamdhip64.so.5" ] && [ -x "$TOP/$BUILD/tests/hip/hip_race" ]; then
-	SANRT=$(ldd "$HDBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+	SANRT=$(sanitizer_runtime "$HDBL/libamdhip64.so.5")
 	expect_rc 0 cap.hip env ${SANRT:+LD_PRELOAD=$SANRT} LD_LIBRARY_PATH="$HDBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 		TSHIP_DOUBLE_SEED= "$TOP/$BUILD/tscapture" -o "$T/hip.sbt" -- "$TOP/$BUILD/tests/hip/hip_race"
 	agree hip "$T/hip.sbt"

@@ -137,7 +137,7 @@ fi
 HDBL="$TOP/$BUILD/tests/doubles/hip"
 if [ -e "$HDBL/libamdhip64.so.5" ] && [ -x "$TOP/$BUILD/tests/hip/hip_race" ]; then
 	need=$((need + 24))
-	SANRT=$(ldd "$HDBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+	SANRT=$(sanitizer_runtime "$HDBL/libamdhip64.so.5")
 	H="$TOP/$BUILD/tests/hip"
 	for c in hip_alloc_churn hip_array hip_array3d hip_async_alloc hip_capture_free hip_capture_unseen \
 		hip_coop_spt hip_ctx hip_event_sync hip_events hip_graph hip_graph_edit hip_graph_nm hip_graph_nodes \

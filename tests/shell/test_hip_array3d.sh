@@ -34,12 +34,9 @@ CAP="$TOP/$BUILD/tscapture"
 RP="$TOP/$BUILD/tsreplay"
 INFO="$TOP/$BUILD/tsinfo"
 MUT="$TOP/$BUILD/tests/sbt_mutate"
-SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+SANRT=$(sanitizer_runtime "$DBL/libamdhip64.so.5")
 PRE=${SANRT:+env LD_PRELOAD=$SANRT}
-if tsan_build; then
-	TRACESMITH_HIP_VA=0x4000000000:64G
-	export TRACESMITH_HIP_VA
-fi
+hip_window
 
 all_match() {
 	am_name=$1 am_want=$2

@@ -38,7 +38,7 @@ CAP="$TOP/$BUILD/tscapture"
 RP="$TOP/$BUILD/tsreplay"
 INFO="$TOP/$BUILD/tsinfo"
 MUT="$TOP/$BUILD/tests/sbt_mutate"
-SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+SANRT=$(sanitizer_runtime "$DBL/libamdhip64.so.5")
 PRE=${SANRT:+env LD_PRELOAD=$SANRT}
 
 # all_match NAME WANT ARGS...: tsreplay --json ARGS exits 0 with WANT

@@ -25,7 +25,7 @@ H="$TOP/$BUILD/tests/hip"
 # interceptors are not the ones called (a thread the capture starts then
 # crashes in its first instrumented function).  PRE preloads it (tscapture
 # keeps it after its interposers); nothing in a normal build.
-SANRT=$(ldd "$LIB" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+SANRT=$(sanitizer_runtime "$LIB")
 PRE=${SANRT:+env LD_PRELOAD=$SANRT}
 
 # run NAME PROG ARGS...: the program alone, then under tscapture; same

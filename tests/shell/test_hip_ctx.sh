@@ -27,7 +27,7 @@ CAP="$TOP/$BUILD/tscapture"
 RP="$TOP/$BUILD/tsreplay"
 INFO="$TOP/$BUILD/tsinfo"
 MUT="$TOP/$BUILD/tests/sbt_mutate"
-SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+SANRT=$(sanitizer_runtime "$DBL/libamdhip64.so.5")
 PRE=${SANRT:+env LD_PRELOAD=$SANRT}
 export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 BASE=70368744177664 # 0x400000000000, the default window

@@ -68,13 +68,10 @@ CAP="$TOP/$BUILD/tscapture"
 RP="$TOP/$BUILD/tsreplay"
 INFO="$TOP/$BUILD/tsinfo"
 EXPORT="$TOP/$BUILD/tsexport"
-SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+SANRT=$(sanitizer_runtime "$DBL/libamdhip64.so.5")
 PRE=${SANRT:+env LD_PRELOAD=$SANRT}
 export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-if tsan_build; then
-	TRACESMITH_HIP_VA=0x4000000000:64G
-	export TRACESMITH_HIP_VA
-fi
+hip_window
 
 expect_rc 0 run $PRE "$H/hip_graph_exec"
 has run out "first: 11 11 11 hash 17925223560791569925"

@@ -20,14 +20,11 @@ unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG T
 	TRACESMITH_HIP_VA TRACESMITH_CUDA_DRIVER TSCUDA_DOUBLE_SEED TRACESMITH_CUDA_VA
 cuda_window
 # HIP's default window lies outside ThreadSanitizer's memory layout: under
-# TSan one in its low application range, after CUDA's (cuda_window).
-if tsan_build; then
-	TRACESMITH_HIP_VA=0x5000000000:64G
-	export TRACESMITH_HIP_VA
-fi
+# TSan one after CUDA's (cuda_window, hip_window).
+hip_window 0x5000000000
 export TSCUDA_DOUBLE_QUIET=1
 export LD_LIBRARY_PATH="$HDBL:$CDBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-SANRT=$(ldd "$HDBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+SANRT=$(sanitizer_runtime "$HDBL/libamdhip64.so.5")
 PRE=${SANRT:+env LD_PRELOAD=$SANRT}
 CAP="$TOP/$BUILD/tscapture"
 RP="$TOP/$BUILD/tsreplay"

@@ -20,7 +20,7 @@ export TSHIP_DOUBLE_NESTED=1
 CAP="$TOP/$BUILD/tscapture"
 RP="$TOP/$BUILD/tsreplay"
 INFO="$TOP/$BUILD/tsinfo"
-SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+SANRT=$(sanitizer_runtime "$DBL/libamdhip64.so.5")
 PRE=${SANRT:+env LD_PRELOAD=$SANRT}
 
 expect_rc 0 run $PRE "$H/hip_race" symbol

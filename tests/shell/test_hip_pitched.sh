@@ -45,14 +45,11 @@ RP="$TOP/$BUILD/tsreplay"
 INFO="$TOP/$BUILD/tsinfo"
 MUT="$TOP/$BUILD/tests/sbt_mutate"
 # (a sanitizer build's double needs its runtime first: test_hip_replay.sh)
-SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+SANRT=$(sanitizer_runtime "$DBL/libamdhip64.so.5")
 PRE=${SANRT:+env LD_PRELOAD=$SANRT}
-# HIP's default window lies outside ThreadSanitizer's memory layout: under
-# TSan one in its low application range (as test_hip_array3d.sh).
-if tsan_build; then
-	TRACESMITH_HIP_VA=0x4000000000:64G
-	export TRACESMITH_HIP_VA
-fi
+# HIP's default window lies outside ThreadSanitizer's memory layout
+# (hip_window).
+hip_window
 
 # all_match NAME WANT ARGS...: tsreplay --json ARGS exits 0 with WANT
 # checkpoints compared, all matched.

@@ -33,7 +33,7 @@ RP="$TOP/$BUILD/tsreplay"
 INFO="$TOP/$BUILD/tsinfo"
 X="$TOP/$BUILD/tsexport"
 # (a sanitizer build's double needs its runtime first: test_hip_replay.sh)
-SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+SANRT=$(sanitizer_runtime "$DBL/libamdhip64.so.5")
 PRE=${SANRT:+env LD_PRELOAD=$SANRT}
 DEV="libamdhip64 test double (gfx90a twins on the CPU)"
 

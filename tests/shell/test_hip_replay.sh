@@ -38,14 +38,11 @@ MUT="$TOP/$BUILD/tests/sbt_mutate"
 # In a sanitizer build the double needs its runtime loaded first in the
 # uninstrumented hipcc programs (tests/run.sh sets verify_asan_link_order=0):
 # PRE runs a program (or tscapture, which keeps it after its interposer) so.
-SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+SANRT=$(sanitizer_runtime "$DBL/libamdhip64.so.5")
 PRE=${SANRT:+env LD_PRELOAD=$SANRT}
-# HIP's default window lies outside ThreadSanitizer's memory layout: under
-# TSan one in its low application range (as test_hip_array3d.sh).
-if tsan_build; then
-	TRACESMITH_HIP_VA=0x4000000000:64G
-	export TRACESMITH_HIP_VA
-fi
+# HIP's default window lies outside ThreadSanitizer's memory layout
+# (hip_window).
+hip_window
 
 # all_match NAME WANT ARGS...: tsreplay --json ARGS exits 0 with WANT
 # checkpoints compared, all matched.

@@ -21,7 +21,7 @@ RP="$TOP/$BUILD/tsreplay"
 
 # (a sanitizer build's double, and its interposer in the uninstrumented
 # hipcc program on the real runtime, need its runtime first: test_hip_replay.sh)
-SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+SANRT=$(sanitizer_runtime "$DBL/libamdhip64.so.5")
 expect_rc 0 cap.double env LD_LIBRARY_PATH="$DBL" ${SANRT:+LD_PRELOAD=$SANRT} "$CAP" -o "$T/double.sbt" -- "$H/hip_saxpy"
 expect_rc 0 cap.real ${SANRT:+env LD_PRELOAD=$SANRT} "$CAP" -o "$T/real.sbt" -- "$H/hip_saxpy"
 

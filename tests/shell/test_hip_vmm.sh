@@ -26,7 +26,7 @@ RP="$TOP/$BUILD/tsreplay"
 INFO="$TOP/$BUILD/tsinfo"
 EXPORT="$TOP/$BUILD/tsexport"
 MUT="$TOP/$BUILD/tests/sbt_mutate"
-SANRT=$(ldd "$DBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+SANRT=$(sanitizer_runtime "$DBL/libamdhip64.so.5")
 PRE=${SANRT:+env LD_PRELOAD=$SANRT}
 VMM_CALLS="hipMemAddressReserve hipMemCreate hipMemMap hipMemSetAccess hipMemUnmap hipMemRelease hipMemAddressFree"
 

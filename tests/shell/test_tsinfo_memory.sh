@@ -190,7 +190,7 @@ fi
 # __hipUnregisterFatBinary; the peak is all three, at the second hipMalloc
 HDBL="$TOP/$BUILD/tests/doubles/hip"
 if [ -e "$HDBL/libamdhip64.so.5" ] && [ -x "$TOP/$BUILD/tests/hip/hip_race" ]; then
-	SANRT=$(ldd "$HDBL/libamdhip64.so.5" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+	SANRT=$(sanitizer_runtime "$HDBL/libamdhip64.so.5")
 	expect_rc 0 hipcap env ${SANRT:+LD_PRELOAD=$SANRT} LD_LIBRARY_PATH="$HDBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 		TSHIP_DOUBLE_SEED= "$CAP" -o "$T/hip.sbt" -- "$TOP/$BUILD/tests/hip/hip_race"
 	"$INFO" --dump "$T/hip.sbt" >"$T/hip.dump" || fail "tsinfo --dump hip.sbt"

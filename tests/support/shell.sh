@@ -46,6 +46,26 @@ tsan_build() {
 	nm -D "$tsan_bin" 2>/dev/null | grep -q ' __tsan_init$'
 }
 
+# sanitizer_runtime LIB: the path of the ASan or TSan runtime LIB is linked
+# against, nothing for a normal build.  A sanitizer build's library loaded
+# into an uninstrumented program (a double, an interposer in a hipcc
+# program) needs it preloaded, before the C library.
+sanitizer_runtime() {
+	ldd "$1" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}'
+}
+
+# hip_window [BASE]: under ThreadSanitizer, the address window HIP capture
+# places allocations in, TRACESMITH_HIP_VA=BASE:64G (BASE 0x4000000000,
+# TSan's low application range, unless given: a test that also captures
+# CUDA puts it after cuda_window's); HIP's default window lies outside
+# TSan's memory layout.  Nothing in other builds.
+hip_window() {
+	if tsan_build; then
+		TRACESMITH_HIP_VA=${1:-0x4000000000}:64G
+		export TRACESMITH_HIP_VA
+	fi
+}
+
 # cuda_window: sets WIN_BASE and WIN_SIZE (decimal) to the address window
 # CUDA capture places allocations in.  The default, 0x200000000000 +
 # 512 GiB, lies outside ThreadSanitizer's memory layout, so under TSan the
