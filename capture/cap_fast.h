@@ -123,18 +123,14 @@ static inline __attribute__((always_inline)) uint64_t
 cap_rt_seal_entry_clock(cap_thread *t, cap_entry *e, size_t head, size_t len, int tsc)
 {
 	size_t size = cap_rt_entry_size(head + len);
-	uint64_t lb, seq;
+	uint64_t seq;
 	e->len = len;
 	e->size = size;
-	/* Advertise a lower bound of the seq about to be taken (see
-	 * cap_internal.h): the writer emits nothing at or above it until the
-	 * record is published.  A release store is enough: the writer loads
-	 * the counter (acquire) before this bound, so a writer that sees the
-	 * seq taken below also sees the bound (the counter's RMWs form one
-	 * release sequence), and one that does not uses a lower counter. */
-	lb = atomic_load_explicit(&cap_g.next_seq, memory_order_relaxed);
-	atomic_store_explicit(&t->inflight, lb, memory_order_release);
-	seq = atomic_fetch_add(&cap_g.next_seq, 1);
+	/* Every seq taken is published just below, so the seqs in the chains
+	 * have no gap and the writer emits the next one only when it is
+	 * there (cap_internal.h): nothing to advertise, and the counter's
+	 * increment orders nothing else. */
+	seq = atomic_fetch_add_explicit(&cap_g.next_seq, 1, memory_order_relaxed);
 	e->seq = seq;
 	/* the writer makes it ns since the header */
 	if (tsc == CAP_SEAL_COARSE) {
@@ -152,7 +148,6 @@ cap_rt_seal_entry_clock(cap_thread *t, cap_entry *e, size_t head, size_t len, in
 		e->time_ns = cap_clock_read();
 	}
 	cap_rt_publish_size(t, size);
-	atomic_store_explicit(&t->inflight, 0, memory_order_release);
 	return seq;
 }
 

@@ -15,13 +15,14 @@
  *   Threads are pushed onto g->threads with a CAS (lock-free); only the
  *   writer ever unlinks a node (a dead thread whose chain is drained).
  *
- *   Sequence numbers come from one atomic counter.  Between loading the
- *   counter and publishing its record a producer advertises `inflight` (the
- *   counter value it loaded, a lower bound of the seq it will take); the
- *   writer loads the counter, then every `inflight`, and emits only records
- *   below the minimum, merged across threads in seq order.  Every record
- *   below that watermark is already committed, so records reach
- *   sbt_writer_append in ascending order with no gap.
+ *   Sequence numbers come from one atomic counter, taken only as a record
+ *   is sealed and published a few instructions later, on every path
+ *   (cap_rt_seal_entry_clock): the seqs in the chains have no gap.  The
+ *   writer merges the threads' next records in seq order and emits the
+ *   next one only when it is the seq it expects; one still missing is
+ *   being sealed on its thread and comes in a later round.  So records
+ *   reach sbt_writer_append in ascending order with no gap, and a producer
+ *   advertises nothing besides its block's committed size.
  *
  *   Deferred records (cap_record_begin_deferred): the entry's body is a
  *   cap_deferred naming the front-end's encoder, then the raw bytes; the
@@ -226,8 +227,7 @@ struct cap_rec {
 /*
  * A recording thread.  Its fields are grouped by who writes them and how
  * often, each group on cache lines of its own: the producer writes its
- * group and `inflight` on every record and the writer its group on every
- * entry, and on a fast driver (a vkCmd* of about 20 ns) a line the other
+ * group on every record and the writer its group on every entry, and on a fast driver (a vkCmd* of about 20 ns) a line the other
  * side touched costs the writing side a transfer between cores on every
  * record (docs/capture.md, "Buffers").  Allocated CAP_LINE-aligned
  * (cap_rt_thread).
@@ -262,9 +262,6 @@ typedef struct cap_thread {
 	 * previous record's time before one reads the counter (one that finds
 	 * 0 reads it) */
 	int32_t coarse_left;
-	/* shared: written by the producer twice a record, read by the writer
-	 * once a round */
-	_Alignas(CAP_LINE) _Atomic uint64_t inflight; /* 0 or a lower bound of the seq being taken */
 	/* shared, written once a block or less */
 	_Alignas(CAP_LINE) atomic_int dead; /* thread exited: free once drained */
 	_Atomic(cap_block *) spare;   /* drained blocks the writer gave back */

@@ -68,7 +68,6 @@ typedef struct cap_wctx {
 	uint64_t freed_since_wake; /* block bytes released since stalled producers were woken */
 	int progress;              /* the last round consumed an entry */
 	uint64_t rot_handled;      /* cap_g.rot_req answered */
-	int gap_reported;
 	uint8_t *enc;              /* deferred records' payloads are encoded here */
 	size_t enc_cap;
 	uint8_t *blob_scratch;     /* a blob's page hashes, then its page flags or lengths */
@@ -648,11 +647,6 @@ static void cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 {
 	sbt_record r;
 	uint32_t sid = 0;
-	if (e->seq != x->next_expected && !x->gap_reported) {
-		x->gap_reported = 1;
-		CAP_ERROR("internal: record %" PRIu64 " emitted where %" PRIu64 " was expected",
-		          e->seq, x->next_expected);
-	}
 	x->next_expected = e->seq + 1;
 	/* Read once the writer has answered a rotation, or has stopped
 	 * (cap_window.c): every record of the window is emitted by then. */
@@ -770,15 +764,15 @@ static void cap_wr_unlink(cap_wctx *x, cap_thread *prev, cap_thread *t)
 }
 
 /*
- * One round: take the watermark, then emit, in seq order, every committed
- * record below it.  The order of the loads matters: the counter first, then
- * each thread's inflight bound (cap_internal.h).  A thread popped from the
- * heap keeps emitting while its next record still comes before every other
- * thread's, so a single recording thread costs no heap operation per record.
+ * One round: emit, in seq order, every committed record from the next one
+ * expected on, up to the first seq not yet published (cap_internal.h: the
+ * seqs have no gap, so a missing one is a record its thread is sealing
+ * now, and the next round finds it).  A thread popped from the heap keeps
+ * emitting while its next record is the next expected, so a single
+ * recording thread costs no heap operation per record.
  */
 static void cap_wr_round(cap_wctx *x)
 {
-	uint64_t wm;
 	cap_thread *t, *prev, *next;
 	int drained = 1;
 
@@ -790,40 +784,34 @@ static void cap_wr_round(cap_wctx *x)
 		cap_warm_fill_();
 	if (cap_clock_g.tsc)
 		cap_clock_tick(&cap_clock_g);
-	wm = atomic_load(&cap_g.next_seq);
-	for (t = atomic_load(&cap_g.threads); t; t = t->next) {
-		uint64_t f = atomic_load(&t->inflight);
-		if (f && f < wm)
-			wm = f;
-	}
 	x->heap_n = 0;
 	prev = NULL;
 	for (t = atomic_load(&cap_g.threads); t; t = next) {
 		int dead = atomic_load_explicit(&t->dead, memory_order_acquire);
 		cap_entry *e = cap_wr_next_record(x, t);
 		next = t->next;
-		if (e && e->seq < wm) {
+		if (e) {
 			if (cap_wr_heap_push(x, e->seq, t) != 0) {
 				CAP_WARN("out of memory merging records; retrying");
 				drained = 0;
 				break;
 			}
-		} else if (!e && dead) {
+		} else if (dead) {
 			cap_wr_unlink(x, prev, t);
 			continue;
 		}
 		prev = t;
 	}
-	while (x->heap_n) {
+	while (x->heap_n && x->heap[0].seq == x->next_expected) {
 		t = cap_wr_heap_pop(x);
 		for (;;) {
 			cap_entry *e = cap_wr_peek(x, t);
 			cap_wr_emit(x, t, e);
 			cap_wr_advance(x, t, e);
 			e = cap_wr_next_record(x, t);
-			if (!e || e->seq >= wm)
+			if (!e)
 				break;
-			if (x->heap_n && e->seq > x->heap[0].seq) {
+			if (e->seq != x->next_expected) {
 				if (cap_wr_heap_push(x, e->seq, t) != 0)
 					drained = 0;
 				break;
@@ -844,14 +832,6 @@ static void cap_wr_round(cap_wctx *x)
 		}
 	}
 	cap_wr_wake_stalled(x);
-}
-
-static int cap_wr_any_inflight(void)
-{
-	for (cap_thread *t = atomic_load(&cap_g.threads); t; t = t->next)
-		if (atomic_load(&t->inflight))
-			return 1;
-	return 0;
 }
 
 static void cap_wr_flush(cap_wctx *x)
@@ -972,7 +952,6 @@ static void cap_wr_begin_file(cap_wctx *x, sbt_writer *w)
 	x->failed = w == NULL;
 	x->emitted = 0;
 	x->dirty = 0;
-	x->gap_reported = 0;
 	x->last_flush_ns = cap_now_ns_();
 	if (!w)
 		return;
@@ -1053,7 +1032,7 @@ void *cap_writer_main(void *arg)
 		uint64_t t0 = cap_now_ns_();
 		struct timespec pause = {0, 100000};
 		cap_wr_round(&x);
-		while ((x.next_expected < atomic_load(&cap_g.next_seq) || cap_wr_any_inflight()) &&
+		while (x.next_expected < atomic_load(&cap_g.next_seq) &&
 		       cap_now_ns_() - t0 < CAP_WR_FINAL_WAIT_NS) {
 			nanosleep(&pause, NULL);
 			cap_wr_round(&x);
