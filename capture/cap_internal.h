@@ -227,9 +227,10 @@ struct cap_rec {
 /*
  * A recording thread.  Its fields are grouped by who writes them and how
  * often, each group on cache lines of its own: the producer writes its
- * group on every record and the writer its group on every entry, and on a fast driver (a vkCmd* of about 20 ns) a line the other
- * side touched costs the writing side a transfer between cores on every
- * record (docs/capture.md, "Buffers").  Allocated CAP_LINE-aligned
+ * group on every record and the writer its group on every entry, and on
+ * a fast driver (a vkCmd* of about 20 ns) a line the other side touched
+ * costs the writing side a transfer between cores on every record
+ * (docs/capture.md, "Buffers").  Allocated CAP_LINE-aligned
  * (cap_rt_thread).
  */
 typedef struct cap_thread {
