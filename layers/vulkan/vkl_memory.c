@@ -102,8 +102,23 @@
 #endif
 /* A mapping of at least this many bytes gets a reference of its own
  * anonymous memory, and only the driver's populated pages are read at
- * vkMapMemory (vkl_memory_mapped); a smaller one is copied whole. */
-#define VKL_MEM_SCAN_MIN ((size_t)64 << 10)
+ * vkMapMemory (vkl_memory_mapped); a smaller one is copied whole.  The
+ * scan pays at each map for two /proc files opened and closed and their
+ * ioctls (13 us at 64 KiB here), the reference's pages made and zeroed
+ * by the kernel and unmapped again at vkUnmapMemory; the whole copy's
+ * malloc'd reference reuses pages the heap already holds, up to a size
+ * where glibc gives it fresh ones too.  Measured (docs/benchmarks.md,
+ * smallmap: a populated object mapped, written and unmapped each submit)
+ * the layer's map and unmap took 1.2 to 1.5 times as long with the scan
+ * from 64 KiB to 896 KiB, 0.73 to 0.84 times from 1 MiB to 4 MiB.  What
+ * the whole copy costs instead, the zero page read into driver pages never
+ * written, is bounded by the mapping, under 1 MiB, and paid once a page. */
+#define VKL_MEM_SCAN_MIN ((size_t)1 << 20)
+/* The trimmed capture's snapshot of a mapping of at least this many bytes
+ * reads only the driver's populated pages (vkl_mem_snap_mapped): it
+ * allocates nothing, so the scan costs only its kernel queries, once a
+ * window. */
+#define VKL_MEM_SNAP_SCAN_MIN ((size_t)64 << 10)
 
 typedef struct vkl_memory {
 	struct vkl_memory *next_mapped; /* in the device's list, under map_mu */
@@ -1395,7 +1410,7 @@ static uint64_t vkl_mem_snap_mapped(vkl_memory *m)
 {
 	vkl_mem_snap_ctx c = { m->map_size, NULL, 0, 0, 0 };
 	uint64_t bytes = 0;
-	if (m->map_size >= VKL_MEM_SCAN_MIN && vkl_track_zero_known(m->real, m->map_size) &&
+	if (m->map_size >= VKL_MEM_SNAP_SCAN_MIN && vkl_track_zero_known(m->real, m->map_size) &&
 	    vkl_track_populated(m->real, m->map_size, vkl_mem_snap_run, &c) == 0 && !c.failed) {
 		for (size_t k = 0; k < c.n; k++)
 			bytes += vkl_mem_snap_write(m->handle, m->map_offset + c.runs[k][0],

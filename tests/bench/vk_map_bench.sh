@@ -17,6 +17,8 @@
 #              that layer, for before/after in the same run
 #   shadow     our layer with TRACESMITH_VK_TRACKER=shadow (every byte
 #              compared at each submit: what it did before the tracker)
+#   noscan     our layer with TRACESMITH_VK_MAP_SCAN=0 (vkMapMemory copies
+#              the driver's whole mapping instead of its populated pages)
 #   GFXR       GFXReconstruct's capture layer (page_guard, its default)
 # and prints the medians of the submit loop's time (set-up excluded, as the
 # program prints it) and the medians of the per-round ratios, so that load
@@ -27,15 +29,20 @@
 # Environment: BENCH_RUNS (default 5), BENCH_TMP (where traces go),
 # VK_MAP_SWEEP (MIB:PERMILLE[:BYTES] points, default "64:10 64:100 64:1000
 # 16:10 16:1000"; BYTES: vk_mapwrite --bytes, that many bytes of each page
-# written over a random mapping), VK_MAP_SUBMITS (default 50), VK_MAP_BASE_LAYERS (above),
-# VK_MAP_RUNS (which runs, default all: e.g. "plain track ours base").
+# written over a random mapping; remap:KIB[:BYTES] points run vk_mapwrite
+# --kib KIB --remap: a small buffer, populated once, mapped, written (1 KiB
+# or BYTES) and unmapped at each submit, without the copy-once and track
+# runs, which have no such mode), VK_MAP_SUBMITS (default 50),
+# VK_MAP_BASE_LAYERS (above), VK_MAP_RUNS (which runs, default all but
+# noscan: e.g. "plain track ours base", "plain ours noscan").
 #
 # VK_MAP_CALLGRIND="N1 N2" counts instructions instead of timing: each of
 # plain, ours and (with VK_MAP_BASE_LAYERS) base runs once under valgrind
 # --tool=callgrind --separate-threads=yes with N1 and with N2 submits, and
 # the difference over N2 - N1 is printed per submit for the application's
 # thread, the writer thread (the one whose profile names cap_writer_main)
-# and the whole process, with the ratios to plain.  Set-up cancels out and
+# and the whole process, with the ratios to plain (and noscan, when
+# VK_MAP_RUNS names it).  Set-up cancels out and
 # the machine's load does not matter.  The layer runs get
 # TRACESMITH_FLUSH_MS=3600000: under valgrind the one-second flushes land
 # a varying number of times in a run.  Valgrind lacks userfaultfd, so the
@@ -77,7 +84,7 @@ GFXR_JSON = "/usr/share/vulkan/explicit_layer.d/VkLayer_gfxreconstruct.json"
 def base_env():
     env = dict(os.environ)
     for k in ("VK_INSTANCE_LAYERS", "GFXRECON_CAPTURE_FILE", "TRACESMITH_OUTPUT",
-              "TRACESMITH_VK_TRACKER"):
+              "TRACESMITH_VK_TRACKER", "TRACESMITH_VK_MAP_SCAN"):
         env.pop(k, None)
     return env
 
@@ -94,8 +101,10 @@ def run(args, env, out=None):
     return float(m.group(2)), m.group(1), (os.path.getsize(out) if out else 0)
 
 
-def ours(args, tracker, out, layers=None):
+def ours(args, tracker, out, layers=None, scan=True):
     env = base_env()
+    if not scan:
+        env["TRACESMITH_VK_MAP_SCAN"] = "0"
     if layers:
         env["VK_ADD_LAYER_PATH"] = layers
     env["VK_INSTANCE_LAYERS"] = "VK_LAYER_tracesmith"
@@ -160,18 +169,25 @@ def layer_env(layers=None):
 
 
 def point_args(point):
-    """MIB:PERMILLE[:BYTES] as vk_mapwrite's options."""
+    """MIB:PERMILLE[:BYTES] or remap:KIB[:BYTES] as vk_mapwrite's options."""
     f = point.split(":")
+    if f[0] == "remap":
+        if len(f) not in (2, 3) or not all(x.isdigit() for x in f[1:]):
+            raise SystemExit("VK_MAP_SWEEP point %s: remap:KIB or remap:KIB:BYTES" % point)
+        return ["--kib", f[1], "--remap"] + (["--bytes", f[2]] if len(f) == 3 else [])
     if len(f) not in (2, 3) or not all(x.isdigit() for x in f):
         raise SystemExit("VK_MAP_SWEEP point %s: MIB:PERMILLE or MIB:PERMILLE:BYTES" % point)
     args = ["--mib", f[0], "--permille", f[1]]
     if len(f) == 3:
         args += ["--bytes", f[2]]
-    return f[0], f[1], args
+    return args
 
 
 def point_name(point):
     f = point.split(":")
+    if f[0] == "remap":
+        return "%s KiB mapped, %s bytes written and unmapped per submit" % (
+            f[1], f[2] if len(f) == 3 else "1024")
     what = "%s bytes of" % f[2] if len(f) == 3 else "whole"
     return "%s MiB, %.1f %% of pages written per submit (%s pages)" % (f[0], int(f[1]) / 10.0,
                                                                          what)
@@ -188,9 +204,11 @@ if CG:
     n1, n2 = int(CG[0]), int(CG[1])
     print("instructions per submit (callgrind, runs of %d and %d submits)" % (n1, n2))
     for point in SWEEP:
-        mib, pm, args = point_args(point)
-        args = args + ["--submits", "0"]
+        args = point_args(point) + ["--submits", "0"]
         envs = [("plain", base_env()), ("ours", layer_env())]
+        if "noscan" in os.environ.get("VK_MAP_RUNS", "").split():
+            envs.append(("noscan", layer_env()))
+            envs[-1][1]["TRACESMITH_VK_MAP_SCAN"] = "0"
         if BASE:
             envs.append(("base", layer_env(BASE)))
         per = {}
@@ -212,25 +230,31 @@ print("vk_mapwrite, %s submits, %d alternating rounds; times are the submit loop
 if not have_gfxr:
     print("GFXReconstruct's layer is not installed (%s): scripts/deps.sh" % GFXR_JSON)
 for point in SWEEP:
-    mib, pm, args = point_args(point)
-    args = args + ["--submits", SUBMITS]
+    args = point_args(point) + ["--submits", SUBMITS]
+    remap = "--remap" in args
     fns = {
         "plain": lambda: run(args, base_env()),
         "copy-once": lambda: run(args + ["--copy-once"], base_env()),
         "track": lambda: run(args + ["--track"], base_env()),
         "ours": lambda: ours(args, None, os.path.join(TMP, "ours.sbt")),
+        "noscan": lambda: ours(args, None, os.path.join(TMP, "noscan.sbt"), scan=False),
         "shadow": lambda: ours(args, "shadow", os.path.join(TMP, "shadow.sbt")),
     }
+    if remap:
+        del fns["copy-once"], fns["track"]
     if BASE:
         fns["base"] = lambda: ours(args, None, os.path.join(TMP, "base.sbt"), BASE)
     if have_gfxr:
         fns["GFXR"] = lambda: gfxr(args, os.path.join(TMP, "gfxr.gfxr"))
     if WANT:
-        unknown = [n for n in WANT if n not in fns]
+        known = list(fns) + (["copy-once", "track"] if remap else [])
+        unknown = [n for n in WANT if n not in known]
         if unknown or "plain" not in WANT:
             raise SystemExit("VK_MAP_RUNS=%s: runs are %s, plain among them" %
-                             (" ".join(WANT), " ".join(fns)))
+                             (" ".join(WANT), " ".join(known)))
         fns = {n: fns[n] for n in fns if n in WANT}
+    else:
+        del fns["noscan"]
     names = list(fns)
     res = {n: [] for n in names}
     for i in range(RUNS):
@@ -249,6 +273,7 @@ for point in SWEEP:
     def ratio(a, b):
         return statistics.median([t[a][i] / t[b][i] for i in range(RUNS)])
     pairs = [("ours", "plain"), ("ours", "copy-once"), ("track", "plain"), ("ours", "track"),
+             ("noscan", "plain"), ("ours", "noscan"),
              ("shadow", "plain"), ("ours", "shadow"), ("base", "plain"), ("ours", "base"),
              ("GFXR", "plain"), ("ours", "GFXR")]
     print("  " + "  ".join("%s/%s %.2f" % (a, b, ratio(a, b)) for a, b in pairs

@@ -8,8 +8,9 @@
  * capture layer has to find what the host wrote in all of it; the device
  * itself does almost nothing, so that finding is what the run time shows.
  *
- * usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--bytes B]
- *                    [--copy-once | --track] [--edge] [--prefill]
+ * usage: vk_mapwrite [--mib M | --kib K] [--permille P] [--submits S] [--bytes B]
+ *                    [--copy-once | --track] [--edge] [--prefill] [--remap]
+ * --kib K sizes the buffer in KiB instead (a multiple of the page size).
  * --edge maps the buffer from byte 1280 to 1024 bytes before its end (the
  * first and last pages only partly mapped), flushes every range it writes
  * (vkFlushMappedMemoryRanges, in 256-byte units), writes part of those two
@@ -28,6 +29,16 @@
  * before anything else: the driver's pages are then partly populated with
  * those bytes and partly never touched when the mapping the loop writes is
  * made (tests/shell/test_vk_map_scan.sh).
+ * --remap maps the buffer only while writing: it is filled once (with
+ * the pseudo-random bytes of --bytes, so that the driver's pages are all
+ * populated, as in a program that maps an object it wrote before) and
+ * unmapped; then each submit maps it whole, writes B bytes (--bytes,
+ * default 1 KiB) in one page, unmaps it and submits a copy of 256 bytes
+ * from where it wrote: the small object a program maps and unmaps every
+ * frame, where what a capture does at each vkMapMemory is what the run
+ * time shows (tests/bench/vk_map_bench.sh, remap points).  It writes one
+ * page a submit (--permille is not taken), and the mapping hash is of a
+ * mapping made after the loop.
  * --copy-once also copies each written page once into a private buffer
  * after writing it: the least any capture must do with the data written,
  * a baseline of tests/bench/vk_map_bench.sh.
@@ -64,6 +75,8 @@
 #define VKM_EDGE_HI 1024
 #define VKM_ATOM 256
 #define VKM_FILL 2048
+/* --remap: the bytes written a submit unless --bytes says */
+#define VKM_REMAP_BYTES 1024
 /* --prefill's bytes: vkm_fill's at this submit (whose turn no submit
  * before the 127th repeats) */
 #define VKM_PREFILL_TURN 255u
@@ -134,9 +147,10 @@ static void vkm_copy_run(void *ctx, size_t lo, size_t hi)
 
 static void vkm_usage(FILE *f)
 {
-	fprintf(f, "usage: vk_mapwrite [--mib M] [--permille P] [--submits S] [--bytes B]\n"
-	           "                   [--copy-once | --track] [--edge] [--prefill]\n"
+	fprintf(f, "usage: vk_mapwrite [--mib M | --kib K] [--permille P] [--submits S] [--bytes B]\n"
+	           "                   [--copy-once | --track] [--edge] [--prefill] [--remap]\n"
 	           "  --mib M       mapped buffer size in MiB (1..4096, default 64)\n"
+	           "  --kib K       mapped buffer size in KiB instead (pages, up to 4 GiB)\n"
 	           "  --permille P  thousandths of its pages written before each submit\n"
 	           "                (1..1000, default 10)\n"
 	           "  --submits S   submits (1..100000, default 50)\n"
@@ -145,6 +159,8 @@ static void vkm_usage(FILE *f)
 	           "  --edge        map an unaligned part, flush, let the device write\n"
 	           "                where the host writes, wait every second submit\n"
 	           "  --prefill     write every 4th page of the first half, unmap, map again\n"
+	           "  --remap       fill the buffer once; each submit maps it, writes B bytes\n"
+	           "                (--bytes, default 1024) of one page, unmaps it\n"
 	           "  --copy-once   copy each written page once more (a baseline)\n"
 	           "  --track       write into a shadow the layer's page tracker watches,\n"
 	           "                copy what it reports into the mapping (a baseline)\n");
@@ -152,8 +168,9 @@ static void vkm_usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	uint32_t mib = 64, permille = 10, submits = 50, bytes = 0, s, j;
-	int copy_once = 0, track = 0, edge = 0, prefill = 0, i;
+	uint32_t mib = 64, kib = 0, permille = 10, submits = 50, bytes = 0, s, j;
+	int copy_once = 0, track = 0, edge = 0, prefill = 0, remap = 0, permille_set = 0, i;
+	size_t size;
 	size_t lo_off = 0, hi_off; /* the mapped bytes of the buffer */
 	VkCommandBuffer cbs[2];
 	vkm_shadow sh = { 0 };
@@ -176,6 +193,9 @@ int main(int argc, char **argv)
 			mib = vkp_parse_u32("vk_mapwrite", a, vkp_next_arg(argc, argv, &i), 1, 4096);
 		} else if (!strcmp(a, "--permille")) {
 			permille = vkp_parse_u32("vk_mapwrite", a, vkp_next_arg(argc, argv, &i), 1, 1000);
+			permille_set = 1;
+		} else if (!strcmp(a, "--kib")) {
+			kib = vkp_parse_u32("vk_mapwrite", a, vkp_next_arg(argc, argv, &i), 1, 4194304);
 		} else if (!strcmp(a, "--submits")) {
 			submits = vkp_parse_u32("vk_mapwrite", a, vkp_next_arg(argc, argv, &i), 1, 100000);
 		} else if (!strcmp(a, "--bytes")) {
@@ -185,6 +205,8 @@ int main(int argc, char **argv)
 			edge = 1;
 		} else if (!strcmp(a, "--prefill")) {
 			prefill = 1;
+		} else if (!strcmp(a, "--remap")) {
+			remap = 1;
 		} else if (!strcmp(a, "--copy-once")) {
 			copy_once = 1;
 		} else if (!strcmp(a, "--track")) {
@@ -211,8 +233,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vk_mapwrite: --edge is not a baseline: not with --copy-once or --track\n");
 		return 2;
 	}
-	npages = (size_t)mib * 1048576 / page;
-	nwrite = (npages * permille + 999) / 1000;
+	if (remap && (copy_once || track || edge || prefill || permille_set)) {
+		fprintf(stderr, "vk_mapwrite: --remap writes one page a submit into its own mappings: "
+		                "not with --permille, --copy-once, --track, --edge or --prefill\n");
+		return 2;
+	}
+	size = kib ? (size_t)kib * 1024 : (size_t)mib * 1048576;
+	if (size % page) {
+		fprintf(stderr, "vk_mapwrite: --kib %u is not a whole number of %zu-byte pages\n",
+		        (unsigned)kib, page);
+		return 2;
+	}
+	if (edge && size < 4 * page) {
+		fprintf(stderr, "vk_mapwrite: --edge needs at least 4 pages, not %zu\n", size / page);
+		return 2;
+	}
+	npages = size / page;
+	nwrite = remap ? 1 : (npages * permille + 999) / 1000;
 	hi_off = npages * page;
 	if (edge) {
 		lo_off = VKM_EDGE_LO;
@@ -222,7 +259,7 @@ int main(int argc, char **argv)
 	}
 
 	vkp_ctx_init(&c, "vk_mapwrite", 0);
-	vkp_buffer_create(&c, &src, (VkDeviceSize)mib * 1048576,
+	vkp_buffer_create(&c, &src, (VkDeviceSize)size,
 	                  VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
 	                          (edge ? VK_BUFFER_USAGE_TRANSFER_DST_BIT : 0),
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
@@ -243,6 +280,8 @@ int main(int argc, char **argv)
 	if (copy_once && !(side = malloc(nwrite * page)))
 		vkp_die(&c, "out of memory for the copy-once buffer (%zu bytes)", nwrite * page);
 	wr = src.map;
+	if (remap && !bytes)
+		bytes = page < VKM_REMAP_BYTES ? (uint32_t)page : VKM_REMAP_BYTES;
 	if (bytes) {
 		/* xorshift64: the same bytes every run */
 		uint64_t x = 0x9e3779b97f4a7c15ull;
@@ -254,6 +293,10 @@ int main(int argc, char **argv)
 		}
 	} else {
 		bytes = (uint32_t)page;
+	}
+	if (remap) {
+		vkUnmapMemory(c.device, src.mem);
+		src.map = NULL;
 	}
 	if (track) {
 		/* populated with the mapping's contents, as the layer's shadow */
@@ -284,6 +327,7 @@ int main(int argc, char **argv)
 		VkBufferCopy region;
 		/* nwrite pages spread evenly, shifted each submit */
 		size_t first = (size_t)(s * 7919u) % npages;
+		size_t copy_at = first * page;
 
 		cb = cbs[edge ? s & 1 : 0];
 		if (edge) {
@@ -295,16 +339,27 @@ int main(int argc, char **argv)
 				vkm_edge_write(&c, &src, wr, lo_off, p * page, p * page + page, s);
 			}
 		}
+		if (remap) {
+			void *m;
+			VKP_CHECK(&c, vkMapMemory(c.device, src.mem, 0, VK_WHOLE_SIZE, 0, &m));
+			wr = m;
+		}
 		for (j = 0; j < nwrite && !edge; j++) {
 			size_t p = (first + (size_t)j * npages / nwrite) % npages;
 			size_t at = p * page + (size_t)s * 8 % (page - bytes + 1);
 			vkm_fill(wr + at, at, bytes, s);
 			if (side)
 				memcpy(side + (size_t)j * page, wr + at, bytes);
+			/* --remap: the result is what this submit wrote (what
+			 * fits of it before the buffer's end) */
+			if (remap)
+				copy_at = at + VKM_COPY <= size ? at : size - VKM_COPY;
 		}
+		if (remap)
+			vkUnmapMemory(c.device, src.mem);
 		if (track)
 			vkl_track_look(&sh.trk, 0, sh.len, vkm_copy_run, &sh);
-		region = (VkBufferCopy){ (VkDeviceSize)first * page, 0, VKM_COPY };
+		region = (VkBufferCopy){ (VkDeviceSize)copy_at, 0, VKM_COPY };
 		VKP_CHECK(&c, vkResetCommandBuffer(cb, 0));
 		bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
 		VKP_CHECK(&c, vkBeginCommandBuffer(cb, &bi));
@@ -338,8 +393,11 @@ int main(int argc, char **argv)
 		}
 	}
 	t1 = vkp_now();
-	printf("vk_mapwrite: mib %u permille %u submits %u pages %zu hash 0x%016llx loop_ms %.1f\n",
-	       (unsigned)mib, (unsigned)permille, (unsigned)submits, nwrite,
+	if (remap)
+		VKP_CHECK(&c, vkMapMemory(c.device, src.mem, 0, VK_WHOLE_SIZE, 0, &src.map));
+	printf("vk_mapwrite: %s %u permille %u submits %u pages %zu hash 0x%016llx loop_ms %.1f\n",
+	       kib ? "kib" : "mib", (unsigned)(kib ? kib : mib), (unsigned)permille,
+	       (unsigned)submits, nwrite,
 	       (unsigned long long)XXH3_64bits(dst.map, VKM_COPY), (t1 - t0) * 1000.0);
 	printf("vk_mapwrite: mapping hash 0x%016llx\n",
 	       (unsigned long long)XXH3_64bits(src.map, hi_off - lo_off));

@@ -17,7 +17,10 @@
  * - with TRACESMITH_VK_MAP_SCAN=0 (the whole copy, as before, and what a
  *   file, shared or device mapping gets) the same bytes, and then the
  *   driver's pages are resident (the whole copy read them); and a shared
- *   driver mapping takes the same whole copy.
+ *   driver mapping takes the same whole copy;
+ * - a mapping smaller than VKL_MEM_SCAN_MIN (1 MiB) takes the whole copy
+ *   with the scan allowed: the same bytes, every page it covers read and
+ *   none beyond.
  * The trimmed capture's snapshot of a mapped memory object
  * (vkl_memory_snapshot) writes the same records reading only the
  * populated pages as reading all of them, and leaves pages far from
@@ -62,7 +65,8 @@ uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *dat
 
 #include "tests/support/vkl_emit_runs.h"
 
-#define TST_PAGES 64 /* the fake memory object: 256 KiB */
+#define TST_PAGES 512 /* the fake memory object: 2 MiB with 4 KiB pages */
+#define TST_SMALL 64  /* a small mapping's pages, from the object's start */
 #define TST_OFFSET 256 /* the mapping starts this far into it ... */
 #define TST_TAIL 512   /* ... and ends this far before its end */
 #define TST_MEM ((VkDeviceMemory)(uintptr_t)0xabc000)
@@ -177,14 +181,13 @@ out_fallbacks:
 	munmap(p, TST_PAGES * tst_page);
 }
 
-/* One vkMapMemory of the fake memory at real (its whole size less the
- * head and tail), the initial contents recorded, a host write published,
+/* One vkMapMemory of size bytes of the fake memory at real, from
+ * TST_OFFSET, the initial contents recorded, a host write published,
  * unmapped.  Checks the bytes (against what tst_real wrote, made again
  * here: real itself is not read, but for a few bytes of page 30); returns
  * the driver's pages resident then. */
-static void tst_map_once(vkl_device *d, uint8_t *real, char *res)
+static void tst_map_once(vkl_device *d, uint8_t *real, size_t size, char *res)
 {
-	size_t size = TST_PAGES * tst_page - TST_OFFSET - TST_TAIL;
 	uint8_t *shadow, *want = calloc(TST_PAGES, tst_page);
 	void *p = real + TST_OFFSET;
 
@@ -246,12 +249,15 @@ int main(void)
 	VkMemoryAllocateInfo info;
 	uint8_t *real;
 	char res[TST_PAGES + 1], want[TST_PAGES + 1];
+	size_t size;
 	int known;
 
 	tst_page = (size_t)sysconf(_SC_PAGESIZE);
 	setenv("TRACESMITH_OUTPUT", tst_path("scan.sbt"), 1);
 	TST_REQUIRE(cap_active() == 1);
-	TST_REQUIRE(TST_PAGES * tst_page - TST_OFFSET - TST_TAIL >= VKL_MEM_SCAN_MIN);
+	size = TST_PAGES * tst_page - TST_OFFSET - TST_TAIL;
+	TST_REQUIRE(size >= VKL_MEM_SCAN_MIN);
+	TST_REQUIRE(TST_SMALL * tst_page - TST_OFFSET < VKL_MEM_SCAN_MIN);
 	real = tst_real(MAP_PRIVATE);
 	known = vkl_track_zero_known(real, TST_PAGES * tst_page);
 	munmap(real, TST_PAGES * tst_page);
@@ -268,7 +274,7 @@ int main(void)
 	 * page 30 is the driver's first touch of it */
 	real = tst_real(MAP_PRIVATE);
 	vkl_memory_allocated(&d, TST_MEM, &info, 5);
-	tst_map_once(&d, real, res);
+	tst_map_once(&d, real, size, res);
 	memset(want, '0', TST_PAGES);
 	want[TST_PAGES] = 0;
 	want[0] = want[5] = want[6] = want[40] = want[42] = want[20] = want[30] = '1';
@@ -281,17 +287,28 @@ int main(void)
 	setenv("TRACESMITH_VK_MAP_SCAN", "0", 1);
 	real = tst_real(MAP_PRIVATE);
 	vkl_memory_allocated(&d, TST_MEM, &info, 5);
-	tst_map_once(&d, real, res);
+	tst_map_once(&d, real, size, res);
 	memset(want, '1', TST_PAGES);
 	TST_CHECK_STR(res, want);
 	vkl_memory_freed(&d, TST_MEM);
 	munmap(real, TST_PAGES * tst_page);
 	unsetenv("TRACESMITH_VK_MAP_SCAN");
 
+	/* a small mapping (the first TST_SMALL pages): copied whole with the
+	 * scan allowed, its pages read, those after it not */
+	real = tst_real(MAP_PRIVATE);
+	vkl_memory_allocated(&d, TST_MEM, &info, 5);
+	tst_map_once(&d, real, TST_SMALL * tst_page - TST_OFFSET, res);
+	memset(want, '1', TST_SMALL);
+	memset(want + TST_SMALL, '0', TST_PAGES - TST_SMALL);
+	TST_CHECK_STR(res, want);
+	vkl_memory_freed(&d, TST_MEM);
+	munmap(real, TST_PAGES * tst_page);
+
 	/* a shared driver mapping: copied whole */
 	real = tst_real(MAP_SHARED);
 	vkl_memory_allocated(&d, TST_MEM, &info, 5);
-	tst_map_once(&d, real, res);
+	tst_map_once(&d, real, size, res);
 	vkl_memory_freed(&d, TST_MEM);
 	munmap(real, TST_PAGES * tst_page);
 	{
