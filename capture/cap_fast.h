@@ -223,7 +223,7 @@ static inline uint64_t cap_fast_commit(cap_rec *rec, size_t len)
 	cap_thread *t = rec->thread;
 	if (__builtin_expect(len > rec->max_len, 0))
 		return cap_record_commit(rec, len);
-	cap_rt_record_close(t, rec->entry);
+	cap_rt_record_close(t);
 	return cap_rt_seal_entry(t, rec->entry, rec->head, len);
 }
 

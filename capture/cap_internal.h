@@ -245,9 +245,9 @@ typedef struct cap_thread {
 	uint64_t tid;
 	/* producer side */
 	_Alignas(CAP_LINE) cap_block *tail;
-	/* Where the next entry goes in tail; CAP_WPOS_OPEN between a begin and
-	 * its commit (a record or a blob: the only "open record" flag,
-	 * cap_rt_in_record), the open entry being rec.entry. */
+	/* Where the next entry goes in tail, with CAP_WPOS_OPEN set between a
+	 * begin and its commit (a record or a blob: the only "open record"
+	 * flag, cap_rt_in_record). */
 	size_t wpos;
 	/* The fast paths' words (cap_fast.h), one per class of fast record
 	 * (index CAP_FAST_WORK | CAP_FAST_TSC, as cap_g.fast_state): tail->cap
@@ -255,7 +255,7 @@ typedef struct cap_thread {
 	 * is CAP_ST_RUNNING) and the session runs, else 0, so that
 	 * fast_cap[i] - wpos, as a signed size, is the room a fast record of
 	 * class i may take (0 or negative: none; an open record's wpos,
-	 * CAP_WPOS_OPEN, leaves none either).  One compare then asks
+	 * CAP_WPOS_OPEN set, leaves none either).  One compare then asks
 	 * everything.  Stored by this thread (cap_rt_fast_on_: registration,
 	 * a new block, the first record after a start) and zeroed by the
 	 * thread that moves the state away from running, for every thread
@@ -460,30 +460,31 @@ extern cap_global cap_g __attribute__((visibility("hidden")));
  * thread and never written (not on cap_g.threads). */
 extern cap_thread cap_thread_none __attribute__((visibility("hidden")));
 
-/* An open record's wpos: far above any block's cap, and far below where
- * adding a fast record's size would wrap, so the fast paths' room compare
- * turns every size away, either way round (cap_fast.h). */
-#define CAP_WPOS_OPEN ((size_t)1 << 62)
+/* Set in wpos while a record is open (its sign bit: no offset reaches
+ * it): the room a fast record finds, fast_cap[i] - wpos as a signed size,
+ * is then negative for any word (cap_fast.h). */
+#define CAP_WPOS_OPEN ((size_t)1 << 63)
 
 /* Whether t has a record (or blob) begun and not committed. */
 static inline int cap_rt_in_record(const cap_thread *t)
 {
-	return t->wpos == CAP_WPOS_OPEN;
+	return (ptrdiff_t)t->wpos < 0;
 }
 
-/* A record or blob is begun at e (t's next entry): until it is closed no
- * fast record may take room on t. */
+/* A record or blob is begun at t's next entry: until it is closed no fast
+ * record may take room on t. */
 static inline void cap_rt_record_open(cap_thread *t)
 {
-	t->wpos = CAP_WPOS_OPEN;
+	t->wpos |= CAP_WPOS_OPEN;
 }
 
-/* The record begun at e is committed or cancelled: wpos back at e, where
- * the seal (or the next entry) takes it from.  The block has not changed
- * meanwhile: nothing reserves room on t while a record is open. */
-static inline void cap_rt_record_close(cap_thread *t, const cap_entry *e)
+/* The open record is committed or cancelled: wpos back at its entry,
+ * where the seal (or the next entry) takes it from.  The block has not
+ * changed meanwhile: nothing reserves room on t while a record is open.
+ * Closing a closed record changes nothing, as before. */
+static inline void cap_rt_record_close(cap_thread *t)
 {
-	t->wpos = (size_t)((const uint8_t *)e - t->tail->data);
+	t->wpos &= ~CAP_WPOS_OPEN;
 }
 
 /* cap_runtime.c.  cap_rt_fast_on_: t's words for its block, on t itself

@@ -860,21 +860,12 @@ void cap_rt_fast_stop_(void)
 	pthread_mutex_unlock(&cap_g.fork_mu);
 }
 
-/* This thread's state, registered on first use.  A thread whose words a
- * stop zeroed enables them here once the session runs again (above):
- * class 0 is allowed whenever any class is (cap_internal.h, fast_state),
- * so its word alone says whether they are off. */
-static cap_thread *cap_rt_thread(void)
+/* Registers this thread: its state, pushed onto cap_g.threads, then its
+ * words enabled (above).  Out of line, so that cap_rt_thread's common case
+ * keeps no frame. */
+static __attribute__((noinline)) cap_thread *cap_rt_thread_new(void)
 {
-	cap_thread *t = cap_tls_thread;
-	cap_thread *old;
-	if (__builtin_expect(t != &cap_thread_none && cap_tls_gen == cap_g.generation, 1)) {
-		if (__builtin_expect(!atomic_load_explicit(&t->fast_cap[0], memory_order_relaxed), 0) &&
-		    atomic_load_explicit(&cap_g.fast_state[0], memory_order_relaxed) == CAP_ST_RUNNING &&
-		    atomic_load_explicit(&cap_g.state, memory_order_relaxed) == CAP_ST_RUNNING)
-			cap_rt_fast_on_(t);
-		return t;
-	}
+	cap_thread *t, *old;
 	if (posix_memalign((void **)&t, CAP_LINE, sizeof(*t)) != 0)
 		goto out_nomem;
 	memset(t, 0, sizeof(*t));
@@ -902,6 +893,22 @@ out_free_thread:
 out_nomem:
 	CAP_ERROR("out of memory registering a recording thread; its calls are not recorded");
 	return NULL;
+}
+
+/* This thread's state, registered on first use.  A thread whose words a
+ * stop zeroed enables them here once the session runs again (above):
+ * class 0 is allowed whenever any class is (cap_internal.h, fast_state),
+ * so its word alone says whether they are off. */
+static inline cap_thread *cap_rt_thread(void)
+{
+	cap_thread *t = cap_tls_thread;
+	if (__builtin_expect(t == &cap_thread_none || cap_tls_gen != cap_g.generation, 0))
+		return cap_rt_thread_new();
+	if (__builtin_expect(!atomic_load_explicit(&t->fast_cap[0], memory_order_relaxed), 0) &&
+	    atomic_load_explicit(&cap_g.fast_state[0], memory_order_relaxed) == CAP_ST_RUNNING &&
+	    atomic_load_explicit(&cap_g.state, memory_order_relaxed) == CAP_ST_RUNNING)
+		cap_rt_fast_on_(t);
+	return t;
 }
 
 /* Whether `need` more bytes may be buffered on top of `b`.  An entry
@@ -1162,7 +1169,7 @@ static uint64_t cap_rt_commit(cap_rec *rec, size_t len)
 		          rec->entry->type, len, max);
 		len = max;
 	}
-	cap_rt_record_close(t, rec->entry);
+	cap_rt_record_close(t);
 	seq = cap_rt_seal_entry(t, rec->entry, rec->head, len);
 	if (cap_rt_is_late())
 		cap_rt_late_write();
@@ -1305,7 +1312,7 @@ uint64_t cap_blob_commit(cap_rec *rec, size_t len, size_t npieces)
 	if (len > rec->max_len || npieces > rec->head) {
 		CAP_ERROR("blob committed with %zu bytes in %zu pieces, reserved %zu in %zu; not "
 		          "recorded", len, npieces, rec->max_len, rec->head);
-		cap_rt_record_close(t, e);
+		cap_rt_record_close(t);
 		return 0;
 	}
 	id = atomic_fetch_add_explicit(&cap_g.next_blob, 1, memory_order_relaxed);
@@ -1318,7 +1325,7 @@ uint64_t cap_blob_commit(cap_rec *rec, size_t len, size_t npieces)
 	} else {
 		e->size = cap_rt_entry_size(len);
 	}
-	cap_rt_record_close(t, e);
+	cap_rt_record_close(t);
 	cap_rt_publish(t, e);
 	atomic_fetch_add_explicit(&cap_g.n_blob_bytes, len, memory_order_relaxed);
 	return id;
@@ -1327,7 +1334,7 @@ uint64_t cap_blob_commit(cap_rec *rec, size_t len, size_t npieces)
 void cap_blob_cancel(cap_rec *rec)
 {
 	if (rec)
-		cap_rt_record_close(rec->thread, rec->entry);
+		cap_rt_record_close(rec->thread);
 }
 
 /* Whether this thread sent the page with hash h to the current file

@@ -2,8 +2,8 @@
  * The fast paths' word (cap_fast.h): the thread's fast_cap[i] for a
  * record's class i, the block's cap where cap_g.fast_state[i] (the
  * session's fixed settings) allows the class and the session runs, else 0,
- * whose distance from wpos (CAP_WPOS_OPEN while a record is open) is the
- * room a fast record may take.  Each case that must turn the fast path
+ * whose distance from wpos (CAP_WPOS_OPEN set in it while a record is
+ * open) is the room a fast record may take.  Each case that must turn the fast path
  * away is made and checked, and each record made on either path is read
  * back from the trace (test_cap_fast_stop: the words across threads as
  * the state changes):
