@@ -23,23 +23,23 @@
  *                                              between them, with no call
  *                                              (_coarse: the entry bare, the
  *                                              counter read once in 16
- *                                              records, the reservation's
- *                                              compares the other way
- *                                              round, for a caller whose
- *                                              arguments are in registers)
+ *                                              records)
  *
  * The fast paths apply when this thread is registered, the runtime is
  * running, the record is not nested, no host stack is wanted for it and the
- * thread's block has room; the fast commit is the runtime's own seal
- * (cap_rt_seal_entry, shared with cap_runtime.c, not a copy).  A registered
- * thread (cap_tls_thread not cap_thread_none) is never the writer, which
- * never records, and belongs to this process image: a fork child clears
- * the forking thread's (cap_rt_atfork_child), the only thread it has.  The state these read is
- * described in cap_internal.h; nothing here takes a lock or makes a call
- * (the time is a counter read where the CPU allows, cap_clock.h).  After
- * the trace is finished at exit (CAP_ST_LATE) the state is not running, so
- * the begin is the out-of-line one, which sets max_len 0, and the commit
- * goes out of line too and writes the record (cap_internal.h, cap_rec).
+ * thread's block has room, all asked by one compare with the thread's word
+ * for the record's class (cap_rt_fast_ok); the fast commit is the
+ * runtime's own seal (cap_rt_seal_entry, shared with cap_runtime.c, not a
+ * copy).  A registered thread (cap_tls_thread not cap_thread_none) is
+ * never the writer, which never records, and belongs to this process
+ * image: a fork child clears the forking thread's (cap_rt_atfork_child),
+ * the only thread it has.  The state these read is described in
+ * cap_internal.h; nothing here takes a lock or makes a call (the time is a
+ * counter read where the CPU allows, cap_clock.h).  After the trace is
+ * finished at exit (CAP_ST_LATE) the state is not running, so every word
+ * is 0 and the begin is the out-of-line one, which sets max_len 0, and the
+ * commit goes out of line too and writes the record (cap_internal.h,
+ * cap_rec).
  */
 #ifndef TRACESMITH_CAP_FAST_H
 #define TRACESMITH_CAP_FAST_H
@@ -164,38 +164,28 @@ static inline int cap_rt_wants_stack(unsigned flags)
 	return m == CAP_STACKS_ALL || (m == CAP_STACKS_WORK && (flags & CAP_REC_WORK));
 }
 
+/* The class of a fast record (cap_internal.h, CAP_FAST_*): a constant
+ * where flags and tsc are. */
+static inline __attribute__((always_inline)) int cap_rt_fast_class(unsigned flags, int tsc)
+{
+	return ((flags & CAP_REC_WORK) ? CAP_FAST_WORK : 0) | (tsc ? CAP_FAST_TSC : 0);
+}
+
 /* Whether a record of `need` entry bytes may take the fast path on the
  * thread t (cap_tls_thread; see the top), its time read inline from the
- * counter when tsc (a constant).  Two compares: the state with what the
- * session's fixed settings allow (cap_g.fast_state: running, no stack
- * wanted, the counter) and the room with the thread's word (t->fast_cap:
- * registered, no open record, the block's room: an unregistered thread's
- * t is cap_thread_none, whose word is 0), both kept by cap_runtime.c. */
+ * counter when tsc (a constant).  One compare: the room with the thread's
+ * word of the record's class (t->fast_cap[i], cap_internal.h), which is
+ * 0 unless the session runs and its fixed settings allow the class (no
+ * stack wanted, the counter), and wpos, which an open record makes too
+ * large for any room; an unregistered thread's t is cap_thread_none,
+ * whose words are 0.  Kept by cap_runtime.c. */
 static inline __attribute__((always_inline)) int cap_rt_fast_ok(const cap_thread *t,
                                                                 unsigned flags, int tsc,
                                                                 size_t need)
 {
-	int i = ((flags & CAP_REC_WORK) ? CAP_FAST_WORK : 0) | (tsc ? CAP_FAST_TSC : 0);
-	return atomic_load_explicit(&cap_g.state, memory_order_acquire) ==
-	           atomic_load_explicit(&cap_g.fast_state[i], memory_order_relaxed) &&
-	       (ptrdiff_t)(t->fast_cap - t->wpos) >= (ptrdiff_t)need;
-}
-
-/* The same two compares, the room first (as the end of the room the record
- * needs, compared with the word): for a caller whose own arguments are
- * still in registers (a Vulkan wrapper's six), the room compare needs one
- * register besides t where the state compare needs two, so it goes first
- * and the state's loads come when the compiler has one more free (gcc 12
- * otherwise saves a register for an argument).  Where the state says no (a
- * stack wanted, the monotonic clock, not running) it costs the room
- * compare more than cap_rt_fast_ok. */
-static inline __attribute__((always_inline)) int
-cap_rt_fast_ok_room_first(const cap_thread *t, unsigned flags, int tsc, size_t need)
-{
-	int i = ((flags & CAP_REC_WORK) ? CAP_FAST_WORK : 0) | (tsc ? CAP_FAST_TSC : 0);
-	return (ptrdiff_t)(t->wpos + need) <= (ptrdiff_t)t->fast_cap &&
-	       atomic_load_explicit(&cap_g.state, memory_order_acquire) ==
-	           atomic_load_explicit(&cap_g.fast_state[i], memory_order_relaxed);
+	size_t cap = atomic_load_explicit(&t->fast_cap[cap_rt_fast_class(flags, tsc)],
+	                                  memory_order_relaxed);
+	return (ptrdiff_t)(cap - t->wpos) >= (ptrdiff_t)need;
 }
 
 /* cap_record_begin_deferred, inline where it can be (see the top). */
@@ -213,7 +203,7 @@ static inline uint8_t *cap_fast_begin_deferred(uint32_t type, unsigned flags, ca
 	e->type = type;
 	e->key = 0;
 	((cap_deferred *)(e + 1))->encode = encode;
-	cap_rt_in_record_set(t, 1);
+	cap_rt_record_open(t);
 	t->rec.thread = t;
 	t->rec.entry = e;
 	t->rec.max_len = max_raw;
@@ -226,12 +216,10 @@ static inline uint8_t *cap_fast_begin_deferred(uint32_t type, unsigned flags, ca
 static inline uint64_t cap_fast_commit(cap_rec *rec, size_t len)
 {
 	cap_thread *t = rec->thread;
-	uint64_t seq;
 	if (__builtin_expect(len > rec->max_len, 0))
 		return cap_record_commit(rec, len);
-	seq = cap_rt_seal_entry(t, rec->entry, rec->head, len);
-	cap_rt_in_record_set(t, 0);
-	return seq;
+	cap_rt_record_close(t);
+	return cap_rt_seal_entry(t, rec->entry, rec->head, len);
 }
 
 /* memcpy for a record's small parts (argument structs, a few values):
@@ -317,15 +305,18 @@ cap_fast_record_deferred(uint32_t type, unsigned flags, cap_encode_fn encode, ui
  */
 static inline __attribute__((always_inline)) uint8_t *
 cap_fast_reserve_deferred_(cap_thread **t_out, cap_entry **e_out, uint32_t kind, uint32_t type,
-                           unsigned flags, cap_encode_fn encode, size_t max_len, int room_first)
+                           unsigned flags, cap_encode_fn encode, size_t max_len)
 {
 	cap_thread *t = cap_tls_thread;
 	size_t need = cap_rt_entry_size(sizeof(cap_deferred) + max_len);
 	cap_entry *e;
-	if (__builtin_expect(room_first ? !cap_rt_fast_ok_room_first(t, flags, 1, need)
-	                                : !cap_rt_fast_ok(t, flags, 1, need),
-	                     0))
+	if (__builtin_expect(!cap_rt_fast_ok(t, flags, 1, need), 0))
 		return NULL;
+	/* wpos read again rather than kept from the compare: for a caller
+	 * whose arguments are still in registers (a Vulkan wrapper's six),
+	 * gcc 12 otherwise saved a register for one (a push and a pop, and a
+	 * move each way) to keep wpos across the header's stores. */
+	__asm__("" : "+m"(t->wpos));
 	e = (cap_entry *)(t->tail->data + t->wpos);
 	e->kind = kind;
 	e->type = type;
@@ -341,20 +332,19 @@ static inline __attribute__((always_inline)) uint8_t *
 cap_fast_reserve_deferred(cap_thread **t_out, cap_entry **e_out, uint32_t type, unsigned flags,
                           cap_encode_fn encode, size_t max_len)
 {
-	return cap_fast_reserve_deferred_(t_out, e_out, CAP_ENT_DEFERRED, type, flags, encode, max_len,
-	                                  0);
+	return cap_fast_reserve_deferred_(t_out, e_out, CAP_ENT_DEFERRED, type, flags, encode,
+	                                  max_len);
 }
 
 /* The same for cap_fast_seal_deferred_coarse, the only seal it takes: the
- * entry reserved bare (CAP_ENT_DEFERRED_BARE: no time, no key), its checks
- * in cap_rt_fast_ok_room_first's order (the Vulkan layer's record-first
- * wrappers, their arguments in registers). */
+ * entry reserved bare (CAP_ENT_DEFERRED_BARE: no time, no key; the Vulkan
+ * layer's record-first wrappers). */
 static inline __attribute__((always_inline)) uint8_t *
 cap_fast_reserve_deferred_coarse(cap_thread **t_out, cap_entry **e_out, uint32_t type,
                                  unsigned flags, cap_encode_fn encode, size_t max_len)
 {
 	return cap_fast_reserve_deferred_(t_out, e_out, CAP_ENT_DEFERRED_BARE, type, flags, encode,
-	                                  max_len, 1);
+	                                  max_len);
 }
 
 static inline __attribute__((always_inline)) void cap_fast_seal_deferred(cap_thread *t,

@@ -224,6 +224,13 @@ struct cap_rec {
  * writer writes on every entry are kept on lines of their own (below). */
 #define CAP_LINE 64
 
+/* Classes of fast record (cap_fast.h), index into cap_g.fast_state and a
+ * thread's fast_cap: CAP_FAST_WORK for a CAP_REC_WORK record,
+ * CAP_FAST_TSC for one whose time is the inline counter read. */
+#define CAP_FAST_WORK 1
+#define CAP_FAST_TSC 2
+#define CAP_FAST_CLASSES 4
+
 /*
  * A recording thread.  Its fields are grouped by who writes them and how
  * often, each group on cache lines of its own: the producer writes its
@@ -239,14 +246,23 @@ typedef struct cap_thread {
 	uint64_t tid;
 	/* producer side */
 	_Alignas(CAP_LINE) cap_block *tail;
+	/* Where the next entry goes in tail, with CAP_WPOS_OPEN set between a
+	 * begin and its commit (a record or a blob: the only "open record"
+	 * flag, cap_rt_in_record). */
 	size_t wpos;
-	/* The fast paths' word (cap_fast.h): tail->cap while no record is
-	 * open, 0 between a begin and its commit (a record or a blob: that is
-	 * the only "open record" flag, cap_rt_in_record), so that fast_cap -
-	 * wpos, as a signed size, is the room a fast record may take (0 or
-	 * negative: none).  Set by cap_rt_in_record_set and wherever tail
-	 * changes; this thread's own, like them. */
-	size_t fast_cap;
+	/* The fast paths' words (cap_fast.h), one per class of fast record
+	 * (index CAP_FAST_WORK | CAP_FAST_TSC, as cap_g.fast_state): tail->cap
+	 * where the class's fixed settings allow the fast path (fast_state[i]
+	 * is CAP_ST_RUNNING) and the session runs, else 0, so that
+	 * fast_cap[i] - wpos, as a signed size, is the room a fast record of
+	 * class i may take (0 or negative: none; an open record's wpos,
+	 * CAP_WPOS_OPEN set, leaves none either).  One compare then asks
+	 * everything.  Stored by this thread (cap_rt_fast_on_: registration,
+	 * a new block, the first record after a start) and zeroed by the
+	 * thread that moves the state away from running, for every thread
+	 * (cap_rt_fast_stop_); read with relaxed loads (plain moves on x86)
+	 * by this thread's fast checks.  Why that is enough: cap_rt_fast_on_. */
+	_Atomic size_t fast_cap[CAP_FAST_CLASSES];
 	struct cap_rec rec;
 	cap_block *spare_own;         /* spares taken from `spare`, not yet used */
 	uint64_t stack_cache[CAP_STACK_CACHE];
@@ -318,15 +334,17 @@ typedef struct cap_kv {
 typedef struct cap_global {
 	cap_config cfg;
 	atomic_int state;
-	/* What a fast record (cap_fast.h) compares the state with, by what it
-	 * asks of the session's fixed settings, index CAP_FAST_WORK (a
-	 * CAP_REC_WORK record) | CAP_FAST_TSC (its time the inline counter
-	 * read): CAP_ST_RUNNING where the stack policy takes no stack for it
-	 * and (CAP_FAST_TSC) the clock is the counter, else -1, which no state
-	 * equals.  So one compare asks "running, no stack, the counter".  -1
-	 * until the global init sets them (cap_rt_fast_states_set), after the
-	 * configuration and the clock, neither of which changes after it. */
-	atomic_int fast_state[4];
+	/* Whether the session's fixed settings let a class of fast record
+	 * (cap_fast.h) take the fast path, index CAP_FAST_WORK (a CAP_REC_WORK
+	 * record) | CAP_FAST_TSC (its time the inline counter read):
+	 * CAP_ST_RUNNING where the stack policy takes no stack for it and
+	 * (CAP_FAST_TSC) the clock is the counter, else -1.  A thread's word
+	 * of a class is its block's cap only where this says so (cap_thread,
+	 * fast_cap).  -1 until the global init sets them
+	 * (cap_rt_fast_states_set), after the configuration and the clock,
+	 * neither of which changes after it.  Class 0 is allowed whenever any
+	 * is (only a stack policy of all refuses it, and then every class). */
+	atomic_int fast_state[CAP_FAST_CLASSES];
 	uint64_t generation;          /* bumped by a fork child: stale TLS */
 	pthread_mutex_t start_mu;
 	pthread_key_t thread_key;
@@ -435,33 +453,46 @@ typedef struct cap_global {
 extern cap_global cap_g __attribute__((visibility("hidden")));
 
 /* What cap_tls_thread (cap_fast.h) points to while the thread is not
- * registered, instead of NULL: its fast_cap is 0, so the fast paths'
- * room compare turns it away and they need no NULL test.  Shared by
- * every such thread and never written. */
+ * registered, instead of NULL: its words are 0, so the fast paths' room
+ * compare turns it away and they need no NULL test.  Shared by every such
+ * thread and never written (not on cap_g.threads). */
 extern cap_thread cap_thread_none __attribute__((visibility("hidden")));
 
-#define CAP_FAST_WORK 1
-#define CAP_FAST_TSC 2
+/* Set in wpos while a record is open (its sign bit: no offset reaches
+ * it): the room a fast record finds, fast_cap[i] - wpos as a signed size,
+ * is then negative for any word (cap_fast.h). */
+#define CAP_WPOS_OPEN ((size_t)1 << 63)
 
-/* Whether t has a record (or blob) begun and not committed (a block's
- * cap is never 0). */
+/* Whether t has a record (or blob) begun and not committed. */
 static inline int cap_rt_in_record(const cap_thread *t)
 {
-	return t->fast_cap == 0;
+	return (ptrdiff_t)t->wpos < 0;
 }
 
-static inline void cap_rt_in_record_set(cap_thread *t, int on)
+/* A record or blob is begun at t's next entry: until it is closed no fast
+ * record may take room on t. */
+static inline void cap_rt_record_open(cap_thread *t)
 {
-	t->fast_cap = on ? 0 : t->tail->cap;
+	t->wpos |= CAP_WPOS_OPEN;
 }
 
-/* t moved to a new tail block: the word follows it, unless a record is
- * open (see cap_thread). */
-static inline void cap_rt_fast_cap_moved(cap_thread *t)
+/* The open record is committed or cancelled: wpos back at its entry,
+ * where the seal (or the next entry) takes it from.  The block has not
+ * changed meanwhile: nothing reserves room on t while a record is open.
+ * Closing a closed record changes nothing, as before. */
+static inline void cap_rt_record_close(cap_thread *t)
 {
-	if (!cap_rt_in_record(t))
-		t->fast_cap = t->tail->cap;
+	t->wpos &= ~CAP_WPOS_OPEN;
 }
+
+/* cap_runtime.c.  cap_rt_fast_on_: t's words for its block, on t itself
+ * (registration, a new block, the first slow record after a start).
+ * cap_rt_fast_stop_: the state has just left CAP_ST_RUNNING (stored
+ * seq_cst): zero every thread's words, so that no fast record is taken
+ * from now until the state is running again and each thread enables its
+ * own (cap_runtime.c says why that order is enough). */
+void cap_rt_fast_on_(cap_thread *t);
+void cap_rt_fast_stop_(void);
 
 /* Set on the writer thread: it never records. */
 /*

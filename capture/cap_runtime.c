@@ -48,7 +48,7 @@ cap_global cap_g = {
 
 CAP_TLS int cap_tls_is_writer;
 CAP_TLS int cap_tls_opening;
-cap_thread cap_thread_none; /* never written: fast_cap 0 (cap_internal.h) */
+cap_thread cap_thread_none; /* never written: its words 0 (cap_internal.h) */
 CAP_TLS cap_thread *cap_tls_thread = &cap_thread_none;
 static CAP_TLS uint64_t cap_tls_gen;
 CAP_TLS int cap_tls_depth;
@@ -802,19 +802,76 @@ static cap_block *cap_rt_block_take(cap_thread *t, size_t cap)
 	return b;
 }
 
-static cap_thread *cap_rt_thread(void)
+/*
+ * The fast paths' words (cap_internal.h, cap_thread's fast_cap).  A state
+ * change away from running must stop every thread's fast path for good: a
+ * fast record taken after a stop, the finish at exit (CAP_ST_LATE) or a
+ * window's close would go to no file, or to the wrong one.  The thread
+ * that changes the state stores it, then zeroes every thread's words
+ * (cap_rt_fast_stop_); a thread that enables its own stores them, then
+ * reads the state again and zeroes them if it is not running
+ * (cap_rt_fast_on_).  All of these are seq_cst, so they fall in one
+ * order: if the owner's read of the state comes after the stopper's store,
+ * it sees the new state and zeroes its words itself; if it comes before,
+ * so do the owner's stores, and the stopper's zeroes land after them (a
+ * thread registering meanwhile is pushed onto cap_g.threads before it
+ * enables its words, so the stopper's walk finds it).  Either way the
+ * words end 0 until the state is running again; then each thread enables
+ * its own at its next out-of-line call (cap_rt_thread): the fast record
+ * that finds 0 after a start takes the out-of-line path, which does it.
+ * A record that passed its check just before the change is sealed after
+ * it, as one that passed the old compare of the state was.  The writer's
+ * own change to CAP_ST_FAILED (a write error, cap_writer.c) zeroes
+ * nothing: the writer discards what it drains from then on, so a fast
+ * record goes on at most into the thread's current block, whose end
+ * (cap_rt_block_next) or a shutdown turns it off.
+ */
+static void cap_rt_fast_off(cap_thread *t)
 {
-	cap_thread *t = cap_tls_thread;
-	cap_thread *old;
-	if (__builtin_expect(t != &cap_thread_none && cap_tls_gen == cap_g.generation, 1))
-		return t;
+	for (int i = 0; i < CAP_FAST_CLASSES; i++)
+		atomic_store(&t->fast_cap[i], 0);
+}
+
+void cap_rt_fast_on_(cap_thread *t)
+{
+	size_t cap = t->tail->cap;
+	int i;
+	if (atomic_load_explicit(&cap_g.state, memory_order_relaxed) == CAP_ST_RUNNING) {
+		for (i = 0; i < CAP_FAST_CLASSES; i++)
+			atomic_store(&t->fast_cap[i],
+			             atomic_load_explicit(&cap_g.fast_state[i], memory_order_relaxed) ==
+			                     CAP_ST_RUNNING
+			                 ? cap
+			                 : 0);
+		if (atomic_load(&cap_g.state) == CAP_ST_RUNNING)
+			return;
+	}
+	cap_rt_fast_off(t);
+}
+
+void cap_rt_fast_stop_(void)
+{
+	/* Every writer round holds fork_mu, and only a round unlinks and frees
+	 * a thread (cap_writer.c, a dead one drained): held, the walk reads no
+	 * freed node. */
+	pthread_mutex_lock(&cap_g.fork_mu);
+	for (cap_thread *t = atomic_load(&cap_g.threads); t; t = t->next)
+		cap_rt_fast_off(t);
+	pthread_mutex_unlock(&cap_g.fork_mu);
+}
+
+/* Registers this thread: its state, pushed onto cap_g.threads, then its
+ * words enabled (above).  Out of line, so that cap_rt_thread's common case
+ * keeps no frame. */
+static __attribute__((noinline)) cap_thread *cap_rt_thread_new(void)
+{
+	cap_thread *t, *old;
 	if (posix_memalign((void **)&t, CAP_LINE, sizeof(*t)) != 0)
 		goto out_nomem;
 	memset(t, 0, sizeof(*t));
 	t->tail = t->head = cap_rt_block_new(CAP_BLOCK_BYTES);
 	if (!t->tail)
 		goto out_free_thread;
-	cap_rt_in_record_set(t, 0);
 	/* The first block is not waited for: a thread must be able to start. */
 	atomic_fetch_add_explicit(&cap_g.buffered, CAP_BLOCK_COST(CAP_BLOCK_BYTES),
 	                          memory_order_relaxed);
@@ -828,6 +885,7 @@ static cap_thread *cap_rt_thread(void)
 	cap_tls_thread = t;
 	cap_tls_gen = cap_g.generation;
 	pthread_setspecific(cap_g.thread_key, t);
+	cap_rt_fast_on_(t); /* pushed first: see above */
 	return t;
 
 out_free_thread:
@@ -835,6 +893,22 @@ out_free_thread:
 out_nomem:
 	CAP_ERROR("out of memory registering a recording thread; its calls are not recorded");
 	return NULL;
+}
+
+/* This thread's state, registered on first use.  A thread whose words a
+ * stop zeroed enables them here once the session runs again (above):
+ * class 0 is allowed whenever any class is (cap_internal.h, fast_state),
+ * so its word alone says whether they are off. */
+static inline cap_thread *cap_rt_thread(void)
+{
+	cap_thread *t = cap_tls_thread;
+	if (__builtin_expect(t == &cap_thread_none || cap_tls_gen != cap_g.generation, 0))
+		return cap_rt_thread_new();
+	if (__builtin_expect(!atomic_load_explicit(&t->fast_cap[0], memory_order_relaxed), 0) &&
+	    atomic_load_explicit(&cap_g.fast_state[0], memory_order_relaxed) == CAP_ST_RUNNING &&
+	    atomic_load_explicit(&cap_g.state, memory_order_relaxed) == CAP_ST_RUNNING)
+		cap_rt_fast_on_(t);
+	return t;
 }
 
 /* Whether `need` more bytes may be buffered on top of `b`.  An entry
@@ -909,7 +983,7 @@ static cap_block *cap_rt_block_next(cap_thread *t, size_t need)
 	atomic_store_explicit(&t->tail->sealed, 1, memory_order_release);
 	t->tail = nb;
 	t->wpos = 0;
-	cap_rt_fast_cap_moved(t);
+	cap_rt_fast_on_(t);
 	/* Past a quarter of the bound (at most 4 MiB) the writer should not
 	 * wait for its timer. */
 	if (before + cost >= cap_wake_threshold(&cap_g.cfg))
@@ -1072,7 +1146,7 @@ static uint8_t *cap_rt_begin(uint32_t type, unsigned flags, cap_encode_fn encode
 	e->key = key;
 	if (encode)
 		((cap_deferred *)(e + 1))->encode = encode;
-	cap_rt_in_record_set(t, 1);
+	cap_rt_record_open(t);
 	t->rec.thread = t;
 	t->rec.entry = e;
 	t->rec.max_len = max_len;
@@ -1095,8 +1169,8 @@ static uint64_t cap_rt_commit(cap_rec *rec, size_t len)
 		          rec->entry->type, len, max);
 		len = max;
 	}
+	cap_rt_record_close(t);
 	seq = cap_rt_seal_entry(t, rec->entry, rec->head, len);
-	cap_rt_in_record_set(t, 0);
 	if (cap_rt_is_late())
 		cap_rt_late_write();
 	return seq;
@@ -1208,7 +1282,7 @@ uint8_t *cap_blob_begin(size_t max_len, size_t max_pieces, cap_rec **rec_out)
 	e->time_ns = 0;
 	e->key = 0;
 	e->len = 0;
-	cap_rt_in_record_set(t, 1);
+	cap_rt_record_open(t);
 	t->rec.thread = t;
 	t->rec.entry = e;
 	t->rec.max_len = max_len;
@@ -1238,7 +1312,7 @@ uint64_t cap_blob_commit(cap_rec *rec, size_t len, size_t npieces)
 	if (len > rec->max_len || npieces > rec->head) {
 		CAP_ERROR("blob committed with %zu bytes in %zu pieces, reserved %zu in %zu; not "
 		          "recorded", len, npieces, rec->max_len, rec->head);
-		cap_rt_in_record_set(t, 0);
+		cap_rt_record_close(t);
 		return 0;
 	}
 	id = atomic_fetch_add_explicit(&cap_g.next_blob, 1, memory_order_relaxed);
@@ -1251,8 +1325,8 @@ uint64_t cap_blob_commit(cap_rec *rec, size_t len, size_t npieces)
 	} else {
 		e->size = cap_rt_entry_size(len);
 	}
+	cap_rt_record_close(t);
 	cap_rt_publish(t, e);
-	cap_rt_in_record_set(t, 0);
 	atomic_fetch_add_explicit(&cap_g.n_blob_bytes, len, memory_order_relaxed);
 	return id;
 }
@@ -1260,7 +1334,7 @@ uint64_t cap_blob_commit(cap_rec *rec, size_t len, size_t npieces)
 void cap_blob_cancel(cap_rec *rec)
 {
 	if (rec)
-		cap_rt_in_record_set(rec->thread, 0);
+		cap_rt_record_close(rec->thread);
 }
 
 /* Whether this thread sent the page with hash h to the current file
@@ -1618,6 +1692,8 @@ static void cap_rt_shutdown(int at_exit)
 		} else {
 			atomic_store(&cap_g.state, CAP_ST_STOPPED);
 		}
+		/* from running, or failed (the writer zeroes no word) */
+		cap_rt_fast_stop_();
 		if (cap_g.writer_started) {
 			atomic_store(&cap_g.stopping, 1);
 			cap_writer_wake();

@@ -207,6 +207,7 @@ static int cap_win_close(void)
 		return 1;
 	/* Refuse new records first; the writer then drains what is left. */
 	atomic_store(&cap_g.state, CAP_ST_CLOSED);
+	cap_rt_fast_stop_();
 	cap_rt_rotate_(NULL);
 	if (!cap_window_drop_empty_())
 		cap_window_take_main_name_();
@@ -299,6 +300,7 @@ static void cap_win_periodic(uint64_t frame)
 	int running = CAP_ST_RUNNING;
 	if (!atomic_compare_exchange_strong(&cap_g.state, &running, CAP_ST_OPENING))
 		return;
+	cap_rt_fast_stop_(); /* others wait for the snapshot, as the slow path does */
 	cap_tls_opening = 1;
 	memcpy(buf, "snapshot", 8);
 	n = 8 + sbt_varint_put(buf + 8, frame);

@@ -1,9 +1,12 @@
 /*
- * The fast paths' two words (cap_fast.h): cap_g.fast_state, which a fast
- * record compares the state with, and the thread's fast_cap, whose
- * distance from wpos is the room a fast record may take.  Each case that
- * must turn the fast path away is made and checked, and each record made
- * on either path is read back from the trace:
+ * The fast paths' word (cap_fast.h): the thread's fast_cap[i] for a
+ * record's class i, the block's cap where cap_g.fast_state[i] (the
+ * session's fixed settings) allows the class and the session runs, else 0,
+ * whose distance from wpos (CAP_WPOS_OPEN set in it while a record is
+ * open) is the room a fast record may take.  Each case that must turn the fast path
+ * away is made and checked, and each record made on either path is read
+ * back from the trace (test_cap_fast_stop: the words across threads as
+ * the state changes):
  *
  *   run      stacks none: no fast record before the runtime runs or
  *            before this thread registered; one while a record is open
@@ -79,11 +82,30 @@ static int fw_reserve(uint64_t word)
 	return 1;
 }
 
-/* Room a fast record may take on this thread (the word's meaning). */
+/* Room a fast record of class 0 may take on this thread (the word's
+ * meaning). */
 static long long fw_room(void)
 {
 	cap_thread *t = cap_tls_thread;
-	return (long long)(t->fast_cap - t->wpos);
+	return (long long)(atomic_load(&t->fast_cap[0]) - t->wpos);
+}
+
+/* Whether this thread's words are its block's cap for every class the
+ * settings allow and 0 for the others (on), or all 0 (off). */
+static int fw_words(int on)
+{
+	cap_thread *t = cap_tls_thread;
+	for (int i = 0; i < CAP_FAST_CLASSES; i++) {
+		size_t want = on && atomic_load(&cap_g.fast_state[i]) == CAP_ST_RUNNING ? t->tail->cap : 0;
+		if (atomic_load(&t->fast_cap[i]) != want)
+			return 0;
+	}
+	return 1;
+}
+
+static int fw_words_on(void)
+{
+	return fw_words(1);
 }
 
 static void fw_setup(const char *stacks)
@@ -146,7 +168,7 @@ static int fw_mode_run(void)
 	TST_REQUIRE(fw_slow(0, w) != 0);
 	words[n++] = w++;
 	TST_REQUIRE(cap_tls_thread != &cap_thread_none);
-	TST_CHECK_EQ_U64(cap_tls_thread->fast_cap, cap_tls_thread->tail->cap);
+	TST_CHECK(fw_words_on());
 	TST_CHECK(fw_fast(0, w));
 	words[n++] = w++;
 	TST_CHECK(fw_fast(CAP_REC_WORK, w));
@@ -155,7 +177,7 @@ static int fw_mode_run(void)
 	/* An open deferred record: refused until its commit. */
 	p = cap_record_begin_deferred(FW_TYPE, 0, fw_encode, 12, &rec);
 	TST_REQUIRE(p != NULL);
-	TST_CHECK_EQ_U64(cap_tls_thread->fast_cap, 0);
+	TST_CHECK(cap_rt_in_record(cap_tls_thread));
 	TST_CHECK(fw_room() <= 0);
 	TST_CHECK(!fw_fast(0, 999));
 	TST_CHECK(!fw_reserve(999));
@@ -163,20 +185,20 @@ static int fw_mode_run(void)
 	memcpy(p + 8, &(uint32_t){(uint32_t)w}, 4);
 	TST_CHECK(cap_fast_commit(rec, 12) != 0);
 	words[n++] = w++;
-	TST_CHECK_EQ_U64(cap_tls_thread->fast_cap, cap_tls_thread->tail->cap);
+	TST_CHECK(fw_words_on());
 	TST_CHECK(fw_fast(0, w));
 	words[n++] = w++;
 
 	/* The same through the inline begin and commit. */
 	p = cap_fast_begin_deferred(FW_TYPE, 0, fw_encode, 12, &rec);
 	TST_REQUIRE(p != NULL);
-	TST_CHECK_EQ_U64(cap_tls_thread->fast_cap, 0);
+	TST_CHECK(cap_rt_in_record(cap_tls_thread));
 	TST_CHECK(!fw_fast(0, 999));
 	memcpy(p, &w, 8);
 	memcpy(p + 8, &(uint32_t){(uint32_t)w}, 4);
 	TST_CHECK(cap_fast_commit(rec, 12) != 0);
 	words[n++] = w++;
-	TST_CHECK_EQ_U64(cap_tls_thread->fast_cap, cap_tls_thread->tail->cap);
+	TST_CHECK(fw_words_on());
 
 	/* An open blob: refused until its cancel, and until its commit. */
 	TST_REQUIRE(cap_blob_begin(64, 0, &rec) != NULL);
@@ -208,7 +230,7 @@ static int fw_mode_run(void)
 	TST_CHECK(refused);
 	TST_REQUIRE(fw_slow(0, w) != 0);
 	words[n++] = w++;
-	TST_CHECK_EQ_U64(cap_tls_thread->fast_cap, cap_tls_thread->tail->cap);
+	TST_CHECK(fw_words_on());
 	TST_CHECK(fw_room() >= (long long)need);
 	TST_CHECK(fw_fast(0, w));
 	words[n++] = w++;
@@ -228,6 +250,7 @@ static int fw_mode_run(void)
 	words[n++] = w++;
 
 	cap_shutdown();
+	TST_CHECK(fw_words(0));
 	TST_CHECK(!fw_fast(0, 999));
 	TST_CHECK(!fw_reserve(999));
 	fw_check_trace(words, n);
@@ -245,6 +268,8 @@ static int fw_mode_stacks(const char *stacks)
 	words[n++] = 1;
 	TST_CHECK(atomic_load(&cap_g.fast_state[0]) == (all ? -1 : CAP_ST_RUNNING));
 	TST_CHECK(atomic_load(&cap_g.fast_state[CAP_FAST_WORK]) == -1);
+	TST_CHECK(fw_words_on());
+	TST_CHECK_EQ_U64(atomic_load(&cap_tls_thread->fast_cap[CAP_FAST_WORK]), 0);
 	TST_CHECK(fw_fast(CAP_REC_WORK, 999) == 0);
 	if (fw_fast(0, 2))
 		words[n++] = 2;
@@ -288,6 +313,7 @@ static int fw_mode_window(void)
 	TST_CHECK(fw_fast(0, 2));
 	cap_frame_end(2); /* ...and closes */
 	TST_CHECK(atomic_load(&cap_g.state) != CAP_ST_RUNNING);
+	TST_CHECK(fw_words(0));
 	TST_CHECK(!fw_fast(0, 999));
 	TST_CHECK(!fw_reserve(999));
 	cap_shutdown();
