@@ -89,8 +89,8 @@ int main(void)
 	cap_flush();
 	nanosleep(&pause, NULL);
 
+	cap_rt_record_close(t);
 	cap_rt_publish_size(t, e->size);
-	cap_rt_in_record_set(t, 0);
 	TST_REQUIRE(gap_record(2) != 0);
 	cap_shutdown();
 
