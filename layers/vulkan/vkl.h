@@ -67,6 +67,7 @@ typedef struct vkl_instance {
 } vkl_instance;
 
 struct vkl_memory;
+struct vkl_mem_kept;
 struct vkl_trim_obj;
 typedef struct vkl_frame_dev vkl_frame_dev;
 
@@ -83,6 +84,11 @@ typedef struct vkl_device {
 	/* Mapped memory objects of this device (vkl_memory.c), under map_mu. */
 	pthread_mutex_t map_mu;
 	struct vkl_memory *mapped;
+	/* The memory of mappings since unmapped, kept for the next vkMapMemory
+	 * of the same page-rounded size (vkl_memory.c, vkl_mem_keep), most
+	 * recently kept first, and its bytes: under map_mu. */
+	struct vkl_mem_kept *kept;
+	size_t kept_bytes;
 	/* Submissions so far (each vkQueueSubmit* / vkQueueBindSparse call is
 	 * one, numbered from 1), and the highest number known complete: a
 	 * fence waited on or found signalled completes its submission and,
@@ -828,7 +834,7 @@ const VkCommandBufferBeginInfo *vkl_begin_info_recorded(VkCommandBuffer cb,
 void vkl_memory_allocated(vkl_device *d, VkDeviceMemory mem, const VkMemoryAllocateInfo *info,
                           uint64_t seq);
 void vkl_memory_freed(vkl_device *d, VkDeviceMemory mem);
-/* The device is gone: forget its mappings. */
+/* The device is gone: forget its mappings and the memory kept for them. */
 void vkl_memory_device_gone(vkl_device *d);
 /* Gives the application a shadow of the real mapping (*pp_data in, out). */
 VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
@@ -838,7 +844,9 @@ VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offse
  * otherwise checkpoint the whole mapping as a result when the device is
  * idle (returns 2).  0: neither. */
 int vkl_memory_map_recorded(vkl_device *d, VkDeviceMemory mem, uint64_t seq);
-/* Publish the host writes and drop the shadow (before vkUnmapMemory). */
+/* Publish the host writes and drop the shadow (before vkUnmapMemory): its
+ * memory is kept for the next mapping of the same size, within a cap
+ * (TRACESMITH_VK_MAP_CACHE). */
 void vkl_memory_unmapping(vkl_device *d, VkDeviceMemory mem);
 /* Publish host writes (record them, copy them to the real mapping): of
  * every mapped object of d (mem VK_NULL_HANDLE), or of one object's range. */

@@ -36,6 +36,10 @@
  * ranges of the mapping and checkpointed at the next idle observation,
  * when their bytes are final, so a checkpoint never depends on timing.
  *
+ * vkMapMemory takes the memory an unmapped mapping of the same size left
+ * (its shadow, reference and tmp: vkl_mem_keep), or fresh memory, and
+ * fills it with the driver's bytes (vkl_mem_take_initial).
+ *
  * vkMapMemory: a mapping made before anything was submitted since the
  * allocation holds the driver's initial contents (zeros, or whatever the
  * heap held): they are recorded once as a host write, so that bytes the
@@ -71,6 +75,7 @@
  * object's mu serialises syncs of its mapping (submits and waits on
  * different threads).  The command-recording path never comes here.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -112,7 +117,12 @@
  * the layer's map and unmap took 1.2 to 1.5 times as long with the scan
  * from 64 KiB to 896 KiB, 0.73 to 0.84 times from 1 MiB to 4 MiB.  What
  * the whole copy costs instead, the zero page read into driver pages never
- * written, is bounded by the mapping, under 1 MiB, and paid once a page. */
+ * written, is bounded by the mapping, under 1 MiB, and paid once a page.
+ * (Since a mapping's memory is kept across its unmap, vkl_mem_keep, a
+ * remapping pays for no fresh pages either way: docs/benchmarks.md, remap,
+ * measured the scan 1.10 to 1.15 times the whole copy's loop at 1 and
+ * 4 MiB for an object whose driver pages are all populated, its /proc
+ * queries; it stays for the driver's unpopulated pages it leaves alone.) */
 #define VKL_MEM_SCAN_MIN ((size_t)1 << 20)
 /* The trimmed capture's snapshot of a mapping of at least this many bytes
  * reads only the driver's populated pages (vkl_mem_snap_mapped): it
@@ -141,8 +151,9 @@ typedef struct vkl_memory {
 	uint8_t *ref;    /* what the application last saw or wrote */
 	size_t ref_len;  /* the reference's own anonymous mapping (bytes), or 0:
 	                    malloc'd */
+	size_t cap;      /* bytes the reference and tmp can hold (>= map_size) */
 	void *shadow_base;
-	size_t shadow_len;
+	size_t shadow_len; /* a multiple of the page size */
 	uint8_t *tmp; /* the device's bytes of a run, copied once (map_size) */
 	vkl_track trk; /* which pages of the shadow the host wrote (vkl_track.c) */
 	/* the runs a publish found (offset from the memory object's start,
@@ -282,22 +293,116 @@ static void vkl_mem_unlink(vkl_device *d, vkl_memory *m)
 	m->next_mapped = NULL;
 }
 
-static void vkl_mem_drop_mapping(vkl_memory *m)
+/*
+ * The memory of an unmapped mapping, kept for the next vkMapMemory whose
+ * shadow has the same page-rounded length (vkl_mem_keep_take): a program
+ * that maps an object, writes it and unmaps it every frame would otherwise
+ * have the kernel make, zero and fault in fresh pages for its shadow (and
+ * from VKL_MEM_SCAN_MIN its reference) at every map and take them back at
+ * every unmap (docs/benchmarks.md, smallmap and remap).  Only plain memory
+ * is kept: the tracker's registration is dropped at the unmap as before
+ * (a kept shadow is ordinary private anonymous memory, which a fork child
+ * inherits like any other), and the next mapping registers it anew, so
+ * its tracking starts clean; its bytes are all overwritten or cleared at
+ * that map (vkl_mem_take_initial).  A device keeps at most
+ * VKL_MEM_KEEP_SLOTS of them and, in all, TRACESMITH_VK_MAP_CACHE bytes
+ * (shadow, reference and tmp counted; default VKL_MEM_KEEP_MAX; 0: none
+ * kept); the least recently kept go first.  vkFreeMemory of a mapped
+ * object keeps its mapping's memory the same way; vkDestroyDevice frees
+ * all of it.
+ */
+typedef struct vkl_mem_kept {
+	struct vkl_mem_kept *next; /* in the device's list, under map_mu */
+	void *shadow_base;         /* NULL: nothing (imported host memory's) */
+	size_t shadow_len;         /* a multiple of the page size */
+	uint8_t *ref;
+	size_t ref_len; /* as vkl_memory's: mapped, or 0: malloc'd */
+	uint8_t *tmp;
+	size_t cap; /* bytes ref and tmp hold */
+} vkl_mem_kept;
+
+#ifndef VKL_MEM_KEEP_MAX
+#define VKL_MEM_KEEP_MAX ((size_t)64 << 20)
+#endif
+#define VKL_MEM_KEEP_SLOTS 16
+
+/* Mappings made with kept memory, and all mappings made (vkl_memory_mapped),
+ * for the report at the device's end. */
+static atomic_ullong vkl_mem_maps_kept, vkl_mem_maps;
+
+static pthread_once_t vkl_mem_keep_once = PTHREAD_ONCE_INIT;
+static size_t vkl_mem_keep_max_bytes = VKL_MEM_KEEP_MAX;
+
+/* TRACESMITH_VK_MAP_CACHE=N[k|m|g]: the bytes a device keeps. */
+static void vkl_mem_keep_init(void)
 {
+	const char *v = getenv("TRACESMITH_VK_MAP_CACHE");
+	char *end;
+	unsigned long long n;
+	if (!v || !*v)
+		return;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	switch (*end) {
+	case 'g': case 'G': n <<= 10; /* fall through */
+	case 'm': case 'M': n <<= 10; /* fall through */
+	case 'k': case 'K': n <<= 10; end++; break;
+	default: break;
+	}
+	if (errno || end == v || *end) {
+		CAP_WARN("TRACESMITH_VK_MAP_CACHE=%s is not a byte count (N, Nk, Nm or Ng): keeping "
+		         "up to %zu bytes of unmapped memory", v, vkl_mem_keep_max_bytes);
+		return;
+	}
+	vkl_mem_keep_max_bytes = (size_t)n;
+}
+
+static size_t vkl_mem_keep_max(void)
+{
+	pthread_once(&vkl_mem_keep_once, vkl_mem_keep_init);
+	return vkl_mem_keep_max_bytes;
+}
+
+static size_t vkl_mem_kept_bytes(const vkl_mem_kept *k)
+{
+	return k->shadow_len + (k->ref_len ? k->ref_len : k->cap) + k->cap;
+}
+
+/* Frees what k holds (not k itself). */
+static void vkl_mem_kept_release(vkl_mem_kept *k)
+{
+	if (k->shadow_base)
+		munmap(k->shadow_base, k->shadow_len);
+	if (k->ref_len)
+		munmap(k->ref, k->ref_len);
+	else
+		free(k->ref);
+	free(k->tmp);
+	memset(k, 0, sizeof(*k));
+}
+
+/* Takes m's mapping apart: its tracking stopped, its memory into *k (the
+ * application's own pages of imported host memory left out), m left
+ * unmapped.  Called with m->mu held, or with m unreachable. */
+static void vkl_mem_detach(vkl_memory *m, vkl_mem_kept *k)
+{
+	memset(k, 0, sizeof(*k));
 	if (m->shadow_base) {
 		atomic_fetch_add(&vkl_mem_looks, m->trk.looks);
 		atomic_fetch_add(&vkl_mem_pages_seen, m->trk.pages_seen);
 		atomic_fetch_add(&vkl_mem_pages_written, m->trk.pages_written);
 		vkl_track_unregister(&m->trk);
-		if (!m->host) /* the application's own pages stay */
-			munmap(m->shadow_base, m->shadow_len);
+		if (!m->host) { /* the application's own pages stay */
+			k->shadow_base = m->shadow_base;
+			k->shadow_len = m->shadow_len;
+		}
 	}
-	if (m->ref_len)
-		munmap(m->ref, m->ref_len);
-	else
-		free(m->ref);
+	k->ref = m->ref;
+	k->ref_len = m->ref_len;
+	k->tmp = m->tmp;
+	k->cap = m->cap;
 	m->ref_len = 0;
-	free(m->tmp);
+	m->cap = 0;
 	free(m->runs);
 	m->runs = NULL;
 	m->nruns = m->runs_cap = 0;
@@ -310,16 +415,88 @@ static void vkl_mem_drop_mapping(vkl_memory *m)
 	m->npending = 0;
 }
 
+static void vkl_mem_drop_mapping(vkl_memory *m)
+{
+	vkl_mem_kept k;
+	vkl_mem_detach(m, &k);
+	vkl_mem_kept_release(&k);
+}
+
+/* Keeps *k's memory in d's list (or frees it: no shadow of ours, larger
+ * than the cap, no memory for the entry); the least recently kept beyond
+ * the cap or VKL_MEM_KEEP_SLOTS are freed.  Takes d->map_mu: call it with
+ * no mapping's mu held. */
+static void vkl_mem_keep(vkl_device *d, vkl_mem_kept *k)
+{
+	size_t max = vkl_mem_keep_max(), n = 0, bytes = 0;
+	vkl_mem_kept *e, **pp, *gone;
+	if (!k->shadow_base || vkl_mem_kept_bytes(k) > max || !(e = malloc(sizeof(*e)))) {
+		vkl_mem_kept_release(k);
+		return;
+	}
+	*e = *k;
+	pthread_mutex_lock(&d->map_mu);
+	e->next = d->kept;
+	d->kept = e;
+	/* the most recently kept that fit the cap and the slots stay (the
+	 * new one does: it fits alone), the list is cut after them */
+	for (pp = &d->kept; *pp; pp = &(*pp)->next) {
+		size_t b = vkl_mem_kept_bytes(*pp);
+		if (bytes + b > max || n == VKL_MEM_KEEP_SLOTS)
+			break;
+		bytes += b;
+		n++;
+	}
+	gone = *pp;
+	*pp = NULL;
+	d->kept_bytes = bytes;
+	pthread_mutex_unlock(&d->map_mu);
+	while (gone) {
+		e = gone->next;
+		vkl_mem_kept_release(gone);
+		free(gone);
+		gone = e;
+	}
+}
+
+/* Memory d kept whose shadow is shadow_len bytes and whose reference and
+ * tmp hold size bytes, into *k (1); 0: none. */
+static int vkl_mem_keep_take(vkl_device *d, size_t shadow_len, size_t size, vkl_mem_kept *k)
+{
+	vkl_mem_kept *e = NULL, **pp;
+	pthread_mutex_lock(&d->map_mu);
+	for (pp = &d->kept; *pp; pp = &(*pp)->next) {
+		if ((*pp)->shadow_len == shadow_len && (*pp)->cap >= size) {
+			e = *pp;
+			*pp = e->next;
+			d->kept_bytes -= vkl_mem_kept_bytes(e);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&d->map_mu);
+	if (!e)
+		return 0;
+	*k = *e;
+	k->next = NULL;
+	free(e);
+	return 1;
+}
+
 void vkl_memory_freed(vkl_device *d, VkDeviceMemory mem)
 {
 	vkl_memory *m = vkl_mem_find(mem);
 	vkl_objects_remove(VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)mem);
 	if (!m)
 		return;
+	vkl_mem_kept k;
 	pthread_mutex_lock(&d->map_mu);
 	vkl_mem_unlink(d, m);
 	pthread_mutex_unlock(&d->map_mu);
-	vkl_mem_drop_mapping(m);
+	/* a mapping freed with its object: its memory kept as at an unmap */
+	pthread_mutex_lock(&m->mu);
+	vkl_mem_detach(m, &k);
+	pthread_mutex_unlock(&m->mu);
+	vkl_mem_keep(d, &k);
 	pthread_mutex_destroy(&m->mu);
 	free(m);
 }
@@ -332,6 +509,13 @@ void vkl_memory_device_gone(vkl_device *d)
 		d->mapped = m->next_mapped;
 		vkl_mem_drop_mapping(m);
 	}
+	while (d->kept) {
+		vkl_mem_kept *k = d->kept;
+		d->kept = k->next;
+		vkl_mem_kept_release(k);
+		free(k);
+	}
+	d->kept_bytes = 0;
 	pthread_mutex_unlock(&d->map_mu);
 	CAP_INFO("Vulkan layer: mapped memory tracker %s: %llu looks found %llu of %llu pages "
 	         "written, %llu bytes published as whole pages", vkl_track_name(vkl_track_active()),
@@ -339,6 +523,9 @@ void vkl_memory_device_gone(vkl_device *d)
 	         (unsigned long long)atomic_load(&vkl_mem_pages_written),
 	         (unsigned long long)atomic_load(&vkl_mem_pages_seen),
 	         (unsigned long long)atomic_load(&vkl_mem_whole_bytes));
+	CAP_INFO("Vulkan layer: %llu of %llu mappings made with memory kept from an unmapped one "
+	         "(up to %zu bytes kept)", (unsigned long long)atomic_load(&vkl_mem_maps_kept),
+	         (unsigned long long)atomic_load(&vkl_mem_maps), vkl_mem_keep_max());
 }
 
 /* The tracker this process uses, named in the trace's metadata
@@ -355,41 +542,66 @@ static vkl_track_kind vkl_memory_tracker(void)
 typedef struct vkl_mem_take {
 	vkl_memory *m;
 	size_t bytes; /* read from the driver's mapping */
+	size_t done;  /* kept memory: the shadow and reference hold the
+	                 driver's bytes up to here (its stale bytes after) */
+	int kept;
 } vkl_mem_take;
 
 static void vkl_mem_take_run(void *ctx, size_t lo, size_t hi)
 {
 	vkl_mem_take *t = ctx;
+	if (t->kept && lo > t->done) {
+		memset(t->m->shadow + t->done, 0, lo - t->done);
+		memset(t->m->ref + t->done, 0, lo - t->done);
+	}
 	memcpy(t->m->shadow + lo, t->m->real + lo, hi - lo);
 	memcpy(t->m->ref + lo, t->m->real + lo, hi - lo);
 	t->bytes += hi - lo;
+	t->done = hi;
 }
 
 /*
  * The driver's bytes at vkMapMemory into the shadow and the reference.
- * Where the reference is its own anonymous memory (ref_len), the driver's
- * mapping is private anonymous memory (vkl_track_zero_known) and the
- * kernel says which of its pages are populated, only those are read: the
- * others are zero, as the fresh shadow and reference are.  Reading them
- * would map the kernel's shared zero page there, and the first write of
- * such a page (a publish's, into the driver's mapping) would then be a
- * copy-on-write fault with a TLB flush on every CPU running the process
- * (an interrupt to the capture's writer thread), where the same write
- * without the layer is a plain first-touch fault.  Anything else: all of
- * it copied.  The debug log says which, and how many bytes were read.
+ * With scan (the driver's mapping is private anonymous memory,
+ * vkl_track_zero_known), and where the kernel says which of its pages are
+ * populated, only those are read: the others are zero, as the fresh
+ * shadow and reference are, and as kept ones (kept) are made by clearing
+ * what lies between the runs read.  Reading them would map the kernel's
+ * shared zero page there, and the first write of such a page (a publish's,
+ * into the driver's mapping) would then be a copy-on-write fault with a
+ * TLB flush on every CPU running the process (an interrupt to the
+ * capture's writer thread), where the same write without the layer is a
+ * plain first-touch fault.  Anything else: all of it copied.  A kept
+ * shadow's bytes outside the mapping (before its offset in the first page,
+ * after its end in the last) are cleared too: the shadow is then what a
+ * fresh one would be, byte for byte.  The debug log says which, and how
+ * many bytes were read.
  */
-static void vkl_mem_take_initial(vkl_memory *m)
+static void vkl_mem_take_initial(vkl_memory *m, int scan, int kept)
 {
-	vkl_mem_take t = { m, 0 };
-	if (m->ref_len) {
+	vkl_mem_take t = { m, 0, 0, kept };
+	if (kept) {
+		uint8_t *end = m->shadow + m->map_size;
+		memset(m->shadow_base, 0, (size_t)(m->shadow - (uint8_t *)m->shadow_base));
+		memset(end, 0, (size_t)((uint8_t *)m->shadow_base + m->shadow_len - end));
+	}
+	if (scan) {
 		/* zero pages of their own, made by the kernel in one call each
 		 * (Linux 5.14; without it they fault in when first written): the
 		 * application's first write of a page and a publish's find them
 		 * there, as when they were copied into (docs/benchmarks.md,
-		 * mapwall: leaving them to fault in made the loop slower) */
-		madvise(m->shadow_base, m->shadow_len, MADV_POPULATE_WRITE);
-		madvise(m->ref, m->ref_len, MADV_POPULATE_WRITE);
+		 * mapwall: leaving them to fault in made the loop slower); kept
+		 * memory has its pages already */
+		if (!kept) {
+			madvise(m->shadow_base, m->shadow_len, MADV_POPULATE_WRITE);
+			if (m->ref_len)
+				madvise(m->ref, m->ref_len, MADV_POPULATE_WRITE);
+		}
 		if (vkl_track_populated(m->real, m->map_size, vkl_mem_take_run, &t) == 0) {
+			if (kept && t.done < m->map_size) {
+				memset(m->shadow + t.done, 0, m->map_size - t.done);
+				memset(m->ref + t.done, 0, m->map_size - t.done);
+			}
 			CAP_DEBUG("Vulkan layer: VkDeviceMemory 0x%llx mapped (%zu bytes): %zu bytes of "
 			          "populated pages read", (unsigned long long)(uintptr_t)m->handle,
 			          m->map_size, t.bytes);
@@ -406,8 +618,10 @@ VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offse
                            VkDeviceSize size, void **pp_data)
 {
 	vkl_memory *m = vkl_mem_find(mem);
-	long page = sysconf(_SC_PAGESIZE);
-	size_t lead;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t lead, len;
+	vkl_mem_kept k;
+	int scan, kept;
 	void *base;
 	/* allocated before the layer could see it: left alone; imported host
 	 * memory: tracked whole already, the driver's pointer is into it */
@@ -418,39 +632,56 @@ VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offse
 	/* (shadow - offset) stays a multiple of the page size, so the
 	 * application sees the alignment minMemoryMapAlignment promises. */
 	lead = (size_t)(offset % (VkDeviceSize)page);
-	m->shadow_len = lead + (size_t)size;
-	if (m->shadow_len == 0)
-		m->shadow_len = 1;
-	base = mmap(NULL, m->shadow_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (base == MAP_FAILED)
-		goto out_nomem;
-	/* tracked pages: a huge page would be reported written whole */
-	if (vkl_memory_tracker() != VKL_TRACK_SHADOW)
-		madvise(base, m->shadow_len, MADV_NOHUGEPAGE);
-	m->shadow_base = base;
-	m->shadow = (uint8_t *)base + lead;
-	m->page = (size_t)page;
-	m->whole = 0;
-	m->whole_turn = 0;
+	len = (lead + (size_t)size + page - 1) / page * page;
+	if (len == 0)
+		len = page;
 	m->real = *pp_data;
 	m->map_offset = offset;
 	m->map_size = (size_t)size;
-	if (m->map_size >= VKL_MEM_SCAN_MIN && vkl_track_zero_known(m->real, m->map_size)) {
-		size_t len = (m->map_size + (size_t)page - 1) / (size_t)page * (size_t)page;
-		void *ref = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (ref == MAP_FAILED)
-			goto out_drop;
-		m->ref = ref;
-		m->ref_len = len;
+	scan = m->map_size >= VKL_MEM_SCAN_MIN && vkl_track_zero_known(m->real, m->map_size);
+	kept = vkl_mem_keep_take(d, len, m->map_size ? m->map_size : 1, &k);
+	atomic_fetch_add(&vkl_mem_maps, 1);
+	if (kept) {
+		atomic_fetch_add(&vkl_mem_maps_kept, 1);
+		base = k.shadow_base;
+		m->ref = k.ref;
+		m->ref_len = k.ref_len;
+		m->tmp = k.tmp;
+		m->cap = k.cap;
 	} else {
-		m->ref = malloc(size ? (size_t)size : 1);
+		base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (base == MAP_FAILED)
+			goto out_nomem;
+		/* tracked pages: a huge page would be reported written whole */
+		if (vkl_memory_tracker() != VKL_TRACK_SHADOW)
+			madvise(base, len, MADV_NOHUGEPAGE);
 	}
-	m->tmp = malloc(size ? (size_t)size : 1);
-	if (!m->ref || !m->tmp)
-		goto out_drop;
-	vkl_mem_take_initial(m);
-	vkl_track_register(&m->trk, base,
-	                   (m->shadow_len + (size_t)page - 1) / (size_t)page * (size_t)page);
+	m->shadow_base = base;
+	m->shadow_len = len;
+	m->shadow = (uint8_t *)base + lead;
+	m->page = page;
+	m->whole = 0;
+	m->whole_turn = 0;
+	if (!kept) {
+		m->cap = m->map_size ? m->map_size : 1;
+		if (scan) {
+			/* anonymous memory of its own: fresh zero pages */
+			size_t rlen = (m->map_size + page - 1) / page * page;
+			void *ref = mmap(NULL, rlen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			                 -1, 0);
+			if (ref == MAP_FAILED)
+				goto out_drop;
+			m->ref = ref;
+			m->ref_len = rlen;
+		} else {
+			m->ref = malloc(m->cap);
+		}
+		m->tmp = malloc(m->cap);
+		if (!m->ref || !m->tmp)
+			goto out_drop;
+	}
+	vkl_mem_take_initial(m, scan, kept);
+	vkl_track_register(&m->trk, base, len);
 	/* work submitted before this mapping may have written it, or still be
 	 * writing it */
 	m->dev_lo = 0;
@@ -465,6 +696,8 @@ VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offse
 out_drop:
 	vkl_mem_drop_mapping(m);
 out_nomem:
+	m->map_size = 0;
+	m->real = NULL;
 	CAP_ERROR("Vulkan layer: no memory for a shadow of %llu mapped bytes",
 	          (unsigned long long)size);
 	return VK_ERROR_OUT_OF_HOST_MEMORY;
@@ -1295,11 +1528,13 @@ void vkl_memory_unmapping(vkl_device *d, VkDeviceMemory mem)
 	pthread_mutex_lock(&d->map_mu);
 	vkl_mem_unlink(d, m);
 	pthread_mutex_unlock(&d->map_mu);
+	vkl_mem_kept k;
 	pthread_mutex_lock(&m->mu);
 	vkl_mem_publish_locked(m, 0, m->map_size);
 	vkl_mem_publish_end(m);
-	vkl_mem_drop_mapping(m);
+	vkl_mem_detach(m, &k);
 	pthread_mutex_unlock(&m->mu);
+	vkl_mem_keep(d, &k);
 }
 
 /* ---- trimmed capture ------------------------------------------------------ */

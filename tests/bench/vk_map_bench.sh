@@ -19,6 +19,9 @@
 #              compared at each submit: what it did before the tracker)
 #   noscan     our layer with TRACESMITH_VK_MAP_SCAN=0 (vkMapMemory copies
 #              the driver's whole mapping instead of its populated pages)
+#   nokeep     our layer with TRACESMITH_VK_MAP_CACHE=0 (vkMapMemory makes
+#              fresh memory for the shadow each time instead of taking what
+#              an unmapped mapping of the same size left)
 #   GFXR       GFXReconstruct's capture layer (page_guard, its default)
 # and prints the medians of the submit loop's time (set-up excluded, as the
 # program prints it) and the medians of the per-round ratios, so that load
@@ -34,15 +37,15 @@
 # or BYTES) and unmapped at each submit, without the copy-once and track
 # runs, which have no such mode), VK_MAP_SUBMITS (default 50),
 # VK_MAP_BASE_LAYERS (above), VK_MAP_RUNS (which runs, default all but
-# noscan: e.g. "plain track ours base", "plain ours noscan").
+# noscan and nokeep: e.g. "plain track ours base", "plain ours noscan").
 #
 # VK_MAP_CALLGRIND="N1 N2" counts instructions instead of timing: each of
 # plain, ours and (with VK_MAP_BASE_LAYERS) base runs once under valgrind
 # --tool=callgrind --separate-threads=yes with N1 and with N2 submits, and
 # the difference over N2 - N1 is printed per submit for the application's
 # thread, the writer thread (the one whose profile names cap_writer_main)
-# and the whole process, with the ratios to plain (and noscan, when
-# VK_MAP_RUNS names it).  Set-up cancels out and
+# and the whole process, with the ratios to plain (and noscan and nokeep
+# run too when VK_MAP_RUNS names them).  Set-up cancels out and
 # the machine's load does not matter.  The layer runs get
 # TRACESMITH_FLUSH_MS=3600000: under valgrind the one-second flushes land
 # a varying number of times in a run.  Valgrind lacks userfaultfd, so the
@@ -84,7 +87,7 @@ GFXR_JSON = "/usr/share/vulkan/explicit_layer.d/VkLayer_gfxreconstruct.json"
 def base_env():
     env = dict(os.environ)
     for k in ("VK_INSTANCE_LAYERS", "GFXRECON_CAPTURE_FILE", "TRACESMITH_OUTPUT",
-              "TRACESMITH_VK_TRACKER", "TRACESMITH_VK_MAP_SCAN"):
+              "TRACESMITH_VK_TRACKER", "TRACESMITH_VK_MAP_SCAN", "TRACESMITH_VK_MAP_CACHE"):
         env.pop(k, None)
     return env
 
@@ -101,10 +104,12 @@ def run(args, env, out=None):
     return float(m.group(2)), m.group(1), (os.path.getsize(out) if out else 0)
 
 
-def ours(args, tracker, out, layers=None, scan=True):
+def ours(args, tracker, out, layers=None, scan=True, keep=True):
     env = base_env()
     if not scan:
         env["TRACESMITH_VK_MAP_SCAN"] = "0"
+    if not keep:
+        env["TRACESMITH_VK_MAP_CACHE"] = "0"
     if layers:
         env["VK_ADD_LAYER_PATH"] = layers
     env["VK_INSTANCE_LAYERS"] = "VK_LAYER_tracesmith"
@@ -209,6 +214,9 @@ if CG:
         if "noscan" in os.environ.get("VK_MAP_RUNS", "").split():
             envs.append(("noscan", layer_env()))
             envs[-1][1]["TRACESMITH_VK_MAP_SCAN"] = "0"
+        if "nokeep" in os.environ.get("VK_MAP_RUNS", "").split():
+            envs.append(("nokeep", layer_env()))
+            envs[-1][1]["TRACESMITH_VK_MAP_CACHE"] = "0"
         if BASE:
             envs.append(("base", layer_env(BASE)))
         per = {}
@@ -238,6 +246,7 @@ for point in SWEEP:
         "track": lambda: run(args + ["--track"], base_env()),
         "ours": lambda: ours(args, None, os.path.join(TMP, "ours.sbt")),
         "noscan": lambda: ours(args, None, os.path.join(TMP, "noscan.sbt"), scan=False),
+        "nokeep": lambda: ours(args, None, os.path.join(TMP, "nokeep.sbt"), keep=False),
         "shadow": lambda: ours(args, "shadow", os.path.join(TMP, "shadow.sbt")),
     }
     if remap:
@@ -254,7 +263,7 @@ for point in SWEEP:
                              (" ".join(WANT), " ".join(known)))
         fns = {n: fns[n] for n in fns if n in WANT}
     else:
-        del fns["noscan"]
+        del fns["noscan"], fns["nokeep"]
     names = list(fns)
     res = {n: [] for n in names}
     for i in range(RUNS):
@@ -273,7 +282,7 @@ for point in SWEEP:
     def ratio(a, b):
         return statistics.median([t[a][i] / t[b][i] for i in range(RUNS)])
     pairs = [("ours", "plain"), ("ours", "copy-once"), ("track", "plain"), ("ours", "track"),
-             ("noscan", "plain"), ("ours", "noscan"),
+             ("noscan", "plain"), ("ours", "noscan"), ("nokeep", "plain"), ("ours", "nokeep"),
              ("shadow", "plain"), ("ours", "shadow"), ("base", "plain"), ("ours", "base"),
              ("GFXR", "plain"), ("ours", "GFXR")]
     print("  " + "  ".join("%s/%s %.2f" % (a, b, ratio(a, b)) for a, b in pairs

@@ -9,7 +9,8 @@
  * itself does almost nothing, so that finding is what the run time shows.
  *
  * usage: vk_mapwrite [--mib M | --kib K] [--permille P] [--submits S] [--bytes B]
- *                    [--copy-once | --track] [--edge] [--prefill] [--remap]
+ *                    [--copy-once | --track] [--edge] [--prefill]
+ *                    [--remap [--device-writes]]
  * --kib K sizes the buffer in KiB instead (a multiple of the page size).
  * --edge maps the buffer from byte 1280 to 1024 bytes before its end (the
  * first and last pages only partly mapped), flushes every range it writes
@@ -39,6 +40,14 @@
  * time shows (tests/bench/vk_map_bench.sh, remap points).  It writes one
  * page a submit (--permille is not taken), and the mapping hash is of a
  * mapping made after the loop.
+ * --device-writes (with --remap) has the device fill the last 256 bytes
+ * of the page the next submit writes (vkCmdFillBuffer after the copy,
+ * with a value that changes each submit) while the buffer is unmapped;
+ * the next mapping must show them (checked before the host writes: the
+ * program fails if it does not), and the host's write into that page
+ * then is an ordinary host write (tests/shell/test_vk_map_remap.sh: a
+ * capture layer that keeps an unmapped object's memory must read the
+ * device's bytes again at the next map).
  * --copy-once also copies each written page once into a private buffer
  * after writing it: the least any capture must do with the data written,
  * a baseline of tests/bench/vk_map_bench.sh.
@@ -77,6 +86,8 @@
 #define VKM_FILL 2048
 /* --remap: the bytes written a submit unless --bytes says */
 #define VKM_REMAP_BYTES 1024
+/* --device-writes: the device fills this many bytes at the end of a page */
+#define VKM_DEV_BYTES 256
 /* --prefill's bytes: vkm_fill's at this submit (whose turn no submit
  * before the 127th repeats) */
 #define VKM_PREFILL_TURN 255u
@@ -145,10 +156,18 @@ static void vkm_copy_run(void *ctx, size_t lo, size_t hi)
 	memcpy(sh->map + lo, sh->base + lo, hi - lo);
 }
 
+/* --device-writes: the fill value of submit s (every byte the same, never
+ * the same two submits in a row) */
+static uint32_t vkm_dev_value(uint32_t s)
+{
+	return 0x01010101u * (uint32_t)(1u + (s * 37u + 11u) % 255u);
+}
+
 static void vkm_usage(FILE *f)
 {
 	fprintf(f, "usage: vk_mapwrite [--mib M | --kib K] [--permille P] [--submits S] [--bytes B]\n"
-	           "                   [--copy-once | --track] [--edge] [--prefill] [--remap]\n"
+	           "                   [--copy-once | --track] [--edge] [--prefill]\n"
+	           "                   [--remap [--device-writes]]\n"
 	           "  --mib M       mapped buffer size in MiB (1..4096, default 64)\n"
 	           "  --kib K       mapped buffer size in KiB instead (pages, up to 4 GiB)\n"
 	           "  --permille P  thousandths of its pages written before each submit\n"
@@ -161,6 +180,8 @@ static void vkm_usage(FILE *f)
 	           "  --prefill     write every 4th page of the first half, unmap, map again\n"
 	           "  --remap       fill the buffer once; each submit maps it, writes B bytes\n"
 	           "                (--bytes, default 1024) of one page, unmaps it\n"
+	           "  --device-writes  with --remap: the device fills 256 bytes of the\n"
+	           "                page the next submit writes; each map checks them\n"
 	           "  --copy-once   copy each written page once more (a baseline)\n"
 	           "  --track       write into a shadow the layer's page tracker watches,\n"
 	           "                copy what it reports into the mapping (a baseline)\n");
@@ -170,6 +191,9 @@ int main(int argc, char **argv)
 {
 	uint32_t mib = 64, kib = 0, permille = 10, submits = 50, bytes = 0, s, j;
 	int copy_once = 0, track = 0, edge = 0, prefill = 0, remap = 0, permille_set = 0, i;
+	int dev_writes = 0;
+	size_t dev_at = 0; /* --device-writes: where the last fill went */
+	uint32_t dev_seen = 0;
 	size_t size;
 	size_t lo_off = 0, hi_off; /* the mapped bytes of the buffer */
 	VkCommandBuffer cbs[2];
@@ -207,6 +231,8 @@ int main(int argc, char **argv)
 			prefill = 1;
 		} else if (!strcmp(a, "--remap")) {
 			remap = 1;
+		} else if (!strcmp(a, "--device-writes")) {
+			dev_writes = 1;
 		} else if (!strcmp(a, "--copy-once")) {
 			copy_once = 1;
 		} else if (!strcmp(a, "--track")) {
@@ -238,6 +264,10 @@ int main(int argc, char **argv)
 		                "not with --permille, --copy-once, --track, --edge or --prefill\n");
 		return 2;
 	}
+	if (dev_writes && !remap) {
+		fprintf(stderr, "vk_mapwrite: --device-writes goes with --remap\n");
+		return 2;
+	}
 	size = kib ? (size_t)kib * 1024 : (size_t)mib * 1048576;
 	if (size % page) {
 		fprintf(stderr, "vk_mapwrite: --kib %u is not a whole number of %zu-byte pages\n",
@@ -261,7 +291,7 @@ int main(int argc, char **argv)
 	vkp_ctx_init(&c, "vk_mapwrite", 0);
 	vkp_buffer_create(&c, &src, (VkDeviceSize)size,
 	                  VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-	                          (edge ? VK_BUFFER_USAGE_TRANSFER_DST_BIT : 0),
+	                          (edge || dev_writes ? VK_BUFFER_USAGE_TRANSFER_DST_BIT : 0),
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
 	                  0, 1);
 	if (edge) {
@@ -343,6 +373,17 @@ int main(int argc, char **argv)
 			void *m;
 			VKP_CHECK(&c, vkMapMemory(c.device, src.mem, 0, VK_WHOLE_SIZE, 0, &m));
 			wr = m;
+			/* the device's fill of the last submit, seen before the host
+			 * writes over any of it */
+			if (dev_writes && s > 0) {
+				uint32_t want = vkm_dev_value(s - 1);
+				for (size_t k = 0; k < VKM_DEV_BYTES; k += 4)
+					if (memcmp(wr + dev_at + k, &want, 4) != 0)
+						vkp_die(&c, "--device-writes: submit %u's mapping holds 0x%02x at "
+						            "byte %zu, where the device filled 0x%02x",
+						        (unsigned)s, wr[dev_at + k], dev_at + k, want & 0xffu);
+				dev_seen++;
+			}
 		}
 		for (j = 0; j < nwrite && !edge; j++) {
 			size_t p = (first + (size_t)j * npages / nwrite) % npages;
@@ -373,6 +414,18 @@ int main(int argc, char **argv)
 			region.srcOffset = page + VKM_FILL;
 		}
 		vkCmdCopyBuffer(cb, src.buf, dst.buf, 1, &region);
+		if (dev_writes) {
+			/* the page the next submit writes, its last bytes, after the
+			 * copy has read (the same page when there is only one) */
+			VkMemoryBarrier rb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER };
+			size_t next = (size_t)((s + 1) * 7919u) % npages;
+			rb.srcAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+			rb.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+			vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+			                     VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &rb, 0, NULL, 0, NULL);
+			dev_at = next * page + page - VKM_DEV_BYTES;
+			vkCmdFillBuffer(cb, src.buf, dev_at, VKM_DEV_BYTES, vkm_dev_value(s));
+		}
 		{
 			VkMemoryBarrier hb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER };
 			hb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
@@ -401,6 +454,9 @@ int main(int argc, char **argv)
 	       (unsigned long long)XXH3_64bits(dst.map, VKM_COPY), (t1 - t0) * 1000.0);
 	printf("vk_mapwrite: mapping hash 0x%016llx\n",
 	       (unsigned long long)XXH3_64bits(src.map, hi_off - lo_off));
+	if (dev_writes)
+		printf("vk_mapwrite: device writes seen at %u of %u mappings\n", (unsigned)dev_seen,
+		       (unsigned)(submits - 1));
 
 	free(side);
 	if (track) {

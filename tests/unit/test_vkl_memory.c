@@ -212,6 +212,8 @@ int main(void)
 	TST_CHECK(vkl_memory_map_recorded(&d, TST_MEM, 77) == 2);
 	vkl_memory_freed(&d, TST_MEM);
 	TST_CHECK_EQ_U64(vkl_objects_count(), 0);
+	/* the device's end: the memory kept from unmapped mappings freed */
+	vkl_memory_device_gone(&d);
 
 	cap_shutdown();
 	TST_CHECK_EQ_U64(tst_find_checkpoint(trace, 42, TST_OFFSET + 200, dev_bytes, sizeof(dev_bytes)), 1);

@@ -224,6 +224,7 @@ static void tst_mapping(void)
 
 	vkl_memory_unmapping(&d, TST_MEM);
 	vkl_memory_freed(&d, TST_MEM);
+	vkl_memory_device_gone(&d); /* the memory kept from the mapping freed */
 	free(real);
 	free(before);
 }
@@ -271,6 +272,7 @@ static void tst_ranges(void)
 	TST_CHECK(real[1000] == 2);
 	vkl_memory_unmapping(&d, TST_MEM);
 	vkl_memory_freed(&d, TST_MEM);
+	vkl_memory_device_gone(&d); /* the memory kept from the mapping freed */
 	free(real);
 }
 

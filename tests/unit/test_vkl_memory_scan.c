@@ -330,6 +330,8 @@ int main(void)
 		}
 	}
 	TST_CHECK_EQ_U64(vkl_objects_count(), 0);
+	/* the device's end: the memory kept from unmapped mappings freed */
+	vkl_memory_device_gone(&d);
 
 	cap_shutdown();
 	return tst_done();
