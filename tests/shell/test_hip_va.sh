@@ -181,7 +181,13 @@ all_match refused.moved 1 --hip-no-reserve "$T/refused.sbt"
 
 # ---- malformed: the default window ---------------------------------------------
 export TRACESMITH_HIP_VA=0x1234
-capture bad hip_struct
+if [ -z "$VA" ]; then
+	capture bad hip_struct
+else
+	# under ThreadSanitizer the default window lies outside its memory
+	# layout: only the warning is checked
+	expect_rc 0 bad.cap $PRE "$CAP" -o "$T/bad.sbt" -- "$H/hip_struct"
+fi
 has bad.cap err "tracesmith: warning: hip: TRACESMITH_HIP_VA='0x1234' is not off or BASE[:SIZE] (2 MiB multiples, e.g. 0x400000000000:512G); using the default 0x400000000000:512G"
 if [ -z "$VA" ]; then
 	grep -q "hip.tsVaWindow dst=$BASE size=$SIZE" "$T/bad.dump" || fail "bad: not the default window"

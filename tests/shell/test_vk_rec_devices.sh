@@ -20,6 +20,7 @@ set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
 . "$TOP/tests/support/vk_env.sh"
+. "$TOP/tests/support/python.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { vk_env_fail "$@"; }
@@ -273,7 +274,7 @@ for clock in auto monotonic; do
 	grep -q "Vulkan layer: device $dev destroyed: the last device of 2 thread(s) cleared" "$T/$clock.log" ||
 		fail "$clock: destroying $dev: $(grep "device $dev destroyed" "$T/$clock.log" || echo 'no clear logged')"
 	grep '^push ' "$T/$clock.log" >"$T/$clock.pushes"
-	PYTHONPATH="$TOP/python" PYTHONDONTWRITEBYTECODE=1 BUILD=$VK_ENV_BUILD python3 - "$T/$clock.sbt" "$T/$clock.pushes" >"$T/$clock.check" 2>&1 <<'PY' ||
+	ts_python - "$T/$clock.sbt" "$T/$clock.pushes" >"$T/$clock.check" 2>&1 <<'PY' ||
 import sys
 import tracesmith
 want = [tuple(int(x) for x in line.split()[1:]) for line in open(sys.argv[2])]

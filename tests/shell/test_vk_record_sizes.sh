@@ -14,6 +14,7 @@ set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
 . "$TOP/tests/support/vk_env.sh"
+. "$TOP/tests/support/python.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { vk_env_fail "$@"; }
@@ -36,7 +37,7 @@ for clock in auto monotonic; do
 	grep -qF "$want" "$T/$clock.log" || fail "$clock: under the layer the program printed $(grep '^vk_callbound' "$T/$clock.log")"
 	# the first 32 pushes (the loop's come after), whole, through the
 	# Python reader (tsinfo --dump shows 32 bytes of a blob)
-	PYTHONPATH="$TOP/python" PYTHONDONTWRITEBYTECODE=1 BUILD=$VK_ENV_BUILD python3 - "$T/$clock.sbt" >"$T/$clock.check" 2>&1 <<'PY' ||
+	ts_python - "$T/$clock.sbt" >"$T/$clock.check" 2>&1 <<'PY' ||
 import sys
 import tracesmith
 pushes = [r for r in tracesmith.open(sys.argv[1]) if r.name == "vulkan.vkCmdPushConstants"][:32]
@@ -60,7 +61,7 @@ done
 vk_env_layers_ours
 TRACESMITH_STACKS=none TRACESMITH_OUTPUT=$T/times.sbt vk_env_run "$T/times.log" "$P" --submits 3 --cmds 400 --every 100 ||
 	fail "times: capture of vk_callbound"
-PYTHONPATH="$TOP/python" PYTHONDONTWRITEBYTECODE=1 BUILD=$VK_ENV_BUILD python3 - "$T/times.sbt" >"$T/times.check" 2>&1 <<'PY' ||
+ts_python - "$T/times.sbt" >"$T/times.check" 2>&1 <<'PY' ||
 import sys
 import tracesmith
 recs = list(tracesmith.open(sys.argv[1]))
