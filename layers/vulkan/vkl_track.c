@@ -239,17 +239,52 @@ static int vkl_track_uffd_probe(void)
 	return ok;
 }
 
+/* The userfaultfd features the tracker's descriptor was opened with. */
+static uint64_t vkl_track_uffd_features;
+
+/*
+ * In a fork child both descriptors name the parent: a userfaultfd belongs
+ * to the process that opened it (registering or protecting a range through
+ * it acts on the parent's memory at those addresses), and procfs resolved
+ * /proc/self/pagemap at open, so a look would read the parent's pages and
+ * write-protect them again, hiding the parent's writes from its own next
+ * look.  The child opens its own (open, close, the syscall and an ioctl:
+ * nothing that takes a lock).  Its copies of the shadow mappings are not
+ * registered with either (the kernel drops a registration at fork unless
+ * UFFD_FEATURE_EVENT_FORK asked to keep it), so their scans fail
+ * (PM_SCAN_CHECK_WPASYNC) and every look at them reports the whole range;
+ * mappings the child makes are tracked again.  A descriptor the child
+ * cannot open is -1: no registration then (the shadow compare), and scans
+ * fail the same way.
+ */
+static void vkl_track_atfork_child(void)
+{
+	int uffd = vkl_track_uffd_open(vkl_track_uffd_features);
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (vkl_track_uffd >= 0)
+		close(vkl_track_uffd);
+	if (vkl_track_pagemap >= 0)
+		close(vkl_track_pagemap);
+	vkl_track_uffd = uffd;
+	vkl_track_pagemap = pm;
+}
+
 static int vkl_track_uffd_init(void)
 {
 	vkl_track_page = (size_t)sysconf(_SC_PAGESIZE);
-	vkl_track_uffd = vkl_track_uffd_open(UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_WP_UNPOPULATED);
-	if (vkl_track_uffd < 0)
-		vkl_track_uffd = vkl_track_uffd_open(UFFD_FEATURE_WP_ASYNC);
+	vkl_track_uffd_features = UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_WP_UNPOPULATED;
+	vkl_track_uffd = vkl_track_uffd_open(vkl_track_uffd_features);
+	if (vkl_track_uffd < 0) {
+		vkl_track_uffd_features = UFFD_FEATURE_WP_ASYNC;
+		vkl_track_uffd = vkl_track_uffd_open(vkl_track_uffd_features);
+	}
 	if (vkl_track_uffd < 0)
 		return 0;
 	vkl_track_pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (vkl_track_pagemap >= 0 && vkl_track_uffd_probe())
+	if (vkl_track_pagemap >= 0 && vkl_track_uffd_probe()) {
+		pthread_atfork(NULL, NULL, vkl_track_atfork_child);
 		return 1;
+	}
 	if (vkl_track_pagemap >= 0)
 		close(vkl_track_pagemap);
 	close(vkl_track_uffd);

@@ -9,7 +9,8 @@
  * only when written; every page written makes the next looks report
  * everything for a while (twice as long when dense again), then tracking
  * resumes; with uffd, a write by the
- * kernel (read(2) into the region) is seen.  Guard: a fault outside every
+ * kernel (read(2) into the region) is seen, and a fork child's looks
+ * leave the parent's marks alone while the child tracks its own.  Guard: a fault outside every
  * region reaches the handler installed before ours, which is back in
  * place after the last region is unregistered; after unregistering, the
  * pages are writable without a fault.  Guard again with the capture
@@ -144,6 +145,37 @@ static void t_one(vkl_track_kind want)
 		close(fds[1]);
 		t_look(&t, 0, T_PAGES * t_page);
 		TST_CHECK(t_is(1, (const size_t[]){ 50, 51 }));
+
+		/* a fork child's looks leave the parent's marks alone: page 9
+		 * written before the fork is still the parent's next look's;
+		 * the child's copy reports everything, a region it registers
+		 * itself exactly what it writes */
+		r[9 * t_page] = 6;
+		fflush(NULL);
+		pid_t pid = fork();
+		TST_REQUIRE(pid >= 0);
+		if (pid == 0) {
+			uint8_t *c = mmap(NULL, 4 * t_page, PROT_READ | PROT_WRITE,
+			                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			vkl_track ct;
+			int ok;
+			t_look(&t, 0, T_PAGES * t_page);
+			ok = t_is(1, (const size_t[]){ 0, T_PAGES });
+			memset(c, 1, 4 * t_page);
+			vkl_track_register(&ct, c, 4 * t_page);
+			c[2 * t_page] = 2;
+			t_look(&ct, 0, 4 * t_page);
+			ok = ok && ct.kind == VKL_TRACK_UFFD && t_is(1, (const size_t[]){ 2, 3 });
+			vkl_track_unregister(&ct);
+			_exit(ok ? 0 : 1);
+		}
+		{
+			int st = 0;
+			TST_REQUIRE(waitpid(pid, &st, 0) == pid);
+			TST_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		}
+		t_look(&t, 0, T_PAGES * t_page);
+		TST_CHECK(t_is(1, (const size_t[]){ 9, 10 }));
 	}
 	if (want == VKL_TRACK_GUARD) {
 		/* a fault that is not ours reaches the application's handler */
