@@ -93,15 +93,19 @@ static inline size_t cap_rt_entry_size(size_t body)
 	return (sizeof(cap_entry) + body + 7) & ~(size_t)7;
 }
 
-static inline void cap_rt_publish_size(cap_thread *t, size_t size)
+/* Publishes t's entry e of `size` bytes, the entry at its cursor (closed):
+ * the cursor moves past it, and the writer is told so (cap_internal.h's
+ * top).  From e, which the caller holds, not from wptr: no load. */
+static inline void cap_rt_publish_size(cap_thread *t, cap_entry *e, size_t size)
 {
-	t->wpos += size;
-	atomic_store_explicit(&t->tail->committed, t->wpos, memory_order_release);
+	uintptr_t end = (uintptr_t)e + size;
+	t->wptr = end;
+	atomic_store_explicit(&t->committed, end, memory_order_release);
 }
 
 static inline void cap_rt_publish(cap_thread *t, cap_entry *e)
 {
-	cap_rt_publish_size(t, e->size);
+	cap_rt_publish_size(t, e, e->size);
 }
 
 /* Records sealed by cap_fast_seal_deferred_coarse for one read of the
@@ -147,7 +151,7 @@ cap_rt_seal_entry_clock(cap_thread *t, cap_entry *e, size_t head, size_t len, in
 	} else {
 		e->time_ns = cap_clock_read();
 	}
-	cap_rt_publish_size(t, size);
+	cap_rt_publish_size(t, e, size);
 	return seq;
 }
 
@@ -174,18 +178,18 @@ static inline __attribute__((always_inline)) int cap_rt_fast_class(unsigned flag
 /* Whether a record of `need` entry bytes may take the fast path on the
  * thread t (cap_tls_thread; see the top), its time read inline from the
  * counter when tsc (a constant).  One compare: the room with the thread's
- * word of the record's class (t->fast_cap[i], cap_internal.h), which is
+ * word of the record's class (t->fast_end[i], cap_internal.h), which is
  * 0 unless the session runs and its fixed settings allow the class (no
- * stack wanted, the counter), and wpos, which an open record makes too
- * large for any room; an unregistered thread's t is cap_thread_none,
- * whose words are 0.  Kept by cap_runtime.c. */
+ * stack wanted, the counter), and the cursor wptr, which an open record
+ * makes too large for any word; an unregistered thread's t is
+ * cap_thread_none, whose words and cursor are 0.  Kept by cap_runtime.c. */
 static inline __attribute__((always_inline)) int cap_rt_fast_ok(const cap_thread *t,
                                                                 unsigned flags, int tsc,
                                                                 size_t need)
 {
-	size_t cap = atomic_load_explicit(&t->fast_cap[cap_rt_fast_class(flags, tsc)],
-	                                  memory_order_relaxed);
-	return (ptrdiff_t)(cap - t->wpos) >= (ptrdiff_t)need;
+	uintptr_t end = atomic_load_explicit(&t->fast_end[cap_rt_fast_class(flags, tsc)],
+	                                     memory_order_relaxed);
+	return (intptr_t)(end - t->wptr) >= (intptr_t)need;
 }
 
 /* cap_record_begin_deferred, inline where it can be (see the top). */
@@ -197,7 +201,7 @@ static inline uint8_t *cap_fast_begin_deferred(uint32_t type, unsigned flags, ca
 	cap_entry *e;
 	if (__builtin_expect(!cap_rt_fast_ok(t, flags, 0, need), 0))
 		return cap_record_begin_deferred(type, flags, encode, max_raw, rec_out);
-	e = (cap_entry *)(t->tail->data + t->wpos);
+	e = (cap_entry *)t->wptr;
 	e->size = need;
 	e->kind = CAP_ENT_DEFERRED;
 	e->type = type;
@@ -276,7 +280,7 @@ cap_fast_record_deferred(uint32_t type, unsigned flags, cap_encode_fn encode, ui
 	if (__builtin_expect(
 	        !cap_rt_fast_ok(t, flags, 0, cap_rt_entry_size(sizeof(cap_deferred) + len)), 0))
 		return 0;
-	e = (cap_entry *)(t->tail->data + t->wpos);
+	e = (cap_entry *)t->wptr;
 	e->kind = CAP_ENT_DEFERRED;
 	e->type = type;
 	e->key = 0;
@@ -312,12 +316,12 @@ cap_fast_reserve_deferred_(cap_thread **t_out, cap_entry **e_out, uint32_t kind,
 	cap_entry *e;
 	if (__builtin_expect(!cap_rt_fast_ok(t, flags, 1, need), 0))
 		return NULL;
-	/* wpos read again rather than kept from the compare: for a caller
+	/* wptr read again rather than kept from the compare: for a caller
 	 * whose arguments are still in registers (a Vulkan wrapper's six),
 	 * gcc 12 otherwise saved a register for one (a push and a pop, and a
-	 * move each way) to keep wpos across the header's stores. */
-	__asm__("" : "+m"(t->wpos));
-	e = (cap_entry *)(t->tail->data + t->wpos);
+	 * move each way) to keep the cursor across the header's stores. */
+	__asm__("" : "+m"(t->wptr));
+	e = (cap_entry *)t->wptr;
 	e->kind = kind;
 	e->type = type;
 	if (kind != CAP_ENT_DEFERRED_BARE) /* a constant */

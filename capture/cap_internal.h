@@ -7,10 +7,15 @@
  *   Every application thread that records owns one cap_thread: a chain of
  *   blocks it appends entries to.  The thread is the only producer of its
  *   chain and the writer thread its only consumer (SPSC): the producer
- *   writes an entry, then publishes it with a release store of the block's
- *   `committed` size; the writer reads `committed` with an acquire load and
- *   consumes up to it.  A full block is `sealed` (release) after `next` is
- *   set, so the writer moves on only once it has read every committed byte.
+ *   writes an entry at its cursor (`wptr`, a pointer into its last block),
+ *   then publishes it with a release store of the cursor past it into the
+ *   thread's `committed` (a line of its own); the writer reads `committed`
+ *   with an acquire load and consumes up to it while it points into the
+ *   block it reads.  A full block gets its final size in the block's own
+ *   `committed`, then `next`, then is `sealed` (release), and only then
+ *   does the thread's `committed` move to the new block's start (release):
+ *   a `committed` outside the writer's block tells it the block is sealed,
+ *   and the writer moves on only once it has read every byte of it.
  *
  *   Threads are pushed onto g->threads with a CAS (lock-free); only the
  *   writer ever unlinks a node (a dead thread whose chain is drained).
@@ -22,7 +27,7 @@
  *   next one only when it is the seq it expects; one still missing is
  *   being sealed on its thread and comes in a later round.  So records
  *   reach sbt_writer_append in ascending order with no gap, and a producer
- *   advertises nothing besides its block's committed size.
+ *   advertises nothing besides its committed cursor.
  *
  *   Deferred records (cap_record_begin_deferred): the entry's body is a
  *   cap_deferred naming the front-end's encoder, then the raw bytes; the
@@ -191,7 +196,10 @@ typedef struct cap_block {
 	struct cap_block *next;       /* set by the producer before `sealed`; in a
 	                                 spare stack, the next spare */
 	size_t cap;                   /* bytes in data[] */
-	_Atomic size_t committed;     /* bytes the writer may read */
+	/* bytes in data[] the writer reads: stored by the producer as it
+	 * moves past the block, before `sealed`; until then the thread's
+	 * `committed` says how far the writer may read */
+	_Atomic size_t committed;
 	atomic_int sealed;            /* 1: producer moved to next */
 	int mapped;                   /* 1: mmap'ed; 0: malloc'ed (mmap failed) */
 	_Alignas(8) uint8_t data[];
@@ -225,7 +233,7 @@ struct cap_rec {
 #define CAP_LINE 64
 
 /* Classes of fast record (cap_fast.h), index into cap_g.fast_state and a
- * thread's fast_cap: CAP_FAST_WORK for a CAP_REC_WORK record,
+ * thread's fast_end: CAP_FAST_WORK for a CAP_REC_WORK record,
  * CAP_FAST_TSC for one whose time is the inline counter read. */
 #define CAP_FAST_WORK 1
 #define CAP_FAST_TSC 2
@@ -246,23 +254,25 @@ typedef struct cap_thread {
 	uint64_t tid;
 	/* producer side */
 	_Alignas(CAP_LINE) cap_block *tail;
-	/* Where the next entry goes in tail, with CAP_WPOS_OPEN set between a
-	 * begin and its commit (a record or a blob: the only "open record"
-	 * flag, cap_rt_in_record). */
-	size_t wpos;
+	/* Where the next entry goes (tail->data + its offset), with
+	 * CAP_WPTR_OPEN set between a begin and its commit (a record or a
+	 * blob: the only "open record" flag, cap_rt_in_record).  Written and
+	 * read by this thread only. */
+	uintptr_t wptr;
 	/* The fast paths' words (cap_fast.h), one per class of fast record
-	 * (index CAP_FAST_WORK | CAP_FAST_TSC, as cap_g.fast_state): tail->cap
-	 * where the class's fixed settings allow the fast path (fast_state[i]
-	 * is CAP_ST_RUNNING) and the session runs, else 0, so that
-	 * fast_cap[i] - wpos, as a signed size, is the room a fast record of
-	 * class i may take (0 or negative: none; an open record's wpos,
-	 * CAP_WPOS_OPEN set, leaves none either).  One compare then asks
-	 * everything.  Stored by this thread (cap_rt_fast_on_: registration,
-	 * a new block, the first record after a start) and zeroed by the
-	 * thread that moves the state away from running, for every thread
-	 * (cap_rt_fast_stop_); read with relaxed loads (plain moves on x86)
-	 * by this thread's fast checks.  Why that is enough: cap_rt_fast_on_. */
-	_Atomic size_t fast_cap[CAP_FAST_CLASSES];
+	 * (index CAP_FAST_WORK | CAP_FAST_TSC, as cap_g.fast_state): the end
+	 * of tail's data (tail->data + tail->cap) where the class's fixed
+	 * settings allow the fast path (fast_state[i] is CAP_ST_RUNNING) and
+	 * the session runs, else 0, so that fast_end[i] - wptr, as a signed
+	 * size, is the room a fast record of class i may take (0 or negative:
+	 * none; an open record's wptr, CAP_WPTR_OPEN set, leaves none for
+	 * either value of the word).  One compare then asks everything.
+	 * Stored by this thread (cap_rt_fast_on_: registration, a new block,
+	 * the first record after a start) and zeroed by the thread that moves
+	 * the state away from running, for every thread (cap_rt_fast_stop_);
+	 * read with relaxed loads (plain moves on x86) by this thread's fast
+	 * checks.  Why that is enough: cap_rt_fast_on_. */
+	_Atomic uintptr_t fast_end[CAP_FAST_CLASSES];
 	struct cap_rec rec;
 	cap_block *spare_own;         /* spares taken from `spare`, not yet used */
 	uint64_t stack_cache[CAP_STACK_CACHE];
@@ -279,6 +289,13 @@ typedef struct cap_thread {
 	 * previous record's time before one reads the counter (one that finds
 	 * 0 reads it) */
 	int32_t coarse_left;
+	/* Published: wptr past the thread's last published entry (never with
+	 * CAP_WPTR_OPEN), stored with release by every publication and moved
+	 * to a new block's start as the thread moves to it (cap_internal.h's
+	 * top); loaded with acquire by the writer.  On a line of its own: the
+	 * producer stores it on every record, the writer loads it whenever
+	 * it has consumed what it last saw (cap_wr_peek). */
+	_Alignas(CAP_LINE) _Atomic uintptr_t committed;
 	/* shared, written once a block or less */
 	_Alignas(CAP_LINE) atomic_int dead; /* thread exited: free once drained */
 	_Atomic(cap_block *) spare;   /* drained blocks the writer gave back */
@@ -287,8 +304,9 @@ typedef struct cap_thread {
 	/* writer side */
 	_Alignas(CAP_LINE) cap_block *head;
 	size_t rpos;
-	/* head->committed as the writer last loaded it: entries below it are
-	 * read without loading the producer's line again (cap_wr_peek) */
+	/* What the writer may read of head as it last loaded it (the
+	 * thread's committed, or head's own once sealed): entries below it
+	 * are read without loading the producer's line again (cap_wr_peek) */
 	size_t rlimit;
 	uint64_t last_mono;           /* its latest record's CLOCK_MONOTONIC time */
 } cap_thread;
@@ -339,8 +357,8 @@ typedef struct cap_global {
 	 * record) | CAP_FAST_TSC (its time the inline counter read):
 	 * CAP_ST_RUNNING where the stack policy takes no stack for it and
 	 * (CAP_FAST_TSC) the clock is the counter, else -1.  A thread's word
-	 * of a class is its block's cap only where this says so (cap_thread,
-	 * fast_cap).  -1 until the global init sets them
+	 * of a class is its block's end only where this says so (cap_thread,
+	 * fast_end).  -1 until the global init sets them
 	 * (cap_rt_fast_states_set), after the configuration and the clock,
 	 * neither of which changes after it.  Class 0 is allowed whenever any
 	 * is (only a stack policy of all refuses it, and then every class). */
@@ -458,31 +476,34 @@ extern cap_global cap_g __attribute__((visibility("hidden")));
  * thread and never written (not on cap_g.threads). */
 extern cap_thread cap_thread_none __attribute__((visibility("hidden")));
 
-/* Set in wpos while a record is open (its sign bit: no offset reaches
- * it): the room a fast record finds, fast_cap[i] - wpos as a signed size,
- * is then negative for any word (cap_fast.h). */
-#define CAP_WPOS_OPEN ((size_t)1 << 63)
+/* Set in wptr while a record is open: the room a fast record finds,
+ * fast_end[i] - wptr as a signed size, is then about -2^62 for either
+ * value of the word (a block's end or 0), as long as user-space addresses
+ * stay below 2^62 (47 or 56 bits on x86-64, 48 or 52 on AArch64).  Not
+ * the sign bit: with a word of 0, 0 - (wptr | 2^63) is 2^63 - wptr, a
+ * large positive room. */
+#define CAP_WPTR_OPEN ((uintptr_t)1 << 62)
 
 /* Whether t has a record (or blob) begun and not committed. */
 static inline int cap_rt_in_record(const cap_thread *t)
 {
-	return (ptrdiff_t)t->wpos < 0;
+	return (t->wptr & CAP_WPTR_OPEN) != 0;
 }
 
 /* A record or blob is begun at t's next entry: until it is closed no fast
  * record may take room on t. */
 static inline void cap_rt_record_open(cap_thread *t)
 {
-	t->wpos |= CAP_WPOS_OPEN;
+	t->wptr |= CAP_WPTR_OPEN;
 }
 
-/* The open record is committed or cancelled: wpos back at its entry,
+/* The open record is committed or cancelled: wptr back at its entry,
  * where the seal (or the next entry) takes it from.  The block has not
  * changed meanwhile: nothing reserves room on t while a record is open.
  * Closing a closed record changes nothing, as before. */
 static inline void cap_rt_record_close(cap_thread *t)
 {
-	t->wpos &= ~CAP_WPOS_OPEN;
+	t->wptr &= ~CAP_WPTR_OPEN;
 }
 
 /* cap_runtime.c.  cap_rt_fast_on_: t's words for its block, on t itself

@@ -803,7 +803,7 @@ static cap_block *cap_rt_block_take(cap_thread *t, size_t cap)
 }
 
 /*
- * The fast paths' words (cap_internal.h, cap_thread's fast_cap).  A state
+ * The fast paths' words (cap_internal.h, cap_thread's fast_end).  A state
  * change away from running must stop every thread's fast path for good: a
  * fast record taken after a stop, the finish at exit (CAP_ST_LATE) or a
  * window's close would go to no file, or to the wrong one.  The thread
@@ -829,19 +829,19 @@ static cap_block *cap_rt_block_take(cap_thread *t, size_t cap)
 static void cap_rt_fast_off(cap_thread *t)
 {
 	for (int i = 0; i < CAP_FAST_CLASSES; i++)
-		atomic_store(&t->fast_cap[i], 0);
+		atomic_store(&t->fast_end[i], 0);
 }
 
 void cap_rt_fast_on_(cap_thread *t)
 {
-	size_t cap = t->tail->cap;
+	uintptr_t end = (uintptr_t)t->tail->data + t->tail->cap;
 	int i;
 	if (atomic_load_explicit(&cap_g.state, memory_order_relaxed) == CAP_ST_RUNNING) {
 		for (i = 0; i < CAP_FAST_CLASSES; i++)
-			atomic_store(&t->fast_cap[i],
+			atomic_store(&t->fast_end[i],
 			             atomic_load_explicit(&cap_g.fast_state[i], memory_order_relaxed) ==
 			                     CAP_ST_RUNNING
-			                 ? cap
+			                 ? end
 			                 : 0);
 		if (atomic_load(&cap_g.state) == CAP_ST_RUNNING)
 			return;
@@ -872,6 +872,8 @@ static __attribute__((noinline)) cap_thread *cap_rt_thread_new(void)
 	t->tail = t->head = cap_rt_block_new(CAP_BLOCK_BYTES);
 	if (!t->tail)
 		goto out_free_thread;
+	t->wptr = (uintptr_t)t->tail->data;
+	atomic_init(&t->committed, t->wptr);
 	/* The first block is not waited for: a thread must be able to start. */
 	atomic_fetch_add_explicit(&cap_g.buffered, CAP_BLOCK_COST(CAP_BLOCK_BYTES),
 	                          memory_order_relaxed);
@@ -904,7 +906,7 @@ static inline cap_thread *cap_rt_thread(void)
 	cap_thread *t = cap_tls_thread;
 	if (__builtin_expect(t == &cap_thread_none || cap_tls_gen != cap_g.generation, 0))
 		return cap_rt_thread_new();
-	if (__builtin_expect(!atomic_load_explicit(&t->fast_cap[0], memory_order_relaxed), 0) &&
+	if (__builtin_expect(!atomic_load_explicit(&t->fast_end[0], memory_order_relaxed), 0) &&
 	    atomic_load_explicit(&cap_g.fast_state[0], memory_order_relaxed) == CAP_ST_RUNNING &&
 	    atomic_load_explicit(&cap_g.state, memory_order_relaxed) == CAP_ST_RUNNING)
 		cap_rt_fast_on_(t);
@@ -979,10 +981,16 @@ static cap_block *cap_rt_block_next(cap_thread *t, size_t need)
 		return NULL;
 	}
 	before = atomic_fetch_add_explicit(&cap_g.buffered, cost, memory_order_relaxed);
+	/* The old block's size, then its end, then the cursor in the new one
+	 * (cap_internal.h's top): a writer that finds the thread's committed
+	 * outside its block finds the block sealed and its size final. */
+	atomic_store_explicit(&t->tail->committed, t->wptr - (uintptr_t)t->tail->data,
+	                      memory_order_relaxed);
 	t->tail->next = nb;
 	atomic_store_explicit(&t->tail->sealed, 1, memory_order_release);
 	t->tail = nb;
-	t->wpos = 0;
+	t->wptr = (uintptr_t)nb->data;
+	atomic_store_explicit(&t->committed, t->wptr, memory_order_release);
 	cap_rt_fast_on_(t);
 	/* Past a quarter of the bound (at most 4 MiB) the writer should not
 	 * wait for its timer. */
@@ -998,12 +1006,12 @@ static cap_entry *cap_rt_reserve(cap_thread *t, size_t body)
 	size_t need = cap_rt_entry_size(body);
 	cap_block *b = t->tail;
 	cap_entry *e;
-	if (__builtin_expect(b->cap - t->wpos < need, 0)) {
+	if (__builtin_expect((uintptr_t)b->data + b->cap - t->wptr < need, 0)) {
 		b = cap_rt_block_next(t, need);
 		if (!b)
 			return NULL;
 	}
-	e = (cap_entry *)(b->data + t->wpos);
+	e = (cap_entry *)t->wptr;
 	e->size = need;
 	return e;
 }

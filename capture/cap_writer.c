@@ -409,7 +409,12 @@ static void cap_wr_release_block(cap_wctx *x, cap_thread *t, cap_block *b)
 }
 
 /* The entry at t's read cursor, or NULL when nothing more is committed.
- * Releases blocks the producer has moved past and the writer has read. */
+ * Releases blocks the producer has moved past and the writer has read.
+ * The thread's committed points into its last block: inside head, it says
+ * how far head may be read; outside, the producer has moved past head,
+ * sealed first (cap_internal.h's top), and head's own committed is final.
+ * A block the writer holds is never the producer's next one, so a cursor
+ * in another block is never taken for one in head. */
 static cap_entry *cap_wr_peek(cap_wctx *x, cap_thread *t)
 {
 	for (;;) {
@@ -419,14 +424,16 @@ static cap_entry *cap_wr_peek(cap_wctx *x, cap_thread *t)
 		 * writes on every record (cap_thread). */
 		if (t->rpos < t->rlimit)
 			return (cap_entry *)(b->data + t->rpos);
-		c = atomic_load_explicit(&b->committed, memory_order_acquire);
-		t->rlimit = c;
-		if (t->rpos < c)
-			return (cap_entry *)(b->data + t->rpos);
+		c = atomic_load_explicit(&t->committed, memory_order_acquire) - (uintptr_t)b->data;
+		if (c <= b->cap) {
+			t->rlimit = c;
+			if (t->rpos < c)
+				return (cap_entry *)(b->data + t->rpos);
+		}
 		if (!atomic_load_explicit(&b->sealed, memory_order_acquire))
 			return NULL;
 		/* Sealed: its last commit is visible now. */
-		c = atomic_load_explicit(&b->committed, memory_order_acquire);
+		c = atomic_load_explicit(&b->committed, memory_order_relaxed);
 		t->rlimit = c;
 		if (t->rpos < c)
 			return (cap_entry *)(b->data + t->rpos);

@@ -70,12 +70,14 @@ static uint64_t fs_slow(uint64_t w)
 }
 
 /* Whether every word of t is 0 (off), or every word the settings allow is
- * its block's cap (on; the others 0). */
+ * its block's end (on; the others 0). */
 static int fs_words(cap_thread *t, int on)
 {
 	for (int i = 0; i < CAP_FAST_CLASSES; i++) {
-		size_t want = on && atomic_load(&cap_g.fast_state[i]) == CAP_ST_RUNNING ? t->tail->cap : 0;
-		if (atomic_load(&t->fast_cap[i]) != want)
+		uintptr_t want = on && atomic_load(&cap_g.fast_state[i]) == CAP_ST_RUNNING
+		                         ? (uintptr_t)t->tail->data + t->tail->cap
+		                         : 0;
+		if (atomic_load(&t->fast_end[i]) != want)
 			return 0;
 	}
 	return 1;

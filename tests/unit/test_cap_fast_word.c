@@ -1,9 +1,9 @@
 /*
- * The fast paths' word (cap_fast.h): the thread's fast_cap[i] for a
- * record's class i, the block's cap where cap_g.fast_state[i] (the
- * session's fixed settings) allows the class and the session runs, else 0,
- * whose distance from wpos (CAP_WPOS_OPEN set in it while a record is
- * open) is the room a fast record may take.  Each case that must turn the fast path
+ * The fast paths' word (cap_fast.h): the thread's fast_end[i] for a
+ * record's class i, the end of its block's data where cap_g.fast_state[i]
+ * (the session's fixed settings) allows the class and the session runs,
+ * else 0, whose distance from the cursor wptr (CAP_WPTR_OPEN set in it
+ * while a record is open) is the room a fast record may take.  Each case that must turn the fast path
  * away is made and checked, and each record made on either path is read
  * back from the trace (test_cap_fast_stop: the words across threads as
  * the state changes):
@@ -15,7 +15,9 @@
  *            path moves to the next block; a fork child refused; none
  *            after shutdown.  The trace holds every record, in order.
  *   work     stacks work (the default): a CAP_REC_WORK record refused, a
- *            plain one taken.
+ *            plain one taken; a CAP_REC_WORK one refused while a record is
+ *            open past the block's start (its word 0, the cursor flagged:
+ *            the room stays negative).
  *   all      stacks all: every fast record refused.
  *   mono     TRACESMITH_CLOCK=monotonic: the reserve (counter) path
  *            refused, the copying path taken.
@@ -87,17 +89,19 @@ static int fw_reserve(uint64_t word)
 static long long fw_room(void)
 {
 	cap_thread *t = cap_tls_thread;
-	return (long long)(atomic_load(&t->fast_cap[0]) - t->wpos);
+	return (long long)(intptr_t)(atomic_load(&t->fast_end[0]) - t->wptr);
 }
 
-/* Whether this thread's words are its block's cap for every class the
+/* Whether this thread's words are its block's end for every class the
  * settings allow and 0 for the others (on), or all 0 (off). */
 static int fw_words(int on)
 {
 	cap_thread *t = cap_tls_thread;
 	for (int i = 0; i < CAP_FAST_CLASSES; i++) {
-		size_t want = on && atomic_load(&cap_g.fast_state[i]) == CAP_ST_RUNNING ? t->tail->cap : 0;
-		if (atomic_load(&t->fast_cap[i]) != want)
+		uintptr_t want = on && atomic_load(&cap_g.fast_state[i]) == CAP_ST_RUNNING
+		                         ? (uintptr_t)t->tail->data + t->tail->cap
+		                         : 0;
+		if (atomic_load(&t->fast_end[i]) != want)
 			return 0;
 	}
 	return 1;
@@ -259,7 +263,7 @@ static int fw_mode_run(void)
 
 static int fw_mode_stacks(const char *stacks)
 {
-	uint64_t words[4];
+	uint64_t words[5];
 	size_t n = 0;
 	int all = strcmp(stacks, "all") == 0;
 	fw_setup(stacks);
@@ -269,14 +273,30 @@ static int fw_mode_stacks(const char *stacks)
 	TST_CHECK(atomic_load(&cap_g.fast_state[0]) == (all ? -1 : CAP_ST_RUNNING));
 	TST_CHECK(atomic_load(&cap_g.fast_state[CAP_FAST_WORK]) == -1);
 	TST_CHECK(fw_words_on());
-	TST_CHECK_EQ_U64(atomic_load(&cap_tls_thread->fast_cap[CAP_FAST_WORK]), 0);
+	TST_CHECK_EQ_U64(atomic_load(&cap_tls_thread->fast_end[CAP_FAST_WORK]), 0);
 	TST_CHECK(fw_fast(CAP_REC_WORK, 999) == 0);
 	if (fw_fast(0, 2))
 		words[n++] = 2;
 	TST_CHECK(n == (all ? 1u : 2u));
-	TST_CHECK(fw_reserve(3) == (!all && cap_clock_g.tsc));
-	if (!all && cap_clock_g.tsc)
+	/* An open record past the block's start, a word of 0: still refused
+	 * (with the open flag in the sign bit, 0 - cursor was a large room). */
+	{
+		cap_rec *rec = NULL;
+		uint8_t *p = cap_record_begin_deferred(FW_TYPE, 0, fw_encode, 12, &rec);
+		TST_REQUIRE(p != NULL);
+		TST_CHECK(cap_rt_in_record(cap_tls_thread));
+		TST_CHECK((intptr_t)(atomic_load(&cap_tls_thread->fast_end[CAP_FAST_WORK]) -
+		                     cap_tls_thread->wptr) < 0);
+		TST_CHECK(fw_fast(CAP_REC_WORK, 999) == 0);
+		memcpy(p, &(uint64_t){3}, 8);
+		memcpy(p + 8, &(uint32_t){3}, 4);
+		TST_CHECK(cap_record_commit(rec, 12) != 0);
 		words[n++] = 3;
+		TST_CHECK(!cap_rt_in_record(cap_tls_thread));
+	}
+	TST_CHECK(fw_reserve(4) == (!all && cap_clock_g.tsc));
+	if (!all && cap_clock_g.tsc)
+		words[n++] = 4;
 	cap_shutdown();
 	fw_check_trace(words, n);
 	return tst_done();

@@ -90,7 +90,7 @@ int main(void)
 	nanosleep(&pause, NULL);
 
 	cap_rt_record_close(t);
-	cap_rt_publish_size(t, e->size);
+	cap_rt_publish_size(t, e, e->size);
 	TST_REQUIRE(gap_record(2) != 0);
 	cap_shutdown();
 
