@@ -2,6 +2,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int tst_failures;
@@ -74,4 +75,36 @@ int tst_done(void)
 	}
 	printf("ok\n");
 	return 0;
+}
+
+int tst_modes(int argc, char **argv, const char *const *modes, size_t n,
+              int (*run)(const char *mode))
+{
+	if (argc > 1) {
+		int rc = run(argv[1]);
+		if (rc < 0) {
+			fprintf(stderr, "%s: unknown mode '%s'\n", argv[0], argv[1]);
+			return 2;
+		}
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int st = 0;
+		pid_t pid;
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0) {
+			perror("fork");
+			exit(1);
+		}
+		if (pid == 0) {
+			execl("/proc/self/exe", argv[0], modes[i], (char *)NULL);
+			_exit(127);
+		}
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			fprintf(stderr, "%s: mode %s failed (status %d)\n", argv[0], modes[i], st);
+			tst_failures++;
+		}
+	}
+	return tst_done();
 }

@@ -49,5 +49,13 @@ unsigned char *tst_read_file(const char *path, size_t *len_out);
 int tst_write_file(const char *path, const void *data, size_t len);
 /* Prints the verdict, removes the temp dir, returns the exit status. */
 int tst_done(void);
+/* For a test whose cases each need a process of their own (the capture
+ * runtime reads its configuration once): with no argument, runs this
+ * program again once per mode (argv[0] executed with the mode as its
+ * argument), counts a mode whose process does not exit 0 as a failure and
+ * returns tst_done(); with a mode, returns run(mode), the mode's exit
+ * status (-1: a mode run does not know, said, and 2). */
+int tst_modes(int argc, char **argv, const char *const *modes, size_t n,
+              int (*run)(const char *mode));
 
 #endif

@@ -383,36 +383,21 @@ static int fs_mode_race(void)
 	return tst_done();
 }
 
+static int fs_run(const char *mode)
+{
+	if (strcmp(mode, "windows") == 0)
+		return fs_mode_windows();
+	if (strcmp(mode, "snapshot") == 0)
+		return fs_mode_snapshot();
+	if (strcmp(mode, "stop") == 0)
+		return fs_mode_stop();
+	if (strcmp(mode, "race") == 0)
+		return fs_mode_race();
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const modes[] = {"windows", "snapshot", "stop", "race"};
-	pid_t pid;
-	int st = 0;
-	size_t i;
-	if (argc > 1) {
-		if (strcmp(argv[1], "windows") == 0)
-			return fs_mode_windows();
-		if (strcmp(argv[1], "snapshot") == 0)
-			return fs_mode_snapshot();
-		if (strcmp(argv[1], "stop") == 0)
-			return fs_mode_stop();
-		if (strcmp(argv[1], "race") == 0)
-			return fs_mode_race();
-		fprintf(stderr, "test_cap_fast_stop: unknown mode '%s'\n", argv[1]);
-		return 2;
-	}
-	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-		pid = fork();
-		TST_REQUIRE(pid >= 0);
-		if (pid == 0) {
-			execl("/proc/self/exe", argv[0], modes[i], (char *)NULL);
-			_exit(127);
-		}
-		TST_REQUIRE(waitpid(pid, &st, 0) == pid);
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			fprintf(stderr, "test_cap_fast_stop: mode %s failed (status %d)\n", modes[i], st);
-			tst_failures++;
-		}
-	}
-	return tst_done();
+	return tst_modes(argc, argv, modes, sizeof(modes) / sizeof(modes[0]), fs_run);
 }

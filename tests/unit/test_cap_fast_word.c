@@ -340,36 +340,21 @@ static int fw_mode_window(void)
 	return tst_done();
 }
 
+static int fw_run(const char *mode)
+{
+	if (strcmp(mode, "run") == 0)
+		return fw_mode_run();
+	if (strcmp(mode, "work") == 0 || strcmp(mode, "all") == 0)
+		return fw_mode_stacks(mode);
+	if (strcmp(mode, "mono") == 0)
+		return fw_mode_mono();
+	if (strcmp(mode, "window") == 0)
+		return fw_mode_window();
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const modes[] = {"run", "work", "all", "mono", "window"};
-	pid_t pid;
-	int st = 0;
-	size_t i;
-	if (argc > 1) {
-		if (strcmp(argv[1], "run") == 0)
-			return fw_mode_run();
-		if (strcmp(argv[1], "work") == 0 || strcmp(argv[1], "all") == 0)
-			return fw_mode_stacks(argv[1]);
-		if (strcmp(argv[1], "mono") == 0)
-			return fw_mode_mono();
-		if (strcmp(argv[1], "window") == 0)
-			return fw_mode_window();
-		fprintf(stderr, "test_cap_fast_word: unknown mode '%s'\n", argv[1]);
-		return 2;
-	}
-	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-		pid = fork();
-		TST_REQUIRE(pid >= 0);
-		if (pid == 0) {
-			execl("/proc/self/exe", argv[0], modes[i], (char *)NULL);
-			_exit(127);
-		}
-		TST_REQUIRE(waitpid(pid, &st, 0) == pid);
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			fprintf(stderr, "test_cap_fast_word: mode %s failed (status %d)\n", modes[i], st);
-			tst_failures++;
-		}
-	}
-	return tst_done();
+	return tst_modes(argc, argv, modes, sizeof(modes) / sizeof(modes[0]), fw_run);
 }
