@@ -17,15 +17,7 @@ set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
 . "$TOP/tests/support/vk_env.sh"
-P="$BUILD/tests/programs"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { vk_env_fail "$@"; }
-
-vk_env_init
-for p in vk_mapwrite vk_tracetool; do
-	[ -x "$P/$p" ] || fail "$P/$p is not built"
-done
+vk_env_setup vk_mapwrite vk_tracetool
 unset DISPLAY TRACESMITH_VK_TRACKER
 SUBMITS=5
 

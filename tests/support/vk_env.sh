@@ -62,6 +62,26 @@ vk_env_init() {
 		vk_env_fail "the Khronos validation layer is not installed (vulkan-validationlayers)"
 }
 
+# vk_env_setup [--replay] PROGRAM...: the common start of a test of the
+# layer (after `set -eu`, BUILD, TOP and this file sourced): P, the test
+# programs' folder; T, a temporary folder removed at exit; fail, as
+# vk_env_fail; vk_env_init; and a failure naming tsreplay (--replay) or a
+# PROGRAM that is not built.
+vk_env_setup() {
+	P="$BUILD/tests/programs"
+	T=$(mktemp -d)
+	trap 'rm -rf "$T"' EXIT
+	fail() { vk_env_fail "$@"; }
+	vk_env_init
+	if [ "${1:-}" = --replay ]; then
+		shift
+		[ -x "$BUILD/tsreplay" ] || fail "$BUILD/tsreplay is not built"
+	fi
+	for vk_env_p in "$@"; do
+		[ -x "$P/$vk_env_p" ] || fail "$P/$vk_env_p is not built"
+	done
+}
+
 # An uninstrumented program (vkcube) cannot load a TSan-built layer: the
 # TSan runtime it pulls in needs static TLS that a started process no longer
 # has ("cannot allocate memory in static TLS block"), so the loader drops
