@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "capture/cap_fast.h"
+#include "tests/support/cap_test_fast.h"
 #include "tests/support/tst.h"
 #include "tracesmith/sbt.h"
 
@@ -44,43 +45,22 @@
 #define FS_WORKERS 4
 #define FS_ROUNDS 50
 
-static size_t fs_encode(const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_cap)
-{
-	if (raw_len <= out_cap)
-		memcpy(out, raw, raw_len);
-	return raw_len;
-}
-
 /* One record of word `w` through the copying fast path: 1 taken, 0 not. */
 static int fs_fast(uint64_t w)
 {
 	static const uint8_t none[1];
-	return cap_fast_record_deferred(FS_TYPE, 0, fs_encode, w, none, 0, none, 0);
+	return cap_fast_record_deferred(FS_TYPE, 0, cap_test_encode_copy, w, none, 0, none, 0);
 }
 
 /* The same record out of line (a fast path's fallback): its seq, or 0. */
 static uint64_t fs_slow(uint64_t w)
 {
 	cap_rec *rec = NULL;
-	uint8_t *p = cap_record_begin_deferred(FS_TYPE, 0, fs_encode, 8, &rec);
+	uint8_t *p = cap_record_begin_deferred(FS_TYPE, 0, cap_test_encode_copy, 8, &rec);
 	if (!p)
 		return 0;
 	memcpy(p, &w, 8);
 	return cap_record_commit(rec, 8);
-}
-
-/* Whether every word of t is 0 (off), or every word the settings allow is
- * its block's end (on; the others 0). */
-static int fs_words(cap_thread *t, int on)
-{
-	for (int i = 0; i < CAP_FAST_CLASSES; i++) {
-		uintptr_t want = on && atomic_load(&cap_g.fast_state[i]) == CAP_ST_RUNNING
-		                         ? (uintptr_t)t->tail->data + t->tail->cap
-		                         : 0;
-		if (atomic_load(&t->fast_end[i]) != want)
-			return 0;
-	}
-	return 1;
 }
 
 /* ---- a second thread that runs what it is handed, one call at a time -- */
@@ -218,30 +198,30 @@ static int fs_mode_windows(void)
 	TST_REQUIRE(fs_on_worker(&wk, fs_w_slow, 11));
 	w1[n1++] = 11;
 	TST_REQUIRE(wk.t != NULL);
-	TST_CHECK(fs_words(wk.t, 1));
+	TST_CHECK(cap_test_words_are(wk.t, 1));
 	TST_CHECK(fs_on_worker(&wk, fs_w_fast, 12));
 	w1[n1++] = 12;
 	TST_CHECK(cap_window_end() == 0);
 	/* off at once, on the main thread's word alone */
-	TST_CHECK(fs_words(wk.t, 0));
+	TST_CHECK(cap_test_words_are(wk.t, 0));
 	TST_CHECK(!fs_on_worker(&wk, fs_w_fast, 998));
 	TST_CHECK(!fs_on_worker(&wk, fs_w_slow, 997)); /* between windows: nothing */
-	TST_CHECK(fs_words(wk.t, 0));
+	TST_CHECK(cap_test_words_are(wk.t, 0));
 
 	TST_REQUIRE(cap_window_start("two") == 0);
 	/* still off until the worker's next out-of-line record... */
-	TST_CHECK(fs_words(wk.t, 0));
+	TST_CHECK(cap_test_words_are(wk.t, 0));
 	TST_CHECK(!fs_on_worker(&wk, fs_w_fast, 996));
 	TST_REQUIRE(fs_on_worker(&wk, fs_w_slow, 21));
 	w2[n2++] = 21;
 	/* ...which turns it on again */
-	TST_CHECK(fs_words(wk.t, 1));
+	TST_CHECK(cap_test_words_are(wk.t, 1));
 	TST_CHECK(fs_on_worker(&wk, fs_w_fast, 22));
 	w2[n2++] = 22;
 	TST_CHECK(fs_on_worker(&wk, fs_w_fast, 23));
 	w2[n2++] = 23;
 	TST_CHECK(cap_window_end() == 0);
-	TST_CHECK(fs_words(wk.t, 0));
+	TST_CHECK(cap_test_words_are(wk.t, 0));
 	TST_CHECK(!fs_on_worker(&wk, fs_w_fast, 995));
 	fs_worker_stop(&wk);
 	cap_shutdown();
@@ -261,16 +241,16 @@ static int fs_mode_snapshot(void)
 	TST_REQUIRE(fs_on_worker(&wk, fs_w_slow, 1));
 	words[n++] = 1;
 	TST_REQUIRE(wk.t != NULL);
-	TST_CHECK(fs_words(wk.t, 1));
+	TST_CHECK(cap_test_words_are(wk.t, 1));
 	TST_CHECK(fs_on_worker(&wk, fs_w_fast, 2));
 	words[n++] = 2;
 	cap_frame_end(1); /* a periodic snapshot: opening, then running again */
 	TST_CHECK(atomic_load(&cap_g.state) == CAP_ST_RUNNING);
-	TST_CHECK(fs_words(wk.t, 0));
+	TST_CHECK(cap_test_words_are(wk.t, 0));
 	TST_CHECK(!fs_on_worker(&wk, fs_w_fast, 999));
 	TST_REQUIRE(fs_on_worker(&wk, fs_w_slow, 3));
 	words[n++] = 3;
-	TST_CHECK(fs_words(wk.t, 1));
+	TST_CHECK(cap_test_words_are(wk.t, 1));
 	TST_CHECK(fs_on_worker(&wk, fs_w_fast, 4));
 	words[n++] = 4;
 	fs_worker_stop(&wk);
@@ -289,10 +269,10 @@ static int fs_mode_stop(void)
 	TST_REQUIRE(wk.t != NULL);
 	TST_CHECK(fs_on_worker(&wk, fs_w_fast, 2));
 	cap_shutdown();
-	TST_CHECK(fs_words(wk.t, 0));
+	TST_CHECK(cap_test_words_are(wk.t, 0));
 	TST_CHECK(!fs_on_worker(&wk, fs_w_fast, 999));
 	TST_CHECK(!fs_on_worker(&wk, fs_w_slow, 998));
-	TST_CHECK(fs_words(wk.t, 0));
+	TST_CHECK(cap_test_words_are(wk.t, 0));
 	fs_worker_stop(&wk);
 	fs_check_trace("fs.sbt", words, 2);
 	return tst_done();
@@ -331,7 +311,7 @@ static int fs_race_all_off(void)
 {
 	for (int k = 0; k < FS_WORKERS; k++) {
 		cap_thread *t = atomic_load(&fs_race_t[k]);
-		if (t && !fs_words(t, 0))
+		if (t && !cap_test_words_are(t, 0))
 			return 0;
 	}
 	return 1;

@@ -35,25 +35,17 @@
 #include <unistd.h>
 
 #include "capture/cap_fast.h"
+#include "tests/support/cap_test_fast.h"
 #include "tests/support/tst.h"
 #include "tracesmith/sbt.h"
 
 #define FW_TYPE 80
 
-/* The raw bytes are the record's payload (cap.h: a length that is enough
- * when out_cap is short). */
-static size_t fw_encode(const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_cap)
-{
-	if (raw_len <= out_cap)
-		memcpy(out, raw, raw_len);
-	return raw_len;
-}
-
 /* One record through the copying fast path: 1 taken, 0 refused. */
 static int fw_fast(unsigned flags, uint64_t word)
 {
 	uint32_t a = (uint32_t)word;
-	return cap_fast_record_deferred(FW_TYPE, flags, fw_encode, word, &a, sizeof(a), NULL, 0);
+	return cap_fast_record_deferred(FW_TYPE, flags, cap_test_encode_copy, word, &a, sizeof(a), NULL, 0);
 }
 
 /* The same record through the out-of-line path (every case). */
@@ -61,7 +53,7 @@ static uint64_t fw_slow(unsigned flags, uint64_t word)
 {
 	uint32_t a = (uint32_t)word;
 	cap_rec *rec = NULL;
-	uint8_t *p = cap_record_begin_deferred(FW_TYPE, flags, fw_encode, 12, &rec);
+	uint8_t *p = cap_record_begin_deferred(FW_TYPE, flags, cap_test_encode_copy, 12, &rec);
 	if (!p)
 		return 0;
 	memcpy(p, &word, 8);
@@ -75,7 +67,7 @@ static int fw_reserve(uint64_t word)
 	cap_thread *t;
 	cap_entry *e;
 	uint32_t a = (uint32_t)word;
-	uint8_t *p = cap_fast_reserve_deferred(&t, &e, FW_TYPE, 0, fw_encode, 12);
+	uint8_t *p = cap_fast_reserve_deferred(&t, &e, FW_TYPE, 0, cap_test_encode_copy, 12);
 	if (!p)
 		return 0;
 	memcpy(p, &word, 8);
@@ -96,15 +88,7 @@ static long long fw_room(void)
  * settings allow and 0 for the others (on), or all 0 (off). */
 static int fw_words(int on)
 {
-	cap_thread *t = cap_tls_thread;
-	for (int i = 0; i < CAP_FAST_CLASSES; i++) {
-		uintptr_t want = on && atomic_load(&cap_g.fast_state[i]) == CAP_ST_RUNNING
-		                         ? (uintptr_t)t->tail->data + t->tail->cap
-		                         : 0;
-		if (atomic_load(&t->fast_end[i]) != want)
-			return 0;
-	}
-	return 1;
+	return cap_test_words_are(cap_tls_thread, on);
 }
 
 static int fw_words_on(void)
@@ -179,7 +163,7 @@ static int fw_mode_run(void)
 	words[n++] = w++;
 
 	/* An open deferred record: refused until its commit. */
-	p = cap_record_begin_deferred(FW_TYPE, 0, fw_encode, 12, &rec);
+	p = cap_record_begin_deferred(FW_TYPE, 0, cap_test_encode_copy, 12, &rec);
 	TST_REQUIRE(p != NULL);
 	TST_CHECK(cap_rt_in_record(cap_tls_thread));
 	TST_CHECK(fw_room() <= 0);
@@ -194,7 +178,7 @@ static int fw_mode_run(void)
 	words[n++] = w++;
 
 	/* The same through the inline begin and commit. */
-	p = cap_fast_begin_deferred(FW_TYPE, 0, fw_encode, 12, &rec);
+	p = cap_fast_begin_deferred(FW_TYPE, 0, cap_test_encode_copy, 12, &rec);
 	TST_REQUIRE(p != NULL);
 	TST_CHECK(cap_rt_in_record(cap_tls_thread));
 	TST_CHECK(!fw_fast(0, 999));
@@ -282,7 +266,7 @@ static int fw_mode_stacks(const char *stacks)
 	 * (with the open flag in the sign bit, 0 - cursor was a large room). */
 	{
 		cap_rec *rec = NULL;
-		uint8_t *p = cap_record_begin_deferred(FW_TYPE, 0, fw_encode, 12, &rec);
+		uint8_t *p = cap_record_begin_deferred(FW_TYPE, 0, cap_test_encode_copy, 12, &rec);
 		TST_REQUIRE(p != NULL);
 		TST_CHECK(cap_rt_in_record(cap_tls_thread));
 		TST_CHECK((intptr_t)(atomic_load(&cap_tls_thread->fast_end[CAP_FAST_WORK]) -

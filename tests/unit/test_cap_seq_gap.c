@@ -15,24 +15,18 @@
 #include <time.h>
 
 #include "capture/cap_fast.h"
+#include "tests/support/cap_test_fast.h"
 #include "tests/support/tst.h"
 #include "tracesmith/sbt.h"
 
 #define GAP_TYPE 81
 #define GAP_OTHER 5000
 
-static size_t gap_encode(const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_cap)
-{
-	if (raw_len <= out_cap)
-		memcpy(out, raw, raw_len);
-	return raw_len;
-}
-
 /* One 8-byte record of word w through the out-of-line path. */
 static uint64_t gap_record(uint64_t w)
 {
 	cap_rec *rec = NULL;
-	uint8_t *p = cap_record_begin_deferred(GAP_TYPE, 0, gap_encode, 8, &rec);
+	uint8_t *p = cap_record_begin_deferred(GAP_TYPE, 0, cap_test_encode_copy, 8, &rec);
 	if (!p)
 		return 0;
 	memcpy(p, &w, 8);
@@ -70,7 +64,7 @@ int main(void)
 	TST_REQUIRE(gap_record(1) != 0); /* registers this thread */
 
 	/* The held record: opened, its seq taken, not published. */
-	p = cap_record_begin_deferred(GAP_TYPE, 0, gap_encode, 8, &rec);
+	p = cap_record_begin_deferred(GAP_TYPE, 0, cap_test_encode_copy, 8, &rec);
 	TST_REQUIRE(p != NULL);
 	memcpy(p, &word, 8);
 	t = rec->thread;
