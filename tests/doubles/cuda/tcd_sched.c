@@ -792,6 +792,28 @@ TCD_API(CUresult, cuStreamSynchronize_ptsz)(CUstream hStream)
 }
 TCD_EXPORT(cuStreamSynchronize_ptsz)
 
+/*
+ * Whether a stream has work not yet run; for the legacy stream, also any
+ * blocking stream of its context (a created one without
+ * CU_STREAM_NON_BLOCKING, or a per-thread default stream of any thread):
+ * measured on the H100 (driver 580.159.04, tests/gpu/gpu_stream_query.c),
+ * cuStreamQuery of the legacy stream answers CUDA_ERROR_NOT_READY while
+ * such a stream is held by a stream memory wait, from any thread, and
+ * CUDA_SUCCESS while only a non-blocking one is.  Other streams answer
+ * for themselves alone, the legacy one's work included.
+ */
+static bool tcd_stream_busy_locked(const struct tcd_stream *s)
+{
+	if (s->completed < s->submitted)
+		return true;
+	if (s->special != TCD_STREAM_LEGACY)
+		return false;
+	for (const struct tcd_stream *t = s->ctx->streams; t; t = t->next_in_ctx)
+		if (t != s && !(t->flags & CU_STREAM_NON_BLOCKING) && t->completed < t->submitted)
+			return true;
+	return false;
+}
+
 static CUresult tcd_stream_query(CUstream h, bool pt, const char *call)
 {
 	struct tcd_stream *s;
@@ -804,9 +826,9 @@ static CUresult tcd_stream_query(CUstream h, bool pt, const char *call)
 		s->capture_invalid = true;
 		r = tcd_fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, call, "stream %p is being captured", (void *)s);
 	} else {
-		if (s->completed < s->submitted)
+		if (tcd_stream_busy_locked(s))
 			tcd_step_locked();
-		r = s->completed < s->submitted ? CUDA_ERROR_NOT_READY : tcd_ctx_sticky(s->ctx, call);
+		r = tcd_stream_busy_locked(s) ? CUDA_ERROR_NOT_READY : tcd_ctx_sticky(s->ctx, call);
 	}
 	pthread_mutex_unlock(&tcd_g.lock);
 	return r;
