@@ -108,21 +108,21 @@ static inline void cap_rt_publish(cap_thread *t, cap_entry *e)
 	cap_rt_publish_size(t, e, e->size);
 }
 
+/* The size of a bare entry (CAP_ENT_DEFERRED_BARE) with body bytes after
+ * its short header; a BARE_T one is 8 bytes more. */
+static inline size_t cap_rt_bare_size(size_t body)
+{
+	return (CAP_ENT_BARE_HEAD + body + 7) & ~(size_t)7;
+}
+
 /* Records sealed by cap_fast_seal_deferred_coarse for one read of the
  * counter. */
 #define CAP_COARSE_EVERY 16
-/* cap_rt_seal_entry_clock's tsc: the counter read once in CAP_COARSE_EVERY
- * of the thread's records, the entry reserved bare
- * (cap_fast_seal_deferred_coarse). */
-#define CAP_SEAL_COARSE 2
 
 /* Take the seq of a record entry whose kind, type and key are filled in,
  * with `head` body bytes before its len payload (or raw) bytes, and
  * publish it.  tsc (a constant): the caller knows the clock is the counter
- * (cap_clock_g.tsc), so the time is read without the call-taking branch;
- * CAP_SEAL_COARSE: the same, read once in CAP_COARSE_EVERY records into an
- * entry reserved as CAP_ENT_DEFERRED_BARE (no key), which becomes DEFERRED;
- * the others stay bare (no time, no key stored). */
+ * (cap_clock_g.tsc), so the time is read without the call-taking branch. */
 static inline __attribute__((always_inline)) uint64_t
 cap_rt_seal_entry_clock(cap_thread *t, cap_entry *e, size_t head, size_t len, int tsc)
 {
@@ -137,16 +137,7 @@ cap_rt_seal_entry_clock(cap_thread *t, cap_entry *e, size_t head, size_t len, in
 	seq = atomic_fetch_add_explicit(&cap_g.next_seq, 1, memory_order_relaxed);
 	e->seq = seq;
 	/* the writer makes it ns since the header */
-	if (tsc == CAP_SEAL_COARSE) {
-		/* one decrement in memory and its sign: a new thread's 0 reads at
-		 * once, then CAP_COARSE_EVERY - 1 records stay bare */
-		if (__builtin_expect(--t->coarse_left < 0, 0)) {
-			cap_clock_rdtscp_to(&e->time_ns);
-			e->key = 0;
-			e->kind = CAP_ENT_DEFERRED;
-			t->coarse_left = CAP_COARSE_EVERY - 1;
-		}
-	} else if (tsc) {
+	if (tsc) {
 		cap_clock_rdtscp_to(&e->time_ns);
 	} else {
 		e->time_ns = cap_clock_read();
@@ -314,6 +305,9 @@ cap_fast_reserve_deferred_(cap_thread **t_out, cap_entry **e_out, uint32_t kind,
 	cap_thread *t = cap_tls_thread;
 	size_t need = cap_rt_entry_size(sizeof(cap_deferred) + max_len);
 	cap_entry *e;
+	uint8_t *body;
+	if (kind == CAP_ENT_DEFERRED_BARE) /* a constant: the short head, room for a time */
+		need = cap_rt_bare_size(sizeof(cap_deferred) + max_len) + 8;
 	if (__builtin_expect(!cap_rt_fast_ok(t, flags, 1, need), 0))
 		return NULL;
 	/* wptr read again rather than kept from the compare: for a caller
@@ -324,12 +318,16 @@ cap_fast_reserve_deferred_(cap_thread **t_out, cap_entry **e_out, uint32_t kind,
 	e = (cap_entry *)t->wptr;
 	e->kind = kind;
 	e->type = type;
-	if (kind != CAP_ENT_DEFERRED_BARE) /* a constant */
+	if (kind != CAP_ENT_DEFERRED_BARE) { /* a constant */
 		e->key = 0;
-	((cap_deferred *)(e + 1))->encode = encode;
+		body = (uint8_t *)(e + 1);
+	} else {
+		body = (uint8_t *)e + CAP_ENT_BARE_HEAD;
+	}
+	((cap_deferred *)(void *)body)->encode = encode;
 	*t_out = t;
 	*e_out = e;
-	return (uint8_t *)(e + 1) + sizeof(cap_deferred);
+	return body + sizeof(cap_deferred);
 }
 
 static inline __attribute__((always_inline)) uint8_t *
@@ -341,8 +339,9 @@ cap_fast_reserve_deferred(cap_thread **t_out, cap_entry **e_out, uint32_t type, 
 }
 
 /* The same for cap_fast_seal_deferred_coarse, the only seal it takes: the
- * entry reserved bare (CAP_ENT_DEFERRED_BARE: no time, no key; the Vulkan
- * layer's record-first wrappers). */
+ * entry reserved bare (CAP_ENT_DEFERRED_BARE: the short head, no time, no
+ * key; the Vulkan layer's record-first wrappers), with room for a time
+ * after it. */
 static inline __attribute__((always_inline)) uint8_t *
 cap_fast_reserve_deferred_coarse(cap_thread **t_out, cap_entry **e_out, uint32_t type,
                                  unsigned flags, cap_encode_fn encode, size_t max_len)
@@ -372,7 +371,21 @@ static inline __attribute__((always_inline)) void cap_fast_seal_deferred(cap_thr
 static inline __attribute__((always_inline)) void
 cap_fast_seal_deferred_coarse(cap_thread *t, cap_entry *e, size_t len)
 {
-	cap_rt_seal_entry_clock(t, e, sizeof(cap_deferred), len, CAP_SEAL_COARSE);
+	size_t size = cap_rt_bare_size(sizeof(cap_deferred) + len);
+	e->len = len;
+	/* no gap in the seqs (cap_rt_seal_entry_clock) */
+	e->seq = atomic_fetch_add_explicit(&cap_g.next_seq, 1, memory_order_relaxed);
+	/* one decrement in memory and its sign: a new thread's 0 reads at
+	 * once, then CAP_COARSE_EVERY - 1 records stay bare; the one that
+	 * reads the counter stores it after its body (BARE_T) */
+	if (__builtin_expect(--t->coarse_left < 0, 0)) {
+		cap_clock_rdtscp_to((uint64_t *)(void *)((uint8_t *)e + size));
+		size += 8;
+		e->kind = CAP_ENT_DEFERRED_BARE_T;
+		t->coarse_left = CAP_COARSE_EVERY - 1;
+	}
+	e->size = size;
+	cap_rt_publish_size(t, e, size);
 }
 
 #endif /* TRACESMITH_CAP_FAST_H */

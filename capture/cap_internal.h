@@ -136,25 +136,30 @@ enum {
 	CAP_ENT_DEFERRED = 4, /* a record in its front-end's raw form */
 	CAP_ENT_PAGES = 5,    /* a blob as page hashes (cap_blob_pages) */
 	CAP_ENT_PIECES = 6,   /* a blob gathered from pieces (cap_blob_begin) */
-	CAP_ENT_DEFERRED_BARE = 7 /* DEFERRED, time_ns and key not written
-	                             (cap_fast_seal_deferred_coarse) */
+	CAP_ENT_DEFERRED_BARE = 7, /* DEFERRED with the short head: no time_ns,
+	                              no key (cap_fast_seal_deferred_coarse) */
+	CAP_ENT_DEFERRED_BARE_T = 8 /* the same, its time in its last 8 bytes */
 };
 
 /*
- * Every entry starts with this header; the body follows and the whole is
- * padded to 8 bytes.  time_ns: a record's cap_clock_read() (the counter or
+ * Every entry starts with this header (a bare one with its first
+ * CAP_ENT_BARE_HEAD bytes only, see below); the body follows and the
+ * whole is padded to 8 bytes.  time_ns: a record's cap_clock_read() (the counter or
  * CLOCK_MONOTONIC ns, cap_clock.h), which the writer turns into ns since
  * its file's header.  RECORD: key = stack hash (0: none), len = payload
  * bytes.  BLOB: key = blob id, len = data bytes.  STACK: key = hash of the
  * frames, len = frame count, body = uint64_t ips.  DEFERRED: as RECORD,
  * but the body is a cap_deferred and then len raw bytes, which the writer
  * encodes into the payload (cap_record_begin_deferred).  DEFERRED_BARE:
- * as DEFERRED, but neither time_ns nor key is written: the record's time
- * is its thread's previous record's and it has no stack
- * (cap_fast_seal_deferred_coarse: the counter read once in
- * CAP_COARSE_EVERY records, the one that reads it made a DEFERRED entry,
- * the others left bare, so the thread stores two fields fewer and the
- * writer converts no time for them).  PAGES: key =
+ * as DEFERRED, but the header is its first CAP_ENT_BARE_HEAD bytes (kind,
+ * type, size, seq, len), the body follows them, and the record has no
+ * stack: its time is its thread's previous record's.  DEFERRED_BARE_T:
+ * the same, with the record's time (as time_ns) in the entry's last 8
+ * bytes, after the padding.  cap_fast_seal_deferred_coarse reads the
+ * counter once in CAP_COARSE_EVERY records and makes that one BARE_T, the
+ * others BARE: 16 bytes less memory for a recorded vkCmd* (104 for a
+ * vkCmdPushConstants of 16 bytes, where a DEFERRED entry is 120), and no
+ * time for the writer to convert.  PAGES: key =
  * blob id, len = blob bytes; the body is a cap_pages_head, then npages
  * (low64, high64) XXH3-128 page hashes, then npages bytes (1: the page's
  * bytes follow) padded to 8, then the bytes of those pages back to back.
@@ -167,11 +172,15 @@ typedef struct cap_entry {
 	uint32_t type;
 	uint64_t size;    /* whole entry, header and padding included */
 	uint64_t seq;
+	uint64_t len;
+	/* a bare entry's header ends here (CAP_ENT_BARE_HEAD) */
 	uint64_t time_ns;
 	uint64_t key;
-	uint64_t len;
 } cap_entry;
 _Static_assert(sizeof(cap_entry) == 48, "cap_entry is 48 bytes, 8-aligned");
+/* The header of a DEFERRED_BARE(_T) entry: kind, type, size, seq, len. */
+#define CAP_ENT_BARE_HEAD offsetof(cap_entry, time_ns)
+_Static_assert(CAP_ENT_BARE_HEAD == 32, "a bare entry's header is 32 bytes, 8-aligned");
 
 /* The head of a DEFERRED entry's body. */
 typedef struct cap_deferred {

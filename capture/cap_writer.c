@@ -556,12 +556,18 @@ static sbt_status cap_wr_pieces(cap_wctx *x, const cap_entry *e)
 	return sbt_writer_put_blob_split(x->w, e->key, npages, lens, hashes, src);
 }
 
+/* Whether e is a bare entry (the short head: cap_internal.h). */
+static inline int cap_wr_bare(const cap_entry *e)
+{
+	return e->kind == CAP_ENT_DEFERRED_BARE || e->kind == CAP_ENT_DEFERRED_BARE_T;
+}
+
 /* Handle blobs and stacks at the cursor; return the next record, if any. */
 static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 {
 	cap_entry *e;
 	while ((e = cap_wr_peek(x, t)) != NULL && e->kind != CAP_ENT_RECORD &&
-	       e->kind != CAP_ENT_DEFERRED && e->kind != CAP_ENT_DEFERRED_BARE) {
+	       e->kind != CAP_ENT_DEFERRED && !cap_wr_bare(e)) {
 		if (e->kind == CAP_ENT_BLOB && !x->failed) {
 			errno = 0;
 			cap_wr_check(x, "blob", cap_wr_blob(x, e));
@@ -582,7 +588,9 @@ static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
  * x->enc (grown as the encoder asks).  NULL when out of memory. */
 static const uint8_t *cap_wr_encode(cap_wctx *x, const cap_entry *e, size_t *len_out)
 {
-	const cap_deferred *d = (const cap_deferred *)(e + 1);
+	const cap_deferred *d = cap_wr_bare(e) ? (const cap_deferred *)(const void *)((const uint8_t *)e +
+	                                                                          CAP_ENT_BARE_HEAD)
+	                                       : (const cap_deferred *)(e + 1);
 	const uint8_t *raw = (const uint8_t *)(d + 1);
 	size_t n = d->encode(raw, (size_t)e->len, x->enc, x->enc_cap);
 	if (n > x->enc_cap) {
@@ -662,18 +670,26 @@ static void cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 		atomic_store_explicit(&cap_g.win_api_seen, 1, memory_order_relaxed);
 	if (x->failed)
 		return;
-	/* a bare record has no time and no stack of its own (cap_internal.h) */
-	if (e->kind != CAP_ENT_DEFERRED_BARE && e->key && !cap_wmap_get(&x->stacks, e->key, &sid))
+	/* a bare record has no stack, and a time only when BARE_T, after its
+	 * body (cap_internal.h) */
+	if (!cap_wr_bare(e) && e->key && !cap_wmap_get(&x->stacks, e->key, &sid))
 		sid = 0;
 	r.type = e->type;
 	r.stack_id = sid;
 	r.seq = e->seq;
-	r.time_ns = e->kind == CAP_ENT_DEFERRED_BARE ? cap_wr_time_prev(x, t)
-	                                             : cap_wr_time(x, t, e->time_ns);
+	if (e->kind == CAP_ENT_DEFERRED_BARE) {
+		r.time_ns = cap_wr_time_prev(x, t);
+	} else if (e->kind == CAP_ENT_DEFERRED_BARE_T) {
+		uint64_t stamp;
+		memcpy(&stamp, (const uint8_t *)e + e->size - 8, 8);
+		r.time_ns = cap_wr_time(x, t, stamp);
+	} else {
+		r.time_ns = cap_wr_time(x, t, e->time_ns);
+	}
 	r.thread = t->tid;
 	r.payload = (const uint8_t *)(e + 1);
 	r.payload_len = (size_t)e->len;
-	if (e->kind == CAP_ENT_DEFERRED || e->kind == CAP_ENT_DEFERRED_BARE) {
+	if (e->kind == CAP_ENT_DEFERRED || cap_wr_bare(e)) {
 		r.payload = cap_wr_encode(x, e, &r.payload_len);
 		if (!r.payload) {
 			cap_wr_fail(x, "record (out of memory encoding it)", SBT_ERR_NOMEM, ENOMEM);

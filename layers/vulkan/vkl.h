@@ -672,7 +672,7 @@ vkl_rec_fast_array(const vkl_rec_fast *f, size_t args_len, const void *src, size
 	/* addressed from the entry, as the seal is, so that no second pointer
 	 * into the record is kept */
 	uint8_t *e = (uint8_t *)f->e;
-	const size_t off = sizeof(cap_entry) + sizeof(cap_deferred) + VKL_FLAT_HEAD + args_len;
+	const size_t off = CAP_ENT_BARE_HEAD + sizeof(cap_deferred) + VKL_FLAT_HEAD + args_len;
 	uint32_t h0, h1;
 	uint64_t w0, w1;
 	struct vkl_rec_copy16 {

@@ -1,0 +1,125 @@
+/*
+ * Bare entries (cap_internal.h, CAP_ENT_DEFERRED_BARE and _T): the
+ * record-first path's reservation (cap_fast_reserve_deferred_coarse) and
+ * seal (cap_fast_seal_deferred_coarse) write a 32-byte head (kind, type,
+ * size, seq, len), the encoder and the raw bytes; the counter is read for
+ * one record in 16 of a thread's, stored after that record's body
+ * (BARE_T, 8 bytes more).  Checked in memory: each entry's kind and size
+ * (a 64-byte raw form, a vkCmdPushConstants of 16 bytes, takes 104
+ * bytes), the first of the thread's bare records and every 16th after it
+ * BARE_T, a reservation left unsealed leaving nothing (the next one gets
+ * the same address).  Checked in the trace: every record's payload is its
+ * raw bytes, in order; a BARE record's time is its thread's previous
+ * record's; a BARE_T one, made after a sleep of 2 ms, is its own, at
+ * least 2 ms after the previous record's; the timed records between them
+ * (cap_fast_reserve_deferred) keep theirs.
+ */
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "capture/cap_fast.h"
+#include "tests/support/cap_test_fast.h"
+#include "tests/support/tst.h"
+#include "tracesmith/sbt.h"
+
+#define BARE_TYPE 83
+#define BARE_N 200
+#define BARE_MAX 64
+
+/* The raw bytes of record i: its length 1 to BARE_MAX, each byte i + k. */
+static size_t bare_raw(unsigned i, uint8_t *out)
+{
+	size_t n = i == 0 ? BARE_MAX : 1 + (i * 7) % BARE_MAX;
+	for (size_t k = 0; k < n; k++)
+		out[k] = (uint8_t)(i + k);
+	return n;
+}
+
+int main(void)
+{
+	sbt_reader *r = NULL;
+	sbt_record out;
+	cap_thread *t;
+	cap_entry *e, *unsealed;
+	uint8_t raw[BARE_MAX], *p;
+	uint8_t kinds[BARE_N];
+	unsigned i, n = 0, bare_n = 0;
+	uint64_t prev_time = 0;
+	size_t len;
+
+	setenv("TRACESMITH_OUTPUT", tst_path("bare.sbt"), 1);
+	setenv("TRACESMITH_STACKS", "none", 1);
+	unsetenv("TRACESMITH_OWNER_PID");
+	unsetenv("TRACESMITH_DISABLE");
+	unsetenv("TRACESMITH_TRIGGER");
+	unsetenv("TRACESMITH_CLOCK");
+	TST_REQUIRE(cap_active());
+	/* the thread registers with an out-of-line record (not of BARE_TYPE) */
+	TST_REQUIRE(cap_record(BARE_TYPE + 1, 0, "x", 1) != 0);
+	TST_REQUIRE(cap_tls_thread->coarse_left == 0);
+
+	/* a reservation never sealed leaves nothing: the next gets its place */
+	p = cap_fast_reserve_deferred_coarse(&t, &unsealed, BARE_TYPE, 0, cap_test_encode_copy, BARE_MAX);
+	TST_REQUIRE(p != NULL); /* the clock is the counter (TRACESMITH_CLOCK=auto) */
+	TST_CHECK(p == (uint8_t *)unsealed + CAP_ENT_BARE_HEAD + sizeof(cap_deferred));
+
+	for (i = 0; i < BARE_N; i++) {
+		len = bare_raw(i, raw);
+		if (i % 5 == 4) { /* a record with its own time between */
+			p = cap_fast_reserve_deferred(&t, &e, BARE_TYPE, 0, cap_test_encode_copy, BARE_MAX);
+			TST_REQUIRE(p != NULL);
+			memcpy(p, raw, len);
+			cap_fast_seal_deferred(t, e, len);
+			TST_CHECK(e->kind == CAP_ENT_DEFERRED);
+			TST_CHECK_EQ_U64(e->size, cap_rt_entry_size(sizeof(cap_deferred) + len));
+			kinds[i] = CAP_ENT_DEFERRED;
+			continue;
+		}
+		if (bare_n % CAP_COARSE_EVERY == 0) { /* this one reads the counter */
+			struct timespec ms2 = {0, 2000000};
+			nanosleep(&ms2, NULL);
+		}
+		p = cap_fast_reserve_deferred_coarse(&t, &e, BARE_TYPE, 0, cap_test_encode_copy, BARE_MAX);
+		TST_REQUIRE(p != NULL);
+		if (i == 0)
+			TST_CHECK(e == unsealed);
+		memcpy(p, raw, len);
+		cap_fast_seal_deferred_coarse(t, e, len);
+		kinds[i] = (uint8_t)e->kind;
+		if (bare_n % CAP_COARSE_EVERY == 0) {
+			TST_CHECK(e->kind == CAP_ENT_DEFERRED_BARE_T);
+			TST_CHECK_EQ_U64(e->size, cap_rt_bare_size(sizeof(cap_deferred) + len) + 8);
+		} else {
+			TST_CHECK(e->kind == CAP_ENT_DEFERRED_BARE);
+			TST_CHECK_EQ_U64(e->size, cap_rt_bare_size(sizeof(cap_deferred) + len));
+		}
+		if (len == BARE_MAX) /* [u32 cmd][u32 ptr_off], 40 bytes of arguments, 16 pushed */
+			TST_CHECK_EQ_U64(e->size - (e->kind == CAP_ENT_DEFERRED_BARE_T ? 8 : 0), 104);
+		TST_CHECK_EQ_U64(e->len, len);
+		bare_n++;
+	}
+	cap_shutdown();
+
+	TST_REQUIRE(sbt_reader_open(tst_path("bare.sbt"), NULL, &r) == SBT_OK);
+	while (sbt_reader_next(r, &out) == SBT_OK) {
+		if (out.type != BARE_TYPE)
+			continue;
+		TST_REQUIRE(n < BARE_N);
+		len = bare_raw(n, raw);
+		TST_CHECK_EQ_U64(out.payload_len, len);
+		TST_CHECK(out.payload_len == len && memcmp(out.payload, raw, len) == 0);
+		TST_CHECK_EQ_U64(out.stack_id, 0);
+		if (kinds[n] == CAP_ENT_DEFERRED_BARE)
+			TST_CHECK_EQ_U64(out.time_ns, prev_time);
+		else if (kinds[n] == CAP_ENT_DEFERRED_BARE_T)
+			TST_CHECK(out.time_ns >= prev_time + 2000000 && out.time_ns < prev_time + 10000000000ull);
+		else
+			TST_CHECK(out.time_ns >= prev_time);
+		prev_time = out.time_ns;
+		n++;
+	}
+	TST_CHECK_EQ_U64(n, BARE_N);
+	sbt_reader_close(r);
+	return tst_done();
+}
