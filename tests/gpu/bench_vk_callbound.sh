@@ -13,7 +13,7 @@
 # (GPU_VK_WAYS picks some).  Prints each round's loop_ms (the program's own
 # timing of its recording and submit loop), the medians, the ratio to
 # plain and the ns added per call, against the issue's goal (at most 2x
-# plain); the traces' sizes.
+# plain); the traces' sizes and how their buffers were had.
 #   BUILD=build sh tests/gpu/bench_vk_callbound.sh
 set -eu
 BUILD=${BUILD:-build}
@@ -71,6 +71,13 @@ for m in $WAYS; do
 		printf "%-9s median loop_ms plain %.1f, this way %.1f: ratio %.2f, %+.0f ns per call; goal <= 2x plain: %s\n",
 			m, p, c, r, (c - p) * 1e6 / n, r <= 2 ? "met" : "not met" }'
 done
+# the last round's trace: its size, and how its buffers were had (blocks
+# the writer faulted in ahead, blocks the recording thread mapped itself,
+# stalls at the memory bound: docs/capture.md, "Warm blocks")
 for m in default nostack; do
-	case " $WAYS " in *" $m "*) echo "trace $m: $(wc -c <"$W/$m.sbt") B" ;; esac
+	case " $WAYS " in *" $m "*)
+		echo "trace $m: $(wc -c <"$W/$m.sbt") B;" \
+			$("$BUILD/tsinfo" "$W/$m.sbt" | sed -n 's/^ *capture\.\(warm_faulted\|warm_misses\|stalls\) = \([0-9]*\)$/\1 \2/p' | tr '\n' ' ')
+		;;
+	esac
 done
