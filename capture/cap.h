@@ -185,6 +185,14 @@ typedef size_t (*cap_encode_fn)(const uint8_t *raw, size_t raw_len, uint8_t *out
 uint8_t *cap_record_begin_deferred(uint32_t type, unsigned flags, cap_encode_fn encode,
                                    size_t max_raw, cap_rec **rec_out);
 
+/* The encoder of a front-end's bare records (the record-first path of
+ * cap_fast_reserve_deferred_coarse, cap_fast.h), which carry no encoder
+ * of their own: as cap_encode_fn, given the record's type.  Set once,
+ * before the first such record (the Vulkan layer, at its registration). */
+typedef size_t (*cap_encode_type_fn)(uint32_t type, const uint8_t *raw, size_t raw_len,
+                                     uint8_t *out, size_t out_cap);
+void cap_set_bare_encoder(cap_encode_type_fn encode);
+
 /* Attach bulk data (memory contents, module images, shader code): copied
  * now, split into pages and deduplicated by the writer thread.  Returns the
  * blob id to put in a record's payload, or 0 when not recording. */

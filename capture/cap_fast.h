@@ -305,9 +305,8 @@ cap_fast_reserve_deferred_(cap_thread **t_out, cap_entry **e_out, uint32_t kind,
 	cap_thread *t = cap_tls_thread;
 	size_t need = cap_rt_entry_size(sizeof(cap_deferred) + max_len);
 	cap_entry *e;
-	uint8_t *body;
 	if (kind == CAP_ENT_DEFERRED_BARE) /* a constant: the short head, room for a time */
-		need = cap_rt_bare_size(sizeof(cap_deferred) + max_len) + 8;
+		need = cap_rt_bare_size(max_len) + 8;
 	if (__builtin_expect(!cap_rt_fast_ok(t, flags, 1, need), 0))
 		return NULL;
 	/* wptr read again rather than kept from the compare: for a caller
@@ -318,16 +317,13 @@ cap_fast_reserve_deferred_(cap_thread **t_out, cap_entry **e_out, uint32_t kind,
 	e = (cap_entry *)t->wptr;
 	e->kind = kind;
 	e->type = type;
-	if (kind != CAP_ENT_DEFERRED_BARE) { /* a constant */
-		e->key = 0;
-		body = (uint8_t *)(e + 1);
-	} else {
-		body = (uint8_t *)e + CAP_ENT_BARE_HEAD;
-	}
-	((cap_deferred *)(void *)body)->encode = encode;
 	*t_out = t;
 	*e_out = e;
-	return body + sizeof(cap_deferred);
+	if (kind == CAP_ENT_DEFERRED_BARE) /* a constant: no key, no encoder */
+		return (uint8_t *)e + CAP_ENT_BARE_HEAD;
+	e->key = 0;
+	((cap_deferred *)(e + 1))->encode = encode;
+	return (uint8_t *)(e + 1) + sizeof(cap_deferred);
 }
 
 static inline __attribute__((always_inline)) uint8_t *
@@ -340,13 +336,14 @@ cap_fast_reserve_deferred(cap_thread **t_out, cap_entry **e_out, uint32_t type, 
 
 /* The same for cap_fast_seal_deferred_coarse, the only seal it takes: the
  * entry reserved bare (CAP_ENT_DEFERRED_BARE: the short head, no time, no
- * key; the Vulkan layer's record-first wrappers), with room for a time
- * after it. */
+ * key, no encoder: the writer encodes the raw bytes with the front-end's
+ * cap_set_bare_encoder; the Vulkan layer's record-first wrappers), with
+ * room for a time after it. */
 static inline __attribute__((always_inline)) uint8_t *
 cap_fast_reserve_deferred_coarse(cap_thread **t_out, cap_entry **e_out, uint32_t type,
-                                 unsigned flags, cap_encode_fn encode, size_t max_len)
+                                 unsigned flags, size_t max_len)
 {
-	return cap_fast_reserve_deferred_(t_out, e_out, CAP_ENT_DEFERRED_BARE, type, flags, encode,
+	return cap_fast_reserve_deferred_(t_out, e_out, CAP_ENT_DEFERRED_BARE, type, flags, NULL,
 	                                  max_len);
 }
 
@@ -371,7 +368,7 @@ static inline __attribute__((always_inline)) void cap_fast_seal_deferred(cap_thr
 static inline __attribute__((always_inline)) void
 cap_fast_seal_deferred_coarse(cap_thread *t, cap_entry *e, size_t len)
 {
-	size_t size = cap_rt_bare_size(sizeof(cap_deferred) + len);
+	size_t size = cap_rt_bare_size(len);
 	e->len = len;
 	/* no gap in the seqs (cap_rt_seal_entry_clock) */
 	e->seq = atomic_fetch_add_explicit(&cap_g.next_seq, 1, memory_order_relaxed);

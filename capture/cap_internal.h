@@ -152,14 +152,18 @@ enum {
  * but the body is a cap_deferred and then len raw bytes, which the writer
  * encodes into the payload (cap_record_begin_deferred).  DEFERRED_BARE:
  * as DEFERRED, but the header is its first CAP_ENT_BARE_HEAD bytes (kind,
- * type, size, seq, len), the body follows them, and the record has no
- * stack: its time is its thread's previous record's.  DEFERRED_BARE_T:
+ * type, size, seq, len), the raw bytes follow them with no encoder (the
+ * writer encodes them with the front-end's cap_set_bare_encoder, given the
+ * type), and the record has no stack: its time is its thread's previous
+ * record's.  DEFERRED_BARE_T:
  * the same, with the record's time (as time_ns) in the entry's last 8
  * bytes, after the padding.  cap_fast_seal_deferred_coarse reads the
  * counter once in CAP_COARSE_EVERY records and makes that one BARE_T, the
- * others BARE: 16 bytes less memory for a recorded vkCmd* (104 for a
- * vkCmdPushConstants of 16 bytes, where a DEFERRED entry is 120), and no
- * time for the writer to convert.  PAGES: key =
+ * others BARE: 32 bytes less memory for a recorded vkCmd* than a DEFERRED
+ * entry (88 for a vkCmdPushConstants of 16 bytes, where that is 120: the
+ * unwritten time and key, the encoder, and the Vulkan layer's [u32 cmd]
+ * [u32 ptr_off], which its bare encoder finds from the type), and no time
+ * for the writer to convert.  PAGES: key =
  * blob id, len = blob bytes; the body is a cap_pages_head, then npages
  * (low64, high64) XXH3-128 page hashes, then npages bytes (1: the page's
  * bytes follow) padded to 8, then the bytes of those pages back to back.
@@ -389,6 +393,7 @@ typedef struct cap_global {
 	sbt_writer *abandoned[8];
 	uint64_t start_mono_ns, start_wall_ns;
 	_Atomic uint64_t next_seq;    /* from 1 */
+	_Atomic(cap_encode_type_fn) bare_encode; /* cap_set_bare_encoder's */
 	_Atomic uint64_t next_blob;   /* from 1 */
 	_Atomic(cap_thread *) threads;
 	atomic_int stopping;          /* writer: final drain and close */

@@ -631,6 +631,11 @@ int cap_active(void)
 	return cap_rt_ready();
 }
 
+void cap_set_bare_encoder(cap_encode_type_fn encode)
+{
+	atomic_store_explicit(&cap_g.bare_encode, encode, memory_order_release);
+}
+
 /* ---- per-thread buffers ------------------------------------------------ */
 
 void cap_block_free_(cap_block *b)

@@ -584,15 +584,35 @@ static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 	return e;
 }
 
+/* A deferred record's raw bytes through its encoder (a bare one's: the
+ * front-end's bare encoder, given the type; 0 when none was set). */
+static inline __attribute__((always_inline)) size_t cap_wr_encode_into(const cap_entry *e, uint8_t *out,
+                                                                   size_t out_cap)
+{
+	if (cap_wr_bare(e)) {
+		cap_encode_type_fn fn = atomic_load_explicit(&cap_g.bare_encode, memory_order_acquire);
+		if (__builtin_expect(!fn, 0)) {
+			/* a front-end's mistake: said once, the record kept empty */
+			static atomic_int said;
+			if (!atomic_exchange(&said, 1))
+				CAP_WARN("record %" PRIu64 " (type %" PRIu32 ") is bare and no bare "
+				         "encoder was set (cap_set_bare_encoder): its payload is empty",
+				         e->seq, e->type);
+			return 0;
+		}
+		return fn(e->type, (const uint8_t *)e + CAP_ENT_BARE_HEAD, (size_t)e->len, out,
+		          out_cap);
+	}
+	return ((const cap_deferred *)(e + 1))
+	        ->encode((const uint8_t *)(e + 1) + sizeof(cap_deferred), (size_t)e->len, out,
+	                 out_cap);
+}
+
 /* A deferred record's payload, encoded by its front-end's encoder into
  * x->enc (grown as the encoder asks).  NULL when out of memory. */
 static const uint8_t *cap_wr_encode(cap_wctx *x, const cap_entry *e, size_t *len_out)
 {
-	const cap_deferred *d = cap_wr_bare(e) ? (const cap_deferred *)(const void *)((const uint8_t *)e +
-	                                                                          CAP_ENT_BARE_HEAD)
-	                                       : (const cap_deferred *)(e + 1);
-	const uint8_t *raw = (const uint8_t *)(d + 1);
-	size_t n = d->encode(raw, (size_t)e->len, x->enc, x->enc_cap);
+	size_t n = cap_wr_encode_into(e, x->enc, x->enc_cap);
 	if (n > x->enc_cap) {
 		size_t cap = x->enc_cap ? x->enc_cap : 4096;
 		uint8_t *grown;
@@ -603,12 +623,13 @@ static const uint8_t *cap_wr_encode(cap_wctx *x, const cap_entry *e, size_t *len
 			return NULL;
 		x->enc = grown;
 		x->enc_cap = cap;
-		n = d->encode(raw, (size_t)e->len, x->enc, x->enc_cap);
+		n = cap_wr_encode_into(e, x->enc, x->enc_cap);
 		if (n > x->enc_cap)
 			return NULL;
 	}
 	*len_out = n;
-	return x->enc;
+	/* an empty payload before any buffer was needed is not out of memory */
+	return x->enc ? x->enc : (const uint8_t *)"";
 }
 
 /* The name of record type `type`: the runtime's, or the one a front-end

@@ -333,6 +333,10 @@ uint64_t vkl_emit_memory_writes_room(uint64_t memory, cap_rec *rec, const uint8_
 #define VKL_FLAT_HEAD 8         /* [u32 cmd][u32 ptr_off] */
 #define VKL_FLAT_ARGS_MAX 256   /* vkl_flat_encode's room for the struct */
 size_t vkl_flat_encode(const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_cap);
+/* The same for a bare record (vkl_rec_fast_begin): no head, the command
+ * from the type. */
+size_t vkl_flat_encode_bare(uint32_t type, const uint8_t *raw, size_t raw_len, uint8_t *out,
+                            size_t out_cap);
 void vkl_emit_flat_slow(uint32_t cmd, const void *args, size_t args_len, const void *array,
                         size_t array_len, size_t ptr_off);
 void vkl_trim_emit_flat(uint32_t cmd, const void *args, size_t args_len, const void *array,
@@ -638,31 +642,19 @@ typedef struct vkl_rec_fast {
 #define VKL_REC_FAST_ARRAY_MIN 4
 #define VKL_REC_FAST_ARRAY_MAX VKL_TRIM_FAST_ARRAY_MAX /* vkl_trim_fast_copy's */
 
-/* The deferred body's first 16 bytes, the same for every call of a
- * command: the encoder and [u32 cmd][u32 ptr_off] (one constant per
- * wrapper, written with one 16-byte move). */
-typedef struct vkl_rec_head {
-	cap_encode_fn encode; /* vkl_flat_encode */
-	uint32_t head[2];     /* cmd, ptr_off */
-} vkl_rec_head;
-_Static_assert(sizeof(vkl_rec_head) == sizeof(cap_deferred) + VKL_FLAT_HEAD,
-               "the encoder and the raw head, back to back");
-
+/* The record is bare: its raw bytes are the argument struct and the array
+ * alone, with no encoder and no [u32 cmd][u32 ptr_off] head; the writer
+ * encodes them with vkl_flat_encode_bare (the layer's
+ * cap_set_bare_encoder), which finds both from the record's type. */
 static inline __attribute__((always_inline)) void *
-vkl_rec_fast_begin(vkl_rec_fast *f, const vkl_rec_head *h, size_t args_len, int has_array)
+vkl_rec_fast_begin(vkl_rec_fast *f, uint32_t cmd, size_t args_len, int has_array)
 {
-	uint8_t *raw;
 	_Static_assert(VKL_REC_FAST_ARRAY_MAX < VKL_BLOB_THRESHOLD, "the path records no blob");
 	if (args_len > VKL_FLAT_ARGS_MAX) /* a constant */
 		return NULL;
-	raw = cap_fast_reserve_deferred_coarse(&f->t, &f->e, SBT_VK_CMD_TYPE(h->head[0]), 0,
-	                                       h->encode,
-	                                       VKL_FLAT_HEAD + args_len +
-	                                           (has_array ? VKL_REC_FAST_ARRAY_MAX : 0));
-	if (__builtin_expect(!raw, 0))
-		return NULL;
-	memcpy(raw - sizeof(cap_deferred), h, sizeof(*h)); /* the encoder again, and the head */
-	return raw + VKL_FLAT_HEAD;
+	return cap_fast_reserve_deferred_coarse(&f->t, &f->e, SBT_VK_CMD_TYPE(cmd), 0,
+	                                        args_len +
+	                                            (has_array ? VKL_REC_FAST_ARRAY_MAX : 0));
 }
 
 static inline __attribute__((always_inline)) int
@@ -672,7 +664,7 @@ vkl_rec_fast_array(const vkl_rec_fast *f, size_t args_len, const void *src, size
 	/* addressed from the entry, as the seal is, so that no second pointer
 	 * into the record is kept */
 	uint8_t *e = (uint8_t *)f->e;
-	const size_t off = CAP_ENT_BARE_HEAD + sizeof(cap_deferred) + VKL_FLAT_HEAD + args_len;
+	const size_t off = CAP_ENT_BARE_HEAD + args_len;
 	uint32_t h0, h1;
 	uint64_t w0, w1;
 	struct vkl_rec_copy16 {
@@ -736,7 +728,7 @@ static inline __attribute__((always_inline)) int vkl_rec_fast_ready(vkl_rec_fast
 
 static inline __attribute__((always_inline)) void vkl_rec_fast_end(vkl_rec_fast *f, size_t len)
 {
-	cap_fast_seal_deferred_coarse(f->t, f->e, VKL_FLAT_HEAD + len);
+	cap_fast_seal_deferred_coarse(f->t, f->e, len);
 }
 
 /* Before the rest reads the arguments back from a record left unsealed:

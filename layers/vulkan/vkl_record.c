@@ -48,6 +48,7 @@ static void vkl_rec_init(void)
 	               "sbt_vk_type_desc must match cap_type_desc");
 	pthread_key_create(&vkl_rec_key, vkl_rec_thread_exit);
 	cap_register_api(SBT_VK_API_NAME, (const cap_type_desc *)types, n);
+	cap_set_bare_encoder(vkl_flat_encode_bare);
 }
 
 void vkl_record_register(void)
@@ -162,36 +163,87 @@ uint64_t vkl_emit(uint32_t cmd, unsigned flags, const void *args)
  * the call named; an array pointer whose count is 0 is copied as it was
  * and, being ignored, never read.
  */
-size_t vkl_flat_encode(const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_cap)
+/* Command cmd's argument struct of n bytes (sbt_vk_args_size) and array
+ * (body, len bytes in all), its array pointer at byte ptr_off of the
+ * struct, or none (ptr_off unused). */
+static inline __attribute__((always_inline)) size_t
+vkl_flat_encode_body(enum sbt_vk_cmd cmd, size_t n, size_t ptr_off, const uint8_t *body,
+                     size_t len, uint8_t *out, size_t out_cap)
 {
 	union {
 		uint64_t align;
 		uint8_t b[VKL_FLAT_ARGS_MAX];
 	} args;
-	uint32_t head[2];
-	size_t n;
 	/* the calling (writer) thread's buffer, freed when it exits; it
 	 * never records a Vulkan call itself, and no byte array here is long
 	 * enough for the blob store, which it may not call */
 	sbt_vk_enc *e = &vkl_rec_tls()->flat;
-	memcpy(head, raw, sizeof(head));
-	n = sbt_vk_args_size((enum sbt_vk_cmd)head[0]);
-	if (n > sizeof(args.b) || VKL_FLAT_HEAD + n > raw_len)
-		return 0; /* vkl_record_flat never makes one */
-	memcpy(args.b, raw + VKL_FLAT_HEAD, n);
-	if (raw_len > VKL_FLAT_HEAD + n) {
-		const uint8_t *array = raw + VKL_FLAT_HEAD + n;
-		memcpy(args.b + head[1], &array, sizeof(array));
+	if (n == 0 || n > sizeof(args.b) || n > len || (len > n && ptr_off + 8 > n))
+		return 0; /* the layer never makes one */
+	memcpy(args.b, body, n);
+	if (len > n) {
+		const uint8_t *array = body + n;
+		memcpy(args.b + ptr_off, &array, sizeof(array));
 	}
 	e->len = 0;
 	e->template_data_len = 0;
 	/* Only out of memory fails a flat command's encoding: the record
 	 * stays, with an empty payload. */
-	if (sbt_vk_encode(e, (enum sbt_vk_cmd)head[0], args.b) != SBT_VK_OK)
+	if (sbt_vk_encode(e, cmd, args.b) != SBT_VK_OK)
 		return 0;
 	if (e->len <= out_cap)
 		memcpy(out, e->data, e->len);
 	return e->len;
+}
+
+size_t vkl_flat_encode(const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_cap)
+{
+	uint32_t head[2];
+	if (raw_len < VKL_FLAT_HEAD)
+		return 0;
+	memcpy(head, raw, sizeof(head));
+	return vkl_flat_encode_body((enum sbt_vk_cmd)head[0],
+	                            sbt_vk_args_size((enum sbt_vk_cmd)head[0]), head[1],
+	                            raw + VKL_FLAT_HEAD, raw_len - VKL_FLAT_HEAD, out, out_cap);
+}
+
+/* Each command's array pointer offset in its struct plus 1, once a bare
+ * record of it was encoded (0: not yet).  Atomic only because a late round
+ * may run on another thread than the writer (capture/cap_internal.h); every
+ * thread stores the same value. */
+static _Atomic uint32_t vkl_flat_ptr_off[SBT_VK_CMD_COUNT];
+
+/* The array pointer's offset in command id's struct of n bytes, from its
+ * flat form (the struct's own pointer member, whatever it holds:
+ * sbt_vk_flat reads only the counts), kept for the next record; n + 8
+ * (refused by the encoder) when it has none. */
+static __attribute__((noinline)) uint32_t vkl_flat_ptr_off_find(uint32_t id, const uint8_t *raw,
+                                                               size_t n)
+{
+	size_t ptr_off = 0, array_len = 0;
+	const void *array = NULL;
+	/* raw is 8-aligned (capture/cap_internal.h), as the struct needs */
+	if (sbt_vk_flat((enum sbt_vk_cmd)id, raw, &array, &array_len, &ptr_off) != n)
+		ptr_off = n + 8;
+	atomic_store_explicit(&vkl_flat_ptr_off[id], (uint32_t)ptr_off + 1, memory_order_relaxed);
+	return (uint32_t)ptr_off;
+}
+
+/* The array pointer's place is looked up once a command: sbt_vk_flat's
+ * switch, a call, was about 40 instructions a record on the writer. */
+size_t vkl_flat_encode_bare(uint32_t type, const uint8_t *raw, size_t raw_len, uint8_t *out,
+                            size_t out_cap)
+{
+	uint32_t id = type - SBT_VK_CMD_TYPE(0), known;
+	size_t n, ptr_off = 0;
+	if (id >= SBT_VK_CMD_COUNT)
+		return 0;
+	n = sbt_vk_args_size((enum sbt_vk_cmd)id);
+	if (raw_len > n && n) {
+		known = atomic_load_explicit(&vkl_flat_ptr_off[id], memory_order_relaxed);
+		ptr_off = known ? known - 1 : vkl_flat_ptr_off_find(id, raw, n);
+	}
+	return vkl_flat_encode_body((enum sbt_vk_cmd)id, n, ptr_off, raw, raw_len, out, out_cap);
 }
 
 uint64_t vkl_record_flat(uint32_t cmd, const void *args, size_t args_len, const void *array,

@@ -373,11 +373,8 @@ def record_first(n, c, flat):
     back = ", ".join("vkl_r->" + p.name for p in c.params)
     L = ["static VKAPI_ATTR void VKAPI_CALL vkl_w_%s_rec(%s)" % (n, params_decl(c)), "{",
          "#ifndef VKL_DISPATCH_ONLY", "	vkl_rec_fast vkl_f;"]
-    off = "0" if arr is None else "offsetof(%s, %s)" % (st, arr.m.name)
-    L.append("	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_%s, %s}};"
-             % (n, off))
-    L.append("	%s *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(%s), %d);"
-             % (st, st, 0 if arr is None else 1))
+    L.append("	%s *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_%s, sizeof(%s), %d);"
+             % (st, n, st, 0 if arr is None else 1))
     L.append("	if (vkl_r) {")
     L += ["		vkl_r->%s = %s;" % (p.name, p.name) for p in c.params]
     # the command buffer from its argument register, which nothing has

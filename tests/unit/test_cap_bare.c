@@ -2,21 +2,29 @@
  * Bare entries (cap_internal.h, CAP_ENT_DEFERRED_BARE and _T): the
  * record-first path's reservation (cap_fast_reserve_deferred_coarse) and
  * seal (cap_fast_seal_deferred_coarse) write a 32-byte head (kind, type,
- * size, seq, len), the encoder and the raw bytes; the counter is read for
- * one record in 16 of a thread's, stored after that record's body
- * (BARE_T, 8 bytes more).  Checked in memory: each entry's kind and size
- * (a 64-byte raw form, a vkCmdPushConstants of 16 bytes, takes 104
- * bytes), the first of the thread's bare records and every 16th after it
+ * size, seq, len) and the raw bytes, which the writer encodes with the
+ * encoder set by cap_set_bare_encoder (here: the type's low byte, then the
+ * raw bytes); the counter is read for one record in 16 of a thread's,
+ * stored after that record's body (BARE_T, 8 bytes more).  Checked in
+ * memory: each entry's kind and size (the Vulkan layer's 56 raw bytes of a
+ * vkCmdPushConstants of 16 bytes take 88), the first of the thread's bare
+ * records and every 16th after it
  * BARE_T, a reservation left unsealed leaving nothing (the next one gets
- * the same address).  Checked in the trace: every record's payload is its
- * raw bytes, in order; a BARE record's time is its thread's previous
+ * the same address).  Checked in the trace: every bare record's payload
+ * is its type's byte and its raw bytes, every other's its raw bytes, in
+ * order; a BARE record's time is its thread's previous
  * record's; a BARE_T one, made after a sleep of 2 ms, is its own, at
  * least 2 ms after the previous record's; the timed records between them
- * (cap_fast_reserve_deferred) keep theirs.
+ * (cap_fast_reserve_deferred) keep theirs.  Mode noenc: a bare record
+ * with no bare encoder set is written with an empty payload and one
+ * warning naming it.  Each mode runs in its own process (tst_modes).
  */
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "capture/cap_fast.h"
 #include "tests/support/cap_test_fast.h"
@@ -27,6 +35,17 @@
 #define BARE_N 200
 #define BARE_MAX 64
 
+/* The bare encoder: the type's low byte, then the raw bytes. */
+static size_t bare_encode(uint32_t type, const uint8_t *raw, size_t raw_len, uint8_t *out,
+                          size_t out_cap)
+{
+	if (raw_len + 1 <= out_cap) {
+		out[0] = (uint8_t)type;
+		memcpy(out + 1, raw, raw_len);
+	}
+	return raw_len + 1;
+}
+
 /* The raw bytes of record i: its length 1 to BARE_MAX, each byte i + k. */
 static size_t bare_raw(unsigned i, uint8_t *out)
 {
@@ -36,7 +55,64 @@ static size_t bare_raw(unsigned i, uint8_t *out)
 	return n;
 }
 
-int main(void)
+static void bare_setup(void)
+{
+	setenv("TRACESMITH_OUTPUT", tst_path("bare.sbt"), 1);
+	setenv("TRACESMITH_STACKS", "none", 1);
+	unsetenv("TRACESMITH_OWNER_PID");
+	unsetenv("TRACESMITH_DISABLE");
+	unsetenv("TRACESMITH_TRIGGER");
+	unsetenv("TRACESMITH_CLOCK");
+}
+
+/* No bare encoder: the record stays, empty, and the writer says so once. */
+static int bare_noenc(void)
+{
+	sbt_reader *r = NULL;
+	sbt_record out;
+	cap_thread *t;
+	cap_entry *e;
+	uint8_t *p;
+	size_t len = 0;
+	unsigned char *err;
+	int fd, saved, n = 0;
+
+	bare_setup();
+	fd = open(tst_path("err.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	saved = dup(2);
+	TST_REQUIRE(fd >= 0 && saved >= 0 && dup2(fd, 2) == 2);
+	TST_REQUIRE(cap_active());
+	TST_REQUIRE(cap_record(BARE_TYPE + 1, 0, "x", 1) != 0);
+	for (int i = 0; i < 2; i++) {
+		p = cap_fast_reserve_deferred_coarse(&t, &e, BARE_TYPE, 0, 8);
+		TST_REQUIRE(p != NULL);
+		memcpy(p, "abcdefgh", 8);
+		cap_fast_seal_deferred_coarse(t, e, 8);
+	}
+	cap_shutdown();
+	TST_REQUIRE(dup2(saved, 2) == 2); /* this test's own messages */
+	TST_REQUIRE(sbt_reader_open(tst_path("bare.sbt"), NULL, &r) == SBT_OK);
+	while (sbt_reader_next(r, &out) == SBT_OK)
+		if (out.type == BARE_TYPE) {
+			TST_CHECK_EQ_U64(out.payload_len, 0);
+			n++;
+		}
+	sbt_reader_close(r);
+	TST_CHECK(n == 2);
+	err = tst_read_file(tst_path("err.txt"), &len);
+	TST_REQUIRE(err != NULL);
+	err = realloc(err, len + 1);
+	TST_REQUIRE(err != NULL);
+	err[len] = 0;
+	TST_CHECK(strstr((char *)err, "(type 83) is bare and no bare encoder was set "
+	                              "(cap_set_bare_encoder): its payload is empty") != NULL);
+	TST_CHECK(strstr((char *)err, "no bare encoder") ==
+	          strstr((char *)err + 1, "no bare encoder")); /* said once */
+	free(err);
+	return tst_done();
+}
+
+static int bare_layout(void)
 {
 	sbt_reader *r = NULL;
 	sbt_record out;
@@ -48,21 +124,17 @@ int main(void)
 	uint64_t prev_time = 0;
 	size_t len;
 
-	setenv("TRACESMITH_OUTPUT", tst_path("bare.sbt"), 1);
-	setenv("TRACESMITH_STACKS", "none", 1);
-	unsetenv("TRACESMITH_OWNER_PID");
-	unsetenv("TRACESMITH_DISABLE");
-	unsetenv("TRACESMITH_TRIGGER");
-	unsetenv("TRACESMITH_CLOCK");
+	bare_setup();
+	cap_set_bare_encoder(bare_encode);
 	TST_REQUIRE(cap_active());
 	/* the thread registers with an out-of-line record (not of BARE_TYPE) */
 	TST_REQUIRE(cap_record(BARE_TYPE + 1, 0, "x", 1) != 0);
 	TST_REQUIRE(cap_tls_thread->coarse_left == 0);
 
 	/* a reservation never sealed leaves nothing: the next gets its place */
-	p = cap_fast_reserve_deferred_coarse(&t, &unsealed, BARE_TYPE, 0, cap_test_encode_copy, BARE_MAX);
+	p = cap_fast_reserve_deferred_coarse(&t, &unsealed, BARE_TYPE, 0, BARE_MAX);
 	TST_REQUIRE(p != NULL); /* the clock is the counter (TRACESMITH_CLOCK=auto) */
-	TST_CHECK(p == (uint8_t *)unsealed + CAP_ENT_BARE_HEAD + sizeof(cap_deferred));
+	TST_CHECK(p == (uint8_t *)unsealed + CAP_ENT_BARE_HEAD);
 
 	for (i = 0; i < BARE_N; i++) {
 		len = bare_raw(i, raw);
@@ -80,7 +152,7 @@ int main(void)
 			struct timespec ms2 = {0, 2000000};
 			nanosleep(&ms2, NULL);
 		}
-		p = cap_fast_reserve_deferred_coarse(&t, &e, BARE_TYPE, 0, cap_test_encode_copy, BARE_MAX);
+		p = cap_fast_reserve_deferred_coarse(&t, &e, BARE_TYPE, 0, BARE_MAX);
 		TST_REQUIRE(p != NULL);
 		if (i == 0)
 			TST_CHECK(e == unsealed);
@@ -89,13 +161,13 @@ int main(void)
 		kinds[i] = (uint8_t)e->kind;
 		if (bare_n % CAP_COARSE_EVERY == 0) {
 			TST_CHECK(e->kind == CAP_ENT_DEFERRED_BARE_T);
-			TST_CHECK_EQ_U64(e->size, cap_rt_bare_size(sizeof(cap_deferred) + len) + 8);
+			TST_CHECK_EQ_U64(e->size, cap_rt_bare_size(len) + 8);
 		} else {
 			TST_CHECK(e->kind == CAP_ENT_DEFERRED_BARE);
-			TST_CHECK_EQ_U64(e->size, cap_rt_bare_size(sizeof(cap_deferred) + len));
+			TST_CHECK_EQ_U64(e->size, cap_rt_bare_size(len));
 		}
-		if (len == BARE_MAX) /* [u32 cmd][u32 ptr_off], 40 bytes of arguments, 16 pushed */
-			TST_CHECK_EQ_U64(e->size - (e->kind == CAP_ENT_DEFERRED_BARE_T ? 8 : 0), 104);
+		if (len == 56) /* 40 bytes of arguments, 16 pushed */
+			TST_CHECK_EQ_U64(e->size - (e->kind == CAP_ENT_DEFERRED_BARE_T ? 8 : 0), 88);
 		TST_CHECK_EQ_U64(e->len, len);
 		bare_n++;
 	}
@@ -107,8 +179,14 @@ int main(void)
 			continue;
 		TST_REQUIRE(n < BARE_N);
 		len = bare_raw(n, raw);
-		TST_CHECK_EQ_U64(out.payload_len, len);
-		TST_CHECK(out.payload_len == len && memcmp(out.payload, raw, len) == 0);
+		if (kinds[n] == CAP_ENT_DEFERRED) {
+			TST_CHECK_EQ_U64(out.payload_len, len);
+			TST_CHECK(out.payload_len == len && memcmp(out.payload, raw, len) == 0);
+		} else {
+			TST_CHECK_EQ_U64(out.payload_len, len + 1);
+			TST_CHECK(out.payload_len == len + 1 && out.payload[0] == (uint8_t)BARE_TYPE &&
+			          memcmp(out.payload + 1, raw, len) == 0);
+		}
 		TST_CHECK_EQ_U64(out.stack_id, 0);
 		if (kinds[n] == CAP_ENT_DEFERRED_BARE)
 			TST_CHECK_EQ_U64(out.time_ns, prev_time);
@@ -122,4 +200,19 @@ int main(void)
 	TST_CHECK_EQ_U64(n, BARE_N);
 	sbt_reader_close(r);
 	return tst_done();
+}
+
+static int bare_run(const char *mode)
+{
+	if (strcmp(mode, "layout") == 0)
+		return bare_layout();
+	if (strcmp(mode, "noenc") == 0)
+		return bare_noenc();
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const modes[] = {"layout", "noenc"};
+	return tst_modes(argc, argv, modes, sizeof(modes) / sizeof(modes[0]), bare_run);
 }

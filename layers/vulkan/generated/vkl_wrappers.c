@@ -1376,8 +1376,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline_rec(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdBindPipeline, 0}};
-	sbt_vk_args_vkCmdBindPipeline *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdBindPipeline), 0);
+	sbt_vk_args_vkCmdBindPipeline *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdBindPipeline, sizeof(sbt_vk_args_vkCmdBindPipeline), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->pipelineBindPoint = pipelineBindPoint;
@@ -1437,8 +1436,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport_rec(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetViewport, offsetof(sbt_vk_args_vkCmdSetViewport, pViewports)}};
-	sbt_vk_args_vkCmdSetViewport *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetViewport), 1);
+	sbt_vk_args_vkCmdSetViewport *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewport, sizeof(sbt_vk_args_vkCmdSetViewport), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstViewport = firstViewport;
@@ -1504,8 +1502,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor_rec(VkCommandBuffer comm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetScissor, offsetof(sbt_vk_args_vkCmdSetScissor, pScissors)}};
-	sbt_vk_args_vkCmdSetScissor *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetScissor), 1);
+	sbt_vk_args_vkCmdSetScissor *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetScissor, sizeof(sbt_vk_args_vkCmdSetScissor), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstScissor = firstScissor;
@@ -1569,8 +1566,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth_rec(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetLineWidth, 0}};
-	sbt_vk_args_vkCmdSetLineWidth *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetLineWidth), 0);
+	sbt_vk_args_vkCmdSetLineWidth *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLineWidth, sizeof(sbt_vk_args_vkCmdSetLineWidth), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->lineWidth = lineWidth;
@@ -1628,8 +1624,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias_rec(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthBias, 0}};
-	sbt_vk_args_vkCmdSetDepthBias *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthBias), 0);
+	sbt_vk_args_vkCmdSetDepthBias *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBias, sizeof(sbt_vk_args_vkCmdSetDepthBias), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthBiasConstantFactor = depthBiasConstantFactor;
@@ -1689,8 +1684,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants_rec(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetBlendConstants, offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants)}};
-	sbt_vk_args_vkCmdSetBlendConstants *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetBlendConstants), 1);
+	sbt_vk_args_vkCmdSetBlendConstants *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetBlendConstants, sizeof(sbt_vk_args_vkCmdSetBlendConstants), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->blendConstants = blendConstants;
@@ -1751,8 +1745,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds_rec(VkCommandBuffer 
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthBounds, 0}};
-	sbt_vk_args_vkCmdSetDepthBounds *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthBounds), 0);
+	sbt_vk_args_vkCmdSetDepthBounds *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBounds, sizeof(sbt_vk_args_vkCmdSetDepthBounds), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->minDepthBounds = minDepthBounds;
@@ -1811,8 +1804,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetStencilCompareMask, 0}};
-	sbt_vk_args_vkCmdSetStencilCompareMask *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetStencilCompareMask), 0);
+	sbt_vk_args_vkCmdSetStencilCompareMask *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilCompareMask, sizeof(sbt_vk_args_vkCmdSetStencilCompareMask), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->faceMask = faceMask;
@@ -1871,8 +1863,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask_rec(VkCommandBu
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetStencilWriteMask, 0}};
-	sbt_vk_args_vkCmdSetStencilWriteMask *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetStencilWriteMask), 0);
+	sbt_vk_args_vkCmdSetStencilWriteMask *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilWriteMask, sizeof(sbt_vk_args_vkCmdSetStencilWriteMask), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->faceMask = faceMask;
@@ -1931,8 +1922,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference_rec(VkCommandBu
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetStencilReference, 0}};
-	sbt_vk_args_vkCmdSetStencilReference *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetStencilReference), 0);
+	sbt_vk_args_vkCmdSetStencilReference *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilReference, sizeof(sbt_vk_args_vkCmdSetStencilReference), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->faceMask = faceMask;
@@ -2043,8 +2033,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw_rec(VkCommandBuffer commandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDraw, 0}};
-	sbt_vk_args_vkCmdDraw *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDraw), 0);
+	sbt_vk_args_vkCmdDraw *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDraw, sizeof(sbt_vk_args_vkCmdDraw), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->vertexCount = vertexCount;
@@ -2110,8 +2099,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed_rec(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDrawIndexed, 0}};
-	sbt_vk_args_vkCmdDrawIndexed *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDrawIndexed), 0);
+	sbt_vk_args_vkCmdDrawIndexed *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDrawIndexed, sizeof(sbt_vk_args_vkCmdDrawIndexed), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->indexCount = indexCount;
@@ -2179,8 +2167,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT_rec(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDrawMultiEXT, offsetof(sbt_vk_args_vkCmdDrawMultiEXT, pVertexInfo)}};
-	sbt_vk_args_vkCmdDrawMultiEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDrawMultiEXT), 1);
+	sbt_vk_args_vkCmdDrawMultiEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDrawMultiEXT, sizeof(sbt_vk_args_vkCmdDrawMultiEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->drawCount = drawCount;
@@ -2299,8 +2286,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch_rec(VkCommandBuffer comman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDispatch, 0}};
-	sbt_vk_args_vkCmdDispatch *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDispatch), 0);
+	sbt_vk_args_vkCmdDispatch *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDispatch, sizeof(sbt_vk_args_vkCmdDispatch), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->groupCountX = groupCountX;
@@ -2373,8 +2359,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, 0}};
-	sbt_vk_args_vkCmdSubpassShadingHUAWEI *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI), 0);
+	sbt_vk_args_vkCmdSubpassShadingHUAWEI *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, sizeof(sbt_vk_args_vkCmdSubpassShadingHUAWEI), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
@@ -2430,8 +2415,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI_rec(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDrawClusterHUAWEI, 0}};
-	sbt_vk_args_vkCmdDrawClusterHUAWEI *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI), 0);
+	sbt_vk_args_vkCmdDrawClusterHUAWEI *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDrawClusterHUAWEI, sizeof(sbt_vk_args_vkCmdDrawClusterHUAWEI), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->groupCountX = groupCountX;
@@ -2594,8 +2578,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, 0}};
-	sbt_vk_args_vkCmdCopyMemoryIndirectNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV), 0);
+	sbt_vk_args_vkCmdCopyMemoryIndirectNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, sizeof(sbt_vk_args_vkCmdCopyMemoryIndirectNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->copyBufferAddress = copyBufferAddress;
@@ -2773,8 +2756,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent_rec(VkCommandBuffer comman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetEvent, 0}};
-	sbt_vk_args_vkCmdSetEvent *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetEvent), 0);
+	sbt_vk_args_vkCmdSetEvent *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetEvent, sizeof(sbt_vk_args_vkCmdSetEvent), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->event = event;
@@ -2833,8 +2815,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent_rec(VkCommandBuffer comm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdResetEvent, 0}};
-	sbt_vk_args_vkCmdResetEvent *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdResetEvent), 0);
+	sbt_vk_args_vkCmdResetEvent *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdResetEvent, sizeof(sbt_vk_args_vkCmdResetEvent), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->event = event;
@@ -2937,8 +2918,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery_rec(VkCommandBuffer comm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdBeginQuery, 0}};
-	sbt_vk_args_vkCmdBeginQuery *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdBeginQuery), 0);
+	sbt_vk_args_vkCmdBeginQuery *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdBeginQuery, sizeof(sbt_vk_args_vkCmdBeginQuery), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->queryPool = queryPool;
@@ -2999,8 +2979,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery_rec(VkCommandBuffer comman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdEndQuery, 0}};
-	sbt_vk_args_vkCmdEndQuery *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndQuery), 0);
+	sbt_vk_args_vkCmdEndQuery *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndQuery, sizeof(sbt_vk_args_vkCmdEndQuery), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->queryPool = queryPool;
@@ -3070,8 +3049,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT_rec(VkCo
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, 0}};
-	sbt_vk_args_vkCmdEndConditionalRenderingEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT), 0);
+	sbt_vk_args_vkCmdEndConditionalRenderingEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, sizeof(sbt_vk_args_vkCmdEndConditionalRenderingEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
@@ -3127,8 +3105,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool_rec(VkCommandBuffer 
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdResetQueryPool, 0}};
-	sbt_vk_args_vkCmdResetQueryPool *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdResetQueryPool), 0);
+	sbt_vk_args_vkCmdResetQueryPool *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdResetQueryPool, sizeof(sbt_vk_args_vkCmdResetQueryPool), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->queryPool = queryPool;
@@ -3190,8 +3167,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp_rec(VkCommandBuffer 
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdWriteTimestamp, 0}};
-	sbt_vk_args_vkCmdWriteTimestamp *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdWriteTimestamp), 0);
+	sbt_vk_args_vkCmdWriteTimestamp *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdWriteTimestamp, sizeof(sbt_vk_args_vkCmdWriteTimestamp), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->pipelineStage = pipelineStage;
@@ -3274,8 +3250,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants_rec(VkCommandBuffer c
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdPushConstants, offsetof(sbt_vk_args_vkCmdPushConstants, pValues)}};
-	sbt_vk_args_vkCmdPushConstants *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdPushConstants), 1);
+	sbt_vk_args_vkCmdPushConstants *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdPushConstants, sizeof(sbt_vk_args_vkCmdPushConstants), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->layout = layout;
@@ -3357,8 +3332,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass_rec(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdNextSubpass, 0}};
-	sbt_vk_args_vkCmdNextSubpass *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdNextSubpass), 0);
+	sbt_vk_args_vkCmdNextSubpass *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdNextSubpass, sizeof(sbt_vk_args_vkCmdNextSubpass), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->contents = contents;
@@ -3413,8 +3387,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass_rec(VkCommandBuffer c
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdEndRenderPass, 0}};
-	sbt_vk_args_vkCmdEndRenderPass *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndRenderPass), 0);
+	sbt_vk_args_vkCmdEndRenderPass *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndRenderPass, sizeof(sbt_vk_args_vkCmdEndRenderPass), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
@@ -4040,8 +4013,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT_rec(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDebugMarkerEndEXT, 0}};
-	sbt_vk_args_vkCmdDebugMarkerEndEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT), 0);
+	sbt_vk_args_vkCmdDebugMarkerEndEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDebugMarkerEndEXT, sizeof(sbt_vk_args_vkCmdDebugMarkerEndEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
@@ -4157,8 +4129,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV_rec(VkCom
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, 0}};
-	sbt_vk_args_vkCmdBindPipelineShaderGroupNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV), 0);
+	sbt_vk_args_vkCmdBindPipelineShaderGroupNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, sizeof(sbt_vk_args_vkCmdBindPipelineShaderGroupNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->pipelineBindPoint = pipelineBindPoint;
@@ -4918,8 +4889,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask_rec(VkCommandBuffer c
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDeviceMask, 0}};
-	sbt_vk_args_vkCmdSetDeviceMask *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDeviceMask), 0);
+	sbt_vk_args_vkCmdSetDeviceMask *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDeviceMask, sizeof(sbt_vk_args_vkCmdSetDeviceMask), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->deviceMask = deviceMask;
@@ -4975,8 +4945,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR_rec(VkCommandBuffe
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDeviceMaskKHR, 0}};
-	sbt_vk_args_vkCmdSetDeviceMaskKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR), 0);
+	sbt_vk_args_vkCmdSetDeviceMaskKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDeviceMaskKHR, sizeof(sbt_vk_args_vkCmdSetDeviceMaskKHR), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->deviceMask = deviceMask;
@@ -5084,8 +5053,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase_rec(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDispatchBase, 0}};
-	sbt_vk_args_vkCmdDispatchBase *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDispatchBase), 0);
+	sbt_vk_args_vkCmdDispatchBase *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDispatchBase, sizeof(sbt_vk_args_vkCmdDispatchBase), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->baseGroupX = baseGroupX;
@@ -5156,8 +5124,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR_rec(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDispatchBaseKHR, 0}};
-	sbt_vk_args_vkCmdDispatchBaseKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR), 0);
+	sbt_vk_args_vkCmdDispatchBaseKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDispatchBaseKHR, sizeof(sbt_vk_args_vkCmdDispatchBaseKHR), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->baseGroupX = baseGroupX;
@@ -5428,8 +5395,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetViewportWScalingNV, offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, pViewportWScalings)}};
-	sbt_vk_args_vkCmdSetViewportWScalingNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV), 1);
+	sbt_vk_args_vkCmdSetViewportWScalingNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWScalingNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstViewport = firstViewport;
@@ -5495,8 +5461,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles)}};
-	sbt_vk_args_vkCmdSetDiscardRectangleEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT), 1);
+	sbt_vk_args_vkCmdSetDiscardRectangleEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstDiscardRectangle = firstDiscardRectangle;
@@ -6165,8 +6130,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, 0}};
-	sbt_vk_args_vkCmdEndDebugUtilsLabelEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT), 0);
+	sbt_vk_args_vkCmdEndDebugUtilsLabelEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, sizeof(sbt_vk_args_vkCmdEndDebugUtilsLabelEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
@@ -6692,8 +6656,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdBeginQueryIndexedEXT, 0}};
-	sbt_vk_args_vkCmdBeginQueryIndexedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdBeginQueryIndexedEXT), 0);
+	sbt_vk_args_vkCmdBeginQueryIndexedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdBeginQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdBeginQueryIndexedEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->queryPool = queryPool;
@@ -6757,8 +6720,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT_rec(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdEndQueryIndexedEXT, 0}};
-	sbt_vk_args_vkCmdEndQueryIndexedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT), 0);
+	sbt_vk_args_vkCmdEndQueryIndexedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndQueryIndexedEXT, sizeof(sbt_vk_args_vkCmdEndQueryIndexedEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->queryPool = queryPool;
@@ -6838,8 +6800,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetExclusiveScissorNV, offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors)}};
-	sbt_vk_args_vkCmdSetExclusiveScissorNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV), 1);
+	sbt_vk_args_vkCmdSetExclusiveScissorNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetExclusiveScissorNV, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstExclusiveScissor = firstExclusiveScissor;
@@ -6946,8 +6907,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV_rec(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDrawMeshTasksNV, 0}};
-	sbt_vk_args_vkCmdDrawMeshTasksNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV), 0);
+	sbt_vk_args_vkCmdDrawMeshTasksNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDrawMeshTasksNV, sizeof(sbt_vk_args_vkCmdDrawMeshTasksNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->taskCount = taskCount;
@@ -7041,8 +7001,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT_rec(VkCommandBuffe
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDrawMeshTasksEXT, 0}};
-	sbt_vk_args_vkCmdDrawMeshTasksEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT), 0);
+	sbt_vk_args_vkCmdDrawMeshTasksEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDrawMeshTasksEXT, sizeof(sbt_vk_args_vkCmdDrawMeshTasksEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->groupCountX = groupCountX;
@@ -7534,8 +7493,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, 0}};
-	sbt_vk_args_vkCmdTraceRaysIndirect2KHR *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR), 0);
+	sbt_vk_args_vkCmdTraceRaysIndirect2KHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, sizeof(sbt_vk_args_vkCmdTraceRaysIndirect2KHR), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->indirectDeviceAddress = indirectDeviceAddress;
@@ -7621,8 +7579,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR_r
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, 0}};
-	sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR), 0);
+	sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, sizeof(sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->pipelineStackSize = pipelineStackSize;
@@ -8115,8 +8072,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT_rec(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetLineStippleEXT, 0}};
-	sbt_vk_args_vkCmdSetLineStippleEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT), 0);
+	sbt_vk_args_vkCmdSetLineStippleEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLineStippleEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->lineStippleFactor = lineStippleFactor;
@@ -8293,8 +8249,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode_rec(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetCullMode, 0}};
-	sbt_vk_args_vkCmdSetCullMode *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetCullMode), 0);
+	sbt_vk_args_vkCmdSetCullMode *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCullMode, sizeof(sbt_vk_args_vkCmdSetCullMode), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->cullMode = cullMode;
@@ -8350,8 +8305,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT_rec(VkCommandBuffer 
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetCullModeEXT, 0}};
-	sbt_vk_args_vkCmdSetCullModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetCullModeEXT), 0);
+	sbt_vk_args_vkCmdSetCullModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCullModeEXT, sizeof(sbt_vk_args_vkCmdSetCullModeEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->cullMode = cullMode;
@@ -8407,8 +8361,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace_rec(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetFrontFace, 0}};
-	sbt_vk_args_vkCmdSetFrontFace *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetFrontFace), 0);
+	sbt_vk_args_vkCmdSetFrontFace *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetFrontFace, sizeof(sbt_vk_args_vkCmdSetFrontFace), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->frontFace = frontFace;
@@ -8464,8 +8417,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT_rec(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetFrontFaceEXT, 0}};
-	sbt_vk_args_vkCmdSetFrontFaceEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetFrontFaceEXT), 0);
+	sbt_vk_args_vkCmdSetFrontFaceEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetFrontFaceEXT, sizeof(sbt_vk_args_vkCmdSetFrontFaceEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->frontFace = frontFace;
@@ -8521,8 +8473,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetPrimitiveTopology, 0}};
-	sbt_vk_args_vkCmdSetPrimitiveTopology *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopology), 0);
+	sbt_vk_args_vkCmdSetPrimitiveTopology *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPrimitiveTopology, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopology), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->primitiveTopology = primitiveTopology;
@@ -8578,8 +8529,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT_rec(VkComma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, 0}};
-	sbt_vk_args_vkCmdSetPrimitiveTopologyEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT), 0);
+	sbt_vk_args_vkCmdSetPrimitiveTopologyEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveTopologyEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->primitiveTopology = primitiveTopology;
@@ -8636,8 +8586,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetViewportWithCount, offsetof(sbt_vk_args_vkCmdSetViewportWithCount, pViewports)}};
-	sbt_vk_args_vkCmdSetViewportWithCount *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetViewportWithCount), 1);
+	sbt_vk_args_vkCmdSetViewportWithCount *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWithCount, sizeof(sbt_vk_args_vkCmdSetViewportWithCount), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->viewportCount = viewportCount;
@@ -8700,8 +8649,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT_rec(VkComma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetViewportWithCountEXT, offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, pViewports)}};
-	sbt_vk_args_vkCmdSetViewportWithCountEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT), 1);
+	sbt_vk_args_vkCmdSetViewportWithCountEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWithCountEXT, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->viewportCount = viewportCount;
@@ -8764,8 +8712,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount_rec(VkCommandBu
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetScissorWithCount, offsetof(sbt_vk_args_vkCmdSetScissorWithCount, pScissors)}};
-	sbt_vk_args_vkCmdSetScissorWithCount *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetScissorWithCount), 1);
+	sbt_vk_args_vkCmdSetScissorWithCount *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetScissorWithCount, sizeof(sbt_vk_args_vkCmdSetScissorWithCount), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->scissorCount = scissorCount;
@@ -8828,8 +8775,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetScissorWithCountEXT, offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors)}};
-	sbt_vk_args_vkCmdSetScissorWithCountEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT), 1);
+	sbt_vk_args_vkCmdSetScissorWithCountEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetScissorWithCountEXT, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->scissorCount = scissorCount;
@@ -8927,8 +8873,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable_rec(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthTestEnable, 0}};
-	sbt_vk_args_vkCmdSetDepthTestEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthTestEnable), 0);
+	sbt_vk_args_vkCmdSetDepthTestEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthTestEnable), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthTestEnable = depthTestEnable;
@@ -8984,8 +8929,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, 0}};
-	sbt_vk_args_vkCmdSetDepthTestEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthTestEnableEXT), 0);
+	sbt_vk_args_vkCmdSetDepthTestEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthTestEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthTestEnable = depthTestEnable;
@@ -9041,8 +8985,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable_rec(VkCommandBu
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthWriteEnable, 0}};
-	sbt_vk_args_vkCmdSetDepthWriteEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnable), 0);
+	sbt_vk_args_vkCmdSetDepthWriteEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthWriteEnable, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnable), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthWriteEnable = depthWriteEnable;
@@ -9098,8 +9041,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, 0}};
-	sbt_vk_args_vkCmdSetDepthWriteEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT), 0);
+	sbt_vk_args_vkCmdSetDepthWriteEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthWriteEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthWriteEnable = depthWriteEnable;
@@ -9155,8 +9097,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp_rec(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthCompareOp, 0}};
-	sbt_vk_args_vkCmdSetDepthCompareOp *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthCompareOp), 0);
+	sbt_vk_args_vkCmdSetDepthCompareOp *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthCompareOp, sizeof(sbt_vk_args_vkCmdSetDepthCompareOp), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthCompareOp = depthCompareOp;
@@ -9212,8 +9153,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, 0}};
-	sbt_vk_args_vkCmdSetDepthCompareOpEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthCompareOpEXT), 0);
+	sbt_vk_args_vkCmdSetDepthCompareOpEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, sizeof(sbt_vk_args_vkCmdSetDepthCompareOpEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthCompareOp = depthCompareOp;
@@ -9269,8 +9209,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable_rec(VkComm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, 0}};
-	sbt_vk_args_vkCmdSetDepthBoundsTestEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable), 0);
+	sbt_vk_args_vkCmdSetDepthBoundsTestEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnable), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthBoundsTestEnable = depthBoundsTestEnable;
@@ -9326,8 +9265,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT_rec(VkC
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, 0}};
-	sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT), 0);
+	sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthBoundsTestEnable = depthBoundsTestEnable;
@@ -9383,8 +9321,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetStencilTestEnable, 0}};
-	sbt_vk_args_vkCmdSetStencilTestEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetStencilTestEnable), 0);
+	sbt_vk_args_vkCmdSetStencilTestEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilTestEnable, sizeof(sbt_vk_args_vkCmdSetStencilTestEnable), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->stencilTestEnable = stencilTestEnable;
@@ -9440,8 +9377,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT_rec(VkComma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, 0}};
-	sbt_vk_args_vkCmdSetStencilTestEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetStencilTestEnableEXT), 0);
+	sbt_vk_args_vkCmdSetStencilTestEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, sizeof(sbt_vk_args_vkCmdSetStencilTestEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->stencilTestEnable = stencilTestEnable;
@@ -9501,8 +9437,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp_rec(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetStencilOp, 0}};
-	sbt_vk_args_vkCmdSetStencilOp *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetStencilOp), 0);
+	sbt_vk_args_vkCmdSetStencilOp *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilOp, sizeof(sbt_vk_args_vkCmdSetStencilOp), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->faceMask = faceMask;
@@ -9570,8 +9505,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT_rec(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetStencilOpEXT, 0}};
-	sbt_vk_args_vkCmdSetStencilOpEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetStencilOpEXT), 0);
+	sbt_vk_args_vkCmdSetStencilOpEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetStencilOpEXT, sizeof(sbt_vk_args_vkCmdSetStencilOpEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->faceMask = faceMask;
@@ -9635,8 +9569,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT_rec(VkComm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, 0}};
-	sbt_vk_args_vkCmdSetPatchControlPointsEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetPatchControlPointsEXT), 0);
+	sbt_vk_args_vkCmdSetPatchControlPointsEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, sizeof(sbt_vk_args_vkCmdSetPatchControlPointsEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->patchControlPoints = patchControlPoints;
@@ -9692,8 +9625,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable_rec(VkCo
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, 0}};
-	sbt_vk_args_vkCmdSetRasterizerDiscardEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable), 0);
+	sbt_vk_args_vkCmdSetRasterizerDiscardEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnable), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->rasterizerDiscardEnable = rasterizerDiscardEnable;
@@ -9749,8 +9681,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT_rec(V
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, 0}};
-	sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT), 0);
+	sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, sizeof(sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->rasterizerDiscardEnable = rasterizerDiscardEnable;
@@ -9806,8 +9737,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable_rec(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthBiasEnable, 0}};
-	sbt_vk_args_vkCmdSetDepthBiasEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnable), 0);
+	sbt_vk_args_vkCmdSetDepthBiasEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBiasEnable, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnable), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthBiasEnable = depthBiasEnable;
@@ -9863,8 +9793,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, 0}};
-	sbt_vk_args_vkCmdSetDepthBiasEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT), 0);
+	sbt_vk_args_vkCmdSetDepthBiasEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthBiasEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthBiasEnable = depthBiasEnable;
@@ -9920,8 +9849,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT_rec(VkCommandBuffer c
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetLogicOpEXT, 0}};
-	sbt_vk_args_vkCmdSetLogicOpEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetLogicOpEXT), 0);
+	sbt_vk_args_vkCmdSetLogicOpEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLogicOpEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->logicOp = logicOp;
@@ -9977,8 +9905,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable_rec(VkCom
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, 0}};
-	sbt_vk_args_vkCmdSetPrimitiveRestartEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable), 0);
+	sbt_vk_args_vkCmdSetPrimitiveRestartEnable *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnable), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->primitiveRestartEnable = primitiveRestartEnable;
@@ -10034,8 +9961,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT_rec(Vk
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, 0}};
-	sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT), 0);
+	sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, sizeof(sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->primitiveRestartEnable = primitiveRestartEnable;
@@ -10091,8 +10017,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT_rec(
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, 0}};
-	sbt_vk_args_vkCmdSetTessellationDomainOriginEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT), 0);
+	sbt_vk_args_vkCmdSetTessellationDomainOriginEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, sizeof(sbt_vk_args_vkCmdSetTessellationDomainOriginEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->domainOrigin = domainOrigin;
@@ -10148,8 +10073,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, 0}};
-	sbt_vk_args_vkCmdSetDepthClampEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthClampEnableEXT), 0);
+	sbt_vk_args_vkCmdSetDepthClampEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClampEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthClampEnable = depthClampEnable;
@@ -10205,8 +10129,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT_rec(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetPolygonModeEXT, 0}};
-	sbt_vk_args_vkCmdSetPolygonModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetPolygonModeEXT), 0);
+	sbt_vk_args_vkCmdSetPolygonModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetPolygonModeEXT, sizeof(sbt_vk_args_vkCmdSetPolygonModeEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->polygonMode = polygonMode;
@@ -10262,8 +10185,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT_rec(VkCo
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, 0}};
-	sbt_vk_args_vkCmdSetRasterizationSamplesEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT), 0);
+	sbt_vk_args_vkCmdSetRasterizationSamplesEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationSamplesEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->rasterizationSamples = rasterizationSamples;
@@ -10320,8 +10242,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT_rec(VkCommandBuffe
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetSampleMaskEXT, offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, pSampleMask)}};
-	sbt_vk_args_vkCmdSetSampleMaskEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT), 1);
+	sbt_vk_args_vkCmdSetSampleMaskEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetSampleMaskEXT, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->samples = samples;
@@ -10383,8 +10304,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT_rec(VkC
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, 0}};
-	sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT), 0);
+	sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->alphaToCoverageEnable = alphaToCoverageEnable;
@@ -10440,8 +10360,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, 0}};
-	sbt_vk_args_vkCmdSetAlphaToOneEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT), 0);
+	sbt_vk_args_vkCmdSetAlphaToOneEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, sizeof(sbt_vk_args_vkCmdSetAlphaToOneEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->alphaToOneEnable = alphaToOneEnable;
@@ -10497,8 +10416,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT_rec(VkCommandBu
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, 0}};
-	sbt_vk_args_vkCmdSetLogicOpEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetLogicOpEnableEXT), 0);
+	sbt_vk_args_vkCmdSetLogicOpEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, sizeof(sbt_vk_args_vkCmdSetLogicOpEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->logicOpEnable = logicOpEnable;
@@ -10556,8 +10474,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, pColorBlendEnables)}};
-	sbt_vk_args_vkCmdSetColorBlendEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT), 1);
+	sbt_vk_args_vkCmdSetColorBlendEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstAttachment = firstAttachment;
@@ -10623,8 +10540,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT_rec(VkComm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, pColorBlendEquations)}};
-	sbt_vk_args_vkCmdSetColorBlendEquationEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT), 1);
+	sbt_vk_args_vkCmdSetColorBlendEquationEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstAttachment = firstAttachment;
@@ -10690,8 +10606,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, pColorWriteMasks)}};
-	sbt_vk_args_vkCmdSetColorWriteMaskEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT), 1);
+	sbt_vk_args_vkCmdSetColorWriteMaskEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstAttachment = firstAttachment;
@@ -10755,8 +10670,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT_rec(VkCom
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, 0}};
-	sbt_vk_args_vkCmdSetRasterizationStreamEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetRasterizationStreamEXT), 0);
+	sbt_vk_args_vkCmdSetRasterizationStreamEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, sizeof(sbt_vk_args_vkCmdSetRasterizationStreamEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->rasterizationStream = rasterizationStream;
@@ -10812,8 +10726,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, 0}};
-	sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT), 0);
+	sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->conservativeRasterizationMode = conservativeRasterizationMode;
@@ -10869,8 +10782,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSize
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, 0}};
-	sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT), 0);
+	sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, sizeof(sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->extraPrimitiveOverestimationSize = extraPrimitiveOverestimationSize;
@@ -10926,8 +10838,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, 0}};
-	sbt_vk_args_vkCmdSetDepthClipEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthClipEnableEXT), 0);
+	sbt_vk_args_vkCmdSetDepthClipEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->depthClipEnable = depthClipEnable;
@@ -10983,8 +10894,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT_rec(VkC
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, 0}};
-	sbt_vk_args_vkCmdSetSampleLocationsEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT), 0);
+	sbt_vk_args_vkCmdSetSampleLocationsEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, sizeof(sbt_vk_args_vkCmdSetSampleLocationsEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->sampleLocationsEnable = sampleLocationsEnable;
@@ -11042,8 +10952,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT_rec(VkComm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, pColorBlendAdvanced)}};
-	sbt_vk_args_vkCmdSetColorBlendAdvancedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT), 1);
+	sbt_vk_args_vkCmdSetColorBlendAdvancedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstAttachment = firstAttachment;
@@ -11107,8 +11016,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT_rec(VkCom
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, 0}};
-	sbt_vk_args_vkCmdSetProvokingVertexModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT), 0);
+	sbt_vk_args_vkCmdSetProvokingVertexModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, sizeof(sbt_vk_args_vkCmdSetProvokingVertexModeEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->provokingVertexMode = provokingVertexMode;
@@ -11164,8 +11072,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT_rec(VkC
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, 0}};
-	sbt_vk_args_vkCmdSetLineRasterizationModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT), 0);
+	sbt_vk_args_vkCmdSetLineRasterizationModeEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, sizeof(sbt_vk_args_vkCmdSetLineRasterizationModeEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->lineRasterizationMode = lineRasterizationMode;
@@ -11221,8 +11128,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT_rec(VkComma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, 0}};
-	sbt_vk_args_vkCmdSetLineStippleEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetLineStippleEnableEXT), 0);
+	sbt_vk_args_vkCmdSetLineStippleEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, sizeof(sbt_vk_args_vkCmdSetLineStippleEnableEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->stippledLineEnable = stippledLineEnable;
@@ -11278,8 +11184,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT_rec
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, 0}};
-	sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT), 0);
+	sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, sizeof(sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->negativeOneToOne = negativeOneToOne;
@@ -11335,8 +11240,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV_rec(VkC
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, 0}};
-	sbt_vk_args_vkCmdSetViewportWScalingEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV), 0);
+	sbt_vk_args_vkCmdSetViewportWScalingEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingEnableNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->viewportWScalingEnable = viewportWScalingEnable;
@@ -11394,8 +11298,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetViewportSwizzleNV, offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, pViewportSwizzles)}};
-	sbt_vk_args_vkCmdSetViewportSwizzleNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV), 1);
+	sbt_vk_args_vkCmdSetViewportSwizzleNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportSwizzleNV, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstViewport = firstViewport;
@@ -11459,8 +11362,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV_rec(VkCo
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, 0}};
-	sbt_vk_args_vkCmdSetCoverageToColorEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV), 0);
+	sbt_vk_args_vkCmdSetCoverageToColorEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorEnableNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageToColorEnable = coverageToColorEnable;
@@ -11516,8 +11418,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV_rec(Vk
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, 0}};
-	sbt_vk_args_vkCmdSetCoverageToColorLocationNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV), 0);
+	sbt_vk_args_vkCmdSetCoverageToColorLocationNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, sizeof(sbt_vk_args_vkCmdSetCoverageToColorLocationNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageToColorLocation = coverageToColorLocation;
@@ -11573,8 +11474,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV_rec(VkC
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, 0}};
-	sbt_vk_args_vkCmdSetCoverageModulationModeNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetCoverageModulationModeNV), 0);
+	sbt_vk_args_vkCmdSetCoverageModulationModeNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationModeNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageModulationMode = coverageModulationMode;
@@ -11630,8 +11530,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV_
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, 0}};
-	sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV), 0);
+	sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageModulationTableEnable = coverageModulationTableEnable;
@@ -11688,8 +11587,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV_rec(Vk
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, pCoverageModulationTable)}};
-	sbt_vk_args_vkCmdSetCoverageModulationTableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV), 1);
+	sbt_vk_args_vkCmdSetCoverageModulationTableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageModulationTableCount = coverageModulationTableCount;
@@ -11751,8 +11649,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV_rec(VkC
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, 0}};
-	sbt_vk_args_vkCmdSetShadingRateImageEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV), 0);
+	sbt_vk_args_vkCmdSetShadingRateImageEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, sizeof(sbt_vk_args_vkCmdSetShadingRateImageEnableNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->shadingRateImageEnable = shadingRateImageEnable;
@@ -11808,8 +11705,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV_rec(VkCo
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, 0}};
-	sbt_vk_args_vkCmdSetCoverageReductionModeNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetCoverageReductionModeNV), 0);
+	sbt_vk_args_vkCmdSetCoverageReductionModeNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, sizeof(sbt_vk_args_vkCmdSetCoverageReductionModeNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageReductionMode = coverageReductionMode;
@@ -11865,8 +11761,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnable
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, 0}};
-	sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV), 0);
+	sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, sizeof(sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->representativeFragmentTestEnable = representativeFragmentTestEnable;
@@ -12250,8 +12145,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV_rec(Vk
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps)}};
-	sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV), 1);
+	sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->shadingRate = shadingRate;
@@ -12344,8 +12238,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables)}};
-	sbt_vk_args_vkCmdSetColorWriteEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT), 1);
+	sbt_vk_args_vkCmdSetColorWriteEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->attachmentCount = attachmentCount;
@@ -12436,8 +12329,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2_rec(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdResetEvent2, 0}};
-	sbt_vk_args_vkCmdResetEvent2 *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdResetEvent2), 0);
+	sbt_vk_args_vkCmdResetEvent2 *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdResetEvent2, sizeof(sbt_vk_args_vkCmdResetEvent2), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->event = event;
@@ -12496,8 +12388,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR_rec(VkCommandBuffer 
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdResetEvent2KHR, 0}};
-	sbt_vk_args_vkCmdResetEvent2KHR *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdResetEvent2KHR), 0);
+	sbt_vk_args_vkCmdResetEvent2KHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdResetEvent2KHR, sizeof(sbt_vk_args_vkCmdResetEvent2KHR), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->event = event;
@@ -12613,8 +12504,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2_rec(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdWriteTimestamp2, 0}};
-	sbt_vk_args_vkCmdWriteTimestamp2 *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdWriteTimestamp2), 0);
+	sbt_vk_args_vkCmdWriteTimestamp2 *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdWriteTimestamp2, sizeof(sbt_vk_args_vkCmdWriteTimestamp2), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->stage = stage;
@@ -12676,8 +12566,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR_rec(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdWriteTimestamp2KHR, 0}};
-	sbt_vk_args_vkCmdWriteTimestamp2KHR *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR), 0);
+	sbt_vk_args_vkCmdWriteTimestamp2KHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdWriteTimestamp2KHR, sizeof(sbt_vk_args_vkCmdWriteTimestamp2KHR), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->stage = stage;
@@ -12976,8 +12865,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV_rec(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDecompressMemoryNV, offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, pDecompressMemoryRegions)}};
-	sbt_vk_args_vkCmdDecompressMemoryNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV), 1);
+	sbt_vk_args_vkCmdDecompressMemoryNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDecompressMemoryNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->decompressRegionCount = decompressRegionCount;
@@ -13041,8 +12929,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV_rec
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, 0}};
-	sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV), 0);
+	sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->indirectCommandsAddress = indirectCommandsAddress;
@@ -13252,8 +13139,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSampler
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, 0}};
-	sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT), 0);
+	sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, sizeof(sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->pipelineBindPoint = pipelineBindPoint;
@@ -13406,8 +13292,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering_rec(VkCommandBuffer co
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdEndRendering, 0}};
-	sbt_vk_args_vkCmdEndRendering *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndRendering), 0);
+	sbt_vk_args_vkCmdEndRendering *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndRendering, sizeof(sbt_vk_args_vkCmdEndRendering), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
@@ -13460,8 +13345,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR_rec(VkCommandBuffer
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	static const vkl_rec_head vkl_h = {vkl_flat_encode, {SBT_VK_CMD_vkCmdEndRenderingKHR, 0}};
-	sbt_vk_args_vkCmdEndRenderingKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, &vkl_h, sizeof(sbt_vk_args_vkCmdEndRenderingKHR), 0);
+	sbt_vk_args_vkCmdEndRenderingKHR *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdEndRenderingKHR, sizeof(sbt_vk_args_vkCmdEndRenderingKHR), 0);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		if (vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
