@@ -39,7 +39,8 @@
 #  4. On a private Xvfb, tscapture --frame F12:3 of vk_xwindow (a one-time-
 #     submit command buffer recorded and submitted within each frame, its
 #     presented images hashed: TRACESMITH_FRAME_HASH=1), F12 pressed once,
-#     and again once the layer said recordings keep no calls again: the
+#     and again once the layer said recordings keep no calls again (each
+#     time held until the window opened, however slow the presents): the
 #     same two lines, two window files, each replaying offscreen under
 #     validation with its 3 frames' hashes matched.
 set -eu
@@ -189,9 +190,9 @@ done
 # ---- 4: two capture-key presses -------------------------------------------------
 XW=$VK_ENV_BUILD/tests/programs/vk_xwindow
 vk_env_xvfb_start
-press() { # a short press of F12, read at a present
+press() { # K: F12 down until window K opened (the key is read at a present)
 	xdotool keydown F12
-	sleep 0.3
+	vk_env_waitlog "$T/key.log" "capture window $1 (key F12) opened"
 	xdotool keyup F12
 }
 mkdir "$T/key"
@@ -200,10 +201,10 @@ TRACESMITH_FRAME_HASH=1 TRACESMITH_LOG=info "$VK_ENV_BUILD/tscapture" -o "$T/key
 KAPP=$!
 vk_env_waitlog "$T/key.log" 'Vulkan trimmed capture: a one-time-submit command buffer recorded again'
 sleep 1 # presenting
-press
+press 1
 vk_env_waitlog "$T/key.log" "$BACK"
 sleep 0.5
-press
+press 2
 vk_env_waitlog "$T/key.log" 'capture window 2 closed'
 : >"$T/key.quit"
 rc=0
