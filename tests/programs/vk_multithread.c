@@ -15,12 +15,19 @@
  * mapped memory object, so threads write neighbouring ranges of the same
  * mapping while others submit.
  *
+ * With --quit-file FILE the run ends before R rounds once FILE exists
+ * (looked for before each round: by each worker with --thread-submit, by
+ * the main thread for all of them otherwise), so that a test can stop a
+ * long run when it has what it needs, however slow the build.
+ *
  * usage: vk_multithread [--threads T] [--rounds R] [--size N] [--thread-submit]
- *                       [--shared-memory]
+ *                       [--shared-memory] [--quit-file FILE]
  * Prints the XXH3-64 hash of the per-thread hashes (in thread order) of
- * every result word read; it depends only on T, R and N.
+ * every result word read; it depends only on T, R and N (and, for a run
+ * the quit file ended, on the rounds each thread did, printed before it).
  */
 #include <pthread.h>
+#include <unistd.h>
 
 #include "tests/programs/vk_prog.h"
 
@@ -33,6 +40,8 @@ typedef struct vkm_shared {
 	uint32_t rounds, size;
 	int thread_submit;
 	int shared_memory;
+	const char *quit_file; /* borrowed from argv; NULL: R rounds */
+	int quit;              /* main-submit mode: set by main before `completed` */
 	pthread_mutex_t queue_lock;
 	pthread_barrier_t recorded;  /* main-submit mode: all recorded */
 	pthread_barrier_t completed; /* main-submit mode: the submit finished */
@@ -48,17 +57,19 @@ typedef struct vkm_worker {
 	VkDescriptorSet set;
 	vkp_buffer params, inputs, work, readback;
 	uint64_t hash;
+	uint32_t rounds_done;
 } vkm_worker;
 
 static void vkm_usage(FILE *f)
 {
 	fprintf(f, "usage: vk_multithread [--threads T] [--rounds R] [--size N] [--thread-submit]\n"
-	           "                      [--shared-memory]\n"
+	           "                      [--shared-memory] [--quit-file FILE]\n"
 	           "  --threads T      recording threads (1..16, default 4)\n"
 	           "  --rounds R       rounds (1..10000, default 3)\n"
 	           "  --size N         words per thread (64..1048576, default 2048)\n"
 	           "  --thread-submit  each thread submits its own work (under a queue mutex)\n"
-	           "  --shared-memory  the inputs of all threads in one mapped memory object\n");
+	           "  --shared-memory  the inputs of all threads in one mapped memory object\n"
+	           "  --quit-file FILE end the run early once FILE exists\n");
 }
 
 /* The inputs of every worker as buffers in one host-visible, coherent
@@ -149,6 +160,8 @@ static void *vkm_worker_main(void *arg)
 	if (!hs || XXH3_64bits_reset(hs) != XXH_OK)
 		vkp_die(c, "out of memory");
 	for (r = 0; r < sh->rounds; r++) {
+		if (sh->thread_submit && sh->quit_file && access(sh->quit_file, F_OK) == 0)
+			break;
 		vkm_record(w, r);
 		if (sh->thread_submit) {
 			VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO };
@@ -166,6 +179,9 @@ static void *vkm_worker_main(void *arg)
 			pthread_barrier_wait(&sh->completed);
 		}
 		vkm_check(w, r, hs);
+		w->rounds_done = r + 1;
+		if (!sh->thread_submit && sh->quit)
+			break;
 	}
 	w->hash = XXH3_64bits_digest(hs);
 	XXH3_freeState(hs);
@@ -211,6 +227,8 @@ int main(int argc, char **argv)
 			sh.thread_submit = 1;
 		} else if (!strcmp(a, "--shared-memory")) {
 			sh.shared_memory = 1;
+		} else if (!strcmp(a, "--quit-file")) {
+			sh.quit_file = vkp_need_arg("vk_multithread", a, argc, argv, &i);
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			vkm_usage(stdout);
 			return 0;
@@ -300,12 +318,18 @@ int main(int argc, char **argv)
 			si.pCommandBuffers = cbs;
 			VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, main_fence));
 			vkp_fence_wait_reset(&c, main_fence);
+			sh.quit = sh.quit_file && access(sh.quit_file, F_OK) == 0;
 			pthread_barrier_wait(&sh.completed);
+			if (sh.quit)
+				break;
 		}
 	}
 	for (t = 0; t < nthreads; t++) {
 		pthread_join(workers[t].thread, NULL);
 		hashes[t] = workers[t].hash;
+		if (workers[t].rounds_done < sh.rounds)
+			printf("vk_multithread: thread %u ended by the quit file after %u rounds\n",
+			       (unsigned)t, (unsigned)workers[t].rounds_done);
 	}
 	printf("vk_multithread: threads %u rounds %u size %u hash 0x%016llx\n", (unsigned)nthreads,
 	       (unsigned)sh.rounds, (unsigned)sh.size,

@@ -37,16 +37,19 @@
 #  4. Four threads each recording and submitting a one-time-submit command
 #     buffer every round (vk_multithread --thread-submit) under --signal,
 #     SIGUSR1 sent from outside once the layer is up and again once the
-#     window opened: no recording is reported as submitted without its
+#     window's file holds a checkpoint, then the program told to end
+#     (--quit-file): no recording is reported as submitted without its
 #     calls, and the window replays under validation with every checkpoint
 #     matched (where the window falls depends on timing; the assertions do
-#     not).
+#     not, nor does the test's length: each step waits for what it needs,
+#     however slow the build, as under ThreadSanitizer).
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
 . "$TOP/tests/support/vk_env.sh"
 T=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+APP=
+trap '[ -z "$APP" ] || kill "$APP" 2>/dev/null || :; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 fail() { vk_env_fail "$@"; }
 
 vk_env_init
@@ -173,20 +176,25 @@ replays apptrig
 # ---- 4: four recording threads, signals from outside ------------------------------
 MT="$BUILD/tests/programs/vk_multithread"
 [ -x "$MT" ] || fail "$MT is not built"
-TRACESMITH_LOG=info "$BUILD/tscapture" --signal -o "$T/mt.sbt" -- "$MT" --threads 4 \
-	--rounds 10000 --thread-submit >"$T/mt.log" 2>&1 &
+# (the writer flushes every 0.1 s, so that the window's file shows its
+# first checkpoint soon after it is taken)
+TRACESMITH_LOG=info TRACESMITH_FLUSH_MS=100 "$BUILD/tscapture" --signal -o "$T/mt.sbt" -- \
+	"$MT" --threads 4 --rounds 10000 --thread-submit --quit-file "$T/mt.quit" >"$T/mt.log" 2>&1 &
 CAP=$!
 vk_env_waitlog "$T/mt.log" 'mapped memory tracker'
 APP=$(pgrep -P "$CAP" -x vk_multithread || true)
 [ -n "$APP" ] || fail "no vk_multithread under tscapture (pid $CAP)"
 kill -USR1 "$APP"
 vk_env_waitlog "$T/mt.log" 'capture window 1 (signal) opened'
-# leave the window open a while: on a loaded machine the threads may not
-# reach a checkpoint between two signals sent back to back (the program may
-# also end first, which closes the window at its exit)
-sleep 1
-kill -USR1 "$APP" 2>/dev/null || true
+# the threads reach a checkpoint only when the device is idle, which may
+# take long on a loaded machine or a slow build: the window stays open
+# until its file holds one
+vk_env_wait_checkpoint "$T/mt.log" 1
+kill -USR1 "$APP" || fail "vk_multithread has ended: $(tail -n 3 "$T/mt.log")"
+vk_env_waitlog "$T/mt.log" 'capture window 1 closed'
+: >"$T/mt.quit"
 wait "$CAP" || fail "tscapture --signal of vk_multithread: $(tail -n 3 "$T/mt.log")"
+APP=
 grep -q 'is submitted in the window' "$T/mt.log" &&
 	fail "mt: a recording was submitted without its calls: $(grep -m1 'is submitted in' "$T/mt.log")"
 cp "$T/mt-window-1.sbt" "$T/mt.win.sbt" 2>/dev/null || fail "no $T/mt-window-1.sbt"

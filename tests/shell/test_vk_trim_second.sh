@@ -28,15 +28,19 @@
 #     window-2.sbt) and replays matched.
 #  3. Four threads each recording and submitting a one-time-submit command
 #     buffer every round (vk_multithread --thread-submit) under --signal,
-#     SIGUSR1 sent from outside four times (open, close, open once the
-#     layer said recordings keep no calls again, close): no recording is
-#     reported as submitted without its calls, and both windows replay
-#     under validation with every checkpoint matched (where the windows
-#     fall depends on timing; the assertions do not).
+#     SIGUSR1 sent from outside four times (open, close once the window's
+#     file holds a checkpoint, open once the layer said recordings keep no
+#     calls again, close once it holds one), then the program told to end
+#     (--quit-file): no recording is reported as submitted without its
+#     calls, and both windows replay under validation with every checkpoint
+#     matched (where the windows fall depends on timing; the assertions do
+#     not, nor does the test's length: each step waits for what it needs,
+#     however slow the build, as under ThreadSanitizer).
 #  4. On a private Xvfb, tscapture --frame F12:3 of vk_xwindow (a one-time-
 #     submit command buffer recorded and submitted within each frame, its
 #     presented images hashed: TRACESMITH_FRAME_HASH=1), F12 pressed once,
-#     and again once the layer said recordings keep no calls again: the
+#     and again once the layer said recordings keep no calls again (each
+#     time held until the window opened, however slow the presents): the
 #     same two lines, two window files, each replaying offscreen under
 #     validation with its 3 frames' hashes matched.
 set -eu
@@ -45,7 +49,8 @@ TOP=${TOP:-.}
 . "$TOP/tests/support/vk_env.sh"
 T=$(mktemp -d)
 KAPP=
-trap 'vk_env_xvfb_stop; [ -z "$KAPP" ] || kill "$KAPP" 2>/dev/null || :; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+APP=
+trap 'vk_env_xvfb_stop; [ -z "$KAPP" ] || kill "$KAPP" 2>/dev/null || :; [ -z "$APP" ] || kill "$APP" 2>/dev/null || :; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 fail() {
 	[ -z "${DISPLAY:-}" ] || xdotool keyup F12 2>/dev/null || :
 	vk_env_fail "$@"
@@ -149,23 +154,31 @@ replays app-2
 
 # ---- 3: four recording threads, four signals from outside -------------------------
 MT="$BUILD/tests/programs/vk_multithread"
-TRACESMITH_LOG=info "$BUILD/tscapture" --signal -o "$T/mt.sbt" -- "$MT" --threads 4 \
-	--rounds 10000 --thread-submit >"$T/mt.log" 2>&1 &
+# (the writer flushes every 0.1 s, so that the window's file shows its
+# first checkpoint soon after it is taken)
+TRACESMITH_LOG=info TRACESMITH_FLUSH_MS=100 "$BUILD/tscapture" --signal -o "$T/mt.sbt" -- \
+	"$MT" --threads 4 --rounds 10000 --thread-submit --quit-file "$T/mt.quit" >"$T/mt.log" 2>&1 &
 CAP=$!
 vk_env_waitlog "$T/mt.log" 'mapped memory tracker'
 APP=$(pgrep -P "$CAP" -x vk_multithread || true)
 [ -n "$APP" ] || fail "no vk_multithread under tscapture (pid $CAP)"
-kill -USR1 "$APP"
+signal() { # SIGUSR1 to the program (it runs until the quit file, 10000 rounds at most)
+	kill -USR1 "$APP" || fail "vk_multithread has ended: $(tail -n 3 "$T/mt.log")"
+}
+signal
 vk_env_waitlog "$T/mt.log" 'capture window 1 (signal) opened'
-sleep 1 # a checkpoint or more in the window (see test_vk_trim_held.sh)
-kill -USR1 "$APP"
+vk_env_wait_checkpoint "$T/mt.log" 1
+signal
 vk_env_waitlog "$T/mt.log" "$BACK"
 sleep 0.3
-kill -USR1 "$APP" 2>/dev/null || true
+signal
 vk_env_waitlog "$T/mt.log" 'capture window 2 (signal) opened'
-sleep 1
-kill -USR1 "$APP" 2>/dev/null || true
+vk_env_wait_checkpoint "$T/mt.log" 2
+signal
+vk_env_waitlog "$T/mt.log" 'capture window 2 closed'
+: >"$T/mt.quit"
 wait "$CAP" || fail "tscapture --signal of vk_multithread: $(tail -n 3 "$T/mt.log")"
+APP=
 grep -q 'is submitted in the window' "$T/mt.log" &&
 	fail "mt: a recording was submitted without its calls: $(grep -m1 'is submitted in' "$T/mt.log")"
 for k in 1 2; do
@@ -177,9 +190,9 @@ done
 # ---- 4: two capture-key presses -------------------------------------------------
 XW=$VK_ENV_BUILD/tests/programs/vk_xwindow
 vk_env_xvfb_start
-press() { # a short press of F12, read at a present
+press() { # K: F12 down until window K opened (the key is read at a present)
 	xdotool keydown F12
-	sleep 0.3
+	vk_env_waitlog "$T/key.log" "capture window $1 (key F12) opened"
 	xdotool keyup F12
 }
 mkdir "$T/key"
@@ -188,10 +201,10 @@ TRACESMITH_FRAME_HASH=1 TRACESMITH_LOG=info "$VK_ENV_BUILD/tscapture" -o "$T/key
 KAPP=$!
 vk_env_waitlog "$T/key.log" 'Vulkan trimmed capture: a one-time-submit command buffer recorded again'
 sleep 1 # presenting
-press
+press 1
 vk_env_waitlog "$T/key.log" "$BACK"
 sleep 0.5
-press
+press 2
 vk_env_waitlog "$T/key.log" 'capture window 2 closed'
 : >"$T/key.quit"
 rc=0

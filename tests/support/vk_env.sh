@@ -15,6 +15,11 @@
 #                               a "VUID-" line (or, with VK_ENV_SYNC=1, a
 #                               "SYNC-HAZARD" line)
 #   vk_env_clean LOG            only the validation check of vk_env_run
+#   vk_env_waitlog LOG TEXT     wait (60 s at most) until LOG says TEXT
+#   vk_env_wait_checkpoint LOG K
+#                               wait (300 s at most) until capture window K,
+#                               open as LOG says, holds a checkpoint in what
+#                               its file has so far
 #   vk_env_fail MESSAGE         print "FAIL: MESSAGE" on stderr, exit 1
 #   vk_env_tsan_skip PROGRAM    in a ThreadSanitizer build (make tsan) exit
 #                               77 (skip): PROGRAM is not instrumented and
@@ -161,6 +166,42 @@ vk_env_waitlog() {
 		fi
 		sleep 0.1
 	done
+}
+
+# vk_env_wait_checkpoint LOG K: waits until capture window K (its path
+# read from LOG's "capture window K (TRIGGER) opened: PATH" line, logged at
+# TRACESMITH_LOG=info) holds a CHECKPOINT record in the part of its file
+# written so far (the writer flushes at least every TRACESMITH_FLUSH_MS;
+# tsinfo reads an unfinished file up to its torn tail).  Where a window
+# falls is up to the program's timing, and a multi-threaded program's
+# first checkpoint in it may come long after it opened (one is taken only
+# when the device is idle; docs/vulkan-layer.md), seconds later under
+# ThreadSanitizer: a test that closes the window itself waits for this
+# instead of sleeping.  Fails after 300 s, or once the window closed
+# (the program ended, say) with no checkpoint.
+vk_env_wait_checkpoint() {
+	vk_env_wc_file=$(sed -n "s/.*capture window $2 ([^)]*) opened: //p" "$1" | tail -n 1)
+	[ -n "$vk_env_wc_file" ] || vk_env_test_fail "no 'capture window $2 (...) opened' line in $1"
+	vk_env_wc_start=$(date +%s)
+	vk_env_wc_closed=
+	until "$VK_ENV_BUILD/tsinfo" --dump "$vk_env_wc_file" 2>/dev/null | grep -q ' checkpoint '; do
+		[ -z "$vk_env_wc_closed" ] ||
+			vk_env_test_fail "capture window $2 closed with no checkpoint: $(tail -n 3 "$1")"
+		# a window that closed gets one more look: its file is then complete
+		! grep -q "capture window $2 closed" "$1" || vk_env_wc_closed=1
+		[ $(($(date +%s) - vk_env_wc_start)) -lt 300 ] ||
+			vk_env_test_fail "capture window $2 ($vk_env_wc_file) holds no checkpoint after 300 s"
+		[ -n "$vk_env_wc_closed" ] || sleep 0.2
+	done
+}
+
+# vk_env_test_fail MESSAGE: the test's own `fail` where it has one (it may
+# clean up first), else vk_env_fail.
+vk_env_test_fail() {
+	if command -v fail >/dev/null 2>&1; then
+		fail "$@"
+	fi
+	vk_env_fail "$@"
 }
 
 vk_env_clean() { # LOG
