@@ -16,26 +16,12 @@
  * memset on a third, non-blocking stream, which releases the wait.  The
  * capture recorder's window drain (interpose/cuda/tcu_track.c) queries
  * the legacy stream: this says what that answer means on the real driver.
- * An alarm ends the program (exit 2) if a release does not.
+ * An alarm (30 s) ends the program (SIGALRM) if a release does not.
  *   cuda_stream_query
  */
-#include <cuda.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-#define CSQ_CK(call)                                                                        \
-	do {                                                                                 \
-		CUresult r_ = (call);                                                        \
-		if (r_ != CUDA_SUCCESS) {                                                    \
-			const char *n_ = "?";                                                \
-			cuGetErrorName(r_, &n_);                                             \
-			fprintf(stderr, "cuda_stream_query: line %d: %s: %s\n", __LINE__, #call, n_); \
-			exit(1);                                                             \
-		}                                                                            \
-	} while (0)
+#include "tests/cuda/cuprog.h"
 
 static CUcontext csq_ctx;
 static CUstream csq_blocking, csq_nonblocking;
@@ -59,7 +45,7 @@ static void *csq_other(void *p)
 {
 	char *line = p;
 
-	CSQ_CK(cuCtxSetCurrent(csq_ctx));
+	CUP_CK(cuCtxSetCurrent(csq_ctx));
 	snprintf(line, 128, "other: legacy=%s ptds=%s", csq_query(CU_STREAM_LEGACY),
 	         csq_query(CU_STREAM_PER_THREAD));
 	return NULL;
@@ -71,10 +57,10 @@ static void csq_case(const char *kind, CUstream held, int created, CUstream rele
 	pthread_t t;
 	char other[128];
 
-	CSQ_CK(cuMemAlloc(&flag, 4));
-	CSQ_CK(cuMemsetD32(flag, 0, 1));
-	CSQ_CK(cuCtxSynchronize());
-	CSQ_CK(cuStreamWaitValue32(held, flag, 1, CU_STREAM_WAIT_VALUE_GEQ));
+	CUP_CK(cuMemAlloc(&flag, 4));
+	CUP_CK(cuMemsetD32(flag, 0, 1));
+	CUP_CK(cuCtxSynchronize());
+	CUP_CK(cuStreamWaitValue32(held, flag, 1, CU_STREAM_WAIT_VALUE_GEQ));
 	usleep(20000);
 	printf("held=%s main: legacy=%s ptds=%s blocking=%s nonblocking=%s", kind,
 	       csq_query(CU_STREAM_LEGACY), csq_query(CU_STREAM_PER_THREAD),
@@ -88,11 +74,11 @@ static void csq_case(const char *kind, CUstream held, int created, CUstream rele
 	}
 	printf(" %s\n", other);
 	fflush(stdout);
-	CSQ_CK(cuMemsetD32Async(flag, 1, 1, releaser));
-	CSQ_CK(cuStreamSynchronize(releaser));
-	CSQ_CK(cuCtxSynchronize());
+	CUP_CK(cuMemsetD32Async(flag, 1, 1, releaser));
+	CUP_CK(cuStreamSynchronize(releaser));
+	CUP_CK(cuCtxSynchronize());
 	printf("held=%s released: legacy=%s\n", kind, csq_query(CU_STREAM_LEGACY));
-	CSQ_CK(cuMemFree(flag));
+	CUP_CK(cuMemFree(flag));
 }
 
 int main(void)
@@ -100,14 +86,18 @@ int main(void)
 	CUdevice dev;
 	CUstream releaser;
 
+	static const struct cup_api errs = { .GetErrorName = cuGetErrorName };
+
+	cup_prog = "cuda_stream_query";
+	cup_api_for_errors = &errs;
 	alarm(30);
-	CSQ_CK(cuInit(0));
-	CSQ_CK(cuDeviceGet(&dev, 0));
-	CSQ_CK(cuDevicePrimaryCtxRetain(&csq_ctx, dev));
-	CSQ_CK(cuCtxSetCurrent(csq_ctx));
-	CSQ_CK(cuStreamCreate(&csq_blocking, CU_STREAM_DEFAULT));
-	CSQ_CK(cuStreamCreate(&csq_nonblocking, CU_STREAM_NON_BLOCKING));
-	CSQ_CK(cuStreamCreate(&releaser, CU_STREAM_NON_BLOCKING));
+	CUP_CK(cuInit(0));
+	CUP_CK(cuDeviceGet(&dev, 0));
+	CUP_CK(cuDevicePrimaryCtxRetain(&csq_ctx, dev));
+	CUP_CK(cuCtxSetCurrent(csq_ctx));
+	CUP_CK(cuStreamCreate(&csq_blocking, CU_STREAM_DEFAULT));
+	CUP_CK(cuStreamCreate(&csq_nonblocking, CU_STREAM_NON_BLOCKING));
+	CUP_CK(cuStreamCreate(&releaser, CU_STREAM_NON_BLOCKING));
 	csq_case("blocking", csq_blocking, 1, releaser);
 	csq_case("nonblocking", csq_nonblocking, 1, releaser);
 	csq_case("ptds", CU_STREAM_PER_THREAD, 0, releaser);
