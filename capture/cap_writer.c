@@ -586,8 +586,8 @@ static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 
 /* A deferred record's raw bytes through its encoder (a bare one's: the
  * front-end's bare encoder, given the type; 0 when none was set). */
-static inline __attribute__((always_inline)) size_t cap_wr_encode_into(const cap_entry *e, uint8_t *out,
-                                                                   size_t out_cap)
+static inline __attribute__((always_inline)) size_t
+cap_wr_encode_into(const cap_entry *e, uint8_t *out, size_t out_cap)
 {
 	if (cap_wr_bare(e)) {
 		cap_encode_type_fn fn = atomic_load_explicit(&cap_g.bare_encode, memory_order_acquire);
