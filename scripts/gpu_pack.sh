@@ -42,6 +42,7 @@ cp "$BUILD"/tests/shaders/*.spv "$B/tests/shaders/"
 strip -o "$B/tests/cuda/cuda_alloc_loop" "$BUILD/tests/cuda/cuda_alloc_loop" # tests/bench/cuda_mem_bench.sh
 strip -o "$B/tests/cuda/cuda_graph_nodes" "$BUILD/tests/cuda/cuda_graph_nodes" # tests/gpu/test_gpu_graph_nodes.sh
 strip -o "$B/tests/cuda/cuda_stream_memop" "$BUILD/tests/cuda/cuda_stream_memop" # tests/gpu/test_gpu_stream_memop.sh
+strip -o "$B/tests/cuda/cuda_stream_query" "$BUILD/tests/cuda/cuda_stream_query" # the same
 strip -o "$B/tests/test_cap_clock" "$BUILD/tests/test_cap_clock" # tests/gpu/test_gpu_clock.sh
 strip -o "$B/tests/sbt_mutate" "$BUILD/tests/sbt_mutate" # tests/gpu/test_gpu_vk_sampleloc.sh
 

@@ -14,9 +14,12 @@
 # stream (--ptds --window-at-wait) or on an ended second thread's
 # (--ptds-thread): the program's output unchanged, one warning naming the
 # per-thread stream's thread (without the recorder's marks the window's
-# context synchronization would wait for ever).  Where
-# make did not build the program (a pack), it is built here with cc
-# against the toolkit's libcuda stub.
+# context synchronization would wait for ever).  tests/cuda/cuda_stream_query
+# (what cuStreamQuery answers for each kind of stream while one is held
+# by a wait) prints on the driver, plain and captured, what the H100
+# printed (tests/fixtures/h100/stream_query.txt, which the double follows:
+# test_cuda_stream_query.sh).  Where make did not build a program (a
+# pack), it is built here with cc against the toolkit's libcuda stub.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -34,6 +37,12 @@ if [ ! -x "$PROG" ]; then
 	PROG="$G/cuda_stream_memop"
 	gpu_prog "$PROG" cc -std=c11 -O2 -D_GNU_SOURCE -I"$TOP" -I"$CUDA_HOME/include" -o "$PROG" \
 		"$TOP/tests/cuda/cuda_stream_memop.c" -L"$CUDA_HOME/lib64/stubs" -lcuda -lxxhash
+fi
+QPROG="$BUILD/tests/cuda/cuda_stream_query"
+if [ ! -x "$QPROG" ]; then
+	QPROG="$G/cuda_stream_query"
+	gpu_prog "$QPROG" cc -std=c11 -O2 -D_GNU_SOURCE -I"$TOP" -I"$CUDA_HOME/include" -o "$QPROG" \
+		"$TOP/tests/cuda/cuda_stream_query.c" -L"$CUDA_HOME/lib64/stubs" -lcuda -lpthread -lxxhash
 fi
 CUP_IMAGE_DIR=$(cd "$G" && pwd)
 export CUP_IMAGE_DIR
@@ -71,4 +80,11 @@ for v in ptds ptds-thread; do
 	[ "$(grep -c 'the window opened with the per-thread default stream of thread 0x[0-9a-f]* still busy' "$T/$v.err")" = 1 ] ||
 		fail "$v: not one warning naming the per-thread stream: $(cat "$T/$v.err")"
 done
-echo "ok: the double's output, 6 checkpoints equal, 3 runs agree, one stream stops at the first wait, per-thread streams polled"
+# cuStreamQuery's answers on this driver: as the H100's (and the double's)
+expect_rc 0 query "$QPROG"
+cmp -s "$TOP/tests/fixtures/h100/stream_query.txt" "$T/query.out" ||
+	fail "query: this driver's cuStreamQuery answers otherwise than the H100's: $(diff "$TOP/tests/fixtures/h100/stream_query.txt" "$T/query.out")"
+expect_rc 0 qcap "$BUILD/tscapture" -o "$T/q.sbt" -- "$QPROG"
+cmp -s "$TOP/tests/fixtures/h100/stream_query.txt" "$T/qcap.out" ||
+	fail "query under capture: $(diff "$TOP/tests/fixtures/h100/stream_query.txt" "$T/qcap.out")"
+echo "ok: the double's output, 6 checkpoints equal, 3 runs agree, one stream stops at the first wait, per-thread streams polled, cuStreamQuery as on the H100"
