@@ -796,11 +796,12 @@ TCD_EXPORT(cuStreamSynchronize_ptsz)
  * Whether a stream has work not yet run; for the legacy stream, also any
  * blocking stream of its context (a created one without
  * CU_STREAM_NON_BLOCKING, or a per-thread default stream of any thread):
- * measured on the H100 (driver 580.159.04, tests/gpu/gpu_stream_query.c),
- * cuStreamQuery of the legacy stream answers CUDA_ERROR_NOT_READY while
- * such a stream is held by a stream memory wait, from any thread, and
- * CUDA_SUCCESS while only a non-blocking one is.  Other streams answer
- * for themselves alone, the legacy one's work included.
+ * measured on the H100 (driver 580.159.04, tests/cuda/cuda_stream_query.c,
+ * tests/fixtures/h100/stream_query.txt), cuStreamQuery of the legacy
+ * stream answers CUDA_ERROR_NOT_READY while such a stream is held by a
+ * stream memory wait, from any thread, and CUDA_SUCCESS while only a
+ * non-blocking one is.  Any other stream answers for its own work alone,
+ * even while the legacy stream is held.
  */
 static bool tcd_stream_busy_locked(const struct tcd_stream *s)
 {
