@@ -608,9 +608,10 @@ static inline __attribute__((always_inline)) void vkl_trim_fast_end(vkl_trim_tls
  * The record-first path of a flat vkCmd* where the run records without
  * tracking (the generated vkl_w_<name>_rec, vkl_proc.record_first): the
  * wrapper writes the call's arguments straight into the deferred record
- * (cap_fast_reserve_deferred_coarse: [u32 cmd][u32 ptr_off][struct]
- * [array], the raw form vkl_flat_encode encodes on the writer thread, the
- * same bytes vkl_emit_flat copies), publishes it, and passes the call down
+ * (cap_fast_reserve_deferred_coarse, a bare record: [struct][array], which
+ * vkl_flat_encode_bare encodes on the writer thread; vkl_emit_flat's raw
+ * form without its [u32 cmd][u32 ptr_off] head, which the encoder finds
+ * from the record's type), publishes it, and passes the call down
  * as its last act with the arguments read back from the record (the block
  * stays this thread's until it moves to the next one; the writer only
  * reads it), so nothing is kept across a call.  It is handed out only where

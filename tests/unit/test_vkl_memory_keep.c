@@ -121,6 +121,18 @@ static uint8_t *tst_map(vkl_device *d, unsigned k, uint8_t *real, size_t offset,
 	return p;
 }
 
+/* tst_map, checked: the map took kept memory (kept 1) or fresh (0), as
+ * vkl_mem_maps_kept counts, and the application sees the driver's bytes. */
+static uint8_t *tst_map_kept(vkl_device *d, unsigned k, uint8_t *real, size_t offset, size_t size,
+                             unsigned kept)
+{
+	unsigned long long kept0 = atomic_load(&vkl_mem_maps_kept);
+	uint8_t *s = tst_map(d, k, real, offset, size);
+	TST_CHECK_EQ_U64(atomic_load(&vkl_mem_maps_kept), kept0 + kept);
+	TST_CHECK(memcmp(s, real + offset, size) == 0);
+	return s;
+}
+
 /* Kept memory of a scanned mapping reused for another object whose driver
  * pages are mostly unpopulated. */
 static void tst_scan_reuse(vkl_device *d, vkl_track_kind kind)
@@ -227,7 +239,6 @@ static void tst_cap(vkl_device *d)
 	static const int all[] = { 0, 1, 2, 3, 4, 5, 6, 7, -1 };
 	static const size_t pages[] = { 80, 160, 400, 120 };
 	uint8_t *real[4], *s, *sa;
-	unsigned long long kept0;
 	size_t n;
 	vkl_mem_kept *e;
 
@@ -252,10 +263,7 @@ static void tst_cap(vkl_device *d)
 	tst_map(d, 11, real[1], 0, pages[1] * tst_page);
 	vkl_memory_unmapping(d, tst_mem(11));
 	TST_CHECK_EQ_U64(d->kept_bytes, tst_kept_size(80) + tst_kept_size(160));
-	kept0 = atomic_load(&vkl_mem_maps_kept);
-	s = tst_map(d, 12, real[2], 0, pages[2] * tst_page);
-	TST_CHECK_EQ_U64(atomic_load(&vkl_mem_maps_kept), kept0);
-	TST_CHECK(memcmp(s, real[2], pages[2] * tst_page) == 0);
+	tst_map_kept(d, 12, real[2], 0, pages[2] * tst_page, 0);
 	vkl_memory_unmapping(d, tst_mem(12));
 	TST_CHECK_EQ_U64(d->kept_bytes, tst_kept_size(80) + tst_kept_size(160));
 
@@ -272,20 +280,14 @@ static void tst_cap(vkl_device *d)
 	tst_map(d, 13, real[3], 0, pages[3] * tst_page);
 	vkl_memory_unmapping(d, tst_mem(13));
 	TST_CHECK_EQ_U64(d->kept_bytes, tst_kept_size(120) + tst_kept_size(80));
-	kept0 = atomic_load(&vkl_mem_maps_kept);
-	s = tst_map(d, 11, real[1], 0, pages[1] * tst_page);
-	TST_CHECK_EQ_U64(atomic_load(&vkl_mem_maps_kept), kept0);
-	TST_CHECK(memcmp(s, real[1], pages[1] * tst_page) == 0);
+	tst_map_kept(d, 11, real[1], 0, pages[1] * tst_page, 0);
 	vkl_memory_unmapping(d, tst_mem(11));
 	/* B, E, A: 1080 pages again, A goes */
 	TST_CHECK_EQ_U64(d->kept_bytes, tst_kept_size(160) + tst_kept_size(120));
 	TST_CHECK(d->kept_bytes <= TST_CAP * tst_page);
 	/* a mapping of C at an offset whose page-rounded shadow is E's (120
 	 * pages) takes E's memory, its lead cleared */
-	kept0 = atomic_load(&vkl_mem_maps_kept);
-	s = tst_map(d, 12, real[2], 100, 120 * tst_page - 100);
-	TST_CHECK_EQ_U64(atomic_load(&vkl_mem_maps_kept), kept0 + 1);
-	TST_CHECK(memcmp(s, real[2] + 100, 120 * tst_page - 100) == 0);
+	s = tst_map_kept(d, 12, real[2], 100, 120 * tst_page - 100, 1);
 	for (size_t i = 0; i < 100; i++)
 		TST_CHECK(s[(ptrdiff_t)i - 100] == 0);
 	vkl_memory_unmapping(d, tst_mem(12));
