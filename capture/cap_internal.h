@@ -136,10 +136,14 @@ enum {
 	CAP_ENT_DEFERRED = 4, /* a record in its front-end's raw form */
 	CAP_ENT_PAGES = 5,    /* a blob as page hashes (cap_blob_pages) */
 	CAP_ENT_PIECES = 6,   /* a blob gathered from pieces (cap_blob_begin) */
-	CAP_ENT_DEFERRED_BARE = 7, /* DEFERRED with the short head: no time_ns,
-	                              no key (cap_fast_seal_deferred_coarse) */
+	CAP_ENT_DEFERRED_BARE = 7, /* DEFERRED with the short head: no size,
+	                              len, time_ns or key (its len in the kind
+	                              word: cap_fast_seal_deferred_coarse) */
 	CAP_ENT_DEFERRED_BARE_T = 8 /* the same, its time in its last 8 bytes */
 };
+/* The bits of an entry's kind word that hold its kind; a bare entry keeps
+ * its len above them (cap_entry). */
+#define CAP_ENT_KIND_BITS 8
 
 /*
  * Every entry starts with this header (a bare one with its first
@@ -151,19 +155,23 @@ enum {
  * frames, len = frame count, body = uint64_t ips.  DEFERRED: as RECORD,
  * but the body is a cap_deferred and then len raw bytes, which the writer
  * encodes into the payload (cap_record_begin_deferred).  DEFERRED_BARE:
- * as DEFERRED, but the header is its first CAP_ENT_BARE_HEAD bytes (kind,
- * type, size, seq, len), the raw bytes follow them with no encoder (the
- * writer encodes them with the front-end's cap_set_bare_encoder, given the
- * type), and the record has no stack: its time is its thread's previous
- * record's.  DEFERRED_BARE_T:
+ * as DEFERRED, but the header is its first CAP_ENT_BARE_HEAD bytes, the
+ * kind word (the kind in its low CAP_ENT_KIND_BITS, len above them: a bare
+ * entry is smaller than a block, CAP_BLOCK_BYTES) and type and seq, and
+ * its size follows from len (cap_ent_bytes); the raw bytes follow them
+ * with no encoder (the writer encodes them with the front-end's
+ * cap_set_bare_encoder, given the type), and the record has no stack: its
+ * time is its thread's previous record's.  DEFERRED_BARE_T:
  * the same, with the record's time (as time_ns) in the entry's last 8
  * bytes, after the padding.  cap_fast_seal_deferred_coarse reads the
  * counter once in CAP_COARSE_EVERY records and makes that one BARE_T, the
- * others BARE: 32 bytes less memory for a recorded vkCmd* than a DEFERRED
- * entry (88 for a vkCmdPushConstants of 16 bytes, where that is 120: the
- * unwritten time and key, the encoder, and the Vulkan layer's [u32 cmd]
- * [u32 ptr_off], which its bare encoder finds from the type), and no time
- * for the writer to convert.  PAGES: key =
+ * others BARE: 48 bytes less memory for a recorded vkCmd* than a DEFERRED
+ * entry (72 for a vkCmdPushConstants of 16 bytes, where that is 120: the
+ * size and len, the unwritten time and key, the encoder, and the Vulkan
+ * layer's [u32 cmd][u32 ptr_off], which its bare encoder finds from the
+ * type), and no time for the writer to convert.  Only the writer reads an
+ * entry's kind, size and len, through cap_ent_kind and cap_ent_bytes and
+ * cap_ent_len.  PAGES: key =
  * blob id, len = blob bytes; the body is a cap_pages_head, then npages
  * (low64, high64) XXH3-128 page hashes, then npages bytes (1: the page's
  * bytes follow) padded to 8, then the bytes of those pages back to back.
@@ -172,19 +180,57 @@ enum {
  * to len).
  */
 typedef struct cap_entry {
-	uint32_t kind;
+	uint32_t kind;    /* a bare entry's len above CAP_ENT_KIND_BITS */
 	uint32_t type;
-	uint64_t size;    /* whole entry, header and padding included */
 	uint64_t seq;
-	uint64_t len;
 	/* a bare entry's header ends here (CAP_ENT_BARE_HEAD) */
+	uint64_t size;    /* whole entry, header and padding included */
+	uint64_t len;
 	uint64_t time_ns;
 	uint64_t key;
 } cap_entry;
 _Static_assert(sizeof(cap_entry) == 48, "cap_entry is 48 bytes, 8-aligned");
-/* The header of a DEFERRED_BARE(_T) entry: kind, type, size, seq, len. */
-#define CAP_ENT_BARE_HEAD offsetof(cap_entry, time_ns)
-_Static_assert(CAP_ENT_BARE_HEAD == 32, "a bare entry's header is 32 bytes, 8-aligned");
+/* The header of a DEFERRED_BARE(_T) entry: the kind word, type, seq. */
+#define CAP_ENT_BARE_HEAD offsetof(cap_entry, size)
+_Static_assert(CAP_ENT_BARE_HEAD == 16, "a bare entry's header is 16 bytes, 8-aligned");
+
+/* The size of a bare entry (CAP_ENT_DEFERRED_BARE) with body bytes after
+ * its short header; a BARE_T one is 8 bytes more. */
+static inline size_t cap_rt_bare_size(size_t body)
+{
+	return (CAP_ENT_BARE_HEAD + body + 7) & ~(size_t)7;
+}
+
+/* The kind word of a bare entry of len raw bytes. */
+static inline uint32_t cap_ent_bare_word(uint32_t kind, size_t len)
+{
+	return kind | (uint32_t)len << CAP_ENT_KIND_BITS;
+}
+
+/* What the writer reads of an entry: its kind, its len, its size. */
+static inline uint32_t cap_ent_kind(const cap_entry *e)
+{
+	return e->kind & ((1u << CAP_ENT_KIND_BITS) - 1);
+}
+
+static inline int cap_ent_bare(const cap_entry *e)
+{
+	uint32_t k = cap_ent_kind(e);
+	return k == CAP_ENT_DEFERRED_BARE || k == CAP_ENT_DEFERRED_BARE_T;
+}
+
+static inline size_t cap_ent_len(const cap_entry *e)
+{
+	return cap_ent_bare(e) ? (size_t)(e->kind >> CAP_ENT_KIND_BITS) : (size_t)e->len;
+}
+
+static inline size_t cap_ent_bytes(const cap_entry *e)
+{
+	if (!cap_ent_bare(e))
+		return (size_t)e->size;
+	return cap_rt_bare_size(e->kind >> CAP_ENT_KIND_BITS) +
+	       (cap_ent_kind(e) == CAP_ENT_DEFERRED_BARE_T ? 8 : 0);
+}
 
 /* The head of a DEFERRED entry's body. */
 typedef struct cap_deferred {

@@ -446,7 +446,7 @@ static cap_entry *cap_wr_peek(cap_wctx *x, cap_thread *t)
 
 static void cap_wr_advance(cap_wctx *x, cap_thread *t, const cap_entry *e)
 {
-	t->rpos += e->size;
+	t->rpos += cap_ent_bytes(e);
 	x->progress = 1;
 }
 
@@ -556,27 +556,21 @@ static sbt_status cap_wr_pieces(cap_wctx *x, const cap_entry *e)
 	return sbt_writer_put_blob_split(x->w, e->key, npages, lens, hashes, src);
 }
 
-/* Whether e is a bare entry (the short head: cap_internal.h). */
-static inline int cap_wr_bare(const cap_entry *e)
-{
-	return e->kind == CAP_ENT_DEFERRED_BARE || e->kind == CAP_ENT_DEFERRED_BARE_T;
-}
-
 /* Handle blobs and stacks at the cursor; return the next record, if any. */
 static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 {
 	cap_entry *e;
-	while ((e = cap_wr_peek(x, t)) != NULL && e->kind != CAP_ENT_RECORD &&
-	       e->kind != CAP_ENT_DEFERRED && !cap_wr_bare(e)) {
-		if (e->kind == CAP_ENT_BLOB && !x->failed) {
+	while ((e = cap_wr_peek(x, t)) != NULL && cap_ent_kind(e) != CAP_ENT_RECORD &&
+	       cap_ent_kind(e) != CAP_ENT_DEFERRED && !cap_ent_bare(e)) {
+		if (cap_ent_kind(e) == CAP_ENT_BLOB && !x->failed) {
 			errno = 0;
 			cap_wr_check(x, "blob", cap_wr_blob(x, e));
-		} else if (e->kind == CAP_ENT_PIECES && !x->failed) {
+		} else if (cap_ent_kind(e) == CAP_ENT_PIECES && !x->failed) {
 			errno = 0;
 			cap_wr_check(x, "blob", cap_wr_pieces(x, e));
-		} else if (e->kind == CAP_ENT_PAGES && !x->failed) {
+		} else if (cap_ent_kind(e) == CAP_ENT_PAGES && !x->failed) {
 			cap_wr_pages(x, e);
-		} else if (e->kind == CAP_ENT_STACK) {
+		} else if (cap_ent_kind(e) == CAP_ENT_STACK) {
 			cap_wr_stack(x, e);
 		}
 		cap_wr_advance(x, t, e);
@@ -589,7 +583,7 @@ static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 static inline __attribute__((always_inline)) size_t
 cap_wr_encode_into(const cap_entry *e, uint8_t *out, size_t out_cap)
 {
-	if (cap_wr_bare(e)) {
+	if (cap_ent_bare(e)) {
 		cap_encode_type_fn fn = atomic_load_explicit(&cap_g.bare_encode, memory_order_acquire);
 		if (__builtin_expect(!fn, 0)) {
 			/* a front-end's mistake: said once, the record kept empty */
@@ -600,7 +594,7 @@ cap_wr_encode_into(const cap_entry *e, uint8_t *out, size_t out_cap)
 				         e->seq, e->type);
 			return 0;
 		}
-		return fn(e->type, (const uint8_t *)e + CAP_ENT_BARE_HEAD, (size_t)e->len, out,
+		return fn(e->type, (const uint8_t *)e + CAP_ENT_BARE_HEAD, cap_ent_len(e), out,
 		          out_cap);
 	}
 	return ((const cap_deferred *)(e + 1))
@@ -693,24 +687,24 @@ static void cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 		return;
 	/* a bare record has no stack, and a time only when BARE_T, after its
 	 * body (cap_internal.h) */
-	if (!cap_wr_bare(e) && e->key && !cap_wmap_get(&x->stacks, e->key, &sid))
+	if (!cap_ent_bare(e) && e->key && !cap_wmap_get(&x->stacks, e->key, &sid))
 		sid = 0;
 	r.type = e->type;
 	r.stack_id = sid;
 	r.seq = e->seq;
-	if (e->kind == CAP_ENT_DEFERRED_BARE) {
+	if (cap_ent_kind(e) == CAP_ENT_DEFERRED_BARE) {
 		r.time_ns = cap_wr_time_prev(x, t);
-	} else if (e->kind == CAP_ENT_DEFERRED_BARE_T) {
+	} else if (cap_ent_kind(e) == CAP_ENT_DEFERRED_BARE_T) {
 		uint64_t stamp;
-		memcpy(&stamp, (const uint8_t *)e + e->size - 8, 8);
+		memcpy(&stamp, (const uint8_t *)e + cap_ent_bytes(e) - 8, 8);
 		r.time_ns = cap_wr_time(x, t, stamp);
 	} else {
 		r.time_ns = cap_wr_time(x, t, e->time_ns);
 	}
 	r.thread = t->tid;
 	r.payload = (const uint8_t *)(e + 1);
-	r.payload_len = (size_t)e->len;
-	if (e->kind == CAP_ENT_DEFERRED || cap_wr_bare(e)) {
+	r.payload_len = cap_ent_len(e);
+	if (cap_ent_kind(e) == CAP_ENT_DEFERRED || cap_ent_bare(e)) {
 		r.payload = cap_wr_encode(x, e, &r.payload_len);
 		if (!r.payload) {
 			cap_wr_fail(x, "record (out of memory encoding it)", SBT_ERR_NOMEM, ENOMEM);

@@ -1,13 +1,14 @@
 /*
  * Bare entries (cap_internal.h, CAP_ENT_DEFERRED_BARE and _T): the
  * record-first path's reservation (cap_fast_reserve_deferred_coarse) and
- * seal (cap_fast_seal_deferred_coarse) write a 32-byte head (kind, type,
- * size, seq, len) and the raw bytes, which the writer encodes with the
+ * seal (cap_fast_seal_deferred_coarse) write a 16-byte head (the kind word
+ * with the len in it, type, seq) and the raw bytes, which the writer encodes with the
  * encoder set by cap_set_bare_encoder (here: the type's low byte, then the
  * raw bytes); the counter is read for one record in 16 of a thread's,
  * stored after that record's body (BARE_T, 8 bytes more).  Checked in
- * memory: each entry's kind and size (the Vulkan layer's 56 raw bytes of a
- * vkCmdPushConstants of 16 bytes take 88), the first of the thread's bare
+ * memory: each entry's kind, len and size as the writer reads them (the
+ * Vulkan layer's 56 raw bytes of a vkCmdPushConstants of 16 bytes take
+ * 72), the next entry right after it, the first of the thread's bare
  * records and every 16th after it
  * BARE_T, a reservation left unsealed leaving nothing (the next one gets
  * the same address).  Checked in the trace: every bare record's payload
@@ -158,17 +159,19 @@ static int bare_layout(void)
 			TST_CHECK(e == unsealed);
 		memcpy(p, raw, len);
 		cap_fast_seal_deferred_coarse(t, e, len);
-		kinds[i] = (uint8_t)e->kind;
+		kinds[i] = (uint8_t)cap_ent_kind(e);
 		if (bare_n % CAP_COARSE_EVERY == 0) {
-			TST_CHECK(e->kind == CAP_ENT_DEFERRED_BARE_T);
-			TST_CHECK_EQ_U64(e->size, cap_rt_bare_size(len) + 8);
+			TST_CHECK(cap_ent_kind(e) == CAP_ENT_DEFERRED_BARE_T);
+			TST_CHECK_EQ_U64(cap_ent_bytes(e), cap_rt_bare_size(len) + 8);
 		} else {
-			TST_CHECK(e->kind == CAP_ENT_DEFERRED_BARE);
-			TST_CHECK_EQ_U64(e->size, cap_rt_bare_size(len));
+			TST_CHECK(cap_ent_kind(e) == CAP_ENT_DEFERRED_BARE);
+			TST_CHECK_EQ_U64(cap_ent_bytes(e), cap_rt_bare_size(len));
 		}
 		if (len == 56) /* 40 bytes of arguments, 16 pushed */
-			TST_CHECK_EQ_U64(e->size - (e->kind == CAP_ENT_DEFERRED_BARE_T ? 8 : 0), 88);
-		TST_CHECK_EQ_U64(e->len, len);
+			TST_CHECK_EQ_U64(cap_ent_bytes(e) - (kinds[i] == CAP_ENT_DEFERRED_BARE_T ? 8 : 0),
+			                 72);
+		TST_CHECK_EQ_U64(cap_ent_len(e), len);
+		TST_CHECK(t->wptr == (uintptr_t)e + cap_ent_bytes(e));
 		bare_n++;
 	}
 	cap_shutdown();
