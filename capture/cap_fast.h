@@ -369,7 +369,10 @@ static inline __attribute__((always_inline)) void
 cap_fast_seal_deferred_coarse(cap_thread *t, cap_entry *e, size_t len)
 {
 	size_t size = cap_rt_bare_size(len);
-	uint32_t kind = CAP_ENT_DEFERRED_BARE;
+	/* stored now, and made BARE_T in memory below: a kind kept in a
+	 * register across RDTSCP, which takes three, cost a saved one (a
+	 * push and a pop on every record) */
+	e->kind = cap_ent_bare_word(CAP_ENT_DEFERRED_BARE, len);
 	/* no gap in the seqs (cap_rt_seal_entry_clock) */
 	e->seq = atomic_fetch_add_explicit(&cap_g.next_seq, 1, memory_order_relaxed);
 	/* one decrement in memory and its sign: a new thread's 0 reads at
@@ -378,15 +381,15 @@ cap_fast_seal_deferred_coarse(cap_thread *t, cap_entry *e, size_t len)
 	if (__builtin_expect(--t->coarse_left < 0, 0)) {
 		cap_clock_rdtscp_to((uint64_t *)(void *)((uint8_t *)e + size));
 		size += 8;
-		kind = CAP_ENT_DEFERRED_BARE_T;
+		e->kind += CAP_ENT_DEFERRED_BARE_T - CAP_ENT_DEFERRED_BARE; /* the low bits only */
 		t->coarse_left = CAP_COARSE_EVERY - 1;
 	}
-	e->kind = cap_ent_bare_word(kind, len);
-	/* The lines CAP_PREFETCH_AHEAD bytes on, asked for now: a thread
+	/* The line CAP_PREFETCH_AHEAD bytes on, asked for now: a thread
 	 * recording faster than the writer drains writes into memory not in
 	 * its cache, and each line it reaches unasked costs a read from
 	 * memory while the command waits (docs/benchmarks.md, the H100's
-	 * vk_callbound).  A hint: never a fault, past the block's end too. */
+	 * vk_callbound).  A hint: never a fault, past the block's end too;
+	 * gcc emits prefetcht0 for it on baseline x86-64 (what was measured). */
 	__builtin_prefetch((const uint8_t *)e + CAP_PREFETCH_AHEAD, 1, 3);
 	cap_rt_publish_size(t, e, size);
 }

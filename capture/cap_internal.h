@@ -166,10 +166,11 @@ enum {
  * bytes, after the padding.  cap_fast_seal_deferred_coarse reads the
  * counter once in CAP_COARSE_EVERY records and makes that one BARE_T, the
  * others BARE: 48 bytes less memory for a recorded vkCmd* than a DEFERRED
- * entry (72 for a vkCmdPushConstants of 16 bytes, where that is 120: the
- * size and len, the unwritten time and key, the encoder, and the Vulkan
- * layer's [u32 cmd][u32 ptr_off], which its bare encoder finds from the
- * type), and no time for the writer to convert.  Only the writer reads an
+ * entry (the size and len, the unwritten time and key, the encoder, and
+ * the Vulkan layer's [u32 cmd][u32 ptr_off], which its bare encoder finds
+ * from the type; 64 bytes for a vkCmdPushConstants of 16, whose raw form
+ * also leaves its array pointer out, where that was 120), and no time for
+ * the writer to convert.  Only the writer reads an
  * entry's kind, size and len, through cap_ent_kind and cap_ent_bytes and
  * cap_ent_len.  PAGES: key =
  * blob id, len = blob bytes; the body is a cap_pages_head, then npages
@@ -204,7 +205,9 @@ static inline size_t cap_rt_bare_size(size_t body)
 /* The kind word of a bare entry of len raw bytes. */
 static inline uint32_t cap_ent_bare_word(uint32_t kind, size_t len)
 {
-	return kind | (uint32_t)len << CAP_ENT_KIND_BITS;
+	/* an add: a len of a constant and n bytes is then n shifted and one
+	 * constant added */
+	return ((uint32_t)len << CAP_ENT_KIND_BITS) + kind;
 }
 
 /* What the writer reads of an entry: its kind, its len, its size. */

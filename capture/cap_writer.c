@@ -578,12 +578,12 @@ static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 	return e;
 }
 
-/* A deferred record's raw bytes through its encoder (a bare one's: the
- * front-end's bare encoder, given the type; 0 when none was set). */
+/* A deferred record's len raw bytes through its encoder (a bare one's:
+ * the front-end's bare encoder, given the type; 0 when none was set). */
 static inline __attribute__((always_inline)) size_t
-cap_wr_encode_into(const cap_entry *e, uint8_t *out, size_t out_cap)
+cap_wr_encode_into(const cap_entry *e, int bare, size_t len, uint8_t *out, size_t out_cap)
 {
-	if (cap_ent_bare(e)) {
+	if (bare) {
 		cap_encode_type_fn fn = atomic_load_explicit(&cap_g.bare_encode, memory_order_acquire);
 		if (__builtin_expect(!fn, 0)) {
 			/* a front-end's mistake: said once, the record kept empty */
@@ -594,19 +594,18 @@ cap_wr_encode_into(const cap_entry *e, uint8_t *out, size_t out_cap)
 				         e->seq, e->type);
 			return 0;
 		}
-		return fn(e->type, (const uint8_t *)e + CAP_ENT_BARE_HEAD, cap_ent_len(e), out,
-		          out_cap);
+		return fn(e->type, (const uint8_t *)e + CAP_ENT_BARE_HEAD, len, out, out_cap);
 	}
 	return ((const cap_deferred *)(e + 1))
-	        ->encode((const uint8_t *)(e + 1) + sizeof(cap_deferred), (size_t)e->len, out,
-	                 out_cap);
+	        ->encode((const uint8_t *)(e + 1) + sizeof(cap_deferred), len, out, out_cap);
 }
 
 /* A deferred record's payload, encoded by its front-end's encoder into
  * x->enc (grown as the encoder asks).  NULL when out of memory. */
-static const uint8_t *cap_wr_encode(cap_wctx *x, const cap_entry *e, size_t *len_out)
+static const uint8_t *cap_wr_encode(cap_wctx *x, const cap_entry *e, int bare, size_t len,
+                                    size_t *len_out)
 {
-	size_t n = cap_wr_encode_into(e, x->enc, x->enc_cap);
+	size_t n = cap_wr_encode_into(e, bare, len, x->enc, x->enc_cap);
 	if (n > x->enc_cap) {
 		size_t cap = x->enc_cap ? x->enc_cap : 4096;
 		uint8_t *grown;
@@ -617,7 +616,7 @@ static const uint8_t *cap_wr_encode(cap_wctx *x, const cap_entry *e, size_t *len
 			return NULL;
 		x->enc = grown;
 		x->enc_cap = cap;
-		n = cap_wr_encode_into(e, x->enc, x->enc_cap);
+		n = cap_wr_encode_into(e, bare, len, x->enc, x->enc_cap);
 		if (n > x->enc_cap)
 			return NULL;
 	}
@@ -673,10 +672,17 @@ static uint64_t cap_wr_time_prev(const cap_wctx *x, const cap_thread *t)
 	return t->last_mono > x->start_mono_ns ? t->last_mono - x->start_mono_ns : 0;
 }
 
-static void cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
+/* Emits the record e and returns its entry's size: its kind, len and size
+ * read once (cap_ent_kind, cap_ent_len, cap_ent_bytes: a bare entry's
+ * come from its kind word). */
+static size_t cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 {
 	sbt_record r;
-	uint32_t sid = 0;
+	uint32_t sid = 0, kind = cap_ent_kind(e);
+	int bare = kind == CAP_ENT_DEFERRED_BARE || kind == CAP_ENT_DEFERRED_BARE_T;
+	size_t len = bare ? (size_t)(e->kind >> CAP_ENT_KIND_BITS) : (size_t)e->len;
+	size_t bytes = bare ? cap_rt_bare_size(len) + (kind == CAP_ENT_DEFERRED_BARE_T ? 8 : 0)
+	                    : (size_t)e->size;
 	x->next_expected = e->seq + 1;
 	/* Read once the writer has answered a rotation, or has stopped
 	 * (cap_window.c): every record of the window is emitted by then. */
@@ -684,31 +690,31 @@ static void cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 	    !atomic_load_explicit(&cap_g.win_api_seen, memory_order_relaxed))
 		atomic_store_explicit(&cap_g.win_api_seen, 1, memory_order_relaxed);
 	if (x->failed)
-		return;
+		return bytes;
 	/* a bare record has no stack, and a time only when BARE_T, after its
 	 * body (cap_internal.h) */
-	if (!cap_ent_bare(e) && e->key && !cap_wmap_get(&x->stacks, e->key, &sid))
+	if (!bare && e->key && !cap_wmap_get(&x->stacks, e->key, &sid))
 		sid = 0;
 	r.type = e->type;
 	r.stack_id = sid;
 	r.seq = e->seq;
-	if (cap_ent_kind(e) == CAP_ENT_DEFERRED_BARE) {
+	if (kind == CAP_ENT_DEFERRED_BARE) {
 		r.time_ns = cap_wr_time_prev(x, t);
-	} else if (cap_ent_kind(e) == CAP_ENT_DEFERRED_BARE_T) {
+	} else if (kind == CAP_ENT_DEFERRED_BARE_T) {
 		uint64_t stamp;
-		memcpy(&stamp, (const uint8_t *)e + cap_ent_bytes(e) - 8, 8);
+		memcpy(&stamp, (const uint8_t *)e + bytes - 8, 8);
 		r.time_ns = cap_wr_time(x, t, stamp);
 	} else {
 		r.time_ns = cap_wr_time(x, t, e->time_ns);
 	}
 	r.thread = t->tid;
 	r.payload = (const uint8_t *)(e + 1);
-	r.payload_len = cap_ent_len(e);
-	if (cap_ent_kind(e) == CAP_ENT_DEFERRED || cap_ent_bare(e)) {
-		r.payload = cap_wr_encode(x, e, &r.payload_len);
+	r.payload_len = len;
+	if (kind == CAP_ENT_DEFERRED || bare) {
+		r.payload = cap_wr_encode(x, e, bare, len, &r.payload_len);
 		if (!r.payload) {
 			cap_wr_fail(x, "record (out of memory encoding it)", SBT_ERR_NOMEM, ENOMEM);
-			return;
+			return bytes;
 		}
 	}
 	errno = 0;
@@ -717,6 +723,7 @@ static void cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 	x->dirty = 1;
 	if (x->late && cap_g.cfg.log_level >= CAP_LOG_INFO)
 		cap_wr_say_late(&r);
+	return bytes;
 }
 
 /* ---- the merge ---------------------------------------------------------- */
@@ -844,8 +851,8 @@ static void cap_wr_round(cap_wctx *x)
 		t = cap_wr_heap_pop(x);
 		for (;;) {
 			cap_entry *e = cap_wr_peek(x, t);
-			cap_wr_emit(x, t, e);
-			cap_wr_advance(x, t, e);
+			t->rpos += cap_wr_emit(x, t, e);
+			x->progress = 1;
 			e = cap_wr_next_record(x, t);
 			if (!e)
 				break;

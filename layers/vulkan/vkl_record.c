@@ -166,18 +166,35 @@ uint64_t vkl_emit(uint32_t cmd, unsigned flags, const void *args)
 /* Command cmd's argument struct of n bytes (sbt_vk_args_size) and array
  * (body, len bytes in all), its array pointer at byte ptr_off of the
  * struct, or none (ptr_off unused). */
+typedef union vkl_flat_args {
+	uint64_t align;
+	uint8_t b[VKL_FLAT_ARGS_MAX];
+} vkl_flat_args;
+
+/* Command cmd's argument struct, rebuilt, through the generated codec. */
 static inline __attribute__((always_inline)) size_t
-vkl_flat_encode_body(enum sbt_vk_cmd cmd, size_t n, size_t ptr_off, const uint8_t *body,
-                     size_t len, uint8_t *out, size_t out_cap)
+vkl_flat_encode_args(enum sbt_vk_cmd cmd, const vkl_flat_args *args, uint8_t *out, size_t out_cap)
 {
-	union {
-		uint64_t align;
-		uint8_t b[VKL_FLAT_ARGS_MAX];
-	} args;
 	/* the calling (writer) thread's buffer, freed when it exits; it
 	 * never records a Vulkan call itself, and no byte array here is long
 	 * enough for the blob store, which it may not call */
 	sbt_vk_enc *e = &vkl_rec_tls()->flat;
+	e->len = 0;
+	e->template_data_len = 0;
+	/* Only out of memory fails a flat command's encoding: the record
+	 * stays, with an empty payload. */
+	if (sbt_vk_encode(e, cmd, args->b) != SBT_VK_OK)
+		return 0;
+	if (e->len <= out_cap)
+		memcpy(out, e->data, e->len);
+	return e->len;
+}
+
+static inline __attribute__((always_inline)) size_t
+vkl_flat_encode_body(enum sbt_vk_cmd cmd, size_t n, size_t ptr_off, const uint8_t *body,
+                     size_t len, uint8_t *out, size_t out_cap)
+{
+	vkl_flat_args args;
 	if (n == 0 || n > sizeof(args.b) || n > len || (len > n && ptr_off + 8 > n))
 		return 0; /* the layer never makes one */
 	memcpy(args.b, body, n);
@@ -185,15 +202,7 @@ vkl_flat_encode_body(enum sbt_vk_cmd cmd, size_t n, size_t ptr_off, const uint8_
 		const uint8_t *array = body + n;
 		memcpy(args.b + ptr_off, &array, sizeof(array));
 	}
-	e->len = 0;
-	e->template_data_len = 0;
-	/* Only out of memory fails a flat command's encoding: the record
-	 * stays, with an empty payload. */
-	if (sbt_vk_encode(e, cmd, args.b) != SBT_VK_OK)
-		return 0;
-	if (e->len <= out_cap)
-		memcpy(out, e->data, e->len);
-	return e->len;
+	return vkl_flat_encode_args(cmd, &args, out, out_cap);
 }
 
 size_t vkl_flat_encode(const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_cap)
@@ -213,35 +222,51 @@ size_t vkl_flat_encode(const uint8_t *raw, size_t raw_len, uint8_t *out, size_t 
  * thread stores the same value. */
 static _Atomic uint32_t vkl_flat_ptr_off[SBT_VK_CMD_COUNT];
 
-/* The array pointer's offset in command id's struct of n bytes, from its
- * flat form (the struct's own pointer member, whatever it holds:
- * sbt_vk_flat reads only the counts), kept for the next record; n + 8
- * (refused by the encoder) when it has none. */
-static __attribute__((noinline)) uint32_t vkl_flat_ptr_off_find(uint32_t id, const uint8_t *raw,
-                                                               size_t n)
+/* The array pointer's offset in command id's struct of n bytes, from
+ * sbt_vk_flat (which reads only the counts, here all 0), kept for the next
+ * record; n + 8 (refused by the encoder) when it has none (0: no command's
+ * array pointer is its first member, the command buffer). */
+static __attribute__((noinline)) uint32_t vkl_flat_ptr_off_find(uint32_t id, size_t n)
 {
+	union {
+		uint64_t align;
+		uint8_t b[VKL_FLAT_ARGS_MAX];
+	} zero = {0};
 	size_t ptr_off = 0, array_len = 0;
 	const void *array = NULL;
-	/* raw is 8-aligned (capture/cap_internal.h), as the struct needs */
-	if (sbt_vk_flat((enum sbt_vk_cmd)id, raw, &array, &array_len, &ptr_off) != n)
+	if (n > sizeof(zero.b) || sbt_vk_flat((enum sbt_vk_cmd)id, zero.b, &array, &array_len,
+	                                      &ptr_off) != n || ptr_off == 0)
 		ptr_off = n + 8;
 	atomic_store_explicit(&vkl_flat_ptr_off[id], (uint32_t)ptr_off + 1, memory_order_relaxed);
 	return (uint32_t)ptr_off;
 }
 
-/* The array pointer's place is looked up once a command: sbt_vk_flat's
- * switch, a call, was about 40 instructions a record on the writer. */
+/* A bare record's raw bytes are the struct and its array, except where the
+ * array pointer is the struct's last member: then the array takes the
+ * pointer's place (the record-first wrappers, scripts/vkgen/layer.py), and
+ * the struct is rebuilt with the pointer aimed at it, or NULL when the
+ * record has no array bytes (the pointer was NULL or its count 0, where
+ * the codec writes no array either way).  The array pointer's place is
+ * looked up once a command: sbt_vk_flat's switch, a call, was about 40
+ * instructions a record on the writer. */
 size_t vkl_flat_encode_bare(uint32_t type, const uint8_t *raw, size_t raw_len, uint8_t *out,
                             size_t out_cap)
 {
 	uint32_t id = type - SBT_VK_CMD_TYPE(0), known;
-	size_t n, ptr_off = 0;
+	size_t n, ptr_off;
 	if (id >= SBT_VK_CMD_COUNT)
 		return 0;
 	n = sbt_vk_args_size((enum sbt_vk_cmd)id);
-	if (raw_len > n && n) {
-		known = atomic_load_explicit(&vkl_flat_ptr_off[id], memory_order_relaxed);
-		ptr_off = known ? known - 1 : vkl_flat_ptr_off_find(id, raw, n);
+	known = atomic_load_explicit(&vkl_flat_ptr_off[id], memory_order_relaxed);
+	ptr_off = known ? known - 1 : vkl_flat_ptr_off_find(id, n);
+	if (n && ptr_off + 8 == n) {
+		vkl_flat_args args;
+		const uint8_t *array = raw_len > ptr_off ? raw + ptr_off : NULL;
+		if (raw_len < ptr_off || n > sizeof(args.b))
+			return 0; /* the layer never makes one */
+		memcpy(args.b, raw, ptr_off);
+		memcpy(args.b + ptr_off, &array, sizeof(array));
+		return vkl_flat_encode_args((enum sbt_vk_cmd)id, &args, out, out_cap);
 	}
 	return vkl_flat_encode_body((enum sbt_vk_cmd)id, n, ptr_off, raw, raw_len, out, out_cap);
 }

@@ -366,15 +366,28 @@ def record_first(n, c, flat):
     no second copy), the record is published, and the call goes down as the
     wrapper's last act, its arguments read back from the record: nothing is
     kept across a call.  Anything the path does not take goes to the rest
-    (vkl_w_<name>_rest, a tail call), which records it as before."""
+    (vkl_w_<name>_rest, a tail call), which records it as before.
+
+    A command whose array pointer is its struct's last member leaves the
+    pointer out of the record (vkl_rec_fast_begin, vkl.h: the array takes
+    its place, 8 bytes less).  The pointer is written there first, like
+    every other argument, and read back as the array's source before the
+    copy overwrites it; the device is found before the copy, so that a
+    record left unsealed still holds it for the rest, and the call goes
+    down with the pointer so read."""
     arr = flat[n]
     first = c.params[0].name
     st = "sbt_vk_args_%s" % n
     back = ", ".join("vkl_r->" + p.name for p in c.params)
+    drop = arr is not None and c.params[-1].name == arr.m.name
     L = ["static VKAPI_ATTR void VKAPI_CALL vkl_w_%s_rec(%s)" % (n, params_decl(c)), "{",
          "#ifndef VKL_DISPATCH_ONLY", "	vkl_rec_fast vkl_f;"]
-    L.append("	%s *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_%s, sizeof(%s), %d);"
-             % (st, n, st, 0 if arr is None else 1))
+    args_len = "offsetof(%s, %s)" % (st, arr.m.name) if drop else "sizeof(%s)" % st
+    if drop:
+        L.append("	_Static_assert(%s + sizeof(void *) == sizeof(%s), \"the array pointer is last\");"
+                 % (args_len, st))
+    L.append("	%s *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_%s, %s, %d);"
+             % (st, n, args_len, 0 if arr is None else 1))
     L.append("	if (vkl_r) {")
     L += ["		vkl_r->%s = %s;" % (p.name, p.name) for p in c.params]
     # the command buffer from its argument register, which nothing has
@@ -382,6 +395,16 @@ def record_first(n, c, flat):
     if arr is None:
         L.append("		if (vkl_rec_fast_ready(&vkl_f, %s)) {" % first)
         size = "sizeof(%s)" % st
+    elif drop:
+        nm = arr.m.name
+        elem = "1" if arr.k == "bytes" else "sizeof(*vkl_r->%s)" % nm
+        count = re.sub(r"\bs->", "vkl_r->", arr.count)
+        L.append("		__typeof__(vkl_r->%s) vkl_s = vkl_r->%s;" % (nm, nm))
+        L.append("		size_t vkl_n = vkl_s ? (size_t)(%s) * %s : 0;" % (count, elem))
+        L.append("		if (vkl_rec_fast_ready(&vkl_f, %s) &&" % first)
+        L.append("		    vkl_rec_fast_array(&vkl_f, %s, vkl_s, vkl_n)) {" % args_len)
+        size = "%s + vkl_n" % args_len
+        back_sealed = ", ".join("vkl_s" if p.name == nm else "vkl_r->" + p.name for p in c.params)
     else:
         nm = arr.m.name
         elem = "1" if arr.k == "bytes" else "sizeof(*vkl_r->%s)" % nm
@@ -391,7 +414,7 @@ def record_first(n, c, flat):
         L.append("		    vkl_rec_fast_ready(&vkl_f, %s)) {" % first)
         size = "sizeof(%s) + vkl_n" % st
     L.append("			vkl_rec_fast_end(&vkl_f, %s);" % size)
-    L.append("			vkl_f.dev->table.%s(%s);" % (table_member(n), back))
+    L.append("			vkl_f.dev->table.%s(%s);" % (table_member(n), back_sealed if drop else back))
     L.append("			return;")
     L.append("		}")
     L.append("		vkl_rec_fast_unsealed(vkl_r);")

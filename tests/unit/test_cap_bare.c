@@ -7,8 +7,8 @@
  * raw bytes); the counter is read for one record in 16 of a thread's,
  * stored after that record's body (BARE_T, 8 bytes more).  Checked in
  * memory: each entry's kind, len and size as the writer reads them (the
- * Vulkan layer's 56 raw bytes of a vkCmdPushConstants of 16 bytes take
- * 72), the next entry right after it, the first of the thread's bare
+ * Vulkan layer's 48 raw bytes of a vkCmdPushConstants of 16 bytes take
+ * 64), the next entry right after it, the first of the thread's bare
  * records and every 16th after it
  * BARE_T, a reservation left unsealed leaving nothing (the next one gets
  * the same address).  Checked in the trace: every bare record's payload
@@ -167,9 +167,9 @@ static int bare_layout(void)
 			TST_CHECK(cap_ent_kind(e) == CAP_ENT_DEFERRED_BARE);
 			TST_CHECK_EQ_U64(cap_ent_bytes(e), cap_rt_bare_size(len));
 		}
-		if (len == 56) /* 40 bytes of arguments, 16 pushed */
+		if (len == 48) /* 32 bytes of arguments (no pointer), 16 pushed */
 			TST_CHECK_EQ_U64(cap_ent_bytes(e) - (kinds[i] == CAP_ENT_DEFERRED_BARE_T ? 8 : 0),
-			                 72);
+			                 64);
 		TST_CHECK_EQ_U64(cap_ent_len(e), len);
 		TST_CHECK(t->wptr == (uintptr_t)e + cap_ent_bytes(e));
 		bare_n++;

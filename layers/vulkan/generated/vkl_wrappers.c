@@ -1436,17 +1436,19 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport_rec(VkCommandBuffer com
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetViewport *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewport, sizeof(sbt_vk_args_vkCmdSetViewport), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetViewport, pViewports) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetViewport), "the array pointer is last");
+	sbt_vk_args_vkCmdSetViewport *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewport, offsetof(sbt_vk_args_vkCmdSetViewport, pViewports), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstViewport = firstViewport;
 		vkl_r->viewportCount = viewportCount;
 		vkl_r->pViewports = pViewports;
-		size_t vkl_n = vkl_r->pViewports ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewports) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pViewports, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewport) + vkl_n);
-			vkl_f.dev->table.CmdSetViewport(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewports);
+		__typeof__(vkl_r->pViewports) vkl_s = vkl_r->pViewports;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewports) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetViewport, pViewports), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetViewport, pViewports) + vkl_n);
+			vkl_f.dev->table.CmdSetViewport(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -1502,17 +1504,19 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor_rec(VkCommandBuffer comm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetScissor *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetScissor, sizeof(sbt_vk_args_vkCmdSetScissor), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetScissor, pScissors) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetScissor), "the array pointer is last");
+	sbt_vk_args_vkCmdSetScissor *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetScissor, offsetof(sbt_vk_args_vkCmdSetScissor, pScissors), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstScissor = firstScissor;
 		vkl_r->scissorCount = scissorCount;
 		vkl_r->pScissors = pScissors;
-		size_t vkl_n = vkl_r->pScissors ? (size_t)((uint64_t)vkl_r->scissorCount) * sizeof(*vkl_r->pScissors) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pScissors, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetScissor) + vkl_n);
-			vkl_f.dev->table.CmdSetScissor(vkl_r->commandBuffer, vkl_r->firstScissor, vkl_r->scissorCount, vkl_r->pScissors);
+		__typeof__(vkl_r->pScissors) vkl_s = vkl_r->pScissors;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->scissorCount) * sizeof(*vkl_r->pScissors) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetScissor, pScissors), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetScissor, pScissors) + vkl_n);
+			vkl_f.dev->table.CmdSetScissor(vkl_r->commandBuffer, vkl_r->firstScissor, vkl_r->scissorCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -1684,15 +1688,17 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants_rec(VkCommandBuff
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetBlendConstants *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetBlendConstants, sizeof(sbt_vk_args_vkCmdSetBlendConstants), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetBlendConstants), "the array pointer is last");
+	sbt_vk_args_vkCmdSetBlendConstants *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetBlendConstants, offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->blendConstants = blendConstants;
-		size_t vkl_n = vkl_r->blendConstants ? (size_t)((uint64_t)(4)) * sizeof(*vkl_r->blendConstants) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->blendConstants, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetBlendConstants) + vkl_n);
-			vkl_f.dev->table.CmdSetBlendConstants(vkl_r->commandBuffer, vkl_r->blendConstants);
+		__typeof__(vkl_r->blendConstants) vkl_s = vkl_r->blendConstants;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)(4)) * sizeof(*vkl_r->blendConstants) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants) + vkl_n);
+			vkl_f.dev->table.CmdSetBlendConstants(vkl_r->commandBuffer, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -3250,7 +3256,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants_rec(VkCommandBuffer c
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdPushConstants *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdPushConstants, sizeof(sbt_vk_args_vkCmdPushConstants), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdPushConstants, pValues) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdPushConstants), "the array pointer is last");
+	sbt_vk_args_vkCmdPushConstants *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdPushConstants, offsetof(sbt_vk_args_vkCmdPushConstants, pValues), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->layout = layout;
@@ -3258,11 +3265,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants_rec(VkCommandBuffer c
 		vkl_r->offset = offset;
 		vkl_r->size = size;
 		vkl_r->pValues = pValues;
-		size_t vkl_n = vkl_r->pValues ? (size_t)((uint64_t)vkl_r->size) * 1 : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pValues, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdPushConstants) + vkl_n);
-			vkl_f.dev->table.CmdPushConstants(vkl_r->commandBuffer, vkl_r->layout, vkl_r->stageFlags, vkl_r->offset, vkl_r->size, vkl_r->pValues);
+		__typeof__(vkl_r->pValues) vkl_s = vkl_r->pValues;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->size) * 1 : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdPushConstants, pValues), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdPushConstants, pValues) + vkl_n);
+			vkl_f.dev->table.CmdPushConstants(vkl_r->commandBuffer, vkl_r->layout, vkl_r->stageFlags, vkl_r->offset, vkl_r->size, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -5395,17 +5403,19 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetViewportWScalingNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWScalingNV, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, pViewportWScalings) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV), "the array pointer is last");
+	sbt_vk_args_vkCmdSetViewportWScalingNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWScalingNV, offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, pViewportWScalings), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstViewport = firstViewport;
 		vkl_r->viewportCount = viewportCount;
 		vkl_r->pViewportWScalings = pViewportWScalings;
-		size_t vkl_n = vkl_r->pViewportWScalings ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewportWScalings) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pViewportWScalings, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportWScalingNV) + vkl_n);
-			vkl_f.dev->table.CmdSetViewportWScalingNV(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewportWScalings);
+		__typeof__(vkl_r->pViewportWScalings) vkl_s = vkl_r->pViewportWScalings;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewportWScalings) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, pViewportWScalings), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, pViewportWScalings) + vkl_n);
+			vkl_f.dev->table.CmdSetViewportWScalingNV(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -5461,17 +5471,19 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetDiscardRectangleEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT), "the array pointer is last");
+	sbt_vk_args_vkCmdSetDiscardRectangleEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstDiscardRectangle = firstDiscardRectangle;
 		vkl_r->discardRectangleCount = discardRectangleCount;
 		vkl_r->pDiscardRectangles = pDiscardRectangles;
-		size_t vkl_n = vkl_r->pDiscardRectangles ? (size_t)((uint64_t)vkl_r->discardRectangleCount) * sizeof(*vkl_r->pDiscardRectangles) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pDiscardRectangles, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetDiscardRectangleEXT) + vkl_n);
-			vkl_f.dev->table.CmdSetDiscardRectangleEXT(vkl_r->commandBuffer, vkl_r->firstDiscardRectangle, vkl_r->discardRectangleCount, vkl_r->pDiscardRectangles);
+		__typeof__(vkl_r->pDiscardRectangles) vkl_s = vkl_r->pDiscardRectangles;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->discardRectangleCount) * sizeof(*vkl_r->pDiscardRectangles) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles) + vkl_n);
+			vkl_f.dev->table.CmdSetDiscardRectangleEXT(vkl_r->commandBuffer, vkl_r->firstDiscardRectangle, vkl_r->discardRectangleCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -6800,17 +6812,19 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV_rec(VkCommand
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetExclusiveScissorNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetExclusiveScissorNV, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV), "the array pointer is last");
+	sbt_vk_args_vkCmdSetExclusiveScissorNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetExclusiveScissorNV, offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstExclusiveScissor = firstExclusiveScissor;
 		vkl_r->exclusiveScissorCount = exclusiveScissorCount;
 		vkl_r->pExclusiveScissors = pExclusiveScissors;
-		size_t vkl_n = vkl_r->pExclusiveScissors ? (size_t)((uint64_t)vkl_r->exclusiveScissorCount) * sizeof(*vkl_r->pExclusiveScissors) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pExclusiveScissors, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetExclusiveScissorNV) + vkl_n);
-			vkl_f.dev->table.CmdSetExclusiveScissorNV(vkl_r->commandBuffer, vkl_r->firstExclusiveScissor, vkl_r->exclusiveScissorCount, vkl_r->pExclusiveScissors);
+		__typeof__(vkl_r->pExclusiveScissors) vkl_s = vkl_r->pExclusiveScissors;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->exclusiveScissorCount) * sizeof(*vkl_r->pExclusiveScissors) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors) + vkl_n);
+			vkl_f.dev->table.CmdSetExclusiveScissorNV(vkl_r->commandBuffer, vkl_r->firstExclusiveScissor, vkl_r->exclusiveScissorCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -8586,16 +8600,18 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetViewportWithCount *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWithCount, sizeof(sbt_vk_args_vkCmdSetViewportWithCount), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetViewportWithCount, pViewports) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetViewportWithCount), "the array pointer is last");
+	sbt_vk_args_vkCmdSetViewportWithCount *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWithCount, offsetof(sbt_vk_args_vkCmdSetViewportWithCount, pViewports), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->viewportCount = viewportCount;
 		vkl_r->pViewports = pViewports;
-		size_t vkl_n = vkl_r->pViewports ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewports) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pViewports, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportWithCount) + vkl_n);
-			vkl_f.dev->table.CmdSetViewportWithCount(vkl_r->commandBuffer, vkl_r->viewportCount, vkl_r->pViewports);
+		__typeof__(vkl_r->pViewports) vkl_s = vkl_r->pViewports;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewports) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetViewportWithCount, pViewports), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetViewportWithCount, pViewports) + vkl_n);
+			vkl_f.dev->table.CmdSetViewportWithCount(vkl_r->commandBuffer, vkl_r->viewportCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -8649,16 +8665,18 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT_rec(VkComma
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetViewportWithCountEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWithCountEXT, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, pViewports) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT), "the array pointer is last");
+	sbt_vk_args_vkCmdSetViewportWithCountEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportWithCountEXT, offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, pViewports), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->viewportCount = viewportCount;
 		vkl_r->pViewports = pViewports;
-		size_t vkl_n = vkl_r->pViewports ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewports) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pViewports, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportWithCountEXT) + vkl_n);
-			vkl_f.dev->table.CmdSetViewportWithCountEXT(vkl_r->commandBuffer, vkl_r->viewportCount, vkl_r->pViewports);
+		__typeof__(vkl_r->pViewports) vkl_s = vkl_r->pViewports;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewports) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, pViewports), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, pViewports) + vkl_n);
+			vkl_f.dev->table.CmdSetViewportWithCountEXT(vkl_r->commandBuffer, vkl_r->viewportCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -8712,16 +8730,18 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount_rec(VkCommandBu
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetScissorWithCount *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetScissorWithCount, sizeof(sbt_vk_args_vkCmdSetScissorWithCount), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetScissorWithCount, pScissors) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetScissorWithCount), "the array pointer is last");
+	sbt_vk_args_vkCmdSetScissorWithCount *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetScissorWithCount, offsetof(sbt_vk_args_vkCmdSetScissorWithCount, pScissors), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->scissorCount = scissorCount;
 		vkl_r->pScissors = pScissors;
-		size_t vkl_n = vkl_r->pScissors ? (size_t)((uint64_t)vkl_r->scissorCount) * sizeof(*vkl_r->pScissors) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pScissors, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetScissorWithCount) + vkl_n);
-			vkl_f.dev->table.CmdSetScissorWithCount(vkl_r->commandBuffer, vkl_r->scissorCount, vkl_r->pScissors);
+		__typeof__(vkl_r->pScissors) vkl_s = vkl_r->pScissors;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->scissorCount) * sizeof(*vkl_r->pScissors) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetScissorWithCount, pScissors), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetScissorWithCount, pScissors) + vkl_n);
+			vkl_f.dev->table.CmdSetScissorWithCount(vkl_r->commandBuffer, vkl_r->scissorCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -8775,16 +8795,18 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetScissorWithCountEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetScissorWithCountEXT, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT), "the array pointer is last");
+	sbt_vk_args_vkCmdSetScissorWithCountEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetScissorWithCountEXT, offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->scissorCount = scissorCount;
 		vkl_r->pScissors = pScissors;
-		size_t vkl_n = vkl_r->pScissors ? (size_t)((uint64_t)vkl_r->scissorCount) * sizeof(*vkl_r->pScissors) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pScissors, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetScissorWithCountEXT) + vkl_n);
-			vkl_f.dev->table.CmdSetScissorWithCountEXT(vkl_r->commandBuffer, vkl_r->scissorCount, vkl_r->pScissors);
+		__typeof__(vkl_r->pScissors) vkl_s = vkl_r->pScissors;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->scissorCount) * sizeof(*vkl_r->pScissors) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors) + vkl_n);
+			vkl_f.dev->table.CmdSetScissorWithCountEXT(vkl_r->commandBuffer, vkl_r->scissorCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -10242,16 +10264,18 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT_rec(VkCommandBuffe
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetSampleMaskEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetSampleMaskEXT, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, pSampleMask) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT), "the array pointer is last");
+	sbt_vk_args_vkCmdSetSampleMaskEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetSampleMaskEXT, offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, pSampleMask), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->samples = samples;
 		vkl_r->pSampleMask = pSampleMask;
-		size_t vkl_n = vkl_r->pSampleMask ? (size_t)((uint64_t)((vkl_r->samples + 31) / 32)) * sizeof(*vkl_r->pSampleMask) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pSampleMask, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetSampleMaskEXT) + vkl_n);
-			vkl_f.dev->table.CmdSetSampleMaskEXT(vkl_r->commandBuffer, vkl_r->samples, vkl_r->pSampleMask);
+		__typeof__(vkl_r->pSampleMask) vkl_s = vkl_r->pSampleMask;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)((vkl_r->samples + 31) / 32)) * sizeof(*vkl_r->pSampleMask) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, pSampleMask), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, pSampleMask) + vkl_n);
+			vkl_f.dev->table.CmdSetSampleMaskEXT(vkl_r->commandBuffer, vkl_r->samples, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -10474,17 +10498,19 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetColorBlendEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, pColorBlendEnables) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT), "the array pointer is last");
+	sbt_vk_args_vkCmdSetColorBlendEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, pColorBlendEnables), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstAttachment = firstAttachment;
 		vkl_r->attachmentCount = attachmentCount;
 		vkl_r->pColorBlendEnables = pColorBlendEnables;
-		size_t vkl_n = vkl_r->pColorBlendEnables ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorBlendEnables) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pColorBlendEnables, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorBlendEnableEXT) + vkl_n);
-			vkl_f.dev->table.CmdSetColorBlendEnableEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendEnables);
+		__typeof__(vkl_r->pColorBlendEnables) vkl_s = vkl_r->pColorBlendEnables;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorBlendEnables) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, pColorBlendEnables), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, pColorBlendEnables) + vkl_n);
+			vkl_f.dev->table.CmdSetColorBlendEnableEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -10540,17 +10566,19 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT_rec(VkComm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetColorBlendEquationEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, pColorBlendEquations) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT), "the array pointer is last");
+	sbt_vk_args_vkCmdSetColorBlendEquationEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, pColorBlendEquations), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstAttachment = firstAttachment;
 		vkl_r->attachmentCount = attachmentCount;
 		vkl_r->pColorBlendEquations = pColorBlendEquations;
-		size_t vkl_n = vkl_r->pColorBlendEquations ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorBlendEquations) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pColorBlendEquations, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorBlendEquationEXT) + vkl_n);
-			vkl_f.dev->table.CmdSetColorBlendEquationEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendEquations);
+		__typeof__(vkl_r->pColorBlendEquations) vkl_s = vkl_r->pColorBlendEquations;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorBlendEquations) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, pColorBlendEquations), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, pColorBlendEquations) + vkl_n);
+			vkl_f.dev->table.CmdSetColorBlendEquationEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -10606,17 +10634,19 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetColorWriteMaskEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, pColorWriteMasks) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT), "the array pointer is last");
+	sbt_vk_args_vkCmdSetColorWriteMaskEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, pColorWriteMasks), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstAttachment = firstAttachment;
 		vkl_r->attachmentCount = attachmentCount;
 		vkl_r->pColorWriteMasks = pColorWriteMasks;
-		size_t vkl_n = vkl_r->pColorWriteMasks ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorWriteMasks) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pColorWriteMasks, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorWriteMaskEXT) + vkl_n);
-			vkl_f.dev->table.CmdSetColorWriteMaskEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorWriteMasks);
+		__typeof__(vkl_r->pColorWriteMasks) vkl_s = vkl_r->pColorWriteMasks;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorWriteMasks) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, pColorWriteMasks), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, pColorWriteMasks) + vkl_n);
+			vkl_f.dev->table.CmdSetColorWriteMaskEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -10952,17 +10982,19 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT_rec(VkComm
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetColorBlendAdvancedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, pColorBlendAdvanced) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT), "the array pointer is last");
+	sbt_vk_args_vkCmdSetColorBlendAdvancedEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, pColorBlendAdvanced), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstAttachment = firstAttachment;
 		vkl_r->attachmentCount = attachmentCount;
 		vkl_r->pColorBlendAdvanced = pColorBlendAdvanced;
-		size_t vkl_n = vkl_r->pColorBlendAdvanced ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorBlendAdvanced) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pColorBlendAdvanced, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT) + vkl_n);
-			vkl_f.dev->table.CmdSetColorBlendAdvancedEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_r->pColorBlendAdvanced);
+		__typeof__(vkl_r->pColorBlendAdvanced) vkl_s = vkl_r->pColorBlendAdvanced;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorBlendAdvanced) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, pColorBlendAdvanced), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, pColorBlendAdvanced) + vkl_n);
+			vkl_f.dev->table.CmdSetColorBlendAdvancedEXT(vkl_r->commandBuffer, vkl_r->firstAttachment, vkl_r->attachmentCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -11298,17 +11330,19 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV_rec(VkCommandB
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetViewportSwizzleNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportSwizzleNV, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, pViewportSwizzles) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV), "the array pointer is last");
+	sbt_vk_args_vkCmdSetViewportSwizzleNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetViewportSwizzleNV, offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, pViewportSwizzles), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->firstViewport = firstViewport;
 		vkl_r->viewportCount = viewportCount;
 		vkl_r->pViewportSwizzles = pViewportSwizzles;
-		size_t vkl_n = vkl_r->pViewportSwizzles ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewportSwizzles) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pViewportSwizzles, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetViewportSwizzleNV) + vkl_n);
-			vkl_f.dev->table.CmdSetViewportSwizzleNV(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_r->pViewportSwizzles);
+		__typeof__(vkl_r->pViewportSwizzles) vkl_s = vkl_r->pViewportSwizzles;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->viewportCount) * sizeof(*vkl_r->pViewportSwizzles) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, pViewportSwizzles), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, pViewportSwizzles) + vkl_n);
+			vkl_f.dev->table.CmdSetViewportSwizzleNV(vkl_r->commandBuffer, vkl_r->firstViewport, vkl_r->viewportCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -11587,16 +11621,18 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV_rec(Vk
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetCoverageModulationTableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, pCoverageModulationTable) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV), "the array pointer is last");
+	sbt_vk_args_vkCmdSetCoverageModulationTableNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, pCoverageModulationTable), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->coverageModulationTableCount = coverageModulationTableCount;
 		vkl_r->pCoverageModulationTable = pCoverageModulationTable;
-		size_t vkl_n = vkl_r->pCoverageModulationTable ? (size_t)((uint64_t)vkl_r->coverageModulationTableCount) * sizeof(*vkl_r->pCoverageModulationTable) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pCoverageModulationTable, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetCoverageModulationTableNV) + vkl_n);
-			vkl_f.dev->table.CmdSetCoverageModulationTableNV(vkl_r->commandBuffer, vkl_r->coverageModulationTableCount, vkl_r->pCoverageModulationTable);
+		__typeof__(vkl_r->pCoverageModulationTable) vkl_s = vkl_r->pCoverageModulationTable;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->coverageModulationTableCount) * sizeof(*vkl_r->pCoverageModulationTable) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, pCoverageModulationTable), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, pCoverageModulationTable) + vkl_n);
+			vkl_f.dev->table.CmdSetCoverageModulationTableNV(vkl_r->commandBuffer, vkl_r->coverageModulationTableCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -12145,16 +12181,18 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV_rec(Vk
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV), "the array pointer is last");
+	sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->shadingRate = shadingRate;
 		vkl_r->combinerOps = combinerOps;
-		size_t vkl_n = vkl_r->combinerOps ? (size_t)((uint64_t)(2)) * sizeof(*vkl_r->combinerOps) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->combinerOps, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV) + vkl_n);
-			vkl_f.dev->table.CmdSetFragmentShadingRateEnumNV(vkl_r->commandBuffer, vkl_r->shadingRate, vkl_r->combinerOps);
+		__typeof__(vkl_r->combinerOps) vkl_s = vkl_r->combinerOps;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)(2)) * sizeof(*vkl_r->combinerOps) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps) + vkl_n);
+			vkl_f.dev->table.CmdSetFragmentShadingRateEnumNV(vkl_r->commandBuffer, vkl_r->shadingRate, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -12238,16 +12276,18 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT_rec(VkComman
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdSetColorWriteEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT), "the array pointer is last");
+	sbt_vk_args_vkCmdSetColorWriteEnableEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->attachmentCount = attachmentCount;
 		vkl_r->pColorWriteEnables = pColorWriteEnables;
-		size_t vkl_n = vkl_r->pColorWriteEnables ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorWriteEnables) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pColorWriteEnables, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdSetColorWriteEnableEXT) + vkl_n);
-			vkl_f.dev->table.CmdSetColorWriteEnableEXT(vkl_r->commandBuffer, vkl_r->attachmentCount, vkl_r->pColorWriteEnables);
+		__typeof__(vkl_r->pColorWriteEnables) vkl_s = vkl_r->pColorWriteEnables;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->attachmentCount) * sizeof(*vkl_r->pColorWriteEnables) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables) + vkl_n);
+			vkl_f.dev->table.CmdSetColorWriteEnableEXT(vkl_r->commandBuffer, vkl_r->attachmentCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
@@ -12865,16 +12905,18 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV_rec(VkCommandBuf
 {
 #ifndef VKL_DISPATCH_ONLY
 	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdDecompressMemoryNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDecompressMemoryNV, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV), 1);
+	_Static_assert(offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, pDecompressMemoryRegions) + sizeof(void *) == sizeof(sbt_vk_args_vkCmdDecompressMemoryNV), "the array pointer is last");
+	sbt_vk_args_vkCmdDecompressMemoryNV *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDecompressMemoryNV, offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, pDecompressMemoryRegions), 1);
 	if (vkl_r) {
 		vkl_r->commandBuffer = commandBuffer;
 		vkl_r->decompressRegionCount = decompressRegionCount;
 		vkl_r->pDecompressMemoryRegions = pDecompressMemoryRegions;
-		size_t vkl_n = vkl_r->pDecompressMemoryRegions ? (size_t)((uint64_t)vkl_r->decompressRegionCount) * sizeof(*vkl_r->pDecompressMemoryRegions) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pDecompressMemoryRegions, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDecompressMemoryNV) + vkl_n);
-			vkl_f.dev->table.CmdDecompressMemoryNV(vkl_r->commandBuffer, vkl_r->decompressRegionCount, vkl_r->pDecompressMemoryRegions);
+		__typeof__(vkl_r->pDecompressMemoryRegions) vkl_s = vkl_r->pDecompressMemoryRegions;
+		size_t vkl_n = vkl_s ? (size_t)((uint64_t)vkl_r->decompressRegionCount) * sizeof(*vkl_r->pDecompressMemoryRegions) : 0;
+		if (vkl_rec_fast_ready(&vkl_f, commandBuffer) &&
+		    vkl_rec_fast_array(&vkl_f, offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, pDecompressMemoryRegions), vkl_s, vkl_n)) {
+			vkl_rec_fast_end(&vkl_f, offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, pDecompressMemoryRegions) + vkl_n);
+			vkl_f.dev->table.CmdDecompressMemoryNV(vkl_r->commandBuffer, vkl_r->decompressRegionCount, vkl_s);
 			return;
 		}
 		vkl_rec_fast_unsealed(vkl_r);
