@@ -51,7 +51,8 @@ timed() {
 }
 
 # GPU_LEASE_PARTS: any of bench (launch cost), measure (preallocation,
-# keyframes, allocation cost, Vulkan per-command cost, and trace), trace (a PyTorch trace's
+# keyframes, allocation cost, Vulkan per-command cost and mapped-memory
+# tracking, and trace), trace (a PyTorch trace's
 # make-up), diag (the driver calls a recorded launch makes, counted by
 # CUPTI), tests (GPU_LEASE_TESTS: only the tests named).
 PARTS=${GPU_LEASE_PARTS:-bench,tests}
@@ -62,8 +63,10 @@ case ,$PARTS, in *,measure,*)
 	GPU_PREALLOC_POOL_AB=${GPU_PREALLOC_POOL_AB:-1} timed bench_prealloc 150 sh tests/gpu/bench_prealloc.sh
 	CUDA_BENCH_ROUNDS=3 CUDA_MEM_BENCH_PAIRS=2000 timed bench_alloc 45 \
 		sh tests/bench/cuda_mem_bench.sh --driver system --only alloc
-	# the Vulkan issue's per-command cost on this driver (vk_callbound)
+	# the Vulkan issue's per-command cost on this driver (vk_callbound),
+	# and its mapped-memory tracking (vk_mapwrite)
 	timed bench_vk_callbound 90 sh tests/gpu/bench_vk_callbound.sh
+	timed bench_vk_map 90 sh tests/gpu/bench_vk_map.sh
 	;;
 esac
 case ,$PARTS, in *,measure,* | *,trace,*)
