@@ -163,9 +163,6 @@ uint64_t vkl_emit(uint32_t cmd, unsigned flags, const void *args)
  * the call named; an array pointer whose count is 0 is copied as it was
  * and, being ignored, never read.
  */
-/* Command cmd's argument struct of n bytes (sbt_vk_args_size) and array
- * (body, len bytes in all), its array pointer at byte ptr_off of the
- * struct, or none (ptr_off unused). */
 typedef union vkl_flat_args {
 	uint64_t align;
 	uint8_t b[VKL_FLAT_ARGS_MAX];
@@ -190,6 +187,9 @@ vkl_flat_encode_args(enum sbt_vk_cmd cmd, const vkl_flat_args *args, uint8_t *ou
 	return e->len;
 }
 
+/* Command cmd's argument struct of n bytes (sbt_vk_args_size) and array
+ * (body, len bytes in all), its array pointer at byte ptr_off of the
+ * struct, or none (ptr_off unused). */
 static inline __attribute__((always_inline)) size_t
 vkl_flat_encode_body(enum sbt_vk_cmd cmd, size_t n, size_t ptr_off, const uint8_t *body,
                      size_t len, uint8_t *out, size_t out_cap)
@@ -228,10 +228,7 @@ static _Atomic uint32_t vkl_flat_ptr_off[SBT_VK_CMD_COUNT];
  * array pointer is its first member, the command buffer). */
 static __attribute__((noinline)) uint32_t vkl_flat_ptr_off_find(uint32_t id, size_t n)
 {
-	union {
-		uint64_t align;
-		uint8_t b[VKL_FLAT_ARGS_MAX];
-	} zero = {0};
+	vkl_flat_args zero = {0};
 	size_t ptr_off = 0, array_len = 0;
 	const void *array = NULL;
 	if (n > sizeof(zero.b) || sbt_vk_flat((enum sbt_vk_cmd)id, zero.b, &array, &array_len,
