@@ -17,12 +17,7 @@ set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
 . "$TOP/tests/support/vk_env.sh"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { vk_env_fail "$@"; }
-
-vk_env_init
-PD=$VK_ENV_BUILD/tests/programs
+vk_env_setup vk_dynstate vk_callbound
 unset TRACESMITH_TRIGGER TRACESMITH_CLOCK TRACESMITH_DISABLE
 DROPPED='vkCmdSetViewport|vkCmdSetScissor|vkCmdSetBlendConstants|vkCmdPushConstants|vkCmdSetColorBlendEnableEXT|vkCmdSetColorBlendEquationEXT|vkCmdSetColorWriteMaskEXT|vkCmdSetSampleMaskEXT|vkCmdSetColorWriteEnableEXT'
 
@@ -43,7 +38,7 @@ for prog in "vk_dynstate --eds3" "vk_dynstate --more" "vk_callbound --submits 2 
 	name=$(echo "$prog" | tr -c 'a-z0-9\n' '_')
 	for clock in auto monotonic; do
 		TRACESMITH_CLOCK=$clock TRACESMITH_STACKS=none TRACESMITH_OUTPUT=$T/$name.$clock.sbt \
-			vk_env_run "$T/$name.$clock.log" $PD/$prog || fail "$prog, clock $clock: capture failed"
+			vk_env_run "$T/$name.$clock.log" $P/$prog || fail "$prog, clock $clock: capture failed"
 		canon "$T/$name.$clock.sbt" >"$T/$name.$clock.txt"
 	done
 	grep -qE "^vulkan\.($DROPPED) " "$T/$name.auto.txt" || fail "$prog: no command that leaves its pointer out was recorded"
