@@ -216,10 +216,20 @@ static inline uint32_t cap_ent_kind(const cap_entry *e)
 	return e->kind & ((1u << CAP_ENT_KIND_BITS) - 1);
 }
 
+/* The same from a kind the caller has read (cap_wr_emit reads it once). */
+static inline int cap_ent_kind_bare(uint32_t kind)
+{
+	return kind == CAP_ENT_DEFERRED_BARE || kind == CAP_ENT_DEFERRED_BARE_T;
+}
+
+static inline size_t cap_ent_bare_bytes(uint32_t kind, size_t len)
+{
+	return cap_rt_bare_size(len) + (kind == CAP_ENT_DEFERRED_BARE_T ? 8 : 0);
+}
+
 static inline int cap_ent_bare(const cap_entry *e)
 {
-	uint32_t k = cap_ent_kind(e);
-	return k == CAP_ENT_DEFERRED_BARE || k == CAP_ENT_DEFERRED_BARE_T;
+	return cap_ent_kind_bare(cap_ent_kind(e));
 }
 
 static inline size_t cap_ent_len(const cap_entry *e)
@@ -231,8 +241,7 @@ static inline size_t cap_ent_bytes(const cap_entry *e)
 {
 	if (!cap_ent_bare(e))
 		return (size_t)e->size;
-	return cap_rt_bare_size(e->kind >> CAP_ENT_KIND_BITS) +
-	       (cap_ent_kind(e) == CAP_ENT_DEFERRED_BARE_T ? 8 : 0);
+	return cap_ent_bare_bytes(cap_ent_kind(e), e->kind >> CAP_ENT_KIND_BITS);
 }
 
 /* The head of a DEFERRED entry's body. */

@@ -679,10 +679,9 @@ static size_t cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 {
 	sbt_record r;
 	uint32_t sid = 0, kind = cap_ent_kind(e);
-	int bare = kind == CAP_ENT_DEFERRED_BARE || kind == CAP_ENT_DEFERRED_BARE_T;
+	int bare = cap_ent_kind_bare(kind);
 	size_t len = bare ? (size_t)(e->kind >> CAP_ENT_KIND_BITS) : (size_t)e->len;
-	size_t bytes = bare ? cap_rt_bare_size(len) + (kind == CAP_ENT_DEFERRED_BARE_T ? 8 : 0)
-	                    : (size_t)e->size;
+	size_t bytes = bare ? cap_ent_bare_bytes(kind, len) : (size_t)e->size;
 	x->next_expected = e->seq + 1;
 	/* Read once the writer has answered a rotation, or has stopped
 	 * (cap_window.c): every record of the window is emitted by then. */
