@@ -171,8 +171,8 @@ enum {
  * from the type; 64 bytes for a vkCmdPushConstants of 16, whose raw form
  * also leaves its array pointer out, where that was 120), and no time for
  * the writer to convert.  Only the writer reads an
- * entry's kind, size and len, through cap_ent_kind and cap_ent_bytes and
- * cap_ent_len.  PAGES: key =
+ * entry's kind, size and len, through cap_ent_kind, cap_ent_len and
+ * cap_ent_bytes (cap_wr_emit through their parts, each read once).  PAGES: key =
  * blob id, len = blob bytes; the body is a cap_pages_head, then npages
  * (low64, high64) XXH3-128 page hashes, then npages bytes (1: the page's
  * bytes follow) padded to 8, then the bytes of those pages back to back.
@@ -227,6 +227,12 @@ static inline size_t cap_ent_bare_bytes(uint32_t kind, size_t len)
 	return cap_rt_bare_size(len) + (kind == CAP_ENT_DEFERRED_BARE_T ? 8 : 0);
 }
 
+/* A bare entry's len, from its kind word. */
+static inline size_t cap_ent_bare_len(const cap_entry *e)
+{
+	return (size_t)(e->kind >> CAP_ENT_KIND_BITS);
+}
+
 static inline int cap_ent_bare(const cap_entry *e)
 {
 	return cap_ent_kind_bare(cap_ent_kind(e));
@@ -234,14 +240,14 @@ static inline int cap_ent_bare(const cap_entry *e)
 
 static inline size_t cap_ent_len(const cap_entry *e)
 {
-	return cap_ent_bare(e) ? (size_t)(e->kind >> CAP_ENT_KIND_BITS) : (size_t)e->len;
+	return cap_ent_bare(e) ? cap_ent_bare_len(e) : (size_t)e->len;
 }
 
 static inline size_t cap_ent_bytes(const cap_entry *e)
 {
 	if (!cap_ent_bare(e))
 		return (size_t)e->size;
-	return cap_ent_bare_bytes(cap_ent_kind(e), e->kind >> CAP_ENT_KIND_BITS);
+	return cap_ent_bare_bytes(cap_ent_kind(e), cap_ent_bare_len(e));
 }
 
 /* The head of a DEFERRED entry's body. */

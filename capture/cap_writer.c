@@ -673,14 +673,14 @@ static uint64_t cap_wr_time_prev(const cap_wctx *x, const cap_thread *t)
 }
 
 /* Emits the record e and returns its entry's size: its kind, len and size
- * read once (cap_ent_kind, cap_ent_len, cap_ent_bytes: a bare entry's
- * come from its kind word). */
+ * read once (the parts of cap_ent_kind, cap_ent_len and cap_ent_bytes: a
+ * bare entry's come from its kind word). */
 static size_t cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 {
 	sbt_record r;
 	uint32_t sid = 0, kind = cap_ent_kind(e);
 	int bare = cap_ent_kind_bare(kind);
-	size_t len = bare ? (size_t)(e->kind >> CAP_ENT_KIND_BITS) : (size_t)e->len;
+	size_t len = bare ? cap_ent_bare_len(e) : (size_t)e->len;
 	size_t bytes = bare ? cap_ent_bare_bytes(kind, len) : (size_t)e->size;
 	x->next_expected = e->seq + 1;
 	/* Read once the writer has answered a rotation, or has stopped

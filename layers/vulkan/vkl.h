@@ -612,7 +612,8 @@ static inline __attribute__((always_inline)) void vkl_trim_fast_end(vkl_trim_tls
  * vkl_flat_encode_bare encodes on the writer thread; vkl_emit_flat's raw
  * form without its [u32 cmd][u32 ptr_off] head, which the encoder finds
  * from the record's type), publishes it, and passes the call down
- * as its last act with the arguments read back from the record (the block
+ * as its last act with the arguments read back from the record (an array
+ * pointer copied over excepted, below; the block
  * stays this thread's until it moves to the next one; the writer only
  * reads it), so nothing is kept across a call.  It is handed out only where
  * the layer is not disabled and vkl_trim_on() said 0, which it says for
@@ -631,7 +632,13 @@ static inline __attribute__((always_inline)) void vkl_trim_fast_end(vkl_trim_tls
  * map), 0 when it is not there; it is given the command buffer as the
  * argument, whose register nothing has needed by then.  After a 0 the
  * record is left unsealed (nothing is recorded) and the wrapper takes its
- * rest with the arguments read back from it.
+ * rest with the arguments read back from it.  A command whose array
+ * pointer is its struct's last member reserves the struct without it
+ * (args_len its offset): the pointer is written there like any argument,
+ * the device is found first, and the array is copied over the pointer,
+ * which the wrapper read as the copy's source and passes down itself
+ * (scripts/vkgen/layer.py, record_first; vkl_flat_encode_bare rebuilds
+ * the struct); a check that fails leaves the pointer in the record.
  * vkl_rec_fast_end: the record is complete (len bytes after the head).
  */
 typedef struct vkl_rec_fast {
