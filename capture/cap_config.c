@@ -448,10 +448,13 @@ void cap_config_parse_(cap_config *cfg)
 		}
 	}
 	if ((v = cap_setting("TRACESMITH_MEMORY_MB")) != NULL) {
-		if (cap_config_parse_u64(v, 1u << 20, &n) == 0)
+		/* at most 16 GiB: a bare entry's seq is its low 32 bits, which
+		 * the writer completes while fewer than 2^32 records wait for it
+		 * (cap_internal.h, cap_ent_bare_seq; an entry is 8 bytes or more) */
+		if (cap_config_parse_u64(v, 16384, &n) == 0)
 			cfg->memory_bound = n << 20;
 		else
-			cap_config_warn(cfg, "TRACESMITH_MEMORY_MB='%s' is not a number of MiB in 1..1048576; using 256", v);
+			cap_config_warn(cfg, "TRACESMITH_MEMORY_MB='%s' is not a number of MiB in 1..16384; using 256", v);
 	}
 	if ((v = cap_setting("TRACESMITH_WARM_MB")) != NULL) {
 		if (v[0] == '0' && v[1] == '\0') {

@@ -303,8 +303,9 @@ cap_fast_reserve_deferred_(cap_thread **t_out, cap_entry **e_out, uint32_t kind,
 	cap_entry *e;
 	if (kind == CAP_ENT_DEFERRED_BARE) { /* a constant: the short head, room for a time */
 		need = cap_rt_bare_size(max_len) + 8;
-		/* its len goes in the kind word (cap_internal.h) */
-		if (max_len >> (32 - CAP_ENT_KIND_BITS))
+		/* its len and type go in the kind word (cap_internal.h): constants
+		 * for the Vulkan layer, so the check folds away */
+		if (max_len > CAP_ENT_BARE_LEN_MAX || type > CAP_ENT_BARE_TYPE_MAX)
 			return NULL;
 	}
 	if (__builtin_expect(!cap_rt_fast_ok(t, flags, 1, need), 0))
@@ -315,11 +316,11 @@ cap_fast_reserve_deferred_(cap_thread **t_out, cap_entry **e_out, uint32_t kind,
 	 * move each way) to keep the cursor across the header's stores. */
 	__asm__("" : "+m"(t->wptr));
 	e = (cap_entry *)t->wptr;
-	e->type = type;
 	*t_out = t;
 	*e_out = e;
 	if (kind == CAP_ENT_DEFERRED_BARE) /* a constant: no key, no encoder; the kind word at the seal */
 		return (uint8_t *)e + CAP_ENT_BARE_HEAD;
+	e->type = type;
 	e->kind = kind;
 	e->key = 0;
 	((cap_deferred *)(e + 1))->encode = encode;
@@ -338,7 +339,9 @@ cap_fast_reserve_deferred(cap_thread **t_out, cap_entry **e_out, uint32_t type, 
  * entry reserved bare (CAP_ENT_DEFERRED_BARE: the short head, no time, no
  * key, no encoder: the writer encodes the raw bytes with the front-end's
  * cap_set_bare_encoder; the Vulkan layer's record-first wrappers), with
- * room for a time after it. */
+ * room for a time after it.  NULL also where type is above
+ * CAP_ENT_BARE_TYPE_MAX or max_len above CAP_ENT_BARE_LEN_MAX; the seal
+ * is given the same type. */
 static inline __attribute__((always_inline)) uint8_t *
 cap_fast_reserve_deferred_coarse(cap_thread **t_out, cap_entry **e_out, uint32_t type,
                                  unsigned flags, size_t max_len)
@@ -366,15 +369,16 @@ static inline __attribute__((always_inline)) void cap_fast_seal_deferred(cap_thr
  * under capture on the H100's machine (docs/benchmarks.md).
  */
 static inline __attribute__((always_inline)) void
-cap_fast_seal_deferred_coarse(cap_thread *t, cap_entry *e, size_t len)
+cap_fast_seal_deferred_coarse(cap_thread *t, cap_entry *e, uint32_t type, size_t len)
 {
 	size_t size = cap_rt_bare_size(len);
 	/* stored now, and made BARE_T in memory below: a kind kept in a
 	 * register across RDTSCP, which takes three, cost a saved one (a
 	 * push and a pop on every record) */
-	e->kind = cap_ent_bare_word(CAP_ENT_DEFERRED_BARE, len);
-	/* no gap in the seqs (cap_rt_seal_entry_clock) */
-	e->seq = atomic_fetch_add_explicit(&cap_g.next_seq, 1, memory_order_relaxed);
+	e->kind = cap_ent_bare_word(CAP_ENT_DEFERRED_BARE, len, type);
+	/* no gap in the seqs (cap_rt_seal_entry_clock); the low half only,
+	 * which the writer completes (cap_ent_seq) */
+	e->seq32 = (uint32_t)atomic_fetch_add_explicit(&cap_g.next_seq, 1, memory_order_relaxed);
 	/* one decrement in memory and its sign: a new thread's 0 reads at
 	 * once, then CAP_COARSE_EVERY - 1 records stay bare; the one that
 	 * reads the counter stores it after its body (BARE_T) */

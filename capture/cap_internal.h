@@ -137,13 +137,22 @@ enum {
 	CAP_ENT_PAGES = 5,    /* a blob as page hashes (cap_blob_pages) */
 	CAP_ENT_PIECES = 6,   /* a blob gathered from pieces (cap_blob_begin) */
 	CAP_ENT_DEFERRED_BARE = 7, /* DEFERRED with the short head: no size,
-	                              len, time_ns or key (its len in the kind
-	                              word: cap_fast_seal_deferred_coarse) */
+	                              len, time_ns or key (its len and type in
+	                              the kind word, the low half of its seq
+	                              after it: cap_fast_seal_deferred_coarse) */
 	CAP_ENT_DEFERRED_BARE_T = 8 /* the same, its time in its last 8 bytes */
 };
 /* The bits of an entry's kind word that hold its kind; a bare entry keeps
- * its len above them (cap_entry). */
+ * its len in the next CAP_ENT_BARE_LEN_BITS and its type in the
+ * CAP_ENT_BARE_TYPE_BITS above them (cap_entry). */
 #define CAP_ENT_KIND_BITS 8
+#define CAP_ENT_BARE_LEN_BITS 11
+#define CAP_ENT_BARE_TYPE_BITS 13
+#define CAP_ENT_BARE_LEN_MAX ((1u << CAP_ENT_BARE_LEN_BITS) - 1)
+#define CAP_ENT_BARE_TYPE_MAX ((1u << CAP_ENT_BARE_TYPE_BITS) - 1)
+#define CAP_ENT_BARE_TYPE_SHIFT (CAP_ENT_KIND_BITS + CAP_ENT_BARE_LEN_BITS)
+_Static_assert(CAP_ENT_BARE_TYPE_SHIFT + CAP_ENT_BARE_TYPE_BITS == 32,
+               "a bare entry's kind word is its kind, len and type");
 
 /*
  * Every entry starts with this header (a bare one with its first
@@ -155,24 +164,29 @@ enum {
  * frames, len = frame count, body = uint64_t ips.  DEFERRED: as RECORD,
  * but the body is a cap_deferred and then len raw bytes, which the writer
  * encodes into the payload (cap_record_begin_deferred).  DEFERRED_BARE:
- * as DEFERRED, but the header is its first CAP_ENT_BARE_HEAD bytes, the
- * kind word (the kind in its low CAP_ENT_KIND_BITS, len above them: a bare
- * entry is smaller than a block, CAP_BLOCK_BYTES) and type and seq, and
- * its size follows from len (cap_ent_bytes); the raw bytes follow them
+ * as DEFERRED, but the header is its first CAP_ENT_BARE_HEAD (8) bytes:
+ * the kind word (the kind in its low CAP_ENT_KIND_BITS, then the len in
+ * CAP_ENT_BARE_LEN_BITS, then the type in CAP_ENT_BARE_TYPE_BITS: a bare
+ * entry is a small record of a front-end's own type,
+ * cap_fast_reserve_deferred_coarse refuses others) and, where other
+ * entries keep their type, the low 32 bits of its seq (seq32), which the
+ * writer completes from the seq it expects next (cap_ent_seq); its size
+ * follows from len (cap_ent_bytes); the raw bytes follow them
  * with no encoder (the writer encodes them with the front-end's
  * cap_set_bare_encoder, given the type), and the record has no stack: its
  * time is its thread's previous record's.  DEFERRED_BARE_T:
  * the same, with the record's time (as time_ns) in the entry's last 8
  * bytes, after the padding.  cap_fast_seal_deferred_coarse reads the
  * counter once in CAP_COARSE_EVERY records and makes that one BARE_T, the
- * others BARE: 48 bytes less memory for a recorded vkCmd* than a DEFERRED
- * entry (the size and len, the unwritten time and key, the encoder, and
- * the Vulkan layer's [u32 cmd][u32 ptr_off], which its bare encoder finds
- * from the type; 64 bytes for a vkCmdPushConstants of 16, whose raw form
- * also leaves its array pointer out, where that was 120), and no time for
- * the writer to convert.  Only the writer reads an
- * entry's kind, size and len, through cap_ent_kind, cap_ent_len and
- * cap_ent_bytes (cap_wr_emit through their parts, each read once).  PAGES: key =
+ * others BARE: 56 bytes less memory for a recorded vkCmd* than a DEFERRED
+ * entry (the size and len, the unwritten time and key, the encoder, the
+ * seq's high half, and the Vulkan layer's [u32 cmd][u32 ptr_off], which
+ * its bare encoder finds from the type; 56 bytes for a vkCmdPushConstants
+ * of 16, whose raw form also leaves its array pointer out, where that was
+ * 120), and no time for the writer to convert.  Only the writer reads an
+ * entry's kind, size, len, type and seq, through cap_ent_kind,
+ * cap_ent_len, cap_ent_bytes, cap_ent_type and cap_ent_seq (cap_wr_emit
+ * through their parts, each read once).  PAGES: key =
  * blob id, len = blob bytes; the body is a cap_pages_head, then npages
  * (low64, high64) XXH3-128 page hashes, then npages bytes (1: the page's
  * bytes follow) padded to 8, then the bytes of those pages back to back.
@@ -181,19 +195,23 @@ enum {
  * to len).
  */
 typedef struct cap_entry {
-	uint32_t kind;    /* a bare entry's len above CAP_ENT_KIND_BITS */
-	uint32_t type;
-	uint64_t seq;
+	uint32_t kind;    /* a bare entry's len and type above CAP_ENT_KIND_BITS */
+	union {
+		uint32_t type;
+		uint32_t seq32; /* a bare entry's: its seq's low 32 bits */
+	};
 	/* a bare entry's header ends here (CAP_ENT_BARE_HEAD) */
+	uint64_t seq;
 	uint64_t size;    /* whole entry, header and padding included */
 	uint64_t len;
 	uint64_t time_ns;
 	uint64_t key;
 } cap_entry;
 _Static_assert(sizeof(cap_entry) == 48, "cap_entry is 48 bytes, 8-aligned");
-/* The header of a DEFERRED_BARE(_T) entry: the kind word, type, seq. */
-#define CAP_ENT_BARE_HEAD offsetof(cap_entry, size)
-_Static_assert(CAP_ENT_BARE_HEAD == 16, "a bare entry's header is 16 bytes, 8-aligned");
+/* The header of a DEFERRED_BARE(_T) entry: the kind word (kind, len,
+ * type) and seq32. */
+#define CAP_ENT_BARE_HEAD offsetof(cap_entry, seq)
+_Static_assert(CAP_ENT_BARE_HEAD == 8, "a bare entry's header is 8 bytes, 8-aligned");
 
 /* The size of a bare entry (CAP_ENT_DEFERRED_BARE) with body bytes after
  * its short header; a BARE_T one is 8 bytes more. */
@@ -202,12 +220,13 @@ static inline size_t cap_rt_bare_size(size_t body)
 	return (CAP_ENT_BARE_HEAD + body + 7) & ~(size_t)7;
 }
 
-/* The kind word of a bare entry of len raw bytes. */
-static inline uint32_t cap_ent_bare_word(uint32_t kind, size_t len)
+/* The kind word of a bare entry of len raw bytes (at most
+ * CAP_ENT_BARE_LEN_MAX) and a type of at most CAP_ENT_BARE_TYPE_MAX. */
+static inline uint32_t cap_ent_bare_word(uint32_t kind, size_t len, uint32_t type)
 {
 	/* an add: a len of a constant and n bytes is then n shifted and one
-	 * constant added */
-	return ((uint32_t)len << CAP_ENT_KIND_BITS) + kind;
+	 * constant (kind and type) added */
+	return ((uint32_t)len << CAP_ENT_KIND_BITS) + ((type << CAP_ENT_BARE_TYPE_SHIFT) + kind);
 }
 
 /* What the writer reads of an entry: its kind, its len, its size. */
@@ -230,12 +249,34 @@ static inline size_t cap_ent_bare_bytes(uint32_t kind, size_t len)
 /* A bare entry's len, from its kind word. */
 static inline size_t cap_ent_bare_len(const cap_entry *e)
 {
-	return (size_t)(e->kind >> CAP_ENT_KIND_BITS);
+	return (size_t)((e->kind >> CAP_ENT_KIND_BITS) & CAP_ENT_BARE_LEN_MAX);
+}
+
+/* A bare entry's seq from its seq32, given a seq `base` at most its own
+ * and less than 2^32 below it: the writer's next expected seq, which no
+ * record still in the chains is below, and which fewer than 2^31 records
+ * are ahead of (each entry takes at least 8 bytes of the memory bound,
+ * which is at most 16 GiB: cap_config.c). */
+static inline uint64_t cap_ent_bare_seq(uint32_t seq32, uint64_t base)
+{
+	return base + (uint32_t)(seq32 - (uint32_t)base);
 }
 
 static inline int cap_ent_bare(const cap_entry *e)
 {
 	return cap_ent_kind_bare(cap_ent_kind(e));
+}
+
+/* An entry's type and seq (see cap_ent_bare_seq for base) as the writer
+ * reads them. */
+static inline uint32_t cap_ent_type(const cap_entry *e)
+{
+	return cap_ent_bare(e) ? e->kind >> CAP_ENT_BARE_TYPE_SHIFT : e->type;
+}
+
+static inline uint64_t cap_ent_seq(const cap_entry *e, uint64_t base)
+{
+	return cap_ent_bare(e) ? cap_ent_bare_seq(e->seq32, base) : e->seq;
 }
 
 static inline size_t cap_ent_len(const cap_entry *e)

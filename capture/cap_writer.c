@@ -579,9 +579,11 @@ static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 }
 
 /* A deferred record's len raw bytes through its encoder (a bare one's:
- * the front-end's bare encoder, given the type; 0 when none was set). */
+ * the front-end's bare encoder, given the type; 0 when none was set); r:
+ * the record being made of it (its type and seq). */
 static inline __attribute__((always_inline)) size_t
-cap_wr_encode_into(const cap_entry *e, int bare, size_t len, uint8_t *out, size_t out_cap)
+cap_wr_encode_into(const cap_entry *e, const sbt_record *r, int bare, size_t len, uint8_t *out,
+                   size_t out_cap)
 {
 	if (bare) {
 		cap_encode_type_fn fn = atomic_load_explicit(&cap_g.bare_encode, memory_order_acquire);
@@ -591,10 +593,10 @@ cap_wr_encode_into(const cap_entry *e, int bare, size_t len, uint8_t *out, size_
 			if (!atomic_exchange(&said, 1))
 				CAP_WARN("record %" PRIu64 " (type %" PRIu32 ") is bare and no bare "
 				         "encoder was set (cap_set_bare_encoder): its payload is empty",
-				         e->seq, e->type);
+				         r->seq, r->type);
 			return 0;
 		}
-		return fn(e->type, (const uint8_t *)e + CAP_ENT_BARE_HEAD, len, out, out_cap);
+		return fn(r->type, (const uint8_t *)e + CAP_ENT_BARE_HEAD, len, out, out_cap);
 	}
 	return ((const cap_deferred *)(e + 1))
 	        ->encode((const uint8_t *)(e + 1) + sizeof(cap_deferred), len, out, out_cap);
@@ -602,10 +604,10 @@ cap_wr_encode_into(const cap_entry *e, int bare, size_t len, uint8_t *out, size_
 
 /* A deferred record's payload, encoded by its front-end's encoder into
  * x->enc (grown as the encoder asks).  NULL when out of memory. */
-static const uint8_t *cap_wr_encode(cap_wctx *x, const cap_entry *e, int bare, size_t len,
-                                    size_t *len_out)
+static const uint8_t *cap_wr_encode(cap_wctx *x, const cap_entry *e, const sbt_record *r,
+                                    int bare, size_t len, size_t *len_out)
 {
-	size_t n = cap_wr_encode_into(e, bare, len, x->enc, x->enc_cap);
+	size_t n = cap_wr_encode_into(e, r, bare, len, x->enc, x->enc_cap);
 	if (n > x->enc_cap) {
 		size_t cap = x->enc_cap ? x->enc_cap : 4096;
 		uint8_t *grown;
@@ -616,7 +618,7 @@ static const uint8_t *cap_wr_encode(cap_wctx *x, const cap_entry *e, int bare, s
 			return NULL;
 		x->enc = grown;
 		x->enc_cap = cap;
-		n = cap_wr_encode_into(e, bare, len, x->enc, x->enc_cap);
+		n = cap_wr_encode_into(e, r, bare, len, x->enc, x->enc_cap);
 		if (n > x->enc_cap)
 			return NULL;
 	}
@@ -672,9 +674,10 @@ static uint64_t cap_wr_time_prev(const cap_wctx *x, const cap_thread *t)
 	return t->last_mono > x->start_mono_ns ? t->last_mono - x->start_mono_ns : 0;
 }
 
-/* Emits the record e and returns its entry's size: its kind, len and size
- * read once (the parts of cap_ent_kind, cap_ent_len and cap_ent_bytes: a
- * bare entry's come from its kind word). */
+/* Emits the record e, whose seq is the next expected, and returns its
+ * entry's size: its kind, len, size and type read once (the parts of
+ * cap_ent_kind, cap_ent_len, cap_ent_bytes and cap_ent_type: a bare
+ * entry's come from its kind word). */
 static size_t cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 {
 	sbt_record r;
@@ -682,10 +685,12 @@ static size_t cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 	int bare = cap_ent_kind_bare(kind);
 	size_t len = bare ? cap_ent_bare_len(e) : (size_t)e->len;
 	size_t bytes = bare ? cap_ent_bare_bytes(kind, len) : (size_t)e->size;
-	x->next_expected = e->seq + 1;
+	r.type = bare ? e->kind >> CAP_ENT_BARE_TYPE_SHIFT : e->type;
+	r.seq = bare ? cap_ent_bare_seq(e->seq32, x->next_expected) : e->seq;
+	x->next_expected = r.seq + 1;
 	/* Read once the writer has answered a rotation, or has stopped
 	 * (cap_window.c): every record of the window is emitted by then. */
-	if (e->type >= SBT_TYPE_FIRST_API &&
+	if (r.type >= SBT_TYPE_FIRST_API &&
 	    !atomic_load_explicit(&cap_g.win_api_seen, memory_order_relaxed))
 		atomic_store_explicit(&cap_g.win_api_seen, 1, memory_order_relaxed);
 	if (x->failed)
@@ -694,9 +699,7 @@ static size_t cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 	 * body (cap_internal.h) */
 	if (!bare && e->key && !cap_wmap_get(&x->stacks, e->key, &sid))
 		sid = 0;
-	r.type = e->type;
 	r.stack_id = sid;
-	r.seq = e->seq;
 	if (kind == CAP_ENT_DEFERRED_BARE) {
 		r.time_ns = cap_wr_time_prev(x, t);
 	} else if (kind == CAP_ENT_DEFERRED_BARE_T) {
@@ -710,7 +713,7 @@ static size_t cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 	r.payload = (const uint8_t *)(e + 1);
 	r.payload_len = len;
 	if (kind == CAP_ENT_DEFERRED || bare) {
-		r.payload = cap_wr_encode(x, e, bare, len, &r.payload_len);
+		r.payload = cap_wr_encode(x, e, &r, bare, len, &r.payload_len);
 		if (!r.payload) {
 			cap_wr_fail(x, "record (out of memory encoding it)", SBT_ERR_NOMEM, ENOMEM);
 			return bytes;
@@ -835,7 +838,7 @@ static void cap_wr_round(cap_wctx *x)
 		cap_entry *e = cap_wr_next_record(x, t);
 		next = t->next;
 		if (e) {
-			if (cap_wr_heap_push(x, e->seq, t) != 0) {
+			if (cap_wr_heap_push(x, cap_ent_seq(e, x->next_expected), t) != 0) {
 				CAP_WARN("out of memory merging records; retrying");
 				drained = 0;
 				break;
@@ -855,8 +858,9 @@ static void cap_wr_round(cap_wctx *x)
 			e = cap_wr_next_record(x, t);
 			if (!e)
 				break;
-			if (e->seq != x->next_expected) {
-				if (cap_wr_heap_push(x, e->seq, t) != 0)
+			uint64_t seq = cap_ent_seq(e, x->next_expected);
+			if (seq != x->next_expected) {
+				if (cap_wr_heap_push(x, seq, t) != 0)
 					drained = 0;
 				break;
 			}

@@ -645,6 +645,7 @@ typedef struct vkl_rec_fast {
 	const vkl_device *dev;
 	cap_thread *t;
 	cap_entry *e;
+	uint32_t type; /* the record's (a constant: the seal's kind word) */
 } vkl_rec_fast;
 
 #define VKL_REC_FAST_ARRAY_MIN 4
@@ -660,6 +661,7 @@ vkl_rec_fast_begin(vkl_rec_fast *f, uint32_t cmd, size_t args_len, int has_array
 	_Static_assert(VKL_REC_FAST_ARRAY_MAX < VKL_BLOB_THRESHOLD, "the path records no blob");
 	if (args_len > VKL_FLAT_ARGS_MAX) /* a constant */
 		return NULL;
+	f->type = SBT_VK_CMD_TYPE(cmd);
 	return cap_fast_reserve_deferred_coarse(&f->t, &f->e, SBT_VK_CMD_TYPE(cmd), 0,
 	                                        args_len +
 	                                            (has_array ? VKL_REC_FAST_ARRAY_MAX : 0));
@@ -736,7 +738,7 @@ static inline __attribute__((always_inline)) int vkl_rec_fast_ready(vkl_rec_fast
 
 static inline __attribute__((always_inline)) void vkl_rec_fast_end(vkl_rec_fast *f, size_t len)
 {
-	cap_fast_seal_deferred_coarse(f->t, f->e, len);
+	cap_fast_seal_deferred_coarse(f->t, f->e, f->type, len);
 }
 
 /* Before the rest reads the arguments back from a record left unsealed:
