@@ -850,15 +850,19 @@ static void cap_wr_round(cap_wctx *x)
 		prev = t;
 	}
 	while (x->heap_n && x->heap[0].seq == x->next_expected) {
+		/* its next record, which cap_wr_next_record left at the head of
+		 * its chain; then each one it returns, which is there too */
+		cap_entry *e;
+		uint64_t seq;
 		t = cap_wr_heap_pop(x);
+		e = cap_wr_peek(x, t);
 		for (;;) {
-			cap_entry *e = cap_wr_peek(x, t);
 			t->rpos += cap_wr_emit(x, t, e);
 			x->progress = 1;
 			e = cap_wr_next_record(x, t);
 			if (!e)
 				break;
-			uint64_t seq = cap_ent_seq(e, x->next_expected);
+			seq = cap_ent_seq(e, x->next_expected);
 			if (seq != x->next_expected) {
 				if (cap_wr_heap_push(x, seq, t) != 0)
 					drained = 0;
