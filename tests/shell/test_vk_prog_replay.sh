@@ -129,12 +129,19 @@ EOF
 
 # ---- a truncated trace replays up to the damage -----------------------------
 # Flushing every millisecond spreads the records over many chunks, as a long
-# capture would, so half the file holds complete records to replay.
+# capture would; the file is cut in the middle of its last records chunk, so
+# the chunks before it hold complete records to replay.  (Half the file, as
+# before, held none when the writer's first flush came late: on a loaded
+# machine its first chunk of records once started past the middle.)
 export TRACESMITH_FLUSH_MS=1
 capture big "$P/vk_compute" --size 65536 --submits 12
 unset TRACESMITH_FLUSH_MS
-size=$(wc -c <"$T/big.sbt" | tr -d ' ')
-head -c $((size / 2)) "$T/big.sbt" >"$T/cut.sbt"
+"$VK_ENV_BUILD/tsinfo" --chunks "$T/big.sbt" >"$T/chunks.txt" || fail "tsinfo --chunks: exit $?"
+nrec=$(awk '$3 == "records"' "$T/chunks.txt" | wc -l | tr -d ' ')
+[ "$nrec" -ge 2 ] || fail "truncated trace: the capture has $nrec records chunks, want 2 or more: $(cat "$T/chunks.txt")"
+# columns: chunk offset type codec raw stored entries first_seq
+cut=$(awk '$3 == "records" { at = $2 + int($6 / 2) } END { print at }' "$T/chunks.txt")
+head -c "$cut" "$T/big.sbt" >"$T/cut.sbt"
 # Replay under validation only: with our layer still enabled from the
 # capture above, tsreplay itself would be recorded into the working folder.
 vk_env_layers_validation
