@@ -444,9 +444,10 @@ static cap_entry *cap_wr_peek(cap_wctx *x, cap_thread *t)
 	}
 }
 
-static void cap_wr_advance(cap_wctx *x, cap_thread *t, const cap_entry *e)
+/* Past an entry of `bytes` bytes (cap_ent_bytes) at t's cursor. */
+static void cap_wr_advance(cap_wctx *x, cap_thread *t, size_t bytes)
 {
-	t->rpos += cap_ent_bytes(e);
+	t->rpos += bytes;
 	x->progress = 1;
 }
 
@@ -573,7 +574,7 @@ static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 		} else if (cap_ent_kind(e) == CAP_ENT_STACK) {
 			cap_wr_stack(x, e);
 		}
-		cap_wr_advance(x, t, e);
+		cap_wr_advance(x, t, cap_ent_bytes(e));
 	}
 	return e;
 }
@@ -857,8 +858,7 @@ static void cap_wr_round(cap_wctx *x)
 		t = cap_wr_heap_pop(x);
 		e = cap_wr_peek(x, t);
 		for (;;) {
-			t->rpos += cap_wr_emit(x, t, e);
-			x->progress = 1;
+			cap_wr_advance(x, t, cap_wr_emit(x, t, e));
 			e = cap_wr_next_record(x, t);
 			if (!e)
 				break;

@@ -390,31 +390,32 @@ def record_first(n, c, flat):
              % (st, n, args_len, 0 if arr is None else 1))
     L.append("	if (vkl_r) {")
     L += ["		vkl_r->%s = %s;" % (p.name, p.name) for p in c.params]
+    # the call down once the record is sealed: the array pointer, when the
+    # record left it out, from where the wrapper read it before the copy
+    sealed_back = back
+    if arr is not None:
+        nm = arr.m.name
+        elem = "1" if arr.k == "bytes" else "sizeof(*vkl_r->%s)" % nm
+        count = re.sub(r"\bs->", "vkl_r->", arr.count)
     # the command buffer from its argument register, which nothing has
     # needed yet (read back from the record, it costs a load)
     if arr is None:
         L.append("		if (vkl_rec_fast_ready(&vkl_f, %s)) {" % first)
         size = "sizeof(%s)" % st
     elif drop:
-        nm = arr.m.name
-        elem = "1" if arr.k == "bytes" else "sizeof(*vkl_r->%s)" % nm
-        count = re.sub(r"\bs->", "vkl_r->", arr.count)
         L.append("		__typeof__(vkl_r->%s) vkl_s = vkl_r->%s;" % (nm, nm))
         L.append("		size_t vkl_n = vkl_s ? (size_t)(%s) * %s : 0;" % (count, elem))
         L.append("		if (vkl_rec_fast_ready(&vkl_f, %s) &&" % first)
         L.append("		    vkl_rec_fast_array(&vkl_f, %s, vkl_s, vkl_n)) {" % args_len)
         size = "%s + vkl_n" % args_len
-        back_sealed = ", ".join("vkl_s" if p.name == nm else "vkl_r->" + p.name for p in c.params)
+        sealed_back = ", ".join("vkl_s" if p.name == nm else "vkl_r->" + p.name for p in c.params)
     else:
-        nm = arr.m.name
-        elem = "1" if arr.k == "bytes" else "sizeof(*vkl_r->%s)" % nm
-        count = re.sub(r"\bs->", "vkl_r->", arr.count)
         L.append("		size_t vkl_n = vkl_r->%s ? (size_t)(%s) * %s : 0;" % (nm, count, elem))
         L.append("		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->%s, vkl_n) &&" % nm)
         L.append("		    vkl_rec_fast_ready(&vkl_f, %s)) {" % first)
         size = "sizeof(%s) + vkl_n" % st
     L.append("			vkl_rec_fast_end(&vkl_f, %s);" % size)
-    L.append("			vkl_f.dev->table.%s(%s);" % (table_member(n), back_sealed if drop else back))
+    L.append("			vkl_f.dev->table.%s(%s);" % (table_member(n), sealed_back))
     L.append("			return;")
     L.append("		}")
     L.append("		vkl_rec_fast_unsealed(vkl_r);")
