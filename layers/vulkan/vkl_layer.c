@@ -298,8 +298,27 @@ static PFN_vkVoidFunction vkl_table_entry(const void *table, uint16_t offset)
 	return f;
 }
 
+/* Whether a disabled layer hands out the next layer's own entry point for
+ * the device command p, so that the command does not pass through the
+ * layer at all (TRACESMITH_DISABLE=1 costs a command nothing).  The names
+ * offered stay the layer's: what it hides when recording it hides here
+ * too, so a program sees the same commands either way.  vkDestroyDevice
+ * stays ours, to forget the device.  The dispatch-only build keeps its
+ * wrappers: it is built to measure them. */
+static int vkl_passes_by(const vkl_proc *p)
+{
+#ifdef VKL_DISPATCH_ONLY
+	(void)p;
+	return 0;
+#else
+	return vkl_config_get()->disabled && p->level == VKL_LEVEL_DEVICE &&
+	       p->fn != (PFN_vkVoidFunction)vkl_o_vkDestroyDevice;
+#endif
+}
+
 /* The entry point of p handed out: the wrappers with a keep-first path are
- * handed out without it where the layer is disabled (vkl_proc.untracked)
+ * handed out without it where the layer is disabled and still in the path
+ * (the dispatch-only build: vkl_passes_by; vkl_proc.untracked)
  * and, with the record-first path in its place, where the run records
  * without tracking (no trigger, no periodic snapshots:
  * vkl_proc.record_first). */
@@ -317,6 +336,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_o_vkGetInstanceProcAddr(VkInstance 
 {
 	const vkl_proc *p;
 	vkl_instance *inst;
+	PFN_vkVoidFunction next;
 	if (!pName)
 		return NULL;
 	if (strcmp(pName, "vkGetInstanceProcAddr") == 0)
@@ -334,7 +354,10 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_o_vkGetInstanceProcAddr(VkInstance 
 	if (p->level == VKL_LEVEL_INSTANCE)
 		return vkl_table_entry(&inst->table, p->offset) ? p->fn : NULL;
 	/* a device command asked of the instance: offered if the chain has it */
-	return inst->next_gipa(inst->handle, pName) ? vkl_proc_entry(p) : NULL;
+	next = inst->next_gipa(inst->handle, pName);
+	if (!next)
+		return NULL;
+	return vkl_passes_by(p) ? next : vkl_proc_entry(p);
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_o_vkGetDeviceProcAddr(VkDevice device,
@@ -352,7 +375,9 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_o_vkGetDeviceProcAddr(VkDevice devi
 	d = vkl_device_get(device);
 	if (p->offset == VKL_PROC_ALWAYS)
 		return p->fn;
-	return vkl_table_entry(&d->table, p->offset) ? vkl_proc_entry(p) : NULL;
+	if (!vkl_table_entry(&d->table, p->offset))
+		return NULL;
+	return vkl_passes_by(p) ? d->next_gdpa(d->handle, pName) : vkl_proc_entry(p);
 }
 
 /* ---- exports ---------------------------------------------------------------- */

@@ -5,7 +5,7 @@
  * a layer may hide.  The layer tests run it with and without
  * VK_LAYER_tracesmith (VK_INSTANCE_LAYERS) and compare.
  *
- *   vkl_tools [--ext NAME]... [--proc NAME]... [--submits N [--frame-labels]]
+ *   vkl_tools [--ext NAME]... [--proc NAME]... [--where] [--submits N [--frame-labels]]
  *
  * Prints, one per line:
  *   api 1.3.N
@@ -15,12 +15,18 @@
  *   create NAME: RESULT                         (a device enabling it alone)
  *   proc NAME: found|null                       (vkGetDeviceProcAddr, then
  *                                                vkGetInstanceProcAddr)
+ *   where NAME: FILE                            (--where: the file name of the
+ *                                                shared object holding what
+ *                                                vkGetDeviceProcAddr gave, or
+ *                                                "-": which layer or driver a
+ *                                                device command calls first)
  *   submits N labels L                          (--submits: N empty submits on
  *                                                a device without a swapchain;
  *                                                --frame-labels: a queue label
  *                                                "frame" after every second one)
  * Exit 0 when every query could be made, 1 otherwise.
  */
+#include <dlfcn.h> /* dladdr: _GNU_SOURCE is the build's */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,11 +107,22 @@ static VkResult vkl_tools_create(VkPhysicalDevice pd, const char *ext, VkDevice 
 	return vkCreateDevice(pd, &ci, NULL, out);
 }
 
+/* The file name (no folder) of the shared object that holds f, or "-". */
+static const char *vkl_tools_where(PFN_vkVoidFunction f)
+{
+	Dl_info info;
+	const char *slash;
+	if (!f || !dladdr((void *)f, &info) || !info.dli_fname)
+		return "-";
+	slash = strrchr(info.dli_fname, '/');
+	return slash ? slash + 1 : info.dli_fname;
+}
+
 int main(int argc, char **argv)
 {
 	const char *exts[VKL_TOOLS_MAX_ARGS], *procs[VKL_TOOLS_MAX_ARGS];
 	const char *debug_utils = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-	int next = 0, nproc = 0, i, rc = 1, has, submits = 0, frame_labels = 0;
+	int next = 0, nproc = 0, i, rc = 1, has, submits = 0, frame_labels = 0, where = 0;
 	VkApplicationInfo app;
 	VkInstanceCreateInfo ici;
 	VkInstance inst;
@@ -125,8 +142,10 @@ int main(int argc, char **argv)
 			submits = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--frame-labels") == 0)
 			frame_labels = 1;
+		else if (strcmp(argv[i], "--where") == 0)
+			where = 1;
 		else {
-			fprintf(stderr, "usage: vkl_tools [--ext NAME]... [--proc NAME]... "
+			fprintf(stderr, "usage: vkl_tools [--ext NAME]... [--proc NAME]... [--where] "
 			                "[--submits N [--frame-labels]]\n");
 			return 2;
 		}
@@ -208,10 +227,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "vkl_tools: vkCreateDevice: %d\n", r);
 			goto out_instance;
 		}
-		for (i = 0; i < nproc; i++)
-			printf("proc %s: %s %s\n", procs[i],
-			       vkGetDeviceProcAddr(dev, procs[i]) ? "found" : "null",
+		for (i = 0; i < nproc; i++) {
+			PFN_vkVoidFunction f = vkGetDeviceProcAddr(dev, procs[i]);
+			printf("proc %s: %s %s\n", procs[i], f ? "found" : "null",
 			       vkGetInstanceProcAddr(inst, procs[i]) ? "found" : "null");
+			if (where)
+				printf("where %s: %s\n", procs[i], vkl_tools_where(f));
+		}
 		vkDestroyDevice(dev, NULL);
 	}
 	rc = 0;
