@@ -10,6 +10,12 @@
 #   tracking  the layer with a window that never opens
 #             (TRACESMITH_TRIGGER=frames:1000000-1000001, stacks none)
 #   dispatch  the dispatch-only build ($BUILD/layers_dispatch), where built
+#   layer     the layer enabled by name, recording, TRACESMITH_STACKS=none
+#   base      the same with the layer in GPU_VK_BASE_LAYERS (a folder holding
+#             another build's VkLayer_tracesmith.json and its library, e.g.
+#             a copy of a branch's build/layers), to compare two layers in
+#             one run; with it the ways default to "layer base", and the
+#             median of the per-round ratios layer/base is printed too
 # (GPU_VK_WAYS picks some).  Prints each round's loop_ms (the program's own
 # timing of its recording and submit loop), the medians, the ratio to
 # plain and the ns added per call, against the issue's goal (at most 2x
@@ -44,10 +50,20 @@ ms() {
 		VK_ADD_LAYER_PATH=$BUILD/layers VK_INSTANCE_LAYERS=VK_LAYER_tracesmith "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
 	dispatch) TRACESMITH_STACKS=none TRACESMITH_OUTPUT=$W/dispatch.sbt VK_ADD_LAYER_PATH=$BUILD/layers_dispatch \
 		VK_INSTANCE_LAYERS=VK_LAYER_tracesmith "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
+	layer) TRACESMITH_STACKS=none TRACESMITH_OUTPUT=$W/layer.sbt VK_ADD_LAYER_PATH=$BUILD/layers \
+		VK_INSTANCE_LAYERS=VK_LAYER_tracesmith "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
+	base) TRACESMITH_STACKS=none TRACESMITH_OUTPUT=$W/base.sbt VK_ADD_LAYER_PATH=$GPU_VK_BASE_LAYERS \
+		VK_INSTANCE_LAYERS=VK_LAYER_tracesmith "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
 	esac || { echo "bench_vk_callbound: $1 run failed: $(tail -n 3 "$W/e")" >&2; exit 1; }
 	sed -n 's/.* loop_ms \([0-9.]*\).*/\1/p' "$W/o"
 }
-WAYS=${GPU_VK_WAYS:-"default nostack disabled tracking dispatch"}
+if [ -n "${GPU_VK_BASE_LAYERS:-}" ]; then
+	[ -f "$GPU_VK_BASE_LAYERS/VkLayer_tracesmith.json" ] ||
+		fail "GPU_VK_BASE_LAYERS=$GPU_VK_BASE_LAYERS holds no VkLayer_tracesmith.json"
+	WAYS=${GPU_VK_WAYS:-"layer base"}
+else
+	WAYS=${GPU_VK_WAYS:-"default nostack disabled tracking dispatch"}
+fi
 [ -f "$BUILD/layers_dispatch/libVkLayer_tracesmith.so" ] || WAYS=$(echo "$WAYS" | sed 's/dispatch//')
 calls=$("$P/vk_callbound" $ARGS | sed -n 's/.* calls \([0-9]*\) .*/\1/p')
 echo "bench_vk_callbound: vk_callbound $ARGS ($calls calls) on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
@@ -71,10 +87,17 @@ for m in $WAYS; do
 		printf "%-9s median loop_ms plain %.1f, this way %.1f: ratio %.2f, %+.0f ns per call; goal <= 2x plain: %s\n",
 			m, p, c, r, (c - p) * 1e6 / n, r <= 2 ? "met" : "not met" }'
 done
+# two layers compared round by round: the median of layer/base
+case " $WAYS " in *" layer "*)
+	case " $WAYS " in *" base "*)
+		paste "$W/layer" "$W/base" | awk '{print $1 / $2}' >"$W/ratio"
+		echo "layer/base median of the per-round ratios $(med "$W/ratio" | awk '{printf "%.2f", $1}')" ;;
+	esac ;;
+esac
 # the last round's trace: its size, and how its buffers were had (blocks
 # the writer faulted in ahead, blocks the recording thread mapped itself,
 # stalls at the memory bound: docs/capture.md, "Warm blocks")
-for m in default nostack; do
+for m in default nostack layer base; do
 	case " $WAYS " in *" $m "*)
 		echo "trace $m: $(wc -c <"$W/$m.sbt") B;" \
 			$("$BUILD/tsinfo" "$W/$m.sbt" | sed -n 's/^ *capture\.\(warm_faulted\|warm_misses\|stalls\) = \([0-9]*\)$/\1 \2/p' | tr '\n' ' ')
