@@ -38,6 +38,13 @@ ROUNDS=${GPU_VK_ROUNDS:-5}
 W=$(mktemp -d "${TMPDIR:-/tmp}/vkcb.XXXXXX")
 trap 'rm -rf "$W"' EXIT INT TERM
 
+# by_name WAY DIR: the layer in DIR enabled by name, recording with
+# TRACESMITH_STACKS=none, its trace in $W/WAY.sbt
+by_name() {
+	TRACESMITH_STACKS=none TRACESMITH_OUTPUT=$W/$1.sbt VK_ADD_LAYER_PATH=$2 \
+		VK_INSTANCE_LAYERS=VK_LAYER_tracesmith "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e"
+}
+
 # ms WAY: one run's loop_ms (its trace stays in $W/WAY.sbt)
 ms() {
 	case $1 in
@@ -48,12 +55,10 @@ ms() {
 		"$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
 	tracking) TRACESMITH_TRIGGER=frames:1000000-1000001 TRACESMITH_STACKS=none TRACESMITH_OUTPUT=$W/tracking.sbt \
 		VK_ADD_LAYER_PATH=$BUILD/layers VK_INSTANCE_LAYERS=VK_LAYER_tracesmith "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
-	dispatch) TRACESMITH_STACKS=none TRACESMITH_OUTPUT=$W/dispatch.sbt VK_ADD_LAYER_PATH=$BUILD/layers_dispatch \
-		VK_INSTANCE_LAYERS=VK_LAYER_tracesmith "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
-	layer) TRACESMITH_STACKS=none TRACESMITH_OUTPUT=$W/layer.sbt VK_ADD_LAYER_PATH=$BUILD/layers \
-		VK_INSTANCE_LAYERS=VK_LAYER_tracesmith "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
-	base) TRACESMITH_STACKS=none TRACESMITH_OUTPUT=$W/base.sbt VK_ADD_LAYER_PATH=$GPU_VK_BASE_LAYERS \
-		VK_INSTANCE_LAYERS=VK_LAYER_tracesmith "$P/vk_callbound" $ARGS >"$W/o" 2>"$W/e" ;;
+	dispatch) by_name dispatch "$BUILD/layers_dispatch" ;;
+	layer) by_name layer "$BUILD/layers" ;;
+	base) by_name base "$GPU_VK_BASE_LAYERS" ;;
+	*) fail "unknown way '$1' (GPU_VK_WAYS: default nostack disabled tracking dispatch layer base)" ;;
 	esac || { echo "bench_vk_callbound: $1 run failed: $(tail -n 3 "$W/e")" >&2; exit 1; }
 	sed -n 's/.* loop_ms \([0-9.]*\).*/\1/p' "$W/o"
 }
@@ -63,6 +68,7 @@ if [ -n "${GPU_VK_BASE_LAYERS:-}" ]; then
 	WAYS=${GPU_VK_WAYS:-"layer base"}
 else
 	WAYS=${GPU_VK_WAYS:-"default nostack disabled tracking dispatch"}
+	case " $WAYS " in *" base "*) fail "the way base needs GPU_VK_BASE_LAYERS (another build's layer folder)" ;; esac
 fi
 [ -f "$BUILD/layers_dispatch/libVkLayer_tracesmith.so" ] || WAYS=$(echo "$WAYS" | sed 's/dispatch//')
 calls=$("$P/vk_callbound" $ARGS | sed -n 's/.* calls \([0-9]*\) .*/\1/p')
