@@ -76,7 +76,6 @@ typedef struct vkl_device {
 	VkDevice handle;
 	VkPhysicalDevice physical;
 	vkl_instance *instance;
-	PFN_vkGetDeviceProcAddr next_gdpa;
 	PFN_vkSetDeviceLoaderData set_loader_data; /* for command buffers of our own */
 	int disabled; /* vkl_config.disabled, kept here for the wrappers */
 	VkPhysicalDeviceMemoryProperties mem_props;

@@ -377,7 +377,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_o_vkGetDeviceProcAddr(VkDevice devi
 		return p->fn;
 	if (!vkl_table_entry(&d->table, p->offset))
 		return NULL;
-	return vkl_passes_by(p) ? d->next_gdpa(d->handle, pName) : vkl_proc_entry(p);
+	return vkl_passes_by(p) ? vkl_table_entry(&d->table, p->offset) : vkl_proc_entry(p);
 }
 
 /* ---- exports ---------------------------------------------------------------- */
@@ -975,7 +975,6 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateDevice(VkPhysicalDevice physicalDev
 	d->handle = *pDevice;
 	d->physical = physicalDevice;
 	d->instance = inst;
-	d->next_gdpa = gdpa;
 	d->set_loader_data = vkl_device_loader_data(pCreateInfo);
 	d->disabled = vkl_config_get()->disabled;
 	/* the record types are named before any vkCmd* of the device is
@@ -985,7 +984,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateDevice(VkPhysicalDevice physicalDev
 	d->can_present = can_present;
 	pthread_mutex_init(&d->map_mu, NULL);
 	inst->table.GetPhysicalDeviceMemoryProperties(physicalDevice, &d->mem_props);
-	vkl_device_table_fill(&d->table, *pDevice, gdpa);
+	vkl_device_table_fill(&d->table, *pDevice, gdpa, inst->handle, gipa);
 	vkl_frame_device_init(d);
 	if (vkl_map_insert(vkl_key(*pDevice), d) != 0) {
 		CAP_ERROR("Vulkan layer: too many live instances and devices");

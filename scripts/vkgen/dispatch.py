@@ -42,20 +42,41 @@ def table_structs(reg, cmds, itable, dtable):
     return out
 
 
-def table_fills(reg, cmds, itable, ifill, dtable, dfill):
-    """The two fill functions: every member from gipa / gdpa by name."""
+def of_instance_extension(reg, name):
+    """Whether device-level command name comes only from instance
+    extensions (VK_EXT_debug_utils' eight).  The loader fills its own device
+    table's entries for these from the instance chain's
+    vkGetInstanceProcAddr, whose terminators stand in where the driver lacks
+    them; the chain's vkGetDeviceProcAddr may give NULL for them."""
+    exts = reg.extensions_of(name)
+    return (not reg.is_core(name) and bool(exts) and
+            all(e.ext_type == "instance" for e in exts))
+
+
+DEVICE_FILL_GIPA = ", VkInstance instance, PFN_vkGetInstanceProcAddr gipa"
+
+
+def table_fills(reg, cmds, itable, ifill, dtable, dfill, device_gipa=False):
+    """The two fill functions: every member from gipa / gdpa by name; with
+    device_gipa, the device fill also takes the instance chain's gipa and
+    fills the commands of_instance_extension from it, as the loader does
+    (a layer's table)."""
     out = []
     for level, tname, fn, h, gpa in (
             (INSTANCE_LEVELS, itable, ifill, "VkInstance instance",
              "PFN_vkGetInstanceProcAddr gipa"),
             (DEVICE_LEVELS, dtable, dfill, "VkDevice device", "PFN_vkGetDeviceProcAddr gdpa")):
         hv, gv = h.split()[1], gpa.split()[1]
-        out.append("void %s(%s *t, %s, %s)" % (fn, tname, h, gpa))
+        more = DEVICE_FILL_GIPA if device_gipa and level is DEVICE_LEVELS else ""
+        out.append("void %s(%s *t, %s, %s%s)" % (fn, tname, h, gpa, more))
         out.append("{")
         for n, c in cmds:
             if c.dispatch in level:
+                h_n, g_n = hv, gv
+                if more and of_instance_extension(reg, n):
+                    h_n, g_n = "instance", "gipa"
                 emit_guarded(out, guard(reg, n), [
-                    '\tt->%s = (PFN_%s)%s(%s, "%s");' % (member(n), n, gv, hv, n)])
+                    '\tt->%s = (PFN_%s)%s(%s, "%s");' % (member(n), n, g_n, h_n, n)])
         out.append("}")
         out.append("")
     return out

@@ -105,8 +105,11 @@ def gen_header(reg, cmds):
     out += [
         "void vkl_instance_table_fill(vkl_instance_table *t, VkInstance instance,",
         "                             PFN_vkGetInstanceProcAddr gipa);",
+        "/* The commands of instance extensions (VK_EXT_debug_utils) from gipa, as",
+        " * the loader fills them. */",
         "void vkl_device_table_fill(vkl_device_table *t, VkDevice device,",
-        "                           PFN_vkGetDeviceProcAddr gdpa);",
+        "                           PFN_vkGetDeviceProcAddr gdpa, VkInstance instance,",
+        "                           PFN_vkGetInstanceProcAddr gipa);",
         "",
         "enum {",
         "\tVKL_LEVEL_GLOBAL = 0,   /* vkCreateInstance and the instance enumerations */",
@@ -167,7 +170,7 @@ def gen_fill(reg, cmds):
             "const size_t vkl_refused_exts_count = sizeof(vkl_refused_exts) / sizeof(vkl_refused_exts[0]);",
             ""]
     out += table_fills(reg, cmds, "vkl_instance_table", "vkl_instance_table_fill",
-                       "vkl_device_table", "vkl_device_table_fill")
+                       "vkl_device_table", "vkl_device_table_fill", device_gipa=True)
     return "\n".join(out)
 
 

@@ -6,6 +6,7 @@
  * VK_LAYER_tracesmith (VK_INSTANCE_LAYERS) and compare.
  *
  *   vkl_tools [--ext NAME]... [--proc NAME]... [--where] [--submits N [--frame-labels]]
+ *             [--debug-calls [--debug-utils]]
  *
  * Prints, one per line:
  *   api 1.3.N
@@ -24,6 +25,16 @@
  *                                                a device without a swapchain;
  *                                                --frame-labels: a queue label
  *                                                "frame" after every second one)
+ *   debug-calls F found C called               (--debug-calls: the eight
+ *                                                VK_EXT_debug_utils device
+ *                                                commands looked up as many
+ *                                                programs do, by
+ *                                                vkGetInstanceProcAddr, and
+ *                                                those found called on a
+ *                                                device of their own, the
+ *                                                instance enabling the
+ *                                                extension only with
+ *                                                --debug-utils)
  * Exit 0 when every query could be made, 1 otherwise.
  */
 #include <dlfcn.h> /* dladdr: _GNU_SOURCE is the build's */
@@ -118,11 +129,183 @@ static const char *vkl_tools_where(PFN_vkVoidFunction f)
 	return slash ? slash + 1 : info.dli_fname;
 }
 
+/* A VK_EXT_debug_utils command as programs look it up (libplacebo, for
+ * one): vkGetInstanceProcAddr, whether or not the instance enabled the
+ * extension, then vkGetDeviceProcAddr. */
+static PFN_vkVoidFunction vkl_tools_debug_fn(VkInstance inst, VkDevice dev, const char *name,
+                                             int *found)
+{
+	PFN_vkVoidFunction f = vkGetInstanceProcAddr(inst, name);
+	if (!f)
+		f = vkGetDeviceProcAddr(dev, name);
+	*found += f != NULL;
+	return f;
+}
+
+static VkDebugUtilsLabelEXT vkl_tools_label(const char *name)
+{
+	VkDebugUtilsLabelEXT l;
+	memset(&l, 0, sizeof(l));
+	l.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT;
+	l.pLabelName = name;
+	return l;
+}
+
+/* --debug-calls: every debug-utils device command found is called: the
+ * device, its queue and a command buffer named, the device tagged, labels
+ * around and inside a submitted command buffer.  Prints "debug-calls F
+ * found C called"; 0 when every Vulkan call made succeeded. */
+static int vkl_tools_debug_calls(VkInstance inst, VkPhysicalDevice pd)
+{
+	static const uint32_t tag = 0x7473u;
+	int found = 0, called = 0, rc = 1;
+	VkDevice dev;
+	VkQueue q;
+	VkCommandPool pool = VK_NULL_HANDLE;
+	VkCommandBuffer cb;
+	VkCommandPoolCreateInfo pci;
+	VkCommandBufferAllocateInfo ai;
+	VkCommandBufferBeginInfo bi;
+	VkSubmitInfo si;
+	VkDebugUtilsObjectNameInfoEXT ni;
+	VkDebugUtilsObjectTagInfoEXT ti;
+	VkDebugUtilsLabelEXT l;
+	PFN_vkSetDebugUtilsObjectNameEXT set_name;
+	PFN_vkSetDebugUtilsObjectTagEXT set_tag;
+	PFN_vkQueueBeginDebugUtilsLabelEXT q_begin;
+	PFN_vkQueueInsertDebugUtilsLabelEXT q_insert;
+	PFN_vkQueueEndDebugUtilsLabelEXT q_end;
+	PFN_vkCmdBeginDebugUtilsLabelEXT c_begin;
+	PFN_vkCmdInsertDebugUtilsLabelEXT c_insert;
+	PFN_vkCmdEndDebugUtilsLabelEXT c_end;
+
+	if (vkl_tools_create(pd, NULL, &dev) != VK_SUCCESS) {
+		fprintf(stderr, "vkl_tools: vkCreateDevice failed\n");
+		return 1;
+	}
+	vkGetDeviceQueue(dev, 0, 0, &q);
+	set_name = (PFN_vkSetDebugUtilsObjectNameEXT)vkl_tools_debug_fn(
+		inst, dev, "vkSetDebugUtilsObjectNameEXT", &found);
+	set_tag = (PFN_vkSetDebugUtilsObjectTagEXT)vkl_tools_debug_fn(
+		inst, dev, "vkSetDebugUtilsObjectTagEXT", &found);
+	q_begin = (PFN_vkQueueBeginDebugUtilsLabelEXT)vkl_tools_debug_fn(
+		inst, dev, "vkQueueBeginDebugUtilsLabelEXT", &found);
+	q_insert = (PFN_vkQueueInsertDebugUtilsLabelEXT)vkl_tools_debug_fn(
+		inst, dev, "vkQueueInsertDebugUtilsLabelEXT", &found);
+	q_end = (PFN_vkQueueEndDebugUtilsLabelEXT)vkl_tools_debug_fn(
+		inst, dev, "vkQueueEndDebugUtilsLabelEXT", &found);
+	c_begin = (PFN_vkCmdBeginDebugUtilsLabelEXT)vkl_tools_debug_fn(
+		inst, dev, "vkCmdBeginDebugUtilsLabelEXT", &found);
+	c_insert = (PFN_vkCmdInsertDebugUtilsLabelEXT)vkl_tools_debug_fn(
+		inst, dev, "vkCmdInsertDebugUtilsLabelEXT", &found);
+	c_end = (PFN_vkCmdEndDebugUtilsLabelEXT)vkl_tools_debug_fn(
+		inst, dev, "vkCmdEndDebugUtilsLabelEXT", &found);
+
+	memset(&pci, 0, sizeof(pci));
+	pci.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+	if (vkCreateCommandPool(dev, &pci, NULL, &pool) != VK_SUCCESS)
+		goto out;
+	memset(&ai, 0, sizeof(ai));
+	ai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+	ai.commandPool = pool;
+	ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+	ai.commandBufferCount = 1;
+	if (vkAllocateCommandBuffers(dev, &ai, &cb) != VK_SUCCESS)
+		goto out;
+
+	memset(&ni, 0, sizeof(ni));
+	ni.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT;
+	if (set_name) {
+		ni.objectType = VK_OBJECT_TYPE_DEVICE;
+		ni.objectHandle = (uint64_t)(uintptr_t)dev;
+		ni.pObjectName = "vkl_tools device";
+		if (set_name(dev, &ni) != VK_SUCCESS)
+			goto out;
+		ni.objectType = VK_OBJECT_TYPE_QUEUE;
+		ni.objectHandle = (uint64_t)(uintptr_t)q;
+		ni.pObjectName = "vkl_tools queue";
+		if (set_name(dev, &ni) != VK_SUCCESS)
+			goto out;
+		ni.objectType = VK_OBJECT_TYPE_COMMAND_BUFFER;
+		ni.objectHandle = (uint64_t)(uintptr_t)cb;
+		ni.pObjectName = "vkl_tools commands";
+		if (set_name(dev, &ni) != VK_SUCCESS)
+			goto out;
+		called += 3;
+	}
+	if (set_tag) {
+		memset(&ti, 0, sizeof(ti));
+		ti.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_TAG_INFO_EXT;
+		ti.objectType = VK_OBJECT_TYPE_DEVICE;
+		ti.objectHandle = (uint64_t)(uintptr_t)dev;
+		ti.tagName = 1;
+		ti.tagSize = sizeof(tag);
+		ti.pTag = &tag;
+		if (set_tag(dev, &ti) != VK_SUCCESS)
+			goto out;
+		called++;
+	}
+
+	memset(&bi, 0, sizeof(bi));
+	bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+	bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+	if (vkBeginCommandBuffer(cb, &bi) != VK_SUCCESS)
+		goto out;
+	l = vkl_tools_label("vkl_tools pass");
+	if (c_begin) {
+		c_begin(cb, &l);
+		called++;
+	}
+	l = vkl_tools_label("vkl_tools mark");
+	if (c_insert) {
+		c_insert(cb, &l);
+		called++;
+	}
+	if (c_begin && c_end) {
+		c_end(cb);
+		called++;
+	}
+	if (vkEndCommandBuffer(cb) != VK_SUCCESS)
+		goto out;
+	l = vkl_tools_label("vkl_tools submit");
+	if (q_begin) {
+		q_begin(q, &l);
+		called++;
+	}
+	memset(&si, 0, sizeof(si));
+	si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+	si.commandBufferCount = 1;
+	si.pCommandBuffers = &cb;
+	if (vkQueueSubmit(q, 1, &si, VK_NULL_HANDLE) != VK_SUCCESS)
+		goto out;
+	l = vkl_tools_label("vkl_tools submitted");
+	if (q_insert) {
+		q_insert(q, &l);
+		called++;
+	}
+	if (q_begin && q_end) {
+		q_end(q);
+		called++;
+	}
+	if (vkQueueWaitIdle(q) != VK_SUCCESS)
+		goto out;
+	printf("debug-calls %d found %d called\n", found, called);
+	rc = 0;
+out:
+	if (rc)
+		fprintf(stderr, "vkl_tools: --debug-calls: a Vulkan call failed\n");
+	if (pool)
+		vkDestroyCommandPool(dev, pool, NULL);
+	vkDestroyDevice(dev, NULL);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	const char *exts[VKL_TOOLS_MAX_ARGS], *procs[VKL_TOOLS_MAX_ARGS];
 	const char *debug_utils = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
 	int next = 0, nproc = 0, i, rc = 1, has, submits = 0, frame_labels = 0, where = 0;
+	int debug_calls = 0, debug_ext = 0;
 	VkApplicationInfo app;
 	VkInstanceCreateInfo ici;
 	VkInstance inst;
@@ -144,9 +327,13 @@ int main(int argc, char **argv)
 			frame_labels = 1;
 		else if (strcmp(argv[i], "--where") == 0)
 			where = 1;
+		else if (strcmp(argv[i], "--debug-calls") == 0)
+			debug_calls = 1;
+		else if (strcmp(argv[i], "--debug-utils") == 0)
+			debug_ext = 1;
 		else {
 			fprintf(stderr, "usage: vkl_tools [--ext NAME]... [--proc NAME]... [--where] "
-			                "[--submits N [--frame-labels]]\n");
+			                "[--submits N [--frame-labels]] [--debug-calls [--debug-utils]]\n");
 			return 2;
 		}
 	}
@@ -157,7 +344,7 @@ int main(int argc, char **argv)
 	app.apiVersion = VK_API_VERSION_1_3;
 	app.pApplicationName = "vkl_tools";
 	ici.pApplicationInfo = &app;
-	if (frame_labels) {
+	if (frame_labels || debug_ext) {
 		ici.enabledExtensionCount = 1;
 		ici.ppEnabledExtensionNames = &debug_utils;
 	}
@@ -221,6 +408,8 @@ int main(int argc, char **argv)
 		if (i != submits)
 			goto out_instance;
 	}
+	if (debug_calls && vkl_tools_debug_calls(inst, pd))
+		goto out_instance;
 	if (nproc) {
 		r = vkl_tools_create(pd, NULL, &dev);
 		if (r != VK_SUCCESS) {

@@ -606,8 +606,11 @@ typedef struct vkl_device_table {
 
 void vkl_instance_table_fill(vkl_instance_table *t, VkInstance instance,
                              PFN_vkGetInstanceProcAddr gipa);
+/* The commands of instance extensions (VK_EXT_debug_utils) from gipa, as
+ * the loader fills them. */
 void vkl_device_table_fill(vkl_device_table *t, VkDevice device,
-                           PFN_vkGetDeviceProcAddr gdpa);
+                           PFN_vkGetDeviceProcAddr gdpa, VkInstance instance,
+                           PFN_vkGetInstanceProcAddr gipa);
 
 enum {
 	VKL_LEVEL_GLOBAL = 0,   /* vkCreateInstance and the instance enumerations */
