@@ -194,12 +194,15 @@ sbt_vk_status sbt_vk_encode(sbt_vk_enc *e, enum sbt_vk_cmd cmd, const void *args
  * pNext chains included), except the first parameter, the handle the call
  * is made on.  fn gets (ctx, VK_OBJECT_TYPE_UNKNOWN, 0) where a value may
  * name handles the walk cannot follow (a union holding handles): the
- * caller must then assume the command reaches anything.  Returns 1 when
- * cmd has such handles to walk, 0 when it has none or is not one of those
- * commands.  Generated (scripts/vkgen/refs.py); the layer uses it to find
- * the memory a submission reaches.
+ * caller must then assume the command reaches anything.  reads_only is 1
+ * where the parameter names the handle for the device to read only (a copy's
+ * source, a vertex, index or indirect buffer, a buffer barrier:
+ * overrides.REFS_READS_ONLY), 0 elsewhere.  Returns 1 when cmd has such
+ * handles to walk, 0 when it has none or is not one of those commands.
+ * Generated (scripts/vkgen/refs.py); the layer uses it to find the memory a
+ * submission reaches, and what of it the device may write.
  */
-typedef void (*sbt_vk_ref_fn)(void *ctx, VkObjectType type, uint64_t handle);
+typedef void (*sbt_vk_ref_fn)(void *ctx, VkObjectType type, uint64_t handle, int reads_only);
 int sbt_vk_refs(enum sbt_vk_cmd cmd, const void *args, sbt_vk_ref_fn fn, void *ctx);
 int sbt_vk_cmd_has_refs(enum sbt_vk_cmd cmd);
 

@@ -98,17 +98,10 @@ static int vkl_rt_grow(vkl_rt *t)
 	return 0;
 }
 
-/* Insert or overwrite.  1: inserted, 0: was there (value replaced),
- * -1: out of memory. */
-static int vkl_rt_put(vkl_rt *t, uint64_t key, uint32_t type, uint64_t val)
+/* Insert key, known not to be there.  1, or -1: out of memory. */
+static int vkl_rt_insert(vkl_rt *t, uint64_t key, uint32_t type, uint64_t val)
 {
-	vkl_rt_ent *e = vkl_rt_find(t, key, type);
 	size_t i;
-	if (e) {
-		e->val = val;
-		e->type = type;
-		return 0;
-	}
 	if ((t->n + 1) * 2 > t->cap && vkl_rt_grow(t) != 0)
 		return -1;
 	for (i = vkl_rt_home(t, key, type); t->e[i].used; i = (i + 1) & (t->cap - 1))
@@ -119,6 +112,32 @@ static int vkl_rt_put(vkl_rt *t, uint64_t key, uint32_t type, uint64_t val)
 	t->e[i].used = 1;
 	t->n++;
 	return 1;
+}
+
+/* Insert or overwrite.  1: inserted, 0: was there (value replaced),
+ * -1: out of memory. */
+static int vkl_rt_put(vkl_rt *t, uint64_t key, uint32_t type, uint64_t val)
+{
+	vkl_rt_ent *e = vkl_rt_find(t, key, type);
+	if (e) {
+		e->val = val;
+		e->type = type;
+		return 0;
+	}
+	return vkl_rt_insert(t, key, type, val);
+}
+
+/* A reference noted: inserted with val = reads (1: read only so far), or,
+ * when there, its val kept 1 only while every reference reads.  -1: out of
+ * memory. */
+static int vkl_rt_note(vkl_rt *t, uint64_t key, uint32_t type, uint64_t reads)
+{
+	vkl_rt_ent *e = vkl_rt_find(t, key, type);
+	if (e) {
+		e->val &= reads;
+		return 0;
+	}
+	return vkl_rt_insert(t, key, type, reads);
 }
 
 /* Remove (backward shift: no tombstones); 1 when it was there. */
@@ -289,10 +308,12 @@ static void vkl_reach_forget_pool(VkObjectType type, uint64_t pool)
 
 /* ---- recording ----------------------------------------------------------- */
 
-static void vkl_reach_note(void *ctx, VkObjectType type, uint64_t h)
+/* A command buffer's table: handle -> 1 while every command named it for
+ * the device to read only (sbt_vk_refs' reads_only), else 0. */
+static void vkl_reach_note(void *ctx, VkObjectType type, uint64_t h, int reads_only)
 {
 	vkl_res *r = ctx;
-	if (type == VK_OBJECT_TYPE_UNKNOWN || vkl_rt_put(&r->tab, h, (uint32_t)type, 0) < 0)
+	if (type == VK_OBJECT_TYPE_UNKNOWN || vkl_rt_note(&r->tab, h, (uint32_t)type, reads_only != 0) < 0)
 		r->all = 1;
 }
 
@@ -393,7 +414,7 @@ static void vkl_reach_framebuffer(const VkFramebufferCreateInfo *ci, VkFramebuff
 		if (!(ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT) && ci->pAttachments)
 			for (i = 0; i < ci->attachmentCount; i++)
 				vkl_reach_note(r, VK_OBJECT_TYPE_IMAGE_VIEW,
-				               (uint64_t)(uintptr_t)ci->pAttachments[i]);
+				               (uint64_t)(uintptr_t)ci->pAttachments[i], 0);
 	}
 	pthread_mutex_unlock(&s->mu);
 }
@@ -473,7 +494,7 @@ static void vkl_reach_slot(vkl_res *r, uint32_t binding, uint64_t elem, VkObject
 	if (type == VK_OBJECT_TYPE_MAX_ENUM || type == VK_OBJECT_TYPE_UNKNOWN)
 		r->all = 1;
 	else if (h)
-		vkl_reach_note(r, type, h);
+		vkl_reach_note(r, type, h, 0);
 }
 
 static void vkl_reach_write(vkl_res *r, const VkWriteDescriptorSet *w)
@@ -907,7 +928,7 @@ static void vkl_walk_range(vkl_walk *w, VkDeviceMemory mem, VkDeviceSize off, Vk
 	w->n++;
 }
 
-static void vkl_walk_visit(void *ctx, VkObjectType type, uint64_t h);
+static void vkl_walk_visit(void *ctx, VkObjectType type, uint64_t h, int reads_only);
 
 /* The (type, handle) pairs of an entry's table, copied out under its lock. */
 static void vkl_walk_table(vkl_walk *w, VkObjectType type, uint64_t h)
@@ -934,34 +955,43 @@ static void vkl_walk_table(vkl_walk *w, VkObjectType type, uint64_t h)
 	if (all)
 		w->all = 1;
 	for (i = 0; i < n && !w->all; i++) {
-		/* sets: the slot's value is the handle; the others: the key */
-		uint64_t ref = type == VK_OBJECT_TYPE_DESCRIPTOR_SET ? copy[i].val : copy[i].key;
+		/* sets: the slot's value is the handle (what the device does with
+		 * it: its usage says); the others: the key, the value whether
+		 * only read (vkl_reach_note) */
+		int set = type == VK_OBJECT_TYPE_DESCRIPTOR_SET;
+		uint64_t ref = set ? copy[i].val : copy[i].key;
 		if (copy[i].type == VK_OBJECT_TYPE_MAX_ENUM)
 			w->all = 1;
 		else if (ref && copy[i].type != VK_OBJECT_TYPE_UNKNOWN)
-			vkl_walk_visit(w, (VkObjectType)copy[i].type, ref);
+			vkl_walk_visit(w, (VkObjectType)copy[i].type, ref, !set && copy[i].val == 1);
 	}
 	free(copy);
 }
 
-static void vkl_walk_visit(void *ctx, VkObjectType type, uint64_t h)
+/* Visit handle h, named for the device to read only (reads_only) or not.
+ * w->seen: each handle once, or twice for a buffer or image first named
+ * for reads only and then for more (its range added again, writable). */
+static void vkl_walk_visit(void *ctx, VkObjectType type, uint64_t h, int reads_only)
 {
 	vkl_walk *w = ctx;
 	vkl_reach_shard *s;
 	vkl_res *r;
+	vkl_rt_ent *seen;
 	VkDeviceMemory mem;
 	VkDeviceSize off, size;
 	uint64_t target;
-	int unknown, added, writable;
+	int unknown, writable;
 	if (w->all)
 		return;
-	added = vkl_rt_put(&w->seen, h, (uint32_t)type, 0);
-	if (added < 0) {
+	seen = vkl_rt_find(&w->seen, h, (uint32_t)type);
+	if (seen) {
+		if (reads_only || !seen->val)
+			return;
+		seen->val = 0;
+	} else if (vkl_rt_insert(&w->seen, h, (uint32_t)type, reads_only != 0) < 0) {
 		w->all = 1;
 		return;
 	}
-	if (added == 0)
-		return;
 	switch (type) {
 	case VK_OBJECT_TYPE_COMMAND_BUFFER:
 	case VK_OBJECT_TYPE_DESCRIPTOR_SET:
@@ -977,7 +1007,7 @@ static void vkl_walk_visit(void *ctx, VkObjectType type, uint64_t h)
 		if (target)
 			vkl_walk_visit(w, type == VK_OBJECT_TYPE_IMAGE_VIEW ? VK_OBJECT_TYPE_IMAGE
 			                                                    : VK_OBJECT_TYPE_BUFFER,
-			               target);
+			               target, reads_only);
 		return;
 	case VK_OBJECT_TYPE_BUFFER:
 	case VK_OBJECT_TYPE_IMAGE:
@@ -988,9 +1018,10 @@ static void vkl_walk_visit(void *ctx, VkObjectType type, uint64_t h)
 		off = r ? r->offset : 0;
 		size = r ? r->size : 0;
 		unknown = r ? r->unknown : 0;
-		/* a buffer whose usage allows reads only is never written by
-		 * the device (images: any) */
-		writable = type == VK_OBJECT_TYPE_IMAGE || !r || (r->usage & ~VKL_REACH_READ_USAGE);
+		/* not written by the device: a buffer or image named for reads
+		 * only, or a buffer whose usage allows reads only (images: any) */
+		writable = !reads_only &&
+		           (type == VK_OBJECT_TYPE_IMAGE || !r || (r->usage & ~VKL_REACH_READ_USAGE));
 		pthread_mutex_unlock(&s->mu);
 		if (unknown)
 			w->all = 1;

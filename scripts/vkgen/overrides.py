@@ -529,6 +529,52 @@ REFS_NO_MEMORY = frozenset((
     "VkIndirectCommandsLayoutNV", "VkVideoSessionParametersKHR",
 ))
 
+# Buffers and images that a command (or a structure, wherever it is walked)
+# names only for the device to read: copy and blit sources, vertex, index,
+# indirect and predicate buffers, and buffer barriers, which move no bytes.
+# The walk reports them as read (sbt_vk_refs' reads_only), so that a
+# submission does not take host writes to them for device writes: a
+# program's upload buffer with TRANSFER_SRC | TRANSFER_DST usage, in host
+# memory it imported (mpv through libplacebo), shares its pages with the
+# program's other heap data, which its threads change while the upload
+# runs.  A handle named here and, in the same command buffer, anywhere else
+# is taken as written.  refs.py checks that each member exists.
+REFS_READS_ONLY = {
+    "vkCmdBindIndexBuffer": ("buffer",),
+    "vkCmdBindVertexBuffers": ("pBuffers",),
+    "vkCmdBindVertexBuffers2": ("pBuffers",),
+    "vkCmdBindVertexBuffers2EXT": ("pBuffers",),
+    "vkCmdDrawIndirect": ("buffer",),
+    "vkCmdDrawIndexedIndirect": ("buffer",),
+    "vkCmdDispatchIndirect": ("buffer",),
+    "vkCmdDrawIndirectCount": ("buffer", "countBuffer"),
+    "vkCmdDrawIndirectCountKHR": ("buffer", "countBuffer"),
+    "vkCmdDrawIndirectCountAMD": ("buffer", "countBuffer"),
+    "vkCmdDrawIndexedIndirectCount": ("buffer", "countBuffer"),
+    "vkCmdDrawIndexedIndirectCountKHR": ("buffer", "countBuffer"),
+    "vkCmdDrawIndexedIndirectCountAMD": ("buffer", "countBuffer"),
+    "vkCmdDrawIndirectByteCountEXT": ("counterBuffer",),
+    "vkCmdDrawMeshTasksIndirectNV": ("buffer",),
+    "vkCmdDrawMeshTasksIndirectCountNV": ("buffer", "countBuffer"),
+    "vkCmdDrawMeshTasksIndirectEXT": ("buffer",),
+    "vkCmdDrawMeshTasksIndirectCountEXT": ("buffer", "countBuffer"),
+    "vkCmdCopyBuffer": ("srcBuffer",),
+    "vkCmdCopyImage": ("srcImage",),
+    "vkCmdBlitImage": ("srcImage",),
+    "vkCmdCopyBufferToImage": ("srcBuffer",),
+    "vkCmdCopyImageToBuffer": ("srcImage",),
+    "vkCmdResolveImage": ("srcImage",),
+    "VkCopyBufferInfo2": ("srcBuffer",),
+    "VkCopyImageInfo2": ("srcImage",),
+    "VkBlitImageInfo2": ("srcImage",),
+    "VkCopyBufferToImageInfo2": ("srcBuffer",),
+    "VkCopyImageToBufferInfo2": ("srcImage",),
+    "VkResolveImageInfo2": ("srcImage",),
+    "VkConditionalRenderingBeginInfoEXT": ("buffer",),
+    "VkBufferMemoryBarrier": ("buffer",),
+    "VkBufferMemoryBarrier2": ("buffer",),
+}
+
 
 # ---- the capture layer, continued (layer.py) ------------------------------------
 

@@ -29,6 +29,8 @@ import overrides as ov  # noqa: E402
 # overrides.REFS_NO_MEMORY.
 REFS_EXTRA = ov.REFS_EXTRA
 NO_MEMORY = ov.REFS_NO_MEMORY
+# Members named for the device to read only: reported with reads_only 1.
+READS_ONLY = ov.REFS_READS_ONLY
 
 # The codec's member kinds (codec.Kind.k) whose element the walk follows:
 # a handle, or a struct it descends into.
@@ -40,6 +42,7 @@ class Refs:
         self.cx = cx
         self.reg = cx.reg
         self.owner = None  # the struct or command vis_kind walks (vis_el reads it)
+        self.reads = 0  # vis_el's handles: only read by the device (READS_ONLY)
         self.has = {n: False for n in cx.structs}
         self.unknown = {n: False for n in cx.structs}
         changed = True
@@ -54,6 +57,22 @@ class Refs:
         self.commands = [n for n in cx.carried_commands()
                          if n.startswith("vkCmd") or n in REFS_EXTRA]
         self.cmd_has = {n: any(self._kind_refs(k) for k in self._cmd_kinds(n)) for n in self.commands}
+        self._check_reads_only()
+
+    def _check_reads_only(self):
+        """Every READS_ONLY entry names a walked buffer or image member."""
+        for owner, members in READS_ONLY.items():
+            if owner in self.cx.structs:
+                kinds = self.cx.struct_kinds.get(owner, [])
+            elif owner in self.commands:
+                kinds = self._cmd_kinds(owner)
+            else:
+                raise AssertionError("REFS_READS_ONLY: %s is not a walked command or struct" % owner)
+            for m in members:
+                k = [k for k in kinds if k.m is not None and k.m.name == m]
+                if not k or k[0].el is None or k[0].el.k != "h" or \
+                        self.reg.resolve(k[0].el.ctype) not in ("VkBuffer", "VkImage"):
+                    raise AssertionError("REFS_READS_ONLY: %s.%s is not a buffer or image" % (owner, m))
 
     def _cmd_kinds(self, n):
         kinds = self.cx.cmd_kinds[n]
@@ -170,7 +189,7 @@ class Refs:
             if not self._el_refs(el):
                 return []
             return ["if ((%s) != VK_NULL_HANDLE)" % lv,
-                    "\tfn(ctx, %s, (uint64_t)(uintptr_t)(%s));" % (el.objtype, lv)]
+                    "\tfn(ctx, %s, (uint64_t)(uintptr_t)(%s), %d);" % (el.objtype, lv, self.reads)]
         if el.k == "s" and self._el_refs(el):
             sn = self.reg.resolve(el.sname)
             if sn in cg.IGNORED_PARENT_OF:
@@ -183,6 +202,7 @@ class Refs:
         if not self._kind_refs(k):
             return []
         self.owner = owner  # vis_el passes it to a child's walker as its parent
+        self.reads = int(k.m is not None and k.m.name in READS_ONLY.get(owner, ()))
         ign = self.ignored(k, owner) if k.m is not None else None
         if ign == "1":
             return ["/* %s: ignored (overrides.IGNORED_MEMBERS) */" % k.m.name]
@@ -198,7 +218,7 @@ class Refs:
         if K == "pnext":
             return ["sbt_vk_r_chain(s->pNext, fn, ctx);"]
         if K == "usel":
-            return ["(void)s;", "fn(ctx, VK_OBJECT_TYPE_UNKNOWN, 0); /* %s: a union holding handles */" % k.m.name]
+            return ["(void)s;", "fn(ctx, VK_OBJECT_TYPE_UNKNOWN, 0, 0); /* %s: a union holding handles */" % k.m.name]
         if K == "val":
             return self.vis_el(k.el, nm)
         if K == "fixarr":

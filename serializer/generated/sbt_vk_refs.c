@@ -105,14 +105,14 @@ static void sbt_vk_r_chain(const void *pnext, sbt_vk_ref_fn fn, void *ctx)
 static void sbt_vk_r_VkDescriptorBufferInfo(const VkDescriptorBufferInfo *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 0);
 }
 
 static void sbt_vk_r_VkDescriptorImageInfo(const VkDescriptorImageInfo *s, const VkWriteDescriptorSet *parent, sbt_vk_ref_fn fn, void *ctx)
 {
 	if (!(parent && !(parent->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE || parent->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE || parent->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER || parent->descriptorType == VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT || parent->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLE_WEIGHT_IMAGE_QCOM || parent->descriptorType == VK_DESCRIPTOR_TYPE_BLOCK_MATCH_IMAGE_QCOM))) { /* else ignored (overrides.IGNORED_MEMBERS) */
 		if ((s->imageView) != VK_NULL_HANDLE)
-			fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->imageView));
+			fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->imageView), 0);
 	}
 }
 
@@ -141,7 +141,7 @@ static void sbt_vk_r_VkWriteDescriptorSet(const VkWriteDescriptorSet *s, sbt_vk_
 			const uint64_t i3_n = (uint64_t)s->descriptorCount;
 			for (uint64_t i3 = 0; i3 < i3_n; i3++) {
 				if ((s->pTexelBufferView[i3]) != VK_NULL_HANDLE)
-					fn(ctx, VK_OBJECT_TYPE_BUFFER_VIEW, (uint64_t)(uintptr_t)(s->pTexelBufferView[i3]));
+					fn(ctx, VK_OBJECT_TYPE_BUFFER_VIEW, (uint64_t)(uintptr_t)(s->pTexelBufferView[i3]), 0);
 			}
 		}
 	}
@@ -150,20 +150,20 @@ static void sbt_vk_r_VkWriteDescriptorSet(const VkWriteDescriptorSet *s, sbt_vk_
 static void sbt_vk_r_VkBufferMemoryBarrier(const VkBufferMemoryBarrier *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 1);
 }
 
 static void sbt_vk_r_VkImageMemoryBarrier(const VkImageMemoryBarrier *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->image) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->image));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->image), 0);
 }
 
 static void sbt_vk_r_VkCommandBufferInheritanceInfo(const VkCommandBufferInheritanceInfo *s, const VkCommandBufferBeginInfo *parent, sbt_vk_ref_fn fn, void *ctx)
 {
 	if (!(parent && !(parent->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT))) { /* else ignored (overrides.IGNORED_MEMBERS) */
 		if ((s->framebuffer) != VK_NULL_HANDLE)
-			fn(ctx, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)(s->framebuffer));
+			fn(ctx, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)(s->framebuffer), 0);
 	}
 }
 
@@ -178,7 +178,7 @@ static void sbt_vk_r_VkRenderPassBeginInfo(const VkRenderPassBeginInfo *s, sbt_v
 {
 	sbt_vk_r_chain(s->pNext, fn, ctx);
 	if ((s->framebuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)(s->framebuffer));
+		fn(ctx, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)(s->framebuffer), 0);
 }
 
 static void sbt_vk_r_VkSubmitInfo(const VkSubmitInfo *s, sbt_vk_ref_fn fn, void *ctx)
@@ -187,7 +187,7 @@ static void sbt_vk_r_VkSubmitInfo(const VkSubmitInfo *s, sbt_vk_ref_fn fn, void 
 		const uint64_t i4_n = (uint64_t)s->commandBufferCount;
 		for (uint64_t i4 = 0; i4 < i4_n; i4++) {
 			if ((s->pCommandBuffers[i4]) != VK_NULL_HANDLE)
-				fn(ctx, VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)(s->pCommandBuffers[i4]));
+				fn(ctx, VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)(s->pCommandBuffers[i4]), 0);
 		}
 	}
 }
@@ -195,15 +195,15 @@ static void sbt_vk_r_VkSubmitInfo(const VkSubmitInfo *s, sbt_vk_ref_fn fn, void 
 static void sbt_vk_r_VkDedicatedAllocationMemoryAllocateInfoNV(const VkDedicatedAllocationMemoryAllocateInfoNV *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->image) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->image));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->image), 0);
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 0);
 }
 
 static void sbt_vk_r_VkIndirectCommandsStreamNV(const VkIndirectCommandsStreamNV *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 0);
 }
 
 static void sbt_vk_r_VkGeneratedCommandsInfoNV(const VkGeneratedCommandsInfoNV *s, sbt_vk_ref_fn fn, void *ctx)
@@ -215,41 +215,41 @@ static void sbt_vk_r_VkGeneratedCommandsInfoNV(const VkGeneratedCommandsInfoNV *
 		}
 	}
 	if ((s->preprocessBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->preprocessBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->preprocessBuffer), 0);
 	if ((s->sequencesCountBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->sequencesCountBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->sequencesCountBuffer), 0);
 	if ((s->sequencesIndexBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->sequencesIndexBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->sequencesIndexBuffer), 0);
 }
 
 static void sbt_vk_r_VkMemoryDedicatedAllocateInfo(const VkMemoryDedicatedAllocateInfo *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->image) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->image));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->image), 0);
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 0);
 }
 
 static void sbt_vk_r_VkConditionalRenderingBeginInfoEXT(const VkConditionalRenderingBeginInfoEXT *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 1);
 }
 
 static void sbt_vk_r_VkGeometryTrianglesNV(const VkGeometryTrianglesNV *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->vertexData) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->vertexData));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->vertexData), 0);
 	if ((s->indexData) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->indexData));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->indexData), 0);
 	if ((s->transformData) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->transformData));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->transformData), 0);
 }
 
 static void sbt_vk_r_VkGeometryAABBNV(const VkGeometryAABBNV *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->aabbData) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->aabbData));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->aabbData), 0);
 }
 
 static void sbt_vk_r_VkGeometryDataNV(const VkGeometryDataNV *s, sbt_vk_ref_fn fn, void *ctx)
@@ -279,7 +279,7 @@ static void sbt_vk_r_VkWriteDescriptorSetAccelerationStructureKHR(const VkWriteD
 		const uint64_t i7_n = (uint64_t)s->accelerationStructureCount;
 		for (uint64_t i7 = 0; i7 < i7_n; i7++) {
 			if ((s->pAccelerationStructures[i7]) != VK_NULL_HANDLE)
-				fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, (uint64_t)(uintptr_t)(s->pAccelerationStructures[i7]));
+				fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, (uint64_t)(uintptr_t)(s->pAccelerationStructures[i7]), 0);
 		}
 	}
 }
@@ -290,7 +290,7 @@ static void sbt_vk_r_VkWriteDescriptorSetAccelerationStructureNV(const VkWriteDe
 		const uint64_t i8_n = (uint64_t)s->accelerationStructureCount;
 		for (uint64_t i8 = 0; i8 < i8_n; i8++) {
 			if ((s->pAccelerationStructures[i8]) != VK_NULL_HANDLE)
-				fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, (uint64_t)(uintptr_t)(s->pAccelerationStructures[i8]));
+				fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, (uint64_t)(uintptr_t)(s->pAccelerationStructures[i8]), 0);
 		}
 	}
 }
@@ -301,7 +301,7 @@ static void sbt_vk_r_VkRenderPassAttachmentBeginInfo(const VkRenderPassAttachmen
 		const uint64_t i9_n = (uint64_t)s->attachmentCount;
 		for (uint64_t i9 = 0; i9 < i9_n; i9++) {
 			if ((s->pAttachments[i9]) != VK_NULL_HANDLE)
-				fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->pAttachments[i9]));
+				fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->pAttachments[i9]), 0);
 		}
 	}
 }
@@ -309,81 +309,81 @@ static void sbt_vk_r_VkRenderPassAttachmentBeginInfo(const VkRenderPassAttachmen
 static void sbt_vk_r_VkCopyAccelerationStructureInfoKHR(const VkCopyAccelerationStructureInfoKHR *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->src) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, (uint64_t)(uintptr_t)(s->src));
+		fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, (uint64_t)(uintptr_t)(s->src), 0);
 	if ((s->dst) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, (uint64_t)(uintptr_t)(s->dst));
+		fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, (uint64_t)(uintptr_t)(s->dst), 0);
 }
 
 static void sbt_vk_r_VkCopyAccelerationStructureToMemoryInfoKHR(const VkCopyAccelerationStructureToMemoryInfoKHR *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->src) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, (uint64_t)(uintptr_t)(s->src));
+		fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, (uint64_t)(uintptr_t)(s->src), 0);
 }
 
 static void sbt_vk_r_VkCopyMemoryToAccelerationStructureInfoKHR(const VkCopyMemoryToAccelerationStructureInfoKHR *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->dst) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, (uint64_t)(uintptr_t)(s->dst));
+		fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, (uint64_t)(uintptr_t)(s->dst), 0);
 }
 
 static void sbt_vk_r_VkCopyBufferInfo2(const VkCopyBufferInfo2 *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->srcBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->srcBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->srcBuffer), 1);
 	if ((s->dstBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 0);
 }
 
 static void sbt_vk_r_VkCopyImageInfo2(const VkCopyImageInfo2 *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->srcImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage), 1);
 	if ((s->dstImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage), 0);
 }
 
 static void sbt_vk_r_VkBlitImageInfo2(const VkBlitImageInfo2 *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->srcImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage), 1);
 	if ((s->dstImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage), 0);
 }
 
 static void sbt_vk_r_VkCopyBufferToImageInfo2(const VkCopyBufferToImageInfo2 *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->srcBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->srcBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->srcBuffer), 1);
 	if ((s->dstImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage), 0);
 }
 
 static void sbt_vk_r_VkCopyImageToBufferInfo2(const VkCopyImageToBufferInfo2 *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->srcImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage), 1);
 	if ((s->dstBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 0);
 }
 
 static void sbt_vk_r_VkResolveImageInfo2(const VkResolveImageInfo2 *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->srcImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage), 1);
 	if ((s->dstImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage), 0);
 }
 
 static void sbt_vk_r_VkImageMemoryBarrier2(const VkImageMemoryBarrier2 *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->image) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->image));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->image), 0);
 }
 
 static void sbt_vk_r_VkBufferMemoryBarrier2(const VkBufferMemoryBarrier2 *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 1);
 }
 
 static void sbt_vk_r_VkDependencyInfo(const VkDependencyInfo *s, sbt_vk_ref_fn fn, void *ctx)
@@ -405,7 +405,7 @@ static void sbt_vk_r_VkDependencyInfo(const VkDependencyInfo *s, sbt_vk_ref_fn f
 static void sbt_vk_r_VkCommandBufferSubmitInfo(const VkCommandBufferSubmitInfo *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->commandBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)(s->commandBuffer));
+		fn(ctx, VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)(s->commandBuffer), 0);
 }
 
 static void sbt_vk_r_VkSubmitInfo2(const VkSubmitInfo2 *s, sbt_vk_ref_fn fn, void *ctx)
@@ -421,7 +421,7 @@ static void sbt_vk_r_VkSubmitInfo2(const VkSubmitInfo2 *s, sbt_vk_ref_fn fn, voi
 static void sbt_vk_r_VkVideoPictureResourceInfoKHR(const VkVideoPictureResourceInfoKHR *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->imageViewBinding) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->imageViewBinding));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->imageViewBinding), 0);
 }
 
 static void sbt_vk_r_VkVideoReferenceSlotInfoKHR(const VkVideoReferenceSlotInfoKHR *s, sbt_vk_ref_fn fn, void *ctx)
@@ -434,7 +434,7 @@ static void sbt_vk_r_VkVideoReferenceSlotInfoKHR(const VkVideoReferenceSlotInfoK
 static void sbt_vk_r_VkVideoDecodeInfoKHR(const VkVideoDecodeInfoKHR *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->srcBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->srcBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->srcBuffer), 0);
 	sbt_vk_r_VkVideoPictureResourceInfoKHR(&(s->dstPictureResource), fn, ctx);
 	if (s->pSetupReferenceSlot) {
 		sbt_vk_r_VkVideoReferenceSlotInfoKHR(&(s->pSetupReferenceSlot[0]), fn, ctx);
@@ -450,7 +450,7 @@ static void sbt_vk_r_VkVideoDecodeInfoKHR(const VkVideoDecodeInfoKHR *s, sbt_vk_
 static void sbt_vk_r_VkVideoBeginCodingInfoKHR(const VkVideoBeginCodingInfoKHR *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->videoSession) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_VIDEO_SESSION_KHR, (uint64_t)(uintptr_t)(s->videoSession));
+		fn(ctx, VK_OBJECT_TYPE_VIDEO_SESSION_KHR, (uint64_t)(uintptr_t)(s->videoSession), 0);
 	if (s->pReferenceSlots) {
 		const uint64_t i14_n = (uint64_t)s->referenceSlotCount;
 		for (uint64_t i14 = 0; i14 < i14_n; i14++) {
@@ -467,7 +467,7 @@ static void sbt_vk_r_VkDescriptorBufferBindingInfoEXT(const VkDescriptorBufferBi
 static void sbt_vk_r_VkDescriptorBufferBindingPushDescriptorBufferHandleEXT(const VkDescriptorBufferBindingPushDescriptorBufferHandleEXT *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 0);
 }
 
 static void sbt_vk_r_VkRenderingInfo(const VkRenderingInfo *s, sbt_vk_ref_fn fn, void *ctx)
@@ -490,53 +490,53 @@ static void sbt_vk_r_VkRenderingInfo(const VkRenderingInfo *s, sbt_vk_ref_fn fn,
 static void sbt_vk_r_VkRenderingAttachmentInfo(const VkRenderingAttachmentInfo *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->imageView) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->imageView));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->imageView), 0);
 	if ((s->resolveImageView) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->resolveImageView));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->resolveImageView), 0);
 }
 
 static void sbt_vk_r_VkRenderingFragmentShadingRateAttachmentInfoKHR(const VkRenderingFragmentShadingRateAttachmentInfoKHR *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->imageView) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->imageView));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->imageView), 0);
 }
 
 static void sbt_vk_r_VkRenderingFragmentDensityMapAttachmentInfoEXT(const VkRenderingFragmentDensityMapAttachmentInfoEXT *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->imageView) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->imageView));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->imageView), 0);
 }
 
 static void sbt_vk_r_VkMicromapBuildInfoEXT(const VkMicromapBuildInfoEXT *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->dstMicromap) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_MICROMAP_EXT, (uint64_t)(uintptr_t)(s->dstMicromap));
+		fn(ctx, VK_OBJECT_TYPE_MICROMAP_EXT, (uint64_t)(uintptr_t)(s->dstMicromap), 0);
 }
 
 static void sbt_vk_r_VkCopyMicromapInfoEXT(const VkCopyMicromapInfoEXT *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->src) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_MICROMAP_EXT, (uint64_t)(uintptr_t)(s->src));
+		fn(ctx, VK_OBJECT_TYPE_MICROMAP_EXT, (uint64_t)(uintptr_t)(s->src), 0);
 	if ((s->dst) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_MICROMAP_EXT, (uint64_t)(uintptr_t)(s->dst));
+		fn(ctx, VK_OBJECT_TYPE_MICROMAP_EXT, (uint64_t)(uintptr_t)(s->dst), 0);
 }
 
 static void sbt_vk_r_VkCopyMicromapToMemoryInfoEXT(const VkCopyMicromapToMemoryInfoEXT *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->src) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_MICROMAP_EXT, (uint64_t)(uintptr_t)(s->src));
+		fn(ctx, VK_OBJECT_TYPE_MICROMAP_EXT, (uint64_t)(uintptr_t)(s->src), 0);
 }
 
 static void sbt_vk_r_VkCopyMemoryToMicromapInfoEXT(const VkCopyMemoryToMicromapInfoEXT *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->dst) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_MICROMAP_EXT, (uint64_t)(uintptr_t)(s->dst));
+		fn(ctx, VK_OBJECT_TYPE_MICROMAP_EXT, (uint64_t)(uintptr_t)(s->dst), 0);
 }
 
 static void sbt_vk_r_VkAccelerationStructureTrianglesOpacityMicromapEXT(const VkAccelerationStructureTrianglesOpacityMicromapEXT *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->micromap) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_MICROMAP_EXT, (uint64_t)(uintptr_t)(s->micromap));
+		fn(ctx, VK_OBJECT_TYPE_MICROMAP_EXT, (uint64_t)(uintptr_t)(s->micromap), 0);
 }
 
 static void sbt_vk_rc_vkQueueSubmit(const sbt_vk_args_vkQueueSubmit *s, sbt_vk_ref_fn fn, void *ctx)
@@ -562,7 +562,7 @@ static void sbt_vk_rc_vkCmdBindDescriptorSets(const sbt_vk_args_vkCmdBindDescrip
 		const uint64_t i17_n = (uint64_t)s->descriptorSetCount;
 		for (uint64_t i17 = 0; i17 < i17_n; i17++) {
 			if ((s->pDescriptorSets[i17]) != VK_NULL_HANDLE)
-				fn(ctx, VK_OBJECT_TYPE_DESCRIPTOR_SET, (uint64_t)(uintptr_t)(s->pDescriptorSets[i17]));
+				fn(ctx, VK_OBJECT_TYPE_DESCRIPTOR_SET, (uint64_t)(uintptr_t)(s->pDescriptorSets[i17]), 0);
 		}
 	}
 }
@@ -570,7 +570,7 @@ static void sbt_vk_rc_vkCmdBindDescriptorSets(const sbt_vk_args_vkCmdBindDescrip
 static void sbt_vk_rc_vkCmdBindIndexBuffer(const sbt_vk_args_vkCmdBindIndexBuffer *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 1);
 }
 
 static void sbt_vk_rc_vkCmdBindVertexBuffers(const sbt_vk_args_vkCmdBindVertexBuffers *s, sbt_vk_ref_fn fn, void *ctx)
@@ -579,7 +579,7 @@ static void sbt_vk_rc_vkCmdBindVertexBuffers(const sbt_vk_args_vkCmdBindVertexBu
 		const uint64_t i18_n = (uint64_t)s->bindingCount;
 		for (uint64_t i18 = 0; i18 < i18_n; i18++) {
 			if ((s->pBuffers[i18]) != VK_NULL_HANDLE)
-				fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->pBuffers[i18]));
+				fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->pBuffers[i18]), 1);
 		}
 	}
 }
@@ -587,103 +587,103 @@ static void sbt_vk_rc_vkCmdBindVertexBuffers(const sbt_vk_args_vkCmdBindVertexBu
 static void sbt_vk_rc_vkCmdDrawIndirect(const sbt_vk_args_vkCmdDrawIndirect *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 1);
 }
 
 static void sbt_vk_rc_vkCmdDrawIndexedIndirect(const sbt_vk_args_vkCmdDrawIndexedIndirect *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 1);
 }
 
 static void sbt_vk_rc_vkCmdDispatchIndirect(const sbt_vk_args_vkCmdDispatchIndirect *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 1);
 }
 
 static void sbt_vk_rc_vkCmdDrawClusterIndirectHUAWEI(const sbt_vk_args_vkCmdDrawClusterIndirectHUAWEI *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 0);
 }
 
 static void sbt_vk_rc_vkCmdCopyBuffer(const sbt_vk_args_vkCmdCopyBuffer *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->srcBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->srcBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->srcBuffer), 1);
 	if ((s->dstBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 0);
 }
 
 static void sbt_vk_rc_vkCmdCopyImage(const sbt_vk_args_vkCmdCopyImage *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->srcImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage), 1);
 	if ((s->dstImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage), 0);
 }
 
 static void sbt_vk_rc_vkCmdBlitImage(const sbt_vk_args_vkCmdBlitImage *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->srcImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage), 1);
 	if ((s->dstImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage), 0);
 }
 
 static void sbt_vk_rc_vkCmdCopyBufferToImage(const sbt_vk_args_vkCmdCopyBufferToImage *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->srcBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->srcBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->srcBuffer), 1);
 	if ((s->dstImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage), 0);
 }
 
 static void sbt_vk_rc_vkCmdCopyImageToBuffer(const sbt_vk_args_vkCmdCopyImageToBuffer *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->srcImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage), 1);
 	if ((s->dstBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 0);
 }
 
 static void sbt_vk_rc_vkCmdCopyMemoryToImageIndirectNV(const sbt_vk_args_vkCmdCopyMemoryToImageIndirectNV *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->dstImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage), 0);
 }
 
 static void sbt_vk_rc_vkCmdUpdateBuffer(const sbt_vk_args_vkCmdUpdateBuffer *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->dstBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 0);
 }
 
 static void sbt_vk_rc_vkCmdFillBuffer(const sbt_vk_args_vkCmdFillBuffer *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->dstBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 0);
 }
 
 static void sbt_vk_rc_vkCmdClearColorImage(const sbt_vk_args_vkCmdClearColorImage *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->image) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->image));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->image), 0);
 }
 
 static void sbt_vk_rc_vkCmdClearDepthStencilImage(const sbt_vk_args_vkCmdClearDepthStencilImage *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->image) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->image));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->image), 0);
 }
 
 static void sbt_vk_rc_vkCmdResolveImage(const sbt_vk_args_vkCmdResolveImage *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->srcImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage), 1);
 	if ((s->dstImage) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->dstImage), 0);
 }
 
 static void sbt_vk_rc_vkCmdWaitEvents(const sbt_vk_args_vkCmdWaitEvents *s, sbt_vk_ref_fn fn, void *ctx)
@@ -728,7 +728,7 @@ static void sbt_vk_rc_vkCmdBeginConditionalRenderingEXT(const sbt_vk_args_vkCmdB
 static void sbt_vk_rc_vkCmdCopyQueryPoolResults(const sbt_vk_args_vkCmdCopyQueryPoolResults *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->dstBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 0);
 }
 
 static void sbt_vk_rc_vkCmdBeginRenderPass(const sbt_vk_args_vkCmdBeginRenderPass *s, sbt_vk_ref_fn fn, void *ctx)
@@ -744,7 +744,7 @@ static void sbt_vk_rc_vkCmdExecuteCommands(const sbt_vk_args_vkCmdExecuteCommand
 		const uint64_t i23_n = (uint64_t)s->commandBufferCount;
 		for (uint64_t i23 = 0; i23 < i23_n; i23++) {
 			if ((s->pCommandBuffers[i23]) != VK_NULL_HANDLE)
-				fn(ctx, VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)(s->pCommandBuffers[i23]));
+				fn(ctx, VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)(s->pCommandBuffers[i23]), 0);
 		}
 	}
 }
@@ -776,7 +776,7 @@ static void sbt_vk_rc_vkCmdPushDescriptorSetKHR(const sbt_vk_args_vkCmdPushDescr
 static void sbt_vk_rc_vkCmdWriteBufferMarkerAMD(const sbt_vk_args_vkCmdWriteBufferMarkerAMD *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->dstBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 0);
 }
 
 static void sbt_vk_rc_vkCmdBeginRenderPass2(const sbt_vk_args_vkCmdBeginRenderPass2 *s, sbt_vk_ref_fn fn, void *ctx)
@@ -789,17 +789,17 @@ static void sbt_vk_rc_vkCmdBeginRenderPass2(const sbt_vk_args_vkCmdBeginRenderPa
 static void sbt_vk_rc_vkCmdDrawIndirectCount(const sbt_vk_args_vkCmdDrawIndirectCount *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 1);
 	if ((s->countBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->countBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->countBuffer), 1);
 }
 
 static void sbt_vk_rc_vkCmdDrawIndexedIndirectCount(const sbt_vk_args_vkCmdDrawIndexedIndirectCount *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 1);
 	if ((s->countBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->countBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->countBuffer), 1);
 }
 
 static void sbt_vk_rc_vkCmdBindTransformFeedbackBuffersEXT(const sbt_vk_args_vkCmdBindTransformFeedbackBuffersEXT *s, sbt_vk_ref_fn fn, void *ctx)
@@ -808,7 +808,7 @@ static void sbt_vk_rc_vkCmdBindTransformFeedbackBuffersEXT(const sbt_vk_args_vkC
 		const uint64_t i25_n = (uint64_t)s->bindingCount;
 		for (uint64_t i25 = 0; i25 < i25_n; i25++) {
 			if ((s->pBuffers[i25]) != VK_NULL_HANDLE)
-				fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->pBuffers[i25]));
+				fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->pBuffers[i25]), 0);
 		}
 	}
 }
@@ -819,7 +819,7 @@ static void sbt_vk_rc_vkCmdBeginTransformFeedbackEXT(const sbt_vk_args_vkCmdBegi
 		const uint64_t i26_n = (uint64_t)s->counterBufferCount;
 		for (uint64_t i26 = 0; i26 < i26_n; i26++) {
 			if ((s->pCounterBuffers[i26]) != VK_NULL_HANDLE)
-				fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->pCounterBuffers[i26]));
+				fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->pCounterBuffers[i26]), 0);
 		}
 	}
 }
@@ -830,7 +830,7 @@ static void sbt_vk_rc_vkCmdEndTransformFeedbackEXT(const sbt_vk_args_vkCmdEndTra
 		const uint64_t i27_n = (uint64_t)s->counterBufferCount;
 		for (uint64_t i27 = 0; i27 < i27_n; i27++) {
 			if ((s->pCounterBuffers[i27]) != VK_NULL_HANDLE)
-				fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->pCounterBuffers[i27]));
+				fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->pCounterBuffers[i27]), 0);
 		}
 	}
 }
@@ -838,55 +838,55 @@ static void sbt_vk_rc_vkCmdEndTransformFeedbackEXT(const sbt_vk_args_vkCmdEndTra
 static void sbt_vk_rc_vkCmdDrawIndirectByteCountEXT(const sbt_vk_args_vkCmdDrawIndirectByteCountEXT *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->counterBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->counterBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->counterBuffer), 1);
 }
 
 static void sbt_vk_rc_vkCmdBindShadingRateImageNV(const sbt_vk_args_vkCmdBindShadingRateImageNV *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->imageView) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->imageView));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->imageView), 0);
 }
 
 static void sbt_vk_rc_vkCmdDrawMeshTasksIndirectNV(const sbt_vk_args_vkCmdDrawMeshTasksIndirectNV *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 1);
 }
 
 static void sbt_vk_rc_vkCmdDrawMeshTasksIndirectCountNV(const sbt_vk_args_vkCmdDrawMeshTasksIndirectCountNV *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 1);
 	if ((s->countBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->countBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->countBuffer), 1);
 }
 
 static void sbt_vk_rc_vkCmdDrawMeshTasksIndirectEXT(const sbt_vk_args_vkCmdDrawMeshTasksIndirectEXT *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 1);
 }
 
 static void sbt_vk_rc_vkCmdDrawMeshTasksIndirectCountEXT(const sbt_vk_args_vkCmdDrawMeshTasksIndirectCountEXT *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->buffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer), 1);
 	if ((s->countBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->countBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->countBuffer), 1);
 }
 
 static void sbt_vk_rc_vkCmdBindInvocationMaskHUAWEI(const sbt_vk_args_vkCmdBindInvocationMaskHUAWEI *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->imageView) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->imageView));
+		fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->imageView), 0);
 }
 
 static void sbt_vk_rc_vkCmdCopyAccelerationStructureNV(const sbt_vk_args_vkCmdCopyAccelerationStructureNV *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->dst) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, (uint64_t)(uintptr_t)(s->dst));
+		fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, (uint64_t)(uintptr_t)(s->dst), 0);
 	if ((s->src) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, (uint64_t)(uintptr_t)(s->src));
+		fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, (uint64_t)(uintptr_t)(s->src), 0);
 }
 
 static void sbt_vk_rc_vkCmdCopyAccelerationStructureKHR(const sbt_vk_args_vkCmdCopyAccelerationStructureKHR *s, sbt_vk_ref_fn fn, void *ctx)
@@ -916,7 +916,7 @@ static void sbt_vk_rc_vkCmdWriteAccelerationStructuresPropertiesKHR(const sbt_vk
 		const uint64_t i28_n = (uint64_t)s->accelerationStructureCount;
 		for (uint64_t i28 = 0; i28 < i28_n; i28++) {
 			if ((s->pAccelerationStructures[i28]) != VK_NULL_HANDLE)
-				fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, (uint64_t)(uintptr_t)(s->pAccelerationStructures[i28]));
+				fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, (uint64_t)(uintptr_t)(s->pAccelerationStructures[i28]), 0);
 		}
 	}
 }
@@ -927,7 +927,7 @@ static void sbt_vk_rc_vkCmdWriteAccelerationStructuresPropertiesNV(const sbt_vk_
 		const uint64_t i29_n = (uint64_t)s->accelerationStructureCount;
 		for (uint64_t i29 = 0; i29 < i29_n; i29++) {
 			if ((s->pAccelerationStructures[i29]) != VK_NULL_HANDLE)
-				fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, (uint64_t)(uintptr_t)(s->pAccelerationStructures[i29]));
+				fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, (uint64_t)(uintptr_t)(s->pAccelerationStructures[i29]), 0);
 		}
 	}
 }
@@ -938,25 +938,25 @@ static void sbt_vk_rc_vkCmdBuildAccelerationStructureNV(const sbt_vk_args_vkCmdB
 		sbt_vk_r_VkAccelerationStructureInfoNV(&(s->pInfo[0]), fn, ctx);
 	}
 	if ((s->instanceData) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->instanceData));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->instanceData), 0);
 	if ((s->dst) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, (uint64_t)(uintptr_t)(s->dst));
+		fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, (uint64_t)(uintptr_t)(s->dst), 0);
 	if ((s->src) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, (uint64_t)(uintptr_t)(s->src));
+		fn(ctx, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, (uint64_t)(uintptr_t)(s->src), 0);
 	if ((s->scratch) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->scratch));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->scratch), 0);
 }
 
 static void sbt_vk_rc_vkCmdTraceRaysNV(const sbt_vk_args_vkCmdTraceRaysNV *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->raygenShaderBindingTableBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->raygenShaderBindingTableBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->raygenShaderBindingTableBuffer), 0);
 	if ((s->missShaderBindingTableBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->missShaderBindingTableBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->missShaderBindingTableBuffer), 0);
 	if ((s->hitShaderBindingTableBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->hitShaderBindingTableBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->hitShaderBindingTableBuffer), 0);
 	if ((s->callableShaderBindingTableBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->callableShaderBindingTableBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->callableShaderBindingTableBuffer), 0);
 }
 
 static void sbt_vk_rc_vkCmdBindVertexBuffers2(const sbt_vk_args_vkCmdBindVertexBuffers2 *s, sbt_vk_ref_fn fn, void *ctx)
@@ -965,7 +965,7 @@ static void sbt_vk_rc_vkCmdBindVertexBuffers2(const sbt_vk_args_vkCmdBindVertexB
 		const uint64_t i30_n = (uint64_t)s->bindingCount;
 		for (uint64_t i30 = 0; i30 < i30_n; i30++) {
 			if ((s->pBuffers[i30]) != VK_NULL_HANDLE)
-				fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->pBuffers[i30]));
+				fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->pBuffers[i30]), 1);
 		}
 	}
 }
@@ -1049,7 +1049,7 @@ static void sbt_vk_rc_vkQueueSubmit2(const sbt_vk_args_vkQueueSubmit2 *s, sbt_vk
 static void sbt_vk_rc_vkCmdWriteBufferMarker2AMD(const sbt_vk_args_vkCmdWriteBufferMarker2AMD *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->dstBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer));
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 0);
 }
 
 static void sbt_vk_rc_vkCmdDecodeVideoKHR(const sbt_vk_args_vkCmdDecodeVideoKHR *s, sbt_vk_ref_fn fn, void *ctx)
@@ -1120,7 +1120,7 @@ static void sbt_vk_rc_vkCmdWriteMicromapsPropertiesEXT(const sbt_vk_args_vkCmdWr
 		const uint64_t i35_n = (uint64_t)s->micromapCount;
 		for (uint64_t i35 = 0; i35 < i35_n; i35++) {
 			if ((s->pMicromaps[i35]) != VK_NULL_HANDLE)
-				fn(ctx, VK_OBJECT_TYPE_MICROMAP_EXT, (uint64_t)(uintptr_t)(s->pMicromaps[i35]));
+				fn(ctx, VK_OBJECT_TYPE_MICROMAP_EXT, (uint64_t)(uintptr_t)(s->pMicromaps[i35]), 0);
 		}
 	}
 }
@@ -1128,7 +1128,7 @@ static void sbt_vk_rc_vkCmdWriteMicromapsPropertiesEXT(const sbt_vk_args_vkCmdWr
 static void sbt_vk_rc_vkCmdOpticalFlowExecuteNV(const sbt_vk_args_vkCmdOpticalFlowExecuteNV *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->session) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_OPTICAL_FLOW_SESSION_NV, (uint64_t)(uintptr_t)(s->session));
+		fn(ctx, VK_OBJECT_TYPE_OPTICAL_FLOW_SESSION_NV, (uint64_t)(uintptr_t)(s->session), 0);
 }
 
 int sbt_vk_cmd_has_refs(enum sbt_vk_cmd cmd)

@@ -14,7 +14,14 @@
  * bytes of a page of it with the round's number; after the fence wait the
  * host checks the destination against its own model.
  *
- * usage: vk_hostmem [--rounds R]
+ * --upload: the source is used as programs use an upload buffer in host
+ * memory they imported (mpv through libplacebo): its usage also allows
+ * TRANSFER_DST, each copy takes all but its last page, and between the
+ * submit and the fence wait the host writes 64 bytes of that last page,
+ * as the program's other heap data sharing the imported pages changes
+ * while the copy runs.  Those are host writes, not the device's.
+ *
+ * usage: vk_hostmem [--rounds R] [--upload]
  * Prints one line: rounds, the alignment and the XXH3-64 hash of every
  * round's destination.
  */
@@ -25,8 +32,10 @@
 
 static void vhm_usage(FILE *f)
 {
-	fprintf(f, "usage: vk_hostmem [--rounds R]\n"
-	           "  --rounds R  rounds, one submit and fence wait each (1..10000, default 8)\n");
+	fprintf(f, "usage: vk_hostmem [--rounds R] [--upload]\n"
+	           "  --rounds R  rounds, one submit and fence wait each (1..10000, default 8)\n"
+	           "  --upload    the source as an upload buffer (TRANSFER_SRC | TRANSFER_DST),\n"
+	           "              its last page, which no copy reads, written during each copy\n");
 }
 
 /* Instance (Vulkan 1.1) and a device with VK_EXT_external_memory_host on
@@ -139,6 +148,7 @@ int main(int argc, char **argv)
 {
 	const VkDeviceSize size = (VkDeviceSize)VHM_PAGES * VHM_PAGE;
 	uint32_t rounds = 8, r, i;
+	int upload = 0;
 	vkp_ctx c;
 	VkDeviceSize align;
 	uint8_t *src, *dst, *model, *mapped = NULL;
@@ -159,6 +169,8 @@ int main(int argc, char **argv)
 		int k = (int)i;
 		if (!strcmp(argv[i], "--rounds")) {
 			rounds = vkp_parse_u32("vk_hostmem", argv[i], vkp_next_arg(argc, argv, &k), 1, 10000);
+		} else if (!strcmp(argv[i], "--upload")) {
+			upload = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			vhm_usage(stdout);
 			return 0;
@@ -183,7 +195,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < size; i++)
 		src[i] = i / VHM_PAGE == 3 ? 0 : (uint8_t)(i * 7 + i / 251);
 	memset(dst, 0, (size_t)size);
-	sbuf = vhm_import(&c, src, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &smem, &sflags);
+	memset(model, 0, (size_t)size);
+	sbuf = vhm_import(&c, src, size,
+	                  VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+	                      (upload ? VK_BUFFER_USAGE_TRANSFER_DST_BIT : 0),
+	                  &smem, &sflags);
 	dbuf = vhm_import(&c, dst, size,
 	                  VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &dmem,
 	                  &dflags);
@@ -208,7 +224,8 @@ int main(int argc, char **argv)
 	if (!hs || XXH3_64bits_reset(hs) != XXH_OK)
 		vkp_die(&c, "out of memory");
 	for (r = 0; r < rounds; r++) {
-		VkBufferCopy all = { 0, 0, size };
+		/* --upload: all but the last page, which the host writes meanwhile */
+		VkBufferCopy all = { 0, 0, upload ? size - VHM_PAGE : size };
 		VkDeviceSize fill_at = (VkDeviceSize)((r * 3 + 1) % VHM_PAGES) * VHM_PAGE + 512;
 		VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
 			                   VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT };
@@ -230,9 +247,11 @@ int main(int argc, char **argv)
 		                     &mb, 0, NULL, 0, NULL);
 		VKP_CHECK(&c, vkEndCommandBuffer(cb));
 		VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
+		if (upload)
+			memset(src + size - VHM_PAGE + 64 * (r % (VHM_PAGE / 64)), (int)(0xA0 + r), 64);
 		VKP_CHECK(&c, vkWaitForFences(c.device, 1, &fence, VK_TRUE, UINT64_MAX));
 		VKP_CHECK(&c, vkResetFences(c.device, 1, &fence));
-		memcpy(model, src, (size_t)size);
+		memcpy(model, src, (size_t)all.size);
 		memset(model + fill_at, (int)(r + 1), 256);
 		for (i = 0; i < size; i++)
 			if (dst[i] != model[i])

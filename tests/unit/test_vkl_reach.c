@@ -157,18 +157,21 @@ static void tst_begin(uint64_t cb)
 	vkl_reach_call(&tst_dev, SBT_VK_CMD_vkBeginCommandBuffer, &a, 1);
 }
 
-/* What submitting command buffer cb reaches: "all", or "mem:offset+size"
- * ranges after merging, space-separated. */
-static const char *tst_reach(uint64_t cb)
+/* What submitting command buffers cbs[0, ncb) reaches: "all", or
+ * "mem:offset+size" ranges after merging, space-separated; with access,
+ * each followed by ":w" where the device may write it, ":r" where not. */
+static const char *tst_reach_cbs(const uint64_t *cbs, uint32_t ncb, int access)
 {
 	static char out[512];
-	VkCommandBuffer c = (VkCommandBuffer)(uintptr_t)cb;
+	VkCommandBuffer c[4];
 	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO };
 	sbt_vk_args_vkQueueSubmit a = { 0 };
 	vkl_walk w;
 	size_t i, n, len = 0;
-	si.commandBufferCount = 1;
-	si.pCommandBuffers = &c;
+	for (i = 0; i < ncb && i < 4; i++)
+		c[i] = (VkCommandBuffer)(uintptr_t)cbs[i];
+	si.commandBufferCount = ncb;
+	si.pCommandBuffers = c;
 	a.submitCount = 1;
 	a.pSubmits = &si;
 	memset(&w, 0, sizeof(w));
@@ -180,14 +183,89 @@ static const char *tst_reach(uint64_t cb)
 	} else {
 		n = vkl_ranges_merge(w.ranges, w.n);
 		for (i = 0; i < n && len < sizeof(out) - 64; i++)
-			len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%llx:%llu+%llu",
+			len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%llx:%llu+%llu%s",
 			                        i ? " " : "", (unsigned long long)(uintptr_t)w.ranges[i].memory,
 			                        (unsigned long long)w.ranges[i].offset,
-			                        (unsigned long long)w.ranges[i].size);
+			                        (unsigned long long)w.ranges[i].size,
+			                        !access ? "" : w.ranges[i].writable ? ":w" : ":r");
 	}
 	free(w.ranges);
 	vkl_rt_free(&w.seen);
 	return out;
+}
+
+static const char *tst_reach(uint64_t cb)
+{
+	return tst_reach_cbs(&cb, 1, 0);
+}
+
+static void tst_copy(uint64_t cb, uint64_t src, uint64_t dst)
+{
+	VkBufferCopy r = { 0, 0, 16 };
+	sbt_vk_args_vkCmdCopyBuffer a = { 0 };
+	a.commandBuffer = (VkCommandBuffer)(uintptr_t)cb;
+	a.srcBuffer = (VkBuffer)(uintptr_t)src;
+	a.dstBuffer = (VkBuffer)(uintptr_t)dst;
+	a.regionCount = 1;
+	a.pRegions = &r;
+	vkl_reach_cmd(a.commandBuffer, SBT_VK_CMD_vkCmdCopyBuffer, &a);
+}
+
+/* Buffers named for the device to read only (overrides.REFS_READS_ONLY)
+ * are not taken as written, whatever their usage (here STORAGE); a buffer
+ * also named otherwise, in the same command buffer or another of the
+ * submission, in either order, is. */
+static void tst_reads_only(void)
+{
+	const uint64_t cb = 0x2c0, cb2 = 0x2c1;
+	uint64_t both[2];
+	memset(&tst_dev, 0, sizeof(tst_dev));
+	tst_buffer(0x2b0, 256, MEM_S, 0, 0);
+	tst_buffer(0x2b1, 4096, MEM_S, 65536, 0);
+	tst_buffer(0x2b3, 1024, MEM_T, 0, 0);
+
+	/* a copy from b0 into b3: b0 read, b3 written */
+	tst_begin(cb);
+	tst_copy(cb, 0x2b0, 0x2b3);
+	TST_CHECK_STR_EQ(tst_reach_cbs(&cb, 1, 1), "5000:0+256:r 6000:0+1024:w");
+	/* and back: both written */
+	tst_copy(cb, 0x2b3, 0x2b0);
+	TST_CHECK_STR_EQ(tst_reach_cbs(&cb, 1, 1), "5000:0+256:w 6000:0+1024:w");
+
+	/* vertex buffer b1 and a barrier on b0: read */
+	{
+		VkBuffer vb = (VkBuffer)(uintptr_t)0x2b1;
+		VkDeviceSize off = 0;
+		VkBufferMemoryBarrier bar = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+		sbt_vk_args_vkCmdBindVertexBuffers va = { 0 };
+		sbt_vk_args_vkCmdPipelineBarrier pa = { 0 };
+		tst_begin(cb);
+		va.commandBuffer = (VkCommandBuffer)(uintptr_t)cb;
+		va.bindingCount = 1;
+		va.pBuffers = &vb;
+		va.pOffsets = &off;
+		vkl_reach_cmd(va.commandBuffer, SBT_VK_CMD_vkCmdBindVertexBuffers, &va);
+		bar.buffer = (VkBuffer)(uintptr_t)0x2b0;
+		bar.size = VK_WHOLE_SIZE;
+		pa.commandBuffer = va.commandBuffer;
+		pa.bufferMemoryBarrierCount = 1;
+		pa.pBufferMemoryBarriers = &bar;
+		vkl_reach_cmd(pa.commandBuffer, SBT_VK_CMD_vkCmdPipelineBarrier, &pa);
+		TST_CHECK_STR_EQ(tst_reach_cbs(&cb, 1, 1), "5000:0+256:r 5000:65536+4096:r");
+	}
+
+	/* b1 written by a copy in a second command buffer: written, whichever
+	 * of the two is submitted first */
+	tst_begin(cb2);
+	tst_copy(cb2, 0x2b3, 0x2b1);
+	both[0] = cb;
+	both[1] = cb2;
+	TST_CHECK_STR_EQ(tst_reach_cbs(both, 2, 1),
+	                 "5000:0+256:r 5000:65536+4096:w 6000:0+1024:r");
+	both[0] = cb2;
+	both[1] = cb;
+	TST_CHECK_STR_EQ(tst_reach_cbs(both, 2, 1),
+	                 "5000:0+256:r 5000:65536+4096:w 6000:0+1024:r");
 }
 
 static void tst_resolution(void)
@@ -400,5 +478,6 @@ int main(void)
 {
 	tst_table();
 	tst_resolution();
+	tst_reads_only();
 	return tst_done();
 }
