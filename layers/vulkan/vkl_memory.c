@@ -228,7 +228,7 @@ static void vkl_mem_host_import(vkl_device *d, vkl_memory *m, void *host)
 	m->map_size = n;
 	memcpy(m->ref, host, n);
 	vkl_memory_tracker();
-	vkl_track_register(&m->trk, m->shadow_base, m->shadow_len);
+	vkl_track_register_shared(&m->trk, m->shadow_base, m->shadow_len);
 	m->initial_recorded = 1;
 	vkl_mem_snap_write(m->handle, 0, m->ref, n);
 	pthread_mutex_lock(&d->map_mu);

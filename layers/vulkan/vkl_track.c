@@ -518,13 +518,59 @@ void vkl_track_register(vkl_track *t, void *base, size_t len)
 		t->kind = VKL_TRACK_GUARD;
 }
 
+/* The regions registered by vkl_track_register_shared and tracked: no two
+ * overlap.  The mutex also covers their registration and unregistration
+ * with the kernel, so that a region registered over pages another is
+ * leaving is registered after that one's unregistration, not undone by it. */
+static pthread_mutex_t vkl_track_shared_mu = PTHREAD_MUTEX_INITIALIZER;
+static vkl_track *vkl_track_shared_list;
+
+void vkl_track_register_shared(vkl_track *t, void *base, size_t len)
+{
+	const vkl_track *o;
+	pthread_mutex_lock(&vkl_track_shared_mu);
+	for (o = vkl_track_shared_list; o; o = o->shared_next)
+		if ((uint8_t *)base < o->base + o->len && o->base < (uint8_t *)base + len)
+			break;
+	if (o) {
+		memset(t, 0, sizeof(*t));
+		t->base = base;
+		t->len = len;
+		t->kind = VKL_TRACK_SHADOW;
+		CAP_DEBUG("Vulkan layer: the %zu bytes at %p share pages with other imported host "
+		          "memory: not tracked, compared whole at each look",
+		          len, base);
+	} else {
+		vkl_track_register(t, base, len);
+		if (t->kind != VKL_TRACK_SHADOW) {
+			t->shared = 1;
+			t->shared_next = vkl_track_shared_list;
+			vkl_track_shared_list = t;
+		}
+	}
+	pthread_mutex_unlock(&vkl_track_shared_mu);
+}
+
 void vkl_track_unregister(vkl_track *t)
 {
+	int shared = t->shared;
+	if (shared) {
+		vkl_track **p;
+		pthread_mutex_lock(&vkl_track_shared_mu);
+		for (p = &vkl_track_shared_list; *p && *p != t; p = &(*p)->shared_next)
+			;
+		if (*p)
+			*p = t->shared_next;
+		t->shared = 0;
+		t->shared_next = NULL;
+	}
 	if (t->kind == VKL_TRACK_UFFD)
 		vkl_track_uffd_remove(t->base, t->len);
 	else if (t->kind == VKL_TRACK_GUARD)
 		vkl_track_guard_remove(t);
 	t->kind = VKL_TRACK_SHADOW;
+	if (shared)
+		pthread_mutex_unlock(&vkl_track_shared_mu);
 }
 
 /* Runs handed on to the caller, adjacent ones joined. */

@@ -31,6 +31,8 @@ typedef struct vkl_track {
 	                        whole pages is exactly the pages written (not a
 	                        dense rest, not a region that is not tracked) */
 	uint64_t looks, pages_seen, pages_written;
+	int shared;                    /* registered by vkl_track_register_shared */
+	struct vkl_track *shared_next; /* the list of those, while registered */
 } vkl_track;
 
 /* The tracker this process uses (chosen on the first call). */
@@ -41,6 +43,14 @@ const char *vkl_track_name(vkl_track_kind k);
  * size, the pages already populated.  Every page starts as not written.
  * On failure t->kind is VKL_TRACK_SHADOW and every look reports all. */
 void vkl_track_register(vkl_track *t, void *base, size_t len);
+/* The same for pages the application owns and may hand over more than
+ * once (imported host memory: two imports of one frame's planes share the
+ * pages between them).  The kernel's registration, protection and written
+ * marks belong to the pages, not to a tracker: one tracker's look would
+ * take the marks of a page from the other, its unregister the other's
+ * registration.  So a region overlapping one registered this way is not
+ * tracked (VKL_TRACK_SHADOW: every look reports all of it). */
+void vkl_track_register_shared(vkl_track *t, void *base, size_t len);
 /* Stop tracking (before the region is unmapped); pages become writable. */
 void vkl_track_unregister(vkl_track *t);
 
