@@ -194,15 +194,20 @@ sbt_vk_status sbt_vk_encode(sbt_vk_enc *e, enum sbt_vk_cmd cmd, const void *args
  * pNext chains included), except the first parameter, the handle the call
  * is made on.  fn gets (ctx, VK_OBJECT_TYPE_UNKNOWN, 0) where a value may
  * name handles the walk cannot follow (a union holding handles): the
- * caller must then assume the command reaches anything.  reads_only is 1
- * where the parameter names the handle for the device to read only (a copy's
- * source, a vertex, index or indirect buffer, a buffer barrier:
- * overrides.REFS_READS_ONLY), 0 elsewhere.  Returns 1 when cmd has such
- * handles to walk, 0 when it has none or is not one of those commands.
- * Generated (scripts/vkgen/refs.py); the layer uses it to find the memory a
- * submission reaches, and what of it the device may write.
+ * caller must then assume the command reaches anything.  access says what
+ * the command may do with the handle's memory: SBT_VK_REF_READS where the
+ * parameter names it for the device to read only (a copy's source, a
+ * vertex, index or indirect buffer, a buffer barrier:
+ * overrides.REFS_READS_ONLY), SBT_VK_REF_REGIONS where the device writes
+ * the buffer only where the command's regions say (a copy's destination, a
+ * fill, an update: overrides.REFS_WRITES_REGIONS; the caller reads the
+ * regions from the arguments), SBT_VK_REF_WRITES elsewhere.  Returns 1 when
+ * cmd has such handles to walk, 2 when besides some are SBT_VK_REF_REGIONS,
+ * 0 when it has none or is not one of those commands.  Generated (scripts/vkgen/refs.py); the layer uses it to find
+ * the memory a submission reaches, and what of it the device may write.
  */
-typedef void (*sbt_vk_ref_fn)(void *ctx, VkObjectType type, uint64_t handle, int reads_only);
+enum { SBT_VK_REF_WRITES = 0, SBT_VK_REF_READS = 1, SBT_VK_REF_REGIONS = 2 };
+typedef void (*sbt_vk_ref_fn)(void *ctx, VkObjectType type, uint64_t handle, int access);
 int sbt_vk_refs(enum sbt_vk_cmd cmd, const void *args, sbt_vk_ref_fn fn, void *ctx);
 int sbt_vk_cmd_has_refs(enum sbt_vk_cmd cmd);
 

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "layers/vulkan/vkl.h"
+#include "layers/vulkan/vkl_format.h"
 #include "serializer/sbt_vk.h"
 
 /* ---- open-addressed table of (key, type) -> value ------------------------ */
@@ -44,6 +45,7 @@ typedef struct vkl_rt_ent {
 	uint64_t val;
 	uint32_t type;
 	uint32_t used;
+	uint64_t lo, hi; /* a command buffer's buffer written in regions: their extent */
 } vkl_rt_ent;
 
 /* typed: entries match on key and type (handles of different types may
@@ -109,6 +111,7 @@ static int vkl_rt_insert(vkl_rt *t, uint64_t key, uint32_t type, uint64_t val)
 	t->e[i].key = key;
 	t->e[i].type = type;
 	t->e[i].val = val;
+	t->e[i].lo = t->e[i].hi = 0;
 	t->e[i].used = 1;
 	t->n++;
 	return 1;
@@ -127,17 +130,38 @@ static int vkl_rt_put(vkl_rt *t, uint64_t key, uint32_t type, uint64_t val)
 	return vkl_rt_insert(t, key, type, val);
 }
 
-/* A reference noted: inserted with val = reads (1: read only so far), or,
- * when there, its val kept 1 only while every reference reads.  -1: out of
- * memory. */
-static int vkl_rt_note(vkl_rt *t, uint64_t key, uint32_t type, uint64_t reads)
+/* A command buffer's table: what its commands may do with each handle, the
+ * value an SBT_VK_REF_* (sbt_vk.h).  SBT_VK_REF_READS: every command only
+ * read it; SBT_VK_REF_REGIONS: besides, commands wrote it in regions whose
+ * extent is [lo, hi) (bytes from the buffer's start); SBT_VK_REF_WRITES: a
+ * command may have written any of it. */
+static int vkl_rt_note(vkl_rt *t, uint64_t key, uint32_t type, uint64_t access, uint64_t lo,
+                       uint64_t hi)
 {
 	vkl_rt_ent *e = vkl_rt_find(t, key, type);
-	if (e) {
-		e->val &= reads;
-		return 0;
+	if (!e) {
+		if (vkl_rt_insert(t, key, type, access) < 0)
+			return -1;
+		if (access == SBT_VK_REF_REGIONS) {
+			e = vkl_rt_find(t, key, type);
+			e->lo = lo;
+			e->hi = hi;
+		}
+		return 1;
 	}
-	return vkl_rt_insert(t, key, type, reads);
+	if (e->val == SBT_VK_REF_WRITES || access == SBT_VK_REF_READS)
+		return 0;
+	if (access == SBT_VK_REF_WRITES) {
+		e->val = SBT_VK_REF_WRITES;
+	} else if (e->val == SBT_VK_REF_READS) {
+		e->val = SBT_VK_REF_REGIONS;
+		e->lo = lo;
+		e->hi = hi;
+	} else {
+		e->lo = lo < e->lo ? lo : e->lo;
+		e->hi = hi > e->hi ? hi : e->hi;
+	}
+	return 0;
 }
 
 /* Remove (backward shift: no tombstones); 1 when it was there. */
@@ -189,6 +213,8 @@ typedef struct vkl_res {
 	VkDeviceMemory memory;
 	VkDeviceSize offset, size;
 	VkBufferUsageFlags usage;
+	VkFormat format; /* images: for the bytes a copy into a buffer writes */
+	uint32_t layers;
 	int unknown; /* reaches memory this file does not model */
 	/* views: the buffer or image */
 	uint64_t target;
@@ -308,12 +334,18 @@ static void vkl_reach_forget_pool(VkObjectType type, uint64_t pool)
 
 /* ---- recording ----------------------------------------------------------- */
 
-/* A command buffer's table: handle -> 1 while every command named it for
- * the device to read only (sbt_vk_refs' reads_only), else 0. */
-static void vkl_reach_note(void *ctx, VkObjectType type, uint64_t h, int reads_only)
+/* A handle a command names, into its command buffer's table (vkl_rt_note).
+ * A buffer it writes in regions (SBT_VK_REF_REGIONS) is left to
+ * vkl_reach_regions, which reads them from the arguments. */
+static void vkl_reach_note(void *ctx, VkObjectType type, uint64_t h, int access)
 {
 	vkl_res *r = ctx;
-	if (type == VK_OBJECT_TYPE_UNKNOWN || vkl_rt_note(&r->tab, h, (uint32_t)type, reads_only != 0) < 0)
+	if (access == SBT_VK_REF_REGIONS)
+		return;
+	if (type == VK_OBJECT_TYPE_UNKNOWN ||
+	    vkl_rt_note(&r->tab, h, (uint32_t)type, access == SBT_VK_REF_READS ? SBT_VK_REF_READS
+	                                                                      : SBT_VK_REF_WRITES,
+	                0, 0) < 0)
 		r->all = 1;
 }
 
@@ -334,12 +366,173 @@ static vkl_res *vkl_reach_cb(uint64_t cb)
 	return r;
 }
 
+/* What image's res says for a copy: its format and layers (0: unknown). */
+static VkFormat vkl_reach_image_format(VkImage image, uint32_t *layers)
+{
+	uint64_t h = (uint64_t)(uintptr_t)image;
+	vkl_reach_shard *s = vkl_reach_lock(VK_OBJECT_TYPE_IMAGE, h);
+	vkl_res *r = vkl_res_get(s, VK_OBJECT_TYPE_IMAGE, h, 0);
+	VkFormat f = r ? r->format : VK_FORMAT_UNDEFINED;
+	*layers = r ? r->layers : 0;
+	pthread_mutex_unlock(&s->mu);
+	return f;
+}
+
+/*
+ * The bytes [*lo, *hi) of a buffer that a buffer<->image copy region of
+ * image writes: from off, the region's rows and slices laid out as
+ * row_length and image_height say, in texel blocks of the one part (color,
+ * depth, stencil or plane) its aspect names.  0 when that is not known (an
+ * image or format the layer does not know, more than one part, an empty
+ * extent, an overflow).
+ */
+static int vkl_reach_copy_span(VkImage image, VkDeviceSize off, uint32_t row_length,
+                               uint32_t image_height, const VkImageSubresourceLayers *sub,
+                               VkExtent3D ext, uint64_t *lo, uint64_t *hi)
+{
+	uint32_t img_layers;
+	const sbt_vk_format_info *fi = sbt_vk_format_info_of(vkl_reach_image_format(image, &img_layers));
+	vkl_copy_part part[3];
+	uint64_t rows, per_row, slices, last, bytes;
+	if (!fi || vkl_copy_parts(fi, sub->aspectMask, part) != 1 || !part[0].texel ||
+	    !part[0].block[0] || !part[0].block[1] || !ext.width || !ext.height || !ext.depth)
+		return 0;
+	row_length = row_length ? row_length : ext.width;
+	image_height = image_height ? image_height : ext.height;
+	slices = sub->layerCount == VK_REMAINING_ARRAY_LAYERS
+	                 ? (img_layers > sub->baseArrayLayer ? img_layers - sub->baseArrayLayer : 0)
+	                 : sub->layerCount;
+	if (!slices)
+		return 0;
+	slices *= ext.depth;
+	rows = (image_height + part[0].block[1] - 1) / part[0].block[1];
+	per_row = (row_length + part[0].block[0] - 1) / part[0].block[0];
+	/* the last block's index, then the end of its bytes */
+	if (__builtin_mul_overflow(slices - 1, rows, &last) ||
+	    __builtin_add_overflow(last, (ext.height + part[0].block[1] - 1) / part[0].block[1] - 1,
+	                           &last) ||
+	    __builtin_mul_overflow(last, per_row, &last) ||
+	    __builtin_add_overflow(last, (ext.width + part[0].block[0] - 1) / part[0].block[0], &last) ||
+	    __builtin_mul_overflow(last, (uint64_t)part[0].texel, &bytes) ||
+	    __builtin_add_overflow(off, bytes, hi))
+		return 0;
+	*lo = off;
+	return 1;
+}
+
+/* The extent [*lo, *hi) grown by the n bytes at a (saturated at the top
+ * of the address range; n == VK_WHOLE_SIZE: to the end). */
+static void vkl_reach_extend(uint64_t *lo, uint64_t *hi, uint64_t a, uint64_t n)
+{
+	uint64_t b = n > UINT64_MAX - a ? UINT64_MAX : a + n;
+	*lo = a < *lo ? a : *lo;
+	*hi = b > *hi ? b : *hi;
+}
+
+/* The extent grown by what a copy region from image writes in the buffer
+ * (vkl_reach_copy_span), or by all from its offset on when that is not
+ * known. */
+static void vkl_reach_extend_image(uint64_t *lo, uint64_t *hi, VkImage image, VkDeviceSize off,
+                                   uint32_t row_length, uint32_t image_height,
+                                   const VkImageSubresourceLayers *sub, VkExtent3D ext)
+{
+	uint64_t a, b;
+	if (vkl_reach_copy_span(image, off, row_length, image_height, sub, ext, &a, &b))
+		vkl_reach_extend(lo, hi, a, b - a);
+	else
+		vkl_reach_extend(lo, hi, off, VK_WHOLE_SIZE);
+}
+
+/* Buffer buf written in [lo, hi) by the command noted (an empty extent: a
+ * command with no regions writes nothing). */
+static void vkl_reach_written(vkl_res *r, VkBuffer buf, uint64_t lo, uint64_t hi)
+{
+	if (buf == VK_NULL_HANDLE)
+		return;
+	if (lo >= hi)
+		lo = hi = 0;
+	if (vkl_rt_note(&r->tab, (uint64_t)(uintptr_t)buf, VK_OBJECT_TYPE_BUFFER, SBT_VK_REF_REGIONS,
+	                lo, hi) < 0)
+		r->all = 1;
+}
+
+/*
+ * The destination buffers the walk left to this (SBT_VK_REF_REGIONS:
+ * overrides.REFS_WRITES_REGIONS), noted with the extent of the bytes the
+ * command's regions write.  A command this does not know (the list grew)
+ * makes its command buffer reach everything.
+ */
+static void vkl_reach_regions(vkl_res *r, uint32_t cmd, const void *args)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	uint32_t i;
+	switch (cmd) {
+	case SBT_VK_CMD_vkCmdCopyBuffer: {
+		const sbt_vk_args_vkCmdCopyBuffer *a = args;
+		for (i = 0; a->pRegions && i < a->regionCount; i++)
+			vkl_reach_extend(&lo, &hi, a->pRegions[i].dstOffset, a->pRegions[i].size);
+		vkl_reach_written(r, a->dstBuffer, lo, hi);
+		return;
+	}
+	case SBT_VK_CMD_vkCmdCopyBuffer2:
+	case SBT_VK_CMD_vkCmdCopyBuffer2KHR: {
+		const VkCopyBufferInfo2 *a = ((const sbt_vk_args_vkCmdCopyBuffer2 *)args)->pCopyBufferInfo;
+		if (!a)
+			return;
+		for (i = 0; a->pRegions && i < a->regionCount; i++)
+			vkl_reach_extend(&lo, &hi, a->pRegions[i].dstOffset, a->pRegions[i].size);
+		vkl_reach_written(r, a->dstBuffer, lo, hi);
+		return;
+	}
+	case SBT_VK_CMD_vkCmdCopyImageToBuffer: {
+		const sbt_vk_args_vkCmdCopyImageToBuffer *a = args;
+		for (i = 0; a->pRegions && i < a->regionCount; i++) {
+			const VkBufferImageCopy *g = &a->pRegions[i];
+			vkl_reach_extend_image(&lo, &hi, a->srcImage, g->bufferOffset, g->bufferRowLength,
+			                       g->bufferImageHeight, &g->imageSubresource, g->imageExtent);
+		}
+		vkl_reach_written(r, a->dstBuffer, lo, hi);
+		return;
+	}
+	case SBT_VK_CMD_vkCmdCopyImageToBuffer2:
+	case SBT_VK_CMD_vkCmdCopyImageToBuffer2KHR: {
+		const VkCopyImageToBufferInfo2 *a =
+		        ((const sbt_vk_args_vkCmdCopyImageToBuffer2 *)args)->pCopyImageToBufferInfo;
+		if (!a)
+			return;
+		for (i = 0; a->pRegions && i < a->regionCount; i++) {
+			const VkBufferImageCopy2 *g = &a->pRegions[i];
+			vkl_reach_extend_image(&lo, &hi, a->srcImage, g->bufferOffset, g->bufferRowLength,
+			                       g->bufferImageHeight, &g->imageSubresource, g->imageExtent);
+		}
+		vkl_reach_written(r, a->dstBuffer, lo, hi);
+		return;
+	}
+	case SBT_VK_CMD_vkCmdFillBuffer: {
+		const sbt_vk_args_vkCmdFillBuffer *a = args;
+		vkl_reach_extend(&lo, &hi, a->dstOffset, a->size);
+		vkl_reach_written(r, a->dstBuffer, lo, hi);
+		return;
+	}
+	case SBT_VK_CMD_vkCmdUpdateBuffer: {
+		const sbt_vk_args_vkCmdUpdateBuffer *a = args;
+		vkl_reach_extend(&lo, &hi, a->dstOffset, a->dataSize);
+		vkl_reach_written(r, a->dstBuffer, lo, hi);
+		return;
+	}
+	default:
+		r->all = 1;
+		return;
+	}
+}
+
 void vkl_reach_cmd(VkCommandBuffer cb, uint32_t cmd, const void *args)
 {
 	vkl_res *r = vkl_reach_cb((uint64_t)(uintptr_t)cb);
 	if (!r)
 		return; /* out of memory: the submit finds no entry and publishes all */
-	sbt_vk_refs((enum sbt_vk_cmd)cmd, args, vkl_reach_note, r);
+	if (sbt_vk_refs((enum sbt_vk_cmd)cmd, args, vkl_reach_note, r) == 2)
+		vkl_reach_regions(r, cmd, args);
 }
 
 /* ---- resources ------------------------------------------------------------- */
@@ -386,6 +579,8 @@ static void vkl_reach_image_created(const VkImageCreateInfo *ci, VkImage img)
 	vkl_res *r = vkl_res_get(s, VK_OBJECT_TYPE_IMAGE, h, 1);
 	if (r) {
 		r->memory = VK_NULL_HANDLE;
+		r->format = ci->format;
+		r->layers = ci->arrayLayers;
 		r->unknown = (ci->flags & (VK_IMAGE_CREATE_SPARSE_BINDING_BIT |
 		                           VK_IMAGE_CREATE_DISJOINT_BIT)) != 0;
 	}
@@ -928,7 +1123,8 @@ static void vkl_walk_range(vkl_walk *w, VkDeviceMemory mem, VkDeviceSize off, Vk
 	w->n++;
 }
 
-static void vkl_walk_visit(void *ctx, VkObjectType type, uint64_t h, int reads_only);
+static void vkl_walk_at(vkl_walk *w, VkObjectType type, uint64_t h, uint64_t access, uint64_t lo,
+                        uint64_t hi);
 
 /* The (type, handle) pairs of an entry's table, copied out under its lock. */
 static void vkl_walk_table(vkl_walk *w, VkObjectType type, uint64_t h)
@@ -956,24 +1152,30 @@ static void vkl_walk_table(vkl_walk *w, VkObjectType type, uint64_t h)
 		w->all = 1;
 	for (i = 0; i < n && !w->all; i++) {
 		/* sets: the slot's value is the handle (what the device does with
-		 * it: its usage says); the others: the key, the value whether
-		 * only read (vkl_reach_note) */
+		 * it: its usage says); the others: the key, the value what the
+		 * commands do with it (vkl_rt_note) */
 		int set = type == VK_OBJECT_TYPE_DESCRIPTOR_SET;
 		uint64_t ref = set ? copy[i].val : copy[i].key;
 		if (copy[i].type == VK_OBJECT_TYPE_MAX_ENUM)
 			w->all = 1;
 		else if (ref && copy[i].type != VK_OBJECT_TYPE_UNKNOWN)
-			vkl_walk_visit(w, (VkObjectType)copy[i].type, ref, !set && copy[i].val == 1);
+			vkl_walk_at(w, (VkObjectType)copy[i].type, ref, set ? SBT_VK_REF_WRITES : copy[i].val,
+			            copy[i].lo, copy[i].hi);
 	}
 	free(copy);
 }
 
-/* Visit handle h, named for the device to read only (reads_only) or not.
- * w->seen: each handle once, or twice for a buffer or image first named
- * for reads only and then for more (its range added again, writable). */
-static void vkl_walk_visit(void *ctx, VkObjectType type, uint64_t h, int reads_only)
+/*
+ * Visit handle h, named by commands that do access with it (an
+ * SBT_VK_REF_*; SBT_VK_REF_REGIONS: a buffer written in [lo, hi) of it
+ * only).  A buffer or image adds its memory's range to be published, and
+ * what of it the device may write.  w->seen: each handle once, except
+ * that one named for reads first is visited again for writes, and a
+ * buffer written in regions again for each command buffer's regions.
+ */
+static void vkl_walk_at(vkl_walk *w, VkObjectType type, uint64_t h, uint64_t access, uint64_t lo,
+                        uint64_t hi)
 {
-	vkl_walk *w = ctx;
 	vkl_reach_shard *s;
 	vkl_res *r;
 	vkl_rt_ent *seen;
@@ -985,10 +1187,10 @@ static void vkl_walk_visit(void *ctx, VkObjectType type, uint64_t h, int reads_o
 		return;
 	seen = vkl_rt_find(&w->seen, h, (uint32_t)type);
 	if (seen) {
-		if (reads_only || !seen->val)
+		if (access == SBT_VK_REF_READS || seen->val == SBT_VK_REF_WRITES)
 			return;
-		seen->val = 0;
-	} else if (vkl_rt_insert(&w->seen, h, (uint32_t)type, reads_only != 0) < 0) {
+		seen->val = access;
+	} else if (vkl_rt_insert(&w->seen, h, (uint32_t)type, access) < 0) {
 		w->all = 1;
 		return;
 	}
@@ -1005,9 +1207,10 @@ static void vkl_walk_visit(void *ctx, VkObjectType type, uint64_t h, int reads_o
 		target = r ? r->target : 0;
 		pthread_mutex_unlock(&s->mu);
 		if (target)
-			vkl_walk_visit(w, type == VK_OBJECT_TYPE_IMAGE_VIEW ? VK_OBJECT_TYPE_IMAGE
-			                                                    : VK_OBJECT_TYPE_BUFFER,
-			               target, reads_only);
+			vkl_walk_at(w, type == VK_OBJECT_TYPE_IMAGE_VIEW ? VK_OBJECT_TYPE_IMAGE
+			                                                 : VK_OBJECT_TYPE_BUFFER,
+			            target, access == SBT_VK_REF_READS ? SBT_VK_REF_READS : SBT_VK_REF_WRITES,
+			            0, 0);
 		return;
 	case VK_OBJECT_TYPE_BUFFER:
 	case VK_OBJECT_TYPE_IMAGE:
@@ -1020,13 +1223,20 @@ static void vkl_walk_visit(void *ctx, VkObjectType type, uint64_t h, int reads_o
 		unknown = r ? r->unknown : 0;
 		/* not written by the device: a buffer or image named for reads
 		 * only, or a buffer whose usage allows reads only (images: any) */
-		writable = !reads_only &&
+		writable = access != SBT_VK_REF_READS &&
 		           (type == VK_OBJECT_TYPE_IMAGE || !r || (r->usage & ~VKL_REACH_READ_USAGE));
 		pthread_mutex_unlock(&s->mu);
-		if (unknown)
+		if (unknown) {
 			w->all = 1;
-		else
+		} else if (access != SBT_VK_REF_REGIONS || type != VK_OBJECT_TYPE_BUFFER || !size) {
 			vkl_walk_range(w, mem, off, size ? size : VK_WHOLE_SIZE, writable);
+		} else {
+			/* published whole; written where the regions say, inside it */
+			vkl_walk_range(w, mem, off, size, 0);
+			hi = hi < size ? hi : size;
+			if (writable && lo < hi)
+				vkl_walk_range(w, mem, off + lo, hi - lo, 1);
+		}
 		return;
 	case VK_OBJECT_TYPE_DEVICE_MEMORY:
 		vkl_walk_range(w, (VkDeviceMemory)(uintptr_t)h, 0, VK_WHOLE_SIZE, 1);
@@ -1039,17 +1249,52 @@ static void vkl_walk_visit(void *ctx, VkObjectType type, uint64_t h, int reads_o
 	}
 }
 
+/* sbt_vk_refs' callback for a submission's own handles (its command
+ * buffers). */
+static void vkl_walk_visit(void *ctx, VkObjectType type, uint64_t h, int access)
+{
+	vkl_walk_at(ctx, type, h, access == SBT_VK_REF_READS ? SBT_VK_REF_READS : SBT_VK_REF_WRITES, 0,
+	            0);
+}
+
 static int vkl_range_cmp(const void *a, const void *b)
 {
 	const vkl_range *x = a, *y = b;
 	if (x->memory != y->memory)
 		return (uintptr_t)x->memory < (uintptr_t)y->memory ? -1 : 1;
+	if (x->writable != y->writable)
+		return x->writable < y->writable ? -1 : 1;
 	if (x->offset != y->offset)
 		return x->offset < y->offset ? -1 : 1;
 	return 0;
 }
 
-/* Sort and merge overlapping or touching ranges of the same memory. */
+/* The end of range x (VK_WHOLE_SIZE: to the memory's end). */
+static VkDeviceSize vkl_range_end(const vkl_range *x)
+{
+	return x->size == VK_WHOLE_SIZE ? VK_WHOLE_SIZE : x->offset + x->size;
+}
+
+/* Merged ranges r[0, n) without those the device does not write that lie
+ * inside one of the same memory it may write (a buffer named by one
+ * command buffer for a copy into part of it, by another for any write):
+ * publishing them again would find nothing new.  Returns the count left. */
+static size_t vkl_ranges_drop_covered(vkl_range *r, size_t n)
+{
+	size_t i, j, k = 0;
+	for (i = 0; i < n; i++) {
+		int covered = 0;
+		for (j = i + 1; !r[i].writable && j < n && r[j].memory == r[i].memory && !covered; j++)
+			covered = r[j].writable && r[j].offset <= r[i].offset &&
+			          vkl_range_end(&r[j]) >= vkl_range_end(&r[i]);
+		if (!covered)
+			r[k++] = r[i];
+	}
+	return k;
+}
+
+/* Sort (by memory, then whether the device may write, then offset) and
+ * merge overlapping or touching ranges of the same memory and kind. */
 static size_t vkl_ranges_merge(vkl_range *r, size_t n)
 {
 	size_t i, k = 0;
@@ -1059,9 +1304,10 @@ static size_t vkl_ranges_merge(vkl_range *r, size_t n)
 	for (i = 1; i < n; i++) {
 		vkl_range *last = &r[k];
 		VkDeviceSize end = last->size == VK_WHOLE_SIZE ? VK_WHOLE_SIZE : last->offset + last->size;
-		if (r[i].memory == last->memory && r[i].offset <= end) {
-			/* one range: written if either part may be (conservative) */
-			last->writable |= r[i].writable;
+		/* ranges the device may write merge only with each other: a
+		 * buffer published whole and written in part is two ranges */
+		if (r[i].memory == last->memory && r[i].offset <= end &&
+		    r[i].writable == last->writable) {
 			if (end != VK_WHOLE_SIZE) {
 				VkDeviceSize e2 = r[i].size == VK_WHOLE_SIZE ? VK_WHOLE_SIZE
 				                                             : r[i].offset + r[i].size;
@@ -1074,7 +1320,7 @@ static size_t vkl_ranges_merge(vkl_range *r, size_t n)
 		}
 		r[++k] = r[i];
 	}
-	return k + 1;
+	return vkl_ranges_drop_covered(r, k + 1);
 }
 
 void vkl_reach_publish(vkl_device *d, uint32_t cmd, const void *args)

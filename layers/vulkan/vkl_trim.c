@@ -92,6 +92,7 @@
 
 #include "layers/vulkan/vkl.h"
 #include "serializer/sbt_vk.h"
+#include "layers/vulkan/vkl_format.h"
 #include "serializer/generated/sbt_vk_formats.h"
 #include "serializer/generated/sbt_vk_ignored.h"
 
@@ -2984,59 +2985,10 @@ static int vkl_snap_image_defined(const vkl_snap_image *im)
 	return 0;
 }
 
-/* One aspect of an image a buffer copy names on its own: color, depth,
- * stencil or a plane, the bytes of its texel block in the buffer and the
- * block's extent, and (a plane) the divisors of the image's extent. */
-typedef struct vkl_snap_part {
-	VkImageAspectFlagBits aspect;
-	uint32_t texel;
-	uint32_t block[3];
-	uint32_t wdiv, hdiv;
-} vkl_snap_part;
-
-/* The parts of a format a range of aspectMask mask covers, in the order
- * their copies go (planes 0..2; else color, depth, stencil): COLOR names
- * every plane of a multi-planar format, whose planes copy as their
- * compatible single-plane formats at their own extent ("Copying Data
- * Between Buffers and Images").  Fills out[0..n) and returns n. */
-static uint32_t vkl_snap_parts(const sbt_vk_format_info *fi, VkImageAspectFlags mask,
-                               vkl_snap_part out[3])
-{
-	static const VkImageAspectFlagBits plain[3] = { VK_IMAGE_ASPECT_COLOR_BIT,
-		                                            VK_IMAGE_ASPECT_DEPTH_BIT,
-		                                            VK_IMAGE_ASPECT_STENCIL_BIT };
-	uint32_t n = 0, p;
-	for (p = 0; fi->planes && p < fi->planes && p < 3; p++) {
-		VkImageAspectFlagBits a = (VkImageAspectFlagBits)(VK_IMAGE_ASPECT_PLANE_0_BIT << p);
-		const sbt_vk_format_info *ci = sbt_vk_format_info_of(fi->plane[p].compatible);
-		if (!(mask & (a | VK_IMAGE_ASPECT_COLOR_BIT)) || !ci || !fi->plane[p].width_divisor ||
-		    !fi->plane[p].height_divisor)
-			continue;
-		out[n].aspect = a;
-		out[n].texel = ci->block_size;
-		memcpy(out[n].block, ci->block_extent, sizeof(out[n].block));
-		out[n].wdiv = fi->plane[p].width_divisor;
-		out[n].hdiv = fi->plane[p].height_divisor;
-		n++;
-	}
-	for (p = 0; !fi->planes && p < 3; p++) {
-		if (!(fi->aspects & plain[p]) || !(mask & plain[p]))
-			continue;
-		out[n].aspect = plain[p];
-		out[n].texel = plain[p] == VK_IMAGE_ASPECT_DEPTH_BIT     ? fi->depth_size
-		               : plain[p] == VK_IMAGE_ASPECT_STENCIL_BIT ? fi->stencil_size
-		                                                         : fi->block_size;
-		memcpy(out[n].block, fi->block_extent, sizeof(out[n].block));
-		out[n].wdiv = out[n].hdiv = 1;
-		n++;
-	}
-	return n;
-}
-
 /*
  * The copies of an image's contents to or from a buffer (im->regions):
  * per segment in a defined layout, per part (color, depth and stencil
- * separately, or each plane: vkl_snap_parts), per mip level, the
+ * separately, or each plane: vkl_copy_parts), per mip level, the
  * segment's layers, tightly packed one after the other, each at an offset
  * aligned to 4 and to the part's texel block (for an image in one layout:
  * every mip level, all layers).  Returns the number of regions (0: the
@@ -3047,7 +2999,7 @@ static uint32_t vkl_snap_regions(vkl_snap_image *im, VkDeviceSize *size_out,
                                  const char **why_out)
 {
 	const sbt_vk_format_info *fi = sbt_vk_format_info_of(im->format);
-	vkl_snap_part parts[3];
+	vkl_copy_part parts[3];
 	VkDeviceSize at = 0;
 	uint32_t n = 0, np, a, m, k, count = 0;
 	*why_out = NULL;
@@ -3067,7 +3019,7 @@ static uint32_t vkl_snap_regions(vkl_snap_image *im, VkDeviceSize *size_out,
 		if (g->layout == VK_IMAGE_LAYOUT_PREINITIALIZED)
 			*why_out = "its layout is PREINITIALIZED (it cannot return to it after a copy)";
 		else if (g->layout != VK_IMAGE_LAYOUT_UNDEFINED)
-			count += vkl_snap_parts(fi, g->range.aspectMask, parts) *
+			count += vkl_copy_parts(fi, g->range.aspectMask, parts) *
 			         (vkl_trim_range_end(g->range.baseMipLevel, g->range.levelCount, im->mips) -
 			          g->range.baseMipLevel);
 	}
@@ -3084,9 +3036,9 @@ static uint32_t vkl_snap_regions(vkl_snap_image *im, VkDeviceSize *size_out,
 		uint32_t nl = vkl_trim_range_end(l0, g->range.layerCount, im->layers) - l0;
 		if (g->layout == VK_IMAGE_LAYOUT_UNDEFINED)
 			continue;
-		np = vkl_snap_parts(fi, g->range.aspectMask, parts);
+		np = vkl_copy_parts(fi, g->range.aspectMask, parts);
 		for (a = 0; a < np; a++) {
-			const vkl_snap_part *pt = &parts[a];
+			const vkl_copy_part *pt = &parts[a];
 			for (m = g->range.baseMipLevel; m < m1; m++) {
 				VkBufferImageCopy *r = &im->regions[n++];
 				uint32_t w = (im->extent.width / pt->wdiv) >> m,

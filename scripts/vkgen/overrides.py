@@ -575,6 +575,22 @@ REFS_READS_ONLY = {
     "VkBufferMemoryBarrier2": ("buffer",),
 }
 
+# Buffers a command writes only where its regions say (copy destinations,
+# fills, updates): the walk reports them with access 2
+# (SBT_VK_REF_REGIONS), and the layer notes the bytes the regions cover
+# (vkl_reach.c, vkl_reach_regions) instead of the whole buffer, so that a
+# host write next to them while the copy runs (ffmpeg's download into a
+# frame's host memory it imported, whose pages hold other heap data) is not
+# taken for the device's.  refs.py checks that each member exists.
+REFS_WRITES_REGIONS = {
+    "vkCmdCopyBuffer": ("dstBuffer",),
+    "vkCmdCopyImageToBuffer": ("dstBuffer",),
+    "vkCmdFillBuffer": ("dstBuffer",),
+    "vkCmdUpdateBuffer": ("dstBuffer",),
+    "VkCopyBufferInfo2": ("dstBuffer",),
+    "VkCopyImageToBufferInfo2": ("dstBuffer",),
+}
+
 
 # ---- the capture layer, continued (layer.py) ------------------------------------
 

@@ -29,8 +29,11 @@ import overrides as ov  # noqa: E402
 # overrides.REFS_NO_MEMORY.
 REFS_EXTRA = ov.REFS_EXTRA
 NO_MEMORY = ov.REFS_NO_MEMORY
-# Members named for the device to read only: reported with reads_only 1.
+# Members named for the device to read only: reported with access 1
+# (SBT_VK_REF_READS); members written where the command's regions say:
+# access 2 (SBT_VK_REF_REGIONS); the others 0 (SBT_VK_REF_WRITES).
 READS_ONLY = ov.REFS_READS_ONLY
+WRITES_REGIONS = ov.REFS_WRITES_REGIONS
 
 # The codec's member kinds (codec.Kind.k) whose element the walk follows:
 # a handle, or a struct it descends into.
@@ -42,7 +45,7 @@ class Refs:
         self.cx = cx
         self.reg = cx.reg
         self.owner = None  # the struct or command vis_kind walks (vis_el reads it)
-        self.reads = 0  # vis_el's handles: only read by the device (READS_ONLY)
+        self.access = 0  # vis_el's handles' access: 0 written, 1 READS_ONLY, 2 WRITES_REGIONS
         self.has = {n: False for n in cx.structs}
         self.unknown = {n: False for n in cx.structs}
         changed = True
@@ -57,22 +60,31 @@ class Refs:
         self.commands = [n for n in cx.carried_commands()
                          if n.startswith("vkCmd") or n in REFS_EXTRA]
         self.cmd_has = {n: any(self._kind_refs(k) for k in self._cmd_kinds(n)) for n in self.commands}
-        self._check_reads_only()
+        self._check_access(READS_ONLY, "REFS_READS_ONLY")
+        self._check_access(WRITES_REGIONS, "REFS_WRITES_REGIONS")
 
-    def _check_reads_only(self):
-        """Every READS_ONLY entry names a walked buffer or image member."""
-        for owner, members in READS_ONLY.items():
+    def has_regions(self, n):
+        """Whether command n names a buffer with access 2 (WRITES_REGIONS):
+        as a parameter, or as a member of a structure a parameter points to."""
+        if n in WRITES_REGIONS:
+            return True
+        return any(k.el is not None and k.el.k == "s" and
+                   self.reg.resolve(k.el.sname) in WRITES_REGIONS for k in self._cmd_kinds(n))
+
+    def _check_access(self, table, name):
+        """Every entry of table names a walked buffer or image member."""
+        for owner, members in table.items():
             if owner in self.cx.structs:
                 kinds = self.cx.struct_kinds.get(owner, [])
             elif owner in self.commands:
                 kinds = self._cmd_kinds(owner)
             else:
-                raise AssertionError("REFS_READS_ONLY: %s is not a walked command or struct" % owner)
+                raise AssertionError("%s: %s is not a walked command or struct" % (name, owner))
             for m in members:
                 k = [k for k in kinds if k.m is not None and k.m.name == m]
                 if not k or k[0].el is None or k[0].el.k != "h" or \
                         self.reg.resolve(k[0].el.ctype) not in ("VkBuffer", "VkImage"):
-                    raise AssertionError("REFS_READS_ONLY: %s.%s is not a buffer or image" % (owner, m))
+                    raise AssertionError("%s: %s.%s is not a buffer or image" % (name, owner, m))
 
     def _cmd_kinds(self, n):
         kinds = self.cx.cmd_kinds[n]
@@ -189,7 +201,7 @@ class Refs:
             if not self._el_refs(el):
                 return []
             return ["if ((%s) != VK_NULL_HANDLE)" % lv,
-                    "\tfn(ctx, %s, (uint64_t)(uintptr_t)(%s), %d);" % (el.objtype, lv, self.reads)]
+                    "\tfn(ctx, %s, (uint64_t)(uintptr_t)(%s), %d);" % (el.objtype, lv, self.access)]
         if el.k == "s" and self._el_refs(el):
             sn = self.reg.resolve(el.sname)
             if sn in cg.IGNORED_PARENT_OF:
@@ -202,7 +214,9 @@ class Refs:
         if not self._kind_refs(k):
             return []
         self.owner = owner  # vis_el passes it to a child's walker as its parent
-        self.reads = int(k.m is not None and k.m.name in READS_ONLY.get(owner, ()))
+        name = k.m.name if k.m is not None else None
+        self.access = 1 if name in READS_ONLY.get(owner, ()) else \
+            2 if name in WRITES_REGIONS.get(owner, ()) else 0
         ign = self.ignored(k, owner) if k.m is not None else None
         if ign == "1":
             return ["/* %s: ignored (overrides.IGNORED_MEMBERS) */" % k.m.name]
@@ -309,7 +323,8 @@ def gen_refs_c(cx, rf):
         macro = cx.cmd_platform_macro(n)
         if macro:
             L.append("#ifdef %s" % macro)
-        L += ["\tcase SBT_VK_CMD_%s:" % n, "\t\tsbt_vk_rc_%s(args, fn, ctx);" % done[n], "\t\treturn 1;"]
+        L += ["\tcase SBT_VK_CMD_%s:" % n, "\t\tsbt_vk_rc_%s(args, fn, ctx);" % done[n],
+              "\t\treturn %d;" % (2 if rf.has_regions(n) else 1)]
         if macro:
             L.append("#endif")
     L += ["\tdefault:", "\t\treturn 0;", "\t}", "}", ""]

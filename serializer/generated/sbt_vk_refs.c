@@ -331,7 +331,7 @@ static void sbt_vk_r_VkCopyBufferInfo2(const VkCopyBufferInfo2 *s, sbt_vk_ref_fn
 	if ((s->srcBuffer) != VK_NULL_HANDLE)
 		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->srcBuffer), 1);
 	if ((s->dstBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 0);
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 2);
 }
 
 static void sbt_vk_r_VkCopyImageInfo2(const VkCopyImageInfo2 *s, sbt_vk_ref_fn fn, void *ctx)
@@ -363,7 +363,7 @@ static void sbt_vk_r_VkCopyImageToBufferInfo2(const VkCopyImageToBufferInfo2 *s,
 	if ((s->srcImage) != VK_NULL_HANDLE)
 		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage), 1);
 	if ((s->dstBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 0);
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 2);
 }
 
 static void sbt_vk_r_VkResolveImageInfo2(const VkResolveImageInfo2 *s, sbt_vk_ref_fn fn, void *ctx)
@@ -613,7 +613,7 @@ static void sbt_vk_rc_vkCmdCopyBuffer(const sbt_vk_args_vkCmdCopyBuffer *s, sbt_
 	if ((s->srcBuffer) != VK_NULL_HANDLE)
 		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->srcBuffer), 1);
 	if ((s->dstBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 0);
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 2);
 }
 
 static void sbt_vk_rc_vkCmdCopyImage(const sbt_vk_args_vkCmdCopyImage *s, sbt_vk_ref_fn fn, void *ctx)
@@ -645,7 +645,7 @@ static void sbt_vk_rc_vkCmdCopyImageToBuffer(const sbt_vk_args_vkCmdCopyImageToB
 	if ((s->srcImage) != VK_NULL_HANDLE)
 		fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(s->srcImage), 1);
 	if ((s->dstBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 0);
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 2);
 }
 
 static void sbt_vk_rc_vkCmdCopyMemoryToImageIndirectNV(const sbt_vk_args_vkCmdCopyMemoryToImageIndirectNV *s, sbt_vk_ref_fn fn, void *ctx)
@@ -657,13 +657,13 @@ static void sbt_vk_rc_vkCmdCopyMemoryToImageIndirectNV(const sbt_vk_args_vkCmdCo
 static void sbt_vk_rc_vkCmdUpdateBuffer(const sbt_vk_args_vkCmdUpdateBuffer *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->dstBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 0);
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 2);
 }
 
 static void sbt_vk_rc_vkCmdFillBuffer(const sbt_vk_args_vkCmdFillBuffer *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	if ((s->dstBuffer) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 0);
+		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->dstBuffer), 2);
 }
 
 static void sbt_vk_rc_vkCmdClearColorImage(const sbt_vk_args_vkCmdClearColorImage *s, sbt_vk_ref_fn fn, void *ctx)
@@ -1264,7 +1264,7 @@ int sbt_vk_refs(enum sbt_vk_cmd cmd, const void *args, sbt_vk_ref_fn fn, void *c
 		return 1;
 	case SBT_VK_CMD_vkCmdCopyBuffer:
 		sbt_vk_rc_vkCmdCopyBuffer(args, fn, ctx);
-		return 1;
+		return 2;
 	case SBT_VK_CMD_vkCmdCopyImage:
 		sbt_vk_rc_vkCmdCopyImage(args, fn, ctx);
 		return 1;
@@ -1276,16 +1276,16 @@ int sbt_vk_refs(enum sbt_vk_cmd cmd, const void *args, sbt_vk_ref_fn fn, void *c
 		return 1;
 	case SBT_VK_CMD_vkCmdCopyImageToBuffer:
 		sbt_vk_rc_vkCmdCopyImageToBuffer(args, fn, ctx);
-		return 1;
+		return 2;
 	case SBT_VK_CMD_vkCmdCopyMemoryToImageIndirectNV:
 		sbt_vk_rc_vkCmdCopyMemoryToImageIndirectNV(args, fn, ctx);
 		return 1;
 	case SBT_VK_CMD_vkCmdUpdateBuffer:
 		sbt_vk_rc_vkCmdUpdateBuffer(args, fn, ctx);
-		return 1;
+		return 2;
 	case SBT_VK_CMD_vkCmdFillBuffer:
 		sbt_vk_rc_vkCmdFillBuffer(args, fn, ctx);
-		return 1;
+		return 2;
 	case SBT_VK_CMD_vkCmdClearColorImage:
 		sbt_vk_rc_vkCmdClearColorImage(args, fn, ctx);
 		return 1;
@@ -1411,10 +1411,10 @@ int sbt_vk_refs(enum sbt_vk_cmd cmd, const void *args, sbt_vk_ref_fn fn, void *c
 		return 1;
 	case SBT_VK_CMD_vkCmdCopyBuffer2:
 		sbt_vk_rc_vkCmdCopyBuffer2(args, fn, ctx);
-		return 1;
+		return 2;
 	case SBT_VK_CMD_vkCmdCopyBuffer2KHR:
 		sbt_vk_rc_vkCmdCopyBuffer2(args, fn, ctx);
-		return 1;
+		return 2;
 	case SBT_VK_CMD_vkCmdCopyImage2:
 		sbt_vk_rc_vkCmdCopyImage2(args, fn, ctx);
 		return 1;
@@ -1435,10 +1435,10 @@ int sbt_vk_refs(enum sbt_vk_cmd cmd, const void *args, sbt_vk_ref_fn fn, void *c
 		return 1;
 	case SBT_VK_CMD_vkCmdCopyImageToBuffer2:
 		sbt_vk_rc_vkCmdCopyImageToBuffer2(args, fn, ctx);
-		return 1;
+		return 2;
 	case SBT_VK_CMD_vkCmdCopyImageToBuffer2KHR:
 		sbt_vk_rc_vkCmdCopyImageToBuffer2(args, fn, ctx);
-		return 1;
+		return 2;
 	case SBT_VK_CMD_vkCmdResolveImage2:
 		sbt_vk_rc_vkCmdResolveImage2(args, fn, ctx);
 		return 1;

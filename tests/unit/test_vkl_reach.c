@@ -217,20 +217,22 @@ static void tst_copy(uint64_t cb, uint64_t src, uint64_t dst)
  * submission, in either order, is. */
 static void tst_reads_only(void)
 {
-	const uint64_t cb = 0x2c0, cb2 = 0x2c1;
+	const uint64_t cb = 0x2c0, cb2 = 0x2c1, set = 0x2d0;
 	uint64_t both[2];
 	memset(&tst_dev, 0, sizeof(tst_dev));
 	tst_buffer(0x2b0, 256, MEM_S, 0, 0);
 	tst_buffer(0x2b1, 4096, MEM_S, 65536, 0);
 	tst_buffer(0x2b3, 1024, MEM_T, 0, 0);
 
-	/* a copy from b0 into b3: b0 read, b3 written */
+	/* a copy from b0 into b3: b0 read, b3 published whole and written in
+	 * the copy's 16 bytes (REFS_WRITES_REGIONS) */
 	tst_begin(cb);
 	tst_copy(cb, 0x2b0, 0x2b3);
-	TST_CHECK_STR_EQ(tst_reach_cbs(&cb, 1, 1), "5000:0+256:r 6000:0+1024:w");
-	/* and back: both written */
+	TST_CHECK_STR_EQ(tst_reach_cbs(&cb, 1, 1), "5000:0+256:r 6000:0+1024:r 6000:0+16:w");
+	/* and back: both written there */
 	tst_copy(cb, 0x2b3, 0x2b0);
-	TST_CHECK_STR_EQ(tst_reach_cbs(&cb, 1, 1), "5000:0+256:w 6000:0+1024:w");
+	TST_CHECK_STR_EQ(tst_reach_cbs(&cb, 1, 1),
+	                 "5000:0+256:r 5000:0+16:w 6000:0+1024:r 6000:0+16:w");
 
 	/* vertex buffer b1 and a barrier on b0: read */
 	{
@@ -254,18 +256,153 @@ static void tst_reads_only(void)
 		TST_CHECK_STR_EQ(tst_reach_cbs(&cb, 1, 1), "5000:0+256:r 5000:65536+4096:r");
 	}
 
-	/* b1 written by a copy in a second command buffer: written, whichever
-	 * of the two is submitted first */
+	/* b1 a storage buffer of a set bound in a second command buffer:
+	 * written, whichever of the two is submitted first */
+	tst_write(set, 0, 0x2b1);
 	tst_begin(cb2);
-	tst_copy(cb2, 0x2b3, 0x2b1);
+	tst_bind_set(cb2, set);
 	both[0] = cb;
 	both[1] = cb2;
-	TST_CHECK_STR_EQ(tst_reach_cbs(both, 2, 1),
-	                 "5000:0+256:r 5000:65536+4096:w 6000:0+1024:r");
+	TST_CHECK_STR_EQ(tst_reach_cbs(both, 2, 1), "5000:0+256:r 5000:65536+4096:w");
 	both[0] = cb2;
 	both[1] = cb;
-	TST_CHECK_STR_EQ(tst_reach_cbs(both, 2, 1),
-	                 "5000:0+256:r 5000:65536+4096:w 6000:0+1024:r");
+	TST_CHECK_STR_EQ(tst_reach_cbs(both, 2, 1), "5000:0+256:r 5000:65536+4096:w");
+}
+
+static void tst_image(uint64_t h, VkFormat format, VkDeviceMemory mem, VkDeviceSize off)
+{
+	VkImageCreateInfo ci = { .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO };
+	VkImage img = (VkImage)(uintptr_t)h;
+	sbt_vk_args_vkCreateImage ia = { 0 };
+	sbt_vk_args_vkBindImageMemory ba = { 0 };
+	ci.format = format;
+	ci.arrayLayers = 2;
+	ia.pCreateInfo = &ci;
+	ia.pImage = &img;
+	vkl_reach_call(&tst_dev, SBT_VK_CMD_vkCreateImage, &ia, 1);
+	ba.image = img;
+	ba.memory = mem;
+	ba.memoryOffset = off;
+	vkl_reach_call(&tst_dev, SBT_VK_CMD_vkBindImageMemory, &ba, 1);
+}
+
+/* What submitting cb reaches after it records one copy of image into
+ * buffer with region r (cb begun again first). */
+static const char *tst_download(uint64_t cb, uint64_t image, uint64_t buffer, VkBufferImageCopy r)
+{
+	sbt_vk_args_vkCmdCopyImageToBuffer a = { 0 };
+	tst_begin(cb);
+	a.commandBuffer = (VkCommandBuffer)(uintptr_t)cb;
+	a.srcImage = (VkImage)(uintptr_t)image;
+	a.dstBuffer = (VkBuffer)(uintptr_t)buffer;
+	a.regionCount = 1;
+	a.pRegions = &r;
+	vkl_reach_cmd(a.commandBuffer, SBT_VK_CMD_vkCmdCopyImageToBuffer, &a);
+	return tst_reach_cbs(&cb, 1, 1);
+}
+
+/* Buffers written where regions say (overrides.REFS_WRITES_REGIONS): the
+ * extent of a command buffer's regions of a buffer, clipped to it; a copy
+ * from an image in texel blocks of its format and aspect, with its row
+ * length and image height; from the region's offset on where the image is
+ * not known; a whole-buffer write elsewhere wins. */
+static void tst_regions(void)
+{
+	const uint64_t cb = 0x3c0, cb2 = 0x3c1, set = 0x3d0;
+	uint64_t both[2];
+	VkBufferImageCopy r;
+	memset(&tst_dev, 0, sizeof(tst_dev));
+	/* a buffer of 8192 bytes at 4096 in T; the images below are bound in S
+	 * (their sizes unknown without a device: to S's end, read) */
+	tst_buffer(0x3b0, 8192, MEM_T, 4096, 0);
+	tst_buffer(0x3b1, 256, MEM_S, 0, 0);
+
+	/* two copy regions: [64, 96) and [512, 528), their extent */
+	{
+		VkBufferCopy rg[2] = { { 0, 64, 32 }, { 0, 512, 16 } };
+		sbt_vk_args_vkCmdCopyBuffer a = { 0 };
+		tst_begin(cb);
+		a.commandBuffer = (VkCommandBuffer)(uintptr_t)cb;
+		a.srcBuffer = (VkBuffer)(uintptr_t)0x3b1;
+		a.dstBuffer = (VkBuffer)(uintptr_t)0x3b0;
+		a.regionCount = 2;
+		a.pRegions = rg;
+		vkl_reach_cmd(a.commandBuffer, SBT_VK_CMD_vkCmdCopyBuffer, &a);
+		TST_CHECK_STR_EQ(tst_reach_cbs(&cb, 1, 1),
+		                 "5000:0+256:r 6000:4096+8192:r 6000:4160+464:w");
+	}
+	/* a fill to the end from 100, an update of 8 bytes at 40: the extent */
+	{
+		sbt_vk_args_vkCmdFillBuffer fa = { 0 };
+		sbt_vk_args_vkCmdUpdateBuffer ua = { 0 };
+		uint32_t data[2] = { 1, 2 };
+		tst_begin(cb);
+		fa.commandBuffer = (VkCommandBuffer)(uintptr_t)cb;
+		fa.dstBuffer = (VkBuffer)(uintptr_t)0x3b0;
+		fa.dstOffset = 100;
+		fa.size = VK_WHOLE_SIZE;
+		vkl_reach_cmd(fa.commandBuffer, SBT_VK_CMD_vkCmdFillBuffer, &fa);
+		TST_CHECK_STR_EQ(tst_reach_cbs(&cb, 1, 1), "6000:4096+8192:r 6000:4196+8092:w");
+		ua.commandBuffer = fa.commandBuffer;
+		ua.dstBuffer = fa.dstBuffer;
+		ua.dstOffset = 40;
+		ua.dataSize = sizeof(data);
+		ua.pData = data;
+		vkl_reach_cmd(ua.commandBuffer, SBT_VK_CMD_vkCmdUpdateBuffer, &ua);
+		TST_CHECK_STR_EQ(tst_reach_cbs(&cb, 1, 1), "6000:4096+8192:r 6000:4136+8152:w");
+	}
+
+	/* downloads: RGBA8 16x8 at 256 with rows of 32 texels: 7 rows of 128
+	 * bytes and one of 64 */
+	tst_image(0x3a0, VK_FORMAT_R8G8B8A8_UNORM, MEM_S, 4096);
+	tst_image(0x3a1, VK_FORMAT_BC1_RGB_UNORM_BLOCK, MEM_S, 8192);
+	tst_image(0x3a2, VK_FORMAT_D24_UNORM_S8_UINT, MEM_S, 12288);
+	tst_image(0x3a3, VK_FORMAT_G8_B8R8_2PLANE_420_UNORM, MEM_S, 16384);
+	memset(&r, 0, sizeof(r));
+	r.bufferOffset = 256;
+	r.bufferRowLength = 32;
+	r.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+	r.imageSubresource.layerCount = 1;
+	r.imageExtent = (VkExtent3D){ 16, 8, 1 };
+	TST_CHECK_STR_EQ(tst_download(cb, 0x3a0, 0x3b0, r),
+	                 "5000:4096+18446744073709551615:r 6000:4096+8192:r 6000:4352+960:w");
+	/* both layers, images of 10 rows: one more image of 10 * 128 bytes */
+	r.bufferImageHeight = 10;
+	r.imageSubresource.layerCount = 2;
+	TST_CHECK_STR_EQ(tst_download(cb, 0x3a0, 0x3b0, r),
+	                 "5000:4096+18446744073709551615:r 6000:4096+8192:r 6000:4352+2240:w");
+	/* BC1, 16x8 texels: 4x2 blocks of 8 bytes */
+	r.bufferOffset = 0;
+	r.bufferRowLength = r.bufferImageHeight = 0;
+	r.imageSubresource.layerCount = 1;
+	TST_CHECK_STR_EQ(tst_download(cb, 0x3a1, 0x3b0, r),
+	                 "5000:8192+18446744073709551615:r 6000:4096+8192:r 6000:4096+64:w");
+	/* depth of D24S8: 4 bytes a texel; its stencil: 1 */
+	r.imageSubresource.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT;
+	TST_CHECK_STR_EQ(tst_download(cb, 0x3a2, 0x3b0, r),
+	                 "5000:12288+18446744073709551615:r 6000:4096+8192:r 6000:4096+512:w");
+	r.imageSubresource.aspectMask = VK_IMAGE_ASPECT_STENCIL_BIT;
+	TST_CHECK_STR_EQ(tst_download(cb, 0x3a2, 0x3b0, r),
+	                 "5000:12288+18446744073709551615:r 6000:4096+8192:r 6000:4096+128:w");
+	/* plane 1 of NV12 (R8G8 texels) at its own 8x4 extent: 64 bytes */
+	r.imageSubresource.aspectMask = VK_IMAGE_ASPECT_PLANE_1_BIT;
+	r.imageExtent = (VkExtent3D){ 8, 4, 1 };
+	TST_CHECK_STR_EQ(tst_download(cb, 0x3a3, 0x3b0, r),
+	                 "5000:16384+18446744073709551615:r 6000:4096+8192:r 6000:4096+64:w");
+	/* an image the layer does not know: from the offset to the end */
+	r.bufferOffset = 1000;
+	TST_CHECK_STR_EQ(tst_download(cb, 0x3af, 0x3b0, r), "6000:4096+8192:r 6000:5096+7192:w");
+
+	/* written whole through a set in another command buffer: whole */
+	tst_write(set, 0, 0x3b0);
+	tst_begin(cb2);
+	tst_bind_set(cb2, set);
+	both[0] = cb;
+	both[1] = cb2;
+	TST_CHECK_STR_EQ(tst_reach_cbs(both, 2, 1), "6000:4096+8192:w");
+	both[0] = cb2;
+	both[1] = cb;
+	TST_CHECK_STR_EQ(tst_reach_cbs(both, 2, 1), "6000:4096+8192:w");
 }
 
 static void tst_resolution(void)
@@ -289,7 +426,8 @@ static void tst_resolution(void)
 		a.regionCount = 1;
 		a.pRegions = &r;
 		vkl_reach_cmd(a.commandBuffer, SBT_VK_CMD_vkCmdCopyBuffer, &a);
-		TST_CHECK_STR_EQ(tst_reach(cb), "6000:0+1024");
+		/* published whole, written in the copy's 16 bytes */
+		TST_CHECK_STR_EQ(tst_reach(cb), "6000:0+1024 6000:0+16");
 	}
 
 	/* a set holding b0 and b1: S's first two ranges, not b2's */
@@ -479,5 +617,6 @@ int main(void)
 	tst_table();
 	tst_resolution();
 	tst_reads_only();
+	tst_regions();
 	return tst_done();
 }

@@ -91,7 +91,7 @@ uint64_t vkl_record_flat(uint32_t cmd, const void *args, size_t args_len, const 
 
 /* ---- helpers ---- */
 
-static void check_part(const vkl_snap_part *p, VkImageAspectFlags aspect, uint32_t texel,
+static void check_part(const vkl_copy_part *p, VkImageAspectFlags aspect, uint32_t texel,
                        uint32_t wdiv, uint32_t hdiv)
 {
 	TST_CHECK_EQ_U64(p->aspect, aspect);
@@ -151,7 +151,7 @@ int main(void)
 	const VkImageLayout src = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, gen = VK_IMAGE_LAYOUT_GENERAL,
 	                    undef = VK_IMAGE_LAYOUT_UNDEFINED;
 	const sbt_vk_format_info *fi;
-	vkl_snap_part parts[3];
+	vkl_copy_part parts[3];
 	vkl_snap_image im;
 	vkl_snap_seg segs[3];
 	VkImageLayout sub[3];
@@ -161,34 +161,34 @@ int main(void)
 	/* the parts of a range */
 	fi = sbt_vk_format_info_of(VK_FORMAT_G8_B8R8_2PLANE_420_UNORM);
 	TST_REQUIRE(fi != NULL);
-	TST_REQUIRE(vkl_snap_parts(fi, color, parts) == 2);
+	TST_REQUIRE(vkl_copy_parts(fi, color, parts) == 2);
 	check_part(&parts[0], p0, 1, 1, 1);
 	check_part(&parts[1], p1, 2, 2, 2);
-	TST_REQUIRE(vkl_snap_parts(fi, p1, parts) == 1);
+	TST_REQUIRE(vkl_copy_parts(fi, p1, parts) == 1);
 	check_part(&parts[0], p1, 2, 2, 2);
-	TST_CHECK_EQ_U64(vkl_snap_parts(fi, p2, parts), 0); /* no third plane */
+	TST_CHECK_EQ_U64(vkl_copy_parts(fi, p2, parts), 0); /* no third plane */
 	fi = sbt_vk_format_info_of(VK_FORMAT_G8_B8_R8_3PLANE_420_UNORM);
 	TST_REQUIRE(fi != NULL);
-	TST_REQUIRE(vkl_snap_parts(fi, color, parts) == 3);
+	TST_REQUIRE(vkl_copy_parts(fi, color, parts) == 3);
 	check_part(&parts[0], p0, 1, 1, 1);
 	check_part(&parts[1], p1, 1, 2, 2);
 	check_part(&parts[2], p2, 1, 2, 2);
-	TST_REQUIRE(vkl_snap_parts(fi, p0 | p2, parts) == 2);
+	TST_REQUIRE(vkl_copy_parts(fi, p0 | p2, parts) == 2);
 	check_part(&parts[1], p2, 1, 2, 2);
 	fi = sbt_vk_format_info_of(VK_FORMAT_G16_B16R16_2PLANE_422_UNORM);
 	TST_REQUIRE(fi != NULL);
-	TST_REQUIRE(vkl_snap_parts(fi, color, parts) == 2);
+	TST_REQUIRE(vkl_copy_parts(fi, color, parts) == 2);
 	check_part(&parts[0], p0, 2, 1, 1);
 	check_part(&parts[1], p1, 4, 2, 1);
 	fi = sbt_vk_format_info_of(VK_FORMAT_D32_SFLOAT_S8_UINT);
 	TST_REQUIRE(fi != NULL);
-	TST_REQUIRE(vkl_snap_parts(fi, VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT,
+	TST_REQUIRE(vkl_copy_parts(fi, VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT,
 	                           parts) == 2);
 	check_part(&parts[0], VK_IMAGE_ASPECT_DEPTH_BIT, 4, 1, 1);
 	check_part(&parts[1], VK_IMAGE_ASPECT_STENCIL_BIT, 1, 1, 1);
 	fi = sbt_vk_format_info_of(VK_FORMAT_R8G8B8A8_UNORM);
 	TST_REQUIRE(fi != NULL);
-	TST_REQUIRE(vkl_snap_parts(fi, color, parts) == 1);
+	TST_REQUIRE(vkl_copy_parts(fi, color, parts) == 1);
 	check_part(&parts[0], color, 4, 1, 1);
 
 	/* a 2-plane image in one layout: plane 1 (R8G8, 32x16) after plane 0's
