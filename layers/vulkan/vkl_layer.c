@@ -346,8 +346,17 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_o_vkGetInstanceProcAddr(VkInstance 
 		return NULL;
 	if (p->level == VKL_LEVEL_GLOBAL)
 		return p->fn;
+	/* Layers above ours look vkCreateDevice up with no instance, through
+	 * the next vkGetInstanceProcAddr their link info gives (a pattern many
+	 * layers share: MangoHud, vkBasalt; the validation layer answers it):
+	 * with NULL here, their vkCreateDevice failed or called NULL.  Ours
+	 * and the entry points the layer answers itself need no instance; the
+	 * others are looked up in it. */
 	if (!instance)
-		return NULL;
+		return p->offset == VKL_PROC_ALWAYS ||
+		               p->fn == (PFN_vkVoidFunction)vkl_o_vkCreateDevice
+		       ? p->fn
+		       : NULL;
 	inst = vkl_instance_get(instance);
 	if (p->offset == VKL_PROC_ALWAYS)
 		return p->fn;

@@ -45,6 +45,10 @@ done
 vk_env_init
 vk_env_tsan_skip mpv
 vk_env_xvfb_start
+# none of the user's configuration files (mpv, ffmpeg), and nothing written
+# into the user's home
+HOME=$T
+export HOME
 
 # ---- mpv --------------------------------------------------------------------
 export VK_LAYER_MESSAGE_ID_FILTER=VUID-vkDestroySemaphore-semaphore-01137
