@@ -3485,22 +3485,6 @@ static rp_status rpvk_g_vkGetSwapchainCounterEXT(rpvk *r, void *rpvk_args)
 	return RP_OK;
 }
 
-static rp_status rpvk_g_vkGetPhysicalDeviceSurfaceCapabilities2EXT(rpvk *r, void *rpvk_args)
-{
-	sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilities2EXT *a = rpvk_args;
-	const rpvk_itable *t = rpvk_itable_for(r, (uint64_t)(uintptr_t)(a->physicalDevice));
-	PFN_vkGetPhysicalDeviceSurfaceCapabilities2EXT fn;
-	VkResult cap_ret = a->ret;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->GetPhysicalDeviceSurfaceCapabilities2EXT;
-	if (!fn)
-		return rpvk_missing(r, "vkGetPhysicalDeviceSurfaceCapabilities2EXT");
-	a->ret = fn(a->physicalDevice, a->surface, a->pSurfaceCapabilities);
-	rpvk_result(r, cap_ret, a->ret);
-	return RP_OK;
-}
-
 static rp_status rpvk_g_vkGetDeviceGroupPeerMemoryFeatures(rpvk *r, void *rpvk_args)
 {
 	sbt_vk_args_vkGetDeviceGroupPeerMemoryFeatures *a = rpvk_args;
@@ -8478,7 +8462,7 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkRegisterDeviceEventEXT] = {rpvk_g_vkRegisterDeviceEventEXT, 0},
 	[SBT_VK_CMD_vkRegisterDisplayEventEXT] = {rpvk_g_vkRegisterDisplayEventEXT, 0},
 	[SBT_VK_CMD_vkGetSwapchainCounterEXT] = {rpvk_g_vkGetSwapchainCounterEXT, 0},
-	[SBT_VK_CMD_vkGetPhysicalDeviceSurfaceCapabilities2EXT] = {rpvk_g_vkGetPhysicalDeviceSurfaceCapabilities2EXT, 0},
+	[SBT_VK_CMD_vkGetPhysicalDeviceSurfaceCapabilities2EXT] = {rpvk_o_vkGetPhysicalDeviceSurfaceCapabilities2EXT, RPVK_F_HAND},
 	[SBT_VK_CMD_vkEnumeratePhysicalDeviceGroups] = {rpvk_o_vkEnumeratePhysicalDeviceGroups, RPVK_F_HAND},
 	[SBT_VK_CMD_vkEnumeratePhysicalDeviceGroupsKHR] = {rpvk_o_vkEnumeratePhysicalDeviceGroupsKHR, RPVK_F_HAND},
 	[SBT_VK_CMD_vkGetDeviceGroupPeerMemoryFeatures] = {rpvk_g_vkGetDeviceGroupPeerMemoryFeatures, 0},

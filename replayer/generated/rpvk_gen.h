@@ -694,6 +694,7 @@ rp_status rpvk_o_vkCreateDebugReportCallbackEXT(rpvk *r, void *args);
 rp_status rpvk_o_vkDestroyDebugReportCallbackEXT(rpvk *r, void *args);
 rp_status rpvk_o_vkGetPhysicalDeviceMemoryProperties2(rpvk *r, void *args);
 rp_status rpvk_o_vkGetPhysicalDeviceMemoryProperties2KHR(rpvk *r, void *args);
+rp_status rpvk_o_vkGetPhysicalDeviceSurfaceCapabilities2EXT(rpvk *r, void *args);
 rp_status rpvk_o_vkEnumeratePhysicalDeviceGroups(rpvk *r, void *args);
 rp_status rpvk_o_vkEnumeratePhysicalDeviceGroupsKHR(rpvk *r, void *args);
 rp_status rpvk_o_vkGetDeviceGroupSurfacePresentModesKHR(rpvk *r, void *args);

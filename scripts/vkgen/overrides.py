@@ -700,6 +700,7 @@ REPLAY_HANDWRITTEN = {
     "vkGetPhysicalDeviceSurfaceSupportKHR": "query: answered from the capture",
     "vkGetPhysicalDeviceSurfaceCapabilitiesKHR": "query: answered from the capture",
     "vkGetPhysicalDeviceSurfaceCapabilities2KHR": "query: answered from the capture",
+    "vkGetPhysicalDeviceSurfaceCapabilities2EXT": "query: answered from the capture",
     "vkGetPhysicalDeviceSurfaceFormatsKHR": "query: answered from the capture",
     "vkGetPhysicalDeviceSurfaceFormats2KHR": "query: answered from the capture",
     "vkGetPhysicalDeviceSurfacePresentModesKHR": "query: answered from the capture",

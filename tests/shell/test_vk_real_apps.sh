@@ -22,6 +22,11 @@
 #   without our layer, no look at imported memory fails, and the replay
 #   under validation matches every checkpoint (before the imports were
 #   tracked apart and the downloads' regions known, 503 of 2,385 differed).
+# - vulkaninfo (every query, with surfaces of each platform) under
+#   VK_INSTANCE_LAYERS: its replay answers the surface queries from the
+#   capture, never passing the replay's stand-in surfaces to the driver
+#   (vkGetPhysicalDeviceSurfaceCapabilities2EXT was passed one, and
+#   tsreplay died of SIGSEGV in the loader), with no validation message.
 # - vkd3d-gears (Direct3D 12 through vkd3d, which runs until it is
 #   closed) under `tscapture --frames 20-50`: the window's trace, with its
 #   state snapshot, is written while the program runs on; the program is
@@ -121,6 +126,20 @@ for k in uffd guard; do
 		fail "$k: ffmpeg's replay: $(grep 'checkpoints:' "$T/ff_${k}_replay.log") ($m in the trace)"
 	echo "ok: ffmpeg under $k, output equal, $m checkpoints matched"
 done
+
+# ---- vulkaninfo --------------------------------------------------------------
+vk_env_layers_ours
+vk_env_run "$T/vi.log" env TRACESMITH_OUTPUT="$T/vi.sbt" vulkaninfo ||
+	fail "vulkaninfo under VK_INSTANCE_LAYERS=VK_LAYER_tracesmith"
+"$BUILD/tsinfo" "$T/vi.sbt" >"$T/vi.info" || fail "tsinfo cannot read vulkaninfo's trace"
+grep -q 'vulkan.vkGetPhysicalDeviceSurfaceCapabilities2EXT ' "$T/vi.info" ||
+	fail "vulkaninfo no longer asks vkGetPhysicalDeviceSurfaceCapabilities2EXT: the test no longer covers it"
+vk_env_layers_none
+vk_env_run "$T/vi_replay.log" "$BUILD/tsreplay" --validate "$T/vi.sbt" ||
+	fail "tsreplay --validate of vulkaninfo's trace"
+! grep -q 'Validation Error' "$T/vi_replay.log" ||
+	fail "vulkaninfo's replay: $(grep -m1 'Validation Error' "$T/vi_replay.log" | cut -c1-300)"
+echo "ok: vulkaninfo, its surface queries replayed from the capture"
 
 # ---- vkd3d-gears, a window of frames 20-50 ----------------------------------
 vk_env_layers_validation
