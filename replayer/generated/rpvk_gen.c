@@ -2755,36 +2755,6 @@ static rp_status rpvk_g_vkCreateDisplayPlaneSurfaceKHR(rpvk *r, void *rpvk_args)
 	return RP_OK;
 }
 
-static rp_status rpvk_g_vkCreateSharedSwapchainsKHR(rpvk *r, void *rpvk_args)
-{
-	sbt_vk_args_vkCreateSharedSwapchainsKHR *a = rpvk_args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)(a->device));
-	PFN_vkCreateSharedSwapchainsKHR fn;
-	VkResult cap_ret = a->ret;
-	size_t n_pSwapchains = a->pSwapchains ? (size_t)a->swapchainCount : 0;
-	uint64_t *cap_pSwapchains;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->CreateSharedSwapchainsKHR;
-	if (!fn)
-		return rpvk_missing(r, "vkCreateSharedSwapchainsKHR");
-	cap_pSwapchains = rpvk_save_handles(r, a->pSwapchains, n_pSwapchains);
-	if (n_pSwapchains && !cap_pSwapchains)
-		return rpvk_nomem(r);
-	a->pAllocator = NULL; /* the capture's allocator is not ours */
-	a->ret = fn(a->device, a->swapchainCount, a->pCreateInfos, a->pAllocator, a->pSwapchains);
-	rpvk_result(r, cap_ret, a->ret);
-	if (a->ret >= 0 && cap_ret >= 0) {
-		size_t i, n = (size_t)a->swapchainCount;
-		if (n > n_pSwapchains)
-			n = n_pSwapchains;
-		for (i = 0; i < n; i++)
-			if (cap_pSwapchains[i] && rpvk_bind(r, VK_OBJECT_TYPE_SWAPCHAIN_KHR, cap_pSwapchains[i], (uint64_t)(uintptr_t)(a->pSwapchains[i])) != RP_OK)
-				return RP_ERR_NOMEM;
-	}
-	return RP_OK;
-}
-
 static rp_status rpvk_g_vkDebugReportMessageEXT(rpvk *r, void *rpvk_args)
 {
 	sbt_vk_args_vkDebugReportMessageEXT *a = rpvk_args;
@@ -3469,22 +3439,6 @@ static rp_status rpvk_g_vkRegisterDisplayEventEXT(rpvk *r, void *rpvk_args)
 	return RP_OK;
 }
 
-static rp_status rpvk_g_vkGetSwapchainCounterEXT(rpvk *r, void *rpvk_args)
-{
-	sbt_vk_args_vkGetSwapchainCounterEXT *a = rpvk_args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)(a->device));
-	PFN_vkGetSwapchainCounterEXT fn;
-	VkResult cap_ret = a->ret;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->GetSwapchainCounterEXT;
-	if (!fn)
-		return rpvk_missing(r, "vkGetSwapchainCounterEXT");
-	a->ret = fn(a->device, a->swapchain, a->counter, a->pCounterValue);
-	rpvk_result(r, cap_ret, a->ret);
-	return RP_OK;
-}
-
 static rp_status rpvk_g_vkGetDeviceGroupPeerMemoryFeatures(rpvk *r, void *rpvk_args)
 {
 	sbt_vk_args_vkGetDeviceGroupPeerMemoryFeatures *a = rpvk_args;
@@ -3646,52 +3600,6 @@ static rp_status rpvk_g_vkCmdDispatchBaseKHR(rpvk *r, void *rpvk_args)
 	if (!fn)
 		return rpvk_missing(r, "vkCmdDispatchBaseKHR");
 	fn(a->commandBuffer, a->baseGroupX, a->baseGroupY, a->baseGroupZ, a->groupCountX, a->groupCountY, a->groupCountZ);
-	return RP_OK;
-}
-
-static rp_status rpvk_g_vkSetHdrMetadataEXT(rpvk *r, void *rpvk_args)
-{
-	sbt_vk_args_vkSetHdrMetadataEXT *a = rpvk_args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)(a->device));
-	PFN_vkSetHdrMetadataEXT fn;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->SetHdrMetadataEXT;
-	if (!fn)
-		return rpvk_missing(r, "vkSetHdrMetadataEXT");
-	fn(a->device, a->swapchainCount, a->pSwapchains, a->pMetadata);
-	return RP_OK;
-}
-
-static rp_status rpvk_g_vkGetRefreshCycleDurationGOOGLE(rpvk *r, void *rpvk_args)
-{
-	sbt_vk_args_vkGetRefreshCycleDurationGOOGLE *a = rpvk_args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)(a->device));
-	PFN_vkGetRefreshCycleDurationGOOGLE fn;
-	VkResult cap_ret = a->ret;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->GetRefreshCycleDurationGOOGLE;
-	if (!fn)
-		return rpvk_missing(r, "vkGetRefreshCycleDurationGOOGLE");
-	a->ret = fn(a->device, a->swapchain, a->pDisplayTimingProperties);
-	rpvk_result(r, cap_ret, a->ret);
-	return RP_OK;
-}
-
-static rp_status rpvk_g_vkGetPastPresentationTimingGOOGLE(rpvk *r, void *rpvk_args)
-{
-	sbt_vk_args_vkGetPastPresentationTimingGOOGLE *a = rpvk_args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)(a->device));
-	PFN_vkGetPastPresentationTimingGOOGLE fn;
-	VkResult cap_ret = a->ret;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->GetPastPresentationTimingGOOGLE;
-	if (!fn)
-		return rpvk_missing(r, "vkGetPastPresentationTimingGOOGLE");
-	a->ret = fn(a->device, a->swapchain, a->pPresentationTimingCount, a->pPresentationTimings);
-	rpvk_result(r, cap_ret, a->ret);
 	return RP_OK;
 }
 
@@ -4085,20 +3993,6 @@ static rp_status rpvk_g_vkGetShaderInfoAMD(rpvk *r, void *rpvk_args)
 		return rpvk_missing(r, "vkGetShaderInfoAMD");
 	a->ret = fn(a->device, a->pipeline, a->shaderStage, a->infoType, a->pInfoSize, a->pInfo);
 	rpvk_result(r, cap_ret, a->ret);
-	return RP_OK;
-}
-
-static rp_status rpvk_g_vkSetLocalDimmingAMD(rpvk *r, void *rpvk_args)
-{
-	sbt_vk_args_vkSetLocalDimmingAMD *a = rpvk_args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)(a->device));
-	PFN_vkSetLocalDimmingAMD fn;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->SetLocalDimmingAMD;
-	if (!fn)
-		return rpvk_missing(r, "vkSetLocalDimmingAMD");
-	fn(a->device, a->swapChain, a->localDimmingEnable);
 	return RP_OK;
 }
 
@@ -7718,22 +7612,6 @@ static rp_status rpvk_g_vkGetDrmDisplayEXT(rpvk *r, void *rpvk_args)
 	return RP_OK;
 }
 
-static rp_status rpvk_g_vkWaitForPresentKHR(rpvk *r, void *rpvk_args)
-{
-	sbt_vk_args_vkWaitForPresentKHR *a = rpvk_args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)(a->device));
-	PFN_vkWaitForPresentKHR fn;
-	VkResult cap_ret = a->ret;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->WaitForPresentKHR;
-	if (!fn)
-		return rpvk_missing(r, "vkWaitForPresentKHR");
-	a->ret = fn(a->device, a->swapchain, a->presentId, a->timeout);
-	rpvk_result(r, cap_ret, a->ret);
-	return RP_OK;
-}
-
 static rp_status rpvk_g_vkCmdBeginRendering(rpvk *r, void *rpvk_args)
 {
 	sbt_vk_args_vkCmdBeginRendering *a = rpvk_args;
@@ -8383,7 +8261,7 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkCreateDisplayModeKHR] = {rpvk_g_vkCreateDisplayModeKHR, 0},
 	[SBT_VK_CMD_vkGetDisplayPlaneCapabilitiesKHR] = {rpvk_g_vkGetDisplayPlaneCapabilitiesKHR, 0},
 	[SBT_VK_CMD_vkCreateDisplayPlaneSurfaceKHR] = {rpvk_g_vkCreateDisplayPlaneSurfaceKHR, 0},
-	[SBT_VK_CMD_vkCreateSharedSwapchainsKHR] = {rpvk_g_vkCreateSharedSwapchainsKHR, 0},
+	[SBT_VK_CMD_vkCreateSharedSwapchainsKHR] = {rpvk_o_vkCreateSharedSwapchainsKHR, RPVK_F_HAND},
 	[SBT_VK_CMD_vkDestroySurfaceKHR] = {rpvk_o_vkDestroySurfaceKHR, RPVK_F_BEFORE | RPVK_F_HAND},
 	[SBT_VK_CMD_vkGetPhysicalDeviceSurfaceSupportKHR] = {rpvk_o_vkGetPhysicalDeviceSurfaceSupportKHR, RPVK_F_HAND},
 	[SBT_VK_CMD_vkGetPhysicalDeviceSurfaceCapabilitiesKHR] = {rpvk_o_vkGetPhysicalDeviceSurfaceCapabilitiesKHR, RPVK_F_HAND},
@@ -8461,7 +8339,7 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkDisplayPowerControlEXT] = {rpvk_g_vkDisplayPowerControlEXT, 0},
 	[SBT_VK_CMD_vkRegisterDeviceEventEXT] = {rpvk_g_vkRegisterDeviceEventEXT, 0},
 	[SBT_VK_CMD_vkRegisterDisplayEventEXT] = {rpvk_g_vkRegisterDisplayEventEXT, 0},
-	[SBT_VK_CMD_vkGetSwapchainCounterEXT] = {rpvk_g_vkGetSwapchainCounterEXT, 0},
+	[SBT_VK_CMD_vkGetSwapchainCounterEXT] = {rpvk_o_vkGetSwapchainCounterEXT, RPVK_F_HAND},
 	[SBT_VK_CMD_vkGetPhysicalDeviceSurfaceCapabilities2EXT] = {rpvk_o_vkGetPhysicalDeviceSurfaceCapabilities2EXT, RPVK_F_HAND},
 	[SBT_VK_CMD_vkEnumeratePhysicalDeviceGroups] = {rpvk_o_vkEnumeratePhysicalDeviceGroups, RPVK_F_HAND},
 	[SBT_VK_CMD_vkEnumeratePhysicalDeviceGroupsKHR] = {rpvk_o_vkEnumeratePhysicalDeviceGroupsKHR, RPVK_F_HAND},
@@ -8486,10 +8364,10 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate] = {rpvk_o_vkUpdateDescriptorSetWithTemplate, RPVK_F_HAND},
 	[SBT_VK_CMD_vkUpdateDescriptorSetWithTemplateKHR] = {rpvk_o_vkUpdateDescriptorSetWithTemplateKHR, RPVK_F_HAND},
 	[SBT_VK_CMD_vkCmdPushDescriptorSetWithTemplateKHR] = {rpvk_o_vkCmdPushDescriptorSetWithTemplateKHR, RPVK_F_CMD | RPVK_F_HAND},
-	[SBT_VK_CMD_vkSetHdrMetadataEXT] = {rpvk_g_vkSetHdrMetadataEXT, 0},
+	[SBT_VK_CMD_vkSetHdrMetadataEXT] = {rpvk_o_vkSetHdrMetadataEXT, RPVK_F_HAND},
 	[SBT_VK_CMD_vkGetSwapchainStatusKHR] = {rpvk_o_vkGetSwapchainStatusKHR, RPVK_F_HAND},
-	[SBT_VK_CMD_vkGetRefreshCycleDurationGOOGLE] = {rpvk_g_vkGetRefreshCycleDurationGOOGLE, 0},
-	[SBT_VK_CMD_vkGetPastPresentationTimingGOOGLE] = {rpvk_g_vkGetPastPresentationTimingGOOGLE, 0},
+	[SBT_VK_CMD_vkGetRefreshCycleDurationGOOGLE] = {rpvk_o_vkGetRefreshCycleDurationGOOGLE, RPVK_F_HAND},
+	[SBT_VK_CMD_vkGetPastPresentationTimingGOOGLE] = {rpvk_o_vkGetPastPresentationTimingGOOGLE, RPVK_F_HAND},
 	[SBT_VK_CMD_vkCmdSetViewportWScalingNV] = {rpvk_g_vkCmdSetViewportWScalingNV, RPVK_F_CMD},
 	[SBT_VK_CMD_vkCmdSetDiscardRectangleEXT] = {rpvk_g_vkCmdSetDiscardRectangleEXT, RPVK_F_CMD},
 	[SBT_VK_CMD_vkCmdSetSampleLocationsEXT] = {rpvk_g_vkCmdSetSampleLocationsEXT, RPVK_F_CMD},
@@ -8521,7 +8399,7 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkGetDescriptorSetLayoutSupport] = {rpvk_g_vkGetDescriptorSetLayoutSupport, 0},
 	[SBT_VK_CMD_vkGetDescriptorSetLayoutSupportKHR] = {rpvk_g_vkGetDescriptorSetLayoutSupportKHR, 0},
 	[SBT_VK_CMD_vkGetShaderInfoAMD] = {rpvk_g_vkGetShaderInfoAMD, 0},
-	[SBT_VK_CMD_vkSetLocalDimmingAMD] = {rpvk_g_vkSetLocalDimmingAMD, 0},
+	[SBT_VK_CMD_vkSetLocalDimmingAMD] = {rpvk_o_vkSetLocalDimmingAMD, RPVK_F_HAND},
 	[SBT_VK_CMD_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT] = {rpvk_g_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT, 0},
 	[SBT_VK_CMD_vkGetCalibratedTimestampsEXT] = {rpvk_g_vkGetCalibratedTimestampsEXT, 0},
 	[SBT_VK_CMD_vkSetDebugUtilsObjectNameEXT] = {rpvk_o_vkSetDebugUtilsObjectNameEXT, RPVK_F_HAND},
@@ -8771,7 +8649,7 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkSetDeviceMemoryPriorityEXT] = {rpvk_g_vkSetDeviceMemoryPriorityEXT, 0},
 	[SBT_VK_CMD_vkAcquireDrmDisplayEXT] = {rpvk_g_vkAcquireDrmDisplayEXT, 0},
 	[SBT_VK_CMD_vkGetDrmDisplayEXT] = {rpvk_g_vkGetDrmDisplayEXT, 0},
-	[SBT_VK_CMD_vkWaitForPresentKHR] = {rpvk_g_vkWaitForPresentKHR, 0},
+	[SBT_VK_CMD_vkWaitForPresentKHR] = {rpvk_o_vkWaitForPresentKHR, RPVK_F_HAND},
 	[SBT_VK_CMD_vkCmdBeginRendering] = {rpvk_g_vkCmdBeginRendering, RPVK_F_CMD | RPVK_F_OUTSIDE},
 	[SBT_VK_CMD_vkCmdBeginRenderingKHR] = {rpvk_g_vkCmdBeginRenderingKHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
 	[SBT_VK_CMD_vkCmdEndRendering] = {rpvk_g_vkCmdEndRendering, RPVK_F_CMD | RPVK_F_INSIDE},

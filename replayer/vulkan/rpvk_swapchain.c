@@ -194,6 +194,16 @@ RPVK_FROM_CAPTURE(vkGetPhysicalDeviceXcbPresentationSupportKHR)
 RPVK_FROM_CAPTURE(vkGetPhysicalDeviceXlibPresentationSupportKHR)
 RPVK_FROM_CAPTURE(vkGetPhysicalDeviceWaylandPresentationSupportKHR)
 RPVK_FROM_CAPTURE(vkGetSwapchainStatusKHR)
+/* The swapchain is the replay's own plain images (or a copy into a
+ * window): nothing of a display's timing to ask or set, and a present is
+ * done when vkQueuePresentKHR returns.  Passed on, the driver would get a
+ * handle it never made. */
+RPVK_FROM_CAPTURE(vkWaitForPresentKHR)
+RPVK_FROM_CAPTURE(vkGetRefreshCycleDurationGOOGLE)
+RPVK_FROM_CAPTURE(vkGetPastPresentationTimingGOOGLE)
+RPVK_FROM_CAPTURE(vkGetSwapchainCounterEXT)
+RPVK_FROM_CAPTURE(vkSetHdrMetadataEXT)
+RPVK_FROM_CAPTURE(vkSetLocalDimmingAMD)
 
 /* ---- swapchains ------------------------------------------------------------------- */
 
@@ -279,6 +289,29 @@ rp_status rpvk_o_vkCreateSwapchainKHR(rpvk *r, void *args)
 	rpvk_window_swapchain_create(r, &x->sc, (uint64_t)(uintptr_t)a->pCreateInfo->surface,
 	                             rpvk_sc_find(r, a->pCreateInfo->oldSwapchain));
 	return rpvk_bind(r, VK_OBJECT_TYPE_SWAPCHAIN_KHR, (uint64_t)(uintptr_t)*a->pSwapchain, fake);
+}
+
+/* Display swapchains (VK_KHR_display_swapchain): each made as
+ * vkCreateSwapchainKHR makes one. */
+rp_status rpvk_o_vkCreateSharedSwapchainsKHR(rpvk *r, void *args)
+{
+	sbt_vk_args_vkCreateSharedSwapchainsKHR *a = args;
+	uint32_t i;
+	if (!a->pCreateInfos || !a->pSwapchains)
+		return rpvk_fail(r, RP_ERR_DECODE, "no create infos or output handles");
+	for (i = 0; i < a->swapchainCount; i++) {
+		sbt_vk_args_vkCreateSwapchainKHR one;
+		rp_status st;
+		one.device = a->device;
+		one.pCreateInfo = &a->pCreateInfos[i];
+		one.pAllocator = a->pAllocator;
+		one.pSwapchain = &a->pSwapchains[i];
+		one.ret = a->ret;
+		st = rpvk_o_vkCreateSwapchainKHR(r, &one);
+		if (st != RP_OK)
+			return st;
+	}
+	return RP_OK;
 }
 
 rp_status rpvk_o_vkDestroySwapchainKHR(rpvk *r, void *args)

@@ -57,6 +57,17 @@
  *       it, and a VkPipelineSampleLocationsStateCreateInfoEXT enabling the
  *       sample locations chained to every multisample state.  Prints
  *       "sampleloc record seq S: NAME".
+ *   vk_tracetool swapcall IN OUT --record SEQ --as NAME
+ *       the same copy with record SEQ rewritten through the Vulkan codec
+ *       into a call of a presenting extension lavapipe lacks, on the
+ *       capture's swapchain: NAME vkCreateSharedSwapchainsKHR rewrites a
+ *       vkCreateSwapchainKHR into it (one create info, the same handle
+ *       out); vkWaitForPresentKHR (present id 1, timeout 0),
+ *       vkGetRefreshCycleDurationGOOGLE, vkGetPastPresentationTimingGOOGLE
+ *       (a count of 0), vkGetSwapchainCounterEXT (VBLANK),
+ *       vkSetHdrMetadataEXT or vkSetLocalDimmingAMD rewrite a
+ *       vkGetSwapchainImagesKHR (its device and swapchain).  Prints
+ *       "swapcall record seq S: NAME".
  *   vk_tracetool synth OUT
  *       writes a small trace for this tool's own test: 4 rounds of a
  *       tsMemoryWrite (memory 0xab00 + round % 2, offset 256 * round, 1024
@@ -112,6 +123,7 @@ static int vkt_usage(void)
 	        "       vk_tracetool blob TRACE ID OUT\n"
 	        "       vk_tracetool sampleloc IN OUT --record SEQ (--enable B | --locations N | "
 	        "[--dynamic FROM:TO] [--static-enable])\n"
+	        "       vk_tracetool swapcall IN OUT --record SEQ --as NAME\n"
 	        "       vk_tracetool synth OUT\n");
 	return 2;
 }
@@ -711,9 +723,112 @@ typedef struct vkt_poke {
 	int sl_static;           /* --static-enable */
 	sbt_reader *sl_reader;   /* borrowed: the blobs a decode loads */
 	const char *sl_name;     /* out: the record's new command */
+	enum sbt_vk_cmd sw_to;   /* swapcall: the command record_seq becomes */
 } vkt_poke;
 
-enum { VKT_SL_NONE, VKT_SL_ENABLE, VKT_SL_LOCATIONS, VKT_SL_PIPELINE };
+enum { VKT_SL_NONE, VKT_SL_ENABLE, VKT_SL_LOCATIONS, VKT_SL_PIPELINE, VKT_SL_SWAP };
+
+/* swapcall: the arguments of to, from a decoded vkCreateSwapchainKHR
+ * (to: vkCreateSharedSwapchainsKHR) or vkGetSwapchainImagesKHR (the
+ * others), in arena a; NULL with a message when from is not that. */
+static void *vkt_swap_args(sbt_vk_arena *a, enum sbt_vk_cmd from, const void *args,
+                           enum sbt_vk_cmd to, uint64_t seq)
+{
+	enum sbt_vk_cmd want = to == SBT_VK_CMD_vkCreateSharedSwapchainsKHR
+	                               ? SBT_VK_CMD_vkCreateSwapchainKHR
+	                               : SBT_VK_CMD_vkGetSwapchainImagesKHR;
+	const sbt_vk_args_vkGetSwapchainImagesKHR *gi = args;
+	void *out;
+	if (from != want) {
+		fprintf(stderr, "vk_tracetool: record seq %llu is %s, not %s\n", (unsigned long long)seq,
+		        sbt_vk_cmd_name(from), sbt_vk_cmd_name(want));
+		return NULL;
+	}
+	out = sbt_vk_arena_alloc(a, sbt_vk_args_size(to));
+	if (!out)
+		return NULL;
+	memset(out, 0, sbt_vk_args_size(to));
+	switch (to) {
+	case SBT_VK_CMD_vkCreateSharedSwapchainsKHR: {
+		const sbt_vk_args_vkCreateSwapchainKHR *c = args;
+		sbt_vk_args_vkCreateSharedSwapchainsKHR *o = out;
+		o->device = c->device;
+		o->swapchainCount = 1;
+		o->pCreateInfos = c->pCreateInfo;
+		o->pAllocator = c->pAllocator;
+		o->pSwapchains = c->pSwapchain;
+		o->ret = c->ret;
+		break;
+	}
+	case SBT_VK_CMD_vkWaitForPresentKHR: {
+		sbt_vk_args_vkWaitForPresentKHR *o = out;
+		o->device = gi->device;
+		o->swapchain = gi->swapchain;
+		o->presentId = 1;
+		break;
+	}
+	case SBT_VK_CMD_vkGetRefreshCycleDurationGOOGLE: {
+		sbt_vk_args_vkGetRefreshCycleDurationGOOGLE *o = out;
+		VkRefreshCycleDurationGOOGLE *d = sbt_vk_arena_alloc(a, sizeof(*d));
+		if (!d)
+			return NULL;
+		d->refreshDuration = 16666667;
+		o->device = gi->device;
+		o->swapchain = gi->swapchain;
+		o->pDisplayTimingProperties = d;
+		break;
+	}
+	case SBT_VK_CMD_vkGetPastPresentationTimingGOOGLE: {
+		sbt_vk_args_vkGetPastPresentationTimingGOOGLE *o = out;
+		uint32_t *n = sbt_vk_arena_alloc(a, sizeof(*n));
+		if (!n)
+			return NULL;
+		*n = 0;
+		o->device = gi->device;
+		o->swapchain = gi->swapchain;
+		o->pPresentationTimingCount = n;
+		break;
+	}
+	case SBT_VK_CMD_vkGetSwapchainCounterEXT: {
+		sbt_vk_args_vkGetSwapchainCounterEXT *o = out;
+		uint64_t *v = sbt_vk_arena_alloc(a, sizeof(*v));
+		if (!v)
+			return NULL;
+		*v = 7;
+		o->device = gi->device;
+		o->swapchain = gi->swapchain;
+		o->counter = VK_SURFACE_COUNTER_VBLANK_BIT_EXT;
+		o->pCounterValue = v;
+		break;
+	}
+	case SBT_VK_CMD_vkSetHdrMetadataEXT: {
+		sbt_vk_args_vkSetHdrMetadataEXT *o = out;
+		VkSwapchainKHR *sc = sbt_vk_arena_alloc(a, sizeof(*sc));
+		VkHdrMetadataEXT *m = sbt_vk_arena_alloc(a, sizeof(*m));
+		if (!sc || !m)
+			return NULL;
+		memset(m, 0, sizeof(*m));
+		m->sType = VK_STRUCTURE_TYPE_HDR_METADATA_EXT;
+		m->maxLuminance = 1000.0f;
+		*sc = gi->swapchain;
+		o->device = gi->device;
+		o->swapchainCount = 1;
+		o->pSwapchains = sc;
+		o->pMetadata = m;
+		break;
+	}
+	case SBT_VK_CMD_vkSetLocalDimmingAMD: {
+		sbt_vk_args_vkSetLocalDimmingAMD *o = out;
+		o->device = gi->device;
+		o->swapChain = gi->swapchain;
+		o->localDimmingEnable = VK_TRUE;
+		break;
+	}
+	default:
+		return NULL;
+	}
+	return out;
+}
 
 /* Record rec (its type named name) rewritten as pk's sampleloc option
  * asks, appended to w.  -1 (with a message) when rec is not a record that
@@ -750,6 +865,14 @@ static int vkt_sl_record(sbt_writer *w, const sbt_record *rec, const char *name,
 		fprintf(stderr, "vk_tracetool: record seq %llu: %s: %s\n", (unsigned long long)rec->seq,
 		        sbt_vk_strerror(vst), sbt_vk_arena_message(a));
 		goto out;
+	}
+	if (pk->sl_op == VKT_SL_SWAP) {
+		void *to_args = vkt_swap_args(a, cmd, args, pk->sw_to, rec->seq);
+		if (!to_args)
+			goto out;
+		vst = sbt_vk_encode(&e, pk->sw_to, to_args);
+		to = pk->sw_to;
+		goto encoded;
 	}
 	if (pk->sl_op == VKT_SL_PIPELINE) {
 		sbt_vk_args_vkCreateGraphicsPipelines *gp = args;
@@ -850,6 +973,7 @@ static int vkt_sl_record(sbt_writer *w, const sbt_record *rec, const char *name,
 		}
 	}
 	vst = sbt_vk_encode(&e, to, args);
+encoded:
 	if (vst != SBT_VK_OK) {
 		fprintf(stderr, "vk_tracetool: record seq %llu: encoding %s: %s\n", (unsigned long long)rec->seq,
 		        sbt_vk_cmd_name(to), sbt_vk_strerror(vst));
@@ -955,7 +1079,13 @@ static int vkt_copy(sbt_reader *r, const char *in, const char *out, vkt_poke *pk
 			vkt_fail_w("type", st);
 			goto out_close;
 		}
-	if (pk && pk->sl_op &&
+	if (pk && pk->sl_op == VKT_SL_SWAP &&
+	    (st = sbt_writer_define_type(w, SBT_VK_CMD_TYPE(pk->sw_to), sbt_vk_cmd_type_name(pk->sw_to))) !=
+	            SBT_OK) {
+		vkt_fail_w("type", st);
+		goto out_close;
+	}
+	if (pk && pk->sl_op && pk->sl_op != VKT_SL_SWAP &&
 	    ((st = sbt_writer_define_type(w, SBT_VK_CMD_TYPE(SBT_VK_CMD_vkCmdSetSampleLocationsEXT),
 	                                  sbt_vk_cmd_type_name(SBT_VK_CMD_vkCmdSetSampleLocationsEXT))) != SBT_OK ||
 	     (st = sbt_writer_define_type(w, SBT_VK_CMD_TYPE(SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT),
@@ -1327,6 +1457,58 @@ static int vkt_cmd_sampleloc(int argc, char **argv)
 	return rc;
 }
 
+/* vk_tracetool swapcall IN OUT --record SEQ --as NAME */
+static int vkt_cmd_swapcall(int argc, char **argv)
+{
+	static const enum sbt_vk_cmd can[] = {
+		SBT_VK_CMD_vkCreateSharedSwapchainsKHR, SBT_VK_CMD_vkWaitForPresentKHR,
+		SBT_VK_CMD_vkGetRefreshCycleDurationGOOGLE, SBT_VK_CMD_vkGetPastPresentationTimingGOOGLE,
+		SBT_VK_CMD_vkGetSwapchainCounterEXT, SBT_VK_CMD_vkSetHdrMetadataEXT,
+		SBT_VK_CMD_vkSetLocalDimmingAMD
+	};
+	vkt_poke pk;
+	sbt_reader *r;
+	const char *as = NULL;
+	int i, rc = 1;
+	size_t k;
+	if (argc != 8)
+		return vkt_usage();
+	memset(&pk, 0, sizeof(pk));
+	for (i = 4; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--record")) {
+			if (vkt_parse_u64(argv[i], argv[i + 1], &pk.record_seq) || !pk.record_seq) {
+				fprintf(stderr, "vk_tracetool: bad value for --record\n");
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--as")) {
+			as = argv[i + 1];
+		} else {
+			return vkt_usage();
+		}
+	}
+	for (k = 0; as && k < sizeof(can) / sizeof(can[0]); k++)
+		if (!strcmp(as, sbt_vk_cmd_name(can[k])))
+			break;
+	if (!pk.record_seq || !as || k == sizeof(can) / sizeof(can[0])) {
+		fprintf(stderr, "vk_tracetool: swapcall needs --record SEQ and --as one of "
+		        "vkCreateSharedSwapchainsKHR, vkWaitForPresentKHR, "
+		        "vkGetRefreshCycleDurationGOOGLE, vkGetPastPresentationTimingGOOGLE, "
+		        "vkGetSwapchainCounterEXT, vkSetHdrMetadataEXT, vkSetLocalDimmingAMD\n");
+		return 2;
+	}
+	pk.sl_op = VKT_SL_SWAP;
+	pk.sw_to = can[k];
+	if (vkt_open(argv[2], &r) != SBT_OK)
+		return 1;
+	pk.sl_reader = r;
+	if (vkt_copy(r, argv[2], argv[3], &pk) == 0) {
+		printf("swapcall record seq %llu: %s\n", (unsigned long long)pk.record_seq, pk.sl_name);
+		rc = 0;
+	}
+	sbt_reader_close(r);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -1356,5 +1538,7 @@ int main(int argc, char **argv)
 		return vkt_cmd_poke(argc, argv, 0);
 	if (!strcmp(argv[1], "sampleloc"))
 		return vkt_cmd_sampleloc(argc, argv);
+	if (!strcmp(argv[1], "swapcall"))
+		return vkt_cmd_swapcall(argc, argv);
 	return vkt_usage();
 }
