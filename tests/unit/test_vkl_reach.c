@@ -199,6 +199,14 @@ static const char *tst_reach(uint64_t cb)
 	return tst_reach_cbs(&cb, 1, 0);
 }
 
+/* Submitting a and b together reaches want (with access), in either order. */
+#define TST_CHECK_BOTH_ORDERS(a, b, want)                                  \
+	do {                                                                   \
+		uint64_t tst_ab_[2] = { (a), (b) }, tst_ba_[2] = { (b), (a) };     \
+		TST_CHECK_STR_EQ(tst_reach_cbs(tst_ab_, 2, 1), (want));            \
+		TST_CHECK_STR_EQ(tst_reach_cbs(tst_ba_, 2, 1), (want));            \
+	} while (0)
+
 static void tst_copy(uint64_t cb, uint64_t src, uint64_t dst)
 {
 	VkBufferCopy r = { 0, 0, 16 };
@@ -218,7 +226,6 @@ static void tst_copy(uint64_t cb, uint64_t src, uint64_t dst)
 static void tst_reads_only(void)
 {
 	const uint64_t cb = 0x2c0, cb2 = 0x2c1, set = 0x2d0;
-	uint64_t both[2];
 	memset(&tst_dev, 0, sizeof(tst_dev));
 	tst_buffer(0x2b0, 256, MEM_S, 0, 0);
 	tst_buffer(0x2b1, 4096, MEM_S, 65536, 0);
@@ -261,12 +268,7 @@ static void tst_reads_only(void)
 	tst_write(set, 0, 0x2b1);
 	tst_begin(cb2);
 	tst_bind_set(cb2, set);
-	both[0] = cb;
-	both[1] = cb2;
-	TST_CHECK_STR_EQ(tst_reach_cbs(both, 2, 1), "5000:0+256:r 5000:65536+4096:w");
-	both[0] = cb2;
-	both[1] = cb;
-	TST_CHECK_STR_EQ(tst_reach_cbs(both, 2, 1), "5000:0+256:r 5000:65536+4096:w");
+	TST_CHECK_BOTH_ORDERS(cb, cb2, "5000:0+256:r 5000:65536+4096:w");
 }
 
 static void tst_image(uint64_t h, VkFormat format, VkDeviceMemory mem, VkDeviceSize off)
@@ -309,7 +311,6 @@ static const char *tst_download(uint64_t cb, uint64_t image, uint64_t buffer, Vk
 static void tst_regions(void)
 {
 	const uint64_t cb = 0x3c0, cb2 = 0x3c1, set = 0x3d0;
-	uint64_t both[2];
 	VkBufferImageCopy r;
 	memset(&tst_dev, 0, sizeof(tst_dev));
 	/* a buffer of 8192 bytes at 4096 in T; the images below are bound in S
@@ -397,12 +398,7 @@ static void tst_regions(void)
 	tst_write(set, 0, 0x3b0);
 	tst_begin(cb2);
 	tst_bind_set(cb2, set);
-	both[0] = cb;
-	both[1] = cb2;
-	TST_CHECK_STR_EQ(tst_reach_cbs(both, 2, 1), "6000:4096+8192:w");
-	both[0] = cb2;
-	both[1] = cb;
-	TST_CHECK_STR_EQ(tst_reach_cbs(both, 2, 1), "6000:4096+8192:w");
+	TST_CHECK_BOTH_ORDERS(cb, cb2, "6000:4096+8192:w");
 }
 
 static void tst_resolution(void)
