@@ -100,12 +100,12 @@ static int vkl_rt_grow(vkl_rt *t)
 	return 0;
 }
 
-/* Insert key, known not to be there.  1, or -1: out of memory. */
-static int vkl_rt_insert(vkl_rt *t, uint64_t key, uint32_t type, uint64_t val)
+/* Insert key, known not to be there: its entry, or NULL (out of memory). */
+static vkl_rt_ent *vkl_rt_insert(vkl_rt *t, uint64_t key, uint32_t type, uint64_t val)
 {
 	size_t i;
 	if ((t->n + 1) * 2 > t->cap && vkl_rt_grow(t) != 0)
-		return -1;
+		return NULL;
 	for (i = vkl_rt_home(t, key, type); t->e[i].used; i = (i + 1) & (t->cap - 1))
 		;
 	t->e[i].key = key;
@@ -114,7 +114,7 @@ static int vkl_rt_insert(vkl_rt *t, uint64_t key, uint32_t type, uint64_t val)
 	t->e[i].lo = t->e[i].hi = 0;
 	t->e[i].used = 1;
 	t->n++;
-	return 1;
+	return &t->e[i];
 }
 
 /* Insert or overwrite.  1: inserted, 0: was there (value replaced),
@@ -127,7 +127,7 @@ static int vkl_rt_put(vkl_rt *t, uint64_t key, uint32_t type, uint64_t val)
 		e->type = type;
 		return 0;
 	}
-	return vkl_rt_insert(t, key, type, val);
+	return vkl_rt_insert(t, key, type, val) ? 1 : -1;
 }
 
 /* A command buffer's table: what its commands may do with each handle, the
@@ -140,13 +140,11 @@ static int vkl_rt_note(vkl_rt *t, uint64_t key, uint32_t type, uint64_t access, 
 {
 	vkl_rt_ent *e = vkl_rt_find(t, key, type);
 	if (!e) {
-		if (vkl_rt_insert(t, key, type, access) < 0)
+		e = vkl_rt_insert(t, key, type, access);
+		if (!e)
 			return -1;
-		if (access == SBT_VK_REF_REGIONS) {
-			e = vkl_rt_find(t, key, type);
-			e->lo = lo;
-			e->hi = hi;
-		}
+		e->lo = lo;
+		e->hi = hi;
 		return 1;
 	}
 	if (e->val == SBT_VK_REF_WRITES || access == SBT_VK_REF_READS)
@@ -1190,7 +1188,7 @@ static void vkl_walk_at(vkl_walk *w, VkObjectType type, uint64_t h, uint64_t acc
 		if (access == SBT_VK_REF_READS || seen->val == SBT_VK_REF_WRITES)
 			return;
 		seen->val = access;
-	} else if (vkl_rt_insert(&w->seen, h, (uint32_t)type, access) < 0) {
+	} else if (!vkl_rt_insert(&w->seen, h, (uint32_t)type, access)) {
 		w->all = 1;
 		return;
 	}

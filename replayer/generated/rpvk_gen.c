@@ -8090,22 +8090,6 @@ static rp_status rpvk_g_vkCmdOpticalFlowExecuteNV(rpvk *r, void *rpvk_args)
 	return RP_OK;
 }
 
-static rp_status rpvk_g_vkReleaseSwapchainImagesEXT(rpvk *r, void *rpvk_args)
-{
-	sbt_vk_args_vkReleaseSwapchainImagesEXT *a = rpvk_args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)(a->device));
-	PFN_vkReleaseSwapchainImagesEXT fn;
-	VkResult cap_ret = a->ret;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->ReleaseSwapchainImagesEXT;
-	if (!fn)
-		return rpvk_missing(r, "vkReleaseSwapchainImagesEXT");
-	a->ret = fn(a->device, a->pReleaseInfo);
-	rpvk_result(r, cap_ret, a->ret);
-	return RP_OK;
-}
-
 const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkCreateInstance] = {rpvk_o_vkCreateInstance, RPVK_F_HAND},
 	[SBT_VK_CMD_vkDestroyInstance] = {rpvk_o_vkDestroyInstance, RPVK_F_BEFORE | RPVK_F_HAND},
@@ -8681,7 +8665,7 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkDestroyOpticalFlowSessionNV] = {rpvk_g_vkDestroyOpticalFlowSessionNV, RPVK_F_BEFORE},
 	[SBT_VK_CMD_vkBindOpticalFlowSessionImageNV] = {rpvk_g_vkBindOpticalFlowSessionImageNV, 0},
 	[SBT_VK_CMD_vkCmdOpticalFlowExecuteNV] = {rpvk_g_vkCmdOpticalFlowExecuteNV, RPVK_F_CMD | RPVK_F_OUTSIDE},
-	[SBT_VK_CMD_vkReleaseSwapchainImagesEXT] = {rpvk_g_vkReleaseSwapchainImagesEXT, 0},
+	[SBT_VK_CMD_vkReleaseSwapchainImagesEXT] = {rpvk_o_vkReleaseSwapchainImagesEXT, RPVK_F_HAND},
 };
 
 int rpvk_cmd_resources(enum sbt_vk_cmd cmd, const void *args,

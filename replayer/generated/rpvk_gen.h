@@ -729,5 +729,6 @@ rp_status rpvk_o_vkWaitSemaphores(rpvk *r, void *args);
 rp_status rpvk_o_vkWaitSemaphoresKHR(rpvk *r, void *args);
 rp_status rpvk_o_vkCreateHeadlessSurfaceEXT(rpvk *r, void *args);
 rp_status rpvk_o_vkWaitForPresentKHR(rpvk *r, void *args);
+rp_status rpvk_o_vkReleaseSwapchainImagesEXT(rpvk *r, void *args);
 
 #endif /* RPVK_GENERATED_H */

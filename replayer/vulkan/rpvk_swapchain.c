@@ -204,6 +204,7 @@ RPVK_FROM_CAPTURE(vkGetPastPresentationTimingGOOGLE)
 RPVK_FROM_CAPTURE(vkGetSwapchainCounterEXT)
 RPVK_FROM_CAPTURE(vkSetHdrMetadataEXT)
 RPVK_FROM_CAPTURE(vkSetLocalDimmingAMD)
+RPVK_FROM_CAPTURE(vkReleaseSwapchainImagesEXT)
 
 /* ---- swapchains ------------------------------------------------------------------- */
 

@@ -717,6 +717,8 @@ REPLAY_HANDWRITTEN = {
     "vkGetSwapchainCounterEXT": "query of the offscreen swapchain: answered from the capture",
     "vkSetHdrMetadataEXT": "offscreen swapchain: no display to tell",
     "vkSetLocalDimmingAMD": "offscreen swapchain: no display to tell",
+    "vkReleaseSwapchainImagesEXT": "offscreen swapchain: acquires return the captured image, "
+                                   "nothing to release",
     "vkDestroySwapchainKHR": "offscreen: plain images",
     "vkGetSwapchainImagesKHR": "offscreen: the plain images, bound to the captured handles",
     "vkGetSwapchainStatusKHR": "offscreen: answered from the capture",

@@ -79,15 +79,34 @@ def carried(reg, name, codec_set=None):
     return True
 
 
-def _struct_has_handle(reg, sname, seen=()):
+def _struct_has_handle(reg, sname, seen=(), types=None):
+    """Whether struct sname holds a handle (of one of types, when given),
+    nested structs included."""
     s = reg.struct(sname)
     if s is None:
         return False
     for m in s.members:
-        if reg.is_handle(m.type):
+        if reg.is_handle(m.type) and (types is None or reg.resolve(m.type) in types):
             return True
         if reg.is_struct(m.type) and m.type not in seen and \
-                _struct_has_handle(reg, m.type, seen + (sname,)):
+                _struct_has_handle(reg, m.type, seen + (sname,), types):
+            return True
+    return False
+
+
+# The replay's swapchains and surfaces are stand-ins no driver made
+# (rpvk_swapchain.c): a command taking one must be hand-written.
+STAND_IN_TYPES = ("VkSwapchainKHR", "VkSurfaceKHR")
+
+
+def takes_stand_in(reg, c):
+    """Whether command c takes a swapchain or surface as input: a parameter,
+    or a member of a structure it passes in."""
+    for p in c.params:
+        if not p.is_input:
+            continue
+        if reg.resolve(p.type) in STAND_IN_TYPES or \
+                (reg.is_struct(p.type) and _struct_has_handle(reg, p.type, types=STAND_IN_TYPES)):
             return True
     return False
 
@@ -398,6 +417,10 @@ def generate(reg):
     codec_set = codec_carried(reg)
     cmds = [(n, c) for n, c in reg.commands.items() if carried(reg, n, codec_set)]
     hand = {n for n, _ in cmds if n in REPLAY_HANDWRITTEN}
+    generic = [n for n, c in cmds if n not in hand and takes_stand_in(reg, c)]
+    if generic:
+        raise AssertionError("%s take the replay's stand-in swapchain or surface: list them "
+                             "in overrides.REPLAY_HANDWRITTEN" % ", ".join(generic))
     return {"replayer/generated/rpvk_gen.h": gen_header(reg, cmds, hand),
             "replayer/generated/rpvk_gen.c": gen_source(reg, cmds, hand)}
 

@@ -65,7 +65,8 @@
  *       out); vkWaitForPresentKHR (present id 1, timeout 0),
  *       vkGetRefreshCycleDurationGOOGLE, vkGetPastPresentationTimingGOOGLE
  *       (a count of 0), vkGetSwapchainCounterEXT (VBLANK),
- *       vkSetHdrMetadataEXT or vkSetLocalDimmingAMD rewrite a
+ *       vkSetHdrMetadataEXT, vkSetLocalDimmingAMD or
+ *       vkReleaseSwapchainImagesEXT (image 0) rewrite a
  *       vkGetSwapchainImagesKHR (its device and swapchain).  Prints
  *       "swapcall record seq S: NAME".
  *   vk_tracetool synth OUT
@@ -817,6 +818,22 @@ static void *vkt_swap_args(sbt_vk_arena *a, enum sbt_vk_cmd from, const void *ar
 		o->pMetadata = m;
 		break;
 	}
+	case SBT_VK_CMD_vkReleaseSwapchainImagesEXT: {
+		sbt_vk_args_vkReleaseSwapchainImagesEXT *o = out;
+		VkReleaseSwapchainImagesInfoEXT *ri = sbt_vk_arena_alloc(a, sizeof(*ri));
+		uint32_t *idx = sbt_vk_arena_alloc(a, sizeof(*idx));
+		if (!ri || !idx)
+			return NULL;
+		memset(ri, 0, sizeof(*ri));
+		*idx = 0;
+		ri->sType = VK_STRUCTURE_TYPE_RELEASE_SWAPCHAIN_IMAGES_INFO_EXT;
+		ri->swapchain = gi->swapchain;
+		ri->imageIndexCount = 1;
+		ri->pImageIndices = idx;
+		o->device = gi->device;
+		o->pReleaseInfo = ri;
+		break;
+	}
 	case SBT_VK_CMD_vkSetLocalDimmingAMD: {
 		sbt_vk_args_vkSetLocalDimmingAMD *o = out;
 		o->device = gi->device;
@@ -1464,7 +1481,7 @@ static int vkt_cmd_swapcall(int argc, char **argv)
 		SBT_VK_CMD_vkCreateSharedSwapchainsKHR, SBT_VK_CMD_vkWaitForPresentKHR,
 		SBT_VK_CMD_vkGetRefreshCycleDurationGOOGLE, SBT_VK_CMD_vkGetPastPresentationTimingGOOGLE,
 		SBT_VK_CMD_vkGetSwapchainCounterEXT, SBT_VK_CMD_vkSetHdrMetadataEXT,
-		SBT_VK_CMD_vkSetLocalDimmingAMD
+		SBT_VK_CMD_vkSetLocalDimmingAMD, SBT_VK_CMD_vkReleaseSwapchainImagesEXT
 	};
 	vkt_poke pk;
 	sbt_reader *r;
@@ -1493,7 +1510,8 @@ static int vkt_cmd_swapcall(int argc, char **argv)
 		fprintf(stderr, "vk_tracetool: swapcall needs --record SEQ and --as one of "
 		        "vkCreateSharedSwapchainsKHR, vkWaitForPresentKHR, "
 		        "vkGetRefreshCycleDurationGOOGLE, vkGetPastPresentationTimingGOOGLE, "
-		        "vkGetSwapchainCounterEXT, vkSetHdrMetadataEXT, vkSetLocalDimmingAMD\n");
+		        "vkGetSwapchainCounterEXT, vkSetHdrMetadataEXT, vkSetLocalDimmingAMD, "
+		        "vkReleaseSwapchainImagesEXT\n");
 		return 2;
 	}
 	pk.sl_op = VKT_SL_SWAP;

@@ -219,6 +219,23 @@ static void tst_copy(uint64_t cb, uint64_t src, uint64_t dst)
 	vkl_reach_cmd(a.commandBuffer, SBT_VK_CMD_vkCmdCopyBuffer, &a);
 }
 
+static void tst_image(uint64_t h, VkFormat format, VkDeviceMemory mem, VkDeviceSize off)
+{
+	VkImageCreateInfo ci = { .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO };
+	VkImage img = (VkImage)(uintptr_t)h;
+	sbt_vk_args_vkCreateImage ia = { 0 };
+	sbt_vk_args_vkBindImageMemory ba = { 0 };
+	ci.format = format;
+	ci.arrayLayers = 2;
+	ia.pCreateInfo = &ci;
+	ia.pImage = &img;
+	vkl_reach_call(&tst_dev, SBT_VK_CMD_vkCreateImage, &ia, 1);
+	ba.image = img;
+	ba.memory = mem;
+	ba.memoryOffset = off;
+	vkl_reach_call(&tst_dev, SBT_VK_CMD_vkBindImageMemory, &ba, 1);
+}
+
 /* Buffers named for the device to read only (overrides.REFS_READS_ONLY)
  * are not taken as written, whatever their usage (here STORAGE); a buffer
  * also named otherwise, in the same command buffer or another of the
@@ -269,23 +286,6 @@ static void tst_reads_only(void)
 	tst_begin(cb2);
 	tst_bind_set(cb2, set);
 	TST_CHECK_BOTH_ORDERS(cb, cb2, "5000:0+256:r 5000:65536+4096:w");
-}
-
-static void tst_image(uint64_t h, VkFormat format, VkDeviceMemory mem, VkDeviceSize off)
-{
-	VkImageCreateInfo ci = { .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO };
-	VkImage img = (VkImage)(uintptr_t)h;
-	sbt_vk_args_vkCreateImage ia = { 0 };
-	sbt_vk_args_vkBindImageMemory ba = { 0 };
-	ci.format = format;
-	ci.arrayLayers = 2;
-	ia.pCreateInfo = &ci;
-	ia.pImage = &img;
-	vkl_reach_call(&tst_dev, SBT_VK_CMD_vkCreateImage, &ia, 1);
-	ba.image = img;
-	ba.memory = mem;
-	ba.memoryOffset = off;
-	vkl_reach_call(&tst_dev, SBT_VK_CMD_vkBindImageMemory, &ba, 1);
 }
 
 /* What submitting cb reaches after it records one copy of image into
@@ -515,25 +515,16 @@ static void tst_resolution(void)
 
 	/* a render pass: framebuffer -> attachment view -> image bound in T */
 	{
-		VkImageCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO };
 		VkImageViewCreateInfo vci = { .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO };
 		VkFramebufferCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO };
 		VkRenderPassBeginInfo rbi = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO };
 		VkImage img = (VkImage)(uintptr_t)0x1a0;
 		VkImageView view = (VkImageView)(uintptr_t)0x1a1;
 		VkFramebuffer fb = (VkFramebuffer)(uintptr_t)0x1a2;
-		sbt_vk_args_vkCreateImage ia = { 0 };
-		sbt_vk_args_vkBindImageMemory ba = { 0 };
 		sbt_vk_args_vkCreateImageView va = { 0 };
 		sbt_vk_args_vkCreateFramebuffer fa = { 0 };
 		sbt_vk_args_vkCmdBeginRenderPass ra = { 0 };
-		ia.pCreateInfo = &ici;
-		ia.pImage = &img;
-		vkl_reach_call(&tst_dev, SBT_VK_CMD_vkCreateImage, &ia, 1);
-		ba.image = img;
-		ba.memory = MEM_T;
-		ba.memoryOffset = 8192;
-		vkl_reach_call(&tst_dev, SBT_VK_CMD_vkBindImageMemory, &ba, 1);
+		tst_image(0x1a0, VK_FORMAT_UNDEFINED, MEM_T, 8192);
 		vci.image = img;
 		va.pCreateInfo = &vci;
 		va.pView = &view;
