@@ -155,6 +155,12 @@ typedef struct vkl_trim_qop {
 	int written; /* 1: the queries are written, 0: reset */
 } vkl_trim_qop;
 
+/* A secondary command buffer a primary's recording executes, and which
+ * recording of it (vkl_trim_obj.rec_id) that was. */
+typedef struct vkl_trim_exec {
+	uint64_t cb, rec_id;
+} vkl_trim_exec;
+
 typedef struct vkl_trim_obj {
 	VkObjectType type;
 	uint64_t handle, parent;
@@ -166,6 +172,17 @@ typedef struct vkl_trim_obj {
 	 * and the image layouts they leave */
 	sbt_vk_enc cmds;
 	uint64_t cmds_order;
+	/* the current recording's number (vkl_trim.rec_ids: a recording begun
+	 * later, of any command buffer, has a larger one; 0: none since its
+	 * allocation), and the secondaries it executes: the Vulkan
+	 * specification makes a primary invalid when a secondary it executes
+	 * is reset, recorded again or freed, and a snapshot leaves such a
+	 * recording out (vkl_snap_execs_valid); execs_lost: one was not noted
+	 * (out of memory) */
+	uint64_t rec_id;
+	vkl_trim_exec *execs;
+	uint32_t nexecs, capexecs;
+	uint8_t execs_lost;
 	vkl_trim_layout *tr;
 	uint32_t ntr, captr;
 	vkl_trim_qop *qops;
@@ -283,6 +300,8 @@ static struct {
 	_Atomic(uint64_t) snaps, seen;
 	uint64_t asks, asks_open;
 	_Atomic(uint64_t) unkept_n;
+	/* the last recording number given (vkl_trim_obj.rec_id) */
+	_Atomic(uint64_t) rec_ids;
 } vkl_trim;
 
 /* vkl.h: what the inlined vkl_trim_keep_flat reads (order, cb_gen,
@@ -995,6 +1014,7 @@ static void vkl_trim_obj_free(vkl_trim_obj *o)
 		vkl_trim_rec_release(o->recs[i].r);
 	free(o->recs);
 	sbt_vk_enc_free(&o->cmds);
+	free(o->execs);
 	free(o->tr);
 	free(o->sub);
 	free(o->qops);
@@ -1078,11 +1098,16 @@ static inline vkl_trim_obj *vkl_trim_cb(vkl_trim_tls *t, uint64_t cb)
 	return vkl_trim_cb_miss(t, cb, gen);
 }
 
+/* The command buffer's recording starts over (a begin, a reset of it or
+ * of its pool): a new recording number. */
 static void vkl_trim_cb_clear(vkl_trim_obj *cb)
 {
 	cb->cmds.len = 0;
 	cb->ntr = 0;
 	cb->nqops = 0;
+	cb->nexecs = 0;
+	cb->execs_lost = 0;
+	cb->rec_id = atomic_fetch_add_explicit(&vkl_trim.rec_ids, 1, memory_order_relaxed) + 1;
 }
 
 /*
@@ -1696,12 +1721,16 @@ static void vkl_trim_cb_render_pass(vkl_trim_obj *cb, VkRenderPass rp, VkFramebu
 }
 
 /* A copy of a command buffer's layouts and query operations, taken under
- * its entry's lock (owned arrays; both NULL when it has none). */
+ * its entry's lock (owned arrays; both NULL when it has none), and its
+ * recording's number (rec_id_out may be NULL; 0 for an unknown one). */
 static void vkl_trim_cb_state(uint64_t cbh, vkl_trim_layout **tr_out, uint32_t *ntr_out,
-                              vkl_trim_qop **qops_out, uint32_t *nqops_out)
+                              vkl_trim_qop **qops_out, uint32_t *nqops_out,
+                              uint64_t *rec_id_out)
 {
 	void *lk;
 	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, cbh, &lk);
+	if (rec_id_out)
+		*rec_id_out = o && o->trim ? o->trim->rec_id : 0;
 	*tr_out = NULL;
 	*qops_out = NULL;
 	*ntr_out = *nqops_out = 0;
@@ -1719,13 +1748,27 @@ static void vkl_trim_cb_state(uint64_t cbh, vkl_trim_layout **tr_out, uint32_t *
 
 /* A secondary command buffer executed by cb leaves its images in the
  * layouts its barriers left (it is executable, so no thread records it
- * now: its list is read under its entry's lock only against its removal). */
+ * now: its list is read under its entry's lock only against its removal),
+ * and cb notes which recording of it it executes. */
 static void vkl_trim_cb_secondary(vkl_trim_obj *cb, uint64_t secondary)
 {
 	vkl_trim_layout *tr;
 	vkl_trim_qop *qops;
 	uint32_t n, nq, i;
-	vkl_trim_cb_state(secondary, &tr, &n, &qops, &nq);
+	uint64_t rec_id;
+	vkl_trim_cb_state(secondary, &tr, &n, &qops, &nq, &rec_id);
+	if (cb->nexecs == cb->capexecs) {
+		uint32_t cap = cb->capexecs ? cb->capexecs * 2 : 4;
+		vkl_trim_exec *e = realloc(cb->execs, cap * sizeof(*e));
+		if (e) {
+			cb->execs = e;
+			cb->capexecs = cap;
+		}
+	}
+	if (cb->nexecs < cb->capexecs)
+		cb->execs[cb->nexecs++] = (vkl_trim_exec){ secondary, rec_id };
+	else
+		cb->execs_lost = 1; /* out of memory: never written by a snapshot */
 	for (i = 0; i < n; i++)
 		vkl_trim_cb_layout(cb, tr[i].image, &tr[i].range, tr[i].layout);
 	for (i = 0; i < nq; i++)
@@ -1827,7 +1870,7 @@ static void vkl_trim_submitted(VkCommandBuffer cbh)
 	void *lk;
 	vkl_object *o;
 	vkl_trim_cb_submit((uint64_t)(uintptr_t)cbh);
-	vkl_trim_cb_state((uint64_t)(uintptr_t)cbh, &tr, &n, &qops, &nq);
+	vkl_trim_cb_state((uint64_t)(uintptr_t)cbh, &tr, &n, &qops, &nq, NULL);
 	for (i = 0; i < n; i++) {
 		o = vkl_objects_lock(VK_OBJECT_TYPE_IMAGE, tr[i].image, &lk);
 		if (o && o->trim)
@@ -2272,11 +2315,21 @@ again:
 
 /* One call to write: a kept record, or a command buffer's calls. */
 typedef struct vkl_snap_item {
-	uint64_t key; /* order * 2, or order * 2 + 1 for a command buffer's calls */
+	/* order * 4; for a command buffer's calls, the order before its last
+	 * call * 4 + 1 (a secondary) or + 2 (a primary): a secondary's calls
+	 * end before a primary executes them, so with no kept record between
+	 * the two (a primary begun first) the secondary is written first */
+	uint64_t key;
 	vkl_trim_rec *rec;
 	uint8_t *cmds; /* owned copy */
 	size_t cmds_len;
 	uint64_t cb; /* whose calls they are */
+	/* their recording's number, the secondaries they execute (owned copy),
+	 * one of those not noted; written whole by the snapshot */
+	uint64_t rec_id;
+	vkl_trim_exec *execs;
+	uint32_t nexecs;
+	uint8_t execs_lost, written;
 	/* the object that keeps rec, and whether rec is its creation */
 	VkObjectType otype;
 	uint64_t obj;
@@ -2452,11 +2505,13 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 		vkl_snap_item *it = VKL_SNAP_PUSH(s, items, nitems, capitems);
 		if (!it)
 			return;
-		it->key = o->recs[i].r->order * 2;
+		it->key = o->recs[i].r->order * 4;
 		it->rec = vkl_trim_rec_ref(o->recs[i].r);
 		it->cmds = NULL;
 		it->cmds_len = 0;
 		it->cb = 0;
+		it->execs = NULL;
+		it->nexecs = 0;
 		it->otype = o->type;
 		it->obj = o->handle;
 		it->creates = i == 0 && vkl_trim.cls[o->recs[i].r->type - SBT_VK_TYPE_BASE] ==
@@ -2468,9 +2523,21 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 			vkl_snap_item *it = VKL_SNAP_PUSH(s, items, nitems, capitems);
 			if (!it)
 				return;
-			it->key = o->cmds_order * 2 + 1;
+			it->key = o->cmds_order * 4 + (o->secondary ? 1 : 2);
 			it->rec = NULL;
 			it->cb = o->handle;
+			it->rec_id = o->rec_id;
+			it->execs_lost = o->execs_lost;
+			it->written = 0;
+			it->nexecs = 0;
+			it->execs = o->nexecs ? malloc(o->nexecs * sizeof(*it->execs)) : NULL;
+			if (it->execs) {
+				memcpy(it->execs, o->execs, o->nexecs * sizeof(*it->execs));
+				it->nexecs = o->nexecs;
+			} else if (o->nexecs) {
+				it->execs_lost = 1;
+				s->nomem = 1;
+			}
 			it->otype = o->type;
 			it->obj = o->handle;
 			it->creates = 0;
@@ -2817,6 +2884,47 @@ static int vkl_snap_cb_encode(vkl_snap_check *ck, vkl_snap_item *it)
 out_fail:
 	sbt_vk_enc_free(&out);
 	return 0;
+}
+
+/* Command buffers' calls by handle (vkl_snap_execs_valid). */
+static int vkl_snap_cb_cmp(const void *a, const void *b)
+{
+	const vkl_snap_item *x = *(vkl_snap_item *const *)a, *y = *(vkl_snap_item *const *)b;
+	return x->cb < y->cb ? -1 : x->cb > y->cb;
+}
+
+/* A primary's calls may be written only when each secondary they execute
+ * still holds the recording they executed, written whole before them (the
+ * items' order).  Otherwise the specification makes the primary invalid:
+ * the application records it again before it submits it, and the replay
+ * of its calls would stop at a secondary with nothing recorded, or execute
+ * another recording.  cbs: the command buffers' items, sorted by handle. */
+static int vkl_snap_execs_valid(vkl_snap_item *const *cbs, size_t ncbs, const vkl_snap_item *it)
+{
+	uint32_t i;
+	if (it->execs_lost) {
+		CAP_INFO("Vulkan snapshot: VkCommandBuffer 0x%llx is left out: a secondary command "
+		         "buffer it executes was not noted (out of memory)", (unsigned long long)it->cb);
+		return 0;
+	}
+	for (i = 0; i < it->nexecs; i++) {
+		vkl_snap_item key = { .cb = it->execs[i].cb };
+		const vkl_snap_item *kp = &key;
+		vkl_snap_item *const *f = bsearch(&kp, cbs, ncbs, sizeof(*cbs), vkl_snap_cb_cmp);
+		const char *why = NULL;
+		if (!f || (*f)->rec_id != it->execs[i].rec_id)
+			why = "reset, recorded again or freed since";
+		else if (!(*f)->written)
+			why = "itself left out";
+		if (why) {
+			CAP_INFO("Vulkan snapshot: VkCommandBuffer 0x%llx is left out: it executes "
+			         "VkCommandBuffer 0x%llx, %s (the application records it again before "
+			         "submitting it)", (unsigned long long)it->cb,
+			         (unsigned long long)it->execs[i].cb, why);
+			return 0;
+		}
+	}
+	return 1;
 }
 
 /* Record a command buffer's calls when all of them may be. */
@@ -3850,7 +3958,9 @@ static void vkl_trim_snapshot(void)
 {
 	vkl_snap s;
 	vkl_snap_check ck;
-	size_t i, nw = 0, ncmds = 0, nrec, nlayouts = 0, ncopied = 0, nleft = 0, nqresults = 0;
+	size_t i, n, nw = 0, ncmds = 0, nrec, nlayouts = 0, ncopied = 0, nleft = 0, nqresults = 0;
+	size_t ncbs = 0;
+	vkl_snap_item **cbs;
 	int ok = 1;
 	uint64_t next_handle = VKL_TRIM_HANDLE_BASE + 1, mem_bytes = 0, unkept;
 	vkl_trim_tls *th;
@@ -3898,6 +4008,17 @@ static void vkl_trim_snapshot(void)
 		if (s.queries[i].type != VK_QUERY_TYPE_TIMESTAMP)
 			nqresults += vkl_snap_query_read(&s.queries[i]) == 0;
 	qsort(s.items, s.nitems, sizeof(*s.items), vkl_snap_item_cmp);
+	for (i = 0; i < s.nitems; i++)
+		ncbs += !s.items[i].rec;
+	cbs = ncbs ? malloc(ncbs * sizeof(*cbs)) : NULL;
+	if (ncbs && !cbs)
+		CAP_ERROR("Vulkan snapshot: out of memory: command buffers that execute secondary "
+		          "ones are left out");
+	for (i = 0, n = 0; cbs && i < s.nitems; i++)
+		if (!s.items[i].rec)
+			cbs[n++] = &s.items[i];
+	if (cbs)
+		qsort(cbs, ncbs, sizeof(*cbs), vkl_snap_cb_cmp);
 	if (sbt_vk_arena_create(0, &ck.arena) != SBT_VK_OK)
 		ck.arena = NULL; /* nothing is checked */
 	for (i = 0; i < s.nitems; i++) {
@@ -3905,7 +4026,13 @@ static void vkl_trim_snapshot(void)
 		const uint8_t *p;
 		size_t len;
 		if (!it->rec) {
-			ncmds += vkl_snap_write_cb(&ck, it);
+			if (it->nexecs || it->execs_lost) {
+				if (!cbs || !vkl_snap_execs_valid(cbs, ncbs, it))
+					continue;
+			}
+			n = vkl_snap_write_cb(&ck, it);
+			it->written = n > 0;
+			ncmds += n;
 			continue;
 		}
 		if (i > 0 && s.items[i - 1].rec == it->rec) {
@@ -4025,7 +4152,9 @@ static void vkl_trim_snapshot(void)
 	for (i = 0; i < s.nitems; i++) {
 		vkl_trim_rec_release(s.items[i].rec);
 		free(s.items[i].cmds);
+		free(s.items[i].execs);
 	}
+	free(cbs);
 	free(s.items);
 	for (i = 0; i < s.nimages; i++) {
 		free(s.images[i].bytes);

@@ -83,6 +83,22 @@
  * once, no reset in it) before the copies.  A query written before a
  * window, reset from the host inside it.
  *
+ * With --frame-secondaries: every round ends with a second submit (and
+ * fence wait), of five primary command buffers recorded after the first
+ * submit's wait, executing secondaries (one-time-submit, all of them) that
+ * each fill one word of a host-visible buffer with a value of the round,
+ * which the host zeroes before and checks and hashes after: round r's
+ * submits are 2r + 1 and 2r + 2, counted from 1.  The first four
+ * primaries are each begun before their four secondaries are recorded, so
+ * these recordings end with no call between them that a trimmed capture
+ * keeps (a renderer that begins its frame's primary, records secondaries
+ * on worker threads, then executes them: DDNet's Vulkan backend); the
+ * fifth primary's one secondary is recorded with the next round's value
+ * after the round's wait, which leaves that primary's recording invalid
+ * until it is recorded again.  A window opening at a round's first submit
+ * (an odd one) must write each secondary before the primary executing it,
+ * and leave the fifth primary's recording out.
+ *
  * With --primitives (VK_EXT_primitives_generated_query): round 0's submit
  * also draws one triangle (vk_tri.vert alone, a render pass without
  * attachments) inside a primitives generated query; every later round
@@ -102,6 +118,7 @@
  *                      [--secondary] [--timestamps] [--occlusion]
  *                      [--statistics] [--submit2] [--query-secondary]
  *                      [--host-reset] [--primitives] [--xfb]
+ *                      [--frame-secondaries]
  * Prints one line: rounds, size and the XXH3-64 hash of every result word.
  */
 #include "tests/programs/vk_prog.h"
@@ -112,6 +129,7 @@ static void vkt_usage(FILE *f)
 	           "                     [--secondary] [--timestamps] [--occlusion]\n"
 	           "                     [--statistics] [--submit2] [--query-secondary]\n"
 	           "                     [--host-reset] [--primitives] [--xfb]\n"
+	           "                     [--frame-secondaries]\n"
 	           "  --rounds R   rounds, one submit and fence wait each (1..10000, default 12)\n"
 	           "  --size N     words per round (64..1048576, default 1024)\n"
 	           "  --timeline   a timeline semaphore counts the rounds (Vulkan 1.2)\n"
@@ -132,7 +150,10 @@ static void vkt_usage(FILE *f)
 	           "  --primitives a triangle's primitives generated query written in round 0,\n"
 	           "               copied and read every later round\n"
 	           "  --xfb        a triangle's transform feedback stream query and feedback\n"
-	           "               buffer written in round 0, read every later round\n");
+	           "               buffer written in round 0, read every later round\n"
+	           "  --frame-secondaries  five primaries recorded every round, executing\n"
+	           "               secondaries; four begun before theirs are recorded, the\n"
+	           "               fifth's recorded for the next round after the wait\n");
 }
 
 /* --primitives: a render pass without attachments and a pipeline of
@@ -462,6 +483,58 @@ static VkImage vkt_secondary(const vkp_ctx *c, VkCommandPool pool, const vkp_buf
 	return img;
 }
 
+/* --frame-secondaries: VKT_FS_P primaries begun before their VKT_FS_S
+ * secondaries each (primary p executes secondaries p * VKT_FS_S ...), and
+ * one more executing the last secondary (VKT_FS_LAST), recorded early;
+ * secondary k fills word k of read. */
+#define VKT_FS_P 4u
+#define VKT_FS_S 4u
+#define VKT_FS_LAST (VKT_FS_P * VKT_FS_S)
+typedef struct vkt_frame_sec {
+	VkCommandBuffer prim[VKT_FS_P + 1], sec[VKT_FS_LAST + 1];
+	vkp_buffer read;
+} vkt_frame_sec;
+
+static uint32_t vkt_fs_value(uint32_t k, uint32_t r)
+{
+	return 0x5ec00000u + k * 0x10000u + r;
+}
+
+static void vkt_fs_secondary(const vkp_ctx *c, vkt_frame_sec *f, uint32_t k, uint32_t r)
+{
+	VkCommandBufferInheritanceInfo inh = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO
+	};
+	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+	bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+	bi.pInheritanceInfo = &inh;
+	VKP_CHECK(c, vkBeginCommandBuffer(f->sec[k], &bi));
+	vkCmdFillBuffer(f->sec[k], f->read.buf, 4 * k, 4, vkt_fs_value(k, r));
+	VKP_CHECK(c, vkEndCommandBuffer(f->sec[k]));
+}
+
+/* Round r's recording of primary p (and, but for the last, of its
+ * secondaries). */
+static void vkt_fs_primary(const vkp_ctx *c, vkt_frame_sec *f, uint32_t p, uint32_t r)
+{
+	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+	VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+	uint32_t j, first = p < VKT_FS_P ? p * VKT_FS_S : VKT_FS_LAST;
+	bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+	VKP_CHECK(c, vkBeginCommandBuffer(f->prim[p], &bi));
+	for (j = 0; p < VKT_FS_P && j < VKT_FS_S; j++)
+		vkt_fs_secondary(c, f, first + j, r);
+	vkCmdExecuteCommands(f->prim[p], p < VKT_FS_P ? VKT_FS_S : 1, &f->sec[first]);
+	bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+	bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+	bmb.srcQueueFamilyIndex = bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	bmb.buffer = f->read.buf;
+	bmb.size = VK_WHOLE_SIZE;
+	vkCmdPipelineBarrier(f->prim[p], VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+	                     0, 0, NULL, 1, &bmb, 0, NULL);
+	VKP_CHECK(c, vkEndCommandBuffer(f->prim[p]));
+}
+
 /* A host-visible input buffer filled with round r's inputs. */
 static void vkt_inputs(const vkp_ctx *c, vkp_buffer *b, uint32_t size, uint32_t r)
 {
@@ -502,7 +575,8 @@ int main(int argc, char **argv)
 	VkQueryPool qpool = VK_NULL_HANDLE;
 	int occlusion = 0, statistics = 0, submit2 = 0, query_secondary = 0, host_reset = 0;
 	uint32_t reset_round = 0;
-	int primitives = 0, xfb = 0;
+	int primitives = 0, xfb = 0, frame_secondaries = 0;
+	vkt_frame_sec fs;
 	uint32_t pg_values = 1; /* values a query: 2 for --xfb's stream query */
 	VkQueryPool pg_pool = VK_NULL_HANDLE;
 	VkCommandBuffer pg_cb = VK_NULL_HANDLE, pg_copy = VK_NULL_HANDLE;
@@ -563,6 +637,8 @@ int main(int argc, char **argv)
 			primitives = 1;
 		} else if (!strcmp(argv[i], "--xfb")) {
 			xfb = 1;
+		} else if (!strcmp(argv[i], "--frame-secondaries")) {
+			frame_secondaries = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			vkt_usage(stdout);
 			return 0;
@@ -836,6 +912,20 @@ int main(int argc, char **argv)
 		VKP_CHECK(&c, vkEndCommandBuffer(pg_copy));
 	}
 
+	if (frame_secondaries) {
+		vkp_buffer_create(&c, &fs.read, 4 * (VKT_FS_LAST + 1), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+		                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+		                  0, 1);
+		cbai.commandBufferCount = VKT_FS_P + 1;
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, fs.prim));
+		cbai.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+		cbai.commandBufferCount = VKT_FS_LAST + 1;
+		VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, fs.sec));
+		cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+		vkt_fs_secondary(&c, &fs, VKT_FS_LAST, 0);
+	}
+
 	hs = XXH3_createState();
 	if (!hs || XXH3_64bits_reset(hs) != XXH_OK)
 		vkp_die(&c, "out of memory");
@@ -1045,6 +1135,27 @@ int main(int argc, char **argv)
 			    (xfb && XXH3_64bits_update(hs, pg_xfb.map, 48) != XXH_OK))
 				vkp_die(&c, "hash update failed");
 		}
+		if (frame_secondaries) {
+			VkSubmitInfo fsi = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO };
+			const uint32_t *w = fs.read.map;
+			memset(fs.read.map, 0, 4 * (VKT_FS_LAST + 1));
+			for (i = 0; i <= VKT_FS_P; i++)
+				vkt_fs_primary(&c, &fs, i, r);
+			fsi.commandBufferCount = VKT_FS_P + 1;
+			fsi.pCommandBuffers = fs.prim;
+			VKP_CHECK(&c, vkResetFences(c.device, 1, &fence));
+			VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &fsi, fence));
+			VKP_CHECK(&c, vkWaitForFences(c.device, 1, &fence, VK_TRUE, UINT64_MAX));
+			for (i = 0; i <= VKT_FS_LAST; i++)
+				if (w[i] != vkt_fs_value(i, r))
+					vkp_die(&c, "round %u: secondary %u filled 0x%08x, expected 0x%08x",
+					        (unsigned)r, (unsigned)i, w[i], vkt_fs_value(i, r));
+			if (XXH3_64bits_update(hs, w, 4 * (VKT_FS_LAST + 1)) != XXH_OK)
+				vkp_die(&c, "hash update failed");
+			/* the next round's, early: the last primary's recording is
+			 * invalid until that round records it again */
+			vkt_fs_secondary(&c, &fs, VKT_FS_LAST, r + 1);
+		}
 		if (secondary && r > 0) {
 			const uint32_t *t = img_read.map;
 			for (i = 0; i < VKT_IW * VKT_IW; i++)
@@ -1077,6 +1188,8 @@ int main(int argc, char **argv)
 		if (xfb)
 			vkp_buffer_destroy(&c, &pg_xfb);
 	}
+	if (frame_secondaries)
+		vkp_buffer_destroy(&c, &fs.read);
 	if (occ_pool) {
 		vkDestroyQueryPool(c.device, occ_pool, NULL);
 		vkp_buffer_destroy(&c, &occ_read);
